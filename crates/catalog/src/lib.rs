@@ -1,0 +1,3 @@
+//! iofit-catalog: see ARCHITECTURE.md. (Being built.)
+pub mod types;
+pub use types::*;

@@ -1,0 +1,137 @@
+//! The typed rows of the catalog. These types are the contract between `catalog` (which loads
+//! them from data files) and `predict`/`planner` (which reason about them). Every fact carries
+//! the table it came from; every table carries its source and date. A value nobody could
+//! source is `None`, and the tools say so instead of inventing one.
+
+use iofit_model::units::{Iops, MBps, MiBps};
+use serde::{Deserialize, Serialize};
+
+/// One data table: where its numbers come from and when they were read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableInfo {
+    /// Short id used on the command line and in outputs, e.g. `azure-2025` or `seed-2016`.
+    pub id: String,
+    pub title: String,
+    /// Where the numbers were read (URL or document name).
+    pub source: String,
+    /// When the numbers were read or published (YYYY-MM-DD).
+    pub date: String,
+    /// Region and currency prices are given in, e.g. "eastus, USD, pay-as-you-go, Linux".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_basis: Option<String>,
+    /// Source of the prices when it differs from `source`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_date: Option<String>,
+    /// Free text: caveats, disagreements with other tables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+/// A VM size and its storage limits. Throughput in MB/s (10^6 B/s) as Azure publishes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VmSize {
+    /// Azure's name, e.g. `Standard_DS14`.
+    pub name: String,
+    /// Id of the [`TableInfo`] this row belongs to.
+    pub table: String,
+    /// Series, e.g. `DSv2`, `Esv5`.
+    pub family: String,
+    pub vcpu: u32,
+    pub memory_gib: f64,
+    pub max_data_disks: u32,
+    /// Whether Premium SSD (and so host caching of premium disks) is supported.
+    pub premium_storage: bool,
+    /// Max uncached disk IOPS of the VM (all attached disks with caching None together).
+    pub uncached_iops: Option<Iops>,
+    pub uncached_throughput_mb_s: Option<MBps>,
+    /// Max cached and temp-storage IOPS (reads served by the host cache count here).
+    pub cached_iops: Option<Iops>,
+    pub cached_throughput_mb_s: Option<MBps>,
+    /// Host cache size, GiB.
+    pub cache_size_gib: Option<f64>,
+    pub temp_storage_gib: Option<f64>,
+    /// Burst limits where published.
+    pub burst_uncached_iops: Option<Iops>,
+    pub burst_uncached_throughput_mb_s: Option<MBps>,
+    /// Monthly price of the VM in the table's price basis; `None` where not sourced.
+    pub price_usd_month: Option<f64>,
+}
+
+/// Kinds of managed disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiskKind {
+    PremiumSsd,
+    StandardSsd,
+    StandardHdd,
+    PremiumSsdV2,
+    UltraDisk,
+}
+
+impl DiskKind {
+    /// Whether Azure host caching can be enabled on this kind of disk.
+    pub fn supports_host_caching(self) -> bool {
+        matches!(self, DiskKind::PremiumSsd | DiskKind::StandardSsd | DiskKind::StandardHdd)
+    }
+    /// Whether the VM must support premium storage to attach it.
+    pub fn needs_premium_vm(self) -> bool {
+        matches!(self, DiskKind::PremiumSsd | DiskKind::PremiumSsdV2 | DiskKind::UltraDisk)
+    }
+}
+
+/// A fixed-size disk SKU (P30, E30, S30...).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiskSku {
+    /// Azure's tier name, e.g. `P30`.
+    pub name: String,
+    pub table: String,
+    pub kind: DiskKind,
+    pub size_gib: f64,
+    /// Provisioned IOPS of one disk; for standard HDD/SSD the "up to" figure.
+    pub iops: Iops,
+    pub throughput_mb_s: MBps,
+    pub burst_iops: Option<Iops>,
+    pub burst_throughput_mb_s: Option<MBps>,
+    pub price_usd_month: Option<f64>,
+}
+
+/// A disk kind whose performance is bought separately from its size (Premium SSD v2, Ultra).
+/// All rules are per disk.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProvisionedDiskType {
+    /// Name used in designs, e.g. `PremiumV2` or `Ultra`.
+    pub name: String,
+    pub table: String,
+    pub kind: DiskKind,
+    pub size_gib_min: f64,
+    pub size_gib_max: f64,
+    /// IOPS included free with any size.
+    pub iops_baseline: Iops,
+    /// Highest IOPS per GiB of size that may be provisioned.
+    pub iops_per_gib_max: f64,
+    pub iops_max: Iops,
+    pub throughput_mb_s_baseline: MBps,
+    /// Highest MB/s per provisioned IOPS.
+    pub throughput_mb_s_per_iops_max: f64,
+    pub throughput_mb_s_max: MBps,
+    pub price_usd_per_gib_month: Option<f64>,
+    pub price_usd_per_iops_month: Option<f64>,
+    pub price_usd_per_mb_s_month: Option<f64>,
+}
+
+/// An Azure NetApp Files service level. Throughput in MiB/s per TiB of quota, as NetApp counts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NetAppServiceLevel {
+    /// `Standard`, `Premium`, `Ultra`.
+    pub name: String,
+    pub table: String,
+    pub throughput_mib_s_per_tib: MiBps,
+    pub price_usd_per_tib_month: Option<f64>,
+    /// Smallest and largest volume quota, TiB.
+    pub quota_tib_min: Option<f64>,
+    pub quota_tib_max: Option<f64>,
+    /// Highest throughput of one regular volume, MiB/s, where published.
+    pub volume_throughput_mib_s_max: Option<MiBps>,
+}

@@ -1,0 +1,1 @@
+//! iofit-engine: see ARCHITECTURE.md. (Being built.)

@@ -1,0 +1,11 @@
+//! One module per subcommand; each has `Args` (clap derive) and `run(Args) -> Result<ExitCode>`.
+
+pub mod bench;
+pub mod catalog;
+pub mod compare;
+pub mod demo;
+pub mod plan;
+pub mod predict;
+pub mod profile;
+pub mod run;
+pub mod size_threads;

@@ -1,0 +1,71 @@
+//! The `iofit` command: parse options, call the library crates, print. This binary is the only
+//! place in the workspace that prints; every subcommand lives in its own file under `cmd/`.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod cmd;
+mod exit;
+
+/// Size, predict and benchmark cloud storage for IO-heavy applications.
+///
+/// The loop: profile what an application does today, plan the cheapest VM and disks that meet
+/// it, predict where a design throttles, run a real benchmark, and compare.
+#[derive(Parser, Debug)]
+#[command(name = "iofit", version, about, long_about = None, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the whole loop on embedded defaults: requirements, plan, prediction, a short real run.
+    Demo(cmd::demo::Args),
+    /// Rank designs (VM, disks, caching, striping, queue depth) that meet requirements by cost.
+    Plan(cmd::plan::Args),
+    /// Say what a design delivers for a workload and which limit binds.
+    Predict(cmd::predict::Args),
+    /// List the VM sizes, disks and NetApp service levels iofit knows.
+    Catalog(cmd::catalog::Args),
+    /// Run fio job files, vdbench parameter files or Iometer presets with a real IO engine.
+    Run(Box<cmd::run::Args>),
+    /// Run a whole benchmark procedure from the seeds (azure-premium).
+    Bench(cmd::bench::Args),
+    /// Find the thread count that reaches a target IOPS by Little's law, measured for real.
+    SizeThreads(cmd::size_threads::Args),
+    /// Turn iostat, sar, PerfMon or live /proc/diskstats samples into requirements.
+    Profile(cmd::profile::Args),
+    /// Compare benchmark results against requirements, metric by metric.
+    Compare(cmd::compare::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // clap prints help and version to stdout with success, usage errors to stderr.
+            let _ = error.print();
+            return if error.use_stderr() {
+                ExitCode::from(exit::BAD_INPUT)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let result = match cli.command {
+        Command::Demo(args) => cmd::demo::run(args),
+        Command::Plan(args) => cmd::plan::run(args),
+        Command::Predict(args) => cmd::predict::run(args),
+        Command::Catalog(args) => cmd::catalog::run(args),
+        Command::Run(args) => cmd::run::run(*args),
+        Command::Bench(args) => cmd::bench::run(args),
+        Command::SizeThreads(args) => cmd::size_threads::run(args),
+        Command::Profile(args) => cmd::profile::run(args),
+        Command::Compare(args) => cmd::compare::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => exit::report(&error),
+    }
+}

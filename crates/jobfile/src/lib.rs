@@ -1,0 +1,1 @@
+//! iofit-jobfile: see ARCHITECTURE.md. (Being built.)

@@ -1,0 +1,380 @@
+//! A runnable job: the typed form that every job-file dialect (fio ini, vdbench parameter files,
+//! Iometer access specs, the command line) is lowered into, and that the engine executes.
+//! It lives in `model` so that `jobfile` (which writes it) and `engine` (which runs it) meet only
+//! here, the way ripgrep's crates meet through one small type.
+
+use crate::units::Bytes;
+use crate::workload::Workload;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Read/write direction pattern, as fio's `rw=` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RwMode {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    /// Sequential mixed reads and writes (`rw=rw` / `rw=readwrite`).
+    ReadWrite,
+    /// Random mixed reads and writes (`rw=randrw`).
+    RandRw,
+}
+
+impl RwMode {
+    pub fn is_random(self) -> bool {
+        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw)
+    }
+    pub fn has_reads(self) -> bool {
+        matches!(
+            self,
+            RwMode::Read | RwMode::RandRead | RwMode::ReadWrite | RwMode::RandRw
+        )
+    }
+    pub fn has_writes(self) -> bool {
+        matches!(
+            self,
+            RwMode::Write | RwMode::RandWrite | RwMode::ReadWrite | RwMode::RandRw
+        )
+    }
+    pub fn is_mixed(self) -> bool {
+        self.has_reads() && self.has_writes()
+    }
+    /// fio's name for the mode.
+    pub fn fio_name(self) -> &'static str {
+        match self {
+            RwMode::Read => "read",
+            RwMode::Write => "write",
+            RwMode::RandRead => "randread",
+            RwMode::RandWrite => "randwrite",
+            RwMode::ReadWrite => "rw",
+            RwMode::RandRw => "randrw",
+        }
+    }
+}
+
+/// The two directions that fio reports separately.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Read,
+    Write,
+}
+
+/// A value per direction, as fio's `bs=4k,8k` or `rate_iops=100,200` give them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerDirection<T> {
+    pub read: T,
+    pub write: T,
+}
+
+impl<T: Copy> PerDirection<T> {
+    pub fn both(value: T) -> Self {
+        PerDirection {
+            read: value,
+            write: value,
+        }
+    }
+    pub fn get(&self, direction: Direction) -> T {
+        match direction {
+            Direction::Read => self.read,
+            Direction::Write => self.write,
+        }
+    }
+}
+
+/// One entry of a block-size distribution (fio `bssplit=4k/10:64k/90`, vdbench
+/// `xfersize=(4k,10,64k,90)`). Percentages of one direction add up to 100.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BlockSizeShare {
+    pub size: Bytes,
+    pub pct: f64,
+}
+
+/// Block sizes of a job: one size per direction, or a distribution per direction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockSizeSpec {
+    Fixed(PerDirection<Bytes>),
+    Split {
+        read: Vec<BlockSizeShare>,
+        write: Vec<BlockSizeShare>,
+    },
+}
+
+impl BlockSizeSpec {
+    pub fn fixed(size: Bytes) -> Self {
+        BlockSizeSpec::Fixed(PerDirection::both(size))
+    }
+    /// The largest size any IO of the job can have; buffers are sized by it.
+    pub fn max_size(&self) -> Bytes {
+        match self {
+            BlockSizeSpec::Fixed(sizes) => sizes.read.max(sizes.write),
+            BlockSizeSpec::Split { read, write } => read
+                .iter()
+                .chain(write.iter())
+                .map(|share| share.size)
+                .max()
+                .unwrap_or(Bytes::ZERO),
+        }
+    }
+    /// The mean size in one direction, weighted by the distribution.
+    pub fn mean_size(&self, direction: Direction) -> Bytes {
+        match self {
+            BlockSizeSpec::Fixed(sizes) => sizes.get(direction),
+            BlockSizeSpec::Split { read, write } => {
+                let shares = match direction {
+                    Direction::Read => read,
+                    Direction::Write => write,
+                };
+                let total_pct: f64 = shares.iter().map(|s| s.pct).sum();
+                if total_pct <= 0.0 {
+                    return Bytes::ZERO;
+                }
+                let mean: f64 = shares.iter().map(|s| s.size.as_f64() * s.pct).sum::<f64>() / total_pct;
+                Bytes(mean.round() as u64)
+            }
+        }
+    }
+}
+
+/// Which IO engine a job asks for. `Libaio` is accepted because the seed's job files name it;
+/// iofit runs it on io_uring with the same queue-depth semantics and reports that it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// No IO at all: measures iofit's own overhead, like fio's null engine.
+    Null,
+    /// pread/pwrite, one IO at a time per job.
+    Psync,
+    /// read/write after lseek.
+    Sync,
+    /// preadv/pwritev.
+    Pvsync,
+    IoUring,
+    Libaio,
+}
+
+impl EngineKind {
+    pub fn fio_name(self) -> &'static str {
+        match self {
+            EngineKind::Null => "null",
+            EngineKind::Psync => "psync",
+            EngineKind::Sync => "sync",
+            EngineKind::Pvsync => "pvsync",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Libaio => "libaio",
+        }
+    }
+    /// Synchronous engines have one IO in flight per job whatever `iodepth` says (fio agrees).
+    pub fn is_synchronous(self) -> bool {
+        matches!(self, EngineKind::Psync | EngineKind::Sync | EngineKind::Pvsync)
+    }
+}
+
+/// Where a job does its IO.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// fio `filename=a:b`: every clone of the job shares these files.
+    Files(Vec<PathBuf>),
+    /// fio `directory=D` without `filename`: clone `c` uses `D/<name>.<c>.<f>` for file `f`,
+    /// exactly as fio names them, so an existing fio layout is reused.
+    Directory { path: PathBuf, nrfiles: u32 },
+}
+
+/// How much of each file a job uses.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeSpec {
+    Bytes(Bytes),
+    /// fio `size=50%`: a share of the existing file or device.
+    PercentOfTarget(f64),
+}
+
+/// A fully resolved job. Every field has its final value: defaults were applied by the parser.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobSpec {
+    pub name: String,
+    /// Reporting group: jobs with the same group are summed under `group_reporting`.
+    pub group_id: u32,
+    /// Wait for all earlier jobs to finish before starting (fio `stonewall`/`wait_for_previous`).
+    pub stonewall: bool,
+    pub group_reporting: bool,
+    pub target: Target,
+    /// Region size per file; `None` means "use the existing file's size" (an error when absent).
+    pub size: Option<SizeSpec>,
+    pub offset: Bytes,
+    pub rw: RwMode,
+    /// Share of reads in a mixed job (fio `rwmixread`), 0..=100; 100 or 0 for pure modes.
+    pub rwmix_read_pct: f64,
+    /// Share of random IOs, 0..=100 (fio `percentage_random`, vdbench `seekpct`).
+    pub random_pct: f64,
+    pub block_size: BlockSizeSpec,
+    pub engine: EngineKind,
+    pub iodepth: u32,
+    pub direct: bool,
+    /// Clones of this job, each an independent thread (fio `numjobs`).
+    pub numjobs: u32,
+    pub runtime: Option<Duration>,
+    /// Keep going until `runtime` even when the region has been covered.
+    pub time_based: bool,
+    /// Run but do not measure for this long first (fio `ramp_time`, vdbench `warmup`).
+    pub ramp_time: Duration,
+    pub start_delay: Duration,
+    /// IOPS cap per direction per clone; `None` is unlimited.
+    pub rate_iops: PerDirection<Option<u64>>,
+    /// Bytes-per-second cap per direction per clone.
+    pub rate_bytes_per_second: PerDirection<Option<u64>>,
+    pub norandommap: bool,
+    pub randrepeat: bool,
+    /// Seed of the job's PRNG; printed in results so a run can be replayed.
+    pub random_seed: u64,
+    pub loops: u32,
+    /// Issue fsync after every N writes (0: never).
+    pub fsync_every: u32,
+    /// Issue fdatasync after every N writes (0: never).
+    pub fdatasync_every: u32,
+    pub end_fsync: bool,
+    /// Stop after this many bytes of IO per clone (fio `io_size`/`io_limit`), else `size`.
+    pub io_limit: Option<Bytes>,
+    /// Per-second (or `interval`) sampling period for the time series.
+    pub log_interval: Duration,
+}
+
+impl JobSpec {
+    /// A job with fio's defaults: sequential read, 4 KiB, psync, iodepth 1, one clone.
+    pub fn new(name: impl Into<String>, target: Target) -> JobSpec {
+        JobSpec {
+            name: name.into(),
+            group_id: 0,
+            stonewall: false,
+            group_reporting: false,
+            target,
+            size: None,
+            offset: Bytes::ZERO,
+            rw: RwMode::Read,
+            rwmix_read_pct: 100.0,
+            random_pct: 0.0,
+            block_size: BlockSizeSpec::fixed(Bytes::kib(4)),
+            engine: EngineKind::Psync,
+            iodepth: 1,
+            direct: false,
+            numjobs: 1,
+            runtime: None,
+            time_based: false,
+            ramp_time: Duration::ZERO,
+            start_delay: Duration::ZERO,
+            rate_iops: PerDirection::both(None),
+            rate_bytes_per_second: PerDirection::both(None),
+            norandommap: false,
+            randrepeat: true,
+            random_seed: 0x5eed_10f1_7000_0001,
+            loops: 1,
+            fsync_every: 0,
+            fdatasync_every: 0,
+            end_fsync: false,
+            io_limit: None,
+            log_interval: Duration::from_secs(1),
+        }
+    }
+
+    /// Sets `rw` and the read share and random share that follow from it.
+    pub fn with_rw(mut self, rw: RwMode) -> JobSpec {
+        self.rw = rw;
+        self.rwmix_read_pct = if rw.is_mixed() {
+            50.0
+        } else if rw.has_reads() {
+            100.0
+        } else {
+            0.0
+        };
+        self.random_pct = if rw.is_random() { 100.0 } else { 0.0 };
+        self
+    }
+
+    /// The files clone `clone_index` of this job uses, named as fio names them.
+    pub fn files_for_clone(&self, clone_index: u32) -> Vec<PathBuf> {
+        match &self.target {
+            Target::Files(files) => files.clone(),
+            Target::Directory { path, nrfiles } => (0..(*nrfiles).max(1))
+                .map(|file_index| path.join(format!("{}.{}.{}", self.name, clone_index, file_index)))
+                .collect(),
+        }
+    }
+
+    /// IOs in flight per clone: synchronous engines keep one whatever `iodepth` says.
+    pub fn effective_iodepth(&self) -> u32 {
+        if self.engine.is_synchronous() {
+            1
+        } else {
+            self.iodepth.max(1)
+        }
+    }
+
+    /// The abstract workload this job presents to storage.
+    pub fn workload(&self) -> Workload {
+        Workload {
+            read_pct: self.rwmix_read_pct,
+            random_pct: self.random_pct,
+            read_io_size: self.block_size.mean_size(Direction::Read),
+            write_io_size: self.block_size.mean_size(Direction::Write),
+            queue_depth: self.effective_iodepth(),
+            threads: self.numjobs.max(1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directory_files_are_named_like_fio() {
+        let job = JobSpec::new(
+            "writer1",
+            Target::Directory {
+                path: PathBuf::from("/mnt/nocache"),
+                nrfiles: 1,
+            },
+        );
+        assert_eq!(
+            job.files_for_clone(2),
+            vec![PathBuf::from("/mnt/nocache/writer1.2.0")]
+        );
+    }
+
+    #[test]
+    fn rw_sets_mix_and_randomness() {
+        let job = JobSpec::new("a", Target::Files(vec![])).with_rw(RwMode::RandRw);
+        assert_eq!(job.rwmix_read_pct, 50.0);
+        assert_eq!(job.random_pct, 100.0);
+        let job = job.with_rw(RwMode::Write);
+        assert_eq!(job.rwmix_read_pct, 0.0);
+        assert_eq!(job.workload().read_pct, 0.0);
+    }
+
+    #[test]
+    fn synchronous_engines_have_depth_one() {
+        let mut job = JobSpec::new("a", Target::Files(vec![]));
+        job.iodepth = 32;
+        assert_eq!(job.effective_iodepth(), 1);
+        job.engine = EngineKind::IoUring;
+        assert_eq!(job.effective_iodepth(), 32);
+    }
+
+    #[test]
+    fn split_mean_size() {
+        let spec = BlockSizeSpec::Split {
+            read: vec![
+                BlockSizeShare { size: Bytes::kib(4), pct: 50.0 },
+                BlockSizeShare { size: Bytes::kib(12), pct: 50.0 },
+            ],
+            write: vec![BlockSizeShare { size: Bytes::kib(64), pct: 100.0 }],
+        };
+        assert_eq!(spec.mean_size(Direction::Read), Bytes::kib(8));
+        assert_eq!(spec.max_size(), Bytes::kib(64));
+    }
+}

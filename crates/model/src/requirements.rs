@@ -1,0 +1,274 @@
+//! The seed's requirements checklist, per volume, in the form `iofit profile` writes and
+//! `iofit plan --requirements` reads (TOML).
+//!
+//! Two layers are kept apart on purpose: `observed` holds what was measured (each metric at
+//! p50/p90/p99), `sizing` holds the single numbers a design must meet, and `derivation` says how
+//! one came from the other (percentile, comfort factor, growth). A user who writes requirements
+//! by hand fills only `sizing`.
+
+use serde::{Deserialize, Serialize};
+
+/// A metric summarised at the three percentiles the seed's checklist asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Percentiles {
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+}
+
+impl Percentiles {
+    pub fn scaled(self, factor: f64) -> Percentiles {
+        Percentiles {
+            p50: self.p50 * factor,
+            p90: self.p90 * factor,
+            p99: self.p99 * factor,
+        }
+    }
+}
+
+/// What a volume is for; decides host caching advice (logs: None, data: ReadOnly).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VolumeRole {
+    #[default]
+    Data,
+    Log,
+    Temp,
+    Os,
+    Other,
+}
+
+/// The numbers a design must meet for one volume. Units are in the names.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SizingTarget {
+    /// IOPS the volume must sustain.
+    pub iops: f64,
+    /// Throughput the volume must sustain, MB/s with 1 MB = 10^6 bytes (Azure's unit).
+    pub throughput_mb_s: f64,
+    /// Highest acceptable average latency per IO, milliseconds; `None`: no latency target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<f64>,
+    /// Typical IO size in bytes.
+    pub io_size_bytes: u64,
+    /// Share of reads, 0..=100.
+    pub read_pct: f64,
+    /// Share of random IO, 0..=100.
+    #[serde(default = "default_random_pct")]
+    pub random_pct: f64,
+    /// Capacity the volume must hold, GiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity_gib: Option<f64>,
+    /// Queue depth the application keeps outstanding, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_depth: Option<f64>,
+}
+
+fn default_random_pct() -> f64 {
+    100.0
+}
+
+/// The checklist as measured, each metric at p50/p90/p99. Optional where a source lacks it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObservedMetrics {
+    pub samples: u64,
+    pub iops: Percentiles,
+    pub read_pct: Percentiles,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_pct: Option<Percentiles>,
+    /// True when `random_pct` is an estimate (from request size and merges), not a count.
+    #[serde(default)]
+    pub random_pct_estimated: bool,
+    pub io_size_bytes: Percentiles,
+    pub throughput_mb_s: Percentiles,
+    pub throughput_mb_s_avg: f64,
+    pub throughput_mb_s_max: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<Percentiles>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms_min: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms_avg: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_depth: Option<Percentiles>,
+    pub iops_max: f64,
+}
+
+/// One volume's requirements: a data volume and a log volume are measured and sized apart.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VolumeRequirements {
+    pub label: String,
+    #[serde(default)]
+    pub role: VolumeRole,
+    /// Devices whose counters were summed into this volume (empty when written by hand).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<String>,
+    pub sizing: SizingTarget,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<ObservedMetrics>,
+    /// How each sizing number was derived, one sentence each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derivation: Vec<String>,
+}
+
+/// Host-wide metrics of the checklist (CPU and memory).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostMetrics {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_pct: Option<Percentiles>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_pct_avg: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_pct: Option<Percentiles>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_pct_avg: Option<f64>,
+    /// vCPUs the application needs, if known; the planner then rules out smaller VMs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vcpu_min: Option<u32>,
+    /// Memory the application needs, GiB, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_gib_min: Option<f64>,
+}
+
+/// The whole requirements file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requirements {
+    /// Where the numbers came from: file names, tool, or "command line".
+    #[serde(default)]
+    pub source: String,
+    /// Growth factor already applied to `sizing` (1.0: none).
+    #[serde(default = "one")]
+    pub growth_factor: f64,
+    #[serde(default)]
+    pub host: HostMetrics,
+    pub volumes: Vec<VolumeRequirements>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl Requirements {
+    /// Total IOPS over all volumes: what the VM must carry.
+    pub fn total_iops(&self) -> f64 {
+        self.volumes.iter().map(|v| v.sizing.iops).sum()
+    }
+    /// Total MB/s over all volumes.
+    pub fn total_throughput_mb_s(&self) -> f64 {
+        self.volumes.iter().map(|v| v.sizing.throughput_mb_s).sum()
+    }
+
+    /// Multiplies every rate (IOPS, throughput, capacity) by `factor` for expected growth.
+    /// Latency, IO size and mix are properties of the application and do not grow.
+    pub fn apply_growth(&mut self, factor: f64) {
+        assert!(factor > 0.0, "growth factor must be positive");
+        for volume in &mut self.volumes {
+            volume.sizing.iops *= factor;
+            volume.sizing.throughput_mb_s *= factor;
+            if let Some(capacity) = volume.sizing.capacity_gib.as_mut() {
+                *capacity *= factor;
+            }
+            volume.derivation.push(format!(
+                "IOPS, throughput and capacity multiplied by growth factor {factor}"
+            ));
+        }
+        self.growth_factor *= factor;
+    }
+
+    /// Checks the invariants a requirements file must keep; the message names the volume and key.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.volumes.is_empty() {
+            return Err("no [[volumes]] entry; add at least one volume with a [volumes.sizing] table".into());
+        }
+        for volume in &self.volumes {
+            let s = &volume.sizing;
+            let at = |key: &str| format!("volume '{}', key sizing.{key}", volume.label);
+            if !(s.iops.is_finite() && s.iops >= 0.0) {
+                return Err(format!("{}: must be a number >= 0", at("iops")));
+            }
+            if !(s.throughput_mb_s.is_finite() && s.throughput_mb_s >= 0.0) {
+                return Err(format!("{}: must be a number >= 0", at("throughput_mb_s")));
+            }
+            if s.io_size_bytes == 0 {
+                return Err(format!("{}: must be at least 1 (bytes)", at("io_size_bytes")));
+            }
+            if !(0.0..=100.0).contains(&s.read_pct) {
+                return Err(format!("{}: must be within 0..=100", at("read_pct")));
+            }
+            if !(0.0..=100.0).contains(&s.random_pct) {
+                return Err(format!("{}: must be within 0..=100", at("random_pct")));
+            }
+            if let Some(latency) = s.latency_ms {
+                if !(latency.is_finite() && latency > 0.0) {
+                    return Err(format!("{}: must be a number > 0", at("latency_ms")));
+                }
+            }
+            if let Some(capacity) = s.capacity_gib {
+                if !(capacity.is_finite() && capacity >= 0.0) {
+                    return Err(format!("{}: must be a number >= 0", at("capacity_gib")));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Requirements {
+        Requirements {
+            source: "test".into(),
+            growth_factor: 1.0,
+            host: HostMetrics::default(),
+            volumes: vec![VolumeRequirements {
+                label: "data".into(),
+                role: VolumeRole::Data,
+                sizing: SizingTarget {
+                    iops: 16000.0,
+                    throughput_mb_s: 300.0,
+                    latency_ms: Some(5.0),
+                    io_size_bytes: 8192,
+                    read_pct: 70.0,
+                    random_pct: 100.0,
+                    capacity_gib: Some(2000.0),
+                    queue_depth: None,
+                },
+                ..Default::default()
+            }],
+        }
+    }
+
+    #[test]
+    fn growth_scales_rates_not_latency() {
+        let mut requirements = sample();
+        requirements.apply_growth(1.5);
+        let sizing = &requirements.volumes[0].sizing;
+        assert_eq!(sizing.iops, 24000.0);
+        assert_eq!(sizing.throughput_mb_s, 450.0);
+        assert_eq!(sizing.capacity_gib, Some(3000.0));
+        assert_eq!(sizing.latency_ms, Some(5.0));
+        assert_eq!(requirements.growth_factor, 1.5);
+    }
+
+    #[test]
+    fn toml_round_trip() {
+        let requirements = sample();
+        let text = toml::to_string(&requirements).unwrap();
+        let back: Requirements = toml::from_str(&text).unwrap();
+        assert_eq!(back, requirements);
+    }
+
+    #[test]
+    fn validation_names_volume_and_key() {
+        let mut requirements = sample();
+        requirements.volumes[0].sizing.read_pct = 170.0;
+        let message = requirements.validate().unwrap_err();
+        assert!(message.contains("'data'") && message.contains("sizing.read_pct"), "{message}");
+    }
+}

@@ -1,0 +1,1 @@
+//! iofit-planner: see ARCHITECTURE.md. (Being built.)

@@ -1,0 +1,1 @@
+//! iofit-predict: see ARCHITECTURE.md. (Being built.)

@@ -1,0 +1,1 @@
+//! iofit-profile: see ARCHITECTURE.md. (Being built.)

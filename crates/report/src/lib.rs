@@ -1,0 +1,1 @@
+//! iofit-report: see ARCHITECTURE.md. (Being built.)

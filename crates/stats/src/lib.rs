@@ -1,0 +1,1 @@
+//! iofit-stats: see ARCHITECTURE.md. (Being built.)
