@@ -73,11 +73,17 @@ pub enum DiskKind {
 impl DiskKind {
     /// Whether Azure host caching can be enabled on this kind of disk.
     pub fn supports_host_caching(self) -> bool {
-        matches!(self, DiskKind::PremiumSsd | DiskKind::StandardSsd | DiskKind::StandardHdd)
+        matches!(
+            self,
+            DiskKind::PremiumSsd | DiskKind::StandardSsd | DiskKind::StandardHdd
+        )
     }
     /// Whether the VM must support premium storage to attach it.
     pub fn needs_premium_vm(self) -> bool {
-        matches!(self, DiskKind::PremiumSsd | DiskKind::PremiumSsdV2 | DiskKind::UltraDisk)
+        matches!(
+            self,
+            DiskKind::PremiumSsd | DiskKind::PremiumSsdV2 | DiskKind::UltraDisk
+        )
     }
 }
 

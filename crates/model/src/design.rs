@@ -64,7 +64,12 @@ pub struct VolumeDesign {
 }
 
 impl VolumeDesign {
-    pub fn new(label: impl Into<String>, disk_sku: impl Into<String>, disk_count: u32, caching: HostCaching) -> Self {
+    pub fn new(
+        label: impl Into<String>,
+        disk_sku: impl Into<String>,
+        disk_count: u32,
+        caching: HostCaching,
+    ) -> Self {
         VolumeDesign {
             label: label.into(),
             disk_sku: disk_sku.into(),
@@ -99,8 +104,12 @@ impl FromStr for VolumeDesign {
             None => (spec, None),
         };
         let (count, sku) = match disks_part.split_once(['x', 'X', '*']) {
-            Some((count, sku)) if !count.is_empty() && count.chars().all(|c| c.is_ascii_digit()) => {
-                let count: u32 = count.parse().map_err(|_| error("disk count is not a number"))?;
+            Some((count, sku))
+                if !count.is_empty() && count.chars().all(|c| c.is_ascii_digit()) =>
+            {
+                let count: u32 = count
+                    .parse()
+                    .map_err(|_| error("disk count is not a number"))?;
                 (count, sku)
             }
             _ => (1, disks_part),
@@ -143,7 +152,10 @@ mod tests {
     #[test]
     fn disk_specs_parse() {
         let volume: VolumeDesign = "10xP30:none".parse().unwrap();
-        assert_eq!((volume.disk_count, volume.disk_sku.as_str(), volume.caching), (10, "P30", HostCaching::None));
+        assert_eq!(
+            (volume.disk_count, volume.disk_sku.as_str(), volume.caching),
+            (10, "P30", HostCaching::None)
+        );
         let volume: VolumeDesign = "1xP30:readonly".parse().unwrap();
         assert_eq!(volume.caching, HostCaching::ReadOnly);
         let volume: VolumeDesign = "P40".parse().unwrap();

@@ -133,7 +133,8 @@ impl BlockSizeSpec {
                 if total_pct <= 0.0 {
                     return Bytes::ZERO;
                 }
-                let mean: f64 = shares.iter().map(|s| s.size.as_f64() * s.pct).sum::<f64>() / total_pct;
+                let mean: f64 =
+                    shares.iter().map(|s| s.size.as_f64() * s.pct).sum::<f64>() / total_pct;
                 Bytes(mean.round() as u64)
             }
         }
@@ -170,7 +171,10 @@ impl EngineKind {
     }
     /// Synchronous engines have one IO in flight per job whatever `iodepth` says (fio agrees).
     pub fn is_synchronous(self) -> bool {
-        matches!(self, EngineKind::Psync | EngineKind::Sync | EngineKind::Pvsync)
+        matches!(
+            self,
+            EngineKind::Psync | EngineKind::Sync | EngineKind::Pvsync
+        )
     }
 }
 
@@ -300,7 +304,9 @@ impl JobSpec {
         match &self.target {
             Target::Files(files) => files.clone(),
             Target::Directory { path, nrfiles } => (0..(*nrfiles).max(1))
-                .map(|file_index| path.join(format!("{}.{}.{}", self.name, clone_index, file_index)))
+                .map(|file_index| {
+                    path.join(format!("{}.{}.{}", self.name, clone_index, file_index))
+                })
                 .collect(),
         }
     }
@@ -369,10 +375,19 @@ mod tests {
     fn split_mean_size() {
         let spec = BlockSizeSpec::Split {
             read: vec![
-                BlockSizeShare { size: Bytes::kib(4), pct: 50.0 },
-                BlockSizeShare { size: Bytes::kib(12), pct: 50.0 },
+                BlockSizeShare {
+                    size: Bytes::kib(4),
+                    pct: 50.0,
+                },
+                BlockSizeShare {
+                    size: Bytes::kib(12),
+                    pct: 50.0,
+                },
             ],
-            write: vec![BlockSizeShare { size: Bytes::kib(64), pct: 100.0 }],
+            write: vec![BlockSizeShare {
+                size: Bytes::kib(64),
+                pct: 100.0,
+            }],
         };
         assert_eq!(spec.mean_size(Direction::Read), Bytes::kib(8));
         assert_eq!(spec.max_size(), Bytes::kib(64));

@@ -23,7 +23,9 @@ pub mod units;
 pub mod workload;
 
 pub use design::{Design, HostCaching, VolumeDesign};
-pub use job::{BlockSizeSpec, Direction, EngineKind, JobSpec, PerDirection, RwMode, SizeSpec, Target};
+pub use job::{
+    BlockSizeSpec, Direction, EngineKind, JobSpec, PerDirection, RwMode, SizeSpec, Target,
+};
 pub use requirements::{Percentiles, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
 pub use units::{Bytes, BytesPerSecond, Iops, Latency, MBps, MiBps};
 pub use workload::Workload;

@@ -182,7 +182,10 @@ impl Requirements {
     /// Checks the invariants a requirements file must keep; the message names the volume and key.
     pub fn validate(&self) -> Result<(), String> {
         if self.volumes.is_empty() {
-            return Err("no [[volumes]] entry; add at least one volume with a [volumes.sizing] table".into());
+            return Err(
+                "no [[volumes]] entry; add at least one volume with a [volumes.sizing] table"
+                    .into(),
+            );
         }
         for volume in &self.volumes {
             let s = &volume.sizing;
@@ -194,7 +197,10 @@ impl Requirements {
                 return Err(format!("{}: must be a number >= 0", at("throughput_mb_s")));
             }
             if s.io_size_bytes == 0 {
-                return Err(format!("{}: must be at least 1 (bytes)", at("io_size_bytes")));
+                return Err(format!(
+                    "{}: must be at least 1 (bytes)",
+                    at("io_size_bytes")
+                ));
             }
             if !(0.0..=100.0).contains(&s.read_pct) {
                 return Err(format!("{}: must be within 0..=100", at("read_pct")));
@@ -269,6 +275,9 @@ mod tests {
         let mut requirements = sample();
         requirements.volumes[0].sizing.read_pct = 170.0;
         let message = requirements.validate().unwrap_err();
-        assert!(message.contains("'data'") && message.contains("sizing.read_pct"), "{message}");
+        assert!(
+            message.contains("'data'") && message.contains("sizing.read_pct"),
+            "{message}"
+        );
     }
 }

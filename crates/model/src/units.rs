@@ -16,7 +16,9 @@ use std::ops::{Add, AddAssign, Div, Mul, Sub};
 use std::time::Duration;
 
 /// A number of bytes. Used for IO sizes, file sizes, capacities and stripe sizes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Bytes(pub u64);
 
@@ -39,7 +41,9 @@ pub enum SizeBase {
 pub enum SizeParseError {
     #[error("empty size; write a number with an optional suffix such as 8k, 64KiB, 1m or 30g")]
     Empty,
-    #[error("'{0}' is not a size; write a number with an optional suffix such as 8k, 64KiB, 1m or 30g")]
+    #[error(
+        "'{0}' is not a size; write a number with an optional suffix such as 8k, 64KiB, 1m or 30g"
+    )]
     Invalid(String),
     #[error("'{0}' has an unknown size suffix '{1}'; use k, m, g, t, p (powers of 1024) or KB, MB, GB (powers of 1000 only with kb_base=1000)")]
     UnknownSuffix(String, String),
@@ -403,10 +407,7 @@ mod tests {
     #[test]
     fn bad_sizes_say_what_to_write() {
         assert_eq!(Bytes::parse(""), Err(SizeParseError::Empty));
-        assert!(matches!(
-            Bytes::parse("k"),
-            Err(SizeParseError::Invalid(_))
-        ));
+        assert!(matches!(Bytes::parse("k"), Err(SizeParseError::Invalid(_))));
         assert!(matches!(
             Bytes::parse("8x"),
             Err(SizeParseError::UnknownSuffix(_, _))

@@ -23,7 +23,13 @@ pub struct Workload {
 
 impl Workload {
     /// A workload with one IO size for both directions.
-    pub fn new(read_pct: f64, random_pct: f64, io_size: Bytes, queue_depth: u32, threads: u32) -> Self {
+    pub fn new(
+        read_pct: f64,
+        random_pct: f64,
+        io_size: Bytes,
+        queue_depth: u32,
+        threads: u32,
+    ) -> Self {
         Workload {
             read_pct,
             random_pct,
