@@ -1,1 +1,3 @@
 //! iofit-stats: see ARCHITECTURE.md. (Being built.)
+pub mod result;
+pub use result::*;

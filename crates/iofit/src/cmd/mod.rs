@@ -9,3 +9,4 @@ pub mod predict;
 pub mod profile;
 pub mod run;
 pub mod size_threads;
+pub mod vdbench;

@@ -1,0 +1,108 @@
+//! The results of a run, as the engine produces them and `report` renders them.
+//!
+//! This file is the contract between `engine` (writer) and `report`/`compare` (readers). Change
+//! it only additively. Units are in field names; latencies are nanoseconds, bandwidth is bytes
+//! per second (fio's JSON `bw` in KiB/s is derived from `bandwidth_bytes_per_second` / 1024 by
+//! the renderer, never stored).
+
+use iofit_model::job::{EngineKind, RwMode};
+use serde::{Deserialize, Serialize};
+
+/// A latency distribution summarised from an HDR histogram. All values in nanoseconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    /// Number of recorded samples; equals completed IOs for completion and total latency.
+    pub count: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub mean_ns: f64,
+    pub stdev_ns: f64,
+    /// (percentile, value) pairs, e.g. (99.9, 1_234_000), ascending by percentile. The engine
+    /// fills fio's default list: 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9,
+    /// 99.95, 99.99.
+    pub percentiles_ns: Vec<(f64, u64)>,
+}
+
+impl LatencySummary {
+    /// The value at exactly `percentile` if it was computed.
+    pub fn percentile_ns(&self, percentile: f64) -> Option<u64> {
+        self.percentiles_ns
+            .iter()
+            .find(|(p, _)| (p - percentile).abs() < 1e-9)
+            .map(|(_, value)| *value)
+    }
+}
+
+/// What one direction (read or write) of a job or group did in the measured window.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirectionResult {
+    /// Completed IOs.
+    pub ios: u64,
+    /// Bytes moved by completed IOs.
+    pub io_bytes: u64,
+    /// Length of the measured window, nanoseconds (after ramp time).
+    pub runtime_ns: u64,
+    pub iops: f64,
+    pub bandwidth_bytes_per_second: f64,
+    /// Submission latency (time to hand the IO to the kernel).
+    pub submission_latency: LatencySummary,
+    /// Completion latency (from submission to completion).
+    pub completion_latency: LatencySummary,
+    /// Total latency (from the moment the IO was due to completion).
+    pub total_latency: LatencySummary,
+}
+
+/// One sample of the time series, covering `[start_ms, start_ms + interval_ms)` of the run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IntervalSample {
+    pub start_ms: u64,
+    pub interval_ms: u64,
+    pub read_ios: u64,
+    pub read_bytes: u64,
+    pub write_ios: u64,
+    pub write_bytes: u64,
+    /// Mean total latency of IOs completed in the interval, nanoseconds (0 when none).
+    pub latency_mean_ns: f64,
+    /// 99th percentile total latency of IOs completed in the interval, nanoseconds.
+    pub latency_p99_ns: u64,
+}
+
+/// The result of one job (all its clones merged when `group_reporting`, else one clone).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobResult {
+    pub name: String,
+    pub group_id: u32,
+    /// How many clones (fio numjobs) this result covers.
+    pub clones: u32,
+    /// The engine the job asked for, and the engine that actually ran (libaio runs on io_uring).
+    pub engine_requested: Option<EngineKind>,
+    pub engine_used: Option<EngineKind>,
+    pub rw: Option<RwMode>,
+    pub iodepth: u32,
+    pub read: DirectionResult,
+    pub write: DirectionResult,
+    /// fsync/fdatasync calls issued.
+    pub syncs: u64,
+    pub series: Vec<IntervalSample>,
+    /// CPU time of the job's threads as a share of its wall time, percent (fio's usr_cpu/sys_cpu).
+    pub usr_cpu_pct: f64,
+    pub sys_cpu_pct: f64,
+    pub context_switches: u64,
+    /// Seed of the job's PRNG, so the run can be replayed.
+    pub random_seed: u64,
+    /// Set when the job stopped on an error; the numbers cover what completed before it.
+    pub error: Option<String>,
+    /// True when the run was interrupted (Ctrl-C) before the job's planned end.
+    pub interrupted: bool,
+}
+
+/// A whole run: every job, in order, plus where and how it ran.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub tool: String,
+    pub version: String,
+    /// Seconds since the Unix epoch at the start of the run.
+    pub timestamp_s: u64,
+    pub hostname: String,
+    pub jobs: Vec<JobResult>,
+}
