@@ -1,0 +1,253 @@
+//! Latency histograms: HDR histograms in nanoseconds plus exact count, sum, sum of squares,
+//! min and max, so that mean and standard deviation are exact (as fio's are) while percentiles
+//! come from the histogram (3 significant digits, a relative error below 0.1%).
+
+use crate::result::LatencySummary;
+use hdrhistogram::Histogram;
+
+/// fio's default `percentile_list`, the percentiles every summary carries.
+pub const FIO_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+/// The largest latency tracked exactly: one hour. Longer samples are clamped (and counted).
+pub const MAX_TRACKED_NS: u64 = 3_600_000_000_000;
+
+/// A latency distribution in nanoseconds. Recording costs a few nanoseconds and never
+/// allocates: the histogram is sized once, at construction.
+#[derive(Clone, Debug)]
+pub struct LatencyHistogram {
+    histogram: Histogram<u64>,
+    count: u64,
+    sum_ns: u128,
+    /// Sum of squares in f64: exact enough for a standard deviation (53-bit mantissa).
+    sum_sq_ns2: f64,
+    min_ns: u64,
+    max_ns: u64,
+}
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LatencyHistogram {
+    /// An empty histogram covering 1 ns .. 1 h at 3 significant digits.
+    pub fn new() -> LatencyHistogram {
+        Self::with_precision(3)
+    }
+
+    /// An empty histogram with `significant_digits` (1..=5) of precision. Lower precision uses
+    /// less memory (per-interval histograms use 2).
+    pub fn with_precision(significant_digits: u8) -> LatencyHistogram {
+        let histogram = Histogram::new_with_bounds(1, MAX_TRACKED_NS, significant_digits.clamp(1, 5))
+            .expect("bounds 1..1h with 1..=5 digits are valid for hdrhistogram");
+        LatencyHistogram {
+            histogram,
+            count: 0,
+            sum_ns: 0,
+            sum_sq_ns2: 0.0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+        }
+    }
+
+    /// Records one sample.
+    #[inline]
+    pub fn record(&mut self, latency_ns: u64) {
+        self.histogram.saturating_record(latency_ns.max(1));
+        self.count += 1;
+        self.sum_ns += latency_ns as u128;
+        let value = latency_ns as f64;
+        self.sum_sq_ns2 += value * value;
+        self.min_ns = self.min_ns.min(latency_ns);
+        self.max_ns = self.max_ns.max(latency_ns);
+    }
+
+    /// Records `n` samples of the same value (IOs reaped together share a completion time).
+    #[inline]
+    pub fn record_n(&mut self, latency_ns: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.histogram
+            .saturating_record_n(latency_ns.max(1), n);
+        self.count += n;
+        self.sum_ns += latency_ns as u128 * n as u128;
+        let value = latency_ns as f64;
+        self.sum_sq_ns2 += value * value * n as f64;
+        self.min_ns = self.min_ns.min(latency_ns);
+        self.max_ns = self.max_ns.max(latency_ns);
+    }
+
+    /// Number of samples recorded.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Adds every sample of `other` (merging clones or jobs of a reporting group).
+    pub fn merge(&mut self, other: &LatencyHistogram) {
+        // Both histograms have the same bounds, so `add` cannot fail on range; if precision
+        // differs, hdrhistogram re-buckets the values.
+        self.histogram
+            .add(&other.histogram)
+            .expect("histograms share bounds 1..1h");
+        self.count += other.count;
+        self.sum_ns += other.sum_ns;
+        self.sum_sq_ns2 += other.sum_sq_ns2;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+    }
+
+    /// Forgets every sample (end of ramp time, start of a new interval).
+    pub fn reset(&mut self) {
+        self.histogram.reset();
+        self.count = 0;
+        self.sum_ns = 0;
+        self.sum_sq_ns2 = 0.0;
+        self.min_ns = u64::MAX;
+        self.max_ns = 0;
+    }
+
+    /// Exact mean in nanoseconds (0 when empty).
+    pub fn mean_ns(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.count as f64
+        }
+    }
+
+    /// Population standard deviation in nanoseconds, as fio computes it (0 when empty).
+    pub fn stdev_ns(&self) -> f64 {
+        if self.count < 2 {
+            return 0.0;
+        }
+        let n = self.count as f64;
+        let mean = self.sum_ns as f64 / n;
+        let variance = (self.sum_sq_ns2 / n - mean * mean).max(0.0);
+        // fio divides by n-1 (sample deviation); keep its convention.
+        (variance * n / (n - 1.0)).sqrt()
+    }
+
+    /// The value at `percentile` (0..=100), from the histogram: the highest value equivalent
+    /// to the bucket that holds it, as fio reports bucket values.
+    pub fn percentile_ns(&self, percentile: f64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        let value = self.histogram.value_at_quantile(percentile / 100.0);
+        // Never report beyond the exact extremes the histogram's rounding could exceed.
+        value.clamp(self.min_ns, self.max_ns)
+    }
+
+    /// Summary with fio's default percentile list.
+    pub fn summary(&self) -> LatencySummary {
+        self.summary_with(&FIO_PERCENTILES)
+    }
+
+    /// Summary with the given percentiles.
+    pub fn summary_with(&self, percentiles: &[f64]) -> LatencySummary {
+        if self.count == 0 {
+            return LatencySummary::default();
+        }
+        LatencySummary {
+            count: self.count,
+            min_ns: self.min_ns,
+            max_ns: self.max_ns,
+            mean_ns: self.mean_ns(),
+            stdev_ns: self.stdev_ns(),
+            percentiles_ns: percentiles
+                .iter()
+                .map(|&p| (p, self.percentile_ns(p)))
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn count_equals_recorded_samples() {
+        let mut h = LatencyHistogram::new();
+        for v in 1..=10_000u64 {
+            h.record(v * 100);
+        }
+        h.record_n(5_000, 7);
+        assert_eq!(h.count(), 10_007);
+        assert_eq!(h.summary().count, 10_007);
+    }
+
+    #[test]
+    fn percentiles_of_uniform_data() {
+        let mut h = LatencyHistogram::new();
+        // 1..=100_000 ns: the p-th percentile is p*1000 ns, within HDR's 0.1% precision.
+        for v in 1..=100_000u64 {
+            h.record(v);
+        }
+        for p in FIO_PERCENTILES {
+            let expected = p * 1000.0;
+            let got = h.percentile_ns(p) as f64;
+            assert!(
+                (got - expected).abs() <= expected * 0.001 + 1.0,
+                "p{p}: got {got}, expected {expected}"
+            );
+        }
+        let s = h.summary();
+        assert_eq!(s.min_ns, 1);
+        assert_eq!(s.max_ns, 100_000);
+        assert!((s.mean_ns - 50_000.5).abs() < 1e-6);
+        // Sample standard deviation of 1..=n is sqrt(n(n+1)/12).
+        let expected_sd = (100_000.0f64 * 100_001.0 / 12.0).sqrt();
+        assert!((s.stdev_ns - expected_sd).abs() < 0.01, "{}", s.stdev_ns);
+        assert_eq!(s.percentiles_ns.len(), FIO_PERCENTILES.len());
+    }
+
+    #[test]
+    fn merge_equals_recording_everything_in_one() {
+        let mut a = LatencyHistogram::new();
+        let mut b = LatencyHistogram::new();
+        let mut all = LatencyHistogram::new();
+        let mut x: u64 = 12345;
+        for i in 0..50_000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let v = (x >> 40) + 100;
+            if i % 3 == 0 {
+                a.record(v)
+            } else {
+                b.record(v)
+            }
+            all.record(v);
+        }
+        a.merge(&b);
+        let merged = a.summary();
+        let whole = all.summary();
+        assert_eq!(merged.count, whole.count);
+        assert_eq!(merged.min_ns, whole.min_ns);
+        assert_eq!(merged.max_ns, whole.max_ns);
+        assert_eq!(merged.percentiles_ns, whole.percentiles_ns);
+        assert!((merged.mean_ns - whole.mean_ns).abs() < 1e-6);
+        assert!((merged.stdev_ns - whole.stdev_ns).abs() < 1e-3);
+    }
+
+    #[test]
+    fn empty_summary_is_zero() {
+        let h = LatencyHistogram::new();
+        assert_eq!(h.summary(), LatencySummary::default());
+        assert_eq!(h.percentile_ns(50.0), 0);
+    }
+
+    #[test]
+    fn reset_forgets() {
+        let mut h = LatencyHistogram::new();
+        h.record(10);
+        h.reset();
+        assert_eq!(h.count(), 0);
+        h.record(20);
+        assert_eq!(h.summary().min_ns, 20);
+    }
+}

@@ -1,0 +1,237 @@
+//! The time series: per interval (one second by default) the IOs, bytes and latency of the
+//! IOs completed in it. Each clone accumulates its current interval locally and hands closed
+//! intervals to a [`SeriesMerger`], which sums clones of one result interval by interval and
+//! drops each interval's histogram as soon as every clone has reported it, so memory stays
+//! bounded however long the run.
+
+use crate::histogram::LatencyHistogram;
+use crate::result::IntervalSample;
+
+/// Precision of per-interval histograms (2 significant digits: 1% error, small memory).
+const INTERVAL_PRECISION: u8 = 2;
+
+/// One closed interval of one clone.
+#[derive(Clone, Debug)]
+pub struct IntervalBucket {
+    pub index: u64,
+    /// Length actually covered (the last interval of a run is usually shorter).
+    pub length_ns: u64,
+    pub read_ios: u64,
+    pub read_bytes: u64,
+    pub write_ios: u64,
+    pub write_bytes: u64,
+    pub total_latency: LatencyHistogram,
+}
+
+impl IntervalBucket {
+    fn empty(index: u64) -> IntervalBucket {
+        IntervalBucket {
+            index,
+            length_ns: 0,
+            read_ios: 0,
+            read_bytes: 0,
+            write_ios: 0,
+            write_bytes: 0,
+            total_latency: LatencyHistogram::with_precision(INTERVAL_PRECISION),
+        }
+    }
+
+    fn clear(&mut self, index: u64) {
+        self.index = index;
+        self.length_ns = 0;
+        self.read_ios = 0;
+        self.read_bytes = 0;
+        self.write_ios = 0;
+        self.write_bytes = 0;
+        self.total_latency.reset();
+    }
+}
+
+/// A clone's accumulator for the interval in progress.
+#[derive(Debug)]
+pub struct IntervalAccumulator {
+    interval_ns: u64,
+    current: IntervalBucket,
+    /// Start of the current interval, relative to the measurement start.
+    current_start_ns: u64,
+}
+
+impl IntervalAccumulator {
+    pub fn new(interval_ns: u64) -> IntervalAccumulator {
+        IntervalAccumulator {
+            interval_ns: interval_ns.max(1),
+            current: IntervalBucket::empty(0),
+            current_start_ns: 0,
+        }
+    }
+
+    pub fn interval_ns(&self) -> u64 {
+        self.interval_ns
+    }
+
+    /// Moves to the interval that holds `elapsed_ns`, handing every interval closed on the way
+    /// to `sink` (empty intervals too, so that a stall shows as zeros, not as a gap).
+    #[inline]
+    pub fn advance(&mut self, elapsed_ns: u64, sink: &mut impl FnMut(&IntervalBucket)) {
+        while elapsed_ns >= self.current_start_ns + self.interval_ns {
+            self.current.length_ns = self.interval_ns;
+            sink(&self.current);
+            let next = self.current.index + 1;
+            self.current.clear(next);
+            self.current_start_ns += self.interval_ns;
+        }
+    }
+
+    /// Counts `n` IOs of one direction completed in the current interval.
+    #[inline]
+    pub fn record(&mut self, is_read: bool, bytes: u64, n: u64, total_latency_ns: u64) {
+        if is_read {
+            self.current.read_ios += n;
+            self.current.read_bytes += bytes;
+        } else {
+            self.current.write_ios += n;
+            self.current.write_bytes += bytes;
+        }
+        self.current.total_latency.record_n(total_latency_ns, n);
+    }
+
+    /// Closes the last, partial interval at `elapsed_ns` (end of the measured window).
+    pub fn finish(&mut self, elapsed_ns: u64, sink: &mut impl FnMut(&IntervalBucket)) {
+        self.advance(elapsed_ns, sink);
+        let length = elapsed_ns.saturating_sub(self.current_start_ns);
+        let has_io = self.current.read_ios + self.current.write_ios > 0;
+        if length > 0 || has_io {
+            self.current.length_ns = length;
+            sink(&self.current);
+        }
+        let next = self.current.index + 1;
+        self.current.clear(next);
+        self.current_start_ns = elapsed_ns;
+    }
+
+    /// Forgets everything (end of ramp time): intervals restart at 0.
+    pub fn restart(&mut self) {
+        self.current.clear(0);
+        self.current_start_ns = 0;
+    }
+}
+
+struct Slot {
+    bucket: IntervalBucket,
+    reported: u32,
+    sample: Option<IntervalSample>,
+}
+
+/// Sums the intervals of several clones into one series.
+pub struct SeriesMerger {
+    interval_ns: u64,
+    clones: u32,
+    slots: Vec<Slot>,
+}
+
+impl SeriesMerger {
+    pub fn new(interval_ns: u64, clones: u32) -> SeriesMerger {
+        SeriesMerger {
+            interval_ns: interval_ns.max(1),
+            clones: clones.max(1),
+            slots: Vec::new(),
+        }
+    }
+
+    /// Adds one clone's closed interval.
+    pub fn add(&mut self, bucket: &IntervalBucket) {
+        let index = bucket.index as usize;
+        while self.slots.len() <= index {
+            let i = self.slots.len() as u64;
+            self.slots.push(Slot {
+                bucket: IntervalBucket::empty(i),
+                reported: 0,
+                sample: None,
+            });
+        }
+        let interval_ns = self.interval_ns;
+        let clones = self.clones;
+        let slot = &mut self.slots[index];
+        let merged = &mut slot.bucket;
+        merged.length_ns = merged.length_ns.max(bucket.length_ns);
+        merged.read_ios += bucket.read_ios;
+        merged.read_bytes += bucket.read_bytes;
+        merged.write_ios += bucket.write_ios;
+        merged.write_bytes += bucket.write_bytes;
+        merged.total_latency.merge(&bucket.total_latency);
+        slot.reported += 1;
+        if slot.reported >= clones {
+            slot.sample = Some(to_sample(&slot.bucket, interval_ns));
+            // Free the histogram's memory: this interval is final.
+            slot.bucket.total_latency = LatencyHistogram::with_precision(1);
+        }
+    }
+
+    /// The merged series, ascending by time.
+    pub fn finish(self) -> Vec<IntervalSample> {
+        let interval_ns = self.interval_ns;
+        self.slots
+            .into_iter()
+            .map(|slot| {
+                slot.sample
+                    .unwrap_or_else(|| to_sample(&slot.bucket, interval_ns))
+            })
+            .collect()
+    }
+}
+
+fn to_sample(bucket: &IntervalBucket, interval_ns: u64) -> IntervalSample {
+    IntervalSample {
+        start_ms: bucket.index * interval_ns / 1_000_000,
+        interval_ms: bucket.length_ns / 1_000_000,
+        read_ios: bucket.read_ios,
+        read_bytes: bucket.read_bytes,
+        write_ios: bucket.write_ios,
+        write_bytes: bucket.write_bytes,
+        latency_mean_ns: bucket.total_latency.mean_ns(),
+        latency_p99_ns: bucket.total_latency.percentile_ns(99.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECOND: u64 = 1_000_000_000;
+
+    #[test]
+    fn intervals_close_on_time_and_merge_across_clones() {
+        let mut merger = SeriesMerger::new(SECOND, 2);
+        for clone in 0..2u64 {
+            let mut acc = IntervalAccumulator::new(SECOND);
+            let mut sink = |b: &IntervalBucket| merger.add(b);
+            // 10 IOs per 100 ms for 2.5 s.
+            for step in 0..25u64 {
+                let t = step * SECOND / 10;
+                acc.advance(t, &mut sink);
+                acc.record(clone == 0, 10 * 4096, 10, 1000 + clone * 1000);
+            }
+            acc.finish(25 * SECOND / 10, &mut sink);
+        }
+        let series = merger.finish();
+        assert_eq!(series.len(), 3);
+        assert_eq!(series[0].read_ios, 100);
+        assert_eq!(series[0].write_ios, 100);
+        assert_eq!(series[0].interval_ms, 1000);
+        assert_eq!(series[2].read_ios, 50);
+        assert_eq!(series[2].interval_ms, 500);
+        assert_eq!(series[1].start_ms, 1000);
+        assert!((series[0].latency_mean_ns - 1500.0).abs() < 1e-9);
+        let total: u64 = series.iter().map(|s| s.read_ios + s.write_ios).sum();
+        assert_eq!(total, 2 * 250);
+    }
+
+    #[test]
+    fn a_stall_shows_as_zero_intervals() {
+        let mut out = Vec::new();
+        let mut acc = IntervalAccumulator::new(SECOND);
+        acc.record(true, 4096, 1, 10);
+        acc.advance(3 * SECOND + 1, &mut |b| out.push(b.read_ios));
+        assert_eq!(out, vec![1, 0, 0]);
+    }
+}
