@@ -1,3 +1,594 @@
-//! iofit-catalog: see ARCHITECTURE.md. (Being built.)
+//! iofit-catalog: what Azure VM sizes, managed disks and NetApp Files service levels can
+//! deliver, loaded from the TOML data files under `catalog/` in the repository root.
+//!
+//! Every row belongs to a table ([`TableInfo`]) that names its source and date, and every table
+//! belongs to an edition: [`EDITION_CURRENT`] (Azure's current size and disk pages; planning
+//! uses it by default) or [`EDITION_SEED`] (the seed guide's dated 2016-2018 figures, which the
+//! worked-example tests use). A value nobody could source is `None`; it is never guessed.
+//!
+//! The data files are embedded in the binary; `--catalog FILE` adds or overrides rows.
+//!
+//! ```
+//! use iofit_catalog::{Catalog, EDITION_CURRENT, EDITION_SEED};
+//!
+//! let catalog = Catalog::embedded().unwrap();
+//! // Short names and any case work; the seed edition keeps the seed's own figures.
+//! let ds14 = catalog.vm("ds14", EDITION_SEED).unwrap();
+//! assert_eq!(ds14.name, "Standard_DS14");
+//! assert_eq!(ds14.uncached_iops.unwrap().0, 50_000.0);
+//! let table = catalog.table(&ds14.table).unwrap();
+//! assert!(!table.source.is_empty() && !table.date.is_empty());
+//!
+//! let p30 = catalog.disk("P30", EDITION_SEED).unwrap();
+//! assert_eq!(p30.iops.0, 5_000.0);
+//!
+//! // Unknown names suggest the nearest ones.
+//! let error = catalog.vm("Standard_DS41", EDITION_SEED).unwrap_err();
+//! assert!(error.to_string().contains("Standard_DS4"));
+//! ```
+
+mod error;
+mod load;
 pub mod types;
+
+pub use error::CatalogError;
 pub use types::*;
+
+use std::path::Path;
+
+/// Azure's current pages; the default for planning.
+pub const EDITION_CURRENT: &str = "current";
+/// The seed guide's dated 2016-2018 figures.
+pub const EDITION_SEED: &str = "seed-2016";
+/// Every edition a table may belong to.
+pub const EDITIONS: &[&str] = &[EDITION_CURRENT, EDITION_SEED];
+
+/// The data files built into the binary: (name shown in errors, contents).
+const EMBEDDED: &[(&str, &str)] = &[
+    (
+        "catalog/vm-seed-2016.toml",
+        include_str!("../../../catalog/vm-seed-2016.toml"),
+    ),
+    (
+        "catalog/disk-seed-2016.toml",
+        include_str!("../../../catalog/disk-seed-2016.toml"),
+    ),
+    (
+        "catalog/disk-seed-2016-standard.toml",
+        include_str!("../../../catalog/disk-seed-2016-standard.toml"),
+    ),
+    (
+        "catalog/disk-azure-current.toml",
+        include_str!("../../../catalog/disk-azure-current.toml"),
+    ),
+    (
+        "catalog/provisioned-azure-current.toml",
+        include_str!("../../../catalog/provisioned-azure-current.toml"),
+    ),
+    (
+        "catalog/netapp-azure-current.toml",
+        include_str!("../../../catalog/netapp-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-azure-current.toml",
+        include_str!("../../../catalog/vm-azure-current.toml"),
+    ),
+];
+
+/// All tables and rows known: the embedded files plus any added with [`Catalog::load_file`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Catalog {
+    pub tables: Vec<TableInfo>,
+    pub vms: Vec<VmSize>,
+    pub disks: Vec<DiskSku>,
+    pub provisioned: Vec<ProvisionedDiskType>,
+    pub netapp: Vec<NetAppServiceLevel>,
+}
+
+impl Catalog {
+    /// The catalog built into the binary (the files under `catalog/`).
+    pub fn embedded() -> Result<Catalog, CatalogError> {
+        let mut catalog = Catalog::default();
+        for (name, text) in EMBEDDED {
+            catalog.load_str(name, text)?;
+        }
+        Ok(catalog)
+    }
+
+    /// Adds the tables and rows of one file. A row whose name (and edition) already exists
+    /// replaces the old row; others are added. On any error nothing is changed.
+    pub fn load_file(&mut self, path: &Path) -> Result<(), CatalogError> {
+        let label = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|error| CatalogError::Read {
+            file: label.clone(),
+            message: error.to_string(),
+        })?;
+        self.load_str(&label, &text)
+    }
+
+    /// Like [`Catalog::load_file`] for text already in memory; `file` names it in errors.
+    pub fn load_str(&mut self, file: &str, text: &str) -> Result<(), CatalogError> {
+        let rows = load::parse_file(file, text)?;
+        if self.table(&rows.table.id).is_some() {
+            return Err(CatalogError::Table {
+                file: file.to_string(),
+                line: None,
+                field: "id".to_string(),
+                problem: format!(
+                    "a table '{}' is already loaded; give this file's table its own id",
+                    rows.table.id
+                ),
+            });
+        }
+        let edition = rows.table.edition.clone();
+        self.tables.push(rows.table);
+        for vm in rows.vms {
+            let slot = self.find(&self.vms, &vm.name, &edition);
+            upsert(&mut self.vms, slot, vm);
+        }
+        for disk in rows.disks {
+            let slot = self.find(&self.disks, &disk.name, &edition);
+            upsert(&mut self.disks, slot, disk);
+        }
+        for disk in rows.provisioned {
+            let slot = self.find(&self.provisioned, &disk.name, &edition);
+            upsert(&mut self.provisioned, slot, disk);
+        }
+        for level in rows.netapp {
+            let slot = self.find(&self.netapp, &level.name, &edition);
+            upsert(&mut self.netapp, slot, level);
+        }
+        Ok(())
+    }
+
+    /// Index of the row with this (normalized) name in this edition, if any.
+    fn find<T: HasRow>(&self, rows: &[T], name: &str, edition: &str) -> Option<usize> {
+        let wanted = normalize(name);
+        rows.iter().position(|row| {
+            normalize(row.row_name()) == wanted && self.edition_of(row.table_id()) == Some(edition)
+        })
+    }
+
+    /// The edition of a table id.
+    pub fn edition_of(&self, table_id: &str) -> Option<&str> {
+        self.table(table_id).map(|table| table.edition.as_str())
+    }
+
+    /// The table with this id.
+    pub fn table(&self, id: &str) -> Option<&TableInfo> {
+        self.tables.iter().find(|table| table.id == id)
+    }
+
+    /// Tables of one edition.
+    pub fn tables_in<'a>(&'a self, edition: &str) -> impl Iterator<Item = &'a TableInfo> + 'a {
+        let edition = edition.to_string();
+        self.tables
+            .iter()
+            .filter(move |table| table.edition == edition)
+    }
+
+    /// VM sizes of one edition, in file order.
+    pub fn vms_in<'a>(&'a self, edition: &str) -> impl Iterator<Item = &'a VmSize> + 'a {
+        let edition = edition.to_string();
+        self.vms
+            .iter()
+            .filter(move |vm| self.edition_of(&vm.table) == Some(edition.as_str()))
+    }
+
+    /// Fixed-size disks of one edition, in file order.
+    pub fn disks_in<'a>(&'a self, edition: &str) -> impl Iterator<Item = &'a DiskSku> + 'a {
+        let edition = edition.to_string();
+        self.disks
+            .iter()
+            .filter(move |disk| self.edition_of(&disk.table) == Some(edition.as_str()))
+    }
+
+    /// Provisioned-performance disk types of one edition.
+    pub fn provisioned_in<'a>(
+        &'a self,
+        edition: &str,
+    ) -> impl Iterator<Item = &'a ProvisionedDiskType> + 'a {
+        let edition = edition.to_string();
+        self.provisioned
+            .iter()
+            .filter(move |disk| self.edition_of(&disk.table) == Some(edition.as_str()))
+    }
+
+    /// A VM size by name: any case, with or without the `Standard_` prefix ("ds14" finds
+    /// `Standard_DS14`). Unknown names give an error listing the nearest names.
+    pub fn vm(&self, name: &str, edition: &str) -> Result<&VmSize, CatalogError> {
+        check_edition(edition)?;
+        lookup(
+            "VM size",
+            name,
+            edition,
+            self.vms_in(edition).map(|vm| (vm.name.as_str(), vm)),
+            self.vms
+                .iter()
+                .map(|vm| (vm.name.as_str(), self.edition_of(&vm.table))),
+        )
+    }
+
+    /// A fixed-size disk (P30, E10, S30...) by name, any case.
+    pub fn disk(&self, name: &str, edition: &str) -> Result<&DiskSku, CatalogError> {
+        check_edition(edition)?;
+        lookup(
+            "disk",
+            name,
+            edition,
+            self.disks_in(edition)
+                .map(|disk| (disk.name.as_str(), disk)),
+            self.disks
+                .iter()
+                .map(|disk| (disk.name.as_str(), self.edition_of(&disk.table))),
+        )
+    }
+
+    /// A provisioned-performance disk type (`PremiumV2`, `Ultra`) by name, any case.
+    pub fn provisioned_disk(
+        &self,
+        name: &str,
+        edition: &str,
+    ) -> Result<&ProvisionedDiskType, CatalogError> {
+        check_edition(edition)?;
+        lookup(
+            "provisioned disk type",
+            name,
+            edition,
+            self.provisioned_in(edition)
+                .map(|disk| (disk.name.as_str(), disk)),
+            self.provisioned
+                .iter()
+                .map(|disk| (disk.name.as_str(), self.edition_of(&disk.table))),
+        )
+    }
+
+    /// An Azure NetApp Files service level (`Standard`, `Premium`, `Ultra`), any case. NetApp
+    /// levels exist only in the current edition; a row from another edition is used only when
+    /// the current edition has none of that name.
+    pub fn netapp_level(&self, name: &str) -> Result<&NetAppServiceLevel, CatalogError> {
+        let current = self
+            .netapp
+            .iter()
+            .filter(|level| self.edition_of(&level.table) == Some(EDITION_CURRENT));
+        let others = self
+            .netapp
+            .iter()
+            .filter(|level| self.edition_of(&level.table) != Some(EDITION_CURRENT));
+        lookup(
+            "NetApp Files service level",
+            name,
+            EDITION_CURRENT,
+            current
+                .chain(others)
+                .map(|level| (level.name.as_str(), level)),
+            std::iter::empty(),
+        )
+    }
+}
+
+/// Name and table of any row type, so the override logic is written once.
+trait HasRow {
+    fn row_name(&self) -> &str;
+    fn table_id(&self) -> &str;
+}
+impl HasRow for VmSize {
+    fn row_name(&self) -> &str {
+        &self.name
+    }
+    fn table_id(&self) -> &str {
+        &self.table
+    }
+}
+impl HasRow for DiskSku {
+    fn row_name(&self) -> &str {
+        &self.name
+    }
+    fn table_id(&self) -> &str {
+        &self.table
+    }
+}
+impl HasRow for ProvisionedDiskType {
+    fn row_name(&self) -> &str {
+        &self.name
+    }
+    fn table_id(&self) -> &str {
+        &self.table
+    }
+}
+impl HasRow for NetAppServiceLevel {
+    fn row_name(&self) -> &str {
+        &self.name
+    }
+    fn table_id(&self) -> &str {
+        &self.table
+    }
+}
+
+fn upsert<T>(rows: &mut Vec<T>, slot: Option<usize>, row: T) {
+    match slot {
+        Some(index) => rows[index] = row,
+        None => rows.push(row),
+    }
+}
+
+fn check_edition(edition: &str) -> Result<(), CatalogError> {
+    if EDITIONS.contains(&edition) {
+        Ok(())
+    } else {
+        Err(CatalogError::UnknownEdition {
+            edition: edition.to_string(),
+            known: EDITIONS.iter().map(|e| e.to_string()).collect(),
+        })
+    }
+}
+
+/// The form names are compared in: lower case, without Azure's `Standard_` prefix and
+/// without separators, so `DS14`, `standard_ds14` and `Standard_DS14` are one name.
+pub(crate) fn normalize(name: &str) -> String {
+    let lower = name.trim().to_ascii_lowercase();
+    let stripped = ["standard_", "standard-", "standard "]
+        .iter()
+        .find_map(|prefix| lower.strip_prefix(prefix))
+        .unwrap_or(&lower);
+    stripped
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-' | ' '))
+        .collect()
+}
+
+/// Finds `name` among `candidates`; else an error naming the 3 nearest names and, when the
+/// name exists in another edition, which one.
+fn lookup<'a, T>(
+    what: &str,
+    name: &str,
+    edition: &str,
+    candidates: impl Iterator<Item = (&'a str, &'a T)>,
+    everywhere: impl Iterator<Item = (&'a str, Option<&'a str>)>,
+) -> Result<&'a T, CatalogError> {
+    let wanted = normalize(name);
+    let candidates: Vec<(&str, &T)> = candidates.collect();
+    if let Some((_, row)) = candidates
+        .iter()
+        .find(|(candidate, _)| candidate.eq_ignore_ascii_case(name.trim()))
+        .or_else(|| {
+            candidates
+                .iter()
+                .find(|(candidate, _)| normalize(candidate) == wanted)
+        })
+    {
+        return Ok(row);
+    }
+    let mut scored: Vec<(f64, &str)> = candidates
+        .iter()
+        .map(|(candidate, _)| {
+            let normalized = normalize(candidate);
+            let mut score = strsim::normalized_damerau_levenshtein(&normalized, &wanted);
+            if !wanted.is_empty() && normalized.starts_with(&wanted) {
+                score += 0.5;
+            }
+            (score, *candidate)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
+    let nearest: Vec<String> = scored
+        .iter()
+        .take(3)
+        .map(|(_, candidate)| candidate.to_string())
+        .collect();
+    let elsewhere: Vec<&str> = everywhere
+        .filter(|(candidate, _)| normalize(candidate) == wanted)
+        .filter_map(|(_, other)| other)
+        .filter(|other| *other != edition)
+        .collect();
+    let hint = match elsewhere.first() {
+        Some(other) => format!(" ('{name}' exists in the {other} edition: pass --edition {other})"),
+        None => String::new(),
+    };
+    Err(CatalogError::Unknown {
+        what: what.to_string(),
+        name: name.to_string(),
+        edition: edition.to_string(),
+        nearest: if nearest.is_empty() {
+            vec!["(none in this edition)".to_string()]
+        } else {
+            nearest
+        },
+        hint,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iofit_model::units::{Iops, MBps};
+
+    fn embedded() -> Catalog {
+        Catalog::embedded().expect("the embedded catalog loads")
+    }
+
+    #[test]
+    fn every_row_names_a_table_with_source_and_date() {
+        let catalog = embedded();
+        let table_ids = catalog
+            .vms
+            .iter()
+            .map(|r| &r.table)
+            .chain(catalog.disks.iter().map(|r| &r.table))
+            .chain(catalog.provisioned.iter().map(|r| &r.table))
+            .chain(catalog.netapp.iter().map(|r| &r.table));
+        for id in table_ids {
+            let table = catalog
+                .table(id)
+                .unwrap_or_else(|| panic!("table {id} missing"));
+            assert!(!table.source.trim().is_empty(), "{id} has no source");
+            assert_eq!(table.date.len(), 10, "{id} has no YYYY-MM-DD date");
+            assert!(EDITIONS.contains(&table.edition.as_str()));
+        }
+    }
+
+    #[test]
+    fn the_seed_edition_has_the_seed_figures() {
+        let catalog = embedded();
+        let vm = |name| catalog.vm(name, EDITION_SEED).unwrap();
+        assert_eq!(vm("DS1").uncached_iops, Some(Iops(3200.0)));
+        assert_eq!(vm("DS4").uncached_throughput_mb_s, Some(MBps(256.0)));
+        assert_eq!(vm("DS13").uncached_iops, Some(Iops(25600.0)));
+        assert_eq!(vm("DS13").price_usd_month, Some(1003.66));
+        let ds14 = vm("Standard_DS14");
+        assert_eq!(ds14.uncached_iops, Some(Iops(50000.0)));
+        assert_eq!(ds14.uncached_throughput_mb_s, Some(MBps(512.0)));
+        assert_eq!(ds14.cached_iops, Some(Iops(64000.0)));
+        assert_eq!(
+            (ds14.vcpu, ds14.memory_gib, ds14.max_data_disks),
+            (16, 112.0, 32)
+        );
+        assert_eq!(ds14.cache_size_gib, Some(576.0));
+        let gs5 = vm("gs5");
+        assert_eq!(gs5.uncached_iops, Some(Iops(80000.0)));
+        assert_eq!(gs5.uncached_throughput_mb_s, Some(MBps(2000.0)));
+        assert_eq!(gs5.max_data_disks, 64);
+        let d14 = vm("Standard_D14");
+        assert!(!d14.premium_storage);
+        assert_eq!(d14.price_usd_month, Some(1570.58));
+
+        let disk = |name| catalog.disk(name, EDITION_SEED).unwrap();
+        let expected = [
+            ("P4", 32.0, 120.0, 25.0),
+            ("P6", 64.0, 240.0, 50.0),
+            ("P10", 128.0, 500.0, 100.0),
+            ("P20", 512.0, 2300.0, 150.0),
+            ("P30", 1024.0, 5000.0, 200.0),
+            ("P40", 2048.0, 7500.0, 250.0),
+        ];
+        for (name, size, iops, mb_s) in expected {
+            let row = disk(name);
+            assert_eq!(
+                (row.size_gib, row.iops.0, row.throughput_mb_s.0),
+                (size, iops, mb_s)
+            );
+            assert_eq!(row.kind, DiskKind::PremiumSsd);
+        }
+        assert_eq!(disk("P50").iops, Iops(7500.0));
+        let s30 = disk("S30");
+        assert_eq!((s30.kind, s30.iops), (DiskKind::StandardHdd, Iops(500.0)));
+        // Disk prices are derived from the seed's totals; the parts must give the totals back.
+        let p30_total = 4.0 * disk("P30").price_usd_month.unwrap();
+        let s30_total = 32.0 * s30.price_usd_month.unwrap();
+        assert!((p30_total - 544.34).abs() < 1e-9, "{p30_total}");
+        assert!((s30_total - 1638.40).abs() < 1e-9, "{s30_total}");
+        let notes = catalog
+            .table(&disk("P30").table)
+            .and_then(|t| t.notes.clone())
+            .unwrap();
+        assert!(notes.contains("DERIVED") && notes.contains("1,548.00"));
+    }
+
+    #[test]
+    fn names_match_in_any_case_and_without_the_prefix() {
+        let catalog = embedded();
+        for name in [
+            "DS14",
+            "ds14",
+            "Standard_DS14",
+            "STANDARD_ds14",
+            " standard-ds14 ",
+        ] {
+            assert_eq!(
+                catalog.vm(name, EDITION_SEED).unwrap().name,
+                "Standard_DS14"
+            );
+        }
+        assert_eq!(catalog.disk("p30", EDITION_SEED).unwrap().name, "P30");
+    }
+
+    #[test]
+    fn unknown_names_suggest_the_three_nearest() {
+        let catalog = embedded();
+        let error = catalog.vm("Standard_DS15", EDITION_SEED).unwrap_err();
+        let CatalogError::Unknown { nearest, .. } = &error else {
+            panic!("{error}")
+        };
+        assert_eq!(nearest.len(), 3);
+        assert!(
+            nearest.contains(&"Standard_DS14".to_string()),
+            "{nearest:?}"
+        );
+        assert!(error
+            .to_string()
+            .starts_with("unknown VM size 'Standard_DS15' in the seed-2016 catalog; nearest: "));
+        let error = catalog.disk("P31", EDITION_SEED).unwrap_err().to_string();
+        assert!(error.contains("P30"), "{error}");
+        let error = catalog.vm("DS14", "2016").unwrap_err().to_string();
+        assert!(error.contains("use one of: current, seed-2016"), "{error}");
+    }
+
+    #[test]
+    fn a_name_in_another_edition_says_which() {
+        let catalog = embedded();
+        let error = catalog
+            .vm("Standard_D14", EDITION_CURRENT)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("exists in the seed-2016 edition"), "{error}");
+    }
+
+    #[test]
+    fn a_user_file_adds_and_overrides_rows_of_its_edition() {
+        let mut catalog = embedded();
+        let seed_vms = catalog.vms_in(EDITION_SEED).count();
+        let text = r#"
+[table]
+id = "my-measurements"
+edition = "seed-2016"
+title = "measured"
+source = "our lab"
+date = "2026-01-01"
+
+[[vms]]
+name = "standard_ds14"
+family = "DS"
+vcpu = 16
+memory_gib = 112
+max_data_disks = 32
+premium_storage = true
+uncached_iops = 48000
+
+[[vms]]
+name = "Standard_X1"
+family = "X"
+vcpu = 1
+memory_gib = 1
+max_data_disks = 1
+premium_storage = false
+"#;
+        catalog.load_str("my.toml", text).unwrap();
+        assert_eq!(catalog.vms_in(EDITION_SEED).count(), seed_vms + 1);
+        let ds14 = catalog.vm("DS14", EDITION_SEED).unwrap();
+        assert_eq!(ds14.uncached_iops, Some(Iops(48000.0)));
+        assert_eq!(ds14.table, "my-measurements");
+        assert!(catalog.vm("X1", EDITION_SEED).is_ok());
+
+        // The same table id twice is refused, and a refused file changes nothing.
+        let before = catalog.clone();
+        let error = catalog
+            .load_str("again.toml", text)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("already loaded"), "{error}");
+        assert_eq!(catalog, before);
+    }
+
+    #[test]
+    fn load_file_names_the_path_in_errors() {
+        let mut catalog = Catalog::default();
+        let error = catalog
+            .load_file(Path::new("/nonexistent/cat.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("/nonexistent/cat.toml: cannot read"),
+            "{error}"
+        );
+    }
+}

@@ -11,6 +11,10 @@ use serde::{Deserialize, Serialize};
 pub struct TableInfo {
     /// Short id used on the command line and in outputs, e.g. `azure-2025` or `seed-2016`.
     pub id: String,
+    /// Which edition of the catalog the table belongs to: `current` (planning default) or
+    /// `seed-2016` (the seed guide's dated 2016-2018 figures). Lookups choose an edition.
+    #[serde(default = "default_edition")]
+    pub edition: String,
     pub title: String,
     /// Where the numbers were read (URL or document name).
     pub source: String,
@@ -27,6 +31,10 @@ pub struct TableInfo {
     /// Free text: caveats, disagreements with other tables.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+}
+
+fn default_edition() -> String {
+    "current".to_string()
 }
 
 /// A VM size and its storage limits. Throughput in MB/s (10^6 B/s) as Azure publishes it.

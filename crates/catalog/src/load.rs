@@ -1,0 +1,662 @@
+//! Reading one catalog file: TOML text -> checked rows.
+//!
+//! Rows are checked field by field against a small schema before serde turns them into the
+//! typed rows of [`crate::types`]. Serde alone would accept a misspelt key silently (an
+//! optional field would just stay empty) and its messages do not name the row; the schema
+//! check names file, line, section, row and field, and says how to fix it.
+
+use crate::error::CatalogError;
+use crate::types::{DiskSku, NetAppServiceLevel, ProvisionedDiskType, TableInfo, VmSize};
+use crate::{EDITIONS, EDITION_CURRENT};
+use std::collections::HashSet;
+use toml::Value;
+
+/// The rows of one file, checked, with the file's table.
+#[derive(Debug, Clone)]
+pub(crate) struct FileRows {
+    pub table: TableInfo,
+    pub vms: Vec<VmSize>,
+    pub disks: Vec<DiskSku>,
+    pub provisioned: Vec<ProvisionedDiskType>,
+    pub netapp: Vec<NetAppServiceLevel>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    /// Non-empty text.
+    Text,
+    /// A calendar date YYYY-MM-DD.
+    Date,
+    /// A whole number >= 0.
+    Whole,
+    /// A number >= 0 (integer or float).
+    Number,
+    Bool,
+    /// One of the [`crate::types::DiskKind`] names.
+    DiskKind,
+}
+
+struct Field {
+    name: &'static str,
+    kind: Kind,
+    required: bool,
+}
+
+const fn req(name: &'static str, kind: Kind) -> Field {
+    Field {
+        name,
+        kind,
+        required: true,
+    }
+}
+
+const fn opt(name: &'static str, kind: Kind) -> Field {
+    Field {
+        name,
+        kind,
+        required: false,
+    }
+}
+
+const TABLE_FIELDS: &[Field] = &[
+    req("id", Kind::Text),
+    req("edition", Kind::Text),
+    req("title", Kind::Text),
+    req("source", Kind::Text),
+    req("date", Kind::Date),
+    opt("price_basis", Kind::Text),
+    opt("price_source", Kind::Text),
+    opt("price_date", Kind::Date),
+    opt("notes", Kind::Text),
+];
+
+const VM_FIELDS: &[Field] = &[
+    req("name", Kind::Text),
+    opt("table", Kind::Text),
+    req("family", Kind::Text),
+    req("vcpu", Kind::Whole),
+    req("memory_gib", Kind::Number),
+    req("max_data_disks", Kind::Whole),
+    req("premium_storage", Kind::Bool),
+    opt("uncached_iops", Kind::Number),
+    opt("uncached_throughput_mb_s", Kind::Number),
+    opt("cached_iops", Kind::Number),
+    opt("cached_throughput_mb_s", Kind::Number),
+    opt("cache_size_gib", Kind::Number),
+    opt("temp_storage_gib", Kind::Number),
+    opt("burst_uncached_iops", Kind::Number),
+    opt("burst_uncached_throughput_mb_s", Kind::Number),
+    opt("price_usd_month", Kind::Number),
+];
+
+const DISK_FIELDS: &[Field] = &[
+    req("name", Kind::Text),
+    opt("table", Kind::Text),
+    req("kind", Kind::DiskKind),
+    req("size_gib", Kind::Number),
+    req("iops", Kind::Number),
+    req("throughput_mb_s", Kind::Number),
+    opt("burst_iops", Kind::Number),
+    opt("burst_throughput_mb_s", Kind::Number),
+    opt("price_usd_month", Kind::Number),
+];
+
+const PROVISIONED_FIELDS: &[Field] = &[
+    req("name", Kind::Text),
+    opt("table", Kind::Text),
+    req("kind", Kind::DiskKind),
+    req("size_gib_min", Kind::Number),
+    req("size_gib_max", Kind::Number),
+    req("iops_baseline", Kind::Number),
+    req("iops_per_gib_max", Kind::Number),
+    req("iops_max", Kind::Number),
+    req("throughput_mb_s_baseline", Kind::Number),
+    req("throughput_mb_s_per_iops_max", Kind::Number),
+    req("throughput_mb_s_max", Kind::Number),
+    opt("price_usd_per_gib_month", Kind::Number),
+    opt("price_usd_per_iops_month", Kind::Number),
+    opt("price_usd_per_mb_s_month", Kind::Number),
+];
+
+const NETAPP_FIELDS: &[Field] = &[
+    req("name", Kind::Text),
+    opt("table", Kind::Text),
+    req("throughput_mib_s_per_tib", Kind::Number),
+    opt("price_usd_per_tib_month", Kind::Number),
+    opt("quota_tib_min", Kind::Number),
+    opt("quota_tib_max", Kind::Number),
+    opt("volume_throughput_mib_s_max", Kind::Number),
+];
+
+const DISK_KINDS: &[&str] = &[
+    "premium_ssd",
+    "standard_ssd",
+    "standard_hdd",
+    "premium_ssd_v2",
+    "ultra_disk",
+];
+
+const SECTIONS: &[&str] = &["table", "vms", "disks", "provisioned", "netapp"];
+
+/// Parses and checks one catalog file. `file` is the name used in error messages.
+pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogError> {
+    let document: toml::Table = text.parse().map_err(|error: toml::de::Error| {
+        let line = error
+            .span()
+            .map(|span| line_of_offset(text, span.start))
+            .unwrap_or(1);
+        CatalogError::Syntax {
+            file: file.to_string(),
+            line,
+            message: one_line(error.message()),
+        }
+    })?;
+    let locator = Locator { text };
+
+    for key in document.keys() {
+        if !SECTIONS.contains(&key.as_str()) {
+            return Err(CatalogError::File {
+                file: file.to_string(),
+                problem: format!(
+                    "unknown section '{key}'; a catalog file has one [table] and rows in \
+                     [[vms]], [[disks]], [[provisioned]] or [[netapp]]"
+                ),
+            });
+        }
+    }
+
+    let table_value = document.get("table").ok_or_else(|| CatalogError::File {
+        file: file.to_string(),
+        problem: "no [table] section; add [table] with id, edition, title, source and date \
+                  (see catalog/README.md)"
+            .to_string(),
+    })?;
+    let table_map = table_value.as_table().ok_or_else(|| CatalogError::File {
+        file: file.to_string(),
+        problem: "'table' must be a section [table], not a value or an array".to_string(),
+    })?;
+    check_fields(table_map, TABLE_FIELDS).map_err(|(field, problem)| CatalogError::Table {
+        file: file.to_string(),
+        line: locator.table_field_line(&field),
+        field,
+        problem,
+    })?;
+    let edition = table_map["edition"].as_str().unwrap_or_default();
+    if !EDITIONS.contains(&edition) {
+        return Err(CatalogError::Table {
+            file: file.to_string(),
+            line: locator.table_field_line("edition"),
+            field: "edition".to_string(),
+            problem: format!(
+                "'{edition}' is not an edition; write edition = \"{EDITION_CURRENT}\" or \
+                 edition = \"{}\"",
+                crate::EDITION_SEED
+            ),
+        });
+    }
+    let table: TableInfo =
+        Value::Table(table_map.clone())
+            .try_into()
+            .map_err(|error: toml::de::Error| CatalogError::Table {
+                file: file.to_string(),
+                line: None,
+                field: "?".to_string(),
+                problem: one_line(error.message()),
+            })?;
+
+    let context = RowContext {
+        file,
+        table_id: &table.id,
+        locator: &locator,
+    };
+    let vms: Vec<VmSize> = context.rows(&document, "vms", VM_FIELDS)?;
+    let disks: Vec<DiskSku> = context.rows(&document, "disks", DISK_FIELDS)?;
+    let provisioned: Vec<ProvisionedDiskType> =
+        context.rows(&document, "provisioned", PROVISIONED_FIELDS)?;
+    for (index, row) in provisioned.iter().enumerate() {
+        if row.size_gib_min > row.size_gib_max {
+            return Err(context.row_error(
+                "provisioned",
+                index,
+                &row.name,
+                "size_gib_max",
+                format!(
+                    "{} is below size_gib_min {}; the largest size must be at least the smallest",
+                    row.size_gib_max, row.size_gib_min
+                ),
+            ));
+        }
+        if row.iops_baseline.0 > row.iops_max.0 {
+            return Err(context.row_error(
+                "provisioned",
+                index,
+                &row.name,
+                "iops_max",
+                format!(
+                    "{} is below iops_baseline {}; the maximum must be at least the baseline",
+                    row.iops_max.0, row.iops_baseline.0
+                ),
+            ));
+        }
+    }
+    let netapp: Vec<NetAppServiceLevel> = context.rows(&document, "netapp", NETAPP_FIELDS)?;
+
+    Ok(FileRows {
+        table,
+        vms,
+        disks,
+        provisioned,
+        netapp,
+    })
+}
+
+struct RowContext<'a> {
+    file: &'a str,
+    table_id: &'a str,
+    locator: &'a Locator<'a>,
+}
+
+impl RowContext<'_> {
+    fn row_error(
+        &self,
+        section: &str,
+        index: usize,
+        name: &str,
+        field: &str,
+        problem: String,
+    ) -> CatalogError {
+        CatalogError::Row {
+            file: self.file.to_string(),
+            line: self.locator.row_field_line(section, index, field),
+            section: section.to_string(),
+            index,
+            name: if name.is_empty() {
+                "unnamed".to_string()
+            } else {
+                name.to_string()
+            },
+            field: field.to_string(),
+            problem,
+        }
+    }
+
+    /// Checks every row of one section and deserializes it; fills in `table` when left out.
+    fn rows<T: serde::de::DeserializeOwned>(
+        &self,
+        document: &toml::Table,
+        section: &str,
+        schema: &[Field],
+    ) -> Result<Vec<T>, CatalogError> {
+        let Some(value) = document.get(section) else {
+            return Ok(Vec::new());
+        };
+        let Some(array) = value.as_array() else {
+            return Err(CatalogError::File {
+                file: self.file.to_string(),
+                problem: format!("'{section}' must be an array of rows written [[{section}]]"),
+            });
+        };
+        let mut seen_names: HashSet<String> = HashSet::new();
+        let mut rows = Vec::with_capacity(array.len());
+        for (index, row_value) in array.iter().enumerate() {
+            let Some(row) = row_value.as_table() else {
+                return Err(CatalogError::File {
+                    file: self.file.to_string(),
+                    problem: format!("{section}[{index}] must be a row written [[{section}]]"),
+                });
+            };
+            let name = row
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            check_fields(row, schema).map_err(|(field, problem)| {
+                self.row_error(section, index, &name, &field, problem)
+            })?;
+            let mut row = row.clone();
+            match row.get("table").and_then(Value::as_str) {
+                None => {
+                    row.insert(
+                        "table".to_string(),
+                        Value::String(self.table_id.to_string()),
+                    );
+                }
+                Some(given) if given == self.table_id => {}
+                Some(given) => {
+                    return Err(self.row_error(
+                        section,
+                        index,
+                        &name,
+                        "table",
+                        format!(
+                            "'{given}' is not this file's table; leave the key out or write \
+                             table = \"{}\"",
+                            self.table_id
+                        ),
+                    ))
+                }
+            }
+            if !seen_names.insert(crate::normalize(&name)) {
+                return Err(self.row_error(
+                    section,
+                    index,
+                    &name,
+                    "name",
+                    format!(
+                        "'{name}' appears twice in this file; keep one row per name (a later \
+                         --catalog file may override it)"
+                    ),
+                ));
+            }
+            let typed: T = Value::Table(row)
+                .try_into()
+                .map_err(|error: toml::de::Error| {
+                    self.row_error(section, index, &name, "?", one_line(error.message()))
+                })?;
+            rows.push(typed);
+        }
+        Ok(rows)
+    }
+}
+
+/// Checks the keys of one row or table against its schema; on failure returns (field, problem).
+fn check_fields(map: &toml::Table, schema: &[Field]) -> Result<(), (String, String)> {
+    for key in map.keys() {
+        if !schema.iter().any(|field| field.name == key) {
+            let known: Vec<&str> = schema.iter().map(|field| field.name).collect();
+            let nearest = known
+                .iter()
+                .max_by(|a, b| {
+                    strsim::jaro_winkler(a, key)
+                        .partial_cmp(&strsim::jaro_winkler(b, key))
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                })
+                .copied()
+                .unwrap_or("");
+            return Err((
+                key.clone(),
+                format!(
+                    "unknown field; did you mean '{nearest}'? (known fields: {})",
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    for field in schema {
+        match map.get(field.name) {
+            None if field.required => {
+                return Err((
+                    field.name.to_string(),
+                    format!("missing; add {} = {}", field.name, example(field.kind)),
+                ))
+            }
+            None => {}
+            Some(value) => {
+                check_value(value, field.kind).map_err(|problem| {
+                    let hint = if field.required {
+                        String::new()
+                    } else {
+                        "; leave the key out when the value is not published".to_string()
+                    };
+                    (field.name.to_string(), format!("{problem}{hint}"))
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn example(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Text => "\"...\"",
+        Kind::Date => "\"2025-01-31\"",
+        Kind::Whole => "16",
+        Kind::Number => "25600",
+        Kind::Bool => "true",
+        Kind::DiskKind => "\"premium_ssd\"",
+    }
+}
+
+fn check_value(value: &Value, kind: Kind) -> Result<(), String> {
+    match kind {
+        Kind::Text => match value.as_str() {
+            Some(text) if !text.trim().is_empty() => Ok(()),
+            Some(_) => Err("must not be empty".to_string()),
+            None => Err(format!(
+                "expected text in quotes, found {}",
+                describe(value)
+            )),
+        },
+        Kind::Date => match value.as_str() {
+            Some(text) if is_date(text) => Ok(()),
+            _ => Err(format!(
+                "expected a date in quotes as \"YYYY-MM-DD\", found {}",
+                describe(value)
+            )),
+        },
+        Kind::Bool => match value {
+            Value::Boolean(_) => Ok(()),
+            _ => Err(format!("expected true or false, found {}", describe(value))),
+        },
+        Kind::DiskKind => match value.as_str() {
+            Some(text) if DISK_KINDS.contains(&text) => Ok(()),
+            _ => Err(format!(
+                "expected one of {}, found {}",
+                DISK_KINDS.join(", "),
+                describe(value)
+            )),
+        },
+        Kind::Whole => match value {
+            Value::Integer(number) if *number >= 0 && *number <= u32::MAX as i64 => Ok(()),
+            _ => Err(format!(
+                "expected a whole number >= 0, found {}",
+                describe(value)
+            )),
+        },
+        Kind::Number => {
+            let number = match value {
+                Value::Integer(number) => Some(*number as f64),
+                Value::Float(number) => Some(*number),
+                _ => None,
+            };
+            match number {
+                Some(number) if number.is_finite() && number >= 0.0 => Ok(()),
+                _ => Err(format!("expected a number >= 0, found {}", describe(value))),
+            }
+        }
+    }
+}
+
+fn describe(value: &Value) -> String {
+    match value {
+        Value::String(text) => format!("\"{text}\""),
+        Value::Integer(_) | Value::Float(_) | Value::Boolean(_) | Value::Datetime(_) => {
+            value.to_string()
+        }
+        Value::Array(_) => "an array".to_string(),
+        Value::Table(_) => "a table".to_string(),
+    }
+}
+
+fn is_date(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 10
+        && bytes[4] == b'-'
+        && bytes[7] == b'-'
+        && bytes
+            .iter()
+            .enumerate()
+            .all(|(i, b)| i == 4 || i == 7 || b.is_ascii_digit())
+        && (1..=12).contains(&text[5..7].parse::<u32>().unwrap_or(0))
+        && (1..=31).contains(&text[8..10].parse::<u32>().unwrap_or(0))
+}
+
+/// toml's messages may span lines; the CLI prints errors on one line.
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn line_of_offset(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Finds line numbers for error messages by scanning the text for `[[section]]` headers and
+/// `key =` lines. Best effort: rows written as inline tables get no line.
+struct Locator<'a> {
+    text: &'a str,
+}
+
+impl Locator<'_> {
+    fn lines(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.text
+            .lines()
+            .enumerate()
+            .map(|(i, line)| (i + 1, line.trim()))
+    }
+
+    fn key_line_after(&self, start_line: usize, key: &str) -> Option<usize> {
+        for (number, line) in self.lines().skip(start_line) {
+            if line.starts_with('[') {
+                return None;
+            }
+            if let Some(rest) = line.strip_prefix(key) {
+                if rest.trim_start().starts_with('=') {
+                    return Some(number);
+                }
+            }
+        }
+        None
+    }
+
+    fn table_field_line(&self, field: &str) -> Option<usize> {
+        let (start, _) = self.lines().find(|(_, line)| *line == "[table]")?;
+        self.key_line_after(start, field).or(Some(start))
+    }
+
+    fn row_field_line(&self, section: &str, index: usize, field: &str) -> Option<usize> {
+        let header = format!("[[{section}]]");
+        let (start, _) = self
+            .lines()
+            .filter(|(_, line)| *line == header)
+            .nth(index)?;
+        self.key_line_after(start, field).or(Some(start))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[table]
+id = "t1"
+edition = "current"
+title = "test"
+source = "a page"
+date = "2025-01-31"
+
+[[vms]]
+name = "Standard_A"
+family = "A"
+vcpu = 2
+memory_gib = 8
+max_data_disks = 4
+premium_storage = true
+uncached_iops = 3750
+
+[[disks]]
+name = "P1"
+kind = "premium_ssd"
+size_gib = 4
+iops = 120
+throughput_mb_s = 25
+"#;
+
+    #[test]
+    fn a_good_file_loads_and_rows_get_the_file_table() {
+        let rows = parse_file("t.toml", GOOD).unwrap();
+        assert_eq!(rows.table.id, "t1");
+        assert_eq!(rows.vms.len(), 1);
+        assert_eq!(rows.vms[0].table, "t1");
+        assert_eq!(rows.vms[0].uncached_iops.map(|i| i.0), Some(3750.0));
+        assert_eq!(rows.vms[0].cached_iops, None);
+        assert_eq!(rows.disks[0].size_gib, 4.0);
+    }
+
+    #[test]
+    fn a_negative_number_names_file_line_row_and_field() {
+        let text = GOOD.replace("uncached_iops = 3750", "uncached_iops = -1");
+        let error = parse_file("my.toml", &text).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "my.toml: line 16: vms[0] (Standard_A): field uncached_iops: expected a number >= 0, \
+             found -1; leave the key out when the value is not published"
+        );
+    }
+
+    #[test]
+    fn a_misspelt_key_is_refused_with_the_nearest_field() {
+        let text = GOOD.replace("uncached_iops = 3750", "uncached_iop = 3750");
+        let error = parse_file("my.toml", &text).unwrap_err().to_string();
+        assert!(error.contains("field uncached_iop: unknown field; did you mean 'uncached_iops'"));
+    }
+
+    #[test]
+    fn missing_fields_empty_names_and_duplicates_are_errors() {
+        let text = GOOD.replace("vcpu = 2\n", "");
+        let error = parse_file("my.toml", &text).unwrap_err().to_string();
+        assert!(error.contains("vms[0] (Standard_A): field vcpu: missing; add vcpu = 16"));
+
+        let text = GOOD.replace("name = \"Standard_A\"", "name = \"\"");
+        let error = parse_file("my.toml", &text).unwrap_err().to_string();
+        assert!(
+            error.contains("(unnamed): field name: must not be empty"),
+            "{error}"
+        );
+
+        let text = format!(
+            "{GOOD}\n[[disks]]\nname = \"p1\"\nkind = \"premium_ssd\"\nsize_gib = 4\niops = 1\nthroughput_mb_s = 1\n"
+        );
+        let error = parse_file("my.toml", &text).unwrap_err().to_string();
+        assert!(
+            error.contains("disks[1] (p1): field name: 'p1' appears twice"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn table_problems_are_named() {
+        let text = GOOD.replace("edition = \"current\"", "edition = \"2016\"");
+        let error = parse_file("my.toml", &text).unwrap_err().to_string();
+        assert!(
+            error.starts_with("my.toml: line 4: [table]: field edition:"),
+            "{error}"
+        );
+
+        let text = GOOD.replace("date = \"2025-01-31\"", "date = \"Jan 2025\"");
+        let error = parse_file("my.toml", &text).unwrap_err().to_string();
+        assert!(error.contains("field date: expected a date"), "{error}");
+
+        let text = GOOD.replace("[[vms]]\nname", "[[vms]]\ntable = \"other\"\nname");
+        let error = parse_file("my.toml", &text).unwrap_err().to_string();
+        assert!(
+            error.contains("field table: 'other' is not this file's table"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn syntax_errors_name_the_line() {
+        let text = GOOD.replace("vcpu = 2", "vcpu = = 2");
+        let error = parse_file("my.toml", &text).unwrap_err();
+        assert!(
+            matches!(error, CatalogError::Syntax { line: 12, .. }),
+            "{error}"
+        );
+    }
+}
