@@ -1,0 +1,175 @@
+//! The one error type of every dialect. Each error names the file, the line (1-based; 0 when the
+//! error is about the whole file) and the key, says what is wrong and how to fix it, and renders
+//! as one line so the CLI can print it as is.
+
+use std::fmt;
+
+/// What went wrong; the variant is what tests match on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ErrorKind {
+    #[error("cannot read the file: {0}")]
+    Io(String),
+    #[error("the file is not text (binary data or invalid UTF-8); give a job file")]
+    Binary,
+    #[error(
+        "no jobs defined; add a job section such as [job1] with rw= and filename= or directory="
+    )]
+    Empty,
+    #[error("section header '{0}' is not closed; write it as [name]")]
+    UnclosedSection(String),
+    #[error("section name is empty; write [name]")]
+    EmptySectionName,
+    #[error("option '{0}' appears before any section; put it under [global] or a [job] header")]
+    OptionOutsideSection(String),
+    #[error("unknown option '{key}'{}; fix the name or pass --ignore-unknown", suggestion_text(.suggestion))]
+    UnknownOption {
+        key: String,
+        suggestion: Option<String>,
+    },
+    #[error("fio option '{0}' is not supported by iofit yet; remove it to run the job without it")]
+    UnsupportedOption(String),
+    #[error("{key}={value}: {why} is not supported by iofit yet; {fix}")]
+    UnsupportedValue {
+        key: String,
+        value: String,
+        why: String,
+        fix: String,
+    },
+    #[error("{key}={value} is invalid: {why}; {fix}")]
+    InvalidValue {
+        key: String,
+        value: String,
+        why: String,
+        fix: String,
+    },
+    #[error("option '{0}' needs a value; write {0}=VALUE")]
+    MissingValue(String),
+    #[error("job '{name}' is defined twice (first at line {first_line}); job names also name the job's files, rename one")]
+    DuplicateJob { name: String, first_line: usize },
+    #[error("job '{job}': {what}; {fix}")]
+    InvalidJob {
+        job: String,
+        what: String,
+        fix: String,
+    },
+    #[error("{0}")]
+    Other(String),
+}
+
+fn suggestion_text(suggestion: &Option<String>) -> String {
+    match suggestion {
+        Some(known) => format!(" (did you mean '{known}'?)"),
+        None => String::new(),
+    }
+}
+
+/// A job-file error with its place. Renders as `file:line: message` on one line.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", self.render())]
+pub struct JobFileError {
+    /// File name as given (or `command line`).
+    pub file: String,
+    /// 1-based line; 0 when the error concerns the whole file.
+    pub line: usize,
+    /// The option (or vdbench keyword) at fault, when there is one.
+    pub key: Option<String>,
+    /// Boxed to keep `Result<_, JobFileError>` small on the happy path.
+    pub kind: Box<ErrorKind>,
+}
+
+impl JobFileError {
+    pub fn new(file: impl Into<String>, line: usize, key: Option<&str>, kind: ErrorKind) -> Self {
+        JobFileError {
+            file: file.into(),
+            line,
+            key: key.map(str::to_string),
+            kind: Box::new(kind),
+        }
+    }
+
+    fn render(&self) -> String {
+        let text = self.kind.to_string().replace(['\n', '\r'], " ");
+        if self.line == 0 {
+            format!("{}: {}", self.file, text)
+        } else {
+            format!("{}:{}: {}", self.file, self.line, text)
+        }
+    }
+}
+
+/// Where a value came from: used to build errors after the text has been read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: usize,
+}
+
+impl Location {
+    pub fn new(file: impl Into<String>, line: usize) -> Self {
+        Location {
+            file: file.into(),
+            line,
+        }
+    }
+    pub fn error(&self, key: Option<&str>, kind: ErrorKind) -> JobFileError {
+        JobFileError::new(self.file.clone(), self.line, key, kind)
+    }
+    pub fn invalid(
+        &self,
+        key: &str,
+        value: &str,
+        why: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> JobFileError {
+        self.error(
+            Some(key),
+            ErrorKind::InvalidValue {
+                key: key.to_string(),
+                value: value.to_string(),
+                why: why.into(),
+                fix: fix.into(),
+            },
+        )
+    }
+    pub fn unsupported_value(
+        &self,
+        key: &str,
+        value: &str,
+        why: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> JobFileError {
+        self.error(
+            Some(key),
+            ErrorKind::UnsupportedValue {
+                key: key.to_string(),
+                value: value.to_string(),
+                why: why.into(),
+                fix: fix.into(),
+            },
+        )
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// The closest name in `candidates` to `word`, when it is close enough to be a useful hint.
+pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let word_lower = word.to_ascii_lowercase();
+    let mut best: Option<(f64, &str)> = None;
+    for candidate in candidates {
+        let score = strsim::jaro_winkler(&word_lower, candidate);
+        let better = match best {
+            Some((best_score, _)) => score > best_score,
+            None => true,
+        };
+        if better {
+            best = Some((score, candidate));
+        }
+    }
+    best.filter(|(score, _)| *score >= 0.8)
+        .map(|(_, name)| name.to_string())
+}

@@ -1,0 +1,191 @@
+//! Value syntaxes shared by the dialects: sizes, times, booleans, integers and fio's
+//! per-direction comma lists. Each returns a plain `String` reason on failure; the caller wraps it
+//! with the file, line and key it knows.
+
+use iofit_model::units::{Bytes, SizeBase};
+use std::time::Duration;
+
+/// fio's `kb_base`: 1024 (default: every suffix is a power of two) or 1000 (SI suffixes are
+/// powers of ten, `KiB` and friends stay binary).
+pub fn size_base_from_kb_base(value: &str) -> Result<SizeBase, String> {
+    match value.trim() {
+        "1024" => Ok(SizeBase::Binary),
+        "1000" => Ok(SizeBase::Decimal),
+        _ => Err("kb_base must be 1024 or 1000".to_string()),
+    }
+}
+
+/// A byte count: a number with an optional suffix (`8k`, `64KiB`, `30g`, `4096`). No suffix is
+/// bytes. fio also writes a bare `0x` hex number; that is accepted too.
+pub fn parse_size(text: &str, base: SizeBase) -> Result<Bytes, String> {
+    let trimmed = text.trim();
+    if let Some(hex) = trimmed
+        .strip_prefix("0x")
+        .or_else(|| trimmed.strip_prefix("0X"))
+    {
+        return u64::from_str_radix(hex, 16)
+            .map(Bytes)
+            .map_err(|_| format!("'{trimmed}' is not a hexadecimal number"));
+    }
+    if trimmed.starts_with('-') {
+        return Err(format!(
+            "'{trimmed}' is negative; sizes are counts of bytes"
+        ));
+    }
+    Bytes::parse_with_base(trimmed, base).map_err(|e| e.to_string())
+}
+
+/// A time as fio reads it: no unit is `default_unit`; suffixes `us`/`usec`, `ms`/`msec`,
+/// `s`/`sec`, `m`/`min`, `h`/`hour`, `d`/`day` (fio's `m` is minutes).
+pub fn parse_time(text: &str, default_unit: Duration) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(
+            "empty time; write a number with an optional unit such as 30, 30s, 500ms or 2m".into(),
+        );
+    }
+    let split_at = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number_text, unit_text) = trimmed.split_at(split_at);
+    let number: f64 = number_text.parse().map_err(|_| {
+        format!("'{trimmed}' is not a time; write a number with an optional unit such as 30, 30s, 500ms or 2m")
+    })?;
+    let unit_secs = match unit_text.trim().to_ascii_lowercase().as_str() {
+        "" => default_unit.as_secs_f64(),
+        "us" | "usec" => 1e-6,
+        "ms" | "msec" => 1e-3,
+        "s" | "sec" => 1.0,
+        "m" | "min" => 60.0,
+        "h" | "hour" => 3600.0,
+        "d" | "day" => 86400.0,
+        other => {
+            return Err(format!(
+                "'{trimmed}' has an unknown time unit '{other}'; use us, ms, s, m, h or d"
+            ))
+        }
+    };
+    let secs = number * unit_secs;
+    if !secs.is_finite() || secs > 1e12 {
+        return Err(format!("'{trimmed}' is too long a time"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// fio booleans: `1`/`0`, also `true`/`false`, `yes`/`no`, `on`/`off`. A bare flag is `true`.
+pub fn parse_bool(value: Option<&str>) -> Result<bool, String> {
+    match value.map(|v| v.trim().to_ascii_lowercase()) {
+        None => Ok(true),
+        Some(v) => match v.as_str() {
+            "" | "1" | "true" | "yes" | "on" => Ok(true),
+            "0" | "false" | "no" | "off" => Ok(false),
+            _ => Err(format!("'{v}' is not a boolean; write 1 or 0")),
+        },
+    }
+}
+
+/// A whole number, decimal or `0x` hex, optionally with fio's integer suffixes (`k` = 1000 for
+/// counts would be ambiguous, so counts take plain numbers only).
+pub fn parse_u64(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let parsed = if let Some(hex) = trimmed
+        .strip_prefix("0x")
+        .or_else(|| trimmed.strip_prefix("0X"))
+    {
+        u64::from_str_radix(hex, 16)
+    } else {
+        trimmed.parse::<u64>()
+    };
+    parsed.map_err(|_| format!("'{trimmed}' is not a whole number"))
+}
+
+pub fn parse_u32(text: &str) -> Result<u32, String> {
+    let value = parse_u64(text)?;
+    u32::try_from(value).map_err(|_| format!("'{}' is too large", text.trim()))
+}
+
+/// A percentage 0..=100 (whole or decimal number).
+pub fn parse_percent(text: &str) -> Result<f64, String> {
+    let trimmed = text.trim().trim_end_matches('%');
+    let value: f64 = trimmed
+        .parse()
+        .map_err(|_| format!("'{}' is not a percentage", text.trim()))?;
+    if !(0.0..=100.0).contains(&value) || !value.is_finite() {
+        return Err(format!("{value} is outside 0..100"));
+    }
+    Ok(value)
+}
+
+/// fio's per-direction list `read[,write[,trim]]`: a value not followed by a comma carries over to
+/// the directions after it; an empty entry leaves that direction at its default (`None`).
+/// Returns (read, write). A trim entry is accepted and dropped: iofit has no trim IO.
+pub fn split_per_direction(value: &str) -> Result<(Option<String>, Option<String>), String> {
+    let parts: Vec<&str> = value.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        return Err("at most three comma-separated values (read,write,trim)".to_string());
+    }
+    let pick = |index: usize| -> Option<String> {
+        let part = if index < parts.len() {
+            parts[index]
+        } else {
+            parts[parts.len() - 1]
+        };
+        if part.is_empty() {
+            None
+        } else {
+            Some(part.to_string())
+        }
+    };
+    Ok((pick(0), pick(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_follow_kb_base() {
+        assert_eq!(parse_size("8k", SizeBase::Binary).unwrap(), Bytes(8192));
+        assert_eq!(parse_size("8KB", SizeBase::Binary).unwrap(), Bytes(8192));
+        assert_eq!(parse_size("8KB", SizeBase::Decimal).unwrap(), Bytes(8000));
+        assert_eq!(parse_size("8KiB", SizeBase::Decimal).unwrap(), Bytes(8192));
+        assert_eq!(parse_size("4096", SizeBase::Binary).unwrap(), Bytes(4096));
+        assert_eq!(parse_size("0x1000", SizeBase::Binary).unwrap(), Bytes(4096));
+        assert!(parse_size("12q", SizeBase::Binary).is_err());
+        assert!(parse_size("-1", SizeBase::Binary).is_err());
+    }
+
+    #[test]
+    fn times_follow_fio_units() {
+        let secs = Duration::from_secs(1);
+        assert_eq!(parse_time("30", secs).unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_time("2m", secs).unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_time("1h", secs).unwrap(), Duration::from_secs(3600));
+        assert_eq!(
+            parse_time("500ms", secs).unwrap(),
+            Duration::from_millis(500)
+        );
+        assert_eq!(
+            parse_time("250us", secs).unwrap(),
+            Duration::from_micros(250)
+        );
+        assert!(parse_time("3 fortnights", secs).is_err());
+    }
+
+    #[test]
+    fn per_direction_carries_over() {
+        let s = |v: &str| split_per_direction(v).unwrap();
+        assert_eq!(s("256k"), (Some("256k".into()), Some("256k".into())));
+        assert_eq!(s("8k,32k"), (Some("8k".into()), Some("32k".into())));
+        assert_eq!(s(",8k"), (None, Some("8k".into())));
+        assert_eq!(s("500k,"), (Some("500k".into()), None));
+        assert!(split_per_direction("1,2,3,4").is_err());
+    }
+
+    #[test]
+    fn booleans() {
+        assert!(parse_bool(None).unwrap());
+        assert!(!parse_bool(Some("0")).unwrap());
+        assert!(parse_bool(Some("2")).is_err());
+    }
+}
