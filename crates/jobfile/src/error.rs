@@ -56,6 +56,28 @@ pub enum ErrorKind {
     Other(String),
 }
 
+impl ErrorKind {
+    /// The variant's name, for test manifests (`tests/bad-input/*/expected.tsv`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ErrorKind::Io(_) => "Io",
+            ErrorKind::Binary => "Binary",
+            ErrorKind::Empty => "Empty",
+            ErrorKind::UnclosedSection(_) => "UnclosedSection",
+            ErrorKind::EmptySectionName => "EmptySectionName",
+            ErrorKind::OptionOutsideSection(_) => "OptionOutsideSection",
+            ErrorKind::UnknownOption { .. } => "UnknownOption",
+            ErrorKind::UnsupportedOption(_) => "UnsupportedOption",
+            ErrorKind::UnsupportedValue { .. } => "UnsupportedValue",
+            ErrorKind::InvalidValue { .. } => "InvalidValue",
+            ErrorKind::MissingValue(_) => "MissingValue",
+            ErrorKind::DuplicateJob { .. } => "DuplicateJob",
+            ErrorKind::InvalidJob { .. } => "InvalidJob",
+            ErrorKind::Other(_) => "Other",
+        }
+    }
+}
+
 fn suggestion_text(suggestion: &Option<String>) -> String {
     match suggestion {
         Some(known) => format!(" (did you mean '{known}'?)"),

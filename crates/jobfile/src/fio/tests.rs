@@ -377,3 +377,23 @@ fn include_reads_relative_to_the_file() {
     let jobs = parse_file(&dir.path().join("main.fio"), &ParseOptions::default()).unwrap();
     assert_eq!(jobs[0].block_size.max_size(), Bytes::kib(16));
 }
+
+#[test]
+#[ignore = "prints the corpus messages for a human to read"]
+fn print_corpus_messages() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bad-input/jobfile");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    for path in paths
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
+    {
+        println!(
+            "{}",
+            parse_file(path, &ParseOptions::default()).unwrap_err()
+        );
+    }
+}
