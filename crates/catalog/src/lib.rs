@@ -27,6 +27,10 @@
 //! assert!(error.to_string().contains("Standard_DS4"));
 //! ```
 
+// Errors carry file, row, field and advice as owned text; they arise only on bad input, so
+// their size does not matter and boxing them would only make matching on them clumsier.
+#![allow(clippy::result_large_err)]
+
 mod error;
 mod load;
 pub mod types;
@@ -58,8 +62,16 @@ const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../../catalog/disk-seed-2016-standard.toml"),
     ),
     (
-        "catalog/disk-azure-current.toml",
-        include_str!("../../../catalog/disk-azure-current.toml"),
+        "catalog/disk-premium-azure-current.toml",
+        include_str!("../../../catalog/disk-premium-azure-current.toml"),
+    ),
+    (
+        "catalog/disk-standard-ssd-azure-current.toml",
+        include_str!("../../../catalog/disk-standard-ssd-azure-current.toml"),
+    ),
+    (
+        "catalog/disk-standard-hdd-azure-current.toml",
+        include_str!("../../../catalog/disk-standard-hdd-azure-current.toml"),
     ),
     (
         "catalog/provisioned-azure-current.toml",
@@ -482,6 +494,68 @@ mod tests {
             .and_then(|t| t.notes.clone())
             .unwrap();
         assert!(notes.contains("DERIVED") && notes.contains("1,548.00"));
+    }
+
+    #[test]
+    fn the_current_disks_cover_p_e_and_s_tiers() {
+        let catalog = embedded();
+        let names: Vec<&str> = catalog
+            .disks_in(EDITION_CURRENT)
+            .map(|d| d.name.as_str())
+            .collect();
+        for tier in ["P", "E"] {
+            for n in [1, 2, 3, 4, 6, 10, 15, 20, 30, 40, 50, 60, 70, 80] {
+                assert!(names.contains(&format!("{tier}{n}").as_str()), "{tier}{n}");
+            }
+        }
+        for n in [4, 6, 10, 15, 20, 30, 40, 50, 60, 70, 80] {
+            assert!(names.contains(&format!("S{n}").as_str()), "S{n}");
+        }
+        let p30 = catalog.disk("P30", EDITION_CURRENT).unwrap();
+        assert_eq!((p30.iops, p30.throughput_mb_s), (Iops(5000.0), MBps(200.0)));
+        let p20 = catalog.disk("p20", EDITION_CURRENT).unwrap();
+        assert_eq!(p20.burst_iops, Some(Iops(3500.0)));
+        // Sizes grow with the tier number within each kind.
+        for kind in [
+            DiskKind::PremiumSsd,
+            DiskKind::StandardSsd,
+            DiskKind::StandardHdd,
+        ] {
+            let sizes: Vec<f64> = catalog
+                .disks_in(EDITION_CURRENT)
+                .filter(|d| d.kind == kind)
+                .map(|d| d.size_gib)
+                .collect();
+            assert!(sizes.windows(2).all(|w| w[0] < w[1]), "{kind:?} {sizes:?}");
+        }
+    }
+
+    #[test]
+    fn provisioned_types_and_netapp_levels_are_there() {
+        let catalog = embedded();
+        let v2 = catalog
+            .provisioned_disk("premiumv2", EDITION_CURRENT)
+            .unwrap();
+        assert_eq!(v2.kind, DiskKind::PremiumSsdV2);
+        assert_eq!(
+            (v2.iops_baseline, v2.iops_max),
+            (Iops(3000.0), Iops(80000.0))
+        );
+        let ultra = catalog.provisioned_disk("Ultra", EDITION_CURRENT).unwrap();
+        assert_eq!(ultra.throughput_mb_s_max, MBps(10000.0));
+        let rates: Vec<f64> = ["standard", "Premium", "ULTRA"]
+            .iter()
+            .map(|name| {
+                catalog
+                    .netapp_level(name)
+                    .unwrap()
+                    .throughput_mib_s_per_tib
+                    .0
+            })
+            .collect();
+        assert_eq!(rates, [16.0, 64.0, 128.0]);
+        let error = catalog.netapp_level("Premiun").unwrap_err().to_string();
+        assert!(error.contains("Premium"), "{error}");
     }
 
     #[test]

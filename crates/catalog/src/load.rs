@@ -33,7 +33,7 @@ enum Kind {
     Number,
     Bool,
     /// One of the [`crate::types::DiskKind`] names.
-    DiskKind,
+    DiskKindName,
 }
 
 struct Field {
@@ -92,7 +92,7 @@ const VM_FIELDS: &[Field] = &[
 const DISK_FIELDS: &[Field] = &[
     req("name", Kind::Text),
     opt("table", Kind::Text),
-    req("kind", Kind::DiskKind),
+    req("kind", Kind::DiskKindName),
     req("size_gib", Kind::Number),
     req("iops", Kind::Number),
     req("throughput_mb_s", Kind::Number),
@@ -104,7 +104,7 @@ const DISK_FIELDS: &[Field] = &[
 const PROVISIONED_FIELDS: &[Field] = &[
     req("name", Kind::Text),
     opt("table", Kind::Text),
-    req("kind", Kind::DiskKind),
+    req("kind", Kind::DiskKindName),
     req("size_gib_min", Kind::Number),
     req("size_gib_max", Kind::Number),
     req("iops_baseline", Kind::Number),
@@ -413,7 +413,7 @@ fn example(kind: Kind) -> &'static str {
         Kind::Whole => "16",
         Kind::Number => "25600",
         Kind::Bool => "true",
-        Kind::DiskKind => "\"premium_ssd\"",
+        Kind::DiskKindName => "\"premium_ssd\"",
     }
 }
 
@@ -438,7 +438,7 @@ fn check_value(value: &Value, kind: Kind) -> Result<(), String> {
             Value::Boolean(_) => Ok(()),
             _ => Err(format!("expected true or false, found {}", describe(value))),
         },
-        Kind::DiskKind => match value.as_str() {
+        Kind::DiskKindName => match value.as_str() {
             Some(text) if DISK_KINDS.contains(&text) => Ok(()),
             _ => Err(format!(
                 "expected one of {}, found {}",
