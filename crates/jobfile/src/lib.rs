@@ -25,6 +25,7 @@
 pub mod error;
 pub mod fio;
 mod fio_options;
+pub mod iometer;
 mod values;
 
 pub use error::{ErrorKind, JobFileError};
