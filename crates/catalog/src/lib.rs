@@ -82,8 +82,32 @@ const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../../catalog/netapp-azure-current.toml"),
     ),
     (
-        "catalog/vm-azure-current.toml",
-        include_str!("../../../catalog/vm-azure-current.toml"),
+        "catalog/vm-previous-gen-azure-current.toml",
+        include_str!("../../../catalog/vm-previous-gen-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-dsv2-azure-current.toml",
+        include_str!("../../../catalog/vm-dsv2-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-dsv5-azure-current.toml",
+        include_str!("../../../catalog/vm-dsv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-ddsv5-azure-current.toml",
+        include_str!("../../../catalog/vm-ddsv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-esv5-azure-current.toml",
+        include_str!("../../../catalog/vm-esv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-ebsv5-azure-current.toml",
+        include_str!("../../../catalog/vm-ebsv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-fsv2-azure-current.toml",
+        include_str!("../../../catalog/vm-fsv2-azure-current.toml"),
     ),
 ];
 
@@ -497,6 +521,43 @@ mod tests {
     }
 
     #[test]
+    fn the_current_vms_are_many_and_consistent() {
+        let catalog = embedded();
+        let vms: Vec<&VmSize> = catalog.vms_in(EDITION_CURRENT).collect();
+        assert!(vms.len() >= 60, "only {} current VM sizes", vms.len());
+        for vm in &vms {
+            assert!(
+                vm.vcpu > 0 && vm.memory_gib > 0.0 && vm.max_data_disks > 0,
+                "{}",
+                vm.name
+            );
+            assert!(
+                vm.uncached_iops.is_some(),
+                "{} has no uncached IOPS",
+                vm.name
+            );
+            if let (Some(burst), Some(base)) = (vm.burst_uncached_iops, vm.uncached_iops) {
+                assert!(burst.0 >= base.0, "{}: burst below base", vm.name);
+            }
+        }
+        // The current pages differ from the seed where SPEC.md says so.
+        let ds14 = catalog.vm("DS14", EDITION_CURRENT).unwrap();
+        assert_eq!(ds14.uncached_iops, Some(Iops(51200.0)));
+        assert_eq!(
+            catalog.vm("DS14", EDITION_SEED).unwrap().uncached_iops,
+            Some(Iops(50000.0))
+        );
+        for family in ["DSv2", "Dsv5", "Ddsv5", "Esv5", "Ebsv5", "Fsv2", "GS", "DS"] {
+            assert!(vms.iter().any(|vm| vm.family == family), "{family}");
+        }
+        let e8 = catalog.vm("Standard_E8s_v5", EDITION_CURRENT).unwrap();
+        assert_eq!(
+            (e8.uncached_iops, e8.uncached_throughput_mb_s),
+            (Some(Iops(12800.0)), Some(MBps(290.0)))
+        );
+    }
+
+    #[test]
     fn the_current_disks_cover_p_e_and_s_tiers() {
         let catalog = embedded();
         let names: Vec<&str> = catalog
@@ -600,11 +661,8 @@ mod tests {
     #[test]
     fn a_name_in_another_edition_says_which() {
         let catalog = embedded();
-        let error = catalog
-            .vm("Standard_D14", EDITION_CURRENT)
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("exists in the seed-2016 edition"), "{error}");
+        let error = catalog.vm("E2s_v5", EDITION_SEED).unwrap_err().to_string();
+        assert!(error.contains("exists in the current edition"), "{error}");
     }
 
     #[test]
