@@ -1,1 +1,693 @@
-//! (Being built.)
+//! Inline SVG charts for the HTML report: lines over time, a latency percentile curve, limit bars
+//! with the binding limit marked, and required-vs-measured bars.
+//!
+//! Every function returns one `<svg>` element as a string: no scripts, no external fonts or
+//! images, so the report stays one self-contained file that renders offline. Every text that
+//! reaches the SVG is escaped.
+
+use crate::html::escape;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+/// What a limit belongs to; compare uses it to tell a VM cap from a disk cap.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitScope {
+    Vm,
+    Disk,
+    /// The host cache's own per-VM limits.
+    Cache,
+    /// A NetApp or other volume-level limit.
+    Volume,
+    /// The workload's own requirement drawn alongside the limits.
+    Requirement,
+    #[default]
+    Other,
+}
+
+/// One limit of a design, as any caller (predict, plan, demo) can feed the report:
+/// `LimitBar::new("VM uncached IOPS", 50_000.0, "IOPS", true).scope(LimitScope::Vm)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LimitBar {
+    pub name: String,
+    pub value: f64,
+    /// "IOPS" or "MB/s" (compare matches limits to metrics by this unit).
+    pub unit: String,
+    /// True for the limit that caps the design (the smallest that applies).
+    pub binding: bool,
+    #[serde(default)]
+    pub scope: LimitScope,
+}
+
+impl LimitBar {
+    pub fn new(
+        name: impl Into<String>,
+        value: f64,
+        unit: impl Into<String>,
+        binding: bool,
+    ) -> Self {
+        LimitBar {
+            name: name.into(),
+            value,
+            unit: unit.into(),
+            binding,
+            scope: LimitScope::Other,
+        }
+    }
+
+    pub fn scope(mut self, scope: LimitScope) -> Self {
+        self.scope = scope;
+        self
+    }
+}
+
+/// A named line of (x, y) points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+impl Series {
+    pub fn new(name: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        Series {
+            name: name.into(),
+            points,
+        }
+    }
+}
+
+/// Colours chosen to stay apart for the common colour-vision deficiencies (Okabe-Ito).
+pub const PALETTE: [&str; 7] = [
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000",
+];
+const PASS_COLOUR: &str = "#009E73";
+const FAIL_COLOUR: &str = "#D55E00";
+const REQUIRED_COLOUR: &str = "#999999";
+const BINDING_COLOUR: &str = "#D55E00";
+const LIMIT_COLOUR: &str = "#56B4E9";
+
+const WIDTH: f64 = 720.0;
+const LEFT: f64 = 78.0;
+const RIGHT: f64 = 20.0;
+const TOP: f64 = 34.0;
+const PLOT_HEIGHT: f64 = 220.0;
+const BOTTOM: f64 = 46.0;
+
+/// Ticks at 1, 2 or 5 x 10^n covering `[low, high]`, about `count` of them.
+pub fn nice_ticks(low: f64, high: f64, count: usize) -> Vec<f64> {
+    if !(low.is_finite() && high.is_finite()) || high <= low || count == 0 {
+        return vec![low];
+    }
+    let raw = (high - low) / count as f64;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|factor| factor * magnitude)
+        .find(|step| *step >= raw)
+        .unwrap_or(10.0 * magnitude);
+    let first = (low / step).floor() * step;
+    let mut ticks = Vec::new();
+    let mut value = first;
+    while value <= high + step * 1e-9 {
+        ticks.push(if value.abs() < step * 1e-9 {
+            0.0
+        } else {
+            value
+        });
+        value += step;
+    }
+    if ticks.last().is_some_and(|last| *last < high) {
+        ticks.push(value);
+    }
+    ticks
+}
+
+/// A tick label without needless decimals: 20000 -> "20k", 0.25 -> "0.25".
+pub fn tick_label(value: f64) -> String {
+    let abs = value.abs();
+    if abs >= 1e6 {
+        trim_number(value / 1e6) + "M"
+    } else if abs >= 1e4 {
+        trim_number(value / 1e3) + "k"
+    } else {
+        trim_number(value)
+    }
+}
+
+fn trim_number(value: f64) -> String {
+    let text = format!("{value:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+fn svg_open(out: &mut String, height: f64, title: &str) {
+    let _ = write!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 {WIDTH} {height}\" \
+         width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"{title}\">\
+         <title>{title}</title>\
+         <text x=\"{LEFT}\" y=\"20\" class=\"chart-title\">{title}</text>",
+        title = escape(title)
+    );
+}
+
+fn empty_chart(title: &str, message: &str) -> String {
+    let mut out = String::new();
+    svg_open(&mut out, 80.0, title);
+    let _ = write!(
+        out,
+        "<text x=\"{LEFT}\" y=\"55\" class=\"chart-note\">{}</text></svg>",
+        escape(message)
+    );
+    out
+}
+
+/// How a y axis maps values to pixels.
+#[derive(Clone, Copy)]
+struct Axis {
+    low: f64,
+    high: f64,
+    log: bool,
+}
+
+impl Axis {
+    fn position(self, value: f64, pixels_low: f64, pixels_high: f64) -> f64 {
+        let (value, low, high) = if self.log {
+            (
+                value.max(self.low).log10(),
+                self.low.log10(),
+                self.high.log10(),
+            )
+        } else {
+            (value, self.low, self.high)
+        };
+        let fraction = if high > low {
+            (value - low) / (high - low)
+        } else {
+            0.5
+        };
+        pixels_low + fraction * (pixels_high - pixels_low)
+    }
+
+    fn ticks(self) -> Vec<f64> {
+        if self.log {
+            let mut ticks = Vec::new();
+            let mut decade = 10f64.powf(self.low.log10().floor());
+            while decade <= self.high * 1.0001 {
+                if decade >= self.low * 0.9999 {
+                    ticks.push(decade);
+                }
+                decade *= 10.0;
+            }
+            ticks
+        } else {
+            nice_ticks(self.low, self.high, 5)
+        }
+    }
+}
+
+/// A y axis for `values`: from zero, or logarithmic (by decades) when they span more than two
+/// orders of magnitude, as latency tails do.
+fn y_axis(values: impl Iterator<Item = f64>, allow_log: bool) -> Axis {
+    let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
+    for value in values.filter(|v| v.is_finite()) {
+        low = low.min(value);
+        high = high.max(value);
+    }
+    if !high.is_finite() {
+        return Axis {
+            low: 0.0,
+            high: 1.0,
+            log: false,
+        };
+    }
+    if allow_log && low > 0.0 && high / low > 100.0 {
+        return Axis {
+            low: 10f64.powf(low.log10().floor()),
+            high: 10f64.powf(high.log10().ceil()),
+            log: true,
+        };
+    }
+    let high = if high <= 0.0 { 1.0 } else { high };
+    let ticks = nice_ticks(0.0, high, 5);
+    Axis {
+        low: 0.0,
+        high: *ticks.last().unwrap_or(&high),
+        log: false,
+    }
+}
+
+fn legend(out: &mut String, names: &[&str], y: f64) {
+    let mut x = LEFT;
+    for (index, name) in names.iter().enumerate() {
+        let colour = PALETTE[index % PALETTE.len()];
+        let _ = write!(
+            out,
+            "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{colour}\"/>\
+             <text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>",
+            y - 10.0,
+            x + 16.0,
+            y,
+            escape(name)
+        );
+        x += 28.0 + name.chars().count() as f64 * 7.0;
+    }
+}
+
+/// Lines over a shared x axis (seconds), e.g. IOPS per interval of each job.
+pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
+    line_chart_with(title, x_label, y_label, series, false)
+}
+
+/// Like [`line_chart`], but the y axis turns logarithmic when values span more than two decades
+/// (latency: a p99 line far above the mean).
+pub fn line_chart_log_capable(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+) -> String {
+    line_chart_with(title, x_label, y_label, series, true)
+}
+
+fn line_chart_with(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    allow_log: bool,
+) -> String {
+    let points = || series.iter().flat_map(|s| s.points.iter());
+    if points().next().is_none() {
+        return empty_chart(title, "no per-interval samples in these results");
+    }
+    let x_low = points().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let x_high = points().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+    let x_high = if x_high > x_low { x_high } else { x_low + 1.0 };
+    let x_axis = Axis {
+        low: x_low,
+        high: x_high,
+        log: false,
+    };
+    let y = y_axis(points().map(|p| p.1), allow_log);
+    let legend_height = if series.len() > 1 { 22.0 } else { 0.0 };
+    let height = TOP + PLOT_HEIGHT + BOTTOM + legend_height;
+    let plot_bottom = TOP + PLOT_HEIGHT;
+    let mut out = String::new();
+    svg_open(&mut out, height, title);
+    frame(
+        &mut out,
+        x_axis,
+        y,
+        x_label,
+        y_label,
+        &nice_ticks(x_low, x_high, 6),
+        tick_label,
+    );
+    for (index, line) in series.iter().enumerate() {
+        let colour = PALETTE[index % PALETTE.len()];
+        let mut path = String::new();
+        for (x, value) in &line.points {
+            let px = x_axis.position(*x, LEFT, WIDTH - RIGHT);
+            let py = y.position(*value, plot_bottom, TOP);
+            let _ = write!(
+                path,
+                "{}{px:.1},{py:.1}",
+                if path.is_empty() { "M" } else { " L" }
+            );
+        }
+        let _ = write!(
+            out,
+            "<path d=\"{path}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>"
+        );
+        if line.points.len() == 1 {
+            let (x, value) = line.points[0];
+            let _ = write!(
+                out,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"/>",
+                x_axis.position(x, LEFT, WIDTH - RIGHT),
+                y.position(value, plot_bottom, TOP)
+            );
+        }
+    }
+    if series.len() > 1 {
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        legend(&mut out, &names, height - 8.0);
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// Axes, grid and labels around the plot area.
+fn frame(
+    out: &mut String,
+    x_axis: Axis,
+    y: Axis,
+    x_label: &str,
+    y_label: &str,
+    x_ticks: &[f64],
+    x_tick_label: fn(f64) -> String,
+) {
+    let plot_bottom = TOP + PLOT_HEIGHT;
+    for tick in y.ticks() {
+        let py = y.position(tick, plot_bottom, TOP);
+        let _ = write!(
+            out,
+            "<line x1=\"{LEFT}\" y1=\"{py:.1}\" x2=\"{}\" y2=\"{py:.1}\" class=\"grid\"/>\
+             <text x=\"{}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"end\">{}</text>",
+            WIDTH - RIGHT,
+            LEFT - 6.0,
+            py + 4.0,
+            escape(&tick_label(tick))
+        );
+    }
+    for tick in x_ticks {
+        if *tick < x_axis.low - 1e-9 || *tick > x_axis.high + 1e-9 {
+            continue;
+        }
+        let px = x_axis.position(*tick, LEFT, WIDTH - RIGHT);
+        let _ = write!(
+            out,
+            "<line x1=\"{px:.1}\" y1=\"{plot_bottom}\" x2=\"{px:.1}\" y2=\"{}\" class=\"axis\"/>\
+             <text x=\"{px:.1}\" y=\"{}\" class=\"tick\" text-anchor=\"middle\">{}</text>",
+            plot_bottom + 5.0,
+            plot_bottom + 18.0,
+            escape(&x_tick_label(*tick))
+        );
+    }
+    let _ = write!(
+        out,
+        "<line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{plot_bottom}\" class=\"axis\"/>\
+         <line x1=\"{LEFT}\" y1=\"{plot_bottom}\" x2=\"{}\" y2=\"{plot_bottom}\" class=\"axis\"/>\
+         <text x=\"{:.1}\" y=\"{}\" class=\"axis-label\" text-anchor=\"middle\">{}</text>\
+         <text x=\"14\" y=\"{:.1}\" class=\"axis-label\" text-anchor=\"middle\" \
+         transform=\"rotate(-90 14 {:.1})\">{}</text>",
+        WIDTH - RIGHT,
+        (LEFT + WIDTH - RIGHT) / 2.0,
+        plot_bottom + 36.0,
+        escape(x_label),
+        TOP + PLOT_HEIGHT / 2.0,
+        TOP + PLOT_HEIGHT / 2.0,
+        escape(y_label)
+    );
+}
+
+/// fio's percentile plots stretch the tail: x = -log10(1 - p/100), so 90 -> 1, 99 -> 2,
+/// 99.9 -> 3. p = 100 has no place on that axis and is left out.
+fn percentile_position(percentile: f64) -> Option<f64> {
+    (0.0..100.0)
+        .contains(&percentile)
+        .then(|| -(1.0 - percentile / 100.0).log10())
+}
+
+/// The latency percentile curve: one line per (job, direction), latency (ms) against
+/// percentile on fio's stretched tail axis; the y axis turns logarithmic when latencies span more
+/// than two decades.
+pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
+    let mapped: Vec<Series> = curves
+        .iter()
+        .map(|curve| Series {
+            name: curve.name.clone(),
+            points: curve
+                .points
+                .iter()
+                .filter_map(|(p, value)| percentile_position(*p).map(|x| (x, *value)))
+                .collect(),
+        })
+        .filter(|curve| !curve.points.is_empty())
+        .collect();
+    if mapped.is_empty() {
+        return empty_chart(title, "no latency percentiles in these results");
+    }
+    let points = || mapped.iter().flat_map(|s| s.points.iter());
+    let x_high = points().map(|p| p.0).fold(0.0, f64::max).max(2.0).ceil();
+    let x_axis = Axis {
+        low: 0.0,
+        high: x_high,
+        log: false,
+    };
+    let y = y_axis(points().map(|p| p.1), true);
+    let legend_height = if mapped.len() > 1 { 22.0 } else { 0.0 };
+    let height = TOP + PLOT_HEIGHT + BOTTOM + legend_height;
+    let plot_bottom = TOP + PLOT_HEIGHT;
+    let mut out = String::new();
+    svg_open(&mut out, height, title);
+    // Ticks at 0, 90, 99, 99.9 ... placed where the stretched axis puts them.
+    let ticks: Vec<f64> = (0..=x_high as i32).map(f64::from).collect();
+    frame(
+        &mut out,
+        x_axis,
+        y,
+        "percentile",
+        "latency (ms)",
+        &ticks,
+        |position| {
+            if position == 0.0 {
+                "0".to_string()
+            } else {
+                trim_number(100.0 - 100.0 * 10f64.powf(-position))
+            }
+        },
+    );
+    for (index, curve) in mapped.iter().enumerate() {
+        let colour = PALETTE[index % PALETTE.len()];
+        let mut path = String::new();
+        for (x, value) in &curve.points {
+            let px = x_axis.position(*x, LEFT, WIDTH - RIGHT);
+            let py = y.position(*value, plot_bottom, TOP);
+            let _ = write!(
+                path,
+                "{}{px:.1},{py:.1}",
+                if path.is_empty() { "M" } else { " L" }
+            );
+            let _ = write!(
+                out,
+                "<circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"2.5\" fill=\"{colour}\"/>"
+            );
+        }
+        let _ = write!(
+            out,
+            "<path d=\"{path}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>"
+        );
+    }
+    if mapped.len() > 1 {
+        let names: Vec<&str> = mapped.iter().map(|s| s.name.as_str()).collect();
+        legend(&mut out, &names, height - 8.0);
+    }
+    out.push_str("</svg>");
+    out
+}
+
+const BAR_ROW: f64 = 26.0;
+const BAR_LEFT: f64 = 230.0;
+const BAR_RIGHT: f64 = 150.0;
+
+/// Horizontal bars of one unit's limits; the binding one is drawn in a warning colour and
+/// labelled "binding". `requirement`, when given, is drawn as a dashed line across the bars.
+pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> String {
+    if bars.is_empty() {
+        return empty_chart(title, "no limits given");
+    }
+    let unit = bars[0].unit.as_str();
+    let high = bars
+        .iter()
+        .map(|bar| bar.value)
+        .chain(requirement)
+        .fold(0.0, f64::max);
+    let axis = Axis {
+        low: 0.0,
+        high: if high > 0.0 { high } else { 1.0 },
+        log: false,
+    };
+    let height = TOP + bars.len() as f64 * BAR_ROW + 30.0;
+    let right_edge = WIDTH - BAR_RIGHT;
+    let mut out = String::new();
+    svg_open(&mut out, height, title);
+    for (index, bar) in bars.iter().enumerate() {
+        let y = TOP + index as f64 * BAR_ROW;
+        let width = axis.position(bar.value.max(0.0), 0.0, right_edge - BAR_LEFT);
+        let colour = if bar.binding {
+            BINDING_COLOUR
+        } else {
+            LIMIT_COLOUR
+        };
+        let label = if bar.binding {
+            format!("{} {unit} — binding", tick_label_exact(bar.value))
+        } else {
+            format!("{} {unit}", tick_label_exact(bar.value))
+        };
+        let _ = write!(
+            out,
+            "<text x=\"{}\" y=\"{:.1}\" class=\"bar-label{}\" text-anchor=\"end\">{}</text>\
+             <rect x=\"{BAR_LEFT}\" y=\"{:.1}\" width=\"{width:.1}\" height=\"{:.1}\" fill=\"{colour}\"{}/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" class=\"bar-value{}\">{}</text>",
+            BAR_LEFT - 8.0,
+            y + 16.0,
+            if bar.binding { " binding" } else { "" },
+            escape(&bar.name),
+            y + 4.0,
+            BAR_ROW - 8.0,
+            if bar.binding {
+                " stroke=\"#000\" stroke-width=\"1.5\""
+            } else {
+                ""
+            },
+            BAR_LEFT + width + 6.0,
+            y + 16.0,
+            if bar.binding { " binding" } else { "" },
+            escape(&label)
+        );
+    }
+    if let Some(required) = requirement {
+        let x = BAR_LEFT + axis.position(required, 0.0, right_edge - BAR_LEFT);
+        let bottom = TOP + bars.len() as f64 * BAR_ROW;
+        let _ = write!(
+            out,
+            "<line x1=\"{x:.1}\" y1=\"{}\" x2=\"{x:.1}\" y2=\"{bottom:.1}\" class=\"required-line\"/>\
+             <text x=\"{x:.1}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"middle\">required {} {unit}</text>",
+            TOP - 4.0,
+            bottom + 16.0,
+            escape(&tick_label_exact(required))
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// A value with thousands separators, for bar labels where rounding to "20k" would hide facts.
+fn tick_label_exact(value: f64) -> String {
+    iofit_model::units::group_thousands(value)
+}
+
+/// One metric for the required-vs-measured chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairedBar {
+    pub label: String,
+    pub required: f64,
+    pub measured: f64,
+    /// Printed next to each bar ("16,000 IOPS").
+    pub required_text: String,
+    pub measured_text: String,
+    pub pass: bool,
+}
+
+/// Required (grey) and measured (green when it passes, orange when it fails) per metric. Each
+/// metric is scaled to its own larger value, since IOPS, MB/s and ms share no axis.
+pub fn required_vs_measured_chart(title: &str, bars: &[PairedBar]) -> String {
+    if bars.is_empty() {
+        return empty_chart(title, "nothing to compare");
+    }
+    let row = 2.0 * BAR_ROW + 10.0;
+    let height = TOP + bars.len() as f64 * row + 28.0;
+    let span = WIDTH - BAR_RIGHT - BAR_LEFT;
+    let mut out = String::new();
+    svg_open(&mut out, height, title);
+    for (index, bar) in bars.iter().enumerate() {
+        let y = TOP + index as f64 * row;
+        let high = bar.required.max(bar.measured);
+        let scale = |value: f64| {
+            if high > 0.0 {
+                (value.max(0.0) / high) * span
+            } else {
+                0.0
+            }
+        };
+        let measured_colour = if bar.pass { PASS_COLOUR } else { FAIL_COLOUR };
+        let _ = write!(
+            out,
+            "<text x=\"{}\" y=\"{:.1}\" class=\"bar-label\" text-anchor=\"end\">{}</text>\
+             <text x=\"{}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"end\">required</text>\
+             <rect x=\"{BAR_LEFT}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{REQUIRED_COLOUR}\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" class=\"bar-value\">{}</text>\
+             <text x=\"{}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"end\">measured</text>\
+             <rect x=\"{BAR_LEFT}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{measured_colour}\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" class=\"bar-value\">{}{}</text>",
+            BAR_LEFT - 78.0,
+            y + 30.0,
+            escape(&bar.label),
+            BAR_LEFT - 8.0,
+            y + 16.0,
+            y + 4.0,
+            scale(bar.required),
+            BAR_ROW - 8.0,
+            BAR_LEFT + scale(bar.required) + 6.0,
+            y + 16.0,
+            escape(&bar.required_text),
+            BAR_LEFT - 8.0,
+            y + 16.0 + BAR_ROW,
+            y + 4.0 + BAR_ROW,
+            scale(bar.measured),
+            BAR_ROW - 8.0,
+            BAR_LEFT + scale(bar.measured) + 6.0,
+            y + 16.0 + BAR_ROW,
+            escape(&bar.measured_text),
+            if bar.pass { "" } else { " ✗" }
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_numbers() {
+        assert_eq!(
+            nice_ticks(0.0, 100.0, 5),
+            vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+        );
+        assert_eq!(nice_ticks(0.0, 17.0, 5), vec![0.0, 5.0, 10.0, 15.0, 20.0]);
+        assert_eq!(tick_label(20000.0), "20k");
+        assert_eq!(tick_label(0.25), "0.25");
+        assert_eq!(tick_label(2_500_000.0), "2.5M");
+    }
+
+    #[test]
+    fn percentile_axis_stretches_the_tail_like_fio() {
+        assert!((percentile_position(90.0).unwrap() - 1.0).abs() < 1e-9);
+        assert!((percentile_position(99.0).unwrap() - 2.0).abs() < 1e-9);
+        assert!((percentile_position(99.9).unwrap() - 3.0).abs() < 1e-9);
+        assert_eq!(percentile_position(100.0), None);
+    }
+
+    #[test]
+    fn binding_limit_is_marked_and_text_escaped() {
+        let svg = limit_chart(
+            "limits <IOPS>",
+            &[
+                LimitBar::new("VM uncached", 3200.0, "IOPS", true).scope(LimitScope::Vm),
+                LimitBar::new("1 x P30 & co", 5000.0, "IOPS", false).scope(LimitScope::Disk),
+            ],
+            Some(4000.0),
+        );
+        assert!(svg.contains("limits &lt;IOPS&gt;"));
+        assert!(svg.contains("1 x P30 &amp; co"));
+        assert!(svg.contains("3,200 IOPS — binding"));
+        assert!(svg.contains("required 4,000 IOPS"));
+        assert_eq!(svg.matches(BINDING_COLOUR).count(), 1);
+        assert!(!svg.contains("<script"));
+    }
+
+    #[test]
+    fn log_axis_for_wide_latency_ranges() {
+        let axis = y_axis([0.05, 120.0].into_iter(), true);
+        assert!(axis.log);
+        assert_eq!((axis.low, axis.high), (0.01, 1000.0));
+        assert_eq!(axis.ticks(), vec![0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]);
+        let axis = y_axis([0.5, 2.0].into_iter(), true);
+        assert!(!axis.log);
+    }
+
+    #[test]
+    fn empty_inputs_say_so() {
+        assert!(line_chart("IOPS", "s", "IOPS", &[]).contains("no per-interval samples"));
+        assert!(percentile_chart("p", &[]).contains("no latency percentiles"));
+    }
+}

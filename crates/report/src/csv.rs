@@ -1,1 +1,391 @@
-//! (Being built.)
+//! CSV renderings (RFC 4180 quoting): a comparison as one row per metric for
+//! `iofit compare --format csv`, and a whole report as long-format records
+//! `section,subject,metric,value,unit` that a spreadsheet or pandas can pivot.
+
+use crate::compare::{role_name, Comparison, Rule};
+use crate::html::{Block, HtmlReport};
+use iofit_stats::RunResult;
+
+/// Quotes a field when it holds a comma, quote, line break or edge space.
+pub fn field(text: &str) -> String {
+    let needs_quotes =
+        text.contains([',', '"', '\n', '\r']) || text.starts_with(' ') || text.ends_with(' ');
+    if needs_quotes {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// A number as CSV carries it: plain digits, no grouping, at most 6 decimals, trailing zeros cut.
+pub fn number(value: f64) -> String {
+    if !value.is_finite() {
+        return String::new();
+    }
+    let text = format!("{value:.6}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+fn line(out: &mut String, fields: &[String]) {
+    let quoted: Vec<String> = fields.iter().map(|f| field(f)).collect();
+    out.push_str(&quoted.join(","));
+    out.push_str("\r\n");
+}
+
+fn optional(value: Option<f64>) -> String {
+    value.map(number).unwrap_or_default()
+}
+
+/// One row per metric. IO size is in bytes here (the text table prints KiB).
+pub fn render_comparison(comparison: &Comparison) -> String {
+    let mut out = String::new();
+    line(
+        &mut out,
+        &[
+            "volume",
+            "role",
+            "metric",
+            "unit",
+            "rule",
+            "tolerance",
+            "required",
+            "measured",
+            "verdict",
+            "margin",
+            "margin_unit",
+            "note",
+        ]
+        .map(String::from),
+    );
+    for check in &comparison.checks {
+        let (rule, tolerance, margin_unit) = match check.rule {
+            Rule::AtLeast => ("at_least", None, "percent"),
+            Rule::AtMost => ("at_most", None, "percent"),
+            Rule::WithinPct { tolerance } => ("within_percent", Some(tolerance), "percent"),
+            Rule::WithinPoints { tolerance } => ("within_points", Some(tolerance), "points"),
+        };
+        let unit = if check.unit == "KiB" {
+            "bytes".to_string()
+        } else {
+            check.unit.clone()
+        };
+        line(
+            &mut out,
+            &[
+                comparison.volume.clone(),
+                role_name(comparison.role).to_string(),
+                check.metric.label().to_string(),
+                unit,
+                rule.to_string(),
+                optional(tolerance),
+                optional(check.required),
+                optional(check.measured),
+                match check.verdict {
+                    crate::compare::Verdict::Pass => "pass",
+                    crate::compare::Verdict::Fail => "fail",
+                    crate::compare::Verdict::NotChecked => "not_checked",
+                }
+                .to_string(),
+                optional(check.margin),
+                margin_unit.to_string(),
+                check.note.clone().unwrap_or_default(),
+            ],
+        );
+    }
+    out
+}
+
+fn record(out: &mut String, section: &str, subject: &str, metric: &str, value: String, unit: &str) {
+    line(
+        out,
+        &[
+            section.to_string(),
+            subject.to_string(),
+            metric.to_string(),
+            value,
+            unit.to_string(),
+        ],
+    );
+}
+
+fn run_records(out: &mut String, run: &RunResult) {
+    for job in &run.jobs {
+        for (name, direction) in [("read", &job.read), ("write", &job.write)] {
+            if direction.ios == 0 {
+                continue;
+            }
+            let subject = format!("{} {name}", job.name);
+            record(
+                out,
+                "run",
+                &subject,
+                "ios",
+                direction.ios.to_string(),
+                "IOs",
+            );
+            record(out, "run", &subject, "iops", number(direction.iops), "IOPS");
+            record(
+                out,
+                "run",
+                &subject,
+                "throughput",
+                number(direction.bandwidth_bytes_per_second / 1e6),
+                "MB/s",
+            );
+            record(
+                out,
+                "run",
+                &subject,
+                "runtime",
+                number(direction.runtime_ns as f64 / 1e9),
+                "s",
+            );
+            let summary = if direction.total_latency.percentiles_ns.is_empty() {
+                &direction.completion_latency
+            } else {
+                &direction.total_latency
+            };
+            if direction.total_latency.mean_ns > 0.0 {
+                record(
+                    out,
+                    "run",
+                    &subject,
+                    "latency avg",
+                    number(direction.total_latency.mean_ns / 1e6),
+                    "ms",
+                );
+            }
+            for (p, ns) in &summary.percentiles_ns {
+                record(
+                    out,
+                    "run",
+                    &subject,
+                    &format!("latency p{}", number(*p)),
+                    number(*ns as f64 / 1e6),
+                    "ms",
+                );
+            }
+        }
+        for sample in &job.series {
+            let seconds = sample.interval_ms.max(1) as f64 / 1e3;
+            let at = format!("{} t={}s", job.name, number(sample.start_ms as f64 / 1e3));
+            record(
+                out,
+                "series",
+                &at,
+                "iops",
+                number((sample.read_ios + sample.write_ios) as f64 / seconds),
+                "IOPS",
+            );
+            record(
+                out,
+                "series",
+                &at,
+                "latency avg",
+                number(sample.latency_mean_ns / 1e6),
+                "ms",
+            );
+            record(
+                out,
+                "series",
+                &at,
+                "latency p99",
+                number(sample.latency_p99_ns as f64 / 1e6),
+                "ms",
+            );
+        }
+    }
+}
+
+/// A whole report as long-format records.
+pub fn render_report(report: &HtmlReport) -> String {
+    let mut out = String::new();
+    line(
+        &mut out,
+        &["section", "subject", "metric", "value", "unit"].map(String::from),
+    );
+    for block in &report.blocks {
+        match block {
+            // Prose has no numbers to tabulate.
+            Block::Text { .. } => {}
+            Block::Run(run) => run_records(&mut out, run),
+            Block::Comparison(comparison) => {
+                for check in &comparison.checks {
+                    let subject = format!("{} {}", comparison.volume, check.metric.label());
+                    let unit = if check.unit == "KiB" {
+                        "bytes"
+                    } else {
+                        &check.unit
+                    };
+                    record(
+                        &mut out,
+                        "compare",
+                        &subject,
+                        "required",
+                        optional(check.required),
+                        unit,
+                    );
+                    record(
+                        &mut out,
+                        "compare",
+                        &subject,
+                        "measured",
+                        optional(check.measured),
+                        unit,
+                    );
+                    record(
+                        &mut out,
+                        "compare",
+                        &subject,
+                        "verdict",
+                        check.verdict.word().to_ascii_lowercase(),
+                        "",
+                    );
+                    if let Some(margin) = check.margin {
+                        let unit = if matches!(check.rule, Rule::WithinPoints { .. }) {
+                            "points"
+                        } else {
+                            "%"
+                        };
+                        record(
+                            &mut out,
+                            "compare",
+                            &subject,
+                            "margin",
+                            number(margin),
+                            unit,
+                        );
+                    }
+                }
+            }
+            Block::Limits { title, bars } => {
+                for bar in bars {
+                    record(
+                        &mut out,
+                        title,
+                        &bar.name,
+                        "limit",
+                        number(bar.value),
+                        &bar.unit,
+                    );
+                    if bar.binding {
+                        record(&mut out, title, &bar.name, "binding", "yes".into(), "");
+                    }
+                }
+            }
+            Block::Requirements(requirements) => {
+                for volume in &requirements.volumes {
+                    let s = &volume.sizing;
+                    let subject = volume.label.as_str();
+                    record(
+                        &mut out,
+                        "requirements",
+                        subject,
+                        "iops",
+                        number(s.iops),
+                        "IOPS",
+                    );
+                    record(
+                        &mut out,
+                        "requirements",
+                        subject,
+                        "throughput",
+                        number(s.throughput_mb_s),
+                        "MB/s",
+                    );
+                    if let Some(latency) = s.latency_ms {
+                        record(
+                            &mut out,
+                            "requirements",
+                            subject,
+                            "latency",
+                            number(latency),
+                            "ms",
+                        );
+                    }
+                    record(
+                        &mut out,
+                        "requirements",
+                        subject,
+                        "io size",
+                        s.io_size_bytes.to_string(),
+                        "bytes",
+                    );
+                    record(
+                        &mut out,
+                        "requirements",
+                        subject,
+                        "read",
+                        number(s.read_pct),
+                        "%",
+                    );
+                    record(
+                        &mut out,
+                        "requirements",
+                        subject,
+                        "random",
+                        number(s.random_pct),
+                        "%",
+                    );
+                    if let Some(capacity) = s.capacity_gib {
+                        record(
+                            &mut out,
+                            "requirements",
+                            subject,
+                            "capacity",
+                            number(capacity),
+                            "GiB",
+                        );
+                    }
+                    if let Some(depth) = s.queue_depth {
+                        record(
+                            &mut out,
+                            "requirements",
+                            subject,
+                            "queue depth",
+                            number(depth),
+                            "IOs",
+                        );
+                    }
+                }
+            }
+            Block::Table(table) => {
+                for row in &table.rows {
+                    let subject = row.first().cloned().unwrap_or_default();
+                    for (header, value) in table.headers.iter().zip(row).skip(1) {
+                        record(
+                            &mut out,
+                            &table.caption,
+                            &subject,
+                            header,
+                            value.clone(),
+                            "",
+                        );
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_follows_rfc_4180() {
+        assert_eq!(field("plain"), "plain");
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("two\nlines"), "\"two\nlines\"");
+        assert_eq!(number(16000.0), "16000");
+        assert_eq!(number(3.25), "3.25");
+        assert_eq!(number(1.0 / 3.0), "0.333333");
+    }
+}

@@ -1,1 +1,766 @@
-//! (Being built.)
+//! One self-contained HTML report: inline CSS, inline SVG charts, no scripts and nothing fetched
+//! from the network, so it opens offline and can be mailed as one file.
+//!
+//! Build it from whatever a command has, in order; the same content renders as Markdown and CSV:
+//!
+//! ```
+//! use iofit_report::html::HtmlReport;
+//! use iofit_report::chart::{LimitBar, LimitScope};
+//!
+//! let report = HtmlReport::new("DS13 with 4 x P30")
+//!     .section("Design", "Four P30 disks striped, host caching None.")
+//!     .limits(&[
+//!         LimitBar::new("VM uncached IOPS", 25_600.0, "IOPS", false).scope(LimitScope::Vm),
+//!         LimitBar::new("4 x P30 IOPS", 20_000.0, "IOPS", true).scope(LimitScope::Disk),
+//!     ]);
+//! let html = report.render();
+//! assert!(html.starts_with("<!DOCTYPE html>"));
+//! assert!(html.contains("20,000 IOPS — binding"));
+//! assert!(!html.contains("<script"));
+//! assert!(report.render_markdown().contains("| 4 x P30 IOPS | 20,000 | IOPS | yes |"));
+//! ```
+
+use crate::chart::{self, LimitBar, PairedBar, Series};
+use crate::compare::{role_name, Comparison, Metric, Verdict};
+use iofit_model::requirements::{Percentiles, Requirements};
+use iofit_model::units::group_thousands;
+use iofit_stats::{DirectionResult, JobResult, RunResult};
+use std::fmt::Write as _;
+
+/// Escapes text for HTML element content and attribute values (also valid inside SVG).
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+/// A piece of the report, kept as data so that every renderer shows the same content.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    /// A heading and paragraphs (split at blank lines).
+    Text {
+        heading: String,
+        body: String,
+    },
+    Run(Box<RunResult>),
+    Comparison(Box<Comparison>),
+    Limits {
+        title: String,
+        bars: Vec<LimitBar>,
+    },
+    Requirements(Box<Requirements>),
+    Table(Table),
+}
+
+/// A plain table any caller can add (a plan's ranking, a catalog excerpt).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub caption: String,
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(caption: impl Into<String>, headers: &[&str]) -> Self {
+        Table {
+            caption: caption.into(),
+            headers: headers.iter().map(|h| h.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn row(mut self, cells: Vec<String>) -> Self {
+        self.rows.push(cells);
+        self
+    }
+}
+
+/// The report builder.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HtmlReport {
+    pub title: String,
+    pub blocks: Vec<Block>,
+}
+
+impl HtmlReport {
+    pub fn new(title: impl Into<String>) -> Self {
+        HtmlReport {
+            title: title.into(),
+            blocks: Vec::new(),
+        }
+    }
+
+    pub fn section(mut self, heading: impl Into<String>, body: impl Into<String>) -> Self {
+        self.blocks.push(Block::Text {
+            heading: heading.into(),
+            body: body.into(),
+        });
+        self
+    }
+
+    pub fn run_result(mut self, run: &RunResult) -> Self {
+        self.blocks.push(Block::Run(Box::new(run.clone())));
+        self
+    }
+
+    pub fn comparison(mut self, comparison: &Comparison) -> Self {
+        self.blocks
+            .push(Block::Comparison(Box::new(comparison.clone())));
+        self
+    }
+
+    /// The design's limits; bars of different units are drawn as separate charts.
+    pub fn limits(self, bars: &[LimitBar]) -> Self {
+        self.limits_titled("Limits of the design", bars)
+    }
+
+    pub fn limits_titled(mut self, title: impl Into<String>, bars: &[LimitBar]) -> Self {
+        self.blocks.push(Block::Limits {
+            title: title.into(),
+            bars: bars.to_vec(),
+        });
+        self
+    }
+
+    pub fn requirements(mut self, requirements: &Requirements) -> Self {
+        self.blocks
+            .push(Block::Requirements(Box::new(requirements.clone())));
+        self
+    }
+
+    pub fn table(mut self, table: Table) -> Self {
+        self.blocks.push(Block::Table(table));
+        self
+    }
+
+    /// The whole report as one HTML document.
+    pub fn render(&self) -> String {
+        let mut out = String::with_capacity(64 * 1024);
+        let _ = write!(
+            out,
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n\
+             <h1>{title}</h1>\n<p class=\"byline\">iofit report</p>\n",
+            title = escape(&self.title)
+        );
+        for block in &self.blocks {
+            match block {
+                Block::Text { heading, body } => render_text_block(&mut out, heading, body),
+                Block::Run(run) => render_run(&mut out, run),
+                Block::Comparison(comparison) => render_comparison(&mut out, comparison),
+                Block::Limits { title, bars } => render_limits(&mut out, title, bars),
+                Block::Requirements(requirements) => render_requirements(&mut out, requirements),
+                Block::Table(table) => render_table(&mut out, table),
+            }
+        }
+        out.push_str("</main>\n</body>\n</html>\n");
+        out
+    }
+
+    pub fn render_markdown(&self) -> String {
+        crate::markdown::render_report(self)
+    }
+
+    pub fn render_csv(&self) -> String {
+        crate::csv::render_report(self)
+    }
+}
+
+const STYLE: &str = "\
+body{margin:0;background:#fafafa;color:#1a1a1a;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif}\
+main{max-width:1120px;margin:0 auto;padding:24px 32px 48px}\
+h1{font-size:26px;margin:0 0 2px}h2{font-size:20px;margin:32px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}\
+h3{font-size:16px;margin:20px 0 6px}.byline{color:#666;margin:0 0 16px}\
+table{border-collapse:collapse;margin:8px 0 16px;background:#fff;font-variant-numeric:tabular-nums}\
+caption{text-align:left;font-weight:600;padding:4px 0}\
+th,td{border:1px solid #d8d8d8;padding:4px 10px;text-align:left;vertical-align:top}\
+th{background:#f0f0f0}td.num{text-align:right;white-space:nowrap}\
+tr.fail td{background:#fde8e1}td.pass{color:#00734f;font-weight:600}td.fail{color:#b23c00;font-weight:700}\
+.verdict{display:inline-block;padding:6px 14px;border-radius:4px;font-weight:700;color:#fff;margin:6px 0}\
+.verdict.pass{background:#00875f}.verdict.fail{background:#c0471a}\
+ul.advice li{margin:4px 0}.note{color:#555;font-size:13px}\
+svg.chart{display:block;max-width:100%;height:auto;background:#fff;border:1px solid #e2e2e2;margin:8px 0 16px}\
+svg .chart-title{font-size:14px;font-weight:600;fill:#1a1a1a}svg .chart-note{font-size:13px;fill:#666}\
+svg .tick{font-size:11px;fill:#444}svg .axis-label{font-size:12px;fill:#333}\
+svg .legend{font-size:12px;fill:#333}svg .grid{stroke:#e6e6e6;stroke-width:1}\
+svg .axis{stroke:#888;stroke-width:1}svg .bar-label{font-size:12px;fill:#222}\
+svg .bar-value{font-size:12px;fill:#222}svg .binding{font-weight:700;fill:#b23c00}\
+svg .required-line{stroke:#333;stroke-width:1.5;stroke-dasharray:5 4}\
+";
+
+fn render_text_block(out: &mut String, heading: &str, body: &str) {
+    let _ = writeln!(out, "<h2>{}</h2>", escape(heading));
+    for paragraph in body.split("\n\n").filter(|p| !p.trim().is_empty()) {
+        let _ = writeln!(out, "<p>{}</p>", escape(paragraph.trim()));
+    }
+}
+
+fn render_table(out: &mut String, table: &Table) {
+    out.push_str("<table>");
+    if !table.caption.is_empty() {
+        let _ = write!(out, "<caption>{}</caption>", escape(&table.caption));
+    }
+    out.push_str("<thead><tr>");
+    for header in &table.headers {
+        let _ = write!(out, "<th>{}</th>", escape(header));
+    }
+    out.push_str("</tr></thead><tbody>\n");
+    for row in &table.rows {
+        out.push_str("<tr>");
+        for cell in row {
+            let class = if looks_numeric(cell) {
+                " class=\"num\""
+            } else {
+                ""
+            };
+            let _ = write!(out, "<td{class}>{}</td>", escape(cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+fn looks_numeric(cell: &str) -> bool {
+    let trimmed = cell
+        .trim()
+        .trim_start_matches(['<', '>', '=', ' ', '+', '-']);
+    !trimmed.is_empty()
+        && trimmed.starts_with(|c: char| c.is_ascii_digit())
+        && trimmed
+            .chars()
+            .all(|c| c.is_ascii_digit() || ",.% ±x".contains(c) || c.is_alphabetic())
+        && trimmed.chars().filter(|c| c.is_alphabetic()).count() <= 4
+}
+
+/// The rows of the jobs table: one per job and direction that did IO.
+pub(crate) fn job_rows(run: &RunResult) -> Table {
+    let mut table = Table::new(
+        "",
+        &[
+            "job",
+            "group",
+            "rw",
+            "engine",
+            "iodepth x clones",
+            "direction",
+            "IOs",
+            "IOPS",
+            "MB/s",
+            "lat avg ms",
+            "lat p99 ms",
+            "runtime s",
+        ],
+    );
+    for job in &run.jobs {
+        for (name, direction) in [("read", &job.read), ("write", &job.write)] {
+            if direction.ios == 0 {
+                continue;
+            }
+            table.rows.push(vec![
+                job.name.clone(),
+                job.group_id.to_string(),
+                job.rw
+                    .map(|rw| format!("{rw:?}").to_ascii_lowercase())
+                    .unwrap_or_else(|| "-".into()),
+                engine_text(job),
+                format!("{} x {}", job.iodepth, job.clones),
+                name.to_string(),
+                group_thousands(direction.ios as f64),
+                group_thousands(direction.iops),
+                format!("{:.1}", direction.bandwidth_bytes_per_second / 1e6),
+                direction_mean_ms(direction)
+                    .map(|ms| format!("{ms:.3}"))
+                    .unwrap_or_else(|| "-".into()),
+                direction_p99_ms(direction)
+                    .map(|ms| format!("{ms:.3}"))
+                    .unwrap_or_else(|| "-".into()),
+                format!("{:.1}", direction.runtime_ns as f64 / 1e9),
+            ]);
+        }
+    }
+    table
+}
+
+fn engine_text(job: &JobResult) -> String {
+    match (job.engine_requested, job.engine_used) {
+        (Some(asked), Some(used)) if asked != used => {
+            format!("{} (ran {})", asked.fio_name(), used.fio_name())
+        }
+        (_, Some(used)) => used.fio_name().to_string(),
+        (Some(asked), None) => asked.fio_name().to_string(),
+        (None, None) => "-".to_string(),
+    }
+}
+
+fn direction_mean_ms(direction: &DirectionResult) -> Option<f64> {
+    if direction.total_latency.mean_ns > 0.0 {
+        Some(direction.total_latency.mean_ns / 1e6)
+    } else if direction.completion_latency.mean_ns > 0.0 {
+        Some((direction.completion_latency.mean_ns + direction.submission_latency.mean_ns) / 1e6)
+    } else {
+        None
+    }
+}
+
+fn direction_p99_ms(direction: &DirectionResult) -> Option<f64> {
+    direction
+        .total_latency
+        .percentile_ns(99.0)
+        .or_else(|| direction.completion_latency.percentile_ns(99.0))
+        .map(|ns| ns as f64 / 1e6)
+}
+
+/// The percentile curve of a direction: total latency where the results have its percentiles,
+/// else completion latency (fio's default).
+fn percentile_curve(direction: &DirectionResult) -> Vec<(f64, f64)> {
+    let summary = if direction.total_latency.percentiles_ns.is_empty() {
+        &direction.completion_latency
+    } else {
+        &direction.total_latency
+    };
+    summary
+        .percentiles_ns
+        .iter()
+        .map(|(p, ns)| (*p, *ns as f64 / 1e6))
+        .collect()
+}
+
+/// Per-interval IOPS, MB/s, mean and p99 latency of every job, x in seconds at interval end.
+pub(crate) struct TimeSeries {
+    pub iops: Vec<Series>,
+    pub throughput_mb_s: Vec<Series>,
+    pub latency_ms: Vec<Series>,
+}
+
+pub(crate) fn time_series(run: &RunResult) -> TimeSeries {
+    let mut series = TimeSeries {
+        iops: Vec::new(),
+        throughput_mb_s: Vec::new(),
+        latency_ms: Vec::new(),
+    };
+    for job in run.jobs.iter().filter(|job| !job.series.is_empty()) {
+        let at = |sample: &iofit_stats::IntervalSample| {
+            (sample.start_ms + sample.interval_ms) as f64 / 1e3
+        };
+        let seconds =
+            |sample: &iofit_stats::IntervalSample| (sample.interval_ms.max(1)) as f64 / 1e3;
+        series.iops.push(Series::new(
+            job.name.clone(),
+            job.series
+                .iter()
+                .map(|s| (at(s), (s.read_ios + s.write_ios) as f64 / seconds(s)))
+                .collect(),
+        ));
+        series.throughput_mb_s.push(Series::new(
+            job.name.clone(),
+            job.series
+                .iter()
+                .map(|s| {
+                    (
+                        at(s),
+                        (s.read_bytes + s.write_bytes) as f64 / seconds(s) / 1e6,
+                    )
+                })
+                .collect(),
+        ));
+        let with_ios = || job.series.iter().filter(|s| s.read_ios + s.write_ios > 0);
+        series.latency_ms.push(Series::new(
+            format!("{} mean", job.name),
+            with_ios()
+                .map(|s| (at(s), s.latency_mean_ns / 1e6))
+                .collect(),
+        ));
+        series.latency_ms.push(Series::new(
+            format!("{} p99", job.name),
+            with_ios()
+                .map(|s| (at(s), s.latency_p99_ns as f64 / 1e6))
+                .collect(),
+        ));
+    }
+    series
+}
+
+fn render_run(out: &mut String, run: &RunResult) {
+    out.push_str("<h2>Benchmark results</h2>\n");
+    let mut facts = Vec::new();
+    if !run.tool.is_empty() {
+        facts.push(format!("{} {}", run.tool, run.version).trim().to_string());
+    }
+    if !run.hostname.is_empty() {
+        facts.push(format!("host {}", run.hostname));
+    }
+    if run.timestamp_s > 0 {
+        facts.push(format!("started at {} (Unix time)", run.timestamp_s));
+    }
+    facts.push(format!("{} job result(s)", run.jobs.len()));
+    let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(&facts.join(" · ")));
+    render_table(out, &job_rows(run));
+    for job in &run.jobs {
+        if let Some(error) = &job.error {
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">job {} stopped on an error: {}</p>",
+                escape(&job.name),
+                escape(error)
+            );
+        }
+        if job.interrupted {
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">job {} was interrupted; its numbers cover what completed.</p>",
+                escape(&job.name)
+            );
+        }
+    }
+    let series = time_series(run);
+    out.push_str("<h3>Over time</h3>\n");
+    out.push_str(&chart::line_chart(
+        "IOPS per interval",
+        "time (s)",
+        "IOPS",
+        &series.iops,
+    ));
+    out.push_str(&chart::line_chart(
+        "Throughput per interval",
+        "time (s)",
+        "MB/s",
+        &series.throughput_mb_s,
+    ));
+    out.push_str(&chart::line_chart_log_capable(
+        "Latency per interval (mean and p99)",
+        "time (s)",
+        "latency (ms)",
+        &series.latency_ms,
+    ));
+    let mut curves = Vec::new();
+    for job in &run.jobs {
+        for (name, direction) in [("read", &job.read), ("write", &job.write)] {
+            if direction.ios > 0 {
+                curves.push(Series::new(
+                    format!("{} {name}", job.name),
+                    percentile_curve(direction),
+                ));
+            }
+        }
+    }
+    out.push_str("<h3>Latency percentiles</h3>\n");
+    out.push_str(&chart::percentile_chart("Latency by percentile", &curves));
+}
+
+/// The bars of the required-vs-measured chart: every judged metric.
+pub(crate) fn paired_bars(comparison: &Comparison) -> Vec<PairedBar> {
+    comparison
+        .checks
+        .iter()
+        .filter(|check| check.verdict != Verdict::NotChecked)
+        .filter_map(|check| {
+            let (required, measured) = (check.required?, check.measured?);
+            let unit = if check.metric == Metric::Iops {
+                String::new()
+            } else {
+                format!(" {}", check.unit)
+            };
+            Some(PairedBar {
+                label: check.metric.label().to_string(),
+                required,
+                measured,
+                required_text: format!("{}{unit}", check.required_text()),
+                measured_text: format!("{}{unit}", check.measured_text()),
+                pass: check.verdict == Verdict::Pass,
+            })
+        })
+        .map(|mut bar| {
+            if bar.label == "IOPS" {
+                bar.required_text.push_str(" IOPS");
+                bar.measured_text.push_str(" IOPS");
+            }
+            bar
+        })
+        .collect()
+}
+
+fn render_comparison(out: &mut String, comparison: &Comparison) {
+    let _ = writeln!(
+        out,
+        "<h2>Required vs measured: volume {} ({})</h2>",
+        escape(&comparison.volume),
+        role_name(comparison.role)
+    );
+    let failed = comparison.failed_metrics();
+    if comparison.passed {
+        out.push_str("<div class=\"verdict pass\">PASS: every requirement met</div>\n");
+    } else {
+        let names: Vec<&str> = failed.iter().map(|m| m.label()).collect();
+        let _ = writeln!(
+            out,
+            "<div class=\"verdict fail\">FAIL: {}</div>",
+            escape(&names.join(", "))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">results: {} · requirements: {}</p>",
+        escape(&comparison.results_source),
+        escape(&comparison.requirements_source)
+    );
+    out.push_str(
+        "<table><thead><tr><th>metric</th><th>unit</th><th>required</th><th>measured</th>\
+         <th>verdict</th><th>margin</th><th>note</th></tr></thead><tbody>\n",
+    );
+    for check in &comparison.checks {
+        let (row_class, verdict_class) = match check.verdict {
+            Verdict::Fail => (" class=\"fail\"", "fail"),
+            Verdict::Pass => ("", "pass"),
+            Verdict::NotChecked => ("", ""),
+        };
+        let _ = writeln!(
+            out,
+            "<tr{row_class}><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"{verdict_class}\">{}</td><td class=\"num\">{}</td><td class=\"note\">{}</td></tr>",
+            escape(check.metric.label()),
+            escape(&check.unit),
+            escape(&check.required_text()),
+            escape(&check.measured_text()),
+            check.verdict.word(),
+            escape(&check.margin_text()),
+            escape(check.note.as_deref().unwrap_or(""))
+        );
+    }
+    out.push_str("</tbody></table>\n");
+    out.push_str(&chart::required_vs_measured_chart(
+        "Required vs measured (each metric on its own scale)",
+        &paired_bars(comparison),
+    ));
+    if !comparison.advice.is_empty() {
+        out.push_str("<h3>Advice</h3>\n<ul class=\"advice\">\n");
+        for advice in &comparison.advice {
+            let _ = writeln!(out, "<li>{}</li>", escape(&advice.message));
+        }
+        out.push_str("</ul>\n");
+    }
+}
+
+/// Limits grouped by unit, in the order units first appear.
+pub(crate) fn limits_by_unit(bars: &[LimitBar]) -> Vec<(String, Vec<LimitBar>)> {
+    let mut groups: Vec<(String, Vec<LimitBar>)> = Vec::new();
+    for bar in bars {
+        match groups.iter_mut().find(|(unit, _)| *unit == bar.unit) {
+            Some((_, group)) => group.push(bar.clone()),
+            None => groups.push((bar.unit.clone(), vec![bar.clone()])),
+        }
+    }
+    groups
+}
+
+fn render_limits(out: &mut String, title: &str, bars: &[LimitBar]) {
+    let _ = writeln!(out, "<h2>{}</h2>", escape(title));
+    if bars.is_empty() {
+        out.push_str("<p class=\"note\">no limits given</p>\n");
+        return;
+    }
+    for (unit, group) in limits_by_unit(bars) {
+        // A bar of scope Requirement is drawn as the dashed "required" line, not as a limit.
+        let requirement = group
+            .iter()
+            .find(|bar| bar.scope == chart::LimitScope::Requirement)
+            .map(|bar| bar.value);
+        let limits: Vec<LimitBar> = group
+            .iter()
+            .filter(|bar| bar.scope != chart::LimitScope::Requirement)
+            .cloned()
+            .collect();
+        out.push_str(&chart::limit_chart(
+            &format!("{title}: {unit}"),
+            &limits,
+            requirement,
+        ));
+    }
+    let mut table = Table::new("", &["limit", "value", "unit", "binding"]);
+    for bar in bars {
+        table.rows.push(vec![
+            bar.name.clone(),
+            group_thousands(bar.value),
+            bar.unit.clone(),
+            if bar.binding { "yes" } else { "" }.to_string(),
+        ]);
+    }
+    render_table(out, &table);
+}
+
+pub(crate) fn percentiles_cells(value: Option<Percentiles>, digits: usize) -> [String; 3] {
+    match value {
+        Some(p) => [
+            format!("{:.digits$}", p.p50),
+            format!("{:.digits$}", p.p90),
+            format!("{:.digits$}", p.p99),
+        ],
+        None => ["-".into(), "-".into(), "-".into()],
+    }
+}
+
+/// The sizing targets of every volume, one row each.
+pub(crate) fn sizing_table(requirements: &Requirements) -> Table {
+    let mut table = Table::new(
+        "Sizing targets (what a design must meet)",
+        &[
+            "volume",
+            "role",
+            "IOPS",
+            "MB/s",
+            "latency ms",
+            "IO size KiB",
+            "read %",
+            "random %",
+            "capacity GiB",
+            "queue depth",
+        ],
+    );
+    let optional = |value: Option<f64>, digits: usize| {
+        value
+            .map(|v| format!("{v:.digits$}"))
+            .unwrap_or_else(|| "-".to_string())
+    };
+    for volume in &requirements.volumes {
+        let s = &volume.sizing;
+        table.rows.push(vec![
+            volume.label.clone(),
+            role_name(volume.role).to_string(),
+            group_thousands(s.iops),
+            group_thousands(s.throughput_mb_s),
+            optional(s.latency_ms, 3),
+            group_thousands(s.io_size_bytes as f64 / 1024.0),
+            format!("{:.1}", s.read_pct),
+            format!("{:.1}", s.random_pct),
+            optional(s.capacity_gib, 0),
+            optional(s.queue_depth, 1),
+        ]);
+    }
+    table
+}
+
+/// What was observed per volume, each metric at p50/p90/p99.
+pub(crate) fn observed_tables(requirements: &Requirements) -> Vec<Table> {
+    let mut tables = Vec::new();
+    for volume in &requirements.volumes {
+        let Some(observed) = &volume.observed else {
+            continue;
+        };
+        let mut table = Table::new(
+            format!(
+                "Observed on volume {} ({} samples)",
+                volume.label, observed.samples
+            ),
+            &["metric", "p50", "p90", "p99"],
+        );
+        let mut add = |name: &str, value: Option<Percentiles>, digits: usize| {
+            let mut row = vec![name.to_string()];
+            row.extend(percentiles_cells(value, digits));
+            table.rows.push(row);
+        };
+        add("IOPS", Some(observed.iops), 1);
+        add("read %", Some(observed.read_pct), 1);
+        add(
+            if observed.random_pct_estimated {
+                "random % (estimate)"
+            } else {
+                "random %"
+            },
+            observed.random_pct,
+            1,
+        );
+        add(
+            "IO size KiB",
+            Some(observed.io_size_bytes.scaled(1.0 / 1024.0)),
+            1,
+        );
+        add("throughput MB/s", Some(observed.throughput_mb_s), 1);
+        add("latency ms", observed.latency_ms, 3);
+        add("queue depth", observed.queue_depth, 2);
+        tables.push(table);
+    }
+    tables
+}
+
+fn render_requirements(out: &mut String, requirements: &Requirements) {
+    out.push_str("<h2>Requirements</h2>\n");
+    let mut facts = Vec::new();
+    if !requirements.source.is_empty() {
+        facts.push(format!("source: {}", requirements.source));
+    }
+    if (requirements.growth_factor - 1.0).abs() > 1e-12 {
+        facts.push(format!(
+            "growth factor {} already applied",
+            requirements.growth_factor
+        ));
+    }
+    if !facts.is_empty() {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(&facts.join(" · ")));
+    }
+    render_table(out, &sizing_table(requirements));
+    for table in observed_tables(requirements) {
+        render_table(out, &table);
+    }
+    for volume in &requirements.volumes {
+        if volume.derivation.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "<h3>How the numbers of {} were derived</h3>\n<ul>",
+            escape(&volume.label)
+        );
+        for line in &volume.derivation {
+            let _ = writeln!(out, "<li>{}</li>", escape(line));
+        }
+        out.push_str("</ul>\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            escape("<script>alert('x') & \"y\"</script>"),
+            "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;"
+        );
+    }
+
+    #[test]
+    fn hostile_titles_stay_text() {
+        let html = HtmlReport::new("<img src=x onerror=alert(1)>")
+            .section("a</h2><script>", "body <b>")
+            .render();
+        assert!(!html.contains("<img"));
+        assert!(!html.contains("<script>"));
+        assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));
+        assert!(html.contains("body &lt;b&gt;"));
+    }
+
+    #[test]
+    fn self_contained() {
+        let html = HtmlReport::new("t").section("s", "b").render();
+        for forbidden in ["<script", "<link", "@import", "http://", "https://", "url("] {
+            // The SVG namespace is an identifier, not a fetch; it is the only URL allowed.
+            let count = html.matches(forbidden).count();
+            let allowed = if forbidden == "http://" {
+                html.matches("http://www.w3.org/2000/svg").count()
+            } else {
+                0
+            };
+            assert_eq!(count, allowed, "{forbidden} in report");
+        }
+    }
+}
