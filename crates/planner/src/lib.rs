@@ -1,1 +1,1058 @@
-//! iofit-planner: see ARCHITECTURE.md. (Being built.)
+//! iofit-planner: from requirements and the catalog to designs ranked by monthly cost.
+//!
+//! For every VM size, each volume gets the cheapest disk choice that carries its target (disk
+//! SKU and count for striping, or a provisioned Premium SSD v2 / Ultra disk sized by its
+//! rules), with host caching by the method's rules (ReadOnly for read-heavy data, None for
+//! write-heavy logs, ReadWrite only when asked), a stripe size (64 KiB for small random IO,
+//! 256 KiB for large or sequential IO) and a queue depth by Little's law. `iofit-predict` then
+//! checks the whole design against every limit; a design over any limit is never proposed.
+//! The cheapest design per VM is ranked by total monthly cost (VM and disks apart, the total
+//! computed from the parts); designs whose price is not sourced rank after priced ones.
+//! Rejected VMs say which limit ruled them out; requirements no design meets say which limit
+//! no row of the catalog reaches. An Azure NetApp Files option sizes service level x quota.
+//!
+//! ```
+//! use iofit_catalog::{DiskKind, DiskSku, VmSize};
+//! use iofit_model::{Iops, MBps, Requirements, SizingTarget, VolumeRequirements};
+//! use iofit_planner::{plan, CatalogRows, PlanOptions};
+//!
+//! let p30 = DiskSku { name: "P30".into(), table: "t".into(), kind: DiskKind::PremiumSsd,
+//!     size_gib: 1024.0, iops: Iops(5000.0), throughput_mb_s: MBps(200.0), burst_iops: None,
+//!     burst_throughput_mb_s: None, price_usd_month: Some(136.085) };
+//! let vm = VmSize { name: "Standard_DS13".into(), table: "t".into(), family: "DS".into(),
+//!     vcpu: 8, memory_gib: 56.0, max_data_disks: 16, premium_storage: true,
+//!     uncached_iops: Some(Iops(25600.0)), uncached_throughput_mb_s: Some(MBps(256.0)),
+//!     cached_iops: None, cached_throughput_mb_s: None, cache_size_gib: None,
+//!     temp_storage_gib: None, burst_uncached_iops: None,
+//!     burst_uncached_throughput_mb_s: None, price_usd_month: Some(1003.66) };
+//! let requirements = Requirements {
+//!     volumes: vec![VolumeRequirements {
+//!         label: "data".into(),
+//!         sizing: SizingTarget { iops: 16000.0, io_size_bytes: 8192, read_pct: 70.0,
+//!             random_pct: 100.0, ..Default::default() },
+//!         ..Default::default()
+//!     }],
+//!     growth_factor: 1.0,
+//!     ..Default::default()
+//! };
+//! let rows = CatalogRows { vms: vec![vm], disks: vec![p30], ..Default::default() };
+//! let plan = plan(&requirements, &rows, &PlanOptions::default()).unwrap();
+//! let best = &plan.designs[0];
+//! assert_eq!((best.volumes[0].disk_count, best.volumes[0].disk_sku.as_str()), (4, "P30"));
+//! assert!((best.total_usd_month.unwrap() - (1003.66 + 4.0 * 136.085)).abs() < 1e-9);
+//! ```
+
+use iofit_catalog::{DiskSku, NetAppServiceLevel, ProvisionedDiskType, VmSize};
+use iofit_model::units::{group_thousands, Bytes, MIB};
+use iofit_model::{
+    Design, HostCaching, Requirements, SizingTarget, VolumeDesign, VolumeRole, Workload,
+};
+use iofit_predict::{
+    predict, provisioned_iops_max, provisioned_throughput_max, Alternatives, Assumptions, DiskPerf,
+    LimitKind, LimitStatus, Prediction, VolumeLoad,
+};
+use serde::{Deserialize, Serialize};
+
+/// The catalog rows a plan may choose from (one edition).
+#[derive(Clone, Debug, Default)]
+pub struct CatalogRows {
+    pub vms: Vec<VmSize>,
+    pub disks: Vec<DiskSku>,
+    pub provisioned: Vec<ProvisionedDiskType>,
+    pub netapp: Vec<NetAppServiceLevel>,
+}
+
+/// Knobs of the search.
+#[derive(Clone, Debug)]
+pub struct PlanOptions {
+    /// How many designs to return.
+    pub top: usize,
+    /// How many of the cheapest rejected VMs to explain.
+    pub rejected_shown: usize,
+    /// Force one host caching on every volume (the only way to get ReadWrite).
+    pub caching: Option<HostCaching>,
+    /// Service time, MB convention and cache-hit share the predictions use.
+    pub assumptions: Assumptions,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            top: 5,
+            rejected_shown: 5,
+            caching: None,
+            assumptions: Assumptions {
+                // Sized for a cold cache: every read reaches the disks, so a design meets the
+                // requirements before the cache warms; a warm cache only adds headroom.
+                cache_hit_pct: 0.0,
+                ..Assumptions::default()
+            },
+        }
+    }
+}
+
+/// Why no plan could be made at all (bad requirements).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    #[error("requirements: {0}")]
+    Requirements(String),
+    #[error("the catalog has no VM sizes in this edition")]
+    NoVms,
+}
+
+/// One volume of a proposed design, with the reasons for each choice.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlannedVolume {
+    pub label: String,
+    pub role: VolumeRole,
+    pub disk_sku: String,
+    pub disk_table: String,
+    pub disk_count: u32,
+    pub disk_size_gib: f64,
+    pub caching: HostCaching,
+    pub caching_reason: String,
+    pub stripe_size_bytes: Option<u64>,
+    pub stripe_reason: Option<String>,
+    /// Outstanding IOs to run the volume at (Little's law), split into threads x depth.
+    pub queue_depth_total: u32,
+    pub threads: u32,
+    pub queue_depth_per_thread: u32,
+    pub queue_depth_reason: String,
+    /// For Premium SSD v2 / Ultra: what each disk is provisioned with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioned_iops: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioned_throughput_mb_s: Option<f64>,
+    pub price_per_disk_usd_month: Option<f64>,
+    /// `disk_count x price_per_disk`.
+    pub price_usd_month: Option<f64>,
+}
+
+/// A design the plan proposes: it meets every target and is over no limit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlannedDesign {
+    pub rank: usize,
+    pub design: Design,
+    pub vm: String,
+    pub vm_table: String,
+    pub vm_vcpu: u32,
+    pub vm_memory_gib: f64,
+    pub vm_price_usd_month: Option<f64>,
+    pub volumes: Vec<PlannedVolume>,
+    /// Sum of the volumes' prices.
+    pub disks_price_usd_month: Option<f64>,
+    /// VM + disks, computed from the parts; `None` when any part's price is not sourced.
+    pub total_usd_month: Option<f64>,
+    pub price_note: Option<String>,
+    /// Limits the catalog does not publish for this design (not checked).
+    pub unknown_limits: Vec<String>,
+    pub prediction: Prediction,
+}
+
+/// A VM that could not carry the requirements, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rejected {
+    pub vm: String,
+    pub vm_price_usd_month: Option<f64>,
+    /// The cheapest combination tried on it (VM + disks), when one was formed.
+    pub cheapest_tried_usd_month: Option<f64>,
+    pub tried: Option<String>,
+    pub limit: Option<LimitKind>,
+    pub reason: String,
+}
+
+/// Azure NetApp Files sized for the throughput and capacity: service level x quota.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NetAppOption {
+    pub level: String,
+    pub table: String,
+    pub throughput_mib_s_per_tib: f64,
+    pub throughput_needed_mib_s: f64,
+    pub capacity_needed_tib: f64,
+    /// `max(throughput / rate per TiB, capacity, minimum quota)`.
+    pub quota_tib: f64,
+    pub throughput_mib_s: f64,
+    pub price_usd_month: Option<f64>,
+    /// False when the throughput exceeds the level's published single-volume maximum.
+    pub fits: bool,
+    pub note: String,
+}
+
+/// Totals the VM must carry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RequirementTotals {
+    pub volumes: usize,
+    pub iops: f64,
+    pub throughput_mb_s: f64,
+    pub capacity_gib: f64,
+    pub growth_factor: f64,
+}
+
+/// The result of planning.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub totals: RequirementTotals,
+    pub assumptions: Assumptions,
+    pub vms_considered: usize,
+    pub designs_meeting: usize,
+    pub designs: Vec<PlannedDesign>,
+    pub rejected: Vec<Rejected>,
+    /// When no design meets the requirements: the limits no catalog row reaches.
+    pub impossible: Vec<String>,
+    pub netapp: Vec<NetAppOption>,
+    pub notes: Vec<String>,
+}
+
+/// One way to build one volume on one VM.
+#[derive(Clone, Debug)]
+struct VolumeOption {
+    disk: DiskPerf,
+    count: u32,
+    caching: HostCaching,
+    caching_reason: String,
+    provisioned: Option<(f64, f64)>,
+    price: Option<f64>,
+}
+
+fn fmt_num(value: f64) -> String {
+    group_thousands(value)
+}
+
+/// Host caching by the method's rules.
+pub fn choose_caching(
+    role: VolumeRole,
+    target: &SizingTarget,
+    forced: Option<HostCaching>,
+) -> (HostCaching, String) {
+    if let Some(caching) = forced {
+        return (caching, format!("{caching}: asked for"));
+    }
+    match role {
+        VolumeRole::Log => (
+            HostCaching::None,
+            "None: a log is written sequentially; caching does not help writes".into(),
+        ),
+        _ if target.read_pct > 50.0 => (
+            HostCaching::ReadOnly,
+            format!(
+                "ReadOnly: {}% reads; cached reads have low latency and spare the disks",
+                fmt_num(target.read_pct)
+            ),
+        ),
+        _ => (
+            HostCaching::None,
+            format!(
+                "None: write-heavy ({}% writes); the cache does not help writes",
+                fmt_num(100.0 - target.read_pct)
+            ),
+        ),
+    }
+}
+
+/// Stripe unit by the method's rule: small for small random IO, large for sequential.
+pub fn choose_stripe(target: &SizingTarget) -> (Bytes, String) {
+    if target.random_pct >= 50.0 && target.io_size_bytes <= 64 * 1024 {
+        (
+            Bytes::kib(64),
+            "64 KiB: small random IO (the seed's OLTP value)".into(),
+        )
+    } else {
+        (
+            Bytes::kib(256),
+            "256 KiB: large or sequential IO (the seed's data-warehouse value)".into(),
+        )
+    }
+}
+
+/// The workload a volume's target describes, at `outstanding` IOs.
+fn workload_of(target: &SizingTarget, outstanding: u32) -> Workload {
+    let (threads, depth) = split_outstanding(outstanding);
+    Workload::new(
+        target.read_pct,
+        target.random_pct,
+        Bytes(target.io_size_bytes.max(1)),
+        depth,
+        threads,
+    )
+}
+
+/// Threads x depth for a number of outstanding IOs: at most 32 per thread (a common
+/// per-submitter depth), the product at least `outstanding`.
+fn split_outstanding(outstanding: u32) -> (u32, u32) {
+    let outstanding = outstanding.max(1);
+    let threads = outstanding.div_ceil(32);
+    (threads, outstanding.div_ceil(threads))
+}
+
+/// Target IOPS of a volume: enough for both its IOPS and its MB/s at its IO size.
+fn target_iops(target: &SizingTarget, mb: f64) -> f64 {
+    target
+        .iops
+        .max(target.throughput_mb_s * mb / target.io_size_bytes.max(1) as f64)
+}
+
+/// Sizes a provisioned disk type for one volume: the fewest disks, each with the smallest size,
+/// IOPS and MB/s the type's rules allow for the need. `None` when it cannot.
+fn size_provisioned(
+    disk_type: &ProvisionedDiskType,
+    iops: f64,
+    throughput_mb_s: f64,
+    capacity_gib: f64,
+    max_disks: u32,
+) -> Option<(u32, DiskPerf)> {
+    let by_iops = (iops / disk_type.iops_max.0 - 1e-9).ceil();
+    let by_mb = (throughput_mb_s / disk_type.throughput_mb_s_max.0 - 1e-9).ceil();
+    let by_size = (capacity_gib / disk_type.size_gib_max - 1e-9).ceil();
+    let count = by_iops.max(by_mb).max(by_size).max(1.0) as u32;
+    if count > max_disks {
+        return None;
+    }
+    let n = count as f64;
+    let (iops_each, mb_each, cap_each) = (iops / n, throughput_mb_s / n, capacity_gib / n);
+    // MB/s per IOPS rule: buy IOPS enough for the MB/s, never less than the baseline.
+    let mut iops_buy = iops_each
+        .max(disk_type.iops_baseline.0)
+        .max(if disk_type.throughput_mb_s_per_iops_max > 0.0 {
+            mb_each / disk_type.throughput_mb_s_per_iops_max
+        } else {
+            0.0
+        })
+        .ceil();
+    if mb_each <= disk_type.throughput_mb_s_baseline.0 {
+        iops_buy = iops_each.max(disk_type.iops_baseline.0).ceil();
+    }
+    iops_buy = iops_buy.min(disk_type.iops_max.0);
+    let size_for_iops = if iops_buy > disk_type.iops_baseline.0 && disk_type.iops_per_gib_max > 0.0
+    {
+        iops_buy / disk_type.iops_per_gib_max
+    } else {
+        0.0
+    };
+    let size = cap_each
+        .max(size_for_iops)
+        .max(disk_type.size_gib_min)
+        .ceil()
+        .min(disk_type.size_gib_max);
+    let iops_buy = iops_buy.min(provisioned_iops_max(disk_type, size));
+    let mb_buy = mb_each
+        .max(disk_type.throughput_mb_s_baseline.0)
+        .ceil()
+        .min(provisioned_throughput_max(disk_type, iops_buy));
+    let disk = DiskPerf::from_provisioned(disk_type, size, iops_buy, mb_buy).ok()?;
+    if disk.iops * n < iops * (1.0 - 1e-9)
+        || disk.throughput_mb_s * n < throughput_mb_s * (1.0 - 1e-9)
+    {
+        return None;
+    }
+    Some((count, disk))
+}
+
+/// The disk options for one volume on one VM, cheapest first (priced before unpriced).
+fn volume_options(
+    vm: &VmSize,
+    volume: &iofit_model::VolumeRequirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+) -> Vec<VolumeOption> {
+    let target = &volume.sizing;
+    let mb = options.assumptions.mb.bytes_per_mb();
+    let wanted = target_iops(target, mb);
+    let (policy, policy_reason) = choose_caching(volume.role, target, options.caching);
+    let vm_cache_published = vm.cached_iops.is_some() || vm.cached_throughput_mb_s.is_some();
+    let (stripe, _) = choose_stripe(target);
+    let size = target.io_size_bytes.max(1) as f64;
+    let split = (size / stripe.as_f64()).ceil().max(1.0);
+    let read = target.read_pct / 100.0;
+    let hit = options.assumptions.cache_hit_pct / 100.0;
+    let capacity = target.capacity_gib.unwrap_or(0.0);
+    let mut out = Vec::new();
+    let caching_for = |supports: bool| -> (HostCaching, String) {
+        if !policy.is_cached() {
+            (policy, policy_reason.clone())
+        } else if !supports {
+            (
+                HostCaching::None,
+                "None: this disk type does not support host caching".into(),
+            )
+        } else if !vm_cache_published && options.caching.is_none() {
+            (
+                HostCaching::None,
+                format!(
+                    "None: {}'s cached limits are not published, so a cached volume could not \
+                     be checked",
+                    vm.name
+                ),
+            )
+        } else {
+            (policy, policy_reason.clone())
+        }
+    };
+    for sku in &rows.disks {
+        if sku.kind.needs_premium_vm() && !vm.premium_storage {
+            continue;
+        }
+        let (caching, reason) = caching_for(sku.kind.supports_host_caching());
+        let miss = if caching.is_cached() { 1.0 - hit } else { 1.0 };
+        let disk_ios = wanted * (read * miss * split + (1.0 - read) * split);
+        let disk_mb = wanted * size * (read * miss + (1.0 - read)) / mb;
+        let by_iops = (disk_ios / sku.iops.0 - 1e-9).ceil();
+        let by_mb = (disk_mb / sku.throughput_mb_s.0 - 1e-9).ceil();
+        let by_size = (capacity / sku.size_gib - 1e-9).ceil();
+        let count = by_iops.max(by_mb).max(by_size).max(1.0);
+        if !count.is_finite() || count > vm.max_data_disks as f64 {
+            continue;
+        }
+        let count = count as u32;
+        out.push(VolumeOption {
+            disk: DiskPerf::from(sku),
+            count,
+            caching,
+            caching_reason: reason,
+            provisioned: None,
+            price: sku.price_usd_month.map(|p| p * count as f64),
+        });
+    }
+    if vm.premium_storage {
+        for disk_type in &rows.provisioned {
+            let (caching, reason) = caching_for(false);
+            let disk_ios = wanted * split;
+            let disk_mb = wanted * size / mb;
+            if let Some((count, disk)) =
+                size_provisioned(disk_type, disk_ios, disk_mb, capacity, vm.max_data_disks)
+            {
+                let price = disk.price_usd_month.map(|p| p * count as f64);
+                out.push(VolumeOption {
+                    provisioned: Some((disk.iops, disk.throughput_mb_s)),
+                    disk,
+                    count,
+                    caching,
+                    caching_reason: reason,
+                    price,
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| match (a.price, b.price) {
+        (Some(x), Some(y)) => x.total_cmp(&y).then(a.count.cmp(&b.count)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.count.cmp(&b.count).then(a.disk.name.cmp(&b.disk.name)),
+    });
+    out
+}
+
+/// Builds the loads predict checks for one combination of volume options.
+fn build_loads(
+    requirements: &Requirements,
+    chosen: &[&VolumeOption],
+    options: &PlanOptions,
+) -> Vec<(VolumeLoad, PlannedVolume)> {
+    let mb = options.assumptions.mb.bytes_per_mb();
+    requirements
+        .volumes
+        .iter()
+        .zip(chosen)
+        .map(|(volume, option)| {
+            let target = &volume.sizing;
+            let wanted = target_iops(target, mb);
+            let mut design = VolumeDesign::new(
+                volume.label.clone(),
+                option.disk.name.clone(),
+                option.count,
+                option.caching,
+            );
+            let (stripe, stripe_reason) = choose_stripe(target);
+            if option.count > 1 {
+                design.stripe_size = Some(stripe);
+            }
+            if let Some((iops, mb_s)) = option.provisioned {
+                design.provisioned_size_gib = Some(option.disk.size_gib);
+                design.provisioned_iops = Some(iops);
+                design.provisioned_throughput_mb_s = Some(mb_s);
+            }
+            // Little's law at the service time; at least one IO per stripe member.
+            let service_s = options.assumptions.service_latency_ms / 1e3;
+            let by_littles_law = (wanted * service_s - 1e-9).ceil().max(1.0) as u32;
+            let outstanding = by_littles_law.max(option.count);
+            let (threads, depth) = split_outstanding(outstanding);
+            let queue_reason = format!(
+                "{} IOPS x {} ms = {by_littles_law} outstanding (Little's law){}",
+                fmt_num(wanted),
+                options.assumptions.service_latency_ms,
+                if outstanding > by_littles_law {
+                    format!(
+                        ", raised to {outstanding} so each of the {} members has work",
+                        option.count
+                    )
+                } else {
+                    String::new()
+                }
+            );
+            let load = VolumeLoad {
+                design: design.clone(),
+                disk: option.disk.clone(),
+                workload: workload_of(target, outstanding),
+                target: Some(target.clone()),
+            };
+            let planned = PlannedVolume {
+                label: volume.label.clone(),
+                role: volume.role,
+                disk_sku: option.disk.name.clone(),
+                disk_table: option.disk.table.clone(),
+                disk_count: option.count,
+                disk_size_gib: option.disk.size_gib,
+                caching: option.caching,
+                caching_reason: option.caching_reason.clone(),
+                stripe_size_bytes: (option.count > 1).then_some(stripe.0),
+                stripe_reason: (option.count > 1).then_some(stripe_reason),
+                queue_depth_total: outstanding,
+                threads,
+                queue_depth_per_thread: depth,
+                queue_depth_reason: queue_reason,
+                provisioned_iops: option.provisioned.map(|p| p.0),
+                provisioned_throughput_mb_s: option.provisioned.map(|p| p.1),
+                price_per_disk_usd_month: option.disk.price_usd_month,
+                price_usd_month: option.price,
+            };
+            (load, planned)
+        })
+        .collect()
+}
+
+/// Why a prediction does not fit, in words, with the limit that rules it out.
+fn failure_reason(prediction: &Prediction) -> (Option<LimitKind>, String) {
+    if let Some(violation) = prediction.violations.first() {
+        let kind = prediction
+            .limits
+            .iter()
+            .find(|c| c.status == LimitStatus::Over)
+            .map(|c| c.kind);
+        return (kind, violation.clone());
+    }
+    for volume in &prediction.volumes {
+        if volume.meets_target == Some(false) {
+            let binding = prediction.binding.as_ref();
+            let kind = binding.map(|b| b.kind);
+            let words = binding.map(|b| b.words.clone()).unwrap_or_default();
+            return (
+                kind,
+                format!(
+                    "volume '{}' misses its target ({} IOPS, {} MB/s delivered): {words}",
+                    volume.label,
+                    fmt_num(volume.iops),
+                    fmt_num(volume.throughput_mb_s),
+                ),
+            );
+        }
+    }
+    (None, "does not fit".into())
+}
+
+/// Checks requirements before planning; the message names the volume and key.
+pub fn validate(requirements: &Requirements) -> Result<(), PlanError> {
+    requirements.validate().map_err(PlanError::Requirements)?;
+    let mut labels = std::collections::HashSet::new();
+    for volume in &requirements.volumes {
+        if !labels.insert(volume.label.as_str()) {
+            return Err(PlanError::Requirements(format!(
+                "two volumes are labelled '{}'; give each [[volumes]] its own label",
+                volume.label
+            )));
+        }
+        if volume.sizing.iops == 0.0 && volume.sizing.throughput_mb_s == 0.0 {
+            return Err(PlanError::Requirements(format!(
+                "volume '{}': sizing.iops and sizing.throughput_mb_s are both 0; give at least one",
+                volume.label
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Plans designs for `requirements` from `rows`.
+pub fn plan(
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+) -> Result<Plan, PlanError> {
+    validate(requirements)?;
+    if rows.vms.is_empty() {
+        return Err(PlanError::NoVms);
+    }
+    let mb = options.assumptions.mb.bytes_per_mb();
+    let alternatives = Alternatives {
+        vms: &rows.vms,
+        disks: &rows.disks,
+    };
+    let mut accepted: Vec<PlannedDesign> = Vec::new();
+    let mut rejected: Vec<Rejected> = Vec::new();
+    for vm in &rows.vms {
+        if let Some(reason) = host_shortfall(vm, requirements) {
+            rejected.push(Rejected {
+                vm: vm.name.clone(),
+                vm_price_usd_month: vm.price_usd_month,
+                cheapest_tried_usd_month: None,
+                tried: None,
+                limit: None,
+                reason,
+            });
+            continue;
+        }
+        let per_volume: Vec<Vec<VolumeOption>> = requirements
+            .volumes
+            .iter()
+            .map(|volume| volume_options(vm, volume, rows, options))
+            .collect();
+        if let Some((index, _)) = per_volume.iter().enumerate().find(|(_, o)| o.is_empty()) {
+            let label = &requirements.volumes[index].label;
+            rejected.push(Rejected {
+                vm: vm.name.clone(),
+                vm_price_usd_month: vm.price_usd_month,
+                cheapest_tried_usd_month: None,
+                tried: None,
+                limit: Some(LimitKind::VmDataDisks),
+                reason: format!(
+                    "no disk of the catalog carries volume '{label}' within {}'s {} data disks{}",
+                    vm.name,
+                    vm.max_data_disks,
+                    if vm.premium_storage {
+                        ""
+                    } else {
+                        " (standard disks only: no premium storage)"
+                    }
+                ),
+            });
+            continue;
+        }
+        // Up to 4 options per volume; combinations in order of total price.
+        let mut combos: Vec<(Option<f64>, Vec<&VolumeOption>)> = vec![(Some(0.0), Vec::new())];
+        for options_of_volume in &per_volume {
+            let mut next = Vec::new();
+            for (price, chosen) in &combos {
+                for option in options_of_volume.iter().take(4) {
+                    let mut with = chosen.clone();
+                    with.push(option);
+                    let total = match (price, option.price) {
+                        (Some(a), Some(b)) => Some(a + b),
+                        _ => None,
+                    };
+                    next.push((total, with));
+                }
+            }
+            combos = next;
+        }
+        combos.sort_by(|a, b| match (a.0, b.0) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+        let mut first_failure: Option<Rejected> = None;
+        let mut found = None;
+        for (disk_price, chosen) in &combos {
+            let total_disks: u32 = chosen.iter().map(|o| o.count).sum();
+            let pairs = build_loads(requirements, chosen, options);
+            let loads: Vec<VolumeLoad> = pairs.iter().map(|(l, _)| l.clone()).collect();
+            let prediction = match predict(vm, &loads, &options.assumptions, Some(alternatives)) {
+                Ok(p) => p,
+                Err(error) => return Err(PlanError::Requirements(error.to_string())),
+            };
+            if prediction.fits() && total_disks <= vm.max_data_disks {
+                found = Some((disk_price, pairs, prediction));
+                break;
+            }
+            if first_failure.is_none() {
+                let (limit, reason) = failure_reason(&prediction);
+                first_failure = Some(Rejected {
+                    vm: vm.name.clone(),
+                    vm_price_usd_month: vm.price_usd_month,
+                    cheapest_tried_usd_month: match (vm.price_usd_month, disk_price) {
+                        (Some(a), Some(b)) => Some(a + b),
+                        _ => None,
+                    },
+                    tried: Some(describe(vm, &pairs)),
+                    limit,
+                    reason,
+                });
+            }
+        }
+        match found {
+            Some((disk_price, pairs, prediction)) => {
+                let volumes: Vec<PlannedVolume> = pairs.into_iter().map(|(_, p)| p).collect();
+                let total = match (vm.price_usd_month, disk_price) {
+                    (Some(a), Some(b)) => Some(a + b),
+                    _ => None,
+                };
+                let price_note = total.is_none().then(|| {
+                    let mut missing = Vec::new();
+                    if vm.price_usd_month.is_none() {
+                        missing.push(vm.name.clone());
+                    }
+                    for v in &volumes {
+                        if v.price_usd_month.is_none() && !missing.contains(&v.disk_sku) {
+                            missing.push(v.disk_sku.clone());
+                        }
+                    }
+                    format!("price not sourced: {}", missing.join(", "))
+                });
+                let unknown_limits = prediction
+                    .limits
+                    .iter()
+                    .filter(|c| c.status == LimitStatus::Unknown)
+                    .map(|c| c.name.clone())
+                    .collect();
+                let max_outstanding = volumes
+                    .iter()
+                    .map(|v| v.queue_depth_per_thread)
+                    .max()
+                    .unwrap_or(1);
+                let threads = volumes.iter().map(|v| v.threads).sum();
+                accepted.push(PlannedDesign {
+                    rank: 0,
+                    design: Design {
+                        vm: vm.name.clone(),
+                        volumes: volumes
+                            .iter()
+                            .map(|v| {
+                                let mut d = VolumeDesign::new(
+                                    v.label.clone(),
+                                    v.disk_sku.clone(),
+                                    v.disk_count,
+                                    v.caching,
+                                );
+                                d.stripe_size = v.stripe_size_bytes.map(Bytes);
+                                if v.provisioned_iops.is_some() {
+                                    d.provisioned_size_gib = Some(v.disk_size_gib);
+                                    d.provisioned_iops = v.provisioned_iops;
+                                    d.provisioned_throughput_mb_s = v.provisioned_throughput_mb_s;
+                                }
+                                d
+                            })
+                            .collect(),
+                        queue_depth: max_outstanding,
+                        threads,
+                    },
+                    vm: vm.name.clone(),
+                    vm_table: vm.table.clone(),
+                    vm_vcpu: vm.vcpu,
+                    vm_memory_gib: vm.memory_gib,
+                    vm_price_usd_month: vm.price_usd_month,
+                    disks_price_usd_month: *disk_price,
+                    total_usd_month: total,
+                    price_note,
+                    volumes,
+                    unknown_limits,
+                    prediction,
+                });
+            }
+            None => {
+                if let Some(failure) = first_failure {
+                    rejected.push(failure);
+                }
+            }
+        }
+    }
+
+    accepted.sort_by(|a, b| match (a.total_usd_month, b.total_usd_month) {
+        (Some(x), Some(y)) => x.total_cmp(&y).then(a.vm.cmp(&b.vm)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.vm.cmp(&b.vm),
+    });
+    let designs_meeting = accepted.len();
+    let best_price = accepted.first().and_then(|d| d.total_usd_month);
+    let impossible = if accepted.is_empty() {
+        impossible_reasons(requirements, rows, &rejected, options)
+    } else {
+        Vec::new()
+    };
+    // The cheapest rejected VMs: those cheaper than the best design, cheapest first.
+    rejected.sort_by(|a, b| {
+        let pa = a
+            .cheapest_tried_usd_month
+            .or(a.vm_price_usd_month)
+            .unwrap_or(f64::INFINITY);
+        let pb = b
+            .cheapest_tried_usd_month
+            .or(b.vm_price_usd_month)
+            .unwrap_or(f64::INFINITY);
+        pa.total_cmp(&pb).then(a.vm.cmp(&b.vm))
+    });
+    let rejected: Vec<Rejected> = rejected
+        .into_iter()
+        .filter(|r| match (best_price, r.vm_price_usd_month) {
+            (Some(best), Some(price)) => price < best,
+            (Some(_), None) => false,
+            (None, _) => true,
+        })
+        .take(options.rejected_shown)
+        .collect();
+    let mut designs: Vec<PlannedDesign> = accepted.into_iter().take(options.top).collect();
+    for (index, design) in designs.iter_mut().enumerate() {
+        design.rank = index + 1;
+    }
+
+    let totals = RequirementTotals {
+        volumes: requirements.volumes.len(),
+        iops: requirements.total_iops(),
+        throughput_mb_s: requirements
+            .volumes
+            .iter()
+            .map(|v| {
+                v.sizing
+                    .throughput_mb_s
+                    .max(v.sizing.iops * v.sizing.io_size_bytes as f64 / mb)
+            })
+            .sum(),
+        capacity_gib: requirements
+            .volumes
+            .iter()
+            .filter_map(|v| v.sizing.capacity_gib)
+            .sum(),
+        growth_factor: requirements.growth_factor,
+    };
+    let netapp = rows
+        .netapp
+        .iter()
+        .map(|level| {
+            netapp_option(
+                level,
+                totals.throughput_mb_s * mb / MIB as f64,
+                totals.capacity_gib / 1024.0,
+            )
+        })
+        .collect();
+    let mut notes = vec![
+        format!(
+            "sized for a {}% cache hit on ReadOnly disks ({}); a warm cache only adds headroom",
+            fmt_num(options.assumptions.cache_hit_pct),
+            if options.assumptions.cache_hit_pct == 0.0 {
+                "cold cache: every read reaches the disks"
+            } else {
+                "reads served by the cache do not reach the disks"
+            }
+        ),
+        format!(
+            "service time per IO {} ms ({})",
+            options.assumptions.service_latency_ms, options.assumptions.service_latency_source
+        ),
+        format!("MB: {}", options.assumptions.mb.describe()),
+    ];
+    if requirements.growth_factor != 1.0 {
+        notes.push(format!(
+            "rates and capacity include growth x{}",
+            requirements.growth_factor
+        ));
+    }
+    Ok(Plan {
+        totals,
+        assumptions: options.assumptions.clone(),
+        vms_considered: rows.vms.len(),
+        designs_meeting,
+        designs,
+        rejected,
+        impossible,
+        netapp,
+        notes,
+    })
+}
+
+/// `Standard_DS13 + data 4 x P30 (ReadOnly) + log 1 x P10 (None)`.
+fn describe(vm: &VmSize, pairs: &[(VolumeLoad, PlannedVolume)]) -> String {
+    let mut text = vm.name.clone();
+    for (_, v) in pairs {
+        text.push_str(&format!(
+            " + {} {} x {} ({})",
+            v.label, v.disk_count, v.disk_sku, v.caching
+        ));
+    }
+    text
+}
+
+/// vCPU / memory the host metrics ask for and the VM lacks.
+fn host_shortfall(vm: &VmSize, requirements: &Requirements) -> Option<String> {
+    if let Some(vcpu) = requirements.host.vcpu_min {
+        if vm.vcpu < vcpu {
+            return Some(format!("{} has {} vCPU, {vcpu} needed", vm.name, vm.vcpu));
+        }
+    }
+    if let Some(memory) = requirements.host.memory_gib_min {
+        if vm.memory_gib < memory {
+            return Some(format!(
+                "{} has {} GiB memory, {} needed",
+                vm.name,
+                fmt_num(vm.memory_gib),
+                fmt_num(memory)
+            ));
+        }
+    }
+    None
+}
+
+/// Which limits no row of the catalog reaches, in words.
+fn impossible_reasons(
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    rejected: &[Rejected],
+    options: &PlanOptions,
+) -> Vec<String> {
+    let mb = options.assumptions.mb.bytes_per_mb();
+    let mut reasons = Vec::new();
+    let total_iops: f64 = requirements
+        .volumes
+        .iter()
+        .map(|v| target_iops(&v.sizing, mb))
+        .sum();
+    let total_mb: f64 = requirements
+        .volumes
+        .iter()
+        .map(|v| target_iops(&v.sizing, mb) * v.sizing.io_size_bytes as f64 / mb)
+        .sum();
+    let best = |value: &dyn Fn(&VmSize) -> Option<f64>| -> Option<(String, f64)> {
+        rows.vms
+            .iter()
+            .filter_map(|vm| value(vm).map(|x| (vm.name.clone(), x)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    };
+    let vm_checks: [(&str, f64, &str, Box<dyn Fn(&VmSize) -> Option<f64>>); 2] = [
+        (
+            "uncached IOPS",
+            total_iops,
+            " IOPS",
+            Box::new(|vm: &VmSize| {
+                Some(
+                    vm.uncached_iops?
+                        .0
+                        .max(vm.cached_iops.map(|c| c.0).unwrap_or(0.0)),
+                )
+            }),
+        ),
+        (
+            "uncached MB/s",
+            total_mb,
+            " MB/s",
+            Box::new(|vm: &VmSize| {
+                Some(
+                    vm.uncached_throughput_mb_s?
+                        .0
+                        .max(vm.cached_throughput_mb_s.map(|c| c.0).unwrap_or(0.0)),
+                )
+            }),
+        ),
+    ];
+    for (what, needed, unit, value) in &vm_checks {
+        if let Some((name, most)) = best(value.as_ref()) {
+            if most < needed * (1.0 - 1e-9) {
+                reasons.push(format!(
+                    "VM {what}: the requirements need {}{unit} in total; the largest VM in the \
+                     catalog, {name}, allows {}{unit}",
+                    fmt_num(*needed),
+                    fmt_num(most)
+                ));
+            }
+        }
+    }
+    for volume in &requirements.volumes {
+        if let Some(latency) = volume.sizing.latency_ms {
+            if latency < options.assumptions.service_latency_ms {
+                reasons.push(format!(
+                    "latency: volume '{}' asks for {latency} ms, below the {} ms service time \
+                     assumed per IO (set --service-latency-ms if you have measured lower)",
+                    volume.label, options.assumptions.service_latency_ms
+                ));
+            }
+        }
+    }
+    if rows.disks.is_empty() && rows.provisioned.is_empty() {
+        reasons.push("the catalog has no disks in this edition".into());
+    }
+    if reasons.is_empty() {
+        // Name the limit that ruled out most VMs.
+        let mut counts: Vec<(String, usize, String)> = Vec::new();
+        for r in rejected {
+            let key = r
+                .limit
+                .map(|k| format!("{k:?}"))
+                .unwrap_or_else(|| "other".into());
+            match counts.iter_mut().find(|(k, _, _)| *k == key) {
+                Some(entry) => entry.1 += 1,
+                None => counts.push((key, 1, r.reason.clone())),
+            }
+        }
+        counts.sort_by(|a, b| b.1.cmp(&a.1));
+        if let Some((_, count, example)) = counts.first() {
+            reasons.push(format!(
+                "no VM and disk combination fits; {count} of {} VMs fail the same way, e.g. {example}",
+                rows.vms.len()
+            ));
+        }
+    }
+    reasons
+}
+
+/// Sizes one NetApp Files service level: quota = max(throughput / rate per TiB, capacity,
+/// minimum quota). 4,500 MiB/s at Premium's rate gives its quota in TiB.
+pub fn netapp_option(
+    level: &NetAppServiceLevel,
+    throughput_mib_s: f64,
+    capacity_tib: f64,
+) -> NetAppOption {
+    let rate = level.throughput_mib_s_per_tib.0;
+    let by_throughput = if rate > 0.0 {
+        throughput_mib_s / rate
+    } else {
+        f64::INFINITY
+    };
+    let quota = by_throughput
+        .max(capacity_tib)
+        .max(level.quota_tib_min.unwrap_or(0.0));
+    let fits_quota = level.quota_tib_max.is_none_or(|max| quota <= max);
+    let fits_throughput = level
+        .volume_throughput_mib_s_max
+        .is_none_or(|max| throughput_mib_s <= max.0 * (1.0 + 1e-9));
+    let mut note = format!(
+        "{} MiB/s / {} MiB/s per TiB = {:.2} TiB",
+        fmt_num(throughput_mib_s),
+        fmt_num(rate),
+        by_throughput
+    );
+    if quota > by_throughput {
+        note.push_str(&format!(
+            "; quota raised to {quota:.2} TiB for capacity or the minimum"
+        ));
+    }
+    if !fits_throughput {
+        note.push_str(&format!(
+            "; above the level's single-volume maximum of {} MiB/s",
+            fmt_num(
+                level
+                    .volume_throughput_mib_s_max
+                    .map(|m| m.0)
+                    .unwrap_or(0.0)
+            )
+        ));
+    }
+    if !fits_quota {
+        note.push_str("; above the largest quota of one volume");
+    }
+    note.push_str("; IOPS per quota is not published (unknown)");
+    NetAppOption {
+        level: level.name.clone(),
+        table: level.table.clone(),
+        throughput_mib_s_per_tib: rate,
+        throughput_needed_mib_s: throughput_mib_s,
+        capacity_needed_tib: capacity_tib,
+        quota_tib: quota,
+        throughput_mib_s: quota * rate,
+        price_usd_month: level.price_usd_per_tib_month.map(|p| p * quota),
+        fits: fits_quota && fits_throughput,
+        note,
+    }
+}
+
+/// A requirements file with every key documented, as `iofit plan --example-requirements`
+/// prints it; `--requirements` reads it back.
+pub const EXAMPLE_REQUIREMENTS: &str = include_str!("example-requirements.toml");
+
+#[cfg(test)]
+mod tests;

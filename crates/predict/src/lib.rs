@@ -1,1 +1,1483 @@
-//! iofit-predict: see ARCHITECTURE.md. (Being built.)
+//! iofit-predict: what a storage design delivers for a workload, and where it throttles.
+//!
+//! Given a VM row, the disks of each volume (rows from the catalog) and the workload each volume
+//! carries, [`predict`] computes the IOPS, throughput and expected latency the design delivers,
+//! checks EVERY limit (per disk, the sum of a stripe, the VM's uncached and cached limits, the
+//! host cache, bursts, queue depth by Little's law, data-disk slots, capacity, latency) with its
+//! headroom, and names the one limit that binds. It knows limits, not prices: the planner ranks.
+//!
+//! The model, in one paragraph: each volume runs its workload as fast as its own limits allow
+//! (disks, stripe, outstanding IOs / service time); limits shared by several volumes (the VM's)
+//! scale the volumes that use them down in proportion when their sum would exceed the limit, so
+//! no prediction ever exceeds any limit. Reads that the host cache serves do not reach the disks
+//! (a warm cache serves `cache_hit_pct` of them); every IO of a disk with host caching counts
+//! against the VM's cached limits, every IO of a disk without against the uncached limits.
+//! A limit the catalog does not publish (`None`) is reported as unknown and never assumed.
+//!
+//! ```
+//! use iofit_catalog::{DiskKind, DiskSku, VmSize};
+//! use iofit_model::{Bytes, HostCaching, Iops, MBps, VolumeDesign, Workload};
+//! use iofit_predict::{predict, Assumptions, DiskPerf, LimitKind, VolumeLoad};
+//!
+//! // A P30 (5,000 IOPS, 200 MB/s) on a VM that allows 3,200 uncached IOPS.
+//! let p30 = DiskSku { name: "P30".into(), table: "t".into(), kind: DiskKind::PremiumSsd,
+//!     size_gib: 1024.0, iops: Iops(5000.0), throughput_mb_s: MBps(200.0),
+//!     burst_iops: None, burst_throughput_mb_s: None, price_usd_month: None };
+//! let vm = VmSize { name: "Standard_DS1".into(), table: "t".into(), family: "DS".into(),
+//!     vcpu: 1, memory_gib: 3.5, max_data_disks: 2, premium_storage: true,
+//!     uncached_iops: Some(Iops(3200.0)), uncached_throughput_mb_s: Some(MBps(32.0)),
+//!     cached_iops: None, cached_throughput_mb_s: None, cache_size_gib: None,
+//!     temp_storage_gib: None, burst_uncached_iops: None,
+//!     burst_uncached_throughput_mb_s: None, price_usd_month: None };
+//! let volume = VolumeLoad {
+//!     design: VolumeDesign::new("data", "P30", 1, HostCaching::None),
+//!     disk: DiskPerf::from(&p30),
+//!     workload: Workload::new(0.0, 100.0, Bytes::kib(4), 32, 1),
+//!     target: None,
+//! };
+//! let prediction = predict(&vm, &[volume], &Assumptions::default(), None).unwrap();
+//! assert_eq!(prediction.total_iops, 3200.0);
+//! assert_eq!(prediction.binding.as_ref().unwrap().kind, LimitKind::VmUncachedIops);
+//! ```
+
+use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};
+use iofit_model::units::group_thousands;
+use iofit_model::{HostCaching, SizingTarget, VolumeDesign, Workload};
+use serde::{Deserialize, Serialize};
+
+/// Relative tolerance for "at the limit" comparisons of floating-point rates.
+const EPS: f64 = 1e-9;
+
+/// How many bytes one "MB" has in the tables a prediction uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MbConvention {
+    /// 1 MB = 10^6 bytes: Azure's current VM and disk tables.
+    #[default]
+    Decimal,
+    /// 1 MB = 1024 KB = 2^20 bytes: how the seed counts in its IO-size table
+    /// (200 MB/s at 64 KB is 200 x 1024 / 64 = 3,200 IOPS).
+    Binary,
+}
+
+impl MbConvention {
+    pub fn bytes_per_mb(self) -> f64 {
+        match self {
+            MbConvention::Decimal => 1e6,
+            MbConvention::Binary => 1_048_576.0,
+        }
+    }
+    pub fn describe(self) -> &'static str {
+        match self {
+            MbConvention::Decimal => "1 MB = 10^6 bytes, as Azure's tables count",
+            MbConvention::Binary => {
+                "1 MB = 1024 KB = 1,048,576 bytes, as the seed counts in its IO-size table \
+                 (200 MB/s at 64 KB = 200 x 1024 / 64 = 3,200 IOPS)"
+            }
+        }
+    }
+}
+
+/// What the prediction takes as given because no table publishes it. Every output repeats these.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Assumptions {
+    /// Time one IO takes on an unthrottled disk, milliseconds. Little's law turns it and the
+    /// outstanding IOs into an IOPS bound.
+    pub service_latency_ms: f64,
+    /// Where the service latency comes from.
+    pub service_latency_source: String,
+    /// Share of reads on host-cached disks that the (warm) cache serves, 0..=100.
+    pub cache_hit_pct: f64,
+    pub mb: MbConvention,
+}
+
+impl Default for Assumptions {
+    fn default() -> Self {
+        Assumptions {
+            service_latency_ms: 1.0,
+            service_latency_source: "assumed: no disk table publishes a latency; 1 ms is the \
+                                     seeds' own example (Little's law example, NetApp report's \
+                                     ~1 ms); set --service-latency-ms to a measured value"
+                .to_string(),
+            // The seed benchmarks after warming the cache, so reads on ReadOnly disks hit it.
+            cache_hit_pct: 100.0,
+            mb: MbConvention::Decimal,
+        }
+    }
+}
+
+/// The performance of one disk of a volume, from a fixed SKU or a provisioned disk type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiskPerf {
+    pub name: String,
+    /// Catalog table the figures come from.
+    pub table: String,
+    pub kind: DiskKind,
+    pub size_gib: f64,
+    pub iops: f64,
+    pub throughput_mb_s: f64,
+    pub burst_iops: Option<f64>,
+    pub burst_throughput_mb_s: Option<f64>,
+    pub price_usd_month: Option<f64>,
+}
+
+impl From<&DiskSku> for DiskPerf {
+    fn from(sku: &DiskSku) -> Self {
+        DiskPerf {
+            name: sku.name.clone(),
+            table: sku.table.clone(),
+            kind: sku.kind,
+            size_gib: sku.size_gib,
+            iops: sku.iops.0,
+            throughput_mb_s: sku.throughput_mb_s.0,
+            burst_iops: sku.burst_iops.map(|v| v.0),
+            burst_throughput_mb_s: sku.burst_throughput_mb_s.map(|v| v.0),
+            price_usd_month: sku.price_usd_month,
+        }
+    }
+}
+
+impl DiskPerf {
+    /// A provisioned disk (Premium SSD v2, Ultra) of `size_gib` with `iops` and `throughput_mb_s`
+    /// bought; checks the type's rules (size range, IOPS per GiB, MB/s per IOPS, maximums).
+    pub fn from_provisioned(
+        disk_type: &ProvisionedDiskType,
+        size_gib: f64,
+        iops: f64,
+        throughput_mb_s: f64,
+    ) -> Result<DiskPerf, PredictError> {
+        let problem = |text: String| PredictError::Provisioned {
+            name: disk_type.name.clone(),
+            problem: text,
+        };
+        if !(size_gib >= disk_type.size_gib_min && size_gib <= disk_type.size_gib_max) {
+            return Err(problem(format!(
+                "size {size_gib} GiB is outside {}..={} GiB",
+                disk_type.size_gib_min, disk_type.size_gib_max
+            )));
+        }
+        let iops_allowed = provisioned_iops_max(disk_type, size_gib);
+        if !(iops > 0.0 && iops <= iops_allowed * (1.0 + EPS)) {
+            return Err(problem(format!(
+                "{iops} IOPS is not within 1..={iops_allowed} for {size_gib} GiB \
+                 ({} IOPS per GiB, at most {})",
+                disk_type.iops_per_gib_max, disk_type.iops_max.0
+            )));
+        }
+        let mb_allowed = provisioned_throughput_max(disk_type, iops);
+        if !(throughput_mb_s > 0.0 && throughput_mb_s <= mb_allowed * (1.0 + EPS)) {
+            return Err(problem(format!(
+                "{throughput_mb_s} MB/s is not within 1..={mb_allowed} for {iops} IOPS \
+                 ({} MB/s per IOPS, at most {})",
+                disk_type.throughput_mb_s_per_iops_max, disk_type.throughput_mb_s_max.0
+            )));
+        }
+        Ok(DiskPerf {
+            name: disk_type.name.clone(),
+            table: disk_type.table.clone(),
+            kind: disk_type.kind,
+            size_gib,
+            iops,
+            throughput_mb_s,
+            burst_iops: None,
+            burst_throughput_mb_s: None,
+            price_usd_month: provisioned_price(disk_type, size_gib, iops, throughput_mb_s),
+        })
+    }
+}
+
+/// Highest IOPS a provisioned disk of `size_gib` may have: the per-GiB rule, never below the
+/// free baseline, never above the type's maximum.
+pub fn provisioned_iops_max(disk_type: &ProvisionedDiskType, size_gib: f64) -> f64 {
+    (size_gib * disk_type.iops_per_gib_max)
+        .max(disk_type.iops_baseline.0)
+        .min(disk_type.iops_max.0)
+}
+
+/// Highest MB/s a provisioned disk with `iops` may have.
+pub fn provisioned_throughput_max(disk_type: &ProvisionedDiskType, iops: f64) -> f64 {
+    (iops * disk_type.throughput_mb_s_per_iops_max)
+        .max(disk_type.throughput_mb_s_baseline.0)
+        .min(disk_type.throughput_mb_s_max.0)
+}
+
+/// Monthly price of a provisioned disk: capacity plus the IOPS and MB/s above the free baseline.
+/// `None` when any needed rate is not sourced.
+pub fn provisioned_price(
+    disk_type: &ProvisionedDiskType,
+    size_gib: f64,
+    iops: f64,
+    throughput_mb_s: f64,
+) -> Option<f64> {
+    let extra_iops = (iops - disk_type.iops_baseline.0).max(0.0);
+    let extra_mb = (throughput_mb_s - disk_type.throughput_mb_s_baseline.0).max(0.0);
+    let mut price = size_gib * disk_type.price_usd_per_gib_month?;
+    if extra_iops > 0.0 {
+        price += extra_iops * disk_type.price_usd_per_iops_month?;
+    }
+    if extra_mb > 0.0 {
+        price += extra_mb * disk_type.price_usd_per_mb_s_month?;
+    }
+    Some(price)
+}
+
+/// One volume of the design, with the disk rows it uses and the load it carries.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VolumeLoad {
+    pub design: VolumeDesign,
+    pub disk: DiskPerf,
+    pub workload: Workload,
+    /// What the volume must sustain; without it the prediction is the design's maximum.
+    pub target: Option<SizingTarget>,
+}
+
+/// Catalog rows the advice may name (bigger disks, bigger VMs).
+#[derive(Clone, Copy, Debug)]
+pub struct Alternatives<'a> {
+    pub vms: &'a [VmSize],
+    pub disks: &'a [DiskSku],
+}
+
+/// Why a prediction could not be made (bad input, not a throttled design).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PredictError {
+    #[error("the design has no volumes; give at least one disk, e.g. --disk 1xP30:none")]
+    NoVolumes,
+    #[error("volume '{label}': {problem}")]
+    Volume { label: String, problem: String },
+    #[error("{name}: {problem}")]
+    Assumption { name: String, problem: String },
+    #[error("provisioned disk {name}: {problem}")]
+    Provisioned { name: String, problem: String },
+}
+
+/// Every kind of limit the prediction checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitKind {
+    VmUncachedIops,
+    VmUncachedThroughput,
+    VmCachedIops,
+    VmCachedThroughput,
+    VmBurstIops,
+    VmBurstThroughput,
+    VmDataDisks,
+    VmPremiumStorage,
+    HostCacheSize,
+    VolumeIops,
+    VolumeThroughput,
+    DiskIops,
+    DiskThroughput,
+    DiskBurstIops,
+    DiskBurstThroughput,
+    StripeMembersBusy,
+    QueueDepth,
+    HostCachingSupport,
+    Capacity,
+    Latency,
+}
+
+impl LimitKind {
+    /// Whether the limit caps IOPS or MB/s while running (the others are yes/no checks or
+    /// burst allowances that do not cap sustained load).
+    pub fn caps_sustained_rate(self) -> bool {
+        matches!(
+            self,
+            LimitKind::VmUncachedIops
+                | LimitKind::VmUncachedThroughput
+                | LimitKind::VmCachedIops
+                | LimitKind::VmCachedThroughput
+                | LimitKind::VolumeIops
+                | LimitKind::VolumeThroughput
+                | LimitKind::DiskIops
+                | LimitKind::DiskThroughput
+                | LimitKind::StripeMembersBusy
+                | LimitKind::QueueDepth
+        )
+    }
+}
+
+/// The unit a limit is counted in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitUnit {
+    Iops,
+    /// MB/s in the prediction's [`MbConvention`].
+    MbPerSecond,
+    Disks,
+    Gib,
+    Milliseconds,
+    /// A yes/no check: 1 = allowed, 0 = not.
+    Allowed,
+}
+
+impl LimitUnit {
+    pub fn suffix(self) -> &'static str {
+        match self {
+            LimitUnit::Iops => " IOPS",
+            LimitUnit::MbPerSecond => " MB/s",
+            LimitUnit::Disks => " disks",
+            LimitUnit::Gib => " GiB",
+            LimitUnit::Milliseconds => " ms",
+            LimitUnit::Allowed => "",
+        }
+    }
+}
+
+/// State of one limit at the operating point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitStatus {
+    /// Under the limit, with headroom.
+    Ok,
+    /// The limit that caps the design (or the first that would as load grows).
+    Binding,
+    /// At the limit (tied with the binding one).
+    AtLimit,
+    /// Over the limit: the design does not work as given (only for yes/no checks, capacity,
+    /// latency; a rate is throttled, never over).
+    Over,
+    /// The catalog does not publish this limit.
+    Unknown,
+    /// A burst allowance: shown with its headroom, does not cap sustained load.
+    Burst,
+}
+
+/// One checked limit: its value, what the design uses of it, and the headroom.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LimitCheck {
+    pub kind: LimitKind,
+    /// `vm` or the volume label.
+    pub scope: String,
+    /// The limit in words, e.g. "VM uncached IOPS (Standard_DS1)".
+    pub name: String,
+    pub unit: LimitUnit,
+    /// The published limit; `None` when not published.
+    pub limit: Option<f64>,
+    /// What the design uses of it at the operating point.
+    pub used: f64,
+    pub headroom: Option<f64>,
+    pub headroom_pct: Option<f64>,
+    pub status: LimitStatus,
+    /// Catalog table (or "assumption") the limit comes from.
+    pub source: String,
+}
+
+/// The one limit that binds, in a form `--json` readers can act on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Binding {
+    pub kind: LimitKind,
+    pub scope: String,
+    pub name: String,
+    pub unit: LimitUnit,
+    pub limit: f64,
+    pub used: f64,
+    /// One sentence: what caps the design and at what.
+    pub words: String,
+}
+
+/// Queue depth facts of one volume by Little's law.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QueueDepthCheck {
+    /// IOs the workload keeps in flight on the volume (iodepth x jobs).
+    pub outstanding_ios: u32,
+    pub stripe_members: u32,
+    /// Members that have at least one IO to do at this depth.
+    pub busy_members: u32,
+    /// Depth at which every member has work: one IO per member at least.
+    pub depth_to_keep_members_busy: u32,
+    /// Depth at which every member reaches its own IOPS limit at the assumed service time:
+    /// per-disk depth (disk IOPS x service time) x members.
+    pub depth_to_reach_disk_limits: u32,
+    /// Depth the target needs: target IOPS x target latency (or service time).
+    pub depth_for_target: Option<u32>,
+    /// IOPS that the outstanding IOs can carry at the service time (outstanding / latency).
+    pub littles_law_iops: f64,
+}
+
+/// What one volume delivers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VolumePrediction {
+    pub label: String,
+    pub disk_sku: String,
+    pub disk_table: String,
+    pub disk_count: u32,
+    pub caching: HostCaching,
+    pub stripe_size_bytes: Option<u64>,
+    pub read_pct: f64,
+    pub random_pct: f64,
+    pub read_io_size_bytes: u64,
+    pub write_io_size_bytes: u64,
+    /// What the volume does when every volume runs flat out (no targets). With targets a
+    /// volume may do more than this when another's low target leaves room in a shared limit.
+    pub max_iops: f64,
+    pub max_throughput_mb_s: f64,
+    /// What it does at the operating point (the target when met, else the maximum).
+    pub iops: f64,
+    pub throughput_mb_s: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    /// Reads the host cache serves (they do not reach the disks).
+    pub cache_read_iops: f64,
+    /// IOs reaching the disks, after stripe splitting.
+    pub disk_iops: f64,
+    pub latency_ms: f64,
+    /// Disk IOs one volume IO becomes when it spans stripe units (1 when it fits in one).
+    pub disk_ios_per_read: f64,
+    pub disk_ios_per_write: f64,
+    pub queue: QueueDepthCheck,
+    /// What caps this volume, in words.
+    pub binding: String,
+    pub target_iops: Option<f64>,
+    pub target_throughput_mb_s: Option<f64>,
+    pub target_latency_ms: Option<f64>,
+    pub meets_target: Option<bool>,
+}
+
+/// The whole prediction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub vm: String,
+    pub vm_table: String,
+    /// Every catalog table the figures come from.
+    pub tables: Vec<String>,
+    pub assumptions: Assumptions,
+    pub mb_convention_note: String,
+    pub volumes: Vec<VolumePrediction>,
+    pub total_iops: f64,
+    pub total_throughput_mb_s: f64,
+    pub max_total_iops: f64,
+    pub max_total_throughput_mb_s: f64,
+    pub limits: Vec<LimitCheck>,
+    pub binding: Option<Binding>,
+    /// Yes/no checks the design fails (too many disks, premium disk on a standard VM...).
+    pub violations: Vec<String>,
+    pub warnings: Vec<String>,
+    pub advice: Vec<String>,
+    /// With targets: whether every volume meets its target and no check fails.
+    pub meets_requirements: Option<bool>,
+}
+
+impl Prediction {
+    /// Whether the design is buildable and meets every target (when targets were given).
+    pub fn fits(&self) -> bool {
+        self.violations.is_empty() && self.meets_requirements.unwrap_or(true)
+    }
+
+    /// The check of one kind in one scope.
+    pub fn limit(&self, kind: LimitKind, scope: &str) -> Option<&LimitCheck> {
+        self.limits
+            .iter()
+            .find(|check| check.kind == kind && check.scope == scope)
+    }
+}
+
+/// Per-volume factors derived once from design and workload.
+struct Factors {
+    members: f64,
+    cached: bool,
+    read_share: f64,
+    hit_share: f64,
+    split_read: f64,
+    split_write: f64,
+    /// Disk IOs per volume IO (after cache hits and stripe splitting).
+    disk_ios: f64,
+    /// Bytes reaching the disks per volume IO.
+    disk_bytes: f64,
+    /// IOs the host sees per volume IO (hits included).
+    host_ios: f64,
+    /// Bytes per volume IO.
+    host_bytes: f64,
+    outstanding: u32,
+    busy_members: u32,
+}
+
+/// A rate limit in linear form: `sum(coeff[v] x iops[v]) <= capacity`.
+struct RateLimit {
+    kind: LimitKind,
+    /// `None`: the VM (shared); `Some(v)`: volume v's own.
+    volume: Option<usize>,
+    name: String,
+    unit: LimitUnit,
+    coeff: Vec<f64>,
+    capacity: Option<f64>,
+    source: String,
+}
+
+impl RateLimit {
+    fn used(&self, rates: &[f64]) -> f64 {
+        self.coeff.iter().zip(rates).map(|(c, x)| c * x).sum()
+    }
+    fn sustained(&self) -> bool {
+        self.kind.caps_sustained_rate()
+    }
+}
+
+struct Solution {
+    rates: Vec<f64>,
+    /// Index into the limits of what capped each volume; `None`: the target.
+    binding: Vec<Option<usize>>,
+}
+
+/// Each volume as fast as its own limits (and target) allow, then shared limits scale the
+/// volumes that use them in proportion. Every limit holds afterwards: a volume's rate only
+/// drops, and each shared limit's load is at most its capacity.
+fn solve(limits: &[RateLimit], volume_count: usize, targets: &[Option<f64>]) -> Solution {
+    let mut rates = vec![f64::INFINITY; volume_count];
+    let mut binding = vec![None; volume_count];
+    for (index, limit) in limits.iter().enumerate() {
+        let (Some(v), Some(capacity), true) = (limit.volume, limit.capacity, limit.sustained())
+        else {
+            continue;
+        };
+        if limit.coeff[v] > 0.0 {
+            let bound = capacity / limit.coeff[v];
+            if bound < rates[v] * (1.0 - EPS) {
+                rates[v] = bound;
+                binding[v] = Some(index);
+            }
+        }
+    }
+    for v in 0..volume_count {
+        if let Some(target) = targets[v] {
+            if target < rates[v] {
+                rates[v] = target;
+                binding[v] = None;
+            }
+        }
+    }
+    let mut factors = vec![1.0_f64; volume_count];
+    let mut shared_binding: Vec<Option<usize>> = vec![None; volume_count];
+    for (index, limit) in limits.iter().enumerate() {
+        let (None, Some(capacity), true) = (limit.volume, limit.capacity, limit.sustained()) else {
+            continue;
+        };
+        let load = limit.used(&rates);
+        if load > capacity * (1.0 + EPS) {
+            let factor = capacity / load;
+            for v in 0..volume_count {
+                if limit.coeff[v] > 0.0 && factor < factors[v] {
+                    factors[v] = factor;
+                    shared_binding[v] = Some(index);
+                }
+            }
+        }
+    }
+    for v in 0..volume_count {
+        if shared_binding[v].is_some() {
+            rates[v] *= factors[v];
+            binding[v] = shared_binding[v];
+        }
+    }
+    Solution { rates, binding }
+}
+
+fn fmt_num(value: f64) -> String {
+    group_thousands(value)
+}
+
+/// Predicts what `volumes` on `vm` deliver. `alternatives`, when given, lets the advice name
+/// bigger disks and VMs from the catalog.
+pub fn predict(
+    vm: &VmSize,
+    volumes: &[VolumeLoad],
+    assumptions: &Assumptions,
+    alternatives: Option<Alternatives<'_>>,
+) -> Result<Prediction, PredictError> {
+    if volumes.is_empty() {
+        return Err(PredictError::NoVolumes);
+    }
+    if !(assumptions.service_latency_ms.is_finite() && assumptions.service_latency_ms > 0.0) {
+        return Err(PredictError::Assumption {
+            name: "service latency".into(),
+            problem: format!("{} ms must be a number > 0", assumptions.service_latency_ms),
+        });
+    }
+    if !(0.0..=100.0).contains(&assumptions.cache_hit_pct) {
+        return Err(PredictError::Assumption {
+            name: "cache hit %".into(),
+            problem: format!("{} is outside 0..=100", assumptions.cache_hit_pct),
+        });
+    }
+    let mb = assumptions.mb.bytes_per_mb();
+    let service_s = assumptions.service_latency_ms / 1e3;
+    let count = volumes.len();
+    let mut warnings = Vec::new();
+    let mut violations = Vec::new();
+
+    let mut factors = Vec::with_capacity(count);
+    for volume in volumes {
+        let label = &volume.design.label;
+        volume
+            .workload
+            .validate()
+            .map_err(|problem| PredictError::Volume {
+                label: label.clone(),
+                problem,
+            })?;
+        if volume.design.disk_count == 0 {
+            return Err(PredictError::Volume {
+                label: label.clone(),
+                problem: "disk count must be at least 1".into(),
+            });
+        }
+        if let Some(target) = &volume.target {
+            check_target(label, target)?;
+        }
+        let members = volume.design.disk_count as f64;
+        let cached = volume.design.caching.is_cached();
+        if cached && !volume.disk.kind.supports_host_caching() {
+            violations.push(format!(
+                "volume '{label}': {} disks do not support host caching ({}); use caching None",
+                volume.disk.name, volume.design.caching
+            ));
+        }
+        if volume.design.caching == HostCaching::ReadWrite {
+            warnings.push(format!(
+                "volume '{label}': ReadWrite caching is safe only when the application itself \
+                 persists cached writes; otherwise a VM crash loses data (use ReadOnly or None)"
+            ));
+        }
+        let cached = cached && volume.disk.kind.supports_host_caching();
+        let workload = &volume.workload;
+        let read_share = workload.read_pct / 100.0;
+        let hit_share = if cached {
+            assumptions.cache_hit_pct / 100.0
+        } else {
+            0.0
+        };
+        let stripe = volume
+            .design
+            .stripe_size
+            .map(|s| s.as_f64())
+            .filter(|s| *s > 0.0);
+        if volume.design.disk_count > 1 && stripe.is_none() {
+            warnings.push(format!(
+                "volume '{label}': {} disks without a stripe size; assuming no IO spans two \
+                 members (give --stripe, e.g. 64k for small random IO, 256k for sequential)",
+                volume.design.disk_count
+            ));
+        }
+        // An IO larger than the stripe unit becomes one disk IO per unit it spans.
+        let split = |size: f64| match stripe {
+            Some(unit) if volume.design.disk_count > 1 => (size / unit).ceil().max(1.0),
+            _ => 1.0,
+        };
+        let read_size = workload.read_io_size.as_f64();
+        let write_size = workload.write_io_size.as_f64();
+        let split_read = split(read_size);
+        let split_write = split(write_size);
+        let disk_ios =
+            read_share * (1.0 - hit_share) * split_read + (1.0 - read_share) * split_write;
+        let disk_bytes =
+            read_share * (1.0 - hit_share) * read_size + (1.0 - read_share) * write_size;
+        let host_ios = read_share * split_read + (1.0 - read_share) * split_write;
+        let host_bytes = read_share * read_size + (1.0 - read_share) * write_size;
+        let outstanding = workload.outstanding_ios();
+        let per_io_members = split_read.max(split_write) as u32;
+        let busy_members =
+            (outstanding.saturating_mul(per_io_members.max(1))).min(volume.design.disk_count);
+        factors.push(Factors {
+            members,
+            cached,
+            read_share,
+            hit_share,
+            split_read,
+            split_write,
+            disk_ios,
+            disk_bytes,
+            host_ios,
+            host_bytes,
+            outstanding,
+            busy_members,
+        });
+    }
+
+    // --- the rate limits, VM first (the order breaks ties when naming the binding limit) ---
+    let mut limits: Vec<RateLimit> = Vec::new();
+    let vm_source = vm.table.clone();
+    let any_uncached = factors.iter().any(|f| !f.cached);
+    let any_cached = factors.iter().any(|f| f.cached);
+    let coeffs = |cached: bool, per: &dyn Fn(&Factors) -> f64| -> Vec<f64> {
+        factors
+            .iter()
+            .map(|f| if f.cached == cached { per(f) } else { 0.0 })
+            .collect()
+    };
+    let vm_limit = |kind, name: String, unit, coeff: Vec<f64>, capacity: Option<f64>| RateLimit {
+        kind,
+        volume: None,
+        name,
+        unit,
+        coeff,
+        capacity,
+        source: vm_source.clone(),
+    };
+    if any_uncached {
+        limits.push(vm_limit(
+            LimitKind::VmUncachedIops,
+            format!("VM uncached IOPS ({})", vm.name),
+            LimitUnit::Iops,
+            coeffs(false, &|f| f.host_ios),
+            vm.uncached_iops.map(|v| v.0),
+        ));
+        limits.push(vm_limit(
+            LimitKind::VmUncachedThroughput,
+            format!("VM uncached MB/s ({})", vm.name),
+            LimitUnit::MbPerSecond,
+            coeffs(false, &|f| f.host_bytes / mb),
+            vm.uncached_throughput_mb_s.map(|v| v.0),
+        ));
+    }
+    if any_cached {
+        limits.push(vm_limit(
+            LimitKind::VmCachedIops,
+            format!("VM cached IOPS ({})", vm.name),
+            LimitUnit::Iops,
+            coeffs(true, &|f| f.host_ios),
+            vm.cached_iops.map(|v| v.0),
+        ));
+        limits.push(vm_limit(
+            LimitKind::VmCachedThroughput,
+            format!("VM cached MB/s ({})", vm.name),
+            LimitUnit::MbPerSecond,
+            coeffs(true, &|f| f.host_bytes / mb),
+            vm.cached_throughput_mb_s.map(|v| v.0),
+        ));
+    }
+    if any_uncached {
+        if let Some(burst) = vm.burst_uncached_iops {
+            limits.push(vm_limit(
+                LimitKind::VmBurstIops,
+                format!("VM burst uncached IOPS ({})", vm.name),
+                LimitUnit::Iops,
+                coeffs(false, &|f| f.host_ios),
+                Some(burst.0),
+            ));
+        }
+        if let Some(burst) = vm.burst_uncached_throughput_mb_s {
+            limits.push(vm_limit(
+                LimitKind::VmBurstThroughput,
+                format!("VM burst uncached MB/s ({})", vm.name),
+                LimitUnit::MbPerSecond,
+                coeffs(false, &|f| f.host_bytes / mb),
+                Some(burst.0),
+            ));
+        }
+    }
+    for (v, (volume, f)) in volumes.iter().zip(&factors).enumerate() {
+        let label = &volume.design.label;
+        let disk = &volume.disk;
+        let n = volume.design.disk_count;
+        let only = |value: f64| {
+            let mut coeff = vec![0.0; count];
+            coeff[v] = value;
+            coeff
+        };
+        let own =
+            |kind, name: String, unit, coeff, capacity: Option<f64>, source: String| RateLimit {
+                kind,
+                volume: Some(v),
+                name,
+                unit,
+                coeff,
+                capacity,
+                source,
+            };
+        if n > 1 {
+            limits.push(own(
+                LimitKind::VolumeIops,
+                format!("{n} x {} striped, IOPS", disk.name),
+                LimitUnit::Iops,
+                only(f.disk_ios),
+                Some(f.members * disk.iops),
+                disk.table.clone(),
+            ));
+            limits.push(own(
+                LimitKind::VolumeThroughput,
+                format!("{n} x {} striped, MB/s", disk.name),
+                LimitUnit::MbPerSecond,
+                only(f.disk_bytes / mb),
+                Some(f.members * disk.throughput_mb_s),
+                disk.table.clone(),
+            ));
+        }
+        limits.push(own(
+            LimitKind::DiskIops,
+            format!("per disk {} IOPS", disk.name),
+            LimitUnit::Iops,
+            only(f.disk_ios / f.members),
+            Some(disk.iops),
+            disk.table.clone(),
+        ));
+        limits.push(own(
+            LimitKind::DiskThroughput,
+            format!("per disk {} MB/s", disk.name),
+            LimitUnit::MbPerSecond,
+            only(f.disk_bytes / mb / f.members),
+            Some(disk.throughput_mb_s),
+            disk.table.clone(),
+        ));
+        if f.busy_members < n && f.disk_ios > 0.0 {
+            limits.push(own(
+                LimitKind::StripeMembersBusy,
+                format!(
+                    "stripe members with work: {} of {n} at {} outstanding IOs",
+                    f.busy_members, f.outstanding
+                ),
+                LimitUnit::Iops,
+                only(f.disk_ios),
+                Some(f.busy_members as f64 * disk.iops),
+                disk.table.clone(),
+            ));
+        }
+        limits.push(own(
+            LimitKind::QueueDepth,
+            format!(
+                "queue depth: {} outstanding IOs / {} ms (Little's law)",
+                f.outstanding, assumptions.service_latency_ms
+            ),
+            LimitUnit::Iops,
+            only(1.0),
+            Some(f.outstanding as f64 / service_s),
+            "assumption".into(),
+        ));
+        if let Some(burst) = disk.burst_iops {
+            limits.push(own(
+                LimitKind::DiskBurstIops,
+                format!("per disk {} burst IOPS", disk.name),
+                LimitUnit::Iops,
+                only(f.disk_ios / f.members),
+                Some(burst),
+                disk.table.clone(),
+            ));
+        }
+        if let Some(burst) = disk.burst_throughput_mb_s {
+            limits.push(own(
+                LimitKind::DiskBurstThroughput,
+                format!("per disk {} burst MB/s", disk.name),
+                LimitUnit::MbPerSecond,
+                only(f.disk_bytes / mb / f.members),
+                Some(burst),
+                disk.table.clone(),
+            ));
+        }
+        let _ = label;
+    }
+
+    // --- solve: the maximum, and the operating point at the targets ---
+    let no_targets = vec![None; count];
+    let targets: Vec<Option<f64>> = volumes
+        .iter()
+        .zip(&factors)
+        .map(|(volume, f)| {
+            volume
+                .target
+                .as_ref()
+                .map(|t| t.iops.max(t.throughput_mb_s * mb / f.host_bytes))
+        })
+        .collect();
+    let has_targets = targets.iter().any(Option::is_some);
+    let max = solve(&limits, count, &no_targets);
+    let operating = if has_targets {
+        solve(&limits, count, &targets)
+    } else {
+        Solution {
+            rates: max.rates.clone(),
+            binding: max.binding.clone(),
+        }
+    };
+    let rates = &operating.rates;
+
+    // --- the binding limit: the most used sustained limit at the operating point ---
+    let utilisation = |limit: &RateLimit| -> Option<f64> {
+        let capacity = limit.capacity?;
+        if !limit.sustained() || capacity <= 0.0 {
+            return None;
+        }
+        Some(limit.used(rates) / capacity)
+    };
+    let mut binding_index: Option<usize> = None;
+    let mut best = -1.0;
+    for (index, limit) in limits.iter().enumerate() {
+        if let Some(u) = utilisation(limit) {
+            if u > best * (1.0 + 1e-9) + 1e-12 {
+                best = u;
+                binding_index = Some(index);
+            }
+        }
+    }
+
+    let mut checks: Vec<LimitCheck> = limits
+        .iter()
+        .enumerate()
+        .map(|(index, limit)| {
+            let used = limit.used(rates);
+            let (headroom, headroom_pct) = match limit.capacity {
+                Some(capacity) => (
+                    Some(capacity - used),
+                    (capacity > 0.0).then(|| (capacity - used) / capacity * 100.0),
+                ),
+                None => (None, None),
+            };
+            let status = if limit.capacity.is_none() {
+                LimitStatus::Unknown
+            } else if !limit.sustained() {
+                LimitStatus::Burst
+            } else if Some(index) == binding_index {
+                LimitStatus::Binding
+            } else if utilisation(limit).is_some_and(|u| u >= 1.0 - 1e-9 && best >= 1.0 - 1e-9) {
+                LimitStatus::AtLimit
+            } else {
+                LimitStatus::Ok
+            };
+            LimitCheck {
+                kind: limit.kind,
+                scope: match limit.volume {
+                    None => "vm".to_string(),
+                    Some(v) => volumes[v].design.label.clone(),
+                },
+                name: limit.name.clone(),
+                unit: limit.unit,
+                limit: limit.capacity,
+                used,
+                headroom,
+                headroom_pct,
+                status,
+                source: limit.source.clone(),
+            }
+        })
+        .collect();
+
+    // --- yes/no checks: data-disk slots, premium storage, host cache size, capacity ---
+    let total_disks: u32 = volumes.iter().map(|v| v.design.disk_count).sum();
+    let slots_over = total_disks > vm.max_data_disks;
+    checks.push(LimitCheck {
+        kind: LimitKind::VmDataDisks,
+        scope: "vm".into(),
+        name: format!("VM data disks ({})", vm.name),
+        unit: LimitUnit::Disks,
+        limit: Some(vm.max_data_disks as f64),
+        used: total_disks as f64,
+        headroom: Some(vm.max_data_disks as f64 - total_disks as f64),
+        headroom_pct: (vm.max_data_disks > 0).then(|| {
+            (vm.max_data_disks as f64 - total_disks as f64) / vm.max_data_disks as f64 * 100.0
+        }),
+        status: if slots_over {
+            LimitStatus::Over
+        } else {
+            LimitStatus::Ok
+        },
+        source: vm_source.clone(),
+    });
+    if slots_over {
+        violations.push(format!(
+            "{total_disks} data disks but {} allows {}",
+            vm.name, vm.max_data_disks
+        ));
+    }
+    let needs_premium: Vec<&str> = volumes
+        .iter()
+        .filter(|v| v.disk.kind.needs_premium_vm())
+        .map(|v| v.disk.name.as_str())
+        .collect();
+    if !needs_premium.is_empty() && !vm.premium_storage {
+        violations.push(format!(
+            "{} does not support premium storage, which {} needs",
+            vm.name,
+            needs_premium.join(", ")
+        ));
+        checks.push(LimitCheck {
+            kind: LimitKind::VmPremiumStorage,
+            scope: "vm".into(),
+            name: format!("premium storage on {}", vm.name),
+            unit: LimitUnit::Allowed,
+            limit: Some(0.0),
+            used: 1.0,
+            headroom: Some(-1.0),
+            headroom_pct: None,
+            status: LimitStatus::Over,
+            source: vm_source.clone(),
+        });
+    }
+    let cached_gib: f64 = volumes
+        .iter()
+        .zip(&factors)
+        .filter(|(_, f)| f.cached)
+        .map(|(v, _)| v.disk.size_gib * v.design.disk_count as f64)
+        .sum();
+    if any_cached {
+        let limit = vm.cache_size_gib;
+        if let Some(cache) = limit {
+            if cached_gib > cache && assumptions.cache_hit_pct > 0.0 {
+                warnings.push(format!(
+                    "cached disks hold {} GiB but the host cache of {} is {} GiB: the cache \
+                     serves {}% of reads only when the hot data fits in it",
+                    fmt_num(cached_gib),
+                    vm.name,
+                    fmt_num(cache),
+                    fmt_num(assumptions.cache_hit_pct)
+                ));
+            }
+        }
+        checks.push(LimitCheck {
+            kind: LimitKind::HostCacheSize,
+            scope: "vm".into(),
+            name: format!("host cache size ({}) vs cached disks", vm.name),
+            unit: LimitUnit::Gib,
+            limit,
+            used: cached_gib,
+            headroom: limit.map(|c| c - cached_gib),
+            headroom_pct: limit
+                .filter(|c| *c > 0.0)
+                .map(|c| (c - cached_gib) / c * 100.0),
+            // The cache size does not throttle; a smaller cache lowers the hit ratio.
+            status: if limit.is_some() {
+                LimitStatus::Burst
+            } else {
+                LimitStatus::Unknown
+            },
+            source: vm_source.clone(),
+        });
+    }
+
+    // --- per-volume results ---
+    let mut volume_predictions = Vec::with_capacity(count);
+    let mut all_met = true;
+    for (v, (volume, f)) in volumes.iter().zip(&factors).enumerate() {
+        let label = volume.design.label.clone();
+        let disk = &volume.disk;
+        let n = volume.design.disk_count;
+        let iops = rates[v];
+        let max_iops = max.rates[v];
+        let throttled = operating.binding[v].is_some();
+        let latency_ms = if throttled && iops > 0.0 {
+            (f.outstanding as f64 / iops * 1e3).max(assumptions.service_latency_ms)
+        } else {
+            assumptions.service_latency_ms
+        };
+        let per_disk_depth = (disk.iops * service_s).ceil().max(1.0) as u32;
+        let target_latency_ms = volume.target.as_ref().and_then(|t| t.latency_ms);
+        let depth_for_target = targets[v].map(|t| {
+            let latency_s = target_latency_ms.unwrap_or(assumptions.service_latency_ms) / 1e3;
+            (t * latency_s - 1e-9).ceil().max(1.0) as u32
+        });
+        let queue = QueueDepthCheck {
+            outstanding_ios: f.outstanding,
+            stripe_members: n,
+            busy_members: f.busy_members,
+            depth_to_keep_members_busy: n,
+            depth_to_reach_disk_limits: per_disk_depth.saturating_mul(n),
+            depth_for_target,
+            littles_law_iops: f.outstanding as f64 / service_s,
+        };
+        if f.busy_members < n {
+            warnings.push(format!(
+                "volume '{label}': queue depth {} on a {n}-disk stripe keeps {} members busy \
+                 and leaves {} idle; run at least {n} outstanding IOs ({per_disk_depth} per \
+                 disk x {n} disks = {} reaches the disks' limits at {} ms)",
+                f.outstanding,
+                f.busy_members,
+                n - f.busy_members,
+                per_disk_depth.saturating_mul(n),
+                assumptions.service_latency_ms
+            ));
+        }
+        let binding_words = match max.binding[v] {
+            Some(index) => limits[index].name.clone(),
+            None => "its target".to_string(),
+        };
+        let mut meets = None;
+        if let Some(target) = &volume.target {
+            let wanted = targets[v].unwrap_or(0.0);
+            let mut ok = iops >= wanted * (1.0 - 1e-9);
+            if let Some(capacity) = target.capacity_gib {
+                let have = disk.size_gib * n as f64;
+                let over = have < capacity * (1.0 - 1e-9);
+                checks.push(LimitCheck {
+                    kind: LimitKind::Capacity,
+                    scope: label.clone(),
+                    name: format!(
+                        "capacity {n} x {} ({} GiB each)",
+                        disk.name,
+                        fmt_num(disk.size_gib)
+                    ),
+                    unit: LimitUnit::Gib,
+                    limit: Some(have),
+                    used: capacity,
+                    headroom: Some(have - capacity),
+                    headroom_pct: (have > 0.0).then(|| (have - capacity) / have * 100.0),
+                    status: if over {
+                        LimitStatus::Over
+                    } else {
+                        LimitStatus::Ok
+                    },
+                    source: disk.table.clone(),
+                });
+                ok &= !over;
+            }
+            if let Some(wanted_latency) = target.latency_ms {
+                let over = latency_ms > wanted_latency * (1.0 + 1e-9);
+                checks.push(LimitCheck {
+                    kind: LimitKind::Latency,
+                    scope: label.clone(),
+                    name: "expected latency vs target".into(),
+                    unit: LimitUnit::Milliseconds,
+                    limit: Some(wanted_latency),
+                    used: latency_ms,
+                    headroom: Some(wanted_latency - latency_ms),
+                    headroom_pct: Some((wanted_latency - latency_ms) / wanted_latency * 100.0),
+                    status: if over {
+                        LimitStatus::Over
+                    } else {
+                        LimitStatus::Ok
+                    },
+                    source: "assumption".into(),
+                });
+                ok &= !over;
+            }
+            all_met &= ok;
+            meets = Some(ok);
+        }
+        volume_predictions.push(VolumePrediction {
+            label,
+            disk_sku: disk.name.clone(),
+            disk_table: disk.table.clone(),
+            disk_count: n,
+            caching: volume.design.caching,
+            stripe_size_bytes: volume.design.stripe_size.map(|s| s.0),
+            read_pct: volume.workload.read_pct,
+            random_pct: volume.workload.random_pct,
+            read_io_size_bytes: volume.workload.read_io_size.0,
+            write_io_size_bytes: volume.workload.write_io_size.0,
+            max_iops,
+            max_throughput_mb_s: max_iops * f.host_bytes / mb,
+            iops,
+            throughput_mb_s: iops * f.host_bytes / mb,
+            read_iops: iops * f.read_share,
+            write_iops: iops * (1.0 - f.read_share),
+            cache_read_iops: iops * f.read_share * f.hit_share,
+            disk_iops: iops * f.disk_ios,
+            latency_ms,
+            disk_ios_per_read: f.split_read,
+            disk_ios_per_write: f.split_write,
+            queue,
+            binding: binding_words,
+            target_iops: volume.target.as_ref().map(|t| t.iops),
+            target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s),
+            target_latency_ms,
+            meets_target: meets,
+        });
+    }
+    for check in &checks {
+        if check.status == LimitStatus::Over
+            && matches!(check.kind, LimitKind::Capacity | LimitKind::Latency)
+        {
+            // Reported through meets_target; listed here too so one list says what fails.
+            violations.push(format!(
+                "volume '{}': {} {}{} needed, {}{} available",
+                check.scope,
+                if check.kind == LimitKind::Capacity {
+                    "capacity"
+                } else {
+                    "latency"
+                },
+                fmt_num(if check.kind == LimitKind::Capacity {
+                    check.used
+                } else {
+                    check.limit.unwrap_or(0.0)
+                }),
+                check.unit.suffix(),
+                fmt_num(if check.kind == LimitKind::Capacity {
+                    check.limit.unwrap_or(0.0)
+                } else {
+                    check.used
+                }),
+                check.unit.suffix(),
+            ));
+        }
+    }
+    let unknown: Vec<&str> = checks
+        .iter()
+        .filter(|c| c.status == LimitStatus::Unknown)
+        .map(|c| c.name.as_str())
+        .collect();
+    if !unknown.is_empty() {
+        warnings.push(format!(
+            "not published in the catalog, so not checked: {}",
+            unknown.join("; ")
+        ));
+    }
+
+    let binding = binding_index.map(|index| {
+        let limit = &limits[index];
+        let capacity = limit.capacity.unwrap_or(0.0);
+        let used = limit.used(rates);
+        let at_limit = used >= capacity * (1.0 - 1e-9);
+        let unit = limit.unit.suffix();
+        let words = if at_limit {
+            format!(
+                "capped at {}{unit} by {} ({}{unit})",
+                fmt_num(used),
+                limit.name,
+                fmt_num(capacity)
+            )
+        } else {
+            format!(
+                "not capped at the targets; the first limit to bind as load grows is {} \
+                 ({} of {}{unit} used, {:.0}% headroom)",
+                limit.name,
+                fmt_num(used),
+                fmt_num(capacity),
+                (capacity - used) / capacity * 100.0
+            )
+        };
+        Binding {
+            kind: limit.kind,
+            scope: match limit.volume {
+                None => "vm".to_string(),
+                Some(v) => volumes[v].design.label.clone(),
+            },
+            name: limit.name.clone(),
+            unit: limit.unit,
+            limit: capacity,
+            used,
+            words,
+        }
+    });
+
+    let advice = advise(
+        vm,
+        volumes,
+        &factors,
+        &limits,
+        &operating,
+        &targets,
+        assumptions,
+        alternatives,
+    );
+
+    let mut tables = vec![vm.table.clone()];
+    for volume in volumes {
+        if !tables.contains(&volume.disk.table) {
+            tables.push(volume.disk.table.clone());
+        }
+    }
+    let total_iops = rates.iter().sum();
+    let total_throughput_mb_s = rates
+        .iter()
+        .zip(&factors)
+        .map(|(x, f)| x * f.host_bytes / mb)
+        .sum();
+    let max_total_iops = max.rates.iter().sum();
+    let max_total_throughput_mb_s = max
+        .rates
+        .iter()
+        .zip(&factors)
+        .map(|(x, f)| x * f.host_bytes / mb)
+        .sum();
+    Ok(Prediction {
+        vm: vm.name.clone(),
+        vm_table: vm.table.clone(),
+        tables,
+        assumptions: assumptions.clone(),
+        mb_convention_note: assumptions.mb.describe().to_string(),
+        volumes: volume_predictions,
+        total_iops,
+        total_throughput_mb_s,
+        max_total_iops,
+        max_total_throughput_mb_s,
+        limits: checks,
+        binding,
+        meets_requirements: has_targets.then_some(all_met && violations.is_empty()),
+        violations,
+        warnings,
+        advice,
+    })
+}
+
+fn check_target(label: &str, target: &SizingTarget) -> Result<(), PredictError> {
+    let bad = |key: &str, problem: &str| PredictError::Volume {
+        label: label.to_string(),
+        problem: format!("target {key}: {problem}"),
+    };
+    if !(target.iops.is_finite() && target.iops >= 0.0) {
+        return Err(bad("iops", "must be a number >= 0"));
+    }
+    if !(target.throughput_mb_s.is_finite() && target.throughput_mb_s >= 0.0) {
+        return Err(bad("throughput_mb_s", "must be a number >= 0"));
+    }
+    if let Some(latency) = target.latency_ms {
+        if !(latency.is_finite() && latency > 0.0) {
+            return Err(bad("latency_ms", "must be a number > 0"));
+        }
+    }
+    Ok(())
+}
+
+/// Advice for each volume that misses its target (or, without targets, for the binding limit):
+/// what to change, computed from the catalog rows given.
+#[allow(clippy::too_many_arguments)]
+fn advise(
+    vm: &VmSize,
+    volumes: &[VolumeLoad],
+    factors: &[Factors],
+    limits: &[RateLimit],
+    operating: &Solution,
+    targets: &[Option<f64>],
+    assumptions: &Assumptions,
+    alternatives: Option<Alternatives<'_>>,
+) -> Vec<String> {
+    let mb = assumptions.mb.bytes_per_mb();
+    let mut advice = Vec::new();
+    for (v, volume) in volumes.iter().enumerate() {
+        let Some(target) = targets[v] else { continue };
+        if operating.rates[v] >= target * (1.0 - 1e-9) {
+            continue;
+        }
+        let Some(index) = operating.binding[v] else {
+            continue;
+        };
+        let limit = &limits[index];
+        let f = &factors[v];
+        let label = &volume.design.label;
+        let disk = &volume.disk;
+        let n = volume.design.disk_count;
+        match limit.kind {
+            LimitKind::DiskIops
+            | LimitKind::VolumeIops
+            | LimitKind::DiskThroughput
+            | LimitKind::VolumeThroughput => {
+                let iops_metric = matches!(limit.kind, LimitKind::DiskIops | LimitKind::VolumeIops);
+                let (needed, per_disk, unit) = if iops_metric {
+                    (target * f.disk_ios, disk.iops, " IOPS")
+                } else {
+                    (target * f.disk_bytes / mb, disk.throughput_mb_s, " MB/s")
+                };
+                let disks_needed = (needed / per_disk - 1e-9).ceil().max(1.0) as u32;
+                let mut text = format!(
+                    "volume '{label}' needs {}{unit} from its disks; {n} x {} give {}{unit}: \
+                     use {disks_needed} x {} striped ({}{unit})",
+                    fmt_num(needed),
+                    disk.name,
+                    fmt_num(per_disk * n as f64),
+                    disk.name,
+                    fmt_num(per_disk * disks_needed as f64),
+                );
+                if let Some(alt) = alternatives {
+                    let mut bigger: Vec<&DiskSku> = alt
+                        .disks
+                        .iter()
+                        .filter(|d| d.kind == disk.kind && d.name != disk.name)
+                        .filter(|d| {
+                            let value = if iops_metric {
+                                d.iops.0
+                            } else {
+                                d.throughput_mb_s.0
+                            };
+                            value * n as f64 >= needed * (1.0 - 1e-9)
+                        })
+                        .collect();
+                    bigger.sort_by(|a, b| a.size_gib.total_cmp(&b.size_gib));
+                    if !bigger.is_empty() {
+                        let names: Vec<String> = bigger
+                            .iter()
+                            .take(4)
+                            .map(|d| {
+                                let value = if iops_metric {
+                                    d.iops.0
+                                } else {
+                                    d.throughput_mb_s.0
+                                };
+                                format!("{} ({}{unit})", d.name, fmt_num(value))
+                            })
+                            .collect();
+                        text.push_str(&format!(", or a larger disk: {n} x {}", names.join(" or ")));
+                    }
+                }
+                advice.push(text);
+            }
+            LimitKind::StripeMembersBusy | LimitKind::QueueDepth => {
+                let depth = (target * assumptions.service_latency_ms / 1e3 - 1e-9)
+                    .ceil()
+                    .max(n as f64) as u32;
+                advice.push(format!(
+                    "volume '{label}': raise outstanding IOs from {} to at least {depth} \
+                     (Little's law: {} IOPS x {} ms, and at least one per stripe member)",
+                    f.outstanding,
+                    fmt_num(target),
+                    assumptions.service_latency_ms
+                ));
+            }
+            kind @ (LimitKind::VmUncachedIops
+            | LimitKind::VmUncachedThroughput
+            | LimitKind::VmCachedIops
+            | LimitKind::VmCachedThroughput) => {
+                // What the VM would carry if every volume reached its target.
+                let wanted: Vec<f64> = targets
+                    .iter()
+                    .zip(&operating.rates)
+                    .map(|(t, x)| t.unwrap_or(*x))
+                    .collect();
+                let needed = limit.used(&wanted);
+                let mut text = format!(
+                    "{} allows {}{} here, the targets need {}{}",
+                    limit.name,
+                    fmt_num(limit.capacity.unwrap_or(0.0)),
+                    limit.unit.suffix(),
+                    fmt_num(needed),
+                    limit.unit.suffix()
+                );
+                if let Some(alt) = alternatives {
+                    let value = |candidate: &VmSize| -> Option<f64> {
+                        match kind {
+                            LimitKind::VmUncachedIops => candidate.uncached_iops.map(|x| x.0),
+                            LimitKind::VmUncachedThroughput => {
+                                candidate.uncached_throughput_mb_s.map(|x| x.0)
+                            }
+                            LimitKind::VmCachedIops => candidate.cached_iops.map(|x| x.0),
+                            _ => candidate.cached_throughput_mb_s.map(|x| x.0),
+                        }
+                    };
+                    let mut bigger: Vec<(&VmSize, f64)> = alt
+                        .vms
+                        .iter()
+                        .filter(|c| c.name != vm.name)
+                        .filter(|c| c.premium_storage || !disk.kind.needs_premium_vm())
+                        .filter_map(|c| value(c).map(|x| (c, x)))
+                        .filter(|(_, x)| *x >= needed * (1.0 - 1e-9))
+                        .collect();
+                    bigger.sort_by(|a, b| {
+                        let pa = a.0.price_usd_month.unwrap_or(f64::INFINITY);
+                        let pb = b.0.price_usd_month.unwrap_or(f64::INFINITY);
+                        pa.total_cmp(&pb).then(a.1.total_cmp(&b.1))
+                    });
+                    if !bigger.is_empty() {
+                        let names: Vec<String> = bigger
+                            .iter()
+                            .take(3)
+                            .map(|(c, x)| {
+                                format!("{} ({}{})", c.name, fmt_num(*x), limit.unit.suffix())
+                            })
+                            .collect();
+                        text.push_str(&format!("; a larger VM: {}", names.join(", ")));
+                    }
+                }
+                if matches!(
+                    kind,
+                    LimitKind::VmUncachedIops | LimitKind::VmUncachedThroughput
+                ) && volume.workload.read_pct >= 50.0
+                    && disk.kind.supports_host_caching()
+                {
+                    text.push_str("; or ReadOnly host caching on read-heavy volumes");
+                }
+                advice.push(text);
+            }
+            _ => {}
+        }
+    }
+    advice
+}
+
+#[cfg(test)]
+mod tests;

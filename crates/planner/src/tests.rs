@@ -1,0 +1,243 @@
+//! Unit tests on hand-built rows; the seed's examples against the real catalog are in
+//! `tests/seed_examples.rs`.
+
+use super::*;
+use iofit_catalog::DiskKind;
+use iofit_model::{Iops, MBps, VolumeRequirements};
+use proptest::prelude::*;
+
+fn disk(name: &str, kind: DiskKind, gib: f64, iops: f64, mb: f64, price: Option<f64>) -> DiskSku {
+    DiskSku {
+        name: name.into(),
+        table: "hand".into(),
+        kind,
+        size_gib: gib,
+        iops: Iops(iops),
+        throughput_mb_s: MBps(mb),
+        burst_iops: None,
+        burst_throughput_mb_s: None,
+        price_usd_month: price,
+    }
+}
+
+fn vm(name: &str, disks: u32, iops: f64, mb: f64, price: Option<f64>) -> VmSize {
+    VmSize {
+        name: name.into(),
+        table: "hand".into(),
+        family: "DS".into(),
+        vcpu: disks / 2,
+        memory_gib: 8.0 * disks as f64,
+        max_data_disks: disks,
+        premium_storage: true,
+        uncached_iops: Some(Iops(iops)),
+        uncached_throughput_mb_s: Some(MBps(mb)),
+        cached_iops: Some(Iops(iops * 1.25)),
+        cached_throughput_mb_s: Some(MBps(mb)),
+        cache_size_gib: Some(100.0),
+        temp_storage_gib: None,
+        burst_uncached_iops: None,
+        burst_uncached_throughput_mb_s: None,
+        price_usd_month: price,
+    }
+}
+
+fn rows() -> CatalogRows {
+    CatalogRows {
+        vms: vec![
+            vm("Small", 4, 3200.0, 32.0, Some(100.0)),
+            vm("Medium", 16, 25600.0, 256.0, Some(1000.0)),
+            vm("Large", 32, 50000.0, 512.0, Some(2000.0)),
+            vm("Unpriced", 64, 80000.0, 2000.0, None),
+        ],
+        disks: vec![
+            disk("P10", DiskKind::PremiumSsd, 128.0, 500.0, 100.0, Some(20.0)),
+            disk(
+                "P30",
+                DiskKind::PremiumSsd,
+                1024.0,
+                5000.0,
+                200.0,
+                Some(136.0),
+            ),
+            disk("P40", DiskKind::PremiumSsd, 2048.0, 7500.0, 250.0, None),
+        ],
+        ..Default::default()
+    }
+}
+
+fn one_volume(iops: f64, read_pct: f64, role: VolumeRole) -> Requirements {
+    Requirements {
+        source: "test".into(),
+        growth_factor: 1.0,
+        volumes: vec![VolumeRequirements {
+            label: "data".into(),
+            role,
+            sizing: SizingTarget {
+                iops,
+                throughput_mb_s: 0.0,
+                latency_ms: Some(5.0),
+                io_size_bytes: 8192,
+                read_pct,
+                random_pct: 100.0,
+                capacity_gib: None,
+                queue_depth: None,
+            },
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn caching_follows_the_method() {
+    let target = one_volume(1.0, 90.0, VolumeRole::Data).volumes[0]
+        .sizing
+        .clone();
+    assert_eq!(
+        choose_caching(VolumeRole::Data, &target, None).0,
+        HostCaching::ReadOnly
+    );
+    assert_eq!(
+        choose_caching(VolumeRole::Log, &target, None).0,
+        HostCaching::None
+    );
+    let writes = one_volume(1.0, 20.0, VolumeRole::Data).volumes[0]
+        .sizing
+        .clone();
+    assert_eq!(
+        choose_caching(VolumeRole::Data, &writes, None).0,
+        HostCaching::None
+    );
+    // ReadWrite only when asked.
+    assert_eq!(
+        choose_caching(VolumeRole::Data, &target, Some(HostCaching::ReadWrite)).0,
+        HostCaching::ReadWrite
+    );
+}
+
+#[test]
+fn stripe_small_for_random_large_for_sequential() {
+    let mut target = one_volume(1.0, 90.0, VolumeRole::Data).volumes[0]
+        .sizing
+        .clone();
+    assert_eq!(choose_stripe(&target).0, Bytes::kib(64));
+    target.random_pct = 0.0;
+    target.io_size_bytes = 1 << 20;
+    assert_eq!(choose_stripe(&target).0, Bytes::kib(256));
+}
+
+#[test]
+fn cheapest_fitting_design_first_and_rejected_say_why() {
+    let plan = plan(
+        &one_volume(16000.0, 70.0, VolumeRole::Data),
+        &rows(),
+        &PlanOptions::default(),
+    )
+    .unwrap();
+    let best = &plan.designs[0];
+    assert_eq!(best.vm, "Medium");
+    assert_eq!(
+        (
+            best.volumes[0].disk_count,
+            best.volumes[0].disk_sku.as_str()
+        ),
+        (4, "P30")
+    );
+    assert_eq!(best.total_usd_month, Some(1000.0 + 4.0 * 136.0));
+    assert_eq!(best.volumes[0].caching, HostCaching::ReadOnly);
+    assert_eq!(best.volumes[0].stripe_size_bytes, Some(65536));
+    // 16,000 IOPS x 1 ms = 16 outstanding IOs.
+    assert_eq!(best.volumes[0].queue_depth_total, 16);
+    // Unpriced designs rank after priced ones and say so.
+    let last = plan.designs.last().unwrap();
+    assert_eq!(last.vm, "Unpriced");
+    assert!(last
+        .price_note
+        .as_ref()
+        .unwrap()
+        .contains("price not sourced"));
+    // The cheaper VM was ruled out by its uncached... or cached IOPS limit.
+    let small = plan.rejected.iter().find(|r| r.vm == "Small").unwrap();
+    assert!(
+        matches!(
+            small.limit,
+            Some(LimitKind::VmCachedIops | LimitKind::VmCachedThroughput)
+        ),
+        "{small:?}"
+    );
+    assert!(small.reason.contains("VM cached"), "{small:?}");
+}
+
+#[test]
+fn impossible_requirements_name_the_limit() {
+    let plan = plan(
+        &one_volume(1e7, 70.0, VolumeRole::Data),
+        &rows(),
+        &PlanOptions::default(),
+    )
+    .unwrap();
+    assert!(plan.designs.is_empty());
+    assert!(
+        plan.impossible.iter().any(|r| r.contains("uncached IOPS")),
+        "{:?}",
+        plan.impossible
+    );
+}
+
+#[test]
+fn example_requirements_parse_and_validate() {
+    let requirements: Requirements = toml::from_str(EXAMPLE_REQUIREMENTS).unwrap();
+    validate(&requirements).unwrap();
+    assert_eq!(requirements.volumes.len(), 2);
+    assert_eq!(requirements.volumes[1].role, VolumeRole::Log);
+}
+
+#[test]
+fn provisioned_sizing_follows_rules() {
+    let v2 = ProvisionedDiskType {
+        name: "PremiumV2".into(),
+        table: "hand".into(),
+        kind: DiskKind::PremiumSsdV2,
+        size_gib_min: 1.0,
+        size_gib_max: 65536.0,
+        iops_baseline: Iops(3000.0),
+        iops_per_gib_max: 500.0,
+        iops_max: Iops(80000.0),
+        throughput_mb_s_baseline: MBps(125.0),
+        throughput_mb_s_per_iops_max: 0.25,
+        throughput_mb_s_max: MBps(1200.0),
+        price_usd_per_gib_month: Some(0.1),
+        price_usd_per_iops_month: Some(0.005),
+        price_usd_per_mb_s_month: Some(0.04),
+    };
+    let (count, disk) = size_provisioned(&v2, 20000.0, 300.0, 100.0, 32).unwrap();
+    assert_eq!(count, 1);
+    // 20,000 IOPS need 40 GiB by the 500/GiB rule; capacity asks 100.
+    assert_eq!(disk.size_gib, 100.0);
+    assert_eq!(disk.iops, 20000.0);
+    assert_eq!(disk.throughput_mb_s, 300.0);
+    let price = 100.0 * 0.1 + 17000.0 * 0.005 + 175.0 * 0.04;
+    assert!((disk.price_usd_month.unwrap() - price).abs() < 1e-9);
+    // Beyond one disk's maximum: two disks.
+    let (count, _) = size_provisioned(&v2, 120000.0, 100.0, 10.0, 32).unwrap();
+    assert_eq!(count, 2);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn never_proposes_a_design_over_a_limit(iops in 100.0f64..60000.0, read in 0.0f64..=100.0, log in any::<bool>()) {
+        let role = if log { VolumeRole::Log } else { VolumeRole::Data };
+        let plan = plan(&one_volume(iops, read, role), &rows(), &PlanOptions::default()).unwrap();
+        for design in &plan.designs {
+            prop_assert!(design.prediction.fits());
+            for check in &design.prediction.limits {
+                prop_assert!(check.status != LimitStatus::Over, "{check:?}");
+                if let (Some(limit), true) = (check.limit, check.kind.caps_sustained_rate()) {
+                    prop_assert!(check.used <= limit * (1.0 + 1e-9));
+                }
+            }
+            prop_assert!(design.prediction.total_iops >= iops * (1.0 - 1e-9));
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Unit tests on hand-built rows (the worked examples against the real catalog are in
+//! `tests/worked_examples.rs`).
+
+use super::*;
+use iofit_catalog::{DiskKind, DiskSku, VmSize};
+use iofit_model::{Bytes, Iops, MBps};
+use proptest::prelude::*;
+
+fn disk(name: &str, iops: f64, mb_s: f64, size_gib: f64) -> DiskSku {
+    DiskSku {
+        name: name.into(),
+        table: "hand".into(),
+        kind: DiskKind::PremiumSsd,
+        size_gib,
+        iops: Iops(iops),
+        throughput_mb_s: MBps(mb_s),
+        burst_iops: None,
+        burst_throughput_mb_s: None,
+        price_usd_month: None,
+    }
+}
+
+fn vm(name: &str, iops: Option<f64>, mb_s: Option<f64>, cached: Option<(f64, f64)>) -> VmSize {
+    VmSize {
+        name: name.into(),
+        table: "hand".into(),
+        family: "DS".into(),
+        vcpu: 16,
+        memory_gib: 112.0,
+        max_data_disks: 32,
+        premium_storage: true,
+        uncached_iops: iops.map(Iops),
+        uncached_throughput_mb_s: mb_s.map(MBps),
+        cached_iops: cached.map(|c| Iops(c.0)),
+        cached_throughput_mb_s: cached.map(|c| MBps(c.1)),
+        cache_size_gib: Some(576.0),
+        temp_storage_gib: None,
+        burst_uncached_iops: None,
+        burst_uncached_throughput_mb_s: None,
+        price_usd_month: None,
+    }
+}
+
+fn load(spec: &str, sku: &DiskSku, workload: Workload) -> VolumeLoad {
+    let mut design: VolumeDesign = spec.parse().unwrap();
+    if design.disk_count > 1 {
+        design.stripe_size = Some(Bytes::kib(64));
+    }
+    VolumeLoad {
+        design,
+        disk: DiskPerf::from(sku),
+        workload,
+        target: None,
+    }
+}
+
+#[test]
+fn unknown_vm_limit_is_reported_not_assumed() {
+    let p30 = disk("P30", 5000.0, 200.0, 1024.0);
+    let vm = vm("X", None, None, None);
+    let volume = load(
+        "1xP30:none",
+        &p30,
+        Workload::new(0.0, 100.0, Bytes::kib(8), 64, 1),
+    );
+    let p = predict(&vm, &[volume], &Assumptions::default(), None).unwrap();
+    let check = p.limit(LimitKind::VmUncachedIops, "vm").unwrap();
+    assert_eq!(check.status, LimitStatus::Unknown);
+    assert_eq!(check.limit, None);
+    assert_eq!(p.total_iops, 5000.0);
+    assert!(p.warnings.iter().any(|w| w.contains("not published")));
+}
+
+#[test]
+fn cached_reads_skip_disk_limits_and_use_cached_limit() {
+    let p30 = disk("P30", 5000.0, 200.0, 1024.0);
+    let vm = vm("X", Some(50000.0), Some(512.0), Some((64000.0, 528.0)));
+    let volume = load(
+        "1xP30:readonly",
+        &p30,
+        Workload::new(100.0, 100.0, Bytes::kib(4), 256, 4),
+    );
+    let p = predict(&vm, &[volume], &Assumptions::default(), None).unwrap();
+    assert_eq!(p.total_iops, 64000.0);
+    assert_eq!(p.binding.as_ref().unwrap().kind, LimitKind::VmCachedIops);
+    assert_eq!(p.limit(LimitKind::DiskIops, "vol0").unwrap().used, 0.0);
+}
+
+#[test]
+fn large_io_splits_across_small_stripe_units() {
+    let p30 = disk("P30", 5000.0, 200.0, 1024.0);
+    let vm = vm("X", Some(1e9), Some(1e9), None);
+    // 1 MiB IOs over a 64 KiB stripe: 16 disk IOs each.
+    let volume = load(
+        "4xP30:none",
+        &p30,
+        Workload::new(100.0, 0.0, Bytes::mib(1), 8, 1),
+    );
+    let p = predict(&vm, &[volume], &Assumptions::default(), None).unwrap();
+    assert_eq!(p.volumes[0].disk_ios_per_read, 16.0);
+    // Throughput bound: 4 x 200 MB/s = 800e6 B/s / 1 MiB.
+    let expected = 4.0 * 200e6 / 1_048_576.0;
+    assert!((p.total_iops - expected).abs() < 1e-6, "{}", p.total_iops);
+}
+
+#[test]
+fn shared_vm_limit_scales_volumes_in_proportion() {
+    let p30 = disk("P30", 5000.0, 200.0, 1024.0);
+    let vm = vm("X", Some(12000.0), Some(1e9), None);
+    let a = load(
+        "2xP30:none",
+        &p30,
+        Workload::new(0.0, 100.0, Bytes::kib(8), 64, 1),
+    );
+    let mut b = load(
+        "2xP30:none",
+        &p30,
+        Workload::new(0.0, 100.0, Bytes::kib(8), 64, 1),
+    );
+    b.design.label = "vol1".into();
+    let p = predict(&vm, &[a, b], &Assumptions::default(), None).unwrap();
+    assert!((p.total_iops - 12000.0).abs() < 1e-6);
+    assert!((p.volumes[0].iops - 6000.0).abs() < 1e-6);
+    assert_eq!(p.binding.unwrap().kind, LimitKind::VmUncachedIops);
+}
+
+#[test]
+fn bad_inputs_are_errors() {
+    let p30 = disk("P30", 5000.0, 200.0, 1024.0);
+    let vm = vm("X", Some(1.0), Some(1.0), None);
+    assert_eq!(
+        predict(&vm, &[], &Assumptions::default(), None).unwrap_err(),
+        PredictError::NoVolumes
+    );
+    let mut volume = load(
+        "1xP30",
+        &p30,
+        Workload::new(150.0, 100.0, Bytes::kib(8), 1, 1),
+    );
+    assert!(predict(&vm, &[volume.clone()], &Assumptions::default(), None).is_err());
+    volume.workload.read_pct = 50.0;
+    let assumptions = Assumptions {
+        service_latency_ms: 0.0,
+        ..Assumptions::default()
+    };
+    assert!(predict(&vm, &[volume], &assumptions, None).is_err());
+}
+
+#[test]
+fn too_many_disks_and_standard_vm_are_violations() {
+    let p30 = disk("P30", 5000.0, 200.0, 1024.0);
+    let mut small = vm("X", Some(1e6), Some(1e6), None);
+    small.max_data_disks = 2;
+    small.premium_storage = false;
+    let volume = load(
+        "4xP30:none",
+        &p30,
+        Workload::new(50.0, 100.0, Bytes::kib(8), 64, 1),
+    );
+    let p = predict(&small, &[volume], &Assumptions::default(), None).unwrap();
+    assert_eq!(p.violations.len(), 2, "{:?}", p.violations);
+    assert!(!p.fits());
+}
+
+fn arbitrary_case() -> impl Strategy<Value = (VmSize, Vec<VolumeLoad>)> {
+    let volume = (
+        1u32..=8,
+        0usize..3,
+        0.0f64..=100.0,
+        0.0f64..=100.0,
+        prop::sample::select(vec![4u64, 8, 16, 32, 64, 256, 1024]),
+        1u32..=64,
+        1u32..=4,
+        prop::option::of(1.0f64..60000.0),
+    );
+    (
+        prop::option::of(100.0f64..100000.0),
+        prop::option::of(10.0f64..2000.0),
+        prop::option::of((100.0f64..100000.0, 10.0f64..2000.0)),
+        prop::collection::vec(volume, 1..4),
+    )
+        .prop_map(|(iops, mb_s, cached, specs)| {
+            let machine = vm("P", iops, mb_s, cached);
+            let loads = specs
+                .into_iter()
+                .enumerate()
+                .map(
+                    |(i, (n, caching, read, random, kib, qd, threads, target))| {
+                        let sku = disk("P30", 5000.0, 200.0, 1024.0);
+                        let caching = ["none", "readonly", "readwrite"][caching];
+                        let mut volume = load(
+                            &format!("{n}xP30:{caching}"),
+                            &sku,
+                            Workload::new(read, random, Bytes::kib(kib), qd, threads),
+                        );
+                        volume.design.label = format!("v{i}");
+                        volume.target = target.map(|iops| SizingTarget {
+                            iops,
+                            throughput_mb_s: 0.0,
+                            latency_ms: None,
+                            io_size_bytes: kib * 1024,
+                            read_pct: read,
+                            random_pct: random,
+                            capacity_gib: None,
+                            queue_depth: None,
+                        });
+                        volume
+                    },
+                )
+                .collect();
+            (machine, loads)
+        })
+}
+
+proptest! {
+    #[test]
+    fn no_prediction_exceeds_any_limit((machine, loads) in arbitrary_case(), binary in any::<bool>()) {
+        let assumptions = Assumptions {
+            mb: if binary { MbConvention::Binary } else { MbConvention::Decimal },
+            ..Assumptions::default()
+        };
+        let p = predict(&machine, &loads, &assumptions, None).unwrap();
+        for check in &p.limits {
+            if check.kind.caps_sustained_rate() {
+                if let Some(limit) = check.limit {
+                    prop_assert!(check.used <= limit * (1.0 + 1e-9) + 1e-9,
+                        "{} used {} > limit {}", check.name, check.used, limit);
+                }
+            }
+        }
+        let mb = assumptions.mb.bytes_per_mb();
+        for (volume, load) in p.volumes.iter().zip(&loads) {
+            // throughput = IOPS x IO size, per direction.
+            let bytes = volume.read_iops * load.workload.read_io_size.as_f64()
+                + volume.write_iops * load.workload.write_io_size.as_f64();
+            prop_assert!((volume.throughput_mb_s - bytes / mb).abs() <= 1e-6 * (1.0 + bytes / mb));
+            if load.target.is_none() {
+                prop_assert!(volume.iops <= volume.max_iops * (1.0 + 1e-9));
+            }
+            prop_assert!(volume.iops >= 0.0 && volume.latency_ms > 0.0);
+        }
+    }
+}
