@@ -1,1 +1,40 @@
-//! iofit-engine: see ARCHITECTURE.md. (Being built.)
+//! iofit-engine: runs [`JobSpec`](iofit_model::job::JobSpec)s with real IO and measures them.
+//!
+//! Engines: `null` (no IO; measures the harness), `psync`/`sync`/`pvsync` (the system calls
+//! fio's engines of those names make), `io_uring` (fixed slots sized by iodepth, registered
+//! buffers and files; `libaio` jobs run here and the result says so). The runner lays out test
+//! files before timing, refuses to write where it could destroy data, runs one thread per
+//! clone, and merges HDR histograms per job or reporting group.
+//!
+//! ```
+//! use iofit_engine::{run_jobs, RunOptions, Silent};
+//! use iofit_model::job::{EngineKind, JobSpec, RwMode, SizeSpec, Target};
+//! use iofit_model::units::Bytes;
+//!
+//! let mut job = JobSpec::new("harness", Target::Files(vec!["unused".into()])).with_rw(RwMode::RandRead);
+//! job.engine = EngineKind::Null; // no file is touched
+//! job.size = Some(SizeSpec::Bytes(Bytes::mib(4)));
+//! let report = run_jobs(&[job], &RunOptions::default(), &mut Silent).unwrap();
+//! let read = &report.result.jobs[0].read;
+//! assert_eq!(read.ios, 1024); // 4 MiB in 4 KiB IOs
+//! assert_eq!(read.io_bytes, read.ios * 4096);
+//! assert_eq!(read.completion_latency.count, read.ios);
+//! ```
+
+pub mod buffer;
+pub mod clock;
+pub mod engine;
+pub mod error;
+pub mod layout;
+pub mod null;
+pub mod psync;
+pub mod random;
+pub mod runner;
+pub mod uring;
+pub mod worker;
+
+pub use error::EngineError;
+pub use runner::{
+    engine_used, fio_job_options, run_jobs, ClockChoice, Observer, Progress, RunOptions, RunReport,
+    Silent,
+};

@@ -80,7 +80,7 @@ mod tests {
         assert_eq!(r.ios, 1000);
         assert_eq!(r.io_bytes, 1000 * 4096);
         assert!((r.iops - 500.0).abs() < 1e-9);
-        assert!((r.bandwidth_bytes_per_second - 2048_000.0).abs() < 1e-6);
+        assert!((r.bandwidth_bytes_per_second - 2_048_000.0).abs() < 1e-6);
         assert_eq!(r.completion_latency.count, r.ios);
         assert_eq!(r.total_latency.mean_ns, 1000.0);
     }

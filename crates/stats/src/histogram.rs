@@ -42,8 +42,9 @@ impl LatencyHistogram {
     /// An empty histogram with `significant_digits` (1..=5) of precision. Lower precision uses
     /// less memory (per-interval histograms use 2).
     pub fn with_precision(significant_digits: u8) -> LatencyHistogram {
-        let histogram = Histogram::new_with_bounds(1, MAX_TRACKED_NS, significant_digits.clamp(1, 5))
-            .expect("bounds 1..1h with 1..=5 digits are valid for hdrhistogram");
+        let histogram =
+            Histogram::new_with_bounds(1, MAX_TRACKED_NS, significant_digits.clamp(1, 5))
+                .expect("bounds 1..1h with 1..=5 digits are valid for hdrhistogram");
         LatencyHistogram {
             histogram,
             count: 0,
@@ -72,8 +73,7 @@ impl LatencyHistogram {
         if n == 0 {
             return;
         }
-        self.histogram
-            .saturating_record_n(latency_ns.max(1), n);
+        self.histogram.saturating_record_n(latency_ns.max(1), n);
         self.count += n;
         self.sum_ns += latency_ns as u128 * n as u128;
         let value = latency_ns as f64;
@@ -214,7 +214,9 @@ mod tests {
         let mut all = LatencyHistogram::new();
         let mut x: u64 = 12345;
         for i in 0..50_000u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let v = (x >> 40) + 100;
             if i % 3 == 0 {
                 a.record(v)

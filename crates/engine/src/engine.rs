@@ -1,0 +1,41 @@
+//! The engine interface: a fixed set of slots (one per IO in flight, each with its own buffer),
+//! `queue` an IO into a free slot, `submit` what was queued, `reap` completions. Synchronous
+//! engines (`INLINE = true`) complete the IO inside `execute` and the worker takes a shorter
+//! path with one clock reading per IO.
+
+use std::io;
+
+/// Direction of one IO.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+}
+
+/// One finished IO: its slot and the kernel's result (bytes moved, or `-errno`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub slot: u32,
+    pub result: i64,
+}
+
+pub trait Engine {
+    /// True when IOs complete inside [`Engine::execute`] (no queue, submit or reap).
+    const INLINE: bool;
+
+    /// Runs one IO to completion (synchronous engines). Returns bytes moved.
+    fn execute(&mut self, slot: u32, op: Op, file: u32, offset: u64, len: u32)
+        -> io::Result<usize>;
+
+    /// Prepares one IO in `slot` (asynchronous engines). Not yet visible to the kernel.
+    fn queue(&mut self, slot: u32, op: Op, file: u32, offset: u64, len: u32);
+
+    /// Hands every queued IO to the kernel.
+    fn submit(&mut self) -> io::Result<()>;
+
+    /// Appends completions to `out`, waiting until at least `min_complete` are available.
+    fn reap(&mut self, min_complete: u32, out: &mut Vec<Completion>) -> io::Result<()>;
+
+    /// fsync (or fdatasync when `data_only`) of file `file`.
+    fn sync_file(&mut self, file: u32, data_only: bool) -> io::Result<()>;
+}

@@ -1,0 +1,60 @@
+//! Typed errors of the engine. `Refused` and `Invalid` are the user's to fix (the CLI exits 2);
+//! `Io` is an operating error during setup or a run.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// A safety refusal: iofit will not write where it could destroy data.
+    #[error("refusing to write to {path}: {reason}")]
+    Refused { path: PathBuf, reason: String },
+    /// A job that cannot run as written (bad size, missing file with no size, ...).
+    #[error("job '{job}': {message}")]
+    Invalid { job: String, message: String },
+    /// An operating-system error while preparing or running.
+    #[error("{context} {path}: {source}")]
+    Io {
+        context: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Ctrl-C arrived before any job ran (during layout).
+    #[error("interrupted while laying out test files; no job ran")]
+    Interrupted,
+    /// The engine could not be set up (for example io_uring is unavailable).
+    #[error("engine {engine}: {message}")]
+    Setup {
+        engine: &'static str,
+        message: String,
+    },
+}
+
+impl EngineError {
+    /// True when the error is the user's input to fix (exit code 2 in the CLI).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            EngineError::Refused { .. } | EngineError::Invalid { .. }
+        )
+    }
+
+    pub(crate) fn io(
+        context: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
+        EngineError::Io {
+            context,
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn invalid(job: &str, message: impl Into<String>) -> Self {
+        EngineError::Invalid {
+            job: job.to_string(),
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,745 @@
+//! The runner: checks and lays out files, then runs jobs as fio does: one OS thread per clone
+//! (numjobs), jobs up to the next `stonewall` together, each such set after the previous one
+//! has finished. Results are finalised as soon as every clone of a result has reported, and
+//! handed to the observer at once, so a caller can save them before the next job ends.
+
+use crate::buffer::BufferPool;
+use crate::clock::{Clock, FakeClock, MonotonicClock};
+use crate::engine::Engine;
+use crate::error::EngineError;
+use crate::layout::{lay_out, plan_layout, regions_for_clone};
+use crate::null::NullEngine;
+use crate::psync::{SyncEngine, SyncFlavor};
+use crate::random::mix64;
+use crate::uring::UringEngine;
+use crate::worker::{run_clone, CloneOutput, ClonePlan, CloneShared, ProgressCell, SizePicker};
+use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, SizeSpec, Target};
+use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Which clock drives the workers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockChoice {
+    Monotonic,
+    /// Deterministic time for tests: every clock reading advances by `step_ns`.
+    Fake {
+        step_ns: u64,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Allow writing to block devices and to existing files iofit did not create.
+    pub allow_overwrite: bool,
+    /// Set (by a Ctrl-C handler) to stop every job cleanly; what was measured is reported.
+    pub stop: Arc<AtomicBool>,
+    pub clock: ClockChoice,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            allow_overwrite: false,
+            stop: Arc::new(AtomicBool::new(false)),
+            clock: ClockChoice::Monotonic,
+        }
+    }
+}
+
+/// A snapshot for a progress display.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    /// Index (from 0) and count of the sets of jobs that run one after the other.
+    pub set_index: usize,
+    pub sets: usize,
+    pub elapsed: Duration,
+    /// How long the current set should take, when every job in it has a runtime.
+    pub planned: Option<Duration>,
+    pub ios: u64,
+    pub bytes: u64,
+    /// Bytes the current set will move, when every job in it is size-bounded.
+    pub budget_bytes: Option<u64>,
+}
+
+/// Receives events of a run. Every method has a default that does nothing.
+pub trait Observer {
+    /// Before layout: how many files will be created or extended, and how many bytes written.
+    fn layout(&mut self, _files: usize, _bytes: u64) {}
+    /// A result was finalised; `report` holds every finished result so far.
+    fn job_done(&mut self, _report: &RunReport) {}
+    /// Called about four times a second while jobs run.
+    fn progress(&mut self, _progress: &Progress) {}
+}
+
+/// An observer that ignores everything.
+pub struct Silent;
+impl Observer for Silent {}
+
+/// A run's results plus, per result, the index of the job it came from.
+#[derive(Clone, Debug, Default)]
+pub struct RunReport {
+    pub result: RunResult,
+    pub job_index: Vec<usize>,
+}
+
+/// The engine a job actually runs on: libaio runs on io_uring.
+pub fn engine_used(requested: EngineKind) -> EngineKind {
+    match requested {
+        EngineKind::Libaio => EngineKind::IoUring,
+        other => other,
+    }
+}
+
+struct Slot {
+    job_index: usize,
+    name: String,
+    group_id: u32,
+    clones_expected: u32,
+    clones_done: u32,
+    read: DirectionStats,
+    write: DirectionStats,
+    syncs: u64,
+    runtime_ns: u64,
+    runtime_sum_ns: u64,
+    usr_ns: u64,
+    sys_ns: u64,
+    ctx: u64,
+    errors: Vec<String>,
+    interrupted: bool,
+    series: Arc<Mutex<SeriesMerger>>,
+    seed: u64,
+    finished: Option<JobResult>,
+}
+
+fn check_job(job: &JobSpec) -> Result<(), EngineError> {
+    if job.iodepth == 0 {
+        return Err(EngineError::invalid(
+            &job.name,
+            "iodepth must be at least 1",
+        ));
+    }
+    if job.numjobs == 0 {
+        return Err(EngineError::invalid(
+            &job.name,
+            "numjobs must be at least 1",
+        ));
+    }
+    if job.loops == 0 {
+        return Err(EngineError::invalid(&job.name, "loops must be at least 1"));
+    }
+    if job.block_size.max_size().as_u64() == 0 {
+        return Err(EngineError::invalid(
+            &job.name,
+            "bs must be at least 1 byte",
+        ));
+    }
+    if job.block_size.max_size().as_u64() > u32::MAX as u64 / 2 {
+        return Err(EngineError::invalid(&job.name, "bs is larger than 2 GiB"));
+    }
+    if !(0.0..=100.0).contains(&job.rwmix_read_pct) {
+        return Err(EngineError::invalid(
+            &job.name,
+            "rwmixread must be within 0..100",
+        ));
+    }
+    Ok(())
+}
+
+fn size_picker(spec: &BlockSizeSpec) -> SizePicker {
+    match spec {
+        BlockSizeSpec::Fixed(sizes) => SizePicker::Fixed {
+            read: sizes.read.as_u64() as u32,
+            write: sizes.write.as_u64() as u32,
+        },
+        BlockSizeSpec::Split { read, write } => {
+            let table = |shares: &Vec<iofit_model::job::BlockSizeShare>| {
+                let total: f64 = shares
+                    .iter()
+                    .map(|s| s.pct)
+                    .sum::<f64>()
+                    .max(f64::MIN_POSITIVE);
+                let mut acc = 0.0;
+                shares
+                    .iter()
+                    .map(|s| {
+                        acc += s.pct * 100.0 / total;
+                        (acc, s.size.as_u64() as u32)
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let (mut r, mut w) = (table(read), table(write));
+            // A direction without a split uses the other's (fio applies one list to both).
+            if r.is_empty() {
+                r = w.clone();
+            }
+            if w.is_empty() {
+                w = r.clone();
+            }
+            SizePicker::Split { read: r, write: w }
+        }
+    }
+}
+
+/// The seed a job's clones derive theirs from: fixed with randrepeat, else from the clock.
+fn base_seed(job: &JobSpec) -> u64 {
+    if job.randrepeat {
+        job.random_seed
+    } else {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        mix64(nanos ^ job.random_seed)
+    }
+}
+
+fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineError> {
+    let regions = if job.engine == EngineKind::Null {
+        // The null engine touches no file, so it needs an explicit size and nothing on disk.
+        let length = match job.size {
+            Some(SizeSpec::Bytes(b)) => b.as_u64(),
+            _ => {
+                return Err(EngineError::invalid(
+                    &job.name,
+                    "ioengine=null needs an absolute size= (for example size=1g)",
+                ))
+            }
+        };
+        job.files_for_clone(clone)
+            .into_iter()
+            .map(|path| (path, job.offset.as_u64(), length))
+            .collect::<Vec<_>>()
+    } else {
+        regions_for_clone(job, clone)?
+            .into_iter()
+            .map(|r| (r.path, r.offset, r.length))
+            .collect()
+    };
+    let region_bytes: u64 = regions.iter().map(|(_, _, len)| *len).sum();
+    let loops = job.loops.max(1) as u64;
+    let budget_bytes = if job.time_based && job.runtime.is_some() {
+        None
+    } else {
+        Some(job.io_limit.map(|b| b.as_u64()).unwrap_or(region_bytes) * loops)
+    };
+    let depth = if job.engine == EngineKind::Null {
+        1
+    } else {
+        job.effective_iodepth()
+    };
+    Ok(ClonePlan {
+        job_name: job.name.clone(),
+        clone_index: clone,
+        files: regions,
+        sizes: size_picker(&job.block_size),
+        rwmix_read_pct: job.rwmix_read_pct,
+        random_pct: job.random_pct,
+        norandommap: job.norandommap,
+        seed: seed ^ mix64(clone as u64 + 1),
+        depth,
+        start_delay_ns: job.start_delay.as_nanos() as u64,
+        ramp_ns: job.ramp_time.as_nanos() as u64,
+        runtime_ns: job.runtime.map(|d| d.as_nanos() as u64),
+        budget_bytes,
+        rate_iops: [job.rate_iops.read, job.rate_iops.write],
+        rate_bytes_per_second: [
+            job.rate_bytes_per_second.read,
+            job.rate_bytes_per_second.write,
+        ],
+        fsync_every: job.fsync_every,
+        fdatasync_every: job.fdatasync_every,
+        end_fsync: job.end_fsync,
+        interval_ns: job.log_interval.as_nanos().max(1) as u64,
+    })
+}
+
+fn open_files(job: &JobSpec, plan: &ClonePlan) -> Result<Vec<File>, EngineError> {
+    if job.engine == EngineKind::Null {
+        return Ok(Vec::new());
+    }
+    plan.files
+        .iter()
+        .map(|(path, _, _)| {
+            let mut options = OpenOptions::new();
+            options.read(true).write(job.rw.has_writes());
+            if job.direct {
+                options.custom_flags(libc::O_DIRECT);
+            }
+            options.open(path).map_err(|e| {
+                let hint = if job.direct && e.raw_os_error() == Some(libc::EINVAL) {
+                    "cannot open with O_DIRECT (direct=1; the filesystem may not support it, try direct=0)"
+                } else {
+                    "cannot open"
+                };
+                EngineError::io(hint, path, e)
+            })
+        })
+        .collect()
+}
+
+/// Runs the clone on the engine the job names; returns the output.
+fn run_engine<C: Clock>(
+    job_engine: EngineKind,
+    files: Vec<File>,
+    plan: &ClonePlan,
+    clock: &C,
+    shared: &CloneShared<'_>,
+) -> CloneOutput {
+    let max_bs = match &plan.sizes {
+        SizePicker::Fixed { read, write } => (*read).max(*write),
+        SizePicker::Split { read, write } => read
+            .iter()
+            .chain(write.iter())
+            .map(|(_, s)| *s)
+            .max()
+            .unwrap_or(4096),
+    } as usize;
+    fn go<E: Engine, C: Clock>(
+        mut engine: E,
+        plan: &ClonePlan,
+        clock: &C,
+        shared: &CloneShared<'_>,
+    ) -> CloneOutput {
+        run_clone(&mut engine, clock, plan, shared)
+    }
+    match job_engine {
+        EngineKind::Null => go(NullEngine::new(1), plan, clock, shared),
+        EngineKind::Psync | EngineKind::Sync | EngineKind::Pvsync => {
+            let flavor = match job_engine {
+                EngineKind::Sync => SyncFlavor::Sync,
+                EngineKind::Pvsync => SyncFlavor::Pvsync,
+                _ => SyncFlavor::Psync,
+            };
+            let buffers = BufferPool::new(1, max_bs, plan.seed);
+            go(SyncEngine::new(flavor, files, buffers), plan, clock, shared)
+        }
+        EngineKind::IoUring | EngineKind::Libaio => {
+            let buffers = BufferPool::new(plan.depth as usize, max_bs, plan.seed);
+            match UringEngine::new(files, buffers, plan.depth) {
+                Ok(engine) => go(engine, plan, clock, shared),
+                Err(e) => CloneOutput {
+                    error: Some(format!(
+                        "io_uring is not available here ({e}); use ioengine=psync"
+                    )),
+                    ..CloneOutput::default()
+                },
+            }
+        }
+    }
+}
+
+/// Options a job ran with, named as fio names them (for fio's "job options" in JSON).
+pub fn fio_job_options(job: &JobSpec) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut push = |k: &str, v: String| out.push((k.to_string(), v));
+    match &job.target {
+        Target::Files(files) => push(
+            "filename",
+            files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(":"),
+        ),
+        Target::Directory { path, nrfiles } => {
+            push("directory", path.display().to_string());
+            if *nrfiles > 1 {
+                push("nrfiles", nrfiles.to_string());
+            }
+        }
+    }
+    match job.size {
+        Some(SizeSpec::Bytes(b)) => push("size", b.as_u64().to_string()),
+        Some(SizeSpec::PercentOfTarget(p)) => push("size", format!("{p}%")),
+        None => {}
+    }
+    push("rw", job.rw.fio_name().to_string());
+    if job.rw.is_mixed() {
+        push("rwmixread", format!("{}", job.rwmix_read_pct));
+    }
+    match &job.block_size {
+        BlockSizeSpec::Fixed(s) if s.read == s.write => push("bs", s.read.as_u64().to_string()),
+        BlockSizeSpec::Fixed(s) => push("bs", format!("{},{}", s.read.as_u64(), s.write.as_u64())),
+        BlockSizeSpec::Split { read, write } => {
+            let list = |v: &Vec<iofit_model::job::BlockSizeShare>| {
+                v.iter()
+                    .map(|s| format!("{}/{}", s.size.as_u64(), s.pct))
+                    .collect::<Vec<_>>()
+                    .join(":")
+            };
+            push("bssplit", format!("{},{}", list(read), list(write)));
+        }
+    }
+    push("ioengine", job.engine.fio_name().to_string());
+    push("iodepth", job.iodepth.to_string());
+    push("direct", u8::from(job.direct).to_string());
+    push("numjobs", job.numjobs.to_string());
+    if let Some(r) = job.runtime {
+        push("runtime", r.as_secs().to_string());
+    }
+    if job.time_based {
+        push("time_based", "1".to_string());
+    }
+    if let Some(r) = job.rate_iops.read.or(job.rate_iops.write) {
+        let fmt = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
+        if job.rate_iops.read == job.rate_iops.write {
+            push("rate_iops", r.to_string());
+        } else {
+            push(
+                "rate_iops",
+                format!("{},{}", fmt(job.rate_iops.read), fmt(job.rate_iops.write)),
+            );
+        }
+    }
+    if !job.ramp_time.is_zero() {
+        push("ramp_time", job.ramp_time.as_secs().to_string());
+    }
+    if job.norandommap {
+        push("norandommap", "1".to_string());
+    }
+    if job.group_reporting {
+        push("group_reporting", "1".to_string());
+    }
+    out
+}
+
+/// Checks, lays out and runs `jobs`. Returns every result; a job that hit an IO error has
+/// `error` set and its numbers cover what completed before it.
+pub fn run_jobs(
+    jobs: &[JobSpec],
+    options: &RunOptions,
+    observer: &mut dyn Observer,
+) -> Result<RunReport, EngineError> {
+    for job in jobs {
+        check_job(job)?;
+    }
+    // Safety checks for every file of every job before anything is written.
+    let disk_jobs: Vec<JobSpec> = jobs
+        .iter()
+        .filter(|j| j.engine != EngineKind::Null)
+        .cloned()
+        .collect();
+    let needs = plan_layout(&disk_jobs, options.allow_overwrite)?;
+    // Resolve every clone's plan now, so bad sizes fail before any IO.
+    let seeds: Vec<u64> = jobs.iter().map(base_seed).collect();
+    let mut plans: Vec<Vec<ClonePlan>> = Vec::with_capacity(jobs.len());
+    for (job, seed) in jobs.iter().zip(&seeds) {
+        let clones = (0..job.numjobs.max(1))
+            .map(|c| clone_plan(job, c, *seed))
+            .collect::<Result<Vec<_>, _>>()?;
+        plans.push(clones);
+    }
+    let to_write: u64 = needs
+        .iter()
+        .map(|n| match n.action {
+            crate::layout::LayoutAction::Create => n.size,
+            crate::layout::LayoutAction::Extend { from } => n.size - from,
+            crate::layout::LayoutAction::UseAsIs => 0,
+        })
+        .sum();
+    let to_create = needs
+        .iter()
+        .filter(|n| n.action != crate::layout::LayoutAction::UseAsIs)
+        .count();
+    if to_create > 0 {
+        observer.layout(to_create, to_write);
+    }
+    lay_out(&needs, &options.stop)?;
+
+    // Result slots: one per clone, or one per reporting group with group_reporting.
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut slot_of: Vec<Vec<usize>> = Vec::with_capacity(jobs.len());
+    let mut group_slot: std::collections::HashMap<u32, usize> = Default::default();
+    for (j, job) in jobs.iter().enumerate() {
+        let clones = job.numjobs.max(1);
+        let interval = job.log_interval.as_nanos().max(1) as u64;
+        let new_slot = |clones_expected: u32| Slot {
+            job_index: j,
+            name: job.name.clone(),
+            group_id: job.group_id,
+            clones_expected,
+            clones_done: 0,
+            read: DirectionStats::default(),
+            write: DirectionStats::default(),
+            syncs: 0,
+            runtime_ns: 0,
+            runtime_sum_ns: 0,
+            usr_ns: 0,
+            sys_ns: 0,
+            ctx: 0,
+            errors: Vec::new(),
+            interrupted: false,
+            series: Arc::new(Mutex::new(SeriesMerger::new(interval, clones_expected))),
+            seed: seeds[j],
+            finished: None,
+        };
+        if job.group_reporting {
+            let index = match group_slot.get(&job.group_id) {
+                Some(&i) => {
+                    slots[i].clones_expected += clones;
+                    let merged = slots[i].clones_expected;
+                    slots[i].series = Arc::new(Mutex::new(SeriesMerger::new(interval, merged)));
+                    i
+                }
+                None => {
+                    slots.push(new_slot(clones));
+                    group_slot.insert(job.group_id, slots.len() - 1);
+                    slots.len() - 1
+                }
+            };
+            slot_of.push(vec![index; clones as usize]);
+        } else {
+            let mut indices = Vec::with_capacity(clones as usize);
+            for _ in 0..clones {
+                slots.push(new_slot(1));
+                indices.push(slots.len() - 1);
+            }
+            slot_of.push(indices);
+        }
+    }
+
+    // Sets of jobs that run together: a stonewall starts a new set.
+    let mut sets: Vec<Vec<usize>> = Vec::new();
+    for (j, job) in jobs.iter().enumerate() {
+        if sets.is_empty() || job.stonewall {
+            sets.push(Vec::new());
+        }
+        sets.last_mut().expect("a set").push(j);
+    }
+
+    let origin = Instant::now();
+    let mut report = RunReport {
+        result: RunResult {
+            tool: "iofit".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            timestamp_s: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+            hostname: hostname(),
+            jobs: Vec::new(),
+        },
+        job_index: Vec::new(),
+    };
+    let set_count = sets.len();
+    for (set_index, set) in sets.iter().enumerate() {
+        if options.stop.load(Ordering::Relaxed) {
+            // Ctrl-C before this set started: its jobs did not run and are not reported.
+            break;
+        }
+        let planned = set
+            .iter()
+            .map(|&j| {
+                jobs[j]
+                    .runtime
+                    .map(|r| r + jobs[j].ramp_time + jobs[j].start_delay)
+            })
+            .try_fold(Duration::ZERO, |acc, d| d.map(|d| acc.max(d)));
+        let budget_bytes = set
+            .iter()
+            .flat_map(|&j| plans[j].iter())
+            .map(|p| p.budget_bytes)
+            .try_fold(0u64, |acc, b| b.map(|b| acc + b));
+        let cells: Arc<Vec<ProgressCell>> = Arc::new(
+            (0..set.iter().map(|&j| plans[j].len()).sum::<usize>())
+                .map(|_| ProgressCell::default())
+                .collect(),
+        );
+        let (tx, rx) = mpsc::channel::<(usize, CloneOutput)>();
+        let mut handles = Vec::new();
+        let mut cell = 0usize;
+        let set_start = Instant::now();
+        for &j in set {
+            let job = &jobs[j];
+            for (c, plan) in plans[j].iter().enumerate() {
+                let slot = slot_of[j][c];
+                let files = match open_files(job, plan) {
+                    Ok(files) => files,
+                    Err(e) => {
+                        // Tell the loop below this clone is done, with the error.
+                        let _ = tx.send((
+                            slot,
+                            CloneOutput {
+                                error: Some(e.to_string()),
+                                ..CloneOutput::default()
+                            },
+                        ));
+                        cell += 1;
+                        continue;
+                    }
+                };
+                let plan = plan.clone();
+                let tx = tx.clone();
+                let stop = Arc::clone(&options.stop);
+                let cells = Arc::clone(&cells);
+                let series = Arc::clone(&slots[slot].series);
+                let engine = job.engine;
+                let clock_choice = options.clock;
+                let my_cell = cell;
+                cell += 1;
+                let handle = std::thread::Builder::new()
+                    .name(format!("{}.{}", job.name, c))
+                    .spawn(move || {
+                        // Timer slack of 1 us so that rate-limited sleeps end on time.
+                        // SAFETY: prctl with an integer argument.
+                        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0, 0, 0) };
+                        let shared = CloneShared {
+                            stop: &stop,
+                            progress: &cells[my_cell],
+                            series: &series,
+                        };
+                        let output = match clock_choice {
+                            ClockChoice::Monotonic => {
+                                let clock = MonotonicClock::with_origin(origin);
+                                run_engine(engine, files, &plan, &clock, &shared)
+                            }
+                            ClockChoice::Fake { step_ns } => {
+                                let clock = FakeClock::new(step_ns);
+                                run_engine(engine, files, &plan, &clock, &shared)
+                            }
+                        };
+                        let _ = tx.send((slot, output));
+                    })
+                    .map_err(|e| EngineError::Setup {
+                        engine: "runner",
+                        message: format!("cannot start a thread: {e}"),
+                    })?;
+                handles.push(handle);
+            }
+        }
+        drop(tx);
+        let mut outstanding = cell;
+        while outstanding > 0 {
+            match rx.recv_timeout(Duration::from_millis(250)) {
+                Ok((slot_index, output)) => {
+                    outstanding -= 1;
+                    let slot = &mut slots[slot_index];
+                    absorb(slot, output);
+                    if slot.clones_done == slot.clones_expected {
+                        let job = &jobs[slot.job_index];
+                        slot.finished = Some(finish_slot(slot, job));
+                        report.result.jobs.clear();
+                        report.job_index.clear();
+                        for s in slots.iter().filter(|s| s.finished.is_some()) {
+                            report
+                                .result
+                                .jobs
+                                .push(s.finished.clone().expect("finished"));
+                            report.job_index.push(s.job_index);
+                        }
+                        observer.job_done(&report);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let (ios, bytes) = cells.iter().fold((0, 0), |(i, b), c| {
+                        (
+                            i + c.ios.load(Ordering::Relaxed),
+                            b + c.bytes.load(Ordering::Relaxed),
+                        )
+                    });
+                    observer.progress(&Progress {
+                        set_index,
+                        sets: set_count,
+                        elapsed: set_start.elapsed(),
+                        planned,
+                        ios,
+                        bytes,
+                        budget_bytes,
+                    });
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        for handle in handles {
+            if handle.join().is_err() {
+                return Err(EngineError::Setup {
+                    engine: "runner",
+                    message: "a worker thread panicked".to_string(),
+                });
+            }
+        }
+    }
+    Ok(report)
+}
+
+fn absorb(slot: &mut Slot, output: CloneOutput) {
+    slot.clones_done += 1;
+    slot.read.merge(&output.read);
+    slot.write.merge(&output.write);
+    slot.syncs += output.syncs;
+    slot.runtime_ns = slot.runtime_ns.max(output.runtime_ns);
+    slot.runtime_sum_ns += output.runtime_ns;
+    slot.usr_ns += output.usr_ns;
+    slot.sys_ns += output.sys_ns;
+    slot.ctx += output.context_switches;
+    slot.interrupted |= output.interrupted;
+    if let Some(e) = output.error {
+        slot.errors.push(e);
+    }
+}
+
+fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
+    let series = std::mem::replace(
+        &mut slot.series,
+        Arc::new(Mutex::new(SeriesMerger::new(1, 1))),
+    );
+    let series = match Arc::try_unwrap(series) {
+        Ok(mutex) => mutex.into_inner().expect("series lock").finish(),
+        Err(shared) => {
+            let mut guard = shared.lock().expect("series lock");
+            std::mem::replace(&mut *guard, SeriesMerger::new(1, 1)).finish()
+        }
+    };
+    let cpu_pct = |ns: u64| {
+        if slot.runtime_sum_ns == 0 {
+            0.0
+        } else {
+            ns as f64 * 100.0 / slot.runtime_sum_ns as f64
+        }
+    };
+    let mut errors = std::mem::take(&mut slot.errors);
+    errors.dedup();
+    JobResult {
+        name: slot.name.clone(),
+        group_id: slot.group_id,
+        clones: slot.clones_expected,
+        engine_requested: Some(job.engine),
+        engine_used: Some(engine_used(job.engine)),
+        rw: Some(job.rw),
+        iodepth: if job.engine == EngineKind::Null {
+            1
+        } else {
+            job.effective_iodepth()
+        },
+        read: slot.read.to_result(slot.runtime_ns),
+        write: slot.write.to_result(slot.runtime_ns),
+        syncs: slot.syncs,
+        series,
+        usr_cpu_pct: cpu_pct(slot.usr_ns),
+        sys_cpu_pct: cpu_pct(slot.sys_ns),
+        context_switches: slot.ctx,
+        random_seed: slot.seed,
+        error: if errors.is_empty() {
+            None
+        } else {
+            Some(errors.join("; "))
+        },
+        interrupted: slot.interrupted,
+    }
+}
+
+fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
+    if rc != 0 {
+        return String::new();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
