@@ -75,6 +75,9 @@ pub struct ObservedMetrics {
     pub samples: u64,
     pub iops: Percentiles,
     pub read_pct: Percentiles,
+    /// True when `read_pct` is an estimate (sar gives transfers only; split by byte share).
+    #[serde(default)]
+    pub read_pct_estimated: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_pct: Option<Percentiles>,
     /// True when `random_pct` is an estimate (from request size and merges), not a count.

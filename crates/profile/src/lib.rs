@@ -1,1 +1,200 @@
-//! iofit-profile: see ARCHITECTURE.md. (Being built.)
+//! iofit-profile: turns what an application does today into the seed's requirements
+//! checklist. It reads `iostat -x` (sysstat 10-12), `sar -d` / `sadf -d` and Windows PerfMon CSV
+//! (typeperf, relog; English, German and Japanese counter names), or samples Linux's
+//! /proc/diskstats, /proc/stat and /proc/meminfo live; then summarises each metric at
+//! p50/p90/p99 per device or volume and sizes the numbers a design must meet
+//! ([`iofit_model::Requirements`], the TOML `iofit plan --requirements` reads).
+//!
+//! ```
+//! use iofit_profile::{parse_bytes, requirements, ParseOptions, SizingOptions};
+//!
+//! let text = "Linux 6.1.0 (db01) \t11/22/2026 \t_x86_64_\t(2 CPU)
+//!
+//! Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz  aqu-sz  %util
+//! sdb              1.00      8.00     0.00   0.00    0.20     8.00    1.00      8.00     0.00   0.00    0.30     8.00    0.01   0.10
+//!
+//! Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz  aqu-sz  %util
+//! sdb            900.00   7200.00     0.00   0.00    1.00     8.00  100.00    800.00     0.00   0.00    2.00     8.00    1.20  60.00
+//! ";
+//! let capture = parse_bytes(text.as_bytes(), "iostat.txt", &ParseOptions::default()).unwrap();
+//! // The first report (since boot) is skipped, and the capture says so.
+//! assert!(capture.notes[0].contains("skipped the first report"));
+//! let req = requirements(&capture, &SizingOptions::default()).unwrap();
+//! let data = &req.volumes[0];
+//! assert_eq!(data.sizing.iops, 1300.0); // 1000 IOPS x comfort 1.3
+//! assert_eq!(data.sizing.read_pct, 90.0);
+//! assert_eq!(data.sizing.io_size_bytes, 8192);
+//! ```
+
+pub mod capture;
+pub mod clock;
+pub mod error;
+pub mod iostat;
+mod lines;
+pub mod num;
+pub mod perfmon;
+pub mod procfs;
+pub mod sar;
+pub mod summarize;
+
+pub use capture::{Capture, DeviceSeries, DiskSample, HostSample, Tool};
+pub use error::ProfileError;
+pub use iostat::IostatOptions;
+pub use summarize::{requirements, SizingOptions, VolumeSpec};
+
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+/// Options that apply while reading a capture.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ParseOptions {
+    /// Keep iostat's first report (for `iostat -y` captures).
+    pub keep_first_report: bool,
+}
+
+/// The input formats, recognised from the content rather than the file name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Iostat,
+    Sar,
+    Sadf,
+    PerfMon,
+}
+
+/// Recognises the format from the first bytes of a file.
+pub fn detect(head: &[u8], file: &str) -> Result<Format, ProfileError> {
+    let utf16 = head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]);
+    if utf16 {
+        return Ok(Format::PerfMon);
+    }
+    if head.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(ProfileError::content(
+            file,
+            "the file is empty",
+            "give the output of `iostat -x -t INTERVAL COUNT`, `sar -d -p`, `sadf -d` or a \
+             PerfMon CSV (typeperf -o FILE)",
+        ));
+    }
+    if lines::looks_binary(head) {
+        return Err(ProfileError::content(
+            file,
+            "the file is binary, not text",
+            "give text output; a sar data file (saDD) must be exported first with \
+             `sadf -d FILE -- -d -p > FILE.csv`, a PerfMon .blg with `relog FILE.blg -f csv -o FILE.csv`",
+        ));
+    }
+    let body = head.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(head);
+    let text = String::from_utf8_lossy(body);
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if first.trim_start().starts_with("\"(PDH-CSV") {
+        return Ok(Format::PerfMon);
+    }
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("# hostname;") {
+            return Ok(Format::Sadf);
+        }
+        if trimmed.starts_with("avg-cpu:") || trimmed.starts_with("Device") {
+            return Ok(Format::Iostat);
+        }
+        let mut words = trimmed.split_whitespace();
+        if let Some(word) = words.next() {
+            if clock::time_of_day_s(word).is_some()
+                && words.any(|w| matches!(w, "DEV" | "CPU" | "kbmemfree"))
+            {
+                return Ok(Format::Sar);
+            }
+        }
+    }
+    Err(ProfileError::content(
+        file,
+        format!(
+            "not a recognised capture (first line: '{}')",
+            error::excerpt(first)
+        ),
+        "give unedited output of `iostat -x -t INTERVAL COUNT`, `sar -d -p INTERVAL COUNT`, \
+         `sadf -d SA_FILE -- -d -p` or a PerfMon CSV from typeperf/relog",
+    ))
+}
+
+/// Parses a capture held in memory.
+pub fn parse_bytes(
+    bytes: &[u8],
+    file: &str,
+    options: &ParseOptions,
+) -> Result<Capture, ProfileError> {
+    let head = &bytes[..bytes.len().min(64 * 1024)];
+    match detect(head, file)? {
+        Format::Iostat => iostat::parse_iostat(
+            bytes,
+            file,
+            IostatOptions {
+                keep_first_report: options.keep_first_report,
+            },
+        ),
+        Format::Sar => sar::parse_sar(bytes, file),
+        Format::Sadf => sar::parse_sadf(bytes, file),
+        Format::PerfMon => perfmon::parse_perfmon(bytes, file),
+    }
+}
+
+/// Parses a capture file, streaming line by line (iostat, sar, sadf) so a large file is never
+/// held whole in memory; PerfMon CSV is decoded whole (it may be UTF-16).
+pub fn parse_file(path: &Path, options: &ParseOptions) -> Result<Capture, ProfileError> {
+    let file = path.display().to_string();
+    let io_error = |source| ProfileError::Io {
+        file: file.clone(),
+        source,
+    };
+    let mut handle = std::fs::File::open(path).map_err(io_error)?;
+    let mut head = vec![0u8; 64 * 1024];
+    let mut filled = 0;
+    loop {
+        let read = handle.read(&mut head[filled..]).map_err(io_error)?;
+        if read == 0 {
+            break;
+        }
+        filled += read;
+        if filled == head.len() {
+            break;
+        }
+    }
+    head.truncate(filled);
+    let format = detect(&head, &file)?;
+    let reader = BufReader::with_capacity(1 << 20, std::io::Cursor::new(head).chain(handle));
+    match format {
+        Format::Iostat => iostat::parse_iostat(
+            reader,
+            &file,
+            IostatOptions {
+                keep_first_report: options.keep_first_report,
+            },
+        ),
+        Format::Sar => sar::parse_sar(reader, &file),
+        Format::Sadf => sar::parse_sadf(reader, &file),
+        Format::PerfMon => {
+            let mut bytes = Vec::new();
+            let mut reader = reader;
+            reader.read_to_end(&mut bytes).map_err(io_error)?;
+            perfmon::parse_perfmon(&bytes, &file)
+        }
+    }
+}
+
+/// Parses several files and appends them (normal, peak and off-hours captures together).
+pub fn parse_files(paths: &[&Path], options: &ParseOptions) -> Result<Capture, ProfileError> {
+    let mut combined: Option<Capture> = None;
+    for path in paths {
+        let capture = parse_file(path, options)?;
+        match combined.as_mut() {
+            Some(all) => all.append(capture),
+            None => combined = Some(capture),
+        }
+    }
+    combined.ok_or_else(|| {
+        ProfileError::option(
+            "no capture file given",
+            "name an iostat, sar, sadf or PerfMon file, or use --live 60s",
+        )
+    })
+}

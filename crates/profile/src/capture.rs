@@ -1,0 +1,198 @@
+//! The common shape every parser produces: per device a series of interval samples, per report
+//! the host's CPU and memory, and the times of the reports.
+
+/// Which tool wrote a capture; decides which metrics are exact and which are estimates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tool {
+    Iostat,
+    Sar,
+    Sadf,
+    PerfMon,
+    Live,
+}
+
+impl Tool {
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Iostat => "iostat -x",
+            Tool::Sar => "sar -d",
+            Tool::Sadf => "sadf -d",
+            Tool::PerfMon => "PerfMon CSV",
+            Tool::Live => "live /proc/diskstats",
+        }
+    }
+}
+
+/// One device over one interval. Rates are per second; `NaN` marks a value the source lacks
+/// (kept as NaN rather than `Option` so a sample stays small and the parse loop branch-free).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DiskSample {
+    /// Index of the report (interval) this sample belongs to, shared by all devices.
+    pub report: u32,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_bytes_s: f64,
+    pub write_bytes_s: f64,
+    /// Average time per read, ms (iostat r_await, PerfMon Avg. Disk sec/Read x 1000).
+    pub read_latency_ms: f64,
+    pub write_latency_ms: f64,
+    /// Average time per IO when the source gives only one figure (old iostat's and sar's await).
+    pub latency_ms: f64,
+    /// Average number of IOs outstanding (aqu-sz, Current Disk Queue Length).
+    pub queue_depth: f64,
+    /// Requests merged into adjacent ones per second (rrqm/s, wrqm/s): a sign of sequential IO.
+    pub read_merges_s: f64,
+    pub write_merges_s: f64,
+}
+
+impl DiskSample {
+    pub const fn empty(report: u32) -> DiskSample {
+        DiskSample {
+            report,
+            read_iops: f64::NAN,
+            write_iops: f64::NAN,
+            read_bytes_s: f64::NAN,
+            write_bytes_s: f64::NAN,
+            read_latency_ms: f64::NAN,
+            write_latency_ms: f64::NAN,
+            latency_ms: f64::NAN,
+            queue_depth: f64::NAN,
+            read_merges_s: f64::NAN,
+            write_merges_s: f64::NAN,
+        }
+    }
+}
+
+/// All samples of one device (an iostat device, a sar DEV, a PerfMon disk instance).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceSeries {
+    pub name: String,
+    /// A PerfMon LogicalDisk volume (C:, E:) rather than a physical disk; by default only
+    /// physical disks are profiled when both are present.
+    pub logical: bool,
+    pub samples: Vec<DiskSample>,
+}
+
+/// Host-wide metrics of one report; `NaN` where the source lacks them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HostSample {
+    pub cpu_pct: f64,
+    pub memory_pct: f64,
+}
+
+impl Default for HostSample {
+    fn default() -> Self {
+        HostSample {
+            cpu_pct: f64::NAN,
+            memory_pct: f64::NAN,
+        }
+    }
+}
+
+/// One parsed capture (or several appended).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Capture {
+    /// File names and tool, for the requirements' `source`.
+    pub source: Vec<String>,
+    pub tool: Tool,
+    /// Seconds since the capture's start for each report; NaN when the source has no times.
+    pub report_time_s: Vec<f64>,
+    /// Which file each report came from: windows never span two files.
+    pub report_segment: Vec<u16>,
+    pub host: Vec<HostSample>,
+    pub devices: Vec<DeviceSeries>,
+    /// Sampling interval the tool states (sadf's interval column, live's --interval), seconds.
+    pub interval_s: Option<f64>,
+    /// True when read/write IOPS were split from one total by byte share (sar's tps).
+    pub read_split_estimated: bool,
+    /// What the parser did that the user should know (skipped reports, ...).
+    pub notes: Vec<String>,
+}
+
+impl Capture {
+    pub fn new(source: String, tool: Tool) -> Capture {
+        Capture {
+            source: vec![source],
+            tool,
+            report_time_s: Vec::new(),
+            report_segment: Vec::new(),
+            host: Vec::new(),
+            devices: Vec::new(),
+            interval_s: None,
+            read_split_estimated: false,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn reports(&self) -> usize {
+        self.report_time_s.len()
+    }
+
+    /// Starts a new report and returns its index.
+    pub(crate) fn push_report(&mut self, time_s: f64) -> u32 {
+        self.report_time_s.push(time_s);
+        self.report_segment.push(0);
+        self.host.push(HostSample::default());
+        (self.report_time_s.len() - 1) as u32
+    }
+
+    /// Index of the device named `name`, adding it if new. `hint` is the index the previous
+    /// lookup of the same position returned: reports list devices in the same order, so the
+    /// hint almost always hits and no hashing is needed.
+    pub(crate) fn device_index(&mut self, name: &[u8], hint: usize) -> usize {
+        if let Some(series) = self.devices.get(hint) {
+            if series.name.as_bytes() == name {
+                return hint;
+            }
+        }
+        if let Some(found) = self.devices.iter().position(|d| d.name.as_bytes() == name) {
+            return found;
+        }
+        self.devices.push(DeviceSeries {
+            name: String::from_utf8_lossy(name).into_owned(),
+            logical: false,
+            samples: Vec::new(),
+        });
+        self.devices.len() - 1
+    }
+
+    /// Appends another capture (another file) after this one: its reports get new indexes and
+    /// its own segment; devices of the same name are joined.
+    pub fn append(&mut self, other: Capture) {
+        let offset = self.reports() as u32;
+        let segment = self
+            .report_segment
+            .iter()
+            .copied()
+            .max()
+            .map_or(0, |s| s + 1);
+        self.source.extend(other.source);
+        self.report_time_s.extend(other.report_time_s);
+        self.report_segment
+            .extend(other.report_segment.iter().map(|s| s + segment));
+        self.host.extend(other.host);
+        for mut series in other.devices {
+            for sample in &mut series.samples {
+                sample.report += offset;
+            }
+            match self.devices.iter_mut().find(|d| d.name == series.name) {
+                Some(existing) => existing.samples.extend(series.samples),
+                None => self.devices.push(series),
+            }
+        }
+        if self.tool != other.tool {
+            self.notes.push(format!(
+                "combined {} with {}",
+                self.tool.name(),
+                other.tool.name()
+            ));
+        }
+        self.interval_s = match (self.interval_s, other.interval_s) {
+            (Some(a), Some(b)) if (a - b).abs() < 1e-9 => Some(a),
+            (Some(a), None) | (None, Some(a)) => Some(a),
+            _ => None,
+        };
+        self.read_split_estimated |= other.read_split_estimated;
+        self.notes.extend(other.notes);
+    }
+}

@@ -1,0 +1,102 @@
+//! Number parsing for the hot loops: sysstat prints fixed-point decimals ("1234.56", or
+//! "1234,56" under a locale with a decimal comma), so a digits-only fast path avoids the general
+//! float parser for nearly every field. Anything unusual falls back to `str::parse`.
+
+const POW10: [f64; 19] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18,
+];
+
+/// Parses a decimal number; a comma is accepted as the decimal separator. `None` if not a number.
+///
+/// The fast path is exact: the digits form an integer below 2^53 and one division by an exact
+/// power of ten rounds correctly, so results equal `str::parse::<f64>`.
+#[inline]
+pub fn parse_decimal(bytes: &[u8]) -> Option<f64> {
+    let (negative, digits) = match bytes.first()? {
+        b'-' => (true, &bytes[1..]),
+        b'+' => (false, &bytes[1..]),
+        _ => (false, bytes),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut mantissa: u64 = 0;
+    let mut count = 0usize;
+    let mut fraction_digits: Option<usize> = None;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa.wrapping_mul(10).wrapping_add((b - b'0') as u64);
+                count += 1;
+                if let Some(f) = fraction_digits.as_mut() {
+                    *f += 1;
+                }
+            }
+            b'.' | b',' if fraction_digits.is_none() => fraction_digits = Some(0),
+            _ => return slow(bytes),
+        }
+    }
+    if count == 0 {
+        return None;
+    }
+    if count > 15 {
+        return slow(bytes);
+    }
+    let scale = fraction_digits.unwrap_or(0);
+    let value = mantissa as f64 / POW10[scale];
+    Some(if negative { -value } else { value })
+}
+
+#[cold]
+fn slow(bytes: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let value: f64 = if text.contains(',') && !text.contains('.') {
+        text.replace(',', ".").parse().ok()?
+    } else {
+        text.parse().ok()?
+    };
+    value.is_finite().then_some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_path_matches_std() {
+        for text in [
+            "0.00",
+            "1234.56",
+            "7616.00",
+            "0",
+            "12",
+            "-3.5",
+            "99.999",
+            "484828.00",
+        ] {
+            assert_eq!(
+                parse_decimal(text.as_bytes()),
+                Some(text.parse::<f64>().unwrap()),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn decimal_comma_and_exponent() {
+        assert_eq!(parse_decimal(b"0,0123"), Some(0.0123));
+        assert_eq!(parse_decimal(b"1.5e3"), Some(1500.0));
+        assert_eq!(
+            parse_decimal(b"12345678901234567890.5"),
+            Some(12345678901234567890.5)
+        );
+    }
+
+    #[test]
+    fn rejects_non_numbers() {
+        for text in ["", "-", "abc", "1.2.3", "1.2k", "nan", "inf", "."] {
+            assert_eq!(parse_decimal(text.as_bytes()), None, "{text}");
+        }
+    }
+}

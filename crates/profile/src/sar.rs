@@ -1,0 +1,439 @@
+//! `sar -d` text output and `sadf -d` (semicolon-separated) output of sysstat 10 to 12.
+//!
+//! sar reports transfers (`tps`) and bytes per direction but no reads/s and writes/s apart, so
+//! the read and write IOPS are split from `tps` by byte share and marked as estimates. Columns are
+//! found by name: sysstat 12 (`rkB/s wkB/s areq-sz aqu-sz`), older (`rd_sec/s wr_sec/s avgrq-sz
+//! avgqu-sz`, sectors of 512 B), with `-p` device names (sda) or without (dev8-0), and with DEV
+//! before or after the numbers (`sar -d -p` of sysstat 12.6 puts it last). CPU (`-u`) and
+//! memory (`-r`) sections in the same file feed the host metrics.
+
+use crate::capture::{Capture, DiskSample, Tool};
+use crate::clock::{time_of_day_s, Timeline};
+use crate::error::{excerpt, ProfileError};
+use crate::lines::{is_blank, split_fields, LineReader};
+use crate::num::parse_decimal;
+use std::collections::HashMap;
+use std::io::BufRead;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Slot {
+    Name,
+    Tps,
+    ReadBytes(f64),
+    WriteBytes(f64),
+    Latency,
+    QueueDepth,
+    Idle,
+    MemUsed,
+    Ignore,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Section {
+    Disk,
+    Cpu,
+    Memory,
+    Other,
+}
+
+struct Table {
+    section: Section,
+    slots: Vec<Slot>,
+    names: Vec<String>,
+    /// Index of the DEV / CPU column.
+    name_column: Option<usize>,
+}
+
+fn table_from(names: Vec<String>, file: &str, line_no: u64) -> Result<Table, ProfileError> {
+    let has = |n: &str| names.iter().any(|x| x == n);
+    let section = if has("DEV") {
+        Section::Disk
+    } else if has("CPU") && has("%idle") {
+        Section::Cpu
+    } else if has("%memused") {
+        Section::Memory
+    } else {
+        Section::Other
+    };
+    let slots: Vec<Slot> = names
+        .iter()
+        .map(|name| match (section, name.as_str()) {
+            (Section::Disk, "DEV") | (Section::Cpu, "CPU") => Slot::Name,
+            (Section::Disk, "tps") => Slot::Tps,
+            (Section::Disk, "rkB/s") => Slot::ReadBytes(1024.0),
+            (Section::Disk, "wkB/s") => Slot::WriteBytes(1024.0),
+            (Section::Disk, "rd_sec/s") => Slot::ReadBytes(512.0),
+            (Section::Disk, "wr_sec/s") => Slot::WriteBytes(512.0),
+            (Section::Disk, "await") => Slot::Latency,
+            (Section::Disk, "aqu-sz" | "avgqu-sz") => Slot::QueueDepth,
+            (Section::Cpu, "%idle") => Slot::Idle,
+            (Section::Memory, "%memused") => Slot::MemUsed,
+            _ => Slot::Ignore,
+        })
+        .collect();
+    if section == Section::Disk {
+        let missing = if !slots.contains(&Slot::Tps) {
+            Some("tps")
+        } else if !slots.iter().any(|s| matches!(s, Slot::ReadBytes(_))) {
+            Some("rkB/s")
+        } else if !slots.iter().any(|s| matches!(s, Slot::WriteBytes(_))) {
+            Some("wkB/s")
+        } else {
+            None
+        };
+        if let Some(column) = missing {
+            return Err(ProfileError::syntax(
+                file,
+                line_no,
+                Some(column),
+                format!("the DEV header has no {column} column"),
+                "capture the disk report unedited with `sar -d -p INTERVAL COUNT` or \
+                 `sadf -d FILE -- -d -p`",
+            ));
+        }
+    }
+    let name_column = slots.iter().position(|s| *s == Slot::Name);
+    Ok(Table {
+        section,
+        slots,
+        names,
+        name_column,
+    })
+}
+
+/// Which of the two layouts is read.
+#[derive(Clone, Copy, PartialEq)]
+enum Dialect {
+    Sar,
+    Sadf,
+}
+
+/// Parses `sar -d` text.
+pub fn parse_sar<R: BufRead>(reader: R, file: &str) -> Result<Capture, ProfileError> {
+    parse(reader, file, Dialect::Sar)
+}
+
+/// Parses `sadf -d` output (semicolon-separated, `# hostname;interval;timestamp;DEV;...`).
+pub fn parse_sadf<R: BufRead>(reader: R, file: &str) -> Result<Capture, ProfileError> {
+    parse(reader, file, Dialect::Sadf)
+}
+
+fn split_semicolons(line: &[u8], out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    let mut start = 0;
+    for (i, &b) in line.iter().enumerate() {
+        if b == b';' {
+            out.push((start, i));
+            start = i + 1;
+        }
+    }
+    out.push((start, line.len()));
+}
+
+fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture, ProfileError> {
+    let tool = match dialect {
+        Dialect::Sar => Tool::Sar,
+        Dialect::Sadf => Tool::Sadf,
+    };
+    let mut capture = Capture::new(file.to_string(), tool);
+    capture.read_split_estimated = true;
+    let mut lines = LineReader::new(reader);
+    let mut fields: Vec<(usize, usize)> = Vec::with_capacity(32);
+    let mut table: Option<Table> = None;
+    let mut timeline = Timeline::default();
+    let mut reports: HashMap<u64, u32> = HashMap::new();
+    let mut last_clock: Option<(u64, u32)> = None;
+    let mut device_hint = 0usize;
+    let mut disk_tables = 0;
+
+    loop {
+        let (line_no, line) = match lines.next_line() {
+            Ok(Some(next)) => next,
+            Ok(None) => break,
+            Err(source) => {
+                return Err(ProfileError::Io {
+                    file: file.to_string(),
+                    source,
+                })
+            }
+        };
+        if is_blank(line) || line.windows(7).any(|w| w == b"RESTART") {
+            continue; // "LINUX RESTART" marks a reboot inside the sa file
+        }
+        // Header lines.
+        let header_names: Option<Vec<String>> = match dialect {
+            Dialect::Sadf if line.starts_with(b"# ") => {
+                split_semicolons(&line[2..], &mut fields);
+                Some(
+                    fields
+                        .iter()
+                        .map(|&(a, b)| String::from_utf8_lossy(&line[2 + a..2 + b]).into_owned())
+                        .collect(),
+                )
+            }
+            Dialect::Sar => {
+                split_fields(line, &mut fields);
+                let names: Vec<&[u8]> = fields.iter().map(|&(a, b)| &line[a..b]).collect();
+                let is_header = names
+                    .iter()
+                    .any(|n| matches!(*n, b"DEV" | b"CPU" | b"%memused" | b"kbmemfree" | b"IFACE"))
+                    || (names.len() > 1
+                        && names[1..].iter().all(|n| parse_decimal(n).is_none())
+                        && time_of_day_s(&String::from_utf8_lossy(names[0])).is_some());
+                is_header.then(|| {
+                    names
+                        .iter()
+                        .map(|n| String::from_utf8_lossy(n).into_owned())
+                        .collect()
+                })
+            }
+            Dialect::Sadf => None,
+        };
+        if let Some(names) = header_names {
+            let built = table_from(names, file, line_no)?;
+            if built.section == Section::Disk {
+                disk_tables += 1;
+            }
+            table = Some(built);
+            device_hint = 0;
+            continue;
+        }
+        if dialect == Dialect::Sadf {
+            split_semicolons(line, &mut fields);
+        }
+        // Data rows: the time comes first (sar) or in the timestamp column (sadf).
+        let clock_text = match dialect {
+            Dialect::Sar => match fields.get(1) {
+                // A 12-hour clock takes two fields: "05:10:02 PM".
+                Some(&(a, b)) if matches!(&line[a..b], b"AM" | b"PM" | b"am" | b"pm") => {
+                    &line[fields[0].0..b]
+                }
+                _ => &line[fields[0].0..fields[0].1],
+            },
+            Dialect::Sadf => match fields.get(2) {
+                Some(&(a, b)) => &line[a..b],
+                None => &line[..0],
+            },
+        };
+        let Some(time_of_day) = std::str::from_utf8(clock_text).ok().and_then(time_of_day_s) else {
+            // "Average:" lines (localised: "Durchschn.:", "平均値:") and the banner.
+            if dialect == Dialect::Sar || line_no == 1 {
+                continue;
+            }
+            return Err(ProfileError::syntax(
+                file,
+                line_no,
+                Some("timestamp"),
+                format!(
+                    "no time stamp in '{}'",
+                    excerpt(&String::from_utf8_lossy(line))
+                ),
+                "give unedited `sadf -d FILE -- -d -p` output",
+            ));
+        };
+        let Some(table) = table.as_ref() else {
+            if dialect == Dialect::Sadf {
+                return Err(ProfileError::syntax(
+                    file,
+                    line_no,
+                    None,
+                    "a data row before any `# hostname;interval;timestamp;...` header",
+                    "give unedited `sadf -d FILE -- -d -p` output, header line included",
+                ));
+            }
+            continue;
+        };
+        if table.section == Section::Other {
+            continue;
+        }
+        if fields.len() != table.slots.len() {
+            return Err(ProfileError::syntax(
+                file,
+                line_no,
+                table.names.get(fields.len()).map(String::as_str),
+                format!(
+                    "the row has {} fields but its header has {}",
+                    fields.len(),
+                    table.slots.len()
+                ),
+                "the file looks truncated or edited; remove the damaged line or re-capture",
+            ));
+        }
+        // One report per distinct time; sections of the same interval share it.
+        let key = (time_of_day * 1000.0).round() as u64;
+        let report = match last_clock {
+            Some((k, r)) if k == key => r,
+            _ => {
+                let r = match reports.get(&key) {
+                    Some(&r) => r,
+                    None => {
+                        let elapsed = timeline.elapsed_s(time_of_day);
+                        let r = capture.push_report(elapsed);
+                        reports.insert(key, r);
+                        r
+                    }
+                };
+                last_clock = Some((key, r));
+                r
+            }
+        };
+        if dialect == Dialect::Sadf {
+            if let Some(interval) = fields
+                .get(1)
+                .and_then(|&(a, b)| parse_decimal(&line[a..b]))
+                .filter(|v| *v > 0.0)
+            {
+                capture.interval_s.get_or_insert(interval);
+            }
+        }
+        let name = table.name_column.map(|c| &line[fields[c].0..fields[c].1]);
+        let mut tps = f64::NAN;
+        let mut sample = DiskSample::empty(report);
+        let mut idle = f64::NAN;
+        let mut mem = f64::NAN;
+        let skip_columns = match dialect {
+            Dialect::Sar => 1,
+            Dialect::Sadf => 3,
+        };
+        for (index, (&(a, b), &slot)) in fields.iter().zip(&table.slots).enumerate() {
+            if index < skip_columns || matches!(slot, Slot::Name | Slot::Ignore) {
+                continue;
+            }
+            let Some(value) = parse_decimal(&line[a..b]) else {
+                return Err(ProfileError::syntax(
+                    file,
+                    line_no,
+                    Some(&table.names[index]),
+                    format!(
+                        "'{}' is not a number",
+                        excerpt(&String::from_utf8_lossy(&line[a..b]))
+                    ),
+                    "remove the damaged line or re-capture",
+                ));
+            };
+            match slot {
+                Slot::Tps => tps = value,
+                Slot::ReadBytes(scale) => sample.read_bytes_s = value * scale,
+                Slot::WriteBytes(scale) => sample.write_bytes_s = value * scale,
+                Slot::Latency => sample.latency_ms = value,
+                Slot::QueueDepth => sample.queue_depth = value,
+                Slot::Idle => idle = value,
+                Slot::MemUsed => mem = value,
+                Slot::Name | Slot::Ignore => {}
+            }
+        }
+        match table.section {
+            Section::Disk => {
+                let Some(name) = name else { continue };
+                // sar gives transfers, not reads and writes: split tps by byte share.
+                let bytes = sample.read_bytes_s + sample.write_bytes_s;
+                let read_share = if bytes > 0.0 {
+                    sample.read_bytes_s / bytes
+                } else {
+                    0.0
+                };
+                sample.read_iops = tps * read_share;
+                sample.write_iops = tps - sample.read_iops;
+                let index = capture.device_index(name, device_hint);
+                device_hint = index + 1;
+                capture.devices[index].samples.push(sample);
+            }
+            Section::Cpu => {
+                if matches!(name, Some(b"all") | Some(b"-1")) {
+                    capture.host[report as usize].cpu_pct = (100.0 - idle).clamp(0.0, 100.0);
+                }
+            }
+            Section::Memory => capture.host[report as usize].memory_pct = mem,
+            Section::Other => {}
+        }
+    }
+    if disk_tables == 0 {
+        let fix = match dialect {
+            Dialect::Sar => "capture the disk report with `sar -d -p INTERVAL COUNT`",
+            Dialect::Sadf => "export the disk report with `sadf -d SA_FILE -- -d -p`",
+        };
+        return Err(ProfileError::content(
+            file,
+            "no disk (DEV) report found",
+            fix,
+        ));
+    }
+    if capture.reports() == 0 {
+        return Err(ProfileError::content(
+            file,
+            "the disk report has a header but no samples",
+            "capture at least one interval, e.g. `sar -d -p 1 600`",
+        ));
+    }
+    Ok(capture)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAR12: &str = "Linux 6.18.44 (vm) \t11/22/26 \t_x86_64_\t(2 CPU)
+
+17:20:07          tps     rkB/s     wkB/s     dkB/s   areq-sz    aqu-sz     await     %util DEV
+17:20:08       400.00   2400.00    800.00      0.00      8.00      1.00      2.00     50.00 sdb
+17:20:08       100.00      0.00    400.00      0.00      4.00      0.10      0.50     10.00 sdc
+17:20:09       200.00   1600.00      0.00      0.00      8.00      0.50      1.00     30.00 sdb
+17:20:09         0.00      0.00      0.00      0.00      0.00      0.00      0.00      0.00 sdc
+Average:       300.00   2000.00    400.00      0.00      8.00      0.75      1.50     40.00 sdb
+Average:        50.00      0.00    200.00      0.00      4.00      0.05      0.25      5.00 sdc
+";
+
+    #[test]
+    fn sar_splits_tps_by_bytes() {
+        let capture = parse_sar(SAR12.as_bytes(), "sar.txt").unwrap();
+        assert_eq!(capture.reports(), 2);
+        assert_eq!(capture.report_time_s, vec![0.0, 1.0]);
+        let sdb = &capture.devices[0];
+        assert_eq!(sdb.name, "sdb");
+        assert_eq!(sdb.samples[0].read_iops, 300.0);
+        assert_eq!(sdb.samples[0].write_iops, 100.0);
+        assert_eq!(sdb.samples[1].read_iops, 200.0);
+        assert_eq!(capture.devices[1].samples[0].write_iops, 100.0);
+        assert!(capture.read_split_estimated);
+    }
+
+    #[test]
+    fn sar_old_12_hour_clock_with_cpu() {
+        let text = "Linux 3.10.0 (db01) \t03/14/2019 \t_x86_64_\t(8 CPU)
+
+05:10:01 PM     CPU     %user     %nice   %system   %iowait    %steal     %idle
+05:10:02 PM     all     10.00      0.00      5.00      1.00      0.00     84.00
+
+05:10:01 PM       DEV       tps  rd_sec/s  wr_sec/s  avgrq-sz  avgqu-sz     await     svctm     %util
+05:10:02 PM  dev8-16     10.00     80.00     80.00     16.00      0.10      1.00      0.50      1.00
+";
+        let capture = parse_sar(text.as_bytes(), "old.txt").unwrap();
+        assert_eq!(capture.reports(), 1);
+        assert_eq!(capture.devices[0].name, "dev8-16");
+        assert_eq!(capture.devices[0].samples[0].read_bytes_s, 80.0 * 512.0);
+        assert_eq!(capture.devices[0].samples[0].read_iops, 5.0);
+        assert_eq!(capture.host[0].cpu_pct, 16.0);
+    }
+
+    #[test]
+    fn sadf_reads_interval_and_devices() {
+        let text =
+            "# hostname;interval;timestamp;DEV;tps;rkB/s;wkB/s;dkB/s;areq-sz;aqu-sz;await;%util
+vm;1;2026-11-22 17:20:13 UTC;vda;100.00;400.00;400.00;0.00;8.00;1.56;0.09;88.40
+vm;1;2026-11-22 17:20:14 UTC;vda;50.00;0.00;400.00;0.00;8.00;1.57;0.09;88.80
+";
+        let capture = parse_sadf(text.as_bytes(), "s.csv").unwrap();
+        assert_eq!(capture.interval_s, Some(1.0));
+        assert_eq!(capture.devices[0].samples[0].read_iops, 50.0);
+        assert_eq!(capture.devices[0].samples[1].write_iops, 50.0);
+    }
+
+    #[test]
+    fn sadf_short_row_is_an_error() {
+        let text = "# hostname;interval;timestamp;DEV;tps;rkB/s;wkB/s\nvm;1;2026-11-22 17:20:13 UTC;vda;100.00\n";
+        let error = parse_sadf(text.as_bytes(), "s.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("s.csv:2, column 'rkB/s'"), "{error}");
+    }
+}

@@ -1,0 +1,687 @@
+//! From a capture to the seed's requirements checklist, per volume, and the sized numbers a
+//! design must meet.
+//!
+//! Sizing follows Azure Migrate's performance-based assessment: optionally reduce the samples to
+//! the peak of each window (`window_s`), take the chosen percentile (default p95) of what is
+//! left, multiply by a comfort factor (default 1.3) and by expected growth. Every sized number
+//! gets a derivation line saying exactly that, with the intermediate values.
+//!
+//! Percentiles are nearest-rank: p of n sorted values is the ceil(p/100 x n)-th smallest, so a
+//! hand count over a small sample gives the same number.
+
+use crate::capture::{Capture, DiskSample};
+use crate::error::ProfileError;
+use iofit_model::requirements::{
+    HostMetrics, ObservedMetrics, Percentiles, Requirements, SizingTarget, VolumeRequirements,
+    VolumeRole,
+};
+
+/// A volume to size: a label and the devices whose counters add up to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VolumeSpec {
+    pub label: String,
+    pub devices: Vec<String>,
+}
+
+/// How to size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SizingOptions {
+    /// Volumes to size; empty: every device that did IO, one volume each.
+    pub volumes: Vec<VolumeSpec>,
+    /// Reduce samples to the peak of each window of this many seconds first.
+    pub window_s: Option<f64>,
+    /// Seconds between samples, for captures without time stamps (iostat without -t).
+    pub interval_s: Option<f64>,
+    /// The percentile sizing uses, 1..=100.
+    pub percentile: f64,
+    /// Head room on top of the percentile.
+    pub comfort: f64,
+    /// Expected growth of IOPS and throughput.
+    pub growth: f64,
+}
+
+impl Default for SizingOptions {
+    fn default() -> Self {
+        SizingOptions {
+            volumes: Vec::new(),
+            window_s: None,
+            interval_s: None,
+            percentile: 95.0,
+            comfort: 1.3,
+            growth: 1.0,
+        }
+    }
+}
+
+/// Nearest-rank percentile of `values` (sorted in place). `None` when empty.
+pub fn percentile(values: &mut [f64], p: f64) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(|a, b| a.total_cmp(b));
+    let rank = ((p / 100.0) * values.len() as f64).ceil() as usize;
+    Some(values[rank.clamp(1, values.len()) - 1])
+}
+
+fn percentiles(values: &mut [f64]) -> Option<Percentiles> {
+    Some(Percentiles {
+        p50: tidy(percentile(values, 50.0)?),
+        p90: tidy(percentile(values, 90.0)?),
+        p99: tidy(percentile(values, 99.0)?),
+    })
+}
+
+/// Rounds to 4 decimals so the TOML reads well; far below any measurement's precision.
+fn tidy(value: f64) -> f64 {
+    (value * 1e4).round() / 1e4
+}
+
+/// Rounds a sized rate up to 2 decimals (up: a requirement must not shrink by rounding).
+fn round_up(value: f64) -> f64 {
+    (value * 100.0 - 1e-9).ceil() / 100.0
+}
+
+/// Share of sequential IO, 0..=1, estimated from IO size and merges; see [`RANDOM_METHOD`].
+pub fn sequential_share(io_size_bytes: f64, merged_per_s: f64, completed_per_s: f64) -> f64 {
+    let kib = io_size_bytes / 1024.0;
+    let size_score = if kib > 0.0 {
+        ((kib / 16.0).log2() / 4.0).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let merge_score = if merged_per_s.is_finite() && merged_per_s + completed_per_s > 0.0 {
+        (2.0 * merged_per_s / (merged_per_s + completed_per_s)).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    size_score.max(merge_score)
+}
+
+/// How random % is estimated; printed in the derivation.
+pub const RANDOM_METHOD: &str = "random % is an estimate, 100 x (1 - max(size score, merge \
+score)): size score = log2(IO size / 16 KiB) / 4 clamped to 0..1 (16 KiB or less looks random, \
+256 KiB or more sequential); merge score = 2 x merged / (merged + completed) clamped to 0..1 \
+(the block layer merges only adjacent requests, so merges mean sequential IO; one merge per \
+completed request counts as fully sequential)";
+
+/// One volume over one report: the device samples added up.
+#[derive(Clone, Copy, Debug)]
+struct Point {
+    report: u32,
+    read_iops: f64,
+    write_iops: f64,
+    read_bytes_s: f64,
+    write_bytes_s: f64,
+    /// Sum of IOs x latency over the devices, and the IOs it covers.
+    latency_weighted: f64,
+    latency_ios: f64,
+    queue_depth: f64,
+    merges_s: f64,
+    devices: u32,
+}
+
+impl Point {
+    fn new(report: u32) -> Point {
+        Point {
+            report,
+            read_iops: 0.0,
+            write_iops: 0.0,
+            read_bytes_s: 0.0,
+            write_bytes_s: 0.0,
+            latency_weighted: 0.0,
+            latency_ios: 0.0,
+            queue_depth: 0.0,
+            merges_s: 0.0,
+            devices: 0,
+        }
+    }
+
+    fn add(&mut self, s: &DiskSample) {
+        self.read_iops += s.read_iops;
+        self.write_iops += s.write_iops;
+        self.read_bytes_s += s.read_bytes_s;
+        self.write_bytes_s += s.write_bytes_s;
+        let ios = s.read_iops + s.write_iops;
+        if !s.read_latency_ms.is_nan() && !s.write_latency_ms.is_nan() {
+            self.latency_weighted +=
+                s.read_iops * s.read_latency_ms + s.write_iops * s.write_latency_ms;
+            self.latency_ios += ios;
+        } else if !s.latency_ms.is_nan() {
+            self.latency_weighted += ios * s.latency_ms;
+            self.latency_ios += ios;
+        }
+        self.queue_depth += s.queue_depth; // NaN stays NaN: unknown
+        self.merges_s += s.read_merges_s + s.write_merges_s;
+        self.devices += 1;
+    }
+
+    fn iops(&self) -> f64 {
+        self.read_iops + self.write_iops
+    }
+    fn bytes_s(&self) -> f64 {
+        self.read_bytes_s + self.write_bytes_s
+    }
+}
+
+/// Builds the requirements of `capture` under `options`.
+pub fn requirements(
+    capture: &Capture,
+    options: &SizingOptions,
+) -> Result<Requirements, ProfileError> {
+    check_options(options)?;
+    let volumes = resolve_volumes(capture, options)?;
+    let mut out = Vec::new();
+    for spec in &volumes {
+        out.push(volume(capture, spec, options)?);
+    }
+    let mut cpu: Vec<f64> = capture
+        .host
+        .iter()
+        .map(|h| h.cpu_pct)
+        .filter(|v| !v.is_nan())
+        .collect();
+    let mut memory: Vec<f64> = capture
+        .host
+        .iter()
+        .map(|h| h.memory_pct)
+        .filter(|v| !v.is_nan())
+        .collect();
+    let mean = |v: &[f64]| (!v.is_empty()).then(|| tidy(v.iter().sum::<f64>() / v.len() as f64));
+    let host = HostMetrics {
+        cpu_pct_avg: mean(&cpu),
+        memory_pct_avg: mean(&memory),
+        cpu_pct: percentiles(&mut cpu),
+        memory_pct: percentiles(&mut memory),
+        vcpu_min: None,
+        memory_gib_min: None,
+    };
+    Ok(Requirements {
+        source: format!("{}: {}", capture.tool.name(), capture.source.join(", ")),
+        growth_factor: options.growth,
+        host,
+        volumes: out,
+    })
+}
+
+fn check_options(options: &SizingOptions) -> Result<(), ProfileError> {
+    if !(options.percentile > 0.0 && options.percentile <= 100.0) {
+        return Err(ProfileError::option(
+            format!("--percentile {} is outside 1..=100", options.percentile),
+            "give the percentile sizing uses, e.g. --percentile 95",
+        ));
+    }
+    if !(options.comfort.is_finite() && options.comfort >= 1.0) {
+        return Err(ProfileError::option(
+            format!("--comfort {} is below 1", options.comfort),
+            "give a comfort factor of 1 or more, e.g. --comfort 1.3",
+        ));
+    }
+    if !(options.growth.is_finite() && options.growth > 0.0) {
+        return Err(ProfileError::option(
+            format!("--growth {} is not positive", options.growth),
+            "give the expected growth as a factor, e.g. --growth 1.3 for 30 % more",
+        ));
+    }
+    if let Some(window) = options.window_s {
+        if !(window.is_finite() && window > 0.0) {
+            return Err(ProfileError::option(
+                "--window must be a positive duration",
+                "e.g. --window 10m",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn resolve_volumes(
+    capture: &Capture,
+    options: &SizingOptions,
+) -> Result<Vec<VolumeSpec>, ProfileError> {
+    let known: Vec<&str> = capture.devices.iter().map(|d| d.name.as_str()).collect();
+    if options.volumes.is_empty() {
+        let any_physical = capture.devices.iter().any(|d| !d.logical);
+        let busy: Vec<VolumeSpec> = capture
+            .devices
+            .iter()
+            .filter(|d| !(any_physical && d.logical))
+            .filter(|d| d.samples.iter().any(|s| s.read_iops + s.write_iops > 0.0))
+            .map(|d| VolumeSpec {
+                label: d.name.clone(),
+                devices: vec![d.name.clone()],
+            })
+            .collect();
+        if busy.is_empty() {
+            return Err(ProfileError::option(
+                format!(
+                    "no device did any IO in the capture (devices: {})",
+                    list(&known)
+                ),
+                "capture while the application runs, or name a device with --device NAME",
+            ));
+        }
+        return Ok(busy);
+    }
+    let mut resolved = Vec::new();
+    for spec in &options.volumes {
+        let mut devices = Vec::new();
+        for wanted in &spec.devices {
+            let found = known
+                .iter()
+                .find(|k| **k == wanted)
+                .or_else(|| known.iter().find(|k| k.eq_ignore_ascii_case(wanted)))
+                .or_else(|| {
+                    // "E:" finds PerfMon's physical "1 E:"; "/dev/sdb" finds "sdb".
+                    let bare = wanted.trim_start_matches("/dev/");
+                    known.iter().find(|k| {
+                        k.eq_ignore_ascii_case(bare)
+                            || k.rsplit(' ')
+                                .next()
+                                .is_some_and(|t| t.eq_ignore_ascii_case(bare))
+                    })
+                });
+            match found {
+                Some(name) => devices.push(name.to_string()),
+                None => {
+                    return Err(ProfileError::option(
+                        format!(
+                            "device '{wanted}' (volume '{}') is not in the capture",
+                            spec.label
+                        ),
+                        format!("use one of: {}", list(&known)),
+                    ))
+                }
+            }
+        }
+        resolved.push(VolumeSpec {
+            label: spec.label.clone(),
+            devices,
+        });
+    }
+    Ok(resolved)
+}
+
+fn list(names: &[&str]) -> String {
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn volume(
+    capture: &Capture,
+    spec: &VolumeSpec,
+    options: &SizingOptions,
+) -> Result<VolumeRequirements, ProfileError> {
+    // Add up the devices per report; keep reports where every device has a sample.
+    let mut points: Vec<Point> = (0..capture.reports() as u32).map(Point::new).collect();
+    for name in &spec.devices {
+        let series = capture
+            .devices
+            .iter()
+            .find(|d| &d.name == name)
+            .expect("resolved above");
+        for sample in &series.samples {
+            if let Some(point) = points.get_mut(sample.report as usize) {
+                point.add(sample);
+            }
+        }
+    }
+    let wanted = spec.devices.len() as u32;
+    points.retain(|p| p.devices == wanted && p.iops().is_finite() && p.bytes_s().is_finite());
+    if points.is_empty() {
+        return Err(ProfileError::option(
+            format!(
+                "volume '{}' has no report with samples of all its devices ({})",
+                spec.label,
+                spec.devices.join(", ")
+            ),
+            "check that the devices were captured at the same times",
+        ));
+    }
+
+    let busy: Vec<&Point> = points.iter().filter(|p| p.iops() > 0.0).collect();
+    let mut iops: Vec<f64> = points.iter().map(Point::iops).collect();
+    let mut throughput: Vec<f64> = points.iter().map(|p| p.bytes_s() / 1e6).collect();
+    let mut read_pct: Vec<f64> = busy
+        .iter()
+        .map(|p| p.read_iops / p.iops() * 100.0)
+        .collect();
+    let mut io_size: Vec<f64> = busy.iter().map(|p| p.bytes_s() / p.iops()).collect();
+    let merges_known = points.iter().all(|p| p.merges_s.is_finite());
+    let mut random: Vec<f64> = busy
+        .iter()
+        .map(|p| {
+            let merged = if merges_known { p.merges_s } else { f64::NAN };
+            100.0 * (1.0 - sequential_share(p.bytes_s() / p.iops(), merged, p.iops()))
+        })
+        .collect();
+    let mut latency: Vec<f64> = busy
+        .iter()
+        .filter(|p| p.latency_ios > 0.0)
+        .map(|p| p.latency_weighted / p.latency_ios)
+        .collect();
+    let mut queue: Vec<f64> = points
+        .iter()
+        .map(|p| p.queue_depth)
+        .filter(|q| !q.is_nan())
+        .collect();
+
+    let total_ios: f64 = points.iter().map(Point::iops).sum();
+    let total_reads: f64 = points.iter().map(|p| p.read_iops).sum();
+    let total_bytes: f64 = points.iter().map(Point::bytes_s).sum();
+    let total_merges: f64 = points.iter().map(|p| p.merges_s).sum();
+    let latency_weighted: f64 = points.iter().map(|p| p.latency_weighted).sum();
+    let latency_ios: f64 = points.iter().map(|p| p.latency_ios).sum();
+
+    let throughput_avg = throughput.iter().sum::<f64>() / throughput.len() as f64;
+    let throughput_max = throughput.iter().copied().fold(0.0, f64::max);
+    let iops_max = iops.iter().copied().fold(0.0, f64::max);
+    let latency_min = latency.iter().copied().reduce(f64::min);
+    let observed = ObservedMetrics {
+        samples: points.len() as u64,
+        iops: percentiles(&mut iops).unwrap_or_default(),
+        read_pct: percentiles(&mut read_pct).unwrap_or_default(),
+        read_pct_estimated: capture.read_split_estimated,
+        random_pct: percentiles(&mut random),
+        random_pct_estimated: true,
+        io_size_bytes: percentiles(&mut io_size).unwrap_or_default(),
+        throughput_mb_s: percentiles(&mut throughput).unwrap_or_default(),
+        throughput_mb_s_avg: tidy(throughput_avg),
+        throughput_mb_s_max: tidy(throughput_max),
+        latency_ms: percentiles(&mut latency),
+        latency_ms_min: latency_min.map(tidy),
+        latency_ms_avg: (latency_ios > 0.0).then(|| tidy(latency_weighted / latency_ios)),
+        queue_depth: percentiles(&mut queue),
+        iops_max: tidy(iops_max),
+    };
+
+    // Sizing.
+    let p = options.percentile;
+    let mut derivation = Vec::new();
+    let (iops_series, throughput_series, basis) = match options.window_s {
+        Some(window) => {
+            let (iops_peaks, throughput_peaks, windows) =
+                window_peaks(capture, &points, window, options.interval_s, &spec.label)?;
+            (
+                iops_peaks,
+                throughput_peaks,
+                format!(
+                    "p{} of the peaks of {} windows of {}",
+                    fmt_num(p),
+                    windows,
+                    fmt_duration(window)
+                ),
+            )
+        }
+        None => (
+            points.iter().map(Point::iops).collect(),
+            points.iter().map(|p| p.bytes_s() / 1e6).collect(),
+            format!("p{} of {} samples", fmt_num(p), points.len()),
+        ),
+    };
+    let factor = options.comfort * options.growth;
+    let sized = |mut series: Vec<f64>, what: &str, unit: &str, derivation: &mut Vec<String>| {
+        let at = percentile(&mut series, p).unwrap_or(0.0);
+        let value = round_up(at * factor);
+        let growth = if options.growth != 1.0 {
+            format!(" x growth {}", fmt_num(options.growth))
+        } else {
+            String::new()
+        };
+        derivation.push(format!(
+            "{what} {} {unit} = {basis} ({} {unit}) x comfort {}{growth}",
+            fmt_num(value),
+            fmt_num(tidy(at)),
+            fmt_num(options.comfort),
+        ));
+        value
+    };
+    let sized_iops = sized(iops_series, "iops", "IOPS", &mut derivation);
+    let sized_throughput = sized(
+        throughput_series,
+        "throughput_mb_s",
+        "MB/s",
+        &mut derivation,
+    );
+
+    let io_size_bytes = if total_ios > 0.0 {
+        (total_bytes / total_ios).round().max(1.0)
+    } else {
+        4096.0
+    };
+    if total_ios > 0.0 {
+        derivation.push(format!(
+            "io_size_bytes {} = all bytes / all IOs over the capture ({:.1} KiB)",
+            io_size_bytes,
+            io_size_bytes / 1024.0
+        ));
+    } else {
+        derivation.push("io_size_bytes 4096: no IO in the capture, a placeholder".into());
+    }
+    let read_pct = if total_ios > 0.0 {
+        tidy(total_reads / total_ios * 100.0)
+    } else {
+        0.0
+    };
+    derivation.push(format!(
+        "read_pct {} = reads / all IOs over the capture{}",
+        fmt_num(read_pct),
+        if capture.read_split_estimated {
+            " (an estimate: sar gives transfers only, split into reads and writes by byte share)"
+        } else {
+            ""
+        }
+    ));
+    let merged_total = if merges_known { total_merges } else { f64::NAN };
+    let sequential = if total_ios > 0.0 {
+        sequential_share(total_bytes / total_ios, merged_total, total_ios)
+    } else {
+        0.0
+    };
+    let random_pct = tidy(100.0 * (1.0 - sequential));
+    derivation.push(format!(
+        "random_pct {} estimated from the capture's IO size{}; {RANDOM_METHOD}",
+        fmt_num(random_pct),
+        if merges_known {
+            " and merges (rrqm/s + wrqm/s)"
+        } else {
+            " only (this source has no merge counts)"
+        }
+    ));
+    let latency_ms = {
+        let mut values = latency.clone();
+        percentile(&mut values, p).filter(|l| *l > 0.0).map(tidy)
+    };
+    match latency_ms {
+        Some(l) => derivation.push(format!(
+            "latency_ms {} = p{} of the per-sample average latency (IO-weighted r_await/w_await): \
+             the design must be at least as fast; comfort and growth do not apply to latency",
+            fmt_num(l),
+            fmt_num(p)
+        )),
+        None => derivation.push("latency_ms: none, the capture has no latency counters".into()),
+    }
+    let queue_depth = {
+        let mut values = queue.clone();
+        percentile(&mut values, p).map(tidy)
+    };
+    if let Some(q) = queue_depth {
+        derivation.push(format!(
+            "queue_depth {} = p{} of the average queue size (aqu-sz / Current Disk Queue Length)",
+            fmt_num(q),
+            fmt_num(p)
+        ));
+    }
+    derivation.push(
+        "capacity_gib: not in IO counters; add sizing.capacity_gib by hand (df -h / Disk Management)"
+            .into(),
+    );
+    let (role, why) = guess_role(&spec.label, 100.0 - read_pct, sequential, io_size_bytes);
+    derivation.push(why);
+
+    Ok(VolumeRequirements {
+        label: spec.label.clone(),
+        role,
+        devices: spec.devices.clone(),
+        sizing: SizingTarget {
+            iops: sized_iops,
+            throughput_mb_s: sized_throughput,
+            latency_ms,
+            io_size_bytes: io_size_bytes as u64,
+            read_pct,
+            random_pct,
+            capacity_gib: None,
+            queue_depth,
+        },
+        observed: Some(observed),
+        derivation,
+    })
+}
+
+/// The peak IOPS and MB/s of each window; windows never span two files.
+fn window_peaks(
+    capture: &Capture,
+    points: &[Point],
+    window_s: f64,
+    interval_s: Option<f64>,
+    label: &str,
+) -> Result<(Vec<f64>, Vec<f64>, usize), ProfileError> {
+    let interval = interval_s.or(capture.interval_s);
+    let mut keys: Vec<(u16, i64)> = Vec::with_capacity(points.len());
+    for point in points {
+        let report = point.report as usize;
+        let time = capture.report_time_s[report];
+        let time = if time.is_finite() {
+            time
+        } else if let Some(interval) = interval {
+            let segment = capture.report_segment[report];
+            let first = capture
+                .report_segment
+                .iter()
+                .position(|s| *s == segment)
+                .unwrap_or(0);
+            (report - first) as f64 * interval
+        } else {
+            return Err(ProfileError::option(
+                format!(
+                    "--window needs sample times, and the capture of volume '{label}' has none"
+                ),
+                "capture with time stamps (`iostat -x -t`), or give the sampling interval with \
+                 --interval 1s",
+            ));
+        };
+        keys.push((
+            capture.report_segment[report],
+            (time / window_s).floor() as i64,
+        ));
+    }
+    let mut iops_peaks = Vec::new();
+    let mut throughput_peaks = Vec::new();
+    let mut current: Option<(u16, i64)> = None;
+    for (point, key) in points.iter().zip(keys) {
+        if current != Some(key) {
+            current = Some(key);
+            iops_peaks.push(0.0f64);
+            throughput_peaks.push(0.0f64);
+        }
+        let last = iops_peaks.len() - 1;
+        iops_peaks[last] = iops_peaks[last].max(point.iops());
+        throughput_peaks[last] = throughput_peaks[last].max(point.bytes_s() / 1e6);
+    }
+    let windows = iops_peaks.len();
+    Ok((iops_peaks, throughput_peaks, windows))
+}
+
+/// Role from the label's words, else from the IO pattern: mostly sequential small writes are a
+/// database log.
+fn guess_role(
+    label: &str,
+    write_pct: f64,
+    sequential: f64,
+    io_size_bytes: f64,
+) -> (VolumeRole, String) {
+    let lower = label.to_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    if has(&["log", "wal", "redo", "journal", "xlog"]) {
+        return (
+            VolumeRole::Log,
+            format!("role log: from the label '{label}'"),
+        );
+    }
+    if has(&["temp", "tmp"]) {
+        return (
+            VolumeRole::Temp,
+            format!("role temp: from the label '{label}'"),
+        );
+    }
+    if lower == "os" || has(&["boot", "system"]) {
+        return (VolumeRole::Os, format!("role os: from the label '{label}'"));
+    }
+    if write_pct >= 80.0 && sequential >= 0.5 && io_size_bytes <= 256.0 * 1024.0 {
+        return (
+            VolumeRole::Log,
+            format!(
+                "role log (guessed): {:.0} % writes, {:.0} % sequential (estimated), {:.0} KiB \
+                 IOs: the pattern of a database log",
+                write_pct,
+                sequential * 100.0,
+                io_size_bytes / 1024.0
+            ),
+        );
+    }
+    (
+        VolumeRole::Data,
+        format!(
+            "role data (guessed): {:.0} % writes, {:.0} % sequential (estimated); a log would be \
+             mostly sequential small writes",
+            write_pct,
+            sequential * 100.0
+        ),
+    )
+}
+
+fn fmt_num(value: f64) -> String {
+    if value == value.trunc() && value.abs() < 1e15 {
+        format!("{}", value as i64)
+    } else {
+        let text = format!("{value:.4}");
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+fn fmt_duration(seconds: f64) -> String {
+    if seconds >= 3600.0 && seconds % 3600.0 == 0.0 {
+        format!("{} h", seconds / 3600.0)
+    } else if seconds >= 60.0 && seconds % 60.0 == 0.0 {
+        format!("{} min", seconds / 60.0)
+    } else {
+        format!("{} s", fmt_num(seconds))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank() {
+        let mut values = vec![400.0, 100.0, 300.0, 200.0];
+        assert_eq!(percentile(&mut values, 50.0), Some(200.0));
+        assert_eq!(percentile(&mut values, 90.0), Some(400.0));
+        assert_eq!(percentile(&mut values, 25.0), Some(100.0));
+        assert_eq!(percentile(&mut [], 50.0), None);
+    }
+
+    #[test]
+    fn random_estimate() {
+        // 8 KiB, no merges: random.
+        assert_eq!(sequential_share(8192.0, 0.0, 100.0), 0.0);
+        // 256 KiB: sequential by size.
+        assert_eq!(sequential_share(262144.0, 0.0, 100.0), 1.0);
+        // 64 KiB: half way in log scale.
+        assert_eq!(sequential_share(65536.0, f64::NAN, 100.0), 0.5);
+        // 8 KiB with one merge per three completed: 2 x 1/4 = 0.5.
+        assert_eq!(sequential_share(8192.0, 100.0, 300.0), 0.5);
+    }
+}
