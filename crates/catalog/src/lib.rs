@@ -712,6 +712,18 @@ premium_storage = false
     }
 
     #[test]
+    fn the_readme_example_file_loads_and_overrides() {
+        let readme = include_str!("../../../catalog/README.md");
+        let start = readme.find("```toml\n").expect("a toml example") + "```toml\n".len();
+        let end = start + readme[start..].find("\n```").unwrap();
+        let mut catalog = embedded();
+        catalog.load_str("README.md", &readme[start..end]).unwrap();
+        let e8 = catalog.vm("E8s_v5", EDITION_CURRENT).unwrap();
+        assert_eq!(e8.table, "lab-2026");
+        assert_eq!(catalog.netapp_level("premium").unwrap().table, "lab-2026");
+    }
+
+    #[test]
     fn load_file_names_the_path_in_errors() {
         let mut catalog = Catalog::default();
         let error = catalog

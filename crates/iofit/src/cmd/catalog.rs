@@ -1,8 +1,473 @@
+//! `iofit catalog`: lists what the catalog knows (VM sizes, disks, NetApp Files service levels,
+//! and the tables they come from), each listing naming its tables and their sources.
+
+use crate::exit::bad_input;
+use anyhow::Context;
+use iofit_catalog::{
+    Catalog, DiskKind, DiskSku, NetAppServiceLevel, ProvisionedDiskType, TableInfo, VmSize,
+    EDITIONS, EDITION_CURRENT,
+};
+use iofit_model::units::group_thousands;
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(clap::Args, Debug)]
-pub struct Args {}
+/// What to list.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Listing {
+    /// VM sizes and their storage limits.
+    Vms,
+    /// Fixed-size disks (P, E, S tiers) and provisioned disk types (Premium SSD v2, Ultra).
+    Disks,
+    /// Azure NetApp Files service levels.
+    Netapp,
+    /// The tables themselves: id, edition, source and date.
+    Tables,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("this subcommand is not built yet")
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// What to list.
+    #[arg(value_enum)]
+    pub listing: Listing,
+    /// Catalog edition: `current` (Azure's current pages; the default) or `seed-2016` (the seed
+    /// guide's dated figures). `tables` lists every edition unless this is given.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(EDITIONS))]
+    pub edition: Option<String>,
+    /// Show only rows whose name, family, kind or table contains this text (any case).
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Show only VM sizes with at least this many vCPUs.
+    #[arg(long)]
+    pub min_vcpu: Option<u32>,
+    /// Extra catalog file(s) whose rows add to or override the built-in ones (repeatable).
+    #[arg(long = "catalog", value_name = "FILE")]
+    pub catalog_files: Vec<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut catalog = Catalog::embedded().context("the built-in catalog does not load")?;
+    for path in &args.catalog_files {
+        catalog.load_file(path).map_err(bad_input)?;
+    }
+    let filter = args.filter.as_deref().map(str::to_lowercase);
+    let matches = |texts: &[&str]| match &filter {
+        None => true,
+        Some(wanted) => texts.iter().any(|t| t.to_lowercase().contains(wanted)),
+    };
+    let edition = args.edition.as_deref().unwrap_or(EDITION_CURRENT);
+    if args.min_vcpu.is_some() && args.listing != Listing::Vms {
+        return Err(bad_input(
+            "--min-vcpu applies only to `iofit catalog vms`; leave it out for other listings",
+        ));
+    }
+
+    let output = match args.listing {
+        Listing::Vms => {
+            let rows: Vec<&VmSize> = catalog
+                .vms_in(edition)
+                .filter(|vm| matches(&[&vm.name, &vm.family, &vm.table]))
+                .filter(|vm| vm.vcpu >= args.min_vcpu.unwrap_or(0))
+                .collect();
+            let tables = used_tables(&catalog, rows.iter().map(|vm| vm.table.as_str()));
+            if args.json {
+                json(edition, &tables, &rows)?
+            } else {
+                render_vms(edition, &rows, &tables)
+            }
+        }
+        Listing::Disks => {
+            let disks: Vec<&DiskSku> = catalog
+                .disks_in(edition)
+                .filter(|d| matches(&[&d.name, kind_name(d.kind), &d.table]))
+                .collect();
+            let provisioned: Vec<&ProvisionedDiskType> = catalog
+                .provisioned_in(edition)
+                .filter(|d| matches(&[&d.name, kind_name(d.kind), &d.table]))
+                .collect();
+            let tables = used_tables(
+                &catalog,
+                disks
+                    .iter()
+                    .map(|d| d.table.as_str())
+                    .chain(provisioned.iter().map(|d| d.table.as_str())),
+            );
+            if args.json {
+                #[derive(Serialize)]
+                struct Disks<'a> {
+                    disks: &'a [&'a DiskSku],
+                    provisioned: &'a [&'a ProvisionedDiskType],
+                }
+                json(
+                    edition,
+                    &tables,
+                    &Disks {
+                        disks: &disks,
+                        provisioned: &provisioned,
+                    },
+                )?
+            } else {
+                render_disks(edition, &disks, &provisioned, &tables)
+            }
+        }
+        Listing::Netapp => {
+            let rows: Vec<&NetAppServiceLevel> = catalog
+                .netapp
+                .iter()
+                .filter(|level| catalog.edition_of(&level.table) == Some(edition))
+                .filter(|level| matches(&[&level.name, &level.table]))
+                .collect();
+            let tables = used_tables(&catalog, rows.iter().map(|l| l.table.as_str()));
+            if args.json {
+                json(edition, &tables, &rows)?
+            } else {
+                render_netapp(edition, &rows, &tables)
+            }
+        }
+        Listing::Tables => {
+            let rows: Vec<&TableInfo> = catalog
+                .tables
+                .iter()
+                .filter(|t| {
+                    args.edition.is_none() || args.edition.as_deref() == Some(t.edition.as_str())
+                })
+                .filter(|t| matches(&[&t.id, &t.title, &t.source]))
+                .collect();
+            if args.json {
+                format!("{}\n", serde_json::to_string_pretty(&rows)?)
+            } else {
+                render_tables(&rows)
+            }
+        }
+    };
+    print!("{output}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The tables the listed rows come from, in catalog order.
+fn used_tables<'a>(catalog: &'a Catalog, ids: impl Iterator<Item = &'a str>) -> Vec<&'a TableInfo> {
+    let ids: BTreeSet<&str> = ids.collect();
+    catalog
+        .tables
+        .iter()
+        .filter(|t| ids.contains(t.id.as_str()))
+        .collect()
+}
+
+fn json<T: Serialize + ?Sized>(
+    edition: &str,
+    tables: &[&TableInfo],
+    rows: &T,
+) -> anyhow::Result<String> {
+    #[derive(Serialize)]
+    struct Listing<'a, T: ?Sized> {
+        edition: &'a str,
+        tables: &'a [&'a TableInfo],
+        rows: &'a T,
+    }
+    let listing = Listing {
+        edition,
+        tables,
+        rows,
+    };
+    Ok(format!("{}\n", serde_json::to_string_pretty(&listing)?))
+}
+
+fn kind_name(kind: DiskKind) -> &'static str {
+    match kind {
+        DiskKind::PremiumSsd => "premium_ssd",
+        DiskKind::StandardSsd => "standard_ssd",
+        DiskKind::StandardHdd => "standard_hdd",
+        DiskKind::PremiumSsdV2 => "premium_ssd_v2",
+        DiskKind::UltraDisk => "ultra_disk",
+    }
+}
+
+/// A number for a table cell: thousands grouped, "-" when not published.
+fn num(value: Option<f64>) -> String {
+    value.map(group_thousands).unwrap_or_else(|| "-".into())
+}
+
+fn price(value: Option<f64>) -> String {
+    value
+        .map(|p| format!("{p:.2}"))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// Renders rows as aligned columns: text left-aligned, numbers right-aligned.
+struct Grid {
+    header: Vec<&'static str>,
+    numeric: Vec<bool>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Grid {
+    fn new(columns: &[(&'static str, bool)]) -> Grid {
+        Grid {
+            header: columns.iter().map(|c| c.0).collect(),
+            numeric: columns.iter().map(|c| c.1).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, row: Vec<String>) {
+        self.rows.push(row);
+    }
+
+    fn render(&self, out: &mut String) {
+        let widths: Vec<usize> = (0..self.header.len())
+            .map(|i| {
+                self.rows
+                    .iter()
+                    .map(|r| r[i].chars().count())
+                    .chain([self.header[i].len()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: Vec<&str>| {
+            let mut text = String::new();
+            for (i, cell) in cells.iter().enumerate() {
+                if i > 0 {
+                    text.push_str("  ");
+                }
+                let pad = widths[i] - cell.chars().count();
+                if self.numeric[i] {
+                    text.push_str(&" ".repeat(pad));
+                    text.push_str(cell);
+                } else {
+                    text.push_str(cell);
+                    text.push_str(&" ".repeat(pad));
+                }
+            }
+            text.trim_end().to_string()
+        };
+        out.push_str(&line(self.header.clone()));
+        out.push('\n');
+        for row in &self.rows {
+            out.push_str(&line(row.iter().map(String::as_str).collect()));
+            out.push('\n');
+        }
+    }
+}
+
+fn footer(out: &mut String, tables: &[&TableInfo]) {
+    out.push_str("\n- : not published / not sourced\n");
+    if !tables.is_empty() {
+        out.push_str("Tables used:\n");
+        for table in tables {
+            out.push_str(&format!(
+                "  {} ({}, {}): {}\n    source: {}\n",
+                table.id, table.edition, table.date, table.title, table.source
+            ));
+            if let Some(basis) = &table.price_basis {
+                out.push_str(&format!("    prices: {basis}\n"));
+            }
+        }
+    }
+}
+
+fn render_vms(edition: &str, rows: &[&VmSize], tables: &[&TableInfo]) -> String {
+    let mut out = format!("VM sizes, {edition} edition: {} shown\n", rows.len());
+    if rows.is_empty() {
+        out.push_str("No VM size matches; try another --filter or --edition.\n");
+        return out;
+    }
+    out.push_str(
+        "Limits are per VM: IOPS, MB/s (10^6 B/s); cached = host cache and temp storage.\n\n",
+    );
+    let mut grid = Grid::new(&[
+        ("name", false),
+        ("family", false),
+        ("vCPU", true),
+        ("mem GiB", true),
+        ("disks", true),
+        ("premium", false),
+        ("uncached IOPS", true),
+        ("uncached MB/s", true),
+        ("burst IOPS", true),
+        ("burst MB/s", true),
+        ("cached IOPS", true),
+        ("cached MB/s", true),
+        ("cache GiB", true),
+        ("temp GiB", true),
+        ("USD/month", true),
+        ("table", false),
+    ]);
+    for vm in rows {
+        grid.push(vec![
+            vm.name.clone(),
+            vm.family.clone(),
+            vm.vcpu.to_string(),
+            group_thousands(vm.memory_gib),
+            vm.max_data_disks.to_string(),
+            if vm.premium_storage { "yes" } else { "no" }.to_string(),
+            num(vm.uncached_iops.map(|v| v.0)),
+            num(vm.uncached_throughput_mb_s.map(|v| v.0)),
+            num(vm.burst_uncached_iops.map(|v| v.0)),
+            num(vm.burst_uncached_throughput_mb_s.map(|v| v.0)),
+            num(vm.cached_iops.map(|v| v.0)),
+            num(vm.cached_throughput_mb_s.map(|v| v.0)),
+            num(vm.cache_size_gib),
+            num(vm.temp_storage_gib),
+            price(vm.price_usd_month),
+            vm.table.clone(),
+        ]);
+    }
+    grid.render(&mut out);
+    footer(&mut out, tables);
+    out
+}
+
+fn render_disks(
+    edition: &str,
+    disks: &[&DiskSku],
+    provisioned: &[&ProvisionedDiskType],
+    tables: &[&TableInfo],
+) -> String {
+    let mut out = format!(
+        "Disks, {edition} edition: {} sizes and {} provisioned types shown\n",
+        disks.len(),
+        provisioned.len()
+    );
+    if disks.is_empty() && provisioned.is_empty() {
+        out.push_str("No disk matches; try another --filter or --edition.\n");
+        return out;
+    }
+    if !disks.is_empty() {
+        out.push_str("\nFixed sizes (limits per disk; MB/s = 10^6 B/s):\n");
+        let mut grid = Grid::new(&[
+            ("name", false),
+            ("kind", false),
+            ("size GiB", true),
+            ("IOPS", true),
+            ("MB/s", true),
+            ("burst IOPS", true),
+            ("burst MB/s", true),
+            ("USD/month", true),
+            ("table", false),
+        ]);
+        for disk in disks {
+            grid.push(vec![
+                disk.name.clone(),
+                kind_name(disk.kind).to_string(),
+                group_thousands(disk.size_gib),
+                group_thousands(disk.iops.0),
+                group_thousands(disk.throughput_mb_s.0),
+                num(disk.burst_iops.map(|v| v.0)),
+                num(disk.burst_throughput_mb_s.map(|v| v.0)),
+                price(disk.price_usd_month),
+                disk.table.clone(),
+            ]);
+        }
+        grid.render(&mut out);
+    }
+    if !provisioned.is_empty() {
+        out.push_str("\nProvisioned performance (rules per disk):\n");
+        let mut grid = Grid::new(&[
+            ("name", false),
+            ("kind", false),
+            ("size GiB", true),
+            ("base IOPS", true),
+            ("IOPS/GiB", true),
+            ("max IOPS", true),
+            ("base MB/s", true),
+            ("MB/s per IOPS", true),
+            ("max MB/s", true),
+            ("USD/GiB", true),
+            ("USD/IOPS", true),
+            ("USD/MB/s", true),
+            ("table", false),
+        ]);
+        for disk in provisioned {
+            grid.push(vec![
+                disk.name.clone(),
+                kind_name(disk.kind).to_string(),
+                format!(
+                    "{}-{}",
+                    group_thousands(disk.size_gib_min),
+                    group_thousands(disk.size_gib_max)
+                ),
+                group_thousands(disk.iops_baseline.0),
+                group_thousands(disk.iops_per_gib_max),
+                group_thousands(disk.iops_max.0),
+                group_thousands(disk.throughput_mb_s_baseline.0),
+                format!("{}", disk.throughput_mb_s_per_iops_max),
+                group_thousands(disk.throughput_mb_s_max.0),
+                price(disk.price_usd_per_gib_month),
+                price(disk.price_usd_per_iops_month),
+                price(disk.price_usd_per_mb_s_month),
+                disk.table.clone(),
+            ]);
+        }
+        grid.render(&mut out);
+    }
+    footer(&mut out, tables);
+    out
+}
+
+fn render_netapp(edition: &str, rows: &[&NetAppServiceLevel], tables: &[&TableInfo]) -> String {
+    let mut out = format!(
+        "Azure NetApp Files service levels, {edition} edition: {} shown\n",
+        rows.len()
+    );
+    if rows.is_empty() {
+        out.push_str("No service level matches; try another --filter or --edition.\n");
+        return out;
+    }
+    out.push_str("Volume throughput = rate x quota; MiB/s = 2^20 B/s as NetApp counts.\n\n");
+    let mut grid = Grid::new(&[
+        ("level", false),
+        ("MiB/s per TiB", true),
+        ("USD/TiB/month", true),
+        ("quota TiB min", true),
+        ("quota TiB max", true),
+        ("volume max MiB/s", true),
+        ("table", false),
+    ]);
+    for level in rows {
+        grid.push(vec![
+            level.name.clone(),
+            group_thousands(level.throughput_mib_s_per_tib.0),
+            price(level.price_usd_per_tib_month),
+            num(level.quota_tib_min),
+            num(level.quota_tib_max),
+            num(level.volume_throughput_mib_s_max.map(|v| v.0)),
+            level.table.clone(),
+        ]);
+    }
+    grid.render(&mut out);
+    footer(&mut out, tables);
+    out
+}
+
+fn render_tables(rows: &[&TableInfo]) -> String {
+    let mut out = format!("Catalog tables: {} shown\n\n", rows.len());
+    let mut grid = Grid::new(&[
+        ("id", false),
+        ("edition", false),
+        ("date", false),
+        ("title", false),
+    ]);
+    for table in rows {
+        grid.push(vec![
+            table.id.clone(),
+            table.edition.clone(),
+            table.date.clone(),
+            table.title.clone(),
+        ]);
+    }
+    grid.render(&mut out);
+    out.push_str("\nSources:\n");
+    for table in rows {
+        out.push_str(&format!("  {}: {}\n", table.id, table.source));
+        if let Some(notes) = &table.notes {
+            out.push_str(&format!("    notes: {notes}\n"));
+        }
+    }
+    out
 }
