@@ -109,6 +109,18 @@ const EMBEDDED: &[(&str, &str)] = &[
         "catalog/vm-fsv2-azure-current.toml",
         include_str!("../../../catalog/vm-fsv2-azure-current.toml"),
     ),
+    (
+        "catalog/vm-edsv5-azure-current.toml",
+        include_str!("../../../catalog/vm-edsv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-lsv3-azure-current.toml",
+        include_str!("../../../catalog/vm-lsv3-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-msv2-azure-current.toml",
+        include_str!("../../../catalog/vm-msv2-azure-current.toml"),
+    ),
 ];
 
 /// All tables and rows known: the embedded files plus any added with [`Catalog::load_file`].
@@ -547,7 +559,10 @@ mod tests {
             catalog.vm("DS14", EDITION_SEED).unwrap().uncached_iops,
             Some(Iops(50000.0))
         );
-        for family in ["DSv2", "Dsv5", "Ddsv5", "Esv5", "Ebsv5", "Fsv2", "GS", "DS"] {
+        for family in [
+            "DSv2", "Dsv5", "Ddsv5", "Esv5", "Edsv5", "Ebsv5", "Fsv2", "Lsv3", "Msv2", "Mdsv2",
+            "GS", "DS",
+        ] {
             assert!(vms.iter().any(|vm| vm.family == family), "{family}");
         }
         let e8 = catalog.vm("Standard_E8s_v5", EDITION_CURRENT).unwrap();
