@@ -52,6 +52,24 @@ pub enum ErrorKind {
         what: String,
         fix: String,
     },
+    #[error("{kind}={name} matches no {kind} defined above{detail}")]
+    UnknownReference {
+        kind: String,
+        name: String,
+        detail: String,
+    },
+    #[error("{kind}={name} is defined twice; give each {kind} its own name")]
+    Duplicate { kind: String, name: String },
+    #[error("hd={host} runs on '{machine}', which is not this machine ({used_by}); iofit runs vdbench files on this machine only until multi-host runs exist: set system=localhost or remove the hd= and host= entries")]
+    RemoteHost {
+        host: String,
+        machine: String,
+        used_by: String,
+    },
+    #[error("vdbench {place}parameter '{key}=' is not supported by iofit yet; remove it to run without it")]
+    UnsupportedParameter { place: String, key: String },
+    #[error("{0}")]
+    Syntax(String),
     #[error("{0}")]
     Other(String),
 }
@@ -73,6 +91,11 @@ impl ErrorKind {
             ErrorKind::MissingValue(_) => "MissingValue",
             ErrorKind::DuplicateJob { .. } => "DuplicateJob",
             ErrorKind::InvalidJob { .. } => "InvalidJob",
+            ErrorKind::UnknownReference { .. } => "UnknownReference",
+            ErrorKind::Duplicate { .. } => "Duplicate",
+            ErrorKind::RemoteHost { .. } => "RemoteHost",
+            ErrorKind::UnsupportedParameter { .. } => "UnsupportedParameter",
+            ErrorKind::Syntax(_) => "Syntax",
             ErrorKind::Other(_) => "Other",
         }
     }

@@ -27,6 +27,7 @@ pub mod fio;
 mod fio_options;
 pub mod iometer;
 mod values;
+pub mod vdbench;
 
 pub use error::{ErrorKind, JobFileError};
 pub use fio::ParseOptions;

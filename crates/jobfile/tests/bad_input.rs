@@ -1,6 +1,6 @@
 //! Every file of the bad-input corpus gives the typed error, line and key its manifest names.
 
-use iofit_jobfile::{fio, JobFileError, ParseOptions};
+use iofit_jobfile::{fio, vdbench, JobFileError, ParseOptions};
 use std::path::{Path, PathBuf};
 
 fn corpus_dir() -> PathBuf {
@@ -79,6 +79,16 @@ fn check(dir: &Path, parse: impl Fn(&Path) -> Result<usize, JobFileError>) -> us
 fn fio_corpus_gives_typed_errors() {
     let count = check(&corpus_dir(), |path| {
         fio::parse_file(path, &ParseOptions::default()).map(|jobs| jobs.len())
+    });
+    assert!(count >= 15);
+}
+
+#[test]
+fn vdbench_corpus_gives_typed_errors() {
+    let count = check(&corpus_dir().join("vdbench"), |path| {
+        let file = vdbench::parse_file(path)?;
+        file.check_hosts(vdbench::is_local_host)?;
+        file.runs().map(|runs| runs.len())
     });
     assert!(count >= 15);
 }
