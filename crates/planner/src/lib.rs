@@ -118,6 +118,8 @@ pub struct PlannedVolume {
     pub threads: u32,
     pub queue_depth_per_thread: u32,
     pub queue_depth_reason: String,
+    /// Outstanding IOs at which every member reaches its own limit (what the check ran at).
+    pub queue_depth_to_reach_limits: u32,
     /// For Premium SSD v2 / Ultra: what each disk is provisioned with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provisioned_iops: Option<f64>,
@@ -475,8 +477,13 @@ fn build_loads(
             let by_littles_law = (wanted * service_s - 1e-9).ceil().max(1.0) as u32;
             let outstanding = by_littles_law.max(option.count);
             let (threads, depth) = split_outstanding(outstanding);
+            // Deeper queues let the volume run up to its disks' limits; the check uses that
+            // depth so the headroom shown is the hardware's, not the queue's.
+            let per_disk = (option.disk.iops * service_s).ceil().max(1.0) as u32;
+            let to_limits = per_disk.saturating_mul(option.count).max(outstanding);
             let queue_reason = format!(
-                "{} IOPS x {} ms = {by_littles_law} outstanding (Little's law){}",
+                "{} IOPS x {} ms = {by_littles_law} outstanding (Little's law){}; up to \
+                 {to_limits} ({per_disk} per disk x {} disks) reaches the disks' limits",
                 fmt_num(wanted),
                 options.assumptions.service_latency_ms,
                 if outstanding > by_littles_law {
@@ -486,12 +493,13 @@ fn build_loads(
                     )
                 } else {
                     String::new()
-                }
+                },
+                option.count
             );
             let load = VolumeLoad {
                 design: design.clone(),
                 disk: option.disk.clone(),
-                workload: workload_of(target, outstanding),
+                workload: workload_of(target, to_limits),
                 target: Some(target.clone()),
             };
             let planned = PlannedVolume {
@@ -509,6 +517,7 @@ fn build_loads(
                 threads,
                 queue_depth_per_thread: depth,
                 queue_depth_reason: queue_reason,
+                queue_depth_to_reach_limits: to_limits,
                 provisioned_iops: option.provisioned.map(|p| p.0),
                 provisioned_throughput_mb_s: option.provisioned.map(|p| p.1),
                 price_per_disk_usd_month: option.disk.price_usd_month,
@@ -521,29 +530,46 @@ fn build_loads(
 
 /// Why a prediction does not fit, in words, with the limit that rules it out.
 fn failure_reason(prediction: &Prediction) -> (Option<LimitKind>, String) {
-    if let Some(violation) = prediction.violations.first() {
-        let kind = prediction
-            .limits
-            .iter()
-            .find(|c| c.status == LimitStatus::Over)
-            .map(|c| c.kind);
-        return (kind, violation.clone());
+    // A yes/no check (slots, premium storage, caching support) rules a design out first.
+    let hard = prediction.limits.iter().find(|c| {
+        c.status == LimitStatus::Over && !matches!(c.kind, LimitKind::Capacity | LimitKind::Latency)
+    });
+    if let (Some(check), Some(violation)) = (hard, prediction.violations.first()) {
+        return (Some(check.kind), violation.clone());
     }
+    // Then a rate: the throttle is the cause, a missed latency its symptom.
     for volume in &prediction.volumes {
-        if volume.meets_target == Some(false) {
-            let binding = prediction.binding.as_ref();
-            let kind = binding.map(|b| b.kind);
-            let words = binding.map(|b| b.words.clone()).unwrap_or_default();
-            return (
-                kind,
-                format!(
-                    "volume '{}' misses its target ({} IOPS, {} MB/s delivered): {words}",
-                    volume.label,
-                    fmt_num(volume.iops),
-                    fmt_num(volume.throughput_mb_s),
-                ),
-            );
+        let target = volume.target_iops.unwrap_or(0.0);
+        let by_mb = volume.target_throughput_mb_s.unwrap_or(0.0);
+        let short =
+            volume.iops < target * (1.0 - 1e-9) || volume.throughput_mb_s < by_mb * (1.0 - 1e-9);
+        if short {
+            if let Some(binding) = prediction.binding.as_ref() {
+                return (
+                    Some(binding.kind),
+                    format!(
+                        "volume '{}' misses its target ({} IOPS, {} MB/s delivered): {}",
+                        volume.label,
+                        fmt_num(volume.iops),
+                        fmt_num(volume.throughput_mb_s),
+                        binding.words
+                    ),
+                );
+            }
         }
+    }
+    if let Some(check) = prediction
+        .limits
+        .iter()
+        .find(|c| c.status == LimitStatus::Over)
+    {
+        let reason = prediction
+            .violations
+            .iter()
+            .find(|v| v.contains(&format!("'{}'", check.scope)))
+            .cloned()
+            .unwrap_or_else(|| check.name.clone());
+        return (Some(check.kind), reason);
     }
     (None, "does not fit".into())
 }

@@ -576,6 +576,15 @@ fn fmt_num(value: f64) -> String {
     group_thousands(value)
 }
 
+/// Two decimals for small values (latencies), grouped thousands otherwise.
+fn fmt_num_precise(value: f64) -> String {
+    if value.abs() < 100.0 {
+        format!("{value:.2}")
+    } else {
+        group_thousands(value)
+    }
+}
+
 /// Predicts what `volumes` on `vm` deliver. `alternatives`, when given, lets the advice name
 /// bigger disks and VMs from the catalog.
 pub fn predict(
@@ -1174,27 +1183,22 @@ pub fn predict(
             && matches!(check.kind, LimitKind::Capacity | LimitKind::Latency)
         {
             // Reported through meets_target; listed here too so one list says what fails.
-            violations.push(format!(
-                "volume '{}': {} {}{} needed, {}{} available",
-                check.scope,
-                if check.kind == LimitKind::Capacity {
-                    "capacity"
-                } else {
-                    "latency"
-                },
-                fmt_num(if check.kind == LimitKind::Capacity {
-                    check.used
-                } else {
-                    check.limit.unwrap_or(0.0)
-                }),
-                check.unit.suffix(),
-                fmt_num(if check.kind == LimitKind::Capacity {
-                    check.limit.unwrap_or(0.0)
-                } else {
-                    check.used
-                }),
-                check.unit.suffix(),
-            ));
+            let limit = check.limit.unwrap_or(0.0);
+            violations.push(if check.kind == LimitKind::Capacity {
+                format!(
+                    "volume '{}': capacity {} GiB needed, {} GiB provided",
+                    check.scope,
+                    fmt_num(check.used),
+                    fmt_num(limit)
+                )
+            } else {
+                format!(
+                    "volume '{}': expected latency {} ms exceeds the {} ms target",
+                    check.scope,
+                    fmt_num_precise(check.used),
+                    fmt_num_precise(limit)
+                )
+            });
         }
     }
     let unknown: Vec<&str> = checks

@@ -234,7 +234,7 @@ proptest! {
             let bytes = volume.read_iops * load.workload.read_io_size.as_f64()
                 + volume.write_iops * load.workload.write_io_size.as_f64();
             prop_assert!((volume.throughput_mb_s - bytes / mb).abs() <= 1e-6 * (1.0 + bytes / mb));
-            if load.target.is_none() {
+            if loads.iter().all(|l| l.target.is_none()) {
                 prop_assert!(volume.iops <= volume.max_iops * (1.0 + 1e-9));
             }
             prop_assert!(volume.iops >= 0.0 && volume.latency_ms > 0.0);
