@@ -651,6 +651,74 @@ throughput_mb_s = 25
     }
 
     #[test]
+    fn a_corpus_of_bad_rows_each_names_its_field() {
+        // (edit applied to GOOD, expected part of the one-line error)
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "vcpu = 2",
+                "vcpu = 2.5",
+                "line 12: vms[0] (Standard_A): field vcpu: expected a whole number >= 0, found 2.5",
+            ),
+            (
+                "vcpu = 2",
+                "vcpu = \"two\"",
+                "field vcpu: expected a whole number >= 0, found \"two\"",
+            ),
+            (
+                "memory_gib = 8",
+                "memory_gib = -8",
+                "field memory_gib: expected a number >= 0, found -8",
+            ),
+            (
+                "premium_storage = true",
+                "premium_storage = \"yes\"",
+                "field premium_storage: expected true or false",
+            ),
+            (
+                "kind = \"premium_ssd\"",
+                "kind = \"premium\"",
+                "disks[0] (P1): field kind: expected one of premium_ssd, standard_ssd",
+            ),
+            (
+                "iops = 120",
+                "iops = nan",
+                "disks[0] (P1): field iops: expected a number >= 0, found nan",
+            ),
+            (
+                "throughput_mb_s = 25\n",
+                "",
+                "disks[0] (P1): field throughput_mb_s: missing; add throughput_mb_s = 25600",
+            ),
+            (
+                "size_gib = 4",
+                "size_gb = 4",
+                "field size_gb: unknown field; did you mean 'size_gib'?",
+            ),
+            ("title = \"test\"\n", "", "[table]: field title: missing"),
+            (
+                "source = \"a page\"",
+                "source = \"  \"",
+                "[table]: field source: must not be empty",
+            ),
+            ("[[disks]]", "[[disk]]", "unknown section 'disk'"),
+            ("[table]", "[tables]", "unknown section 'tables'"),
+            (
+                "name = \"P1\"",
+                "name = 1",
+                "disks[0] (unnamed): field name: expected text in quotes, found 1",
+            ),
+        ];
+        for (from, to, expected) in cases {
+            assert!(GOOD.contains(from), "{from}");
+            let text = GOOD.replacen(from, to, 1);
+            let error = parse_file("bad.toml", &text).unwrap_err().to_string();
+            assert!(error.starts_with("bad.toml:"), "{error}");
+            assert!(error.contains(expected), "{from} -> {to}: {error}");
+            assert!(!error.contains('\n'), "one line: {error}");
+        }
+    }
+
+    #[test]
     fn syntax_errors_name_the_line() {
         let text = GOOD.replace("vcpu = 2", "vcpu = = 2");
         let error = parse_file("my.toml", &text).unwrap_err();
