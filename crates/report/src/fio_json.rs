@@ -1,1 +1,394 @@
-//! (Being built.)
+//! fio-compatible JSON for run results: the structure and field names of fio 3.x's
+//! `--output-format=json` (`jobs[].read/write` with `iops`, `bw` in KiB/s, `bw_bytes`,
+//! `io_bytes`, `io_kbytes`, `total_ios`, `runtime` in ms, `slat_ns`/`clat_ns`/`lat_ns` with a
+//! `percentile` map keyed like `"99.000000"`, per-interval `bw_*`/`iops_*` statistics,
+//! `usr_cpu`, `sys_cpu`, `ctx`), so tools that read fio's JSON read iofit's. iofit's additions
+//! sit under each job's `"iofit"` object (engine requested and used, clones, seed, syncs,
+//! interrupted, error, the time series) and the top-level `"iofit"` object.
+
+use iofit_model::job::EngineKind;
+use iofit_stats::{DirectionResult, IntervalSample, JobResult, LatencySummary, RunResult};
+use serde_json::{json, Map, Value};
+
+/// Renders `run` as a fio JSON document. `job_options[i]` are the options of `run.jobs[i]` as
+/// fio names them (missing entries are derived from the result: rw, ioengine, iodepth).
+pub fn render(run: &RunResult, job_options: &[Vec<(String, String)>]) -> String {
+    let mut text = serde_json::to_string_pretty(&to_value(run, job_options))
+        .expect("a JSON value always serialises");
+    text.push('\n');
+    text
+}
+
+/// The document as a JSON value.
+pub fn to_value(run: &RunResult, job_options: &[Vec<(String, String)>]) -> Value {
+    let group_bw: std::collections::BTreeMap<u32, (f64, f64)> =
+        run.jobs.iter().fold(Default::default(), |mut acc, job| {
+            let entry = acc.entry(job.group_id).or_insert((0.0, 0.0));
+            entry.0 += job.read.bandwidth_bytes_per_second;
+            entry.1 += job.write.bandwidth_bytes_per_second;
+            acc
+        });
+    let jobs: Vec<Value> = run
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(index, job)| {
+            let (group_read, group_write) =
+                group_bw.get(&job.group_id).copied().unwrap_or_default();
+            job_value(job, job_options.get(index), group_read, group_write)
+        })
+        .collect();
+    json!({
+        "fio version": format!("iofit-{}", run.version),
+        "timestamp": run.timestamp_s,
+        "timestamp_ms": run.timestamp_s * 1000,
+        "time": ctime_utc(run.timestamp_s),
+        "jobs": jobs,
+        "iofit": {
+            "tool": run.tool,
+            "version": run.version,
+            "hostname": run.hostname,
+        },
+    })
+}
+
+fn job_value(
+    job: &JobResult,
+    options: Option<&Vec<(String, String)>>,
+    group_read_bw: f64,
+    group_write_bw: f64,
+) -> Value {
+    let mut opts = Map::new();
+    opts.insert("name".into(), Value::String(job.name.clone()));
+    match options {
+        Some(list) => {
+            for (key, value) in list {
+                opts.insert(key.clone(), Value::String(value.clone()));
+            }
+        }
+        None => {
+            if let Some(rw) = job.rw {
+                opts.insert("rw".into(), Value::String(rw.fio_name().into()));
+            }
+            if let Some(engine) = job.engine_requested {
+                opts.insert("ioengine".into(), Value::String(engine.fio_name().into()));
+            }
+            opts.insert("iodepth".into(), Value::String(job.iodepth.to_string()));
+        }
+    }
+    let runtime_ms = job.read.runtime_ns.max(job.write.runtime_ns) / 1_000_000;
+    let syncs_total = job.syncs;
+    json!({
+        "jobname": job.name,
+        "groupid": job.group_id,
+        "error": if job.error.is_some() { 1 } else { 0 },
+        "eta": 0,
+        "elapsed": runtime_ms.div_ceil(1000),
+        "job options": Value::Object(opts),
+        "read": direction_value(&job.read, &job.series, true, group_read_bw),
+        "write": direction_value(&job.write, &job.series, false, group_write_bw),
+        "trim": direction_value(&DirectionResult::default(), &[], false, 0.0),
+        "sync": {
+            "total_ios": syncs_total,
+            "lat_ns": latency_value(&LatencySummary::default(), false),
+        },
+        "job_runtime": runtime_ms,
+        "usr_cpu": job.usr_cpu_pct,
+        "sys_cpu": job.sys_cpu_pct,
+        "ctx": job.context_switches,
+        "majf": 0,
+        "minf": 0,
+        "latency_depth": job.iodepth,
+        "iofit": {
+            "engine_requested": job.engine_requested.map(EngineKind::fio_name),
+            "engine_used": job.engine_used.map(EngineKind::fio_name),
+            "clones": job.clones,
+            "iodepth": job.iodepth,
+            "random_seed": job.random_seed,
+            "syncs": job.syncs,
+            "interrupted": job.interrupted,
+            "error": job.error,
+            "series": job.series,
+        },
+    })
+}
+
+/// fio's percentile keys: six decimals, `"99.900000"`.
+pub fn percentile_key(percentile: f64) -> String {
+    format!("{percentile:.6}")
+}
+
+fn latency_value(summary: &LatencySummary, with_percentiles: bool) -> Value {
+    let mut map = Map::new();
+    map.insert("min".into(), json!(summary.min_ns));
+    map.insert("max".into(), json!(summary.max_ns));
+    map.insert("mean".into(), json!(summary.mean_ns));
+    map.insert("stddev".into(), json!(summary.stdev_ns));
+    map.insert("N".into(), json!(summary.count));
+    if with_percentiles && summary.count > 0 {
+        let percentiles: Map<String, Value> = summary
+            .percentiles_ns
+            .iter()
+            .map(|(p, v)| (percentile_key(*p), json!(v)))
+            .collect();
+        map.insert("percentile".into(), Value::Object(percentiles));
+    }
+    Value::Object(map)
+}
+
+/// min, max, mean, sample standard deviation and count of per-interval rates.
+fn rate_stats(values: &[f64]) -> (f64, f64, f64, f64, usize) {
+    if values.is_empty() {
+        return (0.0, 0.0, 0.0, 0.0, 0);
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let dev = if values.len() > 1 {
+        (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    (min, max, mean, dev, values.len())
+}
+
+/// Per-interval (KiB/s, IOPS) of one direction, from whole intervals only (a final interval
+/// shorter than half the nominal one would distort min and max).
+pub fn interval_rates(series: &[IntervalSample], read: bool) -> (Vec<f64>, Vec<f64>) {
+    let nominal = series.iter().map(|s| s.interval_ms).max().unwrap_or(0);
+    let mut bw = Vec::new();
+    let mut iops = Vec::new();
+    for sample in series {
+        if sample.interval_ms == 0 || sample.interval_ms * 2 < nominal {
+            continue;
+        }
+        let seconds = sample.interval_ms as f64 / 1000.0;
+        let (ios, bytes) = if read {
+            (sample.read_ios, sample.read_bytes)
+        } else {
+            (sample.write_ios, sample.write_bytes)
+        };
+        bw.push(bytes as f64 / 1024.0 / seconds);
+        iops.push(ios as f64 / seconds);
+    }
+    (bw, iops)
+}
+
+fn direction_value(
+    d: &DirectionResult,
+    series: &[IntervalSample],
+    read: bool,
+    group_bw: f64,
+) -> Value {
+    let (bw_samples, iops_samples) = if d.ios > 0 {
+        interval_rates(series, read)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let (bw_min, bw_max, bw_mean, bw_dev, bw_n) = rate_stats(&bw_samples);
+    let (iops_min, iops_max, iops_mean, iops_dev, iops_n) = rate_stats(&iops_samples);
+    let bw_agg = if group_bw > 0.0 {
+        d.bandwidth_bytes_per_second * 100.0 / group_bw
+    } else {
+        0.0
+    };
+    json!({
+        "io_bytes": d.io_bytes,
+        "io_kbytes": d.io_bytes / 1024,
+        "bw_bytes": d.bandwidth_bytes_per_second.round() as u64,
+        "bw": (d.bandwidth_bytes_per_second / 1024.0).round() as u64,
+        "iops": d.iops,
+        "runtime": d.runtime_ns / 1_000_000,
+        "total_ios": d.ios,
+        "short_ios": 0,
+        "drop_ios": 0,
+        "slat_ns": latency_value(&d.submission_latency, false),
+        "clat_ns": latency_value(&d.completion_latency, true),
+        "lat_ns": latency_value(&d.total_latency, false),
+        "bw_min": bw_min.round() as u64,
+        "bw_max": bw_max.round() as u64,
+        "bw_agg": bw_agg,
+        "bw_mean": bw_mean,
+        "bw_dev": bw_dev,
+        "bw_samples": bw_n,
+        "iops_min": iops_min.round() as u64,
+        "iops_max": iops_max.round() as u64,
+        "iops_mean": iops_mean,
+        "iops_stddev": iops_dev,
+        "iops_samples": iops_n,
+    })
+}
+
+/// `Sun Nov 22 17:26:33 2026` in UTC (fio prints local time in the same layout).
+pub fn ctime_utc(timestamp_s: u64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let days = (timestamp_s / 86_400) as i64;
+    let secs = timestamp_s % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{} {} {:2} {:02}:{:02}:{:02} {}",
+        DAYS[(days.rem_euclid(7)) as usize],
+        MONTHS[(month - 1) as usize],
+        day,
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60,
+        year
+    )
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use iofit_model::job::RwMode;
+
+    fn latency(base: u64, count: u64) -> LatencySummary {
+        LatencySummary {
+            count,
+            min_ns: base,
+            max_ns: base * 40,
+            mean_ns: base as f64 * 2.5,
+            stdev_ns: base as f64 * 0.75,
+            percentiles_ns: iofit_stats::FIO_PERCENTILES
+                .iter()
+                .map(|&p| (p, base + (p * base as f64 / 10.0) as u64))
+                .collect(),
+        }
+    }
+
+    /// A fixed two-job run: a rate-limited writer and a reader, as the seed's fioreadwrite.ini.
+    pub(crate) fn sample_run() -> RunResult {
+        let series = |reads: u64, writes: u64| -> Vec<IntervalSample> {
+            (0..3)
+                .map(|i| IntervalSample {
+                    start_ms: i * 1000,
+                    interval_ms: 1000,
+                    read_ios: reads + i * 10,
+                    read_bytes: (reads + i * 10) * 4096,
+                    write_ios: writes,
+                    write_bytes: writes * 4096,
+                    latency_mean_ns: 80_000.0,
+                    latency_p99_ns: 250_000,
+                })
+                .collect()
+        };
+        let reader = JobResult {
+            name: "reader1".into(),
+            group_id: 0,
+            clones: 1,
+            engine_requested: Some(EngineKind::Libaio),
+            engine_used: Some(EngineKind::IoUring),
+            rw: Some(RwMode::RandRead),
+            iodepth: 128,
+            read: DirectionResult {
+                ios: 30_030,
+                io_bytes: 30_030 * 4096,
+                runtime_ns: 3_000_000_000,
+                iops: 10_010.0,
+                bandwidth_bytes_per_second: 10_010.0 * 4096.0,
+                submission_latency: latency(1_000, 30_030),
+                completion_latency: latency(40_000, 30_030),
+                total_latency: latency(41_000, 30_030),
+            },
+            write: DirectionResult::default(),
+            syncs: 0,
+            series: series(10_000, 0),
+            usr_cpu_pct: 3.5,
+            sys_cpu_pct: 12.25,
+            context_switches: 4321,
+            random_seed: 42,
+            error: None,
+            interrupted: false,
+        };
+        let writer = JobResult {
+            name: "writer1".into(),
+            rw: Some(RwMode::RandWrite),
+            read: DirectionResult::default(),
+            write: DirectionResult {
+                ios: 37_500,
+                io_bytes: 37_500 * 4096,
+                runtime_ns: 3_000_000_000,
+                iops: 12_500.0,
+                bandwidth_bytes_per_second: 12_500.0 * 4096.0,
+                submission_latency: latency(900, 37_500),
+                completion_latency: latency(300, 37_500),
+                total_latency: latency(1_200, 37_500),
+            },
+            series: series(0, 12_500),
+            syncs: 1,
+            interrupted: true,
+            ..reader.clone()
+        };
+        RunResult {
+            tool: "iofit".into(),
+            version: "0.1.0".into(),
+            timestamp_s: 1_795_368_393,
+            hostname: "testhost".into(),
+            jobs: vec![reader, writer],
+        }
+    }
+
+    #[test]
+    fn fio_fields_and_units() {
+        let run = sample_run();
+        let value = to_value(&run, &[]);
+        let read = &value["jobs"][0]["read"];
+        assert_eq!(read["total_ios"], 30_030);
+        assert_eq!(read["io_kbytes"], 30_030 * 4);
+        // bw is KiB/s as fio has it: 10010 IOPS x 4 KiB.
+        assert_eq!(read["bw"], 40_040);
+        assert_eq!(read["runtime"], 3000);
+        assert!(read["clat_ns"]["percentile"]["99.000000"].is_u64());
+        assert!(read["lat_ns"].get("percentile").is_none());
+        assert_eq!(read["bw_samples"], 3);
+        assert_eq!(value["jobs"][0]["iofit"]["engine_used"], "io_uring");
+        assert_eq!(value["jobs"][0]["job options"]["ioengine"], "libaio");
+        assert_eq!(value["jobs"][1]["iofit"]["interrupted"], true);
+        assert_eq!(value["time"], "Sun Nov 22 17:26:33 2026");
+    }
+
+    #[test]
+    fn snapshot() {
+        let run = sample_run();
+        let options = vec![
+            vec![
+                ("rw".to_string(), "randread".to_string()),
+                ("ioengine".to_string(), "libaio".to_string()),
+                ("iodepth".to_string(), "128".to_string()),
+            ],
+            vec![("rate_iops".to_string(), "12500".to_string())],
+        ];
+        insta::assert_snapshot!(render(&run, &options));
+    }
+
+    #[test]
+    fn the_compare_reader_reads_it_back() {
+        let run = sample_run();
+        let back = crate::compare::read_results(&render(&run, &[]), "x.json").unwrap();
+        assert_eq!(back.jobs.len(), 2);
+        assert_eq!(back.jobs[0].read.ios, run.jobs[0].read.ios);
+        assert_eq!(back.jobs[1].write.io_bytes, run.jobs[1].write.io_bytes);
+        assert_eq!(back.jobs[0].engine_used, Some(EngineKind::IoUring));
+        assert_eq!(back.jobs[0].series, run.jobs[0].series);
+        assert_eq!(back.jobs[0].random_seed, 42);
+    }
+
+    #[test]
+    fn ctime_matches_known_dates() {
+        assert_eq!(ctime_utc(0), "Thu Jan  1 00:00:00 1970");
+        assert_eq!(ctime_utc(951_782_400), "Tue Feb 29 00:00:00 2000");
+    }
+}
