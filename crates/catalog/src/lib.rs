@@ -143,6 +143,16 @@ impl Catalog {
         Ok(catalog)
     }
 
+    /// The embedded catalog plus user files in order (what `--catalog FILE...` means on the
+    /// command line): later files override earlier rows of the same name and edition.
+    pub fn embedded_with_files<P: AsRef<Path>>(paths: &[P]) -> Result<Catalog, CatalogError> {
+        let mut catalog = Catalog::embedded()?;
+        for path in paths {
+            catalog.load_file(path.as_ref())?;
+        }
+        Ok(catalog)
+    }
+
     /// Adds the tables and rows of one file. A row whose name (and edition) already exists
     /// replaces the old row; others are added. On any error nothing is changed.
     pub fn load_file(&mut self, path: &Path) -> Result<(), CatalogError> {
