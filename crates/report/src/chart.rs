@@ -59,6 +59,55 @@ impl LimitBar {
         self.scope = scope;
         self
     }
+
+    /// What the bar is, for a table's last column: "binding", "requirement" or "".
+    pub fn role_text(&self) -> &'static str {
+        if self.binding {
+            "binding"
+        } else if self.scope == LimitScope::Requirement {
+            "requirement"
+        } else {
+            ""
+        }
+    }
+}
+
+/// The rate limits of a prediction as bars: every published IOPS and MB/s limit that caps
+/// sustained load (VM, host cache, volume, disk, queue depth), the binding one marked. Yes/no
+/// checks, burst allowances and unpublished limits are left out; the prediction's own text
+/// lists them.
+pub fn limit_bars_from_prediction(prediction: &iofit_predict::Prediction) -> Vec<LimitBar> {
+    use iofit_predict::{LimitKind, LimitStatus, LimitUnit};
+    prediction
+        .limits
+        .iter()
+        .filter(|check| check.kind.caps_sustained_rate())
+        .filter_map(|check| {
+            let unit = match check.unit {
+                LimitUnit::Iops => "IOPS",
+                LimitUnit::MbPerSecond => "MB/s",
+                _ => return None,
+            };
+            let scope = match check.kind {
+                LimitKind::VmUncachedIops | LimitKind::VmUncachedThroughput => LimitScope::Vm,
+                LimitKind::VmCachedIops | LimitKind::VmCachedThroughput => LimitScope::Cache,
+                LimitKind::DiskIops
+                | LimitKind::DiskThroughput
+                | LimitKind::VolumeIops
+                | LimitKind::VolumeThroughput => LimitScope::Disk,
+                _ => LimitScope::Other,
+            };
+            Some(
+                LimitBar::new(
+                    check.name.clone(),
+                    check.limit?,
+                    unit,
+                    check.status == LimitStatus::Binding,
+                )
+                .scope(scope),
+            )
+        })
+        .collect()
 }
 
 /// A named line of (x, y) points.
@@ -87,7 +136,7 @@ const REQUIRED_COLOUR: &str = "#999999";
 const BINDING_COLOUR: &str = "#D55E00";
 const LIMIT_COLOUR: &str = "#56B4E9";
 
-const WIDTH: f64 = 720.0;
+const WIDTH: f64 = 960.0;
 const LEFT: f64 = 78.0;
 const RIGHT: f64 = 20.0;
 const TOP: f64 = 34.0;
@@ -504,7 +553,7 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
         high: if high > 0.0 { high } else { 1.0 },
         log: false,
     };
-    let height = TOP + bars.len() as f64 * BAR_ROW + 30.0;
+    let height = TOP + bars.len() as f64 * BAR_ROW + if requirement.is_some() { 30.0 } else { 8.0 };
     let right_edge = WIDTH - BAR_RIGHT;
     let mut out = String::new();
     svg_open(&mut out, height, title);
@@ -583,7 +632,7 @@ pub fn required_vs_measured_chart(title: &str, bars: &[PairedBar]) -> String {
         return empty_chart(title, "nothing to compare");
     }
     let row = 2.0 * BAR_ROW + 10.0;
-    let height = TOP + bars.len() as f64 * row + 28.0;
+    let height = TOP + bars.len() as f64 * row + 4.0;
     let span = WIDTH - BAR_RIGHT - BAR_LEFT;
     let mut out = String::new();
     svg_open(&mut out, height, title);

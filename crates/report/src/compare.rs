@@ -36,7 +36,7 @@ pub const CACHE_HIT_LATENCY_MS: f64 = 1.0;
 /// A run shorter than this on a cached volume measures a cold cache (the seed warms it for 2 h
 /// with 1 MB random writes then reads before measuring). iofit's threshold.
 pub const SHORT_RUN_S: f64 = 300.0;
-/// A measured rate within this share of a predicted limit counts as "at the limit".
+/// A measured rate within this share of a predicted limit (either side) counts as "at the limit".
 pub const AT_LIMIT_FRACTION: f64 = 0.9;
 
 /// Why a results file could not be read. Every message names the file and, where it applies,
@@ -160,10 +160,24 @@ impl FioReader<'_> {
                     other.group_id == results[index].group_id && other.name == results[index].name
                 })
                 .count() as u32;
-            if results[index].clones > 1 && same > 1 {
+            // iofit writes the exact clone count in its own object; only fio's needs guessing.
+            let exact = jobs[index]
+                .get("iofit")
+                .and_then(|extra| extra.get("clones"))
+                .is_some();
+            if !exact && results[index].clones > 1 && same > 1 {
                 results[index].clones = (results[index].clones / same).max(1);
             }
         }
+        // iofit's own top-level object names the tool, version and host exactly.
+        let extra = root.get("iofit").and_then(Value::as_object);
+        let extra_text = |key: &str| {
+            extra
+                .and_then(|object| object.get(key))
+                .and_then(Value::as_str)
+                .filter(|text| !text.is_empty())
+                .map(str::to_string)
+        };
         let tool_version = root
             .get("fio version")
             .and_then(Value::as_str)
@@ -173,14 +187,15 @@ impl FioReader<'_> {
             _ => ("fio".to_string(), tool_version.to_string()),
         };
         Ok(RunResult {
-            tool,
-            version,
+            tool: extra_text("tool").unwrap_or(tool),
+            version: extra_text("version").unwrap_or(version),
             timestamp_s: root.get("timestamp").and_then(Value::as_u64).unwrap_or(0),
-            hostname: root
-                .get("hostname")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
+            hostname: extra_text("hostname").unwrap_or_else(|| {
+                root.get("hostname")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            }),
             jobs: results,
         })
     }
@@ -302,6 +317,9 @@ impl FioReader<'_> {
             if let Some(text) = extra.get(key).and_then(Value::as_str) {
                 *slot = engine_from_fio(text).or(*slot);
             }
+        }
+        if let Some(iodepth) = extra.get("iodepth").and_then(Value::as_u64) {
+            result.iodepth = iodepth.max(1) as u32;
         }
         if let Some(clones) = extra.get("clones").and_then(Value::as_u64) {
             result.clones = clones.max(1) as u32;
@@ -645,6 +663,9 @@ pub struct CompareContext {
     pub limits: Vec<LimitBar>,
     /// Highest acceptable 99th percentile latency, ms (requirements carry only the average).
     pub latency_ms_p99: Option<f64>,
+    /// The design in words ("Standard_DS13, 4 x P30, caching None; binding: ..."), for the
+    /// heading.
+    pub design: Option<String>,
 }
 
 /// A metric compare checks.
@@ -865,6 +886,8 @@ pub enum AdviceKind {
     MixUnlikeApplication,
     /// Writes on a host-cached disk are slow; logs belong on caching None.
     WriteLatencyOnCachedDisk,
+    /// More IOs outstanding than the target needs: they queue and add latency.
+    QueueDepthRaisesLatency,
     /// A failure with no cause iofit can see in the results.
     NoCauseFound,
 }
@@ -885,6 +908,9 @@ pub struct Comparison {
     pub requirements_source: String,
     pub volume: String,
     pub role: VolumeRole,
+    /// The design under test in words, when the caller named it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub design: Option<String>,
     pub measured: Measured,
     pub checks: Vec<Check>,
     pub advice: Vec<Advice>,
@@ -1004,6 +1030,7 @@ pub fn compare(
         requirements_source: requirements_source.to_string(),
         volume: volume.label.clone(),
         role: volume.role,
+        design: context.design.clone(),
         measured,
         checks,
         advice,
@@ -1083,6 +1110,27 @@ fn advise(
         }
     }
 
+    // The other side of Little's law: IOs beyond what the target needs only wait in a queue,
+    // and the method's factor table says lower queue depth gives lower latency.
+    let latency_failures_now = failed_of(&[Metric::LatencyMsAvg, Metric::LatencyMsP99]);
+    if let (Some(target_ms), Some(outstanding)) = (sizing.latency_ms, measured.outstanding_ios) {
+        let enough = (sizing.iops * target_ms / 1e3).ceil().max(1.0);
+        if !latency_failures_now.is_empty() && f64::from(outstanding) > enough {
+            advice.push(Advice {
+                kind: AdviceKind::QueueDepthRaisesLatency,
+                metrics: latency_failures_now.clone(),
+                message: format!(
+                    "the run kept {outstanding} IOs outstanding where Little's law needs only {} \
+                     IOPS x {target_ms} ms = {enough:.0} for the target; the extra IOs wait in \
+                     queues and add latency: measure latency at iodepth x numjobs = {enough:.0} \
+                     (or run each test once with 1 thread to find the best latency, as the \
+                     NetApp report does)",
+                    group_thousands(sizing.iops)
+                ),
+            });
+        }
+    }
+
     // A stripe needs every member busy: disks x 8 outstanding IOs at least.
     if let (Some(disks), Some(outstanding)) = (context.disks, measured.outstanding_ios) {
         let floor = disks.saturating_mul(STRIPE_QD_PER_DISK);
@@ -1092,10 +1140,9 @@ fn advise(
                 metrics: rate_failures.clone(),
                 message: format!(
                     "queue depth {outstanding} is below {disks} disks x {STRIPE_QD_PER_DISK} = \
-                     {floor} on this {disks}-disk stripe: at most {} members have an IO \
-                     outstanding at a time and none is kept busy; raise iodepth x numjobs to \
-                     {floor} or more",
-                    outstanding.min(disks)
+                     {floor} on this {disks}-disk stripe: the method wants {STRIPE_QD_PER_DISK} or \
+                     more IOs outstanding per member disk to keep each busy; raise iodepth x \
+                     numjobs to {floor} or more"
                 ),
             });
         }
@@ -1145,7 +1192,21 @@ fn advise(
 
     // Writes through a host cache are slower than on an uncached disk; logs belong on None.
     let latency_failures = failed_of(&[Metric::LatencyMsAvg, Metric::LatencyMsP99]);
-    if cached && measured.write_ios > 0 && !latency_failures.is_empty() {
+    let write_heavy = measured.read_pct.is_some_and(|read_pct| read_pct < 50.0);
+    let writes_slow = match (measured.write_latency_ms_avg, sizing.latency_ms) {
+        (Some(write), Some(target)) => write > target,
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    let caching_wrong_for_writes = volume.role == VolumeRole::Log
+        || write_heavy
+        || context.caching == Some(HostCaching::ReadWrite);
+    if cached
+        && measured.write_ios > 0
+        && writes_slow
+        && caching_wrong_for_writes
+        && !latency_failures.is_empty()
+    {
         let write_latency = measured
             .write_latency_ms_avg
             .map(|latency| format!("writes averaged {latency:.3} ms on "))
@@ -1180,7 +1241,11 @@ fn advise(
         else {
             continue;
         };
-        if value < limit.value * AT_LIMIT_FRACTION {
+        // At the limit means within the band around it; far above it the prediction missed
+        // something (cache hits, bursting) and naming it as the cap would mislead.
+        if value < limit.value * AT_LIMIT_FRACTION
+            || value > limit.value * (2.0 - AT_LIMIT_FRACTION)
+        {
             continue;
         }
         let disk_limit = context
@@ -1190,7 +1255,7 @@ fn advise(
             .map(|other| other.value)
             .reduce(f64::min);
         match limit.scope {
-            LimitScope::Vm => advice.push(Advice {
+            LimitScope::Vm | LimitScope::Cache => advice.push(Advice {
                 kind: AdviceKind::CappedByVm,
                 metrics: vec![metric],
                 message: format!(
@@ -1231,15 +1296,25 @@ fn advise(
         .collect();
     if !unexplained.is_empty() {
         let names: Vec<&str> = unexplained.iter().map(|metric| metric.label()).collect();
+        let mut message = format!(
+            "{} failed with no cause visible in the results",
+            names.join(", ")
+        );
+        if context.limits.is_empty() {
+            message.push_str(
+                "; give the design (--vm SIZE --disks COUNTxSKU:CACHING) so compare can predict \
+                 its limits and name the one that binds",
+            );
+        } else {
+            message.push_str(
+                "; the storage itself is the likely limit at this load: compare the design's \
+                 latency and limits with `iofit predict`",
+            );
+        }
         advice.push(Advice {
             kind: AdviceKind::NoCauseFound,
             metrics: unexplained,
-            message: format!(
-                "{} short with no cause visible in the results: run `iofit predict` on the \
-                 design to see which limit binds, and give --disks/--caching here so compare can \
-                 check queue depth and caching",
-                names.join(", ")
-            ),
+            message,
         });
     }
     advice
@@ -1288,6 +1363,9 @@ pub fn render_text(comparison: &Comparison) -> String {
         role_name(comparison.role),
         comparison.requirements_source
     );
+    if let Some(design) = &comparison.design {
+        out.insert_str(out.len() - 1, &format!("design: {design}\n"));
+    }
     for row in &rows {
         let mut line = String::new();
         for (index, (cell, width)) in row.iter().zip(widths).enumerate() {
@@ -1709,16 +1787,68 @@ mod tests {
             ..Default::default()
         };
         let comparison = run(&[&job], &log, &context);
-        assert_eq!(
-            kinds(&comparison),
-            vec![AdviceKind::WriteLatencyOnCachedDisk]
+        assert!(
+            kinds(&comparison).contains(&AdviceKind::WriteLatencyOnCachedDisk),
+            "{:?}",
+            comparison.advice
         );
-        assert!(comparison.advice[0]
+        let write_advice = comparison
+            .advice
+            .iter()
+            .find(|a| a.kind == AdviceKind::WriteLatencyOnCachedDisk)
+            .unwrap();
+        assert!(write_advice
             .message
             .contains("a log volume belongs on host caching None"));
-        assert!(comparison.advice[0]
-            .message
-            .contains("writes averaged 6.000 ms"));
+        assert!(write_advice.message.contains("writes averaged 6.000 ms"));
+    }
+
+    #[test]
+    fn read_mostly_data_on_readonly_keeps_its_cache() {
+        // 70% reads on a ReadOnly data volume, latency short: the seed's recommended caching for
+        // data files, so no advice to switch it off.
+        let job = job(
+            direction(7000.0, 8192, 600.0, 3.0, 9.0),
+            direction(3000.0, 8192, 600.0, 3.0, 9.0),
+            64,
+            1,
+        );
+        let context = CompareContext {
+            caching: Some(HostCaching::ReadOnly),
+            ..Default::default()
+        };
+        let comparison = run(
+            &[&job],
+            &volume(1000.0, 1.0, Some(2.0), 8192, 70.0),
+            &context,
+        );
+        assert!(!kinds(&comparison).contains(&AdviceKind::WriteLatencyOnCachedDisk));
+        assert!(kinds(&comparison).contains(&AdviceKind::CacheNotWarmed));
+    }
+
+    #[test]
+    fn advice_queue_depth_raises_latency() {
+        // 128 outstanding for 2,000 IOPS at a 1 ms target, where 2 would do: latency 8 ms.
+        let job = job(
+            direction(16000.0, 8192, 600.0, 8.0, 20.0),
+            DirectionResult::default(),
+            128,
+            1,
+        );
+        let comparison = run(
+            &[&job],
+            &volume(2000.0, 1.0, Some(1.0), 8192, 100.0),
+            &CompareContext::default(),
+        );
+        assert_eq!(
+            kinds(&comparison),
+            vec![AdviceKind::QueueDepthRaisesLatency]
+        );
+        assert!(
+            comparison.advice[0].message.contains("= 2 for the target"),
+            "{}",
+            comparison.advice[0].message
+        );
     }
 
     #[test]
@@ -1858,6 +1988,62 @@ mod tests {
             error.contains("x.json") && error.contains("jobs[0].iofit.series"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn iofit_run_json_reads_back_whole() {
+        let mut original = good_job();
+        original.name = "oltp".into();
+        original.clones = 4;
+        original.group_id = 0;
+        original.series = vec![IntervalSample {
+            start_ms: 0,
+            interval_ms: 1000,
+            read_ios: 7000,
+            read_bytes: 7000 * 8192,
+            write_ios: 3000,
+            write_bytes: 3000 * 8192,
+            latency_mean_ns: 2e6,
+            latency_p99_ns: 7_000_000,
+        }];
+        let run = RunResult {
+            tool: "iofit".into(),
+            version: "0.1.0".into(),
+            timestamp_s: 1_795_000_000,
+            hostname: "vm1".into(),
+            jobs: vec![original.clone(), {
+                // Without group_reporting the engine writes one entry per clone, same name.
+                let mut clone = original.clone();
+                clone.clones = 1;
+                clone.name = "single".into();
+                clone
+            }],
+        };
+        let text = crate::fio_json::render(&run, &[]);
+        let back = read_results(&text, "iofit.json").unwrap();
+        assert_eq!(
+            (
+                back.tool.as_str(),
+                back.version.as_str(),
+                back.hostname.as_str()
+            ),
+            ("iofit", "0.1.0", "vm1")
+        );
+        let job = &back.jobs[0];
+        assert_eq!((job.clones, job.iodepth), (4, 32));
+        assert_eq!(job.engine_used, Some(EngineKind::IoUring));
+        assert_eq!(job.engine_requested, Some(EngineKind::Libaio));
+        assert_eq!(job.series, original.series);
+        assert_eq!(job.read.ios, original.read.ios);
+        assert_eq!(job.write.io_bytes, original.write.io_bytes);
+        assert_eq!(
+            job.read.completion_latency.percentile_ns(99.0),
+            original.read.completion_latency.percentile_ns(99.0)
+        );
+        let measured = Measured::from_jobs(&back.jobs);
+        let expected = Measured::from_jobs(&run.jobs);
+        assert_eq!(measured.outstanding_ios, expected.outstanding_ios);
+        assert!((measured.iops - expected.iops).abs() < 1e-6);
     }
 
     #[test]

@@ -269,7 +269,11 @@ pub fn render_report(report: &HtmlReport) -> String {
                         &mut out,
                         title,
                         &bar.name,
-                        "limit",
+                        if bar.scope == crate::chart::LimitScope::Requirement {
+                            "requirement"
+                        } else {
+                            "limit"
+                        },
                         number(bar.value),
                         &bar.unit,
                     );

@@ -17,7 +17,7 @@
 //! assert!(html.starts_with("<!DOCTYPE html>"));
 //! assert!(html.contains("20,000 IOPS — binding"));
 //! assert!(!html.contains("<script"));
-//! assert!(report.render_markdown().contains("| 4 x P30 IOPS | 20,000 | IOPS | yes |"));
+//! assert!(report.render_markdown().contains("| 4 x P30 IOPS | 20,000 | IOPS | binding |"));
 //! ```
 
 use crate::chart::{self, LimitBar, PairedBar, Series};
@@ -424,24 +424,32 @@ fn render_run(out: &mut String, run: &RunResult) {
     }
     let series = time_series(run);
     out.push_str("<h3>Over time</h3>\n");
-    out.push_str(&chart::line_chart(
-        "IOPS per interval",
-        "time (s)",
-        "IOPS",
-        &series.iops,
-    ));
-    out.push_str(&chart::line_chart(
-        "Throughput per interval",
-        "time (s)",
-        "MB/s",
-        &series.throughput_mb_s,
-    ));
-    out.push_str(&chart::line_chart_log_capable(
-        "Latency per interval (mean and p99)",
-        "time (s)",
-        "latency (ms)",
-        &series.latency_ms,
-    ));
+    if series.iops.is_empty() {
+        // fio's JSON has no time series (fio writes it to separate log files); iofit's has.
+        out.push_str(
+            "<p class=\"note\">These results hold no per-interval samples, so there is no chart \
+             over time (fio's JSON output has none; iofit run's has one per second).</p>\n",
+        );
+    } else {
+        out.push_str(&chart::line_chart(
+            "IOPS per interval",
+            "time (s)",
+            "IOPS",
+            &series.iops,
+        ));
+        out.push_str(&chart::line_chart(
+            "Throughput per interval",
+            "time (s)",
+            "MB/s",
+            &series.throughput_mb_s,
+        ));
+        out.push_str(&chart::line_chart_log_capable(
+            "Latency per interval (mean and p99)",
+            "time (s)",
+            "latency (ms)",
+            &series.latency_ms,
+        ));
+    }
     let mut curves = Vec::new();
     for job in &run.jobs {
         for (name, direction) in [("read", &job.read), ("write", &job.write)] {
@@ -513,6 +521,9 @@ fn render_comparison(out: &mut String, comparison: &Comparison) {
         escape(&comparison.results_source),
         escape(&comparison.requirements_source)
     );
+    if let Some(design) = &comparison.design {
+        let _ = writeln!(out, "<p class=\"note\">design: {}</p>", escape(design));
+    }
     out.push_str(
         "<table><thead><tr><th>metric</th><th>unit</th><th>required</th><th>measured</th>\
          <th>verdict</th><th>margin</th><th>note</th></tr></thead><tbody>\n",
@@ -585,13 +596,13 @@ fn render_limits(out: &mut String, title: &str, bars: &[LimitBar]) {
             requirement,
         ));
     }
-    let mut table = Table::new("", &["limit", "value", "unit", "binding"]);
+    let mut table = Table::new("", &["limit", "value", "unit", "binds"]);
     for bar in bars {
         table.rows.push(vec![
             bar.name.clone(),
             group_thousands(bar.value),
             bar.unit.clone(),
-            if bar.binding { "yes" } else { "" }.to_string(),
+            bar.role_text().to_string(),
         ]);
     }
     render_table(out, &table);

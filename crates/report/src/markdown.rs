@@ -12,7 +12,12 @@ use std::fmt::Write as _;
 
 /// A table cell: pipes escaped, line breaks flattened, empty cells kept visible.
 fn cell(text: &str) -> String {
-    let flat = text.replace('\n', " ").replace('|', "\\|");
+    // `<` and `>` would start inline HTML in most Markdown renderers.
+    let flat = text
+        .replace('\n', " ")
+        .replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
     if flat.trim().is_empty() {
         " ".to_string()
     } else {
@@ -63,6 +68,9 @@ fn comparison_body(out: &mut String, comparison: &Comparison, level: &str) {
         comparison.results_source.replace('`', "'"),
         comparison.requirements_source.replace('`', "'")
     );
+    if let Some(design) = &comparison.design {
+        let _ = writeln!(out, "Design: {}\n", design.replace('\n', " "));
+    }
     let failed: Vec<&str> = comparison
         .failed_metrics()
         .iter()
@@ -158,14 +166,14 @@ pub fn render_report(report: &HtmlReport) -> String {
             Block::Comparison(comparison) => comparison_body(&mut out, comparison, "##"),
             Block::Limits { title, bars } => {
                 let _ = writeln!(out, "## {}\n", title.replace('\n', " "));
-                let mut rows = Table::new("", &["limit", "value", "unit", "binding"]);
+                let mut rows = Table::new("", &["limit", "value", "unit", "binds"]);
                 for (_, group) in limits_by_unit(bars) {
                     for bar in group {
                         rows.rows.push(vec![
                             bar.name.clone(),
                             group_thousands(bar.value),
                             bar.unit.clone(),
-                            if bar.binding { "yes" } else { "" }.to_string(),
+                            bar.role_text().to_string(),
                         ]);
                     }
                 }

@@ -1,8 +1,305 @@
+//! `iofit compare RESULTS.json --requirements req.toml`: benchmark results against requirements,
+//! metric by metric, with the method's advice where one fails. Exit 0 when every requirement is
+//! met, 1 when any fails, 2 on bad input.
+
+use crate::exit::bad_input;
+use anyhow::Context as _;
+use iofit_model::design::{HostCaching, VolumeDesign};
+use iofit_model::requirements::Requirements;
+use iofit_report::compare::{self, CompareContext, JobSelection};
+use iofit_report::html::HtmlReport;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-#[derive(clap::Args, Debug)]
-pub struct Args {}
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Markdown,
+    Csv,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("this subcommand is not built yet")
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Results in fio's JSON format: `fio --output-format=json` or `iofit run --output-format json`.
+    pub results: PathBuf,
+    /// Requirements TOML, as `iofit profile -o` writes it.
+    #[arg(long, value_name = "FILE")]
+    pub requirements: PathBuf,
+    /// Which volume of the requirements the results are for (needed when there are several).
+    #[arg(long, value_name = "LABEL")]
+    pub volume: Option<String>,
+    /// Compare only jobs of this group (fio's groupid; needed when stonewall made several).
+    #[arg(long, value_name = "N")]
+    pub group: Option<u32>,
+    /// Compare only jobs with this name (repeatable).
+    #[arg(long = "job", value_name = "NAME")]
+    pub jobs: Vec<String>,
+    /// The volume's disks as COUNTxSKU[:CACHING] (e.g. 10xP30:none), so the advice can check
+    /// the stripe's queue depth and the host cache.
+    #[arg(long, value_name = "SPEC")]
+    pub disks: Option<String>,
+    /// Host caching of the volume's disks (overrides the one in --disks).
+    #[arg(long, value_name = "none|readonly|readwrite")]
+    pub caching: Option<String>,
+    /// The VM size the benchmark ran on (e.g. Standard_DS13); with --disks, compare predicts
+    /// the design's limits so the advice can tell a VM cap from a disk cap.
+    #[arg(long, value_name = "SIZE", requires = "disks")]
+    pub vm: Option<String>,
+    /// Catalog edition for --vm and --disks: `current` (Azure's pages) or `seed-2016`.
+    #[arg(long, value_name = "EDITION", default_value = iofit_catalog::EDITION_CURRENT)]
+    pub catalog_edition: String,
+    /// Highest acceptable 99th percentile latency, ms (requirements carry only the average).
+    #[arg(long, value_name = "MS")]
+    pub latency_p99_ms: Option<f64>,
+    /// Print the comparison as JSON (same as --format json).
+    #[arg(long)]
+    pub json: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Also write a self-contained HTML report (results, charts, comparison) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+/// Reads and checks a requirements file; errors name the file, line and key.
+pub fn load_requirements(path: &Path) -> anyhow::Result<Requirements> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| bad_input(format!("{}: cannot read: {error}", path.display())))?;
+    let requirements: Requirements = toml::from_str(&text).map_err(|error| {
+        let line = error
+            .span()
+            .map(|span| format!(" line {}", text[..span.start].lines().count().max(1)))
+            .unwrap_or_default();
+        bad_input(format!(
+            "{}{line}: {}; see `iofit profile -o req.toml` for the expected keys",
+            path.display(),
+            error.message().trim()
+        ))
+    })?;
+    requirements
+        .validate()
+        .map_err(|message| bad_input(format!("{}: {message}", path.display())))?;
+    Ok(requirements)
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let results_name = args.results.display().to_string();
+    let text = std::fs::read_to_string(&args.results)
+        .map_err(|error| bad_input(format!("{results_name}: cannot read: {error}")))?;
+    let run = compare::read_results(&text, &results_name).map_err(bad_input)?;
+    let requirements = load_requirements(&args.requirements)?;
+
+    let volume = match &args.volume {
+        Some(label) => requirements
+            .volumes
+            .iter()
+            .find(|volume| &volume.label == label)
+            .ok_or_else(|| {
+                bad_input(format!(
+                    "{}: no volume '{label}'; it has {}",
+                    args.requirements.display(),
+                    labels(&requirements)
+                ))
+            })?,
+        None if requirements.volumes.len() == 1 => &requirements.volumes[0],
+        None => {
+            return Err(bad_input(format!(
+                "{} has {} volumes ({}); say which one the results are for with --volume",
+                args.requirements.display(),
+                requirements.volumes.len(),
+                labels(&requirements)
+            )))
+        }
+    };
+
+    let mut context = CompareContext {
+        latency_ms_p99: args.latency_p99_ms,
+        ..Default::default()
+    };
+    if let Some(p99) = args.latency_p99_ms {
+        if !(p99.is_finite() && p99 > 0.0) {
+            return Err(bad_input(format!(
+                "--latency-p99-ms {p99}: must be a number of milliseconds > 0"
+            )));
+        }
+    }
+    if let Some(spec) = &args.disks {
+        let design: VolumeDesign = spec
+            .parse()
+            .map_err(|error| bad_input(format!("--disks: {error}")))?;
+        context.disks = Some(design.disk_count);
+        // Caching only counts when the spec names it; "10xP30" says nothing about the cache.
+        if spec.contains(':') {
+            context.caching = Some(design.caching);
+        }
+    }
+    if let Some(caching) = &args.caching {
+        let caching: HostCaching = caching
+            .parse()
+            .map_err(|error: String| bad_input(format!("--caching: {error}")))?;
+        context.caching = Some(caching);
+    }
+
+    let selection = JobSelection {
+        group: args.group,
+        names: args.jobs.clone(),
+    };
+    let jobs = compare::select_jobs(&run, &selection)
+        .map_err(|error| bad_input(format!("{results_name}: {error}")))?;
+    let mut limits = Vec::new();
+    if let (Some(vm), Some(spec)) = (&args.vm, &args.disks) {
+        let measured = compare::Measured::from_jobs(jobs.iter().copied());
+        let prediction = predict_design(vm, spec, &args, volume, &measured, context.caching)?;
+        limits = iofit_report::chart::limit_bars_from_prediction(&prediction);
+        context.design = Some(format!(
+            "{} with {spec} ({} tables); binding: {}",
+            prediction.vm,
+            args.catalog_edition,
+            prediction
+                .binding
+                .as_ref()
+                .map(|binding| binding.words.clone())
+                .unwrap_or_else(|| "none found".to_string())
+        ));
+        context.limits = limits.clone();
+    } else if let Some(spec) = &args.disks {
+        context.design = Some(format!("disks {spec}"));
+    }
+
+    let comparison = compare::compare(
+        &jobs,
+        volume,
+        &context,
+        &results_name,
+        &args.requirements.display().to_string(),
+    );
+
+    let format = if args.json { Format::Json } else { args.format };
+    let output = match format {
+        Format::Text => compare::render_text(&comparison),
+        Format::Json => serde_json::to_string_pretty(&comparison).context("rendering JSON")? + "\n",
+        Format::Markdown => iofit_report::markdown::render_comparison(&comparison),
+        Format::Csv => iofit_report::csv::render_comparison(&comparison),
+    };
+
+    if let Some(path) = &args.report {
+        let report = HtmlReport::new(format!(
+            "iofit compare: {} against volume {}",
+            file_name(&args.results),
+            volume.label
+        ))
+        .comparison(&comparison)
+        .run_result(&run)
+        .requirements(&requirements);
+        let report = if limits.is_empty() {
+            report
+        } else {
+            report.limits(&limits)
+        };
+        write_whole(path, &report.render())?;
+    }
+
+    print!("{output}");
+    Ok(if comparison.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(crate::exit::FAILED)
+    })
+}
+
+/// Predicts the design the benchmark ran on, for the workload it ran (mix, IO size and
+/// outstanding IOs as measured), against the volume's sizing target.
+fn predict_design(
+    vm_name: &str,
+    spec: &str,
+    args: &Args,
+    volume: &iofit_model::requirements::VolumeRequirements,
+    measured: &compare::Measured,
+    caching: Option<HostCaching>,
+) -> anyhow::Result<iofit_predict::Prediction> {
+    let edition = args.catalog_edition.as_str();
+    if !iofit_catalog::EDITIONS.contains(&edition) {
+        return Err(bad_input(format!(
+            "--catalog-edition {edition}: unknown; use one of {}",
+            iofit_catalog::EDITIONS.join(", ")
+        )));
+    }
+    let catalog = iofit_catalog::Catalog::embedded().context("loading the embedded catalog")?;
+    let vm = catalog
+        .vm(vm_name, edition)
+        .map_err(|error| bad_input(format!("--vm: {error}")))?;
+    let mut design: VolumeDesign = spec
+        .parse()
+        .map_err(|error| bad_input(format!("--disks: {error}")))?;
+    design.label = volume.label.clone();
+    if let Some(caching) = caching {
+        design.caching = caching;
+    }
+    let disk = catalog
+        .disk(&design.disk_sku, edition)
+        .map_err(|error| bad_input(format!("--disks: {error}")))?;
+    let io_size = measured
+        .io_size_bytes
+        .map(|size| size.round().max(1.0) as u64)
+        .unwrap_or(volume.sizing.io_size_bytes);
+    let workload = iofit_model::Workload::new(
+        measured.read_pct.unwrap_or(volume.sizing.read_pct),
+        volume.sizing.random_pct,
+        iofit_model::Bytes(io_size),
+        measured.outstanding_ios.unwrap_or(1).max(1),
+        1,
+    );
+    let load = iofit_predict::VolumeLoad {
+        design,
+        disk: iofit_predict::DiskPerf::from(disk),
+        workload,
+        target: Some(volume.sizing.clone()),
+    };
+    iofit_predict::predict(vm, &[load], &iofit_predict::Assumptions::default(), None)
+        .map_err(|error| bad_input(format!("--vm/--disks: {error}")))
+}
+
+fn labels(requirements: &Requirements) -> String {
+    requirements
+        .volumes
+        .iter()
+        .map(|volume| format!("'{}'", volume.label))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Writes `contents` to a temporary file beside `path` and renames it into place, so a crash
+/// never leaves a half-written report that looks whole.
+fn write_whole(path: &Path, contents: &str) -> anyhow::Result<()> {
+    let directory = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let temporary = directory.join(format!(
+        ".{}.iofit-tmp-{}",
+        file_name(path),
+        std::process::id()
+    ));
+    std::fs::write(&temporary, contents).map_err(|error| {
+        bad_input(format!(
+            "--report {}: cannot write: {error}",
+            path.display()
+        ))
+    })?;
+    std::fs::rename(&temporary, path).map_err(|error| {
+        let _ = std::fs::remove_file(&temporary);
+        bad_input(format!(
+            "--report {}: cannot write: {error}",
+            path.display()
+        ))
+    })?;
+    Ok(())
 }

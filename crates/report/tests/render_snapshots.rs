@@ -1,0 +1,226 @@
+//! Snapshots of every rendering of one fixed comparison and report: text, Markdown, CSV, JSON
+//! and HTML. Inputs are constructed here (deterministic); a change in output shows as a diff.
+
+use iofit_model::design::HostCaching;
+use iofit_model::job::{EngineKind, RwMode};
+use iofit_model::requirements::{
+    ObservedMetrics, Percentiles, Requirements, SizingTarget, VolumeRequirements, VolumeRole,
+};
+use iofit_report::chart::{LimitBar, LimitScope};
+use iofit_report::compare::{compare, render_text, CompareContext, Comparison};
+use iofit_report::html::{HtmlReport, Table};
+use iofit_stats::{DirectionResult, IntervalSample, JobResult, LatencySummary, RunResult};
+
+fn latency(mean_us: f64, p: &[(f64, u64)]) -> LatencySummary {
+    LatencySummary {
+        count: 1000,
+        min_ns: 90_000,
+        max_ns: 25_000_000,
+        mean_ns: mean_us * 1e3,
+        stdev_ns: 400_000.0,
+        percentiles_ns: p.iter().map(|(pct, us)| (*pct, us * 1000)).collect(),
+    }
+}
+
+fn direction(iops: f64, seconds: u64, mean_us: f64, scale: u64) -> DirectionResult {
+    let ios = iops as u64 * seconds;
+    let percentiles: Vec<(f64, u64)> = [
+        (1.0, 180),
+        (5.0, 220),
+        (10.0, 260),
+        (50.0, 640),
+        (90.0, 1400),
+        (99.0, 4200),
+        (99.9, 9800),
+        (99.99, 21000),
+    ]
+    .iter()
+    .map(|(p, us)| (*p, us * scale))
+    .collect();
+    DirectionResult {
+        ios,
+        io_bytes: ios * 8192,
+        runtime_ns: seconds * 1_000_000_000,
+        iops,
+        bandwidth_bytes_per_second: iops * 8192.0,
+        submission_latency: LatencySummary::default(),
+        completion_latency: latency(mean_us - 5.0, &percentiles),
+        total_latency: latency(mean_us, &percentiles),
+    }
+}
+
+fn run() -> RunResult {
+    let series = (0..20u64)
+        .map(|second| IntervalSample {
+            start_ms: second * 1000,
+            interval_ms: 1000,
+            read_ios: 5400 + (second % 4) * 150,
+            read_bytes: (5400 + (second % 4) * 150) * 8192,
+            write_ios: 2300 + (second % 3) * 100,
+            write_bytes: (2300 + (second % 3) * 100) * 8192,
+            latency_mean_ns: 800_000.0 + (second % 5) as f64 * 50_000.0,
+            latency_p99_ns: 4_000_000 + (second % 6) * 250_000,
+        })
+        .collect();
+    RunResult {
+        tool: "iofit".into(),
+        version: "0.1.0".into(),
+        timestamp_s: 1_795_000_000,
+        hostname: "bench-vm".into(),
+        jobs: vec![JobResult {
+            name: "oltp <8k>".into(),
+            group_id: 0,
+            clones: 4,
+            engine_requested: Some(EngineKind::Libaio),
+            engine_used: Some(EngineKind::IoUring),
+            rw: Some(RwMode::RandRw),
+            iodepth: 2,
+            read: direction(5600.0, 20, 820.0, 1),
+            write: direction(2400.0, 20, 910.0, 2),
+            series,
+            ..Default::default()
+        }],
+    }
+}
+
+fn requirements() -> Requirements {
+    Requirements {
+        source: "iostat -x capture of db01 (fixed test data)".into(),
+        growth_factor: 1.3,
+        host: Default::default(),
+        volumes: vec![VolumeRequirements {
+            label: "data".into(),
+            role: VolumeRole::Data,
+            devices: vec!["sdb".into(), "sdc".into()],
+            sizing: SizingTarget {
+                iops: 12_000.0,
+                throughput_mb_s: 90.0,
+                latency_ms: Some(2.0),
+                io_size_bytes: 8192,
+                read_pct: 70.0,
+                random_pct: 100.0,
+                capacity_gib: Some(1024.0),
+                queue_depth: None,
+            },
+            observed: Some(ObservedMetrics {
+                samples: 1440,
+                iops: Percentiles {
+                    p50: 4200.0,
+                    p90: 7900.0,
+                    p99: 9100.0,
+                },
+                read_pct: Percentiles {
+                    p50: 71.0,
+                    p90: 78.0,
+                    p99: 85.0,
+                },
+                io_size_bytes: Percentiles {
+                    p50: 8192.0,
+                    p90: 8192.0,
+                    p99: 16384.0,
+                },
+                throughput_mb_s: Percentiles {
+                    p50: 34.0,
+                    p90: 64.0,
+                    p99: 74.0,
+                },
+                throughput_mb_s_avg: 38.0,
+                throughput_mb_s_max: 81.0,
+                latency_ms: Some(Percentiles {
+                    p50: 1.1,
+                    p90: 1.8,
+                    p99: 3.2,
+                }),
+                queue_depth: Some(Percentiles {
+                    p50: 3.0,
+                    p90: 7.5,
+                    p99: 11.0,
+                }),
+                iops_max: 9800.0,
+                ..Default::default()
+            }),
+            derivation: vec!["IOPS: p95 of 10-minute peaks x comfort 1.3 x growth 1.3".into()],
+        }],
+    }
+}
+
+fn limits() -> Vec<LimitBar> {
+    vec![
+        LimitBar::new("Standard_DS13 uncached IOPS", 25_600.0, "IOPS", false).scope(LimitScope::Vm),
+        LimitBar::new("2 x P20 IOPS", 4_600.0, "IOPS", true).scope(LimitScope::Disk),
+        LimitBar::new("required", 12_000.0, "IOPS", false).scope(LimitScope::Requirement),
+        LimitBar::new("Standard_DS13 uncached MB/s", 384.0, "MB/s", false).scope(LimitScope::Vm),
+        LimitBar::new("2 x P20 MB/s", 300.0, "MB/s", false).scope(LimitScope::Disk),
+    ]
+}
+
+fn comparison() -> Comparison {
+    let run = run();
+    let requirements = requirements();
+    let jobs: Vec<&JobResult> = run.jobs.iter().collect();
+    let context = CompareContext {
+        disks: Some(2),
+        caching: Some(HostCaching::ReadOnly),
+        limits: limits(),
+        latency_ms_p99: Some(5.0),
+        design: Some("Standard_DS13, 2 x P20 striped, host caching ReadOnly".into()),
+    };
+    compare(
+        &jobs,
+        &requirements.volumes[0],
+        &context,
+        "results.json",
+        "req.toml",
+    )
+}
+
+fn report() -> HtmlReport {
+    HtmlReport::new("Snapshot report: DS13 & 2 x P20")
+        .section(
+            "Design",
+            "Two P20 disks striped (64 KiB), host caching ReadOnly.\n\nQueue depth 2 per job, 4 jobs.",
+        )
+        .requirements(&requirements())
+        .limits(&limits())
+        .comparison(&comparison())
+        .run_result(&run())
+        .table(
+            Table::new("Ranked designs", &["rank", "VM", "disks", "$/month"])
+                .row(vec!["1".into(), "Standard_DS13".into(), "4 x P30".into(), "1,548.00".into()]),
+        )
+}
+
+#[test]
+fn comparison_text() {
+    insta::assert_snapshot!(render_text(&comparison()));
+}
+
+#[test]
+fn comparison_markdown() {
+    insta::assert_snapshot!(iofit_report::markdown::render_comparison(&comparison()));
+}
+
+#[test]
+fn comparison_csv() {
+    insta::assert_snapshot!(iofit_report::csv::render_comparison(&comparison()));
+}
+
+#[test]
+fn comparison_json() {
+    insta::assert_json_snapshot!(comparison());
+}
+
+#[test]
+fn report_html() {
+    insta::assert_snapshot!(report().render());
+}
+
+#[test]
+fn report_markdown() {
+    insta::assert_snapshot!(report().render_markdown());
+}
+
+#[test]
+fn report_csv() {
+    insta::assert_snapshot!(report().render_csv());
+}
