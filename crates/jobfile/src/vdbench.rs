@@ -4,8 +4,10 @@
 //!
 //! vdbench semantics kept (from vdbench's user guide):
 //! - `threads=` is the number of concurrent outstanding IOs per SD; each thread has one IO in
-//!   flight, so a run is lowered to one synchronous job per (wd, sd) with `threads` clones.
-//!   When several WDs share an SD, its threads are split between them.
+//!   flight, so a random workload is lowered to one synchronous job per (wd, sd) with `threads`
+//!   clones; a sequential one (seekpct=0 or eof) to one clone with `threads` IOs in flight on
+//!   one stream, as vdbench's threads share the sequential position. When several WDs share an
+//!   SD, its threads are split between them.
 //! - `seekpct=` is the share of random IOs (default 100); `seekpct=0` is sequential and wraps at
 //!   the end of the SD; `seekpct=eof` (or -1) is one sequential pass that ends at end of file.
 //! - `rdpct=` default 100; `xfersize=` default 4k, single or `(size,pct,size,pct...)`;
@@ -218,7 +220,8 @@ pub struct Run {
 }
 
 impl Run {
-    /// Total outstanding IOs (threads over every SD).
+    /// Total outstanding IOs (threads over every SD); equals the sum over [`Run::to_jobs`] of
+    /// clones x IOs in flight per clone.
     pub fn total_threads(&self) -> u32 {
         self.workloads.iter().map(|w| w.threads).sum()
     }
@@ -252,10 +255,19 @@ impl Run {
                 job.rwmix_read_pct = w.rdpct;
                 job.random_pct = random_pct;
                 job.block_size = w.xfersize.block_size();
-                // One vdbench thread is one synchronous IO in flight.
-                job.engine = EngineKind::Psync;
-                job.iodepth = 1;
-                job.numjobs = w.threads.max(1);
+                if random {
+                    // One vdbench thread is one synchronous IO in flight.
+                    job.engine = EngineKind::Psync;
+                    job.iodepth = 1;
+                    job.numjobs = w.threads.max(1);
+                } else {
+                    // vdbench's threads on a sequential workload share one stream through the
+                    // SD (IOs issued in order, completing in any order): one clone keeping
+                    // `threads` IOs in flight, not `threads` streams that each start at 0.
+                    job.engine = EngineKind::IoUring;
+                    job.iodepth = w.threads.max(1);
+                    job.numjobs = 1;
+                }
                 job.direct = w.sd.direct;
                 job.size = w.sd.size.map(SizeSpec::Bytes);
                 job.group_reporting = true;
@@ -266,6 +278,7 @@ impl Run {
                 job.log_interval = self.interval;
                 job.random_seed = job.random_seed.wrapping_add(index as u64);
                 if let Some(total) = total_iops {
+                    // rate_iops is per clone: split the pair's share between its clones.
                     let per_thread = total * w.rate_share / f64::from(job.numjobs);
                     let read = per_thread * w.rdpct / 100.0;
                     let write = per_thread - read;

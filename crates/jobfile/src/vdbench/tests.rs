@@ -128,9 +128,16 @@ fn seed_script_files_parse_into_the_seed_runs() {
             }
             let jobs = run.to_jobs(None);
             assert_eq!(jobs.len(), 6);
-            assert_eq!(jobs.iter().map(|j| j.numjobs).sum::<u32>(), threads * 6);
+            let in_flight: u32 = jobs.iter().map(|j| j.numjobs * j.effective_iodepth()).sum();
+            assert_eq!(in_flight, threads * 6);
             for job in &jobs {
-                assert_eq!(job.effective_iodepth(), 1, "one thread = one IO in flight");
+                if expect.seek == Seek::RandomPct(100.0) {
+                    assert_eq!(job.effective_iodepth(), 1, "one thread = one IO in flight");
+                    assert_eq!(job.numjobs, *threads);
+                } else {
+                    assert_eq!(job.numjobs, 1, "sequential threads share one stream");
+                    assert_eq!(job.effective_iodepth(), *threads);
+                }
                 assert_eq!(job.rwmix_read_pct, expect.rdpct);
                 assert!(job.direct);
                 assert_eq!(job.time_based, expect.seek != Seek::Eof);
