@@ -215,6 +215,7 @@ pub fn parse_perfmon(bytes: &[u8], file: &str) -> Result<Capture, ProfileError> 
     let mut header_seen = false;
     let mut timeline = Timeline::default();
     let mut physical: Vec<bool> = Vec::new();
+    let mut complete: Vec<bool> = Vec::new();
 
     for (index, raw) in text.split('\n').enumerate() {
         let line_no = index as u64 + 1;
@@ -257,7 +258,7 @@ pub fn parse_perfmon(bytes: &[u8], file: &str) -> Result<Capture, ProfileError> 
                      Read Bytes/sec\" \"\\PhysicalDisk(*)\\Disk Write Bytes/sec\" -si 1 -o perf.csv`",
                 ));
             }
-            check_required(&columns, &capture, file)?;
+            complete = check_required(&columns, &mut capture, file)?;
             continue;
         }
         if cells.len() != columns.len() + 1 {
@@ -353,6 +354,8 @@ pub fn parse_perfmon(bytes: &[u8], file: &str) -> Result<Capture, ProfileError> 
             series.logical = true;
         }
     }
+    let mut keep = complete.into_iter();
+    capture.devices.retain(|_| keep.next().unwrap_or(false));
     Ok(capture)
 }
 
@@ -392,11 +395,16 @@ fn classify(path: &str, capture: &mut Capture, physical: &mut Vec<bool>) -> Opti
     })
 }
 
+/// Which devices have the four counters a requirement needs. A disk or volume without them
+/// (typically a LogicalDisk captured with Disk Reads/sec only) is left out with a note; only
+/// when no disk has them all is the file refused.
 fn check_required(
     columns: &[Option<Column>],
-    capture: &Capture,
+    capture: &mut Capture,
     file: &str,
-) -> Result<(), ProfileError> {
+) -> Result<Vec<bool>, ProfileError> {
+    let mut complete = Vec::new();
+    let mut first_missing: Option<(String, &str)> = None;
     for (index, series) in capture.devices.iter().enumerate() {
         let has = |wanted: Counter| {
             columns
@@ -404,25 +412,47 @@ fn check_required(
                 .flatten()
                 .any(|c| c.device == Some(index) && c.counter == wanted)
         };
-        for (counter, name) in [
+        let missing = [
             (Counter::Reads, "Disk Reads/sec"),
             (Counter::Writes, "Disk Writes/sec"),
             (Counter::ReadBytes, "Disk Read Bytes/sec"),
             (Counter::WriteBytes, "Disk Write Bytes/sec"),
-        ] {
-            if !has(counter) {
-                return Err(ProfileError::syntax(
-                    file,
-                    1,
-                    Some(name),
-                    format!("disk '{}' has no {name} counter", series.name),
-                    "capture Disk Reads/sec, Disk Writes/sec, Disk Read Bytes/sec and Disk Write \
-                     Bytes/sec for every disk (typeperf -cf counters.txt)",
-                ));
-            }
+        ]
+        .into_iter()
+        .find(|(counter, _)| !has(*counter))
+        .map(|(_, name)| name);
+        if let Some(name) = missing {
+            first_missing.get_or_insert((series.name.clone(), name));
         }
+        complete.push(missing.is_none());
     }
-    Ok(())
+    if !complete.iter().any(|c| *c) {
+        let (disk, counter) = first_missing.expect("some disk is incomplete");
+        return Err(ProfileError::syntax(
+            file,
+            1,
+            Some(counter),
+            format!("no disk has all four IO counters (disk '{disk}' lacks {counter})"),
+            "capture Disk Reads/sec, Disk Writes/sec, Disk Read Bytes/sec and Disk Write \
+             Bytes/sec for every disk (typeperf -cf counters.txt)",
+        ));
+    }
+    let left_out: Vec<&str> = capture
+        .devices
+        .iter()
+        .zip(&complete)
+        .filter(|(_, c)| !**c)
+        .map(|(d, _)| d.name.as_str())
+        .collect();
+    if !left_out.is_empty() {
+        let note = format!(
+            "{file}: left out {} (not all of Disk Reads/sec, Disk Writes/sec, Disk Read \
+             Bytes/sec, Disk Write Bytes/sec captured)",
+            left_out.join(", ")
+        );
+        capture.notes.push(note);
+    }
+    Ok(complete)
 }
 
 #[cfg(test)]

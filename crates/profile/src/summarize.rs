@@ -38,6 +38,8 @@ pub struct SizingOptions {
     pub comfort: f64,
     /// Expected growth of IOPS and throughput.
     pub growth: f64,
+    /// Require the observed latency (at the sizing percentile) as `sizing.latency_ms`.
+    pub latency_target: bool,
 }
 
 impl Default for SizingOptions {
@@ -49,6 +51,7 @@ impl Default for SizingOptions {
             percentile: 95.0,
             comfort: 1.3,
             growth: 1.0,
+            latency_target: false,
         }
     }
 }
@@ -98,11 +101,10 @@ pub fn sequential_share(io_size_bytes: f64, merged_per_s: f64, completed_per_s: 
 }
 
 /// How random % is estimated; printed in the derivation.
-pub const RANDOM_METHOD: &str = "random % is an estimate, 100 x (1 - max(size score, merge \
-score)): size score = log2(IO size / 16 KiB) / 4 clamped to 0..1 (16 KiB or less looks random, \
-256 KiB or more sequential); merge score = 2 x merged / (merged + completed) clamped to 0..1 \
-(the block layer merges only adjacent requests, so merges mean sequential IO; one merge per \
-completed request counts as fully sequential)";
+pub const RANDOM_METHOD: &str = "method: random % = 100 x (1 - max(size score, merge \
+score)); size score = log2(IO size / 16 KiB) / 4 in 0..1 (16 KiB or less: random, 256 KiB or \
+more: sequential); merge score = 2 x merged / (merged + completed) in 0..1 (only adjacent \
+requests merge)";
 
 /// One volume over one report: the device samples added up.
 #[derive(Clone, Copy, Debug)]
@@ -481,7 +483,7 @@ fn volume(
     };
     let random_pct = tidy(100.0 * (1.0 - sequential));
     derivation.push(format!(
-        "random_pct {} estimated from the capture's IO size{}; {RANDOM_METHOD}",
+        "random_pct {} estimated from the capture's IO size{} ({RANDOM_METHOD})",
         fmt_num(random_pct),
         if merges_known {
             " and merges (rrqm/s + wrqm/s)"
@@ -489,18 +491,30 @@ fn volume(
             " only (this source has no merge counts)"
         }
     ));
-    let latency_ms = {
+    let observed_latency = {
         let mut values = latency.clone();
         percentile(&mut values, p).filter(|l| *l > 0.0).map(tidy)
     };
-    match latency_ms {
-        Some(l) => derivation.push(format!(
-            "latency_ms {} = p{} of the per-sample average latency (IO-weighted r_await/w_await): \
-             the design must be at least as fast; comfort and growth do not apply to latency",
+    // Today's latency often comes from local disks far faster than any cloud disk, so it is a
+    // hard requirement only when asked for; otherwise it stays in `observed` for comparison.
+    let latency_ms = observed_latency.filter(|_| options.latency_target);
+    match (observed_latency, options.latency_target) {
+        (Some(l), true) => derivation.push(format!(
+            "latency_ms {} = p{} of the per-sample average latency (IO-weighted r_await/w_await; \
+             --latency-target): the design must be at least as fast; comfort and growth do \
+             not apply to latency",
             fmt_num(l),
             fmt_num(p)
         )),
-        None => derivation.push("latency_ms: none, the capture has no latency counters".into()),
+        (Some(l), false) => derivation.push(format!(
+            "latency_ms: not required; the application sees {} ms at p{} today (observed; \
+             pass --latency-target to require it, or set sizing.latency_ms by hand)",
+            fmt_num(l),
+            fmt_num(p)
+        )),
+        (None, _) => {
+            derivation.push("latency_ms: none, the capture has no latency counters".into())
+        }
     }
     let queue_depth = {
         let mut values = queue.clone();
@@ -517,7 +531,12 @@ fn volume(
         "capacity_gib: not in IO counters; add sizing.capacity_gib by hand (df -h / Disk Management)"
             .into(),
     );
-    let (role, why) = guess_role(&spec.label, 100.0 - read_pct, sequential, io_size_bytes);
+    let (role, why) = guess_role(
+        &spec.label,
+        100.0 - read_pct,
+        merges_known.then_some(sequential),
+        io_size_bytes,
+    );
     derivation.push(why);
 
     Ok(VolumeRequirements {
@@ -595,10 +614,12 @@ fn window_peaks(
 
 /// Role from the label's words, else from the IO pattern: mostly sequential small writes are a
 /// database log.
+/// `sequential` is `None` when the source has no merge counts (PerfMon, sar): then a
+/// write-only volume of small IOs is taken for a log.
 fn guess_role(
     label: &str,
     write_pct: f64,
-    sequential: f64,
+    sequential: Option<f64>,
     io_size_bytes: f64,
 ) -> (VolumeRole, String) {
     let lower = label.to_lowercase();
@@ -618,7 +639,27 @@ fn guess_role(
     if lower == "os" || has(&["boot", "system"]) {
         return (VolumeRole::Os, format!("role os: from the label '{label}'"));
     }
-    if write_pct >= 80.0 && sequential >= 0.5 && io_size_bytes <= 256.0 * 1024.0 {
+    let small = io_size_bytes <= 256.0 * 1024.0;
+    let Some(sequential) = sequential else {
+        if write_pct >= 90.0 && small {
+            return (
+                VolumeRole::Log,
+                format!(
+                    "role log (guessed): {write_pct:.0} % writes of {:.0} KiB; this source has no \
+                     merge counts to show sequential IO, so a write-only disk of small IOs is \
+                     taken for a log; pass --label to override",
+                    io_size_bytes / 1024.0
+                ),
+            );
+        }
+        return (
+            VolumeRole::Data,
+            format!(
+                "role data (guessed): {write_pct:.0} % writes; a log would be nearly all writes"
+            ),
+        );
+    };
+    if write_pct >= 80.0 && sequential >= 0.5 && small {
         return (
             VolumeRole::Log,
             format!(

@@ -1,8 +1,426 @@
+//! `iofit profile`: iostat / sar / sadf / PerfMon captures, or live /proc samples, into the
+//! requirements checklist and the TOML `iofit plan --requirements` reads.
+
+use crate::exit::bad_input;
+use anyhow::Context;
+use iofit_model::requirements::{Percentiles, Requirements, VolumeRole};
+use iofit_profile::procfs::{LiveRecorder, Snapshot};
+use iofit_profile::{parse_files, requirements, ParseOptions, SizingOptions, VolumeSpec};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Capture files: `iostat -x [-t]`, `sar -d [-p]`, `sadf -d` or PerfMon CSV (typeperf,
+    /// relog). The format is recognised from the content; several files are appended.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Sample /proc/diskstats, /proc/stat and /proc/meminfo for this long instead (e.g. 60s).
+    #[arg(long, value_name = "DURATION", conflicts_with = "files")]
+    pub live: Option<String>,
+    /// Live: time between samples (default 1s). Files without time stamps: their interval,
+    /// needed by --window.
+    #[arg(long, value_name = "DURATION")]
+    pub interval: Option<String>,
+    /// A device to size (repeatable); pairs in order with --label.
+    #[arg(long = "device", value_name = "NAME")]
+    pub devices: Vec<String>,
+    /// The label of the --device at the same position (data, log, ...); default: the device.
+    #[arg(long = "label", value_name = "LABEL")]
+    pub labels: Vec<String>,
+    /// A volume made of several devices whose counters add up: LABEL=DEV,DEV (repeatable).
+    #[arg(long = "volume", value_name = "LABEL=DEV,DEV")]
+    pub volumes: Vec<String>,
+    /// Reduce samples to the peak of each window first (Azure Migrate style), e.g. 10m.
+    #[arg(long, value_name = "DURATION")]
+    pub window: Option<String>,
+    /// The percentile sizing uses.
+    #[arg(long, default_value_t = 95.0)]
+    pub percentile: f64,
+    /// Comfort factor on top of the percentile.
+    #[arg(long, default_value_t = 1.3)]
+    pub comfort: f64,
+    /// Expected growth factor of IOPS and throughput (1.3 = 30 % more).
+    #[arg(long, default_value_t = 1.0)]
+    pub growth: f64,
+    /// Require today's latency (at the sizing percentile) of the new design; by default it is
+    /// only reported, since local disks are often faster than any cloud disk.
+    #[arg(long)]
+    pub latency_target: bool,
+    /// Keep iostat's first report (only for `iostat -y` captures; it is otherwise the
+    /// average since boot).
+    #[arg(long)]
+    pub keep_first: bool,
+    /// Write the requirements TOML here (what `iofit plan --requirements` reads).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Read live snapshots from this directory instead of /proc (tests).
+    #[arg(long, hide = true, value_name = "DIR")]
+    pub proc_root: Option<PathBuf>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("this subcommand is not built yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let options = sizing_options(&args).map_err(bad_input)?;
+    let capture = match &args.live {
+        Some(duration) => {
+            let duration = parse_duration(duration, "--live").map_err(bad_input)?;
+            let interval = match &args.interval {
+                Some(text) => parse_duration(text, "--interval").map_err(bad_input)?,
+                None => 1.0,
+            };
+            let root = args
+                .proc_root
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("/proc"));
+            live_capture(&root, duration, interval)?
+        }
+        None => {
+            if args.files.is_empty() {
+                return Err(bad_input(
+                    "no capture given; name a FILE (iostat -x, sar -d, sadf -d, PerfMon CSV) or \
+                     use --live 60s",
+                ));
+            }
+            let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+            parse_files(
+                &paths,
+                &ParseOptions {
+                    keep_first_report: args.keep_first,
+                },
+            )
+            .map_err(bad_input)?
+        }
+    };
+    for note in &capture.notes {
+        eprintln!("iofit: note: {note}");
+    }
+    let requirements = requirements(&capture, &options).map_err(bad_input)?;
+    requirements
+        .validate()
+        .map_err(|e| anyhow::anyhow!("internal: the requirements do not validate: {e}"))?;
+    let mut text = checklist(&requirements, capture.reports());
+    match &args.output {
+        Some(path) => {
+            write_toml(&requirements, path)?;
+            text.push_str(&format!(
+                "\nwrote {}; next: iofit plan --requirements {}\n",
+                path.display(),
+                path.display()
+            ));
+        }
+        None => text.push_str(
+            "\nwrite these requirements with -o req.toml, then: iofit plan --requirements req.toml\n",
+        ),
+    }
+    emit(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints to stdout; a closed pipe (`| head`) is not an error.
+fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+fn sizing_options(args: &Args) -> Result<SizingOptions, String> {
+    if args.labels.len() > args.devices.len() {
+        return Err(format!(
+            "{} --label but only {} --device; give one --device NAME before each --label",
+            args.labels.len(),
+            args.devices.len()
+        ));
+    }
+    let mut volumes: Vec<VolumeSpec> = args
+        .devices
+        .iter()
+        .enumerate()
+        .map(|(i, device)| VolumeSpec {
+            label: args
+                .labels
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| device.clone()),
+            devices: vec![device.clone()],
+        })
+        .collect();
+    for text in &args.volumes {
+        let Some((label, devices)) = text.split_once('=') else {
+            return Err(format!(
+                "--volume '{text}' is not LABEL=DEV,DEV; write e.g. --volume data=sdb,sdc"
+            ));
+        };
+        let devices: Vec<String> = devices
+            .split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(str::to_string)
+            .collect();
+        if label.trim().is_empty() || devices.is_empty() {
+            return Err(format!(
+                "--volume '{text}' needs a label and at least one device; write e.g. --volume data=sdb,sdc"
+            ));
+        }
+        volumes.push(VolumeSpec {
+            label: label.trim().to_string(),
+            devices,
+        });
+    }
+    let mut labels: Vec<&str> = volumes.iter().map(|v| v.label.as_str()).collect();
+    labels.sort_unstable();
+    if let Some(pair) = labels.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!(
+            "the label '{}' is given twice; give each volume its own --label",
+            pair[0]
+        ));
+    }
+    let interval_s = match &args.interval {
+        Some(text) if args.live.is_none() => Some(parse_duration(text, "--interval")?),
+        _ => None,
+    };
+    let window_s = match &args.window {
+        Some(text) => Some(parse_duration(text, "--window")?),
+        None => None,
+    };
+    Ok(SizingOptions {
+        volumes,
+        window_s,
+        interval_s,
+        percentile: args.percentile,
+        comfort: args.comfort,
+        growth: args.growth,
+        latency_target: args.latency_target,
+    })
+}
+
+/// "60s", "10m", "1h", "500ms" or a plain number of seconds.
+fn parse_duration(text: &str, flag: &str) -> Result<f64, String> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let scale = match unit.trim() {
+        "" | "s" | "sec" => 1.0,
+        "ms" => 0.001,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => f64::NAN,
+    };
+    match number.parse::<f64>() {
+        Ok(value) if scale.is_finite() && value > 0.0 => Ok(value * scale),
+        _ => Err(format!(
+            "{flag} '{text}' is not a duration; write e.g. 500ms, 30s, 10m or 1h"
+        )),
+    }
+}
+
+fn live_capture(
+    root: &Path,
+    duration_s: f64,
+    interval_s: f64,
+) -> anyhow::Result<iofit_profile::Capture> {
+    if interval_s > duration_s {
+        return Err(bad_input(format!(
+            "--interval {interval_s} s is longer than --live {duration_s} s; sample at least once"
+        )));
+    }
+    let mut recorder = LiveRecorder::new(&format!("{} (live)", root.display()), interval_s);
+    let start = Instant::now();
+    let samples = (duration_s / interval_s).round().max(1.0) as u32;
+    eprintln!(
+        "iofit: sampling {} every {interval_s} s for {duration_s} s",
+        root.display()
+    );
+    for step in 0..=samples {
+        let due = Duration::from_secs_f64(interval_s * step as f64);
+        if let Some(wait) = due.checked_sub(start.elapsed()) {
+            std::thread::sleep(wait);
+        }
+        let snapshot = Snapshot::read(root)
+            .map_err(bad_input)
+            .with_context(|| "reading live counters")?;
+        recorder.push(snapshot, start.elapsed().as_secs_f64());
+    }
+    Ok(recorder.finish())
+}
+
+/// Writes the TOML next to its final place and renames it, so a failed write never leaves a
+/// partial file that looks whole.
+fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
+    let body = toml::to_string(requirements).context("serialising the requirements")?;
+    let text = format!(
+        "# Requirements written by `iofit profile` from {}.\n# `sizing` is what a design must \
+         meet; `observed` is what was measured; `derivation` says how.\n\n{body}",
+        requirements.source
+    );
+    let directory = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = directory.join(format!(".{name}.iofit-tmp"));
+    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
+    std::fs::rename(&temporary, path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+fn role_name(role: VolumeRole) -> &'static str {
+    match role {
+        VolumeRole::Data => "data",
+        VolumeRole::Log => "log",
+        VolumeRole::Temp => "temp",
+        VolumeRole::Os => "os",
+        VolumeRole::Other => "other",
+    }
+}
+
+fn row(metric: &str, values: Option<Percentiles>, sized: Option<String>) -> String {
+    let cell = |v: f64| format!("{v:>11.2}");
+    match values {
+        Some(p) => format!(
+            "  {metric:<24}{}{}{}{:>12}\n",
+            cell(p.p50),
+            cell(p.p90),
+            cell(p.p99),
+            sized.unwrap_or_default()
+        ),
+        None => format!(
+            "  {metric:<24}{:>11}{:>11}{:>11}{:>12}\n",
+            "-",
+            "-",
+            "-",
+            sized.unwrap_or_default()
+        ),
+    }
+}
+
+/// The readable checklist: per volume each metric at p50/p90/p99 and the sized number.
+fn checklist(requirements: &Requirements, reports: usize) -> String {
+    let mut out = format!(
+        "Requirements checklist from {} ({} reports)\n",
+        requirements.source, reports
+    );
+    for volume in &requirements.volumes {
+        let s = &volume.sizing;
+        out.push_str(&format!(
+            "\nvolume '{}' (role {}, devices {})\n",
+            volume.label,
+            role_name(volume.role),
+            volume.devices.join(", ")
+        ));
+        out.push_str(&format!(
+            "  {:<24}{:>11}{:>11}{:>11}{:>12}\n",
+            "metric", "p50", "p90", "p99", "sized"
+        ));
+        let Some(o) = &volume.observed else { continue };
+        let kib = |p: Percentiles| p.scaled(1.0 / 1024.0);
+        out.push_str(&row("IOPS", Some(o.iops), Some(format!("{:.2}", s.iops))));
+        out.push_str(&row(
+            if o.read_pct_estimated {
+                "read % (estimated)"
+            } else {
+                "read %"
+            },
+            Some(o.read_pct),
+            Some(format!("{:.2}", s.read_pct)),
+        ));
+        // Write and sequential shares are the complements of the overall read and random
+        // shares; their percentiles are not the complements' percentiles, so none are shown.
+        out.push_str(&row(
+            "write % (100 - read %)",
+            None,
+            Some(format!("{:.2}", 100.0 - s.read_pct)),
+        ));
+        out.push_str(&row(
+            "random % (estimated)",
+            o.random_pct,
+            Some(format!("{:.2}", s.random_pct)),
+        ));
+        out.push_str(&row(
+            "sequential % (estimated)",
+            None,
+            Some(format!("{:.2}", 100.0 - s.random_pct)),
+        ));
+        out.push_str(&row(
+            "IO size KiB",
+            Some(kib(o.io_size_bytes)),
+            Some(format!("{:.2}", s.io_size_bytes as f64 / 1024.0)),
+        ));
+        out.push_str(&row(
+            "throughput MB/s",
+            Some(o.throughput_mb_s),
+            Some(format!("{:.2}", s.throughput_mb_s)),
+        ));
+        out.push_str(&row(
+            "latency ms",
+            o.latency_ms,
+            Some(s.latency_ms.map_or("-".into(), |l| format!("{l:.3}"))),
+        ));
+        out.push_str(&row(
+            "queue depth",
+            o.queue_depth,
+            s.queue_depth.map(|q| format!("{q:.2}")),
+        ));
+        out.push_str(&format!(
+            "  {} samples; max IOPS {:.2}; throughput MB/s avg {:.2}, max {:.2}{}\n",
+            o.samples,
+            o.iops_max,
+            o.throughput_mb_s_avg,
+            o.throughput_mb_s_max,
+            match (o.latency_ms_min, o.latency_ms_avg) {
+                (Some(min), Some(avg)) => format!("; latency ms min {min:.3}, avg {avg:.3}"),
+                _ => String::new(),
+            }
+        ));
+        out.push_str("  how the sized numbers were derived:\n");
+        for line in &volume.derivation {
+            out.push_str(&format!("    - {line}\n"));
+        }
+    }
+    let host = &requirements.host;
+    out.push_str("\nhost\n");
+    out.push_str(&format!(
+        "  {:<24}{:>11}{:>11}{:>11}{:>12}\n",
+        "metric", "p50", "p90", "p99", "average"
+    ));
+    out.push_str(&row(
+        "CPU %",
+        host.cpu_pct,
+        host.cpu_pct_avg.map(|a| format!("{a:.2}")),
+    ));
+    out.push_str(&row(
+        "memory %",
+        host.memory_pct,
+        host.memory_pct_avg.map(|a| format!("{a:.2}")),
+    ));
+    if host.cpu_pct.is_none() || host.memory_pct.is_none() {
+        out.push_str(
+            "  (a dash: the capture has no such counter; iostat has CPU but no memory, sar needs \
+             -u/-r, PerfMon needs Processor and Memory counters)\n",
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("60s", "--live"), Ok(60.0));
+        assert_eq!(parse_duration("10m", "--window"), Ok(600.0));
+        assert_eq!(parse_duration("1h", "--window"), Ok(3600.0));
+        assert_eq!(parse_duration("500ms", "--interval"), Ok(0.5));
+        assert_eq!(parse_duration("2", "--interval"), Ok(2.0));
+        assert!(parse_duration("ten", "--live").is_err());
+        assert!(parse_duration("0s", "--live").is_err());
+    }
 }
