@@ -104,6 +104,8 @@ pub enum PlanError {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlannedVolume {
     pub label: String,
+    /// The disk as predict sees it (limits, table, price).
+    pub disk: DiskPerf,
     pub role: VolumeRole,
     pub disk_sku: String,
     pub disk_table: String,
@@ -151,10 +153,48 @@ pub struct PlannedDesign {
     pub prediction: Prediction,
 }
 
+impl PlannedDesign {
+    /// Disk capacity bought over all volumes, GiB.
+    pub fn disk_capacity_gib(&self) -> f64 {
+        self.volumes
+            .iter()
+            .map(|v| v.disk_count as f64 * v.disk_size_gib)
+            .sum()
+    }
+
+    /// The design's volumes as predict takes them, each carrying its requirement as target and
+    /// running at the outstanding IOs that reach the disks' limits
+    /// (so the headroom shown is the hardware's). Volumes are matched to requirements by label.
+    pub fn volume_loads(&self, requirements: &Requirements) -> Vec<VolumeLoad> {
+        self.volumes
+            .iter()
+            .zip(&self.design.volumes)
+            .filter_map(|(planned, design)| {
+                let volume = requirements
+                    .volumes
+                    .iter()
+                    .find(|v| v.label == planned.label)?;
+                Some(VolumeLoad {
+                    design: design.clone(),
+                    disk: planned.disk.clone(),
+                    workload: workload_of(
+                        &volume.sizing,
+                        planned.queue_depth_to_reach_limits,
+                        self.prediction.assumptions.mb.bytes_per_mb(),
+                    ),
+                    target: Some(volume.sizing.clone()),
+                })
+            })
+            .collect()
+    }
+}
+
 /// A VM that could not carry the requirements, and why.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rejected {
     pub vm: String,
+    pub vm_vcpu: u32,
+    pub vm_memory_gib: f64,
     pub vm_price_usd_month: Option<f64>,
     /// The cheapest combination tried on it (VM + disks), when one was formed.
     pub cheapest_tried_usd_month: Option<f64>,
@@ -267,12 +307,12 @@ pub fn choose_stripe(target: &SizingTarget) -> (Bytes, String) {
 }
 
 /// The workload a volume's target describes, at `outstanding` IOs.
-fn workload_of(target: &SizingTarget, outstanding: u32) -> Workload {
+fn workload_of(target: &SizingTarget, outstanding: u32, mb: f64) -> Workload {
     let (threads, depth) = split_outstanding(outstanding);
     Workload::new(
         target.read_pct,
         target.random_pct,
-        Bytes(target.io_size_bytes.max(1)),
+        operating_point(target, mb).1,
         depth,
         threads,
     )
@@ -288,9 +328,28 @@ fn split_outstanding(outstanding: u32) -> (u32, u32) {
 
 /// Target IOPS of a volume: enough for both its IOPS and its MB/s at its IO size.
 fn target_iops(target: &SizingTarget, mb: f64) -> f64 {
-    target
-        .iops
-        .max(target.throughput_mb_s * mb / target.io_size_bytes.max(1) as f64)
+    operating_point(target, mb).0
+}
+
+/// The single operating point that meets both the IOPS and the MB/s of a target:
+/// `throughput = IOPS x IO size`, so when the MB/s exceed IOPS x the typical IO size, the IOs
+/// must on average be larger (`MB/s / IOPS`); with no IOPS given, IOPS = MB/s / IO size.
+/// `mb` is the bytes of one MB in the tables used.
+pub fn operating_point(target: &SizingTarget, mb: f64) -> (f64, Bytes) {
+    let size = target.io_size_bytes.max(1) as f64;
+    let bytes_per_s = target.throughput_mb_s * mb;
+    if target.iops > 0.0 {
+        if bytes_per_s > target.iops * size {
+            (
+                target.iops,
+                Bytes((bytes_per_s / target.iops).ceil() as u64),
+            )
+        } else {
+            (target.iops, Bytes(size as u64))
+        }
+    } else {
+        (bytes_per_s / size, Bytes(size as u64))
+    }
 }
 
 /// Sizes a provisioned disk type for one volume: the fewest disks, each with the smallest size,
@@ -362,7 +421,7 @@ fn volume_options(
     let (policy, policy_reason) = choose_caching(volume.role, target, options.caching);
     let vm_cache_published = vm.cached_iops.is_some() || vm.cached_throughput_mb_s.is_some();
     let (stripe, _) = choose_stripe(target);
-    let size = target.io_size_bytes.max(1) as f64;
+    let size = operating_point(target, mb).1.as_f64();
     let split = (size / stripe.as_f64()).ceil().max(1.0);
     let read = target.read_pct / 100.0;
     let hit = options.assumptions.cache_hit_pct / 100.0;
@@ -438,7 +497,11 @@ fn volume_options(
         (Some(x), Some(y)) => x.total_cmp(&y).then(a.count.cmp(&b.count)),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.count.cmp(&b.count).then(a.disk.name.cmp(&b.disk.name)),
+        // Unpriced: less capacity bought first (a proxy, not a price), then fewer disks.
+        (None, None) => (a.count as f64 * a.disk.size_gib)
+            .total_cmp(&(b.count as f64 * b.disk.size_gib))
+            .then(a.count.cmp(&b.count))
+            .then(a.disk.name.cmp(&b.disk.name)),
     });
     out
 }
@@ -499,11 +562,12 @@ fn build_loads(
             let load = VolumeLoad {
                 design: design.clone(),
                 disk: option.disk.clone(),
-                workload: workload_of(target, to_limits),
+                workload: workload_of(target, to_limits, mb),
                 target: Some(target.clone()),
             };
             let planned = PlannedVolume {
                 label: volume.label.clone(),
+                disk: option.disk.clone(),
                 role: volume.role,
                 disk_sku: option.disk.name.clone(),
                 disk_table: option.disk.table.clone(),
@@ -616,6 +680,8 @@ pub fn plan(
         if let Some(reason) = host_shortfall(vm, requirements) {
             rejected.push(Rejected {
                 vm: vm.name.clone(),
+                vm_vcpu: vm.vcpu,
+                vm_memory_gib: vm.memory_gib,
                 vm_price_usd_month: vm.price_usd_month,
                 cheapest_tried_usd_month: None,
                 tried: None,
@@ -633,6 +699,8 @@ pub fn plan(
             let label = &requirements.volumes[index].label;
             rejected.push(Rejected {
                 vm: vm.name.clone(),
+                vm_vcpu: vm.vcpu,
+                vm_memory_gib: vm.memory_gib,
                 vm_price_usd_month: vm.price_usd_month,
                 cheapest_tried_usd_month: None,
                 tried: None,
@@ -691,6 +759,8 @@ pub fn plan(
                 let (limit, reason) = failure_reason(&prediction);
                 first_failure = Some(Rejected {
                     vm: vm.name.clone(),
+                    vm_vcpu: vm.vcpu,
+                    vm_memory_gib: vm.memory_gib,
                     vm_price_usd_month: vm.price_usd_month,
                     cheapest_tried_usd_month: match (vm.price_usd_month, disk_price) {
                         (Some(a), Some(b)) => Some(a + b),
@@ -783,10 +853,18 @@ pub fn plan(
         (Some(x), Some(y)) => x.total_cmp(&y).then(a.vm.cmp(&b.vm)),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.vm.cmp(&b.vm),
+        // Unpriced designs: smaller VMs first, then less disk capacity bought. A proxy for
+        // cost, not a price; the output says "price not sourced".
+        (None, None) => a
+            .vm_vcpu
+            .cmp(&b.vm_vcpu)
+            .then(a.vm_memory_gib.total_cmp(&b.vm_memory_gib))
+            .then(a.disk_capacity_gib().total_cmp(&b.disk_capacity_gib()))
+            .then(a.vm.cmp(&b.vm)),
     });
     let designs_meeting = accepted.len();
     let best_price = accepted.first().and_then(|d| d.total_usd_month);
+    let best_vcpu = accepted.first().map(|d| d.vm_vcpu);
     let impossible = if accepted.is_empty() {
         impossible_reasons(requirements, rows, &rejected, options)
     } else {
@@ -794,21 +872,25 @@ pub fn plan(
     };
     // The cheapest rejected VMs: those cheaper than the best design, cheapest first.
     rejected.sort_by(|a, b| {
-        let pa = a
-            .cheapest_tried_usd_month
-            .or(a.vm_price_usd_month)
-            .unwrap_or(f64::INFINITY);
-        let pb = b
-            .cheapest_tried_usd_month
-            .or(b.vm_price_usd_month)
-            .unwrap_or(f64::INFINITY);
-        pa.total_cmp(&pb).then(a.vm.cmp(&b.vm))
+        let pa = a.cheapest_tried_usd_month.or(a.vm_price_usd_month);
+        let pb = b.cheapest_tried_usd_month.or(b.vm_price_usd_month);
+        match (pa, pb) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => a
+                .vm_vcpu
+                .cmp(&b.vm_vcpu)
+                .then(a.vm_memory_gib.total_cmp(&b.vm_memory_gib)),
+        }
+        .then(a.vm.cmp(&b.vm))
     });
     let rejected: Vec<Rejected> = rejected
         .into_iter()
         .filter(|r| match (best_price, r.vm_price_usd_month) {
             (Some(best), Some(price)) => price < best,
-            (Some(_), None) => false,
+            // Unpriced: shown when not bigger than the best design's VM.
+            (Some(_), None) => best_vcpu.is_none_or(|vcpu| r.vm_vcpu <= vcpu),
             (None, _) => true,
         })
         .take(options.rejected_shown)
@@ -932,7 +1014,10 @@ fn impossible_reasons(
     let total_mb: f64 = requirements
         .volumes
         .iter()
-        .map(|v| target_iops(&v.sizing, mb) * v.sizing.io_size_bytes as f64 / mb)
+        .map(|v| {
+            let (iops, size) = operating_point(&v.sizing, mb);
+            iops * size.as_f64() / mb
+        })
         .sum();
     let best = |value: &dyn Fn(&VmSize) -> Option<f64>| -> Option<(String, f64)> {
         rows.vms

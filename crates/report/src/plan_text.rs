@@ -1,1 +1,267 @@
-//! (Being built.)
+//! Text rendering of an `iofit plan` result: the requirements, the designs ranked by monthly
+//! cost (VM and disks apart), each volume's choices with reasons, headroom per limit, what
+//! ruled out the cheaper VMs, and the NetApp Files option.
+
+use crate::predict_text::num;
+use iofit_catalog::TableInfo;
+use iofit_model::{Requirements, VolumeRole};
+use iofit_planner::{Plan, PlannedDesign};
+use iofit_predict::LimitStatus;
+use std::fmt::Write;
+
+/// `$1,548.00`; "price not sourced" for `None`.
+pub fn money(value: Option<f64>) -> String {
+    match value {
+        None => "price not sourced".into(),
+        Some(v) => {
+            let cents = (v * 100.0).round() as i64;
+            let whole = iofit_model::units::group_thousands((cents / 100) as f64);
+            format!("${whole}.{:02}", (cents % 100).abs())
+        }
+    }
+}
+
+fn role(role: VolumeRole) -> &'static str {
+    match role {
+        VolumeRole::Data => "data",
+        VolumeRole::Log => "log",
+        VolumeRole::Temp => "temp",
+        VolumeRole::Os => "os",
+        VolumeRole::Other => "other",
+    }
+}
+
+/// The requirements as the planner read them (after growth).
+pub fn render_requirements(requirements: &Requirements) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "requirements ({}; growth x{})",
+        if requirements.source.is_empty() {
+            "no source given"
+        } else {
+            &requirements.source
+        },
+        requirements.growth_factor
+    );
+    for volume in &requirements.volumes {
+        let s = &volume.sizing;
+        let _ = writeln!(
+            out,
+            "  {} ({}): {} IOPS, {} MB/s, {} IO, {}% read, {}% random{}{}",
+            volume.label,
+            role(volume.role),
+            num(s.iops),
+            num(s.throughput_mb_s),
+            iofit_model::Bytes(s.io_size_bytes),
+            num(s.read_pct),
+            num(s.random_pct),
+            s.latency_ms
+                .map(|l| format!(", latency <= {} ms", num(l)))
+                .unwrap_or_default(),
+            s.capacity_gib
+                .map(|c| format!(", {} GiB", num(c)))
+                .unwrap_or_default()
+        );
+    }
+    out
+}
+
+fn render_design(out: &mut String, design: &PlannedDesign) {
+    let price = match design.total_usd_month {
+        Some(total) => format!(
+            "{}/month = VM {} + disks {}",
+            money(Some(total)),
+            money(design.vm_price_usd_month),
+            money(design.disks_price_usd_month)
+        ),
+        None => design
+            .price_note
+            .clone()
+            .unwrap_or_else(|| "price not sourced".into()),
+    };
+    let _ = writeln!(out, "#{}  {}  {price}", design.rank, design.vm);
+    let _ = writeln!(
+        out,
+        "    VM: {} vCPU, {} GiB ({})",
+        design.vm_vcpu,
+        num(design.vm_memory_gib),
+        design.vm_table
+    );
+    for volume in &design.volumes {
+        let provisioned = match (volume.provisioned_iops, volume.provisioned_throughput_mb_s) {
+            (Some(iops), Some(mb)) => format!(
+                ", provisioned {} GiB / {} IOPS / {} MB/s each",
+                num(volume.disk_size_gib),
+                num(iops),
+                num(mb)
+            ),
+            _ => format!(", {} GiB each", num(volume.disk_size_gib)),
+        };
+        let _ = writeln!(
+            out,
+            "    {}: {} x {}{provisioned}, {} ({})",
+            volume.label,
+            volume.disk_count,
+            volume.disk_sku,
+            volume.caching,
+            match volume.price_usd_month {
+                Some(price) => format!("{}/month", money(Some(price))),
+                None => "price not sourced".into(),
+            }
+        );
+        let _ = writeln!(out, "        caching {}", volume.caching_reason);
+        if let (Some(stripe), Some(reason)) = (volume.stripe_size_bytes, &volume.stripe_reason) {
+            let _ = writeln!(
+                out,
+                "        stripe {} over {} disks: {reason}",
+                iofit_model::Bytes(stripe),
+                volume.disk_count
+            );
+        }
+        let _ = writeln!(
+            out,
+            "        run at {} outstanding IOs ({} thread(s) x {}): {}",
+            volume.queue_depth_total,
+            volume.threads,
+            volume.queue_depth_per_thread,
+            volume.queue_depth_reason
+        );
+    }
+    let prediction = &design.prediction;
+    let _ = writeln!(
+        out,
+        "    delivers {} IOPS, {} MB/s at the targets; up to {} IOPS flat out",
+        num(prediction.total_iops),
+        num(prediction.total_throughput_mb_s),
+        num(prediction.max_total_iops)
+    );
+    if let Some(binding) = &prediction.binding {
+        let _ = writeln!(out, "    {}", binding.words);
+    }
+    // Headroom per limit, one line per scope (the VM, then each volume).
+    let vm_suffix = format!(" ({})", design.vm);
+    let mut scopes: Vec<(String, Vec<String>)> = Vec::new();
+    for check in &prediction.limits {
+        let Some(pct) = check.headroom_pct else {
+            continue;
+        };
+        if !(check.kind.caps_sustained_rate() || check.status == LimitStatus::Ok) {
+            continue;
+        }
+        let item = format!("{} {:.0}%", check.name.replace(&vm_suffix, ""), pct);
+        match scopes.iter_mut().find(|(scope, _)| *scope == check.scope) {
+            Some((_, items)) => items.push(item),
+            None => scopes.push((check.scope.clone(), vec![item])),
+        }
+    }
+    if !scopes.is_empty() {
+        let _ = writeln!(out, "    headroom:");
+        for (scope, items) in scopes {
+            let _ = writeln!(out, "      {scope}: {}", items.join(" | "));
+        }
+    }
+    if !design.unknown_limits.is_empty() {
+        let _ = writeln!(
+            out,
+            "    not published, not checked: {}",
+            design.unknown_limits.join("; ")
+        );
+    }
+}
+
+/// Renders a plan. `edition` and `tables` name the catalog it was made from.
+pub fn render(plan: &Plan, edition: &str, tables: &[&TableInfo]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "iofit plan: {} volume(s), {} IOPS, {} MB/s, {} GiB in total",
+        plan.totals.volumes,
+        num(plan.totals.iops),
+        num(plan.totals.throughput_mb_s),
+        num(plan.totals.capacity_gib)
+    );
+    let _ = writeln!(out, "catalog edition {edition}:");
+    for table in tables {
+        let _ = writeln!(out, "  {} ({}, {})", table.id, table.title, table.date);
+    }
+    let _ = writeln!(
+        out,
+        "{} VM sizes considered, {} designs meet every requirement and limit",
+        plan.vms_considered, plan.designs_meeting
+    );
+    if plan.designs.is_empty() {
+        let _ = writeln!(out, "\nNO DESIGN meets the requirements:");
+        for reason in &plan.impossible {
+            let _ = writeln!(out, "  - {reason}");
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "\ndesigns, cheapest first (totals = VM + disks); designs whose price is not \
+             sourced follow, smallest VM first (a proxy, not a price):"
+        );
+        for design in &plan.designs {
+            out.push('\n');
+            render_design(&mut out, design);
+        }
+    }
+    if !plan.rejected.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nruled out{}:",
+            match plan.designs.first().and_then(|d| d.total_usd_month) {
+                Some(_) => " (VMs cheaper than #1, or unpriced and not bigger)",
+                None if plan.designs.is_empty() => " (cheapest or smallest VMs first)",
+                None => " (smallest VMs first; prices not sourced)",
+            }
+        );
+        for rejected in &plan.rejected {
+            let _ = writeln!(
+                out,
+                "  {} (VM {}): {}",
+                rejected.vm,
+                money(rejected.vm_price_usd_month),
+                rejected.reason
+            );
+        }
+    }
+    if !plan.netapp.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nAzure NetApp Files option (volume only; the VM's network limit is not in the catalog):"
+        );
+        for option in &plan.netapp {
+            let _ = writeln!(
+                out,
+                "  {}: quota {:.2} TiB -> {} MiB/s, {}{}  [{}]",
+                option.level,
+                option.quota_tib,
+                num(option.throughput_mib_s),
+                money(option.price_usd_month),
+                if option.fits { "" } else { " (does not fit)" },
+                option.note
+            );
+        }
+    }
+    if !plan.notes.is_empty() {
+        let _ = writeln!(out, "\nnotes:");
+        for note in &plan.notes {
+            let _ = writeln!(out, "  - {note}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::money;
+
+    #[test]
+    fn money_has_cents_and_groups() {
+        assert_eq!(money(Some(1548.0)), "$1,548.00");
+        assert_eq!(money(Some(3208.98)), "$3,208.98");
+        assert_eq!(money(Some(136.085 * 4.0)), "$544.34");
+        assert_eq!(money(None), "price not sourced");
+    }
+}

@@ -1,1 +1,226 @@
-//! (Being built.)
+//! Text rendering of an `iofit predict` result: what the design delivers, the one binding
+//! limit, every limit with its headroom, then warnings and advice. Readable at a glance:
+//! the first three lines answer "how much" and "what caps it".
+
+use iofit_model::units::group_thousands;
+use iofit_predict::{LimitCheck, LimitStatus, LimitUnit, Prediction, VolumePrediction};
+use std::fmt::Write;
+
+/// Formats a number: two decimals below 10, one below 1,000 (grouped), none above.
+pub(crate) fn num(value: f64) -> String {
+    if !value.is_finite() {
+        return format!("{value}");
+    }
+    if value.abs() < 10.0 && value.fract().abs() > 1e-9 {
+        format!("{value:.2}")
+    } else if value.abs() >= 1000.0 {
+        group_thousands(value.round())
+    } else {
+        group_thousands(value)
+    }
+}
+
+fn size(bytes: u64) -> String {
+    iofit_model::Bytes(bytes).to_string()
+}
+
+fn rw_words(volume: &VolumePrediction) -> String {
+    let pattern = if volume.random_pct >= 50.0 {
+        "random"
+    } else {
+        "sequential"
+    };
+    let sizes = if volume.read_io_size_bytes == volume.write_io_size_bytes {
+        size(volume.read_io_size_bytes)
+    } else {
+        format!(
+            "{} reads / {} writes",
+            size(volume.read_io_size_bytes),
+            size(volume.write_io_size_bytes)
+        )
+    };
+    format!("{}% read, {pattern}, {sizes}", num(volume.read_pct))
+}
+
+fn status_word(status: LimitStatus) -> &'static str {
+    match status {
+        LimitStatus::Ok => "ok",
+        LimitStatus::Binding => "BINDING",
+        LimitStatus::AtLimit => "at limit",
+        LimitStatus::Over => "OVER",
+        LimitStatus::Unknown => "unknown (not published)",
+        LimitStatus::Burst => "info",
+    }
+}
+
+fn with_unit(value: f64, unit: LimitUnit) -> String {
+    format!("{}{}", num(value), unit.suffix())
+}
+
+/// The limits table, one row per limit.
+pub(crate) fn limits_table(out: &mut String, limits: &[LimitCheck], indent: &str) {
+    let name_width = limits
+        .iter()
+        .map(|c| c.scope.len() + c.name.len() + 2)
+        .max()
+        .unwrap_or(10)
+        .min(72);
+    let _ = writeln!(
+        out,
+        "{indent}{:<name_width$}  {:>16}  {:>16}  {:>16}  status",
+        "limit", "value", "used", "headroom"
+    );
+    for check in limits {
+        let label = format!("{}: {}", check.scope, check.name);
+        let value = check
+            .limit
+            .map(|v| with_unit(v, check.unit))
+            .unwrap_or_else(|| "-".into());
+        let headroom = match (check.headroom, check.headroom_pct) {
+            (Some(h), Some(p)) => format!("{} ({:.0}%)", num(h), p),
+            (Some(h), None) => num(h),
+            _ => "-".into(),
+        };
+        let _ = writeln!(
+            out,
+            "{indent}{label:<name_width$}  {value:>16}  {:>16}  {headroom:>16}  {}",
+            with_unit(check.used, check.unit),
+            status_word(check.status)
+        );
+    }
+}
+
+/// Renders a prediction as text.
+pub fn render(prediction: &Prediction) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "iofit predict: {} ({})",
+        prediction.vm,
+        prediction.tables.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "delivers:  {} IOPS, {} MB/s{}",
+        num(prediction.total_iops),
+        num(prediction.total_throughput_mb_s),
+        match prediction.meets_requirements {
+            Some(true) => "  (meets the requirements)",
+            Some(false) => "  (DOES NOT meet the requirements)",
+            None => "",
+        }
+    );
+    if prediction.meets_requirements.is_some() {
+        let _ = writeln!(
+            out,
+            "maximum:   {} IOPS, {} MB/s when every volume runs flat out",
+            num(prediction.max_total_iops),
+            num(prediction.max_total_throughput_mb_s)
+        );
+    }
+    match &prediction.binding {
+        Some(binding) => {
+            let _ = writeln!(out, "binding:   {}", binding.words);
+        }
+        None => {
+            let _ = writeln!(out, "binding:   none known (every rate limit unpublished)");
+        }
+    }
+    let _ = writeln!(out, "units:     {}", prediction.mb_convention_note);
+    let _ = writeln!(
+        out,
+        "assumed:   {} ms per IO ({}); warm host cache serves {}% of reads on cached disks",
+        num(prediction.assumptions.service_latency_ms),
+        prediction.assumptions.service_latency_source,
+        num(prediction.assumptions.cache_hit_pct)
+    );
+
+    let _ = writeln!(out, "\nvolumes");
+    for volume in &prediction.volumes {
+        let stripe = volume
+            .stripe_size_bytes
+            .map(|s| format!(", stripe {}", size(s)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {}: {} x {} ({}), caching {}{stripe}; {}; {} outstanding IOs",
+            volume.label,
+            volume.disk_count,
+            volume.disk_sku,
+            volume.disk_table,
+            volume.caching,
+            rw_words(volume),
+            volume.queue.outstanding_ios
+        );
+        let _ = writeln!(
+            out,
+            "    {} IOPS ({} read, {} write; {} from cache, {} to disks), {} MB/s, latency {} ms",
+            num(volume.iops),
+            num(volume.read_iops),
+            num(volume.write_iops),
+            num(volume.cache_read_iops),
+            num(volume.disk_iops),
+            num(volume.throughput_mb_s),
+            num(volume.latency_ms)
+        );
+        let _ = writeln!(out, "    limited by: {}", volume.binding);
+        if volume.disk_ios_per_read > 1.0 || volume.disk_ios_per_write > 1.0 {
+            let _ = writeln!(
+                out,
+                "    each IO spans stripe units: {} disk IOs per read, {} per write",
+                num(volume.disk_ios_per_read),
+                num(volume.disk_ios_per_write)
+            );
+        }
+        let queue = &volume.queue;
+        let _ = writeln!(
+            out,
+            "    queue depth: {} busy of {} members; {} keeps all busy, {} reaches the disks' limits{}",
+            queue.busy_members,
+            queue.stripe_members,
+            queue.depth_to_keep_members_busy,
+            queue.depth_to_reach_disk_limits,
+            match (queue.depth_for_target, volume.target_iops) {
+                (Some(depth), Some(_)) => format!(
+                    "; Little's law: the target at {} ms = {depth} IOs in flight",
+                    num(
+                        volume
+                            .target_latency_ms
+                            .unwrap_or(prediction.assumptions.service_latency_ms)
+                    )
+                ),
+                _ => String::new(),
+            }
+        );
+        if let Some(meets) = volume.meets_target {
+            let _ = writeln!(
+                out,
+                "    target: {} IOPS, {} MB/s{}: {}",
+                num(volume.target_iops.unwrap_or(0.0)),
+                num(volume.target_throughput_mb_s.unwrap_or(0.0)),
+                volume
+                    .target_latency_ms
+                    .map(|l| format!(", <= {} ms", num(l)))
+                    .unwrap_or_default(),
+                if meets { "met" } else { "NOT met" }
+            );
+        }
+    }
+
+    let _ = writeln!(out, "\nlimits (headroom at the operating point)");
+    limits_table(&mut out, &prediction.limits, "  ");
+
+    for (title, items) in [
+        ("violations", &prediction.violations),
+        ("warnings", &prediction.warnings),
+        ("advice", &prediction.advice),
+    ] {
+        if !items.is_empty() {
+            let _ = writeln!(out, "\n{title}");
+            for item in items {
+                let _ = writeln!(out, "  - {item}");
+            }
+        }
+    }
+    out
+}

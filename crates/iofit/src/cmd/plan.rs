@@ -1,8 +1,382 @@
+//! `iofit plan`: requirements (from flags or a TOML file) + catalog -> designs ranked by cost.
+//! Also holds the catalog/requirements helpers `predict` and `demo` share.
+
+use crate::exit::bad_input;
+use anyhow::Context;
+use iofit_catalog::{Catalog, TableInfo, EDITIONS, EDITION_CURRENT, EDITION_SEED};
+use iofit_model::{Bytes, HostCaching, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
+use iofit_planner::{CatalogRows, PlanOptions, EXAMPLE_REQUIREMENTS};
+use iofit_predict::{Assumptions, MbConvention};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(
+    after_help = "Exit codes: 0 designs found, 1 no design meets the requirements, 2 bad input."
+)]
+pub struct Args {
+    /// IOPS the volume must sustain.
+    #[arg(long, allow_negative_numbers = true)]
+    pub iops: Option<f64>,
+    /// Throughput the volume must sustain, MB/s (1 MB = 10^6 bytes).
+    #[arg(long = "throughput-mb-s", allow_negative_numbers = true)]
+    pub throughput_mb_s: Option<f64>,
+    /// Highest acceptable average latency per IO, ms.
+    #[arg(long = "latency-ms", allow_negative_numbers = true)]
+    pub latency_ms: Option<f64>,
+    /// Capacity the volume must hold, GiB.
+    #[arg(long = "capacity-gib", allow_negative_numbers = true)]
+    pub capacity_gib: Option<f64>,
+    /// Share of reads, 0..100.
+    #[arg(
+        long = "read-pct",
+        allow_negative_numbers = true,
+        default_value_t = 50.0
+    )]
+    pub read_pct: f64,
+    /// Share of random IO, 0..100.
+    #[arg(
+        long = "random-pct",
+        allow_negative_numbers = true,
+        default_value_t = 100.0
+    )]
+    pub random_pct: f64,
+    /// Typical IO size (8k, 64KiB, 1m; k = 1024).
+    #[arg(long = "io-size", default_value = "8k")]
+    pub io_size: String,
+    /// What the volume is for: data, log, temp, os, other (logs get caching None).
+    #[arg(long, default_value = "data")]
+    pub role: String,
+    /// Read requirements (one or more volumes) from a TOML file instead of the flags above.
+    #[arg(long, value_name = "FILE")]
+    pub requirements: Option<PathBuf>,
+    /// Multiply IOPS, MB/s and capacity by this factor for expected growth.
+    #[arg(long, allow_negative_numbers = true)]
+    pub growth: Option<f64>,
+    /// How many designs to show.
+    #[arg(long, default_value_t = 5)]
+    pub top: usize,
+    /// Force host caching on every volume: none, readonly, readwrite (ReadWrite only this way).
+    #[arg(long)]
+    pub caching: Option<String>,
+    /// Share of reads on cached disks the host cache serves when sizing (default 0: cold cache).
+    #[arg(
+        long = "cache-hit-pct",
+        allow_negative_numbers = true,
+        default_value_t = 0.0
+    )]
+    pub cache_hit_pct: f64,
+    /// Service time of one IO on an unthrottled disk, ms (Little's law).
+    #[arg(long = "service-latency-ms", allow_negative_numbers = true)]
+    pub service_latency_ms: Option<f64>,
+    /// Catalog edition: current (default) or seed-2016 (the seed's dated tables).
+    #[arg(long, default_value = EDITION_CURRENT)]
+    pub edition: String,
+    /// Extra catalog file(s) that add or override rows.
+    #[arg(long = "catalog", value_name = "FILE")]
+    pub catalog: Vec<PathBuf>,
+    /// Print only JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Print a documented requirements file (that --requirements reads back) and exit.
+    #[arg(long = "example-requirements")]
+    pub example_requirements: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("this subcommand is not built yet")
+/// The embedded catalog plus `--catalog` files; the edition checked.
+pub(crate) fn load_catalog(edition: &str, extra: &[PathBuf]) -> anyhow::Result<Catalog> {
+    if !EDITIONS.contains(&edition) {
+        return Err(bad_input(format!(
+            "--edition '{edition}' is unknown; use {}",
+            EDITIONS.join(" or ")
+        )));
+    }
+    let mut catalog = Catalog::embedded().context("loading the embedded catalog")?;
+    for path in extra {
+        catalog.load_file(path).map_err(bad_input)?;
+    }
+    Ok(catalog)
+}
+
+/// The rows of one edition. NetApp levels exist only in the current edition.
+pub(crate) fn rows_for(catalog: &Catalog, edition: &str) -> CatalogRows {
+    CatalogRows {
+        vms: catalog.vms_in(edition).cloned().collect(),
+        disks: catalog.disks_in(edition).cloned().collect(),
+        provisioned: catalog.provisioned_in(edition).cloned().collect(),
+        netapp: if edition == EDITION_CURRENT {
+            catalog
+                .netapp
+                .iter()
+                .filter(|level| catalog.edition_of(&level.table) == Some(EDITION_CURRENT))
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// The tables of an edition, for headers and `--json`.
+pub(crate) fn tables_of<'a>(catalog: &'a Catalog, edition: &'a str) -> Vec<&'a TableInfo> {
+    catalog.tables_in(edition).collect()
+}
+
+/// Prediction assumptions for an edition: the seed counts 1 MB = 1024 KB.
+pub(crate) fn assumptions_for(
+    edition: &str,
+    service_latency_ms: Option<f64>,
+    cache_hit_pct: f64,
+) -> anyhow::Result<Assumptions> {
+    let mut assumptions = Assumptions {
+        cache_hit_pct,
+        mb: if edition == EDITION_SEED {
+            MbConvention::Binary
+        } else {
+            MbConvention::Decimal
+        },
+        ..Assumptions::default()
+    };
+    if let Some(latency) = service_latency_ms {
+        if !(latency.is_finite() && latency > 0.0) {
+            return Err(bad_input(format!(
+                "--service-latency-ms {latency}: must be a number > 0 (milliseconds)"
+            )));
+        }
+        assumptions.service_latency_ms = latency;
+        assumptions.service_latency_source = "given with --service-latency-ms".into();
+    }
+    if !(0.0..=100.0).contains(&cache_hit_pct) {
+        return Err(bad_input(format!(
+            "--cache-hit-pct {cache_hit_pct}: must be within 0..=100"
+        )));
+    }
+    Ok(assumptions)
+}
+
+/// Parses a size flag into bytes (at least 1).
+pub(crate) fn parse_size(flag: &str, text: &str) -> anyhow::Result<Bytes> {
+    let size = Bytes::parse(text).map_err(|e| bad_input(format!("{flag}: {e}")))?;
+    if size.0 == 0 {
+        return Err(bad_input(format!(
+            "{flag} {text}: must be at least 1 byte; write e.g. 8k or 64k"
+        )));
+    }
+    Ok(size)
+}
+
+/// Parses host caching.
+pub(crate) fn parse_caching(text: &str) -> anyhow::Result<HostCaching> {
+    text.parse()
+        .map_err(|e: String| bad_input(format!("--caching: {e}")))
+}
+
+/// Reads and validates a requirements TOML file; every error is one line naming file, line
+/// and key.
+pub(crate) fn read_requirements(path: &Path) -> anyhow::Result<Requirements> {
+    let label = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| bad_input(format!("{label}: cannot read requirements: {e}")))?;
+    parse_requirements(&label.to_string(), &text)
+}
+
+/// Parses requirements text; `label` names it in errors.
+pub(crate) fn parse_requirements(label: &str, text: &str) -> anyhow::Result<Requirements> {
+    let requirements: Requirements = toml::from_str(text).map_err(|e| {
+        let position = e
+            .span()
+            .map(|span| {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
+                format!("line {line}, column {column}: ")
+            })
+            .unwrap_or_default();
+        let message = e.message().replace('\n', " ");
+        bad_input(format!(
+            "{label}: {position}{}; see `iofit plan --example-requirements` for every key",
+            message.trim_end_matches('.')
+        ))
+    })?;
+    iofit_planner::validate(&requirements).map_err(|e| bad_input(format!("{label}: {e}")))?;
+    Ok(requirements)
+}
+
+fn parse_role(text: &str) -> anyhow::Result<VolumeRole> {
+    Ok(match text.to_ascii_lowercase().as_str() {
+        "data" => VolumeRole::Data,
+        "log" => VolumeRole::Log,
+        "temp" => VolumeRole::Temp,
+        "os" => VolumeRole::Os,
+        "other" => VolumeRole::Other,
+        _ => {
+            return Err(bad_input(format!(
+                "--role '{text}': use data, log, temp, os or other"
+            )))
+        }
+    })
+}
+
+/// Requirements from the flags (one volume).
+fn requirements_from_flags(args: &Args) -> anyhow::Result<Requirements> {
+    if args.iops.is_none() && args.throughput_mb_s.is_none() {
+        return Err(bad_input(
+            "give --iops and/or --throughput-mb-s (or --requirements FILE; \
+             `iofit plan --example-requirements` prints one)",
+        ));
+    }
+    let io_size = parse_size("--io-size", &args.io_size)?;
+    let requirements = Requirements {
+        source: "command line".into(),
+        growth_factor: 1.0,
+        host: Default::default(),
+        volumes: vec![VolumeRequirements {
+            label: "data".into(),
+            role: parse_role(&args.role)?,
+            sizing: SizingTarget {
+                iops: args.iops.unwrap_or(0.0),
+                throughput_mb_s: args.throughput_mb_s.unwrap_or(0.0),
+                latency_ms: args.latency_ms,
+                io_size_bytes: io_size.0,
+                read_pct: args.read_pct,
+                random_pct: args.random_pct,
+                capacity_gib: args.capacity_gib,
+                queue_depth: None,
+            },
+            ..Default::default()
+        }],
+    };
+    // Name the flag, not the TOML key, when a flag is out of range.
+    iofit_planner::validate(&requirements).map_err(|e| {
+        let text = e.to_string();
+        let flag = [
+            ("sizing.iops", "--iops"),
+            ("sizing.throughput_mb_s", "--throughput-mb-s"),
+            ("sizing.latency_ms", "--latency-ms"),
+            ("sizing.capacity_gib", "--capacity-gib"),
+            ("sizing.read_pct", "--read-pct"),
+            ("sizing.random_pct", "--random-pct"),
+        ]
+        .iter()
+        .find(|(key, _)| text.contains(key))
+        .map(|(_, flag)| *flag);
+        match flag {
+            Some(flag) => bad_input(format!(
+                "{flag}: {}",
+                text.rsplit(": ").next().unwrap_or(&text)
+            )),
+            None => bad_input(text),
+        }
+    })?;
+    Ok(requirements)
+}
+
+/// Applies `--growth`.
+pub(crate) fn apply_growth(
+    requirements: &mut Requirements,
+    growth: Option<f64>,
+) -> anyhow::Result<()> {
+    if let Some(factor) = growth {
+        if !(factor.is_finite() && factor > 0.0) {
+            return Err(bad_input(format!(
+                "--growth {factor}: must be a number > 0 (1.3 = 30% growth)"
+            )));
+        }
+        requirements.apply_growth(factor);
+    }
+    Ok(())
+}
+
+/// The seed prints 1,544.34 $ as the total of its premium design; iofit computes totals from
+/// the parts and says where that differs.
+pub(crate) fn seed_total_note(catalog: &Catalog) -> Option<String> {
+    const SEED_PRINTED_TOTAL: f64 = 1544.34;
+    let vm = catalog
+        .vm("Standard_DS13", EDITION_SEED)
+        .ok()?
+        .price_usd_month?;
+    let disk = catalog.disk("P30", EDITION_SEED).ok()?.price_usd_month?;
+    let total = vm + 4.0 * disk;
+    ((total - SEED_PRINTED_TOTAL).abs() >= 0.005).then(|| {
+        format!(
+            "totals are computed from the parts: the seed prints {SEED_PRINTED_TOTAL:.2} $ for \
+             Standard_DS13 + 4 x P30, but its parts add up to {vm:.2} + {:.2} = {total:.2} $",
+            4.0 * disk
+        )
+    })
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.example_requirements {
+        emit(EXAMPLE_REQUIREMENTS)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let catalog = load_catalog(&args.edition, &args.catalog)?;
+    let mut requirements = match &args.requirements {
+        Some(path) => {
+            let flags_given = args.iops.is_some()
+                || args.throughput_mb_s.is_some()
+                || args.latency_ms.is_some()
+                || args.capacity_gib.is_some();
+            if flags_given {
+                return Err(bad_input(
+                    "--requirements FILE replaces --iops/--throughput-mb-s/--latency-ms/--capacity-gib; give one or the other",
+                ));
+            }
+            read_requirements(path)?
+        }
+        None => requirements_from_flags(&args)?,
+    };
+    apply_growth(&mut requirements, args.growth)?;
+    if args.top == 0 {
+        return Err(bad_input("--top 0: show at least one design"));
+    }
+    let options = PlanOptions {
+        top: args.top,
+        caching: args.caching.as_deref().map(parse_caching).transpose()?,
+        assumptions: assumptions_for(&args.edition, args.service_latency_ms, args.cache_hit_pct)?,
+        ..PlanOptions::default()
+    };
+    let rows = rows_for(&catalog, &args.edition);
+    let mut plan = iofit_planner::plan(&requirements, &rows, &options).map_err(bad_input)?;
+    if args.edition == EDITION_SEED {
+        if let Some(note) = seed_total_note(&catalog) {
+            plan.notes.push(note);
+        }
+    }
+    let tables = tables_of(&catalog, &args.edition);
+    if args.json {
+        let value = serde_json::json!({
+            "edition": args.edition,
+            "tables": tables,
+            "requirements": requirements,
+            "plan": plan,
+        });
+        emit(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
+    } else {
+        emit(&format!(
+            "{}\n{}",
+            iofit_report::plan_text::render_requirements(&requirements),
+            iofit_report::plan_text::render(&plan, &args.edition, &tables)
+        ))?;
+    }
+    Ok(if plan.designs.is_empty() {
+        ExitCode::from(crate::exit::FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Writes a command's output to stdout. A closed pipe (`iofit plan | head`) ends the output
+/// quietly instead of panicking the way `print!` does.
+pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing to stdout"),
+    }
 }

@@ -1,8 +1,247 @@
+//! `iofit predict`: what a design (VM + volumes) delivers for a workload, every limit with its
+//! headroom, and the one that binds.
+
+use super::plan::{assumptions_for, emit, load_catalog, parse_size, read_requirements, tables_of};
+use crate::exit::bad_input;
+use iofit_catalog::{Catalog, DiskSku, VmSize, EDITION_CURRENT};
+use iofit_model::{RwMode, SizingTarget, VolumeDesign, Workload};
+use iofit_predict::{Alternatives, DiskPerf, VolumeLoad};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(
+    after_help = "Exit codes: 0 predicted (and requirements met, if given), 1 requirements not met, 2 bad input."
+)]
+pub struct Args {
+    /// VM size, e.g. Standard_DS14 (any case; the Standard_ prefix may be left out).
+    #[arg(long)]
+    pub vm: String,
+    /// A volume: COUNTxSKU[:CACHING], e.g. 10xP30:none or 1xP30:readonly. Repeat per volume.
+    #[arg(long = "disk", required = true, value_name = "SPEC")]
+    pub disks: Vec<String>,
+    /// Stripe unit of multi-disk volumes (64k for small random IO, 256k for sequential).
+    #[arg(long)]
+    pub stripe: Option<String>,
+    /// IO pattern, as fio names it: read, write, randread, randwrite, rw, randrw.
+    #[arg(long, default_value = "randread")]
+    pub rw: String,
+    /// Share of reads for rw/randrw, 0..100.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 50.0)]
+    pub rwmixread: f64,
+    /// IO size (8k, 64k, 1m; k = 1024).
+    #[arg(long, default_value = "8k")]
+    pub bs: String,
+    /// IOs in flight per job.
+    #[arg(long, allow_negative_numbers = true)]
+    pub iodepth: Option<i64>,
+    /// Jobs (threads) per volume.
+    #[arg(long, allow_negative_numbers = true)]
+    pub numjobs: Option<i64>,
+    /// Targets per volume from a requirements TOML, matched to --disk in order.
+    #[arg(long, value_name = "FILE")]
+    pub requirements: Option<PathBuf>,
+    /// Service time of one IO on an unthrottled disk, ms (Little's law).
+    #[arg(long = "service-latency-ms", allow_negative_numbers = true)]
+    pub service_latency_ms: Option<f64>,
+    /// Share of reads on cached disks that the warm host cache serves.
+    #[arg(
+        long = "cache-hit-pct",
+        allow_negative_numbers = true,
+        default_value_t = 100.0
+    )]
+    pub cache_hit_pct: f64,
+    /// For Premium SSD v2 / Ultra volumes: size, IOPS and MB/s provisioned per disk.
+    #[arg(long = "provisioned-size-gib")]
+    pub provisioned_size_gib: Option<f64>,
+    #[arg(long = "provisioned-iops")]
+    pub provisioned_iops: Option<f64>,
+    #[arg(long = "provisioned-mb-s")]
+    pub provisioned_mb_s: Option<f64>,
+    /// Catalog edition: current (default) or seed-2016.
+    #[arg(long, default_value = EDITION_CURRENT)]
+    pub edition: String,
+    /// Extra catalog file(s) that add or override rows.
+    #[arg(long = "catalog", value_name = "FILE")]
+    pub catalog: Vec<PathBuf>,
+    /// Print only JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("this subcommand is not built yet")
+fn parse_rw(text: &str) -> anyhow::Result<RwMode> {
+    Ok(match text.to_ascii_lowercase().as_str() {
+        "read" => RwMode::Read,
+        "write" => RwMode::Write,
+        "randread" => RwMode::RandRead,
+        "randwrite" => RwMode::RandWrite,
+        "rw" | "readwrite" => RwMode::ReadWrite,
+        "randrw" => RwMode::RandRw,
+        _ => {
+            return Err(bad_input(format!(
+                "--rw '{text}': use read, write, randread, randwrite, rw or randrw"
+            )))
+        }
+    })
+}
+
+fn positive(flag: &str, value: Option<i64>, default: u32) -> anyhow::Result<u32> {
+    match value {
+        None => Ok(default),
+        Some(v) if v >= 1 && v <= u32::MAX as i64 => Ok(v as u32),
+        Some(v) => Err(bad_input(format!("{flag} {v}: must be at least 1"))),
+    }
+}
+
+/// The disk row of a volume: a fixed SKU, or a provisioned type with the --provisioned flags.
+fn disk_for(catalog: &Catalog, args: &Args, design: &mut VolumeDesign) -> anyhow::Result<DiskPerf> {
+    match catalog.disk(&design.disk_sku, &args.edition) {
+        Ok(sku) => {
+            design.disk_sku = sku.name.clone();
+            Ok(DiskPerf::from(sku))
+        }
+        Err(fixed_error) => {
+            let Ok(kind) = catalog.provisioned_disk(&design.disk_sku, &args.edition) else {
+                return Err(bad_input(fixed_error));
+            };
+            let (Some(size), Some(iops), Some(mb)) = (
+                args.provisioned_size_gib,
+                args.provisioned_iops,
+                args.provisioned_mb_s,
+            ) else {
+                return Err(bad_input(format!(
+                    "{} is provisioned per disk: give --provisioned-size-gib, \
+                     --provisioned-iops and --provisioned-mb-s",
+                    kind.name
+                )));
+            };
+            design.disk_sku = kind.name.clone();
+            design.provisioned_size_gib = Some(size);
+            design.provisioned_iops = Some(iops);
+            design.provisioned_throughput_mb_s = Some(mb);
+            DiskPerf::from_provisioned(kind, size, iops, mb).map_err(bad_input)
+        }
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let catalog = load_catalog(&args.edition, &args.catalog)?;
+    let vm: &VmSize = catalog.vm(&args.vm, &args.edition).map_err(bad_input)?;
+    let assumptions = assumptions_for(&args.edition, args.service_latency_ms, args.cache_hit_pct)?;
+    let stripe = args
+        .stripe
+        .as_deref()
+        .map(|s| parse_size("--stripe", s))
+        .transpose()?;
+    let requirements = args
+        .requirements
+        .as_deref()
+        .map(read_requirements)
+        .transpose()?;
+    if let Some(requirements) = &requirements {
+        if requirements.volumes.len() != args.disks.len() {
+            return Err(bad_input(format!(
+                "{} has {} volume(s) but {} --disk given; give one --disk per [[volumes]] entry, in order",
+                args.requirements.as_ref().unwrap().display(),
+                requirements.volumes.len(),
+                args.disks.len()
+            )));
+        }
+    }
+    let rw = parse_rw(&args.rw)?;
+    let bs = parse_size("--bs", &args.bs)?;
+    if !(0.0..=100.0).contains(&args.rwmixread) {
+        return Err(bad_input(format!(
+            "--rwmixread {}: must be within 0..=100",
+            args.rwmixread
+        )));
+    }
+    let read_pct = match (rw.has_reads(), rw.has_writes()) {
+        (true, false) => 100.0,
+        (false, true) => 0.0,
+        _ => args.rwmixread,
+    };
+    let mut loads = Vec::with_capacity(args.disks.len());
+    for (index, spec) in args.disks.iter().enumerate() {
+        let mut design: VolumeDesign = spec.parse().map_err(bad_input)?;
+        let requirement = requirements.as_ref().map(|r| &r.volumes[index]);
+        design.label = match requirement {
+            Some(volume) => volume.label.clone(),
+            None => format!("vol{}", index + 1),
+        };
+        if design.disk_count > 1 {
+            design.stripe_size = stripe;
+        }
+        let disk = disk_for(&catalog, &args, &mut design)?;
+        let (workload, target): (Workload, Option<SizingTarget>) = match requirement {
+            Some(volume) => {
+                let sizing = &volume.sizing;
+                // One operating point meets both the IOPS and the MB/s of the target.
+                let (wanted, io_size) =
+                    iofit_planner::operating_point(sizing, assumptions.mb.bytes_per_mb());
+                // Without --iodepth: the app's own depth, else what Little's law asks for.
+                let by_law = (wanted * assumptions.service_latency_ms / 1e3)
+                    .ceil()
+                    .max(1.0);
+                let outstanding = sizing.queue_depth.unwrap_or(by_law).ceil().max(1.0) as u32;
+                let depth = positive(
+                    "--iodepth",
+                    args.iodepth,
+                    outstanding.max(design.disk_count),
+                )?;
+                let jobs = positive("--numjobs", args.numjobs, 1)?;
+                (
+                    Workload::new(sizing.read_pct, sizing.random_pct, io_size, depth, jobs),
+                    Some(sizing.clone()),
+                )
+            }
+            None => (
+                Workload::new(
+                    read_pct,
+                    if rw.is_random() { 100.0 } else { 0.0 },
+                    bs,
+                    positive("--iodepth", args.iodepth, 32)?,
+                    positive("--numjobs", args.numjobs, 1)?,
+                ),
+                None,
+            ),
+        };
+        loads.push(VolumeLoad {
+            design,
+            disk,
+            workload,
+            target,
+        });
+    }
+    let vms: Vec<VmSize> = catalog.vms_in(&args.edition).cloned().collect();
+    let disks: Vec<DiskSku> = catalog.disks_in(&args.edition).cloned().collect();
+    let prediction = iofit_predict::predict(
+        vm,
+        &loads,
+        &assumptions,
+        Some(Alternatives {
+            vms: &vms,
+            disks: &disks,
+        }),
+    )
+    .map_err(bad_input)?;
+    if args.json {
+        let tables: Vec<_> = tables_of(&catalog, &args.edition)
+            .into_iter()
+            .filter(|t| prediction.tables.contains(&t.id))
+            .collect();
+        let value = serde_json::json!({
+            "edition": args.edition,
+            "tables": tables,
+            "prediction": prediction,
+        });
+        emit(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
+    } else {
+        emit(&iofit_report::predict_text::render(&prediction))?;
+    }
+    Ok(if prediction.meets_requirements == Some(false) {
+        ExitCode::from(crate::exit::FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
