@@ -487,7 +487,9 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
     let mut out = String::new();
     svg_open(&mut out, height, title);
     // Ticks at 0, 90, 99, 99.9 ... placed where the stretched axis puts them.
-    let ticks: Vec<f64> = (0..=x_high as i32).map(f64::from).collect();
+    let mut ticks: Vec<f64> = (0..=x_high as i32).map(f64::from).collect();
+    // The median, where the stretched axis puts it (-log10(0.5)).
+    ticks.insert(1, -(0.5f64).log10());
     frame(
         &mut out,
         x_axis,
@@ -534,6 +536,19 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
 
 const BAR_ROW: f64 = 26.0;
 const BAR_LEFT: f64 = 230.0;
+const MAX_BAR_LEFT: f64 = 420.0;
+const LABEL_CHAR_PX: f64 = 6.8;
+
+/// `text` cut to `max_chars` characters, the last one an ellipsis, when longer.
+fn shorten(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars || max_chars < 2 {
+        text.to_string()
+    } else {
+        let mut short: String = text.chars().take(max_chars - 1).collect();
+        short.push('…');
+        short
+    }
+}
 const BAR_RIGHT: f64 = 150.0;
 
 /// Horizontal bars of one unit's limits; the binding one is drawn in a warning colour and
@@ -555,11 +570,20 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
     };
     let height = TOP + bars.len() as f64 * BAR_ROW + if requirement.is_some() { 30.0 } else { 8.0 };
     let right_edge = WIDTH - BAR_RIGHT;
+    // Room for the longest name (about 7 px a character at 12 px), within bounds; longer names
+    // are shortened with an ellipsis and keep their full text as a tooltip.
+    let longest = bars
+        .iter()
+        .map(|bar| bar.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let bar_left = (longest as f64 * LABEL_CHAR_PX + 16.0).clamp(BAR_LEFT, MAX_BAR_LEFT);
+    let max_chars = ((bar_left - 16.0) / LABEL_CHAR_PX) as usize;
     let mut out = String::new();
     svg_open(&mut out, height, title);
     for (index, bar) in bars.iter().enumerate() {
         let y = TOP + index as f64 * BAR_ROW;
-        let width = axis.position(bar.value.max(0.0), 0.0, right_edge - BAR_LEFT);
+        let width = axis.position(bar.value.max(0.0), 0.0, right_edge - bar_left);
         let colour = if bar.binding {
             BINDING_COLOUR
         } else {
@@ -572,12 +596,13 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
         };
         let _ = write!(
             out,
-            "<text x=\"{}\" y=\"{:.1}\" class=\"bar-label{}\" text-anchor=\"end\">{}</text>\
-             <rect x=\"{BAR_LEFT}\" y=\"{:.1}\" width=\"{width:.1}\" height=\"{:.1}\" fill=\"{colour}\"{}/>\
+            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"bar-label{}\" text-anchor=\"end\">{}<title>{}</title></text>\
+             <rect x=\"{bar_left:.1}\" y=\"{:.1}\" width=\"{width:.1}\" height=\"{:.1}\" fill=\"{colour}\"{}/>\
              <text x=\"{:.1}\" y=\"{:.1}\" class=\"bar-value{}\">{}</text>",
-            BAR_LEFT - 8.0,
+            bar_left - 8.0,
             y + 16.0,
             if bar.binding { " binding" } else { "" },
+            escape(&shorten(&bar.name, max_chars)),
             escape(&bar.name),
             y + 4.0,
             BAR_ROW - 8.0,
@@ -586,14 +611,14 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
             } else {
                 ""
             },
-            BAR_LEFT + width + 6.0,
+            bar_left + width + 6.0,
             y + 16.0,
             if bar.binding { " binding" } else { "" },
             escape(&label)
         );
     }
     if let Some(required) = requirement {
-        let x = BAR_LEFT + axis.position(required, 0.0, right_edge - BAR_LEFT);
+        let x = bar_left + axis.position(required, 0.0, right_edge - bar_left);
         let bottom = TOP + bars.len() as f64 * BAR_ROW;
         let _ = write!(
             out,

@@ -24,7 +24,7 @@ use crate::chart::{self, LimitBar, PairedBar, Series};
 use crate::compare::{role_name, Comparison, Metric, Verdict};
 use iofit_model::requirements::{Percentiles, Requirements};
 use iofit_model::units::group_thousands;
-use iofit_stats::{DirectionResult, JobResult, RunResult};
+use iofit_stats::{DirectionResult, IntervalSample, JobResult, RunResult};
 use std::fmt::Write as _;
 
 /// Escapes text for HTML element content and attribute values (also valid inside SVG).
@@ -335,6 +335,16 @@ fn percentile_curve(direction: &DirectionResult) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// The samples worth drawing: a run's last interval is often a sliver (a few ms, or 0 ms when
+/// the run stops just after a boundary), and a rate over a sliver is noise. Samples shorter than
+/// half the longest interval are left out.
+pub(crate) fn full_intervals(series: &[IntervalSample]) -> impl Iterator<Item = &IntervalSample> {
+    let longest = series.iter().map(|s| s.interval_ms).max().unwrap_or(0);
+    series
+        .iter()
+        .filter(move |s| s.interval_ms > 0 && s.interval_ms * 2 >= longest)
+}
+
 /// Per-interval IOPS, MB/s, mean and p99 latency of every job, x in seconds at interval end.
 pub(crate) struct TimeSeries {
     pub iops: Vec<Series>,
@@ -348,22 +358,23 @@ pub(crate) fn time_series(run: &RunResult) -> TimeSeries {
         throughput_mb_s: Vec::new(),
         latency_ms: Vec::new(),
     };
-    for job in run.jobs.iter().filter(|job| !job.series.is_empty()) {
-        let at = |sample: &iofit_stats::IntervalSample| {
-            (sample.start_ms + sample.interval_ms) as f64 / 1e3
-        };
-        let seconds =
-            |sample: &iofit_stats::IntervalSample| (sample.interval_ms.max(1)) as f64 / 1e3;
+    for job in run.jobs.iter() {
+        let samples: Vec<&IntervalSample> = full_intervals(&job.series).collect();
+        if samples.is_empty() {
+            continue;
+        }
+        let at = |sample: &IntervalSample| (sample.start_ms + sample.interval_ms) as f64 / 1e3;
+        let seconds = |sample: &IntervalSample| (sample.interval_ms.max(1)) as f64 / 1e3;
         series.iops.push(Series::new(
             job.name.clone(),
-            job.series
+            samples
                 .iter()
                 .map(|s| (at(s), (s.read_ios + s.write_ios) as f64 / seconds(s)))
                 .collect(),
         ));
         series.throughput_mb_s.push(Series::new(
             job.name.clone(),
-            job.series
+            samples
                 .iter()
                 .map(|s| {
                     (
@@ -373,7 +384,7 @@ pub(crate) fn time_series(run: &RunResult) -> TimeSeries {
                 })
                 .collect(),
         ));
-        let with_ios = || job.series.iter().filter(|s| s.read_ios + s.write_ios > 0);
+        let with_ios = || samples.iter().filter(|s| s.read_ios + s.write_ios > 0);
         series.latency_ms.push(Series::new(
             format!("{} mean", job.name),
             with_ios()
