@@ -312,6 +312,28 @@ mod tests {
     }
 
     #[test]
+    fn captured_snapshots_of_a_direct_8k_writer() {
+        // tests/data/diskstats: /proc copied twice about 2 s apart while
+        // `dd bs=8k oflag=direct` wrote to vda (see tests/data/README.md).
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/diskstats");
+        let t0 = Snapshot::read(&root.join("linux-6.18_t0")).unwrap();
+        let t1 = Snapshot::read(&root.join("linux-6.18_t1")).unwrap();
+        let mut recorder = LiveRecorder::new("captured", 2.0);
+        recorder.push(t0, 0.0);
+        recorder.push(t1, 2.0);
+        let capture = recorder.finish();
+        let vda = capture.devices.iter().find(|d| d.name == "vda").unwrap();
+        let s = vda.samples[0];
+        // writes 1128385 -> 1143886, sectors 92805744 -> 93053752
+        assert_eq!(s.write_iops, 15501.0 / 2.0);
+        let write_size = s.write_bytes_s / s.write_iops;
+        assert!((write_size - 248008.0 * 512.0 / 15501.0).abs() < 1e-6);
+        assert!((write_size - 8192.0).abs() < 8.0, "8 KiB writes: {write_size}");
+        // cpu busy +47 user +45 system +10 softirq = 102; idle +232 +49 iowait = 281
+        assert!((capture.host[0].cpu_pct - 102.0 / 383.0 * 100.0).abs() < 1e-9);
+    }
+
+    #[test]
     fn live_proc_is_readable() {
         // Real /proc on the machine running the tests (Linux only).
         if Path::new("/proc/diskstats").exists() {
