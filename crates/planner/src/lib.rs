@@ -1025,7 +1025,8 @@ fn impossible_reasons(
             .filter_map(|vm| value(vm).map(|x| (vm.name.clone(), x)))
             .max_by(|a, b| a.1.total_cmp(&b.1))
     };
-    let vm_checks: [(&str, f64, &str, Box<dyn Fn(&VmSize) -> Option<f64>>); 2] = [
+    type VmValue = Box<dyn Fn(&VmSize) -> Option<f64>>;
+    let vm_checks: [(&str, f64, &str, VmValue); 2] = [
         (
             "uncached IOPS",
             total_iops,
@@ -1090,7 +1091,7 @@ fn impossible_reasons(
                 None => counts.push((key, 1, r.reason.clone())),
             }
         }
-        counts.sort_by(|a, b| b.1.cmp(&a.1));
+        counts.sort_by_key(|entry| std::cmp::Reverse(entry.1));
         if let Some((_, count, example)) = counts.first() {
             reasons.push(format!(
                 "no VM and disk combination fits; {count} of {} VMs fail the same way, e.g. {example}",

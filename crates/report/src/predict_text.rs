@@ -110,7 +110,11 @@ pub fn render(prediction: &Prediction) -> String {
             None => "",
         }
     );
-    if prediction.meets_requirements.is_some() {
+    // With targets, the most every volume can do at once; shown when it exceeds the targets
+    // (flat out, one volume may take shared room another's target leaves).
+    if prediction.meets_requirements.is_some()
+        && prediction.max_total_iops > prediction.total_iops * (1.0 + 1e-9)
+    {
         let _ = writeln!(
             out,
             "maximum:   {} IOPS, {} MB/s when every volume runs flat out",

@@ -1,0 +1,190 @@
+//! `iofit predict` end to end: the seed's DS14 benchmark layout and worked examples, with text
+//! and JSON snapshots (seed edition, fixed inputs: stable).
+
+use assert_cmd::Command;
+use std::io::Write;
+
+fn iofit() -> Command {
+    Command::cargo_bin("iofit").unwrap()
+}
+
+const DS14_ARGS: &[&str] = &[
+    "predict",
+    "--vm",
+    "Standard_DS14",
+    "--disk",
+    "10xP30:none",
+    "--disk",
+    "1xP30:readonly",
+    "--stripe",
+    "64k",
+    "--rw",
+    "randread",
+    "--bs",
+    "8k",
+    "--iodepth",
+    "32",
+    "--numjobs",
+    "4",
+    "--edition",
+    "seed-2016",
+];
+
+#[test]
+fn ds14_text_snapshot() {
+    let output = iofit().args(DS14_ARGS).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("binding:"));
+    insta::assert_snapshot!("predict_ds14_text", text);
+}
+
+#[test]
+fn ds14_json_snapshot_is_only_json() {
+    let output = iofit().args(DS14_ARGS).arg("--json").output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
+    assert_eq!(value["prediction"]["binding"]["kind"], "vm_uncached_iops");
+    assert_eq!(value["prediction"]["total_iops"], 114000.0);
+    insta::assert_json_snapshot!("predict_ds14_json", value);
+}
+
+fn requirements_file(text: &str) -> tempfile::NamedTempFile {
+    let mut file = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+    file
+}
+
+#[test]
+fn four_thousand_iops_on_ds1_is_capped_at_3200_by_the_vm() {
+    let file = requirements_file(
+        "[[volumes]]\nlabel = \"data\"\n[volumes.sizing]\niops = 4000.0\nthroughput_mb_s = 0.0\n\
+         io_size_bytes = 8192\nread_pct = 100.0\n",
+    );
+    let output = iofit()
+        .args([
+            "predict",
+            "--vm",
+            "ds1",
+            "--disk",
+            "1xP30",
+            "--edition",
+            "seed-2016",
+        ])
+        .arg("--requirements")
+        .arg(file.path())
+        .output()
+        .unwrap();
+    // The requirements are not met: exit 1, with the binding limit in words.
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains("capped at 3,200 IOPS by VM uncached IOPS (Standard_DS1)"),
+        "{text}"
+    );
+    assert!(text.contains("DOES NOT meet"));
+}
+
+#[test]
+fn two_hundred_fifty_mb_s_on_ds4_advises_more_disks_or_p40_p50() {
+    let file = requirements_file(
+        "[[volumes]]\nlabel = \"dw\"\n[volumes.sizing]\niops = 0.0\nthroughput_mb_s = 250.0\n\
+         io_size_bytes = 1048576\nread_pct = 100.0\nrandom_pct = 0.0\n",
+    );
+    let output = iofit()
+        .args([
+            "predict",
+            "--vm",
+            "Standard_DS4",
+            "--disk",
+            "1xP30",
+            "--edition",
+            "seed-2016",
+            "--json",
+        ])
+        .arg("--requirements")
+        .arg(file.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let prediction = &value["prediction"];
+    assert_eq!(prediction["binding"]["kind"], "disk_throughput");
+    assert_eq!(prediction["total_throughput_mb_s"], 200.0);
+    let advice = prediction["advice"].to_string();
+    assert!(
+        advice.contains("2 x P30 striped") && advice.contains("P40") && advice.contains("P50"),
+        "{advice}"
+    );
+}
+
+#[test]
+fn io_size_table_says_the_seed_counts_1024() {
+    for (bs, iops) in [
+        ("8k", "5,000"),
+        ("1024k", "200"),
+        ("64k", "3,200"),
+        ("32k", "5,000"),
+    ] {
+        let output = iofit()
+            .args([
+                "predict",
+                "--vm",
+                "DS14",
+                "--disk",
+                "P30",
+                "--bs",
+                bs,
+                "--iodepth",
+                "64",
+                "--edition",
+                "seed-2016",
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            text.contains(&format!("delivers:  {iops} IOPS")),
+            "{bs}: {text}"
+        );
+        assert!(text.contains("1 MB = 1024 KB"));
+    }
+}
+
+#[test]
+fn qd_2_on_a_4_disk_stripe_is_flagged_in_text() {
+    let output = iofit()
+        .args([
+            "predict",
+            "--vm",
+            "DS14",
+            "--disk",
+            "4xP30",
+            "--stripe",
+            "64k",
+            "--iodepth",
+            "2",
+            "--edition",
+            "seed-2016",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("leaves 2 idle"), "{text}");
+    assert!(text.contains("run at least 4 outstanding IOs"), "{text}");
+}
+
+#[test]
+fn closed_pipe_does_not_panic() {
+    // `iofit predict ... | head -1`: stdout closes early; no panic message.
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "{} {} | head -1",
+            assert_cmd::cargo::cargo_bin("iofit").display(),
+            DS14_ARGS.join(" ")
+        ))
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
+}
