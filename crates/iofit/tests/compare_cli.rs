@@ -118,6 +118,40 @@ fn report_file_is_written_whole() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
 
+#[test]
+fn iofit_run_results_compare_and_chart_over_time() {
+    // Written by `iofit run --output-format json` (see tests/data/results/README.md): it carries
+    // the per-second series that fio's JSON lacks, so the report draws charts over time.
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.html");
+    iofit()
+        .arg("compare")
+        .arg(data("iofit-randrw-8k.json"))
+        .arg("--requirements")
+        .arg(data("req-oltp-pass.toml"))
+        .args([
+            "--vm",
+            "DS13",
+            "--disks",
+            "4xP30:none",
+            "--catalog-edition",
+            "seed-2016",
+        ])
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "design: Standard_DS13 with 4xP30:none",
+        ))
+        .stdout(predicate::str::contains("verdict: PASS"));
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("IOPS per interval"));
+    assert!(!html.contains("no per-interval samples"));
+    assert!(html.contains("VM uncached IOPS (Standard_DS13)"));
+    assert!(html.contains("— binding"));
+}
+
 fn bad_input(args: &[&str], expected: &str) {
     iofit()
         .arg("compare")
@@ -192,6 +226,32 @@ fn bad_input_exits_2_with_one_line() {
         &[&results, "--requirements", &several, "--volume", "tmp"],
         "no volume 'tmp'",
     );
+    // An unknown VM size, and --vm without --disks.
+    bad_input(
+        &[
+            &results,
+            "--requirements",
+            &requirements,
+            "--vm",
+            "Standard_XX99",
+            "--disks",
+            "1xP30",
+        ],
+        "--vm",
+    );
+    // (clap's own usage error: exit 2, several lines of usage.)
+    iofit()
+        .args([
+            "compare",
+            &results,
+            "--requirements",
+            &requirements,
+            "--vm",
+            "DS13",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--disks"));
     // A bad --disks spec.
     bad_input(
         &[

@@ -72,16 +72,25 @@ pub fn read_results(text: &str, file: &str) -> Result<RunResult, ResultsError> {
             "no line starts a JSON object ('{')".to_string()
         },
     })?;
-    let document: Value =
-        serde_json::from_str(&text[start..]).map_err(|error| ResultsError::NotJson {
+    // The first JSON value; anything after it (fio may print warnings once the document is
+    // done) is left alone.
+    let not_json = |error: serde_json::Error| ResultsError::NotJson {
+        file: file.to_string(),
+        message: format!(
+            "{} at line {}, column {}",
+            error_text(&error),
+            error.line() + text[..start].lines().count(),
+            error.column()
+        ),
+    };
+    let document: Value = serde_json::Deserializer::from_str(&text[start..])
+        .into_iter::<Value>()
+        .next()
+        .ok_or_else(|| ResultsError::NotJson {
             file: file.to_string(),
-            message: format!(
-                "{} at line {}, column {}",
-                error_text(&error),
-                error.line() + text[..start].lines().count(),
-                error.column()
-            ),
-        })?;
+            message: "no JSON value".to_string(),
+        })?
+        .map_err(not_json)?;
     FioReader { file }.run(&document)
 }
 
@@ -1965,7 +1974,11 @@ mod tests {
             \"read\":{\"io_bytes\":4096,\"bw\":4,\"iops\":1.0,\"runtime\":1000,\
             \"clat\":{\"min\":100,\"max\":300,\"mean\":200.5,\"stddev\":1,\"percentile\":{\"99.000000\":290}},\
             \"lat\":{\"min\":110,\"max\":310,\"mean\":210.0,\"stddev\":1}}}]}";
-        let run = read_results(text, "old.json").unwrap();
+        let run = read_results(
+            &format!("{text}\nfio: file hash not empty on exit\n"),
+            "old.json",
+        )
+        .unwrap();
         let read = &run.jobs[0].read;
         assert_eq!(read.ios, 1);
         assert_eq!(read.bandwidth_bytes_per_second, 4096.0);
