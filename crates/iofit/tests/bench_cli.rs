@@ -1,0 +1,173 @@
+//! `iofit size-threads` and `iofit bench azure-premium` at a tiny scale on temp dirs.
+
+use assert_cmd::Command;
+
+#[test]
+fn size_threads_computes_threads_by_littles_law() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::cargo_bin("iofit")
+        .unwrap()
+        .args([
+            "size-threads",
+            "--target-iops",
+            "20000",
+            "--duration",
+            "0.7",
+            "--size",
+            "8m",
+            "--json",
+            "--target",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let code = output.status.code().unwrap();
+    assert!(
+        code == 0 || code == 1,
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let latency_s = result["best_latency_us"].as_f64().unwrap() / 1e6;
+    assert!(latency_s > 0.0);
+    // threads = latency_s x IOPS, rounded up, and that count is what ran.
+    let exact = result["threads_exact"].as_f64().unwrap();
+    assert!((exact - latency_s * 20000.0).abs() < 1e-9 * 20000.0 + 1e-9);
+    assert_eq!(result["threads"].as_f64().unwrap(), exact.ceil().max(1.0));
+    let reached = result["measured_iops"].as_f64().unwrap() >= 20000.0;
+    assert_eq!(result["reached"].as_bool().unwrap(), reached);
+    assert_eq!(
+        code == 0,
+        reached,
+        "exit 0 exactly when the target was reached"
+    );
+}
+
+#[test]
+fn size_threads_bad_input_exits_2() {
+    Command::cargo_bin("iofit")
+        .unwrap()
+        .args([
+            "size-threads",
+            "--target-iops",
+            "5000",
+            "--target",
+            "/nonexistent-iofit-dir",
+        ])
+        .assert()
+        .code(2);
+    let dir = tempfile::tempdir().unwrap();
+    Command::cargo_bin("iofit")
+        .unwrap()
+        .args(["size-threads", "--target-iops", "-5", "--target"])
+        .arg(dir.path())
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn azure_premium_suite_end_to_end_at_tiny_scale() {
+    let nocache = tempfile::tempdir().unwrap();
+    let readcache = tempfile::tempdir().unwrap();
+    let json = readcache.path().join("bench.json");
+    let output = Command::cargo_bin("iofit")
+        .unwrap()
+        .args([
+            "bench",
+            "azure-premium",
+            "--scale",
+            "0.0001",
+            "--runtime",
+            "0.4",
+            "--size",
+            "8m",
+            "--workers",
+            "3",
+            "--iodepth",
+            "16",
+            "--quiet",
+            "--nocache",
+        ])
+        .arg(nocache.path())
+        .arg("--readcache")
+        .arg(readcache.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The warm-up ran (2 h x 0.0001 = 0.72 s each) before the benchmarks.
+    assert!(stdout.contains("warm-up: RandomWrites_1MB on CacheReads for 0.7s"));
+    assert!(stdout.contains("warm-up: RandomReads_1MB on CacheReads"));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["cache_warmed"], true);
+    let rows = doc["rows"].as_array().unwrap();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["scenario"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "max write IOPS",
+            "max read IOPS",
+            "max combined IOPS",
+            "max write MB/s",
+            "max read MB/s",
+            "max combined MB/s"
+        ]
+    );
+    for row in rows {
+        assert!(row["measured_iops"].as_f64().unwrap() > 0.0, "{row}");
+        assert_eq!(row["unwarmed_cache"], false);
+    }
+    // The prediction for the seed's Standard_DS14 at 3 workers x QD 16: Little's law at the
+    // predictor's 1 ms service time gives 48 / 0.001 s = 48,000 IOPS, under the VM's 50,000.
+    assert_eq!(rows[0]["predicted_iops"].as_f64().unwrap(), 48_000.0);
+    // Reads go to CacheReads, writes to NoCacheWrites (the seed's table swaps the names).
+    assert_eq!(rows[1]["target"], "CacheReads");
+    assert_eq!(rows[0]["target"], "NoCacheWrites");
+    assert!(stdout.contains("seed expected (DS14)"));
+    // 64 KiB rows: MB/s = IOPS x 64 KiB.
+    let row = &rows[3];
+    let mb = row["measured_iops"].as_f64().unwrap() * 65536.0 / 1e6;
+    assert!((row["measured_mb_s"].as_f64().unwrap() - mb).abs() / mb < 0.01);
+}
+
+#[test]
+fn unwarmed_cache_is_warned() {
+    let nocache = tempfile::tempdir().unwrap();
+    let readcache = tempfile::tempdir().unwrap();
+    let output = Command::cargo_bin("iofit")
+        .unwrap()
+        .args([
+            "bench",
+            "azure-premium",
+            "--skip-warmup",
+            "--scale",
+            "0.0001",
+            "--runtime",
+            "0.3",
+            "--size",
+            "4m",
+            "--iodepth",
+            "4",
+            "--quiet",
+            "--nocache",
+        ])
+        .arg(nocache.path())
+        .arg("--readcache")
+        .arg(readcache.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("was not warmed"), "{stderr}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("(cache not warmed)"));
+}
