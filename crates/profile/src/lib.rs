@@ -29,6 +29,7 @@
 pub mod capture;
 pub mod clock;
 pub mod error;
+pub mod example;
 pub mod iostat;
 mod lines;
 pub mod num;

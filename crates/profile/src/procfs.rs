@@ -328,7 +328,10 @@ mod tests {
         assert_eq!(s.write_iops, 15501.0 / 2.0);
         let write_size = s.write_bytes_s / s.write_iops;
         assert!((write_size - 248008.0 * 512.0 / 15501.0).abs() < 1e-6);
-        assert!((write_size - 8192.0).abs() < 8.0, "8 KiB writes: {write_size}");
+        assert!(
+            (write_size - 8192.0).abs() < 8.0,
+            "8 KiB writes: {write_size}"
+        );
         // cpu busy +47 user +45 system +10 softirq = 102; idle +232 +49 iowait = 281
         assert!((capture.host[0].cpu_pct - 102.0 / 383.0 * 100.0).abs() < 1e-9);
     }

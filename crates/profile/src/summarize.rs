@@ -9,7 +9,7 @@
 //! Percentiles are nearest-rank: p of n sorted values is the ceil(p/100 x n)-th smallest, so a
 //! hand count over a small sample gives the same number.
 
-use crate::capture::{Capture, DiskSample};
+use crate::capture::{Capture, DiskSample, Tool};
 use crate::error::ProfileError;
 use iofit_model::requirements::{
     HostMetrics, ObservedMetrics, Percentiles, Requirements, SizingTarget, VolumeRequirements,
@@ -330,6 +330,41 @@ fn volume(
         }
     }
     let wanted = spec.devices.len() as u32;
+    // `iostat -z` leaves idle devices out of a report: there a missing row means no IO. Other
+    // sources list every device each time, so a missing sample is unknown and the report is
+    // left out of the volume.
+    let missing_is_idle = capture.tool == Tool::Iostat;
+    // Only within files where every device of the volume shows up at least once.
+    let mut seen: Vec<Vec<u16>> = vec![Vec::new(); spec.devices.len()];
+    for (i, name) in spec.devices.iter().enumerate() {
+        if let Some(series) = capture.devices.iter().find(|d| &d.name == name) {
+            for sample in &series.samples {
+                let segment = capture.report_segment[sample.report as usize];
+                if !seen[i].contains(&segment) {
+                    seen[i].push(segment);
+                }
+            }
+        }
+    }
+    let fillable = |point: &Point| {
+        let segment = capture.report_segment[point.report as usize];
+        point.devices < wanted && seen.iter().all(|s| s.contains(&segment))
+    };
+    let idle_filled = if missing_is_idle {
+        points.iter().filter(|p| fillable(p)).count()
+    } else {
+        0
+    };
+    if missing_is_idle {
+        for point in &mut points {
+            if fillable(point) {
+                point.devices = wanted;
+                if point.queue_depth.is_nan() {
+                    point.queue_depth = 0.0;
+                }
+            }
+        }
+    }
     points.retain(|p| p.devices == wanted && p.iops().is_finite() && p.bytes_s().is_finite());
     if points.is_empty() {
         return Err(ProfileError::option(
@@ -531,6 +566,12 @@ fn volume(
         "capacity_gib: not in IO counters; add sizing.capacity_gib by hand (df -h / Disk Management)"
             .into(),
     );
+    if missing_is_idle && idle_filled > 0 {
+        derivation.push(format!(
+            "{idle_filled} reports had no row for a device of this volume and count as idle \
+             (iostat -z leaves idle devices out)"
+        ));
+    }
     let (role, why) = guess_role(
         &spec.label,
         100.0 - read_pct,
@@ -704,6 +745,76 @@ fn fmt_duration(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::iostat::{parse_iostat, IostatOptions};
+
+    fn report(rows: &[(&str, f64, f64)]) -> String {
+        let mut text = String::from(
+            "Device            r/s     rkB/s   rrqm/s w/s     wkB/s   wrqm/s  aqu-sz\n",
+        );
+        for (device, r, w) in rows {
+            text.push_str(&format!(
+                "{device} {r} {} 0.00 {w} {} 0.00 1.00\n",
+                r * 8.0,
+                w * 8.0
+            ));
+        }
+        text + "\n"
+    }
+
+    fn capture(reports: &[&[(&str, f64, f64)]]) -> Capture {
+        let text: String = reports.iter().map(|r| report(r)).collect();
+        parse_iostat(text.as_bytes(), "z.txt", IostatOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn iostat_z_missing_rows_count_as_idle() {
+        // Report 2 lists only sdb (iostat -z): sdc was idle then.
+        let capture = capture(&[
+            &[("sdb", 1.0, 1.0), ("sdc", 1.0, 1.0)],
+            &[("sdb", 100.0, 0.0), ("sdc", 50.0, 0.0)],
+            &[("sdb", 200.0, 0.0)],
+            &[("sdb", 300.0, 0.0), ("sdc", 50.0, 0.0)],
+        ]);
+        let options = SizingOptions {
+            volumes: vec![VolumeSpec {
+                label: "both".into(),
+                devices: vec!["sdb".into(), "sdc".into()],
+            }],
+            ..SizingOptions::default()
+        };
+        let req = requirements(&capture, &options).unwrap();
+        let observed = req.volumes[0].observed.as_ref().unwrap();
+        assert_eq!(observed.samples, 3);
+        assert_eq!(observed.iops.p50, 200.0); // 150, 200, 350
+        assert!(req.volumes[0]
+            .derivation
+            .iter()
+            .any(|d| d.contains("count as idle")));
+    }
+
+    #[test]
+    fn windows_never_span_files() {
+        let one = capture(&[
+            &[("sdb", 1.0, 0.0)],
+            &[("sdb", 100.0, 0.0)],
+            &[("sdb", 300.0, 0.0)],
+        ]);
+        let mut both = one.clone();
+        both.append(one);
+        let options = SizingOptions {
+            window_s: Some(3600.0),
+            interval_s: Some(1.0),
+            percentile: 50.0,
+            comfort: 1.0,
+            ..SizingOptions::default()
+        };
+        let req = requirements(&both, &options).unwrap();
+        // two files, one window each, peak 300 in both
+        assert!(req.volumes[0].derivation[0].contains("2 windows of 1 h"));
+        assert_eq!(req.volumes[0].sizing.iops, 300.0);
+        assert_eq!(req.volumes[0].observed.as_ref().unwrap().samples, 4);
+    }
 
     #[test]
     fn nearest_rank() {
