@@ -199,3 +199,38 @@ pub fn parse_files(paths: &[&Path], options: &ParseOptions) -> Result<Capture, P
         )
     })
 }
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+
+    /// Every sample under tests/data, cut at many points and with bytes flipped, parses or
+    /// fails with an error; it never panics.
+    #[test]
+    fn damaged_samples_never_panic() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+        let mut files = 0;
+        for folder in ["iostat", "sar", "perfmon"] {
+            for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+                let path = entry.unwrap().path();
+                let bytes = std::fs::read(&path).unwrap();
+                let bytes = &bytes[..bytes.len().min(20_000)];
+                let name = path.display().to_string();
+                for cut in (0..bytes.len()).step_by(97) {
+                    let _ = parse_bytes(&bytes[..cut], &name, &ParseOptions::default())
+                        .map(|c| requirements(&c, &SizingOptions::default()));
+                }
+                for (i, flip) in [b'x', b'\n', b'"', b';', 0xFF].iter().enumerate() {
+                    let mut damaged = bytes.to_vec();
+                    for at in (i * 13..damaged.len()).step_by(211) {
+                        damaged[at] = *flip;
+                    }
+                    let _ = parse_bytes(&damaged, &name, &ParseOptions::default())
+                        .map(|c| requirements(&c, &SizingOptions::default()));
+                }
+                files += 1;
+            }
+        }
+        assert!(files >= 15, "{files} sample files");
+    }
+}
