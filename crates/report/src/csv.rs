@@ -358,6 +358,64 @@ pub fn render_report(report: &HtmlReport) -> String {
                     }
                 }
             }
+            Block::Prediction(prediction) => {
+                for volume in &prediction.volumes {
+                    let subject = volume.label.as_str();
+                    record(
+                        &mut out,
+                        "prediction",
+                        subject,
+                        "iops",
+                        number(volume.iops),
+                        "IOPS",
+                    );
+                    record(
+                        &mut out,
+                        "prediction",
+                        subject,
+                        "throughput",
+                        number(volume.throughput_mb_s),
+                        "MB/s",
+                    );
+                    record(
+                        &mut out,
+                        "prediction",
+                        subject,
+                        "latency",
+                        number(volume.latency_ms),
+                        "ms",
+                    );
+                }
+                for check in &prediction.limits {
+                    let unit = check.unit.suffix().trim();
+                    if let Some(limit) = check.limit {
+                        record(
+                            &mut out,
+                            "prediction limit",
+                            &check.name,
+                            "limit",
+                            number(limit),
+                            unit,
+                        );
+                    }
+                    record(
+                        &mut out,
+                        "prediction limit",
+                        &check.name,
+                        "used",
+                        number(check.used),
+                        unit,
+                    );
+                    record(
+                        &mut out,
+                        "prediction limit",
+                        &check.name,
+                        "status",
+                        format!("{:?}", check.status).to_ascii_lowercase(),
+                        "",
+                    );
+                }
+            }
             Block::Table(table) => {
                 for row in &table.rows {
                     let subject = row.first().cloned().unwrap_or_default();

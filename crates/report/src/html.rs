@@ -24,6 +24,7 @@ use crate::chart::{self, LimitBar, PairedBar, Series};
 use crate::compare::{role_name, Comparison, Metric, Verdict};
 use iofit_model::requirements::{Percentiles, Requirements};
 use iofit_model::units::group_thousands;
+use iofit_predict::{LimitStatus, Prediction};
 use iofit_stats::{DirectionResult, IntervalSample, JobResult, RunResult};
 use std::fmt::Write as _;
 
@@ -58,6 +59,7 @@ pub enum Block {
         bars: Vec<LimitBar>,
     },
     Requirements(Box<Requirements>),
+    Prediction(Box<Prediction>),
     Table(Table),
 }
 
@@ -137,6 +139,14 @@ impl HtmlReport {
         self
     }
 
+    /// A design's prediction: what each volume delivers, every limit with its headroom, the
+    /// binding one marked in a chart, and the prediction's assumptions, warnings and advice.
+    pub fn prediction(mut self, prediction: &Prediction) -> Self {
+        self.blocks
+            .push(Block::Prediction(Box::new(prediction.clone())));
+        self
+    }
+
     pub fn table(mut self, table: Table) -> Self {
         self.blocks.push(Block::Table(table));
         self
@@ -160,6 +170,7 @@ impl HtmlReport {
                 Block::Comparison(comparison) => render_comparison(&mut out, comparison),
                 Block::Limits { title, bars } => render_limits(&mut out, title, bars),
                 Block::Requirements(requirements) => render_requirements(&mut out, requirements),
+                Block::Prediction(prediction) => render_prediction(&mut out, prediction),
                 Block::Table(table) => render_table(&mut out, table),
             }
         }
@@ -238,7 +249,7 @@ fn looks_numeric(cell: &str) -> bool {
         && trimmed.starts_with(|c: char| c.is_ascii_digit())
         && trimmed
             .chars()
-            .all(|c| c.is_ascii_digit() || ",.% ±x".contains(c) || c.is_alphabetic())
+            .all(|c| c.is_ascii_digit() || ",.% ±x/".contains(c) || c.is_alphabetic())
         && trimmed.chars().filter(|c| c.is_alphabetic()).count() <= 4
 }
 
@@ -711,6 +722,134 @@ pub(crate) fn observed_tables(requirements: &Requirements) -> Vec<Table> {
         tables.push(table);
     }
     tables
+}
+
+/// What each volume of a prediction delivers.
+pub(crate) fn prediction_volumes_table(prediction: &Prediction) -> Table {
+    let mut table = Table::new(
+        format!("What {} delivers, per volume", prediction.vm),
+        &[
+            "volume",
+            "disks",
+            "caching",
+            "IOPS",
+            "MB/s",
+            "latency ms",
+            "max IOPS",
+            "max MB/s",
+            "meets target",
+            "capped by",
+        ],
+    );
+    for volume in &prediction.volumes {
+        table.rows.push(vec![
+            volume.label.clone(),
+            format!("{} x {}", volume.disk_count, volume.disk_sku),
+            volume.caching.to_string(),
+            group_thousands(volume.iops),
+            group_thousands(volume.throughput_mb_s),
+            format!("{:.3}", volume.latency_ms),
+            group_thousands(volume.max_iops),
+            group_thousands(volume.max_throughput_mb_s),
+            match volume.meets_target {
+                Some(true) => "yes",
+                Some(false) => "NO",
+                None => "-",
+            }
+            .to_string(),
+            volume.binding.clone(),
+        ]);
+    }
+    table
+}
+
+fn status_word(status: LimitStatus) -> &'static str {
+    match status {
+        LimitStatus::Ok => "ok",
+        LimitStatus::Binding => "BINDING",
+        LimitStatus::AtLimit => "at limit",
+        LimitStatus::Over => "OVER",
+        LimitStatus::Unknown => "unknown (not published)",
+        LimitStatus::Burst => "burst",
+    }
+}
+
+/// Every limit the prediction checked, with what the design uses of it.
+pub(crate) fn prediction_limits_table(prediction: &Prediction) -> Table {
+    let mut table = Table::new(
+        "Every limit checked",
+        &[
+            "limit",
+            "scope",
+            "limit value",
+            "used",
+            "headroom",
+            "status",
+            "source",
+        ],
+    );
+    for check in &prediction.limits {
+        let suffix = check.unit.suffix();
+        table.rows.push(vec![
+            check.name.clone(),
+            check.scope.clone(),
+            check
+                .limit
+                .map(|limit| format!("{}{suffix}", group_thousands(limit)))
+                .unwrap_or_else(|| "-".to_string()),
+            format!("{}{suffix}", group_thousands(check.used)),
+            check
+                .headroom_pct
+                .map(|pct| format!("{pct:.0}%"))
+                .unwrap_or_else(|| "-".to_string()),
+            status_word(check.status).to_string(),
+            check.source.clone(),
+        ]);
+    }
+    table
+}
+
+fn render_list(out: &mut String, heading: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "<h3>{}</h3>\n<ul>", escape(heading));
+    for item in items {
+        let _ = writeln!(out, "<li>{}</li>", escape(item));
+    }
+    out.push_str("</ul>\n");
+}
+
+fn render_prediction(out: &mut String, prediction: &Prediction) {
+    let _ = writeln!(out, "<h2>Prediction: {}</h2>", escape(&prediction.vm));
+    let binding = prediction
+        .binding
+        .as_ref()
+        .map(|binding| binding.words.clone())
+        .unwrap_or_else(|| "no limit binds".to_string());
+    let _ = writeln!(out, "<p><strong>{}</strong></p>", escape(&binding));
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">tables: {} · service latency {} ms ({}) · cache hits {}% · {}</p>",
+        escape(&prediction.tables.join(", ")),
+        prediction.assumptions.service_latency_ms,
+        escape(&prediction.assumptions.service_latency_source),
+        prediction.assumptions.cache_hit_pct,
+        escape(&prediction.mb_convention_note)
+    );
+    render_table(out, &prediction_volumes_table(prediction));
+    let bars = chart::limit_bars_from_prediction(prediction);
+    for (unit, group) in limits_by_unit(&bars) {
+        out.push_str(&chart::limit_chart(
+            &format!("Rate limits of the design: {unit}"),
+            &group,
+            None,
+        ));
+    }
+    render_table(out, &prediction_limits_table(prediction));
+    render_list(out, "Violations", &prediction.violations);
+    render_list(out, "Warnings", &prediction.warnings);
+    render_list(out, "Advice", &prediction.advice);
 }
 
 fn render_requirements(out: &mut String, requirements: &Requirements) {

@@ -4,7 +4,8 @@
 
 use crate::compare::{role_name, Comparison};
 use crate::html::{
-    job_rows, limits_by_unit, observed_tables, sizing_table, Block, HtmlReport, Table,
+    job_rows, limits_by_unit, observed_tables, prediction_limits_table, prediction_volumes_table,
+    sizing_table, Block, HtmlReport, Table,
 };
 use iofit_model::units::group_thousands;
 use iofit_stats::RunResult;
@@ -187,6 +188,27 @@ pub fn render_report(report: &HtmlReport) -> String {
                 table(&mut out, &sizing_table(requirements));
                 for observed in observed_tables(requirements) {
                     table(&mut out, &observed);
+                }
+            }
+            Block::Prediction(prediction) => {
+                let _ = writeln!(out, "## Prediction: {}\n", prediction.vm);
+                if let Some(binding) = &prediction.binding {
+                    let _ = writeln!(out, "**{}**\n", binding.words.replace('\n', " "));
+                }
+                table(&mut out, &prediction_volumes_table(prediction));
+                table(&mut out, &prediction_limits_table(prediction));
+                for (heading, items) in [
+                    ("Violations", &prediction.violations),
+                    ("Warnings", &prediction.warnings),
+                    ("Advice", &prediction.advice),
+                ] {
+                    if !items.is_empty() {
+                        let _ = writeln!(out, "{heading}:\n");
+                        for item in items {
+                            let _ = writeln!(out, "- {}", item.replace('\n', " "));
+                        }
+                        out.push('\n');
+                    }
                 }
             }
             Block::Table(t) => table(&mut out, t),

@@ -174,6 +174,51 @@ fn comparison() -> Comparison {
     )
 }
 
+/// The SPEC's worked example: 4,000 IOPS needed, one P30 (5,000) on a DS1 (3,200): capped at
+/// 3,200 by the VM. Rows are written here (not read from the catalog) so the snapshot does not
+/// move when the catalog is updated.
+fn prediction() -> iofit_predict::Prediction {
+    use iofit_catalog::{DiskKind, DiskSku, VmSize};
+    use iofit_model::units::{Bytes, Iops, MBps};
+    use iofit_model::{VolumeDesign, Workload};
+    let p30 = DiskSku {
+        name: "P30".into(),
+        table: "seed-2016 disks (test copy)".into(),
+        kind: DiskKind::PremiumSsd,
+        size_gib: 1024.0,
+        iops: Iops(5000.0),
+        throughput_mb_s: MBps(200.0),
+        burst_iops: None,
+        burst_throughput_mb_s: None,
+        price_usd_month: None,
+    };
+    let vm = VmSize {
+        name: "Standard_DS1".into(),
+        table: "seed-2016 VMs (test copy)".into(),
+        family: "DS".into(),
+        vcpu: 1,
+        memory_gib: 3.5,
+        max_data_disks: 2,
+        premium_storage: true,
+        uncached_iops: Some(Iops(3200.0)),
+        uncached_throughput_mb_s: Some(MBps(32.0)),
+        cached_iops: None,
+        cached_throughput_mb_s: None,
+        cache_size_gib: None,
+        temp_storage_gib: None,
+        burst_uncached_iops: None,
+        burst_uncached_throughput_mb_s: None,
+        price_usd_month: None,
+    };
+    let volume = iofit_predict::VolumeLoad {
+        design: VolumeDesign::new("data", "P30", 1, HostCaching::None),
+        disk: iofit_predict::DiskPerf::from(&p30),
+        workload: Workload::new(100.0, 100.0, Bytes::kib(8), 32, 1),
+        target: None,
+    };
+    iofit_predict::predict(&vm, &[volume], &iofit_predict::Assumptions::default(), None).unwrap()
+}
+
 fn report() -> HtmlReport {
     HtmlReport::new("Snapshot report: DS13 & 2 x P20")
         .section(
@@ -182,6 +227,7 @@ fn report() -> HtmlReport {
         )
         .requirements(&requirements())
         .limits(&limits())
+        .prediction(&prediction())
         .comparison(&comparison())
         .run_result(&run())
         .table(

@@ -148,11 +148,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let jobs = compare::select_jobs(&run, &selection)
         .map_err(|error| bad_input(format!("{results_name}: {error}")))?;
-    let mut limits = Vec::new();
+    let mut predicted = None;
     if let (Some(vm), Some(spec)) = (&args.vm, &args.disks) {
         let measured = compare::Measured::from_jobs(jobs.iter().copied());
         let prediction = predict_design(vm, spec, &args, volume, &measured, context.caching)?;
-        limits = iofit_report::chart::limit_bars_from_prediction(&prediction);
+        context.limits = iofit_report::chart::limit_bars_from_prediction(&prediction);
         context.design = Some(format!(
             "{} with {spec} ({} tables); binding: {}",
             prediction.vm,
@@ -163,7 +163,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .map(|binding| binding.words.clone())
                 .unwrap_or_else(|| "none found".to_string())
         ));
-        context.limits = limits.clone();
+        predicted = Some(prediction);
     } else if let Some(spec) = &args.disks {
         context.design = Some(format!("disks {spec}"));
     }
@@ -193,10 +193,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .comparison(&comparison)
         .run_result(&run)
         .requirements(&requirements);
-        let report = if limits.is_empty() {
-            report
-        } else {
-            report.limits(&limits)
+        let report = match &predicted {
+            Some(prediction) => report.prediction(prediction),
+            None => report,
         };
         write_whole(path, &report.render())?;
     }
