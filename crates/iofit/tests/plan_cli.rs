@@ -152,3 +152,39 @@ fn full_catalog_plan_is_fast_enough_in_a_debug_build() {
     assert_eq!(output.status.code(), Some(0));
     assert!(start.elapsed().as_secs_f64() < 5.0);
 }
+
+#[test]
+fn catalog_file_overrides_a_row() {
+    // Give Standard_DS4 a price: DS4 + 4 x P30 then beats DS13 + 4 x P30.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("prices.toml");
+    std::fs::write(
+        &path,
+        "[table]\nid = \"test-prices\"\nedition = \"seed-2016\"\ntitle = \"test override\"\n\
+         source = \"iofit plan_cli test\"\ndate = \"2026-11-22\"\n\n[[vms]]\nname = \"Standard_DS4\"\n\
+         family = \"DS\"\nvcpu = 8\nmemory_gib = 28\nmax_data_disks = 16\npremium_storage = true\n\
+         uncached_iops = 25600\nuncached_throughput_mb_s = 256\nprice_usd_month = 500.0\n",
+    )
+    .unwrap();
+    let output = iofit()
+        .args(SEED_ARGS)
+        .arg("--catalog")
+        .arg(&path)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let first = &value["plan"]["designs"][0];
+    assert_eq!(first["vm"], "Standard_DS4");
+    let total = first["total_usd_month"].as_f64().unwrap();
+    let parts = first["vm_price_usd_month"].as_f64().unwrap()
+        + first["disks_price_usd_month"].as_f64().unwrap();
+    // serde_json's default float parsing may be off by one ulp; the total is the exact sum.
+    assert!((total - parts).abs() < 1e-9, "{total} vs {parts}");
+}
