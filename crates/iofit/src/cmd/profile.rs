@@ -251,7 +251,7 @@ fn live_capture(
 /// Writes the TOML next to its final place and renames it, so a failed write never leaves a
 /// partial file that looks whole.
 fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
-    let body = toml::to_string(requirements).context("serialising the requirements")?;
+    let body = toml::to_string_pretty(requirements).context("serialising the requirements")?;
     let text = format!(
         "# Requirements written by `iofit profile` from {}.\n# `sizing` is what a design must \
          meet; `observed` is what was measured; `derivation` says how.\n\n{body}",
