@@ -186,9 +186,11 @@ fn size_picker(spec: &BlockSizeSpec) -> SizePicker {
 }
 
 /// The seed a job's clones derive theirs from: fixed with randrepeat, else from the clock.
-fn base_seed(job: &JobSpec) -> u64 {
+fn base_seed(job: &JobSpec, job_index: usize) -> u64 {
     if job.randrepeat {
-        job.random_seed
+        // Repeatable, yet different per job (as fio seeds by thread number), so jobs sharing a
+        // file do not issue the same offsets in lockstep.
+        mix64(job.random_seed.wrapping_add(job_index as u64))
     } else {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -426,7 +428,11 @@ pub fn run_jobs(
         .collect();
     let needs = plan_layout(&disk_jobs, options.allow_overwrite)?;
     // Resolve every clone's plan now, so bad sizes fail before any IO.
-    let seeds: Vec<u64> = jobs.iter().map(base_seed).collect();
+    let seeds: Vec<u64> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, job)| base_seed(job, i))
+        .collect();
     let mut plans: Vec<Vec<ClonePlan>> = Vec::with_capacity(jobs.len());
     for (job, seed) in jobs.iter().zip(&seeds) {
         let clones = (0..job.numjobs.max(1))

@@ -1,8 +1,477 @@
+//! `iofit run`: runs fio job files (or fio-style command-line jobs) with iofit's engine and
+//! prints fio's facts as text or fio-compatible JSON.
+//!
+//! Results are written after every finished job (`--output`, atomically through a temporary
+//! file and a rename), so Ctrl-C or a crash keeps every finished job. The first Ctrl-C stops
+//! every job cleanly and reports what was measured; a second one exits at once.
+
+use crate::exit::bad_input;
+use anyhow::Context;
+use iofit_engine::{fio_job_options, run_jobs, Observer, Progress, RunOptions, RunReport};
+use iofit_jobfile::fio::{parse_command_line, parse_file, ParseOptions};
+use iofit_jobfile::Dialect;
+use iofit_model::job::{JobSpec, Target};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
 
+/// Exit code when the run was interrupted by Ctrl-C (128 + SIGINT, as shells report it).
+const INTERRUPTED: u8 = 130;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// fio-style text.
+    Normal,
+    /// fio-compatible JSON (stdout holds nothing else).
+    Json,
+}
+
+/// Run fio job files, or fio-style jobs given on the command line.
+///
+/// Examples: `iofit run --runtime 30 fiowrite.ini`;
+/// `iofit run --name=a --rw=randread --bs=4k --iodepth=32 --ioengine=io_uring --filename=F --size=1g`.
+/// Any other `--key=value` after a job file overrides that fio option in every job.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Runtime of every job (fio `runtime`: seconds, or 30s, 2m).
+    #[arg(long, value_name = "TIME")]
+    pub runtime: Option<String>,
+    /// Size of every job's file region (fio `size`: 64m, 1g, 50%).
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Directory of every job's files (fio `directory`).
+    #[arg(long, value_name = "DIR")]
+    pub directory: Option<String>,
+    /// File(s) of every job (fio `filename`, several joined by ':').
+    #[arg(long, value_name = "FILE")]
+    pub filename: Option<String>,
+    /// Check the job files and print the jobs; do not run them.
+    #[arg(long)]
+    pub parse_only: bool,
+    /// Skip options fio does not know instead of failing.
+    #[arg(long)]
+    pub ignore_unknown: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "normal")]
+    pub output_format: OutputFormat,
+    /// Write results to FILE (after every finished job) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Allow writing to block devices and to existing files iofit did not create.
+    #[arg(long)]
+    pub allow_overwrite: bool,
+    /// No progress line and no notes on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Job files, then optional fio options as --key=value (or only fio options: a
+    /// command-line job, each --name starting one).
+    #[arg(
+        value_name = "JOBFILE|--fio-option",
+        allow_hyphen_values = true,
+        trailing_var_arg = true
+    )]
+    pub rest: Vec<String>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("this subcommand is not built yet")
+/// iofit's own flags when they appear after a job file (where clap passes them through).
+fn take_own_flag(args: &mut Args, key: &str, value: Option<&str>) -> Result<bool, anyhow::Error> {
+    let need = |v: Option<&str>| -> Result<String, anyhow::Error> {
+        v.map(str::to_string)
+            .ok_or_else(|| bad_input(format!("--{key} needs a value (write --{key}=VALUE)")))
+    };
+    match key {
+        "parse-only" => args.parse_only = true,
+        "ignore-unknown" => args.ignore_unknown = true,
+        "allow-overwrite" => args.allow_overwrite = true,
+        "quiet" => args.quiet = true,
+        "output" => args.output = Some(PathBuf::from(need(value)?)),
+        "output-format" => {
+            args.output_format = match need(value)?.as_str() {
+                "normal" => OutputFormat::Normal,
+                "json" => OutputFormat::Json,
+                other => {
+                    return Err(bad_input(format!(
+                        "--output-format={other} is not known; use normal or json"
+                    )))
+                }
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The job files and fio options in `args.rest`.
+struct Inputs {
+    files: Vec<PathBuf>,
+    fio_args: Vec<String>,
+}
+
+fn split_rest(args: &mut Args) -> anyhow::Result<Inputs> {
+    let rest = std::mem::take(&mut args.rest);
+    let mut files = Vec::new();
+    let mut fio_args = Vec::new();
+    let mut index = 0;
+    while index < rest.len() {
+        let arg = &rest[index];
+        if let Some(body) = arg.strip_prefix("--") {
+            let (key, value) = match body.split_once('=') {
+                Some((k, v)) => (k.to_string(), Some(v.to_string())),
+                None => (body.to_string(), None),
+            };
+            let is_valued_own = matches!(key.as_str(), "output" | "output-format");
+            let (value, consumed) = if value.is_none() && is_valued_own {
+                (rest.get(index + 1).cloned(), 2)
+            } else {
+                (value, 1)
+            };
+            if take_own_flag(args, &key, value.as_deref())? {
+                index += consumed;
+                continue;
+            }
+            fio_args.push(arg.clone());
+            // `--key value` for fio options: the value travels with its key.
+            if !body.contains('=') {
+                if let Some(next) = rest.get(index + 1) {
+                    if !next.starts_with("--") && !looks_like_job_file(next) {
+                        fio_args.push(next.clone());
+                        index += 1;
+                    }
+                }
+            }
+            index += 1;
+        } else {
+            files.push(PathBuf::from(arg));
+            index += 1;
+        }
+    }
+    Ok(Inputs { files, fio_args })
+}
+
+fn looks_like_job_file(arg: &str) -> bool {
+    let path = Path::new(arg);
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("ini" | "fio" | "job" | "vdb" | "vdbench" | "parm")
+    ) || path.is_file()
+}
+
+/// fio options from iofit's own override flags, then `--key=value` pairs after job files.
+fn overrides(args: &Args, fio_args: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for (key, value) in [
+        ("runtime", &args.runtime),
+        ("size", &args.size),
+        ("directory", &args.directory),
+        ("filename", &args.filename),
+    ] {
+        if let Some(value) = value {
+            out.push((key.to_string(), value.clone()));
+        }
+    }
+    let mut index = 0;
+    while index < fio_args.len() {
+        let body = fio_args[index].trim_start_matches("--");
+        match body.split_once('=') {
+            Some((k, v)) => out.push((k.to_string(), v.to_string())),
+            None => match fio_args.get(index + 1).filter(|n| !n.starts_with("--")) {
+                Some(value) => {
+                    out.push((body.to_string(), value.clone()));
+                    index += 1;
+                }
+                None => out.push((body.to_string(), "1".to_string())),
+            },
+        }
+        index += 1;
+    }
+    Ok(out)
+}
+
+fn load_jobs(args: &Args, inputs: &Inputs) -> anyhow::Result<Vec<JobSpec>> {
+    if inputs.files.is_empty() {
+        if inputs.fio_args.is_empty() {
+            return Err(bad_input(
+                "no job given; name a job file (iofit run --runtime 30 fiowrite.ini) or give a job as --name=a --rw=randread --size=64m --filename=F",
+            ));
+        }
+        let options = ParseOptions {
+            overrides: overrides(args, &[])?,
+            ignore_unknown: args.ignore_unknown,
+        };
+        return parse_command_line(&inputs.fio_args, &options).map_err(bad_input);
+    }
+    let options = ParseOptions {
+        overrides: overrides(args, &inputs.fio_args)?,
+        ignore_unknown: args.ignore_unknown,
+    };
+    let mut jobs = Vec::new();
+    for file in &inputs.files {
+        match iofit_jobfile::detect(file).map_err(bad_input)? {
+            Dialect::Fio => {
+                // Each file is its own set of jobs: later files run after earlier ones, with
+                // their own reporting groups, as when fio is given several job files.
+                let mut parsed = parse_file(file, &options).map_err(bad_input)?;
+                let group_base = jobs
+                    .iter()
+                    .map(|j: &JobSpec| j.group_id + 1)
+                    .max()
+                    .unwrap_or(0);
+                for (i, job) in parsed.iter_mut().enumerate() {
+                    job.group_id += group_base;
+                    if i == 0 && !jobs.is_empty() {
+                        job.stonewall = true;
+                    }
+                }
+                jobs.extend(parsed);
+            }
+            Dialect::Vdbench => {
+                return Err(bad_input(format!(
+                    "{}: vdbench parameter files are not run by `iofit run` yet; convert the workload to a fio job file",
+                    file.display()
+                )))
+            }
+        }
+    }
+    Ok(jobs)
+}
+
+fn describe_job(job: &JobSpec) -> String {
+    let target = match &job.target {
+        Target::Files(files) => files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(":"),
+        Target::Directory { path, .. } => format!("{}/", path.display()),
+    };
+    let options = fio_job_options(job)
+        .into_iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "filename" | "directory"))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    format!(
+        "{} (group {}{}): {options} on {target}",
+        job.name,
+        job.group_id,
+        if job.stonewall { ", stonewall" } else { "" }
+    )
+}
+
+/// Writes `text` to `path` through a temporary file in the same directory and a rename, so a
+/// reader (or a crash) never sees half a file.
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "iofit-output".to_string());
+    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+    }
+    std::fs::rename(&temp, path)
+}
+
+fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> String {
+    match format {
+        OutputFormat::Json => {
+            let options: Vec<Vec<(String, String)>> = report
+                .job_index
+                .iter()
+                .map(|&i| fio_job_options(&jobs[i]))
+                .collect();
+            iofit_report::fio_json::render(&report.result, &options)
+        }
+        OutputFormat::Normal => iofit_report::fio_text::render(&report.result),
+    }
+}
+
+struct CliObserver<'a> {
+    jobs: &'a [JobSpec],
+    format: OutputFormat,
+    output: Option<&'a Path>,
+    quiet: bool,
+    bar: Option<indicatif::ProgressBar>,
+    last: Option<(Instant, u64, u64)>,
+    write_error: Option<std::io::Error>,
+}
+
+impl Observer for CliObserver<'_> {
+    fn layout(&mut self, files: usize, bytes: u64) {
+        if !self.quiet {
+            eprintln!(
+                "iofit: laying out {files} file(s), {:.1} MiB, before timing starts",
+                bytes as f64 / (1024.0 * 1024.0)
+            );
+        }
+    }
+
+    fn job_done(&mut self, report: &RunReport) {
+        if let Some(path) = self.output {
+            if let Err(e) = write_atomically(path, &render(self.format, report, self.jobs)) {
+                self.write_error.get_or_insert(e);
+            }
+        }
+    }
+
+    fn progress(&mut self, progress: &Progress) {
+        let Some(bar) = &self.bar else {
+            return;
+        };
+        let now = Instant::now();
+        let (iops, mb_s) = match self.last {
+            Some((t, ios, bytes)) if now > t && progress.ios >= ios => {
+                let dt = (now - t).as_secs_f64();
+                (
+                    (progress.ios - ios) as f64 / dt,
+                    (progress.bytes - bytes) as f64 / dt / 1e6,
+                )
+            }
+            _ => (0.0, 0.0),
+        };
+        self.last = Some((now, progress.ios, progress.bytes));
+        let (position, length) = match (progress.planned, progress.budget_bytes) {
+            (Some(planned), _) => (
+                progress.elapsed.as_millis() as u64,
+                planned.as_millis().max(1) as u64,
+            ),
+            (None, Some(budget)) => (progress.bytes, budget.max(1)),
+            _ => (0, 0),
+        };
+        bar.set_length(length);
+        bar.set_position(position.min(length));
+        bar.set_message(format!(
+            "set {}/{}  IOPS={}  {:.1} MB/s",
+            progress.set_index + 1,
+            progress.sets,
+            iofit_report::fio_text::count(iops),
+            mb_s
+        ));
+    }
+}
+
+pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
+    let inputs = split_rest(&mut args)?;
+    let jobs = load_jobs(&args, &inputs)?;
+    if jobs.is_empty() {
+        return Err(bad_input(
+            "the job files define no job; add a [job] section",
+        ));
+    }
+    if args.parse_only {
+        for job in &jobs {
+            println!("{}", describe_job(job));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let stop = Arc::new(AtomicBool::new(false));
+    install_ctrl_c(Arc::clone(&stop));
+    let options = RunOptions {
+        allow_overwrite: args.allow_overwrite,
+        stop: Arc::clone(&stop),
+        ..RunOptions::default()
+    };
+    let show_progress = !args.quiet && std::io::stderr().is_terminal();
+    let bar = show_progress.then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] ETA {eta} {msg}")
+                .expect("static template")
+                .progress_chars("=> "),
+        );
+        bar
+    });
+    if !args.quiet {
+        for job in &jobs {
+            if job.engine != iofit_engine::engine_used(job.engine) {
+                eprintln!(
+                    "iofit: job '{}' asks for ioengine={}; it runs on {} with the same queue depth",
+                    job.name,
+                    job.engine.fio_name(),
+                    iofit_engine::engine_used(job.engine).fio_name()
+                );
+            }
+        }
+    }
+    let mut observer = CliObserver {
+        jobs: &jobs,
+        format: args.output_format,
+        output: args.output.as_deref(),
+        quiet: args.quiet,
+        bar,
+        last: None,
+        write_error: None,
+    };
+    let outcome = run_jobs(&jobs, &options, &mut observer);
+    if let Some(bar) = &observer.bar {
+        bar.finish_and_clear();
+    }
+    let report = outcome.map_err(|e| {
+        if e.is_bad_input() {
+            bad_input(e)
+        } else {
+            anyhow::Error::new(e).context("the run failed")
+        }
+    })?;
+    if let Some(e) = observer.write_error.take() {
+        return Err(anyhow::Error::new(e).context(format!(
+            "cannot write results to {}",
+            args.output.as_deref().unwrap_or(Path::new("")).display()
+        )));
+    }
+    let text = render(args.output_format, &report, &jobs);
+    match &args.output {
+        Some(path) => write_atomically(path, &text)
+            .with_context(|| format!("cannot write results to {}", path.display()))?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes())?;
+            stdout.flush()?;
+        }
+    }
+    let interrupted =
+        stop.load(Ordering::Relaxed) || report.result.jobs.iter().any(|j| j.interrupted);
+    let failed: Vec<&str> = report
+        .result
+        .jobs
+        .iter()
+        .filter(|j| j.error.is_some())
+        .map(|j| j.name.as_str())
+        .collect();
+    if interrupted {
+        if !args.quiet {
+            eprintln!("iofit: interrupted; the results cover what ran before Ctrl-C");
+        }
+        return Ok(ExitCode::from(INTERRUPTED));
+    }
+    if !failed.is_empty() {
+        eprintln!(
+            "iofit: error: job(s) {} stopped on an IO error (see the results)",
+            failed.join(", ")
+        );
+        return Ok(ExitCode::from(crate::exit::FAILED));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn install_ctrl_c(stop: Arc<AtomicBool>) {
+    static PRESSES: AtomicUsize = AtomicUsize::new(0);
+    // Fails only when a handler is already installed (a second run in one process): the first
+    // handler's flag is then not ours, which only matters for tests that run in-process.
+    let _ = ctrlc::set_handler(move || {
+        if PRESSES.fetch_add(1, Ordering::SeqCst) >= 1 {
+            std::process::exit(INTERRUPTED as i32);
+        }
+        stop.store(true, Ordering::SeqCst);
+    });
 }

@@ -1,0 +1,465 @@
+//! `iofit run` end to end on real files in temp dirs: the seed's three job files with only
+//! size, runtime and directory overridden; fio-style command-line jobs; JSON purity; results
+//! written after every job; Ctrl-C; and the never-destroy-data rules.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn iofit() -> Command {
+    Command::cargo_bin("iofit").unwrap()
+}
+
+fn seed_file(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/fio")
+        .join(name)
+}
+
+/// Runs a seed job file with only size, runtime and directory overridden; returns the JSON.
+fn run_seed(name: &str, dir: &Path, size: &str) -> Value {
+    let output = iofit()
+        .args(["run", "--runtime", "5", "--size", size, "--directory"])
+        .arg(dir)
+        .args(["--output-format", "json", "--quiet"])
+        .arg(seed_file(name))
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // stdout holds nothing but the JSON document.
+    serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")
+}
+
+/// Invariants every direction of every job must satisfy: bytes = IOs x bs (fixed bs), the
+/// completion histogram counts every completion, and the series sums to the totals.
+fn check_job(job: &Value, bs: u64) {
+    let name = job["jobname"].as_str().unwrap();
+    for dir in ["read", "write"] {
+        let d = &job[dir];
+        let ios = d["total_ios"].as_u64().unwrap();
+        assert_eq!(
+            d["io_bytes"].as_u64().unwrap(),
+            ios * bs,
+            "{name} {dir}: bytes = IOs x bs"
+        );
+        assert_eq!(
+            d["clat_ns"]["N"].as_u64().unwrap(),
+            ios,
+            "{name} {dir}: clat N"
+        );
+        assert_eq!(
+            d["lat_ns"]["N"].as_u64().unwrap(),
+            ios,
+            "{name} {dir}: lat N"
+        );
+        let key = if dir == "read" {
+            "read_ios"
+        } else {
+            "write_ios"
+        };
+        let series: u64 = job["iofit"]["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s[key].as_u64().unwrap())
+            .sum();
+        assert_eq!(series, ios, "{name} {dir}: series");
+    }
+    assert_eq!(job["iofit"]["engine_requested"], "libaio");
+    assert_eq!(job["iofit"]["engine_used"], "io_uring");
+    assert_eq!(job["error"], 0);
+}
+
+#[test]
+fn seed_fiowrite_runs_with_overrides() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = run_seed("fiowrite.ini", dir.path(), "4m");
+    let jobs = doc["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 4);
+    for (i, job) in jobs.iter().enumerate() {
+        assert_eq!(job["jobname"], format!("writer{}", i + 1));
+        check_job(job, 8192);
+        // Size-bounded: each writer wrote its 4 MiB file once, all writes, no reads.
+        assert_eq!(job["write"]["total_ios"], 512);
+        assert_eq!(job["read"]["total_ios"], 0);
+        assert_eq!(job["job options"]["iodepth"], "256");
+        assert!(dir.path().join(format!("writer{}.0.0", i + 1)).exists());
+    }
+}
+
+#[test]
+fn seed_fioread_runs_with_overrides() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = run_seed("fioread.ini", dir.path(), "4m");
+    let jobs = doc["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 4);
+    for job in jobs {
+        check_job(job, 8192);
+        assert_eq!(job["read"]["total_ios"], 512);
+        assert_eq!(job["write"]["total_ios"], 0);
+    }
+}
+
+#[test]
+fn seed_fioreadwrite_mix_and_rate_iops() {
+    let dir = tempfile::tempdir().unwrap();
+    // 32 MiB per job: 8192 IOs of 4 KiB, 0.66 s for a writer at 12,500 IOPS.
+    let doc = run_seed("fioreadwrite.ini", dir.path(), "32m");
+    let jobs = doc["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 8);
+    let mut reads = 0;
+    let mut writes = 0;
+    for job in jobs {
+        check_job(job, 4096);
+        let name = job["jobname"].as_str().unwrap();
+        if name.starts_with("reader") {
+            assert_eq!(job["write"]["total_ios"], 0);
+            reads += job["read"]["total_ios"].as_u64().unwrap();
+        } else {
+            assert_eq!(job["read"]["total_ios"], 0);
+            writes += job["write"]["total_ios"].as_u64().unwrap();
+            let iops = job["write"]["iops"].as_f64().unwrap();
+            // Never above the cap (the token bucket cannot overshoot) ...
+            assert!(
+                iops <= 12_500.0 * 1.05,
+                "{name}: {iops} IOPS over the 12,500 cap"
+            );
+            // ... and within 5% of it when this machine can sustain it. Little's law says
+            // whether it can: 12,500 IOPS at the measured mean latency needs a queue depth of
+            // 12,500 x latency; the job has 128. A slower device cannot reach the rate at that
+            // depth (fio cannot either), which is the storage's limit, not the limiter's.
+            let latency_s = job["write"]["lat_ns"]["mean"].as_f64().unwrap() / 1e9;
+            let needed_depth = 12_500.0 * latency_s;
+            if needed_depth <= 128.0 * 0.9 {
+                assert!(
+                    iops >= 12_500.0 * 0.95,
+                    "{name}: {iops} IOPS, under 95% of rate_iops=12500 though QD {needed_depth:.0} of 128 sufficed"
+                );
+            } else {
+                eprintln!(
+                    "{name}: {iops:.0} IOPS; this disk needs QD {needed_depth:.0} for 12,500 IOPS at its latency, the job has 128: lower bound not checked"
+                );
+            }
+        }
+    }
+    // The job file's mix: four readers and four writers of the same size, so half and half.
+    let share = reads as f64 / (reads + writes) as f64;
+    assert!((share - 0.5).abs() < 0.01, "read share {share}");
+}
+
+#[test]
+fn rate_iops_scaled_down_is_within_five_percent() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = iofit()
+        .args([
+            "run",
+            "--output-format=json",
+            "--quiet",
+            "--name=rl",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--ioengine=io_uring",
+            "--iodepth=16",
+            "--size=8m",
+            "--rate_iops=3000",
+            "--runtime=1",
+            "--time_based",
+        ])
+        .arg(format!("--directory={}", dir.path().display()))
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let iops = doc["jobs"][0]["write"]["iops"].as_f64().unwrap();
+    assert!(
+        (iops - 3000.0).abs() <= 150.0,
+        "{iops} IOPS vs rate_iops=3000"
+    );
+}
+
+fn fio_available() -> bool {
+    std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+#[test]
+fn same_job_under_fio_and_iofit_does_the_same_io() {
+    if !fio_available() {
+        eprintln!("fio is not on PATH; skipping (.ci/run installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (engine, extra) in [("psync", "--iodepth=1"), ("libaio", "--iodepth=8")] {
+        let job = |name: &str| -> Vec<String> {
+            vec![
+                format!("--name={name}"),
+                "--rw=randrw".into(),
+                "--rwmixread=70".into(),
+                "--bs=4k".into(),
+                "--size=4m".into(),
+                format!("--ioengine={engine}"),
+                extra.into(),
+                "--direct=1".into(),
+                format!("--directory={}", dir.path().display()),
+            ]
+        };
+        let fio = std::process::Command::new("fio")
+            .args(job("fiojob"))
+            .arg("--output-format=json")
+            .output()
+            .unwrap();
+        assert!(
+            fio.status.success(),
+            "{}",
+            String::from_utf8_lossy(&fio.stderr)
+        );
+        let fio: Value = serde_json::from_slice(&fio.stdout).unwrap();
+        let ours = iofit()
+            .arg("run")
+            .args(job("iofitjob"))
+            .args(["--output-format=json", "--quiet"])
+            .timeout(Duration::from_secs(30))
+            .output()
+            .unwrap();
+        assert!(
+            ours.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ours.stderr)
+        );
+        let ours: Value = serde_json::from_slice(&ours.stdout).unwrap();
+        let totals = |doc: &Value| -> (u64, u64) {
+            let job = &doc["jobs"][0];
+            (
+                job["read"]["total_ios"].as_u64().unwrap()
+                    + job["write"]["total_ios"].as_u64().unwrap(),
+                job["read"]["io_bytes"].as_u64().unwrap()
+                    + job["write"]["io_bytes"].as_u64().unwrap(),
+            )
+        };
+        assert_eq!(
+            totals(&fio),
+            totals(&ours),
+            "{engine}: fio and iofit IO count and bytes"
+        );
+        assert_eq!(totals(&ours), (1024, 4 * 1024 * 1024));
+    }
+}
+
+#[test]
+fn refuses_to_overwrite_a_file_it_did_not_create() {
+    let dir = tempfile::tempdir().unwrap();
+    let precious = dir.path().join("database.mdf");
+    let original: Vec<u8> = (0..1024 * 1024).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&precious, &original).unwrap();
+    let job = ["run", "--name=w", "--rw=write", "--bs=4k", "--size=1m"];
+    iofit()
+        .args(job)
+        .arg(format!("--filename={}", precious.display()))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("refusing to write"))
+        .stderr(predicate::str::contains("did not create"))
+        .stderr(predicate::str::contains("--allow-overwrite"));
+    assert_eq!(
+        std::fs::read(&precious).unwrap(),
+        original,
+        "the file is untouched"
+    );
+
+    // Reading it is fine and leaves it untouched.
+    iofit()
+        .args([
+            "run",
+            "--quiet",
+            "--name=r",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=1m",
+        ])
+        .arg(format!("--filename={}", precious.display()))
+        .assert()
+        .code(0);
+    assert_eq!(std::fs::read(&precious).unwrap(), original);
+
+    // With --allow-overwrite the user has said so.
+    iofit()
+        .args(job)
+        .args(["--allow-overwrite", "--quiet"])
+        .arg(format!("--filename={}", precious.display()))
+        .assert()
+        .code(0);
+    assert_ne!(std::fs::read(&precious).unwrap(), original);
+}
+
+#[test]
+fn a_file_iofit_created_is_its_own_on_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    for _ in 0..2 {
+        iofit()
+            .args([
+                "run",
+                "--quiet",
+                "--name=w",
+                "--rw=randwrite",
+                "--bs=4k",
+                "--size=1m",
+            ])
+            .arg(format!("--directory={}", dir.path().display()))
+            .assert()
+            .code(0);
+    }
+    assert!(dir.path().join("w.0.0").exists());
+}
+
+#[test]
+fn refuses_to_write_a_block_device() {
+    // A loop device over a temp file: if the refusal ever failed, only that file would suffer.
+    let dir = tempfile::tempdir().unwrap();
+    let backing = dir.path().join("backing.img");
+    std::fs::write(&backing, vec![0x5au8; 8 * 1024 * 1024]).unwrap();
+    let attach = std::process::Command::new("losetup")
+        .args(["--find", "--show"])
+        .arg(&backing)
+        .output();
+    let device = match attach {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        _ => {
+            eprintln!("cannot attach a loop device here; skipping");
+            return;
+        }
+    };
+    let result = iofit()
+        .args(["run", "--name=w", "--rw=write", "--bs=4k", "--size=1m"])
+        .arg(format!("--filename={device}"))
+        .assert();
+    let _ = std::process::Command::new("losetup")
+        .args(["-d", &device])
+        .status();
+    result
+        .code(2)
+        .stderr(predicate::str::contains("block device"))
+        .stderr(predicate::str::contains("--allow-overwrite"));
+    assert_eq!(
+        std::fs::read(&backing).unwrap(),
+        vec![0x5au8; 8 * 1024 * 1024]
+    );
+}
+
+#[test]
+fn parse_only_checks_without_running() {
+    let dir = tempfile::tempdir().unwrap();
+    iofit()
+        .args(["run", "--parse-only", "--directory"])
+        .arg(dir.path())
+        .arg(seed_file("fioreadwrite.ini"))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("writer4"))
+        .stdout(predicate::str::contains("rate_iops=12500"));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing laid out"
+    );
+}
+
+#[test]
+fn a_typo_in_a_job_file_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("typo.fio");
+    std::fs::write(&file, "[a]\nsize=1m\niodepht=4\n").unwrap();
+    iofit()
+        .args(["run"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("typo.fio"))
+        .stderr(predicate::str::contains("iodepth"));
+}
+
+#[test]
+fn text_output_reports_the_engine_and_units() {
+    let dir = tempfile::tempdir().unwrap();
+    iofit()
+        .args([
+            "run",
+            "--quiet",
+            "--name=t",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=2m",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ])
+        .arg(format!("--directory={}", dir.path().display()))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("read: IOPS="))
+        .stdout(predicate::str::contains("clat percentiles"))
+        .stdout(predicate::str::contains(
+            "ran io_uring (the job asked for libaio)",
+        ))
+        .stdout(predicate::str::contains("Run status group 0"));
+}
+
+#[test]
+fn output_is_written_after_every_job_and_ctrl_c_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.json");
+    let jobfile = dir.path().join("two.fio");
+    std::fs::write(
+        &jobfile,
+        format!(
+            "[global]\ndirectory={}\nbs=4k\nsize=2m\n[quick]\nrw=read\n[long]\nstonewall\nrw=randread\nruntime=30\ntime_based\n",
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iofit"))
+        .args(["run", "--quiet", "--output-format=json", "--output"])
+        .arg(&out)
+        .arg(&jobfile)
+        .spawn()
+        .unwrap();
+    // Wait until the first job's result is on disk, then press Ctrl-C.
+    let start = Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&out) {
+            let doc: Value = serde_json::from_str(&text).expect("always a whole document");
+            assert_eq!(doc["jobs"][0]["jobname"], "quick");
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "no result file");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "stopped promptly"
+    );
+    assert_eq!(status.code(), Some(130));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let jobs = doc["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert_eq!(jobs[1]["iofit"]["interrupted"], true);
+    assert!(jobs[1]["read"]["total_ios"].as_u64().unwrap() > 0);
+}
