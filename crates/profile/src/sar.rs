@@ -416,6 +416,26 @@ Average:        50.00      0.00    200.00      0.00      4.00      0.05      0.2
     }
 
     #[test]
+    fn sar_memory_and_cpu_sections_feed_the_host() {
+        let text = "Linux 6.18.44 (vm) \t11/22/26 \t_x86_64_\t(2 CPU)
+
+17:20:07        CPU     %user     %nice   %system   %iowait    %steal     %idle
+17:20:08        all     10.00      0.00      5.00      1.00      0.00     84.00
+
+17:20:07    kbmemfree   kbavail kbmemused  %memused kbbuffers  kbcached  kbcommit   %commit  kbactive   kbinact   kbdirty
+17:20:08     20000000  22000000   3000000     12.50    100000   2000000   4000000     15.00   1000000   2000000       100
+
+17:20:07          DEV       tps     rkB/s     wkB/s     dkB/s   areq-sz    aqu-sz     await     %util
+17:20:08          vda     10.00     40.00     40.00      0.00      8.00      0.01      1.00      1.00
+";
+        let capture = parse_sar(text.as_bytes(), "r.txt").unwrap();
+        assert_eq!(capture.reports(), 1);
+        assert_eq!(capture.host[0].cpu_pct, 16.0);
+        assert_eq!(capture.host[0].memory_pct, 12.5);
+        assert_eq!(capture.devices[0].samples[0].read_iops, 5.0);
+    }
+
+    #[test]
     fn sadf_reads_interval_and_devices() {
         let text =
             "# hostname;interval;timestamp;DEV;tps;rkB/s;wkB/s;dkB/s;areq-sz;aqu-sz;await;%util
