@@ -9,6 +9,34 @@
 //! - [`compare`] turns a [`RunResult`] and one volume's [`VolumeRequirements`] into a
 //!   [`Comparison`]: required vs measured for IOPS, MB/s, latency (avg, p99), read share, IO size
 //!   and queue depth, pass/fail with margin, and advice that names the likely cause of a failure.
+//!
+//! ```
+//! use iofit_model::requirements::{SizingTarget, VolumeRequirements};
+//! use iofit_report::compare::{compare, read_results, CompareContext, Metric, Verdict};
+//!
+//! // A fio 3.x JSON document, cut down to what compare needs: 4,000 IOPS of 8 KiB reads at
+//! // 0.8 ms on one job with iodepth 4.
+//! let json = r#"{"fio version": "fio-3.33", "jobs": [{"jobname": "r", "groupid": 0,
+//!   "job options": {"rw": "randread", "bs": "8k", "iodepth": "4", "ioengine": "libaio"},
+//!   "read": {"io_bytes": 327680000, "bw_bytes": 32768000, "iops": 4000.0, "runtime": 10000,
+//!            "total_ios": 40000, "lat_ns": {"min": 1, "max": 9, "mean": 800000.0}},
+//!   "write": {"io_bytes": 0, "bw_bytes": 0, "iops": 0.0, "runtime": 0, "total_ios": 0}}]}"#;
+//! let run = read_results(json, "results.json").unwrap();
+//! let volume = VolumeRequirements {
+//!     label: "data".into(),
+//!     sizing: SizingTarget { iops: 5000.0, throughput_mb_s: 30.0, latency_ms: Some(1.0),
+//!         io_size_bytes: 8192, read_pct: 100.0, ..Default::default() },
+//!     ..Default::default()
+//! };
+//! let jobs: Vec<_> = run.jobs.iter().collect();
+//! let comparison = compare(&jobs, &volume, &CompareContext::default(), "results.json", "req.toml");
+//! assert!(!comparison.passed);
+//! let iops = comparison.check(Metric::Iops).unwrap();
+//! assert_eq!(iops.verdict, Verdict::Fail);
+//! assert_eq!(iops.margin_text(), "-20.0%");
+//! // Little's law: 5,000 IOPS x 0.8 ms = 4 outstanding, and the job kept exactly 4 in flight.
+//! assert_eq!(comparison.check(Metric::QueueDepth).unwrap().verdict, Verdict::Pass);
+//! ```
 
 use crate::chart::{LimitBar, LimitScope};
 use iofit_model::design::HostCaching;
@@ -923,6 +951,10 @@ pub struct Comparison {
     pub measured: Measured,
     pub checks: Vec<Check>,
     pub advice: Vec<Advice>,
+    /// What a reader must know about the results themselves (jobs that stopped on an error or
+    /// were interrupted: their numbers cover only what completed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub passed: bool,
 }
 
@@ -1033,6 +1065,21 @@ pub fn compare(
     ));
 
     let advice = advise(&checks, &measured, volume, context);
+    let mut warnings = Vec::new();
+    for job in jobs {
+        if let Some(error) = &job.error {
+            warnings.push(format!(
+                "job '{}' stopped on an error ({error}); its numbers cover what completed before it",
+                job.name
+            ));
+        }
+        if job.interrupted {
+            warnings.push(format!(
+                "job '{}' was interrupted before its planned end; its numbers cover what completed",
+                job.name
+            ));
+        }
+    }
     let passed = checks.iter().all(|check| check.verdict != Verdict::Fail);
     Comparison {
         results_source: results_source.to_string(),
@@ -1043,6 +1090,7 @@ pub fn compare(
         measured,
         checks,
         advice,
+        warnings,
         passed,
     }
 }
@@ -1407,6 +1455,12 @@ pub fn render_text(comparison: &Comparison) -> String {
         for note in notes {
             out.push_str(&note);
             out.push('\n');
+        }
+    }
+    if !comparison.warnings.is_empty() {
+        out.push_str("\nwarnings:\n");
+        for warning in &comparison.warnings {
+            out.push_str(&format!("  - {warning}\n"));
         }
     }
     if !comparison.advice.is_empty() {
@@ -1897,6 +1951,25 @@ mod tests {
         let slow = job_short(direction(1000.0, 8192, 600.0, 10.0, 20.0));
         let comparison = run(&[&slow], &volume(4000.0, 1.0, None, 8192, 100.0), &context);
         assert!(!kinds(&comparison).contains(&AdviceKind::CappedByVm));
+    }
+
+    #[test]
+    fn stopped_jobs_are_warned_about() {
+        let mut stopped = good_job();
+        stopped.error = Some("EIO on /data/f".into());
+        stopped.interrupted = true;
+        let comparison = run(
+            &[&stopped],
+            &volume(1.0, 1.0, None, 8192, 70.0),
+            &CompareContext::default(),
+        );
+        assert_eq!(comparison.warnings.len(), 2);
+        let text = render_text(&comparison);
+        assert!(
+            text.contains("stopped on an error (EIO on /data/f)"),
+            "{text}"
+        );
+        assert!(text.contains("was interrupted"), "{text}");
     }
 
     #[test]

@@ -100,6 +100,13 @@ fn comparison_body(out: &mut String, comparison: &Comparison, level: &str) {
         ]);
     }
     table(out, &rows);
+    if !comparison.warnings.is_empty() {
+        out.push_str("Warnings:\n\n");
+        for warning in &comparison.warnings {
+            let _ = writeln!(out, "- {}", warning.replace('\n', " "));
+        }
+        out.push('\n');
+    }
     if !comparison.advice.is_empty() {
         out.push_str("Advice:\n\n");
         for advice in &comparison.advice {
