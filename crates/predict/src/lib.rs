@@ -1093,7 +1093,27 @@ pub fn predict(
             ));
         }
         let binding_words = match max.binding[v] {
-            Some(index) => limits[index].name.clone(),
+            Some(index) => {
+                // Other limits this volume also reaches when running flat out.
+                let tied: Vec<&str> = limits
+                    .iter()
+                    .enumerate()
+                    .filter(|(other, limit)| {
+                        *other != index
+                            && limit.sustained()
+                            && limit.coeff[v] > 0.0
+                            && limit
+                                .capacity
+                                .is_some_and(|c| limit.used(&max.rates) >= c * (1.0 - 1e-9))
+                    })
+                    .map(|(_, limit)| limit.name.as_str())
+                    .collect();
+                if tied.is_empty() {
+                    limits[index].name.clone()
+                } else {
+                    format!("{} (also at: {})", limits[index].name, tied.join("; "))
+                }
+            }
             None => "its target".to_string(),
         };
         let mut meets = None;
