@@ -134,7 +134,7 @@ fn iofit_run_results_compare_and_chart_over_time() {
             "DS13",
             "--disks",
             "4xP30:none",
-            "--catalog-edition",
+            "--edition",
             "seed-2016",
         ])
         .arg("--report")

@@ -48,7 +48,10 @@ pub struct Args {
     pub vm: Option<String>,
     /// Catalog edition for --vm and --disks: `current` (Azure's pages) or `seed-2016`.
     #[arg(long, value_name = "EDITION", default_value = iofit_catalog::EDITION_CURRENT)]
-    pub catalog_edition: String,
+    pub edition: String,
+    /// Extra catalog file(s) that add or override rows.
+    #[arg(long = "catalog", value_name = "FILE")]
+    pub catalog: Vec<PathBuf>,
     /// Highest acceptable 99th percentile latency, ms (requirements carry only the average).
     #[arg(long, value_name = "MS")]
     pub latency_p99_ms: Option<f64>,
@@ -156,7 +159,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         context.design = Some(format!(
             "{} with {spec} ({} tables); binding: {}",
             prediction.vm,
-            args.catalog_edition,
+            args.edition,
             prediction
                 .binding
                 .as_ref()
@@ -218,14 +221,8 @@ fn predict_design(
     measured: &compare::Measured,
     caching: Option<HostCaching>,
 ) -> anyhow::Result<iofit_predict::Prediction> {
-    let edition = args.catalog_edition.as_str();
-    if !iofit_catalog::EDITIONS.contains(&edition) {
-        return Err(bad_input(format!(
-            "--catalog-edition {edition}: unknown; use one of {}",
-            iofit_catalog::EDITIONS.join(", ")
-        )));
-    }
-    let catalog = iofit_catalog::Catalog::embedded().context("loading the embedded catalog")?;
+    let edition = args.edition.as_str();
+    let catalog = super::plan::load_catalog(edition, &args.catalog)?;
     let vm = catalog
         .vm(vm_name, edition)
         .map_err(|error| bad_input(format!("--vm: {error}")))?;
@@ -256,7 +253,9 @@ fn predict_design(
         workload,
         target: Some(volume.sizing.clone()),
     };
-    iofit_predict::predict(vm, &[load], &iofit_predict::Assumptions::default(), None)
+    // The seed edition counts 1 MB = 1024 KB, as the seed does; plan and predict agree.
+    let assumptions = super::plan::assumptions_for(edition, None, 100.0)?;
+    iofit_predict::predict(vm, &[load], &assumptions, None)
         .map_err(|error| bad_input(format!("--vm/--disks: {error}")))
 }
 
