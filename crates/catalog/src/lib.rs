@@ -760,4 +760,122 @@ premium_storage = false
             "{error}"
         );
     }
+
+    /// Current prices: every priced table says where, when and on what basis; VM monthly prices
+    /// are the hourly prices its notes list times 730 hours; what could not be sourced is empty.
+    #[test]
+    fn current_prices_carry_their_basis_and_follow_their_notes() {
+        let catalog = embedded();
+        let current: Vec<&TableInfo> = catalog.tables_in(EDITION_CURRENT).collect();
+        let priced_tables: Vec<&str> = catalog
+            .vms_in(EDITION_CURRENT)
+            .filter(|v| v.price_usd_month.is_some())
+            .map(|v| v.table.as_str())
+            .chain(
+                catalog
+                    .disks_in(EDITION_CURRENT)
+                    .filter(|d| d.price_usd_month.is_some())
+                    .map(|d| d.table.as_str()),
+            )
+            .chain(
+                catalog
+                    .provisioned_in(EDITION_CURRENT)
+                    .filter(|d| d.price_usd_per_gib_month.is_some())
+                    .map(|d| d.table.as_str()),
+            )
+            .chain(
+                catalog
+                    .netapp
+                    .iter()
+                    .filter(|l| l.price_usd_per_tib_month.is_some())
+                    .map(|l| l.table.as_str()),
+            )
+            .collect();
+        for table in &current {
+            if priced_tables.contains(&table.id.as_str()) {
+                assert!(table.price_basis.is_some(), "{}", table.id);
+                assert!(table.price_source.is_some(), "{}", table.id);
+                assert!(table.price_date.is_some(), "{}", table.id);
+            }
+        }
+
+        // Monthly VM price = the hourly price listed in the table notes x 730 hours.
+        let mut priced_vms = 0;
+        let mut unpriced: Vec<&str> = Vec::new();
+        for vm in catalog.vms_in(EDITION_CURRENT) {
+            let Some(month) = vm.price_usd_month else {
+                unpriced.push(&vm.name);
+                continue;
+            };
+            priced_vms += 1;
+            let notes = catalog.table(&vm.table).unwrap().notes.as_deref().unwrap();
+            // The list runs to the end of its sentence: "Hourly USD: D2s_v5 0.096, D4s_v5 0.192."
+            let list = notes
+                .split("Hourly USD: ")
+                .nth(1)
+                .and_then(|rest| rest.split(". ").next())
+                .expect("an hourly price list in the notes");
+            let short = vm.name.trim_start_matches("Standard_");
+            let hourly: f64 = list
+                .split(", ")
+                .find_map(|entry| {
+                    let (name, price) = entry.split_once(' ')?;
+                    (name == short).then(|| price.trim_end_matches('.').parse().ok())?
+                })
+                .unwrap_or_else(|| panic!("{short} has no hourly price in the notes"));
+            assert!(
+                (hourly * 730.0 - month).abs() < 1e-6,
+                "{short}: {hourly} x 730 != {month}"
+            );
+        }
+        assert_eq!(priced_vms, 88);
+        assert_eq!(
+            unpriced,
+            ["Standard_GS3", "Standard_GS4", "Standard_GS5"],
+            "only the sizes without an eastus price stay empty"
+        );
+        let d4s = catalog.vm("D4s_v5", EDITION_CURRENT).unwrap();
+        assert!((d4s.price_usd_month.unwrap() - 140.16).abs() < 1e-9);
+
+        // Every current fixed-size disk is priced, and price grows with size within a kind.
+        for kind in [
+            DiskKind::PremiumSsd,
+            DiskKind::StandardSsd,
+            DiskKind::StandardHdd,
+        ] {
+            let prices: Vec<f64> = catalog
+                .disks_in(EDITION_CURRENT)
+                .filter(|d| d.kind == kind)
+                .map(|d| d.price_usd_month.expect("priced"))
+                .collect();
+            assert!(
+                prices.windows(2).all(|w| w[0] < w[1]),
+                "{kind:?} {prices:?}"
+            );
+        }
+        let p30 = catalog.disk("P30", EDITION_CURRENT).unwrap();
+        assert_eq!(p30.price_usd_month, Some(135.17));
+        // The seed edition keeps its own, older price.
+        let seed_p30 = catalog.disk("P30", EDITION_SEED).unwrap();
+        assert_ne!(seed_p30.price_usd_month, p30.price_usd_month);
+
+        // Premium SSD v2 IOPS and MB/s rates were not sourced: empty, not guessed.
+        let v2 = catalog
+            .provisioned_disk("PremiumV2", EDITION_CURRENT)
+            .unwrap();
+        assert_eq!(v2.price_usd_per_gib_month, Some(0.08103));
+        assert_eq!(
+            (v2.price_usd_per_iops_month, v2.price_usd_per_mb_s_month),
+            (None, None)
+        );
+        let ultra = catalog.provisioned_disk("Ultra", EDITION_CURRENT).unwrap();
+        assert!(
+            ultra.price_usd_per_iops_month.is_some() && ultra.price_usd_per_mb_s_month.is_some()
+        );
+
+        // NetApp: per GiB-hour x 730 h x 1,024 GiB.
+        let premium = catalog.netapp_level("Premium").unwrap();
+        let expected = 0.000403 * 730.0 * 1024.0;
+        assert!((premium.price_usd_per_tib_month.unwrap() - expected).abs() < 1e-6);
+    }
 }
