@@ -452,26 +452,42 @@ fn volume_options(
         if sku.kind.needs_premium_vm() && !vm.premium_storage {
             continue;
         }
-        let (caching, reason) = caching_for(sku.kind.supports_host_caching());
-        let miss = if caching.is_cached() { 1.0 - hit } else { 1.0 };
-        let disk_ios = wanted * (read * miss * split + (1.0 - read) * split);
-        let disk_mb = wanted * size * (read * miss + (1.0 - read)) / mb;
-        let by_iops = (disk_ios / sku.iops.0 - 1e-9).ceil();
-        let by_mb = (disk_mb / sku.throughput_mb_s.0 - 1e-9).ceil();
-        let by_size = (capacity / sku.size_gib - 1e-9).ceil();
-        let count = by_iops.max(by_mb).max(by_size).max(1.0);
-        if !count.is_finite() || count > vm.max_data_disks as f64 {
-            continue;
+        let (policy_caching, policy_reason) = caching_for(sku.kind.supports_host_caching());
+        let mut cachings = vec![(policy_caching, policy_reason)];
+        if policy_caching.is_cached() && options.caching.is_none() {
+            // Fallback when the VM's cached limits are too low for the volume: the uncached
+            // limits may carry it. Tried after the cached variant at the same price.
+            cachings.push((
+                HostCaching::None,
+                format!(
+                    "None: the method would use ReadOnly ({}% reads), but {}'s cached limits \
+                     cannot carry this volume; its uncached limits can",
+                    fmt_num(target.read_pct),
+                    vm.name
+                ),
+            ));
         }
-        let count = count as u32;
-        out.push(VolumeOption {
-            disk: DiskPerf::from(sku),
-            count,
-            caching,
-            caching_reason: reason,
-            provisioned: None,
-            price: sku.price_usd_month.map(|p| p * count as f64),
-        });
+        for (caching, reason) in cachings {
+            let miss = if caching.is_cached() { 1.0 - hit } else { 1.0 };
+            let disk_ios = wanted * (read * miss * split + (1.0 - read) * split);
+            let disk_mb = wanted * size * (read * miss + (1.0 - read)) / mb;
+            let by_iops = (disk_ios / sku.iops.0 - 1e-9).ceil();
+            let by_mb = (disk_mb / sku.throughput_mb_s.0 - 1e-9).ceil();
+            let by_size = (capacity / sku.size_gib - 1e-9).ceil();
+            let count = by_iops.max(by_mb).max(by_size).max(1.0);
+            if !count.is_finite() || count > vm.max_data_disks as f64 {
+                continue;
+            }
+            let count = count as u32;
+            out.push(VolumeOption {
+                disk: DiskPerf::from(sku),
+                count,
+                caching,
+                caching_reason: reason,
+                provisioned: None,
+                price: sku.price_usd_month.map(|p| p * count as f64),
+            });
+        }
     }
     if vm.premium_storage {
         for disk_type in &rows.provisioned {
@@ -718,12 +734,13 @@ pub fn plan(
             });
             continue;
         }
-        // Up to 4 options per volume; combinations in order of total price.
+        // A few options per volume; combinations in order of total price.
         let mut combos: Vec<(Option<f64>, Vec<&VolumeOption>)> = vec![(Some(0.0), Vec::new())];
         for options_of_volume in &per_volume {
             let mut next = Vec::new();
             for (price, chosen) in &combos {
-                for option in options_of_volume.iter().take(4) {
+                // The cheapest few per volume (each SKU may come cached and uncached).
+                for option in options_of_volume.iter().take(6) {
                     let mut with = chosen.clone();
                     with.push(option);
                     let total = match (price, option.price) {

@@ -241,3 +241,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn falls_back_to_no_caching_when_the_cached_limit_is_too_low() {
+    let mut low_cache = vm("LowCache", 32, 50000.0, 512.0, Some(1000.0));
+    low_cache.cached_iops = Some(Iops(1000.0));
+    let rows = CatalogRows {
+        vms: vec![low_cache],
+        ..rows()
+    };
+    let plan = plan(
+        &one_volume(16000.0, 90.0, VolumeRole::Data),
+        &rows,
+        &PlanOptions::default(),
+    )
+    .unwrap();
+    let volume = &plan.designs[0].volumes[0];
+    assert_eq!(volume.caching, HostCaching::None);
+    assert!(
+        volume.caching_reason.contains("cached limits"),
+        "{}",
+        volume.caching_reason
+    );
+}
