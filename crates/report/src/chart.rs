@@ -77,15 +77,17 @@ impl LimitBar {
 /// checks, burst allowances and unpublished limits are left out; the prediction's own text
 /// lists them.
 pub fn limit_bars_from_prediction(prediction: &iofit_predict::Prediction) -> Vec<LimitBar> {
-    use iofit_predict::{LimitKind, LimitStatus, LimitUnit};
+    use iofit_predict::{LimitKind, LimitStatus, LimitUnit, MbConvention};
     prediction
         .limits
         .iter()
         .filter(|check| check.kind.caps_sustained_rate())
         .filter_map(|check| {
-            let unit = match check.unit {
-                LimitUnit::Iops => "IOPS",
-                LimitUnit::MbPerSecond => "MB/s",
+            let unit = match (check.unit, prediction.assumptions.mb) {
+                (LimitUnit::Iops, _) => "IOPS",
+                (LimitUnit::MbPerSecond, MbConvention::Decimal) => "MB/s",
+                // The seed's "MB" is 2^20 bytes; say so in the unit, keep its number.
+                (LimitUnit::MbPerSecond, MbConvention::Binary) => "MiB/s",
                 _ => return None,
             };
             let scope = match check.kind {

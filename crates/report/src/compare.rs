@@ -1284,9 +1284,16 @@ fn advise(
     }
 
     // A prediction says which limit binds; a measured rate at that limit names the cap.
+    // Limits in MiB/s come from tables that count 1 MB = 2^20 bytes (the seed's); the measured
+    // rate is converted to match rather than the published limit being restated.
     for (metric, unit, value) in [
         (Metric::Iops, "IOPS", measured.iops),
         (Metric::ThroughputMbS, "MB/s", measured.throughput_mb_s),
+        (
+            Metric::ThroughputMbS,
+            "MiB/s",
+            measured.throughput_mb_s * 1e6 / 1_048_576.0,
+        ),
     ] {
         if !failed(metric) {
             continue;
@@ -1995,6 +2002,35 @@ mod tests {
             &context,
         );
         assert_eq!(kinds(&comparison), vec![AdviceKind::CappedByDisks]);
+    }
+
+    #[test]
+    fn binary_mb_limits_compare_in_mib() {
+        // The seed's P30 "200 MB/s" counts 1 MB = 2^20 bytes: 200 MiB/s = 209.7 MB/s. A run at
+        // 205 MB/s (195.5 MiB/s) is at that limit, not above it.
+        let job = job(
+            direction(205.0, 1_000_000, 600.0, 50.0, 80.0),
+            DirectionResult::default(),
+            16,
+            1,
+        );
+        let context = CompareContext {
+            limits: vec![
+                LimitBar::new("1 x P30 MB/s", 200.0, "MiB/s", true).scope(LimitScope::Disk)
+            ],
+            ..Default::default()
+        };
+        let comparison = run(
+            &[&job],
+            &volume(1.0, 250.0, None, 1_000_000, 100.0),
+            &context,
+        );
+        assert_eq!(kinds(&comparison), vec![AdviceKind::CappedByDisks]);
+        assert!(
+            comparison.advice[0].message.contains("195.5 MiB/s"),
+            "{}",
+            comparison.advice[0].message
+        );
     }
 
     #[test]
