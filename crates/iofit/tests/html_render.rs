@@ -119,6 +119,7 @@ fn screenshot(chromium: &Path, html: &Path, dir: &Path) -> PathBuf {
             "--disable-component-update",
             "--disable-sync",
             "--hide-scrollbars",
+            "--disable-dev-shm-usage",
         ])
         .arg(format!("--user-data-dir={}", dir.join("profile").display()))
         .arg(format!("--screenshot={}", shot.display()))
