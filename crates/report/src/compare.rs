@@ -1095,6 +1095,25 @@ pub fn compare(
     }
 }
 
+/// [`compare`] on every job of `run` (which must all be of one group, as a single fio job file
+/// without stonewall is): what `iofit demo` and `bench` call after a run.
+pub fn compare_run(
+    run: &RunResult,
+    volume: &VolumeRequirements,
+    context: &CompareContext,
+    results_source: &str,
+    requirements_source: &str,
+) -> Result<Comparison, SelectionError> {
+    let jobs = select_jobs(run, &JobSelection::default())?;
+    Ok(compare(
+        &jobs,
+        volume,
+        context,
+        results_source,
+        requirements_source,
+    ))
+}
+
 fn advise(
     checks: &[Check],
     measured: &Measured,
@@ -2198,6 +2217,8 @@ mod tests {
             ..Default::default()
         };
         let error = select_jobs(&run, &JobSelection::default()).unwrap_err();
+        let volume = volume(1.0, 1.0, None, 8192, 70.0);
+        assert!(compare_run(&run, &volume, &CompareContext::default(), "r", "q").is_err());
         assert!(error.to_string().contains("--group"), "{error}");
         let picked = select_jobs(
             &run,
