@@ -1156,8 +1156,9 @@ fn advise(
                 metrics: vec![Metric::ReadPct],
                 message: format!(
                     "the benchmark read {read_pct:.1}% of its IOs, the application {:.1}%: run \
-                     again with rw=randrw (or rw=rw) and rwmixread={:.0}",
-                    sizing.read_pct, sizing.read_pct
+                     again with {}",
+                    sizing.read_pct,
+                    fio_mix(sizing.read_pct, sizing.random_pct)
                 ),
             });
         }
@@ -1401,6 +1402,21 @@ fn advise(
         });
     }
     advice
+}
+
+/// The fio options that give a read share and randomness: `rw=randrw rwmixread=70`,
+/// `rw=randread`, `rw=write`...
+fn fio_mix(read_pct: f64, random_pct: f64) -> String {
+    let random = random_pct >= 50.0;
+    let read_pct = read_pct.round();
+    match (read_pct as u32, random) {
+        (100, true) => "rw=randread".to_string(),
+        (100, false) => "rw=read".to_string(),
+        (0, true) => "rw=randwrite".to_string(),
+        (0, false) => "rw=write".to_string(),
+        (share, true) => format!("rw=randrw rwmixread={share}"),
+        (share, false) => format!("rw=rw rwmixread={share}"),
+    }
 }
 
 /// A byte count as fio's `bs=` writes it: 8192 -> "8k", 1048576 -> "1m", 1000 -> "1000".
@@ -1714,7 +1730,12 @@ mod tests {
         assert_eq!(read.verdict, Verdict::Fail);
         assert!((read.margin.unwrap() + 10.0).abs() < 1e-9);
         assert!(kinds(&comparison).contains(&AdviceKind::MixUnlikeApplication));
-        assert!(comparison.advice[0].message.contains("rwmixread=80"));
+        assert!(comparison.advice[0]
+            .message
+            .contains("rw=randrw rwmixread=80"));
+        assert_eq!(fio_mix(100.0, 0.0), "rw=read");
+        assert_eq!(fio_mix(0.0, 100.0), "rw=randwrite");
+        assert_eq!(fio_mix(50.0, 0.0), "rw=rw rwmixread=50");
     }
 
     #[test]
