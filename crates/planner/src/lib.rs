@@ -552,7 +552,10 @@ fn build_loads(
                 design.provisioned_throughput_mb_s = Some(mb_s);
             }
             // Little's law at the service time; at least one IO per stripe member.
-            let service_s = options.assumptions.service_latency_ms / 1e3;
+            let service_ms = options
+                .assumptions
+                .service_latency_ms_for(option.disk.kind, target.read_pct);
+            let service_s = service_ms / 1e3;
             let by_littles_law = (wanted * service_s - 1e-9).ceil().max(1.0) as u32;
             let outstanding = by_littles_law.max(option.count);
             let (threads, depth) = split_outstanding(outstanding);
@@ -564,7 +567,7 @@ fn build_loads(
                 "{} IOPS x {} ms = {by_littles_law} outstanding (Little's law){}; up to \
                  {to_limits} ({per_disk} per disk x {} disks) reaches the disks' limits",
                 fmt_num(wanted),
-                options.assumptions.service_latency_ms,
+                service_ms,
                 if outstanding > by_littles_law {
                     format!(
                         ", raised to {outstanding} so each of the {} members has work",
@@ -958,8 +961,13 @@ pub fn plan(
             }
         ),
         format!(
-            "service time per IO {} ms ({})",
-            options.assumptions.service_latency_ms, options.assumptions.service_latency_source
+            "service time per IO {} ms on SSD disks ({}); Standard HDD {} ms reads, {} ms \
+             writes ({})",
+            options.assumptions.service_latency_ms,
+            options.assumptions.service_latency_source,
+            options.assumptions.hdd_read_latency_ms,
+            options.assumptions.hdd_write_latency_ms,
+            options.assumptions.hdd_latency_source
         ),
         format!("MB: {}", options.assumptions.mb.describe()),
     ];

@@ -89,6 +89,40 @@ pub struct Assumptions {
     /// Share of reads on host-cached disks that the (warm) cache serves, 0..=100.
     pub cache_hit_pct: f64,
     pub mb: MbConvention,
+    /// Standard HDD service times: Azure designs them for reads under 20 ms and writes under
+    /// 10 ms; the prediction takes those bounds (conservative) instead of the SSD figure.
+    #[serde(default = "hdd_read_ms")]
+    pub hdd_read_latency_ms: f64,
+    #[serde(default = "hdd_write_ms")]
+    pub hdd_write_latency_ms: f64,
+    #[serde(default = "hdd_source")]
+    pub hdd_latency_source: String,
+}
+
+fn hdd_read_ms() -> f64 {
+    20.0
+}
+fn hdd_write_ms() -> f64 {
+    10.0
+}
+fn hdd_source() -> String {
+    "Azure docs 'Azure managed disk types' (articles/virtual-machines/disks-types.md): Standard \
+     HDD disks are designed to deliver write latencies under 10 ms and read latencies under 20 ms"
+        .to_string()
+}
+
+impl Assumptions {
+    /// Service time of one IO on a disk of `kind` with `read_pct` reads: the Standard HDD
+    /// bounds for HDDs (weighted by the mix), `service_latency_ms` for every SSD kind.
+    pub fn service_latency_ms_for(&self, kind: DiskKind, read_pct: f64) -> f64 {
+        match kind {
+            DiskKind::StandardHdd => {
+                let read = read_pct / 100.0;
+                read * self.hdd_read_latency_ms + (1.0 - read) * self.hdd_write_latency_ms
+            }
+            _ => self.service_latency_ms,
+        }
+    }
 }
 
 impl Default for Assumptions {
@@ -102,6 +136,9 @@ impl Default for Assumptions {
             // The seed benchmarks after warming the cache, so reads on ReadOnly disks hit it.
             cache_hit_pct: 100.0,
             mb: MbConvention::Decimal,
+            hdd_read_latency_ms: hdd_read_ms(),
+            hdd_write_latency_ms: hdd_write_ms(),
+            hdd_latency_source: hdd_source(),
         }
     }
 }
@@ -490,6 +527,8 @@ struct Factors {
     host_bytes: f64,
     outstanding: u32,
     busy_members: u32,
+    /// Service time of one IO on this volume's disks, ms.
+    service_ms: f64,
 }
 
 /// A rate limit in linear form: `sum(coeff[v] x iops[v]) <= capacity`.
@@ -609,7 +648,6 @@ pub fn predict(
         });
     }
     let mb = assumptions.mb.bytes_per_mb();
-    let service_s = assumptions.service_latency_ms / 1e3;
     let count = volumes.len();
     let mut warnings = Vec::new();
     let mut violations = Vec::new();
@@ -699,6 +737,7 @@ pub fn predict(
             host_bytes,
             outstanding,
             busy_members,
+            service_ms: assumptions.service_latency_ms_for(volume.disk.kind, workload.read_pct),
         });
     }
 
@@ -844,11 +883,11 @@ pub fn predict(
             LimitKind::QueueDepth,
             format!(
                 "queue depth: {} outstanding IOs / {} ms (Little's law)",
-                f.outstanding, assumptions.service_latency_ms
+                f.outstanding, f.service_ms
             ),
             LimitUnit::Iops,
             only(1.0),
-            Some(f.outstanding as f64 / service_s),
+            Some(f.outstanding as f64 / (f.service_ms / 1e3)),
             "assumption".into(),
         ));
         if let Some(burst) = disk.burst_iops {
@@ -1060,15 +1099,16 @@ pub fn predict(
         let iops = rates[v];
         let max_iops = max.rates[v];
         let throttled = operating.binding[v].is_some();
+        let service_s = f.service_ms / 1e3;
         let latency_ms = if throttled && iops > 0.0 {
-            (f.outstanding as f64 / iops * 1e3).max(assumptions.service_latency_ms)
+            (f.outstanding as f64 / iops * 1e3).max(f.service_ms)
         } else {
-            assumptions.service_latency_ms
+            f.service_ms
         };
         let per_disk_depth = (disk.iops * service_s).ceil().max(1.0) as u32;
         let target_latency_ms = volume.target.as_ref().and_then(|t| t.latency_ms);
         let depth_for_target = targets[v].map(|t| {
-            let latency_s = target_latency_ms.unwrap_or(assumptions.service_latency_ms) / 1e3;
+            let latency_s = target_latency_ms.unwrap_or(f.service_ms) / 1e3;
             (t * latency_s - 1e-9).ceil().max(1.0) as u32
         });
         let queue = QueueDepthCheck {
@@ -1089,7 +1129,7 @@ pub fn predict(
                 f.busy_members,
                 n - f.busy_members,
                 per_disk_depth.saturating_mul(n),
-                assumptions.service_latency_ms
+                f.service_ms
             ));
         }
         let binding_words = match max.binding[v] {
@@ -1422,15 +1462,13 @@ fn advise(
                 advice.push(text);
             }
             LimitKind::StripeMembersBusy | LimitKind::QueueDepth => {
-                let depth = (target * assumptions.service_latency_ms / 1e3 - 1e-9)
-                    .ceil()
-                    .max(n as f64) as u32;
+                let depth = (target * f.service_ms / 1e3 - 1e-9).ceil().max(n as f64) as u32;
                 advice.push(format!(
                     "volume '{label}': raise outstanding IOs from {} to at least {depth} \
                      (Little's law: {} IOPS x {} ms, and at least one per stripe member)",
                     f.outstanding,
                     fmt_num(target),
-                    assumptions.service_latency_ms
+                    f.service_ms
                 ));
             }
             kind @ (LimitKind::VmUncachedIops

@@ -133,9 +133,14 @@ pub fn render(prediction: &Prediction) -> String {
     let _ = writeln!(out, "units:     {}", prediction.mb_convention_note);
     let _ = writeln!(
         out,
-        "assumed:   {} ms per IO ({}); warm host cache serves {}% of reads on cached disks",
+        "assumed:   {} ms per IO on SSD disks ({})\n           \
+         {} ms reads, {} ms writes on Standard HDD ({})\n           \
+         the warm host cache serves {}% of reads on cached disks",
         num(prediction.assumptions.service_latency_ms),
         prediction.assumptions.service_latency_source,
+        num(prediction.assumptions.hdd_read_latency_ms),
+        num(prediction.assumptions.hdd_write_latency_ms),
+        prediction.assumptions.hdd_latency_source,
         num(prediction.assumptions.cache_hit_pct)
     );
 
