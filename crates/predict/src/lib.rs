@@ -465,6 +465,8 @@ pub struct VolumePrediction {
     pub queue: QueueDepthCheck,
     /// What caps this volume, in words.
     pub binding: String,
+    /// How the IO size turns the binding limit into IOPS or MB/s (throughput = IOPS x size).
+    pub io_size_effect: Option<String>,
     pub target_iops: Option<f64>,
     pub target_throughput_mb_s: Option<f64>,
     pub target_latency_ms: Option<f64>,
@@ -1156,6 +1158,30 @@ pub fn predict(
             }
             None => "its target".to_string(),
         };
+        // Throughput = IOPS x IO size, made explicit for the limit that caps the volume.
+        let mean_size = f.host_bytes;
+        let io_size_effect = max.binding[v].and_then(|index| {
+            let limit = &limits[index];
+            let capacity = limit.capacity?;
+            let size_text = iofit_model::Bytes(mean_size.round() as u64).to_string();
+            match limit.unit {
+                LimitUnit::MbPerSecond => Some(format!(
+                    "at {size_text} per IO the {} MB/s limit allows {} IOPS \
+                     ({} MB/s x {} bytes per MB / {} bytes)",
+                    fmt_num(capacity),
+                    fmt_num(max_iops),
+                    fmt_num(max_iops * mean_size / mb),
+                    fmt_num(mb),
+                    fmt_num(mean_size)
+                )),
+                LimitUnit::Iops => Some(format!(
+                    "at {size_text} per IO, {} IOPS move {} MB/s (IOPS x IO size)",
+                    fmt_num(max_iops),
+                    fmt_num_precise(max_iops * mean_size / mb)
+                )),
+                _ => None,
+            }
+        });
         let mut meets = None;
         if let Some(target) = &volume.target {
             let wanted = targets[v].unwrap_or(0.0);
@@ -1232,6 +1258,7 @@ pub fn predict(
             disk_ios_per_write: f.split_write,
             queue,
             binding: binding_words,
+            io_size_effect,
             target_iops: volume.target.as_ref().map(|t| t.iops),
             target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s),
             target_latency_ms,

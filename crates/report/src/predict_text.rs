@@ -173,6 +173,9 @@ pub fn render(prediction: &Prediction) -> String {
             num(volume.latency_ms)
         );
         let _ = writeln!(out, "    limited by: {}", volume.binding);
+        if let Some(effect) = &volume.io_size_effect {
+            let _ = writeln!(out, "    io size: {effect}");
+        }
         if volume.disk_ios_per_read > 1.0 || volume.disk_ios_per_write > 1.0 {
             let _ = writeln!(
                 out,
