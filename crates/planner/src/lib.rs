@@ -1100,6 +1100,34 @@ fn impossible_reasons(
             }
         }
     }
+    // Capacity: the most any VM can attach, from its data-disk slots and the largest disk.
+    let largest_fixed = rows.disks.iter().map(|d| d.size_gib).fold(0.0, f64::max);
+    let largest_provisioned = rows
+        .provisioned
+        .iter()
+        .map(|d| d.size_gib_max)
+        .fold(0.0, f64::max);
+    let most_slots = rows
+        .vms
+        .iter()
+        .map(|vm| vm.max_data_disks)
+        .max()
+        .unwrap_or(0);
+    let most_gib = most_slots as f64 * largest_fixed.max(largest_provisioned);
+    let capacity: f64 = requirements
+        .volumes
+        .iter()
+        .filter_map(|v| v.sizing.capacity_gib)
+        .sum();
+    if capacity > most_gib {
+        reasons.push(format!(
+            "capacity: the requirements need {} GiB; at most {most_slots} data disks of at most \
+             {} GiB each can be attached to one VM in the catalog ({} GiB)",
+            fmt_num(capacity),
+            fmt_num(largest_fixed.max(largest_provisioned)),
+            fmt_num(most_gib)
+        ));
+    }
     if rows.disks.is_empty() && rows.provisioned.is_empty() {
         reasons.push("the catalog has no disks in this edition".into());
     }

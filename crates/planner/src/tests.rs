@@ -264,3 +264,18 @@ fn falls_back_to_no_caching_when_the_cached_limit_is_too_low() {
         volume.caching_reason
     );
 }
+
+#[test]
+fn impossible_capacity_names_slots_and_largest_disk() {
+    let mut requirements = one_volume(1000.0, 70.0, VolumeRole::Data);
+    requirements.volumes[0].sizing.capacity_gib = Some(1e9);
+    let plan = plan(&requirements, &rows(), &PlanOptions::default()).unwrap();
+    assert!(plan.designs.is_empty());
+    assert!(
+        plan.impossible
+            .iter()
+            .any(|r| r.starts_with("capacity:") && r.contains("64 data disks")),
+        "{:?}",
+        plan.impossible
+    );
+}
