@@ -131,18 +131,33 @@ pub fn render(prediction: &Prediction) -> String {
         }
     }
     let _ = writeln!(out, "units:     {}", prediction.mb_convention_note);
+    let assumptions = &prediction.assumptions;
     let _ = writeln!(
         out,
-        "assumed:   {} ms per IO on SSD disks ({})\n           \
-         {} ms reads, {} ms writes on Standard HDD ({})\n           \
-         the warm host cache serves {}% of reads on cached disks",
-        num(prediction.assumptions.service_latency_ms),
-        prediction.assumptions.service_latency_source,
-        num(prediction.assumptions.hdd_read_latency_ms),
-        num(prediction.assumptions.hdd_write_latency_ms),
-        prediction.assumptions.hdd_latency_source,
-        num(prediction.assumptions.cache_hit_pct)
+        "assumed:   {} ms per IO on SSD disks ({})",
+        num(assumptions.service_latency_ms),
+        assumptions.service_latency_source
     );
+    if prediction
+        .volumes
+        .iter()
+        .any(|v| v.disk_kind == iofit_catalog::DiskKind::StandardHdd)
+    {
+        let _ = writeln!(
+            out,
+            "           {} ms reads, {} ms writes on Standard HDD ({})",
+            num(assumptions.hdd_read_latency_ms),
+            num(assumptions.hdd_write_latency_ms),
+            assumptions.hdd_latency_source
+        );
+    }
+    if prediction.volumes.iter().any(|v| v.caching.is_cached()) {
+        let _ = writeln!(
+            out,
+            "           the warm host cache serves {}% of reads on cached disks",
+            num(assumptions.cache_hit_pct)
+        );
+    }
 
     let _ = writeln!(out, "\nvolumes");
     for volume in &prediction.volumes {
