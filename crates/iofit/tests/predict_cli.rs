@@ -188,3 +188,42 @@ fn closed_pipe_does_not_panic() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
 }
+
+#[test]
+fn ds14_seed_benchmark_per_volume_patterns() {
+    // fiowrite.ini on the uncached stripe and fioread.ini on the cached disk, at once:
+    // 4 jobs x iodepth 256, bs 8k.
+    let output = iofit()
+        .args([
+            "predict",
+            "--vm",
+            "Standard_DS14",
+            "--disk",
+            "10xP30:none",
+            "--disk",
+            "1xP30:readonly",
+            "--stripe",
+            "64k",
+            "--rw",
+            "randwrite",
+            "--rw",
+            "randread",
+            "--bs",
+            "8k",
+            "--iodepth",
+            "256",
+            "--numjobs",
+            "4",
+            "--edition",
+            "seed-2016",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let volumes = value["prediction"]["volumes"].as_array().unwrap();
+    assert_eq!(volumes[0]["write_iops"], 50000.0);
+    assert_eq!(volumes[1]["cache_read_iops"], 64000.0);
+    assert!(value["prediction"]["total_iops"].as_f64().unwrap() > 100_000.0);
+}

@@ -23,15 +23,17 @@ pub struct Args {
     /// Stripe unit of multi-disk volumes (64k for small random IO, 256k for sequential).
     #[arg(long)]
     pub stripe: Option<String>,
-    /// IO pattern, as fio names it: read, write, randread, randwrite, rw, randrw.
+    /// IO pattern, as fio names it: read, write, randread, randwrite, rw, randrw. Once for
+    /// every volume, or once per --disk in the same order (e.g. writes to an uncached stripe,
+    /// reads to a cached disk, as the seed's DS14 benchmark does).
     #[arg(long, default_value = "randread")]
-    pub rw: String,
+    pub rw: Vec<String>,
     /// Share of reads for rw/randrw, 0..100.
     #[arg(long, allow_negative_numbers = true, default_value_t = 50.0)]
     pub rwmixread: f64,
-    /// IO size (8k, 64k, 1m; k = 1024).
+    /// IO size (8k, 64k, 1m; k = 1024). Once for every volume, or once per --disk.
     #[arg(long, default_value = "8k")]
-    pub bs: String,
+    pub bs: Vec<String>,
     /// IOs in flight per job.
     #[arg(long, allow_negative_numbers = true)]
     pub iodepth: Option<i64>,
@@ -148,15 +150,32 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             )));
         }
     }
-    let rw = parse_rw(&args.rw)?;
-    let bs = parse_size("--bs", &args.bs)?;
+    let volumes = args.disks.len();
+    let per_volume = |flag: &str, values: &[String]| -> anyhow::Result<Vec<String>> {
+        match values.len() {
+            1 => Ok(vec![values[0].clone(); volumes]),
+            n if n == volumes => Ok(values.to_vec()),
+            n => Err(bad_input(format!(
+                "{flag} given {n} times for {volumes} --disk; give it once (every volume) or \
+                 once per --disk, in order"
+            ))),
+        }
+    };
+    let rws = per_volume("--rw", &args.rw)?
+        .iter()
+        .map(|text| parse_rw(text))
+        .collect::<anyhow::Result<Vec<RwMode>>>()?;
+    let sizes = per_volume("--bs", &args.bs)?
+        .iter()
+        .map(|text| parse_size("--bs", text))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     if !(0.0..=100.0).contains(&args.rwmixread) {
         return Err(bad_input(format!(
             "--rwmixread {}: must be within 0..=100",
             args.rwmixread
         )));
     }
-    let read_pct = match (rw.has_reads(), rw.has_writes()) {
+    let read_pct_of = |rw: RwMode| match (rw.has_reads(), rw.has_writes()) {
         (true, false) => 100.0,
         (false, true) => 0.0,
         _ => args.rwmixread,
@@ -180,9 +199,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 let (wanted, io_size) =
                     iofit_planner::operating_point(sizing, assumptions.mb.bytes_per_mb());
                 // Without --iodepth: the app's own depth, else what Little's law asks for.
-                let by_law = (wanted * assumptions.service_latency_ms / 1e3)
-                    .ceil()
-                    .max(1.0);
+                let service_ms = assumptions.service_latency_ms_for(disk.kind, sizing.read_pct);
+                let by_law = (wanted * service_ms / 1e3).ceil().max(1.0);
                 let outstanding = sizing.queue_depth.unwrap_or(by_law).ceil().max(1.0) as u32;
                 let depth = positive(
                     "--iodepth",
@@ -197,9 +215,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             None => (
                 Workload::new(
-                    read_pct,
-                    if rw.is_random() { 100.0 } else { 0.0 },
-                    bs,
+                    read_pct_of(rws[index]),
+                    if rws[index].is_random() { 100.0 } else { 0.0 },
+                    sizes[index],
                     positive("--iodepth", args.iodepth, 32)?,
                     positive("--numjobs", args.numjobs, 1)?,
                 ),
