@@ -238,7 +238,8 @@ pub fn provisioned_throughput_max(disk_type: &ProvisionedDiskType, iops: f64) ->
         .min(disk_type.throughput_mb_s_max.0)
 }
 
-/// Monthly price of a provisioned disk: capacity plus the IOPS and MB/s above the free baseline.
+/// Monthly price of a provisioned disk: capacity plus the IOPS and MB/s billed (above the free
+/// baseline for Premium SSD v2; all of them for Ultra).
 /// `None` when any needed rate is not sourced.
 pub fn provisioned_price(
     disk_type: &ProvisionedDiskType,
@@ -246,8 +247,17 @@ pub fn provisioned_price(
     iops: f64,
     throughput_mb_s: f64,
 ) -> Option<f64> {
-    let extra_iops = (iops - disk_type.iops_baseline.0).max(0.0);
-    let extra_mb = (throughput_mb_s - disk_type.throughput_mb_s_baseline.0).max(0.0);
+    // Premium SSD v2 includes its baseline free; Ultra's baseline is a minimum, and every
+    // provisioned IOPS and MB/s is billed (Azure's billing page names no free Ultra allowance).
+    let (free_iops, free_mb) = match disk_type.kind {
+        DiskKind::PremiumSsdV2 => (
+            disk_type.iops_baseline.0,
+            disk_type.throughput_mb_s_baseline.0,
+        ),
+        _ => (0.0, 0.0),
+    };
+    let extra_iops = (iops - free_iops).max(0.0);
+    let extra_mb = (throughput_mb_s - free_mb).max(0.0);
     let mut price = size_gib * disk_type.price_usd_per_gib_month?;
     if extra_iops > 0.0 {
         price += extra_iops * disk_type.price_usd_per_iops_month?;

@@ -2,7 +2,7 @@
 //! `tests/worked_examples.rs`).
 
 use super::*;
-use iofit_catalog::{DiskKind, DiskSku, VmSize};
+use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};
 use iofit_model::{Bytes, Iops, MBps};
 use proptest::prelude::*;
 
@@ -240,4 +240,31 @@ proptest! {
             prop_assert!(volume.iops >= 0.0 && volume.latency_ms > 0.0);
         }
     }
+}
+
+#[test]
+fn ultra_bills_every_iops_premium_v2_only_above_its_free_baseline() {
+    let mut disk_type = ProvisionedDiskType {
+        name: "Ultra".into(),
+        table: "hand".into(),
+        kind: DiskKind::UltraDisk,
+        size_gib_min: 4.0,
+        size_gib_max: 65536.0,
+        iops_baseline: Iops(100.0),
+        iops_per_gib_max: 1000.0,
+        iops_max: Iops(400000.0),
+        throughput_mb_s_baseline: MBps(1.0),
+        throughput_mb_s_per_iops_max: 0.25,
+        throughput_mb_s_max: MBps(10000.0),
+        price_usd_per_gib_month: Some(0.11972),
+        price_usd_per_iops_month: Some(0.04964),
+        price_usd_per_mb_s_month: Some(0.3495),
+    };
+    let ultra = provisioned_price(&disk_type, 1024.0, 2048.0, 8.0).unwrap();
+    assert!((ultra - (1024.0 * 0.11972 + 2048.0 * 0.04964 + 8.0 * 0.3495)).abs() < 1e-9);
+    disk_type.kind = DiskKind::PremiumSsdV2;
+    disk_type.iops_baseline = Iops(3000.0);
+    disk_type.throughput_mb_s_baseline = MBps(125.0);
+    let v2 = provisioned_price(&disk_type, 1024.0, 2048.0, 8.0).unwrap();
+    assert!((v2 - 1024.0 * 0.11972).abs() < 1e-9);
 }
