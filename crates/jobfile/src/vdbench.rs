@@ -36,6 +36,9 @@ use std::time::Duration;
 /// vdbench's default `curve=` percentages.
 pub const DEFAULT_CURVE_PCT: [f64; 6] = [10.0, 50.0, 70.0, 80.0, 90.0, 100.0];
 const MAX_INCLUDE_DEPTH: usize = 8;
+/// A file expanding to more runs than this is refused (nested for-lists multiply; a typo in a
+/// range must not allocate without bound).
+pub const MAX_RUNS: usize = 10_000;
 
 /// A host definition (`hd=`). Only where it runs matters to iofit.
 #[derive(Clone, Debug, PartialEq)]
@@ -1335,6 +1338,7 @@ impl ParamFile {
                 .collect();
             // Every combination of the for-loops, first loop outermost.
             let mut combos: Vec<Vec<ForValue>> = vec![Vec::new()];
+            let mut too_many = false;
             for for_loop in &rd.loops {
                 let values: Vec<ForValue> = match for_loop {
                     ForLoop::Threads(v) => v.iter().map(|t| ForValue::Threads(*t)).collect(),
@@ -1344,6 +1348,11 @@ impl ParamFile {
                     ForLoop::RdPct(v) => v.iter().map(|r| ForValue::RdPct(*r)).collect(),
                     ForLoop::SeekPct(v) => v.iter().map(|s| ForValue::SeekPct(*s)).collect(),
                 };
+                // Nested lists multiply: check before expanding.
+                if combos.len().saturating_mul(values.len()) > MAX_RUNS {
+                    too_many = true;
+                    break;
+                }
                 combos = combos
                     .into_iter()
                     .flat_map(|prefix| {
@@ -1354,6 +1363,17 @@ impl ParamFile {
                         })
                     })
                     .collect();
+            }
+            let count = combos.len().saturating_mul(rd.iorates.len());
+            if too_many || runs.len().saturating_add(count) > MAX_RUNS {
+                return Err(rd.loc.error(
+                    Some("rd"),
+                    ErrorKind::InvalidJob {
+                        job: format!("rd={}", rd.name),
+                        what: format!("its for-loops expand to more than {MAX_RUNS} runs"),
+                        fix: "shorten the for-lists or split the file".into(),
+                    },
+                ));
             }
             for iorate in &rd.iorates {
                 for combo in &combos {

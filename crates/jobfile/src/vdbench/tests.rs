@@ -306,3 +306,14 @@ fn print_corpus_messages() {
         }
     }
 }
+
+#[test]
+fn runaway_for_loops_are_refused() {
+    let text = "sd=sd1,lun=/tmp/x,size=1m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max,forthreads=(1-1000,1),forrdpct=(0,10,20,30,40,50,60,70,80,90,100)\n";
+    let error = parse_str(text, "big.vdb").unwrap().runs().unwrap_err();
+    assert_eq!(error.line, 3);
+    assert!(
+        error.to_string().contains("more than 10000 runs"),
+        "{error}"
+    );
+}

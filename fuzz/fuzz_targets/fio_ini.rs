@@ -1,0 +1,20 @@
+//! fio job files: any text either parses into jobs or gives a one-line error; never a panic.
+#![no_main]
+use iofit_jobfile::fio::{parse_str, ParseOptions};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    for ignore_unknown in [false, true] {
+        let opts = ParseOptions {
+            overrides: vec![],
+            ignore_unknown,
+        };
+        match parse_str(text, "fuzz.fio", &opts) {
+            Ok(jobs) => assert!(!jobs.is_empty()),
+            Err(error) => assert!(!error.to_string().contains('\n')),
+        }
+    }
+});
