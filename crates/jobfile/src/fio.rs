@@ -238,7 +238,10 @@ fn read_sections(
             continue;
         }
         let (key, value) = match line.split_once('=') {
-            Some((key, value)) => (key.trim(), Some(value.trim().to_string())),
+            Some((key, value)) => (
+                key.trim(),
+                Some(expand_env(value.trim(), key.trim(), &loc)?),
+            ),
             None => (line, None),
         };
         if key.is_empty() || key.contains(char::is_whitespace) {
@@ -259,6 +262,38 @@ fn read_sections(
         });
     }
     Ok(())
+}
+
+/// fio expands `${NAME}` in option values from the environment; an unset variable is an error
+/// here rather than an empty string that would change the job silently.
+fn expand_env(value: &str, key: &str, loc: &Location) -> Result<String, JobFileError> {
+    if !value.contains("${") {
+        return Ok(value.to_string());
+    }
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(loc.invalid(key, value, "a '${' is not closed", "write ${NAME}"));
+        };
+        let name = &after[..end];
+        match std::env::var(name) {
+            Ok(expanded) => out.push_str(&expanded),
+            Err(_) => {
+                return Err(loc.invalid(
+                    key,
+                    value,
+                    format!("environment variable '{name}' is not set"),
+                    format!("set {name} or write the value itself"),
+                ))
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// Turns sections into jobs: `[global]` accumulates, every other section is a job.
@@ -282,7 +317,8 @@ fn build_jobs(
     let mut seen: Vec<(String, usize)> = Vec::new();
     let mut group_id = 0u32;
     for section in sections {
-        if section.name == "global" {
+        // fio treats every section whose name starts with "global" as global.
+        if section.name.starts_with("global") {
             global.extend(section.options);
             continue;
         }

@@ -248,7 +248,7 @@ pub fn render_curve(rd: &str, points: &[CurvePoint], knee: Option<usize>) -> Str
             );
         }
         None => {
-            let _ = writeln!(out, "knee: not found (fewer than three distinct points)");
+            let _ = writeln!(out, "knee: not found (response time is flat over the measured rates, or fewer than three points)");
         }
     }
     out

@@ -397,3 +397,14 @@ fn print_corpus_messages() {
         );
     }
 }
+
+#[test]
+fn environment_variables_expand_in_values() {
+    std::env::set_var("IOFIT_TEST_BS", "16k");
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbs=${IOFIT_TEST_BS}\n").unwrap();
+    assert_eq!(jobs[0].block_size.max_size(), Bytes::kib(16));
+    let error =
+        parse("[a]\nsize=1m\ndirectory=/tmp\nbs=${IOFIT_TEST_UNSET_VARIABLE}\n").unwrap_err();
+    assert_eq!((error.line, error.key.as_deref()), (4, Some("bs")));
+    assert!(error.to_string().contains("IOFIT_TEST_UNSET_VARIABLE"));
+}
