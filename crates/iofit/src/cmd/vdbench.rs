@@ -110,6 +110,20 @@ pub fn run_file(path: &Path, common: &VdbenchRunOptions) -> anyhow::Result<ExitC
     file.check_hosts(vdbench::is_local_host)
         .map_err(bad_input)?;
     let runs = file.runs().map_err(bad_input)?;
+    // vdbench does not create directories; neither does iofit. Say which sd= line to fix.
+    for sd in &file.sds {
+        if let Some(parent) = sd.lun.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.is_dir() {
+                return Err(bad_input(format!(
+                    "{}: sd={} lun={}: directory {} does not exist; create it (the seed mounts a volume there) or point lun= elsewhere",
+                    sd.loc,
+                    sd.name,
+                    sd.lun.display(),
+                    parent.display()
+                )));
+            }
+        }
+    }
     let mut doc = VdbenchJson {
         tool: format!("iofit {}", env!("CARGO_PKG_VERSION")),
         dialect: "vdbench".into(),
@@ -661,5 +675,23 @@ mod tests {
                 "{pct}%: measured {measured} against target {target}"
             );
         }
+    }
+
+    #[test]
+    fn missing_lun_directory_is_bad_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let param = dir.path().join("nodir.vdb");
+        std::fs::write(
+            &param,
+            format!(
+                "sd=sd1,lun={}/no-such-dir/f1,size=1m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max,elapsed=1\n",
+                dir.path().display()
+            ),
+        )
+        .unwrap();
+        let error = run_file(&param, &VdbenchRunOptions::default()).unwrap_err();
+        assert!(error.chain().any(|c| c.is::<crate::exit::BadInput>()));
+        let text = error.to_string();
+        assert!(text.contains("nodir.vdb:1: sd=sd1"), "{text}");
     }
 }
