@@ -14,8 +14,8 @@
 #   system=vdbench-vnet${vnet}-${vm}      -> system=localhost  the one "VM" is this machine
 #                                                              (iofit refuses remote hosts)
 # Everything else (693g sizes, threads, elapsed=600, warmup=60, the FillWrite elapsed=259200)
-# stays as the seed wrote it; shorten a local run with `iofit run --elapsed 2 --warmup 0
-# --sd-size 8m FILE`.
+# stays as the seed wrote it; a local run shortens and shrinks them through the runner's
+# options (VdbenchRunOptions: elapsed, warmup, scale, sd_size), see README.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-.}
