@@ -6,8 +6,8 @@
 //! interrupted file keeps what finished. `iorate=curve` runs max first, then each curve point as
 //! a fraction of the measured max, and prints the latency-versus-IO-rate table with its knee.
 
-// `iofit run` (run.rs, another owner) dispatches vdbench files to `run_file`; until it does, the
-// binary itself does not call this module and only its tests do.
+// `iofit run` (run.rs, another owner) is to dispatch vdbench files to `check_file` (--parse-only)
+// and `run_file`; until it does, the binary itself does not call this module, only its tests.
 #![allow(dead_code)]
 
 use crate::exit::bad_input;
@@ -102,6 +102,28 @@ pub struct RunOutcome {
     pub avg: AvgLine,
     pub job: JobResult,
     pub text: String,
+}
+
+/// `iofit run --parse-only` for a vdbench file: parses it, checks hosts and expands its runs,
+/// printing one line per run; errors are bad input naming file, line and key.
+pub fn check_file(path: &Path) -> anyhow::Result<ExitCode> {
+    let file = vdbench::parse_file(path).map_err(bad_input)?;
+    file.check_hosts(vdbench::is_local_host)
+        .map_err(bad_input)?;
+    let runs = file.runs().map_err(bad_input)?;
+    for run in &runs {
+        println!(
+            "rd={} {}: {} wd/sd pairs, {} threads per SD ({} in flight), elapsed={}s warmup={}s",
+            run.rd,
+            run.for_label,
+            run.workloads.len(),
+            run.threads,
+            run.total_threads(),
+            run.elapsed.as_secs_f64(),
+            run.warmup.as_secs_f64()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Runs every run of the vdbench file at `path`.
@@ -693,5 +715,19 @@ mod tests {
         assert!(error.chain().any(|c| c.is::<crate::exit::BadInput>()));
         let text = error.to_string();
         assert!(text.contains("nodir.vdb:1: sd=sd1"), "{text}");
+    }
+
+    #[test]
+    fn check_file_accepts_the_seed_files_and_refuses_the_corpus() {
+        let (out, _data) = seed_files();
+        for pattern in ["FillWrite", "SeqWrite", "RndMix"] {
+            let path = out.path().join(format!("vnet1-{pattern}-workload"));
+            assert_eq!(check_file(&path).unwrap(), ExitCode::SUCCESS);
+        }
+        let corpus =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bad-input/jobfile/vdbench");
+        let error = check_file(&corpus.join("10-remote-host.vdb")).unwrap_err();
+        assert!(error.chain().any(|c| c.is::<crate::exit::BadInput>()));
+        assert!(error.to_string().contains("10-remote-host.vdb:2:"));
     }
 }
