@@ -709,6 +709,19 @@ pub fn plan(
             });
             continue;
         }
+        if let Some((limit, reason)) = vm_total_shortfall(vm, requirements, mb) {
+            rejected.push(Rejected {
+                vm: vm.name.clone(),
+                vm_vcpu: vm.vcpu,
+                vm_memory_gib: vm.memory_gib,
+                vm_price_usd_month: vm.price_usd_month,
+                cheapest_tried_usd_month: None,
+                tried: None,
+                limit: Some(limit),
+                reason,
+            });
+            continue;
+        }
         let per_volume: Vec<Vec<VolumeOption>> = requirements
             .volumes
             .iter()
@@ -763,7 +776,9 @@ pub fn plan(
         });
         let mut first_failure: Option<Rejected> = None;
         let mut found = None;
-        for (disk_price, chosen) in &combos {
+        // The cheapest few combinations decide; beyond them a VM that fails keeps failing for
+        // the same VM-level reason, and trying every combination would only cost time.
+        for (disk_price, chosen) in combos.iter().take(MAX_TRIES_PER_VM) {
             let total_disks: u32 = chosen.iter().map(|o| o.count).sum();
             let pairs = build_loads(requirements, chosen, options);
             let loads: Vec<VolumeLoad> = pairs.iter().map(|(l, _)| l.clone()).collect();
@@ -988,6 +1003,51 @@ pub fn plan(
         netapp,
         notes,
     })
+}
+
+/// Combinations of disk options checked per VM before it is ruled out.
+const MAX_TRIES_PER_VM: usize = 12;
+
+/// A VM whose uncached and cached limits together cannot carry the total IOPS or MB/s, whatever
+/// the disks: ruled out before any disk is chosen. Unpublished limits never rule out.
+fn vm_total_shortfall(
+    vm: &VmSize,
+    requirements: &Requirements,
+    mb: f64,
+) -> Option<(LimitKind, String)> {
+    let (iops, bytes) = requirements
+        .volumes
+        .iter()
+        .map(|v| {
+            let (iops, size) = operating_point(&v.sizing, mb);
+            (iops, iops * size.as_f64())
+        })
+        .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let iops_most = vm.uncached_iops?.0 + vm.cached_iops.map_or(0.0, |c| c.0);
+    if iops > iops_most * (1.0 + 1e-9) {
+        return Some((
+            LimitKind::VmUncachedIops,
+            format!(
+                "the volumes need {} IOPS in total; {} allows {} (uncached and cached together)",
+                fmt_num(iops),
+                vm.name,
+                fmt_num(iops_most)
+            ),
+        ));
+    }
+    let mb_most = vm.uncached_throughput_mb_s?.0 + vm.cached_throughput_mb_s.map_or(0.0, |c| c.0);
+    if bytes / mb > mb_most * (1.0 + 1e-9) {
+        return Some((
+            LimitKind::VmUncachedThroughput,
+            format!(
+                "the volumes need {} MB/s in total; {} allows {} MB/s (uncached and cached together)",
+                fmt_num(bytes / mb),
+                vm.name,
+                fmt_num(mb_most)
+            ),
+        ));
+    }
+    None
 }
 
 /// `Standard_DS13 + data 4 x P30 (ReadOnly) + log 1 x P10 (None)`.

@@ -158,14 +158,9 @@ fn cheapest_fitting_design_first_and_rejected_say_why() {
         .contains("price not sourced"));
     // The cheaper VM was ruled out by its uncached... or cached IOPS limit.
     let small = plan.rejected.iter().find(|r| r.vm == "Small").unwrap();
-    assert!(
-        matches!(
-            small.limit,
-            Some(LimitKind::VmCachedIops | LimitKind::VmCachedThroughput)
-        ),
-        "{small:?}"
-    );
-    assert!(small.reason.contains("VM cached"), "{small:?}");
+    // 16,000 IOPS exceed its uncached and cached limits together: ruled out before disks.
+    assert_eq!(small.limit, Some(LimitKind::VmUncachedIops), "{small:?}");
+    assert!(small.reason.contains("7,200"), "{small:?}");
 }
 
 #[test]
