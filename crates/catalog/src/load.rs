@@ -99,6 +99,8 @@ const DISK_FIELDS: &[Field] = &[
     opt("burst_iops", Kind::Number),
     opt("burst_throughput_mb_s", Kind::Number),
     opt("price_usd_month", Kind::Number),
+    opt("price_usd_per_10k_operations", Kind::Number),
+    opt("operation_unit_kib", Kind::Whole),
 ];
 
 const PROVISIONED_FIELDS: &[Field] = &[

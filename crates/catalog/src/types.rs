@@ -86,6 +86,12 @@ impl DiskKind {
             DiskKind::PremiumSsd | DiskKind::StandardSsd | DiskKind::StandardHdd
         )
     }
+    /// Whether Azure bills disk operations (transactions, per 10,000) on top of the disk's
+    /// monthly price: Standard SSD and Standard HDD (Azure docs 'Understand Azure Disk Storage
+    /// billing'). Premium SSD bills none unless on-demand bursting is enabled (not modelled).
+    pub fn bills_operations(self) -> bool {
+        matches!(self, DiskKind::StandardSsd | DiskKind::StandardHdd)
+    }
     /// Whether the VM must support premium storage to attach it.
     pub fn needs_premium_vm(self) -> bool {
         matches!(
@@ -109,6 +115,15 @@ pub struct DiskSku {
     pub burst_iops: Option<Iops>,
     pub burst_throughput_mb_s: Option<MBps>,
     pub price_usd_month: Option<f64>,
+    /// Price of 10,000 billable disk operations (transactions), for the kinds Azure bills per
+    /// operation on top of the monthly price (Standard SSD, Standard HDD); `None` where not
+    /// sourced (a plan then marks the cost incomplete) or where the kind bills none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_usd_per_10k_operations: Option<f64>,
+    /// Size of one billable operation, KiB: an IO larger than this counts as several
+    /// (Standard SSD: 256). `None`: every IO counts as one operation whatever its size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_unit_kib: Option<u64>,
 }
 
 /// A disk kind whose performance is bought separately from its size (Premium SSD v2, Ultra).

@@ -18,7 +18,8 @@
 //!
 //! let p30 = DiskSku { name: "P30".into(), table: "t".into(), kind: DiskKind::PremiumSsd,
 //!     size_gib: 1024.0, iops: Iops(5000.0), throughput_mb_s: MBps(200.0), burst_iops: None,
-//!     burst_throughput_mb_s: None, price_usd_month: Some(136.085) };
+//!     burst_throughput_mb_s: None, price_usd_month: Some(136.085),
+//!     price_usd_per_10k_operations: None, operation_unit_kib: None };
 //! let vm = VmSize { name: "Standard_DS13".into(), table: "t".into(), family: "DS".into(),
 //!     vcpu: 8, memory_gib: 56.0, max_data_disks: 16, premium_storage: true,
 //!     uncached_iops: Some(Iops(25600.0)), uncached_throughput_mb_s: Some(MBps(256.0)),
@@ -73,7 +74,21 @@ pub struct PlanOptions {
     pub caching: Option<HostCaching>,
     /// Service time, MB convention and cache-hit share the predictions use.
     pub assumptions: Assumptions,
+    /// Headroom kept below every limit the plan sizes against (disk and stripe IOPS and MB/s,
+    /// the VM's uncached and cached IOPS and MB/s, data-disk slots), percent of the limit.
+    /// Measured workloads fluctuate around the figures they are sized for, and Azure limits
+    /// throttle rather than fail, so a design at 0% headroom is throttled by the first peak.
+    /// 0 restores the strict fit; capacity is sized without headroom.
+    pub min_headroom_pct: f64,
+    /// Hours a month the volumes run at the sized IOPS, for the per-operation charge of
+    /// Standard SSD/HDD. Default 730 (Azure's month): sustained load, an upper bound.
+    pub busy_hours_per_month: f64,
 }
+
+/// Default headroom kept below every sized limit, percent (see [`PlanOptions::min_headroom_pct`]).
+pub const DEFAULT_MIN_HEADROOM_PCT: f64 = 10.0;
+/// Hours in Azure's billing month (Azure's pricing pages and the catalog's VM prices use 730).
+pub const HOURS_PER_MONTH: f64 = 730.0;
 
 impl Default for PlanOptions {
     fn default() -> Self {
@@ -87,9 +102,63 @@ impl Default for PlanOptions {
                 cache_hit_pct: 0.0,
                 ..Assumptions::default()
             },
+            min_headroom_pct: DEFAULT_MIN_HEADROOM_PCT,
+            busy_hours_per_month: HOURS_PER_MONTH,
         }
     }
 }
+
+/// The limit kinds the headroom rule applies to: every limit the plan sizes against.
+const HEADROOM_KINDS: &[LimitKind] = &[
+    LimitKind::VmUncachedIops,
+    LimitKind::VmUncachedThroughput,
+    LimitKind::VmCachedIops,
+    LimitKind::VmCachedThroughput,
+    LimitKind::VolumeIops,
+    LimitKind::VolumeThroughput,
+    LimitKind::DiskIops,
+    LimitKind::DiskThroughput,
+    LimitKind::VmDataDisks,
+];
+
+/// The first sized limit whose headroom at the targets is below `min_pct`.
+fn headroom_shortfall(prediction: &Prediction, min_pct: f64) -> Option<(LimitKind, String)> {
+    if min_pct <= 0.0 {
+        return None;
+    }
+    prediction
+        .limits
+        .iter()
+        .filter(|c| HEADROOM_KINDS.contains(&c.kind) && c.limit.is_some())
+        .filter(|c| !matches!(c.status, LimitStatus::Unknown | LimitStatus::Burst))
+        .find_map(|c| {
+            let pct = c.headroom_pct?;
+            (pct < min_pct - 1e-9).then(|| {
+                (
+                    c.kind,
+                    format!(
+                        "{} has {:.0}% headroom at the targets ({} of {}{}), below the {}% kept \
+                         (--min-headroom-pct)",
+                        c.name,
+                        pct,
+                        fmt_num(c.used),
+                        fmt_num(c.limit.unwrap_or(0.0)),
+                        c.unit.suffix(),
+                        fmt_num(min_pct)
+                    ),
+                )
+            })
+        })
+}
+
+/// Data-disk slots a design may use with the headroom kept: `floor(slots x (1 - h))`, at least 1.
+fn slots_allowed(vm: &VmSize, min_headroom_pct: f64) -> u32 {
+    let room = 1.0 - min_headroom_pct / 100.0;
+    ((vm.max_data_disks as f64 * room + 1e-9).floor() as u32)
+        .max(1)
+        .min(vm.max_data_disks)
+}
+
 
 /// Why no plan could be made at all (bad requirements).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -98,6 +167,8 @@ pub enum PlanError {
     Requirements(String),
     #[error("the catalog has no VM sizes in this edition")]
     NoVms,
+    #[error("{0}")]
+    Options(String),
 }
 
 /// One volume of a proposed design, with the reasons for each choice.
@@ -130,6 +201,20 @@ pub struct PlannedVolume {
     pub price_per_disk_usd_month: Option<f64>,
     /// `disk_count x price_per_disk`.
     pub price_usd_month: Option<f64>,
+    /// Billable disk operations a month at the sized IOPS, where the disk kind bills them
+    /// (Standard SSD/HDD); `None` where it does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operations_per_month: Option<f64>,
+    /// Their charge; `Some(0)` where the kind bills no operations, `None` where the kind bills
+    /// them but the price is not sourced (the design's cost is then incomplete).
+    pub operations_usd_month: Option<f64>,
+    /// How the operations charge was computed, or why it is missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operations_note: Option<String>,
+    /// Azure's own wording when the volume relies on "up to" performance (Standard SSD/HDD)
+    /// for an IOPS or latency target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub performance_note: Option<String>,
 }
 
 /// A design the plan proposes: it meets every target and is over no limit.
@@ -145,8 +230,15 @@ pub struct PlannedDesign {
     pub volumes: Vec<PlannedVolume>,
     /// Sum of the volumes' prices.
     pub disks_price_usd_month: Option<f64>,
-    /// VM + disks, computed from the parts; `None` when any part's price is not sourced.
+    /// Sum of the volumes' disk-operation charges (Standard SSD/HDD); `None` when one is not
+    /// sourced.
+    pub operations_usd_month: Option<f64>,
+    /// VM + disks + operations, computed from the parts; `None` when the VM's or a disk's
+    /// price is not sourced. When only an operations charge is not sourced the total is VM +
+    /// disks and `cost_complete` is false.
     pub total_usd_month: Option<f64>,
+    /// Whether every part of the cost is in the total (false: an operations charge is missing).
+    pub cost_complete: bool,
     pub price_note: Option<String>,
     /// Limits the catalog does not publish for this design (not checked).
     pub unknown_limits: Vec<String>,
@@ -243,6 +335,10 @@ pub struct Plan {
     pub impossible: Vec<String>,
     pub netapp: Vec<NetAppOption>,
     pub notes: Vec<String>,
+    /// The headroom kept below every sized limit, percent.
+    pub min_headroom_pct: f64,
+    /// Hours a month the operations charge assumes the sized IOPS run.
+    pub busy_hours_per_month: f64,
 }
 
 /// One way to build one volume on one VM.
@@ -254,6 +350,125 @@ struct VolumeOption {
     caching_reason: String,
     provisioned: Option<(f64, f64)>,
     price: Option<f64>,
+    /// Billable operations a month (kinds that bill them).
+    operations_per_month: Option<f64>,
+    operations_price: Option<f64>,
+    operations_note: Option<String>,
+}
+
+/// A cost for ranking: fully priced first, then priced but without a sourced operations
+/// charge (value = what is known), then unpriced (value = a capacity proxy, not a price).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct RankCost {
+    tier: u8,
+    value: f64,
+}
+
+impl RankCost {
+    fn of(option: &VolumeOption) -> RankCost {
+        match (option.price, option.operations_price) {
+            (Some(price), Some(ops)) => RankCost {
+                tier: 0,
+                value: price + ops,
+            },
+            (Some(price), None) => RankCost {
+                tier: 1,
+                value: price,
+            },
+            (None, _) => RankCost {
+                tier: 2,
+                value: option.count as f64 * option.disk.size_gib,
+            },
+        }
+    }
+    fn add(self, other: RankCost) -> RankCost {
+        RankCost {
+            tier: self.tier.max(other.tier),
+            value: self.value + other.value,
+        }
+    }
+    fn cmp(&self, other: &RankCost) -> std::cmp::Ordering {
+        self.tier
+            .cmp(&other.tier)
+            .then(self.value.total_cmp(&other.value))
+    }
+}
+
+/// Billable operations per volume IO on a disk that bills them: each piece an IO becomes on
+/// the stripe counts as one operation, or as several when larger than the billing unit.
+fn operations_per_io(disk: &DiskPerf, pieces: f64, piece_bytes: f64) -> f64 {
+    let per_piece = match disk.operation_unit_kib {
+        Some(unit) if unit > 0 => (piece_bytes / (unit as f64 * 1024.0) - 1e-9).ceil().max(1.0),
+        _ => 1.0,
+    };
+    pieces * per_piece
+}
+
+/// The monthly operations charge of `operations_per_month` on `disk`, with a note saying how
+/// it was computed; `(Some(0), None)` for kinds that bill no operations.
+fn operations_charge(
+    disk: &DiskPerf,
+    operations_per_month: f64,
+    busy_hours: f64,
+) -> (Option<f64>, Option<String>) {
+    if !disk.kind.bills_operations() {
+        return (Some(0.0), None);
+    }
+    let unit = match disk.operation_unit_kib {
+        Some(kib) => format!("IOs over {kib} KiB count as several"),
+        None => "every IO counts once".to_string(),
+    };
+    match disk.price_usd_per_10k_operations {
+        Some(rate) => {
+            let charge = operations_per_month / 1e4 * rate;
+            let cap = if disk.kind == iofit_catalog::DiskKind::StandardSsd {
+                "; Azure caps billable Standard SSD operations per disk per hour, the cap is \
+                 not sourced, so this is an upper bound"
+            } else {
+                ""
+            };
+            (
+                Some(charge),
+                Some(format!(
+                    "{} operations/month ({unit}; {} h/month at the sized IOPS) x ${rate} per \
+                     10,000 = ${charge:.2}{cap}",
+                    fmt_num(operations_per_month.round()),
+                    fmt_num(busy_hours),
+                )),
+            )
+        }
+        None => (
+            None,
+            Some(format!(
+                "operations charge not sourced: {} bills disk operations per 10,000 ({} \
+                 operations/month at the sized IOPS), but the catalog has no price for them; the \
+                 cost is incomplete",
+                disk.name,
+                fmt_num(operations_per_month.round())
+            )),
+        ),
+    }
+}
+
+/// Azure's wording for "up to" performance when a volume with an IOPS or latency target uses
+/// Standard SSD or Standard HDD.
+fn performance_note(disk: &DiskPerf, target: &SizingTarget) -> Option<String> {
+    if target.iops <= 0.0 && target.latency_ms.is_none() {
+        return None;
+    }
+    match disk.kind {
+        iofit_catalog::DiskKind::StandardSsd => Some(format!(
+            "Standard SSD performance is 'up to', not provisioned: \"{}\" ({})",
+            iofit_predict::STANDARD_SSD_WORDING,
+            iofit_predict::DISKS_TYPES_SOURCE
+        )),
+        iofit_catalog::DiskKind::StandardHdd => Some(format!(
+            "Standard HDD performance is 'up to', not provisioned: \"{}\" ({})",
+            iofit_predict::STANDARD_HDD_WORDING,
+            iofit_predict::DISKS_TYPES_SOURCE
+        )),
+        _ => None,
+    }
 }
 
 fn fmt_num(value: f64) -> String {
@@ -426,6 +641,10 @@ fn volume_options(
     let read = target.read_pct / 100.0;
     let hit = options.assumptions.cache_hit_pct / 100.0;
     let capacity = target.capacity_gib.unwrap_or(0.0);
+    // Every sized limit keeps the headroom asked: a disk counts for `room` of its limit.
+    let room = 1.0 - options.min_headroom_pct / 100.0;
+    let slots = slots_allowed(vm, options.min_headroom_pct);
+    let seconds = 3600.0 * options.busy_hours_per_month;
     let mut out = Vec::new();
     let caching_for = |supports: bool| -> (HostCaching, String) {
         if !policy.is_cached() {
@@ -471,21 +690,42 @@ fn volume_options(
             let miss = if caching.is_cached() { 1.0 - hit } else { 1.0 };
             let disk_ios = wanted * (read * miss * split + (1.0 - read) * split);
             let disk_mb = wanted * size * (read * miss + (1.0 - read)) / mb;
-            let by_iops = (disk_ios / sku.iops.0 - 1e-9).ceil();
-            let by_mb = (disk_mb / sku.throughput_mb_s.0 - 1e-9).ceil();
+            let by_iops = (disk_ios / (sku.iops.0 * room) - 1e-9).ceil();
+            let by_mb = (disk_mb / (sku.throughput_mb_s.0 * room) - 1e-9).ceil();
             let by_size = (capacity / sku.size_gib - 1e-9).ceil();
             let count = by_iops.max(by_mb).max(by_size).max(1.0);
-            if !count.is_finite() || count > vm.max_data_disks as f64 {
+            if !count.is_finite() || count > slots as f64 {
                 continue;
             }
             let count = count as u32;
+            let disk = DiskPerf::from(sku);
+            let (operations_per_month, operations_price, operations_note) =
+                if sku.kind.bills_operations() {
+                    // IOs reaching the disks (reads the cache serves do not), each counted as
+                    // the operations its stripe pieces bill.
+                    let (pieces, piece) = if count > 1 {
+                        (split, size.min(stripe.as_f64()))
+                    } else {
+                        (1.0, size)
+                    };
+                    let per_io = operations_per_io(&disk, pieces, piece);
+                    let per_month = wanted * (read * miss + (1.0 - read)) * per_io * seconds;
+                    let (charge, note) =
+                        operations_charge(&disk, per_month, options.busy_hours_per_month);
+                    (Some(per_month), charge, note)
+                } else {
+                    (None, Some(0.0), None)
+                };
             out.push(VolumeOption {
-                disk: DiskPerf::from(sku),
+                disk,
                 count,
                 caching,
                 caching_reason: reason,
                 provisioned: None,
                 price: sku.price_usd_month.map(|p| p * count as f64),
+                operations_per_month,
+                operations_price,
+                operations_note,
             });
         }
     }
@@ -494,9 +734,14 @@ fn volume_options(
             let (caching, reason) = caching_for(false);
             let disk_ios = wanted * split;
             let disk_mb = wanted * size / mb;
-            if let Some((count, disk)) =
-                size_provisioned(disk_type, disk_ios, disk_mb, capacity, vm.max_data_disks)
-            {
+            // Provisioned disks are bought with the headroom: the need divided by `room`.
+            if let Some((count, disk)) = size_provisioned(
+                disk_type,
+                disk_ios / room,
+                disk_mb / room,
+                capacity,
+                slots,
+            ) {
                 let price = disk.price_usd_month.map(|p| p * count as f64);
                 out.push(VolumeOption {
                     provisioned: Some((disk.iops, disk.throughput_mb_s)),
@@ -505,19 +750,20 @@ fn volume_options(
                     caching,
                     caching_reason: reason,
                     price,
+                    operations_per_month: None,
+                    operations_price: Some(0.0),
+                    operations_note: None,
                 });
             }
         }
     }
-    out.sort_by(|a, b| match (a.price, b.price) {
-        (Some(x), Some(y)) => x.total_cmp(&y).then(a.count.cmp(&b.count)),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        // Unpriced: less capacity bought first (a proxy, not a price), then fewer disks.
-        (None, None) => (a.count as f64 * a.disk.size_gib)
-            .total_cmp(&(b.count as f64 * b.disk.size_gib))
+    // Fully priced (disks + operations) first, cheapest first; then those whose operations
+    // charge is not sourced; then unpriced, less capacity bought first (a proxy, not a price).
+    out.sort_by(|a, b| {
+        RankCost::of(a)
+            .cmp(&RankCost::of(b))
             .then(a.count.cmp(&b.count))
-            .then(a.disk.name.cmp(&b.disk.name)),
+            .then(a.disk.name.cmp(&b.disk.name))
     });
     out
 }
@@ -605,6 +851,10 @@ fn build_loads(
                 provisioned_throughput_mb_s: option.provisioned.map(|p| p.1),
                 price_per_disk_usd_month: option.disk.price_usd_month,
                 price_usd_month: option.price,
+                operations_per_month: option.operations_per_month,
+                operations_usd_month: option.operations_price,
+                operations_note: option.operations_note.clone(),
+                performance_note: performance_note(&option.disk, target),
             };
             (load, planned)
         })
@@ -685,6 +935,18 @@ pub fn plan(
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
     validate(requirements)?;
+    if !(0.0..100.0).contains(&options.min_headroom_pct) {
+        return Err(PlanError::Options(format!(
+            "min headroom {}%: must be within 0..100 (10 keeps every limit 10% above the need)",
+            options.min_headroom_pct
+        )));
+    }
+    if !(options.busy_hours_per_month > 0.0 && options.busy_hours_per_month <= 744.0) {
+        return Err(PlanError::Options(format!(
+            "busy hours per month {}: must be within 0..=744 (730 = sustained, Azure's month)",
+            options.busy_hours_per_month
+        )));
+    }
     if rows.vms.is_empty() {
         return Err(PlanError::NoVms);
     }
@@ -709,7 +971,9 @@ pub fn plan(
             });
             continue;
         }
-        if let Some((limit, reason)) = vm_total_shortfall(vm, requirements, mb) {
+        if let Some((limit, reason)) =
+            vm_total_shortfall(vm, requirements, mb, options.min_headroom_pct)
+        {
             rejected.push(Rejected {
                 vm: vm.name.clone(),
                 vm_vcpu: vm.vcpu,
@@ -751,54 +1015,71 @@ pub fn plan(
             continue;
         }
         // A few options per volume; combinations in order of total price.
-        let mut combos: Vec<(Option<f64>, Vec<&VolumeOption>)> = vec![(Some(0.0), Vec::new())];
+        let zero = RankCost {
+            tier: 0,
+            value: 0.0,
+        };
+        let mut combos: Vec<(RankCost, Vec<&VolumeOption>)> = vec![(zero, Vec::new())];
         for options_of_volume in &per_volume {
             let mut next = Vec::new();
-            for (price, chosen) in &combos {
+            for (cost, chosen) in &combos {
                 // The cheapest few per volume (each SKU may come cached and uncached).
                 for option in options_of_volume.iter().take(6) {
                     let mut with = chosen.clone();
                     with.push(option);
-                    let total = match (price, option.price) {
-                        (Some(a), Some(b)) => Some(a + b),
-                        _ => None,
-                    };
-                    next.push((total, with));
+                    next.push((cost.add(RankCost::of(option)), with));
                 }
             }
             combos = next;
         }
-        combos.sort_by(|a, b| match (a.0, b.0) {
-            (Some(x), Some(y)) => x.total_cmp(&y),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => std::cmp::Ordering::Equal,
-        });
+        combos.sort_by(|a, b| a.0.cmp(&b.0));
+        let slots = slots_allowed(vm, options.min_headroom_pct);
         let mut first_failure: Option<Rejected> = None;
         let mut found = None;
         // The cheapest few combinations decide; beyond them a VM that fails keeps failing for
         // the same VM-level reason, and trying every combination would only cost time.
-        for (disk_price, chosen) in combos.iter().take(MAX_TRIES_PER_VM) {
+        for (_, chosen) in combos.iter().take(MAX_TRIES_PER_VM) {
             let total_disks: u32 = chosen.iter().map(|o| o.count).sum();
+            let disk_price: Option<f64> = chosen.iter().map(|o| o.price).sum();
+            let operations_price: Option<f64> = chosen.iter().map(|o| o.operations_price).sum();
             let pairs = build_loads(requirements, chosen, options);
             let loads: Vec<VolumeLoad> = pairs.iter().map(|(l, _)| l.clone()).collect();
             let prediction = match predict(vm, &loads, &options.assumptions, Some(alternatives)) {
                 Ok(p) => p,
                 Err(error) => return Err(PlanError::Requirements(error.to_string())),
             };
-            if prediction.fits() && total_disks <= vm.max_data_disks {
-                found = Some((disk_price, pairs, prediction));
+            let headroom = if prediction.fits() && total_disks <= vm.max_data_disks {
+                headroom_shortfall(&prediction, options.min_headroom_pct)
+            } else {
+                None
+            };
+            let slots_short = total_disks > slots && total_disks <= vm.max_data_disks;
+            if prediction.fits() && !slots_short && headroom.is_none() {
+                found = Some((disk_price, operations_price, pairs, prediction));
                 break;
             }
             if first_failure.is_none() {
-                let (limit, reason) = failure_reason(&prediction);
+                let (limit, reason) = match headroom {
+                    Some(short) if prediction.fits() => (Some(short.0), short.1),
+                    _ if prediction.fits() && slots_short => (
+                        Some(LimitKind::VmDataDisks),
+                        format!(
+                            "{total_disks} data disks leave less than {}% of {}'s {} slots free \
+                             (--min-headroom-pct)",
+                            fmt_num(options.min_headroom_pct),
+                            vm.name,
+                            vm.max_data_disks
+                        ),
+                    ),
+                    _ => failure_reason(&prediction),
+                };
                 first_failure = Some(Rejected {
                     vm: vm.name.clone(),
                     vm_vcpu: vm.vcpu,
                     vm_memory_gib: vm.memory_gib,
                     vm_price_usd_month: vm.price_usd_month,
                     cheapest_tried_usd_month: match (vm.price_usd_month, disk_price) {
-                        (Some(a), Some(b)) => Some(a + b),
+                        (Some(a), Some(b)) => Some(a + b + operations_price.unwrap_or(0.0)),
                         _ => None,
                     },
                     tried: Some(describe(vm, &pairs)),
@@ -808,13 +1089,16 @@ pub fn plan(
             }
         }
         match found {
-            Some((disk_price, pairs, prediction)) => {
+            Some((disk_price, operations_price, pairs, prediction)) => {
                 let volumes: Vec<PlannedVolume> = pairs.into_iter().map(|(_, p)| p).collect();
+                // VM + disks + operations; an operations charge that is not sourced leaves the
+                // total at what is known and marks the cost incomplete (never free).
                 let total = match (vm.price_usd_month, disk_price) {
-                    (Some(a), Some(b)) => Some(a + b),
+                    (Some(a), Some(b)) => Some(a + b + operations_price.unwrap_or(0.0)),
                     _ => None,
                 };
-                let price_note = total.is_none().then(|| {
+                let cost_complete = total.is_some() && operations_price.is_some();
+                let price_note = if total.is_none() {
                     let mut missing = Vec::new();
                     if vm.price_usd_month.is_none() {
                         missing.push(vm.name.clone());
@@ -824,8 +1108,21 @@ pub fn plan(
                             missing.push(v.disk_sku.clone());
                         }
                     }
-                    format!("price not sourced: {}", missing.join(", "))
-                });
+                    Some(format!("price not sourced: {}", missing.join(", ")))
+                } else if !cost_complete {
+                    let missing: Vec<String> = volumes
+                        .iter()
+                        .filter(|v| v.operations_usd_month.is_none())
+                        .map(|v| v.disk_sku.clone())
+                        .collect();
+                    Some(format!(
+                        "operations charge not sourced: {} (billed per 10,000 disk operations; \
+                         not in the total, cost incomplete)",
+                        missing.join(", ")
+                    ))
+                } else {
+                    None
+                };
                 let unknown_limits = prediction
                     .limits
                     .iter()
@@ -868,8 +1165,10 @@ pub fn plan(
                     vm_vcpu: vm.vcpu,
                     vm_memory_gib: vm.memory_gib,
                     vm_price_usd_month: vm.price_usd_month,
-                    disks_price_usd_month: *disk_price,
+                    disks_price_usd_month: disk_price,
+                    operations_usd_month: operations_price,
                     total_usd_month: total,
+                    cost_complete,
                     price_note,
                     volumes,
                     unknown_limits,
@@ -885,7 +1184,12 @@ pub fn plan(
     }
 
     accepted.sort_by(|a, b| match (a.total_usd_month, b.total_usd_month) {
-        (Some(x), Some(y)) => x.total_cmp(&y).then(a.vm.cmp(&b.vm)),
+        // Fully priced designs first; a design whose operations charge is not sourced follows
+        // them (its total is only what is known), never ranked as if the operations were free.
+        (Some(x), Some(y)) => (!a.cost_complete)
+            .cmp(&!b.cost_complete)
+            .then(x.total_cmp(&y))
+            .then(a.vm.cmp(&b.vm)),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
         // Unpriced designs: smaller VMs first, then less disk capacity bought. A proxy for
@@ -976,15 +1280,36 @@ pub fn plan(
             }
         ),
         format!(
-            "service time per IO {} ms on SSD disks ({}); Standard HDD {} ms reads, {} ms \
-             writes ({})",
+            "service time per IO {} ms on Premium SSD, Premium SSD v2 and Ultra ({}); Standard \
+             SSD {} ms ({}); Standard HDD {} ms reads, {} ms writes ({})",
             options.assumptions.service_latency_ms,
             options.assumptions.service_latency_source,
+            options.assumptions.standard_ssd_latency_ms,
+            options.assumptions.standard_ssd_latency_source,
             options.assumptions.hdd_read_latency_ms,
             options.assumptions.hdd_write_latency_ms,
             options.assumptions.hdd_latency_source
         ),
         format!("MB: {}", options.assumptions.mb.describe()),
+        if options.min_headroom_pct > 0.0 {
+            format!(
+                "every design keeps at least {}% headroom below each limit it is sized against \
+                 (disk and stripe IOPS and MB/s, the VM's IOPS and MB/s, data-disk slots): \
+                 measured workloads fluctuate and Azure limits throttle rather than fail; \
+                 --min-headroom-pct 0 restores the strict fit",
+                fmt_num(options.min_headroom_pct)
+            )
+        } else {
+            "strict fit (--min-headroom-pct 0): a design may sit at 0% headroom on a limit, and \
+             the first peak above the sized figures is throttled"
+                .to_string()
+        },
+        format!(
+            "Standard SSD/HDD bill disk operations per 10,000 on top of their monthly price; the \
+             plan counts the sized IOPS for {} h/month (--busy-hours-per-month; 730 = sustained) \
+             and adds the charge to the total",
+            fmt_num(options.busy_hours_per_month)
+        ),
     ];
     if requirements.growth_factor != 1.0 {
         notes.push(format!(
@@ -1002,6 +1327,8 @@ pub fn plan(
         impossible,
         netapp,
         notes,
+        min_headroom_pct: options.min_headroom_pct,
+        busy_hours_per_month: options.busy_hours_per_month,
     })
 }
 
@@ -1014,7 +1341,14 @@ fn vm_total_shortfall(
     vm: &VmSize,
     requirements: &Requirements,
     mb: f64,
+    min_headroom_pct: f64,
 ) -> Option<(LimitKind, String)> {
+    let room = 1.0 - min_headroom_pct / 100.0;
+    let kept = if min_headroom_pct > 0.0 {
+        format!(", {}% headroom kept", fmt_num(min_headroom_pct))
+    } else {
+        String::new()
+    };
     let (iops, bytes) = requirements
         .volumes
         .iter()
@@ -1024,11 +1358,12 @@ fn vm_total_shortfall(
         })
         .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
     let iops_most = vm.uncached_iops?.0 + vm.cached_iops.map_or(0.0, |c| c.0);
-    if iops > iops_most * (1.0 + 1e-9) {
+    if iops > iops_most * room * (1.0 + 1e-9) {
         return Some((
             LimitKind::VmUncachedIops,
             format!(
-                "the volumes need {} IOPS in total; {} allows {} (uncached and cached together)",
+                "the volumes need {} IOPS in total; {} allows {} (uncached and cached \
+                 together{kept})",
                 fmt_num(iops),
                 vm.name,
                 fmt_num(iops_most)
@@ -1036,11 +1371,12 @@ fn vm_total_shortfall(
         ));
     }
     let mb_most = vm.uncached_throughput_mb_s?.0 + vm.cached_throughput_mb_s.map_or(0.0, |c| c.0);
-    if bytes / mb > mb_most * (1.0 + 1e-9) {
+    if bytes / mb > mb_most * room * (1.0 + 1e-9) {
         return Some((
             LimitKind::VmUncachedThroughput,
             format!(
-                "the volumes need {} MB/s in total; {} allows {} MB/s (uncached and cached together)",
+                "the volumes need {} MB/s in total; {} allows {} MB/s (uncached and cached \
+                 together{kept})",
                 fmt_num(bytes / mb),
                 vm.name,
                 fmt_num(mb_most)

@@ -17,6 +17,8 @@ fn disk(name: &str, kind: DiskKind, gib: f64, iops: f64, mb: f64, price: Option<
         burst_iops: None,
         burst_throughput_mb_s: None,
         price_usd_month: price,
+        price_usd_per_10k_operations: None,
+        operation_unit_kib: None,
     }
 }
 
@@ -273,4 +275,165 @@ fn impossible_capacity_names_slots_and_largest_disk() {
         "{:?}",
         plan.impossible
     );
+}
+
+/// A Standard SSD row as the current catalog has it (E30: 500 IOPS, $76.80, $0.002 per 10,000
+/// operations, 256 KiB billing unit), optionally without its operations price.
+fn e30(ops_price: Option<f64>) -> DiskSku {
+    let mut sku = disk(
+        "E30",
+        DiskKind::StandardSsd,
+        1024.0,
+        500.0,
+        60.0,
+        Some(76.8),
+    );
+    sku.price_usd_per_10k_operations = ops_price;
+    sku.operation_unit_kib = Some(256);
+    sku
+}
+
+fn strict() -> PlanOptions {
+    PlanOptions {
+        min_headroom_pct: 0.0,
+        ..PlanOptions::default()
+    }
+}
+
+#[test]
+fn standard_ssd_operations_are_charged_at_the_sized_iops() {
+    let rows = CatalogRows {
+        vms: vec![vm("Medium", 16, 25600.0, 256.0, Some(1000.0))],
+        disks: vec![e30(Some(0.002))],
+        ..Default::default()
+    };
+    let mut requirements = one_volume(2000.0, 0.0, VolumeRole::Data);
+    requirements.volumes[0].sizing.latency_ms = None;
+    let sustained = plan(&requirements, &rows, &strict()).unwrap();
+    let best = &sustained.designs[0];
+    let volume = &best.volumes[0];
+    // 2,000 IOPS of 8 KiB (one operation each) for 730 h: 2,000 x 3,600 x 730 operations.
+    let operations = 2000.0 * 3600.0 * 730.0;
+    assert_eq!(volume.operations_per_month, Some(operations));
+    let charge = operations / 1e4 * 0.002;
+    assert!((volume.operations_usd_month.unwrap() - charge).abs() < 1e-6);
+    assert!((charge - 1051.2).abs() < 1e-9);
+    assert_eq!(volume.disk_count, 4);
+    let total = 1000.0 + 4.0 * 76.8 + charge;
+    assert!((best.total_usd_month.unwrap() - total).abs() < 1e-6);
+    assert!(best.cost_complete);
+    assert!(volume
+        .operations_note
+        .as_deref()
+        .unwrap()
+        .contains("upper bound"));
+    // Standard SSD is 'up to': the plan quotes Azure's wording for an IOPS target.
+    assert!(volume
+        .performance_note
+        .as_deref()
+        .unwrap()
+        .contains("99% of the time"));
+    // Busy hours scale the charge: 100 h a month.
+    let options = PlanOptions {
+        busy_hours_per_month: 100.0,
+        ..strict()
+    };
+    let plan = plan(&requirements, &rows, &options).unwrap();
+    let volume = &plan.designs[0].volumes[0];
+    assert_eq!(volume.operations_per_month, Some(2000.0 * 3600.0 * 100.0));
+}
+
+#[test]
+fn large_ios_on_standard_ssd_count_as_several_operations() {
+    let rows = CatalogRows {
+        vms: vec![vm("Medium", 16, 25600.0, 2560.0, Some(1000.0))],
+        disks: vec![e30(Some(0.002))],
+        ..Default::default()
+    };
+    // 1 MiB sequential writes on one disk: 4 operations of 256 KiB each.
+    let mut requirements = one_volume(10.0, 0.0, VolumeRole::Data);
+    requirements.volumes[0].sizing.io_size_bytes = 1 << 20;
+    requirements.volumes[0].sizing.random_pct = 0.0;
+    requirements.volumes[0].sizing.latency_ms = None;
+    let plan = plan(&requirements, &rows, &strict()).unwrap();
+    let volume = &plan.designs[0].volumes[0];
+    assert_eq!(volume.disk_count, 1);
+    assert_eq!(volume.operations_per_month, Some(10.0 * 4.0 * 3600.0 * 730.0));
+}
+
+#[test]
+fn unsourced_operations_price_marks_the_cost_incomplete_and_ranks_it_last() {
+    let rows = CatalogRows {
+        vms: vec![
+            vm("Cheap", 16, 25600.0, 256.0, Some(100.0)),
+            vm("Dear", 16, 25600.0, 256.0, Some(5000.0)),
+        ],
+        disks: vec![
+            e30(None),
+            disk(
+                "P30",
+                DiskKind::PremiumSsd,
+                1024.0,
+                5000.0,
+                200.0,
+                Some(136.0),
+            ),
+        ],
+        ..Default::default()
+    };
+    let mut requirements = one_volume(2000.0, 0.0, VolumeRole::Data);
+    requirements.volumes[0].sizing.latency_ms = None;
+    let mixed = plan(&requirements, &rows, &strict()).unwrap();
+    // Per VM the fully priced P30 option wins over the cheaper-looking E30 whose operations
+    // are not priced; an E30 design is never ranked as if its operations were free.
+    for design in &mixed.designs {
+        assert!(design.cost_complete, "{}", design.vm);
+        assert_eq!(design.volumes[0].disk_sku, "P30");
+    }
+    // Only E30 available: the design is proposed with its cost marked incomplete.
+    let rows = CatalogRows {
+        vms: vec![vm("Cheap", 16, 25600.0, 256.0, Some(100.0))],
+        disks: vec![e30(None)],
+        ..Default::default()
+    };
+    let plan = plan(&requirements, &rows, &strict()).unwrap();
+    let design = &plan.designs[0];
+    assert!(!design.cost_complete);
+    assert_eq!(design.operations_usd_month, None);
+    assert!(design
+        .price_note
+        .as_deref()
+        .unwrap()
+        .contains("operations charge not sourced"));
+}
+
+#[test]
+fn headroom_is_kept_on_every_sized_limit() {
+    // 20,000 IOPS on P30 (5,000 each): 4 disks strictly (0% headroom), 5 with 10% kept.
+    let mut requirements = one_volume(20000.0, 0.0, VolumeRole::Data);
+    requirements.volumes[0].sizing.latency_ms = None;
+    let strict_plan = plan(&requirements, &rows(), &strict()).unwrap();
+    let best = &strict_plan.designs[0];
+    assert_eq!((best.vm.as_str(), best.volumes[0].disk_count), ("Medium", 4));
+    let kept = plan(&requirements, &rows(), &PlanOptions::default()).unwrap();
+    let best = &kept.designs[0];
+    assert_eq!(best.volumes[0].disk_count, 5);
+    // Medium's 25,600 uncached IOPS leave 21.9% at 20,000; every sized limit keeps >= 10%.
+    for check in &best.prediction.limits {
+        if let (Some(pct), Some(_)) = (check.headroom_pct, check.limit) {
+            if check.kind.caps_sustained_rate() && check.kind != LimitKind::QueueDepth {
+                assert!(pct >= 10.0 - 1e-9, "{check:?}");
+            }
+        }
+    }
+    // A VM whose limit would sit within 10% of the need is ruled out and says why.
+    let mut requirements = one_volume(24000.0, 0.0, VolumeRole::Data);
+    requirements.volumes[0].sizing.latency_ms = None;
+    let plan = plan(&requirements, &rows(), &PlanOptions::default()).unwrap();
+    assert!(plan.designs.iter().all(|d| d.vm != "Medium"));
+    let medium = plan.rejected.iter().find(|r| r.vm == "Medium");
+    if let Some(medium) = medium {
+        assert!(medium.reason.contains("headroom"), "{medium:?}");
+    }
+    assert!(plan.notes.iter().any(|n| n.contains("10% headroom")));
 }

@@ -77,7 +77,28 @@ proptest! {
             if let (Some(vm), Some(disks), Some(total)) =
                 (design.vm_price_usd_month, design.disks_price_usd_month, design.total_usd_month)
             {
-                prop_assert_eq!(total, vm + disks);
+                // The operations charge of Standard SSD/HDD is part of the total when sourced.
+                let operations = design.operations_usd_month.unwrap_or(0.0);
+                prop_assert!((total - (vm + disks + operations)).abs() < 1e-9 * total.max(1.0));
+                prop_assert_eq!(design.cost_complete, design.operations_usd_month.is_some());
+            }
+            // The default headroom (10%) holds on every limit the plan sizes against.
+            for check in &design.prediction.limits {
+                let sized = matches!(
+                    check.kind,
+                    iofit_predict::LimitKind::VmUncachedIops
+                        | iofit_predict::LimitKind::VmUncachedThroughput
+                        | iofit_predict::LimitKind::VmCachedIops
+                        | iofit_predict::LimitKind::VmCachedThroughput
+                        | iofit_predict::LimitKind::VolumeIops
+                        | iofit_predict::LimitKind::VolumeThroughput
+                        | iofit_predict::LimitKind::DiskIops
+                        | iofit_predict::LimitKind::DiskThroughput
+                        | iofit_predict::LimitKind::VmDataDisks
+                );
+                if let (true, Some(pct), Some(_)) = (sized, check.headroom_pct, check.limit) {
+                    prop_assert!(pct >= 10.0 - 1e-6, "{check:?}");
+                }
             }
             for volume in &design.volumes {
                 prop_assert!(volume.caching != iofit_model::HostCaching::ReadWrite);
@@ -86,13 +107,23 @@ proptest! {
                 }
             }
         }
-        // Ranked: priced by total ascending, then unpriced.
-        let totals: Vec<Option<f64>> = plan.designs.iter().map(|d| d.total_usd_month).collect();
-        for pair in totals.windows(2) {
-            match (pair[0], pair[1]) {
-                (Some(a), Some(b)) => prop_assert!(a <= b),
-                (None, Some(_)) => prop_assert!(false, "unpriced before priced"),
-                _ => {}
+        // Ranked: fully priced by total ascending, then those missing an operations charge,
+        // then unpriced.
+        let ranks: Vec<(u8, Option<f64>)> = plan
+            .designs
+            .iter()
+            .map(|d| match (d.total_usd_month, d.cost_complete) {
+                (Some(t), true) => (0, Some(t)),
+                (Some(t), false) => (1, Some(t)),
+                (None, _) => (2, None),
+            })
+            .collect();
+        for pair in ranks.windows(2) {
+            prop_assert!(pair[0].0 <= pair[1].0, "{ranks:?}");
+            if let ((a_tier, Some(a)), (b_tier, Some(b))) = (pair[0], pair[1]) {
+                if a_tier == b_tier {
+                    prop_assert!(a <= b, "{ranks:?}");
+                }
             }
         }
     }

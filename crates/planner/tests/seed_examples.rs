@@ -51,6 +51,9 @@ fn seed_cost_example_ds13_with_4_p30_beats_d14_with_32_standard_disks() {
             ..Assumptions::default()
         },
         top: 10,
+        // The seed's example is a strict fit: 32 x S30 give exactly 16,000 IOPS (0% headroom),
+        // so it runs with the headroom rule off, as `--min-headroom-pct 0` does on the CLI.
+        min_headroom_pct: 0.0,
         ..PlanOptions::default()
     };
     let plan = plan(
@@ -87,6 +90,16 @@ fn seed_cost_example_ds13_with_4_p30_beats_d14_with_32_standard_disks() {
     assert_eq!(first.total_usd_month, Some(premium));
     assert_eq!(second.total_usd_month, Some(standard));
     assert!(premium < standard);
+    // The seed sources no operations charge for its standard disks: the D14 design's cost is
+    // incomplete (it ranks after fully priced designs), never treated as free.
+    assert!(first.cost_complete);
+    assert!(!second.cost_complete);
+    assert_eq!(second.operations_usd_month, None);
+    assert!(second
+        .price_note
+        .as_deref()
+        .unwrap()
+        .contains("operations charge not sourced"));
     // The seed prints 1,544.34 for the premium total; its own parts add up to 1,548.00.
     let cents = |x: f64| (x * 100.0).round() as i64;
     assert_eq!(cents(premium), 154_800);

@@ -22,7 +22,8 @@
 //! // A P30 (5,000 IOPS, 200 MB/s) on a VM that allows 3,200 uncached IOPS.
 //! let p30 = DiskSku { name: "P30".into(), table: "t".into(), kind: DiskKind::PremiumSsd,
 //!     size_gib: 1024.0, iops: Iops(5000.0), throughput_mb_s: MBps(200.0),
-//!     burst_iops: None, burst_throughput_mb_s: None, price_usd_month: None };
+//!     burst_iops: None, burst_throughput_mb_s: None, price_usd_month: None,
+//!     price_usd_per_10k_operations: None, operation_unit_kib: None };
 //! let vm = VmSize { name: "Standard_DS1".into(), table: "t".into(), family: "DS".into(),
 //!     vcpu: 1, memory_gib: 3.5, max_data_disks: 2, premium_storage: true,
 //!     uncached_iops: Some(Iops(3200.0)), uncached_throughput_mb_s: Some(MBps(32.0)),
@@ -97,6 +98,47 @@ pub struct Assumptions {
     pub hdd_write_latency_ms: f64,
     #[serde(default = "hdd_source")]
     pub hdd_latency_source: String,
+    /// Standard SSD service time: Azure designs Standard SSDs for "single-digit millisecond
+    /// latencies" and their "up to" IOPS only 99% of the time; the prediction takes the bound
+    /// (10 ms, conservative, as for HDD) instead of the 1 ms Premium SSD assumption.
+    #[serde(default = "standard_ssd_ms")]
+    pub standard_ssd_latency_ms: f64,
+    #[serde(default = "standard_ssd_source")]
+    pub standard_ssd_latency_source: String,
+}
+
+/// Where Azure states the latency and performance wording of its disk kinds.
+pub const DISKS_TYPES_SOURCE: &str = "Azure docs 'Azure managed disk types' \
+    (learn.microsoft.com/azure/virtual-machines/disks-types, articles/virtual-machines/disks-types.md \
+    in github.com/MicrosoftDocs/azure-compute-docs at commit e4cd8b08c1d120d2bb3919f828cb3feb18f14826, \
+    read 2026-11-22)";
+
+/// Azure's wording for Standard SSD performance, quoted where a plan relies on it.
+pub const STANDARD_SSD_WORDING: &str = "Standard SSDs are designed to provide single-digit \
+    millisecond latencies and the IOPS and throughput up to the limits described in the \
+    preceding table 99% of the time. Actual IOPS and throughput may vary sometimes depending \
+    on the traffic patterns.";
+
+/// Azure's wording for Standard HDD performance.
+pub const STANDARD_HDD_WORDING: &str = "Standard HDDs are designed to deliver write latencies \
+    of less than 10 ms and read latencies of less than 20 ms for most IO operations. Performance \
+    may vary more widely than that of SSD-based disks, and actual performance may vary depending \
+    on IO size and workload pattern.";
+
+/// Azure's wording for Premium SSD performance (provisioned, 99.9%).
+pub const PREMIUM_SSD_WORDING: &str = "Premium SSDs are designed to provide the single-digit \
+    millisecond latencies, target IOPS, and throughput described in the preceding table 99.9% \
+    of the time.";
+
+fn standard_ssd_ms() -> f64 {
+    10.0
+}
+fn standard_ssd_source() -> String {
+    format!(
+        "{DISKS_TYPES_SOURCE}: \"{STANDARD_SSD_WORDING}\" iofit takes the upper bound of \
+         'single-digit millisecond', 10 ms (conservative), as for Standard HDD; Premium SSD keeps \
+         the 1 ms assumption, within Azure's single-digit bound for it at 99.9%"
+    )
 }
 
 fn hdd_read_ms() -> f64 {
@@ -113,13 +155,15 @@ fn hdd_source() -> String {
 
 impl Assumptions {
     /// Service time of one IO on a disk of `kind` with `read_pct` reads: the Standard HDD
-    /// bounds for HDDs (weighted by the mix), `service_latency_ms` for every SSD kind.
+    /// bounds for HDDs (weighted by the mix), the Standard SSD bound for Standard SSDs,
+    /// `service_latency_ms` for Premium SSD, Premium SSD v2 and Ultra.
     pub fn service_latency_ms_for(&self, kind: DiskKind, read_pct: f64) -> f64 {
         match kind {
             DiskKind::StandardHdd => {
                 let read = read_pct / 100.0;
                 read * self.hdd_read_latency_ms + (1.0 - read) * self.hdd_write_latency_ms
             }
+            DiskKind::StandardSsd => self.standard_ssd_latency_ms,
             _ => self.service_latency_ms,
         }
     }
@@ -139,6 +183,8 @@ impl Default for Assumptions {
             hdd_read_latency_ms: hdd_read_ms(),
             hdd_write_latency_ms: hdd_write_ms(),
             hdd_latency_source: hdd_source(),
+            standard_ssd_latency_ms: standard_ssd_ms(),
+            standard_ssd_latency_source: standard_ssd_source(),
         }
     }
 }
@@ -156,6 +202,12 @@ pub struct DiskPerf {
     pub burst_iops: Option<f64>,
     pub burst_throughput_mb_s: Option<f64>,
     pub price_usd_month: Option<f64>,
+    /// Price of 10,000 billable operations where the kind bills them (Standard SSD/HDD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_usd_per_10k_operations: Option<f64>,
+    /// Size of one billable operation, KiB (`None`: every IO counts once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_unit_kib: Option<u64>,
 }
 
 impl From<&DiskSku> for DiskPerf {
@@ -170,6 +222,8 @@ impl From<&DiskSku> for DiskPerf {
             burst_iops: sku.burst_iops.map(|v| v.0),
             burst_throughput_mb_s: sku.burst_throughput_mb_s.map(|v| v.0),
             price_usd_month: sku.price_usd_month,
+            price_usd_per_10k_operations: sku.price_usd_per_10k_operations,
+            operation_unit_kib: sku.operation_unit_kib,
         }
     }
 }
@@ -219,6 +273,8 @@ impl DiskPerf {
             burst_iops: None,
             burst_throughput_mb_s: None,
             price_usd_month: provisioned_price(disk_type, size_gib, iops, throughput_mb_s),
+            price_usd_per_10k_operations: None,
+            operation_unit_kib: None,
         })
     }
 }

@@ -17,6 +17,8 @@ fn disk(name: &str, iops: f64, mb_s: f64, size_gib: f64) -> DiskSku {
         burst_iops: None,
         burst_throughput_mb_s: None,
         price_usd_month: None,
+        price_usd_per_10k_operations: None,
+        operation_unit_kib: None,
     }
 }
 

@@ -134,7 +134,7 @@ pub fn render(prediction: &Prediction) -> String {
     let assumptions = &prediction.assumptions;
     let _ = writeln!(
         out,
-        "assumed:   {} ms per IO on SSD disks ({})",
+        "assumed:   {} ms per IO on Premium SSD, Premium SSD v2 and Ultra disks ({})",
         num(assumptions.service_latency_ms),
         assumptions.service_latency_source
     );
@@ -149,6 +149,18 @@ pub fn render(prediction: &Prediction) -> String {
             num(assumptions.hdd_read_latency_ms),
             num(assumptions.hdd_write_latency_ms),
             assumptions.hdd_latency_source
+        );
+    }
+    if prediction
+        .volumes
+        .iter()
+        .any(|v| v.disk_kind == iofit_catalog::DiskKind::StandardSsd)
+    {
+        let _ = writeln!(
+            out,
+            "           {} ms per IO on Standard SSD ({})",
+            num(assumptions.standard_ssd_latency_ms),
+            assumptions.standard_ssd_latency_source
         );
     }
     if prediction.volumes.iter().any(|v| v.caching.is_cached()) {

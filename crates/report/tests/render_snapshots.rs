@@ -191,6 +191,8 @@ fn prediction() -> iofit_predict::Prediction {
         burst_iops: None,
         burst_throughput_mb_s: None,
         price_usd_month: None,
+        price_usd_per_10k_operations: None,
+        operation_unit_kib: None,
     };
     let vm = VmSize {
         name: "Standard_DS1".into(),
