@@ -227,3 +227,85 @@ fn ds14_seed_benchmark_per_volume_patterns() {
     assert_eq!(volumes[1]["cache_read_iops"], 64000.0);
     assert!(value["prediction"]["total_iops"].as_f64().unwrap() > 100_000.0);
 }
+
+/// `--report` on predict: one self-contained HTML file naming the binding limit.
+#[test]
+fn predict_report_names_the_binding_limit_and_loads_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("predict.html");
+    let output = iofit()
+        .args([
+            "predict",
+            "--vm",
+            "Standard_DS1",
+            "--disk",
+            "1xP30:none",
+            "--rw",
+            "randwrite",
+            "--edition",
+            "seed-2016",
+            "--json",
+            "--report",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let binding = value["prediction"]["binding"]["name"].as_str().unwrap();
+    assert_eq!(binding, "VM uncached IOPS (Standard_DS1)");
+    let html = std::fs::read_to_string(&path).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains(binding));
+    assert!(html.contains("binding"));
+    let lower = html.to_ascii_lowercase();
+    for pattern in [
+        "src=\"http",
+        "href=\"http",
+        "url(http",
+        "@import",
+        "<script",
+        "<link",
+    ] {
+        assert!(!lower.contains(pattern), "{pattern}");
+    }
+}
+
+/// Standard SSD is 'up to' with single-digit millisecond latency: predict takes the 10 ms bound
+/// (Azure's wording, sourced) unless --service-latency-ms says otherwise.
+#[test]
+fn standard_ssd_latency_is_azures_single_digit_bound_unless_overridden() {
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let output = iofit()
+            .args([
+                "predict",
+                "--vm",
+                "Standard_D4s_v5",
+                "--disk",
+                "1xE30:none",
+                "--rw",
+                "randread",
+                "--iodepth",
+                "1",
+                "--json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let value = run(&[]);
+    let volume = &value["prediction"]["volumes"][0];
+    assert_eq!(volume["latency_ms"], 10.0);
+    // QD 1 at 10 ms: 100 IOPS by Little's law.
+    assert_eq!(volume["iops"], 100.0);
+    assert!(
+        value["prediction"]["assumptions"]["standard_ssd_latency_source"]
+            .as_str()
+            .unwrap()
+            .contains("single-digit millisecond")
+    );
+    let value = run(&["--service-latency-ms", "2"]);
+    assert_eq!(value["prediction"]["volumes"][0]["latency_ms"], 2.0);
+}

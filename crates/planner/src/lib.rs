@@ -159,7 +159,6 @@ fn slots_allowed(vm: &VmSize, min_headroom_pct: f64) -> u32 {
         .min(vm.max_data_disks)
 }
 
-
 /// Why no plan could be made at all (bad requirements).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PlanError {
@@ -398,7 +397,9 @@ impl RankCost {
 /// the stripe counts as one operation, or as several when larger than the billing unit.
 fn operations_per_io(disk: &DiskPerf, pieces: f64, piece_bytes: f64) -> f64 {
     let per_piece = match disk.operation_unit_kib {
-        Some(unit) if unit > 0 => (piece_bytes / (unit as f64 * 1024.0) - 1e-9).ceil().max(1.0),
+        Some(unit) if unit > 0 => (piece_bytes / (unit as f64 * 1024.0) - 1e-9)
+            .ceil()
+            .max(1.0),
         _ => 1.0,
     };
     pieces * per_piece
@@ -735,13 +736,9 @@ fn volume_options(
             let disk_ios = wanted * split;
             let disk_mb = wanted * size / mb;
             // Provisioned disks are bought with the headroom: the need divided by `room`.
-            if let Some((count, disk)) = size_provisioned(
-                disk_type,
-                disk_ios / room,
-                disk_mb / room,
-                capacity,
-                slots,
-            ) {
+            if let Some((count, disk)) =
+                size_provisioned(disk_type, disk_ios / room, disk_mb / room, capacity, slots)
+            {
                 let price = disk.price_usd_month.map(|p| p * count as f64);
                 out.push(VolumeOption {
                     provisioned: Some((disk.iops, disk.throughput_mb_s)),

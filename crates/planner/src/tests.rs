@@ -358,7 +358,10 @@ fn large_ios_on_standard_ssd_count_as_several_operations() {
     let plan = plan(&requirements, &rows, &strict()).unwrap();
     let volume = &plan.designs[0].volumes[0];
     assert_eq!(volume.disk_count, 1);
-    assert_eq!(volume.operations_per_month, Some(10.0 * 4.0 * 3600.0 * 730.0));
+    assert_eq!(
+        volume.operations_per_month,
+        Some(10.0 * 4.0 * 3600.0 * 730.0)
+    );
 }
 
 #[test]
@@ -414,7 +417,10 @@ fn headroom_is_kept_on_every_sized_limit() {
     requirements.volumes[0].sizing.latency_ms = None;
     let strict_plan = plan(&requirements, &rows(), &strict()).unwrap();
     let best = &strict_plan.designs[0];
-    assert_eq!((best.vm.as_str(), best.volumes[0].disk_count), ("Medium", 4));
+    assert_eq!(
+        (best.vm.as_str(), best.volumes[0].disk_count),
+        ("Medium", 4)
+    );
     let kept = plan(&requirements, &rows(), &PlanOptions::default()).unwrap();
     let best = &kept.designs[0];
     assert_eq!(best.volumes[0].disk_count, 5);

@@ -31,8 +31,30 @@ fn role(role: VolumeRole) -> &'static str {
     }
 }
 
-/// The requirements as the planner read them (after growth).
+/// The requirements as the planner read them (after growth). A derived MB/s is shown in MB/s
+/// (10^6 B, Azure's current tables) and MiB/s (2^20 B, what the seed edition calls MB), since
+/// the caller does not say which catalog edition the plan uses.
 pub fn render_requirements(requirements: &Requirements) -> String {
+    render_requirements_inner(requirements, None)
+}
+
+/// [`render_requirements`] for a plan whose tables count `bytes_per_mb` bytes in a MB.
+pub fn render_requirements_mb(requirements: &Requirements, bytes_per_mb: f64) -> String {
+    render_requirements_inner(requirements, Some(bytes_per_mb))
+}
+
+/// MB/s of a volume as the plan sizes it: the given MB/s, or IOPS x IO size when that is more
+/// (the plan's operating point meets both). `(value, derived)`.
+pub fn sized_throughput_mb_s(sizing: &iofit_model::SizingTarget, bytes_per_mb: f64) -> (f64, bool) {
+    let derived = sizing.iops * sizing.io_size_bytes as f64 / bytes_per_mb;
+    if derived > sizing.throughput_mb_s {
+        (derived, true)
+    } else {
+        (sizing.throughput_mb_s, false)
+    }
+}
+
+fn render_requirements_inner(requirements: &Requirements, bytes_per_mb: Option<f64>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -46,13 +68,31 @@ pub fn render_requirements(requirements: &Requirements) -> String {
     );
     for volume in &requirements.volumes {
         let s = &volume.sizing;
+        let (mb_s, derived) = sized_throughput_mb_s(s, bytes_per_mb.unwrap_or(1e6));
+        let value = match bytes_per_mb {
+            Some(_) => format!("{} MB/s", num(mb_s)),
+            None => format!(
+                "{} MB/s ({} MiB/s)",
+                num(mb_s),
+                num(sized_throughput_mb_s(s, 1_048_576.0).0)
+            ),
+        };
+        let mb_text = if !derived {
+            format!("{} MB/s", num(mb_s))
+        } else if s.throughput_mb_s > 0.0 {
+            format!(
+                "{value} derived (IOPS x IO size; {} MB/s given)",
+                num(s.throughput_mb_s)
+            )
+        } else {
+            format!("{value} derived (IOPS x IO size)")
+        };
         let _ = writeln!(
             out,
-            "  {} ({}): {} IOPS, {} MB/s, {} IO, {}% read, {}% random{}{}",
+            "  {} ({}): {} IOPS, {mb_text}, {} IO, {}% read, {}% random{}{}",
             volume.label,
             role(volume.role),
             num(s.iops),
-            num(s.throughput_mb_s),
             iofit_model::Bytes(s.io_size_bytes),
             num(s.read_pct),
             num(s.random_pct),
@@ -69,12 +109,19 @@ pub fn render_requirements(requirements: &Requirements) -> String {
 
 fn render_design(out: &mut String, design: &PlannedDesign) {
     let price = match design.total_usd_month {
-        Some(total) => format!(
-            "{}/month = VM {} + disks {}",
-            money(Some(total)),
-            money(design.vm_price_usd_month),
-            money(design.disks_price_usd_month)
-        ),
+        Some(total) => {
+            let operations = match design.operations_usd_month {
+                Some(ops) if ops > 0.0 => format!(" + disk operations {}", money(Some(ops))),
+                Some(_) => String::new(),
+                None => "; disk operations charge not sourced (cost incomplete)".to_string(),
+            };
+            format!(
+                "{}/month = VM {} + disks {}{operations}",
+                money(Some(total)),
+                money(design.vm_price_usd_month),
+                money(design.disks_price_usd_month)
+            )
+        }
         None => design
             .price_note
             .clone()
@@ -110,6 +157,12 @@ fn render_design(out: &mut String, design: &PlannedDesign) {
                 None => "price not sourced".into(),
             }
         );
+        if let Some(note) = &volume.operations_note {
+            let _ = writeln!(out, "        disk operations: {note}");
+        }
+        if let Some(note) = &volume.performance_note {
+            let _ = writeln!(out, "        note: {note}");
+        }
         let _ = writeln!(out, "        caching {}", volume.caching_reason);
         if let (Some(stripe), Some(reason)) = (volume.stripe_size_bytes, &volume.stripe_reason) {
             let _ = writeln!(
@@ -198,8 +251,11 @@ pub fn render(plan: &Plan, edition: &str, tables: &[&TableInfo]) -> String {
     } else {
         let _ = writeln!(
             out,
-            "\ndesigns, cheapest first (totals = VM + disks); designs whose price is not \
-             sourced follow, smallest VM first (a proxy, not a price):"
+            "\ndesigns, cheapest first (totals = VM + disks + disk operations), each with at \
+             least {}% headroom on every sized limit; designs whose operations charge is not \
+             sourced follow, then designs whose price is not sourced, smallest VM first (a \
+             proxy, not a price):",
+            num(plan.min_headroom_pct)
         );
         for design in &plan.designs {
             out.push('\n');

@@ -6,7 +6,7 @@ use anyhow::Context;
 use iofit_catalog::{Catalog, TableInfo, EDITIONS, EDITION_CURRENT, EDITION_SEED};
 use iofit_model::{Bytes, HostCaching, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
 use iofit_planner::{CatalogRows, PlanOptions, EXAMPLE_REQUIREMENTS};
-use iofit_predict::{Assumptions, MbConvention};
+use iofit_predict::{Assumptions, LimitKind, MbConvention};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -66,7 +66,9 @@ pub struct Args {
         default_value_t = 0.0
     )]
     pub cache_hit_pct: f64,
-    /// Service time of one IO on an unthrottled disk, ms (Little's law).
+    /// Service time of one IO on an unthrottled SSD disk, ms (Little's law): replaces the 1 ms
+    /// assumed for Premium SSD, Premium SSD v2 and Ultra and the 10 ms bound taken for Standard
+    /// SSD (Azure: "single-digit millisecond"). Standard HDD keeps Azure's < 20/10 ms bounds.
     #[arg(long = "service-latency-ms", allow_negative_numbers = true)]
     pub service_latency_ms: Option<f64>,
     /// Catalog edition: current (default) or seed-2016 (the seed's dated tables).
@@ -75,6 +77,33 @@ pub struct Args {
     /// Extra catalog file(s) that add or override rows.
     #[arg(long = "catalog", value_name = "FILE")]
     pub catalog: Vec<PathBuf>,
+    /// Headroom to keep below every limit the plan sizes against (disk and stripe IOPS and
+    /// MB/s, the VM's uncached and cached IOPS and MB/s, data-disk slots), percent of the limit.
+    /// Default 10: measured workloads fluctuate around the figures they are sized for, and
+    /// Azure limits throttle rather than fail, so a design at 0% headroom is throttled by the
+    /// first peak. 0 restores the strict fit. Capacity is sized without headroom.
+    #[arg(
+        long = "min-headroom-pct",
+        allow_negative_numbers = true,
+        default_value_t = iofit_planner::DEFAULT_MIN_HEADROOM_PCT
+    )]
+    pub min_headroom_pct: f64,
+    /// Hours a month the volumes run at the sized IOPS, for the per-operation charge Standard
+    /// SSD and Standard HDD bill on top of their monthly price. Default 730 (Azure's month,
+    /// i.e. sustained load: an upper bound for a workload busy only part of the day).
+    #[arg(
+        long = "busy-hours-per-month",
+        allow_negative_numbers = true,
+        default_value_t = iofit_planner::HOURS_PER_MONTH
+    )]
+    pub busy_hours_per_month: f64,
+    /// Also write one self-contained report (ranked designs, the top design's limits with the
+    /// binding one marked) to FILE, written whole or not at all.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Format of --report: html (default) or markdown.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
     /// Print only JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -145,6 +174,8 @@ pub(crate) fn assumptions_for(
         }
         assumptions.service_latency_ms = latency;
         assumptions.service_latency_source = "given with --service-latency-ms".into();
+        assumptions.standard_ssd_latency_ms = latency;
+        assumptions.standard_ssd_latency_source = "given with --service-latency-ms".into();
     }
     if !(0.0..=100.0).contains(&cache_hit_pct) {
         return Err(bad_input(format!(
@@ -331,10 +362,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.top == 0 {
         return Err(bad_input("--top 0: show at least one design"));
     }
+    if !(args.min_headroom_pct.is_finite() && (0.0..100.0).contains(&args.min_headroom_pct)) {
+        return Err(bad_input(format!(
+            "--min-headroom-pct {}: must be within 0..100 (10 keeps every limit 10% above the \
+             need; 0 is the strict fit)",
+            args.min_headroom_pct
+        )));
+    }
+    if !(args.busy_hours_per_month.is_finite()
+        && args.busy_hours_per_month > 0.0
+        && args.busy_hours_per_month <= 744.0)
+    {
+        return Err(bad_input(format!(
+            "--busy-hours-per-month {}: must be within 0..=744 (730 = sustained all month)",
+            args.busy_hours_per_month
+        )));
+    }
+    let report_format = report_format(args.format.as_deref(), args.report.as_deref())?;
     let options = PlanOptions {
         top: args.top,
         caching: args.caching.as_deref().map(parse_caching).transpose()?,
         assumptions: assumptions_for(&args.edition, args.service_latency_ms, args.cache_hit_pct)?,
+        min_headroom_pct: args.min_headroom_pct,
+        busy_hours_per_month: args.busy_hours_per_month,
         ..PlanOptions::default()
     };
     let rows = rows_for(&catalog, &args.edition);
@@ -345,6 +395,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let tables = tables_of(&catalog, &args.edition);
+    if let (Some(path), Some(format)) = (&args.report, report_format) {
+        let report = plan_report(&requirements, &plan, &args.edition, &options);
+        write_report(path, format, &report)?;
+    }
     if args.json {
         let value = serde_json::json!({
             "edition": args.edition,
@@ -356,7 +410,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         emit(&format!(
             "{}\n{}",
-            iofit_report::plan_text::render_requirements(&requirements),
+            iofit_report::plan_text::render_requirements_mb(
+                &requirements,
+                options.assumptions.mb.bytes_per_mb()
+            ),
             iofit_report::plan_text::render(&plan, &args.edition, &tables)
         ))?;
     }
@@ -379,4 +436,221 @@ pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other.context("writing to stdout"),
     }
+}
+
+/// What `--report FILE` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReportFormat {
+    Html,
+    Markdown,
+}
+
+/// `--format` for `--report`: html (default) or markdown; `--format` alone is bad input.
+pub(crate) fn report_format(
+    format: Option<&str>,
+    report: Option<&Path>,
+) -> anyhow::Result<Option<ReportFormat>> {
+    let format = match format.map(|f| f.to_ascii_lowercase()) {
+        None => ReportFormat::Html,
+        Some(f) if f == "html" => ReportFormat::Html,
+        Some(f) if f == "markdown" || f == "md" => ReportFormat::Markdown,
+        Some(f) => {
+            return Err(bad_input(format!(
+                "--format '{f}': use html or markdown (the format of --report FILE)"
+            )))
+        }
+    };
+    match report {
+        Some(_) => Ok(Some(format)),
+        None if format == ReportFormat::Markdown => Err(bad_input(
+            "--format markdown applies to --report FILE; give --report too",
+        )),
+        None => Ok(None),
+    }
+}
+
+/// Writes a report whole or not at all: into a temporary file next to `path`, then renamed
+/// over it, so a reader never sees half a report and a failed run leaves no partial file.
+pub(crate) fn write_report(
+    path: &Path,
+    format: ReportFormat,
+    report: &iofit_report::html::HtmlReport,
+) -> anyhow::Result<()> {
+    use std::io::Write;
+    let text = match format {
+        ReportFormat::Html => report.render(),
+        ReportFormat::Markdown => report.render_markdown(),
+    };
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if path.is_dir() {
+        return Err(bad_input(format!(
+            "--report {}: is a directory; give a file name, e.g. plan.html",
+            path.display()
+        )));
+    }
+    // A new file of our own next to the target (same file system, so the rename is atomic);
+    // create_new never touches a file someone else made.
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
+    let temp = dir.join(format!(".{name}.iofit-{}.tmp", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .map_err(|e| {
+            bad_input(format!(
+                "--report {}: cannot write in {}: {e}",
+                path.display(),
+                dir.display()
+            ))
+        })?;
+    let written = file
+        .write_all(text.as_bytes())
+        .and_then(|_| file.sync_all())
+        .and_then(|_| std::fs::rename(&temp, path));
+    if let Err(error) = written {
+        // Only the temporary file this run created is removed.
+        let _ = std::fs::remove_file(&temp);
+        return Err(bad_input(format!(
+            "--report {}: cannot write it: {error}",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The plan as one report: requirements, the ranked designs, the top design's prediction
+/// (its limits charted, the binding one marked), what ruled out cheaper VMs, the notes.
+fn plan_report(
+    requirements: &Requirements,
+    plan: &iofit_planner::Plan,
+    edition: &str,
+    options: &PlanOptions,
+) -> iofit_report::html::HtmlReport {
+    use iofit_report::html::{HtmlReport, Table};
+    use iofit_report::plan_text::money;
+    let group = iofit_model::units::group_thousands;
+    let mut report = HtmlReport::new(format!(
+        "iofit plan: {} IOPS, {} MB/s, {} GiB",
+        group(plan.totals.iops),
+        group(plan.totals.throughput_mb_s),
+        group(plan.totals.capacity_gib)
+    ))
+    .requirements(requirements)
+    .section(
+        "How the plan was made",
+        format!(
+            "Catalog edition {edition}; {} VM sizes considered, {} designs meet every requirement \
+             and limit. Every design keeps at least {}% headroom below each limit it is sized \
+             against. Standard SSD/HDD disk operations are charged at the sized IOPS for {} \
+             hours a month.",
+            plan.vms_considered,
+            plan.designs_meeting,
+            group(options.min_headroom_pct),
+            group(options.busy_hours_per_month)
+        ),
+    );
+    if plan.designs.is_empty() {
+        report = report.section(
+            "No design meets the requirements",
+            plan.impossible.join("\n\n"),
+        );
+    } else {
+        let mut table = Table::new(
+            "Designs, cheapest first (total = VM + disks + disk operations)",
+            &[
+                "#",
+                "VM",
+                "volumes",
+                "VM $/month",
+                "disks $/month",
+                "operations $/month",
+                "total $/month",
+                "binding limit",
+                "least headroom on a sized limit",
+            ],
+        );
+        for design in &plan.designs {
+            let volumes: Vec<String> = design
+                .volumes
+                .iter()
+                .map(|v| {
+                    format!(
+                        "{}: {} x {} ({})",
+                        v.label, v.disk_count, v.disk_sku, v.caching
+                    )
+                })
+                .collect();
+            let least = design
+                .prediction
+                .limits
+                .iter()
+                .filter(|c| c.kind.caps_sustained_rate() || c.kind == LimitKind::VmDataDisks)
+                .filter(|c| c.kind != LimitKind::QueueDepth)
+                .filter_map(|c| c.headroom_pct.map(|p| (p, c.name.clone())))
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(p, name)| format!("{p:.0}% ({name})"))
+                .unwrap_or_else(|| "-".into());
+            table = table.row(vec![
+                design.rank.to_string(),
+                design.vm.clone(),
+                volumes.join("; "),
+                money(design.vm_price_usd_month),
+                money(design.disks_price_usd_month),
+                match design.operations_usd_month {
+                    Some(ops) => money(Some(ops)),
+                    None => "not sourced".into(),
+                },
+                match (design.total_usd_month, design.cost_complete) {
+                    (Some(total), true) => money(Some(total)),
+                    (Some(total), false) => {
+                        format!("{} + operations (incomplete)", money(Some(total)))
+                    }
+                    (None, _) => "price not sourced".into(),
+                },
+                design
+                    .prediction
+                    .binding
+                    .as_ref()
+                    .map(|b| b.name.clone())
+                    .unwrap_or_else(|| "-".into()),
+                least,
+            ]);
+        }
+        report = report.table(table);
+        let top = &plan.designs[0];
+        let mut notes: Vec<String> = Vec::new();
+        for volume in &top.volumes {
+            for note in [&volume.operations_note, &volume.performance_note]
+                .into_iter()
+                .flatten()
+            {
+                notes.push(format!("{}: {note}", volume.label));
+            }
+        }
+        if let Some(note) = &top.price_note {
+            notes.push(note.clone());
+        }
+        if !notes.is_empty() {
+            report = report.section(format!("Design #1: {}", top.vm), notes.join("\n\n"));
+        }
+        report = report.prediction(&top.prediction);
+    }
+    if !plan.rejected.is_empty() {
+        let mut table = Table::new("Ruled out", &["VM", "VM $/month", "why"]);
+        for rejected in &plan.rejected {
+            table = table.row(vec![
+                rejected.vm.clone(),
+                money(rejected.vm_price_usd_month),
+                rejected.reason.clone(),
+            ]);
+        }
+        report = report.table(table);
+    }
+    report.section("Notes", plan.notes.join("\n\n"))
 }

@@ -1,7 +1,10 @@
 //! `iofit predict`: what a design (VM + volumes) delivers for a workload, every limit with its
 //! headroom, and the one that binds.
 
-use super::plan::{assumptions_for, emit, load_catalog, parse_size, read_requirements, tables_of};
+use super::plan::{
+    assumptions_for, emit, load_catalog, parse_size, read_requirements, report_format, tables_of,
+    write_report,
+};
 use crate::exit::bad_input;
 use iofit_catalog::{Catalog, DiskSku, VmSize, EDITION_CURRENT};
 use iofit_model::{RwMode, SizingTarget, VolumeDesign, Workload};
@@ -43,7 +46,9 @@ pub struct Args {
     /// Targets per volume from a requirements TOML, matched to --disk in order.
     #[arg(long, value_name = "FILE")]
     pub requirements: Option<PathBuf>,
-    /// Service time of one IO on an unthrottled disk, ms (Little's law).
+    /// Service time of one IO on an unthrottled SSD disk, ms (Little's law): replaces the 1 ms
+    /// assumed for Premium SSD, Premium SSD v2 and Ultra and the 10 ms bound taken for Standard
+    /// SSD (Azure: "single-digit millisecond"). Standard HDD keeps Azure's < 20/10 ms bounds.
     #[arg(long = "service-latency-ms", allow_negative_numbers = true)]
     pub service_latency_ms: Option<f64>,
     /// Share of reads on cached disks that the warm host cache serves.
@@ -66,6 +71,13 @@ pub struct Args {
     /// Extra catalog file(s) that add or override rows.
     #[arg(long = "catalog", value_name = "FILE")]
     pub catalog: Vec<PathBuf>,
+    /// Also write one self-contained report (per-volume results, every limit charted with the
+    /// binding one marked) to FILE, written whole or not at all.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Format of --report: html (default) or markdown.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
     /// Print only JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -130,6 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let catalog = load_catalog(&args.edition, &args.catalog)?;
     let vm: &VmSize = catalog.vm(&args.vm, &args.edition).map_err(bad_input)?;
     let assumptions = assumptions_for(&args.edition, args.service_latency_ms, args.cache_hit_pct)?;
+    let format = report_format(args.format.as_deref(), args.report.as_deref())?;
     let stripe = args
         .stripe
         .as_deref()
@@ -243,6 +256,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }),
     )
     .map_err(bad_input)?;
+    if let (Some(path), Some(format)) = (&args.report, format) {
+        let mut report = iofit_report::html::HtmlReport::new(format!(
+            "iofit predict: {} with {}",
+            prediction.vm,
+            args.disks.join(", ")
+        ));
+        if let Some(requirements) = &requirements {
+            report = report.requirements(requirements);
+        }
+        write_report(path, format, &report.prediction(&prediction))?;
+    }
     if args.json {
         let tables: Vec<_> = tables_of(&catalog, &args.edition)
             .into_iter()
