@@ -463,3 +463,34 @@ fn output_is_written_after_every_job_and_ctrl_c_keeps_it() {
     assert_eq!(jobs[1]["iofit"]["interrupted"], true);
     assert!(jobs[1]["read"]["total_ios"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn vdbench_files_are_dispatched_to_the_vdbench_runner() {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/vdbench/vnet1-RndRead-workload");
+    iofit()
+        .args(["run", "--parse-only"])
+        .arg(&file)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("rd=RndRead"));
+    // fio-only overrides do not silently apply to a vdbench file.
+    iofit()
+        .args(["run", "--directory", "/tmp"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("lun="));
+}
+
+#[test]
+fn a_bad_runtime_override_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    iofit()
+        .args(["run", "--runtime", "soon", "--directory"])
+        .arg(dir.path())
+        .arg(seed_file("fiowrite.ini"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("runtime"));
+}

@@ -36,9 +36,12 @@ pub enum OutputFormat {
 /// Any other `--key=value` after a job file overrides that fio option in every job.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Runtime of every job (fio `runtime`: seconds, or 30s, 2m).
-    #[arg(long, value_name = "TIME")]
+    /// Runtime of every job (fio `runtime`, vdbench `elapsed`: seconds, or 30s, 2m).
+    #[arg(long, visible_alias = "elapsed", value_name = "TIME")]
     pub runtime: Option<String>,
+    /// Unmeasured warm-up of every job (fio `ramp_time`, vdbench `warmup`).
+    #[arg(long, visible_alias = "ramp-time", value_name = "TIME")]
+    pub warmup: Option<String>,
     /// Size of every job's file region (fio `size`: 64m, 1g, 50%).
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
@@ -164,6 +167,7 @@ fn overrides(args: &Args, fio_args: &[String]) -> anyhow::Result<Vec<(String, St
     let mut out = Vec::new();
     for (key, value) in [
         ("runtime", &args.runtime),
+        ("ramp_time", &args.warmup),
         ("size", &args.size),
         ("directory", &args.directory),
         ("filename", &args.filename),
@@ -229,7 +233,7 @@ fn load_jobs(args: &Args, inputs: &Inputs) -> anyhow::Result<Vec<JobSpec>> {
             }
             Dialect::Vdbench => {
                 return Err(bad_input(format!(
-                    "{}: vdbench parameter files are not run by `iofit run` yet; convert the workload to a fio job file",
+                    "{}: a vdbench parameter file runs on its own; give it as the only job file",
                     file.display()
                 )))
             }
@@ -359,8 +363,76 @@ impl Observer for CliObserver<'_> {
     }
 }
 
+/// A time as fio's `runtime` takes it: seconds, or with a unit (500ms, 30s, 2m, 1h).
+fn parse_duration(text: &str) -> anyhow::Result<std::time::Duration> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().map_err(|_| {
+        bad_input(format!(
+            "--runtime={text}: not a time; write seconds (30) or 30s, 2m, 1h"
+        ))
+    })?;
+    let seconds = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(bad_input(format!(
+                "'{text}' has an unknown time unit '{other}'; use ms, s, m or h"
+            )))
+        }
+    };
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
+/// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
+fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
+    if args.parse_only {
+        return crate::cmd::vdbench::check_file(file);
+    }
+    if args.directory.is_some() || args.filename.is_some() {
+        return Err(bad_input(
+            "--directory/--filename do not apply to a vdbench file; change its sd= lun= lines",
+        ));
+    }
+    if args.output_format == OutputFormat::Json && args.output.is_none() {
+        return Err(bad_input(
+            "a vdbench file prints vdbench-style text; for JSON give --output FILE",
+        ));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    install_ctrl_c(Arc::clone(&stop));
+    let options = crate::cmd::vdbench::VdbenchRunOptions {
+        elapsed: args.runtime.as_deref().map(parse_duration).transpose()?,
+        warmup: args.warmup.as_deref().map(parse_duration).transpose()?,
+        sd_size: args
+            .size
+            .as_deref()
+            .map(|s| {
+                iofit_model::units::Bytes::parse(s)
+                    .map_err(|e| bad_input(format!("--size={s}: {e}")))
+            })
+            .transpose()?,
+        json_output: args.output.clone(),
+        allow_overwrite: args.allow_overwrite,
+        quiet: args.quiet,
+        stop,
+        ..Default::default()
+    };
+    crate::cmd::vdbench::run_file(file, &options)
+}
+
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let inputs = split_rest(&mut args)?;
+    if let [file] = inputs.files.as_slice() {
+        if iofit_jobfile::detect(file).map_err(bad_input)? == Dialect::Vdbench {
+            return run_vdbench(&args, file);
+        }
+    }
     let jobs = load_jobs(&args, &inputs)?;
     if jobs.is_empty() {
         return Err(bad_input(
