@@ -1524,6 +1524,13 @@ fn impossible_reasons(
     if rows.disks.is_empty() && rows.provisioned.is_empty() {
         reasons.push("the catalog has no disks in this edition".into());
     }
+    if options.min_headroom_pct > 0.0 && !reasons.is_empty() {
+        reasons.push(format!(
+            "every limit was kept {}% above the need (--min-headroom-pct; 0 restores the strict \
+             fit)",
+            fmt_num(options.min_headroom_pct)
+        ));
+    }
     if reasons.is_empty() {
         // Name the limit that ruled out most VMs.
         let mut counts: Vec<(String, usize, String)> = Vec::new();

@@ -748,6 +748,20 @@ pub fn predict(
                 volume.disk.name, volume.design.caching
             ));
         }
+        if let Some(target) = &volume.target {
+            let sensitive = target.iops > 0.0 || target.latency_ms.is_some();
+            let wording = match volume.disk.kind {
+                DiskKind::StandardSsd => Some(("Standard SSD", STANDARD_SSD_WORDING)),
+                DiskKind::StandardHdd => Some(("Standard HDD", STANDARD_HDD_WORDING)),
+                _ => None,
+            };
+            if let (true, Some((kind, wording))) = (sensitive, wording) {
+                warnings.push(format!(
+                    "volume '{label}': {kind} IOPS and MB/s are 'up to' figures, not provisioned \
+                     ({DISKS_TYPES_SOURCE}: \"{wording}\")"
+                ));
+            }
+        }
         if volume.design.caching == HostCaching::ReadWrite {
             warnings.push(format!(
                 "volume '{label}': ReadWrite caching is safe only when the application itself \
