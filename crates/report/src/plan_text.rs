@@ -249,13 +249,19 @@ pub fn render(plan: &Plan, edition: &str, tables: &[&TableInfo]) -> String {
             let _ = writeln!(out, "  - {reason}");
         }
     } else {
+        let headroom = if plan.min_headroom_pct > 0.0 {
+            format!(
+                "each with at least {}% headroom on every sized limit",
+                num(plan.min_headroom_pct)
+            )
+        } else {
+            "strict fit (a design may sit at 0% headroom on a limit)".to_string()
+        };
         let _ = writeln!(
             out,
-            "\ndesigns, cheapest first (totals = VM + disks + disk operations), each with at \
-             least {}% headroom on every sized limit; designs whose operations charge is not \
-             sourced follow, then designs whose price is not sourced, smallest VM first (a \
-             proxy, not a price):",
-            num(plan.min_headroom_pct)
+            "\ndesigns, cheapest first (totals = VM + disks + disk operations), {headroom}; \
+             designs whose operations charge is not sourced follow, then designs whose price is \
+             not sourced, smallest VM first (a proxy, not a price):"
         );
         for design in &plan.designs {
             out.push('\n');
