@@ -232,11 +232,22 @@ pub fn render(prediction: &Prediction) -> String {
             }
         );
         if let Some(meets) = volume.meets_target {
+            // A target given as IOPS only still asks IOPS x IO size of MB/s: say so.
+            let target_iops = volume.target_iops.unwrap_or(0.0);
+            let given_mb_s = volume.target_throughput_mb_s.unwrap_or(0.0);
+            let mean_size = volume.read_pct / 100.0 * volume.read_io_size_bytes as f64
+                + (1.0 - volume.read_pct / 100.0) * volume.write_io_size_bytes as f64;
+            let derived_mb_s = target_iops * mean_size / prediction.assumptions.mb.bytes_per_mb();
+            // (The planner may round the IO size up by a byte to meet a given MB/s.)
+            let mb_text = if derived_mb_s > given_mb_s * 1.001 {
+                format!("{} MB/s derived (IOPS x IO size)", num(derived_mb_s))
+            } else {
+                format!("{} MB/s", num(given_mb_s))
+            };
             let _ = writeln!(
                 out,
-                "    target: {} IOPS, {} MB/s{}: {}",
-                num(volume.target_iops.unwrap_or(0.0)),
-                num(volume.target_throughput_mb_s.unwrap_or(0.0)),
+                "    target: {} IOPS, {mb_text}{}: {}",
+                num(target_iops),
                 volume
                     .target_latency_ms
                     .map(|l| format!(", <= {} ms", num(l)))
