@@ -4,15 +4,16 @@
 #   (b) io_uring 4k randread QD32 direct, local-disk file: IOPS and
 #       CPU time (user+sys of the whole process) per IO             goal >= 1.0x IOPS, <= 0.9x CPU/IO
 #   (c) psync 4k randread on a page-cached file: IOPS               goal >= 1.0x
-# Each case runs fio and iofit alternately ROUNDS times; the table shows the median.
+# Each case runs fio and iofit alternately ROUNDS times; ratios are per round (adjacent runs,
+# because a shared VM disk drifts), the table shows their median and each of them.
 # Usage: bench/engine.sh [DIR] (DIR on the local disk; default /var/tmp/iofit-bench)
-# Env: RUNTIME (seconds per run, default 5), ROUNDS (default 3).
+# Env: RUNTIME (seconds per run, default 5), ROUNDS (default 5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DIR="${1:-/var/tmp/iofit-bench}"
 RUNTIME="${RUNTIME:-5}"
-ROUNDS="${ROUNDS:-3}"
+ROUNDS="${ROUNDS:-5}"
 
 if ! command -v fio >/dev/null; then
     echo "bench: installing fio"
@@ -49,18 +50,24 @@ def run(tool, args, fio_only):
     return job["read"]["iops"], cpu, job["read"]["total_ios"]
 
 def case(name, args, warm=None, fio_only=()):
-    results = {"fio": [], "iofit": []}
+    """Alternates fio and iofit ROUNDS times. The disk of a shared VM drifts by 2x within
+    minutes, so ratios are taken per round (adjacent runs) and the median of those is shown."""
+    rows = {"fio": [], "iofit": []}
     for _ in range(rounds):
         for tool in ("fio", "iofit"):
             if warm:
                 subprocess.run(["cat", warm], stdout=subprocess.DEVNULL, check=True)
-            results[tool].append(run(tool, args, list(fio_only)))
-    med = {}
-    for tool, rows in results.items():
-        iops = statistics.median(r[0] for r in rows)
-        cpu_per_io_ns = statistics.median(r[1] / r[2] * 1e9 for r in rows)
-        med[tool] = (iops, cpu_per_io_ns)
-    return med
+            rows[tool].append(run(tool, args, list(fio_only)))
+    cpu = lambda r: r[1] / r[2] * 1e9
+    return {
+        "fio_iops": statistics.median(r[0] for r in rows["fio"]),
+        "iofit_iops": statistics.median(r[0] for r in rows["iofit"]),
+        "fio_cpu": statistics.median(cpu(r) for r in rows["fio"]),
+        "iofit_cpu": statistics.median(cpu(r) for r in rows["iofit"]),
+        "iops_ratio": statistics.median(i[0] / f[0] for f, i in zip(rows["fio"], rows["iofit"])),
+        "cpu_ratio": statistics.median(cpu(i) / cpu(f) for f, i in zip(rows["fio"], rows["iofit"])),
+        "iops_ratios": [i[0] / f[0] for f, i in zip(rows["fio"], rows["iofit"])],
+    }
 
 common = ["--name=bench", "--rw=randread", "--bs=4k", f"--runtime={runtime}", "--time_based"]
 cases = [
@@ -76,10 +83,11 @@ print(f"machine: {platform.node()} {os.cpu_count()} CPUs, {platform.platform()}"
 print(f"fio: {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}; "
       f"runtime {runtime}s x {rounds} rounds per tool, median shown; dir {bench_dir}")
 print()
-print(f"| case | fio IOPS | iofit IOPS | IOPS ratio | fio CPU ns/IO | iofit CPU ns/IO | CPU/IO ratio |")
-print(f"|---|---:|---:|---:|---:|---:|---:|")
+print("| case | fio IOPS | iofit IOPS | IOPS ratio (median of rounds) | per-round IOPS ratios | fio CPU ns/IO | iofit CPU ns/IO | CPU/IO ratio |")
+print("|---|---:|---:|---:|---|---:|---:|---:|")
 for name, args, warm, fio_only in cases:
     m = case(name, args, warm=warm, fio_only=fio_only)
-    (fi, fc), (ii, ic) = m["fio"], m["iofit"]
-    print(f"| {name} | {fi:,.0f} | {ii:,.0f} | {ii/fi:.2f}x | {fc:,.0f} | {ic:,.0f} | {ic/fc:.2f}x |")
+    rounds_text = " ".join(f"{r:.2f}" for r in m["iops_ratios"])
+    print(f"| {name} | {m['fio_iops']:,.0f} | {m['iofit_iops']:,.0f} | {m['iops_ratio']:.2f}x | {rounds_text} "
+          f"| {m['fio_cpu']:,.0f} | {m['iofit_cpu']:,.0f} | {m['cpu_ratio']:.2f}x |")
 PY
