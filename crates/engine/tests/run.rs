@@ -276,3 +276,58 @@ fn io_limit_and_loops_bound_the_bytes() {
     let r = &run(&[job])[0];
     assert_eq!(r.read.io_bytes, 3 * 1024 * 1024);
 }
+
+#[test]
+fn rate_in_bytes_is_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut job = file_job(dir.path(), "rb", RwMode::RandRead, EngineKind::Psync);
+    // 4 MiB/s in 4 KiB IOs is 1,024 IOPS.
+    job.rate_bytes_per_second = PerDirection::both(Some(4 * 1024 * 1024));
+    job.runtime = Some(Duration::from_millis(1000));
+    job.time_based = true;
+    let r = &run(&[job])[0];
+    check_invariants(r);
+    let mib_s = r.read.bandwidth_bytes_per_second / (1024.0 * 1024.0);
+    assert!((mib_s - 4.0).abs() <= 0.2, "{mib_s} MiB/s vs 4");
+}
+
+#[test]
+fn sequential_time_based_wraps_at_the_region_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut job = file_job(dir.path(), "wrap", RwMode::Read, EngineKind::Psync);
+    job.size = Some(SizeSpec::Bytes(Bytes::kib(256)));
+    job.runtime = Some(Duration::from_millis(200));
+    job.time_based = true;
+    let r = &run(&[job])[0];
+    check_invariants(r);
+    assert!(r.read.ios > 64, "only {} IOs: did not wrap", r.read.ios);
+}
+
+#[test]
+fn start_delay_is_outside_the_measured_window() {
+    let mut job = JobSpec::new("d", Target::Files(vec!["x".into()])).with_rw(RwMode::Read);
+    job.engine = EngineKind::Null;
+    job.size = Some(SizeSpec::Bytes(Bytes::mib(1)));
+    job.time_based = true;
+    job.start_delay = Duration::from_micros(500);
+    job.runtime = Some(Duration::from_micros(100));
+    let options = RunOptions {
+        clock: ClockChoice::Fake { step_ns: 1000 },
+        ..RunOptions::default()
+    };
+    let r = &run_jobs(&[job], &options, &mut Silent).unwrap().result.jobs[0];
+    // 100 us measured at 1 us per IO, whatever the 500 us delay before it.
+    assert!((99..=101).contains(&r.read.ios), "{}", r.read.ios);
+    assert!(r.read.runtime_ns <= 102_000, "{}", r.read.runtime_ns);
+}
+
+#[test]
+fn norandommap_still_covers_the_bytes_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut job = file_job(dir.path(), "nrm", RwMode::RandWrite, EngineKind::IoUring);
+    job.norandommap = true;
+    job.iodepth = 4;
+    let r = &run(&[job])[0];
+    check_invariants(r);
+    assert_eq!(r.write.io_bytes, 4 * 1024 * 1024);
+}
