@@ -11,6 +11,9 @@ pub enum EngineError {
     /// A job that cannot run as written (bad size, missing file with no size, ...).
     #[error("job '{job}': {message}")]
     Invalid { job: String, message: String },
+    /// A file or directory a job names cannot be used as it is (missing directory, no space).
+    #[error("{path}: {message}")]
+    BadPath { path: PathBuf, message: String },
     /// An operating-system error while preparing or running.
     #[error("{context} {path}: {source}")]
     Io {
@@ -35,7 +38,7 @@ impl EngineError {
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            EngineError::Refused { .. } | EngineError::Invalid { .. }
+            EngineError::Refused { .. } | EngineError::Invalid { .. } | EngineError::BadPath { .. }
         )
     }
 

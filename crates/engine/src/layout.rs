@@ -167,7 +167,55 @@ pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Vec<FileNe
             action,
         });
     }
+    check_free_space(&out)?;
     Ok(out)
+}
+
+/// Refuses a layout that would fill a filesystem, before writing anything (a run that dies of
+/// ENOSPC half-way would leave huge files behind and measure nothing).
+fn check_free_space(needs: &[FileNeed]) -> Result<(), EngineError> {
+    let mut per_fs: BTreeMap<u64, (PathBuf, u64)> = BTreeMap::new();
+    for need in needs {
+        let to_write = match need.action {
+            LayoutAction::Create => need.size,
+            LayoutAction::Extend { from } => need.size - from,
+            LayoutAction::UseAsIs => continue,
+        };
+        let dir = need
+            .path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let dev = std::fs::metadata(dir).map(|m| m.dev()).unwrap_or(0);
+        let entry = per_fs.entry(dev).or_insert((dir.to_path_buf(), 0));
+        entry.1 += to_write;
+    }
+    for (dir, bytes) in per_fs.into_values() {
+        let Some(free) = free_bytes(&dir) else {
+            continue;
+        };
+        if bytes > free {
+            return Err(EngineError::BadPath {
+                path: dir,
+                message: format!(
+                    "laying out the test files needs {:.1} GiB but the filesystem has {:.1} GiB free; lower size= (for example --size 1g)",
+                    bytes as f64 / (1u64 << 30) as f64,
+                    free as f64 / (1u64 << 30) as f64
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn free_bytes(dir: &Path) -> Option<u64> {
+    let cpath = CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs fills the struct for a valid C path.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(cpath.as_ptr(), &mut stat) } != 0 {
+        return None;
+    }
+    Some(stat.f_bavail as u64 * stat.f_frsize as u64)
 }
 
 fn check_path(
@@ -182,10 +230,10 @@ fn check_path(
             let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
             if let Some(parent) = parent {
                 if !parent.is_dir() {
-                    return Err(EngineError::Invalid {
-                        job: path.display().to_string(),
+                    return Err(EngineError::BadPath {
+                        path: path.to_path_buf(),
                         message: format!(
-                            "directory {} does not exist; create it or point directory=/filename= elsewhere",
+                            "directory {} does not exist; create it (mount the volume there) or point the jobs elsewhere with --directory DIR",
                             parent.display()
                         ),
                     });
@@ -200,8 +248,8 @@ fn check_path(
         let what = if file_type.is_block_device() {
             "it is a block device; writing to it destroys the filesystem or data on it"
         } else if file_type.is_dir() {
-            return Err(EngineError::Invalid {
-                job: path.display().to_string(),
+            return Err(EngineError::BadPath {
+                path: path.to_path_buf(),
                 message: "is a directory; use directory= for a directory, filename= for a file"
                     .to_string(),
             });
@@ -218,8 +266,8 @@ fn check_path(
         }
         let existing = existing_size(path)?.unwrap_or(0);
         if existing < size {
-            return Err(EngineError::Invalid {
-                job: path.display().to_string(),
+            return Err(EngineError::BadPath {
+                path: path.to_path_buf(),
                 message: format!(
                     "the jobs need {size} bytes but the device holds {existing}; lower size="
                 ),
@@ -461,6 +509,17 @@ mod tests {
         let err = plan_layout(&[j], false).unwrap_err();
         assert!(err.to_string().contains("size="), "{err}");
         assert!(err.is_bad_input());
+    }
+
+    #[test]
+    fn a_layout_larger_than_the_free_space_is_refused_before_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = job(&dir.path().join("huge"), RwMode::Write);
+        j.size = Some(SizeSpec::Bytes(Bytes::tib(1024)));
+        let err = plan_layout(&[j], false).unwrap_err();
+        assert!(err.to_string().contains("free"), "{err}");
+        assert!(err.is_bad_input());
+        assert!(!dir.path().join("huge").exists());
     }
 
     #[test]

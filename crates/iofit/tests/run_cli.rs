@@ -494,3 +494,21 @@ fn a_bad_runtime_override_is_bad_input() {
         .code(2)
         .stderr(predicate::str::contains("runtime"));
 }
+
+#[test]
+fn the_seeds_exact_command_line_names_the_missing_mount() {
+    if Path::new("/mnt/nocache").exists() {
+        eprintln!("/mnt/nocache exists here (the seed's volume); not running a 4 x 30 GiB job");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("fiowrite.ini");
+    std::fs::copy(seed_file("fiowrite.ini"), &file).unwrap();
+    iofit()
+        .current_dir(dir.path())
+        .args(["run", "--runtime", "30", "fiowrite.ini"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("/mnt/nocache does not exist"))
+        .stderr(predicate::str::contains("--directory"));
+}

@@ -464,15 +464,16 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         bar
     });
     if !args.quiet {
-        for job in &jobs {
-            if job.engine != iofit_engine::engine_used(job.engine) {
-                eprintln!(
-                    "iofit: job '{}' asks for ioengine={}; it runs on {} with the same queue depth",
-                    job.name,
-                    job.engine.fio_name(),
-                    iofit_engine::engine_used(job.engine).fio_name()
-                );
-            }
+        let mapped: Vec<&str> = jobs
+            .iter()
+            .filter(|job| job.engine != iofit_engine::engine_used(job.engine))
+            .map(|job| job.name.as_str())
+            .collect();
+        if !mapped.is_empty() {
+            eprintln!(
+                "iofit: ioengine=libaio runs on io_uring with the same queue depth (jobs: {})",
+                mapped.join(", ")
+            );
         }
     }
     let mut observer = CliObserver {
