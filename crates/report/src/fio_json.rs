@@ -153,14 +153,18 @@ fn rate_stats(values: &[f64]) -> (f64, f64, f64, f64, usize) {
     (min, max, mean, dev, values.len())
 }
 
-/// Per-interval (KiB/s, IOPS) of one direction, from whole intervals only (a final interval
-/// shorter than half the nominal one would distort min and max).
+/// Per-interval (KiB/s, IOPS) of one direction, from whole intervals only: a final interval
+/// shorter than half the nominal one would distort min and max, and a run shorter than half a
+/// second has no sample at all (fio samples bandwidth every 500 ms).
 pub fn interval_rates(series: &[IntervalSample], read: bool) -> (Vec<f64>, Vec<f64>) {
     let nominal = series.iter().map(|s| s.interval_ms).max().unwrap_or(0);
     let mut bw = Vec::new();
     let mut iops = Vec::new();
     for sample in series {
-        if sample.interval_ms == 0 || sample.interval_ms * 2 < nominal {
+        let too_short = sample.interval_ms * 2 < nominal
+            || (series.len() == 1 && sample.interval_ms < 500)
+            || sample.interval_ms == 0;
+        if too_short {
             continue;
         }
         let seconds = sample.interval_ms as f64 / 1000.0;
