@@ -141,6 +141,34 @@ fn check_job(job: &JobSpec) -> Result<(), EngineError> {
     if job.block_size.max_size().as_u64() > u32::MAX as u64 / 2 {
         return Err(EngineError::invalid(&job.name, "bs is larger than 2 GiB"));
     }
+    if matches!(job.engine, EngineKind::IoUring | EngineKind::Libaio) && job.iodepth > 32_768 {
+        return Err(EngineError::invalid(
+            &job.name,
+            "iodepth above 32768 is more than an io_uring ring holds; lower iodepth",
+        ));
+    }
+    if job.direct && job.engine != EngineKind::Null {
+        let sizes: Vec<u64> = match &job.block_size {
+            BlockSizeSpec::Fixed(s) => vec![s.read.as_u64(), s.write.as_u64()],
+            BlockSizeSpec::Split { read, write } => read
+                .iter()
+                .chain(write.iter())
+                .map(|share| share.size.as_u64())
+                .collect(),
+        };
+        if let Some(bad) = sizes.iter().find(|&&size| size & 511 != 0) {
+            return Err(EngineError::invalid(
+                &job.name,
+                format!("direct=1 needs block sizes in whole 512-byte sectors, and bs {bad} is not; use a multiple of 512 (4k is usual) or direct=0"),
+            ));
+        }
+        if job.offset.as_u64() & 511 != 0 {
+            return Err(EngineError::invalid(
+                &job.name,
+                "direct=1 needs offset= in whole 512-byte sectors; use a multiple of 4k",
+            ));
+        }
+    }
     if !(0.0..=100.0).contains(&job.rwmix_read_pct) {
         return Err(EngineError::invalid(
             &job.name,

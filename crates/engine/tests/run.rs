@@ -331,3 +331,15 @@ fn norandommap_still_covers_the_bytes_asked() {
     check_invariants(r);
     assert_eq!(r.write.io_bytes, 4 * 1024 * 1024);
 }
+
+#[test]
+fn direct_io_with_an_odd_block_size_is_bad_input_before_any_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut job = file_job(dir.path(), "odd", RwMode::Read, EngineKind::IoUring);
+    job.direct = true;
+    job.block_size = BlockSizeSpec::fixed(Bytes(1000));
+    let err = run_jobs(&[job], &RunOptions::default(), &mut Silent).unwrap_err();
+    assert!(err.is_bad_input());
+    assert!(err.to_string().contains("512"), "{err}");
+    assert!(!dir.path().join("odd.0.0").exists(), "nothing laid out");
+}
