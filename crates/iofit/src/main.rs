@@ -41,6 +41,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -67,5 +68,15 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => exit::report(&error),
+    }
+}
+
+/// Rust ignores SIGPIPE, so `iofit plan | head` would turn every later `println!` into a panic.
+/// Like other Unix filters, iofit ends quietly when the reader goes away; results a run writes
+/// with `--output` are on disk after every job, so nothing measured is lost.
+fn restore_default_sigpipe() {
+    // SAFETY: called once at start-up, before any thread exists; SIG_DFL is a valid handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
