@@ -64,7 +64,6 @@ fn fio_corpus_exits_2_with_one_line() {
 }
 
 #[test]
-#[ignore = "waits for run.rs to hand vdbench files to cmd::vdbench (iofit_jobfile::vdbench parses them)"]
 fn vdbench_corpus_exits_2_with_one_line() {
     check_corpus(&corpus_dir().join("vdbench"));
 }

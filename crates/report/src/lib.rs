@@ -1,6 +1,26 @@
-//! iofit-report: turns results into bytes (text, fio-compatible JSON, CSV, Markdown, HTML).
-//! It does no IO of its own, so every format can be snapshot-tested. (Being built; each module
-//! below has one owner while the team builds it.)
+//! iofit-report: turns results into bytes: fio-style text and fio-compatible JSON of a run, a
+//! vdbench-style summary, plan and prediction text, the comparison of results with
+//! requirements (`compare`), and one self-contained HTML report with inline SVG charts (with
+//! Markdown and CSV forms of the same tables). It does no IO of its own, so every format is
+//! snapshot-tested; the binary decides where the bytes go.
+//!
+//! ```
+//! use iofit_report::html::HtmlReport;
+//! use iofit_stats::{JobResult, RunResult};
+//!
+//! let run = RunResult {
+//!     tool: "iofit".into(),
+//!     jobs: vec![JobResult { name: "reader1".into(), clones: 1, ..Default::default() }],
+//!     ..Default::default()
+//! };
+//! // fio-compatible JSON: tools that read fio's output read iofit's.
+//! let json: serde_json::Value = serde_json::from_str(&iofit_report::fio_json::render(&run, &[])).unwrap();
+//! assert_eq!(json["jobs"][0]["jobname"], "reader1");
+//! // One self-contained HTML page: no script or style is loaded from the network.
+//! let html = HtmlReport::new("example").section("Notes", "a short run").render();
+//! assert!(html.contains("<svg") || html.contains("a short run"));
+//! assert!(!html.contains("src=\"http"));
+//! ```
 
 pub mod chart;
 pub mod compare;
