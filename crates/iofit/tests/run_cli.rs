@@ -573,3 +573,230 @@ fn rate_iops_holds_next_to_unthrottled_readers() {
         );
     }
 }
+
+fn examples_file(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(path)
+}
+
+/// Runs `iofit run --preset ...` with JSON output; returns the document.
+fn run_preset(extra: &[&str], target: &Path) -> Value {
+    let output = iofit()
+        .args(["run", "--output-format", "json", "--quiet", "--target"])
+        .arg(target)
+        .args(extra)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")
+}
+
+#[test]
+fn iometer_preset_runs_workers_at_queue_depth() {
+    let dir = tempfile::tempdir().unwrap();
+    // The seed's command line with iodepth last (clap hands it on with what follows it).
+    let doc = run_preset(
+        &[
+            "--preset",
+            "RandomWrites_64K",
+            "--workers",
+            "3",
+            "--iodepth",
+            "8",
+            "--runtime",
+            "0.5",
+            "--size",
+            "4m",
+        ],
+        dir.path(),
+    );
+    let jobs = doc["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "3 workers reported as one group");
+    let job = &jobs[0];
+    assert_eq!(job["jobname"], "RandomWrites_64K");
+    assert_eq!(job["iofit"]["clones"], 3);
+    assert_eq!(job["job options"]["iodepth"], "8");
+    assert_eq!(job["job options"]["rw"], "randwrite");
+    assert_eq!(job["job options"]["direct"], "1");
+    assert_eq!(job["read"]["total_ios"], 0, "0% reads");
+    let ios = job["write"]["total_ios"].as_u64().unwrap();
+    assert!(ios > 0);
+    assert_eq!(job["write"]["io_bytes"].as_u64().unwrap(), ios * 65536);
+    assert!(dir.path().join("iobw.tst").exists(), "Iometer's test file");
+}
+
+#[test]
+fn iometer_user_spec_honours_mix_and_request_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs = examples_file("iometer/specs.toml");
+    let doc = run_preset(
+        &[
+            "--preset",
+            "OLTP_8K_70R",
+            "--specs",
+            specs.to_str().unwrap(),
+            "--workers",
+            "2",
+            "--runtime",
+            "1",
+            "--size",
+            "8m",
+            "--iodepth",
+            "16",
+        ],
+        dir.path(),
+    );
+    let job = &doc["jobs"][0];
+    let reads = job["read"]["total_ios"].as_u64().unwrap();
+    let writes = job["write"]["total_ios"].as_u64().unwrap();
+    assert!(reads + writes > 1000, "{reads} reads, {writes} writes");
+    let share = reads as f64 / (reads + writes) as f64;
+    assert!((share - 0.70).abs() < 0.03, "read share {share} vs 70%");
+    assert_eq!(job["read"]["io_bytes"].as_u64().unwrap(), reads * 8192);
+    assert_eq!(job["write"]["io_bytes"].as_u64().unwrap(), writes * 8192);
+    assert_eq!(job["iofit"]["clones"], 2);
+}
+
+#[test]
+fn an_unknown_preset_is_bad_input_with_the_nearest_name() {
+    let dir = tempfile::tempdir().unwrap();
+    iofit()
+        .args(["run", "--preset", "RandomRead_8K", "--target"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean 'RandomReads_8K'"))
+        .stderr(predicate::str::contains("RandomWrites_1MB"));
+    iofit()
+        .args(["run", "--preset", "RandomReads_8K"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--target"));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn parse_only_with_a_preset() {
+    let dir = tempfile::tempdir().unwrap();
+    iofit()
+        .args([
+            "run",
+            "--parse-only",
+            "--preset",
+            "RandomReads_8K",
+            "--workers",
+            "3",
+            "--target",
+        ])
+        .arg(dir.path())
+        .args(["--iodepth", "128"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("RandomReads_8K"))
+        .stdout(predicate::str::contains("rw=randread"))
+        .stdout(predicate::str::contains("bs=8192"))
+        .stdout(predicate::str::contains("iodepth=128"))
+        .stdout(predicate::str::contains("numjobs=3"))
+        .stdout(predicate::str::contains("iobw.tst"));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing laid out"
+    );
+}
+
+/// A report must open offline: no scripts, stylesheets, fonts or images fetched from anywhere.
+fn assert_self_contained(html: &str) {
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for forbidden in ["<script", "<link", "@import", "https://", "url(", "src="] {
+        assert!(!html.contains(forbidden), "{forbidden} in the report");
+    }
+    let http = html.matches("http://").count();
+    let svg_ns = html.matches("http://www.w3.org/2000/svg").count();
+    assert_eq!(http, svg_ns, "only the SVG namespace may name a URL");
+}
+
+#[test]
+fn report_of_a_run_is_one_self_contained_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("run.html");
+    iofit()
+        .args(["run", "--quiet", "--report"])
+        .arg(&report)
+        .arg(format!("--directory={}", dir.path().display()))
+        .args([
+            "--bs=4k",
+            "--size=4m",
+            "--iodepth=4",
+            "--runtime=1.2",
+            "--time_based",
+            "--name=alpha",
+            "--rw=randread",
+            "--name=beta",
+            "--rw=write",
+        ])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(0);
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert_self_contained(&html);
+    for needle in [
+        "alpha",
+        "beta",
+        "IOPS per interval",
+        "Latency by percentile",
+        "<svg",
+    ] {
+        assert!(html.contains(needle), "missing {needle}");
+    }
+    // No temporary file is left beside it.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("tmp")), "{names:?}");
+    assert!(names.contains(&"alpha.0.0".to_string()), "{names:?}");
+}
+
+#[test]
+fn ctrl_c_still_writes_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("preset.html");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iofit"))
+        .args([
+            "run",
+            "--quiet",
+            "--preset",
+            "RandomReads_8K",
+            "--workers",
+            "1",
+            "--size",
+            "4m",
+            "--runtime",
+            "30",
+            "--report",
+        ])
+        .arg(&report)
+        .arg("--target")
+        .arg(dir.path())
+        .args(["--iodepth", "4"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let html = std::fs::read_to_string(&report).expect("the report is written after Ctrl-C");
+    assert_self_contained(&html);
+    assert!(html.contains("RandomReads_8K"));
+    assert!(html.contains("interrupted"));
+}

@@ -69,6 +69,26 @@ pub struct Args {
     /// No progress line and no notes on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also write a self-contained HTML report (jobs table, IOPS and latency over time, latency
+    /// percentile curve) to FILE after the run, also after Ctrl-C.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Run an Iometer access specification instead of job files: one of the seed's
+    /// (RandomWrites_8K, RandomReads_8K, RandomWrites_64K, RandomReads_64K, RandomWrites_1MB,
+    /// RandomReads_1MB) or one defined in --specs. Runs on `iobw.tst` in --target with
+    /// --workers threads, each keeping --iodepth IOs outstanding (default 128), direct IO;
+    /// --runtime defaults to 30s, --size to 1g.
+    #[arg(long, value_name = "SPEC")]
+    pub preset: Option<String>,
+    /// The directory (volume) a --preset runs on.
+    #[arg(long, value_name = "DIR", requires = "preset")]
+    pub target: Option<PathBuf>,
+    /// Workers (threads) of a --preset; the seed uses at least 3.
+    #[arg(long, value_name = "N", requires = "preset")]
+    pub workers: Option<u32>,
+    /// A TOML file of user-defined access specifications (see examples/iometer/specs.toml).
+    #[arg(long, value_name = "FILE")]
+    pub specs: Option<PathBuf>,
     /// Job files, then optional fio options as --key=value (or only fio options: a
     /// command-line job, each --name starting one).
     #[arg(
@@ -91,6 +111,16 @@ fn take_own_flag(args: &mut Args, key: &str, value: Option<&str>) -> Result<bool
         "allow-overwrite" => args.allow_overwrite = true,
         "quiet" => args.quiet = true,
         "output" => args.output = Some(PathBuf::from(need(value)?)),
+        "report" => args.report = Some(PathBuf::from(need(value)?)),
+        "preset" => args.preset = Some(need(value)?),
+        "target" => args.target = Some(PathBuf::from(need(value)?)),
+        "specs" => args.specs = Some(PathBuf::from(need(value)?)),
+        "workers" => {
+            let text = need(value)?;
+            args.workers = Some(text.parse().map_err(|_| {
+                bad_input(format!("--workers={text}: write a whole number such as 3"))
+            })?)
+        }
         "output-format" => {
             args.output_format = match need(value)?.as_str() {
                 "normal" => OutputFormat::Normal,
@@ -125,7 +155,10 @@ fn split_rest(args: &mut Args) -> anyhow::Result<Inputs> {
                 Some((k, v)) => (k.to_string(), Some(v.to_string())),
                 None => (body.to_string(), None),
             };
-            let is_valued_own = matches!(key.as_str(), "output" | "output-format");
+            let is_valued_own = matches!(
+                key.as_str(),
+                "output" | "output-format" | "report" | "preset" | "target" | "specs" | "workers"
+            );
             let (value, consumed) = if value.is_none() && is_valued_own {
                 (rest.get(index + 1).cloned(), 2)
             } else {
@@ -176,21 +209,7 @@ fn overrides(args: &Args, fio_args: &[String]) -> anyhow::Result<Vec<(String, St
             out.push((key.to_string(), value.clone()));
         }
     }
-    let mut index = 0;
-    while index < fio_args.len() {
-        let body = fio_args[index].trim_start_matches("--");
-        match body.split_once('=') {
-            Some((k, v)) => out.push((k.to_string(), v.to_string())),
-            None => match fio_args.get(index + 1).filter(|n| !n.starts_with("--")) {
-                Some(value) => {
-                    out.push((body.to_string(), value.clone()));
-                    index += 1;
-                }
-                None => out.push((body.to_string(), "1".to_string())),
-            },
-        }
-        index += 1;
-    }
+    out.extend(overrides_from(fio_args));
     Ok(out)
 }
 
@@ -240,6 +259,122 @@ fn load_jobs(args: &Args, inputs: &Inputs) -> anyhow::Result<Vec<JobSpec>> {
         }
     }
     Ok(jobs)
+}
+
+/// The seed's Iometer setup as defaults: 30 s per run (its FIO runs), 1 GiB test file (its
+/// 200 GB `iobw.tst` is for a real volume; give --size 200g there), QD 128, 3 workers.
+const PRESET_RUNTIME: &str = "30s";
+const PRESET_SIZE: &str = "1g";
+const PRESET_IODEPTH: u32 = 128;
+const PRESET_WORKERS: u32 = 3;
+
+/// The jobs of `--preset`: the access specification lowered by `iometer::preset_to_jobs`.
+fn preset_jobs(args: &Args, name: &str, inputs: &Inputs) -> anyhow::Result<Vec<JobSpec>> {
+    use iofit_jobfile::iometer;
+    if let Some(file) = inputs.files.first() {
+        return Err(bad_input(format!(
+            "--preset {name} runs an Iometer access specification; {} is a job file: give one or the other",
+            file.display()
+        )));
+    }
+    if args.directory.is_some() || args.filename.is_some() {
+        return Err(bad_input(
+            "--directory/--filename do not apply to --preset; name the volume's directory with --target DIR",
+        ));
+    }
+    // `--iodepth` stays a fio option for job files, so for a preset it arrives among them, as do
+    // iofit's own flags written after it (clap hands everything after an unknown flag on).
+    let mut iodepth = PRESET_IODEPTH;
+    let mut runtime_text = args.runtime.clone();
+    let mut size_text = args.size.clone();
+    let mut warmup_text = args.warmup.clone();
+    let mut workers = args.workers;
+    for (key, value) in overrides_from(&inputs.fio_args) {
+        match key.as_str() {
+            "iodepth" => {
+                iodepth = value.parse().ok().filter(|&q: &u32| q >= 1).ok_or_else(|| {
+                    bad_input(format!("--iodepth={value}: write a whole number >= 1 such as 128"))
+                })?
+            }
+            "runtime" | "elapsed" => runtime_text = Some(value),
+            "size" => size_text = Some(value),
+            "warmup" | "ramp-time" | "ramp_time" => warmup_text = Some(value),
+            "numjobs" => {
+                workers = Some(value.parse().map_err(|_| {
+                    bad_input(format!("--numjobs={value}: write a whole number such as 3"))
+                })?)
+            }
+            other => {
+                return Err(bad_input(format!(
+                    "--{other} does not apply to --preset; a preset takes --target, --workers, --iodepth, --runtime, --size, --warmup and --specs"
+                )))
+            }
+        }
+    }
+    let target = args.target.as_deref().ok_or_else(|| {
+        bad_input(format!(
+            "--preset {name} needs --target DIR: the directory on the volume to test (Iometer's target disk)"
+        ))
+    })?;
+    if !target.is_dir() {
+        return Err(bad_input(format!(
+            "--target {}: not a directory; give a directory on the volume to test",
+            target.display()
+        )));
+    }
+    let user_specs = match &args.specs {
+        Some(path) => iometer::load_specs(path).map_err(bad_input)?,
+        None => Vec::new(),
+    };
+    let spec = iometer::find(name, &user_specs).map_err(bad_input)?;
+    let workers = workers.unwrap_or(PRESET_WORKERS);
+    if workers == 0 {
+        return Err(bad_input("--workers 0: a preset needs at least one worker"));
+    }
+    let runtime = parse_duration(runtime_text.as_deref().unwrap_or(PRESET_RUNTIME))?;
+    if runtime.is_zero() {
+        return Err(bad_input(
+            "--runtime 0: a preset runs for a time; give e.g. 30s",
+        ));
+    }
+    let size_text = size_text.as_deref().unwrap_or(PRESET_SIZE);
+    let size = iofit_model::units::Bytes::parse(size_text)
+        .map_err(|e| bad_input(format!("--size={size_text}: {e}")))?;
+    if size < spec.request_size {
+        return Err(bad_input(format!(
+            "--size={size_text} is smaller than {}'s request size {}; give at least that",
+            spec.name, spec.request_size
+        )));
+    }
+    let mut jobs = iometer::preset_to_jobs(&spec, target, workers, iodepth, runtime, size);
+    if let Some(warmup) = &warmup_text {
+        let ramp = parse_duration(warmup)?;
+        for job in &mut jobs {
+            job.ramp_time = ramp;
+        }
+    }
+    Ok(jobs)
+}
+
+/// `--key=value` / `--key value` pairs of fio options, in order.
+fn overrides_from(fio_args: &[String]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut index = 0;
+    while index < fio_args.len() {
+        let body = fio_args[index].trim_start_matches("--");
+        match body.split_once('=') {
+            Some((k, v)) => out.push((k.to_string(), v.to_string())),
+            None => match fio_args.get(index + 1).filter(|n| !n.starts_with("--")) {
+                Some(value) => {
+                    out.push((body.to_string(), value.clone()));
+                    index += 1;
+                }
+                None => out.push((body.to_string(), "1".to_string())),
+            },
+        }
+        index += 1;
+    }
+    out
 }
 
 fn describe_job(job: &JobSpec) -> String {
@@ -433,7 +568,10 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             return run_vdbench(&args, file);
         }
     }
-    let jobs = load_jobs(&args, &inputs)?;
+    let jobs = match &args.preset {
+        Some(name) => preset_jobs(&args, name, &inputs)?,
+        None => load_jobs(&args, &inputs)?,
+    };
     if jobs.is_empty() {
         return Err(bad_input(
             "the job files define no job; add a [job] section",
@@ -502,6 +640,12 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             args.output.as_deref().unwrap_or(Path::new("")).display()
         )));
     }
+    if let Some(path) = &args.report {
+        write_html_report(path, &report, &jobs, args.preset.as_deref())?;
+        if !args.quiet {
+            eprintln!("iofit: wrote the report {}", path.display());
+        }
+    }
     let text = render(args.output_format, &report, &jobs);
     match &args.output {
         Some(path) => write_atomically(path, &text)
@@ -535,6 +679,41 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(crate::exit::FAILED));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The run as one self-contained HTML file: what ran, the jobs table, IOPS, MB/s and latency
+/// over time and the latency percentile curve. Written whole or not at all.
+fn write_html_report(
+    path: &Path,
+    report: &RunReport,
+    jobs: &[JobSpec],
+    preset: Option<&str>,
+) -> anyhow::Result<()> {
+    let mut names: Vec<&str> = Vec::new();
+    for job in &report.result.jobs {
+        if !names.contains(&job.name.as_str()) {
+            names.push(&job.name);
+        }
+    }
+    let title = match preset {
+        Some(name) => format!("iofit run --preset {name}"),
+        None => format!("iofit run: {}", names.join(", ")),
+    };
+    let described: Vec<String> = report
+        .job_index
+        .iter()
+        .map(|&i| describe_job(&jobs[i]))
+        .collect();
+    let mut body = described.join("\n\n");
+    if report.result.jobs.iter().any(|j| j.interrupted) {
+        body.push_str(
+            "\n\nThe run was interrupted (Ctrl-C): the numbers cover what completed before it.",
+        );
+    }
+    let html = iofit_report::html::HtmlReport::new(title)
+        .section("What ran", body)
+        .run_result(&report.result);
+    super::plan::write_report(path, super::plan::ReportFormat::Html, &html)
 }
 
 fn install_ctrl_c(stop: Arc<AtomicBool>) {
