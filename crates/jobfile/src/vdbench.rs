@@ -556,18 +556,17 @@ impl Parser {
     }
 
     fn host(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let name = single(&params[0], loc)?;
-        check_keys(&params[1..], HD_KEYS, HD_UNSUPPORTED, "hd", loc)?;
-        if name == "default" {
-            self.hd_default.extend(params.into_iter().skip(1));
+        let Some((name, all)) = with_defaults(
+            &mut self.hd_default,
+            params,
+            HD_KEYS,
+            HD_UNSUPPORTED,
+            "hd",
+            loc,
+        )?
+        else {
             return Ok(());
-        }
-        let all: Vec<Param> = self
-            .hd_default
-            .iter()
-            .cloned()
-            .chain(params.into_iter().skip(1))
-            .collect();
+        };
         let mut host = HostDef {
             name: name.clone(),
             system: None,
@@ -586,18 +585,17 @@ impl Parser {
     }
 
     fn storage(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let name = single(&params[0], loc)?;
-        check_keys(&params[1..], SD_KEYS, SD_UNSUPPORTED, "sd", loc)?;
-        if name == "default" {
-            self.sd_default.extend(params.into_iter().skip(1));
+        let Some((name, all)) = with_defaults(
+            &mut self.sd_default,
+            params,
+            SD_KEYS,
+            SD_UNSUPPORTED,
+            "sd",
+            loc,
+        )?
+        else {
             return Ok(());
-        }
-        let all: Vec<Param> = self
-            .sd_default
-            .iter()
-            .cloned()
-            .chain(params.into_iter().skip(1))
-            .collect();
+        };
         let mut sd = StorageDef {
             name: name.clone(),
             lun: PathBuf::new(),
@@ -667,18 +665,17 @@ impl Parser {
     }
 
     fn workload(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let name = single(&params[0], loc)?;
-        check_keys(&params[1..], WD_KEYS, WD_UNSUPPORTED, "wd", loc)?;
-        if name == "default" {
-            self.wd_default.extend(params.into_iter().skip(1));
+        let Some((name, all)) = with_defaults(
+            &mut self.wd_default,
+            params,
+            WD_KEYS,
+            WD_UNSUPPORTED,
+            "wd",
+            loc,
+        )?
+        else {
             return Ok(());
-        }
-        let all: Vec<Param> = self
-            .wd_default
-            .iter()
-            .cloned()
-            .chain(params.into_iter().skip(1))
-            .collect();
+        };
         let mut wd = WorkloadDef {
             name: name.clone(),
             sd_patterns: Vec::new(),
@@ -736,18 +733,17 @@ impl Parser {
     }
 
     fn run(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let name = single(&params[0], loc)?;
-        check_keys(&params[1..], RD_KEYS, RD_UNSUPPORTED, "rd", loc)?;
-        if name == "default" {
-            self.rd_default.extend(params.into_iter().skip(1));
+        let Some((name, all)) = with_defaults(
+            &mut self.rd_default,
+            params,
+            RD_KEYS,
+            RD_UNSUPPORTED,
+            "rd",
+            loc,
+        )?
+        else {
             return Ok(());
-        }
-        let all: Vec<Param> = self
-            .rd_default
-            .iter()
-            .cloned()
-            .chain(params.into_iter().skip(1))
-            .collect();
+        };
         let mut rd = RunDef {
             name: name.clone(),
             wd_patterns: Vec::new(),
@@ -1030,6 +1026,32 @@ fn unknown_reference<'a>(
             ),
         },
     )
+}
+
+/// The name a `hd=`/`sd=`/`wd=`/`rd=` line defines and its parameters, with the `default`
+/// parameters of that line type first so the line's own win (vdbench applies later values
+/// over earlier ones). A `default` line returns `None`: its parameters are kept for the lines
+/// that follow it.
+fn with_defaults(
+    defaults: &mut Vec<Param>,
+    params: Vec<Param>,
+    known: &[&str],
+    unsupported: &[&str],
+    kind: &str,
+    loc: &Location,
+) -> Result<Option<(String, Vec<Param>)>, JobFileError> {
+    let name = single(&params[0], loc)?;
+    check_keys(&params[1..], known, unsupported, kind, loc)?;
+    if name == "default" {
+        defaults.extend(params.into_iter().skip(1));
+        return Ok(None);
+    }
+    let all = defaults
+        .iter()
+        .cloned()
+        .chain(params.into_iter().skip(1))
+        .collect();
+    Ok(Some((name, all)))
 }
 
 fn check_keys(
