@@ -81,6 +81,44 @@ fn netapp_and_tables_list() {
 }
 
 #[test]
+fn tables_name_their_price_source_and_date() {
+    let text = stdout_of(&["catalog", "tables", "--filter", "azure-provisioned-disks"]);
+    assert!(text.contains("price date"), "{text}");
+    assert!(text.contains("2026-08-11  2026-09-23"), "{text}");
+    assert!(
+        text.contains("    price source: Azure Retail Prices API data saved in"),
+        "{text}"
+    );
+    assert!(text.contains("    price date: 2026-09-23"), "{text}");
+    let text = stdout_of(&["catalog", "vms", "--filter", "DS14_v2"]);
+    assert!(text.contains("    price date: 2026-09-23"), "{text}");
+}
+
+#[test]
+fn disks_show_operations_prices_and_unrounded_rates() {
+    let text = stdout_of(&["catalog", "disks", "--filter", "E4"]);
+    let e4 = text.lines().find(|l| l.starts_with("E4 ")).expect(&text);
+    let cells: Vec<&str> = e4.split_whitespace().collect();
+    assert_eq!(
+        cells[cells.len() - 3..],
+        ["0.002", "256", "azure-standard-ssd"],
+        "{text}"
+    );
+    let text = stdout_of(&["catalog", "disks", "--filter", "S4"]);
+    let s4 = text.lines().find(|l| l.starts_with("S4 ")).expect(&text);
+    assert!(s4.contains("0.0005  per IO"), "{text}");
+    let text = stdout_of(&["catalog", "disks", "--filter", "ultra"]);
+    let ultra = text
+        .lines()
+        .find(|l| l.contains("ultra_disk"))
+        .expect(&text);
+    assert!(
+        ultra.contains("0.11972") && ultra.contains("0.04964") && ultra.contains("0.3495"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_catalog_file_adds_and_overrides_rows() {
     let mut file = tempfile::NamedTempFile::new().unwrap();
     write!(

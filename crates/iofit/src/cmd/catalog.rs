@@ -189,10 +189,56 @@ fn num(value: Option<f64>) -> String {
     value.map(group_thousands).unwrap_or_else(|| "-".into())
 }
 
+/// A monthly price (a money amount): cents, "-" when not sourced.
 fn price(value: Option<f64>) -> String {
     value
         .map(|p| format!("{p:.2}"))
         .unwrap_or_else(|| "-".into())
+}
+
+/// A per-unit rate (USD per GiB, IOPS, MB/s or 10,000 operations): rates are fractions of a
+/// cent, so cents would hide them (0.04964 is not 0.05). Six significant digits, trailing zeros
+/// dropped down to two decimals; "-" when not sourced.
+fn rate(value: Option<f64>) -> String {
+    let Some(rate) = value else {
+        return "-".into();
+    };
+    if rate == 0.0 || !rate.is_finite() {
+        return format!("{rate:.2}");
+    }
+    let magnitude = rate.abs().log10().floor() as i32;
+    let decimals = (5 - magnitude).max(2) as usize;
+    let mut text = format!("{rate:.decimals$}");
+    while text.ends_with('0') && text.len() - text.find('.').unwrap_or(text.len()) > 3 {
+        text.pop();
+    }
+    text
+}
+
+/// Whether a disk has anything to show in the operations columns.
+fn has_operations(disk: &DiskSku) -> bool {
+    disk.kind.bills_operations()
+        || disk.price_usd_per_10k_operations.is_some()
+        || disk.operation_unit_kib.is_some()
+}
+
+/// The operations columns of a fixed-size disk: its price per 10,000 operations and the size of
+/// one billable operation. A value the row has is shown whatever the kind; otherwise kinds
+/// Azure does not bill per operation show "n/a" (not billed, as opposed to "-", not sourced),
+/// and an empty unit on a billed kind means every IO is one operation whatever its size.
+fn operations(disk: &DiskSku) -> [String; 2] {
+    let billed = disk.kind.bills_operations();
+    let price = match disk.price_usd_per_10k_operations {
+        Some(_) => rate(disk.price_usd_per_10k_operations),
+        None if billed => "-".into(),
+        None => "n/a".into(),
+    };
+    let unit = match disk.operation_unit_kib {
+        Some(kib) => kib.to_string(),
+        None if billed => "per IO".into(),
+        None => "n/a".into(),
+    };
+    [price, unit]
 }
 
 /// Renders rows as aligned columns: text left-aligned, numbers right-aligned.
@@ -261,10 +307,22 @@ fn footer(out: &mut String, tables: &[&TableInfo]) {
                 "  {} ({}, {}): {}\n    source: {}\n",
                 table.id, table.edition, table.date, table.title, table.source
             ));
-            if let Some(basis) = &table.price_basis {
-                out.push_str(&format!("    prices: {basis}\n"));
-            }
+            price_provenance(out, table);
         }
+    }
+}
+
+/// Where a table's prices come from and when they were read: prices are often read from a
+/// different source, on a different day, than the limits beside them.
+fn price_provenance(out: &mut String, table: &TableInfo) {
+    if let Some(basis) = &table.price_basis {
+        out.push_str(&format!("    prices: {basis}\n"));
+    }
+    if let Some(source) = &table.price_source {
+        out.push_str(&format!("    price source: {source}\n"));
+    }
+    if let Some(date) = &table.price_date {
+        out.push_str(&format!("    price date: {date}\n"));
     }
 }
 
@@ -337,7 +395,10 @@ fn render_disks(
     }
     if !disks.is_empty() {
         out.push_str("\nFixed sizes (limits per disk; MB/s = 10^6 B/s):\n");
-        let mut grid = Grid::new(&[
+        // The operations columns only when a listed disk has something to put in them, so a
+        // Premium-only listing does not carry two columns of "n/a".
+        let with_operations = disks.iter().any(|d| has_operations(d));
+        let mut columns = vec![
             ("name", false),
             ("kind", false),
             ("size GiB", true),
@@ -346,10 +407,14 @@ fn render_disks(
             ("burst IOPS", true),
             ("burst MB/s", true),
             ("USD/month", true),
-            ("table", false),
-        ]);
+        ];
+        if with_operations {
+            columns.extend([("USD/10k ops", true), ("op KiB", true)]);
+        }
+        columns.push(("table", false));
+        let mut grid = Grid::new(&columns);
         for disk in disks {
-            grid.push(vec![
+            let mut row = vec![
                 disk.name.clone(),
                 kind_name(disk.kind).to_string(),
                 group_thousands(disk.size_gib),
@@ -358,10 +423,20 @@ fn render_disks(
                 num(disk.burst_iops.map(|v| v.0)),
                 num(disk.burst_throughput_mb_s.map(|v| v.0)),
                 price(disk.price_usd_month),
-                disk.table.clone(),
-            ]);
+            ];
+            if with_operations {
+                row.extend(operations(disk));
+            }
+            row.push(disk.table.clone());
+            grid.push(row);
         }
         grid.render(&mut out);
+        if with_operations {
+            out.push_str(
+                "USD/10k ops: disk operations billed on top of USD/month; op KiB: size of one \
+                 billable operation (per IO: each IO counts as one); n/a: not billed.\n",
+            );
+        }
     }
     if !provisioned.is_empty() {
         out.push_str("\nProvisioned performance (rules per disk):\n");
@@ -395,9 +470,9 @@ fn render_disks(
                 group_thousands(disk.throughput_mb_s_baseline.0),
                 format!("{}", disk.throughput_mb_s_per_iops_max),
                 group_thousands(disk.throughput_mb_s_max.0),
-                price(disk.price_usd_per_gib_month),
-                price(disk.price_usd_per_iops_month),
-                price(disk.price_usd_per_mb_s_month),
+                rate(disk.price_usd_per_gib_month),
+                rate(disk.price_usd_per_iops_month),
+                rate(disk.price_usd_per_mb_s_month),
                 disk.table.clone(),
             ]);
         }
@@ -448,6 +523,7 @@ fn render_tables(rows: &[&TableInfo]) -> String {
         ("id", false),
         ("edition", false),
         ("date", false),
+        ("price date", false),
         ("title", false),
     ]);
     for table in rows {
@@ -455,16 +531,37 @@ fn render_tables(rows: &[&TableInfo]) -> String {
             table.id.clone(),
             table.edition.clone(),
             table.date.clone(),
+            table.price_date.clone().unwrap_or_else(|| "-".into()),
             table.title.clone(),
         ]);
     }
     grid.render(&mut out);
+    out.push_str("\n- : no price date recorded\n");
     out.push_str("\nSources:\n");
     for table in rows {
         out.push_str(&format!("  {}: {}\n", table.id, table.source));
+        price_provenance(&mut out, table);
         if let Some(notes) = &table.notes {
             out.push_str(&format!("    notes: {notes}\n"));
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rate;
+
+    #[test]
+    fn rates_keep_their_significant_digits() {
+        assert_eq!(rate(Some(0.04964)), "0.04964");
+        assert_eq!(rate(Some(0.3495)), "0.3495");
+        assert_eq!(rate(Some(0.0005)), "0.0005");
+        assert_eq!(rate(Some(0.002)), "0.002");
+        assert_eq!(rate(Some(0.08103)), "0.08103");
+        assert_eq!(rate(Some(150.99904)), "150.999");
+        assert_eq!(rate(Some(2.4)), "2.40");
+        assert_eq!(rate(Some(0.0)), "0.00");
+        assert_eq!(rate(None), "-");
+    }
 }
