@@ -1,12 +1,31 @@
-//! `iofit demo`: the loop on embedded defaults runs and reads as a report, step by step.
+//! `iofit demo`: the loop on embedded defaults (profile, plan, predict, a short real run,
+//! compare, report) runs and reads as a report, step by step.
 
 use assert_cmd::Command;
+use std::time::Duration;
+
+fn iofit() -> Command {
+    Command::cargo_bin("iofit").unwrap()
+}
+
+/// A report must open offline: no scripts, stylesheets, fonts or images fetched from anywhere.
+fn assert_self_contained(html: &str) {
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for forbidden in ["<script", "<link", "@import", "https://", "url(", "src="] {
+        assert!(!html.contains(forbidden), "{forbidden} in the report");
+    }
+    let http = html.matches("http://").count();
+    let svg_ns = html.matches("http://www.w3.org/2000/svg").count();
+    assert_eq!(http, svg_ns, "only the SVG namespace may name a URL");
+}
 
 #[test]
-fn demo_runs_every_step() {
-    let output = Command::cargo_bin("iofit")
-        .unwrap()
-        .arg("demo")
+fn demo_without_the_run_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("demo.html");
+    let output = iofit()
+        .args(["demo", "--no-run", "--report"])
+        .arg(&report)
         .output()
         .unwrap();
     assert_eq!(
@@ -16,31 +35,97 @@ fn demo_runs_every_step() {
         String::from_utf8_lossy(&output.stderr)
     );
     let text = String::from_utf8(output.stdout).unwrap();
-    for heading in ["step 1: requirements", "step 2: plan", "step 3: prediction"] {
+    for heading in [
+        "step 1: profile",
+        "step 2: plan",
+        "step 3: prediction",
+        "step 4: a short real run",
+        "step 5: compare",
+        "step 6: report",
+    ] {
         assert!(text.contains(heading), "missing {heading}");
     }
-    assert!(text.contains("data (data): 16,000 IOPS"));
-    assert!(text.contains("log (log): 1,500 IOPS"));
-    assert!(text.contains("#1  "));
-    assert!(text.contains("binding:"));
+    // Data and log sized apart from the capture.
+    assert!(text.contains("volume 'data' (devices sdb)"));
+    assert!(text.contains("volume 'log' (devices sdc)"));
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert_self_contained(&html);
+    assert!(html.contains("Skipped (--no-run)"));
+    assert!(
+        html.contains("— binding"),
+        "the limits chart marks the binding limit"
+    );
+    let text = text.replace(&report.display().to_string(), "<REPORT>");
+    insta::assert_snapshot!("demo_no_run_text", text);
 }
 
 #[test]
-fn demo_on_the_seed_edition_snapshot() {
-    let output = Command::cargo_bin("iofit")
-        .unwrap()
-        .args(["demo", "--edition", "seed-2016"])
+fn demo_runs_the_whole_loop_and_writes_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("demo.html");
+    let output = iofit()
+        .args(["demo", "--run-seconds", "1", "--report"])
+        .arg(&report)
+        .timeout(Duration::from_secs(60))
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(0));
-    insta::assert_snapshot!("demo_seed_text", String::from_utf8(output.stdout).unwrap());
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the demo exits 0 when it ran, whatever the comparison says: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("engine io_uring") || text.contains("engine psync"));
+    assert!(text.contains("direct IO (O_DIRECT)") || text.contains("buffered IO"));
+    assert!(text.contains("ran data: random mixed 80% reads, 8KiB IO"));
+    assert!(text.contains("ran log: sequential writes"));
+    assert!(text.contains("against volume 'data'"));
+    assert!(text.contains("against volume 'log'"));
+    assert!(text.contains("not the planned Azure design"));
+    assert!(text.contains(&format!("wrote {}", report.display())));
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert_self_contained(&html);
+    for section in [
+        "Requirements",
+        "Designs, cheapest first",
+        "Prediction: ",
+        "— binding",
+        "The real run on this machine",
+        "Benchmark results",
+        "IOPS per interval",
+        "Latency by percentile",
+        "Required vs measured: volume data",
+        "Required vs measured: volume log",
+    ] {
+        assert!(html.contains(section), "report lacks {section}");
+    }
+    // The run's files are removed afterwards.
+    let leftover = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("iofit-demo-run-"))
+        .filter(|n| n.contains(&format!("-{}-", output_pid_hint(&text))))
+        .count();
+    assert_eq!(leftover, 0);
+}
+
+/// The run directory named in the text ends in `-<pid>-<n>`; its pid part.
+fn output_pid_hint(text: &str) -> String {
+    text.split("iofit-demo-run-")
+        .nth(1)
+        .and_then(|rest| rest.split('-').next())
+        .unwrap_or("none")
+        .to_string()
 }
 
 #[test]
 fn demo_json_is_only_json() {
-    let output = Command::cargo_bin("iofit")
-        .unwrap()
-        .args(["demo", "--json"])
+    let dir = tempfile::tempdir().unwrap();
+    let output = iofit()
+        .args(["demo", "--json", "--no-run", "--report"])
+        .arg(dir.path().join("r.html"))
         .output()
         .unwrap();
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -48,4 +133,15 @@ fn demo_json_is_only_json() {
         .as_array()
         .is_some_and(|d| !d.is_empty()));
     assert!(value["prediction"]["binding"].is_object());
+    assert_eq!(value["requirements"]["volumes"][0]["label"], "data");
+    assert_eq!(value["requirements"]["volumes"][1]["label"], "log");
+    assert!(value["run"].is_null());
+}
+
+#[test]
+fn demo_bad_run_seconds_is_bad_input() {
+    iofit()
+        .args(["demo", "--run-seconds", "-1"])
+        .assert()
+        .code(2);
 }
