@@ -39,3 +39,21 @@ pub trait Engine {
     /// fsync (or fdatasync when `data_only`) of file `file`.
     fn sync_file(&mut self, file: u32, data_only: bool) -> io::Result<()>;
 }
+
+/// fsync (or fdatasync when `data_only`) of an open descriptor: [`Engine::sync_file`] for the
+/// engines that own real files.
+pub fn sync_fd(fd: i32, data_only: bool) -> io::Result<()> {
+    // SAFETY: plain syscalls on a descriptor the calling engine keeps open.
+    let rc = unsafe {
+        if data_only {
+            libc::fdatasync(fd)
+        } else {
+            libc::fsync(fd)
+        }
+    };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}

@@ -3,7 +3,7 @@
 //! name makes, so a result labelled `sync` really ran `lseek`+`read`.
 
 use crate::buffer::BufferPool;
-use crate::engine::{Completion, Engine, Op};
+use crate::engine::{sync_fd, Completion, Engine, Op};
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
@@ -107,19 +107,6 @@ impl Engine for SyncEngine {
     }
 
     fn sync_file(&mut self, file: u32, data_only: bool) -> io::Result<()> {
-        let fd = self.fds[file as usize];
-        // SAFETY: plain syscalls on an open descriptor.
-        let rc = unsafe {
-            if data_only {
-                libc::fdatasync(fd)
-            } else {
-                libc::fsync(fd)
-            }
-        };
-        if rc < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(())
-        }
+        sync_fd(self.fds[file as usize], data_only)
     }
 }

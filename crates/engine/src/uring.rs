@@ -5,7 +5,7 @@
 //! queue costs one `io_uring_enter` per batch, not per IO. `ioengine=libaio` runs here too.
 
 use crate::buffer::BufferPool;
-use crate::engine::{Completion, Engine, Op};
+use crate::engine::{sync_fd, Completion, Engine, Op};
 use io_uring::{opcode, squeue, types, IoUring};
 use std::fs::File;
 use std::io;
@@ -173,20 +173,7 @@ impl Engine for UringEngine {
     }
 
     fn sync_file(&mut self, file: u32, data_only: bool) -> io::Result<()> {
-        let fd = self.fds[file as usize];
-        // SAFETY: plain syscalls on an open descriptor. A blocking sync keeps the worker
-        // simple; in-flight IOs keep running meanwhile.
-        let rc = unsafe {
-            if data_only {
-                libc::fdatasync(fd)
-            } else {
-                libc::fsync(fd)
-            }
-        };
-        if rc < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(())
-        }
+        // A blocking sync keeps the worker simple; in-flight IOs keep running meanwhile.
+        sync_fd(self.fds[file as usize], data_only)
     }
 }

@@ -341,13 +341,13 @@ impl<'a, C: Clock> Run<'a, C> {
         }
     }
 
-    /// The earliest time the next IO of `op` with `len` bytes may start under the rate caps.
+    /// The earliest time the next IO of `op` may start under the rate caps. The byte cap counts
+    /// the bytes already issued, so the size of the IO about to start does not enter.
     #[inline]
-    fn due_ns(&self, op: Op, len: u32) -> Option<u64> {
+    fn due_ns(&self, op: Op) -> Option<u64> {
         let d = op as usize;
         let by_iops = self.rate_interval_ns[d].map(|ns| self.issued[d] as f64 * ns);
         let by_bytes = self.rate_ns_per_byte[d].map(|ns| self.issued_dir_bytes[d] as f64 * ns);
-        let _ = len;
         match (by_iops, by_bytes) {
             (None, None) => None,
             (a, b) => Some(self.rate_start + a.unwrap_or(0.0).max(b.unwrap_or(0.0)) as u64),
@@ -540,7 +540,7 @@ fn run_inline<E: Engine, C: Clock>(
         let op = run.choose_op();
         let len = run.plan.sizes.pick(op, &mut run.rng);
         let mut issue_ns = now;
-        if let Some(due) = run.due_ns(op, len) {
+        if let Some(due) = run.due_ns(op) {
             if due > now {
                 if run.deadline.is_some_and(|d| due >= d) {
                     clock.sleep_until(run.deadline.unwrap_or(due));
@@ -620,6 +620,29 @@ fn absorb<C: Clock>(
     }
 }
 
+/// Hands the IOs queued in `batch` to the kernel: they count as in flight and their submit
+/// time is stamped (latency from submit starts there). A failed submit is recorded and stops
+/// issuing. Returns the submit time.
+fn submit<E: Engine, C: Clock>(
+    run: &mut Run<'_, C>,
+    engine: &mut E,
+    batch: &mut Vec<u32>,
+    meta: &mut [SlotMeta],
+    inflight: &mut usize,
+    issuing: &mut bool,
+) -> u64 {
+    if let Err(e) = engine.submit() {
+        run.out.error = Some(format!("io_uring submit failed: {e}"));
+        *issuing = false;
+    }
+    let submitted = run.clock.now_ns();
+    *inflight += batch.len();
+    for slot in batch.drain(..) {
+        meta[slot as usize].submit_ns = submitted;
+    }
+    submitted
+}
+
 fn run_queued<E: Engine, C: Clock>(
     run: &mut Run<'_, C>,
     engine: &mut E,
@@ -666,7 +689,7 @@ fn run_queued<E: Engine, C: Clock>(
                         (op, run.plan.sizes.pick(op, &mut run.rng))
                     }
                 };
-                if let Some(due) = run.due_ns(op, len) {
+                if let Some(due) = run.due_ns(op) {
                     if due > now {
                         pending = Some((op, len));
                         wait_until = Some(due);
@@ -689,16 +712,14 @@ fn run_queued<E: Engine, C: Clock>(
                 if batch.len() >= submit_batch {
                     // Hand this sub-batch to the kernel now: a device starts on the first IO
                     // sooner, instead of waiting for the whole refill to be prepared.
-                    if let Err(e) = engine.submit() {
-                        run.out.error = Some(format!("io_uring submit failed: {e}"));
-                        issuing = false;
-                    }
-                    let submitted = clock.now_ns();
-                    inflight += batch.len();
-                    for slot in batch.drain(..) {
-                        meta[slot as usize].submit_ns = submitted;
-                    }
-                    now = submitted;
+                    now = submit(
+                        run,
+                        engine,
+                        &mut batch,
+                        &mut meta,
+                        &mut inflight,
+                        &mut issuing,
+                    );
                     if !issuing {
                         break;
                     }
@@ -723,15 +744,14 @@ fn run_queued<E: Engine, C: Clock>(
             }
         }
         if !batch.is_empty() {
-            if let Err(e) = engine.submit() {
-                run.out.error = Some(format!("io_uring submit failed: {e}"));
-                issuing = false;
-            }
-            let submitted = clock.now_ns();
-            inflight += batch.len();
-            for slot in batch.drain(..) {
-                meta[slot as usize].submit_ns = submitted;
-            }
+            submit(
+                run,
+                engine,
+                &mut batch,
+                &mut meta,
+                &mut inflight,
+                &mut issuing,
+            );
         }
         if inflight == 0 {
             match wait_until {
