@@ -15,7 +15,7 @@ use crate::capture::{Capture, DiskSample, Tool};
 use crate::clock::{time_of_day_s, Timeline};
 use crate::error::{excerpt, ProfileError};
 use crate::lines::{is_blank, split_fields, LineReader};
-use crate::num::parse_decimal;
+use crate::num::number_cell;
 use std::io::BufRead;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -139,15 +139,13 @@ pub fn parse_iostat<R: BufRead>(
                         "the file looks truncated or edited; re-capture with `iostat -x INTERVAL COUNT`",
                     ));
                 };
-                let idle = parse_decimal(&line[a..b]).ok_or_else(|| {
-                    ProfileError::syntax(
-                        file,
-                        line_no,
-                        Some("%idle"),
-                        format!("'{}' is not a number", excerpt(&String::from_utf8_lossy(&line[a..b]))),
-                        "the avg-cpu row must hold numbers; re-capture with `iostat -x INTERVAL COUNT`",
-                    )
-                })?;
+                let idle = number_cell(
+                    &line[a..b],
+                    file,
+                    line_no,
+                    "%idle",
+                    "the avg-cpu row must hold numbers; re-capture with `iostat -x INTERVAL COUNT`",
+                )?;
                 capture.host[report as usize].cpu_pct = (100.0 - idle).clamp(0.0, 100.0);
             }
             state = State::TopLevel;
@@ -297,18 +295,13 @@ fn read_row(
         if matches!(slot, Slot::Device | Slot::Ignore) {
             continue;
         }
-        let Some(value) = parse_decimal(&line[a..b]) else {
-            return Err(ProfileError::syntax(
-                file,
-                line_no,
-                Some(&table.names[index]),
-                format!(
-                    "'{}' is not a number",
-                    excerpt(&String::from_utf8_lossy(&line[a..b]))
-                ),
-                "every column after Device must be a number; remove the damaged line or re-capture",
-            ));
-        };
+        let value = number_cell(
+            &line[a..b],
+            file,
+            line_no,
+            &table.names[index],
+            "every column after Device must be a number; remove the damaged line or re-capture",
+        )?;
         match slot {
             Slot::ReadIops => sample.read_iops = value,
             Slot::WriteIops => sample.write_iops = value,

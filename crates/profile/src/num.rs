@@ -2,6 +2,8 @@
 //! "1234,56" under a locale with a decimal comma), so a digits-only fast path avoids the general
 //! float parser for nearly every field. Anything unusual falls back to `str::parse`.
 
+use crate::error::{excerpt, ProfileError};
+
 const POW10: [f64; 19] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
     1e17, 1e18,
@@ -57,6 +59,30 @@ fn slow(bytes: &[u8]) -> Option<f64> {
         text.parse().ok()?
     };
     value.is_finite().then_some(value)
+}
+
+/// One number cell of a table row: parsed, or a syntax error naming the file, line and column
+/// that quotes the cell and says how to fix it.
+#[inline]
+pub(crate) fn number_cell(
+    bytes: &[u8],
+    file: &str,
+    line: u64,
+    column: &str,
+    fix: &str,
+) -> Result<f64, ProfileError> {
+    parse_decimal(bytes).ok_or_else(|| {
+        ProfileError::syntax(
+            file,
+            line,
+            Some(column),
+            format!(
+                "'{}' is not a number",
+                excerpt(&String::from_utf8_lossy(bytes))
+            ),
+            fix,
+        )
+    })
 }
 
 #[cfg(test)]

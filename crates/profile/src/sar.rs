@@ -11,7 +11,7 @@ use crate::capture::{Capture, DiskSample, Tool};
 use crate::clock::{time_of_day_s, Timeline};
 use crate::error::{excerpt, ProfileError};
 use crate::lines::{is_blank, split_fields, LineReader};
-use crate::num::parse_decimal;
+use crate::num::{number_cell, parse_decimal};
 use std::collections::HashMap;
 use std::io::BufRead;
 
@@ -299,18 +299,13 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
             if index < skip_columns || matches!(slot, Slot::Name | Slot::Ignore) {
                 continue;
             }
-            let Some(value) = parse_decimal(&line[a..b]) else {
-                return Err(ProfileError::syntax(
-                    file,
-                    line_no,
-                    Some(&table.names[index]),
-                    format!(
-                        "'{}' is not a number",
-                        excerpt(&String::from_utf8_lossy(&line[a..b]))
-                    ),
-                    "remove the damaged line or re-capture",
-                ));
-            };
+            let value = number_cell(
+                &line[a..b],
+                file,
+                line_no,
+                &table.names[index],
+                "remove the damaged line or re-capture",
+            )?;
             match slot {
                 Slot::Tps => tps = value,
                 Slot::ReadBytes(scale) => sample.read_bytes_s = value * scale,
