@@ -71,12 +71,8 @@ pub struct Args {
     /// SSD (Azure: "single-digit millisecond"). Standard HDD keeps Azure's < 20/10 ms bounds.
     #[arg(long = "service-latency-ms", allow_negative_numbers = true)]
     pub service_latency_ms: Option<f64>,
-    /// Catalog edition: current (default) or seed-2016 (the seed's dated tables).
-    #[arg(long, default_value = EDITION_CURRENT)]
-    pub edition: String,
-    /// Extra catalog file(s) that add or override rows.
-    #[arg(long = "catalog", value_name = "FILE")]
-    pub catalog: Vec<PathBuf>,
+    #[command(flatten)]
+    pub catalog: CatalogArgs,
     /// Headroom to keep below every limit the plan sizes against (disk and stripe IOPS and
     /// MB/s, the VM's uncached and cached IOPS and MB/s, data-disk slots), percent of the limit.
     /// Default 10: measured workloads fluctuate around the figures they are sized for, and
@@ -97,8 +93,36 @@ pub struct Args {
         default_value_t = iofit_planner::HOURS_PER_MONTH
     )]
     pub busy_hours_per_month: f64,
-    /// Also write one self-contained report (ranked designs, the top design's limits with the
-    /// binding one marked) to FILE, written whole or not at all.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Print a documented requirements file (that --requirements reads back) and exit.
+    #[arg(long = "example-requirements")]
+    pub example_requirements: bool,
+}
+
+/// The catalog flags `plan` and `predict` share.
+#[derive(clap::Args, Debug)]
+pub struct CatalogArgs {
+    /// Catalog edition: current (default) or seed-2016 (the seed's dated tables).
+    #[arg(long, default_value = EDITION_CURRENT)]
+    pub edition: String,
+    /// Extra catalog file(s) that add or override rows.
+    #[arg(long = "catalog", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+impl CatalogArgs {
+    /// The embedded catalog plus the --catalog files; the edition checked.
+    pub(crate) fn load(&self) -> anyhow::Result<Catalog> {
+        load_catalog(&self.edition, &self.files)
+    }
+}
+
+/// The output flags `plan` and `predict` share.
+#[derive(clap::Args, Debug)]
+pub struct OutputArgs {
+    /// Also write one self-contained report to FILE: what the command prints, with the limits
+    /// charted and the binding one marked. Written whole or not at all.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Format of --report: html (default) or markdown.
@@ -107,9 +131,13 @@ pub struct Args {
     /// Print only JSON on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Print a documented requirements file (that --requirements reads back) and exit.
-    #[arg(long = "example-requirements")]
-    pub example_requirements: bool,
+}
+
+impl OutputArgs {
+    /// The format of `--report FILE`; `None` when no report was asked for.
+    pub(crate) fn report_format(&self) -> anyhow::Result<Option<ReportFormat>> {
+        report_format(self.format.as_deref(), self.report.as_deref())
+    }
 }
 
 /// The embedded catalog plus `--catalog` files; the edition checked.
@@ -342,7 +370,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         emit(EXAMPLE_REQUIREMENTS)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let catalog = load_catalog(&args.edition, &args.catalog)?;
+    let catalog = args.catalog.load()?;
+    let edition = args.catalog.edition.as_str();
     let mut requirements = match &args.requirements {
         Some(path) => {
             let flags_given = args.iops.is_some()
@@ -378,30 +407,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.busy_hours_per_month
         )));
     }
-    let report_format = report_format(args.format.as_deref(), args.report.as_deref())?;
+    let report_format = args.output.report_format()?;
     let options = PlanOptions {
         top: args.top,
         caching: args.caching.as_deref().map(parse_caching).transpose()?,
-        assumptions: assumptions_for(&args.edition, args.service_latency_ms, args.cache_hit_pct)?,
+        assumptions: assumptions_for(edition, args.service_latency_ms, args.cache_hit_pct)?,
         min_headroom_pct: args.min_headroom_pct,
         busy_hours_per_month: args.busy_hours_per_month,
         ..PlanOptions::default()
     };
-    let rows = rows_for(&catalog, &args.edition);
+    let rows = rows_for(&catalog, edition);
     let mut plan = iofit_planner::plan(&requirements, &rows, &options).map_err(bad_input)?;
-    if args.edition == EDITION_SEED {
+    if edition == EDITION_SEED {
         if let Some(note) = seed_total_note(&catalog) {
             plan.notes.push(note);
         }
     }
-    let tables = tables_of(&catalog, &args.edition);
-    if let (Some(path), Some(format)) = (&args.report, report_format) {
-        let report = plan_report(&requirements, &plan, &args.edition, &options);
+    let tables = tables_of(&catalog, edition);
+    if let (Some(path), Some(format)) = (&args.output.report, report_format) {
+        let report = plan_report(&requirements, &plan, edition, &options);
         write_report(path, format, &report)?;
     }
-    if args.json {
+    if args.output.json {
         let value = serde_json::json!({
-            "edition": args.edition,
+            "edition": edition,
             "tables": tables,
             "requirements": requirements,
             "plan": plan,
@@ -414,7 +443,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 &requirements,
                 options.assumptions.mb.bytes_per_mb()
             ),
-            iofit_report::plan_text::render(&plan, &args.edition, &tables)
+            iofit_report::plan_text::render(&plan, edition, &tables)
         ))?;
     }
     Ok(if plan.designs.is_empty() {

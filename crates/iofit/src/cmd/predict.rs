@@ -2,11 +2,11 @@
 //! headroom, and the one that binds.
 
 use super::plan::{
-    assumptions_for, emit, load_catalog, parse_size, read_requirements, report_format, tables_of,
-    write_report,
+    assumptions_for, emit, parse_size, read_requirements, tables_of, write_report, CatalogArgs,
+    OutputArgs,
 };
 use crate::exit::bad_input;
-use iofit_catalog::{Catalog, DiskSku, VmSize, EDITION_CURRENT};
+use iofit_catalog::{Catalog, DiskSku, VmSize};
 use iofit_model::{RwMode, SizingTarget, VolumeDesign, Workload};
 use iofit_predict::{Alternatives, DiskPerf, VolumeLoad};
 use std::path::PathBuf;
@@ -65,22 +65,10 @@ pub struct Args {
     pub provisioned_iops: Option<f64>,
     #[arg(long = "provisioned-mb-s")]
     pub provisioned_mb_s: Option<f64>,
-    /// Catalog edition: current (default) or seed-2016.
-    #[arg(long, default_value = EDITION_CURRENT)]
-    pub edition: String,
-    /// Extra catalog file(s) that add or override rows.
-    #[arg(long = "catalog", value_name = "FILE")]
-    pub catalog: Vec<PathBuf>,
-    /// Also write one self-contained report (per-volume results, every limit charted with the
-    /// binding one marked) to FILE, written whole or not at all.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
-    /// Format of --report: html (default) or markdown.
-    #[arg(long, value_name = "FORMAT")]
-    pub format: Option<String>,
-    /// Print only JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub catalog: CatalogArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 fn parse_rw(text: &str) -> anyhow::Result<RwMode> {
@@ -109,13 +97,13 @@ fn positive(flag: &str, value: Option<i64>, default: u32) -> anyhow::Result<u32>
 
 /// The disk row of a volume: a fixed SKU, or a provisioned type with the --provisioned flags.
 fn disk_for(catalog: &Catalog, args: &Args, design: &mut VolumeDesign) -> anyhow::Result<DiskPerf> {
-    match catalog.disk(&design.disk_sku, &args.edition) {
+    match catalog.disk(&design.disk_sku, &args.catalog.edition) {
         Ok(sku) => {
             design.disk_sku = sku.name.clone();
             Ok(DiskPerf::from(sku))
         }
         Err(fixed_error) => {
-            let Ok(kind) = catalog.provisioned_disk(&design.disk_sku, &args.edition) else {
+            let Ok(kind) = catalog.provisioned_disk(&design.disk_sku, &args.catalog.edition) else {
                 return Err(bad_input(fixed_error));
             };
             let (Some(size), Some(iops), Some(mb)) = (
@@ -139,10 +127,16 @@ fn disk_for(catalog: &Catalog, args: &Args, design: &mut VolumeDesign) -> anyhow
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let catalog = load_catalog(&args.edition, &args.catalog)?;
-    let vm: &VmSize = catalog.vm(&args.vm, &args.edition).map_err(bad_input)?;
-    let assumptions = assumptions_for(&args.edition, args.service_latency_ms, args.cache_hit_pct)?;
-    let format = report_format(args.format.as_deref(), args.report.as_deref())?;
+    let catalog = args.catalog.load()?;
+    let vm: &VmSize = catalog
+        .vm(&args.vm, &args.catalog.edition)
+        .map_err(bad_input)?;
+    let assumptions = assumptions_for(
+        &args.catalog.edition,
+        args.service_latency_ms,
+        args.cache_hit_pct,
+    )?;
+    let format = args.output.report_format()?;
     let stripe = args
         .stripe
         .as_deref()
@@ -244,8 +238,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             target,
         });
     }
-    let vms: Vec<VmSize> = catalog.vms_in(&args.edition).cloned().collect();
-    let disks: Vec<DiskSku> = catalog.disks_in(&args.edition).cloned().collect();
+    let vms: Vec<VmSize> = catalog.vms_in(&args.catalog.edition).cloned().collect();
+    let disks: Vec<DiskSku> = catalog.disks_in(&args.catalog.edition).cloned().collect();
     let prediction = iofit_predict::predict(
         vm,
         &loads,
@@ -256,7 +250,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }),
     )
     .map_err(bad_input)?;
-    if let (Some(path), Some(format)) = (&args.report, format) {
+    if let (Some(path), Some(format)) = (&args.output.report, format) {
         let mut report = iofit_report::html::HtmlReport::new(format!(
             "iofit predict: {} with {}",
             prediction.vm,
@@ -267,13 +261,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         write_report(path, format, &report.prediction(&prediction))?;
     }
-    if args.json {
-        let tables: Vec<_> = tables_of(&catalog, &args.edition)
+    if args.output.json {
+        let tables: Vec<_> = tables_of(&catalog, &args.catalog.edition)
             .into_iter()
             .filter(|t| prediction.tables.contains(&t.id))
             .collect();
         let value = serde_json::json!({
-            "edition": args.edition,
+            "edition": args.catalog.edition,
             "tables": tables,
             "prediction": prediction,
         });
