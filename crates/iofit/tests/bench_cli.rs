@@ -70,6 +70,7 @@ fn azure_premium_suite_end_to_end_at_tiny_scale() {
     let nocache = tempfile::tempdir().unwrap();
     let readcache = tempfile::tempdir().unwrap();
     let json = readcache.path().join("bench.json");
+    let report = nocache.path().join("bench.html");
     let output = Command::cargo_bin("iofit")
         .unwrap()
         .args([
@@ -93,6 +94,8 @@ fn azure_premium_suite_end_to_end_at_tiny_scale() {
         .arg(readcache.path())
         .arg("--json")
         .arg(&json)
+        .arg("--report")
+        .arg(&report)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -138,6 +141,25 @@ fn azure_premium_suite_end_to_end_at_tiny_scale() {
     let row = &rows[3];
     let mb = row["measured_iops"].as_f64().unwrap() * 65536.0 / 1e6;
     assert!((row["measured_mb_s"].as_f64().unwrap() - mb).abs() / mb < 0.01);
+
+    // The report: the table, every benchmark's run, the prediction's limits, nothing fetched.
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for forbidden in ["<script", "<link", "@import", "https://", "url(", "src="] {
+        assert!(!html.contains(forbidden), "{forbidden} in the report");
+    }
+    for needle in [
+        "seed expected (DS14)",
+        "predicted (Standard_DS14)",
+        "max combined IOPS: RandomWrites_8K@",
+        "max read MB/s: RandomReads_64K@",
+        "IOPS per interval",
+        "Latency by percentile",
+        "Prediction: Standard_DS14",
+        "Rate limits of the design",
+    ] {
+        assert!(html.contains(needle), "report lacks {needle}");
+    }
 }
 
 #[test]

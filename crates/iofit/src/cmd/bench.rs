@@ -22,12 +22,14 @@ use iofit_jobfile::iometer::{self, AccessSpec};
 use iofit_model::job::JobSpec;
 use iofit_model::units::{group_thousands, Bytes};
 use iofit_model::{HostCaching, VolumeDesign, Workload};
-use iofit_predict::{predict, Assumptions, DiskPerf, VolumeLoad};
+use iofit_predict::{predict, Assumptions, DiskPerf, Prediction, VolumeLoad};
 use iofit_stats::JobResult;
 use serde::Serialize;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,6 +89,10 @@ pub struct Args {
     /// No progress line.
     #[arg(long)]
     pub quiet: bool,
+    /// Also write a self-contained HTML report (the results table, the runs over time, the
+    /// prediction's limits with the binding one marked) to FILE; written after Ctrl-C too.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 /// How the subcommands of this file run the engine.
@@ -132,8 +138,19 @@ pub fn run_engine(
     how: &EngineRun,
     label: &str,
 ) -> anyhow::Result<Vec<JobResult>> {
+    run_engine_until(jobs, how, label, Arc::new(AtomicBool::new(false)))
+}
+
+/// [`run_engine`] that stops cleanly when `stop` is set (Ctrl-C), keeping what was measured.
+pub fn run_engine_until(
+    jobs: &[JobSpec],
+    how: &EngineRun,
+    label: &str,
+    stop: Arc<AtomicBool>,
+) -> anyhow::Result<Vec<JobResult>> {
     let options = RunOptions {
         allow_overwrite: how.allow_overwrite,
+        stop,
         ..RunOptions::default()
     };
     let mut observer = ProgressLine {
@@ -272,10 +289,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         allow_overwrite: args.allow_overwrite,
         quiet: args.quiet,
     };
+    let stop = Arc::new(AtomicBool::new(false));
+    super::run::install_ctrl_c(Arc::clone(&stop));
     let spec = |name: &str| iometer::preset(name).expect("the seed's presets are built in");
     let jobs = |s: &AccessSpec, dir: &Path, duration: Duration, group: u32| {
         let mut jobs = iometer::preset_to_jobs(s, dir, args.workers, args.iodepth, duration, size);
         for job in &mut jobs {
+            // About 20 samples per run (1 s at the seed's 30 s), so even a scaled-down run
+            // draws a curve over time in the report.
+            job.log_interval =
+                (duration / 20).clamp(Duration::from_millis(50), Duration::from_secs(1));
             job.group_id = group;
             job.name = format!("{}@{}", s.name, dir.display());
         }
@@ -310,7 +333,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 warmup.as_secs_f64(),
                 args.scale
             );
-            run_engine(
+            run_engine_until(
                 &jobs(
                     &spec(name),
                     &args.readcache,
@@ -319,7 +342,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ),
                 &how,
                 &format!("warm-up {name}"),
+                Arc::clone(&stop),
             )?;
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        if stop.load(Ordering::Relaxed) {
+            eprintln!("iofit: interrupted during the warm-up; no benchmark ran");
+            return Ok(ExitCode::from(super::run::INTERRUPTED));
         }
         std::fs::write(
             args.readcache.join(WARM_MARKER),
@@ -386,7 +417,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
     ];
     let mut rows = Vec::new();
-    for scenario in &scenarios {
+    // Every benchmark's job results, named by scenario, for the report's charts.
+    let mut measured_jobs: Vec<JobResult> = Vec::new();
+    let mut combined_prediction = None;
+    for (index, scenario) in scenarios.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         let mut run = Vec::new();
         let mut specs = Vec::new();
         let mut targets = Vec::new();
@@ -412,7 +449,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             specs.join(" + "),
             targets.join(" + ")
         );
-        let results = run_engine(&run, &how, scenario.name)?;
+        let results = run_engine_until(&run, &how, scenario.name, Arc::clone(&stop))?;
+        for job in &results {
+            let mut job = job.clone();
+            job.name = format!("{}: {}", scenario.name, job.name);
+            job.group_id = index as u32;
+            measured_jobs.push(job);
+        }
         let iops: f64 = results.iter().map(super::size_threads::iops_of).sum();
         let bytes_per_s: f64 = results
             .iter()
@@ -434,8 +477,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else {
             0.0
         };
-        let (predicted_iops, predicted_mb_s, predicted_binding) =
+        let (predicted_iops, predicted_mb_s, predicted_binding, prediction) =
             predicted(&vm, &disk, &args, scenario.read_spec, scenario.write_spec);
+        if scenario.read_spec.is_some() && scenario.write_spec.is_some() && scenario.metric_iops {
+            combined_prediction = prediction;
+        }
         rows.push(Row {
             scenario: scenario.name.to_string(),
             target: targets.join(" + "),
@@ -464,6 +510,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     println!("MB/s = 10^6 bytes/s; measured on this machine's directories, not on the seed's VM");
+    let interrupted = stop.load(Ordering::Relaxed);
+    if interrupted {
+        println!(
+            "interrupted (Ctrl-C): {} of {} benchmarks ran; the table covers those",
+            rows.len(),
+            scenarios.len()
+        );
+    }
+    if let Some(path) = &args.report {
+        let html = bench_report(
+            &rows,
+            &vm.name,
+            &prediction_note,
+            &measured_jobs,
+            combined_prediction.as_ref(),
+            interrupted,
+        );
+        super::plan::write_report(path, super::plan::ReportFormat::Html, &html)?;
+        println!("wrote the report {}", path.display());
+    }
     if let Some(path) = &args.json {
         let doc = BenchJson {
             suite: "azure-premium".into(),
@@ -484,7 +550,103 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         std::fs::write(path, serde_json::to_string_pretty(&doc)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
+    if interrupted {
+        return Ok(ExitCode::from(super::run::INTERRUPTED));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The suite as one report: the results table beside the seed's and the predicted values,
+/// every benchmark's run over time, and the prediction of the combined scenario with its limits
+/// (the binding one marked).
+fn bench_report(
+    rows: &[Row],
+    vm: &str,
+    prediction_note: &str,
+    jobs: &[JobResult],
+    prediction: Option<&Prediction>,
+    interrupted: bool,
+) -> iofit_report::html::HtmlReport {
+    use iofit_report::html::{HtmlReport, Table};
+    let value = |iops: bool, v: f64| {
+        if iops {
+            format!("{} IOPS", group_thousands(v.round()))
+        } else {
+            format!("{v:.1} MB/s")
+        }
+    };
+    let mut table = Table::new(
+        "Measured beside the seed's expected and the predicted values",
+        &[
+            "scenario",
+            "target",
+            "spec",
+            "measured",
+            "latency avg ms",
+            "seed expected (DS14)",
+            &format!("predicted ({vm})"),
+            "predicted binding",
+        ],
+    );
+    for row in rows {
+        let measured = if row.metric_iops {
+            row.measured_iops
+        } else {
+            row.measured_mb_s
+        };
+        table = table.row(vec![
+            row.scenario.clone(),
+            row.target.clone(),
+            row.specs.clone(),
+            format!(
+                "{}{}",
+                value(row.metric_iops, measured),
+                if row.unwarmed_cache {
+                    " (cache not warmed)"
+                } else {
+                    ""
+                }
+            ),
+            format!("{:.3}", row.measured_latency_ms),
+            row.seed_expected.clone(),
+            match (row.predicted_iops, row.predicted_mb_s) {
+                (Some(iops), Some(mb)) => {
+                    value(row.metric_iops, if row.metric_iops { iops } else { mb })
+                }
+                _ => "n/a (prediction failed)".to_string(),
+            },
+            row.predicted_binding.clone().unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    let mut notes = vec![
+        prediction_note.to_string(),
+        "MB/s = 10^6 bytes/s; measured on this machine's directories, not on the seed's VM."
+            .to_string(),
+    ];
+    if interrupted {
+        notes.push(format!(
+            "Interrupted (Ctrl-C) after {} benchmark(s): the tables and charts cover those.",
+            rows.len()
+        ));
+    }
+    let run = iofit_stats::RunResult {
+        tool: "iofit".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        timestamp_s: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        hostname: String::new(),
+        jobs: jobs.to_vec(),
+    };
+    let mut report = HtmlReport::new(format!("iofit bench azure-premium: predicted for {vm}"))
+        .table(table)
+        .section("How to read it", notes.join("\n\n"))
+        .run_result(&run);
+    if let Some(prediction) = prediction {
+        report = report.prediction(prediction);
+    }
+    report
 }
 
 /// What `iofit_predict` says the VM and disks deliver for a scenario: (IOPS, MB/s, binding).
@@ -494,7 +656,7 @@ fn predicted(
     args: &Args,
     read_spec: Option<&str>,
     write_spec: Option<&str>,
-) -> (Option<f64>, Option<f64>, Option<String>) {
+) -> (Option<f64>, Option<f64>, Option<String>, Option<Prediction>) {
     let mut volumes = Vec::new();
     let load = |label: &str, count: u32, caching: HostCaching, spec: &AccessSpec| {
         let mut design = VolumeDesign::new(label, disk.name.clone(), count, caching);
@@ -535,9 +697,10 @@ fn predicted(
         Ok(p) => (
             Some(p.total_iops),
             Some(p.total_throughput_mb_s),
-            p.binding.map(|b| b.words),
+            p.binding.as_ref().map(|b| b.words.clone()),
+            Some(p),
         ),
-        Err(_) => (None, None, None),
+        Err(_) => (None, None, None, None),
     }
 }
 

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// Exit code when the run was interrupted by Ctrl-C (128 + SIGINT, as shells report it).
-const INTERRUPTED: u8 = 130;
+pub(crate) const INTERRUPTED: u8 = 130;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputFormat {
@@ -716,7 +716,8 @@ fn write_html_report(
     super::plan::write_report(path, super::plan::ReportFormat::Html, &html)
 }
 
-fn install_ctrl_c(stop: Arc<AtomicBool>) {
+/// Ctrl-C sets `stop` (jobs end cleanly, results cover what ran); a second press exits at once.
+pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
     static PRESSES: AtomicUsize = AtomicUsize::new(0);
     // Fails only when a handler is already installed (a second run in one process): the first
     // handler's flag is then not ours, which only matters for tests that run in-process.
