@@ -362,28 +362,15 @@ fn line_chart_with(
     );
     for (index, line) in series.iter().enumerate() {
         let colour = PALETTE[index % PALETTE.len()];
-        let mut path = String::new();
-        for (x, value) in &line.points {
-            let px = x_axis.position(*x, LEFT, WIDTH - RIGHT);
-            let py = y.position(*value, plot_bottom, TOP);
-            let _ = write!(
-                path,
-                "{}{px:.1},{py:.1}",
-                if path.is_empty() { "M" } else { " L" }
-            );
-        }
-        let _ = write!(
-            out,
-            "<path d=\"{path}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>"
-        );
-        if line.points.len() == 1 {
-            let (x, value) = line.points[0];
-            let _ = write!(
-                out,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"/>",
-                x_axis.position(x, LEFT, WIDTH - RIGHT),
-                y.position(value, plot_bottom, TOP)
-            );
+        let pixels: Vec<(f64, f64)> = line
+            .points
+            .iter()
+            .map(|&point| pixel(x_axis, y, plot_bottom, point))
+            .collect();
+        stroke_series(&mut out, &pixels, colour);
+        // A one-point series draws no visible line: mark the point.
+        if let [only] = pixels[..] {
+            dot(&mut out, only, 3.0, colour);
         }
     }
     if series.len() > 1 {
@@ -395,6 +382,38 @@ fn line_chart_with(
 }
 
 /// Axes, grid and labels around the plot area.
+/// Where a data point `(x, value)` lands on the plot, in pixels.
+fn pixel(x_axis: Axis, y: Axis, plot_bottom: f64, (x, value): (f64, f64)) -> (f64, f64) {
+    (
+        x_axis.position(x, LEFT, WIDTH - RIGHT),
+        y.position(value, plot_bottom, TOP),
+    )
+}
+
+/// One series as a stroked line through its points (pixels).
+fn stroke_series(out: &mut String, pixels: &[(f64, f64)], colour: &str) {
+    let mut path = String::new();
+    for (px, py) in pixels {
+        let _ = write!(
+            path,
+            "{}{px:.1},{py:.1}",
+            if path.is_empty() { "M" } else { " L" }
+        );
+    }
+    let _ = write!(
+        out,
+        "<path d=\"{path}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>"
+    );
+}
+
+/// A round marker on one point (pixels).
+fn dot(out: &mut String, (px, py): (f64, f64), radius: f64, colour: &str) {
+    let _ = write!(
+        out,
+        "<circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"{radius}\" fill=\"{colour}\"/>"
+    );
+}
+
 fn frame(
     out: &mut String,
     x_axis: Axis,
@@ -509,24 +528,16 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
     );
     for (index, curve) in mapped.iter().enumerate() {
         let colour = PALETTE[index % PALETTE.len()];
-        let mut path = String::new();
-        for (x, value) in &curve.points {
-            let px = x_axis.position(*x, LEFT, WIDTH - RIGHT);
-            let py = y.position(*value, plot_bottom, TOP);
-            let _ = write!(
-                path,
-                "{}{px:.1},{py:.1}",
-                if path.is_empty() { "M" } else { " L" }
-            );
-            let _ = write!(
-                out,
-                "<circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"2.5\" fill=\"{colour}\"/>"
-            );
+        let pixels: Vec<(f64, f64)> = curve
+            .points
+            .iter()
+            .map(|&point| pixel(x_axis, y, plot_bottom, point))
+            .collect();
+        // Every measured percentile is a point of its own: mark each.
+        for &point in &pixels {
+            dot(&mut out, point, 2.5, colour);
         }
-        let _ = write!(
-            out,
-            "<path d=\"{path}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>"
-        );
+        stroke_series(&mut out, &pixels, colour);
     }
     if mapped.len() > 1 {
         let names: Vec<&str> = mapped.iter().map(|s| s.name.as_str()).collect();
@@ -759,6 +770,31 @@ mod tests {
         assert_eq!(axis.ticks(), vec![0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]);
         let axis = y_axis([0.5, 2.0].into_iter(), true);
         assert!(!axis.log);
+    }
+
+    #[test]
+    fn a_one_point_series_is_marked_and_percentiles_are_dotted() {
+        let one = Series {
+            name: "a".into(),
+            points: vec![(1.0, 5.0)],
+        };
+        let svg = line_chart("IOPS", "s", "IOPS", std::slice::from_ref(&one));
+        assert_eq!(svg.matches("<circle").count(), 1, "{svg}");
+        assert!(svg.contains(" r=\"3\" "), "{svg}");
+        assert!(svg.contains("<path d=\"M"), "{svg}");
+        let two = Series {
+            name: "a".into(),
+            points: vec![(1.0, 5.0), (2.0, 6.0)],
+        };
+        let svg = line_chart("IOPS", "s", "IOPS", &[two]);
+        assert_eq!(svg.matches("<circle").count(), 0, "{svg}");
+        assert!(svg.contains(" L"), "{svg}");
+        let curve = Series {
+            name: "read".into(),
+            points: vec![(50.0, 0.2), (99.0, 1.5), (99.9, 4.0)],
+        };
+        let svg = percentile_chart("p", &[curve]);
+        assert_eq!(svg.matches(" r=\"2.5\" ").count(), 3, "{svg}");
     }
 
     #[test]
