@@ -136,8 +136,9 @@ fn latency_value(summary: &LatencySummary, with_percentiles: bool) -> Value {
     Value::Object(map)
 }
 
-/// min, max, mean, sample standard deviation and count of per-interval rates.
-fn rate_stats(values: &[f64]) -> (f64, f64, f64, f64, usize) {
+/// min, max, mean, sample standard deviation and count of per-interval rates, as fio reports
+/// them in both its JSON and its text output; all zero when there are none.
+pub(crate) fn rate_stats(values: &[f64]) -> (f64, f64, f64, f64, usize) {
     if values.is_empty() {
         return (0.0, 0.0, 0.0, 0.0, 0);
     }

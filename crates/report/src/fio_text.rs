@@ -5,7 +5,7 @@
 //! CPU; and per reporting group the aggregate. iofit adds which engine really ran, the seed,
 //! and whether the job was interrupted or failed.
 
-use crate::fio_json::{ctime_utc, interval_rates};
+use crate::fio_json::{ctime_utc, interval_rates, rate_stats};
 use iofit_stats::{DirectionResult, JobResult, LatencySummary, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -130,7 +130,7 @@ fn render_direction(
     render_percentiles(out, &d.completion_latency);
     let (bw, iops) = interval_rates(&job.series, read);
     if !bw.is_empty() {
-        let (min, max, mean, dev) = spread(&bw);
+        let (min, max, mean, dev, samples) = rate_stats(&bw);
         let per = if group_bw > 0.0 {
             d.bandwidth_bytes_per_second * 100.0 / group_bw
         } else {
@@ -141,15 +141,13 @@ fn render_direction(
             "   bw (  KiB/s): min={:.0}, max={:.0}, per={per:.2}%, avg={mean:.2}, stdev={dev:.2}, samples={}",
             min,
             max,
-            bw.len()
+            samples
         );
-        let (min, max, mean, dev) = spread(&iops);
+        let (min, max, mean, dev, samples) = rate_stats(&iops);
         let _ = writeln!(
             out,
             "   iops        : min={:.0}, max={:.0}, avg={mean:.2}, stdev={dev:.2}, samples={}",
-            min,
-            max,
-            iops.len()
+            min, max, samples
         );
     }
 }
@@ -234,19 +232,6 @@ fn render_group<'a>(out: &mut String, group: u32, jobs: impl Iterator<Item = &'a
             decimal_size(io as f64),
         );
     }
-}
-
-fn spread(values: &[f64]) -> (f64, f64, f64, f64) {
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let dev = if values.len() > 1 {
-        (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
-    } else {
-        0.0
-    };
-    (min, max, mean, dev)
 }
 
 /// The unit fio would pick for a latency line, from its minimum.
