@@ -800,13 +800,10 @@ fn parse_rw(value: &str, key: &str, loc: &Location) -> Result<RwMode, JobFileErr
             "write the mode alone, such as rw=randread",
         ));
     }
+    if let Some(rw) = RwMode::from_fio_name(mode) {
+        return Ok(rw);
+    }
     match mode {
-        "read" => Ok(RwMode::Read),
-        "write" => Ok(RwMode::Write),
-        "randread" => Ok(RwMode::RandRead),
-        "randwrite" => Ok(RwMode::RandWrite),
-        "rw" | "readwrite" => Ok(RwMode::ReadWrite),
-        "randrw" => Ok(RwMode::RandRw),
         "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => Err(loc.unsupported_value(
             key,
             value,

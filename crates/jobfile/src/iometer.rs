@@ -243,14 +243,7 @@ pub fn preset_to_jobs(
     runtime: Duration,
     size: Bytes,
 ) -> Vec<JobSpec> {
-    let rw = match (spec.read_pct, spec.random_pct > 0.0) {
-        (r, true) if r >= 100.0 => RwMode::RandRead,
-        (r, false) if r >= 100.0 => RwMode::Read,
-        (r, true) if r <= 0.0 => RwMode::RandWrite,
-        (r, false) if r <= 0.0 => RwMode::Write,
-        (_, true) => RwMode::RandRw,
-        (_, false) => RwMode::ReadWrite,
-    };
+    let rw = RwMode::from_mix(spec.read_pct, spec.random_pct > 0.0);
     let mut job = JobSpec::new(
         spec.name.clone(),
         Target::Files(vec![target_dir.join(TEST_FILE_NAME)]),

@@ -242,14 +242,7 @@ impl Run {
                     Seek::Eof => 0.0,
                 };
                 let random = random_pct > 0.0;
-                let rw = match (w.rdpct, random) {
-                    (r, true) if r >= 100.0 => RwMode::RandRead,
-                    (r, false) if r >= 100.0 => RwMode::Read,
-                    (r, true) if r <= 0.0 => RwMode::RandWrite,
-                    (r, false) if r <= 0.0 => RwMode::Write,
-                    (_, true) => RwMode::RandRw,
-                    (_, false) => RwMode::ReadWrite,
-                };
+                let rw = RwMode::from_mix(w.rdpct, random);
                 let mut job = JobSpec::new(
                     format!("{}.{}.{}", self.rd, w.wd, w.sd.name),
                     Target::Files(vec![w.sd.lun.clone()]),

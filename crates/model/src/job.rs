@@ -42,6 +42,33 @@ impl RwMode {
     pub fn is_mixed(self) -> bool {
         self.has_reads() && self.has_writes()
     }
+    /// The mode fio calls `name` (`rw` and `readwrite` are one mode); `None` for any other
+    /// name, trim modes included (iofit does not run trim IO). Exact spelling: callers that
+    /// accept other cases lower-case first.
+    pub fn from_fio_name(name: &str) -> Option<RwMode> {
+        Some(match name {
+            "read" => RwMode::Read,
+            "write" => RwMode::Write,
+            "randread" => RwMode::RandRead,
+            "randwrite" => RwMode::RandWrite,
+            "rw" | "readwrite" => RwMode::ReadWrite,
+            "randrw" => RwMode::RandRw,
+            _ => return None,
+        })
+    }
+    /// The mode of a workload given as a read share, percent, and whether its IO is random
+    /// (vdbench's rdpct/seekpct, Iometer's read and random percentages): all reads and all
+    /// writes are the pure modes, any share between is mixed.
+    pub fn from_mix(read_pct: f64, random: bool) -> RwMode {
+        match (read_pct, random) {
+            (r, true) if r >= 100.0 => RwMode::RandRead,
+            (r, false) if r >= 100.0 => RwMode::Read,
+            (r, true) if r <= 0.0 => RwMode::RandWrite,
+            (r, false) if r <= 0.0 => RwMode::Write,
+            (_, true) => RwMode::RandRw,
+            (_, false) => RwMode::ReadWrite,
+        }
+    }
     /// fio's name for the mode.
     pub fn fio_name(self) -> &'static str {
         match self {
@@ -336,6 +363,29 @@ impl JobSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rw_modes_from_fio_names_and_mixes() {
+        for mode in [
+            RwMode::Read,
+            RwMode::Write,
+            RwMode::RandRead,
+            RwMode::RandWrite,
+            RwMode::ReadWrite,
+            RwMode::RandRw,
+        ] {
+            assert_eq!(RwMode::from_fio_name(mode.fio_name()), Some(mode));
+        }
+        assert_eq!(RwMode::from_fio_name("readwrite"), Some(RwMode::ReadWrite));
+        assert_eq!(RwMode::from_fio_name("randtrim"), None);
+        assert_eq!(RwMode::from_fio_name("RandRead"), None);
+        assert_eq!(RwMode::from_mix(100.0, true), RwMode::RandRead);
+        assert_eq!(RwMode::from_mix(100.0, false), RwMode::Read);
+        assert_eq!(RwMode::from_mix(0.0, true), RwMode::RandWrite);
+        assert_eq!(RwMode::from_mix(0.0, false), RwMode::Write);
+        assert_eq!(RwMode::from_mix(70.0, true), RwMode::RandRw);
+        assert_eq!(RwMode::from_mix(70.0, false), RwMode::ReadWrite);
+    }
 
     #[test]
     fn directory_files_are_named_like_fio() {

@@ -496,15 +496,7 @@ fn rw_from_fio(text: &str) -> Option<RwMode> {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    Some(match mode.as_str() {
-        "read" => RwMode::Read,
-        "write" => RwMode::Write,
-        "randread" => RwMode::RandRead,
-        "randwrite" => RwMode::RandWrite,
-        "rw" | "readwrite" => RwMode::ReadWrite,
-        "randrw" => RwMode::RandRw,
-        _ => return None,
-    })
+    RwMode::from_fio_name(&mode)
 }
 
 /// What a run measured, summed over its jobs. `None` where the results cannot tell.

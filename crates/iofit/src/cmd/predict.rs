@@ -72,18 +72,10 @@ pub struct Args {
 }
 
 fn parse_rw(text: &str) -> anyhow::Result<RwMode> {
-    Ok(match text.to_ascii_lowercase().as_str() {
-        "read" => RwMode::Read,
-        "write" => RwMode::Write,
-        "randread" => RwMode::RandRead,
-        "randwrite" => RwMode::RandWrite,
-        "rw" | "readwrite" => RwMode::ReadWrite,
-        "randrw" => RwMode::RandRw,
-        _ => {
-            return Err(bad_input(format!(
-                "--rw '{text}': use read, write, randread, randwrite, rw or randrw"
-            )))
-        }
+    RwMode::from_fio_name(&text.to_ascii_lowercase()).ok_or_else(|| {
+        bad_input(format!(
+            "--rw '{text}': use read, write, randread, randwrite, rw or randrw"
+        ))
     })
 }
 

@@ -224,18 +224,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn parse_rw(text: &str) -> anyhow::Result<RwMode> {
-    Ok(match text {
-        "randread" => RwMode::RandRead,
-        "randwrite" => RwMode::RandWrite,
-        "randrw" => RwMode::RandRw,
-        "read" => RwMode::Read,
-        "write" => RwMode::Write,
-        "rw" | "readwrite" => RwMode::ReadWrite,
-        other => {
-            return Err(bad_input(format!(
-                "--rw {other}: use randread, randwrite, randrw, read, write or rw"
-            )))
-        }
+    RwMode::from_fio_name(text).ok_or_else(|| {
+        bad_input(format!(
+            "--rw {text}: use randread, randwrite, randrw, read, write or rw"
+        ))
     })
 }
 
