@@ -38,6 +38,19 @@ pub enum VolumeRole {
     Other,
 }
 
+impl VolumeRole {
+    /// The role as requirements files and outputs write it (the serde name).
+    pub fn name(self) -> &'static str {
+        match self {
+            VolumeRole::Data => "data",
+            VolumeRole::Log => "log",
+            VolumeRole::Temp => "temp",
+            VolumeRole::Os => "os",
+            VolumeRole::Other => "other",
+        }
+    }
+}
+
 /// The numbers a design must meet for one volume. Units are in the names.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -229,6 +242,20 @@ impl Requirements {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn role_names_are_the_serde_names() {
+        for role in [
+            VolumeRole::Data,
+            VolumeRole::Log,
+            VolumeRole::Temp,
+            VolumeRole::Os,
+            VolumeRole::Other,
+        ] {
+            let json = serde_json::to_string(&role).unwrap();
+            assert_eq!(json, format!("\"{}\"", role.name()));
+        }
+    }
 
     fn sample() -> Requirements {
         Requirements {

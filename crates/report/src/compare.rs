@@ -1451,7 +1451,7 @@ pub fn render_text(comparison: &Comparison) -> String {
         "compare: {} against volume '{}' ({}) of {}\n\n",
         comparison.results_source,
         comparison.volume,
-        role_name(comparison.role),
+        comparison.role.name(),
         comparison.requirements_source
     );
     if let Some(design) = &comparison.design {
@@ -1521,16 +1521,6 @@ pub fn render_text(comparison: &Comparison) -> String {
         ));
     }
     out
-}
-
-pub fn role_name(role: VolumeRole) -> &'static str {
-    match role {
-        VolumeRole::Data => "data",
-        VolumeRole::Log => "log",
-        VolumeRole::Temp => "temp",
-        VolumeRole::Os => "os",
-        VolumeRole::Other => "other",
-    }
 }
 
 #[cfg(test)]

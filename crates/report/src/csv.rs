@@ -2,7 +2,7 @@
 //! `iofit compare --format csv`, and a whole report as long-format records
 //! `section,subject,metric,value,unit` that a spreadsheet or pandas can pivot.
 
-use crate::compare::{role_name, Comparison, Rule};
+use crate::compare::{Comparison, Rule};
 use crate::html::{Block, HtmlReport};
 use iofit_stats::RunResult;
 
@@ -78,7 +78,7 @@ pub fn render_comparison(comparison: &Comparison) -> String {
             &mut out,
             &[
                 comparison.volume.clone(),
-                role_name(comparison.role).to_string(),
+                comparison.role.name().to_string(),
                 check.metric.label().to_string(),
                 unit,
                 rule.to_string(),

@@ -21,7 +21,7 @@
 //! ```
 
 use crate::chart::{self, LimitBar, PairedBar, Series};
-use crate::compare::{role_name, Comparison, Metric, Verdict};
+use crate::compare::{Comparison, Metric, Verdict};
 use iofit_model::requirements::{Percentiles, Requirements};
 use iofit_model::units::group_thousands;
 use iofit_predict::{LimitStatus, Prediction};
@@ -524,7 +524,7 @@ fn render_comparison(out: &mut String, comparison: &Comparison) {
         out,
         "<h2>Required vs measured: volume {} ({})</h2>",
         escape(&comparison.volume),
-        role_name(comparison.role)
+        comparison.role.name()
     );
     let failed = comparison.failed_metrics();
     if comparison.passed {
@@ -668,7 +668,7 @@ pub(crate) fn sizing_table(requirements: &Requirements) -> Table {
         let s = &volume.sizing;
         table.rows.push(vec![
             volume.label.clone(),
-            role_name(volume.role).to_string(),
+            volume.role.name().to_string(),
             group_thousands(s.iops),
             group_thousands(s.throughput_mb_s),
             optional(s.latency_ms, 3),

@@ -2,7 +2,7 @@
 //! [`HtmlReport`] as GitHub-flavoured Markdown tables (charts stay in the HTML; Markdown gets
 //! their numbers as tables).
 
-use crate::compare::{role_name, Comparison};
+use crate::compare::Comparison;
 use crate::html::{
     job_rows, limits_by_unit, observed_tables, prediction_limits_table, prediction_volumes_table,
     sizing_table, Block, HtmlReport, Table,
@@ -61,7 +61,7 @@ fn comparison_body(out: &mut String, comparison: &Comparison, level: &str) {
         out,
         "{level} Required vs measured: volume {} ({})\n",
         comparison.volume.replace('\n', " "),
-        role_name(comparison.role)
+        comparison.role.name()
     );
     let _ = writeln!(
         out,

@@ -4,7 +4,7 @@
 
 use crate::predict_text::num;
 use iofit_catalog::TableInfo;
-use iofit_model::{Requirements, VolumeRole};
+use iofit_model::Requirements;
 use iofit_planner::{Plan, PlannedDesign};
 use iofit_predict::LimitStatus;
 use std::fmt::Write;
@@ -18,16 +18,6 @@ pub fn money(value: Option<f64>) -> String {
             let whole = iofit_model::units::group_thousands((cents / 100) as f64);
             format!("${whole}.{:02}", (cents % 100).abs())
         }
-    }
-}
-
-fn role(role: VolumeRole) -> &'static str {
-    match role {
-        VolumeRole::Data => "data",
-        VolumeRole::Log => "log",
-        VolumeRole::Temp => "temp",
-        VolumeRole::Os => "os",
-        VolumeRole::Other => "other",
     }
 }
 
@@ -91,7 +81,7 @@ fn render_requirements_inner(requirements: &Requirements, bytes_per_mb: Option<f
             out,
             "  {} ({}): {} IOPS, {mb_text}, {} IO, {}% read, {}% random{}{}",
             volume.label,
-            role(volume.role),
+            volume.role.name(),
             num(s.iops),
             iofit_model::Bytes(s.io_size_bytes),
             num(s.read_pct),

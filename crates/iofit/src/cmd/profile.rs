@@ -3,7 +3,7 @@
 
 use crate::exit::bad_input;
 use anyhow::Context;
-use iofit_model::requirements::{Percentiles, Requirements, VolumeRole};
+use iofit_model::requirements::{Percentiles, Requirements};
 use iofit_profile::procfs::{LiveRecorder, Snapshot};
 use iofit_profile::{parse_files, requirements, ParseOptions, SizingOptions, VolumeSpec};
 use std::path::{Path, PathBuf};
@@ -271,16 +271,6 @@ fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn role_name(role: VolumeRole) -> &'static str {
-    match role {
-        VolumeRole::Data => "data",
-        VolumeRole::Log => "log",
-        VolumeRole::Temp => "temp",
-        VolumeRole::Os => "os",
-        VolumeRole::Other => "other",
-    }
-}
-
 fn row(metric: &str, values: Option<Percentiles>, sized: Option<String>) -> String {
     let cell = |v: f64| format!("{v:>11.2}");
     match values {
@@ -312,7 +302,7 @@ fn checklist(requirements: &Requirements, reports: usize) -> String {
         out.push_str(&format!(
             "\nvolume '{}' (role {}, devices {})\n",
             volume.label,
-            role_name(volume.role),
+            volume.role.name(),
             volume.devices.join(", ")
         ));
         out.push_str(&format!(
