@@ -138,11 +138,9 @@ pub fn render(prediction: &Prediction) -> String {
         num(assumptions.service_latency_ms),
         assumptions.service_latency_source
     );
-    if prediction
-        .volumes
-        .iter()
-        .any(|v| v.disk_kind == iofit_catalog::DiskKind::StandardHdd)
-    {
+    // The Standard HDD and Standard SSD assumptions only where a volume uses that kind.
+    let uses = |kind| prediction.volumes.iter().any(|v| v.disk_kind == kind);
+    if uses(iofit_catalog::DiskKind::StandardHdd) {
         let _ = writeln!(
             out,
             "           {} ms reads, {} ms writes on Standard HDD ({})",
@@ -151,11 +149,7 @@ pub fn render(prediction: &Prediction) -> String {
             assumptions.hdd_latency_source
         );
     }
-    if prediction
-        .volumes
-        .iter()
-        .any(|v| v.disk_kind == iofit_catalog::DiskKind::StandardSsd)
-    {
+    if uses(iofit_catalog::DiskKind::StandardSsd) {
         let _ = writeln!(
             out,
             "           {} ms per IO on Standard SSD ({})",
