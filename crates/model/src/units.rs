@@ -351,7 +351,7 @@ impl fmt::Display for Latency {
 }
 
 /// Formats a number with thousands separators and at most one decimal: 51200 -> "51,200",
-/// 3.25 -> "3.2" (rounded half to even by the formatter), 0.5 -> "0.5".
+/// 3.25 -> "3.3" (rounded half away from zero), 0.5 -> "0.5".
 pub fn group_thousands(value: f64) -> String {
     if !value.is_finite() {
         return format!("{value}");
@@ -437,7 +437,7 @@ mod tests {
         assert_eq!(MBps(512.0).to_string(), "512 MB/s");
         assert_eq!(Latency::from_millis(1.0).to_string(), "1.00 ms");
         assert_eq!(Latency::from_micros(85.0).to_string(), "85.0 us");
-        assert_eq!(group_thousands(1234567.25), "1,234,567.2");
+        assert_eq!(group_thousands(1234567.25), "1,234,567.3");
         assert_eq!(group_thousands(-1000.0), "-1,000");
     }
 
