@@ -78,7 +78,7 @@ fn demo_runs_the_whole_loop_and_writes_the_report() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("engine io_uring") || text.contains("engine psync"));
     assert!(text.contains("direct IO (O_DIRECT)") || text.contains("buffered IO"));
-    assert!(text.contains("ran data: random mixed 80% reads, 8KiB IO"));
+    assert!(text.contains("ran data: random mixed, 80% reads, 8KiB IO"));
     assert!(text.contains("ran log: sequential writes"));
     assert!(text.contains("against volume 'data'"));
     assert!(text.contains("against volume 'log'"));
@@ -144,4 +144,36 @@ fn demo_bad_run_seconds_is_bad_input() {
         .args(["demo", "--run-seconds", "-1"])
         .assert()
         .code(2);
+}
+
+#[test]
+fn demo_says_which_engine_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = iofit()
+        .args([
+            "demo",
+            "--engine",
+            "psync",
+            "--run-seconds",
+            "0.5",
+            "--report",
+        ])
+        .arg(dir.path().join("r.html"))
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("engine psync (--engine psync"), "{text}");
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert!(html.contains("Engine: psync"));
+    assert!(
+        html.contains("<td>psync</td>"),
+        "the jobs table names the engine"
+    );
 }

@@ -51,9 +51,19 @@ pub struct Args {
     /// Seconds the real run takes per volume.
     #[arg(long, default_value_t = 1.5, value_name = "SECONDS")]
     pub run_seconds: f64,
+    /// IO engine of the real run: io_uring (falls back to psync when io_uring cannot be set
+    /// up here) or psync.
+    #[arg(long, value_enum, default_value_t = DemoEngine::IoUring)]
+    pub engine: DemoEngine,
     /// Where to write the HTML report (default: <temp dir>/iofit-demo/report.html).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DemoEngine {
+    IoUring,
+    Psync,
 }
 
 /// Everything the demo found, step by step (also its `--json` form).
@@ -242,15 +252,13 @@ fn demo_jobs(
             job.iodepth = 1;
             job.numjobs = outstanding.min(16);
         }
+        let what = match rw {
+            RwMode::RandRw => format!("random mixed, {:.0}% reads", sizing.read_pct),
+            other => rw_words(other).to_string(),
+        };
         lines.push(format!(
-            "{}: {} {}, {} IO, {} outstanding ({}), {} file, {:.1}s",
+            "{}: {what}, {} IO, {} outstanding ({}), {} file, {:.1}s",
             volume.label,
-            rw_words(rw),
-            match rw {
-                RwMode::RandRw => format!("{:.0}% reads", sizing.read_pct),
-                RwMode::RandRead => "100% reads".to_string(),
-                _ => "0% reads".to_string(),
-            },
             io_size,
             if engine == EngineKind::IoUring {
                 outstanding
@@ -311,7 +319,12 @@ impl Drop for RunDir {
 
 /// Step 4: a short real run of the planned workload per volume, io_uring (psync when io_uring
 /// cannot be set up here), direct IO when the temp file system takes it.
-pub fn step_run(requirements: &Requirements, plan: &Plan, seconds: f64) -> anyhow::Result<DemoRun> {
+pub fn step_run(
+    requirements: &Requirements,
+    plan: &Plan,
+    seconds: f64,
+    engine: DemoEngine,
+) -> anyhow::Result<DemoRun> {
     let dir = RunDir::create()?;
     let runtime = Duration::from_secs_f64(seconds);
     let (direct, direct_note) = match direct_io_works(&dir.0) {
@@ -335,6 +348,31 @@ pub fn step_run(requirements: &Requirements, plan: &Plan, seconds: f64) -> anyho
         direct,
         runtime,
     );
+    if engine == DemoEngine::Psync {
+        let (jobs, workloads) = demo_jobs(
+            requirements,
+            plan,
+            &dir.0,
+            EngineKind::Psync,
+            direct,
+            runtime,
+        );
+        let report = run_jobs(&jobs, &options, &mut Silent).map_err(|e| {
+            if e.is_bad_input() {
+                bad_input(e)
+            } else {
+                anyhow::Error::new(e).context("the demo's run (psync) failed")
+            }
+        })?;
+        return finish_run(
+            dir,
+            report.result,
+            "psync",
+            Some("--engine psync: one thread per outstanding IO".to_string()),
+            (direct, direct_note),
+            workloads,
+        );
+    }
     let first = run_jobs(&jobs, &options, &mut Silent);
     let uring_failure = match &first {
         Err(e) if !e.is_bad_input() => Some(e.to_string()),
@@ -381,7 +419,26 @@ pub fn step_run(requirements: &Requirements, plan: &Plan, seconds: f64) -> anyho
             )
         }
     };
-    if let Some(job) = report.result.jobs.iter().find(|j| j.error.is_some()) {
+    finish_run(
+        dir,
+        report.result,
+        &engine,
+        engine_note,
+        (direct, direct_note),
+        workloads,
+    )
+}
+
+/// The run's outcome; a job that stopped on an IO error fails the demo.
+fn finish_run(
+    dir: RunDir,
+    result: RunResult,
+    engine: &str,
+    engine_note: Option<String>,
+    (direct, direct_note): (bool, String),
+    workloads: Vec<String>,
+) -> anyhow::Result<DemoRun> {
+    if let Some(job) = result.jobs.iter().find(|j| j.error.is_some()) {
         anyhow::bail!(
             "the demo's run: job {} stopped on an error: {}",
             job.name,
@@ -390,12 +447,12 @@ pub fn step_run(requirements: &Requirements, plan: &Plan, seconds: f64) -> anyho
     }
     Ok(DemoRun {
         directory: dir.0.clone(),
-        engine,
+        engine: engine.to_string(),
         engine_note,
         direct,
         direct_note,
         workloads,
-        result: report.result,
+        result,
     })
 }
 
@@ -680,7 +737,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let run = if args.no_run {
         None
     } else {
-        Some(step_run(&requirements, &plan, args.run_seconds)?)
+        Some(step_run(
+            &requirements,
+            &plan,
+            args.run_seconds,
+            args.engine,
+        )?)
     };
     let comparisons = match &run {
         Some(run) => step_compare(&requirements, run)?,
