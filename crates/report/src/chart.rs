@@ -293,20 +293,52 @@ fn y_axis(values: impl Iterator<Item = f64>, allow_log: bool) -> Axis {
     }
 }
 
-fn legend(out: &mut String, names: &[&str], y: f64) {
+/// Legend entries laid out in rows that fit the chart's width: entry indices per row.
+fn legend_rows(names: &[&str]) -> Vec<Vec<usize>> {
+    let mut rows: Vec<Vec<usize>> = vec![Vec::new()];
     let mut x = LEFT;
     for (index, name) in names.iter().enumerate() {
-        let colour = PALETTE[index % PALETTE.len()];
-        let _ = write!(
-            out,
-            "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{colour}\"/>\
-             <text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>",
-            y - 10.0,
-            x + 16.0,
-            y,
-            escape(name)
-        );
-        x += 28.0 + name.chars().count() as f64 * 7.0;
+        let chars = name.chars().count() as f64;
+        let row = rows.last_mut().expect("one row at least");
+        if !row.is_empty() && x + 16.0 + chars * 7.0 > WIDTH - RIGHT {
+            rows.push(Vec::new());
+            x = LEFT;
+        }
+        rows.last_mut().expect("one row at least").push(index);
+        x += 28.0 + chars * 7.0;
+    }
+    rows
+}
+
+/// Height the legend adds below the plot: one 22 px row, 18 px per extra row (many or long
+/// series names wrap instead of running off the chart).
+fn legend_height(names: &[&str]) -> f64 {
+    if names.len() > 1 {
+        22.0 + 18.0 * (legend_rows(names).len() - 1) as f64
+    } else {
+        0.0
+    }
+}
+
+/// Draws the legend; `y` is the baseline of its first row.
+fn legend(out: &mut String, names: &[&str], y: f64) {
+    for (row_index, row) in legend_rows(names).iter().enumerate() {
+        let y = y + 18.0 * row_index as f64;
+        let mut x = LEFT;
+        for &index in row {
+            let name = names[index];
+            let colour = PALETTE[index % PALETTE.len()];
+            let _ = write!(
+                out,
+                "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{colour}\"/>\
+                 <text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>",
+                y - 10.0,
+                x + 16.0,
+                y,
+                escape(name)
+            );
+            x += 28.0 + name.chars().count() as f64 * 7.0;
+        }
     }
 }
 
@@ -346,8 +378,8 @@ fn line_chart_with(
         log: false,
     };
     let y = y_axis(points().map(|p| p.1), allow_log);
-    let legend_height = if series.len() > 1 { 22.0 } else { 0.0 };
-    let height = TOP + PLOT_HEIGHT + BOTTOM + legend_height;
+    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+    let height = TOP + PLOT_HEIGHT + BOTTOM + legend_height(&names);
     let plot_bottom = TOP + PLOT_HEIGHT;
     let mut out = String::new();
     svg_open(&mut out, height, title);
@@ -374,8 +406,7 @@ fn line_chart_with(
         }
     }
     if series.len() > 1 {
-        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
-        legend(&mut out, &names, height - 8.0);
+        legend(&mut out, &names, TOP + PLOT_HEIGHT + BOTTOM + 14.0);
     }
     out.push_str("</svg>");
     out
@@ -502,8 +533,8 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
         log: false,
     };
     let y = y_axis(points().map(|p| p.1), true);
-    let legend_height = if mapped.len() > 1 { 22.0 } else { 0.0 };
-    let height = TOP + PLOT_HEIGHT + BOTTOM + legend_height;
+    let names: Vec<&str> = mapped.iter().map(|s| s.name.as_str()).collect();
+    let height = TOP + PLOT_HEIGHT + BOTTOM + legend_height(&names);
     let plot_bottom = TOP + PLOT_HEIGHT;
     let mut out = String::new();
     svg_open(&mut out, height, title);
@@ -540,8 +571,7 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
         stroke_series(&mut out, &pixels, colour);
     }
     if mapped.len() > 1 {
-        let names: Vec<&str> = mapped.iter().map(|s| s.name.as_str()).collect();
-        legend(&mut out, &names, height - 8.0);
+        legend(&mut out, &names, TOP + PLOT_HEIGHT + BOTTOM + 14.0);
     }
     out.push_str("</svg>");
     out
@@ -723,6 +753,42 @@ pub fn required_vs_measured_chart(title: &str, bars: &[PairedBar]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_legend_wraps_inside_the_chart() {
+        let series: Vec<Series> = (0..8)
+            .map(|i| {
+                Series::new(
+                    format!("max combined IOPS: RandomWrites_8K@/tmp/volume-{i}"),
+                    vec![(0.5, 1.0), (1.0, 2.0)],
+                )
+            })
+            .collect();
+        let svg = line_chart("IOPS per interval", "time (s)", "IOPS", &series);
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        let rows = legend_rows(&names).len();
+        assert!(rows >= 4, "{rows} rows");
+        let height = TOP + PLOT_HEIGHT + BOTTOM + 22.0 + 18.0 * (rows - 1) as f64;
+        assert!(svg.contains(&format!("height=\"{height}\"")), "{svg}");
+        // Every legend label starts inside the chart and every name is drawn once.
+        for part in svg.split("class=\"legend\">").skip(1) {
+            assert!(names.iter().any(|n| part.starts_with(&escape(n))));
+        }
+        for chunk in svg.split("<text x=\"").skip(1) {
+            if !chunk.contains("class=\"legend\"")
+                || chunk.find("class=\"legend\"") > chunk.find('>')
+            {
+                continue;
+            }
+            let x: f64 = chunk.split('"').next().unwrap().parse().unwrap();
+            let name = chunk.split('>').nth(1).unwrap().trim_end_matches("</text");
+            let end = x + name.chars().count() as f64 * 7.0;
+            assert!(
+                end <= WIDTH - RIGHT + 1.0,
+                "legend text '{name}' runs to x {end}"
+            );
+        }
+    }
 
     #[test]
     fn ticks_are_round_numbers() {
