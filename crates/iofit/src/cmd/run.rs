@@ -526,6 +526,16 @@ fn parse_duration(text: &str) -> anyhow::Result<std::time::Duration> {
 
 /// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
 fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
+    if args.report.is_some() {
+        return Err(bad_input(
+            "--report applies to fio job files and --preset; for a vdbench file give --output FILE (JSON) and render it with iofit compare FILE --requirements REQ --report FILE",
+        ));
+    }
+    if args.preset.is_some() {
+        return Err(bad_input(
+            "--preset runs an Iometer access specification; do not also give a vdbench file",
+        ));
+    }
     if args.parse_only {
         return crate::cmd::vdbench::check_file(file);
     }
