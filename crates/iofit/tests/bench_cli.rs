@@ -193,3 +193,50 @@ fn unwarmed_cache_is_warned() {
     assert!(stderr.contains("was not warmed"), "{stderr}");
     assert!(String::from_utf8_lossy(&output.stdout).contains("(cache not warmed)"));
 }
+
+#[test]
+fn ctrl_c_during_the_suite_still_writes_the_report() {
+    let nocache = tempfile::tempdir().unwrap();
+    let readcache = tempfile::tempdir().unwrap();
+    let report = nocache.path().join("bench.html");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iofit"))
+        .args([
+            "bench",
+            "azure-premium",
+            "--skip-warmup",
+            "--runtime",
+            "30",
+            "--size",
+            "4m",
+            "--iodepth",
+            "4",
+            "--workers",
+            "1",
+            "--quiet",
+            "--nocache",
+        ])
+        .arg(nocache.path())
+        .arg("--readcache")
+        .arg(readcache.path())
+        .arg("--report")
+        .arg(&report)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "interrupted exit code");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("interrupted (Ctrl-C): 1 of 6 benchmarks ran"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(&report).expect("the report is written after Ctrl-C");
+    assert!(html.contains("Interrupted (Ctrl-C) after 1 benchmark(s)"));
+    assert!(html.contains("max write IOPS: RandomWrites_8K@"));
+    assert!(!html.contains("<script"));
+}
