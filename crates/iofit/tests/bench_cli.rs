@@ -199,7 +199,7 @@ fn ctrl_c_during_the_suite_still_writes_the_report() {
     let nocache = tempfile::tempdir().unwrap();
     let readcache = tempfile::tempdir().unwrap();
     let report = nocache.path().join("bench.html");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iofit"))
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iofit"))
         .args([
             "bench",
             "azure-premium",
