@@ -578,6 +578,13 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             return run_vdbench(&args, file);
         }
     }
+    if args.preset.is_none()
+        && (args.target.is_some() || args.workers.is_some() || args.specs.is_some())
+    {
+        return Err(bad_input(
+            "--target, --workers and --specs apply to --preset NAME (an Iometer access specification); for job files use --directory and numjobs",
+        ));
+    }
     let jobs = match &args.preset {
         Some(name) => preset_jobs(&args, name, &inputs)?,
         None => load_jobs(&args, &inputs)?,
