@@ -21,6 +21,11 @@ pub fn db_server_capture() -> Result<Capture, ProfileError> {
     )
 }
 
+/// How much each volume of the example server holds, GiB: part of the example, as a user adds
+/// it by hand from `df -h` (IO counters say nothing about capacity). Without it a plan would
+/// size the log for performance alone and could propose a 1 GiB disk.
+pub const DB_SERVER_CAPACITY_GIB: [(&str, f64); 2] = [("data", 1536.0), ("log", 256.0)];
+
 /// The volumes the demo sizes: the data disk and the log disk apart.
 pub fn db_server_volumes() -> Vec<crate::VolumeSpec> {
     vec![

@@ -108,8 +108,19 @@ pub fn step_profile() -> anyhow::Result<(Requirements, usize)> {
         window_s: Some(WINDOW_S),
         ..Default::default()
     };
-    let requirements = iofit_profile::requirements(&capture, &options)
+    let mut requirements = iofit_profile::requirements(&capture, &options)
         .context("sizing the embedded example capture")?;
+    for volume in &mut requirements.volumes {
+        let capacity = iofit_profile::example::DB_SERVER_CAPACITY_GIB
+            .iter()
+            .find(|(label, _)| *label == volume.label);
+        if let Some((_, capacity_gib)) = capacity {
+            volume.sizing.capacity_gib = Some(*capacity_gib);
+            volume.derivation.push(format!(
+                "capacity_gib {capacity_gib} = the example server's volume size (df -h), added by hand as the method asks"
+            ));
+        }
+    }
     requirements
         .validate()
         .map_err(|e| anyhow::anyhow!("internal: the example requirements do not validate: {e}"))?;
