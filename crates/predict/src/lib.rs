@@ -442,7 +442,8 @@ pub enum LimitStatus {
     Over,
     /// The catalog does not publish this limit.
     Unknown,
-    /// A burst allowance: shown with its headroom, does not cap sustained load.
+    /// Informational: a burst allowance, or an advisory check such as host cache size; shown
+    /// with its headroom, never caps sustained load.
     Burst,
 }
 

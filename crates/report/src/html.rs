@@ -771,7 +771,7 @@ fn status_word(status: LimitStatus) -> &'static str {
         LimitStatus::AtLimit => "at limit",
         LimitStatus::Over => "OVER",
         LimitStatus::Unknown => "unknown (not published)",
-        LimitStatus::Burst => "burst",
+        LimitStatus::Burst => "info",
     }
 }
 

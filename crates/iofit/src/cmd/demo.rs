@@ -116,6 +116,10 @@ pub fn step_profile() -> anyhow::Result<(Requirements, usize)> {
             .find(|(label, _)| *label == volume.label);
         if let Some((_, capacity_gib)) = capacity {
             volume.sizing.capacity_gib = Some(*capacity_gib);
+            // The profile's own line says capacity is missing from IO counters; it is now given.
+            volume
+                .derivation
+                .retain(|line| !line.starts_with("capacity_gib:"));
             volume.derivation.push(format!(
                 "capacity_gib {capacity_gib} = the example server's volume size (df -h), added by hand as the method asks"
             ));
