@@ -379,26 +379,6 @@ fn include_reads_relative_to_the_file() {
 }
 
 #[test]
-#[ignore = "prints the corpus messages for a human to read"]
-fn print_corpus_messages() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bad-input/jobfile");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    paths.sort();
-    for path in paths
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
-    {
-        println!(
-            "{}",
-            parse_file(path, &ParseOptions::default()).unwrap_err()
-        );
-    }
-}
-
-#[test]
 fn environment_variables_expand_in_values() {
     std::env::set_var("IOFIT_TEST_BS", "16k");
     let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbs=${IOFIT_TEST_BS}\n").unwrap();

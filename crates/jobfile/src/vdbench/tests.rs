@@ -284,30 +284,6 @@ fn wildcards() {
 }
 
 #[test]
-#[ignore = "prints the corpus messages for a human to read"]
-fn print_corpus_messages() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bad-input/jobfile/vdbench");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    paths.sort();
-    for path in paths
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "vdb"))
-    {
-        let result = parse_file(path).and_then(|f| {
-            f.check_hosts(is_local_host)?;
-            f.runs()
-        });
-        match result {
-            Ok(runs) => println!("{}: OK?! {} runs", path.display(), runs.len()),
-            Err(e) => println!("{e}"),
-        }
-    }
-}
-
-#[test]
 fn runaway_for_loops_are_refused() {
     let text = "sd=sd1,lun=/tmp/x,size=1m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max,forthreads=(1-1000,1),forrdpct=(0,10,20,30,40,50,60,70,80,90,100)\n";
     let error = parse_str(text, "big.vdb").unwrap().runs().unwrap_err();
