@@ -452,6 +452,8 @@ pub fn run_jobs(
     for job in jobs {
         check_job(job)?;
     }
+    // Before any plan, buffer, thread or file is made: does the run fit this machine?
+    crate::resources::check(&crate::resources::needs(jobs), &crate::resources::limits())?;
     // Safety checks for every file of every job before anything is written.
     let disk_jobs: Vec<JobSpec> = jobs
         .iter()
