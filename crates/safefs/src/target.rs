@@ -149,10 +149,10 @@ pub fn open_existing(path: &Path, usage: Use) -> Result<Option<Target>, SafeFsEr
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     return Err(SafeFsError::bad(path, "is a dangling symbolic link"))
                 }
-                Err(e) => return Err(SafeFsError::io("cannot open", path, e)),
+                Err(e) => return Err(open_error(path, usage, e)),
             }
         }
-        Err(e) => return Err(SafeFsError::io("cannot open", path, e)),
+        Err(e) => return Err(open_error(path, usage, e)),
     };
     sys::clear_nonblock(&file).map_err(|e| SafeFsError::io("cannot open", path, e))?;
     let st = sys::fstat(&file).map_err(|e| SafeFsError::io("cannot inspect", path, e))?;
@@ -179,6 +179,20 @@ pub fn open_existing(path: &Path, usage: Use) -> Result<Option<Target>, SafeFsEr
     };
     check_use(&target, usage)?;
     Ok(Some(target))
+}
+
+/// An open that failed on a device iofit would refuse anyway (a device cgroup may forbid even
+/// opening it) gives the refusal, which says what to do, rather than the OS error.
+fn open_error(path: &Path, usage: Use, e: io::Error) -> SafeFsError {
+    use std::os::unix::fs::FileTypeExt;
+    if usage.writes && !usage.allow_overwrite {
+        if let Ok(meta) = std::fs::metadata(path) {
+            if meta.file_type().is_block_device() {
+                return SafeFsError::refused(path, "it is a block device; writing to it destroys the filesystem or data on it. Use a file or directory for the test, or pass --allow-overwrite if you really mean to overwrite it");
+            }
+        }
+    }
+    SafeFsError::io("cannot open", path, e)
 }
 
 fn check_use(target: &Target, usage: Use) -> Result<(), SafeFsError> {
