@@ -230,6 +230,7 @@ pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Layout, En
             }
         }
     }
+    check_open_file_limit(jobs, wanted.len())?;
     let mut layout = Layout::default();
     for (path, (size, writes)) in wanted {
         let usage = Use {
@@ -262,6 +263,57 @@ pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Layout, En
     }
     check_free_space(&layout.needs)?;
     Ok(layout)
+}
+
+/// Descriptors a run holds at its peak: every target once (held by the layout), plus, in the
+/// largest set of jobs that run together, one per file of every clone and one ring per
+/// io_uring clone, plus a margin for stdio, the Ctrl-C handler and outputs.
+fn open_files_needed(jobs: &[JobSpec], targets: usize) -> u64 {
+    const MARGIN: u64 = 32;
+    let mut peak = 0u64;
+    let mut current = 0u64;
+    for (i, job) in jobs.iter().enumerate() {
+        if i > 0 && job.stonewall {
+            peak = peak.max(current);
+            current = 0;
+        }
+        let ring = matches!(
+            job.engine,
+            iofit_model::job::EngineKind::IoUring | iofit_model::job::EngineKind::Libaio
+        ) as u64;
+        let per_clone = job.files_for_clone(0).len() as u64 + ring;
+        current = current.saturating_add(per_clone.saturating_mul(job.numjobs.max(1) as u64));
+    }
+    (targets as u64)
+        .saturating_add(peak.max(current))
+        .saturating_add(MARGIN)
+}
+
+/// Refuses a run that would hit the open-file limit half-way (EMFILE), naming the limit and
+/// the need. Raises the soft limit up to the hard one when that is enough.
+fn check_open_file_limit(jobs: &[JobSpec], targets: usize) -> Result<(), EngineError> {
+    let need = open_files_needed(jobs, targets);
+    // SAFETY: getrlimit/setrlimit fill or read a plain struct.
+    let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 || limit.rlim_cur >= need {
+        return Ok(());
+    }
+    if limit.rlim_max >= need {
+        let raised = libc::rlimit {
+            rlim_cur: need,
+            rlim_max: limit.rlim_max,
+        };
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            return Ok(());
+        }
+    }
+    Err(EngineError::Invalid {
+        job: jobs.first().map(|j| j.name.clone()).unwrap_or_default(),
+        message: format!(
+            "the jobs need about {need} open files ({targets} test file(s), one descriptor per file per clone, one io_uring ring per clone) but the open-file limit (ulimit -n) is {}; raise it with `ulimit -n {need}` or lower numjobs= / nrfiles=",
+            limit.rlim_max
+        ),
+    })
 }
 
 fn check_parent(path: &Path) -> Result<(), EngineError> {
