@@ -399,6 +399,7 @@ fn ctrl_c_during_layout_exits_130_and_leaves_no_partial_file() {
     err.read_line(&mut line).unwrap();
     if !line.contains("laying out") {
         let _ = child.kill();
+        let _ = child.wait();
         eprintln!("skipping: {line}");
         return;
     }
