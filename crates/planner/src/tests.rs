@@ -444,9 +444,12 @@ fn headroom_is_kept_on_every_sized_limit() {
     assert!(plan.notes.iter().any(|n| n.contains("10% headroom")));
 }
 
+/// IOPS, MB/s, read %, IO size, role (data, log, temp), capacity GiB.
+type RandomVolume = (f64, f64, f64, u64, u8, Option<f64>);
+
 /// A random volume for the search-oracle test: sizes from small to beyond one disk, every
 /// role, mixes and IO sizes, with and without capacity.
-fn random_volume() -> impl Strategy<Value = (f64, f64, f64, u64, u8, Option<f64>)> {
+fn random_volume() -> impl Strategy<Value = RandomVolume> {
     (
         50.0f64..20000.0,
         prop_oneof![Just(0.0), 1.0f64..400.0],
@@ -457,7 +460,7 @@ fn random_volume() -> impl Strategy<Value = (f64, f64, f64, u64, u8, Option<f64>
     )
 }
 
-fn requirements_of(volumes: &[(f64, f64, f64, u64, u8, Option<f64>)]) -> Requirements {
+fn requirements_of(volumes: &[RandomVolume]) -> Requirements {
     Requirements {
         source: "oracle".into(),
         growth_factor: 1.0,
