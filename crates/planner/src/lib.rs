@@ -44,6 +44,7 @@
 //! ```
 
 use iofit_catalog::{DiskSku, NetAppServiceLevel, ProvisionedDiskType, VmSize};
+use iofit_model::formulas::outstanding_ios;
 use iofit_model::units::{group_thousands, Bytes, MIB};
 use iofit_model::{
     Design, HostCaching, Requirements, SizingTarget, VolumeDesign, VolumeRole, Workload,
@@ -784,13 +785,15 @@ fn build_loads(
             let service_ms = options
                 .assumptions
                 .service_latency_ms_for(option.disk.kind, target.read_pct);
-            let service_s = service_ms / 1e3;
-            let by_littles_law = (wanted * service_s - 1e-9).ceil().max(1.0) as u32;
+            let by_littles_law =
+                (outstanding_ios(wanted, service_ms) - 1e-9).ceil().max(1.0) as u32;
             let outstanding = by_littles_law.max(option.count);
             let (threads, depth) = split_outstanding(outstanding);
             // Deeper queues let the volume run up to its disks' limits; the check uses that
             // depth so the headroom shown is the hardware's, not the queue's.
-            let per_disk = (option.disk.iops * service_s).ceil().max(1.0) as u32;
+            let per_disk = outstanding_ios(option.disk.iops, service_ms)
+                .ceil()
+                .max(1.0) as u32;
             let to_limits = per_disk.saturating_mul(option.count).max(outstanding);
             let queue_reason = format!(
                 "{} IOPS x {} ms = {by_littles_law} outstanding (Little's law){}; up to \
