@@ -585,7 +585,12 @@ fn collect(
                     _ => {}
                 }
             }
-            Event::Garbage(_) => {}
+            Event::Garbage(line) => {
+                run.failure.get_or_insert(HostFailure {
+                    after_s: since_start(),
+                    message: format!("not a protocol line: {line:.120}"),
+                });
+            }
             Event::Eof => {
                 if !finished[i] {
                     let tail = connections[i]
@@ -594,6 +599,9 @@ fn collect(
                         .unwrap_or_default();
                     let mut message =
                         format!("connection lost after {} live interval(s)", run.live.len());
+                    if let Some(previous) = run.failure.take() {
+                        message = format!("{message}; {}", previous.message);
+                    }
                     if !tail.is_empty() {
                         message.push_str(&format!(": {tail}"));
                     }

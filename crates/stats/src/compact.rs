@@ -24,6 +24,9 @@ pub enum CompactError {
 pub struct CompactHistogram {
     /// hdrhistogram V2 deflate serialization, standard base64.
     pub hdr_v2_deflate_b64: String,
+    /// Exact sum of the samples, as a decimal string: JSON numbers beyond 2^64 do not survive
+    /// every reader (serde's tagged enums among them).
+    #[serde(with = "decimal_u128")]
     pub sum_ns: u128,
     pub sum_sq_ns2: f64,
     pub min_ns: u64,
@@ -102,6 +105,19 @@ impl CompactDirection {
             completion: self.completion.decode()?,
             total: self.total.decode()?,
         })
+    }
+}
+
+mod decimal_u128 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &u128, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&value.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u128, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
