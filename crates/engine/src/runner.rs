@@ -84,6 +84,10 @@ impl Observer for Silent {}
 pub struct RunReport {
     pub result: RunResult,
     pub job_index: Vec<usize>,
+    /// Per result (same order as `result.jobs`), the raw read and write counters and HDR
+    /// histograms, filled when the run returns: what a multi-host controller merges into exact
+    /// combined percentiles. Empty in the reports `Observer::job_done` sees.
+    pub stats: Vec<(DirectionStats, DirectionStats)>,
 }
 
 /// The engine a job actually runs on: libaio runs on io_uring.
@@ -538,6 +542,7 @@ pub fn run_jobs(
             jobs: Vec::new(),
         },
         job_index: Vec::new(),
+        stats: Vec::new(),
     };
     let set_count = sets.len();
     for (set_index, set) in sets.iter().enumerate() {
@@ -685,6 +690,11 @@ pub fn run_jobs(
             }
         }
     }
+    report.stats = slots
+        .iter()
+        .filter(|s| s.finished.is_some())
+        .map(|s| (s.read.clone(), s.write.clone()))
+        .collect();
     Ok(report)
 }
 
