@@ -34,13 +34,12 @@ impl BurstBucket {
         }
     }
 
-    /// The cap in force now: the burst rate while any credit is left, the baseline after.
-    pub fn cap_per_s(&self) -> f64 {
-        if self.credits > 0.0 {
-            self.burst_per_s
-        } else {
-            self.baseline_per_s
-        }
+    /// The cap for the next `tick_s` seconds: the baseline plus what the credits left can pay
+    /// for in that time, at most the burst rate. (A bucket with a few credits left allows a
+    /// little more than the baseline for one tick, not a whole tick at the burst rate.)
+    pub fn cap_per_s(&self, tick_s: f64) -> f64 {
+        let tick_s = tick_s.max(1e-3);
+        (self.baseline_per_s + self.credits / tick_s).min(self.burst_per_s)
     }
 
     /// Accounts `used` units over `elapsed_s` seconds: credits fill below the baseline and
@@ -71,12 +70,19 @@ mod tests {
         let mut bucket = BurstBucket::full(500.0, 3500.0, 1.0);
         assert_eq!(bucket.capacity, 3000.0 * 1800.0);
         let mut seconds = 0;
-        while bucket.cap_per_s() == 3500.0 {
+        while bucket.cap_per_s(1.0) == 3500.0 {
             bucket.account(3500.0, 1.0);
             seconds += 1;
         }
         assert_eq!(seconds, 1800);
-        assert_eq!(bucket.cap_per_s(), 500.0);
+        assert_eq!(bucket.cap_per_s(1.0), 500.0);
+    }
+
+    #[test]
+    fn a_few_credits_buy_a_little_more_than_the_baseline_for_one_tick() {
+        let mut bucket = BurstBucket::full(500.0, 3500.0, 1.0);
+        bucket.credits = 10.0;
+        assert_eq!(bucket.cap_per_s(0.1), 600.0);
     }
 
     #[test]
@@ -92,7 +98,7 @@ mod tests {
     #[test]
     fn time_scale_shrinks_the_bucket_not_the_rates() {
         let bucket = BurstBucket::full(500.0, 3500.0, 60.0);
-        assert_eq!(bucket.cap_per_s(), 3500.0);
+        assert_eq!(bucket.cap_per_s(0.1), 3500.0);
         assert!((bucket.seconds_left() - 30.0).abs() < 1e-9);
     }
 }

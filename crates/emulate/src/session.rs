@@ -143,7 +143,11 @@ fn rehearse(
     for (limits, source) in options.limits.volumes.iter().zip(&options.sources) {
         volumes.push(prepare(&limits.label, source, &options.scratch, journal)?);
     }
-    let mut controller = Controller::new(options.limits.clone(), options.time_scale);
+    let mut controller = Controller::new(
+        options.limits.clone(),
+        options.time_scale,
+        options.tick.as_secs_f64(),
+    );
     apply(&group, &volumes, &controller)?;
     observer.ready(&volumes);
     let mut child = spawn(options, &volumes, &group)?;
@@ -432,9 +436,10 @@ fn summarize(limits: &DesignLimits, seconds: &[Second]) -> Vec<LimitSummary> {
         rows.push(LimitSummary {
             limit: name,
             cap,
-            mean_used: mean,
+            // + 0.0 turns a -0.0 from an empty run into 0.0 for printing.
+            mean_used: mean + 0.0,
             peak_used: peak,
-            mean_consumed_pct: pct(mean, cap),
+            mean_consumed_pct: pct(mean, cap) + 0.0,
             at_limit_pct_of_time: 100.0 * at / count,
         });
     };
