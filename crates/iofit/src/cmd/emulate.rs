@@ -110,7 +110,7 @@ fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
         resolve(&catalog, &args.catalog.edition, vm_name, &args.disks).map_err(emulate_error)?;
     let limits = DesignLimits::from_design(&vm, &volumes, args.scale).map_err(emulate_error)?;
     let sources = sources(args, &limits)?;
-    let needs_scratch = sources.iter().any(|s| *s == VolumeSource::Scratch);
+    let needs_scratch = sources.contains(&VolumeSource::Scratch);
     let mount_root = match (&args.mount_root, needs_scratch) {
         (Some(root), _) => root.clone(),
         (None, false) => PathBuf::from("/nonexistent"),
