@@ -93,6 +93,23 @@ fn files_per_clone(job: &JobSpec) -> u64 {
     files + ring
 }
 
+/// Test files the layout keeps open for the whole run (one descriptor per distinct file,
+/// checked once and re-opened by each clone). Counted without listing clones.
+fn layout_files(jobs: &[JobSpec]) -> u64 {
+    let mut named = std::collections::HashSet::new();
+    let mut per_clone_names = 0u64;
+    for job in jobs.iter().filter(|j| j.engine != EngineKind::Null) {
+        match &job.target {
+            Target::Files(files) => named.extend(files.iter()),
+            Target::Directory { nrfiles, .. } => {
+                per_clone_names = per_clone_names
+                    .saturating_add(((*nrfiles).max(1) as u64).saturating_mul(job.numjobs as u64));
+            }
+        }
+    }
+    per_clone_names.saturating_add(named.len() as u64)
+}
+
 /// The peak needs of `jobs`, run as the runner does: jobs up to the next stonewall together.
 pub fn needs(jobs: &[JobSpec]) -> Needs {
     let mut peak = Needs::default();
@@ -122,6 +139,7 @@ pub fn needs(jobs: &[JobSpec]) -> Needs {
     }
     let mut peak = peak_of(peak, set);
     peak.memory_bytes = peak.memory_bytes.saturating_add(results_bytes);
+    peak.open_files = peak.open_files.saturating_add(layout_files(jobs));
     peak
 }
 
@@ -155,7 +173,7 @@ pub fn check(needs: &Needs, limits: &Limits) -> Result<(), EngineError> {
         let need = needs.open_files + OWN_FDS;
         if need + in_use > limit {
             return Err(too_big(format!(
-                "the run opens {} files at once (test files and io_uring rings, plus {OWN_FDS} for iofit) but the open-file limit is {limit} with {in_use} in use (RLIMIT_NOFILE); raise it (ulimit -n {}) or lower numjobs",
+                "the run opens {} files at once (test files, each clone's re-opens and io_uring rings, plus {OWN_FDS} for iofit) but the open-file limit is {limit} with {in_use} in use (RLIMIT_NOFILE); raise it (ulimit -n {}) or lower numjobs",
                 need,
                 (need + in_use).next_power_of_two()
             )));
@@ -331,7 +349,10 @@ mod tests {
         assert!(one.memory_bytes < 2 << 20, "{}", one.memory_bytes);
         assert!(one.memory_bytes > 1 << 20, "{}", one.memory_bytes);
         assert_eq!(one.threads, 1);
-        assert_eq!(one.open_files, 2, "the file and the ring");
+        assert_eq!(
+            one.open_files, 3,
+            "the checked file, the clone's re-open, the ring"
+        );
     }
 
     #[test]
@@ -362,13 +383,16 @@ mod tests {
     #[test]
     fn open_files_beyond_the_limit_are_refused_with_the_limit() {
         let n = needs(&[job(EngineKind::IoUring, 300, 1, Bytes::kib(4))]);
-        assert_eq!(n.open_files, 600);
+        assert_eq!(
+            n.open_files, 601,
+            "one checked file, 300 re-opens, 300 rings"
+        );
         let limits = Limits {
             open_files: Some((128, 4)),
             ..roomy()
         };
         let e = check(&n, &limits).unwrap_err().to_string();
-        assert!(e.contains("opens 616 files"), "{e}");
+        assert!(e.contains("opens 617 files"), "{e}");
         assert!(e.contains("limit is 128"), "{e}");
     }
 

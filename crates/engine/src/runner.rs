@@ -7,7 +7,7 @@ use crate::buffer::BufferPool;
 use crate::clock::{Clock, FakeClock, MonotonicClock};
 use crate::engine::Engine;
 use crate::error::EngineError;
-use crate::layout::{lay_out, plan_layout, regions_for_clone};
+use crate::layout::{lay_out, plan_layout, regions_for_clone, Layout};
 use crate::null::{NullEngine, NullQueue};
 use crate::psync::{SyncEngine, SyncFlavor};
 use crate::random::mix64;
@@ -15,8 +15,7 @@ use crate::uring::UringEngine;
 use crate::worker::{run_clone, CloneOutput, ClonePlan, CloneShared, ProgressCell, SizePicker};
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, SizeSpec, Target};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -85,6 +84,10 @@ impl Observer for Silent {}
 pub struct RunReport {
     pub result: RunResult,
     pub job_index: Vec<usize>,
+    /// Per result (same order as `result.jobs`), the raw read and write counters and HDR
+    /// histograms, filled when the run returns: what a multi-host controller merges into exact
+    /// combined percentiles. Empty in the reports `Observer::job_done` sees.
+    pub stats: Vec<(DirectionStats, DirectionStats)>,
 }
 
 /// The engine a job actually runs on: libaio runs on io_uring.
@@ -290,27 +293,14 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
     })
 }
 
-fn open_files(job: &JobSpec, plan: &ClonePlan) -> Result<Vec<File>, EngineError> {
+/// The clone's files: re-opens of the descriptors checked at layout, never the names again.
+fn open_files(job: &JobSpec, plan: &ClonePlan, layout: &Layout) -> Result<Vec<File>, EngineError> {
     if job.engine == EngineKind::Null {
         return Ok(Vec::new());
     }
     plan.files
         .iter()
-        .map(|(path, _, _)| {
-            let mut options = OpenOptions::new();
-            options.read(true).write(job.rw.has_writes());
-            if job.direct {
-                options.custom_flags(libc::O_DIRECT);
-            }
-            options.open(path).map_err(|e| {
-                let hint = if job.direct && e.raw_os_error() == Some(libc::EINVAL) {
-                    "cannot open with O_DIRECT (direct=1; the filesystem may not support it, try direct=0)"
-                } else {
-                    "cannot open"
-                };
-                EngineError::io(hint, path, e)
-            })
-        })
+        .map(|(path, _, _)| layout.open_for_job(path, job.rw.has_writes(), job.direct))
         .collect()
 }
 
@@ -472,7 +462,7 @@ pub fn run_jobs(
         .filter(|j| j.engine != EngineKind::Null)
         .cloned()
         .collect();
-    let needs = plan_layout(&disk_jobs, options.allow_overwrite)?;
+    let mut layout = plan_layout(&disk_jobs, options.allow_overwrite)?;
     // Resolve every clone's plan now, so bad sizes fail before any IO.
     let seeds: Vec<u64> = jobs
         .iter()
@@ -486,22 +476,11 @@ pub fn run_jobs(
             .collect::<Result<Vec<_>, _>>()?;
         plans.push(clones);
     }
-    let to_write: u64 = needs
-        .iter()
-        .map(|n| match n.action {
-            crate::layout::LayoutAction::Create => n.size,
-            crate::layout::LayoutAction::Extend { from } => n.size - from,
-            crate::layout::LayoutAction::UseAsIs => 0,
-        })
-        .sum();
-    let to_create = needs
-        .iter()
-        .filter(|n| n.action != crate::layout::LayoutAction::UseAsIs)
-        .count();
+    let (to_write, to_create) = layout.to_write();
     if to_create > 0 {
         observer.layout(to_create, to_write);
     }
-    lay_out(&needs, &options.stop)?;
+    lay_out(&mut layout, &options.stop)?;
 
     // Result slots: one per clone, or one per reporting group with group_reporting.
     let mut slots: Vec<Slot> = Vec::new();
@@ -577,6 +556,7 @@ pub fn run_jobs(
             jobs: Vec::new(),
         },
         job_index: Vec::new(),
+        stats: Vec::new(),
     };
     let set_count = sets.len();
     for (set_index, set) in sets.iter().enumerate() {
@@ -610,7 +590,7 @@ pub fn run_jobs(
             let job = &jobs[j];
             for (c, plan) in plans[j].iter().enumerate() {
                 let slot = slot_of[j][c];
-                let files = match open_files(job, plan) {
+                let files = match open_files(job, plan, &layout) {
                     Ok(files) => files,
                     Err(e) => {
                         // Tell the loop below this clone is done, with the error.
@@ -725,6 +705,11 @@ pub fn run_jobs(
             }
         }
     }
+    report.stats = slots
+        .iter()
+        .filter(|s| s.finished.is_some())
+        .map(|s| (s.read.clone(), s.write.clone()))
+        .collect();
     Ok(report)
 }
 

@@ -4,6 +4,7 @@
 
 use crate::result::LatencySummary;
 use hdrhistogram::Histogram;
+use std::borrow::Cow;
 
 /// fio's default `percentile_list`, the percentiles every summary carries.
 pub const FIO_PERCENTILES: [f64; 17] = [
@@ -157,6 +158,40 @@ impl LatencyHistogram {
         let value = histogram.value_at_quantile(percentile / 100.0);
         // Never report beyond the exact extremes the histogram's rounding could exceed.
         value.clamp(self.min_ns, self.max_ns)
+    }
+
+    /// The HDR histogram (an empty one when nothing was recorded) and the exact moments, for
+    /// [`crate::compact`].
+    pub(crate) fn parts(&self) -> (Cow<'_, Histogram<u64>>, u128, f64, u64, u64) {
+        (
+            match &self.histogram {
+                Some(histogram) => Cow::Borrowed(histogram),
+                None => Cow::Owned(hdr(self.significant_digits)),
+            },
+            self.sum_ns,
+            self.sum_sq_ns2,
+            self.min_ns,
+            self.max_ns,
+        )
+    }
+
+    /// Rebuilds a histogram from [`LatencyHistogram::parts`]; the count is the HDR's own.
+    pub(crate) fn from_parts(
+        histogram: Histogram<u64>,
+        sum_ns: u128,
+        sum_sq_ns2: f64,
+        min_ns: u64,
+        max_ns: u64,
+    ) -> LatencyHistogram {
+        LatencyHistogram {
+            count: histogram.len(),
+            significant_digits: histogram.sigfig(),
+            histogram: Some(histogram),
+            sum_ns,
+            sum_sq_ns2,
+            min_ns,
+            max_ns,
+        }
     }
 
     /// Summary with fio's default percentile list.
