@@ -13,6 +13,8 @@ pub mod caps {
     pub const JOB_FILE_BYTES: u64 = 16 << 20;
     /// Requirements TOML.
     pub const REQUIREMENTS_BYTES: u64 = 4 << 20;
+    /// Catalog TOML files (`--catalog`).
+    pub const CATALOG_BYTES: u64 = 16 << 20;
     /// Result JSON (fio or iofit): per-second logs of a long run fit well inside.
     pub const RESULTS_BYTES: u64 = 512 << 20;
     /// Captured iostat / sar / PerfMon / diskstats text: days of one-second samples.
