@@ -8,7 +8,7 @@ use crate::clock::{Clock, FakeClock, MonotonicClock};
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::layout::{lay_out, plan_layout, regions_for_clone, Layout};
-use crate::null::NullEngine;
+use crate::null::{NullEngine, NullQueue};
 use crate::psync::{SyncEngine, SyncFlavor};
 use crate::random::mix64;
 use crate::uring::UringEngine;
@@ -84,6 +84,10 @@ impl Observer for Silent {}
 pub struct RunReport {
     pub result: RunResult,
     pub job_index: Vec<usize>,
+    /// Per result (same order as `result.jobs`), the raw read and write counters and HDR
+    /// histograms, filled when the run returns: what a multi-host controller merges into exact
+    /// combined percentiles. Empty in the reports `Observer::job_done` sees.
+    pub stats: Vec<(DirectionStats, DirectionStats)>,
 }
 
 /// The engine a job actually runs on: libaio runs on io_uring.
@@ -256,11 +260,7 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
     } else {
         Some(job.io_limit.map(|b| b.as_u64()).unwrap_or(region_bytes) * loops)
     };
-    let depth = if job.engine == EngineKind::Null {
-        1
-    } else {
-        job.effective_iodepth()
-    };
+    let depth = job.effective_iodepth();
     Ok(ClonePlan {
         job_name: job.name.clone(),
         clone_index: clone,
@@ -330,7 +330,9 @@ fn run_engine<C: Clock>(
         run_clone(&mut engine, clock, plan, shared)
     }
     match job_engine {
-        EngineKind::Null => go(NullEngine::new(1), plan, clock, shared),
+        // fio's null engine completes inline at iodepth 1 and at the next reap when deeper.
+        EngineKind::Null if plan.depth <= 1 => go(NullEngine::new(), plan, clock, shared),
+        EngineKind::Null => go(NullQueue::new(plan.depth as usize), plan, clock, shared),
         EngineKind::Psync | EngineKind::Sync | EngineKind::Pvsync => {
             let flavor = match job_engine {
                 EngineKind::Sync => SyncFlavor::Sync,
@@ -540,6 +542,7 @@ pub fn run_jobs(
             jobs: Vec::new(),
         },
         job_index: Vec::new(),
+        stats: Vec::new(),
     };
     let set_count = sets.len();
     for (set_index, set) in sets.iter().enumerate() {
@@ -629,8 +632,25 @@ pub fn run_jobs(
         }
         drop(tx);
         let mut outstanding = cell;
+        let mut stop_seen: Option<Instant> = None;
         while outstanding > 0 {
-            match rx.recv_timeout(Duration::from_millis(250)) {
+            if stop_seen.is_none() && options.stop.load(Ordering::Relaxed) {
+                stop_seen = Some(Instant::now());
+            }
+            let wait = match stop_seen {
+                Some(seen) => STOP_GRACE.saturating_sub(seen.elapsed()),
+                None => PROGRESS_EVERY,
+            };
+            if wait.is_zero() {
+                // A clone blocked in the kernel past the grace: report without it.
+                let unfinished = set.iter().flat_map(|&j| slot_of[j].iter().copied());
+                give_up(&mut slots, unfinished, jobs);
+                publish_finished(&slots, &mut report, observer);
+                // Its thread is left to end on its own; it owns everything it touches.
+                handles.clear();
+                break;
+            }
+            match rx.recv_timeout(wait.min(PROGRESS_EVERY)) {
                 Ok((slot_index, output)) => {
                     outstanding -= 1;
                     let slot = &mut slots[slot_index];
@@ -638,16 +658,7 @@ pub fn run_jobs(
                     if slot.clones_done == slot.clones_expected {
                         let job = &jobs[slot.job_index];
                         slot.finished = Some(finish_slot(slot, job));
-                        report.result.jobs.clear();
-                        report.job_index.clear();
-                        for s in slots.iter().filter(|s| s.finished.is_some()) {
-                            report
-                                .result
-                                .jobs
-                                .push(s.finished.clone().expect("finished"));
-                            report.job_index.push(s.job_index);
-                        }
-                        observer.job_done(&report);
+                        publish_finished(&slots, &mut report, observer);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -679,7 +690,52 @@ pub fn run_jobs(
             }
         }
     }
+    report.stats = slots
+        .iter()
+        .filter(|s| s.finished.is_some())
+        .map(|s| (s.read.clone(), s.write.clone()))
+        .collect();
     Ok(report)
+}
+
+/// How often the observer hears about progress.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
+/// After a stop, how long the runner waits for clones to report before it reports without
+/// them. A clone ends within [`STOP_DRAIN_NS`](crate::worker::STOP_DRAIN_NS) plus the cancel
+/// wait and one poll (0.4 s) unless it is blocked in a system call the kernel does not
+/// interrupt (an fsync on a stalled disk); this bounds the stop at 0.7 s even then.
+pub const STOP_GRACE: Duration = Duration::from_millis(700);
+
+/// Hands every finished result so far to the observer.
+fn publish_finished(slots: &[Slot], report: &mut RunReport, observer: &mut dyn Observer) {
+    report.result.jobs.clear();
+    report.job_index.clear();
+    for s in slots.iter() {
+        if let Some(finished) = &s.finished {
+            report.result.jobs.push(finished.clone());
+            report.job_index.push(s.job_index);
+        }
+    }
+    observer.job_done(report);
+}
+
+/// Finishes the results among `indices` whose clones have not all reported, as interrupted
+/// and saying how many clones are missing.
+fn give_up(slots: &mut [Slot], indices: impl Iterator<Item = usize>, jobs: &[JobSpec]) {
+    for index in indices {
+        let slot = &mut slots[index];
+        if slot.finished.is_some() {
+            continue;
+        }
+        let missing = slot.clones_expected - slot.clones_done;
+        slot.interrupted = true;
+        slot.errors.push(format!(
+            "{missing} clone(s) did not stop within {} ms of the stop (blocked in the kernel); their IOs are not in the results",
+            STOP_GRACE.as_millis()
+        ));
+        slot.finished = Some(finish_slot(slot, &jobs[slot.job_index]));
+    }
 }
 
 fn absorb(slot: &mut Slot, output: CloneOutput) {
@@ -695,6 +751,17 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.interrupted |= output.interrupted;
     if let Some(e) = output.error {
         slot.errors.push(e);
+    }
+    if output.cancelled_ios > 0 {
+        let when = if output.interrupted {
+            "after the stop"
+        } else {
+            "after the run's end"
+        };
+        slot.errors.push(format!(
+            "{} IO(s) still in flight {when} were cancelled or abandoned; their latency is not in the results",
+            output.cancelled_ios
+        ));
     }
 }
 
@@ -734,11 +801,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         engine_requested: Some(job.engine),
         engine_used: Some(engine_used(job.engine)),
         rw: Some(job.rw),
-        iodepth: if job.engine == EngineKind::Null {
-            1
-        } else {
-            job.effective_iodepth()
-        },
+        iodepth: job.effective_iodepth(),
         read: slot.read.to_result(slot.runtime_ns),
         write: slot.write.to_result(slot.runtime_ns),
         syncs: slot.syncs,

@@ -8,6 +8,7 @@ pub(crate) mod files;
 pub mod plan;
 pub mod predict;
 pub mod profile;
+pub mod remote;
 pub mod run;
 pub mod size_threads;
 pub mod vdbench;
