@@ -4,6 +4,7 @@ pub mod bench;
 pub mod catalog;
 pub mod compare;
 pub mod demo;
+pub mod emulate;
 pub(crate) mod files;
 pub mod plan;
 pub mod predict;
