@@ -181,6 +181,14 @@ fn a_temporary_name_is_random_and_never_followed() {
     symlink(&user, &link).unwrap();
     write_atomic(&link, b"{}").unwrap();
     assert_eq!(std::fs::read(&user).unwrap(), b"the user's only copy");
+    // /dev/null is a stream: written, never replaced by a regular file.
+    write_atomic(Path::new("/dev/null"), b"discarded").unwrap();
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    check_output(Path::new("/dev/null"), &[], "--output").unwrap();
     // Dropped without commit: nothing is left behind.
     let abandoned = AtomicFile::create(&dir.path().join("never.json")).unwrap();
     let temp = abandoned.temp_path();
