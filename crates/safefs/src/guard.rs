@@ -22,7 +22,7 @@ pub fn check_output(output: &Path, protected: &[PathBuf], flag: &str) -> Result<
         return Err(SafeFsError::bad(
             output,
             format!(
-                "{flag} names a directory; give a file name such as {flag} {}",
+                "{flag} is a directory; give a file name such as {flag} {}",
                 output.join("result.json").display()
             ),
         ));

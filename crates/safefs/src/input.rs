@@ -28,7 +28,10 @@ pub fn open_input(path: &Path, cap_bytes: u64, what: &str) -> Result<std::fs::Fi
     // O_NONBLOCK: opening a FIFO must not wait for a writer.
     let file = sys::open(path, libc::O_RDONLY | libc::O_NONBLOCK, 0).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            SafeFsError::bad(path, format!("the {what} does not exist; check the path"))
+            SafeFsError::bad(
+                path,
+                format!("cannot read {what}: no such file; check the path"),
+            )
         } else {
             SafeFsError::io("cannot open", path, e)
         }
