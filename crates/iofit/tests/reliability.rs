@@ -571,28 +571,38 @@ fn item3_planted_links_at_the_old_temporary_names_are_not_written_through() {
 fn item3_a_planted_cache_marker_link_is_neither_read_nor_written_through() {
     let nocache = tempfile::tempdir().unwrap();
     let readcache = tempfile::tempdir().unwrap();
-    let user = precious(readcache.path(), "user.db");
-    // A marker that is a link to /dev/zero would be read forever; one to a user's file rewritten.
-    symlink("/dev/zero", readcache.path().join(".iofit-cache-warmed")).unwrap();
-    symlink(&user, nocache.path().join(".iofit-cache-warmed")).unwrap();
-    let out = run(iofit()
-        .args([
-            "bench",
-            "azure-premium",
-            "--scale",
-            "0.0001",
-            "--runtime",
-            "0.3",
-            "--size",
-            "4m",
-            "--iodepth",
-            "4",
-            "--quiet",
-            "--nocache",
-        ])
-        .arg(nocache.path())
-        .arg("--readcache")
-        .arg(readcache.path()));
+    let user = precious(nocache.path(), "user.db");
+    let marker = readcache.path().join(".iofit-cache-warmed");
+    let bench = |extra: &[&str]| {
+        run(iofit()
+            .args([
+                "bench",
+                "azure-premium",
+                "--scale",
+                "0.0001",
+                "--runtime",
+                "0.3",
+            ])
+            .args(["--size", "4m", "--iodepth", "4", "--quiet"])
+            .args(extra)
+            .arg("--nocache")
+            .arg(nocache.path())
+            .arg("--readcache")
+            .arg(readcache.path()))
+    };
+    // Read: a marker that is a link to /dev/zero would be read forever.
+    symlink("/dev/zero", &marker).unwrap();
+    let out = bench(&["--skip-warmup"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("was not warmed"), "{}", stderr(&out));
+    // Written: the warm-up records itself by replacing the link, not writing through it.
+    std::fs::remove_file(&marker).unwrap();
+    symlink(&user, &marker).unwrap();
+    let out = bench(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
     unchanged(&user);
+    assert!(!std::fs::symlink_metadata(&marker)
+        .unwrap()
+        .file_type()
+        .is_symlink());
 }
