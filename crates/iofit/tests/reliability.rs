@@ -606,3 +606,44 @@ fn item3_a_planted_cache_marker_link_is_neither_read_nor_written_through() {
         .file_type()
         .is_symlink());
 }
+
+#[test]
+fn item4_plan_predict_and_compare_refuse_a_report_that_names_their_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = dir.path().join("req.toml");
+    let example = run(iofit().args(["plan", "--example-requirements"]));
+    assert!(example.status.success());
+    std::fs::write(&req, &example.stdout).unwrap();
+    let out = run(iofit()
+        .args(["plan", "--requirements"])
+        .arg(&req)
+        .arg("--report")
+        .arg(&req));
+    assert_bad_input(&out, "reads or tests");
+    let out = run(iofit()
+        .args([
+            "predict",
+            "--vm",
+            "Standard_D8s_v5",
+            "--disk",
+            "2xP30",
+            "--requirements",
+        ])
+        .arg(&req)
+        .arg("--report")
+        .arg(&req));
+    assert_bad_input(&out, "reads or tests");
+    assert_eq!(std::fs::read(&req).unwrap(), example.stdout);
+    // A results file that is also the report.
+    let results = dir.path().join("r.json");
+    std::fs::write(&results, "{}").unwrap();
+    let out = run(iofit()
+        .arg("compare")
+        .arg(&results)
+        .arg("--requirements")
+        .arg(&req)
+        .arg("--report")
+        .arg(&results));
+    assert_bad_input(&out, "reads or tests");
+    assert_eq!(std::fs::read(&results).unwrap(), b"{}");
+}
