@@ -453,13 +453,13 @@ fn lay_out_one(
         }
         LayoutAction::Extend { from } => {
             let t = &layout.targets[&need.path];
-            if t.ownership() == Some(MarkKind::Sidecar) {
-                // The trailer moves to the new end first, so a cut-short extend stays ours.
-                marker::move_trailer(t.file(), &need.path, need.size)?;
-            }
             let writer = t
                 .reopen(true, false)
                 .map_err(|e| EngineError::from_io("cannot open", &need.path, e))?;
+            if t.ownership() == Some(MarkKind::Sidecar) {
+                // The trailer moves to the new end first, so a cut-short extend stays ours.
+                marker::move_trailer(&writer, &need.path, need.size)?;
+            }
             (writer, from)
         }
     };

@@ -346,6 +346,23 @@ fn free_space_is_shown_in_units_that_show_it_and_ramfs_is_not_refused() {
             ])
             .arg(format!("--filename={}", fs.path().join("f").display())));
         assert!(again.status.success(), "{}", stderr(&again));
+        // Extending it moves the marker trailer to the new end; it stays ours, and its data
+        // length (not counting the trailer) is what a job without size= uses.
+        for size in ["--size=512k", "--size=512k"] {
+            let out = run(iofit()
+                .args([
+                    "run",
+                    "--name=r",
+                    "--rw=randwrite",
+                    "--bs=4k",
+                    size,
+                    "--ioengine=psync",
+                ])
+                .arg(format!("--filename={}", fs.path().join("f").display())));
+            assert!(out.status.success(), "{}", stderr(&out));
+        }
+        let len = std::fs::metadata(fs.path().join("f")).unwrap().len();
+        assert_eq!(len, 512 * 1024 + 4096, "data plus one trailer block");
     }
 }
 

@@ -249,3 +249,13 @@ fn inputs_must_be_regular_files_of_bounded_size() {
         .to_string()
         .contains("UTF-8"));
 }
+
+#[test]
+fn creating_over_a_name_that_appeared_is_eexist_and_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = precious(dir.path(), "raced");
+    let err = target::create(&user, 4096).unwrap_err();
+    assert_eq!(err.raw_os_error(), Some(libc::EEXIST));
+    assert!(err.is_bad_input(), "{err}");
+    assert_eq!(std::fs::read(&user).unwrap(), b"the user's only copy");
+}
