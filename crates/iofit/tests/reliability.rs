@@ -323,6 +323,9 @@ fn free_space_is_shown_in_units_that_show_it_and_ramfs_is_not_refused() {
         assert!(!stderr(&out).contains("0.0 GiB"));
     }
     if let Some(fs) = Mount::new("ramfs", "mode=755") {
+        // Item 2: a sidecar name planted as a link to a user's file is replaced, not written.
+        let user = precious(fs.path(), "user.db");
+        symlink(&user, fs.path().join(".f.iofit")).unwrap();
         let out = run(iofit()
             .args([
                 "run",
@@ -363,6 +366,7 @@ fn free_space_is_shown_in_units_that_show_it_and_ramfs_is_not_refused() {
         }
         let len = std::fs::metadata(fs.path().join("f")).unwrap().len();
         assert_eq!(len, 512 * 1024 + 4096, "data plus one trailer block");
+        unchanged(&user);
     }
 }
 

@@ -295,4 +295,29 @@ mod tests {
             None
         );
     }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        // A sidecar or trailer is attacker-controlled bytes: decoding never panics, and what
+        // does parse encodes back to the same marker.
+        #[test]
+        fn decoding_arbitrary_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            if let Some(m) = Marker::decode(&bytes) {
+                prop_assert_eq!(Marker::decode(m.encode().as_bytes()), Some(m));
+            }
+        }
+
+        #[test]
+        fn every_marker_round_trips(
+            id in any::<u128>(),
+            dev in any::<u64>(),
+            ino in any::<u64>(),
+            s in any::<i64>(),
+            ns in 0u32..1_000_000_000,
+        ) {
+            let m = Marker { id, identity: Identity { dev, ino, btime: Some((s, ns)) } };
+            prop_assert_eq!(Marker::decode(m.encode().as_bytes()), Some(m));
+        }
+    }
 }
