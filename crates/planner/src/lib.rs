@@ -350,13 +350,53 @@ struct VolumeOption {
     disk: DiskPerf,
     count: u32,
     caching: HostCaching,
-    caching_reason: String,
+    caching_reason: CachingReason,
     provisioned: Option<(f64, f64)>,
     price: Option<f64>,
     /// Billable operations a month (kinds that bill them).
     operations_per_month: Option<f64>,
     operations_price: Option<f64>,
-    operations_note: Option<String>,
+}
+
+/// Why a volume option has its host caching. Words are written only for the options a plan
+/// shows (the search forms many more than it keeps).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum CachingReason {
+    /// The method's rule ([`choose_caching`]).
+    Policy,
+    /// The disk type does not support host caching.
+    Unsupported,
+    /// The VM's cached limits are not published, so a cached volume could not be checked.
+    CachedLimitsUnpublished,
+    /// The cached variant's fallback: the cached limits cannot carry the volume.
+    UncachedFallback,
+}
+
+impl CachingReason {
+    fn words(
+        self,
+        vm: &VmSize,
+        volume: &iofit_model::VolumeRequirements,
+        options: &PlanOptions,
+    ) -> String {
+        match self {
+            CachingReason::Policy => choose_caching(volume.role, &volume.sizing, options.caching).1,
+            CachingReason::Unsupported => {
+                "None: this disk type does not support host caching".into()
+            }
+            CachingReason::CachedLimitsUnpublished => format!(
+                "None: {}'s cached limits are not published, so a cached volume could not be \
+                 checked",
+                vm.name
+            ),
+            CachingReason::UncachedFallback => format!(
+                "None: the method would use ReadOnly ({}% reads), but {}'s cached limits cannot \
+                 carry this volume; its uncached limits can",
+                fmt_num(volume.sizing.read_pct),
+                vm.name
+            ),
+        }
+    }
 }
 
 /// The ranking cost of one volume option (see [`RankCost`]).
@@ -389,15 +429,21 @@ fn operations_per_io(disk: &DiskPerf, pieces: f64, piece_bytes: f64) -> f64 {
     pieces * per_piece
 }
 
-/// The monthly operations charge of `operations_per_month` on `disk`, with a note saying how
-/// it was computed; `(Some(0), None)` for kinds that bill no operations.
-fn operations_charge(
-    disk: &DiskPerf,
-    operations_per_month: f64,
-    busy_hours: f64,
-) -> (Option<f64>, Option<String>) {
+/// The monthly operations charge of `operations_per_month` on `disk`: `Some(0)` for kinds that
+/// bill no operations, `None` when the kind bills them and the price is not sourced.
+fn operations_price(disk: &DiskPerf, operations_per_month: f64) -> Option<f64> {
     if !disk.kind.bills_operations() {
-        return (Some(0.0), None);
+        return Some(0.0);
+    }
+    disk.price_usd_per_10k_operations
+        .map(|rate| operations_per_month / 1e4 * rate)
+}
+
+/// How [`operations_price`] was computed, or why it is missing; `None` for kinds that bill no
+/// operations.
+fn operations_note(disk: &DiskPerf, operations_per_month: f64, busy_hours: f64) -> Option<String> {
+    if !disk.kind.bills_operations() {
+        return None;
     }
     let unit = match disk.operation_unit_kib {
         Some(kib) => format!("IOs over {kib} KiB count as several"),
@@ -412,26 +458,20 @@ fn operations_charge(
             } else {
                 ""
             };
-            (
-                Some(charge),
-                Some(format!(
-                    "{} operations/month ({unit}; {} h/month at the sized IOPS) x ${rate} per \
-                     10,000 = ${charge:.2}{cap}",
-                    fmt_num(operations_per_month.round()),
-                    fmt_num(busy_hours),
-                )),
-            )
-        }
-        None => (
-            None,
             Some(format!(
-                "operations charge not sourced: {} bills disk operations per 10,000 ({} \
-                 operations/month at the sized IOPS), but the catalog has no price for them; the \
-                 cost is incomplete",
-                disk.name,
-                fmt_num(operations_per_month.round())
-            )),
-        ),
+                "{} operations/month ({unit}; {} h/month at the sized IOPS) x ${rate} per \
+                 10,000 = ${charge:.2}{cap}",
+                fmt_num(operations_per_month.round()),
+                fmt_num(busy_hours),
+            ))
+        }
+        None => Some(format!(
+            "operations charge not sourced: {} bills disk operations per 10,000 ({} \
+             operations/month at the sized IOPS), but the catalog has no price for them; the \
+             cost is incomplete",
+            disk.name,
+            fmt_num(operations_per_month.round())
+        )),
     }
 }
 
@@ -621,7 +661,7 @@ fn volume_options(
     let target = &volume.sizing;
     let mb = options.assumptions.mb.bytes_per_mb();
     let wanted = target_iops(target, mb);
-    let (policy, policy_reason) = choose_caching(volume.role, target, options.caching);
+    let (policy, _) = choose_caching(volume.role, target, options.caching);
     let vm_cache_published = vm.cached_iops.is_some() || vm.cached_throughput_mb_s.is_some();
     let (stripe, _) = choose_stripe(target);
     let size = operating_point(target, mb).1.as_f64();
@@ -634,25 +674,15 @@ fn volume_options(
     let slots = slots_allowed(vm, options.min_headroom_pct);
     let seconds = 3600.0 * options.busy_hours_per_month;
     let mut out = Vec::new();
-    let caching_for = |supports: bool| -> (HostCaching, String) {
+    let caching_for = |supports: bool| -> (HostCaching, CachingReason) {
         if !policy.is_cached() {
-            (policy, policy_reason.clone())
+            (policy, CachingReason::Policy)
         } else if !supports {
-            (
-                HostCaching::None,
-                "None: this disk type does not support host caching".into(),
-            )
+            (HostCaching::None, CachingReason::Unsupported)
         } else if !vm_cache_published && options.caching.is_none() {
-            (
-                HostCaching::None,
-                format!(
-                    "None: {}'s cached limits are not published, so a cached volume could not \
-                     be checked",
-                    vm.name
-                ),
-            )
+            (HostCaching::None, CachingReason::CachedLimitsUnpublished)
         } else {
-            (policy, policy_reason.clone())
+            (policy, CachingReason::Policy)
         }
     };
     for sku in &rows.disks {
@@ -660,21 +690,11 @@ fn volume_options(
             continue;
         }
         let (policy_caching, policy_reason) = caching_for(sku.kind.supports_host_caching());
-        let mut cachings = vec![(policy_caching, policy_reason)];
-        if policy_caching.is_cached() && options.caching.is_none() {
-            // Fallback when the VM's cached limits are too low for the volume: the uncached
-            // limits may carry it. Tried after the cached variant at the same price.
-            cachings.push((
-                HostCaching::None,
-                format!(
-                    "None: the method would use ReadOnly ({}% reads), but {}'s cached limits \
-                     cannot carry this volume; its uncached limits can",
-                    fmt_num(target.read_pct),
-                    vm.name
-                ),
-            ));
-        }
-        for (caching, reason) in cachings {
+        // Fallback when the VM's cached limits are too low for the volume: the uncached
+        // limits may carry it. Tried after the cached variant at the same price.
+        let fallback = (policy_caching.is_cached() && options.caching.is_none())
+            .then_some((HostCaching::None, CachingReason::UncachedFallback));
+        for (caching, reason) in std::iter::once((policy_caching, policy_reason)).chain(fallback) {
             let miss = if caching.is_cached() { 1.0 - hit } else { 1.0 };
             let disk_ios = wanted * (read * miss * split + (1.0 - read) * split);
             let disk_mb = wanted * size * (read * miss + (1.0 - read)) / mb;
@@ -687,23 +707,20 @@ fn volume_options(
             }
             let count = count as u32;
             let disk = DiskPerf::from(sku);
-            let (operations_per_month, operations_price, operations_note) =
-                if sku.kind.bills_operations() {
-                    // IOs reaching the disks (reads the cache serves do not), each counted as
-                    // the operations its stripe pieces bill.
-                    let (pieces, piece) = if count > 1 {
-                        (split, size.min(stripe.as_f64()))
-                    } else {
-                        (1.0, size)
-                    };
-                    let per_io = operations_per_io(&disk, pieces, piece);
-                    let per_month = wanted * (read * miss + (1.0 - read)) * per_io * seconds;
-                    let (charge, note) =
-                        operations_charge(&disk, per_month, options.busy_hours_per_month);
-                    (Some(per_month), charge, note)
+            let (operations_per_month, operations_price) = if sku.kind.bills_operations() {
+                // IOs reaching the disks (reads the cache serves do not), each counted as
+                // the operations its stripe pieces bill.
+                let (pieces, piece) = if count > 1 {
+                    (split, size.min(stripe.as_f64()))
                 } else {
-                    (None, Some(0.0), None)
+                    (1.0, size)
                 };
+                let per_io = operations_per_io(&disk, pieces, piece);
+                let per_month = wanted * (read * miss + (1.0 - read)) * per_io * seconds;
+                (Some(per_month), operations_price(&disk, per_month))
+            } else {
+                (None, Some(0.0))
+            };
             out.push(VolumeOption {
                 disk,
                 count,
@@ -713,7 +730,6 @@ fn volume_options(
                 price: sku.price_usd_month.map(|p| p * count as f64),
                 operations_per_month,
                 operations_price,
-                operations_note,
             });
         }
     }
@@ -736,7 +752,6 @@ fn volume_options(
                     price,
                     operations_per_month: None,
                     operations_price: Some(0.0),
-                    operations_note: None,
                 });
             }
         }
@@ -749,11 +764,14 @@ fn volume_options(
             .then(a.count.cmp(&b.count))
             .then(a.disk.name.cmp(&b.disk.name))
     });
+    // The search forms its combinations from these only.
+    out.truncate(OPTIONS_PER_VOLUME);
     out
 }
 
 /// Builds the loads predict checks for one combination of volume options.
 fn build_loads(
+    vm: &VmSize,
     requirements: &Requirements,
     chosen: &[&VolumeOption],
     options: &PlanOptions,
@@ -825,7 +843,7 @@ fn build_loads(
                 disk_count: option.count,
                 disk_size_gib: option.disk.size_gib,
                 caching: option.caching,
-                caching_reason: option.caching_reason.clone(),
+                caching_reason: option.caching_reason.words(vm, volume, options),
                 stripe_size_bytes: (option.count > 1).then_some(stripe.0),
                 stripe_reason: (option.count > 1).then_some(stripe_reason),
                 queue_depth_total: outstanding,
@@ -839,7 +857,9 @@ fn build_loads(
                 price_usd_month: option.price,
                 operations_per_month: option.operations_per_month,
                 operations_usd_month: option.operations_price,
-                operations_note: option.operations_note.clone(),
+                operations_note: option.operations_per_month.and_then(|per_month| {
+                    operations_note(&option.disk, per_month, options.busy_hours_per_month)
+                }),
                 performance_note: performance_note(&option.disk, target),
             };
             (load, planned)
@@ -920,7 +940,7 @@ pub fn plan(
     rows: &CatalogRows,
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
-    plan_with_search(requirements, rows, options, cheapest_combinations)
+    plan_with_search(requirements, rows, options, SEARCH)
 }
 
 /// [`plan`] with the combination search given (the tests pass the exhaustive oracle).
@@ -1014,23 +1034,29 @@ fn plan_with_search(
         // combinations in order of total price, found best-first (see `search`).
         let costs: Vec<Vec<RankCost>> = per_volume
             .iter()
-            .map(|o| o.iter().take(OPTIONS_PER_VOLUME).map(rank_cost).collect())
+            .map(|o| o.iter().map(rank_cost).collect())
             .collect();
         let slots = slots_allowed(vm, options.min_headroom_pct);
         let mut first_failure: Option<Rejected> = None;
         let mut found = None;
         // The cheapest few combinations decide; beyond them a VM that fails keeps failing for
         // the same VM-level reason, and trying every combination would only cost time.
-        for indices in search(&costs, MAX_TRIES_PER_VM) {
+        for indices in (search.combinations)(&costs, MAX_TRIES_PER_VM) {
             let chosen: Vec<&VolumeOption> = indices
                 .iter()
                 .zip(&per_volume)
                 .map(|(&index, list)| &list[index])
                 .collect();
             let total_disks: u32 = chosen.iter().map(|o| o.count).sum();
+            if search.prune_by_slots && first_failure.is_some() && total_disks > slots {
+                // More disks than the slots allow never fits (predict finds the VM's data-disk
+                // limit over, or the headroom rule rules it out), and the VM's reason is
+                // already recorded: no need to predict it.
+                continue;
+            }
             let disk_price: Option<f64> = chosen.iter().map(|o| o.price).sum();
             let operations_price: Option<f64> = chosen.iter().map(|o| o.operations_price).sum();
-            let pairs = build_loads(requirements, &chosen, options);
+            let pairs = build_loads(vm, requirements, &chosen, options);
             let loads: Vec<VolumeLoad> = pairs.iter().map(|(l, _)| l.clone()).collect();
             let prediction = match predict(vm, &loads, &options.assumptions, Some(alternatives)) {
                 Ok(p) => p,
@@ -1325,8 +1351,25 @@ const MAX_TRIES_PER_VM: usize = 12;
 /// Options per volume the combinations are formed from (the cheapest ones).
 const OPTIONS_PER_VOLUME: usize = 6;
 
-/// How the combinations to try are found: the `limit` cheapest, cheapest first.
-type Search = fn(&[Vec<RankCost>], usize) -> Vec<Vec<usize>>;
+/// Finds the `limit` cheapest combinations of per-volume options (their costs given), as
+/// option indices, cheapest first.
+type Combinations = fn(&[Vec<RankCost>], usize) -> Vec<Vec<usize>>;
+
+/// How the combinations to try are found and tried.
+#[derive(Clone, Copy)]
+struct Search {
+    /// The `limit` cheapest combinations, cheapest first.
+    combinations: Combinations,
+    /// Skip predicting combinations over the VM's data-disk slots once the VM's reason is
+    /// recorded (they cannot fit).
+    prune_by_slots: bool,
+}
+
+/// The planner's search: best-first, pruned by slots.
+const SEARCH: Search = Search {
+    combinations: cheapest_combinations,
+    prune_by_slots: true,
+};
 
 /// A VM whose uncached and cached limits together cannot carry the total IOPS or MB/s, whatever
 /// the disks: ruled out before any disk is chosen. Unpublished limits never rule out.
