@@ -913,17 +913,13 @@ fn failure_reason(prediction: &Prediction) -> (Option<LimitKind>, String) {
     (None, "does not fit".into())
 }
 
-/// Checks requirements before planning; the message names the volume and key.
+/// Checks requirements before planning: the one validation every command uses
+/// ([`Requirements::validate`]), then that each volume has something to size.
 pub fn validate(requirements: &Requirements) -> Result<(), PlanError> {
-    requirements.validate().map_err(PlanError::Requirements)?;
-    let mut labels = std::collections::HashSet::new();
+    requirements
+        .validate()
+        .map_err(|e| PlanError::Requirements(e.to_string()))?;
     for volume in &requirements.volumes {
-        if !labels.insert(volume.label.as_str()) {
-            return Err(PlanError::Requirements(format!(
-                "two volumes are labelled '{}'; give each [[volumes]] its own label",
-                volume.label
-            )));
-        }
         if volume.sizing.iops == 0.0 && volume.sizing.throughput_mb_s == 0.0 {
             return Err(PlanError::Requirements(format!(
                 "volume '{}': sizing.iops and sizing.throughput_mb_s are both 0; give at least one",
@@ -943,7 +939,9 @@ pub fn plan(
     plan_with_search(requirements, rows, options, SEARCH)
 }
 
-/// [`plan`] with the combination search given (the tests pass the exhaustive oracle).
+/// [`plan`] with the combination search given (the tests pass the exhaustive oracle). The
+/// method's steps: check the options, plan each VM (its limits rule it out, or the cheapest
+/// combination of disks that fits is its design), rank, then the totals and notes.
 fn plan_with_search(
     requirements: &Requirements,
     rows: &CatalogRows,
@@ -951,6 +949,60 @@ fn plan_with_search(
     search: Search,
 ) -> Result<Plan, PlanError> {
     validate(requirements)?;
+    check_options(options)?;
+    if rows.vms.is_empty() {
+        return Err(PlanError::NoVms);
+    }
+    let mb = options.assumptions.mb.bytes_per_mb();
+    let mut accepted: Vec<PlannedDesign> = Vec::new();
+    let mut rejected: Vec<Rejected> = Vec::new();
+    for vm in &rows.vms {
+        match plan_vm(vm, requirements, rows, options, search)? {
+            VmOutcome::Design(design) => accepted.push(*design),
+            VmOutcome::Rejected(why) => rejected.push(why),
+        }
+    }
+    rank_designs(&mut accepted);
+    let designs_meeting = accepted.len();
+    let impossible = if accepted.is_empty() {
+        impossible_reasons(requirements, rows, &rejected, options)
+    } else {
+        Vec::new()
+    };
+    let rejected = rejected_shown(rejected, accepted.first(), options.rejected_shown);
+    let mut designs: Vec<PlannedDesign> = accepted.into_iter().take(options.top).collect();
+    for (index, design) in designs.iter_mut().enumerate() {
+        design.rank = index + 1;
+    }
+    let totals = requirement_totals(requirements, mb);
+    let netapp = rows
+        .netapp
+        .iter()
+        .map(|level| {
+            netapp_option(
+                level,
+                totals.throughput_mb_s * mb / MIB as f64,
+                totals.capacity_gib / 1024.0,
+            )
+        })
+        .collect();
+    Ok(Plan {
+        totals,
+        assumptions: options.assumptions.clone(),
+        vms_considered: rows.vms.len(),
+        designs_meeting,
+        designs,
+        rejected,
+        impossible,
+        netapp,
+        notes: plan_notes(requirements, options),
+        min_headroom_pct: options.min_headroom_pct,
+        busy_hours_per_month: options.busy_hours_per_month,
+    })
+}
+
+/// The plan's own knobs, in range.
+fn check_options(options: &PlanOptions) -> Result<(), PlanError> {
     if !(0.0..100.0).contains(&options.min_headroom_pct) {
         return Err(PlanError::Options(format!(
             "min headroom {}%: must be within 0..100 (10 keeps every limit 10% above the need)",
@@ -963,240 +1015,298 @@ fn plan_with_search(
             options.busy_hours_per_month
         )));
     }
-    if rows.vms.is_empty() {
-        return Err(PlanError::NoVms);
+    Ok(())
+}
+
+/// What planning one VM gives: its design, or why it cannot carry the requirements.
+enum VmOutcome {
+    Design(Box<PlannedDesign>),
+    Rejected(Rejected),
+}
+
+/// A VM ruled out, and why.
+fn rejection(vm: &VmSize, limit: Option<LimitKind>, reason: String) -> Rejected {
+    Rejected {
+        vm: vm.name.clone(),
+        vm_vcpu: vm.vcpu,
+        vm_memory_gib: vm.memory_gib,
+        vm_price_usd_month: vm.price_usd_month,
+        cheapest_tried_usd_month: None,
+        tried: None,
+        limit,
+        reason,
     }
+}
+
+/// Plans one VM: host and total limits first (no disks needed to rule it out), then each
+/// volume's disk options, then the cheapest combinations until one fits.
+fn plan_vm(
+    vm: &VmSize,
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+    search: Search,
+) -> Result<VmOutcome, PlanError> {
     let mb = options.assumptions.mb.bytes_per_mb();
+    if let Some(reason) = host_shortfall(vm, requirements) {
+        return Ok(VmOutcome::Rejected(rejection(vm, None, reason)));
+    }
+    if let Some((limit, reason)) =
+        vm_total_shortfall(vm, requirements, mb, options.min_headroom_pct)
+    {
+        return Ok(VmOutcome::Rejected(rejection(vm, Some(limit), reason)));
+    }
+    let per_volume: Vec<Vec<VolumeOption>> = requirements
+        .volumes
+        .iter()
+        .map(|volume| volume_options(vm, volume, rows, options))
+        .collect();
+    if let Some(index) = per_volume.iter().position(Vec::is_empty) {
+        let reason = format!(
+            "no disk of the catalog carries volume '{}' within {}'s {} data disks{}",
+            requirements.volumes[index].label,
+            vm.name,
+            vm.max_data_disks,
+            if vm.premium_storage {
+                ""
+            } else {
+                " (standard disks only: no premium storage)"
+            }
+        );
+        return Ok(VmOutcome::Rejected(rejection(
+            vm,
+            Some(LimitKind::VmDataDisks),
+            reason,
+        )));
+    }
+    try_combinations(vm, requirements, rows, options, search, &per_volume)
+}
+
+/// One combination of volume options checked against the VM by predict.
+struct Trial {
+    disk_price: Option<f64>,
+    operations_price: Option<f64>,
+    pairs: Vec<(VolumeLoad, PlannedVolume)>,
+    prediction: Prediction,
+}
+
+/// Tries the cheapest combinations of the volumes' options (found best-first, see `search`)
+/// until one fits every limit with the headroom kept; the first failure says why the VM is
+/// ruled out when none does.
+fn try_combinations(
+    vm: &VmSize,
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+    search: Search,
+    per_volume: &[Vec<VolumeOption>],
+) -> Result<VmOutcome, PlanError> {
+    let costs: Vec<Vec<RankCost>> = per_volume
+        .iter()
+        .map(|o| o.iter().map(rank_cost).collect())
+        .collect();
+    let slots = slots_allowed(vm, options.min_headroom_pct);
+    let mut first_failure: Option<Rejected> = None;
+    // The cheapest few combinations decide; beyond them a VM that fails keeps failing for
+    // the same VM-level reason, and trying every combination would only cost time.
+    for indices in (search.combinations)(&costs, MAX_TRIES_PER_VM) {
+        let chosen: Vec<&VolumeOption> = indices
+            .iter()
+            .zip(per_volume)
+            .map(|(&index, list)| &list[index])
+            .collect();
+        let total_disks: u32 = chosen.iter().map(|o| o.count).sum();
+        if search.prune_by_slots && first_failure.is_some() && total_disks > slots {
+            // More disks than the slots allow never fits (predict finds the VM's data-disk
+            // limit over, or the headroom rule rules it out), and the VM's reason is
+            // already recorded: no need to predict it.
+            continue;
+        }
+        let trial = trial(vm, requirements, rows, options, &chosen)?;
+        match trial_failure(vm, &trial, total_disks, slots, options) {
+            None => return Ok(VmOutcome::Design(Box::new(planned_design(vm, trial)))),
+            Some((limit, reason)) if first_failure.is_none() => {
+                first_failure = Some(Rejected {
+                    cheapest_tried_usd_month: match (vm.price_usd_month, trial.disk_price) {
+                        (Some(a), Some(b)) => Some(a + b + trial.operations_price.unwrap_or(0.0)),
+                        _ => None,
+                    },
+                    tried: Some(describe(vm, &trial.pairs)),
+                    ..rejection(vm, limit, reason)
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    // At least one combination is always tried: every volume has an option.
+    Ok(VmOutcome::Rejected(first_failure.unwrap_or_else(|| {
+        rejection(vm, None, "no combination of disks was tried".into())
+    })))
+}
+
+/// Predicts one combination on the VM.
+fn trial(
+    vm: &VmSize,
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+    chosen: &[&VolumeOption],
+) -> Result<Trial, PlanError> {
     let alternatives = Alternatives {
         vms: &rows.vms,
         disks: &rows.disks,
     };
-    let mut accepted: Vec<PlannedDesign> = Vec::new();
-    let mut rejected: Vec<Rejected> = Vec::new();
-    for vm in &rows.vms {
-        if let Some(reason) = host_shortfall(vm, requirements) {
-            rejected.push(Rejected {
-                vm: vm.name.clone(),
-                vm_vcpu: vm.vcpu,
-                vm_memory_gib: vm.memory_gib,
-                vm_price_usd_month: vm.price_usd_month,
-                cheapest_tried_usd_month: None,
-                tried: None,
-                limit: None,
-                reason,
-            });
-            continue;
-        }
-        if let Some((limit, reason)) =
-            vm_total_shortfall(vm, requirements, mb, options.min_headroom_pct)
-        {
-            rejected.push(Rejected {
-                vm: vm.name.clone(),
-                vm_vcpu: vm.vcpu,
-                vm_memory_gib: vm.memory_gib,
-                vm_price_usd_month: vm.price_usd_month,
-                cheapest_tried_usd_month: None,
-                tried: None,
-                limit: Some(limit),
-                reason,
-            });
-            continue;
-        }
-        let per_volume: Vec<Vec<VolumeOption>> = requirements
-            .volumes
-            .iter()
-            .map(|volume| volume_options(vm, volume, rows, options))
-            .collect();
-        if let Some((index, _)) = per_volume.iter().enumerate().find(|(_, o)| o.is_empty()) {
-            let label = &requirements.volumes[index].label;
-            rejected.push(Rejected {
-                vm: vm.name.clone(),
-                vm_vcpu: vm.vcpu,
-                vm_memory_gib: vm.memory_gib,
-                vm_price_usd_month: vm.price_usd_month,
-                cheapest_tried_usd_month: None,
-                tried: None,
-                limit: Some(LimitKind::VmDataDisks),
-                reason: format!(
-                    "no disk of the catalog carries volume '{label}' within {}'s {} data disks{}",
-                    vm.name,
-                    vm.max_data_disks,
-                    if vm.premium_storage {
-                        ""
-                    } else {
-                        " (standard disks only: no premium storage)"
-                    }
-                ),
-            });
-            continue;
-        }
-        // The cheapest few options per volume (each SKU may come cached and uncached);
-        // combinations in order of total price, found best-first (see `search`).
-        let costs: Vec<Vec<RankCost>> = per_volume
-            .iter()
-            .map(|o| o.iter().map(rank_cost).collect())
-            .collect();
-        let slots = slots_allowed(vm, options.min_headroom_pct);
-        let mut first_failure: Option<Rejected> = None;
-        let mut found = None;
-        // The cheapest few combinations decide; beyond them a VM that fails keeps failing for
-        // the same VM-level reason, and trying every combination would only cost time.
-        for indices in (search.combinations)(&costs, MAX_TRIES_PER_VM) {
-            let chosen: Vec<&VolumeOption> = indices
-                .iter()
-                .zip(&per_volume)
-                .map(|(&index, list)| &list[index])
-                .collect();
-            let total_disks: u32 = chosen.iter().map(|o| o.count).sum();
-            if search.prune_by_slots && first_failure.is_some() && total_disks > slots {
-                // More disks than the slots allow never fits (predict finds the VM's data-disk
-                // limit over, or the headroom rule rules it out), and the VM's reason is
-                // already recorded: no need to predict it.
-                continue;
-            }
-            let disk_price: Option<f64> = chosen.iter().map(|o| o.price).sum();
-            let operations_price: Option<f64> = chosen.iter().map(|o| o.operations_price).sum();
-            let pairs = build_loads(vm, requirements, &chosen, options);
-            let loads: Vec<VolumeLoad> = pairs.iter().map(|(l, _)| l.clone()).collect();
-            let prediction = match predict(vm, &loads, &options.assumptions, Some(alternatives)) {
-                Ok(p) => p,
-                Err(error) => return Err(PlanError::Requirements(error.to_string())),
-            };
-            let headroom = if prediction.fits() && total_disks <= vm.max_data_disks {
-                headroom_shortfall(&prediction, options.min_headroom_pct)
-            } else {
-                None
-            };
-            let slots_short = total_disks > slots && total_disks <= vm.max_data_disks;
-            if prediction.fits() && !slots_short && headroom.is_none() {
-                found = Some((disk_price, operations_price, pairs, prediction));
-                break;
-            }
-            if first_failure.is_none() {
-                let (limit, reason) = match headroom {
-                    Some(short) if prediction.fits() => (Some(short.0), short.1),
-                    _ if prediction.fits() && slots_short => (
-                        Some(LimitKind::VmDataDisks),
-                        format!(
-                            "{total_disks} data disks leave less than {}% of {}'s {} slots free \
-                             (--min-headroom-pct)",
-                            fmt_num(options.min_headroom_pct),
-                            vm.name,
-                            vm.max_data_disks
-                        ),
-                    ),
-                    _ => failure_reason(&prediction),
-                };
-                first_failure = Some(Rejected {
-                    vm: vm.name.clone(),
-                    vm_vcpu: vm.vcpu,
-                    vm_memory_gib: vm.memory_gib,
-                    vm_price_usd_month: vm.price_usd_month,
-                    cheapest_tried_usd_month: match (vm.price_usd_month, disk_price) {
-                        (Some(a), Some(b)) => Some(a + b + operations_price.unwrap_or(0.0)),
-                        _ => None,
-                    },
-                    tried: Some(describe(vm, &pairs)),
-                    limit,
-                    reason,
-                });
-            }
-        }
-        match found {
-            Some((disk_price, operations_price, pairs, prediction)) => {
-                let volumes: Vec<PlannedVolume> = pairs.into_iter().map(|(_, p)| p).collect();
-                // VM + disks + operations; an operations charge that is not sourced leaves the
-                // total at what is known and marks the cost incomplete (never free).
-                let total = match (vm.price_usd_month, disk_price) {
-                    (Some(a), Some(b)) => Some(a + b + operations_price.unwrap_or(0.0)),
-                    _ => None,
-                };
-                let cost_complete = total.is_some() && operations_price.is_some();
-                let price_note = if total.is_none() {
-                    let mut missing = Vec::new();
-                    if vm.price_usd_month.is_none() {
-                        missing.push(vm.name.clone());
-                    }
-                    for v in &volumes {
-                        if v.price_usd_month.is_none() && !missing.contains(&v.disk_sku) {
-                            missing.push(v.disk_sku.clone());
-                        }
-                    }
-                    Some(format!("price not sourced: {}", missing.join(", ")))
-                } else if !cost_complete {
-                    let missing: Vec<String> = volumes
-                        .iter()
-                        .filter(|v| v.operations_usd_month.is_none())
-                        .map(|v| v.disk_sku.clone())
-                        .collect();
-                    Some(format!(
-                        "operations charge not sourced: {} (billed per 10,000 disk operations; \
-                         not in the total, cost incomplete)",
-                        missing.join(", ")
-                    ))
-                } else {
-                    None
-                };
-                let unknown_limits = prediction
-                    .limits
-                    .iter()
-                    .filter(|c| c.status == LimitStatus::Unknown)
-                    .map(|c| c.name.clone())
-                    .collect();
-                let max_outstanding = volumes
-                    .iter()
-                    .map(|v| v.queue_depth_per_thread)
-                    .max()
-                    .unwrap_or(1);
-                let threads = volumes.iter().map(|v| v.threads).sum();
-                accepted.push(PlannedDesign {
-                    rank: 0,
-                    design: Design {
-                        vm: vm.name.clone(),
-                        volumes: volumes
-                            .iter()
-                            .map(|v| {
-                                let mut d = VolumeDesign::new(
-                                    v.label.clone(),
-                                    v.disk_sku.clone(),
-                                    v.disk_count,
-                                    v.caching,
-                                );
-                                d.stripe_size = v.stripe_size_bytes.map(Bytes);
-                                if v.provisioned_iops.is_some() {
-                                    d.provisioned_size_gib = Some(v.disk_size_gib);
-                                    d.provisioned_iops = v.provisioned_iops;
-                                    d.provisioned_throughput_mb_s = v.provisioned_throughput_mb_s;
-                                }
-                                d
-                            })
-                            .collect(),
-                        queue_depth: max_outstanding,
-                        threads,
-                    },
-                    vm: vm.name.clone(),
-                    vm_table: vm.table.clone(),
-                    vm_vcpu: vm.vcpu,
-                    vm_memory_gib: vm.memory_gib,
-                    vm_price_usd_month: vm.price_usd_month,
-                    disks_price_usd_month: disk_price,
-                    operations_usd_month: operations_price,
-                    total_usd_month: total,
-                    cost_complete,
-                    price_note,
-                    volumes,
-                    unknown_limits,
-                    prediction,
-                });
-            }
-            None => {
-                if let Some(failure) = first_failure {
-                    rejected.push(failure);
-                }
-            }
-        }
-    }
+    let pairs = build_loads(vm, requirements, chosen, options);
+    let loads: Vec<VolumeLoad> = pairs.iter().map(|(l, _)| l.clone()).collect();
+    let prediction = predict(vm, &loads, &options.assumptions, Some(alternatives))
+        .map_err(|error| PlanError::Requirements(error.to_string()))?;
+    Ok(Trial {
+        disk_price: chosen.iter().map(|o| o.price).sum(),
+        operations_price: chosen.iter().map(|o| o.operations_price).sum(),
+        pairs,
+        prediction,
+    })
+}
 
+/// Why a trial is not a design (a limit over, the headroom rule, the slots kept free), or
+/// `None` when it fits.
+fn trial_failure(
+    vm: &VmSize,
+    trial: &Trial,
+    total_disks: u32,
+    slots: u32,
+    options: &PlanOptions,
+) -> Option<(Option<LimitKind>, String)> {
+    let prediction = &trial.prediction;
+    let fits = prediction.fits();
+    let headroom = if fits && total_disks <= vm.max_data_disks {
+        headroom_shortfall(prediction, options.min_headroom_pct)
+    } else {
+        None
+    };
+    let slots_short = total_disks > slots && total_disks <= vm.max_data_disks;
+    match headroom {
+        _ if fits && !slots_short && headroom.is_none() => None,
+        Some(short) if fits => Some((Some(short.0), short.1)),
+        _ if fits && slots_short => Some((
+            Some(LimitKind::VmDataDisks),
+            format!(
+                "{total_disks} data disks leave less than {}% of {}'s {} slots free \
+                 (--min-headroom-pct)",
+                fmt_num(options.min_headroom_pct),
+                vm.name,
+                vm.max_data_disks
+            ),
+        )),
+        _ => Some(failure_reason(prediction)),
+    }
+}
+
+/// The design a fitting trial makes: VM + disks + operations, computed from the parts.
+fn planned_design(vm: &VmSize, trial: Trial) -> PlannedDesign {
+    let Trial {
+        disk_price,
+        operations_price,
+        pairs,
+        prediction,
+    } = trial;
+    let volumes: Vec<PlannedVolume> = pairs.into_iter().map(|(_, p)| p).collect();
+    // An operations charge that is not sourced leaves the total at what is known and marks
+    // the cost incomplete (never free).
+    let total = match (vm.price_usd_month, disk_price) {
+        (Some(a), Some(b)) => Some(a + b + operations_price.unwrap_or(0.0)),
+        _ => None,
+    };
+    let cost_complete = total.is_some() && operations_price.is_some();
+    let unknown_limits = prediction
+        .limits
+        .iter()
+        .filter(|c| c.status == LimitStatus::Unknown)
+        .map(|c| c.name.clone())
+        .collect();
+    PlannedDesign {
+        rank: 0,
+        design: design_of(vm, &volumes),
+        vm: vm.name.clone(),
+        vm_table: vm.table.clone(),
+        vm_vcpu: vm.vcpu,
+        vm_memory_gib: vm.memory_gib,
+        vm_price_usd_month: vm.price_usd_month,
+        disks_price_usd_month: disk_price,
+        operations_usd_month: operations_price,
+        total_usd_month: total,
+        cost_complete,
+        price_note: price_note(vm, &volumes, total, cost_complete),
+        volumes,
+        unknown_limits,
+        prediction,
+    }
+}
+
+/// Why a design's total is missing or incomplete.
+fn price_note(
+    vm: &VmSize,
+    volumes: &[PlannedVolume],
+    total: Option<f64>,
+    cost_complete: bool,
+) -> Option<String> {
+    if total.is_none() {
+        let mut missing = Vec::new();
+        if vm.price_usd_month.is_none() {
+            missing.push(vm.name.clone());
+        }
+        for v in volumes {
+            if v.price_usd_month.is_none() && !missing.contains(&v.disk_sku) {
+                missing.push(v.disk_sku.clone());
+            }
+        }
+        Some(format!("price not sourced: {}", missing.join(", ")))
+    } else if !cost_complete {
+        let missing: Vec<String> = volumes
+            .iter()
+            .filter(|v| v.operations_usd_month.is_none())
+            .map(|v| v.disk_sku.clone())
+            .collect();
+        Some(format!(
+            "operations charge not sourced: {} (billed per 10,000 disk operations; not in the \
+             total, cost incomplete)",
+            missing.join(", ")
+        ))
+    } else {
+        None
+    }
+}
+
+/// The runnable design of the planned volumes (what `predict --design` and `run` take).
+fn design_of(vm: &VmSize, volumes: &[PlannedVolume]) -> Design {
+    Design {
+        vm: vm.name.clone(),
+        volumes: volumes
+            .iter()
+            .map(|v| {
+                let mut d =
+                    VolumeDesign::new(v.label.clone(), v.disk_sku.clone(), v.disk_count, v.caching);
+                d.stripe_size = v.stripe_size_bytes.map(Bytes);
+                if v.provisioned_iops.is_some() {
+                    d.provisioned_size_gib = Some(v.disk_size_gib);
+                    d.provisioned_iops = v.provisioned_iops;
+                    d.provisioned_throughput_mb_s = v.provisioned_throughput_mb_s;
+                }
+                d
+            })
+            .collect(),
+        queue_depth: volumes
+            .iter()
+            .map(|v| v.queue_depth_per_thread)
+            .max()
+            .unwrap_or(1),
+        threads: volumes.iter().map(|v| v.threads).sum(),
+    }
+}
+
+/// Ranks designs: fully priced by total, then those whose operations charge is not sourced,
+/// then unpriced ones by size.
+fn rank_designs(accepted: &mut [PlannedDesign]) {
     accepted.sort_by(|a, b| match (a.total_usd_month, b.total_usd_month) {
         // Fully priced designs first; a design whose operations charge is not sourced follows
         // them (its total is only what is known), never ranked as if the operations were free.
@@ -1215,15 +1325,17 @@ fn plan_with_search(
             .then(a.disk_capacity_gib().total_cmp(&b.disk_capacity_gib()))
             .then(a.vm.cmp(&b.vm)),
     });
-    let designs_meeting = accepted.len();
-    let best_price = accepted.first().and_then(|d| d.total_usd_month);
-    let best_vcpu = accepted.first().map(|d| d.vm_vcpu);
-    let impossible = if accepted.is_empty() {
-        impossible_reasons(requirements, rows, &rejected, options)
-    } else {
-        Vec::new()
-    };
-    // The cheapest rejected VMs: those cheaper than the best design, cheapest first.
+}
+
+/// The cheapest rejected VMs worth showing: those cheaper than the best design (or, unpriced,
+/// not bigger than it), cheapest first.
+fn rejected_shown(
+    mut rejected: Vec<Rejected>,
+    best: Option<&PlannedDesign>,
+    shown: usize,
+) -> Vec<Rejected> {
+    let best_price = best.and_then(|d| d.total_usd_month);
+    let best_vcpu = best.map(|d| d.vm_vcpu);
     rejected.sort_by(|a, b| {
         let pa = a.cheapest_tried_usd_month.or(a.vm_price_usd_month);
         let pb = b.cheapest_tried_usd_month.or(b.vm_price_usd_month);
@@ -1238,7 +1350,7 @@ fn plan_with_search(
         }
         .then(a.vm.cmp(&b.vm))
     });
-    let rejected: Vec<Rejected> = rejected
+    rejected
         .into_iter()
         .filter(|r| match (best_price, r.vm_price_usd_month) {
             (Some(best), Some(price)) => price < best,
@@ -1246,14 +1358,13 @@ fn plan_with_search(
             (Some(_), None) => best_vcpu.is_none_or(|vcpu| r.vm_vcpu <= vcpu),
             (None, _) => true,
         })
-        .take(options.rejected_shown)
-        .collect();
-    let mut designs: Vec<PlannedDesign> = accepted.into_iter().take(options.top).collect();
-    for (index, design) in designs.iter_mut().enumerate() {
-        design.rank = index + 1;
-    }
+        .take(shown)
+        .collect()
+}
 
-    let totals = RequirementTotals {
+/// Totals the VM must carry.
+fn requirement_totals(requirements: &Requirements, mb: f64) -> RequirementTotals {
+    RequirementTotals {
         volumes: requirements.volumes.len(),
         iops: requirements.total_iops(),
         throughput_mb_s: requirements
@@ -1271,18 +1382,11 @@ fn plan_with_search(
             .filter_map(|v| v.sizing.capacity_gib)
             .sum(),
         growth_factor: requirements.growth_factor,
-    };
-    let netapp = rows
-        .netapp
-        .iter()
-        .map(|level| {
-            netapp_option(
-                level,
-                totals.throughput_mb_s * mb / MIB as f64,
-                totals.capacity_gib / 1024.0,
-            )
-        })
-        .collect();
+    }
+}
+
+/// The assumptions the plan was made under, in words.
+fn plan_notes(requirements: &Requirements, options: &PlanOptions) -> Vec<String> {
     let mut notes = vec![
         format!(
             "sized for a {}% cache hit on ReadOnly disks ({}); a warm cache only adds headroom",
@@ -1331,19 +1435,7 @@ fn plan_with_search(
             requirements.growth_factor
         ));
     }
-    Ok(Plan {
-        totals,
-        assumptions: options.assumptions.clone(),
-        vms_considered: rows.vms.len(),
-        designs_meeting,
-        designs,
-        rejected,
-        impossible,
-        netapp,
-        notes,
-        min_headroom_pct: options.min_headroom_pct,
-        busy_hours_per_month: options.busy_hours_per_month,
-    })
+    notes
 }
 
 /// Combinations of disk options checked per VM before it is ruled out.

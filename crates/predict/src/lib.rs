@@ -731,7 +731,7 @@ pub fn predict(
             .validate()
             .map_err(|problem| PredictError::Volume {
                 label: label.clone(),
-                problem,
+                problem: problem.to_string(),
             })?;
         if volume.design.disk_count == 0 {
             return Err(PredictError::Volume {
