@@ -956,8 +956,9 @@ fn plan_with_search(
     let mb = options.assumptions.mb.bytes_per_mb();
     let mut accepted: Vec<PlannedDesign> = Vec::new();
     let mut rejected: Vec<Rejected> = Vec::new();
+    let mut shared_options = SharedOptions::new();
     for vm in &rows.vms {
-        match plan_vm(vm, requirements, rows, options, search)? {
+        match plan_vm(vm, requirements, rows, options, search, &mut shared_options)? {
             VmOutcome::Design(design) => accepted.push(*design),
             VmOutcome::Rejected(why) => rejected.push(why),
         }
@@ -1038,6 +1039,14 @@ fn rejection(vm: &VmSize, limit: Option<LimitKind>, reason: String) -> Rejected 
     }
 }
 
+/// What a volume's disk options depend on in a VM: premium storage, whether its cached limits
+/// are published, and the data-disk slots a design may use. VMs alike in these share their
+/// options (their words name the VM, and are written later, per design).
+type OptionsKey = (bool, bool, u32);
+
+/// Each volume's options, per [`OptionsKey`]: computed once for all VMs that share it.
+type SharedOptions = std::collections::HashMap<OptionsKey, std::rc::Rc<Vec<Vec<VolumeOption>>>>;
+
 /// Plans one VM: host and total limits first (no disks needed to rule it out), then each
 /// volume's disk options, then the cheapest combinations until one fits.
 fn plan_vm(
@@ -1046,6 +1055,7 @@ fn plan_vm(
     rows: &CatalogRows,
     options: &PlanOptions,
     search: Search,
+    shared_options: &mut SharedOptions,
 ) -> Result<VmOutcome, PlanError> {
     let mb = options.assumptions.mb.bytes_per_mb();
     if let Some(reason) = host_shortfall(vm, requirements) {
@@ -1056,11 +1066,23 @@ fn plan_vm(
     {
         return Ok(VmOutcome::Rejected(rejection(vm, Some(limit), reason)));
     }
-    let per_volume: Vec<Vec<VolumeOption>> = requirements
-        .volumes
-        .iter()
-        .map(|volume| volume_options(vm, volume, rows, options))
-        .collect();
+    let key = (
+        vm.premium_storage,
+        vm.cached_iops.is_some() || vm.cached_throughput_mb_s.is_some(),
+        slots_allowed(vm, options.min_headroom_pct),
+    );
+    let per_volume = shared_options
+        .entry(key)
+        .or_insert_with(|| {
+            std::rc::Rc::new(
+                requirements
+                    .volumes
+                    .iter()
+                    .map(|volume| volume_options(vm, volume, rows, options))
+                    .collect(),
+            )
+        })
+        .clone();
     if let Some(index) = per_volume.iter().position(Vec::is_empty) {
         let reason = format!(
             "no disk of the catalog carries volume '{}' within {}'s {} data disks{}",
