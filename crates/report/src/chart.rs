@@ -5,7 +5,7 @@
 //! images, so the report stays one self-contained file that renders offline. Every text that
 //! reaches the SVG is escaped.
 
-use crate::html::escape;
+use crate::markup::escape;
 use std::fmt::Write as _;
 
 pub use iofit_verdict::{limit_bars_from_prediction, LimitBar, LimitScope};

@@ -31,10 +31,12 @@ pub mod compare {
 }
 mod compare_text;
 pub mod csv;
+pub mod document;
 pub mod fio_json;
 pub mod fio_text;
 pub mod html;
 pub mod markdown;
+mod markup;
 pub mod multihost;
 pub mod plan_text;
 pub mod predict_text;
