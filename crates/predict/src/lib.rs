@@ -1688,143 +1688,168 @@ fn advise(
         };
         let limit = &limits[index];
         let f = &factors[v];
-        let label = &volume.design.label;
-        let disk = &volume.disk;
         let n = volume.design.disk_count;
         match limit.kind {
             LimitKind::DiskIops
             | LimitKind::VolumeIops
             | LimitKind::DiskThroughput
             | LimitKind::VolumeThroughput => {
-                let iops_metric = matches!(limit.kind, LimitKind::DiskIops | LimitKind::VolumeIops);
-                let (needed, per_disk, unit) = if iops_metric {
-                    (target * f.disk_ios, disk.iops, " IOPS")
-                } else {
-                    (target * f.disk_bytes / mb, disk.throughput_mb_s, " MB/s")
-                };
-                let disks_needed = (needed / per_disk - 1e-9).ceil().max(1.0) as u32;
-                let mut text = format!(
-                    "volume '{label}' needs {}{unit} from its disks; {n} x {} give {}{unit}: \
-                     use {disks_needed} x {} striped ({}{unit})",
-                    fmt_num(needed),
-                    disk.name,
-                    fmt_num(per_disk * n as f64),
-                    disk.name,
-                    fmt_num(per_disk * disks_needed as f64),
-                );
-                if let Some(alt) = alternatives {
-                    let mut bigger: Vec<&DiskSku> = alt
-                        .disks
-                        .iter()
-                        .filter(|d| d.kind == disk.kind && d.name != disk.name)
-                        .filter(|d| {
-                            let value = if iops_metric {
-                                d.iops.0
-                            } else {
-                                d.throughput_mb_s.0
-                            };
-                            value * n as f64 >= needed * (1.0 - 1e-9)
-                        })
-                        .collect();
-                    bigger.sort_by(|a, b| a.size_gib.total_cmp(&b.size_gib));
-                    if !bigger.is_empty() {
-                        let names: Vec<String> = bigger
-                            .iter()
-                            .take(4)
-                            .map(|d| {
-                                let value = if iops_metric {
-                                    d.iops.0
-                                } else {
-                                    d.throughput_mb_s.0
-                                };
-                                format!("{} ({}{unit})", d.name, fmt_num(value))
-                            })
-                            .collect();
-                        text.push_str(&format!(", or a larger disk: {n} x {}", names.join(" or ")));
-                    }
-                }
-                advice.push(text);
+                advice.push(disk_advice(volume, f, limit, target, mb, alternatives));
             }
             LimitKind::StripeMembersBusy | LimitKind::QueueDepth => {
                 let depth = (outstanding_ios(target, f.service_ms) - 1e-9)
                     .ceil()
                     .max(n as f64) as u32;
                 advice.push(format!(
-                    "volume '{label}': raise outstanding IOs from {} to at least {depth} \
+                    "volume '{}': raise outstanding IOs from {} to at least {depth} \
                      (Little's law: {} IOPS x {} ms, and at least one per stripe member)",
+                    volume.design.label,
                     f.outstanding,
                     fmt_num(target),
                     f.service_ms
                 ));
             }
-            kind @ (LimitKind::VmUncachedIops
+            LimitKind::VmUncachedIops
             | LimitKind::VmUncachedThroughput
             | LimitKind::VmCachedIops
-            | LimitKind::VmCachedThroughput) => {
-                // What the VM would carry if every volume reached its target.
+            | LimitKind::VmCachedThroughput => {
                 let wanted: Vec<f64> = targets
                     .iter()
                     .zip(&operating.rates)
                     .map(|(t, x)| t.unwrap_or(*x))
                     .collect();
-                let needed = limit.used(&wanted);
-                let mut text = format!(
-                    "{} allows {}{} here, the targets need {}{}",
-                    limit.name,
-                    fmt_num(limit.capacity.unwrap_or(0.0)),
-                    limit.unit.suffix(),
-                    fmt_num(needed),
-                    limit.unit.suffix()
-                );
-                if let Some(alt) = alternatives {
-                    let value = |candidate: &VmSize| -> Option<f64> {
-                        match kind {
-                            LimitKind::VmUncachedIops => candidate.uncached_iops.map(|x| x.0),
-                            LimitKind::VmUncachedThroughput => {
-                                candidate.uncached_throughput_mb_s.map(|x| x.0)
-                            }
-                            LimitKind::VmCachedIops => candidate.cached_iops.map(|x| x.0),
-                            _ => candidate.cached_throughput_mb_s.map(|x| x.0),
-                        }
-                    };
-                    let mut bigger: Vec<(&VmSize, f64)> = alt
-                        .vms
-                        .iter()
-                        .filter(|c| c.name != vm.name)
-                        .filter(|c| c.premium_storage || !disk.kind.needs_premium_vm())
-                        .filter_map(|c| value(c).map(|x| (c, x)))
-                        .filter(|(_, x)| *x >= needed * (1.0 - 1e-9))
-                        .collect();
-                    bigger.sort_by(|a, b| {
-                        let pa = a.0.price_usd_month.unwrap_or(f64::INFINITY);
-                        let pb = b.0.price_usd_month.unwrap_or(f64::INFINITY);
-                        pa.total_cmp(&pb).then(a.1.total_cmp(&b.1))
-                    });
-                    if !bigger.is_empty() {
-                        let names: Vec<String> = bigger
-                            .iter()
-                            .take(3)
-                            .map(|(c, x)| {
-                                format!("{} ({}{})", c.name, fmt_num(*x), limit.unit.suffix())
-                            })
-                            .collect();
-                        text.push_str(&format!("; a larger VM: {}", names.join(", ")));
-                    }
-                }
-                if matches!(
-                    kind,
-                    LimitKind::VmUncachedIops | LimitKind::VmUncachedThroughput
-                ) && volume.workload.read_pct >= 50.0
-                    && disk.kind.supports_host_caching()
-                {
-                    text.push_str("; or ReadOnly host caching on read-heavy volumes");
-                }
-                advice.push(text);
+                advice.push(vm_advice(vm, volume, limit, &wanted, alternatives));
             }
             _ => {}
         }
     }
     advice
+}
+
+/// A volume capped by its disks: how many disks of its SKU carry the target, or which larger
+/// disks of the same kind do.
+fn disk_advice(
+    volume: &VolumeLoad,
+    f: &Factors,
+    limit: &RateLimit,
+    target: f64,
+    mb: f64,
+    alternatives: Option<Alternatives<'_>>,
+) -> String {
+    let label = &volume.design.label;
+    let disk = &volume.disk;
+    let n = volume.design.disk_count;
+    let iops_metric = matches!(limit.kind, LimitKind::DiskIops | LimitKind::VolumeIops);
+    let (needed, per_disk, unit) = if iops_metric {
+        (target * f.disk_ios, disk.iops, " IOPS")
+    } else {
+        (target * f.disk_bytes / mb, disk.throughput_mb_s, " MB/s")
+    };
+    let disks_needed = (needed / per_disk - 1e-9).ceil().max(1.0) as u32;
+    let mut text = format!(
+        "volume '{label}' needs {}{unit} from its disks; {n} x {} give {}{unit}: \
+         use {disks_needed} x {} striped ({}{unit})",
+        fmt_num(needed),
+        disk.name,
+        fmt_num(per_disk * n as f64),
+        disk.name,
+        fmt_num(per_disk * disks_needed as f64),
+    );
+    if let Some(alt) = alternatives {
+        let mut bigger: Vec<&DiskSku> = alt
+            .disks
+            .iter()
+            .filter(|d| d.kind == disk.kind && d.name != disk.name)
+            .filter(|d| {
+                let value = if iops_metric {
+                    d.iops.0
+                } else {
+                    d.throughput_mb_s.0
+                };
+                value * n as f64 >= needed * (1.0 - 1e-9)
+            })
+            .collect();
+        bigger.sort_by(|a, b| a.size_gib.total_cmp(&b.size_gib));
+        if !bigger.is_empty() {
+            let names: Vec<String> = bigger
+                .iter()
+                .take(4)
+                .map(|d| {
+                    let value = if iops_metric {
+                        d.iops.0
+                    } else {
+                        d.throughput_mb_s.0
+                    };
+                    format!("{} ({}{unit})", d.name, fmt_num(value))
+                })
+                .collect();
+            text.push_str(&format!(", or a larger disk: {n} x {}", names.join(" or ")));
+        }
+    }
+    text
+}
+
+/// A volume capped by a VM limit: what the targets need of it, larger VMs that allow it, and
+/// host caching where it would spare the uncached limit.
+fn vm_advice(
+    vm: &VmSize,
+    volume: &VolumeLoad,
+    limit: &RateLimit,
+    wanted: &[f64],
+    alternatives: Option<Alternatives<'_>>,
+) -> String {
+    let kind = limit.kind;
+    let disk = &volume.disk;
+    // What the VM would carry if every volume reached its target.
+    let needed = limit.used(wanted);
+    let mut text = format!(
+        "{} allows {}{} here, the targets need {}{}",
+        limit.name,
+        fmt_num(limit.capacity.unwrap_or(0.0)),
+        limit.unit.suffix(),
+        fmt_num(needed),
+        limit.unit.suffix()
+    );
+    if let Some(alt) = alternatives {
+        let value = |candidate: &VmSize| -> Option<f64> {
+            match kind {
+                LimitKind::VmUncachedIops => candidate.uncached_iops.map(|x| x.0),
+                LimitKind::VmUncachedThroughput => candidate.uncached_throughput_mb_s.map(|x| x.0),
+                LimitKind::VmCachedIops => candidate.cached_iops.map(|x| x.0),
+                _ => candidate.cached_throughput_mb_s.map(|x| x.0),
+            }
+        };
+        let mut bigger: Vec<(&VmSize, f64)> = alt
+            .vms
+            .iter()
+            .filter(|c| c.name != vm.name)
+            .filter(|c| c.premium_storage || !disk.kind.needs_premium_vm())
+            .filter_map(|c| value(c).map(|x| (c, x)))
+            .filter(|(_, x)| *x >= needed * (1.0 - 1e-9))
+            .collect();
+        bigger.sort_by(|a, b| {
+            let pa = a.0.price_usd_month.unwrap_or(f64::INFINITY);
+            let pb = b.0.price_usd_month.unwrap_or(f64::INFINITY);
+            pa.total_cmp(&pb).then(a.1.total_cmp(&b.1))
+        });
+        if !bigger.is_empty() {
+            let names: Vec<String> = bigger
+                .iter()
+                .take(3)
+                .map(|(c, x)| format!("{} ({}{})", c.name, fmt_num(*x), limit.unit.suffix()))
+                .collect();
+            text.push_str(&format!("; a larger VM: {}", names.join(", ")));
+        }
+    }
+    if matches!(
+        kind,
+        LimitKind::VmUncachedIops | LimitKind::VmUncachedThroughput
+    ) && volume.workload.read_pct >= 50.0
+        && disk.kind.supports_host_caching()
+    {
+        text.push_str("; or ReadOnly host caching on read-heavy volumes");
+    }
+    text
 }
 
 #[cfg(test)]
