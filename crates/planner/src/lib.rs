@@ -651,6 +651,47 @@ fn size_provisioned(
     Some((count, disk))
 }
 
+/// What one volume asks of its disks, derived once from its target and the plan's options.
+struct VolumeNeed {
+    /// Target IOPS at the operating point.
+    wanted: f64,
+    /// Mean IO size at the operating point, bytes.
+    size: f64,
+    stripe: Bytes,
+    /// Disk IOs per volume IO when striped.
+    split: f64,
+    read: f64,
+    hit: f64,
+    capacity: f64,
+    /// Share of each sized limit a design may use (1 - headroom).
+    room: f64,
+    slots: u32,
+    mb: f64,
+    seconds_busy: f64,
+}
+
+impl VolumeNeed {
+    fn of(vm: &VmSize, target: &SizingTarget, options: &PlanOptions) -> VolumeNeed {
+        let mb = options.assumptions.mb.bytes_per_mb();
+        let (stripe, _) = choose_stripe(target);
+        let size = operating_point(target, mb).1.as_f64();
+        VolumeNeed {
+            wanted: target_iops(target, mb),
+            size,
+            stripe,
+            split: (size / stripe.as_f64()).ceil().max(1.0),
+            read: target.read_pct / 100.0,
+            hit: options.assumptions.cache_hit_pct / 100.0,
+            capacity: target.capacity_gib.unwrap_or(0.0),
+            // Every sized limit keeps the headroom asked: a disk counts for `room` of its limit.
+            room: 1.0 - options.min_headroom_pct / 100.0,
+            slots: slots_allowed(vm, options.min_headroom_pct),
+            mb,
+            seconds_busy: 3600.0 * options.busy_hours_per_month,
+        }
+    }
+}
+
 /// The disk options for one volume on one VM, cheapest first (priced before unpriced).
 fn volume_options(
     vm: &VmSize,
@@ -658,22 +699,9 @@ fn volume_options(
     rows: &CatalogRows,
     options: &PlanOptions,
 ) -> Vec<VolumeOption> {
-    let target = &volume.sizing;
-    let mb = options.assumptions.mb.bytes_per_mb();
-    let wanted = target_iops(target, mb);
-    let (policy, _) = choose_caching(volume.role, target, options.caching);
+    let need = VolumeNeed::of(vm, &volume.sizing, options);
+    let (policy, _) = choose_caching(volume.role, &volume.sizing, options.caching);
     let vm_cache_published = vm.cached_iops.is_some() || vm.cached_throughput_mb_s.is_some();
-    let (stripe, _) = choose_stripe(target);
-    let size = operating_point(target, mb).1.as_f64();
-    let split = (size / stripe.as_f64()).ceil().max(1.0);
-    let read = target.read_pct / 100.0;
-    let hit = options.assumptions.cache_hit_pct / 100.0;
-    let capacity = target.capacity_gib.unwrap_or(0.0);
-    // Every sized limit keeps the headroom asked: a disk counts for `room` of its limit.
-    let room = 1.0 - options.min_headroom_pct / 100.0;
-    let slots = slots_allowed(vm, options.min_headroom_pct);
-    let seconds = 3600.0 * options.busy_hours_per_month;
-    let mut out = Vec::new();
     let caching_for = |supports: bool| -> (HostCaching, CachingReason) {
         if !policy.is_cached() {
             (policy, CachingReason::Policy)
@@ -685,6 +713,7 @@ fn volume_options(
             (policy, CachingReason::Policy)
         }
     };
+    let mut out = Vec::new();
     for sku in &rows.disks {
         if sku.kind.needs_premium_vm() && !vm.premium_storage {
             continue;
@@ -695,65 +724,13 @@ fn volume_options(
         let fallback = (policy_caching.is_cached() && options.caching.is_none())
             .then_some((HostCaching::None, CachingReason::UncachedFallback));
         for (caching, reason) in std::iter::once((policy_caching, policy_reason)).chain(fallback) {
-            let miss = if caching.is_cached() { 1.0 - hit } else { 1.0 };
-            let disk_ios = wanted * (read * miss * split + (1.0 - read) * split);
-            let disk_mb = wanted * size * (read * miss + (1.0 - read)) / mb;
-            let by_iops = (disk_ios / (sku.iops.0 * room) - 1e-9).ceil();
-            let by_mb = (disk_mb / (sku.throughput_mb_s.0 * room) - 1e-9).ceil();
-            let by_size = (capacity / sku.size_gib - 1e-9).ceil();
-            let count = by_iops.max(by_mb).max(by_size).max(1.0);
-            if !count.is_finite() || count > slots as f64 {
-                continue;
-            }
-            let count = count as u32;
-            let disk = DiskPerf::from(sku);
-            let (operations_per_month, operations_price) = if sku.kind.bills_operations() {
-                // IOs reaching the disks (reads the cache serves do not), each counted as
-                // the operations its stripe pieces bill.
-                let (pieces, piece) = if count > 1 {
-                    (split, size.min(stripe.as_f64()))
-                } else {
-                    (1.0, size)
-                };
-                let per_io = operations_per_io(&disk, pieces, piece);
-                let per_month = wanted * (read * miss + (1.0 - read)) * per_io * seconds;
-                (Some(per_month), operations_price(&disk, per_month))
-            } else {
-                (None, Some(0.0))
-            };
-            out.push(VolumeOption {
-                disk,
-                count,
-                caching,
-                caching_reason: reason,
-                provisioned: None,
-                price: sku.price_usd_month.map(|p| p * count as f64),
-                operations_per_month,
-                operations_price,
-            });
+            out.extend(sku_option(&need, sku, caching, reason));
         }
     }
     if vm.premium_storage {
         for disk_type in &rows.provisioned {
             let (caching, reason) = caching_for(false);
-            let disk_ios = wanted * split;
-            let disk_mb = wanted * size / mb;
-            // Provisioned disks are bought with the headroom: the need divided by `room`.
-            if let Some((count, disk)) =
-                size_provisioned(disk_type, disk_ios / room, disk_mb / room, capacity, slots)
-            {
-                let price = disk.price_usd_month.map(|p| p * count as f64);
-                out.push(VolumeOption {
-                    provisioned: Some((disk.iops, disk.throughput_mb_s)),
-                    disk,
-                    count,
-                    caching,
-                    caching_reason: reason,
-                    price,
-                    operations_per_month: None,
-                    operations_price: Some(0.0),
-                });
-            }
+            out.extend(provisioned_option(&need, disk_type, caching, reason));
         }
     }
     // Fully priced (disks + operations) first, cheapest first; then those whose operations
@@ -767,6 +744,95 @@ fn volume_options(
     // The search forms its combinations from these only.
     out.truncate(OPTIONS_PER_VOLUME);
     out
+}
+
+/// A fixed-size SKU for the volume with this caching: the count its IOPS, MB/s and capacity
+/// need (with the headroom), its price and operations charge; `None` over the slots.
+fn sku_option(
+    need: &VolumeNeed,
+    sku: &DiskSku,
+    caching: HostCaching,
+    reason: CachingReason,
+) -> Option<VolumeOption> {
+    let VolumeNeed {
+        wanted,
+        size,
+        split,
+        read,
+        room,
+        mb,
+        ..
+    } = *need;
+    let miss = if caching.is_cached() {
+        1.0 - need.hit
+    } else {
+        1.0
+    };
+    let disk_ios = wanted * (read * miss * split + (1.0 - read) * split);
+    let disk_mb = wanted * size * (read * miss + (1.0 - read)) / mb;
+    let by_iops = (disk_ios / (sku.iops.0 * room) - 1e-9).ceil();
+    let by_mb = (disk_mb / (sku.throughput_mb_s.0 * room) - 1e-9).ceil();
+    let by_size = (need.capacity / sku.size_gib - 1e-9).ceil();
+    let count = by_iops.max(by_mb).max(by_size).max(1.0);
+    if !count.is_finite() || count > need.slots as f64 {
+        return None;
+    }
+    let count = count as u32;
+    let disk = DiskPerf::from(sku);
+    let (operations_per_month, operations_price) = if sku.kind.bills_operations() {
+        // IOs reaching the disks (reads the cache serves do not), each counted as the
+        // operations its stripe pieces bill.
+        let (pieces, piece) = if count > 1 {
+            (split, size.min(need.stripe.as_f64()))
+        } else {
+            (1.0, size)
+        };
+        let per_io = operations_per_io(&disk, pieces, piece);
+        let per_month = wanted * (read * miss + (1.0 - read)) * per_io * need.seconds_busy;
+        (Some(per_month), operations_price(&disk, per_month))
+    } else {
+        (None, Some(0.0))
+    };
+    Some(VolumeOption {
+        disk,
+        count,
+        caching,
+        caching_reason: reason,
+        provisioned: None,
+        price: sku.price_usd_month.map(|p| p * count as f64),
+        operations_per_month,
+        operations_price,
+    })
+}
+
+/// A provisioned disk type (Premium SSD v2, Ultra) sized for the volume with the headroom.
+fn provisioned_option(
+    need: &VolumeNeed,
+    disk_type: &ProvisionedDiskType,
+    caching: HostCaching,
+    reason: CachingReason,
+) -> Option<VolumeOption> {
+    let disk_ios = need.wanted * need.split;
+    let disk_mb = need.wanted * need.size / need.mb;
+    // Provisioned disks are bought with the headroom: the need divided by `room`.
+    let (count, disk) = size_provisioned(
+        disk_type,
+        disk_ios / need.room,
+        disk_mb / need.room,
+        need.capacity,
+        need.slots,
+    )?;
+    let price = disk.price_usd_month.map(|p| p * count as f64);
+    Some(VolumeOption {
+        provisioned: Some((disk.iops, disk.throughput_mb_s)),
+        disk,
+        count,
+        caching,
+        caching_reason: reason,
+        price,
+        operations_per_month: None,
+        operations_price: Some(0.0),
+    })
 }
 
 /// Builds the loads predict checks for one combination of volume options.
