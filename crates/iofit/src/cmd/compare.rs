@@ -152,7 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(caching) = &args.caching {
         let caching: HostCaching = caching
             .parse()
-            .map_err(|error: String| bad_input(format!("--caching: {error}")))?;
+            .map_err(|error| bad_input(format!("--caching: {error}")))?;
         context.caching = Some(caching);
     }
 

@@ -227,7 +227,7 @@ pub(crate) fn parse_size(flag: &str, text: &str) -> anyhow::Result<Bytes> {
 /// Parses host caching.
 pub(crate) fn parse_caching(text: &str) -> anyhow::Result<HostCaching> {
     text.parse()
-        .map_err(|e: String| bad_input(format!("--caching: {e}")))
+        .map_err(|e| bad_input(format!("--caching: {e}")))
 }
 
 /// Reads and validates a requirements TOML file; every error is one line naming file, line
