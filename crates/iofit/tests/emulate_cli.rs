@@ -253,7 +253,7 @@ fn a_p10_bursts_while_credits_last_then_falls_to_its_baseline() {
     // Into burst: some second near 3,500; out of it: the last seconds at the 500 baseline.
     let peak = iops.iter().cloned().fold(0.0, f64::max);
     assert!(
-        peak >= 3500.0 * 0.85 && peak <= 3500.0 * 1.15,
+        (3500.0 * 0.85..=3500.0 * 1.15).contains(&peak),
         "peak {peak}: {iops:?}"
     );
     let tail = &iops[iops.len() - 3..iops.len() - 1];
