@@ -32,10 +32,13 @@
 #![allow(clippy::result_large_err)]
 
 mod error;
+pub mod import;
 mod load;
+mod priced;
 pub mod types;
 
 pub use error::CatalogError;
+pub use priced::{PriceChoice, PricedView};
 pub use types::*;
 
 use std::path::Path;
@@ -131,6 +134,8 @@ pub struct Catalog {
     pub disks: Vec<DiskSku>,
     pub provisioned: Vec<ProvisionedDiskType>,
     pub netapp: Vec<NetAppServiceLevel>,
+    /// Prices by region, way of paying and OS (see [`Catalog::priced_for`]).
+    pub prices: Vec<PriceRow>,
 }
 
 impl Catalog {
@@ -195,6 +200,13 @@ impl Catalog {
         for level in rows.netapp {
             let slot = self.find(&self.netapp, &level.name, &edition);
             upsert(&mut self.netapp, slot, level);
+        }
+        for price in rows.prices {
+            let slot = self.prices.iter().position(|old| {
+                priced::same_price_key(old, &price)
+                    && self.edition_of(&old.table) == Some(edition.as_str())
+            });
+            upsert(&mut self.prices, slot, price);
         }
         Ok(())
     }
