@@ -7,6 +7,7 @@ pub mod demo;
 pub mod plan;
 pub mod predict;
 pub mod profile;
+pub mod remote;
 pub mod run;
 pub mod size_threads;
 pub mod vdbench;
