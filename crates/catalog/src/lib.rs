@@ -124,6 +124,42 @@ const EMBEDDED: &[(&str, &str)] = &[
         "catalog/vm-msv2-azure-current.toml",
         include_str!("../../../catalog/vm-msv2-azure-current.toml"),
     ),
+    (
+        "catalog/vm-dasv5-azure-current.toml",
+        include_str!("../../../catalog/vm-dasv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-dadsv5-azure-current.toml",
+        include_str!("../../../catalog/vm-dadsv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-dsv6-azure-current.toml",
+        include_str!("../../../catalog/vm-dsv6-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-dasv6-azure-current.toml",
+        include_str!("../../../catalog/vm-dasv6-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-dpsv5-azure-current.toml",
+        include_str!("../../../catalog/vm-dpsv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-bsv2-azure-current.toml",
+        include_str!("../../../catalog/vm-bsv2-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-easv5-azure-current.toml",
+        include_str!("../../../catalog/vm-easv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-esv6-azure-current.toml",
+        include_str!("../../../catalog/vm-esv6-azure-current.toml"),
+    ),
+    (
+        "catalog/prices-azure-retail-current.toml",
+        include_str!("../../../catalog/prices-azure-retail-current.toml"),
+    ),
 ];
 
 /// All tables and rows known: the embedded files plus any added with [`Catalog::load_file`].
@@ -201,12 +237,22 @@ impl Catalog {
             let slot = self.find(&self.netapp, &level.name, &edition);
             upsert(&mut self.netapp, slot, level);
         }
+        // Prices come by the hundred: index the existing ones once rather than scanning per row.
+        let mut index: std::collections::HashMap<priced::PriceKey, usize> = self
+            .prices
+            .iter()
+            .enumerate()
+            .filter(|(_, old)| self.edition_of(&old.table) == Some(edition.as_str()))
+            .map(|(slot, old)| (priced::price_key(old), slot))
+            .collect();
         for price in rows.prices {
-            let slot = self.prices.iter().position(|old| {
-                priced::same_price_key(old, &price)
-                    && self.edition_of(&old.table) == Some(edition.as_str())
-            });
-            upsert(&mut self.prices, slot, price);
+            match index.get(&priced::price_key(&price)) {
+                Some(&slot) => self.prices[slot] = price,
+                None => {
+                    index.insert(priced::price_key(&price), self.prices.len());
+                    self.prices.push(price);
+                }
+            }
         }
         Ok(())
     }
@@ -583,7 +629,7 @@ mod tests {
         );
         for family in [
             "DSv2", "Dsv5", "Ddsv5", "Esv5", "Edsv5", "Ebsv5", "Fsv2", "Lsv3", "Msv2", "Mdsv2",
-            "GS", "DS",
+            "GS", "DS", "Dasv5", "Dadsv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6",
         ] {
             assert!(vms.iter().any(|vm| vm.family == family), "{family}");
         }
@@ -773,6 +819,73 @@ premium_storage = false
         );
     }
 
+    /// The embedded [[prices]]: eastus repeats every table's own price; westeurope and
+    /// japaneast price the v5/v6/B/ARM families and every disk tier; reservations and Windows are
+    /// not sourced, so a plan asking for them finds nothing priced rather than a guess.
+    #[test]
+    fn embedded_prices_cover_eastus_westeurope_and_japaneast() {
+        let catalog = embedded();
+        let view = |region: &str, pricing, os| {
+            catalog.priced_for(
+                EDITION_CURRENT,
+                &PriceChoice {
+                    region: region.into(),
+                    pricing,
+                    os,
+                },
+            )
+        };
+        let east = view("eastus", Pricing::Payg, Os::Linux);
+        let priced: Vec<&VmSize> = catalog
+            .vms_in(EDITION_CURRENT)
+            .filter(|vm| vm.price_usd_month.is_some())
+            .collect();
+        assert_eq!(east.catalog.vms.len(), priced.len());
+        for vm in &east.catalog.vms {
+            let own = catalog.vm(&vm.name, EDITION_CURRENT).unwrap();
+            assert_eq!(vm.price_usd_month, own.price_usd_month, "{}", vm.name);
+            assert!(vm
+                .table
+                .ends_with("@ eastus payg linux from azure-retail-prices"));
+        }
+        assert!(east.disks_unpriced.is_empty(), "{:?}", east.disks_unpriced);
+        let eastus_d4as = catalog
+            .vm("D4as_v5", EDITION_CURRENT)
+            .unwrap()
+            .price_usd_month
+            .unwrap();
+        assert!((eastus_d4as - 0.172 * 730.0).abs() < 1e-9);
+        for region in ["westeurope", "japaneast"] {
+            let other = view(region, Pricing::Payg, Os::Linux);
+            assert!(other.catalog.vms.len() >= 90, "{region}");
+            for family in [
+                "Dasv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6", "Dsv5",
+            ] {
+                assert!(
+                    other.catalog.vms.iter().any(|vm| vm.family == family),
+                    "{region} {family}"
+                );
+            }
+            assert!(other.disks_unpriced.is_empty(), "{region}");
+            let d4as = other
+                .catalog
+                .vms
+                .iter()
+                .find(|vm| vm.name == "Standard_D4as_v5")
+                .unwrap();
+            assert!(d4as.price_usd_month.unwrap() > eastus_d4as, "{region}");
+            // Sizes with no price there are left out and counted, not priced at eastus rates.
+            assert!(other
+                .vms_not_in_region
+                .contains(&"Standard_L8s_v3".to_string()));
+        }
+        for (pricing, os) in [(Pricing::Ri1y, Os::Linux), (Pricing::Payg, Os::Windows)] {
+            let none = view("eastus", pricing, os);
+            assert!(none.catalog.vms.is_empty());
+            assert_eq!(none.vms_without_this_price.len(), priced.len());
+        }
+    }
+
     /// Current prices: every priced table says where, when and on what basis; VM monthly prices
     /// are the hourly prices its notes list times 730 hours; what could not be sourced is empty.
     #[test]
@@ -840,7 +953,7 @@ premium_storage = false
                 "{short}: {hourly} x 730 != {month}"
             );
         }
-        assert_eq!(priced_vms, 88);
+        assert_eq!(priced_vms, 161);
         assert_eq!(
             unpriced,
             ["Standard_GS3", "Standard_GS4", "Standard_GS5"],

@@ -43,12 +43,17 @@ pub struct PricedView {
     pub other_region_prices_emptied: Vec<String>,
 }
 
-/// Whether two price rows price the same thing (name, region, way of paying, OS).
-pub(crate) fn same_price_key(a: &PriceRow, b: &PriceRow) -> bool {
-    normalize(&a.name) == normalize(&b.name)
-        && a.region.eq_ignore_ascii_case(&b.region)
-        && a.pricing == b.pricing
-        && a.os == b.os
+/// What makes two price rows price the same thing: name (normalized), region (lower case), way
+/// of paying, OS.
+pub(crate) type PriceKey = (String, String, Pricing, Option<Os>);
+
+pub(crate) fn price_key(row: &PriceRow) -> PriceKey {
+    (
+        normalize(&row.name),
+        row.region.to_ascii_lowercase(),
+        row.pricing,
+        row.os,
+    )
 }
 
 impl Catalog {
@@ -70,13 +75,16 @@ impl Catalog {
             .filter(|p| self.edition_of(&p.table) == Some(edition))
             .filter(|p| p.region.eq_ignore_ascii_case(&choice.region))
             .collect();
+        let by_key: std::collections::HashMap<PriceKey, &PriceRow> =
+            prices.iter().map(|p| (price_key(p), *p)).collect();
+        let region = choice.region.to_ascii_lowercase();
         let find = |name: &str, pricing: Pricing, os: Option<Os>| {
-            let wanted = normalize(name);
-            prices
-                .iter()
-                .find(|p| p.pricing == pricing && p.os == os && normalize(&p.name) == wanted)
+            by_key
+                .get(&(normalize(name), region.clone(), pricing, os))
                 .copied()
         };
+        let priced_names: std::collections::HashSet<String> =
+            prices.iter().map(|p| normalize(&p.name)).collect();
         let mut view = PricedView {
             catalog: Catalog {
                 tables: self.tables.clone(),
@@ -91,8 +99,7 @@ impl Catalog {
         let mut derived: BTreeMap<String, TableInfo> = BTreeMap::new();
         for vm in self.vms_in(edition) {
             let Some(price) = find(&vm.name, choice.pricing, Some(choice.os)) else {
-                let wanted = normalize(&vm.name);
-                if prices.iter().any(|p| normalize(&p.name) == wanted) {
+                if priced_names.contains(&normalize(&vm.name)) {
                     view.vms_without_this_price.push(vm.name.clone());
                 } else {
                     view.vms_not_in_region.push(vm.name.clone());
