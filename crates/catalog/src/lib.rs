@@ -156,9 +156,18 @@ const EMBEDDED: &[(&str, &str)] = &[
         "catalog/vm-esv6-azure-current.toml",
         include_str!("../../../catalog/vm-esv6-azure-current.toml"),
     ),
+];
+
+/// The embedded regional price lists (only `[[prices]]` rows): read by [`Catalog::embedded`],
+/// left out by [`Catalog::embedded_without_regional_prices`].
+const EMBEDDED_PRICES: &[(&str, &str)] = &[
     (
-        "catalog/prices-azure-retail-current.toml",
-        include_str!("../../../catalog/prices-azure-retail-current.toml"),
+        "catalog/prices-westeurope-azure-current.toml",
+        include_str!("../../../catalog/prices-westeurope-azure-current.toml"),
+    ),
+    (
+        "catalog/prices-japaneast-azure-current.toml",
+        include_str!("../../../catalog/prices-japaneast-azure-current.toml"),
     ),
 ];
 
@@ -177,6 +186,16 @@ pub struct Catalog {
 impl Catalog {
     /// The catalog built into the binary (the files under `catalog/`).
     pub fn embedded() -> Result<Catalog, CatalogError> {
+        let mut catalog = Catalog::embedded_without_regional_prices()?;
+        for (name, text) in EMBEDDED_PRICES {
+            catalog.load_str(name, text)?;
+        }
+        Ok(catalog)
+    }
+
+    /// The embedded catalog without the regional price lists: every table and its own prices,
+    /// which is all a plan without `--region` reads (parsing the lists would only cost time).
+    pub fn embedded_without_regional_prices() -> Result<Catalog, CatalogError> {
         let mut catalog = Catalog::default();
         for (name, text) in EMBEDDED {
             catalog.load_str(name, text)?;
@@ -220,6 +239,10 @@ impl Catalog {
             });
         }
         let edition = rows.table.edition.clone();
+        // Prices the table's price_region/_pricing/_os imply come first, so that explicit
+        // [[prices]] rows of the same file override them.
+        let mut prices = priced::implied_prices(&rows.table, &rows.vms, &rows.disks);
+        prices.extend(rows.prices);
         self.tables.push(rows.table);
         for vm in rows.vms {
             let slot = self.find(&self.vms, &vm.name, &edition);
@@ -245,7 +268,7 @@ impl Catalog {
             .filter(|(_, old)| self.edition_of(&old.table) == Some(edition.as_str()))
             .map(|(slot, old)| (priced::price_key(old), slot))
             .collect();
-        for price in rows.prices {
+        for price in prices {
             match index.get(&priced::price_key(&price)) {
                 Some(&slot) => self.prices[slot] = price,
                 None => {
@@ -844,9 +867,8 @@ premium_storage = false
         for vm in &east.catalog.vms {
             let own = catalog.vm(&vm.name, EDITION_CURRENT).unwrap();
             assert_eq!(vm.price_usd_month, own.price_usd_month, "{}", vm.name);
-            assert!(vm
-                .table
-                .ends_with("@ eastus payg linux from azure-retail-prices"));
+            // The eastus tables' own prices (price_region/price_pricing/price_os), no copy.
+            assert!(vm.table.ends_with("@ eastus payg linux"), "{}", vm.table);
         }
         assert!(east.disks_unpriced.is_empty(), "{:?}", east.disks_unpriced);
         let eastus_d4as = catalog
@@ -884,6 +906,90 @@ premium_storage = false
             assert!(none.catalog.vms.is_empty());
             assert_eq!(none.vms_without_this_price.len(), priced.len());
         }
+    }
+
+    #[test]
+    fn leaving_out_the_regional_price_lists_changes_no_table_row() {
+        let all = embedded();
+        let lean = Catalog::embedded_without_regional_prices().unwrap();
+        assert_eq!((&lean.vms, &lean.disks), (&all.vms, &all.disks));
+        assert!(lean.prices.iter().all(|p| p.region == "eastus"));
+        assert!(all.prices.iter().any(|p| p.region == "japaneast"));
+    }
+
+    /// A table's price_region/price_pricing/price_os make its prices [[prices]] rows; an
+    /// explicit row of the same key in the file wins; the two keys go together.
+    #[test]
+    fn table_price_keys_imply_price_rows_that_explicit_rows_override() {
+        let text = r#"
+[table]
+id = "t-prices"
+edition = "current"
+title = "t"
+source = "s"
+date = "2026-01-01"
+price_region = "westus2"
+price_pricing = "payg"
+price_os = "linux"
+
+[[vms]]
+name = "Standard_Q1"
+family = "Q"
+vcpu = 2
+memory_gib = 8
+max_data_disks = 4
+premium_storage = true
+uncached_iops = 1000
+price_usd_month = 100
+
+[[vms]]
+name = "Standard_Q2"
+family = "Q"
+vcpu = 4
+memory_gib = 16
+max_data_disks = 8
+premium_storage = true
+uncached_iops = 2000
+price_usd_month = 200
+
+[[prices]]
+name = "Standard_Q2"
+region = "westus2"
+pricing = "payg"
+os = "linux"
+usd_month = 150
+"#;
+        let mut catalog = Catalog::default();
+        catalog.load_str("t.toml", text).unwrap();
+        let view = catalog.priced_for(
+            EDITION_CURRENT,
+            &PriceChoice {
+                region: "WestUS2".into(),
+                pricing: Pricing::Payg,
+                os: Os::Linux,
+            },
+        );
+        let prices: Vec<(String, Option<f64>)> = view
+            .catalog
+            .vms
+            .iter()
+            .map(|vm| (vm.name.clone(), vm.price_usd_month))
+            .collect();
+        assert_eq!(
+            prices,
+            [
+                ("Standard_Q1".to_string(), Some(100.0)),
+                ("Standard_Q2".to_string(), Some(150.0))
+            ]
+        );
+        let error = Catalog::default()
+            .load_str("u.toml", &text.replace("price_pricing = \"payg\"\n", ""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("u.toml: line 8: [table]: field price_pricing: price_region and"),
+            "{error}"
+        );
     }
 
     /// Current prices: every priced table says where, when and on what basis; VM monthly prices

@@ -72,6 +72,9 @@ const TABLE_FIELDS: &[Field] = &[
     opt("price_basis", Kind::Text),
     opt("price_source", Kind::Text),
     opt("price_date", Kind::Date),
+    opt("price_region", Kind::Text),
+    opt("price_pricing", Kind::PricingName),
+    opt("price_os", Kind::OsName),
     opt("notes", Kind::Text),
 ];
 
@@ -233,6 +236,21 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
                 problem: one_line(error.message()),
             })?;
 
+    if table.price_region.is_some() != table.price_pricing.is_some() {
+        let (missing, present) = if table.price_region.is_none() {
+            ("price_region", "price_pricing")
+        } else {
+            ("price_pricing", "price_region")
+        };
+        return Err(CatalogError::Table {
+            file: file.to_string(),
+            line: locator.table_field_line(present),
+            field: missing.to_string(),
+            problem: "price_region and price_pricing go together (price_os too, for VM \
+                      prices); add it, e.g. price_region = \"eastus\", price_pricing = \"payg\""
+                .to_string(),
+        });
+    }
     let context = RowContext {
         file,
         table_id: &table.id,

@@ -65,7 +65,7 @@ impl Catalog {
     /// - fixed-size disks are priced at the region's pay-as-you-go price (reservations of
     ///   disks are not modelled, whatever `pricing` says), or left unpriced when none is known;
     /// - provisioned disk types and NetApp levels keep their prices only when their table's
-    ///   `price_basis` starts with the region; otherwise their prices are emptied.
+    ///   `price_region` is the region; otherwise their prices are emptied.
     ///
     /// The view's `notes()` say all of this in words.
     pub fn priced_for(&self, edition: &str, choice: &PriceChoice) -> PricedView {
@@ -145,13 +145,11 @@ impl Catalog {
         view
     }
 
-    /// Whether a table's prices are for `region`: its `price_basis` starts with the region's
-    /// name (`eastus (US East), USD, ...`).
+    /// Whether a table's prices are for `region`: its `price_region` says so.
     fn prices_are_for(&self, table_id: &str, region: &str) -> bool {
         self.table(table_id)
-            .and_then(|t| t.price_basis.as_deref())
-            .and_then(|basis| basis.split([' ', ',']).next())
-            .is_some_and(|first| first.eq_ignore_ascii_case(region))
+            .and_then(|t| t.price_region.as_deref())
+            .is_some_and(|r| r.eq_ignore_ascii_case(region))
     }
 
     /// The table a VM row of the view points to: its own table, with the price basis, source
@@ -187,6 +185,9 @@ impl Catalog {
             price_basis: None,
             price_source: None,
             price_date: None,
+            price_region: None,
+            price_pricing: None,
+            price_os: None,
             notes: None,
         });
         table.id = id;
@@ -263,4 +264,37 @@ impl PricedView {
         }
         notes
     }
+}
+
+/// The `[[prices]]` rows a table's `price_region`/`price_pricing`/`price_os` imply: one per VM
+/// (when `price_os` is given) and per disk with a `price_usd_month`.
+pub(crate) fn implied_prices(
+    table: &TableInfo,
+    vms: &[crate::VmSize],
+    disks: &[crate::DiskSku],
+) -> Vec<PriceRow> {
+    let (Some(region), Some(pricing)) = (&table.price_region, table.price_pricing) else {
+        return Vec::new();
+    };
+    let row = |name: &str, os: Option<Os>, usd_month: f64| PriceRow {
+        name: name.to_string(),
+        table: table.id.clone(),
+        region: region.clone(),
+        pricing,
+        os,
+        usd_month,
+        retail_price_usd: None,
+        retail_unit: None,
+        source: None,
+        date: None,
+        notes: None,
+    };
+    let vm_rows = vms.iter().filter_map(|vm| {
+        let os = table.price_os?;
+        vm.price_usd_month.map(|usd| row(&vm.name, Some(os), usd))
+    });
+    let disk_rows = disks
+        .iter()
+        .filter_map(|disk| disk.price_usd_month.map(|usd| row(&disk.name, None, usd)));
+    vm_rows.chain(disk_rows).collect()
 }

@@ -28,6 +28,15 @@ pub struct TableInfo {
     pub price_source: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price_date: Option<String>,
+    /// When every `price_usd_month` of this table is a price of one region, way of paying and
+    /// (for VMs) OS, which: the rows then also count as `[[prices]]` rows of that kind, so a
+    /// plan with `--region` finds them without a second copy of each price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_region: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_pricing: Option<Pricing>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_os: Option<Os>,
     /// Free text: caveats, disagreements with other tables.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,

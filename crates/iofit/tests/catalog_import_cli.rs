@@ -211,6 +211,21 @@ fn import_refuses_bad_input_in_one_line_with_exit_2() {
         stderr.contains("--pricing: 'ri-5y' is not a way of paying"),
         "{stderr}"
     );
+    // Nothing built in is priced for a Windows reservation: said so, not planned unpriced.
+    let (code, stderr) = run(&[
+        "plan",
+        "--iops",
+        "100",
+        "--pricing",
+        "ri-3y",
+        "--os",
+        "windows",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("no VM size in the current catalog has such a price"),
+        "{stderr}"
+    );
     let (code, stderr) = run(&["catalog", "vms", "--region", "eastus"]);
     assert_eq!(code, Some(2), "{stderr}");
 }

@@ -71,6 +71,9 @@ pub(crate) fn catalog_toml(
              hourly x 730 h. The [[prices]] rows hold every way of paying and OS found"
         ))
     );
+    let _ = writeln!(out, "price_region = {}", quote(region));
+    let _ = writeln!(out, "price_pricing = \"payg\"");
+    let _ = writeln!(out, "price_os = \"linux\"");
     if !prices.is_empty() {
         let _ = writeln!(
             out,

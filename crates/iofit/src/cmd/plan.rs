@@ -124,9 +124,11 @@ pub struct CatalogArgs {
 }
 
 impl CatalogArgs {
-    /// The embedded catalog plus the --catalog files; the edition checked.
+    /// The embedded catalog plus the --catalog files; the edition checked. The embedded
+    /// regional price lists are read only when --region/--pricing/--os ask for them.
     pub(crate) fn load(&self) -> anyhow::Result<Catalog> {
-        load_catalog(&self.edition, &self.files)
+        let with_prices = self.region.is_some() || self.pricing.is_some() || self.os.is_some();
+        load_catalog_with(&self.edition, &self.files, with_prices)
     }
 
     /// The price choice of --region/--pricing/--os; `None` when none of them is given.
@@ -167,6 +169,19 @@ impl CatalogArgs {
             None => Ok((catalog, Vec::new())),
             Some(choice) => {
                 let view = catalog.priced_for(&self.edition, &choice);
+                if view.catalog.vms.is_empty() {
+                    return Err(bad_input(format!(
+                        "--region {} --pricing {} --os {}: no VM size in the {} catalog has such \
+                         a price ({} have {} prices of another kind); import them with `iofit \
+                         catalog import` and give --catalog FILE, or choose another way of paying",
+                        choice.region,
+                        choice.pricing.name(),
+                        choice.os.name(),
+                        self.edition,
+                        view.vms_without_this_price.len(),
+                        choice.region
+                    )));
+                }
                 let notes = view.notes();
                 Ok((view.catalog, notes))
             }
@@ -198,13 +213,27 @@ impl OutputArgs {
 
 /// The embedded catalog plus `--catalog` files; the edition checked.
 pub(crate) fn load_catalog(edition: &str, extra: &[PathBuf]) -> anyhow::Result<Catalog> {
+    load_catalog_with(edition, extra, true)
+}
+
+/// [`load_catalog`], with or without the embedded regional price lists.
+fn load_catalog_with(
+    edition: &str,
+    extra: &[PathBuf],
+    regional_prices: bool,
+) -> anyhow::Result<Catalog> {
     if !EDITIONS.contains(&edition) {
         return Err(bad_input(format!(
             "--edition '{edition}' is unknown; use {}",
             EDITIONS.join(" or ")
         )));
     }
-    let mut catalog = Catalog::embedded().context("loading the embedded catalog")?;
+    let embedded = if regional_prices {
+        Catalog::embedded()
+    } else {
+        Catalog::embedded_without_regional_prices()
+    };
+    let mut catalog = embedded.context("loading the embedded catalog")?;
     for path in extra {
         catalog.load_file(path).map_err(bad_input)?;
     }
