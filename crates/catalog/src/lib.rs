@@ -7,6 +7,10 @@
 //! worked-example tests use). A value nobody could source is `None`; it is never guessed.
 //!
 //! The data files are embedded in the binary; `--catalog FILE` adds or overrides rows.
+//! Prices by region, way of paying and OS are `[[prices]]` rows (or a table's own prices with
+//! `price_region`/`price_pricing`/`price_os`); [`Catalog::priced_for`] gives the rows a plan in
+//! one region may choose from, each carrying the price chosen. [`import`] writes catalog files
+//! from `az vm list-skus` output and Azure Retail Prices API pages.
 //!
 //! ```
 //! use iofit_catalog::{Catalog, EDITION_CURRENT, EDITION_SEED};

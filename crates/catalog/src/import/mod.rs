@@ -77,6 +77,10 @@ pub struct Options {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Imported {
     pub toml: String,
+    /// Rows written: VM sizes, disk tiers, prices.
+    pub vm_rows: usize,
+    pub disk_rows: usize,
+    pub price_rows: usize,
     pub skus: SkuCounts,
     pub prices: PriceCounts,
 }
@@ -131,6 +135,9 @@ pub fn import(
     let toml = write::catalog_toml(options, &region, skus, prices, &read, &rows);
     Ok(Imported {
         toml,
+        vm_rows: read.vms.len(),
+        disk_rows: read.disks.len(),
+        price_rows: rows.prices.len(),
         skus: read.counts.clone(),
         prices: rows.counts.clone(),
     })

@@ -81,10 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         || !args.import.prices.is_empty()
         || args.import.region.is_some()
         || args.import.output.is_some();
-    if args.listing == Listing::Import {
-        return import(&args.import);
-    }
-    if import_flags {
+    if import_flags && args.listing != Listing::Import {
         return Err(bad_input(
             "--skus, --prices, --region and -o belong to `iofit catalog import`",
         ));
@@ -165,7 +162,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 render_netapp(edition, &rows, &tables)
             }
         }
-        Listing::Import => unreachable!("handled above"),
+        Listing::Import => return import(&args.import),
         Listing::Tables => {
             let rows: Vec<&TableInfo> = catalog
                 .tables
@@ -645,12 +642,20 @@ fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
         .load_str(&output.display().to_string(), &imported.toml)
         .map_err(bad_input)?;
     write_new_file(output, &imported.toml, args.allow_overwrite)?;
-    let kept = imported.toml.matches("\n[[vms]]").count();
-    let disks = imported.toml.matches("\n[[disks]]").count();
-    let prices = imported.toml.matches("\n[[prices]]").count();
+    crate::cmd::plan::emit(&import_summary(output, region, &imported))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `iofit catalog import` prints: what was written, left out and skipped.
+fn import_summary(
+    output: &std::path::Path,
+    region: &str,
+    imported: &iofit_catalog::import::Imported,
+) -> String {
+    let (kept, disks, prices) = (imported.vm_rows, imported.disk_rows, imported.price_rows);
     let skus = &imported.skus;
     let counts = &imported.prices;
-    crate::cmd::plan::emit(&format!(
+    format!(
         "wrote {}: {kept} VM sizes, {disks} disk tiers, {prices} prices for {}\n\
          left out: {} restricted in {}{}, {} incomplete VM records, {} other disk kinds; \
          {} sizes restricted in some zones kept\n\
@@ -680,8 +685,7 @@ fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
         counts.not_used,
         counts.unit_not_understood,
         counts.windows_reservations_derived,
-    ))?;
-    Ok(ExitCode::SUCCESS)
+    )
 }
 
 /// Writes `text` to `path` whole or not at all (a temporary file renamed over it). An existing
