@@ -109,12 +109,83 @@ pub struct CatalogArgs {
     /// Extra catalog file(s) that add or override rows.
     #[arg(long = "catalog", value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// Price in this Azure region (eastus, westeurope, japaneast...): only VM sizes with a
+    /// price there (for --pricing and --os) are considered. Default eastus when --pricing or
+    /// --os is given; without all three, the rows' own prices are used as they are.
+    #[arg(long)]
+    pub region: Option<String>,
+    /// How the VMs are paid: payg (default), ri-1y or ri-3y (1- or 3-year reservation, per
+    /// month). Disks stay at pay-as-you-go.
+    #[arg(long)]
+    pub pricing: Option<String>,
+    /// The VMs' operating system: linux (default; no licence) or windows (licence included).
+    #[arg(long)]
+    pub os: Option<String>,
 }
 
 impl CatalogArgs {
-    /// The embedded catalog plus the --catalog files; the edition checked.
+    /// The embedded catalog plus the --catalog files; the edition checked. The embedded
+    /// regional price lists are read only when --region/--pricing/--os ask for them.
     pub(crate) fn load(&self) -> anyhow::Result<Catalog> {
-        load_catalog(&self.edition, &self.files)
+        let with_prices = self.region.is_some() || self.pricing.is_some() || self.os.is_some();
+        load_catalog_with(&self.edition, &self.files, with_prices)
+    }
+
+    /// The price choice of --region/--pricing/--os; `None` when none of them is given.
+    pub(crate) fn price_choice(&self) -> anyhow::Result<Option<iofit_catalog::PriceChoice>> {
+        if self.region.is_none() && self.pricing.is_none() && self.os.is_none() {
+            return Ok(None);
+        }
+        let region = self.region.as_deref().unwrap_or("eastus").trim();
+        if region.is_empty() || !region.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(bad_input(format!(
+                "--region '{region}': write Azure's region name, e.g. eastus, westeurope, japaneast"
+            )));
+        }
+        let flag = |name: &str, error: String| bad_input(format!("--{name}: {error}"));
+        Ok(Some(iofit_catalog::PriceChoice {
+            region: region.to_ascii_lowercase(),
+            pricing: self
+                .pricing
+                .as_deref()
+                .unwrap_or("payg")
+                .parse()
+                .map_err(|e| flag("pricing", e))?,
+            os: self
+                .os
+                .as_deref()
+                .unwrap_or("linux")
+                .parse()
+                .map_err(|e| flag("os", e))?,
+        }))
+    }
+
+    /// The catalog as the plan sees it: with --region/--pricing/--os, only the VM sizes priced
+    /// so, each carrying that price (see `Catalog::priced_for`), and notes saying which prices
+    /// were used and which were missing; without them, the catalog as loaded.
+    pub(crate) fn load_priced(&self) -> anyhow::Result<(Catalog, Vec<String>)> {
+        let catalog = self.load()?;
+        match self.price_choice()? {
+            None => Ok((catalog, Vec::new())),
+            Some(choice) => {
+                let view = catalog.priced_for(&self.edition, &choice);
+                if view.catalog.vms.is_empty() {
+                    return Err(bad_input(format!(
+                        "--region {} --pricing {} --os {}: no VM size in the {} catalog has such \
+                         a price ({} have {} prices of another kind); import them with `iofit \
+                         catalog import` and give --catalog FILE, or choose another way of paying",
+                        choice.region,
+                        choice.pricing.name(),
+                        choice.os.name(),
+                        self.edition,
+                        view.vms_without_this_price.len(),
+                        choice.region
+                    )));
+                }
+                let notes = view.notes();
+                Ok((view.catalog, notes))
+            }
+        }
     }
 }
 
@@ -142,13 +213,27 @@ impl OutputArgs {
 
 /// The embedded catalog plus `--catalog` files; the edition checked.
 pub(crate) fn load_catalog(edition: &str, extra: &[PathBuf]) -> anyhow::Result<Catalog> {
+    load_catalog_with(edition, extra, true)
+}
+
+/// [`load_catalog`], with or without the embedded regional price lists.
+fn load_catalog_with(
+    edition: &str,
+    extra: &[PathBuf],
+    regional_prices: bool,
+) -> anyhow::Result<Catalog> {
     if !EDITIONS.contains(&edition) {
         return Err(bad_input(format!(
             "--edition '{edition}' is unknown; use {}",
             EDITIONS.join(" or ")
         )));
     }
-    let mut catalog = Catalog::embedded().context("loading the embedded catalog")?;
+    let embedded = if regional_prices {
+        Catalog::embedded()
+    } else {
+        Catalog::embedded_without_regional_prices()
+    };
+    let mut catalog = embedded.context("loading the embedded catalog")?;
     for path in extra {
         catalog.load_file(path).map_err(bad_input)?;
     }
@@ -373,7 +458,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         emit(EXAMPLE_REQUIREMENTS)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let catalog = args.catalog.load()?;
+    let (catalog, price_notes) = args.catalog.load_priced()?;
     let edition = args.catalog.edition.as_str();
     let mut requirements = match &args.requirements {
         Some(path) => {
@@ -426,6 +511,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let rows = rows_for(&catalog, edition);
     let mut plan = iofit_planner::plan(&requirements, &rows, &options).map_err(bad_input)?;
+    plan.notes.extend(price_notes);
     if edition == EDITION_SEED {
         if let Some(note) = seed_total_note(&catalog) {
             plan.notes.push(note);
