@@ -284,18 +284,20 @@ fn summary(outcome: &Outcome) -> String {
     );
     for row in &outcome.limits {
         text.push_str(&format!(
-            "{:<24} {:>10.1} {:>12.1} {:>8.1} {:>7.1}% {:>10.0}%\n",
+            "{:<24} {:>10.1} {:>12.1} {:>8.1} {:>7.1}% {:>8.1}% {:>13.0}%\n",
             row.limit,
             row.cap,
             row.mean_used,
             row.peak_used,
             row.mean_consumed_pct,
+            row.median_consumed_pct,
             row.at_limit_pct_of_time
         ));
     }
     match &outcome.binding {
         Some(limit) => text.push_str(&format!("binding: {limit}\n")),
-        None => text.push_str("binding: none (no limit was used at 50 % or more on average)\n"),
+        None => text
+            .push_str("binding: none (no limit was used at 50 % or more in the median second)\n"),
     }
     let status = match (outcome.exit_code, outcome.signal) {
         (Some(code), _) => format!("exit code {code}"),
