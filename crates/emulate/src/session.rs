@@ -436,6 +436,9 @@ fn summarize(limits: &DesignLimits, seconds: &[Second]) -> Vec<LimitSummary> {
             .iter()
             .filter(|v| pct(**v, cap) >= AT_LIMIT_PCT)
             .count() as f64;
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
         rows.push(LimitSummary {
             limit: name,
             cap,
