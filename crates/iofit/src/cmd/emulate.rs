@@ -214,7 +214,7 @@ fn cleanup() -> anyhow::Result<ExitCode> {
 
 fn header(limits: &DesignLimits) -> String {
     let mut text = format!("emulating {} (limits x {})\n", limits.vm.name, limits.scale);
-    let cap = |v: Option<f64>| v.map_or("not published".into(), |v| format!("{v:.0}"));
+    let cap = |v: Option<f64>| v.map_or("not published".into(), |v| format!("{v:.1}"));
     text.push_str(&format!(
         "  VM uncached: {} IOPS, {} MB/s (shared by all volumes)\n",
         cap(limits.vm.uncached_iops),
@@ -280,7 +280,7 @@ impl Observer for Printer {
 
 fn summary(outcome: &Outcome) -> String {
     let mut text = String::from(
-        "\nlimit                         cap      mean used   peak   mean %   time at >=95%\n",
+        "\nlimit                           cap    mean used     peak   mean %  median %  time at >=95%\n",
     );
     for row in &outcome.limits {
         text.push_str(&format!(
