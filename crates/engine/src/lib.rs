@@ -29,6 +29,7 @@ pub mod layout;
 pub mod null;
 pub mod psync;
 pub mod random;
+pub mod resources;
 pub mod runner;
 pub mod uring;
 pub mod worker;
@@ -36,5 +37,5 @@ pub mod worker;
 pub use error::EngineError;
 pub use runner::{
     engine_used, fio_job_options, run_jobs, ClockChoice, Observer, Progress, RunOptions, RunReport,
-    Silent,
+    Silent, STOP_GRACE,
 };

@@ -40,6 +40,9 @@ enum Command {
     Profile(cmd::profile::Args),
     /// Compare benchmark results against requirements, metric by metric.
     Compare(cmd::compare::Args),
+    /// Serve a multi-host controller on stdin/stdout (started by iofit over ssh).
+    #[command(hide = true)]
+    Worker(cmd::remote::WorkerArgs),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Emulate(args) => cmd::emulate::run(*args),
         Command::Profile(args) => cmd::profile::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Worker(args) => cmd::remote::worker(args),
     };
     match result {
         Ok(code) => code,

@@ -41,7 +41,7 @@ pub mod summarize;
 pub use capture::{Capture, DeviceSeries, DiskSample, HostSample, Tool};
 pub use error::ProfileError;
 pub use iostat::IostatOptions;
-pub use summarize::{requirements, SizingOptions, VolumeSpec};
+pub use summarize::{partitions_left_out, requirements, SizingOptions, VolumeSpec};
 
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -91,7 +91,16 @@ pub fn detect(head: &[u8], file: &str) -> Result<Format, ProfileError> {
         return Ok(Format::PerfMon);
     }
     for line in text.lines() {
+        // A line logger's stamp (`2016-04-08 01:06:59 `) may lead every line.
+        let line = match lines::logger_prefix(line.as_bytes()) {
+            Some((length, _)) => &line[length..],
+            None => line,
+        };
         let trimmed = line.trim_start();
+        // `iostat -x --pretty`: sub-table headers end with the device column.
+        if trimmed.contains("/s ") && trimmed.trim_end().ends_with(" Device") {
+            return Ok(Format::Iostat);
+        }
         if trimmed.starts_with("# hostname;") {
             return Ok(Format::Sadf);
         }
@@ -147,7 +156,19 @@ pub fn parse_file(path: &Path, options: &ParseOptions) -> Result<Capture, Profil
         file: file.clone(),
         source,
     };
-    let mut handle = std::fs::File::open(path).map_err(io_error)?;
+    // A capture must be a regular file (not /dev/zero or a FIFO) of bounded size: the parsers
+    // stream, but a file without line breaks is one endless line.
+    let capture_cap = iofit_safefs::input::caps::CAPTURE_BYTES;
+    let mut handle = iofit_safefs::input::open_input(
+        path,
+        capture_cap,
+        "capture (iostat, sar, sadf or PerfMon)",
+    )
+    .map_err(|e| ProfileError::Content {
+        file: file.clone(),
+        message: e.detail(),
+        fix: "name the capture file itself".to_string(),
+    })?;
     let mut head = vec![0u8; 64 * 1024];
     let mut filled = 0;
     loop {

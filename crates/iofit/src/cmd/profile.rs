@@ -5,7 +5,10 @@ use crate::exit::bad_input;
 use anyhow::Context;
 use iofit_model::requirements::{Percentiles, Requirements};
 use iofit_profile::procfs::{LiveRecorder, Snapshot};
-use iofit_profile::{parse_files, requirements, ParseOptions, SizingOptions, VolumeSpec};
+use iofit_profile::summarize::BYTES_NOT_MEASURED;
+use iofit_profile::{
+    parse_files, partitions_left_out, requirements, ParseOptions, SizingOptions, VolumeSpec,
+};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -62,6 +65,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = sizing_options(&args).map_err(bad_input)?;
+    if let Some(path) = &args.output {
+        // Before reading anything: -o must not replace a capture it reads.
+        super::files::check_output(path, &args.files, "-o")?;
+    }
     let capture = match &args.live {
         Some(duration) => {
             let duration = parse_duration(duration, "--live").map_err(bad_input)?;
@@ -94,6 +101,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     for note in &capture.notes {
         eprintln!("iofit: note: {note}");
+    }
+    if options.volumes.is_empty() {
+        let mut by_disk: Vec<(String, Vec<String>)> = Vec::new();
+        for (partition, disk) in partitions_left_out(&capture) {
+            match by_disk.iter_mut().find(|(d, _)| *d == disk) {
+                Some((_, parts)) => parts.push(partition),
+                None => by_disk.push((disk, vec![partition])),
+            }
+        }
+        for (disk, parts) in by_disk {
+            eprintln!(
+                "iofit: note: left out the partitions of {disk} ({}): the disk's counters \
+                 include their IO; name one with --device to size it alone",
+                parts.join(", ")
+            );
+        }
     }
     let requirements = requirements(&capture, &options).map_err(bad_input)?;
     requirements
@@ -248,8 +271,7 @@ fn live_capture(
     Ok(recorder.finish())
 }
 
-/// Writes the TOML next to its final place and renames it, so a failed write never leaves a
-/// partial file that looks whole.
+/// Writes the TOML whole or not at all (a random temporary name, then a rename).
 fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
     let body = toml::to_string_pretty(requirements).context("serialising the requirements")?;
     let text = format!(
@@ -257,18 +279,7 @@ fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
          meet; `observed` is what was measured; `derivation` says how.\n\n{body}",
         requirements.source
     );
-    let directory = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = directory.join(format!(".{name}.iofit-tmp"));
-    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, path).with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    super::files::write_output(path, text.as_bytes())
 }
 
 fn row(metric: &str, values: Option<Percentiles>, sized: Option<String>) -> String {
@@ -338,15 +349,27 @@ fn checklist(requirements: &Requirements, reports: usize) -> String {
             None,
             Some(format!("{:.2}", 100.0 - s.random_pct)),
         ));
+        let bytes_measured = !volume
+            .derivation
+            .iter()
+            .any(|line| line.starts_with(BYTES_NOT_MEASURED));
         out.push_str(&row(
             "IO size KiB",
-            Some(kib(o.io_size_bytes)),
-            Some(format!("{:.2}", s.io_size_bytes as f64 / 1024.0)),
+            Some(kib(o.io_size_bytes)).filter(|_| bytes_measured),
+            Some(format!(
+                "{:.2}{}",
+                s.io_size_bytes as f64 / 1024.0,
+                if bytes_measured { "" } else { " (assumed)" }
+            )),
         ));
         out.push_str(&row(
             "throughput MB/s",
-            Some(o.throughput_mb_s),
-            Some(format!("{:.2}", s.throughput_mb_s)),
+            Some(o.throughput_mb_s).filter(|_| bytes_measured),
+            Some(if bytes_measured {
+                format!("{:.2}", s.throughput_mb_s)
+            } else {
+                "unknown".to_string()
+            }),
         ));
         out.push_str(&row(
             "latency ms",
