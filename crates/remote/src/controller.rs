@@ -124,6 +124,8 @@ struct Connection {
     child: Child,
     stdin: Option<ChildStdin>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Set when ssh's stderr is closed (everything it said is in `stderr`).
+    stderr_closed: Arc<AtomicBool>,
 }
 
 impl Connection {
@@ -136,7 +138,13 @@ impl Connection {
         }
     }
 
+    /// The last lines ssh wrote to stderr. Waits a moment for the stream to close, so an
+    /// authentication error printed just before ssh exits is not missed.
     fn stderr_tail(&self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while !self.stderr_closed.load(Ordering::SeqCst) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let lines = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
         lines.iter().cloned().collect::<Vec<_>>().join(" / ")
     }
@@ -193,6 +201,8 @@ fn start(
     let stderr_pipe = child.stderr.take().expect("piped stderr");
     let stderr = Arc::new(Mutex::new(VecDeque::new()));
     let tail = stderr.clone();
+    let stderr_closed = Arc::new(AtomicBool::new(false));
+    let closed = stderr_closed.clone();
     std::thread::spawn(move || {
         let mut input = BufReader::new(stderr_pipe);
         while let Ok(Some(line)) = read_line(&mut input) {
@@ -202,6 +212,7 @@ fn start(
             }
             lines.push_back(line);
         }
+        closed.store(true, Ordering::SeqCst);
     });
     std::thread::spawn(move || {
         let mut input = BufReader::new(stdout);
@@ -224,6 +235,7 @@ fn start(
         child,
         stdin,
         stderr,
+        stderr_closed,
     })
 }
 
