@@ -184,12 +184,9 @@ fn prepare(
         .filter(|j| j.engine != EngineKind::Null)
         .cloned()
         .collect();
-    let needs = iofit_engine::layout::plan_layout(&disk_jobs, allow_overwrite)?;
-    let files = needs
-        .iter()
-        .filter(|n| n.action != iofit_engine::layout::LayoutAction::UseAsIs)
-        .count();
-    let bytes = iofit_engine::layout::lay_out(&needs, stop)?;
+    let mut layout = iofit_engine::layout::plan_layout(&disk_jobs, allow_overwrite)?;
+    let (_, files) = layout.to_write();
+    let bytes = iofit_engine::layout::lay_out(&mut layout, stop)?;
     Ok((files, bytes))
 }
 
