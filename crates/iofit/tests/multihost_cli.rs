@@ -310,3 +310,123 @@ fn ctrl_c_stops_every_remote_worker_and_keeps_the_results() {
     wait_no_workers(&hosts, 0);
     wait_no_workers(&hosts, 1);
 }
+
+/// Generates the NetApp seed's vdbench files with the seed's own script, changing only the
+/// host count (3 VMs), the luns per VM (2), the mount points (each host's own directory) and
+/// the host names (the namespace addresses).
+fn seed_files(hosts: &NetnsHosts) -> std::path::PathBuf {
+    let out = hosts.dir.path().join("seed");
+    std::fs::create_dir_all(&out).unwrap();
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vdbench/netapp-seed-script.sh");
+    let data = hosts.dir.path().join("data");
+    let prefix = hosts.addresses[0].rsplit_once('.').unwrap().0.to_string();
+    let text = std::fs::read_to_string(script)
+        .unwrap()
+        .replace("{1..24}", "{1..3}")
+        .replace("{1..6}", "{1..2}")
+        .replace(
+            "/mnt/vdb",
+            &format!("{}/{prefix}.${{vm}}/vdb", data.display()),
+        )
+        .replace(
+            "system=vdbench-vnet${vnet}-${vm}",
+            &format!("system={prefix}.${{vm}}"),
+        );
+    std::fs::write(out.join("script.sh"), text).unwrap();
+    assert!(Command::new("bash")
+        .arg("script.sh")
+        .current_dir(&out)
+        .status()
+        .unwrap()
+        .success());
+    for (i, _) in hosts.addresses.iter().enumerate() {
+        for vol in 1..=2 {
+            std::fs::create_dir_all(hosts.data_dir(i).join(format!("vdb{vol}"))).unwrap();
+        }
+    }
+    out
+}
+
+#[test]
+fn the_netapp_seed_runs_across_three_hosts_with_two_luns_each() {
+    let hosts = NetnsHosts::up(3);
+    let seed = seed_files(&hosts);
+    let hosts_file = std::fs::read_to_string(seed.join("vnet1-hosts-nfs")).unwrap();
+    assert!(
+        hosts_file.contains("hd=default,jvms=1,shell=ssh"),
+        "{hosts_file}"
+    );
+    assert!(hosts_file.contains(&format!("hd=vm3,system={},user=root", hosts.addresses[2])));
+    for (pattern, runs, clones_per_host) in [
+        ("RndRead", 1, 2 * 25),
+        ("SeqMix", 2, 2),
+        ("FillWrite", 1, 2),
+    ] {
+        let json = hosts.dir.path().join(format!("{pattern}.json"));
+        let output = Command::new(IOFIT)
+            .args([
+                "run",
+                "-q",
+                "--elapsed",
+                "1",
+                "--warmup",
+                "0",
+                "--size",
+                "4m",
+                "--ssh-config",
+            ])
+            .arg(hosts.ssh_config())
+            .arg("--output")
+            .arg(&json)
+            .arg(seed.join(format!("vnet1-{pattern}-workload")))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{pattern}: {}\n{stdout}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // vdbench-style summaries: one per host and the total, each with its avg line.
+        assert!(stdout.contains("Total of all hosts"), "{stdout}");
+        assert_eq!(stdout.matches("avg_").count(), runs * 4, "{stdout}");
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let done = doc["runs"].as_array().unwrap();
+        assert_eq!(done.len(), runs, "{pattern}");
+        for run in done {
+            let per_host = run["hosts"].as_array().unwrap();
+            assert_eq!(per_host.len(), 3);
+            let total = &run["result"]["jobs"][0];
+            let ios = |j: &Value| {
+                j["read"]["ios"].as_u64().unwrap() + j["write"]["ios"].as_u64().unwrap()
+            };
+            let host_sum: u64 = per_host.iter().map(|h| ios(&h["jobs"][0])).sum();
+            assert_eq!(ios(total), host_sum, "{pattern}: per-host sums = combined");
+            assert!(host_sum > 0);
+            for h in per_host {
+                assert_eq!(h["jobs"][0]["clones"], clones_per_host, "{pattern}");
+            }
+        }
+        if pattern == "FillWrite" {
+            // seekpct=eof: one pass over each host's two 4 MiB luns in 64 KiB writes.
+            assert_eq!(done[0]["result"]["jobs"][0]["write"]["ios"], 3 * 2 * 64);
+        }
+    }
+    // Each host did IO only on its own luns, in its own directory.
+    for (i, _) in hosts.addresses.iter().enumerate() {
+        let vm = i + 1;
+        for vol in 1..=2 {
+            let own = hosts.data_dir(i).join(format!("vdb{vol}/file-{vm}-{vol}"));
+            assert!(own.is_file(), "missing {}", own.display());
+        }
+        let entries = std::fs::read_dir(hosts.data_dir(i).join("vdb1"))
+            .unwrap()
+            .count();
+        assert!(
+            entries <= 2,
+            "host {vm}'s directory holds another host's lun"
+        );
+    }
+}

@@ -156,25 +156,11 @@ pub fn run_hosts(
     reach: &Reach,
     output: &Output<'_>,
 ) -> anyhow::Result<ExitCode> {
-    let options = reach.options();
-    // Writing to the pipe of an ssh that died must be an error the controller reports (that
-    // host is lost), not a SIGPIPE that kills the controller and every other host's results.
-    // SAFETY: SIG_IGN is a valid disposition; changing it affects only how this process
-    // handles broken pipes, which every write here checks.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-    }
-    let run = iofit_remote::run(&hosts, &options).map_err(|e| {
-        if e.is_bad_input() {
-            bad_input(e)
-        } else {
-            anyhow::Error::new(e)
-        }
-    })?;
     let job_options: Vec<Vec<(String, String)>> = hosts
         .first()
         .map(|h| h.jobs.iter().map(iofit_engine::fio_job_options).collect())
         .unwrap_or_default();
+    let run = run_specs(hosts, reach)?;
     let text = render(&run, output.json, &job_options);
     match output.path {
         Some(path) => std::fs::write(path, &text)
@@ -186,6 +172,26 @@ pub fn run_hosts(
         }
     }
     Ok(exit_code(&run, output.quiet))
+}
+
+/// Runs `hosts` through the controller; failures before the start become errors (exit 2 when
+/// the fix is in the input, else 1).
+pub fn run_specs(hosts: Vec<HostSpec>, reach: &Reach) -> anyhow::Result<MultiRun> {
+    let options = reach.options();
+    // Writing to the pipe of an ssh that died must be an error the controller reports (that
+    // host is lost), not a SIGPIPE that kills the controller and every other host's results.
+    // SAFETY: SIG_IGN is a valid disposition; changing it affects only how this process
+    // handles broken pipes, which every write here checks.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+    iofit_remote::run(&hosts, &options).map_err(|e| {
+        if e.is_bad_input() {
+            bad_input(e)
+        } else {
+            anyhow::Error::new(e)
+        }
+    })
 }
 
 fn rows(run: &MultiRun) -> Vec<HostRow<'_>> {

@@ -617,6 +617,8 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
         allow_overwrite: args.allow_overwrite,
         quiet: args.quiet,
         stop,
+        remote_iofit: args.remote_iofit.clone(),
+        ssh_config: args.ssh_config.clone(),
         ..Default::default()
     };
     crate::cmd::vdbench::run_file(file, &options)
