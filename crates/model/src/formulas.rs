@@ -67,9 +67,34 @@ pub fn busy_stripe_members(volume_queue_depth: u32, disks: u32) -> u32 {
     volume_queue_depth.min(disks)
 }
 
+/// Bytes one IO may move and still count as one IO against an Azure disk's IOPS limit.
+/// Azure's managed-disk API reference (DiskIopsReadWrite, learn.microsoft.com, read 2026-11-22):
+/// "One operation can transfer between 4k and 256k bytes"; Standard SSD/HDD bill operations in
+/// the same 256 KiB units. For Premium SSD throttling Azure publishes no unit: iofit assumes the
+/// same 256 KiB (an assumption, said where it matters). Shared by `predict` and `emulate`.
+pub const AZURE_IO_UNIT_BYTES: f64 = 256.0 * 1024.0;
+
+/// How many IOs one IO of `io_size_bytes` counts as against an Azure IOPS limit: one up to
+/// 256 KiB, then one per started 256 KiB.
+pub fn azure_io_units(io_size_bytes: f64) -> f64 {
+    if io_size_bytes.is_finite() && io_size_bytes > AZURE_IO_UNIT_BYTES {
+        (io_size_bytes / AZURE_IO_UNIT_BYTES).ceil()
+    } else {
+        1.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn azure_counts_large_ios_in_256_kib_units() {
+        assert_eq!(azure_io_units(4096.0), 1.0);
+        assert_eq!(azure_io_units(256.0 * 1024.0), 1.0);
+        assert_eq!(azure_io_units(256.0 * 1024.0 + 1.0), 2.0);
+        assert_eq!(azure_io_units(1024.0 * 1024.0), 4.0);
+    }
 
     #[test]
     fn littles_law_seed_example() {
