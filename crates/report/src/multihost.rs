@@ -22,6 +22,8 @@ pub struct HostRow<'a> {
     pub failure: Option<(f64, &'a str)>,
     /// IOs the host reported live before it stopped (for a lost host: what it did).
     pub live_ios: u64,
+    /// Protocol bytes the host sent during the timed phase.
+    pub bytes_received: u64,
 }
 
 /// fio's `--client` JSON: `client_stats` holds each host's jobs (with `hostname`) and then the
@@ -63,6 +65,7 @@ pub fn render_clients_json(
                     "stopped_after_s": h.failure.map(|f| f.0),
                     "failure": h.failure.map(|f| f.1),
                     "live_ios": h.live_ios,
+                    "channel_bytes_received": h.bytes_received,
                 })
             })
             .collect(),
@@ -183,6 +186,7 @@ mod tests {
                 rtt_ms: 0.2,
                 failure: None,
                 live_ios: 100,
+                bytes_received: 0,
             },
             HostRow {
                 name: "b",
@@ -192,6 +196,7 @@ mod tests {
                 rtt_ms: 0.2,
                 failure: None,
                 live_ios: 50,
+                bytes_received: 0,
             },
             HostRow {
                 name: "c",
@@ -201,6 +206,7 @@ mod tests {
                 rtt_ms: 0.2,
                 failure: Some((2.5, "connection lost")),
                 live_ios: 7,
+                bytes_received: 0,
             },
         ];
         let doc: Value = serde_json::from_str(&render_clients_json(&rows, &all, &[])).unwrap();

@@ -205,6 +205,7 @@ fn rows(run: &MultiRun) -> Vec<HostRow<'_>> {
             rtt_ms: h.rtt_ns as f64 / 1e6,
             failure: h.failure.as_ref().map(|f| (f.after_s, f.message.as_str())),
             live_ios: h.live.iter().map(|(ios, _)| ios).sum(),
+            bytes_received: h.bytes_received,
         })
         .collect()
 }
