@@ -430,3 +430,21 @@ fn the_netapp_seed_runs_across_three_hosts_with_two_luns_each() {
         );
     }
 }
+
+#[test]
+fn each_host_refuses_to_overwrite_data_it_did_not_create() {
+    let hosts = NetnsHosts::up(2);
+    // Host 2 already has a file at the job's path that iofit did not make.
+    let precious = hosts.data_dir(1).join("f");
+    std::fs::write(&precious, b"someone's data").unwrap();
+    let job = job_file(hosts.dir.path(), &hosts.dir.path().join("data"), 1);
+    let output = iofit(&hosts, &["-q"]).arg(&job).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no host started IO") && stderr.contains(&hosts.addresses[1]),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--allow-overwrite"), "{stderr}");
+    assert_eq!(std::fs::read(&precious).unwrap(), b"someone's data");
+}

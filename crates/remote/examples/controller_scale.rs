@@ -17,7 +17,13 @@ use std::time::Instant;
 /// A deterministic spread of latencies around `base_ns` (a long tail every 97th IO).
 fn latency(i: u64, base_ns: u64) -> u64 {
     let x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 44;
-    base_ns + x % base_ns + if i.is_multiple_of(97) { 20 * base_ns } else { 0 }
+    base_ns
+        + x % base_ns
+        + if i.is_multiple_of(97) {
+            20 * base_ns
+        } else {
+            0
+        }
 }
 
 fn direction(worker: u64, ios: u64) -> DirectionStats {

@@ -239,3 +239,54 @@ pub fn run_file(
         worst
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    #[test]
+    fn hosts_get_their_sds_and_jvms_split_them() {
+        let text = "hd=default,jvms=2,shell=ssh\nhd=vm1,system=10.0.0.1,user=root\nhd=vm2,system=10.0.0.2,jvms=1,vdbench=/opt/iofit\n\
+sd=a,host=vm1,lun=/d/a,size=1m\nsd=b,host=vm1,lun=/d/b,size=1m\nsd=c,host=vm1,lun=/d/c,size=1m\nsd=s,host=*,lun=/d/s,size=1m\n\
+wd=w,sd=*,seekpct=100\nrd=r,wd=w,iorate=400,elapsed=2,threads=3\n";
+        let file = iofit_jobfile::vdbench::parse_str(text, "m.vdb").unwrap();
+        let run = file.runs().unwrap().remove(0);
+        let reach = Reach {
+            remote_iofit: Some("/usr/local/bin/iofit".into()),
+            ssh_config: None,
+            allow_overwrite: false,
+            stop: Arc::new(AtomicBool::new(false)),
+        };
+        let specs = host_specs(&file, &run, Some(400.0), &reach).unwrap();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, vec!["vm1#1", "vm1#2", "vm2"]);
+        assert_eq!(specs[0].destination, "root@10.0.0.1");
+        assert_eq!(specs[0].remote_iofit, "/usr/local/bin/iofit");
+        assert_eq!(specs[2].remote_iofit, "/opt/iofit");
+        // vm1's four SDs (a, b, c and the shared s) dealt to its two workers; vm2 runs s only.
+        let luns = |i: usize| -> Vec<String> {
+            specs[i]
+                .jobs
+                .iter()
+                .map(|j| format!("{:?}", j.target))
+                .collect()
+        };
+        assert_eq!(luns(0).len() + luns(1).len(), 4);
+        assert_eq!(luns(2).len(), 1);
+        // Threads per SD (random: one clone per thread) and the whole iorate kept in total: the
+        // shared SD's share is split between the two hosts that run it.
+        assert!(specs.iter().flat_map(|s| &s.jobs).all(|j| j.numjobs == 3));
+        let total_rate: f64 = specs
+            .iter()
+            .flat_map(|s| &s.jobs)
+            .map(|j| {
+                (j.rate_iops.read.unwrap_or(0) + j.rate_iops.write.unwrap_or(0)) as f64
+                    * f64::from(j.numjobs)
+            })
+            .sum();
+        // Per-clone caps are whole IO/s: within rounding of the file's iorate=400.
+        assert!((total_rate - 400.0).abs() <= 8.0, "{total_rate}");
+    }
+}
