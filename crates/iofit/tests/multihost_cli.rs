@@ -56,7 +56,9 @@ fn ios(job: &Value) -> u64 {
 fn fio_job_runs_on_four_hosts_with_per_host_targets_and_a_combined_total() {
     let hosts = NetnsHosts::up(4);
     let job = job_file(hosts.dir.path(), &hosts.dir.path().join("data"), 1);
-    let output = iofit(&hosts, &["--output-format=json", "-q"])
+    let report = hosts.dir.path().join("report.html");
+    let output = iofit(&hosts, &["--output-format=json", "-q", "--report"])
+        .arg(&report)
         .arg(&job)
         .output()
         .unwrap();
@@ -66,6 +68,18 @@ fn fio_job_runs_on_four_hosts_with_per_host_targets_and_a_combined_total() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    // The HTML report: the hosts table and a chart with one line per host.
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        html.contains("IOPS per host") && html.contains("<svg"),
+        "no per-host chart"
+    );
+    for address in &hosts.addresses {
+        assert!(
+            html.matches(address.as_str()).count() >= 2,
+            "{address} not in table and chart"
+        );
+    }
     let doc = json_of(&output);
     let stats = doc["client_stats"].as_array().unwrap();
     assert_eq!(stats.len(), 5, "4 hosts and All clients");

@@ -61,6 +61,13 @@ pub enum Block {
     Requirements(Box<Requirements>),
     Prediction(Box<Prediction>),
     Table(Table),
+    /// A line chart of named series (e.g. IOPS per host over time, so a slow host stands out).
+    Chart {
+        title: String,
+        x_label: String,
+        y_label: String,
+        series: Vec<crate::chart::Series>,
+    },
 }
 
 /// A plain table any caller can add (a plan's ranking, a catalog excerpt).
@@ -152,6 +159,23 @@ impl HtmlReport {
         self
     }
 
+    /// A line chart of `series` (x and y labels name their units).
+    pub fn chart(
+        mut self,
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+        series: Vec<crate::chart::Series>,
+    ) -> Self {
+        self.blocks.push(Block::Chart {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series,
+        });
+        self
+    }
+
     /// The whole report as one HTML document.
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(64 * 1024);
@@ -172,6 +196,16 @@ impl HtmlReport {
                 Block::Requirements(requirements) => render_requirements(&mut out, requirements),
                 Block::Prediction(prediction) => render_prediction(&mut out, prediction),
                 Block::Table(table) => render_table(&mut out, table),
+                Block::Chart {
+                    title,
+                    x_label,
+                    y_label,
+                    series,
+                } => {
+                    let _ = writeln!(out, "<h2>{}</h2>", escape(title));
+                    out.push_str(&crate::chart::line_chart(title, x_label, y_label, series));
+                    out.push('\n');
+                }
             }
         }
         out.push_str("</main>\n</body>\n</html>\n");

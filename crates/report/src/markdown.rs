@@ -219,6 +219,10 @@ pub fn render_report(report: &HtmlReport) -> String {
                 }
             }
             Block::Table(t) => table(&mut out, t),
+            // The chart's numbers are in the CSV form; Markdown names it.
+            Block::Chart { title, .. } => {
+                let _ = writeln!(out, "## {title}\n\n(chart in the HTML report)\n");
+            }
         }
     }
     out

@@ -148,6 +148,8 @@ pub struct Output<'a> {
     pub json: bool,
     pub path: Option<&'a Path>,
     pub quiet: bool,
+    /// An HTML report with the hosts table and IOPS per host over time.
+    pub report: Option<&'a Path>,
 }
 
 /// Runs `hosts` (each with its jobs) and prints per-host and combined results.
@@ -171,7 +173,28 @@ pub fn run_hosts(
             stdout.flush()?;
         }
     }
+    if let Some(path) = output.report {
+        write_html(path, &run)?;
+    }
     Ok(exit_code(&run, output.quiet))
+}
+
+/// The HTML report: the hosts table, a chart of IOPS per host over time (a slow or lost host
+/// stands out), then the combined result with its own charts.
+fn write_html(path: &Path, run: &MultiRun) -> anyhow::Result<()> {
+    let rows = rows(run);
+    let names: Vec<&str> = run.hosts.iter().map(|h| h.name.as_str()).collect();
+    let html =
+        iofit_report::html::HtmlReport::new(format!("iofit run --hosts {}", names.join(",")))
+            .table(iofit_report::multihost::hosts_table(&rows, &run.combined))
+            .chart(
+                "IOPS per host",
+                "seconds from the common start",
+                "IO/s",
+                iofit_report::multihost::iops_per_host(&rows, &run.combined),
+            )
+            .run_result(&run.combined);
+    super::plan::write_report(path, super::plan::ReportFormat::Html, &html)
 }
 
 /// Runs `hosts` through the controller; failures before the start become errors (exit 2 when

@@ -548,9 +548,9 @@ fn parse_duration(text: &str) -> anyhow::Result<std::time::Duration> {
 
 /// `--hosts`: the fio jobs on every host at once (see `cmd::remote`).
 fn run_on_hosts(args: &Args, hosts: &str, inputs: &Inputs) -> anyhow::Result<ExitCode> {
-    if args.preset.is_some() || args.report.is_some() || args.parse_only {
+    if args.preset.is_some() || args.parse_only {
         return Err(bad_input(
-            "--hosts runs fio job files; --preset, --report and --parse-only do not apply to it yet",
+            "--hosts runs fio job files; --preset and --parse-only do not apply to it yet",
         ));
     }
     let reach = crate::cmd::remote::Reach {
@@ -563,6 +563,7 @@ fn run_on_hosts(args: &Args, hosts: &str, inputs: &Inputs) -> anyhow::Result<Exi
         json: args.output_format == OutputFormat::Json,
         path: args.output.as_deref(),
         quiet: args.quiet,
+        report: args.report.as_deref(),
     };
     let overrides = overrides(args, &inputs.fio_args)?;
     crate::cmd::remote::run_fio(
