@@ -296,8 +296,10 @@ fn ctrl_c_stops_every_remote_worker_and_keeps_the_results() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while (hosts.workers(0).is_empty() || hosts.workers(1).is_empty()) && Instant::now() < deadline
+    // Wait until both workers run their timed phase (each laid out its file), then 1.5 s more.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !(0..2).all(|i| hosts.data_dir(i).join("f").is_file() && !hosts.workers(i).is_empty())
+        && Instant::now() < deadline
     {
         std::thread::sleep(Duration::from_millis(50));
     }
