@@ -395,7 +395,6 @@ fn pump(
             Err(RecvTimeoutError::Disconnected) => break,
         };
         handshake_event(
-            i,
             event,
             &mut connections[i],
             &mut states[i],
@@ -407,14 +406,12 @@ fn pump(
 }
 
 fn handshake_event(
-    i: usize,
     event: Event,
     connection: &mut Option<Connection>,
     state: &mut Handshake,
     run: &mut HostRun,
     options: &ControllerOptions,
 ) {
-    let _ = i;
     match event {
         Event::Message(
             FromWorker::Hello {

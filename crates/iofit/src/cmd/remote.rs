@@ -11,7 +11,7 @@ use iofit_report::multihost::{render_clients_json, render_hosts_table, HostRow};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// Exit code of a multi-host run that did not finish on every host: the hosts that finished
@@ -321,9 +321,7 @@ pub fn run_fio(
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     crate::cmd::run::install_ctrl_c(reach.stop.clone());
-    let code = run_hosts(specs, reach, output)?;
-    let _ = reach.stop.load(Ordering::Relaxed);
-    Ok(code)
+    run_hosts(specs, reach, output)
 }
 
 #[cfg(test)]
