@@ -464,3 +464,31 @@ fn each_host_refuses_to_overwrite_data_it_did_not_create() {
     assert!(stderr.contains("--allow-overwrite"), "{stderr}");
     assert_eq!(std::fs::read(&precious).unwrap(), b"someone's data");
 }
+
+#[test]
+fn parse_only_shows_each_hosts_own_target_without_contacting_it() {
+    let job = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/multihost/randread.fio");
+    let output = Command::new(IOFIT)
+        .args(["run", "--parse-only", "--hosts", "10.0.0.1,root@vm2"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("10.0.0.1: rr") && text.contains("/data/10.0.0.1/f"),
+        "{text}"
+    );
+    assert!(
+        text.contains("root@vm2: rr") && text.contains("/data/vm2/f"),
+        "{text}"
+    );
+    // A host list with nothing in it is bad input, named.
+    let output = Command::new(IOFIT)
+        .args(["run", "--hosts", ",", "--parse-only"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--hosts"));
+}

@@ -70,7 +70,7 @@ pub fn parse_hosts(spec: &str) -> anyhow::Result<Vec<String>> {
 }
 
 /// The host part of `[user@]host` (what `${HOST}` becomes).
-fn host_name(destination: &str) -> &str {
+pub fn host_name(destination: &str) -> &str {
     destination.rsplit('@').next().unwrap_or(destination)
 }
 
