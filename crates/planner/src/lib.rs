@@ -842,95 +842,122 @@ fn build_loads(
     chosen: &[&VolumeOption],
     options: &PlanOptions,
 ) -> Vec<(VolumeLoad, PlannedVolume)> {
-    let mb = options.assumptions.mb.bytes_per_mb();
     requirements
         .volumes
         .iter()
         .zip(chosen)
-        .map(|(volume, option)| {
-            let target = &volume.sizing;
-            let wanted = target_iops(target, mb);
-            let mut design = VolumeDesign::new(
-                volume.label.clone(),
-                option.disk.name.clone(),
-                option.count,
-                option.caching,
-            );
-            let (stripe, stripe_reason) = choose_stripe(target);
-            if option.count > 1 {
-                design.stripe_size = Some(stripe);
-            }
-            if let Some((iops, mb_s)) = option.provisioned {
-                design.provisioned_size_gib = Some(option.disk.size_gib);
-                design.provisioned_iops = Some(iops);
-                design.provisioned_throughput_mb_s = Some(mb_s);
-            }
-            // Little's law at the service time; at least one IO per stripe member.
-            let service_ms = options
-                .assumptions
-                .service_latency_ms_for(option.disk.kind, target.read_pct);
-            let by_littles_law =
-                (outstanding_ios(wanted, service_ms) - 1e-9).ceil().max(1.0) as u32;
-            let outstanding = by_littles_law.max(option.count);
-            let (threads, depth) = split_outstanding(outstanding);
-            // Deeper queues let the volume run up to its disks' limits; the check uses that
-            // depth so the headroom shown is the hardware's, not the queue's.
-            let per_disk = outstanding_ios(option.disk.iops, service_ms)
-                .ceil()
-                .max(1.0) as u32;
-            let to_limits = per_disk.saturating_mul(option.count).max(outstanding);
-            let queue_reason = format!(
-                "{} IOPS x {} ms = {by_littles_law} outstanding (Little's law){}; up to \
-                 {to_limits} ({per_disk} per disk x {} disks) reaches the disks' limits",
-                fmt_num(wanted),
-                service_ms,
-                if outstanding > by_littles_law {
-                    format!(
-                        ", raised to {outstanding} so each of the {} members has work",
-                        option.count
-                    )
-                } else {
-                    String::new()
-                },
-                option.count
-            );
-            let load = VolumeLoad {
-                design: design.clone(),
-                disk: option.disk.clone(),
-                workload: workload_of(target, to_limits, mb),
-                target: Some(target.clone()),
-            };
-            let planned = PlannedVolume {
-                label: volume.label.clone(),
-                disk: option.disk.clone(),
-                role: volume.role,
-                disk_sku: option.disk.name.clone(),
-                disk_table: option.disk.table.clone(),
-                disk_count: option.count,
-                disk_size_gib: option.disk.size_gib,
-                caching: option.caching,
-                caching_reason: option.caching_reason.words(vm, volume, options),
-                stripe_size_bytes: (option.count > 1).then_some(stripe.0),
-                stripe_reason: (option.count > 1).then_some(stripe_reason),
-                queue_depth_total: outstanding,
-                threads,
-                queue_depth_per_thread: depth,
-                queue_depth_reason: queue_reason,
-                queue_depth_to_reach_limits: to_limits,
-                provisioned_iops: option.provisioned.map(|p| p.0),
-                provisioned_throughput_mb_s: option.provisioned.map(|p| p.1),
-                price_per_disk_usd_month: option.disk.price_usd_month,
-                price_usd_month: option.price,
-                operations_per_month: option.operations_per_month,
-                operations_usd_month: option.operations_price,
-                operations_note: option.operations_per_month.and_then(|per_month| {
-                    operations_note(&option.disk, per_month, options.busy_hours_per_month)
-                }),
-                performance_note: performance_note(&option.disk, target),
-            };
-            (load, planned)
-        })
+        .map(|(volume, option)| plan_volume(vm, volume, option, options))
         .collect()
+}
+
+/// One volume of a combination: its design, its queue depth, the load predict checks, and the
+/// planned volume with the reasons for each choice.
+fn plan_volume(
+    vm: &VmSize,
+    volume: &iofit_model::VolumeRequirements,
+    option: &VolumeOption,
+    options: &PlanOptions,
+) -> (VolumeLoad, PlannedVolume) {
+    let mb = options.assumptions.mb.bytes_per_mb();
+    let target = &volume.sizing;
+    let mut design = VolumeDesign::new(
+        volume.label.clone(),
+        option.disk.name.clone(),
+        option.count,
+        option.caching,
+    );
+    let (stripe, stripe_reason) = choose_stripe(target);
+    if option.count > 1 {
+        design.stripe_size = Some(stripe);
+    }
+    if let Some((iops, mb_s)) = option.provisioned {
+        design.provisioned_size_gib = Some(option.disk.size_gib);
+        design.provisioned_iops = Some(iops);
+        design.provisioned_throughput_mb_s = Some(mb_s);
+    }
+    let service_ms = options
+        .assumptions
+        .service_latency_ms_for(option.disk.kind, target.read_pct);
+    let queue = queue_plan(target_iops(target, mb), service_ms, option);
+    let load = VolumeLoad {
+        design: design.clone(),
+        disk: option.disk.clone(),
+        workload: workload_of(target, queue.to_limits, mb),
+        target: Some(target.clone()),
+    };
+    let planned = PlannedVolume {
+        label: volume.label.clone(),
+        disk: option.disk.clone(),
+        role: volume.role,
+        disk_sku: option.disk.name.clone(),
+        disk_table: option.disk.table.clone(),
+        disk_count: option.count,
+        disk_size_gib: option.disk.size_gib,
+        caching: option.caching,
+        caching_reason: option.caching_reason.words(vm, volume, options),
+        stripe_size_bytes: (option.count > 1).then_some(stripe.0),
+        stripe_reason: (option.count > 1).then_some(stripe_reason),
+        queue_depth_total: queue.outstanding,
+        threads: queue.threads,
+        queue_depth_per_thread: queue.depth,
+        queue_depth_reason: queue.reason,
+        queue_depth_to_reach_limits: queue.to_limits,
+        provisioned_iops: option.provisioned.map(|p| p.0),
+        provisioned_throughput_mb_s: option.provisioned.map(|p| p.1),
+        price_per_disk_usd_month: option.disk.price_usd_month,
+        price_usd_month: option.price,
+        operations_per_month: option.operations_per_month,
+        operations_usd_month: option.operations_price,
+        operations_note: option.operations_per_month.and_then(|per_month| {
+            operations_note(&option.disk, per_month, options.busy_hours_per_month)
+        }),
+        performance_note: performance_note(&option.disk, target),
+    };
+    (load, planned)
+}
+
+/// The outstanding IOs a volume runs at, and those at which its disks reach their limits.
+struct QueuePlan {
+    outstanding: u32,
+    threads: u32,
+    depth: u32,
+    to_limits: u32,
+    reason: String,
+}
+
+/// Little's law at the service time, at least one IO per stripe member; deeper queues let the
+/// volume run up to its disks' limits, and the check uses that depth so the headroom shown is
+/// the hardware's, not the queue's.
+fn queue_plan(wanted: f64, service_ms: f64, option: &VolumeOption) -> QueuePlan {
+    let by_littles_law = (outstanding_ios(wanted, service_ms) - 1e-9).ceil().max(1.0) as u32;
+    let outstanding = by_littles_law.max(option.count);
+    let (threads, depth) = split_outstanding(outstanding);
+    let per_disk = outstanding_ios(option.disk.iops, service_ms)
+        .ceil()
+        .max(1.0) as u32;
+    let to_limits = per_disk.saturating_mul(option.count).max(outstanding);
+    let reason = format!(
+        "{} IOPS x {} ms = {by_littles_law} outstanding (Little's law){}; up to \
+         {to_limits} ({per_disk} per disk x {} disks) reaches the disks' limits",
+        fmt_num(wanted),
+        service_ms,
+        if outstanding > by_littles_law {
+            format!(
+                ", raised to {outstanding} so each of the {} members has work",
+                option.count
+            )
+        } else {
+            String::new()
+        },
+        option.count
+    );
+    QueuePlan {
+        outstanding,
+        threads,
+        depth,
+        to_limits,
+        reason,
+    }
 }
 
 /// Why a prediction does not fit, in words, with the limit that rules it out.
