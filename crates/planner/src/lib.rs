@@ -1668,8 +1668,34 @@ fn impossible_reasons(
     rejected: &[Rejected],
     options: &PlanOptions,
 ) -> Vec<String> {
-    let mb = options.assumptions.mb.bytes_per_mb();
     let mut reasons = Vec::new();
+    vm_total_reasons(requirements, rows, options, &mut reasons);
+    latency_reasons(requirements, options, &mut reasons);
+    capacity_reason(requirements, rows, &mut reasons);
+    if rows.disks.is_empty() && rows.provisioned.is_empty() {
+        reasons.push("the catalog has no disks in this edition".into());
+    }
+    if options.min_headroom_pct > 0.0 && !reasons.is_empty() {
+        reasons.push(format!(
+            "every limit was kept {}% above the need (--min-headroom-pct; 0 restores the strict \
+             fit)",
+            fmt_num(options.min_headroom_pct)
+        ));
+    }
+    if reasons.is_empty() {
+        reasons.extend(commonest_rejection(rows, rejected));
+    }
+    reasons
+}
+
+/// Totals above what the largest VM of the catalog allows (IOPS, MB/s).
+fn vm_total_reasons(
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+    reasons: &mut Vec<String>,
+) {
+    let mb = options.assumptions.mb.bytes_per_mb();
     let total_iops: f64 = requirements
         .volumes
         .iter()
@@ -1728,6 +1754,10 @@ fn impossible_reasons(
             }
         }
     }
+}
+
+/// Latency targets below the service time assumed per IO.
+fn latency_reasons(requirements: &Requirements, options: &PlanOptions, reasons: &mut Vec<String>) {
     for volume in &requirements.volumes {
         if let Some(latency) = volume.sizing.latency_ms {
             if latency < options.assumptions.service_latency_ms {
@@ -1739,6 +1769,10 @@ fn impossible_reasons(
             }
         }
     }
+}
+
+/// Capacity above what any VM can attach: its data-disk slots x the largest disk.
+fn capacity_reason(requirements: &Requirements, rows: &CatalogRows, reasons: &mut Vec<String>) {
     // Capacity: the most any VM can attach, from its data-disk slots and the largest disk.
     let largest_fixed = rows.disks.iter().map(|d| d.size_gib).fold(0.0, f64::max);
     let largest_provisioned = rows
@@ -1767,38 +1801,29 @@ fn impossible_reasons(
             fmt_num(most_gib)
         ));
     }
-    if rows.disks.is_empty() && rows.provisioned.is_empty() {
-        reasons.push("the catalog has no disks in this edition".into());
-    }
-    if options.min_headroom_pct > 0.0 && !reasons.is_empty() {
-        reasons.push(format!(
-            "every limit was kept {}% above the need (--min-headroom-pct; 0 restores the strict \
-             fit)",
-            fmt_num(options.min_headroom_pct)
-        ));
-    }
-    if reasons.is_empty() {
-        // Name the limit that ruled out most VMs.
-        let mut counts: Vec<(String, usize, String)> = Vec::new();
-        for r in rejected {
-            let key = r
-                .limit
-                .map(|k| format!("{k:?}"))
-                .unwrap_or_else(|| "other".into());
-            match counts.iter_mut().find(|(k, _, _)| *k == key) {
-                Some(entry) => entry.1 += 1,
-                None => counts.push((key, 1, r.reason.clone())),
-            }
-        }
-        counts.sort_by_key(|entry| std::cmp::Reverse(entry.1));
-        if let Some((_, count, example)) = counts.first() {
-            reasons.push(format!(
-                "no VM and disk combination fits; {count} of {} VMs fail the same way, e.g. {example}",
-                rows.vms.len()
-            ));
+}
+
+/// The limit that ruled out most VMs, with one example.
+fn commonest_rejection(rows: &CatalogRows, rejected: &[Rejected]) -> Option<String> {
+    // Name the limit that ruled out most VMs.
+    let mut counts: Vec<(String, usize, String)> = Vec::new();
+    for r in rejected {
+        let key = r
+            .limit
+            .map(|k| format!("{k:?}"))
+            .unwrap_or_else(|| "other".into());
+        match counts.iter_mut().find(|(k, _, _)| *k == key) {
+            Some(entry) => entry.1 += 1,
+            None => counts.push((key, 1, r.reason.clone())),
         }
     }
-    reasons
+    counts.sort_by_key(|entry| std::cmp::Reverse(entry.1));
+    counts.first().map(|(_, count, example)| {
+        format!(
+            "no VM and disk combination fits; {count} of {} VMs fail the same way, e.g. {example}",
+            rows.vms.len()
+        )
+    })
 }
 
 /// Sizes one NetApp Files service level: quota = max(throughput / rate per TiB, capacity,
