@@ -6,6 +6,8 @@
 //! write-heavy logs, ReadWrite only when asked), a stripe size (64 KiB for small random IO,
 //! 256 KiB for large or sequential IO) and a queue depth by Little's law. `iofit-predict` then
 //! checks the whole design against every limit; a design over any limit is never proposed.
+//! The combinations of volume options are tried cheapest first, found best-first from a heap
+//! (the `search` module), so planning is polynomial in the number of volumes.
 //! The cheapest design per VM is ranked by total monthly cost (VM and disks apart, the total
 //! computed from the parts); designs whose price is not sourced rank after priced ones.
 //! Rejected VMs say which limit ruled them out; requirements no design meets say which limit
