@@ -179,7 +179,7 @@ fn bad_input_exits_2_with_one_line() {
     let missing = dir.path().join("nope.json").display().to_string();
     bad_input(
         &[&missing, "--requirements", &requirements],
-        "nope.json: cannot read",
+        "nope.json: cannot read results JSON",
     );
     // Malformed JSON, truncated.
     let truncated = path(
