@@ -610,22 +610,14 @@ fn apply_valued(
             b.bs_write = None;
         }
         "ioengine" => {
-            job.engine = match value {
-                "null" => EngineKind::Null,
-                "psync" => EngineKind::Psync,
-                "sync" => EngineKind::Sync,
-                "pvsync" => EngineKind::Pvsync,
-                "io_uring" => EngineKind::IoUring,
-                "libaio" => EngineKind::Libaio,
-                other => {
-                    return Err(loc.unsupported_value(
-                        key,
-                        other,
-                        format!("the '{other}' engine"),
-                        "use one of null, psync, sync, pvsync, io_uring, libaio",
-                    ))
-                }
-            }
+            job.engine = EngineKind::from_fio_name(value).ok_or_else(|| {
+                loc.unsupported_value(
+                    key,
+                    value,
+                    format!("the '{value}' engine"),
+                    format!("use {}", EngineKind::FIO_NAMES),
+                )
+            })?
         }
         "iodepth" => {
             let depth = parse_u32(value).map_err(|why| invalid(why, COUNT_FIX))?;

@@ -477,15 +477,7 @@ impl FioReader<'_> {
 }
 
 fn engine_from_fio(name: &str) -> Option<EngineKind> {
-    Some(match name.trim().to_ascii_lowercase().as_str() {
-        "null" => EngineKind::Null,
-        "psync" => EngineKind::Psync,
-        "sync" => EngineKind::Sync,
-        "pvsync" | "pvsync2" | "vsync" => EngineKind::Pvsync,
-        "io_uring" | "iouring" => EngineKind::IoUring,
-        "libaio" => EngineKind::Libaio,
-        _ => return None,
-    })
+    EngineKind::from_reported_name(name)
 }
 
 fn rw_from_fio(text: &str) -> Option<RwMode> {

@@ -23,6 +23,7 @@
 //! ```
 
 pub mod chart;
+pub mod columns;
 pub mod compare;
 pub mod csv;
 pub mod fio_json;

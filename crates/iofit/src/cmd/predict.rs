@@ -72,11 +72,7 @@ pub struct Args {
 }
 
 fn parse_rw(text: &str) -> anyhow::Result<RwMode> {
-    RwMode::from_fio_name(&text.to_ascii_lowercase()).ok_or_else(|| {
-        bad_input(format!(
-            "--rw '{text}': use read, write, randread, randwrite, rw or randrw"
-        ))
-    })
+    RwMode::parse(text).map_err(|e| bad_input(format!("--rw {e}")))
 }
 
 fn positive(flag: &str, value: Option<i64>, default: u32) -> anyhow::Result<u32> {

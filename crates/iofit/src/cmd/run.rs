@@ -549,9 +549,7 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
             "a vdbench file prints vdbench-style text; for JSON give --output FILE",
         ));
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    install_ctrl_c(Arc::clone(&stop));
-    let options = crate::cmd::vdbench::VdbenchRunOptions {
+    let options = iofit_procedure::vdbench::VdbenchOptions {
         elapsed: args.runtime.as_deref().map(parse_duration).transpose()?,
         warmup: args.warmup.as_deref().map(parse_duration).transpose()?,
         sd_size: args
@@ -563,12 +561,11 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
             })
             .transpose()?,
         json_output: args.output.clone(),
-        allow_overwrite: args.allow_overwrite,
-        quiet: args.quiet,
-        stop,
         ..Default::default()
     };
-    crate::cmd::vdbench::run_file(file, &options)
+    let stop = Arc::new(AtomicBool::new(false));
+    install_ctrl_c(Arc::clone(&stop));
+    crate::cmd::vdbench::run_file(file, &options, args.allow_overwrite, args.quiet, stop)
 }
 
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
