@@ -10,7 +10,8 @@ use std::path::Path;
 ///
 /// Every command that writes results calls this function, so the crate that takes over file
 /// safety replaces one body, not five.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
+    let bytes = bytes.as_ref();
     if path.is_dir() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::IsADirectory,

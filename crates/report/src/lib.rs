@@ -23,6 +23,7 @@
 //! ```
 
 pub mod chart;
+pub mod checklist;
 pub mod columns;
 pub mod compare;
 pub mod csv;

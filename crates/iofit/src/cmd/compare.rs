@@ -274,30 +274,12 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// Writes `contents` to a temporary file beside `path` and renames it into place, so a crash
-/// never leaves a half-written report that looks whole.
+/// Writes the report whole or not at all; a failure names `--report`.
 fn write_whole(path: &Path, contents: &str) -> anyhow::Result<()> {
-    let directory = path
-        .parent()
-        .filter(|parent| !parent.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let temporary = directory.join(format!(
-        ".{}.iofit-tmp-{}",
-        file_name(path),
-        std::process::id()
-    ));
-    std::fs::write(&temporary, contents).map_err(|error| {
+    iofit_procedure::files::write_atomically(path, contents.as_bytes()).map_err(|error| {
         bad_input(format!(
             "--report {}: cannot write: {error}",
             path.display()
         ))
-    })?;
-    std::fs::rename(&temporary, path).map_err(|error| {
-        let _ = std::fs::remove_file(&temporary);
-        bad_input(format!(
-            "--report {}: cannot write: {error}",
-            path.display()
-        ))
-    })?;
-    Ok(())
+    })
 }

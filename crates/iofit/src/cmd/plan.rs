@@ -505,14 +505,9 @@ pub(crate) fn write_report(
     format: ReportFormat,
     report: &iofit_report::html::HtmlReport,
 ) -> anyhow::Result<()> {
-    use std::io::Write;
     let text = match format {
         ReportFormat::Html => report.render(),
         ReportFormat::Markdown => report.render_markdown(),
-    };
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
     };
     if path.is_dir() {
         return Err(bad_input(format!(
@@ -520,37 +515,12 @@ pub(crate) fn write_report(
             path.display()
         )));
     }
-    // A new file of our own next to the target (same file system, so the rename is atomic);
-    // create_new never touches a file someone else made.
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".into());
-    let temp = dir.join(format!(".{name}.iofit-{}.tmp", std::process::id()));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .map_err(|e| {
-            bad_input(format!(
-                "--report {}: cannot write in {}: {e}",
-                path.display(),
-                dir.display()
-            ))
-        })?;
-    let written = file
-        .write_all(text.as_bytes())
-        .and_then(|_| file.sync_all())
-        .and_then(|_| std::fs::rename(&temp, path));
-    if let Err(error) = written {
-        // Only the temporary file this run created is removed.
-        let _ = std::fs::remove_file(&temp);
-        return Err(bad_input(format!(
+    iofit_procedure::files::write_atomically(path, text.as_bytes()).map_err(|error| {
+        bad_input(format!(
             "--report {}: cannot write it: {error}",
             path.display()
-        )));
-    }
-    Ok(())
+        ))
+    })
 }
 
 /// The plan as one report: requirements, the ranked designs, the top design's prediction

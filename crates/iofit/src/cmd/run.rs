@@ -331,7 +331,10 @@ fn preset_jobs(args: &Args, name: &str, inputs: &Inputs) -> anyhow::Result<Vec<J
     if workers == 0 {
         return Err(bad_input("--workers 0: a preset needs at least one worker"));
     }
-    let runtime = parse_duration(runtime_text.as_deref().unwrap_or(PRESET_RUNTIME))?;
+    let runtime = parse_duration(
+        "--runtime",
+        runtime_text.as_deref().unwrap_or(PRESET_RUNTIME),
+    )?;
     if runtime.is_zero() {
         return Err(bad_input(
             "--runtime 0: a preset runs for a time; give e.g. 30s",
@@ -348,7 +351,7 @@ fn preset_jobs(args: &Args, name: &str, inputs: &Inputs) -> anyhow::Result<Vec<J
     }
     let mut jobs = iometer::preset_to_jobs(&spec, target, workers, iodepth, runtime, size);
     if let Some(warmup) = &warmup_text {
-        let ramp = parse_duration(warmup)?;
+        let ramp = parse_duration("--warmup", warmup)?;
         for job in &mut jobs {
             job.ramp_time = ramp;
         }
@@ -400,26 +403,6 @@ fn describe_job(job: &JobSpec) -> String {
     )
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory and a rename, so a
-/// reader (or a crash) never sees half a file.
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "iofit-output".to_string());
-    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-    }
-    std::fs::rename(&temp, path)
-}
-
 fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> String {
     match format {
         OutputFormat::Json => {
@@ -456,7 +439,10 @@ impl Observer for CliObserver<'_> {
 
     fn job_done(&mut self, report: &RunReport) {
         if let Some(path) = self.output {
-            if let Err(e) = write_atomically(path, &render(self.format, report, self.jobs)) {
+            if let Err(e) = iofit_procedure::files::write_atomically(
+                path,
+                render(self.format, report, self.jobs),
+            ) {
                 self.write_error.get_or_insert(e);
             }
         }
@@ -498,30 +484,10 @@ impl Observer for CliObserver<'_> {
     }
 }
 
-/// A time as fio's `runtime` takes it: seconds, or with a unit (500ms, 30s, 2m, 1h).
-fn parse_duration(text: &str) -> anyhow::Result<std::time::Duration> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| {
-        bad_input(format!(
-            "--runtime={text}: not a time; write seconds (30) or 30s, 2m, 1h"
-        ))
-    })?;
-    let seconds = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        other => {
-            return Err(bad_input(format!(
-                "'{text}' has an unknown time unit '{other}'; use ms, s, m or h"
-            )))
-        }
-    };
-    Ok(std::time::Duration::from_secs_f64(seconds))
+/// A time flag as fio's `runtime` takes it (seconds, or 500ms, 30s, 2m, 1h), at most 10^12 s.
+fn parse_duration(flag: &str, text: &str) -> anyhow::Result<std::time::Duration> {
+    iofit_jobfile::parse_time(text, std::time::Duration::from_secs(1))
+        .map_err(|why| bad_input(format!("{flag}={text}: {why}")))
 }
 
 /// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
@@ -550,8 +516,16 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
         ));
     }
     let options = iofit_procedure::vdbench::VdbenchOptions {
-        elapsed: args.runtime.as_deref().map(parse_duration).transpose()?,
-        warmup: args.warmup.as_deref().map(parse_duration).transpose()?,
+        elapsed: args
+            .runtime
+            .as_deref()
+            .map(|t| parse_duration("--runtime", t))
+            .transpose()?,
+        warmup: args
+            .warmup
+            .as_deref()
+            .map(|t| parse_duration("--warmup", t))
+            .transpose()?,
         sd_size: args
             .size
             .as_deref()
@@ -662,7 +636,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     }
     let text = render(args.output_format, &report, &jobs);
     match &args.output {
-        Some(path) => write_atomically(path, &text)
+        Some(path) => iofit_procedure::files::write_atomically(path, &text)
             .with_context(|| format!("cannot write results to {}", path.display()))?,
         None => {
             let mut stdout = std::io::stdout().lock();
