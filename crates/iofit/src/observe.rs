@@ -27,8 +27,11 @@ impl CliObserver {
 
 impl Observer for CliObserver {
     fn event(&mut self, event: &Event) {
-        if self.steps {
-            println!("{event}");
+        match event {
+            // The demo prints its steps at the end; that a run is under way is for stderr.
+            Event::DemoRun { .. } if self.steps => eprintln!("{event}"),
+            _ if self.steps => println!("{event}"),
+            _ => {}
         }
     }
 

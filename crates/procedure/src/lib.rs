@@ -33,8 +33,10 @@
 //! ```
 
 pub mod bench;
+pub mod demo;
 pub mod execute;
 pub mod files;
+pub mod inputs;
 pub mod measure;
 pub mod observer;
 pub mod size_threads;

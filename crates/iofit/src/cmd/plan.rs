@@ -6,7 +6,7 @@ use anyhow::Context;
 use iofit_catalog::{Catalog, TableInfo, EDITIONS, EDITION_CURRENT, EDITION_SEED};
 use iofit_model::{Bytes, HostCaching, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
 use iofit_planner::{CatalogRows, PlanOptions, EXAMPLE_REQUIREMENTS};
-use iofit_predict::{Assumptions, LimitKind, MbConvention};
+use iofit_predict::{Assumptions, LimitKind};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -155,23 +155,9 @@ pub(crate) fn load_catalog(edition: &str, extra: &[PathBuf]) -> anyhow::Result<C
     Ok(catalog)
 }
 
-/// The rows of one edition. NetApp levels exist only in the current edition.
+/// The rows of one edition ([`iofit_procedure::inputs::rows_for`]).
 pub(crate) fn rows_for(catalog: &Catalog, edition: &str) -> CatalogRows {
-    CatalogRows {
-        vms: catalog.vms_in(edition).cloned().collect(),
-        disks: catalog.disks_in(edition).cloned().collect(),
-        provisioned: catalog.provisioned_in(edition).cloned().collect(),
-        netapp: if edition == EDITION_CURRENT {
-            catalog
-                .netapp
-                .iter()
-                .filter(|level| catalog.edition_of(&level.table) == Some(EDITION_CURRENT))
-                .cloned()
-                .collect()
-        } else {
-            Vec::new()
-        },
-    }
+    iofit_procedure::inputs::rows_for(catalog, edition)
 }
 
 /// The tables of an edition, for headers and `--json`.
@@ -179,38 +165,17 @@ pub(crate) fn tables_of<'a>(catalog: &'a Catalog, edition: &'a str) -> Vec<&'a T
     catalog.tables_in(edition).collect()
 }
 
-/// Prediction assumptions for an edition: the seed counts 1 MB = 1024 KB.
+/// Prediction assumptions for an edition ([`iofit_procedure::inputs::assumptions_for`]).
 pub(crate) fn assumptions_for(
     edition: &str,
     service_latency_ms: Option<f64>,
     cache_hit_pct: f64,
 ) -> anyhow::Result<Assumptions> {
-    let mut assumptions = Assumptions {
+    Ok(iofit_procedure::inputs::assumptions_for(
+        edition,
+        service_latency_ms,
         cache_hit_pct,
-        mb: if edition == EDITION_SEED {
-            MbConvention::Binary
-        } else {
-            MbConvention::Decimal
-        },
-        ..Assumptions::default()
-    };
-    if let Some(latency) = service_latency_ms {
-        if !(latency.is_finite() && latency > 0.0) {
-            return Err(bad_input(format!(
-                "--service-latency-ms {latency}: must be a number > 0 (milliseconds)"
-            )));
-        }
-        assumptions.service_latency_ms = latency;
-        assumptions.service_latency_source = "given with --service-latency-ms".into();
-        assumptions.standard_ssd_latency_ms = latency;
-        assumptions.standard_ssd_latency_source = "given with --service-latency-ms".into();
-    }
-    if !(0.0..=100.0).contains(&cache_hit_pct) {
-        return Err(bad_input(format!(
-            "--cache-hit-pct {cache_hit_pct}: must be within 0..=100"
-        )));
-    }
-    Ok(assumptions)
+    )?)
 }
 
 /// Parses a size flag into bytes (at least 1).
