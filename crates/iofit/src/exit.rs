@@ -39,8 +39,9 @@ pub fn report(error: &anyhow::Error) -> ExitCode {
 }
 
 /// Whether any cause is the user's to fix. This is the one place that maps the libraries'
-/// typed errors to exit codes: the engine's refusals (a file iofit did not create, a job that
-/// cannot run as written) and a procedure's bad input are 2, everything else 1.
+/// typed errors to exit codes: the engine's, file safety's and remote runs' refusals (a file
+/// iofit did not create, a job that cannot run as written, a host to fix) and a procedure's bad
+/// input are 2, everything else 1.
 pub fn is_bad_input(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         cause.is::<BadInput>()
@@ -49,6 +50,12 @@ pub fn is_bad_input(error: &anyhow::Error) -> bool {
                 .is_some_and(|e| e.is_bad_input())
             || cause
                 .downcast_ref::<iofit_procedure::ProcedureError>()
+                .is_some_and(|e| e.is_bad_input())
+            || cause
+                .downcast_ref::<iofit_safefs::SafeFsError>()
+                .is_some_and(|e| e.is_bad_input())
+            || cause
+                .downcast_ref::<iofit_remote::RemoteError>()
                 .is_some_and(|e| e.is_bad_input())
     })
 }

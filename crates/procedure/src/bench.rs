@@ -16,7 +16,6 @@
 //! scenario, so a failure or Ctrl-C in scenario 3 keeps scenarios 1 and 2.
 
 use crate::execute::{first_job_error, Executor};
-use crate::files::write_atomically;
 use crate::measure::{iops_of, mean_latency_ns};
 use crate::observer::{Event, Observer, Warning};
 use crate::ProcedureError;
@@ -27,6 +26,7 @@ use iofit_model::units::{group_thousands, Bytes};
 use iofit_model::{HostCaching, VolumeDesign, Workload};
 use iofit_predict::{predict, Assumptions, DiskPerf, Prediction, VolumeLoad};
 use iofit_report::columns::{align, Align};
+use iofit_safefs::atomic::write_atomic;
 use iofit_stats::JobResult;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -423,10 +423,7 @@ fn warm_up(
         boot_id(),
         warmup.as_secs_f64()
     );
-    write_atomically(&marker, text.as_bytes()).map_err(|source| ProcedureError::Write {
-        path: marker,
-        source,
-    })?;
+    write_atomic(&marker, text.as_bytes())?;
     outcome.json.cache_warmed = true;
     Ok(())
 }
@@ -571,12 +568,7 @@ fn predicted(
 
 /// Writes the JSON and the report as they stand (after every scenario).
 fn write_results(options: &BenchOptions, outcome: &BenchOutcome) -> Result<(), ProcedureError> {
-    let write = |path: &Path, text: String| {
-        write_atomically(path, text.as_bytes()).map_err(|source| ProcedureError::Write {
-            path: path.to_path_buf(),
-            source,
-        })
-    };
+    let write = |path: &Path, text: String| write_atomic(path, text.as_bytes());
     if let Some(path) = &options.report {
         write(path, report(outcome).render())?;
     }

@@ -378,7 +378,7 @@ impl RunDir {
             match std::fs::create_dir(&path) {
                 Ok(()) => return Ok(RunDir(path)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(source) => return Err(ProcedureError::Write { path, source }),
+                Err(source) => return Err(ProcedureError::Directory { path, source }),
             }
         }
         Err(ProcedureError::Internal(format!(

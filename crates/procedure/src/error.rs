@@ -26,9 +26,12 @@ pub enum ProcedureError {
     /// A run that measured nothing where the procedure needs a measurement.
     #[error("{0}")]
     NothingMeasured(String),
-    /// Writing a result file failed.
-    #[error("cannot write {path}: {source}")]
-    Write {
+    /// Writing a result file failed (or was refused).
+    #[error(transparent)]
+    Output(#[from] iofit_safefs::SafeFsError),
+    /// A directory the procedure needs could not be made.
+    #[error("cannot create {path}: {source}")]
+    Directory {
         path: PathBuf,
         #[source]
         source: std::io::Error,
@@ -45,6 +48,7 @@ impl ProcedureError {
         match self {
             ProcedureError::BadInput(_) => true,
             ProcedureError::Engine { source, .. } => source.is_bad_input(),
+            ProcedureError::Output(error) => error.is_bad_input(),
             _ => false,
         }
     }

@@ -35,7 +35,6 @@
 pub mod bench;
 pub mod demo;
 pub mod execute;
-pub mod files;
 pub mod inputs;
 pub mod measure;
 pub mod observer;

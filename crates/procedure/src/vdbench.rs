@@ -5,12 +5,12 @@
 //! measured max, and reports the latency-versus-IO-rate table with its knee.
 
 use crate::execute::Executor;
-use crate::files::write_atomically;
 use crate::observer::{Event, Observer};
 use crate::ProcedureError;
 use iofit_jobfile::vdbench::{self, IoRate, Run};
 use iofit_model::units::Bytes;
 use iofit_report::vdbench_summary::{render_curve, render_run, AvgLine, CurvePoint, RunHeader};
+use iofit_safefs::atomic::write_atomic;
 use iofit_stats::{JobResult, RunResult};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -367,10 +367,7 @@ fn write_json(doc: &VdbenchJson, options: &VdbenchOptions) -> Result<(), Procedu
     if let Some(path) = &options.json_output {
         let text = serde_json::to_string_pretty(doc)
             .map_err(|e| ProcedureError::Internal(format!("serialising the results: {e}")))?;
-        write_atomically(path, text.as_bytes()).map_err(|source| ProcedureError::Write {
-            path: path.clone(),
-            source,
-        })?;
+        write_atomic(path, text.as_bytes())?;
     }
     Ok(())
 }

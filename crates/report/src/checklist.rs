@@ -2,6 +2,7 @@
 //! number a design is sized for (`iofit profile` prints it whole, `iofit demo` its tables).
 
 use iofit_model::requirements::{ObservedMetrics, Percentiles, Requirements, VolumeRequirements};
+use iofit_profile::summarize::BYTES_NOT_MEASURED;
 
 /// The metric lines of one volume: observed percentiles beside the sized number.
 fn metric_rows(volume: &VolumeRequirements, o: &ObservedMetrics) -> String {
@@ -35,15 +36,28 @@ fn metric_rows(volume: &VolumeRequirements, o: &ObservedMetrics) -> String {
         None,
         Some(format!("{:.2}", 100.0 - s.random_pct)),
     ));
+    // A capture without byte counters has no measured IO size or throughput: say so.
+    let bytes_measured = !volume
+        .derivation
+        .iter()
+        .any(|line| line.starts_with(BYTES_NOT_MEASURED));
     out.push_str(&row(
         "IO size KiB",
-        Some(kib(o.io_size_bytes)),
-        Some(format!("{:.2}", s.io_size_bytes as f64 / 1024.0)),
+        Some(kib(o.io_size_bytes)).filter(|_| bytes_measured),
+        Some(format!(
+            "{:.2}{}",
+            s.io_size_bytes as f64 / 1024.0,
+            if bytes_measured { "" } else { " (assumed)" }
+        )),
     ));
     out.push_str(&row(
         "throughput MB/s",
-        Some(o.throughput_mb_s),
-        Some(format!("{:.2}", s.throughput_mb_s)),
+        Some(o.throughput_mb_s).filter(|_| bytes_measured),
+        Some(if bytes_measured {
+            format!("{:.2}", s.throughput_mb_s)
+        } else {
+            "unknown".to_string()
+        }),
     ));
     out.push_str(&row(
         "latency ms",

@@ -276,7 +276,7 @@ fn file_name(path: &Path) -> String {
 
 /// Writes the report whole or not at all; a failure names `--report`.
 fn write_whole(path: &Path, contents: &str) -> anyhow::Result<()> {
-    iofit_procedure::files::write_atomically(path, contents.as_bytes()).map_err(|error| {
+    iofit_safefs::atomic::write_atomic(path, contents.as_bytes()).map_err(|error| {
         bad_input(format!(
             "--report {}: cannot write: {error}",
             path.display()

@@ -480,7 +480,7 @@ pub(crate) fn write_report(
             path.display()
         )));
     }
-    iofit_procedure::files::write_atomically(path, text.as_bytes()).map_err(|error| {
+    iofit_safefs::atomic::write_atomic(path, text.as_bytes()).map_err(|error| {
         bad_input(format!(
             "--report {}: cannot write it: {error}",
             path.display()

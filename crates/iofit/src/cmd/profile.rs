@@ -5,7 +5,9 @@ use crate::exit::bad_input;
 use anyhow::Context;
 use iofit_model::requirements::Requirements;
 use iofit_profile::procfs::{LiveRecorder, Snapshot};
-use iofit_profile::{parse_files, requirements, ParseOptions, SizingOptions, VolumeSpec};
+use iofit_profile::{
+    parse_files, partitions_left_out, requirements, ParseOptions, SizingOptions, VolumeSpec,
+};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -94,6 +96,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     for note in &capture.notes {
         eprintln!("iofit: note: {note}");
+    }
+    if options.volumes.is_empty() {
+        let mut by_disk: Vec<(String, Vec<String>)> = Vec::new();
+        for (partition, disk) in partitions_left_out(&capture) {
+            match by_disk.iter_mut().find(|(d, _)| *d == disk) {
+                Some((_, parts)) => parts.push(partition),
+                None => by_disk.push((disk, vec![partition])),
+            }
+        }
+        for (disk, parts) in by_disk {
+            eprintln!(
+                "iofit: note: left out the partitions of {disk} ({}): the disk's counters \
+                 include their IO; name one with --device to size it alone",
+                parts.join(", ")
+            );
+        }
     }
     let requirements = requirements(&capture, &options).map_err(bad_input)?;
     requirements
@@ -258,7 +276,7 @@ fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
          meet; `observed` is what was measured; `derivation` says how.\n\n{body}",
         requirements.source
     );
-    iofit_procedure::files::write_atomically(path, text.as_bytes())
+    iofit_safefs::atomic::write_atomic(path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }

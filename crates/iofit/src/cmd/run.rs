@@ -89,6 +89,16 @@ pub struct Args {
     /// A TOML file of user-defined access specifications (see examples/iometer/specs.toml).
     #[arg(long, value_name = "FILE")]
     pub specs: Option<PathBuf>,
+    /// Run the jobs on these hosts at once over ssh: `h1,h2` or a file with one `[user@]host`
+    /// a line (fio's --client=FILE). `${HOST}` in the job file becomes each host's name.
+    #[arg(long, value_name = "HOSTS|FILE")]
+    pub hosts: Option<String>,
+    /// Path of iofit on the hosts (default: this binary's path).
+    #[arg(long, value_name = "PATH")]
+    pub remote_iofit: Option<String>,
+    /// An ssh config file for reaching the hosts (ssh -F); default: the user's own.
+    #[arg(long, value_name = "FILE")]
+    pub ssh_config: Option<PathBuf>,
     /// Job files, then optional fio options as --key=value (or only fio options: a
     /// command-line job, each --name starting one).
     #[arg(
@@ -115,6 +125,9 @@ fn take_own_flag(args: &mut Args, key: &str, value: Option<&str>) -> Result<bool
         "preset" => args.preset = Some(need(value)?),
         "target" => args.target = Some(PathBuf::from(need(value)?)),
         "specs" => args.specs = Some(PathBuf::from(need(value)?)),
+        "hosts" => args.hosts = Some(need(value)?),
+        "remote-iofit" => args.remote_iofit = Some(need(value)?),
+        "ssh-config" => args.ssh_config = Some(PathBuf::from(need(value)?)),
         "workers" => {
             let text = need(value)?;
             args.workers = Some(text.parse().map_err(|_| {
@@ -157,7 +170,16 @@ fn split_rest(args: &mut Args) -> anyhow::Result<Inputs> {
             };
             let is_valued_own = matches!(
                 key.as_str(),
-                "output" | "output-format" | "report" | "preset" | "target" | "specs" | "workers"
+                "output"
+                    | "output-format"
+                    | "report"
+                    | "preset"
+                    | "target"
+                    | "specs"
+                    | "workers"
+                    | "hosts"
+                    | "remote-iofit"
+                    | "ssh-config"
             );
             let (value, consumed) = if value.is_none() && is_valued_own {
                 (rest.get(index + 1).cloned(), 2)
@@ -424,7 +446,7 @@ struct CliObserver<'a> {
     quiet: bool,
     bar: Option<indicatif::ProgressBar>,
     last: Option<(Instant, u64, u64)>,
-    write_error: Option<std::io::Error>,
+    write_error: Option<iofit_safefs::SafeFsError>,
 }
 
 impl Observer for CliObserver<'_> {
@@ -439,9 +461,9 @@ impl Observer for CliObserver<'_> {
 
     fn job_done(&mut self, report: &RunReport) {
         if let Some(path) = self.output {
-            if let Err(e) = iofit_procedure::files::write_atomically(
+            if let Err(e) = iofit_safefs::atomic::write_atomic(
                 path,
-                render(self.format, report, self.jobs),
+                render(self.format, report, self.jobs).as_bytes(),
             ) {
                 self.write_error.get_or_insert(e);
             }
@@ -488,6 +510,35 @@ impl Observer for CliObserver<'_> {
 fn parse_duration(flag: &str, text: &str) -> anyhow::Result<std::time::Duration> {
     iofit_jobfile::parse_time(text, std::time::Duration::from_secs(1))
         .map_err(|why| bad_input(format!("{flag}={text}: {why}")))
+}
+
+/// `--hosts`: the fio jobs on every host at once (see `cmd::remote`).
+fn run_on_hosts(args: &Args, hosts: &str, inputs: &Inputs) -> anyhow::Result<ExitCode> {
+    if args.preset.is_some() || args.report.is_some() || args.parse_only {
+        return Err(bad_input(
+            "--hosts runs fio job files; --preset, --report and --parse-only do not apply to it yet",
+        ));
+    }
+    let reach = crate::cmd::remote::Reach {
+        remote_iofit: args.remote_iofit.clone(),
+        ssh_config: args.ssh_config.clone(),
+        allow_overwrite: args.allow_overwrite,
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    let output = crate::cmd::remote::Output {
+        json: args.output_format == OutputFormat::Json,
+        path: args.output.as_deref(),
+        quiet: args.quiet,
+    };
+    let overrides = overrides(args, &inputs.fio_args)?;
+    crate::cmd::remote::run_fio(
+        hosts,
+        &inputs.files,
+        &overrides,
+        args.ignore_unknown,
+        &reach,
+        &output,
+    )
 }
 
 /// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
@@ -548,6 +599,9 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         if iofit_jobfile::detect(file).map_err(bad_input)? == Dialect::Vdbench {
             return run_vdbench(&args, file);
         }
+    }
+    if let Some(hosts) = &args.hosts {
+        return run_on_hosts(&args, hosts, &inputs);
     }
     if args.preset.is_none()
         && (args.target.is_some() || args.workers.is_some() || args.specs.is_some())
@@ -615,13 +669,13 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if let Some(bar) = &observer.bar {
         bar.finish_and_clear();
     }
-    let report = outcome.map_err(|e| {
-        if e.is_bad_input() {
-            bad_input(e)
-        } else {
-            anyhow::Error::new(e).context("the run failed")
-        }
-    })?;
+    if matches!(outcome, Err(iofit_engine::EngineError::Interrupted)) {
+        // Ctrl-C while laying out: nothing ran, the partial file is gone; 130 as for any stop.
+        eprintln!("iofit: interrupted while laying out test files; no job ran");
+        return Ok(ExitCode::from(INTERRUPTED));
+    }
+    // exit.rs decides the code from the typed error (a refusal is bad input).
+    let report = outcome.context("the run failed")?;
     if let Some(e) = observer.write_error.take() {
         return Err(anyhow::Error::new(e).context(format!(
             "cannot write results to {}",
@@ -636,7 +690,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     }
     let text = render(args.output_format, &report, &jobs);
     match &args.output {
-        Some(path) => iofit_procedure::files::write_atomically(path, &text)
+        Some(path) => iofit_safefs::atomic::write_atomic(path, text.as_bytes())
             .with_context(|| format!("cannot write results to {}", path.display()))?,
         None => {
             let mut stdout = std::io::stdout().lock();
