@@ -160,6 +160,11 @@ pub(crate) fn read_text(path: &Path, source_name: &str) -> Result<String, JobFil
     Ok(text.strip_prefix('\u{feff}').unwrap_or(&text).to_string())
 }
 
+/// The deepest queue: NVMe's 65,536 entries per queue, deeper than any device takes.
+const MAX_IODEPTH: u32 = 65_536;
+/// The most clones a job may start: one thread each.
+const MAX_NUMJOBS: u32 = 4096;
+
 fn parse_text(
     text: &str,
     source_name: &str,
@@ -627,6 +632,12 @@ fn apply_valued(
                     "write iodepth=1 or more",
                 ));
             }
+            if depth > MAX_IODEPTH {
+                return Err(invalid(
+                    format!("{depth} is above the largest queue depth, {MAX_IODEPTH}"),
+                    "write iodepth=1..65536",
+                ));
+            }
             job.iodepth = depth;
         }
         "numjobs" => {
@@ -635,6 +646,14 @@ fn apply_valued(
                 return Err(invalid(
                     "0 clones run nothing".into(),
                     "write numjobs=1 or more",
+                ));
+            }
+            if count > MAX_NUMJOBS {
+                return Err(invalid(
+                    format!(
+                        "{count} clones is more threads than any host runs (at most {MAX_NUMJOBS})"
+                    ),
+                    "write numjobs=1..4096",
                 ));
             }
             job.numjobs = count;

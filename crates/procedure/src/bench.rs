@@ -15,6 +15,7 @@
 //! named VM delivers with the seed's disks. The JSON and the report are written after every
 //! scenario, so a failure or Ctrl-C in scenario 3 keeps scenarios 1 and 2.
 
+use crate::error::shown;
 use crate::execute::{first_job_error, Executor};
 use crate::measure::{iops_of, mean_latency_ns};
 use crate::observer::{Event, Observer, Warning};
@@ -88,13 +89,14 @@ impl BenchOptions {
         if !(self.scale > 0.0 && self.scale <= MAX_SCALE) {
             return Err(bad(format!(
                 "--scale {}: write a number above 0 and at most {MAX_SCALE}, such as 0.01",
-                self.scale
+                shown(self.scale)
             )));
         }
         if let Some(seconds) = self.runtime_s {
             if !(seconds > 0.0 && seconds <= MAX_RUNTIME_S) {
                 return Err(bad(format!(
-                    "--runtime {seconds}: write a number of seconds above 0 and at most {MAX_RUNTIME_S}"
+                    "--runtime {}: write a number of seconds above 0 and at most {MAX_RUNTIME_S}",
+                    shown(seconds)
                 )));
             }
         }

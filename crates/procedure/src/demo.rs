@@ -10,6 +10,7 @@
 //! this machine's temp directory, not on the planned Azure design, so a failed comparison is
 //! information, not an error.
 
+use crate::error::shown;
 use crate::execute::{first_job_error, Executor};
 use crate::inputs::{assumptions_for, rows_for};
 use crate::observer::{Event, Observer};
@@ -66,7 +67,7 @@ impl DemoOptions {
             if !(run.seconds > 0.0 && run.seconds <= MAX_RUN_SECONDS) {
                 return Err(ProcedureError::BadInput(format!(
                     "--run-seconds {}: write a number of seconds above 0 and at most {MAX_RUN_SECONDS}, e.g. 1.5",
-                    run.seconds
+                    shown(run.seconds)
                 )));
             }
             if !matches!(run.engine, EngineKind::IoUring | EngineKind::Psync) {

@@ -63,3 +63,12 @@ impl From<iofit_jobfile::JobFileError> for ProcedureError {
         ProcedureError::BadInput(error.to_string())
     }
 }
+
+/// A number as a message shows it: `1e300`, not three hundred digits.
+pub fn shown(value: f64) -> String {
+    if value != 0.0 && !(1e-4..1e15).contains(&value.abs()) {
+        format!("{value:e}")
+    } else {
+        value.to_string()
+    }
+}

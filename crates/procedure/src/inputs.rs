@@ -1,6 +1,7 @@
 //! What the planning commands and the demo derive from a catalog edition: its rows and the
 //! prediction assumptions that go with it.
 
+use crate::error::shown;
 use crate::ProcedureError;
 use iofit_catalog::{Catalog, EDITION_CURRENT, EDITION_SEED};
 use iofit_planner::CatalogRows;
@@ -47,7 +48,8 @@ pub fn assumptions_for(
     if let Some(latency) = service_latency_ms {
         if !(latency > 0.0 && latency <= MAX_SERVICE_LATENCY_MS) {
             return Err(ProcedureError::BadInput(format!(
-                "--service-latency-ms {latency}: must be a number of milliseconds above 0 and at most {MAX_SERVICE_LATENCY_MS}"
+                "--service-latency-ms {}: must be a number of milliseconds above 0 and at most {MAX_SERVICE_LATENCY_MS}",
+                shown(latency)
             )));
         }
         assumptions.service_latency_ms = latency;

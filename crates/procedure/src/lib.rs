@@ -43,4 +43,4 @@ pub mod vdbench;
 
 mod error;
 
-pub use error::ProcedureError;
+pub use error::{shown, ProcedureError};

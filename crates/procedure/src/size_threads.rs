@@ -4,6 +4,7 @@
 //!    ([`iofit_model::formulas::vdbench_threads`]), rounded up;
 //! 3. run at that thread count and say whether the target IOPS was reached.
 
+use crate::error::shown;
 use crate::execute::{first_job_error, Executor};
 use crate::measure::{iops_of, mean_latency_ns};
 use crate::observer::{Event, Observer};
@@ -47,13 +48,13 @@ impl SizeThreadsOptions {
         if !(self.target_iops > 0.0 && self.target_iops <= MAX_TARGET_IOPS) {
             return Err(bad(format!(
                 "--target-iops {}: write a number of IOs per second above 0 and at most {MAX_TARGET_IOPS:e}, such as 5000",
-                self.target_iops
+                shown(self.target_iops)
             )));
         }
         if !(self.duration_s > 0.0 && self.duration_s <= MAX_DURATION_S) {
             return Err(bad(format!(
                 "--duration {}: write a number of seconds above 0 and at most {MAX_DURATION_S}",
-                self.duration_s
+                shown(self.duration_s)
             )));
         }
         if !self.target.is_dir() {

@@ -4,6 +4,7 @@
 //! what finished. `iorate=curve` runs max first, then each curve point as a fraction of the
 //! measured max, and reports the latency-versus-IO-rate table with its knee.
 
+use crate::error::shown;
 use crate::execute::Executor;
 use crate::observer::{Event, Observer};
 use crate::ProcedureError;
@@ -248,7 +249,7 @@ pub fn adjust(mut run: Run, options: &VdbenchOptions) -> Result<Run, ProcedureEr
     if !(options.scale > 0.0 && options.scale <= MAX_SCALE) {
         return Err(ProcedureError::bad_input(format!(
             "--scale {}: write a number above 0 and at most {MAX_SCALE}",
-            options.scale
+            shown(options.scale)
         )));
     }
     run.elapsed = scaled(run.elapsed, options.scale, &run.rd, "elapsed")?;

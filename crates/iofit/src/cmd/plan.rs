@@ -301,9 +301,9 @@ pub(crate) fn apply_growth(
     growth: Option<f64>,
 ) -> anyhow::Result<()> {
     if let Some(factor) = growth {
-        if !(factor.is_finite() && factor > 0.0) {
+        if !(factor > 0.0 && factor <= 100.0) {
             return Err(bad_input(format!(
-                "--growth {factor}: must be a number > 0 (1.3 = 30% growth)"
+                "--growth {factor}: must be a number above 0 and at most 100 (1.3 = 30% growth)"
             )));
         }
         requirements.apply_growth(factor);
