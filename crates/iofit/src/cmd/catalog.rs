@@ -262,39 +262,15 @@ impl Grid {
     }
 
     fn render(&self, out: &mut String) {
-        let widths: Vec<usize> = (0..self.header.len())
-            .map(|i| {
-                self.rows
-                    .iter()
-                    .map(|r| r[i].chars().count())
-                    .chain([self.header[i].len()])
-                    .max()
-                    .unwrap_or(0)
-            })
+        use iofit_report::columns::{align, Align};
+        let aligns: Vec<Align> = self
+            .numeric
+            .iter()
+            .map(|&n| if n { Align::Right } else { Align::Left })
             .collect();
-        let line = |cells: Vec<&str>| {
-            let mut text = String::new();
-            for (i, cell) in cells.iter().enumerate() {
-                if i > 0 {
-                    text.push_str("  ");
-                }
-                let pad = widths[i] - cell.chars().count();
-                if self.numeric[i] {
-                    text.push_str(&" ".repeat(pad));
-                    text.push_str(cell);
-                } else {
-                    text.push_str(cell);
-                    text.push_str(&" ".repeat(pad));
-                }
-            }
-            text.trim_end().to_string()
-        };
-        out.push_str(&line(self.header.clone()));
-        out.push('\n');
-        for row in &self.rows {
-            out.push_str(&line(row.iter().map(String::as_str).collect()));
-            out.push('\n');
-        }
+        let mut rows = vec![self.header.iter().map(|h| h.to_string()).collect()];
+        rows.extend(self.rows.iter().cloned());
+        out.push_str(&align(&rows, &aligns, false));
     }
 }
 
