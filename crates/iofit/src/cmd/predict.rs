@@ -71,10 +71,6 @@ pub struct Args {
     pub output: OutputArgs,
 }
 
-fn parse_rw(text: &str) -> anyhow::Result<RwMode> {
-    RwMode::parse(text).map_err(|e| bad_input(format!("--rw {e}")))
-}
-
 /// fio's largest iodepth, and a thread count beyond any host.
 const MAX_IODEPTH: u32 = 65_536;
 const MAX_NUMJOBS: u32 = 4096;
@@ -165,7 +161,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let rws = per_volume("--rw", &args.rw)?
         .iter()
-        .map(|text| parse_rw(text))
+        .map(|text| RwMode::parse(text).map_err(|e| bad_input(format!("--rw {e}"))))
         .collect::<anyhow::Result<Vec<RwMode>>>()?;
     let sizes = per_volume("--bs", &args.bs)?
         .iter()

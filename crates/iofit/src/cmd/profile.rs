@@ -66,9 +66,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = sizing_options(&args).map_err(bad_input)?;
     let capture = match &args.live {
         Some(duration) => {
-            let duration = parse_duration(duration, "--live").map_err(bad_input)?;
+            let duration = seconds_flag(duration, "--live").map_err(bad_input)?;
             let interval = match &args.interval {
-                Some(text) => parse_duration(text, "--interval").map_err(bad_input)?,
+                Some(text) => seconds_flag(text, "--interval").map_err(bad_input)?,
                 None => 1.0,
             };
             let root = args
@@ -201,11 +201,11 @@ fn sizing_options(args: &Args) -> Result<SizingOptions, String> {
         ));
     }
     let interval_s = match &args.interval {
-        Some(text) if args.live.is_none() => Some(parse_duration(text, "--interval")?),
+        Some(text) if args.live.is_none() => Some(seconds_flag(text, "--interval")?),
         _ => None,
     };
     let window_s = match &args.window {
-        Some(text) => Some(parse_duration(text, "--window")?),
+        Some(text) => Some(seconds_flag(text, "--window")?),
         None => None,
     };
     Ok(SizingOptions {
@@ -219,15 +219,16 @@ fn sizing_options(args: &Args) -> Result<SizingOptions, String> {
     })
 }
 
-/// A duration flag ("60s", "10m", "1h", "500ms" or seconds), above 0 and at most a week.
-fn parse_duration(text: &str, flag: &str) -> Result<f64, String> {
+/// A duration flag in seconds, above 0 and at most a week.
+fn seconds_flag(text: &str, flag: &str) -> Result<f64, String> {
     const MAX_S: f64 = 7.0 * 86_400.0;
-    match iofit_jobfile::parse_time(text, Duration::from_secs(1)) {
-        Ok(time) if time > Duration::ZERO && time.as_secs_f64() <= MAX_S => Ok(time.as_secs_f64()),
-        Ok(_) => Err(format!(
+    let seconds = super::duration_flag(flag, text)?.as_secs_f64();
+    if seconds > 0.0 && seconds <= MAX_S {
+        Ok(seconds)
+    } else {
+        Err(format!(
             "{flag} '{text}': write a duration above 0 and at most 7 days (604800 s)"
-        )),
-        Err(why) => Err(format!("{flag}: {why}")),
+        ))
     }
 }
 
@@ -287,12 +288,12 @@ mod tests {
 
     #[test]
     fn durations() {
-        assert_eq!(parse_duration("60s", "--live"), Ok(60.0));
-        assert_eq!(parse_duration("10m", "--window"), Ok(600.0));
-        assert_eq!(parse_duration("1h", "--window"), Ok(3600.0));
-        assert_eq!(parse_duration("500ms", "--interval"), Ok(0.5));
-        assert_eq!(parse_duration("2", "--interval"), Ok(2.0));
-        assert!(parse_duration("ten", "--live").is_err());
-        assert!(parse_duration("0s", "--live").is_err());
+        assert_eq!(seconds_flag("60s", "--live"), Ok(60.0));
+        assert_eq!(seconds_flag("10m", "--window"), Ok(600.0));
+        assert_eq!(seconds_flag("1h", "--window"), Ok(3600.0));
+        assert_eq!(seconds_flag("500ms", "--interval"), Ok(0.5));
+        assert_eq!(seconds_flag("2", "--interval"), Ok(2.0));
+        assert!(seconds_flag("ten", "--live").is_err());
+        assert!(seconds_flag("0s", "--live").is_err());
     }
 }

@@ -8,7 +8,6 @@ use iofit_jobfile::fio::{parse_str, ParseOptions};
 use iofit_model::job::JobSpec;
 use iofit_remote::{ControllerOptions, HostSpec, MultiRun, RemoteError};
 use iofit_report::multihost::{render_clients_json, render_hosts_table, HostRow};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -171,15 +170,7 @@ pub fn run_hosts(
         .map(|h| h.jobs.iter().map(iofit_engine::fio_job_options).collect())
         .unwrap_or_default();
     let text = render(&run, output.json, &job_options);
-    match output.path {
-        Some(path) => iofit_safefs::atomic::write_atomic(path, text.as_bytes())
-            .with_context(|| format!("cannot write results to {}", path.display()))?,
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes())?;
-            stdout.flush()?;
-        }
-    }
+    super::write_output(output.path, &text)?;
     Ok(exit_code(&run, output.quiet))
 }
 

@@ -11,7 +11,7 @@ use iofit_engine::{fio_job_options, run_jobs, Observer, Progress, RunOptions, Ru
 use iofit_jobfile::fio::{parse_command_line, parse_file, ParseOptions};
 use iofit_jobfile::Dialect;
 use iofit_model::job::{JobSpec, Target};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -353,7 +353,7 @@ fn preset_jobs(args: &Args, name: &str, inputs: &Inputs) -> anyhow::Result<Vec<J
     if workers == 0 {
         return Err(bad_input("--workers 0: a preset needs at least one worker"));
     }
-    let runtime = parse_duration(
+    let runtime = duration(
         "--runtime",
         runtime_text.as_deref().unwrap_or(PRESET_RUNTIME),
     )?;
@@ -373,7 +373,7 @@ fn preset_jobs(args: &Args, name: &str, inputs: &Inputs) -> anyhow::Result<Vec<J
     }
     let mut jobs = iometer::preset_to_jobs(&spec, target, workers, iodepth, runtime, size);
     if let Some(warmup) = &warmup_text {
-        let ramp = parse_duration("--warmup", warmup)?;
+        let ramp = duration("--warmup", warmup)?;
         for job in &mut jobs {
             job.ramp_time = ramp;
         }
@@ -506,12 +506,6 @@ impl Observer for CliObserver<'_> {
     }
 }
 
-/// A time flag as fio's `runtime` takes it (seconds, or 500ms, 30s, 2m, 1h), at most 10^12 s.
-fn parse_duration(flag: &str, text: &str) -> anyhow::Result<std::time::Duration> {
-    iofit_jobfile::parse_time(text, std::time::Duration::from_secs(1))
-        .map_err(|why| bad_input(format!("{flag}={text}: {why}")))
-}
-
 /// `--hosts`: the fio jobs on every host at once (see `cmd::remote`).
 fn run_on_hosts(args: &Args, hosts: &str, inputs: &Inputs) -> anyhow::Result<ExitCode> {
     if args.preset.is_some() || args.report.is_some() || args.parse_only {
@@ -570,12 +564,12 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
         elapsed: args
             .runtime
             .as_deref()
-            .map(|t| parse_duration("--runtime", t))
+            .map(|t| duration("--runtime", t))
             .transpose()?,
         warmup: args
             .warmup
             .as_deref()
-            .map(|t| parse_duration("--warmup", t))
+            .map(|t| duration("--warmup", t))
             .transpose()?,
         sd_size: args
             .size
@@ -689,15 +683,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let text = render(args.output_format, &report, &jobs);
-    match &args.output {
-        Some(path) => iofit_safefs::atomic::write_atomic(path, text.as_bytes())
-            .with_context(|| format!("cannot write results to {}", path.display()))?,
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes())?;
-            stdout.flush()?;
-        }
-    }
+    super::write_output(args.output.as_deref(), &text)?;
     let interrupted =
         stop.load(Ordering::Relaxed) || report.result.jobs.iter().any(|j| j.interrupted);
     let failed: Vec<&str> = report
@@ -769,4 +755,8 @@ pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
         }
         stop.store(true, Ordering::SeqCst);
     });
+}
+
+fn duration(flag: &str, text: &str) -> anyhow::Result<std::time::Duration> {
+    super::duration_flag(flag, text).map_err(bad_input)
 }
