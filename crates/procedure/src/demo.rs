@@ -550,12 +550,7 @@ pub fn html_report(report: &DemoReport) -> HtmlReport {
                 design.vm.clone(),
                 volumes.join("; "),
                 iofit_report::plan_text::money(design.total_usd_month),
-                design
-                    .prediction
-                    .binding
-                    .as_ref()
-                    .map(|b| b.name.clone())
-                    .unwrap_or_else(|| "-".into()),
+                iofit_report::plan_report::binding_name(&design.prediction),
             ]);
         }
         html = html.table(table);

@@ -95,12 +95,7 @@ pub fn report(
                     }
                     (None, _) => "price not sourced".into(),
                 },
-                design
-                    .prediction
-                    .binding
-                    .as_ref()
-                    .map(|b| b.name.clone())
-                    .unwrap_or_else(|| "-".into()),
+                binding_name(&design.prediction),
                 least,
             ]);
         }
@@ -135,4 +130,13 @@ pub fn report(
         report = report.table(table);
     }
     report.section("Notes", plan.notes.join("\n\n"))
+}
+
+/// The name of the limit that binds a prediction, `-` when none does.
+pub fn binding_name(prediction: &iofit_predict::Prediction) -> String {
+    prediction
+        .binding
+        .as_ref()
+        .map(|b| b.name.clone())
+        .unwrap_or_else(|| "-".into())
 }
