@@ -59,7 +59,8 @@ pub fn assumptions_for(
     }
     if !(0.0..=100.0).contains(&cache_hit_pct) {
         return Err(ProcedureError::BadInput(format!(
-            "--cache-hit-pct {cache_hit_pct}: must be within 0..=100"
+            "--cache-hit-pct {}: must be within 0..=100",
+            shown(cache_hit_pct)
         )));
     }
     Ok(assumptions)

@@ -7,6 +7,7 @@ use iofit_catalog::{Catalog, TableInfo, EDITIONS, EDITION_CURRENT, EDITION_SEED}
 use iofit_model::{Bytes, HostCaching, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
 use iofit_planner::{CatalogRows, PlanOptions, EXAMPLE_REQUIREMENTS};
 use iofit_predict::Assumptions;
+use iofit_procedure::shown;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -249,6 +250,21 @@ fn requirements_from_flags(args: &Args) -> anyhow::Result<Requirements> {
              `iofit plan --example-requirements` prints one)",
         ));
     }
+    // Beyond any storage there is, and far inside f64's range, so every sum and product the
+    // planner makes of them stays finite.
+    for (flag, value, max) in [
+        ("--iops", args.iops, 1e9),
+        ("--throughput-mb-s", args.throughput_mb_s, 1e7),
+        ("--latency-ms", args.latency_ms, 1e6),
+        ("--capacity-gib", args.capacity_gib, 1e9),
+    ] {
+        if let Some(value) = value.filter(|v| v.is_nan() || *v > max) {
+            return Err(bad_input(format!(
+                "{flag} {}: must be a number from 0 to {max:e}",
+                shown(value)
+            )));
+        }
+    }
     let io_size = parse_size("--io-size", &args.io_size)?;
     let requirements = Requirements {
         source: "command line".into(),
@@ -303,7 +319,8 @@ pub(crate) fn apply_growth(
     if let Some(factor) = growth {
         if !(factor > 0.0 && factor <= 100.0) {
             return Err(bad_input(format!(
-                "--growth {factor}: must be a number above 0 and at most 100 (1.3 = 30% growth)"
+                "--growth {}: must be a number above 0 and at most 100 (1.3 = 30% growth)",
+                shown(factor)
             )));
         }
         requirements.apply_growth(factor);
@@ -353,14 +370,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => requirements_from_flags(&args)?,
     };
     apply_growth(&mut requirements, args.growth)?;
-    if args.top == 0 {
-        return Err(bad_input("--top 0: show at least one design"));
+    if !(1..=1000).contains(&args.top) {
+        return Err(bad_input(format!(
+            "--top {}: show 1..1000 designs",
+            args.top
+        )));
     }
     if !(args.min_headroom_pct.is_finite() && (0.0..100.0).contains(&args.min_headroom_pct)) {
         return Err(bad_input(format!(
             "--min-headroom-pct {}: must be within 0..100 (10 keeps every limit 10% above the \
              need; 0 is the strict fit)",
-            args.min_headroom_pct
+            shown(args.min_headroom_pct)
         )));
     }
     if !(args.busy_hours_per_month.is_finite()
@@ -369,7 +389,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     {
         return Err(bad_input(format!(
             "--busy-hours-per-month {}: must be within 0..=744 (730 = sustained all month)",
-            args.busy_hours_per_month
+            shown(args.busy_hours_per_month)
         )));
     }
     let report_format = args.output.report_format()?;

@@ -170,7 +170,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !(0.0..=100.0).contains(&args.rwmixread) {
         return Err(bad_input(format!(
             "--rwmixread {}: must be within 0..=100",
-            args.rwmixread
+            iofit_procedure::shown(args.rwmixread)
         )));
     }
     let read_pct_of = |rw: RwMode| match (rw.has_reads(), rw.has_writes()) {
