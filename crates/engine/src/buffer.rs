@@ -15,8 +15,9 @@ pub struct BufferPool {
     slots: usize,
 }
 
-// The pool is owned by one worker thread; the raw pointer is never shared across threads
-// while in use, but the pool itself may be created on one thread and moved to another.
+// SAFETY: the pool owns its allocation outright (no aliasing handle exists outside it) and is
+// used by one worker thread at a time; moving it to another thread moves that sole ownership,
+// which is what `Send` requires. It is not `Sync`: slots are handed out through `&self`.
 unsafe impl Send for BufferPool {}
 
 impl BufferPool {
@@ -61,7 +62,12 @@ impl BufferPool {
     /// time (the worker's free list does).
     #[inline]
     pub fn slot_ptr(&self, slot: usize) -> *mut u8 {
-        debug_assert!(slot < self.slots);
+        // Checked in release builds too: this safe function must never point outside the pool.
+        assert!(
+            slot < self.slots,
+            "slot {slot} of a pool of {} slots",
+            self.slots
+        );
         // SAFETY: slot < slots, so the offset stays inside the allocation.
         unsafe { self.ptr.add(slot * self.slot_size) }
     }
@@ -87,6 +93,14 @@ impl Drop for BufferPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[should_panic(expected = "slot 4 of a pool of 4 slots")]
+    fn a_slot_outside_the_pool_is_refused_in_every_build() {
+        let pool = BufferPool::new(4, 4096, 1);
+        let _ = pool.slot_ptr(3);
+        let _ = pool.slot_ptr(4);
+    }
 
     #[test]
     fn slots_are_aligned_and_disjoint() {
