@@ -120,16 +120,25 @@ fn fuzz(cases: u32, fixed: impl Fn(&Path) -> Vec<String>, flags: &'static [Flag]
 /// [`fuzz`] without the check that some case passed; returns how many exited 0 or 1.
 fn fuzz_counting(cases: u32, fixed: impl Fn(&Path) -> Vec<String>, flags: &'static [Flag]) -> u32 {
     let dir = tempfile::tempdir().unwrap();
+    // IOFIT_FUZZ_EXPLORE=N: N times the cases on a random seed (a longer hunt, by hand).
+    let explore: Option<u32> = std::env::var("IOFIT_FUZZ_EXPLORE")
+        .ok()
+        .and_then(|n| n.parse().ok());
     let config = Config {
-        cases,
+        cases: cases * explore.unwrap_or(1),
         failure_persistence: None,
         // Shrinking reruns the binary many times; the first failing arguments are enough.
         max_shrink_iters: 16,
         ..Config::default()
     };
     // The same cases every run, so CI is repeatable; change the seed to explore others.
-    let rng = TestRng::deterministic_rng(config.rng_algorithm);
-    let mut runner = TestRunner::new_with_rng(config, rng);
+    let mut runner = match explore {
+        Some(_) => TestRunner::new(config),
+        None => {
+            let rng = TestRng::deterministic_rng(config.rng_algorithm);
+            TestRunner::new_with_rng(config, rng)
+        }
+    };
     let prefix = fixed(dir.path());
     let passed = std::cell::Cell::new(0);
     runner
