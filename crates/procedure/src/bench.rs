@@ -289,7 +289,9 @@ fn boot_id() -> String {
 fn warmed_this_boot(dir: &Path) -> bool {
     let id = boot_id();
     !id.is_empty()
-        && std::fs::read_to_string(dir.join(WARM_MARKER))
+        // A regular file of a few bytes only: a marker planted as a link to /dev/zero or a
+        // FIFO is not read (and counts as no warm-up).
+        && iofit_safefs::input::read_capped_string(&dir.join(WARM_MARKER), 4096, "warm-up marker")
             .map(|text| text.lines().next() == Some(id.as_str()))
             .unwrap_or(false)
 }
@@ -307,6 +309,17 @@ pub fn run_suite(
     observer: &mut dyn Observer,
 ) -> Result<BenchOutcome, ProcedureError> {
     options.validate()?;
+    // Outputs are checked before the warm-up and the benchmarks, not after them: a file name
+    // in a writable directory, not one of the warm-up markers.
+    let markers = [
+        options.nocache.join(WARM_MARKER),
+        options.readcache.join(WARM_MARKER),
+    ];
+    for (flag, path) in [("--json", &options.json), ("--report", &options.report)] {
+        if let Some(path) = path {
+            iofit_safefs::guard::check_output(path, &markers, flag)?;
+        }
+    }
     // Validate the prediction inputs before any IO.
     let catalog = Catalog::embedded()
         .map_err(|e| ProcedureError::Internal(format!("loading the built-in catalog: {e}")))?;

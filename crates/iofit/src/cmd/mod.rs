@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod compare;
 pub mod demo;
 pub mod emulate;
+pub(crate) mod files;
 pub mod plan;
 pub mod predict;
 pub mod profile;
@@ -21,12 +22,10 @@ pub(crate) fn duration_flag(flag: &str, text: &str) -> Result<std::time::Duratio
 }
 
 /// Results to `path` (whole or not at all) or, without one, to stdout.
-pub(crate) fn write_output(path: Option<&std::path::Path>, text: &str) -> anyhow::Result<()> {
-    use anyhow::Context;
+pub(crate) fn write_or_print(path: Option<&std::path::Path>, text: &str) -> anyhow::Result<()> {
     use std::io::Write;
     match path {
-        Some(path) => iofit_safefs::atomic::write_atomic(path, text.as_bytes())
-            .with_context(|| format!("cannot write results to {}", path.display())),
+        Some(path) => files::write_output(path, text.as_bytes()),
         None => {
             let mut stdout = std::io::stdout().lock();
             stdout.write_all(text.as_bytes())?;

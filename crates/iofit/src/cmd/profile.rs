@@ -64,6 +64,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = sizing_options(&args).map_err(bad_input)?;
+    if let Some(path) = &args.output {
+        // Before reading anything: -o must not replace a capture it reads.
+        super::files::check_output(path, &args.files, "-o")?;
+    }
     let capture = match &args.live {
         Some(duration) => {
             let duration = seconds_flag(duration, "--live").map_err(bad_input)?;
@@ -269,7 +273,7 @@ fn live_capture(
     Ok(recorder.finish())
 }
 
-/// Writes the TOML whole or not at all.
+/// Writes the TOML whole or not at all (a random temporary name, then a rename).
 fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
     let body = toml::to_string_pretty(requirements).context("serialising the requirements")?;
     let text = format!(
@@ -277,9 +281,7 @@ fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
          meet; `observed` is what was measured; `derivation` says how.\n\n{body}",
         requirements.source
     );
-    iofit_safefs::atomic::write_atomic(path, text.as_bytes())
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    super::files::write_output(path, text.as_bytes())
 }
 
 #[cfg(test)]

@@ -170,7 +170,7 @@ pub fn run_hosts(
         .map(|h| h.jobs.iter().map(iofit_engine::fio_job_options).collect())
         .unwrap_or_default();
     let text = render(&run, output.json, &job_options);
-    super::write_output(output.path, &text)?;
+    super::write_or_print(output.path, &text)?;
     Ok(exit_code(&run, output.quiet))
 }
 

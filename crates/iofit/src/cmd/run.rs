@@ -560,6 +560,9 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
             "a vdbench file prints vdbench-style text; for JSON give --output FILE",
         ));
     }
+    if let Some(path) = &args.output {
+        super::files::check_output(path, &[file.to_path_buf()], "--output")?;
+    }
     let options = iofit_procedure::vdbench::VdbenchOptions {
         elapsed: args
             .runtime
@@ -589,6 +592,9 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
 
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let inputs = split_rest(&mut args)?;
+    for file in &inputs.files {
+        super::files::check_input(file, super::files::caps::JOB_FILE_BYTES, "job file")?;
+    }
     if let [file] = inputs.files.as_slice() {
         if iofit_jobfile::detect(file).map_err(bad_input)? == Dialect::Vdbench {
             return run_vdbench(&args, file);
@@ -619,6 +625,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    check_outputs(&args, &inputs.files, &jobs)?;
 
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(Arc::clone(&stop));
@@ -683,7 +690,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let text = render(args.output_format, &report, &jobs);
-    super::write_output(args.output.as_deref(), &text)?;
+    super::write_or_print(args.output.as_deref(), &text)?;
     let interrupted =
         stop.load(Ordering::Relaxed) || report.result.jobs.iter().any(|j| j.interrupted);
     let failed: Vec<&str> = report
@@ -759,4 +766,31 @@ pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
 
 fn duration(flag: &str, text: &str) -> anyhow::Result<std::time::Duration> {
     super::duration_flag(flag, text).map_err(bad_input)
+}
+
+/// Before any IO: `--output` and `--report` must be writable file names that name none of the
+/// run's inputs (job files, the spec file) or targets (every file a job reads or writes).
+fn check_outputs(args: &Args, job_files: &[PathBuf], jobs: &[JobSpec]) -> anyhow::Result<()> {
+    if args.output.is_none() && args.report.is_none() {
+        return Ok(());
+    }
+    let mut protected: Vec<PathBuf> = job_files.to_vec();
+    protected.extend(args.specs.iter().cloned());
+    let mut seen = std::collections::BTreeSet::new();
+    for job in jobs {
+        for clone in 0..job.numjobs.max(1) {
+            for path in job.files_for_clone(clone) {
+                if seen.insert(path.clone()) {
+                    protected.push(path);
+                }
+            }
+        }
+    }
+    if let Some(path) = &args.output {
+        super::files::check_output(path, &protected, "--output")?;
+    }
+    if let Some(path) = &args.report {
+        super::files::check_output(path, &protected, "--report")?;
+    }
+    Ok(())
 }
