@@ -69,6 +69,18 @@ impl UringEngine {
         })
     }
 
+    /// Whether io_uring can be set up here at all (kernels before 5.1, seccomp profiles of
+    /// some containers and `kernel.io_uring_disabled` refuse it): a one-entry ring, dropped at
+    /// once. The typed error lets a caller choose another engine without reading messages.
+    pub fn probe() -> Result<(), crate::EngineError> {
+        IoUring::new(1)
+            .map(drop)
+            .map_err(|e| crate::EngineError::Setup {
+                engine: "io_uring",
+                message: format!("io_uring is not available here ({e})"),
+            })
+    }
+
     pub fn features(&self) -> UringFeatures {
         UringFeatures {
             fixed_files: self.fixed_files,

@@ -33,6 +33,31 @@ pub fn bad_input(error: impl fmt::Display) -> anyhow::Error {
 /// Prints the error chain on one line to stderr and picks the exit code.
 pub fn report(error: &anyhow::Error) -> ExitCode {
     eprintln!("iofit: error: {error:#}");
-    let is_bad_input = error.chain().any(|cause| cause.is::<BadInput>());
-    ExitCode::from(if is_bad_input { BAD_INPUT } else { FAILED })
+    ExitCode::from(if is_bad_input(error) {
+        BAD_INPUT
+    } else {
+        FAILED
+    })
+}
+
+/// Whether any cause is the user's to fix. This is the one place that maps the libraries'
+/// typed errors to exit codes: the engine's, file safety's and remote runs' refusals (a file
+/// iofit did not create, a job that cannot run as written, a host to fix) and a procedure's bad
+/// input are 2, everything else 1.
+pub fn is_bad_input(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.is::<BadInput>()
+            || cause
+                .downcast_ref::<iofit_engine::EngineError>()
+                .is_some_and(|e| e.is_bad_input())
+            || cause
+                .downcast_ref::<iofit_procedure::ProcedureError>()
+                .is_some_and(|e| e.is_bad_input())
+            || cause
+                .downcast_ref::<iofit_safefs::SafeFsError>()
+                .is_some_and(|e| e.is_bad_input())
+            || cause
+                .downcast_ref::<iofit_remote::RemoteError>()
+                .is_some_and(|e| e.is_bad_input())
+    })
 }

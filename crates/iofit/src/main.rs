@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 mod cmd;
 mod exit;
+mod observe;
 
 /// Size, predict and benchmark cloud storage for IO-heavy applications.
 ///

@@ -46,8 +46,8 @@ fn demo_without_the_run_snapshot() {
         assert!(text.contains(heading), "missing {heading}");
     }
     // Data and log sized apart from the capture.
-    assert!(text.contains("volume 'data' (devices sdb)"));
-    assert!(text.contains("volume 'log' (devices sdc)"));
+    assert!(text.contains("volume 'data' (role data, devices sdb)"));
+    assert!(text.contains("volume 'log' (role log, devices sdc)"));
     let html = std::fs::read_to_string(&report).unwrap();
     assert_self_contained(&html);
     assert!(html.contains("Skipped (--no-run)"));

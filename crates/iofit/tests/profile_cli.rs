@@ -361,7 +361,7 @@ fn option_errors_exit_2() {
         (vec!["--window", "10m"], "time stamps"), // with -t it has times: see below
         (vec!["--percentile", "0"], "--percentile"),
         (vec!["--comfort", "0.5"], "--comfort"),
-        (vec!["--window", "ten"], "not a duration"),
+        (vec!["--window", "ten"], "not a time"),
     ] {
         let file = if expected == "time stamps" {
             data("iostat/sysstat-10.2.1_x_posix_sectors.txt")

@@ -160,6 +160,11 @@ pub(crate) fn read_text(path: &Path, source_name: &str) -> Result<String, JobFil
     Ok(text.strip_prefix('\u{feff}').unwrap_or(&text).to_string())
 }
 
+/// The deepest queue: NVMe's 65,536 entries per queue, deeper than any device takes.
+const MAX_IODEPTH: u32 = 65_536;
+/// The most clones a job may start: one thread each.
+const MAX_NUMJOBS: u32 = 4096;
+
 fn parse_text(
     text: &str,
     source_name: &str,
@@ -610,22 +615,14 @@ fn apply_valued(
             b.bs_write = None;
         }
         "ioengine" => {
-            job.engine = match value {
-                "null" => EngineKind::Null,
-                "psync" => EngineKind::Psync,
-                "sync" => EngineKind::Sync,
-                "pvsync" => EngineKind::Pvsync,
-                "io_uring" => EngineKind::IoUring,
-                "libaio" => EngineKind::Libaio,
-                other => {
-                    return Err(loc.unsupported_value(
-                        key,
-                        other,
-                        format!("the '{other}' engine"),
-                        "use one of null, psync, sync, pvsync, io_uring, libaio",
-                    ))
-                }
-            }
+            job.engine = EngineKind::from_fio_name(value).ok_or_else(|| {
+                loc.unsupported_value(
+                    key,
+                    value,
+                    format!("the '{value}' engine"),
+                    format!("use {}", EngineKind::FIO_NAMES),
+                )
+            })?
         }
         "iodepth" => {
             let depth = parse_u32(value).map_err(|why| invalid(why, COUNT_FIX))?;
@@ -633,6 +630,12 @@ fn apply_valued(
                 return Err(invalid(
                     "a queue depth of 0 never issues an IO".into(),
                     "write iodepth=1 or more",
+                ));
+            }
+            if depth > MAX_IODEPTH {
+                return Err(invalid(
+                    format!("{depth} is above the largest queue depth, {MAX_IODEPTH}"),
+                    "write iodepth=1..65536",
                 ));
             }
             job.iodepth = depth;
@@ -643,6 +646,14 @@ fn apply_valued(
                 return Err(invalid(
                     "0 clones run nothing".into(),
                     "write numjobs=1 or more",
+                ));
+            }
+            if count > MAX_NUMJOBS {
+                return Err(invalid(
+                    format!(
+                        "{count} clones is more threads than any host runs (at most {MAX_NUMJOBS})"
+                    ),
+                    "write numjobs=1..4096",
                 ));
             }
             job.numjobs = count;

@@ -31,6 +31,7 @@ pub mod vdbench;
 
 pub use error::{ErrorKind, JobFileError};
 pub use fio::ParseOptions;
+pub use values::parse_time;
 
 use std::path::Path;
 

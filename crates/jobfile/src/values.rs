@@ -35,6 +35,10 @@ pub fn parse_size(text: &str, base: SizeBase) -> Result<Bytes, String> {
     Bytes::parse_with_base(trimmed, base).map_err(|e| e.to_string())
 }
 
+/// The longest time any option takes: 10^9 s keeps every deadline in nanoseconds within a
+/// `u64` (10^9 s = 10^18 ns < 1.8 x 10^19), so no later arithmetic on it can overflow.
+pub const MAX_TIME_S: f64 = 1e9;
+
 /// A time as fio reads it: no unit is `default_unit`; suffixes `us`/`usec`, `ms`/`msec`,
 /// `s`/`sec`, `m`/`min`, `h`/`hour`, `d`/`day` (fio's `m` is minutes).
 pub fn parse_time(text: &str, default_unit: Duration) -> Result<Duration, String> {
@@ -66,8 +70,10 @@ pub fn parse_time(text: &str, default_unit: Duration) -> Result<Duration, String
         }
     };
     let secs = number * unit_secs;
-    if !secs.is_finite() || secs > 1e12 {
-        return Err(format!("'{trimmed}' is too long a time"));
+    if !secs.is_finite() || secs > MAX_TIME_S {
+        return Err(format!(
+            "'{trimmed}' is out of range; a time is 0 to {MAX_TIME_S:e} s (about 31 years)"
+        ));
     }
     Ok(Duration::from_secs_f64(secs))
 }

@@ -86,6 +86,9 @@ impl VolumeDesign {
     }
 }
 
+/// The most disks one volume stripes: the most data disks any Azure VM attaches.
+pub const MAX_DISKS_PER_VOLUME: u32 = 64;
+
 /// Why a `--disk` spec could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("disk spec '{spec}': {reason}; write COUNTxSKU[:CACHING], for example 10xP30:none or 1xP30:readonly")]
@@ -117,8 +120,10 @@ impl FromStr for VolumeDesign {
             }
             _ => (1, disks_part),
         };
-        if count == 0 {
-            return Err(error("disk count must be at least 1"));
+        if !(1..=MAX_DISKS_PER_VOLUME).contains(&count) {
+            return Err(error(&format!(
+                "disk count must be at least 1 and at most {MAX_DISKS_PER_VOLUME}"
+            )));
         }
         if sku.trim().is_empty() {
             return Err(error("no disk SKU"));

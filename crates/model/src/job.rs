@@ -56,6 +56,16 @@ impl RwMode {
             _ => return None,
         })
     }
+    /// The names [`RwMode::from_fio_name`] takes, as a message lists them.
+    pub const FIO_NAMES: &'static str = "read, write, randread, randwrite, rw or randrw";
+
+    /// A mode as a user writes it: fio's name in any case; an error lists the names.
+    pub fn parse(text: &str) -> Result<RwMode, UnknownName> {
+        RwMode::from_fio_name(&text.trim().to_ascii_lowercase()).ok_or_else(|| UnknownName {
+            name: text.to_string(),
+            known: RwMode::FIO_NAMES,
+        })
+    }
     /// The mode of a workload given as a read share, percent, and whether its IO is random
     /// (vdbench's rdpct/seekpct, Iometer's read and random percentages): all reads and all
     /// writes are the pure modes, any share between is mixed.
@@ -185,7 +195,59 @@ pub enum EngineKind {
     Libaio,
 }
 
+/// A name that is not one of a fixed set (an IO pattern, an IO engine); says which are.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{name}' is not known; use {known}")]
+pub struct UnknownName {
+    pub name: String,
+    pub known: &'static str,
+}
+
+/// Every engine name iofit knows: fio's own names first, then the spellings fio's JSON output
+/// and other tools use for the same engine (`false`: read from results, not taken in job files).
+const ENGINE_NAMES: [(&str, EngineKind, bool); 10] = [
+    ("null", EngineKind::Null, true),
+    ("psync", EngineKind::Psync, true),
+    ("sync", EngineKind::Sync, true),
+    ("pvsync", EngineKind::Pvsync, true),
+    ("io_uring", EngineKind::IoUring, true),
+    ("libaio", EngineKind::Libaio, true),
+    ("pvsync2", EngineKind::Pvsync, false),
+    ("vsync", EngineKind::Pvsync, false),
+    ("iouring", EngineKind::IoUring, false),
+    ("io-uring", EngineKind::IoUring, false),
+];
+
 impl EngineKind {
+    /// The names a job file's `ioengine=` takes, as a message lists them.
+    pub const FIO_NAMES: &'static str = "null, psync, sync, pvsync, io_uring or libaio";
+
+    /// The engine fio calls `name` (exact spelling), as a job file names it.
+    pub fn from_fio_name(name: &str) -> Option<EngineKind> {
+        ENGINE_NAMES
+            .iter()
+            .find(|(known, _, in_job_files)| *in_job_files && *known == name)
+            .map(|(_, kind, _)| *kind)
+    }
+
+    /// The engine a result names, in any case and under the other spellings tools use
+    /// (`pvsync2`, `iouring`, `io-uring`).
+    pub fn from_reported_name(name: &str) -> Option<EngineKind> {
+        let name = name.trim().to_ascii_lowercase();
+        ENGINE_NAMES
+            .iter()
+            .find(|(known, _, _)| *known == name)
+            .map(|(_, kind, _)| *kind)
+    }
+
+    /// [`EngineKind::from_reported_name`], or an error that lists fio's names.
+    pub fn parse(text: &str) -> Result<EngineKind, UnknownName> {
+        EngineKind::from_reported_name(text).ok_or_else(|| UnknownName {
+            name: text.to_string(),
+            known: EngineKind::FIO_NAMES,
+        })
+    }
+
     pub fn fio_name(self) -> &'static str {
         match self {
             EngineKind::Null => "null",
@@ -363,6 +425,29 @@ impl JobSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn engine_names_round_trip_and_aliases_are_only_read() {
+        for (name, kind, in_job_files) in ENGINE_NAMES {
+            assert_eq!(EngineKind::from_reported_name(name), Some(kind));
+            assert_eq!(
+                EngineKind::from_fio_name(name).is_some(),
+                in_job_files,
+                "{name}"
+            );
+            if in_job_files {
+                assert_eq!(kind.fio_name(), name);
+            }
+        }
+        assert_eq!(EngineKind::parse("IO_URING"), Ok(EngineKind::IoUring));
+        let error = EngineKind::parse("posixaio").unwrap_err();
+        assert!(error.to_string().contains("io_uring or libaio"), "{error}");
+        assert_eq!(RwMode::parse(" RandRead "), Ok(RwMode::RandRead));
+        assert!(RwMode::parse("randtrim")
+            .unwrap_err()
+            .to_string()
+            .contains("randrw"));
+    }
 
     #[test]
     fn rw_modes_from_fio_names_and_mixes() {

@@ -211,6 +211,10 @@ pub fn requirements(
     })
 }
 
+/// The largest comfort or growth factor: a hundredfold is beyond any sizing, and keeps every
+/// sized number finite.
+const MAX_FACTOR: f64 = 100.0;
+
 fn check_options(options: &SizingOptions) -> Result<(), ProfileError> {
     if !(options.percentile > 0.0 && options.percentile <= 100.0) {
         return Err(ProfileError::option(
@@ -218,15 +222,15 @@ fn check_options(options: &SizingOptions) -> Result<(), ProfileError> {
             "give the percentile sizing uses, e.g. --percentile 95",
         ));
     }
-    if !(options.comfort.is_finite() && options.comfort >= 1.0) {
+    if !(options.comfort >= 1.0 && options.comfort <= MAX_FACTOR) {
         return Err(ProfileError::option(
-            format!("--comfort {} is below 1", options.comfort),
+            format!("--comfort {} is outside 1..={MAX_FACTOR}", options.comfort),
             "give a comfort factor of 1 or more, e.g. --comfort 1.3",
         ));
     }
-    if !(options.growth.is_finite() && options.growth > 0.0) {
+    if !(options.growth > 0.0 && options.growth <= MAX_FACTOR) {
         return Err(ProfileError::option(
-            format!("--growth {} is not positive", options.growth),
+            format!("--growth {} is outside 0..={MAX_FACTOR}", options.growth),
             "give the expected growth as a factor, e.g. --growth 1.3 for 30 % more",
         ));
     }

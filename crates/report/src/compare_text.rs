@@ -1,6 +1,7 @@
 //! A [`Comparison`] as a plain-text table for a terminal (the verdict itself is
 //! `iofit-verdict`'s).
 
+use crate::columns::{align, Align};
 use iofit_verdict::{Comparison, Verdict};
 
 /// The comparison as a plain-text table for a terminal.
@@ -23,12 +24,6 @@ pub fn render_text(comparison: &Comparison) -> String {
             check.margin_text(),
         ]);
     }
-    let mut widths = [0usize; 6];
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
     let mut out = format!(
         "compare: {} against volume '{}' ({}) of {}\n\n",
         comparison.results_source,
@@ -39,23 +34,17 @@ pub fn render_text(comparison: &Comparison) -> String {
     if let Some(design) = &comparison.design {
         out.insert_str(out.len() - 1, &format!("design: {design}\n"));
     }
-    for row in &rows {
-        let mut line = String::new();
-        for (index, (cell, width)) in row.iter().zip(widths).enumerate() {
-            let pad = width - cell.chars().count();
-            // Text columns left, number columns right.
-            if index == 0 || index == 1 || index == 4 {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad));
-            } else {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(cell);
-            }
-            line.push_str("  ");
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    // Text columns (metric, unit, verdict) left, number columns right.
+    let aligns = [
+        Align::Left,
+        Align::Left,
+        Align::Right,
+        Align::Right,
+        Align::Left,
+        Align::Right,
+    ];
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| r.to_vec()).collect();
+    out.push_str(&align(&rows, &aligns, false));
     let notes: Vec<String> = comparison
         .checks
         .iter()

@@ -23,6 +23,8 @@
 //! ```
 
 pub mod chart;
+pub mod checklist;
+pub mod columns;
 /// Results against requirements: the verdict and advice are `iofit-verdict`'s (domain logic);
 /// this crate adds their text rendering. Kept as `iofit_report::compare` for callers.
 pub mod compare {
@@ -38,6 +40,7 @@ pub mod html;
 pub mod markdown;
 mod markup;
 pub mod multihost;
+pub mod plan_report;
 pub mod plan_text;
 pub mod predict_text;
 pub mod vdbench_summary;

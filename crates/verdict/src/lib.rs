@@ -285,7 +285,8 @@ impl FioReader<'_> {
             Some(value) => self.direction(&format!("{at}.write"), value)?,
             None => DirectionResult::default(),
         };
-        let engine_requested = option("ioengine").and_then(|name| engine_from_fio(&name));
+        let engine_requested =
+            option("ioengine").and_then(|name| EngineKind::from_reported_name(&name));
         let iodepth = match option("iodepth") {
             Some(text) => text.trim().parse::<u32>().map_err(|_| {
                 self.bad(
@@ -355,7 +356,7 @@ impl FioReader<'_> {
             ("engine_requested", &mut result.engine_requested),
         ] {
             if let Some(text) = extra.get(key).and_then(Value::as_str) {
-                *slot = engine_from_fio(text).or(*slot);
+                *slot = EngineKind::from_reported_name(text).or(*slot);
             }
         }
         if let Some(iodepth) = extra.get("iodepth").and_then(Value::as_u64) {
@@ -477,18 +478,6 @@ impl FioReader<'_> {
             percentiles_ns,
         })
     }
-}
-
-fn engine_from_fio(name: &str) -> Option<EngineKind> {
-    Some(match name.trim().to_ascii_lowercase().as_str() {
-        "null" => EngineKind::Null,
-        "psync" => EngineKind::Psync,
-        "sync" => EngineKind::Sync,
-        "pvsync" | "pvsync2" | "vsync" => EngineKind::Pvsync,
-        "io_uring" | "iouring" => EngineKind::IoUring,
-        "libaio" => EngineKind::Libaio,
-        _ => return None,
-    })
 }
 
 fn rw_from_fio(text: &str) -> Option<RwMode> {

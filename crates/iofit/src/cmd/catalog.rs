@@ -300,39 +300,15 @@ impl Grid {
     }
 
     fn render(&self, out: &mut String) {
-        let widths: Vec<usize> = (0..self.header.len())
-            .map(|i| {
-                self.rows
-                    .iter()
-                    .map(|r| r[i].chars().count())
-                    .chain([self.header[i].len()])
-                    .max()
-                    .unwrap_or(0)
-            })
+        use iofit_report::columns::{align, Align};
+        let aligns: Vec<Align> = self
+            .numeric
+            .iter()
+            .map(|&n| if n { Align::Right } else { Align::Left })
             .collect();
-        let line = |cells: Vec<&str>| {
-            let mut text = String::new();
-            for (i, cell) in cells.iter().enumerate() {
-                if i > 0 {
-                    text.push_str("  ");
-                }
-                let pad = widths[i] - cell.chars().count();
-                if self.numeric[i] {
-                    text.push_str(&" ".repeat(pad));
-                    text.push_str(cell);
-                } else {
-                    text.push_str(cell);
-                    text.push_str(&" ".repeat(pad));
-                }
-            }
-            text.trim_end().to_string()
-        };
-        out.push_str(&line(self.header.clone()));
-        out.push('\n');
-        for row in &self.rows {
-            out.push_str(&line(row.iter().map(String::as_str).collect()));
-            out.push('\n');
-        }
+        let mut rows = vec![self.header.iter().map(|h| h.to_string()).collect()];
+        rows.extend(self.rows.iter().cloned());
+        out.push_str(&align(&rows, &aligns, false));
     }
 }
 
@@ -688,43 +664,16 @@ fn import_summary(
     )
 }
 
-/// Writes `text` to `path` whole or not at all (a temporary file renamed over it). An existing
-/// file is replaced only with `--allow-overwrite`: iofit never destroys data it did not make.
+/// Writes `text` to `path` whole or not at all (`files::write_output`). An existing file is
+/// replaced only with `--allow-overwrite`: iofit never destroys data it did not make.
 fn write_new_file(path: &std::path::Path, text: &str, allow_overwrite: bool) -> anyhow::Result<()> {
-    use std::io::Write;
     if path.exists() && !allow_overwrite {
         return Err(bad_input(format!(
             "-o {}: exists; choose another name or add --allow-overwrite",
             path.display()
         )));
     }
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "catalog.toml".into());
-    let temp = dir.join(format!(".{name}.iofit-{}.tmp", std::process::id()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|mut file| {
-            file.write_all(text.as_bytes())
-                .and_then(|_| file.sync_all())
-        })
-        .and_then(|_| std::fs::rename(&temp, path));
-    if let Err(error) = written {
-        // Only the temporary file this run created is removed.
-        let _ = std::fs::remove_file(&temp);
-        return Err(bad_input(format!(
-            "-o {}: cannot write it: {error}",
-            path.display()
-        )));
-    }
-    Ok(())
+    super::files::write_output(path, text.as_bytes())
 }
 
 #[cfg(test)]

@@ -3,19 +3,15 @@
 //! writable directory, not one of the command's own inputs or targets) and written whole, through
 //! a random temporary name, or not at all.
 
-use crate::exit::bad_input;
 use iofit_safefs::{atomic, guard, input, SafeFsError};
 use std::path::{Path, PathBuf};
 
 pub(crate) use iofit_safefs::input::caps;
 
-/// A safefs error as the CLI reports it: exit 2 when the user must fix something.
+/// A safefs error as the CLI reports it; `exit::is_bad_input` reads its kind (exit 2 when
+/// the user must fix something), as for every library error.
 pub(crate) fn cli_error(error: SafeFsError) -> anyhow::Error {
-    if error.is_bad_input() {
-        bad_input(error)
-    } else {
-        anyhow::Error::new(error)
-    }
+    anyhow::Error::new(error)
 }
 
 /// Reads a text input (regular file, at most `cap_bytes`); `what` names it in messages.

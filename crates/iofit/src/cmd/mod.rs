@@ -14,3 +14,23 @@ pub mod run;
 pub mod size_threads;
 pub mod vdbench;
 pub mod vdbench_hosts;
+
+/// A time flag (30, 30s, 500ms, 2m, 1h) read by the one time parser every command and job file
+/// uses ([`iofit_jobfile::parse_time`], 0 to 10^9 s); the error names the flag.
+pub(crate) fn duration_flag(flag: &str, text: &str) -> Result<std::time::Duration, String> {
+    iofit_jobfile::parse_time(text, std::time::Duration::from_secs(1))
+        .map_err(|why| format!("{flag}={text}: {why}"))
+}
+
+/// Results to `path` (whole or not at all) or, without one, to stdout.
+pub(crate) fn write_or_print(path: Option<&std::path::Path>, text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    match path {
+        Some(path) => files::write_output(path, text.as_bytes()),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes())?;
+            Ok(stdout.flush()?)
+        }
+    }
+}

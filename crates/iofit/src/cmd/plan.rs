@@ -6,7 +6,8 @@ use anyhow::Context;
 use iofit_catalog::{Catalog, TableInfo, EDITIONS, EDITION_CURRENT, EDITION_SEED};
 use iofit_model::{Bytes, HostCaching, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
 use iofit_planner::{CatalogRows, PlanOptions, EXAMPLE_REQUIREMENTS};
-use iofit_predict::{Assumptions, LimitKind, MbConvention};
+use iofit_predict::Assumptions;
+use iofit_procedure::shown;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -240,23 +241,9 @@ fn load_catalog_with(
     Ok(catalog)
 }
 
-/// The rows of one edition. NetApp levels exist only in the current edition.
+/// The rows of one edition ([`iofit_procedure::inputs::rows_for`]).
 pub(crate) fn rows_for(catalog: &Catalog, edition: &str) -> CatalogRows {
-    CatalogRows {
-        vms: catalog.vms_in(edition).cloned().collect(),
-        disks: catalog.disks_in(edition).cloned().collect(),
-        provisioned: catalog.provisioned_in(edition).cloned().collect(),
-        netapp: if edition == EDITION_CURRENT {
-            catalog
-                .netapp
-                .iter()
-                .filter(|level| catalog.edition_of(&level.table) == Some(EDITION_CURRENT))
-                .cloned()
-                .collect()
-        } else {
-            Vec::new()
-        },
-    }
+    iofit_procedure::inputs::rows_for(catalog, edition)
 }
 
 /// The tables of an edition, for headers and `--json`.
@@ -264,38 +251,17 @@ pub(crate) fn tables_of<'a>(catalog: &'a Catalog, edition: &'a str) -> Vec<&'a T
     catalog.tables_in(edition).collect()
 }
 
-/// Prediction assumptions for an edition: the seed counts 1 MB = 1024 KB.
+/// Prediction assumptions for an edition ([`iofit_procedure::inputs::assumptions_for`]).
 pub(crate) fn assumptions_for(
     edition: &str,
     service_latency_ms: Option<f64>,
     cache_hit_pct: f64,
 ) -> anyhow::Result<Assumptions> {
-    let mut assumptions = Assumptions {
+    Ok(iofit_procedure::inputs::assumptions_for(
+        edition,
+        service_latency_ms,
         cache_hit_pct,
-        mb: if edition == EDITION_SEED {
-            MbConvention::Binary
-        } else {
-            MbConvention::Decimal
-        },
-        ..Assumptions::default()
-    };
-    if let Some(latency) = service_latency_ms {
-        if !(latency.is_finite() && latency > 0.0) {
-            return Err(bad_input(format!(
-                "--service-latency-ms {latency}: must be a number > 0 (milliseconds)"
-            )));
-        }
-        assumptions.service_latency_ms = latency;
-        assumptions.service_latency_source = "given with --service-latency-ms".into();
-        assumptions.standard_ssd_latency_ms = latency;
-        assumptions.standard_ssd_latency_source = "given with --service-latency-ms".into();
-    }
-    if !(0.0..=100.0).contains(&cache_hit_pct) {
-        return Err(bad_input(format!(
-            "--cache-hit-pct {cache_hit_pct}: must be within 0..=100"
-        )));
-    }
-    Ok(assumptions)
+    )?)
 }
 
 /// Parses a size flag into bytes (at least 1).
@@ -372,6 +338,21 @@ fn requirements_from_flags(args: &Args) -> anyhow::Result<Requirements> {
              `iofit plan --example-requirements` prints one)",
         ));
     }
+    // Beyond any storage there is, and far inside f64's range, so every sum and product the
+    // planner makes of them stays finite.
+    for (flag, value, max) in [
+        ("--iops", args.iops, 1e9),
+        ("--throughput-mb-s", args.throughput_mb_s, 1e7),
+        ("--latency-ms", args.latency_ms, 1e6),
+        ("--capacity-gib", args.capacity_gib, 1e9),
+    ] {
+        if let Some(value) = value.filter(|v| v.is_nan() || *v > max) {
+            return Err(bad_input(format!(
+                "{flag} {}: must be a number from 0 to {max:e}",
+                shown(value)
+            )));
+        }
+    }
     let io_size = parse_size("--io-size", &args.io_size)?;
     let requirements = Requirements {
         source: "command line".into(),
@@ -424,9 +405,10 @@ pub(crate) fn apply_growth(
     growth: Option<f64>,
 ) -> anyhow::Result<()> {
     if let Some(factor) = growth {
-        if !(factor.is_finite() && factor > 0.0) {
+        if !(factor > 0.0 && factor <= 100.0) {
             return Err(bad_input(format!(
-                "--growth {factor}: must be a number > 0 (1.3 = 30% growth)"
+                "--growth {}: must be a number above 0 and at most 100 (1.3 = 30% growth)",
+                shown(factor)
             )));
         }
         requirements.apply_growth(factor);
@@ -476,14 +458,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => requirements_from_flags(&args)?,
     };
     apply_growth(&mut requirements, args.growth)?;
-    if args.top == 0 {
-        return Err(bad_input("--top 0: show at least one design"));
+    if !(1..=1000).contains(&args.top) {
+        return Err(bad_input(format!(
+            "--top {}: show 1..1000 designs",
+            args.top
+        )));
     }
     if !(args.min_headroom_pct.is_finite() && (0.0..100.0).contains(&args.min_headroom_pct)) {
         return Err(bad_input(format!(
             "--min-headroom-pct {}: must be within 0..100 (10 keeps every limit 10% above the \
              need; 0 is the strict fit)",
-            args.min_headroom_pct
+            shown(args.min_headroom_pct)
         )));
     }
     if !(args.busy_hours_per_month.is_finite()
@@ -492,7 +477,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     {
         return Err(bad_input(format!(
             "--busy-hours-per-month {}: must be within 0..=744 (730 = sustained all month)",
-            args.busy_hours_per_month
+            shown(args.busy_hours_per_month)
         )));
     }
     let report_format = args.output.report_format()?;
@@ -519,7 +504,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let tables = tables_of(&catalog, edition);
     if let (Some(path), Some(format)) = (&args.output.report, report_format) {
-        let report = plan_report(&requirements, &plan, edition, &options);
+        let report = iofit_report::plan_report::report(&requirements, &plan, edition, &options);
         write_report(path, format, &report)?;
     }
     if args.output.json {
@@ -604,135 +589,4 @@ pub(crate) fn write_report(
         ReportFormat::Markdown => report.render_markdown(),
     };
     super::files::write_output(path, text.as_bytes())
-}
-
-/// The plan as one report: requirements, the ranked designs, the top design's prediction
-/// (its limits charted, the binding one marked), what ruled out cheaper VMs, the notes.
-fn plan_report(
-    requirements: &Requirements,
-    plan: &iofit_planner::Plan,
-    edition: &str,
-    options: &PlanOptions,
-) -> iofit_report::html::HtmlReport {
-    use iofit_report::html::{HtmlReport, Table};
-    use iofit_report::plan_text::money;
-    let group = iofit_model::units::group_thousands;
-    let mut report = HtmlReport::new(format!(
-        "iofit plan: {} IOPS, {} MB/s, {} GiB",
-        group(plan.totals.iops),
-        group(plan.totals.throughput_mb_s),
-        group(plan.totals.capacity_gib)
-    ))
-    .requirements(requirements)
-    .section(
-        "How the plan was made",
-        format!(
-            "Catalog edition {edition}; {} VM sizes considered, {} designs meet every requirement \
-             and limit. Every design keeps at least {}% headroom below each limit it is sized \
-             against. Standard SSD/HDD disk operations are charged at the sized IOPS for {} \
-             hours a month.",
-            plan.vms_considered,
-            plan.designs_meeting,
-            group(options.min_headroom_pct),
-            group(options.busy_hours_per_month)
-        ),
-    );
-    if plan.designs.is_empty() {
-        report = report.section(
-            "No design meets the requirements",
-            plan.impossible.join("\n\n"),
-        );
-    } else {
-        let mut table = Table::new(
-            "Designs, cheapest first (total = VM + disks + disk operations)",
-            &[
-                "#",
-                "VM",
-                "volumes",
-                "VM $/month",
-                "disks $/month",
-                "operations $/month",
-                "total $/month",
-                "binding limit",
-                "least headroom on a sized limit",
-            ],
-        );
-        for design in &plan.designs {
-            let volumes: Vec<String> = design
-                .volumes
-                .iter()
-                .map(|v| {
-                    format!(
-                        "{}: {} x {} ({})",
-                        v.label, v.disk_count, v.disk_sku, v.caching
-                    )
-                })
-                .collect();
-            let least = design
-                .prediction
-                .limits
-                .iter()
-                .filter(|c| c.kind.caps_sustained_rate() || c.kind == LimitKind::VmDataDisks)
-                .filter(|c| c.kind != LimitKind::QueueDepth)
-                .filter_map(|c| c.headroom_pct.map(|p| (p, c.name.clone())))
-                .min_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|(p, name)| format!("{p:.0}% ({name})"))
-                .unwrap_or_else(|| "-".into());
-            table = table.row(vec![
-                design.rank.to_string(),
-                design.vm.clone(),
-                volumes.join("; "),
-                money(design.vm_price_usd_month),
-                money(design.disks_price_usd_month),
-                match design.operations_usd_month {
-                    Some(ops) => money(Some(ops)),
-                    None => "not sourced".into(),
-                },
-                match (design.total_usd_month, design.cost_complete) {
-                    (Some(total), true) => money(Some(total)),
-                    (Some(total), false) => {
-                        format!("{} + operations (incomplete)", money(Some(total)))
-                    }
-                    (None, _) => "price not sourced".into(),
-                },
-                design
-                    .prediction
-                    .binding
-                    .as_ref()
-                    .map(|b| b.name.clone())
-                    .unwrap_or_else(|| "-".into()),
-                least,
-            ]);
-        }
-        report = report.table(table);
-        let top = &plan.designs[0];
-        let mut notes: Vec<String> = Vec::new();
-        for volume in &top.volumes {
-            for note in [&volume.operations_note, &volume.performance_note]
-                .into_iter()
-                .flatten()
-            {
-                notes.push(format!("{}: {note}", volume.label));
-            }
-        }
-        if let Some(note) = &top.price_note {
-            notes.push(note.clone());
-        }
-        if !notes.is_empty() {
-            report = report.section(format!("Design #1: {}", top.vm), notes.join("\n\n"));
-        }
-        report = report.prediction(&top.prediction);
-    }
-    if !plan.rejected.is_empty() {
-        let mut table = Table::new("Ruled out", &["VM", "VM $/month", "why"]);
-        for rejected in &plan.rejected {
-            table = table.row(vec![
-                rejected.vm.clone(),
-                money(rejected.vm_price_usd_month),
-                rejected.reason.clone(),
-            ]);
-        }
-        report = report.table(table);
-    }
-    report.section("Notes", plan.notes.join("\n\n"))
 }

@@ -71,19 +71,18 @@ pub struct Args {
     pub output: OutputArgs,
 }
 
-fn parse_rw(text: &str) -> anyhow::Result<RwMode> {
-    RwMode::from_fio_name(&text.to_ascii_lowercase()).ok_or_else(|| {
-        bad_input(format!(
-            "--rw '{text}': use read, write, randread, randwrite, rw or randrw"
-        ))
-    })
-}
+/// fio's largest iodepth, and a thread count beyond any host.
+const MAX_IODEPTH: u32 = 65_536;
+const MAX_NUMJOBS: u32 = 4096;
 
-fn positive(flag: &str, value: Option<i64>, default: u32) -> anyhow::Result<u32> {
+/// A count flag within 1..=max (IOs in flight per job, jobs per volume).
+fn positive(flag: &str, value: Option<i64>, default: u32, max: u32) -> anyhow::Result<u32> {
     match value {
         None => Ok(default),
-        Some(v) if v >= 1 && v <= u32::MAX as i64 => Ok(v as u32),
-        Some(v) => Err(bad_input(format!("{flag} {v}: must be at least 1"))),
+        Some(v) if v >= 1 && v <= i64::from(max) => Ok(v as u32),
+        Some(v) => Err(bad_input(format!(
+            "{flag} {v}: write a whole number 1..{max}"
+        ))),
     }
 }
 
@@ -168,7 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let rws = per_volume("--rw", &args.rw)?
         .iter()
-        .map(|text| parse_rw(text))
+        .map(|text| RwMode::parse(text).map_err(|e| bad_input(format!("--rw {e}"))))
         .collect::<anyhow::Result<Vec<RwMode>>>()?;
     let sizes = per_volume("--bs", &args.bs)?
         .iter()
@@ -177,7 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !(0.0..=100.0).contains(&args.rwmixread) {
         return Err(bad_input(format!(
             "--rwmixread {}: must be within 0..=100",
-            args.rwmixread
+            iofit_procedure::shown(args.rwmixread)
         )));
     }
     let read_pct_of = |rw: RwMode| match (rw.has_reads(), rw.has_writes()) {
@@ -211,8 +210,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     "--iodepth",
                     args.iodepth,
                     outstanding.max(design.disk_count),
+                    MAX_IODEPTH,
                 )?;
-                let jobs = positive("--numjobs", args.numjobs, 1)?;
+                let jobs = positive("--numjobs", args.numjobs, 1, MAX_NUMJOBS)?;
                 (
                     Workload::new(sizing.read_pct, sizing.random_pct, io_size, depth, jobs),
                     Some(sizing.clone()),
@@ -223,8 +223,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     read_pct_of(rws[index]),
                     if rws[index].is_random() { 100.0 } else { 0.0 },
                     sizes[index],
-                    positive("--iodepth", args.iodepth, 32)?,
-                    positive("--numjobs", args.numjobs, 1)?,
+                    positive("--iodepth", args.iodepth, 32, MAX_IODEPTH)?,
+                    positive("--numjobs", args.numjobs, 1, MAX_NUMJOBS)?,
                 ),
                 None,
             ),

@@ -3,9 +3,8 @@
 
 use crate::exit::bad_input;
 use anyhow::Context;
-use iofit_model::requirements::{Percentiles, Requirements};
+use iofit_model::requirements::Requirements;
 use iofit_profile::procfs::{LiveRecorder, Snapshot};
-use iofit_profile::summarize::BYTES_NOT_MEASURED;
 use iofit_profile::{
     parse_files, partitions_left_out, requirements, ParseOptions, SizingOptions, VolumeSpec,
 };
@@ -71,9 +70,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let capture = match &args.live {
         Some(duration) => {
-            let duration = parse_duration(duration, "--live").map_err(bad_input)?;
+            let duration = seconds_flag(duration, "--live").map_err(bad_input)?;
             let interval = match &args.interval {
-                Some(text) => parse_duration(text, "--interval").map_err(bad_input)?,
+                Some(text) => seconds_flag(text, "--interval").map_err(bad_input)?,
                 None => 1.0,
             };
             let root = args
@@ -122,7 +121,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     requirements
         .validate()
         .map_err(|e| anyhow::anyhow!("internal: the requirements do not validate: {e}"))?;
-    let mut text = checklist(&requirements, capture.reports());
+    let title = format!(
+        "Requirements checklist from {} ({} reports)",
+        requirements.source,
+        capture.reports()
+    );
+    let mut text = iofit_report::checklist::render(&requirements, &title, true);
     match &args.output {
         Some(path) => {
             write_toml(&requirements, path)?;
@@ -201,11 +205,11 @@ fn sizing_options(args: &Args) -> Result<SizingOptions, String> {
         ));
     }
     let interval_s = match &args.interval {
-        Some(text) if args.live.is_none() => Some(parse_duration(text, "--interval")?),
+        Some(text) if args.live.is_none() => Some(seconds_flag(text, "--interval")?),
         _ => None,
     };
     let window_s = match &args.window {
-        Some(text) => Some(parse_duration(text, "--window")?),
+        Some(text) => Some(seconds_flag(text, "--window")?),
         None => None,
     };
     Ok(SizingOptions {
@@ -219,25 +223,16 @@ fn sizing_options(args: &Args) -> Result<SizingOptions, String> {
     })
 }
 
-/// "60s", "10m", "1h", "500ms" or a plain number of seconds.
-fn parse_duration(text: &str, flag: &str) -> Result<f64, String> {
-    let trimmed = text.trim();
-    let split = trimmed
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(trimmed.len());
-    let (number, unit) = trimmed.split_at(split);
-    let scale = match unit.trim() {
-        "" | "s" | "sec" => 1.0,
-        "ms" => 0.001,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        _ => f64::NAN,
-    };
-    match number.parse::<f64>() {
-        Ok(value) if scale.is_finite() && value > 0.0 => Ok(value * scale),
-        _ => Err(format!(
-            "{flag} '{text}' is not a duration; write e.g. 500ms, 30s, 10m or 1h"
-        )),
+/// A duration flag in seconds, above 0 and at most a week.
+fn seconds_flag(text: &str, flag: &str) -> Result<f64, String> {
+    const MAX_S: f64 = 7.0 * 86_400.0;
+    let seconds = super::duration_flag(flag, text)?.as_secs_f64();
+    if seconds > 0.0 && seconds <= MAX_S {
+        Ok(seconds)
+    } else {
+        Err(format!(
+            "{flag} '{text}': write a duration above 0 and at most 7 days (604800 s)"
+        ))
     }
 }
 
@@ -253,7 +248,14 @@ fn live_capture(
     }
     let mut recorder = LiveRecorder::new(&format!("{} (live)", root.display()), interval_s);
     let start = Instant::now();
-    let samples = (duration_s / interval_s).round().max(1.0) as u32;
+    const MAX_SAMPLES: f64 = 1_000_000.0;
+    let samples = (duration_s / interval_s).round().max(1.0);
+    if samples > MAX_SAMPLES {
+        return Err(bad_input(format!(
+            "--interval {interval_s} s over --live {duration_s} s is {samples} samples; at most {MAX_SAMPLES} (raise --interval)"
+        )));
+    }
+    let samples = samples as u32;
     eprintln!(
         "iofit: sampling {} every {interval_s} s for {duration_s} s",
         root.display()
@@ -282,158 +284,18 @@ fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
     super::files::write_output(path, text.as_bytes())
 }
 
-fn row(metric: &str, values: Option<Percentiles>, sized: Option<String>) -> String {
-    let cell = |v: f64| format!("{v:>11.2}");
-    match values {
-        Some(p) => format!(
-            "  {metric:<24}{}{}{}{:>12}\n",
-            cell(p.p50),
-            cell(p.p90),
-            cell(p.p99),
-            sized.unwrap_or_default()
-        ),
-        None => format!(
-            "  {metric:<24}{:>11}{:>11}{:>11}{:>12}\n",
-            "-",
-            "-",
-            "-",
-            sized.unwrap_or_default()
-        ),
-    }
-}
-
-/// The readable checklist: per volume each metric at p50/p90/p99 and the sized number.
-fn checklist(requirements: &Requirements, reports: usize) -> String {
-    let mut out = format!(
-        "Requirements checklist from {} ({} reports)\n",
-        requirements.source, reports
-    );
-    for volume in &requirements.volumes {
-        let s = &volume.sizing;
-        out.push_str(&format!(
-            "\nvolume '{}' (role {}, devices {})\n",
-            volume.label,
-            volume.role.name(),
-            volume.devices.join(", ")
-        ));
-        out.push_str(&format!(
-            "  {:<24}{:>11}{:>11}{:>11}{:>12}\n",
-            "metric", "p50", "p90", "p99", "sized"
-        ));
-        let Some(o) = &volume.observed else { continue };
-        let kib = |p: Percentiles| p.scaled(1.0 / 1024.0);
-        out.push_str(&row("IOPS", Some(o.iops), Some(format!("{:.2}", s.iops))));
-        out.push_str(&row(
-            if o.read_pct_estimated {
-                "read % (estimated)"
-            } else {
-                "read %"
-            },
-            Some(o.read_pct),
-            Some(format!("{:.2}", s.read_pct)),
-        ));
-        // Write and sequential shares are the complements of the overall read and random
-        // shares; their percentiles are not the complements' percentiles, so none are shown.
-        out.push_str(&row(
-            "write % (100 - read %)",
-            None,
-            Some(format!("{:.2}", 100.0 - s.read_pct)),
-        ));
-        out.push_str(&row(
-            "random % (estimated)",
-            o.random_pct,
-            Some(format!("{:.2}", s.random_pct)),
-        ));
-        out.push_str(&row(
-            "sequential % (estimated)",
-            None,
-            Some(format!("{:.2}", 100.0 - s.random_pct)),
-        ));
-        let bytes_measured = !volume
-            .derivation
-            .iter()
-            .any(|line| line.starts_with(BYTES_NOT_MEASURED));
-        out.push_str(&row(
-            "IO size KiB",
-            Some(kib(o.io_size_bytes)).filter(|_| bytes_measured),
-            Some(format!(
-                "{:.2}{}",
-                s.io_size_bytes as f64 / 1024.0,
-                if bytes_measured { "" } else { " (assumed)" }
-            )),
-        ));
-        out.push_str(&row(
-            "throughput MB/s",
-            Some(o.throughput_mb_s).filter(|_| bytes_measured),
-            Some(if bytes_measured {
-                format!("{:.2}", s.throughput_mb_s)
-            } else {
-                "unknown".to_string()
-            }),
-        ));
-        out.push_str(&row(
-            "latency ms",
-            o.latency_ms,
-            Some(s.latency_ms.map_or("-".into(), |l| format!("{l:.3}"))),
-        ));
-        out.push_str(&row(
-            "queue depth",
-            o.queue_depth,
-            s.queue_depth.map(|q| format!("{q:.2}")),
-        ));
-        out.push_str(&format!(
-            "  {} samples; max IOPS {:.2}; throughput MB/s avg {:.2}, max {:.2}{}\n",
-            o.samples,
-            o.iops_max,
-            o.throughput_mb_s_avg,
-            o.throughput_mb_s_max,
-            match (o.latency_ms_min, o.latency_ms_avg) {
-                (Some(min), Some(avg)) => format!("; latency ms min {min:.3}, avg {avg:.3}"),
-                _ => String::new(),
-            }
-        ));
-        out.push_str("  how the sized numbers were derived:\n");
-        for line in &volume.derivation {
-            out.push_str(&format!("    - {line}\n"));
-        }
-    }
-    let host = &requirements.host;
-    out.push_str("\nhost\n");
-    out.push_str(&format!(
-        "  {:<24}{:>11}{:>11}{:>11}{:>12}\n",
-        "metric", "p50", "p90", "p99", "average"
-    ));
-    out.push_str(&row(
-        "CPU %",
-        host.cpu_pct,
-        host.cpu_pct_avg.map(|a| format!("{a:.2}")),
-    ));
-    out.push_str(&row(
-        "memory %",
-        host.memory_pct,
-        host.memory_pct_avg.map(|a| format!("{a:.2}")),
-    ));
-    if host.cpu_pct.is_none() || host.memory_pct.is_none() {
-        out.push_str(
-            "  (a dash: the capture has no such counter; iostat has CPU but no memory, sar needs \
-             -u/-r, PerfMon needs Processor and Memory counters)\n",
-        );
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn durations() {
-        assert_eq!(parse_duration("60s", "--live"), Ok(60.0));
-        assert_eq!(parse_duration("10m", "--window"), Ok(600.0));
-        assert_eq!(parse_duration("1h", "--window"), Ok(3600.0));
-        assert_eq!(parse_duration("500ms", "--interval"), Ok(0.5));
-        assert_eq!(parse_duration("2", "--interval"), Ok(2.0));
-        assert!(parse_duration("ten", "--live").is_err());
-        assert!(parse_duration("0s", "--live").is_err());
+        assert_eq!(seconds_flag("60s", "--live"), Ok(60.0));
+        assert_eq!(seconds_flag("10m", "--window"), Ok(600.0));
+        assert_eq!(seconds_flag("1h", "--window"), Ok(3600.0));
+        assert_eq!(seconds_flag("500ms", "--interval"), Ok(0.5));
+        assert_eq!(seconds_flag("2", "--interval"), Ok(2.0));
+        assert!(seconds_flag("ten", "--live").is_err());
+        assert!(seconds_flag("0s", "--live").is_err());
     }
 }

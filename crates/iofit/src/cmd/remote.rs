@@ -8,7 +8,6 @@ use iofit_jobfile::fio::{parse_str, ParseOptions};
 use iofit_model::job::JobSpec;
 use iofit_remote::{ControllerOptions, HostSpec, MultiRun, RemoteError};
 use iofit_report::multihost::{render_clients_json, render_hosts_table, HostRow};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -164,15 +163,7 @@ pub fn run_hosts(
         .unwrap_or_default();
     let run = run_specs(hosts, reach)?;
     let text = render(&run, output.json, &job_options);
-    match output.path {
-        Some(path) => std::fs::write(path, &text)
-            .with_context(|| format!("cannot write results to {}", path.display()))?,
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes())?;
-            stdout.flush()?;
-        }
-    }
+    super::write_or_print(output.path, &text)?;
     if let Some(path) = output.report {
         write_html(path, &run)?;
     }

@@ -11,7 +11,7 @@ use iofit_engine::{fio_job_options, run_jobs, Observer, Progress, RunOptions, Ru
 use iofit_jobfile::fio::{parse_command_line, parse_file, ParseOptions};
 use iofit_jobfile::Dialect;
 use iofit_model::job::{JobSpec, Target};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -353,7 +353,10 @@ fn preset_jobs(args: &Args, name: &str, inputs: &Inputs) -> anyhow::Result<Vec<J
     if workers == 0 {
         return Err(bad_input("--workers 0: a preset needs at least one worker"));
     }
-    let runtime = parse_duration(runtime_text.as_deref().unwrap_or(PRESET_RUNTIME))?;
+    let runtime = duration(
+        "--runtime",
+        runtime_text.as_deref().unwrap_or(PRESET_RUNTIME),
+    )?;
     if runtime.is_zero() {
         return Err(bad_input(
             "--runtime 0: a preset runs for a time; give e.g. 30s",
@@ -370,7 +373,7 @@ fn preset_jobs(args: &Args, name: &str, inputs: &Inputs) -> anyhow::Result<Vec<J
     }
     let mut jobs = iometer::preset_to_jobs(&spec, target, workers, iodepth, runtime, size);
     if let Some(warmup) = &warmup_text {
-        let ramp = parse_duration(warmup)?;
+        let ramp = duration("--warmup", warmup)?;
         for job in &mut jobs {
             job.ramp_time = ramp;
         }
@@ -422,13 +425,6 @@ fn describe_job(job: &JobSpec) -> String {
     )
 }
 
-/// Writes `text` to `path` whole or not at all: a random temporary name created with
-/// O_EXCL|O_NOFOLLOW in the same directory, synced, then renamed (`iofit_safefs::atomic`).
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    iofit_safefs::atomic::write_atomic(path, text.as_bytes())
-        .map_err(|e| std::io::Error::other(e.detail()))
-}
-
 fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> String {
     match format {
         OutputFormat::Json => {
@@ -450,7 +446,7 @@ struct CliObserver<'a> {
     quiet: bool,
     bar: Option<indicatif::ProgressBar>,
     last: Option<(Instant, u64, u64)>,
-    write_error: Option<std::io::Error>,
+    write_error: Option<iofit_safefs::SafeFsError>,
 }
 
 impl Observer for CliObserver<'_> {
@@ -465,7 +461,10 @@ impl Observer for CliObserver<'_> {
 
     fn job_done(&mut self, report: &RunReport) {
         if let Some(path) = self.output {
-            if let Err(e) = write_atomically(path, &render(self.format, report, self.jobs)) {
+            if let Err(e) = iofit_safefs::atomic::write_atomic(
+                path,
+                render(self.format, report, self.jobs).as_bytes(),
+            ) {
                 self.write_error.get_or_insert(e);
             }
         }
@@ -505,32 +504,6 @@ impl Observer for CliObserver<'_> {
             mb_s
         ));
     }
-}
-
-/// A time as fio's `runtime` takes it: seconds, or with a unit (500ms, 30s, 2m, 1h).
-fn parse_duration(text: &str) -> anyhow::Result<std::time::Duration> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| {
-        bad_input(format!(
-            "--runtime={text}: not a time; write seconds (30) or 30s, 2m, 1h"
-        ))
-    })?;
-    let seconds = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        other => {
-            return Err(bad_input(format!(
-                "'{text}' has an unknown time unit '{other}'; use ms, s, m or h"
-            )))
-        }
-    };
-    Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
 /// `--hosts`: the fio jobs on every host at once (see `cmd::remote`).
@@ -608,11 +581,17 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.output {
         super::files::check_output(path, &[file.to_path_buf()], "--output")?;
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    install_ctrl_c(Arc::clone(&stop));
-    let options = crate::cmd::vdbench::VdbenchRunOptions {
-        elapsed: args.runtime.as_deref().map(parse_duration).transpose()?,
-        warmup: args.warmup.as_deref().map(parse_duration).transpose()?,
+    let options = iofit_procedure::vdbench::VdbenchOptions {
+        elapsed: args
+            .runtime
+            .as_deref()
+            .map(|t| duration("--runtime", t))
+            .transpose()?,
+        warmup: args
+            .warmup
+            .as_deref()
+            .map(|t| duration("--warmup", t))
+            .transpose()?,
         sd_size: args
             .size
             .as_deref()
@@ -622,14 +601,18 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
             })
             .transpose()?,
         json_output: args.output.clone(),
-        allow_overwrite: args.allow_overwrite,
-        quiet: args.quiet,
-        stop,
-        remote_iofit: args.remote_iofit.clone(),
-        ssh_config: args.ssh_config.clone(),
         ..Default::default()
     };
-    crate::cmd::vdbench::run_file(file, &options)
+    let stop = Arc::new(AtomicBool::new(false));
+    install_ctrl_c(Arc::clone(&stop));
+    crate::cmd::vdbench::run_file(
+        file,
+        &options,
+        args.allow_overwrite,
+        args.quiet,
+        stop,
+        (args.remote_iofit.clone(), args.ssh_config.clone()),
+    )
 }
 
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
@@ -717,13 +700,8 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("iofit: interrupted while laying out test files; no job ran");
         return Ok(ExitCode::from(INTERRUPTED));
     }
-    let report = outcome.map_err(|e| {
-        if e.is_bad_input() {
-            bad_input(e)
-        } else {
-            anyhow::Error::new(e).context("the run failed")
-        }
-    })?;
+    // exit.rs decides the code from the typed error (a refusal is bad input).
+    let report = outcome.context("the run failed")?;
     if let Some(e) = observer.write_error.take() {
         return Err(anyhow::Error::new(e).context(format!(
             "cannot write results to {}",
@@ -737,15 +715,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let text = render(args.output_format, &report, &jobs);
-    match &args.output {
-        Some(path) => write_atomically(path, &text)
-            .with_context(|| format!("cannot write results to {}", path.display()))?,
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes())?;
-            stdout.flush()?;
-        }
-    }
+    super::write_or_print(args.output.as_deref(), &text)?;
     let interrupted =
         stop.load(Ordering::Relaxed) || report.result.jobs.iter().any(|j| j.interrupted);
     let failed: Vec<&str> = report
@@ -817,6 +787,10 @@ pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
         }
         stop.store(true, Ordering::SeqCst);
     });
+}
+
+fn duration(flag: &str, text: &str) -> anyhow::Result<std::time::Duration> {
+    super::duration_flag(flag, text).map_err(bad_input)
 }
 
 /// Before any IO: `--output` and `--report` must be writable file names that name none of the

@@ -8,9 +8,8 @@
 //! An SD shared by k hosts gets 1/k of its share of a fixed `iorate=` on each.
 
 use crate::cmd::remote::{exit_code, Reach, INCOMPLETE};
-use crate::cmd::vdbench::{adjust, RunJson, VdbenchJson, VdbenchRunOptions};
+use iofit_procedure::vdbench::{adjust, RunJson, VdbenchJson, VdbenchOptions};
 use crate::exit::bad_input;
-use anyhow::Context;
 use iofit_jobfile::vdbench::{IoRate, ParamFile, Run};
 use iofit_remote::{HostSpec, MultiRun};
 use iofit_report::multihost::{render_hosts_table, HostRow};
@@ -152,12 +151,24 @@ fn print_run(
     Ok(avg)
 }
 
+/// How a multi-host vdbench file runs: the file's overrides plus how to reach the hosts.
+pub struct HostsOptions {
+    pub vdbench: VdbenchOptions,
+    pub allow_overwrite: bool,
+    pub quiet: bool,
+    pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// iofit on the hosts when an `hd=` has no `vdbench=` (default: this binary's path).
+    pub remote_iofit: Option<String>,
+    /// ssh config file for reaching the hosts (ssh -F).
+    pub ssh_config: Option<std::path::PathBuf>,
+}
+
 /// Runs every run of a multi-host vdbench file.
 pub fn run_file(
     path: &Path,
     file: &ParamFile,
     runs: Vec<Run>,
-    common: &VdbenchRunOptions,
+    common: &HostsOptions,
 ) -> anyhow::Result<ExitCode> {
     let reach = Reach {
         remote_iofit: common.remote_iofit.clone(),
@@ -178,7 +189,7 @@ pub fn run_file(
         if common.stop.load(Ordering::Relaxed) {
             break;
         }
-        let run = adjust(run, common).map_err(bad_input)?;
+        let run = adjust(run, &common.vdbench)?;
         let (rate, label) = match &run.iorate {
             IoRate::Max => (None, "Uncontrolled MAX".to_string()),
             IoRate::Fixed(rate) => (Some(*rate), format!("{rate}")),
@@ -217,12 +228,9 @@ pub fn run_file(
                     .collect(),
             });
         }
-        if let Some(json) = &common.json_output {
-            let tmp = json.with_extension("json.partial");
-            std::fs::write(&tmp, serde_json::to_string_pretty(&doc)?)
-                .with_context(|| format!("cannot write {}", tmp.display()))?;
-            std::fs::rename(&tmp, json)
-                .with_context(|| format!("cannot write {}", json.display()))?;
+        if let Some(json) = &common.vdbench.json_output {
+            // Whole or not at all, through a random temporary name (safefs).
+            super::files::write_output(json, serde_json::to_string_pretty(&doc)?.as_bytes())?;
         }
         let code = exit_code(&multi, common.quiet);
         incomplete |= !multi.complete();

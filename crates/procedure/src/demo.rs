@@ -1,0 +1,689 @@
+//! The demo: the method's loop on embedded defaults, one step after another:
+//! 1. profile the shipped iostat capture of an example database server into requirements
+//!    (data and log volumes apart);
+//! 2. plan the cheapest designs for them; 3. predict the top design with a warm cache;
+//! 4. a short real run of the planned workload per volume on a temp directory;
+//! 5. compare what was measured against the requirements;
+//! 6. one self-contained HTML report of it all.
+//!
+//! Each step is its own function taking what the earlier steps produced. The real run is on
+//! this machine's temp directory, not on the planned Azure design, so a failed comparison is
+//! information, not an error.
+
+use crate::error::shown;
+use crate::execute::{first_job_error, Executor};
+use crate::inputs::{assumptions_for, rows_for};
+use crate::observer::{Event, Observer};
+use crate::ProcedureError;
+use iofit_catalog::Catalog;
+use iofit_engine::EngineError;
+use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, RwMode, SizeSpec, Target};
+use iofit_model::units::{group_thousands, Bytes};
+use iofit_model::Requirements;
+use iofit_planner::{Plan, PlanOptions};
+use iofit_predict::Prediction;
+use iofit_report::compare::{self, CompareContext, Comparison, JobSelection};
+use iofit_report::html::{HtmlReport, Table};
+use iofit_stats::RunResult;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What the demo does.
+#[derive(Clone, Debug)]
+pub struct DemoOptions {
+    /// Catalog edition of the plan and the prediction.
+    pub edition: String,
+    /// How many designs the plan step shows.
+    pub top: usize,
+    /// The real run; `None` skips it and the comparison.
+    pub run: Option<DemoRunOptions>,
+}
+
+/// The real run's settings.
+#[derive(Clone, Copy, Debug)]
+pub struct DemoRunOptions {
+    /// Seconds per volume.
+    pub seconds: f64,
+    /// `IoUring` (psync when io_uring cannot be set up here) or `Psync`.
+    pub engine: EngineKind,
+}
+
+/// The longest real run per volume.
+pub const MAX_RUN_SECONDS: f64 = 600.0;
+/// The most designs the plan step shows.
+pub const MAX_TOP: usize = 100;
+
+impl DemoOptions {
+    /// Every number in range, each error naming its flag and the allowed range.
+    pub fn validate(&self) -> Result<(), ProcedureError> {
+        if !(1..=MAX_TOP).contains(&self.top) {
+            return Err(ProcedureError::BadInput(format!(
+                "--top {}: write a whole number 1..{MAX_TOP}",
+                self.top
+            )));
+        }
+        if let Some(run) = &self.run {
+            if !(run.seconds > 0.0 && run.seconds <= MAX_RUN_SECONDS) {
+                return Err(ProcedureError::BadInput(format!(
+                    "--run-seconds {}: write a number of seconds above 0 and at most {MAX_RUN_SECONDS}, e.g. 1.5",
+                    shown(run.seconds)
+                )));
+            }
+            if !matches!(run.engine, EngineKind::IoUring | EngineKind::Psync) {
+                return Err(ProcedureError::BadInput(format!(
+                    "--engine {}: the demo runs io_uring or psync",
+                    run.engine.fio_name()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Everything the demo found, step by step (also its `--json` form).
+#[derive(Debug, Serialize)]
+pub struct DemoReport {
+    pub edition: String,
+    pub requirements: Requirements,
+    pub plan: Plan,
+    /// The top design under a warm cache (the plan sized it for a cold one).
+    pub prediction: Option<Prediction>,
+    /// The real run on this machine, when it ran.
+    pub run: Option<DemoRun>,
+    /// Measured against each volume's requirements.
+    pub comparisons: Vec<Comparison>,
+    pub report_path: Option<PathBuf>,
+    /// How many iostat reports the profiled capture holds.
+    #[serde(skip)]
+    pub captured_reports: usize,
+}
+
+/// How the real run ran, and what it measured.
+#[derive(Debug, Serialize)]
+pub struct DemoRun {
+    pub directory: PathBuf,
+    /// The engine that ran (io_uring, or psync when io_uring could not be set up).
+    pub engine: String,
+    pub engine_note: Option<String>,
+    pub direct: bool,
+    pub direct_note: String,
+    /// One line per volume: what workload ran for it.
+    pub workloads: Vec<String>,
+    pub result: RunResult,
+}
+
+/// The capture's sizing: Azure Migrate's way (peak of each 10-minute window, p95, comfort 1.3).
+const WINDOW_S: f64 = 600.0;
+
+/// Runs every step; `probe` says whether io_uring can be set up here (the engine's own
+/// [`iofit_engine::uring::UringEngine::probe`] in the binary, a stand-in in tests).
+pub fn run_demo(
+    catalog: &Catalog,
+    options: &DemoOptions,
+    executor: &mut dyn Executor,
+    observer: &mut dyn Observer,
+    probe: &dyn Fn() -> Result<(), EngineError>,
+) -> Result<DemoReport, ProcedureError> {
+    options.validate()?;
+    let (requirements, captured_reports) = step_profile()?;
+    let plan = step_plan(&requirements, catalog, &options.edition, options.top)?;
+    let prediction = step_predict(&requirements, &plan, catalog, &options.edition)?;
+    let run = match &options.run {
+        Some(run) => {
+            observer.event(&Event::DemoRun {
+                seconds_per_volume: run.seconds,
+            });
+            Some(step_run(
+                &requirements,
+                &plan,
+                run,
+                executor,
+                observer,
+                probe,
+            )?)
+        }
+        None => None,
+    };
+    let comparisons = match &run {
+        Some(run) => step_compare(&requirements, run)?,
+        None => Vec::new(),
+    };
+    Ok(DemoReport {
+        edition: options.edition.clone(),
+        requirements,
+        plan,
+        prediction,
+        run,
+        comparisons,
+        report_path: None,
+        captured_reports,
+    })
+}
+
+/// Step 1: profile the shipped iostat capture of the example database server (sdb data files,
+/// sdc the log) into requirements.
+pub fn step_profile() -> Result<(Requirements, usize), ProcedureError> {
+    let internal = |what: &str, e: &dyn std::fmt::Display| {
+        ProcedureError::Internal(format!("{what} the embedded example capture: {e}"))
+    };
+    let capture =
+        iofit_profile::example::db_server_capture().map_err(|e| internal("parsing", &e))?;
+    let options = iofit_profile::SizingOptions {
+        volumes: iofit_profile::example::db_server_volumes(),
+        window_s: Some(WINDOW_S),
+        ..Default::default()
+    };
+    let mut requirements =
+        iofit_profile::requirements(&capture, &options).map_err(|e| internal("sizing", &e))?;
+    for volume in &mut requirements.volumes {
+        let capacity = iofit_profile::example::DB_SERVER_CAPACITY_GIB
+            .iter()
+            .find(|(label, _)| *label == volume.label);
+        if let Some((_, capacity_gib)) = capacity {
+            volume.sizing.capacity_gib = Some(*capacity_gib);
+            // The profile's own line says capacity is missing from IO counters; it is now given.
+            volume
+                .derivation
+                .retain(|line| !line.starts_with("capacity_gib:"));
+            volume.derivation.push(format!(
+                "capacity_gib {capacity_gib} = the example server's volume size (df -h), added by hand as the method asks"
+            ));
+        }
+    }
+    requirements
+        .validate()
+        .map_err(|e| internal("validating the requirements of", &e))?;
+    Ok((requirements, capture.reports()))
+}
+
+/// Step 2: plan designs for them from the catalog.
+pub fn step_plan(
+    requirements: &Requirements,
+    catalog: &Catalog,
+    edition: &str,
+    top: usize,
+) -> Result<Plan, ProcedureError> {
+    let options = PlanOptions {
+        top: top.max(1),
+        assumptions: assumptions_for(edition, None, 0.0)?,
+        ..PlanOptions::default()
+    };
+    iofit_planner::plan(requirements, &rows_for(catalog, edition), &options)
+        .map_err(|e| ProcedureError::BadInput(e.to_string()))
+}
+
+/// Step 3: predict the top design with a warm host cache: what it delivers and what binds.
+pub fn step_predict(
+    requirements: &Requirements,
+    plan: &Plan,
+    catalog: &Catalog,
+    edition: &str,
+) -> Result<Option<Prediction>, ProcedureError> {
+    let Some(best) = plan.designs.first() else {
+        return Ok(None);
+    };
+    let vm = catalog
+        .vm(&best.vm, edition)
+        .map_err(|e| ProcedureError::BadInput(e.to_string()))?;
+    let loads = best.volume_loads(requirements);
+    let assumptions = assumptions_for(edition, None, 100.0)?;
+    iofit_predict::predict(vm, &loads, &assumptions, None)
+        .map(Some)
+        .map_err(|e| ProcedureError::BadInput(e.to_string()))
+}
+
+/// File size per volume: a few MiB, enough for a couple of seconds of IO.
+const DATA_FILE: Bytes = Bytes(16 << 20);
+const LOG_FILE: Bytes = Bytes(8 << 20);
+/// Outstanding IOs cap for the run: the plan may ask for hundreds on a big stripe; a temp
+/// directory gains nothing beyond this.
+const MAX_OUTSTANDING: u32 = 64;
+
+/// The engine the run uses: io_uring when asked for and it can be set up here, else psync with
+/// a note saying why. Decided by the engine's typed setup error, not by its words.
+pub fn choose_engine(
+    requested: EngineKind,
+    probe: &dyn Fn() -> Result<(), EngineError>,
+) -> Result<(EngineKind, Option<String>), ProcedureError> {
+    match requested {
+        EngineKind::IoUring => match probe() {
+            Ok(()) => Ok((EngineKind::IoUring, None)),
+            Err(EngineError::Setup { message, .. }) => Ok((
+                EngineKind::Psync,
+                Some(format!(
+                    "io_uring could not be set up here ({message}); ran psync with one thread per outstanding IO"
+                )),
+            )),
+            Err(other) => Err(ProcedureError::Engine {
+                label: "the demo's run".into(),
+                source: other,
+            }),
+        },
+        EngineKind::Psync => Ok((
+            EngineKind::Psync,
+            Some("--engine psync: one thread per outstanding IO".to_string()),
+        )),
+        other => Err(ProcedureError::BadInput(format!(
+            "--engine {}: the demo runs io_uring or psync",
+            other.fio_name()
+        ))),
+    }
+}
+
+/// The planned workload of each volume as a job on a file in `dir`: the mode from its read
+/// and random shares ([`RwMode::from_mix`]), its IO size and the planned outstanding IOs. The
+/// volumes run one after the other (stonewall), each measured on its own.
+pub fn demo_jobs(
+    requirements: &Requirements,
+    plan: &Plan,
+    dir: &Path,
+    engine: EngineKind,
+    direct: bool,
+    runtime: Duration,
+) -> (Vec<JobSpec>, Vec<String>) {
+    let mut jobs = Vec::new();
+    let mut lines = Vec::new();
+    for (index, volume) in requirements.volumes.iter().enumerate() {
+        let sizing = &volume.sizing;
+        let planned = plan
+            .designs
+            .first()
+            .and_then(|d| d.volumes.iter().find(|v| v.label == volume.label));
+        let outstanding = planned
+            .map(|v| v.queue_depth_total)
+            .or(sizing
+                .queue_depth
+                .map(|q| q.ceil().min(f64::from(MAX_OUTSTANDING)) as u32))
+            .unwrap_or(1)
+            .clamp(1, MAX_OUTSTANDING);
+        let rw = RwMode::from_mix(sizing.read_pct, sizing.random_pct >= 50.0);
+        // Direct IO needs whole sectors; 4 KiB multiples suit every device (the nearest one
+        // stays within compare's 10% IO-size tolerance for sizes of 4 KiB and up).
+        let io_size = Bytes(((sizing.io_size_bytes as f64 / 4096.0).round() as u64).max(1) * 4096);
+        let log = volume.role == iofit_model::VolumeRole::Log;
+        let file_size = if log { LOG_FILE } else { DATA_FILE };
+        let mut job = JobSpec::new(
+            volume.label.clone(),
+            Target::Files(vec![dir.join(format!("{}.dat", volume.label))]),
+        )
+        .with_rw(rw);
+        job.rwmix_read_pct = match (rw.has_reads(), rw.has_writes()) {
+            (true, true) => sizing.read_pct,
+            (true, false) => 100.0,
+            _ => 0.0,
+        };
+        job.block_size = BlockSizeSpec::fixed(io_size);
+        job.direct = direct;
+        job.size = Some(SizeSpec::Bytes(file_size));
+        job.runtime = Some(runtime);
+        job.time_based = true;
+        job.group_id = index as u32;
+        job.stonewall = index > 0;
+        job.group_reporting = true;
+        // Quarter-second samples: a run of a second or two still draws a curve over time.
+        job.log_interval = Duration::from_millis(250);
+        job.engine = engine;
+        if engine == EngineKind::IoUring {
+            job.iodepth = outstanding;
+            job.numjobs = 1;
+        } else {
+            // A synchronous engine keeps one IO per thread: threads carry the queue depth.
+            job.iodepth = 1;
+            job.numjobs = outstanding.min(16);
+        }
+        let what = match rw {
+            RwMode::RandRw | RwMode::ReadWrite => {
+                format!("{}, {:.0}% reads", rw_words(rw), sizing.read_pct)
+            }
+            other => rw_words(other).to_string(),
+        };
+        lines.push(format!(
+            "{}: {what}, {} IO, {} outstanding ({}), {} file, {:.1}s",
+            volume.label,
+            io_size,
+            job.iodepth * job.numjobs,
+            if planned.is_some() {
+                "the plan's queue depth"
+            } else {
+                "the observed queue depth"
+            },
+            file_size,
+            runtime.as_secs_f64()
+        ));
+        jobs.push(job);
+    }
+    (jobs, lines)
+}
+
+fn rw_words(rw: RwMode) -> &'static str {
+    match rw {
+        RwMode::Read => "sequential reads",
+        RwMode::Write => "sequential writes",
+        RwMode::RandRead => "random reads",
+        RwMode::RandWrite => "random writes",
+        RwMode::ReadWrite => "sequential mixed",
+        RwMode::RandRw => "random mixed",
+    }
+}
+
+/// A directory of our own under the system temp dir; removed (with everything the run laid
+/// out in it) when dropped.
+struct RunDir(PathBuf);
+
+impl RunDir {
+    fn create() -> Result<RunDir, ProcedureError> {
+        let base = std::env::temp_dir();
+        for attempt in 0..100u32 {
+            let path = base.join(format!("iofit-demo-run-{}-{attempt}", std::process::id()));
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(RunDir(path)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(source) => return Err(ProcedureError::Directory { path, source }),
+            }
+        }
+        Err(ProcedureError::Internal(format!(
+            "cannot find a free directory name in {}",
+            base.display()
+        )))
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Whether O_DIRECT works in `dir` (tmpfs, for one, refuses it): open a probe file with it
+/// and write one aligned block.
+fn direct_io_works(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let probe = dir.join(".iofit-direct-probe");
+    let outcome = (|| -> std::io::Result<()> {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(&probe)?;
+        let layout = std::alloc::Layout::from_size_align(4096, 4096)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        // SAFETY: a non-zero-sized layout; the buffer is freed below on every path.
+        let buffer = unsafe { std::alloc::alloc_zeroed(layout) };
+        if buffer.is_null() {
+            return Err(std::io::Error::other("out of memory"));
+        }
+        // SAFETY: `buffer` points to 4096 initialised (zeroed) bytes.
+        let slice = unsafe { std::slice::from_raw_parts(buffer, 4096) };
+        let written = std::io::Write::write_all(&mut file, slice);
+        // SAFETY: allocated above with this layout.
+        unsafe { std::alloc::dealloc(buffer, layout) };
+        written
+    })();
+    let _ = std::fs::remove_file(&probe);
+    outcome.map_err(|e| e.to_string())
+}
+
+/// Step 4: a short real run of the planned workload per volume on the engine
+/// [`choose_engine`] picks, direct IO when the temp file system takes it.
+pub fn step_run(
+    requirements: &Requirements,
+    plan: &Plan,
+    options: &DemoRunOptions,
+    executor: &mut dyn Executor,
+    observer: &mut dyn Observer,
+    probe: &dyn Fn() -> Result<(), EngineError>,
+) -> Result<DemoRun, ProcedureError> {
+    let dir = RunDir::create()?;
+    let runtime = Duration::from_secs_f64(options.seconds);
+    let (direct, direct_note) = match direct_io_works(&dir.0) {
+        Ok(()) => (
+            true,
+            "direct IO (O_DIRECT): the temp file system supports it".to_string(),
+        ),
+        Err(why) => (
+            false,
+            format!(
+                "buffered IO: the temp file system refuses O_DIRECT ({why}), so the page cache serves part of it"
+            ),
+        ),
+    };
+    let (engine, engine_note) = choose_engine(options.engine, probe)?;
+    let (jobs, workloads) = demo_jobs(requirements, plan, &dir.0, engine, direct, runtime);
+    let label = "the demo's run";
+    let result = executor.execute(&jobs, label, observer)?;
+    first_job_error(&result, label)?;
+    Ok(DemoRun {
+        directory: dir.0.clone(),
+        engine: engine.fio_name().to_string(),
+        engine_note,
+        direct,
+        direct_note,
+        workloads,
+        result,
+    })
+}
+
+/// Step 5: each volume's measurements against its requirements.
+pub fn step_compare(
+    requirements: &Requirements,
+    run: &DemoRun,
+) -> Result<Vec<Comparison>, ProcedureError> {
+    let mut comparisons = Vec::new();
+    for (index, volume) in requirements.volumes.iter().enumerate() {
+        let selection = JobSelection {
+            group: Some(index as u32),
+            names: Vec::new(),
+        };
+        let jobs = compare::select_jobs(&run.result, &selection).map_err(|e| {
+            ProcedureError::Internal(format!("the demo's run has no group {index}: {e}"))
+        })?;
+        let context = CompareContext {
+            design: Some(format!(
+                "this machine's temp directory ({}, {}), not the planned Azure design",
+                run.engine,
+                if run.direct {
+                    "direct IO"
+                } else {
+                    "buffered IO"
+                }
+            )),
+            ..Default::default()
+        };
+        comparisons.push(compare::compare(
+            &jobs,
+            volume,
+            &context,
+            "the demo's run on the temp directory",
+            &requirements.source,
+        ));
+    }
+    Ok(comparisons)
+}
+
+const NOT_THE_DESIGN: &str = "The run used this machine's temp directory, not the planned Azure \
+     design: a laptop or VM disk has other limits than the planned VM and disks, so a failed \
+     check here is expected information, not an error. Run the same workload on the built \
+     design (iofit run) and compare that (iofit compare) to judge it.";
+
+/// Step 6: the HTML report, from what the steps produced.
+pub fn html_report(report: &DemoReport) -> HtmlReport {
+    let mut html = HtmlReport::new("iofit demo: an example database server, profiled to a verdict")
+        .section(
+            "The loop",
+            format!(
+                "1. Profile: the shipped iostat capture of an example database server ({}, {} \
+                 reports of 10 s; sdb holds the data files, sdc the log) sized to requirements \
+                 per volume.\n\n2. Plan the cheapest designs (catalog edition {}).\n\n3. Predict \
+                 the top design with a warm host cache.\n\n4. A short real run of the planned \
+                 workload per volume on a temp directory.\n\n5. Compare the run against the \
+                 requirements.",
+                iofit_profile::example::DB_SERVER_IOSTAT_NAME,
+                report.captured_reports,
+                report.edition
+            ),
+        )
+        .requirements(&report.requirements);
+    if report.plan.designs.is_empty() {
+        html = html.section(
+            "No design meets the requirements",
+            report.plan.impossible.join("\n\n"),
+        );
+    } else {
+        let mut table = Table::new(
+            "Designs, cheapest first",
+            &["#", "VM", "volumes", "total $/month", "binding limit"],
+        );
+        for design in &report.plan.designs {
+            let volumes: Vec<String> = design
+                .volumes
+                .iter()
+                .map(|v| {
+                    format!(
+                        "{}: {} x {} ({}), {} outstanding IOs",
+                        v.label, v.disk_count, v.disk_sku, v.caching, v.queue_depth_total
+                    )
+                })
+                .collect();
+            table = table.row(vec![
+                design.rank.to_string(),
+                design.vm.clone(),
+                volumes.join("; "),
+                iofit_report::plan_text::money(design.total_usd_month),
+                iofit_report::plan_report::binding_name(&design.prediction),
+            ]);
+        }
+        html = html.table(table);
+    }
+    if let Some(prediction) = &report.prediction {
+        html = html.prediction(prediction);
+    }
+    match &report.run {
+        Some(run) => {
+            let mut body = vec![
+                format!(
+                    "Engine: {}{}.",
+                    run.engine,
+                    run.engine_note
+                        .as_deref()
+                        .map(|n| format!(" ({n})"))
+                        .unwrap_or_default()
+                ),
+                format!("{}.", run.direct_note),
+            ];
+            body.extend(run.workloads.iter().cloned());
+            body.push(NOT_THE_DESIGN.to_string());
+            html = html
+                .section("The real run on this machine", body.join("\n\n"))
+                .run_result(&run.result);
+            for comparison in &report.comparisons {
+                html = html.comparison(comparison);
+            }
+        }
+        None => {
+            html = html.section(
+                "The real run",
+                "Skipped (--no-run): no run, so no comparison.",
+            );
+        }
+    }
+    html
+}
+
+fn render_run(run: &DemoRun) -> String {
+    let mut out = format!(
+        "engine {}{}; {}\n",
+        run.engine,
+        run.engine_note
+            .as_deref()
+            .map(|n| format!(" ({n})"))
+            .unwrap_or_default(),
+        run.direct_note
+    );
+    for line in &run.workloads {
+        out.push_str(&format!("  ran {line}\n"));
+    }
+    for job in &run.result.jobs {
+        for (name, direction) in [("read", &job.read), ("write", &job.write)] {
+            if direction.ios == 0 {
+                continue;
+            }
+            let mean_ms = direction.total_latency.mean_ns / 1e6;
+            let p99_ms = direction
+                .total_latency
+                .percentile_ns(99.0)
+                .map(|ns| format!("{:.3}", ns as f64 / 1e6))
+                .unwrap_or_else(|| "-".into());
+            out.push_str(&format!(
+                "  {} {name}: {} IOPS, {:.1} MB/s, latency avg {mean_ms:.3} ms, p99 {p99_ms} ms\n",
+                job.name,
+                group_thousands(direction.iops),
+                direction.bandwidth_bytes_per_second / 1e6
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "  (files in {}, removed after the run)\n",
+        run.directory.display()
+    ));
+    out
+}
+
+/// The demo's text: every step's output under its heading.
+pub fn render_text(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) -> String {
+    let mut text = String::from("iofit demo: the method's loop on an example database server\n\n");
+    text.push_str("== step 1: profile (iostat capture of the example server -> requirements) ==\n");
+    text.push_str(&checklist(report));
+    text.push_str("\nrequirements the plan uses:\n");
+    text.push_str(&iofit_report::plan_text::render_requirements(
+        &report.requirements,
+    ));
+    text.push_str("\n== step 2: plan (cheapest designs that meet every requirement) ==\n");
+    text.push_str(&iofit_report::plan_text::render(
+        &report.plan,
+        &report.edition,
+        tables,
+    ));
+    text.push_str("\n== step 3: prediction for design #1 with a warm host cache ==\n");
+    match &report.prediction {
+        Some(prediction) => text.push_str(&iofit_report::predict_text::render(prediction)),
+        None => text.push_str("no design to predict\n"),
+    }
+    text.push_str("\n== step 4: a short real run of the planned workload on this machine ==\n");
+    match &report.run {
+        Some(run) => text.push_str(&render_run(run)),
+        None => text.push_str("skipped (--no-run)\n"),
+    }
+    text.push_str("\n== step 5: compare the run against the requirements ==\n");
+    if report.run.is_some() {
+        for comparison in &report.comparisons {
+            text.push_str(&compare::render_text(comparison));
+            text.push('\n');
+        }
+        text.push_str(&format!("note: {NOT_THE_DESIGN}\n"));
+    } else {
+        text.push_str("skipped (--no-run)\n");
+    }
+    if let Some(path) = &report.report_path {
+        text.push_str(&format!(
+            "\n== step 6: report ==\nwrote {}\n",
+            path.display()
+        ));
+    }
+    text
+}
+
+/// Step 1's text: the metric tables of the checklist, briefly.
+fn checklist(report: &DemoReport) -> String {
+    let title = format!(
+        "{} ({} reports of 10 s; peaks of {:.0}-minute windows, sized at p95 x 1.3)",
+        report.requirements.source,
+        report.captured_reports,
+        WINDOW_S / 60.0
+    );
+    let mut out = iofit_report::checklist::render(&report.requirements, &title, false);
+    out.push_str(
+        "(iofit profile FILE prints the whole checklist with how each number was derived)\n",
+    );
+    out
+}

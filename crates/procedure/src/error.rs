@@ -1,0 +1,74 @@
+//! The procedures' typed errors. The binary picks the exit code from
+//! [`ProcedureError::is_bad_input`]: input the user must fix exits 2, anything else 1.
+
+use iofit_engine::EngineError;
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProcedureError {
+    /// A flag, key or file the user must fix; the message names it and the allowed values.
+    #[error("{0}")]
+    BadInput(String),
+    /// The engine refused or failed a run; `label` says which run.
+    #[error("{label}: {source}")]
+    Engine {
+        label: String,
+        #[source]
+        source: EngineError,
+    },
+    /// A job ran and stopped on an IO error.
+    #[error("{label}: job {job} stopped on an error: {message}")]
+    JobFailed {
+        label: String,
+        job: String,
+        message: String,
+    },
+    /// A run that measured nothing where the procedure needs a measurement.
+    #[error("{0}")]
+    NothingMeasured(String),
+    /// Writing a result file failed (or was refused).
+    #[error(transparent)]
+    Output(#[from] iofit_safefs::SafeFsError),
+    /// A directory the procedure needs could not be made.
+    #[error("cannot create {path}: {source}")]
+    Directory {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Something the procedure built itself did not hold (a defect, not the user's input).
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+impl ProcedureError {
+    /// True when the user must fix their input (exit code 2): bad flags, and the engine's
+    /// refusals (a file iofit did not create, a job that cannot run as written).
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            ProcedureError::BadInput(_) => true,
+            ProcedureError::Engine { source, .. } => source.is_bad_input(),
+            ProcedureError::Output(error) => error.is_bad_input(),
+            _ => false,
+        }
+    }
+
+    pub(crate) fn bad_input(message: impl Into<String>) -> Self {
+        ProcedureError::BadInput(message.into())
+    }
+}
+
+impl From<iofit_jobfile::JobFileError> for ProcedureError {
+    fn from(error: iofit_jobfile::JobFileError) -> Self {
+        ProcedureError::BadInput(error.to_string())
+    }
+}
+
+/// A number as a message shows it: `1e300`, not three hundred digits.
+pub fn shown(value: f64) -> String {
+    if value != 0.0 && !(1e-4..1e15).contains(&value.abs()) {
+        format!("{value:e}")
+    } else {
+        value.to_string()
+    }
+}

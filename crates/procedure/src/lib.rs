@@ -1,0 +1,46 @@
+//! iofit-procedure: iofit's procedures as library functions, apart from the command line.
+//!
+//! A procedure is a sequence of runs with decisions between them: the Azure Premium Storage
+//! benchmark suite ([`bench`]), the NetApp seed's thread sizing ([`size_threads`]), a vdbench
+//! file with its `iorate=curve` and knee ([`vdbench`]), and the demo's loop from a capture to a
+//! verdict ([`demo`]). Each takes an options struct, runs its jobs through an
+//! [`Executor`](execute::Executor) (the real engines, or the null engine with a fake clock in
+//! tests), tells an [`Observer`](observer::Observer) what it is doing (steps, typed warnings,
+//! progress) and returns a typed outcome; none of them prints.
+//!
+//! ```
+//! use iofit_procedure::execute::EngineExecutor;
+//! use iofit_procedure::observer::Quiet;
+//! use iofit_procedure::size_threads::{size_threads, SizeThreadsOptions};
+//! use iofit_model::{job::RwMode, units::Bytes};
+//!
+//! let dir = std::env::temp_dir();
+//! let options = SizeThreadsOptions {
+//!     target_iops: 2_000.0,
+//!     target: dir,
+//!     rw: RwMode::RandRead,
+//!     io_size: Bytes::kib(8),
+//!     rwmix_read_pct: 50.0,
+//!     file_size: Bytes::mib(1),
+//!     duration_s: 0.05,
+//!     buffered: false,
+//!     max_threads: 64,
+//! };
+//! // The null engine with a clock that advances 10 us per reading: no IO, exact numbers.
+//! let mut executor = EngineExecutor::null_with_fake_clock(10_000);
+//! let result = size_threads(&options, &mut executor, &mut Quiet).unwrap();
+//! assert_eq!(result.threads as f64, result.threads_exact.ceil());
+//! ```
+
+pub mod bench;
+pub mod demo;
+pub mod execute;
+pub mod inputs;
+pub mod measure;
+pub mod observer;
+pub mod size_threads;
+pub mod vdbench;
+
+mod error;
+
+pub use error::{shown, ProcedureError};

@@ -1,0 +1,177 @@
+//! What a procedure tells whoever runs it, as it goes: steps, warnings, engine progress. The
+//! procedures never print; the binary implements [`Observer`] and decides what reaches the
+//! terminal.
+
+use iofit_engine::Progress;
+use std::fmt;
+use std::path::PathBuf;
+
+/// Receives a procedure's events. Every method has a default that does nothing.
+pub trait Observer {
+    /// A step starts (the binary prints these as the procedure's narrative).
+    fn event(&mut self, _event: &Event) {}
+    /// Something the user should know that does not stop the procedure.
+    fn warning(&mut self, _warning: &Warning) {}
+    /// Test files are being laid out before timing starts.
+    fn layout(&mut self, _label: &str, _files: usize, _bytes: u64) {}
+    /// A run is under way (about four times a second).
+    fn progress(&mut self, _label: &str, _progress: &Progress) {}
+    /// The run that reported progress ended.
+    fn run_done(&mut self, _label: &str) {}
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+
+impl Observer for Quiet {}
+
+/// The steps of the procedures, in the words the binary prints.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// `bench azure-premium` starts, with its effective settings.
+    BenchStart {
+        nocache: PathBuf,
+        readcache: PathBuf,
+        workers: u32,
+        iodepth: u32,
+        file_bytes: u64,
+        runtime_s: f64,
+        scale: f64,
+    },
+    /// A cache warm-up spec starts.
+    Warmup {
+        spec: String,
+        seconds: f64,
+        scale: f64,
+    },
+    /// A benchmark scenario starts.
+    Scenario {
+        name: String,
+        specs: Vec<String>,
+        targets: Vec<String>,
+    },
+    /// `size-threads` step 1: one thread to find the best latency.
+    SingleThread {
+        rw: &'static str,
+        io_size_bytes: u64,
+        buffered: bool,
+        seconds: f64,
+    },
+    /// `size-threads` step 2: Little's law gave the thread count.
+    ThreadsSized {
+        best_latency_us: f64,
+        single_thread_iops: f64,
+        target_iops: f64,
+        threads_exact: f64,
+        threads: u32,
+        seconds: f64,
+    },
+    /// A vdbench run finished: its vdbench-style summary (and the error it stopped on).
+    VdbenchRun {
+        summary: String,
+        rd: String,
+        error: Option<String>,
+    },
+    /// An `iorate=curve` finished: the latency-versus-IO-rate table with its knee.
+    VdbenchCurve { table: String },
+    /// The demo's real run starts.
+    DemoRun { seconds_per_volume: f64 },
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use iofit_model::units::{group_thousands, Bytes};
+        match self {
+            Event::BenchStart {
+                nocache,
+                readcache,
+                workers,
+                iodepth,
+                file_bytes,
+                runtime_s,
+                scale,
+            } => write!(
+                f,
+                "azure-premium: NoCacheWrites={} CacheReads={} workers={workers} QD={iodepth} test file {} runtime {runtime_s:.1}s (scale {scale})",
+                nocache.display(),
+                readcache.display(),
+                Bytes(*file_bytes),
+            ),
+            Event::Warmup {
+                spec,
+                seconds,
+                scale,
+            } => write!(
+                f,
+                "warm-up: {spec} on CacheReads for {seconds:.1}s (seed: 2 h x scale {scale})"
+            ),
+            Event::Scenario {
+                name,
+                specs,
+                targets,
+            } => write!(f, "{name}: {} on {}", specs.join(" + "), targets.join(" + ")),
+            Event::SingleThread {
+                rw,
+                io_size_bytes,
+                buffered,
+                seconds,
+            } => write!(
+                f,
+                "step 1: one thread ({rw} {} {}) for {seconds:.1} s to find the best latency",
+                Bytes(*io_size_bytes),
+                if *buffered { "buffered" } else { "direct" },
+            ),
+            Event::ThreadsSized {
+                best_latency_us,
+                single_thread_iops,
+                target_iops,
+                threads_exact,
+                threads,
+                seconds,
+            } => write!(
+                f,
+                "  best latency {best_latency_us:.1} us ({} IOPS with one thread)\nstep 2: threads = latency_s x IOPS = {:.6} x {} = {threads_exact:.2} -> {threads}\nstep 3: {threads} threads for {seconds:.1} s",
+                group_thousands(single_thread_iops.round()),
+                best_latency_us / 1e6,
+                group_thousands(*target_iops),
+            ),
+            Event::VdbenchRun { summary, rd, error } => {
+                write!(f, "{summary}")?;
+                if let Some(error) = error {
+                    write!(f, "\nrd={rd}: stopped on an error: {error}")?;
+                }
+                Ok(())
+            }
+            Event::VdbenchCurve { table } => write!(f, "{table}"),
+            Event::DemoRun { seconds_per_volume } => write!(
+                f,
+                "iofit demo: running the planned workload for {seconds_per_volume:.1}s per volume on a temp directory..."
+            ),
+        }
+    }
+}
+
+/// Warnings: the procedure goes on, the user should know.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Warning {
+    /// `--skip-warmup`, and no warm-up of this boot is recorded on the cached volume.
+    NotWarmedThisBoot { readcache: PathBuf },
+    /// A scenario reads the cached volume, whose cache was not warmed.
+    CacheNotWarmed { scenario: String },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::NotWarmedThisBoot { readcache } => write!(
+                f,
+                "--skip-warmup, and CacheReads ({}) was not warmed since this machine booted; read results reflect the disk, not a warm host cache",
+                readcache.display()
+            ),
+            Warning::CacheNotWarmed { scenario } => write!(
+                f,
+                "{scenario} reads CacheReads, whose cache was not warmed"
+            ),
+        }
+    }
+}

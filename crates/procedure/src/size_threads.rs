@@ -1,0 +1,277 @@
+//! The NetApp seed's thread-sizing method, run for real:
+//! 1. run the workload with ONE thread (one IO in flight) to measure the best latency;
+//! 2. Little's law in vdbench's form: `threads = latency_seconds x desired IOPS`
+//!    ([`iofit_model::formulas::vdbench_threads`]), rounded up;
+//! 3. run at that thread count and say whether the target IOPS was reached.
+
+use crate::error::shown;
+use crate::execute::{first_job_error, Executor};
+use crate::measure::{iops_of, mean_latency_ns};
+use crate::observer::{Event, Observer};
+use crate::ProcedureError;
+use iofit_model::formulas::vdbench_threads;
+use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, RwMode, SizeSpec, Target};
+use iofit_model::units::{group_thousands, Bytes, Iops, Latency};
+use iofit_stats::JobResult;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What to size, checked by [`SizeThreadsOptions::validate`].
+#[derive(Clone, Debug)]
+pub struct SizeThreadsOptions {
+    pub target_iops: f64,
+    /// Directory to test in (a file `iofit-size-threads.0.0` is created there).
+    pub target: PathBuf,
+    pub rw: RwMode,
+    pub io_size: Bytes,
+    /// Share of reads for mixed patterns, percent.
+    pub rwmix_read_pct: f64,
+    pub file_size: Bytes,
+    /// Length of each of the two measurements.
+    pub duration_s: f64,
+    pub buffered: bool,
+    pub max_threads: u32,
+}
+
+/// The largest IO rate worth sizing for (10^9 IO/s is beyond any storage there is).
+pub const MAX_TARGET_IOPS: f64 = 1e9;
+/// The longest measurement: a day.
+pub const MAX_DURATION_S: f64 = 86_400.0;
+/// The most threads the method will start.
+pub const MAX_THREADS: u32 = 4096;
+
+impl SizeThreadsOptions {
+    /// Every number in range, each error naming its flag and the allowed range.
+    pub fn validate(&self) -> Result<(), ProcedureError> {
+        let bad = ProcedureError::bad_input;
+        if !(self.target_iops > 0.0 && self.target_iops <= MAX_TARGET_IOPS) {
+            return Err(bad(format!(
+                "--target-iops {}: write a number of IOs per second above 0 and at most {MAX_TARGET_IOPS:e}, such as 5000",
+                shown(self.target_iops)
+            )));
+        }
+        if !(self.duration_s > 0.0 && self.duration_s <= MAX_DURATION_S) {
+            return Err(bad(format!(
+                "--duration {}: write a number of seconds above 0 and at most {MAX_DURATION_S}",
+                shown(self.duration_s)
+            )));
+        }
+        if !self.target.is_dir() {
+            return Err(bad(format!(
+                "--target {}: not a directory; give an existing directory to test in",
+                self.target.display()
+            )));
+        }
+        if self.io_size == Bytes::ZERO || self.file_size < self.io_size {
+            return Err(bad(format!(
+                "--bs {} and --size {}: the IO size must be above 0 and no larger than the file",
+                self.io_size, self.file_size
+            )));
+        }
+        if !(0.0..=100.0).contains(&self.rwmix_read_pct) {
+            return Err(bad(format!(
+                "--rwmixread {}: write 0..100",
+                self.rwmix_read_pct
+            )));
+        }
+        if !(1..=MAX_THREADS).contains(&self.max_threads) {
+            return Err(bad(format!(
+                "--max-threads {}: write 1..{MAX_THREADS}",
+                self.max_threads
+            )));
+        }
+        Ok(())
+    }
+
+    /// The job at `threads` threads: every clone uses the same file, as vdbench's threads
+    /// share one data set; one thread = one synchronous IO in flight.
+    pub fn job(&self, threads: u32) -> JobSpec {
+        let mut job = JobSpec::new(
+            "iofit-size-threads",
+            Target::Files(vec![self.target.join("iofit-size-threads.0.0")]),
+        )
+        .with_rw(self.rw);
+        if self.rw.is_mixed() {
+            job.rwmix_read_pct = self.rwmix_read_pct;
+        }
+        job.block_size = BlockSizeSpec::fixed(self.io_size);
+        job.engine = EngineKind::Psync;
+        job.numjobs = threads;
+        job.direct = !self.buffered;
+        job.size = Some(SizeSpec::Bytes(self.file_size));
+        job.runtime = Some(Duration::from_secs_f64(self.duration_s));
+        job.time_based = true;
+        job.group_reporting = true;
+        job
+    }
+}
+
+/// What the method found.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct SizeThreadsResult {
+    pub target_iops: f64,
+    pub rw: String,
+    pub io_size_bytes: u64,
+    /// Mean completion-to-submission latency with one IO in flight.
+    pub best_latency_us: f64,
+    pub single_thread_iops: f64,
+    /// `latency_s x target IOPS`, unrounded.
+    pub threads_exact: f64,
+    /// Rounded up: the thread count that was run.
+    pub threads: u32,
+    pub measured_iops: f64,
+    pub measured_latency_us: f64,
+    pub reached: bool,
+}
+
+/// Runs the method: one thread, Little's law, the sized run.
+pub fn size_threads(
+    options: &SizeThreadsOptions,
+    executor: &mut dyn Executor,
+    observer: &mut dyn Observer,
+) -> Result<SizeThreadsResult, ProcedureError> {
+    options.validate()?;
+    observer.event(&Event::SingleThread {
+        rw: options.rw.fio_name(),
+        io_size_bytes: options.io_size.as_u64(),
+        buffered: options.buffered,
+        seconds: options.duration_s,
+    });
+    let single = run_one(options, 1, "1 thread", executor, observer)?;
+    let best_latency_ns = mean_latency_ns(&single);
+    if best_latency_ns <= 0.0 {
+        return Err(ProcedureError::NothingMeasured(
+            "the one-thread run completed no IO; nothing to size from".into(),
+        ));
+    }
+    let best = Latency::from_nanos(best_latency_ns);
+    let threads_exact = vdbench_threads(best, Iops(options.target_iops));
+    if threads_exact > f64::from(options.max_threads) {
+        return Err(ProcedureError::bad_input(format!(
+            "{} IOPS at {:.3} ms needs {} threads, more than --max-threads {}; raise --max-threads or lower --target-iops",
+            group_thousands(options.target_iops),
+            best.as_millis(),
+            threads_exact.ceil(),
+            options.max_threads
+        )));
+    }
+    let threads = (threads_exact.ceil() as u32).max(1);
+    observer.event(&Event::ThreadsSized {
+        best_latency_us: best.as_micros(),
+        single_thread_iops: iops_of(&single),
+        target_iops: options.target_iops,
+        threads_exact,
+        threads,
+        seconds: options.duration_s,
+    });
+    let sized = run_one(
+        options,
+        threads,
+        &format!("{threads} threads"),
+        executor,
+        observer,
+    )?;
+    let measured_iops = iops_of(&sized);
+    Ok(SizeThreadsResult {
+        target_iops: options.target_iops,
+        rw: options.rw.fio_name().to_string(),
+        io_size_bytes: options.io_size.as_u64(),
+        best_latency_us: best.as_micros(),
+        single_thread_iops: iops_of(&single),
+        threads_exact,
+        threads,
+        measured_iops,
+        measured_latency_us: mean_latency_ns(&sized) / 1e3,
+        reached: measured_iops >= options.target_iops,
+    })
+}
+
+fn run_one(
+    options: &SizeThreadsOptions,
+    threads: u32,
+    label: &str,
+    executor: &mut dyn Executor,
+    observer: &mut dyn Observer,
+) -> Result<JobResult, ProcedureError> {
+    let result = executor.execute(&[options.job(threads)], label, observer)?;
+    first_job_error(&result, label)?;
+    result
+        .jobs
+        .into_iter()
+        .next()
+        .ok_or_else(|| ProcedureError::NothingMeasured(format!("{label}: no result")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::execute::EngineExecutor;
+    use crate::observer::Quiet;
+
+    fn options(dir: &std::path::Path, target_iops: f64) -> SizeThreadsOptions {
+        SizeThreadsOptions {
+            target_iops,
+            target: dir.to_path_buf(),
+            rw: RwMode::RandRead,
+            io_size: Bytes::kib(8),
+            rwmix_read_pct: 50.0,
+            file_size: Bytes::mib(1),
+            duration_s: 0.05,
+            buffered: false,
+            max_threads: 256,
+        }
+    }
+
+    #[test]
+    fn threads_follow_littles_law_on_the_null_engine() {
+        let dir = tempfile::tempdir().unwrap();
+        // Fake clock: each reading 10 us later, so every IO's latency is the same few steps.
+        let mut executor = EngineExecutor::null_with_fake_clock(10_000);
+        let result =
+            size_threads(&options(dir.path(), 5_000.0), &mut executor, &mut Quiet).unwrap();
+        let latency_s = result.best_latency_us / 1e6;
+        assert!(latency_s > 0.0);
+        assert!((result.threads_exact - latency_s * 5_000.0).abs() < 1e-9);
+        assert_eq!(
+            f64::from(result.threads),
+            result.threads_exact.ceil().max(1.0)
+        );
+        // One thread with one IO in flight: IOPS x latency = 1 (Little's law), within 1%.
+        assert!((result.single_thread_iops * latency_s - 1.0).abs() < 0.01);
+        assert_eq!(result.reached, result.measured_iops >= 5_000.0);
+        // Deterministic: the same inputs give the same numbers.
+        let again = size_threads(&options(dir.path(), 5_000.0), &mut executor, &mut Quiet).unwrap();
+        assert_eq!(result, again);
+        // The null engine touches no file.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn out_of_range_numbers_name_their_flag() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut executor = EngineExecutor::null_with_fake_clock(10_000);
+        for (change, flag) in [
+            (
+                Box::new(|o: &mut SizeThreadsOptions| o.target_iops = 1e300)
+                    as Box<dyn Fn(&mut SizeThreadsOptions)>,
+                "--target-iops",
+            ),
+            (Box::new(|o| o.target_iops = f64::NAN), "--target-iops"),
+            (Box::new(|o| o.duration_s = 1e20), "--duration"),
+            (Box::new(|o| o.max_threads = 0), "--max-threads"),
+            (Box::new(|o| o.rwmix_read_pct = 101.0), "--rwmixread"),
+        ] {
+            let mut o = options(dir.path(), 100.0);
+            change(&mut o);
+            let error = size_threads(&o, &mut executor, &mut Quiet).unwrap_err();
+            assert!(error.is_bad_input(), "{error}");
+            assert!(error.to_string().starts_with(flag), "{error}");
+        }
+        // A target that needs more threads than allowed is refused after step 1.
+        let mut o = options(dir.path(), 1e9);
+        o.max_threads = 2;
+        let error = size_threads(&o, &mut executor, &mut Quiet).unwrap_err();
+        assert!(error.to_string().contains("--max-threads 2"), "{error}");
+    }
+}

@@ -1,0 +1,706 @@
+//! Running vdbench parameter files: each expanded run (one per rd and for-loop value) runs
+//! with all its (wd, sd) jobs at once, reported as one group, as a vdbench-style summary (interval
+//! lines and an `avg` line); iofit's JSON is written after every run so an interrupted file keeps
+//! what finished. `iorate=curve` runs max first, then each curve point as a fraction of the
+//! measured max, and reports the latency-versus-IO-rate table with its knee.
+
+use crate::error::shown;
+use crate::execute::Executor;
+use crate::observer::{Event, Observer};
+use crate::ProcedureError;
+use iofit_jobfile::vdbench::{self, IoRate, Run};
+use iofit_model::units::Bytes;
+use iofit_report::vdbench_summary::{render_curve, render_run, AvgLine, CurvePoint, RunHeader};
+use iofit_safefs::atomic::write_atomic;
+use iofit_stats::{JobResult, RunResult};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How a vdbench file runs: the command line's overrides.
+#[derive(Clone, Debug)]
+pub struct VdbenchOptions {
+    /// Replaces every run's `elapsed=`.
+    pub elapsed: Option<Duration>,
+    /// Replaces every run's `warmup=`.
+    pub warmup: Option<Duration>,
+    /// Multiplies elapsed and warmup (after the overrides); 1.0 runs them as written.
+    pub scale: f64,
+    /// Replaces every SD's `size=` (the seed's 693g is not for a laptop).
+    pub sd_size: Option<Bytes>,
+    /// Where to write iofit's JSON of every run (after each one).
+    pub json_output: Option<PathBuf>,
+}
+
+impl Default for VdbenchOptions {
+    fn default() -> Self {
+        VdbenchOptions {
+            elapsed: None,
+            warmup: None,
+            scale: 1.0,
+            sd_size: None,
+            json_output: None,
+        }
+    }
+}
+
+/// iofit's JSON for a vdbench file.
+#[derive(Serialize, Debug, Default)]
+pub struct VdbenchJson {
+    pub tool: String,
+    pub dialect: String,
+    pub file: String,
+    pub runs: Vec<RunJson>,
+    pub curves: Vec<CurveJson>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct RunJson {
+    pub rd: String,
+    pub for_label: String,
+    pub iorate: String,
+    pub target_iops: Option<f64>,
+    pub threads_per_sd: u32,
+    pub total_threads: u32,
+    pub elapsed_s: f64,
+    pub warmup_s: f64,
+    pub avg_iops: f64,
+    pub avg_mib_per_s: f64,
+    pub avg_read_pct: f64,
+    pub avg_resp_ms: f64,
+    pub result: RunResult,
+    /// Per host of a multi-host run (empty on one machine); `result` is their combination.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub hosts: Vec<RunResult>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct CurveJson {
+    pub rd: String,
+    pub for_label: String,
+    pub max_iops: f64,
+    /// (label, target IO/s, measured IO/s, response ms)
+    pub points: Vec<(String, Option<f64>, f64, f64)>,
+    pub knee: Option<String>,
+}
+
+/// What one executed run measured.
+pub struct RunOutcome {
+    pub avg: AvgLine,
+    pub job: JobResult,
+    pub text: String,
+}
+
+/// What a whole file's runs measured.
+#[derive(Debug)]
+pub struct VdbenchOutcome {
+    pub doc: VdbenchJson,
+    /// A run stopped on an IO error.
+    pub failed: bool,
+    /// A stop (Ctrl-C) ended the file early.
+    pub interrupted: bool,
+}
+
+/// Parses the file at `path`, checks its hosts and expands its runs; errors name file, line
+/// and key.
+pub fn check_file(path: &Path) -> Result<Vec<Run>, ProcedureError> {
+    let file = vdbench::parse_file(path)?;
+    file.check_hosts(vdbench::is_local_host)?;
+    Ok(file.runs()?)
+}
+
+/// Runs every run of the vdbench file at `path`.
+pub fn run_file(
+    path: &Path,
+    options: &VdbenchOptions,
+    executor: &mut dyn Executor,
+    observer: &mut dyn Observer,
+) -> Result<VdbenchOutcome, ProcedureError> {
+    let file = vdbench::parse_file(path)?;
+    file.check_hosts(vdbench::is_local_host)?;
+    let runs = file.runs()?;
+    // vdbench does not create directories; neither does iofit. Say which sd= line to fix.
+    for sd in &file.sds {
+        if let Some(parent) = sd.lun.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.is_dir() {
+                return Err(ProcedureError::bad_input(format!(
+                    "{}: sd={} lun={}: directory {} does not exist; create it (the seed mounts a volume there) or point lun= elsewhere",
+                    sd.loc,
+                    sd.name,
+                    sd.lun.display(),
+                    parent.display()
+                )));
+            }
+        }
+    }
+    let mut outcome = VdbenchOutcome {
+        doc: VdbenchJson {
+            tool: format!("iofit {}", env!("CARGO_PKG_VERSION")),
+            dialect: "vdbench".into(),
+            file: path.display().to_string(),
+            ..Default::default()
+        },
+        failed: false,
+        interrupted: false,
+    };
+    for run in runs {
+        if executor.stop_requested() {
+            break;
+        }
+        let run = adjust(run, options)?;
+        match run.iorate.clone() {
+            IoRate::Max => {
+                let measured = execute(&run, None, "Uncontrolled MAX", executor, observer)?;
+                finish(
+                    &run,
+                    None,
+                    "max",
+                    &measured,
+                    &mut outcome,
+                    options,
+                    observer,
+                )?;
+            }
+            IoRate::Fixed(rate) => {
+                let label = format!("{rate}");
+                let measured = execute(&run, Some(rate), &label, executor, observer)?;
+                finish(
+                    &run,
+                    Some(rate),
+                    &label,
+                    &measured,
+                    &mut outcome,
+                    options,
+                    observer,
+                )?;
+            }
+            IoRate::Curve(pcts) => {
+                run_curve(&run, &pcts, &mut outcome, options, executor, observer)?;
+            }
+        }
+    }
+    outcome.interrupted = executor.stop_requested();
+    Ok(outcome)
+}
+
+/// `iorate=curve`: max first, then each point as a percentage of the measured max.
+fn run_curve(
+    run: &Run,
+    pcts: &[f64],
+    outcome: &mut VdbenchOutcome,
+    options: &VdbenchOptions,
+    executor: &mut dyn Executor,
+    observer: &mut dyn Observer,
+) -> Result<(), ProcedureError> {
+    let max = execute(run, None, "Uncontrolled curve (max)", executor, observer)?;
+    finish(run, None, "curve max", &max, outcome, options, observer)?;
+    let max_iops = max.avg.line.iops;
+    let mut points = vec![CurvePoint {
+        label: "max".into(),
+        target_iops: None,
+        iops: max_iops,
+        resp_ms: max.avg.line.resp_ms,
+    }];
+    for pct in pcts {
+        if executor.stop_requested() || max_iops <= 0.0 {
+            break;
+        }
+        let target = max_iops * pct / 100.0;
+        let label = format!("curve {pct}% of max ({target:.0})");
+        let measured = execute(run, Some(target), &label, executor, observer)?;
+        finish(
+            run,
+            Some(target),
+            &label,
+            &measured,
+            outcome,
+            options,
+            observer,
+        )?;
+        points.push(CurvePoint {
+            label: format!("{pct}%"),
+            target_iops: Some(target),
+            iops: measured.avg.line.iops,
+            resp_ms: measured.avg.line.resp_ms,
+        });
+    }
+    let knee = find_knee(&points);
+    observer.event(&Event::VdbenchCurve {
+        table: render_curve(&run.rd, &points, knee),
+    });
+    outcome.doc.curves.push(CurveJson {
+        rd: run.rd.clone(),
+        for_label: run.for_label.clone(),
+        max_iops,
+        points: points
+            .iter()
+            .map(|p| (p.label.clone(), p.target_iops, p.iops, p.resp_ms))
+            .collect(),
+        knee: knee.map(|k| points[k].label.clone()),
+    });
+    write_json(&outcome.doc, options)
+}
+
+/// Applies the command line's overrides to a run.
+pub fn adjust(mut run: Run, options: &VdbenchOptions) -> Result<Run, ProcedureError> {
+    if let Some(elapsed) = options.elapsed {
+        run.elapsed = elapsed;
+    }
+    if let Some(warmup) = options.warmup {
+        run.warmup = warmup;
+    }
+    if !(options.scale > 0.0 && options.scale <= MAX_SCALE) {
+        return Err(ProcedureError::bad_input(format!(
+            "--scale {}: write a number above 0 and at most {MAX_SCALE}",
+            shown(options.scale)
+        )));
+    }
+    run.elapsed = scaled(run.elapsed, options.scale, &run.rd, "elapsed")?;
+    run.warmup = scaled(run.warmup, options.scale, &run.rd, "warmup")?;
+    if run.elapsed.is_zero() {
+        return Err(ProcedureError::bad_input(format!(
+            "rd={}: elapsed is 0 after scaling; raise --scale or --elapsed",
+            run.rd
+        )));
+    }
+    if run.warmup >= run.elapsed {
+        return Err(ProcedureError::bad_input(format!(
+            "rd={}: warmup {:.1}s is not shorter than elapsed {:.1}s; lower --warmup or raise --elapsed",
+            run.rd,
+            run.warmup.as_secs_f64(),
+            run.elapsed.as_secs_f64()
+        )));
+    }
+    if let Some(size) = options.sd_size {
+        for w in &mut run.workloads {
+            w.sd.size = Some(size);
+        }
+    }
+    Ok(run)
+}
+
+/// The largest `--scale` a vdbench file takes (a year of 10-hour runs is far beyond any use).
+pub const MAX_SCALE: f64 = 1e6;
+/// The longest a run may last after scaling: about 31 years, far below `Duration`'s range.
+const MAX_RUN_S: f64 = 1e9;
+
+fn scaled(time: Duration, scale: f64, rd: &str, key: &str) -> Result<Duration, ProcedureError> {
+    let seconds = time.as_secs_f64() * scale;
+    if !(seconds.is_finite() && seconds <= MAX_RUN_S) {
+        return Err(ProcedureError::bad_input(format!(
+            "rd={rd}: {key} {seconds:e} s after --scale is beyond the {MAX_RUN_S:e} s a run may last; lower --scale or --{key}"
+        )));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// Runs one run at `rate` (None: uncontrolled) and renders its summary.
+pub fn execute(
+    run: &Run,
+    rate: Option<f64>,
+    iorate_label: &str,
+    executor: &mut dyn Executor,
+    observer: &mut dyn Observer,
+) -> Result<RunOutcome, ProcedureError> {
+    let jobs = run.to_jobs(rate);
+    let started = std::time::SystemTime::now();
+    let result = executor.execute(&jobs, &format!("RD={}", run.rd), observer)?;
+    // Every job of a run shares group 0 with group_reporting: one merged result.
+    let job = result.jobs.first().cloned().ok_or_else(|| {
+        ProcedureError::NothingMeasured(format!("rd={}: the run produced no result", run.rd))
+    })?;
+    let avg = AvgLine::from_job(&job);
+    let start_unix_s = started
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+        + run.warmup.as_secs_f64();
+    let header = RunHeader {
+        rd: run.rd.clone(),
+        for_label: run.for_label.clone(),
+        iorate_label: iorate_label.to_string(),
+        elapsed_s: run.elapsed.as_secs_f64(),
+        warmup_s: run.warmup.as_secs_f64(),
+        interval_s: run.interval.as_secs_f64(),
+        start_unix_s,
+    };
+    let text = render_run(&header, &job.series, &avg);
+    Ok(RunOutcome { avg, job, text })
+}
+
+/// Reports a finished run and writes the JSON so far.
+fn finish(
+    run: &Run,
+    rate: Option<f64>,
+    label: &str,
+    measured: &RunOutcome,
+    outcome: &mut VdbenchOutcome,
+    options: &VdbenchOptions,
+    observer: &mut dyn Observer,
+) -> Result<(), ProcedureError> {
+    observer.event(&Event::VdbenchRun {
+        summary: measured.text.clone(),
+        rd: run.rd.clone(),
+        error: measured.job.error.clone(),
+    });
+    outcome.doc.runs.push(RunJson {
+        rd: run.rd.clone(),
+        for_label: run.for_label.clone(),
+        iorate: label.to_string(),
+        target_iops: rate,
+        threads_per_sd: run.threads,
+        total_threads: run.total_threads(),
+        elapsed_s: run.elapsed.as_secs_f64(),
+        warmup_s: run.warmup.as_secs_f64(),
+        avg_iops: measured.avg.line.iops,
+        avg_mib_per_s: measured.avg.line.mib_per_s,
+        avg_read_pct: measured.avg.line.read_pct,
+        avg_resp_ms: measured.avg.line.resp_ms,
+        result: RunResult {
+            jobs: vec![measured.job.clone()],
+            tool: "iofit".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            ..Default::default()
+        },
+        hosts: Vec::new(),
+    });
+    outcome.failed |= measured.job.error.is_some();
+    write_json(&outcome.doc, options)
+}
+
+fn write_json(doc: &VdbenchJson, options: &VdbenchOptions) -> Result<(), ProcedureError> {
+    if let Some(path) = &options.json_output {
+        let text = serde_json::to_string_pretty(doc)
+            .map_err(|e| ProcedureError::Internal(format!("serialising the results: {e}")))?;
+        write_atomic(path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The knee of a latency-versus-IO-rate curve (Kneedle): with IO rate and response time each
+/// scaled to 0..1, the point furthest below the straight line from the lowest to the highest
+/// point. Beyond it response time grows faster than the rate. Needs three distinct rates and a
+/// response time that rises by more than 10% over the curve.
+pub fn find_knee(points: &[CurvePoint]) -> Option<usize> {
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by(|&a, &b| points[a].iops.total_cmp(&points[b].iops));
+    if order.len() < 3 {
+        return None;
+    }
+    let (x0, x1) = (points[order[0]].iops, points[*order.last()?].iops);
+    let y0 = order
+        .iter()
+        .map(|&i| points[i].resp_ms)
+        .fold(f64::INFINITY, f64::min);
+    let y1 = order
+        .iter()
+        .map(|&i| points[i].resp_ms)
+        .fold(f64::NEG_INFINITY, f64::max);
+    // A latency that varies less than 10% over the curve has no knee in the measured range.
+    if x1 - x0 <= 0.0 || y1 <= y0 * 1.1 {
+        return None;
+    }
+    order
+        .iter()
+        .map(|&i| {
+            let x = (points[i].iops - x0) / (x1 - x0);
+            let y = (points[i].resp_ms - y0) / (y1 - y0);
+            (i, x - y)
+        })
+        .filter(|(_, d)| *d > 0.0)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::execute::EngineExecutor;
+    use crate::observer::Quiet;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    /// Real IO: these tests check what vdbench's parameters do on a real file.
+    fn real() -> EngineExecutor {
+        EngineExecutor::new(false, Arc::new(AtomicBool::new(false)))
+    }
+
+    fn point(iops: f64, resp_ms: f64) -> CurvePoint {
+        CurvePoint {
+            label: format!("{iops}"),
+            target_iops: Some(iops),
+            iops,
+            resp_ms,
+        }
+    }
+
+    #[test]
+    fn knee_of_a_hockey_stick() {
+        // Flat latency up to 8,000 IO/s, then a wall: the knee is the last flat point.
+        let points = vec![
+            point(10_000.0, 9.0),
+            point(1_000.0, 0.5),
+            point(5_000.0, 0.6),
+            point(8_000.0, 0.8),
+            point(9_000.0, 2.0),
+        ];
+        assert_eq!(find_knee(&points), Some(3));
+        assert_eq!(find_knee(&points[..2]), None);
+        // Flat latency: no knee.
+        let flat = vec![
+            point(1_000.0, 0.5),
+            point(5_000.0, 0.51),
+            point(9_000.0, 0.52),
+        ];
+        assert_eq!(find_knee(&flat), None);
+    }
+
+    #[test]
+    fn overrides_apply_and_scale() {
+        let file = iofit_jobfile::vdbench::parse_str(
+            "sd=sd1,lun=/tmp/x,size=693g\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max,elapsed=600,warmup=60\n",
+            "t",
+        )
+        .unwrap();
+        let run = file.runs().unwrap().remove(0);
+        let common = VdbenchOptions {
+            scale: 0.01,
+            sd_size: Some(Bytes::mib(8)),
+            ..Default::default()
+        };
+        let run = adjust(run, &common).unwrap();
+        assert_eq!(run.elapsed, Duration::from_secs(6));
+        assert_eq!(run.warmup, Duration::from_millis(600));
+        assert_eq!(run.workloads[0].sd.size, Some(Bytes::mib(8)));
+        let bad = VdbenchOptions {
+            warmup: Some(Duration::from_secs(700)),
+            ..Default::default()
+        };
+        assert!(adjust(file.runs().unwrap().remove(0), &bad).is_err());
+    }
+
+    /// Generates the seed's files with the seed's own script into a temp dir (one VM, mounts
+    /// under the temp dir), creates the six mount directories, and returns (files dir, data dir).
+    fn seed_files() -> (tempfile::TempDir, tempfile::TempDir) {
+        let out = tempfile::tempdir().unwrap();
+        let data = tempfile::tempdir().unwrap();
+        let script =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vdbench/generate.sh");
+        let status = std::process::Command::new("bash")
+            .arg(script)
+            .arg(out.path())
+            .arg(data.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        for vol in 1..=6 {
+            std::fs::create_dir_all(data.path().join(format!("vdb{vol}"))).unwrap();
+        }
+        (out, data)
+    }
+
+    fn run_seed(pattern: &str) -> serde_json::Value {
+        let (out, _data) = seed_files();
+        let json = out.path().join("result.json");
+        let common = VdbenchOptions {
+            elapsed: Some(Duration::from_secs(1)),
+            warmup: Some(Duration::ZERO),
+            sd_size: Some(Bytes::mib(4)),
+            json_output: Some(json.clone()),
+            ..Default::default()
+        };
+        let file = out.path().join(format!("vnet1-{pattern}-workload"));
+        let outcome = run_file(&file, &common, &mut real(), &mut Quiet).unwrap();
+        assert!(!outcome.failed && !outcome.interrupted);
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap()
+    }
+
+    /// Checks one run of the JSON: threads, read share, that IO happened.
+    fn check_run(run: &serde_json::Value, threads_per_sd: u64, read_pct: f64, random: bool) {
+        assert_eq!(run["threads_per_sd"], threads_per_sd);
+        assert_eq!(run["total_threads"], threads_per_sd * 6);
+        let job = &run["result"]["jobs"][0];
+        let clones = job["clones"].as_u64().unwrap();
+        let iodepth = job["iodepth"].as_u64().unwrap();
+        if random {
+            // One thread = one synchronous IO in flight: threads x 6 SDs clones.
+            assert_eq!(clones, threads_per_sd * 6);
+        } else {
+            // Sequential: one stream per SD with `threads` IOs in flight.
+            assert_eq!(clones, 6);
+            assert_eq!(iodepth, threads_per_sd);
+        }
+        let reads = job["read"]["ios"].as_f64().unwrap();
+        let writes = job["write"]["ios"].as_f64().unwrap();
+        assert!(reads + writes > 0.0, "no IO done");
+        let measured = reads * 100.0 / (reads + writes);
+        assert!(
+            (measured - read_pct).abs() <= 5.0,
+            "read share {measured}% against rdpct={read_pct}"
+        );
+        assert!((run["avg_read_pct"].as_f64().unwrap() - measured).abs() < 1e-6);
+    }
+
+    #[test]
+    fn seed_fillwrite_is_one_sequential_pass() {
+        let doc = run_seed("FillWrite");
+        let runs = doc["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 1);
+        check_run(&runs[0], 1, 0.0, false);
+        // seekpct=eof: exactly one pass of each 4 MiB SD in 64 KiB writes, then stop.
+        let write = &runs[0]["result"]["jobs"][0]["write"];
+        assert_eq!(write["io_bytes"], 6 * 4 * 1024 * 1024);
+        assert_eq!(write["ios"], 6 * 64);
+    }
+
+    #[test]
+    fn seed_random_runs() {
+        for (pattern, threads, read_pct) in [
+            ("RndRead", 25, 100.0),
+            ("RndWrite", 20, 0.0),
+            ("RndMix", 25, 50.0),
+        ] {
+            let doc = run_seed(pattern);
+            let runs = doc["runs"].as_array().unwrap();
+            assert_eq!(runs.len(), 1, "{pattern}");
+            check_run(&runs[0], threads, read_pct, true);
+        }
+    }
+
+    fn check_sequential(pattern: &str, threads: &[u64], read_pct: f64) {
+        let doc = run_seed(pattern);
+        let runs = doc["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), threads.len(), "{pattern}");
+        for (run, t) in runs.iter().zip(threads) {
+            check_run(run, *t, read_pct, false);
+        }
+    }
+
+    #[test]
+    fn seed_seqread() {
+        check_sequential("SeqRead", &[20], 100.0);
+    }
+
+    #[test]
+    fn seed_seqwrite_three_runs() {
+        check_sequential("SeqWrite", &[26, 32, 40], 0.0);
+    }
+
+    #[test]
+    fn seed_seqmix_two_runs() {
+        check_sequential("SeqMix", &[6, 7], 50.0);
+    }
+
+    #[test]
+    fn summary_has_avg_line_and_iorate_is_capped() {
+        let dir = tempfile::tempdir().unwrap();
+        let param = dir.path().join("capped.vdb");
+        std::fs::write(
+            &param,
+            format!(
+                "sd=sd1,lun={}/f1,size=4m\nwd=w,sd=sd1,rdpct=100,xfersize=4k\nrd=r,wd=w,iorate=400,elapsed=2,interval=1,threads=4\n",
+                dir.path().display()
+            ),
+        )
+        .unwrap();
+        let file = vdbench::parse_file(&param).unwrap();
+        let run = file.runs().unwrap().remove(0);
+        let outcome = execute(&run, Some(400.0), "400", &mut real(), &mut Quiet).unwrap();
+        let avg_lines: Vec<&str> = outcome
+            .text
+            .lines()
+            .filter(|l| l.contains("avg_"))
+            .collect();
+        assert_eq!(avg_lines.len(), 1, "{}", outcome.text);
+        assert!(outcome.text.contains("Starting RD=r; I/O rate: 400"));
+        assert!(
+            outcome
+                .text
+                .lines()
+                .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+                .count()
+                >= 2
+        );
+        // iorate=400 is the run's total, split over 4 threads: within 5%. (A mixed rdpct caps
+        // each direction separately, as fio's rate_iops does, and lands a few % lower.)
+        assert!(
+            (outcome.avg.line.iops - 400.0).abs() <= 20.0,
+            "{}",
+            outcome.avg.line.iops
+        );
+        assert_eq!(outcome.job.clones, 4);
+    }
+
+    #[test]
+    fn iorate_curve_runs_fractions_of_the_measured_max() {
+        let dir = tempfile::tempdir().unwrap();
+        let param = dir.path().join("curve.vdb");
+        std::fs::write(
+            &param,
+            format!(
+                "sd=sd1,lun={}/f1,size=4m,openflags=o_direct\nwd=w,sd=sd1,rdpct=100,xfersize=4k\nrd=c,wd=w,iorate=curve,curve=(25,50),elapsed=1,threads=1\n",
+                dir.path().display()
+            ),
+        )
+        .unwrap();
+        let json = dir.path().join("curve.json");
+        let common = VdbenchOptions {
+            json_output: Some(json.clone()),
+            ..Default::default()
+        };
+        let outcome = run_file(&param, &common, &mut real(), &mut Quiet).unwrap();
+        assert!(!outcome.failed);
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+        let runs = doc["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 3, "max, then 25% and 50% of it");
+        let curve = &doc["curves"][0];
+        let max = curve["max_iops"].as_f64().unwrap();
+        assert!(max > 0.0);
+        assert_eq!(curve["points"].as_array().unwrap().len(), 3);
+        for (run, pct) in runs[1..].iter().zip([25.0, 50.0]) {
+            let target = run["target_iops"].as_f64().unwrap();
+            assert!((target - max * pct / 100.0).abs() < 1e-6);
+            let measured = run["avg_iops"].as_f64().unwrap();
+            // The cap holds. (How close a point comes to its target from below depends on what
+            // else shares the disk: other tests run in parallel, so only the cap is asserted.)
+            assert!(
+                measured > 0.0 && measured <= target * 1.05,
+                "{pct}%: measured {measured} against target {target}"
+            );
+        }
+    }
+
+    #[test]
+    fn missing_lun_directory_is_bad_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let param = dir.path().join("nodir.vdb");
+        std::fs::write(
+            &param,
+            format!(
+                "sd=sd1,lun={}/no-such-dir/f1,size=1m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max,elapsed=1\n",
+                dir.path().display()
+            ),
+        )
+        .unwrap();
+        let error =
+            run_file(&param, &VdbenchOptions::default(), &mut real(), &mut Quiet).unwrap_err();
+        assert!(error.is_bad_input());
+        let text = error.to_string();
+        assert!(text.contains("nodir.vdb:1: sd=sd1"), "{text}");
+    }
+
+    #[test]
+    fn check_file_accepts_the_seed_files_and_refuses_the_corpus() {
+        let (out, _data) = seed_files();
+        for pattern in ["FillWrite", "SeqWrite", "RndMix"] {
+            let path = out.path().join(format!("vnet1-{pattern}-workload"));
+            assert!(!check_file(&path).unwrap().is_empty());
+        }
+        let corpus =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bad-input/jobfile/vdbench");
+        let error = check_file(&corpus.join("10-remote-host.vdb")).unwrap_err();
+        assert!(error.is_bad_input());
+        assert!(error.to_string().contains("10-remote-host.vdb:2:"));
+    }
+}

@@ -1,0 +1,115 @@
+//! The demo's loop driven by the null engine and a fake clock, and its engine choice decided by
+//! a typed setup error.
+
+use iofit_engine::EngineError;
+use iofit_model::job::{EngineKind, RwMode};
+use iofit_procedure::demo::{
+    choose_engine, demo_jobs, render_text, run_demo, step_plan, step_profile, DemoOptions,
+    DemoRunOptions,
+};
+use iofit_procedure::execute::EngineExecutor;
+use iofit_procedure::observer::Quiet;
+use std::time::Duration;
+
+fn no_uring() -> Result<(), EngineError> {
+    Err(EngineError::Setup {
+        engine: "io_uring",
+        message: "io_uring is not available here (Operation not permitted)".into(),
+    })
+}
+
+fn uring_ok() -> Result<(), EngineError> {
+    Ok(())
+}
+
+#[test]
+fn io_uring_falls_back_to_psync_on_a_typed_setup_error_only() {
+    let (engine, note) = choose_engine(EngineKind::IoUring, &no_uring).unwrap();
+    assert_eq!(engine, EngineKind::Psync);
+    assert!(note.unwrap().contains("Operation not permitted"));
+    let (engine, note) = choose_engine(EngineKind::IoUring, &uring_ok).unwrap();
+    assert_eq!((engine, note), (EngineKind::IoUring, None));
+    // Any other engine error is not a reason to switch engines.
+    let refused = || -> Result<(), EngineError> {
+        Err(EngineError::Invalid {
+            job: "x".into(),
+            message: "bad".into(),
+        })
+    };
+    assert!(choose_engine(EngineKind::IoUring, &refused).is_err());
+    assert_eq!(
+        choose_engine(EngineKind::Psync, &no_uring).unwrap().0,
+        EngineKind::Psync
+    );
+}
+
+#[test]
+fn jobs_take_their_mode_from_rwmode_from_mix() {
+    let (mut requirements, _) = step_profile().unwrap();
+    let catalog = iofit_catalog::Catalog::embedded().unwrap();
+    let plan = step_plan(&requirements, &catalog, iofit_catalog::EDITION_CURRENT, 1).unwrap();
+    // All reads, mostly sequential: a sequential read job (the demo's old rules said random).
+    requirements.volumes[0].sizing.read_pct = 100.0;
+    requirements.volumes[0].sizing.random_pct = 10.0;
+    let dir = std::path::Path::new("/nonexistent");
+    let (jobs, lines) = demo_jobs(
+        &requirements,
+        &plan,
+        dir,
+        EngineKind::Psync,
+        false,
+        Duration::from_secs(1),
+    );
+    for (job, volume) in jobs.iter().zip(&requirements.volumes) {
+        let s = &volume.sizing;
+        assert_eq!(job.rw, RwMode::from_mix(s.read_pct, s.random_pct >= 50.0));
+        assert_eq!(job.iodepth, 1, "psync: one IO per thread");
+    }
+    assert_eq!(jobs[0].rw, RwMode::Read);
+    assert!(lines[0].contains("sequential reads"), "{}", lines[0]);
+}
+
+#[test]
+fn the_whole_loop_on_the_null_engine() {
+    let catalog = iofit_catalog::Catalog::embedded().unwrap();
+    let options = DemoOptions {
+        edition: iofit_catalog::EDITION_CURRENT.into(),
+        top: 2,
+        run: Some(DemoRunOptions {
+            seconds: 0.05,
+            engine: EngineKind::IoUring,
+        }),
+    };
+    let mut executor = EngineExecutor::null_with_fake_clock(20_000);
+    let report = run_demo(&catalog, &options, &mut executor, &mut Quiet, &no_uring).unwrap();
+    let run = report.run.as_ref().unwrap();
+    assert_eq!(run.engine, "psync");
+    assert!(run
+        .engine_note
+        .as_deref()
+        .unwrap()
+        .contains("io_uring could not be set up"));
+    assert_eq!(report.comparisons.len(), report.requirements.volumes.len());
+    assert_eq!(run.result.jobs.len(), report.requirements.volumes.len());
+    for job in &run.result.jobs {
+        // Every volume measured, every completion counted once in its histogram.
+        assert!(job.read.ios + job.write.ios > 0, "{}", job.name);
+        assert_eq!(job.read.completion_latency.count, job.read.ios);
+        assert_eq!(job.write.completion_latency.count, job.write.ios);
+    }
+    let text = render_text(&report, &[]);
+    assert!(text.contains("engine psync (io_uring could not be set up here"));
+    assert!(text.contains("step 5: compare"));
+    // Out-of-range numbers are bad input naming the flag.
+    let mut bad = options.clone();
+    bad.top = 0;
+    let error = run_demo(&catalog, &bad, &mut executor, &mut Quiet, &uring_ok).unwrap_err();
+    assert!(error.is_bad_input() && error.to_string().starts_with("--top"));
+    bad.top = 1;
+    bad.run = Some(DemoRunOptions {
+        seconds: 1e300,
+        engine: EngineKind::Psync,
+    });
+    let error = run_demo(&catalog, &bad, &mut executor, &mut Quiet, &uring_ok).unwrap_err();
+    assert!(error.to_string().starts_with("--run-seconds"), "{error}");
+}
