@@ -135,7 +135,7 @@ fn run_job(volume: &str, extra: &[&str]) -> Vec<String> {
         "--direct=1".into(),
         "--size=4m".into(),
         format!("--directory={{{volume}}}"),
-        "--output=/dev/null".into(),
+        format!("--output={{{volume}}}/result.json"),
         "--quiet".into(),
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
@@ -288,9 +288,9 @@ fn the_vm_cap_is_shared_between_volumes() {
         "-c",
         &format!(
             "{iofit} run --name=x --ioengine=io_uring --iodepth=32 --direct=1 --size=4m --rw=randread --bs=4k \
-             --numjobs=1 --runtime=5 --time_based --directory=$IOFIT_VOLUME_A --output=/dev/null --quiet & \
+             --numjobs=1 --runtime=5 --time_based --directory=$IOFIT_VOLUME_A --output=$IOFIT_VOLUME_A/result.json --quiet & \
              {iofit} run --name=y --ioengine=io_uring --iodepth=32 --direct=1 --size=4m --rw=randread --bs=4k \
-             --numjobs=1 --runtime=5 --time_based --directory=$IOFIT_VOLUME_B --output=/dev/null --quiet; wait",
+             --numjobs=1 --runtime=5 --time_based --directory=$IOFIT_VOLUME_B --output=$IOFIT_VOLUME_B/result.json --quiet; wait",
             iofit = env!("CARGO_BIN_EXE_iofit")
         ),
     ])

@@ -883,10 +883,14 @@ fn volume_factors(
             volume.design.disk_count
         ));
     }
-    // An IO larger than the stripe unit becomes one disk IO per unit it spans.
+    // An IO larger than the stripe unit becomes one disk IO per unit it spans, and each disk
+    // IO counts against the IOPS limits in Azure's IO units (one per started 256 KiB:
+    // `azure_io_units`, the rule `emulate` enforces too).
     let split = |size: f64| match stripe {
-        Some(unit) if volume.design.disk_count > 1 => (size / unit).ceil().max(1.0),
-        _ => 1.0,
+        Some(unit) if volume.design.disk_count > 1 => {
+            (size / unit).ceil().max(1.0) * iofit_model::formulas::azure_io_units(size.min(unit))
+        }
+        _ => iofit_model::formulas::azure_io_units(size),
     };
     let read_size = workload.read_io_size.as_f64();
     let write_size = workload.write_io_size.as_f64();
