@@ -9,7 +9,8 @@
 #     foreign file jobs sometimes name) is unchanged, by checksum and link target;
 #   - no iofit process is left;
 #   - a run whose --output names its own target (one in six) is refused.
-# Usage: bench/soak.sh DURATION_SECONDS [WORKDIR]   (env IOFIT=path/to/iofit; default debug build)
+# Usage: bench/soak.sh DURATION_SECONDS [WORKDIR]   (env IOFIT=path/to/iofit; default debug build;
+#        KEEP=1 keeps WORKDIR, otherwise it is deleted at the end after the summary)
 # Prints one line per failure and a summary of counts at the end; exit 1 if any check failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -128,7 +129,11 @@ while (( SECONDS < end )); do
         fail "the precious tree changed after: ${args[*]}"; BEFORE="$(snapshot)"
     fi
     # Keep the targets directory small: drop per-run files now and then.
-    (( runs % 20 == 0 )) && rm -f "$TARGETS"/own[3-9]* "$TARGETS"/.own[3-9]*.iofit "$OUT"/r*.json
+    if (( runs % 10 == 0 )); then
+        find "$TARGETS" -maxdepth 1 \( -name 'own*' -o -name '.own*.iofit' \) \
+            ! -name own0 ! -name own1 ! -name own2 ! -name .own0.iofit -delete
+        rm -f "$OUT"/r*.json
+    fi
 done
 changed_bytes=0
 [[ "$(snapshot)" != "$BEFORE" ]] && changed_bytes=$PRECIOUS_BYTES
@@ -138,4 +143,9 @@ echo "      exit codes {$codes_text}, refused (exit 2; reasons in refusals.log) 
 echo "      --output naming the run's own target: $self_outputs (each must be refused),"
 echo "      overruns $overruns, processes left $leftover, precious bytes changed $changed_bytes (of $PRECIOUS_BYTES), failures $fails"
 echo "      work dir $WORK"
+# The run's files are deleted unless KEEP=1 (the disk may be small); refusals.log is printed.
+if [[ "${KEEP:-0}" != 1 ]]; then
+    cut -d: -f1 "$WORK/refusals.log" 2>/dev/null | sort | uniq -c | sort -rn | head -20
+    rm -rf "$WORK"
+fi
 (( fails == 0 ))
