@@ -664,7 +664,8 @@ mod tests {
         );
         for family in [
             "DSv2", "Dsv5", "Ddsv5", "Esv5", "Edsv5", "Ebsv5", "Fsv2", "Lsv3", "Msv2", "Mdsv2",
-            "GS", "DS", "Dasv5", "Dadsv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6", "Eadsv5", "Epsv5",
+            "GS", "DS", "Dasv5", "Dadsv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6",
+            "Eadsv5", "Epsv5",
         ] {
             assert!(vms.iter().any(|vm| vm.family == family), "{family}");
         }
@@ -893,7 +894,8 @@ premium_storage = false
             let other = view(region, Pricing::Payg, Os::Linux);
             assert_eq!(other.catalog.vms.len(), 107, "{region}");
             for family in [
-                "Dasv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6", "Eadsv5", "Epsv5", "Dsv5",
+                "Dasv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6", "Eadsv5", "Epsv5",
+                "Dsv5",
             ] {
                 assert!(
                     other.catalog.vms.iter().any(|vm| vm.family == family),
