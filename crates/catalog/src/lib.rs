@@ -229,9 +229,15 @@ impl Catalog {
     /// replaces the old row; others are added. On any error nothing is changed.
     pub fn load_file(&mut self, path: &Path) -> Result<(), CatalogError> {
         let label = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| CatalogError::Read {
+        // A catalog file is a regular file of at most a few MiB (not /dev/zero or a FIFO).
+        let text = iofit_safefs::input::read_capped_string(
+            path,
+            iofit_safefs::input::caps::CATALOG_BYTES,
+            "catalog TOML",
+        )
+        .map_err(|error| CatalogError::Read {
             file: label.clone(),
-            message: error.to_string(),
+            message: error.detail(),
         })?;
         self.load_str(&label, &text)
     }

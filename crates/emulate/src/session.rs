@@ -148,12 +148,12 @@ fn rehearse(
         options.time_scale,
         options.tick.as_secs_f64(),
     );
-    apply(&group, &volumes, &controller)?;
+    apply(&mut group, &volumes, &controller)?;
     observer.ready(&volumes);
     let mut child = spawn(options, &volumes, &group)?;
     let seconds = steer(
         &mut child,
-        &group,
+        &mut group,
         &volumes,
         &mut controller,
         options,
@@ -186,7 +186,7 @@ fn rehearse(
 }
 
 fn apply(
-    group: &ThrottleGroup,
+    group: &mut ThrottleGroup,
     volumes: &[PreparedVolume],
     controller: &Controller,
 ) -> Result<(), EmulateError> {
@@ -262,7 +262,7 @@ fn substitute(arg: &str, volumes: &[PreparedVolume]) -> String {
 /// The control loop: every tick read the counters, steer the caps; every second report.
 fn steer(
     child: &mut Child,
-    group: &ThrottleGroup,
+    group: &mut ThrottleGroup,
     volumes: &[PreparedVolume],
     controller: &mut Controller,
     options: &EmulateOptions,

@@ -160,6 +160,9 @@ fn sources(args: &Args, limits: &DesignLimits) -> anyhow::Result<Vec<VolumeSourc
                 labels.join(", ")
             )));
         };
+        // A mapped volume must be a block device; checked before anything is made.
+        iofit_emulate::throttle::DeviceNumber::of_block_device(std::path::Path::new(device))
+            .map_err(|e| bad_input(format!("--map '{map}': {e}")))?;
         sources[index] = VolumeSource::Mapped(PathBuf::from(device));
     }
     Ok(sources)

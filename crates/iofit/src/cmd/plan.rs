@@ -312,15 +312,18 @@ pub(crate) fn parse_size(flag: &str, text: &str) -> anyhow::Result<Bytes> {
 /// Parses host caching.
 pub(crate) fn parse_caching(text: &str) -> anyhow::Result<HostCaching> {
     text.parse()
-        .map_err(|e: String| bad_input(format!("--caching: {e}")))
+        .map_err(|e| bad_input(format!("--caching: {e}")))
 }
 
 /// Reads and validates a requirements TOML file; every error is one line naming file, line
 /// and key.
 pub(crate) fn read_requirements(path: &Path) -> anyhow::Result<Requirements> {
     let label = path.display();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| bad_input(format!("{label}: cannot read requirements: {e}")))?;
+    let text = super::files::read_input(
+        path,
+        super::files::caps::REQUIREMENTS_BYTES,
+        "requirements TOML",
+    )?;
     parse_requirements(&label.to_string(), &text)
 }
 
@@ -493,6 +496,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )));
     }
     let report_format = args.output.report_format()?;
+    if let Some(path) = &args.output.report {
+        let mut inputs: Vec<PathBuf> = args.requirements.iter().cloned().collect();
+        inputs.extend(args.catalog.files.iter().cloned());
+        super::files::check_output(path, &inputs, "--report")?;
+    }
     let options = PlanOptions {
         top: args.top,
         caching: args.caching.as_deref().map(parse_caching).transpose()?,
@@ -584,59 +592,18 @@ pub(crate) fn report_format(
     }
 }
 
-/// Writes a report whole or not at all: into a temporary file next to `path`, then renamed
-/// over it, so a reader never sees half a report and a failed run leaves no partial file.
+/// Writes a report whole or not at all: a random temporary name next to `path` (created with
+/// O_EXCL|O_NOFOLLOW), synced, then renamed over it.
 pub(crate) fn write_report(
     path: &Path,
     format: ReportFormat,
     report: &iofit_report::html::HtmlReport,
 ) -> anyhow::Result<()> {
-    use std::io::Write;
     let text = match format {
         ReportFormat::Html => report.render(),
         ReportFormat::Markdown => report.render_markdown(),
     };
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if path.is_dir() {
-        return Err(bad_input(format!(
-            "--report {}: is a directory; give a file name, e.g. plan.html",
-            path.display()
-        )));
-    }
-    // A new file of our own next to the target (same file system, so the rename is atomic);
-    // create_new never touches a file someone else made.
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".into());
-    let temp = dir.join(format!(".{name}.iofit-{}.tmp", std::process::id()));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .map_err(|e| {
-            bad_input(format!(
-                "--report {}: cannot write in {}: {e}",
-                path.display(),
-                dir.display()
-            ))
-        })?;
-    let written = file
-        .write_all(text.as_bytes())
-        .and_then(|_| file.sync_all())
-        .and_then(|_| std::fs::rename(&temp, path));
-    if let Err(error) = written {
-        // Only the temporary file this run created is removed.
-        let _ = std::fs::remove_file(&temp);
-        return Err(bad_input(format!(
-            "--report {}: cannot write it: {error}",
-            path.display()
-        )));
-    }
-    Ok(())
+    super::files::write_output(path, text.as_bytes())
 }
 
 /// The plan as one report: requirements, the ranked designs, the top design's prediction

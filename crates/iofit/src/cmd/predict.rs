@@ -130,6 +130,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.cache_hit_pct,
     )?;
     let format = args.output.report_format()?;
+    if let Some(path) = &args.output.report {
+        let mut inputs: Vec<PathBuf> = args.requirements.iter().cloned().collect();
+        inputs.extend(args.catalog.files.iter().cloned());
+        super::files::check_output(path, &inputs, "--report")?;
+    }
     let stripe = args
         .stripe
         .as_deref()
