@@ -6,6 +6,8 @@
 //! write-heavy logs, ReadWrite only when asked), a stripe size (64 KiB for small random IO,
 //! 256 KiB for large or sequential IO) and a queue depth by Little's law. `iofit-predict` then
 //! checks the whole design against every limit; a design over any limit is never proposed.
+//! The combinations of volume options are tried cheapest first, found best-first from a heap
+//! (the `search` module), so planning is polynomial in the number of volumes.
 //! The cheapest design per VM is ranked by total monthly cost (VM and disks apart, the total
 //! computed from the parts); designs whose price is not sourced rank after priced ones.
 //! Rejected VMs say which limit ruled them out; requirements no design meets say which limit
@@ -842,95 +844,122 @@ fn build_loads(
     chosen: &[&VolumeOption],
     options: &PlanOptions,
 ) -> Vec<(VolumeLoad, PlannedVolume)> {
-    let mb = options.assumptions.mb.bytes_per_mb();
     requirements
         .volumes
         .iter()
         .zip(chosen)
-        .map(|(volume, option)| {
-            let target = &volume.sizing;
-            let wanted = target_iops(target, mb);
-            let mut design = VolumeDesign::new(
-                volume.label.clone(),
-                option.disk.name.clone(),
-                option.count,
-                option.caching,
-            );
-            let (stripe, stripe_reason) = choose_stripe(target);
-            if option.count > 1 {
-                design.stripe_size = Some(stripe);
-            }
-            if let Some((iops, mb_s)) = option.provisioned {
-                design.provisioned_size_gib = Some(option.disk.size_gib);
-                design.provisioned_iops = Some(iops);
-                design.provisioned_throughput_mb_s = Some(mb_s);
-            }
-            // Little's law at the service time; at least one IO per stripe member.
-            let service_ms = options
-                .assumptions
-                .service_latency_ms_for(option.disk.kind, target.read_pct);
-            let by_littles_law =
-                (outstanding_ios(wanted, service_ms) - 1e-9).ceil().max(1.0) as u32;
-            let outstanding = by_littles_law.max(option.count);
-            let (threads, depth) = split_outstanding(outstanding);
-            // Deeper queues let the volume run up to its disks' limits; the check uses that
-            // depth so the headroom shown is the hardware's, not the queue's.
-            let per_disk = outstanding_ios(option.disk.iops, service_ms)
-                .ceil()
-                .max(1.0) as u32;
-            let to_limits = per_disk.saturating_mul(option.count).max(outstanding);
-            let queue_reason = format!(
-                "{} IOPS x {} ms = {by_littles_law} outstanding (Little's law){}; up to \
-                 {to_limits} ({per_disk} per disk x {} disks) reaches the disks' limits",
-                fmt_num(wanted),
-                service_ms,
-                if outstanding > by_littles_law {
-                    format!(
-                        ", raised to {outstanding} so each of the {} members has work",
-                        option.count
-                    )
-                } else {
-                    String::new()
-                },
-                option.count
-            );
-            let load = VolumeLoad {
-                design: design.clone(),
-                disk: option.disk.clone(),
-                workload: workload_of(target, to_limits, mb),
-                target: Some(target.clone()),
-            };
-            let planned = PlannedVolume {
-                label: volume.label.clone(),
-                disk: option.disk.clone(),
-                role: volume.role,
-                disk_sku: option.disk.name.clone(),
-                disk_table: option.disk.table.clone(),
-                disk_count: option.count,
-                disk_size_gib: option.disk.size_gib,
-                caching: option.caching,
-                caching_reason: option.caching_reason.words(vm, volume, options),
-                stripe_size_bytes: (option.count > 1).then_some(stripe.0),
-                stripe_reason: (option.count > 1).then_some(stripe_reason),
-                queue_depth_total: outstanding,
-                threads,
-                queue_depth_per_thread: depth,
-                queue_depth_reason: queue_reason,
-                queue_depth_to_reach_limits: to_limits,
-                provisioned_iops: option.provisioned.map(|p| p.0),
-                provisioned_throughput_mb_s: option.provisioned.map(|p| p.1),
-                price_per_disk_usd_month: option.disk.price_usd_month,
-                price_usd_month: option.price,
-                operations_per_month: option.operations_per_month,
-                operations_usd_month: option.operations_price,
-                operations_note: option.operations_per_month.and_then(|per_month| {
-                    operations_note(&option.disk, per_month, options.busy_hours_per_month)
-                }),
-                performance_note: performance_note(&option.disk, target),
-            };
-            (load, planned)
-        })
+        .map(|(volume, option)| plan_volume(vm, volume, option, options))
         .collect()
+}
+
+/// One volume of a combination: its design, its queue depth, the load predict checks, and the
+/// planned volume with the reasons for each choice.
+fn plan_volume(
+    vm: &VmSize,
+    volume: &iofit_model::VolumeRequirements,
+    option: &VolumeOption,
+    options: &PlanOptions,
+) -> (VolumeLoad, PlannedVolume) {
+    let mb = options.assumptions.mb.bytes_per_mb();
+    let target = &volume.sizing;
+    let mut design = VolumeDesign::new(
+        volume.label.clone(),
+        option.disk.name.clone(),
+        option.count,
+        option.caching,
+    );
+    let (stripe, stripe_reason) = choose_stripe(target);
+    if option.count > 1 {
+        design.stripe_size = Some(stripe);
+    }
+    if let Some((iops, mb_s)) = option.provisioned {
+        design.provisioned_size_gib = Some(option.disk.size_gib);
+        design.provisioned_iops = Some(iops);
+        design.provisioned_throughput_mb_s = Some(mb_s);
+    }
+    let service_ms = options
+        .assumptions
+        .service_latency_ms_for(option.disk.kind, target.read_pct);
+    let queue = queue_plan(target_iops(target, mb), service_ms, option);
+    let load = VolumeLoad {
+        design: design.clone(),
+        disk: option.disk.clone(),
+        workload: workload_of(target, queue.to_limits, mb),
+        target: Some(target.clone()),
+    };
+    let planned = PlannedVolume {
+        label: volume.label.clone(),
+        disk: option.disk.clone(),
+        role: volume.role,
+        disk_sku: option.disk.name.clone(),
+        disk_table: option.disk.table.clone(),
+        disk_count: option.count,
+        disk_size_gib: option.disk.size_gib,
+        caching: option.caching,
+        caching_reason: option.caching_reason.words(vm, volume, options),
+        stripe_size_bytes: (option.count > 1).then_some(stripe.0),
+        stripe_reason: (option.count > 1).then_some(stripe_reason),
+        queue_depth_total: queue.outstanding,
+        threads: queue.threads,
+        queue_depth_per_thread: queue.depth,
+        queue_depth_reason: queue.reason,
+        queue_depth_to_reach_limits: queue.to_limits,
+        provisioned_iops: option.provisioned.map(|p| p.0),
+        provisioned_throughput_mb_s: option.provisioned.map(|p| p.1),
+        price_per_disk_usd_month: option.disk.price_usd_month,
+        price_usd_month: option.price,
+        operations_per_month: option.operations_per_month,
+        operations_usd_month: option.operations_price,
+        operations_note: option.operations_per_month.and_then(|per_month| {
+            operations_note(&option.disk, per_month, options.busy_hours_per_month)
+        }),
+        performance_note: performance_note(&option.disk, target),
+    };
+    (load, planned)
+}
+
+/// The outstanding IOs a volume runs at, and those at which its disks reach their limits.
+struct QueuePlan {
+    outstanding: u32,
+    threads: u32,
+    depth: u32,
+    to_limits: u32,
+    reason: String,
+}
+
+/// Little's law at the service time, at least one IO per stripe member; deeper queues let the
+/// volume run up to its disks' limits, and the check uses that depth so the headroom shown is
+/// the hardware's, not the queue's.
+fn queue_plan(wanted: f64, service_ms: f64, option: &VolumeOption) -> QueuePlan {
+    let by_littles_law = (outstanding_ios(wanted, service_ms) - 1e-9).ceil().max(1.0) as u32;
+    let outstanding = by_littles_law.max(option.count);
+    let (threads, depth) = split_outstanding(outstanding);
+    let per_disk = outstanding_ios(option.disk.iops, service_ms)
+        .ceil()
+        .max(1.0) as u32;
+    let to_limits = per_disk.saturating_mul(option.count).max(outstanding);
+    let reason = format!(
+        "{} IOPS x {} ms = {by_littles_law} outstanding (Little's law){}; up to \
+         {to_limits} ({per_disk} per disk x {} disks) reaches the disks' limits",
+        fmt_num(wanted),
+        service_ms,
+        if outstanding > by_littles_law {
+            format!(
+                ", raised to {outstanding} so each of the {} members has work",
+                option.count
+            )
+        } else {
+            String::new()
+        },
+        option.count
+    );
+    QueuePlan {
+        outstanding,
+        threads,
+        depth,
+        to_limits,
+        reason,
+    }
 }
 
 /// Why a prediction does not fit, in words, with the limit that rules it out.
@@ -1641,8 +1670,34 @@ fn impossible_reasons(
     rejected: &[Rejected],
     options: &PlanOptions,
 ) -> Vec<String> {
-    let mb = options.assumptions.mb.bytes_per_mb();
     let mut reasons = Vec::new();
+    vm_total_reasons(requirements, rows, options, &mut reasons);
+    latency_reasons(requirements, options, &mut reasons);
+    capacity_reason(requirements, rows, &mut reasons);
+    if rows.disks.is_empty() && rows.provisioned.is_empty() {
+        reasons.push("the catalog has no disks in this edition".into());
+    }
+    if options.min_headroom_pct > 0.0 && !reasons.is_empty() {
+        reasons.push(format!(
+            "every limit was kept {}% above the need (--min-headroom-pct; 0 restores the strict \
+             fit)",
+            fmt_num(options.min_headroom_pct)
+        ));
+    }
+    if reasons.is_empty() {
+        reasons.extend(commonest_rejection(rows, rejected));
+    }
+    reasons
+}
+
+/// Totals above what the largest VM of the catalog allows (IOPS, MB/s).
+fn vm_total_reasons(
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+    reasons: &mut Vec<String>,
+) {
+    let mb = options.assumptions.mb.bytes_per_mb();
     let total_iops: f64 = requirements
         .volumes
         .iter()
@@ -1701,6 +1756,10 @@ fn impossible_reasons(
             }
         }
     }
+}
+
+/// Latency targets below the service time assumed per IO.
+fn latency_reasons(requirements: &Requirements, options: &PlanOptions, reasons: &mut Vec<String>) {
     for volume in &requirements.volumes {
         if let Some(latency) = volume.sizing.latency_ms {
             if latency < options.assumptions.service_latency_ms {
@@ -1712,6 +1771,10 @@ fn impossible_reasons(
             }
         }
     }
+}
+
+/// Capacity above what any VM can attach: its data-disk slots x the largest disk.
+fn capacity_reason(requirements: &Requirements, rows: &CatalogRows, reasons: &mut Vec<String>) {
     // Capacity: the most any VM can attach, from its data-disk slots and the largest disk.
     let largest_fixed = rows.disks.iter().map(|d| d.size_gib).fold(0.0, f64::max);
     let largest_provisioned = rows
@@ -1740,38 +1803,29 @@ fn impossible_reasons(
             fmt_num(most_gib)
         ));
     }
-    if rows.disks.is_empty() && rows.provisioned.is_empty() {
-        reasons.push("the catalog has no disks in this edition".into());
-    }
-    if options.min_headroom_pct > 0.0 && !reasons.is_empty() {
-        reasons.push(format!(
-            "every limit was kept {}% above the need (--min-headroom-pct; 0 restores the strict \
-             fit)",
-            fmt_num(options.min_headroom_pct)
-        ));
-    }
-    if reasons.is_empty() {
-        // Name the limit that ruled out most VMs.
-        let mut counts: Vec<(String, usize, String)> = Vec::new();
-        for r in rejected {
-            let key = r
-                .limit
-                .map(|k| format!("{k:?}"))
-                .unwrap_or_else(|| "other".into());
-            match counts.iter_mut().find(|(k, _, _)| *k == key) {
-                Some(entry) => entry.1 += 1,
-                None => counts.push((key, 1, r.reason.clone())),
-            }
-        }
-        counts.sort_by_key(|entry| std::cmp::Reverse(entry.1));
-        if let Some((_, count, example)) = counts.first() {
-            reasons.push(format!(
-                "no VM and disk combination fits; {count} of {} VMs fail the same way, e.g. {example}",
-                rows.vms.len()
-            ));
+}
+
+/// The limit that ruled out most VMs, with one example.
+fn commonest_rejection(rows: &CatalogRows, rejected: &[Rejected]) -> Option<String> {
+    // Name the limit that ruled out most VMs.
+    let mut counts: Vec<(String, usize, String)> = Vec::new();
+    for r in rejected {
+        let key = r
+            .limit
+            .map(|k| format!("{k:?}"))
+            .unwrap_or_else(|| "other".into());
+        match counts.iter_mut().find(|(k, _, _)| *k == key) {
+            Some(entry) => entry.1 += 1,
+            None => counts.push((key, 1, r.reason.clone())),
         }
     }
-    reasons
+    counts.sort_by_key(|entry| std::cmp::Reverse(entry.1));
+    counts.first().map(|(_, count, example)| {
+        format!(
+            "no VM and disk combination fits; {count} of {} VMs fail the same way, e.g. {example}",
+            rows.vms.len()
+        )
+    })
 }
 
 /// Sizes one NetApp Files service level: quota = max(throughput / rate per TiB, capacity,

@@ -883,10 +883,14 @@ fn volume_factors(
             volume.design.disk_count
         ));
     }
-    // An IO larger than the stripe unit becomes one disk IO per unit it spans.
+    // An IO larger than the stripe unit becomes one disk IO per unit it spans, and each disk
+    // IO counts against the IOPS limits in Azure's IO units (one per started 256 KiB:
+    // `azure_io_units`, the rule `emulate` enforces too).
     let split = |size: f64| match stripe {
-        Some(unit) if volume.design.disk_count > 1 => (size / unit).ceil().max(1.0),
-        _ => 1.0,
+        Some(unit) if volume.design.disk_count > 1 => {
+            (size / unit).ceil().max(1.0) * iofit_model::formulas::azure_io_units(size.min(unit))
+        }
+        _ => iofit_model::formulas::azure_io_units(size),
     };
     let read_size = workload.read_io_size.as_f64();
     let write_size = workload.write_io_size.as_f64();
@@ -1231,8 +1235,19 @@ fn yes_no_checks(
     checks: &mut Vec<LimitCheck>,
     notes: &mut Notes,
 ) {
+    slots_check(vm, volumes, checks, notes);
+    premium_check(vm, volumes, checks, notes);
+    cache_size_check(vm, volumes, factors, assumptions, checks, notes);
+}
+
+/// The VM's data-disk slots against the disks of every volume.
+fn slots_check(
+    vm: &VmSize,
+    volumes: &[VolumeLoad],
+    checks: &mut Vec<LimitCheck>,
+    notes: &mut Notes,
+) {
     let vm_source = vm.table.clone();
-    let any_cached = factors.iter().any(|f| f.cached);
     let total_disks: u32 = volumes.iter().map(|v| v.design.disk_count).sum();
     let slots_over = total_disks > vm.max_data_disks;
     checks.push(LimitCheck {
@@ -1259,6 +1274,16 @@ fn yes_no_checks(
             vm.name, vm.max_data_disks
         ));
     }
+}
+
+/// Premium disks need a VM with premium storage.
+fn premium_check(
+    vm: &VmSize,
+    volumes: &[VolumeLoad],
+    checks: &mut Vec<LimitCheck>,
+    notes: &mut Notes,
+) {
+    let vm_source = vm.table.clone();
     let needs_premium: Vec<&str> = volumes
         .iter()
         .filter(|v| v.disk.kind.needs_premium_vm())
@@ -1283,6 +1308,20 @@ fn yes_no_checks(
             source: vm_source.clone(),
         });
     }
+}
+
+/// The host cache's size against the cached disks, when any volume is cached (it does not
+/// throttle: a smaller cache lowers the hit ratio).
+fn cache_size_check(
+    vm: &VmSize,
+    volumes: &[VolumeLoad],
+    factors: &[Factors],
+    assumptions: &Assumptions,
+    checks: &mut Vec<LimitCheck>,
+    notes: &mut Notes,
+) {
+    let vm_source = vm.table.clone();
+    let any_cached = factors.iter().any(|f| f.cached);
     let cached_gib: f64 = volumes
         .iter()
         .zip(factors)
