@@ -160,6 +160,14 @@ const EMBEDDED: &[(&str, &str)] = &[
         "catalog/vm-esv6-azure-current.toml",
         include_str!("../../../catalog/vm-esv6-azure-current.toml"),
     ),
+    (
+        "catalog/vm-eadsv5-azure-current.toml",
+        include_str!("../../../catalog/vm-eadsv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-epsv5-azure-current.toml",
+        include_str!("../../../catalog/vm-epsv5-azure-current.toml"),
+    ),
 ];
 
 /// The embedded regional price lists (only `[[prices]]` rows): read by [`Catalog::embedded`],
@@ -663,6 +671,7 @@ mod tests {
         for family in [
             "DSv2", "Dsv5", "Ddsv5", "Esv5", "Edsv5", "Ebsv5", "Fsv2", "Lsv3", "Msv2", "Mdsv2",
             "GS", "DS", "Dasv5", "Dadsv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6",
+            "Eadsv5", "Epsv5",
         ] {
             assert!(vms.iter().any(|vm| vm.family == family), "{family}");
         }
@@ -889,9 +898,10 @@ premium_storage = false
         assert!((eastus_d4as - 0.172 * 730.0).abs() < 1e-9);
         for region in ["westeurope", "japaneast"] {
             let other = view(region, Pricing::Payg, Os::Linux);
-            assert!(other.catalog.vms.len() >= 90, "{region}");
+            assert_eq!(other.catalog.vms.len(), 107, "{region}");
             for family in [
-                "Dasv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6", "Dsv5",
+                "Dasv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6", "Eadsv5", "Epsv5",
+                "Dsv5",
             ] {
                 assert!(
                     other.catalog.vms.iter().any(|vm| vm.family == family),
@@ -1069,7 +1079,7 @@ usd_month = 150
                 "{short}: {hourly} x 730 != {month}"
             );
         }
-        assert_eq!(priced_vms, 161);
+        assert_eq!(priced_vms, 177);
         assert_eq!(
             unpriced,
             ["Standard_GS3", "Standard_GS4", "Standard_GS5"],
