@@ -13,7 +13,7 @@ use crate::psync::{SyncEngine, SyncFlavor};
 use crate::random::mix64;
 use crate::uring::UringEngine;
 use crate::worker::{run_clone, CloneOutput, ClonePlan, CloneShared, ProgressCell, SizePicker};
-use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, SizeSpec, Target};
+use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, SizeSpec};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
@@ -367,81 +367,6 @@ fn run_engine<C: Clock>(
             }
         }
     }
-}
-
-/// Options a job ran with, named as fio names them (for fio's "job options" in JSON).
-pub fn fio_job_options(job: &JobSpec) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    let mut push = |k: &str, v: String| out.push((k.to_string(), v));
-    match &job.target {
-        Target::Files(files) => push(
-            "filename",
-            files
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(":"),
-        ),
-        Target::Directory { path, nrfiles } => {
-            push("directory", path.display().to_string());
-            if *nrfiles > 1 {
-                push("nrfiles", nrfiles.to_string());
-            }
-        }
-    }
-    match job.size {
-        Some(SizeSpec::Bytes(b)) => push("size", b.as_u64().to_string()),
-        Some(SizeSpec::PercentOfTarget(p)) => push("size", format!("{p}%")),
-        None => {}
-    }
-    push("rw", job.rw.fio_name().to_string());
-    if job.rw.is_mixed() {
-        push("rwmixread", format!("{}", job.rwmix_read_pct));
-    }
-    match &job.block_size {
-        BlockSizeSpec::Fixed(s) if s.read == s.write => push("bs", s.read.as_u64().to_string()),
-        BlockSizeSpec::Fixed(s) => push("bs", format!("{},{}", s.read.as_u64(), s.write.as_u64())),
-        BlockSizeSpec::Split { read, write } => {
-            let list = |v: &Vec<iofit_model::job::BlockSizeShare>| {
-                v.iter()
-                    .map(|s| format!("{}/{}", s.size.as_u64(), s.pct))
-                    .collect::<Vec<_>>()
-                    .join(":")
-            };
-            push("bssplit", format!("{},{}", list(read), list(write)));
-        }
-    }
-    push("ioengine", job.engine.fio_name().to_string());
-    push("iodepth", job.iodepth.to_string());
-    push("direct", u8::from(job.direct).to_string());
-    push("numjobs", job.numjobs.to_string());
-    if let Some(r) = job.runtime {
-        push("runtime", r.as_secs().to_string());
-    }
-    if job.time_based {
-        push("time_based", "1".to_string());
-    }
-    if let Some(r) = job.rate_iops.read.or(job.rate_iops.write) {
-        let fmt = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
-        if job.rate_iops.read == job.rate_iops.write {
-            push("rate_iops", r.to_string());
-        } else {
-            push(
-                "rate_iops",
-                format!("{},{}", fmt(job.rate_iops.read), fmt(job.rate_iops.write)),
-            );
-        }
-    }
-    if !job.ramp_time.is_zero() {
-        push("ramp_time", job.ramp_time.as_secs().to_string());
-    }
-    if job.norandommap {
-        push("norandommap", "1".to_string());
-    }
-    if job.group_reporting {
-        push("group_reporting", "1".to_string());
-    }
-    out
 }
 
 /// Checks, lays out and runs `jobs`. Returns every result; a job that hit an IO error has

@@ -273,6 +273,10 @@ pub struct JobSpec {
     pub io_limit: Option<Bytes>,
     /// Per-second (or `interval`) sampling period for the time series.
     pub log_interval: Duration,
+    /// What iofit does differently from what the job file asked, one sentence each (an option
+    /// accepted with a note, an engine run as another): printed with the job, never silent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl JobSpec {
@@ -309,6 +313,7 @@ impl JobSpec {
             end_fsync: false,
             io_limit: None,
             log_interval: Duration::from_secs(1),
+            notes: Vec::new(),
         }
     }
 

@@ -7,8 +7,10 @@
 
 use crate::exit::bad_input;
 use anyhow::Context;
-use iofit_engine::{fio_job_options, run_jobs, Observer, Progress, RunOptions, RunReport};
-use iofit_jobfile::fio::{parse_command_line, parse_file, ParseOptions};
+use iofit_engine::{run_jobs, Observer, Progress, RunOptions, RunReport};
+use iofit_jobfile::fio::{
+    job_options as fio_job_options, parse_command_line, parse_file, ParseOptions,
+};
 use iofit_jobfile::Dialect;
 use iofit_model::job::{JobSpec, Target};
 use std::io::{IsTerminal, Write};
@@ -57,6 +59,9 @@ pub struct Args {
     /// Skip options fio does not know instead of failing.
     #[arg(long)]
     pub ignore_unknown: bool,
+    /// Run only this job section of the job files (fio --section; may be repeated).
+    #[arg(long, value_name = "NAME")]
+    pub section: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "normal")]
     pub output_format: OutputFormat,
@@ -108,6 +113,7 @@ fn take_own_flag(args: &mut Args, key: &str, value: Option<&str>) -> Result<bool
     match key {
         "parse-only" => args.parse_only = true,
         "ignore-unknown" => args.ignore_unknown = true,
+        "section" => args.section.push(need(value)?),
         "allow-overwrite" => args.allow_overwrite = true,
         "quiet" => args.quiet = true,
         "output" => args.output = Some(PathBuf::from(need(value)?)),
@@ -223,12 +229,16 @@ fn load_jobs(args: &Args, inputs: &Inputs) -> anyhow::Result<Vec<JobSpec>> {
         let options = ParseOptions {
             overrides: overrides(args, &[])?,
             ignore_unknown: args.ignore_unknown,
+            skip_target_checks: args.parse_only,
+            ..ParseOptions::default()
         };
         return parse_command_line(&inputs.fio_args, &options).map_err(bad_input);
     }
     let options = ParseOptions {
         overrides: overrides(args, &inputs.fio_args)?,
         ignore_unknown: args.ignore_unknown,
+        sections: args.section.clone(),
+        skip_target_checks: args.parse_only,
     };
     let mut jobs = Vec::new();
     for file in &inputs.files {
@@ -597,6 +607,9 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if args.parse_only {
         for job in &jobs {
             println!("{}", describe_job(job));
+            for note in &job.notes {
+                println!("  note: {note}");
+            }
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -629,6 +642,13 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
                 "iofit: ioengine=libaio runs on io_uring with the same queue depth (jobs: {})",
                 mapped.join(", ")
             );
+        }
+        let mut said: Vec<&str> = Vec::new();
+        for note in jobs.iter().flat_map(|job| job.notes.iter()) {
+            if !said.contains(&note.as_str()) {
+                said.push(note);
+                eprintln!("iofit: note: {note}");
+            }
         }
     }
     let mut observer = CliObserver {
