@@ -524,6 +524,16 @@ fn resolve_job(
         base,
     };
     let table = fio_options::table();
+    // The engine first: a job that needs an engine iofit does not have says that, rather than
+    // naming one of the engine's options.
+    if let Some(engine) = options.iter().rev().find(|o| o.key == "ioengine") {
+        let arg = Arg {
+            key: &engine.key,
+            value: engine.value.as_deref(),
+            loc: &engine.loc,
+        };
+        apply::ioengine(&mut ctx, &arg)?;
+    }
     for option in options {
         let key = option.key.as_str();
         let Some(known) = table.find(key) else {
@@ -683,6 +693,14 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     job.target = target;
 
     check_blockalign(&job, &b)?;
+    if let Some(invalidate) = b.invalidate.as_ref().filter(|i| i.value && !job.direct) {
+        return Err(invalidate.loc.unsupported_value(
+            "invalidate",
+            "1",
+            "dropping the page cache before a buffered job",
+            "use direct=1, or invalidate=0 (iofit keeps what its layout left in the cache)",
+        ));
+    }
     // fio's filesize is the size of each file; size is then the total the job does IO over.
     let size = match (b.size, &b.filesize) {
         (_, Some(filesize)) => {

@@ -50,6 +50,7 @@ pub(crate) struct Builder {
     pub buffered: Option<bool>,
     pub direct: Option<bool>,
     pub new_group: bool,
+    pub invalidate: Option<Placed<bool>>,
 }
 
 /// The job being built.
@@ -101,7 +102,16 @@ impl Arg<'_> {
             .unsupported_value(self.key, self.value.unwrap_or("").trim(), why, fix)
     }
     fn size(&self, base: SizeBase) -> Result<Bytes, JobFileError> {
-        parse_size(self.value()?, base).map_err(|why| self.invalid(why, SIZE_FIX))
+        let value = self.value()?;
+        parse_size(value, base).map_err(|why| {
+            if value.contains(['*', '+', '/', '^']) {
+                // fio reads 10*1000 as 10 (the rest is an unknown suffix); only (10*1000) is
+                // arithmetic.
+                self.invalid(why, "fio evaluates arithmetic only inside parentheses: write (EXPRESSION), e.g. (10*1000)k")
+            } else {
+                self.invalid(why, SIZE_FIX)
+            }
+        })
     }
     fn time(&self) -> Result<Duration, JobFileError> {
         parse_time(self.value()?, Duration::from_secs(1)).map_err(|why| self.invalid(why, TIME_FIX))
@@ -210,6 +220,15 @@ pub(crate) fn rwmix(c: &mut Ctx, arg: &Arg) -> R {
 pub(crate) fn bs(c: &mut Ctx, arg: &Arg) -> R {
     let (read, write) = split_per_direction(arg.value()?)
         .map_err(|why| arg.invalid(why, "write bs=4k or bs=READ,WRITE such as bs=4k,64k"))?;
+    // fio's bs also takes a range (bs=4k-512k), which is bsrange.
+    if read
+        .iter()
+        .chain(write.iter())
+        .any(|part| part.contains('-'))
+    {
+        c.note("a bs range runs as a bssplit with equal shares of every multiple of the smallest size in the range, the sizes fio draws");
+        return bsrange(c, arg);
+    }
     let parse_one = |text: String| -> Result<Bytes, JobFileError> {
         let bytes = parse_size(&text, c.base).map_err(|why| arg.invalid(why, SIZE_FIX))?;
         if bytes == Bytes::ZERO {
@@ -508,6 +527,22 @@ pub(crate) fn io_submit_mode(c: &mut Ctx, arg: &Arg) -> R {
         _ => Err(arg.invalid(
             "not a submit mode",
             "write io_submit_mode=inline or offload",
+        )),
+    }
+}
+/// Settled in `finish`: dropping the page cache matters only to buffered jobs.
+pub(crate) fn invalidate(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.invalidate = Some(Placed::at(arg.flag()?, arg));
+    Ok(())
+}
+/// iofit lays every file out in full (written) before timing starts, whatever fio's
+/// `fallocate` mode would have reserved.
+pub(crate) fn fallocate(_: &mut Ctx, arg: &Arg) -> R {
+    match arg.value()? {
+        "none" | "posix" | "native" | "keep" | "truncate" | "0" | "1" => Ok(()),
+        _ => Err(arg.invalid(
+            "not a fallocate mode",
+            "write none, posix, native, keep or truncate",
         )),
     }
 }

@@ -585,3 +585,23 @@ fn every_table_name_is_unique_and_flags_are_booleans() {
     assert!(crate::fio_options::is_flag("time_based"));
     assert!(!crate::fio_options::is_flag("bs"));
 }
+
+#[test]
+fn bs_ranges_fallocate_invalidate_and_engine_first() {
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbs=4k-16k\nfallocate=none\n").unwrap();
+    assert_eq!(jobs[0].block_size.max_size(), Bytes::kib(16));
+    assert!(matches!(jobs[0].block_size, BlockSizeSpec::Split { .. }));
+    assert!(parse("[a]\nsize=1m\ndirectory=/tmp\ndirect=1\ninvalidate=1\n").is_ok());
+    assert!(parse("[a]\nsize=1m\ndirectory=/tmp\ninvalidate=0\n").is_ok());
+    let error = parse("[a]\nsize=1m\ndirectory=/tmp\ninvalidate=1\n").unwrap_err();
+    assert_eq!((error.line, error.key.as_deref()), (4, Some("invalidate")));
+    // An engine iofit lacks is the reason given, even after one of that engine's options.
+    let error =
+        parse("[a]\nsize=1m\ndirectory=/tmp\nbuffer_pattern=0xff\nioengine=sg\n").unwrap_err();
+    assert_eq!(error.kind.name(), "UnsupportedEngine");
+    let error = parse("[a]\ndirectory=/tmp\nfilesize=10*1000\n").unwrap_err();
+    assert!(
+        error.to_string().contains("only inside parentheses"),
+        "{error}"
+    );
+}
