@@ -261,6 +261,158 @@ def write_perfmon():
             rows, False, "cp932", "relog_ja-JP_15s.csv", True)
 
 
+# ------------------------------------------------------- captures as they come (issue 13)
+# sysstat 12.6.1 `iostat -x --pretty`: iostat.c write_plain_ext_stat with DISPLAY_PRETTY, one
+# sub-table per part (hpart 1..4: read, write, discard, flush), the device name last.
+PRETTY_HEADERS = ["     r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz Device",
+                  "     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz Device",
+                  "     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz Device",
+                  "     f/s f_await  aqu-sz  %util Device"]
+
+
+def pretty_report(devices):
+    """devices: (name, r, rkb, w, wkb, r_await, w_await, util)"""
+    parts = [[], [], [], []]
+    for name, r, rkb, w, wkb, ra, wa, util in devices:
+        parts[0].append(" %7.2f %9.2f %8.2f %6.2f %7.2f %8.2f %s" % (r, rkb, 0, 0, ra, rkb / r if r else 0, name))
+        parts[1].append(" %7.2f %9.2f %8.2f %6.2f %7.2f %8.2f %s" % (w, wkb, 0, 0, wa, wkb / w if w else 0, name))
+        parts[2].append(" %7.2f %9.2f %8.2f %6.2f %7.2f %8.2f %s" % (0, 0, 0, 0, 0, 0, name))
+        parts[3].append(" %7.2f %7.2f %7.2f %6.2f %s" % (0, 0, (r * ra + w * wa) / 1000, util, name))
+    return "".join(h + "\n" + "\n".join(rows) + "\n\n" for h, rows in zip(PRETTY_HEADERS, parts))
+
+
+def write_iostat_pretty():
+    # After the since-boot report: sda 100 reads (8 KiB) + 50 writes (8 KiB), then 300 + 100;
+    # sdb 200 writes of 8 KiB, then 10 reads of 64 KiB + 400 writes of 8 KiB.
+    out = ["Linux 6.1.0-27-amd64 (db01) \t11/22/26 \t_x86_64_\t(4 CPU)\n\n"]
+    reports = [
+        [("sda", 5.0, 40.0, 5.0, 40.0, 0.5, 0.5, 1.0), ("sdb", 1.0, 8.0, 1.0, 8.0, 0.5, 0.5, 0.1)],
+        [("sda", 100.0, 800.0, 50.0, 400.0, 1.0, 2.0, 20.0), ("sdb", 0.0, 0.0, 200.0, 1600.0, 0.0, 1.0, 15.0)],
+        [("sda", 300.0, 2400.0, 100.0, 800.0, 1.5, 2.5, 45.0), ("sdb", 10.0, 640.0, 400.0, 3200.0, 3.0, 1.0, 30.0)],
+    ]
+    for devices in reports:
+        out.append(cpu_block(5.0, 2.0, 1.0, 92.0))
+        out.append(pretty_report(devices))
+    (HERE / "iostat" / "sysstat-12.6.1_x_pretty_1s.txt").write_text("".join(out))
+
+
+def write_iostat_p_all():
+    # `iostat -x -p ALL 1 3`: sda and its partitions sda1 (reads) and sda2 (writes), and sdb.
+    out = ["Linux 6.1.0-27-amd64 (db01) \t11/22/26 \t_x86_64_\t(4 CPU)\n\n"]
+    header = ("Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   "
+              "wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     "
+              "f/s f_await  aqu-sz  %util\n")
+    reports = [(1.0, 1.0, 0.0), (400.0, 100.0, 50.0), (600.0, 200.0, 70.0)]
+    for r1, w2, wb in reports:
+        out.append(cpu_block(5.0, 2.0, 1.0, 92.0))
+        out.append(header)
+        for name, r, w in [("sda", r1, w2), ("sda1", r1, 0.0), ("sda2", 0.0, w2), ("sdb", 0.0, wb)]:
+            out.append(row12(name, r, r * 8, 0.0, 1.0, w, w * 8, 0.0, 2.0, 0.0, 10.0) + "\n")
+        out.append("\n")
+    (HERE / "iostat" / "sysstat-12.6.1_x_p-ALL_1s.txt").write_text("".join(out))
+
+
+def write_iostat_logger_prefixed():
+    # RHEL 5's sysstat 7.0.2 `iostat -x 10 3` run under a logger that stamps every line
+    # (`iostat -x 10 3 | ts '%Y-%m-%d %H:%M:%S'`): the banner has no architecture or CPU count,
+    # throughput is in 512-byte sectors (rsec/s, wsec/s), there are no r_await/w_await.
+    header = ("Device:         rrqm/s   wrqm/s   r/s   w/s   rsec/s   wsec/s avgrq-sz avgqu-sz   "
+              "await  svctm  %util")
+    body = ["Linux 2.6.18-308.el5 (db01) \t04/08/2016", ""]
+    reports = [(2.0, 3.0), (150.0, 50.0), (450.0, 150.0)]  # sdb reads, writes per second
+    for r, w in reports:
+        body += ["avg-cpu:  %user   %nice %system %iowait  %steal   %idle",
+                 "           4.00    0.00    2.00    1.00    0.00   93.00", "", header]
+        ios = r + w
+        body.append("%-10s %8.2f %8.2f %5.2f %5.2f %8.2f %8.2f %8.2f %8.2f %7.2f %6.2f %6.2f"
+                    % ("sdb", 0.0, 10.0, r, w, r * 16, w * 16, 16.0, ios * 2 / 1000, 2.0, 1.0, ios / 10))
+        body.append("")
+    out = []
+    for i, line in enumerate(body):
+        second = 59 + 10 * sum(1 for l in body[:i] if l.startswith("avg-cpu"))
+        stamp = "2016-04-08 01:%02d:%02d" % (6 + second // 60, second % 60)
+        out.append(stamp + " " + line)
+    (HERE / "iostat" / "sysstat-7.0.2_x_logger-prefixed_10s.txt").write_text("\n".join(out) + "\n")
+
+
+def write_sar_human():
+    # sysstat 12.6.1 `sar -d -h 10 3` (sar --human): sizes with sysstat's unit letters (a value
+    # in kB divided by 1024 while >= 1024: 7.9k, 40.5M), %util with a % sign, DEV before the
+    # numbers (pr_stats.c with DISPLAY_HUMAN_READ).
+    def human(kb):
+        units = "kMGTP"
+        i = 0
+        while kb >= 1024:
+            kb /= 1024
+            i += 1
+        return "%.1f%s" % (kb, units[i])
+    out = ["Linux 6.1.0-27-amd64 (db01) \t11/22/26 \t_x86_64_\t(4 CPU)", ""]
+    out.append("%-11s %12s %9s %9s %9s %9s %9s %9s %9s %9s" % ("17:20:00", "DEV", "tps", "rkB/s", "wkB/s",
+                                                              "dkB/s", "areq-sz", "aqu-sz", "await", "%util"))
+    rows = [("17:20:10", [("sda", 2.0, 8.0, 8.0), ("sdb", 1000.0, 7.9 * 1024 * 40 / 40, 40.5 * 1024)]),
+            ("17:20:20", [("sda", 4.0, 16.0, 16.0), ("sdb", 2000.0, 16.0 * 1024, 81.0 * 1024)]),
+            ("17:20:30", [("sda", 2.0, 8.0, 8.0), ("sdb", 500.0, 2.0 * 1024, 20.25 * 1024)])]
+    for stamp, devices in rows:
+        for name, tps, rkb, wkb in devices:
+            out.append("%-11s %12s %9.2f %9s %9s %9s %9s %9.2f %9.2f %9s" % (
+                stamp, name, tps, human(rkb), human(wkb), human(0), human((rkb + wkb) / tps),
+                tps / 1000, 1.0, "%.1f%%" % min(100.0, tps / 20)))
+    (HERE / "sar" / "sysstat-12.6.1_sar-d-h_10s.txt").write_text("\n".join(out) + "\n")
+
+
+def write_sar_persistent():
+    # `sar -d -h -j ID 10 2`: persistent device names (/dev/disk/by-id), DEV last as
+    # sysstat's own test output for -j shows it, partitions as ...-partN.
+    disk = "ata-ST4000NM0035-1V4107_ZC1A2B3C"
+    out = ["Linux 6.1.0-27-amd64 (db01) \t11/22/26 \t_x86_64_\t(4 CPU)", ""]
+    out.append("17:20:00          tps     rkB/s     wkB/s     dkB/s   areq-sz    aqu-sz     await     %util DEV")
+    for stamp, tps, rkb, wkb in [("17:20:10", 300.0, "2.3M", "0.0k"), ("17:20:20", 600.0, "4.7M", "0.0k")]:
+        for name in [disk, disk + "-part1"]:
+            out.append("%-8s %12.2f %9s %9s %9s %9s %9.2f %9.2f %9s %s" % (
+                stamp, tps, rkb, wkb, "0.0k", "8.0k", 1.0, 2.0, "50.0%", name))
+    (HERE / "sar" / "sysstat-12.6.1_sar-d-h-j-ID_10s.txt").write_text("\n".join(out) + "\n")
+
+
+def write_perfmon_dtu():
+    # Azure SQL DTU calculator's PowerShell collector: Get-Counter | Export-Counter -FileFormat
+    # csv. Get-Counter reports counter paths in lower case; only LogicalDisk(_Total) Disk
+    # Reads/sec and Disk Writes/sec, no byte counters. One-second samples.
+    cols = ['(PDH-CSV 4.0) (Pacific Standard Time)(480)',
+            "\\\\sql01\\processor(_total)\\% processor time",
+            "\\\\sql01\\logicaldisk(_total)\\disk reads/sec",
+            "\\\\sql01\\logicaldisk(_total)\\disk writes/sec",
+            "\\\\sql01\\sqlserver:databases(_total)\\log bytes flushed/sec"]
+    lines = [",".join('"%s"' % c for c in cols)]
+    reads = [100.0, 200.0, 300.0, 400.0, 1000.0]
+    for i, r in enumerate(reads):
+        stamp = "11/22/2026 17:00:%02d.%03d" % (i, 250 + i)
+        lines.append(",".join('"%s"' % c for c in [stamp, "%.6f" % (20.0 + i), "%.6f" % r,
+                                                   "%.6f" % (r / 4), "%.6f" % 61440.0]))
+    (HERE / "perfmon" / "export-counter_dtu-calculator_1s.csv").write_bytes(("\r\n".join(lines) + "\r\n").encode("ascii"))
+
+
+COUNTERS_RU = ["Обращений чтения с диска/с", "Обращений записи на диск/с",
+               "Скорость чтения с диска (байт/с)", "Скорость записи на диск (байт/с)",
+               "Среднее время чтения с диска (с)", "Среднее время записи на диск (с)",
+               "Среднее число байт при чтении", "Среднее число байт при записи",
+               "Текущая длина очереди диска", "% активности диска при чтении",
+               "% активности диска при записи"]
+
+
+def write_perfmon_ru():
+    # Russian Windows: localized object and counter names (see README for the sources),
+    # decimal commas; typeperf writes the ANSI code page 1251, relog -f csv UTF-16 LE with BOM.
+    rows = perfmon_rows(17 * 3600, [800.0, 1200.0, 1600.0, 2000.0, 4000.0])
+    perfmon("SQL01", "RTZ 2 (зима)", -180, "Физический диск", "Логический диск", COUNTERS_RU,
+            "Процессор(_Total)\\% загруженности процессора",
+            "Память\\% использования выделенной памяти", rows, True, "cp1251",
+            "typeperf_ru-RU_15s.csv", False)
+    perfmon("SQL01", "RTZ 2 (зима)", -180, "Физический диск", "Логический диск", COUNTERS_RU,
+            "Процессор(_Total)\\% загруженности процессора",
+            "Память\\% использования выделенной памяти", rows, True, "utf-16",
+            "relog_ru-RU_15s_utf16.csv", False)
+
+
 if __name__ == "__main__":
     for folder in ["iostat", "sar", "perfmon"]:
         (HERE / folder).mkdir(exist_ok=True)
@@ -270,3 +422,10 @@ if __name__ == "__main__":
     write_sysstat12_ja()
     write_sar10()
     write_perfmon()
+    write_iostat_pretty()
+    write_iostat_p_all()
+    write_iostat_logger_prefixed()
+    write_sar_human()
+    write_sar_persistent()
+    write_perfmon_dtu()
+    write_perfmon_ru()

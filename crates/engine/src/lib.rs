@@ -36,4 +36,5 @@ pub mod worker;
 pub use error::EngineError;
 pub use runner::{
     engine_used, run_jobs, ClockChoice, Observer, Progress, RunOptions, RunReport, Silent,
+    STOP_GRACE,
 };

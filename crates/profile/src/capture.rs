@@ -105,6 +105,9 @@ pub struct Capture {
     pub interval_s: Option<f64>,
     /// True when read/write IOPS were split from one total by byte share (sar's tps).
     pub read_split_estimated: bool,
+    /// True when the source has IO counts but no byte counters (a PerfMon capture of Disk
+    /// Reads/sec and Disk Writes/sec only): bytes are NaN, throughput and IO size unknown.
+    pub bytes_missing: bool,
     /// What the parser did that the user should know (skipped reports, ...).
     pub notes: Vec<String>,
 }
@@ -120,6 +123,7 @@ impl Capture {
             devices: Vec::new(),
             interval_s: None,
             read_split_estimated: false,
+            bytes_missing: false,
             notes: Vec::new(),
         }
     }
@@ -193,6 +197,7 @@ impl Capture {
             _ => None,
         };
         self.read_split_estimated |= other.read_split_estimated;
+        self.bytes_missing |= other.bytes_missing;
         self.notes.extend(other.notes);
     }
 }

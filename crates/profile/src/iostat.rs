@@ -14,8 +14,8 @@
 use crate::capture::{Capture, DiskSample, Tool};
 use crate::clock::{time_of_day_s, Timeline};
 use crate::error::{excerpt, ProfileError};
-use crate::lines::{is_blank, split_fields, LineReader};
-use crate::num::number_cell;
+use crate::lines::{is_blank, logger_prefix, split_fields, LineReader};
+use crate::num::{human_cell, number_cell};
 use std::io::BufRead;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,6 +59,30 @@ fn slot_of(name: &[u8]) -> Slot {
 struct Table {
     slots: Vec<Slot>,
     names: Vec<String>,
+    /// Where the device name is: first, or last under `--pretty`.
+    device_column: usize,
+    /// A `--pretty` sub-table after the first of a report (w/s, d/s, f/s): its rows add to the
+    /// samples the report's first sub-table started.
+    continues_report: bool,
+}
+
+/// Bits of the columns a report needs, collected over `--pretty` sub-tables.
+const NEED_READ_IOPS: u8 = 1;
+const NEED_WRITE_IOPS: u8 = 2;
+const NEED_READ_BYTES: u8 = 4;
+const NEED_WRITE_BYTES: u8 = 8;
+const NEED_ALL: u8 = 15;
+
+fn needed_bits(slots: &[Slot]) -> u8 {
+    slots.iter().fold(0, |bits, slot| {
+        bits | match slot {
+            Slot::ReadIops => NEED_READ_IOPS,
+            Slot::WriteIops => NEED_WRITE_IOPS,
+            Slot::ReadBytes(_) => NEED_READ_BYTES,
+            Slot::WriteBytes(_) => NEED_WRITE_BYTES,
+            _ => 0,
+        }
+    })
 }
 
 #[derive(PartialEq)]
@@ -94,9 +118,14 @@ pub fn parse_iostat<R: BufRead>(
     let mut seen_content = false;
     let mut device_hint = 0usize;
     let mut timestamps = 0u64;
+    // Decided on the first non-blank line (the banner): does a line logger prefix every line?
+    let mut prefixed: Option<bool> = None;
+    // `--pretty`: the columns seen over the sub-tables of the first report, and where it began.
+    let mut pretty_bits: Option<(u8, u64)> = None;
+    let mut pretty_checked = false;
 
     loop {
-        let (line_no, line) = match lines.next_line() {
+        let (line_no, raw) = match lines.next_line() {
             Ok(Some(next)) => next,
             Ok(None) => break,
             Err(source) => {
@@ -106,6 +135,16 @@ pub fn parse_iostat<R: BufRead>(
                 })
             }
         };
+        if prefixed.is_none() && !is_blank(raw) {
+            prefixed = Some(logger_prefix(raw).is_some());
+        }
+        let (line, logged_at) = match prefixed {
+            Some(true) => match logger_prefix(raw) {
+                Some((length, time)) => (&raw[length..], Some(time)),
+                None => (raw, None),
+            },
+            _ => (raw, None),
+        };
         if is_blank(line) {
             if state == State::Devices {
                 state = State::TopLevel;
@@ -114,10 +153,18 @@ pub fn parse_iostat<R: BufRead>(
         }
         split_fields(line, &mut fields);
         let first = &line[fields[0].0..fields[0].1];
+        // Reports without iostat's own -t stamp take the logger's time.
+        let mut new_report = |capture: &mut Capture, timestamps: &mut u64| match logged_at {
+            Some(time) => {
+                *timestamps += 1;
+                capture.push_report(timeline.elapsed_s(time))
+            }
+            None => capture.push_report(f64::NAN),
+        };
 
         if first == b"avg-cpu:" {
             if report.is_none() || report_has_cpu || report_has_disk {
-                report = Some(capture.push_report(f64::NAN));
+                report = Some(new_report(&mut capture, &mut timestamps));
                 report_has_disk = false;
             }
             report_has_cpu = true;
@@ -151,10 +198,24 @@ pub fn parse_iostat<R: BufRead>(
             state = State::TopLevel;
             continue;
         }
-        if first == b"Device" || first == b"Device:" {
-            table = Some(read_header(line, &fields, file, line_no)?);
-            if report.is_none() || report_has_disk {
-                report = Some(capture.push_report(f64::NAN));
+        let last = &line[fields[fields.len() - 1].0..fields[fields.len() - 1].1];
+        let pretty_header = fields.len() > 1 && last == b"Device" && first != b"Device";
+        if first == b"Device" || first == b"Device:" || pretty_header {
+            let read = read_header(line, &fields, file, line_no, pretty_header)?;
+            let starts_report = !read.continues_report;
+            if pretty_header {
+                let bits = needed_bits(&read.slots);
+                match pretty_bits.as_mut() {
+                    Some((seen, _)) if !starts_report => *seen |= bits,
+                    _ => {
+                        check_pretty(pretty_bits, file, &mut pretty_checked)?;
+                        pretty_bits = Some((bits, line_no));
+                    }
+                }
+            }
+            table = Some(read);
+            if report.is_none() || (starts_report && report_has_disk) {
+                report = Some(new_report(&mut capture, &mut timestamps));
                 report_has_cpu = false;
             }
             report_has_disk = true;
@@ -166,10 +227,20 @@ pub fn parse_iostat<R: BufRead>(
         if state == State::Devices {
             let table = table.as_ref().expect("a device table follows its header");
             let report = report.expect("a device table belongs to a report");
-            let sample = read_row(line, &fields, table, report, file, line_no)?;
-            let index = capture.device_index(first, device_hint);
+            let (a, b) = fields[table.device_column.min(fields.len() - 1)];
+            let index = capture.device_index(&line[a..b], device_hint);
             device_hint = index + 1;
-            capture.devices[index].samples.push(sample);
+            let samples = &mut capture.devices[index].samples;
+            match samples.last_mut() {
+                Some(sample) if table.continues_report && sample.report == report => {
+                    read_row(line, &fields, table, sample, file, line_no)?
+                }
+                _ => {
+                    let mut sample = DiskSample::empty(report);
+                    read_row(line, &fields, table, &mut sample, file, line_no)?;
+                    samples.push(sample);
+                }
+            }
             continue;
         }
         // Top level: a time stamp (`-t`) or the banner line ("Linux 6.1.0 (host) ...").
@@ -186,6 +257,9 @@ pub fn parse_iostat<R: BufRead>(
         }
         if !seen_content && line_no <= 3 {
             continue; // the banner: kernel, host, date, architecture, CPUs
+        }
+        if first == b"Linux" && line.contains(&b'(') {
+            continue; // the banner again: captures of several runs appended to one file
         }
         return Err(ProfileError::syntax(
             file,
@@ -207,10 +281,17 @@ pub fn parse_iostat<R: BufRead>(
             "this is not `iostat -x` output; capture with `iostat -x -t 1 600 > FILE`",
         ));
     }
+    check_pretty(pretty_bits, file, &mut pretty_checked)?;
     if timestamps > 0 && timestamps < capture.reports() as u64 {
         capture.notes.push(format!(
             "{file}: only {timestamps} of {} reports carry a time stamp",
             capture.reports()
+        ));
+    }
+    if prefixed == Some(true) {
+        capture.notes.push(format!(
+            "{file}: every line carries a logger's time stamp; reports without iostat's own -t \
+             stamp take it"
         ));
     }
     if !options.keep_first_report {
@@ -219,17 +300,61 @@ pub fn parse_iostat<R: BufRead>(
     Ok(capture)
 }
 
+/// The first `--pretty` report must have had r/s, w/s and read and write throughput over its
+/// sub-tables (checked once: later reports repeat the same headers).
+fn check_pretty(
+    bits: Option<(u8, u64)>,
+    file: &str,
+    checked: &mut bool,
+) -> Result<(), ProfileError> {
+    let Some((seen, line_no)) = bits else {
+        return Ok(());
+    };
+    if *checked || seen == NEED_ALL {
+        *checked = true;
+        return Ok(());
+    }
+    let column = [
+        (NEED_READ_IOPS, "r/s"),
+        (NEED_WRITE_IOPS, "w/s"),
+        (NEED_READ_BYTES, "rkB/s"),
+        (NEED_WRITE_BYTES, "wkB/s"),
+    ]
+    .into_iter()
+    .find(|(bit, _)| seen & bit == 0)
+    .map_or("r/s", |(_, name)| name);
+    Err(ProfileError::syntax(
+        file,
+        line_no,
+        Some(column),
+        format!("the `--pretty` report starting here has no {column} column in any sub-table"),
+        "capture the extended report with `iostat -x --pretty INTERVAL COUNT` (or without \
+         --pretty), unedited",
+    ))
+}
+
 fn read_header(
     line: &[u8],
     fields: &[(usize, usize)],
     file: &str,
     line_no: u64,
+    pretty: bool,
 ) -> Result<Table, ProfileError> {
     let names: Vec<String> = fields
         .iter()
         .map(|&(a, b)| String::from_utf8_lossy(&line[a..b]).into_owned())
         .collect();
     let slots: Vec<Slot> = fields.iter().map(|&(a, b)| slot_of(&line[a..b])).collect();
+    if pretty {
+        // sysstat 12's `-x --pretty` splits each report into read, write, discard and flush
+        // sub-tables, the device name last; the read one (r/s) opens a report.
+        return Ok(Table {
+            continues_report: !slots.contains(&Slot::ReadIops),
+            device_column: slots.len() - 1,
+            slots,
+            names,
+        });
+    }
     let has = |wanted: fn(&Slot) -> bool| slots.iter().any(wanted);
     if !has(|s| *s == Slot::ReadIops) || !has(|s| *s == Slot::WriteIops) {
         let basic = names.iter().any(|n| n == "tps");
@@ -265,7 +390,12 @@ fn read_header(
             "capture without -h: `iostat -x INTERVAL COUNT`",
         ));
     }
-    Ok(Table { slots, names })
+    Ok(Table {
+        slots,
+        names,
+        device_column: 0,
+        continues_report: false,
+    })
 }
 
 #[inline]
@@ -273,10 +403,10 @@ fn read_row(
     line: &[u8],
     fields: &[(usize, usize)],
     table: &Table,
-    report: u32,
+    sample: &mut DiskSample,
     file: &str,
     line_no: u64,
-) -> Result<DiskSample, ProfileError> {
+) -> Result<(), ProfileError> {
     if fields.len() != table.slots.len() {
         return Err(ProfileError::syntax(
             file,
@@ -290,23 +420,23 @@ fn read_row(
             "the file looks truncated or edited; remove the damaged line or re-capture",
         ));
     }
-    let mut sample = DiskSample::empty(report);
     for (index, (&(a, b), &slot)) in fields.iter().zip(&table.slots).enumerate() {
         if matches!(slot, Slot::Device | Slot::Ignore) {
             continue;
         }
-        let value = number_cell(
+        // `-h` (--human) prints sizes with a unit letter that overrides the column's unit.
+        let (value, unit_bytes) = human_cell(
             &line[a..b],
             file,
             line_no,
             &table.names[index],
-            "every column after Device must be a number; remove the damaged line or re-capture",
+            "every column but Device must be a number; remove the damaged line or re-capture",
         )?;
         match slot {
             Slot::ReadIops => sample.read_iops = value,
             Slot::WriteIops => sample.write_iops = value,
-            Slot::ReadBytes(scale) => sample.read_bytes_s = value * scale,
-            Slot::WriteBytes(scale) => sample.write_bytes_s = value * scale,
+            Slot::ReadBytes(scale) => sample.read_bytes_s = value * unit_bytes.unwrap_or(scale),
+            Slot::WriteBytes(scale) => sample.write_bytes_s = value * unit_bytes.unwrap_or(scale),
             Slot::ReadLatency => sample.read_latency_ms = value,
             Slot::WriteLatency => sample.write_latency_ms = value,
             Slot::Latency => sample.latency_ms = value,
@@ -316,7 +446,7 @@ fn read_row(
             Slot::Device | Slot::Ignore => {}
         }
     }
-    Ok(sample)
+    Ok(())
 }
 
 /// Removes report 0 (iostat's since-boot averages) and renumbers the rest.

@@ -41,7 +41,7 @@ pub mod summarize;
 pub use capture::{Capture, DeviceSeries, DiskSample, HostSample, Tool};
 pub use error::ProfileError;
 pub use iostat::IostatOptions;
-pub use summarize::{requirements, SizingOptions, VolumeSpec};
+pub use summarize::{partitions_left_out, requirements, SizingOptions, VolumeSpec};
 
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -91,7 +91,16 @@ pub fn detect(head: &[u8], file: &str) -> Result<Format, ProfileError> {
         return Ok(Format::PerfMon);
     }
     for line in text.lines() {
+        // A line logger's stamp (`2016-04-08 01:06:59 `) may lead every line.
+        let line = match lines::logger_prefix(line.as_bytes()) {
+            Some((length, _)) => &line[length..],
+            None => line,
+        };
         let trimmed = line.trim_start();
+        // `iostat -x --pretty`: sub-table headers end with the device column.
+        if trimmed.contains("/s ") && trimmed.trim_end().ends_with(" Device") {
+            return Ok(Format::Iostat);
+        }
         if trimmed.starts_with("# hostname;") {
             return Ok(Format::Sadf);
         }

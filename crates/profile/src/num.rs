@@ -85,6 +85,52 @@ pub(crate) fn number_cell(
     })
 }
 
+/// A number as `sar -h` / `iostat -h` (sysstat's `--human`) print it: `85.4%`, or a size with a
+/// unit letter of sysstat's `units[]` (`B`, `k`, `M`, `G`, `T`, `P`: bytes and powers of 1024
+/// bytes, whatever the column's own unit). Returns the number and, for a size, the bytes one
+/// unit stands for; plain numbers go through [`parse_decimal`].
+#[inline]
+pub fn parse_human(bytes: &[u8]) -> Option<(f64, Option<f64>)> {
+    if let Some(value) = parse_decimal(bytes) {
+        return Some((value, None));
+    }
+    let (&last, number) = bytes.split_last()?;
+    let unit_bytes = match last {
+        b'%' => return parse_decimal(number).map(|v| (v, None)),
+        b'B' => 1.0,
+        b'k' => 1024.0,
+        b'M' => 1024.0 * 1024.0,
+        b'G' => 1024.0 * 1024.0 * 1024.0,
+        b'T' => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        b'P' => 1024.0 * 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    parse_decimal(number).map(|v| (v, Some(unit_bytes)))
+}
+
+/// Like [`number_cell`], also reading `--human` cells (see [`parse_human`]).
+#[inline]
+pub(crate) fn human_cell(
+    bytes: &[u8],
+    file: &str,
+    line: u64,
+    column: &str,
+    fix: &str,
+) -> Result<(f64, Option<f64>), ProfileError> {
+    parse_human(bytes).ok_or_else(|| {
+        ProfileError::syntax(
+            file,
+            line,
+            Some(column),
+            format!(
+                "'{}' is not a number",
+                excerpt(&String::from_utf8_lossy(bytes))
+            ),
+            fix,
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,6 +163,17 @@ mod tests {
             parse_decimal(b"12345678901234567890.5"),
             Some(12345678901234567890.5)
         );
+    }
+
+    #[test]
+    fn human_units() {
+        assert_eq!(parse_human(b"7.9k"), Some((7.9, Some(1024.0))));
+        assert_eq!(parse_human(b"40.5M"), Some((40.5, Some(1048576.0))));
+        assert_eq!(parse_human(b"85.4%"), Some((85.4, None)));
+        assert_eq!(parse_human(b"12.00"), Some((12.0, None)));
+        assert_eq!(parse_human(b"0.0B"), Some((0.0, Some(1.0))));
+        assert_eq!(parse_human(b"k"), None);
+        assert_eq!(parse_human(b"1.2x"), None);
     }
 
     #[test]

@@ -47,50 +47,75 @@ fn normalise(name: &str) -> String {
 
 fn object_of(name: &str) -> Option<Object> {
     Some(match normalise(name).as_str() {
-        "physicaldisk" | "physikalischer datenträger" | "物理ディスク" => Object::Physical,
-        "logicaldisk" | "logischer datenträger" | "論理ディスク" => Object::Logical,
+        "physicaldisk" | "physikalischer datenträger" | "物理ディスク" | "физический диск" => {
+            Object::Physical
+        }
+        "logicaldisk" | "logischer datenträger" | "論理ディスク" | "логический диск" => {
+            Object::Logical
+        }
         "processor"
         | "processor information"
         | "prozessor"
         | "prozessorinformationen"
-        | "プロセッサ" => Object::Processor,
-        "memory" | "arbeitsspeicher" | "speicher" | "メモリ" => Object::Memory,
+        | "プロセッサ"
+        | "процессор"
+        | "сведения о процессоре" => Object::Processor,
+        "memory" | "arbeitsspeicher" | "speicher" | "メモリ" | "память" => Object::Memory,
         _ => return None,
     })
 }
 
 fn counter_of(name: &str) -> Option<Counter> {
     Some(match normalise(name).as_str() {
-        "disk reads/sec" | "lesevorgänge/s" | "ディスク読み取り/秒" => Counter::Reads,
-        "disk writes/sec" | "schreibvorgänge/s" | "ディスク書き込み/秒" => {
-            Counter::Writes
-        }
+        // Russian: older Windows says "Обращений ... /с", newer "Операций ... в секунду".
+        "disk reads/sec"
+        | "lesevorgänge/s"
+        | "ディスク読み取り/秒"
+        | "обращений чтения с диска/с"
+        | "операций чтения с диска в секунду" => Counter::Reads,
+        "disk writes/sec"
+        | "schreibvorgänge/s"
+        | "ディスク書き込み/秒"
+        | "обращений записи на диск/с"
+        | "операций записи на диск в секунду" => Counter::Writes,
         "disk read bytes/sec"
         | "bytes gelesen/s"
         | "byte gelesen/s"
-        | "ディスク読み取りバイト/秒" => Counter::ReadBytes,
+        | "ディスク読み取りバイト/秒"
+        | "скорость чтения с диска (байт/с)" => Counter::ReadBytes,
         "disk write bytes/sec"
         | "bytes geschrieben/s"
         | "byte geschrieben/s"
-        | "ディスク書き込みバイト/秒" => Counter::WriteBytes,
+        | "ディスク書き込みバイト/秒"
+        | "скорость записи на диск (байт/с)" => Counter::WriteBytes,
         "avg. disk sec/read"
         | "average disk sec/read"
         | "mittlere sek./lesevorgänge"
-        | "mittlere sek./lesevorgang" => Counter::SecPerRead,
+        | "mittlere sek./lesevorgang"
+        | "среднее время чтения с диска (с)"
+        | "среднее время чтения с диска (сек)" => Counter::SecPerRead,
         "avg. disk sec/write"
         | "average disk sec/write"
         | "mittlere sek./schreibvorgänge"
-        | "mittlere sek./schreibvorgang" => Counter::SecPerWrite,
+        | "mittlere sek./schreibvorgang"
+        | "среднее время записи на диск (с)"
+        | "среднее время записи на диск (сек)" => Counter::SecPerWrite,
         "current disk queue length"
         | "aktuelle warteschlangenlänge"
-        | "現在のディスク キューの長さ" => Counter::CurrentQueue,
-        "avg. disk queue length" | "average disk queue length" => Counter::AvgQueue,
-        "% processor time" | "prozessorzeit (%)" | "% prozessorzeit" | "% プロセッサ時間" => {
-            Counter::ProcessorTime
+        | "現在のディスク キューの長さ"
+        | "текущая длина очереди диска" => Counter::CurrentQueue,
+        "avg. disk queue length" | "average disk queue length" | "средняя длина очереди диска" => {
+            Counter::AvgQueue
         }
+        "% processor time"
+        | "prozessorzeit (%)"
+        | "% prozessorzeit"
+        | "% プロセッサ時間"
+        | "% загруженности процессора" => Counter::ProcessorTime,
         "% committed bytes in use"
         | "zugesicherte verwendete bytes (%)"
-        | "% 使用中のコミット バイト" => Counter::CommittedPct,
+        | "% 使用中のコミット バイト"
+        | "% использования выделенной памяти" => Counter::CommittedPct,
         // IO sizes (Avg. Disk Bytes/Read...) and % Disk Read/Write Time are recognised but not
         // needed: sizes are computed exactly as bytes/IOs, and shares from the IO counts.
         _ => return None,
@@ -118,39 +143,48 @@ fn split_path(path: &str) -> Option<(&str, &str, &str)> {
     }
 }
 
-/// Decodes the file: UTF-16 LE/BE with BOM, UTF-8 (BOM stripped), else Windows-1252.
+/// Decodes the file: UTF-16 LE/BE with BOM (typeperf and relog's `-f csv` on some builds),
+/// UTF-8 (BOM stripped), else the Windows ANSI code page the file was written in. A CSV does
+/// not say which code page, so the candidates (1252 Western, 1251 Cyrillic, 932 Japanese) are
+/// tried on the header row and the one naming the most known counters wins.
 pub fn decode(bytes: &[u8]) -> String {
-    if let Some(body) = bytes.strip_prefix(&[0xFF, 0xFE]) {
-        let units: Vec<u16> = body
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect();
-        return String::from_utf16_lossy(&units);
+    if let Some((encoding, bom_length)) = encoding_rs::Encoding::for_bom(bytes) {
+        let (text, _) = encoding.decode_without_bom_handling(&bytes[bom_length..]);
+        return text.into_owned();
     }
-    if let Some(body) = bytes.strip_prefix(&[0xFE, 0xFF]) {
-        let units: Vec<u16> = body
-            .chunks_exact(2)
-            .map(|c| u16::from_be_bytes([c[0], c[1]]))
-            .collect();
-        return String::from_utf16_lossy(&units);
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return text.to_string();
     }
-    let body = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
-    match std::str::from_utf8(body) {
-        Ok(text) => text.to_string(),
-        Err(_) => body.iter().map(|&b| windows_1252(b)).collect(),
-    }
-}
-
-fn windows_1252(byte: u8) -> char {
-    const HIGH: [char; 32] = [
-        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8d}', 'Ž',
-        '\u{8f}', '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9d}',
-        'ž', 'Ÿ',
+    let header_end = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(bytes.len());
+    let header = &bytes[..header_end];
+    let candidates = [
+        encoding_rs::WINDOWS_1252,
+        encoding_rs::WINDOWS_1251,
+        encoding_rs::SHIFT_JIS,
     ];
-    match byte {
-        0x80..=0x9F => HIGH[(byte - 0x80) as usize],
-        _ => byte as char,
-    }
+    let best = candidates
+        .iter()
+        .copied()
+        .enumerate()
+        .max_by_key(|&(index, encoding)| {
+            let (text, _, malformed) = encoding.decode(header);
+            // Known counters first, then clean decoding; on a tie the earlier candidate
+            // (max_by_key keeps the last maximum, hence the reversed index).
+            let known = text
+                .split("\",\"")
+                .filter(|path| {
+                    split_path(path.trim_matches('"'))
+                        .is_some_and(|(o, _, c)| object_of(o).is_some() && counter_of(c).is_some())
+                })
+                .count();
+            (known, !malformed, std::cmp::Reverse(index))
+        })
+        .map_or(encoding_rs::WINDOWS_1252, |(_, encoding)| encoding);
+    let (text, _, _) = best.decode(bytes);
+    text.into_owned()
 }
 
 /// Splits one CSV record: fields separated by commas, optionally quoted with `""` escapes.
@@ -199,6 +233,13 @@ fn split_csv(line: &str, out: &mut Vec<String>) -> Result<(), &'static str> {
     }
 }
 
+/// The exact command that captures what a requirement needs, for the messages.
+pub const BYTES_COMMAND: &str = "`typeperf \"\\PhysicalDisk(*)\\Disk Reads/sec\" \
+\"\\PhysicalDisk(*)\\Disk Writes/sec\" \"\\PhysicalDisk(*)\\Disk Read Bytes/sec\" \
+\"\\PhysicalDisk(*)\\Disk Write Bytes/sec\" \"\\PhysicalDisk(*)\\Avg. Disk sec/Read\" \
+\"\\PhysicalDisk(*)\\Avg. Disk sec/Write\" \"\\PhysicalDisk(*)\\Current Disk Queue Length\" \
+-si 15 -sc 5760 -f CSV -o perf.csv` (24 hours at 15 s)";
+
 struct Column {
     /// Index into the capture's devices, or None for host counters.
     device: Option<usize>,
@@ -246,8 +287,25 @@ pub fn parse_perfmon(bytes: &[u8], file: &str) -> Result<Capture, ProfileError> 
                 ));
             }
             header_seen = true;
+            // Only `_Total` captured for a disk object (Azure's DTU calculator records
+            // `\LogicalDisk(_Total)\Disk Reads/sec`): then the total is the one volume.
+            let total_only = |object: Object| {
+                let mut paths = cells[1..]
+                    .iter()
+                    .filter_map(|p| split_path(p))
+                    .filter(|(o, _, c)| object_of(o) == Some(object) && counter_of(c).is_some());
+                paths.clone().next().is_some() && paths.all(|(_, instance, _)| is_total(instance))
+            };
+            let keep_total = [total_only(Object::Physical), total_only(Object::Logical)];
             for path in &cells[1..] {
-                columns.push(classify(path, &mut capture, &mut physical));
+                columns.push(classify(path, &mut capture, &mut physical, keep_total));
+            }
+            if keep_total.contains(&true) {
+                capture.notes.push(format!(
+                    "{file}: only the _Total instance of the disks was captured: all disks are \
+                     sized together as one volume; capture `\\PhysicalDisk(*)\\...` to size \
+                     each disk"
+                ));
             }
             if !columns.iter().flatten().any(|c| c.device.is_some()) {
                 return Err(ProfileError::content(
@@ -325,10 +383,9 @@ pub fn parse_perfmon(bytes: &[u8], file: &str) -> Result<Capture, ProfileError> 
             }
         }
         for (d, sample) in row.into_iter().enumerate() {
-            let complete = !(sample.read_iops.is_nan()
-                || sample.write_iops.is_nan()
-                || sample.read_bytes_s.is_nan()
-                || sample.write_bytes_s.is_nan());
+            let bytes_known = !(sample.read_bytes_s.is_nan() || sample.write_bytes_s.is_nan());
+            let complete = !(sample.read_iops.is_nan() || sample.write_iops.is_nan())
+                && (bytes_known || capture.bytes_missing);
             if complete {
                 capture.devices[d].samples.push(sample);
             }
@@ -359,17 +416,28 @@ pub fn parse_perfmon(bytes: &[u8], file: &str) -> Result<Capture, ProfileError> 
     Ok(capture)
 }
 
-fn classify(path: &str, capture: &mut Capture, physical: &mut Vec<bool>) -> Option<Column> {
+fn is_total(instance: &str) -> bool {
+    matches!(
+        instance.to_lowercase().as_str(),
+        "_total" | "_gesamt" | "_合計"
+    )
+}
+
+/// `keep_total`: use the `_Total` instance of PhysicalDisk, LogicalDisk as a device.
+fn classify(
+    path: &str,
+    capture: &mut Capture,
+    physical: &mut Vec<bool>,
+    keep_total: [bool; 2],
+) -> Option<Column> {
     let (object, instance, counter) = split_path(path)?;
     let object = object_of(object)?;
     let counter = counter_of(counter)?;
-    let total = matches!(
-        instance.to_lowercase().as_str(),
-        "_total" | "_gesamt" | "_合計"
-    );
+    let total = is_total(instance);
     let device = match object {
         Object::Physical | Object::Logical => {
-            if total {
+            let keep = keep_total[usize::from(object == Object::Logical)];
+            if total && !keep {
                 return None;
             }
             let index = capture.device_index(instance.as_bytes(), usize::MAX);
@@ -427,14 +495,35 @@ fn check_required(
         complete.push(missing.is_none());
     }
     if !complete.iter().any(|c| *c) {
+        // No disk has bytes: with reads and writes per second, IOPS and read % can still be
+        // sized; throughput and IO size cannot, and the capture says so.
+        let with_ops: Vec<bool> = (0..capture.devices.len())
+            .map(|index| {
+                let has = |wanted: Counter| {
+                    columns
+                        .iter()
+                        .flatten()
+                        .any(|c| c.device == Some(index) && c.counter == wanted)
+                };
+                has(Counter::Reads) && has(Counter::Writes)
+            })
+            .collect();
+        if with_ops.iter().any(|c| *c) {
+            capture.bytes_missing = true;
+            capture.notes.push(format!(
+                "{file}: no Disk Read Bytes/sec or Disk Write Bytes/sec: IOPS and read % are \
+                 sized, throughput and IO size are not measured; capture them too with \
+                 {BYTES_COMMAND}"
+            ));
+            return Ok(with_ops);
+        }
         let (disk, counter) = first_missing.expect("some disk is incomplete");
         return Err(ProfileError::syntax(
             file,
             1,
             Some(counter),
             format!("no disk has all four IO counters (disk '{disk}' lacks {counter})"),
-            "capture Disk Reads/sec, Disk Writes/sec, Disk Read Bytes/sec and Disk Write \
-             Bytes/sec for every disk (typeperf -cf counters.txt)",
+            format!("capture at least Disk Reads/sec and Disk Writes/sec (better all four) for every disk: {BYTES_COMMAND}"),
         ));
     }
     let left_out: Vec<&str> = capture

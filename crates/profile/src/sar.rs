@@ -11,7 +11,7 @@ use crate::capture::{Capture, DiskSample, Tool};
 use crate::clock::{time_of_day_s, Timeline};
 use crate::error::{excerpt, ProfileError};
 use crate::lines::{is_blank, split_fields, LineReader};
-use crate::num::{number_cell, parse_decimal};
+use crate::num::{human_cell, parse_decimal};
 use std::collections::HashMap;
 use std::io::BufRead;
 
@@ -299,7 +299,8 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
             if index < skip_columns || matches!(slot, Slot::Name | Slot::Ignore) {
                 continue;
             }
-            let value = number_cell(
+            // `sar -h` prints sizes with a unit letter (7.9k, 40.5M) and shares with a `%`.
+            let (value, unit_bytes) = human_cell(
                 &line[a..b],
                 file,
                 line_no,
@@ -308,8 +309,10 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
             )?;
             match slot {
                 Slot::Tps => tps = value,
-                Slot::ReadBytes(scale) => sample.read_bytes_s = value * scale,
-                Slot::WriteBytes(scale) => sample.write_bytes_s = value * scale,
+                Slot::ReadBytes(scale) => sample.read_bytes_s = value * unit_bytes.unwrap_or(scale),
+                Slot::WriteBytes(scale) => {
+                    sample.write_bytes_s = value * unit_bytes.unwrap_or(scale)
+                }
                 Slot::Latency => sample.latency_ms = value,
                 Slot::QueueDepth => sample.queue_depth = value,
                 Slot::Idle => idle = value,

@@ -56,6 +56,12 @@ impl Default for SizingOptions {
     }
 }
 
+/// Starts the derivation line of a volume whose capture has no byte counters.
+pub const BYTES_NOT_MEASURED: &str = "throughput and IO size not measured";
+
+/// The IO size a capture without byte counters is planned with (stated as an assumption).
+const ASSUMED_IO_SIZE_BYTES: f64 = 8192.0;
+
 /// Nearest-rank percentile of `values` (sorted in place). `None` when empty.
 pub fn percentile(values: &mut [f64], p: f64) -> Option<f64> {
     if values.is_empty() {
@@ -242,10 +248,12 @@ fn resolve_volumes(
     let known: Vec<&str> = capture.devices.iter().map(|d| d.name.as_str()).collect();
     if options.volumes.is_empty() {
         let any_physical = capture.devices.iter().any(|d| !d.logical);
+        let partitions = partitions_left_out(capture);
         let busy: Vec<VolumeSpec> = capture
             .devices
             .iter()
             .filter(|d| !(any_physical && d.logical))
+            .filter(|d| !partitions.iter().any(|(p, _)| *p == d.name))
             .filter(|d| d.samples.iter().any(|s| s.read_iops + s.write_iops > 0.0))
             .map(|d| VolumeSpec {
                 label: d.name.clone(),
@@ -300,6 +308,51 @@ fn resolve_volumes(
         });
     }
     Ok(resolved)
+}
+
+/// The disk a partition belongs to, by Linux naming: `sda1` of `sda`, `nvme0n1p2` and
+/// `mmcblk0p1` of `nvme0n1` and `mmcblk0`, `...-part3` of a persistent name (`sar -j ID`).
+pub fn partition_parent(name: &str) -> Option<&str> {
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if stem.len() == name.len() || stem.is_empty() {
+        return None;
+    }
+    if let Some(parent) = stem.strip_suffix("-part") {
+        return (!parent.is_empty()).then_some(parent);
+    }
+    if let Some(parent) = stem.strip_suffix('p') {
+        // nvme0n1p2, mmcblk0p1: the disk name itself ends in a digit.
+        if parent.ends_with(|c: char| c.is_ascii_digit()) {
+            return Some(parent);
+        }
+    }
+    // sda1, vdb2, xvdf1: letters then the partition number.
+    if stem.ends_with(|c: char| c.is_ascii_alphabetic())
+        && ["sd", "vd", "xvd", "hd"]
+            .iter()
+            .any(|p| stem.starts_with(p))
+    {
+        return Some(stem);
+    }
+    None
+}
+
+/// Partitions whose whole disk is in the capture too (`iostat -p ALL`, `sar -d -p` on a
+/// partitioned disk): by default they are not sized, since the disk's counters include them.
+/// Returns (partition, disk) pairs.
+pub fn partitions_left_out(capture: &Capture) -> Vec<(String, String)> {
+    capture
+        .devices
+        .iter()
+        .filter_map(|d| {
+            let parent = partition_parent(&d.name)?;
+            capture
+                .devices
+                .iter()
+                .any(|o| o.name == parent)
+                .then(|| (d.name.clone(), parent.to_string()))
+        })
+        .collect()
 }
 
 fn list(names: &[&str]) -> String {
@@ -363,6 +416,19 @@ fn volume(
                     point.queue_depth = 0.0;
                 }
             }
+        }
+    }
+    // A capture of IO counts without byte counters: bytes count as 0 so that IOPS and read %
+    // can be sized, and every number made of bytes says it was not measured.
+    let bytes_known = !capture.bytes_missing
+        || points
+            .iter()
+            .filter(|p| p.devices == wanted && p.iops().is_finite())
+            .all(|p| p.bytes_s().is_finite());
+    if !bytes_known {
+        for point in &mut points {
+            point.read_bytes_s = 0.0;
+            point.write_bytes_s = 0.0;
         }
     }
     points.retain(|p| p.devices == wanted && p.iops().is_finite() && p.bytes_s().is_finite());
@@ -482,12 +548,22 @@ fn volume(
         &mut derivation,
     );
 
-    let io_size_bytes = if total_ios > 0.0 {
+    let io_size_bytes = if !bytes_known {
+        ASSUMED_IO_SIZE_BYTES
+    } else if total_ios > 0.0 {
         (total_bytes / total_ios).round().max(1.0)
     } else {
         4096.0
     };
-    if total_ios > 0.0 {
+    if !bytes_known {
+        derivation.push(format!(
+            "{BYTES_NOT_MEASURED}: the capture has IO counts but no byte counters (Disk Read \
+             Bytes/sec, Disk Write Bytes/sec); throughput_mb_s 0 and io_size_bytes {} are \
+             placeholders (8 KiB, SQL Server's page), not measurements: capture the byte \
+             counters and profile again",
+            ASSUMED_IO_SIZE_BYTES
+        ));
+    } else if total_ios > 0.0 {
         derivation.push(format!(
             "io_size_bytes {} = all bytes / all IOs over the capture ({:.1} KiB)",
             io_size_bytes,
@@ -517,15 +593,21 @@ fn volume(
         0.0
     };
     let random_pct = tidy(100.0 * (1.0 - sequential));
-    derivation.push(format!(
-        "random_pct {} estimated from the capture's IO size{} ({RANDOM_METHOD})",
-        fmt_num(random_pct),
-        if merges_known {
-            " and merges (rrqm/s + wrqm/s)"
-        } else {
-            " only (this source has no merge counts)"
-        }
-    ));
+    if !bytes_known {
+        derivation.push(
+            "random_pct 100: assumed (no IO sizes or merges to estimate it from)".to_string(),
+        );
+    } else {
+        derivation.push(format!(
+            "random_pct {} estimated from the capture's IO size{} ({RANDOM_METHOD})",
+            fmt_num(random_pct),
+            if merges_known {
+                " and merges (rrqm/s + wrqm/s)"
+            } else {
+                " only (this source has no merge counts)"
+            }
+        ));
+    }
     let observed_latency = {
         let mut values = latency.clone();
         percentile(&mut values, p).filter(|l| *l > 0.0).map(tidy)
@@ -814,6 +896,22 @@ mod tests {
         assert!(req.volumes[0].derivation[0].contains("2 windows of 1 h"));
         assert_eq!(req.volumes[0].sizing.iops, 300.0);
         assert_eq!(req.volumes[0].observed.as_ref().unwrap().samples, 4);
+    }
+
+    #[test]
+    fn partitions_and_their_disks() {
+        assert_eq!(partition_parent("sda1"), Some("sda"));
+        assert_eq!(partition_parent("sda12"), Some("sda"));
+        assert_eq!(partition_parent("nvme0n1p2"), Some("nvme0n1"));
+        assert_eq!(partition_parent("mmcblk0p1"), Some("mmcblk0"));
+        assert_eq!(
+            partition_parent("ata-Hitachi_HDS723020BLA642_MN1240F33J1XND-part3"),
+            Some("ata-Hitachi_HDS723020BLA642_MN1240F33J1XND")
+        );
+        assert_eq!(partition_parent("nvme0n1"), None);
+        assert_eq!(partition_parent("dm-2"), None);
+        assert_eq!(partition_parent("sda"), None);
+        assert_eq!(partition_parent("md0"), None);
     }
 
     #[test]

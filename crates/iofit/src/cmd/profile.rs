@@ -5,7 +5,10 @@ use crate::exit::bad_input;
 use anyhow::Context;
 use iofit_model::requirements::{Percentiles, Requirements};
 use iofit_profile::procfs::{LiveRecorder, Snapshot};
-use iofit_profile::{parse_files, requirements, ParseOptions, SizingOptions, VolumeSpec};
+use iofit_profile::summarize::BYTES_NOT_MEASURED;
+use iofit_profile::{
+    parse_files, partitions_left_out, requirements, ParseOptions, SizingOptions, VolumeSpec,
+};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -94,6 +97,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     for note in &capture.notes {
         eprintln!("iofit: note: {note}");
+    }
+    if options.volumes.is_empty() {
+        let mut by_disk: Vec<(String, Vec<String>)> = Vec::new();
+        for (partition, disk) in partitions_left_out(&capture) {
+            match by_disk.iter_mut().find(|(d, _)| *d == disk) {
+                Some((_, parts)) => parts.push(partition),
+                None => by_disk.push((disk, vec![partition])),
+            }
+        }
+        for (disk, parts) in by_disk {
+            eprintln!(
+                "iofit: note: left out the partitions of {disk} ({}): the disk's counters \
+                 include their IO; name one with --device to size it alone",
+                parts.join(", ")
+            );
+        }
     }
     let requirements = requirements(&capture, &options).map_err(bad_input)?;
     requirements
@@ -338,15 +357,27 @@ fn checklist(requirements: &Requirements, reports: usize) -> String {
             None,
             Some(format!("{:.2}", 100.0 - s.random_pct)),
         ));
+        let bytes_measured = !volume
+            .derivation
+            .iter()
+            .any(|line| line.starts_with(BYTES_NOT_MEASURED));
         out.push_str(&row(
             "IO size KiB",
-            Some(kib(o.io_size_bytes)),
-            Some(format!("{:.2}", s.io_size_bytes as f64 / 1024.0)),
+            Some(kib(o.io_size_bytes)).filter(|_| bytes_measured),
+            Some(format!(
+                "{:.2}{}",
+                s.io_size_bytes as f64 / 1024.0,
+                if bytes_measured { "" } else { " (assumed)" }
+            )),
         ));
         out.push_str(&row(
             "throughput MB/s",
-            Some(o.throughput_mb_s),
-            Some(format!("{:.2}", s.throughput_mb_s)),
+            Some(o.throughput_mb_s).filter(|_| bytes_measured),
+            Some(if bytes_measured {
+                format!("{:.2}", s.throughput_mb_s)
+            } else {
+                "unknown".to_string()
+            }),
         ));
         out.push_str(&row(
             "latency ms",

@@ -1,0 +1,222 @@
+//! Captures as users bring them (issue 13): each written sample under tests/data (see its
+//! README) parses to the numbers it was written with, and sizes into requirements.
+
+use iofit_profile::{parse_file, partitions_left_out, requirements, ParseOptions, SizingOptions};
+use std::path::PathBuf;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data")
+        .join(name)
+}
+
+fn parse(name: &str) -> iofit_profile::Capture {
+    parse_file(&data(name), &ParseOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+#[test]
+fn iostat_pretty_sub_tables_join_into_one_sample_per_device() {
+    let capture = parse("iostat/sysstat-12.6.1_x_pretty_1s.txt");
+    assert_eq!(capture.reports(), 2, "the since-boot report is skipped");
+    let sda = capture.devices.iter().find(|d| d.name == "sda").unwrap();
+    assert_eq!(sda.samples.len(), 2);
+    let s = sda.samples[1];
+    assert_eq!((s.read_iops, s.write_iops), (300.0, 100.0));
+    assert_eq!(s.read_bytes_s, 2400.0 * 1024.0);
+    assert_eq!(s.write_bytes_s, 800.0 * 1024.0);
+    assert_eq!((s.read_latency_ms, s.write_latency_ms), (1.5, 2.5));
+    // aqu-sz comes from the flush sub-table: Little's law, 300 x 1.5 ms + 100 x 2.5 ms.
+    assert!(close(s.queue_depth, 0.7), "{}", s.queue_depth);
+    let sdb = capture.devices.iter().find(|d| d.name == "sdb").unwrap();
+    assert_eq!(sdb.samples[0].write_iops, 200.0);
+    assert_eq!(sdb.samples[1].read_bytes_s, 640.0 * 1024.0);
+    let req = requirements(&capture, &SizingOptions::default()).unwrap();
+    let sda = req.volumes.iter().find(|v| v.label == "sda").unwrap();
+    // 150 + 400 IOs of 8 KiB each.
+    assert_eq!(sda.sizing.io_size_bytes, 8192);
+    assert_eq!(sda.sizing.read_pct, 72.7273); // 400 / 550, to 4 decimals
+}
+
+#[test]
+fn iostat_without_x_in_pretty_layout_names_the_fix() {
+    let text = "Linux 6.1 (h) \t11/22/26 \t_x86_64_\t(2 CPU)\n\n     tps    kB_read/s    kB_wrtn/s Device\n    1.00    2.00    3.00 sda\n";
+    let error = iofit_profile::parse_bytes(text.as_bytes(), "p.txt", &ParseOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("p.txt:3") && error.contains("iostat -x --pretty"),
+        "{error}"
+    );
+}
+
+#[test]
+fn iostat_p_all_sizes_disks_not_their_partitions() {
+    let capture = parse("iostat/sysstat-12.6.1_x_p-ALL_1s.txt");
+    assert_eq!(
+        partitions_left_out(&capture),
+        vec![
+            ("sda1".to_string(), "sda".to_string()),
+            ("sda2".to_string(), "sda".to_string())
+        ]
+    );
+    let req = requirements(&capture, &SizingOptions::default()).unwrap();
+    let labels: Vec<&str> = req.volumes.iter().map(|v| v.label.as_str()).collect();
+    assert_eq!(labels, ["sda", "sdb"]);
+    // The disk's counters are the sum of its partitions' (400 + 100, 600 + 200).
+    let sda = &req.volumes[0].observed.as_ref().unwrap();
+    assert_eq!(sda.iops_max, 800.0);
+    let sda1 = capture.devices.iter().find(|d| d.name == "sda1").unwrap();
+    let sda2 = capture.devices.iter().find(|d| d.name == "sda2").unwrap();
+    let disk = capture.devices.iter().find(|d| d.name == "sda").unwrap();
+    for i in 0..2 {
+        let parts = sda1.samples[i].read_iops
+            + sda1.samples[i].write_iops
+            + sda2.samples[i].read_iops
+            + sda2.samples[i].write_iops;
+        assert_eq!(
+            parts,
+            disk.samples[i].read_iops + disk.samples[i].write_iops
+        );
+    }
+}
+
+#[test]
+fn logger_prefixed_old_sysstat_with_sectors_and_short_banner() {
+    let capture = parse("iostat/sysstat-7.0.2_x_logger-prefixed_10s.txt");
+    assert_eq!(capture.reports(), 2);
+    // Times come from the logger's stamps: reports 10 s apart.
+    assert_eq!(capture.report_time_s, vec![0.0, 10.0]);
+    let s = capture.devices[0].samples[1];
+    assert_eq!(capture.devices[0].name, "sdb");
+    assert_eq!((s.read_iops, s.write_iops), (450.0, 150.0));
+    // rsec/s: 512-byte sectors.
+    assert_eq!(s.read_bytes_s, 7200.0 * 512.0);
+    assert_eq!(s.latency_ms, 2.0);
+    assert_eq!(capture.host[1].cpu_pct, 7.0);
+    assert!(capture.notes.iter().any(|n| n.contains("logger")));
+    let req = requirements(
+        &capture,
+        &SizingOptions {
+            window_s: Some(20.0),
+            ..SizingOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(req.volumes[0].sizing.io_size_bytes, 8192);
+    // One 20 s window: its peak, 600 IOPS, x comfort 1.3.
+    assert!(close(req.volumes[0].sizing.iops, 780.0));
+}
+
+#[test]
+fn sar_human_units_are_powers_of_1024_bytes() {
+    let capture = parse("sar/sysstat-12.6.1_sar-d-h_10s.txt");
+    assert_eq!(capture.reports(), 3);
+    let sdb = capture.devices.iter().find(|d| d.name == "sdb").unwrap();
+    let s = sdb.samples[0];
+    assert!(close(s.read_bytes_s, 7.9 * 1024.0 * 1024.0));
+    assert!(close(s.write_bytes_s, 40.5 * 1024.0 * 1024.0));
+    let sda = capture.devices.iter().find(|d| d.name == "sda").unwrap();
+    assert!(close(sda.samples[0].read_bytes_s, 8.0 * 1024.0));
+    // tps split by byte share; the total stays tps.
+    assert!(close(s.read_iops + s.write_iops, 1000.0));
+    assert!(close(
+        s.read_iops / 1000.0,
+        7.9 / (7.9 + 40.5) // read bytes / all bytes
+    ));
+}
+
+#[test]
+fn sar_persistent_names_and_their_partitions() {
+    let capture = parse("sar/sysstat-12.6.1_sar-d-h-j-ID_10s.txt");
+    let disk = "ata-ST4000NM0035-1V4107_ZC1A2B3C";
+    assert_eq!(capture.devices[0].name, disk);
+    assert_eq!(
+        partitions_left_out(&capture),
+        vec![(format!("{disk}-part1"), disk.to_string())]
+    );
+    let s = capture.devices[0].samples[1];
+    assert!(close(s.read_bytes_s, 4.7 * 1024.0 * 1024.0));
+    assert_eq!(s.read_iops, 600.0);
+    let req = requirements(&capture, &SizingOptions::default()).unwrap();
+    assert_eq!(req.volumes.len(), 1);
+}
+
+#[test]
+fn perfmon_lower_case_total_only_ops_only_sizes_iops_and_read_share() {
+    let capture = parse("perfmon/export-counter_dtu-calculator_1s.csv");
+    assert!(capture.bytes_missing);
+    assert_eq!(capture.devices.len(), 1);
+    assert_eq!(capture.devices[0].name, "_total");
+    assert_eq!(capture.host[4].cpu_pct, 24.0);
+    let note = capture.notes.join("\n");
+    assert!(
+        note.contains("Disk Read Bytes/sec") && note.contains("typeperf"),
+        "{note}"
+    );
+    let req = requirements(&capture, &SizingOptions::default()).unwrap();
+    let v = &req.volumes[0];
+    // IOPS 125, 250, 375, 500, 1250: p95 of 5 = the largest, x 1.3.
+    assert!(close(v.sizing.iops, 1625.0));
+    assert_eq!(v.sizing.read_pct, 80.0);
+    assert_eq!(v.sizing.throughput_mb_s, 0.0);
+    assert!(v
+        .derivation
+        .iter()
+        .any(|l| l.starts_with(iofit_profile::summarize::BYTES_NOT_MEASURED)));
+}
+
+#[test]
+fn perfmon_ops_without_reads_names_the_capture_command() {
+    let text = "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\h\\logicaldisk(c:)\\disk writes/sec\"\r\n\"11/22/2026 17:00:00.000\",\"1\"\r\n";
+    let error = iofit_profile::parse_bytes(text.as_bytes(), "w.csv", &ParseOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("w.csv:1")
+            && error.contains("Disk Reads/sec")
+            && error.contains("typeperf \"\\PhysicalDisk(*)\\Disk Reads/sec\""),
+        "{error}"
+    );
+}
+
+#[test]
+fn russian_perfmon_in_cp1251_and_utf16_reads_like_english() {
+    let english = parse("perfmon/typeperf_en-US_15s.csv");
+    for name in [
+        "perfmon/typeperf_ru-RU_15s.csv",
+        "perfmon/relog_ru-RU_15s_utf16.csv",
+    ] {
+        let russian = parse(name);
+        assert_eq!(russian.devices.len(), english.devices.len(), "{name}");
+        for (r, e) in russian.devices.iter().zip(&english.devices) {
+            assert_eq!(r.name, e.name, "{name}");
+            // Debug text: NaN (a counter neither file has) must match NaN.
+            assert_eq!(
+                format!("{:?}", r.samples),
+                format!("{:?}", e.samples),
+                "{name} {}",
+                r.name
+            );
+        }
+        assert_eq!(russian.host, english.host, "{name}");
+        let req = requirements(&russian, &SizingOptions::default()).unwrap();
+        let e = req.volumes.iter().find(|v| v.label == "1 E:").unwrap();
+        assert_eq!(e.sizing.io_size_bytes, 8192);
+        assert_eq!(e.sizing.read_pct, 80.0);
+    }
+}
+
+#[test]
+fn cp1251_bytes_decode_to_cyrillic() {
+    // "Физический диск" in Windows-1251, the ANSI code page typeperf writes on Russian Windows.
+    let header = b"\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\h\\\xd4\xe8\xe7\xe8\xf7\xe5\xf1\xea\xe8\xe9 \xe4\xe8\xf1\xea(0 C:)\\\xd2\xe5\xea\xf3\xf9\xe0\xff \xe4\xeb\xe8\xed\xe0 \xee\xf7\xe5\xf0\xe5\xe4\xe8 \xe4\xe8\xf1\xea\xe0\"";
+    let text = iofit_profile::perfmon::decode(header);
+    assert!(
+        text.contains("Физический диск(0 C:)\\Текущая длина очереди диска"),
+        "{text}"
+    );
+}
