@@ -4,10 +4,12 @@
 #   (b) io_uring 4k randread QD32 direct, local-disk file: IOPS and
 #       CPU time (user+sys of the whole process) per IO             goal >= 1.0x IOPS, <= 0.9x CPU/IO
 #   (c) psync 4k randread on a page-cached file: IOPS               goal >= 1.0x
+#   (z) null engine, 4k randread, random_distribution=zipf:1.2: IOPS goal >= 1.2x fio
 # Each case runs fio and iofit alternately ROUNDS times; ratios are per round (adjacent runs,
 # because a shared VM disk drifts), the table shows their median and each of them.
 # Usage: bench/engine.sh [DIR] (DIR on the local disk; default /var/tmp/iofit-bench)
-# Env: RUNTIME (seconds per run, default 5), ROUNDS (default 5).
+# Env: RUNTIME (seconds per run, default 5), ROUNDS (default 5), ONLY (run only the cases whose
+# name contains this text, e.g. ONLY=zipf).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -78,7 +80,12 @@ cases = [
     # invalidate=0 keeps them, so both tools read the same page-cached file.
     ("(c) psync page-cached", common + ["--ioengine=psync", f"--filename={cached_file}",
                                         "--size=256m"], cached_file, ["--invalidate=0"]),
+    # Non-uniform offsets: the per-IO cost of the zipf draw (one pow() per IO in both tools).
+    ("(z) null, zipf:1.2", common + ["--ioengine=null", "--size=1g",
+                                      "--random_distribution=zipf:1.2", "--norandommap"], None, []),
 ]
+only = os.environ.get("ONLY")
+cases = [c for c in cases if not only or only in c[0]]
 print(f"machine: {platform.node()} {os.cpu_count()} CPUs, {platform.platform()}")
 print(f"fio: {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}; "
       f"runtime {runtime}s x {rounds} rounds per tool, median shown; dir {bench_dir}")

@@ -5,6 +5,7 @@
 
 use crate::buffer::BufferPool;
 use crate::clock::{Clock, FakeClock, MonotonicClock};
+use crate::distribution::BlockPicker;
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::layout::{lay_out, plan_layout, regions_for_clone, Layout};
@@ -231,6 +232,30 @@ fn base_seed(job: &JobSpec, job_index: usize) -> u64 {
     }
 }
 
+/// One picker per file for a non-uniform `random_distribution`, over the file's blocks of the
+/// job's smallest block size (the alignment of random offsets).
+fn block_pickers(
+    job: &JobSpec,
+    regions: &[(std::path::PathBuf, u64, u64)],
+    align: u64,
+    seed: u64,
+) -> Result<Vec<Option<BlockPicker>>, EngineError> {
+    regions
+        .iter()
+        .enumerate()
+        .map(|(index, (_, _, len))| {
+            let blocks = (len / align.max(1)).max(1);
+            BlockPicker::new(
+                &job.random_distribution,
+                blocks,
+                align,
+                seed ^ mix64(index as u64 + 7),
+            )
+            .map_err(|why| EngineError::invalid(&job.name, format!("random_distribution: {why}")))
+        })
+        .collect()
+}
+
 fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineError> {
     let regions = if job.engine == EngineKind::Null {
         // The null engine touches no file, so it needs an explicit size and nothing on disk.
@@ -261,14 +286,17 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         Some(job.io_limit.map(|b| b.as_u64()).unwrap_or(region_bytes) * loops)
     };
     let depth = job.effective_iodepth();
+    let sizes = size_picker(&job.block_size);
+    let pickers = block_pickers(job, &regions, sizes.min_size() as u64, seed)?;
     Ok(ClonePlan {
         job_name: job.name.clone(),
         clone_index: clone,
         files: regions,
-        sizes: size_picker(&job.block_size),
+        sizes,
         rwmix_read_pct: job.rwmix_read_pct,
         random_pct: job.random_pct,
         norandommap: job.norandommap,
+        pickers,
         seed: seed ^ mix64(clone as u64 + 1),
         depth,
         start_delay_ns: job.start_delay.as_nanos() as u64,

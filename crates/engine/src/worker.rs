@@ -19,6 +19,7 @@
 //! and, after [`CANCEL_WAIT_NS`], abandoned (counted, never waited for).
 
 use crate::clock::Clock;
+use crate::distribution::BlockPicker;
 use crate::engine::{Completion, Engine, Op};
 use crate::random::{mix64, Permutation, SplitMix64};
 use iofit_stats::{DirectionStats, IntervalAccumulator, IntervalBucket, SeriesMerger};
@@ -117,6 +118,8 @@ pub struct ClonePlan {
     pub rwmix_read_pct: f64,
     pub random_pct: f64,
     pub norandommap: bool,
+    /// Per file, the non-uniform random distribution's block picker (`None`: uniform).
+    pub pickers: Vec<Option<BlockPicker>>,
     pub seed: u64,
     pub depth: u32,
     pub start_delay_ns: u64,
@@ -186,6 +189,7 @@ struct FileCursor {
     perm: Permutation,
     perm_pos: u64,
     pass: u64,
+    picker: Option<BlockPicker>,
 }
 
 /// Offsets: round-robin over files; random (aligned to the smallest block size, each block
@@ -216,6 +220,7 @@ impl OffsetGen {
                     perm: Permutation::new(blocks, plan.seed ^ mix64(i as u64 + 1)),
                     perm_pos: 0,
                     pass: 0,
+                    picker: plan.pickers.get(i).cloned().flatten(),
                 }
             })
             .collect();
@@ -241,7 +246,9 @@ impl OffsetGen {
             self.random_pct >= 100.0 || (self.random_pct > 0.0 && rng.percent() < self.random_pct);
         let cursor = &mut self.files[index];
         let offset = if random {
-            let block = if self.norandommap {
+            let block = if let Some(picker) = cursor.picker.as_mut() {
+                picker.next_block()
+            } else if self.norandommap {
                 rng.below(cursor.blocks)
             } else {
                 if cursor.perm_pos == cursor.blocks {

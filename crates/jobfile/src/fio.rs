@@ -12,7 +12,9 @@ use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};
 use crate::values::{self, size_base_from_kb_base};
 use apply::{Arg, Builder, Ctx, Placed};
-use iofit_model::job::{BlockSizeSpec, JobSpec, PerDirection, RwMode, SizeSpec, Target};
+use iofit_model::job::{
+    BlockSizeSpec, JobSpec, PerDirection, RandomDistribution, RwMode, SizeSpec, Target, ZoneSize,
+};
 use iofit_model::units::{Bytes, SizeBase};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -928,10 +930,44 @@ pub fn job_options(job: &JobSpec) -> Vec<(String, String)> {
     if job.norandommap {
         push("norandommap", "1".to_string());
     }
+    if let Some(text) = distribution_text(&job.random_distribution) {
+        push("random_distribution", text);
+    }
     if job.group_reporting {
         push("group_reporting", "1".to_string());
     }
     out
+}
+
+/// A non-uniform distribution as fio writes it.
+fn distribution_text(dist: &RandomDistribution) -> Option<String> {
+    let center = |c: &Option<f64>| c.map(|c| format!(":{c}")).unwrap_or_default();
+    Some(match dist {
+        RandomDistribution::Uniform => return None,
+        RandomDistribution::Zipf { theta, center: c } => format!("zipf:{theta}{}", center(c)),
+        RandomDistribution::Pareto { h, center: c } => format!("pareto:{h}{}", center(c)),
+        RandomDistribution::Normal {
+            deviation_pct,
+            center: c,
+        } => {
+            format!("normal:{deviation_pct}{}", center(c))
+        }
+        RandomDistribution::Zoned(zones) => {
+            let absolute = zones.iter().any(|z| matches!(z.size, ZoneSize::Bytes(_)));
+            let list: Vec<String> = zones
+                .iter()
+                .map(|z| match z.size {
+                    ZoneSize::Percent(p) => format!("{}/{p}", z.access_pct),
+                    ZoneSize::Bytes(b) => format!("{}/{}", z.access_pct, b.as_u64()),
+                })
+                .collect();
+            format!(
+                "{}:{}",
+                if absolute { "zoned_abs" } else { "zoned" },
+                list.join(":")
+            )
+        }
+    })
 }
 
 /// fio's `filename=a:b` with `\:` for a literal colon.

@@ -225,6 +225,44 @@ pub enum SizeSpec {
     PercentOfTarget(f64),
 }
 
+/// How random offsets are spread over a file (fio `random_distribution`). Non-uniform
+/// distributions rank the file's blocks by popularity and scatter the ranks over the file with
+/// a hash, as fio does, so hot blocks are not all at the start.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RandomDistribution {
+    /// Every block equally likely (fio `random`, the default).
+    #[default]
+    Uniform,
+    /// fio `zipf:THETA[:CENTER]`.
+    Zipf { theta: f64, center: Option<f64> },
+    /// fio `pareto:H[:CENTER]`.
+    Pareto { h: f64, center: Option<f64> },
+    /// fio `normal:DEV_PCT[:CENTER]` (fio calls it gauss): deviation in percent of the file.
+    Normal {
+        deviation_pct: f64,
+        center: Option<f64>,
+    },
+    /// fio `zoned:ACCESS%/SIZE%:...`: contiguous zones from the start of the file, each taking
+    /// a share of the accesses, uniform inside.
+    Zoned(Vec<AccessZone>),
+}
+
+/// One zone of a zoned distribution: `access_pct` of the IOs land uniformly in `size`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AccessZone {
+    pub access_pct: f64,
+    pub size: ZoneSize,
+}
+
+/// A zone's extent: a share of the file (fio `zoned`) or bytes (fio `zoned_abs`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ZoneSize {
+    Percent(f64),
+    Bytes(Bytes),
+}
+
 /// A fully resolved job. Every field has its final value: defaults were applied by the parser.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobSpec {
@@ -260,6 +298,9 @@ pub struct JobSpec {
     /// Bytes-per-second cap per direction per clone.
     pub rate_bytes_per_second: PerDirection<Option<u64>>,
     pub norandommap: bool,
+    /// How random offsets are spread (fio `random_distribution`).
+    #[serde(default)]
+    pub random_distribution: RandomDistribution,
     pub randrepeat: bool,
     /// Seed of the job's PRNG; printed in results so a run can be replayed.
     pub random_seed: u64,
@@ -305,6 +346,7 @@ impl JobSpec {
             rate_iops: PerDirection::both(None),
             rate_bytes_per_second: PerDirection::both(None),
             norandommap: false,
+            random_distribution: RandomDistribution::Uniform,
             randrepeat: true,
             random_seed: 0x5eed_10f1_7000_0001,
             loops: 1,

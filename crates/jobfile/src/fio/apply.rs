@@ -7,7 +7,10 @@ use crate::fio_options::{self, EngineChoice};
 use crate::values::{
     parse_bool, parse_percent, parse_size, parse_time, parse_u32, parse_u64, split_per_direction,
 };
-use iofit_model::job::{BlockSizeShare, JobSpec, PerDirection, RwMode, SizeSpec};
+use iofit_model::job::{
+    AccessZone, BlockSizeShare, JobSpec, PerDirection, RandomDistribution, RwMode, SizeSpec,
+    ZoneSize,
+};
 use iofit_model::units::{Bytes, SizeBase};
 use std::time::Duration;
 
@@ -533,6 +536,97 @@ pub(crate) fn io_submit_mode(c: &mut Ctx, arg: &Arg) -> R {
 /// Settled in `finish`: dropping the page cache matters only to buffered jobs.
 pub(crate) fn invalidate(c: &mut Ctx, arg: &Arg) -> R {
     c.b.invalidate = Some(Placed::at(arg.flag()?, arg));
+    Ok(())
+}
+/// fio's `random_distribution`: `random`, `zipf:THETA[:CENTER]`, `pareto:H[:CENTER]`,
+/// `normal:DEV%[:CENTER]` (also `gauss`), `zoned:ACCESS/SIZE%:...`, `zoned_abs:ACCESS/BYTES:...`.
+pub(crate) fn random_distribution(c: &mut Ctx, arg: &Arg) -> R {
+    const FIX: &str =
+        "write random, zipf:1.2, pareto:0.2, normal:10, zoned:60/10:40/90 or zoned_abs:60/1g:40/9g";
+    let value = arg.value()?;
+    let (name, params) = value.split_once(':').unwrap_or((value, ""));
+    let number = |text: &str| -> Result<f64, JobFileError> {
+        text.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| arg.invalid(format!("'{text}' is not a number"), FIX))
+    };
+    let input_and_center = || -> Result<(f64, Option<f64>), JobFileError> {
+        let mut parts = params.split(':');
+        let input = number(parts.next().unwrap_or_default())?;
+        let center = parts.next().map(number).transpose()?;
+        if let Some(center) = center.filter(|c| !(0.0..=1.0).contains(c)) {
+            return Err(arg.invalid(format!("the center {center} is outside 0..1"), FIX));
+        }
+        Ok((input, center))
+    };
+    let dist = match name.trim() {
+        "random" => RandomDistribution::Uniform,
+        "zipf" => {
+            let (theta, center) = input_and_center()?;
+            if theta <= 0.0 || theta == 1.0 {
+                return Err(arg.invalid("zipf needs a theta above 0 and not 1", FIX));
+            }
+            RandomDistribution::Zipf { theta, center }
+        }
+        "pareto" => {
+            let (h, center) = input_and_center()?;
+            if !(h > 0.0 && h < 1.0) {
+                return Err(arg.invalid("pareto needs h between 0 and 1", FIX));
+            }
+            RandomDistribution::Pareto { h, center }
+        }
+        "normal" | "gauss" => {
+            let (deviation_pct, center) = input_and_center()?;
+            if !(0.0..=100.0).contains(&deviation_pct) {
+                return Err(arg.invalid("the deviation is a percentage 0..100", FIX));
+            }
+            RandomDistribution::Normal {
+                deviation_pct,
+                center,
+            }
+        }
+        "zoned" | "zoned_abs" => {
+            let (read, write) = split_per_direction(params).map_err(|why| arg.invalid(why, FIX))?;
+            if read != write {
+                return Err(arg.unsupported(
+                    "different zones for reads and writes",
+                    "give one zone list for both",
+                ));
+            }
+            let list = read.unwrap_or_default();
+            let mut zones = Vec::new();
+            let mut total = 0.0;
+            for entry in list.split(':') {
+                let (access, size) = entry
+                    .split_once('/')
+                    .ok_or_else(|| arg.invalid(format!("'{entry}' is not ACCESS/SIZE"), FIX))?;
+                let access_pct = parse_percent(access).map_err(|why| arg.invalid(why, FIX))?;
+                let size = if name == "zoned" {
+                    ZoneSize::Percent(parse_percent(size).map_err(|why| arg.invalid(why, FIX))?)
+                } else {
+                    ZoneSize::Bytes(parse_size(size, c.base).map_err(|why| arg.invalid(why, FIX))?)
+                };
+                total += access_pct;
+                zones.push(AccessZone { access_pct, size });
+            }
+            if (total - 100.0).abs() > 1e-6 {
+                return Err(arg.invalid(
+                    format!("the access shares add up to {total}%, not 100%"),
+                    FIX,
+                ));
+            }
+            RandomDistribution::Zoned(zones)
+        }
+        other => {
+            return Err(arg.invalid(format!("'{other}' is not one of fio's distributions"), FIX))
+        }
+    };
+    if dist != RandomDistribution::Uniform {
+        c.note("random_distribution: each random IO is drawn independently from the distribution (no random map), the hot blocks scattered over the file by a hash, as fio does");
+    }
+    c.job.random_distribution = dist;
     Ok(())
 }
 /// iofit lays every file out in full (written) before timing starts, whatever fio's

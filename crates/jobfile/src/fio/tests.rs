@@ -605,3 +605,81 @@ fn bs_ranges_fallocate_invalidate_and_engine_first() {
         "{error}"
     );
 }
+
+#[test]
+fn random_distributions_parse_as_fio_writes_them() {
+    use iofit_model::job::{AccessZone, RandomDistribution as D, ZoneSize};
+    let dist = |v: &str| {
+        parse(&format!(
+            "[a]\nsize=1g\ndirectory=/tmp\nrw=randread\nrandom_distribution={v}\n"
+        ))
+        .map(|jobs| jobs[0].random_distribution.clone())
+    };
+    assert_eq!(
+        dist("zipf:1.2").unwrap(),
+        D::Zipf {
+            theta: 1.2,
+            center: None
+        }
+    );
+    assert_eq!(
+        dist("pareto:0.2:0.5").unwrap(),
+        D::Pareto {
+            h: 0.2,
+            center: Some(0.5)
+        }
+    );
+    assert_eq!(
+        dist("normal:10").unwrap(),
+        D::Normal {
+            deviation_pct: 10.0,
+            center: None
+        }
+    );
+    assert_eq!(dist("random").unwrap(), D::Uniform);
+    assert_eq!(
+        dist("zoned:60/10:40/90").unwrap(),
+        D::Zoned(vec![
+            AccessZone {
+                access_pct: 60.0,
+                size: ZoneSize::Percent(10.0)
+            },
+            AccessZone {
+                access_pct: 40.0,
+                size: ZoneSize::Percent(90.0)
+            },
+        ])
+    );
+    assert_eq!(
+        dist("zoned_abs:90/1m:10/10m").unwrap(),
+        D::Zoned(vec![
+            AccessZone {
+                access_pct: 90.0,
+                size: ZoneSize::Bytes(Bytes::mib(1))
+            },
+            AccessZone {
+                access_pct: 10.0,
+                size: ZoneSize::Bytes(Bytes::mib(10))
+            },
+        ])
+    );
+    for bad in [
+        "zipf:1",
+        "zipf:x",
+        "pareto:1.5",
+        "zoned:60/10:30/90",
+        "lognormal:2",
+        "zipf:1.2:2",
+    ] {
+        let error = dist(bad).unwrap_err();
+        assert_eq!(
+            (error.line, error.key.as_deref()),
+            (5, Some("random_distribution")),
+            "{bad}"
+        );
+    }
+    // The option names written back are fio's.
+    let jobs =
+        parse("[a]\nsize=1g\ndirectory=/tmp\nrw=randread\nrandom_distribution=zipf:1.2\n").unwrap();
+    assert!(job_options(&jobs[0]).contains(&("random_distribution".into(), "zipf:1.2".into())));
+}
