@@ -10,7 +10,7 @@
 //! use iofit_model::job::RandomDistribution;
 //!
 //! let zipf = RandomDistribution::Zipf { theta: 1.2, center: None };
-//! let mut picker = BlockPicker::new(&zipf, 1000, 4096, 7).unwrap();
+//! let mut picker = BlockPicker::new(&zipf, 1000, 4096, 7).unwrap().expect("not uniform");
 //! let block = picker.next_block();
 //! assert!(block < 1000);
 //! ```
