@@ -287,7 +287,12 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
     };
     let depth = job.effective_iodepth();
     let sizes = size_picker(&job.block_size);
-    let pickers = block_pickers(job, &regions, sizes.min_size() as u64, seed)?;
+    let align = job
+        .block_align
+        .map(|a| a.as_u64())
+        .unwrap_or(sizes.min_size() as u64)
+        .max(1);
+    let pickers = block_pickers(job, &regions, align, seed)?;
     Ok(ClonePlan {
         job_name: job.name.clone(),
         clone_index: clone,
@@ -296,6 +301,7 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         rwmix_read_pct: job.rwmix_read_pct,
         random_pct: job.random_pct,
         norandommap: job.norandommap,
+        align,
         pickers,
         seed: seed ^ mix64(clone as u64 + 1),
         depth,

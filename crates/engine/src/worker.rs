@@ -118,6 +118,8 @@ pub struct ClonePlan {
     pub rwmix_read_pct: f64,
     pub random_pct: f64,
     pub norandommap: bool,
+    /// Random offsets are multiples of this many bytes (fio `blockalign`).
+    pub align: u64,
     /// Per file, the non-uniform random distribution's block picker (`None`: uniform).
     pub pickers: Vec<Option<BlockPicker>>,
     pub seed: u64,
@@ -192,7 +194,8 @@ struct FileCursor {
     picker: Option<BlockPicker>,
 }
 
-/// Offsets: round-robin over files; random (aligned to the smallest block size, each block
+/// Offsets: round-robin over files; random (aligned to `blockalign`, by default the smallest
+/// block size; each block
 /// once per pass unless norandommap) or sequential (wrapping at the region end).
 struct OffsetGen {
     files: Vec<FileCursor>,
@@ -205,7 +208,7 @@ struct OffsetGen {
 
 impl OffsetGen {
     fn new(plan: &ClonePlan) -> OffsetGen {
-        let align = plan.sizes.min_size() as u64;
+        let align = plan.align.max(1);
         let files = plan
             .files
             .iter()

@@ -694,7 +694,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     };
     job.target = target;
 
-    check_blockalign(&job, &b)?;
+    check_blockalign(&mut job, &b)?;
     if let Some(invalidate) = b.invalidate.as_ref().filter(|i| i.value && !job.direct) {
         return Err(invalidate.loc.unsupported_value(
             "invalidate",
@@ -806,33 +806,26 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     Ok(job)
 }
 
-/// iofit aligns random offsets to the job's smallest block size, which is fio's default
-/// `blockalign`; another alignment is refused rather than run differently.
-fn check_blockalign(job: &JobSpec, b: &Builder) -> Result<(), JobFileError> {
+/// fio's `blockalign`: random offsets are multiples of it (default: the smallest block size).
+/// Direct IO needs a multiple of 512 bytes.
+fn check_blockalign(job: &mut JobSpec, b: &Builder) -> Result<(), JobFileError> {
     let Some(align) = &b.blockalign else {
         return Ok(());
     };
-    let min_bs = match &job.block_size {
-        BlockSizeSpec::Fixed(sizes) => sizes.read.min(sizes.write),
-        BlockSizeSpec::Split { read, write } => read
-            .iter()
-            .chain(write.iter())
-            .map(|s| s.size)
-            .min()
-            .unwrap_or(Bytes::kib(4)),
-    };
-    if align.value == min_bs || (align.value == Bytes::ZERO) {
+    let bytes = align.value.as_u64();
+    if bytes == 0 {
         return Ok(());
     }
-    Err(align.loc.unsupported_value(
-        "blockalign",
-        &align.value.as_u64().to_string(),
-        format!(
-            "aligning random offsets to other than the smallest block size ({} bytes)",
-            min_bs.as_u64()
-        ),
-        "remove blockalign or set it to the smallest block size",
-    ))
+    if job.direct && !bytes.is_multiple_of(512) {
+        return Err(align.loc.invalid(
+            "blockalign",
+            &bytes.to_string(),
+            "direct IO needs offsets aligned to 512 bytes",
+            "use a multiple of 512 such as blockalign=4k",
+        ));
+    }
+    job.block_align = Some(align.value);
+    Ok(())
 }
 
 /// fio's `number_ios=N`: the job ends after N IOs (or at the end of its region, if sooner). With
@@ -929,6 +922,9 @@ pub fn job_options(job: &JobSpec) -> Vec<(String, String)> {
     }
     if job.norandommap {
         push("norandommap", "1".to_string());
+    }
+    if let Some(align) = job.block_align {
+        push("blockalign", align.as_u64().to_string());
     }
     if let Some(text) = distribution_text(&job.random_distribution) {
         push("random_distribution", text);

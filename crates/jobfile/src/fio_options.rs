@@ -111,6 +111,8 @@ const HONOURED: &[FioOption] = &[
     opt("random_generator", &[], Value, Noted(a::random_generator,
         "random_generator: iofit draws random offsets with splitmix64 through a seeded permutation of the blocks (every block once per pass, as fio's random map or lfsr), whichever generator is named")),
     opt("random_distribution", &[], Value, Supported(a::random_distribution)),
+    opt("verify", &[], Value, Supported(a::verify)),
+    opt("do_verify", &[], Flag, Supported(a::check_flag)),
     opt("invalidate", &[], Flag, Supported(a::invalidate)),
     opt("fallocate", &[], Value, Noted(a::fallocate,
         "fallocate: iofit writes every file in full before timing starts, so how space is reserved does not change what is measured")),
@@ -133,7 +135,7 @@ const HONOURED: &[FioOption] = &[
 /// Groups of fio options iofit refuses, with the reason each group shares.
 #[rustfmt::skip]
 const REFUSED: &[(&[&str], &str)] = &[
-    (&["verify", "do_verify", "verify_async", "verify_async_cpus", "verify_backlog",
+    (&["verify_async", "verify_async_cpus", "verify_backlog",
        "verify_backlog_batch", "verify_dump", "verify_fatal", "verify_header_seed",
        "verify_interval", "verify_offset", "verify_only", "verify_pattern",
        "verify_pattern_interval", "verify_policy", "verify_state_load", "verify_state_save",

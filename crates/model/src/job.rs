@@ -298,6 +298,9 @@ pub struct JobSpec {
     /// Bytes-per-second cap per direction per clone.
     pub rate_bytes_per_second: PerDirection<Option<u64>>,
     pub norandommap: bool,
+    /// Random offsets are multiples of this (fio `blockalign`); `None`: the smallest block size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_align: Option<Bytes>,
     /// How random offsets are spread (fio `random_distribution`).
     #[serde(default)]
     pub random_distribution: RandomDistribution,
@@ -346,6 +349,7 @@ impl JobSpec {
             rate_iops: PerDirection::both(None),
             rate_bytes_per_second: PerDirection::both(None),
             norandommap: false,
+            block_align: None,
             random_distribution: RandomDistribution::Uniform,
             randrepeat: true,
             random_seed: 0x5eed_10f1_7000_0001,

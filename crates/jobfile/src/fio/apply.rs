@@ -598,13 +598,19 @@ pub(crate) fn random_distribution(c: &mut Ctx, arg: &Arg) -> R {
             let list = read.unwrap_or_default();
             let mut zones = Vec::new();
             let mut total = 0.0;
+            let mut size_pct_total: f64 = 0.0;
             for entry in list.split(':') {
                 let (access, size) = entry
                     .split_once('/')
                     .ok_or_else(|| arg.invalid(format!("'{entry}' is not ACCESS/SIZE"), FIX))?;
                 let access_pct = parse_percent(access).map_err(|why| arg.invalid(why, FIX))?;
-                let size = if name == "zoned" {
-                    ZoneSize::Percent(parse_percent(size).map_err(|why| arg.invalid(why, FIX))?)
+                let size = if name == "zoned" && size.trim().is_empty() {
+                    // fio: a zone without a size takes what the zones before it left.
+                    ZoneSize::Percent((100.0 - size_pct_total).max(0.0))
+                } else if name == "zoned" {
+                    let pct = parse_percent(size).map_err(|why| arg.invalid(why, FIX))?;
+                    size_pct_total += pct;
+                    ZoneSize::Percent(pct)
                 } else {
                     ZoneSize::Bytes(parse_size(size, c.base).map_err(|why| arg.invalid(why, FIX))?)
                 };
@@ -637,6 +643,17 @@ pub(crate) fn fallocate(_: &mut Ctx, arg: &Arg) -> R {
         _ => Err(arg.invalid(
             "not a fallocate mode",
             "write none, posix, native, keep or truncate",
+        )),
+    }
+}
+/// `verify=0`/`none` (and `do_verify`, which only matters with a verify mode) ask for what
+/// iofit does: no verification. Any real verify mode is refused with the reason.
+pub(crate) fn verify(_: &mut Ctx, arg: &Arg) -> R {
+    match arg.value()? {
+        "0" | "none" => Ok(()),
+        _ => Err(arg.unsupported(
+            "data verification (iofit measures performance and does not verify data)",
+            "remove verify= or run verification jobs with fio",
         )),
     }
 }

@@ -332,11 +332,13 @@ fn unknown_and_unsupported_are_different_errors() {
     assert!(
         matches!(&*error.kind, ErrorKind::UnknownOption { suggestion: Some(s), .. } if s == "iodepth")
     );
-    let error = parse("[a]\nsize=1m\ndirectory=/tmp\nverify=md5\n").unwrap_err();
-    assert!(matches!(&*error.kind, ErrorKind::UnsupportedOption { key, .. } if key == "verify"));
+    let error = parse("[a]\nsize=1m\ndirectory=/tmp\nverify_async=2\n").unwrap_err();
+    assert!(
+        matches!(&*error.kind, ErrorKind::UnsupportedOption { key, .. } if key == "verify_async")
+    );
     assert!(
         error.to_string().contains(
-            "fio option 'verify' is not supported by iofit: iofit measures performance and does not verify data"
+            "fio option 'verify_async' is not supported by iofit: iofit measures performance and does not verify data"
         ),
         "{error}"
     );
@@ -348,6 +350,8 @@ fn unknown_and_unsupported_are_different_errors() {
     };
     assert!(parse_str("[a]\nsize=1m\ndirectory=/tmp\niodpeth=4\n", "t", &lenient).is_ok());
     assert!(parse_str("[a]\nsize=1m\ndirectory=/tmp\nverify=md5\n", "t", &lenient).is_err());
+    // verify=0 asks for what iofit does.
+    assert!(parse("[a]\nsize=1m\ndirectory=/tmp\nverify=0\ndo_verify=0\n").is_ok());
 }
 
 #[test]
@@ -523,10 +527,20 @@ fn bsrange_is_the_sizes_fio_draws() {
 }
 
 #[test]
-fn blockalign_must_be_what_iofit_does() {
-    assert!(parse("[a]\nsize=1m\ndirectory=/tmp\nbs=8k\nblockalign=8k\n").is_ok());
-    let error = parse("[a]\nsize=1m\ndirectory=/tmp\nbs=8k\nba=4k\n").unwrap_err();
+fn blockalign_sets_the_offset_alignment() {
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbs=512\nblockalign=4k\nrw=randread\n").unwrap();
+    assert_eq!(jobs[0].block_align, Some(Bytes::kib(4)));
+    assert!(job_options(&jobs[0]).contains(&("blockalign".into(), "4096".into())));
+    let error = parse("[a]\nsize=1m\ndirectory=/tmp\ndirect=1\nba=1000\n").unwrap_err();
     assert_eq!((error.line, error.key.as_deref()), (5, Some("blockalign")));
+    let jobs =
+        parse("[a]\nsize=1m\ndirectory=/tmp\nrandom_distribution=zoned:50/5:30/15:20/\n").unwrap();
+    match &jobs[0].random_distribution {
+        iofit_model::job::RandomDistribution::Zoned(zones) => {
+            assert_eq!(zones[2].size, iofit_model::job::ZoneSize::Percent(80.0))
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
