@@ -229,7 +229,7 @@ pub(crate) fn bs(c: &mut Ctx, arg: &Arg) -> R {
         .chain(write.iter())
         .any(|part| part.contains('-'))
     {
-        c.note("a bs range runs as a bssplit with equal shares of every multiple of the smallest size in the range, the sizes fio draws");
+        c.note("a bs range runs as a bssplit of the multiples of its smallest size, in the shares fio draws them");
         return bsrange(c, arg);
     }
     let parse_one = |text: String| -> Result<Bytes, JobFileError> {
@@ -274,9 +274,10 @@ pub(crate) fn bssplit(c: &mut Ctx, arg: &Arg) -> R {
 /// At most this many sizes in a bsrange (512 B to 2 MiB in 512 B steps is 4096).
 const MAX_BSRANGE_SIZES: u64 = 4096;
 
-/// fio's `bsrange=MIN-MAX[,MIN-MAX]`: fio draws a length uniformly in MIN..=MAX and rounds it up
-/// to a multiple of MIN, so every multiple of MIN above MIN is equally likely (MIN itself only
-/// when MIN = MAX). The same distribution as a bssplit.
+/// fio's `bsrange=MIN-MAX[,MIN-MAX]` (io_u.c `get_next_buflen`): a length `MIN + MAX x u`
+/// (u uniform in [0, 1)) rounded down to a multiple of MIN and capped at MAX. With r = MAX/MIN
+/// that is every multiple k x MIN (k = 1..floor(r)) with probability 1/r each, and MAX itself
+/// with what is left when r is not whole. The same distribution as a bssplit.
 pub(crate) fn bsrange(c: &mut Ctx, arg: &Arg) -> R {
     const FIX: &str = "write bsrange=MIN-MAX such as bsrange=4k-64k (or READ,WRITE ranges)";
     let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, FIX))?;
@@ -294,21 +295,27 @@ pub(crate) fn bsrange(c: &mut Ctx, arg: &Arg) -> R {
             return Err(arg.invalid(format!("the range {min_text}-{max_text} is empty"), FIX));
         }
         let (min, max) = (min.as_u64(), max.as_u64());
-        let first = if max > min { 2 } else { 1 };
-        let last = max / min;
-        if last - first + 1 > MAX_BSRANGE_SIZES {
+        let whole = max / min;
+        if whole > MAX_BSRANGE_SIZES {
             return Err(arg.unsupported(
-                format!("a range of {} sizes", last - first + 1),
+                format!("a range of {whole} sizes"),
                 "use a narrower range or a larger minimum, or a bssplit",
             ));
         }
-        let count = (last - first + 1) as f64;
-        Ok((first..=last)
+        let ratio = max as f64 / min as f64;
+        let mut shares: Vec<BlockSizeShare> = (1..=whole)
             .map(|k| BlockSizeShare {
                 size: Bytes(k * min),
-                pct: 100.0 / count,
+                pct: 100.0 / ratio,
             })
-            .collect())
+            .collect();
+        if max % min != 0 {
+            shares.push(BlockSizeShare {
+                size: Bytes(max),
+                pct: 100.0 * (ratio - whole as f64) / ratio,
+            });
+        }
+        Ok(shares)
     };
     let split = (lower(read)?, lower(write)?);
     c.b.bssplit = Some(Placed::at(split, arg));

@@ -515,15 +515,26 @@ fn bsrange_is_the_sizes_fio_draws() {
     match &jobs[0].block_size {
         BlockSizeSpec::Split { read, .. } => {
             let sizes: Vec<u64> = read.iter().map(|s| s.size.as_u64()).collect();
-            // fio rounds a uniform draw in 1k..=4k up to a multiple of 1k: 2k, 3k, 4k.
-            assert_eq!(sizes, [2048, 3072, 4096]);
-            assert!(read.iter().all(|s| (s.pct - 100.0 / 3.0).abs() < 1e-9));
+            // fio draws 1k + 4k x u and rounds down to a multiple of 1k: 1k..4k, 25% each.
+            assert_eq!(sizes, [1024, 2048, 3072, 4096]);
+            assert!(read.iter().all(|s| (s.pct - 25.0).abs() < 1e-9));
         }
         other => panic!("{other:?}"),
     }
     assert!(jobs[0].notes.iter().any(|n| n.starts_with("bsrange")));
     let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbsrange=8k-8k\n").unwrap();
     assert_eq!(jobs[0].block_size.mean_size(Direction::Read), Bytes::kib(8));
+    // 4k-10k: r = 2.5, so 4k and 8k take 40% each and the rest (20%) goes to 10k.
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbsrange=4k-10k\n").unwrap();
+    match &jobs[0].block_size {
+        BlockSizeSpec::Split { read, .. } => {
+            let got: Vec<(u64, f64)> = read.iter().map(|s| (s.size.as_u64(), s.pct)).collect();
+            assert_eq!(got.len(), 3);
+            assert_eq!((got[0].0, got[1].0, got[2].0), (4096, 8192, 10240));
+            assert!((got[0].1 - 40.0).abs() < 1e-9 && (got[2].1 - 20.0).abs() < 1e-9);
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
