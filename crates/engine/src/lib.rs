@@ -31,6 +31,7 @@ pub mod null;
 pub mod psync;
 pub mod random;
 pub mod runner;
+pub mod sequence;
 pub mod uring;
 pub mod worker;
 

@@ -12,6 +12,7 @@ use crate::layout::{lay_out, plan_layout, regions_for_clone, Layout};
 use crate::null::{NullEngine, NullQueue};
 use crate::psync::{SyncEngine, SyncFlavor};
 use crate::random::mix64;
+use crate::sequence::Sequence;
 use crate::uring::UringEngine;
 use crate::worker::{run_clone, CloneOutput, ClonePlan, CloneShared, ProgressCell, SizePicker};
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, SizeSpec};
@@ -302,6 +303,11 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         random_pct: job.random_pct,
         norandommap: job.norandommap,
         align,
+        sequence: Sequence {
+            seq_add_bytes: job.seq_add_bytes,
+            random_run: job.random_run.max(1),
+            identical: job.repeat_offset_in_run,
+        },
         pickers,
         seed: seed ^ mix64(clone as u64 + 1),
         depth,

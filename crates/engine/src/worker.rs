@@ -22,6 +22,7 @@ use crate::clock::Clock;
 use crate::distribution::BlockPicker;
 use crate::engine::{Completion, Engine, Op};
 use crate::random::{mix64, Permutation, SplitMix64};
+use crate::sequence::{SeqState, Sequence};
 use iofit_stats::{DirectionStats, IntervalAccumulator, IntervalBucket, SeriesMerger};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -120,6 +121,8 @@ pub struct ClonePlan {
     pub norandommap: bool,
     /// Random offsets are multiples of this many bytes (fio `blockalign`).
     pub align: u64,
+    /// fio's `rw=MODE:N` modifiers.
+    pub sequence: Sequence,
     /// Per file, the non-uniform random distribution's block picker (`None`: uniform).
     pub pickers: Vec<Option<BlockPicker>>,
     pub seed: u64,
@@ -187,7 +190,7 @@ struct FileCursor {
     base: u64,
     len: u64,
     blocks: u64,
-    seq_next: u64,
+    seq: SeqState,
     perm: Permutation,
     perm_pos: u64,
     pass: u64,
@@ -204,6 +207,7 @@ struct OffsetGen {
     random_pct: f64,
     norandommap: bool,
     seed: u64,
+    sequence: Sequence,
 }
 
 impl OffsetGen {
@@ -219,7 +223,7 @@ impl OffsetGen {
                     base: *base,
                     len: *len,
                     blocks,
-                    seq_next: 0,
+                    seq: SeqState::default(),
                     perm: Permutation::new(blocks, plan.seed ^ mix64(i as u64 + 1)),
                     perm_pos: 0,
                     pass: 0,
@@ -234,6 +238,7 @@ impl OffsetGen {
             random_pct: plan.random_pct,
             norandommap: plan.norandommap,
             seed: plan.seed,
+            sequence: plan.sequence,
         }
     }
 
@@ -248,6 +253,9 @@ impl OffsetGen {
         let random =
             self.random_pct >= 100.0 || (self.random_pct > 0.0 && rng.percent() < self.random_pct);
         let cursor = &mut self.files[index];
+        if let Some(offset) = self.sequence.continue_run(&mut cursor.seq, len, cursor.len) {
+            return (index as u32, cursor.base + offset);
+        }
         let offset = if random {
             let block = if let Some(picker) = cursor.picker.as_mut() {
                 picker.next_block()
@@ -267,18 +275,16 @@ impl OffsetGen {
                 b
             };
             let offset = block * self.align;
-            if offset + len > cursor.len {
+            let offset = if offset + len > cursor.len {
                 (cursor.len - len) / self.align * self.align
             } else {
                 offset
-            }
-        } else {
-            if cursor.seq_next + len > cursor.len {
-                cursor.seq_next = 0;
-            }
-            let offset = cursor.seq_next;
-            cursor.seq_next += len;
+            };
+            self.sequence.start_run(&mut cursor.seq, offset, len);
             offset
+        } else {
+            self.sequence
+                .next_sequential(&mut cursor.seq, len, cursor.len)
         };
         (index as u32, cursor.base + offset)
     }

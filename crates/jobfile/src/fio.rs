@@ -879,7 +879,17 @@ pub fn job_options(job: &JobSpec) -> Vec<(String, String)> {
         Some(SizeSpec::PercentOfTarget(p)) => push("size", format!("{p}%")),
         None => {}
     }
-    push("rw", job.rw.fio_name().to_string());
+    let modifier = if job.rw.is_random() && job.random_run > 1 {
+        format!(":{}", job.random_run)
+    } else if !job.rw.is_random() && job.seq_add_bytes != 0 {
+        format!(":{}", job.seq_add_bytes)
+    } else {
+        String::new()
+    };
+    push("rw", format!("{}{modifier}", job.rw.fio_name()));
+    if job.repeat_offset_in_run {
+        push("rw_sequencer", "identical".to_string());
+    }
     if job.rw.is_mixed() {
         push("rwmixread", format!("{}", job.rwmix_read_pct));
     }

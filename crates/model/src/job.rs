@@ -225,6 +225,14 @@ pub enum SizeSpec {
     PercentOfTarget(f64),
 }
 
+fn is_zero_i64(value: &i64) -> bool {
+    *value == 0
+}
+
+fn one() -> u32 {
+    1
+}
+
 /// How random offsets are spread over a file (fio `random_distribution`). Non-uniform
 /// distributions rank the file's blocks by popularity and scatter the ranks over the file with
 /// a hash, as fio does, so hot blocks are not all at the start.
@@ -298,6 +306,17 @@ pub struct JobSpec {
     /// Bytes-per-second cap per direction per clone.
     pub rate_bytes_per_second: PerDirection<Option<u64>>,
     pub norandommap: bool,
+    /// fio `rw=read:-8k` / `rw=write:4k`: bytes between the end of one sequential IO and the
+    /// start of the next (negative: backwards).
+    #[serde(default, skip_serializing_if = "is_zero_i64")]
+    pub seq_add_bytes: i64,
+    /// fio `rw=randread:N`: a new random offset every N IOs (1: every IO).
+    #[serde(default = "one")]
+    pub random_run: u32,
+    /// fio `rw_sequencer=identical`: the IOs of a random run repeat its offset instead of
+    /// following on.
+    #[serde(default)]
+    pub repeat_offset_in_run: bool,
     /// Random offsets are multiples of this (fio `blockalign`); `None`: the smallest block size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_align: Option<Bytes>,
@@ -349,6 +368,9 @@ impl JobSpec {
             rate_iops: PerDirection::both(None),
             rate_bytes_per_second: PerDirection::both(None),
             norandommap: false,
+            seq_add_bytes: 0,
+            random_run: 1,
+            repeat_offset_in_run: false,
             block_align: None,
             random_distribution: RandomDistribution::Uniform,
             randrepeat: true,

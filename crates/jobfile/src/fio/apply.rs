@@ -200,7 +200,51 @@ pub(crate) fn offset(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 pub(crate) fn rw(c: &mut Ctx, arg: &Arg) -> R {
-    c.b.rw = Some(parse_rw(arg)?);
+    let (rw, modifier) = parse_rw(arg)?;
+    c.job.seq_add_bytes = 0;
+    c.job.random_run = 1;
+    if let Some(modifier) = modifier {
+        if rw.is_random() {
+            // rw=randread:N: a new random offset every N IOs.
+            let count = parse_u32(modifier).map_err(|why| {
+                arg.invalid(
+                    why,
+                    "write rw=randread:N with N IOs per random offset, e.g. rw=randread:8",
+                )
+            })?;
+            c.job.random_run = count.max(1);
+        } else {
+            // rw=write:4k (holes) or rw=read:-8k (backwards).
+            let (negative, size) = match modifier.trim().strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, modifier.trim()),
+            };
+            let bytes = parse_size(size, c.base).map_err(|why| {
+                arg.invalid(
+                    why,
+                    "write rw=write:4k (skip 4 KiB after each IO) or rw=read:-8k (backwards)",
+                )
+            })?;
+            let bytes = i64::try_from(bytes.as_u64())
+                .map_err(|_| arg.invalid("the offset modifier is too large", SIZE_FIX))?;
+            c.job.seq_add_bytes = if negative { -bytes } else { bytes };
+        }
+    }
+    c.b.rw = Some(rw);
+    Ok(())
+}
+/// fio's `rw_sequencer`: what the IOs between random offsets of `rw=randread:N` do.
+pub(crate) fn rw_sequencer(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.repeat_offset_in_run = match arg.value()? {
+        "sequential" => false,
+        "identical" => true,
+        _ => {
+            return Err(arg.invalid(
+                "not a sequencer",
+                "write rw_sequencer=sequential or identical",
+            ))
+        }
+    };
     Ok(())
 }
 pub(crate) fn rwmix(c: &mut Ctx, arg: &Arg) -> R {
@@ -506,6 +550,13 @@ pub(crate) fn percentage_random(c: &mut Ctx, arg: &Arg) -> R {
     c.b.percentage_random = Some(pct);
     Ok(())
 }
+/// fio's `percentage_sequential`: the complement of `percentage_random`.
+pub(crate) fn percentage_sequential(c: &mut Ctx, arg: &Arg) -> R {
+    let pct =
+        parse_percent(arg.value()?).map_err(|why| arg.invalid(why, "write a percentage 0..100"))?;
+    c.b.percentage_random = Some(100.0 - pct);
+    Ok(())
+}
 pub(crate) fn nrfiles(c: &mut Ctx, arg: &Arg) -> R {
     c.b.nrfiles = Some(arg.positive_count("0 files")?);
     Ok(())
@@ -674,22 +725,22 @@ pub(crate) fn random_generator(_: &mut Ctx, arg: &Arg) -> R {
     }
 }
 
-/// `rw=MODE[:N]`: fio's offset modifiers (holes after sequential IOs, N random IOs per offset)
-/// are refused with the reason until the engine has them.
-pub(crate) fn parse_rw(arg: &Arg) -> Result<RwMode, JobFileError> {
-    let value = arg.value()?;
+/// `rw=MODE[:MODIFIER]`: the mode and fio's offset modifier, if any.
+pub(crate) fn parse_rw<'a>(arg: &Arg<'a>) -> Result<(RwMode, Option<&'a str>), JobFileError> {
+    let value = arg
+        .value
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| {
+            arg.loc
+                .error(Some(arg.key), ErrorKind::MissingValue(arg.key.into()))
+        })?;
     let (mode, modifier) = match value.split_once(':') {
         Some((mode, modifier)) => (mode.trim(), Some(modifier)),
         None => (value.trim(), None),
     };
-    if let Some(modifier) = modifier {
-        return Err(arg.unsupported(
-            format!("the ':{modifier}' offset modifier"),
-            "write the mode alone, such as rw=randread",
-        ));
-    }
     if let Some(rw) = RwMode::from_fio_name(mode) {
-        return Ok(rw);
+        return Ok((rw, modifier));
     }
     const MODES: [&str; 7] = [
         "read",

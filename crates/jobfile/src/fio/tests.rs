@@ -708,3 +708,23 @@ fn random_distributions_parse_as_fio_writes_them() {
         parse("[a]\nsize=1g\ndirectory=/tmp\nrw=randread\nrandom_distribution=zipf:1.2\n").unwrap();
     assert!(job_options(&jobs[0]).contains(&("random_distribution".into(), "zipf:1.2".into())));
 }
+
+#[test]
+fn rw_offset_modifiers() {
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nrw=read:-8k\n").unwrap();
+    assert_eq!((jobs[0].rw, jobs[0].seq_add_bytes), (RwMode::Read, -8192));
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nrw=write:112k\n").unwrap();
+    assert_eq!(jobs[0].seq_add_bytes, 112 * 1024);
+    assert!(job_options(&jobs[0]).contains(&("rw".into(), "write:114688".into())));
+    let jobs =
+        parse("[a]\nsize=1m\ndirectory=/tmp\nrw=randread:8\nrw_sequencer=identical\n").unwrap();
+    assert_eq!(
+        (jobs[0].random_run, jobs[0].repeat_offset_in_run),
+        (8, true)
+    );
+    let jobs =
+        parse("[a]\nsize=1m\ndirectory=/tmp\nrw=randread\npercentage_sequential=30\n").unwrap();
+    assert_eq!(jobs[0].random_pct, 70.0);
+    let error = parse("[a]\nsize=1m\ndirectory=/tmp\nrw=randread:x\n").unwrap_err();
+    assert_eq!((error.line, error.key.as_deref()), (4, Some("rw")));
+}
