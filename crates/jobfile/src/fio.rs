@@ -704,7 +704,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         ));
     }
     // fio's filesize is the size of each file; size is then the total the job does IO over.
-    let size = match (b.size, &b.filesize) {
+    let size = match (b.size.take(), &b.filesize) {
         (_, Some(filesize)) => {
             let total = Bytes(
                 filesize
@@ -797,6 +797,9 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
             ));
         }
     }
+    if let Some(at) = &b.log_at {
+        check_logs(&job, &b, at)?;
+    }
     if let Some(count) = b.number_ios {
         apply_number_ios(&mut job, count)?;
     }
@@ -825,6 +828,43 @@ fn check_blockalign(job: &mut JobSpec, b: &Builder) -> Result<(), JobFileError> 
         ));
     }
     job.block_align = Some(align.value);
+    Ok(())
+}
+
+/// iofit writes fio's averaged logs (one line per window and direction) from its interval
+/// series: that needs `log_avg_msec`, one result per clone, and one direction for latency.
+fn check_logs(job: &JobSpec, b: &Builder, at: &Location) -> Result<(), JobFileError> {
+    let refuse = |what: String, fix: &str| {
+        Err(at.error(
+            None,
+            ErrorKind::InvalidJob {
+                job: job.name.clone(),
+                what,
+                fix: fix.into(),
+            },
+        ))
+    };
+    if !job.logs.any() {
+        return Ok(());
+    }
+    if b.log_avg_msec == 0 {
+        return refuse(
+            "iofit writes fio's averaged logs, not one line per IO".into(),
+            "add log_avg_msec=N (for example log_avg_msec=1000)",
+        );
+    }
+    if job.group_reporting {
+        return refuse(
+            "with group_reporting iofit keeps one merged series per group, and fio writes one log per clone".into(),
+            "drop group_reporting to get fio's per-clone logs",
+        );
+    }
+    if job.logs.lat_prefix.is_some() && job.rw.is_mixed() {
+        return refuse(
+            "iofit's interval series holds one latency for reads and writes together".into(),
+            "log latency on a read-only or write-only job",
+        );
+    }
     Ok(())
 }
 

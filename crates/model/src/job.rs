@@ -225,12 +225,32 @@ pub enum SizeSpec {
     PercentOfTarget(f64),
 }
 
+fn is_no_logs(logs: &FioLogs) -> bool {
+    !logs.any()
+}
+
 fn is_zero_i64(value: &i64) -> bool {
     *value == 0
 }
 
 fn one() -> u32 {
     1
+}
+
+/// fio's `write_bw_log`, `write_iops_log`, `write_lat_log`: file-name prefixes of the logs a
+/// job writes (`PREFIX_bw.N.log`, N the clone's number in the run), averaged over
+/// `JobSpec::log_interval` (fio `log_avg_msec`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FioLogs {
+    pub bw_prefix: Option<String>,
+    pub iops_prefix: Option<String>,
+    pub lat_prefix: Option<String>,
+}
+
+impl FioLogs {
+    pub fn any(&self) -> bool {
+        self.bw_prefix.is_some() || self.iops_prefix.is_some() || self.lat_prefix.is_some()
+    }
 }
 
 /// How random offsets are spread over a file (fio `random_distribution`). Non-uniform
@@ -336,6 +356,9 @@ pub struct JobSpec {
     pub io_limit: Option<Bytes>,
     /// Per-second (or `interval`) sampling period for the time series.
     pub log_interval: Duration,
+    /// fio-format logs to write after the run.
+    #[serde(default, skip_serializing_if = "is_no_logs")]
+    pub logs: FioLogs,
     /// What iofit does differently from what the job file asked, one sentence each (an option
     /// accepted with a note, an engine run as another): printed with the job, never silent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -381,6 +404,7 @@ impl JobSpec {
             end_fsync: false,
             io_limit: None,
             log_interval: Duration::from_secs(1),
+            logs: FioLogs::default(),
             notes: Vec::new(),
         }
     }

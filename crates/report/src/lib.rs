@@ -26,6 +26,7 @@ pub mod chart;
 pub mod compare;
 pub mod csv;
 pub mod fio_json;
+pub mod fio_log;
 pub mod fio_text;
 pub mod html;
 pub mod markdown;

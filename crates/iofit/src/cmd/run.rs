@@ -452,6 +452,32 @@ fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::rename(&temp, path)
 }
 
+/// fio's averaged logs (`PREFIX_bw.N.log`...), N the clone's number in the run as fio counts
+/// threads; results are per clone here (jobfile refuses logs with group_reporting).
+fn write_fio_logs(report: &RunReport, jobs: &[JobSpec]) -> anyhow::Result<()> {
+    use iofit_report::fio_log::{render, LogKind};
+    for (number, (result, &index)) in report.result.jobs.iter().zip(&report.job_index).enumerate() {
+        let job = &jobs[index];
+        for (prefix, kind) in [
+            (&job.logs.bw_prefix, LogKind::Bandwidth),
+            (&job.logs.iops_prefix, LogKind::Iops),
+            (&job.logs.lat_prefix, LogKind::Latency),
+        ] {
+            let Some(prefix) = prefix else { continue };
+            let path = PathBuf::from(format!("{prefix}_{}.{}.log", kind.suffix(), number + 1));
+            let text = render(
+                &result.series,
+                kind,
+                job.rw.has_reads(),
+                job.rw.has_writes(),
+            );
+            write_atomically(&path, &text)
+                .with_context(|| format!("cannot write the log {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
 fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> String {
     match format {
         OutputFormat::Json => {
@@ -736,6 +762,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             args.output.as_deref().unwrap_or(Path::new("")).display()
         )));
     }
+    write_fio_logs(&report, &jobs)?;
     if let Some(path) = &args.report {
         write_html_report(path, &report, &jobs, args.preset.as_deref())?;
         if !args.quiet {

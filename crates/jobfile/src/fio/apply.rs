@@ -54,6 +54,9 @@ pub(crate) struct Builder {
     pub direct: Option<bool>,
     pub new_group: bool,
     pub invalidate: Option<Placed<bool>>,
+    /// Where the first write_*_log was set, and log_avg_msec (0: per-IO logs).
+    pub log_at: Option<Location>,
+    pub log_avg_msec: u64,
 }
 
 /// The job being built.
@@ -549,6 +552,46 @@ pub(crate) fn percentage_random(c: &mut Ctx, arg: &Arg) -> R {
     };
     c.b.percentage_random = Some(pct);
     Ok(())
+}
+/// fio's `write_bw_log`/`write_iops_log`/`write_lat_log`: the value is the file prefix (bare:
+/// the job's name, as fio does). Settled in `finish` (needs log_avg_msec).
+pub(crate) fn write_log(c: &mut Ctx, arg: &Arg) -> R {
+    let prefix = match arg.value.map(str::trim).filter(|v| !v.is_empty()) {
+        Some("0") => None,
+        Some(v) => Some(v.to_string()),
+        None => Some(c.job.name.clone()),
+    };
+    match arg.key {
+        "write_bw_log" => c.job.logs.bw_prefix = prefix,
+        "write_iops_log" => c.job.logs.iops_prefix = prefix,
+        _ => c.job.logs.lat_prefix = prefix,
+    }
+    c.b.log_at.get_or_insert_with(|| arg.loc.clone());
+    Ok(())
+}
+pub(crate) fn log_avg_msec(c: &mut Ctx, arg: &Arg) -> R {
+    let msec = parse_u64(arg.value()?)
+        .map_err(|why| arg.invalid(why, "write a number of milliseconds such as 1000"))?;
+    c.b.log_avg_msec = msec;
+    if msec > 0 {
+        c.job.log_interval = Duration::from_millis(msec);
+    }
+    Ok(())
+}
+/// Options whose fio default is what iofit does, and which iofit cannot do otherwise yet.
+pub(crate) fn only_default(_: &mut Ctx, arg: &Arg) -> R {
+    let (default, what) = match arg.key {
+        "per_job_logs" => ("1", "one log per clone (per_job_logs=1)"),
+        "log_offset" => ("0", "logs without offsets (log_offset=0)"),
+        "log_unix_epoch" => ("0", "log times from the job's start (log_unix_epoch=0)"),
+        _ => ("0", "fio's default"),
+    };
+    let value = arg.value.map(str::trim).unwrap_or("1");
+    let on = parse_bool(Some(value)).map_err(|why| arg.invalid(why, "write 1 or 0"))?;
+    if on == (default == "1") {
+        return Ok(());
+    }
+    Err(arg.unsupported(format!("anything but {what}"), "remove it"))
 }
 /// fio's `percentage_sequential`: the complement of `percentage_random`.
 pub(crate) fn percentage_sequential(c: &mut Ctx, arg: &Arg) -> R {

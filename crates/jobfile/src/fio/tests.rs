@@ -728,3 +728,23 @@ fn rw_offset_modifiers() {
     let error = parse("[a]\nsize=1m\ndirectory=/tmp\nrw=randread:x\n").unwrap_err();
     assert_eq!((error.line, error.key.as_deref()), (4, Some("rw")));
 }
+
+#[test]
+fn logs_need_averaging_and_one_series_per_clone() {
+    let jobs =
+        parse("[a]\nsize=1m\ndirectory=/tmp\nwrite_bw_log\nlog_avg_msec=500\nper_job_logs=1\n")
+            .unwrap();
+    assert_eq!(jobs[0].logs.bw_prefix.as_deref(), Some("a"));
+    assert_eq!(jobs[0].log_interval, Duration::from_millis(500));
+    for bad in [
+        "write_bw_log=x\n",
+        "write_bw_log=x\nlog_avg_msec=100\ngroup_reporting\n",
+        "write_lat_log=x\nlog_avg_msec=100\nrw=randrw\n",
+        "write_bw_log=x\nlog_avg_msec=100\nlog_offset=1\n",
+    ] {
+        assert!(
+            parse(&format!("[a]\nsize=1m\ndirectory=/tmp\n{bad}")).is_err(),
+            "{bad}"
+        );
+    }
+}
