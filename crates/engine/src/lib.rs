@@ -30,6 +30,7 @@ pub mod layout;
 pub mod null;
 pub mod psync;
 pub mod random;
+pub mod resources;
 pub mod runner;
 pub mod sequence;
 pub mod uring;

@@ -204,15 +204,27 @@ fn ctrl_c_stops_cleanly_and_keeps_what_was_measured() {
     job.runtime = Some(Duration::from_secs(30));
     job.time_based = true;
     let options = RunOptions::default();
-    let stop = options.stop.clone();
-    let t = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(300));
-        stop.store(true, Ordering::Relaxed);
-    });
+    // Stop from the progress callback, once the job has run a little: a stop during the
+    // layout ends the run before any job (tested in iofit's reliability suite).
+    struct StopWhileRunning {
+        stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+        calls: u32,
+    }
+    impl iofit_engine::Observer for StopWhileRunning {
+        fn progress(&mut self, _progress: &iofit_engine::Progress) {
+            self.calls += 1;
+            if self.calls >= 2 {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+    let mut observer = StopWhileRunning {
+        stop: options.stop.clone(),
+        calls: 0,
+    };
     let start = Instant::now();
-    let report = run_jobs(&[job], &options, &mut Silent).unwrap();
-    t.join().unwrap();
-    assert!(start.elapsed() < Duration::from_secs(5));
+    let report = run_jobs(&[job], &options, &mut observer).unwrap();
+    assert!(start.elapsed() < Duration::from_secs(25));
     let r = &report.result.jobs[0];
     assert!(r.interrupted);
     assert!(r.read.ios > 0);

@@ -39,7 +39,7 @@ impl CompactHistogram {
         let (hdr, sum_ns, sum_sq_ns2, min_ns, max_ns) = histogram.parts();
         let mut bytes = Vec::new();
         V2DeflateSerializer::new()
-            .serialize(hdr, &mut bytes)
+            .serialize(&hdr, &mut bytes)
             .expect("serializing an in-memory histogram into a Vec cannot fail");
         CompactHistogram {
             hdr_v2_deflate_b64: base64::engine::general_purpose::STANDARD.encode(bytes),
@@ -61,7 +61,7 @@ impl CompactHistogram {
         // Re-home the samples into a histogram with the engine's bounds, so it merges with any.
         let mut histogram = LatencyHistogram::new();
         let (target, ..) = histogram.parts();
-        let mut target = target.clone();
+        let mut target = target.into_owned();
         target
             .add(&decoded)
             .map_err(|e| CompactError::Hdr(format!("{e:?}")))?;

@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod compare;
 pub mod demo;
 pub mod emulate;
+pub(crate) mod files;
 pub mod plan;
 pub mod predict;
 pub mod profile;

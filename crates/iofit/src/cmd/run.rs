@@ -432,24 +432,11 @@ fn describe_job(job: &JobSpec) -> String {
     )
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory and a rename, so a
-/// reader (or a crash) never sees half a file.
+/// Writes `text` to `path` whole or not at all: a random temporary name created with
+/// O_EXCL|O_NOFOLLOW in the same directory, synced, then renamed (`iofit_safefs::atomic`).
 fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "iofit-output".to_string());
-    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-    }
-    std::fs::rename(&temp, path)
+    iofit_safefs::atomic::write_atomic(path, text.as_bytes())
+        .map_err(|e| std::io::Error::other(e.detail()))
 }
 
 /// fio's averaged logs (`PREFIX_bw.N.log`...), N the clone's number in the run as fio counts
@@ -636,6 +623,9 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
             "a vdbench file prints vdbench-style text; for JSON give --output FILE",
         ));
     }
+    if let Some(path) = &args.output {
+        super::files::check_output(path, &[file.to_path_buf()], "--output")?;
+    }
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(Arc::clone(&stop));
     let options = crate::cmd::vdbench::VdbenchRunOptions {
@@ -660,6 +650,9 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
 
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let inputs = split_rest(&mut args)?;
+    for file in &inputs.files {
+        super::files::check_input(file, super::files::caps::JOB_FILE_BYTES, "job file")?;
+    }
     if let [file] = inputs.files.as_slice() {
         if iofit_jobfile::detect(file).map_err(bad_input)? == Dialect::Vdbench {
             return run_vdbench(&args, file);
@@ -693,6 +686,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    check_outputs(&args, &inputs.files, &jobs)?;
 
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(Arc::clone(&stop));
@@ -850,4 +844,31 @@ pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
         }
         stop.store(true, Ordering::SeqCst);
     });
+}
+
+/// Before any IO: `--output` and `--report` must be writable file names that name none of the
+/// run's inputs (job files, the spec file) or targets (every file a job reads or writes).
+fn check_outputs(args: &Args, job_files: &[PathBuf], jobs: &[JobSpec]) -> anyhow::Result<()> {
+    if args.output.is_none() && args.report.is_none() {
+        return Ok(());
+    }
+    let mut protected: Vec<PathBuf> = job_files.to_vec();
+    protected.extend(args.specs.iter().cloned());
+    let mut seen = std::collections::BTreeSet::new();
+    for job in jobs {
+        for clone in 0..job.numjobs.max(1) {
+            for path in job.files_for_clone(clone) {
+                if seen.insert(path.clone()) {
+                    protected.push(path);
+                }
+            }
+        }
+    }
+    if let Some(path) = &args.output {
+        super::files::check_output(path, &protected, "--output")?;
+    }
+    if let Some(path) = &args.report {
+        super::files::check_output(path, &protected, "--report")?;
+    }
+    Ok(())
 }

@@ -395,11 +395,9 @@ fn finish(
 
 fn write_json(doc: &VdbenchJson, common: &VdbenchRunOptions) -> anyhow::Result<()> {
     if let Some(path) = &common.json_output {
-        // Write to a temporary name and rename, so a reader never sees half a document.
-        let tmp = path.with_extension("json.partial");
-        std::fs::write(&tmp, serde_json::to_string_pretty(doc)?)
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+        // A random O_EXCL temporary name and a rename: a reader never sees half a document,
+        // and a link planted at a fixed temporary name is never written through.
+        super::files::write_output(path, serde_json::to_string_pretty(doc)?.as_bytes())?;
     }
     Ok(())
 }
