@@ -111,12 +111,10 @@ fn assert_clean() {
         let image = line.rsplit('/').next().unwrap_or("");
         assert!(!dead(image), "loop device left: {line}");
     }
-    assert!(
-        !mounts
-            .lines()
-            .any(|l| l.contains("/mnt/data ") && l.contains("/tmp/")),
-        "{mounts}"
-    );
+    // A scratch mount left behind keeps its loop device attached (a mounted loop device cannot
+    // be detached), so the loop check above covers mounts; other emulations running at the same
+    // time (another checkout's tests) have mounts of their own, which are not ours to judge.
+    let _ = mounts;
 }
 
 fn median(values: &[f64]) -> f64 {

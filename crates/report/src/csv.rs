@@ -438,6 +438,25 @@ pub fn render_report(report: &Document) -> String {
                     }
                 }
             }
+            Block::Chart {
+                title,
+                x_label,
+                y_label,
+                series,
+            } => {
+                for line in series {
+                    for (x, y) in &line.points {
+                        record(
+                            &mut out,
+                            title,
+                            &line.name,
+                            &format!("{y_label} at {x_label} {x}"),
+                            format!("{y}"),
+                            "",
+                        );
+                    }
+                }
+            }
         }
     }
     out

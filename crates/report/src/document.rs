@@ -34,6 +34,13 @@ pub enum Block {
     Requirements(Box<Requirements>),
     Prediction(Box<Prediction>),
     Table(Table),
+    /// A line chart of named series (e.g. IOPS per host over time, so a slow host stands out).
+    Chart {
+        title: String,
+        x_label: String,
+        y_label: String,
+        series: Vec<crate::chart::Series>,
+    },
 }
 
 /// A plain table any caller can add (a plan's ranking, a catalog excerpt).
@@ -124,6 +131,23 @@ impl Document {
 
     pub fn table(mut self, table: Table) -> Self {
         self.blocks.push(Block::Table(table));
+        self
+    }
+
+    /// A line chart of `series` (x and y labels name their units).
+    pub fn chart(
+        mut self,
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+        series: Vec<crate::chart::Series>,
+    ) -> Self {
+        self.blocks.push(Block::Chart {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series,
+        });
         self
     }
 }

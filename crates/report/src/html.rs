@@ -55,6 +55,16 @@ impl Document {
                 Block::Requirements(requirements) => render_requirements(&mut out, requirements),
                 Block::Prediction(prediction) => render_prediction(&mut out, prediction),
                 Block::Table(table) => render_table(&mut out, table),
+                Block::Chart {
+                    title,
+                    x_label,
+                    y_label,
+                    series,
+                } => {
+                    let _ = writeln!(out, "<h2>{}</h2>", escape(title));
+                    out.push_str(&crate::chart::line_chart(title, x_label, y_label, series));
+                    out.push('\n');
+                }
             }
         }
         out.push_str("</main>\n</body>\n</html>\n");

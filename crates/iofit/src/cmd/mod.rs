@@ -13,3 +13,4 @@ pub mod remote;
 pub mod run;
 pub mod size_threads;
 pub mod vdbench;
+pub mod vdbench_hosts;

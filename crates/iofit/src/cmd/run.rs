@@ -571,10 +571,27 @@ fn parse_duration(text: &str) -> anyhow::Result<std::time::Duration> {
 
 /// `--hosts`: the fio jobs on every host at once (see `cmd::remote`).
 fn run_on_hosts(args: &Args, hosts: &str, inputs: &Inputs) -> anyhow::Result<ExitCode> {
-    if args.preset.is_some() || args.report.is_some() || args.parse_only {
+    if args.preset.is_some() {
         return Err(bad_input(
-            "--hosts runs fio job files; --preset, --report and --parse-only do not apply to it yet",
+            "--hosts runs fio job files; --preset does not apply to it yet",
         ));
+    }
+    if args.parse_only {
+        // Each host's jobs, after ${HOST} became its name: nothing is contacted.
+        let overrides = overrides(args, &inputs.fio_args)?;
+        for destination in crate::cmd::remote::parse_hosts(hosts)? {
+            let name = crate::cmd::remote::host_name(&destination);
+            let jobs = crate::cmd::remote::fio_jobs_for(
+                name,
+                &inputs.files,
+                &overrides,
+                args.ignore_unknown,
+            )?;
+            for job in &jobs {
+                println!("{destination}: {}", describe_job(job));
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
     }
     let reach = crate::cmd::remote::Reach {
         remote_iofit: args.remote_iofit.clone(),
@@ -586,6 +603,7 @@ fn run_on_hosts(args: &Args, hosts: &str, inputs: &Inputs) -> anyhow::Result<Exi
         json: args.output_format == OutputFormat::Json,
         path: args.output.as_deref(),
         quiet: args.quiet,
+        report: args.report.as_deref(),
     };
     let overrides = overrides(args, &inputs.fio_args)?;
     crate::cmd::remote::run_fio(
@@ -643,6 +661,8 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
         allow_overwrite: args.allow_overwrite,
         quiet: args.quiet,
         stop,
+        remote_iofit: args.remote_iofit.clone(),
+        ssh_config: args.ssh_config.clone(),
         ..Default::default()
     };
     crate::cmd::vdbench::run_file(file, &options)
