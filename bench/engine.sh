@@ -6,6 +6,7 @@
 #   (c) psync 4k randread on a page-cached file: IOPS               goal >= 1.0x
 #   (d) io_uring 4k randread QD32 direct on a RAM-backed file (tmpfs,
 #       which takes O_DIRECT): the device is not the limit, the loop is  goal >= 1.1x IOPS
+#   (z) null engine, 4k randread, random_distribution=zipf:1.2: IOPS goal >= 1.2x fio
 # Then Little's law for both tools: IOPS x mean total latency / iodepth at QD 1, 4, 32, 128
 # on the RAM-backed file and the disk file (1.00 = the latencies account for every IO in
 # flight; below 1 = latencies stamped short).
@@ -14,7 +15,7 @@
 # Usage: bench/engine.sh [DIR] (DIR on the local disk; default /var/tmp/iofit-bench)
 # Env: RUNTIME (seconds per run, default 5), ROUNDS (default 5), RAM_DIR (a tmpfs directory,
 # default /dev/shm/iofit-bench), LITTLE_RUNTIME (seconds per Little's law run, default 3; 0
-# skips that table), CASES (letters of the cases to run, default abcd).
+# skips that table), CASES (letters of the cases to run, default abcdz).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,7 +24,7 @@ RUNTIME="${RUNTIME:-5}"
 ROUNDS="${ROUNDS:-5}"
 RAM_DIR="${RAM_DIR:-/dev/shm/iofit-bench}"
 LITTLE_RUNTIME="${LITTLE_RUNTIME:-3}"
-CASES="${CASES:-abcd}"
+CASES="${CASES:-abcdz}"
 
 if ! command -v fio >/dev/null; then
     echo "bench: installing fio"
@@ -92,6 +93,9 @@ cases = [
                                         "--size=256m"], cached_file, ["--invalidate=0"]),
     ("(d) io_uring QD32 direct, tmpfs", common + ["--ioengine=io_uring", "--iodepth=32", "--direct=1",
                                                   f"--filename={ram_file}", "--size=1g"], None, []),
+    # Non-uniform offsets: the per-IO cost of the zipf draw (one pow() per IO in both tools).
+    ("(z) null, zipf:1.2", common + ["--ioengine=null", "--size=1g",
+                                      "--random_distribution=zipf:1.2", "--norandommap"], None, []),
 ]
 cases = [c for c in cases if c[0][1] in wanted]
 print(f"machine: {platform.node()} {os.cpu_count()} CPUs, {platform.platform()}")

@@ -23,6 +23,7 @@
 
 pub mod buffer;
 pub mod clock;
+pub mod distribution;
 pub mod engine;
 pub mod error;
 pub mod layout;
@@ -31,11 +32,12 @@ pub mod psync;
 pub mod random;
 pub mod resources;
 pub mod runner;
+pub mod sequence;
 pub mod uring;
 pub mod worker;
 
 pub use error::EngineError;
 pub use runner::{
-    engine_used, fio_job_options, run_jobs, ClockChoice, Observer, Progress, RunOptions, RunReport,
-    Silent, STOP_GRACE,
+    engine_used, run_jobs, ClockChoice, Observer, Progress, RunOptions, RunReport, Silent,
+    STOP_GRACE,
 };

@@ -5,15 +5,17 @@
 
 use crate::buffer::BufferPool;
 use crate::clock::{Clock, FakeClock, MonotonicClock};
+use crate::distribution::BlockPicker;
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::layout::{lay_out, plan_layout, regions_for_clone, Layout};
 use crate::null::{NullEngine, NullQueue};
 use crate::psync::{SyncEngine, SyncFlavor};
 use crate::random::mix64;
+use crate::sequence::Sequence;
 use crate::uring::UringEngine;
 use crate::worker::{run_clone, CloneOutput, ClonePlan, CloneShared, ProgressCell, SizePicker};
-use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, SizeSpec, Target};
+use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, SizeSpec};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -231,6 +233,30 @@ fn base_seed(job: &JobSpec, job_index: usize) -> u64 {
     }
 }
 
+/// One picker per file for a non-uniform `random_distribution`, over the file's blocks of the
+/// job's smallest block size (the alignment of random offsets).
+fn block_pickers(
+    job: &JobSpec,
+    regions: &[(std::path::PathBuf, u64, u64)],
+    align: u64,
+    seed: u64,
+) -> Result<Vec<Option<BlockPicker>>, EngineError> {
+    regions
+        .iter()
+        .enumerate()
+        .map(|(index, (_, _, len))| {
+            let blocks = (len / align.max(1)).max(1);
+            BlockPicker::new(
+                &job.random_distribution,
+                blocks,
+                align,
+                seed ^ mix64(index as u64 + 7),
+            )
+            .map_err(|why| EngineError::invalid(&job.name, format!("random_distribution: {why}")))
+        })
+        .collect()
+}
+
 fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineError> {
     let regions = if job.engine == EngineKind::Null {
         // The null engine touches no file, so it needs an explicit size and nothing on disk.
@@ -261,14 +287,28 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         Some(job.io_limit.map(|b| b.as_u64()).unwrap_or(region_bytes) * loops)
     };
     let depth = job.effective_iodepth();
+    let sizes = size_picker(&job.block_size);
+    let align = job
+        .block_align
+        .map(|a| a.as_u64())
+        .unwrap_or(sizes.min_size() as u64)
+        .max(1);
+    let pickers = block_pickers(job, &regions, align, seed)?;
     Ok(ClonePlan {
         job_name: job.name.clone(),
         clone_index: clone,
         files: regions,
-        sizes: size_picker(&job.block_size),
+        sizes,
         rwmix_read_pct: job.rwmix_read_pct,
         random_pct: job.random_pct,
         norandommap: job.norandommap,
+        align,
+        sequence: Sequence {
+            seq_add_bytes: job.seq_add_bytes,
+            random_run: job.random_run.max(1),
+            identical: job.repeat_offset_in_run,
+        },
+        pickers,
         seed: seed ^ mix64(clone as u64 + 1),
         depth,
         start_delay_ns: job.start_delay.as_nanos() as u64,
@@ -367,81 +407,6 @@ fn setup_failed(message: String) -> CloneOutput {
         error: Some(message),
         ..CloneOutput::default()
     }
-}
-
-/// Options a job ran with, named as fio names them (for fio's "job options" in JSON).
-pub fn fio_job_options(job: &JobSpec) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    let mut push = |k: &str, v: String| out.push((k.to_string(), v));
-    match &job.target {
-        Target::Files(files) => push(
-            "filename",
-            files
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(":"),
-        ),
-        Target::Directory { path, nrfiles } => {
-            push("directory", path.display().to_string());
-            if *nrfiles > 1 {
-                push("nrfiles", nrfiles.to_string());
-            }
-        }
-    }
-    match job.size {
-        Some(SizeSpec::Bytes(b)) => push("size", b.as_u64().to_string()),
-        Some(SizeSpec::PercentOfTarget(p)) => push("size", format!("{p}%")),
-        None => {}
-    }
-    push("rw", job.rw.fio_name().to_string());
-    if job.rw.is_mixed() {
-        push("rwmixread", format!("{}", job.rwmix_read_pct));
-    }
-    match &job.block_size {
-        BlockSizeSpec::Fixed(s) if s.read == s.write => push("bs", s.read.as_u64().to_string()),
-        BlockSizeSpec::Fixed(s) => push("bs", format!("{},{}", s.read.as_u64(), s.write.as_u64())),
-        BlockSizeSpec::Split { read, write } => {
-            let list = |v: &Vec<iofit_model::job::BlockSizeShare>| {
-                v.iter()
-                    .map(|s| format!("{}/{}", s.size.as_u64(), s.pct))
-                    .collect::<Vec<_>>()
-                    .join(":")
-            };
-            push("bssplit", format!("{},{}", list(read), list(write)));
-        }
-    }
-    push("ioengine", job.engine.fio_name().to_string());
-    push("iodepth", job.iodepth.to_string());
-    push("direct", u8::from(job.direct).to_string());
-    push("numjobs", job.numjobs.to_string());
-    if let Some(r) = job.runtime {
-        push("runtime", r.as_secs().to_string());
-    }
-    if job.time_based {
-        push("time_based", "1".to_string());
-    }
-    if let Some(r) = job.rate_iops.read.or(job.rate_iops.write) {
-        let fmt = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
-        if job.rate_iops.read == job.rate_iops.write {
-            push("rate_iops", r.to_string());
-        } else {
-            push(
-                "rate_iops",
-                format!("{},{}", fmt(job.rate_iops.read), fmt(job.rate_iops.write)),
-            );
-        }
-    }
-    if !job.ramp_time.is_zero() {
-        push("ramp_time", job.ramp_time.as_secs().to_string());
-    }
-    if job.norandommap {
-        push("norandommap", "1".to_string());
-    }
-    if job.group_reporting {
-        push("group_reporting", "1".to_string());
-    }
-    out
 }
 
 /// Checks, lays out and runs `jobs`. Returns every result; a job that hit an IO error has

@@ -19,8 +19,10 @@
 //! and, after [`CANCEL_WAIT_NS`], abandoned (counted, never waited for).
 
 use crate::clock::Clock;
+use crate::distribution::BlockPicker;
 use crate::engine::{Completion, Engine, Op};
 use crate::random::{mix64, Permutation, SplitMix64};
+use crate::sequence::{SeqState, Sequence};
 use iofit_stats::{DirectionStats, IntervalAccumulator, IntervalBucket, SeriesMerger};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -117,6 +119,12 @@ pub struct ClonePlan {
     pub rwmix_read_pct: f64,
     pub random_pct: f64,
     pub norandommap: bool,
+    /// Random offsets are multiples of this many bytes (fio `blockalign`).
+    pub align: u64,
+    /// fio's `rw=MODE:N` modifiers.
+    pub sequence: Sequence,
+    /// Per file, the non-uniform random distribution's block picker (`None`: uniform).
+    pub pickers: Vec<Option<BlockPicker>>,
     pub seed: u64,
     pub depth: u32,
     pub start_delay_ns: u64,
@@ -182,13 +190,15 @@ struct FileCursor {
     base: u64,
     len: u64,
     blocks: u64,
-    seq_next: u64,
+    seq: SeqState,
     perm: Permutation,
     perm_pos: u64,
     pass: u64,
+    picker: Option<BlockPicker>,
 }
 
-/// Offsets: round-robin over files; random (aligned to the smallest block size, each block
+/// Offsets: round-robin over files; random (aligned to `blockalign`, by default the smallest
+/// block size; each block
 /// once per pass unless norandommap) or sequential (wrapping at the region end).
 struct OffsetGen {
     files: Vec<FileCursor>,
@@ -197,11 +207,12 @@ struct OffsetGen {
     random_pct: f64,
     norandommap: bool,
     seed: u64,
+    sequence: Sequence,
 }
 
 impl OffsetGen {
     fn new(plan: &ClonePlan) -> OffsetGen {
-        let align = plan.sizes.min_size() as u64;
+        let align = plan.align.max(1);
         let files = plan
             .files
             .iter()
@@ -212,10 +223,11 @@ impl OffsetGen {
                     base: *base,
                     len: *len,
                     blocks,
-                    seq_next: 0,
+                    seq: SeqState::default(),
                     perm: Permutation::new(blocks, plan.seed ^ mix64(i as u64 + 1)),
                     perm_pos: 0,
                     pass: 0,
+                    picker: plan.pickers.get(i).cloned().flatten(),
                 }
             })
             .collect();
@@ -226,6 +238,7 @@ impl OffsetGen {
             random_pct: plan.random_pct,
             norandommap: plan.norandommap,
             seed: plan.seed,
+            sequence: plan.sequence,
         }
     }
 
@@ -240,8 +253,13 @@ impl OffsetGen {
         let random =
             self.random_pct >= 100.0 || (self.random_pct > 0.0 && rng.percent() < self.random_pct);
         let cursor = &mut self.files[index];
+        if let Some(offset) = self.sequence.continue_run(&mut cursor.seq, len, cursor.len) {
+            return (index as u32, cursor.base + offset);
+        }
         let offset = if random {
-            let block = if self.norandommap {
+            let block = if let Some(picker) = cursor.picker.as_mut() {
+                picker.next_block()
+            } else if self.norandommap {
                 rng.below(cursor.blocks)
             } else {
                 if cursor.perm_pos == cursor.blocks {
@@ -257,18 +275,16 @@ impl OffsetGen {
                 b
             };
             let offset = block * self.align;
-            if offset + len > cursor.len {
+            let offset = if offset + len > cursor.len {
                 (cursor.len - len) / self.align * self.align
             } else {
                 offset
-            }
-        } else {
-            if cursor.seq_next + len > cursor.len {
-                cursor.seq_next = 0;
-            }
-            let offset = cursor.seq_next;
-            cursor.seq_next += len;
+            };
+            self.sequence.start_run(&mut cursor.seq, offset, len);
             offset
+        } else {
+            self.sequence
+                .next_sequential(&mut cursor.seq, len, cursor.len)
         };
         (index as u32, cursor.base + offset)
     }

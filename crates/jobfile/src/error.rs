@@ -26,8 +26,12 @@ pub enum ErrorKind {
         key: String,
         suggestion: Option<String>,
     },
-    #[error("fio option '{0}' is not supported by iofit yet; remove it to run the job without it")]
-    UnsupportedOption(String),
+    #[error(
+        "fio option '{key}' is not supported by iofit: {why}; remove it to run the job without it"
+    )]
+    UnsupportedOption { key: String, why: String },
+    #[error("ioengine={engine}: iofit cannot run this engine: {why}; use one of null, psync, sync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap")]
+    UnsupportedEngine { engine: String, why: String },
     #[error("{key}={value}: {why} is not supported by iofit yet; {fix}")]
     UnsupportedValue {
         key: String,
@@ -85,8 +89,9 @@ impl ErrorKind {
             ErrorKind::EmptySectionName => "EmptySectionName",
             ErrorKind::OptionOutsideSection(_) => "OptionOutsideSection",
             ErrorKind::UnknownOption { .. } => "UnknownOption",
-            ErrorKind::UnsupportedOption(_) => "UnsupportedOption",
+            ErrorKind::UnsupportedOption { .. } => "UnsupportedOption",
             ErrorKind::UnsupportedValue { .. } => "UnsupportedValue",
+            ErrorKind::UnsupportedEngine { .. } => "UnsupportedEngine",
             ErrorKind::InvalidValue { .. } => "InvalidValue",
             ErrorKind::MissingValue(_) => "MissingValue",
             ErrorKind::DuplicateJob { .. } => "DuplicateJob",

@@ -6,18 +6,18 @@
 //! `bs=4k,8k` gives reads 4k and writes 8k. Options given on iofit's command line
 //! ([`ParseOptions::overrides`]) apply to every job after the file's own, so they win.
 
+pub(crate) mod apply;
+
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
-use crate::fio_options;
-use crate::values::{
-    parse_bool, parse_percent, parse_size, parse_time, parse_u32, parse_u64,
-    size_base_from_kb_base, split_per_direction,
-};
+use crate::fio_options::{self, Status};
+use crate::values::{self, size_base_from_kb_base};
+use apply::{Arg, Builder, Ctx, Placed};
 use iofit_model::job::{
-    BlockSizeShare, BlockSizeSpec, EngineKind, JobSpec, PerDirection, RwMode, SizeSpec, Target,
+    BlockSizeSpec, JobSpec, PerDirection, RandomDistribution, RwMode, SizeSpec, Target, ZoneSize,
 };
 use iofit_model::units::{Bytes, SizeBase};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// How to parse: the caller's overrides and leniency.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -28,6 +28,10 @@ pub struct ParseOptions {
     /// Skip options fio does not know instead of failing (fio's own options that iofit does not
     /// implement are still errors: skipping them would change what the job measures).
     pub ignore_unknown: bool,
+    /// Only these job sections (fio `--section`); empty: all. `[global]` sections always apply.
+    pub sections: Vec<String>,
+    /// Do not look at the targets (whether files exist): fio's `--parse-only`.
+    pub skip_target_checks: bool,
 }
 
 /// Where command-line options and overrides are said to come from in errors.
@@ -148,10 +152,44 @@ pub fn parse_command_line(
     build_jobs(all, COMMAND_LINE, opts)
 }
 
-/// Reads a file as UTF-8 text, refusing binary data.
+/// A job file (or an include) larger than this is not a job file.
+const MAX_JOB_FILE_BYTES: u64 = 16 << 20;
+
+/// All the text a job file pulls in through includes, together: a fan-out (a file including
+/// another ten times, which includes another ten times...) stops here rather than filling memory.
+const MAX_EXPANDED_BYTES: u64 = 64 << 20;
+
+/// Reads a job file as UTF-8 text: a regular file (not a device or a pipe) of at most
+/// [`MAX_JOB_FILE_BYTES`], refusing binary data.
 pub(crate) fn read_text(path: &Path, source_name: &str) -> Result<String, JobFileError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| JobFileError::new(source_name, 0, None, ErrorKind::Io(e.to_string())))?;
+    use std::io::Read;
+    let io_error =
+        |e: std::io::Error| JobFileError::new(source_name, 0, None, ErrorKind::Io(e.to_string()));
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let meta = file.metadata().map_err(io_error)?;
+    if !meta.is_file() {
+        return Err(JobFileError::new(
+            source_name,
+            0,
+            None,
+            ErrorKind::Io("not a regular file; give a job file".into()),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_JOB_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    if bytes.len() as u64 > MAX_JOB_FILE_BYTES {
+        return Err(JobFileError::new(
+            source_name,
+            0,
+            None,
+            ErrorKind::Io(format!(
+                "larger than {} MiB, more than any job file; give a job file",
+                MAX_JOB_FILE_BYTES >> 20
+            )),
+        ));
+    }
     if bytes.contains(&0) {
         return Err(JobFileError::new(source_name, 0, None, ErrorKind::Binary));
     }
@@ -160,113 +198,186 @@ pub(crate) fn read_text(path: &Path, source_name: &str) -> Result<String, JobFil
     Ok(text.strip_prefix('\u{feff}').unwrap_or(&text).to_string())
 }
 
-/// The deepest queue: NVMe's 65,536 entries per queue, deeper than any device takes.
-const MAX_IODEPTH: u32 = 65_536;
-/// The most clones a job may start: one thread each.
-const MAX_NUMJOBS: u32 = 4096;
-
 fn parse_text(
     text: &str,
     source_name: &str,
     base_dir: Option<&Path>,
     opts: &ParseOptions,
 ) -> Result<Vec<JobSpec>, JobFileError> {
-    let mut sections = Vec::new();
-    read_sections(text, source_name, base_dir, 0, &mut sections)?;
-    build_jobs(sections, source_name, opts)
+    let mut reader = Reader {
+        sections: Vec::new(),
+        expanded_bytes: text.len() as u64,
+        vars: &values::SystemVars::of_this_machine(),
+    };
+    reader.read_sections(text, source_name, base_dir, 0)?;
+    build_jobs(reader.sections, source_name, opts)
 }
 
-/// Splits text into sections, following `include FILE` lines.
-fn read_sections(
-    text: &str,
-    source_name: &str,
-    base_dir: Option<&Path>,
-    depth: usize,
-    sections: &mut Vec<Section>,
-) -> Result<(), JobFileError> {
-    if text.contains('\0') {
-        return Err(JobFileError::new(source_name, 0, None, ErrorKind::Binary));
-    }
-    for (index, raw_line) in text.lines().enumerate() {
-        let loc = Location::new(source_name, index + 1);
-        let line = raw_line.trim();
-        if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
-            continue;
+/// Splits job text into sections, following includes within the depth and size budgets.
+struct Reader<'a> {
+    sections: Vec<Section>,
+    expanded_bytes: u64,
+    vars: &'a values::SystemVars,
+}
+
+impl Reader<'_> {
+    fn read_sections(
+        &mut self,
+        text: &str,
+        source_name: &str,
+        base_dir: Option<&Path>,
+        depth: usize,
+    ) -> Result<(), JobFileError> {
+        if text.contains('\0') {
+            return Err(JobFileError::new(source_name, 0, None, ErrorKind::Binary));
         }
-        if line.chars().any(|c| c.is_control() && c != '\t') {
-            return Err(loc.error(None, ErrorKind::Binary));
-        }
-        if let Some(rest) = line.strip_prefix('[') {
-            let Some(inner) = rest.strip_suffix(']') else {
-                return Err(loc.error(None, ErrorKind::UnclosedSection(line.to_string())));
-            };
-            let name = inner.trim();
-            if name.is_empty() {
-                return Err(loc.error(None, ErrorKind::EmptySectionName));
+        for (index, raw_line) in text.lines().enumerate() {
+            let loc = Location::new(source_name, index + 1);
+            // fio (parse.c strip_blank_end) ends a line at its first ';' or '#'.
+            let line = raw_line.split([';', '#']).next().unwrap_or_default().trim();
+            if line.is_empty() {
+                continue;
             }
-            sections.push(Section {
-                name: name.to_string(),
-                loc,
-                options: Vec::new(),
-            });
-            continue;
-        }
-        if let Some(include) = line.strip_prefix("include ") {
-            let include = include.trim();
-            if depth >= MAX_INCLUDE_DEPTH {
+            if line.chars().any(|c| c.is_control() && c != '\t') {
+                return Err(loc.error(None, ErrorKind::Binary));
+            }
+            if let Some(rest) = line.strip_prefix('[') {
+                let Some(inner) = rest.strip_suffix(']') else {
+                    return Err(loc.error(None, ErrorKind::UnclosedSection(quote(line))));
+                };
+                let name = inner.trim();
+                if name.is_empty() {
+                    return Err(loc.error(None, ErrorKind::EmptySectionName));
+                }
+                self.sections.push(Section {
+                    name: name.to_string(),
+                    loc,
+                    options: Vec::new(),
+                });
+                continue;
+            }
+            if let Some(include) = line.strip_prefix("include ") {
+                self.include(include.trim(), &loc, base_dir, depth)?;
+                continue;
+            }
+            let (key, value) = match line.split_once('=') {
+                Some((key, value)) => {
+                    let key = key.trim();
+                    let value = expand_env(value.trim(), key, &loc)?;
+                    let value = self.vars.substitute(&value);
+                    let value = values::evaluate_arithmetic(&value, is_time_option(key)).map_err(
+                        |why| {
+                            loc.invalid(
+                                key,
+                                &value,
+                                why,
+                                "write (EXPRESSION) with + - * / % ^ and numbers, e.g. (1024*8)k",
+                            )
+                        },
+                    )?;
+                    (key, Some(value))
+                }
+                None => (line, None),
+            };
+            if key.is_empty() || key.contains(char::is_whitespace) {
                 return Err(loc.error(
-                    Some("include"),
+                    None,
                     ErrorKind::Other(format!(
-                        "include {include} nests more than {MAX_INCLUDE_DEPTH} deep; an include loop?"
+                        "'{}' is not an option line; write key=value, a bare flag, or [section]",
+                        quote(line)
                     )),
                 ));
             }
-            let path = match base_dir {
-                Some(dir) if Path::new(include).is_relative() => dir.join(include),
-                _ => PathBuf::from(include),
+            let Some(section) = self.sections.last_mut() else {
+                return Err(loc.error(Some(key), ErrorKind::OptionOutsideSection(key.to_string())));
             };
-            let included_name = path.display().to_string();
-            let included = read_text(&path, &included_name).map_err(|e| {
-                loc.error(
-                    Some("include"),
-                    ErrorKind::Other(format!("cannot include {included_name}: {}", e.kind)),
-                )
-            })?;
-            let included_dir = path.parent().map(Path::to_path_buf);
-            read_sections(
-                &included,
-                &included_name,
-                included_dir.as_deref(),
-                depth + 1,
-                sections,
-            )?;
-            continue;
+            section.options.push(RawOption {
+                key: key.to_string(),
+                value,
+                loc,
+            });
         }
-        let (key, value) = match line.split_once('=') {
-            Some((key, value)) => (
-                key.trim(),
-                Some(expand_env(value.trim(), key.trim(), &loc)?),
-            ),
-            None => (line, None),
-        };
-        if key.is_empty() || key.contains(char::is_whitespace) {
+        Ok(())
+    }
+
+    fn include(
+        &mut self,
+        include: &str,
+        loc: &Location,
+        base_dir: Option<&Path>,
+        depth: usize,
+    ) -> Result<(), JobFileError> {
+        if depth >= MAX_INCLUDE_DEPTH {
             return Err(loc.error(
-                None,
+                Some("include"),
                 ErrorKind::Other(format!(
-                    "'{line}' is not an option line; write key=value, a bare flag, or [section]"
+                    "include {} nests more than {MAX_INCLUDE_DEPTH} deep; an include loop?",
+                    quote(include)
                 )),
             ));
         }
-        let Some(section) = sections.last_mut() else {
-            return Err(loc.error(Some(key), ErrorKind::OptionOutsideSection(key.to_string())));
+        let path = match base_dir {
+            Some(dir) if Path::new(include).is_relative() => dir.join(include),
+            _ => PathBuf::from(include),
         };
-        section.options.push(RawOption {
-            key: key.to_string(),
-            value,
-            loc,
-        });
+        let included_name = path.display().to_string();
+        let included = read_text(&path, &included_name).map_err(|e| {
+            loc.error(
+                Some("include"),
+                ErrorKind::Other(format!(
+                    "cannot include {}: {}",
+                    quote(&included_name),
+                    e.kind
+                )),
+            )
+        })?;
+        self.expanded_bytes += included.len() as u64;
+        if self.expanded_bytes > MAX_EXPANDED_BYTES {
+            return Err(loc.error(
+                Some("include"),
+                ErrorKind::Other(format!(
+                    "the includes add up to more than {} MiB of job text; an include fan-out? include each file once",
+                    MAX_EXPANDED_BYTES >> 20
+                )),
+            ));
+        }
+        let included_dir = path.parent().map(Path::to_path_buf);
+        self.read_sections(
+            &included,
+            &included_name,
+            included_dir.as_deref(),
+            depth + 1,
+        )
     }
-    Ok(())
+}
+
+/// At most ~80 characters of what the user wrote, for error messages.
+fn quote(text: &str) -> String {
+    const MAX_CHARS: usize = 80;
+    if text.chars().count() <= MAX_CHARS {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(MAX_CHARS).collect();
+    format!("{cut}...")
+}
+
+/// fio reads an expression's result for a time option in microseconds (HOWTO, "Parameter types").
+fn is_time_option(key: &str) -> bool {
+    matches!(
+        key,
+        "runtime"
+            | "timeout"
+            | "ramp_time"
+            | "startdelay"
+            | "thinktime"
+            | "max_latency"
+            | "latency_target"
+            | "latency_window"
+            | "ss_dur"
+            | "ss_ramp"
+            | "steadystate_duration"
+            | "steadystate_ramp_time"
+    )
 }
 
 /// fio expands `${NAME}` in option values from the environment; an unset variable is an error
@@ -281,17 +392,25 @@ fn expand_env(value: &str, key: &str, loc: &Location) -> Result<String, JobFileE
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(end) = after.find('}') else {
-            return Err(loc.invalid(key, value, "a '${' is not closed", "write ${NAME}"));
+            return Err(loc.invalid(key, &quote(value), "a '${' is not closed", "write ${NAME}"));
         };
         let name = &after[..end];
+        if name.is_empty() {
+            return Err(loc.invalid(
+                key,
+                value,
+                "'${}' names no variable",
+                "write ${NAME} with the variable's name",
+            ));
+        }
         match std::env::var(name) {
             Ok(expanded) => out.push_str(&expanded),
             Err(_) => {
                 return Err(loc.invalid(
                     key,
-                    value,
-                    format!("environment variable '{name}' is not set"),
-                    format!("set {name} or write the value itself"),
+                    &quote(value),
+                    format!("environment variable '{}' is not set", quote(name)),
+                    format!("set {} or write the value itself", quote(name)),
                 ))
             }
         }
@@ -301,7 +420,8 @@ fn expand_env(value: &str, key: &str, loc: &Location) -> Result<String, JobFileE
     Ok(out)
 }
 
-/// Turns sections into jobs: `[global]` accumulates, every other section is a job.
+/// Turns sections into jobs: `[global]` accumulates, every other section is a job. Linear in
+/// the number of sections (job names are looked up in a hash map).
 fn build_jobs(
     sections: Vec<Section>,
     source_name: &str,
@@ -317,9 +437,10 @@ fn build_jobs(
             loc: Location::new(COMMAND_LINE, index + 1),
         })
         .collect();
+    let wanted: HashSet<&str> = opts.sections.iter().map(String::as_str).collect();
     let mut global: Vec<RawOption> = Vec::new();
     let mut jobs: Vec<JobSpec> = Vec::new();
-    let mut seen: Vec<(String, usize)> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
     let mut group_id = 0u32;
     for section in sections {
         // fio treats every section whose name starts with "global" as global.
@@ -327,7 +448,7 @@ fn build_jobs(
             global.extend(section.options);
             continue;
         }
-        if let Some((_, first_line)) = seen.iter().find(|(name, _)| *name == section.name) {
+        if let Some(first_line) = seen.get(&section.name) {
             return Err(section.loc.error(
                 None,
                 ErrorKind::DuplicateJob {
@@ -336,7 +457,11 @@ fn build_jobs(
                 },
             ));
         }
-        seen.push((section.name.clone(), section.loc.line));
+        seen.insert(section.name.clone(), section.loc.line);
+        // fio --section: only the named jobs run; [global] sections always apply.
+        if !wanted.is_empty() && !wanted.contains(section.name.as_str()) {
+            continue;
+        }
         let options: Vec<&RawOption> = global
             .iter()
             .chain(section.options.iter())
@@ -349,6 +474,17 @@ fn build_jobs(
         job.group_id = group_id;
         jobs.push(job);
     }
+    if let Some(missing) = opts.sections.iter().find(|name| !seen.contains_key(*name)) {
+        return Err(JobFileError::new(
+            source_name,
+            0,
+            Some("section"),
+            ErrorKind::Other(format!(
+                "--section {} names no job section of the file; give a [name] the file defines",
+                quote(missing)
+            )),
+        ));
+    }
     if jobs.is_empty() {
         return Err(JobFileError::new(source_name, 0, None, ErrorKind::Empty));
     }
@@ -359,30 +495,7 @@ fn build_jobs(
 /// with the real number.
 const NEW_GROUP_MARK: u32 = u32::MAX;
 
-/// Values of the options whose final value is checked against others, with where they were set.
-struct Placed<T> {
-    value: T,
-    loc: Location,
-}
-
-#[derive(Default)]
-struct Builder {
-    filename: Option<Placed<String>>,
-    directory: Option<Placed<String>>,
-    size: Option<Placed<SizeSpec>>,
-    bs_read: Option<Placed<Bytes>>,
-    bs_write: Option<Placed<Bytes>>,
-    bssplit: Option<Placed<(Vec<BlockSizeShare>, Vec<BlockSizeShare>)>>,
-    rw: Option<RwMode>,
-    rwmix_read_pct: Option<f64>,
-    percentage_random: Option<f64>,
-    nrfiles: Option<u32>,
-    time_based: Option<Location>,
-    buffered: Option<bool>,
-    direct: Option<bool>,
-    new_group: bool,
-}
-
+/// Applies a job's options in order through the option table.
 fn resolve_job(
     section_name: &str,
     section_loc: &Location,
@@ -392,505 +505,78 @@ fn resolve_job(
     // kb_base changes how every size reads, wherever it is written: find it first.
     let mut base = SizeBase::Binary;
     for option in options.iter().filter(|o| o.key == "kb_base") {
-        let value = require_value(option)?;
-        base = size_base_from_kb_base(value).map_err(|why| {
-            option
-                .loc
-                .invalid("kb_base", value, why, "write kb_base=1024 or kb_base=1000")
-        })?;
+        let arg = Arg {
+            key: &option.key,
+            value: option.value.as_deref(),
+            loc: &option.loc,
+        };
+        let value = arg.value()?;
+        base = size_base_from_kb_base(value)
+            .map_err(|why| arg.invalid(why, "write kb_base=1024 or kb_base=1000"))?;
     }
-
-    let mut job = JobSpec::new(
-        section_name,
-        Target::Directory {
-            path: PathBuf::from("."),
-            nrfiles: 1,
-        },
-    );
-    let mut b = Builder::default();
+    let mut ctx = Ctx {
+        job: JobSpec::new(
+            section_name,
+            Target::Directory {
+                path: PathBuf::from("."),
+                nrfiles: 1,
+            },
+        ),
+        b: Builder::default(),
+        base,
+    };
+    let table = fio_options::table();
+    // The engine first: a job that needs an engine iofit does not have says that, rather than
+    // naming one of the engine's options.
+    if let Some(engine) = options.iter().rev().find(|o| o.key == "ioengine") {
+        let arg = Arg {
+            key: &engine.key,
+            value: engine.value.as_deref(),
+            loc: &engine.loc,
+        };
+        apply::ioengine(&mut ctx, &arg)?;
+    }
     for option in options {
         let key = option.key.as_str();
-        if !fio_options::is_supported(key) {
-            if fio_options::is_fio_unsupported(key) {
-                return Err(option
-                    .loc
-                    .error(Some(key), ErrorKind::UnsupportedOption(key.to_string())));
-            }
+        let Some(known) = table.find(key) else {
             if opts.ignore_unknown {
                 continue;
             }
             return Err(option.loc.error(
                 Some(key),
                 ErrorKind::UnknownOption {
-                    key: key.to_string(),
-                    suggestion: nearest(key, fio_options::all_known()),
+                    key: quote(key),
+                    suggestion: nearest(key, table.names()),
                 },
             ));
-        }
-        apply_option(&mut job, &mut b, option, base)?;
-    }
-    finish(job, b, section_loc)
-}
-
-fn require_value(option: &RawOption) -> Result<&str, JobFileError> {
-    match option.value.as_deref() {
-        Some(value) if !value.trim().is_empty() => Ok(value.trim()),
-        _ => Err(option.loc.error(
-            Some(&option.key),
-            ErrorKind::MissingValue(option.key.clone()),
-        )),
-    }
-}
-
-fn apply_option(
-    job: &mut JobSpec,
-    b: &mut Builder,
-    option: &RawOption,
-    base: SizeBase,
-) -> Result<(), JobFileError> {
-    let key = option.key.as_str();
-    let loc = &option.loc;
-    let invalid = |value: &str, why: String, fix: &str| loc.invalid(key, value, why, fix);
-    let flag = |value: Option<&str>| -> Result<bool, JobFileError> {
-        parse_bool(value).map_err(|why| invalid(value.unwrap_or(""), why, "write 1 or 0"))
-    };
-    let value_opt = option.value.as_deref().map(str::trim);
-    match key {
-        "thread" => {
-            // iofit always runs clones as threads; fio's `thread` asks for exactly that.
-            flag(value_opt)?;
-        }
-        "group_reporting" => job.group_reporting = flag(value_opt)?,
-        "time_based" => {
-            if flag(value_opt)? {
-                b.time_based = Some(loc.clone());
-            } else {
-                b.time_based = None;
-            }
-        }
-        "stonewall" | "wait_for_previous" => job.stonewall = flag(value_opt)?,
-        "new_group" => b.new_group = flag(value_opt)?,
-        "norandommap" => job.norandommap = flag(value_opt)?,
-        "randrepeat" => job.randrepeat = flag(value_opt)?,
-        "end_fsync" => job.end_fsync = flag(value_opt)?,
-        "direct" => b.direct = Some(flag(value_opt)?),
-        "buffered" => b.buffered = Some(flag(value_opt)?),
-        _ => {
-            let value = require_value(option)?;
-            apply_valued(job, b, key, value, loc, base)?;
-        }
-    }
-    Ok(())
-}
-
-fn apply_valued(
-    job: &mut JobSpec,
-    b: &mut Builder,
-    key: &str,
-    value: &str,
-    loc: &Location,
-    base: SizeBase,
-) -> Result<(), JobFileError> {
-    let invalid = |why: String, fix: &str| loc.invalid(key, value, why, fix);
-    const SIZE_FIX: &str = "write a number with an optional suffix such as 4k, 64KiB, 1m or 30g";
-    const TIME_FIX: &str =
-        "write a number of seconds or a number with a unit: 30, 30s, 500ms, 2m, 1h";
-    const COUNT_FIX: &str = "write a whole number";
-    match key {
-        "name" => job.name = value.to_string(),
-        "description" | "kb_base" => {}
-        "filename" => {
-            b.filename = Some(Placed {
-                value: value.to_string(),
-                loc: loc.clone(),
-            })
-        }
-        "directory" => {
-            b.directory = Some(Placed {
-                value: value.to_string(),
-                loc: loc.clone(),
-            })
-        }
-        "size" => {
-            let spec = if let Some(pct) = value.strip_suffix('%') {
-                let pct = parse_percent(pct)
-                    .map_err(|why| invalid(why, "write a percentage such as size=50%"))?;
-                if pct <= 0.0 {
-                    return Err(invalid(
-                        "a size of 0% has nothing to do IO on".into(),
-                        "write a percentage above 0",
-                    ));
-                }
-                SizeSpec::PercentOfTarget(pct)
-            } else {
-                let bytes = parse_size(value, base).map_err(|why| invalid(why, SIZE_FIX))?;
-                if bytes == Bytes::ZERO {
-                    return Err(invalid(
-                        "a size of 0 has nothing to do IO on".into(),
-                        SIZE_FIX,
-                    ));
-                }
-                SizeSpec::Bytes(bytes)
-            };
-            b.size = Some(Placed {
-                value: spec,
-                loc: loc.clone(),
-            });
-        }
-        "offset" => {
-            if value.ends_with('%') {
-                return Err(loc.unsupported_value(
-                    key,
-                    value,
-                    "an offset in percent",
-                    "give the offset in bytes, e.g. offset=1g",
-                ));
-            }
-            job.offset = parse_size(value, base).map_err(|why| invalid(why, SIZE_FIX))?;
-        }
-        "rw" | "readwrite" => b.rw = Some(parse_rw(value, key, loc)?),
-        "rwmixread" | "rwmixwrite" => {
-            let pct: u64 =
-                parse_u64(value).map_err(|why| invalid(why, "write a whole percentage 0..100"))?;
-            if pct > 100 {
-                return Err(invalid(
-                    format!("{pct}% is more than 100%"),
-                    "write a percentage between 0 and 100",
-                ));
-            }
-            let read_pct = if key == "rwmixread" { pct } else { 100 - pct };
-            b.rwmix_read_pct = Some(read_pct as f64);
-        }
-        "bs" | "blocksize" => {
-            let (read, write) = split_per_direction(value)
-                .map_err(|why| invalid(why, "write bs=4k or bs=READ,WRITE such as bs=4k,64k"))?;
-            let parse_one = |text: String| -> Result<Bytes, JobFileError> {
-                let bytes = parse_size(&text, base).map_err(|why| invalid(why, SIZE_FIX))?;
-                if bytes == Bytes::ZERO {
-                    return Err(invalid(
-                        "a block size of 0".into(),
-                        "write a block size such as 4k",
-                    ));
-                }
-                Ok(bytes)
-            };
-            // An empty entry means fio's default (4 KiB) for that direction.
-            let default = Bytes::kib(4);
-            let read = read.map(parse_one).transpose()?.unwrap_or(default);
-            let write = write.map(parse_one).transpose()?.unwrap_or(default);
-            b.bs_read = Some(Placed {
-                value: read,
-                loc: loc.clone(),
-            });
-            b.bs_write = Some(Placed {
-                value: write,
-                loc: loc.clone(),
-            });
-            b.bssplit = None;
-        }
-        "bssplit" => {
-            let (read, write) = split_per_direction(value)
-                .map_err(|why| invalid(why, "write bssplit=4k/10:64k/90 or READ,WRITE lists"))?;
-            let parse_list = |text: Option<String>| -> Result<Vec<BlockSizeShare>, JobFileError> {
-                match text {
-                    None => Ok(vec![BlockSizeShare {
-                        size: Bytes::kib(4),
-                        pct: 100.0,
-                    }]),
-                    Some(text) => parse_bssplit(&text, base).map_err(|why| {
-                        invalid(
-                            why,
-                            "write size/percent pairs joined by ':' such as 4k/10:64k/90",
-                        )
-                    }),
-                }
-            };
-            let read = parse_list(read)?;
-            let write = parse_list(write)?;
-            b.bssplit = Some(Placed {
-                value: (read, write),
-                loc: loc.clone(),
-            });
-            b.bs_read = None;
-            b.bs_write = None;
-        }
-        "ioengine" => {
-            job.engine = EngineKind::from_fio_name(value).ok_or_else(|| {
-                loc.unsupported_value(
-                    key,
-                    value,
-                    format!("the '{value}' engine"),
-                    format!("use {}", EngineKind::FIO_NAMES),
-                )
-            })?
-        }
-        "iodepth" => {
-            let depth = parse_u32(value).map_err(|why| invalid(why, COUNT_FIX))?;
-            if depth == 0 {
-                return Err(invalid(
-                    "a queue depth of 0 never issues an IO".into(),
-                    "write iodepth=1 or more",
-                ));
-            }
-            if depth > MAX_IODEPTH {
-                return Err(invalid(
-                    format!("{depth} is above the largest queue depth, {MAX_IODEPTH}"),
-                    "write iodepth=1..65536",
-                ));
-            }
-            job.iodepth = depth;
-        }
-        "numjobs" => {
-            let count = parse_u32(value).map_err(|why| invalid(why, COUNT_FIX))?;
-            if count == 0 {
-                return Err(invalid(
-                    "0 clones run nothing".into(),
-                    "write numjobs=1 or more",
-                ));
-            }
-            if count > MAX_NUMJOBS {
-                return Err(invalid(
-                    format!(
-                        "{count} clones is more threads than any host runs (at most {MAX_NUMJOBS})"
-                    ),
-                    "write numjobs=1..4096",
-                ));
-            }
-            job.numjobs = count;
-        }
-        "runtime" | "timeout" => {
-            let runtime =
-                parse_time(value, Duration::from_secs(1)).map_err(|why| invalid(why, TIME_FIX))?;
-            // fio: runtime=0 means no limit.
-            job.runtime = if runtime.is_zero() {
-                None
-            } else {
-                Some(runtime)
-            };
-        }
-        "ramp_time" => {
-            job.ramp_time =
-                parse_time(value, Duration::from_secs(1)).map_err(|why| invalid(why, TIME_FIX))?
-        }
-        "startdelay" => {
-            if value.contains('-') {
-                return Err(loc.unsupported_value(
-                    key,
-                    value,
-                    "a random start delay range",
-                    "give one delay such as startdelay=5",
-                ));
-            }
-            job.start_delay =
-                parse_time(value, Duration::from_secs(1)).map_err(|why| invalid(why, TIME_FIX))?;
-        }
-        "rate" => {
-            let (read, write) = split_per_direction(value).map_err(|why| {
-                invalid(
-                    why,
-                    "write rate=BYTES_PER_SECOND or rate=READ,WRITE such as rate=1m,500k",
-                )
-            })?;
-            let parse_rate = |text: String| -> Result<Option<u64>, JobFileError> {
-                let bytes = parse_size(&text, base).map_err(|why| {
-                    invalid(
-                        why,
-                        "write bytes per second with a size suffix such as rate=10m (10 MiB/s)",
-                    )
-                })?;
-                Ok(if bytes == Bytes::ZERO {
-                    None
-                } else {
-                    Some(bytes.as_u64())
-                })
-            };
-            job.rate_bytes_per_second = PerDirection {
-                read: read.map(parse_rate).transpose()?.flatten(),
-                write: write.map(parse_rate).transpose()?.flatten(),
-            };
-        }
-        "rate_iops" => {
-            let (read, write) = split_per_direction(value)
-                .map_err(|why| invalid(why, "write rate_iops=N or rate_iops=READ,WRITE"))?;
-            let parse_iops = |text: String| -> Result<Option<u64>, JobFileError> {
-                let iops = parse_u64(&text).map_err(|why| {
-                    invalid(
-                        why,
-                        "write a whole number of IOs per second such as rate_iops=12500",
-                    )
-                })?;
-                Ok(if iops == 0 { None } else { Some(iops) })
-            };
-            job.rate_iops = PerDirection {
-                read: read.map(parse_iops).transpose()?.flatten(),
-                write: write.map(parse_iops).transpose()?.flatten(),
-            };
-        }
-        "randseed" => job.random_seed = parse_u64(value).map_err(|why| invalid(why, COUNT_FIX))?,
-        "loops" => {
-            let loops = parse_u32(value).map_err(|why| invalid(why, COUNT_FIX))?;
-            if loops == 0 {
-                return Err(invalid(
-                    "0 loops run nothing".into(),
-                    "write loops=1 or more",
-                ));
-            }
-            job.loops = loops;
-        }
-        "fsync" => job.fsync_every = parse_u32(value).map_err(|why| invalid(why, COUNT_FIX))?,
-        "fdatasync" => {
-            job.fdatasync_every = parse_u32(value).map_err(|why| invalid(why, COUNT_FIX))?
-        }
-        "io_size" | "io_limit" => {
-            if value.ends_with('%') {
-                return Err(loc.unsupported_value(
-                    key,
-                    value,
-                    "io_size in percent",
-                    "give io_size in bytes, e.g. io_size=1g",
-                ));
-            }
-            let bytes = parse_size(value, base).map_err(|why| invalid(why, SIZE_FIX))?;
-            job.io_limit = if bytes == Bytes::ZERO {
-                None
-            } else {
-                Some(bytes)
-            };
-        }
-        "percentage_random" => {
-            let (read, write) = split_per_direction(value)
-                .map_err(|why| invalid(why, "write percentage_random=N"))?;
-            let read = read
-                .map(|t| parse_percent(&t))
-                .transpose()
-                .map_err(|why| invalid(why, "write a percentage 0..100"))?;
-            let write = write
-                .map(|t| parse_percent(&t))
-                .transpose()
-                .map_err(|why| invalid(why, "write a percentage 0..100"))?;
-            let pct = match (read, write) {
-                (Some(r), Some(w)) if (r - w).abs() > f64::EPSILON => {
-                    return Err(loc.unsupported_value(
-                        key,
-                        value,
-                        "different random shares for reads and writes",
-                        "give one percentage for both",
-                    ));
-                }
-                (Some(r), _) => r,
-                (None, Some(w)) => w,
-                (None, None) => 100.0,
-            };
-            b.percentage_random = Some(pct);
-        }
-        "nrfiles" | "nr_files" => {
-            let count = parse_u32(value).map_err(|why| invalid(why, COUNT_FIX))?;
-            if count == 0 {
-                return Err(invalid("0 files".into(), "write nrfiles=1 or more"));
-            }
-            b.nrfiles = Some(count);
-        }
-        other => {
-            // Every supported name is handled above; reaching here is a bug in this table.
-            return Err(loc.error(Some(other), ErrorKind::UnsupportedOption(other.to_string())));
-        }
-    }
-    Ok(())
-}
-
-fn parse_rw(value: &str, key: &str, loc: &Location) -> Result<RwMode, JobFileError> {
-    let (mode, modifier) = match value.split_once(':') {
-        Some((mode, modifier)) => (mode.trim(), Some(modifier)),
-        None => (value.trim(), None),
-    };
-    if let Some(modifier) = modifier {
-        return Err(loc.unsupported_value(
-            key,
-            value,
-            format!("the ':{modifier}' offset modifier"),
-            "write the mode alone, such as rw=randread",
-        ));
-    }
-    if let Some(rw) = RwMode::from_fio_name(mode) {
-        return Ok(rw);
-    }
-    match mode {
-        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => Err(loc.unsupported_value(
-            key,
-            value,
-            "trim IO",
-            "use read, write, randread, randwrite, rw or randrw",
-        )),
-        other => Err(loc.invalid(
-            key,
-            other,
-            "not an IO pattern",
-            match nearest(
-                other,
-                [
-                    "read",
-                    "write",
-                    "randread",
-                    "randwrite",
-                    "rw",
-                    "readwrite",
-                    "randrw",
-                ],
-            ) {
-                Some(near) => format!(
-                    "did you mean rw={near}? (read, write, randread, randwrite, rw, randrw)"
-                ),
-                None => "use read, write, randread, randwrite, rw or randrw".to_string(),
-            },
-        )),
-    }
-}
-
-/// `4k/10:64k/90`; entries without a percentage share what is left evenly, as fio does.
-fn parse_bssplit(text: &str, base: SizeBase) -> Result<Vec<BlockSizeShare>, String> {
-    let mut shares = Vec::new();
-    let mut open: Vec<usize> = Vec::new();
-    for entry in text.split(':') {
-        let entry = entry.trim();
-        if entry.is_empty() {
-            return Err("an empty entry".into());
-        }
-        let (size_text, pct_text) = match entry.split_once('/') {
-            Some((size, pct)) => (size, Some(pct.trim())),
-            None => (entry, None),
         };
-        let size = parse_size(size_text, base)?;
-        if size == Bytes::ZERO {
-            return Err("a block size of 0".into());
-        }
-        let pct = match pct_text {
-            Some(p) if !p.is_empty() => parse_percent(p)?,
-            _ => {
-                open.push(shares.len());
-                0.0
-            }
+        let arg = Arg {
+            key,
+            value: option.value.as_deref(),
+            loc: &option.loc,
         };
-        shares.push(BlockSizeShare { size, pct });
-    }
-    let given: f64 = shares.iter().map(|s| s.pct).sum();
-    if given > 100.0 + 1e-9 {
-        return Err(format!("the percentages add up to {given}, more than 100"));
-    }
-    if open.is_empty() {
-        if (given - 100.0).abs() > 1e-9 {
-            return Err(format!("the percentages add up to {given}, not 100"));
+        match known.status {
+            Status::Supported(apply) => apply(&mut ctx, &arg)?,
+            Status::Noted(apply, note) => {
+                apply(&mut ctx, &arg)?;
+                ctx.note(note);
+            }
+            Status::Refused(why) => {
+                return Err(option.loc.error(
+                    Some(key),
+                    ErrorKind::UnsupportedOption {
+                        key: key.to_string(),
+                        why: why.to_string(),
+                    },
+                ))
+            }
         }
-    } else {
-        let each = (100.0 - given) / open.len() as f64;
-        for index in open {
-            shares[index].pct = each;
-        }
     }
-    Ok(shares)
+    finish(ctx, section_loc, opts)
 }
 
-/// Applies what depends on more than one option and checks the job as a whole.
-fn finish(mut job: JobSpec, b: Builder, section_loc: &Location) -> Result<JobSpec, JobFileError> {
+fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSpec, JobFileError> {
+    let Ctx { mut job, mut b, .. } = ctx;
     let rw = b.rw.unwrap_or(RwMode::Read);
     job = job.with_rw(rw);
     if rw.is_mixed() {
@@ -938,7 +624,7 @@ fn finish(mut job: JobSpec, b: Builder, section_loc: &Location) -> Result<JobSpe
     }
 
     // Block sizes.
-    let (bs_loc, block_size) = if let Some(split) = b.bssplit {
+    let (bs_loc, block_size) = if let Some(split) = b.bssplit.take() {
         (
             Some(split.loc),
             BlockSizeSpec::Split {
@@ -954,7 +640,7 @@ fn finish(mut job: JobSpec, b: Builder, section_loc: &Location) -> Result<JobSpe
             .map(|p| p.value)
             .unwrap_or(Bytes::kib(4));
         (
-            b.bs_read.map(|p| p.loc),
+            b.bs_read.as_ref().map(|p| p.loc.clone()),
             BlockSizeSpec::Fixed(PerDirection { read, write }),
         )
     };
@@ -1008,14 +694,44 @@ fn finish(mut job: JobSpec, b: Builder, section_loc: &Location) -> Result<JobSpe
     };
     job.target = target;
 
+    check_blockalign(&mut job, &b)?;
+    if let Some(invalidate) = b.invalidate.as_ref().filter(|i| i.value && !job.direct) {
+        return Err(invalidate.loc.unsupported_value(
+            "invalidate",
+            "1",
+            "dropping the page cache before a buffered job",
+            "use direct=1, or invalidate=0 (iofit keeps what its layout left in the cache)",
+        ));
+    }
+    // fio's filesize is the size of each file; size is then the total the job does IO over.
+    let size = match (b.size.take(), &b.filesize) {
+        (_, Some(filesize)) => {
+            let total = Bytes(
+                filesize
+                    .value
+                    .as_u64()
+                    .saturating_mul(u64::from(file_count.max(1))),
+            );
+            Some(Placed {
+                value: SizeSpec::Bytes(total),
+                loc: filesize.loc.clone(),
+            })
+        }
+        (size, None) => size,
+    };
     // Size: fio's size is per clone and divided among the job's files; JobSpec's is per file.
-    match b.size {
-        Some(Placed { value: SizeSpec::Bytes(total), loc }) => {
+    match size {
+        Some(Placed {
+            value: SizeSpec::Bytes(total),
+            loc,
+        }) => {
             let per_file = Bytes(total.as_u64() / u64::from(file_count.max(1)));
             let max_bs = job.block_size.max_size();
             if per_file < max_bs {
                 let (key, at) = match &bs_loc {
-                    Some(bs_loc) if bs_loc.line >= loc.line || loc.file != bs_loc.file => ("bs", bs_loc.clone()),
+                    Some(bs_loc) if bs_loc.line >= loc.line || loc.file != bs_loc.file => {
+                        ("bs", bs_loc.clone())
+                    }
                     _ => ("size", loc.clone()),
                 };
                 return Err(at.error(
@@ -1044,6 +760,8 @@ fn finish(mut job: JobSpec, b: Builder, section_loc: &Location) -> Result<JobSpe
                         },
                     ))
                 }
+                // fio's --parse-only does not look at targets; neither does iofit's.
+                Target::Files(_) if opts.skip_target_checks => {}
                 Target::Files(files) => {
                     if let Some(missing) = files.iter().find(|f| !f.exists()) {
                         return Err(target_loc.unwrap_or_else(|| section_loc.clone()).error(
@@ -1079,10 +797,223 @@ fn finish(mut job: JobSpec, b: Builder, section_loc: &Location) -> Result<JobSpe
             ));
         }
     }
+    if let Some(at) = &b.log_at {
+        check_logs(&job, &b, at)?;
+    }
+    if let Some(count) = b.number_ios {
+        apply_number_ios(&mut job, count)?;
+    }
     if b.new_group {
         job.group_id = NEW_GROUP_MARK;
     }
     Ok(job)
+}
+
+/// fio's `blockalign`: random offsets are multiples of it (default: the smallest block size).
+/// Direct IO needs a multiple of 512 bytes.
+fn check_blockalign(job: &mut JobSpec, b: &Builder) -> Result<(), JobFileError> {
+    let Some(align) = &b.blockalign else {
+        return Ok(());
+    };
+    let bytes = align.value.as_u64();
+    if bytes == 0 {
+        return Ok(());
+    }
+    if job.direct && !bytes.is_multiple_of(512) {
+        return Err(align.loc.invalid(
+            "blockalign",
+            &bytes.to_string(),
+            "direct IO needs offsets aligned to 512 bytes",
+            "use a multiple of 512 such as blockalign=4k",
+        ));
+    }
+    job.block_align = Some(align.value);
+    Ok(())
+}
+
+/// iofit writes fio's averaged logs (one line per window and direction) from its interval
+/// series: that needs `log_avg_msec`, one result per clone, and one direction for latency.
+fn check_logs(job: &JobSpec, b: &Builder, at: &Location) -> Result<(), JobFileError> {
+    let refuse = |what: String, fix: &str| {
+        Err(at.error(
+            None,
+            ErrorKind::InvalidJob {
+                job: job.name.clone(),
+                what,
+                fix: fix.into(),
+            },
+        ))
+    };
+    if !job.logs.any() {
+        return Ok(());
+    }
+    if b.log_avg_msec == 0 {
+        return refuse(
+            "iofit writes fio's averaged logs, not one line per IO".into(),
+            "add log_avg_msec=N (for example log_avg_msec=1000)",
+        );
+    }
+    if job.group_reporting {
+        return refuse(
+            "with group_reporting iofit keeps one merged series per group, and fio writes one log per clone".into(),
+            "drop group_reporting to get fio's per-clone logs",
+        );
+    }
+    if job.logs.lat_prefix.is_some() && job.rw.is_mixed() {
+        return refuse(
+            "iofit's interval series holds one latency for reads and writes together".into(),
+            "log latency on a read-only or write-only job",
+        );
+    }
+    Ok(())
+}
+
+/// fio's `number_ios=N`: the job ends after N IOs (or at the end of its region, if sooner). With
+/// one block size that is N x bs bytes, an `io_size`.
+fn apply_number_ios(job: &mut JobSpec, count: Placed<u64>) -> Result<(), JobFileError> {
+    let size = match &job.block_size {
+        BlockSizeSpec::Fixed(sizes) if sizes.read == sizes.write || !job.rw.is_mixed() => {
+            if job.rw.has_reads() {
+                sizes.read
+            } else {
+                sizes.write
+            }
+        }
+        _ => {
+            return Err(count.loc.unsupported_value(
+                "number_ios",
+                &count.value.to_string(),
+                "a count of IOs with more than one block size",
+                "give io_size= in bytes instead",
+            ))
+        }
+    };
+    let bytes = Bytes(count.value.saturating_mul(size.as_u64()));
+    job.io_limit = Some(job.io_limit.map_or(bytes, |limit| limit.min(bytes)));
+    Ok(())
+}
+
+/// Options a job runs with, named as fio names them (fio's "job options" in JSON, and
+/// `--parse-only`): the inverse of parsing, so it lives next to the option table.
+pub fn job_options(job: &JobSpec) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut push = |k: &str, v: String| out.push((k.to_string(), v));
+    match &job.target {
+        Target::Files(files) => push(
+            "filename",
+            files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(":"),
+        ),
+        Target::Directory { path, nrfiles } => {
+            push("directory", path.display().to_string());
+            if *nrfiles > 1 {
+                push("nrfiles", nrfiles.to_string());
+            }
+        }
+    }
+    match job.size {
+        Some(SizeSpec::Bytes(b)) => push("size", b.as_u64().to_string()),
+        Some(SizeSpec::PercentOfTarget(p)) => push("size", format!("{p}%")),
+        None => {}
+    }
+    let modifier = if job.rw.is_random() && job.random_run > 1 {
+        format!(":{}", job.random_run)
+    } else if !job.rw.is_random() && job.seq_add_bytes != 0 {
+        format!(":{}", job.seq_add_bytes)
+    } else {
+        String::new()
+    };
+    push("rw", format!("{}{modifier}", job.rw.fio_name()));
+    if job.repeat_offset_in_run {
+        push("rw_sequencer", "identical".to_string());
+    }
+    if job.rw.is_mixed() {
+        push("rwmixread", format!("{}", job.rwmix_read_pct));
+    }
+    match &job.block_size {
+        BlockSizeSpec::Fixed(s) if s.read == s.write => push("bs", s.read.as_u64().to_string()),
+        BlockSizeSpec::Fixed(s) => push("bs", format!("{},{}", s.read.as_u64(), s.write.as_u64())),
+        BlockSizeSpec::Split { read, write } => {
+            let list = |v: &Vec<iofit_model::job::BlockSizeShare>| {
+                v.iter()
+                    .map(|s| format!("{}/{}", s.size.as_u64(), s.pct))
+                    .collect::<Vec<_>>()
+                    .join(":")
+            };
+            push("bssplit", format!("{},{}", list(read), list(write)));
+        }
+    }
+    push("ioengine", job.engine.fio_name().to_string());
+    push("iodepth", job.iodepth.to_string());
+    push("direct", u8::from(job.direct).to_string());
+    push("numjobs", job.numjobs.to_string());
+    if let Some(r) = job.runtime {
+        push("runtime", r.as_secs().to_string());
+    }
+    if job.time_based {
+        push("time_based", "1".to_string());
+    }
+    if let Some(r) = job.rate_iops.read.or(job.rate_iops.write) {
+        let fmt = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
+        if job.rate_iops.read == job.rate_iops.write {
+            push("rate_iops", r.to_string());
+        } else {
+            push(
+                "rate_iops",
+                format!("{},{}", fmt(job.rate_iops.read), fmt(job.rate_iops.write)),
+            );
+        }
+    }
+    if !job.ramp_time.is_zero() {
+        push("ramp_time", job.ramp_time.as_secs().to_string());
+    }
+    if job.norandommap {
+        push("norandommap", "1".to_string());
+    }
+    if let Some(align) = job.block_align {
+        push("blockalign", align.as_u64().to_string());
+    }
+    if let Some(text) = distribution_text(&job.random_distribution) {
+        push("random_distribution", text);
+    }
+    if job.group_reporting {
+        push("group_reporting", "1".to_string());
+    }
+    out
+}
+
+/// A non-uniform distribution as fio writes it.
+fn distribution_text(dist: &RandomDistribution) -> Option<String> {
+    let center = |c: &Option<f64>| c.map(|c| format!(":{c}")).unwrap_or_default();
+    Some(match dist {
+        RandomDistribution::Uniform => return None,
+        RandomDistribution::Zipf { theta, center: c } => format!("zipf:{theta}{}", center(c)),
+        RandomDistribution::Pareto { h, center: c } => format!("pareto:{h}{}", center(c)),
+        RandomDistribution::Normal {
+            deviation_pct,
+            center: c,
+        } => {
+            format!("normal:{deviation_pct}{}", center(c))
+        }
+        RandomDistribution::Zoned(zones) => {
+            let absolute = zones.iter().any(|z| matches!(z.size, ZoneSize::Bytes(_)));
+            let list: Vec<String> = zones
+                .iter()
+                .map(|z| match z.size {
+                    ZoneSize::Percent(p) => format!("{}/{p}", z.access_pct),
+                    ZoneSize::Bytes(b) => format!("{}/{}", z.access_pct, b.as_u64()),
+                })
+                .collect();
+            format!(
+                "{}:{}",
+                if absolute { "zoned_abs" } else { "zoned" },
+                list.join(":")
+            )
+        }
+    })
 }
 
 /// fio's `filename=a:b` with `\:` for a literal colon.

@@ -1,138 +1,301 @@
-//! The names fio knows, split into the ones iofit implements and the ones it does not yet.
+//! The one table of fio options, as fio keeps one in `options.c`: every name (and alias) fio
+//! knows, whether it takes a value, and what iofit does with it — apply it to the job, accept it
+//! with a note saying how iofit's behaviour differs, or refuse it with the reason.
 //!
-//! The second list is every option name (and alias) in fio's `options.c` plus the options of the
-//! io_uring, libaio, null and sync engines, as of fio's master in August 2026 (read from
-//! axboe/fio). It exists so that a real fio option iofit cannot honour yet is reported as exactly
-//! that, instead of as a typo or, worse, silently ignored.
+//! The refused names are every option of fio's `options.c` (and the io_uring, libaio, null and
+//! sync engines' options) as of fio's master in November 2026 (read from axboe/fio) that iofit
+//! does not honour, so that a real fio option is reported as exactly that, never as a typo and
+//! never silently ignored. A new option is one row here plus its `apply` function.
 
-/// Options iofit implements, with their aliases, as fio spells them.
-pub const SUPPORTED: &[&str] = &[
-    "name",
-    "description",
-    "thread",
-    "filename",
-    "directory",
-    "size",
-    "offset",
-    "rw",
-    "readwrite",
-    "rwmixread",
-    "rwmixwrite",
-    "bs",
-    "blocksize",
-    "bssplit",
-    "ioengine",
-    "iodepth",
-    "direct",
-    "buffered",
-    "numjobs",
-    "group_reporting",
-    "runtime",
-    "timeout",
-    "time_based",
-    "ramp_time",
-    "startdelay",
-    "rate",
-    "rate_iops",
-    "norandommap",
-    "randrepeat",
-    "randseed",
-    "loops",
-    "fsync",
-    "fdatasync",
-    "end_fsync",
-    "stonewall",
-    "wait_for_previous",
-    "new_group",
-    "io_size",
-    "io_limit",
-    "percentage_random",
-    "nrfiles",
-    "nr_files",
-    "kb_base",
-];
+use crate::error::JobFileError;
+use crate::fio::apply::{self as a, Arg, Ctx};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
-/// Real fio options (and engine options) that iofit does not implement yet.
+/// Sets the option's effect on the job being built.
+pub(crate) type Apply = fn(&mut Ctx, &Arg) -> Result<(), JobFileError>;
+
+/// Whether the option may be written bare (`time_based`), which also means on the command line
+/// it never swallows the next argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Takes {
+    /// A boolean: bare means 1.
+    Flag,
+    Value,
+}
+
+/// What iofit does with an option.
+#[derive(Clone, Copy)]
+pub(crate) enum Status {
+    /// Honoured: `apply` gives it its effect.
+    Supported(Apply),
+    /// Accepted; the note (printed with the job) says how iofit's behaviour differs. `apply`
+    /// still checks the value, and may refuse values iofit cannot honour.
+    Noted(Apply, &'static str),
+    /// Refused with this reason.
+    Refused(&'static str),
+}
+
+pub(crate) struct FioOption {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub takes: Takes,
+    pub status: Status,
+}
+
+use Status::{Noted, Refused, Supported};
+use Takes::{Flag, Value};
+
+const fn opt(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    takes: Takes,
+    status: Status,
+) -> FioOption {
+    FioOption {
+        name,
+        aliases,
+        takes,
+        status,
+    }
+}
+
+/// Options iofit honours or accepts with a note.
 #[rustfmt::skip]
-pub const FIO_UNSUPPORTED: &[&str] = &[
-    "allow_file_create", "allow_mounted_write", "allrandrepeat", "atomic", "ba",
-    "block_error_percentiles", "blockalign", "blocksize_range", "blocksize_unaligned",
-    "bs_is_seq_rand", "bs_unaligned", "bsrange", "buffer_compress_chunk",
-    "buffer_compress_percentage", "buffer_pattern", "bwavgtime", "cgroup", "cgroup_nodelete",
-    "cgroup_weight", "clat_percentiles", "clocksource", "comm", "continue_on_error", "cpumask",
-    "cpus_allowed", "cpus_allowed_policy", "create_fsync", "create_on_open", "create_only",
-    "create_serialize", "data_placement", "dataplacement", "dedupe_global", "dedupe_mode",
-    "dedupe_percentage", "dedupe_working_set_percentage", "disable_bw",
-    "disable_bw_measurement", "disable_clat", "disable_lat", "disable_slat", "disk_util",
-    "do_verify", "dp_scheme", "end_syncfs", "error_dump", "exec_postrun", "exec_prerun",
-    "exit_what", "exitall", "exitall_on_error", "experimental_verify", "fadvise_hint",
-    "fallocate", "fdp", "fdp_pli", "fdp_pli_select", "file_append", "file_service_type",
-    "filename_format", "fileoffset", "filesize", "filetype", "fill_device", "fill_fs", "flow",
-    "flow_id", "flow_sleep", "flow_watermark", "fsync_on_close", "gid", "gpu_dev_id", "gtod_cpu",
-    "gtod_reduce", "hugepage-size", "ignore_error", "ignore_zone_limits", "invalidate",
-    "io_submit_mode", "iodepth_batch", "iodepth_batch_complete", "iodepth_batch_complete_max",
-    "iodepth_batch_complete_min", "iodepth_batch_submit", "iodepth_low", "iomem", "iomem_align",
-    "iopsavgtime", "ioscheduler", "job_max_open_zones", "job_start_clock_id", "lat_percentiles",
-    "latency_percentile", "latency_run", "latency_target", "latency_window", "lockfile",
-    "lockmem", "log_alternate_epoch", "log_alternate_epoch_clock_id", "log_avg_msec",
-    "log_compression", "log_compression_cpus", "log_entries", "log_hist_coarseness",
-    "log_hist_msec", "log_issue_time", "log_max_value", "log_offset", "log_prio",
-    "log_store_compressed", "log_unix_epoch", "log_window_value", "max_latency",
-    "max_open_zones", "mem", "mem_align", "merge_blktrace_file", "merge_blktrace_iters",
-    "merge_blktrace_scalars", "nice", "num_range", "numa_cpu_nodes", "numa_mem_policy",
-    "number_ios", "offset_align", "offset_increment", "opendir", "openfiles", "overwrite",
-    "per_job_logs", "percentage_sequential", "percentile_list", "plid_select", "plids",
-    "pre_read", "prio", "prioclass", "priohint", "profile", "ramp_size", "random_distribution",
-    "random_generator", "random_sequence_stride", "rate_cycle", "rate_ignore_thinktime",
-    "rate_iops_min", "rate_min", "rate_process", "ratecycle", "ratemin", "read_beyond_wp",
-    "read_iolog", "read_iolog_chunked", "recover_zbd_write_error", "refill_buffers",
-    "replay_align", "replay_no_stall", "replay_redirect", "replay_scale", "replay_skip",
-    "replay_time_scale", "rw_sequencer", "rwmixcycle", "scramble_buffers", "serialize_overlap",
-    "significant_figures", "slat_percentiles", "softrandommap", "spr_cs", "spr_num_regions",
-    "spr_op", "sprandom", "ss", "ss_dur", "ss_interval", "ss_ramp", "stats", "steadystate",
-    "steadystate_check_interval", "steadystate_duration", "steadystate_ramp_time", "sync",
-    "sync_file_range", "thinkcycles", "thinktime", "thinktime_blocks", "thinktime_blocks_type",
-    "thinktime_iotime", "thinktime_spin", "trim_backlog", "trim_backlog_batch",
-    "trim_percentage", "trim_verify_zero", "uid", "unified_rw_reporting", "unique_filename",
-    "unit_base", "unlink", "unlink_each_loop", "verify", "verify_async", "verify_async_cpus",
-    "verify_backlog", "verify_backlog_batch", "verify_dump", "verify_fatal",
-    "verify_header_seed", "verify_interval", "verify_offset", "verify_only", "verify_pattern",
-    "verify_pattern_interval", "verify_policy", "verify_state_load", "verify_state_save",
-    "verify_write_sequence", "verifysort", "verifysort_nr", "wait_for", "write_barrier",
-    "write_bw_log", "write_hint", "write_hist_log", "write_iolog", "write_iops_log",
-    "write_lat_log", "write_zone_remainder", "zero_buffers", "zone_reset_frequency",
-    "zone_reset_threshold", "zonecapacity", "zonemode", "zonerange", "zonesize", "zoneskip",
-    // engine options (io_uring, libaio, null, sync)
-    "apptag", "apptag_mask", "cdb_len", "cmd_type", "deac", "fixedbufs", "force_async", "hipri",
-    "hipri_percentage", "md_per_io_size", "nonvectored", "nowait", "pi_act", "pi_chk",
-    "read_mode", "readfua", "registerfiles", "sqthread_poll", "sqthread_poll_cpu", "uncached",
-    "userspace_reap", "verify_bytchk", "verify_mode", "write_mode", "writefua",
+const HONOURED: &[FioOption] = &[
+    opt("name", &[], Value, Supported(a::name)),
+    opt("description", &[], Value, Supported(a::nothing)),
+    opt("kb_base", &[], Value, Supported(a::nothing)), // read before the others, see resolve_job
+    opt("thread", &[], Flag, Supported(a::check_flag)),
+    opt("filename", &[], Value, Supported(a::filename)),
+    opt("directory", &[], Value, Supported(a::directory)),
+    opt("size", &[], Value, Supported(a::size)),
+    opt("filesize", &[], Value, Supported(a::filesize)),
+    opt("offset", &["fileoffset"], Value, Supported(a::offset)),
+    opt("rw", &["readwrite"], Value, Supported(a::rw)),
+    opt("write_bw_log", &[], Value, Supported(a::write_log)),
+    opt("write_iops_log", &[], Value, Supported(a::write_log)),
+    opt("write_lat_log", &[], Value, Noted(a::write_log,
+        "write_lat_log: iofit writes PREFIX_lat.N.log (total latency); it does not write the clat and slat logs fio adds")),
+    opt("log_avg_msec", &[], Value, Supported(a::log_avg_msec)),
+    opt("per_job_logs", &[], Flag, Supported(a::only_default)),
+    opt("log_offset", &[], Flag, Supported(a::only_default)),
+    opt("log_unix_epoch", &[], Flag, Supported(a::only_default)),
+    opt("percentage_sequential", &[], Value, Supported(a::percentage_sequential)),
+    opt("rw_sequencer", &[], Value, Supported(a::rw_sequencer)),
+    opt("rwmixread", &[], Value, Supported(a::rwmix)),
+    opt("rwmixwrite", &[], Value, Supported(a::rwmix)),
+    opt("bs", &["blocksize"], Value, Supported(a::bs)),
+    opt("bssplit", &[], Value, Supported(a::bssplit)),
+    opt("bsrange", &["blocksize_range"], Value, Noted(a::bsrange,
+        "bsrange runs as a bssplit with equal shares of every multiple of the smallest size in the range, the sizes fio's bsrange draws")),
+    opt("blockalign", &["ba"], Value, Supported(a::blockalign)),
+    opt("ioengine", &[], Value, Supported(a::ioengine)),
+    opt("iodepth", &[], Value, Supported(a::iodepth)),
+    opt("direct", &[], Flag, Supported(a::direct)),
+    opt("buffered", &[], Flag, Supported(a::buffered)),
+    opt("numjobs", &[], Value, Supported(a::numjobs)),
+    opt("group_reporting", &[], Flag, Supported(a::group_reporting)),
+    opt("runtime", &["timeout"], Value, Supported(a::runtime)),
+    opt("time_based", &[], Flag, Supported(a::time_based)),
+    opt("ramp_time", &[], Value, Supported(a::ramp_time)),
+    opt("startdelay", &[], Value, Supported(a::startdelay)),
+    opt("rate", &[], Value, Supported(a::rate)),
+    opt("rate_iops", &[], Value, Supported(a::rate_iops)),
+    opt("norandommap", &[], Flag, Supported(a::norandommap)),
+    opt("randrepeat", &["allrandrepeat"], Flag, Supported(a::randrepeat)),
+    opt("randseed", &[], Value, Supported(a::randseed)),
+    opt("loops", &[], Value, Supported(a::loops)),
+    opt("fsync", &[], Value, Supported(a::fsync)),
+    opt("fdatasync", &[], Value, Supported(a::fdatasync)),
+    opt("end_fsync", &[], Flag, Supported(a::end_fsync)),
+    opt("stonewall", &["wait_for_previous"], Flag, Supported(a::stonewall)),
+    opt("new_group", &[], Flag, Supported(a::new_group)),
+    opt("io_size", &["io_limit"], Value, Supported(a::io_size)),
+    opt("number_ios", &[], Value, Supported(a::number_ios)),
+    opt("percentage_random", &[], Value, Supported(a::percentage_random)),
+    opt("nrfiles", &["nr_files"], Value, Supported(a::nrfiles)),
+    opt("clat_percentiles", &[], Flag, Supported(a::clat_percentiles)),
+    opt("continue_on_error", &[], Value, Supported(a::continue_on_error)),
+    opt("io_submit_mode", &[], Value, Supported(a::io_submit_mode)),
+    opt("random_generator", &[], Value, Noted(a::random_generator,
+        "random_generator: iofit draws random offsets with splitmix64 through a seeded permutation of the blocks (every block once per pass, as fio's random map or lfsr), whichever generator is named")),
+    opt("random_distribution", &[], Value, Supported(a::random_distribution)),
+    opt("verify", &[], Value, Supported(a::verify)),
+    opt("do_verify", &[], Flag, Supported(a::check_flag)),
+    opt("invalidate", &[], Flag, Supported(a::invalidate)),
+    opt("fallocate", &[], Value, Noted(a::fallocate,
+        "fallocate: iofit writes every file in full before timing starts, so how space is reserved does not change what is measured")),
+    opt("threads", &[], Value, Noted(a::nothing,
+        "threads= is an option of fio's tiobench profile and changes nothing in a plain job (fio ignores it too); use numjobs for more threads")),
+    opt("gtod_reduce", &[], Flag, Noted(a::check_flag,
+        "gtod_reduce: iofit still times every IO (its clock read costs are in BENCHMARKS.md) and reports the latencies fio would have left out")),
+    opt("disable_lat", &[], Flag, Noted(a::check_flag, "disable_lat: iofit still measures and reports total latency")),
+    opt("disable_clat", &[], Flag, Noted(a::check_flag, "disable_clat: iofit still measures and reports completion latency")),
+    opt("disable_slat", &[], Flag, Noted(a::check_flag, "disable_slat: iofit still measures and reports submission latency")),
+    opt("disable_bw_measurement", &["disable_bw"], Flag, Noted(a::check_flag, "disable_bw_measurement: iofit still reports bandwidth")),
+    opt("disk_util", &[], Flag, Noted(a::check_flag, "disk_util: iofit does not report disk utilisation")),
+    opt("create_on_open", &[], Flag, Noted(a::check_flag,
+        "create_on_open: iofit creates and lays out every file before timing starts, so creation is never timed")),
+    opt("fixedbufs", &[], Flag, Noted(a::check_flag, "fixedbufs: iofit's io_uring always uses registered buffers")),
+    opt("registerfiles", &[], Flag, Noted(a::check_flag, "registerfiles: iofit's io_uring always registers its files")),
+    opt("nonvectored", &[], Value, Noted(a::nothing, "nonvectored: iofit's io_uring always issues non-vectored (fixed-buffer) reads and writes")),
 ];
 
-pub fn is_supported(key: &str) -> bool {
-    SUPPORTED.contains(&key)
+/// Groups of fio options iofit refuses, with the reason each group shares.
+#[rustfmt::skip]
+const REFUSED: &[(&[&str], &str)] = &[
+    (&["verify_async", "verify_async_cpus", "verify_backlog",
+       "verify_backlog_batch", "verify_dump", "verify_fatal", "verify_header_seed",
+       "verify_interval", "verify_offset", "verify_only", "verify_pattern",
+       "verify_pattern_interval", "verify_policy", "verify_state_load", "verify_state_save",
+       "verify_write_sequence", "verifysort", "verifysort_nr", "experimental_verify",
+       "trim_verify_zero", "verify_bytchk", "verify_mode"],
+     "iofit measures performance and does not verify data; run verification jobs with fio"),
+    (&["zonemode", "zonesize", "zonerange", "zoneskip", "zonecapacity", "max_open_zones",
+       "job_max_open_zones", "ignore_zone_limits", "zone_reset_frequency",
+       "zone_reset_threshold", "read_beyond_wp", "write_zone_remainder",
+       "recover_zbd_write_error"],
+     "zoned block devices (and fio's zone modes) need hardware and zone handling iofit does not have"),
+    (&["fdp", "fdp_pli", "plids", "fdp_pli_select", "plid_select", "dataplacement",
+       "data_placement", "dp_scheme", "apptag", "apptag_mask", "cdb_len", "cmd_type", "deac",
+       "md_per_io_size", "pi_act", "pi_chk", "read_mode", "write_mode", "readfua", "writefua",
+       "write_hint"],
+     "NVMe/SCSI passthrough features (placement, protection information, FUA) need an engine iofit does not have"),
+    (&["read_iolog", "read_iolog_chunked", "write_iolog", "merge_blktrace_file",
+       "merge_blktrace_iters", "merge_blktrace_scalars", "replay_align", "replay_no_stall",
+       "replay_redirect", "replay_scale", "replay_skip", "replay_time_scale"],
+     "IO log and blktrace replay are not implemented in iofit"),
+    (&["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "cmdprio_hint",
+       "prio", "prioclass", "priohint", "log_prio"],
+     "IO priorities (ioprio classes per job or per IO) are not set by iofit; every IO runs at the default priority"),
+    (&["numa_cpu_nodes", "numa_mem_policy"], "NUMA placement needs libnuma, which iofit does not use"),
+    (&["cgroup", "cgroup_nodelete", "cgroup_weight"], "cgroup placement is not implemented in iofit"),
+    (&["exec_prerun", "exec_postrun"], "iofit does not run commands from job files"),
+    (&["flow", "flow_id", "flow_sleep", "flow_watermark"], "fio's flow control between jobs is not implemented in iofit"),
+    (&["dedupe_percentage", "dedupe_mode", "dedupe_working_set_percentage", "dedupe_global",
+       "buffer_compress_percentage", "buffer_compress_chunk", "buffer_pattern", "zero_buffers",
+       "refill_buffers", "scramble_buffers"],
+     "iofit fills buffers once with random data; data patterns, dedupe and compression ratios are not implemented"),
+    (&["trim_percentage", "trim_backlog", "trim_backlog_batch"], "iofit does not issue trim IO"),
+    (&["uid", "gid", "ioscheduler", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
+       "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
+       "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump", "exit_what",
+       "job_start_clock_id", "wait_for", "atomic", "uncached", "nowait", "userspace_reap",
+       "hipri", "hipri_percentage", "sqthread_poll", "sqthread_poll_cpu", "force_async",
+       "serialize_overlap", "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
+       "allow_file_create", "allow_mounted_write", "create_serialize", "create_fsync", "opendir",
+       "file_append", "filetype", "write_barrier", "fadvise_hint",
+       "offset_align", "offset_increment", "bs_unaligned",
+       "blocksize_unaligned", "bs_is_seq_rand",
+       "rwmixcycle", "thinktime", "thinktime_blocks", "thinktime_blocks_type",
+       "thinktime_iotime", "thinktime_spin", "rate_min", "ratemin", "rate_iops_min",
+       "rate_process", "rate_cycle", "ratecycle", "rate_ignore_thinktime", "iodepth_batch",
+       "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min",
+       "iodepth_batch_complete_max", "iodepth_low", "file_service_type", "openfiles",
+       "unlink", "unlink_each_loop", "pre_read", "overwrite",
+       "create_only", "filename_format", "unique_filename", "fill_device", "fill_fs", "sync",
+       "fsync_on_close", "end_syncfs", "sync_file_range", "exitall", "exitall_on_error",
+       "ignore_error", "max_latency", "latency_target", "latency_window",
+       "latency_percentile", "latency_run", "steadystate", "ss", "steadystate_duration",
+       "ss_dur", "steadystate_ramp_time", "ss_ramp", "steadystate_check_interval",
+       "ss_interval", "cpus_allowed", "cpumask", "cpus_allowed_policy", "nice",
+       "percentile_list", "lat_percentiles", "slat_percentiles",
+       "block_error_percentiles", "unified_rw_reporting", "significant_figures",
+       "write_hist_log", "log_hist_msec", "log_hist_coarseness", "log_alternate_epoch",
+       "log_alternate_epoch_clock_id",
+       "log_compression", "log_compression_cpus", "log_store_compressed", "log_entries",
+       "log_max_value", "log_window_value", "log_issue_time", "bwavgtime", "iopsavgtime",
+       "stats", "ramp_size", "unit_base"],
+     "iofit does not implement it yet"),
+];
+
+pub(crate) struct Table {
+    options: Vec<FioOption>,
+    by_name: HashMap<&'static str, usize>,
+    /// Sorted, so that "did you mean" picks the same name on every run.
+    sorted_names: Vec<&'static str>,
 }
 
-pub fn is_fio_unsupported(key: &str) -> bool {
-    FIO_UNSUPPORTED.contains(&key)
+impl Table {
+    /// The option named `key` (by name or alias).
+    pub fn find(&self, key: &str) -> Option<&FioOption> {
+        self.by_name.get(key).map(|&index| &self.options[index])
+    }
+
+    /// Every name and alias, for "did you mean" hints.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.sorted_names.iter().copied()
+    }
 }
 
-/// Every name fio knows, for "did you mean" hints.
-pub fn all_known() -> impl Iterator<Item = &'static str> {
-    SUPPORTED.iter().chain(FIO_UNSUPPORTED.iter()).copied()
+/// The table, built once.
+pub(crate) fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut options: Vec<FioOption> = HONOURED
+            .iter()
+            .map(|o| opt(o.name, o.aliases, o.takes, o.status))
+            .collect();
+        for (names, why) in REFUSED {
+            for name in *names {
+                options.push(opt(name, &[], Value, Refused(why)));
+            }
+        }
+        let mut by_name = HashMap::new();
+        for (index, option) in options.iter().enumerate() {
+            for name in std::iter::once(option.name).chain(option.aliases.iter().copied()) {
+                let earlier = by_name.insert(name, index);
+                debug_assert!(earlier.is_none(), "fio option {name} is in the table twice");
+            }
+        }
+        let mut sorted_names: Vec<&'static str> = by_name.keys().copied().collect();
+        sorted_names.sort_unstable();
+        Table {
+            options,
+            by_name,
+            sorted_names,
+        }
+    })
 }
 
 /// Options that never take a value on fio's command line (`--time_based`), so that
 /// `--time_based --name=x` does not swallow the next argument.
-pub fn is_flag(key: &str) -> bool {
-    matches!(
-        key,
-        "time_based"
-            | "group_reporting"
-            | "stonewall"
-            | "wait_for_previous"
-            | "new_group"
-            | "norandommap"
-            | "thread"
-    )
+pub(crate) fn is_flag(key: &str) -> bool {
+    table().find(key).is_some_and(|o| o.takes == Flag)
+}
+
+/// The engines fio names, and what iofit does with each.
+pub(crate) enum EngineChoice {
+    Run(iofit_model::job::EngineKind),
+    /// Runs as another engine of iofit's, with this note.
+    Mapped(iofit_model::job::EngineKind, &'static str),
+    Refused(&'static str),
+}
+
+pub(crate) fn engine(name: &str) -> EngineChoice {
+    use iofit_model::job::EngineKind as K;
+    use EngineChoice::{Mapped, Refused as No, Run};
+    match name {
+        "null" => Run(K::Null),
+        "psync" => Run(K::Psync),
+        "sync" => Run(K::Sync),
+        "pvsync" | "vsync" => Run(K::Pvsync),
+        "io_uring" => Run(K::IoUring),
+        "libaio" => Run(K::Libaio),
+        "pvsync2" => Mapped(K::Pvsync, "ioengine=pvsync2 runs as pvsync (preadv/pwritev without per-IO flags)"),
+        "posixaio" => Mapped(K::IoUring, "ioengine=posixaio runs on io_uring with the same iodepth (asynchronous IO, kernel queue instead of glibc's threads)"),
+        "mmap" => Mapped(K::Psync, "ioengine=mmap runs as psync: iofit copies with pread/pwrite instead of memcpy through a mapping"),
+        "rdma" | "rdmaio" => No("RDMA needs an RDMA network and a peer; iofit has no RDMA engine"),
+        "spdk" | "spdk_bdev" | "xnvme" | "io_uring_cmd" | "sg" | "nvme" | "libblkio" | "bsg" =>
+            No("it needs a raw device or passthrough access (SPDK, NVMe/SCSI commands); iofit does IO through files only"),
+        "net" | "netsplice" | "http" | "nbd" | "nfs" | "libiscsi" | "rados" | "rbd" | "gfapi"
+        | "gfapi_async" | "libhdfs" | "dfs" | "ime_psync" | "ime_psyncv" | "ime_aio"
+        | "windowsaio" | "solarisaio" =>
+            No("it is a network, cluster or other-platform engine, and iofit runs local file IO only"),
+        "libzbc" => No("zoned block devices need hardware and zone handling iofit does not have"),
+        "dev-dax" | "libpmem" | "pmemblk" | "mtd" | "libcufile" | "libhipfile" | "gpudirect" =>
+            No("it needs special hardware (persistent memory, flash, GPU) iofit has no engine for"),
+        _ => No("iofit has no such engine"),
+    }
 }

@@ -24,7 +24,7 @@
 
 pub mod error;
 pub mod fio;
-mod fio_options;
+pub(crate) mod fio_options;
 pub mod iometer;
 mod values;
 pub mod vdbench;

@@ -145,6 +145,216 @@ pub fn split_per_direction(value: &str) -> Result<(Option<String>, Option<String
     Ok((pick(0), pick(1)))
 }
 
+/// The machine facts fio substitutes in job files: `$ncpus` (online CPUs), `$pagesize` (bytes)
+/// and `$mb_memory` (physical memory in MiB).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SystemVars {
+    pub ncpus: u64,
+    pub pagesize: u64,
+    pub mb_memory: u64,
+}
+
+impl SystemVars {
+    pub fn of_this_machine() -> SystemVars {
+        // SAFETY: sysconf only reads system constants; it has no memory-safety preconditions.
+        let (ncpus, pagesize, pages) = unsafe {
+            (
+                libc::sysconf(libc::_SC_NPROCESSORS_ONLN),
+                libc::sysconf(libc::_SC_PAGESIZE),
+                libc::sysconf(libc::_SC_PHYS_PAGES),
+            )
+        };
+        let positive = |v: libc::c_long, default: u64| {
+            u64::try_from(v).ok().filter(|&v| v > 0).unwrap_or(default)
+        };
+        let pagesize = positive(pagesize, 4096);
+        SystemVars {
+            ncpus: positive(ncpus, 1),
+            pagesize,
+            mb_memory: positive(pages, 0).saturating_mul(pagesize) >> 20,
+        }
+    }
+
+    /// `value` with fio's `$ncpus`, `$pagesize` and `$mb_memory` replaced by their numbers.
+    pub fn substitute(&self, value: &str) -> String {
+        if !value.contains('$') {
+            return value.to_string();
+        }
+        value
+            .replace("$ncpus", &self.ncpus.to_string())
+            .replace("$pagesize", &self.pagesize.to_string())
+            .replace("$mb_memory", &self.mb_memory.to_string())
+    }
+}
+
+/// fio's arithmetic in values: each comma-separated part that starts with `(` has its
+/// parenthesised expression (`+ - * / % ^`, numbers, nested parentheses) replaced by the
+/// result; what follows the closing parenthesis (a unit such as `k`) stays. A time option's
+/// expression without a unit is in microseconds, as fio reads it. Values without `(` pass
+/// through unchanged.
+pub fn evaluate_arithmetic(value: &str, is_time: bool) -> Result<String, String> {
+    if !value.contains('(') {
+        return Ok(value.to_string());
+    }
+    let mut parts = Vec::new();
+    for part in value.split(',') {
+        let trimmed = part.trim();
+        if !trimmed.starts_with('(') {
+            parts.push(part.to_string());
+            continue;
+        }
+        let close = matching_paren(trimmed).ok_or("a '(' is not closed")?;
+        let mut parser = Expr {
+            text: &trimmed.as_bytes()[1..close],
+            at: 0,
+            depth: 0,
+        };
+        let result = parser.sum()?;
+        parser.skip_space();
+        if parser.at != parser.text.len() {
+            return Err(format!(
+                "'{}' is not an arithmetic expression",
+                &trimmed[..=close]
+            ));
+        }
+        if !result.is_finite() || result < 0.0 {
+            return Err(format!(
+                "'{}' is {result}, not a size, count or time",
+                &trimmed[..=close]
+            ));
+        }
+        let suffix = trimmed[close + 1..].trim();
+        let number = if result.fract() == 0.0 && result < 1e18 {
+            format!("{}", result as u64)
+        } else {
+            format!("{result}")
+        };
+        let unit = if is_time && suffix.is_empty() {
+            "us"
+        } else {
+            suffix
+        };
+        parts.push(format!("{number}{unit}"));
+    }
+    Ok(parts.join(","))
+}
+
+fn matching_paren(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (index, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(index);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A recursive-descent evaluator over f64 (nesting is bounded by the line length and
+/// [`MAX_EXPR_DEPTH`]).
+struct Expr<'a> {
+    text: &'a [u8],
+    at: usize,
+    depth: usize,
+}
+
+const MAX_EXPR_DEPTH: usize = 64;
+
+impl Expr<'_> {
+    fn skip_space(&mut self) {
+        while self
+            .text
+            .get(self.at)
+            .is_some_and(|c| c.is_ascii_whitespace())
+        {
+            self.at += 1;
+        }
+    }
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_space();
+        self.text.get(self.at).copied()
+    }
+    fn sum(&mut self) -> Result<f64, String> {
+        let mut value = self.product()?;
+        while let Some(op @ (b'+' | b'-')) = self.peek() {
+            self.at += 1;
+            let rhs = self.product()?;
+            value = if op == b'+' { value + rhs } else { value - rhs };
+        }
+        Ok(value)
+    }
+    fn product(&mut self) -> Result<f64, String> {
+        let mut value = self.power()?;
+        while let Some(op @ (b'*' | b'/' | b'%')) = self.peek() {
+            self.at += 1;
+            let rhs = self.power()?;
+            if op != b'*' && rhs == 0.0 {
+                return Err("division by zero".into());
+            }
+            value = match op {
+                b'*' => value * rhs,
+                b'/' => value / rhs,
+                _ => value % rhs,
+            };
+        }
+        Ok(value)
+    }
+    fn power(&mut self) -> Result<f64, String> {
+        let base = self.atom()?;
+        if self.peek() == Some(b'^') {
+            self.at += 1;
+            let exponent = self.power()?;
+            return Ok(base.powf(exponent));
+        }
+        Ok(base)
+    }
+    fn atom(&mut self) -> Result<f64, String> {
+        self.depth += 1;
+        if self.depth > MAX_EXPR_DEPTH {
+            return Err("the expression nests too deep".into());
+        }
+        let value = match self.peek() {
+            Some(b'(') => {
+                self.at += 1;
+                let value = self.sum()?;
+                if self.peek() != Some(b')') {
+                    return Err("a '(' is not closed".into());
+                }
+                self.at += 1;
+                value
+            }
+            Some(b'-') => {
+                self.at += 1;
+                -self.atom()?
+            }
+            Some(c) if c.is_ascii_digit() || c == b'.' => {
+                let start = self.at;
+                while self
+                    .text
+                    .get(self.at)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'.')
+                {
+                    self.at += 1;
+                }
+                let word = std::str::from_utf8(&self.text[start..self.at]).unwrap_or_default();
+                parse_u64(word).map(|n| n as f64).or_else(|_| {
+                    word.parse::<f64>()
+                        .map_err(|_| format!("'{word}' is not a number"))
+                })?
+            }
+            _ => return Err("an operand is missing".into()),
+        };
+        self.depth -= 1;
+        Ok(value)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +396,43 @@ mod tests {
         assert_eq!(s(",8k"), (None, Some("8k".into())));
         assert_eq!(s("500k,"), (Some("500k".into()), None));
         assert!(split_per_direction("1,2,3,4").is_err());
+    }
+
+    #[test]
+    fn arithmetic_like_fio() {
+        assert_eq!(evaluate_arithmetic("(1024*8)k", false).unwrap(), "8192k");
+        assert_eq!(
+            evaluate_arithmetic("(2^10+(3-1)*2)", false).unwrap(),
+            "1028"
+        );
+        assert_eq!(evaluate_arithmetic("(10%4),(6/3)", false).unwrap(), "2,2");
+        assert_eq!(
+            evaluate_arithmetic("(1000*1000)", true).unwrap(),
+            "1000000us"
+        );
+        assert_eq!(evaluate_arithmetic("(1+2)s", true).unwrap(), "3s");
+        assert_eq!(evaluate_arithmetic("4k", false).unwrap(), "4k");
+        assert!(evaluate_arithmetic("(1+", false).is_err());
+        assert!(evaluate_arithmetic("(1/0)", false).is_err());
+        assert!(evaluate_arithmetic("(2-5)", false).is_err());
+        assert!(
+            evaluate_arithmetic(&format!("{}1{}", "(".repeat(200), ")".repeat(200)), false)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn system_variables() {
+        let vars = SystemVars {
+            ncpus: 8,
+            pagesize: 4096,
+            mb_memory: 16000,
+        };
+        assert_eq!(vars.substitute("$ncpus"), "8");
+        assert_eq!(vars.substitute("($mb_memory/2)m"), "(16000/2)m");
+        assert_eq!(vars.substitute("$pagesize"), "4096");
+        let here = SystemVars::of_this_machine();
+        assert!(here.ncpus >= 1 && here.pagesize >= 512 && here.mb_memory > 0);
     }
 
     #[test]

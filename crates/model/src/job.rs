@@ -287,6 +287,72 @@ pub enum SizeSpec {
     PercentOfTarget(f64),
 }
 
+fn is_no_logs(logs: &FioLogs) -> bool {
+    !logs.any()
+}
+
+fn is_zero_i64(value: &i64) -> bool {
+    *value == 0
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// fio's `write_bw_log`, `write_iops_log`, `write_lat_log`: file-name prefixes of the logs a
+/// job writes (`PREFIX_bw.N.log`, N the clone's number in the run), averaged over
+/// `JobSpec::log_interval` (fio `log_avg_msec`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FioLogs {
+    pub bw_prefix: Option<String>,
+    pub iops_prefix: Option<String>,
+    pub lat_prefix: Option<String>,
+}
+
+impl FioLogs {
+    pub fn any(&self) -> bool {
+        self.bw_prefix.is_some() || self.iops_prefix.is_some() || self.lat_prefix.is_some()
+    }
+}
+
+/// How random offsets are spread over a file (fio `random_distribution`). Non-uniform
+/// distributions rank the file's blocks by popularity and scatter the ranks over the file with
+/// a hash, as fio does, so hot blocks are not all at the start.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RandomDistribution {
+    /// Every block equally likely (fio `random`, the default).
+    #[default]
+    Uniform,
+    /// fio `zipf:THETA[:CENTER]`.
+    Zipf { theta: f64, center: Option<f64> },
+    /// fio `pareto:H[:CENTER]`.
+    Pareto { h: f64, center: Option<f64> },
+    /// fio `normal:DEV_PCT[:CENTER]` (fio calls it gauss): deviation in percent of the file.
+    Normal {
+        deviation_pct: f64,
+        center: Option<f64>,
+    },
+    /// fio `zoned:ACCESS%/SIZE%:...`: contiguous zones from the start of the file, each taking
+    /// a share of the accesses, uniform inside.
+    Zoned(Vec<AccessZone>),
+}
+
+/// One zone of a zoned distribution: `access_pct` of the IOs land uniformly in `size`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AccessZone {
+    pub access_pct: f64,
+    pub size: ZoneSize,
+}
+
+/// A zone's extent: a share of the file (fio `zoned`) or bytes (fio `zoned_abs`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ZoneSize {
+    Percent(f64),
+    Bytes(Bytes),
+}
+
 /// A fully resolved job. Every field has its final value: defaults were applied by the parser.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobSpec {
@@ -322,6 +388,23 @@ pub struct JobSpec {
     /// Bytes-per-second cap per direction per clone.
     pub rate_bytes_per_second: PerDirection<Option<u64>>,
     pub norandommap: bool,
+    /// fio `rw=read:-8k` / `rw=write:4k`: bytes between the end of one sequential IO and the
+    /// start of the next (negative: backwards).
+    #[serde(default, skip_serializing_if = "is_zero_i64")]
+    pub seq_add_bytes: i64,
+    /// fio `rw=randread:N`: a new random offset every N IOs (1: every IO).
+    #[serde(default = "one")]
+    pub random_run: u32,
+    /// fio `rw_sequencer=identical`: the IOs of a random run repeat its offset instead of
+    /// following on.
+    #[serde(default)]
+    pub repeat_offset_in_run: bool,
+    /// Random offsets are multiples of this (fio `blockalign`); `None`: the smallest block size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_align: Option<Bytes>,
+    /// How random offsets are spread (fio `random_distribution`).
+    #[serde(default)]
+    pub random_distribution: RandomDistribution,
     pub randrepeat: bool,
     /// Seed of the job's PRNG; printed in results so a run can be replayed.
     pub random_seed: u64,
@@ -335,6 +418,13 @@ pub struct JobSpec {
     pub io_limit: Option<Bytes>,
     /// Per-second (or `interval`) sampling period for the time series.
     pub log_interval: Duration,
+    /// fio-format logs to write after the run.
+    #[serde(default, skip_serializing_if = "is_no_logs")]
+    pub logs: FioLogs,
+    /// What iofit does differently from what the job file asked, one sentence each (an option
+    /// accepted with a note, an engine run as another): printed with the job, never silent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl JobSpec {
@@ -363,6 +453,11 @@ impl JobSpec {
             rate_iops: PerDirection::both(None),
             rate_bytes_per_second: PerDirection::both(None),
             norandommap: false,
+            seq_add_bytes: 0,
+            random_run: 1,
+            repeat_offset_in_run: false,
+            block_align: None,
+            random_distribution: RandomDistribution::Uniform,
             randrepeat: true,
             random_seed: 0x5eed_10f1_7000_0001,
             loops: 1,
@@ -371,6 +466,8 @@ impl JobSpec {
             end_fsync: false,
             io_limit: None,
             log_interval: Duration::from_secs(1),
+            logs: FioLogs::default(),
+            notes: Vec::new(),
         }
     }
 
@@ -422,6 +519,96 @@ impl JobSpec {
     }
 }
 
+/// The load a set of jobs puts on one place (a directory or a file's directory): what
+/// `predict --job` sizes a volume for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TargetLoad {
+    /// The directory the jobs do IO in.
+    pub place: PathBuf,
+    /// Jobs (by name) that run there.
+    pub jobs: Vec<String>,
+    pub workload: Workload,
+    /// Sum over the jobs' clones of their `rate_iops` (both directions), when every job there
+    /// has one: the IOPS the job file will not exceed whatever the storage does.
+    pub rate_iops_cap: Option<f64>,
+    /// Likewise for `rate` (bytes per second).
+    pub rate_bytes_per_second_cap: Option<f64>,
+}
+
+/// Groups jobs by the directory they do IO in, in order of first appearance, and combines each
+/// group into one workload: threads add up; queue depth, read share, random share and IO sizes
+/// are averaged weighted by each job's outstanding IOs (numjobs x iodepth), which is how the
+/// jobs share the volume's IOs when their latencies are alike.
+pub fn loads_by_place(jobs: &[JobSpec]) -> Vec<TargetLoad> {
+    let mut groups: Vec<(PathBuf, Vec<&JobSpec>)> = Vec::new();
+    for job in jobs {
+        let place = match &job.target {
+            Target::Directory { path, .. } => path.clone(),
+            Target::Files(files) => files
+                .first()
+                .and_then(|f| f.parent())
+                .map(PathBuf::from)
+                .unwrap_or_default(),
+        };
+        match groups.iter_mut().find(|(p, _)| *p == place) {
+            Some((_, members)) => members.push(job),
+            None => groups.push((place, vec![job])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(place, members)| combine(place, &members))
+        .collect()
+}
+
+fn combine(place: PathBuf, jobs: &[&JobSpec]) -> TargetLoad {
+    let weight = |j: &JobSpec| f64::from(j.numjobs.max(1)) * f64::from(j.effective_iodepth());
+    let total: f64 = jobs.iter().map(|j| weight(j)).sum::<f64>().max(1.0);
+    let mean =
+        |f: &dyn Fn(&JobSpec) -> f64| jobs.iter().map(|j| f(j) * weight(j)).sum::<f64>() / total;
+    let read_pct = mean(&|j| j.rwmix_read_pct);
+    // IO sizes weighted by the IOs that go each way.
+    let size = |direction: Direction, share: &dyn Fn(&JobSpec) -> f64| {
+        let weights: f64 = jobs.iter().map(|j| weight(j) * share(j)).sum();
+        if weights <= 0.0 {
+            return Bytes::kib(4);
+        }
+        let bytes: f64 = jobs
+            .iter()
+            .map(|j| weight(j) * share(j) * j.block_size.mean_size(direction).as_f64())
+            .sum();
+        Bytes((bytes / weights).round() as u64)
+    };
+    let threads: u32 = jobs.iter().map(|j| j.numjobs.max(1)).sum();
+    let depth = (mean(&|j| f64::from(j.effective_iodepth())))
+        .round()
+        .max(1.0) as u32;
+    let cap = |rate: &dyn Fn(&JobSpec) -> Option<f64>| -> Option<f64> {
+        jobs.iter()
+            .map(|j| rate(j).map(|r| r * f64::from(j.numjobs.max(1))))
+            .sum::<Option<f64>>()
+    };
+    let both = |p: &PerDirection<Option<u64>>, j: &JobSpec| -> Option<f64> {
+        let read = if j.rw.has_reads() { p.read } else { Some(0) };
+        let write = if j.rw.has_writes() { p.write } else { Some(0) };
+        Some((read? + write?) as f64)
+    };
+    TargetLoad {
+        place,
+        jobs: jobs.iter().map(|j| j.name.clone()).collect(),
+        workload: Workload {
+            read_pct,
+            random_pct: mean(&|j| j.random_pct),
+            read_io_size: size(Direction::Read, &|j| j.rwmix_read_pct),
+            write_io_size: size(Direction::Write, &|j| 100.0 - j.rwmix_read_pct),
+            queue_depth: depth,
+            threads,
+        },
+        rate_iops_cap: cap(&|j| both(&j.rate_iops, j)),
+        rate_bytes_per_second_cap: cap(&|j| both(&j.rate_bytes_per_second, j)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,6 +634,52 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("randrw"));
+    }
+
+    #[test]
+    fn jobs_combine_per_place() {
+        let dir = |d: &str| Target::Directory {
+            path: PathBuf::from(d),
+            nrfiles: 1,
+        };
+        let mut jobs = Vec::new();
+        for i in 0..4 {
+            let mut r = JobSpec::new(format!("r{i}"), dir("/a")).with_rw(RwMode::RandRead);
+            r.engine = EngineKind::IoUring;
+            r.iodepth = 128;
+            jobs.push(r);
+        }
+        for i in 0..4 {
+            let mut w = JobSpec::new(format!("w{i}"), dir("/b")).with_rw(RwMode::RandWrite);
+            w.engine = EngineKind::IoUring;
+            w.iodepth = 128;
+            w.block_size = BlockSizeSpec::fixed(Bytes::kib(8));
+            w.rate_iops = PerDirection {
+                read: None,
+                write: Some(12_500),
+            };
+            jobs.push(w);
+        }
+        let loads = loads_by_place(&jobs);
+        assert_eq!(loads.len(), 2);
+        assert_eq!(loads[0].place, PathBuf::from("/a"));
+        assert_eq!(
+            (loads[0].workload.threads, loads[0].workload.queue_depth),
+            (4, 128)
+        );
+        assert_eq!(loads[0].workload.read_pct, 100.0);
+        assert_eq!(loads[0].rate_iops_cap, None);
+        assert_eq!(loads[1].workload.read_pct, 0.0);
+        assert_eq!(loads[1].workload.write_io_size, Bytes::kib(8));
+        assert_eq!(loads[1].rate_iops_cap, Some(50_000.0));
+        // A reader and a writer on one place: half the outstanding IOs each way.
+        let mut mixed = jobs[0].clone();
+        mixed.target = dir("/b");
+        let loads = loads_by_place(&[mixed, jobs[4].clone()]);
+        assert_eq!(loads.len(), 1);
+        assert_eq!(loads[0].workload.read_pct, 50.0);
+        assert_eq!(loads[0].workload.threads, 2);
+        assert_eq!(loads[0].rate_iops_cap, None);
     }
 
     #[test]

@@ -35,6 +35,7 @@ mod compare_text;
 pub mod csv;
 pub mod document;
 pub mod fio_json;
+pub mod fio_log;
 pub mod fio_text;
 pub mod html;
 pub mod markdown;

@@ -46,6 +46,11 @@ pub struct Args {
     /// Targets per volume from a requirements TOML, matched to --disk in order.
     #[arg(long, value_name = "FILE")]
     pub requirements: Option<PathBuf>,
+    /// A fio job file as the workload: its jobs are grouped by the directory they do IO in
+    /// (in order of first appearance), one --disk per directory; rw, bs/bssplit,
+    /// iodepth x numjobs and rate limits come from the file.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["requirements", "iodepth", "numjobs"])]
+    pub job: Option<PathBuf>,
     /// Service time of one IO on an unthrottled SSD disk, ms (Little's law): replaces the 1 ms
     /// assumed for Premium SSD, Premium SSD v2 and Ultra and the 10 ms bound taken for Standard
     /// SSD (Azure: "single-digit millisecond"). Standard HDD keeps Azure's < 20/10 ms bounds.
@@ -117,6 +122,57 @@ fn disk_for(catalog: &Catalog, args: &Args, design: &mut VolumeDesign) -> anyhow
     }
 }
 
+/// The job file's load per place (parse-only: the job's targets need not exist here).
+fn job_loads(path: &std::path::Path) -> anyhow::Result<Vec<iofit_model::job::TargetLoad>> {
+    let options = iofit_jobfile::ParseOptions {
+        skip_target_checks: true,
+        ..Default::default()
+    };
+    let jobs = iofit_jobfile::fio::parse_file(path, &options).map_err(bad_input)?;
+    Ok(iofit_model::job::loads_by_place(&jobs))
+}
+
+/// Which jobs each volume carries, and the rate limits the job file itself sets.
+fn job_lines(
+    loads: &[iofit_model::job::TargetLoad],
+    prediction: &iofit_predict::Prediction,
+) -> String {
+    let mut out = String::from("\nJob file\n");
+    for (load, volume) in loads.iter().zip(&prediction.volumes) {
+        let w = &load.workload;
+        let sizes = match (w.read_pct > 0.0, w.read_pct < 100.0) {
+            (true, true) => format!("{} reads / {} writes", w.read_io_size, w.write_io_size),
+            (true, false) => format!("{} reads", w.read_io_size),
+            _ => format!("{} writes", w.write_io_size),
+        };
+        out.push_str(&format!(
+            "  {} <- {} ({}): {:.0}% reads, {:.0}% random, {sizes}, {} threads x QD {}\n",
+            volume.label,
+            load.place.display(),
+            load.jobs.join(", "),
+            w.read_pct,
+            w.random_pct,
+            w.threads,
+            w.queue_depth,
+        ));
+        if let Some(cap) = load.rate_iops_cap {
+            out.push_str(&format!(
+                "    rate_iops x numjobs caps this volume at {} IOPS: the job gets {} IOPS (the design's {} or the cap, the lower)\n",
+                iofit_model::units::group_thousands(cap),
+                iofit_model::units::group_thousands(cap.min(volume.max_iops)),
+                iofit_model::units::group_thousands(volume.max_iops),
+            ));
+        }
+        if let Some(cap) = load.rate_bytes_per_second_cap {
+            out.push_str(&format!(
+                "    rate x numjobs caps this volume at {:.1} MiB/s whatever the design delivers\n",
+                cap / (1024.0 * 1024.0)
+            ));
+        }
+    }
+    out
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let catalog = args.catalog.load()?;
     let mut alternatives: Option<iofit_catalog::Catalog> = None;
@@ -132,6 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.output.report {
         let mut inputs: Vec<PathBuf> = args.requirements.iter().cloned().collect();
         inputs.extend(args.catalog.files.iter().cloned());
+        inputs.extend(args.job.iter().cloned());
         super::files::check_output(path, &inputs, "--report")?;
     }
     let stripe = args
@@ -150,6 +207,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "{} has {} volume(s) but {} --disk given; give one --disk per [[volumes]] entry, in order",
                 args.requirements.as_ref().unwrap().display(),
                 requirements.volumes.len(),
+                args.disks.len()
+            )));
+        }
+    }
+    let job_loads = args.job.as_deref().map(job_loads).transpose()?;
+    if let Some(loads) = &job_loads {
+        if loads.len() != args.disks.len() {
+            let places: Vec<String> = loads
+                .iter()
+                .map(|l| l.place.display().to_string())
+                .collect();
+            return Err(bad_input(format!(
+                "--job: the jobs do IO in {} place(s) ({}) but {} --disk given; give one --disk per place, in this order",
+                loads.len(),
+                places.join(", "),
                 args.disks.len()
             )));
         }
@@ -218,6 +290,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     Some(sizing.clone()),
                 )
             }
+            None if job_loads.is_some() => (
+                job_loads.as_ref().expect("checked")[index].workload.clone(),
+                None,
+            ),
             None => (
                 Workload::new(
                     read_pct_of(rws[index]),
@@ -288,6 +364,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         emit(&iofit_report::predict_text::render(&prediction))?;
         for note in &price_notes {
             emit(&format!("note: {note}\n"))?;
+        }
+        if let Some(loads) = &job_loads {
+            emit(&job_lines(loads, &prediction))?;
         }
     }
     Ok(if prediction.meets_requirements == Some(false) {

@@ -120,6 +120,7 @@ pub fn fio_jobs_for(
             .map(|(k, v)| (k.clone(), substitute(v)))
             .collect(),
         ignore_unknown,
+        ..ParseOptions::default()
     };
     let mut jobs: Vec<JobSpec> = Vec::new();
     for file in files {
@@ -159,7 +160,7 @@ pub fn run_hosts(
 ) -> anyhow::Result<ExitCode> {
     let job_options: Vec<Vec<(String, String)>> = hosts
         .first()
-        .map(|h| h.jobs.iter().map(iofit_engine::fio_job_options).collect())
+        .map(|h| h.jobs.iter().map(iofit_jobfile::fio::job_options).collect())
         .unwrap_or_default();
     let run = run_specs(hosts, reach)?;
     let text = render(&run, output.json, &job_options);

@@ -7,8 +7,10 @@
 
 use crate::exit::bad_input;
 use anyhow::Context;
-use iofit_engine::{fio_job_options, run_jobs, Observer, Progress, RunOptions, RunReport};
-use iofit_jobfile::fio::{parse_command_line, parse_file, ParseOptions};
+use iofit_engine::{run_jobs, Observer, Progress, RunOptions, RunReport};
+use iofit_jobfile::fio::{
+    job_options as fio_job_options, parse_command_line, parse_file, ParseOptions,
+};
 use iofit_jobfile::Dialect;
 use iofit_model::job::{JobSpec, Target};
 use std::io::IsTerminal;
@@ -57,6 +59,9 @@ pub struct Args {
     /// Skip options fio does not know instead of failing.
     #[arg(long)]
     pub ignore_unknown: bool,
+    /// Run only this job section of the job files (fio --section; may be repeated).
+    #[arg(long, value_name = "NAME")]
+    pub section: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "normal")]
     pub output_format: OutputFormat,
@@ -118,6 +123,7 @@ fn take_own_flag(args: &mut Args, key: &str, value: Option<&str>) -> Result<bool
     match key {
         "parse-only" => args.parse_only = true,
         "ignore-unknown" => args.ignore_unknown = true,
+        "section" => args.section.push(need(value)?),
         "allow-overwrite" => args.allow_overwrite = true,
         "quiet" => args.quiet = true,
         "output" => args.output = Some(PathBuf::from(need(value)?)),
@@ -245,12 +251,16 @@ fn load_jobs(args: &Args, inputs: &Inputs) -> anyhow::Result<Vec<JobSpec>> {
         let options = ParseOptions {
             overrides: overrides(args, &[])?,
             ignore_unknown: args.ignore_unknown,
+            skip_target_checks: args.parse_only,
+            ..ParseOptions::default()
         };
         return parse_command_line(&inputs.fio_args, &options).map_err(bad_input);
     }
     let options = ParseOptions {
         overrides: overrides(args, &inputs.fio_args)?,
         ignore_unknown: args.ignore_unknown,
+        sections: args.section.clone(),
+        skip_target_checks: args.parse_only,
     };
     let mut jobs = Vec::new();
     for file in &inputs.files {
@@ -423,6 +433,32 @@ fn describe_job(job: &JobSpec) -> String {
         job.group_id,
         if job.stonewall { ", stonewall" } else { "" }
     )
+}
+
+/// fio's averaged logs (`PREFIX_bw.N.log`...), N the clone's number in the run as fio counts
+/// threads; results are per clone here (jobfile refuses logs with group_reporting).
+fn write_fio_logs(report: &RunReport, jobs: &[JobSpec]) -> anyhow::Result<()> {
+    use iofit_report::fio_log::{render, LogKind};
+    for (number, (result, &index)) in report.result.jobs.iter().zip(&report.job_index).enumerate() {
+        let job = &jobs[index];
+        for (prefix, kind) in [
+            (&job.logs.bw_prefix, LogKind::Bandwidth),
+            (&job.logs.iops_prefix, LogKind::Iops),
+            (&job.logs.lat_prefix, LogKind::Latency),
+        ] {
+            let Some(prefix) = prefix else { continue };
+            let path = PathBuf::from(format!("{prefix}_{}.{}.log", kind.suffix(), number + 1));
+            let text = render(
+                &result.series,
+                kind,
+                job.rw.has_reads(),
+                job.rw.has_writes(),
+            );
+            super::files::write_output(&path, text.as_bytes())
+                .with_context(|| format!("cannot write the log {}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> String {
@@ -647,6 +683,9 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if args.parse_only {
         for job in &jobs {
             println!("{}", describe_job(job));
+            for note in &job.notes {
+                println!("  note: {note}");
+            }
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -681,6 +720,13 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
                 mapped.join(", ")
             );
         }
+        let mut said: Vec<&str> = Vec::new();
+        for note in jobs.iter().flat_map(|job| job.notes.iter()) {
+            if !said.contains(&note.as_str()) {
+                said.push(note);
+                eprintln!("iofit: note: {note}");
+            }
+        }
     }
     let mut observer = CliObserver {
         jobs: &jobs,
@@ -708,6 +754,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             args.output.as_deref().unwrap_or(Path::new("")).display()
         )));
     }
+    write_fio_logs(&report, &jobs)?;
     if let Some(path) = &args.report {
         write_html_report(path, &report, &jobs, args.preset.as_deref())?;
         if !args.quiet {

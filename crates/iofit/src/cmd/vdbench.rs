@@ -11,8 +11,12 @@ use std::sync::Arc;
 /// The runs of a file whose `hd=` lines name other machines (None: a one-machine file).
 fn multi_host_runs(
     path: &Path,
-) -> anyhow::Result<Option<(iofit_jobfile::vdbench::ParamFile, Vec<iofit_jobfile::vdbench::Run>)>>
-{
+) -> anyhow::Result<
+    Option<(
+        iofit_jobfile::vdbench::ParamFile,
+        Vec<iofit_jobfile::vdbench::Run>,
+    )>,
+> {
     use crate::exit::bad_input;
     use iofit_jobfile::vdbench::{is_local_host, parse_file};
     let file = parse_file(path).map_err(bad_input)?;

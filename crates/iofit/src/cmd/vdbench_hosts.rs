@@ -8,9 +8,9 @@
 //! An SD shared by k hosts gets 1/k of its share of a fixed `iorate=` on each.
 
 use crate::cmd::remote::{exit_code, Reach, INCOMPLETE};
-use iofit_procedure::vdbench::{adjust, RunJson, VdbenchJson, VdbenchOptions};
 use crate::exit::bad_input;
 use iofit_jobfile::vdbench::{IoRate, ParamFile, Run};
+use iofit_procedure::vdbench::{adjust, RunJson, VdbenchJson, VdbenchOptions};
 use iofit_remote::{HostSpec, MultiRun};
 use iofit_report::multihost::{render_hosts_table, HostRow};
 use iofit_report::vdbench_summary::{render_run, AvgLine, RunHeader};

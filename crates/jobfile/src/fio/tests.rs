@@ -1,5 +1,6 @@
 use super::*;
-use iofit_model::job::Direction;
+use iofit_model::job::{Direction, EngineKind};
+use std::time::Duration;
 
 /// The seed's `fiowrite.ini`, verbatim (seed 000, FIO section).
 const FIOWRITE: &str = "[global]\nsize=30g\ndirect=1\niodepth=256\nioengine=libaio\nbs=8k\n\n[writer1]\nrw=randwrite\ndirectory=/mnt/nocache\n[writer2]\nrw=randwrite\ndirectory=/mnt/nocache\n[writer3]\nrw=randwrite\ndirectory=/mnt/nocache\n[writer4]\nrw=randwrite\ndirectory=/mnt/nocache\n";
@@ -116,6 +117,7 @@ fn overrides_win_over_the_file() {
             ("directory".into(), "/tmp/x".into()),
         ],
         ignore_unknown: false,
+        ..Default::default()
     };
     let jobs = parse_str(FIOWRITE, "fiowrite.ini", &opts).unwrap();
     assert_eq!(jobs.len(), 4);
@@ -138,6 +140,7 @@ fn bad_override_is_reported_as_command_line() {
     let opts = ParseOptions {
         overrides: vec![("size".into(), "lots".into())],
         ignore_unknown: false,
+        ..Default::default()
     };
     let error = parse_str(FIOWRITE, "fiowrite.ini", &opts).unwrap_err();
     assert_eq!(error.file, COMMAND_LINE);
@@ -329,18 +332,26 @@ fn unknown_and_unsupported_are_different_errors() {
     assert!(
         matches!(&*error.kind, ErrorKind::UnknownOption { suggestion: Some(s), .. } if s == "iodepth")
     );
-    let error = parse("[a]\nsize=1m\ndirectory=/tmp\nverify=md5\n").unwrap_err();
-    assert_eq!(*error.kind, ErrorKind::UnsupportedOption("verify".into()));
-    assert!(error
-        .to_string()
-        .contains("fio option 'verify' is not supported by iofit yet"));
+    let error = parse("[a]\nsize=1m\ndirectory=/tmp\nverify_async=2\n").unwrap_err();
+    assert!(
+        matches!(&*error.kind, ErrorKind::UnsupportedOption { key, .. } if key == "verify_async")
+    );
+    assert!(
+        error.to_string().contains(
+            "fio option 'verify_async' is not supported by iofit: iofit measures performance and does not verify data"
+        ),
+        "{error}"
+    );
 
     let lenient = ParseOptions {
         overrides: vec![],
         ignore_unknown: true,
+        ..Default::default()
     };
     assert!(parse_str("[a]\nsize=1m\ndirectory=/tmp\niodpeth=4\n", "t", &lenient).is_ok());
     assert!(parse_str("[a]\nsize=1m\ndirectory=/tmp\nverify=md5\n", "t", &lenient).is_err());
+    // verify=0 asks for what iofit does.
+    assert!(parse("[a]\nsize=1m\ndirectory=/tmp\nverify=0\ndo_verify=0\n").is_ok());
 }
 
 #[test]
@@ -387,4 +398,353 @@ fn environment_variables_expand_in_values() {
         parse("[a]\nsize=1m\ndirectory=/tmp\nbs=${IOFIT_TEST_UNSET_VARIABLE}\n").unwrap_err();
     assert_eq!((error.line, error.key.as_deref()), (4, Some("bs")));
     assert!(error.to_string().contains("IOFIT_TEST_UNSET_VARIABLE"));
+}
+
+#[test]
+fn inline_comments_end_a_line_as_in_fio() {
+    let jobs = parse(
+        "[a] ; the job\nsize=1m # one MiB\ndirectory=/tmp\ngroup_reporting  # comment\nbs=8k;x\n",
+    )
+    .unwrap();
+    assert!(jobs[0].group_reporting);
+    assert_eq!(jobs[0].block_size.max_size(), Bytes::kib(8));
+    assert_eq!(jobs[0].name, "a");
+}
+
+#[test]
+fn system_variables_and_arithmetic_in_values() {
+    let vars = crate::values::SystemVars::of_this_machine();
+    let jobs = parse("[a]\nsize=(1024*8)k\ndirectory=/tmp\nnumjobs=$ncpus\nbs=$pagesize\nruntime=(2*1000*1000)\n").unwrap();
+    assert_eq!(jobs[0].size, Some(SizeSpec::Bytes(Bytes::mib(8))));
+    assert_eq!(u64::from(jobs[0].numjobs), vars.ncpus);
+    assert_eq!(jobs[0].block_size.max_size(), Bytes(vars.pagesize));
+    // fio reads a time expression without a unit in microseconds.
+    assert_eq!(jobs[0].runtime, Some(Duration::from_secs(2)));
+    let error = parse("[a]\nsize=(1024*)k\ndirectory=/tmp\n").unwrap_err();
+    assert_eq!((error.line, error.key.as_deref()), (2, Some("size")));
+}
+
+#[test]
+fn section_picks_jobs_and_keeps_globals() {
+    let text =
+        "[global]\nsize=1m\ndirectory=/tmp\n[a]\nrw=read\n[b]\nrw=randwrite\n[c]\nrw=write\n";
+    let opts = ParseOptions {
+        sections: vec!["b".into(), "c".into()],
+        ..Default::default()
+    };
+    let jobs = parse_str(text, "t.fio", &opts).unwrap();
+    let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["b", "c"]);
+    assert_eq!(jobs[0].size, Some(SizeSpec::Bytes(Bytes::mib(1))));
+    let opts = ParseOptions {
+        sections: vec!["nope".into()],
+        ..Default::default()
+    };
+    let error = parse_str(text, "t.fio", &opts).unwrap_err();
+    assert!(error.to_string().contains("--section nope"), "{error}");
+}
+
+#[test]
+fn parse_only_does_not_look_at_targets() {
+    let text = "[a]\nfilename=/dev/iofit-does-not-exist\nrw=randread\n";
+    assert!(parse(text).is_err());
+    let opts = ParseOptions {
+        skip_target_checks: true,
+        ..Default::default()
+    };
+    let jobs = parse_str(text, "t.fio", &opts).unwrap();
+    assert_eq!(jobs[0].size, None);
+}
+
+#[test]
+fn include_fan_out_is_capped_by_total_size() {
+    // f0 includes f1 ten times, f1 includes f2 ten times...: 10^7 copies of f7 unless capped.
+    let dir = tempfile::tempdir().unwrap();
+    let padding = format!("; {}\n", "x".repeat(4000));
+    for level in 0..8 {
+        let text = if level == 7 {
+            format!("[global]\nbs=4k\n{padding}")
+        } else {
+            format!(
+                "{padding}{}",
+                format!("include f{}.fio\n", level + 1).repeat(10)
+            )
+        };
+        std::fs::write(dir.path().join(format!("f{level}.fio")), text).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("main.fio"),
+        "include f0.fio\n[a]\nsize=1m\n",
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let error = parse_file(&dir.path().join("main.fio"), &ParseOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("MiB of job text"), "{error}");
+    assert_eq!(error.key.as_deref(), Some("include"));
+    assert!(start.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn include_refuses_what_is_not_a_regular_file() {
+    let error = parse("include /dev/zero\n[a]\nsize=1m\n").unwrap_err();
+    assert!(error.to_string().contains("not a regular file"), "{error}");
+}
+
+#[test]
+fn parsing_is_linear_in_jobs() {
+    // 100k jobs: a quadratic name check took minutes; a linear one is well under a second in
+    // release and a few seconds in a debug build.
+    let mut text = String::from("[global]\nsize=1m\ndirectory=/tmp\nrw=randread\n");
+    for index in 0..100_000 {
+        text.push_str(&format!("[job{index}]\n"));
+    }
+    let start = std::time::Instant::now();
+    let jobs = parse(&text).unwrap();
+    assert_eq!(jobs.len(), 100_000);
+    assert_eq!(jobs[99_999].name, "job99999");
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn bsrange_is_the_sizes_fio_draws() {
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbsrange=1k-4k\nrw=randread\n").unwrap();
+    match &jobs[0].block_size {
+        BlockSizeSpec::Split { read, .. } => {
+            let sizes: Vec<u64> = read.iter().map(|s| s.size.as_u64()).collect();
+            // fio draws 1k + 4k x u and rounds down to a multiple of 1k: 1k..4k, 25% each.
+            assert_eq!(sizes, [1024, 2048, 3072, 4096]);
+            assert!(read.iter().all(|s| (s.pct - 25.0).abs() < 1e-9));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(jobs[0].notes.iter().any(|n| n.starts_with("bsrange")));
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbsrange=8k-8k\n").unwrap();
+    assert_eq!(jobs[0].block_size.mean_size(Direction::Read), Bytes::kib(8));
+    // 4k-10k: r = 2.5, so 4k and 8k take 40% each and the rest (20%) goes to 10k.
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbsrange=4k-10k\n").unwrap();
+    match &jobs[0].block_size {
+        BlockSizeSpec::Split { read, .. } => {
+            let got: Vec<(u64, f64)> = read.iter().map(|s| (s.size.as_u64(), s.pct)).collect();
+            assert_eq!(got.len(), 3);
+            assert_eq!((got[0].0, got[1].0, got[2].0), (4096, 8192, 10240));
+            assert!((got[0].1 - 40.0).abs() < 1e-9 && (got[2].1 - 20.0).abs() < 1e-9);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn blockalign_sets_the_offset_alignment() {
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbs=512\nblockalign=4k\nrw=randread\n").unwrap();
+    assert_eq!(jobs[0].block_align, Some(Bytes::kib(4)));
+    assert!(job_options(&jobs[0]).contains(&("blockalign".into(), "4096".into())));
+    let error = parse("[a]\nsize=1m\ndirectory=/tmp\ndirect=1\nba=1000\n").unwrap_err();
+    assert_eq!((error.line, error.key.as_deref()), (5, Some("blockalign")));
+    let jobs =
+        parse("[a]\nsize=1m\ndirectory=/tmp\nrandom_distribution=zoned:50/5:30/15:20/\n").unwrap();
+    match &jobs[0].random_distribution {
+        iofit_model::job::RandomDistribution::Zoned(zones) => {
+            assert_eq!(zones[2].size, iofit_model::job::ZoneSize::Percent(80.0))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn number_ios_is_an_io_size() {
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbs=8k\nnumber_ios=10\nrw=randread\n").unwrap();
+    assert_eq!(jobs[0].io_limit, Some(Bytes::kib(80)));
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbs=8k\nio_size=16k\nnumber_ios=10\n").unwrap();
+    assert_eq!(jobs[0].io_limit, Some(Bytes::kib(16)));
+    assert!(parse("[a]\nsize=1m\ndirectory=/tmp\nbs=4k,8k\nrw=randrw\nnumber_ios=10\n").is_err());
+}
+
+#[test]
+fn filesize_is_per_file() {
+    let jobs = parse("[a]\ndirectory=/tmp\nnrfiles=4\nfilesize=2m\n").unwrap();
+    assert_eq!(jobs[0].size, Some(SizeSpec::Bytes(Bytes::mib(2))));
+    assert!(parse("[a]\ndirectory=/tmp\nfilesize=1m-2m\n").is_err());
+}
+
+#[test]
+fn engines_run_mapped_or_refused_with_reason() {
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nioengine=posixaio\niodepth=8\n").unwrap();
+    assert_eq!(jobs[0].engine, EngineKind::IoUring);
+    assert!(jobs[0].notes.iter().any(|n| n.contains("posixaio")));
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nioengine=pvsync2\n").unwrap();
+    assert_eq!(jobs[0].engine, EngineKind::Pvsync);
+    let error = parse("[a]\nsize=1m\ndirectory=/tmp\nioengine=rdma\n").unwrap_err();
+    assert!(error.to_string().contains("RDMA network"), "{error}");
+    let error = parse("[a]\nsize=1m\ndirectory=/tmp\nioengine=spdk\n").unwrap_err();
+    assert!(error.to_string().contains("raw device"), "{error}");
+}
+
+#[test]
+fn noted_options_are_accepted_and_said() {
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nrandom_generator=lfsr\nio_submit_mode=offload\ngtod_reduce=1\nthreads=1\n").unwrap();
+    let notes = jobs[0].notes.join("\n");
+    for word in [
+        "random_generator",
+        "io_submit_mode=offload",
+        "gtod_reduce",
+        "threads=",
+    ] {
+        assert!(notes.contains(word), "{word} missing from {notes}");
+    }
+    assert!(parse("[a]\nsize=1m\ndirectory=/tmp\nrandom_generator=mt\n").is_err());
+    // A refused option names its reason.
+    let error = parse("[a]\nsize=1m\ndirectory=/tmp\nzonemode=zbd\n").unwrap_err();
+    assert!(error.to_string().contains("zoned block devices"), "{error}");
+}
+
+#[test]
+fn every_table_name_is_unique_and_flags_are_booleans() {
+    let table = crate::fio_options::table();
+    let names: Vec<&str> = table.names().collect();
+    let unique: std::collections::HashSet<&str> = names.iter().copied().collect();
+    assert_eq!(names.len(), unique.len());
+    assert!(crate::fio_options::is_flag("time_based"));
+    assert!(!crate::fio_options::is_flag("bs"));
+}
+
+#[test]
+fn bs_ranges_fallocate_invalidate_and_engine_first() {
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbs=4k-16k\nfallocate=none\n").unwrap();
+    assert_eq!(jobs[0].block_size.max_size(), Bytes::kib(16));
+    assert!(matches!(jobs[0].block_size, BlockSizeSpec::Split { .. }));
+    assert!(parse("[a]\nsize=1m\ndirectory=/tmp\ndirect=1\ninvalidate=1\n").is_ok());
+    assert!(parse("[a]\nsize=1m\ndirectory=/tmp\ninvalidate=0\n").is_ok());
+    let error = parse("[a]\nsize=1m\ndirectory=/tmp\ninvalidate=1\n").unwrap_err();
+    assert_eq!((error.line, error.key.as_deref()), (4, Some("invalidate")));
+    // An engine iofit lacks is the reason given, even after one of that engine's options.
+    let error =
+        parse("[a]\nsize=1m\ndirectory=/tmp\nbuffer_pattern=0xff\nioengine=sg\n").unwrap_err();
+    assert_eq!(error.kind.name(), "UnsupportedEngine");
+    let error = parse("[a]\ndirectory=/tmp\nfilesize=10*1000\n").unwrap_err();
+    assert!(
+        error.to_string().contains("only inside parentheses"),
+        "{error}"
+    );
+}
+
+#[test]
+fn random_distributions_parse_as_fio_writes_them() {
+    use iofit_model::job::{AccessZone, RandomDistribution as D, ZoneSize};
+    let dist = |v: &str| {
+        parse(&format!(
+            "[a]\nsize=1g\ndirectory=/tmp\nrw=randread\nrandom_distribution={v}\n"
+        ))
+        .map(|jobs| jobs[0].random_distribution.clone())
+    };
+    assert_eq!(
+        dist("zipf:1.2").unwrap(),
+        D::Zipf {
+            theta: 1.2,
+            center: None
+        }
+    );
+    assert_eq!(
+        dist("pareto:0.2:0.5").unwrap(),
+        D::Pareto {
+            h: 0.2,
+            center: Some(0.5)
+        }
+    );
+    assert_eq!(
+        dist("normal:10").unwrap(),
+        D::Normal {
+            deviation_pct: 10.0,
+            center: None
+        }
+    );
+    assert_eq!(dist("random").unwrap(), D::Uniform);
+    assert_eq!(
+        dist("zoned:60/10:40/90").unwrap(),
+        D::Zoned(vec![
+            AccessZone {
+                access_pct: 60.0,
+                size: ZoneSize::Percent(10.0)
+            },
+            AccessZone {
+                access_pct: 40.0,
+                size: ZoneSize::Percent(90.0)
+            },
+        ])
+    );
+    assert_eq!(
+        dist("zoned_abs:90/1m:10/10m").unwrap(),
+        D::Zoned(vec![
+            AccessZone {
+                access_pct: 90.0,
+                size: ZoneSize::Bytes(Bytes::mib(1))
+            },
+            AccessZone {
+                access_pct: 10.0,
+                size: ZoneSize::Bytes(Bytes::mib(10))
+            },
+        ])
+    );
+    for bad in [
+        "zipf:1",
+        "zipf:x",
+        "pareto:1.5",
+        "zoned:60/10:30/90",
+        "lognormal:2",
+        "zipf:1.2:2",
+    ] {
+        let error = dist(bad).unwrap_err();
+        assert_eq!(
+            (error.line, error.key.as_deref()),
+            (5, Some("random_distribution")),
+            "{bad}"
+        );
+    }
+    // The option names written back are fio's.
+    let jobs =
+        parse("[a]\nsize=1g\ndirectory=/tmp\nrw=randread\nrandom_distribution=zipf:1.2\n").unwrap();
+    assert!(job_options(&jobs[0]).contains(&("random_distribution".into(), "zipf:1.2".into())));
+}
+
+#[test]
+fn rw_offset_modifiers() {
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nrw=read:-8k\n").unwrap();
+    assert_eq!((jobs[0].rw, jobs[0].seq_add_bytes), (RwMode::Read, -8192));
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nrw=write:112k\n").unwrap();
+    assert_eq!(jobs[0].seq_add_bytes, 112 * 1024);
+    assert!(job_options(&jobs[0]).contains(&("rw".into(), "write:114688".into())));
+    let jobs =
+        parse("[a]\nsize=1m\ndirectory=/tmp\nrw=randread:8\nrw_sequencer=identical\n").unwrap();
+    assert_eq!(
+        (jobs[0].random_run, jobs[0].repeat_offset_in_run),
+        (8, true)
+    );
+    let jobs =
+        parse("[a]\nsize=1m\ndirectory=/tmp\nrw=randread\npercentage_sequential=30\n").unwrap();
+    assert_eq!(jobs[0].random_pct, 70.0);
+    let error = parse("[a]\nsize=1m\ndirectory=/tmp\nrw=randread:x\n").unwrap_err();
+    assert_eq!((error.line, error.key.as_deref()), (4, Some("rw")));
+}
+
+#[test]
+fn logs_need_averaging_and_one_series_per_clone() {
+    let jobs =
+        parse("[a]\nsize=1m\ndirectory=/tmp\nwrite_bw_log\nlog_avg_msec=500\nper_job_logs=1\n")
+            .unwrap();
+    assert_eq!(jobs[0].logs.bw_prefix.as_deref(), Some("a"));
+    assert_eq!(jobs[0].log_interval, Duration::from_millis(500));
+    for bad in [
+        "write_bw_log=x\n",
+        "write_bw_log=x\nlog_avg_msec=100\ngroup_reporting\n",
+        "write_lat_log=x\nlog_avg_msec=100\nrw=randrw\n",
+        "write_bw_log=x\nlog_avg_msec=100\nlog_offset=1\n",
+    ] {
+        assert!(
+            parse(&format!("[a]\nsize=1m\ndirectory=/tmp\n{bad}")).is_err(),
+            "{bad}"
+        );
+    }
 }

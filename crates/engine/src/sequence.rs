@@ -1,0 +1,189 @@
+//! fio's offset modifiers on `rw=` (io_u.c `get_next_seq_offset`, `ddir_seq_nr`): sequential IO
+//! with holes or backwards (`rw=write:4k`, `rw=read:-8k`: the next IO starts that many bytes
+//! after the end of the last one), and random IO that takes a new random offset only every N
+//! IOs (`rw=randread:8`), the IOs between following on sequentially (`rw_sequencer=sequential`)
+//! or repeating the same offset (`rw_sequencer=identical`).
+//!
+//! ```
+//! use iofit_engine::sequence::{Sequence, SeqState};
+//!
+//! // rw=read:-8k with 4 KiB IOs over a 64 KiB region reads backwards, block by block.
+//! let sequence = Sequence { seq_add_bytes: -8192, random_run: 1, identical: false };
+//! let mut state = SeqState::default();
+//! let offsets: Vec<u64> = (0..3).map(|_| sequence.next_sequential(&mut state, 4096, 65536)).collect();
+//! assert_eq!(offsets, [57344, 53248, 49152]);
+//! ```
+
+/// The modifiers of one job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sequence {
+    /// Bytes added after the end of each sequential IO (negative: backwards).
+    pub seq_add_bytes: i64,
+    /// A new random offset every this many IOs (1: every IO).
+    pub random_run: u32,
+    /// Between random offsets, repeat the same offset instead of following on.
+    pub identical: bool,
+}
+
+impl Default for Sequence {
+    fn default() -> Sequence {
+        Sequence {
+            seq_add_bytes: 0,
+            random_run: 1,
+            identical: false,
+        }
+    }
+}
+
+/// Per file: where the last IO ended and how many IOs the current random run has left.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SeqState {
+    /// End of the last IO, relative to the region.
+    pub next: u64,
+    started: bool,
+    last_offset: u64,
+    run_left: u32,
+}
+
+impl Sequence {
+    /// The next sequential offset in a region of `region_len` bytes, for an IO of `len`.
+    #[inline]
+    pub fn next_sequential(&self, state: &mut SeqState, len: u64, region_len: u64) -> u64 {
+        let last = region_len.saturating_sub(len);
+        let offset = if self.seq_add_bytes == 0 {
+            if state.next + len > region_len {
+                0
+            } else {
+                state.next
+            }
+        } else if !state.started {
+            // fio starts forward IO at the region's start and backwards IO one step before
+            // the end.
+            if self.seq_add_bytes > 0 {
+                0
+            } else {
+                region_len
+                    .saturating_add_signed(self.seq_add_bytes)
+                    .min(last)
+            }
+        } else {
+            let wanted = i128::from(state.next) + i128::from(self.seq_add_bytes);
+            if wanted < 0 || wanted as u128 + u128::from(len) > u128::from(region_len) {
+                // Wrap: forward to the start, backwards to one step before the end.
+                if self.seq_add_bytes > 0 {
+                    0
+                } else {
+                    region_len
+                        .saturating_add_signed(self.seq_add_bytes)
+                        .min(last)
+                }
+            } else {
+                wanted as u64
+            }
+        };
+        state.started = true;
+        state.next = offset + len;
+        offset
+    }
+
+    /// Inside a random run: the offset of the next IO without drawing a new one, or `None`
+    /// when a new random offset is due.
+    #[inline]
+    pub fn continue_run(&self, state: &mut SeqState, len: u64, region_len: u64) -> Option<u64> {
+        if state.run_left == 0 {
+            return None;
+        }
+        state.run_left -= 1;
+        let offset = if self.identical || state.next + len > region_len {
+            state.last_offset
+        } else {
+            state.next
+        };
+        state.last_offset = offset;
+        state.next = offset + len;
+        Some(offset)
+    }
+
+    /// Records a freshly drawn random offset, starting a run of `random_run` IOs.
+    #[inline]
+    pub fn start_run(&self, state: &mut SeqState, offset: u64, len: u64) {
+        state.run_left = self.random_run.saturating_sub(1);
+        state.last_offset = offset;
+        state.next = offset + len;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seq(add: i64) -> Sequence {
+        Sequence {
+            seq_add_bytes: add,
+            ..Sequence::default()
+        }
+    }
+
+    #[test]
+    fn holes_skip_bytes_after_each_io() {
+        let s = seq(4096);
+        let mut state = SeqState::default();
+        let offsets: Vec<u64> = (0..4)
+            .map(|_| s.next_sequential(&mut state, 4096, 32768))
+            .collect();
+        assert_eq!(offsets, [0, 8192, 16384, 24576]);
+        // The fifth would end past the region: wrap to the start.
+        assert_eq!(s.next_sequential(&mut state, 4096, 32768), 0);
+    }
+
+    #[test]
+    fn backwards_reads_walk_down_and_wrap_to_the_end() {
+        let s = seq(-8192);
+        let mut state = SeqState::default();
+        let offsets: Vec<u64> = (0..7)
+            .map(|_| s.next_sequential(&mut state, 4096, 32768))
+            .collect();
+        assert_eq!(offsets, [24576, 20480, 16384, 12288, 8192, 4096, 0]);
+        assert_eq!(s.next_sequential(&mut state, 4096, 32768), 24576);
+    }
+
+    #[test]
+    fn plain_sequential_is_unchanged() {
+        let s = Sequence::default();
+        let mut state = SeqState::default();
+        let offsets: Vec<u64> = (0..5)
+            .map(|_| s.next_sequential(&mut state, 4096, 16384))
+            .collect();
+        assert_eq!(offsets, [0, 4096, 8192, 12288, 0]);
+    }
+
+    #[test]
+    fn random_runs_follow_on_or_repeat() {
+        let s = Sequence {
+            seq_add_bytes: 0,
+            random_run: 3,
+            identical: false,
+        };
+        let mut state = SeqState::default();
+        assert_eq!(s.continue_run(&mut state, 4096, 1 << 20), None);
+        s.start_run(&mut state, 40960, 4096);
+        assert_eq!(s.continue_run(&mut state, 4096, 1 << 20), Some(45056));
+        assert_eq!(s.continue_run(&mut state, 4096, 1 << 20), Some(49152));
+        assert_eq!(s.continue_run(&mut state, 4096, 1 << 20), None);
+
+        let identical = Sequence {
+            identical: true,
+            ..s
+        };
+        identical.start_run(&mut state, 8192, 4096);
+        assert_eq!(
+            identical.continue_run(&mut state, 4096, 1 << 20),
+            Some(8192)
+        );
+        assert_eq!(
+            identical.continue_run(&mut state, 4096, 1 << 20),
+            Some(8192)
+        );
+        assert_eq!(identical.continue_run(&mut state, 4096, 1 << 20), None);
+    }
+}

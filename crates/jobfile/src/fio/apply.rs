@@ -1,0 +1,876 @@
+//! What each fio option does to the job being built: one small function per option, named by
+//! the table in `fio_options.rs`. Values whose final meaning depends on other options (sizes per
+//! file, block sizes, the target) are collected in [`Builder`] and settled by `finish`.
+
+use crate::error::{nearest, ErrorKind, JobFileError, Location};
+use crate::fio_options::{self, EngineChoice};
+use crate::values::{
+    parse_bool, parse_percent, parse_size, parse_time, parse_u32, parse_u64, split_per_direction,
+};
+use iofit_model::job::{
+    AccessZone, BlockSizeShare, JobSpec, PerDirection, RandomDistribution, RwMode, SizeSpec,
+    ZoneSize,
+};
+use iofit_model::units::{Bytes, SizeBase};
+use std::time::Duration;
+
+const SIZE_FIX: &str = "write a number with an optional suffix such as 4k, 64KiB, 1m or 30g";
+const TIME_FIX: &str = "write a number of seconds or a number with a unit: 30, 30s, 500ms, 2m, 1h";
+const COUNT_FIX: &str = "write a whole number";
+
+/// A value with where it was set, for errors found once the whole job is known.
+pub(crate) struct Placed<T> {
+    pub value: T,
+    pub loc: Location,
+}
+
+impl<T> Placed<T> {
+    fn at(value: T, arg: &Arg) -> Placed<T> {
+        Placed {
+            value,
+            loc: arg.loc.clone(),
+        }
+    }
+}
+
+/// Options whose final effect depends on others.
+#[derive(Default)]
+pub(crate) struct Builder {
+    pub filename: Option<Placed<String>>,
+    pub directory: Option<Placed<String>>,
+    pub size: Option<Placed<SizeSpec>>,
+    pub filesize: Option<Placed<Bytes>>,
+    pub bs_read: Option<Placed<Bytes>>,
+    pub bs_write: Option<Placed<Bytes>>,
+    pub bssplit: Option<Placed<(Vec<BlockSizeShare>, Vec<BlockSizeShare>)>>,
+    pub blockalign: Option<Placed<Bytes>>,
+    pub number_ios: Option<Placed<u64>>,
+    pub rw: Option<RwMode>,
+    pub rwmix_read_pct: Option<f64>,
+    pub percentage_random: Option<f64>,
+    pub nrfiles: Option<u32>,
+    pub time_based: Option<Location>,
+    pub buffered: Option<bool>,
+    pub direct: Option<bool>,
+    pub new_group: bool,
+    pub invalidate: Option<Placed<bool>>,
+    /// Where the first write_*_log was set, and log_avg_msec (0: per-IO logs).
+    pub log_at: Option<Location>,
+    pub log_avg_msec: u64,
+}
+
+/// The job being built.
+pub(crate) struct Ctx {
+    pub job: JobSpec,
+    pub b: Builder,
+    pub base: SizeBase,
+}
+
+impl Ctx {
+    pub fn note(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        if !self.job.notes.contains(&text) {
+            self.job.notes.push(text);
+        }
+    }
+}
+
+/// One option as written: `key` is the name as written (an alias stays an alias in errors).
+pub(crate) struct Arg<'a> {
+    pub key: &'a str,
+    pub value: Option<&'a str>,
+    pub loc: &'a Location,
+}
+
+impl Arg<'_> {
+    /// The value, which must be present and not empty.
+    pub fn value(&self) -> Result<&str, JobFileError> {
+        match self.value.map(str::trim) {
+            Some(value) if !value.is_empty() => Ok(value),
+            _ => Err(self
+                .loc
+                .error(Some(self.key), ErrorKind::MissingValue(self.key.into()))),
+        }
+    }
+    /// A boolean; bare is 1.
+    pub fn flag(&self) -> Result<bool, JobFileError> {
+        let value = self.value.map(str::trim);
+        parse_bool(value).map_err(|why| self.invalid_as(value.unwrap_or(""), why, "write 1 or 0"))
+    }
+    pub fn invalid(&self, why: impl Into<String>, fix: &str) -> JobFileError {
+        self.invalid_as(self.value.unwrap_or("").trim(), why, fix)
+    }
+    fn invalid_as(&self, value: &str, why: impl Into<String>, fix: &str) -> JobFileError {
+        self.loc.invalid(self.key, value, why, fix)
+    }
+    pub fn unsupported(&self, why: impl Into<String>, fix: &str) -> JobFileError {
+        self.loc
+            .unsupported_value(self.key, self.value.unwrap_or("").trim(), why, fix)
+    }
+    fn size(&self, base: SizeBase) -> Result<Bytes, JobFileError> {
+        let value = self.value()?;
+        parse_size(value, base).map_err(|why| {
+            if value.contains(['*', '+', '/', '^']) {
+                // fio reads 10*1000 as 10 (the rest is an unknown suffix); only (10*1000) is
+                // arithmetic.
+                self.invalid(why, "fio evaluates arithmetic only inside parentheses: write (EXPRESSION), e.g. (10*1000)k")
+            } else {
+                self.invalid(why, SIZE_FIX)
+            }
+        })
+    }
+    fn time(&self) -> Result<Duration, JobFileError> {
+        parse_time(self.value()?, Duration::from_secs(1)).map_err(|why| self.invalid(why, TIME_FIX))
+    }
+    fn count(&self) -> Result<u32, JobFileError> {
+        parse_u32(self.value()?).map_err(|why| self.invalid(why, COUNT_FIX))
+    }
+    fn positive_count(&self, what: &str) -> Result<u32, JobFileError> {
+        let count = self.count()?;
+        if count == 0 {
+            return Err(self.invalid(what.to_string(), &format!("write {}=1 or more", self.key)));
+        }
+        Ok(count)
+    }
+}
+
+type R = Result<(), JobFileError>;
+
+pub(crate) fn nothing(_: &mut Ctx, _: &Arg) -> R {
+    Ok(())
+}
+pub(crate) fn check_flag(_: &mut Ctx, arg: &Arg) -> R {
+    arg.flag().map(|_| ())
+}
+pub(crate) fn name(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.name = arg.value()?.to_string();
+    Ok(())
+}
+pub(crate) fn filename(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.filename = Some(Placed::at(arg.value()?.to_string(), arg));
+    Ok(())
+}
+pub(crate) fn directory(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.directory = Some(Placed::at(arg.value()?.to_string(), arg));
+    Ok(())
+}
+pub(crate) fn size(c: &mut Ctx, arg: &Arg) -> R {
+    let value = arg.value()?;
+    let spec = if let Some(pct) = value.strip_suffix('%') {
+        let pct = parse_percent(pct)
+            .map_err(|why| arg.invalid(why, "write a percentage such as size=50%"))?;
+        if pct <= 0.0 {
+            return Err(arg.invalid(
+                "a size of 0% has nothing to do IO on",
+                "write a percentage above 0",
+            ));
+        }
+        SizeSpec::PercentOfTarget(pct)
+    } else {
+        let bytes = arg.size(c.base)?;
+        if bytes == Bytes::ZERO {
+            return Err(arg.invalid("a size of 0 has nothing to do IO on", SIZE_FIX));
+        }
+        SizeSpec::Bytes(bytes)
+    };
+    c.b.size = Some(Placed::at(spec, arg));
+    Ok(())
+}
+/// fio's `filesize`: the size of each file (a range draws one per file; iofit has one size for
+/// all the files of a job, so a range is refused).
+pub(crate) fn filesize(c: &mut Ctx, arg: &Arg) -> R {
+    if arg.value()?.contains('-') || arg.value()?.contains(':') {
+        return Err(arg.unsupported(
+            "a range of file sizes",
+            "give one size such as filesize=64m",
+        ));
+    }
+    let bytes = arg.size(c.base)?;
+    if bytes == Bytes::ZERO {
+        return Err(arg.invalid("a file size of 0", SIZE_FIX));
+    }
+    c.b.filesize = Some(Placed::at(bytes, arg));
+    Ok(())
+}
+pub(crate) fn offset(c: &mut Ctx, arg: &Arg) -> R {
+    if arg.value()?.ends_with('%') {
+        return Err(arg.unsupported(
+            "an offset in percent",
+            "give the offset in bytes, e.g. offset=1g",
+        ));
+    }
+    c.job.offset = arg.size(c.base)?;
+    Ok(())
+}
+pub(crate) fn rw(c: &mut Ctx, arg: &Arg) -> R {
+    let (rw, modifier) = parse_rw(arg)?;
+    c.job.seq_add_bytes = 0;
+    c.job.random_run = 1;
+    if let Some(modifier) = modifier {
+        if rw.is_random() {
+            // rw=randread:N: a new random offset every N IOs.
+            let count = parse_u32(modifier).map_err(|why| {
+                arg.invalid(
+                    why,
+                    "write rw=randread:N with N IOs per random offset, e.g. rw=randread:8",
+                )
+            })?;
+            c.job.random_run = count.max(1);
+        } else {
+            // rw=write:4k (holes) or rw=read:-8k (backwards).
+            let (negative, size) = match modifier.trim().strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, modifier.trim()),
+            };
+            let bytes = parse_size(size, c.base).map_err(|why| {
+                arg.invalid(
+                    why,
+                    "write rw=write:4k (skip 4 KiB after each IO) or rw=read:-8k (backwards)",
+                )
+            })?;
+            let bytes = i64::try_from(bytes.as_u64())
+                .map_err(|_| arg.invalid("the offset modifier is too large", SIZE_FIX))?;
+            c.job.seq_add_bytes = if negative { -bytes } else { bytes };
+        }
+    }
+    c.b.rw = Some(rw);
+    Ok(())
+}
+/// fio's `rw_sequencer`: what the IOs between random offsets of `rw=randread:N` do.
+pub(crate) fn rw_sequencer(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.repeat_offset_in_run = match arg.value()? {
+        "sequential" => false,
+        "identical" => true,
+        _ => {
+            return Err(arg.invalid(
+                "not a sequencer",
+                "write rw_sequencer=sequential or identical",
+            ))
+        }
+    };
+    Ok(())
+}
+pub(crate) fn rwmix(c: &mut Ctx, arg: &Arg) -> R {
+    let pct = parse_u64(arg.value()?)
+        .map_err(|why| arg.invalid(why, "write a whole percentage 0..100"))?;
+    if pct > 100 {
+        return Err(arg.invalid(
+            format!("{pct}% is more than 100%"),
+            "write a percentage between 0 and 100",
+        ));
+    }
+    let read_pct = if arg.key == "rwmixread" {
+        pct
+    } else {
+        100 - pct
+    };
+    c.b.rwmix_read_pct = Some(read_pct as f64);
+    Ok(())
+}
+pub(crate) fn bs(c: &mut Ctx, arg: &Arg) -> R {
+    let (read, write) = split_per_direction(arg.value()?)
+        .map_err(|why| arg.invalid(why, "write bs=4k or bs=READ,WRITE such as bs=4k,64k"))?;
+    // fio's bs also takes a range (bs=4k-512k), which is bsrange.
+    if read
+        .iter()
+        .chain(write.iter())
+        .any(|part| part.contains('-'))
+    {
+        c.note("a bs range runs as a bssplit of the multiples of its smallest size, in the shares fio draws them");
+        return bsrange(c, arg);
+    }
+    let parse_one = |text: String| -> Result<Bytes, JobFileError> {
+        let bytes = parse_size(&text, c.base).map_err(|why| arg.invalid(why, SIZE_FIX))?;
+        if bytes == Bytes::ZERO {
+            return Err(arg.invalid("a block size of 0", "write a block size such as 4k"));
+        }
+        Ok(bytes)
+    };
+    // An empty entry means fio's default (4 KiB) for that direction.
+    let read = read.map(parse_one).transpose()?.unwrap_or(Bytes::kib(4));
+    let write = write.map(parse_one).transpose()?.unwrap_or(Bytes::kib(4));
+    c.b.bs_read = Some(Placed::at(read, arg));
+    c.b.bs_write = Some(Placed::at(write, arg));
+    c.b.bssplit = None;
+    Ok(())
+}
+pub(crate) fn bssplit(c: &mut Ctx, arg: &Arg) -> R {
+    let (read, write) = split_per_direction(arg.value()?)
+        .map_err(|why| arg.invalid(why, "write bssplit=4k/10:64k/90 or READ,WRITE lists"))?;
+    let parse_list = |text: Option<String>| -> Result<Vec<BlockSizeShare>, JobFileError> {
+        match text {
+            None => Ok(vec![BlockSizeShare {
+                size: Bytes::kib(4),
+                pct: 100.0,
+            }]),
+            Some(text) => parse_bssplit(&text, c.base).map_err(|why| {
+                arg.invalid(
+                    why,
+                    "write size/percent pairs joined by ':' such as 4k/10:64k/90",
+                )
+            }),
+        }
+    };
+    let split = (parse_list(read)?, parse_list(write)?);
+    c.b.bssplit = Some(Placed::at(split, arg));
+    c.b.bs_read = None;
+    c.b.bs_write = None;
+    Ok(())
+}
+
+/// At most this many sizes in a bsrange (512 B to 2 MiB in 512 B steps is 4096).
+const MAX_BSRANGE_SIZES: u64 = 4096;
+
+/// fio's `bsrange=MIN-MAX[,MIN-MAX]` (io_u.c `get_next_buflen`): a length `MIN + MAX x u`
+/// (u uniform in [0, 1)) rounded down to a multiple of MIN and capped at MAX. With r = MAX/MIN
+/// that is every multiple k x MIN (k = 1..floor(r)) with probability 1/r each, and MAX itself
+/// with what is left when r is not whole. The same distribution as a bssplit.
+pub(crate) fn bsrange(c: &mut Ctx, arg: &Arg) -> R {
+    const FIX: &str = "write bsrange=MIN-MAX such as bsrange=4k-64k (or READ,WRITE ranges)";
+    let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, FIX))?;
+    let lower = |text: Option<String>| -> Result<Vec<BlockSizeShare>, JobFileError> {
+        let Some(text) = text else {
+            return Ok(vec![BlockSizeShare {
+                size: Bytes::kib(4),
+                pct: 100.0,
+            }]);
+        };
+        let (min_text, max_text) = text.split_once('-').unwrap_or((&text, &text));
+        let min = parse_size(min_text, c.base).map_err(|why| arg.invalid(why, FIX))?;
+        let max = parse_size(max_text, c.base).map_err(|why| arg.invalid(why, FIX))?;
+        if min == Bytes::ZERO || max < min {
+            return Err(arg.invalid(format!("the range {min_text}-{max_text} is empty"), FIX));
+        }
+        let (min, max) = (min.as_u64(), max.as_u64());
+        let whole = max / min;
+        if whole > MAX_BSRANGE_SIZES {
+            return Err(arg.unsupported(
+                format!("a range of {whole} sizes"),
+                "use a narrower range or a larger minimum, or a bssplit",
+            ));
+        }
+        let ratio = max as f64 / min as f64;
+        let mut shares: Vec<BlockSizeShare> = (1..=whole)
+            .map(|k| BlockSizeShare {
+                size: Bytes(k * min),
+                pct: 100.0 / ratio,
+            })
+            .collect();
+        if max % min != 0 {
+            shares.push(BlockSizeShare {
+                size: Bytes(max),
+                pct: 100.0 * (ratio - whole as f64) / ratio,
+            });
+        }
+        Ok(shares)
+    };
+    let split = (lower(read)?, lower(write)?);
+    c.b.bssplit = Some(Placed::at(split, arg));
+    c.b.bs_read = None;
+    c.b.bs_write = None;
+    Ok(())
+}
+/// Checked in `finish`: iofit aligns random offsets to the smallest block size, fio's default.
+pub(crate) fn blockalign(c: &mut Ctx, arg: &Arg) -> R {
+    let (read, write) =
+        split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, "write blockalign=4k"))?;
+    if read != write {
+        return Err(arg.unsupported(
+            "different alignments for reads and writes",
+            "give one alignment",
+        ));
+    }
+    let text = read.unwrap_or_default();
+    let align = parse_size(&text, c.base).map_err(|why| arg.invalid(why, SIZE_FIX))?;
+    c.b.blockalign = Some(Placed::at(align, arg));
+    Ok(())
+}
+pub(crate) fn ioengine(c: &mut Ctx, arg: &Arg) -> R {
+    let value = arg.value()?;
+    // fio accepts `external:path.so` and a trailing engine-specific `:option`.
+    let name = value.split(':').next().unwrap_or(value);
+    match fio_options::engine(name) {
+        EngineChoice::Run(kind) => c.job.engine = kind,
+        EngineChoice::Mapped(kind, note) => {
+            c.job.engine = kind;
+            c.note(note);
+        }
+        EngineChoice::Refused(why) => {
+            return Err(arg.loc.error(
+                Some(arg.key),
+                ErrorKind::UnsupportedEngine {
+                    engine: name.to_string(),
+                    why: why.to_string(),
+                },
+            ))
+        }
+    }
+    Ok(())
+}
+/// The deepest queue: NVMe's 65,536 entries per queue, deeper than any device takes.
+const MAX_IODEPTH: u32 = 65_536;
+/// The most clones a job may start: one thread each (fio's own limit is 4096 at once).
+const MAX_NUMJOBS: u32 = 4096;
+
+pub(crate) fn iodepth(c: &mut Ctx, arg: &Arg) -> R {
+    let depth = arg.positive_count("a queue depth of 0 never issues an IO")?;
+    if depth > MAX_IODEPTH {
+        return Err(arg.invalid(
+            format!("{depth} is above the largest queue depth, {MAX_IODEPTH}"),
+            "write iodepth=1..65536",
+        ));
+    }
+    c.job.iodepth = depth;
+    Ok(())
+}
+pub(crate) fn direct(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.direct = Some(arg.flag()?);
+    Ok(())
+}
+pub(crate) fn buffered(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.buffered = Some(arg.flag()?);
+    Ok(())
+}
+pub(crate) fn numjobs(c: &mut Ctx, arg: &Arg) -> R {
+    let count = arg.positive_count("0 clones run nothing")?;
+    if count > MAX_NUMJOBS {
+        return Err(arg.invalid(
+            format!("{count} clones is more threads than any host runs (at most {MAX_NUMJOBS})"),
+            "write numjobs=1..4096",
+        ));
+    }
+    c.job.numjobs = count;
+    Ok(())
+}
+pub(crate) fn group_reporting(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.group_reporting = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn runtime(c: &mut Ctx, arg: &Arg) -> R {
+    let runtime = arg.time()?;
+    // fio: runtime=0 means no limit.
+    c.job.runtime = (!runtime.is_zero()).then_some(runtime);
+    Ok(())
+}
+pub(crate) fn time_based(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.time_based = arg.flag()?.then(|| arg.loc.clone());
+    Ok(())
+}
+pub(crate) fn ramp_time(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.ramp_time = arg.time()?;
+    Ok(())
+}
+pub(crate) fn startdelay(c: &mut Ctx, arg: &Arg) -> R {
+    if arg.value()?.contains('-') {
+        return Err(arg.unsupported(
+            "a random start delay range",
+            "give one delay such as startdelay=5",
+        ));
+    }
+    c.job.start_delay = arg.time()?;
+    Ok(())
+}
+pub(crate) fn rate(c: &mut Ctx, arg: &Arg) -> R {
+    let fix =
+        "write bytes per second with a size suffix such as rate=10m (10 MiB/s), or rate=READ,WRITE";
+    let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, fix))?;
+    let parse_rate = |text: String| -> Result<Option<u64>, JobFileError> {
+        let bytes = parse_size(&text, c.base).map_err(|why| arg.invalid(why, fix))?;
+        Ok((bytes != Bytes::ZERO).then_some(bytes.as_u64()))
+    };
+    c.job.rate_bytes_per_second = PerDirection {
+        read: read.map(parse_rate).transpose()?.flatten(),
+        write: write.map(parse_rate).transpose()?.flatten(),
+    };
+    Ok(())
+}
+pub(crate) fn rate_iops(c: &mut Ctx, arg: &Arg) -> R {
+    let fix = "write a whole number of IOs per second such as rate_iops=12500, or READ,WRITE";
+    let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, fix))?;
+    let parse_iops = |text: String| -> Result<Option<u64>, JobFileError> {
+        let iops = parse_u64(&text).map_err(|why| arg.invalid(why, fix))?;
+        Ok((iops != 0).then_some(iops))
+    };
+    c.job.rate_iops = PerDirection {
+        read: read.map(parse_iops).transpose()?.flatten(),
+        write: write.map(parse_iops).transpose()?.flatten(),
+    };
+    Ok(())
+}
+pub(crate) fn norandommap(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.norandommap = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn randrepeat(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.randrepeat = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn randseed(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.random_seed = parse_u64(arg.value()?).map_err(|why| arg.invalid(why, COUNT_FIX))?;
+    Ok(())
+}
+pub(crate) fn loops(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.loops = arg.positive_count("0 loops run nothing")?;
+    Ok(())
+}
+pub(crate) fn fsync(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.fsync_every = arg.count()?;
+    Ok(())
+}
+pub(crate) fn fdatasync(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.fdatasync_every = arg.count()?;
+    Ok(())
+}
+pub(crate) fn end_fsync(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.end_fsync = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn stonewall(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.stonewall = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn new_group(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.new_group = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn io_size(c: &mut Ctx, arg: &Arg) -> R {
+    if arg.value()?.ends_with('%') {
+        return Err(arg.unsupported(
+            "io_size in percent",
+            "give io_size in bytes, e.g. io_size=1g",
+        ));
+    }
+    let bytes = arg.size(c.base)?;
+    c.job.io_limit = (bytes != Bytes::ZERO).then_some(bytes);
+    Ok(())
+}
+/// Settled in `finish`: N IOs of one fixed size are N x bs bytes, an io_size.
+pub(crate) fn number_ios(c: &mut Ctx, arg: &Arg) -> R {
+    let count = parse_u64(arg.value()?).map_err(|why| arg.invalid(why, COUNT_FIX))?;
+    c.b.number_ios = (count != 0).then(|| Placed::at(count, arg));
+    Ok(())
+}
+pub(crate) fn percentage_random(c: &mut Ctx, arg: &Arg) -> R {
+    let fix = "write a percentage 0..100";
+    let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, fix))?;
+    let pct = |text: Option<String>| -> Result<Option<f64>, JobFileError> {
+        text.map(|t| parse_percent(&t))
+            .transpose()
+            .map_err(|why| arg.invalid(why, fix))
+    };
+    let pct = match (pct(read)?, pct(write)?) {
+        (Some(r), Some(w)) if (r - w).abs() > f64::EPSILON => {
+            return Err(arg.unsupported(
+                "different random shares for reads and writes",
+                "give one percentage for both",
+            ))
+        }
+        (Some(r), _) => r,
+        (None, Some(w)) => w,
+        (None, None) => 100.0,
+    };
+    c.b.percentage_random = Some(pct);
+    Ok(())
+}
+/// fio's `write_bw_log`/`write_iops_log`/`write_lat_log`: the value is the file prefix (bare:
+/// the job's name, as fio does). Settled in `finish` (needs log_avg_msec).
+pub(crate) fn write_log(c: &mut Ctx, arg: &Arg) -> R {
+    let prefix = match arg.value.map(str::trim).filter(|v| !v.is_empty()) {
+        Some("0") => None,
+        Some(v) => Some(v.to_string()),
+        None => Some(c.job.name.clone()),
+    };
+    match arg.key {
+        "write_bw_log" => c.job.logs.bw_prefix = prefix,
+        "write_iops_log" => c.job.logs.iops_prefix = prefix,
+        _ => c.job.logs.lat_prefix = prefix,
+    }
+    c.b.log_at.get_or_insert_with(|| arg.loc.clone());
+    Ok(())
+}
+pub(crate) fn log_avg_msec(c: &mut Ctx, arg: &Arg) -> R {
+    let msec = parse_u64(arg.value()?)
+        .map_err(|why| arg.invalid(why, "write a number of milliseconds such as 1000"))?;
+    c.b.log_avg_msec = msec;
+    if msec > 0 {
+        c.job.log_interval = Duration::from_millis(msec);
+    }
+    Ok(())
+}
+/// Options whose fio default is what iofit does, and which iofit cannot do otherwise yet.
+pub(crate) fn only_default(_: &mut Ctx, arg: &Arg) -> R {
+    let (default, what) = match arg.key {
+        "per_job_logs" => ("1", "one log per clone (per_job_logs=1)"),
+        "log_offset" => ("0", "logs without offsets (log_offset=0)"),
+        "log_unix_epoch" => ("0", "log times from the job's start (log_unix_epoch=0)"),
+        _ => ("0", "fio's default"),
+    };
+    let value = arg.value.map(str::trim).unwrap_or("1");
+    let on = parse_bool(Some(value)).map_err(|why| arg.invalid(why, "write 1 or 0"))?;
+    if on == (default == "1") {
+        return Ok(());
+    }
+    Err(arg.unsupported(format!("anything but {what}"), "remove it"))
+}
+/// fio's `percentage_sequential`: the complement of `percentage_random`.
+pub(crate) fn percentage_sequential(c: &mut Ctx, arg: &Arg) -> R {
+    let pct =
+        parse_percent(arg.value()?).map_err(|why| arg.invalid(why, "write a percentage 0..100"))?;
+    c.b.percentage_random = Some(100.0 - pct);
+    Ok(())
+}
+pub(crate) fn nrfiles(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.nrfiles = Some(arg.positive_count("0 files")?);
+    Ok(())
+}
+/// iofit always reports completion-latency percentiles (fio's default, clat_percentiles=1).
+pub(crate) fn clat_percentiles(c: &mut Ctx, arg: &Arg) -> R {
+    if !arg.flag()? {
+        c.note("clat_percentiles=0: iofit still reports completion-latency percentiles");
+    }
+    Ok(())
+}
+/// fio's default, `none`, stops a job at its first error, as iofit does.
+pub(crate) fn continue_on_error(_: &mut Ctx, arg: &Arg) -> R {
+    match arg.value()? {
+        "none" | "0" => Ok(()),
+        _ => Err(arg.unsupported(
+            "continuing after IO errors",
+            "remove it: iofit stops a job at its first IO error (fio's continue_on_error=none)",
+        )),
+    }
+}
+pub(crate) fn io_submit_mode(c: &mut Ctx, arg: &Arg) -> R {
+    match arg.value()? {
+        "inline" => Ok(()),
+        "offload" => {
+            c.note("io_submit_mode=offload: iofit submits from the job's own thread (inline); with a rate limit each IO is still issued at its scheduled time");
+            Ok(())
+        }
+        _ => Err(arg.invalid(
+            "not a submit mode",
+            "write io_submit_mode=inline or offload",
+        )),
+    }
+}
+/// Settled in `finish`: dropping the page cache matters only to buffered jobs.
+pub(crate) fn invalidate(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.invalidate = Some(Placed::at(arg.flag()?, arg));
+    Ok(())
+}
+/// fio's `random_distribution`: `random`, `zipf:THETA[:CENTER]`, `pareto:H[:CENTER]`,
+/// `normal:DEV%[:CENTER]` (also `gauss`), `zoned:ACCESS/SIZE%:...`, `zoned_abs:ACCESS/BYTES:...`.
+pub(crate) fn random_distribution(c: &mut Ctx, arg: &Arg) -> R {
+    const FIX: &str =
+        "write random, zipf:1.2, pareto:0.2, normal:10, zoned:60/10:40/90 or zoned_abs:60/1g:40/9g";
+    let value = arg.value()?;
+    let (name, params) = value.split_once(':').unwrap_or((value, ""));
+    let number = |text: &str| -> Result<f64, JobFileError> {
+        text.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| arg.invalid(format!("'{text}' is not a number"), FIX))
+    };
+    let input_and_center = || -> Result<(f64, Option<f64>), JobFileError> {
+        let mut parts = params.split(':');
+        let input = number(parts.next().unwrap_or_default())?;
+        let center = parts.next().map(number).transpose()?;
+        if let Some(center) = center.filter(|c| !(0.0..=1.0).contains(c)) {
+            return Err(arg.invalid(format!("the center {center} is outside 0..1"), FIX));
+        }
+        Ok((input, center))
+    };
+    let dist = match name.trim() {
+        "random" => RandomDistribution::Uniform,
+        "zipf" => {
+            let (theta, center) = input_and_center()?;
+            if theta <= 0.0 || theta == 1.0 {
+                return Err(arg.invalid("zipf needs a theta above 0 and not 1", FIX));
+            }
+            RandomDistribution::Zipf { theta, center }
+        }
+        "pareto" => {
+            let (h, center) = input_and_center()?;
+            if !(h > 0.0 && h < 1.0) {
+                return Err(arg.invalid("pareto needs h between 0 and 1", FIX));
+            }
+            RandomDistribution::Pareto { h, center }
+        }
+        "normal" | "gauss" => {
+            let (deviation_pct, center) = input_and_center()?;
+            if !(0.0..=100.0).contains(&deviation_pct) {
+                return Err(arg.invalid("the deviation is a percentage 0..100", FIX));
+            }
+            RandomDistribution::Normal {
+                deviation_pct,
+                center,
+            }
+        }
+        "zoned" | "zoned_abs" => {
+            let (read, write) = split_per_direction(params).map_err(|why| arg.invalid(why, FIX))?;
+            if read != write {
+                return Err(arg.unsupported(
+                    "different zones for reads and writes",
+                    "give one zone list for both",
+                ));
+            }
+            let list = read.unwrap_or_default();
+            let mut zones = Vec::new();
+            let mut total = 0.0;
+            let mut size_pct_total: f64 = 0.0;
+            for entry in list.split(':') {
+                let (access, size) = entry
+                    .split_once('/')
+                    .ok_or_else(|| arg.invalid(format!("'{entry}' is not ACCESS/SIZE"), FIX))?;
+                let access_pct = parse_percent(access).map_err(|why| arg.invalid(why, FIX))?;
+                let size = if name == "zoned" && size.trim().is_empty() {
+                    // fio: a zone without a size takes what the zones before it left.
+                    ZoneSize::Percent((100.0 - size_pct_total).max(0.0))
+                } else if name == "zoned" {
+                    let pct = parse_percent(size).map_err(|why| arg.invalid(why, FIX))?;
+                    size_pct_total += pct;
+                    ZoneSize::Percent(pct)
+                } else {
+                    ZoneSize::Bytes(parse_size(size, c.base).map_err(|why| arg.invalid(why, FIX))?)
+                };
+                total += access_pct;
+                zones.push(AccessZone { access_pct, size });
+            }
+            if (total - 100.0).abs() > 1e-6 {
+                return Err(arg.invalid(
+                    format!("the access shares add up to {total}%, not 100%"),
+                    FIX,
+                ));
+            }
+            RandomDistribution::Zoned(zones)
+        }
+        other => {
+            return Err(arg.invalid(format!("'{other}' is not one of fio's distributions"), FIX))
+        }
+    };
+    if dist != RandomDistribution::Uniform {
+        c.note("random_distribution: each random IO is drawn independently from the distribution (no random map), the hot blocks scattered over the file by a hash, as fio does");
+    }
+    c.job.random_distribution = dist;
+    Ok(())
+}
+/// iofit lays every file out in full (written) before timing starts, whatever fio's
+/// `fallocate` mode would have reserved.
+pub(crate) fn fallocate(_: &mut Ctx, arg: &Arg) -> R {
+    match arg.value()? {
+        "none" | "posix" | "native" | "keep" | "truncate" | "0" | "1" => Ok(()),
+        _ => Err(arg.invalid(
+            "not a fallocate mode",
+            "write none, posix, native, keep or truncate",
+        )),
+    }
+}
+/// `verify=0`/`none` (and `do_verify`, which only matters with a verify mode) ask for what
+/// iofit does: no verification. Any real verify mode is refused with the reason.
+pub(crate) fn verify(_: &mut Ctx, arg: &Arg) -> R {
+    match arg.value()? {
+        "0" | "none" => Ok(()),
+        _ => Err(arg.unsupported(
+            "data verification (iofit measures performance and does not verify data)",
+            "remove verify= or run verification jobs with fio",
+        )),
+    }
+}
+pub(crate) fn random_generator(_: &mut Ctx, arg: &Arg) -> R {
+    match arg.value()? {
+        "tausworthe" | "lfsr" | "tausworthe64" => Ok(()),
+        _ => Err(arg.invalid(
+            "not one of fio's generators",
+            "write tausworthe, lfsr or tausworthe64",
+        )),
+    }
+}
+
+/// `rw=MODE[:MODIFIER]`: the mode and fio's offset modifier, if any.
+pub(crate) fn parse_rw<'a>(arg: &Arg<'a>) -> Result<(RwMode, Option<&'a str>), JobFileError> {
+    let value = arg
+        .value
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| {
+            arg.loc
+                .error(Some(arg.key), ErrorKind::MissingValue(arg.key.into()))
+        })?;
+    let (mode, modifier) = match value.split_once(':') {
+        Some((mode, modifier)) => (mode.trim(), Some(modifier)),
+        None => (value.trim(), None),
+    };
+    if let Some(rw) = RwMode::from_fio_name(mode) {
+        return Ok((rw, modifier));
+    }
+    const MODES: [&str; 7] = [
+        "read",
+        "write",
+        "randread",
+        "randwrite",
+        "rw",
+        "readwrite",
+        "randrw",
+    ];
+    match mode {
+        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => Err(arg.unsupported(
+            "trim IO",
+            "use read, write, randread, randwrite, rw or randrw",
+        )),
+        other => Err(arg.loc.invalid(
+            arg.key,
+            other,
+            "not an IO pattern",
+            match nearest(other, MODES) {
+                Some(near) => format!(
+                    "did you mean rw={near}? (read, write, randread, randwrite, rw, randrw)"
+                ),
+                None => "use read, write, randread, randwrite, rw or randrw".to_string(),
+            },
+        )),
+    }
+}
+
+/// `4k/10:64k/90`; entries without a percentage share what is left evenly, as fio does.
+pub(crate) fn parse_bssplit(text: &str, base: SizeBase) -> Result<Vec<BlockSizeShare>, String> {
+    let mut shares = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    for entry in text.split(':') {
+        let entry = entry.trim();
+        if entry.is_empty() {
+            return Err("an empty entry".into());
+        }
+        let (size_text, pct_text) = match entry.split_once('/') {
+            Some((size, pct)) => (size, Some(pct.trim())),
+            None => (entry, None),
+        };
+        let size = parse_size(size_text, base)?;
+        if size == Bytes::ZERO {
+            return Err("a block size of 0".into());
+        }
+        let pct = match pct_text {
+            Some(p) if !p.is_empty() => parse_percent(p)?,
+            _ => {
+                open.push(shares.len());
+                0.0
+            }
+        };
+        shares.push(BlockSizeShare { size, pct });
+    }
+    let given: f64 = shares.iter().map(|s| s.pct).sum();
+    if given > 100.0 + 1e-9 {
+        return Err(format!("the percentages add up to {given}, more than 100"));
+    }
+    if open.is_empty() {
+        if (given - 100.0).abs() > 1e-9 {
+            return Err(format!("the percentages add up to {given}, not 100"));
+        }
+    } else {
+        let each = (100.0 - given) / open.len() as f64;
+        for index in open {
+            shares[index].pct = each;
+        }
+    }
+    Ok(shares)
+}
