@@ -9,6 +9,7 @@ pub enum Tool {
     Sadf,
     PerfMon,
     Live,
+    AzureMonitor,
 }
 
 impl Tool {
@@ -19,6 +20,7 @@ impl Tool {
             Tool::Sadf => "sadf -d",
             Tool::PerfMon => "PerfMon CSV",
             Tool::Live => "live /proc/diskstats",
+            Tool::AzureMonitor => "Azure Monitor metrics",
         }
     }
 }
@@ -110,6 +112,8 @@ pub struct Capture {
     pub bytes_missing: bool,
     /// What the parser did that the user should know (skipped reports, ...).
     pub notes: Vec<String>,
+    /// Azure Monitor captures: which limits the deployment hit, and how often.
+    pub azure: Option<crate::azure::Verdict>,
 }
 
 impl Capture {
@@ -125,6 +129,7 @@ impl Capture {
             read_split_estimated: false,
             bytes_missing: false,
             notes: Vec::new(),
+            azure: None,
         }
     }
 
@@ -199,5 +204,11 @@ impl Capture {
         self.read_split_estimated |= other.read_split_estimated;
         self.bytes_missing |= other.bytes_missing;
         self.notes.extend(other.notes);
+        if let Some(theirs) = other.azure {
+            match self.azure.as_mut() {
+                Some(ours) => ours.limits.extend(theirs.limits),
+                None => self.azure = Some(theirs),
+            }
+        }
     }
 }

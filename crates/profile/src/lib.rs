@@ -26,6 +26,7 @@
 //! assert_eq!(data.sizing.io_size_bytes, 8192);
 //! ```
 
+pub mod azure;
 pub mod capture;
 pub mod clock;
 pub mod error;
@@ -60,6 +61,10 @@ pub enum Format {
     Sar,
     Sadf,
     PerfMon,
+    /// `az monitor metrics list --output json` / the Metrics REST response.
+    AzureJson,
+    /// Azure metrics explorer's CSV download.
+    AzureCsv,
 }
 
 /// Recognises the format from the first bytes of a file.
@@ -89,6 +94,21 @@ pub fn detect(head: &[u8], file: &str) -> Result<Format, ProfileError> {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if first.trim_start().starts_with("\"(PDH-CSV") {
         return Ok(Format::PerfMon);
+    }
+    if first.trim_start().starts_with('{') && text.contains("\"timeseries\"") {
+        return Ok(Format::AzureJson);
+    }
+    let lower = text.to_lowercase();
+    if [
+        "disk read operations/sec",
+        "disk read bytes/sec",
+        "consumed percentage",
+    ]
+    .iter()
+    .any(|name| lower.contains(name))
+        && text.lines().take(20).any(|l| l.contains(','))
+    {
+        return Ok(Format::AzureCsv);
     }
     for line in text.lines() {
         // A line logger's stamp (`2016-04-08 01:06:59 `) may lead every line.
@@ -145,6 +165,8 @@ pub fn parse_bytes(
         Format::Sar => sar::parse_sar(bytes, file),
         Format::Sadf => sar::parse_sadf(bytes, file),
         Format::PerfMon => perfmon::parse_perfmon(bytes, file),
+        Format::AzureJson => azure::parse_azure_json(bytes, file),
+        Format::AzureCsv => azure::parse_azure_csv(&perfmon::decode(bytes), file),
     }
 }
 
@@ -182,11 +204,11 @@ pub fn parse_file(path: &Path, options: &ParseOptions) -> Result<Capture, Profil
         ),
         Format::Sar => sar::parse_sar(reader, &file),
         Format::Sadf => sar::parse_sadf(reader, &file),
-        Format::PerfMon => {
+        Format::PerfMon | Format::AzureJson | Format::AzureCsv => {
             let mut bytes = Vec::new();
             let mut reader = reader;
             reader.read_to_end(&mut bytes).map_err(io_error)?;
-            perfmon::parse_perfmon(&bytes, &file)
+            parse_bytes(&bytes, &file, options)
         }
     }
 }
@@ -219,7 +241,7 @@ mod robustness {
     fn damaged_samples_never_panic() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
         let mut files = 0;
-        for folder in ["iostat", "sar", "perfmon"] {
+        for folder in ["iostat", "sar", "perfmon", "azure"] {
             for entry in std::fs::read_dir(root.join(folder)).unwrap() {
                 let path = entry.unwrap().path();
                 let bytes = std::fs::read(&path).unwrap();

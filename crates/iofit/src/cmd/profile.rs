@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Capture files: `iostat -x [-t]`, `sar -d [-p]`, `sadf -d` or PerfMon CSV (typeperf,
-    /// relog). The format is recognised from the content; several files are appended.
+    /// Capture files: `iostat -x [-t]`, `sar -d [-p]`, `sadf -d`, PerfMon CSV (typeperf,
+    /// relog), Azure Monitor metrics (`az monitor metrics list --output json`, metrics explorer
+    /// CSV). The format is recognised from the content; several files are appended.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Sample /proc/diskstats, /proc/stat and /proc/meminfo for this long instead (e.g. 60s).
@@ -119,6 +120,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .validate()
         .map_err(|e| anyhow::anyhow!("internal: the requirements do not validate: {e}"))?;
     let mut text = checklist(&requirements, capture.reports());
+    if let Some(verdict) = &capture.azure {
+        text.push_str("\nAzure limits (consumed-percentage metrics)\n");
+        for line in verdict.lines() {
+            text.push_str(&format!("  {line}\n"));
+        }
+        if verdict.binding().is_some() {
+            text.push_str(
+                "  while throttled the metrics show the limit, not the demand: the sized \
+                 numbers (percentile x comfort) ask for more than the limit; check the design \
+                 with `iofit predict --vm CURRENT_VM --disk ... --requirements FILE` and let \
+                 `iofit plan --requirements FILE` pick one without it\n",
+            );
+        }
+    }
     match &args.output {
         Some(path) => {
             write_toml(&requirements, path)?;
