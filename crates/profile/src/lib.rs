@@ -213,6 +213,15 @@ pub fn parse_file(path: &Path, options: &ParseOptions) -> Result<Capture, Profil
     }
 }
 
+/// Parses several files one after the other on this thread (for callers that run many
+/// captures in parallel already, like a fleet) and appends them.
+pub fn parse_files_serial(
+    paths: &[&Path],
+    options: &ParseOptions,
+) -> Result<Capture, ProfileError> {
+    parse_files(paths, options)
+}
+
 /// Parses several files and appends them (normal, peak and off-hours captures together).
 pub fn parse_files(paths: &[&Path], options: &ParseOptions) -> Result<Capture, ProfileError> {
     let mut combined: Option<Capture> = None;

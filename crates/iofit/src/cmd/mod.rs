@@ -4,6 +4,7 @@ pub mod bench;
 pub mod catalog;
 pub mod compare;
 pub mod demo;
+pub mod fleet;
 pub mod plan;
 pub mod predict;
 pub mod profile;

@@ -59,6 +59,18 @@ pub struct Args {
     /// Write the requirements TOML here (what `iofit plan --requirements` reads).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Fleet mode: every FILE (directories are read for their files) is a server of its own,
+    /// labelled by its name up to the first dot (or by --servers); writes DIR/SERVER.toml for
+    /// each, on every core. A bad capture is reported and skipped (exit code 1).
+    #[arg(long = "fleet-out", value_name = "DIR", conflicts_with_all = ["live", "output"])]
+    pub fleet_out: Option<PathBuf>,
+    /// With --fleet-out: a file of `FILE,SERVER` lines grouping several captures into one
+    /// server (FILE is a file name or its stem).
+    #[arg(long = "servers", value_name = "FILE", requires = "fleet_out")]
+    pub servers: Option<PathBuf>,
+    /// With --fleet-out: replace requirements files iofit did not write.
+    #[arg(long = "allow-overwrite", requires = "fleet_out")]
+    pub allow_overwrite: bool,
     /// Read live snapshots from this directory instead of /proc (tests).
     #[arg(long, hide = true, value_name = "DIR")]
     pub proc_root: Option<PathBuf>,
@@ -66,6 +78,18 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = sizing_options(&args).map_err(bad_input)?;
+    if let Some(out) = &args.fleet_out {
+        return crate::cmd::fleet::profile(
+            &args.files,
+            args.servers.as_deref(),
+            out,
+            args.allow_overwrite,
+            &ParseOptions {
+                keep_first_report: args.keep_first,
+            },
+            &options,
+        );
+    }
     let capture = match &args.live {
         Some(duration) => {
             let duration = parse_duration(duration, "--live").map_err(bad_input)?;
