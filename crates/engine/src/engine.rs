@@ -33,8 +33,22 @@ pub trait Engine {
     /// Hands every queued IO to the kernel.
     fn submit(&mut self) -> io::Result<()>;
 
-    /// Appends completions to `out`, waiting until at least `min_complete` are available.
-    fn reap(&mut self, min_complete: u32, out: &mut Vec<Completion>) -> io::Result<()>;
+    /// Appends completions to `out`, waiting until at least `min_complete` are available or
+    /// `timeout_ns` has passed, whichever comes first (a signal may also end the wait early).
+    /// `min_complete == 0` only looks at what has already completed.
+    fn reap(
+        &mut self,
+        min_complete: u32,
+        timeout_ns: u64,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<()>;
+
+    /// Asks the kernel to cancel every IO in flight. Each comes back through
+    /// [`Engine::reap`], with `-ECANCELED` if it was cancelled or its real result if it had
+    /// already finished. Engines with nothing in flight between calls have nothing to do.
+    fn cancel_all(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 
     /// fsync (or fdatasync when `data_only`) of file `file`.
     fn sync_file(&mut self, file: u32, data_only: bool) -> io::Result<()>;

@@ -14,13 +14,13 @@ pub enum EngineError {
     /// A file or directory a job names cannot be used as it is (missing directory, no space).
     #[error("{path}: {message}")]
     BadPath { path: PathBuf, message: String },
-    /// An operating-system error while preparing or running.
-    #[error("{context} {path}: {source}")]
+    /// An operating-system error while preparing or running. The OS error is printed once,
+    /// in this message (it is not a `source`, which the CLI would print again).
+    #[error("{context} {path}: {}", iofit_safefs::error::describe(.error))]
     Io {
         context: &'static str,
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Ctrl-C arrived before any job ran (during layout).
     #[error("interrupted while laying out test files; no job ran")]
@@ -39,19 +39,28 @@ impl EngineError {
         matches!(
             self,
             EngineError::Refused { .. } | EngineError::Invalid { .. } | EngineError::BadPath { .. }
-        )
+        ) || matches!(self, EngineError::Io { error, .. } if iofit_safefs::error::is_user_setup_error(error))
     }
 
     pub(crate) fn io(
         context: &'static str,
         path: impl Into<PathBuf>,
-        source: std::io::Error,
+        error: std::io::Error,
     ) -> Self {
         EngineError::Io {
             context,
             path: path.into(),
-            source,
+            error,
         }
+    }
+
+    /// Same as [`EngineError::io`]; the name says the cause is an OS error.
+    pub(crate) fn from_io(
+        context: &'static str,
+        path: impl Into<PathBuf>,
+        error: std::io::Error,
+    ) -> Self {
+        Self::io(context, path, error)
     }
 
     pub(crate) fn invalid(job: &str, message: impl Into<String>) -> Self {

@@ -3,25 +3,27 @@
 //!
 //! Never destroy data: writing to a block device (or any non-regular file), or to an existing
 //! regular file that iofit did not create, is refused unless the caller allows overwriting.
-//! Extending a foreign file counts as writing to it. Reading anything is fine. A file iofit
-//! creates is marked, so a later run recognises it as its own: the extended attribute
-//! `user.iofit` when the filesystem supports it, else a sidecar `.<name>.iofit` holding the
-//! file's device and inode (so a different file later put under the same name is not trusted).
+//! Extending a foreign file counts as writing to it. Reading anything is fine.
+//!
+//! Every target is opened ONCE, by [`iofit_safefs::target`], when the layout is planned; the
+//! ownership check (an xattr, or a sidecar plus a trailer inside the file, naming a random id,
+//! the device, inode and birth time) is made on that descriptor, and every job later gets a
+//! re-open of that same inode from [`Layout::open_for_job`], never of the name. A name swapped
+//! for a link to another file or a device between two stonewalled jobs changes nothing.
 
 use crate::error::EngineError;
 use crate::random::SplitMix64;
 use iofit_model::job::{JobSpec, SizeSpec};
+use iofit_safefs::marker::{self, MarkKind};
+use iofit_safefs::target::{self, Kind, Target, Use};
+use iofit_safefs::{human_bytes, SafeFsError};
 use std::collections::BTreeMap;
 use std::ffi::CString;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-
-const XATTR_NAME: &str = "user.iofit";
-const XATTR_VALUE: &[u8] = b"created-by-iofit";
 
 /// One file of one clone: where the job's region starts and how long it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,37 +54,91 @@ pub enum LayoutAction {
     Extend { from: u64 },
 }
 
-/// Size of a file or block device, if it exists.
-pub fn existing_size(path: &Path) -> Result<Option<u64>, EngineError> {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.file_type().is_block_device() => block_device_size(path).map(Some),
-        Ok(meta) => Ok(Some(meta.len())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(EngineError::io("cannot inspect", path, e)),
+/// The checked plan of a run's files plus the open descriptor of every target.
+#[derive(Debug, Default)]
+pub struct Layout {
+    pub needs: Vec<FileNeed>,
+    targets: BTreeMap<PathBuf, Target>,
+}
+
+impl Layout {
+    /// Bytes the layout writes and files it creates or extends.
+    pub fn to_write(&self) -> (u64, usize) {
+        let bytes = self.needs.iter().map(bytes_to_write).sum();
+        let files = self
+            .needs
+            .iter()
+            .filter(|n| n.action != LayoutAction::UseAsIs)
+            .count();
+        (bytes, files)
+    }
+
+    /// A descriptor for one job on `path`: a re-open of the inode checked at planning time.
+    pub fn open_for_job(
+        &self,
+        path: &Path,
+        write: bool,
+        direct: bool,
+    ) -> Result<File, EngineError> {
+        let target = self.targets.get(path).ok_or_else(|| EngineError::BadPath {
+            path: path.to_path_buf(),
+            message: "was not checked before the run (internal error: every job file is checked at layout)".to_string(),
+        })?;
+        target.reopen(write, direct).map_err(|e| {
+            let context = if direct && e.raw_os_error() == Some(libc::EINVAL) {
+                "cannot open with O_DIRECT (direct=1; the filesystem may not support it, try direct=0)"
+            } else {
+                "cannot open"
+            };
+            EngineError::from_io(context, path, e)
+        })
     }
 }
 
-fn block_device_size(path: &Path) -> Result<u64, EngineError> {
-    let file = File::open(path).map_err(|e| EngineError::io("cannot open", path, e))?;
-    let mut size: u64 = 0;
-    // BLKGETSIZE64 = _IOR(0x12, 114, size_t)
-    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
-    // SAFETY: the ioctl writes one u64 into `size`.
-    let rc = unsafe {
-        libc::ioctl(
-            std::os::fd::AsRawFd::as_raw_fd(&file),
-            BLKGETSIZE64 as _,
-            &mut size,
-        )
-    };
-    if rc < 0 {
-        return Err(EngineError::io(
-            "cannot read the size of",
-            path,
-            std::io::Error::last_os_error(),
-        ));
+fn bytes_to_write(need: &FileNeed) -> u64 {
+    match need.action {
+        LayoutAction::Create => need.size,
+        LayoutAction::Extend { from } => need.size - from,
+        LayoutAction::UseAsIs => 0,
     }
-    Ok(size)
+}
+
+impl From<SafeFsError> for EngineError {
+    fn from(e: SafeFsError) -> Self {
+        match e {
+            SafeFsError::Refused { path, reason } => EngineError::Refused { path, reason },
+            SafeFsError::BadInput { path, message } => EngineError::BadPath { path, message },
+            SafeFsError::Io {
+                context,
+                path,
+                error,
+            } => EngineError::from_io(context, path, error),
+        }
+    }
+}
+
+/// Size of a file or block device, if it exists. A sidecar-marked file of iofit's counts its
+/// data only (not the marker trailer at its end).
+pub fn existing_size(path: &Path) -> Result<Option<u64>, EngineError> {
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(EngineError::from_io("cannot inspect", path, e)),
+    };
+    let sidecar_marked = meta.is_file() && marker::sidecar_path(path).exists();
+    if !meta.file_type().is_block_device() && !sidecar_marked {
+        return Ok(Some(meta.len()));
+    }
+    let usage = Use {
+        writes: false,
+        needed_bytes: 0,
+        allow_overwrite: false,
+    };
+    match target::open_existing(path, usage) {
+        Ok(Some(t)) => Ok(Some(t.data_len_bytes())),
+        Ok(None) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The regions clone `clone` of `job` uses, with sizes resolved.
@@ -98,33 +154,7 @@ pub fn regions_for_clone(job: &JobSpec, clone: u32) -> Result<Vec<FileRegion>, E
     let max_bs = job.block_size.max_size().as_u64().max(1);
     let mut regions = Vec::with_capacity(files.len());
     for path in files {
-        let length = match job.size {
-            Some(SizeSpec::Bytes(bytes)) => bytes.as_u64(),
-            Some(SizeSpec::PercentOfTarget(pct)) => {
-                let existing = existing_size(&path)?.ok_or_else(|| {
-                    EngineError::invalid(
-                        &job.name,
-                        format!(
-                            "size={pct}% needs an existing file, but {} does not exist; give an absolute size such as size=1g",
-                            path.display()
-                        ),
-                    )
-                })?;
-                (existing.saturating_sub(offset) as f64 * pct / 100.0) as u64
-            }
-            None => {
-                let existing = existing_size(&path)?.ok_or_else(|| {
-                    EngineError::invalid(
-                        &job.name,
-                        format!(
-                            "{} does not exist and the job has no size; give size= (for example size=1g) so iofit can create it",
-                            path.display()
-                        ),
-                    )
-                })?;
-                existing.saturating_sub(offset)
-            }
-        };
+        let length = region_length(job, &path, offset)?;
         // Whole blocks only: the region is a multiple of the largest block size's alignment.
         if length < max_bs {
             return Err(EngineError::invalid(
@@ -132,6 +162,18 @@ pub fn regions_for_clone(job: &JobSpec, clone: u32) -> Result<Vec<FileRegion>, E
                 format!(
                     "the region of {} is {length} bytes, smaller than the block size {max_bs}; raise size= or lower bs=",
                     path.display()
+                ),
+            ));
+        }
+        // Offsets are signed 64-bit in every system call: the region must end below 2^63.
+        if offset
+            .checked_add(length)
+            .is_none_or(|end| end > i64::MAX as u64)
+        {
+            return Err(EngineError::invalid(
+                &job.name,
+                format!(
+                    "offset={offset} plus a region of {length} bytes ends past the largest file offset (2^63-1); lower offset= or size="
                 ),
             ));
         }
@@ -144,31 +186,148 @@ pub fn regions_for_clone(job: &JobSpec, clone: u32) -> Result<Vec<FileRegion>, E
     Ok(regions)
 }
 
-/// Every path the jobs use, what they need from it, and the safety verdict. Nothing is written.
-pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Vec<FileNeed>, EngineError> {
-    let mut needs: BTreeMap<PathBuf, (u64, bool)> = BTreeMap::new();
+fn region_length(job: &JobSpec, path: &Path, offset: u64) -> Result<u64, EngineError> {
+    Ok(match job.size {
+        Some(SizeSpec::Bytes(bytes)) => bytes.as_u64(),
+        Some(SizeSpec::PercentOfTarget(pct)) => {
+            let existing = existing_size(path)?.ok_or_else(|| {
+                EngineError::invalid(
+                    &job.name,
+                    format!(
+                        "size={pct}% needs an existing file, but {} does not exist; give an absolute size such as size=1g",
+                        path.display()
+                    ),
+                )
+            })?;
+            (existing.saturating_sub(offset) as f64 * pct / 100.0) as u64
+        }
+        None => {
+            let existing = existing_size(path)?.ok_or_else(|| {
+                EngineError::invalid(
+                    &job.name,
+                    format!(
+                        "{} does not exist and the job has no size; give size= (for example size=1g) so iofit can create it",
+                        path.display()
+                    ),
+                )
+            })?;
+            existing.saturating_sub(offset)
+        }
+    })
+}
+
+/// Every path the jobs use, what they need from it, and the safety verdict, each target opened
+/// once and checked on its descriptor. Nothing is written.
+pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Layout, EngineError> {
+    let mut wanted: BTreeMap<PathBuf, (u64, bool)> = BTreeMap::new();
     for job in jobs {
         let writes = job.rw.has_writes();
         for clone in 0..job.numjobs.max(1) {
             for region in regions_for_clone(job, clone)? {
-                let entry = needs.entry(region.path.clone()).or_insert((0, false));
+                let entry = wanted.entry(region.path.clone()).or_insert((0, false));
                 entry.0 = entry.0.max(region.offset + region.length);
                 entry.1 |= writes;
             }
         }
     }
-    let mut out = Vec::with_capacity(needs.len());
-    for (path, (size, writes)) in needs {
-        let action = check_path(&path, size, writes, allow_overwrite)?;
-        out.push(FileNeed {
+    check_open_file_limit(jobs, wanted.len())?;
+    let mut layout = Layout::default();
+    for (path, (size, writes)) in wanted {
+        let usage = Use {
+            writes,
+            needed_bytes: size,
+            allow_overwrite,
+        };
+        let action = match target::open_existing(&path, usage)? {
+            None => {
+                check_parent(&path)?;
+                LayoutAction::Create
+            }
+            Some(t) => {
+                let have = t.data_len_bytes();
+                let action = if t.kind() == Kind::Regular && have < size {
+                    LayoutAction::Extend { from: have }
+                } else {
+                    LayoutAction::UseAsIs
+                };
+                layout.targets.insert(path.clone(), t);
+                action
+            }
+        };
+        layout.needs.push(FileNeed {
             path,
             size,
             writes,
             action,
         });
     }
-    check_free_space(&out)?;
-    Ok(out)
+    check_free_space(&layout.needs)?;
+    Ok(layout)
+}
+
+/// Descriptors a run holds at its peak: every target once (held by the layout), plus, in the
+/// largest set of jobs that run together, one per file of every clone and one ring per
+/// io_uring clone, plus a margin for stdio, the Ctrl-C handler and outputs.
+fn open_files_needed(jobs: &[JobSpec], targets: usize) -> u64 {
+    const MARGIN: u64 = 32;
+    let mut peak = 0u64;
+    let mut current = 0u64;
+    for (i, job) in jobs.iter().enumerate() {
+        if i > 0 && job.stonewall {
+            peak = peak.max(current);
+            current = 0;
+        }
+        let ring = matches!(
+            job.engine,
+            iofit_model::job::EngineKind::IoUring | iofit_model::job::EngineKind::Libaio
+        ) as u64;
+        let per_clone = job.files_for_clone(0).len() as u64 + ring;
+        current = current.saturating_add(per_clone.saturating_mul(job.numjobs.max(1) as u64));
+    }
+    (targets as u64)
+        .saturating_add(peak.max(current))
+        .saturating_add(MARGIN)
+}
+
+/// Refuses a run that would hit the open-file limit half-way (EMFILE), naming the limit and
+/// the need. Raises the soft limit up to the hard one when that is enough.
+fn check_open_file_limit(jobs: &[JobSpec], targets: usize) -> Result<(), EngineError> {
+    let need = open_files_needed(jobs, targets);
+    // SAFETY: getrlimit/setrlimit fill or read a plain struct.
+    let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 || limit.rlim_cur >= need {
+        return Ok(());
+    }
+    if limit.rlim_max >= need {
+        let raised = libc::rlimit {
+            rlim_cur: need,
+            rlim_max: limit.rlim_max,
+        };
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            return Ok(());
+        }
+    }
+    Err(EngineError::Invalid {
+        job: jobs.first().map(|j| j.name.clone()).unwrap_or_default(),
+        message: format!(
+            "the jobs need about {need} open files ({targets} test file(s), one descriptor per file per clone, one io_uring ring per clone) but the open-file limit (ulimit -n) is {}; raise it with `ulimit -n {need}` or lower numjobs= / nrfiles=",
+            limit.rlim_max
+        ),
+    })
+}
+
+fn check_parent(path: &Path) -> Result<(), EngineError> {
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    match parent {
+        Some(parent) if !parent.is_dir() => Err(EngineError::BadPath {
+            path: path.to_path_buf(),
+            message: format!(
+                "directory {} does not exist; create it (mount the volume there) or point the jobs elsewhere with --directory DIR",
+                parent.display()
+            ),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Refuses a layout that would fill a filesystem, before writing anything (a run that dies of
@@ -176,11 +335,14 @@ pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Vec<FileNe
 fn check_free_space(needs: &[FileNeed]) -> Result<(), EngineError> {
     let mut per_fs: BTreeMap<u64, (PathBuf, u64)> = BTreeMap::new();
     for need in needs {
-        let to_write = match need.action {
-            LayoutAction::Create => need.size,
-            LayoutAction::Extend { from } => need.size - from,
-            LayoutAction::UseAsIs => continue,
-        };
+        let mut to_write = bytes_to_write(need);
+        if to_write == 0 {
+            continue;
+        }
+        if need.action == LayoutAction::Create {
+            // Room for a marker trailer, where the filesystem has no xattrs.
+            to_write += marker::TRAILER_BYTES;
+        }
         let dir = need
             .path
             .parent()
@@ -188,7 +350,7 @@ fn check_free_space(needs: &[FileNeed]) -> Result<(), EngineError> {
             .unwrap_or(Path::new("."));
         let dev = std::fs::metadata(dir).map(|m| m.dev()).unwrap_or(0);
         let entry = per_fs.entry(dev).or_insert((dir.to_path_buf(), 0));
-        entry.1 += to_write;
+        entry.1 = entry.1.saturating_add(to_write);
     }
     for (dir, bytes) in per_fs.into_values() {
         let Some(free) = free_bytes(&dir) else {
@@ -198,9 +360,9 @@ fn check_free_space(needs: &[FileNeed]) -> Result<(), EngineError> {
             return Err(EngineError::BadPath {
                 path: dir,
                 message: format!(
-                    "laying out the test files needs {:.1} GiB but the filesystem has {:.1} GiB free; lower size= (for example --size 1g)",
-                    bytes as f64 / (1u64 << 30) as f64,
-                    free as f64 / (1u64 << 30) as f64
+                    "laying out the test files needs {} but the filesystem has {} free; lower size= (for example --size 1g)",
+                    human_bytes(bytes),
+                    human_bytes(free)
                 ),
             });
         }
@@ -208,208 +370,98 @@ fn check_free_space(needs: &[FileNeed]) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// Free bytes for an unprivileged writer, or `None` when the filesystem does not say: ramfs
+/// (and some FUSE filesystems) report zero blocks in total, so "0 free" means "unknown" there.
 fn free_bytes(dir: &Path) -> Option<u64> {
     let cpath = CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statvfs fills the struct for a valid C path.
+    // SAFETY: statvfs fills the zeroed struct for a valid C path.
     let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(cpath.as_ptr(), &mut stat) } != 0 {
+    if unsafe { libc::statvfs(cpath.as_ptr(), &mut stat) } != 0 || stat.f_blocks == 0 {
         return None;
     }
-    Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+    Some((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
 }
 
-fn check_path(
-    path: &Path,
-    size: u64,
-    writes: bool,
-    allow_overwrite: bool,
-) -> Result<LayoutAction, EngineError> {
-    let meta = match std::fs::symlink_metadata(path).and_then(|_| std::fs::metadata(path)) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-            if let Some(parent) = parent {
-                if !parent.is_dir() {
-                    return Err(EngineError::BadPath {
-                        path: path.to_path_buf(),
-                        message: format!(
-                            "directory {} does not exist; create it (mount the volume there) or point the jobs elsewhere with --directory DIR",
-                            parent.display()
-                        ),
-                    });
-                }
-            }
-            return Ok(LayoutAction::Create);
-        }
-        Err(e) => return Err(EngineError::io("cannot inspect", path, e)),
-    };
-    let file_type = meta.file_type();
-    if !file_type.is_file() {
-        let what = if file_type.is_block_device() {
-            "it is a block device; writing to it destroys the filesystem or data on it"
-        } else if file_type.is_dir() {
-            return Err(EngineError::BadPath {
-                path: path.to_path_buf(),
-                message: "is a directory; use directory= for a directory, filename= for a file"
-                    .to_string(),
-            });
-        } else {
-            "it is not a regular file"
-        };
-        if writes && !allow_overwrite {
-            return Err(EngineError::Refused {
-                path: path.to_path_buf(),
-                reason: format!(
-                    "{what}. Use a file or directory for the test, or pass --allow-overwrite if you really mean to overwrite it"
-                ),
-            });
-        }
-        let existing = existing_size(path)?.unwrap_or(0);
-        if existing < size {
-            return Err(EngineError::BadPath {
-                path: path.to_path_buf(),
-                message: format!(
-                    "the jobs need {size} bytes but the device holds {existing}; lower size="
-                ),
-            });
-        }
-        return Ok(LayoutAction::UseAsIs);
-    }
-    let ours = is_iofit_file(path, &meta);
-    let existing = meta.len();
-    if !ours && !allow_overwrite {
-        if writes {
-            return Err(EngineError::Refused {
-                path: path.to_path_buf(),
-                reason: "the file exists and iofit did not create it, so it may hold data that a write job would destroy. Point the job at a new file or directory, delete the file yourself, or pass --allow-overwrite".to_string(),
-            });
-        }
-        if existing < size {
-            return Err(EngineError::Refused {
-                path: path.to_path_buf(),
-                reason: format!(
-                    "the file exists, iofit did not create it, and it holds {existing} bytes but the job reads {size}; extending it would modify it. Lower size= to at most {existing}, use a new file, or pass --allow-overwrite"
-                ),
-            });
-        }
-    }
-    if existing < size {
-        Ok(LayoutAction::Extend { from: existing })
-    } else {
-        Ok(LayoutAction::UseAsIs)
-    }
-}
-
-/// True when `path` carries iofit's marker (xattr, or a sidecar naming this very inode).
-pub fn is_iofit_file(path: &Path, meta: &std::fs::Metadata) -> bool {
-    if let Ok(cpath) = CString::new(path.as_os_str().as_bytes()) {
-        let name = CString::new(XATTR_NAME).expect("static name");
-        let mut value = [0u8; 32];
-        // SAFETY: valid C strings and a buffer of the given length.
-        let n = unsafe {
-            libc::getxattr(
-                cpath.as_ptr(),
-                name.as_ptr(),
-                value.as_mut_ptr() as *mut libc::c_void,
-                value.len(),
-            )
-        };
-        if n > 0 && &value[..n as usize] == XATTR_VALUE {
-            return true;
-        }
-    }
-    match std::fs::read_to_string(sidecar_path(path)) {
-        Ok(text) => text.trim() == sidecar_text(meta),
-        Err(_) => false,
-    }
-}
-
-fn sidecar_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.iofit"))
-}
-
-fn sidecar_text(meta: &std::fs::Metadata) -> String {
-    format!("created-by-iofit dev={} ino={}", meta.dev(), meta.ino())
-}
-
-/// Marks `file` (at `path`) as created by iofit.
-pub fn mark_as_iofit(path: &Path, file: &File) -> Result<(), EngineError> {
-    let name = CString::new(XATTR_NAME).expect("static name");
-    // SAFETY: valid fd, C string and value buffer.
-    let rc = unsafe {
-        libc::fsetxattr(
-            std::os::fd::AsRawFd::as_raw_fd(file),
-            name.as_ptr(),
-            XATTR_VALUE.as_ptr() as *const libc::c_void,
-            XATTR_VALUE.len(),
-            0,
-        )
-    };
-    if rc == 0 {
-        return Ok(());
-    }
-    // No user xattrs on this filesystem: fall back to the sidecar.
-    let meta = file
-        .metadata()
-        .map_err(|e| EngineError::io("cannot inspect", path, e))?;
-    std::fs::write(sidecar_path(path), sidecar_text(&meta) + "\n")
-        .map_err(|e| EngineError::io("cannot write the iofit marker next to", path, e))
-}
-
-/// Creates or extends every file that needs it, filling with pseudo-random data, and syncs.
-/// Returns the bytes written. Stops early (with an error) when `stop` is set.
-pub fn lay_out(needs: &[FileNeed], stop: &AtomicBool) -> Result<u64, EngineError> {
-    let mut written = 0u64;
-    const CHUNK: usize = 1 << 20;
-    let mut chunk = vec![0u8; CHUNK];
+/// The fill pattern: one MiB of pseudo-random bytes (incompressible, deduplication-proof
+/// enough for a test file).
+fn fill_chunk() -> Vec<u8> {
+    let mut chunk = vec![0u8; 1 << 20];
     let mut rng = SplitMix64::new(0x1A70_0700);
     for word in chunk.chunks_exact_mut(8) {
         word.copy_from_slice(&rng.next_u64().to_le_bytes());
     }
-    for need in needs {
-        let (mut file, from) = match need.action {
-            LayoutAction::UseAsIs => continue,
-            LayoutAction::Create => {
-                let file = OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .mode(0o644)
-                    .open(&need.path)
-                    .map_err(|e| EngineError::io("cannot create", &need.path, e))?;
-                // Mark first, so a layout cut short is still recognised as ours.
-                mark_as_iofit(&need.path, &file)?;
-                (file, 0)
+    chunk
+}
+
+/// Creates or extends every file that needs it, filling with pseudo-random data, and syncs.
+/// Returns the bytes written. Stops early (with an error) when `stop` is set. On any error,
+/// the files this call created are removed again (a partial file is not left behind).
+pub fn lay_out(layout: &mut Layout, stop: &AtomicBool) -> Result<u64, EngineError> {
+    let chunk = fill_chunk();
+    let mut written = 0u64;
+    let mut created: Vec<PathBuf> = Vec::new();
+    let needs = layout.needs.clone();
+    for need in &needs {
+        let result = lay_out_one(layout, need, &chunk, stop, &mut created);
+        match result {
+            Ok(bytes) => written += bytes,
+            Err(e) => {
+                for path in &created {
+                    if let Some(t) = layout.targets.remove(path) {
+                        let _ = t.remove_created();
+                    }
+                }
+                return Err(e);
             }
-            LayoutAction::Extend { from } => {
-                let file = OpenOptions::new()
-                    .write(true)
-                    .open(&need.path)
-                    .map_err(|e| EngineError::io("cannot open", &need.path, e))?;
-                (file, from)
-            }
-        };
-        use std::io::Seek;
-        file.seek(std::io::SeekFrom::Start(from))
-            .map_err(|e| EngineError::io("cannot seek in", &need.path, e))?;
-        let mut remaining = need.size - from;
-        while remaining > 0 {
-            if stop.load(Ordering::Relaxed) {
-                return Err(EngineError::Interrupted);
-            }
-            let n = remaining.min(CHUNK as u64) as usize;
-            file.write_all(&chunk[..n])
-                .map_err(|e| EngineError::io("cannot lay out", &need.path, e))?;
-            remaining -= n as u64;
-            written += n as u64;
         }
-        file.sync_all()
-            .map_err(|e| EngineError::io("cannot sync", &need.path, e))?;
     }
     Ok(written)
+}
+
+fn lay_out_one(
+    layout: &mut Layout,
+    need: &FileNeed,
+    chunk: &[u8],
+    stop: &AtomicBool,
+    created: &mut Vec<PathBuf>,
+) -> Result<u64, EngineError> {
+    let (writer, from) = match need.action {
+        LayoutAction::UseAsIs => return Ok(0),
+        LayoutAction::Create => {
+            // Created with O_EXCL|O_NOFOLLOW and marked before any data is written, so a
+            // layout cut short is still recognised as ours.
+            let (t, writer) = target::create(&need.path, need.size)?;
+            layout.targets.insert(need.path.clone(), t);
+            created.push(need.path.clone());
+            (writer, 0)
+        }
+        LayoutAction::Extend { from } => {
+            let t = &layout.targets[&need.path];
+            if t.ownership() == Some(MarkKind::Sidecar) {
+                // The trailer moves to the new end first, so a cut-short extend stays ours.
+                marker::move_trailer(t.file(), &need.path, need.size)?;
+            }
+            let writer = t
+                .reopen(true, false)
+                .map_err(|e| EngineError::from_io("cannot open", &need.path, e))?;
+            (writer, from)
+        }
+    };
+    let mut offset = from;
+    while offset < need.size {
+        if stop.load(Ordering::Relaxed) {
+            return Err(EngineError::Interrupted);
+        }
+        let n = (need.size - offset).min(chunk.len() as u64) as usize;
+        writer
+            .write_all_at(&chunk[..n], offset)
+            .map_err(|e| EngineError::from_io("cannot lay out", &need.path, e))?;
+        offset += n as u64;
+    }
+    writer
+        .sync_all()
+        .map_err(|e| EngineError::from_io("cannot sync", &need.path, e))?;
+    Ok(need.size - from)
 }
 
 #[cfg(test)]
@@ -452,34 +504,41 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("mine");
         let jobs = [job(&path, RwMode::Write)];
-        let needs = plan_layout(&jobs, false).unwrap();
-        assert_eq!(needs[0].action, LayoutAction::Create);
+        let mut layout = plan_layout(&jobs, false).unwrap();
+        assert_eq!(layout.needs[0].action, LayoutAction::Create);
         let stop = AtomicBool::new(false);
-        assert_eq!(lay_out(&needs, &stop).unwrap(), 64 * 1024);
-        assert_eq!(std::fs::metadata(&path).unwrap().len(), 64 * 1024);
-        // A second run may write it again.
-        let needs = plan_layout(&jobs, false).unwrap();
-        assert_eq!(needs[0].action, LayoutAction::UseAsIs);
-        let meta = std::fs::metadata(&path).unwrap();
-        assert!(is_iofit_file(&path, &meta));
+        assert_eq!(lay_out(&mut layout, &stop).unwrap(), 64 * 1024);
+        assert_eq!(existing_size(&path).unwrap(), Some(64 * 1024));
+        // A second run may write it again, through the descriptor it checked.
+        let layout = plan_layout(&jobs, false).unwrap();
+        assert_eq!(layout.needs[0].action, LayoutAction::UseAsIs);
+        let file = layout.open_for_job(&path, true, false).unwrap();
+        file.write_all_at(b"ok", 0).unwrap();
     }
 
     #[test]
-    fn a_replaced_file_loses_the_sidecar_trust() {
+    fn an_interrupted_layout_removes_the_file_it_created() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        std::fs::write(&path, b"x").unwrap();
-        let meta = std::fs::metadata(&path).unwrap();
-        std::fs::write(sidecar_path(&path), sidecar_text(&meta)).unwrap();
-        assert!(is_iofit_file(&path, &meta));
-        std::fs::remove_file(&path).unwrap();
-        // Hold the old inode number so the new file gets a different one.
-        let _other = std::fs::write(dir.path().join("g"), b"y");
-        std::fs::write(&path, b"new data").unwrap();
-        let meta2 = std::fs::metadata(&path).unwrap();
-        if meta2.ino() != meta.ino() {
-            assert!(!is_iofit_file(&path, &meta2));
-        }
+        let path = dir.path().join("cut");
+        let mut layout = plan_layout(&[job(&path, RwMode::Write)], false).unwrap();
+        let stop = AtomicBool::new(true);
+        assert!(matches!(
+            lay_out(&mut layout, &stop),
+            Err(EngineError::Interrupted)
+        ));
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn an_offset_near_the_top_of_u64_is_caught() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = job(&dir.path().join("o"), RwMode::Read);
+        j.offset = Bytes(u64::MAX);
+        let err = plan_layout(&[j], false).unwrap_err();
+        assert!(
+            err.is_bad_input() && err.to_string().contains("offset="),
+            "{err}"
+        );
     }
 
     #[test]
@@ -518,6 +577,7 @@ mod tests {
         j.size = Some(SizeSpec::Bytes(Bytes::tib(1024)));
         let err = plan_layout(&[j], false).unwrap_err();
         assert!(err.to_string().contains("free"), "{err}");
+        assert!(err.to_string().contains("1.00 PiB"), "{err}");
         assert!(err.is_bad_input());
         assert!(!dir.path().join("huge").exists());
     }

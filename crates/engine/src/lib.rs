@@ -36,5 +36,5 @@ pub mod worker;
 pub use error::EngineError;
 pub use runner::{
     engine_used, fio_job_options, run_jobs, ClockChoice, Observer, Progress, RunOptions, RunReport,
-    Silent,
+    Silent, STOP_GRACE,
 };

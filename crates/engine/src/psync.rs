@@ -101,7 +101,12 @@ impl Engine for SyncEngine {
         Ok(())
     }
 
-    fn reap(&mut self, _min_complete: u32, out: &mut Vec<Completion>) -> io::Result<()> {
+    fn reap(
+        &mut self,
+        _min_complete: u32,
+        _timeout_ns: u64,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<()> {
         out.append(&mut self.queued);
         Ok(())
     }

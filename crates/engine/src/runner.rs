@@ -7,16 +7,15 @@ use crate::buffer::BufferPool;
 use crate::clock::{Clock, FakeClock, MonotonicClock};
 use crate::engine::Engine;
 use crate::error::EngineError;
-use crate::layout::{lay_out, plan_layout, regions_for_clone};
-use crate::null::NullEngine;
+use crate::layout::{lay_out, plan_layout, regions_for_clone, Layout};
+use crate::null::{NullEngine, NullQueue};
 use crate::psync::{SyncEngine, SyncFlavor};
 use crate::random::mix64;
 use crate::uring::UringEngine;
 use crate::worker::{run_clone, CloneOutput, ClonePlan, CloneShared, ProgressCell, SizePicker};
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, SizeSpec, Target};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -85,6 +84,10 @@ impl Observer for Silent {}
 pub struct RunReport {
     pub result: RunResult,
     pub job_index: Vec<usize>,
+    /// Per result (same order as `result.jobs`), the raw read and write counters and HDR
+    /// histograms, filled when the run returns: what a multi-host controller merges into exact
+    /// combined percentiles. Empty in the reports `Observer::job_done` sees.
+    pub stats: Vec<(DirectionStats, DirectionStats)>,
 }
 
 /// The engine a job actually runs on: libaio runs on io_uring.
@@ -257,11 +260,7 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
     } else {
         Some(job.io_limit.map(|b| b.as_u64()).unwrap_or(region_bytes) * loops)
     };
-    let depth = if job.engine == EngineKind::Null {
-        1
-    } else {
-        job.effective_iodepth()
-    };
+    let depth = job.effective_iodepth();
     Ok(ClonePlan {
         job_name: job.name.clone(),
         clone_index: clone,
@@ -294,27 +293,14 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
     })
 }
 
-fn open_files(job: &JobSpec, plan: &ClonePlan) -> Result<Vec<File>, EngineError> {
+/// The clone's files: re-opens of the descriptors checked at layout, never the names again.
+fn open_files(job: &JobSpec, plan: &ClonePlan, layout: &Layout) -> Result<Vec<File>, EngineError> {
     if job.engine == EngineKind::Null {
         return Ok(Vec::new());
     }
     plan.files
         .iter()
-        .map(|(path, _, _)| {
-            let mut options = OpenOptions::new();
-            options.read(true).write(job.rw.has_writes());
-            if job.direct {
-                options.custom_flags(libc::O_DIRECT);
-            }
-            options.open(path).map_err(|e| {
-                let hint = if job.direct && e.raw_os_error() == Some(libc::EINVAL) {
-                    "cannot open with O_DIRECT (direct=1; the filesystem may not support it, try direct=0)"
-                } else {
-                    "cannot open"
-                };
-                EngineError::io(hint, path, e)
-            })
-        })
+        .map(|(path, _, _)| layout.open_for_job(path, job.rw.has_writes(), job.direct))
         .collect()
 }
 
@@ -344,7 +330,9 @@ fn run_engine<C: Clock>(
         run_clone(&mut engine, clock, plan, shared)
     }
     match job_engine {
-        EngineKind::Null => go(NullEngine::new(1), plan, clock, shared),
+        // fio's null engine completes inline at iodepth 1 and at the next reap when deeper.
+        EngineKind::Null if plan.depth <= 1 => go(NullEngine::new(), plan, clock, shared),
+        EngineKind::Null => go(NullQueue::new(plan.depth as usize), plan, clock, shared),
         EngineKind::Psync | EngineKind::Sync | EngineKind::Pvsync => {
             let flavor = match job_engine {
                 EngineKind::Sync => SyncFlavor::Sync,
@@ -460,7 +448,7 @@ pub fn run_jobs(
         .filter(|j| j.engine != EngineKind::Null)
         .cloned()
         .collect();
-    let needs = plan_layout(&disk_jobs, options.allow_overwrite)?;
+    let mut layout = plan_layout(&disk_jobs, options.allow_overwrite)?;
     // Resolve every clone's plan now, so bad sizes fail before any IO.
     let seeds: Vec<u64> = jobs
         .iter()
@@ -474,22 +462,11 @@ pub fn run_jobs(
             .collect::<Result<Vec<_>, _>>()?;
         plans.push(clones);
     }
-    let to_write: u64 = needs
-        .iter()
-        .map(|n| match n.action {
-            crate::layout::LayoutAction::Create => n.size,
-            crate::layout::LayoutAction::Extend { from } => n.size - from,
-            crate::layout::LayoutAction::UseAsIs => 0,
-        })
-        .sum();
-    let to_create = needs
-        .iter()
-        .filter(|n| n.action != crate::layout::LayoutAction::UseAsIs)
-        .count();
+    let (to_write, to_create) = layout.to_write();
     if to_create > 0 {
         observer.layout(to_create, to_write);
     }
-    lay_out(&needs, &options.stop)?;
+    lay_out(&mut layout, &options.stop)?;
 
     // Result slots: one per clone, or one per reporting group with group_reporting.
     let mut slots: Vec<Slot> = Vec::new();
@@ -565,6 +542,7 @@ pub fn run_jobs(
             jobs: Vec::new(),
         },
         job_index: Vec::new(),
+        stats: Vec::new(),
     };
     let set_count = sets.len();
     for (set_index, set) in sets.iter().enumerate() {
@@ -598,7 +576,7 @@ pub fn run_jobs(
             let job = &jobs[j];
             for (c, plan) in plans[j].iter().enumerate() {
                 let slot = slot_of[j][c];
-                let files = match open_files(job, plan) {
+                let files = match open_files(job, plan, &layout) {
                     Ok(files) => files,
                     Err(e) => {
                         // Tell the loop below this clone is done, with the error.
@@ -654,8 +632,25 @@ pub fn run_jobs(
         }
         drop(tx);
         let mut outstanding = cell;
+        let mut stop_seen: Option<Instant> = None;
         while outstanding > 0 {
-            match rx.recv_timeout(Duration::from_millis(250)) {
+            if stop_seen.is_none() && options.stop.load(Ordering::Relaxed) {
+                stop_seen = Some(Instant::now());
+            }
+            let wait = match stop_seen {
+                Some(seen) => STOP_GRACE.saturating_sub(seen.elapsed()),
+                None => PROGRESS_EVERY,
+            };
+            if wait.is_zero() {
+                // A clone blocked in the kernel past the grace: report without it.
+                let unfinished = set.iter().flat_map(|&j| slot_of[j].iter().copied());
+                give_up(&mut slots, unfinished, jobs);
+                publish_finished(&slots, &mut report, observer);
+                // Its thread is left to end on its own; it owns everything it touches.
+                handles.clear();
+                break;
+            }
+            match rx.recv_timeout(wait.min(PROGRESS_EVERY)) {
                 Ok((slot_index, output)) => {
                     outstanding -= 1;
                     let slot = &mut slots[slot_index];
@@ -663,16 +658,7 @@ pub fn run_jobs(
                     if slot.clones_done == slot.clones_expected {
                         let job = &jobs[slot.job_index];
                         slot.finished = Some(finish_slot(slot, job));
-                        report.result.jobs.clear();
-                        report.job_index.clear();
-                        for s in slots.iter().filter(|s| s.finished.is_some()) {
-                            report
-                                .result
-                                .jobs
-                                .push(s.finished.clone().expect("finished"));
-                            report.job_index.push(s.job_index);
-                        }
-                        observer.job_done(&report);
+                        publish_finished(&slots, &mut report, observer);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -704,7 +690,52 @@ pub fn run_jobs(
             }
         }
     }
+    report.stats = slots
+        .iter()
+        .filter(|s| s.finished.is_some())
+        .map(|s| (s.read.clone(), s.write.clone()))
+        .collect();
     Ok(report)
+}
+
+/// How often the observer hears about progress.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
+/// After a stop, how long the runner waits for clones to report before it reports without
+/// them. A clone ends within [`STOP_DRAIN_NS`](crate::worker::STOP_DRAIN_NS) plus the cancel
+/// wait and one poll (0.4 s) unless it is blocked in a system call the kernel does not
+/// interrupt (an fsync on a stalled disk); this bounds the stop at 0.7 s even then.
+pub const STOP_GRACE: Duration = Duration::from_millis(700);
+
+/// Hands every finished result so far to the observer.
+fn publish_finished(slots: &[Slot], report: &mut RunReport, observer: &mut dyn Observer) {
+    report.result.jobs.clear();
+    report.job_index.clear();
+    for s in slots.iter() {
+        if let Some(finished) = &s.finished {
+            report.result.jobs.push(finished.clone());
+            report.job_index.push(s.job_index);
+        }
+    }
+    observer.job_done(report);
+}
+
+/// Finishes the results among `indices` whose clones have not all reported, as interrupted
+/// and saying how many clones are missing.
+fn give_up(slots: &mut [Slot], indices: impl Iterator<Item = usize>, jobs: &[JobSpec]) {
+    for index in indices {
+        let slot = &mut slots[index];
+        if slot.finished.is_some() {
+            continue;
+        }
+        let missing = slot.clones_expected - slot.clones_done;
+        slot.interrupted = true;
+        slot.errors.push(format!(
+            "{missing} clone(s) did not stop within {} ms of the stop (blocked in the kernel); their IOs are not in the results",
+            STOP_GRACE.as_millis()
+        ));
+        slot.finished = Some(finish_slot(slot, &jobs[slot.job_index]));
+    }
 }
 
 fn absorb(slot: &mut Slot, output: CloneOutput) {
@@ -720,6 +751,17 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.interrupted |= output.interrupted;
     if let Some(e) = output.error {
         slot.errors.push(e);
+    }
+    if output.cancelled_ios > 0 {
+        let when = if output.interrupted {
+            "after the stop"
+        } else {
+            "after the run's end"
+        };
+        slot.errors.push(format!(
+            "{} IO(s) still in flight {when} were cancelled or abandoned; their latency is not in the results",
+            output.cancelled_ios
+        ));
     }
 }
 
@@ -759,11 +801,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         engine_requested: Some(job.engine),
         engine_used: Some(engine_used(job.engine)),
         rw: Some(job.rw),
-        iodepth: if job.engine == EngineKind::Null {
-            1
-        } else {
-            job.effective_iodepth()
-        },
+        iodepth: job.effective_iodepth(),
         read: slot.read.to_result(slot.runtime_ns),
         write: slot.write.to_result(slot.runtime_ns),
         syncs: slot.syncs,

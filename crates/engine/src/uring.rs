@@ -9,16 +9,26 @@ use crate::engine::{sync_fd, Completion, Engine, Op};
 use io_uring::{opcode, squeue, types, IoUring};
 use std::fs::File;
 use std::io;
+use std::mem::ManuallyDrop;
 use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+/// `user_data` of the cancel request, told apart from IO slots (which are below 2^32).
+const CANCEL_TAG: u64 = u64::MAX;
 
 pub struct UringEngine {
     ring: IoUring,
-    buffers: BufferPool,
+    /// Freed in `Drop` only when no IO is in flight: an IO the kernel still has may write into
+    /// its buffer, so the pool is leaked rather than handed back to the allocator.
+    buffers: ManuallyDrop<BufferPool>,
     fds: Vec<i32>,
     _files: Vec<File>,
     fixed_files: bool,
     fixed_buffers: bool,
-    queued: u32,
+    /// The kernel takes a timeout with the wait (IORING_FEAT_EXT_ARG, Linux 5.11).
+    timed_wait: bool,
+    /// IOs pushed to the ring whose completion has not been reaped yet.
+    inflight: u32,
 }
 
 /// Which optimisations the kernel accepted, for the record.
@@ -26,6 +36,7 @@ pub struct UringEngine {
 pub struct UringFeatures {
     pub fixed_files: bool,
     pub fixed_buffers: bool,
+    pub timed_wait: bool,
 }
 
 impl UringEngine {
@@ -41,18 +52,20 @@ impl UringEngine {
         let fds: Vec<i32> = files.iter().map(|f| f.as_raw_fd()).collect();
         let fixed_files = ring.submitter().register_files(&fds).is_ok();
         let iovecs = buffers.as_iovecs();
-        // SAFETY: the iovecs point into `buffers`, which the engine owns and drops after the
-        // ring (field order: `ring` is dropped first).
+        // SAFETY: the iovecs point into `buffers`, which the engine owns and frees only after
+        // unregistering them with no IO in flight, or never (see `Drop`).
         let fixed_buffers = iovecs.len() <= u16::MAX as usize
             && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+        let timed_wait = ring.params().is_feature_ext_arg();
         Ok(UringEngine {
             ring,
-            buffers,
+            buffers: ManuallyDrop::new(buffers),
             fds,
             _files: files,
             fixed_files,
             fixed_buffers,
-            queued: 0,
+            timed_wait,
+            inflight: 0,
         })
     }
 
@@ -60,22 +73,59 @@ impl UringEngine {
         UringFeatures {
             fixed_files: self.fixed_files,
             fixed_buffers: self.fixed_buffers,
+            timed_wait: self.timed_wait,
         }
     }
 
-    fn push(&mut self, entry: squeue::Entry) {
-        // The SQ has at least `depth` entries and at most `depth` IOs are queued between
-        // submits, but guard anyway: submit to make room rather than drop an IO.
-        loop {
-            // SAFETY: the entry's buffer belongs to a slot the worker will not reuse until the
-            // IO completes; the file stays open for the ring's life.
-            let pushed = unsafe { self.ring.submission().push(&entry) }.is_ok();
-            if pushed {
-                self.queued += 1;
-                return;
+    /// IOs handed to the ring whose completion has not been reaped.
+    pub fn inflight(&self) -> u32 {
+        self.inflight
+    }
+
+    /// Puts `entry` in the submission queue, submitting what is there first if it is full.
+    /// Returns false when there is still no room (the kernel refused the submit); never loops.
+    fn push(&mut self, entry: &squeue::Entry) -> bool {
+        for _ in 0..2 {
+            // SAFETY: an IO entry's buffer belongs to a slot the worker will not reuse until the
+            // IO completes, and the pool outlives every IO (see `Drop`); the files stay open
+            // for the ring's life. The cancel entry points at nothing.
+            if unsafe { self.ring.submission().push(entry) }.is_ok() {
+                return true;
             }
             let _ = self.ring.submit();
         }
+        false
+    }
+
+    /// Moves every visible completion to `out`; returns how many IO completions it moved.
+    #[inline]
+    fn take_completions(&mut self, out: &mut Vec<Completion>) -> u32 {
+        let mut taken = 0u32;
+        for cqe in self.ring.completion() {
+            if cqe.user_data() == CANCEL_TAG {
+                continue;
+            }
+            out.push(Completion {
+                slot: cqe.user_data() as u32,
+                result: cqe.result() as i64,
+            });
+            taken += 1;
+        }
+        self.inflight -= taken;
+        taken
+    }
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        if self.inflight == 0 {
+            let _ = self.ring.submitter().unregister_buffers();
+            // SAFETY: no IO is in flight and the buffers are no longer registered, so the
+            // kernel holds no reference into the pool; it is dropped exactly once, here.
+            unsafe { ManuallyDrop::drop(&mut self.buffers) }
+        }
+        // Otherwise the pool is leaked on purpose: an IO abandoned after a cancel may still
+        // write into its buffer, and memory the kernel writes must never be reused.
     }
 }
 
@@ -108,7 +158,9 @@ impl Engine for UringEngine {
         self.queue(slot, op, file, offset, len);
         self.submit()?;
         let mut out = Vec::with_capacity(1);
-        self.reap(1, &mut out)?;
+        while out.is_empty() {
+            self.reap(1, 1_000_000_000, &mut out)?;
+        }
         let result = out[0].result;
         if result < 0 {
             Err(io::Error::from_raw_os_error(-result as i32))
@@ -127,20 +179,30 @@ impl Engine for UringEngine {
             let fd = types::Fd(self.fds[file as usize]);
             rw_entry!(self, fd, op, buf, len, offset, slot)
         };
-        self.push(entry.user_data(slot as u64));
+        // Cannot fail: the SQ holds at least `depth` entries, and the IOs not yet submitted are
+        // among the at most `depth` in flight (the worker has `depth` slots).
+        let pushed = self.push(&entry.user_data(slot as u64));
+        assert!(
+            pushed,
+            "io_uring submission queue full with {} IOs in flight",
+            self.inflight
+        );
+        self.inflight += 1;
     }
 
     #[inline]
     fn submit(&mut self) -> io::Result<()> {
-        while self.queued > 0 {
+        while !self.ring.submission().is_empty() {
             match self.ring.submit() {
-                Ok(n) => self.queued = self.queued.saturating_sub(n as u32),
+                Ok(0) => return Ok(()), // nothing taken: the next wait submits the rest
+                Ok(_) => {}
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
                 Err(e)
                     if e.raw_os_error() == Some(libc::EBUSY)
                         || e.raw_os_error() == Some(libc::EAGAIN) =>
                 {
-                    // The CQ is full or the kernel is short of memory: let completions drain.
+                    // The CQ is full or the kernel is short of memory: let completions drain
+                    // (the next wait submits what is left).
                     return Ok(());
                 }
                 Err(e) => return Err(e),
@@ -150,26 +212,52 @@ impl Engine for UringEngine {
     }
 
     #[inline]
-    fn reap(&mut self, min_complete: u32, out: &mut Vec<Completion>) -> io::Result<()> {
-        let mut reaped = 0u32;
-        loop {
-            for cqe in self.ring.completion() {
-                out.push(Completion {
-                    slot: cqe.user_data() as u32,
-                    result: cqe.result() as i64,
-                });
-                reaped += 1;
-            }
-            if reaped >= min_complete {
-                return Ok(());
-            }
-            match self.ring.submit_and_wait((min_complete - reaped) as usize) {
-                Ok(n) => self.queued = self.queued.saturating_sub(n as u32),
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {}
-                Err(e) => return Err(e),
-            }
+    fn reap(
+        &mut self,
+        min_complete: u32,
+        timeout_ns: u64,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<()> {
+        let reaped = self.take_completions(out);
+        if reaped >= min_complete {
+            return Ok(());
         }
+        let want = (min_complete - reaped) as usize;
+        // One bounded wait: the caller loops, looking at its deadline and stop flag between
+        // waits, so a stalled device cannot hold the clone past either.
+        let waited = if self.timed_wait {
+            let timeout = types::Timespec::from(Duration::from_nanos(timeout_ns));
+            let args = types::SubmitArgs::new().timespec(&timeout);
+            self.ring.submitter().submit_with_args(want, &args)
+        } else {
+            // Before Linux 5.11 the wait takes no timeout; the stop flag is then seen after
+            // the next completion.
+            self.ring.submit_and_wait(want)
+        };
+        match waited {
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ETIME | libc::EINTR | libc::EBUSY)
+                ) => {}
+            Err(e) => return Err(e),
+        }
+        self.take_completions(out);
+        Ok(())
+    }
+
+    fn cancel_all(&mut self) -> io::Result<()> {
+        if self.inflight == 0 {
+            return Ok(());
+        }
+        let entry = opcode::AsyncCancel2::new(types::CancelBuilder::any())
+            .build()
+            .user_data(CANCEL_TAG);
+        if !self.push(&entry) {
+            return Err(io::Error::from_raw_os_error(libc::EBUSY));
+        }
+        self.submit()
     }
 
     fn sync_file(&mut self, file: u32, data_only: bool) -> io::Result<()> {

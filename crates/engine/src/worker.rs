@@ -1,8 +1,22 @@
 //! One clone's IO loop. Generic over the engine and the clock, so each combination compiles to
-//! its own loop with no dynamic dispatch on the hot path. Per IO the loop makes no allocation,
-//! takes no lock and reads the clock only where latency needs it: synchronous engines read it
-//! once per IO (the end of one IO is the start of the next), asynchronous ones once per
-//! submitted batch and once per reaped batch.
+//! its own loop with no dynamic dispatch on the hot path. Per IO the loop makes no allocation
+//! and takes no lock.
+//!
+//! Time stamps (what latency is measured from and to):
+//! - synchronous engines read the clock once per IO: the reading after one IO returns is that
+//!   IO's completion time and the next IO's issue time;
+//! - the queued loop (io_uring) works in passes: wait for completions, read the clock once
+//!   (*after* the reap, so every completion it stamps was visible before the reading), account
+//!   them, then refill every free slot and submit. An IO's issue time is the reading that freed
+//!   its slot (or the start), so the loop's own bookkeeping counts inside latency, never
+//!   outside; its submit time is a reading taken just *before* the `io_uring_enter` that hands
+//!   it to the kernel. With the queue kept full, each slot's time is cut into back-to-back
+//!   latencies, so IOPS x mean latency = iodepth (Little's law), which the tests check.
+//!
+//! Ending: the loop looks at the stop flag and the deadline at every pass and while waiting
+//! (every [`POLL_NS`] at most), stops issuing, and gives IOs in flight a bounded time to
+//! finish ([`drain_bound_ns`], or [`STOP_DRAIN_NS`] after a stop); what is left is cancelled
+//! and, after [`CANCEL_WAIT_NS`], abandoned (counted, never waited for).
 
 use crate::clock::Clock;
 use crate::engine::{Completion, Engine, Op};
@@ -11,6 +25,33 @@ use iofit_stats::{DirectionStats, IntervalAccumulator, IntervalBucket, SeriesMer
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+
+/// The longest a clone waits (for a completion, a rate-limited IO or its start delay) before
+/// it looks at the stop flag and the deadline again.
+pub const POLL_NS: u64 = 50_000_000;
+/// After a stop (Ctrl-C, SIGTERM): how long IOs in flight get to finish before the rest are
+/// cancelled. With [`CANCEL_WAIT_NS`] and one [`POLL_NS`] this keeps a stopped clone under
+/// half a second, so the whole process exits within one.
+pub const STOP_DRAIN_NS: u64 = 250_000_000;
+/// After a cancel: how long to wait for the cancelled IOs to come back before abandoning them.
+pub const CANCEL_WAIT_NS: u64 = 100_000_000;
+const DRAIN_MIN_NS: u64 = 1_000_000_000;
+const DRAIN_MAX_NS: u64 = 10_000_000_000;
+
+/// After the runtime (or the job's size) is done: how long IOs in flight get to finish,
+/// given the longest IO latency the clone has seen. Twice that, at least 1 s and at most
+/// 10 s: a throttled cloud disk at a deep queue legitimately takes hundreds of milliseconds
+/// per IO, while a device that stalls must not hold the run for ever.
+pub fn drain_bound_ns(longest_latency_ns: u64) -> u64 {
+    longest_latency_ns
+        .saturating_mul(2)
+        .clamp(DRAIN_MIN_NS, DRAIN_MAX_NS)
+}
+
+/// The most a clone runs past its deadline: the drain, the cancel wait and one poll.
+pub fn overrun_bound_ns(longest_latency_ns: u64) -> u64 {
+    drain_bound_ns(longest_latency_ns) + CANCEL_WAIT_NS + POLL_NS
+}
 
 /// Block sizes of one clone, ready to draw from.
 #[derive(Clone, Debug)]
@@ -120,6 +161,9 @@ pub struct CloneOutput {
     pub context_switches: u64,
     pub error: Option<String>,
     pub interrupted: bool,
+    /// IOs still in flight when the drain bound ran out: cancelled, or abandoned when even
+    /// the cancel did not return them. Not counted in `read`/`write`.
+    pub cancelled_ios: u64,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -130,6 +174,8 @@ struct SlotMeta {
     offset: u64,
     issue_ns: u64,
     submit_ns: u64,
+    /// When the slot was last freed: the earliest issue time of its next IO.
+    free_ns: u64,
 }
 
 struct FileCursor {
@@ -263,6 +309,19 @@ struct Run<'a, C: Clock> {
     writes_since_sync: u32,
     completed: u64,
     completed_bytes: u64,
+    /// The longest total latency seen (ramp included): sizes the drain at the end.
+    longest_ns: u64,
+    /// When the clone started issuing (after any start delay).
+    start_ns: u64,
+}
+
+/// Why a clone stops issuing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// Ctrl-C or SIGTERM.
+    Stop,
+    /// Runtime over, size done, or an error.
+    Done,
 }
 
 impl<'a, C: Clock> Run<'a, C> {
@@ -301,20 +360,51 @@ impl<'a, C: Clock> Run<'a, C> {
             writes_since_sync: 0,
             completed: 0,
             completed_bytes: 0,
+            longest_ns: 0,
+            start_ns: 0,
         }
     }
 
     fn start(&mut self) {
         let t = self.clock.now_ns();
         if self.plan.start_delay_ns > 0 {
-            self.clock.sleep_until(t + self.plan.start_delay_ns);
+            self.pause_until(t + self.plan.start_delay_ns);
         }
         let start = self.clock.now_ns();
+        self.start_ns = start;
         self.rate_start = start;
         self.ramp_end = start + self.plan.ramp_ns;
         self.deadline = self.plan.runtime_ns.map(|r| self.ramp_end + r);
         if self.plan.ramp_ns == 0 {
             self.begin_measuring(start);
+        }
+    }
+
+    /// Sleeps until `until_ns`, waking every [`POLL_NS`] to look at the stop flag. Returns the
+    /// time it woke.
+    fn pause_until(&self, until_ns: u64) -> u64 {
+        loop {
+            let now = self.clock.now_ns();
+            if now >= until_ns || self.shared.stop.load(Ordering::Relaxed) {
+                return now;
+            }
+            self.clock.sleep_until(until_ns.min(now + POLL_NS));
+        }
+    }
+
+    /// Whether issuing must end at `now`, and why. A stop is recorded as an interruption.
+    #[inline]
+    fn end_reason(&mut self, now: u64) -> Option<End> {
+        if self.shared.stop.load(Ordering::Relaxed) {
+            self.out.interrupted = true;
+            Some(End::Stop)
+        } else if self.deadline.is_some_and(|d| now >= d)
+            || !self.budget_left()
+            || self.out.error.is_some()
+        {
+            Some(End::Done)
+        } else {
+            None
         }
     }
 
@@ -372,14 +462,12 @@ impl<'a, C: Clock> Run<'a, C> {
 
     /// Accounts one completed IO. Returns an error message for a failed or short IO.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
     fn complete(
         &mut self,
         meta: &SlotMeta,
         result: i64,
         done_ns: u64,
         inline: bool,
-        sink: &mut impl FnMut(&IntervalBucket),
     ) -> Result<(), String> {
         if result != meta.len as i64 {
             let (path, _, _) = &self.plan.files[meta.file as usize];
@@ -403,6 +491,7 @@ impl<'a, C: Clock> Run<'a, C> {
         }
         self.completed += 1;
         self.completed_bytes += meta.len as u64;
+        self.longest_ns = self.longest_ns.max(done_ns.saturating_sub(meta.issue_ns));
         if self.measuring {
             let stats = if meta.op_is_read {
                 &mut self.out.read
@@ -427,7 +516,6 @@ impl<'a, C: Clock> Run<'a, C> {
             }
             self.series
                 .record(meta.op_is_read, meta.len as u64, 1, total);
-            let _ = sink;
         }
         if !meta.op_is_read {
             self.writes_since_sync += 1;
@@ -490,7 +578,8 @@ impl<'a, C: Clock> Run<'a, C> {
             let mut sink = |b: &IntervalBucket| series.lock().expect("series lock").add(b);
             self.series.finish(self.out.runtime_ns, &mut sink);
         }
-        if self.plan.end_fsync && self.out.error.is_none() {
+        // An interrupted run ends now: a final fsync on a busy disk could take seconds.
+        if self.plan.end_fsync && self.out.error.is_none() && !self.out.interrupted {
             if let Err(e) = self.sync_all(engine, false) {
                 self.out.error = Some(e);
             }
@@ -523,15 +612,10 @@ fn run_inline<E: Engine, C: Clock>(
     sink: &mut impl FnMut(&IntervalBucket),
 ) -> CloneOutput {
     let clock = run.clock;
-    let stop = run.shared.stop;
-    let mut now = clock.now_ns();
+    let mut now = run.start_ns;
     let mut since_publish = 0u32;
     loop {
-        if stop.load(Ordering::Relaxed) {
-            run.out.interrupted = true;
-            break;
-        }
-        if run.deadline.is_some_and(|d| now >= d) || !run.budget_left() {
+        if run.end_reason(now).is_some() {
             break;
         }
         if !run.measuring && now >= run.ramp_end {
@@ -542,14 +626,14 @@ fn run_inline<E: Engine, C: Clock>(
         let mut issue_ns = now;
         if let Some(due) = run.due_ns(op) {
             if due > now {
-                if run.deadline.is_some_and(|d| due >= d) {
-                    clock.sleep_until(run.deadline.unwrap_or(due));
-                    now = clock.now_ns();
-                    break;
+                let until = run.deadline.map_or(due, |d| d.min(due));
+                now = run.pause_until(until);
+                if now < due {
+                    // The deadline or a stop came first: the loop's check ends the run.
+                    continue;
                 }
-                clock.sleep_until(due);
                 // Latency counts from when the IO was due, not from before the wait.
-                issue_ns = clock.now_ns();
+                issue_ns = now;
             }
         }
         let (file, offset) = run.offsets.next(len, &mut run.rng);
@@ -566,11 +650,12 @@ fn run_inline<E: Engine, C: Clock>(
             offset,
             issue_ns,
             submit_ns: issue_ns,
+            free_ns: 0,
         };
         if run.measuring {
             run.series.advance(now - run.measure_start, sink);
         }
-        if let Err(e) = run.complete(&meta, result, now, true, sink) {
+        if let Err(e) = run.complete(&meta, result, now, true) {
             run.out.error = Some(e);
             break;
         }
@@ -587,60 +672,232 @@ fn run_inline<E: Engine, C: Clock>(
     run.finish(engine, now)
 }
 
-/// The loop state that accounting completions touches.
-struct Reaped<'a> {
-    done_ns: u64,
-    free: &'a mut Vec<u32>,
-    meta: &'a [SlotMeta],
-    inflight: &'a mut usize,
-    issuing: &'a mut bool,
+/// The queued loop's slots: which are free, what each busy one is doing, and the completions
+/// of the current pass.
+struct Slots {
+    /// Free slots; refilled from the end.
+    free: Vec<u32>,
+    meta: Vec<SlotMeta>,
+    /// Slots queued in the engine but not yet handed to the kernel.
+    batch: Vec<u32>,
+    completions: Vec<Completion>,
+    /// Slots handed to the kernel and not yet reaped.
+    inflight: usize,
+    submit_batch: usize,
 }
 
-/// Accounts every completion in `completions` at `done_ns` and frees their slots.
-fn absorb<C: Clock>(
-    run: &mut Run<'_, C>,
-    completions: &mut Vec<Completion>,
-    reaped: Reaped<'_>,
-    sink: &mut impl FnMut(&IntervalBucket),
-) {
-    if run.measuring {
-        run.series
-            .advance(reaped.done_ns.saturating_sub(run.measure_start), sink);
-    }
-    for c in completions.drain(..) {
-        *reaped.inflight -= 1;
-        reaped.free.push(c.slot);
-        let m = reaped.meta[c.slot as usize];
-        if let Err(e) = run.complete(&m, c.result, reaped.done_ns, false, sink) {
-            if run.out.error.is_none() {
-                run.out.error = Some(e);
-            }
-            *reaped.issuing = false;
+impl Slots {
+    fn new(depth: usize, submit_batch: usize, start_ns: u64) -> Slots {
+        Slots {
+            free: (0..depth as u32).rev().collect(),
+            meta: vec![
+                SlotMeta {
+                    free_ns: start_ns,
+                    ..SlotMeta::default()
+                };
+                depth
+            ],
+            batch: Vec::with_capacity(depth),
+            completions: Vec::with_capacity(depth),
+            inflight: 0,
+            submit_batch: submit_batch.clamp(1, depth),
         }
     }
 }
 
-/// Hands the IOs queued in `batch` to the kernel: they count as in flight and their submit
-/// time is stamped (latency from submit starts there). A failed submit is recorded and stops
-/// issuing. Returns the submit time.
-fn submit<E: Engine, C: Clock>(
+/// Where the queued loop is: issuing, or draining what is in flight until `until_ns`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Issuing,
+    Draining {
+        until_ns: u64,
+        cancelled: bool,
+        after_stop: bool,
+    },
+}
+
+/// Hands the queued IOs to the kernel. Their submit time is read before the call, so it is
+/// never later than the moment the kernel can start them. A failed submit is recorded (it
+/// ends issuing).
+fn submit_queued<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, q: &mut Slots) {
+    let submit_ns = run.clock.now_ns();
+    q.inflight += q.batch.len();
+    for slot in q.batch.drain(..) {
+        q.meta[slot as usize].submit_ns = submit_ns;
+    }
+    if let Err(e) = engine.submit() {
+        run.out
+            .error
+            .get_or_insert(format!("io_uring submit failed: {e}"));
+    }
+}
+
+/// Prepares an IO in every free slot and submits them in sub-batches of `submit_batch`.
+/// Returns the time a rate-limited IO is due when it had to stop for one. Completions are not
+/// looked at here: the pass is bounded by the queue depth, and the queue ends it full.
+fn refill<E: Engine, C: Clock>(
     run: &mut Run<'_, C>,
     engine: &mut E,
-    batch: &mut Vec<u32>,
-    meta: &mut [SlotMeta],
-    inflight: &mut usize,
-    issuing: &mut bool,
-) -> u64 {
-    if let Err(e) = engine.submit() {
-        run.out.error = Some(format!("io_uring submit failed: {e}"));
-        *issuing = false;
+    q: &mut Slots,
+    pending: &mut Option<(Op, u32)>,
+    now: u64,
+) -> Option<u64> {
+    let mut due_at = None;
+    while let Some(&slot) = q.free.last() {
+        if !run.budget_left() || run.out.error.is_some() {
+            break;
+        }
+        let (op, len) = match pending.take() {
+            Some(p) => p,
+            None => {
+                let op = run.choose_op();
+                (op, run.plan.sizes.pick(op, &mut run.rng))
+            }
+        };
+        let mut issue_ns = q.meta[slot as usize].free_ns;
+        if let Some(due) = run.due_ns(op) {
+            if due > now {
+                *pending = Some((op, len));
+                due_at = Some(due);
+                break;
+            }
+            // A slot free before its IO was due: latency counts from when it was due.
+            issue_ns = issue_ns.max(due);
+        }
+        q.free.pop();
+        let (file, offset) = run.offsets.next(len, &mut run.rng);
+        run.note_issue(op, len);
+        engine.queue(slot, op, file, offset, len);
+        q.meta[slot as usize] = SlotMeta {
+            op_is_read: op == Op::Read,
+            len,
+            file,
+            offset,
+            issue_ns,
+            submit_ns: issue_ns,
+            free_ns: issue_ns,
+        };
+        q.batch.push(slot);
+        if q.batch.len() >= q.submit_batch {
+            // Hand this sub-batch over now: a device starts on the first IO sooner, instead of
+            // waiting for the whole refill to be prepared.
+            submit_queued(run, engine, q);
+        }
     }
-    let submitted = run.clock.now_ns();
-    *inflight += batch.len();
-    for slot in batch.drain(..) {
-        meta[slot as usize].submit_ns = submitted;
+    if !q.batch.is_empty() {
+        submit_queued(run, engine, q);
     }
-    submitted
+    due_at
+}
+
+/// Accounts every completion in `q.completions` at `done_ns` (a reading taken after they were
+/// reaped) and frees their slots. IOs that come back cancelled while draining are counted
+/// apart.
+fn absorb<C: Clock>(
+    run: &mut Run<'_, C>,
+    q: &mut Slots,
+    done_ns: u64,
+    cancelling: bool,
+    sink: &mut impl FnMut(&IntervalBucket),
+) {
+    if run.measuring {
+        run.series
+            .advance(done_ns.saturating_sub(run.measure_start), sink);
+    }
+    for c in q.completions.drain(..) {
+        q.inflight -= 1;
+        q.free.push(c.slot);
+        let meta = &mut q.meta[c.slot as usize];
+        meta.free_ns = done_ns;
+        let meta = *meta;
+        if cancelling && c.result == -(libc::ECANCELED as i64) {
+            run.out.cancelled_ios += 1;
+            continue;
+        }
+        if let Err(e) = run.complete(&meta, c.result, done_ns, false) {
+            run.out.error.get_or_insert(e);
+        }
+    }
+}
+
+/// How long the next wait may block: until a completion, but never past the next poll, the
+/// deadline while issuing, a rate-limited IO's due time, or the end of the drain.
+fn wait_budget_ns<C: Clock>(run: &Run<'_, C>, phase: Phase, due: Option<u64>, now: u64) -> u64 {
+    let mut until = now + POLL_NS;
+    match phase {
+        Phase::Issuing => {
+            if let Some(deadline) = run.deadline {
+                until = until.min(deadline);
+            }
+            if let Some(due) = due {
+                until = until.min(due);
+            }
+        }
+        Phase::Draining { until_ns, .. } => until = until.min(until_ns),
+    }
+    until.saturating_sub(now)
+}
+
+/// Moves the phase on at `now`: from issuing to draining when issuing must end, a drain that
+/// runs out to a cancel, and a stop during a drain shortens it. Returns false when the loop
+/// must end with IOs still in flight (the cancel did not bring them back in time).
+fn advance_phase<E: Engine, C: Clock>(
+    run: &mut Run<'_, C>,
+    engine: &mut E,
+    phase: &mut Phase,
+    inflight: usize,
+    now: u64,
+) -> bool {
+    match *phase {
+        Phase::Issuing => {
+            if let Some(end) = run.end_reason(now) {
+                let bound = match end {
+                    End::Stop => STOP_DRAIN_NS,
+                    End::Done => drain_bound_ns(run.longest_ns),
+                };
+                *phase = Phase::Draining {
+                    until_ns: now + bound,
+                    cancelled: false,
+                    after_stop: end == End::Stop,
+                };
+            }
+            true
+        }
+        Phase::Draining {
+            until_ns,
+            cancelled,
+            after_stop,
+        } => {
+            if !after_stop && run.end_reason(now) == Some(End::Stop) {
+                *phase = Phase::Draining {
+                    until_ns: until_ns.min(now + STOP_DRAIN_NS),
+                    cancelled,
+                    after_stop: true,
+                };
+                return true;
+            }
+            if now < until_ns || inflight == 0 {
+                return true;
+            }
+            if cancelled {
+                // Still in flight after the cancel: abandon them (the engine keeps their
+                // buffers alive) rather than wait on a device that does not answer.
+                run.out.cancelled_ios += inflight as u64;
+                return false;
+            }
+            if let Err(e) = engine.cancel_all() {
+                run.out
+                    .error
+                    .get_or_insert(format!("io_uring cancel failed: {e}"));
+            }
+            *phase = Phase::Draining {
+                until_ns: now + CANCEL_WAIT_NS,
+                cancelled: true,
+                after_stop,
+            };
+            true
+        }
+    }
 }
 
 fn run_queued<E: Engine, C: Clock>(
@@ -649,152 +906,67 @@ fn run_queued<E: Engine, C: Clock>(
     sink: &mut impl FnMut(&IntervalBucket),
 ) -> CloneOutput {
     let clock = run.clock;
-    let stop = run.shared.stop;
     let depth = run.plan.depth.max(1) as usize;
-    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-    let mut meta = vec![SlotMeta::default(); depth];
-    let mut batch: Vec<u32> = Vec::with_capacity(depth);
-    let submit_batch = run.plan.submit_batch.clamp(1, depth);
-    let mut completions: Vec<Completion> = Vec::with_capacity(depth);
-    let mut inflight = 0usize;
-    let mut issuing = true;
+    let mut q = Slots::new(depth, run.plan.submit_batch, run.start_ns);
+    let mut phase = Phase::Issuing;
     let mut pending: Option<(Op, u32)> = None;
-    let mut last_done = clock.now_ns();
+    // The latest clock reading: taken after every reap, it stamps what was reaped and is the
+    // time the loop decides by.
+    let mut now = run.start_ns;
+    let mut last_done = now;
     loop {
-        let now = clock.now_ns();
-        if issuing {
-            if stop.load(Ordering::Relaxed) {
-                run.out.interrupted = true;
-                issuing = false;
-            } else if run.deadline.is_some_and(|d| now >= d) || !run.budget_left() {
-                issuing = false;
-            }
+        if !advance_phase(run, engine, &mut phase, q.inflight, now) {
+            break;
         }
         if !run.measuring && now >= run.ramp_end {
             run.begin_measuring(now);
         }
-        let mut wait_until = None;
-        // Issue time of the IOs being queued; moves on after each submitted sub-batch.
-        let mut now = now;
-        if issuing {
-            while let Some(&slot) = free.last() {
-                if !run.budget_left() {
-                    issuing = false;
-                    break;
+        let due = if phase == Phase::Issuing {
+            refill(run, engine, &mut q, &mut pending, now)
+        } else {
+            None
+        };
+        if q.inflight == 0 {
+            match (phase, due) {
+                (Phase::Draining { .. }, _) => break,
+                (Phase::Issuing, Some(due)) => {
+                    let until = run.deadline.map_or(due, |d| d.min(due));
+                    now = run.pause_until(until);
                 }
-                let (op, len) = match pending.take() {
-                    Some(p) => p,
-                    None => {
-                        let op = run.choose_op();
-                        (op, run.plan.sizes.pick(op, &mut run.rng))
-                    }
-                };
-                if let Some(due) = run.due_ns(op) {
-                    if due > now {
-                        pending = Some((op, len));
-                        wait_until = Some(due);
-                        break;
-                    }
-                }
-                free.pop();
-                let (file, offset) = run.offsets.next(len, &mut run.rng);
-                run.note_issue(op, len);
-                engine.queue(slot, op, file, offset, len);
-                meta[slot as usize] = SlotMeta {
-                    op_is_read: op == Op::Read,
-                    len,
-                    file,
-                    offset,
-                    issue_ns: now,
-                    submit_ns: now,
-                };
-                batch.push(slot);
-                if batch.len() >= submit_batch {
-                    // Hand this sub-batch to the kernel now: a device starts on the first IO
-                    // sooner, instead of waiting for the whole refill to be prepared.
-                    now = submit(
-                        run,
-                        engine,
-                        &mut batch,
-                        &mut meta,
-                        &mut inflight,
-                        &mut issuing,
-                    );
-                    if !issuing {
-                        break;
-                    }
-                    // A submit call that blocked on a saturated device queue leaves
-                    // completions behind it: take them now, so their slots are refilled in
-                    // this pass instead of idling until it ends. (No syscall: a CQ peek.)
-                    if engine.reap(0, &mut completions).is_ok() && !completions.is_empty() {
-                        last_done = now;
-                        let reaped = Reaped {
-                            done_ns: now,
-                            free: &mut free,
-                            meta: &meta,
-                            inflight: &mut inflight,
-                            issuing: &mut issuing,
-                        };
-                        absorb(run, &mut completions, reaped, sink);
-                        if !issuing {
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        if !batch.is_empty() {
-            submit(
-                run,
-                engine,
-                &mut batch,
-                &mut meta,
-                &mut inflight,
-                &mut issuing,
-            );
-        }
-        if inflight == 0 {
-            match wait_until {
-                Some(due) if issuing => {
-                    if run.deadline.is_some_and(|d| due >= d) {
-                        clock.sleep_until(run.deadline.unwrap_or(due));
-                        last_done = clock.now_ns();
-                        issuing = false;
-                        continue;
-                    }
-                    clock.sleep_until(due);
-                    continue;
-                }
-                _ if issuing => continue,
-                _ => break,
-            }
-        }
-        // A rate-limited IO is due later: look at completions without blocking, then sleep
-        // until it is due. Otherwise block for at least one completion.
-        let min_complete = if wait_until.is_some() { 0 } else { 1 };
-        if let Err(e) = engine.reap(min_complete, &mut completions) {
-            run.out.error = Some(format!("io_uring wait failed: {e}"));
-            break;
-        }
-        if completions.is_empty() {
-            if let Some(due) = wait_until {
-                clock.sleep_until(due);
+                // Nothing in flight and nothing due: the size is done or an error came
+                // (the next phase check ends the loop).
+                (Phase::Issuing, None) => now = clock.now_ns(),
             }
             continue;
         }
-        let done = clock.now_ns();
-        last_done = done;
-        let reaped = Reaped {
-            done_ns: done,
-            free: &mut free,
-            meta: &meta,
-            inflight: &mut inflight,
-            issuing: &mut issuing,
-        };
-        absorb(run, &mut completions, reaped, sink);
-        if let Err(e) = run.maybe_sync(engine) {
-            run.out.error = Some(e);
-            issuing = false;
+        let budget_ns = wait_budget_ns(run, phase, due, now);
+        if let Err(e) = engine.reap(1, budget_ns, &mut q.completions) {
+            // The IOs in flight cannot be waited for: abandon them (the engine keeps their
+            // buffers alive).
+            run.out
+                .error
+                .get_or_insert(format!("io_uring wait failed: {e}"));
+            run.out.cancelled_ios += q.inflight as u64;
+            break;
+        }
+        // After the reap: every completion just taken was visible before this reading.
+        now = clock.now_ns();
+        if q.completions.is_empty() {
+            continue;
+        }
+        last_done = now;
+        let cancelling = matches!(
+            phase,
+            Phase::Draining {
+                cancelled: true,
+                ..
+            }
+        );
+        absorb(run, &mut q, now, cancelling, sink);
+        if phase == Phase::Issuing {
+            if let Err(e) = run.maybe_sync(engine) {
+                run.out.error.get_or_insert(e);
+            }
         }
         run.publish_progress();
     }

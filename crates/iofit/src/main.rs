@@ -34,10 +34,15 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Find the thread count that reaches a target IOPS by Little's law, measured for real.
     SizeThreads(cmd::size_threads::Args),
+    /// Rehearse a design here: run a command with its IO throttled to the design's limits.
+    Emulate(Box<cmd::emulate::Args>),
     /// Turn iostat, sar, PerfMon or live /proc/diskstats samples into requirements.
     Profile(cmd::profile::Args),
     /// Compare benchmark results against requirements, metric by metric.
     Compare(cmd::compare::Args),
+    /// Serve a multi-host controller on stdin/stdout (started by iofit over ssh).
+    #[command(hide = true)]
+    Worker(cmd::remote::WorkerArgs),
 }
 
 fn main() -> ExitCode {
@@ -62,8 +67,10 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd::run::run(*args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::SizeThreads(args) => cmd::size_threads::run(args),
+        Command::Emulate(args) => cmd::emulate::run(*args),
         Command::Profile(args) => cmd::profile::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Worker(args) => cmd::remote::worker(args),
     };
     match result {
         Ok(code) => code,

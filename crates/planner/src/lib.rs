@@ -44,6 +44,7 @@
 //! ```
 
 use iofit_catalog::{DiskSku, NetAppServiceLevel, ProvisionedDiskType, VmSize};
+use iofit_model::formulas::outstanding_ios;
 use iofit_model::units::{group_thousands, Bytes, MIB};
 use iofit_model::{
     Design, HostCaching, Requirements, SizingTarget, VolumeDesign, VolumeRole, Workload,
@@ -52,7 +53,10 @@ use iofit_predict::{
     predict, provisioned_iops_max, provisioned_throughput_max, Alternatives, Assumptions, DiskPerf,
     LimitKind, LimitStatus, Prediction, VolumeLoad,
 };
+use search::{cheapest_combinations, RankCost};
 use serde::{Deserialize, Serialize};
+
+mod search;
 
 /// The catalog rows a plan may choose from (one edition).
 #[derive(Clone, Debug, Default)]
@@ -355,41 +359,21 @@ struct VolumeOption {
     operations_note: Option<String>,
 }
 
-/// A cost for ranking: fully priced first, then priced but without a sourced operations
-/// charge (value = what is known), then unpriced (value = a capacity proxy, not a price).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct RankCost {
-    tier: u8,
-    value: f64,
-}
-
-impl RankCost {
-    fn of(option: &VolumeOption) -> RankCost {
-        match (option.price, option.operations_price) {
-            (Some(price), Some(ops)) => RankCost {
-                tier: 0,
-                value: price + ops,
-            },
-            (Some(price), None) => RankCost {
-                tier: 1,
-                value: price,
-            },
-            (None, _) => RankCost {
-                tier: 2,
-                value: option.count as f64 * option.disk.size_gib,
-            },
-        }
-    }
-    fn add(self, other: RankCost) -> RankCost {
-        RankCost {
-            tier: self.tier.max(other.tier),
-            value: self.value + other.value,
-        }
-    }
-    fn cmp(&self, other: &RankCost) -> std::cmp::Ordering {
-        self.tier
-            .cmp(&other.tier)
-            .then(self.value.total_cmp(&other.value))
+/// The ranking cost of one volume option (see [`RankCost`]).
+fn rank_cost(option: &VolumeOption) -> RankCost {
+    match (option.price, option.operations_price) {
+        (Some(price), Some(ops)) => RankCost {
+            tier: 0,
+            value: price + ops,
+        },
+        (Some(price), None) => RankCost {
+            tier: 1,
+            value: price,
+        },
+        (None, _) => RankCost {
+            tier: 2,
+            value: option.count as f64 * option.disk.size_gib,
+        },
     }
 }
 
@@ -760,8 +744,8 @@ fn volume_options(
     // Fully priced (disks + operations) first, cheapest first; then those whose operations
     // charge is not sourced; then unpriced, less capacity bought first (a proxy, not a price).
     out.sort_by(|a, b| {
-        RankCost::of(a)
-            .cmp(&RankCost::of(b))
+        rank_cost(a)
+            .cmp(&rank_cost(b))
             .then(a.count.cmp(&b.count))
             .then(a.disk.name.cmp(&b.disk.name))
     });
@@ -801,13 +785,15 @@ fn build_loads(
             let service_ms = options
                 .assumptions
                 .service_latency_ms_for(option.disk.kind, target.read_pct);
-            let service_s = service_ms / 1e3;
-            let by_littles_law = (wanted * service_s - 1e-9).ceil().max(1.0) as u32;
+            let by_littles_law =
+                (outstanding_ios(wanted, service_ms) - 1e-9).ceil().max(1.0) as u32;
             let outstanding = by_littles_law.max(option.count);
             let (threads, depth) = split_outstanding(outstanding);
             // Deeper queues let the volume run up to its disks' limits; the check uses that
             // depth so the headroom shown is the hardware's, not the queue's.
-            let per_disk = (option.disk.iops * service_s).ceil().max(1.0) as u32;
+            let per_disk = outstanding_ios(option.disk.iops, service_ms)
+                .ceil()
+                .max(1.0) as u32;
             let to_limits = per_disk.saturating_mul(option.count).max(outstanding);
             let queue_reason = format!(
                 "{} IOPS x {} ms = {by_littles_law} outstanding (Little's law){}; up to \
@@ -934,6 +920,16 @@ pub fn plan(
     rows: &CatalogRows,
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
+    plan_with_search(requirements, rows, options, cheapest_combinations)
+}
+
+/// [`plan`] with the combination search given (the tests pass the exhaustive oracle).
+fn plan_with_search(
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+    search: Search,
+) -> Result<Plan, PlanError> {
     validate(requirements)?;
     if !(0.0..100.0).contains(&options.min_headroom_pct) {
         return Err(PlanError::Options(format!(
@@ -1014,35 +1010,27 @@ pub fn plan(
             });
             continue;
         }
-        // A few options per volume; combinations in order of total price.
-        let zero = RankCost {
-            tier: 0,
-            value: 0.0,
-        };
-        let mut combos: Vec<(RankCost, Vec<&VolumeOption>)> = vec![(zero, Vec::new())];
-        for options_of_volume in &per_volume {
-            let mut next = Vec::new();
-            for (cost, chosen) in &combos {
-                // The cheapest few per volume (each SKU may come cached and uncached).
-                for option in options_of_volume.iter().take(6) {
-                    let mut with = chosen.clone();
-                    with.push(option);
-                    next.push((cost.add(RankCost::of(option)), with));
-                }
-            }
-            combos = next;
-        }
-        combos.sort_by(|a, b| a.0.cmp(&b.0));
+        // The cheapest few options per volume (each SKU may come cached and uncached);
+        // combinations in order of total price, found best-first (see `search`).
+        let costs: Vec<Vec<RankCost>> = per_volume
+            .iter()
+            .map(|o| o.iter().take(OPTIONS_PER_VOLUME).map(rank_cost).collect())
+            .collect();
         let slots = slots_allowed(vm, options.min_headroom_pct);
         let mut first_failure: Option<Rejected> = None;
         let mut found = None;
         // The cheapest few combinations decide; beyond them a VM that fails keeps failing for
         // the same VM-level reason, and trying every combination would only cost time.
-        for (_, chosen) in combos.iter().take(MAX_TRIES_PER_VM) {
+        for indices in search(&costs, MAX_TRIES_PER_VM) {
+            let chosen: Vec<&VolumeOption> = indices
+                .iter()
+                .zip(&per_volume)
+                .map(|(&index, list)| &list[index])
+                .collect();
             let total_disks: u32 = chosen.iter().map(|o| o.count).sum();
             let disk_price: Option<f64> = chosen.iter().map(|o| o.price).sum();
             let operations_price: Option<f64> = chosen.iter().map(|o| o.operations_price).sum();
-            let pairs = build_loads(requirements, chosen, options);
+            let pairs = build_loads(requirements, &chosen, options);
             let loads: Vec<VolumeLoad> = pairs.iter().map(|(l, _)| l.clone()).collect();
             let prediction = match predict(vm, &loads, &options.assumptions, Some(alternatives)) {
                 Ok(p) => p,
@@ -1334,6 +1322,11 @@ pub fn plan(
 
 /// Combinations of disk options checked per VM before it is ruled out.
 const MAX_TRIES_PER_VM: usize = 12;
+/// Options per volume the combinations are formed from (the cheapest ones).
+const OPTIONS_PER_VOLUME: usize = 6;
+
+/// How the combinations to try are found: the `limit` cheapest, cheapest first.
+type Search = fn(&[Vec<RankCost>], usize) -> Vec<Vec<usize>>;
 
 /// A VM whose uncached and cached limits together cannot carry the total IOPS or MB/s, whatever
 /// the disks: ruled out before any disk is chosen. Unpublished limits never rule out.

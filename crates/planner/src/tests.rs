@@ -443,3 +443,108 @@ fn headroom_is_kept_on_every_sized_limit() {
     }
     assert!(plan.notes.iter().any(|n| n.contains("10% headroom")));
 }
+
+/// IOPS, MB/s, read %, IO size, role (data, log, temp), capacity GiB.
+type RandomVolume = (f64, f64, f64, u64, u8, Option<f64>);
+
+/// A random volume for the search-oracle test: sizes from small to beyond one disk, every
+/// role, mixes and IO sizes, with and without capacity.
+fn random_volume() -> impl Strategy<Value = RandomVolume> {
+    (
+        50.0f64..20000.0,
+        prop_oneof![Just(0.0), 1.0f64..400.0],
+        0.0f64..=100.0,
+        prop_oneof![Just(4096u64), Just(8192), Just(65536), Just(262144)],
+        0u8..3,
+        prop_oneof![Just(None), (1.0f64..6000.0).prop_map(Some)],
+    )
+}
+
+fn requirements_of(volumes: &[RandomVolume]) -> Requirements {
+    Requirements {
+        source: "oracle".into(),
+        growth_factor: 1.0,
+        volumes: volumes
+            .iter()
+            .enumerate()
+            .map(
+                |(i, &(iops, mb, read, size, role, capacity))| VolumeRequirements {
+                    label: format!("v{i}"),
+                    role: [VolumeRole::Data, VolumeRole::Log, VolumeRole::Temp][role as usize],
+                    sizing: SizingTarget {
+                        iops,
+                        throughput_mb_s: mb,
+                        latency_ms: None,
+                        io_size_bytes: size,
+                        read_pct: read,
+                        random_pct: if role == 1 { 0.0 } else { 100.0 },
+                        capacity_gib: capacity,
+                        queue_depth: None,
+                    },
+                    ..Default::default()
+                },
+            )
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// Hand rows with ties, an unpriced disk, Standard SSD with and without a sourced operations
+/// price: every ranking tier meets the others.
+fn oracle_rows() -> CatalogRows {
+    let mut rows = rows();
+    rows.disks.push(e30(Some(0.002)));
+    let mut unsourced = e30(None);
+    unsourced.name = "E30u".into();
+    rows.disks.push(unsourced);
+    rows.disks.push(disk(
+        "P20",
+        DiskKind::PremiumSsd,
+        512.0,
+        2300.0,
+        150.0,
+        Some(68.0),
+    ));
+    rows.disks.push(disk(
+        "P20b",
+        DiskKind::PremiumSsd,
+        512.0,
+        2300.0,
+        150.0,
+        Some(68.0),
+    ));
+    rows.vms.push(vm("Tied", 16, 25600.0, 256.0, Some(1000.0)));
+    rows
+}
+
+proptest! {
+    // Each case plans twice, once with the exhaustive product (6^4 combinations per VM).
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn best_first_search_plans_exactly_as_the_exhaustive_search(
+        volumes in prop::collection::vec(random_volume(), 1..=4),
+        headroom in prop_oneof![Just(0.0), Just(10.0)],
+        real_catalog in any::<bool>(),
+    ) {
+        let requirements = requirements_of(&volumes);
+        let rows = if real_catalog { catalog_rows() } else { oracle_rows() };
+        let options = PlanOptions { min_headroom_pct: headroom, top: 100, rejected_shown: 100, ..Default::default() };
+        let fast = plan(&requirements, &rows, &options);
+        let oracle = plan_with_search(
+            &requirements, &rows, &options, crate::search::oracle::exhaustive_combinations,
+        );
+        prop_assert_eq!(fast, oracle);
+    }
+}
+
+/// The current edition of the embedded catalog.
+fn catalog_rows() -> CatalogRows {
+    let catalog = iofit_catalog::Catalog::embedded().unwrap();
+    let edition = iofit_catalog::EDITION_CURRENT;
+    CatalogRows {
+        vms: catalog.vms_in(edition).cloned().collect(),
+        disks: catalog.disks_in(edition).cloned().collect(),
+        provisioned: catalog.provisioned_in(edition).cloned().collect(),
+        netapp: catalog.netapp.clone(),
+    }
+}

@@ -42,6 +42,7 @@
 //! ```
 
 use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};
+use iofit_model::formulas::{iops_from_outstanding, latency_ms_from_outstanding, outstanding_ios};
 use iofit_model::units::group_thousands;
 use iofit_model::{HostCaching, SizingTarget, VolumeDesign, Workload};
 use serde::{Deserialize, Serialize};
@@ -971,7 +972,7 @@ pub fn predict(
             ),
             LimitUnit::Iops,
             only(1.0),
-            Some(f.outstanding as f64 / (f.service_ms / 1e3)),
+            Some(iops_from_outstanding(f.outstanding as f64, f.service_ms)),
             "assumption".into(),
         ));
         if let Some(burst) = disk.burst_iops {
@@ -1183,17 +1184,16 @@ pub fn predict(
         let iops = rates[v];
         let max_iops = max.rates[v];
         let throttled = operating.binding[v].is_some();
-        let service_s = f.service_ms / 1e3;
         let latency_ms = if throttled && iops > 0.0 {
-            (f.outstanding as f64 / iops * 1e3).max(f.service_ms)
+            latency_ms_from_outstanding(f.outstanding as f64, iops).max(f.service_ms)
         } else {
             f.service_ms
         };
-        let per_disk_depth = (disk.iops * service_s).ceil().max(1.0) as u32;
+        let per_disk_depth = outstanding_ios(disk.iops, f.service_ms).ceil().max(1.0) as u32;
         let target_latency_ms = volume.target.as_ref().and_then(|t| t.latency_ms);
         let depth_for_target = targets[v].map(|t| {
-            let latency_s = target_latency_ms.unwrap_or(f.service_ms) / 1e3;
-            (t * latency_s - 1e-9).ceil().max(1.0) as u32
+            let latency_ms = target_latency_ms.unwrap_or(f.service_ms);
+            (outstanding_ios(t, latency_ms) - 1e-9).ceil().max(1.0) as u32
         });
         let queue = QueueDepthCheck {
             outstanding_ios: f.outstanding,
@@ -1202,7 +1202,7 @@ pub fn predict(
             depth_to_keep_members_busy: n,
             depth_to_reach_disk_limits: per_disk_depth.saturating_mul(n),
             depth_for_target,
-            littles_law_iops: f.outstanding as f64 / service_s,
+            littles_law_iops: iops_from_outstanding(f.outstanding as f64, f.service_ms),
         };
         if f.busy_members < n {
             warnings.push(format!(
@@ -1572,7 +1572,9 @@ fn advise(
                 advice.push(text);
             }
             LimitKind::StripeMembersBusy | LimitKind::QueueDepth => {
-                let depth = (target * f.service_ms / 1e3 - 1e-9).ceil().max(n as f64) as u32;
+                let depth = (outstanding_ios(target, f.service_ms) - 1e-9)
+                    .ceil()
+                    .max(n as f64) as u32;
                 advice.push(format!(
                     "volume '{label}': raise outstanding IOs from {} to at least {depth} \
                      (Little's law: {} IOPS x {} ms, and at least one per stripe member)",

@@ -40,6 +40,7 @@
 
 use crate::chart::{LimitBar, LimitScope};
 use iofit_model::design::HostCaching;
+use iofit_model::formulas::outstanding_ios;
 use iofit_model::job::{EngineKind, RwMode};
 use iofit_model::requirements::{VolumeRequirements, VolumeRole};
 use iofit_model::units::group_thousands;
@@ -615,7 +616,7 @@ impl Measured {
         }
         measured.effective_queue_depth = measured
             .latency_ms_avg
-            .map(|latency_ms| measured.iops * latency_ms / 1e3);
+            .map(|latency_ms| outstanding_ios(measured.iops, latency_ms));
         measured
     }
 }
@@ -1040,7 +1041,7 @@ pub fn compare(
     // at the latency this storage showed; the run must have kept at least that many in flight.
     let needed_queue_depth = measured
         .latency_ms_avg
-        .map(|latency_ms| (sizing.iops * latency_ms / 1e3).ceil());
+        .map(|latency_ms| outstanding_ios(sizing.iops, latency_ms).ceil());
     let queue_note = match (needed_queue_depth, measured.latency_ms_avg) {
         (Some(_), Some(latency_ms)) => Some(format!(
             "Little's law: {} IOPS x {latency_ms:.3} ms; measured = iodepth x jobs",
@@ -1162,7 +1163,7 @@ fn advise(
         if let (Some(latency_ms), Some(outstanding)) =
             (measured.latency_ms_avg, measured.outstanding_ios)
         {
-            let needed = sizing.iops * latency_ms / 1e3;
+            let needed = outstanding_ios(sizing.iops, latency_ms);
             if (outstanding as f64) < needed {
                 advice.push(Advice {
                     kind: AdviceKind::TooFewOutstandingIos,
@@ -1183,7 +1184,7 @@ fn advise(
     // and the method's factor table says lower queue depth gives lower latency.
     let latency_failures_now = failed_of(&[Metric::LatencyMsAvg, Metric::LatencyMsP99]);
     if let (Some(target_ms), Some(outstanding)) = (sizing.latency_ms, measured.outstanding_ios) {
-        let enough = (sizing.iops * target_ms / 1e3).ceil().max(1.0);
+        let enough = outstanding_ios(sizing.iops, target_ms).ceil().max(1.0);
         if !latency_failures_now.is_empty() && f64::from(outstanding) > enough {
             advice.push(Advice {
                 kind: AdviceKind::QueueDepthRaisesLatency,

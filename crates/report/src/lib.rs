@@ -29,6 +29,7 @@ pub mod fio_json;
 pub mod fio_text;
 pub mod html;
 pub mod markdown;
+pub mod multihost;
 pub mod plan_text;
 pub mod predict_text;
 pub mod vdbench_summary;

@@ -143,6 +143,35 @@ impl LatencyHistogram {
         value.clamp(self.min_ns, self.max_ns)
     }
 
+    /// The HDR histogram and the exact moments, for [`crate::compact`].
+    pub(crate) fn parts(&self) -> (&Histogram<u64>, u128, f64, u64, u64) {
+        (
+            &self.histogram,
+            self.sum_ns,
+            self.sum_sq_ns2,
+            self.min_ns,
+            self.max_ns,
+        )
+    }
+
+    /// Rebuilds a histogram from [`LatencyHistogram::parts`]; the count is the HDR's own.
+    pub(crate) fn from_parts(
+        histogram: Histogram<u64>,
+        sum_ns: u128,
+        sum_sq_ns2: f64,
+        min_ns: u64,
+        max_ns: u64,
+    ) -> LatencyHistogram {
+        LatencyHistogram {
+            count: histogram.len(),
+            histogram,
+            sum_ns,
+            sum_sq_ns2,
+            min_ns,
+            max_ns,
+        }
+    }
+
     /// Summary with fio's default percentile list.
     pub fn summary(&self) -> LatencySummary {
         self.summary_with(&FIO_PERCENTILES)

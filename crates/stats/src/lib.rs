@@ -14,6 +14,7 @@
 //! assert_eq!(summary.percentile_ns(50.0), Some(2_000));
 //! ```
 
+pub mod compact;
 pub mod direction;
 pub mod histogram;
 pub mod result;

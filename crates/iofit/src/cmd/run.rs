@@ -89,6 +89,16 @@ pub struct Args {
     /// A TOML file of user-defined access specifications (see examples/iometer/specs.toml).
     #[arg(long, value_name = "FILE")]
     pub specs: Option<PathBuf>,
+    /// Run the jobs on these hosts at once over ssh: `h1,h2` or a file with one `[user@]host`
+    /// a line (fio's --client=FILE). `${HOST}` in the job file becomes each host's name.
+    #[arg(long, value_name = "HOSTS|FILE")]
+    pub hosts: Option<String>,
+    /// Path of iofit on the hosts (default: this binary's path).
+    #[arg(long, value_name = "PATH")]
+    pub remote_iofit: Option<String>,
+    /// An ssh config file for reaching the hosts (ssh -F); default: the user's own.
+    #[arg(long, value_name = "FILE")]
+    pub ssh_config: Option<PathBuf>,
     /// Job files, then optional fio options as --key=value (or only fio options: a
     /// command-line job, each --name starting one).
     #[arg(
@@ -115,6 +125,9 @@ fn take_own_flag(args: &mut Args, key: &str, value: Option<&str>) -> Result<bool
         "preset" => args.preset = Some(need(value)?),
         "target" => args.target = Some(PathBuf::from(need(value)?)),
         "specs" => args.specs = Some(PathBuf::from(need(value)?)),
+        "hosts" => args.hosts = Some(need(value)?),
+        "remote-iofit" => args.remote_iofit = Some(need(value)?),
+        "ssh-config" => args.ssh_config = Some(PathBuf::from(need(value)?)),
         "workers" => {
             let text = need(value)?;
             args.workers = Some(text.parse().map_err(|_| {
@@ -157,7 +170,16 @@ fn split_rest(args: &mut Args) -> anyhow::Result<Inputs> {
             };
             let is_valued_own = matches!(
                 key.as_str(),
-                "output" | "output-format" | "report" | "preset" | "target" | "specs" | "workers"
+                "output"
+                    | "output-format"
+                    | "report"
+                    | "preset"
+                    | "target"
+                    | "specs"
+                    | "workers"
+                    | "hosts"
+                    | "remote-iofit"
+                    | "ssh-config"
             );
             let (value, consumed) = if value.is_none() && is_valued_own {
                 (rest.get(index + 1).cloned(), 2)
@@ -524,6 +546,35 @@ fn parse_duration(text: &str) -> anyhow::Result<std::time::Duration> {
     Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
+/// `--hosts`: the fio jobs on every host at once (see `cmd::remote`).
+fn run_on_hosts(args: &Args, hosts: &str, inputs: &Inputs) -> anyhow::Result<ExitCode> {
+    if args.preset.is_some() || args.report.is_some() || args.parse_only {
+        return Err(bad_input(
+            "--hosts runs fio job files; --preset, --report and --parse-only do not apply to it yet",
+        ));
+    }
+    let reach = crate::cmd::remote::Reach {
+        remote_iofit: args.remote_iofit.clone(),
+        ssh_config: args.ssh_config.clone(),
+        allow_overwrite: args.allow_overwrite,
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    let output = crate::cmd::remote::Output {
+        json: args.output_format == OutputFormat::Json,
+        path: args.output.as_deref(),
+        quiet: args.quiet,
+    };
+    let overrides = overrides(args, &inputs.fio_args)?;
+    crate::cmd::remote::run_fio(
+        hosts,
+        &inputs.files,
+        &overrides,
+        args.ignore_unknown,
+        &reach,
+        &output,
+    )
+}
+
 /// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
 fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
     if args.report.is_some() {
@@ -577,6 +628,9 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         if iofit_jobfile::detect(file).map_err(bad_input)? == Dialect::Vdbench {
             return run_vdbench(&args, file);
         }
+    }
+    if let Some(hosts) = &args.hosts {
+        return run_on_hosts(&args, hosts, &inputs);
     }
     if args.preset.is_none()
         && (args.target.is_some() || args.workers.is_some() || args.specs.is_some())

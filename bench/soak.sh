@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Soak: randomized valid `iofit run` jobs (engines psync/io_uring, depths, block sizes, sizes,
+# rates, mixes, direct or buffered) for DURATION seconds, each hit at a random moment by
+# nothing, SIGINT, SIGTERM or SIGKILL. After every run it checks:
+#   - the run ended within its deadline: runtime + LAYOUT_S (layout) + BOUND_S after the end or
+#     the signal (SIGINT/SIGTERM must stop a run within BOUND_S whatever the disk does);
+#   - the output file is absent or one whole valid JSON document (never a partial result);
+#   - the precious tree (files, symlinks and hard links planted among the targets, and a
+#     foreign file jobs sometimes name) is unchanged, by checksum and link target;
+#   - no iofit process is left.
+# Usage: bench/soak.sh DURATION_SECONDS [WORKDIR]   (env IOFIT=path/to/iofit; default debug build)
+# Prints one line per failure and a summary of counts at the end; exit 1 if any check failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION="${1:?usage: bench/soak.sh DURATION_SECONDS [WORKDIR]}"
+WORK="${2:-$(mktemp -d /var/tmp/iofit-soak.XXXXXX)}"
+BOUND_S="${BOUND_S:-2}"
+LAYOUT_S="${LAYOUT_S:-10}"
+if [[ -z "${IOFIT:-}" ]]; then
+    cargo build -q -p iofit || exit 1
+    IOFIT="$PWD/target/debug/iofit"
+fi
+command -v python3 >/dev/null || { echo "soak: needs python3 to validate JSON"; exit 1; }
+
+TARGETS="$WORK/targets"
+PRECIOUS="$WORK/precious"
+OUT="$WORK/out"
+mkdir -p "$TARGETS" "$PRECIOUS" "$OUT"
+# The precious tree: data iofit must never change.
+for i in 1 2 3; do head -c $((1 << 20)) /dev/urandom >"$PRECIOUS/data$i.db"; done
+ln -sf "$PRECIOUS/data1.db" "$TARGETS/link-to-data1"      # a symlink among the targets
+ln -f "$PRECIOUS/data2.db" "$TARGETS/hard-data2"          # a hard link among the targets
+head -c $((4 << 20)) /dev/urandom >"$TARGETS/foreign.dat" # a file iofit did not create
+ln -sf "$PRECIOUS/data3.db" "$TARGETS/.own0.iofit"        # a planted sidecar link
+snapshot() {
+    (cd "$WORK" && find precious targets/link-to-data1 targets/hard-data2 targets/foreign.dat \
+        targets/.own0.iofit -maxdepth 1 \( -type f -o -type l \) -print0 | sort -z |
+        while IFS= read -r -d '' f; do
+            if [[ -L "$f" ]]; then echo "link $f -> $(readlink "$f")"; else echo "file $f $(sha256sum <"$f" | cut -c1-64)"; fi
+        done; sha256sum <targets/link-to-data1 | cut -c1-64)
+}
+BEFORE="$(snapshot)"
+PRECIOUS_BYTES=$(( 3 * (1 << 20) + (4 << 20) ))
+
+pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
+runs=0; fails=0; outputs_valid=0; outputs_absent=0; refused=0; overruns=0; leftover=0
+declare -A sent=([none]=0 [INT]=0 [TERM]=0 [KILL]=0)
+declare -A codes=()
+fail() { echo "FAIL run $runs: $*"; fails=$((fails + 1)); }
+
+end=$((SECONDS + DURATION))
+while (( SECONDS < end )); do
+    runs=$((runs + 1))
+    engine=$(pick psync io_uring)
+    depth=$(pick 1 4 16 32 128)
+    bs=$(pick 4k 8k 64k 128k)
+    size=$(pick 1m 4m 16m 32m)
+    rw=$(pick read write randread randwrite randrw rw)
+    runtime=$((1 + RANDOM % 4))
+    target=$(pick own0 own1 own2 "own$runs" foreign.dat link-to-data1 hard-data2)
+    args=(run --quiet --name="soak$runs" --rw="$rw" --bs="$bs" --size="$size"
+          --ioengine="$engine" --iodepth="$depth" --filename="$TARGETS/$target"
+          --runtime="$runtime" --output="$OUT/r$runs.json" --output-format=json)
+    (( RANDOM % 2 )) && args+=(--time_based)
+    (( RANDOM % 3 == 0 )) && args+=(--direct=1)
+    (( RANDOM % 4 == 0 )) && args+=(--rate_iops=$((200 + RANDOM % 2000)))
+    [[ "$rw" == randrw || "$rw" == rw ]] && args+=(--rwmixread=$((RANDOM % 101)))
+    signal=$(pick none none INT TERM KILL)
+    delivered=none
+    start_ms=$(date +%s%3N)
+    "$IOFIT" "${args[@]}" >/dev/null 2>"$WORK/stderr" &
+    pid=$!
+    deadline_s=$((runtime + LAYOUT_S + BOUND_S))
+    if [[ "$signal" != none ]]; then
+        sleep "$(awk -v r=$RANDOM -v t=$runtime 'BEGIN{printf "%.2f", r / 32768 * (t + 1)}')"
+        if kill -0 "$pid" 2>/dev/null; then
+            kill -s "$signal" "$pid" 2>/dev/null && delivered=$signal
+            deadline_s=$(( ($(date +%s%3N) - start_ms) / 1000 + BOUND_S + 1 ))
+        fi
+    fi
+    while kill -0 "$pid" 2>/dev/null; do
+        if (( ($(date +%s%3N) - start_ms) > deadline_s * 1000 )); then
+            overruns=$((overruns + 1)); fail "still running after ${deadline_s}s (signal $signal): ${args[*]}"
+            kill -KILL "$pid" 2>/dev/null; break
+        fi
+        sleep 0.05
+    done
+    wait "$pid" 2>/dev/null; code=$?
+    sent[$delivered]=$((sent[$delivered] + 1))
+    codes[$code]=$(( ${codes[$code]:-0} + 1 ))
+    if [[ "$code" == 2 ]]; then
+        refused=$((refused + 1))
+        echo "$target $rw: $(head -c 200 "$WORK/stderr")" >>"$WORK/refusals.log"
+    fi
+    if [[ "$delivered" == none && "$code" != 0 && "$code" != 2 ]]; then
+        fail "exit $code without a signal: ${args[*]}: $(head -c 300 "$WORK/stderr")"
+    fi
+    if [[ "$code" == 2 && "$target" != foreign.dat && "$target" != link-to-data1 && "$target" != hard-data2 ]] \
+        && ! [[ "$rw" == *read* && "$rw" != *rw ]]; then
+        grep -q "refusing\|does not exist" "$WORK/stderr" || fail "exit 2 on an own target: $(head -c 300 "$WORK/stderr")"
+    fi
+    if [[ -e "$OUT/r$runs.json" ]]; then
+        if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT/r$runs.json" 2>/dev/null; then
+            outputs_valid=$((outputs_valid + 1))
+        else
+            fail "output r$runs.json is not valid JSON"
+        fi
+    else
+        outputs_absent=$((outputs_absent + 1))
+    fi
+    if pgrep -f "name=soak$runs " >/dev/null || pgrep -x iofit -P $$ >/dev/null; then
+        leftover=$((leftover + 1)); fail "a process was left behind"
+    fi
+    if [[ "$(snapshot)" != "$BEFORE" ]]; then
+        fail "the precious tree changed after: ${args[*]}"; BEFORE="$(snapshot)"
+    fi
+    # Keep the targets directory small: drop per-run files now and then.
+    (( runs % 20 == 0 )) && rm -f "$TARGETS"/own[3-9]* "$TARGETS"/.own[3-9]*.iofit "$OUT"/r*.json
+done
+changed_bytes=0
+[[ "$(snapshot)" != "$BEFORE" ]] && changed_bytes=$PRECIOUS_BYTES
+codes_text=""; for c in "${!codes[@]}"; do codes_text+="$c:${codes[$c]} "; done
+echo "soak: ${DURATION}s, runs $runs, signals none/INT/TERM/KILL ${sent[none]}/${sent[INT]}/${sent[TERM]}/${sent[KILL]} (delivered while running),"
+echo "      exit codes {$codes_text}, refused (exit 2; reasons in refusals.log) $refused, outputs valid $outputs_valid, absent $outputs_absent,"
+echo "      overruns $overruns, processes left $leftover, precious bytes changed $changed_bytes (of $PRECIOUS_BYTES), failures $fails"
+echo "      work dir $WORK"
+(( fails == 0 ))

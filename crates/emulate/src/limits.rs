@@ -1,0 +1,106 @@
+//! The limits a design puts on each volume and on the VM, as the emulation enforces them.
+
+use crate::EmulateError;
+use iofit_catalog::VmSize;
+use iofit_model::VolumeDesign;
+use iofit_predict::DiskPerf;
+use serde::Serialize;
+
+/// One volume's caps: the disk count times one disk's figures (a stripe spreads IO evenly, so
+/// its members' caps and burst buckets add up; one bucket per volume stands for them).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct VolumeLimits {
+    pub label: String,
+    /// "2 x P30 (None)": what the volume stands for.
+    pub design: String,
+    pub iops: f64,
+    pub throughput_mb_s: f64,
+    pub burst_iops: Option<f64>,
+    pub burst_throughput_mb_s: Option<f64>,
+    pub host_cached: bool,
+}
+
+/// The VM's caps on uncached IO across every volume together.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct VmLimits {
+    pub name: String,
+    pub uncached_iops: Option<f64>,
+    pub uncached_throughput_mb_s: Option<f64>,
+}
+
+/// Every cap of a design, scaled by `scale` (1.0 = the catalog's figures).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DesignLimits {
+    pub vm: VmLimits,
+    pub volumes: Vec<VolumeLimits>,
+    pub scale: f64,
+    /// What the emulation cannot reproduce, said once for the output.
+    pub notes: Vec<String>,
+}
+
+impl DesignLimits {
+    pub fn from_design(
+        vm: &VmSize,
+        volumes: &[(VolumeDesign, DiskPerf)],
+        scale: f64,
+    ) -> Result<DesignLimits, EmulateError> {
+        if !(scale.is_finite() && scale > 0.0 && scale <= 1e6) {
+            return Err(EmulateError::Input(format!(
+                "--scale {scale}: must be a number in (0, 1000000]"
+            )));
+        }
+        if volumes.is_empty() {
+            return Err(EmulateError::Input(
+                "a design needs at least one volume (--disk)".into(),
+            ));
+        }
+        let mut notes = Vec::new();
+        let limits = volumes
+            .iter()
+            .map(|(design, disk)| volume_limits(design, disk, scale, &mut notes))
+            .collect();
+        if vm.uncached_iops.is_none() || vm.uncached_throughput_mb_s.is_none() {
+            notes.push(format!(
+                "{} has no published uncached IOPS or MB/s limit in the catalog: the VM cap is \
+                 not enforced",
+                vm.name
+            ));
+        }
+        Ok(DesignLimits {
+            vm: VmLimits {
+                name: vm.name.clone(),
+                uncached_iops: vm.uncached_iops.map(|v| v.0 * scale),
+                uncached_throughput_mb_s: vm.uncached_throughput_mb_s.map(|v| v.0 * scale),
+            },
+            volumes: limits,
+            scale,
+            notes,
+        })
+    }
+}
+
+fn volume_limits(
+    design: &VolumeDesign,
+    disk: &DiskPerf,
+    scale: f64,
+    notes: &mut Vec<String>,
+) -> VolumeLimits {
+    let count = f64::from(design.disk_count.max(1));
+    let host_cached = design.caching.is_cached();
+    if host_cached {
+        notes.push(format!(
+            "volume '{}' is planned with {} host caching; the kernel throttle has no host \
+             cache, so it is emulated as uncached (pessimistic for cache-friendly reads)",
+            design.label, design.caching
+        ));
+    }
+    VolumeLimits {
+        label: design.label.clone(),
+        design: format!("{} x {} ({})", design.disk_count, disk.name, design.caching),
+        iops: disk.iops * count * scale,
+        throughput_mb_s: disk.throughput_mb_s * count * scale,
+        burst_iops: disk.burst_iops.map(|v| v * count * scale),
+        burst_throughput_mb_s: disk.burst_throughput_mb_s.map(|v| v * count * scale),
+        host_cached,
+    }
+}

@@ -1,0 +1,482 @@
+//! One rehearsal: make the volumes and the cgroup, run the command inside it, steer the caps
+//! every tick, record each second, and undo everything made, whatever happens.
+
+use crate::controller::{Controller, VolumeUsage};
+use crate::journal::{Journal, Made};
+use crate::limits::DesignLimits;
+use crate::throttle::{detect, CgroupVersion, DeviceCounters, ThrottleGroup};
+use crate::volume::{prepare, PreparedVolume, ScratchOptions, VolumeSource};
+use crate::EmulateError;
+use serde::Serialize;
+use std::ffi::CString;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Everything one rehearsal needs; built by the CLI or a test.
+#[derive(Clone, Debug)]
+pub struct EmulateOptions {
+    pub limits: DesignLimits,
+    /// One source per volume of `limits.volumes`, in the same order.
+    pub sources: Vec<VolumeSource>,
+    pub scratch: ScratchOptions,
+    /// The command and its arguments; `{LABEL}` in an argument becomes that volume's path.
+    pub command: Vec<String>,
+    /// How often the caps are steered (Azure Monitor's view is per minute; 100 ms keeps the
+    /// division of shared limits close to demand).
+    pub tick: Duration,
+    /// Shrinks the 30-minute burst buckets (1 = real time).
+    pub time_scale: f64,
+    pub state_dir: PathBuf,
+}
+
+/// One second of the rehearsal: what each volume did against the caps in force.
+#[derive(Clone, Debug, Serialize)]
+pub struct Second {
+    pub t_s: f64,
+    pub volumes: Vec<VolumeUsage>,
+    pub vm_iops: f64,
+    pub vm_mb_s: f64,
+    /// The limit most consumed in this second and its consumed share (Azure Monitor's
+    /// "consumed percentage").
+    pub binding: String,
+    pub binding_consumed_pct: f64,
+}
+
+/// Receives progress while the command runs.
+pub trait Observer {
+    fn ready(&mut self, _volumes: &[PreparedVolume]) {}
+    fn second(&mut self, _second: &Second) {}
+}
+
+/// A consumed share at or above this counts as "at the limit" for a second.
+pub const AT_LIMIT_PCT: f64 = 95.0;
+
+/// What one limit saw over the whole rehearsal.
+#[derive(Clone, Debug, Serialize)]
+pub struct LimitSummary {
+    pub limit: String,
+    pub cap: f64,
+    pub mean_used: f64,
+    pub peak_used: f64,
+    pub mean_consumed_pct: f64,
+    /// Share of seconds at >= 95 % of the limit.
+    pub at_limit_pct_of_time: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub cgroup: CgroupVersion,
+    pub volumes: Vec<PreparedVolume>,
+    pub seconds: Vec<Second>,
+    pub limits: Vec<LimitSummary>,
+    /// The limit with the highest mean consumed share, when any reached 50 %.
+    pub binding: Option<String>,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub interrupted: bool,
+    pub notes: Vec<String>,
+    /// Everything made was removed (false lists what was left in `notes`).
+    pub cleaned_up: bool,
+}
+
+/// Runs one rehearsal. `stop` (set from a signal handler) ends the command early; everything
+/// iofit made is removed before this returns, on success and on error alike.
+pub fn run(
+    options: &EmulateOptions,
+    observer: &mut dyn Observer,
+    stop: &AtomicBool,
+) -> Result<Outcome, EmulateError> {
+    check(options)?;
+    let (version, root) = detect()?;
+    let mut journal = Journal::create(&options.state_dir)?;
+    let group_name = format!("iofit-emulate-{}", std::process::id());
+    journal.record(Made::Cgroup {
+        dir: root.join(&group_name),
+    })?;
+    let result = rehearse(options, observer, stop, &mut journal, &group_name);
+    let failures = journal.undo();
+    let mut outcome = result?;
+    outcome.cleaned_up = failures.is_empty();
+    outcome
+        .notes
+        .extend(failures.into_iter().map(|f| format!("cleanup: {f}")));
+    if version == CgroupVersion::V1 {
+        outcome.notes.push(
+            "cgroup v1 throttles reads and direct writes only: buffered writes the kernel \
+             flushes later are not charged to the command (use direct IO, or a machine with \
+             cgroup v2)"
+                .into(),
+        );
+    }
+    Ok(outcome)
+}
+
+fn check(options: &EmulateOptions) -> Result<(), EmulateError> {
+    if options.sources.len() != options.limits.volumes.len() {
+        return Err(EmulateError::Input(format!(
+            "{} volume source(s) for {} volume(s)",
+            options.sources.len(),
+            options.limits.volumes.len()
+        )));
+    }
+    if options.command.is_empty() {
+        return Err(EmulateError::Input(
+            "no command to run: put it after `--`, e.g. `iofit emulate ... -- iofit run job.fio`"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+fn rehearse(
+    options: &EmulateOptions,
+    observer: &mut dyn Observer,
+    stop: &AtomicBool,
+    journal: &mut Journal,
+    group_name: &str,
+) -> Result<Outcome, EmulateError> {
+    let mut group = ThrottleGroup::create(group_name)?;
+    let mut volumes = Vec::new();
+    for (limits, source) in options.limits.volumes.iter().zip(&options.sources) {
+        volumes.push(prepare(&limits.label, source, &options.scratch, journal)?);
+    }
+    let mut controller = Controller::new(
+        options.limits.clone(),
+        options.time_scale,
+        options.tick.as_secs_f64(),
+    );
+    apply(&group, &volumes, &controller)?;
+    observer.ready(&volumes);
+    let mut child = spawn(options, &volumes, &group)?;
+    let seconds = steer(
+        &mut child,
+        &group,
+        &volumes,
+        &mut controller,
+        options,
+        observer,
+        stop,
+    )?;
+    let status = child.wait().map_err(|e| EmulateError::Io {
+        what: "waiting for the command".into(),
+        source: e,
+    })?;
+    group.remove()?;
+    let limits = summarize(controller.limits(), &seconds);
+    let binding = limits
+        .iter()
+        .filter(|l| l.mean_consumed_pct >= 50.0)
+        .max_by(|a, b| a.mean_consumed_pct.total_cmp(&b.mean_consumed_pct))
+        .map(|l| l.limit.clone());
+    Ok(Outcome {
+        cgroup: group.version,
+        volumes,
+        seconds,
+        limits,
+        binding,
+        exit_code: status.code(),
+        signal: status.signal(),
+        interrupted: stop.load(Ordering::SeqCst),
+        notes: options.limits.notes.clone(),
+        cleaned_up: true,
+    })
+}
+
+fn apply(
+    group: &ThrottleGroup,
+    volumes: &[PreparedVolume],
+    controller: &Controller,
+) -> Result<(), EmulateError> {
+    for (volume, caps) in volumes.iter().zip(controller.caps()) {
+        group.set(volume.device, &caps)?;
+    }
+    Ok(())
+}
+
+/// Starts the command in its own process group, inside the cgroup before it can do any IO.
+fn spawn(
+    options: &EmulateOptions,
+    volumes: &[PreparedVolume],
+    group: &ThrottleGroup,
+) -> Result<Child, EmulateError> {
+    let args: Vec<String> = options
+        .command
+        .iter()
+        .map(|arg| substitute(arg, volumes))
+        .collect();
+    let mut command = Command::new(&args[0]);
+    command.args(&args[1..]);
+    for volume in volumes {
+        let name = format!(
+            "IOFIT_VOLUME_{}",
+            volume
+                .label
+                .to_ascii_uppercase()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
+        command.env(name, &volume.path);
+    }
+    let procs = CString::new(group.procs_file().to_string_lossy().as_bytes())
+        .map_err(|_| EmulateError::Input("cgroup path has a NUL byte".into()))?;
+    // SAFETY: the closure runs in the child between fork and exec and uses only
+    // async-signal-safe calls (setpgid, open, write, close) on memory prepared before the fork.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setpgid(0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // Writing "0" moves the writing process itself into the cgroup.
+            let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
+            if fd < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let written = libc::write(fd, b"0".as_ptr().cast(), 1);
+            libc::close(fd);
+            if written != 1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command.spawn().map_err(|e| EmulateError::Io {
+        what: format!("starting '{}'", args[0]),
+        source: e,
+    })
+}
+
+/// `{LABEL}` in an argument becomes the volume's path (mount point or device).
+fn substitute(arg: &str, volumes: &[PreparedVolume]) -> String {
+    let mut text = arg.to_string();
+    for volume in volumes {
+        text = text.replace(
+            &format!("{{{}}}", volume.label),
+            &volume.path.to_string_lossy(),
+        );
+    }
+    text
+}
+
+/// The control loop: every tick read the counters, steer the caps; every second report.
+fn steer(
+    child: &mut Child,
+    group: &ThrottleGroup,
+    volumes: &[PreparedVolume],
+    controller: &mut Controller,
+    options: &EmulateOptions,
+    observer: &mut dyn Observer,
+    stop: &AtomicBool,
+) -> Result<Vec<Second>, EmulateError> {
+    let start = Instant::now();
+    let mut last_tick = start;
+    let mut second = SecondBuilder::new(volumes.len());
+    let mut seconds = Vec::new();
+    let mut stopping: Option<Instant> = None;
+    loop {
+        std::thread::sleep(options.tick);
+        let exited = child.try_wait().ok().flatten().is_some();
+        if stop.load(Ordering::SeqCst) {
+            stop_group(child, &mut stopping);
+        }
+        let now = Instant::now();
+        let counters: Vec<DeviceCounters> = volumes
+            .iter()
+            .map(|v| group.counters(v.device))
+            .collect::<Result<_, _>>()?;
+        let elapsed_s = now.duration_since(last_tick).as_secs_f64();
+        last_tick = now;
+        let usage = controller.tick(&counters, elapsed_s);
+        if !exited {
+            apply(group, volumes, controller)?;
+        }
+        second.add(&usage, elapsed_s);
+        if second.elapsed_s >= 1.0 || exited {
+            let done = second.finish(now.duration_since(start).as_secs_f64(), controller);
+            if done.t_s > 0.0 && second_worth_keeping(&done, exited) {
+                observer.second(&done);
+                seconds.push(done);
+            }
+            second = SecondBuilder::new(volumes.len());
+        }
+        if exited {
+            return Ok(seconds);
+        }
+    }
+}
+
+/// A final fragment shorter than a tenth of a second says nothing reliable.
+fn second_worth_keeping(second: &Second, exited: bool) -> bool {
+    !exited || second.volumes.iter().any(|v| v.iops() > 0.0)
+}
+
+/// SIGTERM to the command's process group, SIGKILL three seconds later.
+fn stop_group(child: &Child, stopping: &mut Option<Instant>) {
+    let pgid = child.id() as i32;
+    let signal = match stopping {
+        None => {
+            *stopping = Some(Instant::now());
+            libc::SIGTERM
+        }
+        Some(at) if at.elapsed() > Duration::from_secs(3) => libc::SIGKILL,
+        Some(_) => return,
+    };
+    // SAFETY: kill(2) on the process group the child leads (setpgid in pre_exec).
+    unsafe {
+        libc::kill(-pgid, signal);
+    }
+}
+
+/// Sums ticks into one second, weighting each tick by its length.
+struct SecondBuilder {
+    elapsed_s: f64,
+    sums: Vec<VolumeUsage>,
+}
+
+impl SecondBuilder {
+    fn new(volumes: usize) -> SecondBuilder {
+        SecondBuilder {
+            elapsed_s: 0.0,
+            sums: vec![VolumeUsage::default(); volumes],
+        }
+    }
+
+    fn add(&mut self, usage: &[VolumeUsage], elapsed_s: f64) {
+        self.elapsed_s += elapsed_s;
+        for (sum, tick) in self.sums.iter_mut().zip(usage) {
+            sum.read_iops += tick.read_iops * elapsed_s;
+            sum.write_iops += tick.write_iops * elapsed_s;
+            sum.read_mb_s += tick.read_mb_s * elapsed_s;
+            sum.write_mb_s += tick.write_mb_s * elapsed_s;
+            sum.cap_iops += tick.cap_iops * elapsed_s;
+            sum.cap_mb_s += tick.cap_mb_s * elapsed_s;
+            sum.burst_seconds_left = tick.burst_seconds_left;
+        }
+    }
+
+    fn finish(self, t_s: f64, controller: &Controller) -> Second {
+        let span = self.elapsed_s.max(1e-9);
+        let volumes: Vec<VolumeUsage> = self
+            .sums
+            .into_iter()
+            .map(|s| VolumeUsage {
+                read_iops: s.read_iops / span,
+                write_iops: s.write_iops / span,
+                read_mb_s: s.read_mb_s / span,
+                write_mb_s: s.write_mb_s / span,
+                cap_iops: s.cap_iops / span,
+                cap_mb_s: s.cap_mb_s / span,
+                burst_seconds_left: s.burst_seconds_left,
+            })
+            .collect();
+        let vm_iops: f64 = volumes.iter().map(VolumeUsage::iops).sum();
+        let vm_mb_s: f64 = volumes.iter().map(VolumeUsage::mb_s).sum();
+        let (binding, binding_consumed_pct) =
+            consumed(controller.limits(), &volumes, vm_iops, vm_mb_s)
+                .into_iter()
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .unwrap_or_default();
+        Second {
+            t_s,
+            volumes,
+            vm_iops,
+            vm_mb_s,
+            binding,
+            binding_consumed_pct,
+        }
+    }
+}
+
+/// Every limit's consumed share in one second: (name, percent).
+fn consumed(
+    limits: &DesignLimits,
+    volumes: &[VolumeUsage],
+    vm_iops: f64,
+    vm_mb_s: f64,
+) -> Vec<(String, f64)> {
+    let mut shares = Vec::new();
+    for (limit, usage) in limits.volumes.iter().zip(volumes) {
+        shares.push((
+            format!("{} IOPS", limit.label),
+            pct(usage.iops(), usage.cap_iops),
+        ));
+        shares.push((
+            format!("{} MB/s", limit.label),
+            pct(usage.mb_s(), usage.cap_mb_s),
+        ));
+    }
+    if let Some(cap) = limits.vm.uncached_iops {
+        shares.push(("VM uncached IOPS".into(), pct(vm_iops, cap)));
+    }
+    if let Some(cap) = limits.vm.uncached_throughput_mb_s {
+        shares.push(("VM uncached MB/s".into(), pct(vm_mb_s, cap)));
+    }
+    shares
+}
+
+fn pct(used: f64, cap: f64) -> f64 {
+    if cap > 0.0 {
+        100.0 * used / cap
+    } else {
+        0.0
+    }
+}
+
+fn summarize(limits: &DesignLimits, seconds: &[Second]) -> Vec<LimitSummary> {
+    let mut rows: Vec<LimitSummary> = Vec::new();
+    let mut add = |name: String, cap: f64, values: Vec<f64>| {
+        let count = values.len().max(1) as f64;
+        let mean = values.iter().sum::<f64>() / count;
+        let peak = values.iter().cloned().fold(0.0, f64::max);
+        let at = values
+            .iter()
+            .filter(|v| pct(**v, cap) >= AT_LIMIT_PCT)
+            .count() as f64;
+        rows.push(LimitSummary {
+            limit: name,
+            cap,
+            // + 0.0 turns a -0.0 from an empty run into 0.0 for printing.
+            mean_used: mean + 0.0,
+            peak_used: peak,
+            mean_consumed_pct: pct(mean, cap) + 0.0,
+            at_limit_pct_of_time: 100.0 * at / count,
+        });
+    };
+    for (i, limit) in limits.volumes.iter().enumerate() {
+        let cap_iops = mean_of(seconds, |s| s.volumes[i].cap_iops);
+        let cap_mb = mean_of(seconds, |s| s.volumes[i].cap_mb_s);
+        add(
+            format!("{} IOPS", limit.label),
+            cap_iops,
+            seconds.iter().map(|s| s.volumes[i].iops()).collect(),
+        );
+        add(
+            format!("{} MB/s", limit.label),
+            cap_mb,
+            seconds.iter().map(|s| s.volumes[i].mb_s()).collect(),
+        );
+    }
+    if let Some(cap) = limits.vm.uncached_iops {
+        add(
+            "VM uncached IOPS".into(),
+            cap,
+            seconds.iter().map(|s| s.vm_iops).collect(),
+        );
+    }
+    if let Some(cap) = limits.vm.uncached_throughput_mb_s {
+        add(
+            "VM uncached MB/s".into(),
+            cap,
+            seconds.iter().map(|s| s.vm_mb_s).collect(),
+        );
+    }
+    rows
+}
+
+fn mean_of(seconds: &[Second], value: impl Fn(&Second) -> f64) -> f64 {
+    if seconds.is_empty() {
+        return 0.0;
+    }
+    seconds.iter().map(value).sum::<f64>() / seconds.len() as f64
+}

@@ -1,0 +1,180 @@
+//! Runs end on time: every run ends within its runtime plus the stated drain bound, also while
+//! other threads saturate the same disk file with O_DIRECT writes; a stop ends a run at once.
+//! Real files on the local disk (the temp dir), real direct IO.
+
+use iofit_engine::worker::{overrun_bound_ns, STOP_DRAIN_NS};
+use iofit_engine::{run_jobs, RunOptions, Silent, STOP_GRACE};
+use iofit_model::job::{EngineKind, JobSpec, RwMode, SizeSpec, Target};
+use iofit_model::units::Bytes;
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::fs::OpenOptions;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const FILE_BYTES: u64 = 16 << 20;
+
+/// Threads writing 64 KiB O_DIRECT blocks at random offsets of `path` until dropped: the
+/// "busy disk" of the issue, on the very file the runs read.
+struct Contention {
+    stop: Arc<AtomicBool>,
+    writes: Arc<AtomicU64>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Contention {
+    fn start(path: &Path, threads: usize) -> Contention {
+        let stop = Arc::new(AtomicBool::new(false));
+        let writes = Arc::new(AtomicU64::new(0));
+        let threads = (0..threads as u64)
+            .map(|t| {
+                let (stop, writes, path) = (stop.clone(), writes.clone(), path.to_path_buf());
+                std::thread::spawn(move || write_until(&path, &stop, &writes, t))
+            })
+            .collect();
+        Contention {
+            stop,
+            writes,
+            threads,
+        }
+    }
+}
+
+impl Drop for Contention {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+fn write_until(path: &Path, stop: &AtomicBool, writes: &AtomicU64, seed: u64) {
+    const BLOCK: usize = 64 << 10;
+    let file = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+        .expect("open the file O_DIRECT for the contending writer");
+    let layout = Layout::from_size_align(BLOCK, 4096).unwrap();
+    // SAFETY: non-zero size; freed below with the same layout.
+    let buf = unsafe { alloc_zeroed(layout) };
+    assert!(!buf.is_null());
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    while !stop.load(Ordering::Relaxed) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let offset = (x % (FILE_BYTES / BLOCK as u64)) * BLOCK as u64;
+        // SAFETY: buf holds BLOCK bytes, aligned for O_DIRECT; the fd is open.
+        let n = unsafe { libc::pwrite(file.as_raw_fd(), buf.cast(), BLOCK, offset as i64) };
+        assert_eq!(n, BLOCK as isize, "contending write");
+        writes.fetch_add(1, Ordering::Relaxed);
+    }
+    // SAFETY: allocated above with this layout.
+    unsafe { dealloc(buf, layout) };
+}
+
+fn job(path: &Path, engine: EngineKind, depth: u32, runtime: Duration) -> JobSpec {
+    let mut job =
+        JobSpec::new("end", Target::Files(vec![path.to_path_buf()])).with_rw(RwMode::RandRead);
+    job.engine = engine;
+    job.iodepth = depth;
+    job.direct = true;
+    job.block_size = iofit_model::job::BlockSizeSpec::fixed(Bytes::kib(8));
+    job.size = Some(SizeSpec::Bytes(Bytes::mib(FILE_BYTES >> 20)));
+    job.runtime = Some(runtime);
+    job.time_based = true;
+    job
+}
+
+/// A 16 MiB file iofit lays out (and so owns).
+fn laid_out_file(dir: &Path) -> PathBuf {
+    let path = dir.join("busy.dat");
+    let mut layout = job(&path, EngineKind::Psync, 1, Duration::from_millis(1));
+    layout.time_based = false;
+    layout.runtime = None;
+    layout.rw = RwMode::Read;
+    layout.block_size = iofit_model::job::BlockSizeSpec::fixed(Bytes::mib(1));
+    run_jobs(&[layout], &RunOptions::default(), &mut Silent).expect("lay out the file");
+    path
+}
+
+#[test]
+fn twenty_short_runs_on_a_busy_file_each_end_within_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = laid_out_file(dir.path());
+    let contention = Contention::start(&path, 2);
+    // Thread start, file open and ring setup: outside the runtime, well under this.
+    let setup = Duration::from_millis(300);
+    let cases = [
+        (EngineKind::IoUring, 128),
+        (EngineKind::IoUring, 32),
+        (EngineKind::IoUring, 1),
+        (EngineKind::Psync, 1),
+    ];
+    for run in 0..20u32 {
+        let (engine, depth) = cases[run as usize % cases.len()];
+        let runtime = Duration::from_millis(300 + 50 * (run as u64 % 5));
+        let started = Instant::now();
+        let report = run_jobs(
+            &[job(&path, engine, depth, runtime)],
+            &RunOptions::default(),
+            &mut Silent,
+        )
+        .expect("run");
+        let elapsed = started.elapsed();
+        let r = &report.result.jobs[0];
+        assert!(r.error.is_none(), "run {run}: {:?}", r.error);
+        assert!(r.read.ios > 0, "run {run}: no IO");
+        let longest_ns = r.read.total_latency.max_ns;
+        let bound = runtime + Duration::from_nanos(overrun_bound_ns(longest_ns)) + setup;
+        assert!(
+            elapsed <= bound,
+            "run {run} ({engine:?} QD{depth}, runtime {runtime:?}) took {elapsed:?}, bound {bound:?}"
+        );
+        // The measured window ends with the last completion: the runtime plus the drain.
+        assert!(
+            r.read.runtime_ns <= (runtime.as_nanos() as u64) + overrun_bound_ns(longest_ns),
+            "run {run}: measured {} ns",
+            r.read.runtime_ns
+        );
+    }
+    assert!(
+        contention.writes.load(Ordering::Relaxed) > 0,
+        "the contending writers wrote nothing"
+    );
+}
+
+#[test]
+fn a_stop_ends_a_deep_queue_on_a_busy_file_within_the_grace() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = laid_out_file(dir.path());
+    let _contention = Contention::start(&path, 2);
+    for depth in [128, 1] {
+        let options = RunOptions::default();
+        let stop = options.stop.clone();
+        let job = job(&path, EngineKind::IoUring, depth, Duration::from_secs(60));
+        let runner = std::thread::spawn(move || run_jobs(&[job], &options, &mut Silent));
+        std::thread::sleep(Duration::from_millis(400));
+        let stopped = Instant::now();
+        stop.store(true, Ordering::Relaxed);
+        let report = runner.join().unwrap().expect("run");
+        let took = stopped.elapsed();
+        // The clone itself ends within the stop drain, the cancel wait and a poll; the
+        // runner's grace is the hard limit.
+        assert!(took < STOP_GRACE, "QD{depth}: stop took {took:?}");
+        assert!(
+            took < Duration::from_nanos(STOP_DRAIN_NS) + Duration::from_millis(200),
+            "QD{depth}: stop took {took:?}"
+        );
+        let r = &report.result.jobs[0];
+        assert!(r.interrupted, "QD{depth}: marked interrupted");
+        assert!(r.read.ios > 0, "QD{depth}: kept what was measured");
+        assert_eq!(r.read.total_latency.count, r.read.ios);
+    }
+}

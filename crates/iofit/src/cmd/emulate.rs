@@ -1,0 +1,331 @@
+//! `iofit emulate`: run a command with its IO throttled to a design's limits by the kernel.
+
+use super::plan::CatalogArgs;
+use crate::exit::bad_input;
+use iofit_emulate::journal::{Journal, STATE_DIR};
+use iofit_emulate::session::{self, EmulateOptions, Observer, Outcome, Second};
+use iofit_emulate::volume::PreparedVolume;
+use iofit_emulate::{resolve, DesignLimits, EmulateError, ScratchOptions, VolumeSource};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:\n  \
+  iofit emulate --vm Standard_D4s_v5 --disk data=1xP10 --mount-root /mnt/rehearsal -- \\\n      \
+  iofit run --name=r --rw=randread --bs=4k --direct=1 --size=64m --runtime=10 --time_based --directory={data}\n  \
+  iofit emulate --vm Standard_DS13 --disk data=2xP30 --map data=/dev/loop3 -- pgbench -c 16 -T 60\n  \
+  iofit emulate --cleanup\n\n\
+Each volume's path is given to the command as {LABEL} in its arguments and as the environment \
+variable IOFIT_VOLUME_LABEL. Exit codes: the command's own exit code; 130 interrupted; 2 bad \
+input; 1 emulation failed.")]
+pub struct Args {
+    /// VM size whose uncached IOPS and MB/s are enforced across all volumes together.
+    #[arg(long, required_unless_present = "cleanup")]
+    pub vm: Option<String>,
+    /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. data=2xP30:none. Repeat per volume.
+    #[arg(long = "disk", value_name = "SPEC")]
+    pub disks: Vec<String>,
+    /// Use an existing block device for a volume (never formatted): LABEL=/dev/DEVICE.
+    #[arg(long = "map", value_name = "LABEL=DEVICE")]
+    pub maps: Vec<String>,
+    /// Volumes without --map become scratch volumes (loop device on a sparse image, ext4)
+    /// mounted at MOUNT_ROOT/LABEL, removed afterwards.
+    #[arg(long, value_name = "DIR")]
+    pub mount_root: Option<PathBuf>,
+    /// Directory for scratch images (default: /var/tmp).
+    #[arg(long, value_name = "DIR", default_value = "/var/tmp")]
+    pub image_dir: PathBuf,
+    /// Size of each scratch volume (k/m/g = 1024 based).
+    #[arg(long, default_value = "1g")]
+    pub scratch_size: String,
+    /// Multiply every limit by this factor (e.g. 0.1 when this machine's disk is slower than
+    /// the design).
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+    /// Shorten the 30-minute credit-burst buckets by this factor (60: 30 s of burst).
+    #[arg(long, default_value_t = 1.0)]
+    pub burst_time_scale: f64,
+    /// Control interval in milliseconds (how often shared limits are divided again).
+    #[arg(long, default_value_t = 100)]
+    pub tick_ms: u64,
+    /// No per-second lines while the command runs.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Print the outcome as JSON on stdout instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Remove what earlier emulations left behind when they were killed (cgroups, mounts,
+    /// loop devices, images), then exit.
+    #[arg(long)]
+    pub cleanup: bool,
+    #[command(flatten)]
+    pub catalog: CatalogArgs,
+    /// The command to run under the limits, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.cleanup {
+        return cleanup();
+    }
+    let options = options(&args)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    // Every press only asks to stop: the command is ended and everything made is removed.
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    let mut printer = Printer {
+        quiet: args.quiet || args.json,
+        labels: options
+            .limits
+            .volumes
+            .iter()
+            .map(|v| v.label.clone())
+            .collect(),
+    };
+    if !args.json {
+        eprint!("{}", header(&options.limits));
+    }
+    let outcome = session::run(&options, &mut printer, &stop).map_err(emulate_error)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&outcome)?);
+    } else {
+        print!("{}", summary(&outcome));
+    }
+    Ok(exit_code(&outcome))
+}
+
+fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
+    let catalog = args.catalog.load()?;
+    let vm_name = args.vm.as_deref().unwrap_or_default();
+    if args.disks.is_empty() {
+        return Err(bad_input(
+            "give at least one --disk [LABEL=]COUNTxSKU[:CACHING]",
+        ));
+    }
+    let (vm, volumes) =
+        resolve(&catalog, &args.catalog.edition, vm_name, &args.disks).map_err(emulate_error)?;
+    let limits = DesignLimits::from_design(&vm, &volumes, args.scale).map_err(emulate_error)?;
+    let sources = sources(args, &limits)?;
+    let needs_scratch = sources.contains(&VolumeSource::Scratch);
+    let mount_root = match (&args.mount_root, needs_scratch) {
+        (Some(root), _) => root.clone(),
+        (None, false) => PathBuf::from("/nonexistent"),
+        (None, true) => {
+            return Err(bad_input(
+                "volumes without --map are scratch volumes: give --mount-root DIR (each is \
+                 mounted at DIR/LABEL), or --map LABEL=/dev/DEVICE for each",
+            ))
+        }
+    };
+    if !(1..=10_000).contains(&args.tick_ms) {
+        return Err(bad_input("--tick-ms must be within 1..=10000"));
+    }
+    if !(args.burst_time_scale.is_finite() && args.burst_time_scale > 0.0) {
+        return Err(bad_input("--burst-time-scale must be a positive number"));
+    }
+    if args.command.is_empty() {
+        return Err(bad_input(
+            "no command: put it after `--`, e.g. iofit emulate ... -- iofit run job.fio",
+        ));
+    }
+    Ok(EmulateOptions {
+        limits,
+        sources,
+        scratch: ScratchOptions {
+            image_dir: args.image_dir.clone(),
+            mount_root,
+            size_bytes: scratch_size(&args.scratch_size)?,
+        },
+        command: args.command.clone(),
+        tick: Duration::from_millis(args.tick_ms),
+        time_scale: args.burst_time_scale,
+        state_dir: PathBuf::from(STATE_DIR),
+    })
+}
+
+fn sources(args: &Args, limits: &DesignLimits) -> anyhow::Result<Vec<VolumeSource>> {
+    let mut sources = vec![VolumeSource::Scratch; limits.volumes.len()];
+    for map in &args.maps {
+        let Some((label, device)) = map.split_once('=') else {
+            return Err(bad_input(format!("--map '{map}': write LABEL=/dev/DEVICE")));
+        };
+        let Some(index) = limits.volumes.iter().position(|v| v.label == label) else {
+            let labels: Vec<&str> = limits.volumes.iter().map(|v| v.label.as_str()).collect();
+            return Err(bad_input(format!(
+                "--map '{map}': no volume is labelled '{label}' (volumes: {})",
+                labels.join(", ")
+            )));
+        };
+        sources[index] = VolumeSource::Mapped(PathBuf::from(device));
+    }
+    Ok(sources)
+}
+
+fn scratch_size(text: &str) -> anyhow::Result<u64> {
+    let bytes = super::plan::parse_size("--scratch-size", text)?.0;
+    if !(16 << 20..=1 << 44).contains(&bytes) {
+        return Err(bad_input(format!(
+            "--scratch-size '{text}': must be between 16m and 16t"
+        )));
+    }
+    Ok(bytes)
+}
+
+fn emulate_error(error: EmulateError) -> anyhow::Error {
+    match error {
+        EmulateError::Input(_) | EmulateError::Unsupported(_) => bad_input(error),
+        other => anyhow::Error::new(other),
+    }
+}
+
+fn cleanup() -> anyhow::Result<ExitCode> {
+    let orphans = Journal::orphans(std::path::Path::new(STATE_DIR));
+    if orphans.is_empty() {
+        println!("nothing to clean up: no emulation left anything behind");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut failed = false;
+    for journal in orphans {
+        let pid = journal.pid;
+        let things = journal.made.len();
+        let failures = journal.undo();
+        if failures.is_empty() {
+            println!("emulation {pid}: removed {things} thing(s) it had made");
+        } else {
+            failed = true;
+            for failure in failures {
+                println!("emulation {pid}: could not undo: {failure}");
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::from(crate::exit::FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn header(limits: &DesignLimits) -> String {
+    let mut text = format!("emulating {} (limits x {})\n", limits.vm.name, limits.scale);
+    let cap = |v: Option<f64>| v.map_or("not published".into(), |v| format!("{v:.0}"));
+    text.push_str(&format!(
+        "  VM uncached: {} IOPS, {} MB/s (shared by all volumes)\n",
+        cap(limits.vm.uncached_iops),
+        cap(limits.vm.uncached_throughput_mb_s)
+    ));
+    for volume in &limits.volumes {
+        let burst = match (volume.burst_iops, volume.burst_throughput_mb_s) {
+            (Some(i), Some(m)) => format!(", burst {i:.0} IOPS / {m:.0} MB/s while credits last"),
+            _ => String::new(),
+        };
+        text.push_str(&format!(
+            "  {}: {}: {:.0} IOPS, {:.1} MB/s{burst}\n",
+            volume.label, volume.design, volume.iops, volume.throughput_mb_s
+        ));
+    }
+    for note in &limits.notes {
+        text.push_str(&format!("  note: {note}\n"));
+    }
+    text
+}
+
+struct Printer {
+    quiet: bool,
+    labels: Vec<String>,
+}
+
+impl Observer for Printer {
+    fn ready(&mut self, volumes: &[PreparedVolume]) {
+        if self.quiet {
+            return;
+        }
+        for volume in volumes {
+            eprintln!(
+                "  {} -> {} ({})",
+                volume.label,
+                volume.path.display(),
+                if volume.scratch { "scratch" } else { "mapped" }
+            );
+        }
+    }
+
+    fn second(&mut self, second: &Second) {
+        if self.quiet {
+            return;
+        }
+        let mut line = format!("{:>6.1}s", second.t_s);
+        for (label, usage) in self.labels.iter().zip(&second.volumes) {
+            line.push_str(&format!(
+                "  {label}: {:.0} IOPS ({:.0}%) {:.1} MB/s ({:.0}%)",
+                usage.iops(),
+                100.0 * usage.iops() / usage.cap_iops.max(1e-9),
+                usage.mb_s(),
+                100.0 * usage.mb_s() / usage.cap_mb_s.max(1e-9)
+            ));
+        }
+        line.push_str(&format!(
+            "  most used: {} {:.0}%",
+            second.binding, second.binding_consumed_pct
+        ));
+        eprintln!("{line}");
+    }
+}
+
+fn summary(outcome: &Outcome) -> String {
+    let mut text = String::from(
+        "\nlimit                         cap      mean used   peak   mean %   time at >=95%\n",
+    );
+    for row in &outcome.limits {
+        text.push_str(&format!(
+            "{:<24} {:>10.1} {:>12.1} {:>8.1} {:>7.1}% {:>10.0}%\n",
+            row.limit,
+            row.cap,
+            row.mean_used,
+            row.peak_used,
+            row.mean_consumed_pct,
+            row.at_limit_pct_of_time
+        ));
+    }
+    match &outcome.binding {
+        Some(limit) => text.push_str(&format!("binding: {limit}\n")),
+        None => text.push_str("binding: none (no limit was used at 50 % or more on average)\n"),
+    }
+    let status = match (outcome.exit_code, outcome.signal) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        _ => "unknown".into(),
+    };
+    text.push_str(&format!(
+        "command: {status}{}\n",
+        if outcome.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        }
+    ));
+    for note in &outcome.notes {
+        text.push_str(&format!("note: {note}\n"));
+    }
+    text.push_str(if outcome.cleaned_up {
+        "cleanup: every cgroup, mount, loop device and image made was removed\n"
+    } else {
+        "cleanup: INCOMPLETE (see notes); run `iofit emulate --cleanup`\n"
+    });
+    text
+}
+
+fn exit_code(outcome: &Outcome) -> ExitCode {
+    if outcome.interrupted {
+        return ExitCode::from(super::run::INTERRUPTED);
+    }
+    match (outcome.exit_code, outcome.signal) {
+        (Some(0), _) if outcome.cleaned_up => ExitCode::SUCCESS,
+        (Some(0), _) => ExitCode::from(crate::exit::FAILED),
+        (Some(code), _) => ExitCode::from(code.clamp(1, 255) as u8),
+        _ => ExitCode::from(crate::exit::FAILED),
+    }
+}

@@ -1,0 +1,686 @@
+//! The controller: starts `iofit worker` on every host through the OpenSSH client (the user's
+//! config, keys and agent; `BatchMode=yes` so a missing key fails instead of prompting), checks
+//! versions and measures clock offsets, sends the jobs, holds the barrier, collects intervals
+//! and results, and merges them.
+//!
+//! Nothing starts IO until every host has answered, agreed on the protocol and laid out its
+//! files: a host that cannot be reached or authenticated, a mismatched binary or a refused job
+//! stops the whole run before any IO. A host lost after the start is recorded with the time it
+//! stopped; the others run to the end and keep their results.
+
+use crate::merge::{combine, HostPart};
+use crate::protocol::{encode, read_line, unix_ns, FromWorker, ToWorker, PROTOCOL_VERSION};
+use crate::RemoteError;
+use iofit_model::job::JobSpec;
+use iofit_stats::{DirectionStats, RunResult};
+use std::collections::VecDeque;
+use std::io::{BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// One worker to start: a name for reports, where ssh connects, and what it runs there.
+#[derive(Clone, Debug)]
+pub struct HostSpec {
+    /// The name in reports (`vm1`, or the address when given by address).
+    pub name: String,
+    /// What ssh connects to: `[user@]host`, resolved by the user's ssh config.
+    pub destination: String,
+    /// The iofit binary on the host.
+    pub remote_iofit: String,
+    pub jobs: Vec<JobSpec>,
+}
+
+/// How the controller runs.
+#[derive(Clone, Debug)]
+pub struct ControllerOptions {
+    /// The ssh client and arguments before the destination (e.g. `-F FILE`); `ssh` by default.
+    pub ssh_command: Vec<String>,
+    /// How long a host has to connect, authenticate and answer `hello`.
+    pub connect_timeout: Duration,
+    pub allow_overwrite: bool,
+    /// Length of the live interval records.
+    pub interval: Duration,
+    /// Set by a Ctrl-C handler: every worker is told to stop; results so far are kept.
+    pub stop: Arc<AtomicBool>,
+    /// Pings per host for the clock offset (the fastest round trip wins).
+    pub pings: u32,
+}
+
+impl Default for ControllerOptions {
+    fn default() -> Self {
+        ControllerOptions {
+            ssh_command: vec!["ssh".to_string()],
+            connect_timeout: Duration::from_secs(10),
+            allow_overwrite: false,
+            interval: Duration::from_secs(1),
+            stop: Arc::new(AtomicBool::new(false)),
+            pings: 5,
+        }
+    }
+}
+
+/// A host that stopped before the end of the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostFailure {
+    /// Seconds after the common start when the controller lost the host.
+    pub after_s: f64,
+    pub message: String,
+}
+
+/// What one host did.
+#[derive(Clone, Debug, Default)]
+pub struct HostRun {
+    pub name: String,
+    pub destination: String,
+    /// The name the host gave itself.
+    pub hostname: String,
+    pub remote_version: String,
+    /// Host clock minus controller clock, nanoseconds (NTP-style, from the fastest ping).
+    pub clock_offset_ns: i64,
+    pub rtt_ns: u64,
+    pub result: Option<RunResult>,
+    pub stats: Vec<(DirectionStats, DirectionStats)>,
+    /// Live (IOs, bytes) per interval as the host streamed them.
+    pub live: Vec<(u64, u64)>,
+    /// Whole intervals this host started after the earliest one.
+    pub shift_intervals: usize,
+    pub failure: Option<HostFailure>,
+    /// Bytes the host sent over the channel during the timed phase.
+    pub bytes_received: u64,
+}
+
+/// The whole multi-host run.
+#[derive(Clone, Debug, Default)]
+pub struct MultiRun {
+    pub hosts: Vec<HostRun>,
+    /// Every finished host merged ("All clients").
+    pub combined: RunResult,
+    pub combined_stats: Vec<(DirectionStats, DirectionStats)>,
+    /// Seconds from the start until the last host finished.
+    pub wall_s: f64,
+    pub interrupted: bool,
+}
+
+impl MultiRun {
+    /// True when every host finished.
+    pub fn complete(&self) -> bool {
+        self.hosts
+            .iter()
+            .all(|h| h.failure.is_none() && h.result.is_some())
+    }
+}
+
+enum Event {
+    Message(FromWorker, usize),
+    Garbage(String),
+    Eof,
+}
+
+struct Connection {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Connection {
+    fn send(&mut self, message: &ToWorker) -> bool {
+        match self.stdin.as_mut() {
+            Some(stdin) => writeln!(stdin, "{}", encode(message))
+                .and_then(|_| stdin.flush())
+                .is_ok(),
+            None => false,
+        }
+    }
+
+    fn stderr_tail(&self) -> String {
+        let lines = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        lines.iter().cloned().collect::<Vec<_>>().join(" / ")
+    }
+}
+
+/// Quotes `word` for the remote shell ssh hands the command to.
+fn shell_quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@".contains(&b))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+fn start(
+    index: usize,
+    host: &HostSpec,
+    options: &ControllerOptions,
+    events: Sender<(usize, Event)>,
+) -> Result<Connection, String> {
+    let (program, leading) = options.ssh_command.split_first().ok_or("no ssh command")?;
+    let timeout_s = options.connect_timeout.as_secs().max(1);
+    let mut command = Command::new(program);
+    command
+        .args(leading)
+        .args(["-T", "-o", "BatchMode=yes", "-o"])
+        .arg(format!("ConnectTimeout={timeout_s}"))
+        .args([
+            "-o",
+            "ServerAliveInterval=2",
+            "-o",
+            "ServerAliveCountMax=3",
+            "--",
+        ])
+        .arg(&host.destination)
+        .arg(format!(
+            "{} worker --protocol {PROTOCOL_VERSION}",
+            shell_quote(&host.remote_iofit)
+        ))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group: a Ctrl-C at the terminal reaches iofit, which stops every
+        // worker through the protocol and keeps their results, instead of killing ssh mid-line.
+        .process_group(0);
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    let stdout = child.stdout.take().expect("piped stdout");
+    let stderr_pipe = child.stderr.take().expect("piped stderr");
+    let stderr = Arc::new(Mutex::new(VecDeque::new()));
+    let tail = stderr.clone();
+    std::thread::spawn(move || {
+        let mut input = BufReader::new(stderr_pipe);
+        while let Ok(Some(line)) = read_line(&mut input) {
+            let mut lines = tail.lock().unwrap_or_else(|e| e.into_inner());
+            if lines.len() == 8 {
+                lines.pop_front();
+            }
+            lines.push_back(line);
+        }
+    });
+    std::thread::spawn(move || {
+        let mut input = BufReader::new(stdout);
+        loop {
+            let event = match read_line(&mut input) {
+                Ok(Some(line)) => match serde_json::from_str::<FromWorker>(&line) {
+                    Ok(message) => Event::Message(message, line.len() + 1),
+                    Err(_) => Event::Garbage(line),
+                },
+                Ok(None) | Err(_) => Event::Eof,
+            };
+            let end = matches!(event, Event::Eof);
+            if events.send((index, event)).is_err() || end {
+                break;
+            }
+        }
+    });
+    let stdin = child.stdin.take();
+    Ok(Connection {
+        child,
+        stdin,
+        stderr,
+    })
+}
+
+/// Per-host state while connecting.
+#[derive(Default)]
+struct Handshake {
+    hello: bool,
+    pings_done: u32,
+    ping_sent: Option<(Instant, u64)>,
+    best_rtt_ns: Option<u64>,
+    ready: bool,
+    problem: Option<String>,
+    bad_input: bool,
+    garbage: Vec<String>,
+}
+
+/// Runs every host's jobs together and merges the results.
+pub fn run(hosts: &[HostSpec], options: &ControllerOptions) -> Result<MultiRun, RemoteError> {
+    let (tx, rx) = mpsc::channel();
+    let mut runs: Vec<HostRun> = hosts
+        .iter()
+        .map(|h| HostRun {
+            name: h.name.clone(),
+            destination: h.destination.clone(),
+            ..HostRun::default()
+        })
+        .collect();
+    let mut connections: Vec<Option<Connection>> = Vec::with_capacity(hosts.len());
+    let mut states: Vec<Handshake> = (0..hosts.len()).map(|_| Handshake::default()).collect();
+    for (i, host) in hosts.iter().enumerate() {
+        match start(i, host, options, tx.clone()) {
+            Ok(mut connection) => {
+                connection.send(&ToWorker::Hello {
+                    protocol: PROTOCOL_VERSION,
+                    version: env!("CARGO_PKG_VERSION").to_string(),
+                });
+                connections.push(Some(connection));
+            }
+            Err(message) => {
+                states[i].problem = Some(message);
+                connections.push(None);
+            }
+        }
+    }
+    drop(tx);
+    // Phase 1: hello and clock offsets, within the connect timeout.
+    let deadline = Instant::now() + options.connect_timeout + Duration::from_secs(5);
+    let phase_done = |s: &Handshake| s.problem.is_some() || s.pings_done >= options.pings;
+    pump(
+        &rx,
+        &mut connections,
+        &mut states,
+        &mut runs,
+        options,
+        deadline,
+        phase_done,
+        "answer hello",
+    )?;
+    refuse_if_any(&mut connections, &states, &runs)?;
+    // Phase 2: the jobs; every host lays out its files and checks it may write them.
+    for (i, host) in hosts.iter().enumerate() {
+        let sent = connections[i].as_mut().is_some_and(|c| {
+            c.send(&ToWorker::Job {
+                host: host.name.clone(),
+                jobs: host.jobs.clone(),
+                allow_overwrite: options.allow_overwrite,
+                interval_ms: options.interval.as_millis().max(1) as u64,
+            })
+        });
+        if !sent {
+            states[i].problem = Some("the connection closed before the job was sent".into());
+        }
+    }
+    let far = Instant::now() + Duration::from_secs(30 * 24 * 3600);
+    pump(
+        &rx,
+        &mut connections,
+        &mut states,
+        &mut runs,
+        options,
+        far,
+        |s| s.problem.is_some() || s.ready,
+        "lay out its files",
+    )?;
+    if options.stop.load(Ordering::SeqCst) {
+        shut_down(&mut connections);
+        return Err(RemoteError::NotStarted {
+            problems: vec!["interrupted before the start".into()],
+            bad_input: false,
+        });
+    }
+    refuse_if_any(&mut connections, &states, &runs)?;
+    // Phase 3: the barrier. Everyone starts at one instant of the controller's clock, told to
+    // each host in its own clock.
+    let max_rtt = runs.iter().map(|r| r.rtt_ns).max().unwrap_or(0);
+    let start_at = unix_ns() + 2 * max_rtt + 200_000_000;
+    for (i, connection) in connections.iter_mut().enumerate() {
+        let at = (start_at as i128 + runs[i].clock_offset_ns as i128).max(0) as u64;
+        if let Some(c) = connection.as_mut() {
+            c.send(&ToWorker::Start { at_unix_ns: at });
+        }
+    }
+    let interrupted = collect(&rx, &mut connections, &mut runs, options, start_at);
+    shut_down(&mut connections);
+    Ok(finish(runs, options, start_at, interrupted))
+}
+
+/// Reads events until every host is `done` (by `done`), a deadline passes or Ctrl-C.
+#[allow(clippy::too_many_arguments)]
+fn pump(
+    rx: &Receiver<(usize, Event)>,
+    connections: &mut [Option<Connection>],
+    states: &mut [Handshake],
+    runs: &mut [HostRun],
+    options: &ControllerOptions,
+    deadline: Instant,
+    done: impl Fn(&Handshake) -> bool,
+    what: &str,
+) -> Result<(), RemoteError> {
+    while !states.iter().all(&done) {
+        if options.stop.load(Ordering::SeqCst) {
+            shut_down(connections);
+            return Err(RemoteError::NotStarted {
+                problems: vec!["interrupted before the start".into()],
+                bad_input: false,
+            });
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            for (i, s) in states.iter_mut().enumerate() {
+                if !done(s) {
+                    s.problem = Some(format!(
+                        "did not {what} within {:.0} s",
+                        options.connect_timeout.as_secs_f64() + 5.0
+                    ));
+                    if let Some(c) = connections[i].as_ref() {
+                        let tail = c.stderr_tail();
+                        if !tail.is_empty() {
+                            s.problem = Some(format!("did not {what} in time: {tail}"));
+                        }
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let (i, event) = match rx.recv_timeout((deadline - now).min(Duration::from_millis(100))) {
+            Ok(x) => x,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
+        handshake_event(
+            i,
+            event,
+            &mut connections[i],
+            &mut states[i],
+            &mut runs[i],
+            options,
+        );
+    }
+    Ok(())
+}
+
+fn handshake_event(
+    i: usize,
+    event: Event,
+    connection: &mut Option<Connection>,
+    state: &mut Handshake,
+    run: &mut HostRun,
+    options: &ControllerOptions,
+) {
+    let _ = i;
+    match event {
+        Event::Message(
+            FromWorker::Hello {
+                protocol,
+                version,
+                hostname,
+            },
+            _,
+        ) => {
+            run.hostname = hostname;
+            run.remote_version = version.clone();
+            if protocol != PROTOCOL_VERSION {
+                state.problem.get_or_insert(format!(
+                    "version mismatch: this controller is iofit {} speaking protocol {PROTOCOL_VERSION}, the host runs iofit {version} speaking protocol {protocol}; install the same iofit on every host",
+                    env!("CARGO_PKG_VERSION")
+                ));
+                state.bad_input = true;
+                return;
+            }
+            state.hello = true;
+            send_ping(connection, state);
+        }
+        Event::Message(
+            FromWorker::Pong {
+                id,
+                unix_ns: remote_ns,
+            },
+            _,
+        ) => {
+            if let Some((sent, sent_ns)) = state.ping_sent.take() {
+                let rtt_ns = sent.elapsed().as_nanos() as u64;
+                if id == state.pings_done as u64 && state.best_rtt_ns.is_none_or(|b| rtt_ns < b) {
+                    state.best_rtt_ns = Some(rtt_ns);
+                    run.rtt_ns = rtt_ns;
+                    run.clock_offset_ns = remote_ns as i64 - (sent_ns + rtt_ns / 2) as i64;
+                }
+                state.pings_done += 1;
+                if state.pings_done < options.pings {
+                    send_ping(connection, state);
+                }
+            }
+        }
+        Event::Message(FromWorker::Ready { .. }, _) => state.ready = true,
+        Event::Message(FromWorker::Error { message, bad_input }, _) => {
+            state.problem.get_or_insert(message);
+            state.bad_input |= bad_input;
+        }
+        Event::Message(other, _) => {
+            state.problem.get_or_insert(format!(
+                "unexpected message before the start: {}",
+                encode(&other)
+            ));
+        }
+        Event::Garbage(line) => {
+            // Login scripts that print to stdout are common; keep a few lines for the message.
+            if !state.hello && state.garbage.len() < 3 {
+                state.garbage.push(line);
+            } else if state.hello {
+                state
+                    .problem
+                    .get_or_insert(format!("not a protocol line: {line:.120}"));
+            }
+        }
+        Event::Eof => {
+            if state.problem.is_none() {
+                let tail = connection
+                    .as_ref()
+                    .map(|c| c.stderr_tail())
+                    .unwrap_or_default();
+                let mut message = if state.hello {
+                    "the connection closed".to_string()
+                } else {
+                    "could not start iofit worker over ssh".to_string()
+                };
+                if !tail.is_empty() {
+                    message.push_str(&format!(": {tail}"));
+                }
+                if !state.garbage.is_empty() {
+                    message.push_str(&format!(
+                        " (the host printed: {})",
+                        state.garbage.join(" / ")
+                    ));
+                }
+                state.problem = Some(message);
+            }
+        }
+    }
+}
+
+fn send_ping(connection: &mut Option<Connection>, state: &mut Handshake) {
+    if let Some(c) = connection.as_mut() {
+        state.ping_sent = Some((Instant::now(), unix_ns()));
+        c.send(&ToWorker::Ping {
+            id: state.pings_done as u64,
+        });
+    }
+}
+
+/// Stops everything and names every host that failed to start.
+fn refuse_if_any(
+    connections: &mut [Option<Connection>],
+    states: &[Handshake],
+    runs: &[HostRun],
+) -> Result<(), RemoteError> {
+    let problems: Vec<String> = states
+        .iter()
+        .zip(runs)
+        .filter_map(|(s, r)| {
+            s.problem
+                .as_ref()
+                .map(|p| format!("{} ({}): {p}", r.name, r.destination))
+        })
+        .collect();
+    if problems.is_empty() {
+        return Ok(());
+    }
+    shut_down(connections);
+    Err(RemoteError::NotStarted {
+        problems,
+        bad_input: states.iter().any(|s| s.bad_input),
+    })
+}
+
+/// The timed phase: intervals and results until every host is done or lost. Returns whether
+/// the run was interrupted.
+fn collect(
+    rx: &Receiver<(usize, Event)>,
+    connections: &mut [Option<Connection>],
+    runs: &mut [HostRun],
+    options: &ControllerOptions,
+    start_at_ns: u64,
+) -> bool {
+    let mut finished = vec![false; runs.len()];
+    let mut stop_sent = false;
+    let since_start = || (unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9;
+    while !finished.iter().all(|f| *f) {
+        if options.stop.load(Ordering::SeqCst) && !stop_sent {
+            for c in connections.iter_mut().flatten() {
+                c.send(&ToWorker::Stop);
+            }
+            stop_sent = true;
+        }
+        let (i, event) = match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(x) => x,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
+        let run = &mut runs[i];
+        match event {
+            Event::Message(message, bytes) => {
+                run.bytes_received += bytes as u64;
+                match message {
+                    FromWorker::Interval { ios, bytes, .. } => run.live.push((ios, bytes)),
+                    FromWorker::Done {
+                        started_unix_ns,
+                        result,
+                        stats,
+                    } => {
+                        match stats
+                            .iter()
+                            .map(|[r, w]| Ok((r.decode()?, w.decode()?)))
+                            .collect::<Result<Vec<_>, iofit_stats::compact::CompactError>>()
+                        {
+                            Ok(decoded) => {
+                                let started = started_unix_ns as i128 - run.clock_offset_ns as i128;
+                                let late_ns = (started - start_at_ns as i128).max(0) as f64;
+                                run.shift_intervals =
+                                    (late_ns / options.interval.as_nanos() as f64).round() as usize;
+                                run.stats = decoded;
+                                run.result = Some(result);
+                            }
+                            Err(e) => {
+                                run.failure = Some(HostFailure {
+                                    after_s: since_start(),
+                                    message: e.to_string(),
+                                })
+                            }
+                        }
+                        finished[i] = true;
+                    }
+                    FromWorker::Error { message, .. } => {
+                        run.failure.get_or_insert(HostFailure {
+                            after_s: since_start(),
+                            message,
+                        });
+                        finished[i] = true;
+                    }
+                    _ => {}
+                }
+            }
+            Event::Garbage(line) => {
+                run.failure.get_or_insert(HostFailure {
+                    after_s: since_start(),
+                    message: format!("not a protocol line: {line:.120}"),
+                });
+            }
+            Event::Eof => {
+                if !finished[i] {
+                    let tail = connections[i]
+                        .as_ref()
+                        .map(|c| c.stderr_tail())
+                        .unwrap_or_default();
+                    let mut message =
+                        format!("connection lost after {} live interval(s)", run.live.len());
+                    if let Some(previous) = run.failure.take() {
+                        message = format!("{message}; {}", previous.message);
+                    }
+                    if !tail.is_empty() {
+                        message.push_str(&format!(": {tail}"));
+                    }
+                    run.failure = Some(HostFailure {
+                        after_s: since_start(),
+                        message,
+                    });
+                    finished[i] = true;
+                }
+            }
+        }
+    }
+    stop_sent
+}
+
+fn finish(
+    mut runs: Vec<HostRun>,
+    _options: &ControllerOptions,
+    start_at_ns: u64,
+    interrupted: bool,
+) -> MultiRun {
+    for run in &mut runs {
+        if let Some(result) = &mut run.result {
+            result.hostname = run.name.clone();
+        }
+    }
+    let parts: Vec<HostPart<'_>> = runs
+        .iter()
+        .filter_map(|r| {
+            r.result.as_ref().map(|result| HostPart {
+                result,
+                stats: &r.stats,
+                shift_intervals: r.shift_intervals,
+            })
+        })
+        .collect();
+    let (combined, combined_stats) = combine(&parts);
+    MultiRun {
+        wall_s: (unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9,
+        hosts: runs,
+        combined,
+        combined_stats,
+        interrupted,
+    }
+}
+
+/// Closes every worker's input (which stops it), waits briefly, then kills what is left of the
+/// local ssh processes.
+fn shut_down(connections: &mut [Option<Connection>]) {
+    for c in connections.iter_mut().flatten() {
+        c.send(&ToWorker::Stop);
+        c.stdin = None;
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    for c in connections.iter_mut().flatten() {
+        loop {
+            match c.child.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                Ok(None) => {
+                    let _ = c.child.kill();
+                    let _ = c.child.wait();
+                    break;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_command_words_are_quoted() {
+        assert_eq!(shell_quote("/usr/local/bin/iofit"), "/usr/local/bin/iofit");
+        assert_eq!(shell_quote("/opt/my iofit/iofit"), "'/opt/my iofit/iofit'");
+        assert_eq!(shell_quote("a'b"), r"'a'\''b'");
+    }
+}

@@ -1,0 +1,153 @@
+//! The line protocol between the controller and `iofit worker` on a host: one JSON object per
+//! line on ssh's stdin (controller -> worker) and stdout (worker -> controller), each with a
+//! `"type"`. Stderr is free text, shown when a host fails.
+//!
+//! Order: both sides say `hello` first (the worker before reading anything, so a mismatched
+//! binary is named before any job is sent); the controller pings a few times to measure the
+//! clock offset; sends `job`; the worker lays out its files (refusing to touch data it did not
+//! create) and answers `ready`; the controller sends `start` once every host is ready; the
+//! worker streams `interval` records and ends with `done`. `stop` (or end of input) stops a
+//! worker at any time.
+
+use iofit_model::job::JobSpec;
+use iofit_stats::compact::CompactDirection;
+use iofit_stats::RunResult;
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, Read};
+
+/// The protocol this build speaks. Bump on any incompatible message change; a controller and a
+/// worker speaking different versions refuse each other before any IO.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The longest line either side accepts (a `done` with histograms is a few hundred KiB).
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// Controller -> worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToWorker {
+    Hello {
+        protocol: u32,
+        version: String,
+    },
+    /// Answered at once with `pong`: the round trip measures the host's clock offset.
+    Ping {
+        id: u64,
+    },
+    Job {
+        /// The host's name in the controller's job (for messages).
+        host: String,
+        jobs: Vec<JobSpec>,
+        allow_overwrite: bool,
+        /// Length of a live `interval` record.
+        interval_ms: u64,
+    },
+    /// Start the timed phase at this moment of the worker's own clock (Unix ns): the controller
+    /// has already corrected for the host's offset, so every host starts at one true instant.
+    Start {
+        at_unix_ns: u64,
+    },
+    Stop,
+}
+
+/// Worker -> controller.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromWorker {
+    Hello {
+        protocol: u32,
+        version: String,
+        hostname: String,
+    },
+    Pong {
+        id: u64,
+        /// The worker's clock when it answered.
+        unix_ns: u64,
+    },
+    /// Files are laid out; the worker waits for `start`.
+    Ready {
+        files_laid_out: usize,
+        bytes_laid_out: u64,
+    },
+    /// IOs and bytes completed in one live interval (counted from the start, warm-up included;
+    /// the final `done` carries the measured series).
+    Interval { index: u64, ios: u64, bytes: u64 },
+    Done {
+        /// When the timed phase started, by the worker's clock.
+        started_unix_ns: u64,
+        result: RunResult,
+        /// Per job of `result`: read and write counters with their histograms.
+        stats: Vec<[CompactDirection; 2]>,
+    },
+    Error {
+        message: String,
+        /// True when the job is at fault (bad path, data iofit would not overwrite).
+        bad_input: bool,
+    },
+}
+
+/// One message as a line (no trailing newline).
+pub fn encode<T: Serialize>(message: &T) -> String {
+    serde_json::to_string(message).expect("protocol messages always serialize")
+}
+
+/// Reads one line of at most [`MAX_LINE_BYTES`]; `Ok(None)` at end of input.
+pub fn read_line(input: &mut impl BufRead) -> std::io::Result<Option<String>> {
+    let mut line = Vec::new();
+    let read = input
+        .by_ref()
+        .take(MAX_LINE_BYTES as u64 + 1)
+        .read_until(b'\n', &mut line)?;
+    if read == 0 {
+        return Ok(None);
+    }
+    if line.len() > MAX_LINE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("a protocol line is longer than {MAX_LINE_BYTES} bytes"),
+        ));
+    }
+    while line.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+        line.pop();
+    }
+    String::from_utf8(line)
+        .map(Some)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+/// Nanoseconds since the Unix epoch by this machine's clock.
+pub fn unix_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_tagged_json_lines() {
+        let line = encode(&ToWorker::Hello {
+            protocol: 1,
+            version: "0.1.0".into(),
+        });
+        assert_eq!(line, r#"{"type":"hello","protocol":1,"version":"0.1.0"}"#);
+        let back: FromWorker =
+            serde_json::from_str(r#"{"type":"interval","index":3,"ios":10,"bytes":40960}"#)
+                .unwrap();
+        assert_eq!(
+            back,
+            FromWorker::Interval {
+                index: 3,
+                ios: 10,
+                bytes: 40960
+            }
+        );
+        let mut input = std::io::Cursor::new(b"a\r\nb\n".to_vec());
+        assert_eq!(read_line(&mut input).unwrap().as_deref(), Some("a"));
+        assert_eq!(read_line(&mut input).unwrap().as_deref(), Some("b"));
+        assert_eq!(read_line(&mut input).unwrap(), None);
+    }
+}

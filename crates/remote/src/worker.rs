@@ -1,0 +1,300 @@
+//! `iofit worker`: the host side. Started by the controller over ssh, it speaks the protocol on
+//! stdin/stdout, lays out its own files (the never-destroy rule is checked here, on the host
+//! that owns the data, with the engine's own checks), waits for `start`, runs the jobs and sends
+//! the results. End of input (the controller or its ssh went away) stops the run at once, so a
+//! worker never outlives its controller.
+
+use crate::protocol::{encode, read_line, unix_ns, FromWorker, ToWorker, PROTOCOL_VERSION};
+use crate::RemoteError;
+use iofit_engine::{run_jobs, Observer, Progress, RunOptions};
+use iofit_model::job::{EngineKind, JobSpec};
+use iofit_stats::compact::CompactDirection;
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+type SharedOut = Arc<Mutex<Box<dyn Write + Send>>>;
+
+fn send(out: &SharedOut, message: &FromWorker) -> std::io::Result<()> {
+    let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+    writeln!(out, "{}", encode(message))?;
+    out.flush()
+}
+
+/// Serves one controller. `protocol` is the version the controller asked for on the command
+/// line (`iofit worker --protocol N`); a mismatch is answered with our `hello` and an error
+/// naming both versions, before anything else is read.
+pub fn serve(
+    protocol: u32,
+    input: impl BufRead + Send + 'static,
+    output: impl Write + Send + 'static,
+) -> Result<(), RemoteError> {
+    let out: SharedOut = Arc::new(Mutex::new(Box::new(output)));
+    let hostname = iofit_hostname();
+    send(
+        &out,
+        &FromWorker::Hello {
+            protocol: PROTOCOL_VERSION,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            hostname,
+        },
+    )?;
+    if protocol != PROTOCOL_VERSION {
+        let message = format!(
+            "protocol mismatch: the controller speaks protocol {protocol}, this worker (iofit {}) speaks {PROTOCOL_VERSION}; install the same iofit on every host",
+            env!("CARGO_PKG_VERSION")
+        );
+        send(
+            &out,
+            &FromWorker::Error {
+                message: message.clone(),
+                bad_input: true,
+            },
+        )?;
+        return Err(RemoteError::Worker(message));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel::<ToWorker>();
+    spawn_reader(input, out.clone(), stop.clone(), tx);
+    let mut jobs: Option<(Vec<JobSpec>, bool, u64)> = None;
+    while let Ok(message) = rx.recv() {
+        match message {
+            ToWorker::Hello { protocol: p, .. } if p != PROTOCOL_VERSION => {
+                let message = format!(
+                    "protocol mismatch: the controller speaks protocol {p}, this worker speaks {PROTOCOL_VERSION}"
+                );
+                send(
+                    &out,
+                    &FromWorker::Error {
+                        message: message.clone(),
+                        bad_input: true,
+                    },
+                )?;
+                return Err(RemoteError::Worker(message));
+            }
+            ToWorker::Hello { .. } | ToWorker::Ping { .. } => {}
+            ToWorker::Job {
+                jobs: list,
+                allow_overwrite,
+                interval_ms,
+                ..
+            } => match prepare(&list, allow_overwrite, &stop) {
+                Ok((files, bytes)) => {
+                    send(
+                        &out,
+                        &FromWorker::Ready {
+                            files_laid_out: files,
+                            bytes_laid_out: bytes,
+                        },
+                    )?;
+                    jobs = Some((list, allow_overwrite, interval_ms.max(1)));
+                }
+                Err(error) => {
+                    send(
+                        &out,
+                        &FromWorker::Error {
+                            message: error.to_string(),
+                            bad_input: error.is_bad_input(),
+                        },
+                    )?;
+                    return Ok(());
+                }
+            },
+            ToWorker::Start { at_unix_ns } => {
+                let Some((list, allow_overwrite, interval_ms)) = jobs.take() else {
+                    send(
+                        &out,
+                        &FromWorker::Error {
+                            message: "start before job".into(),
+                            bad_input: false,
+                        },
+                    )?;
+                    return Ok(());
+                };
+                wait_until(at_unix_ns, &stop);
+                return execute(&list, allow_overwrite, interval_ms, &stop, &out);
+            }
+            ToWorker::Stop => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+/// Reads the controller's lines: answers pings at once (the offset measurement must not wait
+/// behind a layout), turns `stop` and end of input into the stop flag, passes the rest on.
+fn spawn_reader(
+    mut input: impl BufRead + Send + 'static,
+    out: SharedOut,
+    stop: Arc<AtomicBool>,
+    tx: mpsc::Sender<ToWorker>,
+) {
+    std::thread::spawn(move || {
+        while let Ok(Some(line)) = read_line(&mut input) {
+            let Ok(message) = serde_json::from_str::<ToWorker>(&line) else {
+                let _ = send(
+                    &out,
+                    &FromWorker::Error {
+                        message: format!("not a protocol message: {line:.80}"),
+                        bad_input: false,
+                    },
+                );
+                break;
+            };
+            match message {
+                ToWorker::Ping { id } => {
+                    if send(
+                        &out,
+                        &FromWorker::Pong {
+                            id,
+                            unix_ns: unix_ns(),
+                        },
+                    )
+                    .is_err()
+                    {
+                        break;
+                    }
+                }
+                ToWorker::Stop => {
+                    stop.store(true, Ordering::SeqCst);
+                    let _ = tx.send(ToWorker::Stop);
+                }
+                other => {
+                    if tx.send(other).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        // The controller is gone or asked to stop: whatever runs stops now.
+        stop.store(true, Ordering::SeqCst);
+        let _ = tx.send(ToWorker::Stop);
+    });
+}
+
+/// The engine's safety checks and layout, before the barrier: returns files and bytes written.
+fn prepare(
+    jobs: &[JobSpec],
+    allow_overwrite: bool,
+    stop: &AtomicBool,
+) -> Result<(usize, u64), iofit_engine::EngineError> {
+    let disk_jobs: Vec<JobSpec> = jobs
+        .iter()
+        .filter(|j| j.engine != EngineKind::Null)
+        .cloned()
+        .collect();
+    let mut layout = iofit_engine::layout::plan_layout(&disk_jobs, allow_overwrite)?;
+    let (_, files) = layout.to_write();
+    let bytes = iofit_engine::layout::lay_out(&mut layout, stop)?;
+    Ok((files, bytes))
+}
+
+fn wait_until(at_unix_ns: u64, stop: &AtomicBool) {
+    // Sleep in short steps so a stop during the wait is honoured; never wait more than a minute
+    // (a controller clock far off would otherwise park the worker).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
+        let now = unix_ns();
+        if now >= at_unix_ns {
+            return;
+        }
+        std::thread::sleep(Duration::from_nanos((at_unix_ns - now).min(10_000_000)));
+    }
+}
+
+/// Streams live intervals from the engine's progress reports.
+struct LiveIntervals {
+    out: SharedOut,
+    started: Instant,
+    interval: Duration,
+    next_index: u64,
+    last: (u64, u64),
+    set_base: (u64, u64),
+    last_set: usize,
+}
+
+impl Observer for LiveIntervals {
+    fn progress(&mut self, progress: &Progress) {
+        // The engine's counters restart with every set of jobs (stonewall); keep totals.
+        if progress.set_index != self.last_set {
+            self.set_base = self.last;
+            self.last_set = progress.set_index;
+        }
+        let total = (
+            self.set_base.0 + progress.ios,
+            self.set_base.1 + progress.bytes,
+        );
+        let elapsed = self.started.elapsed();
+        while elapsed >= self.interval * (self.next_index as u32 + 1) {
+            let _ = send(
+                &self.out,
+                &FromWorker::Interval {
+                    index: self.next_index,
+                    ios: total.0 - self.last.0,
+                    bytes: total.1 - self.last.1,
+                },
+            );
+            self.last = total;
+            self.next_index += 1;
+        }
+    }
+}
+
+fn execute(
+    jobs: &[JobSpec],
+    allow_overwrite: bool,
+    interval_ms: u64,
+    stop: &Arc<AtomicBool>,
+    out: &SharedOut,
+) -> Result<(), RemoteError> {
+    let options = RunOptions {
+        allow_overwrite,
+        stop: stop.clone(),
+        ..RunOptions::default()
+    };
+    let started_unix_ns = unix_ns();
+    let mut observer = LiveIntervals {
+        out: out.clone(),
+        started: Instant::now(),
+        interval: Duration::from_millis(interval_ms),
+        next_index: 0,
+        last: (0, 0),
+        set_base: (0, 0),
+        last_set: 0,
+    };
+    match run_jobs(jobs, &options, &mut observer) {
+        Ok(report) => {
+            let stats = report
+                .stats
+                .iter()
+                .map(|(r, w)| [CompactDirection::encode(r), CompactDirection::encode(w)])
+                .collect();
+            send(
+                out,
+                &FromWorker::Done {
+                    started_unix_ns,
+                    result: report.result,
+                    stats,
+                },
+            )?;
+            Ok(())
+        }
+        Err(error) => {
+            send(
+                out,
+                &FromWorker::Error {
+                    message: error.to_string(),
+                    bad_input: error.is_bad_input(),
+                },
+            )?;
+            Ok(())
+        }
+    }
+}
+
+fn iofit_hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}

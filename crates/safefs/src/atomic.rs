@@ -1,0 +1,114 @@
+//! Atomic output files: the bytes go to a temporary file with a random name, created with
+//! `O_CREAT|O_EXCL|O_NOFOLLOW` in the output's own directory (so a planted symbolic link or a
+//! file of that name is never written through), are synced, and then renamed over the output.
+//! A reader sees the old file or the whole new one; an interrupted writer leaves nothing.
+
+use crate::error::SafeFsError;
+use crate::sys;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// An output being written. Call [`AtomicFile::commit`] to publish it; dropping it without
+/// committing removes the temporary file.
+#[derive(Debug)]
+pub struct AtomicFile {
+    dir: File,
+    temp_name: OsString,
+    final_name: OsString,
+    path: PathBuf,
+    file: Option<File>,
+}
+
+impl AtomicFile {
+    /// Starts writing `path`. Fails at once when the directory is missing or not writable.
+    pub fn create(path: &Path) -> Result<AtomicFile, SafeFsError> {
+        let (dir_path, name) = sys::split(path).map_err(|_| {
+            SafeFsError::bad(
+                path,
+                "is not a file name; give the output a file name such as result.json",
+            )
+        })?;
+        let dir = sys::open_dir(&dir_path)
+            .map_err(|e| SafeFsError::io("cannot open the output directory", &dir_path, e))?;
+        let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
+        let mut last_error = None;
+        for _ in 0..8 {
+            let id =
+                sys::random_u128().map_err(|e| SafeFsError::io("no random name for", path, e))?;
+            let mut temp_name = OsString::from(".");
+            temp_name.push(name);
+            temp_name.push(format!(".{:016x}.iofit-tmp", id as u64));
+            match sys::openat(&dir, &temp_name, flags, 0o666) {
+                Ok(file) => {
+                    return Ok(AtomicFile {
+                        dir,
+                        temp_name,
+                        final_name: name.to_os_string(),
+                        path: path.to_path_buf(),
+                        file: Some(file),
+                    })
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_error = Some(e),
+                Err(e) => {
+                    return Err(SafeFsError::io(
+                        "cannot create a temporary file for",
+                        path,
+                        e,
+                    ))
+                }
+            }
+        }
+        Err(SafeFsError::io(
+            "cannot create a temporary file for",
+            path,
+            last_error.unwrap_or_else(|| io::Error::other("no free name")),
+        ))
+    }
+
+    /// The temporary file's path (for tests and messages).
+    pub fn temp_path(&self) -> PathBuf {
+        self.path.with_file_name(&self.temp_name)
+    }
+
+    /// Syncs the data and renames it over the output (replacing a symbolic link there, never
+    /// what it points to), then syncs the directory.
+    pub fn commit(mut self) -> Result<(), SafeFsError> {
+        let file = self.file.take().expect("committed once");
+        file.sync_all()
+            .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
+        drop(file);
+        sys::renameat(&self.dir, &self.temp_name, &self.final_name)
+            .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
+        self.temp_name.clear();
+        // The rename is durable once the directory is synced; failing that is not worth an error.
+        let _ = self.dir.sync_all();
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.as_mut().expect("not committed").write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.as_mut().expect("not committed").flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.temp_name.is_empty() {
+            let _ = sys::unlinkat(&self.dir, &self.temp_name);
+        }
+    }
+}
+
+/// Writes `bytes` to `path` atomically.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SafeFsError> {
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes)
+        .map_err(|e| SafeFsError::io("cannot write", path, e))?;
+    file.commit()
+}

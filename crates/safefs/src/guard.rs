@@ -1,0 +1,98 @@
+//! Output checks made before any work: the output must be a file name in an existing, writable
+//! directory, and must not name one of the command's own inputs or targets (the same path, the
+//! same inode through a hard link, or a symbolic link to it). Replacing an earlier result file
+//! stays allowed.
+
+use crate::error::SafeFsError;
+use crate::sys;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// Refuses `output` unless it can be written as a new or replaced result file without touching
+/// any of `protected` (the command's inputs and targets). `flag` names the option in messages.
+pub fn check_output(output: &Path, protected: &[PathBuf], flag: &str) -> Result<(), SafeFsError> {
+    if output.as_os_str().is_empty() {
+        return Err(SafeFsError::bad(
+            output,
+            format!("{flag} is empty; give a file name such as {flag} result.json"),
+        ));
+    }
+    let text = output.as_os_str().as_encoded_bytes();
+    if text.ends_with(b"/") || output.is_dir() {
+        return Err(SafeFsError::bad(
+            output,
+            format!(
+                "{flag} names a directory; give a file name such as {flag} {}",
+                output.join("result.json").display()
+            ),
+        ));
+    }
+    let (dir, _) = sys::split(output)
+        .map_err(|_| SafeFsError::bad(output, format!("{flag} needs a file name")))?;
+    if !dir.is_dir() {
+        return Err(SafeFsError::bad(
+            output,
+            format!(
+                "the directory {} does not exist; create it first or write {flag} elsewhere",
+                dir.display()
+            ),
+        ));
+    }
+    if !sys::can_write_in(&dir) {
+        return Err(SafeFsError::bad(
+            output,
+            format!(
+                "cannot create files in {}; write {flag} to a directory you can write",
+                dir.display()
+            ),
+        ));
+    }
+    if let Ok(meta) = std::fs::symlink_metadata(output) {
+        let ft = meta.file_type();
+        if !ft.is_file() && !ft.is_symlink() {
+            return Err(SafeFsError::bad(output, format!(
+                "{flag} names something that is not a regular file (a device, FIFO or socket); give a file name"
+            )));
+        }
+    }
+    for input in protected {
+        if same_file(output, input) {
+            return Err(SafeFsError::refused(output, format!(
+                "{flag} names {}, which this command reads or tests; the result would replace it. Write the output to another file name",
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The path with its directory resolved (the file itself need not exist).
+fn canonical(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = path.canonicalize() {
+        return Some(p);
+    }
+    let (dir, name) = sys::split(path).ok()?;
+    Some(dir.canonicalize().ok()?.join(name))
+}
+
+fn same_file(output: &Path, input: &Path) -> bool {
+    if output == input {
+        return true;
+    }
+    // Through links: the inode the output name reaches, and the one the input reaches.
+    if let (Ok(a), Ok(b)) = (std::fs::metadata(output), std::fs::metadata(input)) {
+        if a.dev() == b.dev() && a.ino() == b.ino() {
+            return true;
+        }
+    }
+    // The output name itself being a link that the input path goes through is also the input.
+    if let (Ok(a), Ok(b)) = (
+        std::fs::symlink_metadata(output),
+        std::fs::symlink_metadata(input),
+    ) {
+        if a.dev() == b.dev() && a.ino() == b.ino() {
+            return true;
+        }
+    }
+    matches!((canonical(output), canonical(input)), (Some(a), Some(b)) if a == b)
+}

@@ -1,0 +1,80 @@
+//! Capped input reads: a file the user names as an input must be a regular file (not
+//! `/dev/zero`, a FIFO or a directory) no larger than what its format can sensibly be, so a
+//! wrong path is a one-line error and never a read that fills memory or hangs.
+
+use crate::error::SafeFsError;
+use crate::sys;
+use std::io::Read;
+use std::path::Path;
+
+/// Size caps per input format, in bytes.
+pub mod caps {
+    /// fio job files, vdbench parameter files, Iometer specs (a real one is a few KiB).
+    pub const JOB_FILE_BYTES: u64 = 16 << 20;
+    /// Requirements TOML.
+    pub const REQUIREMENTS_BYTES: u64 = 4 << 20;
+    /// Result JSON (fio or iofit): per-second logs of a long run fit well inside.
+    pub const RESULTS_BYTES: u64 = 512 << 20;
+    /// Captured iostat / sar / PerfMon / diskstats text: days of one-second samples.
+    pub const CAPTURE_BYTES: u64 = 2 << 30;
+}
+
+/// Reads the whole of `path` if it is a regular file of at most `cap_bytes`. `what` names the
+/// input in messages ("job file", "results JSON").
+pub fn read_capped(path: &Path, cap_bytes: u64, what: &str) -> Result<Vec<u8>, SafeFsError> {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer.
+    let file = sys::open(path, libc::O_RDONLY | libc::O_NONBLOCK, 0).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            SafeFsError::bad(path, format!("the {what} does not exist; check the path"))
+        } else {
+            SafeFsError::io("cannot open", path, e)
+        }
+    })?;
+    let st = sys::fstat(&file).map_err(|e| SafeFsError::io("cannot inspect", path, e))?;
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        let kind = match st.st_mode & libc::S_IFMT {
+            libc::S_IFDIR => "a directory",
+            libc::S_IFIFO => "a FIFO",
+            libc::S_IFCHR => "a character device",
+            libc::S_IFBLK => "a block device",
+            _ => "not a regular file",
+        };
+        return Err(SafeFsError::bad(
+            path,
+            format!("is {kind}, not a {what}; give the path of a regular file"),
+        ));
+    }
+    sys::clear_nonblock(&file).map_err(|e| SafeFsError::io("cannot read", path, e))?;
+    let too_big = || {
+        SafeFsError::bad(path, format!(
+            "is larger than {}, more than a {what} can sensibly be; check the path (or split the input)",
+            crate::human_bytes(cap_bytes)
+        ))
+    };
+    if st.st_size as u64 > cap_bytes {
+        return Err(too_big());
+    }
+    // The file may grow while read: never read past the cap.
+    let mut bytes = Vec::with_capacity(st.st_size as usize);
+    file.take(cap_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| SafeFsError::io("cannot read", path, e))?;
+    if bytes.len() as u64 > cap_bytes {
+        return Err(too_big());
+    }
+    Ok(bytes)
+}
+
+/// [`read_capped`] for text formats: the bytes must be UTF-8.
+pub fn read_capped_string(path: &Path, cap_bytes: u64, what: &str) -> Result<String, SafeFsError> {
+    let bytes = read_capped(path, cap_bytes, what)?;
+    String::from_utf8(bytes).map_err(|e| {
+        SafeFsError::bad(
+            path,
+            format!(
+                "is not UTF-8 text (bad byte at offset {}); is this really a {what}?",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
