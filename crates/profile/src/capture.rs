@@ -165,6 +165,29 @@ impl Capture {
         self.devices.len() - 1
     }
 
+    /// Joins the next piece of the same file (parsed apart, see `iostat::parse_iostat_parallel`):
+    /// its reports continue this one's, in the same segment, its times shifted by
+    /// `time_offset_s`; devices of the same name are joined.
+    pub(crate) fn join(&mut self, other: Capture, time_offset_s: f64) {
+        let offset = self.reports() as u32;
+        let segment = self.report_segment.last().copied().unwrap_or(0);
+        self.report_segment
+            .extend(std::iter::repeat_n(segment, other.reports()));
+        self.report_time_s
+            .extend(other.report_time_s.iter().map(|t| t + time_offset_s));
+        self.host.extend(other.host);
+        for mut series in other.devices {
+            for sample in &mut series.samples {
+                sample.report += offset;
+            }
+            match self.devices.iter_mut().find(|d| d.name == series.name) {
+                Some(existing) => existing.samples.extend(series.samples),
+                None => self.devices.push(series),
+            }
+        }
+        self.notes.extend(other.notes);
+    }
+
     /// Appends another capture (another file) after this one: its reports get new indexes and
     /// its own segment; devices of the same name are joined.
     pub fn append(&mut self, other: Capture) {

@@ -171,8 +171,19 @@ pub fn parse_bytes(
 }
 
 /// Parses a capture file, streaming line by line (iostat, sar, sadf) so a large file is never
-/// held whole in memory; PerfMon CSV is decoded whole (it may be UTF-16).
+/// held whole in memory; PerfMon CSV is decoded whole (it may be UTF-16). A large iostat file
+/// is parsed on every core (see [`iostat::parse_iostat_parallel`]).
 pub fn parse_file(path: &Path, options: &ParseOptions) -> Result<Capture, ProfileError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parse_file_on(path, options, threads)
+}
+
+/// [`parse_file`] on at most `threads` cores.
+pub fn parse_file_on(
+    path: &Path,
+    options: &ParseOptions,
+    threads: usize,
+) -> Result<Capture, ProfileError> {
     let file = path.display().to_string();
     let io_error = |source| ProfileError::Io {
         file: file.clone(),
@@ -193,6 +204,15 @@ pub fn parse_file(path: &Path, options: &ParseOptions) -> Result<Capture, Profil
     }
     head.truncate(filled);
     let format = detect(&head, &file)?;
+    let iostat_options = IostatOptions {
+        keep_first_report: options.keep_first_report,
+    };
+    if format == Format::Iostat && threads > 1 {
+        let size = handle.metadata().map_err(io_error)?.len();
+        if size >= iostat::PARALLEL_MIN_BYTES {
+            return iostat::parse_iostat_parallel(path, &file, iostat_options, threads);
+        }
+    }
     let reader = BufReader::with_capacity(1 << 20, std::io::Cursor::new(head).chain(handle));
     match format {
         Format::Iostat => iostat::parse_iostat(
@@ -219,14 +239,23 @@ pub fn parse_files_serial(
     paths: &[&Path],
     options: &ParseOptions,
 ) -> Result<Capture, ProfileError> {
-    parse_files(paths, options)
+    parse_files_on(paths, options, 1)
 }
 
 /// Parses several files and appends them (normal, peak and off-hours captures together).
 pub fn parse_files(paths: &[&Path], options: &ParseOptions) -> Result<Capture, ProfileError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parse_files_on(paths, options, threads)
+}
+
+fn parse_files_on(
+    paths: &[&Path],
+    options: &ParseOptions,
+    threads: usize,
+) -> Result<Capture, ProfileError> {
     let mut combined: Option<Capture> = None;
     for path in paths {
-        let capture = parse_file(path, options)?;
+        let capture = parse_file_on(path, options, threads)?;
         match combined.as_mut() {
             Some(all) => all.append(capture),
             None => combined = Some(capture),
