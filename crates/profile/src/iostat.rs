@@ -380,6 +380,19 @@ fn parse_reports<R: BufRead>(reader: R, file: &str) -> Result<(Capture, Chunk), 
             }
             continue;
         }
+        // Device rows, the bulk of a capture: one pass finds and parses the cells.
+        if state == State::Devices {
+            if let (Some(table), Some(report)) = (table.as_ref(), report) {
+                if !table.continues_report && !is_header_line(line) {
+                    let mut sample = DiskSample::empty(report);
+                    let (a, b) = scan_row(line, table, &mut sample, file, line_no)?;
+                    let index = capture.device_index(&line[a..b], device_hint);
+                    device_hint = index + 1;
+                    capture.devices[index].samples.push(sample);
+                    continue;
+                }
+            }
+        }
         split_fields(line, &mut fields);
         let first = &line[fields[0].0..fields[0].1];
         // Reports without iostat's own -t stamp take the logger's time.
@@ -667,6 +680,94 @@ fn read_row(
         }
     }
     Ok(())
+}
+
+/// Whether the line starts a new table or CPU block rather than being a device row.
+#[inline]
+fn is_header_line(line: &[u8]) -> bool {
+    let start = line
+        .iter()
+        .position(|&b| b != b' ' && b != b'\t')
+        .unwrap_or(line.len());
+    let rest = &line[start..];
+    rest.starts_with(b"Device") || rest.starts_with(b"avg-cpu:")
+}
+
+/// Parses a device row in one pass over its bytes: each cell is found and, when its column is
+/// read, parsed at once (no field list). Returns the device name's byte range. A row with
+/// another number of cells than its header gets the same error as [`read_row`] gives.
+#[inline]
+fn scan_row(
+    line: &[u8],
+    table: &Table,
+    sample: &mut DiskSample,
+    file: &str,
+    line_no: u64,
+) -> Result<(usize, usize), ProfileError> {
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    let mut pos = 0;
+    let mut name = (0, 0);
+    for (index, &slot) in table.slots.iter().enumerate() {
+        while pos < line.len() && blank(line[pos]) {
+            pos += 1;
+        }
+        let start = pos;
+        while pos < line.len() && !blank(line[pos]) {
+            pos += 1;
+        }
+        if start == pos {
+            return Err(count_error(line, table, file, line_no));
+        }
+        let cell = &line[start..pos];
+        let (value, unit) = match slot {
+            Slot::Ignore => continue,
+            Slot::Device => {
+                name = (start, pos);
+                continue;
+            }
+            _ => human_cell(
+                cell,
+                file,
+                line_no,
+                &table.names[index],
+                "every column but Device must be a number; remove the damaged line or re-capture",
+            )?,
+        };
+        match slot {
+            Slot::ReadIops => sample.read_iops = value,
+            Slot::WriteIops => sample.write_iops = value,
+            Slot::ReadBytes(scale) => sample.read_bytes_s = value * unit.unwrap_or(scale),
+            Slot::WriteBytes(scale) => sample.write_bytes_s = value * unit.unwrap_or(scale),
+            Slot::ReadLatency => sample.read_latency_ms = value,
+            Slot::WriteLatency => sample.write_latency_ms = value,
+            Slot::Latency => sample.latency_ms = value,
+            Slot::QueueDepth => sample.queue_depth = value,
+            Slot::ReadMerges => sample.read_merges_s = value,
+            Slot::WriteMerges => sample.write_merges_s = value,
+            Slot::Device | Slot::Ignore => {}
+        }
+    }
+    if line[pos..].iter().any(|&b| !blank(b)) {
+        return Err(count_error(line, table, file, line_no));
+    }
+    Ok(name)
+}
+
+#[cold]
+fn count_error(line: &[u8], table: &Table, file: &str, line_no: u64) -> ProfileError {
+    let mut fields = Vec::new();
+    split_fields(line, &mut fields);
+    let mut scratch = DiskSample::empty(0);
+    match read_row(line, &fields, table, &mut scratch, file, line_no) {
+        Err(error) => error,
+        Ok(()) => ProfileError::syntax(
+            file,
+            line_no,
+            None,
+            "the device row does not match its Device header",
+            "remove the damaged line or re-capture",
+        ),
+    }
 }
 
 /// Removes report 0 (iostat's since-boot averages) and renumbers the rest.

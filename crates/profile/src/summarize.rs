@@ -67,9 +67,11 @@ pub fn percentile(values: &mut [f64], p: f64) -> Option<f64> {
     if values.is_empty() {
         return None;
     }
-    values.sort_by(|a, b| a.total_cmp(b));
     let rank = ((p / 100.0) * values.len() as f64).ceil() as usize;
-    Some(values[rank.clamp(1, values.len()) - 1])
+    // Selection, not a full sort: O(n) per percentile (long captures have 10^5+ samples).
+    let (_, value, _) =
+        values.select_nth_unstable_by(rank.clamp(1, values.len()) - 1, |a, b| a.total_cmp(b));
+    Some(*value)
 }
 
 fn percentiles(values: &mut [f64]) -> Option<Percentiles> {
