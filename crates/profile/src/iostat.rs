@@ -340,6 +340,7 @@ fn parse_reports<R: BufRead>(reader: R, file: &str) -> Result<(Capture, Chunk), 
     let mut fields: Vec<(usize, usize)> = Vec::with_capacity(32);
     let mut state = State::TopLevel;
     let mut table: Option<Table> = None;
+    let mut header_line: Vec<u8> = Vec::new();
     let mut timeline = ChunkClock::default();
     let mut report: Option<u32> = None;
     let mut report_has_cpu = false;
@@ -443,7 +444,15 @@ fn parse_reports<R: BufRead>(reader: R, file: &str) -> Result<(Capture, Chunk), 
         let last = &line[fields[fields.len() - 1].0..fields[fields.len() - 1].1];
         let pretty_header = fields.len() > 1 && last == b"Device" && first != b"Device";
         if first == b"Device" || first == b"Device:" || pretty_header {
-            let read = read_header(line, &fields, file, line_no, pretty_header)?;
+            // Every report repeats its header: the same bytes map to the same table.
+            let read = match table.take() {
+                Some(same) if header_line == line => same,
+                _ => {
+                    header_line.clear();
+                    header_line.extend_from_slice(line);
+                    read_header(line, &fields, file, line_no, pretty_header)?
+                }
+            };
             let starts_report = !read.continues_report;
             if pretty_header {
                 let bits = needed_bits(&read.slots);
