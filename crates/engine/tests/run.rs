@@ -205,14 +205,30 @@ fn ctrl_c_stops_cleanly_and_keeps_what_was_measured() {
     job.time_based = true;
     let options = RunOptions::default();
     let stop = options.stop.clone();
+    let watched = dir.path().to_path_buf();
     let t = std::thread::spawn(move || {
+        // Stop once the job runs (its 4 MiB file laid out), not during the layout: a stop
+        // there ends the run before any job (tested in iofit's reliability suite).
+        let laid_out = || {
+            std::fs::read_dir(&watched)
+                .map(|entries| {
+                    entries
+                        .flatten()
+                        .any(|e| e.metadata().map(|m| m.len() >= 4 << 20).unwrap_or(false))
+                })
+                .unwrap_or(false)
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !laid_out() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         std::thread::sleep(Duration::from_millis(300));
         stop.store(true, Ordering::Relaxed);
     });
     let start = Instant::now();
     let report = run_jobs(&[job], &options, &mut Silent).unwrap();
     t.join().unwrap();
-    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(start.elapsed() < Duration::from_secs(25));
     let r = &report.result.jobs[0];
     assert!(r.interrupted);
     assert!(r.read.ios > 0);

@@ -698,6 +698,11 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if let Some(bar) = &observer.bar {
         bar.finish_and_clear();
     }
+    if matches!(outcome, Err(iofit_engine::EngineError::Interrupted)) {
+        // Ctrl-C while laying out: nothing ran, the partial file is gone; 130 as for any stop.
+        eprintln!("iofit: interrupted while laying out test files; no job ran");
+        return Ok(ExitCode::from(INTERRUPTED));
+    }
     let report = outcome.map_err(|e| {
         if e.is_bad_input() {
             bad_input(e)
