@@ -327,7 +327,7 @@ mod tests {
             "[j]\nrw=randread\nsize=1m\nfilename=/data/${HOST}/f\n",
         )
         .unwrap();
-        let a = fio_jobs_for("10.0.0.1", &[job.clone()], &[], false).unwrap();
+        let a = fio_jobs_for("10.0.0.1", std::slice::from_ref(&job), &[], false).unwrap();
         let b = fio_jobs_for("10.0.0.2", &[job], &[], false).unwrap();
         assert_ne!(a[0].target, b[0].target);
         assert!(format!("{:?}", a[0].target).contains("/data/10.0.0.1/f"));
