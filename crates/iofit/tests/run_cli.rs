@@ -171,8 +171,7 @@ fn seed_fioreadwrite_mix_and_rate_iops() {
     // exactly, when every job finished its 32 MiB; on storage so slow (a loaded CI runner) that
     // the 5 s runtime cut jobs short, the share says how fast each side was, not the mix.
     let every_job_finished = jobs.iter().all(|j| {
-        j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap()
-            == 8192
+        j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap() == 8192
     });
     let share = reads as f64 / (reads + writes) as f64;
     if every_job_finished {
