@@ -101,14 +101,17 @@ cat "$work"/gen/* > /dev/null  # page cache
 
 cargo build --release -p iofit >/dev/null 2>&1 || cargo build --release -p iofit
 start=$(date +%s.%N)
-./target/release/iofit profile "$work/fleet" --fleet-out "$work/req" > "$work/profile.out"
+status=0
+./target/release/iofit profile "$work/fleet" --fleet-out "$work/req" > "$work/profile.out" 2> "$work/profile.err" || status=$?
 mid=$(date +%s.%N)
-./target/release/iofit plan --fleet "$work/req" --fleet-csv "$work/fleet.csv" --fleet-html "$work/fleet.html" > "$work/plan.out"
+./target/release/iofit plan --fleet "$work/req" --fleet-csv "$work/fleet.csv" --fleet-html "$work/fleet.html" > "$work/plan.out" 2> "$work/plan.err" || echo "plan exit code $?"
 end=$(date +%s.%N)
 profile_s=$(awk "BEGIN { printf \"%.1f\", $mid - $start }")
 plan_s=$(awk "BEGIN { printf \"%.1f\", $end - $mid }")
 echo "fleet: $servers servers x $days days of 10 s samples ($(( days * 8640 )) samples each), $(ls "$work/gen" | wc -l) distinct captures (iostat -x / sar -d / PerfMon), $(awk "BEGIN { printf \"%.1f\", $total_bytes / 1e9 }") GB parsed"
 cat "$work/profile.out"
+echo "profile exit code $status; $(grep -c 'skipped server' "$work/profile.err" || true) servers skipped"
+head -3 "$work/profile.err"
 echo "profile: $profile_s s ($(awk "BEGIN { printf \"%.0f\", $total_bytes / ($mid - $start) / 1e6 }") MB/s); plan: $plan_s s; total $(awk "BEGIN { printf \"%.1f\", $end - $start }") s"
 tail -3 "$work/plan.out"
 echo "CSV rows: $(($(wc -l < "$work/fleet.csv") - 2)) servers + header + TOTAL; HTML $(stat -c %s "$work/fleet.html") bytes"
