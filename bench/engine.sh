@@ -4,16 +4,26 @@
 #   (b) io_uring 4k randread QD32 direct, local-disk file: IOPS and
 #       CPU time (user+sys of the whole process) per IO             goal >= 1.0x IOPS, <= 0.9x CPU/IO
 #   (c) psync 4k randread on a page-cached file: IOPS               goal >= 1.0x
+#   (d) io_uring 4k randread QD32 direct on a RAM-backed file (tmpfs,
+#       which takes O_DIRECT): the device is not the limit, the loop is  goal >= 1.1x IOPS
+# Then Little's law for both tools: IOPS x mean total latency / iodepth at QD 1, 4, 32, 128
+# on the RAM-backed file and the disk file (1.00 = the latencies account for every IO in
+# flight; below 1 = latencies stamped short).
 # Each case runs fio and iofit alternately ROUNDS times; ratios are per round (adjacent runs,
 # because a shared VM disk drifts), the table shows their median and each of them.
 # Usage: bench/engine.sh [DIR] (DIR on the local disk; default /var/tmp/iofit-bench)
-# Env: RUNTIME (seconds per run, default 5), ROUNDS (default 5).
+# Env: RUNTIME (seconds per run, default 5), ROUNDS (default 5), RAM_DIR (a tmpfs directory,
+# default /dev/shm/iofit-bench), LITTLE_RUNTIME (seconds per Little's law run, default 3; 0
+# skips that table), CASES (letters of the cases to run, default abcd).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DIR="${1:-/var/tmp/iofit-bench}"
 RUNTIME="${RUNTIME:-5}"
 ROUNDS="${ROUNDS:-5}"
+RAM_DIR="${RAM_DIR:-/dev/shm/iofit-bench}"
+LITTLE_RUNTIME="${LITTLE_RUNTIME:-3}"
+CASES="${CASES:-abcd}"
 
 if ! command -v fio >/dev/null; then
     echo "bench: installing fio"
@@ -22,18 +32,20 @@ if ! command -v fio >/dev/null; then
 fi
 cargo build --release -p iofit >/dev/null 2>&1 || cargo build --release -p iofit
 IOFIT="$PWD/target/release/iofit"
-mkdir -p "$DIR"
+mkdir -p "$DIR" "$RAM_DIR"
 
 # The data files: created by iofit (so it owns them), read by both tools.
 DISK_FILE="$DIR/disk.dat"
 CACHED_FILE="$DIR/cached.dat"
 "$IOFIT" run --quiet --name=layout --rw=read --bs=1m --size=1g --filename="$DISK_FILE" >/dev/null
 "$IOFIT" run --quiet --name=layout --rw=read --bs=1m --size=256m --filename="$CACHED_FILE" >/dev/null
+RAM_FILE="$RAM_DIR/ram.dat"
+"$IOFIT" run --quiet --name=layout --rw=read --bs=1m --size=1g --filename="$RAM_FILE" >/dev/null
 
-python3 - "$IOFIT" "$DIR" "$RUNTIME" "$ROUNDS" "$DISK_FILE" "$CACHED_FILE" <<'PY'
+python3 - "$IOFIT" "$DIR" "$RUNTIME" "$ROUNDS" "$DISK_FILE" "$CACHED_FILE" "$RAM_FILE" "$LITTLE_RUNTIME" "$CASES" <<'PY'
 import json, os, resource, statistics, subprocess, sys, platform
 
-iofit, bench_dir, runtime, rounds, disk_file, cached_file = sys.argv[1:]
+iofit, bench_dir, runtime, rounds, disk_file, cached_file, ram_file, little_runtime, wanted = sys.argv[1:]
 rounds = int(rounds)
 
 def run(tool, args, fio_only):
@@ -78,7 +90,10 @@ cases = [
     # invalidate=0 keeps them, so both tools read the same page-cached file.
     ("(c) psync page-cached", common + ["--ioengine=psync", f"--filename={cached_file}",
                                         "--size=256m"], cached_file, ["--invalidate=0"]),
+    ("(d) io_uring QD32 direct, tmpfs", common + ["--ioengine=io_uring", "--iodepth=32", "--direct=1",
+                                                  f"--filename={ram_file}", "--size=1g"], None, []),
 ]
+cases = [c for c in cases if c[0][1] in wanted]
 print(f"machine: {platform.node()} {os.cpu_count()} CPUs, {platform.platform()}")
 print(f"fio: {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}; "
       f"runtime {runtime}s x {rounds} rounds per tool, median shown; dir {bench_dir}")
@@ -90,4 +105,27 @@ for name, args, warm, fio_only in cases:
     rounds_text = " ".join(f"{r:.2f}" for r in m["iops_ratios"])
     print(f"| {name} | {m['fio_iops']:,.0f} | {m['iofit_iops']:,.0f} | {m['iops_ratio']:.2f}x | {rounds_text} "
           f"| {m['fio_cpu']:,.0f} | {m['iofit_cpu']:,.0f} | {m['cpu_ratio']:.2f}x |")
+
+def little(tool, qd, path):
+    """IOPS, mean total latency (ns), and IOPS x latency / iodepth of one run."""
+    args = ["--name=little", "--rw=randread", "--bs=4k", f"--runtime={little_runtime}", "--time_based",
+            "--ioengine=io_uring", f"--iodepth={qd}", "--direct=1", f"--filename={path}", "--size=1g"]
+    if tool == "fio":
+        cmd = ["fio"] + args + ["--output-format=json"]
+    else:
+        cmd = [iofit, "run", "--quiet", "--output-format=json"] + args
+    read = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)["jobs"][0]["read"]
+    return read["iops"], read["lat_ns"]["mean"], read["iops"] * read["lat_ns"]["mean"] / 1e9 / qd
+
+if float(little_runtime) > 0:
+    print()
+    print(f"Little's law: IOPS x mean total latency / iodepth, 4k randread io_uring direct, {little_runtime} s per run, fio then iofit")
+    print()
+    print("| file | iodepth | fio IOPS | fio mean lat us | fio L/QD | iofit IOPS | iofit mean lat us | iofit L/QD |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for label, path in (("tmpfs", ram_file), ("disk", disk_file)):
+        for qd in (1, 4, 32, 128):
+            f = little("fio", qd, path)
+            i = little("iofit", qd, path)
+            print(f"| {label} | {qd} | {f[0]:,.0f} | {f[1]/1e3:,.1f} | {f[2]:.3f} | {i[0]:,.0f} | {i[1]/1e3:,.1f} | {i[2]:.3f} |")
 PY

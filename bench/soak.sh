@@ -7,7 +7,8 @@
 #   - the output file is absent or one whole valid JSON document (never a partial result);
 #   - the precious tree (files, symlinks and hard links planted among the targets, and a
 #     foreign file jobs sometimes name) is unchanged, by checksum and link target;
-#   - no iofit process is left.
+#   - no iofit process is left;
+#   - a run whose --output names its own target (one in six) is refused.
 # Usage: bench/soak.sh DURATION_SECONDS [WORKDIR]   (env IOFIT=path/to/iofit; default debug build)
 # Prints one line per failure and a summary of counts at the end; exit 1 if any check failed.
 set -uo pipefail
@@ -44,7 +45,7 @@ BEFORE="$(snapshot)"
 PRECIOUS_BYTES=$(( 3 * (1 << 20) + (4 << 20) ))
 
 pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
-runs=0; fails=0; outputs_valid=0; outputs_absent=0; refused=0; overruns=0; leftover=0
+self_outputs=0; runs=0; fails=0; outputs_valid=0; outputs_absent=0; refused=0; overruns=0; leftover=0
 declare -A sent=([none]=0 [INT]=0 [TERM]=0 [KILL]=0)
 declare -A codes=()
 fail() { echo "FAIL run $runs: $*"; fails=$((fails + 1)); }
@@ -61,7 +62,14 @@ while (( SECONDS < end )); do
     target=$(pick own0 own1 own2 "own$runs" foreign.dat link-to-data1 hard-data2)
     args=(run --quiet --name="soak$runs" --rw="$rw" --bs="$bs" --size="$size"
           --ioengine="$engine" --iodepth="$depth" --filename="$TARGETS/$target"
-          --runtime="$runtime" --output="$OUT/r$runs.json" --output-format=json)
+          --runtime="$runtime" --output-format=json)
+    # One run in six names its own target (a precious link, hard link or foreign file, or
+    # iofit's own data file) as its --output: refused before any IO, the target left as it was.
+    output="$OUT/r$runs.json"
+    if (( RANDOM % 6 == 0 )); then
+        output="$TARGETS/$target"
+    fi
+    args+=(--output="$output")
     (( RANDOM % 2 )) && args+=(--time_based)
     (( RANDOM % 3 == 0 )) && args+=(--direct=1)
     (( RANDOM % 4 == 0 )) && args+=(--rate_iops=$((200 + RANDOM % 2000)))
@@ -100,6 +108,10 @@ while (( SECONDS < end )); do
         && ! [[ "$rw" == *read* && "$rw" != *rw ]]; then
         grep -q "refusing\|does not exist" "$WORK/stderr" || fail "exit 2 on an own target: $(head -c 300 "$WORK/stderr")"
     fi
+    [[ "$output" != "$OUT/r$runs.json" ]] && self_outputs=$((self_outputs + 1))
+    if [[ "$output" != "$OUT/r$runs.json" && "$delivered" != KILL && "$code" != 2 ]]; then
+        fail "--output naming the run's own target $output was not refused: exit $code"
+    fi
     if [[ -e "$OUT/r$runs.json" ]]; then
         if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT/r$runs.json" 2>/dev/null; then
             outputs_valid=$((outputs_valid + 1))
@@ -123,6 +135,7 @@ changed_bytes=0
 codes_text=""; for c in "${!codes[@]}"; do codes_text+="$c:${codes[$c]} "; done
 echo "soak: ${DURATION}s, runs $runs, signals none/INT/TERM/KILL ${sent[none]}/${sent[INT]}/${sent[TERM]}/${sent[KILL]} (delivered while running),"
 echo "      exit codes {$codes_text}, refused (exit 2; reasons in refusals.log) $refused, outputs valid $outputs_valid, absent $outputs_absent,"
+echo "      --output naming the run's own target: $self_outputs (each must be refused),"
 echo "      overruns $overruns, processes left $leftover, precious bytes changed $changed_bytes (of $PRECIOUS_BYTES), failures $fails"
 echo "      work dir $WORK"
 (( fails == 0 ))

@@ -22,6 +22,12 @@ up() {
     local sshd=/usr/sbin/sshd
     [ -x "$sshd" ] || die "needs openssh-server ($sshd); apt-get install openssh-server"
     mkdir -p "$dir" /run/sshd
+    # sshd refuses to start ("daemon() failed: No such device") when /dev/null is not the null
+    # device; on a shared root machine something can replace it with a plain file. Put it back.
+    if [ ! -c /dev/null ]; then
+        echo "netns-hosts: /dev/null was not a character device; recreating it" >&2
+        rm -f /dev/null && mknod -m 666 /dev/null c 1 3
+    fi
     dir=$(cd "$dir" && pwd)
     # Claim a free set number: creating the bridge is atomic, so parallel sets never collide.
     local set=""

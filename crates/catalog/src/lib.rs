@@ -7,6 +7,10 @@
 //! worked-example tests use). A value nobody could source is `None`; it is never guessed.
 //!
 //! The data files are embedded in the binary; `--catalog FILE` adds or overrides rows.
+//! Prices by region, way of paying and OS are `[[prices]]` rows (or a table's own prices with
+//! `price_region`/`price_pricing`/`price_os`); [`Catalog::priced_for`] gives the rows a plan in
+//! one region may choose from, each carrying the price chosen. [`import`] writes catalog files
+//! from `az vm list-skus` output and Azure Retail Prices API pages.
 //!
 //! ```
 //! use iofit_catalog::{Catalog, EDITION_CURRENT, EDITION_SEED};
@@ -32,10 +36,13 @@
 #![allow(clippy::result_large_err)]
 
 mod error;
+pub mod import;
 mod load;
+mod priced;
 pub mod types;
 
 pub use error::CatalogError;
+pub use priced::{PriceChoice, PricedView};
 pub use types::*;
 
 use std::path::Path;
@@ -121,6 +128,51 @@ const EMBEDDED: &[(&str, &str)] = &[
         "catalog/vm-msv2-azure-current.toml",
         include_str!("../../../catalog/vm-msv2-azure-current.toml"),
     ),
+    (
+        "catalog/vm-dasv5-azure-current.toml",
+        include_str!("../../../catalog/vm-dasv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-dadsv5-azure-current.toml",
+        include_str!("../../../catalog/vm-dadsv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-dsv6-azure-current.toml",
+        include_str!("../../../catalog/vm-dsv6-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-dasv6-azure-current.toml",
+        include_str!("../../../catalog/vm-dasv6-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-dpsv5-azure-current.toml",
+        include_str!("../../../catalog/vm-dpsv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-bsv2-azure-current.toml",
+        include_str!("../../../catalog/vm-bsv2-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-easv5-azure-current.toml",
+        include_str!("../../../catalog/vm-easv5-azure-current.toml"),
+    ),
+    (
+        "catalog/vm-esv6-azure-current.toml",
+        include_str!("../../../catalog/vm-esv6-azure-current.toml"),
+    ),
+];
+
+/// The embedded regional price lists (only `[[prices]]` rows): read by [`Catalog::embedded`],
+/// left out by [`Catalog::embedded_without_regional_prices`].
+const EMBEDDED_PRICES: &[(&str, &str)] = &[
+    (
+        "catalog/prices-westeurope-azure-current.toml",
+        include_str!("../../../catalog/prices-westeurope-azure-current.toml"),
+    ),
+    (
+        "catalog/prices-japaneast-azure-current.toml",
+        include_str!("../../../catalog/prices-japaneast-azure-current.toml"),
+    ),
 ];
 
 /// All tables and rows known: the embedded files plus any added with [`Catalog::load_file`].
@@ -131,11 +183,23 @@ pub struct Catalog {
     pub disks: Vec<DiskSku>,
     pub provisioned: Vec<ProvisionedDiskType>,
     pub netapp: Vec<NetAppServiceLevel>,
+    /// Prices by region, way of paying and OS (see [`Catalog::priced_for`]).
+    pub prices: Vec<PriceRow>,
 }
 
 impl Catalog {
     /// The catalog built into the binary (the files under `catalog/`).
     pub fn embedded() -> Result<Catalog, CatalogError> {
+        let mut catalog = Catalog::embedded_without_regional_prices()?;
+        for (name, text) in EMBEDDED_PRICES {
+            catalog.load_str(name, text)?;
+        }
+        Ok(catalog)
+    }
+
+    /// The embedded catalog without the regional price lists: every table and its own prices,
+    /// which is all a plan without `--region` reads (parsing the lists would only cost time).
+    pub fn embedded_without_regional_prices() -> Result<Catalog, CatalogError> {
         let mut catalog = Catalog::default();
         for (name, text) in EMBEDDED {
             catalog.load_str(name, text)?;
@@ -157,9 +221,15 @@ impl Catalog {
     /// replaces the old row; others are added. On any error nothing is changed.
     pub fn load_file(&mut self, path: &Path) -> Result<(), CatalogError> {
         let label = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| CatalogError::Read {
+        // A catalog file is a regular file of at most a few MiB (not /dev/zero or a FIFO).
+        let text = iofit_safefs::input::read_capped_string(
+            path,
+            iofit_safefs::input::caps::CATALOG_BYTES,
+            "catalog TOML",
+        )
+        .map_err(|error| CatalogError::Read {
             file: label.clone(),
-            message: error.to_string(),
+            message: error.detail(),
         })?;
         self.load_str(&label, &text)
     }
@@ -179,6 +249,10 @@ impl Catalog {
             });
         }
         let edition = rows.table.edition.clone();
+        // Prices the table's price_region/_pricing/_os imply come first, so that explicit
+        // [[prices]] rows of the same file override them.
+        let mut prices = priced::implied_prices(&rows.table, &rows.vms, &rows.disks);
+        prices.extend(rows.prices);
         self.tables.push(rows.table);
         for vm in rows.vms {
             let slot = self.find(&self.vms, &vm.name, &edition);
@@ -195,6 +269,23 @@ impl Catalog {
         for level in rows.netapp {
             let slot = self.find(&self.netapp, &level.name, &edition);
             upsert(&mut self.netapp, slot, level);
+        }
+        // Prices come by the hundred: index the existing ones once rather than scanning per row.
+        let mut index: std::collections::HashMap<priced::PriceKey, usize> = self
+            .prices
+            .iter()
+            .enumerate()
+            .filter(|(_, old)| self.edition_of(&old.table) == Some(edition.as_str()))
+            .map(|(slot, old)| (priced::price_key(old), slot))
+            .collect();
+        for price in prices {
+            match index.get(&priced::price_key(&price)) {
+                Some(&slot) => self.prices[slot] = price,
+                None => {
+                    index.insert(priced::price_key(&price), self.prices.len());
+                    self.prices.push(price);
+                }
+            }
         }
         Ok(())
     }
@@ -571,7 +662,7 @@ mod tests {
         );
         for family in [
             "DSv2", "Dsv5", "Ddsv5", "Esv5", "Edsv5", "Ebsv5", "Fsv2", "Lsv3", "Msv2", "Mdsv2",
-            "GS", "DS",
+            "GS", "DS", "Dasv5", "Dadsv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6",
         ] {
             assert!(vms.iter().any(|vm| vm.family == family), "{family}");
         }
@@ -761,6 +852,156 @@ premium_storage = false
         );
     }
 
+    /// The embedded [[prices]]: eastus repeats every table's own price; westeurope and
+    /// japaneast price the v5/v6/B/ARM families and every disk tier; reservations and Windows are
+    /// not sourced, so a plan asking for them finds nothing priced rather than a guess.
+    #[test]
+    fn embedded_prices_cover_eastus_westeurope_and_japaneast() {
+        let catalog = embedded();
+        let view = |region: &str, pricing, os| {
+            catalog.priced_for(
+                EDITION_CURRENT,
+                &PriceChoice {
+                    region: region.into(),
+                    pricing,
+                    os,
+                },
+            )
+        };
+        let east = view("eastus", Pricing::Payg, Os::Linux);
+        let priced: Vec<&VmSize> = catalog
+            .vms_in(EDITION_CURRENT)
+            .filter(|vm| vm.price_usd_month.is_some())
+            .collect();
+        assert_eq!(east.catalog.vms.len(), priced.len());
+        for vm in &east.catalog.vms {
+            let own = catalog.vm(&vm.name, EDITION_CURRENT).unwrap();
+            assert_eq!(vm.price_usd_month, own.price_usd_month, "{}", vm.name);
+            // The eastus tables' own prices (price_region/price_pricing/price_os), no copy.
+            assert!(vm.table.ends_with("@ eastus payg linux"), "{}", vm.table);
+        }
+        assert!(east.disks_unpriced.is_empty(), "{:?}", east.disks_unpriced);
+        let eastus_d4as = catalog
+            .vm("D4as_v5", EDITION_CURRENT)
+            .unwrap()
+            .price_usd_month
+            .unwrap();
+        assert!((eastus_d4as - 0.172 * 730.0).abs() < 1e-9);
+        for region in ["westeurope", "japaneast"] {
+            let other = view(region, Pricing::Payg, Os::Linux);
+            assert!(other.catalog.vms.len() >= 90, "{region}");
+            for family in [
+                "Dasv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6", "Dsv5",
+            ] {
+                assert!(
+                    other.catalog.vms.iter().any(|vm| vm.family == family),
+                    "{region} {family}"
+                );
+            }
+            assert!(other.disks_unpriced.is_empty(), "{region}");
+            let d4as = other
+                .catalog
+                .vms
+                .iter()
+                .find(|vm| vm.name == "Standard_D4as_v5")
+                .unwrap();
+            assert!(d4as.price_usd_month.unwrap() > eastus_d4as, "{region}");
+            // Sizes with no price there are left out and counted, not priced at eastus rates.
+            assert!(other
+                .vms_not_in_region
+                .contains(&"Standard_L8s_v3".to_string()));
+        }
+        for (pricing, os) in [(Pricing::Ri1y, Os::Linux), (Pricing::Payg, Os::Windows)] {
+            let none = view("eastus", pricing, os);
+            assert!(none.catalog.vms.is_empty());
+            assert_eq!(none.vms_without_this_price.len(), priced.len());
+        }
+    }
+
+    #[test]
+    fn leaving_out_the_regional_price_lists_changes_no_table_row() {
+        let all = embedded();
+        let lean = Catalog::embedded_without_regional_prices().unwrap();
+        assert_eq!((&lean.vms, &lean.disks), (&all.vms, &all.disks));
+        assert!(lean.prices.iter().all(|p| p.region == "eastus"));
+        assert!(all.prices.iter().any(|p| p.region == "japaneast"));
+    }
+
+    /// A table's price_region/price_pricing/price_os make its prices [[prices]] rows; an
+    /// explicit row of the same key in the file wins; the two keys go together.
+    #[test]
+    fn table_price_keys_imply_price_rows_that_explicit_rows_override() {
+        let text = r#"
+[table]
+id = "t-prices"
+edition = "current"
+title = "t"
+source = "s"
+date = "2026-01-01"
+price_region = "westus2"
+price_pricing = "payg"
+price_os = "linux"
+
+[[vms]]
+name = "Standard_Q1"
+family = "Q"
+vcpu = 2
+memory_gib = 8
+max_data_disks = 4
+premium_storage = true
+uncached_iops = 1000
+price_usd_month = 100
+
+[[vms]]
+name = "Standard_Q2"
+family = "Q"
+vcpu = 4
+memory_gib = 16
+max_data_disks = 8
+premium_storage = true
+uncached_iops = 2000
+price_usd_month = 200
+
+[[prices]]
+name = "Standard_Q2"
+region = "westus2"
+pricing = "payg"
+os = "linux"
+usd_month = 150
+"#;
+        let mut catalog = Catalog::default();
+        catalog.load_str("t.toml", text).unwrap();
+        let view = catalog.priced_for(
+            EDITION_CURRENT,
+            &PriceChoice {
+                region: "WestUS2".into(),
+                pricing: Pricing::Payg,
+                os: Os::Linux,
+            },
+        );
+        let prices: Vec<(String, Option<f64>)> = view
+            .catalog
+            .vms
+            .iter()
+            .map(|vm| (vm.name.clone(), vm.price_usd_month))
+            .collect();
+        assert_eq!(
+            prices,
+            [
+                ("Standard_Q1".to_string(), Some(100.0)),
+                ("Standard_Q2".to_string(), Some(150.0))
+            ]
+        );
+        let error = Catalog::default()
+            .load_str("u.toml", &text.replace("price_pricing = \"payg\"\n", ""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("u.toml: line 8: [table]: field price_pricing: price_region and"),
+            "{error}"
+        );
+    }
+
     /// Current prices: every priced table says where, when and on what basis; VM monthly prices
     /// are the hourly prices its notes list times 730 hours; what could not be sourced is empty.
     #[test]
@@ -828,7 +1069,7 @@ premium_storage = false
                 "{short}: {hourly} x 730 != {month}"
             );
         }
-        assert_eq!(priced_vms, 88);
+        assert_eq!(priced_vms, 161);
         assert_eq!(
             unpriced,
             ["Standard_GS3", "Standard_GS4", "Standard_GS5"],

@@ -6,7 +6,7 @@
 //! check names file, line, section, row and field, and says how to fix it.
 
 use crate::error::CatalogError;
-use crate::types::{DiskSku, NetAppServiceLevel, ProvisionedDiskType, TableInfo, VmSize};
+use crate::types::{DiskSku, NetAppServiceLevel, PriceRow, ProvisionedDiskType, TableInfo, VmSize};
 use crate::{EDITIONS, EDITION_CURRENT};
 use std::collections::HashSet;
 use toml::Value;
@@ -19,6 +19,7 @@ pub(crate) struct FileRows {
     pub disks: Vec<DiskSku>,
     pub provisioned: Vec<ProvisionedDiskType>,
     pub netapp: Vec<NetAppServiceLevel>,
+    pub prices: Vec<PriceRow>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,6 +35,10 @@ enum Kind {
     Bool,
     /// One of the [`crate::types::DiskKind`] names.
     DiskKindName,
+    /// One of the [`crate::types::Pricing`] names.
+    PricingName,
+    /// One of the [`crate::types::Os`] names.
+    OsName,
 }
 
 struct Field {
@@ -67,6 +72,9 @@ const TABLE_FIELDS: &[Field] = &[
     opt("price_basis", Kind::Text),
     opt("price_source", Kind::Text),
     opt("price_date", Kind::Date),
+    opt("price_region", Kind::Text),
+    opt("price_pricing", Kind::PricingName),
+    opt("price_os", Kind::OsName),
     opt("notes", Kind::Text),
 ];
 
@@ -130,6 +138,28 @@ const NETAPP_FIELDS: &[Field] = &[
     opt("volume_throughput_mib_s_max", Kind::Number),
 ];
 
+const PRICE_FIELDS: &[Field] = &[
+    req("name", Kind::Text),
+    opt("table", Kind::Text),
+    req("region", Kind::Text),
+    req("pricing", Kind::PricingName),
+    opt("os", Kind::OsName),
+    req("usd_month", Kind::Number),
+    opt("retail_price_usd", Kind::Number),
+    opt("retail_unit", Kind::Text),
+    opt("source", Kind::Text),
+    opt("date", Kind::Date),
+    opt("notes", Kind::Text),
+];
+
+/// What makes a row unique within its section: the name, and for prices also where, how and
+/// for which OS.
+const NAME_KEY: &[&str] = &["name"];
+const PRICE_KEY: &[&str] = &["name", "region", "pricing", "os"];
+
+const PRICINGS: &[&str] = &["payg", "ri-1y", "ri-3y"];
+const OSES: &[&str] = &["linux", "windows"];
+
 const DISK_KINDS: &[&str] = &[
     "premium_ssd",
     "standard_ssd",
@@ -138,7 +168,7 @@ const DISK_KINDS: &[&str] = &[
     "ultra_disk",
 ];
 
-const SECTIONS: &[&str] = &["table", "vms", "disks", "provisioned", "netapp"];
+const SECTIONS: &[&str] = &["table", "vms", "disks", "provisioned", "netapp", "prices"];
 
 /// Parses and checks one catalog file. `file` is the name used in error messages.
 pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogError> {
@@ -161,7 +191,7 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
                 file: file.to_string(),
                 problem: format!(
                     "unknown section '{key}'; a catalog file has one [table] and rows in \
-                     [[vms]], [[disks]], [[provisioned]] or [[netapp]]"
+                     [[vms]], [[disks]], [[provisioned]], [[netapp]] or [[prices]]"
                 ),
             });
         }
@@ -206,15 +236,30 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
                 problem: one_line(error.message()),
             })?;
 
+    if table.price_region.is_some() != table.price_pricing.is_some() {
+        let (missing, present) = if table.price_region.is_none() {
+            ("price_region", "price_pricing")
+        } else {
+            ("price_pricing", "price_region")
+        };
+        return Err(CatalogError::Table {
+            file: file.to_string(),
+            line: locator.table_field_line(present),
+            field: missing.to_string(),
+            problem: "price_region and price_pricing go together (price_os too, for VM \
+                      prices); add it, e.g. price_region = \"eastus\", price_pricing = \"payg\""
+                .to_string(),
+        });
+    }
     let context = RowContext {
         file,
         table_id: &table.id,
         locator: &locator,
     };
-    let vms: Vec<VmSize> = context.rows(&document, "vms", VM_FIELDS)?;
-    let disks: Vec<DiskSku> = context.rows(&document, "disks", DISK_FIELDS)?;
+    let vms: Vec<VmSize> = context.rows(&document, "vms", VM_FIELDS, NAME_KEY)?;
+    let disks: Vec<DiskSku> = context.rows(&document, "disks", DISK_FIELDS, NAME_KEY)?;
     let provisioned: Vec<ProvisionedDiskType> =
-        context.rows(&document, "provisioned", PROVISIONED_FIELDS)?;
+        context.rows(&document, "provisioned", PROVISIONED_FIELDS, NAME_KEY)?;
     for (index, row) in provisioned.iter().enumerate() {
         if row.size_gib_min > row.size_gib_max {
             return Err(context.row_error(
@@ -241,7 +286,9 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
             ));
         }
     }
-    let netapp: Vec<NetAppServiceLevel> = context.rows(&document, "netapp", NETAPP_FIELDS)?;
+    let netapp: Vec<NetAppServiceLevel> =
+        context.rows(&document, "netapp", NETAPP_FIELDS, NAME_KEY)?;
+    let prices: Vec<PriceRow> = context.rows(&document, "prices", PRICE_FIELDS, PRICE_KEY)?;
 
     Ok(FileRows {
         table,
@@ -249,6 +296,7 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
         disks,
         provisioned,
         netapp,
+        prices,
     })
 }
 
@@ -288,6 +336,7 @@ impl RowContext<'_> {
         document: &toml::Table,
         section: &str,
         schema: &[Field],
+        key_fields: &[&str],
     ) -> Result<Vec<T>, CatalogError> {
         let Some(value) = document.get(section) else {
             return Ok(Vec::new());
@@ -338,14 +387,27 @@ impl RowContext<'_> {
                     ))
                 }
             }
-            if !seen_names.insert(crate::normalize(&name)) {
+            let key: Vec<String> = key_fields
+                .iter()
+                .map(|field| match row.get(*field).and_then(Value::as_str) {
+                    Some(text) if *field == "name" => crate::normalize(text),
+                    Some(text) => text.to_ascii_lowercase(),
+                    None => String::new(),
+                })
+                .collect();
+            if !seen_names.insert(key.join("\u{1f}")) {
+                let what = if key_fields.len() > 1 {
+                    format!("'{name}' with the same {}", key_fields[1..].join(", "))
+                } else {
+                    format!("'{name}'")
+                };
                 return Err(self.row_error(
                     section,
                     index,
                     &name,
                     "name",
                     format!(
-                        "'{name}' appears twice in this file; keep one row per name (a later \
+                        "{what} appears twice in this file; keep one row per name (a later \
                          --catalog file may override it)"
                     ),
                 ));
@@ -416,6 +478,8 @@ fn example(kind: Kind) -> &'static str {
         Kind::Number => "25600",
         Kind::Bool => "true",
         Kind::DiskKindName => "\"premium_ssd\"",
+        Kind::PricingName => "\"payg\"",
+        Kind::OsName => "\"linux\"",
     }
 }
 
@@ -448,6 +512,8 @@ fn check_value(value: &Value, kind: Kind) -> Result<(), String> {
                 describe(value)
             )),
         },
+        Kind::PricingName => one_of(value, PRICINGS),
+        Kind::OsName => one_of(value, OSES),
         Kind::Whole => match value {
             Value::Integer(number) if *number >= 0 && *number <= u32::MAX as i64 => Ok(()),
             _ => Err(format!(
@@ -469,6 +535,17 @@ fn check_value(value: &Value, kind: Kind) -> Result<(), String> {
     }
 }
 
+fn one_of(value: &Value, names: &[&str]) -> Result<(), String> {
+    match value.as_str() {
+        Some(text) if names.contains(&text) => Ok(()),
+        _ => Err(format!(
+            "expected one of {}, found {}",
+            names.join(", "),
+            describe(value)
+        )),
+    }
+}
+
 fn describe(value: &Value) -> String {
     match value {
         Value::String(text) => format!("\"{text}\""),
@@ -480,7 +557,7 @@ fn describe(value: &Value) -> String {
     }
 }
 
-fn is_date(text: &str) -> bool {
+pub(crate) fn is_date(text: &str) -> bool {
     let bytes = text.as_bytes();
     bytes.len() == 10
         && bytes[4] == b'-'

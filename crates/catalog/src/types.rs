@@ -28,6 +28,15 @@ pub struct TableInfo {
     pub price_source: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price_date: Option<String>,
+    /// When every `price_usd_month` of this table is a price of one region, way of paying and
+    /// (for VMs) OS, which: the rows then also count as `[[prices]]` rows of that kind, so a
+    /// plan with `--region` finds them without a second copy of each price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_region: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_pricing: Option<Pricing>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_os: Option<Os>,
     /// Free text: caveats, disagreements with other tables.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
@@ -163,4 +172,117 @@ pub struct NetAppServiceLevel {
     pub quota_tib_max: Option<f64>,
     /// Highest throughput of one regular volume, MiB/s, where published.
     pub volume_throughput_mib_s_max: Option<MiBps>,
+}
+
+/// How a price is paid: pay-as-you-go, or a 1- or 3-year reservation (Azure Reserved VM
+/// Instances), stated per month either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Pricing {
+    #[serde(rename = "payg")]
+    Payg,
+    #[serde(rename = "ri-1y")]
+    Ri1y,
+    #[serde(rename = "ri-3y")]
+    Ri3y,
+}
+
+impl Pricing {
+    pub const ALL: [Pricing; 3] = [Pricing::Payg, Pricing::Ri1y, Pricing::Ri3y];
+    /// The name used in files and on the command line (`payg`, `ri-1y`, `ri-3y`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Pricing::Payg => "payg",
+            Pricing::Ri1y => "ri-1y",
+            Pricing::Ri3y => "ri-3y",
+        }
+    }
+    /// Words for outputs.
+    pub fn words(self) -> &'static str {
+        match self {
+            Pricing::Payg => "pay-as-you-go",
+            Pricing::Ri1y => "1-year reservation",
+            Pricing::Ri3y => "3-year reservation",
+        }
+    }
+    /// Months a reservation term lasts (the Retail Prices API states a reservation's price for
+    /// the whole term); `None` for pay-as-you-go.
+    pub fn term_months(self) -> Option<f64> {
+        match self {
+            Pricing::Payg => None,
+            Pricing::Ri1y => Some(12.0),
+            Pricing::Ri3y => Some(36.0),
+        }
+    }
+}
+
+impl std::str::FromStr for Pricing {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        Pricing::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(text.trim()))
+            .ok_or_else(|| format!("'{text}' is not a way of paying; use payg, ri-1y or ri-3y"))
+    }
+}
+
+/// The operating system a VM price includes: Linux (no licence) or Windows (licence included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Os {
+    Linux,
+    Windows,
+}
+
+impl Os {
+    pub const ALL: [Os; 2] = [Os::Linux, Os::Windows];
+    pub fn name(self) -> &'static str {
+        match self {
+            Os::Linux => "linux",
+            Os::Windows => "windows",
+        }
+    }
+}
+
+impl std::str::FromStr for Os {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        Os::ALL
+            .into_iter()
+            .find(|os| os.name().eq_ignore_ascii_case(text.trim()))
+            .ok_or_else(|| format!("'{text}' is not an operating system; use linux or windows"))
+    }
+}
+
+/// One price of one VM size or fixed-size disk in one region, one way of paying and (for VMs)
+/// one operating system, in USD per month. A VM size or disk may have many; the planner reads
+/// the one [`crate::Catalog::priced_for`] chooses.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PriceRow {
+    /// The VM size (`Standard_D4s_v5`) or disk tier (`P30`) priced.
+    pub name: String,
+    pub table: String,
+    /// Azure's `armRegionName`, e.g. `eastus`.
+    pub region: String,
+    pub pricing: Pricing,
+    /// For VM sizes; `None` for disks (their price does not depend on the OS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os: Option<Os>,
+    /// USD per month: hourly x 730 for pay-as-you-go, the term's total / 12 or / 36 for a
+    /// reservation, the monthly meter for disks.
+    pub usd_month: f64,
+    /// The price as the source states it (per hour, per term, per month) and its unit, so the
+    /// conversion to `usd_month` can be checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retail_price_usd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retail_unit: Option<String>,
+    /// Where this row was read when it differs from the table's `price_source` (a file name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The price's effective date (YYYY-MM-DD) when the source gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// How a derived price was computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
 }

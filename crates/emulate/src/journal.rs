@@ -52,9 +52,15 @@ impl Journal {
 
     fn save(&self) -> Result<(), EmulateError> {
         let text = serde_json::to_string_pretty(self).expect("journal serializes");
-        let temp = self.path.with_extension(format!("tmp{}", self.pid));
-        fs::write(&temp, text).map_err(|e| io(format!("writing {}", temp.display()), e))?;
-        fs::rename(&temp, &self.path).map_err(|e| io(format!("renaming {}", temp.display()), e))
+        // A random O_EXCL|O_NOFOLLOW temporary name and a rename (iofit_safefs::atomic): a
+        // crash leaves the old journal or the new one, never half of one, and no fixed
+        // temporary name can be planted as a link.
+        iofit_safefs::atomic::write_atomic(&self.path, text.as_bytes()).map_err(|e| {
+            io(
+                format!("writing {}", self.path.display()),
+                std::io::Error::other(e.detail()),
+            )
+        })
     }
 
     /// Undoes everything recorded, newest first; returns what could not be undone.

@@ -62,6 +62,9 @@ pub struct LimitSummary {
     pub mean_used: f64,
     pub peak_used: f64,
     pub mean_consumed_pct: f64,
+    /// The typical second's consumed share: a start-up burst (page cache flushed in one go)
+    /// does not move it, as it moves the mean.
+    pub median_consumed_pct: f64,
     /// Share of seconds at >= 95 % of the limit.
     pub at_limit_pct_of_time: f64,
 }
@@ -72,7 +75,7 @@ pub struct Outcome {
     pub volumes: Vec<PreparedVolume>,
     pub seconds: Vec<Second>,
     pub limits: Vec<LimitSummary>,
-    /// The limit with the highest mean consumed share, when any reached 50 %.
+    /// The limit with the highest median consumed share, when any reached 50 %.
     pub binding: Option<String>,
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
@@ -148,12 +151,12 @@ fn rehearse(
         options.time_scale,
         options.tick.as_secs_f64(),
     );
-    apply(&group, &volumes, &controller)?;
+    apply(&mut group, &volumes, &controller)?;
     observer.ready(&volumes);
     let mut child = spawn(options, &volumes, &group)?;
     let seconds = steer(
         &mut child,
-        &group,
+        &mut group,
         &volumes,
         &mut controller,
         options,
@@ -168,8 +171,8 @@ fn rehearse(
     let limits = summarize(controller.limits(), &seconds);
     let binding = limits
         .iter()
-        .filter(|l| l.mean_consumed_pct >= 50.0)
-        .max_by(|a, b| a.mean_consumed_pct.total_cmp(&b.mean_consumed_pct))
+        .filter(|l| l.median_consumed_pct >= 50.0)
+        .max_by(|a, b| a.median_consumed_pct.total_cmp(&b.median_consumed_pct))
         .map(|l| l.limit.clone());
     Ok(Outcome {
         cgroup: group.version,
@@ -186,7 +189,7 @@ fn rehearse(
 }
 
 fn apply(
-    group: &ThrottleGroup,
+    group: &mut ThrottleGroup,
     volumes: &[PreparedVolume],
     controller: &Controller,
 ) -> Result<(), EmulateError> {
@@ -262,7 +265,7 @@ fn substitute(arg: &str, volumes: &[PreparedVolume]) -> String {
 /// The control loop: every tick read the counters, steer the caps; every second report.
 fn steer(
     child: &mut Child,
-    group: &ThrottleGroup,
+    group: &mut ThrottleGroup,
     volumes: &[PreparedVolume],
     controller: &mut Controller,
     options: &EmulateOptions,
@@ -433,6 +436,9 @@ fn summarize(limits: &DesignLimits, seconds: &[Second]) -> Vec<LimitSummary> {
             .iter()
             .filter(|v| pct(**v, cap) >= AT_LIMIT_PCT)
             .count() as f64;
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
         rows.push(LimitSummary {
             limit: name,
             cap,
@@ -440,6 +446,7 @@ fn summarize(limits: &DesignLimits, seconds: &[Second]) -> Vec<LimitSummary> {
             mean_used: mean + 0.0,
             peak_used: peak,
             mean_consumed_pct: pct(mean, cap) + 0.0,
+            median_consumed_pct: pct(median, cap) + 0.0,
             at_limit_pct_of_time: 100.0 * at / count,
         });
     };

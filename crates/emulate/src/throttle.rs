@@ -77,7 +77,15 @@ pub struct ThrottleGroup {
     pub version: CgroupVersion,
     pub dir: PathBuf,
     removed: bool,
+    /// The caps last written per device. Every write of a limit file restarts the kernel's
+    /// throttle slice, and a queued request that needs longer than the control tick to become
+    /// due (a 1 MiB write at 8 MB/s waits 131 ms) would wait forever if the same values were
+    /// written every tick; so only changes are written, and only changes beyond `HYSTERESIS`.
+    written: std::collections::HashMap<DeviceNumber, DeviceCaps>,
 }
+
+/// A cap moves only when the new value differs from the written one by more than this share.
+pub const HYSTERESIS: f64 = 0.05;
 
 const V1_ROOT: &str = "/sys/fs/cgroup/blkio";
 const V2_ROOTS: [&str; 2] = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"];
@@ -130,6 +138,7 @@ impl ThrottleGroup {
             version,
             dir,
             removed: false,
+            written: Default::default(),
         })
     }
 
@@ -138,8 +147,28 @@ impl ThrottleGroup {
         self.dir.join("cgroup.procs")
     }
 
-    /// Sets one device's caps; `None` lifts that cap.
-    pub fn set(&self, device: DeviceNumber, caps: &DeviceCaps) -> Result<(), EmulateError> {
+    /// Sets one device's caps; `None` lifts that cap. Writes only what changed by more than
+    /// `HYSTERESIS` (see `written`).
+    pub fn set(&mut self, device: DeviceNumber, caps: &DeviceCaps) -> Result<(), EmulateError> {
+        let caps = match self.written.get(&device) {
+            Some(old) => settle(old, caps),
+            None => *caps,
+        };
+        if self.written.get(&device) == Some(&caps) {
+            return Ok(());
+        }
+        let old = self.written.get(&device).copied();
+        self.write_caps(device, &caps, old.as_ref())?;
+        self.written.insert(device, caps);
+        Ok(())
+    }
+
+    fn write_caps(
+        &self,
+        device: DeviceNumber,
+        caps: &DeviceCaps,
+        old: Option<&DeviceCaps>,
+    ) -> Result<(), EmulateError> {
         match self.version {
             CgroupVersion::V1 => {
                 // v1 takes one value per file; 0 means unlimited.
@@ -149,7 +178,12 @@ impl ThrottleGroup {
                     ("blkio.throttle.read_bps_device", caps.read_bytes_s),
                     ("blkio.throttle.write_bps_device", caps.write_bytes_s),
                 ];
-                for (file, value) in pairs {
+                let old_values =
+                    old.map(|o| [o.read_iops, o.write_iops, o.read_bytes_s, o.write_bytes_s]);
+                for (index, (file, value)) in pairs.into_iter().enumerate() {
+                    if old_values.is_some_and(|o| o[index] == value) {
+                        continue;
+                    }
                     let line = format!("{device} {}", value.map(|v| v.max(1)).unwrap_or(0));
                     write_file(&self.dir.join(file), &line)?;
                 }
@@ -234,6 +268,20 @@ impl Drop for ThrottleGroup {
     }
 }
 
+/// Keeps each old value unless the new one moved by more than `HYSTERESIS`.
+fn settle(old: &DeviceCaps, new: &DeviceCaps) -> DeviceCaps {
+    let pick = |o: Option<u64>, n: Option<u64>| match (o, n) {
+        (Some(o), Some(n)) if (n as f64 - o as f64).abs() <= HYSTERESIS * o as f64 => Some(o),
+        _ => n,
+    };
+    DeviceCaps {
+        read_iops: pick(old.read_iops, new.read_iops),
+        write_iops: pick(old.write_iops, new.write_iops),
+        read_bytes_s: pick(old.read_bytes_s, new.read_bytes_s),
+        write_bytes_s: pick(old.write_bytes_s, new.write_bytes_s),
+    }
+}
+
 /// v1 `io_serviced`/`io_service_bytes` lines: "7:0 Read 123", "7:0 Write 45".
 fn parse_v1(text: &str, device: DeviceNumber) -> (u64, u64) {
     let key = device.to_string();
@@ -313,6 +361,27 @@ mod tests {
     fn reads_v1_counters_of_one_device() {
         let text = "7:0 Read 502\n7:0 Write 3\n7:0 Sync 505\n7:1 Read 9\nTotal 514\n";
         assert_eq!(parse_v1(text, LOOP0), (502, 3));
+    }
+
+    #[test]
+    fn small_moves_keep_the_written_cap() {
+        let old = DeviceCaps {
+            read_iops: Some(1000),
+            write_iops: Some(10),
+            read_bytes_s: Some(8_000_000),
+            write_bytes_s: None,
+        };
+        let new = DeviceCaps {
+            read_iops: Some(1040),
+            write_iops: Some(20),
+            read_bytes_s: Some(7_000_000),
+            write_bytes_s: Some(5),
+        };
+        let settled = settle(&old, &new);
+        assert_eq!(settled.read_iops, Some(1000));
+        assert_eq!(settled.write_iops, Some(20));
+        assert_eq!(settled.read_bytes_s, Some(7_000_000));
+        assert_eq!(settled.write_bytes_s, Some(5));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use crate::random::SplitMix64;
 use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::io;
 
 pub const BUFFER_ALIGN: usize = 4096;
 
@@ -15,33 +16,45 @@ pub struct BufferPool {
     slots: usize,
 }
 
-// The pool is owned by one worker thread; the raw pointer is never shared across threads
-// while in use, but the pool itself may be created on one thread and moved to another.
+// SAFETY: the pool owns its allocation outright (no aliasing handle exists outside it), so
+// moving it to another thread moves sole ownership; it is not `Sync`, and while IOs are in
+// flight the engine that owns it keeps it on one thread.
 unsafe impl Send for BufferPool {}
 
 impl BufferPool {
-    pub fn new(slots: usize, slot_size: usize, seed: u64) -> BufferPool {
+    /// `slots` buffers of `slot_size` bytes (rounded up to [`BUFFER_ALIGN`]). An allocation
+    /// the machine cannot give is an error, never an abort (the runner checks the total
+    /// against available memory first; this is the last line).
+    pub fn new(slots: usize, slot_size: usize, seed: u64) -> io::Result<BufferPool> {
+        let slots = slots.max(1);
         let slot_size = slot_size.max(1).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN;
-        let total = slot_size * slots.max(1);
-        let layout = Layout::from_size_align(total, BUFFER_ALIGN).expect("buffer layout");
-        // SAFETY: layout has non-zero size.
+        let too_big = || {
+            io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!("cannot allocate {slots} IO buffers of {slot_size} bytes"),
+            )
+        };
+        let total = slot_size.checked_mul(slots).ok_or_else(too_big)?;
+        let layout = Layout::from_size_align(total, BUFFER_ALIGN).map_err(|_| too_big())?;
+        // SAFETY: layout has non-zero size (slots >= 1, slot_size >= BUFFER_ALIGN).
         let ptr = unsafe { alloc_zeroed(layout) };
         if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
+            return Err(too_big());
         }
         let mut pool = BufferPool {
             ptr,
             layout,
             slot_size,
-            slots: slots.max(1),
+            slots,
         };
         pool.fill_random(seed);
-        pool
+        Ok(pool)
     }
 
     fn fill_random(&mut self, seed: u64) {
         let mut rng = SplitMix64::new(seed ^ 0xB0FF_E125);
-        // SAFETY: ptr is valid for layout.size() bytes, which is a multiple of 8 and 8-aligned.
+        // SAFETY: ptr is valid for layout.size() bytes, a multiple of 8, and 4096-aligned; the
+        // pool is borrowed mutably, so no other reference into it exists.
         let words =
             unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut u64, self.layout.size() / 8) };
         for word in words {
@@ -57,12 +70,19 @@ impl BufferPool {
         self.slots
     }
 
-    /// Start of slot `slot`'s buffer. The caller guarantees that only one IO uses a slot at a
-    /// time (the worker's free list does).
+    /// Start of slot `slot`'s buffer, `slot_size` bytes long. Panics when `slot` is not a slot
+    /// of the pool (checked in release builds too: the pointer must never leave the
+    /// allocation). Writing through the pointer is the caller's unsafe act, and the caller
+    /// makes sure only one IO uses a slot at a time (the worker's free list does).
     #[inline]
     pub fn slot_ptr(&self, slot: usize) -> *mut u8 {
-        debug_assert!(slot < self.slots);
-        // SAFETY: slot < slots, so the offset stays inside the allocation.
+        assert!(
+            slot < self.slots,
+            "slot {slot} outside a pool of {} slots",
+            self.slots
+        );
+        // SAFETY: slot < slots, so slot * slot_size < layout.size(): the offset stays inside
+        // the allocation (and cannot overflow, the product being below the allocation size).
         unsafe { self.ptr.add(slot * self.slot_size) }
     }
 
@@ -79,7 +99,7 @@ impl BufferPool {
 
 impl Drop for BufferPool {
     fn drop(&mut self) {
-        // SAFETY: allocated with this layout in `new`.
+        // SAFETY: allocated with this layout in `new` and freed only here, once.
         unsafe { dealloc(self.ptr, self.layout) }
     }
 }
@@ -89,8 +109,23 @@ mod tests {
     use super::*;
 
     #[test]
+    #[should_panic(expected = "slot 4 outside a pool of 4 slots")]
+    fn a_slot_outside_the_pool_panics_in_every_build() {
+        let pool = BufferPool::new(4, 4096, 1).unwrap();
+        let _ = pool.slot_ptr(4);
+    }
+
+    #[test]
+    fn an_impossible_pool_is_an_error_not_an_abort() {
+        let e = BufferPool::new(usize::MAX / 2, 1 << 20, 1)
+            .err()
+            .expect("refused");
+        assert_eq!(e.kind(), io::ErrorKind::OutOfMemory);
+    }
+
+    #[test]
     fn slots_are_aligned_and_disjoint() {
-        let pool = BufferPool::new(4, 5000, 1);
+        let pool = BufferPool::new(4, 5000, 1).unwrap();
         assert_eq!(pool.slot_size(), 8192);
         for slot in 0..4 {
             assert_eq!(pool.slot_ptr(slot) as usize % BUFFER_ALIGN, 0);

@@ -22,6 +22,9 @@ pub enum EngineError {
         path: PathBuf,
         error: std::io::Error,
     },
+    /// The run needs more memory, threads or open files than the machine allows.
+    #[error("{message}")]
+    Resources { message: String },
     /// Ctrl-C arrived before any job ran (during layout).
     #[error("interrupted while laying out test files; no job ran")]
     Interrupted,
@@ -38,7 +41,10 @@ impl EngineError {
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            EngineError::Refused { .. } | EngineError::Invalid { .. } | EngineError::BadPath { .. }
+            EngineError::Refused { .. }
+                | EngineError::Invalid { .. }
+                | EngineError::BadPath { .. }
+                | EngineError::Resources { .. }
         ) || matches!(self, EngineError::Io { error, .. } if iofit_safefs::error::is_user_setup_error(error))
     }
 

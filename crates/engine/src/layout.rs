@@ -406,12 +406,28 @@ pub fn lay_out(layout: &mut Layout, stop: &AtomicBool) -> Result<u64, EngineErro
         match result {
             Ok(bytes) => written += bytes,
             Err(e) => {
+                let mut removed = 0;
                 for path in &created {
                     if let Some(t) = layout.targets.remove(path) {
-                        let _ = t.remove_created();
+                        removed += t.remove_created().is_ok() as usize;
                     }
                 }
-                return Err(e);
+                return Err(match e {
+                    EngineError::Io {
+                        context,
+                        path,
+                        error,
+                    } if removed > 0 && iofit_safefs::error::is_user_setup_error(&error) => {
+                        EngineError::BadPath {
+                            message: format!(
+                                "{context} it: {}; the {removed} file(s) this layout created were removed",
+                                iofit_safefs::error::describe(&error)
+                            ),
+                            path,
+                        }
+                    }
+                    other => other,
+                });
             }
         }
     }
@@ -437,13 +453,13 @@ fn lay_out_one(
         }
         LayoutAction::Extend { from } => {
             let t = &layout.targets[&need.path];
-            if t.ownership() == Some(MarkKind::Sidecar) {
-                // The trailer moves to the new end first, so a cut-short extend stays ours.
-                marker::move_trailer(t.file(), &need.path, need.size)?;
-            }
             let writer = t
                 .reopen(true, false)
                 .map_err(|e| EngineError::from_io("cannot open", &need.path, e))?;
+            if t.ownership() == Some(MarkKind::Sidecar) {
+                // The trailer moves to the new end first, so a cut-short extend stays ours.
+                marker::move_trailer(&writer, &need.path, need.size)?;
+            }
             (writer, from)
         }
     };

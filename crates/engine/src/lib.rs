@@ -29,6 +29,7 @@ pub mod layout;
 pub mod null;
 pub mod psync;
 pub mod random;
+pub mod resources;
 pub mod runner;
 pub mod uring;
 pub mod worker;

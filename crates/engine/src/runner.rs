@@ -339,21 +339,33 @@ fn run_engine<C: Clock>(
                 EngineKind::Pvsync => SyncFlavor::Pvsync,
                 _ => SyncFlavor::Psync,
             };
-            let buffers = BufferPool::new(1, max_bs, plan.seed);
-            go(SyncEngine::new(flavor, files, buffers), plan, clock, shared)
-        }
-        EngineKind::IoUring | EngineKind::Libaio => {
-            let buffers = BufferPool::new(plan.depth as usize, max_bs, plan.seed);
-            match UringEngine::new(files, buffers, plan.depth) {
-                Ok(engine) => go(engine, plan, clock, shared),
-                Err(e) => CloneOutput {
-                    error: Some(format!(
-                        "io_uring is not available here ({e}); use ioengine=psync"
-                    )),
-                    ..CloneOutput::default()
-                },
+            match BufferPool::new(1, max_bs, plan.seed) {
+                Ok(buffers) => go(SyncEngine::new(flavor, files, buffers), plan, clock, shared),
+                Err(e) => setup_failed(e.to_string()),
             }
         }
+        EngineKind::IoUring | EngineKind::Libaio => {
+            let buffers = match BufferPool::new(plan.depth as usize, max_bs, plan.seed) {
+                Ok(buffers) => buffers,
+                Err(e) => return setup_failed(e.to_string()),
+            };
+            match UringEngine::new(files, buffers, plan.depth) {
+                Ok(engine) => go(engine, plan, clock, shared),
+                Err(e) if e.raw_os_error() == Some(libc::EMFILE) => setup_failed(format!(
+                    "cannot set up io_uring: {e} (the open-file limit, ulimit -n, is too low for this many clones)"
+                )),
+                Err(e) => setup_failed(format!(
+                    "io_uring is not available here ({e}); use ioengine=psync"
+                )),
+            }
+        }
+    }
+}
+
+fn setup_failed(message: String) -> CloneOutput {
+    CloneOutput {
+        error: Some(message),
+        ..CloneOutput::default()
     }
 }
 
@@ -442,6 +454,8 @@ pub fn run_jobs(
     for job in jobs {
         check_job(job)?;
     }
+    // Before any plan, buffer, thread or file is made: does the run fit this machine?
+    crate::resources::check(&crate::resources::needs(jobs), &crate::resources::limits())?;
     // Safety checks for every file of every job before anything is written.
     let disk_jobs: Vec<JobSpec> = jobs
         .iter()
@@ -604,7 +618,8 @@ pub fn run_jobs(
                     .name(format!("{}.{}", job.name, c))
                     .spawn(move || {
                         // Timer slack of 1 us so that rate-limited sleeps end on time.
-                        // SAFETY: prctl with an integer argument.
+                        // SAFETY: PR_SET_TIMERSLACK takes integer arguments only and changes
+                        // this thread's timer slack, nothing else.
                         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0, 0, 0) };
                         let shared = CloneShared {
                             stop: &stop,

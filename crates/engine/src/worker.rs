@@ -275,8 +275,9 @@ impl OffsetGen {
 }
 
 fn thread_cpu() -> (u64, u64, u64) {
-    // SAFETY: getrusage fills the struct.
+    // SAFETY: rusage is plain integers, for which all-zero bytes are a valid value.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage only writes the struct it is given, which lives for the call.
     unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
     let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
     (

@@ -204,30 +204,26 @@ fn ctrl_c_stops_cleanly_and_keeps_what_was_measured() {
     job.runtime = Some(Duration::from_secs(30));
     job.time_based = true;
     let options = RunOptions::default();
-    let stop = options.stop.clone();
-    let watched = dir.path().to_path_buf();
-    let t = std::thread::spawn(move || {
-        // Stop once the job runs (its 4 MiB file laid out), not during the layout: a stop
-        // there ends the run before any job (tested in iofit's reliability suite).
-        let laid_out = || {
-            std::fs::read_dir(&watched)
-                .map(|entries| {
-                    entries
-                        .flatten()
-                        .any(|e| e.metadata().map(|m| m.len() >= 4 << 20).unwrap_or(false))
-                })
-                .unwrap_or(false)
-        };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !laid_out() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
+    // Stop from the progress callback, once the job has run a little: a stop during the
+    // layout ends the run before any job (tested in iofit's reliability suite).
+    struct StopWhileRunning {
+        stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+        calls: u32,
+    }
+    impl iofit_engine::Observer for StopWhileRunning {
+        fn progress(&mut self, _progress: &iofit_engine::Progress) {
+            self.calls += 1;
+            if self.calls >= 2 {
+                self.stop.store(true, Ordering::Relaxed);
+            }
         }
-        std::thread::sleep(Duration::from_millis(300));
-        stop.store(true, Ordering::Relaxed);
-    });
+    }
+    let mut observer = StopWhileRunning {
+        stop: options.stop.clone(),
+        calls: 0,
+    };
     let start = Instant::now();
-    let report = run_jobs(&[job], &options, &mut Silent).unwrap();
-    t.join().unwrap();
+    let report = run_jobs(&[job], &options, &mut observer).unwrap();
     assert!(start.elapsed() < Duration::from_secs(25));
     let r = &report.result.jobs[0];
     assert!(r.interrupted);

@@ -258,23 +258,13 @@ pub fn write_requirements(
         }
         let body = toml::to_string_pretty(requirements)
             .map_err(|e| FleetError::Empty(format!("internal: {e}")))?;
-        let temporary = dir.join(format!(".{}.toml.iofit-tmp", profile.label));
-        let io = |source| FleetError::Io {
-            path: path.display().to_string(),
-            source,
-        };
-        std::fs::write(
-            &temporary,
-            format!(
-                "{HEADER} server '{}' from {}.\n\n{body}",
-                profile.label, requirements.source
-            ),
-        )
-        .map_err(io)?;
-        std::fs::rename(&temporary, &path).map_err(|source| FleetError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = format!(
+            "{HEADER} server '{}' from {}.\n\n{body}",
+            profile.label, requirements.source
+        );
+        // Whole or not at all, through safefs like every output iofit writes.
+        iofit_safefs::atomic::write_atomic(&path, text.as_bytes())
+            .map_err(|e| FleetError::Empty(e.to_string()))?;
         written.push(path);
     }
     Ok(written)

@@ -4,6 +4,8 @@
 //! - 1: the work ran but did not succeed (for `compare`: a requirement failed), or an
 //!   operating error (an IO error during a run).
 //! - 2: bad input: a file, line, key or flag the user must fix. Never a panic.
+//! - 3: a multi-host run lost a host after the start (`cmd::remote::INCOMPLETE`); the other
+//!   hosts' results are written.
 
 use std::fmt;
 use std::process::ExitCode;

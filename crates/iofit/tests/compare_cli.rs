@@ -179,7 +179,7 @@ fn bad_input_exits_2_with_one_line() {
     let missing = dir.path().join("nope.json").display().to_string();
     bad_input(
         &[&missing, "--requirements", &requirements],
-        "nope.json: cannot read",
+        "nope.json: cannot read results JSON",
     );
     // Malformed JSON, truncated.
     let truncated = path(
@@ -219,6 +219,13 @@ fn bad_input_exits_2_with_one_line() {
         "[[volumes]]\nlabel = \"data\"\n[volumes.sizing]\niops = 1.0\nthroughput_mb_s = 1.0\nio_size_bytes = 8192\nread_pct = 170.0\n",
     );
     bad_input(&[&results, "--requirements", &range], "sizing.read_pct");
+    // Two volumes with one label: refused as `plan` refuses them (one validation).
+    let volume = "[[volumes]]\nlabel = \"data\"\n[volumes.sizing]\niops = 1.0\nthroughput_mb_s = 1.0\nio_size_bytes = 8192\nread_pct = 70.0\n";
+    let twice = path("twice.toml", &format!("{volume}{volume}"));
+    bad_input(
+        &[&results, "--requirements", &twice, "--volume", "data"],
+        "two volumes are labelled 'data'",
+    );
     // Several volumes and none chosen; an unknown volume.
     let several = data("req-oltp-fail.toml").display().to_string();
     bad_input(&[&results, "--requirements", &several], "--volume");

@@ -58,12 +58,8 @@ fn precious(dir: &Path, name: &str) -> PathBuf {
 }
 
 fn unchanged(path: &Path) {
-    assert_eq!(
-        std::fs::read(path).unwrap(),
-        vec![0x5au8; 256 * 1024],
-        "{} changed",
-        path.display()
-    );
+    let same = std::fs::read(path).unwrap() == vec![0x5au8; 256 * 1024];
+    assert!(same, "{} changed", path.display());
 }
 
 /// A filesystem mounted for one test (as root), unmounted on drop.
@@ -286,6 +282,7 @@ fn layout_enospc_exits_2_and_removes_the_partial_file() {
     }
     assert_eq!(status.code(), Some(2), "{rest}");
     assert!(rest.contains("No space left"), "{rest}");
+    assert!(rest.contains("were removed"), "{rest}");
     assert_eq!(
         rest.lines()
             .filter(|l| l.starts_with("iofit: error"))
@@ -326,6 +323,9 @@ fn free_space_is_shown_in_units_that_show_it_and_ramfs_is_not_refused() {
         assert!(!stderr(&out).contains("0.0 GiB"));
     }
     if let Some(fs) = Mount::new("ramfs", "mode=755") {
+        // Item 2: a sidecar name planted as a link to a user's file is replaced, not written.
+        let user = precious(fs.path(), "user.db");
+        symlink(&user, fs.path().join(".f.iofit")).unwrap();
         let out = run(iofit()
             .args([
                 "run",
@@ -349,6 +349,24 @@ fn free_space_is_shown_in_units_that_show_it_and_ramfs_is_not_refused() {
             ])
             .arg(format!("--filename={}", fs.path().join("f").display())));
         assert!(again.status.success(), "{}", stderr(&again));
+        // Extending it moves the marker trailer to the new end; it stays ours, and its data
+        // length (not counting the trailer) is what a job without size= uses.
+        for size in ["--size=512k", "--size=512k"] {
+            let out = run(iofit()
+                .args([
+                    "run",
+                    "--name=r",
+                    "--rw=randwrite",
+                    "--bs=4k",
+                    size,
+                    "--ioengine=psync",
+                ])
+                .arg(format!("--filename={}", fs.path().join("f").display())));
+            assert!(out.status.success(), "{}", stderr(&out));
+        }
+        let len = std::fs::metadata(fs.path().join("f")).unwrap().len();
+        assert_eq!(len, 512 * 1024 + 4096, "data plus one trailer block");
+        unchanged(&user);
     }
 }
 
@@ -412,4 +430,241 @@ fn ctrl_c_during_layout_exits_130_and_leaves_no_partial_file() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "{rest}");
     assert!(!target.exists(), "the partial file was left behind");
+}
+
+/// A small fio job file writing `data` in `dir`.
+fn job_file(dir: &Path) -> (PathBuf, PathBuf) {
+    let job = dir.join("job.fio");
+    let data = dir.join("data.bin");
+    std::fs::write(
+        &job,
+        format!(
+            "[w]\nrw=randwrite\nbs=4k\nsize=256k\nfilename={}\n",
+            data.display()
+        ),
+    )
+    .unwrap();
+    (job, data)
+}
+
+#[test]
+fn item4_run_refuses_an_output_that_names_its_job_file_or_data_file_before_any_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let (job, data) = job_file(dir.path());
+    let before = std::fs::read(&job).unwrap();
+    let out = run(iofit().arg("run").arg(&job).arg("--output").arg(&job));
+    assert_bad_input(&out, "reads or tests");
+    assert_eq!(std::fs::read(&job).unwrap(), before);
+    assert!(!data.exists(), "the job ran before the output was checked");
+    // The job's own data file (created by an earlier run, so iofit owns it) as the output.
+    let ok = run(iofit().arg("run").arg(&job).arg("--quiet"));
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    let data_before = std::fs::read(&data).unwrap();
+    let out = run(iofit().arg("run").arg(&job).arg("--output").arg(&data));
+    assert_bad_input(&out, "reads or tests");
+    assert_eq!(std::fs::read(&data).unwrap().len(), data_before.len());
+    // A link to the job file as the output.
+    symlink(&job, dir.path().join("link.json")).unwrap();
+    let out = run(iofit()
+        .arg("run")
+        .arg(&job)
+        .arg("--output")
+        .arg(dir.path().join("link.json")));
+    assert_bad_input(&out, "reads or tests");
+    // An earlier result may be replaced.
+    let result = dir.path().join("result.json");
+    std::fs::write(&result, "old").unwrap();
+    let out = run(iofit()
+        .arg("run")
+        .arg(&job)
+        .args(["--quiet", "--output-format", "json", "--output"])
+        .arg(&result));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let _: serde_json::Value = serde_json::from_slice(&std::fs::read(&result).unwrap()).unwrap();
+}
+
+#[test]
+fn run_outputs_that_cannot_be_written_are_refused_before_any_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let (job, data) = job_file(dir.path());
+    for (output, needle) in [
+        (dir.path().to_path_buf(), "directory"),
+        (PathBuf::from(""), "empty"),
+        (dir.path().join("missing/out.json"), "does not exist"),
+    ] {
+        let out = run(iofit().arg("run").arg(&job).arg("--output").arg(&output));
+        assert_bad_input(&out, needle);
+        assert!(
+            !data.exists(),
+            "the job ran before --output {} was checked",
+            output.display()
+        );
+    }
+}
+
+#[test]
+fn item4_profile_refuses_to_replace_its_capture() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("cap.txt");
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data/iostat/example-db-server_sysstat-12.6.1_xt_10s.txt"),
+        &capture,
+    )
+    .unwrap();
+    let before = std::fs::read(&capture).unwrap();
+    let out = run(iofit().arg("profile").arg(&capture).arg("-o").arg(&capture));
+    assert_bad_input(&out, "reads or tests");
+    assert_eq!(std::fs::read(&capture).unwrap(), before);
+}
+
+#[test]
+fn item10_devices_and_fifos_as_inputs_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let req = dir.path().join("req.toml");
+    std::fs::write(&req, "x = 1\n").unwrap();
+    for input in [Path::new("/dev/zero"), fifo.as_path()] {
+        let out = run(iofit().arg("run").arg(input));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "run {}: {}",
+            input.display(),
+            stderr(&out)
+        );
+        let out = run(iofit()
+            .arg("compare")
+            .arg(input)
+            .arg("--requirements")
+            .arg(&req));
+        assert_bad_input(&out, "not a results JSON");
+        let out = run(iofit().args(["plan", "--requirements"]).arg(input));
+        assert_bad_input(&out, "not a requirements TOML");
+        let out = run(iofit().arg("profile").arg(input));
+        assert_bad_input(&out, "not a capture");
+    }
+}
+
+#[test]
+fn item3_planted_links_at_the_old_temporary_names_are_not_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = precious(dir.path(), "user.db");
+    // profile -o req.toml: the old fixed temporary name.
+    symlink(&user, dir.path().join(".req.toml.iofit-tmp")).unwrap();
+    let capture = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/iostat/example-db-server_sysstat-12.6.1_xt_10s.txt");
+    let out = run(iofit()
+        .arg("profile")
+        .arg(&capture)
+        .arg("-o")
+        .arg(dir.path().join("req.toml")));
+    assert!(out.status.success(), "{}", stderr(&out));
+    unchanged(&user);
+    // vdbench --output out.json: the old fixed partial name.
+    symlink(&user, dir.path().join("out.json.partial")).unwrap();
+    let param = dir.path().join("tiny.vdb");
+    std::fs::write(
+        &param,
+        format!(
+            "sd=sd1,lun={}/f1,size=1m\nwd=w,sd=sd1,rdpct=100,xfersize=4k\nrd=r,wd=w,iorate=max,elapsed=1,interval=1,threads=1\n",
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let out = run(iofit()
+        .arg("run")
+        .arg(&param)
+        .arg("--output")
+        .arg(dir.path().join("out.json")));
+    assert!(out.status.success(), "{}", stderr(&out));
+    unchanged(&user);
+    let _: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out.json")).unwrap()).unwrap();
+}
+
+#[test]
+fn item3_a_planted_cache_marker_link_is_neither_read_nor_written_through() {
+    let nocache = tempfile::tempdir().unwrap();
+    let readcache = tempfile::tempdir().unwrap();
+    let user = precious(nocache.path(), "user.db");
+    let marker = readcache.path().join(".iofit-cache-warmed");
+    let bench = |extra: &[&str]| {
+        run(iofit()
+            .args([
+                "bench",
+                "azure-premium",
+                "--scale",
+                "0.0001",
+                "--runtime",
+                "0.3",
+            ])
+            .args(["--size", "4m", "--iodepth", "4", "--quiet"])
+            .args(extra)
+            .arg("--nocache")
+            .arg(nocache.path())
+            .arg("--readcache")
+            .arg(readcache.path()))
+    };
+    // Read: a marker that is a link to /dev/zero would be read forever.
+    symlink("/dev/zero", &marker).unwrap();
+    let out = bench(&["--skip-warmup"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("was not warmed"), "{}", stderr(&out));
+    // Written: the warm-up records itself by replacing the link, not writing through it.
+    std::fs::remove_file(&marker).unwrap();
+    symlink(&user, &marker).unwrap();
+    let out = bench(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    unchanged(&user);
+    assert!(!std::fs::symlink_metadata(&marker)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+#[test]
+fn item4_plan_predict_and_compare_refuse_a_report_that_names_their_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = dir.path().join("req.toml");
+    let example = run(iofit().args(["plan", "--example-requirements"]));
+    assert!(example.status.success());
+    std::fs::write(&req, &example.stdout).unwrap();
+    let out = run(iofit()
+        .args(["plan", "--requirements"])
+        .arg(&req)
+        .arg("--report")
+        .arg(&req));
+    assert_bad_input(&out, "reads or tests");
+    let out = run(iofit()
+        .args([
+            "predict",
+            "--vm",
+            "Standard_D8s_v5",
+            "--disk",
+            "2xP30",
+            "--requirements",
+        ])
+        .arg(&req)
+        .arg("--report")
+        .arg(&req));
+    assert_bad_input(&out, "reads or tests");
+    assert_eq!(std::fs::read(&req).unwrap(), example.stdout);
+    // A results file that is also the report.
+    let results = dir.path().join("r.json");
+    std::fs::write(&results, "{}").unwrap();
+    let out = run(iofit()
+        .arg("compare")
+        .arg(&results)
+        .arg("--requirements")
+        .arg(&req)
+        .arg("--report")
+        .arg(&results));
+    assert_bad_input(&out, "reads or tests");
+    assert_eq!(std::fs::read(&results).unwrap(), b"{}");
 }

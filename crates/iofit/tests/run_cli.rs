@@ -593,13 +593,15 @@ fn rate_iops_holds_next_to_unthrottled_readers() {
         let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
         let jobs = doc["jobs"].as_array().unwrap();
         assert_eq!(jobs.len(), 4);
-        for job in &jobs[..2] {
-            assert!(
-                job["read"]["iops"].as_f64().unwrap() > CAP,
-                "readers are not capped"
-            );
-        }
         let mut stalled = Vec::new();
+        // Unthrottled readers slower than the writers' cap: this storage, at this moment, could
+        // not show a cap at all (a loaded runner); judged like a stall below.
+        for job in &jobs[..2] {
+            let iops = job["read"]["iops"].as_f64().unwrap();
+            if iops <= CAP {
+                stalled.push(format!("reader at {iops:.0} IOPS, under the cap"));
+            }
+        }
         for job in &jobs[2..] {
             let name = &job["jobname"];
             let iops = job["write"]["iops"].as_f64().unwrap();

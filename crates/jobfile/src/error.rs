@@ -60,7 +60,7 @@ pub enum ErrorKind {
     },
     #[error("{kind}={name} is defined twice; give each {kind} its own name")]
     Duplicate { kind: String, name: String },
-    #[error("hd={host} runs on '{machine}', which is not this machine ({used_by}); iofit runs vdbench files on this machine only until multi-host runs exist: set system=localhost or remove the hd= and host= entries")]
+    #[error("hd={host} runs on '{machine}', which is not this machine ({used_by}); a run on this machine only cannot use it: run the file with iofit run (which reaches hd= hosts over ssh) or set system=localhost")]
     RemoteHost {
         host: String,
         machine: String,

@@ -21,8 +21,10 @@
 //! - Each `forthreads`/`forxfersize`/`forrdpct`/`forseekpct` value (and each value of a
 //!   parenthesised `threads`/`iorate` list) is one run; several for-lists nest, the first
 //!   written outermost.
-//! - Hosts: runs execute on this machine. An SD on a host (`host=`, or every `hd=` when the SD
-//!   names none) that is not this machine is refused until multi-host runs exist.
+//! - Hosts: `hd=` lines with `system=`, `user=`, `jvms=`, `vdbench=` (where iofit is on the
+//!   host) and `shell=ssh` (rsh and vdbench's own daemon are refused with the reason); an SD
+//!   runs on the hds its `host=` names (one, a list, `*`; none: every hd). [`Run::on_host`]
+//!   gives each host its share of a run.
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::values::{parse_percent, parse_size, parse_time, parse_u32};
@@ -40,12 +42,18 @@ const MAX_INCLUDE_DEPTH: usize = 8;
 /// range must not allocate without bound).
 pub const MAX_RUNS: usize = 10_000;
 
-/// A host definition (`hd=`). Only where it runs matters to iofit.
+/// A host definition (`hd=`): where it runs and how iofit reaches it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostDef {
     pub name: String,
     /// The machine (`system=`); the name itself when absent.
     pub system: Option<String>,
+    /// `user=`: the ssh login.
+    pub user: Option<String>,
+    /// `jvms=`: worker processes on the host (vdbench's slave JVMs); 1 when absent.
+    pub jvms: u32,
+    /// `vdbench=`: where iofit is on the host (vdbench's install path key).
+    pub remote_binary: Option<String>,
     pub loc: Location,
 }
 
@@ -64,7 +72,8 @@ pub struct StorageDef {
     pub size: Option<Bytes>,
     /// `openflags=o_direct` (or `directio`).
     pub direct: bool,
-    pub host: Option<String>,
+    /// `host=`: the hd names this SD runs on (`*` for all); empty means every hd.
+    pub hosts: Vec<String>,
     /// `threads=` on the SD: an upper bound on the run's threads for this SD.
     pub max_threads: Option<u32>,
     pub loc: Location,
@@ -549,6 +558,10 @@ impl Parser {
     }
 
     fn host(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
+        // Checked on the line that says it, `hd=default` included.
+        for p in params.iter().skip(1).filter(|p| p.key == "shell") {
+            check_shell(&single(p, loc)?, loc)?;
+        }
         let Some((name, all)) = with_defaults(
             &mut self.hd_default,
             params,
@@ -563,11 +576,18 @@ impl Parser {
         let mut host = HostDef {
             name: name.clone(),
             system: None,
+            user: None,
+            jvms: 1,
+            remote_binary: None,
             loc: loc.clone(),
         };
         for p in &all {
-            if p.key == "system" {
-                host.system = Some(single(p, loc)?);
+            match p.key.as_str() {
+                "system" => host.system = Some(single(p, loc)?),
+                "user" => host.user = Some(single(p, loc)?),
+                "vdbench" => host.remote_binary = Some(single(p, loc)?),
+                "jvms" => host.jvms = positive_u32(&single(p, loc)?, "jvms", loc)?,
+                _ => {}
             }
         }
         if self.file.hosts.iter().any(|h| h.name == name) {
@@ -594,12 +614,17 @@ impl Parser {
             lun: PathBuf::new(),
             size: None,
             direct: false,
-            host: None,
+            hosts: Vec::new(),
             max_threads: None,
             loc: loc.clone(),
         };
         let mut has_lun = false;
         for p in &all {
+            if p.key == "host" {
+                // One hd name, a list `host=(vm1,vm2)`, or `*` for every hd.
+                sd.hosts = p.values.iter().filter(|v| !v.is_empty()).cloned().collect();
+                continue;
+            }
             let value = single(p, loc)?;
             match p.key.as_str() {
                 "lun" => {
@@ -635,7 +660,6 @@ impl Parser {
                         }
                     }
                 }
-                "host" => sd.host = Some(value),
                 "threads" => sd.max_threads = Some(positive_u32(&value, "threads", loc)?),
                 _ => {}
             }
@@ -1081,6 +1105,31 @@ fn check_keys(
         ));
     }
     Ok(())
+}
+
+/// `shell=`: iofit reaches hosts through OpenSSH only.
+fn check_shell(value: &str, loc: &Location) -> Result<(), JobFileError> {
+    match value.to_ascii_lowercase().as_str() {
+        "ssh" => Ok(()),
+        "rsh" => Err(loc.unsupported_value(
+            "shell",
+            value,
+            "rsh sends everything in clear text and iofit does not implement it",
+            "use shell=ssh (iofit starts itself on each host through the OpenSSH client)",
+        )),
+        "vdbench" => Err(loc.unsupported_value(
+            "shell",
+            value,
+            "shell=vdbench needs vdbench's own RMI daemon listening on every host, which iofit does not run",
+            "use shell=ssh (nothing listens on the network; iofit starts itself over ssh)",
+        )),
+        _ => Err(loc.unsupported_value(
+            "shell",
+            value,
+            "vdbench knows shell=ssh, rsh and vdbench",
+            "use shell=ssh",
+        )),
+    }
 }
 
 fn single(p: &Param, loc: &Location) -> Result<String, JobFileError> {
@@ -1540,60 +1589,94 @@ impl ParamFile {
         })
     }
 
-    /// Refuses SDs and WDs placed on a host that is not this machine. `is_local` decides what
-    /// "this machine" is (see [`is_local_host`]).
-    pub fn check_hosts(&self, is_local: impl Fn(&str) -> bool) -> Result<(), JobFileError> {
-        let refuse = |host: &HostDef, user: &str| {
-            host.loc.error(
-                Some("system"),
-                ErrorKind::RemoteHost {
-                    host: host.name.clone(),
-                    machine: host.machine().to_string(),
-                    used_by: user.to_string(),
-                },
-            )
-        };
-        let find_host = |name: &str, loc: &Location| -> Result<Option<&HostDef>, JobFileError> {
-            if name == "localhost" && !self.hosts.iter().any(|h| h.name == name) {
-                return Ok(None);
-            }
-            match self.hosts.iter().find(|h| h.name == name) {
-                Some(host) => Ok(Some(host)),
-                None => Err(unknown_reference(
-                    "hd",
-                    name,
-                    self.hosts.iter().map(|h| h.name.as_str()),
-                    loc,
-                )),
-            }
-        };
-        for sd in &self.sds {
-            match &sd.host {
-                Some(name) => {
-                    if let Some(host) = find_host(name, &sd.loc)? {
-                        if !is_local(host.machine()) {
-                            return Err(refuse(host, &format!("used by sd={}", sd.name)));
-                        }
-                    }
-                }
+    /// The hd lines an SD runs on: those named by `host=` (`*` or none: every hd). Unknown hd
+    /// names are errors naming the sd line. With no hd= lines at all, the SD runs here (empty).
+    pub fn sd_hosts(&self, sd: &StorageDef) -> Result<Vec<&HostDef>, JobFileError> {
+        if sd.hosts.is_empty() || sd.hosts.iter().any(|h| h == "*") {
+            return Ok(self.hosts.iter().collect());
+        }
+        let mut out = Vec::new();
+        for name in &sd.hosts {
+            match self.hosts.iter().find(|h| &h.name == name) {
+                Some(host) => out.push(host),
+                // hd=localhost need not be written out, as in vdbench.
+                None if name == "localhost" => {}
                 None => {
-                    // An SD without host= runs on every defined host.
-                    if let Some(host) = self.hosts.iter().find(|h| !is_local(h.machine())) {
-                        return Err(refuse(host, &format!("sd={} runs on every hd", sd.name)));
-                    }
+                    return Err(unknown_reference(
+                        "hd",
+                        name,
+                        self.hosts.iter().map(|h| h.name.as_str()),
+                        &sd.loc,
+                    ))
                 }
+            }
+        }
+        Ok(out)
+    }
+
+    /// True when the file runs anywhere but on this machine alone: an SD on a host that is
+    /// not this machine, or on more than one hd.
+    pub fn is_multi_host(&self, is_local: impl Fn(&str) -> bool) -> Result<bool, JobFileError> {
+        for sd in &self.sds {
+            let hosts = self.sd_hosts(sd)?;
+            if hosts.len() > 1 || hosts.iter().any(|h| !is_local(h.machine()) || h.jvms > 1) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Refuses SDs placed on a host that is not this machine (for a run on this machine
+    /// only). `is_local` decides what "this machine" is (see [`is_local_host`]).
+    pub fn check_hosts(&self, is_local: impl Fn(&str) -> bool) -> Result<(), JobFileError> {
+        for sd in &self.sds {
+            if let Some(host) = self
+                .sd_hosts(sd)?
+                .into_iter()
+                .find(|h| !is_local(h.machine()))
+            {
+                return Err(host.loc.error(
+                    Some("system"),
+                    ErrorKind::RemoteHost {
+                        host: host.name.clone(),
+                        machine: host.machine().to_string(),
+                        used_by: format!("used by sd={}", sd.name),
+                    },
+                ));
             }
         }
         for wd in &self.wds {
             if let Some(name) = &wd.host {
-                if let Some(host) = find_host(name, &wd.loc)? {
-                    if !is_local(host.machine()) {
-                        return Err(refuse(host, &format!("used by wd={}", wd.name)));
-                    }
+                if name != "localhost" && !self.hosts.iter().any(|h| &h.name == name) {
+                    return Err(unknown_reference(
+                        "hd",
+                        name,
+                        self.hosts.iter().map(|h| h.name.as_str()),
+                        &wd.loc,
+                    ));
                 }
             }
         }
         Ok(())
+    }
+}
+
+impl Run {
+    /// The part of this run that `host` executes: the (wd, sd) pairs whose SD runs there.
+    /// `None` when the host has nothing to do in this run.
+    pub fn on_host(&self, file: &ParamFile, host: &str) -> Result<Option<Run>, JobFileError> {
+        let mut run = self.clone();
+        let mut keep = Vec::new();
+        for w in &self.workloads {
+            if file.sd_hosts(&w.sd)?.iter().any(|h| h.name == host) {
+                keep.push(w.clone());
+            }
+        }
+        if keep.is_empty() {
+            return Ok(None);
+        }
+        run.workloads = keep;
+        Ok(Some(run))
     }
 }
 

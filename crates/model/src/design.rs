@@ -30,16 +30,19 @@ impl fmt::Display for HostCaching {
     }
 }
 
+/// A host caching name that is none of None, ReadOnly, ReadWrite.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("unknown host caching '{0}'; use none, readonly or readwrite")]
+pub struct UnknownHostCaching(pub String);
+
 impl FromStr for HostCaching {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
+    type Err = UnknownHostCaching;
+    fn from_str(text: &str) -> Result<Self, UnknownHostCaching> {
         match text.to_ascii_lowercase().as_str() {
             "none" | "off" => Ok(HostCaching::None),
             "readonly" | "ro" | "read" => Ok(HostCaching::ReadOnly),
             "readwrite" | "rw" => Ok(HostCaching::ReadWrite),
-            _ => Err(format!(
-                "unknown host caching '{text}'; use none, readonly or readwrite"
-            )),
+            _ => Err(UnknownHostCaching(text.to_string())),
         }
     }
 }
@@ -121,7 +124,9 @@ impl FromStr for VolumeDesign {
             return Err(error("no disk SKU"));
         }
         let caching = match caching_part {
-            Some(text) => text.parse().map_err(|reason: String| error(&reason))?,
+            Some(text) => text
+                .parse()
+                .map_err(|reason: UnknownHostCaching| error(&reason.to_string()))?,
             None => HostCaching::None,
         };
         Ok(VolumeDesign::new("vol0", sku.trim(), count, caching))

@@ -26,6 +26,8 @@ pub use design::{Design, HostCaching, VolumeDesign};
 pub use job::{
     BlockSizeSpec, Direction, EngineKind, JobSpec, PerDirection, RwMode, SizeSpec, Target,
 };
-pub use requirements::{Percentiles, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
+pub use requirements::{
+    Percentiles, Requirements, RequirementsError, SizingTarget, VolumeRequirements, VolumeRole,
+};
 pub use units::{Bytes, BytesPerSecond, Iops, Latency, MBps, MiBps};
-pub use workload::Workload;
+pub use workload::{Workload, WorkloadError};

@@ -195,48 +195,75 @@ impl Requirements {
         self.growth_factor *= factor;
     }
 
-    /// Checks the invariants a requirements file must keep; the message names the volume and key.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the invariants a requirements file must keep; the error names the volume and
+    /// key. The one validation: `plan`, `compare`, `profile` and `demo` all call it.
+    pub fn validate(&self) -> Result<(), RequirementsError> {
         if self.volumes.is_empty() {
-            return Err(
-                "no [[volumes]] entry; add at least one volume with a [volumes.sizing] table"
-                    .into(),
-            );
+            return Err(RequirementsError::NoVolumes);
         }
+        let mut labels = std::collections::HashSet::new();
         for volume in &self.volumes {
-            let s = &volume.sizing;
-            let at = |key: &str| format!("volume '{}', key sizing.{key}", volume.label);
-            if !(s.iops.is_finite() && s.iops >= 0.0) {
-                return Err(format!("{}: must be a number >= 0", at("iops")));
+            if !labels.insert(volume.label.as_str()) {
+                return Err(RequirementsError::DuplicateLabel(volume.label.clone()));
             }
-            if !(s.throughput_mb_s.is_finite() && s.throughput_mb_s >= 0.0) {
-                return Err(format!("{}: must be a number >= 0", at("throughput_mb_s")));
-            }
-            if s.io_size_bytes == 0 {
-                return Err(format!(
-                    "{}: must be at least 1 (bytes)",
-                    at("io_size_bytes")
-                ));
-            }
-            if !(0.0..=100.0).contains(&s.read_pct) {
-                return Err(format!("{}: must be within 0..=100", at("read_pct")));
-            }
-            if !(0.0..=100.0).contains(&s.random_pct) {
-                return Err(format!("{}: must be within 0..=100", at("random_pct")));
-            }
-            if let Some(latency) = s.latency_ms {
-                if !(latency.is_finite() && latency > 0.0) {
-                    return Err(format!("{}: must be a number > 0", at("latency_ms")));
-                }
-            }
-            if let Some(capacity) = s.capacity_gib {
-                if !(capacity.is_finite() && capacity >= 0.0) {
-                    return Err(format!("{}: must be a number >= 0", at("capacity_gib")));
-                }
-            }
+            volume
+                .sizing
+                .validate()
+                .map_err(|(key, problem)| RequirementsError::Key {
+                    volume: volume.label.clone(),
+                    key,
+                    problem,
+                })?;
         }
         Ok(())
     }
+}
+
+impl SizingTarget {
+    /// The key that breaks an invariant and what it must be.
+    fn validate(&self) -> Result<(), (&'static str, &'static str)> {
+        const AT_LEAST_0: &str = "must be a number >= 0";
+        let s = self;
+        if !(s.iops.is_finite() && s.iops >= 0.0) {
+            return Err(("iops", AT_LEAST_0));
+        }
+        if !(s.throughput_mb_s.is_finite() && s.throughput_mb_s >= 0.0) {
+            return Err(("throughput_mb_s", AT_LEAST_0));
+        }
+        if s.io_size_bytes == 0 {
+            return Err(("io_size_bytes", "must be at least 1 (bytes)"));
+        }
+        if !(0.0..=100.0).contains(&s.read_pct) {
+            return Err(("read_pct", "must be within 0..=100"));
+        }
+        if !(0.0..=100.0).contains(&s.random_pct) {
+            return Err(("random_pct", "must be within 0..=100"));
+        }
+        if s.latency_ms.is_some_and(|ms| !(ms.is_finite() && ms > 0.0)) {
+            return Err(("latency_ms", "must be a number > 0"));
+        }
+        if s.capacity_gib
+            .is_some_and(|gib| !(gib.is_finite() && gib >= 0.0))
+        {
+            return Err(("capacity_gib", AT_LEAST_0));
+        }
+        Ok(())
+    }
+}
+
+/// Why a requirements file breaks an invariant.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RequirementsError {
+    #[error("no [[volumes]] entry; add at least one volume with a [volumes.sizing] table")]
+    NoVolumes,
+    #[error("two volumes are labelled '{0}'; give each [[volumes]] its own label")]
+    DuplicateLabel(String),
+    #[error("volume '{volume}', key sizing.{key}: {problem}")]
+    Key {
+        volume: String,
+        key: &'static str,
+        problem: &'static str,
+    },
 }
 
 #[cfg(test)]
@@ -304,10 +331,21 @@ mod tests {
     fn validation_names_volume_and_key() {
         let mut requirements = sample();
         requirements.volumes[0].sizing.read_pct = 170.0;
-        let message = requirements.validate().unwrap_err();
+        let message = requirements.validate().unwrap_err().to_string();
         assert!(
             message.contains("'data'") && message.contains("sizing.read_pct"),
             "{message}"
+        );
+    }
+
+    #[test]
+    fn duplicate_labels_are_refused() {
+        let mut requirements = sample();
+        let copy = requirements.volumes[0].clone();
+        requirements.volumes.push(copy);
+        assert_eq!(
+            requirements.validate(),
+            Err(RequirementsError::DuplicateLabel("data".into()))
         );
     }
 }

@@ -58,21 +58,34 @@ impl Workload {
     }
 
     /// Checks the invariants every constructor must keep; returns the first one broken.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), WorkloadError> {
         if !(0.0..=100.0).contains(&self.read_pct) {
-            return Err(format!("read_pct {} is outside 0..=100", self.read_pct));
+            return Err(WorkloadError::ReadPct(self.read_pct));
         }
         if !(0.0..=100.0).contains(&self.random_pct) {
-            return Err(format!("random_pct {} is outside 0..=100", self.random_pct));
+            return Err(WorkloadError::RandomPct(self.random_pct));
         }
         if self.read_io_size.0 == 0 || self.write_io_size.0 == 0 {
-            return Err("IO size must be at least one byte".into());
+            return Err(WorkloadError::IoSize);
         }
         if self.queue_depth == 0 || self.threads == 0 {
-            return Err("queue depth and threads must be at least 1".into());
+            return Err(WorkloadError::Outstanding);
         }
         Ok(())
     }
+}
+
+/// The invariant of a [`Workload`] that is broken.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WorkloadError {
+    #[error("read_pct {0} is outside 0..=100")]
+    ReadPct(f64),
+    #[error("random_pct {0} is outside 0..=100")]
+    RandomPct(f64),
+    #[error("IO size must be at least one byte")]
+    IoSize,
+    #[error("queue depth and threads must be at least 1")]
+    Outstanding,
 }
 
 #[cfg(test)]

@@ -350,13 +350,53 @@ struct VolumeOption {
     disk: DiskPerf,
     count: u32,
     caching: HostCaching,
-    caching_reason: String,
+    caching_reason: CachingReason,
     provisioned: Option<(f64, f64)>,
     price: Option<f64>,
     /// Billable operations a month (kinds that bill them).
     operations_per_month: Option<f64>,
     operations_price: Option<f64>,
-    operations_note: Option<String>,
+}
+
+/// Why a volume option has its host caching. Words are written only for the options a plan
+/// shows (the search forms many more than it keeps).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum CachingReason {
+    /// The method's rule ([`choose_caching`]).
+    Policy,
+    /// The disk type does not support host caching.
+    Unsupported,
+    /// The VM's cached limits are not published, so a cached volume could not be checked.
+    CachedLimitsUnpublished,
+    /// The cached variant's fallback: the cached limits cannot carry the volume.
+    UncachedFallback,
+}
+
+impl CachingReason {
+    fn words(
+        self,
+        vm: &VmSize,
+        volume: &iofit_model::VolumeRequirements,
+        options: &PlanOptions,
+    ) -> String {
+        match self {
+            CachingReason::Policy => choose_caching(volume.role, &volume.sizing, options.caching).1,
+            CachingReason::Unsupported => {
+                "None: this disk type does not support host caching".into()
+            }
+            CachingReason::CachedLimitsUnpublished => format!(
+                "None: {}'s cached limits are not published, so a cached volume could not be \
+                 checked",
+                vm.name
+            ),
+            CachingReason::UncachedFallback => format!(
+                "None: the method would use ReadOnly ({}% reads), but {}'s cached limits cannot \
+                 carry this volume; its uncached limits can",
+                fmt_num(volume.sizing.read_pct),
+                vm.name
+            ),
+        }
+    }
 }
 
 /// The ranking cost of one volume option (see [`RankCost`]).
@@ -389,15 +429,21 @@ fn operations_per_io(disk: &DiskPerf, pieces: f64, piece_bytes: f64) -> f64 {
     pieces * per_piece
 }
 
-/// The monthly operations charge of `operations_per_month` on `disk`, with a note saying how
-/// it was computed; `(Some(0), None)` for kinds that bill no operations.
-fn operations_charge(
-    disk: &DiskPerf,
-    operations_per_month: f64,
-    busy_hours: f64,
-) -> (Option<f64>, Option<String>) {
+/// The monthly operations charge of `operations_per_month` on `disk`: `Some(0)` for kinds that
+/// bill no operations, `None` when the kind bills them and the price is not sourced.
+fn operations_price(disk: &DiskPerf, operations_per_month: f64) -> Option<f64> {
     if !disk.kind.bills_operations() {
-        return (Some(0.0), None);
+        return Some(0.0);
+    }
+    disk.price_usd_per_10k_operations
+        .map(|rate| operations_per_month / 1e4 * rate)
+}
+
+/// How [`operations_price`] was computed, or why it is missing; `None` for kinds that bill no
+/// operations.
+fn operations_note(disk: &DiskPerf, operations_per_month: f64, busy_hours: f64) -> Option<String> {
+    if !disk.kind.bills_operations() {
+        return None;
     }
     let unit = match disk.operation_unit_kib {
         Some(kib) => format!("IOs over {kib} KiB count as several"),
@@ -412,26 +458,20 @@ fn operations_charge(
             } else {
                 ""
             };
-            (
-                Some(charge),
-                Some(format!(
-                    "{} operations/month ({unit}; {} h/month at the sized IOPS) x ${rate} per \
-                     10,000 = ${charge:.2}{cap}",
-                    fmt_num(operations_per_month.round()),
-                    fmt_num(busy_hours),
-                )),
-            )
-        }
-        None => (
-            None,
             Some(format!(
-                "operations charge not sourced: {} bills disk operations per 10,000 ({} \
-                 operations/month at the sized IOPS), but the catalog has no price for them; the \
-                 cost is incomplete",
-                disk.name,
-                fmt_num(operations_per_month.round())
-            )),
-        ),
+                "{} operations/month ({unit}; {} h/month at the sized IOPS) x ${rate} per \
+                 10,000 = ${charge:.2}{cap}",
+                fmt_num(operations_per_month.round()),
+                fmt_num(busy_hours),
+            ))
+        }
+        None => Some(format!(
+            "operations charge not sourced: {} bills disk operations per 10,000 ({} \
+             operations/month at the sized IOPS), but the catalog has no price for them; the \
+             cost is incomplete",
+            disk.name,
+            fmt_num(operations_per_month.round())
+        )),
     }
 }
 
@@ -611,6 +651,47 @@ fn size_provisioned(
     Some((count, disk))
 }
 
+/// What one volume asks of its disks, derived once from its target and the plan's options.
+struct VolumeNeed {
+    /// Target IOPS at the operating point.
+    wanted: f64,
+    /// Mean IO size at the operating point, bytes.
+    size: f64,
+    stripe: Bytes,
+    /// Disk IOs per volume IO when striped.
+    split: f64,
+    read: f64,
+    hit: f64,
+    capacity: f64,
+    /// Share of each sized limit a design may use (1 - headroom).
+    room: f64,
+    slots: u32,
+    mb: f64,
+    seconds_busy: f64,
+}
+
+impl VolumeNeed {
+    fn of(vm: &VmSize, target: &SizingTarget, options: &PlanOptions) -> VolumeNeed {
+        let mb = options.assumptions.mb.bytes_per_mb();
+        let (stripe, _) = choose_stripe(target);
+        let size = operating_point(target, mb).1.as_f64();
+        VolumeNeed {
+            wanted: target_iops(target, mb),
+            size,
+            stripe,
+            split: (size / stripe.as_f64()).ceil().max(1.0),
+            read: target.read_pct / 100.0,
+            hit: options.assumptions.cache_hit_pct / 100.0,
+            capacity: target.capacity_gib.unwrap_or(0.0),
+            // Every sized limit keeps the headroom asked: a disk counts for `room` of its limit.
+            room: 1.0 - options.min_headroom_pct / 100.0,
+            slots: slots_allowed(vm, options.min_headroom_pct),
+            mb,
+            seconds_busy: 3600.0 * options.busy_hours_per_month,
+        }
+    }
+}
+
 /// The disk options for one volume on one VM, cheapest first (priced before unpriced).
 fn volume_options(
     vm: &VmSize,
@@ -618,127 +699,38 @@ fn volume_options(
     rows: &CatalogRows,
     options: &PlanOptions,
 ) -> Vec<VolumeOption> {
-    let target = &volume.sizing;
-    let mb = options.assumptions.mb.bytes_per_mb();
-    let wanted = target_iops(target, mb);
-    let (policy, policy_reason) = choose_caching(volume.role, target, options.caching);
+    let need = VolumeNeed::of(vm, &volume.sizing, options);
+    let (policy, _) = choose_caching(volume.role, &volume.sizing, options.caching);
     let vm_cache_published = vm.cached_iops.is_some() || vm.cached_throughput_mb_s.is_some();
-    let (stripe, _) = choose_stripe(target);
-    let size = operating_point(target, mb).1.as_f64();
-    let split = (size / stripe.as_f64()).ceil().max(1.0);
-    let read = target.read_pct / 100.0;
-    let hit = options.assumptions.cache_hit_pct / 100.0;
-    let capacity = target.capacity_gib.unwrap_or(0.0);
-    // Every sized limit keeps the headroom asked: a disk counts for `room` of its limit.
-    let room = 1.0 - options.min_headroom_pct / 100.0;
-    let slots = slots_allowed(vm, options.min_headroom_pct);
-    let seconds = 3600.0 * options.busy_hours_per_month;
-    let mut out = Vec::new();
-    let caching_for = |supports: bool| -> (HostCaching, String) {
+    let caching_for = |supports: bool| -> (HostCaching, CachingReason) {
         if !policy.is_cached() {
-            (policy, policy_reason.clone())
+            (policy, CachingReason::Policy)
         } else if !supports {
-            (
-                HostCaching::None,
-                "None: this disk type does not support host caching".into(),
-            )
+            (HostCaching::None, CachingReason::Unsupported)
         } else if !vm_cache_published && options.caching.is_none() {
-            (
-                HostCaching::None,
-                format!(
-                    "None: {}'s cached limits are not published, so a cached volume could not \
-                     be checked",
-                    vm.name
-                ),
-            )
+            (HostCaching::None, CachingReason::CachedLimitsUnpublished)
         } else {
-            (policy, policy_reason.clone())
+            (policy, CachingReason::Policy)
         }
     };
+    let mut out = Vec::new();
     for sku in &rows.disks {
         if sku.kind.needs_premium_vm() && !vm.premium_storage {
             continue;
         }
         let (policy_caching, policy_reason) = caching_for(sku.kind.supports_host_caching());
-        let mut cachings = vec![(policy_caching, policy_reason)];
-        if policy_caching.is_cached() && options.caching.is_none() {
-            // Fallback when the VM's cached limits are too low for the volume: the uncached
-            // limits may carry it. Tried after the cached variant at the same price.
-            cachings.push((
-                HostCaching::None,
-                format!(
-                    "None: the method would use ReadOnly ({}% reads), but {}'s cached limits \
-                     cannot carry this volume; its uncached limits can",
-                    fmt_num(target.read_pct),
-                    vm.name
-                ),
-            ));
-        }
-        for (caching, reason) in cachings {
-            let miss = if caching.is_cached() { 1.0 - hit } else { 1.0 };
-            let disk_ios = wanted * (read * miss * split + (1.0 - read) * split);
-            let disk_mb = wanted * size * (read * miss + (1.0 - read)) / mb;
-            let by_iops = (disk_ios / (sku.iops.0 * room) - 1e-9).ceil();
-            let by_mb = (disk_mb / (sku.throughput_mb_s.0 * room) - 1e-9).ceil();
-            let by_size = (capacity / sku.size_gib - 1e-9).ceil();
-            let count = by_iops.max(by_mb).max(by_size).max(1.0);
-            if !count.is_finite() || count > slots as f64 {
-                continue;
-            }
-            let count = count as u32;
-            let disk = DiskPerf::from(sku);
-            let (operations_per_month, operations_price, operations_note) =
-                if sku.kind.bills_operations() {
-                    // IOs reaching the disks (reads the cache serves do not), each counted as
-                    // the operations its stripe pieces bill.
-                    let (pieces, piece) = if count > 1 {
-                        (split, size.min(stripe.as_f64()))
-                    } else {
-                        (1.0, size)
-                    };
-                    let per_io = operations_per_io(&disk, pieces, piece);
-                    let per_month = wanted * (read * miss + (1.0 - read)) * per_io * seconds;
-                    let (charge, note) =
-                        operations_charge(&disk, per_month, options.busy_hours_per_month);
-                    (Some(per_month), charge, note)
-                } else {
-                    (None, Some(0.0), None)
-                };
-            out.push(VolumeOption {
-                disk,
-                count,
-                caching,
-                caching_reason: reason,
-                provisioned: None,
-                price: sku.price_usd_month.map(|p| p * count as f64),
-                operations_per_month,
-                operations_price,
-                operations_note,
-            });
+        // Fallback when the VM's cached limits are too low for the volume: the uncached
+        // limits may carry it. Tried after the cached variant at the same price.
+        let fallback = (policy_caching.is_cached() && options.caching.is_none())
+            .then_some((HostCaching::None, CachingReason::UncachedFallback));
+        for (caching, reason) in std::iter::once((policy_caching, policy_reason)).chain(fallback) {
+            out.extend(sku_option(&need, sku, caching, reason));
         }
     }
     if vm.premium_storage {
         for disk_type in &rows.provisioned {
             let (caching, reason) = caching_for(false);
-            let disk_ios = wanted * split;
-            let disk_mb = wanted * size / mb;
-            // Provisioned disks are bought with the headroom: the need divided by `room`.
-            if let Some((count, disk)) =
-                size_provisioned(disk_type, disk_ios / room, disk_mb / room, capacity, slots)
-            {
-                let price = disk.price_usd_month.map(|p| p * count as f64);
-                out.push(VolumeOption {
-                    provisioned: Some((disk.iops, disk.throughput_mb_s)),
-                    disk,
-                    count,
-                    caching,
-                    caching_reason: reason,
-                    price,
-                    operations_per_month: None,
-                    operations_price: Some(0.0),
-                    operations_note: None,
-                });
-            }
+            out.extend(provisioned_option(&need, disk_type, caching, reason));
         }
     }
     // Fully priced (disks + operations) first, cheapest first; then those whose operations
@@ -749,11 +741,103 @@ fn volume_options(
             .then(a.count.cmp(&b.count))
             .then(a.disk.name.cmp(&b.disk.name))
     });
+    // The search forms its combinations from these only.
+    out.truncate(OPTIONS_PER_VOLUME);
     out
+}
+
+/// A fixed-size SKU for the volume with this caching: the count its IOPS, MB/s and capacity
+/// need (with the headroom), its price and operations charge; `None` over the slots.
+fn sku_option(
+    need: &VolumeNeed,
+    sku: &DiskSku,
+    caching: HostCaching,
+    reason: CachingReason,
+) -> Option<VolumeOption> {
+    let VolumeNeed {
+        wanted,
+        size,
+        split,
+        read,
+        room,
+        mb,
+        ..
+    } = *need;
+    let miss = if caching.is_cached() {
+        1.0 - need.hit
+    } else {
+        1.0
+    };
+    let disk_ios = wanted * (read * miss * split + (1.0 - read) * split);
+    let disk_mb = wanted * size * (read * miss + (1.0 - read)) / mb;
+    let by_iops = (disk_ios / (sku.iops.0 * room) - 1e-9).ceil();
+    let by_mb = (disk_mb / (sku.throughput_mb_s.0 * room) - 1e-9).ceil();
+    let by_size = (need.capacity / sku.size_gib - 1e-9).ceil();
+    let count = by_iops.max(by_mb).max(by_size).max(1.0);
+    if !count.is_finite() || count > need.slots as f64 {
+        return None;
+    }
+    let count = count as u32;
+    let disk = DiskPerf::from(sku);
+    let (operations_per_month, operations_price) = if sku.kind.bills_operations() {
+        // IOs reaching the disks (reads the cache serves do not), each counted as the
+        // operations its stripe pieces bill.
+        let (pieces, piece) = if count > 1 {
+            (split, size.min(need.stripe.as_f64()))
+        } else {
+            (1.0, size)
+        };
+        let per_io = operations_per_io(&disk, pieces, piece);
+        let per_month = wanted * (read * miss + (1.0 - read)) * per_io * need.seconds_busy;
+        (Some(per_month), operations_price(&disk, per_month))
+    } else {
+        (None, Some(0.0))
+    };
+    Some(VolumeOption {
+        disk,
+        count,
+        caching,
+        caching_reason: reason,
+        provisioned: None,
+        price: sku.price_usd_month.map(|p| p * count as f64),
+        operations_per_month,
+        operations_price,
+    })
+}
+
+/// A provisioned disk type (Premium SSD v2, Ultra) sized for the volume with the headroom.
+fn provisioned_option(
+    need: &VolumeNeed,
+    disk_type: &ProvisionedDiskType,
+    caching: HostCaching,
+    reason: CachingReason,
+) -> Option<VolumeOption> {
+    let disk_ios = need.wanted * need.split;
+    let disk_mb = need.wanted * need.size / need.mb;
+    // Provisioned disks are bought with the headroom: the need divided by `room`.
+    let (count, disk) = size_provisioned(
+        disk_type,
+        disk_ios / need.room,
+        disk_mb / need.room,
+        need.capacity,
+        need.slots,
+    )?;
+    let price = disk.price_usd_month.map(|p| p * count as f64);
+    Some(VolumeOption {
+        provisioned: Some((disk.iops, disk.throughput_mb_s)),
+        disk,
+        count,
+        caching,
+        caching_reason: reason,
+        price,
+        operations_per_month: None,
+        operations_price: Some(0.0),
+    })
 }
 
 /// Builds the loads predict checks for one combination of volume options.
 fn build_loads(
+    vm: &VmSize,
     requirements: &Requirements,
     chosen: &[&VolumeOption],
     options: &PlanOptions,
@@ -825,7 +909,7 @@ fn build_loads(
                 disk_count: option.count,
                 disk_size_gib: option.disk.size_gib,
                 caching: option.caching,
-                caching_reason: option.caching_reason.clone(),
+                caching_reason: option.caching_reason.words(vm, volume, options),
                 stripe_size_bytes: (option.count > 1).then_some(stripe.0),
                 stripe_reason: (option.count > 1).then_some(stripe_reason),
                 queue_depth_total: outstanding,
@@ -839,7 +923,9 @@ fn build_loads(
                 price_usd_month: option.price,
                 operations_per_month: option.operations_per_month,
                 operations_usd_month: option.operations_price,
-                operations_note: option.operations_note.clone(),
+                operations_note: option.operations_per_month.and_then(|per_month| {
+                    operations_note(&option.disk, per_month, options.busy_hours_per_month)
+                }),
                 performance_note: performance_note(&option.disk, target),
             };
             (load, planned)
@@ -893,17 +979,13 @@ fn failure_reason(prediction: &Prediction) -> (Option<LimitKind>, String) {
     (None, "does not fit".into())
 }
 
-/// Checks requirements before planning; the message names the volume and key.
+/// Checks requirements before planning: the one validation every command uses
+/// ([`Requirements::validate`]), then that each volume has something to size.
 pub fn validate(requirements: &Requirements) -> Result<(), PlanError> {
-    requirements.validate().map_err(PlanError::Requirements)?;
-    let mut labels = std::collections::HashSet::new();
+    requirements
+        .validate()
+        .map_err(|e| PlanError::Requirements(e.to_string()))?;
     for volume in &requirements.volumes {
-        if !labels.insert(volume.label.as_str()) {
-            return Err(PlanError::Requirements(format!(
-                "two volumes are labelled '{}'; give each [[volumes]] its own label",
-                volume.label
-            )));
-        }
         if volume.sizing.iops == 0.0 && volume.sizing.throughput_mb_s == 0.0 {
             return Err(PlanError::Requirements(format!(
                 "volume '{}': sizing.iops and sizing.throughput_mb_s are both 0; give at least one",
@@ -920,10 +1002,12 @@ pub fn plan(
     rows: &CatalogRows,
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
-    plan_with_search(requirements, rows, options, cheapest_combinations)
+    plan_with_search(requirements, rows, options, SEARCH)
 }
 
-/// [`plan`] with the combination search given (the tests pass the exhaustive oracle).
+/// [`plan`] with the combination search given (the tests pass the exhaustive oracle). The
+/// method's steps: check the options, plan each VM (its limits rule it out, or the cheapest
+/// combination of disks that fits is its design), rank, then the totals and notes.
 fn plan_with_search(
     requirements: &Requirements,
     rows: &CatalogRows,
@@ -931,6 +1015,61 @@ fn plan_with_search(
     search: Search,
 ) -> Result<Plan, PlanError> {
     validate(requirements)?;
+    check_options(options)?;
+    if rows.vms.is_empty() {
+        return Err(PlanError::NoVms);
+    }
+    let mb = options.assumptions.mb.bytes_per_mb();
+    let mut accepted: Vec<PlannedDesign> = Vec::new();
+    let mut rejected: Vec<Rejected> = Vec::new();
+    let mut shared_options = SharedOptions::new();
+    for vm in &rows.vms {
+        match plan_vm(vm, requirements, rows, options, search, &mut shared_options)? {
+            VmOutcome::Design(design) => accepted.push(*design),
+            VmOutcome::Rejected(why) => rejected.push(why),
+        }
+    }
+    rank_designs(&mut accepted);
+    let designs_meeting = accepted.len();
+    let impossible = if accepted.is_empty() {
+        impossible_reasons(requirements, rows, &rejected, options)
+    } else {
+        Vec::new()
+    };
+    let rejected = rejected_shown(rejected, accepted.first(), options.rejected_shown);
+    let mut designs: Vec<PlannedDesign> = accepted.into_iter().take(options.top).collect();
+    for (index, design) in designs.iter_mut().enumerate() {
+        design.rank = index + 1;
+    }
+    let totals = requirement_totals(requirements, mb);
+    let netapp = rows
+        .netapp
+        .iter()
+        .map(|level| {
+            netapp_option(
+                level,
+                totals.throughput_mb_s * mb / MIB as f64,
+                totals.capacity_gib / 1024.0,
+            )
+        })
+        .collect();
+    Ok(Plan {
+        totals,
+        assumptions: options.assumptions.clone(),
+        vms_considered: rows.vms.len(),
+        designs_meeting,
+        designs,
+        rejected,
+        impossible,
+        netapp,
+        notes: plan_notes(requirements, options),
+        min_headroom_pct: options.min_headroom_pct,
+        busy_hours_per_month: options.busy_hours_per_month,
+    })
+}
+
+/// The plan's own knobs, in range.
+fn check_options(options: &PlanOptions) -> Result<(), PlanError> {
     if !(0.0..100.0).contains(&options.min_headroom_pct) {
         return Err(PlanError::Options(format!(
             "min headroom {}%: must be within 0..100 (10 keeps every limit 10% above the need)",
@@ -943,234 +1082,319 @@ fn plan_with_search(
             options.busy_hours_per_month
         )));
     }
-    if rows.vms.is_empty() {
-        return Err(PlanError::NoVms);
+    Ok(())
+}
+
+/// What planning one VM gives: its design, or why it cannot carry the requirements.
+enum VmOutcome {
+    Design(Box<PlannedDesign>),
+    Rejected(Rejected),
+}
+
+/// A VM ruled out, and why.
+fn rejection(vm: &VmSize, limit: Option<LimitKind>, reason: String) -> Rejected {
+    Rejected {
+        vm: vm.name.clone(),
+        vm_vcpu: vm.vcpu,
+        vm_memory_gib: vm.memory_gib,
+        vm_price_usd_month: vm.price_usd_month,
+        cheapest_tried_usd_month: None,
+        tried: None,
+        limit,
+        reason,
     }
+}
+
+/// What a volume's disk options depend on in a VM: premium storage, whether its cached limits
+/// are published, and the data-disk slots a design may use. VMs alike in these share their
+/// options (their words name the VM, and are written later, per design).
+type OptionsKey = (bool, bool, u32);
+
+/// Each volume's options, per [`OptionsKey`]: computed once for all VMs that share it.
+type SharedOptions = std::collections::HashMap<OptionsKey, std::rc::Rc<Vec<Vec<VolumeOption>>>>;
+
+/// Plans one VM: host and total limits first (no disks needed to rule it out), then each
+/// volume's disk options, then the cheapest combinations until one fits.
+fn plan_vm(
+    vm: &VmSize,
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+    search: Search,
+    shared_options: &mut SharedOptions,
+) -> Result<VmOutcome, PlanError> {
     let mb = options.assumptions.mb.bytes_per_mb();
+    if let Some(reason) = host_shortfall(vm, requirements) {
+        return Ok(VmOutcome::Rejected(rejection(vm, None, reason)));
+    }
+    if let Some((limit, reason)) =
+        vm_total_shortfall(vm, requirements, mb, options.min_headroom_pct)
+    {
+        return Ok(VmOutcome::Rejected(rejection(vm, Some(limit), reason)));
+    }
+    let key = (
+        vm.premium_storage,
+        vm.cached_iops.is_some() || vm.cached_throughput_mb_s.is_some(),
+        slots_allowed(vm, options.min_headroom_pct),
+    );
+    let per_volume = shared_options
+        .entry(key)
+        .or_insert_with(|| {
+            std::rc::Rc::new(
+                requirements
+                    .volumes
+                    .iter()
+                    .map(|volume| volume_options(vm, volume, rows, options))
+                    .collect(),
+            )
+        })
+        .clone();
+    if let Some(index) = per_volume.iter().position(Vec::is_empty) {
+        let reason = format!(
+            "no disk of the catalog carries volume '{}' within {}'s {} data disks{}",
+            requirements.volumes[index].label,
+            vm.name,
+            vm.max_data_disks,
+            if vm.premium_storage {
+                ""
+            } else {
+                " (standard disks only: no premium storage)"
+            }
+        );
+        return Ok(VmOutcome::Rejected(rejection(
+            vm,
+            Some(LimitKind::VmDataDisks),
+            reason,
+        )));
+    }
+    try_combinations(vm, requirements, rows, options, search, &per_volume)
+}
+
+/// One combination of volume options checked against the VM by predict.
+struct Trial {
+    disk_price: Option<f64>,
+    operations_price: Option<f64>,
+    pairs: Vec<(VolumeLoad, PlannedVolume)>,
+    prediction: Prediction,
+}
+
+/// Tries the cheapest combinations of the volumes' options (found best-first, see `search`)
+/// until one fits every limit with the headroom kept; the first failure says why the VM is
+/// ruled out when none does.
+fn try_combinations(
+    vm: &VmSize,
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+    search: Search,
+    per_volume: &[Vec<VolumeOption>],
+) -> Result<VmOutcome, PlanError> {
+    let costs: Vec<Vec<RankCost>> = per_volume
+        .iter()
+        .map(|o| o.iter().map(rank_cost).collect())
+        .collect();
+    let slots = slots_allowed(vm, options.min_headroom_pct);
+    let mut first_failure: Option<Rejected> = None;
+    // The cheapest few combinations decide; beyond them a VM that fails keeps failing for
+    // the same VM-level reason, and trying every combination would only cost time.
+    for indices in (search.combinations)(&costs, MAX_TRIES_PER_VM) {
+        let chosen: Vec<&VolumeOption> = indices
+            .iter()
+            .zip(per_volume)
+            .map(|(&index, list)| &list[index])
+            .collect();
+        let total_disks: u32 = chosen.iter().map(|o| o.count).sum();
+        if search.prune_by_slots && first_failure.is_some() && total_disks > slots {
+            // More disks than the slots allow never fits (predict finds the VM's data-disk
+            // limit over, or the headroom rule rules it out), and the VM's reason is
+            // already recorded: no need to predict it.
+            continue;
+        }
+        let trial = trial(vm, requirements, rows, options, &chosen)?;
+        match trial_failure(vm, &trial, total_disks, slots, options) {
+            None => return Ok(VmOutcome::Design(Box::new(planned_design(vm, trial)))),
+            Some((limit, reason)) if first_failure.is_none() => {
+                first_failure = Some(Rejected {
+                    cheapest_tried_usd_month: match (vm.price_usd_month, trial.disk_price) {
+                        (Some(a), Some(b)) => Some(a + b + trial.operations_price.unwrap_or(0.0)),
+                        _ => None,
+                    },
+                    tried: Some(describe(vm, &trial.pairs)),
+                    ..rejection(vm, limit, reason)
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    // At least one combination is always tried: every volume has an option.
+    Ok(VmOutcome::Rejected(first_failure.unwrap_or_else(|| {
+        rejection(vm, None, "no combination of disks was tried".into())
+    })))
+}
+
+/// Predicts one combination on the VM.
+fn trial(
+    vm: &VmSize,
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+    chosen: &[&VolumeOption],
+) -> Result<Trial, PlanError> {
     let alternatives = Alternatives {
         vms: &rows.vms,
         disks: &rows.disks,
     };
-    let mut accepted: Vec<PlannedDesign> = Vec::new();
-    let mut rejected: Vec<Rejected> = Vec::new();
-    for vm in &rows.vms {
-        if let Some(reason) = host_shortfall(vm, requirements) {
-            rejected.push(Rejected {
-                vm: vm.name.clone(),
-                vm_vcpu: vm.vcpu,
-                vm_memory_gib: vm.memory_gib,
-                vm_price_usd_month: vm.price_usd_month,
-                cheapest_tried_usd_month: None,
-                tried: None,
-                limit: None,
-                reason,
-            });
-            continue;
-        }
-        if let Some((limit, reason)) =
-            vm_total_shortfall(vm, requirements, mb, options.min_headroom_pct)
-        {
-            rejected.push(Rejected {
-                vm: vm.name.clone(),
-                vm_vcpu: vm.vcpu,
-                vm_memory_gib: vm.memory_gib,
-                vm_price_usd_month: vm.price_usd_month,
-                cheapest_tried_usd_month: None,
-                tried: None,
-                limit: Some(limit),
-                reason,
-            });
-            continue;
-        }
-        let per_volume: Vec<Vec<VolumeOption>> = requirements
-            .volumes
-            .iter()
-            .map(|volume| volume_options(vm, volume, rows, options))
-            .collect();
-        if let Some((index, _)) = per_volume.iter().enumerate().find(|(_, o)| o.is_empty()) {
-            let label = &requirements.volumes[index].label;
-            rejected.push(Rejected {
-                vm: vm.name.clone(),
-                vm_vcpu: vm.vcpu,
-                vm_memory_gib: vm.memory_gib,
-                vm_price_usd_month: vm.price_usd_month,
-                cheapest_tried_usd_month: None,
-                tried: None,
-                limit: Some(LimitKind::VmDataDisks),
-                reason: format!(
-                    "no disk of the catalog carries volume '{label}' within {}'s {} data disks{}",
-                    vm.name,
-                    vm.max_data_disks,
-                    if vm.premium_storage {
-                        ""
-                    } else {
-                        " (standard disks only: no premium storage)"
-                    }
-                ),
-            });
-            continue;
-        }
-        // The cheapest few options per volume (each SKU may come cached and uncached);
-        // combinations in order of total price, found best-first (see `search`).
-        let costs: Vec<Vec<RankCost>> = per_volume
-            .iter()
-            .map(|o| o.iter().take(OPTIONS_PER_VOLUME).map(rank_cost).collect())
-            .collect();
-        let slots = slots_allowed(vm, options.min_headroom_pct);
-        let mut first_failure: Option<Rejected> = None;
-        let mut found = None;
-        // The cheapest few combinations decide; beyond them a VM that fails keeps failing for
-        // the same VM-level reason, and trying every combination would only cost time.
-        for indices in search(&costs, MAX_TRIES_PER_VM) {
-            let chosen: Vec<&VolumeOption> = indices
-                .iter()
-                .zip(&per_volume)
-                .map(|(&index, list)| &list[index])
-                .collect();
-            let total_disks: u32 = chosen.iter().map(|o| o.count).sum();
-            let disk_price: Option<f64> = chosen.iter().map(|o| o.price).sum();
-            let operations_price: Option<f64> = chosen.iter().map(|o| o.operations_price).sum();
-            let pairs = build_loads(requirements, &chosen, options);
-            let loads: Vec<VolumeLoad> = pairs.iter().map(|(l, _)| l.clone()).collect();
-            let prediction = match predict(vm, &loads, &options.assumptions, Some(alternatives)) {
-                Ok(p) => p,
-                Err(error) => return Err(PlanError::Requirements(error.to_string())),
-            };
-            let headroom = if prediction.fits() && total_disks <= vm.max_data_disks {
-                headroom_shortfall(&prediction, options.min_headroom_pct)
-            } else {
-                None
-            };
-            let slots_short = total_disks > slots && total_disks <= vm.max_data_disks;
-            if prediction.fits() && !slots_short && headroom.is_none() {
-                found = Some((disk_price, operations_price, pairs, prediction));
-                break;
-            }
-            if first_failure.is_none() {
-                let (limit, reason) = match headroom {
-                    Some(short) if prediction.fits() => (Some(short.0), short.1),
-                    _ if prediction.fits() && slots_short => (
-                        Some(LimitKind::VmDataDisks),
-                        format!(
-                            "{total_disks} data disks leave less than {}% of {}'s {} slots free \
-                             (--min-headroom-pct)",
-                            fmt_num(options.min_headroom_pct),
-                            vm.name,
-                            vm.max_data_disks
-                        ),
-                    ),
-                    _ => failure_reason(&prediction),
-                };
-                first_failure = Some(Rejected {
-                    vm: vm.name.clone(),
-                    vm_vcpu: vm.vcpu,
-                    vm_memory_gib: vm.memory_gib,
-                    vm_price_usd_month: vm.price_usd_month,
-                    cheapest_tried_usd_month: match (vm.price_usd_month, disk_price) {
-                        (Some(a), Some(b)) => Some(a + b + operations_price.unwrap_or(0.0)),
-                        _ => None,
-                    },
-                    tried: Some(describe(vm, &pairs)),
-                    limit,
-                    reason,
-                });
-            }
-        }
-        match found {
-            Some((disk_price, operations_price, pairs, prediction)) => {
-                let volumes: Vec<PlannedVolume> = pairs.into_iter().map(|(_, p)| p).collect();
-                // VM + disks + operations; an operations charge that is not sourced leaves the
-                // total at what is known and marks the cost incomplete (never free).
-                let total = match (vm.price_usd_month, disk_price) {
-                    (Some(a), Some(b)) => Some(a + b + operations_price.unwrap_or(0.0)),
-                    _ => None,
-                };
-                let cost_complete = total.is_some() && operations_price.is_some();
-                let price_note = if total.is_none() {
-                    let mut missing = Vec::new();
-                    if vm.price_usd_month.is_none() {
-                        missing.push(vm.name.clone());
-                    }
-                    for v in &volumes {
-                        if v.price_usd_month.is_none() && !missing.contains(&v.disk_sku) {
-                            missing.push(v.disk_sku.clone());
-                        }
-                    }
-                    Some(format!("price not sourced: {}", missing.join(", ")))
-                } else if !cost_complete {
-                    let missing: Vec<String> = volumes
-                        .iter()
-                        .filter(|v| v.operations_usd_month.is_none())
-                        .map(|v| v.disk_sku.clone())
-                        .collect();
-                    Some(format!(
-                        "operations charge not sourced: {} (billed per 10,000 disk operations; \
-                         not in the total, cost incomplete)",
-                        missing.join(", ")
-                    ))
-                } else {
-                    None
-                };
-                let unknown_limits = prediction
-                    .limits
-                    .iter()
-                    .filter(|c| c.status == LimitStatus::Unknown)
-                    .map(|c| c.name.clone())
-                    .collect();
-                let max_outstanding = volumes
-                    .iter()
-                    .map(|v| v.queue_depth_per_thread)
-                    .max()
-                    .unwrap_or(1);
-                let threads = volumes.iter().map(|v| v.threads).sum();
-                accepted.push(PlannedDesign {
-                    rank: 0,
-                    design: Design {
-                        vm: vm.name.clone(),
-                        volumes: volumes
-                            .iter()
-                            .map(|v| {
-                                let mut d = VolumeDesign::new(
-                                    v.label.clone(),
-                                    v.disk_sku.clone(),
-                                    v.disk_count,
-                                    v.caching,
-                                );
-                                d.stripe_size = v.stripe_size_bytes.map(Bytes);
-                                if v.provisioned_iops.is_some() {
-                                    d.provisioned_size_gib = Some(v.disk_size_gib);
-                                    d.provisioned_iops = v.provisioned_iops;
-                                    d.provisioned_throughput_mb_s = v.provisioned_throughput_mb_s;
-                                }
-                                d
-                            })
-                            .collect(),
-                        queue_depth: max_outstanding,
-                        threads,
-                    },
-                    vm: vm.name.clone(),
-                    vm_table: vm.table.clone(),
-                    vm_vcpu: vm.vcpu,
-                    vm_memory_gib: vm.memory_gib,
-                    vm_price_usd_month: vm.price_usd_month,
-                    disks_price_usd_month: disk_price,
-                    operations_usd_month: operations_price,
-                    total_usd_month: total,
-                    cost_complete,
-                    price_note,
-                    volumes,
-                    unknown_limits,
-                    prediction,
-                });
-            }
-            None => {
-                if let Some(failure) = first_failure {
-                    rejected.push(failure);
-                }
-            }
-        }
-    }
+    let pairs = build_loads(vm, requirements, chosen, options);
+    let loads: Vec<VolumeLoad> = pairs.iter().map(|(l, _)| l.clone()).collect();
+    let prediction = predict(vm, &loads, &options.assumptions, Some(alternatives))
+        .map_err(|error| PlanError::Requirements(error.to_string()))?;
+    Ok(Trial {
+        disk_price: chosen.iter().map(|o| o.price).sum(),
+        operations_price: chosen.iter().map(|o| o.operations_price).sum(),
+        pairs,
+        prediction,
+    })
+}
 
+/// Why a trial is not a design (a limit over, the headroom rule, the slots kept free), or
+/// `None` when it fits.
+fn trial_failure(
+    vm: &VmSize,
+    trial: &Trial,
+    total_disks: u32,
+    slots: u32,
+    options: &PlanOptions,
+) -> Option<(Option<LimitKind>, String)> {
+    let prediction = &trial.prediction;
+    let fits = prediction.fits();
+    let headroom = if fits && total_disks <= vm.max_data_disks {
+        headroom_shortfall(prediction, options.min_headroom_pct)
+    } else {
+        None
+    };
+    let slots_short = total_disks > slots && total_disks <= vm.max_data_disks;
+    match headroom {
+        _ if fits && !slots_short && headroom.is_none() => None,
+        Some(short) if fits => Some((Some(short.0), short.1)),
+        _ if fits && slots_short => Some((
+            Some(LimitKind::VmDataDisks),
+            format!(
+                "{total_disks} data disks leave less than {}% of {}'s {} slots free \
+                 (--min-headroom-pct)",
+                fmt_num(options.min_headroom_pct),
+                vm.name,
+                vm.max_data_disks
+            ),
+        )),
+        _ => Some(failure_reason(prediction)),
+    }
+}
+
+/// The design a fitting trial makes: VM + disks + operations, computed from the parts.
+fn planned_design(vm: &VmSize, trial: Trial) -> PlannedDesign {
+    let Trial {
+        disk_price,
+        operations_price,
+        pairs,
+        prediction,
+    } = trial;
+    let volumes: Vec<PlannedVolume> = pairs.into_iter().map(|(_, p)| p).collect();
+    // An operations charge that is not sourced leaves the total at what is known and marks
+    // the cost incomplete (never free).
+    let total = match (vm.price_usd_month, disk_price) {
+        (Some(a), Some(b)) => Some(a + b + operations_price.unwrap_or(0.0)),
+        _ => None,
+    };
+    let cost_complete = total.is_some() && operations_price.is_some();
+    let unknown_limits = prediction
+        .limits
+        .iter()
+        .filter(|c| c.status == LimitStatus::Unknown)
+        .map(|c| c.name.clone())
+        .collect();
+    PlannedDesign {
+        rank: 0,
+        design: design_of(vm, &volumes),
+        vm: vm.name.clone(),
+        vm_table: vm.table.clone(),
+        vm_vcpu: vm.vcpu,
+        vm_memory_gib: vm.memory_gib,
+        vm_price_usd_month: vm.price_usd_month,
+        disks_price_usd_month: disk_price,
+        operations_usd_month: operations_price,
+        total_usd_month: total,
+        cost_complete,
+        price_note: price_note(vm, &volumes, total, cost_complete),
+        volumes,
+        unknown_limits,
+        prediction,
+    }
+}
+
+/// Why a design's total is missing or incomplete.
+fn price_note(
+    vm: &VmSize,
+    volumes: &[PlannedVolume],
+    total: Option<f64>,
+    cost_complete: bool,
+) -> Option<String> {
+    if total.is_none() {
+        let mut missing = Vec::new();
+        if vm.price_usd_month.is_none() {
+            missing.push(vm.name.clone());
+        }
+        for v in volumes {
+            if v.price_usd_month.is_none() && !missing.contains(&v.disk_sku) {
+                missing.push(v.disk_sku.clone());
+            }
+        }
+        Some(format!("price not sourced: {}", missing.join(", ")))
+    } else if !cost_complete {
+        let missing: Vec<String> = volumes
+            .iter()
+            .filter(|v| v.operations_usd_month.is_none())
+            .map(|v| v.disk_sku.clone())
+            .collect();
+        Some(format!(
+            "operations charge not sourced: {} (billed per 10,000 disk operations; not in the \
+             total, cost incomplete)",
+            missing.join(", ")
+        ))
+    } else {
+        None
+    }
+}
+
+/// The runnable design of the planned volumes (what `predict --design` and `run` take).
+fn design_of(vm: &VmSize, volumes: &[PlannedVolume]) -> Design {
+    Design {
+        vm: vm.name.clone(),
+        volumes: volumes
+            .iter()
+            .map(|v| {
+                let mut d =
+                    VolumeDesign::new(v.label.clone(), v.disk_sku.clone(), v.disk_count, v.caching);
+                d.stripe_size = v.stripe_size_bytes.map(Bytes);
+                if v.provisioned_iops.is_some() {
+                    d.provisioned_size_gib = Some(v.disk_size_gib);
+                    d.provisioned_iops = v.provisioned_iops;
+                    d.provisioned_throughput_mb_s = v.provisioned_throughput_mb_s;
+                }
+                d
+            })
+            .collect(),
+        queue_depth: volumes
+            .iter()
+            .map(|v| v.queue_depth_per_thread)
+            .max()
+            .unwrap_or(1),
+        threads: volumes.iter().map(|v| v.threads).sum(),
+    }
+}
+
+/// Ranks designs: fully priced by total, then those whose operations charge is not sourced,
+/// then unpriced ones by size.
+fn rank_designs(accepted: &mut [PlannedDesign]) {
     accepted.sort_by(|a, b| match (a.total_usd_month, b.total_usd_month) {
         // Fully priced designs first; a design whose operations charge is not sourced follows
         // them (its total is only what is known), never ranked as if the operations were free.
@@ -1189,15 +1413,17 @@ fn plan_with_search(
             .then(a.disk_capacity_gib().total_cmp(&b.disk_capacity_gib()))
             .then(a.vm.cmp(&b.vm)),
     });
-    let designs_meeting = accepted.len();
-    let best_price = accepted.first().and_then(|d| d.total_usd_month);
-    let best_vcpu = accepted.first().map(|d| d.vm_vcpu);
-    let impossible = if accepted.is_empty() {
-        impossible_reasons(requirements, rows, &rejected, options)
-    } else {
-        Vec::new()
-    };
-    // The cheapest rejected VMs: those cheaper than the best design, cheapest first.
+}
+
+/// The cheapest rejected VMs worth showing: those cheaper than the best design (or, unpriced,
+/// not bigger than it), cheapest first.
+fn rejected_shown(
+    mut rejected: Vec<Rejected>,
+    best: Option<&PlannedDesign>,
+    shown: usize,
+) -> Vec<Rejected> {
+    let best_price = best.and_then(|d| d.total_usd_month);
+    let best_vcpu = best.map(|d| d.vm_vcpu);
     rejected.sort_by(|a, b| {
         let pa = a.cheapest_tried_usd_month.or(a.vm_price_usd_month);
         let pb = b.cheapest_tried_usd_month.or(b.vm_price_usd_month);
@@ -1212,7 +1438,7 @@ fn plan_with_search(
         }
         .then(a.vm.cmp(&b.vm))
     });
-    let rejected: Vec<Rejected> = rejected
+    rejected
         .into_iter()
         .filter(|r| match (best_price, r.vm_price_usd_month) {
             (Some(best), Some(price)) => price < best,
@@ -1220,14 +1446,13 @@ fn plan_with_search(
             (Some(_), None) => best_vcpu.is_none_or(|vcpu| r.vm_vcpu <= vcpu),
             (None, _) => true,
         })
-        .take(options.rejected_shown)
-        .collect();
-    let mut designs: Vec<PlannedDesign> = accepted.into_iter().take(options.top).collect();
-    for (index, design) in designs.iter_mut().enumerate() {
-        design.rank = index + 1;
-    }
+        .take(shown)
+        .collect()
+}
 
-    let totals = RequirementTotals {
+/// Totals the VM must carry.
+fn requirement_totals(requirements: &Requirements, mb: f64) -> RequirementTotals {
+    RequirementTotals {
         volumes: requirements.volumes.len(),
         iops: requirements.total_iops(),
         throughput_mb_s: requirements
@@ -1245,18 +1470,11 @@ fn plan_with_search(
             .filter_map(|v| v.sizing.capacity_gib)
             .sum(),
         growth_factor: requirements.growth_factor,
-    };
-    let netapp = rows
-        .netapp
-        .iter()
-        .map(|level| {
-            netapp_option(
-                level,
-                totals.throughput_mb_s * mb / MIB as f64,
-                totals.capacity_gib / 1024.0,
-            )
-        })
-        .collect();
+    }
+}
+
+/// The assumptions the plan was made under, in words.
+fn plan_notes(requirements: &Requirements, options: &PlanOptions) -> Vec<String> {
     let mut notes = vec![
         format!(
             "sized for a {}% cache hit on ReadOnly disks ({}); a warm cache only adds headroom",
@@ -1305,19 +1523,7 @@ fn plan_with_search(
             requirements.growth_factor
         ));
     }
-    Ok(Plan {
-        totals,
-        assumptions: options.assumptions.clone(),
-        vms_considered: rows.vms.len(),
-        designs_meeting,
-        designs,
-        rejected,
-        impossible,
-        netapp,
-        notes,
-        min_headroom_pct: options.min_headroom_pct,
-        busy_hours_per_month: options.busy_hours_per_month,
-    })
+    notes
 }
 
 /// Combinations of disk options checked per VM before it is ruled out.
@@ -1325,8 +1531,25 @@ const MAX_TRIES_PER_VM: usize = 12;
 /// Options per volume the combinations are formed from (the cheapest ones).
 const OPTIONS_PER_VOLUME: usize = 6;
 
-/// How the combinations to try are found: the `limit` cheapest, cheapest first.
-type Search = fn(&[Vec<RankCost>], usize) -> Vec<Vec<usize>>;
+/// Finds the `limit` cheapest combinations of per-volume options (their costs given), as
+/// option indices, cheapest first.
+type Combinations = fn(&[Vec<RankCost>], usize) -> Vec<Vec<usize>>;
+
+/// How the combinations to try are found and tried.
+#[derive(Clone, Copy)]
+struct Search {
+    /// The `limit` cheapest combinations, cheapest first.
+    combinations: Combinations,
+    /// Skip predicting combinations over the VM's data-disk slots once the VM's reason is
+    /// recorded (they cannot fit).
+    prune_by_slots: bool,
+}
+
+/// The planner's search: best-first, pruned by slots.
+const SEARCH: Search = Search {
+    combinations: cheapest_combinations,
+    prune_by_slots: true,
+};
 
 /// A VM whose uncached and cached limits together cannot carry the total IOPS or MB/s, whatever
 /// the disks: ruled out before any disk is chosen. Unpublished limits never rule out.

@@ -530,9 +530,12 @@ proptest! {
         let rows = if real_catalog { catalog_rows() } else { oracle_rows() };
         let options = PlanOptions { min_headroom_pct: headroom, top: 100, rejected_shown: 100, ..Default::default() };
         let fast = plan(&requirements, &rows, &options);
-        let oracle = plan_with_search(
-            &requirements, &rows, &options, crate::search::oracle::exhaustive_combinations,
-        );
+        // The planner's first search: the whole product sorted, every combination predicted.
+        let exhaustive = Search {
+            combinations: crate::search::oracle::exhaustive_combinations,
+            prune_by_slots: false,
+        };
+        let oracle = plan_with_search(&requirements, &rows, &options, exhaustive);
         prop_assert_eq!(fast, oracle);
     }
 }

@@ -697,12 +697,126 @@ fn fmt_num_precise(value: f64) -> String {
 
 /// Predicts what `volumes` on `vm` deliver. `alternatives`, when given, lets the advice name
 /// bigger disks and VMs from the catalog.
+///
+/// The method's steps: the factors of each volume (cache hits, stripe splitting, queue
+/// depth), the limits as linear constraints on the volumes' IOPS, the solve (flat out, and at
+/// the targets), the checks of every limit, then each volume's results (queue depth, what
+/// binds) and the advice.
 pub fn predict(
     vm: &VmSize,
     volumes: &[VolumeLoad],
     assumptions: &Assumptions,
     alternatives: Option<Alternatives<'_>>,
 ) -> Result<Prediction, PredictError> {
+    check_inputs(volumes, assumptions)?;
+    let mb = assumptions.mb.bytes_per_mb();
+    let mut notes = Notes::default();
+    let factors = volumes
+        .iter()
+        .map(|volume| volume_factors(volume, assumptions, &mut notes))
+        .collect::<Result<Vec<_>, _>>()?;
+
+    // --- the rate limits, VM first (the order breaks ties when naming the binding limit) ---
+    let mut limits = vm_rate_limits(vm, &factors, mb);
+    for (v, (volume, f)) in volumes.iter().zip(&factors).enumerate() {
+        volume_rate_limits(v, volume, f, volumes.len(), mb, &mut limits);
+    }
+
+    // --- solve: the maximum, and the operating point at the targets ---
+    let targets = targets_of(volumes, &factors, mb);
+    let has_targets = targets.iter().any(Option::is_some);
+    let max = solve(&limits, volumes.len(), &vec![None; volumes.len()]);
+    let operating = if has_targets {
+        solve(&limits, volumes.len(), &targets)
+    } else {
+        Solution {
+            rates: max.rates.clone(),
+            binding: max.binding.clone(),
+        }
+    };
+    let rates = &operating.rates;
+
+    // --- the checks: every rate limit at the operating point, then the yes/no ones ---
+    let (binding_index, best) = binding_limit(&limits, rates);
+    let mut checks = rate_checks(&limits, rates, binding_index, best, volumes);
+    yes_no_checks(vm, volumes, &factors, assumptions, &mut checks, &mut notes);
+
+    // --- per-volume results ---
+    let solved = Solved {
+        limits: &limits,
+        max: &max,
+        operating: &operating,
+        targets: &targets,
+        mb,
+    };
+    let mut volume_predictions = Vec::with_capacity(volumes.len());
+    let mut all_met = true;
+    for (v, (volume, f)) in volumes.iter().zip(&factors).enumerate() {
+        let prediction = volume_prediction(v, volume, f, &solved, &mut checks, &mut notes);
+        all_met &= prediction.meets_target.unwrap_or(true);
+        volume_predictions.push(prediction);
+    }
+    target_violations(&checks, &mut notes);
+    let binding = binding_index.map(|index| binding_of(&limits[index], rates, volumes));
+    let advice = advise(
+        vm,
+        volumes,
+        &factors,
+        &limits,
+        &operating,
+        &targets,
+        assumptions,
+        alternatives,
+    );
+    let Notes {
+        warnings,
+        violations,
+    } = notes;
+    let per_mb = |rates: &[f64]| -> f64 {
+        rates
+            .iter()
+            .zip(&factors)
+            .map(|(x, f)| x * f.host_bytes / mb)
+            .sum()
+    };
+    Ok(Prediction {
+        vm: vm.name.clone(),
+        vm_table: vm.table.clone(),
+        tables: tables_of(vm, volumes),
+        assumptions: assumptions.clone(),
+        mb_convention_note: assumptions.mb.describe().to_string(),
+        volumes: volume_predictions,
+        total_iops: rates.iter().sum(),
+        total_throughput_mb_s: per_mb(rates),
+        max_total_iops: max.rates.iter().sum(),
+        max_total_throughput_mb_s: per_mb(&max.rates),
+        limits: checks,
+        binding,
+        meets_requirements: has_targets.then_some(all_met && violations.is_empty()),
+        violations,
+        warnings,
+        advice,
+    })
+}
+
+/// What a prediction found wrong (violations) and should say (warnings), in the order found.
+#[derive(Default)]
+struct Notes {
+    warnings: Vec<String>,
+    violations: Vec<String>,
+}
+
+/// The solved operating points and what they were solved from.
+struct Solved<'a> {
+    limits: &'a [RateLimit],
+    max: &'a Solution,
+    operating: &'a Solution,
+    targets: &'a [Option<f64>],
+    mb: f64,
+}
+
+/// The inputs predict cannot work with.
+fn check_inputs(volumes: &[VolumeLoad], assumptions: &Assumptions) -> Result<(), PredictError> {
     if volumes.is_empty() {
         return Err(PredictError::NoVolumes);
     }
@@ -718,115 +832,130 @@ pub fn predict(
             problem: format!("{} is outside 0..=100", assumptions.cache_hit_pct),
         });
     }
-    let mb = assumptions.mb.bytes_per_mb();
-    let count = volumes.len();
-    let mut warnings = Vec::new();
-    let mut violations = Vec::new();
+    Ok(())
+}
 
-    let mut factors = Vec::with_capacity(count);
-    for volume in volumes {
-        let label = &volume.design.label;
-        volume
-            .workload
-            .validate()
-            .map_err(|problem| PredictError::Volume {
-                label: label.clone(),
-                problem,
-            })?;
-        if volume.design.disk_count == 0 {
-            return Err(PredictError::Volume {
-                label: label.clone(),
-                problem: "disk count must be at least 1".into(),
-            });
-        }
-        if let Some(target) = &volume.target {
-            check_target(label, target)?;
-        }
-        let members = volume.design.disk_count as f64;
-        let cached = volume.design.caching.is_cached();
-        if cached && !volume.disk.kind.supports_host_caching() {
-            violations.push(format!(
-                "volume '{label}': {} disks do not support host caching ({}); use caching None",
-                volume.disk.name, volume.design.caching
-            ));
-        }
-        if let Some(target) = &volume.target {
-            let sensitive = target.iops > 0.0 || target.latency_ms.is_some();
-            let wording = match volume.disk.kind {
-                DiskKind::StandardSsd => Some(("Standard SSD", STANDARD_SSD_WORDING)),
-                DiskKind::StandardHdd => Some(("Standard HDD", STANDARD_HDD_WORDING)),
-                _ => None,
-            };
-            if let (true, Some((kind, wording))) = (sensitive, wording) {
-                warnings.push(format!(
-                    "volume '{label}': {kind} IOPS and MB/s are 'up to' figures, not provisioned \
-                     ({DISKS_TYPES_SOURCE}: \"{wording}\")"
-                ));
-            }
-        }
-        if volume.design.caching == HostCaching::ReadWrite {
-            warnings.push(format!(
-                "volume '{label}': ReadWrite caching is safe only when the application itself \
-                 persists cached writes; otherwise a VM crash loses data (use ReadOnly or None)"
-            ));
-        }
-        let cached = cached && volume.disk.kind.supports_host_caching();
-        let workload = &volume.workload;
-        let read_share = workload.read_pct / 100.0;
-        let hit_share = if cached {
-            assumptions.cache_hit_pct / 100.0
-        } else {
-            0.0
-        };
-        let stripe = volume
-            .design
-            .stripe_size
-            .map(|s| s.as_f64())
-            .filter(|s| *s > 0.0);
-        if volume.design.disk_count > 1 && stripe.is_none() {
-            warnings.push(format!(
-                "volume '{label}': {} disks without a stripe size; assuming no IO spans two \
-                 members (give --stripe, e.g. 64k for small random IO, 256k for sequential)",
-                volume.design.disk_count
-            ));
-        }
-        // An IO larger than the stripe unit becomes one disk IO per unit it spans.
-        let split = |size: f64| match stripe {
-            Some(unit) if volume.design.disk_count > 1 => (size / unit).ceil().max(1.0),
-            _ => 1.0,
-        };
-        let read_size = workload.read_io_size.as_f64();
-        let write_size = workload.write_io_size.as_f64();
-        let split_read = split(read_size);
-        let split_write = split(write_size);
-        let disk_ios =
-            read_share * (1.0 - hit_share) * split_read + (1.0 - read_share) * split_write;
-        let disk_bytes =
-            read_share * (1.0 - hit_share) * read_size + (1.0 - read_share) * write_size;
-        let host_ios = read_share * split_read + (1.0 - read_share) * split_write;
-        let host_bytes = read_share * read_size + (1.0 - read_share) * write_size;
-        let outstanding = workload.outstanding_ios();
-        let per_io_members = split_read.max(split_write) as u32;
-        let busy_members =
-            (outstanding.saturating_mul(per_io_members.max(1))).min(volume.design.disk_count);
-        factors.push(Factors {
-            members,
-            cached,
-            read_share,
-            hit_share,
-            split_read,
-            split_write,
-            disk_ios,
-            disk_bytes,
-            host_ios,
-            host_bytes,
-            outstanding,
-            busy_members,
-            service_ms: assumptions.service_latency_ms_for(volume.disk.kind, workload.read_pct),
+/// One volume's factors: IOs and bytes per volume IO at the host and at the disks (cache hits,
+/// stripe splitting), the outstanding IOs and the stripe members they keep busy.
+fn volume_factors(
+    volume: &VolumeLoad,
+    assumptions: &Assumptions,
+    notes: &mut Notes,
+) -> Result<Factors, PredictError> {
+    let label = &volume.design.label;
+    volume
+        .workload
+        .validate()
+        .map_err(|problem| PredictError::Volume {
+            label: label.clone(),
+            problem: problem.to_string(),
+        })?;
+    if volume.design.disk_count == 0 {
+        return Err(PredictError::Volume {
+            label: label.clone(),
+            problem: "disk count must be at least 1".into(),
         });
     }
+    if let Some(target) = &volume.target {
+        check_target(label, target)?;
+    }
+    volume_notes(volume, notes);
+    let label = &volume.design.label;
+    let members = volume.design.disk_count as f64;
+    let cached = volume.design.caching.is_cached();
+    let cached = cached && volume.disk.kind.supports_host_caching();
+    let workload = &volume.workload;
+    let read_share = workload.read_pct / 100.0;
+    let hit_share = if cached {
+        assumptions.cache_hit_pct / 100.0
+    } else {
+        0.0
+    };
+    let stripe = volume
+        .design
+        .stripe_size
+        .map(|s| s.as_f64())
+        .filter(|s| *s > 0.0);
+    if volume.design.disk_count > 1 && stripe.is_none() {
+        notes.warnings.push(format!(
+            "volume '{label}': {} disks without a stripe size; assuming no IO spans two \
+             members (give --stripe, e.g. 64k for small random IO, 256k for sequential)",
+            volume.design.disk_count
+        ));
+    }
+    // An IO larger than the stripe unit becomes one disk IO per unit it spans, and each disk
+    // IO counts against the IOPS limits in Azure's IO units (one per started 256 KiB:
+    // `azure_io_units`, the rule `emulate` enforces too).
+    let split = |size: f64| match stripe {
+        Some(unit) if volume.design.disk_count > 1 => {
+            (size / unit).ceil().max(1.0) * iofit_model::formulas::azure_io_units(size.min(unit))
+        }
+        _ => iofit_model::formulas::azure_io_units(size),
+    };
+    let read_size = workload.read_io_size.as_f64();
+    let write_size = workload.write_io_size.as_f64();
+    let split_read = split(read_size);
+    let split_write = split(write_size);
+    let disk_ios = read_share * (1.0 - hit_share) * split_read + (1.0 - read_share) * split_write;
+    let disk_bytes = read_share * (1.0 - hit_share) * read_size + (1.0 - read_share) * write_size;
+    let host_ios = read_share * split_read + (1.0 - read_share) * split_write;
+    let host_bytes = read_share * read_size + (1.0 - read_share) * write_size;
+    let outstanding = workload.outstanding_ios();
+    let per_io_members = split_read.max(split_write) as u32;
+    let busy_members =
+        (outstanding.saturating_mul(per_io_members.max(1))).min(volume.design.disk_count);
+    Ok(Factors {
+        members,
+        cached,
+        read_share,
+        hit_share,
+        split_read,
+        split_write,
+        disk_ios,
+        disk_bytes,
+        host_ios,
+        host_bytes,
+        outstanding,
+        busy_members,
+        service_ms: assumptions.service_latency_ms_for(volume.disk.kind, workload.read_pct),
+    })
+}
 
-    // --- the rate limits, VM first (the order breaks ties when naming the binding limit) ---
+/// What a volume's design says before any number: caching the disk cannot do, "up to"
+/// performance, ReadWrite's risk.
+fn volume_notes(volume: &VolumeLoad, notes: &mut Notes) {
+    let label = &volume.design.label;
+    let cached = volume.design.caching.is_cached();
+    if cached && !volume.disk.kind.supports_host_caching() {
+        notes.violations.push(format!(
+            "volume '{label}': {} disks do not support host caching ({}); use caching None",
+            volume.disk.name, volume.design.caching
+        ));
+    }
+    if let Some(target) = &volume.target {
+        let sensitive = target.iops > 0.0 || target.latency_ms.is_some();
+        let wording = match volume.disk.kind {
+            DiskKind::StandardSsd => Some(("Standard SSD", STANDARD_SSD_WORDING)),
+            DiskKind::StandardHdd => Some(("Standard HDD", STANDARD_HDD_WORDING)),
+            _ => None,
+        };
+        if let (true, Some((kind, wording))) = (sensitive, wording) {
+            notes.warnings.push(format!(
+                "volume '{label}': {kind} IOPS and MB/s are 'up to' figures, not provisioned \
+                 ({DISKS_TYPES_SOURCE}: \"{wording}\")"
+            ));
+        }
+    }
+    if volume.design.caching == HostCaching::ReadWrite {
+        notes.warnings.push(format!(
+            "volume '{label}': ReadWrite caching is safe only when the application itself \
+             persists cached writes; otherwise a VM crash loses data (use ReadOnly or None)"
+        ));
+    }
+}
+
+/// The VM's rate limits (shared by its volumes): uncached and cached IOPS and MB/s, bursts.
+fn vm_rate_limits(vm: &VmSize, factors: &[Factors], mb: f64) -> Vec<RateLimit> {
     let mut limits: Vec<RateLimit> = Vec::new();
     let vm_source = vm.table.clone();
     let any_uncached = factors.iter().any(|f| !f.cached);
@@ -898,150 +1027,162 @@ pub fn predict(
             ));
         }
     }
-    for (v, (volume, f)) in volumes.iter().zip(&factors).enumerate() {
-        let label = &volume.design.label;
-        let disk = &volume.disk;
-        let n = volume.design.disk_count;
-        let only = |value: f64| {
-            let mut coeff = vec![0.0; count];
-            coeff[v] = value;
-            coeff
-        };
-        let own =
-            |kind, name: String, unit, coeff, capacity: Option<f64>, source: String| RateLimit {
-                kind,
-                volume: Some(v),
-                name,
-                unit,
-                coeff,
-                capacity,
-                source,
-            };
-        if n > 1 {
-            limits.push(own(
-                LimitKind::VolumeIops,
-                format!("{n} x {} striped, IOPS", disk.name),
-                LimitUnit::Iops,
-                only(f.disk_ios),
-                Some(f.members * disk.iops),
-                disk.table.clone(),
-            ));
-            limits.push(own(
-                LimitKind::VolumeThroughput,
-                format!("{n} x {} striped, MB/s", disk.name),
-                LimitUnit::MbPerSecond,
-                only(f.disk_bytes / mb),
-                Some(f.members * disk.throughput_mb_s),
-                disk.table.clone(),
-            ));
-        }
+    limits
+}
+
+/// Volume `v`'s own rate limits: the stripe's, each disk's, the members its queue keeps
+/// busy, its queue depth (Little's law), bursts.
+fn volume_rate_limits(
+    v: usize,
+    volume: &VolumeLoad,
+    f: &Factors,
+    count: usize,
+    mb: f64,
+    limits: &mut Vec<RateLimit>,
+) {
+    let disk = &volume.disk;
+    let n = volume.design.disk_count;
+    let only = |value: f64| {
+        let mut coeff = vec![0.0; count];
+        coeff[v] = value;
+        coeff
+    };
+    let own = |kind, name: String, unit, coeff, capacity: Option<f64>, source: String| RateLimit {
+        kind,
+        volume: Some(v),
+        name,
+        unit,
+        coeff,
+        capacity,
+        source,
+    };
+    if n > 1 {
         limits.push(own(
-            LimitKind::DiskIops,
-            format!("per disk {} IOPS", disk.name),
+            LimitKind::VolumeIops,
+            format!("{n} x {} striped, IOPS", disk.name),
             LimitUnit::Iops,
-            only(f.disk_ios / f.members),
-            Some(disk.iops),
+            only(f.disk_ios),
+            Some(f.members * disk.iops),
             disk.table.clone(),
         ));
         limits.push(own(
-            LimitKind::DiskThroughput,
-            format!("per disk {} MB/s", disk.name),
+            LimitKind::VolumeThroughput,
+            format!("{n} x {} striped, MB/s", disk.name),
             LimitUnit::MbPerSecond,
-            only(f.disk_bytes / mb / f.members),
-            Some(disk.throughput_mb_s),
+            only(f.disk_bytes / mb),
+            Some(f.members * disk.throughput_mb_s),
             disk.table.clone(),
         ));
-        if f.busy_members < n && f.disk_ios > 0.0 {
-            limits.push(own(
-                LimitKind::StripeMembersBusy,
-                format!(
-                    "stripe members with work: {} of {n} at {} outstanding IOs",
-                    f.busy_members, f.outstanding
-                ),
-                LimitUnit::Iops,
-                only(f.disk_ios),
-                Some(f.busy_members as f64 * disk.iops),
-                disk.table.clone(),
-            ));
-        }
+    }
+    limits.push(own(
+        LimitKind::DiskIops,
+        format!("per disk {} IOPS", disk.name),
+        LimitUnit::Iops,
+        only(f.disk_ios / f.members),
+        Some(disk.iops),
+        disk.table.clone(),
+    ));
+    limits.push(own(
+        LimitKind::DiskThroughput,
+        format!("per disk {} MB/s", disk.name),
+        LimitUnit::MbPerSecond,
+        only(f.disk_bytes / mb / f.members),
+        Some(disk.throughput_mb_s),
+        disk.table.clone(),
+    ));
+    if f.busy_members < n && f.disk_ios > 0.0 {
         limits.push(own(
-            LimitKind::QueueDepth,
+            LimitKind::StripeMembersBusy,
             format!(
-                "queue depth: {} outstanding IOs / {} ms (Little's law)",
-                f.outstanding, f.service_ms
+                "stripe members with work: {} of {n} at {} outstanding IOs",
+                f.busy_members, f.outstanding
             ),
             LimitUnit::Iops,
-            only(1.0),
-            Some(iops_from_outstanding(f.outstanding as f64, f.service_ms)),
-            "assumption".into(),
+            only(f.disk_ios),
+            Some(f.busy_members as f64 * disk.iops),
+            disk.table.clone(),
         ));
-        if let Some(burst) = disk.burst_iops {
-            limits.push(own(
-                LimitKind::DiskBurstIops,
-                format!("per disk {} burst IOPS", disk.name),
-                LimitUnit::Iops,
-                only(f.disk_ios / f.members),
-                Some(burst),
-                disk.table.clone(),
-            ));
-        }
-        if let Some(burst) = disk.burst_throughput_mb_s {
-            limits.push(own(
-                LimitKind::DiskBurstThroughput,
-                format!("per disk {} burst MB/s", disk.name),
-                LimitUnit::MbPerSecond,
-                only(f.disk_bytes / mb / f.members),
-                Some(burst),
-                disk.table.clone(),
-            ));
-        }
-        let _ = label;
     }
+    limits.push(own(
+        LimitKind::QueueDepth,
+        format!(
+            "queue depth: {} outstanding IOs / {} ms (Little's law)",
+            f.outstanding, f.service_ms
+        ),
+        LimitUnit::Iops,
+        only(1.0),
+        Some(iops_from_outstanding(f.outstanding as f64, f.service_ms)),
+        "assumption".into(),
+    ));
+    if let Some(burst) = disk.burst_iops {
+        limits.push(own(
+            LimitKind::DiskBurstIops,
+            format!("per disk {} burst IOPS", disk.name),
+            LimitUnit::Iops,
+            only(f.disk_ios / f.members),
+            Some(burst),
+            disk.table.clone(),
+        ));
+    }
+    if let Some(burst) = disk.burst_throughput_mb_s {
+        limits.push(own(
+            LimitKind::DiskBurstThroughput,
+            format!("per disk {} burst MB/s", disk.name),
+            LimitUnit::MbPerSecond,
+            only(f.disk_bytes / mb / f.members),
+            Some(burst),
+            disk.table.clone(),
+        ));
+    }
+}
 
-    // --- solve: the maximum, and the operating point at the targets ---
-    let no_targets = vec![None; count];
-    let targets: Vec<Option<f64>> = volumes
+/// The IOPS each volume's target asks for (enough for its MB/s at its IO size too).
+fn targets_of(volumes: &[VolumeLoad], factors: &[Factors], mb: f64) -> Vec<Option<f64>> {
+    volumes
         .iter()
-        .zip(&factors)
+        .zip(factors)
         .map(|(volume, f)| {
             volume
                 .target
                 .as_ref()
                 .map(|t| t.iops.max(t.throughput_mb_s * mb / f.host_bytes))
         })
-        .collect();
-    let has_targets = targets.iter().any(Option::is_some);
-    let max = solve(&limits, count, &no_targets);
-    let operating = if has_targets {
-        solve(&limits, count, &targets)
-    } else {
-        Solution {
-            rates: max.rates.clone(),
-            binding: max.binding.clone(),
-        }
-    };
-    let rates = &operating.rates;
+        .collect()
+}
 
-    // --- the binding limit: the most used sustained limit at the operating point ---
-    let utilisation = |limit: &RateLimit| -> Option<f64> {
-        let capacity = limit.capacity?;
-        if !limit.sustained() || capacity <= 0.0 {
-            return None;
-        }
-        Some(limit.used(rates) / capacity)
-    };
+/// How much of a sustained limit the rates use (`None`: unpublished, burst or zero).
+fn utilisation(limit: &RateLimit, rates: &[f64]) -> Option<f64> {
+    let capacity = limit.capacity?;
+    if !limit.sustained() || capacity <= 0.0 {
+        return None;
+    }
+    Some(limit.used(rates) / capacity)
+}
+
+/// The binding limit: the most used sustained limit at the operating point, and its use.
+fn binding_limit(limits: &[RateLimit], rates: &[f64]) -> (Option<usize>, f64) {
     let mut binding_index: Option<usize> = None;
     let mut best = -1.0;
     for (index, limit) in limits.iter().enumerate() {
-        if let Some(u) = utilisation(limit) {
+        if let Some(u) = utilisation(limit, rates) {
             if u > best * (1.0 + 1e-9) + 1e-12 {
                 best = u;
                 binding_index = Some(index);
             }
         }
     }
+    (binding_index, best)
+}
 
-    let mut checks: Vec<LimitCheck> = limits
+/// Every rate limit at the operating point: used, headroom and status.
+fn rate_checks(
+    limits: &[RateLimit],
+    rates: &[f64],
+    binding_index: Option<usize>,
+    best: f64,
+    volumes: &[VolumeLoad],
+) -> Vec<LimitCheck> {
+    limits
         .iter()
         .enumerate()
         .map(|(index, limit)| {
@@ -1059,7 +1200,9 @@ pub fn predict(
                 LimitStatus::Burst
             } else if Some(index) == binding_index {
                 LimitStatus::Binding
-            } else if utilisation(limit).is_some_and(|u| u >= 1.0 - 1e-9 && best >= 1.0 - 1e-9) {
+            } else if utilisation(limit, rates)
+                .is_some_and(|u| u >= 1.0 - 1e-9 && best >= 1.0 - 1e-9)
+            {
                 LimitStatus::AtLimit
             } else {
                 LimitStatus::Ok
@@ -1080,9 +1223,20 @@ pub fn predict(
                 source: limit.source.clone(),
             }
         })
-        .collect();
+        .collect()
+}
 
-    // --- yes/no checks: data-disk slots, premium storage, host cache size, capacity ---
+/// The yes/no checks: data-disk slots, premium storage, host cache size.
+fn yes_no_checks(
+    vm: &VmSize,
+    volumes: &[VolumeLoad],
+    factors: &[Factors],
+    assumptions: &Assumptions,
+    checks: &mut Vec<LimitCheck>,
+    notes: &mut Notes,
+) {
+    let vm_source = vm.table.clone();
+    let any_cached = factors.iter().any(|f| f.cached);
     let total_disks: u32 = volumes.iter().map(|v| v.design.disk_count).sum();
     let slots_over = total_disks > vm.max_data_disks;
     checks.push(LimitCheck {
@@ -1104,7 +1258,7 @@ pub fn predict(
         source: vm_source.clone(),
     });
     if slots_over {
-        violations.push(format!(
+        notes.violations.push(format!(
             "{total_disks} data disks but {} allows {}",
             vm.name, vm.max_data_disks
         ));
@@ -1115,7 +1269,7 @@ pub fn predict(
         .map(|v| v.disk.name.as_str())
         .collect();
     if !needs_premium.is_empty() && !vm.premium_storage {
-        violations.push(format!(
+        notes.violations.push(format!(
             "{} does not support premium storage, which {} needs",
             vm.name,
             needs_premium.join(", ")
@@ -1135,7 +1289,7 @@ pub fn predict(
     }
     let cached_gib: f64 = volumes
         .iter()
-        .zip(&factors)
+        .zip(factors)
         .filter(|(_, f)| f.cached)
         .map(|(v, _)| v.disk.size_gib * v.design.disk_count as f64)
         .sum();
@@ -1143,7 +1297,7 @@ pub fn predict(
         let limit = vm.cache_size_gib;
         if let Some(cache) = limit {
             if cached_gib > cache && assumptions.cache_hit_pct > 0.0 {
-                warnings.push(format!(
+                notes.warnings.push(format!(
                     "cached disks hold {} GiB but the host cache of {} is {} GiB: the cache \
                      serves {}% of reads only when the hot data fits in it",
                     fmt_num(cached_gib),
@@ -1173,188 +1327,250 @@ pub fn predict(
             source: vm_source.clone(),
         });
     }
+}
 
-    // --- per-volume results ---
-    let mut volume_predictions = Vec::with_capacity(count);
-    let mut all_met = true;
-    for (v, (volume, f)) in volumes.iter().zip(&factors).enumerate() {
-        let label = volume.design.label.clone();
-        let disk = &volume.disk;
-        let n = volume.design.disk_count;
-        let iops = rates[v];
-        let max_iops = max.rates[v];
-        let throttled = operating.binding[v].is_some();
-        let latency_ms = if throttled && iops > 0.0 {
-            latency_ms_from_outstanding(f.outstanding as f64, iops).max(f.service_ms)
-        } else {
-            f.service_ms
-        };
-        let per_disk_depth = outstanding_ios(disk.iops, f.service_ms).ceil().max(1.0) as u32;
-        let target_latency_ms = volume.target.as_ref().and_then(|t| t.latency_ms);
-        let depth_for_target = targets[v].map(|t| {
-            let latency_ms = target_latency_ms.unwrap_or(f.service_ms);
-            (outstanding_ios(t, latency_ms) - 1e-9).ceil().max(1.0) as u32
-        });
-        let queue = QueueDepthCheck {
-            outstanding_ios: f.outstanding,
-            stripe_members: n,
-            busy_members: f.busy_members,
-            depth_to_keep_members_busy: n,
-            depth_to_reach_disk_limits: per_disk_depth.saturating_mul(n),
-            depth_for_target,
-            littles_law_iops: iops_from_outstanding(f.outstanding as f64, f.service_ms),
-        };
-        if f.busy_members < n {
-            warnings.push(format!(
-                "volume '{label}': queue depth {} on a {n}-disk stripe keeps {} members busy \
-                 and leaves {} idle; run at least {n} outstanding IOs ({per_disk_depth} per \
-                 disk x {n} disks = {} reaches the disks' limits at {} ms)",
-                f.outstanding,
-                f.busy_members,
-                n - f.busy_members,
-                per_disk_depth.saturating_mul(n),
-                f.service_ms
-            ));
-        }
-        let binding_words = match max.binding[v] {
-            Some(index) => {
-                // Other limits this volume also reaches when running flat out.
-                let tied: Vec<&str> = limits
-                    .iter()
-                    .enumerate()
-                    .filter(|(other, limit)| {
-                        *other != index
-                            && limit.sustained()
-                            && limit.coeff[v] > 0.0
-                            && limit
-                                .capacity
-                                .is_some_and(|c| limit.used(&max.rates) >= c * (1.0 - 1e-9))
-                    })
-                    .map(|(_, limit)| limit.name.as_str())
-                    .collect();
-                if tied.is_empty() {
-                    limits[index].name.clone()
-                } else {
-                    format!("{} (also at: {})", limits[index].name, tied.join("; "))
-                }
-            }
-            None => "its target".to_string(),
-        };
-        // Throughput = IOPS x IO size, made explicit for the limit that caps the volume.
-        let mean_size = f.host_bytes;
-        let io_size_effect = max.binding[v].and_then(|index| {
-            let limit = &limits[index];
-            let capacity = limit.capacity?;
-            let size_text = iofit_model::Bytes(mean_size.round() as u64).to_string();
-            match limit.unit {
-                LimitUnit::MbPerSecond => Some(format!(
-                    "at {size_text} per IO the {} MB/s limit allows {} IOPS \
-                     ({} MB/s x {} bytes per MB / {} bytes)",
-                    fmt_num(capacity),
-                    fmt_num(max_iops),
-                    fmt_num(max_iops * mean_size / mb),
-                    fmt_num(mb),
-                    fmt_num(mean_size)
-                )),
-                LimitUnit::Iops => Some(format!(
-                    "at {size_text} per IO, {} IOPS move {} MB/s (IOPS x IO size)",
-                    fmt_num(max_iops),
-                    fmt_num_precise(max_iops * mean_size / mb)
-                )),
-                _ => None,
-            }
-        });
-        let mut meets = None;
-        if let Some(target) = &volume.target {
-            let wanted = targets[v].unwrap_or(0.0);
-            let mut ok = iops >= wanted * (1.0 - 1e-9);
-            if let Some(capacity) = target.capacity_gib {
-                let have = disk.size_gib * n as f64;
-                let over = have < capacity * (1.0 - 1e-9);
-                checks.push(LimitCheck {
-                    kind: LimitKind::Capacity,
-                    scope: label.clone(),
-                    name: format!(
-                        "capacity {n} x {} ({} GiB each)",
-                        disk.name,
-                        fmt_num(disk.size_gib)
-                    ),
-                    unit: LimitUnit::Gib,
-                    limit: Some(have),
-                    used: capacity,
-                    headroom: Some(have - capacity),
-                    headroom_pct: (have > 0.0).then(|| (have - capacity) / have * 100.0),
-                    status: if over {
-                        LimitStatus::Over
-                    } else {
-                        LimitStatus::Ok
-                    },
-                    source: disk.table.clone(),
-                });
-                ok &= !over;
-            }
-            if let Some(wanted_latency) = target.latency_ms {
-                let over = latency_ms > wanted_latency * (1.0 + 1e-9);
-                checks.push(LimitCheck {
-                    kind: LimitKind::Latency,
-                    scope: label.clone(),
-                    name: "expected latency vs target".into(),
-                    unit: LimitUnit::Milliseconds,
-                    limit: Some(wanted_latency),
-                    used: latency_ms,
-                    headroom: Some(wanted_latency - latency_ms),
-                    headroom_pct: Some((wanted_latency - latency_ms) / wanted_latency * 100.0),
-                    status: if over {
-                        LimitStatus::Over
-                    } else {
-                        LimitStatus::Ok
-                    },
-                    source: "assumption".into(),
-                });
-                ok &= !over;
-            }
-            all_met &= ok;
-            meets = Some(ok);
-        }
-        volume_predictions.push(VolumePrediction {
-            label,
-            disk_sku: disk.name.clone(),
-            disk_table: disk.table.clone(),
-            disk_kind: disk.kind,
-            disk_count: n,
-            caching: volume.design.caching,
-            stripe_size_bytes: volume.design.stripe_size.map(|s| s.0),
-            read_pct: volume.workload.read_pct,
-            random_pct: volume.workload.random_pct,
-            read_io_size_bytes: volume.workload.read_io_size.0,
-            write_io_size_bytes: volume.workload.write_io_size.0,
-            max_iops,
-            max_throughput_mb_s: max_iops * f.host_bytes / mb,
-            iops,
-            throughput_mb_s: iops * f.host_bytes / mb,
-            read_iops: iops * f.read_share,
-            write_iops: iops * (1.0 - f.read_share),
-            cache_read_iops: iops * f.read_share * f.hit_share,
-            disk_iops: iops * f.disk_ios,
-            latency_ms,
-            disk_ios_per_read: f.split_read,
-            disk_ios_per_write: f.split_write,
-            queue,
-            binding: binding_words,
-            io_size_effect,
-            target_iops: volume.target.as_ref().map(|t| t.iops),
-            target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s),
-            target_latency_ms,
-            meets_target: meets,
-        });
+/// One volume's results at the operating point: rates, latency (Little's law when throttled),
+/// queue depth, what binds it, and whether it meets its target.
+fn volume_prediction(
+    v: usize,
+    volume: &VolumeLoad,
+    f: &Factors,
+    solved: &Solved<'_>,
+    checks: &mut Vec<LimitCheck>,
+    notes: &mut Notes,
+) -> VolumePrediction {
+    let mb = solved.mb;
+    let label = volume.design.label.clone();
+    let disk = &volume.disk;
+    let n = volume.design.disk_count;
+    let iops = solved.operating.rates[v];
+    let max_iops = solved.max.rates[v];
+    let throttled = solved.operating.binding[v].is_some();
+    let latency_ms = if throttled && iops > 0.0 {
+        latency_ms_from_outstanding(f.outstanding as f64, iops).max(f.service_ms)
+    } else {
+        f.service_ms
+    };
+    let target_latency_ms = volume.target.as_ref().and_then(|t| t.latency_ms);
+    let queue = queue_check(volume, f, solved.targets[v], notes);
+    let meets = volume.target.as_ref().map(|target| {
+        let wanted = solved.targets[v].unwrap_or(0.0);
+        let ok = iops >= wanted * (1.0 - 1e-9);
+        let capacity_ok = capacity_check(volume, target, checks);
+        let latency_ok = latency_check(&label, target, latency_ms, checks);
+        ok & capacity_ok & latency_ok
+    });
+    VolumePrediction {
+        label,
+        disk_sku: disk.name.clone(),
+        disk_table: disk.table.clone(),
+        disk_kind: disk.kind,
+        disk_count: n,
+        caching: volume.design.caching,
+        stripe_size_bytes: volume.design.stripe_size.map(|s| s.0),
+        read_pct: volume.workload.read_pct,
+        random_pct: volume.workload.random_pct,
+        read_io_size_bytes: volume.workload.read_io_size.0,
+        write_io_size_bytes: volume.workload.write_io_size.0,
+        max_iops,
+        max_throughput_mb_s: max_iops * f.host_bytes / mb,
+        iops,
+        throughput_mb_s: iops * f.host_bytes / mb,
+        read_iops: iops * f.read_share,
+        write_iops: iops * (1.0 - f.read_share),
+        cache_read_iops: iops * f.read_share * f.hit_share,
+        disk_iops: iops * f.disk_ios,
+        latency_ms,
+        disk_ios_per_read: f.split_read,
+        disk_ios_per_write: f.split_write,
+        queue,
+        binding: binding_words(solved.limits, solved.max, v),
+        io_size_effect: io_size_effect(solved.limits, solved.max, v, f.host_bytes, mb),
+        target_iops: volume.target.as_ref().map(|t| t.iops),
+        target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s),
+        target_latency_ms,
+        meets_target: meets,
     }
-    for check in &checks {
+}
+
+/// The queue-depth check of one volume: members busy, depth to keep them all busy, to reach
+/// the disks' limits, and (Little's law) to reach the target.
+fn queue_check(
+    volume: &VolumeLoad,
+    f: &Factors,
+    target_iops: Option<f64>,
+    notes: &mut Notes,
+) -> QueueDepthCheck {
+    let label = &volume.design.label;
+    let disk = &volume.disk;
+    let n = volume.design.disk_count;
+    let target_latency_ms = volume.target.as_ref().and_then(|t| t.latency_ms);
+    let per_disk_depth = outstanding_ios(disk.iops, f.service_ms).ceil().max(1.0) as u32;
+    let depth_for_target = target_iops.map(|t| {
+        let latency_ms = target_latency_ms.unwrap_or(f.service_ms);
+        (outstanding_ios(t, latency_ms) - 1e-9).ceil().max(1.0) as u32
+    });
+    let queue = QueueDepthCheck {
+        outstanding_ios: f.outstanding,
+        stripe_members: n,
+        busy_members: f.busy_members,
+        depth_to_keep_members_busy: n,
+        depth_to_reach_disk_limits: per_disk_depth.saturating_mul(n),
+        depth_for_target,
+        littles_law_iops: iops_from_outstanding(f.outstanding as f64, f.service_ms),
+    };
+    if f.busy_members < n {
+        notes.warnings.push(format!(
+            "volume '{label}': queue depth {} on a {n}-disk stripe keeps {} members busy \
+             and leaves {} idle; run at least {n} outstanding IOs ({per_disk_depth} per \
+             disk x {n} disks = {} reaches the disks' limits at {} ms)",
+            f.outstanding,
+            f.busy_members,
+            n - f.busy_members,
+            per_disk_depth.saturating_mul(n),
+            f.service_ms
+        ));
+    }
+    queue
+}
+
+/// What caps volume `v` flat out, with the other limits it reaches at the same time.
+fn binding_words(limits: &[RateLimit], max: &Solution, v: usize) -> String {
+    match max.binding[v] {
+        Some(index) => {
+            // Other limits this volume also reaches when running flat out.
+            let tied: Vec<&str> = limits
+                .iter()
+                .enumerate()
+                .filter(|(other, limit)| {
+                    *other != index
+                        && limit.sustained()
+                        && limit.coeff[v] > 0.0
+                        && limit
+                            .capacity
+                            .is_some_and(|c| limit.used(&max.rates) >= c * (1.0 - 1e-9))
+                })
+                .map(|(_, limit)| limit.name.as_str())
+                .collect();
+            if tied.is_empty() {
+                limits[index].name.clone()
+            } else {
+                format!("{} (also at: {})", limits[index].name, tied.join("; "))
+            }
+        }
+        None => "its target".to_string(),
+    }
+}
+
+/// Throughput = IOPS x IO size, made explicit for the limit that caps volume `v` flat out.
+fn io_size_effect(
+    limits: &[RateLimit],
+    max: &Solution,
+    v: usize,
+    mean_size: f64,
+    mb: f64,
+) -> Option<String> {
+    // Throughput = IOPS x IO size, made explicit for the limit that caps the volume.
+    max.binding[v].and_then(|index| {
+        let limit = &limits[index];
+        let capacity = limit.capacity?;
+        let size_text = iofit_model::Bytes(mean_size.round() as u64).to_string();
+        match limit.unit {
+            LimitUnit::MbPerSecond => Some(format!(
+                "at {size_text} per IO the {} MB/s limit allows {} IOPS \
+                 ({} MB/s x {} bytes per MB / {} bytes)",
+                fmt_num(capacity),
+                fmt_num(max.rates[v]),
+                fmt_num(max.rates[v] * mean_size / mb),
+                fmt_num(mb),
+                fmt_num(mean_size)
+            )),
+            LimitUnit::Iops => Some(format!(
+                "at {size_text} per IO, {} IOPS move {} MB/s (IOPS x IO size)",
+                fmt_num(max.rates[v]),
+                fmt_num_precise(max.rates[v] * mean_size / mb)
+            )),
+            _ => None,
+        }
+    })
+}
+
+/// The capacity check of a volume with a capacity target; true when it holds.
+fn capacity_check(
+    volume: &VolumeLoad,
+    target: &SizingTarget,
+    checks: &mut Vec<LimitCheck>,
+) -> bool {
+    let Some(capacity) = target.capacity_gib else {
+        return true;
+    };
+    let disk = &volume.disk;
+    let n = volume.design.disk_count;
+    let have = disk.size_gib * n as f64;
+    let over = have < capacity * (1.0 - 1e-9);
+    checks.push(LimitCheck {
+        kind: LimitKind::Capacity,
+        scope: volume.design.label.clone(),
+        name: format!(
+            "capacity {n} x {} ({} GiB each)",
+            disk.name,
+            fmt_num(disk.size_gib)
+        ),
+        unit: LimitUnit::Gib,
+        limit: Some(have),
+        used: capacity,
+        headroom: Some(have - capacity),
+        headroom_pct: (have > 0.0).then(|| (have - capacity) / have * 100.0),
+        status: if over {
+            LimitStatus::Over
+        } else {
+            LimitStatus::Ok
+        },
+        source: disk.table.clone(),
+    });
+    !over
+}
+
+/// The latency check of a volume with a latency target; true when it holds.
+fn latency_check(
+    label: &str,
+    target: &SizingTarget,
+    latency_ms: f64,
+    checks: &mut Vec<LimitCheck>,
+) -> bool {
+    let Some(wanted_latency) = target.latency_ms else {
+        return true;
+    };
+    let over = latency_ms > wanted_latency * (1.0 + 1e-9);
+    checks.push(LimitCheck {
+        kind: LimitKind::Latency,
+        scope: label.to_string(),
+        name: "expected latency vs target".into(),
+        unit: LimitUnit::Milliseconds,
+        limit: Some(wanted_latency),
+        used: latency_ms,
+        headroom: Some(wanted_latency - latency_ms),
+        headroom_pct: Some((wanted_latency - latency_ms) / wanted_latency * 100.0),
+        status: if over {
+            LimitStatus::Over
+        } else {
+            LimitStatus::Ok
+        },
+        source: "assumption".into(),
+    });
+    !over
+}
+
+/// Capacity and latency misses as violations (so one list says what fails), and the limits
+/// not published as a warning.
+fn target_violations(checks: &[LimitCheck], notes: &mut Notes) {
+    for check in checks {
         if check.status == LimitStatus::Over
             && matches!(check.kind, LimitKind::Capacity | LimitKind::Latency)
         {
             // Reported through meets_target; listed here too so one list says what fails.
             let limit = check.limit.unwrap_or(0.0);
-            violations.push(if check.kind == LimitKind::Capacity {
+            notes.violations.push(if check.kind == LimitKind::Capacity {
                 format!(
                     "volume '{}': capacity {} GiB needed, {} GiB provided",
                     check.scope,
@@ -1377,97 +1593,59 @@ pub fn predict(
         .map(|c| c.name.as_str())
         .collect();
     if !unknown.is_empty() {
-        warnings.push(format!(
+        notes.warnings.push(format!(
             "not published in the catalog, so not checked: {}",
             unknown.join("; ")
         ));
     }
+}
 
-    let binding = binding_index.map(|index| {
-        let limit = &limits[index];
-        let capacity = limit.capacity.unwrap_or(0.0);
-        let used = limit.used(rates);
-        let at_limit = used >= capacity * (1.0 - 1e-9);
-        let unit = limit.unit.suffix();
-        let words = if at_limit {
-            format!(
-                "capped at {}{unit} by {} ({}{unit})",
-                fmt_num(used),
-                limit.name,
-                fmt_num(capacity)
-            )
-        } else {
-            format!(
-                "not capped at the targets; the first limit to bind as load grows is {} \
-                 ({} of {}{unit} used, {:.0}% headroom)",
-                limit.name,
-                fmt_num(used),
-                fmt_num(capacity),
-                (capacity - used) / capacity * 100.0
-            )
-        };
-        Binding {
-            kind: limit.kind,
-            scope: match limit.volume {
-                None => "vm".to_string(),
-                Some(v) => volumes[v].design.label.clone(),
-            },
-            name: limit.name.clone(),
-            unit: limit.unit,
-            limit: capacity,
-            used,
-            words,
-        }
-    });
+/// The binding limit in words: capped by it, or the first to bind as load grows.
+fn binding_of(limit: &RateLimit, rates: &[f64], volumes: &[VolumeLoad]) -> Binding {
+    let capacity = limit.capacity.unwrap_or(0.0);
+    let used = limit.used(rates);
+    let at_limit = used >= capacity * (1.0 - 1e-9);
+    let unit = limit.unit.suffix();
+    let words = if at_limit {
+        format!(
+            "capped at {}{unit} by {} ({}{unit})",
+            fmt_num(used),
+            limit.name,
+            fmt_num(capacity)
+        )
+    } else {
+        format!(
+            "not capped at the targets; the first limit to bind as load grows is {} \
+             ({} of {}{unit} used, {:.0}% headroom)",
+            limit.name,
+            fmt_num(used),
+            fmt_num(capacity),
+            (capacity - used) / capacity * 100.0
+        )
+    };
+    Binding {
+        kind: limit.kind,
+        scope: match limit.volume {
+            None => "vm".to_string(),
+            Some(v) => volumes[v].design.label.clone(),
+        },
+        name: limit.name.clone(),
+        unit: limit.unit,
+        limit: capacity,
+        used,
+        words,
+    }
+}
 
-    let advice = advise(
-        vm,
-        volumes,
-        &factors,
-        &limits,
-        &operating,
-        &targets,
-        assumptions,
-        alternatives,
-    );
-
+/// The catalog tables a prediction used: the VM's, then each disk's once.
+fn tables_of(vm: &VmSize, volumes: &[VolumeLoad]) -> Vec<String> {
     let mut tables = vec![vm.table.clone()];
     for volume in volumes {
         if !tables.contains(&volume.disk.table) {
             tables.push(volume.disk.table.clone());
         }
     }
-    let total_iops = rates.iter().sum();
-    let total_throughput_mb_s = rates
-        .iter()
-        .zip(&factors)
-        .map(|(x, f)| x * f.host_bytes / mb)
-        .sum();
-    let max_total_iops = max.rates.iter().sum();
-    let max_total_throughput_mb_s = max
-        .rates
-        .iter()
-        .zip(&factors)
-        .map(|(x, f)| x * f.host_bytes / mb)
-        .sum();
-    Ok(Prediction {
-        vm: vm.name.clone(),
-        vm_table: vm.table.clone(),
-        tables,
-        assumptions: assumptions.clone(),
-        mb_convention_note: assumptions.mb.describe().to_string(),
-        volumes: volume_predictions,
-        total_iops,
-        total_throughput_mb_s,
-        max_total_iops,
-        max_total_throughput_mb_s,
-        limits: checks,
-        binding,
-        meets_requirements: has_targets.then_some(all_met && violations.is_empty()),
-        violations,
-        warnings,
-        advice,
-    })
+    tables
 }
 
 fn check_target(label: &str, target: &SizingTarget) -> Result<(), PredictError> {
@@ -1514,143 +1692,168 @@ fn advise(
         };
         let limit = &limits[index];
         let f = &factors[v];
-        let label = &volume.design.label;
-        let disk = &volume.disk;
         let n = volume.design.disk_count;
         match limit.kind {
             LimitKind::DiskIops
             | LimitKind::VolumeIops
             | LimitKind::DiskThroughput
             | LimitKind::VolumeThroughput => {
-                let iops_metric = matches!(limit.kind, LimitKind::DiskIops | LimitKind::VolumeIops);
-                let (needed, per_disk, unit) = if iops_metric {
-                    (target * f.disk_ios, disk.iops, " IOPS")
-                } else {
-                    (target * f.disk_bytes / mb, disk.throughput_mb_s, " MB/s")
-                };
-                let disks_needed = (needed / per_disk - 1e-9).ceil().max(1.0) as u32;
-                let mut text = format!(
-                    "volume '{label}' needs {}{unit} from its disks; {n} x {} give {}{unit}: \
-                     use {disks_needed} x {} striped ({}{unit})",
-                    fmt_num(needed),
-                    disk.name,
-                    fmt_num(per_disk * n as f64),
-                    disk.name,
-                    fmt_num(per_disk * disks_needed as f64),
-                );
-                if let Some(alt) = alternatives {
-                    let mut bigger: Vec<&DiskSku> = alt
-                        .disks
-                        .iter()
-                        .filter(|d| d.kind == disk.kind && d.name != disk.name)
-                        .filter(|d| {
-                            let value = if iops_metric {
-                                d.iops.0
-                            } else {
-                                d.throughput_mb_s.0
-                            };
-                            value * n as f64 >= needed * (1.0 - 1e-9)
-                        })
-                        .collect();
-                    bigger.sort_by(|a, b| a.size_gib.total_cmp(&b.size_gib));
-                    if !bigger.is_empty() {
-                        let names: Vec<String> = bigger
-                            .iter()
-                            .take(4)
-                            .map(|d| {
-                                let value = if iops_metric {
-                                    d.iops.0
-                                } else {
-                                    d.throughput_mb_s.0
-                                };
-                                format!("{} ({}{unit})", d.name, fmt_num(value))
-                            })
-                            .collect();
-                        text.push_str(&format!(", or a larger disk: {n} x {}", names.join(" or ")));
-                    }
-                }
-                advice.push(text);
+                advice.push(disk_advice(volume, f, limit, target, mb, alternatives));
             }
             LimitKind::StripeMembersBusy | LimitKind::QueueDepth => {
                 let depth = (outstanding_ios(target, f.service_ms) - 1e-9)
                     .ceil()
                     .max(n as f64) as u32;
                 advice.push(format!(
-                    "volume '{label}': raise outstanding IOs from {} to at least {depth} \
+                    "volume '{}': raise outstanding IOs from {} to at least {depth} \
                      (Little's law: {} IOPS x {} ms, and at least one per stripe member)",
+                    volume.design.label,
                     f.outstanding,
                     fmt_num(target),
                     f.service_ms
                 ));
             }
-            kind @ (LimitKind::VmUncachedIops
+            LimitKind::VmUncachedIops
             | LimitKind::VmUncachedThroughput
             | LimitKind::VmCachedIops
-            | LimitKind::VmCachedThroughput) => {
-                // What the VM would carry if every volume reached its target.
+            | LimitKind::VmCachedThroughput => {
                 let wanted: Vec<f64> = targets
                     .iter()
                     .zip(&operating.rates)
                     .map(|(t, x)| t.unwrap_or(*x))
                     .collect();
-                let needed = limit.used(&wanted);
-                let mut text = format!(
-                    "{} allows {}{} here, the targets need {}{}",
-                    limit.name,
-                    fmt_num(limit.capacity.unwrap_or(0.0)),
-                    limit.unit.suffix(),
-                    fmt_num(needed),
-                    limit.unit.suffix()
-                );
-                if let Some(alt) = alternatives {
-                    let value = |candidate: &VmSize| -> Option<f64> {
-                        match kind {
-                            LimitKind::VmUncachedIops => candidate.uncached_iops.map(|x| x.0),
-                            LimitKind::VmUncachedThroughput => {
-                                candidate.uncached_throughput_mb_s.map(|x| x.0)
-                            }
-                            LimitKind::VmCachedIops => candidate.cached_iops.map(|x| x.0),
-                            _ => candidate.cached_throughput_mb_s.map(|x| x.0),
-                        }
-                    };
-                    let mut bigger: Vec<(&VmSize, f64)> = alt
-                        .vms
-                        .iter()
-                        .filter(|c| c.name != vm.name)
-                        .filter(|c| c.premium_storage || !disk.kind.needs_premium_vm())
-                        .filter_map(|c| value(c).map(|x| (c, x)))
-                        .filter(|(_, x)| *x >= needed * (1.0 - 1e-9))
-                        .collect();
-                    bigger.sort_by(|a, b| {
-                        let pa = a.0.price_usd_month.unwrap_or(f64::INFINITY);
-                        let pb = b.0.price_usd_month.unwrap_or(f64::INFINITY);
-                        pa.total_cmp(&pb).then(a.1.total_cmp(&b.1))
-                    });
-                    if !bigger.is_empty() {
-                        let names: Vec<String> = bigger
-                            .iter()
-                            .take(3)
-                            .map(|(c, x)| {
-                                format!("{} ({}{})", c.name, fmt_num(*x), limit.unit.suffix())
-                            })
-                            .collect();
-                        text.push_str(&format!("; a larger VM: {}", names.join(", ")));
-                    }
-                }
-                if matches!(
-                    kind,
-                    LimitKind::VmUncachedIops | LimitKind::VmUncachedThroughput
-                ) && volume.workload.read_pct >= 50.0
-                    && disk.kind.supports_host_caching()
-                {
-                    text.push_str("; or ReadOnly host caching on read-heavy volumes");
-                }
-                advice.push(text);
+                advice.push(vm_advice(vm, volume, limit, &wanted, alternatives));
             }
             _ => {}
         }
     }
     advice
+}
+
+/// A volume capped by its disks: how many disks of its SKU carry the target, or which larger
+/// disks of the same kind do.
+fn disk_advice(
+    volume: &VolumeLoad,
+    f: &Factors,
+    limit: &RateLimit,
+    target: f64,
+    mb: f64,
+    alternatives: Option<Alternatives<'_>>,
+) -> String {
+    let label = &volume.design.label;
+    let disk = &volume.disk;
+    let n = volume.design.disk_count;
+    let iops_metric = matches!(limit.kind, LimitKind::DiskIops | LimitKind::VolumeIops);
+    let (needed, per_disk, unit) = if iops_metric {
+        (target * f.disk_ios, disk.iops, " IOPS")
+    } else {
+        (target * f.disk_bytes / mb, disk.throughput_mb_s, " MB/s")
+    };
+    let disks_needed = (needed / per_disk - 1e-9).ceil().max(1.0) as u32;
+    let mut text = format!(
+        "volume '{label}' needs {}{unit} from its disks; {n} x {} give {}{unit}: \
+         use {disks_needed} x {} striped ({}{unit})",
+        fmt_num(needed),
+        disk.name,
+        fmt_num(per_disk * n as f64),
+        disk.name,
+        fmt_num(per_disk * disks_needed as f64),
+    );
+    if let Some(alt) = alternatives {
+        let mut bigger: Vec<&DiskSku> = alt
+            .disks
+            .iter()
+            .filter(|d| d.kind == disk.kind && d.name != disk.name)
+            .filter(|d| {
+                let value = if iops_metric {
+                    d.iops.0
+                } else {
+                    d.throughput_mb_s.0
+                };
+                value * n as f64 >= needed * (1.0 - 1e-9)
+            })
+            .collect();
+        bigger.sort_by(|a, b| a.size_gib.total_cmp(&b.size_gib));
+        if !bigger.is_empty() {
+            let names: Vec<String> = bigger
+                .iter()
+                .take(4)
+                .map(|d| {
+                    let value = if iops_metric {
+                        d.iops.0
+                    } else {
+                        d.throughput_mb_s.0
+                    };
+                    format!("{} ({}{unit})", d.name, fmt_num(value))
+                })
+                .collect();
+            text.push_str(&format!(", or a larger disk: {n} x {}", names.join(" or ")));
+        }
+    }
+    text
+}
+
+/// A volume capped by a VM limit: what the targets need of it, larger VMs that allow it, and
+/// host caching where it would spare the uncached limit.
+fn vm_advice(
+    vm: &VmSize,
+    volume: &VolumeLoad,
+    limit: &RateLimit,
+    wanted: &[f64],
+    alternatives: Option<Alternatives<'_>>,
+) -> String {
+    let kind = limit.kind;
+    let disk = &volume.disk;
+    // What the VM would carry if every volume reached its target.
+    let needed = limit.used(wanted);
+    let mut text = format!(
+        "{} allows {}{} here, the targets need {}{}",
+        limit.name,
+        fmt_num(limit.capacity.unwrap_or(0.0)),
+        limit.unit.suffix(),
+        fmt_num(needed),
+        limit.unit.suffix()
+    );
+    if let Some(alt) = alternatives {
+        let value = |candidate: &VmSize| -> Option<f64> {
+            match kind {
+                LimitKind::VmUncachedIops => candidate.uncached_iops.map(|x| x.0),
+                LimitKind::VmUncachedThroughput => candidate.uncached_throughput_mb_s.map(|x| x.0),
+                LimitKind::VmCachedIops => candidate.cached_iops.map(|x| x.0),
+                _ => candidate.cached_throughput_mb_s.map(|x| x.0),
+            }
+        };
+        let mut bigger: Vec<(&VmSize, f64)> = alt
+            .vms
+            .iter()
+            .filter(|c| c.name != vm.name)
+            .filter(|c| c.premium_storage || !disk.kind.needs_premium_vm())
+            .filter_map(|c| value(c).map(|x| (c, x)))
+            .filter(|(_, x)| *x >= needed * (1.0 - 1e-9))
+            .collect();
+        bigger.sort_by(|a, b| {
+            let pa = a.0.price_usd_month.unwrap_or(f64::INFINITY);
+            let pb = b.0.price_usd_month.unwrap_or(f64::INFINITY);
+            pa.total_cmp(&pb).then(a.1.total_cmp(&b.1))
+        });
+        if !bigger.is_empty() {
+            let names: Vec<String> = bigger
+                .iter()
+                .take(3)
+                .map(|(c, x)| format!("{} ({}{})", c.name, fmt_num(*x), limit.unit.suffix()))
+                .collect();
+            text.push_str(&format!("; a larger VM: {}", names.join(", ")));
+        }
+    }
+    if matches!(
+        kind,
+        LimitKind::VmUncachedIops | LimitKind::VmUncachedThroughput
+    ) && volume.workload.read_pct >= 50.0
+        && disk.kind.supports_host_caching()
+    {
+        text.push_str("; or ReadOnly host caching on read-heavy volumes");
+    }
+    text
 }
 
 #[cfg(test)]

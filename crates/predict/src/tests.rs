@@ -106,6 +106,23 @@ fn large_io_splits_across_small_stripe_units() {
 }
 
 #[test]
+fn an_io_over_256_kib_counts_as_several_against_iops_limits() {
+    // A disk whose MB/s would allow 1 MiB IOs at 1,000/s, but whose IOPS limit counts each as
+    // four 256 KiB units (Azure's IO unit; `emulate` enforces the same rule): 250 IOs/s.
+    let fast = disk("F", 1000.0, 5000.0, 1024.0);
+    let vm = vm("X", Some(1e9), Some(1e9), None);
+    let volume = load(
+        "1xF:none",
+        &fast,
+        Workload::new(100.0, 0.0, Bytes::mib(1), 64, 1),
+    );
+    let p = predict(&vm, &[volume], &Assumptions::default(), None).unwrap();
+    assert_eq!(p.volumes[0].disk_ios_per_read, 4.0);
+    assert!((p.total_iops - 250.0).abs() < 1e-6, "{}", p.total_iops);
+    assert_eq!(p.binding.as_ref().unwrap().kind, LimitKind::DiskIops);
+}
+
+#[test]
 fn shared_vm_limit_scales_volumes_in_proportion() {
     let p30 = disk("P30", 5000.0, 200.0, 1024.0);
     let vm = vm("X", Some(12000.0), Some(1e9), None);

@@ -189,7 +189,19 @@ pub fn parse_file_on(
         file: file.clone(),
         source,
     };
-    let mut handle = std::fs::File::open(path).map_err(io_error)?;
+    // A capture must be a regular file (not /dev/zero or a FIFO) of bounded size: the parsers
+    // stream, but a file without line breaks is one endless line.
+    let capture_cap = iofit_safefs::input::caps::CAPTURE_BYTES;
+    let mut handle = iofit_safefs::input::open_input(
+        path,
+        capture_cap,
+        "capture (iostat, sar, sadf or PerfMon)",
+    )
+    .map_err(|e| ProfileError::Content {
+        file: file.clone(),
+        message: e.detail(),
+        fix: "name the capture file itself".to_string(),
+    })?;
     let mut head = vec![0u8; 64 * 1024];
     let mut filled = 0;
     loop {

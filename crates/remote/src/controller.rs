@@ -8,10 +8,11 @@
 //! stops the whole run before any IO. A host lost after the start is recorded with the time it
 //! stopped; the others run to the end and keep their results.
 
-use crate::merge::{combine, HostPart};
+use crate::merge::Combiner;
 use crate::protocol::{encode, read_line, unix_ns, FromWorker, ToWorker, PROTOCOL_VERSION};
 use crate::RemoteError;
 use iofit_model::job::JobSpec;
+use iofit_stats::compact::{CompactDirection, CompactError};
 use iofit_stats::{DirectionStats, RunResult};
 use std::collections::VecDeque;
 use std::io::{BufReader, Write};
@@ -83,7 +84,6 @@ pub struct HostRun {
     pub clock_offset_ns: i64,
     pub rtt_ns: u64,
     pub result: Option<RunResult>,
-    pub stats: Vec<(DirectionStats, DirectionStats)>,
     /// Live (IOs, bytes) per interval as the host streamed them.
     pub live: Vec<(u64, u64)>,
     /// Whole intervals this host started after the earliest one.
@@ -124,6 +124,8 @@ struct Connection {
     child: Child,
     stdin: Option<ChildStdin>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Set when ssh's stderr is closed (everything it said is in `stderr`).
+    stderr_closed: Arc<AtomicBool>,
 }
 
 impl Connection {
@@ -136,7 +138,13 @@ impl Connection {
         }
     }
 
+    /// The last lines ssh wrote to stderr. Waits a moment for the stream to close, so an
+    /// authentication error printed just before ssh exits is not missed.
     fn stderr_tail(&self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while !self.stderr_closed.load(Ordering::SeqCst) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let lines = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
         lines.iter().cloned().collect::<Vec<_>>().join(" / ")
     }
@@ -193,6 +201,8 @@ fn start(
     let stderr_pipe = child.stderr.take().expect("piped stderr");
     let stderr = Arc::new(Mutex::new(VecDeque::new()));
     let tail = stderr.clone();
+    let stderr_closed = Arc::new(AtomicBool::new(false));
+    let closed = stderr_closed.clone();
     std::thread::spawn(move || {
         let mut input = BufReader::new(stderr_pipe);
         while let Ok(Some(line)) = read_line(&mut input) {
@@ -202,6 +212,7 @@ fn start(
             }
             lines.push_back(line);
         }
+        closed.store(true, Ordering::SeqCst);
     });
     std::thread::spawn(move || {
         let mut input = BufReader::new(stdout);
@@ -224,6 +235,7 @@ fn start(
         child,
         stdin,
         stderr,
+        stderr_closed,
     })
 }
 
@@ -326,9 +338,17 @@ pub fn run(hosts: &[HostSpec], options: &ControllerOptions) -> Result<MultiRun, 
             c.send(&ToWorker::Start { at_unix_ns: at });
         }
     }
-    let interrupted = collect(&rx, &mut connections, &mut runs, options, start_at);
+    let mut combiner = Combiner::default();
+    let interrupted = collect(
+        &rx,
+        &mut connections,
+        &mut runs,
+        options,
+        start_at,
+        &mut combiner,
+    );
     shut_down(&mut connections);
-    Ok(finish(runs, options, start_at, interrupted))
+    Ok(finish(runs, combiner, start_at, interrupted))
 }
 
 /// Reads events until every host is `done` (by `done`), a deadline passes or Ctrl-C.
@@ -375,7 +395,6 @@ fn pump(
             Err(RecvTimeoutError::Disconnected) => break,
         };
         handshake_event(
-            i,
             event,
             &mut connections[i],
             &mut states[i],
@@ -387,14 +406,12 @@ fn pump(
 }
 
 fn handshake_event(
-    i: usize,
     event: Event,
     connection: &mut Option<Connection>,
     state: &mut Handshake,
     run: &mut HostRun,
     options: &ControllerOptions,
 ) {
-    let _ = i;
     match event {
         Event::Message(
             FromWorker::Hello {
@@ -526,6 +543,7 @@ fn collect(
     runs: &mut [HostRun],
     options: &ControllerOptions,
     start_at_ns: u64,
+    combiner: &mut Combiner,
 ) -> bool {
     let mut finished = vec![false; runs.len()];
     let mut stop_sent = false;
@@ -550,20 +568,19 @@ fn collect(
                     FromWorker::Interval { ios, bytes, .. } => run.live.push((ios, bytes)),
                     FromWorker::Done {
                         started_unix_ns,
-                        result,
+                        mut result,
                         stats,
                     } => {
-                        match stats
-                            .iter()
-                            .map(|[r, w]| Ok((r.decode()?, w.decode()?)))
-                            .collect::<Result<Vec<_>, iofit_stats::compact::CompactError>>()
-                        {
+                        result.hostname.clone_from(&run.name);
+                        let started = started_unix_ns as i128 - run.clock_offset_ns as i128;
+                        let late_ns = (started - start_at_ns as i128).max(0) as f64;
+                        run.shift_intervals =
+                            (late_ns / options.interval.as_nanos() as f64).round() as usize;
+                        // Decoded and merged at once: the controller keeps one set of
+                        // histograms per job, not one per host.
+                        match decode_all(&stats) {
                             Ok(decoded) => {
-                                let started = started_unix_ns as i128 - run.clock_offset_ns as i128;
-                                let late_ns = (started - start_at_ns as i128).max(0) as f64;
-                                run.shift_intervals =
-                                    (late_ns / options.interval.as_nanos() as f64).round() as usize;
-                                run.stats = decoded;
+                                combiner.add(&result, &decoded, run.shift_intervals);
                                 run.result = Some(result);
                             }
                             Err(e) => {
@@ -617,28 +634,8 @@ fn collect(
     stop_sent
 }
 
-fn finish(
-    mut runs: Vec<HostRun>,
-    _options: &ControllerOptions,
-    start_at_ns: u64,
-    interrupted: bool,
-) -> MultiRun {
-    for run in &mut runs {
-        if let Some(result) = &mut run.result {
-            result.hostname = run.name.clone();
-        }
-    }
-    let parts: Vec<HostPart<'_>> = runs
-        .iter()
-        .filter_map(|r| {
-            r.result.as_ref().map(|result| HostPart {
-                result,
-                stats: &r.stats,
-                shift_intervals: r.shift_intervals,
-            })
-        })
-        .collect();
-    let (combined, combined_stats) = combine(&parts);
+fn finish(runs: Vec<HostRun>, combiner: Combiner, start_at_ns: u64, interrupted: bool) -> MultiRun {
+    let (combined, combined_stats) = combiner.finish();
     MultiRun {
         wall_s: (unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9,
         hosts: runs,
@@ -646,6 +643,15 @@ fn finish(
         combined_stats,
         interrupted,
     }
+}
+
+type RawStats = Vec<(DirectionStats, DirectionStats)>;
+
+fn decode_all(stats: &[[CompactDirection; 2]]) -> Result<RawStats, CompactError> {
+    stats
+        .iter()
+        .map(|[r, w]| Ok((r.decode()?, w.decode()?)))
+        .collect()
 }
 
 /// Closes every worker's input (which stops it), waits briefly, then kills what is left of the

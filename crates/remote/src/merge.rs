@@ -16,123 +16,169 @@ pub struct HostPart<'a> {
 /// The combined run: job `i` merges job `i` of every host. Jobs that a host lacks (a host that
 /// stopped before finishing them) are combined from the hosts that have them.
 pub fn combine(parts: &[HostPart<'_>]) -> (RunResult, Vec<(DirectionStats, DirectionStats)>) {
-    let job_count = parts.iter().map(|p| p.result.jobs.len()).max().unwrap_or(0);
-    let mut jobs = Vec::with_capacity(job_count);
-    let mut stats = Vec::with_capacity(job_count);
-    for index in 0..job_count {
-        let members: Vec<&HostPart<'_>> = parts
-            .iter()
-            .filter(|p| index < p.result.jobs.len() && index < p.stats.len())
-            .collect();
-        let (job, raw) = combine_job(index, &members);
-        jobs.push(job);
-        stats.push(raw);
+    let mut combiner = Combiner::default();
+    for part in parts {
+        combiner.add(part.result, part.stats, part.shift_intervals);
     }
-    let first = parts.first().map(|p| p.result.clone()).unwrap_or_default();
-    let result = RunResult {
-        tool: first.tool,
-        version: first.version,
-        timestamp_s: parts
-            .iter()
-            .map(|p| p.result.timestamp_s)
-            .min()
-            .unwrap_or(0),
-        hostname: "All clients".to_string(),
-        jobs,
-    };
-    (result, stats)
+    combiner.finish()
 }
 
-fn combine_job(
-    index: usize,
-    members: &[&HostPart<'_>],
-) -> (JobResult, (DirectionStats, DirectionStats)) {
-    let mut read = DirectionStats::default();
-    let mut write = DirectionStats::default();
-    let mut read_runtime_ns = 0;
-    let mut write_runtime_ns = 0;
-    let mut series_parts = Vec::with_capacity(members.len());
-    let mut job = members
-        .first()
-        .map(|m| m.result.jobs[index].clone())
-        .unwrap_or_default();
-    job.clones = 0;
-    job.syncs = 0;
-    job.context_switches = 0;
-    job.error = None;
-    job.interrupted = false;
-    let mut usr = 0.0;
-    let mut sys = 0.0;
-    for member in members {
-        let host_job = &member.result.jobs[index];
-        let (r, w) = &member.stats[index];
-        read.merge(r);
-        write.merge(w);
-        // Hosts run at the same time: the combined window is the longest host window.
-        read_runtime_ns = read_runtime_ns.max(host_job.read.runtime_ns);
-        write_runtime_ns = write_runtime_ns.max(host_job.write.runtime_ns);
-        job.clones += host_job.clones;
-        job.syncs += host_job.syncs;
-        job.context_switches += host_job.context_switches;
-        job.interrupted |= host_job.interrupted;
-        usr += host_job.usr_cpu_pct;
-        sys += host_job.sys_cpu_pct;
-        if let Some(error) = &host_job.error {
-            let text = format!("{}: {error}", member.result.hostname);
-            job.error = Some(match job.error.take() {
-                Some(previous) => format!("{previous}; {text}"),
-                None => text,
-            });
+/// Per job: merged raw counters, the longest window, summed series and the other totals.
+#[derive(Default)]
+struct JobAccumulator {
+    job: JobResult,
+    read: DirectionStats,
+    write: DirectionStats,
+    read_runtime_ns: u64,
+    write_runtime_ns: u64,
+    usr_cpu_pct_sum: f64,
+    sys_cpu_pct_sum: f64,
+    hosts: usize,
+    series: Vec<IntervalSample>,
+    /// Per interval: sum of mean latency x IOs (for the IO-weighted mean).
+    latency_weighted_ns: Vec<f64>,
+}
+
+/// Merges hosts one at a time as their results arrive, so the controller holds one set of
+/// histograms per job however many hosts there are (memory does not grow with hosts).
+#[derive(Default)]
+pub struct Combiner {
+    jobs: Vec<JobAccumulator>,
+    tool: String,
+    version: String,
+    timestamp_s: Option<u64>,
+}
+
+impl Combiner {
+    /// Adds one host's result and raw counters (job `i` of `stats` belongs to job `i`).
+    pub fn add(
+        &mut self,
+        result: &RunResult,
+        stats: &[(DirectionStats, DirectionStats)],
+        shift: usize,
+    ) {
+        if self.tool.is_empty() {
+            self.tool.clone_from(&result.tool);
+            self.version.clone_from(&result.version);
         }
-        series_parts.push((member.shift_intervals, host_job.series.as_slice()));
+        self.timestamp_s = Some(
+            self.timestamp_s
+                .map_or(result.timestamp_s, |t| t.min(result.timestamp_s)),
+        );
+        for (index, (host_job, (r, w))) in result.jobs.iter().zip(stats).enumerate() {
+            if index == self.jobs.len() {
+                let mut job = host_job.clone();
+                job.clones = 0;
+                job.syncs = 0;
+                job.context_switches = 0;
+                job.error = None;
+                job.interrupted = false;
+                job.series = Vec::new();
+                self.jobs.push(JobAccumulator {
+                    job,
+                    ..Default::default()
+                });
+            }
+            let acc = &mut self.jobs[index];
+            acc.read.merge(r);
+            acc.write.merge(w);
+            // Hosts run at the same time: the combined window is the longest host window.
+            acc.read_runtime_ns = acc.read_runtime_ns.max(host_job.read.runtime_ns);
+            acc.write_runtime_ns = acc.write_runtime_ns.max(host_job.write.runtime_ns);
+            acc.job.clones += host_job.clones;
+            acc.job.syncs += host_job.syncs;
+            acc.job.context_switches += host_job.context_switches;
+            acc.job.interrupted |= host_job.interrupted;
+            acc.usr_cpu_pct_sum += host_job.usr_cpu_pct;
+            acc.sys_cpu_pct_sum += host_job.sys_cpu_pct;
+            acc.hosts += 1;
+            if let Some(error) = &host_job.error {
+                let text = format!("{}: {error}", result.hostname);
+                acc.job.error = Some(match acc.job.error.take() {
+                    Some(previous) => format!("{previous}; {text}"),
+                    None => text,
+                });
+            }
+            add_series(
+                &mut acc.series,
+                &mut acc.latency_weighted_ns,
+                shift,
+                &host_job.series,
+            );
+        }
     }
-    if !members.is_empty() {
-        job.usr_cpu_pct = usr / members.len() as f64;
-        job.sys_cpu_pct = sys / members.len() as f64;
+
+    /// The combined result and the merged raw counters per job.
+    pub fn finish(self) -> (RunResult, Vec<(DirectionStats, DirectionStats)>) {
+        let mut jobs = Vec::with_capacity(self.jobs.len());
+        let mut stats = Vec::with_capacity(self.jobs.len());
+        for mut acc in self.jobs {
+            if acc.hosts > 0 {
+                acc.job.usr_cpu_pct = acc.usr_cpu_pct_sum / acc.hosts as f64;
+                acc.job.sys_cpu_pct = acc.sys_cpu_pct_sum / acc.hosts as f64;
+            }
+            acc.job.read = acc.read.to_result(acc.read_runtime_ns);
+            acc.job.write = acc.write.to_result(acc.write_runtime_ns);
+            finish_series(&mut acc.series, &acc.latency_weighted_ns);
+            acc.job.series = acc.series;
+            jobs.push(acc.job);
+            stats.push((acc.read, acc.write));
+        }
+        let result = RunResult {
+            tool: self.tool,
+            version: self.version,
+            timestamp_s: self.timestamp_s.unwrap_or(0),
+            hostname: "All clients".to_string(),
+            jobs,
+        };
+        (result, stats)
     }
-    job.read = read.to_result(read_runtime_ns);
-    job.write = write.to_result(write_runtime_ns);
-    job.series = sum_series(&series_parts);
-    (job, (read, write))
+}
+
+fn add_series(
+    out: &mut Vec<IntervalSample>,
+    weighted: &mut Vec<f64>,
+    shift: usize,
+    series: &[IntervalSample],
+) {
+    let interval_ms = series.first().map(|s| s.interval_ms).unwrap_or(1000);
+    while out.len() < shift + series.len() {
+        let i = out.len() as u64;
+        out.push(IntervalSample {
+            start_ms: i * interval_ms,
+            interval_ms,
+            ..IntervalSample::default()
+        });
+        weighted.push(0.0);
+    }
+    for (k, sample) in series.iter().enumerate() {
+        let slot = &mut out[shift + k];
+        slot.read_ios += sample.read_ios;
+        slot.read_bytes += sample.read_bytes;
+        slot.write_ios += sample.write_ios;
+        slot.write_bytes += sample.write_bytes;
+        slot.latency_p99_ns = slot.latency_p99_ns.max(sample.latency_p99_ns);
+        weighted[shift + k] += sample.latency_mean_ns * (sample.read_ios + sample.write_ios) as f64;
+    }
+}
+
+fn finish_series(out: &mut [IntervalSample], weighted: &[f64]) {
+    for (slot, sum) in out.iter_mut().zip(weighted) {
+        let ios = slot.read_ios + slot.write_ios;
+        slot.latency_mean_ns = if ios == 0 { 0.0 } else { sum / ios as f64 };
+    }
 }
 
 /// Sums interval series aligned by index: part `(shift, series)` contributes its sample `k` to
 /// interval `k + shift`. IOs and bytes add; the mean latency is weighted by IOs; the p99 of an
 /// interval is the largest host p99 (an upper bound: intervals carry no histograms).
 pub fn sum_series(parts: &[(usize, &[IntervalSample])]) -> Vec<IntervalSample> {
-    let len = parts
-        .iter()
-        .map(|(shift, s)| shift + s.len())
-        .max()
-        .unwrap_or(0);
-    let interval_ms = parts
-        .iter()
-        .find_map(|(_, s)| s.first().map(|x| x.interval_ms))
-        .unwrap_or(1000);
-    let mut out: Vec<IntervalSample> = (0..len)
-        .map(|i| IntervalSample {
-            start_ms: i as u64 * interval_ms,
-            interval_ms,
-            ..IntervalSample::default()
-        })
-        .collect();
-    let mut latency_sum = vec![0.0f64; len];
+    let mut out = Vec::new();
+    let mut weighted = Vec::new();
     for (shift, series) in parts {
-        for (k, sample) in series.iter().enumerate() {
-            let slot = &mut out[shift + k];
-            slot.read_ios += sample.read_ios;
-            slot.read_bytes += sample.read_bytes;
-            slot.write_ios += sample.write_ios;
-            slot.write_bytes += sample.write_bytes;
-            slot.latency_p99_ns = slot.latency_p99_ns.max(sample.latency_p99_ns);
-            latency_sum[shift + k] +=
-                sample.latency_mean_ns * (sample.read_ios + sample.write_ios) as f64;
-        }
+        add_series(&mut out, &mut weighted, *shift, series);
     }
-    for (slot, sum) in out.iter_mut().zip(latency_sum) {
-        let ios = slot.read_ios + slot.write_ios;
-        slot.latency_mean_ns = if ios == 0 { 0.0 } else { sum / ios as f64 };
-    }
+    finish_series(&mut out, &weighted);
     out
 }
 

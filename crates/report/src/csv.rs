@@ -3,7 +3,7 @@
 //! `section,subject,metric,value,unit` that a spreadsheet or pandas can pivot.
 
 use crate::compare::{Comparison, Rule};
-use crate::html::{Block, HtmlReport};
+use crate::document::{Block, Document};
 use iofit_stats::RunResult;
 
 /// Quotes a field when it holds a comma, quote, line break or edge space.
@@ -202,8 +202,15 @@ fn run_records(out: &mut String, run: &RunResult) {
     }
 }
 
+impl Document {
+    /// The document as CSV.
+    pub fn render_csv(&self) -> String {
+        render_report(self)
+    }
+}
+
 /// A whole report as long-format records.
-pub fn render_report(report: &HtmlReport) -> String {
+pub fn render_report(report: &Document) -> String {
     let mut out = String::new();
     line(
         &mut out,
@@ -426,6 +433,25 @@ pub fn render_report(report: &HtmlReport) -> String {
                             &subject,
                             header,
                             value.clone(),
+                            "",
+                        );
+                    }
+                }
+            }
+            Block::Chart {
+                title,
+                x_label,
+                y_label,
+                series,
+            } => {
+                for line in series {
+                    for (x, y) in &line.points {
+                        record(
+                            &mut out,
+                            title,
+                            &line.name,
+                            &format!("{y_label} at {x_label} {x}"),
+                            format!("{y}"),
                             "",
                         );
                     }

@@ -347,6 +347,36 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn iofit_run_json_reads_back_whole() {
+        // The iofit extension (clones, engines, per-interval series) survives the round trip
+        // through the verdict's reader, and so does what compare measures from it.
+        let mut run = sample_run();
+        run.hostname = "vm1".into();
+        run.jobs[0].clones = 4;
+        let text = render(&run, &[]);
+        let back = iofit_verdict::read_results(&text, "iofit.json").unwrap();
+        assert_eq!(
+            (back.tool.as_str(), back.hostname.as_str()),
+            (run.tool.as_str(), "vm1")
+        );
+        let (job, original) = (&back.jobs[0], &run.jobs[0]);
+        assert_eq!((job.clones, job.iodepth), (4, original.iodepth));
+        assert_eq!(job.engine_used, Some(EngineKind::IoUring));
+        assert_eq!(job.engine_requested, Some(EngineKind::Libaio));
+        assert_eq!(job.series, original.series);
+        assert_eq!(job.read.ios, original.read.ios);
+        assert_eq!(job.write.io_bytes, original.write.io_bytes);
+        assert_eq!(
+            job.read.completion_latency.percentile_ns(99.0),
+            original.read.completion_latency.percentile_ns(99.0)
+        );
+        let measured = iofit_verdict::Measured::from_jobs(&back.jobs);
+        let expected = iofit_verdict::Measured::from_jobs(&run.jobs);
+        assert_eq!(measured.outstanding_ios, expected.outstanding_ios);
+        assert!((measured.iops - expected.iops).abs() < 1e-6);
+    }
+
+    #[test]
     fn fio_fields_and_units() {
         let run = sample_run();
         let value = to_value(&run, &[]);

@@ -28,130 +28,13 @@ use iofit_predict::{LimitStatus, Prediction};
 use iofit_stats::{DirectionResult, IntervalSample, JobResult, RunResult};
 use std::fmt::Write as _;
 
-/// Escapes text for HTML element content and attribute values (also valid inside SVG).
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(ch),
-        }
-    }
-    out
-}
+pub use crate::document::{Block, Document, Table};
+pub use crate::markup::escape;
 
-/// A piece of the report, kept as data so that every renderer shows the same content.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Block {
-    /// A heading and paragraphs (split at blank lines).
-    Text {
-        heading: String,
-        body: String,
-    },
-    Run(Box<RunResult>),
-    Comparison(Box<Comparison>),
-    Limits {
-        title: String,
-        bars: Vec<LimitBar>,
-    },
-    Requirements(Box<Requirements>),
-    Prediction(Box<Prediction>),
-    Table(Table),
-}
+/// The format-neutral [`Document`] under its first name (it began as the HTML report).
+pub type HtmlReport = Document;
 
-/// A plain table any caller can add (a plan's ranking, a catalog excerpt).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Table {
-    pub caption: String,
-    pub headers: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    pub fn new(caption: impl Into<String>, headers: &[&str]) -> Self {
-        Table {
-            caption: caption.into(),
-            headers: headers.iter().map(|h| h.to_string()).collect(),
-            rows: Vec::new(),
-        }
-    }
-
-    pub fn row(mut self, cells: Vec<String>) -> Self {
-        self.rows.push(cells);
-        self
-    }
-}
-
-/// The report builder.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct HtmlReport {
-    pub title: String,
-    pub blocks: Vec<Block>,
-}
-
-impl HtmlReport {
-    pub fn new(title: impl Into<String>) -> Self {
-        HtmlReport {
-            title: title.into(),
-            blocks: Vec::new(),
-        }
-    }
-
-    pub fn section(mut self, heading: impl Into<String>, body: impl Into<String>) -> Self {
-        self.blocks.push(Block::Text {
-            heading: heading.into(),
-            body: body.into(),
-        });
-        self
-    }
-
-    pub fn run_result(mut self, run: &RunResult) -> Self {
-        self.blocks.push(Block::Run(Box::new(run.clone())));
-        self
-    }
-
-    pub fn comparison(mut self, comparison: &Comparison) -> Self {
-        self.blocks
-            .push(Block::Comparison(Box::new(comparison.clone())));
-        self
-    }
-
-    /// The design's limits; bars of different units are drawn as separate charts.
-    pub fn limits(self, bars: &[LimitBar]) -> Self {
-        self.limits_titled("Limits of the design", bars)
-    }
-
-    pub fn limits_titled(mut self, title: impl Into<String>, bars: &[LimitBar]) -> Self {
-        self.blocks.push(Block::Limits {
-            title: title.into(),
-            bars: bars.to_vec(),
-        });
-        self
-    }
-
-    pub fn requirements(mut self, requirements: &Requirements) -> Self {
-        self.blocks
-            .push(Block::Requirements(Box::new(requirements.clone())));
-        self
-    }
-
-    /// A design's prediction: what each volume delivers, every limit with its headroom, the
-    /// binding one marked in a chart, and the prediction's assumptions, warnings and advice.
-    pub fn prediction(mut self, prediction: &Prediction) -> Self {
-        self.blocks
-            .push(Block::Prediction(Box::new(prediction.clone())));
-        self
-    }
-
-    pub fn table(mut self, table: Table) -> Self {
-        self.blocks.push(Block::Table(table));
-        self
-    }
-
+impl Document {
     /// The whole report as one HTML document.
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(64 * 1024);
@@ -172,18 +55,20 @@ impl HtmlReport {
                 Block::Requirements(requirements) => render_requirements(&mut out, requirements),
                 Block::Prediction(prediction) => render_prediction(&mut out, prediction),
                 Block::Table(table) => render_table(&mut out, table),
+                Block::Chart {
+                    title,
+                    x_label,
+                    y_label,
+                    series,
+                } => {
+                    let _ = writeln!(out, "<h2>{}</h2>", escape(title));
+                    out.push_str(&crate::chart::line_chart(title, x_label, y_label, series));
+                    out.push('\n');
+                }
             }
         }
         out.push_str("</main>\n</body>\n</html>\n");
         out
-    }
-
-    pub fn render_markdown(&self) -> String {
-        crate::markdown::render_report(self)
-    }
-
-    pub fn render_csv(&self) -> String {
-        crate::csv::render_report(self)
     }
 }
 

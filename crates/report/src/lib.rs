@@ -23,12 +23,20 @@
 //! ```
 
 pub mod chart;
-pub mod compare;
+/// Results against requirements: the verdict and advice are `iofit-verdict`'s (domain logic);
+/// this crate adds their text rendering. Kept as `iofit_report::compare` for callers.
+pub mod compare {
+    pub use crate::compare_text::render_text;
+    pub use iofit_verdict::*;
+}
+mod compare_text;
 pub mod csv;
+pub mod document;
 pub mod fio_json;
 pub mod fio_text;
 pub mod html;
 pub mod markdown;
+mod markup;
 pub mod multihost;
 pub mod plan_text;
 pub mod predict_text;

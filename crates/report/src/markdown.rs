@@ -1,11 +1,12 @@
 //! Markdown renderings: a comparison for `iofit compare --format markdown`, and a whole
-//! [`HtmlReport`] as GitHub-flavoured Markdown tables (charts stay in the HTML; Markdown gets
+//! [`Document`] as GitHub-flavoured Markdown tables (charts stay in the HTML; Markdown gets
 //! their numbers as tables).
 
 use crate::compare::Comparison;
+use crate::document::{Block, Document, Table};
 use crate::html::{
     job_rows, limits_by_unit, observed_tables, prediction_limits_table, prediction_volumes_table,
-    sizing_table, Block, HtmlReport, Table,
+    sizing_table,
 };
 use iofit_model::units::group_thousands;
 use iofit_stats::RunResult;
@@ -157,8 +158,15 @@ fn run_body(out: &mut String, run: &RunResult) {
     }
 }
 
+impl Document {
+    /// The document as Markdown.
+    pub fn render_markdown(&self) -> String {
+        render_report(self)
+    }
+}
+
 /// A whole report as Markdown.
-pub fn render_report(report: &HtmlReport) -> String {
+pub fn render_report(report: &Document) -> String {
     let mut out = format!("# {}\n\n", report.title.replace('\n', " "));
     for block in &report.blocks {
         match block {
@@ -219,6 +227,10 @@ pub fn render_report(report: &HtmlReport) -> String {
                 }
             }
             Block::Table(t) => table(&mut out, t),
+            // The chart's numbers are in the CSV form; Markdown names it.
+            Block::Chart { title, .. } => {
+                let _ = writeln!(out, "## {title}\n\n(chart in the HTML report)\n");
+            }
         }
     }
     out

@@ -2,7 +2,9 @@
 //! a `hostname`, then the `All clients` aggregate), and a per-host text table that puts each
 //! host next to the combined total so a slow or lost host stands out.
 
+use crate::chart::Series;
 use crate::fio_json;
+use crate::html::Table;
 use iofit_stats::RunResult;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -22,6 +24,8 @@ pub struct HostRow<'a> {
     pub failure: Option<(f64, &'a str)>,
     /// IOs the host reported live before it stopped (for a lost host: what it did).
     pub live_ios: u64,
+    /// Protocol bytes the host sent during the timed phase.
+    pub bytes_received: u64,
 }
 
 /// fio's `--client` JSON: `client_stats` holds each host's jobs (with `hostname`) and then the
@@ -63,6 +67,7 @@ pub fn render_clients_json(
                     "stopped_after_s": h.failure.map(|f| f.0),
                     "failure": h.failure.map(|f| f.1),
                     "live_ios": h.live_ios,
+                    "channel_bytes_received": h.bytes_received,
                 })
             })
             .collect(),
@@ -136,6 +141,90 @@ pub fn render_hosts_table(hosts: &[HostRow<'_>], combined: &RunResult) -> String
     out
 }
 
+/// IOPS per second of every host that finished (x: seconds from the common start), so a slow
+/// host is a visibly lower line; the last series is the combined total.
+pub fn iops_per_host(hosts: &[HostRow<'_>], combined: &RunResult) -> Vec<Series> {
+    let line = |name: &str, result: &RunResult| {
+        let mut points: Vec<(f64, f64)> = Vec::new();
+        for job in &result.jobs {
+            for (k, sample) in job.series.iter().enumerate() {
+                let seconds = (sample.interval_ms.max(1)) as f64 / 1000.0;
+                let iops = (sample.read_ios + sample.write_ios) as f64 / seconds;
+                if k == points.len() {
+                    points.push((sample.start_ms as f64 / 1000.0, 0.0));
+                }
+                points[k].1 += iops;
+            }
+        }
+        Series::new(name, points)
+    };
+    let mut out: Vec<Series> = hosts
+        .iter()
+        .filter_map(|h| h.result.map(|r| line(h.name, r)))
+        .collect();
+    out.push(line("All clients", combined));
+    out
+}
+
+/// The hosts table as an HTML/Markdown/CSV table.
+pub fn hosts_table(hosts: &[HostRow<'_>], combined: &RunResult) -> Table {
+    let mut table = Table::new(
+        "Hosts and their combination",
+        &[
+            "host",
+            "IOs",
+            "IOPS",
+            "MB/s",
+            "mean us",
+            "p99 us",
+            "clock offset ms",
+            "state",
+        ],
+    );
+    for host in hosts {
+        let state = match (host.failure, host.result) {
+            (Some((after_s, why)), _) => format!("lost after {after_s:.1} s: {why}"),
+            (None, Some(_)) => "complete".to_string(),
+            (None, None) => "no result".to_string(),
+        };
+        let cells = match host.result {
+            Some(result) => {
+                let t = totals(result);
+                vec![
+                    t.0.to_string(),
+                    format!("{:.1}", t.2),
+                    format!("{:.2}", t.3),
+                    format!("{:.1}", t.4),
+                    format!("{:.1}", t.5),
+                ]
+            }
+            None => vec![
+                host.live_ios.to_string(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+            ],
+        };
+        let mut row = vec![host.name.to_string()];
+        row.extend(cells);
+        row.push(format!("{:+.3}", host.clock_offset_ms));
+        row.push(state);
+        table = table.row(row);
+    }
+    let t = totals(combined);
+    table.row(vec![
+        "All clients".into(),
+        t.0.to_string(),
+        format!("{:.1}", t.2),
+        format!("{:.2}", t.3),
+        format!("{:.1}", t.4),
+        format!("{:.1}", t.5),
+        String::new(),
+        "merged histograms".into(),
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +272,7 @@ mod tests {
                 rtt_ms: 0.2,
                 failure: None,
                 live_ios: 100,
+                bytes_received: 0,
             },
             HostRow {
                 name: "b",
@@ -192,6 +282,7 @@ mod tests {
                 rtt_ms: 0.2,
                 failure: None,
                 live_ios: 50,
+                bytes_received: 0,
             },
             HostRow {
                 name: "c",
@@ -201,6 +292,7 @@ mod tests {
                 rtt_ms: 0.2,
                 failure: Some((2.5, "connection lost")),
                 live_ios: 7,
+                bytes_received: 0,
             },
         ];
         let doc: Value = serde_json::from_str(&render_clients_json(&rows, &all, &[])).unwrap();
@@ -214,6 +306,9 @@ mod tests {
         assert_eq!(ios(&stats[0]) + ios(&stats[1]), ios(&stats[2]));
         assert_eq!(doc["iofit"]["hosts"][2]["stopped_after_s"], 2.5);
         assert!(doc.get("jobs").is_none());
+        let chart = iops_per_host(&rows, &all);
+        assert_eq!(chart.len(), 3, "two finished hosts and All clients");
+        assert_eq!(hosts_table(&rows, &all).rows.len(), 4);
         let table = render_hosts_table(&rows, &all);
         assert!(
             table.contains("LOST after 2.5 s: connection lost"),

@@ -2,6 +2,10 @@
 //! `O_CREAT|O_EXCL|O_NOFOLLOW` in the output's own directory (so a planted symbolic link or a
 //! file of that name is never written through), are synced, and then renamed over the output.
 //! A reader sees the old file or the whole new one; an interrupted writer leaves nothing.
+//!
+//! An output that is a character device or a FIFO (`/dev/null`, `/dev/stdout`, a pipe) is a
+//! stream, not a file to replace: it is opened and written as it is (renaming over `/dev/null`
+//! would replace the device node with a regular file). A block device is refused.
 
 use crate::error::SafeFsError;
 use crate::sys;
@@ -24,6 +28,17 @@ pub struct AtomicFile {
 impl AtomicFile {
     /// Starts writing `path`. Fails at once when the directory is missing or not writable.
     pub fn create(path: &Path) -> Result<AtomicFile, SafeFsError> {
+        if let Some(stream) = open_stream(path)? {
+            return Ok(AtomicFile {
+                dir: stream
+                    .try_clone()
+                    .map_err(|e| SafeFsError::io("cannot write", path, e))?,
+                temp_name: OsString::new(),
+                final_name: OsString::new(),
+                path: path.to_path_buf(),
+                file: Some(stream),
+            });
+        }
         let (dir_path, name) = sys::split(path).map_err(|_| {
             SafeFsError::bad(
                 path,
@@ -75,7 +90,13 @@ impl AtomicFile {
     /// Syncs the data and renames it over the output (replacing a symbolic link there, never
     /// what it points to), then syncs the directory.
     pub fn commit(mut self) -> Result<(), SafeFsError> {
-        let file = self.file.take().expect("committed once");
+        let mut file = self.file.take().expect("committed once");
+        if self.final_name.is_empty() {
+            // A stream (device or FIFO): nothing to sync or rename.
+            return file
+                .flush()
+                .map_err(|e| SafeFsError::io("cannot write", &self.path, e));
+        }
         file.sync_all()
             .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
         drop(file);
@@ -103,6 +124,34 @@ impl Drop for AtomicFile {
             let _ = sys::unlinkat(&self.dir, &self.temp_name);
         }
     }
+}
+
+/// An existing output that is a stream (character device, FIFO) opened for writing; a block
+/// device or directory refused; `None` for a regular file, a link to one, or nothing yet.
+fn open_stream(path: &Path) -> Result<Option<File>, SafeFsError> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(None);
+    };
+    let kind = meta.file_type();
+    if kind.is_block_device() {
+        return Err(SafeFsError::refused(
+            path,
+            "it is a block device; an output goes to a file. Give a file name",
+        ));
+    }
+    if kind.is_dir() {
+        return Err(SafeFsError::bad(
+            path,
+            "is a directory; give the output a file name such as result.json",
+        ));
+    }
+    if kind.is_char_device() || kind.is_fifo() {
+        return sys::open(path, libc::O_WRONLY, 0)
+            .map(Some)
+            .map_err(|e| SafeFsError::io("cannot write", path, e));
+    }
+    Ok(None)
 }
 
 /// Writes `bytes` to `path` atomically.

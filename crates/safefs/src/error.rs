@@ -54,6 +54,15 @@ impl SafeFsError {
         }
     }
 
+    /// The message without the path, for callers that print the path themselves.
+    pub fn detail(&self) -> String {
+        match self {
+            SafeFsError::Refused { reason, .. } => format!("refusing to write to it: {reason}"),
+            SafeFsError::BadInput { message, .. } => message.clone(),
+            SafeFsError::Io { context, error, .. } => format!("{context} it: {}", describe(error)),
+        }
+    }
+
     /// True when the user must fix something (exit code 2).
     pub fn is_bad_input(&self) -> bool {
         match self {

@@ -22,7 +22,7 @@ pub fn check_output(output: &Path, protected: &[PathBuf], flag: &str) -> Result<
         return Err(SafeFsError::bad(
             output,
             format!(
-                "{flag} names a directory; give a file name such as {flag} {}",
+                "{flag} is a directory; give a file name such as {flag} {}",
                 output.join("result.json").display()
             ),
         ));
@@ -38,7 +38,11 @@ pub fn check_output(output: &Path, protected: &[PathBuf], flag: &str) -> Result<
             ),
         ));
     }
-    if !sys::can_write_in(&dir) {
+    let stream = std::fs::metadata(output).is_ok_and(|m| {
+        use std::os::unix::fs::FileTypeExt;
+        m.file_type().is_char_device() || m.file_type().is_fifo()
+    });
+    if !stream && !sys::can_write_in(&dir) {
         return Err(SafeFsError::bad(
             output,
             format!(
@@ -47,12 +51,15 @@ pub fn check_output(output: &Path, protected: &[PathBuf], flag: &str) -> Result<
             ),
         ));
     }
-    if let Ok(meta) = std::fs::symlink_metadata(output) {
+    if let Ok(meta) = std::fs::metadata(output) {
+        use std::os::unix::fs::FileTypeExt;
         let ft = meta.file_type();
-        if !ft.is_file() && !ft.is_symlink() {
-            return Err(SafeFsError::bad(output, format!(
-                "{flag} names something that is not a regular file (a device, FIFO or socket); give a file name"
-            )));
+        // A character device or FIFO (/dev/null, /dev/stdout, a pipe) is written as a stream.
+        if ft.is_block_device() || ft.is_socket() {
+            return Err(SafeFsError::refused(
+                output,
+                format!("{flag} names a block device or socket, not a file; give a file name"),
+            ));
         }
     }
     for input in protected {

@@ -13,19 +13,25 @@ pub mod caps {
     pub const JOB_FILE_BYTES: u64 = 16 << 20;
     /// Requirements TOML.
     pub const REQUIREMENTS_BYTES: u64 = 4 << 20;
+    /// Catalog TOML files (`--catalog`).
+    pub const CATALOG_BYTES: u64 = 16 << 20;
     /// Result JSON (fio or iofit): per-second logs of a long run fit well inside.
     pub const RESULTS_BYTES: u64 = 512 << 20;
     /// Captured iostat / sar / PerfMon / diskstats text: days of one-second samples.
     pub const CAPTURE_BYTES: u64 = 2 << 30;
 }
 
-/// Reads the whole of `path` if it is a regular file of at most `cap_bytes`. `what` names the
-/// input in messages ("job file", "results JSON").
-pub fn read_capped(path: &Path, cap_bytes: u64, what: &str) -> Result<Vec<u8>, SafeFsError> {
+/// Opens `path` for streaming if it is a regular file of at most `cap_bytes` (a streaming
+/// parser still needs the cap: a file without line breaks is one endless line). `what` names
+/// the input in messages ("job file", "results JSON").
+pub fn open_input(path: &Path, cap_bytes: u64, what: &str) -> Result<std::fs::File, SafeFsError> {
     // O_NONBLOCK: opening a FIFO must not wait for a writer.
     let file = sys::open(path, libc::O_RDONLY | libc::O_NONBLOCK, 0).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            SafeFsError::bad(path, format!("the {what} does not exist; check the path"))
+            SafeFsError::bad(
+                path,
+                format!("cannot read {what}: no such file; check the path"),
+            )
         } else {
             SafeFsError::io("cannot open", path, e)
         }
@@ -45,22 +51,32 @@ pub fn read_capped(path: &Path, cap_bytes: u64, what: &str) -> Result<Vec<u8>, S
         ));
     }
     sys::clear_nonblock(&file).map_err(|e| SafeFsError::io("cannot read", path, e))?;
-    let too_big = || {
-        SafeFsError::bad(path, format!(
+    if st.st_size as u64 > cap_bytes {
+        return Err(too_big(path, cap_bytes, what));
+    }
+    Ok(file)
+}
+
+fn too_big(path: &Path, cap_bytes: u64, what: &str) -> SafeFsError {
+    SafeFsError::bad(
+        path,
+        format!(
             "is larger than {}, more than a {what} can sensibly be; check the path (or split the input)",
             crate::human_bytes(cap_bytes)
-        ))
-    };
-    if st.st_size as u64 > cap_bytes {
-        return Err(too_big());
-    }
+        ),
+    )
+}
+
+/// Reads the whole of `path` if it is a regular file of at most `cap_bytes`.
+pub fn read_capped(path: &Path, cap_bytes: u64, what: &str) -> Result<Vec<u8>, SafeFsError> {
+    let file = open_input(path, cap_bytes, what)?;
     // The file may grow while read: never read past the cap.
-    let mut bytes = Vec::with_capacity(st.st_size as usize);
+    let mut bytes = Vec::new();
     file.take(cap_bytes + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| SafeFsError::io("cannot read", path, e))?;
     if bytes.len() as u64 > cap_bytes {
-        return Err(too_big());
+        return Err(too_big(path, cap_bytes, what));
     }
     Ok(bytes)
 }

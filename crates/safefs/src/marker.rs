@@ -1,7 +1,8 @@
 //! Ownership markers: how iofit recognises the exact file it created.
 //!
 //! A marker holds a random 128-bit id, the file's device and inode, and its birth time where
-//! the filesystem records one. It lives in the extended attribute `user.iofit`, which exists
+//! the filesystem records one (the inode and birth time are compared; see
+//! [`Identity::same_inode`]). It lives in the extended attribute `user.iofit`, which exists
 //! only as long as that very inode does. Where user xattrs do not work, the marker goes to a
 //! sidecar `.NAME.iofit` (created with `O_EXCL|O_NOFOLLOW`, read with `O_NOFOLLOW`), and the
 //! id is ALSO written into a trailer block at the end of the file: a user's file that later
@@ -34,6 +35,18 @@ pub struct Identity {
 }
 
 impl Identity {
+    /// The same inode as recorded: inode number and birth time (where both were recorded).
+    /// The device number is recorded but not compared: device-mapper and md volumes (striped
+    /// Azure disks) can get another number after a reboot, and an xattr or trailer cannot move
+    /// to another file system without a copy, which gets a new inode and birth time.
+    pub fn same_inode(&self, other: &Identity) -> bool {
+        self.ino == other.ino
+            && match (self.btime, other.btime) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    }
+
     pub fn of(file: &File) -> io::Result<Identity> {
         let st = sys::fstat(file)?;
         Ok(Identity {
@@ -229,12 +242,13 @@ pub fn ownership(file: &File, path: &Path) -> Option<MarkKind> {
         // An xattr belongs to its inode, but a copy (cp -a, rsync -X) carries it along: the
         // identity inside must be this file's.
         return Marker::decode(&buf[..n])
-            .filter(|m| m.identity == identity)
+            .filter(|m| m.identity.same_inode(&identity))
             .map(|_| MarkKind::Xattr);
     }
     let sidecar = read_sidecar(path)?;
     let trailer = read_trailer(file)?;
-    (sidecar.identity == identity && sidecar.id == trailer.id).then_some(MarkKind::Sidecar)
+    (sidecar.identity.same_inode(&identity) && sidecar.id == trailer.id)
+        .then_some(MarkKind::Sidecar)
 }
 
 /// Removes the sidecar of `path`, if any (after iofit removed a file it created).
@@ -280,5 +294,30 @@ mod tests {
             Marker::decode(b"iofit-owner v1 id=zz dev=1 ino=2 btime=-"),
             None
         );
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        // A sidecar or trailer is attacker-controlled bytes: decoding never panics, and what
+        // does parse encodes back to the same marker.
+        #[test]
+        fn decoding_arbitrary_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            if let Some(m) = Marker::decode(&bytes) {
+                prop_assert_eq!(Marker::decode(m.encode().as_bytes()), Some(m));
+            }
+        }
+
+        #[test]
+        fn every_marker_round_trips(
+            id in any::<u128>(),
+            dev in any::<u64>(),
+            ino in any::<u64>(),
+            s in any::<i64>(),
+            ns in 0u32..1_000_000_000,
+        ) {
+            let m = Marker { id, identity: Identity { dev, ino, btime: Some((s, ns)) } };
+            prop_assert_eq!(Marker::decode(m.encode().as_bytes()), Some(m));
+        }
     }
 }

@@ -181,6 +181,14 @@ fn a_temporary_name_is_random_and_never_followed() {
     symlink(&user, &link).unwrap();
     write_atomic(&link, b"{}").unwrap();
     assert_eq!(std::fs::read(&user).unwrap(), b"the user's only copy");
+    // /dev/null is a stream: written, never replaced by a regular file.
+    write_atomic(Path::new("/dev/null"), b"discarded").unwrap();
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    check_output(Path::new("/dev/null"), &[], "--output").unwrap();
     // Dropped without commit: nothing is left behind.
     let abandoned = AtomicFile::create(&dir.path().join("never.json")).unwrap();
     let temp = abandoned.temp_path();
@@ -240,4 +248,14 @@ fn inputs_must_be_regular_files_of_bounded_size() {
         .unwrap_err()
         .to_string()
         .contains("UTF-8"));
+}
+
+#[test]
+fn creating_over_a_name_that_appeared_is_eexist_and_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = precious(dir.path(), "raced");
+    let err = target::create(&user, 4096).unwrap_err();
+    assert_eq!(err.raw_os_error(), Some(libc::EEXIST));
+    assert!(err.is_bad_input(), "{err}");
+    assert_eq!(std::fs::read(&user).unwrap(), b"the user's only copy");
 }

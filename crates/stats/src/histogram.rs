@@ -4,6 +4,7 @@
 
 use crate::result::LatencySummary;
 use hdrhistogram::Histogram;
+use std::borrow::Cow;
 
 /// fio's default `percentile_list`, the percentiles every summary carries.
 pub const FIO_PERCENTILES: [f64; 17] = [
@@ -14,11 +15,13 @@ pub const FIO_PERCENTILES: [f64; 17] = [
 /// The largest latency tracked exactly: one hour. Longer samples are clamped (and counted).
 pub const MAX_TRACKED_NS: u64 = 3_600_000_000_000;
 
-/// A latency distribution in nanoseconds. Recording costs a few nanoseconds and never
-/// allocates: the histogram is sized once, at construction.
+/// A latency distribution in nanoseconds. Recording costs a few nanoseconds and allocates only
+/// once: the HDR histogram (about 270 KB at 3 digits) is created at the first sample, so a
+/// direction a job never uses, or a result before its clones report, costs no memory.
 #[derive(Clone, Debug)]
 pub struct LatencyHistogram {
-    histogram: Histogram<u64>,
+    histogram: Option<Histogram<u64>>,
+    significant_digits: u8,
     count: u64,
     sum_ns: u128,
     /// Sum of squares in f64: exact enough for a standard deviation (53-bit mantissa).
@@ -42,11 +45,9 @@ impl LatencyHistogram {
     /// An empty histogram with `significant_digits` (1..=5) of precision. Lower precision uses
     /// less memory (per-interval histograms use 2).
     pub fn with_precision(significant_digits: u8) -> LatencyHistogram {
-        let histogram =
-            Histogram::new_with_bounds(1, MAX_TRACKED_NS, significant_digits.clamp(1, 5))
-                .expect("bounds 1..1h with 1..=5 digits are valid for hdrhistogram");
         LatencyHistogram {
-            histogram,
+            histogram: None,
+            significant_digits: significant_digits.clamp(1, 5),
             count: 0,
             sum_ns: 0,
             sum_sq_ns2: 0.0,
@@ -55,10 +56,22 @@ impl LatencyHistogram {
         }
     }
 
+    /// Bytes a histogram of `significant_digits` holds once it has a sample.
+    pub fn bytes_when_used(significant_digits: u8) -> u64 {
+        let counts = hdr(significant_digits.clamp(1, 5)).distinct_values() as u64;
+        counts * std::mem::size_of::<u64>() as u64 + std::mem::size_of::<LatencyHistogram>() as u64
+    }
+
+    #[inline]
+    fn hdr_mut(&mut self) -> &mut Histogram<u64> {
+        let digits = self.significant_digits;
+        self.histogram.get_or_insert_with(|| hdr(digits))
+    }
+
     /// Records one sample.
     #[inline]
     pub fn record(&mut self, latency_ns: u64) {
-        self.histogram.saturating_record(latency_ns.max(1));
+        self.hdr_mut().saturating_record(latency_ns.max(1));
         self.count += 1;
         self.sum_ns += latency_ns as u128;
         let value = latency_ns as f64;
@@ -73,7 +86,7 @@ impl LatencyHistogram {
         if n == 0 {
             return;
         }
-        self.histogram.saturating_record_n(latency_ns.max(1), n);
+        self.hdr_mut().saturating_record_n(latency_ns.max(1), n);
         self.count += n;
         self.sum_ns += latency_ns as u128 * n as u128;
         let value = latency_ns as f64;
@@ -91,9 +104,11 @@ impl LatencyHistogram {
     pub fn merge(&mut self, other: &LatencyHistogram) {
         // Both histograms have the same bounds, so `add` cannot fail on range; if precision
         // differs, hdrhistogram re-buckets the values.
-        self.histogram
-            .add(&other.histogram)
-            .expect("histograms share bounds 1..1h");
+        if let Some(theirs) = &other.histogram {
+            self.hdr_mut()
+                .add(theirs)
+                .expect("histograms share bounds 1..1h");
+        }
         self.count += other.count;
         self.sum_ns += other.sum_ns;
         self.sum_sq_ns2 += other.sum_sq_ns2;
@@ -103,7 +118,9 @@ impl LatencyHistogram {
 
     /// Forgets every sample (end of ramp time, start of a new interval).
     pub fn reset(&mut self) {
-        self.histogram.reset();
+        if let Some(histogram) = &mut self.histogram {
+            histogram.reset();
+        }
         self.count = 0;
         self.sum_ns = 0;
         self.sum_sq_ns2 = 0.0;
@@ -135,18 +152,22 @@ impl LatencyHistogram {
     /// The value at `percentile` (0..=100), from the histogram: the highest value equivalent
     /// to the bucket that holds it, as fio reports bucket values.
     pub fn percentile_ns(&self, percentile: f64) -> u64 {
-        if self.count == 0 {
+        let Some(histogram) = self.histogram.as_ref().filter(|_| self.count > 0) else {
             return 0;
-        }
-        let value = self.histogram.value_at_quantile(percentile / 100.0);
+        };
+        let value = histogram.value_at_quantile(percentile / 100.0);
         // Never report beyond the exact extremes the histogram's rounding could exceed.
         value.clamp(self.min_ns, self.max_ns)
     }
 
-    /// The HDR histogram and the exact moments, for [`crate::compact`].
-    pub(crate) fn parts(&self) -> (&Histogram<u64>, u128, f64, u64, u64) {
+    /// The HDR histogram (an empty one when nothing was recorded) and the exact moments, for
+    /// [`crate::compact`].
+    pub(crate) fn parts(&self) -> (Cow<'_, Histogram<u64>>, u128, f64, u64, u64) {
         (
-            &self.histogram,
+            match &self.histogram {
+                Some(histogram) => Cow::Borrowed(histogram),
+                None => Cow::Owned(hdr(self.significant_digits)),
+            },
             self.sum_ns,
             self.sum_sq_ns2,
             self.min_ns,
@@ -164,7 +185,8 @@ impl LatencyHistogram {
     ) -> LatencyHistogram {
         LatencyHistogram {
             count: histogram.len(),
-            histogram,
+            significant_digits: histogram.sigfig(),
+            histogram: Some(histogram),
             sum_ns,
             sum_sq_ns2,
             min_ns,
@@ -196,9 +218,31 @@ impl LatencyHistogram {
     }
 }
 
+fn hdr(significant_digits: u8) -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_TRACKED_NS, significant_digits)
+        .expect("bounds 1..1h with 1..=5 digits are valid for hdrhistogram")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_comes_with_the_first_sample() {
+        let mut h = LatencyHistogram::new();
+        assert!(h.histogram.is_none(), "an unused histogram holds no counts");
+        let empty = LatencyHistogram::new();
+        h.merge(&empty);
+        assert!(h.histogram.is_none(), "merging nothing allocates nothing");
+        h.record(1_000);
+        assert!(h.histogram.is_some());
+        assert!(LatencyHistogram::bytes_when_used(3) > 100_000);
+        assert!(LatencyHistogram::bytes_when_used(2) < LatencyHistogram::bytes_when_used(3));
+        let mut merged = LatencyHistogram::new();
+        merged.merge(&h);
+        assert_eq!(merged.summary().count, 1);
+        assert_eq!(merged.percentile_ns(50.0), 1_000);
+    }
 
     #[test]
     fn count_equals_recorded_samples() {

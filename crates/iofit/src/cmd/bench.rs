@@ -224,7 +224,9 @@ fn boot_id() -> String {
 fn warmed_this_boot(dir: &Path) -> bool {
     let id = boot_id();
     !id.is_empty()
-        && std::fs::read_to_string(dir.join(WARM_MARKER))
+        // A regular file of a few bytes only: a marker planted as a link to /dev/zero or a
+        // FIFO is not read (and counts as no warm-up).
+        && iofit_safefs::input::read_capped_string(&dir.join(WARM_MARKER), 4096, "warm-up marker")
             .map(|text| text.lines().next() == Some(id.as_str()))
             .unwrap_or(false)
 }
@@ -241,6 +243,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 dir.display()
             )));
         }
+    }
+    // Outputs are checked before the warm-up and the benchmarks, not after them.
+    let markers = [
+        args.nocache.join(WARM_MARKER),
+        args.readcache.join(WARM_MARKER),
+    ];
+    if let Some(path) = &args.json {
+        super::files::check_output(path, &markers, "--json")?;
+    }
+    if let Some(path) = &args.report {
+        super::files::check_output(path, &markers, "--report")?;
     }
     if !(args.scale.is_finite() && args.scale > 0.0) {
         return Err(bad_input(format!(
@@ -352,15 +365,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             eprintln!("iofit: interrupted during the warm-up; no benchmark ran");
             return Ok(ExitCode::from(super::run::INTERRUPTED));
         }
-        std::fs::write(
-            args.readcache.join(WARM_MARKER),
-            format!(
-                "{}\nwarmed by iofit bench azure-premium, {:.1}s per spec\n",
-                boot_id(),
-                warmup.as_secs_f64()
-            ),
-        )
-        .with_context(|| format!("cannot record the warm-up in {}", args.readcache.display()))?;
+        // Replaced through a random temporary name: a link planted at the marker's name is
+        // replaced, never written through.
+        let marker = format!(
+            "{}\nwarmed by iofit bench azure-premium, {:.1}s per spec\n",
+            boot_id(),
+            warmup.as_secs_f64()
+        );
+        super::files::write_output(&args.readcache.join(WARM_MARKER), marker.as_bytes())
+            .with_context(|| {
+                format!("cannot record the warm-up in {}", args.readcache.display())
+            })?;
         cache_warmed = true;
     }
 
@@ -547,8 +562,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             prediction_note,
             rows,
         };
-        std::fs::write(path, serde_json::to_string_pretty(&doc)?)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        super::files::write_output(path, serde_json::to_string_pretty(&doc)?.as_bytes())?;
     }
     if interrupted {
         return Ok(ExitCode::from(super::run::INTERRUPTED));

@@ -23,6 +23,9 @@ pub enum Listing {
     Netapp,
     /// The tables themselves: id, edition, source and date.
     Tables,
+    /// Write a catalog file from `az vm list-skus` output and Retail Prices API pages
+    /// (--skus, --prices, --region, -o).
+    Import,
 }
 
 #[derive(clap::Args, Debug)]
@@ -46,9 +49,43 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub import: ImportArgs,
+}
+
+/// The flags of `iofit catalog import`.
+#[derive(clap::Args, Debug, Default)]
+pub struct ImportArgs {
+    /// `az vm list-skus --output json` output (VM sizes; repeat for `--resource-type disks`).
+    #[arg(long, value_name = "FILE")]
+    pub skus: Vec<PathBuf>,
+    /// A page of the Azure Retail Prices API as saved (`{"Items": [...]}`); repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Vec<PathBuf>,
+    /// The region to import (Azure's name: eastus, westeurope, japaneast...).
+    #[arg(long)]
+    pub region: Option<String>,
+    /// The catalog file to write.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The written table's id (default import-REGION-DATE).
+    #[arg(long = "table-id")]
+    pub table_id: Option<String>,
+    /// Replace FILE when it exists.
+    #[arg(long = "allow-overwrite")]
+    pub allow_overwrite: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let import_flags = !args.import.skus.is_empty()
+        || !args.import.prices.is_empty()
+        || args.import.region.is_some()
+        || args.import.output.is_some();
+    if import_flags && args.listing != Listing::Import {
+        return Err(bad_input(
+            "--skus, --prices, --region and -o belong to `iofit catalog import`",
+        ));
+    }
     // The built-in files are tested to load, so any error here comes from a --catalog file.
     let catalog = Catalog::embedded_with_files(&args.catalog_files).map_err(bad_input)?;
     let filter = args.filter.as_deref().map(str::to_lowercase);
@@ -125,6 +162,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 render_netapp(edition, &rows, &tables)
             }
         }
+        Listing::Import => return import(&args.import),
         Listing::Tables => {
             let rows: Vec<&TableInfo> = catalog
                 .tables
@@ -546,6 +584,147 @@ fn render_tables(rows: &[&TableInfo]) -> String {
         }
     }
     out
+}
+
+/// `iofit catalog import`: reads the inputs, writes the catalog file whole (after checking it
+/// loads), prints what was kept and left out.
+fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
+    use iofit_catalog::import::{import, Input, Options};
+    let (Some(region), Some(output)) = (&args.region, &args.output) else {
+        return Err(bad_input(
+            "give --region REGION and -o FILE, e.g. `iofit catalog import --skus skus.json \
+             --prices prices.json --region eastus -o eastus.toml`",
+        ));
+    };
+    if args.skus.is_empty() {
+        return Err(bad_input(
+            "give --skus FILE: the output of `az vm list-skus --location REGION --output json`",
+        ));
+    }
+    let read = |path: &PathBuf| {
+        std::fs::read_to_string(path)
+            .map_err(|e| bad_input(format!("{}: cannot read: {e}", path.display())))
+    };
+    let sku_texts = args
+        .skus
+        .iter()
+        .map(read)
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let price_texts = args
+        .prices
+        .iter()
+        .map(read)
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    fn inputs<'a>(paths: &[PathBuf], texts: &'a [String]) -> Vec<Input<'a>> {
+        paths
+            .iter()
+            .zip(texts)
+            .map(|(p, t)| Input::new(p.display().to_string(), t))
+            .collect()
+    }
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let options = Options {
+        region: region.clone(),
+        date: iofit_catalog::import::date_of_unix_seconds(seconds),
+        table_id: args.table_id.clone(),
+    };
+    let imported = import(
+        &inputs(&args.skus, &sku_texts),
+        &inputs(&args.prices, &price_texts),
+        &options,
+    )
+    .map_err(bad_input)?;
+    // The file must load as the plan will load it (over the embedded catalog).
+    Catalog::embedded()?
+        .load_str(&output.display().to_string(), &imported.toml)
+        .map_err(bad_input)?;
+    write_new_file(output, &imported.toml, args.allow_overwrite)?;
+    crate::cmd::plan::emit(&import_summary(output, region, &imported))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `iofit catalog import` prints: what was written, left out and skipped.
+fn import_summary(
+    output: &std::path::Path,
+    region: &str,
+    imported: &iofit_catalog::import::Imported,
+) -> String {
+    let (kept, disks, prices) = (imported.vm_rows, imported.disk_rows, imported.price_rows);
+    let skus = &imported.skus;
+    let counts = &imported.prices;
+    format!(
+        "wrote {}: {kept} VM sizes, {disks} disk tiers, {prices} prices for {}\n\
+         left out: {} restricted in {}{}, {} incomplete VM records, {} other disk kinds; \
+         {} sizes restricted in some zones kept\n\
+         price items: {} read, {} other regions, {} Spot/Low Priority skipped, {} for sizes \
+         not offered, {} not used, {} units not converted, {} Windows reservations derived\n",
+        output.display(),
+        region.to_ascii_lowercase(),
+        skus.restricted.len(),
+        region.to_ascii_lowercase(),
+        if skus.restricted.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = skus
+                .restricted
+                .iter()
+                .map(|(name, code)| format!("{name}: {code}"))
+                .collect();
+            format!(" ({})", names.join(", "))
+        },
+        skus.incomplete.len(),
+        skus.other_disk_kinds,
+        skus.zone_limited.len(),
+        counts.items,
+        counts.other_regions,
+        counts.spot_or_low_priority,
+        counts.sizes_not_offered,
+        counts.not_used,
+        counts.unit_not_understood,
+        counts.windows_reservations_derived,
+    )
+}
+
+/// Writes `text` to `path` whole or not at all (a temporary file renamed over it). An existing
+/// file is replaced only with `--allow-overwrite`: iofit never destroys data it did not make.
+fn write_new_file(path: &std::path::Path, text: &str, allow_overwrite: bool) -> anyhow::Result<()> {
+    use std::io::Write;
+    if path.exists() && !allow_overwrite {
+        return Err(bad_input(format!(
+            "-o {}: exists; choose another name or add --allow-overwrite",
+            path.display()
+        )));
+    }
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "catalog.toml".into());
+    let temp = dir.join(format!(".{name}.iofit-{}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut file| {
+            file.write_all(text.as_bytes())
+                .and_then(|_| file.sync_all())
+        })
+        .and_then(|_| std::fs::rename(&temp, path));
+    if let Err(error) = written {
+        // Only the temporary file this run created is removed.
+        let _ = std::fs::remove_file(&temp);
+        return Err(bad_input(format!(
+            "-o {}: cannot write it: {error}",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

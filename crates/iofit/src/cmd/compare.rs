@@ -68,8 +68,11 @@ pub struct Args {
 
 /// Reads and checks a requirements file; errors name the file, line and key.
 pub fn load_requirements(path: &Path) -> anyhow::Result<Requirements> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| bad_input(format!("{}: cannot read: {error}", path.display())))?;
+    let text = super::files::read_input(
+        path,
+        super::files::caps::REQUIREMENTS_BYTES,
+        "requirements TOML",
+    )?;
     let requirements: Requirements = toml::from_str(&text).map_err(|error| {
         let line = error
             .span()
@@ -88,9 +91,17 @@ pub fn load_requirements(path: &Path) -> anyhow::Result<Requirements> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(path) = &args.report {
+        let mut inputs = vec![args.results.clone(), args.requirements.clone()];
+        inputs.extend(args.catalog.iter().cloned());
+        super::files::check_output(path, &inputs, "--report")?;
+    }
     let results_name = args.results.display().to_string();
-    let text = std::fs::read_to_string(&args.results)
-        .map_err(|error| bad_input(format!("{results_name}: cannot read: {error}")))?;
+    let text = super::files::read_input(
+        &args.results,
+        super::files::caps::RESULTS_BYTES,
+        "results JSON",
+    )?;
     let run = compare::read_results(&text, &results_name).map_err(bad_input)?;
     let requirements = load_requirements(&args.requirements)?;
 
@@ -141,7 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(caching) = &args.caching {
         let caching: HostCaching = caching
             .parse()
-            .map_err(|error: String| bad_input(format!("--caching: {error}")))?;
+            .map_err(|error| bad_input(format!("--caching: {error}")))?;
         context.caching = Some(caching);
     }
 
@@ -274,30 +285,7 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// Writes `contents` to a temporary file beside `path` and renames it into place, so a crash
-/// never leaves a half-written report that looks whole.
+/// Writes `contents` whole or not at all (a random temporary name, then a rename).
 fn write_whole(path: &Path, contents: &str) -> anyhow::Result<()> {
-    let directory = path
-        .parent()
-        .filter(|parent| !parent.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let temporary = directory.join(format!(
-        ".{}.iofit-tmp-{}",
-        file_name(path),
-        std::process::id()
-    ));
-    std::fs::write(&temporary, contents).map_err(|error| {
-        bad_input(format!(
-            "--report {}: cannot write: {error}",
-            path.display()
-        ))
-    })?;
-    std::fs::rename(&temporary, path).map_err(|error| {
-        let _ = std::fs::remove_file(&temporary);
-        bad_input(format!(
-            "--report {}: cannot write: {error}",
-            path.display()
-        ))
-    })?;
-    Ok(())
+    super::files::write_output(path, contents.as_bytes())
 }

@@ -160,6 +160,9 @@ fn sources(args: &Args, limits: &DesignLimits) -> anyhow::Result<Vec<VolumeSourc
                 labels.join(", ")
             )));
         };
+        // A mapped volume must be a block device; checked before anything is made.
+        iofit_emulate::throttle::DeviceNumber::of_block_device(std::path::Path::new(device))
+            .map_err(|e| bad_input(format!("--map '{map}': {e}")))?;
         sources[index] = VolumeSource::Mapped(PathBuf::from(device));
     }
     Ok(sources)
@@ -211,7 +214,7 @@ fn cleanup() -> anyhow::Result<ExitCode> {
 
 fn header(limits: &DesignLimits) -> String {
     let mut text = format!("emulating {} (limits x {})\n", limits.vm.name, limits.scale);
-    let cap = |v: Option<f64>| v.map_or("not published".into(), |v| format!("{v:.0}"));
+    let cap = |v: Option<f64>| v.map_or("not published".into(), |v| format!("{v:.1}"));
     text.push_str(&format!(
         "  VM uncached: {} IOPS, {} MB/s (shared by all volumes)\n",
         cap(limits.vm.uncached_iops),
@@ -277,22 +280,24 @@ impl Observer for Printer {
 
 fn summary(outcome: &Outcome) -> String {
     let mut text = String::from(
-        "\nlimit                         cap      mean used   peak   mean %   time at >=95%\n",
+        "\nlimit                           cap    mean used     peak   mean %  median %  time at >=95%\n",
     );
     for row in &outcome.limits {
         text.push_str(&format!(
-            "{:<24} {:>10.1} {:>12.1} {:>8.1} {:>7.1}% {:>10.0}%\n",
+            "{:<24} {:>10.1} {:>12.1} {:>8.1} {:>7.1}% {:>8.1}% {:>13.0}%\n",
             row.limit,
             row.cap,
             row.mean_used,
             row.peak_used,
             row.mean_consumed_pct,
+            row.median_consumed_pct,
             row.at_limit_pct_of_time
         ));
     }
     match &outcome.binding {
         Some(limit) => text.push_str(&format!("binding: {limit}\n")),
-        None => text.push_str("binding: none (no limit was used at 50 % or more on average)\n"),
+        None => text
+            .push_str("binding: none (no limit was used at 50 % or more in the median second)\n"),
     }
     let status = match (outcome.exit_code, outcome.signal) {
         (Some(code), _) => format!("exit code {code}"),

@@ -9,6 +9,7 @@ use iofit_planner::PlanOptions;
 use iofit_profile::{ParseOptions, SizingOptions};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+
 use std::process::ExitCode;
 
 /// Worker threads: one per core.
@@ -119,6 +120,12 @@ pub fn plan(args: PlanFleet<'_>) -> anyhow::Result<ExitCode> {
         busy_hours_per_month: args.busy_hours_per_month,
         ..PlanOptions::default()
     };
+    // Before any work: the outputs must be writable files, not the inputs.
+    for (path, flag) in [(args.csv, "--fleet-csv"), (args.html, "--fleet-html")] {
+        if let Some(path) = path {
+            super::files::check_output(path, &[args.dir.to_path_buf()], flag)?;
+        }
+    }
     let servers = iofit_fleet::read_requirements_dir(args.dir).map_err(bad_input)?;
     let rows = rows_for(args.catalog, args.edition);
     let bar = progress(servers.len(), "planning");
@@ -133,10 +140,10 @@ pub fn plan(args: PlanFleet<'_>) -> anyhow::Result<ExitCode> {
     }
     let title = format!("iofit fleet plan: {}", args.dir.display());
     if let Some(path) = args.csv {
-        write_whole(path, &iofit_fleet::render_csv(&fleet))?;
+        super::files::write_output(path, iofit_fleet::render_csv(&fleet).as_bytes())?;
     }
     if let Some(path) = args.html {
-        write_whole(path, &iofit_fleet::render_html(&fleet, &title))?;
+        super::files::write_output(path, iofit_fleet::render_html(&fleet, &title).as_bytes())?;
     }
     if args.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&fleet)?))?;
@@ -147,21 +154,4 @@ pub fn plan(args: PlanFleet<'_>) -> anyhow::Result<ExitCode> {
         eprintln!("iofit: skipped server {server}: {why}");
     }
     exit_code(fleet.rows.len(), fleet.failed.len())
-}
-
-/// Writes `text` to `path` whole or not at all (temporary file, then rename).
-fn write_whole(path: &Path, text: &str) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| bad_input(format!("{}: not a file name", path.display())))?;
-    let temporary = dir.join(format!(".{}.iofit-tmp", name.to_string_lossy()));
-    std::fs::write(&temporary, text)
-        .map_err(|e| bad_input(format!("{}: cannot write: {e}", temporary.display())))?;
-    std::fs::rename(&temporary, path)
-        .map_err(|e| bad_input(format!("{}: cannot write: {e}", path.display())))?;
-    Ok(())
 }

@@ -119,12 +119,83 @@ pub struct CatalogArgs {
     /// Extra catalog file(s) that add or override rows.
     #[arg(long = "catalog", value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// Price in this Azure region (eastus, westeurope, japaneast...): only VM sizes with a
+    /// price there (for --pricing and --os) are considered. Default eastus when --pricing or
+    /// --os is given; without all three, the rows' own prices are used as they are.
+    #[arg(long)]
+    pub region: Option<String>,
+    /// How the VMs are paid: payg (default), ri-1y or ri-3y (1- or 3-year reservation, per
+    /// month). Disks stay at pay-as-you-go.
+    #[arg(long)]
+    pub pricing: Option<String>,
+    /// The VMs' operating system: linux (default; no licence) or windows (licence included).
+    #[arg(long)]
+    pub os: Option<String>,
 }
 
 impl CatalogArgs {
-    /// The embedded catalog plus the --catalog files; the edition checked.
+    /// The embedded catalog plus the --catalog files; the edition checked. The embedded
+    /// regional price lists are read only when --region/--pricing/--os ask for them.
     pub(crate) fn load(&self) -> anyhow::Result<Catalog> {
-        load_catalog(&self.edition, &self.files)
+        let with_prices = self.region.is_some() || self.pricing.is_some() || self.os.is_some();
+        load_catalog_with(&self.edition, &self.files, with_prices)
+    }
+
+    /// The price choice of --region/--pricing/--os; `None` when none of them is given.
+    pub(crate) fn price_choice(&self) -> anyhow::Result<Option<iofit_catalog::PriceChoice>> {
+        if self.region.is_none() && self.pricing.is_none() && self.os.is_none() {
+            return Ok(None);
+        }
+        let region = self.region.as_deref().unwrap_or("eastus").trim();
+        if region.is_empty() || !region.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(bad_input(format!(
+                "--region '{region}': write Azure's region name, e.g. eastus, westeurope, japaneast"
+            )));
+        }
+        let flag = |name: &str, error: String| bad_input(format!("--{name}: {error}"));
+        Ok(Some(iofit_catalog::PriceChoice {
+            region: region.to_ascii_lowercase(),
+            pricing: self
+                .pricing
+                .as_deref()
+                .unwrap_or("payg")
+                .parse()
+                .map_err(|e| flag("pricing", e))?,
+            os: self
+                .os
+                .as_deref()
+                .unwrap_or("linux")
+                .parse()
+                .map_err(|e| flag("os", e))?,
+        }))
+    }
+
+    /// The catalog as the plan sees it: with --region/--pricing/--os, only the VM sizes priced
+    /// so, each carrying that price (see `Catalog::priced_for`), and notes saying which prices
+    /// were used and which were missing; without them, the catalog as loaded.
+    pub(crate) fn load_priced(&self) -> anyhow::Result<(Catalog, Vec<String>)> {
+        let catalog = self.load()?;
+        match self.price_choice()? {
+            None => Ok((catalog, Vec::new())),
+            Some(choice) => {
+                let view = catalog.priced_for(&self.edition, &choice);
+                if view.catalog.vms.is_empty() {
+                    return Err(bad_input(format!(
+                        "--region {} --pricing {} --os {}: no VM size in the {} catalog has such \
+                         a price ({} have {} prices of another kind); import them with `iofit \
+                         catalog import` and give --catalog FILE, or choose another way of paying",
+                        choice.region,
+                        choice.pricing.name(),
+                        choice.os.name(),
+                        self.edition,
+                        view.vms_without_this_price.len(),
+                        choice.region
+                    )));
+                }
+                let notes = view.notes();
+                Ok((view.catalog, notes))
+            }
+        }
     }
 }
 
@@ -152,13 +223,27 @@ impl OutputArgs {
 
 /// The embedded catalog plus `--catalog` files; the edition checked.
 pub(crate) fn load_catalog(edition: &str, extra: &[PathBuf]) -> anyhow::Result<Catalog> {
+    load_catalog_with(edition, extra, true)
+}
+
+/// [`load_catalog`], with or without the embedded regional price lists.
+fn load_catalog_with(
+    edition: &str,
+    extra: &[PathBuf],
+    regional_prices: bool,
+) -> anyhow::Result<Catalog> {
     if !EDITIONS.contains(&edition) {
         return Err(bad_input(format!(
             "--edition '{edition}' is unknown; use {}",
             EDITIONS.join(" or ")
         )));
     }
-    let mut catalog = Catalog::embedded().context("loading the embedded catalog")?;
+    let embedded = if regional_prices {
+        Catalog::embedded()
+    } else {
+        Catalog::embedded_without_regional_prices()
+    };
+    let mut catalog = embedded.context("loading the embedded catalog")?;
     for path in extra {
         catalog.load_file(path).map_err(bad_input)?;
     }
@@ -237,15 +322,18 @@ pub(crate) fn parse_size(flag: &str, text: &str) -> anyhow::Result<Bytes> {
 /// Parses host caching.
 pub(crate) fn parse_caching(text: &str) -> anyhow::Result<HostCaching> {
     text.parse()
-        .map_err(|e: String| bad_input(format!("--caching: {e}")))
+        .map_err(|e| bad_input(format!("--caching: {e}")))
 }
 
 /// Reads and validates a requirements TOML file; every error is one line naming file, line
 /// and key.
 pub(crate) fn read_requirements(path: &Path) -> anyhow::Result<Requirements> {
     let label = path.display();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| bad_input(format!("{label}: cannot read requirements: {e}")))?;
+    let text = super::files::read_input(
+        path,
+        super::files::caps::REQUIREMENTS_BYTES,
+        "requirements TOML",
+    )?;
     parse_requirements(&label.to_string(), &text)
 }
 
@@ -380,7 +468,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         emit(EXAMPLE_REQUIREMENTS)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let catalog = args.catalog.load()?;
+    let (catalog, price_notes) = args.catalog.load_priced()?;
     let edition = args.catalog.edition.as_str();
     if let Some(dir) = &args.fleet {
         return crate::cmd::fleet::plan(crate::cmd::fleet::PlanFleet {
@@ -433,6 +521,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )));
     }
     let report_format = args.output.report_format()?;
+    if let Some(path) = &args.output.report {
+        let mut inputs: Vec<PathBuf> = args.requirements.iter().cloned().collect();
+        inputs.extend(args.catalog.files.iter().cloned());
+        super::files::check_output(path, &inputs, "--report")?;
+    }
     let options = PlanOptions {
         top: args.top,
         caching: args.caching.as_deref().map(parse_caching).transpose()?,
@@ -443,6 +536,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let rows = rows_for(&catalog, edition);
     let mut plan = iofit_planner::plan(&requirements, &rows, &options).map_err(bad_input)?;
+    plan.notes.extend(price_notes);
     if edition == EDITION_SEED {
         if let Some(note) = seed_total_note(&catalog) {
             plan.notes.push(note);
@@ -523,59 +617,18 @@ pub(crate) fn report_format(
     }
 }
 
-/// Writes a report whole or not at all: into a temporary file next to `path`, then renamed
-/// over it, so a reader never sees half a report and a failed run leaves no partial file.
+/// Writes a report whole or not at all: a random temporary name next to `path` (created with
+/// O_EXCL|O_NOFOLLOW), synced, then renamed over it.
 pub(crate) fn write_report(
     path: &Path,
     format: ReportFormat,
     report: &iofit_report::html::HtmlReport,
 ) -> anyhow::Result<()> {
-    use std::io::Write;
     let text = match format {
         ReportFormat::Html => report.render(),
         ReportFormat::Markdown => report.render_markdown(),
     };
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if path.is_dir() {
-        return Err(bad_input(format!(
-            "--report {}: is a directory; give a file name, e.g. plan.html",
-            path.display()
-        )));
-    }
-    // A new file of our own next to the target (same file system, so the rename is atomic);
-    // create_new never touches a file someone else made.
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".into());
-    let temp = dir.join(format!(".{name}.iofit-{}.tmp", std::process::id()));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .map_err(|e| {
-            bad_input(format!(
-                "--report {}: cannot write in {}: {e}",
-                path.display(),
-                dir.display()
-            ))
-        })?;
-    let written = file
-        .write_all(text.as_bytes())
-        .and_then(|_| file.sync_all())
-        .and_then(|_| std::fs::rename(&temp, path));
-    if let Err(error) = written {
-        // Only the temporary file this run created is removed.
-        let _ = std::fs::remove_file(&temp);
-        return Err(bad_input(format!(
-            "--report {}: cannot write it: {error}",
-            path.display()
-        )));
-    }
-    Ok(())
+    super::files::write_output(path, text.as_bytes())
 }
 
 /// The plan as one report: requirements, the ranked designs, the top design's prediction

@@ -120,6 +120,7 @@ fn disk_for(catalog: &Catalog, args: &Args, design: &mut VolumeDesign) -> anyhow
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let catalog = args.catalog.load()?;
+    let mut alternatives: Option<iofit_catalog::Catalog> = None;
     let vm: &VmSize = catalog
         .vm(&args.vm, &args.catalog.edition)
         .map_err(bad_input)?;
@@ -129,6 +130,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.cache_hit_pct,
     )?;
     let format = args.output.report_format()?;
+    if let Some(path) = &args.output.report {
+        let mut inputs: Vec<PathBuf> = args.requirements.iter().cloned().collect();
+        inputs.extend(args.catalog.files.iter().cloned());
+        super::files::check_output(path, &inputs, "--report")?;
+    }
     let stripe = args
         .stripe
         .as_deref()
@@ -230,8 +236,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             target,
         });
     }
-    let vms: Vec<VmSize> = catalog.vms_in(&args.catalog.edition).cloned().collect();
-    let disks: Vec<DiskSku> = catalog.disks_in(&args.catalog.edition).cloned().collect();
+    // With --region/--pricing/--os the alternatives are the sizes priced so (the named VM is
+    // predicted whatever its price).
+    let price_notes = match args.catalog.price_choice()? {
+        Some(choice) => {
+            let view = catalog.priced_for(&args.catalog.edition, &choice);
+            alternatives = Some(view.catalog.clone());
+            view.notes()
+        }
+        None => Vec::new(),
+    };
+    let source = alternatives.as_ref().unwrap_or(&catalog);
+    let vms: Vec<VmSize> = source.vms_in(&args.catalog.edition).cloned().collect();
+    let disks: Vec<DiskSku> = source.disks_in(&args.catalog.edition).cloned().collect();
     let prediction = iofit_predict::predict(
         vm,
         &loads,
@@ -258,14 +275,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .into_iter()
             .filter(|t| prediction.tables.contains(&t.id))
             .collect();
-        let value = serde_json::json!({
+        let mut value = serde_json::json!({
             "edition": args.catalog.edition,
             "tables": tables,
             "prediction": prediction,
         });
+        if !price_notes.is_empty() {
+            value["price_notes"] = serde_json::json!(price_notes);
+        }
         emit(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
     } else {
         emit(&iofit_report::predict_text::render(&prediction))?;
+        for note in &price_notes {
+            emit(&format!("note: {note}\n"))?;
+        }
     }
     Ok(if prediction.meets_requirements == Some(false) {
         ExitCode::from(crate::exit::FAILED)

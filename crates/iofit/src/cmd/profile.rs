@@ -90,6 +90,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             &options,
         );
     }
+    if let Some(path) = &args.output {
+        // Before reading anything: -o must not replace a capture it reads.
+        super::files::check_output(path, &args.files, "-o")?;
+    }
     let capture = match &args.live {
         Some(duration) => {
             let duration = parse_duration(duration, "--live").map_err(bad_input)?;
@@ -306,8 +310,7 @@ fn live_capture(
     Ok(recorder.finish())
 }
 
-/// Writes the TOML next to its final place and renames it, so a failed write never leaves a
-/// partial file that looks whole.
+/// Writes the TOML whole or not at all (a random temporary name, then a rename).
 fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
     let body = toml::to_string_pretty(requirements).context("serialising the requirements")?;
     let text = format!(
@@ -315,18 +318,7 @@ fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
          meet; `observed` is what was measured; `derivation` says how.\n\n{body}",
         requirements.source
     );
-    let directory = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = directory.join(format!(".{name}.iofit-tmp"));
-    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, path).with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    super::files::write_output(path, text.as_bytes())
 }
 
 fn row(metric: &str, values: Option<Percentiles>, sized: Option<String>) -> String {

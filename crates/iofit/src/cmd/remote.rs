@@ -11,7 +11,7 @@ use iofit_report::multihost::{render_clients_json, render_hosts_table, HostRow};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// Exit code of a multi-host run that did not finish on every host: the hosts that finished
@@ -70,7 +70,7 @@ pub fn parse_hosts(spec: &str) -> anyhow::Result<Vec<String>> {
 }
 
 /// The host part of `[user@]host` (what `${HOST}` becomes).
-fn host_name(destination: &str) -> &str {
+pub fn host_name(destination: &str) -> &str {
     destination.rsplit('@').next().unwrap_or(destination)
 }
 
@@ -148,6 +148,8 @@ pub struct Output<'a> {
     pub json: bool,
     pub path: Option<&'a Path>,
     pub quiet: bool,
+    /// An HTML report with the hosts table and IOPS per host over time.
+    pub report: Option<&'a Path>,
 }
 
 /// Runs `hosts` (each with its jobs) and prints per-host and combined results.
@@ -156,25 +158,11 @@ pub fn run_hosts(
     reach: &Reach,
     output: &Output<'_>,
 ) -> anyhow::Result<ExitCode> {
-    let options = reach.options();
-    // Writing to the pipe of an ssh that died must be an error the controller reports (that
-    // host is lost), not a SIGPIPE that kills the controller and every other host's results.
-    // SAFETY: SIG_IGN is a valid disposition; changing it affects only how this process
-    // handles broken pipes, which every write here checks.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-    }
-    let run = iofit_remote::run(&hosts, &options).map_err(|e| {
-        if e.is_bad_input() {
-            bad_input(e)
-        } else {
-            anyhow::Error::new(e)
-        }
-    })?;
     let job_options: Vec<Vec<(String, String)>> = hosts
         .first()
         .map(|h| h.jobs.iter().map(iofit_engine::fio_job_options).collect())
         .unwrap_or_default();
+    let run = run_specs(hosts, reach)?;
     let text = render(&run, output.json, &job_options);
     match output.path {
         Some(path) => std::fs::write(path, &text)
@@ -185,7 +173,48 @@ pub fn run_hosts(
             stdout.flush()?;
         }
     }
+    if let Some(path) = output.report {
+        write_html(path, &run)?;
+    }
     Ok(exit_code(&run, output.quiet))
+}
+
+/// The HTML report: the hosts table, a chart of IOPS per host over time (a slow or lost host
+/// stands out), then the combined result with its own charts.
+fn write_html(path: &Path, run: &MultiRun) -> anyhow::Result<()> {
+    let rows = rows(run);
+    let names: Vec<&str> = run.hosts.iter().map(|h| h.name.as_str()).collect();
+    let html =
+        iofit_report::html::HtmlReport::new(format!("iofit run --hosts {}", names.join(",")))
+            .table(iofit_report::multihost::hosts_table(&rows, &run.combined))
+            .chart(
+                "IOPS per host",
+                "seconds from the common start",
+                "IO/s",
+                iofit_report::multihost::iops_per_host(&rows, &run.combined),
+            )
+            .run_result(&run.combined);
+    super::plan::write_report(path, super::plan::ReportFormat::Html, &html)
+}
+
+/// Runs `hosts` through the controller; failures before the start become errors (exit 2 when
+/// the fix is in the input, else 1).
+pub fn run_specs(hosts: Vec<HostSpec>, reach: &Reach) -> anyhow::Result<MultiRun> {
+    let options = reach.options();
+    // Writing to the pipe of an ssh that died must be an error the controller reports (that
+    // host is lost), not a SIGPIPE that kills the controller and every other host's results.
+    // SAFETY: SIG_IGN is a valid disposition; changing it affects only how this process
+    // handles broken pipes, which every write here checks.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+    iofit_remote::run(&hosts, &options).map_err(|e| {
+        if e.is_bad_input() {
+            bad_input(e)
+        } else {
+            anyhow::Error::new(e)
+        }
+    })
 }
 
 fn rows(run: &MultiRun) -> Vec<HostRow<'_>> {
@@ -199,6 +228,7 @@ fn rows(run: &MultiRun) -> Vec<HostRow<'_>> {
             rtt_ms: h.rtt_ns as f64 / 1e6,
             failure: h.failure.as_ref().map(|f| (f.after_s, f.message.as_str())),
             live_ios: h.live.iter().map(|(ios, _)| ios).sum(),
+            bytes_received: h.bytes_received,
         })
         .collect()
 }
@@ -291,9 +321,7 @@ pub fn run_fio(
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     crate::cmd::run::install_ctrl_c(reach.stop.clone());
-    let code = run_hosts(specs, reach, output)?;
-    let _ = reach.stop.load(Ordering::Relaxed);
-    Ok(code)
+    run_hosts(specs, reach, output)
 }
 
 #[cfg(test)]

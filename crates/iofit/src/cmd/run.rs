@@ -422,24 +422,11 @@ fn describe_job(job: &JobSpec) -> String {
     )
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory and a rename, so a
-/// reader (or a crash) never sees half a file.
+/// Writes `text` to `path` whole or not at all: a random temporary name created with
+/// O_EXCL|O_NOFOLLOW in the same directory, synced, then renamed (`iofit_safefs::atomic`).
 fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "iofit-output".to_string());
-    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-    }
-    std::fs::rename(&temp, path)
+    iofit_safefs::atomic::write_atomic(path, text.as_bytes())
+        .map_err(|e| std::io::Error::other(e.detail()))
 }
 
 fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> String {
@@ -548,10 +535,27 @@ fn parse_duration(text: &str) -> anyhow::Result<std::time::Duration> {
 
 /// `--hosts`: the fio jobs on every host at once (see `cmd::remote`).
 fn run_on_hosts(args: &Args, hosts: &str, inputs: &Inputs) -> anyhow::Result<ExitCode> {
-    if args.preset.is_some() || args.report.is_some() || args.parse_only {
+    if args.preset.is_some() {
         return Err(bad_input(
-            "--hosts runs fio job files; --preset, --report and --parse-only do not apply to it yet",
+            "--hosts runs fio job files; --preset does not apply to it yet",
         ));
+    }
+    if args.parse_only {
+        // Each host's jobs, after ${HOST} became its name: nothing is contacted.
+        let overrides = overrides(args, &inputs.fio_args)?;
+        for destination in crate::cmd::remote::parse_hosts(hosts)? {
+            let name = crate::cmd::remote::host_name(&destination);
+            let jobs = crate::cmd::remote::fio_jobs_for(
+                name,
+                &inputs.files,
+                &overrides,
+                args.ignore_unknown,
+            )?;
+            for job in &jobs {
+                println!("{destination}: {}", describe_job(job));
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
     }
     let reach = crate::cmd::remote::Reach {
         remote_iofit: args.remote_iofit.clone(),
@@ -563,6 +567,7 @@ fn run_on_hosts(args: &Args, hosts: &str, inputs: &Inputs) -> anyhow::Result<Exi
         json: args.output_format == OutputFormat::Json,
         path: args.output.as_deref(),
         quiet: args.quiet,
+        report: args.report.as_deref(),
     };
     let overrides = overrides(args, &inputs.fio_args)?;
     crate::cmd::remote::run_fio(
@@ -600,6 +605,9 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
             "a vdbench file prints vdbench-style text; for JSON give --output FILE",
         ));
     }
+    if let Some(path) = &args.output {
+        super::files::check_output(path, &[file.to_path_buf()], "--output")?;
+    }
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(Arc::clone(&stop));
     let options = crate::cmd::vdbench::VdbenchRunOptions {
@@ -617,6 +625,8 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
         allow_overwrite: args.allow_overwrite,
         quiet: args.quiet,
         stop,
+        remote_iofit: args.remote_iofit.clone(),
+        ssh_config: args.ssh_config.clone(),
         ..Default::default()
     };
     crate::cmd::vdbench::run_file(file, &options)
@@ -624,6 +634,9 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
 
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let inputs = split_rest(&mut args)?;
+    for file in &inputs.files {
+        super::files::check_input(file, super::files::caps::JOB_FILE_BYTES, "job file")?;
+    }
     if let [file] = inputs.files.as_slice() {
         if iofit_jobfile::detect(file).map_err(bad_input)? == Dialect::Vdbench {
             return run_vdbench(&args, file);
@@ -654,6 +667,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    check_outputs(&args, &inputs.files, &jobs)?;
 
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(Arc::clone(&stop));
@@ -803,4 +817,31 @@ pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
         }
         stop.store(true, Ordering::SeqCst);
     });
+}
+
+/// Before any IO: `--output` and `--report` must be writable file names that name none of the
+/// run's inputs (job files, the spec file) or targets (every file a job reads or writes).
+fn check_outputs(args: &Args, job_files: &[PathBuf], jobs: &[JobSpec]) -> anyhow::Result<()> {
+    if args.output.is_none() && args.report.is_none() {
+        return Ok(());
+    }
+    let mut protected: Vec<PathBuf> = job_files.to_vec();
+    protected.extend(args.specs.iter().cloned());
+    let mut seen = std::collections::BTreeSet::new();
+    for job in jobs {
+        for clone in 0..job.numjobs.max(1) {
+            for path in job.files_for_clone(clone) {
+                if seen.insert(path.clone()) {
+                    protected.push(path);
+                }
+            }
+        }
+    }
+    if let Some(path) = &args.output {
+        super::files::check_output(path, &protected, "--output")?;
+    }
+    if let Some(path) = &args.report {
+        super::files::check_output(path, &protected, "--report")?;
+    }
+    Ok(())
 }

@@ -43,6 +43,10 @@ pub struct VdbenchRunOptions {
     pub quiet: bool,
     /// Set by a Ctrl-C handler: stops the current run cleanly, skips the rest.
     pub stop: Arc<AtomicBool>,
+    /// iofit on the hosts when an `hd=` has no `vdbench=` (default: this binary's path).
+    pub remote_iofit: Option<String>,
+    /// ssh config file for reaching the hosts (ssh -F).
+    pub ssh_config: Option<PathBuf>,
 }
 
 impl Default for VdbenchRunOptions {
@@ -56,6 +60,8 @@ impl Default for VdbenchRunOptions {
             allow_overwrite: false,
             quiet: false,
             stop: Arc::new(AtomicBool::new(false)),
+            remote_iofit: None,
+            ssh_config: None,
         }
     }
 }
@@ -85,6 +91,9 @@ pub struct RunJson {
     pub avg_read_pct: f64,
     pub avg_resp_ms: f64,
     pub result: RunResult,
+    /// Per host of a multi-host run (empty on one machine); `result` is their combination.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<RunResult>,
 }
 
 #[derive(Serialize, Debug)]
@@ -108,8 +117,13 @@ pub struct RunOutcome {
 /// printing one line per run; errors are bad input naming file, line and key.
 pub fn check_file(path: &Path) -> anyhow::Result<ExitCode> {
     let file = vdbench::parse_file(path).map_err(bad_input)?;
-    file.check_hosts(vdbench::is_local_host)
-        .map_err(bad_input)?;
+    if !file
+        .is_multi_host(vdbench::is_local_host)
+        .map_err(bad_input)?
+    {
+        file.check_hosts(vdbench::is_local_host)
+            .map_err(bad_input)?;
+    }
     let runs = file.runs().map_err(bad_input)?;
     for run in &runs {
         println!(
@@ -129,6 +143,14 @@ pub fn check_file(path: &Path) -> anyhow::Result<ExitCode> {
 /// Runs every run of the vdbench file at `path`.
 pub fn run_file(path: &Path, common: &VdbenchRunOptions) -> anyhow::Result<ExitCode> {
     let file = vdbench::parse_file(path).map_err(bad_input)?;
+    if file
+        .is_multi_host(vdbench::is_local_host)
+        .map_err(bad_input)?
+    {
+        // hd= lines name other machines: each run goes to its hosts over ssh.
+        let runs = file.runs().map_err(bad_input)?;
+        return crate::cmd::vdbench_hosts::run_file(path, &file, runs, common);
+    }
     file.check_hosts(vdbench::is_local_host)
         .map_err(bad_input)?;
     let runs = file.runs().map_err(bad_input)?;
@@ -388,6 +410,7 @@ fn finish(
             version: env!("CARGO_PKG_VERSION").into(),
             ..Default::default()
         },
+        hosts: Vec::new(),
     });
     write_json(doc, common)?;
     Ok(outcome.job.error.is_some())
@@ -395,11 +418,9 @@ fn finish(
 
 fn write_json(doc: &VdbenchJson, common: &VdbenchRunOptions) -> anyhow::Result<()> {
     if let Some(path) = &common.json_output {
-        // Write to a temporary name and rename, so a reader never sees half a document.
-        let tmp = path.with_extension("json.partial");
-        std::fs::write(&tmp, serde_json::to_string_pretty(doc)?)
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+        // A random O_EXCL temporary name and a rename: a reader never sees half a document,
+        // and a link planted at a fixed temporary name is never written through.
+        super::files::write_output(path, serde_json::to_string_pretty(doc)?.as_bytes())?;
     }
     Ok(())
 }
@@ -726,8 +747,8 @@ mod tests {
         }
         let corpus =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bad-input/jobfile/vdbench");
-        let error = check_file(&corpus.join("10-remote-host.vdb")).unwrap_err();
+        let error = check_file(&corpus.join("10-remote-shell-rsh.vdb")).unwrap_err();
         assert!(error.chain().any(|c| c.is::<crate::exit::BadInput>()));
-        assert!(error.to_string().contains("10-remote-host.vdb:2:"));
+        assert!(error.to_string().contains("10-remote-shell-rsh.vdb:1:"));
     }
 }

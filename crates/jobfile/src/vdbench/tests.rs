@@ -293,3 +293,64 @@ fn runaway_for_loops_are_refused() {
         "{error}"
     );
 }
+
+#[test]
+fn hosts_lists_and_shells() {
+    let text = "hd=default,jvms=2,shell=ssh,vdbench=/opt/iofit/bin/iofit\nhd=vm1,system=10.0.0.1,user=root\nhd=vm2,system=10.0.0.2\nhd=vm3,system=10.0.0.3,jvms=1\n\
+sd=a,host=vm1,lun=/d/a,size=1m\nsd=b,host=(vm2,vm3),lun=/d/b,size=1m\nsd=c,host=*,lun=/d/c,size=1m\nsd=d,lun=/d/d,size=1m\n\
+wd=w,sd=*\nrd=r,wd=w,iorate=max,elapsed=2,threads=4\n";
+    let file = parse_str(text, "multi.vdb").unwrap();
+    assert_eq!(file.hosts[0].user.as_deref(), Some("root"));
+    assert_eq!(file.hosts[0].jvms, 2);
+    assert_eq!(file.hosts[2].jvms, 1);
+    assert_eq!(
+        file.hosts[1].remote_binary.as_deref(),
+        Some("/opt/iofit/bin/iofit")
+    );
+    let names = |sd: usize| -> Vec<String> {
+        file.sd_hosts(&file.sds[sd])
+            .unwrap()
+            .iter()
+            .map(|h| h.name.clone())
+            .collect()
+    };
+    assert_eq!(names(0), vec!["vm1"]);
+    assert_eq!(names(1), vec!["vm2", "vm3"]);
+    assert_eq!(names(2), vec!["vm1", "vm2", "vm3"]);
+    assert_eq!(names(3), vec!["vm1", "vm2", "vm3"]);
+    assert!(file.is_multi_host(is_local_host).unwrap());
+    let run = file.runs().unwrap().remove(0);
+    let sds = |host: &str| -> Vec<String> {
+        run.on_host(&file, host)
+            .unwrap()
+            .unwrap()
+            .workloads
+            .iter()
+            .map(|w| w.sd.name.clone())
+            .collect()
+    };
+    assert_eq!(sds("vm1"), vec!["a", "c", "d"]);
+    assert_eq!(sds("vm2"), vec!["b", "c", "d"]);
+    // Unknown hd in host=: an error naming the sd line.
+    let bad = "hd=vm1,system=x\nsd=a,host=vm9,lun=/d/a,size=1m\nwd=w,sd=a\nrd=r,wd=w,iorate=max\n";
+    let error = parse_str(bad, "bad.vdb")
+        .unwrap()
+        .is_multi_host(is_local_host)
+        .unwrap_err();
+    assert_eq!(error.line, 2, "{error}");
+    // shell=rsh and shell=vdbench are refused with the reason.
+    for (shell, why) in [("rsh", "clear text"), ("vdbench", "RMI daemon")] {
+        let text = format!("hd=default,shell={shell}\nhd=vm1,system=x\nsd=a,lun=/d/a,size=1m\nwd=w,sd=a\nrd=r,wd=w,iorate=max\n");
+        let error = parse_str(&text, "shell.vdb").unwrap_err();
+        assert_eq!(error.line, 1);
+        assert!(error.to_string().contains(why), "{error}");
+        assert!(error.to_string().contains("shell=ssh"), "{error}");
+    }
+    // hd=localhost alone is a local run.
+    let local = parse_str(
+        "hd=localhost\nsd=a,lun=/d/a,size=1m\nwd=w,sd=a\nrd=r,wd=w,iorate=max\n",
+        "l.vdb",
+    )
+    .unwrap();
+    assert!(!local.is_multi_host(is_local_host).unwrap());
+}

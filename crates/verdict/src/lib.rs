@@ -1,5 +1,6 @@
-//! Benchmark results against requirements, metric by metric, with the method's advice where a
-//! metric fails.
+//! iofit-verdict: benchmark results against requirements, metric by metric, with the method's
+//! advice where a metric fails. Domain logic only: `iofit-report` renders the [`Comparison`]
+//! (text, JSON, CSV, Markdown, HTML) and re-exports this crate as `iofit_report::compare`.
 //!
 //! Two halves:
 //! - [`read_results`] reads a results file in fio's JSON format, from real fio 3.x (and the
@@ -12,7 +13,7 @@
 //!
 //! ```
 //! use iofit_model::requirements::{SizingTarget, VolumeRequirements};
-//! use iofit_report::compare::{compare, read_results, CompareContext, Metric, Verdict};
+//! use iofit_verdict::{compare, read_results, CompareContext, Metric, Verdict};
 //!
 //! // A fio 3.x JSON document, cut down to what compare needs: 4,000 IOPS of 8 KiB reads at
 //! // 0.8 ms on one job with iodepth 4.
@@ -38,13 +39,14 @@
 //! assert_eq!(comparison.check(Metric::QueueDepth).unwrap().verdict, Verdict::Pass);
 //! ```
 
-use crate::chart::{LimitBar, LimitScope};
+mod limits;
 use iofit_model::design::HostCaching;
 use iofit_model::formulas::outstanding_ios;
 use iofit_model::job::{EngineKind, RwMode};
 use iofit_model::requirements::{VolumeRequirements, VolumeRole};
 use iofit_model::units::group_thousands;
 use iofit_stats::{DirectionResult, IntervalSample, JobResult, LatencySummary, RunResult};
+pub use limits::{limit_bars_from_prediction, LimitBar, LimitScope};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -1422,108 +1424,6 @@ fn fio_size(bytes: u64) -> String {
     bytes.to_string()
 }
 
-/// The comparison as a plain-text table for a terminal.
-pub fn render_text(comparison: &Comparison) -> String {
-    let mut rows = vec![[
-        "metric".to_string(),
-        "unit".to_string(),
-        "required".to_string(),
-        "measured".to_string(),
-        "verdict".to_string(),
-        "margin".to_string(),
-    ]];
-    for check in &comparison.checks {
-        rows.push([
-            check.metric.label().to_string(),
-            check.unit.clone(),
-            check.required_text(),
-            check.measured_text(),
-            check.verdict.word().to_string(),
-            check.margin_text(),
-        ]);
-    }
-    let mut widths = [0usize; 6];
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut out = format!(
-        "compare: {} against volume '{}' ({}) of {}\n\n",
-        comparison.results_source,
-        comparison.volume,
-        comparison.role.name(),
-        comparison.requirements_source
-    );
-    if let Some(design) = &comparison.design {
-        out.insert_str(out.len() - 1, &format!("design: {design}\n"));
-    }
-    for row in &rows {
-        let mut line = String::new();
-        for (index, (cell, width)) in row.iter().zip(widths).enumerate() {
-            let pad = width - cell.chars().count();
-            // Text columns left, number columns right.
-            if index == 0 || index == 1 || index == 4 {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad));
-            } else {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(cell);
-            }
-            line.push_str("  ");
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    let notes: Vec<String> = comparison
-        .checks
-        .iter()
-        .filter_map(|check| {
-            check
-                .note
-                .as_ref()
-                .map(|note| format!("  {}: {note}", check.metric.label()))
-        })
-        .collect();
-    if !notes.is_empty() {
-        out.push_str("\nnotes:\n");
-        for note in notes {
-            out.push_str(&note);
-            out.push('\n');
-        }
-    }
-    if !comparison.warnings.is_empty() {
-        out.push_str("\nwarnings:\n");
-        for warning in &comparison.warnings {
-            out.push_str(&format!("  - {warning}\n"));
-        }
-    }
-    if !comparison.advice.is_empty() {
-        out.push_str("\nadvice:\n");
-        for advice in &comparison.advice {
-            out.push_str(&format!("  - {}\n", advice.message));
-        }
-    }
-    let failed = comparison.failed_metrics();
-    out.push('\n');
-    if comparison.passed {
-        out.push_str("verdict: PASS (every requirement met)\n");
-    } else {
-        let names: Vec<&str> = failed.iter().map(|metric| metric.label()).collect();
-        out.push_str(&format!(
-            "verdict: FAIL ({} of {} checks failed: {})\n",
-            failed.len(),
-            comparison
-                .checks
-                .iter()
-                .filter(|check| check.verdict != Verdict::NotChecked)
-                .count(),
-            names.join(", ")
-        ));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1637,7 +1537,7 @@ mod tests {
             &volume(8000.0, 80.0, Some(2.5), 8192, 70.0),
             &CompareContext::default(),
         );
-        assert!(comparison.passed, "{}", render_text(&comparison));
+        assert!(comparison.passed, "{comparison:?}");
         let iops = comparison.check(Metric::Iops).unwrap();
         assert_eq!(iops.verdict, Verdict::Pass);
         assert!((iops.margin.unwrap() - 25.0).abs() < 1e-9);
@@ -1994,7 +1894,7 @@ mod tests {
             &CompareContext::default(),
         );
         assert_eq!(comparison.warnings.len(), 2);
-        let text = render_text(&comparison);
+        let text = comparison.warnings.join("\n");
         assert!(
             text.contains("stopped on an error (EIO on /data/f)"),
             "{text}"
@@ -2133,62 +2033,6 @@ mod tests {
             error.contains("x.json") && error.contains("jobs[0].iofit.series"),
             "{error}"
         );
-    }
-
-    #[test]
-    fn iofit_run_json_reads_back_whole() {
-        let mut original = good_job();
-        original.name = "oltp".into();
-        original.clones = 4;
-        original.group_id = 0;
-        original.series = vec![IntervalSample {
-            start_ms: 0,
-            interval_ms: 1000,
-            read_ios: 7000,
-            read_bytes: 7000 * 8192,
-            write_ios: 3000,
-            write_bytes: 3000 * 8192,
-            latency_mean_ns: 2e6,
-            latency_p99_ns: 7_000_000,
-        }];
-        let run = RunResult {
-            tool: "iofit".into(),
-            version: "0.1.0".into(),
-            timestamp_s: 1_795_000_000,
-            hostname: "vm1".into(),
-            jobs: vec![original.clone(), {
-                // Without group_reporting the engine writes one entry per clone, same name.
-                let mut clone = original.clone();
-                clone.clones = 1;
-                clone.name = "single".into();
-                clone
-            }],
-        };
-        let text = crate::fio_json::render(&run, &[]);
-        let back = read_results(&text, "iofit.json").unwrap();
-        assert_eq!(
-            (
-                back.tool.as_str(),
-                back.version.as_str(),
-                back.hostname.as_str()
-            ),
-            ("iofit", "0.1.0", "vm1")
-        );
-        let job = &back.jobs[0];
-        assert_eq!((job.clones, job.iodepth), (4, 32));
-        assert_eq!(job.engine_used, Some(EngineKind::IoUring));
-        assert_eq!(job.engine_requested, Some(EngineKind::Libaio));
-        assert_eq!(job.series, original.series);
-        assert_eq!(job.read.ios, original.read.ios);
-        assert_eq!(job.write.io_bytes, original.write.io_bytes);
-        assert_eq!(
-            job.read.completion_latency.percentile_ns(99.0),
-            original.read.completion_latency.percentile_ns(99.0)
-        );
-        let measured = Measured::from_jobs(&back.jobs);
-        let expected = Measured::from_jobs(&run.jobs);
-        assert_eq!(measured.outstanding_ios, expected.outstanding_ios);
-        assert!((measured.iops - expected.iops).abs() < 1e-6);
     }
 
     #[test]

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Fidelity of `iofit emulate` against `iofit predict`: for each design x workload pair, predict
+# with the service latency measured on the unthrottled device, then run the same workload with
+# `iofit run` under `iofit emulate` and compare IOPS, MB/s and the binding limit.
+# Goal: measured within 10 % of predicted on every pair, the binding limit named the same.
+# Needs root (cgroups, loop devices). Volumes are loop devices on /dev/shm (RAM), so the
+# throttle, not the disk, sets the pace. RUNTIME=S sets each run's length (default 8 s).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNTIME="${RUNTIME:-8}"
+cargo build --release -p iofit >/dev/null 2>&1 || cargo build --release -p iofit
+BIN="$PWD/target/release/iofit"
+WORK=$(mktemp -d /tmp/iofit-fidelity.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+emulate() { # emulate OUT_JSON DESIGN_ARGS... -- RUN_ARGS...
+    local out=$1; shift
+    "$BIN" emulate --image-dir /dev/shm --scratch-size 256m --mount-root "$WORK/m$RANDOM" \
+        --quiet --json "$@" > "$out"
+}
+
+# 1. Service latency of one 4 KiB random read at QD1 on the unthrottled loop device.
+emulate "$WORK/probe.json" --vm Standard_D8s_v5 --disk data=1xP30 --scale 1000 -- \
+    "$BIN" run --name=p --rw=randread --bs=4k --ioengine=psync --direct=1 --size=64m \
+    --runtime=4 --time_based --directory={data} --output-format=json --output="$WORK/probe-run.json" --quiet
+LAT_MS=$(python3 -c "import json;j=json.load(open('$WORK/probe-run.json'))['jobs'][0]['read'];print(round(j['lat_ns']['mean']/1e6,4))")
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), kernel $(uname -r)"
+echo "service latency (4 KiB randread QD1, unthrottled loop device on /dev/shm): $LAT_MS ms"
+printf '%-34s %-34s %10s %10s %7s %9s %9s %7s  %-22s %-22s %s\n' design workload pred_IOPS meas_IOPS err pred_MB/s meas_MB/s err pred_binding emul_binding verdict
+
+pass=0; total=0
+pair() { # pair NAME VM "DISKS" "RUN ARGS" rw bs iodepth numjobs [rwmixread]
+    local vm=$1 disks=$2 run=$3 rw=$4 bs=$5 qd=$6 jobs=$7 mix=${8:-50}
+    local dargs=() pargs=() first=""
+    for d in $disks; do dargs+=(--disk "$d"); pargs+=(--disk "${d#*=}"); first=${first:-${d%%=*}}; done
+    "$BIN" predict --vm "$vm" "${pargs[@]}" --rw "$rw" --bs "$bs" --iodepth "$qd" --numjobs "$jobs" \
+        --rwmixread "$mix" --service-latency-ms "$LAT_MS" --json > "$WORK/pred.json"
+    local cmd="" ; local labels=""
+    for d in $disks; do
+        local l=${d%%=*}
+        cmd+="$BIN run --name=$l --rw=$rw --bs=$bs --rwmixread=$mix --ioengine=io_uring --iodepth=$qd --numjobs=$jobs --direct=1 --size=64m --runtime=$RUNTIME --time_based --directory=\$IOFIT_VOLUME_${l^^} --output-format=json --output=$WORK/run-$l.json --quiet & "
+        labels+="$l "
+    done
+    emulate "$WORK/emu.json" --vm "$vm" "${dargs[@]}" -- sh -c "${cmd} wait"
+    python3 - "$WORK" "$vm" "$disks" "$rw $bs QD$qd x$jobs${run:+ $run}" $labels <<'PY'
+import json, sys
+work, vm, disks, workload, labels = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+pred = json.load(open(f"{work}/pred.json"))["prediction"]
+emu = json.load(open(f"{work}/emu.json"))
+iops = mb = 0.0
+for l in labels:
+    for job in json.load(open(f"{work}/run-{l}.json"))["jobs"]:
+        for d in ("read", "write"):
+            iops += job[d]["iops"]
+            mb += job[d]["bw_bytes"] / 1e6
+kinds = {"IOPS": "disk_iops", "MB/s": "disk_throughput"}
+b = emu.get("binding") or "none"
+emu_kind = ("vm_uncached_iops" if b == "VM uncached IOPS" else "vm_uncached_throughput" if b == "VM uncached MB/s"
+            else "disk_iops" if b.endswith(" IOPS") else "disk_throughput" if b.endswith(" MB/s") else "none")
+pk = pred["binding"]["kind"] if pred.get("binding") else "none"
+pk_norm = {"disk_throughput_mb_s": "disk_throughput", "vm_uncached_throughput_mb_s": "vm_uncached_throughput",
+           "stripe_iops": "disk_iops", "stripe_throughput_mb_s": "disk_throughput"}.get(pk, pk)
+pi, pm = pred["total_iops"], pred["total_throughput_mb_s"]
+ei = (iops - pi) / pi * 100 if pi else 0
+em = (mb - pm) / pm * 100 if pm else 0
+same = pk_norm == emu_kind or (pk_norm.startswith("queue") and emu_kind == "none")
+ok = abs(ei) <= 10 and abs(em) <= 10 and same
+print(f"{vm + ' ' + disks:<34} {workload:<34} {pi:10.0f} {iops:10.0f} {ei:6.1f}% {pm:9.1f} {mb:9.1f} {em:6.1f}%  {pk:<22} {b:<22} {'ok' if ok else 'MISS'}")
+open(f"{work}/verdict", "w").write("ok" if ok else "miss")
+PY
+    total=$((total + 1)); [ "$(cat "$WORK/verdict")" = ok ] && pass=$((pass + 1)); return 0
+}
+
+pair Standard_D8s_v5 "data=1xP30" "" randread 4k 32 1          # disk IOPS
+pair Standard_D8s_v5 "data=2xP30" "" randread 4k 32 1          # stripe IOPS (2 x 5,000)
+pair Standard_D2s_v5 "data=2xP30" "" randread 4k 32 1          # VM uncached IOPS 3,750
+pair Standard_D2s_v5 "a=1xP30 b=1xP30" "" randread 4k 32 1     # VM cap shared by two volumes
+pair Standard_D8s_v5 "data=1xP30" "" randwrite 4k 32 1         # disk IOPS, writes
+pair Standard_D8s_v5 "data=1xP30" "" randrw 4k 32 1 70         # mixed 70/30
+pair Standard_D8s_v5 "data=1xP30" "" read 1m 8 1               # disk MB/s, large IO
+pair Standard_D2s_v5 "data=2xP30" "" read 1m 8 1               # VM MB/s 85
+pair Standard_D8s_v5 "data=1xP30" "" write 256k 8 1            # disk MB/s, writes
+pair Standard_D8s_v5 "data=1xP40" "" randread 8k 64 1          # disk IOPS 7,500
+pair Standard_D32s_v5 "data=1xP80" "" randread 4k 1 1          # queue depth: QD1 / latency
+pair Standard_D8s_v5 "data=1xP30" "" randread 4k 2 1           # queue depth 2
+echo "pairs within 10 % with the same binding limit: $pass of $total"

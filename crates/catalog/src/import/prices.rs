@@ -1,0 +1,319 @@
+//! Azure Retail Prices API pages (`{"Items": [...], "NextPageLink": ...}`) -> monthly prices
+//! of the region's VM sizes (by way of paying and OS) and fixed-size disks.
+
+use super::skus;
+use super::{records, required_text, text, ImportError};
+use crate::types::{Os, Pricing};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Azure's month: 730 hours.
+pub const HOURS_PER_MONTH: f64 = 730.0;
+
+/// What the price pages held.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PriceCounts {
+    pub items: usize,
+    /// Items of other regions (a page may hold several).
+    pub other_regions: usize,
+    /// Spot and Low Priority items: never taken for on-demand prices.
+    pub spot_or_low_priority: usize,
+    /// VM items for sizes the SKU input does not offer in the region (restricted or absent).
+    pub sizes_not_offered: usize,
+    /// Items with a unit or reservation term this importer does not convert.
+    pub unit_not_understood: usize,
+    /// Items of another service or type (DevTestConsumption, savings-plan-only, bandwidth...).
+    pub not_used: usize,
+    /// Items that price the same thing twice with different prices; the primary-meter-region
+    /// item, else the first, is kept.
+    pub conflicts: usize,
+    /// Windows reservation prices derived (compute reservation + the Windows licence's
+    /// pay-as-you-go rate).
+    pub windows_reservations_derived: usize,
+}
+
+type Key = (String, Pricing, Option<Os>);
+
+#[derive(Clone, Debug)]
+pub(crate) struct Candidate {
+    pub usd_month: f64,
+    pub retail_price_usd: f64,
+    pub retail_unit: String,
+    pub file: String,
+    pub date: Option<String>,
+    pub primary: bool,
+    pub notes: Option<String>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Read {
+    candidates: BTreeMap<Key, Candidate>,
+    counts: PriceCounts,
+}
+
+/// The prices kept, in a stable order (name, way of paying, OS).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Rows {
+    pub prices: Vec<(Key, Candidate)>,
+    pub counts: PriceCounts,
+}
+
+/// Reads one page (or a bare array of items).
+pub(crate) fn read(
+    file: &str,
+    document: &Value,
+    region: &str,
+    offered: &skus::Read,
+    read: &mut Read,
+) -> Result<(), ImportError> {
+    let (items, prefix) = records(file, document, "Items")?;
+    for (index, item) in items.iter().enumerate() {
+        let path = format!("{prefix}[{index}]");
+        read.counts.items += 1;
+        let item_region = text(file, &path, item, "armRegionName")?.unwrap_or("");
+        if !item_region.eq_ignore_ascii_case(region) {
+            read.counts.other_regions += 1;
+            continue;
+        }
+        let sku_name = text(file, &path, item, "skuName")?.unwrap_or("");
+        let meter = text(file, &path, item, "meterName")?.unwrap_or("");
+        if [sku_name, meter]
+            .iter()
+            .any(|t| t.contains("Spot") || t.contains("Low Priority"))
+        {
+            read.counts.spot_or_low_priority += 1;
+            continue;
+        }
+        let service = text(file, &path, item, "serviceName")?.unwrap_or("");
+        let found = match service {
+            "Virtual Machines" => vm_price(file, &path, item, offered, &mut read.counts)?,
+            "Storage" => disk_price(file, &path, item, sku_name, meter, &mut read.counts)?,
+            _ => {
+                read.counts.not_used += 1;
+                None
+            }
+        };
+        if let Some((key, candidate)) = found {
+            read.add(key, candidate);
+        }
+    }
+    Ok(())
+}
+
+impl Read {
+    fn add(&mut self, key: Key, candidate: Candidate) {
+        match self.candidates.get_mut(&key) {
+            None => {
+                self.candidates.insert(key, candidate);
+            }
+            Some(old) => {
+                if (old.usd_month - candidate.usd_month).abs() > 1e-9 {
+                    self.counts.conflicts += 1;
+                }
+                if candidate.primary && !old.primary {
+                    *old = candidate;
+                }
+            }
+        }
+    }
+
+    /// Derives Windows reservation prices and returns the rows. Azure's VM reservations cover
+    /// the compute only; a Windows VM under a reservation still pays its licence at the
+    /// pay-as-you-go rate (Azure docs "Software costs not included with Azure Reserved VM
+    /// Instances"), i.e. Windows minus Linux pay-as-you-go per hour.
+    pub fn finish(mut self) -> Rows {
+        let mut derived = Vec::new();
+        for ((name, pricing, os), reserved) in &self.candidates {
+            if *pricing == Pricing::Payg || *os != Some(Os::Linux) {
+                continue;
+            }
+            let windows_key = (name.clone(), *pricing, Some(Os::Windows));
+            if self.candidates.contains_key(&windows_key) {
+                continue;
+            }
+            let payg = |os| {
+                self.candidates
+                    .get(&(name.clone(), Pricing::Payg, Some(os)))
+            };
+            let (Some(linux), Some(windows)) = (payg(Os::Linux), payg(Os::Windows)) else {
+                continue;
+            };
+            let licence_month = windows.usd_month - linux.usd_month;
+            if licence_month < 0.0 {
+                continue;
+            }
+            let mut row = reserved.clone();
+            row.usd_month = reserved.usd_month + licence_month;
+            row.notes = Some(format!(
+                "derived: the Linux {} ({:.2}/month) + the Windows licence at pay-as-you-go \
+                 (Windows {:.4} - Linux {:.4} per hour, x 730 h); reservations cover compute only",
+                pricing.words(),
+                reserved.usd_month,
+                windows.retail_price_usd,
+                linux.retail_price_usd
+            ));
+            derived.push((windows_key, row));
+        }
+        self.counts.windows_reservations_derived = derived.len();
+        self.candidates.extend(derived);
+        Rows {
+            prices: self.candidates.into_iter().collect(),
+            counts: self.counts,
+        }
+    }
+}
+
+/// A VM item: the size's monthly price by way of paying and OS.
+fn vm_price(
+    file: &str,
+    path: &str,
+    item: &Value,
+    offered: &skus::Read,
+    counts: &mut PriceCounts,
+) -> Result<Option<(Key, Candidate)>, ImportError> {
+    let name = text(file, path, item, "armSkuName")?.unwrap_or("");
+    if name.is_empty() {
+        counts.not_used += 1;
+        return Ok(None);
+    }
+    if !offered.vms.is_empty() && !offered.has_vm(name) {
+        counts.sizes_not_offered += 1;
+        return Ok(None);
+    }
+    let product = text(file, path, item, "productName")?.unwrap_or("");
+    let os = if product.contains("Windows") {
+        Os::Windows
+    } else {
+        Os::Linux
+    };
+    let Some((pricing, months)) = pricing_of(file, path, item, counts)? else {
+        return Ok(None);
+    };
+    let price = retail_price(file, path, item)?;
+    let unit = required_text(file, path, item, "unitOfMeasure")?;
+    let usd_month = match months {
+        // A reservation's retailPrice is the whole term's price, whatever unitOfMeasure says.
+        Some(months) => price / months,
+        None if unit == "1 Hour" => price * HOURS_PER_MONTH,
+        None => {
+            counts.unit_not_understood += 1;
+            return Ok(None);
+        }
+    };
+    let retail_unit = match pricing {
+        Pricing::Payg => "USD per hour".to_string(),
+        Pricing::Ri1y => "USD per 1-year term".to_string(),
+        Pricing::Ri3y => "USD per 3-year term".to_string(),
+    };
+    Ok(Some((
+        (name.to_string(), pricing, Some(os)),
+        candidate(file, path, item, usd_month, price, retail_unit)?,
+    )))
+}
+
+/// A managed disk item: `<tier> LRS` with a `... Disk(s)` meter per `1/Month`.
+fn disk_price(
+    file: &str,
+    path: &str,
+    item: &Value,
+    sku_name: &str,
+    meter: &str,
+    counts: &mut PriceCounts,
+) -> Result<Option<(Key, Candidate)>, ImportError> {
+    let product = text(file, path, item, "productName")?.unwrap_or("");
+    let kind = text(file, path, item, "type")?.unwrap_or("");
+    let tier = sku_name.strip_suffix(" LRS").unwrap_or("");
+    let is_tier = tier.len() >= 2
+        && matches!(tier.as_bytes()[0], b'P' | b'E' | b'S')
+        && tier[1..].bytes().all(|b| b.is_ascii_digit());
+    let is_disk_meter = meter.ends_with(" Disk") || meter.ends_with(" Disks");
+    if !(product.contains("Managed Disks") && is_tier && is_disk_meter && kind == "Consumption") {
+        counts.not_used += 1;
+        return Ok(None);
+    }
+    let unit = required_text(file, path, item, "unitOfMeasure")?;
+    if unit != "1/Month" {
+        counts.unit_not_understood += 1;
+        return Ok(None);
+    }
+    let price = retail_price(file, path, item)?;
+    Ok(Some((
+        (tier.to_string(), Pricing::Payg, None),
+        candidate(file, path, item, price, price, "USD per month".into())?,
+    )))
+}
+
+/// `type` and `reservationTerm` -> the way of paying and, for reservations, the term's months.
+/// `None` (counted) for other types and terms.
+fn pricing_of(
+    file: &str,
+    path: &str,
+    item: &Value,
+    counts: &mut PriceCounts,
+) -> Result<Option<(Pricing, Option<f64>)>, ImportError> {
+    let kind = required_text(file, path, item, "type")?;
+    match kind {
+        "Consumption" => Ok(Some((Pricing::Payg, None))),
+        "Reservation" => {
+            let term = required_text(file, path, item, "reservationTerm")?;
+            let pricing = match term {
+                "1 Year" => Pricing::Ri1y,
+                "3 Years" => Pricing::Ri3y,
+                _ => {
+                    counts.unit_not_understood += 1;
+                    return Ok(None);
+                }
+            };
+            Ok(Some((pricing, pricing.term_months())))
+        }
+        _ => {
+            counts.not_used += 1;
+            Ok(None)
+        }
+    }
+}
+
+fn retail_price(file: &str, path: &str, item: &Value) -> Result<f64, ImportError> {
+    match item.get("retailPrice").and_then(Value::as_f64) {
+        Some(price) if price.is_finite() && price >= 0.0 => Ok(price),
+        other => Err(ImportError::Field {
+            file: file.into(),
+            path: path.into(),
+            key: "retailPrice".into(),
+            problem: format!(
+                "expected a number >= 0, found {}",
+                other.map_or_else(
+                    || item
+                        .get("retailPrice")
+                        .map_or("nothing".into(), Value::to_string),
+                    |p| p.to_string()
+                )
+            ),
+        }),
+    }
+}
+
+fn candidate(
+    file: &str,
+    path: &str,
+    item: &Value,
+    usd_month: f64,
+    retail_price_usd: f64,
+    retail_unit: String,
+) -> Result<Candidate, ImportError> {
+    let date = text(file, path, item, "effectiveStartDate")?
+        .filter(|d| d.len() >= 10 && d.is_char_boundary(10))
+        .map(|d| d[..10].to_string());
+    Ok(Candidate {
+        usd_month,
+        retail_price_usd,
+        retail_unit,
+        file: file.to_string(),
+        date,
+        primary: item
+            .get("isPrimaryMeterRegion")
+            .and_then(Value::as_bool)
+            .unwrap_or(true),
+        notes: None,
+    })
+}

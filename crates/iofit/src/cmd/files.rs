@@ -1,0 +1,43 @@
+//! The commands' file inputs and outputs, all through `iofit_safefs`: inputs must be regular
+//! files under a size cap per format; an output is checked before any work (a file name in a
+//! writable directory, not one of the command's own inputs or targets) and written whole, through
+//! a random temporary name, or not at all.
+
+use crate::exit::bad_input;
+use iofit_safefs::{atomic, guard, input, SafeFsError};
+use std::path::{Path, PathBuf};
+
+pub(crate) use iofit_safefs::input::caps;
+
+/// A safefs error as the CLI reports it: exit 2 when the user must fix something.
+pub(crate) fn cli_error(error: SafeFsError) -> anyhow::Error {
+    if error.is_bad_input() {
+        bad_input(error)
+    } else {
+        anyhow::Error::new(error)
+    }
+}
+
+/// Reads a text input (regular file, at most `cap_bytes`); `what` names it in messages.
+pub(crate) fn read_input(path: &Path, cap_bytes: u64, what: &str) -> anyhow::Result<String> {
+    input::read_capped_string(path, cap_bytes, what).map_err(cli_error)
+}
+
+/// Checks that an input the parser will read is a regular file of at most `cap_bytes` (a
+/// device or FIFO given as a job file is refused at once, not read forever).
+pub(crate) fn check_input(path: &Path, cap_bytes: u64, what: &str) -> anyhow::Result<()> {
+    input::open_input(path, cap_bytes, what)
+        .map(drop)
+        .map_err(cli_error)
+}
+
+/// Refuses, before any work, an output `flag` that cannot be written or names one of
+/// `protected` (the command's inputs and targets).
+pub(crate) fn check_output(path: &Path, protected: &[PathBuf], flag: &str) -> anyhow::Result<()> {
+    guard::check_output(path, protected, flag).map_err(cli_error)
+}
+
+/// Writes an output whole or not at all.
+pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    atomic::write_atomic(path, bytes).map_err(cli_error)
+}
