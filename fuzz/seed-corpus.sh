@@ -9,7 +9,8 @@ copy fio_ini $root/examples/fio/* $root/tests/bad-input/jobfile/*.fio
 copy fio_command_line $root/examples/fio/*
 copy vdbench $root/examples/vdbench/vnet1-* $root/tests/bad-input/jobfile/vdbench/*.vdb
 copy iometer_specs $root/examples/iometer/*.toml
-copy profile_capture $(find $root/tests/data $root/crates/profile -type f \( -name '*.txt' -o -name '*.csv' -o -name '*.log' \) 2>/dev/null)
+copy profile_capture $(find $root/tests/data $root/crates/profile -type f \( -name '*.txt' -o -name '*.csv' -o -name '*.log' -o -name '*.json' \) 2>/dev/null)
+copy azure_metrics $(find $root/tests/data/azure -type f 2>/dev/null)
 copy procfs $(find $root/tests/data $root/crates/profile -type f -path '*diskstats*' 2>/dev/null)
 # The vdbench examples use include=; give the fuzzer whole files with the includes inlined.
 for f in $root/examples/vdbench/vnet1-*-workload; do

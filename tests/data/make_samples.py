@@ -413,6 +413,120 @@ def write_perfmon_ru():
             "relog_ru-RU_15s_utf16.csv", False)
 
 
+# ------------------------------------------------------------------ Azure Monitor (issue 13)
+# Written from the documented Metrics - List response schema (learn.microsoft.com/rest/api/
+# monitor/metrics/list: value[].name.value/localizedValue, unit, timeseries[].metadatavalues[]
+# .name.value + value, timeseries[].data[].timeStamp/average/maximum, interval, timespan) and
+# the metric names of "Supported metrics for Microsoft.Compute/virtualMachines".
+# The VM: Standard_D2s_v5 (3,750 uncached IOPS, 85 MB/s), LUN 0 a P30 data disk (8 KiB, 70 %
+# reads), LUN 1 a P10 log disk (64 KiB writes), an OS disk. One hour of 1-minute averages;
+# in minutes 42-59 the three disks together do 3,750 IOPS: the VM's uncached IOPS limit.
+AZ_START = 1795132800  # 2026-11-20T00:00:00Z
+
+
+def azure_minutes():
+    rows = []
+    for minute in range(60):
+        busy = minute >= 42
+        lun0_r, lun0_w = (2282.0, 978.0) if busy else (1400.0, 600.0)
+        lun1_w = 460.0 if busy else 300.0
+        os_r, os_w = (10.0, 20.0)
+        rows.append(dict(minute=minute, lun0=(lun0_r, lun0_w, 8192.0, 8192.0),
+                         lun1=(0.0, lun1_w, 0.0, 65536.0), os=(os_r, os_w, 16384.0, 16384.0)))
+    return rows
+
+
+def az_stamp(minute, cli):
+    import datetime
+    t = datetime.datetime.fromtimestamp(AZ_START + minute * 60, datetime.timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%S") + ("+00:00" if cli else "Z")
+
+
+def azure_series():
+    """(metric name, unit, lun or None, [values per minute])"""
+    rows = azure_minutes()
+    out = []
+    disk_limits = {"lun0": (5000.0, 200e6), "lun1": (500.0, 100e6)}
+    for lun, key in (("0", "lun0"), ("1", "lun1")):
+        r = [row[key][0] for row in rows]
+        w = [row[key][1] for row in rows]
+        rb = [row[key][0] * row[key][2] for row in rows]
+        wb = [row[key][1] * row[key][3] for row in rows]
+        out += [("Data Disk Read Bytes/sec", "BytesPerSecond", lun, rb),
+                ("Data Disk Write Bytes/sec", "BytesPerSecond", lun, wb),
+                ("Data Disk Read Operations/Sec", "CountPerSecond", lun, r),
+                ("Data Disk Write Operations/Sec", "CountPerSecond", lun, w),
+                ("Data Disk Queue Depth", "Count", lun, [(a + b) * 0.002 for a, b in zip(r, w)]),
+                ("Data Disk IOPS Consumed Percentage", "Percent", lun,
+                 [round((a + b) / disk_limits[key][0] * 100, 2) for a, b in zip(r, w)]),
+                ("Data Disk Bandwidth Consumed Percentage", "Percent", lun,
+                 [round((a + b) / disk_limits[key][1] * 100, 2) for a, b in zip(rb, wb)])]
+    r = [row["os"][0] for row in rows]
+    w = [row["os"][1] for row in rows]
+    out += [("OS Disk Read Bytes/sec", "BytesPerSecond", None, [x * 16384 for x in r]),
+            ("OS Disk Write Bytes/sec", "BytesPerSecond", None, [x * 16384 for x in w]),
+            ("OS Disk Read Operations/Sec", "CountPerSecond", None, r),
+            ("OS Disk Write Operations/Sec", "CountPerSecond", None, w)]
+    total_iops = [sum(row[k][0] + row[k][1] for k in ("lun0", "lun1", "os")) for row in rows]
+    total_bytes = [sum(row[k][0] * row[k][2] + row[k][1] * row[k][3] for k in ("lun0", "lun1", "os")) for row in rows]
+    out += [("VM Uncached IOPS Consumed Percentage", "Percent", None,
+             [round(min(100.0, x / 3750 * 100), 2) for x in total_iops]),
+            ("VM Uncached Bandwidth Consumed Percentage", "Percent", None,
+             [round(x / 85e6 * 100, 2) for x in total_bytes]),
+            ("VM Cached IOPS Consumed Percentage", "Percent", None, [0.0] * 60),
+            ("VM Cached Bandwidth Consumed Percentage", "Percent", None, [0.0] * 60),
+            ("Percentage CPU", "Percent", None, [30.0 + (20.0 if row["minute"] >= 42 else 0.0) for row in rows])]
+    return out
+
+
+def write_azure():
+    import json
+    vm = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-sql/providers/"
+          "Microsoft.Compute/virtualMachines/sql01")
+    # az CLI flavour: keys sorted, "interval": "0:01:00", "+00:00" stamps, null aggregations.
+    value = []
+    for name, unit, lun, values in azure_series():
+        meta = [] if lun is None else [{"name": {"localizedValue": "lun", "value": "lun"}, "value": lun}]
+        data = [{"average": v, "count": None, "maximum": v, "minimum": None,
+                 "timeStamp": az_stamp(i, True), "total": None} for i, v in enumerate(values)]
+        value.append({"displayDescription": "", "errorCode": "Success",
+                      "id": vm + "/providers/Microsoft.Insights/metrics/" + name,
+                      "name": {"localizedValue": name.replace("/sec", "/Sec"), "value": name},
+                      "resourceGroup": "rg-sql", "timeseries": [{"data": data, "metadatavalues": meta}],
+                      "type": "Microsoft.Insights/metrics", "unit": unit})
+    doc = {"cost": 1439.0, "interval": "0:01:00", "namespace": "Microsoft.Compute/virtualMachines",
+           "resourceregion": "westeurope",
+           "timespan": "%s/%s" % (az_stamp(0, False), az_stamp(60, False)), "value": value}
+    (HERE / "azure").mkdir(exist_ok=True)
+    (HERE / "azure" / "az-monitor-metrics-list_D2s_v5_PT1M.json").write_text(json.dumps(doc, indent=2) + "\n")
+    # REST flavour (the response as documented): "PT1M", "Z" stamps, only the aggregations asked.
+    value = []
+    for name, unit, lun, values in azure_series():
+        meta = [] if lun is None else [{"name": {"value": "LUN", "localizedValue": "LUN"}, "value": lun}]
+        value.append({"id": vm + "/providers/Microsoft.Insights/metrics/" + name,
+                      "type": "Microsoft.Insights/metrics",
+                      "name": {"value": name, "localizedValue": name},
+                      "displayDescription": "", "unit": unit,
+                      "timeseries": [{"metadatavalues": meta,
+                                      "data": [{"timeStamp": az_stamp(i, False), "average": v}
+                                               for i, v in enumerate(values)]}],
+                      "errorCode": "Success"})
+    doc = {"cost": 1439, "timespan": "%s/%s" % (az_stamp(0, False), az_stamp(60, False)),
+           "interval": "PT1M", "value": value, "namespace": "Microsoft.Compute/virtualMachines",
+           "resourceregion": "westeurope"}
+    (HERE / "azure" / "metrics-rest-api_D2s_v5_PT1M.json").write_text(json.dumps(doc, indent=4) + "\n")
+    # Metrics explorer CSV download (layout assumed, see README): a title row, then a time
+    # column and one column per chart line.
+    series = azure_series()
+    header = ["TimeGenerated (UTC)"]
+    for name, unit, lun, values in series:
+        header.append("sql01 - %s (Avg)%s" % (name.replace("/sec", "/Sec"), "" if lun is None else ", LUN = " + lun))
+    lines = ['"Chart: sql01 disk metrics, 1 minute, Average"', ",".join('"%s"' % h for h in header)]
+    for i in range(60):
+        lines.append(",".join(['"%s"' % az_stamp(i, False)] + ["%s" % repr(float(v[3][i])) for v in series]))
+    (HERE / "azure" / "metrics-explorer_D2s_v5_PT1M.csv").write_text("\r\n".join(lines) + "\r\n")
+
+
 if __name__ == "__main__":
     for folder in ["iostat", "sar", "perfmon"]:
         (HERE / folder).mkdir(exist_ok=True)
@@ -429,3 +543,4 @@ if __name__ == "__main__":
     write_sar_persistent()
     write_perfmon_dtu()
     write_perfmon_ru()
+    write_azure()

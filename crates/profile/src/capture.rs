@@ -9,6 +9,7 @@ pub enum Tool {
     Sadf,
     PerfMon,
     Live,
+    AzureMonitor,
 }
 
 impl Tool {
@@ -19,6 +20,7 @@ impl Tool {
             Tool::Sadf => "sadf -d",
             Tool::PerfMon => "PerfMon CSV",
             Tool::Live => "live /proc/diskstats",
+            Tool::AzureMonitor => "Azure Monitor metrics",
         }
     }
 }
@@ -110,6 +112,8 @@ pub struct Capture {
     pub bytes_missing: bool,
     /// What the parser did that the user should know (skipped reports, ...).
     pub notes: Vec<String>,
+    /// Azure Monitor captures: which limits the deployment hit, and how often.
+    pub azure: Option<crate::azure::Verdict>,
 }
 
 impl Capture {
@@ -125,6 +129,7 @@ impl Capture {
             read_split_estimated: false,
             bytes_missing: false,
             notes: Vec::new(),
+            azure: None,
         }
     }
 
@@ -158,6 +163,29 @@ impl Capture {
             samples: Vec::new(),
         });
         self.devices.len() - 1
+    }
+
+    /// Joins the next piece of the same file (parsed apart, see `iostat::parse_iostat_parallel`):
+    /// its reports continue this one's, in the same segment, its times shifted by
+    /// `time_offset_s`; devices of the same name are joined.
+    pub(crate) fn join(&mut self, other: Capture, time_offset_s: f64) {
+        let offset = self.reports() as u32;
+        let segment = self.report_segment.last().copied().unwrap_or(0);
+        self.report_segment
+            .extend(std::iter::repeat_n(segment, other.reports()));
+        self.report_time_s
+            .extend(other.report_time_s.iter().map(|t| t + time_offset_s));
+        self.host.extend(other.host);
+        for mut series in other.devices {
+            for sample in &mut series.samples {
+                sample.report += offset;
+            }
+            match self.devices.iter_mut().find(|d| d.name == series.name) {
+                Some(existing) => existing.samples.extend(series.samples),
+                None => self.devices.push(series),
+            }
+        }
+        self.notes.extend(other.notes);
     }
 
     /// Appends another capture (another file) after this one: its reports get new indexes and
@@ -199,5 +227,11 @@ impl Capture {
         self.read_split_estimated |= other.read_split_estimated;
         self.bytes_missing |= other.bytes_missing;
         self.notes.extend(other.notes);
+        if let Some(theirs) = other.azure {
+            match self.azure.as_mut() {
+                Some(ours) => ours.limits.extend(theirs.limits),
+                None => self.azure = Some(theirs),
+            }
+        }
     }
 }

@@ -106,12 +106,242 @@ pub fn parse_iostat<R: BufRead>(
     file: &str,
     options: IostatOptions,
 ) -> Result<Capture, ProfileError> {
+    let (capture, chunk) = parse_reports(reader, file)?;
+    finish(capture, &chunk, file, options)
+}
+
+/// Times of day seen in a piece of a capture, so pieces parsed apart can be joined in time.
+#[derive(Default)]
+struct ChunkClock {
+    timeline: Timeline,
+    first_tod: Option<f64>,
+    last_tod: f64,
+    last_elapsed: f64,
+}
+
+impl ChunkClock {
+    fn elapsed_s(&mut self, time_of_day_s: f64) -> f64 {
+        let elapsed = self.timeline.elapsed_s(time_of_day_s);
+        self.first_tod.get_or_insert(time_of_day_s);
+        self.last_tod = time_of_day_s;
+        self.last_elapsed = elapsed;
+        elapsed
+    }
+}
+
+/// What parsing a piece of a capture leaves for joining and finishing.
+struct Chunk {
+    timestamps: u64,
+    prefixed: bool,
+    clock: ChunkClock,
+    lines: u64,
+}
+
+/// Below this size a file is parsed on one core: splitting costs more than it saves.
+pub const PARALLEL_MIN_BYTES: u64 = 16 << 20;
+
+/// Parses a large `iostat -x` file on up to `threads` cores: the file is cut at report starts
+/// (an `avg-cpu:` line, with the `-t` stamp before it), the pieces are parsed at the same time,
+/// each streaming from its own offset, and joined in order (times continued across pieces,
+/// over midnight too). The result equals [`parse_iostat`]'s, errors included (their line
+/// numbers count from the start of the file). Files without `avg-cpu:` lines (`iostat -d`)
+/// or with a logger prefix on every line are parsed on one core.
+pub fn parse_iostat_parallel(
+    path: &std::path::Path,
+    file: &str,
+    options: IostatOptions,
+    threads: usize,
+) -> Result<Capture, ProfileError> {
+    parse_pieces(path, file, options, threads, PARALLEL_MIN_BYTES)
+}
+
+/// [`parse_iostat_parallel`], splitting files of at least `min_bytes` (tests split small ones).
+fn parse_pieces(
+    path: &std::path::Path,
+    file: &str,
+    options: IostatOptions,
+    threads: usize,
+    min_bytes: u64,
+) -> Result<Capture, ProfileError> {
+    use std::io::{Read, Seek};
+    let io_error = |source| ProfileError::Io {
+        file: file.to_string(),
+        source,
+    };
+    let handle = std::fs::File::open(path).map_err(io_error)?;
+    let size = handle.metadata().map_err(io_error)?.len();
+    let starts = report_starts(&handle, size, threads.max(1), min_bytes).map_err(io_error)?;
+    let mut ends: Vec<u64> = starts[1..].to_vec();
+    ends.push(size);
+    let results: Vec<Result<(Capture, Chunk), ProfileError>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = starts
+            .iter()
+            .zip(&ends)
+            .map(|(&start, &end)| {
+                scope.spawn(move || {
+                    let mut piece = std::fs::File::open(path).map_err(io_error)?;
+                    piece
+                        .seek(std::io::SeekFrom::Start(start))
+                        .map_err(io_error)?;
+                    let reader =
+                        std::io::BufReader::with_capacity(1 << 20, piece.take(end - start));
+                    parse_reports(reader, file)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a parser thread does not panic"))
+            .collect()
+    });
+    let mut joined: Option<(Capture, Chunk)> = None;
+    let mut line_base = 0u64;
+    for result in results {
+        let (capture, chunk) = result.map_err(|error| shift_line(error, line_base))?;
+        line_base += chunk.lines;
+        match joined.as_mut() {
+            None => joined = Some((capture, chunk)),
+            Some((all, total)) => {
+                let offset = match (chunk.clock.first_tod, total.clock.first_tod) {
+                    (Some(first), Some(_)) => {
+                        total.clock.last_elapsed
+                            + (first - total.clock.last_tod).rem_euclid(86400.0)
+                    }
+                    _ => 0.0,
+                };
+                all.join(capture, offset);
+                if chunk.clock.first_tod.is_some() {
+                    total.clock.first_tod.get_or_insert(0.0);
+                    total.clock.last_elapsed = offset + chunk.clock.last_elapsed;
+                    total.clock.last_tod = chunk.clock.last_tod;
+                }
+                total.timestamps += chunk.timestamps;
+                total.prefixed |= chunk.prefixed;
+                total.lines += chunk.lines;
+            }
+        }
+    }
+    let (capture, chunk) = joined.expect("at least one piece");
+    finish(capture, &chunk, file, options)
+}
+
+/// A syntax error of a piece, its line counted from the start of the file.
+fn shift_line(error: ProfileError, line_base: u64) -> ProfileError {
+    match error {
+        ProfileError::Syntax {
+            mut at,
+            message,
+            fix,
+        } if at.line > 0 => {
+            at.line += line_base;
+            ProfileError::Syntax { at, message, fix }
+        }
+        other => other,
+    }
+}
+
+/// Byte offsets where the pieces start: 0, then near each `k / pieces` of the file the start
+/// of the next report (its `-t` stamp line, else its `avg-cpu:` line). Found by reading a
+/// window at each cut, not the whole file.
+fn report_starts(
+    handle: &std::fs::File,
+    size: u64,
+    pieces: usize,
+    min_bytes: u64,
+) -> std::io::Result<Vec<u64>> {
+    use std::os::unix::fs::FileExt;
+    let mut starts = vec![0u64];
+    if pieces < 2 || size < min_bytes {
+        return Ok(starts);
+    }
+    let mut window = vec![0u8; 1 << 20];
+    let mut head = vec![0u8; 64 << 10];
+    let head_len = handle.read_at(&mut head, 0)?;
+    // A logger prefix before every line hides `avg-cpu:` from the search: one piece.
+    let first_line = head[..head_len]
+        .split(|&b| b == b'\n')
+        .find(|l| !is_blank(l))
+        .unwrap_or(&[]);
+    if logger_prefix(first_line).is_some() {
+        return Ok(starts);
+    }
+    for k in 1..pieces as u64 {
+        let target = size * k / pieces as u64;
+        let read = handle.read_at(&mut window, target)?;
+        if let Some(start) = report_start_in(&window[..read]) {
+            let absolute = target + start as u64;
+            if absolute > *starts.last().expect("starts with 0") && absolute < size {
+                starts.push(absolute);
+            }
+        }
+    }
+    Ok(starts)
+}
+
+/// Offset in `hay` (a window of the file starting anywhere) of the first report start whose
+/// whole beginning is inside the window: an `avg-cpu:` line, or the `-t` stamp line before it
+/// (blank lines between). A candidate whose look-back reaches the window's start is skipped:
+/// its stamp may begin before the window.
+fn report_start_in(hay: &[u8]) -> Option<usize> {
+    const MARK: &[u8] = b"\navg-cpu:";
+    let mut from = 0;
+    while let Some(found) = hay[from..].windows(MARK.len()).position(|w| w == MARK) {
+        let at = from + found;
+        from = at + 1;
+        let mut end = at;
+        // Until the look-back reaches the window's start (then: not sure, try the next one).
+        while let Some(line_start) = hay[..end].iter().rposition(|&b| b == b'\n').map(|i| i + 1) {
+            let line = &hay[line_start..end];
+            if is_blank(line) {
+                end = line_start - 1;
+                continue;
+            }
+            let stamp = line.first().is_some_and(u8::is_ascii_digit)
+                && std::str::from_utf8(line)
+                    .ok()
+                    .and_then(time_of_day_s)
+                    .is_some();
+            return Some(if stamp { line_start } else { at + 1 });
+        }
+    }
+    None
+}
+
+/// Notes, and the since-boot report dropped: what follows the parse of the whole file.
+fn finish(
+    mut capture: Capture,
+    chunk: &Chunk,
+    file: &str,
+    options: IostatOptions,
+) -> Result<Capture, ProfileError> {
+    let timestamps = chunk.timestamps;
+    if timestamps > 0 && timestamps < capture.reports() as u64 {
+        capture.notes.push(format!(
+            "{file}: only {timestamps} of {} reports carry a time stamp",
+            capture.reports()
+        ));
+    }
+    if chunk.prefixed {
+        capture.notes.push(format!(
+            "{file}: every line carries a logger's time stamp; reports without iostat's own -t \
+             stamp take it"
+        ));
+    }
+    if !options.keep_first_report {
+        drop_first_report(&mut capture, file)?;
+    }
+    Ok(capture)
+}
+
+/// The reports of `reader`, a whole capture or a piece starting at a report.
+fn parse_reports<R: BufRead>(reader: R, file: &str) -> Result<(Capture, Chunk), ProfileError> {
     let mut lines = LineReader::new(reader);
     let mut capture = Capture::new(file.to_string(), Tool::Iostat);
     let mut fields: Vec<(usize, usize)> = Vec::with_capacity(32);
     let mut state = State::TopLevel;
     let mut table: Option<Table> = None;
-    let mut timeline = Timeline::default();
+    let mut header_line: Vec<u8> = Vec::new();
+    let mut timeline = ChunkClock::default();
     let mut report: Option<u32> = None;
     let mut report_has_cpu = false;
     let mut report_has_disk = false;
@@ -150,6 +380,19 @@ pub fn parse_iostat<R: BufRead>(
                 state = State::TopLevel;
             }
             continue;
+        }
+        // Device rows, the bulk of a capture: one pass finds and parses the cells.
+        if state == State::Devices {
+            if let (Some(table), Some(report)) = (table.as_ref(), report) {
+                if !table.continues_report && !is_header_line(line) {
+                    let mut sample = DiskSample::empty(report);
+                    let (a, b) = scan_row(line, table, &mut sample, file, line_no)?;
+                    let index = capture.device_index(&line[a..b], device_hint);
+                    device_hint = index + 1;
+                    capture.devices[index].samples.push(sample);
+                    continue;
+                }
+            }
         }
         split_fields(line, &mut fields);
         let first = &line[fields[0].0..fields[0].1];
@@ -201,7 +444,15 @@ pub fn parse_iostat<R: BufRead>(
         let last = &line[fields[fields.len() - 1].0..fields[fields.len() - 1].1];
         let pretty_header = fields.len() > 1 && last == b"Device" && first != b"Device";
         if first == b"Device" || first == b"Device:" || pretty_header {
-            let read = read_header(line, &fields, file, line_no, pretty_header)?;
+            // Every report repeats its header: the same bytes map to the same table.
+            let read = match table.take() {
+                Some(same) if header_line == line => same,
+                _ => {
+                    header_line.clear();
+                    header_line.extend_from_slice(line);
+                    read_header(line, &fields, file, line_no, pretty_header)?
+                }
+            };
             let starts_report = !read.continues_report;
             if pretty_header {
                 let bits = needed_bits(&read.slots);
@@ -282,22 +533,13 @@ pub fn parse_iostat<R: BufRead>(
         ));
     }
     check_pretty(pretty_bits, file, &mut pretty_checked)?;
-    if timestamps > 0 && timestamps < capture.reports() as u64 {
-        capture.notes.push(format!(
-            "{file}: only {timestamps} of {} reports carry a time stamp",
-            capture.reports()
-        ));
-    }
-    if prefixed == Some(true) {
-        capture.notes.push(format!(
-            "{file}: every line carries a logger's time stamp; reports without iostat's own -t \
-             stamp take it"
-        ));
-    }
-    if !options.keep_first_report {
-        drop_first_report(&mut capture, file)?;
-    }
-    Ok(capture)
+    let chunk = Chunk {
+        timestamps,
+        prefixed: prefixed == Some(true),
+        clock: timeline,
+        lines: lines.line_no,
+    };
+    Ok((capture, chunk))
 }
 
 /// The first `--pretty` report must have had r/s, w/s and read and write throughput over its
@@ -449,6 +691,94 @@ fn read_row(
     Ok(())
 }
 
+/// Whether the line starts a new table or CPU block rather than being a device row.
+#[inline]
+fn is_header_line(line: &[u8]) -> bool {
+    let start = line
+        .iter()
+        .position(|&b| b != b' ' && b != b'\t')
+        .unwrap_or(line.len());
+    let rest = &line[start..];
+    rest.starts_with(b"Device") || rest.starts_with(b"avg-cpu:")
+}
+
+/// Parses a device row in one pass over its bytes: each cell is found and, when its column is
+/// read, parsed at once (no field list). Returns the device name's byte range. A row with
+/// another number of cells than its header gets the same error as [`read_row`] gives.
+#[inline]
+fn scan_row(
+    line: &[u8],
+    table: &Table,
+    sample: &mut DiskSample,
+    file: &str,
+    line_no: u64,
+) -> Result<(usize, usize), ProfileError> {
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    let mut pos = 0;
+    let mut name = (0, 0);
+    for (index, &slot) in table.slots.iter().enumerate() {
+        while pos < line.len() && blank(line[pos]) {
+            pos += 1;
+        }
+        let start = pos;
+        while pos < line.len() && !blank(line[pos]) {
+            pos += 1;
+        }
+        if start == pos {
+            return Err(count_error(line, table, file, line_no));
+        }
+        let cell = &line[start..pos];
+        let (value, unit) = match slot {
+            Slot::Ignore => continue,
+            Slot::Device => {
+                name = (start, pos);
+                continue;
+            }
+            _ => human_cell(
+                cell,
+                file,
+                line_no,
+                &table.names[index],
+                "every column but Device must be a number; remove the damaged line or re-capture",
+            )?,
+        };
+        match slot {
+            Slot::ReadIops => sample.read_iops = value,
+            Slot::WriteIops => sample.write_iops = value,
+            Slot::ReadBytes(scale) => sample.read_bytes_s = value * unit.unwrap_or(scale),
+            Slot::WriteBytes(scale) => sample.write_bytes_s = value * unit.unwrap_or(scale),
+            Slot::ReadLatency => sample.read_latency_ms = value,
+            Slot::WriteLatency => sample.write_latency_ms = value,
+            Slot::Latency => sample.latency_ms = value,
+            Slot::QueueDepth => sample.queue_depth = value,
+            Slot::ReadMerges => sample.read_merges_s = value,
+            Slot::WriteMerges => sample.write_merges_s = value,
+            Slot::Device | Slot::Ignore => {}
+        }
+    }
+    if line[pos..].iter().any(|&b| !blank(b)) {
+        return Err(count_error(line, table, file, line_no));
+    }
+    Ok(name)
+}
+
+#[cold]
+fn count_error(line: &[u8], table: &Table, file: &str, line_no: u64) -> ProfileError {
+    let mut fields = Vec::new();
+    split_fields(line, &mut fields);
+    let mut scratch = DiskSample::empty(0);
+    match read_row(line, &fields, table, &mut scratch, file, line_no) {
+        Err(error) => error,
+        Ok(()) => ProfileError::syntax(
+            file,
+            line_no,
+            None,
+            "the device row does not match its Device header",
+            "remove the damaged line or re-capture",
+        ),
+    }
+}
+
 /// Removes report 0 (iostat's since-boot averages) and renumbers the rest.
 fn drop_first_report(capture: &mut Capture, file: &str) -> Result<(), ProfileError> {
     if capture.reports() < 2 {
@@ -524,6 +854,75 @@ sdb               0.00     0.00  100.00    0.00   800.00     0.00    16.00     0
         assert_eq!(capture.host[0].cpu_pct, 35.0);
         assert_eq!(capture.host[1].cpu_pct, 20.0);
         assert!(capture.notes[0].contains("skipped the first report"));
+    }
+
+    /// A `-t` capture over midnight with a device missing now and then (`-z`).
+    fn long_capture() -> String {
+        let mut text = String::from("Linux 6.1 (h) \t11/22/26 \t_x86_64_\t(2 CPU)\n\n");
+        for i in 0..60u32 {
+            let t = 86_340 + i * 7; // crosses midnight after 9 reports
+            let t = t % 86_400;
+            text.push_str(&format!(
+                "11/22/26 {:02}:{:02}:{:02}\navg-cpu:  %user   %nice %system %iowait  %steal   %idle\n           1.00    0.00    1.00    0.00    0.00   {:.2}\n\n",
+                t / 3600,
+                t / 60 % 60,
+                t % 60,
+                90.0 - f64::from(i % 7)
+            ));
+            text.push_str("Device            r/s     w/s     rkB/s     wkB/s  aqu-sz  %util\n");
+            for (d, name) in ["sda", "sdb", "nvme0n1"].iter().enumerate() {
+                if (i + d as u32).is_multiple_of(5) {
+                    continue;
+                }
+                let r = f64::from(i * 10 + d as u32);
+                text.push_str(&format!(
+                    "{name:<13} {r:7.2} {:7.2} {:9.2} {:9.2} {:7.2} {:6.2}\n",
+                    r / 2.0,
+                    r * 8.0,
+                    r * 4.0,
+                    0.5,
+                    10.0
+                ));
+            }
+            text.push('\n');
+        }
+        text
+    }
+
+    #[test]
+    fn pieces_parsed_apart_join_into_the_serial_result() {
+        let dir = std::env::temp_dir().join(format!("iofit-pieces-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("long.txt");
+        let text = long_capture();
+        std::fs::write(&path, &text).unwrap();
+        let serial = parse_iostat(text.as_bytes(), "long.txt", IostatOptions::default()).unwrap();
+        assert_eq!(serial.reports(), 59);
+        assert_eq!(serial.report_time_s[58], 58.0 * 7.0, "over midnight");
+        for threads in [2, 3, 5, 8, 13] {
+            let handle = std::fs::File::open(&path).unwrap();
+            let starts = report_starts(&handle, text.len() as u64, threads, 0).unwrap();
+            assert!(starts.len() > 1, "{threads}: split");
+            let parallel =
+                parse_pieces(&path, "long.txt", IostatOptions::default(), threads, 0).unwrap();
+            assert_eq!(
+                format!("{parallel:?}"),
+                format!("{serial:?}"),
+                "{threads} pieces"
+            );
+        }
+        // An error deep in the file names the same line either way.
+        let damaged = text.replacen("290.00", "2x0.00", 1);
+        std::fs::write(&path, &damaged).unwrap();
+        let serial = parse_iostat(damaged.as_bytes(), "long.txt", IostatOptions::default())
+            .unwrap_err()
+            .to_string();
+        let parallel = parse_pieces(&path, "long.txt", IostatOptions::default(), 4, 0)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(parallel, serial);
+        assert!(serial.contains("long.txt:"), "{serial}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

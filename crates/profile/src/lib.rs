@@ -26,6 +26,7 @@
 //! assert_eq!(data.sizing.io_size_bytes, 8192);
 //! ```
 
+pub mod azure;
 pub mod capture;
 pub mod clock;
 pub mod error;
@@ -60,6 +61,10 @@ pub enum Format {
     Sar,
     Sadf,
     PerfMon,
+    /// `az monitor metrics list --output json` / the Metrics REST response.
+    AzureJson,
+    /// Azure metrics explorer's CSV download.
+    AzureCsv,
 }
 
 /// Recognises the format from the first bytes of a file.
@@ -89,6 +94,21 @@ pub fn detect(head: &[u8], file: &str) -> Result<Format, ProfileError> {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if first.trim_start().starts_with("\"(PDH-CSV") {
         return Ok(Format::PerfMon);
+    }
+    if first.trim_start().starts_with('{') && text.contains("\"timeseries\"") {
+        return Ok(Format::AzureJson);
+    }
+    let lower = text.to_lowercase();
+    if [
+        "disk read operations/sec",
+        "disk read bytes/sec",
+        "consumed percentage",
+    ]
+    .iter()
+    .any(|name| lower.contains(name))
+        && text.lines().take(20).any(|l| l.contains(','))
+    {
+        return Ok(Format::AzureCsv);
     }
     for line in text.lines() {
         // A line logger's stamp (`2016-04-08 01:06:59 `) may lead every line.
@@ -145,12 +165,25 @@ pub fn parse_bytes(
         Format::Sar => sar::parse_sar(bytes, file),
         Format::Sadf => sar::parse_sadf(bytes, file),
         Format::PerfMon => perfmon::parse_perfmon(bytes, file),
+        Format::AzureJson => azure::parse_azure_json(bytes, file),
+        Format::AzureCsv => azure::parse_azure_csv(&perfmon::decode(bytes), file),
     }
 }
 
 /// Parses a capture file, streaming line by line (iostat, sar, sadf) so a large file is never
-/// held whole in memory; PerfMon CSV is decoded whole (it may be UTF-16).
+/// held whole in memory; PerfMon CSV is decoded whole (it may be UTF-16). A large iostat file
+/// is parsed on every core (see [`iostat::parse_iostat_parallel`]).
 pub fn parse_file(path: &Path, options: &ParseOptions) -> Result<Capture, ProfileError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parse_file_on(path, options, threads)
+}
+
+/// [`parse_file`] on at most `threads` cores.
+pub fn parse_file_on(
+    path: &Path,
+    options: &ParseOptions,
+    threads: usize,
+) -> Result<Capture, ProfileError> {
     let file = path.display().to_string();
     let io_error = |source| ProfileError::Io {
         file: file.clone(),
@@ -183,6 +216,15 @@ pub fn parse_file(path: &Path, options: &ParseOptions) -> Result<Capture, Profil
     }
     head.truncate(filled);
     let format = detect(&head, &file)?;
+    let iostat_options = IostatOptions {
+        keep_first_report: options.keep_first_report,
+    };
+    if format == Format::Iostat && threads > 1 {
+        let size = handle.metadata().map_err(io_error)?.len();
+        if size >= iostat::PARALLEL_MIN_BYTES {
+            return iostat::parse_iostat_parallel(path, &file, iostat_options, threads);
+        }
+    }
     let reader = BufReader::with_capacity(1 << 20, std::io::Cursor::new(head).chain(handle));
     match format {
         Format::Iostat => iostat::parse_iostat(
@@ -194,20 +236,38 @@ pub fn parse_file(path: &Path, options: &ParseOptions) -> Result<Capture, Profil
         ),
         Format::Sar => sar::parse_sar(reader, &file),
         Format::Sadf => sar::parse_sadf(reader, &file),
-        Format::PerfMon => {
+        Format::PerfMon | Format::AzureJson | Format::AzureCsv => {
             let mut bytes = Vec::new();
             let mut reader = reader;
             reader.read_to_end(&mut bytes).map_err(io_error)?;
-            perfmon::parse_perfmon(&bytes, &file)
+            parse_bytes(&bytes, &file, options)
         }
     }
 }
 
+/// Parses several files one after the other on this thread (for callers that run many
+/// captures in parallel already, like a fleet) and appends them.
+pub fn parse_files_serial(
+    paths: &[&Path],
+    options: &ParseOptions,
+) -> Result<Capture, ProfileError> {
+    parse_files_on(paths, options, 1)
+}
+
 /// Parses several files and appends them (normal, peak and off-hours captures together).
 pub fn parse_files(paths: &[&Path], options: &ParseOptions) -> Result<Capture, ProfileError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parse_files_on(paths, options, threads)
+}
+
+fn parse_files_on(
+    paths: &[&Path],
+    options: &ParseOptions,
+    threads: usize,
+) -> Result<Capture, ProfileError> {
     let mut combined: Option<Capture> = None;
     for path in paths {
-        let capture = parse_file(path, options)?;
+        let capture = parse_file_on(path, options, threads)?;
         match combined.as_mut() {
             Some(all) => all.append(capture),
             None => combined = Some(capture),
@@ -231,7 +291,7 @@ mod robustness {
     fn damaged_samples_never_panic() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
         let mut files = 0;
-        for folder in ["iostat", "sar", "perfmon"] {
+        for folder in ["iostat", "sar", "perfmon", "azure"] {
             for entry in std::fs::read_dir(root.join(folder)).unwrap() {
                 let path = entry.unwrap().path();
                 let bytes = std::fs::read(&path).unwrap();

@@ -2,11 +2,23 @@
 
 use std::io::BufRead;
 
-/// Reads lines into a reused buffer; strips the newline and a trailing carriage return.
+/// Reads lines; strips the newline and a trailing carriage return. A line that lies whole in
+/// the reader's buffer is returned in place (no copy); one that spans a refill is gathered in a
+/// reused buffer.
 pub struct LineReader<R> {
     reader: R,
     buffer: Vec<u8>,
+    /// Bytes of the reader's buffer the line returned last occupies, consumed on the next call.
+    pending: usize,
     pub line_no: u64,
+}
+
+fn trim_newline(line: &[u8]) -> &[u8] {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    &line[..end]
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -14,23 +26,34 @@ impl<R: BufRead> LineReader<R> {
         LineReader {
             reader,
             buffer: Vec::with_capacity(512),
+            pending: 0,
             line_no: 0,
         }
     }
 
     /// The next line with its 1-based number, or `None` at the end.
     pub fn next_line(&mut self) -> std::io::Result<Option<(u64, &[u8])>> {
-        self.buffer.clear();
-        let read = self.reader.read_until(b'\n', &mut self.buffer)?;
-        if read == 0 {
-            return Ok(None);
+        if self.pending > 0 {
+            self.reader.consume(self.pending);
+            self.pending = 0;
         }
+        let newline = {
+            let available = self.reader.fill_buf()?;
+            if available.is_empty() {
+                return Ok(None);
+            }
+            memchr::memchr(b'\n', available)
+        };
         self.line_no += 1;
-        let mut end = self.buffer.len();
-        while end > 0 && matches!(self.buffer[end - 1], b'\n' | b'\r') {
-            end -= 1;
+        if let Some(newline) = newline {
+            self.pending = newline + 1;
+            // The buffer is still filled: this returns it again without reading.
+            let available = self.reader.fill_buf()?;
+            return Ok(Some((self.line_no, trim_newline(&available[..newline]))));
         }
-        Ok(Some((self.line_no, &self.buffer[..end])))
+        self.buffer.clear();
+        self.reader.read_until(b'\n', &mut self.buffer)?;
+        Ok(Some((self.line_no, trim_newline(&self.buffer))))
     }
 }
 

@@ -8,7 +8,7 @@
 //! memory (`-r`) sections in the same file feed the host metrics.
 
 use crate::capture::{Capture, DiskSample, Tool};
-use crate::clock::{time_of_day_s, Timeline};
+use crate::clock::time_of_day_s;
 use crate::error::{excerpt, ProfileError};
 use crate::lines::{is_blank, split_fields, LineReader};
 use crate::num::{human_cell, parse_decimal};
@@ -101,6 +101,44 @@ fn table_from(names: Vec<String>, file: &str, line_no: u64) -> Result<Table, Pro
     })
 }
 
+/// Seconds since the capture's first time, counting days: within a section a clock going
+/// backwards is midnight; a new file (banner after data) starts the day after the latest seen.
+#[derive(Default)]
+struct DayCounter {
+    first: Option<f64>,
+    base_day: u64,
+    section_day: u64,
+    max_day: u64,
+    last: Option<f64>,
+    rows: bool,
+}
+
+impl DayCounter {
+    fn new_section(&mut self) {
+        self.section_day = 0;
+        self.last = None;
+    }
+
+    fn new_file(&mut self) {
+        if self.rows {
+            self.base_day = self.max_day + 1;
+        }
+        self.new_section();
+    }
+
+    fn elapsed_s(&mut self, time_of_day_s: f64) -> f64 {
+        if self.last.is_some_and(|last| time_of_day_s + 1.0 < last) {
+            self.section_day += 1;
+        }
+        self.last = Some(time_of_day_s);
+        self.rows = true;
+        let day = self.base_day + self.section_day;
+        self.max_day = self.max_day.max(day);
+        let first = *self.first.get_or_insert(time_of_day_s);
+        day as f64 * 86400.0 + time_of_day_s - first
+    }
+}
+
 /// Which of the two layouts is read.
 #[derive(Clone, Copy, PartialEq)]
 enum Dialect {
@@ -140,7 +178,10 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
     let mut lines = LineReader::new(reader);
     let mut fields: Vec<(usize, usize)> = Vec::with_capacity(32);
     let mut table: Option<Table> = None;
-    let mut timeline = Timeline::default();
+    // Sections (-u, -d, -r) each list the same times; a report is one (day, time). The day
+    // counts midnights within a section (`sar -d 10 60480` runs for a week) and days files
+    // appended one after the other (a banner line after data starts the next day).
+    let mut days = DayCounter::default();
     let mut reports: HashMap<u64, u32> = HashMap::new();
     let mut last_clock: Option<(u64, u32)> = None;
     let mut device_hint = 0usize;
@@ -195,6 +236,7 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
                 disk_tables += 1;
             }
             table = Some(built);
+            days.new_section();
             device_hint = 0;
             continue;
         }
@@ -218,6 +260,9 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
         let Some(time_of_day) = std::str::from_utf8(clock_text).ok().and_then(time_of_day_s) else {
             // "Average:" lines (localised: "Durchschn.:", "平均値:") and the banner.
             if dialect == Dialect::Sar || line_no == 1 {
+                if line.starts_with(b"Linux") {
+                    days.new_file();
+                }
                 continue;
             }
             return Err(ProfileError::syntax(
@@ -260,14 +305,14 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
             ));
         }
         // One report per distinct time; sections of the same interval share it.
-        let key = (time_of_day * 1000.0).round() as u64;
+        let elapsed = days.elapsed_s(time_of_day);
+        let key = (elapsed * 1000.0).round() as i64 as u64;
         let report = match last_clock {
             Some((k, r)) if k == key => r,
             _ => {
                 let r = match reports.get(&key) {
                     Some(&r) => r,
                     None => {
-                        let elapsed = timeline.elapsed_s(time_of_day);
                         let r = capture.push_report(elapsed);
                         reports.insert(key, r);
                         r
@@ -380,6 +425,37 @@ mod tests {
 Average:       300.00   2000.00    400.00      0.00      8.00      0.75      1.50     40.00 sdb
 Average:        50.00      0.00    200.00      0.00      4.00      0.05      0.25      5.00 sdc
 ";
+
+    #[test]
+    fn a_week_of_sar_counts_days() {
+        let mut text = String::from("Linux 6.1 (h) \t11/16/26 \t_x86_64_\t(2 CPU)\n\n00:00:00          tps     rkB/s     wkB/s   areq-sz    aqu-sz     await     %util DEV\n");
+        for i in 1..=(3 * 24) {
+            let t = i * 3600 % 86_400;
+            text.push_str(&format!(
+                "{:02}:00:00 {} 8.00 0.00 8.00 0.01 1.00 1.00 sda\n",
+                t / 3600,
+                i
+            ));
+        }
+        let capture = parse_sar(text.as_bytes(), "week.txt").unwrap();
+        assert_eq!(
+            capture.reports(),
+            72,
+            "three days of hourly samples, no time merged"
+        );
+        assert_eq!(capture.report_time_s[71], 71.0 * 3600.0);
+        assert_eq!(capture.devices[0].samples.len(), 72);
+        assert_eq!(capture.devices[0].samples[71].read_iops, 72.0);
+        // The same days as two files appended: the second banner starts day 2.
+        let half = text.find("00:00:00 24 ").unwrap();
+        let split = format!(
+            "{}Linux 6.1 (h) \t11/17/26 \t_x86_64_\t(2 CPU)\n\n00:00:00          tps     rkB/s     wkB/s   areq-sz    aqu-sz     await     %util DEV\n{}",
+            &text[..half],
+            &text[half..]
+        );
+        let capture = parse_sar(split.as_bytes(), "days.txt").unwrap();
+        assert_eq!(capture.reports(), 72);
+    }
 
     #[test]
     fn sar_splits_tps_by_bytes() {

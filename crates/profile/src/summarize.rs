@@ -56,6 +56,9 @@ impl Default for SizingOptions {
     }
 }
 
+/// From this many reports on, volumes are summarised in parallel.
+const PARALLEL_MIN_REPORTS: usize = 20_000;
+
 /// Starts the derivation line of a volume whose capture has no byte counters.
 pub const BYTES_NOT_MEASURED: &str = "throughput and IO size not measured";
 
@@ -67,9 +70,11 @@ pub fn percentile(values: &mut [f64], p: f64) -> Option<f64> {
     if values.is_empty() {
         return None;
     }
-    values.sort_by(|a, b| a.total_cmp(b));
     let rank = ((p / 100.0) * values.len() as f64).ceil() as usize;
-    Some(values[rank.clamp(1, values.len()) - 1])
+    // Selection, not a full sort: O(n) per percentile (long captures have 10^5+ samples).
+    let (_, value, _) =
+        values.select_nth_unstable_by(rank.clamp(1, values.len()) - 1, |a, b| a.total_cmp(b));
+    Some(*value)
 }
 
 fn percentiles(values: &mut [f64]) -> Option<Percentiles> {
@@ -178,10 +183,24 @@ pub fn requirements(
 ) -> Result<Requirements, ProfileError> {
     check_options(options)?;
     let volumes = resolve_volumes(capture, options)?;
-    let mut out = Vec::new();
-    for spec in &volumes {
-        out.push(volume(capture, spec, options)?);
-    }
+    // Volumes are independent: a long capture sums them on every core.
+    let out = if capture.reports() >= PARALLEL_MIN_REPORTS && volumes.len() > 1 {
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = volumes
+                .iter()
+                .map(|spec| scope.spawn(move || volume(capture, spec, options)))
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("a summary thread does not panic"))
+                .collect::<Result<Vec<_>, _>>()
+        })?
+    } else {
+        volumes
+            .iter()
+            .map(|spec| volume(capture, spec, options))
+            .collect::<Result<Vec<_>, _>>()?
+    };
     let mut cpu: Vec<f64> = capture
         .host
         .iter()

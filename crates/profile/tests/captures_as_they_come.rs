@@ -220,3 +220,49 @@ fn cp1251_bytes_decode_to_cyrillic() {
         "{text}"
     );
 }
+
+#[test]
+fn azure_monitor_json_per_lun_numbers_and_verdict() {
+    let capture = parse("azure/metrics-rest-api_D2s_v5_PT1M.json");
+    assert_eq!(capture.reports(), 60);
+    assert_eq!(capture.interval_s, Some(60.0));
+    assert_eq!(capture.report_time_s[59], 59.0 * 60.0);
+    let names: Vec<&str> = capture.devices.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["os", "lun0", "lun1"]);
+    let lun0 = &capture.devices[1].samples[59];
+    assert_eq!((lun0.read_iops, lun0.write_iops), (2282.0, 978.0));
+    assert_eq!(lun0.read_bytes_s, 2282.0 * 8192.0);
+    // bytes = IOs x block size, for every sample of every disk.
+    for device in &capture.devices {
+        for s in &device.samples {
+            let size = (s.read_bytes_s + s.write_bytes_s) / (s.read_iops + s.write_iops);
+            assert!(
+                [8192.0, 16384.0, 65536.0].contains(&size),
+                "{}",
+                device.name
+            );
+        }
+    }
+    let verdict = capture.azure.as_ref().unwrap();
+    let binding = verdict.binding().unwrap();
+    assert_eq!(
+        binding.limit,
+        iofit_profile::azure::AzureLimit::VmUncachedIops
+    );
+    assert_eq!((binding.throttled_intervals, binding.intervals), (18, 60));
+    assert_eq!(binding.throttled_share_pct, 30.0);
+    // The metrics agree with themselves: at the limit the three disks do 3,750 IOPS.
+    let total: f64 = capture
+        .devices
+        .iter()
+        .map(|d| d.samples[59].read_iops + d.samples[59].write_iops)
+        .sum();
+    assert_eq!(total, 3750.0);
+    let lun1 = verdict
+        .limits
+        .iter()
+        .find(|l| l.scope == "LUN 1" && l.limit == iofit_profile::azure::AzureLimit::DiskIops)
+        .unwrap();
+    assert_eq!((lun1.throttled_intervals, lun1.max_consumed_pct), (0, 92.0));
+    assert_eq!(capture.host[0].cpu_pct, 30.0);
+}

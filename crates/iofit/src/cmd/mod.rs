@@ -6,6 +6,7 @@ pub mod compare;
 pub mod demo;
 pub mod emulate;
 pub(crate) mod files;
+pub mod fleet;
 pub mod plan;
 pub mod predict;
 pub mod profile;

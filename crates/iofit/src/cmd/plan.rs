@@ -99,6 +99,16 @@ pub struct Args {
     /// Print a documented requirements file (that --requirements reads back) and exit.
     #[arg(long = "example-requirements")]
     pub example_requirements: bool,
+    /// Plan a fleet: every *.toml in DIR (from `iofit profile --fleet-out DIR`) is one server;
+    /// prints one table (server, volumes, VM, disks, monthly cost, binding limit, headroom).
+    #[arg(long, value_name = "DIR", conflicts_with = "requirements")]
+    pub fleet: Option<PathBuf>,
+    /// With --fleet: also write the table as CSV to FILE.
+    #[arg(long = "fleet-csv", value_name = "FILE", requires = "fleet")]
+    pub fleet_csv: Option<PathBuf>,
+    /// With --fleet: also write the table as a self-contained HTML page to FILE.
+    #[arg(long = "fleet-html", value_name = "FILE", requires = "fleet")]
+    pub fleet_html: Option<PathBuf>,
 }
 
 /// The catalog flags `plan` and `predict` share.
@@ -442,6 +452,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let (catalog, price_notes) = args.catalog.load_priced()?;
     let edition = args.catalog.edition.as_str();
+    if let Some(dir) = &args.fleet {
+        return crate::cmd::fleet::plan(crate::cmd::fleet::PlanFleet {
+            dir,
+            csv: args.fleet_csv.as_deref(),
+            html: args.fleet_html.as_deref(),
+            json: args.output.json,
+            edition,
+            catalog: &catalog,
+            caching: args.caching.as_deref(),
+            cache_hit_pct: args.cache_hit_pct,
+            service_latency_ms: args.service_latency_ms,
+            min_headroom_pct: args.min_headroom_pct,
+            busy_hours_per_month: args.busy_hours_per_month,
+        });
+    }
     let mut requirements = match &args.requirements {
         Some(path) => {
             let flags_given = args.iops.is_some()

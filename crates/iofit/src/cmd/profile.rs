@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Capture files: `iostat -x [-t]`, `sar -d [-p]`, `sadf -d` or PerfMon CSV (typeperf,
-    /// relog). The format is recognised from the content; several files are appended.
+    /// Capture files: `iostat -x [-t]`, `sar -d [-p]`, `sadf -d`, PerfMon CSV (typeperf,
+    /// relog), Azure Monitor metrics (`az monitor metrics list --output json`, metrics explorer
+    /// CSV). The format is recognised from the content; several files are appended.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Sample /proc/diskstats, /proc/stat and /proc/meminfo for this long instead (e.g. 60s).
@@ -57,6 +58,18 @@ pub struct Args {
     /// Write the requirements TOML here (what `iofit plan --requirements` reads).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Fleet mode: every FILE (directories are read for their files) is a server of its own,
+    /// labelled by its name up to the first dot (or by --servers); writes DIR/SERVER.toml for
+    /// each, on every core. A bad capture is reported and skipped (exit code 1).
+    #[arg(long = "fleet-out", value_name = "DIR", conflicts_with_all = ["live", "output"])]
+    pub fleet_out: Option<PathBuf>,
+    /// With --fleet-out: a file of `FILE,SERVER` lines grouping several captures into one
+    /// server (FILE is a file name or its stem).
+    #[arg(long = "servers", value_name = "FILE", requires = "fleet_out")]
+    pub servers: Option<PathBuf>,
+    /// With --fleet-out: replace requirements files iofit did not write.
+    #[arg(long = "allow-overwrite", requires = "fleet_out")]
+    pub allow_overwrite: bool,
     /// Read live snapshots from this directory instead of /proc (tests).
     #[arg(long, hide = true, value_name = "DIR")]
     pub proc_root: Option<PathBuf>,
@@ -64,6 +77,18 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = sizing_options(&args).map_err(bad_input)?;
+    if let Some(out) = &args.fleet_out {
+        return crate::cmd::fleet::profile(
+            &args.files,
+            args.servers.as_deref(),
+            out,
+            args.allow_overwrite,
+            &ParseOptions {
+                keep_first_report: args.keep_first,
+            },
+            &options,
+        );
+    }
     if let Some(path) = &args.output {
         // Before reading anything: -o must not replace a capture it reads.
         super::files::check_output(path, &args.files, "-o")?;
@@ -127,6 +152,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         capture.reports()
     );
     let mut text = iofit_report::checklist::render(&requirements, &title, true);
+    if let Some(verdict) = &capture.azure {
+        text.push_str("\nAzure limits (consumed-percentage metrics)\n");
+        for line in verdict.lines() {
+            text.push_str(&format!("  {line}\n"));
+        }
+        if verdict.binding().is_some() {
+            text.push_str(
+                "  while throttled the metrics show the limit, not the demand: the sized \
+                 numbers (percentile x comfort) ask for more than the limit; check the design \
+                 with `iofit predict --vm CURRENT_VM --disk ... --requirements FILE` and let \
+                 `iofit plan --requirements FILE` pick one without it\n",
+            );
+        }
+    }
     match &args.output {
         Some(path) => {
             write_toml(&requirements, path)?;

@@ -1,0 +1,515 @@
+//! iofit-fleet: profiles and plans many servers at once, as migration projects size them
+//! (Azure Migrate assesses groups of machines). Captures are grouped into servers (one file
+//! each, named by its stem, or several files per server through a mapping file), each server is
+//! profiled into requirements, and each requirements file is planned; the servers run on every
+//! core, and one bad capture is reported and skipped without losing the others. The result is
+//! one table (server, volumes, VM, disks, monthly cost, binding limit, headroom) with totals, as
+//! text, CSV and HTML.
+//!
+//! ```
+//! use iofit_fleet::group_servers;
+//! use std::path::PathBuf;
+//!
+//! let files = vec![PathBuf::from("db01.txt"), PathBuf::from("web02.csv")];
+//! let servers = group_servers(&files, None).unwrap();
+//! assert_eq!(servers[0].label, "db01");
+//! assert_eq!(servers[1].files, vec![PathBuf::from("web02.csv")]);
+//! ```
+
+mod render;
+
+pub use render::{render_csv, render_html, render_text};
+
+use iofit_model::Requirements;
+use iofit_planner::{CatalogRows, PlanOptions};
+use iofit_profile::{ParseOptions, SizingOptions};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Why a fleet could not even start (one server's failure is a [`Failed`] row instead).
+#[derive(Debug, thiserror::Error)]
+pub enum FleetError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}: {message}; {fix}")]
+    Mapping {
+        file: String,
+        line: usize,
+        message: String,
+        fix: String,
+    },
+    #[error("{0}")]
+    Empty(String),
+}
+
+/// The files of `inputs`: files as given, directories' regular, non-hidden files sorted by name
+/// (not recursive).
+pub fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, FleetError> {
+    let mut files = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let entries = std::fs::read_dir(input).map_err(|source| FleetError::Io {
+                path: input.display().to_string(),
+                source,
+            })?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .filter(|p| {
+                    !p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with('.'))
+                })
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(input.clone());
+        }
+    }
+    if files.is_empty() {
+        return Err(FleetError::Empty(
+            "no capture files found; name files or directories holding iostat, sar, sadf, \
+             PerfMon or Azure Monitor captures"
+                .into(),
+        ));
+    }
+    Ok(files)
+}
+
+/// One server: its label and the captures that describe it (appended, in order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Server {
+    pub label: String,
+    pub files: Vec<PathBuf>,
+}
+
+/// A file's default server label: its stem, the name without the last extension
+/// (`db01.iostat.txt` -> `db01.iostat`, `web02.csv` -> `web02`).
+pub fn label_of(path: &Path) -> String {
+    path.file_stem()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Groups files into servers: by `mapping` (a text file of `FILE,SERVER` lines, FILE being a
+/// file name or its stem; `#` starts a comment) where it names a file, else by [`label_of`].
+/// Servers keep the order of their first file.
+pub fn group_servers(files: &[PathBuf], mapping: Option<&Path>) -> Result<Vec<Server>, FleetError> {
+    let map = match mapping {
+        Some(path) => read_mapping(path)?,
+        None => Vec::new(),
+    };
+    let mut servers: Vec<Server> = Vec::new();
+    for file in files {
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let stem = label_of(file);
+        let label = map
+            .iter()
+            .find(|(key, _)| *key == name || *key == stem)
+            .map(|(_, server)| server.clone())
+            .unwrap_or(stem);
+        match servers.iter_mut().find(|s| s.label == label) {
+            Some(server) => server.files.push(file.clone()),
+            None => servers.push(Server {
+                label,
+                files: vec![file.clone()],
+            }),
+        }
+    }
+    Ok(servers)
+}
+
+fn read_mapping(path: &Path) -> Result<Vec<(String, String)>, FleetError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| FleetError::Io {
+        path: file.clone(),
+        source,
+    })?;
+    let mut map = Vec::new();
+    for (index, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let Some((capture, server)) = line.split_once(',') else {
+            return Err(FleetError::Mapping {
+                file: file.clone(),
+                line: index + 1,
+                message: format!("'{line}' is not FILE,SERVER"),
+                fix: "write one capture per line: file name (or its stem), comma, server label"
+                    .into(),
+            });
+        };
+        let (capture, server) = (capture.trim(), server.trim());
+        if capture.is_empty() || server.is_empty() || server.contains(['/', '\\']) {
+            return Err(FleetError::Mapping {
+                file: file.clone(),
+                line: index + 1,
+                message: format!("'{line}' needs a file and a server label without slashes"),
+                fix: "e.g. db01-peak.iostat.txt,db01".into(),
+            });
+        }
+        map.push((capture.to_string(), server.to_string()));
+    }
+    Ok(map)
+}
+
+/// What happened to one server.
+#[derive(Clone, Debug)]
+pub struct ServerResult<T> {
+    pub label: String,
+    pub result: Result<T, String>,
+}
+
+/// Runs `work` on every item with `threads` workers (at least 1), results in input order;
+/// `done` is called after each item (for a progress bar).
+pub fn run_parallel<I: Sync, T: Send>(
+    items: &[I],
+    threads: usize,
+    work: impl Fn(&I) -> T + Sync,
+    done: &(dyn Fn() + Sync),
+) -> Vec<T> {
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<T>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, items.len().max(1)) {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(index) else { break };
+                let value = work(item);
+                *slots[index].lock().unwrap_or_else(|e| e.into_inner()) = Some(value);
+                done();
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every item ran")
+        })
+        .collect()
+}
+
+/// Profiles every server into requirements (one server's error does not stop the others).
+/// Each server's capture is parsed on one core; servers run in parallel.
+pub fn profile_fleet(
+    servers: &[Server],
+    parse: &ParseOptions,
+    sizing: &SizingOptions,
+    threads: usize,
+    done: &(dyn Fn() + Sync),
+) -> Vec<ServerResult<Requirements>> {
+    run_parallel(
+        servers,
+        threads,
+        |server| {
+            let paths: Vec<&Path> = server.files.iter().map(PathBuf::as_path).collect();
+            let result = iofit_profile::parse_files_serial(&paths, parse)
+                .and_then(|capture| iofit_profile::requirements(&capture, sizing))
+                .map_err(|e| e.to_string());
+            ServerResult {
+                label: server.label.clone(),
+                result,
+            }
+        },
+        done,
+    )
+}
+
+/// Writes each server's requirements to `dir/LABEL.toml` (whole or not at all: a temporary
+/// file renamed into place); returns the paths written. Existing files are replaced only when
+/// iofit wrote them (they start with iofit's header) unless `allow_overwrite`.
+pub fn write_requirements(
+    dir: &Path,
+    profiles: &[ServerResult<Requirements>],
+    allow_overwrite: bool,
+) -> Result<Vec<PathBuf>, FleetError> {
+    std::fs::create_dir_all(dir).map_err(|source| FleetError::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let mut written = Vec::new();
+    for profile in profiles {
+        let Ok(requirements) = &profile.result else {
+            continue;
+        };
+        let path = dir.join(format!("{}.toml", profile.label));
+        if path.exists() && !allow_overwrite {
+            let head = std::fs::read_to_string(&path).unwrap_or_default();
+            if !head.starts_with(HEADER) {
+                return Err(FleetError::Empty(format!(
+                    "{}: exists and iofit did not write it; pass --allow-overwrite or choose \
+                     another directory",
+                    path.display()
+                )));
+            }
+        }
+        let body = toml::to_string_pretty(requirements)
+            .map_err(|e| FleetError::Empty(format!("internal: {e}")))?;
+        let text = format!(
+            "{HEADER} server '{}' from {}.\n\n{body}",
+            profile.label, requirements.source
+        );
+        // Whole or not at all, through safefs like every output iofit writes.
+        iofit_safefs::atomic::write_atomic(&path, text.as_bytes())
+            .map_err(|e| FleetError::Empty(e.to_string()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// First line of every requirements file the fleet writes.
+const HEADER: &str = "# Requirements written by `iofit profile --fleet-out` for";
+
+/// Reads every `*.toml` of `dir` (sorted) as one server's requirements, named by its stem.
+pub fn read_requirements_dir(dir: &Path) -> Result<Vec<ServerResult<Requirements>>, FleetError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| FleetError::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(FleetError::Empty(format!(
+            "{}: no *.toml requirements files; write them with `iofit profile CAPTURES... \
+             --fleet-out {}`",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    Ok(paths
+        .iter()
+        .map(|path| {
+            let label = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let result = std::fs::read_to_string(path)
+                .map_err(|e| format!("{}: cannot read: {e}", path.display()))
+                .and_then(|text| {
+                    toml::from_str::<Requirements>(&text)
+                        .map_err(|e| format!("{}: {}", path.display(), e.message()))
+                })
+                .and_then(|r| {
+                    iofit_planner::validate(&r)
+                        .map(|_| r)
+                        .map_err(|e| format!("{}: {e}", path.display()))
+                });
+            ServerResult { label, result }
+        })
+        .collect())
+}
+
+/// One server's cheapest design.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FleetRow {
+    pub server: String,
+    pub volumes: usize,
+    pub vm: String,
+    /// Per volume: `label: COUNTxSKU`, joined by `; `.
+    pub disks: String,
+    pub monthly_usd: Option<f64>,
+    /// The limit that caps the design first, in words.
+    pub binding: String,
+    /// Room left under that limit at the sized load, percent of the limit.
+    pub headroom_pct: Option<f64>,
+}
+
+/// The fleet's table, the servers that failed, and totals.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct FleetPlan {
+    pub rows: Vec<FleetRow>,
+    /// (server, why): bad captures, requirements no design meets.
+    pub failed: Vec<(String, String)>,
+    pub total_monthly_usd: f64,
+    /// Servers whose cost is not in the total (a price the catalog does not source).
+    pub unpriced: usize,
+    pub total_volumes: usize,
+}
+
+/// Plans every server (in parallel) and picks its cheapest design.
+pub fn plan_fleet(
+    servers: &[ServerResult<Requirements>],
+    rows: &CatalogRows,
+    options: &PlanOptions,
+    threads: usize,
+    done: &(dyn Fn() + Sync),
+) -> FleetPlan {
+    let options = PlanOptions {
+        top: 1,
+        ..options.clone()
+    };
+    let results = run_parallel(
+        servers,
+        threads,
+        |server| -> Result<FleetRow, String> {
+            let requirements = server.result.as_ref().map_err(Clone::clone)?;
+            let plan =
+                iofit_planner::plan(requirements, rows, &options).map_err(|e| e.to_string())?;
+            let Some(best) = plan.designs.first() else {
+                return Err(format!(
+                    "no design meets the requirements{}",
+                    if plan.impossible.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", plan.impossible.join("; "))
+                    }
+                ));
+            };
+            Ok(row_of(&server.label, requirements, best))
+        },
+        done,
+    );
+    let mut fleet = FleetPlan::default();
+    for (server, result) in servers.iter().zip(results) {
+        match result {
+            Ok(row) => {
+                match row.monthly_usd {
+                    Some(cost) => fleet.total_monthly_usd += cost,
+                    None => fleet.unpriced += 1,
+                }
+                fleet.total_volumes += row.volumes;
+                fleet.rows.push(row);
+            }
+            Err(why) => fleet.failed.push((server.label.clone(), why)),
+        }
+    }
+    fleet
+}
+
+fn row_of(
+    label: &str,
+    requirements: &Requirements,
+    best: &iofit_planner::PlannedDesign,
+) -> FleetRow {
+    let disks = best
+        .design
+        .volumes
+        .iter()
+        .map(|v| format!("{}: {}x{}", v.label, v.disk_count, v.disk_sku))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let (binding, headroom_pct) = match &best.prediction.binding {
+        Some(b) => (
+            b.name.clone(),
+            (b.limit > 0.0).then(|| (b.limit - b.used) / b.limit * 100.0),
+        ),
+        None => ("none".to_string(), None),
+    };
+    FleetRow {
+        server: label.to_string(),
+        volumes: requirements.volumes.len(),
+        vm: best.vm.clone(),
+        disks,
+        monthly_usd: best.total_usd_month,
+        binding,
+        headroom_pct,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data")
+            .join(name)
+    }
+
+    #[test]
+    fn mapping_groups_captures_into_servers() {
+        let dir = tempfile::tempdir().unwrap();
+        let map = dir.path().join("servers.csv");
+        std::fs::write(&map, "# capture,server\npeak.txt,db01\nnormal,db01\n").unwrap();
+        let files: Vec<PathBuf> = ["normal.txt", "web.csv", "peak.txt"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let servers = group_servers(&files, Some(&map)).unwrap();
+        assert_eq!(servers.len(), 2);
+        assert_eq!(servers[0].label, "db01");
+        assert_eq!(
+            servers[0].files,
+            vec![PathBuf::from("normal.txt"), PathBuf::from("peak.txt")]
+        );
+        assert_eq!(servers[1].label, "web");
+        std::fs::write(&map, "peak.txt db01\n").unwrap();
+        let error = group_servers(&files, Some(&map)).unwrap_err().to_string();
+        assert!(
+            error.contains("servers.csv:1") && error.contains("FILE,SERVER"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn parallel_results_keep_input_order() {
+        let items: Vec<u64> = (0..200).collect();
+        let count = AtomicUsize::new(0);
+        let done = || {
+            count.fetch_add(1, Ordering::Relaxed);
+        };
+        let out = run_parallel(&items, 4, |x| x * 2, &done);
+        assert_eq!(out, items.iter().map(|x| x * 2).collect::<Vec<_>>());
+        assert_eq!(count.load(Ordering::Relaxed), 200);
+    }
+
+    #[test]
+    fn a_bad_capture_is_skipped_and_the_rest_profiled() {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("broken.txt");
+        std::fs::write(&bad, "this is not a capture\n").unwrap();
+        let servers = group_servers(
+            &[
+                data("iostat/sysstat-12.6.1_x_pretty_1s.txt"),
+                bad,
+                data("perfmon/typeperf_en-US_15s.csv"),
+            ],
+            None,
+        )
+        .unwrap();
+        let profiles = profile_fleet(
+            &servers,
+            &ParseOptions::default(),
+            &SizingOptions::default(),
+            2,
+            &|| {},
+        );
+        assert_eq!(profiles.len(), 3);
+        assert!(profiles[0].result.is_ok());
+        let why = profiles[1].result.as_ref().unwrap_err();
+        assert!(
+            why.contains("broken.txt") && why.contains("not a recognised capture"),
+            "{why}"
+        );
+        assert!(profiles[2].result.is_ok());
+        let out = dir.path().join("req");
+        let written = write_requirements(&out, &profiles, false).unwrap();
+        assert_eq!(written.len(), 2);
+        // Written again: iofit's own files are replaced; a foreign one is not.
+        assert_eq!(write_requirements(&out, &profiles, false).unwrap().len(), 2);
+        std::fs::write(&written[0], "mine\n").unwrap();
+        assert!(write_requirements(&out, &profiles, false).is_err());
+        let read = read_requirements_dir(&out).unwrap();
+        assert_eq!(read.len(), 2);
+        assert_eq!(read[1].label, "typeperf_en-US_15s");
+        assert!(read[0].result.is_err(), "the foreign file does not parse");
+        assert!(read[1].result.is_ok());
+    }
+}

@@ -1,0 +1,149 @@
+//! `iofit profile` on Azure Monitor metrics (tests/data/azure, written from the documented
+//! Metrics REST response; see tests/data/README.md): requirements, a "throttled by" verdict
+//! that agrees with `iofit predict` for the VM and disks the metrics came from, and a plan whose
+//! cheapest design removes the limit.
+
+use assert_cmd::Command;
+use std::path::PathBuf;
+
+fn iofit() -> Command {
+    Command::cargo_bin("iofit").expect("the iofit binary is built")
+}
+
+fn data(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/azure")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn json(output: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+#[test]
+fn verdict_agrees_with_predict_and_plan_removes_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = dir.path().join("req.toml");
+    let output = iofit()
+        .args([
+            "profile",
+            &data("az-monitor-metrics-list_D2s_v5_PT1M.json"),
+            "-o",
+        ])
+        .arg(&req)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    // 18 of the 60 one-minute averages are at 100 % of the VM's uncached IOPS.
+    assert!(
+        stdout.contains("throttled by VM uncached IOPS (VM): at >= 95 % of the limit in 18 of 60 intervals (30.0 % of the time)"),
+        "{stdout}"
+    );
+
+    // The VM and disks the metrics came from: Standard_D2s_v5 with the OS disk (P10), LUN 0
+    // (P30) and LUN 1 (P10), in the requirements' volume order os, lun0, lun1.
+    let output = iofit()
+        .args([
+            "predict",
+            "--vm",
+            "Standard_D2s_v5",
+            "--disk",
+            "1xP10:none",
+            "--disk",
+            "1xP30:none",
+            "--disk",
+            "1xP10:none",
+            "--rw",
+            "randrw",
+            "--json",
+            "--requirements",
+        ])
+        .arg(&req)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "the current design does not meet the need"
+    );
+    let prediction = &json(&output)["prediction"];
+    assert_eq!(prediction["binding"]["kind"], "vm_uncached_iops");
+    assert_eq!(prediction["binding"]["limit"], 3750.0);
+
+    let output = iofit()
+        .args(["plan", "--json", "--requirements"])
+        .arg(&req)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let plan = json(&output);
+    let best = &plan["plan"]["designs"][0];
+    let limits = best["prediction"]["limits"].as_array().unwrap();
+    let vm_iops = limits
+        .iter()
+        .find(|l| l["kind"] == "vm_uncached_iops")
+        .expect("the chosen VM publishes uncached IOPS");
+    let limit = vm_iops["limit"].as_f64().unwrap();
+    // The sized IOPS of the three volumes (39 + 4238 + 598) exceed 3,750: the cheapest design
+    // has a larger uncached IOPS limit, with the load under it.
+    assert!(limit > 3750.0, "{limit}");
+    assert!(vm_iops["used"].as_f64().unwrap() <= limit);
+    assert!(best["prediction"]["violations"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn rest_json_cli_json_and_explorer_csv_give_the_same_requirements() {
+    let mut texts = Vec::new();
+    for name in [
+        "az-monitor-metrics-list_D2s_v5_PT1M.json",
+        "metrics-rest-api_D2s_v5_PT1M.json",
+        "metrics-explorer_D2s_v5_PT1M.csv",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let req = dir.path().join("req.toml");
+        let output = iofit()
+            .args(["profile", &data(name), "-o"])
+            .arg(&req)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{name}");
+        let text = std::fs::read_to_string(&req).unwrap();
+        // Drop the lines naming the source file.
+        let body: Vec<&str> = text.lines().filter(|l| !l.contains(name)).collect();
+        texts.push(body.join("\n"));
+    }
+    assert_eq!(texts[0], texts[1]);
+    assert_eq!(texts[0], texts[2]);
+}
+
+#[test]
+fn metrics_without_disk_operations_exit_2_with_the_az_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cpu.json");
+    std::fs::write(
+        &file,
+        r#"{"interval": "PT1M", "value": [{"name": {"value": "Percentage CPU"}, "timeseries": [{"metadatavalues": [], "data": [{"timeStamp": "2026-11-20T00:00:00Z", "average": 3.5}]}]}]}"#,
+    )
+    .unwrap();
+    let output = iofit().arg("profile").arg(&file).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no Data Disk or OS Disk Read/Write Operations/Sec")
+            && stderr.contains("az monitor metrics list --resource"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}
