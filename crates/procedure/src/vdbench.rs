@@ -701,6 +701,9 @@ mod tests {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bad-input/jobfile/vdbench");
         let error = check_file(&corpus.join("10-remote-shell-rsh.vdb")).unwrap_err();
         assert!(error.is_bad_input());
-        assert!(error.to_string().contains("10-remote-shell-rsh.vdb:1:"), "{error}");
+        assert!(
+            error.to_string().contains("10-remote-shell-rsh.vdb:1:"),
+            "{error}"
+        );
     }
 }
