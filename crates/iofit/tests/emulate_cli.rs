@@ -145,7 +145,9 @@ fn disk_cap_holds_a_random_reader_at_the_disks_iops() {
     let _serial = serial();
     require_root_and_throttling();
     let (_tmp, mount_root) = dirs();
-    // E10: 500 IOPS, no credit burst in the catalog; numjobs 4 x QD1 keeps it saturated.
+    // E10: 500 IOPS, 600 while its (full, 30-minute) credit bucket lasts; the cap in force is
+    // read back from the outcome. numjobs 4 x QD16 keeps it saturated.
+    let report = mount_root.parent().unwrap().join("emulate.html");
     let out = emulate(
         &mount_root,
         &[
@@ -153,6 +155,8 @@ fn disk_cap_holds_a_random_reader_at_the_disks_iops() {
             "Standard_D4s_v5",
             "--disk",
             "data=1xE10",
+            "--report",
+            report.to_str().unwrap(),
             "--json",
             "--",
         ],
@@ -199,6 +203,13 @@ fn disk_cap_holds_a_random_reader_at_the_disks_iops() {
     }
     assert_eq!(doc["binding"], "data IOPS");
     assert_eq!(doc["cleaned_up"], true);
+    // The report charts every second beside the cap.
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        html.contains("data: IOPS beside its cap") && html.contains("<svg"),
+        "{html}"
+    );
+    assert!(html.contains("binding: data IOPS"));
     assert_clean();
 }
 

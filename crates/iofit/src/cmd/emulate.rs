@@ -57,6 +57,10 @@ pub struct Args {
     /// Print the outcome as JSON on stdout instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also write a self-contained HTML report: the limits table and, per volume and for the
+    /// VM, the IOPS and MB/s of every second drawn beside the cap in force.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// Remove what earlier emulations left behind when they were killed (cgroups, mounts,
     /// loop devices, images), then exit.
     #[arg(long)]
@@ -73,6 +77,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return cleanup();
     }
     let options = options(&args)?;
+    if let Some(path) = &args.report {
+        // Checked before anything is made: a bad --report must not cost a rehearsal.
+        super::files::check_output(path, &[], "--report")?;
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     // Every press only asks to stop: the command is ended and everything made is removed.
@@ -90,6 +98,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprint!("{}", header(&options.limits));
     }
     let outcome = session::run(&options, &mut printer, &stop).map_err(emulate_error)?;
+    if let Some(path) = &args.report {
+        write_report(path, &options.limits, &outcome)?;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&outcome)?);
     } else {
@@ -321,6 +332,86 @@ fn summary(outcome: &Outcome) -> String {
         "cleanup: INCOMPLETE (see notes); run `iofit emulate --cleanup`\n"
     });
     text
+}
+
+/// The rehearsal as one HTML file: the summary as a table, one chart per limit over time.
+fn write_report(
+    path: &std::path::Path,
+    limits: &DesignLimits,
+    outcome: &Outcome,
+) -> anyhow::Result<()> {
+    use iofit_report::chart::Series;
+    let mut table = iofit_report::document::Table::new(
+        "Every limit over the whole command",
+        &[
+            "limit",
+            "cap",
+            "mean used",
+            "peak",
+            "mean %",
+            "median %",
+            "time at >= 95 %",
+        ],
+    );
+    for row in &outcome.limits {
+        table = table.row(vec![
+            row.limit.clone(),
+            format!("{:.1}", row.cap),
+            format!("{:.1}", row.mean_used),
+            format!("{:.1}", row.peak_used),
+            format!("{:.1} %", row.mean_consumed_pct),
+            format!("{:.1} %", row.median_consumed_pct),
+            format!("{:.0} %", row.at_limit_pct_of_time),
+        ]);
+    }
+    let binding = outcome.binding.as_deref().unwrap_or("none");
+    let mut html =
+        iofit_report::html::HtmlReport::new(format!("iofit emulate: {}", limits.vm.name))
+            .section(
+                "Design and outcome",
+                format!("{}\n\nbinding: {binding}", header(limits)),
+            )
+            .table(table);
+    let over_time = |value: &dyn Fn(&session::Second) -> f64| -> Vec<(f64, f64)> {
+        outcome.seconds.iter().map(|s| (s.t_s, value(s))).collect()
+    };
+    for (i, volume) in limits.volumes.iter().enumerate() {
+        html = html
+            .chart(
+                format!("{}: IOPS beside its cap", volume.label),
+                "seconds",
+                "IO/s (Azure IO units)",
+                vec![
+                    Series::new("used", over_time(&|s| s.volumes[i].iops())),
+                    Series::new("cap", over_time(&|s| s.volumes[i].cap_iops)),
+                ],
+            )
+            .chart(
+                format!("{}: MB/s beside its cap", volume.label),
+                "seconds",
+                "MB/s (10^6 B/s)",
+                vec![
+                    Series::new("used", over_time(&|s| s.volumes[i].mb_s())),
+                    Series::new("cap", over_time(&|s| s.volumes[i].cap_mb_s)),
+                ],
+            );
+    }
+    if let Some(cap) = limits.vm.uncached_iops {
+        html = html.chart(
+            "VM uncached IOPS beside its cap",
+            "seconds",
+            "IO/s",
+            vec![
+                Series::new("used", over_time(&|s| s.vm_iops)),
+                Series::new("cap", over_time(&|_| cap)),
+            ],
+        );
+    }
+    let notes = outcome.notes.join("\n\n");
+    if !notes.is_empty() {
+        html = html.section("What the emulation cannot reproduce", notes);
+    }
+    super::plan::write_report(path, super::plan::ReportFormat::Html, &html)
 }
 
 fn exit_code(outcome: &Outcome) -> ExitCode {
