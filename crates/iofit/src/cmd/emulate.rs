@@ -369,7 +369,10 @@ fn write_report(
         iofit_report::html::HtmlReport::new(format!("iofit emulate: {}", limits.vm.name))
             .section(
                 "Design and outcome",
-                format!("{}\n\nbinding: {binding}", header(limits)),
+                format!(
+                    "{}\n\nbinding: {binding}",
+                    header(limits).replace('\n', "\n\n")
+                ),
             )
             .table(table);
     let over_time = |value: &dyn Fn(&session::Second) -> f64| -> Vec<(f64, f64)> {
