@@ -619,3 +619,74 @@ fn bad_input_is_refused_before_anything_is_made() {
         assert_clean();
     }
 }
+
+#[test]
+fn a_design_from_a_plan_is_rehearsed_as_planned() {
+    let _serial = serial();
+    require_root_and_throttling();
+    let (tmp, mount_root) = dirs();
+    let plan = tmp.path().join("plan.json");
+    let out = iofit()
+        .args([
+            "plan",
+            "--iops",
+            "3000",
+            "--throughput-mb-s",
+            "50",
+            "--io-size",
+            "8k",
+        ])
+        .args(["--capacity-gib", "500", "--top", "2", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(&plan, &out.stdout).unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first = &doc["plan"]["designs"][0]["design"];
+    let out = iofit()
+        .arg("emulate")
+        .arg("--plan")
+        .arg(&plan)
+        .args([
+            "--design",
+            "1",
+            "--image-dir",
+            "/dev/shm",
+            "--scratch-size",
+            "64m",
+        ])
+        .arg("--mount-root")
+        .arg(&mount_root)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let label = first["volumes"][0]["label"].as_str().unwrap();
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains(&format!("{label} IOPS")), "{summary}");
+    let header = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        header.contains(first["vm"].as_str().unwrap()),
+        "stderr: {header}\nstdout: {summary}\nvm: {}",
+        first["vm"]
+    );
+    // A design number the plan does not hold is bad input, before anything is made.
+    let out = iofit()
+        .arg("emulate")
+        .arg("--plan")
+        .arg(&plan)
+        .args(["--design", "9", "--mount-root", "/tmp/x", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds designs 1..=2"));
+    assert_clean();
+}

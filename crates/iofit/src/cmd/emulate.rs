@@ -23,8 +23,14 @@ variable IOFIT_VOLUME_LABEL. Exit codes: the command's own exit code; 130 interr
 input; 1 emulation failed.")]
 pub struct Args {
     /// VM size whose uncached IOPS and MB/s are enforced across all volumes together.
-    #[arg(long, required_unless_present = "cleanup")]
+    #[arg(long, required_unless_present_any = ["cleanup", "plan"], conflicts_with = "plan")]
     pub vm: Option<String>,
+    /// Take the design from `iofit plan --json` output (with --design N) instead of --vm/--disk.
+    #[arg(long, value_name = "PLAN_JSON", requires = "design")]
+    pub plan: Option<PathBuf>,
+    /// Which design of --plan: 1 is the cheapest.
+    #[arg(long, value_name = "N")]
+    pub design: Option<usize>,
     /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. data=2xP30:none. Repeat per volume.
     #[arg(long = "disk", value_name = "SPEC")]
     pub disks: Vec<String>,
@@ -111,14 +117,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
     let catalog = args.catalog.load()?;
-    let vm_name = args.vm.as_deref().unwrap_or_default();
-    if args.disks.is_empty() {
+    let (vm_name, disks) = match (&args.plan, args.design) {
+        (Some(path), Some(number)) => design_from_plan(path, number)?,
+        _ => (args.vm.clone().unwrap_or_default(), args.disks.clone()),
+    };
+    if disks.is_empty() {
         return Err(bad_input(
             "give at least one --disk [LABEL=]COUNTxSKU[:CACHING]",
         ));
     }
     let (vm, volumes) =
-        resolve(&catalog, &args.catalog.edition, vm_name, &args.disks).map_err(emulate_error)?;
+        resolve(&catalog, &args.catalog.edition, &vm_name, &disks).map_err(emulate_error)?;
     let limits = DesignLimits::from_design(&vm, &volumes, args.scale).map_err(emulate_error)?;
     let sources = sources(args, &limits)?;
     let needs_scratch = sources.contains(&VolumeSource::Scratch);
@@ -156,6 +165,62 @@ fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
         time_scale: args.burst_time_scale,
         state_dir: PathBuf::from(STATE_DIR),
     })
+}
+
+/// Design number `number` (1 = cheapest) of `iofit plan --json` output, as a VM name and
+/// `LABEL=COUNTxSKU:CACHING` volume specs.
+fn design_from_plan(
+    path: &std::path::Path,
+    number: usize,
+) -> anyhow::Result<(String, Vec<String>)> {
+    let text = super::files::read_input(path, 64 << 20, "plan JSON")?;
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        bad_input(format!(
+            "{}: not JSON ({e}); give the output of `iofit plan --json`",
+            path.display()
+        ))
+    })?;
+    let designs = doc["plan"]["designs"].as_array().ok_or_else(|| {
+        bad_input(format!(
+            "{}: no plan.designs array; give the output of `iofit plan --json`",
+            path.display()
+        ))
+    })?;
+    let entry = number
+        .checked_sub(1)
+        .and_then(|i| designs.get(i))
+        .ok_or_else(|| {
+            bad_input(format!(
+                "--design {number}: {} holds designs 1..={}",
+                path.display(),
+                designs.len()
+            ))
+        })?;
+    let design = &entry["design"];
+    let field = |value: &serde_json::Value, key: &str| -> anyhow::Result<String> {
+        value[key]
+            .as_str()
+            .map(str::to_string)
+            .or_else(|| value[key].as_u64().map(|n| n.to_string()))
+            .ok_or_else(|| {
+                bad_input(format!(
+                    "{}: design {number} has no '{key}'",
+                    path.display()
+                ))
+            })
+    };
+    let vm = field(design, "vm")?;
+    let mut disks = Vec::new();
+    for volume in design["volumes"].as_array().into_iter().flatten() {
+        disks.push(format!(
+            "{}={}x{}:{}",
+            field(volume, "label")?,
+            field(volume, "disk_count")?,
+            field(volume, "disk_sku")?,
+            field(volume, "caching")?.to_ascii_lowercase()
+        ));
+    }
+    Ok((vm, disks))
 }
 
 fn sources(args: &Args, limits: &DesignLimits) -> anyhow::Result<Vec<VolumeSource>> {
