@@ -58,7 +58,7 @@ b = emu.get("binding") or "none"
 emu_kind = ("vm_uncached_iops" if b == "VM uncached IOPS" else "vm_uncached_throughput" if b == "VM uncached MB/s"
             else "disk_iops" if b.endswith(" IOPS") else "disk_throughput" if b.endswith(" MB/s") else "none")
 pk = pred["binding"]["kind"] if pred.get("binding") else "none"
-pk_norm = {"disk_throughput_mb_s": "disk_throughput", "vm_uncached_throughput_mb_s": "vm_uncached_throughput",
+pk_norm = {"disk_throughput_mb_s": "disk_throughput", "vm_uncached_throughput_mb_s": "vm_uncached_throughput", "volume_iops": "disk_iops", "volume_throughput_mb_s": "disk_throughput", "volume_throughput": "disk_throughput",
            "stripe_iops": "disk_iops", "stripe_throughput_mb_s": "disk_throughput"}.get(pk, pk)
 pi, pm = pred["total_iops"], pred["total_throughput_mb_s"]
 ei = (iops - pi) / pi * 100 if pi else 0
