@@ -276,7 +276,11 @@ impl Controller {
         let can_lift = self.limits.volumes.len() == 1
             || (fits(
                 self.limits.vm.uncached_iops,
-                self.limits.volumes.iter().map(|v| v.burst_iops.unwrap_or(v.iops)).sum(),
+                self.limits
+                    .volumes
+                    .iter()
+                    .map(|v| v.burst_iops.unwrap_or(v.iops))
+                    .sum(),
             ) && fits(
                 self.limits.vm.uncached_throughput_mb_s,
                 self.limits
@@ -574,7 +578,11 @@ mod tests {
             ios += 20; // 200 IOPS: a fifth of the cap
             c.tick(&[reads(ios)], 0.1);
         }
-        assert_eq!(c.caps()[0], DeviceCaps::default(), "lifted well under the cap");
+        assert_eq!(
+            c.caps()[0],
+            DeviceCaps::default(),
+            "lifted well under the cap"
+        );
         ios += 95; // 950 IOPS in one tick: near the cap
         c.tick(&[reads(ios)], 0.1);
         assert!(c.caps()[0].read_iops.is_some(), "set again near the cap");
