@@ -293,7 +293,10 @@ impl Controller {
             let near = (iops.total() / self.iops_share[i].max(1e-9))
                 .max(mb.total() / self.mb_share[i].max(1e-9))
                 .max(if self.engaged[i] { held[i] } else { 0.0 });
-            if self.engaged[i] && near < DISENGAGE_BELOW && can_lift {
+            // A bursting volume's cap swings with its credits (a few credits allow a large
+            // rate for one tick), so its caps always stay set.
+            let bursting = self.iops_buckets[i].is_some() || self.mb_buckets[i].is_some();
+            if self.engaged[i] && near < DISENGAGE_BELOW && can_lift && !bursting {
                 self.engaged[i] = false;
             } else if !self.engaged[i] && near >= ENGAGE_FROM {
                 self.engaged[i] = true;

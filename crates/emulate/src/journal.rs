@@ -122,6 +122,18 @@ fn undo_one(made: &Made) -> Result<(), String> {
             // detached again: only detach it while it is still backed by our image.
             if loop_backing(device).is_some_and(|b| b.contains("iofit-emulate-")) {
                 run_tool("losetup", &["-d".as_ref(), device.as_os_str()])?;
+                // A device still held for a moment (an unmount finishing) is only marked to
+                // detach when released: wait for that, so "cleaned up" means gone.
+                for _ in 0..100 {
+                    if loop_backing(device).is_none() {
+                        return Ok(());
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                return Err(format!(
+                    "{} is still attached 2 s after `losetup -d`",
+                    device.display()
+                ));
             }
             Ok(())
         }
