@@ -117,6 +117,27 @@ fn assert_clean() {
     let _ = mounts;
 }
 
+/// An emulation of one E10 volume around `sleep 30`, its output discarded: for the tests that
+/// stop or kill it.
+fn spawn_idle_emulation(mount_root: &Path) -> std::process::Child {
+    emulate(
+        mount_root,
+        &[
+            "--vm",
+            "Standard_D4s_v5",
+            "--disk",
+            "data=1xE10",
+            "--quiet",
+            "--",
+        ],
+    )
+    .args(["sleep", "30"])
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap()
+}
+
 fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
@@ -425,22 +446,7 @@ fn a_killed_command_and_ctrl_c_both_leave_nothing_behind() {
     assert_clean();
     // Ctrl-C to emulate while the command runs: 130, command ended, everything removed.
     let (_tmp2, mount_root2) = dirs();
-    let mut child = emulate(
-        &mount_root2,
-        &[
-            "--vm",
-            "Standard_D4s_v5",
-            "--disk",
-            "data=1xE10",
-            "--quiet",
-            "--",
-        ],
-    )
-    .args(["sleep", "30"])
-    .stdout(Stdio::null())
-    .stderr(Stdio::null())
-    .spawn()
-    .unwrap();
+    let mut child = spawn_idle_emulation(&mount_root2);
     std::thread::sleep(Duration::from_millis(1500));
     let started = Instant::now();
     // SAFETY: kill(2) on our own child.
@@ -463,22 +469,7 @@ fn a_killed_emulation_is_cleaned_up_by_cleanup() {
     let _serial = serial();
     require_root_and_throttling();
     let (_tmp, mount_root) = dirs();
-    let mut child = emulate(
-        &mount_root,
-        &[
-            "--vm",
-            "Standard_D4s_v5",
-            "--disk",
-            "data=1xE10",
-            "--quiet",
-            "--",
-        ],
-    )
-    .args(["sleep", "30"])
-    .stdout(Stdio::null())
-    .stderr(Stdio::null())
-    .spawn()
-    .unwrap();
+    let mut child = spawn_idle_emulation(&mount_root);
     let pid = child.id();
     let deadline = Instant::now() + Duration::from_secs(20);
     while !mount_root.join("data").exists() && Instant::now() < deadline {

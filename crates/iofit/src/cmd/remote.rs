@@ -209,7 +209,8 @@ pub fn run_specs(hosts: Vec<HostSpec>, reach: &Reach) -> anyhow::Result<MultiRun
     })
 }
 
-fn rows(run: &MultiRun) -> Vec<HostRow<'_>> {
+/// One row per host for the hosts table and chart (fio and vdbench runs alike).
+pub(crate) fn rows(run: &MultiRun) -> Vec<HostRow<'_>> {
     run.hosts
         .iter()
         .map(|h| HostRow {

@@ -12,7 +12,7 @@ use crate::exit::bad_input;
 use iofit_jobfile::vdbench::{IoRate, ParamFile, Run};
 use iofit_procedure::vdbench::{adjust, RunJson, VdbenchJson, VdbenchOptions};
 use iofit_remote::{HostSpec, MultiRun};
-use iofit_report::multihost::{render_hosts_table, HostRow};
+use iofit_report::multihost::render_hosts_table;
 use iofit_report::vdbench_summary::{render_run, AvgLine, RunHeader};
 use iofit_stats::RunResult;
 use std::io::Write;
@@ -132,20 +132,7 @@ fn print_run(
         }
         None => None,
     };
-    let rows: Vec<HostRow<'_>> = multi
-        .hosts
-        .iter()
-        .map(|h| HostRow {
-            name: &h.name,
-            destination: &h.destination,
-            result: h.result.as_ref(),
-            clock_offset_ms: h.clock_offset_ns as f64 / 1e6,
-            rtt_ms: h.rtt_ns as f64 / 1e6,
-            failure: h.failure.as_ref().map(|f| (f.after_s, f.message.as_str())),
-            live_ios: h.live.iter().map(|(ios, _)| ios).sum(),
-            bytes_received: h.bytes_received,
-        })
-        .collect();
+    let rows = crate::cmd::remote::rows(multi);
     writeln!(out, "{}", render_hosts_table(&rows, &multi.combined))?;
     out.flush()?;
     Ok(avg)
