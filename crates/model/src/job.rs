@@ -421,6 +421,10 @@ pub struct JobSpec {
     /// fio-format logs to write after the run.
     #[serde(default, skip_serializing_if = "is_no_logs")]
     pub logs: FioLogs,
+    /// What the job writes in its blocks and how it checks them (verify, compressibility,
+    /// dedupe).
+    #[serde(default, skip_serializing_if = "crate::data::DataSpec::is_default")]
+    pub data: crate::data::DataSpec,
     /// What iofit does differently from what the job file asked, one sentence each (an option
     /// accepted with a note, an engine run as another): printed with the job, never silent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -467,6 +471,7 @@ impl JobSpec {
             io_limit: None,
             log_interval: Duration::from_secs(1),
             logs: FioLogs::default(),
+            data: crate::data::DataSpec::default(),
             notes: Vec::new(),
         }
     }
