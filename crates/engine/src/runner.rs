@@ -116,6 +116,7 @@ struct Slot {
     ctx: u64,
     errors: Vec<String>,
     interrupted: bool,
+    verify: Option<iofit_stats::VerifyResult>,
     series: Arc<Mutex<SeriesMerger>>,
     seed: u64,
     finished: Option<JobResult>,
@@ -174,6 +175,7 @@ fn check_job(job: &JobSpec) -> Result<(), EngineError> {
             ));
         }
     }
+    crate::data::check_job(job)?;
     if !(0.0..=100.0).contains(&job.rwmix_read_pct) {
         return Err(EngineError::invalid(
             &job.name,
@@ -330,6 +332,7 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         // added ~100 us to every IO and cost IOPS; batches of 4 saved 15% CPU per IO but
         // lost ~3% IOPS; one IO per call matched fio's IOPS at 0.83x its CPU per IO.
         submit_batch: (depth as usize / 32).max(1),
+        data: crate::data::data_plan(job, clone)?,
     })
 }
 
@@ -470,6 +473,7 @@ pub fn run_jobs(
             ctx: 0,
             errors: Vec::new(),
             interrupted: false,
+            verify: None,
             series: Arc::new(Mutex::new(SeriesMerger::new(interval, clones_expected))),
             seed: seeds[j],
             finished: None,
@@ -729,6 +733,9 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.sys_ns += output.sys_ns;
     slot.ctx += output.context_switches;
     slot.interrupted |= output.interrupted;
+    if let Some(found) = output.verify {
+        crate::data::merge_verify(&mut slot.verify, found);
+    }
     if let Some(e) = output.error {
         slot.errors.push(e);
     }
@@ -796,6 +803,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
             Some(errors.join("; "))
         },
         interrupted: slot.interrupted,
+        verify: slot.verify.take(),
     }
 }
 

@@ -71,7 +71,7 @@ pub enum SizePicker {
 
 impl SizePicker {
     #[inline]
-    fn pick(&self, op: Op, rng: &mut SplitMix64) -> u32 {
+    pub(crate) fn pick(&self, op: Op, rng: &mut SplitMix64) -> u32 {
         match self {
             SizePicker::Fixed { read, write } => match op {
                 Op::Read => *read,
@@ -140,6 +140,8 @@ pub struct ClonePlan {
     pub interval_ns: u64,
     /// Most IOs handed to the kernel in one submit call (fio's `iodepth_batch_submit`).
     pub submit_batch: usize,
+    /// What writes hold and how reads are checked (verify, content).
+    pub data: crate::data::DataPlan,
 }
 
 /// Counters the progress display reads while the clone runs. One writer (the clone).
@@ -172,18 +174,20 @@ pub struct CloneOutput {
     /// IOs still in flight when the drain bound ran out: cancelled, or abandoned when even
     /// the cancel did not return them. Not counted in `read`/`write`.
     pub cancelled_ios: u64,
+    /// Data verification's findings, when the job verifies.
+    pub verify: Option<iofit_stats::VerifyResult>,
 }
 
 #[derive(Clone, Copy, Default)]
-struct SlotMeta {
-    op_is_read: bool,
-    len: u32,
-    file: u32,
-    offset: u64,
-    issue_ns: u64,
-    submit_ns: u64,
+pub(crate) struct SlotMeta {
+    pub(crate) op_is_read: bool,
+    pub(crate) len: u32,
+    pub(crate) file: u32,
+    pub(crate) offset: u64,
+    pub(crate) issue_ns: u64,
+    pub(crate) submit_ns: u64,
     /// When the slot was last freed: the earliest issue time of its next IO.
-    free_ns: u64,
+    pub(crate) free_ns: u64,
 }
 
 struct FileCursor {
@@ -200,7 +204,7 @@ struct FileCursor {
 /// Offsets: round-robin over files; random (aligned to `blockalign`, by default the smallest
 /// block size; each block
 /// once per pass unless norandommap) or sequential (wrapping at the region end).
-struct OffsetGen {
+pub(crate) struct OffsetGen {
     files: Vec<FileCursor>,
     next_file: usize,
     align: u64,
@@ -243,7 +247,7 @@ impl OffsetGen {
     }
 
     #[inline]
-    fn next(&mut self, len: u32, rng: &mut SplitMix64) -> (u32, u64) {
+    pub(crate) fn next(&mut self, len: u32, rng: &mut SplitMix64) -> (u32, u64) {
         let index = self.next_file;
         self.next_file += 1;
         if self.next_file == self.files.len() {
@@ -304,15 +308,17 @@ fn thread_cpu() -> (u64, u64, u64) {
 }
 
 /// The state of one running clone.
-struct Run<'a, C: Clock> {
-    plan: &'a ClonePlan,
-    shared: &'a CloneShared<'a>,
-    clock: &'a C,
-    rng: SplitMix64,
-    offsets: OffsetGen,
-    out: CloneOutput,
+pub(crate) struct Run<'a, C: Clock> {
+    pub(crate) plan: &'a ClonePlan,
+    pub(crate) shared: &'a CloneShared<'a>,
+    pub(crate) clock: &'a C,
+    pub(crate) rng: SplitMix64,
+    pub(crate) offsets: OffsetGen,
+    pub(crate) out: CloneOutput,
+    /// Fills writes and checks reads (verify, content); idle when the job asks for neither.
+    pub(crate) data: crate::data::DataState,
     series: IntervalAccumulator,
-    measuring: bool,
+    pub(crate) measuring: bool,
     measure_start: u64,
     ramp_end: u64,
     deadline: Option<u64>,
@@ -362,6 +368,7 @@ impl<'a, C: Clock> Run<'a, C> {
             rng: SplitMix64::new(plan.seed),
             offsets: OffsetGen::new(plan),
             out: CloneOutput::default(),
+            data: crate::data::DataState::new(plan),
             series: IntervalAccumulator::new(plan.interval_ns),
             measuring: false,
             measure_start: 0,
@@ -418,6 +425,7 @@ impl<'a, C: Clock> Run<'a, C> {
         } else if self.deadline.is_some_and(|d| now >= d)
             || !self.budget_left()
             || self.out.error.is_some()
+            || self.data.limit_reached()
         {
             Some(End::Done)
         } else {
@@ -425,7 +433,7 @@ impl<'a, C: Clock> Run<'a, C> {
         }
     }
 
-    fn begin_measuring(&mut self, now: u64) {
+    pub(crate) fn begin_measuring(&mut self, now: u64) {
         self.measuring = true;
         self.measure_start = now;
         self.out.read.reset();
@@ -435,7 +443,7 @@ impl<'a, C: Clock> Run<'a, C> {
     }
 
     #[inline]
-    fn choose_op(&mut self) -> Op {
+    pub(crate) fn choose_op(&mut self) -> Op {
         let pct = self.plan.rwmix_read_pct;
         if pct >= 100.0 {
             Op::Read
@@ -462,7 +470,7 @@ impl<'a, C: Clock> Run<'a, C> {
     }
 
     #[inline]
-    fn budget_left(&self) -> bool {
+    pub(crate) fn budget_left(&self) -> bool {
         match self.plan.budget_bytes {
             Some(budget) => self.issued_bytes < budget,
             None => true,
@@ -470,7 +478,7 @@ impl<'a, C: Clock> Run<'a, C> {
     }
 
     #[inline]
-    fn note_issue(&mut self, op: Op, len: u32) {
+    pub(crate) fn note_issue(&mut self, op: Op, len: u32) {
         let d = op as usize;
         self.issued[d] += 1;
         self.issued_dir_bytes[d] += len as u64;
@@ -479,7 +487,7 @@ impl<'a, C: Clock> Run<'a, C> {
 
     /// Accounts one completed IO. Returns an error message for a failed or short IO.
     #[inline]
-    fn complete(
+    pub(crate) fn complete(
         &mut self,
         meta: &SlotMeta,
         result: i64,
@@ -568,7 +576,7 @@ impl<'a, C: Clock> Run<'a, C> {
     }
 
     #[inline]
-    fn publish_progress(&self) {
+    pub(crate) fn publish_progress(&self) {
         self.shared
             .progress
             .ios
@@ -579,7 +587,7 @@ impl<'a, C: Clock> Run<'a, C> {
             .store(self.completed_bytes, Ordering::Relaxed);
     }
 
-    fn finish<E: Engine>(&mut self, engine: &mut E, end_ns: u64) -> CloneOutput {
+    pub(crate) fn finish<E: Engine>(&mut self, engine: &mut E, end_ns: u64) -> CloneOutput {
         self.publish_progress();
         if E::INLINE {
             self.out.read.total = self.out.read.completion.clone();
@@ -601,6 +609,10 @@ impl<'a, C: Clock> Run<'a, C> {
                 self.out.error = Some(e);
             }
         }
+        if let Err(e) = self.data.save_state() {
+            self.out.error.get_or_insert(e);
+        }
+        self.out.verify = self.data.result(self.plan);
         std::mem::take(&mut self.out)
     }
 }
@@ -613,7 +625,13 @@ pub fn run_clone<E: Engine, C: Clock>(
     shared: &CloneShared<'_>,
 ) -> CloneOutput {
     let mut run = Run::new(plan, shared, clock);
+    if let Some(e) = run.data.take_setup_error() {
+        run.out.error = Some(e);
+    }
     run.start();
+    if plan.data.verify_only() {
+        return crate::data::verify_only(&mut run, engine);
+    }
     let series_lock = shared.series;
     let mut sink = |b: &IntervalBucket| series_lock.lock().expect("series lock").add(b);
     if E::INLINE {
@@ -655,6 +673,7 @@ fn run_inline<E: Engine, C: Clock>(
         }
         let (file, offset) = run.offsets.next(len, &mut run.rng);
         run.note_issue(op, len);
+        run.data.before_io(engine, 0, op, file, offset, len);
         let result = match engine.execute(0, op, file, offset, len) {
             Ok(n) => n as i64,
             Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
@@ -676,6 +695,11 @@ fn run_inline<E: Engine, C: Clock>(
             run.out.error = Some(e);
             break;
         }
+        run.data.after_io(engine, 0, &meta);
+        if run.data.backlog_due() {
+            crate::data::check_backlog(run, engine);
+            now = clock.now_ns();
+        }
         if let Err(e) = run.maybe_sync(engine) {
             run.out.error = Some(e);
             break;
@@ -686,6 +710,7 @@ fn run_inline<E: Engine, C: Clock>(
             run.publish_progress();
         }
     }
+    let now = crate::data::verify_phase(run, engine, now);
     run.finish(engine, now)
 }
 
@@ -761,7 +786,7 @@ fn refill<E: Engine, C: Clock>(
 ) -> Option<u64> {
     let mut due_at = None;
     while let Some(&slot) = q.free.last() {
-        if !run.budget_left() || run.out.error.is_some() {
+        if !run.budget_left() || run.out.error.is_some() || run.data.backlog_due() {
             break;
         }
         let (op, len) = match pending.take() {
@@ -784,6 +809,7 @@ fn refill<E: Engine, C: Clock>(
         q.free.pop();
         let (file, offset) = run.offsets.next(len, &mut run.rng);
         run.note_issue(op, len);
+        run.data.before_io(engine, slot, op, file, offset, len);
         engine.queue(slot, op, file, offset, len);
         q.meta[slot as usize] = SlotMeta {
             op_is_read: op == Op::Read,
@@ -810,8 +836,9 @@ fn refill<E: Engine, C: Clock>(
 /// Accounts every completion in `q.completions` at `done_ns` (a reading taken after they were
 /// reaped) and frees their slots. IOs that come back cancelled while draining are counted
 /// apart.
-fn absorb<C: Clock>(
+fn absorb<E: Engine, C: Clock>(
     run: &mut Run<'_, C>,
+    engine: &mut E,
     q: &mut Slots,
     done_ns: u64,
     cancelling: bool,
@@ -831,8 +858,11 @@ fn absorb<C: Clock>(
             run.out.cancelled_ios += 1;
             continue;
         }
-        if let Err(e) = run.complete(&meta, c.result, done_ns, false) {
-            run.out.error.get_or_insert(e);
+        match run.complete(&meta, c.result, done_ns, false) {
+            Ok(()) => run.data.after_io(engine, c.slot, &meta),
+            Err(e) => {
+                run.out.error.get_or_insert(e);
+            }
         }
     }
 }
@@ -943,6 +973,11 @@ fn run_queued<E: Engine, C: Clock>(
         } else {
             None
         };
+        if q.inflight == 0 && phase == Phase::Issuing && run.data.backlog_due() {
+            crate::data::check_backlog(run, engine);
+            now = clock.now_ns();
+            continue;
+        }
         if q.inflight == 0 {
             match (phase, due) {
                 (Phase::Draining { .. }, _) => break,
@@ -979,7 +1014,7 @@ fn run_queued<E: Engine, C: Clock>(
                 ..
             }
         );
-        absorb(run, &mut q, now, cancelling, sink);
+        absorb(run, engine, &mut q, now, cancelling, sink);
         if phase == Phase::Issuing {
             if let Err(e) = run.maybe_sync(engine) {
                 run.out.error.get_or_insert(e);
@@ -987,5 +1022,10 @@ fn run_queued<E: Engine, C: Clock>(
         }
         run.publish_progress();
     }
+    let last_done = if q.inflight == 0 {
+        crate::data::verify_phase(run, engine, last_done)
+    } else {
+        last_done
+    };
     run.finish(engine, last_done)
 }

@@ -317,6 +317,7 @@ pub(crate) mod tests {
             random_seed: 42,
             error: None,
             interrupted: false,
+            verify: None,
         };
         let writer = JobResult {
             name: "writer1".into(),

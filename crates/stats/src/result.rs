@@ -94,6 +94,34 @@ pub struct JobResult {
     pub error: Option<String>,
     /// True when the run was interrupted (Ctrl-C) before the job's planned end.
     pub interrupted: bool,
+    /// Data verification (fio `verify=`, vdbench `validate=yes`): what was checked and the bad
+    /// units found. `None` when the job did not verify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyResult>,
+}
+
+/// What a job's data verification checked and found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerifyResult {
+    /// fio's name of the mode (`crc32c`, `md5`, `meta`, ...).
+    pub mode: String,
+    /// Units read back and compared.
+    pub units_checked: u64,
+    /// Units that did not hold what was last written (all counted; the first ones listed).
+    pub bad_units: u64,
+    pub errors: Vec<DataError>,
+}
+
+/// One bad unit: where, and what was expected and found.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataError {
+    pub file: String,
+    pub offset: u64,
+    pub length: u64,
+    /// `bad checksum`, `misdirected write`, `stale data (lost write)`, `bad magic`, ...
+    pub kind: String,
+    pub expected: String,
+    pub found: String,
 }
 
 /// A whole run: every job, in order, plus where and how it ran.
