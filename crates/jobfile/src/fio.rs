@@ -7,6 +7,7 @@
 //! ([`ParseOptions::overrides`]) apply to every job after the file's own, so they win.
 
 pub(crate) mod apply;
+pub(crate) mod data;
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};
@@ -579,6 +580,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     let Ctx { mut job, mut b, .. } = ctx;
     let rw = b.rw.unwrap_or(RwMode::Read);
     job = job.with_rw(rw);
+    data::finish(&mut job, &b.dedupe);
     if rw.is_mixed() {
         if let Some(read_pct) = b.rwmix_read_pct {
             job.rwmix_read_pct = read_pct;

@@ -9,6 +9,7 @@
 
 use crate::error::JobFileError;
 use crate::fio::apply::{self as a, Arg, Ctx};
+use crate::fio::data as d;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -121,8 +122,8 @@ const HONOURED: &[FioOption] = &[
     opt("random_generator", &[], Value, Noted(a::random_generator,
         "random_generator: iofit draws random offsets with splitmix64 through a seeded permutation of the blocks (every block once per pass, as fio's random map or lfsr), whichever generator is named")),
     opt("random_distribution", &[], Value, Supported(a::random_distribution)),
-    opt("verify", &[], Value, Supported(a::verify)),
-    opt("do_verify", &[], Flag, Supported(a::check_flag)),
+    opt("verify", &[], Value, Supported(d::verify)),
+    opt("do_verify", &[], Flag, Supported(d::do_verify)),
     opt("invalidate", &[], Flag, Supported(a::invalidate)),
     opt("fallocate", &[], Value, Noted(a::fallocate,
         "fallocate: iofit writes every file in full before timing starts, so how space is reserved does not change what is measured")),
@@ -140,18 +141,37 @@ const HONOURED: &[FioOption] = &[
     opt("fixedbufs", &[], Flag, Noted(a::check_flag, "fixedbufs: iofit's io_uring always uses registered buffers")),
     opt("registerfiles", &[], Flag, Noted(a::check_flag, "registerfiles: iofit's io_uring always registers its files")),
     opt("nonvectored", &[], Value, Noted(a::nothing, "nonvectored: iofit's io_uring always issues non-vectored (fixed-buffer) reads and writes")),
+    // Data verification and buffer content (fio/data.rs).
+    opt("verify_only", &[], Flag, Supported(d::verify_only)),
+    opt("verify_fatal", &[], Flag, Supported(d::verify_fatal)),
+    opt("verify_dump", &[], Flag, Supported(d::verify_dump)),
+    opt("verify_header_seed", &[], Flag, Supported(d::verify_header_seed)),
+    opt("verify_state_save", &[], Flag, Supported(d::verify_state_save)),
+    opt("verify_state_load", &[], Flag, Supported(d::verify_state_load)),
+    opt("verify_interval", &[], Value, Supported(d::verify_interval)),
+    opt("verify_offset", &[], Value, Supported(d::verify_offset)),
+    opt("verify_backlog", &[], Value, Supported(d::verify_backlog)),
+    opt("verify_backlog_batch", &[], Value, Supported(d::verify_backlog_batch)),
+    opt("verify_pattern", &[], Value, Supported(d::verify_pattern)),
+    opt("buffer_compress_percentage", &[], Value, Supported(d::buffer_compress_percentage)),
+    opt("buffer_compress_chunk", &[], Value, Supported(d::buffer_compress_chunk)),
+    opt("refill_buffers", &[], Flag, Supported(d::refill_buffers)),
+    opt("scramble_buffers", &[], Flag, Supported(d::scramble_buffers)),
+    opt("zero_buffers", &[], Flag, Supported(d::zero_buffers)),
+    opt("buffer_pattern", &[], Value, Supported(d::buffer_pattern)),
+    opt("dedupe_percentage", &[], Value, Supported(d::dedupe_percentage)),
+    opt("dedupe_mode", &[], Value, Supported(d::dedupe_mode)),
+    opt("dedupe_working_set_percentage", &[], Value, Supported(d::dedupe_working_set_percentage)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
 #[rustfmt::skip]
 const REFUSED: &[(&[&str], &str)] = &[
-    (&["verify_async", "verify_async_cpus", "verify_backlog",
-       "verify_backlog_batch", "verify_dump", "verify_fatal", "verify_header_seed",
-       "verify_interval", "verify_offset", "verify_only", "verify_pattern",
-       "verify_pattern_interval", "verify_policy", "verify_state_load", "verify_state_save",
+    (&["verify_async", "verify_async_cpus",
+       "verify_pattern_interval", "verify_policy",
        "verify_write_sequence", "verifysort", "verifysort_nr", "experimental_verify",
        "trim_verify_zero", "verify_bytchk", "verify_mode"],
-     "iofit measures performance and does not verify data; run verification jobs with fio"),
+     "iofit verifies in the job's own thread, in offset order, with every block's full header (verify= and its family are supported); this variant is not implemented"),
     (&["zonemode", "zonesize", "zonerange", "zoneskip", "zonecapacity", "max_open_zones",
        "job_max_open_zones", "ignore_zone_limits", "zone_reset_frequency",
        "zone_reset_threshold", "read_beyond_wp", "write_zone_remainder",
@@ -173,10 +193,8 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["cgroup", "cgroup_nodelete", "cgroup_weight"], "cgroup placement is not implemented in iofit"),
     (&["exec_prerun", "exec_postrun"], "iofit does not run commands from job files"),
     (&["flow", "flow_id", "flow_sleep", "flow_watermark"], "fio's flow control between jobs is not implemented in iofit"),
-    (&["dedupe_percentage", "dedupe_mode", "dedupe_working_set_percentage", "dedupe_global",
-       "buffer_compress_percentage", "buffer_compress_chunk", "buffer_pattern", "zero_buffers",
-       "refill_buffers", "scramble_buffers"],
-     "iofit fills buffers once with random data; data patterns, dedupe and compression ratios are not implemented"),
+    (&["dedupe_global"],
+     "iofit dedupes within each job (dedupe_percentage); duplicates shared across jobs are not implemented"),
     (&["trim_percentage", "trim_backlog", "trim_backlog_batch"], "iofit does not issue trim IO"),
     (&["uid", "gid", "ioscheduler", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
        "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",

@@ -57,6 +57,8 @@ pub(crate) struct Builder {
     /// Where the first write_*_log was set, and log_avg_msec (0: per-IO logs).
     pub log_at: Option<Location>,
     pub log_avg_msec: u64,
+    /// fio's dedupe keys, settled together (`fio::data`).
+    pub dedupe: super::data::DedupeKeys,
 }
 
 /// The job being built.
@@ -107,7 +109,7 @@ impl Arg<'_> {
         self.loc
             .unsupported_value(self.key, self.value.unwrap_or("").trim(), why, fix)
     }
-    fn size(&self, base: SizeBase) -> Result<Bytes, JobFileError> {
+    pub(crate) fn size(&self, base: SizeBase) -> Result<Bytes, JobFileError> {
         let value = self.value()?;
         parse_size(value, base).map_err(|why| {
             if value.contains(['*', '+', '/', '^']) {
@@ -763,17 +765,6 @@ pub(crate) fn fallocate(_: &mut Ctx, arg: &Arg) -> R {
         _ => Err(arg.invalid(
             "not a fallocate mode",
             "write none, posix, native, keep or truncate",
-        )),
-    }
-}
-/// `verify=0`/`none` (and `do_verify`, which only matters with a verify mode) ask for what
-/// iofit does: no verification. Any real verify mode is refused with the reason.
-pub(crate) fn verify(_: &mut Ctx, arg: &Arg) -> R {
-    match arg.value()? {
-        "0" | "none" => Ok(()),
-        _ => Err(arg.unsupported(
-            "data verification (iofit measures performance and does not verify data)",
-            "remove verify= or run verification jobs with fio",
         )),
     }
 }
