@@ -204,7 +204,7 @@ pub(crate) fn parse_pattern(arg: &Arg, offsets: bool) -> Result<Vec<PatternPart>
             let end = quoted
                 .find(quote)
                 .ok_or_else(|| arg.invalid("a string without its closing quote", fix))?;
-            parts.push(PatternPart::Bytes(quoted[..end].as_bytes().to_vec()));
+            parts.push(PatternPart::Bytes(quoted.as_bytes()[..end].to_vec()));
             rest = &quoted[end + 1..];
         } else if rest.starts_with(|c: char| c.is_ascii_digit()) {
             let end = rest
