@@ -200,6 +200,8 @@ pub struct ParamFile {
     pub sds: Vec<StorageDef>,
     pub wds: Vec<WorkloadDef>,
     pub rds: Vec<RunDef>,
+    /// validate=, data_errors=, compratio=, dedup*= (vdbench/data.rs).
+    pub data: iofit_model::data::DataSpec,
 }
 
 /// One (wd, sd) pair of a run, with the for-loop values applied.
@@ -229,6 +231,8 @@ pub struct Run {
     pub warmup: Duration,
     pub interval: Duration,
     pub workloads: Vec<RunWorkload>,
+    /// The file's data settings (validate, compratio, dedup).
+    pub data: iofit_model::data::DataSpec,
 }
 
 impl Run {
@@ -282,6 +286,11 @@ impl Run {
                 job.time_based = !sequential_pass;
                 job.log_interval = self.interval;
                 job.random_seed = job.random_seed.wrapping_add(index as u64);
+                job.data = self.data.clone();
+                if job.data.verify.mode.is_on() {
+                    // Keys per smallest transfer size: every xfersize is a multiple of it.
+                    job.data.verify.interval_bytes = Some(data::min_block(&job.block_size));
+                }
                 if let Some(total) = total_iops {
                     // rate_iops is per clone: split the pair's share between its clones.
                     let per_thread = total * w.rate_share / f64::from(job.numjobs);
@@ -326,6 +335,7 @@ struct Param {
 #[derive(Default)]
 struct Parser {
     file: ParamFile,
+    data_keys: data::Keys,
     hd_default: Vec<Param>,
     sd_default: Vec<Param>,
     wd_default: Vec<Param>,
@@ -405,14 +415,8 @@ const RD_UNSUPPORTED: &[&str] = &[
 ];
 /// vdbench general parameters and file-system definitions iofit does not run.
 const GENERAL_UNSUPPORTED: &[&str] = &[
-    "compratio",
-    "data_errors",
     "debug",
-    "dedupratio",
-    "dedupunit",
-    "dedupsets",
     "messagescan",
-    "validate",
     "histogram",
     "report",
     "concatenate",
@@ -517,6 +521,7 @@ impl Parser {
                     self.order(3, "rd", &loc)?;
                     self.run(params, &loc)?
                 }
+                key if data::KEYS.contains(&key) => self.data_keys.read(&params, &loc)?,
                 key if GENERAL_UNSUPPORTED.contains(&key) => {
                     return Err(loc.error(
                         Some(key),
@@ -1003,7 +1008,9 @@ impl Parser {
                 ),
             ));
         }
-        Ok(self.file)
+        let mut file = self.file;
+        file.data = self.data_keys.spec();
+        Ok(file)
     }
 }
 
@@ -1586,6 +1593,7 @@ impl ParamFile {
             warmup: rd.warmup,
             interval: rd.interval,
             workloads,
+            data: self.data.clone(),
         })
     }
 
@@ -1721,6 +1729,8 @@ pub fn is_local_host(name: &str) -> bool {
     }
     false
 }
+
+mod data;
 
 #[cfg(test)]
 mod tests;
