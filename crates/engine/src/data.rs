@@ -81,8 +81,11 @@ impl DataState {
             };
             let mut verifier = verifier;
             if let (Some(_), Some(path)) = (&data.spec.verify.state_load, &data.state_path) {
-                if let Err(e) = verifier.generations_mut().load(path, data.verify_seed) {
-                    setup_error = Some(e.to_string());
+                let first_of_several = data.spec.verify.state_save.is_some() && !path.exists();
+                if !first_of_several {
+                    if let Err(e) = verifier.generations_mut().load(path, data.verify_seed) {
+                        setup_error = Some(e.to_string());
+                    }
                 }
             }
             let backlog = data.spec.verify.backlog.filter(|&n| n > 0);
@@ -521,6 +524,9 @@ pub(crate) fn data_plan(job: &JobSpec, clone: u32) -> Result<DataPlan, EngineErr
         write_bytes: job.block_size.mean_size(Direction::Write).as_u64().max(1),
         has_writes: job.rw.has_writes() && job.rwmix_read_pct < 100.0,
         verify_seed: iofit_blockdata::random::key(&[job.random_seed, clone as u64]),
-        state_path: dir.map(|d| d.join(format!("{}-{clone}-verify.state", job.name))),
+        state_path: dir.map(|d| {
+            let stem = verify.state_name.as_deref().unwrap_or(&job.name);
+            d.join(format!("{stem}-{clone}-verify.state"))
+        }),
     })
 }

@@ -264,7 +264,7 @@ impl Run {
                 job.rwmix_read_pct = w.rdpct;
                 job.random_pct = random_pct;
                 job.block_size = w.xfersize.block_size();
-                if random {
+                if random && !self.data.verify.mode.is_on() {
                     // One vdbench thread is one synchronous IO in flight.
                     job.engine = EngineKind::Psync;
                     job.iodepth = 1;
@@ -273,6 +273,8 @@ impl Run {
                     // vdbench's threads on a sequential workload share one stream through the
                     // SD (IOs issued in order, completing in any order): one clone keeping
                     // `threads` IOs in flight, not `threads` streams that each start at 0.
+                    // With validate=yes random workloads run so too: one clone keeps the SD's
+                    // keys, as vdbench keeps one key table per SD for all its threads.
                     job.engine = EngineKind::IoUring;
                     job.iodepth = w.threads.max(1);
                     job.numjobs = 1;
@@ -290,6 +292,7 @@ impl Run {
                 if job.data.verify.mode.is_on() {
                     // Keys per smallest transfer size: every xfersize is a multiple of it.
                     job.data.verify.interval_bytes = Some(data::min_block(&job.block_size));
+                    job.data.verify.state_name = Some(format!("sd-{}", w.sd.name));
                 }
                 if let Some(total) = total_iops {
                     // rate_iops is per clone: split the pair's share between its clones.

@@ -90,8 +90,13 @@ pub struct VerifySpec {
     /// Keep the generation of every unit in this file after the run (fio
     /// `verify_state_save`), so a later run can check what this one wrote.
     pub state_save: Option<PathBuf>,
-    /// Start from the generations a previous run saved (fio `verify_state_load`).
+    /// Start from the generations a previous run saved (fio `verify_state_load`). With
+    /// `state_save` too, a missing file starts from nothing (the first of several runs).
     pub state_load: Option<PathBuf>,
+    /// The state file's stem (`STEM-CLONE-verify.state`); `None`: the job's name. vdbench
+    /// names it after the SD so every run of a file shares the SD's keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_name: Option<String>,
     /// Reads check units written earlier in the same run (vdbench `validate=yes`), not only
     /// the verify phase.
     pub check_reads: bool,
@@ -113,6 +118,7 @@ impl Default for VerifySpec {
             header_seed: true,
             state_save: None,
             state_load: None,
+            state_name: None,
             check_reads: false,
         }
     }

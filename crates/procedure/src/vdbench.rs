@@ -99,6 +99,37 @@ pub struct VdbenchOutcome {
     pub failed: bool,
     /// A stop (Ctrl-C) ended the file early.
     pub interrupted: bool,
+    /// Bad units validate=yes found over every run.
+    pub data_errors: u64,
+}
+
+/// A private directory for validate=yes keys, removed when the file's runs end.
+struct KeysDir(std::path::PathBuf);
+
+impl KeysDir {
+    fn new() -> Result<KeysDir, ProcedureError> {
+        use std::os::unix::fs::DirBuilderExt;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let dir =
+            std::env::temp_dir().join(format!("iofit-validate-{}-{nanos}", std::process::id()));
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|source| ProcedureError::Directory {
+                path: dir.clone(),
+                source,
+            })?;
+        Ok(KeysDir(dir))
+    }
+}
+
+impl Drop for KeysDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Parses the file at `path`, checks its hosts and expands its runs; errors name file, line
@@ -142,12 +173,26 @@ pub fn run_file(
         },
         failed: false,
         interrupted: false,
+        data_errors: 0,
     };
+    // validate=yes: each SD's keys (block generations) carry from one run to the next, as
+    // vdbench keeps them in memory for the whole file.
+    let keys = file
+        .data
+        .verify
+        .mode
+        .is_on()
+        .then(KeysDir::new)
+        .transpose()?;
     for run in runs {
         if executor.stop_requested() {
             break;
         }
-        let run = adjust(run, options)?;
+        let mut run = adjust(run, options)?;
+        if let Some(keys) = &keys {
+            run.data.verify.state_save = Some(keys.0.clone());
+            run.data.verify.state_load = Some(keys.0.clone());
+        }
         match run.iorate.clone() {
             IoRate::Max => {
                 let measured = execute(&run, None, "Uncontrolled MAX", executor, observer)?;
@@ -365,6 +410,7 @@ fn finish(
         hosts: Vec::new(),
     });
     outcome.failed |= measured.job.error.is_some();
+    outcome.data_errors += measured.job.verify.as_ref().map_or(0, |v| v.bad_units);
     write_json(&outcome.doc, options)
 }
 

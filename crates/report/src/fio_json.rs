@@ -78,10 +78,17 @@ fn job_value(
     }
     let runtime_ms = job.read.runtime_ns.max(job.write.runtime_ns) / 1_000_000;
     let syncs_total = job.syncs;
-    json!({
+    let mut value = json!({
         "jobname": job.name,
         "groupid": job.group_id,
-        "error": if job.error.is_some() { 1 } else { 0 },
+        // fio reports a verify failure as EILSEQ (84), other failures by their errno.
+        "error": if job.verify.as_ref().is_some_and(|v| v.bad_units > 0) {
+            84
+        } else if job.error.is_some() {
+            1
+        } else {
+            0
+        },
         "eta": 0,
         "elapsed": runtime_ms.div_ceil(1000),
         "job options": Value::Object(opts),
@@ -110,7 +117,12 @@ fn job_value(
             "error": job.error,
             "series": job.series,
         },
-    })
+    });
+    // Only a job that verified says so (the key is iofit's; fio prints verify errors).
+    if let Some(verify) = &job.verify {
+        value["iofit"]["verify"] = json!(verify);
+    }
+    value
 }
 
 /// fio's percentile keys: six decimals, `"99.900000"`.

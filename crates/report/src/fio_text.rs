@@ -90,6 +90,32 @@ fn render_job(out: &mut String, job: &JobResult, timestamp_s: u64, group_bw: [f6
     if let Some(error) = &job.error {
         let _ = writeln!(out, "  error        : {error}");
     }
+    if let Some(v) = &job.verify {
+        render_verify(out, v);
+    }
+}
+
+/// The verify line, and the first bad units with file, offset, length, expected and found.
+fn render_verify(out: &mut String, v: &iofit_stats::VerifyResult) {
+    let _ = writeln!(
+        out,
+        "  verify       : {}, {} units checked, {} bad",
+        v.mode, v.units_checked, v.bad_units
+    );
+    for e in v.errors.iter().take(10) {
+        let _ = writeln!(
+            out,
+            "  data error   : {} offset {} length {}: {}: expected {}, found {}",
+            e.file, e.offset, e.length, e.kind, e.expected, e.found
+        );
+    }
+    if v.bad_units > 10 {
+        let _ = writeln!(
+            out,
+            "  data error   : ... {} more (the JSON lists up to 100)",
+            v.bad_units - 10
+        );
+    }
 }
 
 fn render_direction(

@@ -326,6 +326,14 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::from(INTERRUPTED));
     }
+    let bad_data = crate::exit::data_error_jobs(&results.report.result.jobs);
+    if !bad_data.is_empty() {
+        eprintln!(
+            "iofit: error: data verification found bad data in job(s) {} (see the results)",
+            bad_data.join(", ")
+        );
+        return Ok(ExitCode::from(crate::exit::DATA_ERRORS));
+    }
     if !results.failed_jobs.is_empty() {
         eprintln!(
             "iofit: error: job(s) {} stopped on an IO error (see the results)",

@@ -118,12 +118,14 @@ impl Keys {
                         DedupSets::Count(n.max(1))
                     });
                 }
-                other => return Err(loc.error(
-                    Some(other),
-                    ErrorKind::Other(format!(
+                other => {
+                    return Err(loc.error(
+                        Some(other),
+                        ErrorKind::Other(format!(
                         "{other}= cannot share a line with data parameters; put it on its own line"
                     )),
-                )),
+                    ))
+                }
             }
         }
         Ok(())
