@@ -14,6 +14,8 @@ pub struct ContentFiller {
     writes: u64,
     /// Distinct contents made so far (fio dedupe).
     uniques: u64,
+    /// Repeats owed so far (fio dedupe): the share asked times the writes, less those made.
+    dup_credit: f64,
     /// fio dedupe `working_set`: duplicates come from the first this many contents.
     working_set: Option<u64>,
     /// vdbench dedupe per file: (region start, unit bytes, share of units that duplicate, sets).
@@ -60,6 +62,7 @@ impl ContentFiller {
             rng: WyRand::new(seed ^ 0xc0_47e4_7000),
             writes: 0,
             uniques: 0,
+            dup_credit: 0.0,
             working_set,
             vdbench,
         }
@@ -95,7 +98,14 @@ impl ContentFiller {
         match self.spec.dedupe.clone() {
             Some(DedupeSpec::Vdbench { .. }) => self.fill_vdbench_units(buf, file, offset),
             Some(DedupeSpec::Fio { pct, .. }) => {
-                let content = if self.uniques > 0 && self.rng.percent() < pct {
+                // Exactly `pct` of writes repeat (a running share, not a coin per write, so a
+                // small file has the asked ratio too); which earlier content is random.
+                self.dup_credit += pct / 100.0;
+                let repeat = self.dup_credit >= 1.0 && self.uniques > 0;
+                if repeat {
+                    self.dup_credit -= 1.0;
+                }
+                let content = if repeat {
                     let pool = self
                         .working_set
                         .map_or(self.uniques, |w| w.min(self.uniques));
@@ -123,7 +133,9 @@ impl ContentFiller {
             let index = unit_offset.saturating_sub(base) / unit;
             let end = (at + unit as usize).min(buf.len());
             let h = mix64(key(&[self.seed, file as u64, index]));
-            let share = (h >> 11) as f64 / (1u64 << 53) as f64;
+            // A Weyl sequence over the unit index rather than a hash: the units that repeat
+            // are spread evenly, so any stretch of the file has the asked share of them.
+            let share = ((index as f64 + 0.5) * 0.618_033_988_749_895).fract();
             let seed = if share < p_dup {
                 key(&[self.seed, 0xd0d0, mix64(h) % sets.max(1)])
             } else {
