@@ -25,6 +25,8 @@ pub struct DataPlan {
     pub unit_bytes: u64,
     /// The write block size (content's dedupe unit for fio).
     pub write_bytes: u64,
+    /// Every write has that one size (the verify phase reads back in it).
+    pub fixed_write: bool,
     /// The job writes (else there is nothing to verify after it).
     pub has_writes: bool,
     /// The seed in every header: from the job's seed and the clone, not the job's place in
@@ -42,9 +44,10 @@ impl DataPlan {
 
 pub(crate) struct VerifyState {
     verifier: Verifier,
-    /// `verify_backlog` and `verify_backlog_batch`.
+    /// `verify_backlog` and `verify_backlog_batch` (`None`: every unit written since the
+    /// last check, which may be a few more than `backlog` when IOs were in flight).
     backlog: Option<u64>,
-    batch: u64,
+    batch: Option<u64>,
     /// Where the generations go after the run (`verify_state_save`).
     save_to: Option<PathBuf>,
     seed: u64,
@@ -92,7 +95,7 @@ impl DataState {
             return DataState::Verify(Box::new(VerifyState {
                 verifier,
                 backlog,
-                batch: data.spec.verify.backlog_batch.or(backlog).unwrap_or(0),
+                batch: data.spec.verify.backlog_batch,
                 save_to: data
                     .spec
                     .verify
@@ -119,7 +122,7 @@ impl DataState {
         DataState::Verify(Box::new(VerifyState {
             verifier,
             backlog: None,
-            batch: 0,
+            batch: None,
             save_to: None,
             seed: 0,
             recent: VecDeque::new(),
@@ -182,10 +185,6 @@ impl DataState {
                 let unit = v.verifier.unit_bytes();
                 for i in 0..meta.len as u64 / unit {
                     v.recent.push_back((meta.file, meta.offset + i * unit));
-                }
-                let keep = v.batch as usize;
-                while v.recent.len() > keep {
-                    v.recent.pop_front();
                 }
                 v.writes_since_backlog += 1;
             }
@@ -252,7 +251,11 @@ pub(crate) fn check_backlog<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &
     let units: Vec<(u32, u64)> = match &mut run.data {
         DataState::Verify(v) => {
             v.writes_since_backlog = 0;
-            v.recent.drain(..).collect()
+            let skip = match v.batch {
+                Some(batch) => v.recent.len().saturating_sub(batch as usize),
+                None => 0,
+            };
+            v.recent.drain(..).skip(skip).collect()
         }
         _ => return,
     };
@@ -275,6 +278,16 @@ pub(crate) fn verify_phase<E: Engine, C: Clock>(
                 && !v.verifier.limit_reached() =>
         {
             v.verifier.generations().written().collect()
+        }
+        // No verify phase: the writes since the last backlog check are still read back.
+        DataState::Verify(v)
+            if v.backlog.is_some()
+                && v.writes_since_backlog > 0
+                && run.out.error.is_none()
+                && !run.out.interrupted =>
+        {
+            check_backlog(run, engine);
+            return run.clock.now_ns();
         }
         _ => return now,
     };
@@ -330,9 +343,27 @@ fn replay_writes<C: Clock>(run: &mut Run<'_, C>) {
 /// Stops on an IO error, a stop, or the job's error limit. Nothing may be in flight.
 fn check_units<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, units: &[(u32, u64)]) {
     let unit = match &run.data {
-        DataState::Verify(v) => v.verifier.unit_bytes() as u32,
+        DataState::Verify(v) => v.verifier.unit_bytes(),
         _ => return,
     };
+    // Read back in the size the blocks were written in (as fio does), each read checking
+    // every unit in it; unit by unit when the writes had several sizes.
+    let write = run.plan.data.write_bytes;
+    let io = if run.plan.data.fixed_write && write % unit == 0 {
+        write
+    } else {
+        unit
+    };
+    let mut blocks: Vec<(u32, u64)> = Vec::with_capacity(units.len());
+    for &(file, offset) in units {
+        let base = run.plan.files.get(file as usize).map_or(0, |f| f.1);
+        let start = base + (offset - base) / io * io;
+        if blocks.last() != Some(&(file, start)) {
+            blocks.push((file, start));
+        }
+    }
+    let units = &blocks[..];
+    let unit = io as u32;
     let depth = if E::INLINE {
         1
     } else {
@@ -522,6 +553,7 @@ pub(crate) fn data_plan(job: &JobSpec, clone: u32) -> Result<DataPlan, EngineErr
         spec: job.data.clone(),
         unit_bytes: verify_unit(job).unwrap_or(4096).max(1),
         write_bytes: job.block_size.mean_size(Direction::Write).as_u64().max(1),
+        fixed_write: fixed_write_bytes(job).is_some(),
         has_writes: job.rw.has_writes() && job.rwmix_read_pct < 100.0,
         verify_seed: iofit_blockdata::random::key(&[job.random_seed, clone as u64]),
         state_path: dir.map(|d| {

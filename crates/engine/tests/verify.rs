@@ -138,3 +138,93 @@ fn every_injected_fault_is_found_at_its_block() {
     }
     assert!(total >= 1000, "{total} faults");
 }
+
+#[test]
+fn backlog_interval_offset_pattern_and_dump() {
+    use iofit_model::data::PatternPart;
+    let dir = tempfile::tempdir().unwrap();
+    // verify_backlog: every 16 writes, the last 16 blocks are read back; no verify phase.
+    let mut j = job(
+        dir.path(),
+        RwMode::RandWrite,
+        VerifyMode::Crc32c,
+        EngineKind::IoUring,
+        1,
+    );
+    j.data.verify.do_verify = false;
+    j.data.verify.backlog = Some(16);
+    let r = run(&j);
+    assert_eq!(r.error, None);
+    assert_eq!(verify_of(&r).units_checked, 256);
+    assert_eq!(r.read.ios, 256);
+    // verify_interval splits a 16k block into four units, each with a header at verify_offset.
+    let mut j = job(
+        dir.path(),
+        RwMode::Write,
+        VerifyMode::Sha1,
+        EngineKind::Psync,
+        1,
+    );
+    j.block_size = BlockSizeSpec::fixed(Bytes::kib(16));
+    j.data.verify.interval_bytes = Some(4096);
+    j.data.verify.header_offset_bytes = 1024;
+    let r = run(&j);
+    assert_eq!(
+        (verify_of(&r).units_checked, verify_of(&r).bad_units),
+        (256, 0)
+    );
+    let data = std::fs::read(dir.path().join("v.0.0")).unwrap();
+    for unit in data[..1 << 20].chunks(4096) {
+        assert_eq!(
+            &unit[1024..1028],
+            &iofit_blockdata::verify::MAGIC.to_le_bytes()
+        );
+    }
+    // verify=pattern with %o: each block holds the pattern and its own offset.
+    let mut j = job(
+        dir.path(),
+        RwMode::Write,
+        VerifyMode::Pattern,
+        EngineKind::Psync,
+        1,
+    );
+    j.data.verify.pattern = vec![PatternPart::Bytes(vec![0xde, 0xad]), PatternPart::Offset];
+    j.data.verify.state_save = Some(dir.path().to_path_buf());
+    let r = run(&j);
+    assert_eq!(
+        (verify_of(&r).units_checked, verify_of(&r).bad_units),
+        (256, 0)
+    );
+    let data = std::fs::read(dir.path().join("v.0.0")).unwrap();
+    assert_eq!(&data[8192..8202], &[0xde, 0xad, 0, 0x20, 0, 0, 0, 0, 0, 0]);
+    // A flipped byte: found, and verify_dump writes what was read and what was expected.
+    let path = dir.path().join("v.0.0");
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    std::os::unix::fs::FileExt::write_all_at(&file, &[0x55], 8192 + 100).unwrap();
+    j.data.verify.only = true;
+    j.data.verify.dump = true;
+    j.data.verify.state_load = Some(dir.path().to_path_buf());
+    j.data.verify.state_save = None;
+    let r = run(&j);
+    let v = verify_of(&r);
+    assert_eq!(v.bad_units, 1);
+    assert_eq!(
+        (v.errors[0].offset, v.errors[0].kind.as_str()),
+        (8192, "bad pattern")
+    );
+    let received = std::fs::read(dir.path().join("v.0.0.8192.received")).unwrap();
+    let expected = std::fs::read(dir.path().join("v.0.0.8192.expected")).unwrap();
+    assert_eq!((received[100], expected.len()), (0x55, 4096));
+    assert_ne!(received, expected);
+    // A job refused before it runs: a header that does not fit its unit.
+    let mut j = job(
+        dir.path(),
+        RwMode::Write,
+        VerifyMode::Sha512,
+        EngineKind::Psync,
+        1,
+    );
+    j.data.verify.header_offset_bytes = 4050;
+    let e = run_jobs(&[j], &RunOptions::default(), &mut Silent).unwrap_err();
+    assert!(e.to_string().contains("verify_offset"), "{e}");
+}
