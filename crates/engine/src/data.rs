@@ -349,7 +349,7 @@ fn check_units<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, units:
     // Read back in the size the blocks were written in (as fio does), each read checking
     // every unit in it; unit by unit when the writes had several sizes.
     let write = run.plan.data.write_bytes;
-    let io = if run.plan.data.fixed_write && write % unit == 0 {
+    let io = if run.plan.data.fixed_write && write.is_multiple_of(unit) {
         write
     } else {
         unit
