@@ -55,8 +55,8 @@ pub enum EmulateError {
         source: std::io::Error,
     },
     /// A system tool (losetup, mkfs.ext4, mount) failed; its own message.
-    #[error("{0}")]
-    Tool(String),
+    #[error(transparent)]
+    Tool(#[from] journal::ToolError),
 }
 
 /// The VM and the volumes of a design named on the command line: `--disk` specs are

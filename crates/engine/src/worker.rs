@@ -21,6 +21,7 @@
 use crate::clock::Clock;
 use crate::distribution::BlockPicker;
 use crate::engine::{Completion, Engine, Op};
+use crate::error::IoFailure;
 use crate::random::{mix64, Permutation, SplitMix64};
 use crate::sequence::{SeqState, Sequence};
 use iofit_stats::{DirectionStats, IntervalAccumulator, IntervalBucket, SeriesMerger};
@@ -485,25 +486,26 @@ impl<'a, C: Clock> Run<'a, C> {
         result: i64,
         done_ns: u64,
         inline: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), IoFailure> {
         if result != meta.len as i64 {
-            let (path, _, _) = &self.plan.files[meta.file as usize];
+            let path = self.plan.files[meta.file as usize].0.clone();
             let what = if meta.op_is_read { "read" } else { "write" };
             return Err(if result < 0 {
-                format!(
-                    "{what} of {} bytes at offset {} of {} failed: {}",
-                    meta.len,
-                    meta.offset,
-                    path.display(),
-                    std::io::Error::from_raw_os_error(-result as i32)
-                )
+                IoFailure::Failed {
+                    what,
+                    len: meta.len,
+                    offset: meta.offset,
+                    path,
+                    error: std::io::Error::from_raw_os_error(-result as i32),
+                }
             } else {
-                format!(
-                    "short {what}: {result} of {} bytes at offset {} of {}",
-                    meta.len,
-                    meta.offset,
-                    path.display()
-                )
+                IoFailure::Short {
+                    what,
+                    done: result,
+                    len: meta.len,
+                    offset: meta.offset,
+                    path,
+                }
             });
         }
         self.completed += 1;
@@ -540,7 +542,7 @@ impl<'a, C: Clock> Run<'a, C> {
         Ok(())
     }
 
-    fn maybe_sync<E: Engine>(&mut self, engine: &mut E) -> Result<(), String> {
+    fn maybe_sync<E: Engine>(&mut self, engine: &mut E) -> Result<(), IoFailure> {
         let every = if self.plan.fsync_every > 0 {
             self.plan.fsync_every
         } else {
@@ -554,14 +556,14 @@ impl<'a, C: Clock> Run<'a, C> {
         self.sync_all(engine, data_only)
     }
 
-    fn sync_all<E: Engine>(&mut self, engine: &mut E, data_only: bool) -> Result<(), String> {
+    fn sync_all<E: Engine>(&mut self, engine: &mut E, data_only: bool) -> Result<(), IoFailure> {
         for file in 0..self.plan.files.len() as u32 {
-            engine.sync_file(file, data_only).map_err(|e| {
-                format!(
-                    "sync of {} failed: {e}",
-                    self.plan.files[file as usize].0.display()
-                )
-            })?;
+            engine
+                .sync_file(file, data_only)
+                .map_err(|error| IoFailure::Sync {
+                    path: self.plan.files[file as usize].0.clone(),
+                    error,
+                })?;
             self.out.syncs += 1;
         }
         Ok(())
@@ -598,7 +600,7 @@ impl<'a, C: Clock> Run<'a, C> {
         // An interrupted run ends now: a final fsync on a busy disk could take seconds.
         if self.plan.end_fsync && self.out.error.is_none() && !self.out.interrupted {
             if let Err(e) = self.sync_all(engine, false) {
-                self.out.error = Some(e);
+                self.out.error = Some(e.to_string());
             }
         }
         std::mem::take(&mut self.out)
@@ -673,11 +675,11 @@ fn run_inline<E: Engine, C: Clock>(
             run.series.advance(now - run.measure_start, sink);
         }
         if let Err(e) = run.complete(&meta, result, now, true) {
-            run.out.error = Some(e);
+            run.out.error = Some(e.to_string());
             break;
         }
         if let Err(e) = run.maybe_sync(engine) {
-            run.out.error = Some(e);
+            run.out.error = Some(e.to_string());
             break;
         }
         since_publish += 1;
@@ -832,7 +834,7 @@ fn absorb<C: Clock>(
             continue;
         }
         if let Err(e) = run.complete(&meta, c.result, done_ns, false) {
-            run.out.error.get_or_insert(e);
+            run.out.error.get_or_insert(e.to_string());
         }
     }
 }
@@ -982,7 +984,7 @@ fn run_queued<E: Engine, C: Clock>(
         absorb(run, &mut q, now, cancelling, sink);
         if phase == Phase::Issuing {
             if let Err(e) = run.maybe_sync(engine) {
-                run.out.error.get_or_insert(e);
+                run.out.error.get_or_insert(e.to_string());
             }
         }
         run.publish_progress();
