@@ -14,8 +14,10 @@ use crate::psync::{SyncEngine, SyncFlavor};
 use crate::random::mix64;
 use crate::sequence::Sequence;
 use crate::uring::UringEngine;
-use crate::worker::{run_clone, CloneOutput, ClonePlan, CloneShared, ProgressCell, SizePicker};
-use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, SizeSpec};
+use crate::worker::{
+    run_clone, CloneOutput, ClonePlan, CloneShared, PacingPlan, ProgressCell, SizePicker,
+};
+use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, OpenSync, SizeSpec};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -329,8 +331,32 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         // a few IOs. Measured on a virtio disk at QD32 (BENCHMARKS.md): whole-queue batches
         // added ~100 us to every IO and cost IOPS; batches of 4 saved 15% CPU per IO but
         // lost ~3% IOPS; one IO per call matched fio's IOPS at 0.83x its CPU per IO.
-        submit_batch: (depth as usize / 32).max(1),
+        submit_batch: job
+            .pacing
+            .submit_batch
+            .map_or((depth as usize / 32).max(1), |b| b.max(1) as usize),
+        pacing: pacing_plan(&job.pacing),
+        fsync_on_close: job.file_sync.fsync_on_close,
+        end_syncfs: job.file_sync.end_syncfs,
     })
+}
+
+/// fio's default `rate_cycle`: minimum rates are checked over 1000 ms windows.
+const DEFAULT_RATE_CYCLE: Duration = Duration::from_millis(1000);
+
+fn pacing_plan(pacing: &iofit_model::job::Pacing) -> PacingPlan {
+    PacingPlan {
+        think_ns: pacing.think_time.as_nanos() as u64,
+        think_spin_ns: pacing.think_spin.as_nanos() as u64,
+        think_blocks: pacing.think_blocks.max(1),
+        min_bytes_per_second: [
+            pacing.min_bytes_per_second.read,
+            pacing.min_bytes_per_second.write,
+        ],
+        min_iops: [pacing.min_iops.read, pacing.min_iops.write],
+        rate_cycle_ns: pacing.rate_cycle.unwrap_or(DEFAULT_RATE_CYCLE).as_nanos() as u64,
+        poisson: pacing.poisson,
+    }
 }
 
 /// The clone's files: re-opens of the descriptors checked at layout, never the names again.
@@ -340,8 +366,19 @@ fn open_files(job: &JobSpec, plan: &ClonePlan, layout: &Layout) -> Result<Vec<Fi
     }
     plan.files
         .iter()
-        .map(|(path, _, _)| layout.open_for_job(path, job.rw.has_writes(), job.direct))
+        .map(|(path, _, _)| {
+            layout.open_for_job_with(path, job.rw.has_writes(), job.direct, sync_flags(job))
+        })
         .collect()
+}
+
+/// fio's `sync=`: O_SYNC or O_DSYNC on every open of the job's files.
+fn sync_flags(job: &JobSpec) -> i32 {
+    match job.file_sync.open_sync {
+        OpenSync::None => 0,
+        OpenSync::Sync => libc::O_SYNC,
+        OpenSync::Dsync => libc::O_DSYNC,
+    }
 }
 
 /// Runs the clone on the engine the job names; returns the output.
@@ -548,6 +585,7 @@ pub fn run_jobs(
                 .collect(),
         );
         let (tx, rx) = mpsc::channel::<(usize, CloneOutput)>();
+        let end_set = Arc::new(AtomicBool::new(false));
         let mut handles = Vec::new();
         let mut cell = 0usize;
         let set_start = Instant::now();
@@ -576,6 +614,8 @@ pub fn run_jobs(
                 let cells = Arc::clone(&cells);
                 let series = Arc::clone(&slots[slot].series);
                 let engine = job.engine;
+                let thread_control = job.thread_control.clone();
+                let end_set = Arc::clone(&end_set);
                 let clock_choice = options.clock;
                 let my_cell = cell;
                 cell += 1;
@@ -588,9 +628,14 @@ pub fn run_jobs(
                         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0, 0, 0) };
                         let shared = CloneShared {
                             stop: &stop,
+                            end_set: Some(&end_set),
                             progress: &cells[my_cell],
                             series: &series,
                         };
+                        if let Err(e) = crate::threads::apply_to_current_thread(&thread_control) {
+                            let _ = tx.send((slot, setup_failed(e)));
+                            return;
+                        }
                         let output = match clock_choice {
                             ClockChoice::Monotonic => {
                                 let clock = MonotonicClock::with_origin(origin);
@@ -601,6 +646,10 @@ pub fn run_jobs(
                                 run_engine(engine, files, &plan, &clock, &shared)
                             }
                         };
+                        if thread_control.exit_all {
+                            // fio exitall: the first job of the set to finish ends the others.
+                            end_set.store(true, Ordering::Relaxed);
+                        }
                         let _ = tx.send((slot, output));
                     })
                     .map_err(|e| EngineError::Setup {

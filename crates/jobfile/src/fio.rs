@@ -7,6 +7,7 @@
 //! ([`ParseOptions::overrides`]) apply to every job after the file's own, so they win.
 
 pub(crate) mod apply;
+pub(crate) mod control;
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};
@@ -1039,5 +1040,7 @@ fn split_filenames(value: &str) -> Vec<String> {
         .collect()
 }
 
+#[cfg(test)]
+mod control_tests;
 #[cfg(test)]
 mod tests;
