@@ -13,6 +13,7 @@ use crate::null::{NullEngine, NullQueue};
 use crate::psync::{SyncEngine, SyncFlavor};
 use crate::random::mix64;
 use crate::sequence::Sequence;
+use crate::steadystate::SteadyStateTracker;
 use crate::uring::UringEngine;
 use crate::worker::{
     run_clone, CloneOutput, ClonePlan, CloneShared, PacingPlan, ProgressCell, SizePicker,
@@ -585,12 +586,24 @@ pub fn run_jobs(
                 .collect(),
         );
         let (tx, rx) = mpsc::channel::<(usize, CloneOutput)>();
-        let end_set = Arc::new(AtomicBool::new(false));
+        // One flag per job of the set: set, the job's clones end as when their runtime is
+        // over (steady state reached, or another job's exitall).
+        let end_flags: Arc<Vec<AtomicBool>> =
+            Arc::new(set.iter().map(|_| AtomicBool::new(false)).collect());
+        let mut steady: Vec<SteadyJob> = Vec::new();
         let mut handles = Vec::new();
         let mut cell = 0usize;
         let set_start = Instant::now();
-        for &j in set {
+        for (position, &j) in set.iter().enumerate() {
             let job = &jobs[j];
+            if let Some(spec) = &job.steady_state {
+                steady.push(SteadyJob {
+                    job: j,
+                    position,
+                    cells: cell..cell + plans[j].len(),
+                    tracker: SteadyStateTracker::new(spec, 0),
+                });
+            }
             for (c, plan) in plans[j].iter().enumerate() {
                 let slot = slot_of[j][c];
                 let files = match open_files(job, plan, &layout) {
@@ -615,7 +628,7 @@ pub fn run_jobs(
                 let series = Arc::clone(&slots[slot].series);
                 let engine = job.engine;
                 let thread_control = job.thread_control.clone();
-                let end_set = Arc::clone(&end_set);
+                let end_flags = Arc::clone(&end_flags);
                 let clock_choice = options.clock;
                 let my_cell = cell;
                 cell += 1;
@@ -628,7 +641,7 @@ pub fn run_jobs(
                         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0, 0, 0) };
                         let shared = CloneShared {
                             stop: &stop,
-                            end_set: Some(&end_set),
+                            end_set: Some(&end_flags[position]),
                             progress: &cells[my_cell],
                             series: &series,
                         };
@@ -648,7 +661,9 @@ pub fn run_jobs(
                         };
                         if thread_control.exit_all {
                             // fio exitall: the first job of the set to finish ends the others.
-                            end_set.store(true, Ordering::Relaxed);
+                            for flag in end_flags.iter() {
+                                flag.store(true, Ordering::Relaxed);
+                            }
                         }
                         let _ = tx.send((slot, output));
                     })
@@ -679,14 +694,30 @@ pub fn run_jobs(
                 handles.clear();
                 break;
             }
-            match rx.recv_timeout(wait.min(PROGRESS_EVERY)) {
+            sample_steady_state(&mut steady, &cells, &end_flags, set_start);
+            // Wake for the next steady-state sample too (at least 1 ms on).
+            let next_sample = steady
+                .iter()
+                .filter(|s| !s.tracker.attained())
+                .map(|s| {
+                    Duration::from_nanos(s.tracker.next_sample_ns())
+                        .saturating_sub(set_start.elapsed())
+                        .max(Duration::from_millis(1))
+                })
+                .fold(PROGRESS_EVERY, Duration::min);
+            match rx.recv_timeout(wait.min(next_sample)) {
                 Ok((slot_index, output)) => {
                     outstanding -= 1;
                     let slot = &mut slots[slot_index];
                     absorb(slot, output);
                     if slot.clones_done == slot.clones_expected {
                         let job = &jobs[slot.job_index];
-                        slot.finished = Some(finish_slot(slot, job));
+                        let mut result = finish_slot(slot, job);
+                        result.steadystate = steady
+                            .iter()
+                            .find(|s| s.job == slot.job_index)
+                            .map(|s| s.tracker.result());
+                        slot.finished = Some(result);
                         publish_finished(&slots, &mut report, observer);
                     }
                 }
@@ -725,6 +756,40 @@ pub fn run_jobs(
         .map(|s| (s.read.clone(), s.write.clone()))
         .collect();
     Ok(report)
+}
+
+/// A job of the running set with a steady-state criterion: its clones' progress cells.
+struct SteadyJob {
+    job: usize,
+    /// Its place in the set (its end flag).
+    position: usize,
+    cells: std::ops::Range<usize>,
+    tracker: SteadyStateTracker,
+}
+
+/// Samples every steady-state job that is due (its clones' completed IOs and bytes, summed),
+/// and ends the ones that are steady. Times count from the start of the set.
+fn sample_steady_state(
+    steady: &mut [SteadyJob],
+    cells: &[ProgressCell],
+    end_flags: &[AtomicBool],
+    set_start: Instant,
+) {
+    let now_ns = set_start.elapsed().as_nanos() as u64;
+    for job in steady.iter_mut() {
+        if job.tracker.attained() || now_ns < job.tracker.next_sample_ns() {
+            continue;
+        }
+        let (ios, bytes) = cells[job.cells.clone()].iter().fold((0, 0), |(i, b), c| {
+            (
+                i + c.ios.load(Ordering::Relaxed),
+                b + c.bytes.load(Ordering::Relaxed),
+            )
+        });
+        if job.tracker.sample(now_ns, ios, bytes) {
+            end_flags[job.position].store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// How often the observer hears about progress.
@@ -845,6 +910,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
             Some(errors.join("; "))
         },
         interrupted: slot.interrupted,
+        steadystate: None,
     }
 }
 

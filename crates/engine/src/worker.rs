@@ -766,6 +766,9 @@ impl<'a, C: Clock> Run<'a, C> {
     }
 }
 
+/// Longest a synchronous clone keeps its progress counters unpublished.
+const PUBLISH_NS: u64 = 10_000_000;
+
 /// Runs one clone to its end (size done, runtime over, Ctrl-C or an IO error).
 pub fn run_clone<E: Engine, C: Clock>(
     engine: &mut E,
@@ -792,6 +795,7 @@ fn run_inline<E: Engine, C: Clock>(
     let clock = run.clock;
     let mut now = run.start_ns;
     let mut since_publish = 0u32;
+    let mut last_publish = now;
     loop {
         if run.end_reason(now).is_some() {
             break;
@@ -846,8 +850,11 @@ fn run_inline<E: Engine, C: Clock>(
             break;
         }
         since_publish += 1;
-        if since_publish == 256 {
+        // Every 256 IOs, or every 10 ms for slow jobs: the runner samples these counters
+        // once a second for steady state.
+        if since_publish == 256 || now.saturating_sub(last_publish) > PUBLISH_NS {
             since_publish = 0;
+            last_publish = now;
             run.publish_progress();
         }
     }

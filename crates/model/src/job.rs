@@ -436,6 +436,31 @@ pub struct JobSpec {
     /// `exitall`.
     #[serde(default, skip_serializing_if = "ThreadControl::is_default")]
     pub thread_control: ThreadControl,
+    /// End the job once its throughput is steady (fio `steadystate`, `ss_dur`, `ss_ramp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<SteadyStateSpec>,
+}
+
+/// fio's steady-state criterion: over the last `duration` of one-second samples (after
+/// `ramp`), the samples' largest deviation from their mean (or the slope of their least-squares
+/// line, with `slope`) is at most `limit`, in percent of the mean when `percent`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SteadyStateSpec {
+    pub metric: SteadyMetric,
+    pub slope: bool,
+    pub limit: f64,
+    pub percent: bool,
+    pub duration: Duration,
+    pub ramp: Duration,
+}
+
+/// What the steady-state criterion looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SteadyMetric {
+    Iops,
+    /// Bandwidth, sampled in KiB/s as fio does.
+    Bw,
 }
 
 /// fio's pacing options. Defaults: no pause, no minimum rate, evenly spaced rate-capped IOs.
@@ -567,6 +592,7 @@ impl JobSpec {
             pacing: Pacing::default(),
             file_sync: FileSync::default(),
             thread_control: ThreadControl::default(),
+            steady_state: None,
         }
     }
 

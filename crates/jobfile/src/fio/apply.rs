@@ -57,6 +57,10 @@ pub(crate) struct Builder {
     /// Where the first write_*_log was set, and log_avg_msec (0: per-IO logs).
     pub log_at: Option<Location>,
     pub log_avg_msec: u64,
+    /// fio `steadystate` (criterion and limit), `ss_dur`, `ss_ramp`: settled in `finish`.
+    pub steady: Option<Placed<iofit_model::job::SteadyStateSpec>>,
+    pub ss_dur: Option<Duration>,
+    pub ss_ramp: Option<Duration>,
 }
 
 /// The job being built.

@@ -6,7 +6,9 @@
 use super::apply::{Arg, Ctx};
 use crate::error::JobFileError;
 use crate::values::{parse_size, parse_time, parse_u32, parse_u64, split_per_direction};
-use iofit_model::job::{IoPriority, OpenSync, PerDirection};
+use iofit_model::job::{
+    IoPriority, JobSpec, OpenSync, PerDirection, SteadyMetric, SteadyStateSpec,
+};
 use std::time::Duration;
 
 type R = Result<(), JobFileError>;
@@ -260,5 +262,94 @@ pub(crate) fn prio(c: &mut Ctx, arg: &Arg) -> R {
 pub(crate) fn ioscheduler(c: &mut Ctx, arg: &Arg) -> R {
     let wanted = arg.value()?;
     c.note(format!("ioscheduler={wanted}: iofit does not switch the device's IO scheduler (it would outlive the run); the run uses the scheduler the device has"));
+    Ok(())
+}
+
+/// fio's `steadystate`/`ss`: `iops:10%`, `iops_slope:0.3%`, `bw:5%`, `bw_slope:1%`, or an
+/// absolute limit (`iops:50` IOPS, `bw:1m` bytes per second).
+pub(crate) fn steadystate(c: &mut Ctx, arg: &Arg) -> R {
+    const FIX: &str = "write iops:10%, iops_slope:0.3%, bw:5%, bw_slope:1% or an absolute limit such as iops:50 or bw:10m";
+    let value = arg.value()?;
+    let (criterion, limit) = value
+        .split_once(':')
+        .ok_or_else(|| arg.invalid("no limit after the criterion", FIX))?;
+    let (metric, slope) = match criterion {
+        "iops" => (SteadyMetric::Iops, false),
+        "iops_slope" => (SteadyMetric::Iops, true),
+        "bw" => (SteadyMetric::Bw, false),
+        "bw_slope" => (SteadyMetric::Bw, true),
+        "lat" | "lat_slope" => {
+            return Err(arg.unsupported(
+                "a latency steady-state criterion",
+                "use an iops or bw criterion",
+            ))
+        }
+        _ => return Err(arg.invalid(format!("'{criterion}' is not a criterion"), FIX)),
+    };
+    let limit = limit.trim();
+    let (limit, percent) = match limit.strip_suffix('%') {
+        Some(pct) => (pct.trim().parse::<f64>().ok(), true),
+        None if metric == SteadyMetric::Iops => (limit.parse::<f64>().ok(), false),
+        // Bytes per second; iofit samples bandwidth in KiB/s, as fio's JSON shows it.
+        None => (
+            parse_size(limit, c.base)
+                .ok()
+                .map(|b| b.as_u64() as f64 / 1024.0),
+            false,
+        ),
+    };
+    let limit = limit
+        .filter(|l| l.is_finite() && *l >= 0.0)
+        .ok_or_else(|| arg.invalid("the limit is not a number", FIX))?;
+    c.b.steady = Some(super::apply::Placed {
+        value: SteadyStateSpec {
+            metric,
+            slope,
+            limit,
+            percent,
+            duration: Duration::ZERO,
+            ramp: Duration::ZERO,
+        },
+        loc: arg.loc.clone(),
+    });
+    Ok(())
+}
+pub(crate) fn ss_dur(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.ss_dur = Some(arg.time()?);
+    Ok(())
+}
+pub(crate) fn ss_ramp(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.ss_ramp = Some(arg.time()?);
+    Ok(())
+}
+
+/// The steady-state spec once the job is whole: fio checks nothing without `ss_dur`, and
+/// needs at least two one-second samples to judge a window.
+pub(crate) fn settle_steady_state(
+    job: &mut JobSpec,
+    b: &mut super::apply::Builder,
+) -> Result<(), JobFileError> {
+    let Some(steady) = b.steady.take() else {
+        return Ok(());
+    };
+    let duration = b.ss_dur.unwrap_or_default();
+    if duration.is_zero() {
+        let note = "steadystate without ss_dur: fio checks nothing (ss_dur=0), and neither does iofit; add ss_dur=30s to end the job when steady";
+        job.notes.push(note.to_string());
+        return Ok(());
+    }
+    if duration < Duration::from_secs(2) {
+        return Err(steady.loc.invalid(
+            "ss_dur",
+            &format!("{}s", duration.as_secs_f64()),
+            "a window of fewer than two one-second samples",
+            "write ss_dur=2s or longer (fio samples once a second)",
+        ));
+    }
+    job.steady_state = Some(SteadyStateSpec {
+        duration,
+        ramp: b.ss_ramp.unwrap_or_default(),
+        ..steady.value
+    });
     Ok(())
 }

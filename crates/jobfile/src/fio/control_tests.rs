@@ -104,3 +104,28 @@ fn bsrange_takes_a_colon_too() {
     let colon = job("blocksize_range=4k:16k").unwrap();
     assert_eq!(dash.block_size, colon.block_size);
 }
+
+#[test]
+fn steady_state_criteria() {
+    use iofit_model::job::SteadyMetric;
+    let j = job("ss=iops_slope:0.3%\nss_dur=30s\nss_ramp=10").unwrap();
+    let ss = j.steady_state.unwrap();
+    assert_eq!(ss.metric, SteadyMetric::Iops);
+    assert!(ss.slope && ss.percent);
+    assert_eq!(ss.limit, 0.3);
+    assert_eq!(ss.duration, Duration::from_secs(30));
+    assert_eq!(ss.ramp, Duration::from_secs(10));
+    let bw = job("steadystate=bw:2m\nsteadystate_duration=5s")
+        .unwrap()
+        .steady_state
+        .unwrap();
+    assert_eq!(bw.metric, SteadyMetric::Bw);
+    assert!(!bw.percent && !bw.slope);
+    assert_eq!(bw.limit, 2048.0, "bytes per second become KiB/s");
+    let no_window = job("ss=iops:5%").unwrap();
+    assert!(no_window.steady_state.is_none());
+    assert!(no_window.notes[0].contains("ss_dur"));
+    assert!(error("ss=iops:5%\nss_dur=1s").contains("two one-second samples"));
+    assert!(error("ss=lat:5ms\nss_dur=5s").contains("latency"));
+    assert!(error("ss=iops").contains("no limit"));
+}
