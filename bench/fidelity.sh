@@ -15,8 +15,9 @@ trap 'rm -rf "$WORK"' EXIT
 
 emulate() { # emulate OUT_JSON DESIGN_ARGS... -- RUN_ARGS...
     local out=$1; shift
+    # --start-credits 0: predict gives the sustained state, after any VM or disk burst is spent.
     "$BIN" emulate --image-dir /dev/shm --scratch-size 256m --mount-root "$WORK/m$RANDOM" \
-        --quiet --json "$@" > "$out"
+        --start-credits 0 --quiet --json "$@" > "$out"
 }
 
 # 1. Service latency of one 4 KiB random read at QD1 on the unthrottled loop device.

@@ -61,10 +61,25 @@ impl Split {
     }
 }
 
+/// The VM's uncached caps in force (burst included while its credits last), for one tick.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct VmCaps {
+    pub iops: Option<f64>,
+    pub mb_s: Option<f64>,
+    /// Seconds of VM-level bursting left at the full burst rate (IOPS bucket), for VMs that
+    /// burst.
+    pub burst_seconds_left: Option<f64>,
+}
+
 pub struct Controller {
     limits: DesignLimits,
     iops_buckets: Vec<Option<BurstBucket>>,
     mb_buckets: Vec<Option<BurstBucket>>,
+    /// VM-level bursting: one bucket per VM limit, charged with every volume's IO together.
+    vm_iops_bucket: Option<BurstBucket>,
+    vm_mb_bucket: Option<BurstBucket>,
+    /// The VM caps that were in force during the last tick.
+    vm_in_force: VmCaps,
     last: Vec<DeviceCounters>,
     iops_allot: Vec<Split>,
     mb_allot: Vec<Split>,
@@ -169,11 +184,22 @@ impl Controller {
             .iter()
             .map(|v| bucket(v.throughput_mb_s, v.burst_throughput_mb_s))
             .collect();
+        let vm_iops_bucket = limits
+            .vm
+            .uncached_iops
+            .and_then(|base| bucket(base, limits.vm.burst_uncached_iops));
+        let vm_mb_bucket = limits
+            .vm
+            .uncached_throughput_mb_s
+            .and_then(|base| bucket(base, limits.vm.burst_uncached_throughput_mb_s));
         let count = limits.volumes.len();
         let mut controller = Controller {
             limits,
             iops_buckets,
             mb_buckets,
+            vm_iops_bucket,
+            vm_mb_bucket,
+            vm_in_force: VmCaps::default(),
             last: vec![DeviceCounters::default(); count],
             iops_allot: vec![Split::default(); count],
             mb_allot: vec![Split::default(); count],
@@ -194,12 +220,53 @@ impl Controller {
         };
         // Before any IO: every volume may use its own cap (within the VM's), half each way.
         let used = vec![(Split::default(), Split::default()); count];
+        controller.vm_in_force = controller.vm_caps();
         controller.allot(&used, true);
         controller
     }
 
+    /// Every burst bucket (disks' and the VM's) starts with `fraction` (0..=1) of its credits
+    /// instead of full: 0 rehearses the sustained state after a long burst.
+    pub fn with_start_credits(mut self, fraction: f64) -> Controller {
+        let refill = |bucket: &mut Option<BurstBucket>| {
+            if let Some(b) = bucket.take() {
+                *bucket = Some(b.with_credits_fraction(fraction));
+            }
+        };
+        self.iops_buckets.iter_mut().for_each(refill);
+        self.mb_buckets.iter_mut().for_each(refill);
+        refill(&mut self.vm_iops_bucket);
+        refill(&mut self.vm_mb_bucket);
+        self.vm_in_force = self.vm_caps();
+        let used = vec![(Split::default(), Split::default()); self.last.len()];
+        self.allot(&used, true);
+        self
+    }
+
     pub fn limits(&self) -> &DesignLimits {
         &self.limits
+    }
+
+    /// The VM caps for the next tick: the baseline, or more while VM burst credits last.
+    pub fn vm_caps(&self) -> VmCaps {
+        VmCaps {
+            iops: self
+                .limits
+                .vm
+                .uncached_iops
+                .map(|base| cap_of(&self.vm_iops_bucket, base, self.tick_s)),
+            mb_s: self
+                .limits
+                .vm
+                .uncached_throughput_mb_s
+                .map(|base| cap_of(&self.vm_mb_bucket, base, self.tick_s)),
+            burst_seconds_left: self.vm_iops_bucket.as_ref().map(BurstBucket::seconds_left),
+        }
+    }
+
+    /// The VM caps that were in force during the last tick (what its use is measured against).
+    pub fn vm_caps_in_force(&self) -> VmCaps {
+        self.vm_in_force
     }
 
     /// The kernel caps to set now, one per volume.
@@ -232,6 +299,7 @@ impl Controller {
             "one counter set per volume"
         );
         let elapsed_s = elapsed_s.max(1e-3);
+        self.vm_in_force = self.vm_caps();
         let mut usage = Vec::with_capacity(counters.len());
         let mut used = Vec::with_capacity(counters.len());
         for (i, now) in counters.iter().enumerate() {
@@ -240,6 +308,14 @@ impl Controller {
             used.push((iops_used, mb_used));
         }
         self.last = counters.to_vec();
+        let vm_iops: f64 = used.iter().map(|u| u.0.total()).sum();
+        let vm_mb: f64 = used.iter().map(|u| u.1.total()).sum();
+        if let Some(bucket) = &mut self.vm_iops_bucket {
+            bucket.account(vm_iops * elapsed_s, elapsed_s);
+        }
+        if let Some(bucket) = &mut self.vm_mb_bucket {
+            bucket.account(vm_mb * elapsed_s, elapsed_s);
+        }
         let peaks: Vec<(Split, Split)> = used
             .iter()
             .enumerate()
@@ -381,20 +457,16 @@ impl Controller {
             .collect();
         let iops_used: Vec<Split> = used.iter().map(|u| u.0).collect();
         let mb_used: Vec<Split> = used.iter().map(|u| u.1).collect();
+        let vm = self.vm_caps();
         (self.iops_allot, self.iops_share) = level(
-            self.limits.vm.uncached_iops,
+            vm.iops,
             &volume_caps_iops,
             &iops_used,
             &self.iops_allot,
             first,
         );
-        (self.mb_allot, self.mb_share) = level(
-            self.limits.vm.uncached_throughput_mb_s,
-            &volume_caps_mb,
-            &mb_used,
-            &self.mb_allot,
-            first,
-        );
+        (self.mb_allot, self.mb_share) =
+            level(vm.mb_s, &volume_caps_mb, &mb_used, &self.mb_allot, first);
     }
 }
 
@@ -480,6 +552,8 @@ mod tests {
                 name: "test".into(),
                 uncached_iops: vm_iops,
                 uncached_throughput_mb_s: None,
+                burst_uncached_iops: None,
+                burst_uncached_throughput_mb_s: None,
             },
             volumes: volumes
                 .iter()
@@ -603,5 +677,54 @@ mod tests {
         let usage = c.tick(&[counters], 0.1);
         assert_eq!(usage[0].read_iops, 200.0);
         assert!(c.caps()[0].read_iops.unwrap() <= 25);
+    }
+
+    #[test]
+    fn a_bursting_vm_lifts_its_shared_cap_while_credits_last_then_falls_to_its_baseline() {
+        // A D2s_v5-like VM: 3,750 uncached IOPS, burst 10,000; two volumes of 8,000 each, so
+        // the VM binds. Time scale 1800 -> 1 s of full VM burst.
+        let mut limits = limits(Some(3750.0), &[(8000.0, None), (8000.0, None)]);
+        limits.vm.burst_uncached_iops = Some(10_000.0);
+        let mut c = Controller::new(limits, 1800.0, 0.1);
+        let mut counters = [reads(0), reads(0)];
+        let mut totals = vec![];
+        let mut caps = vec![];
+        for _ in 0..40 {
+            // Both volumes take all the kernel lets through.
+            let kernel = c.caps();
+            for (counter, cap) in counters.iter_mut().zip(&kernel) {
+                *counter = reads(counter.read_ios + cap.read_iops.unwrap() / 10);
+            }
+            let usage = c.tick(&counters, 0.1);
+            totals.push(usage.iter().map(|u| u.iops()).sum::<f64>());
+            caps.push(c.vm_caps_in_force().iops.unwrap());
+        }
+        // Into burst: the VM lets 10,000 through...
+        assert!(totals[1..4].iter().all(|t| *t > 9_000.0), "{totals:?}");
+        assert_eq!(caps[0], 10_000.0);
+        // ...while the bucket lasts (1 s = 6,250 IOs above the baseline), then the baseline.
+        let tail = &totals[30..];
+        assert!(
+            tail.iter().all(|t| (3_700.0..3_900.0).contains(t)),
+            "{totals:?} caps {caps:?}"
+        );
+        // Never over the cap in force by more than the feedback gain's first step (+3 %: the
+        // first tick ran at half the caps, which the gain reads as a kernel holding back).
+        for (t, cap) in totals.iter().zip(&caps) {
+            assert!(*t <= cap * 1.03, "{t} over {cap}: {totals:?} {caps:?}");
+        }
+    }
+
+    #[test]
+    fn an_empty_start_rehearses_the_sustained_state() {
+        let mut limits = limits(Some(3750.0), &[(500.0, Some(3500.0))]);
+        limits.vm.burst_uncached_iops = Some(10_000.0);
+        let c = Controller::new(limits, 1.0, 0.1).with_start_credits(0.0);
+        assert_eq!(c.vm_caps().iops, Some(3750.0));
+        assert_eq!(
+            c.caps()[0].read_iops,
+            Some(250),
+            "half of the disk's 500 baseline"
+        );
     }
 }

@@ -17,6 +17,7 @@
 //!     command: vec!["fio".into(), "--name=a".into(), "--directory={data}".into(), "--size=64m".into()],
 //!     tick: std::time::Duration::from_millis(100),
 //!     time_scale: 1.0,
+//!     start_credits: 1.0,
 //!     state_dir: iofit_emulate::journal::STATE_DIR.into(),
 //! };
 //! struct Quiet;

@@ -26,6 +26,12 @@ pub struct VmLimits {
     pub name: String,
     pub uncached_iops: Option<f64>,
     pub uncached_throughput_mb_s: Option<f64>,
+    /// VM-level credit bursting (the size tables' "max burst uncached" figures, up to 30
+    /// minutes): `None` where the VM has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst_uncached_iops: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst_uncached_throughput_mb_s: Option<f64>,
 }
 
 /// Every cap of a design, scaled by `scale` (1.0 = the catalog's figures).
@@ -71,6 +77,10 @@ impl DesignLimits {
                 name: vm.name.clone(),
                 uncached_iops: vm.uncached_iops.map(|v| v.0 * scale),
                 uncached_throughput_mb_s: vm.uncached_throughput_mb_s.map(|v| v.0 * scale),
+                burst_uncached_iops: vm.burst_uncached_iops.map(|v| v.0 * scale),
+                burst_uncached_throughput_mb_s: vm
+                    .burst_uncached_throughput_mb_s
+                    .map(|v| v.0 * scale),
             },
             volumes: limits,
             scale,

@@ -303,6 +303,86 @@ fn a_p10_bursts_while_credits_last_then_falls_to_its_baseline() {
 }
 
 #[test]
+fn a_bursting_vm_lifts_its_cap_while_credits_last_then_falls_to_its_baseline() {
+    let _serial = serial();
+    require_root_and_throttling();
+    let (_tmp, mount_root) = dirs();
+    // Standard_D2s_v5: 3,750 uncached IOPS, VM-level burst 10,000 for 30 min; 2 x P40 (15,000)
+    // never binds. Scale 0.25: VM 937.5, burst 2,500; time scale 600 -> 3 s of full burst.
+    let out = emulate(
+        &mount_root,
+        &[
+            "--vm",
+            "Standard_D2s_v5",
+            "--disk",
+            "data=2xP40",
+            "--scale",
+            "0.25",
+            "--burst-time-scale",
+            "600",
+            "--json",
+            "--",
+        ],
+    )
+    .args(run_job(
+        "data",
+        &[
+            "--rw=randread",
+            "--bs=4k",
+            "--numjobs=4",
+            "--runtime=7",
+            "--time_based",
+        ],
+    ))
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    let seconds = doc["seconds"].as_array().unwrap();
+    let vm: Vec<f64> = seconds
+        .iter()
+        .map(|s| s["vm_iops"].as_f64().unwrap())
+        .collect();
+    let caps: Vec<f64> = seconds
+        .iter()
+        .map(|s| s["vm_cap_iops"].as_f64().unwrap())
+        .collect();
+    // Into burst: some second near 2,500; out of it: the last full seconds at the 937.5 baseline.
+    let peak = vm.iter().cloned().fold(0.0, f64::max);
+    assert!(
+        (2500.0 * 0.85..=2500.0 * 1.15).contains(&peak),
+        "peak {peak}: {vm:?} caps {caps:?}"
+    );
+    let tail_median = median(&vm[vm.len() - 3..vm.len() - 1]);
+    assert!(
+        (937.5 * 0.8..=937.5 * 1.3).contains(&tail_median),
+        "after burst {tail_median}: {vm:?} caps {caps:?}"
+    );
+    // (The last fragment is left out: as the command ends, idle ticks earn credits back; a
+    // tick under the baseline earns a few, which the next tick may spend.)
+    assert!(
+        caps[0] > 2000.0 && caps[caps.len() - 2] < 937.5 * 1.25,
+        "{caps:?}"
+    );
+    // The measured IOPS follow the VM's bucket: never far above the cap in force that second
+    // or the one before (in the second the burst ends the kernel still spends what its
+    // throttle slice granted under the burst cap).
+    for (i, v) in vm.iter().enumerate() {
+        let cap = caps[i].max(caps[i.saturating_sub(1)]);
+        assert!(
+            *v <= cap * 1.25 + 20.0,
+            "{v} over the cap {cap}: {vm:?} {caps:?}"
+        );
+    }
+    assert_eq!(doc["binding"].as_str(), Some("VM uncached IOPS"), "{doc}");
+    assert_clean();
+}
+
+#[test]
 fn the_vm_cap_is_shared_between_volumes() {
     let _serial = serial();
     require_root_and_throttling();

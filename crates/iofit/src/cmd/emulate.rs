@@ -54,6 +54,10 @@ pub struct Args {
     /// Shorten the 30-minute credit-burst buckets by this factor (60: 30 s of burst).
     #[arg(long, default_value_t = 1.0)]
     pub burst_time_scale: f64,
+    /// Percent of its credits every burst bucket (disks' and the VM's) starts with: Azure starts
+    /// full (100); 0 rehearses the sustained state after a long burst, as `predict` gives it.
+    #[arg(long, value_name = "PCT", default_value_t = 100.0)]
+    pub start_credits: f64,
     /// Control interval in milliseconds (how often shared limits are divided again).
     #[arg(long, default_value_t = 100)]
     pub tick_ms: u64,
@@ -147,6 +151,11 @@ fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
     if !(args.burst_time_scale.is_finite() && args.burst_time_scale > 0.0) {
         return Err(bad_input("--burst-time-scale must be a positive number"));
     }
+    if !(0.0..=100.0).contains(&args.start_credits) {
+        return Err(bad_input(
+            "--start-credits must be a percent within 0..=100",
+        ));
+    }
     if args.command.is_empty() {
         return Err(bad_input(
             "no command: put it after `--`, e.g. iofit emulate ... -- iofit run job.fio",
@@ -163,6 +172,7 @@ fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
         command: args.command.clone(),
         tick: Duration::from_millis(args.tick_ms),
         time_scale: args.burst_time_scale,
+        start_credits: args.start_credits / 100.0,
         state_dir: PathBuf::from(STATE_DIR),
     })
 }
@@ -296,6 +306,14 @@ fn header(limits: &DesignLimits) -> String {
         cap(limits.vm.uncached_iops),
         cap(limits.vm.uncached_throughput_mb_s)
     ));
+    if let (Some(i), Some(m)) = (
+        limits.vm.burst_uncached_iops,
+        limits.vm.burst_uncached_throughput_mb_s,
+    ) {
+        text.push_str(&format!(
+            "  VM burst: {i:.0} IOPS / {m:.1} MB/s while its credits last (VM-level bursting)\n"
+        ));
+    }
     for volume in &limits.volumes {
         let burst = match (volume.burst_iops, volume.burst_throughput_mb_s) {
             (Some(i), Some(m)) => format!(", burst {i:.0} IOPS / {m:.0} MB/s while credits last"),
