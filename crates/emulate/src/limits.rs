@@ -104,9 +104,24 @@ fn volume_limits(
             design.label, design.caching
         ));
     }
+    let bought = match (design.provisioned_size_gib, design.provisioned_iops) {
+        (Some(size), Some(iops)) => {
+            notes.push(format!(
+                "volume '{}' is {}: capped at the IOPS and MB/s bought per disk; the VM's \
+                 uncached limits enforced are its Premium SSD ones (some sizes publish higher \
+                 ones for Premium SSD v2 and Ultra, not in the catalog: pessimistic there)",
+                design.label, disk.name
+            ));
+            format!(" {size} GiB, {iops} IOPS, {} MB/s", disk.throughput_mb_s)
+        }
+        _ => String::new(),
+    };
     VolumeLimits {
         label: design.label.clone(),
-        design: format!("{} x {} ({})", design.disk_count, disk.name, design.caching),
+        design: format!(
+            "{} x {}{bought} ({})",
+            design.disk_count, disk.name, design.caching
+        ),
         iops: disk.iops * count * scale,
         throughput_mb_s: disk.throughput_mb_s * count * scale,
         burst_iops: disk.burst_iops.map(|v| v * count * scale),

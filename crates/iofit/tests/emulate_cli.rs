@@ -383,6 +383,49 @@ fn a_bursting_vm_lifts_its_cap_while_credits_last_then_falls_to_its_baseline() {
 }
 
 #[test]
+fn a_premium_ssd_v2_volume_is_held_at_the_iops_bought() {
+    let _serial = serial();
+    require_root_and_throttling();
+    let (_tmp, mount_root) = dirs();
+    // Premium SSD v2 bought at 4,000 IOPS and 150 MB/s per disk, scale 0.5: 2,000 IOPS. The
+    // D8s_v5's 12,800 x 0.5 does not bind.
+    let out = emulate(
+        &mount_root,
+        &[
+            "--vm",
+            "Standard_D8s_v5",
+            "--disk",
+            "data=1xPremiumV2,size_gib=64,iops=4000,mb_s=150",
+            "--scale",
+            "0.5",
+            "--json",
+            "--",
+        ],
+    )
+    .args(run_job(
+        "data",
+        &["--rw=randread", "--bs=4k", "--runtime=5", "--time_based"],
+    ))
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    let seconds = doc["seconds"].as_array().unwrap();
+    let iops: Vec<f64> = seconds
+        .iter()
+        .map(|s| s["volumes"][0]["read_iops"].as_f64().unwrap())
+        .collect();
+    let steady = median(&iops[1..iops.len() - 1]);
+    assert!((1700.0..=2300.0).contains(&steady), "{steady}: {iops:?}");
+    assert_eq!(doc["binding"].as_str(), Some("data IOPS"), "{doc}");
+    assert_clean();
+}
+
+#[test]
 fn the_vm_cap_is_shared_between_volumes() {
     let _serial = serial();
     require_root_and_throttling();
@@ -652,6 +695,42 @@ fn bad_input_is_refused_before_anything_is_made() {
             "data=1xP10",
             "--mount-root",
             "/tmp/x",
+        ],
+        // A provisioned type without what is bought, and with more IOPS than its size allows.
+        &[
+            "emulate",
+            "--vm",
+            "Standard_D4s_v5",
+            "--disk",
+            "data=1xPremiumV2",
+            "--mount-root",
+            "/tmp/x",
+            "--",
+            "true",
+        ],
+        &[
+            "emulate",
+            "--vm",
+            "Standard_D4s_v5",
+            "--disk",
+            "data=1xUltra,size_gib=4,iops=400000,mb_s=100",
+            "--mount-root",
+            "/tmp/x",
+            "--",
+            "true",
+        ],
+        &[
+            "emulate",
+            "--vm",
+            "Standard_D4s_v5",
+            "--disk",
+            "data=1xP10",
+            "--start-credits",
+            "101",
+            "--mount-root",
+            "/tmp/x",
+            "--",
+            "true",
         ],
     ];
     for args in cases {

@@ -31,7 +31,9 @@ pub struct Args {
     /// Which design of --plan: 1 is the cheapest.
     #[arg(long, value_name = "N")]
     pub design: Option<usize>,
-    /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. data=2xP30:none. Repeat per volume.
+    /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. data=2xP30:none; Premium SSD v2 and Ultra
+    /// add what is bought per disk: data=1xPremiumV2,size_gib=512,iops=6000,mb_s=250. Repeat
+    /// per volume.
     #[arg(long = "disk", value_name = "SPEC")]
     pub disks: Vec<String>,
     /// Use an existing block device for a volume (never formatted): LABEL=/dev/DEVICE.
@@ -222,13 +224,24 @@ fn design_from_plan(
     let vm = field(design, "vm")?;
     let mut disks = Vec::new();
     for volume in design["volumes"].as_array().into_iter().flatten() {
-        disks.push(format!(
+        let mut spec = format!(
             "{}={}x{}:{}",
             field(volume, "label")?,
             field(volume, "disk_count")?,
             field(volume, "disk_sku")?,
             field(volume, "caching")?.to_ascii_lowercase()
-        ));
+        );
+        // A provisioned volume (Premium SSD v2, Ultra) carries what was bought per disk.
+        for (key, name) in [
+            ("provisioned_size_gib", "size_gib"),
+            ("provisioned_iops", "iops"),
+            ("provisioned_throughput_mb_s", "mb_s"),
+        ] {
+            if let Some(value) = volume[key].as_f64() {
+                spec.push_str(&format!(",{name}={value}"));
+            }
+        }
+        disks.push(spec);
     }
     Ok((vm, disks))
 }
