@@ -53,6 +53,20 @@ impl Split {
         self.read + self.write
     }
 
+    fn plus(self, other: Split) -> Split {
+        Split {
+            read: self.read + other.read,
+            write: self.write + other.write,
+        }
+    }
+
+    fn scaled(self, factor: f64) -> Split {
+        Split {
+            read: self.read * factor,
+            write: self.write * factor,
+        }
+    }
+
     fn max(self, other: Split) -> Split {
         Split {
             read: self.read.max(other.read),
@@ -221,7 +235,7 @@ impl Controller {
         // Before any IO: every volume may use its own cap (within the VM's), half each way.
         let used = vec![(Split::default(), Split::default()); count];
         controller.vm_in_force = controller.vm_caps();
-        controller.allot(&used, true);
+        controller.allot(&used, &used, true);
         controller
     }
 
@@ -239,7 +253,7 @@ impl Controller {
         refill(&mut self.vm_mb_bucket);
         self.vm_in_force = self.vm_caps();
         let used = vec![(Split::default(), Split::default()); self.last.len()];
-        self.allot(&used, true);
+        self.allot(&used, &used, true);
         self
     }
 
@@ -332,6 +346,19 @@ impl Controller {
                     })
             })
             .collect();
+        let means: Vec<(Split, Split)> = self
+            .recent
+            .iter()
+            .map(|recent| {
+                let n = recent.len().max(1) as f64;
+                let sum = recent
+                    .iter()
+                    .fold((Split::default(), Split::default()), |sum, u| {
+                        (sum.0.plus(u.0), sum.1.plus(u.1))
+                    });
+                (sum.0.scaled(1.0 / n), sum.1.scaled(1.0 / n))
+            })
+            .collect();
         // Held at a direction's cap in force during this tick counts as near the limits too
         // (before any IO that cap is half the volume's share).
         let held: Vec<f64> = used
@@ -345,7 +372,7 @@ impl Controller {
                     .max(ratio(mb.write, self.mb_allot[i].write))
             })
             .collect();
-        self.allot(&peaks, false);
+        self.allot(&peaks, &means, false);
         // Lifting one volume's caps is safe only where no shared VM limit could be passed by
         // it: one volume (its share is the VM's), or volumes whose own caps fit the VM's.
         let fits = |vm: Option<f64>, caps: f64| vm.is_none_or(|vm| caps <= vm);
@@ -435,8 +462,9 @@ impl Controller {
         (usage, iops, mb)
     }
 
-    /// Divides the VM caps among volumes and each volume's share between directions.
-    fn allot(&mut self, used: &[(Split, Split)], first: bool) {
+    /// Divides the VM caps among volumes (by `used`, the recent peaks) and each volume's share
+    /// between directions (by `means`, the recent mean use).
+    fn allot(&mut self, used: &[(Split, Split)], means: &[(Split, Split)], first: bool) {
         let volume_caps_iops: Vec<f64> = (0..used.len())
             .map(|i| {
                 cap_of(
@@ -457,24 +485,32 @@ impl Controller {
             .collect();
         let iops_used: Vec<Split> = used.iter().map(|u| u.0).collect();
         let mb_used: Vec<Split> = used.iter().map(|u| u.1).collect();
+        let iops_means: Vec<Split> = means.iter().map(|u| u.0).collect();
+        let mb_means: Vec<Split> = means.iter().map(|u| u.1).collect();
         let vm = self.vm_caps();
         (self.iops_allot, self.iops_share) = level(
             vm.iops,
             &volume_caps_iops,
-            &iops_used,
+            (&iops_used, &iops_means),
             &self.iops_allot,
             first,
         );
-        (self.mb_allot, self.mb_share) =
-            level(vm.mb_s, &volume_caps_mb, &mb_used, &self.mb_allot, first);
+        (self.mb_allot, self.mb_share) = level(
+            vm.mb_s,
+            &volume_caps_mb,
+            (&mb_used, &mb_means),
+            &self.mb_allot,
+            first,
+        );
     }
 }
 
 /// One limit (IOPS or MB/s) at both levels: VM among volumes, then volume between directions.
+/// `(used, means)`: each volume's recent peak and mean use.
 fn level(
     vm_cap: Option<f64>,
     volume_caps: &[f64],
-    used: &[Split],
+    (used, means): (&[Split], &[Split]),
     previous: &[Split],
     first: bool,
 ) -> (Vec<Split>, Vec<f64>) {
@@ -503,9 +539,7 @@ fn level(
                 };
             }
             // One direction alone gets the whole share, and so does the idle one, so it can
-            // start at once (the total may pass the share for one tick when it does). Only
-            // when both are active is the share divided between them by demand: cutting an
-            // idle-looking direction down would starve a large request held in the throttle.
+            // start at once (the total may pass the share for one tick when it does).
             let active = |u: f64| u > share * ACTIVE_SHARE;
             if !(active(used[i].read) && active(used[i].write)) {
                 return Split {
@@ -513,19 +547,46 @@ fn level(
                     write: share,
                 };
             }
-            let floor = share * IDLE_SHARE;
-            let demands = [
-                demand_estimate(used[i].read, previous[i].read, floor),
-                demand_estimate(used[i].write, previous[i].write, floor),
-            ];
-            let split = divide(share, &demands, &[share, share]);
-            Split {
-                read: split[0].max(share * ACTIVE_SHARE * 2.0),
-                write: split[1].max(share * ACTIVE_SHARE * 2.0),
-            }
+            split_between_directions(share, means[i])
         })
         .collect();
     (split, volume_share)
+}
+
+/// Extra room the smaller direction keeps above its mean use when both are active.
+const SMALLER_DIRECTION_ROOM: f64 = 1.05;
+
+/// A volume's share between its two active directions, in proportion to their mean use over
+/// the last second. A mixed stream (one queue with a fixed read share) uses its directions in
+/// that ratio whichever of them binds, so the proportional split is its fixed point: both
+/// directions reach their parts together and the total lands on the share. (The kernel holds
+/// static per-direction caps to within 1 % here: caps of 3,500 reads + 1,500 writes gave a
+/// 70/30 stream 5,020 IOPS. The earlier max-min split by doubled demand starved the directions
+/// in turn and put the 70/30 fidelity pair 12 % under.) The smaller direction keeps 5 % above
+/// its use, so that one tick's shortfall cannot shrink its part tick after tick while the
+/// other direction takes all it is given; the feedback gain makes up the 5 %.
+fn split_between_directions(share: f64, mean: Split) -> Split {
+    let floor = share * IDLE_SHARE;
+    let (read, write) = (mean.read.max(floor), mean.write.max(floor));
+    let proportional = |part: f64| share * part / (read + write);
+    let smaller_gets = |part: f64| {
+        proportional(part)
+            .max((part * SMALLER_DIRECTION_ROOM).min(share / 2.0))
+            .max(share * ACTIVE_SHARE * 2.0)
+    };
+    if read <= write {
+        let read = smaller_gets(read);
+        Split {
+            read,
+            write: share - read,
+        }
+    } else {
+        let write = smaller_gets(write);
+        Split {
+            read: share - write,
+            write,
+        }
+    }
 }
 
 fn cap_of(bucket: &Option<BurstBucket>, baseline: f64, tick_s: f64) -> f64 {
@@ -726,5 +787,52 @@ mod tests {
             Some(250),
             "half of the disk's 500 baseline"
         );
+    }
+
+    fn mixed(read_ios: u64, write_ios: u64) -> DeviceCounters {
+        DeviceCounters {
+            read_ios,
+            write_ios,
+            read_bytes: read_ios * 4096,
+            write_bytes: write_ios * 4096,
+        }
+    }
+
+    #[test]
+    fn a_mixed_stream_reaches_the_disk_cap_with_both_directions_at_their_parts() {
+        // One queue, 70 % reads, that takes all the kernel's per-direction caps allow: its
+        // rate is min(read cap / 0.7, write cap / 0.3), as on the real throttle.
+        let mut c = Controller::new(limits(None, &[(5000.0, None)]), 1.0, 0.1);
+        let (mut reads, mut writes) = (0.0, 0.0);
+        let mut totals = vec![];
+        for _ in 0..60 {
+            let caps = c.caps()[0];
+            let rate =
+                (caps.read_iops.unwrap() as f64 / 0.7).min(caps.write_iops.unwrap() as f64 / 0.3);
+            reads += rate * 0.7 / 10.0;
+            writes += rate * 0.3 / 10.0;
+            let usage = c.tick(&[mixed(reads as u64, writes as u64)], 0.1);
+            totals.push(usage[0].iops());
+        }
+        // Within a second it is near the cap, and it stays there.
+        for t in &totals[10..] {
+            assert!((4750.0..=5150.0).contains(t), "{t}: {totals:?}");
+        }
+    }
+
+    #[test]
+    fn a_small_writer_beside_a_greedy_reader_keeps_what_it_asks_for() {
+        // Independent streams: reads take all they are given, writes want 500/s.
+        let mut c = Controller::new(limits(None, &[(5000.0, None)]), 1.0, 0.1);
+        let (mut reads, mut writes) = (0u64, 0u64);
+        let mut last = VolumeUsage::default();
+        for _ in 0..300 {
+            let caps = c.caps()[0];
+            reads += caps.read_iops.unwrap() / 10;
+            writes += caps.write_iops.unwrap().min(500) / 10;
+            last = c.tick(&[mixed(reads, writes)], 0.1)[0].clone();
+        }
+        assert_eq!(last.write_iops, 500.0, "{last:?}");
+        assert!((4400.0..=5100.0).contains(&last.read_iops), "{last:?}");
     }
 }

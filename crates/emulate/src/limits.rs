@@ -89,6 +89,34 @@ impl DesignLimits {
     }
 }
 
+impl DesignLimits {
+    /// The same design without credit bursting (disks' and the VM's): the sustained limits,
+    /// which is what `predict` gives. (An empty bucket alone is not that: idle seconds, such
+    /// as a job laying out its files, earn credits that a burst then spends.)
+    pub fn sustained(mut self) -> DesignLimits {
+        let had_burst = self.vm.burst_uncached_iops.is_some()
+            || self.vm.burst_uncached_throughput_mb_s.is_some()
+            || self
+                .volumes
+                .iter()
+                .any(|v| v.burst_iops.is_some() || v.burst_throughput_mb_s.is_some());
+        self.vm.burst_uncached_iops = None;
+        self.vm.burst_uncached_throughput_mb_s = None;
+        for volume in &mut self.volumes {
+            volume.burst_iops = None;
+            volume.burst_throughput_mb_s = None;
+        }
+        if had_burst {
+            self.notes.push(
+                "credit bursting is off (--no-burst): the sustained limits only, as predict \
+                 gives them"
+                    .into(),
+            );
+        }
+        self
+    }
+}
+
 fn volume_limits(
     design: &VolumeDesign,
     disk: &DiskPerf,
@@ -127,5 +155,30 @@ fn volume_limits(
         burst_iops: disk.burst_iops.map(|v| v * count * scale),
         burst_throughput_mb_s: disk.burst_throughput_mb_s.map(|v| v * count * scale),
         host_cached,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sustained_limits_drop_every_burst_and_say_so() {
+        let catalog = iofit_catalog::Catalog::embedded().unwrap();
+        let (vm, volumes) = crate::resolve(
+            &catalog,
+            "current",
+            "Standard_D2s_v5",
+            &["data=1xP10".to_string()],
+        )
+        .unwrap();
+        let limits = DesignLimits::from_design(&vm, &volumes, 1.0).unwrap();
+        assert_eq!(limits.vm.burst_uncached_iops, Some(10_000.0));
+        assert_eq!(limits.volumes[0].burst_iops, Some(3500.0));
+        let sustained = limits.sustained();
+        assert_eq!(sustained.vm.burst_uncached_iops, None);
+        assert_eq!(sustained.volumes[0].burst_iops, None);
+        assert_eq!(sustained.volumes[0].iops, 500.0);
+        assert!(sustained.notes.iter().any(|n| n.contains("--no-burst")));
     }
 }

@@ -60,6 +60,10 @@ pub struct Args {
     /// full (100); 0 rehearses the sustained state after a long burst, as `predict` gives it.
     #[arg(long, value_name = "PCT", default_value_t = 100.0)]
     pub start_credits: f64,
+    /// No credit bursting at all (disks' and the VM's): the sustained limits, as `predict`
+    /// gives them.
+    #[arg(long)]
+    pub no_burst: bool,
     /// Control interval in milliseconds (how often shared limits are divided again).
     #[arg(long, default_value_t = 100)]
     pub tick_ms: u64,
@@ -134,7 +138,10 @@ fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
     }
     let (vm, volumes) =
         resolve(&catalog, &args.catalog.edition, &vm_name, &disks).map_err(emulate_error)?;
-    let limits = DesignLimits::from_design(&vm, &volumes, args.scale).map_err(emulate_error)?;
+    let mut limits = DesignLimits::from_design(&vm, &volumes, args.scale).map_err(emulate_error)?;
+    if args.no_burst {
+        limits = limits.sustained();
+    }
     let sources = sources(args, &limits)?;
     let needs_scratch = sources.contains(&VolumeSource::Scratch);
     let mount_root = match (&args.mount_root, needs_scratch) {
