@@ -430,7 +430,7 @@ fn check_units<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, units:
             free.push(c.slot);
             let m = meta[c.slot as usize];
             if let Err(e) = run.complete(&m, c.result, done, E::INLINE) {
-                run.out.error.get_or_insert(e);
+                run.out.error.get_or_insert(e.to_string());
                 continue;
             }
             if let DataState::Verify(v) = &mut run.data {

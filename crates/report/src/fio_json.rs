@@ -122,7 +122,28 @@ fn job_value(
     if let Some(verify) = &job.verify {
         value["iofit"]["verify"] = json!(verify);
     }
+    if let Some(ss) = &job.steadystate {
+        value["steadystate"] = steadystate_value(ss);
+    }
     value
+}
+
+/// fio's `steadystate` block, with fio's key names and types.
+fn steadystate_value(ss: &iofit_stats::SteadyStateResult) -> Value {
+    json!({
+        "ss": ss.ss,
+        "duration": ss.duration_s,
+        "attained": u8::from(ss.attained),
+        "criterion": format!("{:.6}{}", ss.criterion, if ss.percent { "%" } else { "" }),
+        "max_deviation": ss.max_deviation,
+        "slope": ss.slope,
+        "data": {
+            "bw_mean": ss.bw_mean_kib_s,
+            "iops_mean": ss.iops_mean,
+            "iops": ss.iops,
+            "bw": ss.bw_kib_s,
+        },
+    })
 }
 
 /// fio's percentile keys: six decimals, `"99.900000"`.
@@ -330,6 +351,7 @@ pub(crate) mod tests {
             error: None,
             interrupted: false,
             verify: None,
+            steadystate: None,
         };
         let writer = JobResult {
             name: "writer1".into(),

@@ -100,8 +100,8 @@ impl Keys {
                     let v = single(p, loc)?;
                     let fix = "write a count (dedupsets=100) or a percentage of the dedup units (dedupsets=5%)";
                     self.dedupsets = Some(if v.trim().ends_with('%') {
-                        let pct =
-                            parse_percent(&v).map_err(|why| bad(loc, "dedupsets", &why, fix))?;
+                        let pct = parse_percent(&v)
+                            .map_err(|why| bad(loc, "dedupsets", &why.to_string(), fix))?;
                         if !(0.0..=100.0).contains(&pct) || pct == 0.0 {
                             return Err(bad(
                                 loc,
