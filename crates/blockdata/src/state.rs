@@ -131,6 +131,23 @@ impl Generations {
         })
     }
 
+    /// The first written unit at or after `offset` of file `file` (then in later files), as
+    /// (file, offset): walks the table without a list, so checking a large device needs no
+    /// memory beyond the table.
+    pub fn next_written(&self, file: u32, offset: u64) -> Option<(u32, u64)> {
+        for (i, f) in self.files.iter().enumerate().skip(file as usize) {
+            let from = if i == file as usize {
+                (offset.saturating_sub(f.base)).div_ceil(self.unit_bytes) as usize
+            } else {
+                0
+            };
+            if let Some(u) = f.gens.iter().skip(from).position(|g| *g != 0) {
+                return Some((i as u32, f.base + (from + u) as u64 * self.unit_bytes));
+            }
+        }
+        None
+    }
+
     /// Units written at least once.
     pub fn written_count(&self) -> u64 {
         self.files

@@ -259,7 +259,7 @@ pub(crate) fn check_backlog<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &
         }
         _ => return,
     };
-    check_units(run, engine, &units);
+    check_units(run, engine, Units::List(units.into_iter()));
 }
 
 /// After the writes (fio `do_verify`): reads back every unit written and checks it. Returns
@@ -269,16 +269,13 @@ pub(crate) fn verify_phase<E: Engine, C: Clock>(
     engine: &mut E,
     now: u64,
 ) -> u64 {
-    let units: Vec<(u32, u64)> = match &run.data {
+    match &run.data {
         DataState::Verify(v)
             if run.plan.data.spec.verify.do_verify
                 && run.plan.data.has_writes
                 && run.out.error.is_none()
                 && !run.out.interrupted
-                && !v.verifier.limit_reached() =>
-        {
-            v.verifier.generations().written().collect()
-        }
+                && !v.verifier.limit_reached() => {}
         // No verify phase: the writes since the last backlog check are still read back.
         DataState::Verify(v)
             if v.backlog.is_some()
@@ -291,7 +288,7 @@ pub(crate) fn verify_phase<E: Engine, C: Clock>(
         }
         _ => return now,
     };
-    check_units(run, engine, &units);
+    check_units(run, engine, Units::Written { file: 0, offset: 0 });
     run.clock.now_ns()
 }
 
@@ -308,13 +305,9 @@ pub(crate) fn verify_only<E: Engine, C: Clock>(
     if !run.measuring {
         run.begin_measuring(now);
     }
-    let units: Vec<(u32, u64)> = match &run.data {
-        DataState::Verify(v) if run.out.error.is_none() => {
-            v.verifier.generations().written().collect()
-        }
-        _ => Vec::new(),
-    };
-    check_units(run, engine, &units);
+    if run.out.error.is_none() {
+        check_units(run, engine, Units::Written { file: 0, offset: 0 });
+    }
     let end = run.clock.now_ns();
     run.finish(engine, end)
 }
@@ -341,7 +334,31 @@ fn replay_writes<C: Clock>(run: &mut Run<'_, C>) {
 
 /// Reads `units` back (unit-sized reads, all slots in use) and checks each. Counted as reads.
 /// Stops on an IO error, a stop, or the job's error limit. Nothing may be in flight.
-fn check_units<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, units: &[(u32, u64)]) {
+/// The units a check reads back: a list (the backlog's last writes), or every written unit
+/// in file and offset order, walked in the generation table (no list for the verify phase).
+enum Units {
+    List(std::vec::IntoIter<(u32, u64)>),
+    Written { file: u32, offset: u64 },
+}
+
+impl Units {
+    fn next(&mut self, data: &DataState) -> Option<(u32, u64)> {
+        match self {
+            Units::List(list) => list.next(),
+            Units::Written { file, offset } => {
+                let DataState::Verify(v) = data else {
+                    return None;
+                };
+                let found = v.verifier.generations().next_written(*file, *offset)?;
+                *file = found.0;
+                *offset = found.1 + v.verifier.unit_bytes();
+                Some(found)
+            }
+        }
+    }
+}
+
+fn check_units<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, mut units: Units) {
     let unit = match &run.data {
         DataState::Verify(v) => v.verifier.unit_bytes(),
         _ => return,
@@ -354,22 +371,23 @@ fn check_units<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, units:
     } else {
         unit
     };
-    let mut blocks: Vec<(u32, u64)> = Vec::with_capacity(units.len());
-    for &(file, offset) in units {
+    // The next block to read: the block of the next unit, each block once.
+    let mut last: Option<(u32, u64)> = None;
+    let mut next_block = |run: &Run<'_, C>| loop {
+        let (file, offset) = units.next(&run.data)?;
         let base = run.plan.files.get(file as usize).map_or(0, |f| f.1);
-        let start = base + (offset - base) / io * io;
-        if blocks.last() != Some(&(file, start)) {
-            blocks.push((file, start));
+        let block = (file, base + (offset - base) / io * io);
+        if last != Some(block) {
+            last = Some(block);
+            return Some(block);
         }
-    }
-    let units = &blocks[..];
+    };
     let unit = io as u32;
     let depth = if E::INLINE {
         1
     } else {
         run.plan.depth.max(1) as usize
     };
-    let mut next = units.iter();
     let mut meta = vec![SlotMeta::default(); depth];
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     let mut inflight = 0usize;
@@ -380,7 +398,7 @@ fn check_units<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, units:
             || run.data.limit_reached();
         // Queue (or, inline, run) a read in every free slot.
         while let (false, Some(&slot)) = (stopping, free.last()) {
-            let Some(&(file, offset)) = next.next() else {
+            let Some((file, offset)) = next_block(run) else {
                 break;
             };
             free.pop();

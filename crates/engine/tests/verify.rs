@@ -227,4 +227,16 @@ fn backlog_interval_offset_pattern_and_dump() {
     j.data.verify.header_offset_bytes = 4050;
     let e = run_jobs(&[j], &RunOptions::default(), &mut Silent).unwrap_err();
     assert!(e.to_string().contains("verify_offset"), "{e}");
+    // The generation table (4 bytes a unit) counts in the run's memory check: 1 PiB of
+    // 4 KiB units is refused before anything is written, not an allocation failure.
+    let mut j = job(
+        dir.path(),
+        RwMode::Write,
+        VerifyMode::Crc32c,
+        EngineKind::Psync,
+        1,
+    );
+    j.size = Some(SizeSpec::Bytes(Bytes(1 << 50)));
+    let e = run_jobs(&[j], &RunOptions::default(), &mut Silent).unwrap_err();
+    assert!(e.to_string().contains("memory"), "{e}");
 }
