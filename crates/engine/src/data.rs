@@ -502,6 +502,12 @@ pub(crate) fn check_job(job: &JobSpec) -> Result<(), EngineError> {
             "verify needs real IO and ioengine=null does none; use psync, io_uring or libaio",
         ));
     }
+    if job.numjobs > 1 && matches!(job.target, iofit_model::job::Target::Files(_)) {
+        return Err(EngineError::invalid(
+            &job.name,
+            "verify with numjobs above 1 on filename=: every clone would take the others' writes for corruption; use directory= (a file per clone) or numjobs=1 with a deeper iodepth",
+        ));
+    }
     let unit = verify_unit(job).ok_or_else(|| {
         EngineError::invalid(
             &job.name,

@@ -239,4 +239,16 @@ fn backlog_interval_offset_pattern_and_dump() {
     j.size = Some(SizeSpec::Bytes(Bytes(1 << 50)));
     let e = run_jobs(&[j], &RunOptions::default(), &mut Silent).unwrap_err();
     assert!(e.to_string().contains("memory"), "{e}");
+    // Clones sharing one named file would take each other's writes for corruption.
+    let mut j = job(
+        dir.path(),
+        RwMode::Write,
+        VerifyMode::Crc32c,
+        EngineKind::Psync,
+        1,
+    );
+    j.target = Target::Files(vec![dir.path().join("shared")]);
+    j.numjobs = 2;
+    let e = run_jobs(&[j], &RunOptions::default(), &mut Silent).unwrap_err();
+    assert!(e.to_string().contains("numjobs"), "{e}");
 }

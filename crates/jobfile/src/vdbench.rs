@@ -278,6 +278,12 @@ impl Run {
                     job.engine = EngineKind::IoUring;
                     job.iodepth = w.threads.max(1);
                     job.numjobs = 1;
+                    if random {
+                        job.notes.push(format!(
+                            "validate=yes: the {} threads run as one io_uring clone with {} IOs in flight, so one key table sees every write (as vdbench keeps one per SD)",
+                            w.threads, w.threads
+                        ));
+                    }
                 }
                 job.direct = w.sd.direct;
                 job.size = w.sd.size.map(SizeSpec::Bytes);
