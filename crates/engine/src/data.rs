@@ -288,6 +288,12 @@ pub(crate) fn verify_phase<E: Engine, C: Clock>(
         }
         _ => return now,
     };
+    // As fio does before its verify phase: the writes reach storage first (a buffered job
+    // then reads back what the page cache holds, as fio with invalidate=0).
+    if let Err(e) = run.sync_all(engine, false) {
+        run.out.error.get_or_insert(e.to_string());
+        return run.clock.now_ns();
+    }
     check_units(run, engine, Units::Written { file: 0, offset: 0 });
     run.clock.now_ns()
 }

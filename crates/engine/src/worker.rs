@@ -712,7 +712,11 @@ impl<'a, C: Clock> Run<'a, C> {
         self.sync_all(engine, data_only)
     }
 
-    fn sync_all<E: Engine>(&mut self, engine: &mut E, data_only: bool) -> Result<(), IoFailure> {
+    pub(crate) fn sync_all<E: Engine>(
+        &mut self,
+        engine: &mut E,
+        data_only: bool,
+    ) -> Result<(), IoFailure> {
         for file in 0..self.plan.files.len() as u32 {
             engine
                 .sync_file(file, data_only)
