@@ -114,6 +114,7 @@ struct Slot {
     usr_ns: u64,
     sys_ns: u64,
     ctx: u64,
+    fio: iofit_stats::FioJobExtras,
     errors: Vec<String>,
     interrupted: bool,
     series: Arc<Mutex<SeriesMerger>>,
@@ -468,6 +469,7 @@ pub fn run_jobs(
             usr_ns: 0,
             sys_ns: 0,
             ctx: 0,
+            fio: Default::default(),
             errors: Vec::new(),
             interrupted: false,
             series: Arc::new(Mutex::new(SeriesMerger::new(interval, clones_expected))),
@@ -518,6 +520,7 @@ pub fn run_jobs(
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
             hostname: hostname(),
+            disk_util: Vec::new(),
             jobs: Vec::new(),
         },
         job_index: Vec::new(),
@@ -728,6 +731,9 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.usr_ns += output.usr_ns;
     slot.sys_ns += output.sys_ns;
     slot.ctx += output.context_switches;
+    slot.fio.io_depths.merge(&output.io_depths);
+    slot.fio.major_faults += output.major_faults;
+    slot.fio.minor_faults += output.minor_faults;
     slot.interrupted |= output.interrupted;
     if let Some(e) = output.error {
         slot.errors.push(e);
@@ -796,6 +802,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
             Some(errors.join("; "))
         },
         interrupted: slot.interrupted,
+        fio: std::mem::take(&mut slot.fio),
     }
 }
 

@@ -468,6 +468,8 @@ fn build_jobs(
             .chain(overrides.iter())
             .collect();
         let mut job = resolve_job(&section.name, &section.loc, &options, opts)?;
+        job.reporting.global_options = written(&global);
+        job.reporting.job_options = written(section.options.iter().chain(overrides.iter()));
         if !jobs.is_empty() && (job.stonewall || job.group_id == NEW_GROUP_MARK) {
             group_id += 1;
         }
@@ -489,6 +491,15 @@ fn build_jobs(
         return Err(JobFileError::new(source_name, 0, None, ErrorKind::Empty));
     }
     Ok(jobs)
+}
+
+/// Options as written, for fio's JSON `"job options"`/`"global options"`: valued ones only (fio
+/// leaves bare flags out), values trimmed.
+fn written<'a>(options: impl IntoIterator<Item = &'a RawOption>) -> Vec<(String, String)> {
+    options
+        .into_iter()
+        .filter_map(|o| Some((o.key.clone(), o.value.as_deref()?.trim().to_string())))
+        .collect()
 }
 
 /// `resolve_job` sets this group id when the job asked for `new_group`; `build_jobs` replaces it

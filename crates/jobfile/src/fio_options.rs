@@ -140,6 +140,11 @@ const HONOURED: &[FioOption] = &[
     opt("fixedbufs", &[], Flag, Noted(a::check_flag, "fixedbufs: iofit's io_uring always uses registered buffers")),
     opt("registerfiles", &[], Flag, Noted(a::check_flag, "registerfiles: iofit's io_uring always registers its files")),
     opt("nonvectored", &[], Value, Noted(a::nothing, "nonvectored: iofit's io_uring always issues non-vectored (fixed-buffer) reads and writes")),
+    opt("percentile_list", &[], Value, Supported(a::percentile_list)),
+    opt("lat_percentiles", &[], Flag, Supported(a::lat_percentiles)),
+    opt("slat_percentiles", &[], Flag, Supported(a::slat_percentiles)),
+    opt("unified_rw_reporting", &[], Value, Supported(a::unified_rw_reporting)),
+    opt("significant_figures", &[], Value, Supported(a::significant_figures)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -200,8 +205,7 @@ const REFUSED: &[(&[&str], &str)] = &[
        "latency_percentile", "latency_run", "steadystate", "ss", "steadystate_duration",
        "ss_dur", "steadystate_ramp_time", "ss_ramp", "steadystate_check_interval",
        "ss_interval", "cpus_allowed", "cpumask", "cpus_allowed_policy", "nice",
-       "percentile_list", "lat_percentiles", "slat_percentiles",
-       "block_error_percentiles", "unified_rw_reporting", "significant_figures",
+       "block_error_percentiles",
        "write_hist_log", "log_hist_msec", "log_hist_coarseness", "log_alternate_epoch",
        "log_alternate_epoch_clock_id",
        "log_compression", "log_compression_cpus", "log_store_compressed", "log_entries",

@@ -262,6 +262,8 @@ pub(crate) mod tests {
 
     fn latency(base: u64, count: u64) -> LatencySummary {
         LatencySummary {
+            fio_bins: Default::default(),
+            fio_ranges: Default::default(),
             count,
             min_ns: base,
             max_ns: base * 40,
@@ -291,6 +293,7 @@ pub(crate) mod tests {
                 .collect()
         };
         let reader = JobResult {
+            fio: Default::default(),
             name: "reader1".into(),
             group_id: 0,
             clones: 1,
@@ -338,6 +341,7 @@ pub(crate) mod tests {
             ..reader.clone()
         };
         RunResult {
+            disk_util: Default::default(),
             tool: "iofit".into(),
             version: "0.1.0".into(),
             timestamp_s: 1_795_368_393,

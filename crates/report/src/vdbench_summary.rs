@@ -292,12 +292,14 @@ mod tests {
             io_bytes: ios * 8192,
             runtime_ns: 2_000_000_000,
             total_latency: LatencySummary {
+                fio_ranges: Default::default(),
                 count: ios,
                 min_ns: 100_000,
                 max_ns: 9_000_000,
                 mean_ns,
                 stdev_ns: 500_000.0,
                 percentiles_ns: vec![(99.0, 6_000_000)],
+                fio_bins: Vec::new(),
             },
             ..Default::default()
         };

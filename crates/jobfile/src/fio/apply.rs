@@ -623,11 +623,72 @@ pub(crate) fn nrfiles(c: &mut Ctx, arg: &Arg) -> R {
     c.b.nrfiles = Some(arg.positive_count("0 files")?);
     Ok(())
 }
-/// iofit always reports completion-latency percentiles (fio's default, clat_percentiles=1).
+/// fio's `clat_percentiles`: completion-latency percentiles in the report (on by default).
 pub(crate) fn clat_percentiles(c: &mut Ctx, arg: &Arg) -> R {
-    if !arg.flag()? {
-        c.note("clat_percentiles=0: iofit still reports completion-latency percentiles");
+    c.job.reporting.clat_percentiles = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn lat_percentiles(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.reporting.lat_percentiles = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn slat_percentiles(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.reporting.slat_percentiles = arg.flag()?;
+    Ok(())
+}
+/// fio's `percentile_list=99:99.9:99.99`: at most 20 percentiles, each above 0 and at most 100,
+/// reported in ascending order as fio reports them.
+pub(crate) fn percentile_list(c: &mut Ctx, arg: &Arg) -> R {
+    const FIX: &str =
+        "write up to 20 percentiles between 0 and 100 joined by ':', such as 50:99:99.9";
+    let mut list = Vec::new();
+    for part in arg.value()?.split(':').map(str::trim) {
+        let pct: f64 = part
+            .parse()
+            .map_err(|_| arg.invalid(format!("'{part}' is not a number"), FIX))?;
+        if !(pct > 0.0 && pct <= 100.0) {
+            return Err(arg.invalid(format!("{part} is not above 0 and at most 100"), FIX));
+        }
+        list.push(pct);
     }
+    if list.len() > 20 {
+        return Err(arg.invalid(
+            format!("{} percentiles (fio keeps at most 20)", list.len()),
+            FIX,
+        ));
+    }
+    list.sort_by(f64::total_cmp);
+    list.dedup();
+    c.job.reporting.percentile_list = list;
+    Ok(())
+}
+pub(crate) fn unified_rw_reporting(c: &mut Ctx, arg: &Arg) -> R {
+    use iofit_model::job::UnifiedRw;
+    c.job.reporting.unified_rw_reporting = match arg.value.map(str::trim).unwrap_or("1") {
+        "none" | "0" => UnifiedRw::None,
+        "mixed" | "1" => UnifiedRw::Mixed,
+        "both" | "2" => UnifiedRw::Both,
+        _ => {
+            return Err(arg.invalid(
+                "not a unified_rw_reporting mode",
+                "write unified_rw_reporting=none, mixed or both (or 0, 1, 2)",
+            ))
+        }
+    };
+    Ok(())
+}
+/// fio's `significant_figures` (1..=10): digits of the rates in the text output.
+pub(crate) fn significant_figures(c: &mut Ctx, arg: &Arg) -> R {
+    let digits = parse_u32(arg.value()?)
+        .ok()
+        .filter(|d| (1..=10).contains(d))
+        .ok_or_else(|| {
+            arg.invalid(
+                "not a whole number from 1 to 10",
+                "write significant_figures=4",
+            )
+        })?;
+    c.job.reporting.significant_figures = digits as u8;
     Ok(())
 }
 /// fio's default, `none`, stops a job at its first error, as iofit does.
