@@ -732,6 +732,9 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.sys_ns += output.sys_ns;
     slot.ctx += output.context_switches;
     slot.fio.io_depths.merge(&output.io_depths);
+    if slot.fio.pid == 0 {
+        slot.fio.pid = output.tid;
+    }
     slot.fio.major_faults += output.major_faults;
     slot.fio.minor_faults += output.minor_faults;
     slot.interrupted |= output.interrupted;

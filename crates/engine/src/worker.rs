@@ -177,6 +177,8 @@ pub struct CloneOutput {
     /// Page faults of the clone's thread over the measured window (fio's majf/minf).
     pub major_faults: u64,
     pub minor_faults: u64,
+    /// The clone's thread id (fio's `pid=`).
+    pub tid: u32,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -451,6 +453,8 @@ impl<'a, C: Clock> Run<'a, C> {
         self.series.restart();
         self.cpu_start = thread_cpu();
         self.faults_start = thread_faults();
+        // SAFETY: gettid has no preconditions and cannot fail.
+        self.out.tid = unsafe { libc::gettid() } as u32;
         self.out.io_depths = Default::default();
     }
 

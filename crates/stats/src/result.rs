@@ -119,6 +119,8 @@ pub struct JobResult {
 /// fio's per-job facts beyond IOs and latencies.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FioJobExtras {
+    /// The thread id of the job's first clone (fio prints its job's pid).
+    pub pid: u32,
     pub io_depths: IoDepthCounts,
     /// Page faults of the job's threads (fio's `majf`, `minf`).
     pub major_faults: u64,

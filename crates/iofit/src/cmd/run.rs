@@ -29,6 +29,28 @@ pub enum OutputFormat {
     Normal,
     /// fio-compatible JSON (stdout holds nothing else).
     Json,
+    /// fio's json+: JSON with every latency histogram's bins (fio_jsonplus_clat2csv reads it).
+    #[value(name = "json+")]
+    JsonPlus,
+    /// fio's terse version 3 line per job (`;`-separated).
+    Terse,
+}
+
+impl OutputFormat {
+    fn fio(self) -> iofit_report::fio_common::FioFormat {
+        use iofit_report::fio_common::FioFormat;
+        match self {
+            OutputFormat::Normal => FioFormat::Normal,
+            OutputFormat::Json => FioFormat::Json,
+            OutputFormat::JsonPlus => FioFormat::JsonPlus,
+            OutputFormat::Terse => FioFormat::Terse,
+        }
+    }
+
+    /// JSON or terse: stdout carries only the results.
+    fn machine_readable(self) -> bool {
+        self != OutputFormat::Normal
+    }
 }
 
 /// Run fio job files, or fio-style jobs given on the command line.
@@ -144,9 +166,11 @@ fn take_own_flag(args: &mut Args, key: &str, value: Option<&str>) -> Result<bool
             args.output_format = match need(value)?.as_str() {
                 "normal" => OutputFormat::Normal,
                 "json" => OutputFormat::Json,
+                "json+" => OutputFormat::JsonPlus,
+                "terse" => OutputFormat::Terse,
                 other => {
                     return Err(bad_input(format!(
-                        "--output-format={other} is not known; use normal or json"
+                        "--output-format={other} is not known; use normal, json, json+ or terse"
                     )))
                 }
             }
@@ -462,17 +486,18 @@ fn write_fio_logs(report: &RunReport, jobs: &[JobSpec]) -> anyhow::Result<()> {
 }
 
 fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> String {
-    match format {
-        OutputFormat::Json => {
-            let options: Vec<Vec<(String, String)>> = report
-                .job_index
-                .iter()
-                .map(|&i| fio_job_options(&jobs[i]))
-                .collect();
-            iofit_report::fio_json::render(&report.result, &options)
-        }
-        OutputFormat::Normal => iofit_report::fio_text::render(&report.result),
-    }
+    let options: Vec<Vec<(String, String)>> = report
+        .job_index
+        .iter()
+        .map(|&i| fio_job_options(&jobs[i]))
+        .collect();
+    iofit_report::fio_common::render_run(
+        format.fio(),
+        &report.result,
+        jobs,
+        &report.job_index,
+        &options,
+    )
 }
 
 struct CliObserver<'a> {
@@ -573,7 +598,7 @@ fn run_on_hosts(args: &Args, hosts: &str, inputs: &Inputs) -> anyhow::Result<Exi
         stop: Arc::new(AtomicBool::new(false)),
     };
     let output = crate::cmd::remote::Output {
-        json: args.output_format == OutputFormat::Json,
+        json: args.output_format.machine_readable(),
         path: args.output.as_deref(),
         quiet: args.quiet,
         report: args.report.as_deref(),
@@ -609,7 +634,7 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
             "--directory/--filename do not apply to a vdbench file; change its sd= lun= lines",
         ));
     }
-    if args.output_format == OutputFormat::Json && args.output.is_none() {
+    if args.output_format.machine_readable() && args.output.is_none() {
         return Err(bad_input(
             "a vdbench file prints vdbench-style text; for JSON give --output FILE",
         ));
