@@ -526,6 +526,13 @@ pub fn run_jobs(
         job_index: Vec::new(),
         stats: Vec::new(),
     };
+    // fio's Disk stats: the disks under the laid-out files, from now to the end of the run.
+    let disks = crate::diskstats::DiskSampler::start(
+        plans
+            .iter()
+            .flatten()
+            .flat_map(|plan| plan.files.iter().map(|file| file.0.as_path())),
+    );
     let set_count = sets.len();
     for (set_index, set) in sets.iter().enumerate() {
         if options.stop.load(Ordering::Relaxed) {
@@ -678,6 +685,7 @@ pub fn run_jobs(
         .filter(|s| s.finished.is_some())
         .map(|s| (s.read.clone(), s.write.clone()))
         .collect();
+    report.result.disk_util = disks.finish();
     Ok(report)
 }
 

@@ -773,8 +773,11 @@ enum Phase {
 fn submit_queued<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, q: &mut Slots) {
     let submit_ns = run.clock.now_ns();
     if run.measuring {
-        let index = iofit_stats::IoDepthCounts::batch_index(q.batch.len() as u64);
-        run.out.io_depths.submit[index] += 1;
+        // fio (`td_io_commit`): the IOs of a commit count at the depth they make together.
+        let batch = q.batch.len() as u64;
+        let depths = &mut run.out.io_depths;
+        depths.submit[iofit_stats::IoDepthCounts::batch_index(batch)] += 1;
+        depths.mark_depth(q.inflight as u64 + batch, batch);
     }
     q.inflight += q.batch.len();
     for slot in q.batch.drain(..) {
@@ -833,11 +836,6 @@ fn refill<E: Engine, C: Clock>(
             free_ns: issue_ns,
         };
         q.batch.push(slot);
-        if run.measuring {
-            // fio counts the depth once the IO is queued: in flight plus queued.
-            let depth = (q.inflight + q.batch.len()) as u64;
-            run.out.io_depths.mark_depth(depth, 1);
-        }
         if q.batch.len() >= q.submit_batch {
             // Hand this sub-batch over now: a device starts on the first IO sooner, instead of
             // waiting for the whole refill to be prepared.

@@ -119,10 +119,16 @@ pub fn parse_command_line(
             if name.trim().is_empty() {
                 return Err(loc.error(Some("name"), ErrorKind::MissingValue("name".into())));
             }
+            // `--name` is an option on fio's command line, and its JSON lists it with the job's.
+            let name = name.trim().to_string();
             sections.push(Section {
-                name: name.trim().to_string(),
+                name: name.clone(),
                 loc: loc.clone(),
-                options: Vec::new(),
+                options: vec![RawOption {
+                    key,
+                    value: Some(name),
+                    loc,
+                }],
             });
             continue;
         }

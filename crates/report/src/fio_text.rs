@@ -266,7 +266,7 @@ fn render_direction(
         if summary.count == 0 {
             continue;
         }
-        let (unit, div) = latency_unit(summary.min_ns as f64);
+        let (unit, div) = latency_unit(summary);
         let _ = writeln!(
             out,
             "   {name} ({unit}): min={}, max={}, avg={:.2}, stdev={:.2}",
@@ -321,19 +321,27 @@ fn render_percentiles(out: &mut String, name: &str, summary: &LatencySummary, li
         .iter()
         .map(|&p| (p, summary.percentile_or_bins_ns(p)))
         .collect();
-    let top = values.iter().map(|(_, v)| *v).max().unwrap_or(0) as f64;
-    let (unit, div) = if top < 100_000.0 {
-        ("nsec", 1.0)
-    } else if top < 100_000_000.0 {
+    // fio's `show_clat_percentiles`: scaled by the smallest and largest value shown.
+    let min = values.iter().map(|(_, v)| *v).min().unwrap_or(0);
+    let max = values.iter().map(|(_, v)| *v).max().unwrap_or(0);
+    let (unit, div) = if min > 2_000_000 && max > 99_999_999 {
+        ("msec", 1_000_000.0)
+    } else if min > 2_000 && max > 99_999 {
         ("usec", 1_000.0)
     } else {
-        ("msec", 1_000_000.0)
+        ("nsec", 1.0)
     };
     let _ = writeln!(out, "    {name} percentiles ({unit}):");
+    // fio prints as many decimals as the most precise percentile needs, in precision + 3.
+    let precision = list.iter().map(|&p| decimals(p)).max().unwrap_or(0);
     for row in values.chunks(4) {
         let cells: Vec<String> = row
             .iter()
-            .map(|(p, v)| format!("{p:5.2}th=[{:5.0}]", *v as f64 / div))
+            // fio rounds each value up per step of 1000 (`(v + 999) / 1000`).
+            .map(|(p, v)| {
+                let width = precision + 3;
+                format!("{p:width$.precision$}th=[{:5}]", v.div_ceil(div as u64))
+            })
             .collect();
         let _ = writeln!(out, "     | {},", cells.join(", "));
     }
@@ -423,14 +431,25 @@ fn render_disks(out: &mut String, run: &RunResult) {
     }
 }
 
-/// The unit fio would pick for a latency line, from its minimum.
-fn latency_unit(min_ns: f64) -> (&'static str, f64) {
-    if min_ns < 10_000.0 {
-        ("nsec", 1.0)
-    } else if min_ns < 10_000_000.0 {
+/// Decimals `percentile` needs to be written exactly (at most 6, fio's JSON precision).
+fn decimals(percentile: f64) -> usize {
+    (0..6)
+        .find(|&d| {
+            let scaled = percentile * 10f64.powi(d as i32);
+            (scaled - scaled.round()).abs() < 1e-6
+        })
+        .unwrap_or(6)
+}
+
+/// The unit fio picks for a latency line (`display_lat`: msec, else usec, when minimum,
+/// maximum and deviation are all large enough).
+fn latency_unit(s: &LatencySummary) -> (&'static str, f64) {
+    if s.min_ns > 2_000_000 && s.max_ns > 99_999_999 && s.stdev_ns > 1_000_000.0 {
+        ("msec", 1_000_000.0)
+    } else if s.min_ns > 2_000 && s.max_ns > 99_999 && s.stdev_ns > 1_000.0 {
         ("usec", 1_000.0)
     } else {
-        ("msec", 1_000_000.0)
+        ("nsec", 1.0)
     }
 }
 
