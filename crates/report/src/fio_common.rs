@@ -26,14 +26,33 @@ impl FioOutput {
 }
 
 /// fio's `--output-format` values iofit writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FioFormat {
+    #[default]
     Normal,
     Json,
     /// `json+`: JSON with every latency histogram's bins.
     JsonPlus,
     /// fio's terse (`--minimal`) version 3 line, one per job.
     Terse,
+}
+
+impl FioFormat {
+    /// fio's name: `normal`, `json`, `json+`, `terse`.
+    pub fn parse(name: &str) -> Option<FioFormat> {
+        Some(match name {
+            "normal" => FioFormat::Normal,
+            "json" => FioFormat::Json,
+            "json+" => FioFormat::JsonPlus,
+            "terse" | "minimal" => FioFormat::Terse,
+            _ => return None,
+        })
+    }
+
+    /// JSON or terse: the output carries only results, for a program to read.
+    pub fn machine_readable(self) -> bool {
+        self != FioFormat::Normal
+    }
 }
 
 /// A whole run's output in `format`: `jobs` are the run's job definitions, `job_index[i]` the
