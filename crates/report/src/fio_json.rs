@@ -428,7 +428,18 @@ pub(crate) mod tests {
                 .collect()
         };
         let reader = JobResult {
-            fio: Default::default(),
+            // Depth 128 all along: every IO issued at >=64, submitted and reaped 9-16 a call.
+            fio: iofit_stats::FioJobExtras {
+                pid: 4242,
+                io_depths: iofit_stats::IoDepthCounts {
+                    issued: [0, 0, 0, 0, 0, 0, 30_030],
+                    submit: [0, 0, 0, 3_003, 0, 0, 0],
+                    complete: [0, 10, 0, 2_993, 0, 0, 0],
+                },
+                major_faults: 1,
+                minor_faults: 120,
+                ..Default::default()
+            },
             name: "reader1".into(),
             group_id: 0,
             clones: 1,
@@ -558,6 +569,66 @@ pub(crate) mod tests {
         assert_eq!(back.jobs[0].engine_used, Some(EngineKind::IoUring));
         assert_eq!(back.jobs[0].series, run.jobs[0].series);
         assert_eq!(back.jobs[0].random_seed, 42);
+    }
+
+    #[test]
+    fn reporting_options_shape_the_document() {
+        use iofit_model::job::{Reporting, UnifiedRw};
+        let mut run = sample_run();
+        run.jobs[0].fio.latency_target = Some(iofit_stats::LatencyTargetResult {
+            target_us: 2_000,
+            window_us: 1_000_000,
+            percentile: 99.0,
+            depth: 12,
+        });
+        run.jobs[0].fio.steadystate = Some(iofit_stats::SteadyStateResult {
+            ss: "iops_slope".into(),
+            duration_s: 3,
+            attained: true,
+            criterion: "0.100000%".into(),
+            iops_samples: vec![10_000, 10_010, 10_020],
+            ..Default::default()
+        });
+        let reporting = Reporting {
+            percentile_list: vec![50.0, 99.0, 99.999],
+            lat_percentiles: true,
+            unified_rw_reporting: UnifiedRw::Mixed,
+            job_options: vec![("bs".into(), "4k".into())],
+            global_options: vec![("ioengine".into(), "libaio".into())],
+            ..Default::default()
+        };
+        let output = FioOutput {
+            reporting: vec![reporting.clone(), reporting],
+            json_plus: true,
+        };
+        let value = to_value_with(&run, &[], &output);
+        let job = &value["jobs"][0];
+        assert!(job.get("read").is_none() && job.get("write").is_none());
+        let mixed = &job["mixed"];
+        assert_eq!(mixed["total_ios"], 30_030);
+        let keys: Vec<&String> = mixed["clat_ns"]["percentile"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(keys.len(), 3);
+        assert!(mixed["lat_ns"]["percentile"]["99.999000"].is_u64());
+        let bins: u64 = mixed["clat_ns"]["bins"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(bins, 30_030);
+        assert_eq!(job["latency_depth"], 12);
+        assert_eq!(job["latency_target"], 2_000);
+        assert_eq!(job["latency_percentile"], 99.0);
+        assert_eq!(job["steadystate"]["attained"], 1);
+        assert_eq!(job["steadystate"]["data"]["iops"][2], 10_020);
+        assert_eq!(job["job options"], json!({"bs": "4k"}));
+        assert_eq!(value["global options"], json!({"ioengine": "libaio"}));
+        // The writer: fio's depth shares add up to 100% (none counted: all zero).
+        assert_eq!(value["jobs"][0]["iodepth_level"][">=64"], 100.0);
     }
 
     #[test]
