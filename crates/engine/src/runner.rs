@@ -472,7 +472,10 @@ pub fn run_jobs(
             fio: Default::default(),
             errors: Vec::new(),
             interrupted: false,
-            series: Arc::new(Mutex::new(SeriesMerger::new(interval, clones_expected))),
+            series: Arc::new(Mutex::new(
+                SeriesMerger::new(interval, clones_expected)
+                    .with_bins(job.logs.hist_prefix.is_some()),
+            )),
             seed: seeds[j],
             finished: None,
         };
@@ -742,6 +745,9 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.fio.io_depths.merge(&output.io_depths);
     if slot.fio.pid == 0 {
         slot.fio.pid = output.tid;
+    }
+    if slot.fio.start_epoch_ms == 0 || output.start_epoch_ms < slot.fio.start_epoch_ms {
+        slot.fio.start_epoch_ms = output.start_epoch_ms;
     }
     slot.fio.major_faults += output.major_faults;
     slot.fio.minor_faults += output.minor_faults;

@@ -179,6 +179,8 @@ pub struct CloneOutput {
     pub minor_faults: u64,
     /// The clone's thread id (fio's `pid=`).
     pub tid: u32,
+    /// When measuring began, ms since the Unix epoch.
+    pub start_epoch_ms: u64,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -455,6 +457,9 @@ impl<'a, C: Clock> Run<'a, C> {
         self.faults_start = thread_faults();
         // SAFETY: gettid has no preconditions and cannot fail.
         self.out.tid = unsafe { libc::gettid() } as u32;
+        self.out.start_epoch_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
         self.out.io_depths = Default::default();
     }
 

@@ -112,3 +112,101 @@ fn per_io_logs_are_refused_with_the_fix() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("log_avg_msec"));
 }
+
+/// fio's histogram log (`write_hist_log`, `log_hist_msec`) with `log_offset`,
+/// `log_unix_epoch` and `per_job_logs=0`: fio 3.33's columns, counts that add up to the JSON's
+/// IOs, and Debian's `fiologparser_hist.py` reading the same samples.
+#[test]
+fn histogram_log_is_read_by_fiologparser_hist() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("iofit")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quiet",
+            "--output-format=json",
+            "--name=h",
+            "--ioengine=null",
+            "--size=64m",
+            "--bs=4k",
+            "--rw=randread",
+            "--runtime=1",
+            "--time_based",
+            "--write_hist_log=h",
+            "--log_hist_msec=250",
+            "--write_iops_log=h",
+            "--log_avg_msec=250",
+            "--log_offset=1",
+            "--log_unix_epoch=1",
+            "--per_job_logs=0",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let total_ios = json["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    let started_s = json["timestamp"].as_u64().unwrap();
+    // per_job_logs=0: no clone number in the names.
+    let hist = std::fs::read_to_string(dir.path().join("h_clat_hist.log")).unwrap();
+    let mut counted = 0;
+    for line in hist.lines() {
+        let fields: Vec<u64> = line.split(", ").map(|f| f.parse().unwrap()).collect();
+        assert_eq!(fields.len(), 3 + 1856, "time, ddir, bs and fio's 1856 bins");
+        // log_unix_epoch=1: ms since the epoch, within the run.
+        assert!(fields[0] / 1000 >= started_s && fields[0] / 1000 <= started_s + 5);
+        assert_eq!((fields[1], fields[2]), (0, 4096));
+        counted += fields[3..].iter().sum::<u64>();
+    }
+    assert_eq!(counted, total_ios, "the histogram log holds every IO");
+    // log_offset=1: six columns, offset 0 before the priority.
+    let iops = std::fs::read_to_string(dir.path().join("h_iops.log")).unwrap();
+    assert!(iops
+        .lines()
+        .all(|l| l.split(", ").count() == 6 && l.ends_with(", 0, 0, 0, 0")));
+
+    // Debian's fio ships the parser as documentation; it needs pandas (python3-pandas).
+    let script = dir.path().join("fiologparser_hist.py");
+    let unpacked = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "zcat /usr/share/doc/fio/fiologparser_hist.py.gz > {}",
+            script.display()
+        ))
+        .status();
+    let python = "/usr/bin/python3";
+    if !matches!(unpacked, Ok(s) if s.success()) || !Path::new(python).exists() {
+        eprintln!("skipped: fiologparser_hist.py (Debian's fio) or /usr/bin/python3 missing");
+        return;
+    }
+    let parsed = std::process::Command::new(python)
+        .arg(&script)
+        .args(["--interval", "250", "h_clat_hist.log"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&parsed.stdout);
+    if String::from_utf8_lossy(&parsed.stderr).contains("No module named") {
+        eprintln!("skipped: fiologparser_hist.py needs python3-pandas (.ci/run installs it)");
+        return;
+    }
+    assert!(
+        parsed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
+    // end-time, samples, min, avg, median, 90%, 95%, 99%, max: the samples add up.
+    let samples: f64 = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(", ").nth(1).unwrap().parse::<f64>().unwrap())
+        .sum();
+    assert!(
+        (samples - total_ios as f64).abs() <= total_ios as f64 * 0.001,
+        "fiologparser_hist counted {samples}, iofit {total_ios}\n{text}"
+    );
+}

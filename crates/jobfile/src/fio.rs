@@ -815,7 +815,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         }
     }
     if let Some(at) = &b.log_at {
-        check_logs(&job, &b, at)?;
+        check_logs(&mut job, &b, at)?;
     }
     if let Some(count) = b.number_ios {
         apply_number_ios(&mut job, count)?;
@@ -849,8 +849,9 @@ fn check_blockalign(job: &mut JobSpec, b: &Builder) -> Result<(), JobFileError> 
 }
 
 /// iofit writes fio's averaged logs (one line per window and direction) from its interval
-/// series: that needs `log_avg_msec`, one result per clone, and one direction for latency.
-fn check_logs(job: &JobSpec, b: &Builder, at: &Location) -> Result<(), JobFileError> {
+/// series: that needs `log_avg_msec` (`log_hist_msec` for the histogram log, the same
+/// interval when both are given), one result per clone, and one direction for latency.
+fn check_logs(job: &mut JobSpec, b: &Builder, at: &Location) -> Result<(), JobFileError> {
     let refuse = |what: String, fix: &str| {
         Err(at.error(
             None,
@@ -864,7 +865,31 @@ fn check_logs(job: &JobSpec, b: &Builder, at: &Location) -> Result<(), JobFileEr
     if !job.logs.any() {
         return Ok(());
     }
-    if b.log_avg_msec == 0 {
+    let averaged = job.logs.bw_prefix.is_some()
+        || job.logs.iops_prefix.is_some()
+        || job.logs.lat_prefix.is_some();
+    if job.logs.hist_prefix.is_some() {
+        if b.log_hist_msec == 0 {
+            return refuse(
+                "iofit writes fio's histogram log per interval, not per IO".into(),
+                "add log_hist_msec=N (for example log_hist_msec=1000)",
+            );
+        }
+        if b.log_avg_msec > 0 && b.log_avg_msec != b.log_hist_msec {
+            return refuse(
+                format!("iofit keeps one interval series, and log_avg_msec={} differs from log_hist_msec={}", b.log_avg_msec, b.log_hist_msec),
+                "give log_avg_msec and log_hist_msec the same value",
+            );
+        }
+        if job.rw.is_mixed() {
+            return refuse(
+                "iofit's interval histograms hold reads and writes together".into(),
+                "log histograms on a read-only or write-only job",
+            );
+        }
+        job.log_interval = std::time::Duration::from_millis(b.log_hist_msec);
+    }
+    if averaged && b.log_avg_msec == 0 {
         return refuse(
             "iofit writes fio's averaged logs, not one line per IO".into(),
             "add log_avg_msec=N (for example log_avg_msec=1000)",

@@ -78,9 +78,9 @@ const HONOURED: &[FioOption] = &[
     opt("write_lat_log", &[], Value, Noted(a::write_log,
         "write_lat_log: iofit writes PREFIX_lat.N.log (total latency); it does not write the clat and slat logs fio adds")),
     opt("log_avg_msec", &[], Value, Supported(a::log_avg_msec)),
-    opt("per_job_logs", &[], Flag, Supported(a::only_default)),
-    opt("log_offset", &[], Flag, Supported(a::only_default)),
-    opt("log_unix_epoch", &[], Flag, Supported(a::only_default)),
+    opt("per_job_logs", &[], Flag, Supported(a::log_flag)),
+    opt("log_offset", &[], Flag, Supported(a::log_flag)),
+    opt("log_unix_epoch", &[], Flag, Supported(a::log_flag)),
     opt("percentage_sequential", &[], Value, Supported(a::percentage_sequential)),
     opt("rw_sequencer", &[], Value, Supported(a::rw_sequencer)),
     opt("rwmixread", &[], Value, Supported(a::rwmix)),
@@ -145,6 +145,9 @@ const HONOURED: &[FioOption] = &[
     opt("slat_percentiles", &[], Flag, Supported(a::slat_percentiles)),
     opt("unified_rw_reporting", &[], Value, Supported(a::unified_rw_reporting)),
     opt("significant_figures", &[], Value, Supported(a::significant_figures)),
+    opt("write_hist_log", &[], Value, Noted(a::write_log,
+        "write_hist_log: iofit's histogram log holds total latency in fio's bins (completion latency with psync; with io_uring it adds the submission time)")),
+    opt("log_hist_msec", &[], Value, Supported(a::log_hist_msec)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -206,7 +209,7 @@ const REFUSED: &[(&[&str], &str)] = &[
        "ss_dur", "steadystate_ramp_time", "ss_ramp", "steadystate_check_interval",
        "ss_interval", "cpus_allowed", "cpumask", "cpus_allowed_policy", "nice",
        "block_error_percentiles",
-       "write_hist_log", "log_hist_msec", "log_hist_coarseness", "log_alternate_epoch",
+       "log_hist_coarseness", "log_alternate_epoch",
        "log_alternate_epoch_clock_id",
        "log_compression", "log_compression_cpus", "log_store_compressed", "log_entries",
        "log_max_value", "log_window_value", "log_issue_time", "bwavgtime", "iopsavgtime",

@@ -362,11 +362,26 @@ pub struct FioLogs {
     pub bw_prefix: Option<String>,
     pub iops_prefix: Option<String>,
     pub lat_prefix: Option<String>,
+    /// fio `write_hist_log`: prefix of `PREFIX_clat_hist.N.log`.
+    #[serde(default)]
+    pub hist_prefix: Option<String>,
+    /// fio `log_offset=1`: an offset column (0 in averaged logs) before the priority.
+    #[serde(default)]
+    pub with_offset: bool,
+    /// fio `log_unix_epoch=1`: times in ms since the Unix epoch, not since the job's start.
+    #[serde(default)]
+    pub unix_epoch: bool,
+    /// fio `per_job_logs=0`: one `PREFIX_bw.log` shared by every clone, not one per clone.
+    #[serde(default)]
+    pub shared_file: bool,
 }
 
 impl FioLogs {
     pub fn any(&self) -> bool {
-        self.bw_prefix.is_some() || self.iops_prefix.is_some() || self.lat_prefix.is_some()
+        self.bw_prefix.is_some()
+            || self.iops_prefix.is_some()
+            || self.lat_prefix.is_some()
+            || self.hist_prefix.is_some()
     }
 }
 

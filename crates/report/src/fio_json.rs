@@ -416,6 +416,7 @@ pub(crate) mod tests {
         let series = |reads: u64, writes: u64| -> Vec<IntervalSample> {
             (0..3)
                 .map(|i| IntervalSample {
+                    latency_bins: Default::default(),
                     start_ms: i * 1000,
                     interval_ms: 1000,
                     read_ios: reads + i * 10,

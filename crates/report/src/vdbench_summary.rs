@@ -261,6 +261,7 @@ mod tests {
 
     fn sample(start_ms: u64, read_ios: u64, write_ios: u64, mean_ns: f64) -> IntervalSample {
         IntervalSample {
+            latency_bins: Default::default(),
             start_ms,
             interval_ms: 1000,
             read_ios,

@@ -54,6 +54,7 @@ fn direction(iops: f64, seconds: u64, mean_us: f64, scale: u64) -> DirectionResu
 fn run() -> RunResult {
     let series = (0..20u64)
         .map(|second| IntervalSample {
+            latency_bins: Default::default(),
             start_ms: second * 1000,
             interval_ms: 1000,
             read_ios: 5400 + (second % 4) * 150,

@@ -81,6 +81,10 @@ pub struct IntervalSample {
     pub latency_mean_ns: f64,
     /// 99th percentile total latency of IOs completed in the interval, nanoseconds.
     pub latency_p99_ns: u64,
+    /// The interval's total latencies in fio's bins (bucket value ns, count), kept only for a
+    /// job that writes fio's histogram log (`write_hist_log`); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_bins: Vec<(u64, u64)>,
 }
 
 /// The result of one job (all its clones merged when `group_reporting`, else one clone).
@@ -121,6 +125,9 @@ pub struct JobResult {
 pub struct FioJobExtras {
     /// The thread id of the job's first clone (fio prints its job's pid).
     pub pid: u32,
+    /// When the measured window began, ms since the Unix epoch (fio's `log_unix_epoch`).
+    #[serde(default)]
+    pub start_epoch_ms: u64,
     pub io_depths: IoDepthCounts,
     /// Page faults of the job's threads (fio's `majf`, `minf`).
     pub major_faults: u64,

@@ -127,6 +127,8 @@ pub struct SeriesMerger {
     interval_ns: u64,
     clones: u32,
     slots: Vec<Slot>,
+    /// Keep each interval's latencies in fio's bins (for `write_hist_log`).
+    keep_bins: bool,
 }
 
 impl SeriesMerger {
@@ -135,7 +137,14 @@ impl SeriesMerger {
             interval_ns: interval_ns.max(1),
             clones: clones.max(1),
             slots: Vec::new(),
+            keep_bins: false,
         }
+    }
+
+    /// Also keeps every interval's latency distribution in fio's bins (fio's histogram log).
+    pub fn with_bins(mut self, keep_bins: bool) -> SeriesMerger {
+        self.keep_bins = keep_bins;
+        self
     }
 
     /// Adds one clone's closed interval.
@@ -149,7 +158,7 @@ impl SeriesMerger {
                 sample: None,
             });
         }
-        let interval_ns = self.interval_ns;
+        let (interval_ns, keep_bins) = (self.interval_ns, self.keep_bins);
         let clones = self.clones;
         let slot = &mut self.slots[index];
         let merged = &mut slot.bucket;
@@ -161,7 +170,7 @@ impl SeriesMerger {
         merged.total_latency.merge(&bucket.total_latency);
         slot.reported += 1;
         if slot.reported >= clones {
-            slot.sample = Some(to_sample(&slot.bucket, interval_ns));
+            slot.sample = Some(to_sample(&slot.bucket, interval_ns, keep_bins));
             // Free the histogram's memory: this interval is final.
             slot.bucket.total_latency = LatencyHistogram::with_precision(1);
         }
@@ -169,18 +178,18 @@ impl SeriesMerger {
 
     /// The merged series, ascending by time.
     pub fn finish(self) -> Vec<IntervalSample> {
-        let interval_ns = self.interval_ns;
+        let (interval_ns, keep_bins) = (self.interval_ns, self.keep_bins);
         self.slots
             .into_iter()
             .map(|slot| {
                 slot.sample
-                    .unwrap_or_else(|| to_sample(&slot.bucket, interval_ns))
+                    .unwrap_or_else(|| to_sample(&slot.bucket, interval_ns, keep_bins))
             })
             .collect()
     }
 }
 
-fn to_sample(bucket: &IntervalBucket, interval_ns: u64) -> IntervalSample {
+fn to_sample(bucket: &IntervalBucket, interval_ns: u64, keep_bins: bool) -> IntervalSample {
     IntervalSample {
         start_ms: bucket.index * interval_ns / 1_000_000,
         interval_ms: bucket.length_ns / 1_000_000,
@@ -190,6 +199,11 @@ fn to_sample(bucket: &IntervalBucket, interval_ns: u64) -> IntervalSample {
         write_bytes: bucket.write_bytes,
         latency_mean_ns: bucket.total_latency.mean_ns(),
         latency_p99_ns: bucket.total_latency.percentile_ns(99.0),
+        latency_bins: if keep_bins {
+            bucket.total_latency.fio_bins()
+        } else {
+            Vec::new()
+        },
     }
 }
 

@@ -57,6 +57,8 @@ pub(crate) struct Builder {
     /// Where the first write_*_log was set, and log_avg_msec (0: per-IO logs).
     pub log_at: Option<Location>,
     pub log_avg_msec: u64,
+    /// log_hist_msec (0: not set).
+    pub log_hist_msec: u64,
 }
 
 /// The job being built.
@@ -583,6 +585,7 @@ pub(crate) fn write_log(c: &mut Ctx, arg: &Arg) -> R {
     match arg.key {
         "write_bw_log" => c.job.logs.bw_prefix = prefix,
         "write_iops_log" => c.job.logs.iops_prefix = prefix,
+        "write_hist_log" => c.job.logs.hist_prefix = prefix,
         _ => c.job.logs.lat_prefix = prefix,
     }
     c.b.log_at.get_or_insert_with(|| arg.loc.clone());
@@ -597,20 +600,23 @@ pub(crate) fn log_avg_msec(c: &mut Ctx, arg: &Arg) -> R {
     }
     Ok(())
 }
-/// Options whose fio default is what iofit does, and which iofit cannot do otherwise yet.
-pub(crate) fn only_default(_: &mut Ctx, arg: &Arg) -> R {
-    let (default, what) = match arg.key {
-        "per_job_logs" => ("1", "one log per clone (per_job_logs=1)"),
-        "log_offset" => ("0", "logs without offsets (log_offset=0)"),
-        "log_unix_epoch" => ("0", "log times from the job's start (log_unix_epoch=0)"),
-        _ => ("0", "fio's default"),
-    };
-    let value = arg.value.map(str::trim).unwrap_or("1");
-    let on = parse_bool(Some(value)).map_err(|why| arg.invalid(why, "write 1 or 0"))?;
-    if on == (default == "1") {
-        return Ok(());
+/// fio's `log_hist_msec`: the histogram log's interval (iofit's series interval).
+pub(crate) fn log_hist_msec(c: &mut Ctx, arg: &Arg) -> R {
+    let msec = parse_u64(arg.value()?)
+        .map_err(|why| arg.invalid(why, "write a number of milliseconds such as 1000"))?;
+    c.b.log_hist_msec = msec;
+    Ok(())
+}
+/// fio's `log_offset`, `log_unix_epoch`, `per_job_logs`: how the log files are written.
+pub(crate) fn log_flag(c: &mut Ctx, arg: &Arg) -> R {
+    let on = arg.flag()?;
+    let logs = &mut c.job.logs;
+    match arg.key {
+        "log_offset" => logs.with_offset = on,
+        "log_unix_epoch" => logs.unix_epoch = on,
+        _ => logs.shared_file = !on,
     }
-    Err(arg.unsupported(format!("anything but {what}"), "remove it"))
+    Ok(())
 }
 /// fio's `percentage_sequential`: the complement of `percentage_random`.
 pub(crate) fn percentage_sequential(c: &mut Ctx, arg: &Arg) -> R {

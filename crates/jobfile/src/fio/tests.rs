@@ -749,13 +749,27 @@ fn logs_need_averaging_and_one_series_per_clone() {
         "write_bw_log=x\n",
         "write_bw_log=x\nlog_avg_msec=100\ngroup_reporting\n",
         "write_lat_log=x\nlog_avg_msec=100\nrw=randrw\n",
-        "write_bw_log=x\nlog_avg_msec=100\nlog_offset=1\n",
+        "write_hist_log=x\n",
+        "write_hist_log=x\nlog_hist_msec=100\nlog_avg_msec=200\n",
+        "write_hist_log=x\nlog_hist_msec=100\nrw=randrw\n",
     ] {
         assert!(
             parse(&format!("[a]\nsize=1m\ndirectory=/tmp\n{bad}")).is_err(),
             "{bad}"
         );
     }
+}
+
+#[test]
+fn log_styles_and_histogram_logs() {
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nwrite_iops_log=x\nlog_avg_msec=100\nlog_offset=1\nlog_unix_epoch=1\nper_job_logs=0\nwrite_hist_log=h\nlog_hist_msec=100\n").unwrap();
+    let logs = &jobs[0].logs;
+    assert!(logs.with_offset && logs.unix_epoch && logs.shared_file);
+    assert_eq!(logs.hist_prefix.as_deref(), Some("h"));
+    assert_eq!(jobs[0].log_interval, Duration::from_millis(100));
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nwrite_hist_log\nlog_hist_msec=250\n").unwrap();
+    assert_eq!(jobs[0].logs.hist_prefix.as_deref(), Some("a"));
+    assert_eq!(jobs[0].log_interval, Duration::from_millis(250));
 }
 
 #[test]
