@@ -318,3 +318,100 @@ fn text_has_fios_lines() {
         }
     }
 }
+
+/// fio-plot (PyPI), as .ci/run installs it: the directory holding its package.
+fn fio_plot_path() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/pylib")
+}
+
+#[test]
+fn fio_plot_reads_the_json() {
+    let lib = fio_plot_path();
+    let python = Path::new("/usr/bin/python3");
+    if !lib.join("fio_plot").exists() || !python.exists() {
+        eprintln!(
+            "skipped: fio-plot is not installed in {} (.ci/run installs it with pip)",
+            lib.display()
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    // fio-plot picks files by the rw, iodepth and numjobs in their job options.
+    let out = Command::cargo_bin("iofit")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quiet",
+            "--output-format=json",
+            "--name=p",
+            "--ioengine=null",
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=1",
+            "--numjobs=1",
+            "--size=64m",
+            "--runtime=1",
+            "--time_based",
+            "--filename=unused",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(data.join("randread-1-1.json"), &out.stdout).unwrap();
+    let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // fio-plot's own reading of the directory (what its charts are drawn from).
+    let probe = r#"
+import sys, json
+from fio_plot.fiolib import defaultsettings, getdata
+s = defaultsettings.get_default_settings()
+s.update({"input_directory": [sys.argv[1]], "rw": "randread", "iodepth": [1], "numjobs": [1],
+          "type": [], "filter": ["read", "write"]})
+s = getdata.configure_default_settings(s, getdata.get_routing_dict(), "bargraph2d_qd")
+rows = getdata.get_json_data(s)[0]["data"]
+print(json.dumps([{k: r[k] for k in ("iops", "lat", "bw", "type")} for r in rows]))
+"#;
+    let run = std::process::Command::new(python)
+        .env("PYTHONPATH", &lib)
+        .env("MPLBACKEND", "Agg")
+        .args(["-c", probe])
+        .arg(&data)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    if stderr.contains("No module named") {
+        eprintln!("skipped: fio-plot needs python3-matplotlib and python3-pil: {stderr}");
+        return;
+    }
+    assert!(run.status.success(), "{stderr}");
+    let rows: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let read = &ours["jobs"][0]["read"];
+    assert_eq!(rows[0]["type"], "read");
+    assert_eq!(rows[0]["iops"].as_f64(), read["iops"].as_f64());
+    assert_eq!(rows[0]["lat"].as_f64(), read["lat_ns"]["mean"].as_f64());
+    assert_eq!(rows[0]["bw"], read["bw"]);
+    // And its command line draws the latency/IOPS chart from the same file.
+    let chart = std::process::Command::new(python)
+        .env("PYTHONPATH", &lib)
+        .env("MPLBACKEND", "Agg")
+        .current_dir(dir.path())
+        .args([
+            "-m", "fio_plot", "-i", "data", "-T", "iofit", "-l", "-r", "randread",
+        ])
+        .args(["-d", "1", "-n", "1", "-o", "chart.png"])
+        .output()
+        .unwrap();
+    assert!(
+        chart.status.success(),
+        "{}",
+        String::from_utf8_lossy(&chart.stderr)
+    );
+    let png = std::fs::read(dir.path().join("chart.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "fio-plot wrote no PNG");
+}
