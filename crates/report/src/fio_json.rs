@@ -219,22 +219,27 @@ fn add_distributions(value: &mut Value, job: &JobResult) {
         100.0
     });
     value["latency_window"] = json!(target.window_us);
-    if let Some(ss) = &job.fio.steadystate {
-        value["steadystate"] = json!({
-            "ss": ss.ss,
-            "duration": ss.duration_s,
-            "attained": u8::from(ss.attained),
-            "criterion": ss.criterion,
-            "max_deviation": ss.max_deviation,
-            "slope": ss.slope,
-            "data": {
-                "bw_mean": ss.bw_mean,
-                "iops_mean": ss.iops_mean,
-                "iops": ss.iops_samples,
-                "bw": ss.bw_samples,
-            },
-        });
+    if let Some(ss) = &job.steadystate {
+        value["steadystate"] = steadystate_value(ss);
     }
+}
+
+/// fio's `steadystate` block, with fio's key names and types.
+fn steadystate_value(ss: &iofit_stats::SteadyStateResult) -> Value {
+    json!({
+        "ss": ss.ss,
+        "duration": ss.duration_s,
+        "attained": u8::from(ss.attained),
+        "criterion": format!("{:.6}{}", ss.criterion, if ss.percent { "%" } else { "" }),
+        "max_deviation": ss.max_deviation,
+        "slope": ss.slope,
+        "data": {
+            "bw_mean": ss.bw_mean_kib_s,
+            "iops_mean": ss.iops_mean,
+            "iops": ss.iops,
+            "bw": ss.bw_kib_s,
+        },
+    })
 }
 
 /// fio's percentile keys: six decimals, `"99.900000"`.
@@ -467,6 +472,7 @@ pub(crate) mod tests {
             random_seed: 42,
             error: None,
             interrupted: false,
+            steadystate: None,
         };
         let writer = JobResult {
             name: "writer1".into(),
@@ -582,12 +588,13 @@ pub(crate) mod tests {
             percentile: 99.0,
             depth: 12,
         });
-        run.jobs[0].fio.steadystate = Some(iofit_stats::SteadyStateResult {
+        run.jobs[0].steadystate = Some(iofit_stats::SteadyStateResult {
             ss: "iops_slope".into(),
             duration_s: 3,
             attained: true,
-            criterion: "0.100000%".into(),
-            iops_samples: vec![10_000, 10_010, 10_020],
+            criterion: 0.1,
+            percent: true,
+            iops: vec![10_000, 10_010, 10_020],
             ..Default::default()
         });
         let reporting = Reporting {

@@ -118,6 +118,9 @@ pub struct JobResult {
     /// target and steady-state results).
     #[serde(default)]
     pub fio: FioJobExtras,
+    /// The steady-state check of a job that asked for one (fio `steadystate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<SteadyStateResult>,
 }
 
 /// fio's per-job facts beyond IOs and latencies.
@@ -134,8 +137,6 @@ pub struct FioJobExtras {
     pub minor_faults: u64,
     /// What fio's `latency_target` search found; `None` when the job had no target.
     pub latency_target: Option<LatencyTargetResult>,
-    /// fio's `steadystate` block; `None` when the job had no steady-state criterion.
-    pub steadystate: Option<SteadyStateResult>,
 }
 
 /// fio's IO depth distributions, counted in fio's buckets (`io_u_map`, `io_u_submit`,
@@ -204,26 +205,6 @@ pub struct LatencyTargetResult {
     pub depth: u32,
 }
 
-/// fio's `steadystate` block (`steadystate=iops:2%` ...): the criterion, whether the job
-/// reached it, and the per-second samples it was judged on.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SteadyStateResult {
-    /// fio's name of the criterion: `iops`, `iops_slope`, `bw`, `bw_slope`.
-    pub ss: String,
-    /// The window judged, seconds (fio `ss_dur`).
-    pub duration_s: u64,
-    pub attained: bool,
-    /// The limit as fio prints it (`"2.000000%"` or an absolute value).
-    pub criterion: String,
-    pub max_deviation: f64,
-    pub slope: f64,
-    /// The window's samples: bandwidth in KiB/s and IOPS, one per second.
-    pub bw_samples: Vec<u64>,
-    pub iops_samples: Vec<u64>,
-    pub bw_mean: f64,
-    pub iops_mean: f64,
-}
-
 /// One block device's counters over the run, from /proc/diskstats (fio's `disk_util`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DiskUtil {
@@ -238,6 +219,31 @@ pub struct DiskUtil {
     pub in_queue: u64,
     /// Busy time over the run's wall time, percent.
     pub util: f64,
+}
+
+/// fio's `steadystate` JSON block: the criterion, whether it was attained, and the window of
+/// one-second samples it was judged on.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SteadyStateResult {
+    /// The criterion as fio prints it, e.g. `iops_slope:0.300000%`.
+    pub ss: String,
+    /// Window length, seconds (fio `ss_dur`).
+    pub duration_s: u64,
+    pub attained: bool,
+    /// The last value judged: the slope or the largest deviation, in percent of the mean when
+    /// the limit is a percentage.
+    pub criterion: f64,
+    pub percent: bool,
+    /// Largest distance of a sample from the window's mean (IOPS, or KiB/s).
+    pub max_deviation: f64,
+    /// Slope of the window's least-squares line, per second.
+    pub slope: f64,
+    /// Window means: bandwidth in KiB/s and IOPS, rounded down as fio does.
+    pub bw_mean_kib_s: u64,
+    pub iops_mean: u64,
+    /// The window's samples, oldest first.
+    pub iops: Vec<u64>,
+    pub bw_kib_s: Vec<u64>,
 }
 
 /// A whole run: every job, in order, plus where and how it ran.
