@@ -712,6 +712,14 @@ impl<'a, C: Clock> Run<'a, C> {
             }
             self.series
                 .record(meta.op_is_read, meta.len as u64, 1, total);
+            if inline {
+                self.series.record_parts(total, None);
+            } else {
+                self.series.record_parts(
+                    done_ns.saturating_sub(meta.submit_ns),
+                    Some(meta.submit_ns.saturating_sub(meta.issue_ns)),
+                );
+            }
         }
         if !meta.op_is_read {
             self.writes_since_sync += 1;

@@ -185,7 +185,7 @@ fn histogram_log_is_read_by_fiologparser_hist() {
     }
     let parsed = std::process::Command::new(python)
         .arg(&script)
-        .args(["--interval", "250", "h_clat_hist.log"])
+        .args(["--noweight", "--interval", "250", "h_clat_hist.log"])
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -209,4 +209,97 @@ fn histogram_log_is_read_by_fiologparser_hist() {
         (samples - total_ios as f64).abs() <= total_ios as f64 * 0.001,
         "fiologparser_hist counted {samples}, iofit {total_ios}\n{text}"
     );
+}
+
+/// The same psync job through fio 3.33 and iofit writes the same log files with the same
+/// columns: bw, iops, lat, clat and an empty slat (a synchronous engine has no submission
+/// latency), and iofit's clat never exceeds its lat.
+#[test]
+fn same_log_files_and_columns_as_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = |tool: &str| -> Vec<String> {
+        [
+            "--name=l",
+            "--ioengine=psync",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=1m",
+            "--runtime=1",
+            "--time_based",
+            "--log_avg_msec=250",
+            "--log_offset=1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([
+            format!(
+                "--filename={}",
+                dir.path().join(format!("{tool}.dat")).display()
+            ),
+            format!("--write_bw_log={tool}"),
+            format!("--write_iops_log={tool}"),
+            format!("--write_lat_log={tool}"),
+        ])
+        .collect()
+    };
+    let out = Command::cargo_bin("iofit")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["run", "--quiet"])
+        .args(job("iofit"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap_or_default();
+    let kinds = ["bw", "iops", "lat", "clat", "slat"];
+    for kind in kinds {
+        assert!(
+            dir.path().join(format!("iofit_{kind}.1.log")).exists(),
+            "{kind}"
+        );
+    }
+    assert_eq!(
+        read("iofit_slat.1.log"),
+        "",
+        "psync has no submission latency"
+    );
+    let values = |text: &str| -> Vec<(u64, u64)> {
+        text.lines()
+            .map(|l| {
+                let f: Vec<u64> = l.split(", ").map(|v| v.parse().unwrap()).collect();
+                (f[0], f[1])
+            })
+            .collect()
+    };
+    let (lat, clat) = (
+        values(&read("iofit_lat.1.log")),
+        values(&read("iofit_clat.1.log")),
+    );
+    assert_eq!(lat.len(), clat.len());
+    assert!(lat.iter().zip(&clat).all(|(l, c)| l.0 == c.0 && c.1 <= l.1));
+
+    let Ok(fio) = std::process::Command::new("fio")
+        .current_dir(dir.path())
+        .args(job("fio"))
+        .output()
+    else {
+        eprintln!("skipped: fio is not installed (.ci/run installs it)");
+        return;
+    };
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    for kind in kinds {
+        let ours = read(&format!("iofit_{kind}.1.log"));
+        let theirs = read(&format!("fio_{kind}.1.log"));
+        assert_eq!(ours.is_empty(), theirs.is_empty(), "{kind}");
+        let columns = |t: &str| t.lines().next().map(|l| l.split(", ").count());
+        assert_eq!(columns(&ours), columns(&theirs), "{kind} columns");
+    }
 }

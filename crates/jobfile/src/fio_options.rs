@@ -77,7 +77,7 @@ const HONOURED: &[FioOption] = &[
     opt("write_bw_log", &[], Value, Supported(a::write_log)),
     opt("write_iops_log", &[], Value, Supported(a::write_log)),
     opt("write_lat_log", &[], Value, Noted(a::write_log,
-        "write_lat_log: iofit writes PREFIX_lat.N.log (total latency); it does not write the clat and slat logs fio adds")),
+        "write_lat_log: iofit's lat, clat and slat logs hold each window's mean latency of reads and writes together; log latency on a read-only or write-only job")),
     opt("log_avg_msec", &[], Value, Supported(a::log_avg_msec)),
     opt("per_job_logs", &[], Flag, Supported(a::log_flag)),
     opt("log_offset", &[], Flag, Supported(a::log_flag)),

@@ -421,6 +421,8 @@ pub(crate) mod tests {
         let series = |reads: u64, writes: u64| -> Vec<IntervalSample> {
             (0..3)
                 .map(|i| IntervalSample {
+                    clat_mean_ns: Default::default(),
+                    slat_mean_ns: Default::default(),
                     latency_bins: Default::default(),
                     start_ms: i * 1000,
                     interval_ms: 1000,

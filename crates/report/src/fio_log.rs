@@ -5,6 +5,8 @@
 //! mean latency in ns), 0 for reads and 1 for writes, then block size and priority, both 0 in
 //! averaged logs; `log_offset=1` adds an offset column (0) before the priority. A window
 //! without IO in a direction gets 0 for bandwidth and IOPS and no latency line, as in fio.
+//! `write_lat_log` writes fio's three latency logs: `lat` (total), `clat` (completion) and
+//! `slat` (submission; empty for synchronous engines, as fio leaves it).
 //! Histogram logs (`write_hist_log` with `log_hist_msec`): `TIME_MS, DDIR, BS, C0, ..., C1855`,
 //! the window's latency counts in fio's 1856 bins (`FIO_IO_U_PLAT_NR`), which
 //! `fiologparser_hist.py` reads. Files are `PREFIX_bw.N.log` (N the clone's number in the
@@ -22,6 +24,9 @@ pub enum LogKind {
     Bandwidth,
     Iops,
     Latency,
+    /// fio's `clat` and `slat` logs, written with `write_lat_log` beside the `lat` log.
+    CompletionLatency,
+    SubmissionLatency,
     /// fio's `clat_hist` log.
     Histogram,
 }
@@ -33,6 +38,8 @@ impl LogKind {
             LogKind::Bandwidth => "bw",
             LogKind::Iops => "iops",
             LogKind::Latency => "lat",
+            LogKind::CompletionLatency => "clat",
+            LogKind::SubmissionLatency => "slat",
             LogKind::Histogram => "clat_hist",
         }
     }
@@ -79,8 +86,16 @@ pub fn render_with(
                 }
                 LogKind::Bandwidth => (bytes as f64 / 1024.0 / seconds).round() as u64,
                 LogKind::Iops => (ios as f64 / seconds).round() as u64,
-                LogKind::Latency if ios == 0 => continue,
+                LogKind::Latency | LogKind::CompletionLatency | LogKind::SubmissionLatency
+                    if ios == 0 =>
+                {
+                    continue
+                }
                 LogKind::Latency => sample.latency_mean_ns.round() as u64,
+                LogKind::CompletionLatency => sample.clat_mean_ns.round() as u64,
+                // Synchronous engines have no submission latency: fio's slat log is empty.
+                LogKind::SubmissionLatency if sample.slat_mean_ns == 0.0 => continue,
+                LogKind::SubmissionLatency => sample.slat_mean_ns.round() as u64,
             };
             let offset = if style.with_offset { "0, " } else { "" };
             let _ = writeln!(out, "{end_ms}, {value}, {ddir}, 0, {offset}0");
@@ -123,6 +138,8 @@ pub fn log_files(run: &RunResult, job_index: &[usize], jobs: &[JobSpec]) -> Vec<
             (&logs.bw_prefix, LogKind::Bandwidth),
             (&logs.iops_prefix, LogKind::Iops),
             (&logs.lat_prefix, LogKind::Latency),
+            (&logs.lat_prefix, LogKind::CompletionLatency),
+            (&logs.lat_prefix, LogKind::SubmissionLatency),
             (&logs.hist_prefix, LogKind::Histogram),
         ] {
             let Some(prefix) = prefix else { continue };
@@ -154,6 +171,8 @@ mod tests {
         latency_mean_ns: f64,
     ) -> IntervalSample {
         IntervalSample {
+            clat_mean_ns: Default::default(),
+            slat_mean_ns: Default::default(),
             latency_bins: vec![(1_000, read_ios + write_ios)],
             start_ms,
             interval_ms: 250,

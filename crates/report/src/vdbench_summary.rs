@@ -261,6 +261,8 @@ mod tests {
 
     fn sample(start_ms: u64, read_ios: u64, write_ios: u64, mean_ns: f64) -> IntervalSample {
         IntervalSample {
+            clat_mean_ns: Default::default(),
+            slat_mean_ns: Default::default(),
             latency_bins: Default::default(),
             start_ms,
             interval_ms: 1000,

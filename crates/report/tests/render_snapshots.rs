@@ -54,6 +54,8 @@ fn direction(iops: f64, seconds: u64, mean_us: f64, scale: u64) -> DirectionResu
 fn run() -> RunResult {
     let series = (0..20u64)
         .map(|second| IntervalSample {
+            clat_mean_ns: Default::default(),
+            slat_mean_ns: Default::default(),
             latency_bins: Default::default(),
             start_ms: second * 1000,
             interval_ms: 1000,

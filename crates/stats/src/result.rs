@@ -85,6 +85,17 @@ pub struct IntervalSample {
     /// job that writes fio's histogram log (`write_hist_log`); empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_bins: Vec<(u64, u64)>,
+    /// Mean completion latency (submission to completion) of the interval's IOs, ns.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub clat_mean_ns: f64,
+    /// Mean submission latency of the interval's IOs, ns; 0 for synchronous engines, which
+    /// have none (fio writes an empty slat log for them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub slat_mean_ns: f64,
+}
+
+fn is_zero(value: &f64) -> bool {
+    *value == 0.0
 }
 
 /// The result of one job (all its clones merged when `group_reporting`, else one clone).
