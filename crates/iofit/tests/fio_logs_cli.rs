@@ -113,15 +113,11 @@ fn per_io_logs_are_refused_with_the_fix() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("log_avg_msec"));
 }
 
-/// fio's histogram log (`write_hist_log`, `log_hist_msec`) with `log_offset`,
-/// `log_unix_epoch` and `per_job_logs=0`: fio 3.33's columns, counts that add up to the JSON's
-/// IOs, and Debian's `fiologparser_hist.py` reading the same samples.
-#[test]
-fn histogram_log_is_read_by_fiologparser_hist() {
-    let dir = tempfile::tempdir().unwrap();
+/// Runs a 1 s null-engine job in `dir` with these extra options; returns its JSON.
+fn null_job(dir: &Path, extra: &[&str]) -> serde_json::Value {
     let out = Command::cargo_bin("iofit")
         .unwrap()
-        .current_dir(dir.path())
+        .current_dir(dir)
         .args([
             "run",
             "--quiet",
@@ -133,14 +129,8 @@ fn histogram_log_is_read_by_fiologparser_hist() {
             "--rw=randread",
             "--runtime=1",
             "--time_based",
-            "--write_hist_log=h",
-            "--log_hist_msec=250",
-            "--write_iops_log=h",
-            "--log_avg_msec=250",
-            "--log_offset=1",
-            "--log_unix_epoch=1",
-            "--per_job_logs=0",
         ])
+        .args(extra)
         .output()
         .unwrap();
     assert!(
@@ -148,26 +138,57 @@ fn histogram_log_is_read_by_fiologparser_hist() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let total_ios = json["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// fio's histogram log (`write_hist_log`, `log_hist_msec`) with `log_offset`,
+/// `log_unix_epoch` and `per_job_logs=0`: fio 3.33's columns, counts that add up to the JSON's
+/// IOs, and Debian's `fiologparser_hist.py` reading the same samples.
+#[test]
+fn histogram_log_is_read_by_fiologparser_hist() {
+    let dir = tempfile::tempdir().unwrap();
+    // log_unix_epoch=1 and log_offset=1 first, on the IOPS log: ms since the epoch, within the
+    // run, and six columns with the offset 0 before the priority.
+    let json = null_job(
+        dir.path(),
+        &[
+            "--write_iops_log=e",
+            "--log_avg_msec=250",
+            "--log_offset=1",
+            "--log_unix_epoch=1",
+        ],
+    );
     let started_s = json["timestamp"].as_u64().unwrap();
-    // per_job_logs=0: no clone number in the names.
+    let iops = std::fs::read_to_string(dir.path().join("e_iops.1.log")).unwrap();
+    for line in iops.lines() {
+        let fields: Vec<u64> = line.split(", ").map(|f| f.parse().unwrap()).collect();
+        assert_eq!(fields.len(), 6, "{line}");
+        assert!(
+            fields[0] / 1000 >= started_s && fields[0] / 1000 <= started_s + 5,
+            "{line}"
+        );
+        assert_eq!(&fields[2..], [0, 0, 0, 0]);
+    }
+    let json = null_job(
+        dir.path(),
+        &[
+            "--write_hist_log=h",
+            "--log_hist_msec=250",
+            "--per_job_logs=0",
+        ],
+    );
+    let total_ios = json["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    // per_job_logs=0: no clone number in the name.
     let hist = std::fs::read_to_string(dir.path().join("h_clat_hist.log")).unwrap();
     let mut counted = 0;
     for line in hist.lines() {
         let fields: Vec<u64> = line.split(", ").map(|f| f.parse().unwrap()).collect();
         assert_eq!(fields.len(), 3 + 1856, "time, ddir, bs and fio's 1856 bins");
-        // log_unix_epoch=1: ms since the epoch, within the run.
-        assert!(fields[0] / 1000 >= started_s && fields[0] / 1000 <= started_s + 5);
+        assert!(fields[0] <= 5_000, "ms from the job's start");
         assert_eq!((fields[1], fields[2]), (0, 4096));
         counted += fields[3..].iter().sum::<u64>();
     }
     assert_eq!(counted, total_ios, "the histogram log holds every IO");
-    // log_offset=1: six columns, offset 0 before the priority.
-    let iops = std::fs::read_to_string(dir.path().join("h_iops.log")).unwrap();
-    assert!(iops
-        .lines()
-        .all(|l| l.split(", ").count() == 6 && l.ends_with(", 0, 0, 0, 0")));
 
     // Debian's fio ships the parser as documentation; it needs pandas (python3-pandas).
     let script = dir.path().join("fiologparser_hist.py");
