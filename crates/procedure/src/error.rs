@@ -36,6 +36,9 @@ pub enum ProcedureError {
         #[source]
         source: iofit_safefs::SafeFsError,
     },
+    /// A multi-host run could not start or be reached (ssh, a worker's refusal).
+    #[error(transparent)]
+    Remote(#[from] iofit_remote::RemoteError),
     /// A directory the procedure needs could not be made.
     #[error("cannot create {path}: {source}")]
     Directory {
@@ -57,6 +60,7 @@ impl ProcedureError {
             ProcedureError::Engine { source, .. } => source.is_bad_input(),
             ProcedureError::Output(error) => error.is_bad_input(),
             ProcedureError::WriteResults { source, .. } => source.is_bad_input(),
+            ProcedureError::Remote(error) => error.is_bad_input(),
             _ => false,
         }
     }

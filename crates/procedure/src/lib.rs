@@ -37,6 +37,7 @@ pub mod catalog_import;
 pub mod demo;
 pub mod execute;
 pub mod fio_run;
+pub mod hosts;
 pub mod inputs;
 pub mod measure;
 pub mod observer;

@@ -233,9 +233,9 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
     let overrides = request.overrides(&inputs.fio_args);
     if request.parse_only {
         // Each host's jobs, after ${HOST} became its name: nothing is contacted.
-        for destination in crate::cmd::remote::parse_hosts(hosts)? {
-            let name = crate::cmd::remote::host_name(&destination);
-            let jobs = crate::cmd::remote::fio_jobs_for(
+        for destination in iofit_procedure::hosts::parse_hosts(hosts)? {
+            let name = iofit_procedure::hosts::host_name(&destination);
+            let jobs = iofit_procedure::hosts::fio_jobs_for(
                 name,
                 &inputs.files,
                 &overrides,
@@ -247,7 +247,7 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let reach = crate::cmd::remote::Reach {
+    let reach = iofit_procedure::hosts::Reach {
         remote_iofit: request.remote_iofit.clone(),
         ssh_config: request.ssh_config.clone(),
         allow_overwrite: request.allow_overwrite,
