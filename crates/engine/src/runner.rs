@@ -646,7 +646,7 @@ pub fn run_jobs(
                             series: &series,
                         };
                         if let Err(e) = crate::threads::apply_to_current_thread(&thread_control) {
-                            let _ = tx.send((slot, setup_failed(e)));
+                            let _ = tx.send((slot, setup_failed(e.to_string())));
                             return;
                         }
                         let output = match clock_choice {

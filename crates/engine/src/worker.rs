@@ -587,7 +587,7 @@ impl<'a, C: Clock> Run<'a, C> {
 
     /// fio's `rate_min`/`rate_iops_min`: at the end of each `rate_cycle` window (while
     /// measuring), a direction the job does IO in that fell below its minimum ends the clone.
-    fn check_min_rate(&mut self, now: u64) -> Result<(), String> {
+    fn check_min_rate(&mut self, now: u64) -> Result<(), IoFailure> {
         let pacing = &self.plan.pacing;
         if !self.measuring || !pacing.checks_min_rate() {
             return Ok(());
@@ -606,16 +606,16 @@ impl<'a, C: Clock> Run<'a, C> {
             let bw = self.min_rate.bytes[d] as f64 / seconds;
             let iops = self.min_rate.ios[d] as f64 / seconds;
             if let Some(min) = pacing.min_bytes_per_second[d].filter(|&m| bw < m as f64) {
-                return Err(format!(
+                return Err(IoFailure::BelowMinRate(format!(
                     "{name} bandwidth {bw:.0} B/s over the last {} ms is below rate_min {min} B/s",
                     elapsed_ns / 1_000_000
-                ));
+                )));
             }
             if let Some(min) = pacing.min_iops[d].filter(|&m| iops < m as f64) {
-                return Err(format!(
+                return Err(IoFailure::BelowMinRate(format!(
                     "{name} IOPS {iops:.1} over the last {} ms are below rate_iops_min {min}",
                     elapsed_ns / 1_000_000
-                ));
+                )));
             }
         }
         self.min_rate = MinRateWindow {
@@ -848,7 +848,7 @@ fn run_inline<E: Engine, C: Clock>(
             break;
         }
         if let Err(e) = run.check_min_rate(now) {
-            run.out.error = Some(e);
+            run.out.error = Some(e.to_string());
             break;
         }
         since_publish += 1;
@@ -1159,7 +1159,7 @@ fn run_queued<E: Engine, C: Clock>(
                 run.out.error.get_or_insert(e.to_string());
             }
             if let Err(e) = run.check_min_rate(now) {
-                run.out.error.get_or_insert(e);
+                run.out.error.get_or_insert(e.to_string());
             }
         }
         run.publish_progress();
