@@ -697,6 +697,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
 
     check_blockalign(&mut job, &b)?;
     control::settle_steady_state(&mut job, &mut b)?;
+    control::settle_latency_target(&mut job, &mut b)?;
     if let Some(invalidate) = b.invalidate.as_ref().filter(|i| i.value && !job.direct) {
         return Err(invalidate.loc.unsupported_value(
             "invalidate",

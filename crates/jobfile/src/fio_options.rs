@@ -174,6 +174,10 @@ const HONOURED: &[FioOption] = &[
     opt("steadystate", &["ss"], Value, Supported(ctl::steadystate)),
     opt("steadystate_duration", &["ss_dur"], Value, Supported(ctl::ss_dur)),
     opt("steadystate_ramp_time", &["ss_ramp"], Value, Supported(ctl::ss_ramp)),
+    opt("latency_target", &[], Value, Supported(ctl::latency_target)),
+    opt("latency_window", &[], Value, Supported(ctl::latency_window)),
+    opt("latency_percentile", &[], Value, Supported(ctl::latency_percentile)),
+    opt("latency_run", &[], Flag, Supported(ctl::latency_run)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -223,8 +227,7 @@ const REFUSED: &[(&[&str], &str)] = &[
        "offset_align", "offset_increment", "bs_unaligned",
        "blocksize_unaligned", "bs_is_seq_rand",
        "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",                      "unlink", "unlink_each_loop", "pre_read",        "create_only", "filename_format", "unique_filename", "fill_device", "fill_fs",        "sync_file_range", "exitall_on_error",
-       "ignore_error", "max_latency", "latency_target", "latency_window",
-       "latency_percentile", "latency_run",        "steadystate_check_interval",
+       "ignore_error", "max_latency",               "steadystate_check_interval",
        "ss_interval",        "percentile_list", "lat_percentiles", "slat_percentiles",
        "block_error_percentiles", "unified_rw_reporting", "significant_figures",
        "write_hist_log", "log_hist_msec", "log_hist_coarseness", "log_alternate_epoch",

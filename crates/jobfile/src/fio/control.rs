@@ -7,7 +7,7 @@ use super::apply::{Arg, Ctx};
 use crate::error::JobFileError;
 use crate::values::{parse_size, parse_time, parse_u32, parse_u64, split_per_direction};
 use iofit_model::job::{
-    IoPriority, JobSpec, OpenSync, PerDirection, SteadyMetric, SteadyStateSpec,
+    IoPriority, JobSpec, LatencyTargetSpec, OpenSync, PerDirection, SteadyMetric, SteadyStateSpec,
 };
 use std::time::Duration;
 
@@ -350,6 +350,62 @@ pub(crate) fn settle_steady_state(
         duration,
         ramp: b.ss_ramp.unwrap_or_default(),
         ..steady.value
+    });
+    Ok(())
+}
+
+/// fio's `latency_target` and `latency_window`: microseconds when no unit is given.
+pub(crate) fn latency_target(c: &mut Ctx, arg: &Arg) -> R {
+    let target = micros(arg)?;
+    c.b.latency_target = (!target.is_zero()).then(|| super::apply::Placed {
+        value: target,
+        loc: arg.loc.clone(),
+    });
+    Ok(())
+}
+pub(crate) fn latency_window(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.latency_window = Some(micros(arg)?);
+    Ok(())
+}
+pub(crate) fn latency_percentile(c: &mut Ctx, arg: &Arg) -> R {
+    let value = arg.value()?.trim_end_matches('%');
+    let pct = value
+        .parse::<f64>()
+        .ok()
+        .filter(|p| (0.0..=100.0).contains(p))
+        .ok_or_else(|| arg.invalid("not a percentage", "write a share from 0 to 100, e.g. 99.9"))?;
+    c.b.latency_percentile = Some(pct);
+    Ok(())
+}
+pub(crate) fn latency_run(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.latency_run = arg.flag()?;
+    Ok(())
+}
+
+/// fio's default window when `latency_target` comes without `latency_window` (fio would judge
+/// after every IO, which makes its search follow single-IO noise): iofit judges each depth
+/// over this long, and says so.
+const DEFAULT_LATENCY_WINDOW: Duration = Duration::from_secs(1);
+
+pub(crate) fn settle_latency_target(
+    job: &mut JobSpec,
+    b: &mut super::apply::Builder,
+) -> Result<(), JobFileError> {
+    let Some(target) = b.latency_target.take() else {
+        return Ok(());
+    };
+    let window = match b.latency_window.filter(|w| !w.is_zero()) {
+        Some(window) => window,
+        None => {
+            job.notes.push("latency_target without latency_window: iofit tries each queue depth for 1 s (fio would judge after every IO)".to_string());
+            DEFAULT_LATENCY_WINDOW
+        }
+    };
+    job.latency_target = Some(LatencyTargetSpec {
+        target: target.value,
+        window,
+        percentile: b.latency_percentile.unwrap_or(100.0),
+        keep_running: b.latency_run,
     });
     Ok(())
 }

@@ -129,3 +129,23 @@ fn steady_state_criteria() {
     assert!(error("ss=lat:5ms\nss_dur=5s").contains("latency"));
     assert!(error("ss=iops").contains("no limit"));
 }
+
+#[test]
+fn latency_target_options() {
+    let j = job("latency_target=500000\nlatency_window=5000000\nlatency_percentile=99.9").unwrap();
+    let t = j.latency_target.unwrap();
+    assert_eq!(
+        t.target,
+        Duration::from_millis(500),
+        "microseconds without a unit"
+    );
+    assert_eq!(t.window, Duration::from_secs(5));
+    assert_eq!(t.percentile, 99.9);
+    assert!(!t.keep_running);
+    let j = job("latency_target=2ms\nlatency_run=1").unwrap();
+    let t = j.latency_target.unwrap();
+    assert_eq!(t.window, Duration::from_secs(1));
+    assert!(t.keep_running);
+    assert!(j.notes[0].contains("latency_window"));
+    assert!(error("latency_target=1ms\nlatency_percentile=120").contains("0 to 100"));
+}
