@@ -763,6 +763,7 @@ pub fn run_jobs(
             }
         }
     }
+    unlink_created_files(jobs, &layout, &mut report);
     report.stats = slots
         .iter()
         .filter(|s| s.finished.is_some())
@@ -801,6 +802,35 @@ fn sample_steady_state(
         });
         if job.tracker.sample(now_ns, ios, bytes) {
             end_flags[job.position].store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// fio `unlink`: after the run, the files of jobs that ask for it are removed, but only those
+/// this run created (never-destroy: a file that was there before stays). A failure to remove
+/// is added to the job's error.
+fn unlink_created_files(jobs: &[JobSpec], layout: &Layout, report: &mut RunReport) {
+    let mut done: std::collections::HashSet<std::path::PathBuf> = Default::default();
+    for (j, job) in jobs.iter().enumerate() {
+        if !job.file_sync.unlink || job.engine == EngineKind::Null {
+            continue;
+        }
+        for clone in 0..job.numjobs.max(1) {
+            for path in job.files_for_clone(clone) {
+                if !done.insert(path.clone()) {
+                    continue;
+                }
+                if let Err(e) = layout.remove_if_created(&path) {
+                    let at = report.job_index.iter().position(|&i| i == j);
+                    if let Some(result) = at.map(|i| &mut report.result.jobs[i]) {
+                        let message = format!("unlink: {e}");
+                        result.error = Some(match result.error.take() {
+                            Some(first) => format!("{first}; {message}"),
+                            None => message,
+                        });
+                    }
+                }
+            }
         }
     }
 }

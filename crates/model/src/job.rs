@@ -518,6 +518,9 @@ pub struct FileSync {
     pub fsync_on_close: bool,
     /// syncfs the file system of the job's files at the end (fio `end_syncfs`).
     pub end_syncfs: bool,
+    /// Remove the job's files at the end of the run, if this run created them (fio `unlink`).
+    #[serde(default)]
+    pub unlink: bool,
 }
 
 impl FileSync {

@@ -409,3 +409,22 @@ pub(crate) fn settle_latency_target(
     });
     Ok(())
 }
+
+/// fio's `wait_for=NAME`: start after job NAME has finished. iofit's jobs run in sets that
+/// each start when every earlier job is done (a stonewall), so the job waits for NAME and for
+/// anything else still running before it, and the note says so.
+pub(crate) fn wait_for(c: &mut Ctx, arg: &Arg) -> R {
+    let name = arg.value()?;
+    c.job.stonewall = true;
+    c.note(format!("wait_for={name}: iofit starts this job when every earlier job has finished (a stonewall), which waits for {name} and for any other job still running before it"));
+    Ok(())
+}
+
+/// fio's `unlink`: remove the job's files when done. iofit removes only files the run created.
+pub(crate) fn unlink(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.file_sync.unlink = arg.flag()?;
+    if c.job.file_sync.unlink {
+        c.note("unlink: iofit removes the job's files after the run only if the run created them; files that existed before stay (never-destroy rule)");
+    }
+    Ok(())
+}

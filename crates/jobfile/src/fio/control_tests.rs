@@ -149,3 +149,12 @@ fn latency_target_options() {
     assert!(j.notes[0].contains("latency_window"));
     assert!(error("latency_target=1ms\nlatency_percentile=120").contains("0 to 100"));
 }
+
+#[test]
+fn wait_for_is_a_stonewall_with_a_note() {
+    let text = "[a]\nfilename=/tmp/x\nsize=1m\n[b]\nfilename=/tmp/x\nsize=1m\nwait_for=a\n";
+    let jobs = parse_str(text, "t.fio", &ParseOptions::default()).unwrap();
+    assert!(!jobs[0].stonewall);
+    assert!(jobs[1].stonewall, "b starts after a");
+    assert!(jobs[1].notes[0].contains("wait_for=a"));
+}
