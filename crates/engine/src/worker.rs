@@ -21,6 +21,7 @@
 use crate::clock::Clock;
 use crate::distribution::BlockPicker;
 use crate::engine::{Completion, Engine, Op};
+use crate::error::IoFailure;
 use crate::latency_target::{LatencySearch, SearchStep};
 use crate::random::{mix64, Permutation, SplitMix64};
 use crate::sequence::{SeqState, Sequence};
@@ -697,25 +698,26 @@ impl<'a, C: Clock> Run<'a, C> {
         result: i64,
         done_ns: u64,
         inline: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), IoFailure> {
         if result != meta.len as i64 {
-            let (path, _, _) = &self.plan.files[meta.file as usize];
+            let path = self.plan.files[meta.file as usize].0.clone();
             let what = if meta.op_is_read { "read" } else { "write" };
             return Err(if result < 0 {
-                format!(
-                    "{what} of {} bytes at offset {} of {} failed: {}",
-                    meta.len,
-                    meta.offset,
-                    path.display(),
-                    std::io::Error::from_raw_os_error(-result as i32)
-                )
+                IoFailure::Failed {
+                    what,
+                    len: meta.len,
+                    offset: meta.offset,
+                    path,
+                    error: std::io::Error::from_raw_os_error(-result as i32),
+                }
             } else {
-                format!(
-                    "short {what}: {result} of {} bytes at offset {} of {}",
-                    meta.len,
-                    meta.offset,
-                    path.display()
-                )
+                IoFailure::Short {
+                    what,
+                    done: result,
+                    len: meta.len,
+                    offset: meta.offset,
+                    path,
+                }
             });
         }
         self.completed += 1;
@@ -756,7 +758,7 @@ impl<'a, C: Clock> Run<'a, C> {
         Ok(())
     }
 
-    fn maybe_sync<E: Engine>(&mut self, engine: &mut E) -> Result<(), String> {
+    fn maybe_sync<E: Engine>(&mut self, engine: &mut E) -> Result<(), IoFailure> {
         let every = if self.plan.fsync_every > 0 {
             self.plan.fsync_every
         } else {
@@ -770,14 +772,14 @@ impl<'a, C: Clock> Run<'a, C> {
         self.sync_all(engine, data_only)
     }
 
-    fn sync_all<E: Engine>(&mut self, engine: &mut E, data_only: bool) -> Result<(), String> {
+    fn sync_all<E: Engine>(&mut self, engine: &mut E, data_only: bool) -> Result<(), IoFailure> {
         for file in 0..self.plan.files.len() as u32 {
-            engine.sync_file(file, data_only).map_err(|e| {
-                format!(
-                    "sync of {} failed: {e}",
-                    self.plan.files[file as usize].0.display()
-                )
-            })?;
+            engine
+                .sync_file(file, data_only)
+                .map_err(|error| IoFailure::Sync {
+                    path: self.plan.files[file as usize].0.clone(),
+                    error,
+                })?;
             self.out.syncs += 1;
         }
         Ok(())
@@ -815,7 +817,7 @@ impl<'a, C: Clock> Run<'a, C> {
         let ending_well = self.out.error.is_none() && !self.out.interrupted;
         if (self.plan.end_fsync || self.plan.fsync_on_close) && ending_well {
             if let Err(e) = self.sync_all(engine, false) {
-                self.out.error = Some(e);
+                self.out.error = Some(e.to_string());
             }
         }
         if self.plan.end_syncfs && ending_well && self.out.error.is_none() {
@@ -906,11 +908,11 @@ fn run_inline<E: Engine, C: Clock>(
             run.series.advance(now - run.measure_start, sink);
         }
         if let Err(e) = run.complete(&meta, result, now, true) {
-            run.out.error = Some(e);
+            run.out.error = Some(e.to_string());
             break;
         }
         if let Err(e) = run.maybe_sync(engine) {
-            run.out.error = Some(e);
+            run.out.error = Some(e.to_string());
             break;
         }
         if let Err(e) = run.check_min_rate(now) {
@@ -1074,7 +1076,7 @@ fn absorb<C: Clock>(
             continue;
         }
         if let Err(e) = run.complete(&meta, c.result, done_ns, false) {
-            run.out.error.get_or_insert(e);
+            run.out.error.get_or_insert(e.to_string());
         }
     }
 }
@@ -1224,7 +1226,7 @@ fn run_queued<E: Engine, C: Clock>(
         absorb(run, &mut q, now, cancelling, sink);
         if phase == Phase::Issuing {
             if let Err(e) = run.maybe_sync(engine) {
-                run.out.error.get_or_insert(e);
+                run.out.error.get_or_insert(e.to_string());
             }
             if let Err(e) = run.check_min_rate(now) {
                 run.out.error.get_or_insert(e);

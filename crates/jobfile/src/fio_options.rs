@@ -306,13 +306,12 @@ pub(crate) enum EngineChoice {
 pub(crate) fn engine(name: &str) -> EngineChoice {
     use iofit_model::job::EngineKind as K;
     use EngineChoice::{Mapped, Refused as No, Run};
+    // The engines iofit runs come from the one name table in `model::job`.
+    if let Some(kind) = K::from_fio_name(name) {
+        return Run(kind);
+    }
     match name {
-        "null" => Run(K::Null),
-        "psync" => Run(K::Psync),
-        "sync" => Run(K::Sync),
-        "pvsync" | "vsync" => Run(K::Pvsync),
-        "io_uring" => Run(K::IoUring),
-        "libaio" => Run(K::Libaio),
+        "vsync" => Run(K::Pvsync),
         "pvsync2" => Mapped(K::Pvsync, "ioengine=pvsync2 runs as pvsync (preadv/pwritev without per-IO flags)"),
         "posixaio" => Mapped(K::IoUring, "ioengine=posixaio runs on io_uring with the same iodepth (asynchronous IO, kernel queue instead of glibc's threads)"),
         "mmap" => Mapped(K::Psync, "ioengine=mmap runs as psync: iofit copies with pread/pwrite instead of memcpy through a mapping"),

@@ -843,7 +843,10 @@ pub(crate) fn parse_rw<'a>(arg: &Arg<'a>) -> Result<(RwMode, Option<&'a str>), J
 }
 
 /// `4k/10:64k/90`; entries without a percentage share what is left evenly, as fio does.
-pub(crate) fn parse_bssplit(text: &str, base: SizeBase) -> Result<Vec<BlockSizeShare>, String> {
+pub(crate) fn parse_bssplit(
+    text: &str,
+    base: SizeBase,
+) -> Result<Vec<BlockSizeShare>, crate::values::ValueError> {
     let mut shares = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     for entry in text.split(':') {
@@ -870,11 +873,11 @@ pub(crate) fn parse_bssplit(text: &str, base: SizeBase) -> Result<Vec<BlockSizeS
     }
     let given: f64 = shares.iter().map(|s| s.pct).sum();
     if given > 100.0 + 1e-9 {
-        return Err(format!("the percentages add up to {given}, more than 100"));
+        return Err(format!("the percentages add up to {given}, more than 100").into());
     }
     if open.is_empty() {
         if (given - 100.0).abs() > 1e-9 {
-            return Err(format!("the percentages add up to {given}, not 100"));
+            return Err(format!("the percentages add up to {given}, not 100").into());
         }
     } else {
         let each = (100.0 - given) / open.len() as f64;
