@@ -180,6 +180,8 @@ const HONOURED: &[FioOption] = &[
     opt("latency_run", &[], Flag, Supported(ctl::latency_run)),
     opt("wait_for", &[], Value, Supported(ctl::wait_for)),
     opt("unlink", &[], Flag, Supported(ctl::unlink)),
+    opt("exit_what", &[], Value, Supported(ctl::exit_what)),
+    opt("bs_unaligned", &["blocksize_unaligned"], Flag, Supported(ctl::bs_unaligned)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -220,14 +222,12 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["trim_percentage", "trim_backlog", "trim_backlog_batch"], "iofit does not issue trim IO"),
     (&["uid", "gid", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
        "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
-       "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump", "exit_what",
-       "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
+       "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
        "hipri", "hipri_percentage", "sqthread_poll", "sqthread_poll_cpu", "force_async",
        "serialize_overlap", "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
        "allow_file_create", "allow_mounted_write", "create_serialize", "create_fsync", "opendir",
        "file_append", "filetype", "write_barrier", "fadvise_hint",
-       "offset_align", "offset_increment", "bs_unaligned",
-       "blocksize_unaligned", "bs_is_seq_rand",
+       "offset_align", "offset_increment",        "bs_is_seq_rand",
        "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",                      "unlink_each_loop", "pre_read",        "create_only", "filename_format", "unique_filename", "fill_device", "fill_fs",        "sync_file_range", "exitall_on_error",
        "ignore_error", "max_latency",               "steadystate_check_interval",
        "ss_interval",        "percentile_list", "lat_percentiles", "slat_percentiles",

@@ -435,10 +435,12 @@ pub(crate) fn iodepth(c: &mut Ctx, arg: &Arg) -> R {
 }
 pub(crate) fn direct(c: &mut Ctx, arg: &Arg) -> R {
     c.b.direct = Some(arg.flag()?);
+    c.b.buffered = None;
     Ok(())
 }
 pub(crate) fn buffered(c: &mut Ctx, arg: &Arg) -> R {
     c.b.buffered = Some(arg.flag()?);
+    c.b.direct = None;
     Ok(())
 }
 pub(crate) fn numjobs(c: &mut Ctx, arg: &Arg) -> R {

@@ -428,3 +428,27 @@ pub(crate) fn unlink(c: &mut Ctx, arg: &Arg) -> R {
     }
     Ok(())
 }
+
+/// fio's `exit_what`: which jobs `exitall` ends. iofit's exitall ends every job of the running
+/// stonewall set (fio's `stonewall`); the other scopes are accepted with a note.
+pub(crate) fn exit_what(c: &mut Ctx, arg: &Arg) -> R {
+    match arg.value()? {
+        "stonewall" => Ok(()),
+        "group" => {
+            c.note("exit_what=group: iofit's exitall ends every job running with it (the stonewall set), not only those of the reporting group");
+            Ok(())
+        }
+        "all" => {
+            c.note("exit_what=all: iofit's exitall ends the jobs running with it (the stonewall set); jobs after a later stonewall still run");
+            Ok(())
+        }
+        _ => Err(arg.invalid("not an exit scope", "write group, stonewall or all")),
+    }
+}
+/// fio's `bs_unaligned`: block sizes from a range need not be multiples of the smallest.
+pub(crate) fn bs_unaligned(c: &mut Ctx, arg: &Arg) -> R {
+    if arg.flag()? {
+        c.note("bs_unaligned: iofit draws a range's block sizes as whole multiples of its smallest size (same mean size as fio's unaligned draw, coarser steps)");
+    }
+    Ok(())
+}

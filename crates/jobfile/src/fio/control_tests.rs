@@ -158,3 +158,25 @@ fn wait_for_is_a_stonewall_with_a_note() {
     assert!(jobs[1].stonewall, "b starts after a");
     assert!(jobs[1].notes[0].contains("wait_for=a"));
 }
+
+#[test]
+fn buffered_and_direct_the_later_wins_as_in_fio() {
+    assert!(job("direct=0\nbuffered=0").unwrap().direct);
+    assert!(!job("buffered=0\ndirect=0").unwrap().direct);
+    assert!(!job("direct=1\nbuffered=1").unwrap().direct);
+}
+
+#[test]
+fn exit_what_and_bs_unaligned() {
+    assert!(job("exitall\nexit_what=stonewall")
+        .unwrap()
+        .notes
+        .is_empty());
+    assert!(job("exitall\nexit_what=all").unwrap().notes[0].contains("later stonewall"));
+    assert!(error("exit_what=some").contains("group, stonewall or all"));
+    let notes = job("bsrange=4k-16k\nbs_unaligned").unwrap().notes;
+    assert!(
+        notes.iter().any(|n| n.starts_with("bs_unaligned")),
+        "{notes:?}"
+    );
+}
