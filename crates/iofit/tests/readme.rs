@@ -40,14 +40,24 @@ struct Directive {
 }
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 fn parse_directive(line: &str) -> Option<Directive> {
-    let inner = line.trim().strip_prefix("<!-- readme-test:")?.strip_suffix("-->")?.trim();
+    let inner = line
+        .trim()
+        .strip_prefix("<!-- readme-test:")?
+        .strip_suffix("-->")?
+        .trim();
     let mut directive = Directive::default();
     if let Some(reason) = inner.strip_prefix("skip:") {
-        assert!(!reason.trim().is_empty(), "a skipped README block must say why: {line}");
+        assert!(
+            !reason.trim().is_empty(),
+            "a skipped README block must say why: {line}"
+        );
         directive.skip = true;
     } else if inner == "numbers vary by machine" {
         directive.numbers_vary = true;
@@ -138,8 +148,15 @@ struct Ran {
 
 fn run(command: &str, dir: &Path) -> Ran {
     let command = command.replace("cargo run --release -- ", "iofit ");
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_iofit")).parent().unwrap().to_path_buf();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_iofit"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut child = Command::new("bash")
         .arg("-c")
         .arg(format!("exec 2>&1\n{command}"))
@@ -169,7 +186,11 @@ fn run(command: &str, dir: &Path) -> Ran {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    Ran { output: reader.join().unwrap(), exit: status.code(), timed_out }
+    Ran {
+        output: reader.join().unwrap(),
+        exit: status.code(),
+        timed_out,
+    }
 }
 
 /// Every run of digits (with its decimal point and thousands commas) becomes `#`, and runs of
@@ -179,7 +200,10 @@ fn without_numbers(line: &str) -> String {
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
         if c.is_ascii_digit() {
-            while chars.peek().is_some_and(|n| n.is_ascii_digit() || *n == '.' || *n == ',') {
+            while chars
+                .peek()
+                .is_some_and(|n| n.is_ascii_digit() || *n == '.' || *n == ',')
+            {
                 chars.next();
             }
             // fio prints 20.4k where it prints 9486 for smaller counts.
@@ -294,19 +318,45 @@ fn every_console_block_runs_as_written() {
             failures.extend(check(&example, dir.path()));
         }
     }
-    assert!(count > 20, "only {count} README commands found: is the parser broken?");
-    assert!(failures.is_empty(), "{} of {count} README commands fail:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        count > 20,
+        "only {count} README commands found: is the parser broken?"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {count} README commands fail:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 #[test]
 fn the_matcher_needs_dots_where_lines_are_dropped() {
     let lines = |s: &str| s.lines().map(str::to_string).collect::<Vec<_>>();
     assert!(lines_match(&lines("a\n...\nd"), &lines("a\nb\nc\nd")));
-    assert!(!lines_match(&lines("a\nd"), &lines("a\nb\nc\nd")), "dropped lines need `...`");
-    assert!(!lines_match(&lines("a\nb"), &lines("a\nb\nc")), "a trimmed tail needs `...`");
-    assert!(lines_match(&lines("a: ... (720 reports)"), &lines("a: x y z (720 reports)")));
-    assert!(!lines_match(&lines("a: ... (720 reports)"), &lines("a: x y z (721 reports)")));
-    assert_eq!(without_numbers("IOPS   35,016.9 at 0.246 ms"), "IOPS # at # ms");
-    assert_eq!(expected_exit("iofit predict x   # binds (exit 1: not met)"), 1);
+    assert!(
+        !lines_match(&lines("a\nd"), &lines("a\nb\nc\nd")),
+        "dropped lines need `...`"
+    );
+    assert!(
+        !lines_match(&lines("a\nb"), &lines("a\nb\nc")),
+        "a trimmed tail needs `...`"
+    );
+    assert!(lines_match(
+        &lines("a: ... (720 reports)"),
+        &lines("a: x y z (720 reports)")
+    ));
+    assert!(!lines_match(
+        &lines("a: ... (720 reports)"),
+        &lines("a: x y z (721 reports)")
+    ));
+    assert_eq!(
+        without_numbers("IOPS   35,016.9 at 0.246 ms"),
+        "IOPS # at # ms"
+    );
+    assert_eq!(
+        expected_exit("iofit predict x   # binds (exit 1: not met)"),
+        1
+    );
     assert_eq!(expected_exit("iofit plan --top 3"), 0);
 }

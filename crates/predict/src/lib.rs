@@ -713,7 +713,7 @@ pub fn predict(
     let mut notes = Notes::default();
     let factors = volumes
         .iter()
-        .map(|volume| volume_factors(volume, assumptions, &mut notes))
+        .map(|volume| volume_factors(vm, volume, assumptions, &mut notes))
         .collect::<Result<Vec<_>, _>>()?;
 
     // --- the rate limits, VM first (the order breaks ties when naming the binding limit) ---
@@ -838,6 +838,7 @@ fn check_inputs(volumes: &[VolumeLoad], assumptions: &Assumptions) -> Result<(),
 /// One volume's factors: IOs and bytes per volume IO at the host and at the disks (cache hits,
 /// stripe splitting), the outstanding IOs and the stripe members they keep busy.
 fn volume_factors(
+    vm: &VmSize,
     volume: &VolumeLoad,
     assumptions: &Assumptions,
     notes: &mut Notes,
@@ -864,6 +865,7 @@ fn volume_factors(
     let members = volume.design.disk_count as f64;
     let cached = volume.design.caching.is_cached();
     let cached = cached && volume.disk.kind.supports_host_caching();
+    let cached = cached && cache_limits_published(vm, volume, notes);
     let workload = &volume.workload;
     let read_share = workload.read_pct / 100.0;
     let hit_share = if cached {
@@ -919,6 +921,22 @@ fn volume_factors(
         busy_members,
         service_ms: assumptions.service_latency_ms_for(volume.disk.kind, workload.read_pct),
     })
+}
+
+/// Whether the VM publishes the cached limits a cached volume runs under. Where it does not,
+/// the volume is predicted as uncached, as `plan` refuses caching there: a cache whose limits
+/// nobody published would otherwise deliver any number of IOPS.
+fn cache_limits_published(vm: &VmSize, volume: &VolumeLoad, notes: &mut Notes) -> bool {
+    let published = vm.cached_iops.is_some() || vm.cached_throughput_mb_s.is_some();
+    if !published {
+        notes.warnings.push(format!(
+            "volume '{}': caching {} on {}, whose cached limits are not published: predicted as \
+             uncached (every IO to the disks, under the VM's uncached limits), as plan does; \
+             the real host cache may do better, unmeasured",
+            volume.design.label, volume.design.caching, vm.name
+        ));
+    }
+    published
 }
 
 /// What a volume's design says before any number: caching the disk cannot do, "up to"
