@@ -60,3 +60,94 @@ fn predict_treats_an_unpublished_cache_as_plan_does() {
         "{stdout}"
     );
 }
+
+/// An iostat -x capture (sysstat 12.6's columns) of a disk that did no IO at all.
+fn idle_capture() -> String {
+    let header = "Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     \
+                  wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm \
+                  d_await dareq-sz     f/s f_await  aqu-sz  %util";
+    let row = format!("sdb{}", "    0.00".repeat(22));
+    let mut text = "Linux 6.1.0 (idle) \t11/22/26 \t_x86_64_\t(2 CPU)\n\n".to_string();
+    for _ in 0..6 {
+        text.push_str("avg-cpu:  %user   %nice %system %iowait  %steal   %idle\n");
+        text.push_str("           0.50    0.00    0.20    0.00    0.00   99.30\n\n");
+        text.push_str(&format!("{header}\n{row}\n\n\n"));
+    }
+    text
+}
+
+#[test]
+fn an_idle_capture_sizes_zero_and_guesses_no_role() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("idle.txt");
+    std::fs::write(&capture, idle_capture()).unwrap();
+    let out = dir.path().join("req.toml");
+    let output = iofit()
+        .args(["profile", "--device", "sdb", "--label", "db", "-o"])
+        .arg(&out)
+        .arg(&capture)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(!stdout.contains("-0.00"), "{stdout}");
+    assert!(!stdout.contains("(guessed)"), "{stdout}");
+    assert!(
+        stdout.contains("role data (default): no IO in the capture"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("read_pct 0: no IO in the capture, a placeholder"),
+        "{stdout}"
+    );
+    let toml = std::fs::read_to_string(&out).unwrap();
+    assert!(toml.contains("iops = 0.0"), "{toml}");
+}
+
+#[test]
+fn contradictory_requirements_are_pointed_out_with_which_one_sizes() {
+    let (code, stdout, _) = run(&[
+        "plan",
+        "--iops",
+        "16000",
+        "--throughput-mb-s",
+        "300",
+        "--io-size",
+        "8k",
+        "--capacity-gib",
+        "2000",
+        "--top",
+        "1",
+    ]);
+    assert_eq!(code, Some(0), "{stdout}");
+    let warning = stdout
+        .lines()
+        .take(6)
+        .find(|l| l.starts_with("warning: volume 'data': the requirements disagree"))
+        .unwrap_or_else(|| panic!("no warning on the first lines:\n{stdout}"));
+    // 16,000 x 8,192 B = 131.1 MB/s; 300 MB/s at 8 KiB = 36,621 IOPS.
+    assert!(
+        warning.contains("16,000 IOPS x 8KiB = 131 MB/s, but 300 MB/s"),
+        "{warning}"
+    );
+    assert!(warning.contains("36,621 IOPS"), "{warning}");
+    assert!(
+        warning.contains("is what sizes design #1's disks"),
+        "{warning}"
+    );
+    assert!(!stdout.contains("no capacity given"), "{stdout}");
+}
+
+#[test]
+fn a_missing_capacity_is_a_warning_on_the_first_lines() {
+    let (code, stdout, _) = run(&["plan", "--iops", "5000", "--io-size", "8k", "--top", "1"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    let head: Vec<&str> = stdout.lines().take(6).collect();
+    assert!(
+        head.iter()
+            .any(|l| l.starts_with("warning: volume 'data': no capacity given")),
+        "{stdout}"
+    );
+    // Consistent requirements (MB/s derived from IOPS x IO size) are not a contradiction.
+    assert!(!stdout.contains("disagree"), "{stdout}");
+}
