@@ -151,3 +151,101 @@ fn a_missing_capacity_is_a_warning_on_the_first_lines() {
     // Consistent requirements (MB/s derived from IOPS x IO size) are not a contradiction.
     assert!(!stdout.contains("disagree"), "{stdout}");
 }
+
+#[test]
+fn ignore_unknown_warns_naming_each_option_it_drops() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    let filename = format!("--filename={}", file.display());
+    let (code, stdout, stderr) = run(&[
+        "run",
+        "--ignore-unknown",
+        "--parse-only",
+        "--name=a",
+        "--rw=read",
+        "--foo=1",
+        "--bar=2",
+        &filename,
+        "--size=1m",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let all = format!("{stdout}{stderr}");
+    assert!(
+        all.contains("unknown option 'foo' ignored (--ignore-unknown)"),
+        "{all}"
+    );
+    assert!(
+        all.contains("unknown option 'bar' ignored (--ignore-unknown)"),
+        "{all}"
+    );
+}
+
+#[test]
+fn command_line_errors_cite_the_argument_not_a_line() {
+    let (code, _, stderr) = run(&[
+        "run",
+        "--parse-only",
+        "--name=a",
+        "--rw=read",
+        "--iodepth=-1",
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("command line, argument 3: iodepth=-1"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("'-1' is negative"), "{stderr}");
+    assert!(!stderr.contains("not a whole number"), "{stderr}");
+}
+
+#[test]
+fn fio_program_options_are_named_as_such_not_matched_to_a_job_option() {
+    for option in ["--status-interval=1", "--eta=always"] {
+        let (code, _, stderr) = run(&["run", "--parse-only", "--name=a", "--rw=read", option]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(stderr.contains("an option of the fio program"), "{stderr}");
+        assert!(!stderr.contains("did you mean"), "{stderr}");
+    }
+}
+
+#[test]
+fn a_number_flag_with_a_suffix_says_what_to_write() {
+    let (code, _, stderr) = run(&["plan", "--iops", "5k"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("write a plain number such as 5000"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("invalid float literal"), "{stderr}");
+}
+
+#[test]
+fn results_json_given_as_requirements_is_named_for_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.json");
+    std::fs::write(&results, "{\"fio version\": \"iofit\", \"jobs\": []}\n").unwrap();
+    let (code, _, stderr) = run(&["plan", "--requirements", results.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("this is a JSON document"), "{stderr}");
+    assert!(stderr.contains("iofit compare"), "{stderr}");
+    assert!(!stderr.contains("invalid key"), "{stderr}");
+}
+
+#[test]
+fn help_lists_the_steps_in_the_method_s_order_and_says_where_to_start() {
+    let (code, stdout, _) = run(&["--help"]);
+    assert_eq!(code, Some(0));
+    let position = |name: &str| {
+        stdout
+            .lines()
+            .position(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("{name} missing:\n{stdout}"))
+    };
+    let order = ["demo ", "profile ", "plan ", "predict ", "run ", "compare "];
+    let positions: Vec<usize> = order.iter().map(|n| position(n)).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{stdout}");
+    assert!(stdout.contains("Start with `iofit demo`"), "{stdout}");
+    let (_, run_help, _) = run(&["run", "--help"]);
+    assert!(run_help.contains("--iodepth=32"), "{run_help}");
+}

@@ -102,7 +102,13 @@ pub fn parse_u64(text: &str) -> Result<u64, String> {
     } else {
         trimmed.parse::<u64>()
     };
-    parsed.map_err(|_| format!("'{trimmed}' is not a whole number"))
+    parsed.map_err(|_| {
+        if trimmed.starts_with('-') && trimmed[1..].parse::<u64>().is_ok() {
+            format!("'{trimmed}' is negative, and a count or size cannot be")
+        } else {
+            format!("'{trimmed}' is not a whole number")
+        }
+    })
 }
 
 pub fn parse_u32(text: &str) -> Result<u32, String> {
