@@ -249,3 +249,21 @@ fn help_lists_the_steps_in_the_method_s_order_and_says_where_to_start() {
     let (_, run_help, _) = run(&["run", "--help"]);
     assert!(run_help.contains("--iodepth=32"), "{run_help}");
 }
+
+/// The demo's plan (cold cache) and prediction (warm cache) break a tie between limits
+/// differently; the plan names every limit as close to binding, so both name queue depth.
+#[test]
+fn plan_and_predict_name_the_same_binding_limit_in_the_demo() {
+    let (code, stdout, _) = run(&["demo", "--no-run"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    let plan_line = stdout
+        .lines()
+        .find(|l| l.contains("the first limit to bind as load grows is 3 x P30 striped"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        plan_line.contains("as close: per disk P30 IOPS, queue depth"),
+        "{plan_line}"
+    );
+    let predict_line = stdout.lines().find(|l| l.starts_with("binding:")).unwrap();
+    assert!(predict_line.contains("queue depth"), "{predict_line}");
+}

@@ -757,7 +757,7 @@ pub fn predict(
         volume_predictions.push(prediction);
     }
     target_violations(&checks, &mut notes);
-    let binding = binding_index.map(|index| binding_of(&limits[index], rates, volumes));
+    let binding = binding_index.map(|index| binding_of(&limits, index, rates, volumes));
     let advice = advise(
         vm,
         volumes,
@@ -1654,7 +1654,13 @@ fn target_violations(checks: &[LimitCheck], notes: &mut Notes) {
 }
 
 /// The binding limit in words: capped by it, or the first to bind as load grows.
-fn binding_of(limit: &RateLimit, rates: &[f64], volumes: &[VolumeLoad]) -> Binding {
+fn binding_of(
+    limits: &[RateLimit],
+    index: usize,
+    rates: &[f64],
+    volumes: &[VolumeLoad],
+) -> Binding {
+    let limit = &limits[index];
     let capacity = limit.capacity.unwrap_or(0.0);
     let used = limit.used(rates);
     let at_limit = used >= capacity * (1.0 - 1e-9);
@@ -1669,11 +1675,12 @@ fn binding_of(limit: &RateLimit, rates: &[f64], volumes: &[VolumeLoad]) -> Bindi
     } else {
         format!(
             "not capped at the targets; the first limit to bind as load grows is {} \
-             ({} of {}{unit} used, {:.0}% headroom)",
+             ({} of {}{unit} used, {:.0}% headroom){}",
             limit.name,
             fmt_num(used),
             fmt_num(capacity),
-            (capacity - used) / capacity * 100.0
+            (capacity - used) / capacity * 100.0,
+            tied_with(limits, index, rates)
         )
     };
     Binding {
@@ -1687,6 +1694,32 @@ fn binding_of(limit: &RateLimit, rates: &[f64], volumes: &[VolumeLoad]) -> Bindi
         limit: capacity,
         used,
         words,
+    }
+}
+
+/// Limits as close to binding as the one named (the same share used): named too, so that a
+/// plan and a prediction that break the tie differently (a cold and a warm cache) do not seem
+/// to disagree about what binds.
+fn tied_with(limits: &[RateLimit], index: usize, rates: &[f64]) -> String {
+    let share = |limit: &RateLimit| match limit.capacity {
+        Some(capacity) if capacity > 0.0 => Some(limit.used(rates) / capacity),
+        _ => None,
+    };
+    let Some(named) = share(&limits[index]) else {
+        return String::new();
+    };
+    let tied: Vec<&str> = limits
+        .iter()
+        .enumerate()
+        .filter(|(i, limit)| {
+            *i != index && share(limit).is_some_and(|s| (s - named).abs() <= 1e-9 * named.max(1.0))
+        })
+        .map(|(_, limit)| limit.name.as_str())
+        .collect();
+    if tied.is_empty() {
+        String::new()
+    } else {
+        format!("; as close: {}", tied.join(", "))
     }
 }
 
