@@ -267,3 +267,28 @@ fn plan_and_predict_name_the_same_binding_limit_in_the_demo() {
     let predict_line = stdout.lines().find(|l| l.starts_with("binding:")).unwrap();
     assert!(predict_line.contains("queue depth"), "{predict_line}");
 }
+
+/// The demo's report draws each volume's profiled IOPS over the capture with the sized IOPS and
+/// design #1's limits across it.
+#[test]
+fn the_demo_report_shows_the_workload_over_time_against_the_design_s_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("demo.html");
+    let output = iofit()
+        .args(["demo", "--no-run", "--report"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let html = std::fs::read_to_string(&report).unwrap();
+    for label in ["data", "log"] {
+        let title = format!(
+            "{label}: profiled IOPS over the capture, the sized IOPS and the limits of design #1"
+        );
+        assert!(html.contains(&title), "{title}");
+    }
+    assert!(html.contains("sized: p95 of 10-minute peaks x 1.3"));
+    assert!(html.contains("data: 3 x P30 striped, IOPS (never reached)"));
+    assert!(html.contains("VM cached IOPS (Standard_DS3) (whole VM)"));
+    assert!(html.contains("VM uncached IOPS (Standard_DS3) (whole VM)"));
+}

@@ -132,11 +132,13 @@ pub fn parse_u64(text: &str) -> Result<u64, ValueError> {
         trimmed.parse::<u64>()
     };
     parsed.map_err(|_| {
-        ValueError(if trimmed.starts_with('-') && trimmed[1..].parse::<u64>().is_ok() {
-            format!("'{trimmed}' is negative, and a count or size cannot be")
-        } else {
-            format!("'{trimmed}' is not a whole number")
-        })
+        ValueError(
+            if trimmed.starts_with('-') && trimmed[1..].parse::<u64>().is_ok() {
+                format!("'{trimmed}' is negative, and a count or size cannot be")
+            } else {
+                format!("'{trimmed}' is not a whole number")
+            },
+        )
     })
 }
 
