@@ -291,4 +291,8 @@ fn the_demo_report_shows_the_workload_over_time_against_the_design_s_limits() {
     assert!(html.contains("data: 3 x P30 striped, IOPS (never reached)"));
     assert!(html.contains("VM cached IOPS (Standard_DS3) (whole VM)"));
     assert!(html.contains("VM uncached IOPS (Standard_DS3) (whole VM)"));
+    // The limit bars: what is used beside each limit, and which volume a limit belongs to.
+    assert!(html.contains("12,906.5 of 15,000 IOPS used — binding"));
+    assert!(html.contains(">data: per disk P30 IOPS<"));
+    assert!(html.contains(">log: per disk PremiumV2 IOPS<"));
 }
