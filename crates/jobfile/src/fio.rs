@@ -541,7 +541,20 @@ fn resolve_job(
         let key = option.key.as_str();
         let Some(known) = table.find(key) else {
             if opts.ignore_unknown {
+                ctx.note(format!(
+                    "{}: unknown option '{key}' ignored (--ignore-unknown)",
+                    option.loc
+                ));
                 continue;
+            }
+            if let Some(why) = fio_options::fio_program_option(key) {
+                return Err(option.loc.error(
+                    Some(key),
+                    ErrorKind::UnsupportedOption {
+                        key: key.to_string(),
+                        why: why.to_string(),
+                    },
+                ));
             }
             return Err(option.loc.error(
                 Some(key),

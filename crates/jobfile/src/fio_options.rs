@@ -328,3 +328,43 @@ pub(crate) fn engine(name: &str) -> EngineChoice {
         _ => No("iofit has no such engine"),
     }
 }
+
+/// Options of the fio program itself (its `--help`), not of a job: written on iofit's command
+/// line they reach the job parser, where a "did you mean" among job options would mislead.
+/// `None` for a name that is not one of them.
+pub fn fio_program_option(key: &str) -> Option<&'static str> {
+    const DISPLAY: &str = "it is an option of the fio program (how fio shows progress), not \
+                           of a job; iofit shows a progress line on a terminal and has no such \
+                           option";
+    const PROGRAM: &str = "it is an option of the fio program, not of a job, and iofit has no \
+                           such option (iofit run --help lists iofit's own)";
+    match key.to_ascii_lowercase().replace('_', "-").as_str() {
+        "eta" | "eta-newline" | "eta-interval" | "status-interval" => Some(DISPLAY),
+        "bandwidth-log"
+        | "minimal"
+        | "append-terse"
+        | "terse-version"
+        | "showcmd"
+        | "readonly"
+        | "alloc-size"
+        | "warnings-fatal"
+        | "max-jobs"
+        | "server"
+        | "daemonize"
+        | "client"
+        | "remote-config"
+        | "idle-prof"
+        | "inflate-log"
+        | "trigger-file"
+        | "trigger-timeout"
+        | "trigger"
+        | "trigger-remote"
+        | "aux-path"
+        | "debug"
+        | "merge-blktrace-only"
+        | "cmdhelp"
+        | "enghelp"
+        | "crctest" => Some(PROGRAM),
+        _ => None,
+    }
+}

@@ -46,3 +46,4 @@ pub mod plan_report;
 pub mod plan_text;
 pub mod predict_text;
 pub mod vdbench_summary;
+pub mod workload_chart;

@@ -33,6 +33,13 @@ pub enum OutputFormat {
 /// `iofit run --name=a --rw=randread --bs=4k --iodepth=32 --ioengine=io_uring --filename=F --size=1g`.
 /// Any other `--key=value` after a job file overrides that fio option in every job.
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "fio options, as --key=value after the job files (or alone: a \
+    command-line job, each --name starting one), e.g. --name=NAME --rw=randread|randwrite|\
+    randrw|read|write --bs=4k --iodepth=32 --numjobs=4 --ioengine=io_uring|psync|libaio \
+    --direct=1 --size=1g --filename=F --directory=DIR --rwmixread=70 --time_based \
+    --rate_iops=N. Every fio job option is read as fio reads it; --parse-only shows how."
+)]
 pub struct Args {
     /// Runtime of every job (fio `runtime`, vdbench `elapsed`: seconds, or 30s, 2m).
     #[arg(long, visible_alias = "elapsed", value_name = "TIME")]
