@@ -204,22 +204,23 @@ fn mkdir_rmdir_copy_move() {
          fwd=d,fsd=fsd1,operation=delete\n\
          fwd=mk,fsd=fsd1,operation=mkdir\n\
          fwd=rm,fsd=fsd1,operation=rmdir\n\
-         rd=rd1,fwd=(c,m,d),fwdrate=max,format=yes,elapsed=1\n\
-         rd=rd2,fwd=(d,rm,mk),fwdrate=max,format=no,elapsed=1\n",
+         rd=rd1,fwd=(c,d),fwdrate=max,format=yes,elapsed=1\n\
+         rd=rd2,fwd=(m,d),fwdrate=40,format=yes,elapsed=1\n\
+         rd=rd3,fwd=(d,rm,mk),fwdrate=max,format=no,elapsed=1\n",
         anchor.display()
     );
     let outcomes = run_text(&first);
     assert!(count(&outcomes[0], FileOp::Copy) > 0);
-    assert!(count(&outcomes[0], FileOp::Move) > 0);
+    assert!(count(&outcomes[1], FileOp::Move) > 0);
     assert!(
-        count(&outcomes[1], FileOp::Rmdir) > 0,
+        count(&outcomes[2], FileOp::Rmdir) > 0,
         "emptied directories are removed"
     );
-    assert!(count(&outcomes[1], FileOp::Mkdir) > 0);
+    assert!(count(&outcomes[2], FileOp::Mkdir) > 0);
     let (dirs, files) = count_tree(&anchor);
     let leaf_present = dirs - 3;
     assert!(leaf_present <= 9);
-    assert_eq!(files, outcomes[1].files_per_fsd[0].1);
+    assert_eq!(files, outcomes[2].files_per_fsd[0].1);
 }
 
 #[test]
