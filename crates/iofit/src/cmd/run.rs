@@ -590,7 +590,7 @@ fn run_on_hosts(args: &Args, hosts: &str, inputs: &Inputs) -> anyhow::Result<Exi
 }
 
 /// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
-fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
+fn run_vdbench(args: &Args, file: &Path, substitutions: &[String]) -> anyhow::Result<ExitCode> {
     if args.report.is_some() {
         return Err(bad_input(
             "--report applies to fio job files and --preset; for a vdbench file give --output FILE (JSON) and render it with iofit compare FILE --requirements REQ --report FILE",
@@ -602,7 +602,7 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
         ));
     }
     if args.parse_only {
-        return crate::cmd::vdbench::check_file(file);
+        return crate::cmd::vdbench::check_file(file, substitutions);
     }
     if args.directory.is_some() || args.filename.is_some() {
         return Err(bad_input(
@@ -637,9 +637,11 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
             })
             .transpose()?,
         json_output: args.output.clone(),
+        substitutions: substitutions.to_vec(),
+        allow_overwrite: args.allow_overwrite,
         ..Default::default()
     };
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::clone(&options.stop);
     install_ctrl_c(Arc::clone(&stop));
     crate::cmd::vdbench::run_file(
         file,
@@ -652,13 +654,30 @@ fn run_vdbench(args: &Args, file: &Path) -> anyhow::Result<ExitCode> {
 }
 
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
-    let inputs = split_rest(&mut args)?;
+    let mut inputs = split_rest(&mut args)?;
+    // `iofit run parm.vdb lun=/tmp/x`: after a vdbench file, name=value words are vdbench's
+    // substitutions ($lun in the file), as `vdbench -f parm.vdb lun=/tmp/x`.
+    let mut substitutions = Vec::new();
+    if inputs.files.len() > 1
+        && iofit_jobfile::detect(&inputs.files[0]).map_err(bad_input)? == Dialect::Vdbench
+    {
+        let mut files = Vec::new();
+        for (index, file) in inputs.files.drain(..).enumerate() {
+            let text = file.to_string_lossy().to_string();
+            if index > 0 && !file.exists() && text.contains('=') {
+                substitutions.push(text);
+            } else {
+                files.push(file);
+            }
+        }
+        inputs.files = files;
+    }
     for file in &inputs.files {
         super::files::check_input(file, super::files::caps::JOB_FILE_BYTES, "job file")?;
     }
     if let [file] = inputs.files.as_slice() {
         if iofit_jobfile::detect(file).map_err(bad_input)? == Dialect::Vdbench {
-            return run_vdbench(&args, file);
+            return run_vdbench(&args, file, &substitutions);
         }
     }
     if let Some(hosts) = &args.hosts {

@@ -144,37 +144,44 @@ pub fn substitutions(items: &[String]) -> Result<Vec<Substitution>, String> {
         .collect()
 }
 
-/// Replaces `$name` and `!name` of every substitution in `line` (longest names first, so
-/// `$lun` does not eat the start of `$lun2`). Returns the unresolved `$name` when one is left
-/// (`$host` stays: it is vdbench's per-host repetition, not a substitution).
+/// Replaces `$name`, `${name}` and `!name` of every substitution in `line`; a name ends at
+/// the first character that cannot be part of one, so `$lun` leaves `$lun2` alone. Returns
+/// the unresolved `$name` when one is left (`$host` stays: it is vdbench's per-host
+/// repetition, not a substitution).
 pub fn substitute(line: &str, subs: &mut [Substitution]) -> Result<String, String> {
-    let mut order: Vec<usize> = (0..subs.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(subs[i].name.len()));
-    let mut text = line.to_string();
-    for i in order {
-        let sub = &mut subs[i];
-        for sigil in ['$', '!'] {
-            let pattern = format!("{sigil}{}", sub.name);
-            let braced = format!("{sigil}{{{}}}", sub.name);
-            for pat in [braced, pattern] {
-                if text.contains(&pat) {
-                    text = text.replace(&pat, &sub.value);
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::new();
+    let mut index = 0;
+    while index < chars.len() {
+        let c = chars[index];
+        if c == '$' || c == '!' {
+            let braced = chars.get(index + 1) == Some(&'{');
+            let start = index + 1 + usize::from(braced);
+            let mut end = start;
+            while end < chars.len() && is_name(chars[end]) {
+                end += 1;
+            }
+            let name: String = chars[start..end].iter().collect();
+            let closed = !braced || chars.get(end) == Some(&'}');
+            if !name.is_empty() && closed {
+                if let Some(sub) = subs.iter_mut().find(|s| s.name == name) {
                     sub.used += 1;
+                    out.push_str(&sub.value);
+                    index = end + usize::from(braced);
+                    continue;
+                }
+                // Only `=$name` is a request vdbench refuses when unresolved; `!` elsewhere
+                // is ordinary text.
+                if c == '$' && name != "host" && out.ends_with('=') {
+                    return Err(name);
                 }
             }
         }
+        out.push(c);
+        index += 1;
     }
-    if let Some(at) = text.find("=$").or_else(|| text.find("=!")) {
-        let rest = &text[at + 2..];
-        let name: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        if name != "host" {
-            return Err(name);
-        }
-    }
-    Ok(text)
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -233,6 +240,9 @@ mod tests {
             "sd=sd1,lun=/tmp/y,size=/tmp/x"
         );
         assert_eq!(subs[0].used, 1);
+        assert_eq!(substitute("x=${lun}y", &mut subs).unwrap(), "x=/tmp/xy");
+        let mut only_lun = substitutions(&items(&["lun=/a"])).unwrap();
+        assert_eq!(substitute("lun=$lun2", &mut only_lun).unwrap_err(), "lun2");
         assert_eq!(
             substitute("sd=a,lun=$other", &mut subs).unwrap_err(),
             "other"
