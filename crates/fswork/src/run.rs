@@ -316,6 +316,7 @@ struct Worker<'a> {
     random_io: bool,
     select: FileSelect,
     xfersizes: Vec<(u64, f64)>,
+    stopafter: Option<u64>,
     rng: u64,
     cursor: usize,
     buffer: AlignedBuffer,
@@ -363,6 +364,7 @@ fn run_workload(
                     random_io: fwd.fwd.random_io,
                     select: fwd.fwd.select,
                     xfersizes: xfersizes.clone(),
+                    stopafter: fwd.fwd.stopafter,
                     rng: seed | 1,
                     cursor: (seed as usize)
                         % targets.first().map(|s| s.files.len().max(1)).unwrap_or(1),
@@ -539,9 +541,9 @@ impl Worker<'_> {
                 let size = s.tree.file_size(i);
                 let xfer = self.xfer();
                 if self.random_io {
-                    // fileio=random: as many random transfers as the file holds.
+                    // fileio=random: as many random transfers as the file holds, or stopafter=.
                     let blocks = (size / xfer).max(1);
-                    for _ in 0..blocks {
+                    for _ in 0..self.stopafter.unwrap_or(blocks) {
                         let offset = (self.random() % blocks) * xfer;
                         let len = xfer.min(size.saturating_sub(offset)).max(1) as usize;
                         transfer_at(
@@ -555,6 +557,11 @@ impl Worker<'_> {
                         )?;
                     }
                 } else {
+                    // stopafter= on sequential IO: that many transfers from the start.
+                    let size = match self.stopafter {
+                        Some(n) => size.min(n.saturating_mul(xfer)),
+                        None => size,
+                    };
                     transfer_whole(
                         &file,
                         &path,

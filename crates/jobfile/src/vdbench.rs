@@ -591,6 +591,11 @@ struct Param {
     values: Vec<String>,
 }
 
+/// Line types iofit does not run, with the reason.
+const LINE_UNSUPPORTED: &[(&str, &str)] = &[
+    ("rg", "replay groups (rg=) replay an I/O trace"),
+    ("wg", "workload groups"),
+];
 const HD_UNSUPPORTED: &[(&str, &str)] = &[
     ("mount", "mounting file systems on hosts"),
     ("clients", "simulated clients per host"),
@@ -686,7 +691,23 @@ impl Parser {
         }
         for (line_no, line) in self.logical_lines(text, source_name)? {
             let loc = Location::new(source_name, line_no);
-            let params = split_params(&line, &loc)?;
+            for params in split_definitions(split_params(&line, &loc)?) {
+                self.definition(params, &loc, base_dir, depth)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One `hd=`/`sd=`/`wd=`/`rd=`/`fsd=`/`fwd=` definition, include or general parameter.
+    fn definition(
+        &mut self,
+        params: Vec<Param>,
+        loc: &Location,
+        base_dir: Option<&Path>,
+        depth: usize,
+    ) -> Result<(), JobFileError> {
+        let loc = loc.clone();
+        {
             let first_key = params[0].key.clone();
             match first_key.as_str() {
                 "include" => self.include(&params[0], &loc, base_dir, depth)?,
@@ -713,6 +734,19 @@ impl Parser {
                 "rd" => {
                     self.order(3, "rd", &loc)?;
                     self.run(params, &loc)?
+                }
+                kind if LINE_UNSUPPORTED.iter().any(|(k, _)| *k == kind) => {
+                    let why = LINE_UNSUPPORTED
+                        .iter()
+                        .find(|(k, _)| *k == kind)
+                        .map(|(_, w)| *w)
+                        .unwrap_or_default();
+                    return Err(loc.unsupported_value(
+                        kind,
+                        &params[0].raw,
+                        why,
+                        "remove those lines; iofit runs sd/wd/rd and fsd/fwd files",
+                    ));
                 }
                 written => self.general(written, params, &loc)?,
             }
@@ -1058,16 +1092,7 @@ impl Parser {
                 _ => {}
             }
         }
-        if wd.sd_patterns.is_empty() {
-            return Err(loc.error(
-                Some("sd"),
-                ErrorKind::InvalidJob {
-                    job: format!("wd={name}"),
-                    what: "no sd=".into(),
-                    fix: "add sd=NAME (wildcards such as sd=sd* work)".into(),
-                },
-            ));
-        }
+        // A wd without sd= takes the sds its rds name (vdbench: rd=...,sd=...).
         for pattern in &wd.sd_patterns {
             if !self
                 .file
@@ -1343,6 +1368,29 @@ impl Parser {
             ));
         }
         rd.loops = loops.into_iter().map(|(_, l)| l).collect();
+        if rd.wd_patterns.is_empty() && rd.fs.is_none() && rd.sd_patterns.is_some() {
+            // rd=...,sd=... without wd=: vdbench runs a workload of its defaults (and the rd's
+            // xfersize/rdpct/seekpct) on those sds.
+            let implicit = format!("rd.{name}");
+            self.file.wds.push(WorkloadDef {
+                name: implicit.clone(),
+                sd_patterns: Vec::new(),
+                rdpct: 100.0,
+                seek: Seek::RandomPct(100.0),
+                xfersize: XferSize::Fixed(Bytes::kib(4)),
+                skew: None,
+                host: None,
+                range: None,
+                hotband: None,
+                rhpct: 0.0,
+                whpct: 0.0,
+                iorate: None,
+                direct: false,
+                sync_writes: None,
+                loc: loc.clone(),
+            });
+            rd.wd_patterns = vec![implicit];
+        }
         if rd.wd_patterns.is_empty() && rd.fs.is_none() {
             return Err(loc.error(
                 Some("wd"),
@@ -1554,6 +1602,25 @@ fn yes_no(value: &str, key: &str, loc: &Location) -> Result<bool, JobFileError> 
         "no" | "n" | "false" => Ok(false),
         _ => Err(loc.invalid(key, value, "not yes or no", "write yes or no")),
     }
+}
+
+/// vdbench reads parameters as one stream: `sd=a,lun=x,sd=b,lun=y` (or a line continued into
+/// the next definition by a trailing comma) defines two sds. Splits a line's parameters at
+/// each repeat of its first keyword.
+fn split_definitions(params: Vec<Param>) -> Vec<Vec<Param>> {
+    let kind = params[0].key.clone();
+    if !matches!(kind.as_str(), "hd" | "sd" | "wd" | "rd" | "fsd" | "fwd") {
+        return vec![params];
+    }
+    let mut groups: Vec<Vec<Param>> = Vec::new();
+    for p in params {
+        if p.key == kind || groups.is_empty() {
+            groups.push(vec![p]);
+        } else {
+            groups.last_mut().expect("pushed above").push(p);
+        }
+    }
+    groups
 }
 
 /// vdbench's tokenizer ends a line at the first blank outside quotes; a blank next to a
@@ -1793,13 +1860,18 @@ fn parse_xfersize(p: &Param, loc: &Location) -> Result<XferSize, JobFileError> {
         parts.push((size(&pair[0])?, pct));
     }
     let total: f64 = parts.iter().map(|(_, pct)| pct).sum();
-    if (total - 100.0).abs() > 1e-6 {
+    // Shares copied from a measured histogram often add up to 99.99 or 100.01: within 0.1
+    // they are scaled to 100, further off they are refused.
+    if (total - 100.0).abs() > 0.1 {
         return Err(loc.invalid(
             "xfersize",
             &p.raw,
             format!("the percentages add up to {total}, not 100"),
             fix,
         ));
+    }
+    for part in &mut parts {
+        part.1 *= 100.0 / total;
     }
     Ok(XferSize::Distribution(parts))
 }

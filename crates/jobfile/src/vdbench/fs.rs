@@ -116,6 +116,9 @@ pub struct FwdDef {
     pub xfersizes: XferSize,
     pub threads: u32,
     pub skew: Option<f64>,
+    /// `stopafter=`: transfers per file before the next file is chosen (random file IO;
+    /// sequential IO reads or writes this many transfers from the start).
+    pub stopafter: Option<u64>,
     pub direct: bool,
     pub sync_writes: Option<SyncFlag>,
     pub loc: Location,
@@ -252,7 +255,7 @@ pub struct FsRun {
     pub fwds: Vec<FsRunFwd>,
     pub fwdrate: FwdRate,
     pub format: FormatMode,
-    /// The `fwd=format` line's threads and transfer size (vdbench: 8 threads, 128k).
+    /// The `fwd=format` line's threads (else the run's fwds') and transfer size (128k).
     pub format_threads: u32,
     pub format_xfersize: Bytes,
     pub elapsed: std::time::Duration,
@@ -392,6 +395,11 @@ impl ParamFile {
             fsds.push(fsd);
         }
         let format_fwd = self.fwds.iter().find(|f| f.name == "format");
+        // Without fwd=format vdbench formats with the run's fwd threads.
+        let format_threads = format_fwd
+            .map(|f| f.threads)
+            .or_else(|| run_fwds.iter().map(|f| f.fwd.threads).max())
+            .unwrap_or(8);
         Ok(FsRun {
             rd: rd.name.clone(),
             for_label: combo
@@ -403,7 +411,7 @@ impl ParamFile {
             fwds: run_fwds,
             fwdrate,
             format: fs.format,
-            format_threads: format_fwd.map(|f| f.threads).unwrap_or(8),
+            format_threads,
             format_xfersize: format_fwd
                 .map(|f| f.xfersizes.block_size().max_size())
                 .unwrap_or(Bytes::kib(128)),
@@ -540,6 +548,7 @@ impl Parser {
             xfersizes: XferSize::Fixed(Bytes::kib(4)),
             threads: 1,
             skew: None,
+            stopafter: None,
             direct: false,
             sync_writes: None,
             loc: loc.clone(),
@@ -547,6 +556,7 @@ impl Parser {
         for p in &all {
             match p.key.as_str() {
                 "fsd" => fwd.fsd_patterns = name_list(p, loc)?,
+                "stopafter" => fwd.stopafter = Some(u64::from(count(p, loc)?)),
                 "rdpct" => fwd.rdpct = Some(pct_value(&single(p, loc)?, "rdpct", loc)?),
                 "operation" => {
                     let ops = parse_operations(p, loc)?;
