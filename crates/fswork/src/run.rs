@@ -194,7 +194,7 @@ fn format_trees(
                     let mut stats = OpStats::default();
                     let mut buffer = AlignedBuffer::new(xfer as usize, t as u64);
                     for s in shared {
-                        for i in (t..s.files.len()).step_by(threads) {
+                        for i in (t..s.tree.format_files).step_by(threads) {
                             if options.stop.load(Ordering::Relaxed) {
                                 return Ok(stats);
                             }

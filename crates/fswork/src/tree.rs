@@ -16,6 +16,8 @@ pub struct Tree {
     pub file_dirs: Vec<usize>,
     pub files_per_dir: u32,
     sizes: Vec<(u64, f64)>,
+    /// Files a format creates: all of them, or the first ones up to `totalsize=`.
+    pub format_files: usize,
 }
 
 impl Tree {
@@ -41,13 +43,25 @@ impl Tree {
             XferSize::Fixed(size) => vec![(size.as_u64(), 100.0)],
             XferSize::Distribution(parts) => parts.iter().map(|(s, p)| (s.as_u64(), *p)).collect(),
         };
-        Tree {
+        let mut tree = Tree {
             anchor: fsd.anchor.clone(),
             dirs,
             file_dirs,
             files_per_dir: fsd.files,
             sizes,
+            format_files: 0,
+        };
+        tree.format_files = tree.file_count();
+        if let Some(total) = fsd.total_size {
+            let mut sum = 0u64;
+            tree.format_files = (0..tree.file_count())
+                .take_while(|&i| {
+                    sum = sum.saturating_add(tree.file_size(i));
+                    sum <= total.as_u64()
+                })
+                .count();
         }
+        tree
     }
 
     /// Directories that hold files (width^depth with `distribution=bottom`).

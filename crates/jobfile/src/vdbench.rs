@@ -280,6 +280,8 @@ pub struct ParamFile {
     pub data: Vec<DataParam>,
     /// `concatenatesds=yes`: the sds of a wd form one volume.
     pub concatenate: bool,
+    /// What iofit reads differently from the letter of the file, one sentence each.
+    pub notes: Vec<String>,
 }
 
 /// A data content or validation parameter, where it was written.
@@ -647,22 +649,12 @@ const FSD_UNSUPPORTED: &[(&str, &str)] = &[
     ("journal", "journaling of file system data"),
     ("wss", "a working set smaller than the file tree"),
     (
-        "totalsize",
-        "totalsize= (file sizes chosen to fill a total)",
-    ),
-    (
         "count",
         "count= (one fsd= line standing for several numbered anchors)",
     ),
     ("log", "fsd logging"),
 ];
-const FWD_UNSUPPORTED: &[(&str, &str)] = &[
-    ("target", "target= (copy/move to another fsd)"),
-    (
-        "stopafter",
-        "stopafter= (a partial read or write of each file)",
-    ),
-];
+const FWD_UNSUPPORTED: &[(&str, &str)] = &[("target", "target= (copy/move to another fsd)")];
 
 #[derive(Default)]
 struct Parser {
@@ -1357,15 +1349,15 @@ impl Parser {
             ));
         }
         if rd.warmup >= rd.elapsed {
-            return Err(loc.invalid(
-                "warmup",
-                &format!("{}", rd.warmup.as_secs_f64()),
-                format!(
-                    "warmup must be shorter than elapsed={}",
-                    rd.elapsed.as_secs_f64()
-                ),
-                "lower warmup= or raise elapsed=",
+            // vdbench no longer refuses this (its check is commented out in RD_entry); iofit
+            // runs the warmup and then the elapsed time, and says so.
+            self.file.notes.push(format!(
+                "{loc}: rd={name} warmup={}s is not shorter than elapsed={}s: iofit runs {}s (warmup, then elapsed)",
+                rd.warmup.as_secs_f64(),
+                rd.elapsed.as_secs_f64(),
+                (rd.warmup + rd.elapsed).as_secs_f64()
             ));
+            rd.elapsed += rd.warmup;
         }
         rd.loops = loops.into_iter().map(|(_, l)| l).collect();
         if rd.wd_patterns.is_empty() && rd.fs.is_none() && rd.sd_patterns.is_some() {
@@ -1817,10 +1809,12 @@ fn pct_value(value: &str, key: &str, loc: &Location) -> Result<f64, JobFileError
 }
 
 fn parse_seek(value: &str, loc: &Location) -> Result<Seek, JobFileError> {
-    match value.to_ascii_lowercase().as_str() {
+    let lower = value.to_ascii_lowercase();
+    // vdbench takes any leading part of "sequential" and "random" (seq, s, rand, r).
+    match lower.as_str() {
         "eof" | "-1" => Ok(Seek::Eof),
-        "seq" | "sequential" => Ok(Seek::RandomPct(0.0)),
-        "random" => Ok(Seek::RandomPct(100.0)),
+        w if !w.is_empty() && "sequential".starts_with(w) => Ok(Seek::RandomPct(0.0)),
+        w if !w.is_empty() && "random".starts_with(w) => Ok(Seek::RandomPct(100.0)),
         other => parse_percent(other).map(Seek::RandomPct).map_err(|why| {
             loc.invalid(
                 "seekpct",

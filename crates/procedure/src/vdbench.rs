@@ -153,6 +153,7 @@ pub fn check_file(path: &Path, substitutions: &[String]) -> Result<CheckedFile, 
             .iter()
             .map(|d| format!("{}={}", d.key, d.value))
             .collect(),
+        notes: file.notes.clone(),
     })
 }
 
@@ -162,6 +163,7 @@ pub struct CheckedFile {
     pub fs_runs: Vec<FsRun>,
     /// Data keys the file has (they parse; a run refuses them until the data feature lands).
     pub data_keys: Vec<String>,
+    pub notes: Vec<String>,
 }
 
 /// Runs every run of the vdbench file at `path`.

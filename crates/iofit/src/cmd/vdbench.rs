@@ -87,6 +87,9 @@ pub fn check_file(path: &Path, substitutions: &[String]) -> anyhow::Result<ExitC
             run.elapsed.as_secs_f64()
         );
     }
+    for note in &checked.notes {
+        println!("  note: {note}");
+    }
     for key in &checked.data_keys {
         println!(
             "  note: {key} is data content or validation: it parses, and a run refuses it until iofit's data feature lands"

@@ -25,6 +25,8 @@ pub struct FsdDef {
     pub files: u32,
     /// `sizes=`: one size, or (size,pct,...) a distribution of file sizes.
     pub sizes: XferSize,
+    /// `totalsize=`: format creates files (in order) only up to this many bytes in all.
+    pub total_size: Option<Bytes>,
     /// `distribution=all`: files in every directory, not only the deepest ones.
     pub files_in_all_dirs: bool,
     pub shared: bool,
@@ -447,6 +449,7 @@ impl Parser {
             depth: 1,
             files: 10,
             sizes: XferSize::Fixed(Bytes::ZERO),
+            total_size: None,
             files_in_all_dirs: false,
             shared: false,
             direct: false,
@@ -469,6 +472,7 @@ impl Parser {
                     fsd.sizes = file_sizes(p, loc)?;
                     has_sizes = true;
                 }
+                "totalsize" => fsd.total_size = Some(nonzero_size(p, loc)?),
                 "shared" => fsd.shared = yes_no(&single(p, loc)?, "shared", loc)?,
                 "openflags" => (fsd.direct, fsd.sync_writes) = parse_openflags(p, loc)?,
                 "host" => fsd.hosts = p.values.clone(),
