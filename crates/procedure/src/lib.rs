@@ -40,6 +40,7 @@ pub mod measure;
 pub mod observer;
 pub mod size_threads;
 pub mod vdbench;
+mod vdbench_flat;
 
 mod error;
 

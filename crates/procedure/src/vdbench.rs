@@ -131,6 +131,8 @@ pub struct RunOutcome {
 #[derive(Debug)]
 pub struct VdbenchOutcome {
     pub doc: VdbenchJson,
+    /// vdbench flatfile rows so far (raw runs' intervals and averages, file system totals).
+    pub flat_rows: Vec<iofit_report::vdbench_flatfile::FlatRow>,
     /// A run stopped on an IO error.
     pub failed: bool,
     /// A stop (Ctrl-C) ended the file early.
@@ -206,6 +208,7 @@ pub fn run_file(
         },
         failed: false,
         interrupted: false,
+        flat_rows: Vec::new(),
     };
     for run in runs {
         if executor.stop_requested() {
@@ -341,6 +344,19 @@ fn run_fs(
         rd: run.rd.clone(),
         error: None,
     });
+    if let Some(measured) = &json.run {
+        let reqrate = match run.fwdrate {
+            vdbench::FwdRate::Max => iofit_report::vdbench_flatfile::Cell::Text("max".into()),
+            vdbench::FwdRate::Fixed(r) => iofit_report::vdbench_flatfile::Cell::Num(r),
+        };
+        outcome.flat_rows.push(crate::vdbench_flat::fs_row(
+            &run.rd,
+            reqrate,
+            &measured.operations,
+            measured.seconds,
+        ));
+        write_flatfile(outcome, options, true)?;
+    }
     outcome.doc.fs_runs.push(json);
     write_json(&outcome.doc, options)
 }
@@ -537,7 +553,28 @@ fn finish(
         hosts: Vec::new(),
     });
     outcome.failed |= measured.job.error.is_some();
+    outcome.flat_rows.extend(crate::vdbench_flat::raw_rows(
+        run,
+        rate,
+        &measured.job,
+        &measured.avg,
+    ));
+    write_flatfile(outcome, options, false)?;
     write_json(&outcome.doc, options)
+}
+
+/// vdbench's flatfile of the runs so far (`--flatfile`), raw or file system columns.
+fn write_flatfile(
+    outcome: &VdbenchOutcome,
+    options: &VdbenchOptions,
+    file_system: bool,
+) -> Result<(), ProcedureError> {
+    use iofit_report::vdbench_flatfile::{render, FS_COLUMNS, RAW_COLUMNS};
+    if let Some(path) = &options.flatfile {
+        let columns = if file_system { FS_COLUMNS } else { RAW_COLUMNS };
+        write_atomic(path, render(columns, &outcome.flat_rows).as_bytes())?;
+    }
+    Ok(())
 }
 
 fn write_json(doc: &VdbenchJson, options: &VdbenchOptions) -> Result<(), ProcedureError> {

@@ -44,4 +44,5 @@ pub mod multihost;
 pub mod plan_report;
 pub mod plan_text;
 pub mod predict_text;
+pub mod vdbench_flatfile;
 pub mod vdbench_summary;

@@ -68,6 +68,9 @@ pub struct Args {
     /// Write results to FILE (after every finished job) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// For a vdbench file: also write vdbench's flatfile (flatfile.html columns) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub flatfile: Option<PathBuf>,
     /// Allow writing to block devices and to existing files iofit did not create.
     #[arg(long)]
     pub allow_overwrite: bool,
@@ -128,6 +131,7 @@ fn take_own_flag(args: &mut Args, key: &str, value: Option<&str>) -> Result<bool
         "quiet" => args.quiet = true,
         "output" => args.output = Some(PathBuf::from(need(value)?)),
         "report" => args.report = Some(PathBuf::from(need(value)?)),
+        "flatfile" => args.flatfile = Some(PathBuf::from(need(value)?)),
         "preset" => args.preset = Some(need(value)?),
         "target" => args.target = Some(PathBuf::from(need(value)?)),
         "specs" => args.specs = Some(PathBuf::from(need(value)?)),
@@ -179,6 +183,7 @@ fn split_rest(args: &mut Args) -> anyhow::Result<Inputs> {
                 "output"
                     | "output-format"
                     | "report"
+                    | "flatfile"
                     | "preset"
                     | "target"
                     | "specs"
@@ -617,6 +622,9 @@ fn run_vdbench(args: &Args, file: &Path, substitutions: &[String]) -> anyhow::Re
     if let Some(path) = &args.output {
         super::files::check_output(path, &[file.to_path_buf()], "--output")?;
     }
+    if let Some(path) = &args.flatfile {
+        super::files::check_output(path, &[file.to_path_buf()], "--flatfile")?;
+    }
     let options = iofit_procedure::vdbench::VdbenchOptions {
         elapsed: args
             .runtime
@@ -639,6 +647,7 @@ fn run_vdbench(args: &Args, file: &Path, substitutions: &[String]) -> anyhow::Re
         json_output: args.output.clone(),
         substitutions: substitutions.to_vec(),
         allow_overwrite: args.allow_overwrite,
+        flatfile: args.flatfile.clone(),
         ..Default::default()
     };
     let stop = Arc::clone(&options.stop);
@@ -679,6 +688,11 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         if iofit_jobfile::detect(file).map_err(bad_input)? == Dialect::Vdbench {
             return run_vdbench(&args, file, &substitutions);
         }
+    }
+    if args.flatfile.is_some() {
+        return Err(bad_input(
+            "--flatfile writes vdbench's flatfile of a vdbench parameter file; for fio job files use --output FILE (fio JSON)",
+        ));
     }
     if let Some(hosts) = &args.hosts {
         return run_on_hosts(&args, hosts, &inputs);
