@@ -2082,6 +2082,19 @@ impl ParamFile {
     /// Refuses what parses but does not run yet: data content and validation keys (the data
     /// feature), named with their line.
     pub fn check_runnable(&self) -> Result<(), JobFileError> {
+        if self.concatenate && !self.runs()?.is_empty() {
+            return Err(JobFileError::new(
+                self.rds[0].loc.file.clone(),
+                0,
+                Some("concatenatesds"),
+                ErrorKind::UnsupportedValue {
+                    key: "concatenatesds".into(),
+                    value: "yes".into(),
+                    why: "one volume made of several sds (vdbench's concatenation)".into(),
+                    fix: "remove concatenatesds=yes to run each sd on its own".into(),
+                },
+            ));
+        }
         if let Some(data) = self.data.first() {
             return Err(data.loc.error(
                 Some(&data.key),
@@ -2457,5 +2470,7 @@ pub fn is_local_host(name: &str) -> bool {
     false
 }
 
+#[cfg(test)]
+mod feature_tests;
 #[cfg(test)]
 mod tests;
