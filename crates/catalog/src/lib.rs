@@ -113,6 +113,10 @@ const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../../catalog/vm-ebsv5-azure-current.toml"),
     ),
     (
+        "catalog/vm-ebdsv5-azure-current.toml",
+        include_str!("../../../catalog/vm-ebdsv5-azure-current.toml"),
+    ),
+    (
         "catalog/vm-fsv2-azure-current.toml",
         include_str!("../../../catalog/vm-fsv2-azure-current.toml"),
     ),
@@ -1080,11 +1084,23 @@ usd_month = 150
             );
         }
         assert_eq!(priced_vms, 177);
+        // GS3-GS5 have no sourced price; Ebdsv5's stays empty as its table's notes say.
+        let ebdsv5 = [2, 4, 8, 16, 32, 48, 64, 96].map(|n| format!("Standard_E{n}bds_v5"));
+        let mut expected: Vec<String> = ["Standard_GS3", "Standard_GS4", "Standard_GS5"]
+            .map(String::from)
+            .to_vec();
+        expected.extend(ebdsv5);
         assert_eq!(
-            unpriced,
-            ["Standard_GS3", "Standard_GS4", "Standard_GS5"],
+            unpriced, expected,
             "only the sizes without an eastus price stay empty"
         );
+        let notes = catalog
+            .table("azure-vm-ebdsv5")
+            .unwrap()
+            .notes
+            .as_deref()
+            .unwrap();
+        assert!(notes.contains("price_usd_month stays empty"), "{notes}");
         let d4s = catalog.vm("D4s_v5", EDITION_CURRENT).unwrap();
         assert!((d4s.price_usd_month.unwrap() - 140.16).abs() < 1e-9);
 

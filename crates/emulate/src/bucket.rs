@@ -7,6 +7,12 @@
 //! holds `(burst - baseline) x 1800 s` units, fills by `baseline - used` while below baseline and
 //! drains by `used - baseline` while above it; the cap is the burst figure while credits last and
 //! the baseline after. One bucket per limit (IOPS and MB/s are credited separately).
+//!
+//! The same page, "Virtual machine-level bursting" (ms.date 2026-09-10, read 2026-11-23): "VM-level
+//! bursting only uses the credit-based model for bursting. It's enabled by default for most VMs
+//! that support Premium Storage", and "the bursting credit system applies in the same manner at
+//! both the VM level and disk level"; the size tables give each VM's "max burst uncached"
+//! IOPS and MB/s "for up to 30 minutes". So a VM's uncached caps get the same bucket.
 
 /// Seconds a full bucket lasts at the maximum burst rate (Azure: 30 minutes).
 pub const FULL_BURST_SECONDS: f64 = 1800.0;
@@ -32,6 +38,13 @@ impl BurstBucket {
             credits: capacity,
             capacity,
         }
+    }
+
+    /// The same bucket holding `fraction` (0..=1) of its capacity: Azure starts every resource
+    /// full; an empty start rehearses the sustained (post-burst) state that `predict` gives.
+    pub fn with_credits_fraction(mut self, fraction: f64) -> BurstBucket {
+        self.credits = self.capacity * fraction.clamp(0.0, 1.0);
+        self
     }
 
     /// The cap for the next `tick_s` seconds: the baseline plus what the credits left can pay

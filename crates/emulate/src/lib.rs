@@ -17,6 +17,7 @@
 //!     command: vec!["fio".into(), "--name=a".into(), "--directory={data}".into(), "--size=64m".into()],
 //!     tick: std::time::Duration::from_millis(100),
 //!     time_scale: 1.0,
+//!     start_credits: 1.0,
 //!     state_dir: iofit_emulate::journal::STATE_DIR.into(),
 //! };
 //! struct Quiet;
@@ -55,12 +56,14 @@ pub enum EmulateError {
         source: std::io::Error,
     },
     /// A system tool (losetup, mkfs.ext4, mount) failed; its own message.
-    #[error("{0}")]
-    Tool(String),
+    #[error(transparent)]
+    Tool(#[from] journal::ToolError),
 }
 
 /// The VM and the volumes of a design named on the command line: `--disk` specs are
-/// `[LABEL=]COUNTxSKU[:CACHING]` (labels default to vol1, vol2, ...).
+/// `[LABEL=]COUNTxSKU[:CACHING]` (labels default to vol1, vol2, ...). A provisioned type
+/// (Premium SSD v2, Ultra) adds what is bought per disk:
+/// `data=2xPremiumV2,size_gib=512,iops=6000,mb_s=250`.
 pub fn resolve(
     catalog: &Catalog,
     edition: &str,
@@ -82,6 +85,10 @@ pub fn resolve(
             }
             None => (format!("vol{}", index + 1), spec.as_str()),
         };
+        let (design_text, bought) = match design_text.split_once(',') {
+            Some((design, bought)) => (design, Some(bought)),
+            None => (design_text, None),
+        };
         let mut design: VolumeDesign = design_text
             .parse()
             .map_err(|e| EmulateError::Input(format!("--disk '{spec}': {e}")))?;
@@ -95,15 +102,88 @@ pub fn resolve(
                 design.label
             )));
         }
-        let sku = catalog.disk(&design.disk_sku, edition).map_err(|e| {
-            EmulateError::Input(format!(
-                "--disk '{spec}': {e} (emulate takes fixed-size SKUs such as P10, P30, E30)"
-            ))
-        })?;
-        design.disk_sku = sku.name.clone();
-        volumes.push((design, DiskPerf::from(sku)));
+        let disk = disk_of(catalog, edition, spec, &mut design, bought)?;
+        volumes.push((design, disk));
     }
     Ok((vm, volumes))
+}
+
+/// The disk row of one volume: a fixed SKU (P30, E30), or a provisioned type with its size,
+/// IOPS and MB/s checked against the type's rules.
+fn disk_of(
+    catalog: &Catalog,
+    edition: &str,
+    spec: &str,
+    design: &mut VolumeDesign,
+    bought: Option<&str>,
+) -> Result<DiskPerf, EmulateError> {
+    let fixed = catalog.disk(&design.disk_sku, edition);
+    if let (Ok(sku), None) = (&fixed, bought) {
+        design.disk_sku = sku.name.clone();
+        return Ok(DiskPerf::from(*sku));
+    }
+    let Ok(kind) = catalog.provisioned_disk(&design.disk_sku, edition) else {
+        return Err(EmulateError::Input(match fixed {
+            Err(e) => format!(
+                "--disk '{spec}': {e} (emulate takes fixed-size SKUs such as P30 or E30, or \
+                 PremiumV2/Ultra with ,size_gib=N,iops=N,mb_s=N)"
+            ),
+            Ok(sku) => format!(
+                "--disk '{spec}': {} has fixed limits; size, IOPS and MB/s are bought only for \
+                 PremiumV2 and Ultra",
+                sku.name
+            ),
+        }));
+    };
+    let input = |reason: String| EmulateError::Input(format!("--disk '{spec}': {reason}"));
+    if design.caching.is_cached() && !kind.kind.supports_host_caching() {
+        return Err(input(format!(
+            "{} supports no host caching (Azure's disk types page); write :none or leave it out",
+            kind.name
+        )));
+    }
+    let (size, iops, mb) = provisioned_figures(bought.unwrap_or("")).map_err(|reason| {
+        input(format!(
+            "{reason}; {} needs ,size_gib=N,iops=N,mb_s=N",
+            kind.name
+        ))
+    })?;
+    let disk =
+        DiskPerf::from_provisioned(kind, size, iops, mb).map_err(|e| input(e.to_string()))?;
+    design.disk_sku = kind.name.clone();
+    design.provisioned_size_gib = Some(size);
+    design.provisioned_iops = Some(iops);
+    design.provisioned_throughput_mb_s = Some(mb);
+    Ok(disk)
+}
+
+/// `size_gib=512,iops=6000,mb_s=250` (any order, each once) as (GiB, IOPS, MB/s).
+fn provisioned_figures(text: &str) -> Result<(f64, f64, f64), String> {
+    let (mut size, mut iops, mut mb) = (None, None, None);
+    for pair in text.split(',').filter(|p| !p.is_empty()) {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("'{pair}' is not KEY=VALUE"))?;
+        let number: f64 = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v > 0.0)
+            .ok_or_else(|| format!("{key}={value}: not a positive number"))?;
+        let slot = match key.trim() {
+            "size_gib" => &mut size,
+            "iops" => &mut iops,
+            "mb_s" => &mut mb,
+            other => return Err(format!("unknown key '{other}'")),
+        };
+        if slot.replace(number).is_some() {
+            return Err(format!("{key} is given twice"));
+        }
+    }
+    match (size, iops, mb) {
+        (Some(size), Some(iops), Some(mb)) => Ok((size, iops, mb)),
+        _ => Err("size_gib, iops and mb_s are each needed".into()),
+    }
 }
 
 fn valid_label(label: &str) -> bool {
@@ -112,4 +192,62 @@ fn valid_label(label: &str) -> bool {
         && label
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog() -> Catalog {
+        Catalog::embedded().unwrap()
+    }
+
+    #[test]
+    fn a_provisioned_volume_takes_the_figures_bought_per_disk() {
+        let specs = vec!["data=2xPremiumV2,size_gib=512,iops=6000,mb_s=250".to_string()];
+        let (_, volumes) = resolve(&catalog(), "current", "Standard_D8s_v5", &specs).unwrap();
+        let (design, disk) = &volumes[0];
+        assert_eq!(
+            (
+                design.label.as_str(),
+                design.disk_count,
+                design.disk_sku.as_str()
+            ),
+            ("data", 2, "PremiumV2")
+        );
+        assert_eq!((disk.iops, disk.throughput_mb_s), (6000.0, 250.0));
+        assert_eq!(design.provisioned_size_gib, Some(512.0));
+        let (_, volumes) = resolve(
+            &catalog(),
+            "current",
+            "Standard_D8s_v5",
+            &["u=1xUltra:none,mb_s=400,iops=20000,size_gib=1024".to_string()],
+        )
+        .unwrap();
+        assert_eq!(volumes[0].1.iops, 20000.0);
+    }
+
+    #[test]
+    fn provisioned_specs_that_break_the_rules_are_refused_with_the_fix() {
+        let refused = |spec: &str| match resolve(
+            &catalog(),
+            "current",
+            "Standard_D8s_v5",
+            &[spec.to_string()],
+        ) {
+            Err(EmulateError::Input(text)) => text,
+            other => panic!("{spec}: {other:?}"),
+        };
+        assert!(refused("d=1xPremiumV2").contains("size_gib=N,iops=N,mb_s=N"));
+        assert!(refused("d=1xPremiumV2,size_gib=10,iops=80000,mb_s=100").contains("IOPS"));
+        assert!(refused("d=1xPremiumV2,size_gib=10,iops=3000").contains("each needed"));
+        assert!(refused("d=1xPremiumV2,size_gib=10,iops=3000,mb_s=1,iops=4").contains("twice"));
+        assert!(refused("d=1xPremiumV2,size=10").contains("unknown key 'size'"));
+        assert!(refused("d=1xPremiumV2,size_gib=-1,iops=3000,mb_s=125").contains("positive"));
+        assert!(
+            refused("d=1xPremiumV2:readonly,size_gib=64,iops=3000,mb_s=125")
+                .contains("no host caching")
+        );
+        assert!(refused("d=1xP30,size_gib=64,iops=3000,mb_s=125").contains("fixed limits"));
+    }
 }

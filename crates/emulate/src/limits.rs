@@ -26,6 +26,12 @@ pub struct VmLimits {
     pub name: String,
     pub uncached_iops: Option<f64>,
     pub uncached_throughput_mb_s: Option<f64>,
+    /// VM-level credit bursting (the size tables' "max burst uncached" figures, up to 30
+    /// minutes): `None` where the VM has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst_uncached_iops: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst_uncached_throughput_mb_s: Option<f64>,
 }
 
 /// Every cap of a design, scaled by `scale` (1.0 = the catalog's figures).
@@ -71,11 +77,43 @@ impl DesignLimits {
                 name: vm.name.clone(),
                 uncached_iops: vm.uncached_iops.map(|v| v.0 * scale),
                 uncached_throughput_mb_s: vm.uncached_throughput_mb_s.map(|v| v.0 * scale),
+                burst_uncached_iops: vm.burst_uncached_iops.map(|v| v.0 * scale),
+                burst_uncached_throughput_mb_s: vm
+                    .burst_uncached_throughput_mb_s
+                    .map(|v| v.0 * scale),
             },
             volumes: limits,
             scale,
             notes,
         })
+    }
+}
+
+impl DesignLimits {
+    /// The same design without credit bursting (disks' and the VM's): the sustained limits,
+    /// which is what `predict` gives. (An empty bucket alone is not that: idle seconds, such
+    /// as a job laying out its files, earn credits that a burst then spends.)
+    pub fn sustained(mut self) -> DesignLimits {
+        let had_burst = self.vm.burst_uncached_iops.is_some()
+            || self.vm.burst_uncached_throughput_mb_s.is_some()
+            || self
+                .volumes
+                .iter()
+                .any(|v| v.burst_iops.is_some() || v.burst_throughput_mb_s.is_some());
+        self.vm.burst_uncached_iops = None;
+        self.vm.burst_uncached_throughput_mb_s = None;
+        for volume in &mut self.volumes {
+            volume.burst_iops = None;
+            volume.burst_throughput_mb_s = None;
+        }
+        if had_burst {
+            self.notes.push(
+                "credit bursting is off (--no-burst): the sustained limits only, as predict \
+                 gives them"
+                    .into(),
+            );
+        }
+        self
     }
 }
 
@@ -94,13 +132,53 @@ fn volume_limits(
             design.label, design.caching
         ));
     }
+    let bought = match (design.provisioned_size_gib, design.provisioned_iops) {
+        (Some(size), Some(iops)) => {
+            notes.push(format!(
+                "volume '{}' is {}: capped at the IOPS and MB/s bought per disk; the VM's \
+                 uncached limits enforced are its Premium SSD ones (some sizes publish higher \
+                 ones for Premium SSD v2 and Ultra, not in the catalog: pessimistic there)",
+                design.label, disk.name
+            ));
+            format!(" {size} GiB, {iops} IOPS, {} MB/s", disk.throughput_mb_s)
+        }
+        _ => String::new(),
+    };
     VolumeLimits {
         label: design.label.clone(),
-        design: format!("{} x {} ({})", design.disk_count, disk.name, design.caching),
+        design: format!(
+            "{} x {}{bought} ({})",
+            design.disk_count, disk.name, design.caching
+        ),
         iops: disk.iops * count * scale,
         throughput_mb_s: disk.throughput_mb_s * count * scale,
         burst_iops: disk.burst_iops.map(|v| v * count * scale),
         burst_throughput_mb_s: disk.burst_throughput_mb_s.map(|v| v * count * scale),
         host_cached,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sustained_limits_drop_every_burst_and_say_so() {
+        let catalog = iofit_catalog::Catalog::embedded().unwrap();
+        let (vm, volumes) = crate::resolve(
+            &catalog,
+            "current",
+            "Standard_D2s_v5",
+            &["data=1xP10".to_string()],
+        )
+        .unwrap();
+        let limits = DesignLimits::from_design(&vm, &volumes, 1.0).unwrap();
+        assert_eq!(limits.vm.burst_uncached_iops, Some(10_000.0));
+        assert_eq!(limits.volumes[0].burst_iops, Some(3500.0));
+        let sustained = limits.sustained();
+        assert_eq!(sustained.vm.burst_uncached_iops, None);
+        assert_eq!(sustained.volumes[0].burst_iops, None);
+        assert_eq!(sustained.volumes[0].iops, 500.0);
+        assert!(sustained.notes.iter().any(|n| n.contains("--no-burst")));
     }
 }

@@ -1,7 +1,7 @@
 //! One rehearsal: make the volumes and the cgroup, run the command inside it, steer the caps
 //! every tick, record each second, and undo everything made, whatever happens.
 
-use crate::controller::{Controller, VolumeUsage};
+use crate::controller::{Controller, VmCaps, VolumeUsage};
 use crate::journal::{Journal, Made};
 use crate::limits::DesignLimits;
 use crate::throttle::{detect, CgroupVersion, DeviceCounters, ThrottleGroup};
@@ -29,6 +29,9 @@ pub struct EmulateOptions {
     pub tick: Duration,
     /// Shrinks the 30-minute burst buckets (1 = real time).
     pub time_scale: f64,
+    /// The share (0..=1) of its credits every burst bucket (disks' and the VM's) starts with:
+    /// Azure starts resources full (1); 0 rehearses the sustained state `predict` gives.
+    pub start_credits: f64,
     pub state_dir: PathBuf,
 }
 
@@ -39,6 +42,13 @@ pub struct Second {
     pub volumes: Vec<VolumeUsage>,
     pub vm_iops: f64,
     pub vm_mb_s: f64,
+    /// The VM's uncached caps in force (above the baseline while VM-level burst credits last).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vm_cap_iops: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vm_cap_mb_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vm_burst_seconds_left: Option<f64>,
     /// The limit most consumed in this second and its consumed share (Azure Monitor's
     /// "consumed percentage").
     pub binding: String,
@@ -150,7 +160,8 @@ fn rehearse(
         options.limits.clone(),
         options.time_scale,
         options.tick.as_secs_f64(),
-    );
+    )
+    .with_start_credits(options.start_credits);
     apply(&mut group, &volumes, &controller)?;
     observer.ready(&volumes);
     let mut child = spawn(options, &volumes, &group)?;
@@ -294,7 +305,7 @@ fn steer(
         if !exited {
             apply(group, volumes, controller)?;
         }
-        second.add(&usage, elapsed_s);
+        second.add(&usage, controller.vm_caps_in_force(), elapsed_s);
         if second.elapsed_s >= 1.0 || exited {
             let done = second.finish(now.duration_since(start).as_secs_f64(), controller);
             if done.t_s > 0.0 && second_worth_keeping(&done, exited) {
@@ -335,6 +346,9 @@ fn stop_group(child: &Child, stopping: &mut Option<Instant>) {
 struct SecondBuilder {
     elapsed_s: f64,
     sums: Vec<VolumeUsage>,
+    vm_cap_iops: Option<f64>,
+    vm_cap_mb_s: Option<f64>,
+    vm_burst_seconds_left: Option<f64>,
 }
 
 impl SecondBuilder {
@@ -342,11 +356,19 @@ impl SecondBuilder {
         SecondBuilder {
             elapsed_s: 0.0,
             sums: vec![VolumeUsage::default(); volumes],
+            vm_cap_iops: None,
+            vm_cap_mb_s: None,
+            vm_burst_seconds_left: None,
         }
     }
 
-    fn add(&mut self, usage: &[VolumeUsage], elapsed_s: f64) {
+    fn add(&mut self, usage: &[VolumeUsage], vm: VmCaps, elapsed_s: f64) {
         self.elapsed_s += elapsed_s;
+        let weigh =
+            |sum: Option<f64>, cap: Option<f64>| cap.map(|c| sum.unwrap_or(0.0) + c * elapsed_s);
+        self.vm_cap_iops = weigh(self.vm_cap_iops, vm.iops);
+        self.vm_cap_mb_s = weigh(self.vm_cap_mb_s, vm.mb_s);
+        self.vm_burst_seconds_left = vm.burst_seconds_left;
         for (sum, tick) in self.sums.iter_mut().zip(usage) {
             sum.read_iops += tick.read_iops * elapsed_s;
             sum.write_iops += tick.write_iops * elapsed_s;
@@ -375,8 +397,13 @@ impl SecondBuilder {
             .collect();
         let vm_iops: f64 = volumes.iter().map(VolumeUsage::iops).sum();
         let vm_mb_s: f64 = volumes.iter().map(VolumeUsage::mb_s).sum();
+        let vm = VmCaps {
+            iops: self.vm_cap_iops.map(|c| c / span),
+            mb_s: self.vm_cap_mb_s.map(|c| c / span),
+            burst_seconds_left: self.vm_burst_seconds_left,
+        };
         let (binding, binding_consumed_pct) =
-            consumed(controller.limits(), &volumes, vm_iops, vm_mb_s)
+            consumed(controller.limits(), &volumes, vm, vm_iops, vm_mb_s)
                 .into_iter()
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .unwrap_or_default();
@@ -385,6 +412,9 @@ impl SecondBuilder {
             volumes,
             vm_iops,
             vm_mb_s,
+            vm_cap_iops: vm.iops,
+            vm_cap_mb_s: vm.mb_s,
+            vm_burst_seconds_left: vm.burst_seconds_left,
             binding,
             binding_consumed_pct,
         }
@@ -395,6 +425,7 @@ impl SecondBuilder {
 fn consumed(
     limits: &DesignLimits,
     volumes: &[VolumeUsage],
+    vm: VmCaps,
     vm_iops: f64,
     vm_mb_s: f64,
 ) -> Vec<(String, f64)> {
@@ -409,10 +440,12 @@ fn consumed(
             pct(usage.mb_s(), usage.cap_mb_s),
         ));
     }
-    if let Some(cap) = limits.vm.uncached_iops {
+    // Against the cap in force, as for the volumes: a bursting VM at its burst rate is at
+    // its limit.
+    if let Some(cap) = vm.iops.or(limits.vm.uncached_iops) {
         shares.push(("VM uncached IOPS".into(), pct(vm_iops, cap)));
     }
-    if let Some(cap) = limits.vm.uncached_throughput_mb_s {
+    if let Some(cap) = vm.mb_s.or(limits.vm.uncached_throughput_mb_s) {
         shares.push(("VM uncached MB/s".into(), pct(vm_mb_s, cap)));
     }
     shares
@@ -464,17 +497,19 @@ fn summarize(limits: &DesignLimits, seconds: &[Second]) -> Vec<LimitSummary> {
             seconds.iter().map(|s| s.volumes[i].mb_s()).collect(),
         );
     }
-    if let Some(cap) = limits.vm.uncached_iops {
+    if let Some(base) = limits.vm.uncached_iops {
+        let cap = mean_of(seconds, |s| s.vm_cap_iops.unwrap_or(base));
         add(
             "VM uncached IOPS".into(),
-            cap,
+            if seconds.is_empty() { base } else { cap },
             seconds.iter().map(|s| s.vm_iops).collect(),
         );
     }
-    if let Some(cap) = limits.vm.uncached_throughput_mb_s {
+    if let Some(base) = limits.vm.uncached_throughput_mb_s {
+        let cap = mean_of(seconds, |s| s.vm_cap_mb_s.unwrap_or(base));
         add(
             "VM uncached MB/s".into(),
-            cap,
+            if seconds.is_empty() { base } else { cap },
             seconds.iter().map(|s| s.vm_mb_s).collect(),
         );
     }

@@ -33,6 +33,8 @@ pub mod random;
 pub mod resources;
 pub mod runner;
 pub mod sequence;
+pub mod steadystate;
+pub mod threads;
 pub mod uring;
 pub mod worker;
 

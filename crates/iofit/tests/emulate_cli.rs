@@ -303,6 +303,129 @@ fn a_p10_bursts_while_credits_last_then_falls_to_its_baseline() {
 }
 
 #[test]
+fn a_bursting_vm_lifts_its_cap_while_credits_last_then_falls_to_its_baseline() {
+    let _serial = serial();
+    require_root_and_throttling();
+    let (_tmp, mount_root) = dirs();
+    // Standard_D2s_v5: 3,750 uncached IOPS, VM-level burst 10,000 for 30 min; 2 x P40 (15,000)
+    // never binds. Scale 0.25: VM 937.5, burst 2,500; time scale 600 -> 3 s of full burst.
+    let out = emulate(
+        &mount_root,
+        &[
+            "--vm",
+            "Standard_D2s_v5",
+            "--disk",
+            "data=2xP40",
+            "--scale",
+            "0.25",
+            "--burst-time-scale",
+            "600",
+            "--json",
+            "--",
+        ],
+    )
+    .args(run_job(
+        "data",
+        &[
+            "--rw=randread",
+            "--bs=4k",
+            "--numjobs=4",
+            "--runtime=7",
+            "--time_based",
+        ],
+    ))
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    let seconds = doc["seconds"].as_array().unwrap();
+    let vm: Vec<f64> = seconds
+        .iter()
+        .map(|s| s["vm_iops"].as_f64().unwrap())
+        .collect();
+    let caps: Vec<f64> = seconds
+        .iter()
+        .map(|s| s["vm_cap_iops"].as_f64().unwrap())
+        .collect();
+    // Into burst: some second near 2,500; out of it: the last full seconds at the 937.5 baseline.
+    let peak = vm.iter().cloned().fold(0.0, f64::max);
+    assert!(
+        (2500.0 * 0.85..=2500.0 * 1.15).contains(&peak),
+        "peak {peak}: {vm:?} caps {caps:?}"
+    );
+    let tail_median = median(&vm[vm.len() - 3..vm.len() - 1]);
+    assert!(
+        (937.5 * 0.8..=937.5 * 1.3).contains(&tail_median),
+        "after burst {tail_median}: {vm:?} caps {caps:?}"
+    );
+    // (The last fragment is left out: as the command ends, idle ticks earn credits back; a
+    // tick under the baseline earns a few, which the next tick may spend.)
+    assert!(
+        caps[0] > 2000.0 && caps[caps.len() - 2] < 937.5 * 1.25,
+        "{caps:?}"
+    );
+    // The measured IOPS follow the VM's bucket: never far above the cap in force that second
+    // or the one before (in the second the burst ends the kernel still spends what its
+    // throttle slice granted under the burst cap).
+    for (i, v) in vm.iter().enumerate() {
+        let cap = caps[i].max(caps[i.saturating_sub(1)]);
+        assert!(
+            *v <= cap * 1.25 + 20.0,
+            "{v} over the cap {cap}: {vm:?} {caps:?}"
+        );
+    }
+    assert_eq!(doc["binding"].as_str(), Some("VM uncached IOPS"), "{doc}");
+    assert_clean();
+}
+
+#[test]
+fn a_premium_ssd_v2_volume_is_held_at_the_iops_bought() {
+    let _serial = serial();
+    require_root_and_throttling();
+    let (_tmp, mount_root) = dirs();
+    // Premium SSD v2 bought at 4,000 IOPS and 150 MB/s per disk, scale 0.5: 2,000 IOPS. The
+    // D8s_v5's 12,800 x 0.5 does not bind.
+    let out = emulate(
+        &mount_root,
+        &[
+            "--vm",
+            "Standard_D8s_v5",
+            "--disk",
+            "data=1xPremiumV2,size_gib=64,iops=4000,mb_s=150",
+            "--scale",
+            "0.5",
+            "--json",
+            "--",
+        ],
+    )
+    .args(run_job(
+        "data",
+        &["--rw=randread", "--bs=4k", "--runtime=5", "--time_based"],
+    ))
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    let seconds = doc["seconds"].as_array().unwrap();
+    let iops: Vec<f64> = seconds
+        .iter()
+        .map(|s| s["volumes"][0]["read_iops"].as_f64().unwrap())
+        .collect();
+    let steady = median(&iops[1..iops.len() - 1]);
+    assert!((1700.0..=2300.0).contains(&steady), "{steady}: {iops:?}");
+    assert_eq!(doc["binding"].as_str(), Some("data IOPS"), "{doc}");
+    assert_clean();
+}
+
+#[test]
 fn the_vm_cap_is_shared_between_volumes() {
     let _serial = serial();
     require_root_and_throttling();
@@ -572,6 +695,42 @@ fn bad_input_is_refused_before_anything_is_made() {
             "data=1xP10",
             "--mount-root",
             "/tmp/x",
+        ],
+        // A provisioned type without what is bought, and with more IOPS than its size allows.
+        &[
+            "emulate",
+            "--vm",
+            "Standard_D4s_v5",
+            "--disk",
+            "data=1xPremiumV2",
+            "--mount-root",
+            "/tmp/x",
+            "--",
+            "true",
+        ],
+        &[
+            "emulate",
+            "--vm",
+            "Standard_D4s_v5",
+            "--disk",
+            "data=1xUltra,size_gib=4,iops=400000,mb_s=100",
+            "--mount-root",
+            "/tmp/x",
+            "--",
+            "true",
+        ],
+        &[
+            "emulate",
+            "--vm",
+            "Standard_D4s_v5",
+            "--disk",
+            "data=1xP10",
+            "--start-credits",
+            "101",
+            "--mount-root",
+            "/tmp/x",
+            "--",
+            "true",
         ],
     ];
     for args in cases {

@@ -7,6 +7,7 @@
 //! ([`ParseOptions::overrides`]) apply to every job after the file's own, so they win.
 
 pub(crate) mod apply;
+pub(crate) mod control;
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};
@@ -695,6 +696,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     job.target = target;
 
     check_blockalign(&mut job, &b)?;
+    control::settle_steady_state(&mut job, &mut b)?;
     if let Some(invalidate) = b.invalidate.as_ref().filter(|i| i.value && !job.direct) {
         return Err(invalidate.loc.unsupported_value(
             "invalidate",
@@ -1039,5 +1041,7 @@ fn split_filenames(value: &str) -> Vec<String> {
         .collect()
 }
 
+#[cfg(test)]
+mod control_tests;
 #[cfg(test)]
 mod tests;

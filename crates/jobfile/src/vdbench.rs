@@ -1687,7 +1687,7 @@ fn numbers(
 }
 
 fn size_number(text: &str) -> Result<f64, String> {
-    let size = parse_size(text, SizeBase::Binary)?;
+    let size = parse_size(text, SizeBase::Binary).map_err(|e| e.to_string())?;
     if size == Bytes::ZERO {
         return Err("a size of 0".into());
     }
@@ -1695,7 +1695,7 @@ fn size_number(text: &str) -> Result<f64, String> {
 }
 
 fn pct_number(text: &str) -> Result<f64, String> {
-    parse_percent(text)
+    parse_percent(text).map_err(|e| e.to_string())
 }
 
 /// `sd=(sd1-sd8,sd10)`: a list of names, ranges expanded.
@@ -1873,13 +1873,16 @@ fn parse_xfersize(p: &Param, loc: &Location) -> Result<XferSize, JobFileError> {
 /// `threads=25`, `forthreads=(1,2,4)`, `forthreads=(1-32,d)` (doubling), `(1-10,2)` (step).
 fn expand_counts(p: &Param, loc: &Location) -> Result<Vec<u32>, JobFileError> {
     numbers(p, loc, |v| {
-        parse_u32(v).map(f64::from).and_then(|n| {
-            if n == 0.0 {
-                Err("0 is not a count; write 1 or more".to_string())
-            } else {
-                Ok(n)
-            }
-        })
+        parse_u32(v)
+            .map_err(|e| e.to_string())
+            .map(f64::from)
+            .and_then(|n| {
+                if n == 0.0 {
+                    Err("0 is not a count; write 1 or more".to_string())
+                } else {
+                    Ok(n)
+                }
+            })
     })?
     .into_iter()
     .map(|n| {

@@ -397,7 +397,7 @@ impl Drop for RunDir {
 
 /// Whether O_DIRECT works in `dir` (tmpfs, for one, refuses it): open a probe file with it
 /// and write one aligned block.
-fn direct_io_works(dir: &Path) -> Result<(), String> {
+fn direct_io_works(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     let probe = dir.join(".iofit-direct-probe");
     let outcome = (|| -> std::io::Result<()> {
@@ -421,7 +421,7 @@ fn direct_io_works(dir: &Path) -> Result<(), String> {
         written
     })();
     let _ = std::fs::remove_file(&probe);
-    outcome.map_err(|e| e.to_string())
+    outcome
 }
 
 /// Step 4: a short real run of the planned workload per volume on the engine

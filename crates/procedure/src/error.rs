@@ -29,6 +29,13 @@ pub enum ProcedureError {
     /// Writing a result file failed (or was refused).
     #[error(transparent)]
     Output(#[from] iofit_safefs::SafeFsError),
+    /// Writing results (`--output`, `--report`, fio's logs) failed or was refused.
+    #[error("cannot write results to {}: {source}", path.display())]
+    WriteResults {
+        path: PathBuf,
+        #[source]
+        source: iofit_safefs::SafeFsError,
+    },
     /// A directory the procedure needs could not be made.
     #[error("cannot create {path}: {source}")]
     Directory {
@@ -57,6 +64,7 @@ impl ProcedureError {
             ProcedureError::Engine { source, .. } => source.is_bad_input(),
             ProcedureError::Output(error) => error.is_bad_input(),
             ProcedureError::FileSystem { source, .. } => source.is_bad_input(),
+            ProcedureError::WriteResults { source, .. } => source.is_bad_input(),
             _ => false,
         }
     }

@@ -33,11 +33,14 @@
 //! ```
 
 pub mod bench;
+pub mod catalog_import;
 pub mod demo;
 pub mod execute;
+pub mod fio_run;
 pub mod inputs;
 pub mod measure;
 pub mod observer;
+pub mod run_request;
 pub mod size_threads;
 pub mod vdbench;
 mod vdbench_flat;

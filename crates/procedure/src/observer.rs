@@ -158,6 +158,10 @@ pub enum Warning {
     NotWarmedThisBoot { readcache: PathBuf },
     /// A scenario reads the cached volume, whose cache was not warmed.
     CacheNotWarmed { scenario: String },
+    /// These jobs asked for libaio, which runs on io_uring with the same queue depth.
+    LibaioOnIoUring { jobs: Vec<String> },
+    /// A job's note (an option accepted with a difference from fio, said once per run).
+    JobNote(String),
 }
 
 impl fmt::Display for Warning {
@@ -172,6 +176,12 @@ impl fmt::Display for Warning {
                 f,
                 "{scenario} reads CacheReads, whose cache was not warmed"
             ),
+            Warning::LibaioOnIoUring { jobs } => write!(
+                f,
+                "ioengine=libaio runs on io_uring with the same queue depth (jobs: {})",
+                jobs.join(", ")
+            ),
+            Warning::JobNote(note) => write!(f, "note: {note}"),
         }
     }
 }

@@ -22,6 +22,7 @@
 //! assert!(!html.contains("src=\"http"));
 //! ```
 
+pub mod catalog_listing;
 pub mod chart;
 pub mod checklist;
 pub mod columns;

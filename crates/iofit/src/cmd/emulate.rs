@@ -31,7 +31,9 @@ pub struct Args {
     /// Which design of --plan: 1 is the cheapest.
     #[arg(long, value_name = "N")]
     pub design: Option<usize>,
-    /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. data=2xP30:none. Repeat per volume.
+    /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. data=2xP30:none; Premium SSD v2 and Ultra
+    /// add what is bought per disk: data=1xPremiumV2,size_gib=512,iops=6000,mb_s=250. Repeat
+    /// per volume.
     #[arg(long = "disk", value_name = "SPEC")]
     pub disks: Vec<String>,
     /// Use an existing block device for a volume (never formatted): LABEL=/dev/DEVICE.
@@ -54,6 +56,14 @@ pub struct Args {
     /// Shorten the 30-minute credit-burst buckets by this factor (60: 30 s of burst).
     #[arg(long, default_value_t = 1.0)]
     pub burst_time_scale: f64,
+    /// Percent of its credits every burst bucket (disks' and the VM's) starts with: Azure starts
+    /// full (100); 0 rehearses the sustained state after a long burst, as `predict` gives it.
+    #[arg(long, value_name = "PCT", default_value_t = 100.0)]
+    pub start_credits: f64,
+    /// No credit bursting at all (disks' and the VM's): the sustained limits, as `predict`
+    /// gives them.
+    #[arg(long)]
+    pub no_burst: bool,
     /// Control interval in milliseconds (how often shared limits are divided again).
     #[arg(long, default_value_t = 100)]
     pub tick_ms: u64,
@@ -128,7 +138,10 @@ fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
     }
     let (vm, volumes) =
         resolve(&catalog, &args.catalog.edition, &vm_name, &disks).map_err(emulate_error)?;
-    let limits = DesignLimits::from_design(&vm, &volumes, args.scale).map_err(emulate_error)?;
+    let mut limits = DesignLimits::from_design(&vm, &volumes, args.scale).map_err(emulate_error)?;
+    if args.no_burst {
+        limits = limits.sustained();
+    }
     let sources = sources(args, &limits)?;
     let needs_scratch = sources.contains(&VolumeSource::Scratch);
     let mount_root = match (&args.mount_root, needs_scratch) {
@@ -147,6 +160,11 @@ fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
     if !(args.burst_time_scale.is_finite() && args.burst_time_scale > 0.0) {
         return Err(bad_input("--burst-time-scale must be a positive number"));
     }
+    if !(0.0..=100.0).contains(&args.start_credits) {
+        return Err(bad_input(
+            "--start-credits must be a percent within 0..=100",
+        ));
+    }
     if args.command.is_empty() {
         return Err(bad_input(
             "no command: put it after `--`, e.g. iofit emulate ... -- iofit run job.fio",
@@ -163,6 +181,7 @@ fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
         command: args.command.clone(),
         tick: Duration::from_millis(args.tick_ms),
         time_scale: args.burst_time_scale,
+        start_credits: args.start_credits / 100.0,
         state_dir: PathBuf::from(STATE_DIR),
     })
 }
@@ -212,13 +231,24 @@ fn design_from_plan(
     let vm = field(design, "vm")?;
     let mut disks = Vec::new();
     for volume in design["volumes"].as_array().into_iter().flatten() {
-        disks.push(format!(
+        let mut spec = format!(
             "{}={}x{}:{}",
             field(volume, "label")?,
             field(volume, "disk_count")?,
             field(volume, "disk_sku")?,
             field(volume, "caching")?.to_ascii_lowercase()
-        ));
+        );
+        // A provisioned volume (Premium SSD v2, Ultra) carries what was bought per disk.
+        for (key, name) in [
+            ("provisioned_size_gib", "size_gib"),
+            ("provisioned_iops", "iops"),
+            ("provisioned_throughput_mb_s", "mb_s"),
+        ] {
+            if let Some(value) = volume[key].as_f64() {
+                spec.push_str(&format!(",{name}={value}"));
+            }
+        }
+        disks.push(spec);
     }
     Ok((vm, disks))
 }
@@ -296,6 +326,14 @@ fn header(limits: &DesignLimits) -> String {
         cap(limits.vm.uncached_iops),
         cap(limits.vm.uncached_throughput_mb_s)
     ));
+    if let (Some(i), Some(m)) = (
+        limits.vm.burst_uncached_iops,
+        limits.vm.burst_uncached_throughput_mb_s,
+    ) {
+        text.push_str(&format!(
+            "  VM burst: {i:.0} IOPS / {m:.1} MB/s while its credits last (VM-level bursting)\n"
+        ));
+    }
     for volume in &limits.volumes {
         let burst = match (volume.burst_iops, volume.burst_throughput_mb_s) {
             (Some(i), Some(m)) => format!(", burst {i:.0} IOPS / {m:.0} MB/s while credits last"),

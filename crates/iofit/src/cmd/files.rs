@@ -19,14 +19,6 @@ pub(crate) fn read_input(path: &Path, cap_bytes: u64, what: &str) -> anyhow::Res
     input::read_capped_string(path, cap_bytes, what).map_err(cli_error)
 }
 
-/// Checks that an input the parser will read is a regular file of at most `cap_bytes` (a
-/// device or FIFO given as a job file is refused at once, not read forever).
-pub(crate) fn check_input(path: &Path, cap_bytes: u64, what: &str) -> anyhow::Result<()> {
-    input::open_input(path, cap_bytes, what)
-        .map(drop)
-        .map_err(cli_error)
-}
-
 /// Refuses, before any work, an output `flag` that cannot be written or names one of
 /// `protected` (the command's inputs and targets).
 pub(crate) fn check_output(path: &Path, protected: &[PathBuf], flag: &str) -> anyhow::Result<()> {

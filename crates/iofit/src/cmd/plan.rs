@@ -153,7 +153,9 @@ impl CatalogArgs {
                 "--region '{region}': write Azure's region name, e.g. eastus, westeurope, japaneast"
             )));
         }
-        let flag = |name: &str, error: String| bad_input(format!("--{name}: {error}"));
+        let flag = |name: &str, error: iofit_catalog::UnknownChoice| {
+            bad_input(format!("--{name}: {error}"))
+        };
         Ok(Some(iofit_catalog::PriceChoice {
             region: region.to_ascii_lowercase(),
             pricing: self

@@ -57,6 +57,10 @@ pub(crate) struct Builder {
     /// Where the first write_*_log was set, and log_avg_msec (0: per-IO logs).
     pub log_at: Option<Location>,
     pub log_avg_msec: u64,
+    /// fio `steadystate` (criterion and limit), `ss_dur`, `ss_ramp`: settled in `finish`.
+    pub steady: Option<Placed<iofit_model::job::SteadyStateSpec>>,
+    pub ss_dur: Option<Duration>,
+    pub ss_ramp: Option<Duration>,
 }
 
 /// The job being built.
@@ -107,7 +111,7 @@ impl Arg<'_> {
         self.loc
             .unsupported_value(self.key, self.value.unwrap_or("").trim(), why, fix)
     }
-    fn size(&self, base: SizeBase) -> Result<Bytes, JobFileError> {
+    pub(crate) fn size(&self, base: SizeBase) -> Result<Bytes, JobFileError> {
         let value = self.value()?;
         parse_size(value, base).map_err(|why| {
             if value.contains(['*', '+', '/', '^']) {
@@ -119,10 +123,10 @@ impl Arg<'_> {
             }
         })
     }
-    fn time(&self) -> Result<Duration, JobFileError> {
+    pub(crate) fn time(&self) -> Result<Duration, JobFileError> {
         parse_time(self.value()?, Duration::from_secs(1)).map_err(|why| self.invalid(why, TIME_FIX))
     }
-    fn count(&self) -> Result<u32, JobFileError> {
+    pub(crate) fn count(&self) -> Result<u32, JobFileError> {
         parse_u32(self.value()?).map_err(|why| self.invalid(why, COUNT_FIX))
     }
     fn positive_count(&self, what: &str) -> Result<u32, JobFileError> {
@@ -335,7 +339,8 @@ pub(crate) fn bsrange(c: &mut Ctx, arg: &Arg) -> R {
                 pct: 100.0,
             }]);
         };
-        let (min_text, max_text) = text.split_once('-').unwrap_or((&text, &text));
+        // fio takes MIN-MAX and MIN:MAX alike.
+        let (min_text, max_text) = text.split_once(['-', ':']).unwrap_or((&text, &text));
         let min = parse_size(min_text, c.base).map_err(|why| arg.invalid(why, FIX))?;
         let max = parse_size(max_text, c.base).map_err(|why| arg.invalid(why, FIX))?;
         if min == Bytes::ZERO || max < min {
@@ -833,7 +838,10 @@ pub(crate) fn parse_rw<'a>(arg: &Arg<'a>) -> Result<(RwMode, Option<&'a str>), J
 }
 
 /// `4k/10:64k/90`; entries without a percentage share what is left evenly, as fio does.
-pub(crate) fn parse_bssplit(text: &str, base: SizeBase) -> Result<Vec<BlockSizeShare>, String> {
+pub(crate) fn parse_bssplit(
+    text: &str,
+    base: SizeBase,
+) -> Result<Vec<BlockSizeShare>, crate::values::ValueError> {
     let mut shares = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     for entry in text.split(':') {
@@ -860,11 +868,11 @@ pub(crate) fn parse_bssplit(text: &str, base: SizeBase) -> Result<Vec<BlockSizeS
     }
     let given: f64 = shares.iter().map(|s| s.pct).sum();
     if given > 100.0 + 1e-9 {
-        return Err(format!("the percentages add up to {given}, more than 100"));
+        return Err(format!("the percentages add up to {given}, more than 100").into());
     }
     if open.is_empty() {
         if (given - 100.0).abs() > 1e-9 {
-            return Err(format!("the percentages add up to {given}, not 100"));
+            return Err(format!("the percentages add up to {given}, not 100").into());
         }
     } else {
         let each = (100.0 - given) / open.len() as f64;

@@ -1,0 +1,78 @@
+//! Scheduling of a clone's thread, set from inside it before its first IO: CPU affinity (fio
+//! `cpus_allowed`/`cpumask`), nice value (`nice`) and IO priority (`prio`/`prioclass`).
+
+use iofit_model::job::ThreadControl;
+
+/// `ioprio_set`'s "who" for one thread (IOPRIO_WHO_PROCESS takes a thread id).
+const IOPRIO_WHO_PROCESS: libc::c_int = 1;
+/// The class sits above the 13 bits of level data (linux/ioprio.h).
+const IOPRIO_CLASS_SHIFT: u32 = 13;
+
+/// Applies `control` to the calling thread. An error says what the kernel refused.
+pub fn apply_to_current_thread(control: &ThreadControl) -> Result<(), String> {
+    if !control.cpus.is_empty() {
+        set_affinity(&control.cpus)?;
+    }
+    if control.nice != 0 {
+        set_nice(control.nice)?;
+    }
+    if let Some(priority) = control.io_priority {
+        let value = (i32::from(priority.class) << IOPRIO_CLASS_SHIFT) | i32::from(priority.level);
+        // SAFETY: ioprio_set takes integers only and changes this thread's IO priority.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_ioprio_set,
+                IOPRIO_WHO_PROCESS,
+                current_tid(),
+                value,
+            )
+        };
+        if rc < 0 {
+            return Err(format!(
+                "cannot set IO priority class {} level {}: {} (the realtime class needs root)",
+                priority.class,
+                priority.level,
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn current_tid() -> libc::pid_t {
+    // SAFETY: gettid has no arguments and cannot fail.
+    unsafe { libc::gettid() }
+}
+
+fn set_affinity(cpus: &[usize]) -> Result<(), String> {
+    // SAFETY: cpu_set_t is a plain bit array; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in cpus {
+        // SAFETY: CPU_SET writes one bit inside `set`; cpu is below CPU_SETSIZE (the parser
+        // refuses larger numbers, and the check below skips them anyway).
+        if cpu < libc::CPU_SETSIZE as usize {
+            unsafe { libc::CPU_SET(cpu, &mut set) };
+        }
+    }
+    // SAFETY: pid 0 is the calling thread; `set` lives for the call and its size is given.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if rc < 0 {
+        return Err(format!(
+            "cannot pin the job to CPUs {cpus:?}: {} (are they online? see nproc)",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
+fn set_nice(nice: i32) -> Result<(), String> {
+    // SAFETY: setpriority takes integers only; for PRIO_PROCESS a thread id names one thread.
+    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, current_tid() as libc::id_t, nice) };
+    if rc < 0 {
+        return Err(format!(
+            "cannot set nice {nice}: {} (a negative nice needs root)",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,245 @@
+//! `iofit run` for fio jobs on this machine: checks the outputs before any IO, runs the jobs,
+//! writes the results after every finished job (so Ctrl-C or a crash keeps every finished
+//! job), fio's averaged logs and the HTML report, and returns the outcome for the binary to
+//! print and turn into an exit code.
+
+use crate::observer::{Observer, Warning};
+use crate::run_request::{check_outputs, describe_job, OutputFormat, RunRequest};
+use crate::ProcedureError;
+use iofit_engine::{run_jobs, EngineError, Progress, RunOptions, RunReport};
+use iofit_jobfile::fio::job_options;
+use iofit_model::job::JobSpec;
+use iofit_safefs::atomic::write_atomic;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+/// How a run of fio jobs ended.
+#[derive(Debug)]
+pub enum FioRunOutcome {
+    /// Ctrl-C while laying out test files: nothing ran, the partial file is gone.
+    InterruptedInLayout,
+    /// The jobs ran (or some of them, when interrupted).
+    Ran(Box<FioRunResults>),
+}
+
+/// The results of a run, as written to `--output` and for the binary to print.
+#[derive(Debug)]
+pub struct FioRunResults {
+    pub report: RunReport,
+    /// The results in the requested format (already written when `--output` was given).
+    pub text: String,
+    /// Ctrl-C (or SIGTERM) stopped the run; the results cover what ran before it.
+    pub interrupted: bool,
+    /// Jobs that stopped on an IO error.
+    pub failed_jobs: Vec<String>,
+    /// The HTML report written, if one was asked for.
+    pub report_written: Option<PathBuf>,
+}
+
+/// The run's label in the observer's events.
+pub const LABEL: &str = "run";
+
+/// Runs `jobs` (parsed from `job_files`) with `options`; the request says where results go.
+pub fn run_fio_jobs(
+    request: &RunRequest,
+    job_files: &[PathBuf],
+    jobs: &[JobSpec],
+    options: &RunOptions,
+    observer: &mut dyn Observer,
+) -> Result<FioRunOutcome, ProcedureError> {
+    check_outputs(request, job_files, jobs)?;
+    for warning in warnings(jobs) {
+        observer.warning(&warning);
+    }
+    let mut bridge = Bridge {
+        jobs,
+        format: request.output_format,
+        output: request.output.as_deref(),
+        observer,
+        write_error: None,
+    };
+    let outcome = run_jobs(jobs, options, &mut bridge);
+    bridge.observer.run_done(LABEL);
+    let write_error = bridge.write_error.take();
+    let report = match outcome {
+        Err(EngineError::Interrupted) => return Ok(FioRunOutcome::InterruptedInLayout),
+        Err(source) => {
+            return Err(ProcedureError::Engine {
+                label: "the run failed".into(),
+                source,
+            })
+        }
+        Ok(report) => report,
+    };
+    if let (Some(source), Some(path)) = (write_error, &request.output) {
+        return Err(ProcedureError::WriteResults {
+            path: path.clone(),
+            source,
+        });
+    }
+    write_fio_logs(&report, jobs)?;
+    if let Some(path) = &request.report {
+        write_html_report(path, &report, jobs, request.preset.as_deref())?;
+    }
+    let text = render(request.output_format, &report, jobs);
+    if let Some(path) = &request.output {
+        write_atomic(path, text.as_bytes()).map_err(|source| ProcedureError::WriteResults {
+            path: path.clone(),
+            source,
+        })?;
+    }
+    let interrupted =
+        options.stop.load(Ordering::Relaxed) || report.result.jobs.iter().any(|j| j.interrupted);
+    let failed_jobs = report
+        .result
+        .jobs
+        .iter()
+        .filter(|j| j.error.is_some())
+        .map(|j| j.name.clone())
+        .collect();
+    Ok(FioRunOutcome::Ran(Box::new(FioRunResults {
+        report,
+        text,
+        interrupted,
+        failed_jobs,
+        report_written: request.report.clone(),
+    })))
+}
+
+/// What the user should know before the run: engines mapped to another, and the jobs' notes
+/// (each said once).
+pub fn warnings(jobs: &[JobSpec]) -> Vec<Warning> {
+    let mut out = Vec::new();
+    let mapped: Vec<String> = jobs
+        .iter()
+        .filter(|job| job.engine != iofit_engine::engine_used(job.engine))
+        .map(|job| job.name.clone())
+        .collect();
+    if !mapped.is_empty() {
+        out.push(Warning::LibaioOnIoUring { jobs: mapped });
+    }
+    let mut said: Vec<&str> = Vec::new();
+    for note in jobs.iter().flat_map(|job| job.notes.iter()) {
+        if !said.contains(&note.as_str()) {
+            said.push(note);
+            out.push(Warning::JobNote(note.clone()));
+        }
+    }
+    out
+}
+
+/// Forwards the engine's events to the observer and writes the results after every job.
+struct Bridge<'a> {
+    jobs: &'a [JobSpec],
+    format: OutputFormat,
+    output: Option<&'a Path>,
+    observer: &'a mut dyn Observer,
+    write_error: Option<iofit_safefs::SafeFsError>,
+}
+
+impl iofit_engine::Observer for Bridge<'_> {
+    fn layout(&mut self, files: usize, bytes: u64) {
+        self.observer.layout(LABEL, files, bytes);
+    }
+
+    fn job_done(&mut self, report: &RunReport) {
+        if let Some(path) = self.output {
+            let text = render(self.format, report, self.jobs);
+            if let Err(e) = write_atomic(path, text.as_bytes()) {
+                self.write_error.get_or_insert(e);
+            }
+        }
+    }
+
+    fn progress(&mut self, progress: &Progress) {
+        self.observer.progress(LABEL, progress);
+    }
+}
+
+/// The results as fio-compatible JSON or fio-style text.
+pub fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> String {
+    match format {
+        OutputFormat::Json => {
+            let options: Vec<Vec<(String, String)>> = report
+                .job_index
+                .iter()
+                .map(|&i| job_options(&jobs[i]))
+                .collect();
+            iofit_report::fio_json::render(&report.result, &options)
+        }
+        OutputFormat::Normal => iofit_report::fio_text::render(&report.result),
+    }
+}
+
+/// fio's averaged logs (`PREFIX_bw.N.log`...), N the clone's number in the run as fio counts
+/// threads; results are per clone here (jobfile refuses logs with group_reporting).
+pub fn write_fio_logs(report: &RunReport, jobs: &[JobSpec]) -> Result<(), ProcedureError> {
+    use iofit_report::fio_log::{render, LogKind};
+    for (number, (result, &index)) in report.result.jobs.iter().zip(&report.job_index).enumerate() {
+        let job = &jobs[index];
+        for (prefix, kind) in [
+            (&job.logs.bw_prefix, LogKind::Bandwidth),
+            (&job.logs.iops_prefix, LogKind::Iops),
+            (&job.logs.lat_prefix, LogKind::Latency),
+        ] {
+            let Some(prefix) = prefix else { continue };
+            let path = PathBuf::from(format!("{prefix}_{}.{}.log", kind.suffix(), number + 1));
+            let text = render(
+                &result.series,
+                kind,
+                job.rw.has_reads(),
+                job.rw.has_writes(),
+            );
+            write_atomic(&path, text.as_bytes())
+                .map_err(|source| ProcedureError::WriteResults { path, source })?;
+        }
+    }
+    Ok(())
+}
+
+/// The run as one self-contained HTML document: what ran, the jobs table, IOPS, MB/s and
+/// latency over time and the latency percentile curve.
+pub fn html_report(
+    report: &RunReport,
+    jobs: &[JobSpec],
+    preset: Option<&str>,
+) -> iofit_report::html::HtmlReport {
+    let mut names: Vec<&str> = Vec::new();
+    for job in &report.result.jobs {
+        if !names.contains(&job.name.as_str()) {
+            names.push(&job.name);
+        }
+    }
+    let title = match preset {
+        Some(name) => format!("iofit run --preset {name}"),
+        None => format!("iofit run: {}", names.join(", ")),
+    };
+    let described: Vec<String> = report
+        .job_index
+        .iter()
+        .map(|&i| describe_job(&jobs[i]))
+        .collect();
+    let mut body = described.join("\n\n");
+    if report.result.jobs.iter().any(|j| j.interrupted) {
+        body.push_str(
+            "\n\nThe run was interrupted (Ctrl-C): the numbers cover what completed before it.",
+        );
+    }
+    iofit_report::html::HtmlReport::new(title)
+        .section("What ran", body)
+        .run_result(&report.result)
+}
+
+/// Writes [`html_report`] whole or not at all.
+fn write_html_report(
+    path: &Path,
+    report: &RunReport,
+    jobs: &[JobSpec],
+    preset: Option<&str>,
+) -> Result<(), ProcedureError> {
+    let html = html_report(report, jobs, preset).render();
+    write_atomic(path, html.as_bytes()).map_err(|source| ProcedureError::WriteResults {
+        path: path.to_path_buf(),
+        source,
+    })
+}
