@@ -43,6 +43,9 @@ pub(crate) struct Shared {
 pub struct PhaseResult {
     pub stats: OpStats,
     pub seconds: f64,
+    /// From the start of measurement to the last operation: shorter than `seconds` when the
+    /// workload ran out of files (every file created, every file deleted).
+    pub busy_seconds: f64,
 }
 
 /// What a run measured: the format phase (when one ran) and the measured run.
@@ -217,9 +220,11 @@ fn format_trees(
     for result in results {
         stats.merge(&result?);
     }
+    let seconds = start.elapsed().as_secs_f64();
     Ok(PhaseResult {
         stats,
-        seconds: start.elapsed().as_secs_f64(),
+        seconds,
+        busy_seconds: seconds,
     })
 }
 
@@ -376,13 +381,14 @@ fn run_workload(
         }
     }
     let stop = &options.stop;
-    let results: Vec<Result<OpStats, FsError>> = std::thread::scope(|scope| {
+    let results: Vec<Result<(OpStats, Instant), FsError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = workers
             .into_iter()
             .map(|(mut worker, pace)| {
                 scope.spawn(move || {
                     let mut measuring = run.warmup.is_zero();
                     let mut next = Instant::now();
+                    let mut last_op = measure_from;
                     loop {
                         let now = Instant::now();
                         if now >= deadline || stop.load(Ordering::Relaxed) {
@@ -399,12 +405,16 @@ fn run_workload(
                             }
                             next += pace;
                         }
+                        let before = worker.stats.total_ops();
                         worker.step()?;
+                        if worker.stats.total_ops() > before {
+                            last_op = Instant::now();
+                        }
                         if worker.stats.total_errors() > MAX_ERRORS {
                             return Err(FsError::TooManyErrors(MAX_ERRORS));
                         }
                     }
-                    Ok(worker.stats)
+                    Ok((worker.stats, last_op))
                 })
             })
             .collect();
@@ -414,8 +424,11 @@ fn run_workload(
             .collect()
     });
     let mut stats = OpStats::default();
+    let mut last = measure_from;
     for result in results {
-        stats.merge(&result?);
+        let (worker_stats, worker_last) = result?;
+        stats.merge(&worker_stats);
+        last = last.max(worker_last);
     }
     let measured = Instant::now()
         .min(deadline)
@@ -423,6 +436,10 @@ fn run_workload(
     Ok(PhaseResult {
         stats,
         seconds: measured.as_secs_f64().max(1e-9),
+        busy_seconds: last
+            .saturating_duration_since(measure_from)
+            .as_secs_f64()
+            .max(1e-9),
     })
 }
 

@@ -204,7 +204,7 @@ fn mkdir_rmdir_copy_move() {
          fwd=d,fsd=fsd1,operation=delete\n\
          fwd=mk,fsd=fsd1,operation=mkdir\n\
          fwd=rm,fsd=fsd1,operation=rmdir\n\
-         rd=rd1,fwd=(c,d),fwdrate=max,format=yes,elapsed=1\n\
+         rd=rd1,fwd=(c,d),fwdrate=40,format=yes,elapsed=1\n\
          rd=rd2,fwd=(m,d),fwdrate=40,format=yes,elapsed=1\n\
          rd=rd3,fwd=(d,rm,mk),fwdrate=max,format=no,elapsed=1\n",
         anchor.display()
@@ -247,4 +247,32 @@ fn a_foreign_anchor_is_refused_and_left_alone() {
         std::fs::read(anchor.join("report.doc")).unwrap(),
         b"keep me"
     );
+}
+
+#[test]
+fn a_create_run_that_fills_the_tree_stops_its_busy_time_at_the_last_file() {
+    let root = tempfile::tempdir().unwrap();
+    let anchor = root.path().join("fill");
+    let text = format!(
+        "fsd=fsd1,anchor={},depth=1,width=2,files=10,size=1k\n\
+         fwd=c,fsd=fsd1,operation=create,threads=2\n\
+         fwd=d,fsd=fsd1,operation=delete,threads=2\n\
+         rd=empty,fwd=d,fwdrate=max,format=yes,elapsed=1\n\
+         rd=fill,fwd=c,fwdrate=max,format=no,elapsed=1\n",
+        anchor.display()
+    );
+    let outcomes = run_text(&text);
+    // The first run formatted 20 files and deleted them all, keeping the directories.
+    assert_eq!(count(&outcomes[0], FileOp::Delete), 20);
+    let outcome = &outcomes[1];
+    let run = outcome.run.as_ref().unwrap();
+    assert_eq!(count(outcome, FileOp::Create), 20);
+    assert!(run.stats.no_candidate > 0);
+    assert!(
+        run.busy_seconds < run.seconds,
+        "{} vs {}",
+        run.busy_seconds,
+        run.seconds
+    );
+    assert_eq!(count_tree(&anchor).1, 20);
 }

@@ -85,6 +85,8 @@ pub struct FsRunJson {
 #[derive(Serialize, Debug)]
 pub struct FsPhaseJson {
     pub seconds: f64,
+    /// Until the last operation (shorter when the workload ran out of files).
+    pub busy_seconds: f64,
     pub operations: Vec<iofit_fswork::report::OpLine>,
     /// Attempts that found no file or directory in the state the operation needs.
     pub no_candidate: u64,
@@ -310,6 +312,7 @@ fn run_fs(
         })?;
     let phase = |p: &iofit_fswork::PhaseResult| FsPhaseJson {
         seconds: p.seconds,
+        busy_seconds: p.busy_seconds,
         operations: iofit_fswork::report::op_lines(&p.stats, p.seconds),
         no_candidate: p.stats.no_candidate,
     };
