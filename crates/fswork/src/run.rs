@@ -64,7 +64,11 @@ pub fn run(run: &FsRun, options: &FsOptions) -> Result<FsOutcome, FsError> {
         let claim = anchor::claim(&fsd.anchor, options.allow_overwrite)?;
         claims.push(claim);
         let tree = Tree::new(fsd);
-        if fsd.direct {
+        let fwd_direct = run
+            .fwds
+            .iter()
+            .any(|f| f.fwd.direct && f.fsds.contains(&fsd.name));
+        if fsd.direct || fwd_direct {
             check_direct(run, &tree)?;
         }
         shared.push(Shared {
@@ -229,17 +233,27 @@ fn format_trees(
 }
 
 fn open_options(s: &Shared, write: bool, create: bool) -> OpenOptions {
+    open_options_with(s.direct, s.sync, write, create)
+}
+
+/// Open flags: the fsd's `openflags=`, or the fwd's when it gives its own.
+fn open_options_with(
+    direct: bool,
+    sync: Option<SyncFlag>,
+    write: bool,
+    create: bool,
+) -> OpenOptions {
     let mut options = OpenOptions::new();
     options.read(!write).write(write);
     if create {
         options.create_new(true);
     }
     let mut flags = libc::O_NOFOLLOW;
-    if s.direct {
+    if direct {
         flags |= libc::O_DIRECT;
     }
     if write {
-        flags |= match s.sync {
+        flags |= match sync {
             Some(SyncFlag::DataSync) => libc::O_DSYNC,
             Some(SyncFlag::Sync) => libc::O_SYNC,
             None => 0,
@@ -322,6 +336,9 @@ struct Worker<'a> {
     select: FileSelect,
     xfersizes: Vec<(u64, f64)>,
     stopafter: Option<u64>,
+    /// The fwd's own `openflags=` (o_direct, o_sync...), over the fsd's.
+    direct: bool,
+    sync: Option<SyncFlag>,
     rng: u64,
     cursor: usize,
     buffer: AlignedBuffer,
@@ -370,6 +387,8 @@ fn run_workload(
                     select: fwd.fwd.select,
                     xfersizes: xfersizes.clone(),
                     stopafter: fwd.fwd.stopafter,
+                    direct: fwd.fwd.direct,
+                    sync: fwd.fwd.sync_writes,
                     rng: seed | 1,
                     cursor: (seed as usize)
                         % targets.first().map(|s| s.files.len().max(1)).unwrap_or(1),
@@ -551,9 +570,10 @@ impl Worker<'_> {
         match op {
             FileOp::Read | FileOp::Write => {
                 let write = op == FileOp::Write;
-                let file = open_options(s, write, false)
-                    .open(&path)
-                    .map_err(|e| FsError::io("cannot open", &path, e))?;
+                let file =
+                    open_options_with(s.direct || self.direct, self.sync.or(s.sync), write, false)
+                        .open(&path)
+                        .map_err(|e| FsError::io("cannot open", &path, e))?;
                 self.stats.record(FileOp::Open, 0, ns(t));
                 let size = s.tree.file_size(i);
                 let xfer = self.xfer();

@@ -276,3 +276,27 @@ fn a_create_run_that_fills_the_tree_stops_its_busy_time_at_the_last_file() {
     );
     assert_eq!(count_tree(&anchor).1, 20);
 }
+
+#[test]
+fn o_direct_reads_on_disk_and_unaligned_sizes_are_refused() {
+    // The temp dir is on the disk (ext4 here); tmpfs may refuse O_DIRECT.
+    let root = tempfile::tempdir().unwrap();
+    let text = format!(
+        "fsd=fsd1,anchor={}/dio,depth=1,width=2,files=4,size=8k\n\
+         fwd=r,fsd=fsd1,operation=read,xfersize=4k,openflags=o_direct\n\
+         rd=rd1,fwd=r,fwdrate=max,format=yes,elapsed=1\n",
+        root.path().display()
+    );
+    let outcome = &run_text(&text)[0];
+    let measured = outcome.run.as_ref().unwrap();
+    assert!(count(outcome, FileOp::Read) > 0);
+    assert_eq!(measured.stats.total_errors(), 0);
+    let bad = text.replace("size=8k", "size=5000");
+    let file = parse_str(&bad, "t").unwrap();
+    let options = FsOptions {
+        allow_overwrite: false,
+        stop: Default::default(),
+    };
+    let error = run(&file.fs_runs().unwrap()[0], &options).unwrap_err();
+    assert!(error.to_string().contains("o_direct"), "{error}");
+}

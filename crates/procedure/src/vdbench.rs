@@ -257,7 +257,56 @@ pub fn run_file(
         pause(run.pause, &options.stop);
     }
     outcome.interrupted = executor.stop_requested() || options.stop.load(Ordering::Relaxed);
+    let totals = totals_text(&outcome.doc);
+    if !totals.is_empty() {
+        observer.event(&Event::VdbenchRun {
+            summary: totals,
+            rd: "totals".into(),
+            error: None,
+        });
+    }
     Ok(outcome)
+}
+
+/// vdbench's totals: one line per run of the file (its avg line), raw and file system.
+pub fn totals_text(doc: &VdbenchJson) -> String {
+    if doc.runs.len() + doc.fs_runs.len() < 2 {
+        return String::new();
+    }
+    let mut out = String::from("\nTotals, one line per run:\n");
+    out.push_str(&format!(
+        "{:<40} {:>12} {:>10} {:>8} {:>10}\n",
+        "run", "rate/s", "MB/sec", "read%", "resp_ms"
+    ));
+    for run in &doc.runs {
+        let label = format!("rd={} {} {}", run.rd, run.for_label, run.iorate);
+        out.push_str(&format!(
+            "{:<40} {:>12.1} {:>10.2} {:>8.1} {:>10.3}\n",
+            label.trim(),
+            run.avg_iops,
+            run.avg_mib_per_s,
+            run.avg_read_pct,
+            run.avg_resp_ms
+        ));
+    }
+    for run in &doc.fs_runs {
+        if let Some(total) = run
+            .run
+            .as_ref()
+            .and_then(|p| p.operations.iter().find(|l| l.operation == "total"))
+        {
+            let label = format!("rd={} {}", run.rd, run.for_label);
+            out.push_str(&format!(
+                "{:<40} {:>12.1} {:>10.2} {:>8} {:>10.3}\n",
+                label.trim(),
+                total.ops_per_s,
+                total.mb_per_s,
+                "-",
+                total.resp_mean_ms
+            ));
+        }
+    }
+    out
 }
 
 /// `pause=`: idle after a run, ended early by a stop.
