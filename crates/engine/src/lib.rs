@@ -27,6 +27,7 @@ pub mod diskstats;
 pub mod distribution;
 pub mod engine;
 pub mod error;
+pub mod latency_target;
 pub mod layout;
 pub mod null;
 pub mod psync;

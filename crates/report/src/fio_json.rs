@@ -206,11 +206,11 @@ fn add_distributions(value: &mut Value, job: &JobResult) {
     value["latency_us"] = labelled(&labels[..10], &ranges[10..20]);
     value["latency_ms"] = labelled(labels, &ranges[20..]);
     let target = job.fio.latency_target.clone().unwrap_or_default();
-    let depth = if job.fio.latency_target.is_some() {
-        target.depth
-    } else {
-        job.iodepth
-    };
+    // The depth a latency_target search settled on, else the job's iodepth.
+    let depth = job
+        .latency_depth_found
+        .or(job.fio.latency_target.as_ref().map(|t| t.depth))
+        .unwrap_or(job.iodepth);
     value["latency_depth"] = json!(depth);
     value["latency_target"] = json!(target.target_us);
     value["latency_percentile"] = json!(if job.fio.latency_target.is_some() {
@@ -475,6 +475,7 @@ pub(crate) mod tests {
             error: None,
             interrupted: false,
             steadystate: None,
+            latency_depth_found: None,
         };
         let writer = JobResult {
             name: "writer1".into(),

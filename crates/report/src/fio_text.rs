@@ -172,6 +172,7 @@ fn render_depths(out: &mut String, job: &JobResult) {
         Some(t) => (t.target_us, t.window_us, t.percentile, t.depth),
         None => (0, 0, 100.0, job.iodepth),
     };
+    let depth = job.latency_depth_found.unwrap_or(depth);
     let _ = writeln!(
         out,
         "     latency   : target={target_us}, window={window_us}, percentile={percentile:.2}%, depth={depth}"
