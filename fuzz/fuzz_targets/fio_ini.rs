@@ -9,8 +9,10 @@ fuzz_target!(|data: &[u8]| {
     };
     for ignore_unknown in [false, true] {
         let opts = ParseOptions {
-            overrides: vec![],
             ignore_unknown,
+            // No target is opened: only the parser is under test.
+            skip_target_checks: true,
+            ..ParseOptions::default()
         };
         match parse_str(text, "fuzz.fio", &opts) {
             Ok(jobs) => assert!(!jobs.is_empty()),

@@ -483,43 +483,57 @@ fn example(kind: Kind) -> &'static str {
     }
 }
 
-fn check_value(value: &Value, kind: Kind) -> Result<(), String> {
+/// Why one field's value is wrong; the caller adds the file, row and field.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct FieldProblem(String);
+
+impl From<String> for FieldProblem {
+    fn from(problem: String) -> Self {
+        FieldProblem(problem)
+    }
+}
+
+fn check_value(value: &Value, kind: Kind) -> Result<(), FieldProblem> {
     match kind {
         Kind::Text => match value.as_str() {
             Some(text) if !text.trim().is_empty() => Ok(()),
-            Some(_) => Err("must not be empty".to_string()),
-            None => Err(format!(
+            Some(_) => Err(FieldProblem("must not be empty".to_string())),
+            None => Err(FieldProblem::from(format!(
                 "expected text in quotes, found {}",
                 describe(value)
-            )),
+            ))),
         },
         Kind::Date => match value.as_str() {
             Some(text) if is_date(text) => Ok(()),
-            _ => Err(format!(
+            _ => Err(FieldProblem::from(format!(
                 "expected a date in quotes as \"YYYY-MM-DD\", found {}",
                 describe(value)
-            )),
+            ))),
         },
         Kind::Bool => match value {
             Value::Boolean(_) => Ok(()),
-            _ => Err(format!("expected true or false, found {}", describe(value))),
+            _ => Err(FieldProblem::from(format!(
+                "expected true or false, found {}",
+                describe(value)
+            ))),
         },
         Kind::DiskKindName => match value.as_str() {
             Some(text) if DISK_KINDS.contains(&text) => Ok(()),
-            _ => Err(format!(
+            _ => Err(FieldProblem::from(format!(
                 "expected one of {}, found {}",
                 DISK_KINDS.join(", "),
                 describe(value)
-            )),
+            ))),
         },
         Kind::PricingName => one_of(value, PRICINGS),
         Kind::OsName => one_of(value, OSES),
         Kind::Whole => match value {
             Value::Integer(number) if *number >= 0 && *number <= u32::MAX as i64 => Ok(()),
-            _ => Err(format!(
+            _ => Err(FieldProblem::from(format!(
                 "expected a whole number >= 0, found {}",
                 describe(value)
-            )),
+            ))),
         },
         Kind::Number => {
             let number = match value {
@@ -529,20 +543,23 @@ fn check_value(value: &Value, kind: Kind) -> Result<(), String> {
             };
             match number {
                 Some(number) if number.is_finite() && number >= 0.0 => Ok(()),
-                _ => Err(format!("expected a number >= 0, found {}", describe(value))),
+                _ => Err(FieldProblem::from(format!(
+                    "expected a number >= 0, found {}",
+                    describe(value)
+                ))),
             }
         }
     }
 }
 
-fn one_of(value: &Value, names: &[&str]) -> Result<(), String> {
+fn one_of(value: &Value, names: &[&str]) -> Result<(), FieldProblem> {
     match value.as_str() {
         Some(text) if names.contains(&text) => Ok(()),
-        _ => Err(format!(
+        _ => Err(FieldProblem::from(format!(
             "expected one of {}, found {}",
             names.join(", "),
             describe(value)
-        )),
+        ))),
     }
 }
 

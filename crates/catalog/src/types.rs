@@ -215,13 +215,26 @@ impl Pricing {
     }
 }
 
+/// A name that is none of the choices a field allows (`--pricing`, `--os`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{text}' is not {what}; use {choices}")]
+pub struct UnknownChoice {
+    pub text: String,
+    pub what: &'static str,
+    pub choices: &'static str,
+}
+
 impl std::str::FromStr for Pricing {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
+    type Err = UnknownChoice;
+    fn from_str(text: &str) -> Result<Self, UnknownChoice> {
         Pricing::ALL
             .into_iter()
             .find(|p| p.name().eq_ignore_ascii_case(text.trim()))
-            .ok_or_else(|| format!("'{text}' is not a way of paying; use payg, ri-1y or ri-3y"))
+            .ok_or_else(|| UnknownChoice {
+                text: text.to_string(),
+                what: "a way of paying",
+                choices: "payg, ri-1y or ri-3y",
+            })
     }
 }
 
@@ -244,12 +257,16 @@ impl Os {
 }
 
 impl std::str::FromStr for Os {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
+    type Err = UnknownChoice;
+    fn from_str(text: &str) -> Result<Self, UnknownChoice> {
         Os::ALL
             .into_iter()
             .find(|os| os.name().eq_ignore_ascii_case(text.trim()))
-            .ok_or_else(|| format!("'{text}' is not an operating system; use linux or windows"))
+            .ok_or_else(|| UnknownChoice {
+                text: text.to_string(),
+                what: "an operating system",
+                choices: "linux or windows",
+            })
     }
 }
 

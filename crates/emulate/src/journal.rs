@@ -68,7 +68,7 @@ impl Journal {
         let mut failures = Vec::new();
         while let Some(made) = self.made.pop() {
             if let Err(problem) = undo_one(&made) {
-                failures.push(problem);
+                failures.push(problem.to_string());
             }
             let _ = self.save();
         }
@@ -100,13 +100,44 @@ fn process_alive(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
 
-fn undo_one(made: &Made) -> Result<(), String> {
+/// Why something made could not be undone, or a system tool failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The tool could not be started.
+    #[error("running {tool}: {source} (is it installed?)")]
+    Spawn {
+        tool: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The tool ran and failed; its stderr says why.
+    #[error("{tool} {args}: {stderr}")]
+    Failed {
+        tool: String,
+        args: String,
+        stderr: String,
+    },
+    /// Removing a cgroup or an image failed.
+    #[error("removing {}: {source}", path.display())]
+    Remove {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A loop device stayed attached after `losetup -d`.
+    #[error("{} is still attached 2 s after `losetup -d`", device.display())]
+    StillAttached { device: PathBuf },
+}
+
+fn undo_one(made: &Made) -> Result<(), ToolError> {
     match made {
         Made::Cgroup { dir } => {
             if dir.exists() {
                 kill_members(dir);
-                fs::remove_dir(dir)
-                    .map_err(|e| format!("removing cgroup {}: {e}", dir.display()))?;
+                fs::remove_dir(dir).map_err(|source| ToolError::Remove {
+                    path: dir.clone(),
+                    source,
+                })?;
             }
             Ok(())
         }
@@ -130,16 +161,18 @@ fn undo_one(made: &Made) -> Result<(), String> {
                     }
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
-                return Err(format!(
-                    "{} is still attached 2 s after `losetup -d`",
-                    device.display()
-                ));
+                return Err(ToolError::StillAttached {
+                    device: device.clone(),
+                });
             }
             Ok(())
         }
         Made::Image { path } => match fs::remove_file(path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(format!("removing {}: {e}", path.display()))
+            Err(source) if source.kind() != std::io::ErrorKind::NotFound => {
+                Err(ToolError::Remove {
+                    path: path.clone(),
+                    source,
+                })
             }
             _ => Ok(()),
         },
@@ -190,22 +223,26 @@ pub(crate) fn loop_backing(device: &Path) -> Option<String> {
 }
 
 /// Runs a system tool (losetup, mkfs.ext4, mount, umount); its stderr becomes the error.
-pub(crate) fn run_tool(tool: &str, args: &[&std::ffi::OsStr]) -> Result<String, String> {
+pub(crate) fn run_tool(tool: &str, args: &[&std::ffi::OsStr]) -> Result<String, ToolError> {
     let output = Command::new(tool)
         .args(args)
         .output()
-        .map_err(|e| format!("running {tool}: {e} (is it installed?)"))?;
+        .map_err(|source| ToolError::Spawn {
+            tool: tool.to_string(),
+            source,
+        })?;
     if output.status.success() {
         Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
     } else {
-        Err(format!(
-            "{tool} {}: {}",
-            args.iter()
+        Err(ToolError::Failed {
+            tool: tool.to_string(),
+            args: args
+                .iter()
                 .map(|a| a.to_string_lossy())
                 .collect::<Vec<_>>()
                 .join(" "),
-            String::from_utf8_lossy(&output.stderr).trim()
-        ))
+            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+        })
     }
 }
 

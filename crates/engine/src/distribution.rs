@@ -53,6 +53,12 @@ enum Kind {
     Zoned(Vec<(f64, u64, u64)>),
 }
 
+/// Why a `random_distribution`'s numbers cannot be used (a zipf theta of 1, zones that do not
+/// add up to 100%...); the caller names the job.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct DistributionError(pub String);
+
 impl BlockPicker {
     /// A picker over `blocks` blocks of `block_bytes` each; `None` for the uniform distribution
     /// (the caller's permutation or uniform draw does that). Errors say what is wrong with the
@@ -62,7 +68,7 @@ impl BlockPicker {
         blocks: u64,
         block_bytes: u64,
         seed: u64,
-    ) -> Result<Option<BlockPicker>, String> {
+    ) -> Result<Option<BlockPicker>, DistributionError> {
         let blocks = blocks.max(1);
         let mut rng = SplitMix64::new(seed ^ 0x2192_5eed_d157_0000);
         let rand_off = rng.next_u64();
@@ -74,7 +80,9 @@ impl BlockPicker {
             RandomDistribution::Uniform => return Ok(None),
             RandomDistribution::Zipf { theta, center } => {
                 if !(theta.is_finite() && *theta > 0.0) || (*theta - 1.0).abs() < 1e-12 {
-                    return Err(format!("zipf theta {theta} must be above 0 and not 1"));
+                    return Err(DistributionError(format!(
+                        "zipf theta {theta} must be above 0 and not 1"
+                    )));
                 }
                 let zeta_n: f64 = (1..=blocks.min(ZIPF_MAX_GEN))
                     .map(|i| (1.0 / i as f64).powf(*theta))
@@ -91,7 +99,9 @@ impl BlockPicker {
             }
             RandomDistribution::Pareto { h, center } => {
                 if !(*h > 0.0 && *h < 1.0) {
-                    return Err(format!("pareto h {h} must be between 0 and 1"));
+                    return Err(DistributionError(format!(
+                        "pareto h {h} must be between 0 and 1"
+                    )));
                 }
                 let kind = Kind::Pareto {
                     power: h.ln() / (1.0 - h).ln(),
@@ -103,9 +113,9 @@ impl BlockPicker {
                 center,
             } => {
                 if !(deviation_pct.is_finite() && *deviation_pct >= 0.0) {
-                    return Err(format!(
+                    return Err(DistributionError(format!(
                         "normal deviation {deviation_pct}% must be 0 or more"
-                    ));
+                    )));
                 }
                 let stddev =
                     ((blocks as f64 * deviation_pct / 100.0).ceil() as u64).min(blocks / 2);
@@ -188,9 +198,11 @@ fn unit(rng: &mut SplitMix64) -> f64 {
 }
 
 /// Zones from the start of the file, in order; each `(cumulative access %, first block, blocks)`.
-fn zoned(zones: &[AccessZone], blocks: u64, block_bytes: u64) -> Result<Kind, String> {
+fn zoned(zones: &[AccessZone], blocks: u64, block_bytes: u64) -> Result<Kind, DistributionError> {
     if zones.is_empty() {
-        return Err("a zoned distribution needs at least one zone".into());
+        return Err(DistributionError(
+            "a zoned distribution needs at least one zone".to_string(),
+        ));
     }
     let mut out = Vec::with_capacity(zones.len());
     let (mut cumulative, mut start) = (0.0, 0u64);
@@ -201,7 +213,9 @@ fn zoned(zones: &[AccessZone], blocks: u64, block_bytes: u64) -> Result<Kind, St
         }
         .max(1);
         if start >= blocks {
-            return Err("the zones are larger than the file".into());
+            return Err(DistributionError(
+                "the zones are larger than the file".to_string(),
+            ));
         }
         let len = len.min(blocks - start);
         cumulative += zone.access_pct;
@@ -209,9 +223,9 @@ fn zoned(zones: &[AccessZone], blocks: u64, block_bytes: u64) -> Result<Kind, St
         start += len;
     }
     if (cumulative - 100.0).abs() > 1e-6 {
-        return Err(format!(
+        return Err(DistributionError(format!(
             "the zones' access shares add up to {cumulative}%, not 100%"
-        ));
+        )));
     }
     Ok(Kind::Zoned(out))
 }

@@ -52,6 +52,22 @@ pub trait Engine {
 
     /// fsync (or fdatasync when `data_only`) of file `file`.
     fn sync_file(&mut self, file: u32, data_only: bool) -> io::Result<()>;
+
+    /// syncfs of the file system holding file `file` (fio `end_syncfs`). Engines without
+    /// files have nothing to sync.
+    fn sync_fs(&mut self, _file: u32) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// syncfs of the file system holding an open descriptor.
+pub fn syncfs_fd(fd: i32) -> io::Result<()> {
+    // SAFETY: a plain syscall on a descriptor the calling engine keeps open.
+    if unsafe { libc::syncfs(fd) } < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
 }
 
 /// fsync (or fdatasync when `data_only`) of an open descriptor: [`Engine::sync_file`] for the

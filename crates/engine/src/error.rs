@@ -76,3 +76,33 @@ impl EngineError {
         }
     }
 }
+
+/// Why a job stopped during its run: an IO that failed or came back short, or a sync that
+/// failed. The job's result carries its text (`JobResult::error`), as fio's does.
+#[derive(Debug, thiserror::Error)]
+pub enum IoFailure {
+    #[error("{what} of {len} bytes at offset {offset} of {} failed: {error}", path.display())]
+    Failed {
+        what: &'static str,
+        len: u32,
+        offset: u64,
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("short {what}: {done} of {len} bytes at offset {offset} of {}", path.display())]
+    Short {
+        what: &'static str,
+        done: i64,
+        len: u32,
+        offset: u64,
+        path: PathBuf,
+    },
+    /// fio's `rate_min`/`rate_iops_min`: a direction fell below its minimum over a window.
+    #[error("{0}")]
+    BelowMinRate(String),
+    #[error("sync of {} failed: {error}", path.display())]
+    Sync {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}

@@ -73,6 +73,22 @@ impl Layout {
         (bytes, files)
     }
 
+    /// Removes `path` if this run created it (fio `unlink`) and the name still names that
+    /// file. Returns whether it was removed; a file that existed before the run stays.
+    pub fn remove_if_created(&self, path: &Path) -> Result<bool, EngineError> {
+        let created = self
+            .needs
+            .iter()
+            .any(|n| n.path == path && n.action == LayoutAction::Create);
+        match self.targets.get(path) {
+            Some(target) if created => {
+                target.remove_created()?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
     /// A descriptor for one job on `path`: a re-open of the inode checked at planning time.
     pub fn open_for_job(
         &self,
@@ -80,11 +96,22 @@ impl Layout {
         write: bool,
         direct: bool,
     ) -> Result<File, EngineError> {
+        self.open_for_job_with(path, write, direct, 0)
+    }
+
+    /// [`Layout::open_for_job`] with extra open flags (O_SYNC, O_DSYNC for fio's `sync=`).
+    pub fn open_for_job_with(
+        &self,
+        path: &Path,
+        write: bool,
+        direct: bool,
+        extra_flags: i32,
+    ) -> Result<File, EngineError> {
         let target = self.targets.get(path).ok_or_else(|| EngineError::BadPath {
             path: path.to_path_buf(),
             message: "was not checked before the run (internal error: every job file is checked at layout)".to_string(),
         })?;
-        target.reopen(write, direct).map_err(|e| {
+        target.reopen_with(write, direct, extra_flags).map_err(|e| {
             let context = if direct && e.raw_os_error() == Some(libc::EINVAL) {
                 "cannot open with O_DIRECT (direct=1; the filesystem may not support it, try direct=0)"
             } else {

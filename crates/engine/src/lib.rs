@@ -26,6 +26,7 @@ pub mod clock;
 pub mod distribution;
 pub mod engine;
 pub mod error;
+pub mod latency_target;
 pub mod layout;
 pub mod null;
 pub mod psync;
@@ -33,6 +34,8 @@ pub mod random;
 pub mod resources;
 pub mod runner;
 pub mod sequence;
+pub mod steadystate;
+pub mod threads;
 pub mod uring;
 pub mod worker;
 

@@ -3,7 +3,7 @@
 //! name makes, so a result labelled `sync` really ran `lseek`+`read`.
 
 use crate::buffer::BufferPool;
-use crate::engine::{sync_fd, Completion, Engine, Op};
+use crate::engine::{sync_fd, syncfs_fd, Completion, Engine, Op};
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
@@ -113,5 +113,9 @@ impl Engine for SyncEngine {
 
     fn sync_file(&mut self, file: u32, data_only: bool) -> io::Result<()> {
         sync_fd(self.fds[file as usize], data_only)
+    }
+
+    fn sync_fs(&mut self, file: u32) -> io::Result<()> {
+        syncfs_fd(self.fds[file as usize])
     }
 }

@@ -13,9 +13,13 @@ use crate::null::{NullEngine, NullQueue};
 use crate::psync::{SyncEngine, SyncFlavor};
 use crate::random::mix64;
 use crate::sequence::Sequence;
+use crate::steadystate::SteadyStateTracker;
 use crate::uring::UringEngine;
-use crate::worker::{run_clone, CloneOutput, ClonePlan, CloneShared, ProgressCell, SizePicker};
-use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, SizeSpec};
+use crate::worker::{
+    run_clone, CloneOutput, ClonePlan, CloneShared, LatencyTargetPlan, PacingPlan, ProgressCell,
+    SizePicker,
+};
+use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, OpenSync, SizeSpec};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -119,6 +123,8 @@ struct Slot {
     series: Arc<Mutex<SeriesMerger>>,
     seed: u64,
     finished: Option<JobResult>,
+    /// The smallest depth a clone's latency_target search settled on.
+    latency_depth: Option<u32>,
 }
 
 fn check_job(job: &JobSpec) -> Result<(), EngineError> {
@@ -329,8 +335,41 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         // a few IOs. Measured on a virtio disk at QD32 (BENCHMARKS.md): whole-queue batches
         // added ~100 us to every IO and cost IOPS; batches of 4 saved 15% CPU per IO but
         // lost ~3% IOPS; one IO per call matched fio's IOPS at 0.83x its CPU per IO.
-        submit_batch: (depth as usize / 32).max(1),
+        submit_batch: job
+            .pacing
+            .submit_batch
+            .map_or((depth as usize / 32).max(1), |b| b.max(1) as usize),
+        pacing: PacingPlan {
+            latency_target: job.latency_target.as_ref().map(|t| LatencyTargetPlan {
+                target_ns: t.target.as_nanos() as u64,
+                window_ns: t.window.as_nanos() as u64,
+                percentile: t.percentile,
+                keep_running: t.keep_running,
+            }),
+            ..pacing_plan(&job.pacing)
+        },
+        fsync_on_close: job.file_sync.fsync_on_close,
+        end_syncfs: job.file_sync.end_syncfs,
     })
+}
+
+/// fio's default `rate_cycle`: minimum rates are checked over 1000 ms windows.
+const DEFAULT_RATE_CYCLE: Duration = Duration::from_millis(1000);
+
+fn pacing_plan(pacing: &iofit_model::job::Pacing) -> PacingPlan {
+    PacingPlan {
+        think_ns: pacing.think_time.as_nanos() as u64,
+        think_spin_ns: pacing.think_spin.as_nanos() as u64,
+        think_blocks: pacing.think_blocks.max(1),
+        min_bytes_per_second: [
+            pacing.min_bytes_per_second.read,
+            pacing.min_bytes_per_second.write,
+        ],
+        min_iops: [pacing.min_iops.read, pacing.min_iops.write],
+        rate_cycle_ns: pacing.rate_cycle.unwrap_or(DEFAULT_RATE_CYCLE).as_nanos() as u64,
+        poisson: pacing.poisson,
+        latency_target: None,
+    }
 }
 
 /// The clone's files: re-opens of the descriptors checked at layout, never the names again.
@@ -340,8 +379,19 @@ fn open_files(job: &JobSpec, plan: &ClonePlan, layout: &Layout) -> Result<Vec<Fi
     }
     plan.files
         .iter()
-        .map(|(path, _, _)| layout.open_for_job(path, job.rw.has_writes(), job.direct))
+        .map(|(path, _, _)| {
+            layout.open_for_job_with(path, job.rw.has_writes(), job.direct, sync_flags(job))
+        })
         .collect()
+}
+
+/// fio's `sync=`: O_SYNC or O_DSYNC on every open of the job's files.
+fn sync_flags(job: &JobSpec) -> i32 {
+    match job.file_sync.open_sync {
+        OpenSync::None => 0,
+        OpenSync::Sync => libc::O_SYNC,
+        OpenSync::Dsync => libc::O_DSYNC,
+    }
 }
 
 /// Runs the clone on the engine the job names; returns the output.
@@ -473,6 +523,7 @@ pub fn run_jobs(
             series: Arc::new(Mutex::new(SeriesMerger::new(interval, clones_expected))),
             seed: seeds[j],
             finished: None,
+            latency_depth: None,
         };
         if job.group_reporting {
             let index = match group_slot.get(&job.group_id) {
@@ -548,11 +599,24 @@ pub fn run_jobs(
                 .collect(),
         );
         let (tx, rx) = mpsc::channel::<(usize, CloneOutput)>();
+        // One flag per job of the set: set, the job's clones end as when their runtime is
+        // over (steady state reached, or another job's exitall).
+        let end_flags: Arc<Vec<AtomicBool>> =
+            Arc::new(set.iter().map(|_| AtomicBool::new(false)).collect());
+        let mut steady: Vec<SteadyJob> = Vec::new();
         let mut handles = Vec::new();
         let mut cell = 0usize;
         let set_start = Instant::now();
-        for &j in set {
+        for (position, &j) in set.iter().enumerate() {
             let job = &jobs[j];
+            if let Some(spec) = &job.steady_state {
+                steady.push(SteadyJob {
+                    job: j,
+                    position,
+                    cells: cell..cell + plans[j].len(),
+                    tracker: SteadyStateTracker::new(spec, 0),
+                });
+            }
             for (c, plan) in plans[j].iter().enumerate() {
                 let slot = slot_of[j][c];
                 let files = match open_files(job, plan, &layout) {
@@ -576,6 +640,8 @@ pub fn run_jobs(
                 let cells = Arc::clone(&cells);
                 let series = Arc::clone(&slots[slot].series);
                 let engine = job.engine;
+                let thread_control = job.thread_control.clone();
+                let end_flags = Arc::clone(&end_flags);
                 let clock_choice = options.clock;
                 let my_cell = cell;
                 cell += 1;
@@ -588,9 +654,14 @@ pub fn run_jobs(
                         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0, 0, 0) };
                         let shared = CloneShared {
                             stop: &stop,
+                            end_set: Some(&end_flags[position]),
                             progress: &cells[my_cell],
                             series: &series,
                         };
+                        if let Err(e) = crate::threads::apply_to_current_thread(&thread_control) {
+                            let _ = tx.send((slot, setup_failed(e.to_string())));
+                            return;
+                        }
                         let output = match clock_choice {
                             ClockChoice::Monotonic => {
                                 let clock = MonotonicClock::with_origin(origin);
@@ -601,6 +672,12 @@ pub fn run_jobs(
                                 run_engine(engine, files, &plan, &clock, &shared)
                             }
                         };
+                        if thread_control.exit_all {
+                            // fio exitall: the first job of the set to finish ends the others.
+                            for flag in end_flags.iter() {
+                                flag.store(true, Ordering::Relaxed);
+                            }
+                        }
                         let _ = tx.send((slot, output));
                     })
                     .map_err(|e| EngineError::Setup {
@@ -630,14 +707,30 @@ pub fn run_jobs(
                 handles.clear();
                 break;
             }
-            match rx.recv_timeout(wait.min(PROGRESS_EVERY)) {
+            sample_steady_state(&mut steady, &cells, &end_flags, set_start);
+            // Wake for the next steady-state sample too (at least 1 ms on).
+            let next_sample = steady
+                .iter()
+                .filter(|s| !s.tracker.attained())
+                .map(|s| {
+                    Duration::from_nanos(s.tracker.next_sample_ns())
+                        .saturating_sub(set_start.elapsed())
+                        .max(Duration::from_millis(1))
+                })
+                .fold(PROGRESS_EVERY, Duration::min);
+            match rx.recv_timeout(wait.min(next_sample)) {
                 Ok((slot_index, output)) => {
                     outstanding -= 1;
                     let slot = &mut slots[slot_index];
                     absorb(slot, output);
                     if slot.clones_done == slot.clones_expected {
                         let job = &jobs[slot.job_index];
-                        slot.finished = Some(finish_slot(slot, job));
+                        let mut result = finish_slot(slot, job);
+                        result.steadystate = steady
+                            .iter()
+                            .find(|s| s.job == slot.job_index)
+                            .map(|s| s.tracker.result());
+                        slot.finished = Some(result);
                         publish_finished(&slots, &mut report, observer);
                     }
                 }
@@ -670,12 +763,76 @@ pub fn run_jobs(
             }
         }
     }
+    unlink_created_files(jobs, &layout, &mut report);
     report.stats = slots
         .iter()
         .filter(|s| s.finished.is_some())
         .map(|s| (s.read.clone(), s.write.clone()))
         .collect();
     Ok(report)
+}
+
+/// A job of the running set with a steady-state criterion: its clones' progress cells.
+struct SteadyJob {
+    job: usize,
+    /// Its place in the set (its end flag).
+    position: usize,
+    cells: std::ops::Range<usize>,
+    tracker: SteadyStateTracker,
+}
+
+/// Samples every steady-state job that is due (its clones' completed IOs and bytes, summed),
+/// and ends the ones that are steady. Times count from the start of the set.
+fn sample_steady_state(
+    steady: &mut [SteadyJob],
+    cells: &[ProgressCell],
+    end_flags: &[AtomicBool],
+    set_start: Instant,
+) {
+    let now_ns = set_start.elapsed().as_nanos() as u64;
+    for job in steady.iter_mut() {
+        if job.tracker.attained() || now_ns < job.tracker.next_sample_ns() {
+            continue;
+        }
+        let (ios, bytes) = cells[job.cells.clone()].iter().fold((0, 0), |(i, b), c| {
+            (
+                i + c.ios.load(Ordering::Relaxed),
+                b + c.bytes.load(Ordering::Relaxed),
+            )
+        });
+        if job.tracker.sample(now_ns, ios, bytes) {
+            end_flags[job.position].store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// fio `unlink`: after the run, the files of jobs that ask for it are removed, but only those
+/// this run created (never-destroy: a file that was there before stays). A failure to remove
+/// is added to the job's error.
+fn unlink_created_files(jobs: &[JobSpec], layout: &Layout, report: &mut RunReport) {
+    let mut done: std::collections::HashSet<std::path::PathBuf> = Default::default();
+    for (j, job) in jobs.iter().enumerate() {
+        if !job.file_sync.unlink || job.engine == EngineKind::Null {
+            continue;
+        }
+        for clone in 0..job.numjobs.max(1) {
+            for path in job.files_for_clone(clone) {
+                if !done.insert(path.clone()) {
+                    continue;
+                }
+                if let Err(e) = layout.remove_if_created(&path) {
+                    let at = report.job_index.iter().position(|&i| i == j);
+                    if let Some(result) = at.map(|i| &mut report.result.jobs[i]) {
+                        let message = format!("unlink: {e}");
+                        result.error = Some(match result.error.take() {
+                            Some(first) => format!("{first}; {message}"),
+                            None => message,
+                        });
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// How often the observer hears about progress.
@@ -729,6 +886,9 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.sys_ns += output.sys_ns;
     slot.ctx += output.context_switches;
     slot.interrupted |= output.interrupted;
+    if let Some(depth) = output.latency_depth {
+        slot.latency_depth = Some(slot.latency_depth.map_or(depth, |d| d.min(depth)));
+    }
     if let Some(e) = output.error {
         slot.errors.push(e);
     }
@@ -796,6 +956,8 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
             Some(errors.join("; "))
         },
         interrupted: slot.interrupted,
+        steadystate: None,
+        latency_depth_found: slot.latency_depth,
     }
 }
 

@@ -5,7 +5,7 @@
 //! queue costs one `io_uring_enter` per batch, not per IO. `ioengine=libaio` runs here too.
 
 use crate::buffer::BufferPool;
-use crate::engine::{sync_fd, Completion, Engine, Op};
+use crate::engine::{sync_fd, syncfs_fd, Completion, Engine, Op};
 use io_uring::{opcode, squeue, types, IoUring};
 use std::fs::File;
 use std::io;
@@ -275,5 +275,9 @@ impl Engine for UringEngine {
     fn sync_file(&mut self, file: u32, data_only: bool) -> io::Result<()> {
         // A blocking sync keeps the worker simple; in-flight IOs keep running meanwhile.
         sync_fd(self.fds[file as usize], data_only)
+    }
+
+    fn sync_fs(&mut self, file: u32) -> io::Result<()> {
+        syncfs_fd(self.fds[file as usize])
     }
 }

@@ -21,6 +21,8 @@
 use crate::clock::Clock;
 use crate::distribution::BlockPicker;
 use crate::engine::{Completion, Engine, Op};
+use crate::error::IoFailure;
+use crate::latency_target::{LatencySearch, SearchStep};
 use crate::random::{mix64, Permutation, SplitMix64};
 use crate::sequence::{SeqState, Sequence};
 use iofit_stats::{DirectionStats, IntervalAccumulator, IntervalBucket, SeriesMerger};
@@ -140,6 +142,56 @@ pub struct ClonePlan {
     pub interval_ns: u64,
     /// Most IOs handed to the kernel in one submit call (fio's `iodepth_batch_submit`).
     pub submit_batch: usize,
+    /// Pauses, minimum rates and Poisson arrivals.
+    pub pacing: PacingPlan,
+    /// fsync every file at the end (fio `fsync_on_close`: iofit closes its files then).
+    pub fsync_on_close: bool,
+    /// syncfs the files' file systems at the end (fio `end_syncfs`).
+    pub end_syncfs: bool,
+}
+
+/// fio's pacing options, resolved for one clone. The default paces nothing.
+#[derive(Clone, Debug, Default)]
+pub struct PacingPlan {
+    /// Pause after every `think_blocks` completed IOs (0: no pause).
+    pub think_ns: u64,
+    /// Of the pause, the part spent spinning on the CPU instead of sleeping.
+    pub think_spin_ns: u64,
+    pub think_blocks: u32,
+    /// Minimum bandwidth and IOPS per direction over each `rate_cycle_ns` window; below
+    /// either, the clone ends with an error (as fio does).
+    pub min_bytes_per_second: [Option<u64>; 2],
+    pub min_iops: [Option<u64>; 2],
+    pub rate_cycle_ns: u64,
+    /// Rate-capped IOs arrive with exponential gaps (fio `rate_process=poisson`).
+    pub poisson: bool,
+    /// fio `latency_target`: search for the deepest queue that meets it.
+    pub latency_target: Option<LatencyTargetPlan>,
+}
+
+/// fio's `latency_target` search, resolved for one clone.
+#[derive(Clone, Debug)]
+pub struct LatencyTargetPlan {
+    pub target_ns: u64,
+    pub window_ns: u64,
+    pub percentile: f64,
+    /// fio `latency_run`: keep running at the depth found instead of ending.
+    pub keep_running: bool,
+}
+
+impl PacingPlan {
+    fn checks_min_rate(&self) -> bool {
+        self.min_bytes_per_second.iter().any(Option::is_some)
+            || self.min_iops.iter().any(Option::is_some)
+    }
+}
+
+/// The minimum-rate window of one clone: what completed since it opened.
+#[derive(Default)]
+struct MinRateWindow {
+    start_ns: u64,
+    ios: [u64; 2],
+    bytes: [u64; 2],
 }
 
 /// Counters the progress display reads while the clone runs. One writer (the clone).
@@ -153,6 +205,9 @@ pub struct ProgressCell {
 /// What the clone shares with the runner.
 pub struct CloneShared<'a> {
     pub stop: &'a AtomicBool,
+    /// Set when another clone of the same set asks the set to end (fio `exitall`): issuing
+    /// ends as when the runtime is over, not as an interruption.
+    pub end_set: Option<&'a AtomicBool>,
     pub progress: &'a ProgressCell,
     pub series: &'a Mutex<SeriesMerger>,
 }
@@ -172,6 +227,8 @@ pub struct CloneOutput {
     /// IOs still in flight when the drain bound ran out: cancelled, or abandoned when even
     /// the cancel did not return them. Not counted in `read`/`write`.
     pub cancelled_ios: u64,
+    /// The depth a `latency_target` search was at when the clone ended.
+    pub latency_depth: Option<u32>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -330,6 +387,18 @@ struct Run<'a, C: Clock> {
     longest_ns: u64,
     /// When the clone started issuing (after any start delay).
     start_ns: u64,
+    /// No IO issues before this (a thinktime pause); 0: none.
+    think_until: u64,
+    /// Spin rather than sleep until this (thinktime_spin).
+    spin_until: u64,
+    completed_since_think: u32,
+    /// With Poisson arrivals, when the next IO of each direction is due, from `rate_start`.
+    arrival_ns: [f64; 2],
+    arrivals: SplitMix64,
+    min_rate: MinRateWindow,
+    /// fio's latency_target depth search; `search_done`: its final window is over.
+    search: Option<LatencySearch>,
+    search_done: bool,
 }
 
 /// Why a clone stops issuing.
@@ -379,6 +448,15 @@ impl<'a, C: Clock> Run<'a, C> {
             completed_bytes: 0,
             longest_ns: 0,
             start_ns: 0,
+            think_until: 0,
+            spin_until: 0,
+            completed_since_think: 0,
+            arrival_ns: [0.0; 2],
+            // Its own stream, so that Poisson gaps do not change the offsets drawn.
+            arrivals: SplitMix64::new(plan.seed ^ 0x9e37_79b9_7f4a_7c15),
+            min_rate: MinRateWindow::default(),
+            search: None,
+            search_done: false,
         }
     }
 
@@ -392,6 +470,15 @@ impl<'a, C: Clock> Run<'a, C> {
         self.rate_start = start;
         self.ramp_end = start + self.plan.ramp_ns;
         self.deadline = self.plan.runtime_ns.map(|r| self.ramp_end + r);
+        self.search = self.plan.pacing.latency_target.as_ref().map(|t| {
+            LatencySearch::new(
+                t.target_ns,
+                t.window_ns,
+                t.percentile,
+                self.plan.depth,
+                start,
+            )
+        });
         if self.plan.ramp_ns == 0 {
             self.begin_measuring(start);
         }
@@ -404,6 +491,11 @@ impl<'a, C: Clock> Run<'a, C> {
             let now = self.clock.now_ns();
             if now >= until_ns || self.shared.stop.load(Ordering::Relaxed) {
                 return now;
+            }
+            if now < self.spin_until {
+                // thinktime_spin: burn the CPU as the application being modelled would.
+                std::hint::spin_loop();
+                continue;
             }
             self.clock.sleep_until(until_ns.min(now + POLL_NS));
         }
@@ -418,6 +510,11 @@ impl<'a, C: Clock> Run<'a, C> {
         } else if self.deadline.is_some_and(|d| now >= d)
             || !self.budget_left()
             || self.out.error.is_some()
+            || self.search_done
+            || self
+                .shared
+                .end_set
+                .is_some_and(|e| e.load(Ordering::Relaxed))
         {
             Some(End::Done)
         } else {
@@ -428,6 +525,10 @@ impl<'a, C: Clock> Run<'a, C> {
     fn begin_measuring(&mut self, now: u64) {
         self.measuring = true;
         self.measure_start = now;
+        self.min_rate = MinRateWindow {
+            start_ns: now,
+            ..MinRateWindow::default()
+        };
         self.out.read.reset();
         self.out.write.reset();
         self.series.restart();
@@ -450,14 +551,25 @@ impl<'a, C: Clock> Run<'a, C> {
 
     /// The earliest time the next IO of `op` may start under the rate caps. The byte cap counts
     /// the bytes already issued, so the size of the IO about to start does not enter.
+    /// A thinktime pause holds every IO back until it ends.
     #[inline]
     fn due_ns(&self, op: Op) -> Option<u64> {
         let d = op as usize;
-        let by_iops = self.rate_interval_ns[d].map(|ns| self.issued[d] as f64 * ns);
-        let by_bytes = self.rate_ns_per_byte[d].map(|ns| self.issued_dir_bytes[d] as f64 * ns);
-        match (by_iops, by_bytes) {
-            (None, None) => None,
-            (a, b) => Some(self.rate_start + a.unwrap_or(0.0).max(b.unwrap_or(0.0)) as u64),
+        let by_rate = if self.plan.pacing.poisson {
+            (self.rate_interval_ns[d].is_some() || self.rate_ns_per_byte[d].is_some())
+                .then(|| self.rate_start + self.arrival_ns[d] as u64)
+        } else {
+            let by_iops = self.rate_interval_ns[d].map(|ns| self.issued[d] as f64 * ns);
+            let by_bytes = self.rate_ns_per_byte[d].map(|ns| self.issued_dir_bytes[d] as f64 * ns);
+            match (by_iops, by_bytes) {
+                (None, None) => None,
+                (a, b) => Some(self.rate_start + a.unwrap_or(0.0).max(b.unwrap_or(0.0)) as u64),
+            }
+        };
+        if self.think_until == 0 {
+            by_rate
+        } else {
+            Some(by_rate.map_or(self.think_until, |due| due.max(self.think_until)))
         }
     }
 
@@ -475,6 +587,107 @@ impl<'a, C: Clock> Run<'a, C> {
         self.issued[d] += 1;
         self.issued_dir_bytes[d] += len as u64;
         self.issued_bytes += len as u64;
+        if self.plan.pacing.poisson {
+            // The mean gap is what the linear schedule spaces this IO by; the gap itself is
+            // exponential with that mean (inverse transform of a uniform draw in (0, 1]).
+            let mean = self.rate_interval_ns[d]
+                .unwrap_or(0.0)
+                .max(self.rate_ns_per_byte[d].unwrap_or(0.0) * len as f64);
+            let uniform = 1.0 - self.arrivals.percent() / 100.0;
+            self.arrival_ns[d] += -uniform.max(f64::MIN_POSITIVE).ln() * mean;
+        }
+    }
+
+    /// Counts a completion towards the next thinktime pause and the minimum-rate window.
+    #[inline]
+    fn pace_completion(&mut self, is_read: bool, len: u32, done_ns: u64) {
+        let pacing = &self.plan.pacing;
+        if pacing.think_ns > 0 {
+            self.completed_since_think += 1;
+            if self.completed_since_think >= pacing.think_blocks.max(1) {
+                self.completed_since_think = 0;
+                self.think_until = done_ns + pacing.think_ns;
+                self.spin_until = done_ns + pacing.think_spin_ns.min(pacing.think_ns);
+            }
+        }
+        let d = usize::from(!is_read);
+        self.min_rate.ios[d] += 1;
+        self.min_rate.bytes[d] += len as u64;
+    }
+
+    /// The latency_target search at `now`: a converged search restarts the statistics for
+    /// its final window; after that window the job ends (unless latency_run).
+    fn step_latency_search(&mut self, now: u64) {
+        let Some(search) = self.search.as_mut() else {
+            return;
+        };
+        let step = search.check(now);
+        self.out.latency_depth = Some(search.depth);
+        match step {
+            SearchStep::Continue => {}
+            SearchStep::RestartStats => {
+                if self.measuring {
+                    self.begin_measuring(now);
+                }
+            }
+            SearchStep::Done => {
+                let keep_running = self
+                    .plan
+                    .pacing
+                    .latency_target
+                    .as_ref()
+                    .is_some_and(|t| t.keep_running);
+                self.search_done = !keep_running;
+            }
+        }
+    }
+
+    /// The most IOs the queue may hold now: iodepth, or the latency_target search's depth.
+    #[inline]
+    fn depth_limit(&self, depth: usize) -> usize {
+        self.search
+            .as_ref()
+            .map_or(depth, |s| (s.depth as usize).min(depth))
+    }
+
+    /// fio's `rate_min`/`rate_iops_min`: at the end of each `rate_cycle` window (while
+    /// measuring), a direction the job does IO in that fell below its minimum ends the clone.
+    fn check_min_rate(&mut self, now: u64) -> Result<(), IoFailure> {
+        let pacing = &self.plan.pacing;
+        if !self.measuring || !pacing.checks_min_rate() {
+            return Ok(());
+        }
+        let elapsed_ns = now.saturating_sub(self.min_rate.start_ns);
+        if elapsed_ns < pacing.rate_cycle_ns {
+            return Ok(());
+        }
+        let seconds = elapsed_ns as f64 / 1e9;
+        let reads = self.plan.rwmix_read_pct > 0.0;
+        let writes = self.plan.rwmix_read_pct < 100.0;
+        for (d, name, active) in [(0, "read", reads), (1, "write", writes)] {
+            if !active {
+                continue;
+            }
+            let bw = self.min_rate.bytes[d] as f64 / seconds;
+            let iops = self.min_rate.ios[d] as f64 / seconds;
+            if let Some(min) = pacing.min_bytes_per_second[d].filter(|&m| bw < m as f64) {
+                return Err(IoFailure::BelowMinRate(format!(
+                    "{name} bandwidth {bw:.0} B/s over the last {} ms is below rate_min {min} B/s",
+                    elapsed_ns / 1_000_000
+                )));
+            }
+            if let Some(min) = pacing.min_iops[d].filter(|&m| iops < m as f64) {
+                return Err(IoFailure::BelowMinRate(format!(
+                    "{name} IOPS {iops:.1} over the last {} ms are below rate_iops_min {min}",
+                    elapsed_ns / 1_000_000
+                )));
+            }
+        }
+        self.min_rate = MinRateWindow {
+            start_ns: now,
+            ..MinRateWindow::default()
+        };
+        Ok(())
     }
 
     /// Accounts one completed IO. Returns an error message for a failed or short IO.
@@ -485,29 +698,34 @@ impl<'a, C: Clock> Run<'a, C> {
         result: i64,
         done_ns: u64,
         inline: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), IoFailure> {
         if result != meta.len as i64 {
-            let (path, _, _) = &self.plan.files[meta.file as usize];
+            let path = self.plan.files[meta.file as usize].0.clone();
             let what = if meta.op_is_read { "read" } else { "write" };
             return Err(if result < 0 {
-                format!(
-                    "{what} of {} bytes at offset {} of {} failed: {}",
-                    meta.len,
-                    meta.offset,
-                    path.display(),
-                    std::io::Error::from_raw_os_error(-result as i32)
-                )
+                IoFailure::Failed {
+                    what,
+                    len: meta.len,
+                    offset: meta.offset,
+                    path,
+                    error: std::io::Error::from_raw_os_error(-result as i32),
+                }
             } else {
-                format!(
-                    "short {what}: {result} of {} bytes at offset {} of {}",
-                    meta.len,
-                    meta.offset,
-                    path.display()
-                )
+                IoFailure::Short {
+                    what,
+                    done: result,
+                    len: meta.len,
+                    offset: meta.offset,
+                    path,
+                }
             });
         }
         self.completed += 1;
         self.completed_bytes += meta.len as u64;
+        self.pace_completion(meta.op_is_read, meta.len, done_ns);
+        if let Some(search) = self.search.as_mut() {
+            search.record(meta.issue_ns, done_ns.saturating_sub(meta.issue_ns));
+        }
         self.longest_ns = self.longest_ns.max(done_ns.saturating_sub(meta.issue_ns));
         if self.measuring {
             let stats = if meta.op_is_read {
@@ -540,7 +758,7 @@ impl<'a, C: Clock> Run<'a, C> {
         Ok(())
     }
 
-    fn maybe_sync<E: Engine>(&mut self, engine: &mut E) -> Result<(), String> {
+    fn maybe_sync<E: Engine>(&mut self, engine: &mut E) -> Result<(), IoFailure> {
         let every = if self.plan.fsync_every > 0 {
             self.plan.fsync_every
         } else {
@@ -554,14 +772,14 @@ impl<'a, C: Clock> Run<'a, C> {
         self.sync_all(engine, data_only)
     }
 
-    fn sync_all<E: Engine>(&mut self, engine: &mut E, data_only: bool) -> Result<(), String> {
+    fn sync_all<E: Engine>(&mut self, engine: &mut E, data_only: bool) -> Result<(), IoFailure> {
         for file in 0..self.plan.files.len() as u32 {
-            engine.sync_file(file, data_only).map_err(|e| {
-                format!(
-                    "sync of {} failed: {e}",
-                    self.plan.files[file as usize].0.display()
-                )
-            })?;
+            engine
+                .sync_file(file, data_only)
+                .map_err(|error| IoFailure::Sync {
+                    path: self.plan.files[file as usize].0.clone(),
+                    error,
+                })?;
             self.out.syncs += 1;
         }
         Ok(())
@@ -596,14 +814,30 @@ impl<'a, C: Clock> Run<'a, C> {
             self.series.finish(self.out.runtime_ns, &mut sink);
         }
         // An interrupted run ends now: a final fsync on a busy disk could take seconds.
-        if self.plan.end_fsync && self.out.error.is_none() && !self.out.interrupted {
+        let ending_well = self.out.error.is_none() && !self.out.interrupted;
+        if (self.plan.end_fsync || self.plan.fsync_on_close) && ending_well {
             if let Err(e) = self.sync_all(engine, false) {
-                self.out.error = Some(e);
+                self.out.error = Some(e.to_string());
+            }
+        }
+        if self.plan.end_syncfs && ending_well && self.out.error.is_none() {
+            // One syncfs per file: files of a job on the same file system cost one extra
+            // (cheap) syncfs each, and no file system is missed.
+            for file in 0..self.plan.files.len() as u32 {
+                if let Err(e) = engine.sync_fs(file) {
+                    let path = self.plan.files[file as usize].0.display();
+                    self.out.error = Some(format!("syncfs of {path} failed: {e}"));
+                    break;
+                }
+                self.out.syncs += 1;
             }
         }
         std::mem::take(&mut self.out)
     }
 }
+
+/// Longest a synchronous clone keeps its progress counters unpublished.
+const PUBLISH_NS: u64 = 10_000_000;
 
 /// Runs one clone to its end (size done, runtime over, Ctrl-C or an IO error).
 pub fn run_clone<E: Engine, C: Clock>(
@@ -631,6 +865,7 @@ fn run_inline<E: Engine, C: Clock>(
     let clock = run.clock;
     let mut now = run.start_ns;
     let mut since_publish = 0u32;
+    let mut last_publish = now;
     loop {
         if run.end_reason(now).is_some() {
             break;
@@ -673,16 +908,24 @@ fn run_inline<E: Engine, C: Clock>(
             run.series.advance(now - run.measure_start, sink);
         }
         if let Err(e) = run.complete(&meta, result, now, true) {
-            run.out.error = Some(e);
+            run.out.error = Some(e.to_string());
             break;
         }
         if let Err(e) = run.maybe_sync(engine) {
-            run.out.error = Some(e);
+            run.out.error = Some(e.to_string());
             break;
         }
+        if let Err(e) = run.check_min_rate(now) {
+            run.out.error = Some(e.to_string());
+            break;
+        }
+        run.step_latency_search(now);
         since_publish += 1;
-        if since_publish == 256 {
+        // Every 256 IOs, or every 10 ms for slow jobs: the runner samples these counters
+        // once a second for steady state.
+        if since_publish == 256 || now.saturating_sub(last_publish) > PUBLISH_NS {
             since_publish = 0;
+            last_publish = now;
             run.publish_progress();
         }
     }
@@ -760,8 +1003,9 @@ fn refill<E: Engine, C: Clock>(
     now: u64,
 ) -> Option<u64> {
     let mut due_at = None;
+    let limit = run.depth_limit(q.meta.len());
     while let Some(&slot) = q.free.last() {
-        if !run.budget_left() || run.out.error.is_some() {
+        if !run.budget_left() || run.out.error.is_some() || q.inflight + q.batch.len() >= limit {
             break;
         }
         let (op, len) = match pending.take() {
@@ -832,7 +1076,7 @@ fn absorb<C: Clock>(
             continue;
         }
         if let Err(e) = run.complete(&meta, c.result, done_ns, false) {
-            run.out.error.get_or_insert(e);
+            run.out.error.get_or_insert(e.to_string());
         }
     }
 }
@@ -982,8 +1226,12 @@ fn run_queued<E: Engine, C: Clock>(
         absorb(run, &mut q, now, cancelling, sink);
         if phase == Phase::Issuing {
             if let Err(e) = run.maybe_sync(engine) {
-                run.out.error.get_or_insert(e);
+                run.out.error.get_or_insert(e.to_string());
             }
+            if let Err(e) = run.check_min_rate(now) {
+                run.out.error.get_or_insert(e.to_string());
+            }
+            run.step_latency_search(now);
         }
         run.publish_progress();
     }

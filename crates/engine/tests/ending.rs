@@ -309,12 +309,16 @@ mod stalled {
             end_fsync: false,
             interval_ns: 1_000_000_000,
             submit_batch: 1,
+            pacing: Default::default(),
+            fsync_on_close: false,
+            end_syncfs: false,
         };
         let stop = AtomicBool::new(false);
         let progress = ProgressCell::default();
         let series = Mutex::new(SeriesMerger::new(1_000_000_000, 1));
         let shared = CloneShared {
             stop: &stop,
+            end_set: None,
             progress: &progress,
             series: &series,
         };

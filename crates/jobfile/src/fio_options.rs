@@ -9,6 +9,7 @@
 
 use crate::error::JobFileError;
 use crate::fio::apply::{self as a, Arg, Ctx};
+use crate::fio::control as ctl;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -140,6 +141,47 @@ const HONOURED: &[FioOption] = &[
     opt("fixedbufs", &[], Flag, Noted(a::check_flag, "fixedbufs: iofit's io_uring always uses registered buffers")),
     opt("registerfiles", &[], Flag, Noted(a::check_flag, "registerfiles: iofit's io_uring always registers its files")),
     opt("nonvectored", &[], Value, Noted(a::nothing, "nonvectored: iofit's io_uring always issues non-vectored (fixed-buffer) reads and writes")),
+    // Pacing, syncs, files and run control (crates/jobfile/src/fio/control.rs).
+    opt("thinktime", &[], Value, Supported(ctl::thinktime)),
+    opt("thinktime_spin", &[], Value, Supported(ctl::thinktime_spin)),
+    opt("thinktime_blocks", &[], Value, Supported(ctl::thinktime_blocks)),
+    opt("thinktime_blocks_type", &[], Value, Supported(ctl::thinktime_blocks_type)),
+    opt("rate_min", &["ratemin"], Value, Supported(ctl::rate_min)),
+    opt("rate_iops_min", &[], Value, Supported(ctl::rate_iops_min)),
+    opt("rate_cycle", &["ratecycle"], Value, Supported(ctl::rate_cycle)),
+    opt("rate_process", &[], Value, Supported(ctl::rate_process)),
+    opt("iodepth_batch", &["iodepth_batch_submit"], Value, Supported(ctl::iodepth_batch)),
+    opt("iodepth_batch_complete_min", &["iodepth_batch_complete"], Value, Noted(ctl::completion_batching,
+        "iodepth_batch_complete_min: iofit reaps every completed IO at once, waiting for at least one")),
+    opt("iodepth_batch_complete_max", &[], Value, Noted(ctl::completion_batching,
+        "iodepth_batch_complete_max: iofit reaps every completed IO at once")),
+    opt("iodepth_low", &[], Value, Noted(ctl::completion_batching,
+        "iodepth_low: iofit refills the queue to iodepth as soon as a slot frees (fio's default iodepth_low=iodepth)")),
+    opt("sync", &[], Flag, Supported(ctl::sync)),
+    opt("fsync_on_close", &[], Flag, Supported(ctl::fsync_on_close)),
+    opt("end_syncfs", &[], Flag, Supported(ctl::end_syncfs)),
+    opt("overwrite", &[], Flag, Supported(ctl::overwrite)),
+    opt("openfiles", &[], Value, Supported(ctl::openfiles)),
+    opt("file_service_type", &[], Value, Supported(ctl::file_service_type)),
+    opt("exitall", &[], Flag, Supported(ctl::exitall)),
+    opt("cpus_allowed", &[], Value, Supported(ctl::cpus_allowed)),
+    opt("cpumask", &[], Value, Supported(ctl::cpumask)),
+    opt("cpus_allowed_policy", &[], Value, Supported(ctl::cpus_allowed_policy)),
+    opt("nice", &[], Value, Supported(ctl::nice)),
+    opt("prio", &[], Value, Supported(ctl::prio)),
+    opt("prioclass", &[], Value, Supported(ctl::prioclass)),
+    opt("ioscheduler", &[], Value, Supported(ctl::ioscheduler)),
+    opt("steadystate", &["ss"], Value, Supported(ctl::steadystate)),
+    opt("steadystate_duration", &["ss_dur"], Value, Supported(ctl::ss_dur)),
+    opt("steadystate_ramp_time", &["ss_ramp"], Value, Supported(ctl::ss_ramp)),
+    opt("latency_target", &[], Value, Supported(ctl::latency_target)),
+    opt("latency_window", &[], Value, Supported(ctl::latency_window)),
+    opt("latency_percentile", &[], Value, Supported(ctl::latency_percentile)),
+    opt("latency_run", &[], Flag, Supported(ctl::latency_run)),
+    opt("wait_for", &[], Value, Supported(ctl::wait_for)),
+    opt("unlink", &[], Flag, Supported(ctl::unlink)),
+    opt("exit_what", &[], Value, Supported(ctl::exit_what)),
+    opt("bs_unaligned", &["blocksize_unaligned"], Flag, Supported(ctl::bs_unaligned)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -167,7 +209,7 @@ const REFUSED: &[(&[&str], &str)] = &[
        "replay_redirect", "replay_scale", "replay_skip", "replay_time_scale"],
      "IO log and blktrace replay are not implemented in iofit"),
     (&["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "cmdprio_hint",
-       "prio", "prioclass", "priohint", "log_prio"],
+       "priohint", "log_prio"],
      "IO priorities (ioprio classes per job or per IO) are not set by iofit; every IO runs at the default priority"),
     (&["numa_cpu_nodes", "numa_mem_policy"], "NUMA placement needs libnuma, which iofit does not use"),
     (&["cgroup", "cgroup_nodelete", "cgroup_weight"], "cgroup placement is not implemented in iofit"),
@@ -178,29 +220,17 @@ const REFUSED: &[(&[&str], &str)] = &[
        "refill_buffers", "scramble_buffers"],
      "iofit fills buffers once with random data; data patterns, dedupe and compression ratios are not implemented"),
     (&["trim_percentage", "trim_backlog", "trim_backlog_batch"], "iofit does not issue trim IO"),
-    (&["uid", "gid", "ioscheduler", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
+    (&["uid", "gid", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
        "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
-       "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump", "exit_what",
-       "job_start_clock_id", "wait_for", "atomic", "uncached", "nowait", "userspace_reap",
+       "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
        "hipri", "hipri_percentage", "sqthread_poll", "sqthread_poll_cpu", "force_async",
        "serialize_overlap", "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
        "allow_file_create", "allow_mounted_write", "create_serialize", "create_fsync", "opendir",
        "file_append", "filetype", "write_barrier", "fadvise_hint",
-       "offset_align", "offset_increment", "bs_unaligned",
-       "blocksize_unaligned", "bs_is_seq_rand",
-       "rwmixcycle", "thinktime", "thinktime_blocks", "thinktime_blocks_type",
-       "thinktime_iotime", "thinktime_spin", "rate_min", "ratemin", "rate_iops_min",
-       "rate_process", "rate_cycle", "ratecycle", "rate_ignore_thinktime", "iodepth_batch",
-       "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min",
-       "iodepth_batch_complete_max", "iodepth_low", "file_service_type", "openfiles",
-       "unlink", "unlink_each_loop", "pre_read", "overwrite",
-       "create_only", "filename_format", "unique_filename", "fill_device", "fill_fs", "sync",
-       "fsync_on_close", "end_syncfs", "sync_file_range", "exitall", "exitall_on_error",
-       "ignore_error", "max_latency", "latency_target", "latency_window",
-       "latency_percentile", "latency_run", "steadystate", "ss", "steadystate_duration",
-       "ss_dur", "steadystate_ramp_time", "ss_ramp", "steadystate_check_interval",
-       "ss_interval", "cpus_allowed", "cpumask", "cpus_allowed_policy", "nice",
-       "percentile_list", "lat_percentiles", "slat_percentiles",
+       "offset_align", "offset_increment",        "bs_is_seq_rand",
+       "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",                      "unlink_each_loop", "pre_read",        "create_only", "filename_format", "unique_filename", "fill_device", "fill_fs",        "sync_file_range", "exitall_on_error",
+       "ignore_error", "max_latency",               "steadystate_check_interval",
+       "ss_interval",        "percentile_list", "lat_percentiles", "slat_percentiles",
        "block_error_percentiles", "unified_rw_reporting", "significant_figures",
        "write_hist_log", "log_hist_msec", "log_hist_coarseness", "log_alternate_epoch",
        "log_alternate_epoch_clock_id",
@@ -276,13 +306,12 @@ pub(crate) enum EngineChoice {
 pub(crate) fn engine(name: &str) -> EngineChoice {
     use iofit_model::job::EngineKind as K;
     use EngineChoice::{Mapped, Refused as No, Run};
+    // The engines iofit runs come from the one name table in `model::job`.
+    if let Some(kind) = K::from_fio_name(name) {
+        return Run(kind);
+    }
     match name {
-        "null" => Run(K::Null),
-        "psync" => Run(K::Psync),
-        "sync" => Run(K::Sync),
-        "pvsync" | "vsync" => Run(K::Pvsync),
-        "io_uring" => Run(K::IoUring),
-        "libaio" => Run(K::Libaio),
+        "vsync" => Run(K::Pvsync),
         "pvsync2" => Mapped(K::Pvsync, "ioengine=pvsync2 runs as pvsync (preadv/pwritev without per-IO flags)"),
         "posixaio" => Mapped(K::IoUring, "ioengine=posixaio runs on io_uring with the same iodepth (asynchronous IO, kernel queue instead of glibc's threads)"),
         "mmap" => Mapped(K::Psync, "ioengine=mmap runs as psync: iofit copies with pread/pwrite instead of memcpy through a mapping"),
@@ -297,5 +326,45 @@ pub(crate) fn engine(name: &str) -> EngineChoice {
         "dev-dax" | "libpmem" | "pmemblk" | "mtd" | "libcufile" | "libhipfile" | "gpudirect" =>
             No("it needs special hardware (persistent memory, flash, GPU) iofit has no engine for"),
         _ => No("iofit has no such engine"),
+    }
+}
+
+/// Options of the fio program itself (its `--help`), not of a job: written on iofit's command
+/// line they reach the job parser, where a "did you mean" among job options would mislead.
+/// `None` for a name that is not one of them.
+pub fn fio_program_option(key: &str) -> Option<&'static str> {
+    const DISPLAY: &str = "it is an option of the fio program (how fio shows progress), not \
+                           of a job; iofit shows a progress line on a terminal and has no such \
+                           option";
+    const PROGRAM: &str = "it is an option of the fio program, not of a job, and iofit has no \
+                           such option (iofit run --help lists iofit's own)";
+    match key.to_ascii_lowercase().replace('_', "-").as_str() {
+        "eta" | "eta-newline" | "eta-interval" | "status-interval" => Some(DISPLAY),
+        "bandwidth-log"
+        | "minimal"
+        | "append-terse"
+        | "terse-version"
+        | "showcmd"
+        | "readonly"
+        | "alloc-size"
+        | "warnings-fatal"
+        | "max-jobs"
+        | "server"
+        | "daemonize"
+        | "client"
+        | "remote-config"
+        | "idle-prof"
+        | "inflate-log"
+        | "trigger-file"
+        | "trigger-timeout"
+        | "trigger"
+        | "trigger-remote"
+        | "aux-path"
+        | "debug"
+        | "merge-blktrace-only"
+        | "cmdhelp"
+        | "enghelp"
+        | "crctest" => Some(PROGRAM),
+        _ => None,
     }
 }

@@ -196,7 +196,7 @@ pub fn parse_specs(text: &str, source_name: &str) -> Result<Vec<AccessSpec>, Job
             invalid(
                 "request_size",
                 size_text.clone(),
-                &why,
+                &why.0,
                 "write a size such as \"8k\" or \"1m\"",
             )
         })?;

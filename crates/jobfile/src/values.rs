@@ -1,23 +1,52 @@
 //! Value syntaxes shared by the dialects: sizes, times, booleans, integers and fio's
-//! per-direction comma lists. Each returns a plain `String` reason on failure; the caller wraps it
-//! with the file, line and key it knows.
+//! per-direction comma lists. Each returns a [`ValueError`] (the reason, without a place) on
+//! failure; the caller wraps it with the file, line and key it knows.
 
 use iofit_model::units::{Bytes, SizeBase};
 use std::time::Duration;
 
+/// Why a value does not parse: the reason alone, in words a message can quote after the file,
+/// line and key (`'8x' has an unknown size suffix...`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ValueError(pub String);
+
+impl From<String> for ValueError {
+    fn from(reason: String) -> Self {
+        ValueError(reason)
+    }
+}
+
+impl From<&str> for ValueError {
+    fn from(reason: &str) -> Self {
+        ValueError(reason.to_string())
+    }
+}
+
+/// Callers that build their own message take the reason as text.
+impl From<ValueError> for String {
+    fn from(error: ValueError) -> Self {
+        error.0
+    }
+}
+
+fn err<T>(reason: impl Into<String>) -> Result<T, ValueError> {
+    Err(ValueError(reason.into()))
+}
+
 /// fio's `kb_base`: 1024 (default: every suffix is a power of two) or 1000 (SI suffixes are
 /// powers of ten, `KiB` and friends stay binary).
-pub fn size_base_from_kb_base(value: &str) -> Result<SizeBase, String> {
+pub fn size_base_from_kb_base(value: &str) -> Result<SizeBase, ValueError> {
     match value.trim() {
         "1024" => Ok(SizeBase::Binary),
         "1000" => Ok(SizeBase::Decimal),
-        _ => Err("kb_base must be 1024 or 1000".to_string()),
+        _ => err("kb_base must be 1024 or 1000".to_string()),
     }
 }
 
 /// A byte count: a number with an optional suffix (`8k`, `64KiB`, `30g`, `4096`). No suffix is
 /// bytes. fio also writes a bare `0x` hex number; that is accepted too.
-pub fn parse_size(text: &str, base: SizeBase) -> Result<Bytes, String> {
+pub fn parse_size(text: &str, base: SizeBase) -> Result<Bytes, ValueError> {
     let trimmed = text.trim();
     if let Some(hex) = trimmed
         .strip_prefix("0x")
@@ -25,14 +54,14 @@ pub fn parse_size(text: &str, base: SizeBase) -> Result<Bytes, String> {
     {
         return u64::from_str_radix(hex, 16)
             .map(Bytes)
-            .map_err(|_| format!("'{trimmed}' is not a hexadecimal number"));
+            .map_err(|_| ValueError(format!("'{trimmed}' is not a hexadecimal number")));
     }
     if trimmed.starts_with('-') {
-        return Err(format!(
+        return err(format!(
             "'{trimmed}' is negative; sizes are counts of bytes"
         ));
     }
-    Bytes::parse_with_base(trimmed, base).map_err(|e| e.to_string())
+    Bytes::parse_with_base(trimmed, base).map_err(|e| ValueError(e.to_string()))
 }
 
 /// The longest time any option takes: 10^9 s keeps every deadline in nanoseconds within a
@@ -41,11 +70,11 @@ pub const MAX_TIME_S: f64 = 1e9;
 
 /// A time as fio reads it: no unit is `default_unit`; suffixes `us`/`usec`, `ms`/`msec`,
 /// `s`/`sec`, `m`/`min`, `h`/`hour`, `d`/`day` (fio's `m` is minutes).
-pub fn parse_time(text: &str, default_unit: Duration) -> Result<Duration, String> {
+pub fn parse_time(text: &str, default_unit: Duration) -> Result<Duration, ValueError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
-        return Err(
-            "empty time; write a number with an optional unit such as 30, 30s, 500ms or 2m".into(),
+        return err(
+            "empty time; write a number with an optional unit such as 30, 30s, 500ms or 2m",
         );
     }
     let split_at = trimmed
@@ -64,14 +93,14 @@ pub fn parse_time(text: &str, default_unit: Duration) -> Result<Duration, String
         "h" | "hour" => 3600.0,
         "d" | "day" => 86400.0,
         other => {
-            return Err(format!(
+            return err(format!(
                 "'{trimmed}' has an unknown time unit '{other}'; use us, ms, s, m, h or d"
             ))
         }
     };
     let secs = number * unit_secs;
     if !secs.is_finite() || secs > MAX_TIME_S {
-        return Err(format!(
+        return err(format!(
             "'{trimmed}' is out of range; a time is 0 to {MAX_TIME_S:e} s (about 31 years)"
         ));
     }
@@ -79,20 +108,20 @@ pub fn parse_time(text: &str, default_unit: Duration) -> Result<Duration, String
 }
 
 /// fio booleans: `1`/`0`, also `true`/`false`, `yes`/`no`, `on`/`off`. A bare flag is `true`.
-pub fn parse_bool(value: Option<&str>) -> Result<bool, String> {
+pub fn parse_bool(value: Option<&str>) -> Result<bool, ValueError> {
     match value.map(|v| v.trim().to_ascii_lowercase()) {
         None => Ok(true),
         Some(v) => match v.as_str() {
             "" | "1" | "true" | "yes" | "on" => Ok(true),
             "0" | "false" | "no" | "off" => Ok(false),
-            _ => Err(format!("'{v}' is not a boolean; write 1 or 0")),
+            _ => err(format!("'{v}' is not a boolean; write 1 or 0")),
         },
     }
 }
 
 /// A whole number, decimal or `0x` hex, optionally with fio's integer suffixes (`k` = 1000 for
 /// counts would be ambiguous, so counts take plain numbers only).
-pub fn parse_u64(text: &str) -> Result<u64, String> {
+pub fn parse_u64(text: &str) -> Result<u64, ValueError> {
     let trimmed = text.trim();
     let parsed = if let Some(hex) = trimmed
         .strip_prefix("0x")
@@ -102,22 +131,30 @@ pub fn parse_u64(text: &str) -> Result<u64, String> {
     } else {
         trimmed.parse::<u64>()
     };
-    parsed.map_err(|_| format!("'{trimmed}' is not a whole number"))
+    parsed.map_err(|_| {
+        ValueError(
+            if trimmed.starts_with('-') && trimmed[1..].parse::<u64>().is_ok() {
+                format!("'{trimmed}' is negative, and a count or size cannot be")
+            } else {
+                format!("'{trimmed}' is not a whole number")
+            },
+        )
+    })
 }
 
-pub fn parse_u32(text: &str) -> Result<u32, String> {
+pub fn parse_u32(text: &str) -> Result<u32, ValueError> {
     let value = parse_u64(text)?;
-    u32::try_from(value).map_err(|_| format!("'{}' is too large", text.trim()))
+    u32::try_from(value).map_err(|_| ValueError(format!("'{}' is too large", text.trim())))
 }
 
 /// A percentage 0..=100 (whole or decimal number).
-pub fn parse_percent(text: &str) -> Result<f64, String> {
+pub fn parse_percent(text: &str) -> Result<f64, ValueError> {
     let trimmed = text.trim().trim_end_matches('%');
     let value: f64 = trimmed
         .parse()
         .map_err(|_| format!("'{}' is not a percentage", text.trim()))?;
     if !(0.0..=100.0).contains(&value) || !value.is_finite() {
-        return Err(format!("{value} is outside 0..100"));
+        return err(format!("{value} is outside 0..100"));
     }
     Ok(value)
 }
@@ -125,10 +162,10 @@ pub fn parse_percent(text: &str) -> Result<f64, String> {
 /// fio's per-direction list `read[,write[,trim]]`: a value not followed by a comma carries over to
 /// the directions after it; an empty entry leaves that direction at its default (`None`).
 /// Returns (read, write). A trim entry is accepted and dropped: iofit has no trim IO.
-pub fn split_per_direction(value: &str) -> Result<(Option<String>, Option<String>), String> {
+pub fn split_per_direction(value: &str) -> Result<(Option<String>, Option<String>), ValueError> {
     let parts: Vec<&str> = value.split(',').map(str::trim).collect();
     if parts.len() > 3 {
-        return Err("at most three comma-separated values (read,write,trim)".to_string());
+        return err("at most three comma-separated values (read,write,trim)".to_string());
     }
     let pick = |index: usize| -> Option<String> {
         let part = if index < parts.len() {
@@ -192,7 +229,7 @@ impl SystemVars {
 /// result; what follows the closing parenthesis (a unit such as `k`) stays. A time option's
 /// expression without a unit is in microseconds, as fio reads it. Values without `(` pass
 /// through unchanged.
-pub fn evaluate_arithmetic(value: &str, is_time: bool) -> Result<String, String> {
+pub fn evaluate_arithmetic(value: &str, is_time: bool) -> Result<String, ValueError> {
     if !value.contains('(') {
         return Ok(value.to_string());
     }
@@ -212,13 +249,13 @@ pub fn evaluate_arithmetic(value: &str, is_time: bool) -> Result<String, String>
         let result = parser.sum()?;
         parser.skip_space();
         if parser.at != parser.text.len() {
-            return Err(format!(
+            return err(format!(
                 "'{}' is not an arithmetic expression",
                 &trimmed[..=close]
             ));
         }
         if !result.is_finite() || result < 0.0 {
-            return Err(format!(
+            return err(format!(
                 "'{}' is {result}, not a size, count or time",
                 &trimmed[..=close]
             ));
@@ -280,7 +317,7 @@ impl Expr<'_> {
         self.skip_space();
         self.text.get(self.at).copied()
     }
-    fn sum(&mut self) -> Result<f64, String> {
+    fn sum(&mut self) -> Result<f64, ValueError> {
         let mut value = self.product()?;
         while let Some(op @ (b'+' | b'-')) = self.peek() {
             self.at += 1;
@@ -289,13 +326,13 @@ impl Expr<'_> {
         }
         Ok(value)
     }
-    fn product(&mut self) -> Result<f64, String> {
+    fn product(&mut self) -> Result<f64, ValueError> {
         let mut value = self.power()?;
         while let Some(op @ (b'*' | b'/' | b'%')) = self.peek() {
             self.at += 1;
             let rhs = self.power()?;
             if op != b'*' && rhs == 0.0 {
-                return Err("division by zero".into());
+                return err("division by zero");
             }
             value = match op {
                 b'*' => value * rhs,
@@ -305,7 +342,7 @@ impl Expr<'_> {
         }
         Ok(value)
     }
-    fn power(&mut self) -> Result<f64, String> {
+    fn power(&mut self) -> Result<f64, ValueError> {
         let base = self.atom()?;
         if self.peek() == Some(b'^') {
             self.at += 1;
@@ -314,17 +351,17 @@ impl Expr<'_> {
         }
         Ok(base)
     }
-    fn atom(&mut self) -> Result<f64, String> {
+    fn atom(&mut self) -> Result<f64, ValueError> {
         self.depth += 1;
         if self.depth > MAX_EXPR_DEPTH {
-            return Err("the expression nests too deep".into());
+            return err("the expression nests too deep");
         }
         let value = match self.peek() {
             Some(b'(') => {
                 self.at += 1;
                 let value = self.sum()?;
                 if self.peek() != Some(b')') {
-                    return Err("a '(' is not closed".into());
+                    return err("a '(' is not closed");
                 }
                 self.at += 1;
                 value
@@ -348,7 +385,7 @@ impl Expr<'_> {
                         .map_err(|_| format!("'{word}' is not a number"))
                 })?
             }
-            _ => return Err("an operand is missing".into()),
+            _ => return err("an operand is missing"),
         };
         self.depth -= 1;
         Ok(value)

@@ -425,6 +425,146 @@ pub struct JobSpec {
     /// accepted with a note, an engine run as another): printed with the job, never silent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Pauses between IOs and minimum rates (fio `thinktime*`, `rate_min`, `rate_process`).
+    #[serde(default, skip_serializing_if = "Pacing::is_default")]
+    pub pacing: Pacing,
+    /// How files are opened and synced beyond `fsync`/`end_fsync` (fio `sync`,
+    /// `fsync_on_close`, `end_syncfs`).
+    #[serde(default, skip_serializing_if = "FileSync::is_default")]
+    pub file_sync: FileSync,
+    /// Scheduling of the job's threads (fio `cpus_allowed`, `nice`, `prio`/`prioclass`) and
+    /// `exitall`.
+    #[serde(default, skip_serializing_if = "ThreadControl::is_default")]
+    pub thread_control: ThreadControl,
+    /// End the job once its throughput is steady (fio `steadystate`, `ss_dur`, `ss_ramp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<SteadyStateSpec>,
+    /// Search for the deepest queue that meets a latency target (fio `latency_target`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<LatencyTargetSpec>,
+}
+
+/// fio's `latency_target`, `latency_window`, `latency_percentile`, `latency_run`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyTargetSpec {
+    /// Total latency an IO must complete within.
+    pub target: Duration,
+    /// How long each depth is tried.
+    pub window: Duration,
+    /// Share of a window's IOs that must meet the target, percent (fio's default 100).
+    pub percentile: f64,
+    /// Keep running at the depth found until the runtime ends, instead of ending the job.
+    pub keep_running: bool,
+}
+
+/// fio's steady-state criterion: over the last `duration` of one-second samples (after
+/// `ramp`), the samples' largest deviation from their mean (or the slope of their least-squares
+/// line, with `slope`) is at most `limit`, in percent of the mean when `percent`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SteadyStateSpec {
+    pub metric: SteadyMetric,
+    pub slope: bool,
+    pub limit: f64,
+    pub percent: bool,
+    pub duration: Duration,
+    pub ramp: Duration,
+}
+
+/// What the steady-state criterion looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SteadyMetric {
+    Iops,
+    /// Bandwidth, sampled in KiB/s as fio does.
+    Bw,
+}
+
+/// fio's pacing options. Defaults: no pause, no minimum rate, evenly spaced rate-capped IOs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pacing {
+    /// Pause this long after every `think_blocks` completed IOs (fio `thinktime`).
+    pub think_time: Duration,
+    /// Of the pause, this much is spent busy-spinning on the CPU (fio `thinktime_spin`).
+    pub think_spin: Duration,
+    /// IOs between pauses (fio `thinktime_blocks`; 0 is taken as 1).
+    pub think_blocks: u32,
+    /// The job fails when its bandwidth over a `rate_cycle` drops below this, per direction
+    /// (fio `rate_min`/`ratemin`, bytes per second).
+    pub min_bytes_per_second: PerDirection<Option<u64>>,
+    /// The job fails when its IOPS over a `rate_cycle` drop below this (fio `rate_iops_min`).
+    pub min_iops: PerDirection<Option<u64>>,
+    /// Window the minimum rates are checked over (fio `rate_cycle`, default 1000 ms).
+    pub rate_cycle: Option<Duration>,
+    /// Rate-capped IOs arrive as a Poisson process (exponential gaps with the cap's mean)
+    /// instead of evenly spaced (fio `rate_process=poisson`).
+    pub poisson: bool,
+    /// Most IOs handed to the kernel per submit call (fio `iodepth_batch_submit`); `None`:
+    /// iofit's default (a 32nd of the queue).
+    pub submit_batch: Option<u32>,
+}
+
+impl Pacing {
+    pub fn is_default(&self) -> bool {
+        *self == Pacing::default()
+    }
+}
+
+/// O_SYNC-style opens and syncs at close.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSync {
+    /// Open files with O_SYNC (`sync=1`/`sync=sync`) or O_DSYNC (`sync=dsync`).
+    pub open_sync: OpenSync,
+    /// fsync every file when the job is done with it (fio `fsync_on_close`).
+    pub fsync_on_close: bool,
+    /// syncfs the file system of the job's files at the end (fio `end_syncfs`).
+    pub end_syncfs: bool,
+    /// Remove the job's files at the end of the run, if this run created them (fio `unlink`).
+    #[serde(default)]
+    pub unlink: bool,
+}
+
+impl FileSync {
+    pub fn is_default(&self) -> bool {
+        *self == FileSync::default()
+    }
+}
+
+/// Synchronous-write open flag (fio `sync=`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpenSync {
+    #[default]
+    None,
+    /// O_SYNC: every write returns once data and metadata are stable.
+    Sync,
+    /// O_DSYNC: every write returns once its data is stable.
+    Dsync,
+}
+
+/// Where and how the job's threads run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadControl {
+    /// CPUs the job's threads may run on (fio `cpus_allowed`/`cpumask`); empty: any.
+    pub cpus: Vec<usize>,
+    /// Nice value of the job's threads (fio `nice`); 0 leaves it as it is.
+    pub nice: i32,
+    /// IO priority class and level (fio `prioclass`, `prio`): ioprio_set on the thread.
+    pub io_priority: Option<IoPriority>,
+    /// When this job finishes, stop every other job (fio `exitall`).
+    pub exit_all: bool,
+}
+
+impl ThreadControl {
+    pub fn is_default(&self) -> bool {
+        *self == ThreadControl::default()
+    }
+}
+
+/// A Linux IO priority: class 1 realtime, 2 best-effort, 3 idle; level 0 (highest) to 7.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IoPriority {
+    pub class: u8,
+    pub level: u8,
 }
 
 impl JobSpec {
@@ -468,6 +608,11 @@ impl JobSpec {
             log_interval: Duration::from_secs(1),
             logs: FioLogs::default(),
             notes: Vec::new(),
+            pacing: Pacing::default(),
+            file_sync: FileSync::default(),
+            thread_control: ThreadControl::default(),
+            steady_state: None,
+            latency_target: None,
         }
     }
 

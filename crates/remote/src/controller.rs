@@ -163,13 +163,29 @@ fn shell_quote(word: &str) -> String {
     }
 }
 
+/// Why the ssh client for a host could not be started.
+#[derive(Debug, thiserror::Error)]
+enum StartError {
+    #[error("no ssh command")]
+    NoSshCommand,
+    #[error("cannot run {program}: {source}")]
+    Spawn {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 fn start(
     index: usize,
     host: &HostSpec,
     options: &ControllerOptions,
     events: Sender<(usize, Event)>,
-) -> Result<Connection, String> {
-    let (program, leading) = options.ssh_command.split_first().ok_or("no ssh command")?;
+) -> Result<Connection, StartError> {
+    let (program, leading) = options
+        .ssh_command
+        .split_first()
+        .ok_or(StartError::NoSshCommand)?;
     let timeout_s = options.connect_timeout.as_secs().max(1);
     let mut command = Command::new(program);
     command
@@ -194,9 +210,10 @@ fn start(
         // Its own process group: a Ctrl-C at the terminal reaches iofit, which stops every
         // worker through the protocol and keeps their results, instead of killing ssh mid-line.
         .process_group(0);
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    let mut child = command.spawn().map_err(|source| StartError::Spawn {
+        program: program.clone(),
+        source,
+    })?;
     let stdout = child.stdout.take().expect("piped stdout");
     let stderr_pipe = child.stderr.take().expect("piped stderr");
     let stderr = Arc::new(Mutex::new(VecDeque::new()));
@@ -274,8 +291,8 @@ pub fn run(hosts: &[HostSpec], options: &ControllerOptions) -> Result<MultiRun, 
                 });
                 connections.push(Some(connection));
             }
-            Err(message) => {
-                states[i].problem = Some(message);
+            Err(error) => {
+                states[i].problem = Some(error.to_string());
                 connections.push(None);
             }
         }

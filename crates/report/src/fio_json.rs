@@ -78,7 +78,7 @@ fn job_value(
     }
     let runtime_ms = job.read.runtime_ns.max(job.write.runtime_ns) / 1_000_000;
     let syncs_total = job.syncs;
-    json!({
+    let mut value = json!({
         "jobname": job.name,
         "groupid": job.group_id,
         "error": if job.error.is_some() { 1 } else { 0 },
@@ -98,7 +98,7 @@ fn job_value(
         "ctx": job.context_switches,
         "majf": 0,
         "minf": 0,
-        "latency_depth": job.iodepth,
+        "latency_depth": job.latency_depth_found.unwrap_or(job.iodepth),
         "iofit": {
             "engine_requested": job.engine_requested.map(EngineKind::fio_name),
             "engine_used": job.engine_used.map(EngineKind::fio_name),
@@ -109,6 +109,28 @@ fn job_value(
             "interrupted": job.interrupted,
             "error": job.error,
             "series": job.series,
+        },
+    });
+    if let Some(ss) = &job.steadystate {
+        value["steadystate"] = steadystate_value(ss);
+    }
+    value
+}
+
+/// fio's `steadystate` block, with fio's key names and types.
+fn steadystate_value(ss: &iofit_stats::SteadyStateResult) -> Value {
+    json!({
+        "ss": ss.ss,
+        "duration": ss.duration_s,
+        "attained": u8::from(ss.attained),
+        "criterion": format!("{:.6}{}", ss.criterion, if ss.percent { "%" } else { "" }),
+        "max_deviation": ss.max_deviation,
+        "slope": ss.slope,
+        "data": {
+            "bw_mean": ss.bw_mean_kib_s,
+            "iops_mean": ss.iops_mean,
+            "iops": ss.iops,
+            "bw": ss.bw_kib_s,
         },
     })
 }
@@ -317,6 +339,8 @@ pub(crate) mod tests {
             random_seed: 42,
             error: None,
             interrupted: false,
+            steadystate: None,
+            latency_depth_found: None,
         };
         let writer = JobResult {
             name: "writer1".into(),

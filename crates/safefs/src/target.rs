@@ -67,7 +67,13 @@ impl Target {
     /// the descriptor, not the path), for reading, or reading and writing, with `O_DIRECT`
     /// when asked. Fails if what opens is not the inode that was checked.
     pub fn reopen(&self, write: bool, direct: bool) -> io::Result<File> {
+        self.reopen_with(write, direct, 0)
+    }
+
+    /// [`CheckedTarget::reopen`] with extra open flags such as `O_SYNC` or `O_DSYNC`.
+    pub fn reopen_with(&self, write: bool, direct: bool, extra_flags: i32) -> io::Result<File> {
         let mut flags = if write { libc::O_RDWR } else { libc::O_RDONLY };
+        flags |= extra_flags & (libc::O_SYNC | libc::O_DSYNC);
         if direct {
             flags |= libc::O_DIRECT;
         }

@@ -94,6 +94,38 @@ pub struct JobResult {
     pub error: Option<String>,
     /// True when the run was interrupted (Ctrl-C) before the job's planned end.
     pub interrupted: bool,
+    /// The steady-state check of a job that asked for one (fio `steadystate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<SteadyStateResult>,
+    /// The queue depth a `latency_target` search settled on (fio's `latency_depth`); the
+    /// smallest over the result's clones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_depth_found: Option<u32>,
+}
+
+/// fio's `steadystate` JSON block: the criterion, whether it was attained, and the window of
+/// one-second samples it was judged on.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SteadyStateResult {
+    /// The criterion as fio prints it, e.g. `iops_slope:0.300000%`.
+    pub ss: String,
+    /// Window length, seconds (fio `ss_dur`).
+    pub duration_s: u64,
+    pub attained: bool,
+    /// The last value judged: the slope or the largest deviation, in percent of the mean when
+    /// the limit is a percentage.
+    pub criterion: f64,
+    pub percent: bool,
+    /// Largest distance of a sample from the window's mean (IOPS, or KiB/s).
+    pub max_deviation: f64,
+    /// Slope of the window's least-squares line, per second.
+    pub slope: f64,
+    /// Window means: bandwidth in KiB/s and IOPS, rounded down as fio does.
+    pub bw_mean_kib_s: u64,
+    pub iops_mean: u64,
+    /// The window's samples, oldest first.
+    pub iops: Vec<u64>,
+    pub bw_kib_s: Vec<u64>,
 }
 
 /// A whole run: every job, in order, plus where and how it ran.

@@ -329,6 +329,8 @@ impl FioReader<'_> {
                 Some(code) => Some(format!("fio error {code}")),
             },
             interrupted: false,
+            steadystate: None,
+            latency_depth_found: None,
         };
         if let Some(extra) = job.get("iofit") {
             self.iofit_extension(&format!("{at}.iofit"), extra, &mut result)?;

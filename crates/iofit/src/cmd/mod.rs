@@ -16,11 +16,10 @@ pub mod size_threads;
 pub mod vdbench;
 pub mod vdbench_hosts;
 
-/// A time flag (30, 30s, 500ms, 2m, 1h) read by the one time parser every command and job file
-/// uses ([`iofit_jobfile::parse_time`], 0 to 10^9 s); the error names the flag.
+/// A time flag (30, 30s, 500ms, 2m, 1h): [`iofit_procedure::run_request::duration_flag`], the
+/// one time-flag reader every command uses; the error names the flag.
 pub(crate) fn duration_flag(flag: &str, text: &str) -> Result<std::time::Duration, String> {
-    iofit_jobfile::parse_time(text, std::time::Duration::from_secs(1))
-        .map_err(|why| format!("{flag}={text}: {why}"))
+    iofit_procedure::run_request::duration_flag(flag, text).map_err(|e| e.to_string())
 }
 
 /// Results to `path` (whole or not at all) or, without one, to stdout.

@@ -57,6 +57,15 @@ pub(crate) struct Builder {
     /// Where the first write_*_log was set, and log_avg_msec (0: per-IO logs).
     pub log_at: Option<Location>,
     pub log_avg_msec: u64,
+    /// fio `steadystate` (criterion and limit), `ss_dur`, `ss_ramp`: settled in `finish`.
+    pub steady: Option<Placed<iofit_model::job::SteadyStateSpec>>,
+    pub ss_dur: Option<Duration>,
+    pub ss_ramp: Option<Duration>,
+    /// fio `latency_target` and its companions: settled in `finish`.
+    pub latency_target: Option<Placed<Duration>>,
+    pub latency_window: Option<Duration>,
+    pub latency_percentile: Option<f64>,
+    pub latency_run: bool,
 }
 
 /// The job being built.
@@ -107,7 +116,7 @@ impl Arg<'_> {
         self.loc
             .unsupported_value(self.key, self.value.unwrap_or("").trim(), why, fix)
     }
-    fn size(&self, base: SizeBase) -> Result<Bytes, JobFileError> {
+    pub(crate) fn size(&self, base: SizeBase) -> Result<Bytes, JobFileError> {
         let value = self.value()?;
         parse_size(value, base).map_err(|why| {
             if value.contains(['*', '+', '/', '^']) {
@@ -119,10 +128,10 @@ impl Arg<'_> {
             }
         })
     }
-    fn time(&self) -> Result<Duration, JobFileError> {
+    pub(crate) fn time(&self) -> Result<Duration, JobFileError> {
         parse_time(self.value()?, Duration::from_secs(1)).map_err(|why| self.invalid(why, TIME_FIX))
     }
-    fn count(&self) -> Result<u32, JobFileError> {
+    pub(crate) fn count(&self) -> Result<u32, JobFileError> {
         parse_u32(self.value()?).map_err(|why| self.invalid(why, COUNT_FIX))
     }
     fn positive_count(&self, what: &str) -> Result<u32, JobFileError> {
@@ -335,7 +344,8 @@ pub(crate) fn bsrange(c: &mut Ctx, arg: &Arg) -> R {
                 pct: 100.0,
             }]);
         };
-        let (min_text, max_text) = text.split_once('-').unwrap_or((&text, &text));
+        // fio takes MIN-MAX and MIN:MAX alike.
+        let (min_text, max_text) = text.split_once(['-', ':']).unwrap_or((&text, &text));
         let min = parse_size(min_text, c.base).map_err(|why| arg.invalid(why, FIX))?;
         let max = parse_size(max_text, c.base).map_err(|why| arg.invalid(why, FIX))?;
         if min == Bytes::ZERO || max < min {
@@ -425,10 +435,12 @@ pub(crate) fn iodepth(c: &mut Ctx, arg: &Arg) -> R {
 }
 pub(crate) fn direct(c: &mut Ctx, arg: &Arg) -> R {
     c.b.direct = Some(arg.flag()?);
+    c.b.buffered = None;
     Ok(())
 }
 pub(crate) fn buffered(c: &mut Ctx, arg: &Arg) -> R {
     c.b.buffered = Some(arg.flag()?);
+    c.b.direct = None;
     Ok(())
 }
 pub(crate) fn numjobs(c: &mut Ctx, arg: &Arg) -> R {
@@ -833,7 +845,10 @@ pub(crate) fn parse_rw<'a>(arg: &Arg<'a>) -> Result<(RwMode, Option<&'a str>), J
 }
 
 /// `4k/10:64k/90`; entries without a percentage share what is left evenly, as fio does.
-pub(crate) fn parse_bssplit(text: &str, base: SizeBase) -> Result<Vec<BlockSizeShare>, String> {
+pub(crate) fn parse_bssplit(
+    text: &str,
+    base: SizeBase,
+) -> Result<Vec<BlockSizeShare>, crate::values::ValueError> {
     let mut shares = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     for entry in text.split(':') {
@@ -860,11 +875,11 @@ pub(crate) fn parse_bssplit(text: &str, base: SizeBase) -> Result<Vec<BlockSizeS
     }
     let given: f64 = shares.iter().map(|s| s.pct).sum();
     if given > 100.0 + 1e-9 {
-        return Err(format!("the percentages add up to {given}, more than 100"));
+        return Err(format!("the percentages add up to {given}, more than 100").into());
     }
     if open.is_empty() {
         if (given - 100.0).abs() > 1e-9 {
-            return Err(format!("the percentages add up to {given}, not 100"));
+            return Err(format!("the percentages add up to {given}, not 100").into());
         }
     } else {
         let each = (100.0 - given) / open.len() as f64;
