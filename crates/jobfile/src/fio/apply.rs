@@ -187,14 +187,21 @@ pub(crate) fn size(c: &mut Ctx, arg: &Arg) -> R {
     c.b.size = Some(Placed::at(spec, arg));
     Ok(())
 }
-/// fio's `filesize`: the size of each file (a range draws one per file; iofit has one size for
-/// all the files of a job, so a range is refused).
+/// fio's `filesize`: the size of each file. A range `LOW-HIGH` (or `LOW:HIGH`) draws a size in
+/// it; fio draws one per file, iofit one per job (its files share one size), and says so.
 pub(crate) fn filesize(c: &mut Ctx, arg: &Arg) -> R {
-    if arg.value()?.contains('-') || arg.value()?.contains(':') {
-        return Err(arg.unsupported(
-            "a range of file sizes",
-            "give one size such as filesize=64m",
-        ));
+    let value = arg.value()?;
+    if let Some((low, high)) = value.split_once(['-', ':']) {
+        const FIX: &str = "write filesize=LOW-HIGH such as filesize=1g-2g, or one size";
+        let low = parse_size(low, c.base).map_err(|why| arg.invalid(why, FIX))?;
+        let high = parse_size(high, c.base).map_err(|why| arg.invalid(why, FIX))?;
+        if low == Bytes::ZERO || high < low {
+            return Err(arg.invalid("the range is empty", FIX));
+        }
+        let drawn = draw_in_range(low.as_u64(), high.as_u64(), c.job.random_seed);
+        c.note(format!("filesize={value}: iofit drew one size for all the job's files, {drawn} bytes (fio draws one per file)"));
+        c.b.filesize = Some(Placed::at(Bytes(drawn), arg));
+        return Ok(());
     }
     let bytes = arg.size(c.base)?;
     if bytes == Bytes::ZERO {
@@ -202,6 +209,17 @@ pub(crate) fn filesize(c: &mut Ctx, arg: &Arg) -> R {
     }
     c.b.filesize = Some(Placed::at(bytes, arg));
     Ok(())
+}
+/// A size in `low..=high` from the job's seed (repeatable with randrepeat), rounded down to
+/// whole 4 KiB but never below `low`.
+fn draw_in_range(low: u64, high: u64, seed: u64) -> u64 {
+    // splitmix64's finaliser: one well-mixed draw from the seed.
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    let drawn = low + z % (high - low + 1);
+    (drawn / 4096 * 4096).max(low)
 }
 pub(crate) fn offset(c: &mut Ctx, arg: &Arg) -> R {
     if arg.value()?.ends_with('%') {
