@@ -71,6 +71,9 @@ pub struct Args {
     /// Write results to FILE (after every finished job) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// For a vdbench file: also write vdbench's flatfile (flatfile.html columns) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub flatfile: Option<PathBuf>,
     /// Allow writing to block devices and to existing files iofit did not create.
     #[arg(long)]
     pub allow_overwrite: bool,
@@ -144,6 +147,7 @@ impl Args {
             hosts: self.hosts.take(),
             remote_iofit: self.remote_iofit.take(),
             ssh_config: self.ssh_config.take(),
+            flatfile: self.flatfile.take(),
         }
     }
 }
@@ -240,9 +244,9 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
     let overrides = request.overrides(&inputs.fio_args);
     if request.parse_only {
         // Each host's jobs, after ${HOST} became its name: nothing is contacted.
-        for destination in crate::cmd::remote::parse_hosts(hosts)? {
-            let name = crate::cmd::remote::host_name(&destination);
-            let jobs = crate::cmd::remote::fio_jobs_for(
+        for destination in iofit_procedure::hosts::parse_hosts(hosts)? {
+            let name = iofit_procedure::hosts::host_name(&destination);
+            let jobs = iofit_procedure::hosts::fio_jobs_for(
                 name,
                 &inputs.files,
                 &overrides,
@@ -254,7 +258,7 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let reach = crate::cmd::remote::Reach {
+    let reach = iofit_procedure::hosts::Reach {
         remote_iofit: request.remote_iofit.clone(),
         ssh_config: request.ssh_config.clone(),
         allow_overwrite: request.allow_overwrite,
@@ -277,12 +281,16 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
 }
 
 /// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
-fn run_vdbench(request: &RunRequest, file: &std::path::Path) -> anyhow::Result<ExitCode> {
-    let options = match request::vdbench_call(request, file)? {
-        VdbenchCall::Check => return crate::cmd::vdbench::check_file(file),
+fn run_vdbench(
+    request: &RunRequest,
+    file: &std::path::Path,
+    substitutions: &[String],
+) -> anyhow::Result<ExitCode> {
+    let options = match request::vdbench_call(request, file, substitutions)? {
+        VdbenchCall::Check => return crate::cmd::vdbench::check_file(file, substitutions),
         VdbenchCall::Run(options) => options,
     };
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::clone(&options.stop);
     install_ctrl_c(Arc::clone(&stop));
     crate::cmd::vdbench::run_file(
         file,
@@ -298,7 +306,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let mut request = args.request();
     let inputs = request.take_rest(std::mem::take(&mut args.rest))?;
     let jobs = match request::what_to_run(&request, &inputs)? {
-        What::Vdbench(file) => return run_vdbench(&request, &file),
+        What::Vdbench(file) => return run_vdbench(&request, &file, &inputs.substitutions),
         What::Hosts(hosts) => return run_on_hosts(&request, &hosts, &inputs),
         What::Jobs(jobs) => jobs,
     };
