@@ -157,32 +157,39 @@ fn disk_of(
     Ok(disk)
 }
 
+/// Why a provisioned disk's figures cannot be read; the caller names the flag.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct FiguresError(String);
+
 /// `size_gib=512,iops=6000,mb_s=250` (any order, each once) as (GiB, IOPS, MB/s).
-fn provisioned_figures(text: &str) -> Result<(f64, f64, f64), String> {
+fn provisioned_figures(text: &str) -> Result<(f64, f64, f64), FiguresError> {
     let (mut size, mut iops, mut mb) = (None, None, None);
     for pair in text.split(',').filter(|p| !p.is_empty()) {
         let (key, value) = pair
             .split_once('=')
-            .ok_or_else(|| format!("'{pair}' is not KEY=VALUE"))?;
+            .ok_or_else(|| FiguresError(format!("'{pair}' is not KEY=VALUE")))?;
         let number: f64 = value
             .trim()
             .parse()
             .ok()
             .filter(|v: &f64| v.is_finite() && *v > 0.0)
-            .ok_or_else(|| format!("{key}={value}: not a positive number"))?;
+            .ok_or_else(|| FiguresError(format!("{key}={value}: not a positive number")))?;
         let slot = match key.trim() {
             "size_gib" => &mut size,
             "iops" => &mut iops,
             "mb_s" => &mut mb,
-            other => return Err(format!("unknown key '{other}'")),
+            other => return Err(FiguresError(format!("unknown key '{other}'"))),
         };
         if slot.replace(number).is_some() {
-            return Err(format!("{key} is given twice"));
+            return Err(FiguresError(format!("{key} is given twice")));
         }
     }
     match (size, iops, mb) {
         (Some(size), Some(iops), Some(mb)) => Ok((size, iops, mb)),
-        _ => Err("size_gib, iops and mb_s are each needed".into()),
+        _ => Err(FiguresError(
+            "size_gib, iops and mb_s are each needed".into(),
+        )),
     }
 }
 

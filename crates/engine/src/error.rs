@@ -97,6 +97,9 @@ pub enum IoFailure {
         offset: u64,
         path: PathBuf,
     },
+    /// fio's `rate_min`/`rate_iops_min`: a direction fell below its minimum over a window.
+    #[error("{0}")]
+    BelowMinRate(String),
     #[error("sync of {} failed: {error}", path.display())]
     Sync {
         path: PathBuf,

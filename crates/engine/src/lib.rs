@@ -24,9 +24,11 @@
 pub mod buffer;
 pub mod clock;
 pub mod data;
+pub mod diskstats;
 pub mod distribution;
 pub mod engine;
 pub mod error;
+pub mod latency_target;
 pub mod layout;
 pub mod null;
 pub mod psync;

@@ -16,7 +16,8 @@ use crate::sequence::Sequence;
 use crate::steadystate::SteadyStateTracker;
 use crate::uring::UringEngine;
 use crate::worker::{
-    run_clone, CloneOutput, ClonePlan, CloneShared, PacingPlan, ProgressCell, SizePicker,
+    run_clone, CloneOutput, ClonePlan, CloneShared, LatencyTargetPlan, PacingPlan, ProgressCell,
+    SizePicker,
 };
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, OpenSync, SizeSpec};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
@@ -117,12 +118,15 @@ struct Slot {
     usr_ns: u64,
     sys_ns: u64,
     ctx: u64,
+    fio: iofit_stats::FioJobExtras,
     errors: Vec<String>,
     interrupted: bool,
     verify: Option<iofit_stats::VerifyResult>,
     series: Arc<Mutex<SeriesMerger>>,
     seed: u64,
     finished: Option<JobResult>,
+    /// The smallest depth a clone's latency_target search settled on.
+    latency_depth: Option<u32>,
 }
 
 fn check_job(job: &JobSpec) -> Result<(), EngineError> {
@@ -338,7 +342,15 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
             .pacing
             .submit_batch
             .map_or((depth as usize / 32).max(1), |b| b.max(1) as usize),
-        pacing: pacing_plan(&job.pacing),
+        pacing: PacingPlan {
+            latency_target: job.latency_target.as_ref().map(|t| LatencyTargetPlan {
+                target_ns: t.target.as_nanos() as u64,
+                window_ns: t.window.as_nanos() as u64,
+                percentile: t.percentile,
+                keep_running: t.keep_running,
+            }),
+            ..pacing_plan(&job.pacing)
+        },
         fsync_on_close: job.file_sync.fsync_on_close,
         end_syncfs: job.file_sync.end_syncfs,
         data: crate::data::data_plan(job, clone)?,
@@ -360,6 +372,7 @@ fn pacing_plan(pacing: &iofit_model::job::Pacing) -> PacingPlan {
         min_iops: [pacing.min_iops.read, pacing.min_iops.write],
         rate_cycle_ns: pacing.rate_cycle.unwrap_or(DEFAULT_RATE_CYCLE).as_nanos() as u64,
         poisson: pacing.poisson,
+        latency_target: None,
     }
 }
 
@@ -509,12 +522,17 @@ pub fn run_jobs(
             usr_ns: 0,
             sys_ns: 0,
             ctx: 0,
+            fio: Default::default(),
             errors: Vec::new(),
             interrupted: false,
             verify: None,
-            series: Arc::new(Mutex::new(SeriesMerger::new(interval, clones_expected))),
+            series: Arc::new(Mutex::new(
+                SeriesMerger::new(interval, clones_expected)
+                    .with_bins(job.logs.hist_prefix.is_some()),
+            )),
             seed: seeds[j],
             finished: None,
+            latency_depth: None,
         };
         if job.group_reporting {
             let index = match group_slot.get(&job.group_id) {
@@ -560,11 +578,19 @@ pub fn run_jobs(
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
             hostname: hostname(),
+            disk_util: Vec::new(),
             jobs: Vec::new(),
         },
         job_index: Vec::new(),
         stats: Vec::new(),
     };
+    // fio's Disk stats: the disks under the laid-out files, from now to the end of the run.
+    let disks = crate::diskstats::DiskSampler::start(
+        plans
+            .iter()
+            .flatten()
+            .flat_map(|plan| plan.files.iter().map(|file| file.0.as_path())),
+    );
     let set_count = sets.len();
     for (set_index, set) in sets.iter().enumerate() {
         if options.stop.load(Ordering::Relaxed) {
@@ -650,7 +676,7 @@ pub fn run_jobs(
                             series: &series,
                         };
                         if let Err(e) = crate::threads::apply_to_current_thread(&thread_control) {
-                            let _ = tx.send((slot, setup_failed(e)));
+                            let _ = tx.send((slot, setup_failed(e.to_string())));
                             return;
                         }
                         let output = match clock_choice {
@@ -754,11 +780,13 @@ pub fn run_jobs(
             }
         }
     }
+    unlink_created_files(jobs, &layout, &mut report);
     report.stats = slots
         .iter()
         .filter(|s| s.finished.is_some())
         .map(|s| (s.read.clone(), s.write.clone()))
         .collect();
+    report.result.disk_util = disks.finish();
     Ok(report)
 }
 
@@ -792,6 +820,35 @@ fn sample_steady_state(
         });
         if job.tracker.sample(now_ns, ios, bytes) {
             end_flags[job.position].store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// fio `unlink`: after the run, the files of jobs that ask for it are removed, but only those
+/// this run created (never-destroy: a file that was there before stays). A failure to remove
+/// is added to the job's error.
+fn unlink_created_files(jobs: &[JobSpec], layout: &Layout, report: &mut RunReport) {
+    let mut done: std::collections::HashSet<std::path::PathBuf> = Default::default();
+    for (j, job) in jobs.iter().enumerate() {
+        if !job.file_sync.unlink || job.engine == EngineKind::Null {
+            continue;
+        }
+        for clone in 0..job.numjobs.max(1) {
+            for path in job.files_for_clone(clone) {
+                if !done.insert(path.clone()) {
+                    continue;
+                }
+                if let Err(e) = layout.remove_if_created(&path) {
+                    let at = report.job_index.iter().position(|&i| i == j);
+                    if let Some(result) = at.map(|i| &mut report.result.jobs[i]) {
+                        let message = format!("unlink: {e}");
+                        result.error = Some(match result.error.take() {
+                            Some(first) => format!("{first}; {message}"),
+                            None => message,
+                        });
+                    }
+                }
+            }
         }
     }
 }
@@ -846,9 +903,21 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.usr_ns += output.usr_ns;
     slot.sys_ns += output.sys_ns;
     slot.ctx += output.context_switches;
+    slot.fio.io_depths.merge(&output.io_depths);
+    if slot.fio.pid == 0 {
+        slot.fio.pid = output.tid;
+    }
+    if slot.fio.start_epoch_ms == 0 || output.start_epoch_ms < slot.fio.start_epoch_ms {
+        slot.fio.start_epoch_ms = output.start_epoch_ms;
+    }
+    slot.fio.major_faults += output.major_faults;
+    slot.fio.minor_faults += output.minor_faults;
     slot.interrupted |= output.interrupted;
     if let Some(found) = output.verify {
         crate::data::merge_verify(&mut slot.verify, found);
+    }
+    if let Some(depth) = output.latency_depth {
+        slot.latency_depth = Some(slot.latency_depth.map_or(depth, |d| d.min(depth)));
     }
     if let Some(e) = output.error {
         slot.errors.push(e);
@@ -918,7 +987,9 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         },
         interrupted: slot.interrupted,
         verify: slot.verify.take(),
+        fio: std::mem::take(&mut slot.fio),
         steadystate: None,
+        latency_depth_found: slot.latency_depth,
     }
 }
 

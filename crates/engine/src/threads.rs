@@ -3,13 +3,31 @@
 
 use iofit_model::job::ThreadControl;
 
+/// What the kernel refused when a clone set its own scheduling.
+#[derive(Debug, thiserror::Error)]
+pub enum ThreadControlError {
+    #[error("cannot set IO priority class {class} level {level}: {error} (the realtime class needs root)")]
+    IoPriority {
+        class: u8,
+        level: u8,
+        error: std::io::Error,
+    },
+    #[error("cannot pin the job to CPUs {cpus:?}: {error} (are they online? see nproc)")]
+    Affinity {
+        cpus: Vec<usize>,
+        error: std::io::Error,
+    },
+    #[error("cannot set nice {nice}: {error} (a negative nice needs root)")]
+    Nice { nice: i32, error: std::io::Error },
+}
+
 /// `ioprio_set`'s "who" for one thread (IOPRIO_WHO_PROCESS takes a thread id).
 const IOPRIO_WHO_PROCESS: libc::c_int = 1;
 /// The class sits above the 13 bits of level data (linux/ioprio.h).
 const IOPRIO_CLASS_SHIFT: u32 = 13;
 
 /// Applies `control` to the calling thread. An error says what the kernel refused.
-pub fn apply_to_current_thread(control: &ThreadControl) -> Result<(), String> {
+pub fn apply_to_current_thread(control: &ThreadControl) -> Result<(), ThreadControlError> {
     if !control.cpus.is_empty() {
         set_affinity(&control.cpus)?;
     }
@@ -28,12 +46,11 @@ pub fn apply_to_current_thread(control: &ThreadControl) -> Result<(), String> {
             )
         };
         if rc < 0 {
-            return Err(format!(
-                "cannot set IO priority class {} level {}: {} (the realtime class needs root)",
-                priority.class,
-                priority.level,
-                std::io::Error::last_os_error()
-            ));
+            return Err(ThreadControlError::IoPriority {
+                class: priority.class,
+                level: priority.level,
+                error: std::io::Error::last_os_error(),
+            });
         }
     }
     Ok(())
@@ -44,7 +61,7 @@ fn current_tid() -> libc::pid_t {
     unsafe { libc::gettid() }
 }
 
-fn set_affinity(cpus: &[usize]) -> Result<(), String> {
+fn set_affinity(cpus: &[usize]) -> Result<(), ThreadControlError> {
     // SAFETY: cpu_set_t is a plain bit array; all-zero is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     for &cpu in cpus {
@@ -57,22 +74,22 @@ fn set_affinity(cpus: &[usize]) -> Result<(), String> {
     // SAFETY: pid 0 is the calling thread; `set` lives for the call and its size is given.
     let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
     if rc < 0 {
-        return Err(format!(
-            "cannot pin the job to CPUs {cpus:?}: {} (are they online? see nproc)",
-            std::io::Error::last_os_error()
-        ));
+        return Err(ThreadControlError::Affinity {
+            cpus: cpus.to_vec(),
+            error: std::io::Error::last_os_error(),
+        });
     }
     Ok(())
 }
 
-fn set_nice(nice: i32) -> Result<(), String> {
+fn set_nice(nice: i32) -> Result<(), ThreadControlError> {
     // SAFETY: setpriority takes integers only; for PRIO_PROCESS a thread id names one thread.
     let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, current_tid() as libc::id_t, nice) };
     if rc < 0 {
-        return Err(format!(
-            "cannot set nice {nice}: {} (a negative nice needs root)",
-            std::io::Error::last_os_error()
-        ));
+        return Err(ThreadControlError::Nice {
+            nice,
+            error: std::io::Error::last_os_error(),
+        });
     }
     Ok(())
 }

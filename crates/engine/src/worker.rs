@@ -22,6 +22,7 @@ use crate::clock::Clock;
 use crate::distribution::BlockPicker;
 use crate::engine::{Completion, Engine, Op};
 use crate::error::IoFailure;
+use crate::latency_target::{LatencySearch, SearchStep};
 use crate::random::{mix64, Permutation, SplitMix64};
 use crate::sequence::{SeqState, Sequence};
 use iofit_stats::{DirectionStats, IntervalAccumulator, IntervalBucket, SeriesMerger};
@@ -166,6 +167,18 @@ pub struct PacingPlan {
     pub rate_cycle_ns: u64,
     /// Rate-capped IOs arrive with exponential gaps (fio `rate_process=poisson`).
     pub poisson: bool,
+    /// fio `latency_target`: search for the deepest queue that meets it.
+    pub latency_target: Option<LatencyTargetPlan>,
+}
+
+/// fio's `latency_target` search, resolved for one clone.
+#[derive(Clone, Debug)]
+pub struct LatencyTargetPlan {
+    pub target_ns: u64,
+    pub window_ns: u64,
+    pub percentile: f64,
+    /// fio `latency_run`: keep running at the depth found instead of ending.
+    pub keep_running: bool,
 }
 
 impl PacingPlan {
@@ -218,6 +231,17 @@ pub struct CloneOutput {
     pub cancelled_ios: u64,
     /// Data verification's findings, when the job verifies.
     pub verify: Option<iofit_stats::VerifyResult>,
+    /// fio's IO depth distributions over the measured window.
+    pub io_depths: iofit_stats::IoDepthCounts,
+    /// Page faults of the clone's thread over the measured window (fio's majf/minf).
+    pub major_faults: u64,
+    pub minor_faults: u64,
+    /// The clone's thread id (fio's `pid=`).
+    pub tid: u32,
+    /// When measuring began, ms since the Unix epoch.
+    pub start_epoch_ms: u64,
+    /// The depth a `latency_target` search was at when the clone ended.
+    pub latency_depth: Option<u32>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -337,16 +361,27 @@ impl OffsetGen {
 }
 
 fn thread_cpu() -> (u64, u64, u64) {
-    // SAFETY: rusage is plain integers, for which all-zero bytes are a valid value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage only writes the struct it is given, which lives for the call.
-    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    let usage = thread_usage();
     let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
     (
         tv(usage.ru_utime),
         tv(usage.ru_stime),
         (usage.ru_nvcsw + usage.ru_nivcsw) as u64,
     )
+}
+
+/// (major, minor) page faults of this thread so far.
+fn thread_faults() -> (u64, u64) {
+    let usage = thread_usage();
+    (usage.ru_majflt as u64, usage.ru_minflt as u64)
+}
+
+fn thread_usage() -> libc::rusage {
+    // SAFETY: rusage is plain integers, for which all-zero bytes are a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage only writes the struct it is given, which lives for the call.
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    usage
 }
 
 /// The state of one running clone.
@@ -365,6 +400,7 @@ pub(crate) struct Run<'a, C: Clock> {
     ramp_end: u64,
     deadline: Option<u64>,
     cpu_start: (u64, u64, u64),
+    faults_start: (u64, u64),
     issued_bytes: u64,
     issued: [u64; 2],
     issued_dir_bytes: [u64; 2],
@@ -387,6 +423,9 @@ pub(crate) struct Run<'a, C: Clock> {
     arrival_ns: [f64; 2],
     arrivals: SplitMix64,
     min_rate: MinRateWindow,
+    /// fio's latency_target depth search; `search_done`: its final window is over.
+    search: Option<LatencySearch>,
+    search_done: bool,
 }
 
 /// Why a clone stops issuing.
@@ -426,6 +465,7 @@ impl<'a, C: Clock> Run<'a, C> {
             ramp_end: 0,
             deadline: None,
             cpu_start: (0, 0, 0),
+            faults_start: (0, 0),
             issued_bytes: 0,
             issued: [0; 2],
             issued_dir_bytes: [0; 2],
@@ -444,6 +484,8 @@ impl<'a, C: Clock> Run<'a, C> {
             // Its own stream, so that Poisson gaps do not change the offsets drawn.
             arrivals: SplitMix64::new(plan.seed ^ 0x9e37_79b9_7f4a_7c15),
             min_rate: MinRateWindow::default(),
+            search: None,
+            search_done: false,
         }
     }
 
@@ -457,6 +499,15 @@ impl<'a, C: Clock> Run<'a, C> {
         self.rate_start = start;
         self.ramp_end = start + self.plan.ramp_ns;
         self.deadline = self.plan.runtime_ns.map(|r| self.ramp_end + r);
+        self.search = self.plan.pacing.latency_target.as_ref().map(|t| {
+            LatencySearch::new(
+                t.target_ns,
+                t.window_ns,
+                t.percentile,
+                self.plan.depth,
+                start,
+            )
+        });
         if self.plan.ramp_ns == 0 {
             self.begin_measuring(start);
         }
@@ -489,6 +540,7 @@ impl<'a, C: Clock> Run<'a, C> {
             || !self.budget_left()
             || self.out.error.is_some()
             || self.data.limit_reached()
+            || self.search_done
             || self
                 .shared
                 .end_set
@@ -511,6 +563,13 @@ impl<'a, C: Clock> Run<'a, C> {
         self.out.write.reset();
         self.series.restart();
         self.cpu_start = thread_cpu();
+        self.faults_start = thread_faults();
+        // SAFETY: gettid has no preconditions and cannot fail.
+        self.out.tid = unsafe { libc::gettid() } as u32;
+        self.out.start_epoch_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        self.out.io_depths = Default::default();
     }
 
     #[inline]
@@ -593,9 +652,44 @@ impl<'a, C: Clock> Run<'a, C> {
         self.min_rate.bytes[d] += len as u64;
     }
 
+    /// The latency_target search at `now`: a converged search restarts the statistics for
+    /// its final window; after that window the job ends (unless latency_run).
+    fn step_latency_search(&mut self, now: u64) {
+        let Some(search) = self.search.as_mut() else {
+            return;
+        };
+        let step = search.check(now);
+        self.out.latency_depth = Some(search.depth);
+        match step {
+            SearchStep::Continue => {}
+            SearchStep::RestartStats => {
+                if self.measuring {
+                    self.begin_measuring(now);
+                }
+            }
+            SearchStep::Done => {
+                let keep_running = self
+                    .plan
+                    .pacing
+                    .latency_target
+                    .as_ref()
+                    .is_some_and(|t| t.keep_running);
+                self.search_done = !keep_running;
+            }
+        }
+    }
+
+    /// The most IOs the queue may hold now: iodepth, or the latency_target search's depth.
+    #[inline]
+    fn depth_limit(&self, depth: usize) -> usize {
+        self.search
+            .as_ref()
+            .map_or(depth, |s| (s.depth as usize).min(depth))
+    }
+
     /// fio's `rate_min`/`rate_iops_min`: at the end of each `rate_cycle` window (while
     /// measuring), a direction the job does IO in that fell below its minimum ends the clone.
-    fn check_min_rate(&mut self, now: u64) -> Result<(), String> {
+    fn check_min_rate(&mut self, now: u64) -> Result<(), IoFailure> {
         let pacing = &self.plan.pacing;
         if !self.measuring || !pacing.checks_min_rate() {
             return Ok(());
@@ -614,16 +708,16 @@ impl<'a, C: Clock> Run<'a, C> {
             let bw = self.min_rate.bytes[d] as f64 / seconds;
             let iops = self.min_rate.ios[d] as f64 / seconds;
             if let Some(min) = pacing.min_bytes_per_second[d].filter(|&m| bw < m as f64) {
-                return Err(format!(
+                return Err(IoFailure::BelowMinRate(format!(
                     "{name} bandwidth {bw:.0} B/s over the last {} ms is below rate_min {min} B/s",
                     elapsed_ns / 1_000_000
-                ));
+                )));
             }
             if let Some(min) = pacing.min_iops[d].filter(|&m| iops < m as f64) {
-                return Err(format!(
+                return Err(IoFailure::BelowMinRate(format!(
                     "{name} IOPS {iops:.1} over the last {} ms are below rate_iops_min {min}",
                     elapsed_ns / 1_000_000
-                ));
+                )));
             }
         }
         self.min_rate = MinRateWindow {
@@ -666,6 +760,9 @@ impl<'a, C: Clock> Run<'a, C> {
         self.completed += 1;
         self.completed_bytes += meta.len as u64;
         self.pace_completion(meta.op_is_read, meta.len, done_ns);
+        if let Some(search) = self.search.as_mut() {
+            search.record(meta.issue_ns, done_ns.saturating_sub(meta.issue_ns));
+        }
         self.longest_ns = self.longest_ns.max(done_ns.saturating_sub(meta.issue_ns));
         if self.measuring {
             let stats = if meta.op_is_read {
@@ -691,6 +788,14 @@ impl<'a, C: Clock> Run<'a, C> {
             }
             self.series
                 .record(meta.op_is_read, meta.len as u64, 1, total);
+            if inline {
+                self.series.record_parts(total, None);
+            } else {
+                self.series.record_parts(
+                    done_ns.saturating_sub(meta.submit_ns),
+                    Some(meta.submit_ns.saturating_sub(meta.issue_ns)),
+                );
+            }
         }
         if !meta.op_is_read {
             self.writes_since_sync += 1;
@@ -753,6 +858,9 @@ impl<'a, C: Clock> Run<'a, C> {
             self.out.usr_ns = cpu.0.saturating_sub(self.cpu_start.0);
             self.out.sys_ns = cpu.1.saturating_sub(self.cpu_start.1);
             self.out.context_switches = cpu.2.saturating_sub(self.cpu_start.2);
+            let faults = thread_faults();
+            self.out.major_faults = faults.0.saturating_sub(self.faults_start.0);
+            self.out.minor_faults = faults.1.saturating_sub(self.faults_start.1);
             let series = self.shared.series;
             let mut sink = |b: &IntervalBucket| series.lock().expect("series lock").add(b);
             self.series.finish(self.out.runtime_ns, &mut sink);
@@ -862,6 +970,13 @@ fn run_inline<E: Engine, C: Clock>(
         if run.measuring {
             run.series.advance(now - run.measure_start, sink);
         }
+        if run.measuring {
+            // A synchronous IO is a queue of one: submitted alone, completed alone.
+            let depths = &mut run.out.io_depths;
+            depths.mark_depth(1, 1);
+            depths.submit[1] += 1;
+            depths.complete[1] += 1;
+        }
         if let Err(e) = run.complete(&meta, result, now, true) {
             run.out.error = Some(e.to_string());
             break;
@@ -876,9 +991,10 @@ fn run_inline<E: Engine, C: Clock>(
             break;
         }
         if let Err(e) = run.check_min_rate(now) {
-            run.out.error = Some(e);
+            run.out.error = Some(e.to_string());
             break;
         }
+        run.step_latency_search(now);
         since_publish += 1;
         // Every 256 IOs, or every 10 ms for slow jobs: the runner samples these counters
         // once a second for steady state.
@@ -941,6 +1057,13 @@ enum Phase {
 /// ends issuing).
 fn submit_queued<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, q: &mut Slots) {
     let submit_ns = run.clock.now_ns();
+    if run.measuring {
+        // fio (`td_io_commit`): the IOs of a commit count at the depth they make together.
+        let batch = q.batch.len() as u64;
+        let depths = &mut run.out.io_depths;
+        depths.submit[iofit_stats::IoDepthCounts::batch_index(batch)] += 1;
+        depths.mark_depth(q.inflight as u64 + batch, batch);
+    }
     q.inflight += q.batch.len();
     for slot in q.batch.drain(..) {
         q.meta[slot as usize].submit_ns = submit_ns;
@@ -963,8 +1086,13 @@ fn refill<E: Engine, C: Clock>(
     now: u64,
 ) -> Option<u64> {
     let mut due_at = None;
+    let limit = run.depth_limit(q.meta.len());
     while let Some(&slot) = q.free.last() {
-        if !run.budget_left() || run.out.error.is_some() || run.data.backlog_due() {
+        if !run.budget_left()
+            || run.out.error.is_some()
+            || run.data.backlog_due()
+            || q.inflight + q.batch.len() >= limit
+        {
             break;
         }
         let (op, len) = match pending.take() {
@@ -1025,6 +1153,8 @@ fn absorb<E: Engine, C: Clock>(
     if run.measuring {
         run.series
             .advance(done_ns.saturating_sub(run.measure_start), sink);
+        let index = iofit_stats::IoDepthCounts::batch_index(q.completions.len() as u64);
+        run.out.io_depths.complete[index] += 1;
     }
     for c in q.completions.drain(..) {
         q.inflight -= 1;
@@ -1198,8 +1328,9 @@ fn run_queued<E: Engine, C: Clock>(
                 run.out.error.get_or_insert(e.to_string());
             }
             if let Err(e) = run.check_min_rate(now) {
-                run.out.error.get_or_insert(e);
+                run.out.error.get_or_insert(e.to_string());
             }
+            run.step_latency_search(now);
         }
         run.publish_progress();
     }

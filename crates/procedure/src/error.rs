@@ -36,12 +36,22 @@ pub enum ProcedureError {
         #[source]
         source: iofit_safefs::SafeFsError,
     },
+    /// A multi-host run could not start or be reached (ssh, a worker's refusal).
+    #[error(transparent)]
+    Remote(#[from] iofit_remote::RemoteError),
     /// A directory the procedure needs could not be made.
     #[error("cannot create {path}: {source}")]
     Directory {
         path: PathBuf,
         #[source]
         source: std::io::Error,
+    },
+    /// A file system run (vdbench fsd/fwd) could not be carried out.
+    #[error("{label}: {source}")]
+    FileSystem {
+        label: String,
+        #[source]
+        source: iofit_fswork::FsError,
     },
     /// Something the procedure built itself did not hold (a defect, not the user's input).
     #[error("internal: {0}")]
@@ -56,7 +66,9 @@ impl ProcedureError {
             ProcedureError::BadInput(_) => true,
             ProcedureError::Engine { source, .. } => source.is_bad_input(),
             ProcedureError::Output(error) => error.is_bad_input(),
+            ProcedureError::FileSystem { source, .. } => source.is_bad_input(),
             ProcedureError::WriteResults { source, .. } => source.is_bad_input(),
+            ProcedureError::Remote(error) => error.is_bad_input(),
             _ => false,
         }
     }

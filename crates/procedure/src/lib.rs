@@ -37,12 +37,14 @@ pub mod catalog_import;
 pub mod demo;
 pub mod execute;
 pub mod fio_run;
+pub mod hosts;
 pub mod inputs;
 pub mod measure;
 pub mod observer;
 pub mod run_request;
 pub mod size_threads;
 pub mod vdbench;
+mod vdbench_flat;
 
 mod error;
 

@@ -15,6 +15,11 @@ pub use iofit_verdict::{limit_bars_from_prediction, LimitBar, LimitScope};
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
+    /// A colour kept for this series in every chart of a report (one job and direction, one
+    /// colour); `None`: the palette's by position.
+    pub colour: Option<&'static str>,
+    /// Drawn dashed (a p99 beside its mean, in the mean's colour).
+    pub dashed: bool,
 }
 
 impl Series {
@@ -22,7 +27,24 @@ impl Series {
         Series {
             name: name.into(),
             points,
+            colour: None,
+            dashed: false,
         }
+    }
+
+    /// The same colour in every chart: `index` into the palette.
+    pub fn coloured(mut self, index: usize) -> Self {
+        self.colour = Some(PALETTE[index % PALETTE.len()]);
+        self
+    }
+
+    pub fn dashed(mut self) -> Self {
+        self.dashed = true;
+        self
+    }
+
+    fn colour_at(&self, index: usize) -> &'static str {
+        self.colour.unwrap_or(PALETTE[index % PALETTE.len()])
     }
 }
 
@@ -35,6 +57,8 @@ const FAIL_COLOUR: &str = "#D55E00";
 const REQUIRED_COLOUR: &str = "#999999";
 const BINDING_COLOUR: &str = "#D55E00";
 const LIMIT_COLOUR: &str = "#56B4E9";
+/// What a design uses of a limit: darker than the limit's bar, readable over the binding one.
+const USED_COLOUR: &str = "#1F3A5F";
 
 const WIDTH: f64 = 960.0;
 const LEFT: f64 = 78.0;
@@ -219,13 +243,13 @@ fn legend_height(names: &[&str]) -> f64 {
 }
 
 /// Draws the legend; `y` is the baseline of its first row.
-fn legend(out: &mut String, names: &[&str], y: f64) {
+fn legend(out: &mut String, names: &[&str], colours: &[&str], y: f64) {
     for (row_index, row) in legend_rows(names).iter().enumerate() {
         let y = y + 18.0 * row_index as f64;
         let mut x = LEFT;
         for &index in row {
             let name = names[index];
-            let colour = PALETTE[index % PALETTE.len()];
+            let colour = colours[index];
             let _ = write!(
                 out,
                 "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{colour}\"/>\
@@ -291,20 +315,30 @@ fn line_chart_with(
         tick_label,
     );
     for (index, line) in series.iter().enumerate() {
-        let colour = PALETTE[index % PALETTE.len()];
+        let colour = line.colour_at(index);
         let pixels: Vec<(f64, f64)> = line
             .points
             .iter()
             .map(|&point| pixel(x_axis, y, plot_bottom, point))
             .collect();
-        stroke_series(&mut out, &pixels, colour);
+        stroke_series(&mut out, &pixels, colour, line.dashed);
         // A one-point series draws no visible line: mark the point.
         if let [only] = pixels[..] {
             dot(&mut out, only, 3.0, colour);
         }
     }
     if series.len() > 1 {
-        legend(&mut out, &names, TOP + PLOT_HEIGHT + BOTTOM + 14.0);
+        let colours: Vec<&str> = series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s.colour_at(i))
+            .collect();
+        legend(
+            &mut out,
+            &names,
+            &colours,
+            TOP + PLOT_HEIGHT + BOTTOM + 14.0,
+        );
     }
     out.push_str("</svg>");
     out
@@ -320,7 +354,7 @@ fn pixel(x_axis: Axis, y: Axis, plot_bottom: f64, (x, value): (f64, f64)) -> (f6
 }
 
 /// One series as a stroked line through its points (pixels).
-fn stroke_series(out: &mut String, pixels: &[(f64, f64)], colour: &str) {
+fn stroke_series(out: &mut String, pixels: &[(f64, f64)], colour: &str, dashed: bool) {
     let mut path = String::new();
     for (px, py) in pixels {
         let _ = write!(
@@ -331,7 +365,12 @@ fn stroke_series(out: &mut String, pixels: &[(f64, f64)], colour: &str) {
     }
     let _ = write!(
         out,
-        "<path d=\"{path}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>"
+        "<path d=\"{path}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"{}/>",
+        if dashed {
+            " stroke-dasharray=\"6 4\""
+        } else {
+            ""
+        }
     );
 }
 
@@ -411,6 +450,8 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
     let mapped: Vec<Series> = curves
         .iter()
         .map(|curve| Series {
+            colour: curve.colour,
+            dashed: curve.dashed,
             name: curve.name.clone(),
             points: curve
                 .points
@@ -456,7 +497,7 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
         },
     );
     for (index, curve) in mapped.iter().enumerate() {
-        let colour = PALETTE[index % PALETTE.len()];
+        let colour = curve.colour_at(index);
         let pixels: Vec<(f64, f64)> = curve
             .points
             .iter()
@@ -466,10 +507,20 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
         for &point in &pixels {
             dot(&mut out, point, 2.5, colour);
         }
-        stroke_series(&mut out, &pixels, colour);
+        stroke_series(&mut out, &pixels, colour, curve.dashed);
     }
     if mapped.len() > 1 {
-        legend(&mut out, &names, TOP + PLOT_HEIGHT + BOTTOM + 14.0);
+        let colours: Vec<&str> = mapped
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s.colour_at(i))
+            .collect();
+        legend(
+            &mut out,
+            &names,
+            &colours,
+            TOP + PLOT_HEIGHT + BOTTOM + 14.0,
+        );
     }
     out.push_str("</svg>");
     out
@@ -479,6 +530,8 @@ const BAR_ROW: f64 = 26.0;
 const BAR_LEFT: f64 = 230.0;
 const MAX_BAR_LEFT: f64 = 420.0;
 const LABEL_CHAR_PX: f64 = 6.8;
+/// Bold text against regular, in the report's sans-serif at 12 px.
+const BOLD_WIDTH: f64 = 1.12;
 
 /// `text` cut to `max_chars` characters, the last one an ellipsis, when longer.
 fn shorten(text: &str, max_chars: usize) -> String {
@@ -491,6 +544,8 @@ fn shorten(text: &str, max_chars: usize) -> String {
     }
 }
 const BAR_RIGHT: f64 = 150.0;
+/// Room right of the longest limit bar for its label ("12,906.5 of 15,000 IOPS used — binding").
+const LIMIT_BAR_RIGHT: f64 = 290.0;
 
 /// Horizontal bars of one unit's limits; the binding one is drawn in a warning colour and
 /// labelled "binding". `requirement`, when given, is drawn as a dashed line across the bars.
@@ -510,16 +565,31 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
         log: false,
     };
     let height = TOP + bars.len() as f64 * BAR_ROW + if requirement.is_some() { 30.0 } else { 8.0 };
-    let right_edge = WIDTH - BAR_RIGHT;
+    let right_edge = WIDTH - LIMIT_BAR_RIGHT;
     // Room for the longest name (about 7 px a character at 12 px), within bounds; longer names
     // are shortened with an ellipsis and keep their full text as a tooltip.
-    let longest = bars
+    // The binding label is bold, about a tenth wider: measured so that it is not cut off at
+    // the left edge.
+    let widest_px = bars
         .iter()
-        .map(|bar| bar.name.chars().count())
-        .max()
-        .unwrap_or(0);
-    let bar_left = (longest as f64 * LABEL_CHAR_PX + 16.0).clamp(BAR_LEFT, MAX_BAR_LEFT);
-    let max_chars = ((bar_left - 16.0) / LABEL_CHAR_PX) as usize;
+        .map(|bar| {
+            let per_char = if bar.binding {
+                LABEL_CHAR_PX * BOLD_WIDTH
+            } else {
+                LABEL_CHAR_PX
+            };
+            bar.name.chars().count() as f64 * per_char
+        })
+        .fold(0.0, f64::max);
+    let bar_left = (widest_px + 16.0).clamp(BAR_LEFT, MAX_BAR_LEFT);
+    let max_chars = |bar: &LimitBar| {
+        let per_char = if bar.binding {
+            LABEL_CHAR_PX * BOLD_WIDTH
+        } else {
+            LABEL_CHAR_PX
+        };
+        ((bar_left - 16.0) / per_char) as usize
+    };
     let mut out = String::new();
     svg_open(&mut out, height, title);
     for (index, bar) in bars.iter().enumerate() {
@@ -530,10 +600,18 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
         } else {
             LIMIT_COLOUR
         };
+        let amount = match bar.used {
+            Some(used) => format!(
+                "{} of {} {unit} used",
+                tick_label_exact(used),
+                tick_label_exact(bar.value)
+            ),
+            None => format!("{} {unit}", tick_label_exact(bar.value)),
+        };
         let label = if bar.binding {
-            format!("{} {unit} — binding", tick_label_exact(bar.value))
+            format!("{amount} — binding")
         } else {
-            format!("{} {unit}", tick_label_exact(bar.value))
+            amount
         };
         let _ = write!(
             out,
@@ -543,7 +621,7 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
             bar_left - 8.0,
             y + 16.0,
             if bar.binding { " binding" } else { "" },
-            escape(&shorten(&bar.name, max_chars)),
+            escape(&shorten(&bar.name, max_chars(bar))),
             escape(&bar.name),
             y + 4.0,
             BAR_ROW - 8.0,
@@ -557,6 +635,19 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
             if bar.binding { " binding" } else { "" },
             escape(&label)
         );
+        // What the design uses, drawn darker inside the limit's bar.
+        if let Some(used) = bar.used.filter(|u| *u > 0.0) {
+            let used_width =
+                axis.position(used.min(bar.value).max(0.0), 0.0, right_edge - bar_left);
+            let _ = write!(
+                out,
+                "<rect x=\"{bar_left:.1}\" y=\"{:.1}\" width=\"{used_width:.1}\" height=\"{:.1}\" \
+                 fill=\"{USED_COLOUR}\" fill-opacity=\"0.75\"><title>used {}</title></rect>",
+                y + 8.0,
+                BAR_ROW - 16.0,
+                escape(&tick_label_exact(used))
+            );
+        }
     }
     if let Some(required) = requirement {
         let x = bar_left + axis.position(required, 0.0, right_edge - bar_left);
@@ -738,25 +829,16 @@ mod tests {
 
     #[test]
     fn a_one_point_series_is_marked_and_percentiles_are_dotted() {
-        let one = Series {
-            name: "a".into(),
-            points: vec![(1.0, 5.0)],
-        };
+        let one = Series::new("a", vec![(1.0, 5.0)]);
         let svg = line_chart("IOPS", "s", "IOPS", std::slice::from_ref(&one));
         assert_eq!(svg.matches("<circle").count(), 1, "{svg}");
         assert!(svg.contains(" r=\"3\" "), "{svg}");
         assert!(svg.contains("<path d=\"M"), "{svg}");
-        let two = Series {
-            name: "a".into(),
-            points: vec![(1.0, 5.0), (2.0, 6.0)],
-        };
+        let two = Series::new("a", vec![(1.0, 5.0), (2.0, 6.0)]);
         let svg = line_chart("IOPS", "s", "IOPS", &[two]);
         assert_eq!(svg.matches("<circle").count(), 0, "{svg}");
         assert!(svg.contains(" L"), "{svg}");
-        let curve = Series {
-            name: "read".into(),
-            points: vec![(50.0, 0.2), (99.0, 1.5), (99.9, 4.0)],
-        };
+        let curve = Series::new("read", vec![(50.0, 0.2), (99.0, 1.5), (99.9, 4.0)]);
         let svg = percentile_chart("p", &[curve]);
         assert_eq!(svg.matches(" r=\"2.5\" ").count(), 3, "{svg}");
     }

@@ -35,8 +35,10 @@ pub mod compare {
 mod compare_text;
 pub mod csv;
 pub mod document;
+pub mod fio_common;
 pub mod fio_json;
 pub mod fio_log;
+pub mod fio_terse;
 pub mod fio_text;
 pub mod html;
 pub mod markdown;
@@ -45,4 +47,6 @@ pub mod multihost;
 pub mod plan_report;
 pub mod plan_text;
 pub mod predict_text;
+pub mod vdbench_flatfile;
 pub mod vdbench_summary;
+pub mod workload_chart;

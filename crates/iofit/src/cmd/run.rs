@@ -25,6 +25,11 @@ pub enum OutputFormat {
     Normal,
     /// fio-compatible JSON (stdout holds nothing else).
     Json,
+    /// fio's json+: JSON with every latency histogram's bins (fio_jsonplus_clat2csv reads it).
+    #[value(name = "json+")]
+    JsonPlus,
+    /// fio's terse version 3 line per job (`;`-separated).
+    Terse,
 }
 
 /// Run fio job files, or fio-style jobs given on the command line.
@@ -33,6 +38,13 @@ pub enum OutputFormat {
 /// `iofit run --name=a --rw=randread --bs=4k --iodepth=32 --ioengine=io_uring --filename=F --size=1g`.
 /// Any other `--key=value` after a job file overrides that fio option in every job.
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "fio options, as --key=value after the job files (or alone: a \
+    command-line job, each --name starting one), e.g. --name=NAME --rw=randread|randwrite|\
+    randrw|read|write --bs=4k --iodepth=32 --numjobs=4 --ioengine=io_uring|psync|libaio \
+    --direct=1 --size=1g --filename=F --directory=DIR --rwmixread=70 --time_based \
+    --rate_iops=N. Every fio job option is read as fio reads it; --parse-only shows how."
+)]
 pub struct Args {
     /// Runtime of every job (fio `runtime`, vdbench `elapsed`: seconds, or 30s, 2m).
     #[arg(long, visible_alias = "elapsed", value_name = "TIME")]
@@ -64,6 +76,9 @@ pub struct Args {
     /// Write results to FILE (after every finished job) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// For a vdbench file: also write vdbench's flatfile (flatfile.html columns) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub flatfile: Option<PathBuf>,
     /// Allow writing to block devices and to existing files iofit did not create.
     #[arg(long)]
     pub allow_overwrite: bool,
@@ -125,6 +140,8 @@ impl Args {
             output_format: match self.output_format {
                 OutputFormat::Normal => request::OutputFormat::Normal,
                 OutputFormat::Json => request::OutputFormat::Json,
+                OutputFormat::JsonPlus => request::OutputFormat::JsonPlus,
+                OutputFormat::Terse => request::OutputFormat::Terse,
             },
             output: self.output.take(),
             allow_overwrite: self.allow_overwrite,
@@ -137,6 +154,7 @@ impl Args {
             hosts: self.hosts.take(),
             remote_iofit: self.remote_iofit.take(),
             ssh_config: self.ssh_config.take(),
+            flatfile: self.flatfile.take(),
         }
     }
 }
@@ -233,9 +251,9 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
     let overrides = request.overrides(&inputs.fio_args);
     if request.parse_only {
         // Each host's jobs, after ${HOST} became its name: nothing is contacted.
-        for destination in crate::cmd::remote::parse_hosts(hosts)? {
-            let name = crate::cmd::remote::host_name(&destination);
-            let jobs = crate::cmd::remote::fio_jobs_for(
+        for destination in iofit_procedure::hosts::parse_hosts(hosts)? {
+            let name = iofit_procedure::hosts::host_name(&destination);
+            let jobs = iofit_procedure::hosts::fio_jobs_for(
                 name,
                 &inputs.files,
                 &overrides,
@@ -247,14 +265,14 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let reach = crate::cmd::remote::Reach {
+    let reach = iofit_procedure::hosts::Reach {
         remote_iofit: request.remote_iofit.clone(),
         ssh_config: request.ssh_config.clone(),
         allow_overwrite: request.allow_overwrite,
         stop: Arc::new(AtomicBool::new(false)),
     };
     let output = crate::cmd::remote::Output {
-        json: request.output_format == request::OutputFormat::Json,
+        json: request.output_format.machine_readable(),
         path: request.output.as_deref(),
         quiet: request.quiet,
         report: request.report.as_deref(),
@@ -270,12 +288,16 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
 }
 
 /// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
-fn run_vdbench(request: &RunRequest, file: &std::path::Path) -> anyhow::Result<ExitCode> {
-    let options = match request::vdbench_call(request, file)? {
-        VdbenchCall::Check => return crate::cmd::vdbench::check_file(file),
+fn run_vdbench(
+    request: &RunRequest,
+    file: &std::path::Path,
+    substitutions: &[String],
+) -> anyhow::Result<ExitCode> {
+    let options = match request::vdbench_call(request, file, substitutions)? {
+        VdbenchCall::Check => return crate::cmd::vdbench::check_file(file, substitutions),
         VdbenchCall::Run(options) => options,
     };
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::clone(&options.stop);
     install_ctrl_c(Arc::clone(&stop));
     crate::cmd::vdbench::run_file(
         file,
@@ -291,7 +313,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let mut request = args.request();
     let inputs = request.take_rest(std::mem::take(&mut args.rest))?;
     let jobs = match request::what_to_run(&request, &inputs)? {
-        What::Vdbench(file) => return run_vdbench(&request, &file),
+        What::Vdbench(file) => return run_vdbench(&request, &file, &inputs.substitutions),
         What::Hosts(hosts) => return run_on_hosts(&request, &hosts, &inputs),
         What::Jobs(jobs) => jobs,
     };

@@ -1,15 +1,16 @@
 //! vdbench's data parameters (general lines before hd=/sd=): `validate=yes`,
-//! `data_errors=N`, `compratio=R`, `dedupratio=D`, `dedupunit=SIZE`, `dedupsets=N|N%`.
+//! `data_errors=N`, `compratio=R`, `dedupratio=D`, `dedupunit=SIZE`, `dedupsets=N|N%`, read
+//! from the [`DataParam`]s the parser keeps, into the `DataSpec` every job of the file gets.
 //! Kept apart from the parser so that it changes in one small place.
 
-use super::{single, Param};
+use super::DataParam;
 use crate::error::{ErrorKind, JobFileError, Location};
 use crate::values::{parse_percent, parse_size};
 use iofit_model::data::{DataSpec, DedupSets, DedupeSpec, VerifyMode, VerifySpec};
 use iofit_model::units::SizeBase;
 
-/// The general parameters this module reads.
-pub(super) const KEYS: &[&str] = &[
+/// The general parameters this module runs (others, and per-wd/rd ones, are refused).
+const KEYS: &[&str] = &[
     "validate",
     "data_errors",
     "compratio",
@@ -18,9 +19,39 @@ pub(super) const KEYS: &[&str] = &[
     "dedupsets",
 ];
 
+/// Whether iofit runs this parameter.
+pub(super) fn runs(param: &DataParam) -> bool {
+    KEYS.contains(&param.key.as_str())
+}
+
+fn bad(loc: &Location, key: &str, why: &str, fix: &str) -> JobFileError {
+    loc.error(Some(key), ErrorKind::Other(format!("{key}= {why}; {fix}")))
+}
+
+fn value(p: &DataParam) -> String {
+    p.value
+        .trim()
+        .trim_matches(|c| c == '(' || c == ')')
+        .trim()
+        .to_string()
+}
+
+fn ratio(p: &DataParam) -> Result<f64, JobFileError> {
+    let text = value(p);
+    match text.parse::<f64>() {
+        Ok(r) if r.is_finite() && (1.0..=1000.0).contains(&r) => Ok(r),
+        _ => Err(bad(
+            &p.loc,
+            &p.key,
+            &format!("'{text}' is not a ratio of 1 or more"),
+            "write a number such as 2 or 3.5",
+        )),
+    }
+}
+
 /// What the file said, settled by [`Keys::spec`].
 #[derive(Default)]
-pub(super) struct Keys {
+struct Keys {
     validate: bool,
     data_errors: Option<u64>,
     compratio: Option<f64>,
@@ -29,110 +60,95 @@ pub(super) struct Keys {
     dedupsets: Option<DedupSets>,
 }
 
-fn bad(loc: &Location, key: &str, why: &str, fix: &str) -> JobFileError {
-    loc.error(Some(key), ErrorKind::Other(format!("{key}= {why}; {fix}")))
-}
-
-fn ratio(p: &Param, loc: &Location) -> Result<f64, JobFileError> {
-    let text = single(p, loc)?;
-    match text.trim().parse::<f64>() {
-        Ok(r) if r.is_finite() && (1.0..=1000.0).contains(&r) => Ok(r),
-        _ => Err(bad(
-            loc,
-            &p.key,
-            &format!("'{text}' is not a ratio of 1 or more"),
-            "write a number such as 2 or 3.5",
-        )),
+/// The data settings of the file's jobs. `strict`: bad values are errors (the check before a
+/// run); otherwise they are skipped (listing runs).
+pub(super) fn spec(params: &[DataParam], strict: bool) -> Result<DataSpec, JobFileError> {
+    let mut keys = Keys::default();
+    for p in params.iter().filter(|p| runs(p)) {
+        match keys.read(p) {
+            Ok(()) => {}
+            Err(e) if strict => return Err(e),
+            Err(_) => {}
+        }
     }
+    Ok(keys.spec())
 }
 
 impl Keys {
-    /// One general line's parameters (each a data key).
-    pub(super) fn read(&mut self, params: &[Param], loc: &Location) -> Result<(), JobFileError> {
-        for p in params {
-            match p.key.as_str() {
-                "validate" => {
-                    let v = single(p, loc)?.to_ascii_lowercase();
-                    self.validate = match v.as_str() {
-                        "yes" | "y" | "read_after_write" => true,
-                        "no" | "n" => false,
-                        _ => {
-                            return Err(bad(
-                                loc,
-                                "validate",
-                                &format!("'{v}' is not supported"),
-                                "write validate=yes or validate=no",
-                            ))
-                        }
-                    };
-                }
-                "data_errors" => {
-                    let v = single(p, loc)?;
-                    let n: u64 = v.trim().parse().map_err(|_| {
+    fn read(&mut self, p: &DataParam) -> Result<(), JobFileError> {
+        let loc = &p.loc;
+        let v = value(p);
+        match p.key.as_str() {
+            "validate" => {
+                self.validate = match v.to_ascii_lowercase().as_str() {
+                    "yes" | "y" | "read_after_write" => true,
+                    "no" | "n" => false,
+                    _ => {
+                        return Err(bad(
+                            loc,
+                            "validate",
+                            &format!("'{v}' is not supported"),
+                            "write validate=yes or validate=no",
+                        ))
+                    }
+                };
+            }
+            "data_errors" => {
+                let n: u64 = v.parse().map_err(|_| {
+                    bad(
+                        loc,
+                        "data_errors",
+                        &format!("'{v}' is not a count"),
+                        "write the number of data errors to stop after, e.g. data_errors=1",
+                    )
+                })?;
+                self.data_errors = Some(n.max(1));
+            }
+            "compratio" => self.compratio = Some(ratio(p)?),
+            "dedupratio" => self.dedupratio = Some(ratio(p)?),
+            "dedupunit" => {
+                let bytes = parse_size(&v, SizeBase::Binary)
+                    .ok()
+                    .map(|b| b.as_u64())
+                    .filter(|&b| b >= 512 && b % 512 == 0)
+                    .ok_or_else(|| {
                         bad(
                             loc,
-                            "data_errors",
-                            &format!("'{v}' is not a count"),
-                            "write the number of data errors to stop after, e.g. data_errors=1",
+                            "dedupunit",
+                            &format!("'{v}' is not a size in 512-byte sectors"),
+                            "write a size such as 4k or 128k",
                         )
                     })?;
-                    self.data_errors = Some(n.max(1));
-                }
-                "compratio" => self.compratio = Some(ratio(p, loc)?),
-                "dedupratio" => self.dedupratio = Some(ratio(p, loc)?),
-                "dedupunit" => {
-                    let v = single(p, loc)?;
-                    let bytes = parse_size(&v, SizeBase::Binary)
-                        .ok()
-                        .map(|b| b.as_u64())
-                        .filter(|&b| b >= 512 && b % 512 == 0)
-                        .ok_or_else(|| {
-                            bad(
-                                loc,
-                                "dedupunit",
-                                &format!("'{v}' is not a size in 512-byte sectors"),
-                                "write a size such as 4k or 128k",
-                            )
-                        })?;
-                    self.dedupunit = Some(bytes);
-                }
-                "dedupsets" => {
-                    let v = single(p, loc)?;
-                    let fix = "write a count (dedupsets=100) or a percentage of the dedup units (dedupsets=5%)";
-                    self.dedupsets = Some(if v.trim().ends_with('%') {
-                        let pct = parse_percent(&v)
-                            .map_err(|why| bad(loc, "dedupsets", &why.to_string(), fix))?;
-                        if !(0.0..=100.0).contains(&pct) || pct == 0.0 {
-                            return Err(bad(
-                                loc,
-                                "dedupsets",
-                                "must be above 0% and at most 100%",
-                                fix,
-                            ));
-                        }
-                        DedupSets::Pct(pct)
-                    } else {
-                        let n: u64 = v.trim().parse().map_err(|_| {
-                            bad(loc, "dedupsets", &format!("'{v}' is not a count"), fix)
-                        })?;
-                        DedupSets::Count(n.max(1))
-                    });
-                }
-                other => {
-                    return Err(loc.error(
-                        Some(other),
-                        ErrorKind::Other(format!(
-                        "{other}= cannot share a line with data parameters; put it on its own line"
-                    )),
-                    ))
-                }
+                self.dedupunit = Some(bytes);
             }
+            "dedupsets" => {
+                let fix = "write a count (dedupsets=100) or a percentage of the dedup units (dedupsets=5%)";
+                self.dedupsets = Some(if v.ends_with('%') {
+                    let pct = parse_percent(&v)
+                        .map_err(|why| bad(loc, "dedupsets", &why.to_string(), fix))?;
+                    if !(0.0..=100.0).contains(&pct) || pct == 0.0 {
+                        return Err(bad(
+                            loc,
+                            "dedupsets",
+                            "must be above 0% and at most 100%",
+                            fix,
+                        ));
+                    }
+                    DedupSets::Pct(pct)
+                } else {
+                    let n: u64 = v.parse().map_err(|_| {
+                        bad(loc, "dedupsets", &format!("'{v}' is not a count"), fix)
+                    })?;
+                    DedupSets::Count(n.max(1))
+                });
+            }
+            _ => {}
         }
         Ok(())
     }
 
     /// The data settings every job of the file gets.
-    pub(super) fn spec(&self) -> DataSpec {
+    fn spec(&self) -> DataSpec {
         let mut spec = DataSpec::default();
         if self.validate {
             // vdbench validates as it goes: every read of a block written earlier in the run

@@ -1,0 +1,478 @@
+//! Runs on many hosts at once (`iofit run --hosts`, vdbench files whose `hd=` lines name other
+//! machines): which hosts, what each runs, and what is printed and written. The ssh transport,
+//! barrier and merge are `iofit-remote`'s; the controller is reached through a [`HostRunner`],
+//! so the procedure is tested with a runner that needs no ssh.
+//!
+//! vdbench mapping: an SD runs on the hds its `host=` names (none or `*`: every hd); `jvms=N`
+//! starts N workers on the host and deals the host's (wd, sd) pairs to them in turn; `user=`
+//! and `system=` make the ssh destination; `vdbench=` is where iofit is on the host. An SD
+//! shared by k hosts gets 1/k of its share of a fixed `iorate=` on each.
+
+use crate::observer::{Event, Observer};
+use crate::vdbench::{adjust, RunJson, VdbenchJson, VdbenchOptions};
+use crate::ProcedureError;
+use iofit_jobfile::fio::{parse_str, ParseOptions};
+use iofit_jobfile::vdbench::{IoRate, ParamFile, Run};
+use iofit_model::job::JobSpec;
+use iofit_remote::{ControllerOptions, HostSpec, MultiRun};
+use iofit_report::multihost::{render_clients_json, render_hosts_table, HostRow};
+use iofit_report::vdbench_summary::{render_run, AvgLine, RunHeader};
+use iofit_safefs::input::{caps, read_capped_string};
+use iofit_stats::RunResult;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+fn bad(message: impl Into<String>) -> ProcedureError {
+    ProcedureError::BadInput(message.into())
+}
+
+/// Runs hosts' jobs through the controller (the real one over ssh, or a test's).
+pub trait HostRunner {
+    fn run(&mut self, hosts: Vec<HostSpec>) -> Result<MultiRun, ProcedureError>;
+}
+
+/// Host names from `--hosts`: a file with one host a line (`#` comments), as fio's
+/// `--client=FILE`, or a comma-separated list.
+pub fn parse_hosts(spec: &str) -> Result<Vec<String>, ProcedureError> {
+    let path = Path::new(spec);
+    let hosts: Vec<String> = if path.is_file() {
+        read_capped_string(path, caps::JOB_FILE_BYTES, "host file")?
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect()
+    } else {
+        spec.split(',')
+            .map(|h| h.trim().to_string())
+            .filter(|h| !h.is_empty())
+            .collect()
+    };
+    if hosts.is_empty() {
+        return Err(bad(format!(
+            "--hosts {spec}: no host given; write --hosts h1,h2 or a file with one host a line"
+        )));
+    }
+    if let Some(wrong) = hosts
+        .iter()
+        .find(|h| h.contains(char::is_whitespace) || h.starts_with('-'))
+    {
+        return Err(bad(format!(
+            "--hosts: '{wrong}' is not a host name; write [user@]host, one per line or comma-separated"
+        )));
+    }
+    Ok(hosts)
+}
+
+/// The host part of `[user@]host` (what `${HOST}` becomes).
+pub fn host_name(destination: &str) -> &str {
+    destination.rsplit('@').next().unwrap_or(destination)
+}
+
+/// How the controller reaches hosts, from the command line.
+#[derive(Clone, Debug)]
+pub struct Reach {
+    pub remote_iofit: Option<String>,
+    pub ssh_config: Option<PathBuf>,
+    pub allow_overwrite: bool,
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Reach {
+    pub fn options(&self) -> ControllerOptions {
+        let mut ssh_command = vec!["ssh".to_string()];
+        if let Some(config) = &self.ssh_config {
+            ssh_command.extend(["-F".to_string(), config.display().to_string()]);
+        }
+        ControllerOptions {
+            ssh_command,
+            allow_overwrite: self.allow_overwrite,
+            stop: self.stop.clone(),
+            ..ControllerOptions::default()
+        }
+    }
+
+    /// The iofit on the hosts: `--remote-iofit`, else this binary's own path.
+    pub fn remote_iofit(&self) -> String {
+        self.remote_iofit.clone().unwrap_or_else(|| {
+            std::env::current_exe()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "iofit".to_string())
+        })
+    }
+}
+
+/// fio job files on every host: `${HOST}` in the files and in `overrides` becomes the host's
+/// name, so each host gets its own target.
+pub fn fio_jobs_for(
+    host: &str,
+    files: &[PathBuf],
+    overrides: &[(String, String)],
+    ignore_unknown: bool,
+) -> Result<Vec<JobSpec>, ProcedureError> {
+    let substitute = |text: &str| text.replace("${HOST}", host);
+    let options = ParseOptions {
+        overrides: overrides
+            .iter()
+            .map(|(k, v)| (k.clone(), substitute(v)))
+            .collect(),
+        ignore_unknown,
+        ..ParseOptions::default()
+    };
+    let mut jobs: Vec<JobSpec> = Vec::new();
+    for file in files {
+        let text = read_capped_string(file, caps::JOB_FILE_BYTES, "job file")?;
+        let mut parsed = parse_str(&substitute(&text), &file.display().to_string(), &options)?;
+        let group_base = jobs.iter().map(|j| j.group_id + 1).max().unwrap_or(0);
+        for (i, job) in parsed.iter_mut().enumerate() {
+            job.group_id += group_base;
+            job.stonewall |= i == 0 && !jobs.is_empty();
+        }
+        jobs.extend(parsed);
+    }
+    if jobs.is_empty() {
+        return Err(bad("the job files define no job; add a [job] section"));
+    }
+    Ok(jobs)
+}
+
+/// `iofit run --hosts H job.fio`: each host's jobs, with `${HOST}` made its name.
+pub fn fio_host_specs(
+    hosts: &str,
+    files: &[PathBuf],
+    overrides: &[(String, String)],
+    ignore_unknown: bool,
+    reach: &Reach,
+) -> Result<Vec<HostSpec>, ProcedureError> {
+    if files.is_empty() {
+        return Err(bad(
+            "--hosts runs job files; name a fio job file (iofit run --hosts h1,h2 job.fio)",
+        ));
+    }
+    let remote_iofit = reach.remote_iofit();
+    parse_hosts(hosts)?
+        .into_iter()
+        .map(|destination| {
+            let name = host_name(&destination).to_string();
+            Ok(HostSpec {
+                jobs: fio_jobs_for(&name, files, overrides, ignore_unknown)?,
+                name,
+                destination,
+                remote_iofit: remote_iofit.clone(),
+            })
+        })
+        .collect()
+}
+
+/// One row per host for the hosts table and chart (fio and vdbench runs alike).
+pub fn rows(run: &MultiRun) -> Vec<HostRow<'_>> {
+    run.hosts
+        .iter()
+        .map(|h| HostRow {
+            name: &h.name,
+            destination: &h.destination,
+            result: h.result.as_ref(),
+            clock_offset_ms: h.clock_offset_ns as f64 / 1e6,
+            rtt_ms: h.rtt_ns as f64 / 1e6,
+            failure: h.failure.as_ref().map(|f| (f.after_s, f.message.as_str())),
+            live_ios: h.live.iter().map(|(ios, _)| ios).sum(),
+            bytes_received: h.bytes_received,
+        })
+        .collect()
+}
+
+/// fio's client JSON, or per host fio text, then the combined text and the hosts table.
+pub fn render_fio(run: &MultiRun, json: bool, job_options: &[Vec<(String, String)>]) -> String {
+    let rows = rows(run);
+    if json {
+        return render_clients_json(&rows, &run.combined, job_options);
+    }
+    let mut out = String::new();
+    for host in &run.hosts {
+        out.push_str(&format!(
+            "hostname={} ({}): clock offset {:+.3} ms, round trip {:.3} ms\n",
+            host.name,
+            host.destination,
+            host.clock_offset_ns as f64 / 1e6,
+            host.rtt_ns as f64 / 1e6
+        ));
+        match (&host.result, &host.failure) {
+            (_, Some(f)) => {
+                out.push_str(&format!("  LOST after {:.1} s: {}\n", f.after_s, f.message))
+            }
+            (Some(result), None) => out.push_str(&iofit_report::fio_text::render(result)),
+            (None, None) => out.push_str("  no result\n"),
+        }
+        out.push('\n');
+    }
+    out.push_str("All clients (merged histograms, summed aligned intervals):\n");
+    out.push_str(&iofit_report::fio_text::render(&run.combined));
+    out.push('\n');
+    out.push_str(&render_hosts_table(&rows, &run.combined));
+    out
+}
+
+/// The HTML report: the hosts table, a chart of IOPS per host over time (a slow or lost host
+/// stands out), then the combined result with its own charts.
+pub fn html_report(run: &MultiRun) -> iofit_report::html::HtmlReport {
+    let rows = rows(run);
+    let names: Vec<&str> = run.hosts.iter().map(|h| h.name.as_str()).collect();
+    iofit_report::html::HtmlReport::new(format!("iofit run --hosts {}", names.join(",")))
+        .table(iofit_report::multihost::hosts_table(&rows, &run.combined))
+        .chart(
+            "IOPS per host",
+            "seconds from the common start",
+            "IO/s",
+            iofit_report::multihost::iops_per_host(&rows, &run.combined),
+        )
+        .run_result(&run.combined)
+}
+
+/// A host that stopped after the start: its name, when, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LostHost {
+    pub name: String,
+    pub after_s: f64,
+    pub message: String,
+}
+
+/// How one multi-host run ended, for the exit code and the messages.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostsStatus {
+    pub interrupted: bool,
+    /// Every host finished with a result.
+    pub complete: bool,
+    pub lost: Vec<LostHost>,
+    /// A job stopped on an IO error.
+    pub job_failed: bool,
+}
+
+impl HostsStatus {
+    pub fn of(run: &MultiRun) -> Self {
+        HostsStatus {
+            interrupted: run.interrupted,
+            complete: run.complete(),
+            lost: run
+                .hosts
+                .iter()
+                .filter_map(|h| {
+                    h.failure.as_ref().map(|f| LostHost {
+                        name: h.name.clone(),
+                        after_s: f.after_s,
+                        message: f.message.clone(),
+                    })
+                })
+                .collect(),
+            job_failed: run.combined.jobs.iter().any(|j| j.error.is_some()),
+        }
+    }
+}
+
+/// The workers of one vdbench run: per hd (and jvm), its share of the run's (wd, sd) pairs.
+pub fn vdbench_host_specs(
+    file: &ParamFile,
+    run: &Run,
+    rate: Option<f64>,
+    reach: &Reach,
+) -> Result<Vec<HostSpec>, ProcedureError> {
+    let mut specs = Vec::new();
+    for hd in &file.hosts {
+        let Some(mut part) = run.on_host(file, &hd.name)? else {
+            continue;
+        };
+        for w in &mut part.workloads {
+            let sharing = file.sd_hosts(&w.sd)?.len().max(1);
+            w.rate_share /= sharing as f64;
+        }
+        let jvms = (hd.jvms as usize).clamp(1, part.workloads.len());
+        let destination = match &hd.user {
+            Some(user) => format!("{user}@{}", hd.machine()),
+            None => hd.machine().to_string(),
+        };
+        for jvm in 0..jvms {
+            let mut share = part.clone();
+            share.workloads = part
+                .workloads
+                .iter()
+                .skip(jvm)
+                .step_by(jvms)
+                .cloned()
+                .collect();
+            specs.push(HostSpec {
+                name: if jvms > 1 {
+                    format!("{}#{}", hd.name, jvm + 1)
+                } else {
+                    hd.name.clone()
+                },
+                destination: destination.clone(),
+                remote_iofit: hd
+                    .remote_binary
+                    .clone()
+                    .unwrap_or_else(|| reach.remote_iofit()),
+                jobs: share.to_jobs(rate),
+            });
+        }
+    }
+    if specs.is_empty() {
+        return Err(bad(format!(
+            "rd={}: no hd runs any of its SDs; add host= to the sd= lines",
+            run.rd
+        )));
+    }
+    Ok(specs)
+}
+
+fn summary(
+    run: &Run,
+    label: &str,
+    job_result: &RunResult,
+    start_unix_s: f64,
+) -> Option<(AvgLine, String)> {
+    let job = job_result.jobs.first()?;
+    let avg = AvgLine::from_job(job);
+    let header = RunHeader {
+        rd: run.rd.clone(),
+        for_label: run.for_label.clone(),
+        iorate_label: label.to_string(),
+        elapsed_s: run.elapsed.as_secs_f64(),
+        warmup_s: run.warmup.as_secs_f64(),
+        interval_s: run.interval.as_secs_f64(),
+        start_unix_s,
+    };
+    let text = render_run(&header, &job.series, &avg);
+    Some((avg, text))
+}
+
+/// One finished multi-host vdbench run as text (each host, the total, the hosts table) and
+/// the total's averages.
+pub fn render_vdbench_run(run: &Run, label: &str, multi: &MultiRun) -> (String, Option<AvgLine>) {
+    use std::fmt::Write;
+    let start = multi.combined.timestamp_s as f64 + run.warmup.as_secs_f64();
+    let mut out = String::new();
+    for host in &multi.hosts {
+        let _ = writeln!(
+            out,
+            "hd={} ({}): clock offset {:+.3} ms",
+            host.name,
+            host.destination,
+            host.clock_offset_ns as f64 / 1e6
+        );
+        match (&host.result, &host.failure) {
+            (_, Some(f)) => {
+                let _ = writeln!(out, "  LOST after {:.1} s: {}", f.after_s, f.message);
+            }
+            (Some(result), None) => {
+                if let Some((_, text)) = summary(run, label, result, start) {
+                    let _ = writeln!(out, "{text}");
+                }
+            }
+            (None, None) => out.push_str("  no result\n"),
+        }
+    }
+    out.push_str("Total of all hosts (merged histograms, summed aligned intervals):\n");
+    let avg = summary(run, label, &multi.combined, start).map(|(avg, text)| {
+        let _ = writeln!(out, "{text}");
+        avg
+    });
+    out.push_str(&render_hosts_table(&rows(multi), &multi.combined));
+    (out, avg)
+}
+
+/// A vdbench file's runs on its hosts: each run's text goes to the observer as it finishes
+/// and the JSON document (`vdbench.json_output`) is rewritten after every run, so a lost run
+/// keeps the ones before it. Returns each run's status; stops after an interrupted run.
+pub fn run_vdbench_hosts(
+    path: &Path,
+    file: &ParamFile,
+    runs: Vec<Run>,
+    vdbench: &VdbenchOptions,
+    reach: &Reach,
+    runner: &mut dyn HostRunner,
+    observer: &mut dyn Observer,
+) -> Result<Vec<HostsStatus>, ProcedureError> {
+    let mut doc = VdbenchJson {
+        tool: format!("iofit {}", env!("CARGO_PKG_VERSION")),
+        dialect: "vdbench".into(),
+        file: path.display().to_string(),
+        ..Default::default()
+    };
+    let mut statuses = Vec::new();
+    for run in runs {
+        if reach.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let run = adjust(run, vdbench)?;
+        let (rate, label) = match &run.iorate {
+            IoRate::Max => (None, "Uncontrolled MAX".to_string()),
+            IoRate::Fixed(rate) => (Some(*rate), format!("{rate}")),
+            IoRate::Curve(_) => {
+                return Err(bad(format!(
+                    "rd={}: iorate=curve across hosts is not supported yet; give iorate=max or a fixed rate",
+                    run.rd
+                )))
+            }
+        };
+        let specs = vdbench_host_specs(file, &run, rate, reach)?;
+        let multi = runner.run(specs)?;
+        let (text, avg) = render_vdbench_run(&run, &label, &multi);
+        observer.event(&Event::VdbenchRun {
+            summary: text,
+            rd: run.rd.clone(),
+            error: None,
+        });
+        if let (Some(avg), Some(job)) = (avg, multi.combined.jobs.first()) {
+            doc.runs
+                .push(run_json(&run, &label, rate, &avg, job, &multi));
+        }
+        if let Some(json) = &vdbench.json_output {
+            let text = serde_json::to_string_pretty(&doc)
+                .map_err(|e| ProcedureError::Internal(e.to_string()))?;
+            iofit_safefs::atomic::write_atomic(json, text.as_bytes()).map_err(|source| {
+                ProcedureError::WriteResults {
+                    path: json.clone(),
+                    source,
+                }
+            })?;
+        }
+        let status = HostsStatus::of(&multi);
+        let interrupted = status.interrupted;
+        statuses.push(status);
+        if interrupted {
+            break;
+        }
+    }
+    Ok(statuses)
+}
+
+fn run_json(
+    run: &Run,
+    label: &str,
+    rate: Option<f64>,
+    avg: &AvgLine,
+    job: &iofit_stats::JobResult,
+    multi: &MultiRun,
+) -> RunJson {
+    RunJson {
+        rd: run.rd.clone(),
+        for_label: run.for_label.clone(),
+        iorate: label.to_string(),
+        target_iops: rate,
+        threads_per_sd: run.threads,
+        total_threads: run.total_threads(),
+        elapsed_s: run.elapsed.as_secs_f64(),
+        warmup_s: run.warmup.as_secs_f64(),
+        avg_iops: avg.line.iops,
+        avg_mib_per_s: avg.line.mib_per_s,
+        avg_read_pct: avg.line.read_pct,
+        avg_resp_ms: avg.line.resp_ms,
+        result: RunResult {
+            jobs: vec![job.clone()],
+            ..multi.combined.clone()
+        },
+        hosts: multi
+            .hosts
+            .iter()
+            .filter_map(|h| h.result.clone())
+            .collect(),
+    }
+}

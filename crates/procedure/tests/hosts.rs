@@ -1,0 +1,222 @@
+//! Multi-host procedures without ssh: which hosts run what (fio `${HOST}`, vdbench hd/sd/jvms),
+//! and a vdbench file's runs through a [`HostRunner`] that runs each host's jobs here on the
+//! null engine with a fake clock (a stand-in for the ssh controller, which `multihost_cli.rs`
+//! tests against real sshd hosts).
+
+use iofit_engine::{run_jobs, ClockChoice, RunOptions, Silent};
+use iofit_model::job::EngineKind;
+use iofit_procedure::hosts::{
+    fio_jobs_for, host_name, parse_hosts, run_vdbench_hosts, vdbench_host_specs, HostRunner, Reach,
+};
+use iofit_procedure::observer::{Event, Observer};
+use iofit_procedure::vdbench::VdbenchOptions;
+use iofit_procedure::ProcedureError;
+use iofit_remote::{HostFailure, HostRun, HostSpec, MultiRun};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+fn reach() -> Reach {
+    Reach {
+        remote_iofit: Some("/usr/local/bin/iofit".into()),
+        ssh_config: None,
+        allow_overwrite: false,
+        stop: Arc::new(AtomicBool::new(false)),
+    }
+}
+
+#[test]
+fn hosts_from_a_list_or_a_file() {
+    assert_eq!(
+        parse_hosts("a, root@b ,c").unwrap(),
+        vec!["a", "root@b", "c"]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hosts");
+    std::fs::write(&file, "# lab\n10.0.0.1\n\nroot@10.0.0.2  # second\n").unwrap();
+    assert_eq!(
+        parse_hosts(file.to_str().unwrap()).unwrap(),
+        vec!["10.0.0.1", "root@10.0.0.2"]
+    );
+    assert!(parse_hosts(" , ").unwrap_err().is_bad_input());
+    assert!(parse_hosts("-oProxyCommand=x").unwrap_err().is_bad_input());
+    assert_eq!(host_name("root@vm1"), "vm1");
+}
+
+#[test]
+fn each_host_gets_its_own_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("j.fio");
+    std::fs::write(
+        &job,
+        "[j]\nrw=randread\nsize=1m\nfilename=/data/${HOST}/f\n",
+    )
+    .unwrap();
+    let a = fio_jobs_for("10.0.0.1", std::slice::from_ref(&job), &[], false).unwrap();
+    let b = fio_jobs_for("10.0.0.2", &[job], &[], false).unwrap();
+    assert_ne!(a[0].target, b[0].target);
+    assert!(format!("{:?}", a[0].target).contains("/data/10.0.0.1/f"));
+}
+
+const TWO_HOSTS: &str = "hd=default,jvms=2,shell=ssh\nhd=vm1,system=10.0.0.1,user=root\nhd=vm2,system=10.0.0.2,jvms=1,vdbench=/opt/iofit\n\
+sd=a,host=vm1,lun=/d/a,size=1m\nsd=b,host=vm1,lun=/d/b,size=1m\nsd=c,host=vm1,lun=/d/c,size=1m\nsd=s,host=*,lun=/d/s,size=1m\n\
+wd=w,sd=*,seekpct=100\nrd=r,wd=w,iorate=400,elapsed=2,threads=3\n";
+
+#[test]
+fn hosts_get_their_sds_and_jvms_split_them() {
+    let file = iofit_jobfile::vdbench::parse_str(TWO_HOSTS, "m.vdb").unwrap();
+    let run = file.runs().unwrap().remove(0);
+    let specs = vdbench_host_specs(&file, &run, Some(400.0), &reach()).unwrap();
+    let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, vec!["vm1#1", "vm1#2", "vm2"]);
+    assert_eq!(specs[0].destination, "root@10.0.0.1");
+    assert_eq!(specs[0].remote_iofit, "/usr/local/bin/iofit");
+    assert_eq!(specs[2].remote_iofit, "/opt/iofit");
+    // vm1's four SDs (a, b, c and the shared s) dealt to its two workers; vm2 runs s only.
+    assert_eq!(specs[0].jobs.len() + specs[1].jobs.len(), 4);
+    assert_eq!(specs[2].jobs.len(), 1);
+    assert!(specs.iter().flat_map(|s| &s.jobs).all(|j| j.numjobs == 3));
+    // The whole iorate kept in total: the shared SD's share is split between its two hosts.
+    let total_rate: f64 = specs
+        .iter()
+        .flat_map(|s| &s.jobs)
+        .map(|j| {
+            (j.rate_iops.read.unwrap_or(0) + j.rate_iops.write.unwrap_or(0)) as f64
+                * f64::from(j.numjobs)
+        })
+        .sum();
+    // Per-clone caps are whole IO/s: within rounding of the file's iorate=400.
+    assert!((total_rate - 400.0).abs() <= 8.0, "{total_rate}");
+}
+
+/// Runs every host's jobs here on the null engine with a fake clock; the combined result is
+/// all hosts' jobs run together. `lose` names a host reported lost after 1 s.
+struct LocalRunner {
+    lose: Option<String>,
+    calls: usize,
+}
+
+impl HostRunner for LocalRunner {
+    fn run(&mut self, hosts: Vec<HostSpec>) -> Result<MultiRun, ProcedureError> {
+        self.calls += 1;
+        let options = RunOptions {
+            clock: ClockChoice::Fake { step_ns: 100_000 },
+            ..RunOptions::default()
+        };
+        let null = |jobs: &[iofit_model::job::JobSpec]| {
+            let mut jobs = jobs.to_vec();
+            for job in &mut jobs {
+                job.engine = EngineKind::Null;
+            }
+            run_jobs(&jobs, &options, &mut Silent).map(|r| r.result)
+        };
+        let mut all = Vec::new();
+        let mut runs = Vec::new();
+        for host in &hosts {
+            all.extend(host.jobs.iter().cloned());
+            let lost = self.lose.as_deref() == Some(host.name.as_str());
+            runs.push(HostRun {
+                name: host.name.clone(),
+                destination: host.destination.clone(),
+                result: if lost {
+                    None
+                } else {
+                    Some(null(&host.jobs).unwrap())
+                },
+                failure: lost.then(|| HostFailure {
+                    after_s: 1.0,
+                    message: "ssh: connection closed".into(),
+                }),
+                ..HostRun::default()
+            });
+        }
+        Ok(MultiRun {
+            hosts: runs,
+            combined: null(&all).unwrap(),
+            ..MultiRun::default()
+        })
+    }
+}
+
+#[derive(Default)]
+struct Collect(Vec<String>);
+
+impl Observer for Collect {
+    fn event(&mut self, event: &Event) {
+        self.0.push(event.to_string());
+    }
+}
+
+#[test]
+fn a_vdbench_file_on_hosts_writes_json_after_every_run_and_names_lost_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = TWO_HOSTS.replace(
+        "rd=r,wd=w,iorate=400,elapsed=2,threads=3\n",
+        "rd=r1,wd=w,iorate=max,elapsed=1,threads=2\nrd=r2,wd=w,iorate=200,elapsed=1,threads=1\n",
+    );
+    let path = dir.path().join("m.vdb");
+    let file = iofit_jobfile::vdbench::parse_str(&text, "m.vdb").unwrap();
+    let runs = file.runs().unwrap();
+    let json = dir.path().join("out.json");
+    let options = VdbenchOptions {
+        json_output: Some(json.clone()),
+        ..VdbenchOptions::default()
+    };
+    let mut runner = LocalRunner {
+        lose: Some("vm2".into()),
+        calls: 0,
+    };
+    let mut observer = Collect::default();
+    let statuses = run_vdbench_hosts(
+        &path,
+        &file,
+        runs,
+        &options,
+        &reach(),
+        &mut runner,
+        &mut observer,
+    )
+    .unwrap();
+    assert_eq!(runner.calls, 2);
+    assert_eq!(statuses.len(), 2);
+    for status in &statuses {
+        assert!(!status.complete);
+        assert_eq!(status.lost.len(), 1);
+        assert_eq!(status.lost[0].name, "vm2");
+    }
+    assert_eq!(observer.0.len(), 2, "one summary per run");
+    assert!(observer.0[0].contains("hd=vm2 (10.0.0.2)"));
+    assert!(observer.0[0].contains("LOST after 1.0 s"));
+    assert!(observer.0[0].contains("Total of all hosts"));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let written = doc["runs"].as_array().unwrap();
+    assert_eq!(written.len(), 2);
+    assert_eq!(written[0]["rd"], "r1");
+    assert_eq!(written[1]["rd"], "r2");
+    // Per-host results are the hosts that finished (vm1's two workers).
+    assert_eq!(written[0]["hosts"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_stop_before_the_first_run_runs_nothing() {
+    let file = iofit_jobfile::vdbench::parse_str(TWO_HOSTS, "m.vdb").unwrap();
+    let runs = file.runs().unwrap();
+    let reach = reach();
+    reach.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut runner = LocalRunner {
+        lose: None,
+        calls: 0,
+    };
+    let statuses = run_vdbench_hosts(
+        std::path::Path::new("m.vdb"),
+        &file,
+        runs,
+        &VdbenchOptions::default(),
+        &reach,
+        &mut runner,
+        &mut Collect::default(),
+    )
+    .unwrap();
+    assert!(statuses.is_empty());
+    assert_eq!(runner.calls, 0);
+}
