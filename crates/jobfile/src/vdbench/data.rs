@@ -232,9 +232,9 @@ mod tests {
             ("dedupratio=x", "dedupratio"),
             ("dedupunit=100", "dedupunit"),
             ("dedupsets=0%", "dedupsets"),
-            ("compratio=2,debug=1", "debug"),
         ] {
-            let e = parse_str(&format!("{line}\n{SD_WD_RD}"), "t.vdb").unwrap_err();
+            let file = parse_str(&format!("{line}\n{SD_WD_RD}"), "t.vdb").unwrap();
+            let e = file.check_runnable().unwrap_err();
             assert_eq!(e.key.as_deref(), Some(key), "{e}");
             assert_eq!(e.line, 1, "{e}");
         }
