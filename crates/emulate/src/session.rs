@@ -459,19 +459,24 @@ fn pct(used: f64, cap: f64) -> f64 {
     }
 }
 
+/// Each limit over the whole rehearsal. A second's consumed share is taken against the cap in
+/// force in that second (a bursting disk or VM moves its cap), so "at the limit" and the median
+/// share mean the same for a swinging cap as for a fixed one; `cap` is the mean cap in force.
 fn summarize(limits: &DesignLimits, seconds: &[Second]) -> Vec<LimitSummary> {
     let mut rows: Vec<LimitSummary> = Vec::new();
-    let mut add = |name: String, cap: f64, values: Vec<f64>| {
-        let count = values.len().max(1) as f64;
-        let mean = values.iter().sum::<f64>() / count;
-        let peak = values.iter().cloned().fold(0.0, f64::max);
-        let at = values
-            .iter()
-            .filter(|v| pct(**v, cap) >= AT_LIMIT_PCT)
-            .count() as f64;
-        let mut sorted = values.clone();
-        sorted.sort_by(f64::total_cmp);
-        let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+    let mut add = |name: String, fixed_cap: f64, used_and_cap: Vec<(f64, f64)>| {
+        let count = used_and_cap.len().max(1) as f64;
+        let mean = used_and_cap.iter().map(|u| u.0).sum::<f64>() / count;
+        let cap = if used_and_cap.is_empty() {
+            fixed_cap
+        } else {
+            used_and_cap.iter().map(|u| u.1).sum::<f64>() / count
+        };
+        let peak = used_and_cap.iter().map(|u| u.0).fold(0.0, f64::max);
+        let mut shares: Vec<f64> = used_and_cap.iter().map(|(u, c)| pct(*u, *c)).collect();
+        let at = shares.iter().filter(|p| **p >= AT_LIMIT_PCT).count() as f64;
+        shares.sort_by(f64::total_cmp);
+        let median = shares.get(shares.len() / 2).copied().unwrap_or(0.0);
         rows.push(LimitSummary {
             limit: name,
             cap,
@@ -479,46 +484,47 @@ fn summarize(limits: &DesignLimits, seconds: &[Second]) -> Vec<LimitSummary> {
             mean_used: mean + 0.0,
             peak_used: peak,
             mean_consumed_pct: pct(mean, cap) + 0.0,
-            median_consumed_pct: pct(median, cap) + 0.0,
+            median_consumed_pct: median + 0.0,
             at_limit_pct_of_time: 100.0 * at / count,
         });
     };
     for (i, limit) in limits.volumes.iter().enumerate() {
-        let cap_iops = mean_of(seconds, |s| s.volumes[i].cap_iops);
-        let cap_mb = mean_of(seconds, |s| s.volumes[i].cap_mb_s);
         add(
             format!("{} IOPS", limit.label),
-            cap_iops,
-            seconds.iter().map(|s| s.volumes[i].iops()).collect(),
+            limit.iops,
+            seconds
+                .iter()
+                .map(|s| (s.volumes[i].iops(), s.volumes[i].cap_iops))
+                .collect(),
         );
         add(
             format!("{} MB/s", limit.label),
-            cap_mb,
-            seconds.iter().map(|s| s.volumes[i].mb_s()).collect(),
+            limit.throughput_mb_s,
+            seconds
+                .iter()
+                .map(|s| (s.volumes[i].mb_s(), s.volumes[i].cap_mb_s))
+                .collect(),
         );
     }
     if let Some(base) = limits.vm.uncached_iops {
-        let cap = mean_of(seconds, |s| s.vm_cap_iops.unwrap_or(base));
         add(
             "VM uncached IOPS".into(),
-            if seconds.is_empty() { base } else { cap },
-            seconds.iter().map(|s| s.vm_iops).collect(),
+            base,
+            seconds
+                .iter()
+                .map(|s| (s.vm_iops, s.vm_cap_iops.unwrap_or(base)))
+                .collect(),
         );
     }
     if let Some(base) = limits.vm.uncached_throughput_mb_s {
-        let cap = mean_of(seconds, |s| s.vm_cap_mb_s.unwrap_or(base));
         add(
             "VM uncached MB/s".into(),
-            if seconds.is_empty() { base } else { cap },
-            seconds.iter().map(|s| s.vm_mb_s).collect(),
+            base,
+            seconds
+                .iter()
+                .map(|s| (s.vm_mb_s, s.vm_cap_mb_s.unwrap_or(base)))
+                .collect(),
         );
     }
     rows
-}
-
-fn mean_of(seconds: &[Second], value: impl Fn(&Second) -> f64) -> f64 {
-    if seconds.is_empty() {
-        return 0.0;
-    }
-    seconds.iter().map(value).sum::<f64>() / seconds.len() as f64
 }

@@ -73,6 +73,22 @@ impl Layout {
         (bytes, files)
     }
 
+    /// Removes `path` if this run created it (fio `unlink`) and the name still names that
+    /// file. Returns whether it was removed; a file that existed before the run stays.
+    pub fn remove_if_created(&self, path: &Path) -> Result<bool, EngineError> {
+        let created = self
+            .needs
+            .iter()
+            .any(|n| n.path == path && n.action == LayoutAction::Create);
+        match self.targets.get(path) {
+            Some(target) if created => {
+                target.remove_created()?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
     /// A descriptor for one job on `path`: a re-open of the inode checked at planning time.
     pub fn open_for_job(
         &self,

@@ -26,6 +26,7 @@ pub mod clock;
 pub mod distribution;
 pub mod engine;
 pub mod error;
+pub mod latency_target;
 pub mod layout;
 pub mod null;
 pub mod psync;

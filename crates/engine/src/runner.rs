@@ -16,7 +16,8 @@ use crate::sequence::Sequence;
 use crate::steadystate::SteadyStateTracker;
 use crate::uring::UringEngine;
 use crate::worker::{
-    run_clone, CloneOutput, ClonePlan, CloneShared, PacingPlan, ProgressCell, SizePicker,
+    run_clone, CloneOutput, ClonePlan, CloneShared, LatencyTargetPlan, PacingPlan, ProgressCell,
+    SizePicker,
 };
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, OpenSync, SizeSpec};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
@@ -122,6 +123,8 @@ struct Slot {
     series: Arc<Mutex<SeriesMerger>>,
     seed: u64,
     finished: Option<JobResult>,
+    /// The smallest depth a clone's latency_target search settled on.
+    latency_depth: Option<u32>,
 }
 
 fn check_job(job: &JobSpec) -> Result<(), EngineError> {
@@ -336,7 +339,15 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
             .pacing
             .submit_batch
             .map_or((depth as usize / 32).max(1), |b| b.max(1) as usize),
-        pacing: pacing_plan(&job.pacing),
+        pacing: PacingPlan {
+            latency_target: job.latency_target.as_ref().map(|t| LatencyTargetPlan {
+                target_ns: t.target.as_nanos() as u64,
+                window_ns: t.window.as_nanos() as u64,
+                percentile: t.percentile,
+                keep_running: t.keep_running,
+            }),
+            ..pacing_plan(&job.pacing)
+        },
         fsync_on_close: job.file_sync.fsync_on_close,
         end_syncfs: job.file_sync.end_syncfs,
     })
@@ -357,6 +368,7 @@ fn pacing_plan(pacing: &iofit_model::job::Pacing) -> PacingPlan {
         min_iops: [pacing.min_iops.read, pacing.min_iops.write],
         rate_cycle_ns: pacing.rate_cycle.unwrap_or(DEFAULT_RATE_CYCLE).as_nanos() as u64,
         poisson: pacing.poisson,
+        latency_target: None,
     }
 }
 
@@ -511,6 +523,7 @@ pub fn run_jobs(
             series: Arc::new(Mutex::new(SeriesMerger::new(interval, clones_expected))),
             seed: seeds[j],
             finished: None,
+            latency_depth: None,
         };
         if job.group_reporting {
             let index = match group_slot.get(&job.group_id) {
@@ -750,6 +763,7 @@ pub fn run_jobs(
             }
         }
     }
+    unlink_created_files(jobs, &layout, &mut report);
     report.stats = slots
         .iter()
         .filter(|s| s.finished.is_some())
@@ -788,6 +802,35 @@ fn sample_steady_state(
         });
         if job.tracker.sample(now_ns, ios, bytes) {
             end_flags[job.position].store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// fio `unlink`: after the run, the files of jobs that ask for it are removed, but only those
+/// this run created (never-destroy: a file that was there before stays). A failure to remove
+/// is added to the job's error.
+fn unlink_created_files(jobs: &[JobSpec], layout: &Layout, report: &mut RunReport) {
+    let mut done: std::collections::HashSet<std::path::PathBuf> = Default::default();
+    for (j, job) in jobs.iter().enumerate() {
+        if !job.file_sync.unlink || job.engine == EngineKind::Null {
+            continue;
+        }
+        for clone in 0..job.numjobs.max(1) {
+            for path in job.files_for_clone(clone) {
+                if !done.insert(path.clone()) {
+                    continue;
+                }
+                if let Err(e) = layout.remove_if_created(&path) {
+                    let at = report.job_index.iter().position(|&i| i == j);
+                    if let Some(result) = at.map(|i| &mut report.result.jobs[i]) {
+                        let message = format!("unlink: {e}");
+                        result.error = Some(match result.error.take() {
+                            Some(first) => format!("{first}; {message}"),
+                            None => message,
+                        });
+                    }
+                }
+            }
         }
     }
 }
@@ -843,6 +886,9 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.sys_ns += output.sys_ns;
     slot.ctx += output.context_switches;
     slot.interrupted |= output.interrupted;
+    if let Some(depth) = output.latency_depth {
+        slot.latency_depth = Some(slot.latency_depth.map_or(depth, |d| d.min(depth)));
+    }
     if let Some(e) = output.error {
         slot.errors.push(e);
     }
@@ -911,6 +957,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         },
         interrupted: slot.interrupted,
         steadystate: None,
+        latency_depth_found: slot.latency_depth,
     }
 }
 

@@ -22,6 +22,7 @@ use crate::clock::Clock;
 use crate::distribution::BlockPicker;
 use crate::engine::{Completion, Engine, Op};
 use crate::error::IoFailure;
+use crate::latency_target::{LatencySearch, SearchStep};
 use crate::random::{mix64, Permutation, SplitMix64};
 use crate::sequence::{SeqState, Sequence};
 use iofit_stats::{DirectionStats, IntervalAccumulator, IntervalBucket, SeriesMerger};
@@ -164,6 +165,18 @@ pub struct PacingPlan {
     pub rate_cycle_ns: u64,
     /// Rate-capped IOs arrive with exponential gaps (fio `rate_process=poisson`).
     pub poisson: bool,
+    /// fio `latency_target`: search for the deepest queue that meets it.
+    pub latency_target: Option<LatencyTargetPlan>,
+}
+
+/// fio's `latency_target` search, resolved for one clone.
+#[derive(Clone, Debug)]
+pub struct LatencyTargetPlan {
+    pub target_ns: u64,
+    pub window_ns: u64,
+    pub percentile: f64,
+    /// fio `latency_run`: keep running at the depth found instead of ending.
+    pub keep_running: bool,
 }
 
 impl PacingPlan {
@@ -214,6 +227,8 @@ pub struct CloneOutput {
     /// IOs still in flight when the drain bound ran out: cancelled, or abandoned when even
     /// the cancel did not return them. Not counted in `read`/`write`.
     pub cancelled_ios: u64,
+    /// The depth a `latency_target` search was at when the clone ended.
+    pub latency_depth: Option<u32>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -381,6 +396,9 @@ struct Run<'a, C: Clock> {
     arrival_ns: [f64; 2],
     arrivals: SplitMix64,
     min_rate: MinRateWindow,
+    /// fio's latency_target depth search; `search_done`: its final window is over.
+    search: Option<LatencySearch>,
+    search_done: bool,
 }
 
 /// Why a clone stops issuing.
@@ -437,6 +455,8 @@ impl<'a, C: Clock> Run<'a, C> {
             // Its own stream, so that Poisson gaps do not change the offsets drawn.
             arrivals: SplitMix64::new(plan.seed ^ 0x9e37_79b9_7f4a_7c15),
             min_rate: MinRateWindow::default(),
+            search: None,
+            search_done: false,
         }
     }
 
@@ -450,6 +470,15 @@ impl<'a, C: Clock> Run<'a, C> {
         self.rate_start = start;
         self.ramp_end = start + self.plan.ramp_ns;
         self.deadline = self.plan.runtime_ns.map(|r| self.ramp_end + r);
+        self.search = self.plan.pacing.latency_target.as_ref().map(|t| {
+            LatencySearch::new(
+                t.target_ns,
+                t.window_ns,
+                t.percentile,
+                self.plan.depth,
+                start,
+            )
+        });
         if self.plan.ramp_ns == 0 {
             self.begin_measuring(start);
         }
@@ -481,6 +510,7 @@ impl<'a, C: Clock> Run<'a, C> {
         } else if self.deadline.is_some_and(|d| now >= d)
             || !self.budget_left()
             || self.out.error.is_some()
+            || self.search_done
             || self
                 .shared
                 .end_set
@@ -585,6 +615,41 @@ impl<'a, C: Clock> Run<'a, C> {
         self.min_rate.bytes[d] += len as u64;
     }
 
+    /// The latency_target search at `now`: a converged search restarts the statistics for
+    /// its final window; after that window the job ends (unless latency_run).
+    fn step_latency_search(&mut self, now: u64) {
+        let Some(search) = self.search.as_mut() else {
+            return;
+        };
+        let step = search.check(now);
+        self.out.latency_depth = Some(search.depth);
+        match step {
+            SearchStep::Continue => {}
+            SearchStep::RestartStats => {
+                if self.measuring {
+                    self.begin_measuring(now);
+                }
+            }
+            SearchStep::Done => {
+                let keep_running = self
+                    .plan
+                    .pacing
+                    .latency_target
+                    .as_ref()
+                    .is_some_and(|t| t.keep_running);
+                self.search_done = !keep_running;
+            }
+        }
+    }
+
+    /// The most IOs the queue may hold now: iodepth, or the latency_target search's depth.
+    #[inline]
+    fn depth_limit(&self, depth: usize) -> usize {
+        self.search
+            .as_ref()
+            .map_or(depth, |s| (s.depth as usize).min(depth))
+    }
+
     /// fio's `rate_min`/`rate_iops_min`: at the end of each `rate_cycle` window (while
     /// measuring), a direction the job does IO in that fell below its minimum ends the clone.
     fn check_min_rate(&mut self, now: u64) -> Result<(), IoFailure> {
@@ -658,6 +723,9 @@ impl<'a, C: Clock> Run<'a, C> {
         self.completed += 1;
         self.completed_bytes += meta.len as u64;
         self.pace_completion(meta.op_is_read, meta.len, done_ns);
+        if let Some(search) = self.search.as_mut() {
+            search.record(meta.issue_ns, done_ns.saturating_sub(meta.issue_ns));
+        }
         self.longest_ns = self.longest_ns.max(done_ns.saturating_sub(meta.issue_ns));
         if self.measuring {
             let stats = if meta.op_is_read {
@@ -851,6 +919,7 @@ fn run_inline<E: Engine, C: Clock>(
             run.out.error = Some(e.to_string());
             break;
         }
+        run.step_latency_search(now);
         since_publish += 1;
         // Every 256 IOs, or every 10 ms for slow jobs: the runner samples these counters
         // once a second for steady state.
@@ -934,8 +1003,9 @@ fn refill<E: Engine, C: Clock>(
     now: u64,
 ) -> Option<u64> {
     let mut due_at = None;
+    let limit = run.depth_limit(q.meta.len());
     while let Some(&slot) = q.free.last() {
-        if !run.budget_left() || run.out.error.is_some() {
+        if !run.budget_left() || run.out.error.is_some() || q.inflight + q.batch.len() >= limit {
             break;
         }
         let (op, len) = match pending.take() {
@@ -1161,6 +1231,7 @@ fn run_queued<E: Engine, C: Clock>(
             if let Err(e) = run.check_min_rate(now) {
                 run.out.error.get_or_insert(e.to_string());
             }
+            run.step_latency_search(now);
         }
         run.publish_progress();
     }

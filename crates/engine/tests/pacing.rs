@@ -331,3 +331,28 @@ fn cpus_allowed_nice_and_prio_reach_the_clone_thread() {
     assert_eq!(cpus, "0");
     assert_eq!(prio, 3 << 13, "idle class, level 0");
 }
+
+#[test]
+fn unlink_removes_only_the_files_the_run_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut made = file_job(dir.path(), "made");
+    made.file_sync.unlink = true;
+    let files = made.files_for_clone(0);
+    // A file that was there before the run: read, never removed.
+    let theirs = dir.path().join("theirs.dat");
+    std::fs::write(&theirs, vec![7u8; 128 * 1024]).unwrap();
+    let mut reader =
+        JobSpec::new("reader", Target::Files(vec![theirs.clone()])).with_rw(RwMode::Read);
+    reader.file_sync.unlink = true;
+    let results = run(&[made, reader]);
+    assert!(results.iter().all(|r| r.error.is_none()), "{results:?}");
+    assert_eq!(
+        results[0].write.io_bytes,
+        2 * 256 * 1024,
+        "the job ran on its files"
+    );
+    for file in &files {
+        assert!(!file.exists(), "{} was removed", file.display());
+    }
+    assert!(theirs.exists(), "a file the run did not create stays");
+}

@@ -13,34 +13,48 @@ mod observe;
 /// The loop: profile what an application does today, plan the cheapest VM and disks that meet
 /// it, predict where a design throttles, run a real benchmark, and compare.
 #[derive(Parser, Debug)]
-#[command(name = "iofit", version, about, long_about = None, arg_required_else_help = true)]
+#[command(
+    name = "iofit",
+    version,
+    about,
+    long_about = None,
+    arg_required_else_help = true,
+    after_help = "Start with `iofit demo`: the whole loop on an example server in about 10 s. \
+                  Then on your own application, in the method's order: 1. profile, 2. plan, \
+                  3. predict, 4. run (or bench), 5. compare."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// In the method's order (clap lists them as declared): the demo first, then steps 1 to 5,
+/// then the tools around them.
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run the whole loop on embedded defaults: requirements, plan, prediction, a short real run.
+    /// Start here: the whole loop on an example server (profile, plan, predict, a short real
+    /// run, compare, report).
     Demo(cmd::demo::Args),
-    /// Rank designs (VM, disks, caching, striping, queue depth) that meet requirements by cost.
+    /// Step 1: turn iostat, sar, PerfMon or live /proc/diskstats samples into requirements.
+    Profile(cmd::profile::Args),
+    /// Step 2: rank designs (VM, disks, caching, striping, queue depth) that meet requirements
+    /// by cost.
     Plan(cmd::plan::Args),
-    /// Say what a design delivers for a workload and which limit binds.
+    /// Step 3: say what a design delivers for a workload and which limit binds.
     Predict(cmd::predict::Args),
-    /// List the VM sizes, disks and NetApp service levels iofit knows.
-    Catalog(cmd::catalog::Args),
-    /// Run fio job files, vdbench parameter files or Iometer presets with a real IO engine.
+    /// Step 4: run fio job files, vdbench parameter files or Iometer presets with a real IO
+    /// engine.
     Run(Box<cmd::run::Args>),
-    /// Run a whole benchmark procedure from the seeds (azure-premium).
+    /// Step 4: run a whole benchmark procedure from the seeds (azure-premium).
     Bench(cmd::bench::Args),
-    /// Find the thread count that reaches a target IOPS by Little's law, measured for real.
+    /// Step 4: find the thread count that reaches a target IOPS by Little's law, measured.
     SizeThreads(cmd::size_threads::Args),
+    /// Step 5: compare benchmark results against requirements, metric by metric.
+    Compare(cmd::compare::Args),
     /// Rehearse a design here: run a command with its IO throttled to the design's limits.
     Emulate(Box<cmd::emulate::Args>),
-    /// Turn iostat, sar, PerfMon or live /proc/diskstats samples into requirements.
-    Profile(cmd::profile::Args),
-    /// Compare benchmark results against requirements, metric by metric.
-    Compare(cmd::compare::Args),
+    /// List the VM sizes, disks and NetApp service levels iofit knows.
+    Catalog(cmd::catalog::Args),
     /// Serve a multi-host controller on stdin/stdout (started by iofit over ssh).
     #[command(hide = true)]
     Worker(cmd::remote::WorkerArgs),

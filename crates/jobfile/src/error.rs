@@ -142,8 +142,18 @@ impl JobFileError {
         if self.line == 0 {
             format!("{}: {}", self.file, text)
         } else {
-            format!("{}:{}: {}", self.file, self.line, text)
+            format!("{}: {}", place(&self.file, self.line), text)
         }
+    }
+}
+
+/// `file:line`, or `command line, argument N` for options given as arguments: their number
+/// counts arguments, and `command line:4` would read like a line of some file.
+fn place(file: &str, line: usize) -> String {
+    if file == crate::fio::COMMAND_LINE {
+        format!("{file}, argument {line}")
+    } else {
+        format!("{file}:{line}")
     }
 }
 
@@ -202,7 +212,7 @@ impl Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)
+        f.write_str(&place(&self.file, self.line))
     }
 }
 

@@ -541,7 +541,20 @@ fn resolve_job(
         let key = option.key.as_str();
         let Some(known) = table.find(key) else {
             if opts.ignore_unknown {
+                ctx.note(format!(
+                    "{}: unknown option '{key}' ignored (--ignore-unknown)",
+                    option.loc
+                ));
                 continue;
+            }
+            if let Some(why) = fio_options::fio_program_option(key) {
+                return Err(option.loc.error(
+                    Some(key),
+                    ErrorKind::UnsupportedOption {
+                        key: key.to_string(),
+                        why: why.to_string(),
+                    },
+                ));
             }
             return Err(option.loc.error(
                 Some(key),
@@ -590,22 +603,9 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
             job.random_pct = pct;
         }
     }
-    // fio: `buffered` is the inverse of `direct`; the later one in the file is not tracked, so a
-    // contradiction is refused rather than guessed.
+    // fio: `buffered` is the inverse of `direct` (one option underneath), so the later of the
+    // two wins; each clears the other as it is applied.
     job.direct = match (b.direct, b.buffered) {
-        (Some(direct), Some(buffered)) if direct == buffered => {
-            return Err(section_loc.error(
-                Some("direct"),
-                ErrorKind::InvalidJob {
-                    job: job.name.clone(),
-                    what: format!(
-                        "direct={} and buffered={} contradict each other",
-                        direct as u8, buffered as u8
-                    ),
-                    fix: "keep one of them".into(),
-                },
-            ))
-        }
         (Some(direct), _) => direct,
         (None, Some(buffered)) => !buffered,
         (None, None) => false,
@@ -697,6 +697,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
 
     check_blockalign(&mut job, &b)?;
     control::settle_steady_state(&mut job, &mut b)?;
+    control::settle_latency_target(&mut job, &mut b)?;
     if let Some(invalidate) = b.invalidate.as_ref().filter(|i| i.value && !job.direct) {
         return Err(invalidate.loc.unsupported_value(
             "invalidate",

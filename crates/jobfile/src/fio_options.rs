@@ -174,6 +174,14 @@ const HONOURED: &[FioOption] = &[
     opt("steadystate", &["ss"], Value, Supported(ctl::steadystate)),
     opt("steadystate_duration", &["ss_dur"], Value, Supported(ctl::ss_dur)),
     opt("steadystate_ramp_time", &["ss_ramp"], Value, Supported(ctl::ss_ramp)),
+    opt("latency_target", &[], Value, Supported(ctl::latency_target)),
+    opt("latency_window", &[], Value, Supported(ctl::latency_window)),
+    opt("latency_percentile", &[], Value, Supported(ctl::latency_percentile)),
+    opt("latency_run", &[], Flag, Supported(ctl::latency_run)),
+    opt("wait_for", &[], Value, Supported(ctl::wait_for)),
+    opt("unlink", &[], Flag, Supported(ctl::unlink)),
+    opt("exit_what", &[], Value, Supported(ctl::exit_what)),
+    opt("bs_unaligned", &["blocksize_unaligned"], Flag, Supported(ctl::bs_unaligned)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -214,17 +222,14 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["trim_percentage", "trim_backlog", "trim_backlog_batch"], "iofit does not issue trim IO"),
     (&["uid", "gid", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
        "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
-       "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump", "exit_what",
-       "job_start_clock_id", "wait_for", "atomic", "uncached", "nowait", "userspace_reap",
+       "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
        "hipri", "hipri_percentage", "sqthread_poll", "sqthread_poll_cpu", "force_async",
        "serialize_overlap", "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
        "allow_file_create", "allow_mounted_write", "create_serialize", "create_fsync", "opendir",
        "file_append", "filetype", "write_barrier", "fadvise_hint",
-       "offset_align", "offset_increment", "bs_unaligned",
-       "blocksize_unaligned", "bs_is_seq_rand",
-       "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",                      "unlink", "unlink_each_loop", "pre_read",        "create_only", "filename_format", "unique_filename", "fill_device", "fill_fs",        "sync_file_range", "exitall_on_error",
-       "ignore_error", "max_latency", "latency_target", "latency_window",
-       "latency_percentile", "latency_run",        "steadystate_check_interval",
+       "offset_align", "offset_increment",        "bs_is_seq_rand",
+       "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",                      "unlink_each_loop", "pre_read",        "create_only", "filename_format", "unique_filename", "fill_device", "fill_fs",        "sync_file_range", "exitall_on_error",
+       "ignore_error", "max_latency",               "steadystate_check_interval",
        "ss_interval",        "percentile_list", "lat_percentiles", "slat_percentiles",
        "block_error_percentiles", "unified_rw_reporting", "significant_figures",
        "write_hist_log", "log_hist_msec", "log_hist_coarseness", "log_alternate_epoch",
@@ -321,5 +326,45 @@ pub(crate) fn engine(name: &str) -> EngineChoice {
         "dev-dax" | "libpmem" | "pmemblk" | "mtd" | "libcufile" | "libhipfile" | "gpudirect" =>
             No("it needs special hardware (persistent memory, flash, GPU) iofit has no engine for"),
         _ => No("iofit has no such engine"),
+    }
+}
+
+/// Options of the fio program itself (its `--help`), not of a job: written on iofit's command
+/// line they reach the job parser, where a "did you mean" among job options would mislead.
+/// `None` for a name that is not one of them.
+pub fn fio_program_option(key: &str) -> Option<&'static str> {
+    const DISPLAY: &str = "it is an option of the fio program (how fio shows progress), not \
+                           of a job; iofit shows a progress line on a terminal and has no such \
+                           option";
+    const PROGRAM: &str = "it is an option of the fio program, not of a job, and iofit has no \
+                           such option (iofit run --help lists iofit's own)";
+    match key.to_ascii_lowercase().replace('_', "-").as_str() {
+        "eta" | "eta-newline" | "eta-interval" | "status-interval" => Some(DISPLAY),
+        "bandwidth-log"
+        | "minimal"
+        | "append-terse"
+        | "terse-version"
+        | "showcmd"
+        | "readonly"
+        | "alloc-size"
+        | "warnings-fatal"
+        | "max-jobs"
+        | "server"
+        | "daemonize"
+        | "client"
+        | "remote-config"
+        | "idle-prof"
+        | "inflate-log"
+        | "trigger-file"
+        | "trigger-timeout"
+        | "trigger"
+        | "trigger-remote"
+        | "aux-path"
+        | "debug"
+        | "merge-blktrace-only"
+        | "cmdhelp"
+        | "enghelp"
+        | "crctest" => Some(PROGRAM),
+        _ => None,
     }
 }

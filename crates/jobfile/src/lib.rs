@@ -74,6 +74,15 @@ pub fn detect_text(text: &str) -> Option<Dialect> {
         "concatenate=",
         "histogram=",
         "report=",
+        "dedupratio=",
+        "dedupunit=",
+        "dedupsets=",
+        "pattern=",
+        "formatxfersize=",
+        "create_anchors=",
+        "concatenatesds=",
+        "monitor=",
+        "port=",
     ];
     for line in text.lines() {
         let line = line.trim();

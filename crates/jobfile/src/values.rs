@@ -131,7 +131,15 @@ pub fn parse_u64(text: &str) -> Result<u64, ValueError> {
     } else {
         trimmed.parse::<u64>()
     };
-    parsed.map_err(|_| ValueError(format!("'{trimmed}' is not a whole number")))
+    parsed.map_err(|_| {
+        ValueError(
+            if trimmed.starts_with('-') && trimmed[1..].parse::<u64>().is_ok() {
+                format!("'{trimmed}' is negative, and a count or size cannot be")
+            } else {
+                format!("'{trimmed}' is not a whole number")
+            },
+        )
+    })
 }
 
 pub fn parse_u32(text: &str) -> Result<u32, ValueError> {

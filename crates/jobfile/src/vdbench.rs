@@ -26,10 +26,19 @@
 //!   runs on the hds its `host=` names (one, a list, `*`; none: every hd). [`Run::on_host`]
 //!   gives each host its share of a run.
 
+mod fs;
+mod keys;
+pub mod lists;
+
+pub use fs::{
+    leaf_dirs, FileOp, FileSelect, FormatMode, FsRun, FsRunDef, FsRunFwd, FsdDef, FwdDef, FwdRate,
+};
+
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::values::{parse_percent, parse_size, parse_time, parse_u32};
 use iofit_model::job::{
-    BlockSizeShare, BlockSizeSpec, EngineKind, JobSpec, PerDirection, RwMode, SizeSpec, Target,
+    AccessZone, BlockSizeShare, BlockSizeSpec, EngineKind, JobSpec, PerDirection,
+    RandomDistribution, RwMode, SizeSpec, Target, ZoneSize,
 };
 use iofit_model::units::{Bytes, SizeBase};
 use std::path::{Path, PathBuf};
@@ -76,7 +85,27 @@ pub struct StorageDef {
     pub hosts: Vec<String>,
     /// `threads=` on the SD: an upper bound on the run's threads for this SD.
     pub max_threads: Option<u32>,
+    /// `openflags=o_dsync`/`o_sync`/`fsync`: every write is made durable (lowered to a
+    /// data sync after each write, with a note).
+    pub sync_writes: Option<SyncFlag>,
+    /// `range=(start%,end%)`: the part of the lun used.
+    pub range: Option<(f64, f64)>,
+    /// `hitarea=`: the area cache hits (rhpct/whpct) go to; vdbench's default is 1m.
+    pub hitarea: Option<Bytes>,
+    /// `offset=`: bytes skipped at the start of the lun.
+    pub offset: Bytes,
+    /// `align=`: random offsets are multiples of this.
+    pub align: Option<Bytes>,
     pub loc: Location,
+}
+
+/// The synchronous-write open flags vdbench knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncFlag {
+    /// `o_dsync`: data made durable with every write.
+    DataSync,
+    /// `o_sync` or `fsync`: data and metadata made durable with every write.
+    Sync,
 }
 
 /// `seekpct=`.
@@ -156,6 +185,18 @@ pub struct WorkloadDef {
     /// Share of the run's IO rate, percent.
     pub skew: Option<f64>,
     pub host: Option<String>,
+    /// `range=(start%,end%)` of the wd (overrides the sd's).
+    pub range: Option<(f64, f64)>,
+    /// `hotband=(start%,end%)`: IOs concentrate in this band.
+    pub hotband: Option<(f64, f64)>,
+    /// `rhpct=`/`whpct=`: share of reads/writes that go to the sd's hit area.
+    pub rhpct: f64,
+    pub whpct: f64,
+    /// `iorate=` on the wd: this workload's own IO rate.
+    pub iorate: Option<f64>,
+    /// `openflags=` on the wd (o_direct).
+    pub direct: bool,
+    pub sync_writes: Option<SyncFlag>,
     pub loc: Location,
 }
 
@@ -181,7 +222,27 @@ pub struct RunDef {
     pub interval: Duration,
     /// For-loops in the order written: each is one nesting level.
     pub loops: Vec<ForLoop>,
+    /// `pause=`: idle time after each run.
+    pub pause: Duration,
+    /// `distribution=`: how IO arrivals are spaced under a fixed iorate.
+    pub arrivals: Arrivals,
+    /// `maxdata=`: the run stops after this many bytes (in total).
+    pub maxdata: Option<Bytes>,
+    /// `openflags=` on the rd: applies to every sd of the run.
+    pub direct: bool,
+    /// A file system run (`fwd=`): its fwds, rate, format and operations.
+    pub fs: Option<FsRunDef>,
     pub loc: Location,
+}
+
+/// `distribution=` of an rd.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Arrivals {
+    /// vdbench's default: exponential (Poisson) inter-arrival times.
+    #[default]
+    Exponential,
+    Uniform,
+    Deterministic,
 }
 
 /// One for-list of an RD.
@@ -191,6 +252,17 @@ pub enum ForLoop {
     XferSize(Vec<XferSize>),
     RdPct(Vec<f64>),
     SeekPct(Vec<Seek>),
+    RhPct(Vec<f64>),
+    WhPct(Vec<f64>),
+    HitArea(Vec<Bytes>),
+    /// `forcompratio=`: data content, kept for the data feature.
+    CompRatio(Vec<f64>),
+    /// File system loops: fsd depth, width, files, sizes; fwd operation.
+    Depth(Vec<u32>),
+    Width(Vec<u32>),
+    Files(Vec<u32>),
+    Sizes(Vec<Bytes>),
+    Operations(Vec<FileOp>),
 }
 
 /// A parsed parameter file.
@@ -200,6 +272,25 @@ pub struct ParamFile {
     pub sds: Vec<StorageDef>,
     pub wds: Vec<WorkloadDef>,
     pub rds: Vec<RunDef>,
+    pub fsds: Vec<FsdDef>,
+    pub fwds: Vec<FwdDef>,
+    /// Data content and validation keys (`compratio`, `dedupratio`, `validate`,
+    /// `data_errors`, `pattern`, `journal`...), parsed and kept for the data feature; a run
+    /// refuses them ([`ParamFile::check_runnable`]) until it lands.
+    pub data: Vec<DataParam>,
+    /// `concatenatesds=yes`: the sds of a wd form one volume.
+    pub concatenate: bool,
+    /// What iofit reads differently from the letter of the file, one sentence each.
+    pub notes: Vec<String>,
+}
+
+/// A data content or validation parameter, where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataParam {
+    /// `compratio`, `wd=wd1 compratio`...
+    pub key: String,
+    pub value: String,
+    pub loc: Location,
 }
 
 /// One (wd, sd) pair of a run, with the for-loop values applied.
@@ -214,6 +305,17 @@ pub struct RunWorkload {
     pub threads: u32,
     /// Share of the run's rate for this pair, 0..1.
     pub rate_share: f64,
+    /// `range=(start%,end%)` (the wd's, else the sd's).
+    pub range: Option<(f64, f64)>,
+    pub hotband: Option<(f64, f64)>,
+    /// Shares of reads and writes that hit the sd's `hitarea`.
+    pub rhpct: f64,
+    pub whpct: f64,
+    pub hitarea: Option<Bytes>,
+    /// The wd's own `iorate=`.
+    pub iorate: Option<f64>,
+    pub direct: bool,
+    pub sync_writes: Option<SyncFlag>,
 }
 
 /// One expanded run: what vdbench prints as "Starting RD=...".
@@ -228,10 +330,141 @@ pub struct Run {
     pub elapsed: Duration,
     pub warmup: Duration,
     pub interval: Duration,
+    /// Idle time after the run (`pause=`).
+    pub pause: Duration,
+    pub arrivals: Arrivals,
+    /// Stop after this many bytes in total (`maxdata=`).
+    pub maxdata: Option<Bytes>,
+    /// `concatenatesds=yes`.
+    pub concatenate: bool,
     pub workloads: Vec<RunWorkload>,
 }
 
+impl RunWorkload {
+    /// `offset=`, `range=`, `hitarea=` with `rhpct`/`whpct`, and `hotband=` as the job's
+    /// region and offset distribution. Needs the sd's size (given or read from the lun by the
+    /// runner); without it the whole lun is used and a note says so.
+    fn apply_region(&self, job: &mut JobSpec) {
+        let wants_region = self.range.is_some()
+            || self.hotband.is_some()
+            || self.sd.offset > Bytes::ZERO
+            || self.rhpct > 0.0
+            || self.whpct > 0.0;
+        if let Some(align) = self.sd.align {
+            job.block_align = Some(align);
+        }
+        let Some(size) = self.sd.size else {
+            if wants_region {
+                job.notes.push(
+                    "range/offset/hitarea/hotband need the lun's size; give size= on the sd".into(),
+                );
+            }
+            return;
+        };
+        let usable = size.as_u64().saturating_sub(self.sd.offset.as_u64());
+        let (start_pct, end_pct) = self.hotband.or(self.range).unwrap_or((0.0, 100.0));
+        let block = self.xfersize.block_size().max_size().as_u64().max(1);
+        let round = |bytes: f64| (bytes as u64) / block * block;
+        let start = round(usable as f64 * start_pct / 100.0);
+        let end = round(usable as f64 * end_pct / 100.0).max(start + block);
+        job.offset = Bytes(self.sd.offset.as_u64() + start);
+        job.size = Some(SizeSpec::Bytes(Bytes(end - start)));
+        let region = end - start;
+        if let Some((lo, hi)) = self.hotband {
+            job.random_distribution = hotband_zones(region);
+            job.notes.push(format!(
+                "hotband=({lo},{hi}): IOs spread over the band by vdbench's cache-access curve (HotBand.java) as zones"
+            ));
+        } else if self.rhpct > 0.0 || self.whpct > 0.0 {
+            let hit_pct = (self.rdpct * self.rhpct + (100.0 - self.rdpct) * self.whpct) / 100.0;
+            let hitarea = self.hitarea.unwrap_or(Bytes::mib(1)).as_u64().min(region);
+            job.random_distribution = RandomDistribution::Zoned(vec![
+                AccessZone {
+                    access_pct: hit_pct,
+                    size: ZoneSize::Bytes(Bytes(hitarea)),
+                },
+                AccessZone {
+                    access_pct: 100.0 - hit_pct,
+                    size: ZoneSize::Bytes(Bytes(region - hitarea)),
+                },
+            ]);
+            if self.rhpct != self.whpct && self.rdpct > 0.0 && self.rdpct < 100.0 {
+                job.notes.push(format!(
+                    "rhpct={} whpct={}: iofit sends {hit_pct:.1}% of all IOs (reads and writes alike) to the hit area",
+                    self.rhpct, self.whpct
+                ));
+            }
+        }
+    }
+
+    /// `openflags=o_dsync`/`o_sync`: a data sync (or full sync) after every write.
+    fn apply_sync(&self, job: &mut JobSpec) {
+        match self.sync_writes {
+            Some(SyncFlag::DataSync) => {
+                job.fdatasync_every = 1;
+                job.notes
+                    .push("openflags=o_dsync: an fdatasync after every write".into());
+            }
+            Some(SyncFlag::Sync) => {
+                job.fsync_every = 1;
+                job.notes
+                    .push("openflags=o_sync: an fsync after every write".into());
+            }
+            None => {}
+        }
+    }
+}
+
+/// vdbench's hot band (HotBand.java, Steven A. Johnson): the probability of an access within
+/// the first N MB of the band, a curve of (MB, cumulative probability) points, as zones.
+fn hotband_zones(region_bytes: u64) -> RandomDistribution {
+    const CACHE_MB: [u64; 12] = [0, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384];
+    const PB: [f64; 12] = [
+        0.0, 0.087217, 0.10101, 0.132206, 0.159946, 0.201713, 0.262602, 0.32645, 0.366902,
+        0.386175, 0.436941, 0.482631,
+    ];
+    let mut zones = Vec::new();
+    let mut used = 0u64;
+    let mut used_pct = 0.0;
+    for i in 1..CACHE_MB.len() {
+        let end = (CACHE_MB[i] << 20).min(region_bytes);
+        if end <= used {
+            break;
+        }
+        let pct = (PB[i] - PB[i - 1]) * 100.0;
+        zones.push(AccessZone {
+            access_pct: pct,
+            size: ZoneSize::Bytes(Bytes(end - used)),
+        });
+        used = end;
+        used_pct += pct;
+    }
+    if used < region_bytes || zones.is_empty() {
+        zones.push(AccessZone {
+            access_pct: 100.0 - used_pct,
+            size: ZoneSize::Bytes(Bytes(region_bytes - used)),
+        });
+    } else if let Some(last) = zones.last_mut() {
+        last.access_pct += 100.0 - used_pct;
+    }
+    RandomDistribution::Zoned(zones)
+}
+
 impl Run {
+    /// Clones (threads) of every job of this run.
+    fn total_clones(&self) -> u32 {
+        self.workloads
+            .iter()
+            .map(|w| {
+                if w.seek == Seek::Eof || w.seek == Seek::RandomPct(0.0) {
+                    1
+                } else {
+                    w.threads.max(1)
+                }
+            })
+            .sum()
+    }
+
     /// Total outstanding IOs (threads over every SD); equals the sum over [`Run::to_jobs`] of
     /// clones x IOs in flight per clone.
     pub fn total_threads(&self) -> u32 {
@@ -273,8 +506,10 @@ impl Run {
                     job.iodepth = w.threads.max(1);
                     job.numjobs = 1;
                 }
-                job.direct = w.sd.direct;
+                job.direct = w.direct;
                 job.size = w.sd.size.map(SizeSpec::Bytes);
+                w.apply_region(&mut job);
+                w.apply_sync(&mut job);
                 job.group_reporting = true;
                 job.ramp_time = self.warmup;
                 job.runtime = Some(self.elapsed.saturating_sub(self.warmup));
@@ -282,9 +517,26 @@ impl Run {
                 job.time_based = !sequential_pass;
                 job.log_interval = self.interval;
                 job.random_seed = job.random_seed.wrapping_add(index as u64);
-                if let Some(total) = total_iops {
+                if let Some(limit) = self.maxdata {
+                    // maxdata is the run's total: each clone's share of it.
+                    let clones = u64::from(self.total_clones().max(1));
+                    job.io_limit = Some(Bytes((limit.as_u64() / clones).max(1)));
+                    job.time_based = false;
+                }
+                if self.arrivals != Arrivals::Deterministic && (total_iops.is_some() || w.iorate.is_some()) {
+                    job.notes.push(format!(
+                        "distribution={:?}: iofit spaces IOs evenly at the rate (deterministic arrivals), vdbench draws {:?} arrival times; the mean rate is the same",
+                        self.arrivals, self.arrivals
+                    ).to_ascii_lowercase());
+                }
+                let pair_iops = match (w.iorate, total_iops) {
+                    (Some(own), _) => Some(own),
+                    (None, Some(total)) => Some(total * w.rate_share),
+                    (None, None) => None,
+                };
+                if let Some(pair) = pair_iops {
                     // rate_iops is per clone: split the pair's share between its clones.
-                    let per_thread = total * w.rate_share / f64::from(job.numjobs);
+                    let per_thread = pair / f64::from(job.numjobs);
                     let read = per_thread * w.rdpct / 100.0;
                     let write = per_thread - read;
                     let cap = |iops: f64| (iops > 0.0).then(|| iops.round().max(1.0) as u64);
@@ -301,16 +553,32 @@ impl Run {
 
 /// Parses a parameter file (following `include=`).
 pub fn parse_file(path: &Path) -> Result<ParamFile, JobFileError> {
+    parse_file_with(path, &[])
+}
+
+/// Parses a parameter file with command-line substitutions (`lun=/tmp/x` replaces `$lun` and
+/// `!lun`, as `vdbench -f FILE lun=/tmp/x`). A substitution the file never uses is an error,
+/// as in vdbench.
+pub fn parse_file_with(path: &Path, substitutions: &[String]) -> Result<ParamFile, JobFileError> {
     let source_name = path.display().to_string();
     let text = crate::fio::read_text(path, &source_name)?;
-    let mut parser = Parser::default();
+    let mut parser = Parser::with_substitutions(substitutions, &source_name)?;
     parser.read(&text, &source_name, path.parent(), 0)?;
     parser.finish(&source_name)
 }
 
 /// Parses parameter-file text; `include=` resolves against the current directory.
 pub fn parse_str(text: &str, source_name: &str) -> Result<ParamFile, JobFileError> {
-    let mut parser = Parser::default();
+    parse_str_with(text, source_name, &[])
+}
+
+/// [`parse_str`] with command-line substitutions.
+pub fn parse_str_with(
+    text: &str,
+    source_name: &str,
+    substitutions: &[String],
+) -> Result<ParamFile, JobFileError> {
+    let mut parser = Parser::with_substitutions(substitutions, source_name)?;
     parser.read(text, source_name, None, 0)?;
     parser.finish(source_name)
 }
@@ -319,9 +587,74 @@ pub fn parse_str(text: &str, source_name: &str) -> Result<ParamFile, JobFileErro
 #[derive(Clone, Debug)]
 struct Param {
     key: String,
+    /// The key as written (an abbreviation, before [`check_keys`] resolves `key`).
+    written: String,
     raw: String,
     values: Vec<String>,
 }
+
+/// Line types iofit does not run, with the reason.
+const LINE_UNSUPPORTED: &[(&str, &str)] = &[
+    ("rg", "replay groups (rg=) replay an I/O trace"),
+    ("wg", "workload groups"),
+];
+const HD_UNSUPPORTED: &[(&str, &str)] = &[
+    ("mount", "mounting file systems on hosts"),
+    ("clients", "simulated clients per host"),
+];
+const SD_UNSUPPORTED: &[(&str, &str)] = &[
+    (
+        "count",
+        "count= (one sd= line standing for several numbered luns)",
+    ),
+    ("kstat", "Solaris kstat statistics"),
+    ("instance", "Solaris kstat instances"),
+    ("replay", "replay of an I/O trace"),
+    ("resetlun", "SCSI resets"),
+    ("resetbus", "SCSI resets"),
+    ("streams", "independent sequential streams per sd"),
+];
+const WD_UNSUPPORTED: &[(&str, &str)] = &[
+    ("stride", "stride= (a random stride between sequential IOs)"),
+    ("priority", "workload priorities"),
+    ("streams", "independent sequential streams per wd"),
+    (
+        "threads",
+        "threads= on a wd (give threads= on the rd or the sd)",
+    ),
+    ("user", "user-written workload classes"),
+    ("writepct", "writepct= (write rdpct= as 100 minus it)"),
+];
+const RD_UNSUPPORTED: &[(&str, &str)] = &[
+    (
+        "maxdataread",
+        "maxdataread= (stopping on read bytes alone; maxdata= works)",
+    ),
+    (
+        "maxdatawritten",
+        "maxdatawritten= (stopping on written bytes alone; maxdata= works)",
+    ),
+    ("stopcurve", "stopping a curve on a response time"),
+    ("replay", "replay of an I/O trace"),
+    ("startcmd", "running shell commands from a parameter file"),
+    ("endcmd", "running shell commands from a parameter file"),
+    ("mount", "mounting file systems"),
+    ("fortotalsize", "fortotalsize= on file system runs"),
+    (
+        "forwss",
+        "forwss= (a working set smaller than the file tree)",
+    ),
+];
+const FSD_UNSUPPORTED: &[(&str, &str)] = &[
+    ("journal", "journaling of file system data"),
+    ("wss", "a working set smaller than the file tree"),
+    (
+        "count",
+        "count= (one fsd= line standing for several numbered anchors)",
+    ),
+    ("log", "fsd logging"),
+];
+const FWD_UNSUPPORTED: &[(&str, &str)] = &[("target", "target= (copy/move to another fsd)")];
 
 #[derive(Default)]
 struct Parser {
@@ -330,107 +663,12 @@ struct Parser {
     sd_default: Vec<Param>,
     wd_default: Vec<Param>,
     rd_default: Vec<Param>,
-    /// 0 = hd, 1 = sd, 2 = wd, 3 = rd: vdbench requires this order.
+    fsd_default: Vec<Param>,
+    fwd_default: Vec<Param>,
+    /// 0 = hd, 1 = sd/fsd, 2 = wd/fwd, 3 = rd: vdbench requires this order.
     stage: u8,
+    substitutions: Vec<lists::Substitution>,
 }
-
-const HD_KEYS: &[&str] = &["system", "jvms", "shell", "user", "vdbench", "clients"];
-const HD_UNSUPPORTED: &[&str] = &["mount"];
-const SD_KEYS: &[&str] = &["lun", "size", "openflags", "host", "threads"];
-const SD_UNSUPPORTED: &[&str] = &[
-    "align",
-    "count",
-    "hitarea",
-    "journal",
-    "offset",
-    "range",
-    "replay",
-    "resetbus",
-    "streams",
-    "maxlatestart",
-];
-const WD_KEYS: &[&str] = &["sd", "rdpct", "seekpct", "xfersize", "skew", "host"];
-const WD_UNSUPPORTED: &[&str] = &[
-    "iorate",
-    "priority",
-    "range",
-    "rhpct",
-    "whpct",
-    "hitarea",
-    "stride",
-    "streams",
-    "threads",
-    "openflags",
-    "dedupratio",
-    "compratio",
-];
-const RD_KEYS: &[&str] = &[
-    "wd",
-    "sd",
-    "iorate",
-    "curve",
-    "elapsed",
-    "warmup",
-    "interval",
-    "threads",
-    "forthreads",
-    "forxfersize",
-    "forrdpct",
-    "forseekpct",
-    "xfersize",
-    "rdpct",
-    "seekpct",
-];
-const RD_UNSUPPORTED: &[&str] = &[
-    "maxdata",
-    "pause",
-    "distribution",
-    "stopcurve",
-    "forwhpct",
-    "forrhpct",
-    "forhitarea",
-    "forcompratio",
-    "forskew",
-    "endcmd",
-    "startcmd",
-    "openflags",
-    "replay",
-    "format",
-    "operations",
-    "fwd",
-    "fsd",
-    "foroperations",
-    "forfilesize",
-    "forfilesizes",
-];
-/// vdbench general parameters and file-system definitions iofit does not run.
-const GENERAL_UNSUPPORTED: &[&str] = &[
-    "compratio",
-    "data_errors",
-    "debug",
-    "dedupratio",
-    "dedupunit",
-    "dedupsets",
-    "messagescan",
-    "validate",
-    "histogram",
-    "report",
-    "concatenate",
-    "journal",
-    "formatsds",
-    "patterns",
-    "monitor",
-    "ios_per_jvm",
-    "fsd",
-    "fwd",
-    "startcmd",
-    "endcmd",
-    "create_anchors",
-    "port",
-    "showlba",
-    "timeout",
-    "loop",
-];
 
 impl Parser {
     fn read(
@@ -443,11 +681,84 @@ impl Parser {
         if text.contains('\0') {
             return Err(JobFileError::new(source_name, 0, None, ErrorKind::Binary));
         }
-        // Join continuation lines: a line that ends with ',' or an open parenthesis continues,
-        // and so does a line that starts with ','.
+        for (line_no, line) in self.logical_lines(text, source_name)? {
+            let loc = Location::new(source_name, line_no);
+            for params in split_definitions(split_params(&line, &loc)?) {
+                self.definition(params, &loc, base_dir, depth)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One `hd=`/`sd=`/`wd=`/`rd=`/`fsd=`/`fwd=` definition, include or general parameter.
+    fn definition(
+        &mut self,
+        params: Vec<Param>,
+        loc: &Location,
+        base_dir: Option<&Path>,
+        depth: usize,
+    ) -> Result<(), JobFileError> {
+        let loc = loc.clone();
+        {
+            let first_key = params[0].key.clone();
+            match first_key.as_str() {
+                "include" => self.include(&params[0], &loc, base_dir, depth)?,
+                "hd" | "host" => {
+                    self.order(0, "hd", &loc)?;
+                    self.host(params, &loc)?
+                }
+                "sd" => {
+                    self.order(1, "sd", &loc)?;
+                    self.storage(params, &loc)?
+                }
+                "fsd" => {
+                    self.order(1, "fsd", &loc)?;
+                    self.fsd(params, &loc)?
+                }
+                "wd" => {
+                    self.order(2, "wd", &loc)?;
+                    self.workload(params, &loc)?
+                }
+                "fwd" => {
+                    self.order(2, "fwd", &loc)?;
+                    self.fwd(params, &loc)?
+                }
+                "rd" => {
+                    self.order(3, "rd", &loc)?;
+                    self.run(params, &loc)?
+                }
+                kind if LINE_UNSUPPORTED.iter().any(|(k, _)| *k == kind) => {
+                    let why = LINE_UNSUPPORTED
+                        .iter()
+                        .find(|(k, _)| *k == kind)
+                        .map(|(_, w)| *w)
+                        .unwrap_or_default();
+                    return Err(loc.unsupported_value(
+                        kind,
+                        &params[0].raw,
+                        why,
+                        "remove those lines; iofit runs sd/wd/rd and fsd/fwd files",
+                    ));
+                }
+                written => self.general(written, params, &loc)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Lines as vdbench reads them: `$name`/`!name` substituted, `*`/`#`/`/` comments and
+    /// blank lines skipped, everything after the first blank dropped (vdbench's tokenizer ends
+    /// a line there, so trailing comments work), `eof` ending the file, and a line continued
+    /// when it ends with ',' or an open parenthesis or the next starts with ','.
+    fn logical_lines(
+        &mut self,
+        text: &str,
+        source_name: &str,
+    ) -> Result<Vec<(usize, String)>, JobFileError> {
         let mut logical: Vec<(usize, String)> = Vec::new();
         for (index, raw) in text.lines().enumerate() {
             let line_no = index + 1;
+            let loc = Location::new(source_name, line_no);
             let line = raw.trim();
             if line.is_empty()
                 || line.starts_with('*')
@@ -456,9 +767,21 @@ impl Parser {
             {
                 continue;
             }
-            if line.chars().any(|c| c.is_control() && c != '\t') {
-                return Err(Location::new(source_name, line_no).error(None, ErrorKind::Binary));
+            if line.eq_ignore_ascii_case("eof") {
+                break;
             }
+            if line.chars().any(|c| c.is_control() && c != '\t') {
+                return Err(loc.error(None, ErrorKind::Binary));
+            }
+            let line = lists::substitute(line, &mut self.substitutions).map_err(|name| {
+                loc.error(
+                    Some(&name),
+                    ErrorKind::Other(format!(
+                        "${name} is not given; add {name}=VALUE after the file on the command line (iofit run FILE {name}=VALUE), as vdbench -f FILE {name}=VALUE"
+                    )),
+                )
+            })?;
+            let line = cut_at_blank(&line);
             let continues = match logical.last() {
                 Some((_, prev)) => {
                     prev.ends_with(',') || paren_depth(prev) > 0 || line.starts_with(',')
@@ -467,77 +790,106 @@ impl Parser {
             };
             if continues {
                 let (_, prev) = logical.last_mut().expect("checked above");
-                prev.push_str(line);
+                prev.push_str(&line);
             } else {
-                logical.push((line_no, line.to_string()));
+                logical.push((line_no, line));
             }
         }
-        for (line_no, line) in logical {
-            let loc = Location::new(source_name, line_no);
-            let params = split_params(&line, &loc)?;
-            let first = &params[0];
-            match first.key.as_str() {
-                "include" => {
-                    if depth >= MAX_INCLUDE_DEPTH {
-                        return Err(loc.error(
-                            Some("include"),
-                            ErrorKind::Other(format!("include nests more than {MAX_INCLUDE_DEPTH} deep; an include loop?")),
-                        ));
-                    }
-                    let target = single(first, &loc)?;
-                    let path = match base_dir {
-                        Some(dir) if Path::new(&target).is_relative() => dir.join(&target),
-                        _ => PathBuf::from(&target),
-                    };
-                    let included_name = path.display().to_string();
-                    let text = crate::fio::read_text(&path, &included_name).map_err(|e| {
-                        loc.error(
-                            Some("include"),
-                            ErrorKind::Other(format!(
-                                "cannot include {included_name}: {}; the path is relative to the including file",
-                                e.kind
-                            )),
-                        )
-                    })?;
-                    self.read(&text, &included_name, path.parent(), depth + 1)?;
-                }
-                "hd" => {
-                    self.order(0, "hd", &loc)?;
-                    self.host(params, &loc)?
-                }
-                "sd" => {
-                    self.order(1, "sd", &loc)?;
-                    self.storage(params, &loc)?
-                }
-                "wd" => {
-                    self.order(2, "wd", &loc)?;
-                    self.workload(params, &loc)?
-                }
-                "rd" => {
-                    self.order(3, "rd", &loc)?;
-                    self.run(params, &loc)?
-                }
-                key if GENERAL_UNSUPPORTED.contains(&key) => {
-                    return Err(loc.error(
-                        Some(key),
-                        ErrorKind::UnsupportedParameter {
-                            place: String::new(),
-                            key: key.to_string(),
-                        },
-                    ))
-                }
-                key => {
-                    let hint = match nearest(key, ["hd", "sd", "wd", "rd", "include"]) {
-                        Some(near) => format!(" (did you mean '{near}='?)"),
-                        None => String::new(),
-                    };
-                    return Err(loc.error(
-                        Some(key),
-                        ErrorKind::Syntax(format!(
-                            "a vdbench line must start with hd=, sd=, wd=, rd= or include=, not '{key}='{hint}"
-                        )),
-                    ));
-                }
+        Ok(logical)
+    }
+
+    fn include(
+        &mut self,
+        first: &Param,
+        loc: &Location,
+        base_dir: Option<&Path>,
+        depth: usize,
+    ) -> Result<(), JobFileError> {
+        if depth >= MAX_INCLUDE_DEPTH {
+            return Err(loc.error(
+                Some("include"),
+                ErrorKind::Other(format!(
+                    "include nests more than {MAX_INCLUDE_DEPTH} deep; an include loop?"
+                )),
+            ));
+        }
+        let target = single(first, loc)?;
+        let path = match base_dir {
+            Some(dir) if Path::new(&target).is_relative() => dir.join(&target),
+            _ => PathBuf::from(&target),
+        };
+        let included_name = path.display().to_string();
+        let text = crate::fio::read_text(&path, &included_name).map_err(|e| {
+            loc.error(
+                Some("include"),
+                ErrorKind::Other(format!(
+                    "cannot include {included_name}: {}; the path is relative to the including file",
+                    e.kind
+                )),
+            )
+        })?;
+        self.read(&text, &included_name, path.parent(), depth + 1)
+    }
+
+    /// A general parameter line (`compratio=`, `messagescan=`, `concatenatesds=`...).
+    fn general(
+        &mut self,
+        written: &str,
+        params: Vec<Param>,
+        loc: &Location,
+    ) -> Result<(), JobFileError> {
+        let Some(key) = keys::resolve(keys::GENERAL, written) else {
+            let hint = match nearest(
+                written,
+                ["hd", "sd", "wd", "rd", "fsd", "fwd", "include"]
+                    .into_iter()
+                    .chain(keys::names(keys::GENERAL)),
+            ) {
+                Some(near) => format!(" (did you mean '{near}='?)"),
+                None => String::new(),
+            };
+            return Err(loc.error(
+                Some(written),
+                ErrorKind::Syntax(format!(
+                    "a vdbench line must start with hd=, sd=, wd=, rd=, fsd=, fwd=, include= or a general parameter, not '{written}='{hint}"
+                )),
+            ));
+        };
+        for p in &params[1..] {
+            // Several general parameters may share a line; each is checked on its own.
+            self.general(&p.written.clone(), vec![p.clone()], loc)?;
+        }
+        let first = &params[0];
+        match key {
+            k if is_data_key(k) => self.file.data.push(DataParam {
+                key: k.to_string(),
+                value: first.raw.clone(),
+                loc: loc.clone(),
+            }),
+            "concatenatesds" => {
+                self.file.concatenate = yes_no(&single(first, loc)?, key, loc)?;
+            }
+            // Reporting and housekeeping switches that change no IO: accepted.
+            "messagescan" | "report" | "report_run_totals" | "histogram" | "monitor"
+            | "formatxfersize" | "create_anchors" | "formatsds" | "abort_failed_skew"
+            | "heartbeat_error" | "port" | "showlba" | "auxreport" | "psrset" | "swat"
+            | "debug" | "misc" | "loop" | "pattern_buffer" => {}
+            "startcmd" | "start_cmd" | "endcmd" | "end_cmd" => {
+                return Err(loc.unsupported_value(
+                    key,
+                    &first.raw,
+                    "running shell commands from a parameter file",
+                    "run the command before or after iofit yourself and remove the parameter",
+                ))
+            }
+            other => {
+                return Err(loc.error(
+                    Some(other),
+                    ErrorKind::UnsupportedParameter {
+                        place: String::new(),
+                        key: other.to_string(),
+                    },
+                ))
             }
         }
         Ok(())
@@ -565,7 +917,7 @@ impl Parser {
         let Some((name, all)) = with_defaults(
             &mut self.hd_default,
             params,
-            HD_KEYS,
+            keys::HD,
             HD_UNSUPPORTED,
             "hd",
             loc,
@@ -601,7 +953,7 @@ impl Parser {
         let Some((name, all)) = with_defaults(
             &mut self.sd_default,
             params,
-            SD_KEYS,
+            keys::SD,
             SD_UNSUPPORTED,
             "sd",
             loc,
@@ -616,51 +968,36 @@ impl Parser {
             direct: false,
             hosts: Vec::new(),
             max_threads: None,
+            sync_writes: None,
+            range: None,
+            hitarea: None,
+            offset: Bytes::ZERO,
+            align: None,
             loc: loc.clone(),
         };
         let mut has_lun = false;
         for p in &all {
-            if p.key == "host" {
-                // One hd name, a list `host=(vm1,vm2)`, or `*` for every hd.
-                sd.hosts = p.values.iter().filter(|v| !v.is_empty()).cloned().collect();
-                continue;
-            }
-            let value = single(p, loc)?;
             match p.key.as_str() {
+                // One hd name, a list `host=(vm1,vm2)`, or `*` for every hd.
+                "host" => {
+                    sd.hosts = p.values.iter().filter(|v| !v.is_empty()).cloned().collect();
+                }
                 "lun" => {
-                    sd.lun = PathBuf::from(&value);
+                    sd.lun = PathBuf::from(single(p, loc)?);
                     has_lun = true;
                 }
-                "size" => {
-                    let size = parse_size(&value, SizeBase::Binary).map_err(|why| {
-                        loc.invalid("size", &value, why, "write a size such as 693g or 64m")
-                    })?;
-                    if size == Bytes::ZERO {
-                        return Err(loc.invalid(
-                            "size",
-                            &value,
-                            "a size of 0",
-                            "write a size such as 64m",
-                        ));
-                    }
-                    sd.size = Some(size);
-                }
-                "openflags" => {
-                    for flag in &p.values {
-                        match flag.to_ascii_lowercase().as_str() {
-                            "o_direct" | "directio" => sd.direct = true,
-                            other => {
-                                return Err(loc.unsupported_value(
-                                    "openflags",
-                                    other,
-                                    format!("openflags={other}"),
-                                    "use openflags=o_direct or leave it out",
-                                ))
-                            }
-                        }
-                    }
-                }
-                "threads" => sd.max_threads = Some(positive_u32(&value, "threads", loc)?),
+                "size" => sd.size = Some(nonzero_size(p, loc)?),
+                "openflags" => (sd.direct, sd.sync_writes) = parse_openflags(p, loc)?,
+                "threads" => sd.max_threads = Some(positive_u32(&single(p, loc)?, "threads", loc)?),
+                "range" => sd.range = Some(parse_range(p, loc)?),
+                "hitarea" => sd.hitarea = Some(nonzero_size(p, loc)?),
+                "offset" => sd.offset = any_size(p, loc)?,
+                "align" => sd.align = Some(nonzero_size(p, loc)?),
+                "journal" => self.file.data.push(DataParam {
+                    key: format!("sd={name} journal"),
+                    value: p.raw.clone(),
+                    loc: loc.clone(),
+                }),
                 _ => {}
             }
         }
@@ -685,7 +1022,7 @@ impl Parser {
         let Some((name, all)) = with_defaults(
             &mut self.wd_default,
             params,
-            WD_KEYS,
+            keys::WD,
             WD_UNSUPPORTED,
             "wd",
             loc,
@@ -701,32 +1038,53 @@ impl Parser {
             xfersize: XferSize::Fixed(Bytes::kib(4)),
             skew: None,
             host: None,
+            range: None,
+            hotband: None,
+            rhpct: 0.0,
+            whpct: 0.0,
+            iorate: None,
+            direct: false,
+            sync_writes: None,
             loc: loc.clone(),
         };
         for p in &all {
             match p.key.as_str() {
-                "sd" => wd.sd_patterns = p.values.clone(),
+                "sd" => wd.sd_patterns = name_list(p, loc)?,
                 "rdpct" => wd.rdpct = pct_value(&single(p, loc)?, "rdpct", loc)?,
                 "seekpct" => wd.seek = parse_seek(&single(p, loc)?, loc)?,
                 "xfersize" => wd.xfersize = parse_xfersize(p, loc)?,
-                "skew" => {
-                    let skew = pct_value(&single(p, loc)?, "skew", loc)?;
-                    wd.skew = Some(skew);
-                }
+                "skew" => wd.skew = Some(pct_value(&single(p, loc)?, "skew", loc)?),
                 "host" => wd.host = Some(single(p, loc)?),
+                "range" => wd.range = Some(parse_range(p, loc)?),
+                "hotband" => wd.hotband = Some(parse_range(p, loc)?),
+                "rhpct" => wd.rhpct = pct_value(&single(p, loc)?, "rhpct", loc)?,
+                "whpct" => wd.whpct = pct_value(&single(p, loc)?, "whpct", loc)?,
+                "openflags" => (wd.direct, wd.sync_writes) = parse_openflags(p, loc)?,
+                "iorate" => {
+                    let value = single(p, loc)?;
+                    let rate: f64 = value
+                        .parse()
+                        .ok()
+                        .filter(|r: &f64| r.is_finite() && *r > 0.0)
+                        .ok_or_else(|| {
+                            loc.invalid(
+                                "iorate",
+                                &value,
+                                "a wd's iorate must be a number of IOs per second",
+                                "write iorate=500 or give iorate= on the rd",
+                            )
+                        })?;
+                    wd.iorate = Some(rate);
+                }
+                "compratio" | "dedupratio" => self.file.data.push(DataParam {
+                    key: format!("wd={name} {}", p.key),
+                    value: p.raw.clone(),
+                    loc: loc.clone(),
+                }),
                 _ => {}
             }
         }
-        if wd.sd_patterns.is_empty() {
-            return Err(loc.error(
-                Some("sd"),
-                ErrorKind::InvalidJob {
-                    job: format!("wd={name}"),
-                    what: "no sd=".into(),
-                    fix: "add sd=NAME (wildcards such as sd=sd* work)".into(),
-                },
-            ));
-        }
+        // A wd without sd= takes the sds its rds name (vdbench: rd=...,sd=...).
         for pattern in &wd.sd_patterns {
             if !self
                 .file
@@ -753,7 +1111,7 @@ impl Parser {
         let Some((name, all)) = with_defaults(
             &mut self.rd_default,
             params,
-            RD_KEYS,
+            keys::RD,
             RD_UNSUPPORTED,
             "rd",
             loc,
@@ -770,6 +1128,11 @@ impl Parser {
             warmup: Duration::ZERO,
             interval: Duration::from_secs(1),
             loops: Vec::new(),
+            pause: Duration::ZERO,
+            arrivals: Arrivals::default(),
+            maxdata: None,
+            direct: false,
+            fs: None,
             loc: loc.clone(),
         };
         let mut curve: Vec<f64> = DEFAULT_CURVE_PCT.to_vec();
@@ -788,7 +1151,7 @@ impl Parser {
             let value = single(p, loc)?;
             parse_time(&value, Duration::from_secs(1)).map_err(|why| {
                 loc.invalid(
-                    &p.key,
+                    &p.written,
                     &value,
                     why,
                     "write seconds or a number with s, m or h such as 600 or 10m",
@@ -797,8 +1160,8 @@ impl Parser {
         };
         for p in &all {
             match p.key.as_str() {
-                "wd" => rd.wd_patterns = p.values.clone(),
-                "sd" => rd.sd_patterns = Some(p.values.clone()),
+                "wd" => rd.wd_patterns = name_list(p, loc)?,
+                "sd" => rd.sd_patterns = Some(name_list(p, loc)?),
                 "iorate" => {
                     iorate_set = true;
                     let mut rates = Vec::new();
@@ -867,46 +1230,100 @@ impl Parser {
                         ));
                     }
                 }
-                "threads" | "forthreads" => {
-                    let threads = expand_counts(p, loc)?;
-                    set_loop(0, ForLoop::Threads(threads));
-                }
-                "xfersize" | "forxfersize" => {
-                    let sizes = p
-                        .values
-                        .iter()
-                        .map(|v| {
-                            let size = parse_size(v, SizeBase::Binary).map_err(|why| {
-                                loc.invalid(&p.key, v, why, "write sizes such as (4k,8k,64k)")
-                            })?;
-                            if size == Bytes::ZERO {
-                                return Err(loc.invalid(
-                                    &p.key,
-                                    v,
-                                    "a transfer size of 0",
-                                    "write sizes such as (4k,8k)",
-                                ));
-                            }
-                            Ok(XferSize::Fixed(size))
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
+                "forthreads" => set_loop(0, ForLoop::Threads(expand_counts(p, loc)?)),
+                "forxfersize" => {
+                    let sizes = numbers(p, loc, size_number)?
+                        .into_iter()
+                        .map(|n| XferSize::Fixed(Bytes(n as u64)))
+                        .collect();
                     set_loop(1, ForLoop::XferSize(sizes));
                 }
-                "rdpct" | "forrdpct" => {
-                    let pcts = p
+                "forrdpct" => set_loop(2, ForLoop::RdPct(numbers(p, loc, pct_number)?)),
+                "forseekpct" => {
+                    // Words (seq, random, eof) stay words; numbers may be ranges.
+                    let seeks = if p
                         .values
                         .iter()
-                        .map(|v| pct_value(v, &p.key, loc))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    set_loop(2, ForLoop::RdPct(pcts));
-                }
-                "seekpct" | "forseekpct" => {
-                    let seeks = p
-                        .values
-                        .iter()
-                        .map(|v| parse_seek(v, loc))
-                        .collect::<Result<Vec<_>, _>>()?;
+                        .any(|v| v.chars().any(|c| c.is_ascii_alphabetic()))
+                    {
+                        p.values
+                            .iter()
+                            .map(|v| parse_seek(v, loc))
+                            .collect::<Result<Vec<_>, _>>()?
+                    } else {
+                        numbers(p, loc, pct_number)?
+                            .into_iter()
+                            .map(Seek::RandomPct)
+                            .collect()
+                    };
                     set_loop(3, ForLoop::SeekPct(seeks));
+                }
+                "forrhpct" => set_loop(4, ForLoop::RhPct(numbers(p, loc, pct_number)?)),
+                "forwhpct" => set_loop(5, ForLoop::WhPct(numbers(p, loc, pct_number)?)),
+                "forhitarea" => {
+                    let sizes = numbers(p, loc, size_number)?
+                        .into_iter()
+                        .map(|n| Bytes(n as u64))
+                        .collect();
+                    set_loop(6, ForLoop::HitArea(sizes));
+                }
+                "forcompratio" | "forcompression" => {
+                    self.file.data.push(DataParam {
+                        key: format!("rd={name} {}", p.key),
+                        value: p.raw.clone(),
+                        loc: loc.clone(),
+                    });
+                    let ratios = numbers(p, loc, |v| {
+                        v.parse::<f64>()
+                            .map_err(|_| format!("'{v}' is not a number"))
+                    })?;
+                    set_loop(7, ForLoop::CompRatio(ratios));
+                }
+                "fordepth" => set_loop(8, ForLoop::Depth(expand_counts(p, loc)?)),
+                "forwidth" => set_loop(9, ForLoop::Width(expand_counts(p, loc)?)),
+                "forfiles" => set_loop(10, ForLoop::Files(expand_counts(p, loc)?)),
+                "forsizes" => {
+                    let sizes = numbers(p, loc, size_number)?
+                        .into_iter()
+                        .map(|n| Bytes(n as u64))
+                        .collect();
+                    set_loop(11, ForLoop::Sizes(sizes));
+                }
+                "foroperations" | "operations" => {
+                    set_loop(12, ForLoop::Operations(fs::parse_operations(p, loc)?))
+                }
+                "pause" => rd.pause = time(p)?,
+                "distribution" => {
+                    rd.arrivals = match single(p, loc)?.to_ascii_lowercase().as_str() {
+                        "exponential" | "e" => Arrivals::Exponential,
+                        "uniform" | "u" => Arrivals::Uniform,
+                        "deterministic" | "d" => Arrivals::Deterministic,
+                        other => {
+                            return Err(loc.invalid(
+                                "distribution",
+                                other,
+                                "not an arrival distribution",
+                                "write exponential, uniform or deterministic",
+                            ))
+                        }
+                    }
+                }
+                "maxdata" => rd.maxdata = Some(nonzero_size(p, loc)?),
+                "openflags" => {
+                    let (direct, sync) = parse_openflags(p, loc)?;
+                    rd.direct = direct;
+                    if sync.is_some() {
+                        return Err(loc.unsupported_value(
+                            "openflags",
+                            &p.raw,
+                            "o_sync/o_dsync on an rd",
+                            "give openflags=o_dsync on the sd or wd",
+                        ));
+                    }
+                }
+                "fwd" | "fsd" | "fwdrate" | "format" => {
+                    let fs = rd.fs.get_or_insert_with(FsRunDef::default);
+                    fs::rd_param(fs, p, loc)?;
                 }
                 _ => {}
             }
@@ -918,7 +1335,7 @@ impl Parser {
                 }
             }
         }
-        if !iorate_set {
+        if !iorate_set && rd.fs.is_none() {
             // vdbench requires iorate=; the seed sets it in rd=default. Refuse rather than guess.
             return Err(loc.error(
                 Some("iorate"),
@@ -932,18 +1349,41 @@ impl Parser {
             ));
         }
         if rd.warmup >= rd.elapsed {
-            return Err(loc.invalid(
-                "warmup",
-                &format!("{}", rd.warmup.as_secs_f64()),
-                format!(
-                    "warmup must be shorter than elapsed={}",
-                    rd.elapsed.as_secs_f64()
-                ),
-                "lower warmup= or raise elapsed=",
+            // vdbench no longer refuses this (its check is commented out in RD_entry); iofit
+            // runs the warmup and then the elapsed time, and says so.
+            self.file.notes.push(format!(
+                "{loc}: rd={name} warmup={}s is not shorter than elapsed={}s: iofit runs {}s (warmup, then elapsed)",
+                rd.warmup.as_secs_f64(),
+                rd.elapsed.as_secs_f64(),
+                (rd.warmup + rd.elapsed).as_secs_f64()
             ));
+            rd.elapsed += rd.warmup;
         }
         rd.loops = loops.into_iter().map(|(_, l)| l).collect();
-        if rd.wd_patterns.is_empty() {
+        if rd.wd_patterns.is_empty() && rd.fs.is_none() && rd.sd_patterns.is_some() {
+            // rd=...,sd=... without wd=: vdbench runs a workload of its defaults (and the rd's
+            // xfersize/rdpct/seekpct) on those sds.
+            let implicit = format!("rd.{name}");
+            self.file.wds.push(WorkloadDef {
+                name: implicit.clone(),
+                sd_patterns: Vec::new(),
+                rdpct: 100.0,
+                seek: Seek::RandomPct(100.0),
+                xfersize: XferSize::Fixed(Bytes::kib(4)),
+                skew: None,
+                host: None,
+                range: None,
+                hotband: None,
+                rhpct: 0.0,
+                whpct: 0.0,
+                iorate: None,
+                direct: false,
+                sync_writes: None,
+                loc: loc.clone(),
+            });
+            rd.wd_patterns = vec![implicit];
+        }
+        if rd.wd_patterns.is_empty() && rd.fs.is_none() {
             return Err(loc.error(
                 Some("wd"),
                 ErrorKind::InvalidJob {
@@ -992,7 +1432,27 @@ impl Parser {
         Ok(())
     }
 
+    fn with_substitutions(items: &[String], source_name: &str) -> Result<Parser, JobFileError> {
+        let substitutions = lists::substitutions(items)
+            .map_err(|why| JobFileError::new(source_name, 0, None, ErrorKind::Other(why)))?;
+        Ok(Parser {
+            substitutions,
+            ..Parser::default()
+        })
+    }
+
     fn finish(self, source_name: &str) -> Result<ParamFile, JobFileError> {
+        if let Some(unused) = self.substitutions.iter().find(|s| s.used == 0) {
+            return Err(JobFileError::new(
+                source_name,
+                0,
+                Some(&unused.name),
+                ErrorKind::Other(format!(
+                    "{}={} is given but the file has no ${} or !{}; check the name (vdbench refuses an unused substitution too)",
+                    unused.name, unused.value, unused.name, unused.name
+                )),
+            ));
+        }
         if self.file.rds.is_empty() {
             return Err(JobFileError::new(
                 source_name,
@@ -1045,20 +1505,20 @@ fn unknown_reference<'a>(
     )
 }
 
-/// The name a `hd=`/`sd=`/`wd=`/`rd=` line defines and its parameters, with the `default`
-/// parameters of that line type first so the line's own win (vdbench applies later values
-/// over earlier ones). A `default` line returns `None`: its parameters are kept for the lines
-/// that follow it.
+/// The name a `hd=`/`sd=`/`wd=`/`rd=`/`fsd=`/`fwd=` line defines and its parameters (keys
+/// resolved to vdbench's full keywords), with the `default` parameters of that line type first
+/// so the line's own win (vdbench applies later values over earlier ones). A `default` line
+/// returns `None`: its parameters are kept for the lines that follow it.
 fn with_defaults(
     defaults: &mut Vec<Param>,
-    params: Vec<Param>,
-    known: &[&str],
-    unsupported: &[&str],
+    mut params: Vec<Param>,
+    table: &[keys::Key],
+    unsupported: &[(&str, &str)],
     kind: &str,
     loc: &Location,
 ) -> Result<Option<(String, Vec<Param>)>, JobFileError> {
     let name = single(&params[0], loc)?;
-    check_keys(&params[1..], known, unsupported, kind, loc)?;
+    check_keys(&mut params[1..], table, unsupported, kind, loc)?;
     if name == "default" {
         defaults.extend(params.into_iter().skip(1));
         return Ok(None);
@@ -1071,40 +1531,118 @@ fn with_defaults(
     Ok(Some((name, all)))
 }
 
+/// Resolves every key of `params` to its full keyword (vdbench's abbreviations), refusing
+/// unknown keys with a suggestion and unsupported ones with the reason.
 fn check_keys(
-    params: &[Param],
-    known: &[&str],
-    unsupported: &[&str],
+    params: &mut [Param],
+    table: &[keys::Key],
+    unsupported: &[(&str, &str)],
     kind: &str,
     loc: &Location,
 ) -> Result<(), JobFileError> {
-    for p in params {
-        let key = p.key.as_str();
-        if known.contains(&key) {
-            continue;
-        }
-        if unsupported.contains(&key) {
+    for p in params.iter_mut() {
+        let Some(key) = keys::resolve(table, &p.written) else {
+            let suggestion = nearest(&p.written, keys::names(table));
             return Err(loc.error(
-                Some(key),
-                ErrorKind::UnsupportedParameter {
-                    place: format!("{kind} "),
-                    key: key.to_string(),
+                Some(&p.written),
+                ErrorKind::UnknownOption {
+                    key: format!("{kind} {}", p.key),
+                    suggestion,
+                },
+            ));
+        };
+        p.key = key.to_string();
+        if let Some((_, why)) = unsupported.iter().find(|(k, _)| *k == key) {
+            return Err(loc.error(
+                Some(&p.written),
+                ErrorKind::UnsupportedValue {
+                    key: format!("{kind} {key}"),
+                    value: p.raw.clone(),
+                    why: (*why).to_string(),
+                    fix: "remove it to run without it".into(),
                 },
             ));
         }
-        let suggestion = nearest(
-            key,
-            known.iter().copied().chain(unsupported.iter().copied()),
-        );
-        return Err(loc.error(
-            Some(key),
-            ErrorKind::UnknownOption {
-                key: format!("{kind} {key}"),
-                suggestion,
-            },
-        ));
     }
     Ok(())
+}
+
+/// Data content and validation keys: the data feature's (parsed and kept; a run refuses them).
+fn is_data_key(key: &str) -> bool {
+    matches!(
+        key,
+        "compratio"
+            | "compressionseed"
+            | "compression"
+            | "pattern"
+            | "data_errors"
+            | "validate"
+            | "journal"
+            | "dedupratio"
+            | "dedupunit"
+            | "dedupsets"
+            | "deduphotsets"
+            | "dedupflipflop"
+            | "forcompratio"
+            | "forcompression"
+    )
+}
+
+fn yes_no(value: &str, key: &str, loc: &Location) -> Result<bool, JobFileError> {
+    match value.to_ascii_lowercase().as_str() {
+        "yes" | "y" | "true" => Ok(true),
+        "no" | "n" | "false" => Ok(false),
+        _ => Err(loc.invalid(key, value, "not yes or no", "write yes or no")),
+    }
+}
+
+/// vdbench reads parameters as one stream: `sd=a,lun=x,sd=b,lun=y` (or a line continued into
+/// the next definition by a trailing comma) defines two sds. Splits a line's parameters at
+/// each repeat of its first keyword.
+fn split_definitions(params: Vec<Param>) -> Vec<Vec<Param>> {
+    let kind = params[0].key.clone();
+    if !matches!(kind.as_str(), "hd" | "sd" | "wd" | "rd" | "fsd" | "fwd") {
+        return vec![params];
+    }
+    let mut groups: Vec<Vec<Param>> = Vec::new();
+    for p in params {
+        if p.key == kind || groups.is_empty() {
+            groups.push(vec![p]);
+        } else {
+            groups.last_mut().expect("pushed above").push(p);
+        }
+    }
+    groups
+}
+
+/// vdbench's tokenizer ends a line at the first blank outside quotes; a blank next to a
+/// comma or parenthesis is only spacing.
+fn cut_at_blank(line: &str) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    let chars: Vec<char> = line.chars().collect();
+    let mut index = 0;
+    while index < chars.len() {
+        let c = chars[index];
+        if c == '"' {
+            quoted = !quoted;
+        }
+        if c.is_whitespace() && !quoted {
+            let rest: String = chars[index..].iter().collect();
+            let rest = rest.trim_start();
+            let spacing = out.ends_with([',', '(', '='])
+                || rest.starts_with([',', ')', '='])
+                || (paren_depth(&out) > 0 && !rest.is_empty());
+            if !spacing {
+                break;
+            }
+            index += 1;
+            continue;
+        }
+        out.push(c);
+        index += 1;
+    }
+    out
 }
 
 /// `shell=`: iofit reaches hosts through OpenSSH only.
@@ -1132,12 +1670,123 @@ fn check_shell(value: &str, loc: &Location) -> Result<(), JobFileError> {
     }
 }
 
+/// A numeric list with ranges (`(1k-64k,d)`, `(10-100,10)`), each item read by `parse`.
+fn numbers(
+    p: &Param,
+    loc: &Location,
+    parse: impl Fn(&str) -> Result<f64, String>,
+) -> Result<Vec<f64>, JobFileError> {
+    lists::expand_numeric(&p.values, parse).map_err(|why| {
+        loc.invalid(
+            &p.written,
+            &p.raw,
+            why,
+            "write a value, a list (a,b,c), or a range (LOW-HIGH,d) doubling or (LOW-HIGH,STEP)",
+        )
+    })
+}
+
+fn size_number(text: &str) -> Result<f64, String> {
+    let size = parse_size(text, SizeBase::Binary).map_err(|e| e.to_string())?;
+    if size == Bytes::ZERO {
+        return Err("a size of 0".into());
+    }
+    Ok(size.as_u64() as f64)
+}
+
+fn pct_number(text: &str) -> Result<f64, String> {
+    parse_percent(text).map_err(|e| e.to_string())
+}
+
+/// `sd=(sd1-sd8,sd10)`: a list of names, ranges expanded.
+fn name_list(p: &Param, loc: &Location) -> Result<Vec<String>, JobFileError> {
+    lists::expand_names(&p.values).map_err(|why| {
+        loc.invalid(
+            &p.written,
+            &p.raw,
+            why,
+            "write names such as (sd1-sd8) or sd*",
+        )
+    })
+}
+
+fn any_size(p: &Param, loc: &Location) -> Result<Bytes, JobFileError> {
+    let value = single(p, loc)?;
+    parse_size(&value, SizeBase::Binary)
+        .map_err(|why| loc.invalid(&p.written, &value, why, "write a size such as 693g or 64m"))
+}
+
+fn nonzero_size(p: &Param, loc: &Location) -> Result<Bytes, JobFileError> {
+    let size = any_size(p, loc)?;
+    if size == Bytes::ZERO {
+        return Err(loc.invalid(
+            &p.written,
+            &p.raw,
+            "a size of 0",
+            "write a size such as 64m",
+        ));
+    }
+    Ok(size)
+}
+
+/// `openflags=`: o_direct (directio), o_dsync, o_sync, fsync; a list of them.
+fn parse_openflags(p: &Param, loc: &Location) -> Result<(bool, Option<SyncFlag>), JobFileError> {
+    let mut direct = false;
+    let mut sync = None;
+    for flag in &p.values {
+        match flag.to_ascii_lowercase().as_str() {
+            "o_direct" | "directio" => direct = true,
+            "o_dsync" => sync = Some(SyncFlag::DataSync),
+            "o_sync" | "fsync" | "o_rsync" => sync = Some(SyncFlag::Sync),
+            "" => {}
+            other => {
+                return Err(loc.unsupported_value(
+                    "openflags",
+                    other,
+                    format!("openflags={other}"),
+                    "use o_direct, o_dsync, o_sync or fsync, or leave it out",
+                ))
+            }
+        }
+    }
+    Ok((direct, sync))
+}
+
+/// `range=(start%,end%)` or `hotband=(start%,end%)`; a single value means (0,value).
+fn parse_range(p: &Param, loc: &Location) -> Result<(f64, f64), JobFileError> {
+    let fix = "write two percentages such as (0,50)";
+    let values = p
+        .values
+        .iter()
+        .map(|v| {
+            v.trim()
+                .trim_end_matches('%')
+                .parse::<f64>()
+                .map_err(|_| loc.invalid(&p.written, v, "not a percentage", fix))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let (start, end) = match values.as_slice() {
+        [end] => (0.0, *end),
+        [start, end] => (*start, *end),
+        _ => return Err(loc.invalid(&p.written, &p.raw, "needs a start and an end", fix)),
+    };
+    if !(start >= 0.0 && end > start && end <= 100.0) {
+        return Err(loc.invalid(
+            &p.written,
+            &p.raw,
+            "the range must lie within 0..100 and end after it starts",
+            fix,
+        ));
+    }
+    Ok((start, end))
+}
+
 fn single(p: &Param, loc: &Location) -> Result<String, JobFileError> {
     match p.values.as_slice() {
         [one] if !one.is_empty() => Ok(one.clone()),
-        [] | [_] => Err(loc.error(Some(&p.key), ErrorKind::MissingValue(p.key.clone()))),
+        [] | [_] => Err(loc.error(Some(&p.written), ErrorKind::MissingValue(p.written.clone()))),
         _ => Err(loc.invalid(
-            &p.key,
+            &p.written,
             &p.raw,
             "a list where one value is expected",
             "give one value",
@@ -1160,10 +1809,12 @@ fn pct_value(value: &str, key: &str, loc: &Location) -> Result<f64, JobFileError
 }
 
 fn parse_seek(value: &str, loc: &Location) -> Result<Seek, JobFileError> {
-    match value.to_ascii_lowercase().as_str() {
+    let lower = value.to_ascii_lowercase();
+    // vdbench takes any leading part of "sequential" and "random" (seq, s, rand, r).
+    match lower.as_str() {
         "eof" | "-1" => Ok(Seek::Eof),
-        "seq" | "sequential" => Ok(Seek::RandomPct(0.0)),
-        "random" => Ok(Seek::RandomPct(100.0)),
+        w if !w.is_empty() && "sequential".starts_with(w) => Ok(Seek::RandomPct(0.0)),
+        w if !w.is_empty() && "random".starts_with(w) => Ok(Seek::RandomPct(100.0)),
         other => parse_percent(other).map(Seek::RandomPct).map_err(|why| {
             loc.invalid(
                 "seekpct",
@@ -1203,7 +1854,9 @@ fn parse_xfersize(p: &Param, loc: &Location) -> Result<XferSize, JobFileError> {
         parts.push((size(&pair[0])?, pct));
     }
     let total: f64 = parts.iter().map(|(_, pct)| pct).sum();
-    if (total - 100.0).abs() > 1e-6 {
+    // Shares copied from a measured histogram often add up to 99.99 or 100.01: within 0.1
+    // they are scaled to 100, further off they are refused.
+    if (total - 100.0).abs() > 0.1 {
         return Err(loc.invalid(
             "xfersize",
             &p.raw,
@@ -1211,44 +1864,40 @@ fn parse_xfersize(p: &Param, loc: &Location) -> Result<XferSize, JobFileError> {
             fix,
         ));
     }
+    for part in &mut parts {
+        part.1 *= 100.0 / total;
+    }
     Ok(XferSize::Distribution(parts))
 }
 
 /// `threads=25`, `forthreads=(1,2,4)`, `forthreads=(1-32,d)` (doubling), `(1-10,2)` (step).
 fn expand_counts(p: &Param, loc: &Location) -> Result<Vec<u32>, JobFileError> {
-    let fix = "write a number, a list (1,2,4), or a range (1-32,d) doubling or (1-10,1) stepping";
-    let values = &p.values;
-    if values.len() == 2 && values[0].contains('-') && !values[0].starts_with('-') {
-        let (low, high) = values[0].split_once('-').expect("checked");
-        let low = positive_u32(low.trim(), &p.key, loc)?;
-        let high = positive_u32(high.trim(), &p.key, loc)?;
-        if high < low {
-            return Err(loc.invalid(&p.key, &p.raw, "the range runs backwards", fix));
-        }
-        let step = values[1].trim().to_ascii_lowercase();
-        let mut out = Vec::new();
-        let mut n = low;
-        if step == "d" {
-            while n <= high {
-                out.push(n);
-                n = n.saturating_mul(2);
-                if out.len() > 64 {
-                    break;
+    numbers(p, loc, |v| {
+        parse_u32(v)
+            .map_err(|e| e.to_string())
+            .map(f64::from)
+            .and_then(|n| {
+                if n == 0.0 {
+                    Err("0 is not a count; write 1 or more".to_string())
+                } else {
+                    Ok(n)
                 }
-            }
+            })
+    })?
+    .into_iter()
+    .map(|n| {
+        if n.fract() != 0.0 || n > f64::from(u32::MAX) {
+            Err(loc.invalid(
+                &p.written,
+                &p.raw,
+                format!("{n} is not a whole count"),
+                "write whole numbers",
+            ))
         } else {
-            let step = positive_u32(&step, &p.key, loc)?;
-            while n <= high && out.len() <= 1024 {
-                out.push(n);
-                n = n.saturating_add(step);
-            }
+            Ok(n as u32)
         }
-        return Ok(out);
-    }
-    values
-        .iter()
-        .map(|v| positive_u32(v, &p.key, loc))
-        .collect()
+    })
+    .collect()
 }
 
 /// Depth of unclosed parentheses outside quotes.
@@ -1336,6 +1985,7 @@ fn split_params(line: &str, loc: &Location) -> Result<Vec<Param>, JobFileError> 
             None => vec![unquote(value)],
         };
         params.push(Param {
+            written: key.clone(),
             key,
             raw: value.to_string(),
             values,
@@ -1390,55 +2040,113 @@ pub fn wildcard_match(pattern: &str, name: &str) -> bool {
     matches(&p, &n)
 }
 
+/// Every combination of an RD's for-loops, first loop outermost; refused beyond
+/// [`MAX_RUNS`] (counting the `already` runs before it and `rates` runs per combination).
+pub(crate) fn for_combinations(
+    rd: &RunDef,
+    rates: usize,
+    already: usize,
+) -> Result<Vec<Vec<ForValue>>, JobFileError> {
+    let too_many = || {
+        rd.loc.error(
+            Some("rd"),
+            ErrorKind::InvalidJob {
+                job: format!("rd={}", rd.name),
+                what: format!("its for-loops expand to more than {MAX_RUNS} runs"),
+                fix: "shorten the for-lists or split the file".into(),
+            },
+        )
+    };
+    let mut combos: Vec<Vec<ForValue>> = vec![Vec::new()];
+    for for_loop in &rd.loops {
+        let values = for_loop.values();
+        // Nested lists multiply: check before expanding.
+        if combos.len().saturating_mul(values.len()) > MAX_RUNS {
+            return Err(too_many());
+        }
+        combos = combos
+            .into_iter()
+            .flat_map(|prefix| {
+                values.iter().map(move |value| {
+                    let mut next = prefix.clone();
+                    next.push(value.clone());
+                    next
+                })
+            })
+            .collect();
+    }
+    if already.saturating_add(combos.len().saturating_mul(rates.max(1))) > MAX_RUNS {
+        return Err(too_many());
+    }
+    Ok(combos)
+}
+
 impl ParamFile {
-    /// Expands every RD into its runs (for-loops, iorate lists), resolving WDs and SDs.
+    /// Refuses what parses but does not run yet: data content and validation keys (the data
+    /// feature), named with their line.
+    pub fn check_runnable(&self) -> Result<(), JobFileError> {
+        if self.concatenate && !self.runs()?.is_empty() {
+            return Err(JobFileError::new(
+                self.rds[0].loc.file.clone(),
+                0,
+                Some("concatenatesds"),
+                ErrorKind::UnsupportedValue {
+                    key: "concatenatesds".into(),
+                    value: "yes".into(),
+                    why: "one volume made of several sds (vdbench's concatenation)".into(),
+                    fix: "remove concatenatesds=yes to run each sd on its own".into(),
+                },
+            ));
+        }
+        if let Some(data) = self.data.first() {
+            return Err(data.loc.error(
+                Some(&data.key),
+                ErrorKind::UnsupportedValue {
+                    key: data.key.clone(),
+                    value: data.value.clone(),
+                    why: "data content and validation (compression, dedup, patterns, validate, data_errors, journals) belong to the data feature, which".into(),
+                    fix: "remove the parameter to run with iofit's own data, or wait for the data feature".into(),
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// Before a run: every sd a run uses has a lun that exists or a `size=` so iofit can
+    /// create it. (`--parse-only` does not look at luns: a file written for another machine's
+    /// `/dev/rdsk/...` still parses.)
+    pub fn check_targets(&self, runs: &[Run]) -> Result<(), JobFileError> {
+        for run in runs {
+            for w in &run.workloads {
+                if w.sd.size.is_none() && !w.sd.lun.exists() {
+                    return Err(w.sd.loc.error(
+                        Some("lun"),
+                        ErrorKind::InvalidJob {
+                            job: format!("sd={}", w.sd.name),
+                            what: format!(
+                                "lun {} does not exist and no size= is given",
+                                w.sd.lun.display()
+                            ),
+                            fix: "add size= so iofit can create it, point lun= at an existing file, or substitute it (iofit run FILE lun=/path with lun=$lun in the file)".into(),
+                        },
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Expands every raw (sd/wd) RD into its runs (for-loops, iorate lists), resolving WDs
+    /// and SDs. File system RDs (`fwd=`) expand in [`ParamFile::fs_runs`].
     pub fn runs(&self) -> Result<Vec<Run>, JobFileError> {
         let mut runs = Vec::new();
-        for rd in &self.rds {
+        for rd in self.rds.iter().filter(|rd| rd.fs.is_none()) {
             let wds: Vec<&WorkloadDef> = self
                 .wds
                 .iter()
                 .filter(|wd| rd.wd_patterns.iter().any(|p| wildcard_match(p, &wd.name)))
                 .collect();
-            // Every combination of the for-loops, first loop outermost.
-            let mut combos: Vec<Vec<ForValue>> = vec![Vec::new()];
-            let mut too_many = false;
-            for for_loop in &rd.loops {
-                let values: Vec<ForValue> = match for_loop {
-                    ForLoop::Threads(v) => v.iter().map(|t| ForValue::Threads(*t)).collect(),
-                    ForLoop::XferSize(v) => {
-                        v.iter().map(|x| ForValue::XferSize(x.clone())).collect()
-                    }
-                    ForLoop::RdPct(v) => v.iter().map(|r| ForValue::RdPct(*r)).collect(),
-                    ForLoop::SeekPct(v) => v.iter().map(|s| ForValue::SeekPct(*s)).collect(),
-                };
-                // Nested lists multiply: check before expanding.
-                if combos.len().saturating_mul(values.len()) > MAX_RUNS {
-                    too_many = true;
-                    break;
-                }
-                combos = combos
-                    .into_iter()
-                    .flat_map(|prefix| {
-                        values.iter().map(move |value| {
-                            let mut next = prefix.clone();
-                            next.push(value.clone());
-                            next
-                        })
-                    })
-                    .collect();
-            }
-            let count = combos.len().saturating_mul(rd.iorates.len());
-            if too_many || runs.len().saturating_add(count) > MAX_RUNS {
-                return Err(rd.loc.error(
-                    Some("rd"),
-                    ErrorKind::InvalidJob {
-                        job: format!("rd={}", rd.name),
-                        what: format!("its for-loops expand to more than {MAX_RUNS} runs"),
-                        fix: "shorten the for-lists or split the file".into(),
-                    },
-                ));
-            }
+            let combos = for_combinations(rd, rd.iorates.len(), runs.len())?;
             for iorate in &rd.iorates {
                 for combo in &combos {
                     runs.push(self.build_run(rd, &wds, iorate, combo)?);
@@ -1455,25 +2163,15 @@ impl ParamFile {
         iorate: &IoRate,
         combo: &[ForValue],
     ) -> Result<Run, JobFileError> {
-        let mut threads = 8u32;
-        let mut labels = Vec::new();
-        for value in combo {
-            match value {
-                ForValue::Threads(t) => {
-                    threads = *t;
-                    labels.push(format!("threads={t}"));
-                }
-                ForValue::XferSize(x) => labels.push(format!("xfersize={}", x.label())),
-                ForValue::RdPct(r) => labels.push(format!("rdpct={r}")),
-                ForValue::SeekPct(s) => labels.push(format!(
-                    "seekpct={}",
-                    match s {
-                        Seek::Eof => "eof".to_string(),
-                        Seek::RandomPct(p) => p.to_string(),
-                    }
-                )),
-            }
-        }
+        // vdbench's default is 8 threads per sd.
+        let threads = combo
+            .iter()
+            .find_map(|v| match v {
+                ForValue::Threads(t) => Some(*t),
+                _ => None,
+            })
+            .unwrap_or(8);
+        let labels: Vec<String> = combo.iter().map(ForValue::label).collect();
         // (wd, sd) pairs.
         let mut pairs: Vec<(&WorkloadDef, &StorageDef)> = Vec::new();
         for wd in wds {
@@ -1525,19 +2223,36 @@ impl ParamFile {
                 sd_threads = sd_threads.min(cap);
             }
             let pair_threads = (sd_threads / wds_on_sd).max(1);
-            let mut rdpct = wd.rdpct;
-            let mut seek = wd.seek;
-            let mut xfersize = wd.xfersize.clone();
+            let mut w = RunWorkload {
+                wd: wd.name.clone(),
+                sd: (*sd).clone(),
+                rdpct: wd.rdpct,
+                seek: wd.seek,
+                xfersize: wd.xfersize.clone(),
+                threads: pair_threads,
+                rate_share: share_of(wd) / sds_of_wd,
+                range: wd.range.or(sd.range),
+                hotband: wd.hotband,
+                rhpct: wd.rhpct,
+                whpct: wd.whpct,
+                hitarea: sd.hitarea,
+                iorate: wd.iorate,
+                direct: sd.direct || wd.direct || rd.direct,
+                sync_writes: wd.sync_writes.or(sd.sync_writes),
+            };
             for value in combo {
                 match value {
-                    ForValue::XferSize(x) => xfersize = x.clone(),
-                    ForValue::RdPct(r) => rdpct = *r,
-                    ForValue::SeekPct(s) => seek = *s,
-                    ForValue::Threads(_) => {}
+                    ForValue::XferSize(x) => w.xfersize = x.clone(),
+                    ForValue::RdPct(r) => w.rdpct = *r,
+                    ForValue::SeekPct(s) => w.seek = *s,
+                    ForValue::RhPct(p) => w.rhpct = *p,
+                    ForValue::WhPct(p) => w.whpct = *p,
+                    ForValue::HitArea(b) => w.hitarea = Some(*b),
+                    _ => {}
                 }
             }
             if let Some(size) = sd.size {
-                let max = xfersize.block_size().max_size();
+                let max = w.xfersize.block_size().max_size();
                 if size < max {
                     return Err(sd.loc.error(
                         Some("size"),
@@ -1553,29 +2268,8 @@ impl ParamFile {
                         },
                     ));
                 }
-            } else if !sd.lun.exists() {
-                return Err(sd.loc.error(
-                    Some("size"),
-                    ErrorKind::InvalidJob {
-                        job: format!("sd={}", sd.name),
-                        what: format!(
-                            "lun {} does not exist and no size= is given",
-                            sd.lun.display()
-                        ),
-                        fix: "add size= so iofit can create it, or point lun= at an existing file"
-                            .into(),
-                    },
-                ));
             }
-            workloads.push(RunWorkload {
-                wd: wd.name.clone(),
-                sd: (*sd).clone(),
-                rdpct,
-                seek,
-                xfersize,
-                threads: pair_threads,
-                rate_share: share_of(wd) / sds_of_wd,
-            });
+            workloads.push(w);
         }
         Ok(Run {
             rd: rd.name.clone(),
@@ -1585,6 +2279,10 @@ impl ParamFile {
             elapsed: rd.elapsed,
             warmup: rd.warmup,
             interval: rd.interval,
+            pause: rd.pause,
+            arrivals: rd.arrivals,
+            maxdata: rd.maxdata,
+            concatenate: self.concatenate,
             workloads,
         })
     }
@@ -1680,12 +2378,65 @@ impl Run {
     }
 }
 
-#[derive(Clone, Debug)]
-enum ForValue {
+/// One value of one for-loop: a run's setting.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ForValue {
     Threads(u32),
     XferSize(XferSize),
     RdPct(f64),
     SeekPct(Seek),
+    RhPct(f64),
+    WhPct(f64),
+    HitArea(Bytes),
+    CompRatio(f64),
+    Depth(u32),
+    Width(u32),
+    Files(u32),
+    Sizes(Bytes),
+    Operation(FileOp),
+}
+
+impl ForValue {
+    /// `threads=8`, `xfersize=4k`, as vdbench prints a run's for-loop values.
+    pub fn label(&self) -> String {
+        match self {
+            ForValue::Threads(t) => format!("threads={t}"),
+            ForValue::XferSize(x) => format!("xfersize={}", x.label()),
+            ForValue::RdPct(r) => format!("rdpct={r}"),
+            ForValue::SeekPct(Seek::Eof) => "seekpct=eof".into(),
+            ForValue::SeekPct(Seek::RandomPct(p)) => format!("seekpct={p}"),
+            ForValue::RhPct(p) => format!("rhpct={p}"),
+            ForValue::WhPct(p) => format!("whpct={p}"),
+            ForValue::HitArea(b) => format!("hitarea={}", vdbench_size(*b)),
+            ForValue::CompRatio(c) => format!("compratio={c}"),
+            ForValue::Depth(d) => format!("depth={d}"),
+            ForValue::Width(w) => format!("width={w}"),
+            ForValue::Files(f) => format!("files={f}"),
+            ForValue::Sizes(b) => format!("sizes={}", vdbench_size(*b)),
+            ForValue::Operation(op) => format!("operation={}", op.name()),
+        }
+    }
+}
+
+impl ForLoop {
+    /// The loop's values, one run each.
+    pub fn values(&self) -> Vec<ForValue> {
+        match self {
+            ForLoop::Threads(v) => v.iter().map(|t| ForValue::Threads(*t)).collect(),
+            ForLoop::XferSize(v) => v.iter().map(|x| ForValue::XferSize(x.clone())).collect(),
+            ForLoop::RdPct(v) => v.iter().map(|r| ForValue::RdPct(*r)).collect(),
+            ForLoop::SeekPct(v) => v.iter().map(|s| ForValue::SeekPct(*s)).collect(),
+            ForLoop::RhPct(v) => v.iter().map(|r| ForValue::RhPct(*r)).collect(),
+            ForLoop::WhPct(v) => v.iter().map(|r| ForValue::WhPct(*r)).collect(),
+            ForLoop::HitArea(v) => v.iter().map(|b| ForValue::HitArea(*b)).collect(),
+            ForLoop::CompRatio(v) => v.iter().map(|c| ForValue::CompRatio(*c)).collect(),
+            ForLoop::Depth(v) => v.iter().map(|d| ForValue::Depth(*d)).collect(),
+            ForLoop::Width(v) => v.iter().map(|d| ForValue::Width(*d)).collect(),
+            ForLoop::Files(v) => v.iter().map(|d| ForValue::Files(*d)).collect(),
+            ForLoop::Sizes(v) => v.iter().map(|b| ForValue::Sizes(*b)).collect(),
+            ForLoop::Operations(v) => v.iter().map(|o| ForValue::Operation(*o)).collect(),
+        }
+    }
 }
 
 /// True when `name` is this machine: `localhost`, a loopback address, this host's name (short or
@@ -1722,5 +2473,7 @@ pub fn is_local_host(name: &str) -> bool {
     false
 }
 
+#[cfg(test)]
+mod feature_tests;
 #[cfg(test)]
 mod tests;

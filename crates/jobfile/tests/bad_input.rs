@@ -88,7 +88,11 @@ fn vdbench_corpus_gives_typed_errors() {
     let count = check(&corpus_dir().join("vdbench"), |path| {
         let file = vdbench::parse_file(path)?;
         file.check_hosts(vdbench::is_local_host)?;
-        file.runs().map(|runs| runs.len())
+        // What a run checks after parsing: data keys wait for the data feature.
+        file.check_runnable()?;
+        let runs = file.runs()?;
+        let fs_runs = file.fs_runs()?;
+        Ok(runs.len() + fs_runs.len())
     });
     assert!(count >= 15);
 }

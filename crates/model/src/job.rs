@@ -439,6 +439,22 @@ pub struct JobSpec {
     /// End the job once its throughput is steady (fio `steadystate`, `ss_dur`, `ss_ramp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_state: Option<SteadyStateSpec>,
+    /// Search for the deepest queue that meets a latency target (fio `latency_target`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<LatencyTargetSpec>,
+}
+
+/// fio's `latency_target`, `latency_window`, `latency_percentile`, `latency_run`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyTargetSpec {
+    /// Total latency an IO must complete within.
+    pub target: Duration,
+    /// How long each depth is tried.
+    pub window: Duration,
+    /// Share of a window's IOs that must meet the target, percent (fio's default 100).
+    pub percentile: f64,
+    /// Keep running at the depth found until the runtime ends, instead of ending the job.
+    pub keep_running: bool,
 }
 
 /// fio's steady-state criterion: over the last `duration` of one-second samples (after
@@ -502,6 +518,9 @@ pub struct FileSync {
     pub fsync_on_close: bool,
     /// syncfs the file system of the job's files at the end (fio `end_syncfs`).
     pub end_syncfs: bool,
+    /// Remove the job's files at the end of the run, if this run created them (fio `unlink`).
+    #[serde(default)]
+    pub unlink: bool,
 }
 
 impl FileSync {
@@ -593,6 +612,7 @@ impl JobSpec {
             file_sync: FileSync::default(),
             thread_control: ThreadControl::default(),
             steady_state: None,
+            latency_target: None,
         }
     }
 

@@ -58,7 +58,10 @@ use iofit_predict::{
 use search::{cheapest_combinations, RankCost};
 use serde::{Deserialize, Serialize};
 
+mod requirement_checks;
 mod search;
+
+pub use requirement_checks::requirement_warnings;
 
 /// The catalog rows a plan may choose from (one edition).
 #[derive(Clone, Debug, Default)]
@@ -340,6 +343,9 @@ pub struct Plan {
     pub impossible: Vec<String>,
     pub netapp: Vec<NetAppOption>,
     pub notes: Vec<String>,
+    /// What the plan says before its designs: requirements that disagree or are missing.
+    #[serde(default)]
+    pub requirement_warnings: Vec<String>,
     /// The headroom kept below every sized limit, percent.
     pub min_headroom_pct: f64,
     /// Hours a month the operations charge assumes the sized IOPS run.
@@ -1082,6 +1088,7 @@ fn plan_with_search(
             )
         })
         .collect();
+    let first_lines = requirement_warnings(requirements, mb, designs.first());
     Ok(Plan {
         totals,
         assumptions: options.assumptions.clone(),
@@ -1092,6 +1099,7 @@ fn plan_with_search(
         impossible,
         netapp,
         notes: plan_notes(requirements, options),
+        requirement_warnings: first_lines,
         min_headroom_pct: options.min_headroom_pct,
         busy_hours_per_month: options.busy_hours_per_month,
     })

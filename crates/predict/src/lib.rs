@@ -713,7 +713,7 @@ pub fn predict(
     let mut notes = Notes::default();
     let factors = volumes
         .iter()
-        .map(|volume| volume_factors(volume, assumptions, &mut notes))
+        .map(|volume| volume_factors(vm, volume, assumptions, &mut notes))
         .collect::<Result<Vec<_>, _>>()?;
 
     // --- the rate limits, VM first (the order breaks ties when naming the binding limit) ---
@@ -757,7 +757,7 @@ pub fn predict(
         volume_predictions.push(prediction);
     }
     target_violations(&checks, &mut notes);
-    let binding = binding_index.map(|index| binding_of(&limits[index], rates, volumes));
+    let binding = binding_index.map(|index| binding_of(&limits, index, rates, volumes));
     let advice = advise(
         vm,
         volumes,
@@ -838,6 +838,7 @@ fn check_inputs(volumes: &[VolumeLoad], assumptions: &Assumptions) -> Result<(),
 /// One volume's factors: IOs and bytes per volume IO at the host and at the disks (cache hits,
 /// stripe splitting), the outstanding IOs and the stripe members they keep busy.
 fn volume_factors(
+    vm: &VmSize,
     volume: &VolumeLoad,
     assumptions: &Assumptions,
     notes: &mut Notes,
@@ -864,6 +865,7 @@ fn volume_factors(
     let members = volume.design.disk_count as f64;
     let cached = volume.design.caching.is_cached();
     let cached = cached && volume.disk.kind.supports_host_caching();
+    let cached = cached && cache_limits_published(vm, volume, notes);
     let workload = &volume.workload;
     let read_share = workload.read_pct / 100.0;
     let hit_share = if cached {
@@ -919,6 +921,22 @@ fn volume_factors(
         busy_members,
         service_ms: assumptions.service_latency_ms_for(volume.disk.kind, workload.read_pct),
     })
+}
+
+/// Whether the VM publishes the cached limits a cached volume runs under. Where it does not,
+/// the volume is predicted as uncached, as `plan` refuses caching there: a cache whose limits
+/// nobody published would otherwise deliver any number of IOPS.
+fn cache_limits_published(vm: &VmSize, volume: &VolumeLoad, notes: &mut Notes) -> bool {
+    let published = vm.cached_iops.is_some() || vm.cached_throughput_mb_s.is_some();
+    if !published {
+        notes.warnings.push(format!(
+            "volume '{}': caching {} on {}, whose cached limits are not published: predicted as \
+             uncached (every IO to the disks, under the VM's uncached limits), as plan does; \
+             the real host cache may do better, unmeasured",
+            volume.design.label, volume.design.caching, vm.name
+        ));
+    }
+    published
 }
 
 /// What a volume's design says before any number: caching the disk cannot do, "up to"
@@ -1636,7 +1654,13 @@ fn target_violations(checks: &[LimitCheck], notes: &mut Notes) {
 }
 
 /// The binding limit in words: capped by it, or the first to bind as load grows.
-fn binding_of(limit: &RateLimit, rates: &[f64], volumes: &[VolumeLoad]) -> Binding {
+fn binding_of(
+    limits: &[RateLimit],
+    index: usize,
+    rates: &[f64],
+    volumes: &[VolumeLoad],
+) -> Binding {
+    let limit = &limits[index];
     let capacity = limit.capacity.unwrap_or(0.0);
     let used = limit.used(rates);
     let at_limit = used >= capacity * (1.0 - 1e-9);
@@ -1651,11 +1675,12 @@ fn binding_of(limit: &RateLimit, rates: &[f64], volumes: &[VolumeLoad]) -> Bindi
     } else {
         format!(
             "not capped at the targets; the first limit to bind as load grows is {} \
-             ({} of {}{unit} used, {:.0}% headroom)",
+             ({} of {}{unit} used, {:.0}% headroom){}",
             limit.name,
             fmt_num(used),
             fmt_num(capacity),
-            (capacity - used) / capacity * 100.0
+            (capacity - used) / capacity * 100.0,
+            tied_with(limits, index, rates)
         )
     };
     Binding {
@@ -1669,6 +1694,32 @@ fn binding_of(limit: &RateLimit, rates: &[f64], volumes: &[VolumeLoad]) -> Bindi
         limit: capacity,
         used,
         words,
+    }
+}
+
+/// Limits as close to binding as the one named (the same share used): named too, so that a
+/// plan and a prediction that break the tie differently (a cold and a warm cache) do not seem
+/// to disagree about what binds.
+fn tied_with(limits: &[RateLimit], index: usize, rates: &[f64]) -> String {
+    let share = |limit: &RateLimit| match limit.capacity {
+        Some(capacity) if capacity > 0.0 => Some(limit.used(rates) / capacity),
+        _ => None,
+    };
+    let Some(named) = share(&limits[index]) else {
+        return String::new();
+    };
+    let tied: Vec<&str> = limits
+        .iter()
+        .enumerate()
+        .filter(|(i, limit)| {
+            *i != index && share(limit).is_some_and(|s| (s - named).abs() <= 1e-9 * named.max(1.0))
+        })
+        .map(|(_, limit)| limit.name.as_str())
+        .collect();
+    if tied.is_empty() {
+        String::new()
+    } else {
+        format!("; as close: {}", tied.join(", "))
     }
 }
 

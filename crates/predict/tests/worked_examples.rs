@@ -310,7 +310,7 @@ fn ds14_seed_benchmark() {
 }
 
 #[test]
-fn unknown_limit_is_named_unknown() {
+fn unpublished_cache_limits_predict_the_volume_as_uncached() {
     let catalog = catalog();
     let ds13 = catalog.vm("Standard_DS13", EDITION_SEED).unwrap();
     let p30 = catalog.disk("P30", EDITION_SEED).unwrap();
@@ -323,7 +323,16 @@ fn unknown_limit_is_named_unknown() {
         Workload::new(100.0, 100.0, Bytes::kib(8), 8, 1),
     );
     let p = run(ds13, &[load], &catalog);
-    let cached = p.limit(LimitKind::VmCachedIops, "vm").unwrap();
-    assert_eq!(cached.limit, None);
-    assert_eq!(cached.status, iofit_predict::LimitStatus::Unknown);
+    // No cache of unknown speed: every read reaches the disk, under the VM's uncached limits,
+    // as plan (which refuses ReadOnly on such a VM) would count it.
+    assert!(p.limit(LimitKind::VmCachedIops, "vm").is_none());
+    assert!(p.limit(LimitKind::DiskIops, "data").unwrap().used > 0.0);
+    assert!(p.limit(LimitKind::VmUncachedIops, "vm").unwrap().used > 0.0);
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.contains("cached limits are not published: predicted as uncached")),
+        "{:?}",
+        p.warnings
+    );
 }

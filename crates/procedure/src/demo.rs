@@ -507,6 +507,48 @@ const NOT_THE_DESIGN: &str = "The run used this machine's temp directory, not th
      design (iofit run) and compare that (iofit compare) to judge it.";
 
 /// Step 6: the HTML report, from what the steps produced.
+/// Per volume, the example capture's IOPS over its two hours with the sized IOPS and design
+/// #1's limits across them (the plan's design, sized for a cold cache).
+fn workload_over_time(mut html: HtmlReport, report: &DemoReport) -> HtmlReport {
+    let Ok(capture) = iofit_profile::example::db_server_capture() else {
+        return html;
+    };
+    let Some(design) = report.plan.designs.first() else {
+        return html;
+    };
+    for spec in iofit_profile::example::db_server_volumes() {
+        let Some(volume) = report
+            .requirements
+            .volumes
+            .iter()
+            .find(|v| v.label == spec.label)
+        else {
+            continue;
+        };
+        let points: Vec<(f64, f64)> = iofit_profile::volume_timeline(&capture, &spec)
+            .iter()
+            .map(|p| (p.time_s, p.iops()))
+            .collect();
+        let limits = iofit_report::workload_chart::iops_limits_of(&design.prediction, &spec.label);
+        let series = iofit_report::workload_chart::iops_over_time(
+            &points,
+            volume.sizing.iops,
+            "p95 of 10-minute peaks x 1.3",
+            &limits,
+        );
+        html = html.chart(
+            format!(
+                "{}: profiled IOPS over the capture, the sized IOPS and the limits of design #1 ({})",
+                spec.label, design.vm
+            ),
+            "minutes since the capture's start",
+            "IOPS",
+            series,
+        );
+    }
+    html
+}
+
 pub fn html_report(report: &DemoReport) -> HtmlReport {
     let mut html = HtmlReport::new("iofit demo: an example database server, profiled to a verdict")
         .section(
@@ -555,6 +597,7 @@ pub fn html_report(report: &DemoReport) -> HtmlReport {
         }
         html = html.table(table);
     }
+    html = workload_over_time(html, report);
     if let Some(prediction) = &report.prediction {
         html = html.prediction(prediction);
     }

@@ -46,6 +46,13 @@ pub enum ProcedureError {
         #[source]
         source: std::io::Error,
     },
+    /// A file system run (vdbench fsd/fwd) could not be carried out.
+    #[error("{label}: {source}")]
+    FileSystem {
+        label: String,
+        #[source]
+        source: iofit_fswork::FsError,
+    },
     /// Something the procedure built itself did not hold (a defect, not the user's input).
     #[error("internal: {0}")]
     Internal(String),
@@ -59,6 +66,7 @@ impl ProcedureError {
             ProcedureError::BadInput(_) => true,
             ProcedureError::Engine { source, .. } => source.is_bad_input(),
             ProcedureError::Output(error) => error.is_bad_input(),
+            ProcedureError::FileSystem { source, .. } => source.is_bad_input(),
             ProcedureError::WriteResults { source, .. } => source.is_bad_input(),
             ProcedureError::Remote(error) => error.is_bad_input(),
             _ => false,

@@ -44,6 +44,7 @@ pub mod observer;
 pub mod run_request;
 pub mod size_threads;
 pub mod vdbench;
+mod vdbench_flat;
 
 mod error;
 

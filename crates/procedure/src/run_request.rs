@@ -54,6 +54,8 @@ pub struct RunRequest {
     pub hosts: Option<String>,
     pub remote_iofit: Option<String>,
     pub ssh_config: Option<PathBuf>,
+    /// vdbench's flatfile of a vdbench file's runs (`--flatfile FILE`).
+    pub flatfile: Option<PathBuf>,
 }
 
 /// The job files and the fio options (`--key=value`, `--key value`) given after them.
@@ -61,6 +63,31 @@ pub struct RunRequest {
 pub struct Inputs {
     pub files: Vec<PathBuf>,
     pub fio_args: Vec<String>,
+    /// `name=value` words after a vdbench file: vdbench's substitutions (`$name` in it).
+    pub substitutions: Vec<String>,
+}
+
+/// `iofit run parm.vdb lun=/tmp/x`: after a vdbench file, `name=value` words that name no
+/// file are vdbench's substitutions (`$lun` in the file), as `vdbench -f parm.vdb lun=/tmp/x`.
+fn split_substitutions(inputs: &mut Inputs) {
+    let is_vdbench = inputs.files.len() > 1
+        && matches!(
+            iofit_jobfile::detect(&inputs.files[0]),
+            Ok(Dialect::Vdbench)
+        );
+    if !is_vdbench {
+        return;
+    }
+    let mut files = Vec::new();
+    for (index, file) in inputs.files.drain(..).enumerate() {
+        let text = file.to_string_lossy().to_string();
+        if index > 0 && !file.exists() && text.contains('=') {
+            inputs.substitutions.push(text);
+        } else {
+            files.push(file);
+        }
+    }
+    inputs.files = files;
 }
 
 /// What the request runs.
@@ -83,6 +110,7 @@ const VALUED_OWN_FLAGS: &[&str] = &[
     "output",
     "output-format",
     "report",
+    "flatfile",
     "preset",
     "target",
     "specs",
@@ -130,6 +158,7 @@ impl RunRequest {
             }
             index += 1;
         }
+        split_substitutions(&mut inputs);
         Ok(inputs)
     }
 
@@ -147,6 +176,7 @@ impl RunRequest {
             "quiet" => self.quiet = true,
             "output" => self.output = Some(PathBuf::from(need(value)?)),
             "report" => self.report = Some(PathBuf::from(need(value)?)),
+            "flatfile" => self.flatfile = Some(PathBuf::from(need(value)?)),
             "preset" => self.preset = Some(need(value)?),
             "target" => self.target = Some(PathBuf::from(need(value)?)),
             "specs" => self.specs = Some(PathBuf::from(need(value)?)),
@@ -235,6 +265,11 @@ pub fn what_to_run(request: &RunRequest, inputs: &Inputs) -> Result<What, Proced
         if iofit_jobfile::detect(file)? == Dialect::Vdbench {
             return Ok(What::Vdbench(file.clone()));
         }
+    }
+    if request.flatfile.is_some() {
+        return Err(bad(
+            "--flatfile writes vdbench's flatfile of a vdbench parameter file; for fio job files use --output FILE (fio JSON)",
+        ));
     }
     if let Some(hosts) = &request.hosts {
         if request.preset.is_some() {
@@ -513,7 +548,11 @@ pub enum VdbenchCall {
 
 /// The overrides that apply to a vdbench file; flags that do not apply are refused, as is an
 /// `--output` that names the file.
-pub fn vdbench_call(request: &RunRequest, file: &Path) -> Result<VdbenchCall, ProcedureError> {
+pub fn vdbench_call(
+    request: &RunRequest,
+    file: &Path,
+    substitutions: &[String],
+) -> Result<VdbenchCall, ProcedureError> {
     if request.report.is_some() {
         return Err(bad(
             "--report applies to fio job files and --preset; for a vdbench file give --output FILE (JSON) and render it with iofit compare FILE --requirements REQ --report FILE",
@@ -540,6 +579,9 @@ pub fn vdbench_call(request: &RunRequest, file: &Path) -> Result<VdbenchCall, Pr
     if let Some(path) = &request.output {
         iofit_safefs::guard::check_output(path, &[file.to_path_buf()], "--output")?;
     }
+    if let Some(path) = &request.flatfile {
+        iofit_safefs::guard::check_output(path, &[file.to_path_buf()], "--flatfile")?;
+    }
     let time = |flag: &str, text: &Option<String>| {
         text.as_deref().map(|t| duration_flag(flag, t)).transpose()
     };
@@ -553,6 +595,9 @@ pub fn vdbench_call(request: &RunRequest, file: &Path) -> Result<VdbenchCall, Pr
         warmup: time("--warmup", &request.warmup)?,
         sd_size,
         json_output: request.output.clone(),
+        substitutions: substitutions.to_vec(),
+        allow_overwrite: request.allow_overwrite,
+        flatfile: request.flatfile.clone(),
         ..Default::default()
     }))
 }

@@ -8,13 +8,15 @@ use crate::error::shown;
 use crate::execute::Executor;
 use crate::observer::{Event, Observer};
 use crate::ProcedureError;
-use iofit_jobfile::vdbench::{self, IoRate, Run};
+use iofit_jobfile::vdbench::{self, FsRun, IoRate, Run};
 use iofit_model::units::Bytes;
 use iofit_report::vdbench_summary::{render_curve, render_run, AvgLine, CurvePoint, RunHeader};
 use iofit_safefs::atomic::write_atomic;
 use iofit_stats::{JobResult, RunResult};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How a vdbench file runs: the command line's overrides.
@@ -30,6 +32,14 @@ pub struct VdbenchOptions {
     pub sd_size: Option<Bytes>,
     /// Where to write iofit's JSON of every run (after each one).
     pub json_output: Option<PathBuf>,
+    /// `name=value` substitutions from the command line (`$name`/`!name` in the file).
+    pub substitutions: Vec<String>,
+    /// File system runs may use an anchor iofit did not create (`--allow-overwrite`).
+    pub allow_overwrite: bool,
+    /// Set on Ctrl-C: file system runs stop at once (raw runs stop through the executor).
+    pub stop: Arc<AtomicBool>,
+    /// Where to write vdbench's flatfile (tab-separated, vdbench's column names).
+    pub flatfile: Option<PathBuf>,
 }
 
 impl Default for VdbenchOptions {
@@ -40,6 +50,10 @@ impl Default for VdbenchOptions {
             scale: 1.0,
             sd_size: None,
             json_output: None,
+            substitutions: Vec::new(),
+            allow_overwrite: false,
+            stop: Arc::new(AtomicBool::new(false)),
+            flatfile: None,
         }
     }
 }
@@ -52,6 +66,30 @@ pub struct VdbenchJson {
     pub file: String,
     pub runs: Vec<RunJson>,
     pub curves: Vec<CurveJson>,
+    /// File system runs (fsd/fwd): per operation, as vdbench's file system summary.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub fs_runs: Vec<FsRunJson>,
+}
+
+/// One file system run: its format phase and its measured run, one line per operation.
+#[derive(Serialize, Debug)]
+pub struct FsRunJson {
+    pub rd: String,
+    pub for_label: String,
+    pub format: Option<FsPhaseJson>,
+    pub run: Option<FsPhaseJson>,
+    /// (fsd, files present after the run, files in the tree)
+    pub files: Vec<(String, usize, usize)>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct FsPhaseJson {
+    pub seconds: f64,
+    /// Until the last operation (shorter when the workload ran out of files).
+    pub busy_seconds: f64,
+    pub operations: Vec<iofit_fswork::report::OpLine>,
+    /// Attempts that found no file or directory in the state the operation needs.
+    pub no_candidate: u64,
 }
 
 #[derive(Serialize, Debug)]
@@ -125,6 +163,8 @@ pub struct RunOutcome {
 #[derive(Debug)]
 pub struct VdbenchOutcome {
     pub doc: VdbenchJson,
+    /// vdbench flatfile rows so far (raw runs' intervals and averages, file system totals).
+    pub flat_rows: Vec<iofit_report::vdbench_flatfile::FlatRow>,
     /// A run stopped on an IO error.
     pub failed: bool,
     /// A stop (Ctrl-C) ended the file early.
@@ -133,10 +173,31 @@ pub struct VdbenchOutcome {
 
 /// Parses the file at `path`, checks its hosts and expands its runs; errors name file, line
 /// and key.
-pub fn check_file(path: &Path) -> Result<Vec<Run>, ProcedureError> {
-    let file = vdbench::parse_file(path)?;
-    file.check_hosts(vdbench::is_local_host)?;
-    Ok(file.runs()?)
+pub fn check_file(path: &Path, substitutions: &[String]) -> Result<CheckedFile, ProcedureError> {
+    let file = vdbench::parse_file_with(path, substitutions)?;
+    // A multi-host file runs over ssh; one for this machine must not name another.
+    if !file.is_multi_host(vdbench::is_local_host)? {
+        file.check_hosts(vdbench::is_local_host)?;
+    }
+    Ok(CheckedFile {
+        runs: file.runs()?,
+        fs_runs: file.fs_runs()?,
+        data_keys: file
+            .data
+            .iter()
+            .map(|d| format!("{}={}", d.key, d.value))
+            .collect(),
+        notes: file.notes.clone(),
+    })
+}
+
+/// What `--parse-only` shows: the runs, without looking at luns or anchors.
+pub struct CheckedFile {
+    pub runs: Vec<Run>,
+    pub fs_runs: Vec<FsRun>,
+    /// Data keys the file has (they parse; a run refuses them until the data feature lands).
+    pub data_keys: Vec<String>,
+    pub notes: Vec<String>,
 }
 
 /// Runs every run of the vdbench file at `path`.
@@ -146,11 +207,18 @@ pub fn run_file(
     executor: &mut dyn Executor,
     observer: &mut dyn Observer,
 ) -> Result<VdbenchOutcome, ProcedureError> {
-    let file = vdbench::parse_file(path)?;
+    let file = vdbench::parse_file_with(path, &options.substitutions)?;
     file.check_hosts(vdbench::is_local_host)?;
-    let runs = file.runs()?;
+    file.check_runnable()?;
+    let runs = file
+        .runs()?
+        .into_iter()
+        .map(|run| adjust(run, options))
+        .collect::<Result<Vec<_>, _>>()?;
+    file.check_targets(&runs)?;
+    let fs_runs = file.fs_runs()?;
     // vdbench does not create directories; neither does iofit. Say which sd= line to fix.
-    for sd in &file.sds {
+    for sd in runs.iter().flat_map(|r| r.workloads.iter().map(|w| &w.sd)) {
         if let Some(parent) = sd.lun.parent().filter(|p| !p.as_os_str().is_empty()) {
             if !parent.is_dir() {
                 return Err(ProcedureError::bad_input(format!(
@@ -172,12 +240,12 @@ pub fn run_file(
         },
         failed: false,
         interrupted: false,
+        flat_rows: Vec::new(),
     };
     for run in runs {
         if executor.stop_requested() {
             break;
         }
-        let run = adjust(run, options)?;
         match run.iorate.clone() {
             IoRate::Max => {
                 let measured = execute(&run, None, "Uncontrolled MAX", executor, observer)?;
@@ -208,9 +276,171 @@ pub fn run_file(
                 run_curve(&run, &pcts, &mut outcome, options, executor, observer)?;
             }
         }
+        pause(run.pause, &options.stop);
     }
-    outcome.interrupted = executor.stop_requested();
+    for run in fs_runs {
+        if executor.stop_requested() || options.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let run = adjust_fs(run, options)?;
+        run_fs(&run, &mut outcome, options, observer)?;
+        pause(run.pause, &options.stop);
+    }
+    outcome.interrupted = executor.stop_requested() || options.stop.load(Ordering::Relaxed);
+    let totals = totals_text(&outcome.doc);
+    if !totals.is_empty() {
+        observer.event(&Event::VdbenchRun {
+            summary: totals,
+            rd: "totals".into(),
+            error: None,
+        });
+    }
     Ok(outcome)
+}
+
+/// vdbench's totals: one line per run of the file (its avg line), raw and file system.
+pub fn totals_text(doc: &VdbenchJson) -> String {
+    if doc.runs.len() + doc.fs_runs.len() < 2 {
+        return String::new();
+    }
+    let mut out = String::from("\nTotals, one line per run:\n");
+    out.push_str(&format!(
+        "{:<40} {:>12} {:>10} {:>8} {:>10}\n",
+        "run", "rate/s", "MB/sec", "read%", "resp_ms"
+    ));
+    for run in &doc.runs {
+        let label = format!("rd={} {} {}", run.rd, run.for_label, run.iorate);
+        out.push_str(&format!(
+            "{:<40} {:>12.1} {:>10.2} {:>8.1} {:>10.3}\n",
+            label.trim(),
+            run.avg_iops,
+            run.avg_mib_per_s,
+            run.avg_read_pct,
+            run.avg_resp_ms
+        ));
+    }
+    for run in &doc.fs_runs {
+        if let Some(total) = run
+            .run
+            .as_ref()
+            .and_then(|p| p.operations.iter().find(|l| l.operation == "total"))
+        {
+            let label = format!("rd={} {}", run.rd, run.for_label);
+            out.push_str(&format!(
+                "{:<40} {:>12.1} {:>10.2} {:>8} {:>10.3}\n",
+                label.trim(),
+                total.ops_per_s,
+                total.mb_per_s,
+                "-",
+                total.resp_mean_ms
+            ));
+        }
+    }
+    out
+}
+
+/// `pause=`: idle after a run, ended early by a stop.
+fn pause(time: Duration, stop: &AtomicBool) {
+    let end = std::time::Instant::now() + time;
+    while !stop.load(Ordering::Relaxed) {
+        let now = std::time::Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(100)));
+    }
+}
+
+/// The command line's time overrides on a file system run.
+fn adjust_fs(mut run: FsRun, options: &VdbenchOptions) -> Result<FsRun, ProcedureError> {
+    if let Some(elapsed) = options.elapsed {
+        run.elapsed = elapsed;
+    }
+    if let Some(warmup) = options.warmup {
+        run.warmup = warmup;
+    }
+    run.elapsed = scaled(run.elapsed, options.scale, &run.rd, "elapsed")?;
+    run.warmup = scaled(run.warmup, options.scale, &run.rd, "warmup")?;
+    if run.warmup >= run.elapsed {
+        return Err(ProcedureError::bad_input(format!(
+            "rd={}: warmup {:.1}s is not shorter than elapsed {:.1}s; lower --warmup or raise --elapsed",
+            run.rd,
+            run.warmup.as_secs_f64(),
+            run.elapsed.as_secs_f64()
+        )));
+    }
+    Ok(run)
+}
+
+/// One file system run through `fswork`, reported per operation.
+fn run_fs(
+    run: &FsRun,
+    outcome: &mut VdbenchOutcome,
+    options: &VdbenchOptions,
+    observer: &mut dyn Observer,
+) -> Result<(), ProcedureError> {
+    let fs_options = iofit_fswork::FsOptions {
+        allow_overwrite: options.allow_overwrite,
+        stop: Arc::clone(&options.stop),
+    };
+    let label = format!("rd={}", run.rd);
+    let measured =
+        iofit_fswork::run(run, &fs_options).map_err(|source| ProcedureError::FileSystem {
+            label: label.clone(),
+            source,
+        })?;
+    let phase = |p: &iofit_fswork::PhaseResult| FsPhaseJson {
+        seconds: p.seconds,
+        busy_seconds: p.busy_seconds,
+        operations: iofit_fswork::report::op_lines(&p.stats, p.seconds),
+        no_candidate: p.stats.no_candidate,
+    };
+    let json = FsRunJson {
+        rd: run.rd.clone(),
+        for_label: run.for_label.clone(),
+        format: measured.format.as_ref().map(phase),
+        run: measured.run.as_ref().map(phase),
+        files: measured.files_per_fsd.clone(),
+    };
+    let mut text = String::new();
+    if let Some(format) = &json.format {
+        text.push_str(&iofit_fswork::report::render(
+            &format!("rd=format_for_{} ({:.1}s)", run.rd, format.seconds),
+            &format.operations,
+        ));
+    }
+    if let Some(measured) = &json.run {
+        text.push_str(&iofit_fswork::report::render(
+            &format!(
+                "rd={} {} fwdrate={:?} ({:.1}s measured)",
+                run.rd, run.for_label, run.fwdrate, measured.seconds
+            ),
+            &measured.operations,
+        ));
+    }
+    for (fsd, present, total) in &json.files {
+        text.push_str(&format!("fsd={fsd}: {present} of {total} files present\n"));
+    }
+    observer.event(&Event::VdbenchRun {
+        summary: text,
+        rd: run.rd.clone(),
+        error: None,
+    });
+    if let Some(measured) = &json.run {
+        let reqrate = match run.fwdrate {
+            vdbench::FwdRate::Max => iofit_report::vdbench_flatfile::Cell::Text("max".into()),
+            vdbench::FwdRate::Fixed(r) => iofit_report::vdbench_flatfile::Cell::Num(r),
+        };
+        outcome.flat_rows.push(crate::vdbench_flat::fs_row(
+            &run.rd,
+            reqrate,
+            &measured.operations,
+            measured.seconds,
+        ));
+        write_flatfile(outcome, options, true)?;
+    }
+    outcome.doc.fs_runs.push(json);
+    write_json(&outcome.doc, options)
 }
 
 /// `iorate=curve`: max first, then each point as a percentage of the measured max.
@@ -306,6 +536,16 @@ pub fn adjust(mut run: Run, options: &VdbenchOptions) -> Result<Run, ProcedureEr
             w.sd.size = Some(size);
         }
     }
+    for w in &mut run.workloads {
+        // range=/hitarea=/hotband= are shares of the lun: an existing file's size is known.
+        if w.sd.size.is_none() {
+            if let Ok(meta) = std::fs::metadata(&w.sd.lun) {
+                if meta.is_file() && meta.len() > 0 {
+                    w.sd.size = Some(Bytes(meta.len()));
+                }
+            }
+        }
+    }
     Ok(run)
 }
 
@@ -388,7 +628,28 @@ fn finish(
         Vec::new(),
     ));
     outcome.failed |= measured.job.error.is_some();
+    outcome.flat_rows.extend(crate::vdbench_flat::raw_rows(
+        run,
+        rate,
+        &measured.job,
+        &measured.avg,
+    ));
+    write_flatfile(outcome, options, false)?;
     write_json(&outcome.doc, options)
+}
+
+/// vdbench's flatfile of the runs so far (`--flatfile`), raw or file system columns.
+fn write_flatfile(
+    outcome: &VdbenchOutcome,
+    options: &VdbenchOptions,
+    file_system: bool,
+) -> Result<(), ProcedureError> {
+    use iofit_report::vdbench_flatfile::{render, FS_COLUMNS, RAW_COLUMNS};
+    if let Some(path) = &options.flatfile {
+        let columns = if file_system { FS_COLUMNS } else { RAW_COLUMNS };
+        write_atomic(path, render(columns, &outcome.flat_rows).as_bytes())?;
+    }
+    Ok(())
 }
 
 pub(crate) fn write_json(
@@ -721,11 +982,13 @@ mod tests {
         let (out, _data) = seed_files();
         for pattern in ["FillWrite", "SeqWrite", "RndMix"] {
             let path = out.path().join(format!("vnet1-{pattern}-workload"));
-            assert!(!check_file(&path).unwrap().is_empty());
+            assert!(!check_file(&path, &[]).unwrap().runs.is_empty());
         }
         let corpus =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bad-input/jobfile/vdbench");
-        let error = check_file(&corpus.join("10-remote-shell-rsh.vdb")).unwrap_err();
+        let error = check_file(&corpus.join("10-remote-shell-rsh.vdb"), &[])
+            .err()
+            .expect("refused");
         assert!(error.is_bad_input());
         assert!(
             error.to_string().contains("10-remote-shell-rsh.vdb:1:"),

@@ -155,6 +155,7 @@ fn target_flags_without_a_preset_are_refused() {
     let inputs = Inputs {
         files: vec![],
         fio_args: strings(&["--name=a", "--rw=read", "--size=1m", "--filename=/tmp/x"]),
+        ..Inputs::default()
     };
     let error = what_to_run(&request, &inputs).unwrap_err();
     assert!(error.to_string().contains("apply to --preset"), "{error}");

@@ -38,11 +38,13 @@ pub mod perfmon;
 pub mod procfs;
 pub mod sar;
 pub mod summarize;
+pub mod timeline;
 
 pub use capture::{Capture, DeviceSeries, DiskSample, HostSample, Tool};
 pub use error::ProfileError;
 pub use iostat::IostatOptions;
 pub use summarize::{partitions_left_out, requirements, SizingOptions, VolumeSpec};
+pub use timeline::{volume_timeline, TimelinePoint};
 
 use std::io::{BufReader, Read};
 use std::path::Path;

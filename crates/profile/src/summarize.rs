@@ -92,7 +92,8 @@ fn tidy(value: f64) -> f64 {
 
 /// Rounds a sized rate up to 2 decimals (up: a requirement must not shrink by rounding).
 fn round_up(value: f64) -> f64 {
-    (value * 100.0 - 1e-9).ceil() / 100.0
+    // `+ 0.0` turns the -0.0 that ceil(-1e-9) gives for an idle volume into 0.
+    (value * 100.0 - 1e-9).ceil() / 100.0 + 0.0
 }
 
 /// Share of sequential IO, 0..=1, estimated from IO size and merges; see [`RANDOM_METHOD`].
@@ -600,15 +601,20 @@ fn volume(
     } else {
         0.0
     };
-    derivation.push(format!(
-        "read_pct {} = reads / all IOs over the capture{}",
-        fmt_num(read_pct),
-        if capture.read_split_estimated {
-            " (an estimate: sar gives transfers only, split into reads and writes by byte share)"
-        } else {
-            ""
-        }
-    ));
+    if total_ios > 0.0 {
+        derivation.push(format!(
+            "read_pct {} = reads / all IOs over the capture{}",
+            fmt_num(read_pct),
+            if capture.read_split_estimated {
+                " (an estimate: sar gives transfers only, split into reads and writes by byte \
+                 share)"
+            } else {
+                ""
+            }
+        ));
+    } else {
+        derivation.push("read_pct 0: no IO in the capture, a placeholder".into());
+    }
     let merged_total = if merges_known { total_merges } else { f64::NAN };
     let sequential = if total_ios > 0.0 {
         sequential_share(total_bytes / total_ios, merged_total, total_ios)
@@ -677,12 +683,16 @@ fn volume(
              (iostat -z leaves idle devices out)"
         ));
     }
-    let (role, why) = guess_role(
-        &spec.label,
-        100.0 - read_pct,
-        merges_known.then_some(sequential),
-        io_size_bytes,
-    );
+    let (role, why) = if total_ios > 0.0 {
+        guess_role(
+            &spec.label,
+            100.0 - read_pct,
+            merges_known.then_some(sequential),
+            io_size_bytes,
+        )
+    } else {
+        idle_role(&spec.label)
+    };
     derivation.push(why);
 
     Ok(VolumeRequirements {
@@ -756,6 +766,22 @@ fn window_peaks(
     }
     let windows = iops_peaks.len();
     Ok((iops_peaks, throughput_peaks, windows))
+}
+
+/// An idle volume's role: from its label's words, else data by default, never guessed from an
+/// IO pattern it does not have.
+fn idle_role(label: &str) -> (VolumeRole, String) {
+    let (role, words) = guess_role(label, 0.0, None, 0.0);
+    if words.contains("(guessed)") {
+        (
+            VolumeRole::Data,
+            "role data (default): no IO in the capture, so no pattern to tell a log from \
+             data; name the volume (--label log) or set role by hand"
+                .into(),
+        )
+    } else {
+        (role, words)
+    }
 }
 
 /// Role from the label's words, else from the IO pattern: mostly sequential small writes are a

@@ -35,6 +35,8 @@ const FAIL_COLOUR: &str = "#D55E00";
 const REQUIRED_COLOUR: &str = "#999999";
 const BINDING_COLOUR: &str = "#D55E00";
 const LIMIT_COLOUR: &str = "#56B4E9";
+/// What a design uses of a limit: darker than the limit's bar, readable over the binding one.
+const USED_COLOUR: &str = "#1F3A5F";
 
 const WIDTH: f64 = 960.0;
 const LEFT: f64 = 78.0;
@@ -479,6 +481,8 @@ const BAR_ROW: f64 = 26.0;
 const BAR_LEFT: f64 = 230.0;
 const MAX_BAR_LEFT: f64 = 420.0;
 const LABEL_CHAR_PX: f64 = 6.8;
+/// Bold text against regular, in the report's sans-serif at 12 px.
+const BOLD_WIDTH: f64 = 1.12;
 
 /// `text` cut to `max_chars` characters, the last one an ellipsis, when longer.
 fn shorten(text: &str, max_chars: usize) -> String {
@@ -491,6 +495,8 @@ fn shorten(text: &str, max_chars: usize) -> String {
     }
 }
 const BAR_RIGHT: f64 = 150.0;
+/// Room right of the longest limit bar for its label ("12,906.5 of 15,000 IOPS used — binding").
+const LIMIT_BAR_RIGHT: f64 = 290.0;
 
 /// Horizontal bars of one unit's limits; the binding one is drawn in a warning colour and
 /// labelled "binding". `requirement`, when given, is drawn as a dashed line across the bars.
@@ -510,16 +516,31 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
         log: false,
     };
     let height = TOP + bars.len() as f64 * BAR_ROW + if requirement.is_some() { 30.0 } else { 8.0 };
-    let right_edge = WIDTH - BAR_RIGHT;
+    let right_edge = WIDTH - LIMIT_BAR_RIGHT;
     // Room for the longest name (about 7 px a character at 12 px), within bounds; longer names
     // are shortened with an ellipsis and keep their full text as a tooltip.
-    let longest = bars
+    // The binding label is bold, about a tenth wider: measured so that it is not cut off at
+    // the left edge.
+    let widest_px = bars
         .iter()
-        .map(|bar| bar.name.chars().count())
-        .max()
-        .unwrap_or(0);
-    let bar_left = (longest as f64 * LABEL_CHAR_PX + 16.0).clamp(BAR_LEFT, MAX_BAR_LEFT);
-    let max_chars = ((bar_left - 16.0) / LABEL_CHAR_PX) as usize;
+        .map(|bar| {
+            let per_char = if bar.binding {
+                LABEL_CHAR_PX * BOLD_WIDTH
+            } else {
+                LABEL_CHAR_PX
+            };
+            bar.name.chars().count() as f64 * per_char
+        })
+        .fold(0.0, f64::max);
+    let bar_left = (widest_px + 16.0).clamp(BAR_LEFT, MAX_BAR_LEFT);
+    let max_chars = |bar: &LimitBar| {
+        let per_char = if bar.binding {
+            LABEL_CHAR_PX * BOLD_WIDTH
+        } else {
+            LABEL_CHAR_PX
+        };
+        ((bar_left - 16.0) / per_char) as usize
+    };
     let mut out = String::new();
     svg_open(&mut out, height, title);
     for (index, bar) in bars.iter().enumerate() {
@@ -530,10 +551,18 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
         } else {
             LIMIT_COLOUR
         };
+        let amount = match bar.used {
+            Some(used) => format!(
+                "{} of {} {unit} used",
+                tick_label_exact(used),
+                tick_label_exact(bar.value)
+            ),
+            None => format!("{} {unit}", tick_label_exact(bar.value)),
+        };
         let label = if bar.binding {
-            format!("{} {unit} — binding", tick_label_exact(bar.value))
+            format!("{amount} — binding")
         } else {
-            format!("{} {unit}", tick_label_exact(bar.value))
+            amount
         };
         let _ = write!(
             out,
@@ -543,7 +572,7 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
             bar_left - 8.0,
             y + 16.0,
             if bar.binding { " binding" } else { "" },
-            escape(&shorten(&bar.name, max_chars)),
+            escape(&shorten(&bar.name, max_chars(bar))),
             escape(&bar.name),
             y + 4.0,
             BAR_ROW - 8.0,
@@ -557,6 +586,19 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
             if bar.binding { " binding" } else { "" },
             escape(&label)
         );
+        // What the design uses, drawn darker inside the limit's bar.
+        if let Some(used) = bar.used.filter(|u| *u > 0.0) {
+            let used_width =
+                axis.position(used.min(bar.value).max(0.0), 0.0, right_edge - bar_left);
+            let _ = write!(
+                out,
+                "<rect x=\"{bar_left:.1}\" y=\"{:.1}\" width=\"{used_width:.1}\" height=\"{:.1}\" \
+                 fill=\"{USED_COLOUR}\" fill-opacity=\"0.75\"><title>used {}</title></rect>",
+                y + 8.0,
+                BAR_ROW - 16.0,
+                escape(&tick_label_exact(used))
+            );
+        }
     }
     if let Some(required) = requirement {
         let x = bar_left + axis.position(required, 0.0, right_edge - bar_left);

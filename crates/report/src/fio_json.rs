@@ -98,7 +98,7 @@ fn job_value(
         "ctx": job.context_switches,
         "majf": 0,
         "minf": 0,
-        "latency_depth": job.iodepth,
+        "latency_depth": job.latency_depth_found.unwrap_or(job.iodepth),
         "iofit": {
             "engine_requested": job.engine_requested.map(EngineKind::fio_name),
             "engine_used": job.engine_used.map(EngineKind::fio_name),
@@ -340,6 +340,7 @@ pub(crate) mod tests {
             error: None,
             interrupted: false,
             steadystate: None,
+            latency_depth_found: None,
         };
         let writer = JobResult {
             name: "writer1".into(),

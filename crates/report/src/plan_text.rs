@@ -216,6 +216,12 @@ fn render_design(out: &mut String, design: &PlannedDesign) {
 /// Renders a plan. `edition` and `tables` name the catalog it was made from.
 pub fn render(plan: &Plan, edition: &str, tables: &[&TableInfo]) -> String {
     let mut out = String::new();
+    for warning in &plan.requirement_warnings {
+        let _ = writeln!(out, "warning: {warning}");
+    }
+    if !plan.requirement_warnings.is_empty() {
+        out.push('\n');
+    }
     let _ = writeln!(
         out,
         "iofit plan: {} volume(s), {} IOPS, {} MB/s, {} GiB in total",

@@ -93,22 +93,34 @@ pub(crate) fn limits_table(out: &mut String, limits: &[LimitCheck], indent: &str
 /// Renders a prediction as text.
 pub fn render(prediction: &Prediction) -> String {
     let mut out = String::new();
+    // A design that cannot be built says so before any number it would deliver.
+    if !prediction.violations.is_empty() {
+        let _ = writeln!(
+            out,
+            "IMPOSSIBLE DESIGN: {} (the numbers below are what it would deliver if it could be built)",
+            prediction.violations.join("; ")
+        );
+    }
     let _ = writeln!(
         out,
         "iofit predict: {} ({})",
         prediction.vm,
         prediction.tables.join(", ")
     );
-    let _ = writeln!(
-        out,
-        "delivers:  {} IOPS, {} MB/s{}",
-        num(prediction.total_iops),
-        num(prediction.total_throughput_mb_s),
+    let verdict = if !prediction.violations.is_empty() {
+        "  (cannot be built)"
+    } else {
         match prediction.meets_requirements {
             Some(true) => "  (meets the requirements)",
             Some(false) => "  (DOES NOT meet the requirements)",
             None => "",
         }
+    };
+    let _ = writeln!(
+        out,
+        "delivers:  {} IOPS, {} MB/s{verdict}",
+        num(prediction.total_iops),
+        num(prediction.total_throughput_mb_s),
     );
     // With targets, the most every volume can do at once; shown when it exceeds the targets
     // (flat out, one volume may take shared room another's target leaves).

@@ -9,6 +9,8 @@
 //! - [`guard`]: refuse an output that names one of the command's inputs or targets, or that
 //!   cannot be written, before any work.
 //! - [`input`]: read inputs that must be regular files, with a size cap per format.
+//! - [`anchor`]: the directories file system workloads fill: created and marked by iofit, a
+//!   foreign non-empty one refused.
 //!
 //! ```
 //! use iofit_safefs::{atomic::write_atomic, guard::check_output, input};
@@ -26,6 +28,7 @@
 //! assert!(input::read_capped(std::path::Path::new("/dev/zero"), 1 << 20, "job file").is_err());
 //! ```
 
+pub mod anchor;
 pub mod atomic;
 pub mod error;
 pub mod guard;

@@ -97,6 +97,10 @@ pub struct JobResult {
     /// The steady-state check of a job that asked for one (fio `steadystate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steadystate: Option<SteadyStateResult>,
+    /// The queue depth a `latency_target` search settled on (fio's `latency_depth`); the
+    /// smallest over the result's clones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_depth_found: Option<u32>,
 }
 
 /// fio's `steadystate` JSON block: the criterion, whether it was attained, and the window of

@@ -330,6 +330,7 @@ impl FioReader<'_> {
             },
             interrupted: false,
             steadystate: None,
+            latency_depth_found: None,
         };
         if let Some(extra) = job.get("iofit") {
             self.iofit_extension(&format!("{at}.iofit"), extra, &mut result)?;

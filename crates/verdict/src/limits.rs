@@ -30,6 +30,9 @@ pub struct LimitBar {
     pub binding: bool,
     #[serde(default)]
     pub scope: LimitScope,
+    /// What the design uses of it at its operating point, when known: drawn inside the bar.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used: Option<f64>,
 }
 
 impl LimitBar {
@@ -45,7 +48,14 @@ impl LimitBar {
             unit: unit.into(),
             binding,
             scope: LimitScope::Other,
+            used: None,
         }
+    }
+
+    /// The part of the limit the design uses.
+    pub fn with_used(mut self, used: f64) -> Self {
+        self.used = Some(used);
+        self
     }
 
     pub fn scope(mut self, scope: LimitScope) -> Self {
@@ -92,14 +102,21 @@ pub fn limit_bars_from_prediction(prediction: &iofit_predict::Prediction) -> Vec
                 | LimitKind::VolumeThroughput => LimitScope::Disk,
                 _ => LimitScope::Other,
             };
+            // A volume's limit says which volume: "per disk P30 IOPS" alone does not.
+            let name = if check.scope == "vm" {
+                check.name.clone()
+            } else {
+                format!("{}: {}", check.scope, check.name)
+            };
             Some(
                 LimitBar::new(
-                    check.name.clone(),
+                    name,
                     check.limit?,
                     unit,
                     check.status == LimitStatus::Binding,
                 )
-                .scope(scope),
+                .scope(scope)
+                .with_used(check.used),
             )
         })
         .collect()

@@ -17,16 +17,16 @@ use std::process::ExitCode;
 )]
 pub struct Args {
     /// IOPS the volume must sustain.
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_negative_numbers = true, value_parser = plain_number)]
     pub iops: Option<f64>,
     /// Throughput the volume must sustain, MB/s (1 MB = 10^6 bytes).
-    #[arg(long = "throughput-mb-s", allow_negative_numbers = true)]
+    #[arg(long = "throughput-mb-s", allow_negative_numbers = true, value_parser = plain_number)]
     pub throughput_mb_s: Option<f64>,
     /// Highest acceptable average latency per IO, ms.
-    #[arg(long = "latency-ms", allow_negative_numbers = true)]
+    #[arg(long = "latency-ms", allow_negative_numbers = true, value_parser = plain_number)]
     pub latency_ms: Option<f64>,
     /// Capacity the volume must hold, GiB.
-    #[arg(long = "capacity-gib", allow_negative_numbers = true)]
+    #[arg(long = "capacity-gib", allow_negative_numbers = true, value_parser = plain_number)]
     pub capacity_gib: Option<f64>,
     /// Share of reads, 0..100.
     #[arg(
@@ -305,8 +305,24 @@ pub(crate) fn read_requirements(path: &Path) -> anyhow::Result<Requirements> {
     parse_requirements(&label.to_string(), &text)
 }
 
+/// A number flag (`--iops 5000`): clap's "invalid float literal" does not say what to write.
+fn plain_number(text: &str) -> Result<f64, String> {
+    text.trim().parse::<f64>().map_err(|_| {
+        format!("write a plain number such as 5000 (no unit or suffix like k: '{text}' is not one)")
+    })
+}
+
 /// Parses requirements text; `label` names it in errors.
 pub(crate) fn parse_requirements(label: &str, text: &str) -> anyhow::Result<Requirements> {
+    // A results document given where requirements belong: say what it is, not "invalid key".
+    if text.trim_start().starts_with('{') {
+        return Err(bad_input(format!(
+            "{label}: this is a JSON document (a results file of iofit run or fio?), not \
+             requirements; requirements are TOML from `iofit profile CAPTURE -o req.toml` or \
+             `iofit plan --example-requirements`, and results are compared with them by \
+             `iofit compare {label} --requirements req.toml`"
+        )));
+    }
     let requirements: Requirements = toml::from_str(text).map_err(|e| {
         let position = e
             .span()

@@ -369,7 +369,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             emit(&job_lines(loads, &prediction))?;
         }
     }
-    Ok(if prediction.meets_requirements == Some(false) {
+    // An impossible design (too many disks for the VM, premium disks on a standard VM) fails
+    // like a missed requirement: exit 1, whatever it would deliver.
+    Ok(if !prediction.fits() {
         ExitCode::from(crate::exit::FAILED)
     } else {
         ExitCode::SUCCESS

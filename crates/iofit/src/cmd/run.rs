@@ -33,6 +33,13 @@ pub enum OutputFormat {
 /// `iofit run --name=a --rw=randread --bs=4k --iodepth=32 --ioengine=io_uring --filename=F --size=1g`.
 /// Any other `--key=value` after a job file overrides that fio option in every job.
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "fio options, as --key=value after the job files (or alone: a \
+    command-line job, each --name starting one), e.g. --name=NAME --rw=randread|randwrite|\
+    randrw|read|write --bs=4k --iodepth=32 --numjobs=4 --ioengine=io_uring|psync|libaio \
+    --direct=1 --size=1g --filename=F --directory=DIR --rwmixread=70 --time_based \
+    --rate_iops=N. Every fio job option is read as fio reads it; --parse-only shows how."
+)]
 pub struct Args {
     /// Runtime of every job (fio `runtime`, vdbench `elapsed`: seconds, or 30s, 2m).
     #[arg(long, visible_alias = "elapsed", value_name = "TIME")]
@@ -64,6 +71,9 @@ pub struct Args {
     /// Write results to FILE (after every finished job) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// For a vdbench file: also write vdbench's flatfile (flatfile.html columns) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub flatfile: Option<PathBuf>,
     /// Allow writing to block devices and to existing files iofit did not create.
     #[arg(long)]
     pub allow_overwrite: bool,
@@ -137,6 +147,7 @@ impl Args {
             hosts: self.hosts.take(),
             remote_iofit: self.remote_iofit.take(),
             ssh_config: self.ssh_config.take(),
+            flatfile: self.flatfile.take(),
         }
     }
 }
@@ -270,12 +281,16 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
 }
 
 /// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
-fn run_vdbench(request: &RunRequest, file: &std::path::Path) -> anyhow::Result<ExitCode> {
-    let options = match request::vdbench_call(request, file)? {
-        VdbenchCall::Check => return crate::cmd::vdbench::check_file(file),
+fn run_vdbench(
+    request: &RunRequest,
+    file: &std::path::Path,
+    substitutions: &[String],
+) -> anyhow::Result<ExitCode> {
+    let options = match request::vdbench_call(request, file, substitutions)? {
+        VdbenchCall::Check => return crate::cmd::vdbench::check_file(file, substitutions),
         VdbenchCall::Run(options) => options,
     };
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::clone(&options.stop);
     install_ctrl_c(Arc::clone(&stop));
     crate::cmd::vdbench::run_file(
         file,
@@ -291,7 +306,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let mut request = args.request();
     let inputs = request.take_rest(std::mem::take(&mut args.rest))?;
     let jobs = match request::what_to_run(&request, &inputs)? {
-        What::Vdbench(file) => return run_vdbench(&request, &file),
+        What::Vdbench(file) => return run_vdbench(&request, &file, &inputs.substitutions),
         What::Hosts(hosts) => return run_on_hosts(&request, &hosts, &inputs),
         What::Jobs(jobs) => jobs,
     };

@@ -11,6 +11,7 @@ use std::sync::Arc;
 /// The runs of a file whose `hd=` lines name other machines (None: a one-machine file).
 fn multi_host_runs(
     path: &Path,
+    substitutions: &[String],
 ) -> anyhow::Result<
     Option<(
         iofit_jobfile::vdbench::ParamFile,
@@ -18,8 +19,8 @@ fn multi_host_runs(
     )>,
 > {
     use crate::exit::bad_input;
-    use iofit_jobfile::vdbench::{is_local_host, parse_file};
-    let file = parse_file(path).map_err(bad_input)?;
+    use iofit_jobfile::vdbench::{is_local_host, parse_file_with};
+    let file = parse_file_with(path, substitutions).map_err(bad_input)?;
     if !file.is_multi_host(is_local_host).map_err(bad_input)? {
         return Ok(None);
     }
@@ -27,11 +28,13 @@ fn multi_host_runs(
     Ok(Some((file, runs)))
 }
 
-/// `iofit run --parse-only` for a vdbench file: one line per expanded run.
-pub fn check_file(path: &Path) -> anyhow::Result<ExitCode> {
-    let runs = match multi_host_runs(path)? {
+/// `iofit run --parse-only` for a vdbench file: one line per expanded run. Luns and anchors
+/// are not looked at (a file written for another machine's devices still parses).
+pub fn check_file(path: &Path, substitutions: &[String]) -> anyhow::Result<ExitCode> {
+    let checked = vdbench::check_file(path, substitutions)?;
+    let runs = match multi_host_runs(path, substitutions)? {
         Some((_, runs)) => runs,
-        None => vdbench::check_file(path)?,
+        None => checked.runs,
     };
     for run in runs {
         println!(
@@ -43,6 +46,53 @@ pub fn check_file(path: &Path) -> anyhow::Result<ExitCode> {
             run.total_threads(),
             run.elapsed.as_secs_f64(),
             run.warmup.as_secs_f64()
+        );
+    }
+    for run in &checked.fs_runs {
+        let fsds: Vec<String> = run
+            .fsds
+            .iter()
+            .map(|f| {
+                let dirs = iofit_jobfile::vdbench::leaf_dirs(f.width, f.depth);
+                format!(
+                    "fsd={} anchor={} {} dirs x {} files",
+                    f.name,
+                    f.anchor.display(),
+                    dirs,
+                    f.files
+                )
+            })
+            .collect();
+        let fwds: Vec<String> = run
+            .fwds
+            .iter()
+            .map(|f| match f.fwd.rdpct {
+                Some(pct) => format!("fwd={} rdpct={pct} threads={}", f.fwd.name, f.fwd.threads),
+                None => format!(
+                    "fwd={} {} threads={}",
+                    f.fwd.name,
+                    f.fwd.operation.name(),
+                    f.fwd.threads
+                ),
+            })
+            .collect();
+        println!(
+            "rd={} {}: {}; {}; fwdrate={:?} format={:?} elapsed={}s",
+            run.rd,
+            run.for_label,
+            fsds.join(", "),
+            fwds.join(", "),
+            run.fwdrate,
+            run.format,
+            run.elapsed.as_secs_f64()
+        );
+    }
+    for note in &checked.notes {
+        println!("  note: {note}");
+    }
+    for key in &checked.data_keys {
+        println!(
+            "  note: {key} is data content or validation: it parses, and a run refuses it until iofit's data feature lands"
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -58,7 +108,7 @@ pub fn run_file(
     stop: Arc<AtomicBool>,
     remote: (Option<String>, Option<std::path::PathBuf>),
 ) -> anyhow::Result<ExitCode> {
-    if let Some((file, runs)) = multi_host_runs(path)? {
+    if let Some((file, runs)) = multi_host_runs(path, &options.substitutions)? {
         let common = super::vdbench_hosts::HostsOptions {
             vdbench: options.clone(),
             allow_overwrite,

@@ -61,6 +61,11 @@ pub(crate) struct Builder {
     pub steady: Option<Placed<iofit_model::job::SteadyStateSpec>>,
     pub ss_dur: Option<Duration>,
     pub ss_ramp: Option<Duration>,
+    /// fio `latency_target` and its companions: settled in `finish`.
+    pub latency_target: Option<Placed<Duration>>,
+    pub latency_window: Option<Duration>,
+    pub latency_percentile: Option<f64>,
+    pub latency_run: bool,
 }
 
 /// The job being built.
@@ -430,10 +435,12 @@ pub(crate) fn iodepth(c: &mut Ctx, arg: &Arg) -> R {
 }
 pub(crate) fn direct(c: &mut Ctx, arg: &Arg) -> R {
     c.b.direct = Some(arg.flag()?);
+    c.b.buffered = None;
     Ok(())
 }
 pub(crate) fn buffered(c: &mut Ctx, arg: &Arg) -> R {
     c.b.buffered = Some(arg.flag()?);
+    c.b.direct = None;
     Ok(())
 }
 pub(crate) fn numjobs(c: &mut Ctx, arg: &Arg) -> R {

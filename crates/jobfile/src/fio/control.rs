@@ -7,7 +7,7 @@ use super::apply::{Arg, Ctx};
 use crate::error::JobFileError;
 use crate::values::{parse_size, parse_time, parse_u32, parse_u64, split_per_direction};
 use iofit_model::job::{
-    IoPriority, JobSpec, OpenSync, PerDirection, SteadyMetric, SteadyStateSpec,
+    IoPriority, JobSpec, LatencyTargetSpec, OpenSync, PerDirection, SteadyMetric, SteadyStateSpec,
 };
 use std::time::Duration;
 
@@ -351,5 +351,104 @@ pub(crate) fn settle_steady_state(
         ramp: b.ss_ramp.unwrap_or_default(),
         ..steady.value
     });
+    Ok(())
+}
+
+/// fio's `latency_target` and `latency_window`: microseconds when no unit is given.
+pub(crate) fn latency_target(c: &mut Ctx, arg: &Arg) -> R {
+    let target = micros(arg)?;
+    c.b.latency_target = (!target.is_zero()).then(|| super::apply::Placed {
+        value: target,
+        loc: arg.loc.clone(),
+    });
+    Ok(())
+}
+pub(crate) fn latency_window(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.latency_window = Some(micros(arg)?);
+    Ok(())
+}
+pub(crate) fn latency_percentile(c: &mut Ctx, arg: &Arg) -> R {
+    let value = arg.value()?.trim_end_matches('%');
+    let pct = value
+        .parse::<f64>()
+        .ok()
+        .filter(|p| (0.0..=100.0).contains(p))
+        .ok_or_else(|| arg.invalid("not a percentage", "write a share from 0 to 100, e.g. 99.9"))?;
+    c.b.latency_percentile = Some(pct);
+    Ok(())
+}
+pub(crate) fn latency_run(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.latency_run = arg.flag()?;
+    Ok(())
+}
+
+/// fio's default window when `latency_target` comes without `latency_window` (fio would judge
+/// after every IO, which makes its search follow single-IO noise): iofit judges each depth
+/// over this long, and says so.
+const DEFAULT_LATENCY_WINDOW: Duration = Duration::from_secs(1);
+
+pub(crate) fn settle_latency_target(
+    job: &mut JobSpec,
+    b: &mut super::apply::Builder,
+) -> Result<(), JobFileError> {
+    let Some(target) = b.latency_target.take() else {
+        return Ok(());
+    };
+    let window = match b.latency_window.filter(|w| !w.is_zero()) {
+        Some(window) => window,
+        None => {
+            job.notes.push("latency_target without latency_window: iofit tries each queue depth for 1 s (fio would judge after every IO)".to_string());
+            DEFAULT_LATENCY_WINDOW
+        }
+    };
+    job.latency_target = Some(LatencyTargetSpec {
+        target: target.value,
+        window,
+        percentile: b.latency_percentile.unwrap_or(100.0),
+        keep_running: b.latency_run,
+    });
+    Ok(())
+}
+
+/// fio's `wait_for=NAME`: start after job NAME has finished. iofit's jobs run in sets that
+/// each start when every earlier job is done (a stonewall), so the job waits for NAME and for
+/// anything else still running before it, and the note says so.
+pub(crate) fn wait_for(c: &mut Ctx, arg: &Arg) -> R {
+    let name = arg.value()?;
+    c.job.stonewall = true;
+    c.note(format!("wait_for={name}: iofit starts this job when every earlier job has finished (a stonewall), which waits for {name} and for any other job still running before it"));
+    Ok(())
+}
+
+/// fio's `unlink`: remove the job's files when done. iofit removes only files the run created.
+pub(crate) fn unlink(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.file_sync.unlink = arg.flag()?;
+    if c.job.file_sync.unlink {
+        c.note("unlink: iofit removes the job's files after the run only if the run created them; files that existed before stay (never-destroy rule)");
+    }
+    Ok(())
+}
+
+/// fio's `exit_what`: which jobs `exitall` ends. iofit's exitall ends every job of the running
+/// stonewall set (fio's `stonewall`); the other scopes are accepted with a note.
+pub(crate) fn exit_what(c: &mut Ctx, arg: &Arg) -> R {
+    match arg.value()? {
+        "stonewall" => Ok(()),
+        "group" => {
+            c.note("exit_what=group: iofit's exitall ends every job running with it (the stonewall set), not only those of the reporting group");
+            Ok(())
+        }
+        "all" => {
+            c.note("exit_what=all: iofit's exitall ends the jobs running with it (the stonewall set); jobs after a later stonewall still run");
+            Ok(())
+        }
+        _ => Err(arg.invalid("not an exit scope", "write group, stonewall or all")),
+    }
+}
+/// fio's `bs_unaligned`: block sizes from a range need not be multiples of the smallest.
+pub(crate) fn bs_unaligned(c: &mut Ctx, arg: &Arg) -> R {
+    if arg.flag()? {
+        c.note("bs_unaligned: iofit draws a range's block sizes as whole multiples of its smallest size (same mean size as fio's unaligned draw, coarser steps)");
+    }
     Ok(())
 }

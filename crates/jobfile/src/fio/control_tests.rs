@@ -129,3 +129,54 @@ fn steady_state_criteria() {
     assert!(error("ss=lat:5ms\nss_dur=5s").contains("latency"));
     assert!(error("ss=iops").contains("no limit"));
 }
+
+#[test]
+fn latency_target_options() {
+    let j = job("latency_target=500000\nlatency_window=5000000\nlatency_percentile=99.9").unwrap();
+    let t = j.latency_target.unwrap();
+    assert_eq!(
+        t.target,
+        Duration::from_millis(500),
+        "microseconds without a unit"
+    );
+    assert_eq!(t.window, Duration::from_secs(5));
+    assert_eq!(t.percentile, 99.9);
+    assert!(!t.keep_running);
+    let j = job("latency_target=2ms\nlatency_run=1").unwrap();
+    let t = j.latency_target.unwrap();
+    assert_eq!(t.window, Duration::from_secs(1));
+    assert!(t.keep_running);
+    assert!(j.notes[0].contains("latency_window"));
+    assert!(error("latency_target=1ms\nlatency_percentile=120").contains("0 to 100"));
+}
+
+#[test]
+fn wait_for_is_a_stonewall_with_a_note() {
+    let text = "[a]\nfilename=/tmp/x\nsize=1m\n[b]\nfilename=/tmp/x\nsize=1m\nwait_for=a\n";
+    let jobs = parse_str(text, "t.fio", &ParseOptions::default()).unwrap();
+    assert!(!jobs[0].stonewall);
+    assert!(jobs[1].stonewall, "b starts after a");
+    assert!(jobs[1].notes[0].contains("wait_for=a"));
+}
+
+#[test]
+fn buffered_and_direct_the_later_wins_as_in_fio() {
+    assert!(job("direct=0\nbuffered=0").unwrap().direct);
+    assert!(!job("buffered=0\ndirect=0").unwrap().direct);
+    assert!(!job("direct=1\nbuffered=1").unwrap().direct);
+}
+
+#[test]
+fn exit_what_and_bs_unaligned() {
+    assert!(job("exitall\nexit_what=stonewall")
+        .unwrap()
+        .notes
+        .is_empty());
+    assert!(job("exitall\nexit_what=all").unwrap().notes[0].contains("later stonewall"));
+    assert!(error("exit_what=some").contains("group, stonewall or all"));
+    let notes = job("bsrange=4k-16k\nbs_unaligned").unwrap().notes;
+    assert!(
+        notes.iter().any(|n| n.starts_with("bs_unaligned")),
+        "{notes:?}"
+    );
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# vdbench workloads under iofit against fio running the equivalent job, in one run:
+#  1. raw: 4k random reads of a page-cached 1 GiB file, THREADS synchronous threads (vdbench
+#     threads= is one IO in flight each; fio: psync, numjobs=THREADS);
+#  2. fsd: creating 4 KiB files on tmpfs (create, write 4k, close; fio: create_on_open,
+#     one 4k write per file) and deleting them (fio's filedelete engine).
+# vdbench itself needs Oracle's download (a licence click-through), so fio is the peer here.
+# Prints one line per case with both rates and iofit/fio. Needs a release build (built here).
+# Usage: bench/vdbench.sh   Env: SECONDS_PER_RUN (10), THREADS (4), FILES (20000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECS=${SECONDS_PER_RUN:-10}
+THREADS=${THREADS:-4}
+FILES=${FILES:-20000}
+cargo build -q --release -p iofit
+IOFIT="$PWD/target/release/iofit"
+WORK=$(mktemp -d /tmp/iofit-vdbbench.XXXXXX)
+SHM=$(mktemp -d /dev/shm/iofit-vdbbench.XXXXXX)
+trap 'rm -rf "$WORK" "$SHM"' EXIT
+
+# 1. raw random read, page cached.
+fio --name=lay --filename="$WORK/data" --size=1g --rw=write --bs=1m --output=/dev/null
+cat "$WORK/data" > /dev/null
+cat > "$WORK/raw.vdb" <<VDB
+sd=sd1,lun=$WORK/data,size=1g
+wd=wd1,sd=sd1,xfersize=4k,rdpct=100,seekpct=100
+rd=rd1,wd=wd1,iorate=max,elapsed=$SECS,interval=1,threads=$THREADS
+VDB
+"$IOFIT" run --quiet --output "$WORK/raw.json" "$WORK/raw.vdb" > /dev/null
+iofit_raw=$(python3 -c "import json;print(json.load(open('$WORK/raw.json'))['runs'][0]['avg_iops'])")
+fio --name=raw --filename="$WORK/data" --size=1g --rw=randread --bs=4k --ioengine=psync \
+    --numjobs="$THREADS" --group_reporting --time_based --runtime="$SECS" \
+    --output-format=json --output="$WORK/fio_raw.json" > /dev/null
+fio_raw=$(python3 -c "import json;print(json.load(open('$WORK/fio_raw.json'))['jobs'][0]['read']['iops'])")
+
+# 2. fsd create then delete on tmpfs: FILES files in 10 directories, one thread.
+per_dir=$((FILES / 10))
+cat > "$WORK/fs.vdb" <<VDB
+fsd=fsd1,anchor=$SHM/anchor,depth=1,width=10,files=$per_dir,size=4k
+fwd=fwdc,fsd=fsd1,operation=create,fileselect=sequential,xfersize=4k,threads=1
+fwd=fwdd,fsd=fsd1,operation=delete,fileselect=sequential,threads=1
+rd=empty,fwd=fwdd,fwdrate=max,format=yes,elapsed=$SECS,interval=1
+rd=create,fwd=fwdc,fwdrate=max,format=no,elapsed=$SECS,interval=1
+rd=delete,fwd=fwdd,fwdrate=max,format=no,elapsed=$SECS,interval=1
+VDB
+"$IOFIT" run --quiet --output "$WORK/fs.json" "$WORK/fs.vdb" > /dev/null
+read -r iofit_create iofit_delete < <(python3 - "$WORK/fs.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+def rate(run, op):
+    ops = {l["operation"]: l for l in run["run"]["operations"]}
+    # The tree holds FILES files: a phase that ran out of files is timed to its last file.
+    return ops[op]["ops"], run["run"]["busy_seconds"]
+# fs_runs[0] formats the tree and empties it (directories stay); then create, then delete.
+c, cs = rate(doc["fs_runs"][1], "create")
+d, ds = rate(doc["fs_runs"][2], "delete")
+print(c / cs, d / ds)
+PY
+)
+mkdir -p "$SHM/fio"
+fio --name=create --directory="$SHM/fio" --nrfiles="$FILES" --filesize=4k --bs=4k --rw=write \
+    --create_on_open=1 --openfiles=1 --file_service_type=sequential --ioengine=psync \
+    --output-format=json --output="$WORK/fio_create.json" > /dev/null
+fio --name=create --directory="$SHM/fio" --nrfiles="$FILES" --filesize=4k --ioengine=filedelete \
+    --output-format=json --output="$WORK/fio_delete.json" > /dev/null
+read -r fio_create fio_delete < <(python3 - "$WORK" "$FILES" <<'PY'
+import json, sys
+work, files = sys.argv[1], int(sys.argv[2])
+c = json.load(open(work + "/fio_create.json"))["jobs"][0]
+d = json.load(open(work + "/fio_delete.json"))["jobs"][0]
+# fio reports the job's run time in ms; every file is one create (or delete).
+print(files / (c["job_runtime"] / 1000.0), files / (d["job_runtime"] / 1000.0))
+PY
+)
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)  cpus: $(nproc)  threads=$THREADS seconds=$SECS files=$FILES"
+printf "%-34s %14s %14s %8s\n" case iofit fio iofit/fio
+ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
+printf "%-34s %14.0f %14.0f %8s\n" "raw 4k randread, cached (IO/s)" "$iofit_raw" "$fio_raw" "$(ratio "$iofit_raw" "$fio_raw")"
+printf "%-34s %14.0f %14.0f %8s\n" "fsd create 4k files, tmpfs (/s)" "$iofit_create" "$fio_create" "$(ratio "$iofit_create" "$fio_create")"
+printf "%-34s %14.0f %14.0f %8s\n" "fsd delete files, tmpfs (/s)" "$iofit_delete" "$fio_delete" "$(ratio "$iofit_delete" "$fio_delete")"
+rm -rf target/release

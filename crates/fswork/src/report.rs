@@ -1,0 +1,126 @@
+//! The file system summary of a run: one line per operation that happened (operations, rate,
+//! MB/s, mean and maximum response time, as vdbench's fsd summary has, plus HDR percentiles),
+//! and a total line.
+
+use crate::stats::{index, OpStats};
+use iofit_jobfile::vdbench::FileOp;
+use serde::Serialize;
+
+/// One operation's line.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct OpLine {
+    pub operation: String,
+    pub ops: u64,
+    pub ops_per_s: f64,
+    /// Decimal megabytes (10^6 bytes) per second, as vdbench's MB/sec.
+    pub mb_per_s: f64,
+    pub bytes: u64,
+    pub resp_mean_ms: f64,
+    pub resp_max_ms: f64,
+    pub resp_p50_ms: f64,
+    pub resp_p90_ms: f64,
+    pub resp_p99_ms: f64,
+    pub resp_p999_ms: f64,
+    pub errors: u64,
+}
+
+/// Every operation's line and the total of a phase lasting `seconds`.
+pub fn op_lines(stats: &OpStats, seconds: f64) -> Vec<OpLine> {
+    let ms = |ns: u64| ns as f64 / 1e6;
+    let mut lines: Vec<OpLine> = FileOp::ALL
+        .iter()
+        .filter(|op| stats.ops[index(**op)].count > 0 || stats.errors[index(**op)] > 0)
+        .map(|op| {
+            let c = &stats.ops[index(*op)];
+            OpLine {
+                operation: op.name().to_string(),
+                ops: c.count,
+                ops_per_s: c.count as f64 / seconds,
+                mb_per_s: c.bytes as f64 / 1e6 / seconds,
+                bytes: c.bytes,
+                resp_mean_ms: c.latency.mean_ns() / 1e6,
+                resp_max_ms: ms(c.latency.summary().max_ns),
+                resp_p50_ms: ms(c.latency.percentile_ns(50.0)),
+                resp_p90_ms: ms(c.latency.percentile_ns(90.0)),
+                resp_p99_ms: ms(c.latency.percentile_ns(99.0)),
+                resp_p999_ms: ms(c.latency.percentile_ns(99.9)),
+                errors: stats.errors[index(*op)],
+            }
+        })
+        .collect();
+    let mut total = iofit_stats::LatencyHistogram::new();
+    for c in &stats.ops {
+        total.merge(&c.latency);
+    }
+    let count = stats.total_ops();
+    let bytes: u64 = stats.ops.iter().map(|c| c.bytes).sum();
+    lines.push(OpLine {
+        operation: "total".into(),
+        ops: count,
+        ops_per_s: count as f64 / seconds,
+        mb_per_s: bytes as f64 / 1e6 / seconds,
+        bytes,
+        resp_mean_ms: if count > 0 {
+            total.mean_ns() / 1e6
+        } else {
+            0.0
+        },
+        resp_max_ms: ms(total.summary().max_ns),
+        resp_p50_ms: if count > 0 {
+            ms(total.percentile_ns(50.0))
+        } else {
+            0.0
+        },
+        resp_p90_ms: if count > 0 {
+            ms(total.percentile_ns(90.0))
+        } else {
+            0.0
+        },
+        resp_p99_ms: if count > 0 {
+            ms(total.percentile_ns(99.0))
+        } else {
+            0.0
+        },
+        resp_p999_ms: if count > 0 {
+            ms(total.percentile_ns(99.9))
+        } else {
+            0.0
+        },
+        errors: stats.total_errors(),
+    });
+    lines
+}
+
+/// The lines as text, vdbench-style columns.
+pub fn render(title: &str, lines: &[OpLine]) -> String {
+    let mut out = format!("{title}\n");
+    out.push_str(&format!(
+        "{:<9} {:>10} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}\n",
+        "operation",
+        "ops",
+        "ops/s",
+        "MB/sec",
+        "resp_ms",
+        "max_ms",
+        "p50_ms",
+        "p99_ms",
+        "p99.9_ms",
+        "errors"
+    ));
+    for l in lines {
+        out.push_str(&format!(
+            "{:<9} {:>10} {:>11.1} {:>9.2} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>7}\n",
+            l.operation,
+            l.ops,
+            l.ops_per_s,
+            l.mb_per_s,
+            l.resp_mean_ms,
+            l.resp_max_ms,
+            l.resp_p50_ms,
+            l.resp_p99_ms,
+            l.resp_p999_ms,
+            l.errors
+        ));
+    }
+    out
+}

@@ -1,0 +1,747 @@
+//! Runs one expanded file system run: claims the anchors, formats as `format=` asks, then
+//! runs every fwd's threads for the elapsed time, each doing its operation on files chosen as
+//! `fileselect=` says, and merges the per-thread counters.
+
+use crate::buffer::AlignedBuffer;
+use crate::stats::OpStats;
+use crate::tree::{splitmix, Tree};
+use crate::FsError;
+use iofit_jobfile::vdbench::{FileOp, FileSelect, FormatMode, FsRun, FwdRate, SyncFlag, XferSize};
+use iofit_safefs::anchor;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::{FileExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const ABSENT: u8 = 0;
+const PRESENT: u8 = 1;
+const BUSY: u8 = 2;
+/// A run stops after this many failed operations (a full disk must not spin for the run).
+const MAX_ERRORS: u64 = 1000;
+
+/// How a run is carried out.
+#[derive(Clone, Debug)]
+pub struct FsOptions {
+    pub allow_overwrite: bool,
+    pub stop: Arc<AtomicBool>,
+}
+
+/// One fsd's tree and the state of its files and directories during a run.
+pub(crate) struct Shared {
+    pub tree: Tree,
+    files: Vec<AtomicU8>,
+    /// States of `tree.file_dirs` (a directory that holds files may be removed and re-made).
+    dirs: Vec<AtomicU8>,
+    direct: bool,
+    sync: Option<SyncFlag>,
+}
+
+/// What one phase (format or the run) measured.
+#[derive(Clone, Debug)]
+pub struct PhaseResult {
+    pub stats: OpStats,
+    pub seconds: f64,
+    /// From the start of measurement to the last operation: shorter than `seconds` when the
+    /// workload ran out of files (every file created, every file deleted).
+    pub busy_seconds: f64,
+}
+
+/// What a run measured: the format phase (when one ran) and the measured run.
+#[derive(Clone, Debug)]
+pub struct FsOutcome {
+    pub format: Option<PhaseResult>,
+    pub run: Option<PhaseResult>,
+    pub files_per_fsd: Vec<(String, usize, usize)>,
+}
+
+/// Runs `run` (already adjusted for the command line's overrides).
+pub fn run(run: &FsRun, options: &FsOptions) -> Result<FsOutcome, FsError> {
+    let mut shared = Vec::new();
+    let mut claims = Vec::new();
+    for fsd in &run.fsds {
+        let claim = anchor::claim(&fsd.anchor, options.allow_overwrite)?;
+        claims.push(claim);
+        let tree = Tree::new(fsd);
+        let fwd_direct = run
+            .fwds
+            .iter()
+            .any(|f| f.fwd.direct && f.fsds.contains(&fsd.name));
+        if fsd.direct || fwd_direct {
+            check_direct(run, &tree)?;
+        }
+        shared.push(Shared {
+            files: (0..tree.file_count())
+                .map(|_| AtomicU8::new(ABSENT))
+                .collect(),
+            dirs: (0..tree.file_dirs.len())
+                .map(|_| AtomicU8::new(ABSENT))
+                .collect(),
+            tree,
+            direct: fsd.direct,
+            sync: fsd.sync_writes,
+        });
+    }
+    let mut format = None;
+    match run.format {
+        FormatMode::Clean => {
+            for (fsd, claim) in run.fsds.iter().zip(&claims) {
+                anchor::clear(&fsd.anchor, *claim)?;
+            }
+            return Ok(outcome(None, None, &shared, &run.fsds));
+        }
+        FormatMode::Yes | FormatMode::Only => {
+            for (fsd, claim) in run.fsds.iter().zip(&claims) {
+                anchor::clear(&fsd.anchor, *claim)?;
+            }
+            format = Some(format_trees(&shared, run, options)?);
+        }
+        FormatMode::Restart => {
+            scan(&shared);
+            format = Some(format_trees(&shared, run, options)?);
+        }
+        // format=no uses what is there (on a foreign anchor with --allow-overwrite too).
+        FormatMode::No => scan(&shared),
+    }
+    if run.format == FormatMode::Only || options.stop.load(Ordering::Relaxed) {
+        return Ok(outcome(format, None, &shared, &run.fsds));
+    }
+    let measured = run_workload(&shared, run, options)?;
+    Ok(outcome(format, Some(measured), &shared, &run.fsds))
+}
+
+fn outcome(
+    format: Option<PhaseResult>,
+    run: Option<PhaseResult>,
+    shared: &[Shared],
+    fsds: &[iofit_jobfile::vdbench::FsdDef],
+) -> FsOutcome {
+    FsOutcome {
+        format,
+        run,
+        files_per_fsd: fsds
+            .iter()
+            .zip(shared)
+            .map(|(fsd, s)| {
+                let present = s
+                    .files
+                    .iter()
+                    .filter(|f| f.load(Ordering::Relaxed) == PRESENT)
+                    .count();
+                (fsd.name.clone(), present, s.tree.file_count())
+            })
+            .collect(),
+    }
+}
+
+fn check_direct(run: &FsRun, tree: &Tree) -> Result<(), FsError> {
+    let aligned = |n: u64| n.is_multiple_of(4096);
+    let sizes_ok = (0..tree.file_count().min(10_000)).all(|i| aligned(tree.file_size(i)));
+    let xfers_ok = run.fwds.iter().all(|f| match &f.fwd.xfersizes {
+        XferSize::Fixed(s) => aligned(s.as_u64()),
+        XferSize::Distribution(parts) => parts.iter().all(|(s, _)| aligned(s.as_u64())),
+    });
+    if sizes_ok && xfers_ok && aligned(run.format_xfersize.as_u64()) {
+        Ok(())
+    } else {
+        Err(FsError::BadInput(format!(
+            "rd={}: openflags=o_direct needs file sizes and transfer sizes in multiples of 4k; change sizes=/xfersizes= or drop o_direct",
+            run.rd
+        )))
+    }
+}
+
+/// Marks every file and directory that exists (format=no or restart).
+fn scan(shared: &[Shared]) {
+    for s in shared {
+        for (i, state) in s.dirs.iter().enumerate() {
+            if s.tree.dirs[s.tree.file_dirs[i]].is_dir() {
+                state.store(PRESENT, Ordering::Relaxed);
+            }
+        }
+        for (i, state) in s.files.iter().enumerate() {
+            let complete = std::fs::metadata(s.tree.file_path(i))
+                .map(|m| m.is_file() && m.len() >= s.tree.file_size(i))
+                .unwrap_or(false);
+            if complete {
+                state.store(PRESENT, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// Creates every directory and every missing file, full size, with the format threads.
+fn format_trees(
+    shared: &[Shared],
+    run: &FsRun,
+    options: &FsOptions,
+) -> Result<PhaseResult, FsError> {
+    let start = Instant::now();
+    let mut stats = OpStats::default();
+    for s in shared {
+        for dir in &s.tree.dirs {
+            if dir.is_dir() {
+                continue;
+            }
+            let t = Instant::now();
+            std::fs::create_dir(dir).map_err(|e| FsError::io("cannot create directory", dir, e))?;
+            stats.record(FileOp::Mkdir, 0, t.elapsed().as_nanos() as u64);
+        }
+        for state in &s.dirs {
+            state.store(PRESENT, Ordering::Relaxed);
+        }
+    }
+    let threads = run.format_threads.max(1) as usize;
+    let xfer = run.format_xfersize.as_u64().max(512);
+    let results: Vec<Result<OpStats, FsError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    let mut stats = OpStats::default();
+                    let mut buffer = AlignedBuffer::new(xfer as usize, t as u64);
+                    for s in shared {
+                        for i in (t..s.tree.format_files).step_by(threads) {
+                            if options.stop.load(Ordering::Relaxed) {
+                                return Ok(stats);
+                            }
+                            if s.files[i].load(Ordering::Relaxed) == PRESENT {
+                                continue;
+                            }
+                            create_file(s, i, xfer, &mut buffer, &mut stats)?;
+                            s.files[i].store(PRESENT, Ordering::Relaxed);
+                        }
+                    }
+                    Ok(stats)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("format thread"))
+            .collect()
+    });
+    for result in results {
+        stats.merge(&result?);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(PhaseResult {
+        stats,
+        seconds,
+        busy_seconds: seconds,
+    })
+}
+
+fn open_options(s: &Shared, write: bool, create: bool) -> OpenOptions {
+    open_options_with(s.direct, s.sync, write, create)
+}
+
+/// Open flags: the fsd's `openflags=`, or the fwd's when it gives its own.
+fn open_options_with(
+    direct: bool,
+    sync: Option<SyncFlag>,
+    write: bool,
+    create: bool,
+) -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options.read(!write).write(write);
+    if create {
+        options.create_new(true);
+    }
+    let mut flags = libc::O_NOFOLLOW;
+    if direct {
+        flags |= libc::O_DIRECT;
+    }
+    if write {
+        flags |= match sync {
+            Some(SyncFlag::DataSync) => libc::O_DSYNC,
+            Some(SyncFlag::Sync) => libc::O_SYNC,
+            None => 0,
+        };
+    }
+    options.custom_flags(flags);
+    options
+}
+
+/// Creates file `i` (it must not exist) and writes it full: create, writes, close.
+fn create_file(
+    s: &Shared,
+    i: usize,
+    xfer: u64,
+    buffer: &mut AlignedBuffer,
+    stats: &mut OpStats,
+) -> Result<(), FsError> {
+    let path = s.tree.file_path(i);
+    let t = Instant::now();
+    let file = open_options(s, true, true)
+        .open(&path)
+        .map_err(|e| FsError::io("cannot create", &path, e))?;
+    stats.record(FileOp::Create, 0, t.elapsed().as_nanos() as u64);
+    transfer_whole(&file, &path, s.tree.file_size(i), xfer, true, buffer, stats)?;
+    let t = Instant::now();
+    drop(file);
+    stats.record(FileOp::Close, 0, t.elapsed().as_nanos() as u64);
+    Ok(())
+}
+
+/// Reads or writes a file front to back in `xfer` pieces, each one operation.
+fn transfer_whole(
+    file: &File,
+    path: &Path,
+    size: u64,
+    xfer: u64,
+    write: bool,
+    buffer: &mut AlignedBuffer,
+    stats: &mut OpStats,
+) -> Result<(), FsError> {
+    let mut offset = 0;
+    while offset < size {
+        let len = xfer.min(size - offset) as usize;
+        transfer_at(file, path, offset, len, write, buffer, stats)?;
+        offset += len as u64;
+    }
+    Ok(())
+}
+
+fn transfer_at(
+    file: &File,
+    path: &Path,
+    offset: u64,
+    len: usize,
+    write: bool,
+    buffer: &mut AlignedBuffer,
+    stats: &mut OpStats,
+) -> Result<(), FsError> {
+    let data = &mut buffer.as_mut_slice()[..len];
+    let t = Instant::now();
+    if write {
+        file.write_all_at(data, offset)
+            .map_err(|e| FsError::io("cannot write", path, e))?;
+        stats.record(FileOp::Write, len as u64, t.elapsed().as_nanos() as u64);
+    } else {
+        let n = file
+            .read_at(data, offset)
+            .map_err(|e| FsError::io("cannot read", path, e))?;
+        stats.record(FileOp::Read, n as u64, t.elapsed().as_nanos() as u64);
+    }
+    Ok(())
+}
+
+/// One worker thread of one fwd.
+struct Worker<'a> {
+    shared: Vec<&'a Shared>,
+    op: FileOp,
+    rdpct: Option<f64>,
+    random_io: bool,
+    select: FileSelect,
+    xfersizes: Vec<(u64, f64)>,
+    stopafter: Option<u64>,
+    /// The fwd's own `openflags=` (o_direct, o_sync...), over the fsd's.
+    direct: bool,
+    sync: Option<SyncFlag>,
+    rng: u64,
+    cursor: usize,
+    buffer: AlignedBuffer,
+    stats: OpStats,
+}
+
+fn run_workload(
+    shared: &[Shared],
+    run: &FsRun,
+    options: &FsOptions,
+) -> Result<PhaseResult, FsError> {
+    let start = Instant::now();
+    let measure_from = start + run.warmup;
+    let deadline = start + run.elapsed;
+    let mut workers = Vec::new();
+    for (f, fwd) in run.fwds.iter().enumerate() {
+        let targets: Vec<&Shared> = run
+            .fsds
+            .iter()
+            .zip(shared)
+            .filter(|(fsd, _)| fwd.fsds.contains(&fsd.name))
+            .map(|(_, s)| s)
+            .collect();
+        let xfersizes: Vec<(u64, f64)> = match &fwd.fwd.xfersizes {
+            XferSize::Fixed(s) => vec![(s.as_u64(), 100.0)],
+            XferSize::Distribution(parts) => parts.iter().map(|(s, p)| (s.as_u64(), *p)).collect(),
+        };
+        let largest = xfersizes.iter().map(|x| x.0).max().unwrap_or(4096).max(512);
+        let threads = fwd.fwd.threads.max(1);
+        // fwdrate: operations per second of the run, this fwd's share split over its threads.
+        let pace = match run.fwdrate {
+            FwdRate::Max => None,
+            FwdRate::Fixed(rate) => {
+                let per_thread = rate * fwd.rate_share / f64::from(threads);
+                (per_thread > 0.0).then(|| Duration::from_secs_f64(1.0 / per_thread))
+            }
+        };
+        for t in 0..threads {
+            let seed = splitmix((f as u64) << 32 | u64::from(t));
+            workers.push((
+                Worker {
+                    shared: targets.clone(),
+                    op: fwd.fwd.operation,
+                    rdpct: fwd.fwd.rdpct,
+                    random_io: fwd.fwd.random_io,
+                    select: fwd.fwd.select,
+                    xfersizes: xfersizes.clone(),
+                    stopafter: fwd.fwd.stopafter,
+                    direct: fwd.fwd.direct,
+                    sync: fwd.fwd.sync_writes,
+                    rng: seed | 1,
+                    cursor: (seed as usize)
+                        % targets.first().map(|s| s.files.len().max(1)).unwrap_or(1),
+                    buffer: AlignedBuffer::new(largest as usize, seed),
+                    stats: OpStats::default(),
+                },
+                pace,
+            ));
+        }
+    }
+    let stop = &options.stop;
+    let results: Vec<Result<(OpStats, Instant), FsError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = workers
+            .into_iter()
+            .map(|(mut worker, pace)| {
+                scope.spawn(move || {
+                    let mut measuring = run.warmup.is_zero();
+                    let mut next = Instant::now();
+                    let mut last_op = measure_from;
+                    loop {
+                        let now = Instant::now();
+                        if now >= deadline || stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        if !measuring && now >= measure_from {
+                            worker.stats = OpStats::default();
+                            measuring = true;
+                        }
+                        if let Some(pace) = pace {
+                            if next > now {
+                                std::thread::sleep((next - now).min(deadline - now));
+                                continue;
+                            }
+                            next += pace;
+                        }
+                        let before = worker.stats.total_ops();
+                        worker.step()?;
+                        if worker.stats.total_ops() > before {
+                            last_op = Instant::now();
+                        }
+                        if worker.stats.total_errors() > MAX_ERRORS {
+                            return Err(FsError::TooManyErrors(MAX_ERRORS));
+                        }
+                    }
+                    Ok((worker.stats, last_op))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("worker thread"))
+            .collect()
+    });
+    let mut stats = OpStats::default();
+    let mut last = measure_from;
+    for result in results {
+        let (worker_stats, worker_last) = result?;
+        stats.merge(&worker_stats);
+        last = last.max(worker_last);
+    }
+    let measured = Instant::now()
+        .min(deadline)
+        .saturating_duration_since(measure_from.min(deadline));
+    Ok(PhaseResult {
+        stats,
+        seconds: measured.as_secs_f64().max(1e-9),
+        busy_seconds: last
+            .saturating_duration_since(measure_from)
+            .as_secs_f64()
+            .max(1e-9),
+    })
+}
+
+impl Worker<'_> {
+    fn random(&mut self) -> u64 {
+        self.rng = splitmix(self.rng);
+        self.rng
+    }
+
+    fn xfer(&mut self) -> u64 {
+        if self.xfersizes.len() == 1 {
+            return self.xfersizes[0].0;
+        }
+        let point = (self.random() % 10_000) as f64 / 100.0;
+        let mut acc = 0.0;
+        for (size, pct) in &self.xfersizes {
+            acc += pct;
+            if point < acc {
+                return *size;
+            }
+        }
+        self.xfersizes[self.xfersizes.len() - 1].0
+    }
+
+    /// One operation (a read or write of a whole file is its opens, transfers and close).
+    fn step(&mut self) -> Result<(), FsError> {
+        let op = match self.rdpct {
+            Some(pct) => {
+                if (self.random() % 10_000) as f64 / 100.0 < pct {
+                    FileOp::Read
+                } else {
+                    FileOp::Write
+                }
+            }
+            None => self.op,
+        };
+        let which = if self.shared.len() > 1 {
+            (self.random() % self.shared.len() as u64) as usize
+        } else {
+            0
+        };
+        let Some(s) = self.shared.get(which).copied() else {
+            return Ok(());
+        };
+        let result = match op {
+            FileOp::Mkdir | FileOp::Rmdir => self.dir_op(s, op),
+            FileOp::Create => self.with_file(s, ABSENT, op, |w, i| w.create(s, i)),
+            FileOp::Copy | FileOp::Move => self.copy_or_move(s, op),
+            _ => self.with_file(s, PRESENT, op, |w, i| w.file_op(s, i, op)),
+        };
+        match result {
+            Ok(()) => Ok(()),
+            Err(FsError::Io { .. }) => {
+                self.stats.error(op);
+                Ok(())
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    /// Claims a file in state `want` (as `fileselect=` picks), runs `f` on it, and sets its
+    /// new state from the operation.
+    fn with_file(
+        &mut self,
+        s: &Shared,
+        want: u8,
+        op: FileOp,
+        f: impl FnOnce(&mut Self, usize) -> Result<(), FsError>,
+    ) -> Result<(), FsError> {
+        let Some(i) = self.claim(&s.files, want) else {
+            self.stats.no_candidate += 1;
+            std::thread::yield_now();
+            return Ok(());
+        };
+        let result = f(self, i);
+        let after = match (op, &result) {
+            (FileOp::Create, Ok(())) => PRESENT,
+            (FileOp::Delete, Ok(())) => ABSENT,
+            _ => want,
+        };
+        s.files[i].store(after, Ordering::Release);
+        result
+    }
+
+    /// Finds a file (or directory) in state `want` and marks it busy.
+    fn claim(&mut self, states: &[AtomicU8], want: u8) -> Option<usize> {
+        let n = states.len();
+        if n == 0 {
+            return None;
+        }
+        let start = match self.select {
+            FileSelect::Random => (self.random() % n as u64) as usize,
+            FileSelect::Sequential => {
+                self.cursor = (self.cursor + 1) % n;
+                self.cursor
+            }
+        };
+        (0..n).map(|k| (start + k) % n).find(|&i| {
+            states[i]
+                .compare_exchange(want, BUSY, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        })
+    }
+
+    fn file_op(&mut self, s: &Shared, i: usize, op: FileOp) -> Result<(), FsError> {
+        let path = s.tree.file_path(i);
+        let t = Instant::now();
+        let ns = |t: Instant| t.elapsed().as_nanos() as u64;
+        match op {
+            FileOp::Read | FileOp::Write => {
+                let write = op == FileOp::Write;
+                let file =
+                    open_options_with(s.direct || self.direct, self.sync.or(s.sync), write, false)
+                        .open(&path)
+                        .map_err(|e| FsError::io("cannot open", &path, e))?;
+                self.stats.record(FileOp::Open, 0, ns(t));
+                let size = s.tree.file_size(i);
+                let xfer = self.xfer();
+                if self.random_io {
+                    // fileio=random: as many random transfers as the file holds, or stopafter=.
+                    let blocks = (size / xfer).max(1);
+                    for _ in 0..self.stopafter.unwrap_or(blocks) {
+                        let offset = (self.random() % blocks) * xfer;
+                        let len = xfer.min(size.saturating_sub(offset)).max(1) as usize;
+                        transfer_at(
+                            &file,
+                            &path,
+                            offset,
+                            len,
+                            write,
+                            &mut self.buffer,
+                            &mut self.stats,
+                        )?;
+                    }
+                } else {
+                    // stopafter= on sequential IO: that many transfers from the start.
+                    let size = match self.stopafter {
+                        Some(n) => size.min(n.saturating_mul(xfer)),
+                        None => size,
+                    };
+                    transfer_whole(
+                        &file,
+                        &path,
+                        size,
+                        xfer,
+                        write,
+                        &mut self.buffer,
+                        &mut self.stats,
+                    )?;
+                }
+                let t = Instant::now();
+                drop(file);
+                self.stats.record(FileOp::Close, 0, ns(t));
+            }
+            FileOp::Delete => {
+                std::fs::remove_file(&path).map_err(|e| FsError::io("cannot delete", &path, e))?;
+                self.stats.record(op, 0, ns(t));
+            }
+            FileOp::Getattr => {
+                std::fs::symlink_metadata(&path)
+                    .map_err(|e| FsError::io("cannot stat", &path, e))?;
+                self.stats.record(op, 0, ns(t));
+            }
+            FileOp::Setattr => {
+                let mode = if self.random().is_multiple_of(2) {
+                    0o644
+                } else {
+                    0o640
+                };
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+                    .map_err(|e| FsError::io("cannot set attributes of", &path, e))?;
+                self.stats.record(op, 0, ns(t));
+            }
+            FileOp::Access => {
+                let c =
+                    std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| {
+                        FsError::BadInput(format!("{}: a NUL in the path", path.display()))
+                    })?;
+                // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+                let rc = unsafe { libc::access(c.as_ptr(), libc::R_OK) };
+                if rc != 0 {
+                    return Err(FsError::io(
+                        "cannot access",
+                        &path,
+                        std::io::Error::last_os_error(),
+                    ));
+                }
+                self.stats.record(op, 0, ns(t));
+            }
+            FileOp::Open | FileOp::Close => {
+                let file = open_options(s, false, false)
+                    .open(&path)
+                    .map_err(|e| FsError::io("cannot open", &path, e))?;
+                self.stats.record(FileOp::Open, 0, ns(t));
+                let t = Instant::now();
+                drop(file);
+                self.stats.record(FileOp::Close, 0, ns(t));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn create(&mut self, s: &Shared, i: usize) -> Result<(), FsError> {
+        let dir = s.tree.dir_of_file(i);
+        if !dir.is_dir() {
+            // Its directory was removed by an rmdir: nothing to create in.
+            return Err(FsError::io(
+                "no directory for",
+                dir,
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+            ));
+        }
+        let xfer = self.xfer();
+        create_file(s, i, xfer, &mut self.buffer, &mut self.stats)
+    }
+
+    /// mkdir takes an absent file directory, rmdir a present one whose files are all gone.
+    fn dir_op(&mut self, s: &Shared, op: FileOp) -> Result<(), FsError> {
+        let want = if op == FileOp::Mkdir { ABSENT } else { PRESENT };
+        let Some(d) = self.claim(&s.dirs, want) else {
+            self.stats.no_candidate += 1;
+            std::thread::yield_now();
+            return Ok(());
+        };
+        let path = &s.tree.dirs[s.tree.file_dirs[d]];
+        let t = Instant::now();
+        let result = if op == FileOp::Mkdir {
+            std::fs::create_dir(path).map(|_| PRESENT)
+        } else if s
+            .tree
+            .files_in_dir(d)
+            .any(|i| s.files[i].load(Ordering::Acquire) != ABSENT)
+        {
+            s.dirs[d].store(PRESENT, Ordering::Release);
+            self.stats.no_candidate += 1;
+            return Ok(());
+        } else {
+            std::fs::remove_dir(path).map(|_| ABSENT)
+        };
+        match result {
+            Ok(state) => {
+                self.stats.record(op, 0, t.elapsed().as_nanos() as u64);
+                s.dirs[d].store(state, Ordering::Release);
+                Ok(())
+            }
+            Err(e) => {
+                s.dirs[d].store(want, Ordering::Release);
+                Err(FsError::io("cannot change directory", path, e))
+            }
+        }
+    }
+
+    /// copy: an existing file into an absent one; move: renames it there.
+    fn copy_or_move(&mut self, s: &Shared, op: FileOp) -> Result<(), FsError> {
+        let Some(from) = self.claim(&s.files, PRESENT) else {
+            self.stats.no_candidate += 1;
+            return Ok(());
+        };
+        let Some(to) = self.claim(&s.files, ABSENT) else {
+            s.files[from].store(PRESENT, Ordering::Release);
+            self.stats.no_candidate += 1;
+            return Ok(());
+        };
+        let (src, dst) = (s.tree.file_path(from), s.tree.file_path(to));
+        let t = Instant::now();
+        let result = if op == FileOp::Copy {
+            std::fs::copy(&src, &dst).map(|bytes| (PRESENT, bytes))
+        } else {
+            std::fs::rename(&src, &dst).map(|_| (ABSENT, 0))
+        };
+        match result {
+            Ok((from_state, bytes)) => {
+                self.stats.record(op, bytes, t.elapsed().as_nanos() as u64);
+                s.files[from].store(from_state, Ordering::Release);
+                s.files[to].store(PRESENT, Ordering::Release);
+                Ok(())
+            }
+            Err(e) => {
+                s.files[from].store(PRESENT, Ordering::Release);
+                s.files[to].store(ABSENT, Ordering::Release);
+                Err(FsError::io("cannot copy or move", &src, e))
+            }
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! File system workloads checked by their effects on real file systems: tmpfs (/dev/shm) and
+//! the disk (the temp dir), as the directory tree, the files and the operation counts.
+
+use iofit_fswork::stats::index;
+use iofit_fswork::{run, FsOptions, FsOutcome};
+use iofit_jobfile::vdbench::{parse_str, FileOp};
+use std::path::Path;
+
+fn roots() -> Vec<tempfile::TempDir> {
+    let mut dirs = vec![tempfile::tempdir().unwrap()];
+    if Path::new("/dev/shm").is_dir() {
+        dirs.push(tempfile::tempdir_in("/dev/shm").unwrap());
+    }
+    dirs
+}
+
+fn run_text(text: &str) -> Vec<FsOutcome> {
+    let file = parse_str(text, "test.vdb").unwrap();
+    let options = FsOptions {
+        allow_overwrite: false,
+        stop: Default::default(),
+    };
+    file.fs_runs()
+        .unwrap()
+        .iter()
+        .map(|r| run(r, &options).unwrap())
+        .collect()
+}
+
+/// (directories, files) below `dir`, not counting iofit's anchor mark.
+fn count_tree(dir: &Path) -> (usize, usize) {
+    let mut dirs = 0;
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().to_string();
+        if entry.file_type().unwrap().is_dir() {
+            dirs += 1;
+            let (d, f) = count_tree(&entry.path());
+            dirs += d;
+            files += f;
+        } else if name.starts_with("vdb_f") {
+            files += 1;
+        }
+    }
+    (dirs, files)
+}
+
+fn count(outcome: &FsOutcome, op: FileOp) -> u64 {
+    outcome.run.as_ref().unwrap().stats.ops[index(op)].count
+}
+
+#[test]
+fn format_yes_creates_width_to_the_depth_directories_of_files() {
+    for root in roots() {
+        let anchor = root.path().join("anchor");
+        let text = format!(
+            "fsd=fsd1,anchor={},depth=3,width=3,files=4,size=4k\n\
+             fwd=fwd1,fsd=fsd1,operation=getattr,threads=2\n\
+             rd=rd1,fwd=fwd1,fwdrate=max,format=only,elapsed=1\n",
+            anchor.display()
+        );
+        let outcome = &run_text(&text)[0];
+        let (dirs, files) = count_tree(&anchor);
+        // 3 + 9 + 27 directories; files only in the 27 deepest ones.
+        assert_eq!(dirs, 3 + 9 + 27, "{}", root.path().display());
+        assert_eq!(files, 27 * 4);
+        let format = outcome.format.as_ref().unwrap();
+        assert_eq!(format.stats.ops[index(FileOp::Mkdir)].count, 39);
+        assert_eq!(format.stats.ops[index(FileOp::Create)].count, 108);
+        // Each 4k file is one 128k-format write, then its close.
+        assert_eq!(format.stats.ops[index(FileOp::Write)].count, 108);
+        assert_eq!(format.stats.ops[index(FileOp::Write)].bytes, 108 * 4096);
+        assert!(
+            outcome.run.is_none(),
+            "format=only runs nothing after the format"
+        );
+        for dir in walk_leaf_sizes(&anchor) {
+            assert_eq!(dir, 4096);
+        }
+    }
+}
+
+fn walk_leaf_sizes(dir: &Path) -> Vec<u64> {
+    let mut sizes = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            sizes.extend(walk_leaf_sizes(&entry.path()));
+        } else if entry.file_name().to_string_lossy().starts_with("vdb_f") {
+            sizes.push(entry.metadata().unwrap().len());
+        }
+    }
+    sizes
+}
+
+#[test]
+fn read_counts_add_up_and_a_mix_holds_within_five_percent() {
+    for root in roots() {
+        let anchor = root.path().join("a");
+        // 16k files read and written whole in 4k transfers: 4 transfers per open.
+        let text = format!(
+            "fsd=fsd1,anchor={},depth=1,width=4,files=25,size=16k\n\
+             fwd=fwd1,fsd=fsd1,rdpct=70,xfersize=4k,fileselect=random,threads=2\n\
+             rd=rd1,fwd=fwd1,fwdrate=max,format=yes,elapsed=1\n",
+            anchor.display()
+        );
+        let outcome = &run_text(&text)[0];
+        let (reads, writes) = (count(outcome, FileOp::Read), count(outcome, FileOp::Write));
+        let (opens, closes) = (count(outcome, FileOp::Open), count(outcome, FileOp::Close));
+        assert!(opens > 100, "{opens} opens");
+        // Every open is closed (a thread stops between whole files).
+        assert_eq!(opens, closes);
+        assert_eq!(reads + writes, 4 * opens);
+        let stats = &outcome.run.as_ref().unwrap().stats;
+        assert_eq!(stats.total_ops(), reads + writes + opens + closes);
+        assert_eq!(stats.ops[index(FileOp::Read)].bytes, reads * 4096);
+        let read_share = reads as f64 / (reads + writes) as f64;
+        assert!((read_share - 0.70).abs() < 0.05, "read share {read_share}");
+        // The latency histogram counted every operation.
+        assert_eq!(stats.ops[index(FileOp::Read)].latency.count(), reads);
+    }
+}
+
+#[test]
+fn create_and_delete_change_the_file_count_by_their_difference() {
+    for root in roots() {
+        let anchor = root.path().join("cd");
+        let text = format!(
+            "fsd=fsd1,anchor={},depth=2,width=2,files=50,size=1k\n\
+             fwd=fwdc,fsd=fsd1,operation=create,threads=1\n\
+             fwd=fwdd,fsd=fsd1,operation=delete,threads=1\n\
+             rd=rd1,fwd=fwd*,fwdrate=max,format=yes,elapsed=1\n",
+            anchor.display()
+        );
+        let outcome = &run_text(&text)[0];
+        let (creates, deletes) = (
+            count(outcome, FileOp::Create),
+            count(outcome, FileOp::Delete),
+        );
+        assert!(
+            creates + deletes > 50,
+            "{creates} creates, {deletes} deletes"
+        );
+        let (_, files) = count_tree(&anchor);
+        // format=yes made all 200; creates add, deletes remove.
+        assert_eq!(files as i64, 200 + creates as i64 - deletes as i64);
+        assert_eq!(outcome.files_per_fsd[0].1, files);
+    }
+}
+
+#[test]
+fn metadata_operations_and_fwdrate() {
+    let root = tempfile::tempdir().unwrap();
+    let anchor = root.path().join("m");
+    let text = format!(
+        "fsd=fsd1,anchor={},depth=1,width=2,files=10,size=1k\n\
+         fwd=default,fsd=fsd1,threads=1\n\
+         fwd=g,operation=getattr\n\
+         fwd=s,operation=setattr\n\
+         fwd=a,operation=access\n\
+         fwd=o,operation=open\n\
+         rd=rd1,fwd=*,fwdrate=200,format=yes,elapsed=1\n",
+        anchor.display()
+    );
+    let outcome = &run_text(&text)[0];
+    let total: u64 = [
+        FileOp::Getattr,
+        FileOp::Setattr,
+        FileOp::Access,
+        FileOp::Open,
+    ]
+    .iter()
+    .map(|op| count(outcome, *op))
+    .sum();
+    // fwdrate=200 over 1 s, 50 each: scheduled, so at most 200 (+1 per thread at time 0).
+    assert!(
+        (150..=204).contains(&total),
+        "{total} operations at fwdrate=200"
+    );
+    assert_eq!(count(outcome, FileOp::Open), count(outcome, FileOp::Close));
+}
+
+#[test]
+fn mkdir_rmdir_copy_move() {
+    let root = tempfile::tempdir().unwrap();
+    let anchor = root.path().join("d");
+    let text = format!(
+        "fsd=fsd1,anchor={},depth=2,width=3,files=2,size=2k\n\
+         fwd=c,fsd=fsd1,operation=copy\n\
+         fwd=m,fsd=fsd1,operation=move\n\
+         fwd=d,fsd=fsd1,operation=delete\n\
+         rd=rd1,fwd=*,fwdrate=max,format=yes,elapsed=1\n\
+         fwd=mk,fsd=fsd1,operation=mkdir\n\
+         fwd=rm,fsd=fsd1,operation=rmdir\n",
+        anchor.display()
+    );
+    // Lines after the rd are refused by vdbench's order; write them as two files instead.
+    assert!(parse_str(&text, "t").is_err());
+    let first = format!(
+        "fsd=fsd1,anchor={},depth=2,width=3,files=2,size=2k\n\
+         fwd=c,fsd=fsd1,operation=copy\n\
+         fwd=m,fsd=fsd1,operation=move\n\
+         fwd=d,fsd=fsd1,operation=delete\n\
+         fwd=mk,fsd=fsd1,operation=mkdir\n\
+         fwd=rm,fsd=fsd1,operation=rmdir\n\
+         rd=rd1,fwd=(c,d),fwdrate=40,format=yes,elapsed=1\n\
+         rd=rd2,fwd=(m,d),fwdrate=40,format=yes,elapsed=1\n\
+         rd=rd3,fwd=(d,rm,mk),fwdrate=max,format=no,elapsed=1\n",
+        anchor.display()
+    );
+    let outcomes = run_text(&first);
+    assert!(count(&outcomes[0], FileOp::Copy) > 0);
+    assert!(count(&outcomes[1], FileOp::Move) > 0);
+    assert!(
+        count(&outcomes[2], FileOp::Rmdir) > 0,
+        "emptied directories are removed"
+    );
+    assert!(count(&outcomes[2], FileOp::Mkdir) > 0);
+    let (dirs, files) = count_tree(&anchor);
+    let leaf_present = dirs - 3;
+    assert!(leaf_present <= 9);
+    assert_eq!(files, outcomes[2].files_per_fsd[0].1);
+}
+
+#[test]
+fn a_foreign_anchor_is_refused_and_left_alone() {
+    let root = tempfile::tempdir().unwrap();
+    let anchor = root.path().join("users");
+    std::fs::create_dir(&anchor).unwrap();
+    std::fs::write(anchor.join("report.doc"), b"keep me").unwrap();
+    let text = format!(
+        "fsd=fsd1,anchor={},depth=1,width=1,files=1,size=4k\n\
+         fwd=fwd1,fsd=fsd1,operation=read\n\
+         rd=rd1,fwd=fwd1,fwdrate=max,format=yes,elapsed=1\n",
+        anchor.display()
+    );
+    let file = parse_str(&text, "t").unwrap();
+    let options = FsOptions {
+        allow_overwrite: false,
+        stop: Default::default(),
+    };
+    let error = run(&file.fs_runs().unwrap()[0], &options).unwrap_err();
+    assert!(error.is_bad_input(), "{error}");
+    assert!(error.to_string().contains("--allow-overwrite"), "{error}");
+    assert_eq!(
+        std::fs::read(anchor.join("report.doc")).unwrap(),
+        b"keep me"
+    );
+}
+
+#[test]
+fn a_create_run_that_fills_the_tree_stops_its_busy_time_at_the_last_file() {
+    let root = tempfile::tempdir().unwrap();
+    let anchor = root.path().join("fill");
+    let text = format!(
+        "fsd=fsd1,anchor={},depth=1,width=2,files=10,size=1k\n\
+         fwd=c,fsd=fsd1,operation=create,threads=2\n\
+         fwd=d,fsd=fsd1,operation=delete,threads=2\n\
+         rd=empty,fwd=d,fwdrate=max,format=yes,elapsed=1\n\
+         rd=fill,fwd=c,fwdrate=max,format=no,elapsed=1\n",
+        anchor.display()
+    );
+    let outcomes = run_text(&text);
+    // The first run formatted 20 files and deleted them all, keeping the directories.
+    assert_eq!(count(&outcomes[0], FileOp::Delete), 20);
+    let outcome = &outcomes[1];
+    let run = outcome.run.as_ref().unwrap();
+    assert_eq!(count(outcome, FileOp::Create), 20);
+    assert!(run.stats.no_candidate > 0);
+    assert!(
+        run.busy_seconds < run.seconds,
+        "{} vs {}",
+        run.busy_seconds,
+        run.seconds
+    );
+    assert_eq!(count_tree(&anchor).1, 20);
+}
+
+#[test]
+fn o_direct_reads_on_disk_and_unaligned_sizes_are_refused() {
+    // The temp dir is on the disk (ext4 here); tmpfs may refuse O_DIRECT.
+    let root = tempfile::tempdir().unwrap();
+    let text = format!(
+        "fsd=fsd1,anchor={}/dio,depth=1,width=2,files=4,size=8k\n\
+         fwd=r,fsd=fsd1,operation=read,xfersize=4k,openflags=o_direct\n\
+         rd=rd1,fwd=r,fwdrate=max,format=yes,elapsed=1\n",
+        root.path().display()
+    );
+    let outcome = &run_text(&text)[0];
+    let measured = outcome.run.as_ref().unwrap();
+    assert!(count(outcome, FileOp::Read) > 0);
+    assert_eq!(measured.stats.total_errors(), 0);
+    let bad = text.replace("size=8k", "size=5000");
+    let file = parse_str(&bad, "t").unwrap();
+    let options = FsOptions {
+        allow_overwrite: false,
+        stop: Default::default(),
+    };
+    let error = run(&file.fs_runs().unwrap()[0], &options).unwrap_err();
+    assert!(error.to_string().contains("o_direct"), "{error}");
+}

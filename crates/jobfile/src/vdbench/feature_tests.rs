@@ -1,0 +1,222 @@
+//! One small parameter file per vdbench feature, checked by what it lowers to.
+
+use super::*;
+
+fn parse(text: &str) -> ParamFile {
+    parse_str(text, "feature.vdb").unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn jobs(text: &str) -> Vec<JobSpec> {
+    parse(text).runs().unwrap()[0].to_jobs(None)
+}
+
+#[test]
+fn abbreviations_resolve_to_vdbenchs_keywords() {
+    let file = parse(
+        "sd=sd1,l=/tmp/x,si=1m,th=4\n\
+         wd=wd1,sd=sd1,xf=8k,rd=30,se=seq\n\
+         rd=r1,wd=wd1,io=500,el=20,in=5,w=5,forth=(2,4)\n",
+    );
+    let runs = file.runs().unwrap();
+    assert_eq!(runs.len(), 2);
+    let run = &runs[0];
+    assert_eq!(run.elapsed, Duration::from_secs(20));
+    assert_eq!(run.interval, Duration::from_secs(5));
+    assert_eq!(run.warmup, Duration::from_secs(5));
+    assert_eq!(run.iorate, IoRate::Fixed(500.0));
+    let w = &run.workloads[0];
+    assert_eq!(w.xfersize, XferSize::Fixed(Bytes::kib(8)));
+    assert_eq!(w.rdpct, 30.0);
+    assert_eq!(w.seek, Seek::RandomPct(0.0));
+    assert_eq!(w.sd.max_threads, Some(4));
+    assert_eq!(runs[1].threads, 4);
+}
+
+#[test]
+fn substitutions_from_the_command_line() {
+    let text = "sd=sd1,lun=$lun,size=$size\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max\n";
+    let subs = ["lun=/tmp/iofit-sub".to_string(), "size=2m".to_string()];
+    let file = parse_str_with(text, "s.vdb", &subs).unwrap();
+    assert_eq!(file.sds[0].lun, PathBuf::from("/tmp/iofit-sub"));
+    assert_eq!(file.sds[0].size, Some(Bytes::mib(2)));
+    let missing = parse_str_with(text, "s.vdb", &subs[..1]).unwrap_err();
+    assert_eq!(missing.key.as_deref(), Some("size"));
+    assert!(missing.to_string().contains("size=VALUE"), "{missing}");
+    let unused = ["lun=/a".into(), "size=1m".into(), "typo=1".into()];
+    let error = parse_str_with(text, "s.vdb", &unused).unwrap_err();
+    assert!(error.to_string().contains("typo=1"), "{error}");
+}
+
+#[test]
+fn sd_lists_ranges_wildcards_and_several_definitions_per_line() {
+    let file = parse(
+        "sd=default,size=1m\n\
+         sd=sd1,lun=/tmp/a,sd=sd2,lun=/tmp/b,\n\
+         sd=sd3,lun=/tmp/c\n\
+         sd=other,lun=/tmp/d\n\
+         wd=w1,sd=(sd1-sd3)\n\
+         wd=w2,sd=o*\n\
+         rd=r,wd=w*,iorate=max\n",
+    );
+    assert_eq!(file.sds.len(), 4);
+    let run = &file.runs().unwrap()[0];
+    let pairs: Vec<(String, String)> = run
+        .workloads
+        .iter()
+        .map(|w| (w.wd.clone(), w.sd.name.clone()))
+        .collect();
+    assert_eq!(pairs.len(), 4, "{pairs:?}");
+    assert!(pairs.contains(&("w2".into(), "other".into())));
+}
+
+#[test]
+fn openflags_range_offset_and_align() {
+    let jobs = jobs(
+        "sd=sd1,lun=/tmp/x,size=100m,openflags=(o_direct,o_dsync),offset=4m,align=8k\n\
+         wd=w,sd=sd1,range=(10,60)\n\
+         rd=r,wd=w,iorate=max\n",
+    );
+    let job = &jobs[0];
+    assert!(job.direct);
+    assert_eq!(job.fdatasync_every, 1);
+    assert!(!job.notes.is_empty());
+    // 96m usable after the offset; 10%..60% of it, on 4k boundaries.
+    let usable = 96u64 << 20;
+    let start = usable / 10 / 4096 * 4096;
+    let end = usable * 6 / 10 / 4096 * 4096;
+    assert_eq!(job.offset, Bytes((4 << 20) + start));
+    assert_eq!(job.size, Some(SizeSpec::Bytes(Bytes(end - start))));
+    assert_eq!(job.block_align, Some(Bytes::kib(8)));
+}
+
+#[test]
+fn hitarea_with_read_and_write_hits_is_a_zoned_distribution() {
+    let jobs = jobs(
+        "sd=sd1,lun=/tmp/x,size=64m,hitarea=2m\n\
+         wd=w,sd=sd1,rdpct=100,rhpct=40\n\
+         rd=r,wd=w,iorate=max\n",
+    );
+    let RandomDistribution::Zoned(zones) = &jobs[0].random_distribution else {
+        panic!("{:?}", jobs[0].random_distribution)
+    };
+    assert_eq!(zones[0].access_pct, 40.0);
+    assert_eq!(zones[0].size, ZoneSize::Bytes(Bytes::mib(2)));
+    assert_eq!(zones[1].access_pct, 60.0);
+    assert_eq!(zones[1].size, ZoneSize::Bytes(Bytes::mib(62)));
+}
+
+#[test]
+fn hotband_zones_cover_the_band_and_all_accesses() {
+    let jobs =
+        jobs("sd=sd1,lun=/tmp/x,size=1g\nwd=w,sd=sd1,hotband=(10,20)\nrd=r,wd=w,iorate=max\n");
+    let RandomDistribution::Zoned(zones) = &jobs[0].random_distribution else {
+        panic!()
+    };
+    let pct: f64 = zones.iter().map(|z| z.access_pct).sum();
+    assert!((pct - 100.0).abs() < 1e-9, "{pct}");
+    let bytes: u64 = zones
+        .iter()
+        .map(|z| match z.size {
+            ZoneSize::Bytes(b) => b.as_u64(),
+            ZoneSize::Percent(_) => 0,
+        })
+        .sum();
+    assert_eq!(Some(SizeSpec::Bytes(Bytes(bytes))), jobs[0].size);
+}
+
+#[test]
+fn every_for_loop_with_doubling_and_stepping() {
+    let file = parse(
+        "sd=sd1,lun=/tmp/x,size=1m\nwd=w,sd=sd1\n\
+         rd=r,wd=w,iorate=max,forxfersize=(1k-8k,d),forrdpct=(0-100,50),forseekpct=(seq,random),forrhpct=(0,10),forwhpct=(5),forhitarea=(64k)\n",
+    );
+    let runs = file.runs().unwrap();
+    assert_eq!(runs.len(), 4 * 3 * 2 * 2);
+    assert_eq!(
+        runs[0].for_label,
+        "xfersize=1k rdpct=0 seekpct=0 rhpct=0 whpct=5 hitarea=64k"
+    );
+    let last = runs.last().unwrap();
+    assert_eq!(last.workloads[0].xfersize, XferSize::Fixed(Bytes::kib(8)));
+    assert_eq!(last.workloads[0].rdpct, 100.0);
+    assert_eq!(last.workloads[0].rhpct, 10.0);
+    assert_eq!(last.workloads[0].hitarea, Some(Bytes::kib(64)));
+}
+
+#[test]
+fn curve_maxdata_pause_distribution_and_wd_iorate() {
+    let file = parse(
+        "sd=sd1,lun=/tmp/x,size=1m\nwd=w1,sd=sd1,iorate=100\n\
+         rd=r,wd=w1,iorate=curve,curve=(20,80),maxdata=8m,pause=3,distribution=uniform,forthreads=2\n",
+    );
+    let run = &file.runs().unwrap()[0];
+    assert_eq!(run.iorate, IoRate::Curve(vec![20.0, 80.0]));
+    assert_eq!(run.pause, Duration::from_secs(3));
+    let jobs = run.to_jobs(None);
+    // maxdata is the run's total: 2 threads share it.
+    assert_eq!(jobs[0].io_limit, Some(Bytes::mib(4)));
+    // The wd's own rate, split over its 2 threads.
+    assert_eq!(jobs[0].rate_iops.read, Some(50));
+    assert!(jobs[0].notes.iter().any(|n| n.contains("uniform")));
+}
+
+#[test]
+fn include_is_relative_to_the_including_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("luns.txt"), "sd=sd1,lun=/tmp/x,size=1m\n").unwrap();
+    let main = dir.path().join("main.vdb");
+    std::fs::write(
+        &main,
+        "include=luns.txt\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max\n",
+    )
+    .unwrap();
+    assert_eq!(parse_file(&main).unwrap().sds[0].name, "sd1");
+}
+
+#[test]
+fn data_keys_parse_and_a_run_refuses_them_by_name() {
+    let file = parse(
+        "compratio=2\ndedupratio=3\nsd=sd1,lun=/tmp/x,size=1m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max\n",
+    );
+    assert_eq!(file.data.len(), 2);
+    let error = file.check_runnable().unwrap_err();
+    assert_eq!(error.key.as_deref(), Some("compratio"));
+    assert!(error.to_string().contains("data feature"), "{error}");
+}
+
+#[test]
+fn a_missing_lun_parses_and_is_found_before_a_run() {
+    let file = parse("sd=sd1,lun=/dev/rdsk/c9t9d9s9\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max\n");
+    let runs = file.runs().unwrap();
+    let error = file.check_targets(&runs).unwrap_err();
+    assert_eq!(error.key.as_deref(), Some("lun"));
+}
+
+#[test]
+fn file_system_definitions_and_their_loops() {
+    let file = parse(
+        "fsd=fsd1,anchor=/tmp/anchor,depth=2,width=3,files=10,size=(4k,50,8k,50),shared=yes\n\
+         fwd=default,xfersize=4k,fileio=random,fileselect=random,threads=2\n\
+         fwd=fwd1,fsd=fsd1,operation=read\n\
+         fwd=fwd2,fsd=fsd1,rdpct=70,skew=40\n\
+         rd=rd1,fwd=fwd*,fwdrate=(100,max),format=restart,el=10,in=1,fordepth=(1,2),operations=(read,create)\n",
+    );
+    let fsd = &file.fsds[0];
+    assert_eq!((fsd.depth, fsd.width, fsd.files), (2, 3, 10));
+    assert!(fsd.shared);
+    let runs = file.fs_runs().unwrap();
+    assert_eq!(runs.len(), 2 * 2 * 2);
+    let run = &runs[0];
+    assert_eq!(run.fwdrate, FwdRate::Fixed(100.0));
+    assert_eq!(run.format, FormatMode::Restart);
+    assert_eq!(run.fsds[0].depth, 1);
+    assert_eq!(run.for_label, "depth=1 operation=read");
+    assert!(run
+        .fwds
+        .iter()
+        .all(|f| f.fwd.threads == 2 && f.fwd.random_io));
+    let skews: Vec<f64> = run.fwds.iter().map(|f| f.rate_share).collect();
+    assert_eq!(skews, vec![0.6, 0.4]);
+    assert_eq!(runs[1].fwds[0].fwd.operation, FileOp::Create);
+    assert!(file.runs().unwrap().is_empty());
+}

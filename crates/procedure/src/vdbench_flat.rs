@@ -1,0 +1,175 @@
+//! Rows of vdbench's flatfile (`report::vdbench_flatfile`) from iofit's runs: one per
+//! reporting interval and one `avg` row per raw run, one total row per file system run.
+
+use iofit_jobfile::vdbench::{Run, Seek, XferSize};
+use iofit_report::vdbench_flatfile::{Cell, FlatRow};
+use iofit_report::vdbench_summary::{AvgLine, SummaryLine};
+use iofit_stats::JobResult;
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The requested settings of a raw run (the same on every row of it).
+fn requested(run: &Run, rate: Option<f64>) -> Vec<(&'static str, Cell)> {
+    let first = run.workloads.first();
+    let same = |f: &dyn Fn(&iofit_jobfile::vdbench::RunWorkload) -> String| -> Cell {
+        let values: Vec<String> = run.workloads.iter().map(f).collect();
+        match values.first() {
+            Some(v) if values.iter().all(|x| x == v) => Cell::Text(v.clone()),
+            _ => Cell::Text("n/a".into()),
+        }
+    };
+    let lun_bytes: u64 = run
+        .workloads
+        .iter()
+        .map(|w| w.sd.size.map(|s| s.as_u64()).unwrap_or(0))
+        .sum();
+    vec![
+        ("Run", Cell::Text(run.rd.clone())),
+        (
+            "reqrate",
+            match rate {
+                Some(r) => Cell::Num(r),
+                None => Cell::Text("max".into()),
+            },
+        ),
+        (
+            "xfersize",
+            same(&|w| match &w.xfersize {
+                XferSize::Fixed(s) => s.as_u64().to_string(),
+                XferSize::Distribution(_) => "dist".into(),
+            }),
+        ),
+        ("threads", Cell::Int(i64::from(run.threads))),
+        ("rdpct", same(&|w| format!("{}", w.rdpct))),
+        ("rhpct", same(&|w| format!("{}", w.rhpct))),
+        ("whpct", same(&|w| format!("{}", w.whpct))),
+        (
+            "seekpct",
+            same(&|w| match w.seek {
+                Seek::Eof => "eof".into(),
+                Seek::RandomPct(p) => format!("{p}"),
+            }),
+        ),
+        ("lunsize", Cell::Num(lun_bytes as f64 / (1u64 << 30) as f64)),
+        (
+            "version",
+            Cell::Text(format!("iofit-{}", env!("CARGO_PKG_VERSION"))),
+        ),
+    ]
+    .into_iter()
+    .filter(|_| first.is_some())
+    .collect()
+}
+
+fn measured(line: &SummaryLine) -> Vec<(&'static str, Cell)> {
+    vec![
+        ("rate", Cell::Num(line.iops)),
+        ("MB/sec", Cell::Num(line.mib_per_s)),
+        ("bytes/io", Cell::Num(line.bytes_per_io)),
+        ("read%", Cell::Num(line.read_pct)),
+        ("resp", Cell::Num(line.resp_ms)),
+        ("queue_depth", Cell::Num(line.queue_depth)),
+    ]
+}
+
+/// One row per interval of the job's series, then the `avg_FIRST-LAST` row.
+pub fn raw_rows(run: &Run, rate: Option<f64>, job: &JobResult, avg: &AvgLine) -> Vec<FlatRow> {
+    let base = requested(run, rate);
+    let start = now_ms().saturating_sub((run.elapsed - run.warmup).as_millis() as u64);
+    let mut rows: Vec<FlatRow> = job
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, sample)| {
+            let mut cells = base.clone();
+            cells.push(("Interval", Cell::Int(i as i64 + 1)));
+            cells.extend(measured(&SummaryLine::from_interval(sample)));
+            FlatRow {
+                unix_ms: start + sample.start_ms + sample.interval_ms,
+                cells,
+            }
+        })
+        .collect();
+    let mut cells = base;
+    cells.push((
+        "Interval",
+        Cell::Text(format!("avg_1-{}", job.series.len().max(1))),
+    ));
+    cells.extend(measured(&avg.line));
+    cells.extend([
+        ("read_resp", Cell::Num(avg.read_resp_ms)),
+        ("write_resp", Cell::Num(avg.write_resp_ms)),
+        ("resp_max", Cell::Num(avg.resp_max_ms)),
+        ("resp_std", Cell::Num(avg.resp_stddev_ms)),
+    ]);
+    rows.push(FlatRow {
+        unix_ms: now_ms(),
+        cells,
+    });
+    rows
+}
+
+/// The total row of a file system run: rate and response per operation.
+pub fn fs_row(
+    rd: &str,
+    reqrate: Cell,
+    lines: &[iofit_fswork::report::OpLine],
+    seconds: f64,
+) -> FlatRow {
+    let mut cells = vec![
+        ("Run", Cell::Text(rd.to_string())),
+        ("Interval", Cell::Text("avg".into())),
+        ("reqrate", reqrate),
+    ];
+    let op = |name: &str| lines.iter().find(|l| l.operation == name);
+    const NAMES: [(&str, &str, &str); 13] = [
+        ("read", "Read_rate", "Read_resp"),
+        ("write", "Write_rate", "Write_resp"),
+        ("mkdir", "Mkdir_rate", "Mkdir_resp"),
+        ("rmdir", "Rmdir_rate", "Rmdir_resp"),
+        ("create", "Create_rate", "Create_resp"),
+        ("open", "Open_rate", "Open_resp"),
+        ("close", "Close_rate", "Close_resp"),
+        ("delete", "Delete_rate", "Delete_resp"),
+        ("getattr", "Getattr_rate", "Getattr_resp"),
+        ("setattr", "Setattr_rate", "Setattr_resp"),
+        ("access", "Access_rate", "Access_resp"),
+        ("copy", "Copy_rate", "Copy_resp"),
+        ("move", "Move_rate", "Move_resp"),
+    ];
+    for (name, rate, resp) in NAMES {
+        let (r, t) = op(name)
+            .map(|l| (l.ops_per_s, l.resp_mean_ms))
+            .unwrap_or((0.0, 0.0));
+        cells.push((rate, Cell::Num(r)));
+        cells.push((resp, Cell::Num(t)));
+    }
+    let mib = |name: &str| {
+        op(name)
+            .map(|l| l.bytes as f64 / 1_048_576.0 / seconds)
+            .unwrap_or(0.0)
+    };
+    let transfers =
+        op("read").map(|l| l.ops).unwrap_or(0) + op("write").map(|l| l.ops).unwrap_or(0);
+    let bytes =
+        op("read").map(|l| l.bytes).unwrap_or(0) + op("write").map(|l| l.bytes).unwrap_or(0);
+    if let Some(total) = op("total") {
+        cells.push(("rate", Cell::Num(total.ops_per_s)));
+        cells.push(("resp", Cell::Num(total.resp_mean_ms)));
+    }
+    cells.push(("MB/sec", Cell::Num(mib("read") + mib("write"))));
+    cells.push(("MB_read", Cell::Num(mib("read"))));
+    cells.push(("MB_write", Cell::Num(mib("write"))));
+    if let Some(mean) = bytes.checked_div(transfers) {
+        cells.push(("Xfersize", Cell::Int(mean as i64)));
+    }
+    FlatRow {
+        unix_ms: now_ms(),
+        cells,
+    }
+}
