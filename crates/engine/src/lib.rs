@@ -23,6 +23,7 @@
 
 pub mod buffer;
 pub mod clock;
+pub mod diskstats;
 pub mod distribution;
 pub mod engine;
 pub mod error;

@@ -227,6 +227,15 @@ pub struct CloneOutput {
     /// IOs still in flight when the drain bound ran out: cancelled, or abandoned when even
     /// the cancel did not return them. Not counted in `read`/`write`.
     pub cancelled_ios: u64,
+    /// fio's IO depth distributions over the measured window.
+    pub io_depths: iofit_stats::IoDepthCounts,
+    /// Page faults of the clone's thread over the measured window (fio's majf/minf).
+    pub major_faults: u64,
+    pub minor_faults: u64,
+    /// The clone's thread id (fio's `pid=`).
+    pub tid: u32,
+    /// When measuring began, ms since the Unix epoch.
+    pub start_epoch_ms: u64,
     /// The depth a `latency_target` search was at when the clone ended.
     pub latency_depth: Option<u32>,
 }
@@ -348,16 +357,27 @@ impl OffsetGen {
 }
 
 fn thread_cpu() -> (u64, u64, u64) {
-    // SAFETY: rusage is plain integers, for which all-zero bytes are a valid value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage only writes the struct it is given, which lives for the call.
-    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    let usage = thread_usage();
     let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
     (
         tv(usage.ru_utime),
         tv(usage.ru_stime),
         (usage.ru_nvcsw + usage.ru_nivcsw) as u64,
     )
+}
+
+/// (major, minor) page faults of this thread so far.
+fn thread_faults() -> (u64, u64) {
+    let usage = thread_usage();
+    (usage.ru_majflt as u64, usage.ru_minflt as u64)
+}
+
+fn thread_usage() -> libc::rusage {
+    // SAFETY: rusage is plain integers, for which all-zero bytes are a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage only writes the struct it is given, which lives for the call.
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    usage
 }
 
 /// The state of one running clone.
@@ -374,6 +394,7 @@ struct Run<'a, C: Clock> {
     ramp_end: u64,
     deadline: Option<u64>,
     cpu_start: (u64, u64, u64),
+    faults_start: (u64, u64),
     issued_bytes: u64,
     issued: [u64; 2],
     issued_dir_bytes: [u64; 2],
@@ -437,6 +458,7 @@ impl<'a, C: Clock> Run<'a, C> {
             ramp_end: 0,
             deadline: None,
             cpu_start: (0, 0, 0),
+            faults_start: (0, 0),
             issued_bytes: 0,
             issued: [0; 2],
             issued_dir_bytes: [0; 2],
@@ -533,6 +555,13 @@ impl<'a, C: Clock> Run<'a, C> {
         self.out.write.reset();
         self.series.restart();
         self.cpu_start = thread_cpu();
+        self.faults_start = thread_faults();
+        // SAFETY: gettid has no preconditions and cannot fail.
+        self.out.tid = unsafe { libc::gettid() } as u32;
+        self.out.start_epoch_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        self.out.io_depths = Default::default();
     }
 
     #[inline]
@@ -751,6 +780,14 @@ impl<'a, C: Clock> Run<'a, C> {
             }
             self.series
                 .record(meta.op_is_read, meta.len as u64, 1, total);
+            if inline {
+                self.series.record_parts(total, None);
+            } else {
+                self.series.record_parts(
+                    done_ns.saturating_sub(meta.submit_ns),
+                    Some(meta.submit_ns.saturating_sub(meta.issue_ns)),
+                );
+            }
         }
         if !meta.op_is_read {
             self.writes_since_sync += 1;
@@ -809,6 +846,9 @@ impl<'a, C: Clock> Run<'a, C> {
             self.out.usr_ns = cpu.0.saturating_sub(self.cpu_start.0);
             self.out.sys_ns = cpu.1.saturating_sub(self.cpu_start.1);
             self.out.context_switches = cpu.2.saturating_sub(self.cpu_start.2);
+            let faults = thread_faults();
+            self.out.major_faults = faults.0.saturating_sub(self.faults_start.0);
+            self.out.minor_faults = faults.1.saturating_sub(self.faults_start.1);
             let series = self.shared.series;
             let mut sink = |b: &IntervalBucket| series.lock().expect("series lock").add(b);
             self.series.finish(self.out.runtime_ns, &mut sink);
@@ -907,6 +947,13 @@ fn run_inline<E: Engine, C: Clock>(
         if run.measuring {
             run.series.advance(now - run.measure_start, sink);
         }
+        if run.measuring {
+            // A synchronous IO is a queue of one: submitted alone, completed alone.
+            let depths = &mut run.out.io_depths;
+            depths.mark_depth(1, 1);
+            depths.submit[1] += 1;
+            depths.complete[1] += 1;
+        }
         if let Err(e) = run.complete(&meta, result, now, true) {
             run.out.error = Some(e.to_string());
             break;
@@ -981,6 +1028,13 @@ enum Phase {
 /// ends issuing).
 fn submit_queued<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, q: &mut Slots) {
     let submit_ns = run.clock.now_ns();
+    if run.measuring {
+        // fio (`td_io_commit`): the IOs of a commit count at the depth they make together.
+        let batch = q.batch.len() as u64;
+        let depths = &mut run.out.io_depths;
+        depths.submit[iofit_stats::IoDepthCounts::batch_index(batch)] += 1;
+        depths.mark_depth(q.inflight as u64 + batch, batch);
+    }
     q.inflight += q.batch.len();
     for slot in q.batch.drain(..) {
         q.meta[slot as usize].submit_ns = submit_ns;
@@ -1064,6 +1118,8 @@ fn absorb<C: Clock>(
     if run.measuring {
         run.series
             .advance(done_ns.saturating_sub(run.measure_start), sink);
+        let index = iofit_stats::IoDepthCounts::batch_index(q.completions.len() as u64);
+        run.out.io_depths.complete[index] += 1;
     }
     for c in q.completions.drain(..) {
         q.inflight -= 1;

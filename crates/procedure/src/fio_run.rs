@@ -169,43 +169,23 @@ impl iofit_engine::Observer for Bridge<'_> {
     }
 }
 
-/// The results as fio-compatible JSON or fio-style text.
+/// The results as fio-style text (with fio's header), fio-compatible JSON or json+, or fio's
+/// terse lines.
 pub fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> String {
-    match format {
-        OutputFormat::Json => {
-            let options: Vec<Vec<(String, String)>> = report
-                .job_index
-                .iter()
-                .map(|&i| job_options(&jobs[i]))
-                .collect();
-            iofit_report::fio_json::render(&report.result, &options)
-        }
-        OutputFormat::Normal => iofit_report::fio_text::render(&report.result),
-    }
+    let options: Vec<Vec<(String, String)>> = report
+        .job_index
+        .iter()
+        .map(|&i| job_options(&jobs[i]))
+        .collect();
+    iofit_report::fio_common::render_run(format, &report.result, jobs, &report.job_index, &options)
 }
 
 /// fio's averaged logs (`PREFIX_bw.N.log`...), N the clone's number in the run as fio counts
 /// threads; results are per clone here (jobfile refuses logs with group_reporting).
 pub fn write_fio_logs(report: &RunReport, jobs: &[JobSpec]) -> Result<(), ProcedureError> {
-    use iofit_report::fio_log::{render, LogKind};
-    for (number, (result, &index)) in report.result.jobs.iter().zip(&report.job_index).enumerate() {
-        let job = &jobs[index];
-        for (prefix, kind) in [
-            (&job.logs.bw_prefix, LogKind::Bandwidth),
-            (&job.logs.iops_prefix, LogKind::Iops),
-            (&job.logs.lat_prefix, LogKind::Latency),
-        ] {
-            let Some(prefix) = prefix else { continue };
-            let path = PathBuf::from(format!("{prefix}_{}.{}.log", kind.suffix(), number + 1));
-            let text = render(
-                &result.series,
-                kind,
-                job.rw.has_reads(),
-                job.rw.has_writes(),
-            );
-            write_atomic(&path, text.as_bytes())
-                .map_err(|source| ProcedureError::WriteResults { path, source })?;
-        }
+    for (path, text) in iofit_report::fio_log::log_files(&report.result, &report.job_index, jobs) {
+        write_atomic(&path, text.as_bytes())
+            .map_err(|source| ProcedureError::WriteResults { path, source })?;
     }
     Ok(())
 }

@@ -56,15 +56,17 @@ pub fn expand_numeric(
                     }
                 } else {
                     let step = parse(&step)?;
-                    if step <= 0.0 || high < low {
+                    if step <= 0.0 {
                         return Err(format!(
-                            "the range {item} with step {step} never reaches its end; write LOW-HIGH with LOW <= HIGH and a step above 0"
+                            "the range {item} with step {step} never reaches its end; write a step above 0"
                         ));
                     }
-                    let mut value = low + step;
-                    while value <= high + 1e-9 {
+                    // (100-0,10) steps down: 100, 90, ... 0.
+                    let down = high < low;
+                    let mut value = if down { low - step } else { low + step };
+                    while (!down && value <= high + 1e-9) || (down && value >= high - 1e-9) {
                         push(&mut out, value)?;
-                        value += step;
+                        value = if down { value - step } else { value + step };
                     }
                 }
             }
@@ -217,6 +219,10 @@ mod tests {
             vec![4.0 * k, 1.0, 2.0, 4.0]
         );
         assert!(expand_numeric(&items(&["1-10"]), size).is_err());
+        assert_eq!(
+            expand_numeric(&items(&["100-0", "25"]), size).unwrap(),
+            vec![100.0, 75.0, 50.0, 25.0, 0.0]
+        );
         assert!(expand_numeric(&items(&["1-100000000", "1"]), size)
             .unwrap_err()
             .contains("more than"));
