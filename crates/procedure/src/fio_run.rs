@@ -57,10 +57,12 @@ pub fn run_fio_jobs(
         output: request.output.as_deref(),
         observer,
         write_error: None,
+        written: None,
     };
     let outcome = run_jobs(jobs, options, &mut bridge);
     bridge.observer.run_done(LABEL);
     let write_error = bridge.write_error.take();
+    let written = bridge.written.take();
     let report = match outcome {
         Err(EngineError::Interrupted) => return Ok(FioRunOutcome::InterruptedInLayout),
         Err(source) => {
@@ -82,7 +84,13 @@ pub fn run_fio_jobs(
         write_html_report(path, &report, jobs, request.preset.as_deref())?;
     }
     let text = render(request.output_format, &report, jobs);
-    if let Some(path) = &request.output {
+    // The last job's write already holds these results, most often: a second synced write
+    // would only add time after a stop (an fsync on a busy disk can take seconds).
+    if let Some(path) = request
+        .output
+        .as_ref()
+        .filter(|_| written.as_ref() != Some(&text))
+    {
         write_atomic(path, text.as_bytes()).map_err(|source| ProcedureError::WriteResults {
             path: path.clone(),
             source,
@@ -135,6 +143,8 @@ struct Bridge<'a> {
     output: Option<&'a Path>,
     observer: &'a mut dyn Observer,
     write_error: Option<iofit_safefs::SafeFsError>,
+    /// The text last written to `output`.
+    written: Option<String>,
 }
 
 impl iofit_engine::Observer for Bridge<'_> {
@@ -145,8 +155,11 @@ impl iofit_engine::Observer for Bridge<'_> {
     fn job_done(&mut self, report: &RunReport) {
         if let Some(path) = self.output {
             let text = render(self.format, report, self.jobs);
-            if let Err(e) = write_atomic(path, text.as_bytes()) {
-                self.write_error.get_or_insert(e);
+            match write_atomic(path, text.as_bytes()) {
+                Ok(()) => self.written = Some(text),
+                Err(e) => {
+                    self.write_error.get_or_insert(e);
+                }
             }
         }
     }

@@ -112,6 +112,36 @@ pub struct RunJson {
     pub hosts: Vec<RunResult>,
 }
 
+impl RunJson {
+    /// One run's record: its settings, the averages of its summary, its result and (for a
+    /// multi-host run) each host's.
+    pub fn new(
+        run: &Run,
+        label: &str,
+        rate: Option<f64>,
+        avg: &AvgLine,
+        result: RunResult,
+        hosts: Vec<RunResult>,
+    ) -> RunJson {
+        RunJson {
+            rd: run.rd.clone(),
+            for_label: run.for_label.clone(),
+            iorate: label.to_string(),
+            target_iops: rate,
+            threads_per_sd: run.threads,
+            total_threads: run.total_threads(),
+            elapsed_s: run.elapsed.as_secs_f64(),
+            warmup_s: run.warmup.as_secs_f64(),
+            avg_iops: avg.line.iops,
+            avg_mib_per_s: avg.line.mib_per_s,
+            avg_read_pct: avg.line.read_pct,
+            avg_resp_ms: avg.line.resp_ms,
+            result,
+            hosts,
+        }
+    }
+}
+
 #[derive(Serialize, Debug)]
 pub struct CurveJson {
     pub rd: String,
@@ -627,27 +657,20 @@ fn finish(
         rd: run.rd.clone(),
         error: measured.job.error.clone(),
     });
-    outcome.doc.runs.push(RunJson {
-        rd: run.rd.clone(),
-        for_label: run.for_label.clone(),
-        iorate: label.to_string(),
-        target_iops: rate,
-        threads_per_sd: run.threads,
-        total_threads: run.total_threads(),
-        elapsed_s: run.elapsed.as_secs_f64(),
-        warmup_s: run.warmup.as_secs_f64(),
-        avg_iops: measured.avg.line.iops,
-        avg_mib_per_s: measured.avg.line.mib_per_s,
-        avg_read_pct: measured.avg.line.read_pct,
-        avg_resp_ms: measured.avg.line.resp_ms,
-        result: RunResult {
-            jobs: vec![measured.job.clone()],
-            tool: "iofit".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            ..Default::default()
-        },
-        hosts: Vec::new(),
-    });
+    let result = RunResult {
+        jobs: vec![measured.job.clone()],
+        tool: "iofit".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        ..Default::default()
+    };
+    outcome.doc.runs.push(RunJson::new(
+        run,
+        label,
+        rate,
+        &measured.avg,
+        result,
+        Vec::new(),
+    ));
     outcome.failed |= measured.job.error.is_some();
     outcome.data_errors += measured.job.verify.as_ref().map_or(0, |v| v.bad_units);
     outcome.flat_rows.extend(crate::vdbench_flat::raw_rows(
@@ -674,7 +697,10 @@ fn write_flatfile(
     Ok(())
 }
 
-fn write_json(doc: &VdbenchJson, options: &VdbenchOptions) -> Result<(), ProcedureError> {
+pub(crate) fn write_json(
+    doc: &VdbenchJson,
+    options: &VdbenchOptions,
+) -> Result<(), ProcedureError> {
     if let Some(path) = &options.json_output {
         let text = serde_json::to_string_pretty(doc)
             .map_err(|e| ProcedureError::Internal(format!("serialising the results: {e}")))?;
