@@ -62,9 +62,10 @@ fn curve_points_are_shares_of_the_measured_max() {
             run.avg_iops
         );
     }
-    // One summary per run and the curve table, in that order.
-    assert_eq!(events.0.len(), 5);
+    // One summary per run, the curve table, then the file's totals (one line per run).
+    assert_eq!(events.0.len(), 6);
     assert!(matches!(events.0[4], Event::VdbenchCurve { .. }));
+    assert!(matches!(&events.0[5], Event::VdbenchRun { rd, .. } if rd == "totals"));
     // The JSON on disk holds every run and the curve.
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
