@@ -7,6 +7,10 @@
 #   (d) io_uring 4k randread QD32 direct on a RAM-backed file (tmpfs,
 #       which takes O_DIRECT): the device is not the limit, the loop is  goal >= 1.1x IOPS
 #   (z) null engine, 4k randread, random_distribution=zipf:1.2: IOPS goal >= 1.2x fio
+#   (v) write then verify (verify=crc32c and md5; bs 4k and 128k; psync on a page-cached
+#       256 MiB file): bytes written and read back per second of wall time  goal >= 1.0x
+#   (k) sequential write of compressible data (buffer_compress_percentage=50, refill_buffers,
+#       bs 128k, page-cached file): write MB/s                              goal >= 1.0x
 # Then Little's law for both tools: IOPS x mean total latency / iodepth at QD 1, 4, 32, 128
 # on the RAM-backed file and the disk file (1.00 = the latencies account for every IO in
 # flight; below 1 = latencies stamped short).
@@ -15,7 +19,7 @@
 # Usage: bench/engine.sh [DIR] (DIR on the local disk; default /var/tmp/iofit-bench)
 # Env: RUNTIME (seconds per run, default 5), ROUNDS (default 5), RAM_DIR (a tmpfs directory,
 # default /dev/shm/iofit-bench), LITTLE_RUNTIME (seconds per Little's law run, default 3; 0
-# skips that table), CASES (letters of the cases to run, default abcdz).
+# skips that table), CASES (letters of the cases to run, default abcdzvk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +28,7 @@ RUNTIME="${RUNTIME:-5}"
 ROUNDS="${ROUNDS:-5}"
 RAM_DIR="${RAM_DIR:-/dev/shm/iofit-bench}"
 LITTLE_RUNTIME="${LITTLE_RUNTIME:-3}"
-CASES="${CASES:-abcdz}"
+CASES="${CASES:-abcdzvk}"
 
 if ! command -v fio >/dev/null; then
     echo "bench: installing fio"
@@ -38,10 +42,17 @@ mkdir -p "$DIR" "$RAM_DIR"
 # The data files: created by iofit (so it owns them), read by both tools.
 DISK_FILE="$DIR/disk.dat"
 CACHED_FILE="$DIR/cached.dat"
-"$IOFIT" run --quiet --name=layout --rw=read --bs=1m --size=1g --filename="$DISK_FILE" >/dev/null
-"$IOFIT" run --quiet --name=layout --rw=read --bs=1m --size=256m --filename="$CACHED_FILE" >/dev/null
 RAM_FILE="$RAM_DIR/ram.dat"
-"$IOFIT" run --quiet --name=layout --rw=read --bs=1m --size=1g --filename="$RAM_FILE" >/dev/null
+# Only the files the chosen cases (and the Little's law table) read are laid out.
+if [[ "$CASES" == *b* ]] || [[ "$LITTLE_RUNTIME" != 0 ]]; then
+    "$IOFIT" run --quiet --name=layout --rw=read --bs=1m --size=1g --filename="$DISK_FILE" >/dev/null
+fi
+if [[ "$CASES" == *[cvk]* ]]; then
+    "$IOFIT" run --quiet --name=layout --rw=read --bs=1m --size=256m --filename="$CACHED_FILE" >/dev/null
+fi
+if [[ "$CASES" == *d* ]] || [[ "$LITTLE_RUNTIME" != 0 ]]; then
+    "$IOFIT" run --quiet --name=layout --rw=read --bs=1m --size=1g --filename="$RAM_FILE" >/dev/null
+fi
 
 python3 - "$IOFIT" "$DIR" "$RUNTIME" "$ROUNDS" "$DISK_FILE" "$CACHED_FILE" "$RAM_FILE" "$LITTLE_RUNTIME" "$CASES" <<'PY'
 import json, os, resource, statistics, subprocess, sys, platform
@@ -102,8 +113,9 @@ print(f"machine: {platform.node()} {os.cpu_count()} CPUs, {platform.platform()}"
 print(f"fio: {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}; "
       f"runtime {runtime}s x {rounds} rounds per tool, median shown; dir {bench_dir}")
 print()
-print("| case | fio IOPS | iofit IOPS | IOPS ratio (median of rounds) | per-round IOPS ratios | fio CPU ns/IO | iofit CPU ns/IO | CPU/IO ratio |")
-print("|---|---:|---:|---:|---|---:|---:|---:|")
+if cases:
+    print("| case | fio IOPS | iofit IOPS | IOPS ratio (median of rounds) | per-round IOPS ratios | fio CPU ns/IO | iofit CPU ns/IO | CPU/IO ratio |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|")
 for name, args, warm, fio_only in cases:
     m = case(name, args, warm=warm, fio_only=fio_only)
     rounds_text = " ".join(f"{r:.2f}" for r in m["iops_ratios"])
@@ -120,6 +132,51 @@ def little(tool, qd, path):
         cmd = [iofit, "run", "--quiet", "--output-format=json"] + args
     read = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)["jobs"][0]["read"]
     return read["iops"], read["lat_ns"]["mean"], read["iops"] * read["lat_ns"]["mean"] / 1e9 / qd
+
+def wall(tool, args, fio_only=("--invalidate=0",)):
+    """Seconds of wall time of one whole run (start-up, writes, verify), and its JSON job."""
+    import time
+    if tool == "fio":
+        # invalidate=0: fio keeps the file's pages (iofit never drops them), so both write
+        # into and verify from the page cache; fio fsyncs before verifying, and so does iofit.
+        cmd = ["fio"] + args + list(fio_only) + ["--output-format=json"]
+    else:
+        cmd = [iofit, "run", "--quiet", "--output-format=json"] + args
+    start = time.monotonic()
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    elapsed = time.monotonic() - start
+    if out.returncode != 0:
+        sys.exit(f"{tool} failed: {' '.join(cmd)}\n{out.stderr}")
+    return elapsed, json.loads(out.stdout)["jobs"][0]
+
+data_cases = []
+if "v" in wanted:
+    for mode in ("crc32c", "md5"):
+        for bs in ("4k", "128k"):
+            data_cases.append((f"(v) write+verify {mode} bs={bs}", ["--name=vbench", "--rw=write", f"--bs={bs}",
+                "--ioengine=psync", f"--filename={cached_file}", "--size=256m", f"--verify={mode}"], 2))
+if "k" in wanted:
+    data_cases.append(("(k) write compress 50% bs=128k", ["--name=kbench", "--rw=write", "--bs=128k",
+        "--ioengine=psync", f"--filename={cached_file}", "--size=256m",
+        "--buffer_compress_percentage=50", "--refill_buffers"], 1))
+if data_cases:
+    print()
+    print("Data cases: MiB moved (written, plus read back when verifying) per second of wall time, "
+          "page-cached 256 MiB file, fio and iofit alternately")
+    print()
+    print("| case | fio MiB/s | iofit MiB/s | ratio (median of rounds) | per-round ratios | iofit units checked |")
+    print("|---|---:|---:|---:|---|---:|")
+    for name, args, passes in data_cases:
+        ratios, fio_rates, iofit_rates, checked = [], [], [], 0
+        for _ in range(rounds):
+            f, _ = wall("fio", args)
+            i, job = wall("iofit", args)
+            checked = (job.get("iofit", {}).get("verify") or {}).get("units_checked", 0)
+            fio_rates.append(256 * passes / f)
+            iofit_rates.append(256 * passes / i)
+            ratios.append(f / i)
+        print(f"| {name} | {statistics.median(fio_rates):,.0f} | {statistics.median(iofit_rates):,.0f} "
+              f"| {statistics.median(ratios):.2f}x | {' '.join(f'{r:.2f}' for r in ratios)} | {checked:,} |")
 
 if float(little_runtime) > 0:
     print()

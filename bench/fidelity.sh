@@ -9,8 +9,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNTIME="${RUNTIME:-8}"
-cargo build --release -p iofit >/dev/null 2>&1 || cargo build --release -p iofit
-BIN="$PWD/target/release/iofit"
+# IOFIT_BIN=PATH measures that binary instead of building target/release/iofit.
+if [ -n "${IOFIT_BIN:-}" ]; then
+    BIN=$(realpath "$IOFIT_BIN")
+else
+    cargo build --release -p iofit >/dev/null 2>&1 || cargo build --release -p iofit
+    BIN="$PWD/target/release/iofit"
+fi
 WORK=$(mktemp -d /tmp/iofit-fidelity.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 

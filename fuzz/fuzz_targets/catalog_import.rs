@@ -4,6 +4,13 @@
 use iofit_catalog::import::{import, Input, Options};
 use iofit_catalog::Catalog;
 use libfuzzer_sys::fuzz_target;
+use std::sync::OnceLock;
+
+/// The embedded catalog, loaded once (it takes longer than an import).
+fn base() -> &'static Catalog {
+    static BASE: OnceLock<Catalog> = OnceLock::new();
+    BASE.get_or_init(|| Catalog::embedded().expect("embedded catalog loads"))
+}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -22,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     };
     match import(&[Input::new("skus.json", skus)], &price_inputs, &options) {
         Ok(imported) => {
-            let mut catalog = Catalog::embedded().expect("embedded catalog loads");
+            let mut catalog = base().clone();
             if let Err(error) = catalog.load_str("imported.toml", &imported.toml) {
                 panic!("import wrote a file that does not load: {error}");
             }

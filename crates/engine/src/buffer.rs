@@ -86,6 +86,21 @@ impl BufferPool {
         unsafe { self.ptr.add(slot * self.slot_size) }
     }
 
+    /// Slot `slot`'s first `len` bytes as a slice, for filling a write or checking a read.
+    ///
+    /// # Safety
+    /// No IO may be in flight on `slot` while the slice lives (the kernel would write into
+    /// it under a Rust reference): the worker asks only for a slot it has not queued yet or
+    /// whose completion it has reaped.
+    #[inline]
+    pub unsafe fn slot_slice(&mut self, slot: usize, len: usize) -> &mut [u8] {
+        let len = len.min(self.slot_size);
+        let ptr = self.slot_ptr(slot);
+        // SAFETY: ptr..ptr+len lies inside the slot (len <= slot_size); `&mut self` keeps any
+        // other Rust reference away, and the caller keeps the kernel away (see above).
+        unsafe { std::slice::from_raw_parts_mut(ptr, len) }
+    }
+
     /// The whole pool as one slice (for registering with io_uring).
     pub fn as_iovecs(&self) -> Vec<libc::iovec> {
         (0..self.slots)

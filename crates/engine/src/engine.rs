@@ -50,6 +50,16 @@ pub trait Engine {
         Ok(())
     }
 
+    /// Slot `slot`'s buffer (its first `len` bytes), for filling a write's data or checking a
+    /// read's; `None` for engines without buffers (null).
+    ///
+    /// # Safety
+    /// No IO may be in flight on `slot` while the slice lives: call it for a slot before it is
+    /// queued or after its completion was reaped.
+    unsafe fn slot_buffer(&mut self, _slot: u32, _len: u32) -> Option<&mut [u8]> {
+        None
+    }
+
     /// fsync (or fdatasync when `data_only`) of file `file`.
     fn sync_file(&mut self, file: u32, data_only: bool) -> io::Result<()>;
 

@@ -23,6 +23,8 @@
 
 pub mod buffer;
 pub mod clock;
+pub mod data;
+pub mod diskstats;
 pub mod distribution;
 pub mod engine;
 pub mod error;

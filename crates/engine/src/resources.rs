@@ -77,7 +77,29 @@ fn histogram_bytes_per_clone(job: &JobSpec) -> u64 {
 fn running_bytes_per_clone(job: &JobSpec) -> u64 {
     let intervals = 2 * LatencyHistogram::bytes_when_used(2);
     let slots = SLOT_STATE_BYTES.saturating_mul(job.effective_iodepth() as u64);
-    histogram_bytes_per_clone(job) + intervals + slots + THREAD_BYTES
+    histogram_bytes_per_clone(job) + intervals + slots + THREAD_BYTES + verify_table_bytes(job)
+}
+
+/// Data verification keeps 4 bytes per verified unit of every file (the generations).
+fn verify_table_bytes(job: &JobSpec) -> u64 {
+    if !job.data.verify.mode.is_on() {
+        return 0;
+    }
+    let Some(iofit_model::job::SizeSpec::Bytes(size)) = job.size else {
+        return 0; // sized by the files themselves: known only at layout
+    };
+    let unit = job
+        .data
+        .verify
+        .interval_bytes
+        .unwrap_or(
+            job.block_size
+                .mean_size(iofit_model::job::Direction::Write)
+                .as_u64(),
+        )
+        .max(1);
+    let files = files_per_clone(job).max(1);
+    size.as_u64() / unit * 4 * files
 }
 
 fn files_per_clone(job: &JobSpec) -> u64 {

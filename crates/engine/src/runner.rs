@@ -118,8 +118,10 @@ struct Slot {
     usr_ns: u64,
     sys_ns: u64,
     ctx: u64,
+    fio: iofit_stats::FioJobExtras,
     errors: Vec<String>,
     interrupted: bool,
+    verify: Option<iofit_stats::VerifyResult>,
     series: Arc<Mutex<SeriesMerger>>,
     seed: u64,
     finished: Option<JobResult>,
@@ -180,6 +182,7 @@ fn check_job(job: &JobSpec) -> Result<(), EngineError> {
             ));
         }
     }
+    crate::data::check_job(job)?;
     if !(0.0..=100.0).contains(&job.rwmix_read_pct) {
         return Err(EngineError::invalid(
             &job.name,
@@ -350,6 +353,7 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         },
         fsync_on_close: job.file_sync.fsync_on_close,
         end_syncfs: job.file_sync.end_syncfs,
+        data: crate::data::data_plan(job, clone)?,
     })
 }
 
@@ -518,9 +522,14 @@ pub fn run_jobs(
             usr_ns: 0,
             sys_ns: 0,
             ctx: 0,
+            fio: Default::default(),
             errors: Vec::new(),
             interrupted: false,
-            series: Arc::new(Mutex::new(SeriesMerger::new(interval, clones_expected))),
+            verify: None,
+            series: Arc::new(Mutex::new(
+                SeriesMerger::new(interval, clones_expected)
+                    .with_bins(job.logs.hist_prefix.is_some()),
+            )),
             seed: seeds[j],
             finished: None,
             latency_depth: None,
@@ -569,11 +578,19 @@ pub fn run_jobs(
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
             hostname: hostname(),
+            disk_util: Vec::new(),
             jobs: Vec::new(),
         },
         job_index: Vec::new(),
         stats: Vec::new(),
     };
+    // fio's Disk stats: the disks under the laid-out files, from now to the end of the run.
+    let disks = crate::diskstats::DiskSampler::start(
+        plans
+            .iter()
+            .flatten()
+            .flat_map(|plan| plan.files.iter().map(|file| file.0.as_path())),
+    );
     let set_count = sets.len();
     for (set_index, set) in sets.iter().enumerate() {
         if options.stop.load(Ordering::Relaxed) {
@@ -769,6 +786,7 @@ pub fn run_jobs(
         .filter(|s| s.finished.is_some())
         .map(|s| (s.read.clone(), s.write.clone()))
         .collect();
+    report.result.disk_util = disks.finish();
     Ok(report)
 }
 
@@ -885,7 +903,19 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.usr_ns += output.usr_ns;
     slot.sys_ns += output.sys_ns;
     slot.ctx += output.context_switches;
+    slot.fio.io_depths.merge(&output.io_depths);
+    if slot.fio.pid == 0 {
+        slot.fio.pid = output.tid;
+    }
+    if slot.fio.start_epoch_ms == 0 || output.start_epoch_ms < slot.fio.start_epoch_ms {
+        slot.fio.start_epoch_ms = output.start_epoch_ms;
+    }
+    slot.fio.major_faults += output.major_faults;
+    slot.fio.minor_faults += output.minor_faults;
     slot.interrupted |= output.interrupted;
+    if let Some(found) = output.verify {
+        crate::data::merge_verify(&mut slot.verify, found);
+    }
     if let Some(depth) = output.latency_depth {
         slot.latency_depth = Some(slot.latency_depth.map_or(depth, |d| d.min(depth)));
     }
@@ -956,6 +986,8 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
             Some(errors.join("; "))
         },
         interrupted: slot.interrupted,
+        verify: slot.verify.take(),
+        fio: std::mem::take(&mut slot.fio),
         steadystate: None,
         latency_depth_found: slot.latency_depth,
     }

@@ -272,6 +272,11 @@ impl Engine for UringEngine {
         self.submit()
     }
 
+    unsafe fn slot_buffer(&mut self, slot: u32, len: u32) -> Option<&mut [u8]> {
+        // SAFETY: the caller guarantees no IO is in flight on `slot` (the trait's contract).
+        Some(unsafe { self.buffers.slot_slice(slot as usize, len as usize) })
+    }
+
     fn sync_file(&mut self, file: u32, data_only: bool) -> io::Result<()> {
         // A blocking sync keeps the worker simple; in-flight IOs keep running meanwhile.
         sync_fd(self.fds[file as usize], data_only)

@@ -73,7 +73,7 @@ pub enum SizePicker {
 
 impl SizePicker {
     #[inline]
-    fn pick(&self, op: Op, rng: &mut SplitMix64) -> u32 {
+    pub(crate) fn pick(&self, op: Op, rng: &mut SplitMix64) -> u32 {
         match self {
             SizePicker::Fixed { read, write } => match op {
                 Op::Read => *read,
@@ -142,6 +142,8 @@ pub struct ClonePlan {
     pub interval_ns: u64,
     /// Most IOs handed to the kernel in one submit call (fio's `iodepth_batch_submit`).
     pub submit_batch: usize,
+    /// What writes hold and how reads are checked (verify, content).
+    pub data: crate::data::DataPlan,
     /// Pauses, minimum rates and Poisson arrivals.
     pub pacing: PacingPlan,
     /// fsync every file at the end (fio `fsync_on_close`: iofit closes its files then).
@@ -227,20 +229,31 @@ pub struct CloneOutput {
     /// IOs still in flight when the drain bound ran out: cancelled, or abandoned when even
     /// the cancel did not return them. Not counted in `read`/`write`.
     pub cancelled_ios: u64,
+    /// Data verification's findings, when the job verifies.
+    pub verify: Option<iofit_stats::VerifyResult>,
+    /// fio's IO depth distributions over the measured window.
+    pub io_depths: iofit_stats::IoDepthCounts,
+    /// Page faults of the clone's thread over the measured window (fio's majf/minf).
+    pub major_faults: u64,
+    pub minor_faults: u64,
+    /// The clone's thread id (fio's `pid=`).
+    pub tid: u32,
+    /// When measuring began, ms since the Unix epoch.
+    pub start_epoch_ms: u64,
     /// The depth a `latency_target` search was at when the clone ended.
     pub latency_depth: Option<u32>,
 }
 
 #[derive(Clone, Copy, Default)]
-struct SlotMeta {
-    op_is_read: bool,
-    len: u32,
-    file: u32,
-    offset: u64,
-    issue_ns: u64,
-    submit_ns: u64,
+pub(crate) struct SlotMeta {
+    pub(crate) op_is_read: bool,
+    pub(crate) len: u32,
+    pub(crate) file: u32,
+    pub(crate) offset: u64,
+    pub(crate) issue_ns: u64,
+    pub(crate) submit_ns: u64,
     /// When the slot was last freed: the earliest issue time of its next IO.
-    free_ns: u64,
+    pub(crate) free_ns: u64,
 }
 
 struct FileCursor {
@@ -257,7 +270,7 @@ struct FileCursor {
 /// Offsets: round-robin over files; random (aligned to `blockalign`, by default the smallest
 /// block size; each block
 /// once per pass unless norandommap) or sequential (wrapping at the region end).
-struct OffsetGen {
+pub(crate) struct OffsetGen {
     files: Vec<FileCursor>,
     next_file: usize,
     align: u64,
@@ -300,7 +313,7 @@ impl OffsetGen {
     }
 
     #[inline]
-    fn next(&mut self, len: u32, rng: &mut SplitMix64) -> (u32, u64) {
+    pub(crate) fn next(&mut self, len: u32, rng: &mut SplitMix64) -> (u32, u64) {
         let index = self.next_file;
         self.next_file += 1;
         if self.next_file == self.files.len() {
@@ -348,10 +361,7 @@ impl OffsetGen {
 }
 
 fn thread_cpu() -> (u64, u64, u64) {
-    // SAFETY: rusage is plain integers, for which all-zero bytes are a valid value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage only writes the struct it is given, which lives for the call.
-    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    let usage = thread_usage();
     let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
     (
         tv(usage.ru_utime),
@@ -360,20 +370,37 @@ fn thread_cpu() -> (u64, u64, u64) {
     )
 }
 
+/// (major, minor) page faults of this thread so far.
+fn thread_faults() -> (u64, u64) {
+    let usage = thread_usage();
+    (usage.ru_majflt as u64, usage.ru_minflt as u64)
+}
+
+fn thread_usage() -> libc::rusage {
+    // SAFETY: rusage is plain integers, for which all-zero bytes are a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage only writes the struct it is given, which lives for the call.
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    usage
+}
+
 /// The state of one running clone.
-struct Run<'a, C: Clock> {
-    plan: &'a ClonePlan,
-    shared: &'a CloneShared<'a>,
-    clock: &'a C,
-    rng: SplitMix64,
-    offsets: OffsetGen,
-    out: CloneOutput,
+pub(crate) struct Run<'a, C: Clock> {
+    pub(crate) plan: &'a ClonePlan,
+    pub(crate) shared: &'a CloneShared<'a>,
+    pub(crate) clock: &'a C,
+    pub(crate) rng: SplitMix64,
+    pub(crate) offsets: OffsetGen,
+    pub(crate) out: CloneOutput,
+    /// Fills writes and checks reads (verify, content); idle when the job asks for neither.
+    pub(crate) data: crate::data::DataState,
     series: IntervalAccumulator,
-    measuring: bool,
+    pub(crate) measuring: bool,
     measure_start: u64,
     ramp_end: u64,
     deadline: Option<u64>,
     cpu_start: (u64, u64, u64),
+    faults_start: (u64, u64),
     issued_bytes: u64,
     issued: [u64; 2],
     issued_dir_bytes: [u64; 2],
@@ -431,12 +458,14 @@ impl<'a, C: Clock> Run<'a, C> {
             rng: SplitMix64::new(plan.seed),
             offsets: OffsetGen::new(plan),
             out: CloneOutput::default(),
+            data: crate::data::DataState::new(plan),
             series: IntervalAccumulator::new(plan.interval_ns),
             measuring: false,
             measure_start: 0,
             ramp_end: 0,
             deadline: None,
             cpu_start: (0, 0, 0),
+            faults_start: (0, 0),
             issued_bytes: 0,
             issued: [0; 2],
             issued_dir_bytes: [0; 2],
@@ -510,6 +539,7 @@ impl<'a, C: Clock> Run<'a, C> {
         } else if self.deadline.is_some_and(|d| now >= d)
             || !self.budget_left()
             || self.out.error.is_some()
+            || self.data.limit_reached()
             || self.search_done
             || self
                 .shared
@@ -522,7 +552,7 @@ impl<'a, C: Clock> Run<'a, C> {
         }
     }
 
-    fn begin_measuring(&mut self, now: u64) {
+    pub(crate) fn begin_measuring(&mut self, now: u64) {
         self.measuring = true;
         self.measure_start = now;
         self.min_rate = MinRateWindow {
@@ -533,10 +563,17 @@ impl<'a, C: Clock> Run<'a, C> {
         self.out.write.reset();
         self.series.restart();
         self.cpu_start = thread_cpu();
+        self.faults_start = thread_faults();
+        // SAFETY: gettid has no preconditions and cannot fail.
+        self.out.tid = unsafe { libc::gettid() } as u32;
+        self.out.start_epoch_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        self.out.io_depths = Default::default();
     }
 
     #[inline]
-    fn choose_op(&mut self) -> Op {
+    pub(crate) fn choose_op(&mut self) -> Op {
         let pct = self.plan.rwmix_read_pct;
         if pct >= 100.0 {
             Op::Read
@@ -574,7 +611,7 @@ impl<'a, C: Clock> Run<'a, C> {
     }
 
     #[inline]
-    fn budget_left(&self) -> bool {
+    pub(crate) fn budget_left(&self) -> bool {
         match self.plan.budget_bytes {
             Some(budget) => self.issued_bytes < budget,
             None => true,
@@ -582,7 +619,7 @@ impl<'a, C: Clock> Run<'a, C> {
     }
 
     #[inline]
-    fn note_issue(&mut self, op: Op, len: u32) {
+    pub(crate) fn note_issue(&mut self, op: Op, len: u32) {
         let d = op as usize;
         self.issued[d] += 1;
         self.issued_dir_bytes[d] += len as u64;
@@ -692,7 +729,7 @@ impl<'a, C: Clock> Run<'a, C> {
 
     /// Accounts one completed IO. Returns an error message for a failed or short IO.
     #[inline]
-    fn complete(
+    pub(crate) fn complete(
         &mut self,
         meta: &SlotMeta,
         result: i64,
@@ -751,6 +788,14 @@ impl<'a, C: Clock> Run<'a, C> {
             }
             self.series
                 .record(meta.op_is_read, meta.len as u64, 1, total);
+            if inline {
+                self.series.record_parts(total, None);
+            } else {
+                self.series.record_parts(
+                    done_ns.saturating_sub(meta.submit_ns),
+                    Some(meta.submit_ns.saturating_sub(meta.issue_ns)),
+                );
+            }
         }
         if !meta.op_is_read {
             self.writes_since_sync += 1;
@@ -772,7 +817,11 @@ impl<'a, C: Clock> Run<'a, C> {
         self.sync_all(engine, data_only)
     }
 
-    fn sync_all<E: Engine>(&mut self, engine: &mut E, data_only: bool) -> Result<(), IoFailure> {
+    pub(crate) fn sync_all<E: Engine>(
+        &mut self,
+        engine: &mut E,
+        data_only: bool,
+    ) -> Result<(), IoFailure> {
         for file in 0..self.plan.files.len() as u32 {
             engine
                 .sync_file(file, data_only)
@@ -786,7 +835,7 @@ impl<'a, C: Clock> Run<'a, C> {
     }
 
     #[inline]
-    fn publish_progress(&self) {
+    pub(crate) fn publish_progress(&self) {
         self.shared
             .progress
             .ios
@@ -797,7 +846,7 @@ impl<'a, C: Clock> Run<'a, C> {
             .store(self.completed_bytes, Ordering::Relaxed);
     }
 
-    fn finish<E: Engine>(&mut self, engine: &mut E, end_ns: u64) -> CloneOutput {
+    pub(crate) fn finish<E: Engine>(&mut self, engine: &mut E, end_ns: u64) -> CloneOutput {
         self.publish_progress();
         if E::INLINE {
             self.out.read.total = self.out.read.completion.clone();
@@ -809,6 +858,9 @@ impl<'a, C: Clock> Run<'a, C> {
             self.out.usr_ns = cpu.0.saturating_sub(self.cpu_start.0);
             self.out.sys_ns = cpu.1.saturating_sub(self.cpu_start.1);
             self.out.context_switches = cpu.2.saturating_sub(self.cpu_start.2);
+            let faults = thread_faults();
+            self.out.major_faults = faults.0.saturating_sub(self.faults_start.0);
+            self.out.minor_faults = faults.1.saturating_sub(self.faults_start.1);
             let series = self.shared.series;
             let mut sink = |b: &IntervalBucket| series.lock().expect("series lock").add(b);
             self.series.finish(self.out.runtime_ns, &mut sink);
@@ -832,6 +884,10 @@ impl<'a, C: Clock> Run<'a, C> {
                 self.out.syncs += 1;
             }
         }
+        if let Err(e) = self.data.save_state() {
+            self.out.error.get_or_insert(e);
+        }
+        self.out.verify = self.data.result(self.plan);
         std::mem::take(&mut self.out)
     }
 }
@@ -847,7 +903,13 @@ pub fn run_clone<E: Engine, C: Clock>(
     shared: &CloneShared<'_>,
 ) -> CloneOutput {
     let mut run = Run::new(plan, shared, clock);
+    if let Some(e) = run.data.take_setup_error() {
+        run.out.error = Some(e);
+    }
     run.start();
+    if plan.data.verify_only() {
+        return crate::data::verify_only(&mut run, engine);
+    }
     let series_lock = shared.series;
     let mut sink = |b: &IntervalBucket| series_lock.lock().expect("series lock").add(b);
     if E::INLINE {
@@ -890,6 +952,7 @@ fn run_inline<E: Engine, C: Clock>(
         }
         let (file, offset) = run.offsets.next(len, &mut run.rng);
         run.note_issue(op, len);
+        run.data.before_io(engine, 0, op, file, offset, len);
         let result = match engine.execute(0, op, file, offset, len) {
             Ok(n) => n as i64,
             Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
@@ -907,9 +970,21 @@ fn run_inline<E: Engine, C: Clock>(
         if run.measuring {
             run.series.advance(now - run.measure_start, sink);
         }
+        if run.measuring {
+            // A synchronous IO is a queue of one: submitted alone, completed alone.
+            let depths = &mut run.out.io_depths;
+            depths.mark_depth(1, 1);
+            depths.submit[1] += 1;
+            depths.complete[1] += 1;
+        }
         if let Err(e) = run.complete(&meta, result, now, true) {
             run.out.error = Some(e.to_string());
             break;
+        }
+        run.data.after_io(engine, 0, &meta);
+        if run.data.backlog_due() {
+            crate::data::check_backlog(run, engine);
+            now = clock.now_ns();
         }
         if let Err(e) = run.maybe_sync(engine) {
             run.out.error = Some(e.to_string());
@@ -929,6 +1004,7 @@ fn run_inline<E: Engine, C: Clock>(
             run.publish_progress();
         }
     }
+    let now = crate::data::verify_phase(run, engine, now);
     run.finish(engine, now)
 }
 
@@ -981,6 +1057,13 @@ enum Phase {
 /// ends issuing).
 fn submit_queued<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, q: &mut Slots) {
     let submit_ns = run.clock.now_ns();
+    if run.measuring {
+        // fio (`td_io_commit`): the IOs of a commit count at the depth they make together.
+        let batch = q.batch.len() as u64;
+        let depths = &mut run.out.io_depths;
+        depths.submit[iofit_stats::IoDepthCounts::batch_index(batch)] += 1;
+        depths.mark_depth(q.inflight as u64 + batch, batch);
+    }
     q.inflight += q.batch.len();
     for slot in q.batch.drain(..) {
         q.meta[slot as usize].submit_ns = submit_ns;
@@ -1005,7 +1088,11 @@ fn refill<E: Engine, C: Clock>(
     let mut due_at = None;
     let limit = run.depth_limit(q.meta.len());
     while let Some(&slot) = q.free.last() {
-        if !run.budget_left() || run.out.error.is_some() || q.inflight + q.batch.len() >= limit {
+        if !run.budget_left()
+            || run.out.error.is_some()
+            || run.data.backlog_due()
+            || q.inflight + q.batch.len() >= limit
+        {
             break;
         }
         let (op, len) = match pending.take() {
@@ -1028,6 +1115,7 @@ fn refill<E: Engine, C: Clock>(
         q.free.pop();
         let (file, offset) = run.offsets.next(len, &mut run.rng);
         run.note_issue(op, len);
+        run.data.before_io(engine, slot, op, file, offset, len);
         engine.queue(slot, op, file, offset, len);
         q.meta[slot as usize] = SlotMeta {
             op_is_read: op == Op::Read,
@@ -1054,8 +1142,9 @@ fn refill<E: Engine, C: Clock>(
 /// Accounts every completion in `q.completions` at `done_ns` (a reading taken after they were
 /// reaped) and frees their slots. IOs that come back cancelled while draining are counted
 /// apart.
-fn absorb<C: Clock>(
+fn absorb<E: Engine, C: Clock>(
     run: &mut Run<'_, C>,
+    engine: &mut E,
     q: &mut Slots,
     done_ns: u64,
     cancelling: bool,
@@ -1064,6 +1153,8 @@ fn absorb<C: Clock>(
     if run.measuring {
         run.series
             .advance(done_ns.saturating_sub(run.measure_start), sink);
+        let index = iofit_stats::IoDepthCounts::batch_index(q.completions.len() as u64);
+        run.out.io_depths.complete[index] += 1;
     }
     for c in q.completions.drain(..) {
         q.inflight -= 1;
@@ -1075,8 +1166,11 @@ fn absorb<C: Clock>(
             run.out.cancelled_ios += 1;
             continue;
         }
-        if let Err(e) = run.complete(&meta, c.result, done_ns, false) {
-            run.out.error.get_or_insert(e.to_string());
+        match run.complete(&meta, c.result, done_ns, false) {
+            Ok(()) => run.data.after_io(engine, c.slot, &meta),
+            Err(e) => {
+                run.out.error.get_or_insert(e.to_string());
+            }
         }
     }
 }
@@ -1187,6 +1281,11 @@ fn run_queued<E: Engine, C: Clock>(
         } else {
             None
         };
+        if q.inflight == 0 && phase == Phase::Issuing && run.data.backlog_due() {
+            crate::data::check_backlog(run, engine);
+            now = clock.now_ns();
+            continue;
+        }
         if q.inflight == 0 {
             match (phase, due) {
                 (Phase::Draining { .. }, _) => break,
@@ -1223,7 +1322,7 @@ fn run_queued<E: Engine, C: Clock>(
                 ..
             }
         );
-        absorb(run, &mut q, now, cancelling, sink);
+        absorb(run, engine, &mut q, now, cancelling, sink);
         if phase == Phase::Issuing {
             if let Err(e) = run.maybe_sync(engine) {
                 run.out.error.get_or_insert(e.to_string());
@@ -1235,5 +1334,10 @@ fn run_queued<E: Engine, C: Clock>(
         }
         run.publish_progress();
     }
+    let last_done = if q.inflight == 0 {
+        crate::data::verify_phase(run, engine, last_done)
+    } else {
+        last_done
+    };
     run.finish(engine, last_done)
 }

@@ -214,6 +214,7 @@ mod stamps {
                 end_fsync: false,
                 interval_ns: 1_000_000_000,
                 submit_batch: 1,
+                data: Default::default(),
                 pacing: Default::default(),
                 fsync_on_close: false,
                 end_syncfs: false,

@@ -308,7 +308,8 @@ fn a_bursting_vm_lifts_its_cap_while_credits_last_then_falls_to_its_baseline() {
     require_root_and_throttling();
     let (_tmp, mount_root) = dirs();
     // Standard_D2s_v5: 3,750 uncached IOPS, VM-level burst 10,000 for 30 min; 2 x P40 (15,000)
-    // never binds. Scale 0.25: VM 937.5, burst 2,500; time scale 600 -> 3 s of full burst.
+    // never binds. Scale 0.1 (rates a loaded machine sustains): VM 375, burst 1,000; time scale
+    // 600 -> 3 s of full burst.
     let out = emulate(
         &mount_root,
         &[
@@ -317,7 +318,7 @@ fn a_bursting_vm_lifts_its_cap_while_credits_last_then_falls_to_its_baseline() {
             "--disk",
             "data=2xP40",
             "--scale",
-            "0.25",
+            "0.1",
             "--burst-time-scale",
             "600",
             "--json",
@@ -351,21 +352,23 @@ fn a_bursting_vm_lifts_its_cap_while_credits_last_then_falls_to_its_baseline() {
         .iter()
         .map(|s| s["vm_cap_iops"].as_f64().unwrap())
         .collect();
-    // Into burst: some second near 2,500; out of it: the last full seconds at the 937.5 baseline.
+    // Into burst: some second near 1,000; out of it: the last full seconds at the 375 baseline.
     let peak = vm.iter().cloned().fold(0.0, f64::max);
     assert!(
-        (2500.0 * 0.85..=2500.0 * 1.15).contains(&peak),
+        (1000.0 * 0.85..=1000.0 * 1.15).contains(&peak),
         "peak {peak}: {vm:?} caps {caps:?}"
     );
     let tail_median = median(&vm[vm.len() - 3..vm.len() - 1]);
     assert!(
-        (937.5 * 0.8..=937.5 * 1.3).contains(&tail_median),
+        // (Up to 1.5x: on a loaded machine the feedback gain raised during the burst takes a
+        // second or two to come down; the point is the fall from ~1,000 to near the baseline.)
+        (375.0 * 0.8..=375.0 * 1.5).contains(&tail_median) && tail_median < 0.6 * peak,
         "after burst {tail_median}: {vm:?} caps {caps:?}"
     );
     // (The last fragment is left out: as the command ends, idle ticks earn credits back; a
     // tick under the baseline earns a few, which the next tick may spend.)
     assert!(
-        caps[0] > 2000.0 && caps[caps.len() - 2] < 937.5 * 1.25,
+        caps[0] > 800.0 && caps[caps.len() - 2] < 375.0 * 1.25,
         "{caps:?}"
     );
     // The measured IOPS follow the VM's bucket: never far above the cap in force that second
@@ -387,8 +390,8 @@ fn a_premium_ssd_v2_volume_is_held_at_the_iops_bought() {
     let _serial = serial();
     require_root_and_throttling();
     let (_tmp, mount_root) = dirs();
-    // Premium SSD v2 bought at 4,000 IOPS and 150 MB/s per disk, scale 0.5: 2,000 IOPS. The
-    // D8s_v5's 12,800 x 0.5 does not bind.
+    // Premium SSD v2 bought at 4,000 IOPS and 150 MB/s per disk, scale 0.125: 500 IOPS (a rate a
+    // loaded machine sustains). The D8s_v5's 12,800 x 0.125 does not bind.
     let out = emulate(
         &mount_root,
         &[
@@ -397,14 +400,20 @@ fn a_premium_ssd_v2_volume_is_held_at_the_iops_bought() {
             "--disk",
             "data=1xPremiumV2,size_gib=64,iops=4000,mb_s=150",
             "--scale",
-            "0.5",
+            "0.125",
             "--json",
             "--",
         ],
     )
     .args(run_job(
         "data",
-        &["--rw=randread", "--bs=4k", "--runtime=5", "--time_based"],
+        &[
+            "--rw=randread",
+            "--bs=4k",
+            "--numjobs=4",
+            "--runtime=5",
+            "--time_based",
+        ],
     ))
     .output()
     .unwrap();
@@ -419,8 +428,13 @@ fn a_premium_ssd_v2_volume_is_held_at_the_iops_bought() {
         .iter()
         .map(|s| s["volumes"][0]["read_iops"].as_f64().unwrap())
         .collect();
-    let steady = median(&iops[1..iops.len() - 1]);
-    assert!((1700.0..=2300.0).contains(&steady), "{steady}: {iops:?}");
+    // Skip the layout seconds (a volume well under its limits runs unthrottled until it nears
+    // them) and the last fragment, as the disk-cap test does.
+    let steady = median(&iops[2..iops.len() - 1]);
+    assert!((425.0..=550.0).contains(&steady), "{steady}: {iops:?}");
+    for v in &iops[2..iops.len() - 1] {
+        assert!(*v <= 500.0 * 1.25, "{v} over the 500 bought: {iops:?}");
+    }
     assert_eq!(doc["binding"].as_str(), Some("data IOPS"), "{doc}");
     assert_clean();
 }

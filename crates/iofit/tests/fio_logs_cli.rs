@@ -112,3 +112,215 @@ fn per_io_logs_are_refused_with_the_fix() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("log_avg_msec"));
 }
+
+/// Runs a 1 s null-engine job in `dir` with these extra options; returns its JSON.
+fn null_job(dir: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = Command::cargo_bin("iofit")
+        .unwrap()
+        .current_dir(dir)
+        .args([
+            "run",
+            "--quiet",
+            "--output-format=json",
+            "--name=h",
+            "--ioengine=null",
+            "--size=64m",
+            "--bs=4k",
+            "--rw=randread",
+            "--runtime=1",
+            "--time_based",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// fio's histogram log (`write_hist_log`, `log_hist_msec`) with `log_offset`,
+/// `log_unix_epoch` and `per_job_logs=0`: fio 3.33's columns, counts that add up to the JSON's
+/// IOs, and Debian's `fiologparser_hist.py` reading the same samples.
+#[test]
+fn histogram_log_is_read_by_fiologparser_hist() {
+    let dir = tempfile::tempdir().unwrap();
+    // log_unix_epoch=1 and log_offset=1 first, on the IOPS log: ms since the epoch, within the
+    // run, and six columns with the offset 0 before the priority.
+    let json = null_job(
+        dir.path(),
+        &[
+            "--write_iops_log=e",
+            "--log_avg_msec=250",
+            "--log_offset=1",
+            "--log_unix_epoch=1",
+        ],
+    );
+    let started_s = json["timestamp"].as_u64().unwrap();
+    let iops = std::fs::read_to_string(dir.path().join("e_iops.1.log")).unwrap();
+    for line in iops.lines() {
+        let fields: Vec<u64> = line.split(", ").map(|f| f.parse().unwrap()).collect();
+        assert_eq!(fields.len(), 6, "{line}");
+        assert!(
+            fields[0] / 1000 >= started_s && fields[0] / 1000 <= started_s + 5,
+            "{line}"
+        );
+        assert_eq!(&fields[2..], [0, 0, 0, 0]);
+    }
+    let json = null_job(
+        dir.path(),
+        &[
+            "--write_hist_log=h",
+            "--log_hist_msec=250",
+            "--per_job_logs=0",
+        ],
+    );
+    let total_ios = json["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    // per_job_logs=0: no clone number in the name.
+    let hist = std::fs::read_to_string(dir.path().join("h_clat_hist.log")).unwrap();
+    let mut counted = 0;
+    for line in hist.lines() {
+        let fields: Vec<u64> = line.split(", ").map(|f| f.parse().unwrap()).collect();
+        assert_eq!(fields.len(), 3 + 1856, "time, ddir, bs and fio's 1856 bins");
+        assert!(fields[0] <= 5_000, "ms from the job's start");
+        assert_eq!((fields[1], fields[2]), (0, 4096));
+        counted += fields[3..].iter().sum::<u64>();
+    }
+    assert_eq!(counted, total_ios, "the histogram log holds every IO");
+
+    // Debian's fio ships the parser as documentation; it needs pandas (python3-pandas).
+    let script = dir.path().join("fiologparser_hist.py");
+    let unpacked = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "zcat /usr/share/doc/fio/fiologparser_hist.py.gz > {}",
+            script.display()
+        ))
+        .status();
+    let python = "/usr/bin/python3";
+    if !matches!(unpacked, Ok(s) if s.success()) || !Path::new(python).exists() {
+        eprintln!("skipped: fiologparser_hist.py (Debian's fio) or /usr/bin/python3 missing");
+        return;
+    }
+    let parsed = std::process::Command::new(python)
+        .arg(&script)
+        .args(["--noweight", "--interval", "250", "h_clat_hist.log"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&parsed.stdout);
+    if String::from_utf8_lossy(&parsed.stderr).contains("No module named") {
+        eprintln!("skipped: fiologparser_hist.py needs python3-pandas (.ci/run installs it)");
+        return;
+    }
+    assert!(
+        parsed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
+    // end-time, samples, min, avg, median, 90%, 95%, 99%, max: the samples add up.
+    let samples: f64 = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(", ").nth(1).unwrap().parse::<f64>().unwrap())
+        .sum();
+    assert!(
+        (samples - total_ios as f64).abs() <= total_ios as f64 * 0.001,
+        "fiologparser_hist counted {samples}, iofit {total_ios}\n{text}"
+    );
+}
+
+/// The same psync job through fio 3.33 and iofit writes the same log files with the same
+/// columns: bw, iops, lat, clat and an empty slat (a synchronous engine has no submission
+/// latency), and iofit's clat never exceeds its lat.
+#[test]
+fn same_log_files_and_columns_as_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = |tool: &str| -> Vec<String> {
+        [
+            "--name=l",
+            "--ioengine=psync",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=1m",
+            "--runtime=1",
+            "--time_based",
+            "--log_avg_msec=250",
+            "--log_offset=1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([
+            format!(
+                "--filename={}",
+                dir.path().join(format!("{tool}.dat")).display()
+            ),
+            format!("--write_bw_log={tool}"),
+            format!("--write_iops_log={tool}"),
+            format!("--write_lat_log={tool}"),
+        ])
+        .collect()
+    };
+    let out = Command::cargo_bin("iofit")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["run", "--quiet"])
+        .args(job("iofit"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap_or_default();
+    let kinds = ["bw", "iops", "lat", "clat", "slat"];
+    for kind in kinds {
+        assert!(
+            dir.path().join(format!("iofit_{kind}.1.log")).exists(),
+            "{kind}"
+        );
+    }
+    assert_eq!(
+        read("iofit_slat.1.log"),
+        "",
+        "psync has no submission latency"
+    );
+    let values = |text: &str| -> Vec<(u64, u64)> {
+        text.lines()
+            .map(|l| {
+                let f: Vec<u64> = l.split(", ").map(|v| v.parse().unwrap()).collect();
+                (f[0], f[1])
+            })
+            .collect()
+    };
+    let (lat, clat) = (
+        values(&read("iofit_lat.1.log")),
+        values(&read("iofit_clat.1.log")),
+    );
+    assert_eq!(lat.len(), clat.len());
+    assert!(lat.iter().zip(&clat).all(|(l, c)| l.0 == c.0 && c.1 <= l.1));
+
+    let Ok(fio) = std::process::Command::new("fio")
+        .current_dir(dir.path())
+        .args(job("fio"))
+        .output()
+    else {
+        eprintln!("skipped: fio is not installed (.ci/run installs it)");
+        return;
+    };
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    for kind in kinds {
+        let ours = read(&format!("iofit_{kind}.1.log"));
+        let theirs = read(&format!("fio_{kind}.1.log"));
+        assert_eq!(ours.is_empty(), theirs.is_empty(), "{kind}");
+        let columns = |t: &str| t.lines().next().map(|l| l.split(", ").count());
+        assert_eq!(columns(&ours), columns(&theirs), "{kind} columns");
+    }
+}

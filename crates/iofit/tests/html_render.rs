@@ -22,6 +22,9 @@ fn report_html() -> String {
     // Real fio JSON carries no time series; give the job one so the charts have lines to draw.
     run.jobs[0].series = (0..30)
         .map(|second| IntervalSample {
+            clat_mean_ns: Default::default(),
+            slat_mean_ns: Default::default(),
+            latency_bins: Default::default(),
             start_ms: second * 1000,
             interval_ms: 1000,
             read_ios: 7000 + (second % 7) * 120,

@@ -208,9 +208,13 @@ fn without_numbers(line: &str) -> String {
         let c = chars[i];
         i += 1;
         if c.is_ascii_digit() {
-            while i < chars.len()
-                && (chars[i].is_ascii_digit() || chars[i] == '.' || chars[i] == ',')
-            {
+            // A point or comma belongs to the number only with a digit after it ("1011, BW").
+            let continues = |at: usize| {
+                chars.get(at).is_some_and(char::is_ascii_digit)
+                    || (chars.get(at).is_some_and(|c| *c == '.' || *c == ',')
+                        && chars.get(at + 1).is_some_and(char::is_ascii_digit))
+            };
+            while continues(i) {
                 i += 1;
             }
             let prefix = chars.get(i).is_some_and(|p| "kKMGTmun".contains(*p));

@@ -89,7 +89,10 @@ fn seed_fiowrite_runs_with_overrides() {
         // Size-bounded: each writer wrote its 4 MiB file once, all writes, no reads.
         assert_eq!(job["write"]["total_ios"], 512);
         assert_eq!(job["read"]["total_ios"], 0);
-        assert_eq!(job["job options"]["iodepth"], "256");
+        // As fio writes them: the [global] section's options under "global options", the
+        // job's own (and the command line's overrides) under its "job options".
+        assert_eq!(doc["global options"]["iodepth"], "256");
+        assert_eq!(job["job options"]["rw"], "randwrite");
         assert!(dir.path().join(format!("writer{}.0.0", i + 1)).exists());
     }
 }

@@ -8,6 +8,7 @@
 
 pub(crate) mod apply;
 pub(crate) mod control;
+pub(crate) mod data;
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};
@@ -120,10 +121,16 @@ pub fn parse_command_line(
             if name.trim().is_empty() {
                 return Err(loc.error(Some("name"), ErrorKind::MissingValue("name".into())));
             }
+            // `--name` is an option on fio's command line, and its JSON lists it with the job's.
+            let name = name.trim().to_string();
             sections.push(Section {
-                name: name.trim().to_string(),
+                name: name.clone(),
                 loc: loc.clone(),
-                options: Vec::new(),
+                options: vec![RawOption {
+                    key,
+                    value: Some(name),
+                    loc,
+                }],
             });
             continue;
         }
@@ -469,6 +476,8 @@ fn build_jobs(
             .chain(overrides.iter())
             .collect();
         let mut job = resolve_job(&section.name, &section.loc, &options, opts)?;
+        job.reporting.global_options = written(&global);
+        job.reporting.job_options = written(section.options.iter().chain(overrides.iter()));
         if !jobs.is_empty() && (job.stonewall || job.group_id == NEW_GROUP_MARK) {
             group_id += 1;
         }
@@ -490,6 +499,15 @@ fn build_jobs(
         return Err(JobFileError::new(source_name, 0, None, ErrorKind::Empty));
     }
     Ok(jobs)
+}
+
+/// Options as written, for fio's JSON `"job options"`/`"global options"`: valued ones only (fio
+/// leaves bare flags out), values trimmed.
+fn written<'a>(options: impl IntoIterator<Item = &'a RawOption>) -> Vec<(String, String)> {
+    options
+        .into_iter()
+        .filter_map(|o| Some((o.key.clone(), o.value.as_deref()?.trim().to_string())))
+        .collect()
 }
 
 /// `resolve_job` sets this group id when the job asked for `new_group`; `build_jobs` replaces it
@@ -593,6 +611,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     let Ctx { mut job, mut b, .. } = ctx;
     let rw = b.rw.unwrap_or(RwMode::Read);
     job = job.with_rw(rw);
+    data::finish(&mut job, &b.dedupe);
     if rw.is_mixed() {
         if let Some(read_pct) = b.rwmix_read_pct {
             job.rwmix_read_pct = read_pct;
@@ -801,7 +820,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         }
     }
     if let Some(at) = &b.log_at {
-        check_logs(&job, &b, at)?;
+        check_logs(&mut job, &b, at)?;
     }
     if let Some(count) = b.number_ios {
         apply_number_ios(&mut job, count)?;
@@ -835,8 +854,9 @@ fn check_blockalign(job: &mut JobSpec, b: &Builder) -> Result<(), JobFileError> 
 }
 
 /// iofit writes fio's averaged logs (one line per window and direction) from its interval
-/// series: that needs `log_avg_msec`, one result per clone, and one direction for latency.
-fn check_logs(job: &JobSpec, b: &Builder, at: &Location) -> Result<(), JobFileError> {
+/// series: that needs `log_avg_msec` (`log_hist_msec` for the histogram log, the same
+/// interval when both are given), one result per clone, and one direction for latency.
+fn check_logs(job: &mut JobSpec, b: &Builder, at: &Location) -> Result<(), JobFileError> {
     let refuse = |what: String, fix: &str| {
         Err(at.error(
             None,
@@ -850,7 +870,31 @@ fn check_logs(job: &JobSpec, b: &Builder, at: &Location) -> Result<(), JobFileEr
     if !job.logs.any() {
         return Ok(());
     }
-    if b.log_avg_msec == 0 {
+    let averaged = job.logs.bw_prefix.is_some()
+        || job.logs.iops_prefix.is_some()
+        || job.logs.lat_prefix.is_some();
+    if job.logs.hist_prefix.is_some() {
+        if b.log_hist_msec == 0 {
+            return refuse(
+                "iofit writes fio's histogram log per interval, not per IO".into(),
+                "add log_hist_msec=N (for example log_hist_msec=1000)",
+            );
+        }
+        if b.log_avg_msec > 0 && b.log_avg_msec != b.log_hist_msec {
+            return refuse(
+                format!("iofit keeps one interval series, and log_avg_msec={} differs from log_hist_msec={}", b.log_avg_msec, b.log_hist_msec),
+                "give log_avg_msec and log_hist_msec the same value",
+            );
+        }
+        if job.rw.is_mixed() {
+            return refuse(
+                "iofit's interval histograms hold reads and writes together".into(),
+                "log histograms on a read-only or write-only job",
+            );
+        }
+        job.log_interval = std::time::Duration::from_millis(b.log_hist_msec);
+    }
+    if averaged && b.log_avg_msec == 0 {
         return refuse(
             "iofit writes fio's averaged logs, not one line per IO".into(),
             "add log_avg_msec=N (for example log_avg_msec=1000)",

@@ -26,6 +26,7 @@
 //!   runs on the hds its `host=` names (one, a list, `*`; none: every hd). [`Run::on_host`]
 //!   gives each host its share of a run.
 
+mod data;
 mod fs;
 mod keys;
 pub mod lists;
@@ -338,6 +339,8 @@ pub struct Run {
     /// `concatenatesds=yes`.
     pub concatenate: bool,
     pub workloads: Vec<RunWorkload>,
+    /// The file's data settings (validate, compratio, dedup; vdbench/data.rs).
+    pub data: iofit_model::data::DataSpec,
 }
 
 impl RunWorkload {
@@ -493,7 +496,7 @@ impl Run {
                 job.rwmix_read_pct = w.rdpct;
                 job.random_pct = random_pct;
                 job.block_size = w.xfersize.block_size();
-                if random {
+                if random && !self.data.verify.mode.is_on() {
                     // One vdbench thread is one synchronous IO in flight.
                     job.engine = EngineKind::Psync;
                     job.iodepth = 1;
@@ -502,9 +505,17 @@ impl Run {
                     // vdbench's threads on a sequential workload share one stream through the
                     // SD (IOs issued in order, completing in any order): one clone keeping
                     // `threads` IOs in flight, not `threads` streams that each start at 0.
+                    // With validate=yes random workloads run so too: one clone keeps the SD's
+                    // keys, as vdbench keeps one key table per SD for all its threads.
                     job.engine = EngineKind::IoUring;
                     job.iodepth = w.threads.max(1);
                     job.numjobs = 1;
+                    if random {
+                        job.notes.push(format!(
+                            "validate=yes: the {} threads run as one io_uring clone with {} IOs in flight, so one key table sees every write (as vdbench keeps one per SD)",
+                            w.threads, w.threads
+                        ));
+                    }
                 }
                 job.direct = w.direct;
                 job.size = w.sd.size.map(SizeSpec::Bytes);
@@ -517,6 +528,12 @@ impl Run {
                 job.time_based = !sequential_pass;
                 job.log_interval = self.interval;
                 job.random_seed = job.random_seed.wrapping_add(index as u64);
+                job.data = self.data.clone();
+                if job.data.verify.mode.is_on() {
+                    // Keys per smallest transfer size: every xfersize is a multiple of it.
+                    job.data.verify.interval_bytes = Some(data::min_block(&job.block_size));
+                    job.data.verify.state_name = Some(format!("sd-{}", w.sd.name));
+                }
                 if let Some(limit) = self.maxdata {
                     // maxdata is the run's total: each clone's share of it.
                     let clones = u64::from(self.total_clones().max(1));
@@ -2098,7 +2115,10 @@ impl ParamFile {
                 },
             ));
         }
-        if let Some(data) = self.data.first() {
+        // validate, data_errors, compratio, dedupratio, dedupunit, dedupsets run
+        // (vdbench/data.rs); the rest of the data parameters are refused below.
+        data::spec(&self.data, true)?;
+        if let Some(data) = self.data.iter().find(|d| !data::runs(d)) {
             return Err(data.loc.error(
                 Some(&data.key),
                 ErrorKind::UnsupportedValue {
@@ -2284,6 +2304,7 @@ impl ParamFile {
             maxdata: rd.maxdata,
             concatenate: self.concatenate,
             workloads,
+            data: data::spec(&self.data, false)?,
         })
     }
 

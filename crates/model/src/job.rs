@@ -299,6 +299,61 @@ fn one() -> u32 {
     1
 }
 
+/// How a job's results are reported (fio's reporting options). Nothing here changes the IO;
+/// the renderers read it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Reporting {
+    /// The job section's own options as written (`key`, `value`), in order: fio's JSON
+    /// `"job options"`. Bare flags are left out, as fio leaves them out.
+    pub job_options: Vec<(String, String)>,
+    /// The `[global]` options the job inherited, as written: fio's JSON `"global options"`.
+    pub global_options: Vec<(String, String)>,
+    /// fio `percentile_list`, ascending; empty means fio's default list.
+    pub percentile_list: Vec<f64>,
+    /// fio `clat_percentiles` (default on), `lat_percentiles`, `slat_percentiles`.
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    pub slat_percentiles: bool,
+    /// fio `unified_rw_reporting`: reads and writes reported apart, together as `mixed`, or
+    /// both.
+    pub unified_rw_reporting: UnifiedRw,
+    /// fio `significant_figures` (1..=10, default 4): digits of the text output's rates.
+    pub significant_figures: u8,
+}
+
+impl Default for Reporting {
+    fn default() -> Self {
+        Reporting {
+            job_options: Vec::new(),
+            global_options: Vec::new(),
+            percentile_list: Vec::new(),
+            clat_percentiles: true,
+            lat_percentiles: false,
+            slat_percentiles: false,
+            unified_rw_reporting: UnifiedRw::None,
+            significant_figures: 4,
+        }
+    }
+}
+
+/// fio's `unified_rw_reporting` values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnifiedRw {
+    /// `none`/`0`: read and write apart (fio's default).
+    #[default]
+    None,
+    /// `mixed`/`1`: one `mixed` direction instead of read and write.
+    Mixed,
+    /// `both`/`2`: read, write, and `mixed` as well.
+    Both,
+}
+
+fn is_default_reporting(reporting: &Reporting) -> bool {
+    *reporting == Reporting::default()
+}
+
 /// fio's `write_bw_log`, `write_iops_log`, `write_lat_log`: file-name prefixes of the logs a
 /// job writes (`PREFIX_bw.N.log`, N the clone's number in the run), averaged over
 /// `JobSpec::log_interval` (fio `log_avg_msec`).
@@ -307,11 +362,26 @@ pub struct FioLogs {
     pub bw_prefix: Option<String>,
     pub iops_prefix: Option<String>,
     pub lat_prefix: Option<String>,
+    /// fio `write_hist_log`: prefix of `PREFIX_clat_hist.N.log`.
+    #[serde(default)]
+    pub hist_prefix: Option<String>,
+    /// fio `log_offset=1`: an offset column (0 in averaged logs) before the priority.
+    #[serde(default)]
+    pub with_offset: bool,
+    /// fio `log_unix_epoch=1`: times in ms since the Unix epoch, not since the job's start.
+    #[serde(default)]
+    pub unix_epoch: bool,
+    /// fio `per_job_logs=0`: one `PREFIX_bw.log` shared by every clone, not one per clone.
+    #[serde(default)]
+    pub shared_file: bool,
 }
 
 impl FioLogs {
     pub fn any(&self) -> bool {
-        self.bw_prefix.is_some() || self.iops_prefix.is_some() || self.lat_prefix.is_some()
+        self.bw_prefix.is_some()
+            || self.iops_prefix.is_some()
+            || self.lat_prefix.is_some()
+            || self.hist_prefix.is_some()
     }
 }
 
@@ -421,6 +491,13 @@ pub struct JobSpec {
     /// fio-format logs to write after the run.
     #[serde(default, skip_serializing_if = "is_no_logs")]
     pub logs: FioLogs,
+    /// What the job writes in its blocks and how it checks them (verify, compressibility,
+    /// dedupe).
+    #[serde(default, skip_serializing_if = "crate::data::DataSpec::is_default")]
+    pub data: crate::data::DataSpec,
+    /// How the results are reported (fio's percentile, unified and option-echo settings).
+    #[serde(default, skip_serializing_if = "is_default_reporting")]
+    pub reporting: Reporting,
     /// What iofit does differently from what the job file asked, one sentence each (an option
     /// accepted with a note, an engine run as another): printed with the job, never silent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -607,6 +684,8 @@ impl JobSpec {
             io_limit: None,
             log_interval: Duration::from_secs(1),
             logs: FioLogs::default(),
+            data: crate::data::DataSpec::default(),
+            reporting: Reporting::default(),
             notes: Vec::new(),
             pacing: Pacing::default(),
             file_sync: FileSync::default(),

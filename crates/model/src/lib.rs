@@ -15,6 +15,7 @@
 //! assert!((depth - 5.0).abs() < 1e-9);
 //! ```
 
+pub mod data;
 pub mod design;
 pub mod formulas;
 pub mod job;

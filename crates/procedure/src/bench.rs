@@ -722,6 +722,7 @@ pub fn report(outcome: &BenchOutcome) -> iofit_report::html::HtmlReport {
         Status::Complete => {}
     }
     let run = iofit_stats::RunResult {
+        disk_util: Default::default(),
         tool: "iofit".into(),
         version: env!("CARGO_PKG_VERSION").into(),
         timestamp_s: std::time::SystemTime::now()

@@ -57,10 +57,12 @@ pub fn run_fio_jobs(
         output: request.output.as_deref(),
         observer,
         write_error: None,
+        written: None,
     };
     let outcome = run_jobs(jobs, options, &mut bridge);
     bridge.observer.run_done(LABEL);
     let write_error = bridge.write_error.take();
+    let written = bridge.written.take();
     let report = match outcome {
         Err(EngineError::Interrupted) => return Ok(FioRunOutcome::InterruptedInLayout),
         Err(source) => {
@@ -82,7 +84,13 @@ pub fn run_fio_jobs(
         write_html_report(path, &report, jobs, request.preset.as_deref())?;
     }
     let text = render(request.output_format, &report, jobs);
-    if let Some(path) = &request.output {
+    // The last job's write already holds these results, most often: a second synced write
+    // would only add time after a stop (an fsync on a busy disk can take seconds).
+    if let Some(path) = request
+        .output
+        .as_ref()
+        .filter(|_| written.as_ref() != Some(&text))
+    {
         write_atomic(path, text.as_bytes()).map_err(|source| ProcedureError::WriteResults {
             path: path.clone(),
             source,
@@ -135,6 +143,8 @@ struct Bridge<'a> {
     output: Option<&'a Path>,
     observer: &'a mut dyn Observer,
     write_error: Option<iofit_safefs::SafeFsError>,
+    /// The text last written to `output`.
+    written: Option<String>,
 }
 
 impl iofit_engine::Observer for Bridge<'_> {
@@ -145,8 +155,11 @@ impl iofit_engine::Observer for Bridge<'_> {
     fn job_done(&mut self, report: &RunReport) {
         if let Some(path) = self.output {
             let text = render(self.format, report, self.jobs);
-            if let Err(e) = write_atomic(path, text.as_bytes()) {
-                self.write_error.get_or_insert(e);
+            match write_atomic(path, text.as_bytes()) {
+                Ok(()) => self.written = Some(text),
+                Err(e) => {
+                    self.write_error.get_or_insert(e);
+                }
             }
         }
     }
@@ -156,43 +169,23 @@ impl iofit_engine::Observer for Bridge<'_> {
     }
 }
 
-/// The results as fio-compatible JSON or fio-style text.
+/// The results as fio-style text (with fio's header), fio-compatible JSON or json+, or fio's
+/// terse lines.
 pub fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> String {
-    match format {
-        OutputFormat::Json => {
-            let options: Vec<Vec<(String, String)>> = report
-                .job_index
-                .iter()
-                .map(|&i| job_options(&jobs[i]))
-                .collect();
-            iofit_report::fio_json::render(&report.result, &options)
-        }
-        OutputFormat::Normal => iofit_report::fio_text::render(&report.result),
-    }
+    let options: Vec<Vec<(String, String)>> = report
+        .job_index
+        .iter()
+        .map(|&i| job_options(&jobs[i]))
+        .collect();
+    iofit_report::fio_common::render_run(format, &report.result, jobs, &report.job_index, &options)
 }
 
 /// fio's averaged logs (`PREFIX_bw.N.log`...), N the clone's number in the run as fio counts
 /// threads; results are per clone here (jobfile refuses logs with group_reporting).
 pub fn write_fio_logs(report: &RunReport, jobs: &[JobSpec]) -> Result<(), ProcedureError> {
-    use iofit_report::fio_log::{render, LogKind};
-    for (number, (result, &index)) in report.result.jobs.iter().zip(&report.job_index).enumerate() {
-        let job = &jobs[index];
-        for (prefix, kind) in [
-            (&job.logs.bw_prefix, LogKind::Bandwidth),
-            (&job.logs.iops_prefix, LogKind::Iops),
-            (&job.logs.lat_prefix, LogKind::Latency),
-        ] {
-            let Some(prefix) = prefix else { continue };
-            let path = PathBuf::from(format!("{prefix}_{}.{}.log", kind.suffix(), number + 1));
-            let text = render(
-                &result.series,
-                kind,
-                job.rw.has_reads(),
-                job.rw.has_writes(),
-            );
-            write_atomic(&path, text.as_bytes())
-                .map_err(|source| ProcedureError::WriteResults { path, source })?;
-        }
+    for (path, text) in iofit_report::fio_log::log_files(&report.result, &report.job_index, jobs) {
+        write_atomic(&path, text.as_bytes())
+            .map_err(|source| ProcedureError::WriteResults { path, source })?;
     }
     Ok(())
 }

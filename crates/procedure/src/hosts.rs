@@ -9,7 +9,7 @@
 //! shared by k hosts gets 1/k of its share of a fixed `iorate=` on each.
 
 use crate::observer::{Event, Observer};
-use crate::vdbench::{adjust, RunJson, VdbenchJson, VdbenchOptions};
+use crate::vdbench::{adjust, write_json, RunJson, VdbenchJson, VdbenchOptions};
 use crate::ProcedureError;
 use iofit_jobfile::fio::{parse_str, ParseOptions};
 use iofit_jobfile::vdbench::{IoRate, ParamFile, Run};
@@ -421,19 +421,19 @@ pub fn run_vdbench_hosts(
             error: None,
         });
         if let (Some(avg), Some(job)) = (avg, multi.combined.jobs.first()) {
+            let result = RunResult {
+                jobs: vec![job.clone()],
+                ..multi.combined.clone()
+            };
+            let hosts = multi
+                .hosts
+                .iter()
+                .filter_map(|h| h.result.clone())
+                .collect();
             doc.runs
-                .push(run_json(&run, &label, rate, &avg, job, &multi));
+                .push(RunJson::new(&run, &label, rate, &avg, result, hosts));
         }
-        if let Some(json) = &vdbench.json_output {
-            let text = serde_json::to_string_pretty(&doc)
-                .map_err(|e| ProcedureError::Internal(e.to_string()))?;
-            iofit_safefs::atomic::write_atomic(json, text.as_bytes()).map_err(|source| {
-                ProcedureError::WriteResults {
-                    path: json.clone(),
-                    source,
-                }
-            })?;
-        }
+        write_json(&doc, vdbench)?;
         let status = HostsStatus::of(&multi);
         let interrupted = status.interrupted;
         statuses.push(status);
@@ -442,37 +442,4 @@ pub fn run_vdbench_hosts(
         }
     }
     Ok(statuses)
-}
-
-fn run_json(
-    run: &Run,
-    label: &str,
-    rate: Option<f64>,
-    avg: &AvgLine,
-    job: &iofit_stats::JobResult,
-    multi: &MultiRun,
-) -> RunJson {
-    RunJson {
-        rd: run.rd.clone(),
-        for_label: run.for_label.clone(),
-        iorate: label.to_string(),
-        target_iops: rate,
-        threads_per_sd: run.threads,
-        total_threads: run.total_threads(),
-        elapsed_s: run.elapsed.as_secs_f64(),
-        warmup_s: run.warmup.as_secs_f64(),
-        avg_iops: avg.line.iops,
-        avg_mib_per_s: avg.line.mib_per_s,
-        avg_read_pct: avg.line.read_pct,
-        avg_resp_ms: avg.line.resp_ms,
-        result: RunResult {
-            jobs: vec![job.clone()],
-            ..multi.combined.clone()
-        },
-        hosts: multi
-            .hosts
-            .iter()
-            .filter_map(|h| h.result.clone())
-            .collect(),
-    }
 }

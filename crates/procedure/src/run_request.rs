@@ -23,13 +23,8 @@ use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// How results are written: fio-style text or fio-compatible JSON.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum OutputFormat {
-    #[default]
-    Normal,
-    Json,
-}
+/// How results are written: fio-style text, fio-compatible JSON or json+, or fio's terse line.
+pub use iofit_report::fio_common::FioFormat as OutputFormat;
 
 /// `iofit run`'s options, as the binary parsed them (no clap types).
 #[derive(Clone, Debug, Default)]
@@ -190,15 +185,12 @@ impl RunRequest {
                 })?)
             }
             "output-format" => {
-                self.output_format = match need(value)?.as_str() {
-                    "normal" => OutputFormat::Normal,
-                    "json" => OutputFormat::Json,
-                    other => {
-                        return Err(bad(format!(
-                            "--output-format={other} is not known; use normal or json"
-                        )))
-                    }
-                }
+                let name = need(value)?;
+                self.output_format = OutputFormat::parse(&name).ok_or_else(|| {
+                    bad(format!(
+                        "--output-format={name} is not known; use normal, json, json+ or terse"
+                    ))
+                })?
             }
             _ => return Ok(false),
         }
@@ -571,7 +563,7 @@ pub fn vdbench_call(
             "--directory/--filename do not apply to a vdbench file; change its sd= lun= lines",
         ));
     }
-    if request.output_format == OutputFormat::Json && request.output.is_none() {
+    if request.output_format.machine_readable() && request.output.is_none() {
         return Err(bad(
             "a vdbench file prints vdbench-style text; for JSON give --output FILE",
         ));

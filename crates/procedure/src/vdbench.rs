@@ -112,6 +112,36 @@ pub struct RunJson {
     pub hosts: Vec<RunResult>,
 }
 
+impl RunJson {
+    /// One run's record: its settings, the averages of its summary, its result and (for a
+    /// multi-host run) each host's.
+    pub fn new(
+        run: &Run,
+        label: &str,
+        rate: Option<f64>,
+        avg: &AvgLine,
+        result: RunResult,
+        hosts: Vec<RunResult>,
+    ) -> RunJson {
+        RunJson {
+            rd: run.rd.clone(),
+            for_label: run.for_label.clone(),
+            iorate: label.to_string(),
+            target_iops: rate,
+            threads_per_sd: run.threads,
+            total_threads: run.total_threads(),
+            elapsed_s: run.elapsed.as_secs_f64(),
+            warmup_s: run.warmup.as_secs_f64(),
+            avg_iops: avg.line.iops,
+            avg_mib_per_s: avg.line.mib_per_s,
+            avg_read_pct: avg.line.read_pct,
+            avg_resp_ms: avg.line.resp_ms,
+            result,
+            hosts,
+        }
+    }
+}
+
 #[derive(Serialize, Debug)]
 pub struct CurveJson {
     pub rd: String,
@@ -139,6 +169,37 @@ pub struct VdbenchOutcome {
     pub failed: bool,
     /// A stop (Ctrl-C) ended the file early.
     pub interrupted: bool,
+    /// Bad units validate=yes found over every run.
+    pub data_errors: u64,
+}
+
+/// A private directory for validate=yes keys, removed when the file's runs end.
+struct KeysDir(std::path::PathBuf);
+
+impl KeysDir {
+    fn new() -> Result<KeysDir, ProcedureError> {
+        use std::os::unix::fs::DirBuilderExt;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let dir =
+            std::env::temp_dir().join(format!("iofit-validate-{}-{nanos}", std::process::id()));
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|source| ProcedureError::Directory {
+                path: dir.clone(),
+                source,
+            })?;
+        Ok(KeysDir(dir))
+    }
+}
+
+impl Drop for KeysDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Parses the file at `path`, checks its hosts and expands its runs; errors name file, line
@@ -210,11 +271,24 @@ pub fn run_file(
         },
         failed: false,
         interrupted: false,
+        data_errors: 0,
         flat_rows: Vec::new(),
     };
+    // validate=yes: each SD's keys (block generations) carry from one run to the next, as
+    // vdbench keeps them in memory for the whole file.
+    let keys = runs
+        .iter()
+        .any(|run| run.data.verify.mode.is_on())
+        .then(KeysDir::new)
+        .transpose()?;
     for run in runs {
         if executor.stop_requested() {
             break;
+        }
+        let mut run = adjust(run, options)?;
+        if let Some(keys) = &keys {
+            run.data.verify.state_save = Some(keys.0.clone());
+            run.data.verify.state_load = Some(keys.0.clone());
         }
         match run.iorate.clone() {
             IoRate::Max => {
@@ -583,28 +657,22 @@ fn finish(
         rd: run.rd.clone(),
         error: measured.job.error.clone(),
     });
-    outcome.doc.runs.push(RunJson {
-        rd: run.rd.clone(),
-        for_label: run.for_label.clone(),
-        iorate: label.to_string(),
-        target_iops: rate,
-        threads_per_sd: run.threads,
-        total_threads: run.total_threads(),
-        elapsed_s: run.elapsed.as_secs_f64(),
-        warmup_s: run.warmup.as_secs_f64(),
-        avg_iops: measured.avg.line.iops,
-        avg_mib_per_s: measured.avg.line.mib_per_s,
-        avg_read_pct: measured.avg.line.read_pct,
-        avg_resp_ms: measured.avg.line.resp_ms,
-        result: RunResult {
-            jobs: vec![measured.job.clone()],
-            tool: "iofit".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            ..Default::default()
-        },
-        hosts: Vec::new(),
-    });
+    let result = RunResult {
+        jobs: vec![measured.job.clone()],
+        tool: "iofit".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        ..Default::default()
+    };
+    outcome.doc.runs.push(RunJson::new(
+        run,
+        label,
+        rate,
+        &measured.avg,
+        result,
+        Vec::new(),
+    ));
     outcome.failed |= measured.job.error.is_some();
+    outcome.data_errors += measured.job.verify.as_ref().map_or(0, |v| v.bad_units);
     outcome.flat_rows.extend(crate::vdbench_flat::raw_rows(
         run,
         rate,
@@ -629,7 +697,10 @@ fn write_flatfile(
     Ok(())
 }
 
-fn write_json(doc: &VdbenchJson, options: &VdbenchOptions) -> Result<(), ProcedureError> {
+pub(crate) fn write_json(
+    doc: &VdbenchJson,
+    options: &VdbenchOptions,
+) -> Result<(), ProcedureError> {
     if let Some(path) = &options.json_output {
         let text = serde_json::to_string_pretty(doc)
             .map_err(|e| ProcedureError::Internal(format!("serialising the results: {e}")))?;

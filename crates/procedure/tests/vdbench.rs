@@ -62,7 +62,7 @@ fn curve_points_are_shares_of_the_measured_max() {
             run.avg_iops
         );
     }
-    // One summary per run, the curve table, then the file's totals (one line per run).
+    // One summary per run, the curve table, then the totals of every run, in that order.
     assert_eq!(events.0.len(), 6);
     assert!(matches!(events.0[4], Event::VdbenchCurve { .. }));
     assert!(matches!(&events.0[5], Event::VdbenchRun { rd, .. } if rd == "totals"));

@@ -125,6 +125,7 @@ impl Combiner {
             stats.push((acc.read, acc.write));
         }
         let result = RunResult {
+            disk_util: Default::default(),
             tool: self.tool,
             version: self.version,
             timestamp_s: self.timestamp_s.unwrap_or(0),

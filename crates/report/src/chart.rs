@@ -15,6 +15,11 @@ pub use iofit_verdict::{limit_bars_from_prediction, LimitBar, LimitScope};
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
+    /// A colour kept for this series in every chart of a report (one job and direction, one
+    /// colour); `None`: the palette's by position.
+    pub colour: Option<&'static str>,
+    /// Drawn dashed (a p99 beside its mean, in the mean's colour).
+    pub dashed: bool,
 }
 
 impl Series {
@@ -22,7 +27,24 @@ impl Series {
         Series {
             name: name.into(),
             points,
+            colour: None,
+            dashed: false,
         }
+    }
+
+    /// The same colour in every chart: `index` into the palette.
+    pub fn coloured(mut self, index: usize) -> Self {
+        self.colour = Some(PALETTE[index % PALETTE.len()]);
+        self
+    }
+
+    pub fn dashed(mut self) -> Self {
+        self.dashed = true;
+        self
+    }
+
+    fn colour_at(&self, index: usize) -> &'static str {
+        self.colour.unwrap_or(PALETTE[index % PALETTE.len()])
     }
 }
 
@@ -221,13 +243,13 @@ fn legend_height(names: &[&str]) -> f64 {
 }
 
 /// Draws the legend; `y` is the baseline of its first row.
-fn legend(out: &mut String, names: &[&str], y: f64) {
+fn legend(out: &mut String, names: &[&str], colours: &[&str], y: f64) {
     for (row_index, row) in legend_rows(names).iter().enumerate() {
         let y = y + 18.0 * row_index as f64;
         let mut x = LEFT;
         for &index in row {
             let name = names[index];
-            let colour = PALETTE[index % PALETTE.len()];
+            let colour = colours[index];
             let _ = write!(
                 out,
                 "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{colour}\"/>\
@@ -293,20 +315,30 @@ fn line_chart_with(
         tick_label,
     );
     for (index, line) in series.iter().enumerate() {
-        let colour = PALETTE[index % PALETTE.len()];
+        let colour = line.colour_at(index);
         let pixels: Vec<(f64, f64)> = line
             .points
             .iter()
             .map(|&point| pixel(x_axis, y, plot_bottom, point))
             .collect();
-        stroke_series(&mut out, &pixels, colour);
+        stroke_series(&mut out, &pixels, colour, line.dashed);
         // A one-point series draws no visible line: mark the point.
         if let [only] = pixels[..] {
             dot(&mut out, only, 3.0, colour);
         }
     }
     if series.len() > 1 {
-        legend(&mut out, &names, TOP + PLOT_HEIGHT + BOTTOM + 14.0);
+        let colours: Vec<&str> = series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s.colour_at(i))
+            .collect();
+        legend(
+            &mut out,
+            &names,
+            &colours,
+            TOP + PLOT_HEIGHT + BOTTOM + 14.0,
+        );
     }
     out.push_str("</svg>");
     out
@@ -322,7 +354,7 @@ fn pixel(x_axis: Axis, y: Axis, plot_bottom: f64, (x, value): (f64, f64)) -> (f6
 }
 
 /// One series as a stroked line through its points (pixels).
-fn stroke_series(out: &mut String, pixels: &[(f64, f64)], colour: &str) {
+fn stroke_series(out: &mut String, pixels: &[(f64, f64)], colour: &str, dashed: bool) {
     let mut path = String::new();
     for (px, py) in pixels {
         let _ = write!(
@@ -333,7 +365,12 @@ fn stroke_series(out: &mut String, pixels: &[(f64, f64)], colour: &str) {
     }
     let _ = write!(
         out,
-        "<path d=\"{path}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>"
+        "<path d=\"{path}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"{}/>",
+        if dashed {
+            " stroke-dasharray=\"6 4\""
+        } else {
+            ""
+        }
     );
 }
 
@@ -413,6 +450,8 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
     let mapped: Vec<Series> = curves
         .iter()
         .map(|curve| Series {
+            colour: curve.colour,
+            dashed: curve.dashed,
             name: curve.name.clone(),
             points: curve
                 .points
@@ -458,7 +497,7 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
         },
     );
     for (index, curve) in mapped.iter().enumerate() {
-        let colour = PALETTE[index % PALETTE.len()];
+        let colour = curve.colour_at(index);
         let pixels: Vec<(f64, f64)> = curve
             .points
             .iter()
@@ -468,10 +507,20 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
         for &point in &pixels {
             dot(&mut out, point, 2.5, colour);
         }
-        stroke_series(&mut out, &pixels, colour);
+        stroke_series(&mut out, &pixels, colour, curve.dashed);
     }
     if mapped.len() > 1 {
-        legend(&mut out, &names, TOP + PLOT_HEIGHT + BOTTOM + 14.0);
+        let colours: Vec<&str> = mapped
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s.colour_at(i))
+            .collect();
+        legend(
+            &mut out,
+            &names,
+            &colours,
+            TOP + PLOT_HEIGHT + BOTTOM + 14.0,
+        );
     }
     out.push_str("</svg>");
     out
@@ -780,25 +829,16 @@ mod tests {
 
     #[test]
     fn a_one_point_series_is_marked_and_percentiles_are_dotted() {
-        let one = Series {
-            name: "a".into(),
-            points: vec![(1.0, 5.0)],
-        };
+        let one = Series::new("a", vec![(1.0, 5.0)]);
         let svg = line_chart("IOPS", "s", "IOPS", std::slice::from_ref(&one));
         assert_eq!(svg.matches("<circle").count(), 1, "{svg}");
         assert!(svg.contains(" r=\"3\" "), "{svg}");
         assert!(svg.contains("<path d=\"M"), "{svg}");
-        let two = Series {
-            name: "a".into(),
-            points: vec![(1.0, 5.0), (2.0, 6.0)],
-        };
+        let two = Series::new("a", vec![(1.0, 5.0), (2.0, 6.0)]);
         let svg = line_chart("IOPS", "s", "IOPS", &[two]);
         assert_eq!(svg.matches("<circle").count(), 0, "{svg}");
         assert!(svg.contains(" L"), "{svg}");
-        let curve = Series {
-            name: "read".into(),
-            points: vec![(50.0, 0.2), (99.0, 1.5), (99.9, 4.0)],
-        };
+        let curve = Series::new("read", vec![(50.0, 0.2), (99.0, 1.5), (99.9, 4.0)]);
         let svg = percentile_chart("p", &[curve]);
         assert_eq!(svg.matches(" r=\"2.5\" ").count(), 3, "{svg}");
     }

@@ -6,21 +6,44 @@
 //! sit under each job's `"iofit"` object (engine requested and used, clones, seed, syncs,
 //! interrupted, error, the time series) and the top-level `"iofit"` object.
 
-use iofit_model::job::EngineKind;
-use iofit_stats::{DirectionResult, IntervalSample, JobResult, LatencySummary, RunResult};
+pub use crate::fio_common::FioOutput;
+use crate::fio_common::{
+    self, depth_shares, directions, latency_range_shares, percentile_list, to_pretty, BATCH_LABELS,
+    DEPTH_LABELS,
+};
+use iofit_model::job::{EngineKind, Reporting};
+use iofit_stats::{
+    fio_bins, DirectionResult, IntervalSample, JobResult, LatencySummary, RunResult,
+};
 use serde_json::{json, Map, Value};
 
 /// Renders `run` as a fio JSON document. `job_options[i]` are the options of `run.jobs[i]` as
 /// fio names them (missing entries are derived from the result: rw, ioengine, iodepth).
 pub fn render(run: &RunResult, job_options: &[Vec<(String, String)>]) -> String {
-    let mut text = serde_json::to_string_pretty(&to_value(run, job_options))
-        .expect("a JSON value always serialises");
-    text.push('\n');
-    text
+    render_with(run, job_options, &FioOutput::default())
+}
+
+/// Renders `run` with each job's reporting options (`output`): percentile lists, unified
+/// reporting, the options as written, and json+ bins.
+pub fn render_with(
+    run: &RunResult,
+    job_options: &[Vec<(String, String)>],
+    output: &FioOutput,
+) -> String {
+    to_pretty(&to_value_with(run, job_options, output))
 }
 
 /// The document as a JSON value.
 pub fn to_value(run: &RunResult, job_options: &[Vec<(String, String)>]) -> Value {
+    to_value_with(run, job_options, &FioOutput::default())
+}
+
+/// The document as a JSON value, with each job's reporting options.
+pub fn to_value_with(
+    run: &RunResult,
+    job_options: &[Vec<(String, String)>],
+    output: &FioOutput,
+) -> Value {
     let group_bw: std::collections::BTreeMap<u32, (f64, f64)> =
         run.jobs.iter().fold(Default::default(), |mut acc, job| {
             let entry = acc.entry(job.group_id).or_insert((0.0, 0.0));
@@ -33,34 +56,66 @@ pub fn to_value(run: &RunResult, job_options: &[Vec<(String, String)>]) -> Value
         .iter()
         .enumerate()
         .map(|(index, job)| {
-            let (group_read, group_write) =
-                group_bw.get(&job.group_id).copied().unwrap_or_default();
-            job_value(job, job_options.get(index), group_read, group_write)
+            let group = group_bw.get(&job.group_id).copied().unwrap_or_default();
+            let reporting = output.job(index);
+            let options = options_value(job, job_options.get(index), &reporting);
+            job_value(job, options, &reporting, output.json_plus, group)
         })
         .collect();
-    json!({
+    let mut doc = json!({
         "fio version": format!("iofit-{}", run.version),
         "timestamp": run.timestamp_s,
         "timestamp_ms": run.timestamp_s * 1000,
         "time": ctime_utc(run.timestamp_s),
         "jobs": jobs,
+        "disk_util": run.disk_util.iter().map(|d| json!({
+            "name": d.name,
+            "read_ios": d.read_ios,
+            "write_ios": d.write_ios,
+            "read_merges": d.read_merges,
+            "write_merges": d.write_merges,
+            "read_ticks": d.read_ticks,
+            "write_ticks": d.write_ticks,
+            "in_queue": d.in_queue,
+            "util": d.util,
+        })).collect::<Vec<_>>(),
         "iofit": {
             "tool": run.tool,
             "version": run.version,
             "hostname": run.hostname,
         },
-    })
+    });
+    if let Some(first) = output
+        .reporting
+        .first()
+        .filter(|r| !r.global_options.is_empty())
+    {
+        doc["global options"] = pairs(&first.global_options);
+    }
+    doc
 }
 
-fn job_value(
+fn pairs(list: &[(String, String)]) -> Value {
+    Value::Object(
+        list.iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect(),
+    )
+}
+
+/// fio's `"job options"`: the job's options as written when known, else as `job_options`
+/// gives them, else derived from the result.
+fn options_value(
     job: &JobResult,
-    options: Option<&Vec<(String, String)>>,
-    group_read_bw: f64,
-    group_write_bw: f64,
+    given: Option<&Vec<(String, String)>>,
+    reporting: &Reporting,
 ) -> Value {
+    if !reporting.job_options.is_empty() {
+        return pairs(&reporting.job_options);
+    }
     let mut opts = Map::new();
     opts.insert("name".into(), Value::String(job.name.clone()));
-    match options {
+    match given {
         Some(list) => {
             for (key, value) in list {
                 opts.insert(key.clone(), Value::String(value.clone()));
@@ -76,29 +131,42 @@ fn job_value(
             opts.insert("iodepth".into(), Value::String(job.iodepth.to_string()));
         }
     }
+    Value::Object(opts)
+}
+
+fn job_value(
+    job: &JobResult,
+    options: Value,
+    reporting: &Reporting,
+    json_plus: bool,
+    group_bw: (f64, f64),
+) -> Value {
     let runtime_ms = job.read.runtime_ns.max(job.write.runtime_ns) / 1_000_000;
-    let syncs_total = job.syncs;
     let mut value = json!({
         "jobname": job.name,
         "groupid": job.group_id,
-        "error": if job.error.is_some() { 1 } else { 0 },
+        // fio reports a verify failure as EILSEQ (84), other failures by their errno.
+        "error": if job.verify.as_ref().is_some_and(|v| v.bad_units > 0) {
+            84
+        } else if job.error.is_some() {
+            1
+        } else {
+            0
+        },
         "eta": 0,
         "elapsed": runtime_ms.div_ceil(1000),
-        "job options": Value::Object(opts),
-        "read": direction_value(&job.read, &job.series, true, group_read_bw),
-        "write": direction_value(&job.write, &job.series, false, group_write_bw),
-        "trim": direction_value(&DirectionResult::default(), &[], false, 0.0),
+        "job options": options,
+        "trim": direction_value(&DirectionResult::default(), &[], None, 0.0, reporting, json_plus),
         "sync": {
-            "total_ios": syncs_total,
-            "lat_ns": latency_value(&LatencySummary::default(), false),
+            "total_ios": job.syncs,
+            "lat_ns": latency_value(&LatencySummary::default(), None, false),
         },
         "job_runtime": runtime_ms,
         "usr_cpu": job.usr_cpu_pct,
         "sys_cpu": job.sys_cpu_pct,
         "ctx": job.context_switches,
-        "majf": 0,
-        "minf": 0,
-        "latency_depth": job.latency_depth_found.unwrap_or(job.iodepth),
+        "majf": job.fio.major_faults,
+        "minf": job.fio.minor_faults,
         "iofit": {
             "engine_requested": job.engine_requested.map(EngineKind::fio_name),
             "engine_used": job.engine_used.map(EngineKind::fio_name),
@@ -111,10 +179,60 @@ fn job_value(
             "series": job.series,
         },
     });
+    for (label, direction) in directions(job, reporting.unified_rw_reporting) {
+        let (read, bw) = match label {
+            "read" => (Some(true), group_bw.0),
+            "write" => (Some(false), group_bw.1),
+            _ => (None, group_bw.0 + group_bw.1),
+        };
+        value[label] = direction_value(&direction, &job.series, read, bw, reporting, json_plus);
+    }
+    // Only a job that verified says so (the key is iofit's; fio prints verify errors).
+    if let Some(verify) = &job.verify {
+        value["iofit"]["verify"] = json!(verify);
+    }
+    add_distributions(&mut value, job);
+    value
+}
+
+/// `iodepth_level`, `iodepth_submit`, `iodepth_complete`, `latency_ns/us/ms`, the latency
+/// target's fields and, when the job had a criterion, `steadystate`.
+fn add_distributions(value: &mut Value, job: &JobResult) {
+    let labelled = |labels: &[&str], shares: &[f64]| -> Value {
+        Value::Object(
+            labels
+                .iter()
+                .zip(shares)
+                .map(|(label, share)| (label.to_string(), json!(share)))
+                .collect(),
+        )
+    };
+    let [depth, submit, complete] = depth_shares(job);
+    value["iodepth_level"] = labelled(&DEPTH_LABELS, &depth);
+    value["iodepth_submit"] = labelled(&BATCH_LABELS, &submit);
+    value["iodepth_complete"] = labelled(&BATCH_LABELS, &complete);
+    let ranges = latency_range_shares(job);
+    let labels = &fio_bins::RANGE_LABELS;
+    value["latency_ns"] = labelled(&labels[..10], &ranges[..10]);
+    value["latency_us"] = labelled(&labels[..10], &ranges[10..20]);
+    value["latency_ms"] = labelled(labels, &ranges[20..]);
+    let target = job.fio.latency_target.clone().unwrap_or_default();
+    // The depth a latency_target search settled on, else the job's iodepth.
+    let depth = job
+        .latency_depth_found
+        .or(job.fio.latency_target.as_ref().map(|t| t.depth))
+        .unwrap_or(job.iodepth);
+    value["latency_depth"] = json!(depth);
+    value["latency_target"] = json!(target.target_us);
+    value["latency_percentile"] = json!(if job.fio.latency_target.is_some() {
+        target.percentile
+    } else {
+        100.0
+    });
+    value["latency_window"] = json!(target.window_us);
     if let Some(ss) = &job.steadystate {
         value["steadystate"] = steadystate_value(ss);
     }
-    value
 }
 
 /// fio's `steadystate` block, with fio's key names and types.
@@ -140,20 +258,30 @@ pub fn percentile_key(percentile: f64) -> String {
     format!("{percentile:.6}")
 }
 
-fn latency_value(summary: &LatencySummary, with_percentiles: bool) -> Value {
+/// One latency object; `percentiles` lists the percentiles to give (None: none), and
+/// `bins` adds json+'s histogram.
+fn latency_value(summary: &LatencySummary, percentiles: Option<&[f64]>, bins: bool) -> Value {
     let mut map = Map::new();
     map.insert("min".into(), json!(summary.min_ns));
     map.insert("max".into(), json!(summary.max_ns));
     map.insert("mean".into(), json!(summary.mean_ns));
     map.insert("stddev".into(), json!(summary.stdev_ns));
     map.insert("N".into(), json!(summary.count));
-    if with_percentiles && summary.count > 0 {
-        let percentiles: Map<String, Value> = summary
-            .percentiles_ns
+    let Some(list) = percentiles.filter(|_| summary.count > 0) else {
+        return Value::Object(map);
+    };
+    let percentiles: Map<String, Value> = list
+        .iter()
+        .map(|&p| (percentile_key(p), json!(summary.percentile_or_bins_ns(p))))
+        .collect();
+    map.insert("percentile".into(), Value::Object(percentiles));
+    if bins {
+        let bins: Map<String, Value> = summary
+            .fio_bins
             .iter()
-            .map(|(p, v)| (percentile_key(*p), json!(v)))
+            .map(|(value, count)| (value.to_string(), json!(count)))
             .collect();
-        map.insert("percentile".into(), Value::Object(percentiles));
+        map.insert("bins".into(), Value::Object(bins));
     }
     Value::Object(map)
 }
@@ -202,16 +330,22 @@ pub fn interval_rates(series: &[IntervalSample], read: bool) -> (Vec<f64>, Vec<f
     (bw, iops)
 }
 
+/// One direction; `read` picks the interval series' side (None: both, for `mixed`).
 fn direction_value(
     d: &DirectionResult,
     series: &[IntervalSample],
-    read: bool,
+    read: Option<bool>,
     group_bw: f64,
+    reporting: &Reporting,
+    json_plus: bool,
 ) -> Value {
-    let (bw_samples, iops_samples) = if d.ios > 0 {
-        interval_rates(series, read)
-    } else {
+    let (bw_samples, iops_samples) = if d.ios == 0 {
         (Vec::new(), Vec::new())
+    } else {
+        match read {
+            Some(read) => interval_rates(series, read),
+            None => fio_common::mixed_rates(series),
+        }
     };
     let (bw_min, bw_max, bw_mean, bw_dev, bw_n) = rate_stats(&bw_samples);
     let (iops_min, iops_max, iops_mean, iops_dev, iops_n) = rate_stats(&iops_samples);
@@ -220,6 +354,8 @@ fn direction_value(
     } else {
         0.0
     };
+    let list = percentile_list(reporting);
+    let pick = |on: bool| on.then_some(list.as_slice());
     json!({
         "io_bytes": d.io_bytes,
         "io_kbytes": d.io_bytes / 1024,
@@ -230,9 +366,9 @@ fn direction_value(
         "total_ios": d.ios,
         "short_ios": 0,
         "drop_ios": 0,
-        "slat_ns": latency_value(&d.submission_latency, false),
-        "clat_ns": latency_value(&d.completion_latency, true),
-        "lat_ns": latency_value(&d.total_latency, false),
+        "slat_ns": latency_value(&d.submission_latency, pick(reporting.slat_percentiles), json_plus),
+        "clat_ns": latency_value(&d.completion_latency, pick(reporting.clat_percentiles), json_plus),
+        "lat_ns": latency_value(&d.total_latency, pick(reporting.lat_percentiles), json_plus),
         "bw_min": bw_min.round() as u64,
         "bw_max": bw_max.round() as u64,
         "bw_agg": bw_agg,
@@ -282,18 +418,13 @@ pub(crate) mod tests {
     use super::*;
     use iofit_model::job::RwMode;
 
+    /// A real histogram's summary: `count` samples spread evenly over base..40 x base.
     fn latency(base: u64, count: u64) -> LatencySummary {
-        LatencySummary {
-            count,
-            min_ns: base,
-            max_ns: base * 40,
-            mean_ns: base as f64 * 2.5,
-            stdev_ns: base as f64 * 0.75,
-            percentiles_ns: iofit_stats::FIO_PERCENTILES
-                .iter()
-                .map(|&p| (p, base + (p * base as f64 / 10.0) as u64))
-                .collect(),
+        let mut h = iofit_stats::LatencyHistogram::new();
+        for i in 0..count {
+            h.record(base + i * 39 * base / count.max(1));
         }
+        h.summary()
     }
 
     /// A fixed two-job run: a rate-limited writer and a reader, as the seed's fioreadwrite.ini.
@@ -301,6 +432,9 @@ pub(crate) mod tests {
         let series = |reads: u64, writes: u64| -> Vec<IntervalSample> {
             (0..3)
                 .map(|i| IntervalSample {
+                    clat_mean_ns: Default::default(),
+                    slat_mean_ns: Default::default(),
+                    latency_bins: Default::default(),
                     start_ms: i * 1000,
                     interval_ms: 1000,
                     read_ios: reads + i * 10,
@@ -313,6 +447,18 @@ pub(crate) mod tests {
                 .collect()
         };
         let reader = JobResult {
+            // Depth 128 all along: every IO issued at >=64, submitted and reaped 9-16 a call.
+            fio: iofit_stats::FioJobExtras {
+                pid: 4242,
+                io_depths: iofit_stats::IoDepthCounts {
+                    issued: [0, 0, 0, 0, 0, 0, 30_030],
+                    submit: [0, 0, 0, 3_003, 0, 0, 0],
+                    complete: [0, 10, 0, 2_993, 0, 0, 0],
+                },
+                major_faults: 1,
+                minor_faults: 120,
+                ..Default::default()
+            },
             name: "reader1".into(),
             group_id: 0,
             clones: 1,
@@ -339,6 +485,7 @@ pub(crate) mod tests {
             random_seed: 42,
             error: None,
             interrupted: false,
+            verify: None,
             steadystate: None,
             latency_depth_found: None,
         };
@@ -362,6 +509,7 @@ pub(crate) mod tests {
             ..reader.clone()
         };
         RunResult {
+            disk_util: Default::default(),
             tool: "iofit".into(),
             version: "0.1.0".into(),
             timestamp_s: 1_795_368_393,
@@ -443,6 +591,67 @@ pub(crate) mod tests {
         assert_eq!(back.jobs[0].engine_used, Some(EngineKind::IoUring));
         assert_eq!(back.jobs[0].series, run.jobs[0].series);
         assert_eq!(back.jobs[0].random_seed, 42);
+    }
+
+    #[test]
+    fn reporting_options_shape_the_document() {
+        use iofit_model::job::{Reporting, UnifiedRw};
+        let mut run = sample_run();
+        run.jobs[0].fio.latency_target = Some(iofit_stats::LatencyTargetResult {
+            target_us: 2_000,
+            window_us: 1_000_000,
+            percentile: 99.0,
+            depth: 12,
+        });
+        run.jobs[0].steadystate = Some(iofit_stats::SteadyStateResult {
+            ss: "iops_slope".into(),
+            duration_s: 3,
+            attained: true,
+            criterion: 0.1,
+            percent: true,
+            iops: vec![10_000, 10_010, 10_020],
+            ..Default::default()
+        });
+        let reporting = Reporting {
+            percentile_list: vec![50.0, 99.0, 99.999],
+            lat_percentiles: true,
+            unified_rw_reporting: UnifiedRw::Mixed,
+            job_options: vec![("bs".into(), "4k".into())],
+            global_options: vec![("ioengine".into(), "libaio".into())],
+            ..Default::default()
+        };
+        let output = FioOutput {
+            reporting: vec![reporting.clone(), reporting],
+            json_plus: true,
+        };
+        let value = to_value_with(&run, &[], &output);
+        let job = &value["jobs"][0];
+        assert!(job.get("read").is_none() && job.get("write").is_none());
+        let mixed = &job["mixed"];
+        assert_eq!(mixed["total_ios"], 30_030);
+        let keys: Vec<&String> = mixed["clat_ns"]["percentile"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(keys.len(), 3);
+        assert!(mixed["lat_ns"]["percentile"]["99.999000"].is_u64());
+        let bins: u64 = mixed["clat_ns"]["bins"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(bins, 30_030);
+        assert_eq!(job["latency_depth"], 12);
+        assert_eq!(job["latency_target"], 2_000);
+        assert_eq!(job["latency_percentile"], 99.0);
+        assert_eq!(job["steadystate"]["attained"], 1);
+        assert_eq!(job["steadystate"]["data"]["iops"][2], 10_020);
+        assert_eq!(job["job options"], json!({"bs": "4k"}));
+        assert_eq!(value["global options"], json!({"ioengine": "libaio"}));
+        // The writer: fio's depth shares add up to 100% (none counted: all zero).
+        assert_eq!(value["jobs"][0]["iodepth_level"][">=64"], 100.0);
     }
 
     #[test]

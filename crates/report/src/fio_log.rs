@@ -1,12 +1,22 @@
-//! fio's averaged log files (`write_bw_log`, `write_iops_log`, `write_lat_log` with
-//! `log_avg_msec`), as fio 3.33 writes them: one line per window and direction,
-//! `TIME_MS, VALUE, DDIR, 0, 0` — the window's end in milliseconds from the job's start, the
-//! value (bandwidth in KiB/s, IOs per second, or mean latency in ns), 0 for reads and 1 for
-//! writes, then block size and priority, both 0 in averaged logs. A window without IO in a
-//! direction gets 0 for bandwidth and IOPS and no latency line, as in fio.
+//! fio's log files, as fio 3.33 writes them. Averaged logs (`write_bw_log`, `write_iops_log`,
+//! `write_lat_log` with `log_avg_msec`): one line per window and direction,
+//! `TIME_MS, VALUE, DDIR, 0, 0` — the window's end in milliseconds from the job's start (from
+//! the Unix epoch with `log_unix_epoch=1`), the value (bandwidth in KiB/s, IOs per second, or
+//! mean latency in ns), 0 for reads and 1 for writes, then block size and priority, both 0 in
+//! averaged logs; `log_offset=1` adds an offset column (0) before the priority. A window
+//! without IO in a direction gets 0 for bandwidth and IOPS and no latency line, as in fio.
+//! `write_lat_log` writes fio's three latency logs: `lat` (total), `clat` (completion) and
+//! `slat` (submission; empty for synchronous engines, as fio leaves it).
+//! Histogram logs (`write_hist_log` with `log_hist_msec`): `TIME_MS, DDIR, BS, C0, ..., C1855`,
+//! the window's latency counts in fio's 1856 bins (`FIO_IO_U_PLAT_NR`), which
+//! `fiologparser_hist.py` reads. Files are `PREFIX_bw.N.log` (N the clone's number in the
+//! run), or one `PREFIX_bw.log` for every clone with `per_job_logs=0`.
 
-use iofit_stats::result::IntervalSample;
+use iofit_model::job::JobSpec;
+use iofit_stats::fio_bins;
+use iofit_stats::result::{IntervalSample, RunResult};
 use std::fmt::Write;
+use std::path::PathBuf;
 
 /// Which log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +24,11 @@ pub enum LogKind {
     Bandwidth,
     Iops,
     Latency,
+    /// fio's `clat` and `slat` logs, written with `write_lat_log` beside the `lat` log.
+    CompletionLatency,
+    SubmissionLatency,
+    /// fio's `clat_hist` log.
+    Histogram,
 }
 
 impl LogKind {
@@ -23,16 +38,40 @@ impl LogKind {
             LogKind::Bandwidth => "bw",
             LogKind::Iops => "iops",
             LogKind::Latency => "lat",
+            LogKind::CompletionLatency => "clat",
+            LogKind::SubmissionLatency => "slat",
+            LogKind::Histogram => "clat_hist",
         }
     }
 }
 
+/// How the lines are written: fio's `log_offset` and `log_unix_epoch`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LogStyle {
+    pub with_offset: bool,
+    /// Added to every time: the job's start in ms since the epoch, or 0.
+    pub time_base_ms: u64,
+    /// The block size written in histogram lines.
+    pub block_size: u64,
+}
+
 /// The log text for one clone's series; `reads`/`writes` say which directions the job does.
 pub fn render(series: &[IntervalSample], kind: LogKind, reads: bool, writes: bool) -> String {
+    render_with(series, kind, reads, writes, &LogStyle::default())
+}
+
+/// As [`render`], in `style`.
+pub fn render_with(
+    series: &[IntervalSample],
+    kind: LogKind,
+    reads: bool,
+    writes: bool,
+    style: &LogStyle,
+) -> String {
     let mut out = String::new();
     for sample in series {
         let seconds = sample.interval_ms.max(1) as f64 / 1000.0;
-        let end_ms = sample.start_ms + sample.interval_ms;
+        let end_ms = style.time_base_ms + sample.start_ms + sample.interval_ms;
         for (ddir, wanted, ios, bytes) in [
             (0, reads, sample.read_ios, sample.read_bytes),
             (1, writes, sample.write_ios, sample.write_bytes),
@@ -41,15 +80,84 @@ pub fn render(series: &[IntervalSample], kind: LogKind, reads: bool, writes: boo
                 continue;
             }
             let value = match kind {
+                LogKind::Histogram => {
+                    histogram_line(&mut out, end_ms, ddir, style.block_size, sample);
+                    continue;
+                }
                 LogKind::Bandwidth => (bytes as f64 / 1024.0 / seconds).round() as u64,
                 LogKind::Iops => (ios as f64 / seconds).round() as u64,
-                LogKind::Latency if ios == 0 => continue,
+                LogKind::Latency | LogKind::CompletionLatency | LogKind::SubmissionLatency
+                    if ios == 0 =>
+                {
+                    continue
+                }
                 LogKind::Latency => sample.latency_mean_ns.round() as u64,
+                LogKind::CompletionLatency => sample.clat_mean_ns.round() as u64,
+                // Synchronous engines have no submission latency: fio's slat log is empty.
+                LogKind::SubmissionLatency if sample.slat_mean_ns == 0.0 => continue,
+                LogKind::SubmissionLatency => sample.slat_mean_ns.round() as u64,
             };
-            let _ = writeln!(out, "{end_ms}, {value}, {ddir}, 0, 0");
+            let offset = if style.with_offset { "0, " } else { "" };
+            let _ = writeln!(out, "{end_ms}, {value}, {ddir}, 0, {offset}0");
         }
     }
     out
+}
+
+/// One histogram line: time, direction, block size, then the count of every fio bin.
+fn histogram_line(out: &mut String, end_ms: u64, ddir: u8, bs: u64, sample: &IntervalSample) {
+    let mut counts = vec![0u64; fio_bins::PLAT_NR as usize];
+    for &(value, count) in &sample.latency_bins {
+        counts[fio_bins::index_of(value) as usize] += count;
+    }
+    let _ = write!(out, "{end_ms}, {ddir}, {bs}");
+    for count in counts {
+        let _ = write!(out, ", {count}");
+    }
+    out.push('\n');
+}
+
+/// Every log file of a run: (path, text). `job_index[i]` is the definition of `run.jobs[i]`,
+/// each result one clone (jobfile refuses logs with group_reporting). With `per_job_logs=0` the
+/// clones of a prefix share one file, in clone order.
+pub fn log_files(run: &RunResult, job_index: &[usize], jobs: &[JobSpec]) -> Vec<(PathBuf, String)> {
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
+    for (number, (result, &index)) in run.jobs.iter().zip(job_index).enumerate() {
+        let Some(job) = jobs.get(index) else { continue };
+        let logs = &job.logs;
+        let style = LogStyle {
+            with_offset: logs.with_offset,
+            time_base_ms: if logs.unix_epoch {
+                result.fio.start_epoch_ms
+            } else {
+                0
+            },
+            block_size: job.block_size.max_size().as_u64(),
+        };
+        for (prefix, kind) in [
+            (&logs.bw_prefix, LogKind::Bandwidth),
+            (&logs.iops_prefix, LogKind::Iops),
+            (&logs.lat_prefix, LogKind::Latency),
+            (&logs.lat_prefix, LogKind::CompletionLatency),
+            (&logs.lat_prefix, LogKind::SubmissionLatency),
+            (&logs.hist_prefix, LogKind::Histogram),
+        ] {
+            let Some(prefix) = prefix else { continue };
+            let name = if logs.shared_file {
+                format!("{prefix}_{}.log", kind.suffix())
+            } else {
+                format!("{prefix}_{}.{}.log", kind.suffix(), number + 1)
+            };
+            let (reads, writes) = (job.rw.has_reads(), job.rw.has_writes());
+            let text = render_with(&result.series, kind, reads, writes, &style);
+            let path = PathBuf::from(name);
+            match files.iter_mut().find(|(p, _)| *p == path) {
+                Some((_, existing)) => existing.push_str(&text),
+                None => files.push((path, text)),
+            }
+        }
+    }
+    files
 }
 
 #[cfg(test)]
@@ -63,6 +171,9 @@ mod tests {
         latency_mean_ns: f64,
     ) -> IntervalSample {
         IntervalSample {
+            clat_mean_ns: Default::default(),
+            slat_mean_ns: Default::default(),
+            latency_bins: vec![(1_000, read_ios + write_ios)],
             start_ms,
             interval_ms: 250,
             read_ios,
@@ -90,6 +201,28 @@ mod tests {
             render(&series, LogKind::Latency, true, false),
             "250, 81, 0, 0, 0\n"
         );
+        // log_offset=1 adds fio's offset column; log_unix_epoch moves every time.
+        let style = LogStyle {
+            with_offset: true,
+            time_base_ms: 1_795_000_000_000,
+            block_size: 4096,
+        };
+        assert_eq!(
+            render_with(&series[..1], LogKind::Iops, true, false, &style),
+            "1795000000250, 4000, 0, 0, 0, 0\n"
+        );
+        // Histogram lines: time, direction, block size, then fio's 1856 bins; the window's
+        // 1000 IOs at 1 µs sit in the bin of 1000 ns.
+        let hist = render_with(&series[..1], LogKind::Histogram, true, false, &style);
+        let fields: Vec<u64> = hist
+            .trim()
+            .split(", ")
+            .map(|f| f.parse().unwrap())
+            .collect();
+        assert_eq!(fields.len(), 3 + 1856);
+        assert_eq!(&fields[..3], [1_795_000_000_250, 0, 4096]);
+        assert_eq!(fields[3 + fio_bins::index_of(1_000) as usize], 1000);
+        assert_eq!(fields[3..].iter().sum::<u64>(), 1000);
         let mixed = [sample(0, 10, 30, 5.0)];
         assert_eq!(
             render(&mixed, LogKind::Iops, true, true),

@@ -1,17 +1,31 @@
-//! Human-readable run results with the facts fio's normal output gives, laid out the same way
-//! so fio users find them where they expect: per job IOPS, bandwidth (binary and decimal
-//! units, both named), IO moved and runtime; submission, completion and total latency with the
-//! unit in brackets; completion-latency percentiles; per-interval bandwidth and IOPS spread;
-//! CPU; and per reporting group the aggregate. iofit adds which engine really ran, the seed,
-//! and whether the job was interrupted or failed.
+//! Human-readable run results laid out as fio 3.x prints them, so fio users (and scripts that
+//! read fio's normal output) find every fact where they expect it: the header (one line per
+//! job with rw, bs, ioengine and iodepth, the version, `Starting N processes`), then per job
+//! IOPS, bandwidth (binary and decimal units), IO moved and runtime; submission, completion and
+//! total latency with the unit in brackets; the percentiles the job asked for; per-interval
+//! bandwidth and IOPS spread; fio's latency ranges (`lat (usec): 250=...%`); CPU and page
+//! faults; IO depth, submit and complete distributions; issued IOs; the latency target line;
+//! per reporting group the aggregate; and `Disk stats`. iofit adds, after fio's lines, which
+//! engine really ran, the seed, and whether the job was interrupted or failed.
 
+use crate::fio_common::{
+    depth_shares, directions, latency_range_shares, percentile_list, FioOutput, BATCH_LABELS,
+    DEPTH_LABELS,
+};
 use crate::fio_json::{ctime_utc, interval_rates, rate_stats};
-use iofit_stats::{DirectionResult, JobResult, LatencySummary, RunResult};
+use iofit_model::job::{BlockSizeSpec, JobSpec, Reporting, UnifiedRw};
+use iofit_stats::{fio_bins, DirectionResult, JobResult, LatencySummary, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// Renders every job, then one "Run status" block per reporting group.
+/// Renders every job, then one "Run status" block per reporting group, then `Disk stats`.
 pub fn render(run: &RunResult) -> String {
+    render_with(run, &FioOutput::default())
+}
+
+/// As [`render`], with each job's reporting options (percentile lists, unified reporting,
+/// significant figures).
+pub fn render_with(run: &RunResult, output: &FioOutput) -> String {
     let mut out = String::new();
     let mut group_bw: BTreeMap<u32, [f64; 2]> = BTreeMap::new();
     for job in &run.jobs {
@@ -19,46 +33,154 @@ pub fn render(run: &RunResult) -> String {
         entry[0] += job.read.bandwidth_bytes_per_second;
         entry[1] += job.write.bandwidth_bytes_per_second;
     }
-    for job in &run.jobs {
+    for (index, job) in run.jobs.iter().enumerate() {
         let bw = group_bw.get(&job.group_id).copied().unwrap_or_default();
-        render_job(&mut out, job, run.timestamp_s, bw);
+        render_job(&mut out, job, run.timestamp_s, bw, &output.job(index));
         out.push('\n');
     }
     for (group, _) in group_bw {
-        render_group(
-            &mut out,
-            group,
-            run.jobs.iter().filter(|j| j.group_id == group),
-        );
+        let members: Vec<(usize, &JobResult)> = run
+            .jobs
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.group_id == group)
+            .collect();
+        let reporting = members
+            .first()
+            .map(|(i, _)| output.job(*i))
+            .unwrap_or_default();
+        let jobs: Vec<&JobResult> = members.into_iter().map(|(_, j)| j).collect();
+        render_group(&mut out, group, &jobs, &reporting);
     }
+    render_disks(&mut out, run);
     out
 }
 
-fn render_job(out: &mut String, job: &JobResult, timestamp_s: u64, group_bw: [f64; 2]) {
+/// fio's lines before a run: one per job (`name: (g=0): rw=..., bs=(R) ..., ioengine=...,
+/// iodepth=N`, then `...` for its further clones), the version, and `Starting N processes`.
+pub fn header(jobs: &[JobSpec], version: &str) -> String {
+    let mut out = String::new();
+    for job in jobs {
+        let (read, write) = bs_ranges(&job.block_size);
+        let range = |(low, high): (u64, u64)| format!("{}-{}", size4(low), size4(high));
+        let _ = writeln!(
+            out,
+            "{}: (g={}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}",
+            job.name,
+            job.group_id,
+            job.rw.fio_name(),
+            range(read),
+            range(write),
+            range(write),
+            job.engine.fio_name(),
+            job.iodepth
+        );
+        if job.numjobs > 1 {
+            out.push_str("...\n");
+        }
+    }
+    let clones: u32 = jobs.iter().map(|j| j.numjobs).sum();
+    let _ = writeln!(out, "iofit-{version}");
+    let _ = writeln!(
+        out,
+        "Starting {clones} {}",
+        if clones == 1 { "process" } else { "processes" }
+    );
+    out
+}
+
+/// (smallest, largest) IO size of reads and of writes.
+fn bs_ranges(spec: &BlockSizeSpec) -> ((u64, u64), (u64, u64)) {
+    match spec {
+        BlockSizeSpec::Fixed(sizes) => (
+            (sizes.read.as_u64(), sizes.read.as_u64()),
+            (sizes.write.as_u64(), sizes.write.as_u64()),
+        ),
+        BlockSizeSpec::Split { read, write } => {
+            let range = |shares: &[iofit_model::job::BlockSizeShare]| {
+                let sizes = shares.iter().map(|s| s.size.as_u64());
+                (sizes.clone().min().unwrap_or(0), sizes.max().unwrap_or(0))
+            };
+            (range(read), range(write))
+        }
+    }
+}
+
+fn render_job(
+    out: &mut String,
+    job: &JobResult,
+    timestamp_s: u64,
+    group_bw: [f64; 2],
+    reporting: &Reporting,
+) {
     let err = if job.error.is_some() { 1 } else { 0 };
     let _ = writeln!(
         out,
-        "{}: (groupid={}, jobs={}): err={:2}: {}",
+        "{}: (groupid={}, jobs={}): err={:2}: pid={}: {}",
         job.name,
         job.group_id,
         job.clones,
         err,
+        job.fio.pid,
         ctime_utc(timestamp_s)
     );
-    for (label, d, read, bw) in [
-        ("read", &job.read, true, group_bw[0]),
-        ("write", &job.write, false, group_bw[1]),
-    ] {
+    for (label, d) in directions(job, reporting.unified_rw_reporting) {
         if d.ios == 0 {
             continue;
         }
-        render_direction(out, label, d, job, read, bw);
+        let (read, bw) = match label {
+            "read" => (Some(true), group_bw[0]),
+            "write" => (Some(false), group_bw[1]),
+            _ => (None, group_bw[0] + group_bw[1]),
+        };
+        render_direction(out, label, &d, job, read, bw, reporting);
     }
+    render_latency_ranges(out, job);
     let _ = writeln!(
         out,
-        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}",
-        job.usr_cpu_pct, job.sys_cpu_pct, job.context_switches
+        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
+        job.usr_cpu_pct,
+        job.sys_cpu_pct,
+        job.context_switches,
+        job.fio.major_faults,
+        job.fio.minor_faults
     );
+    render_depths(out, job);
+    render_iofit_lines(out, job);
+}
+
+/// fio's `IO depths`, `submit`, `complete`, `issued rwts` and `latency` lines.
+fn render_depths(out: &mut String, job: &JobResult) {
+    let [depth, submit, complete] = depth_shares(job);
+    let line = |labels: &[&str], shares: &[f64]| {
+        labels
+            .iter()
+            .zip(shares)
+            .map(|(l, s)| format!("{l}={s:.1}%"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(out, "  IO depths    : {}", line(&DEPTH_LABELS, &depth));
+    let _ = writeln!(out, "     submit    : {}", line(&BATCH_LABELS, &submit));
+    let _ = writeln!(out, "     complete  : {}", line(&BATCH_LABELS, &complete));
+    let _ = writeln!(
+        out,
+        "     issued rwts: total={},{},0,0 short=0,0,0,0 dropped=0,0,0,0",
+        job.read.ios, job.write.ios
+    );
+    let (target_us, window_us, percentile, depth) = match &job.fio.latency_target {
+        Some(t) => (t.target_us, t.window_us, t.percentile, t.depth),
+        None => (0, 0, 100.0, job.iodepth),
+    };
+    let depth = job.latency_depth_found.unwrap_or(depth);
+    let _ = writeln!(
+        out,
+        "     latency   : target={target_us}, window={window_us}, percentile={percentile:.2}%, depth={depth}"
+    );
+}
+
+/// iofit's own lines, after fio's: the engine that ran, the seed, interruption and error.
+fn render_iofit_lines(out: &mut String, job: &JobResult) {
     let engine = match (job.engine_requested, job.engine_used) {
         (Some(asked), Some(used)) if asked != used => {
             format!(
@@ -90,6 +212,48 @@ fn render_job(out: &mut String, job: &JobResult, timestamp_s: u64, group_bw: [f6
     if let Some(error) = &job.error {
         let _ = writeln!(out, "  error        : {error}");
     }
+    if let Some(v) = &job.verify {
+        render_verify(out, v);
+    }
+}
+
+/// The verify line, and the first bad units with file, offset, length, expected and found.
+fn render_verify(out: &mut String, v: &iofit_stats::VerifyResult) {
+    let _ = writeln!(
+        out,
+        "  verify       : {}, {} units checked, {} bad",
+        v.mode, v.units_checked, v.bad_units
+    );
+    for e in v.errors.iter().take(10) {
+        let _ = writeln!(
+            out,
+            "  data error   : {} offset {} length {}: {}: expected {}, found {}",
+            e.file, e.offset, e.length, e.kind, e.expected, e.found
+        );
+    }
+    if v.bad_units > 10 {
+        let _ = writeln!(
+            out,
+            "  data error   : ... {} more (the JSON lists up to 100)",
+            v.bad_units - 10
+        );
+    }
+}
+
+/// fio's `lat (usec)   : 250=12.5%, ...` lines: every non-empty range, five a line.
+fn render_latency_ranges(out: &mut String, job: &JobResult) {
+    let shares = latency_range_shares(job);
+    for (unit, range) in [("nsec", 0..10), ("usec", 10..20), ("msec", 20..32)] {
+        let cells: Vec<String> = range
+            .clone()
+            .zip(fio_bins::RANGE_LABELS.iter())
+            .filter(|(i, _)| shares[*i] > 0.0)
+            .map(|(i, label)| format!("{label}={:.2}%", shares[i]))
+            .collect();
+        for line in cells.chunks(5) {
+            let _ = writeln!(out, "  lat ({unit})   : {}", line.join(", "));
+        }
+    }
 }
 
 fn render_direction(
@@ -97,16 +261,28 @@ fn render_direction(
     label: &str,
     d: &DirectionResult,
     job: &JobResult,
-    read: bool,
+    read: Option<bool>,
     group_bw: f64,
+    reporting: &Reporting,
 ) {
+    let digits = reporting.significant_figures as usize;
     let _ = writeln!(
         out,
         "  {label}: IOPS={}, BW={} ({})({}/{}msec)",
-        count(d.iops),
-        binary_rate(d.bandwidth_bytes_per_second),
-        decimal_rate(d.bandwidth_bytes_per_second),
-        binary_size(d.io_bytes as f64),
+        num2str(d.iops.round() as u64, digits, 1000, ""),
+        num2str(
+            d.bandwidth_bytes_per_second.round() as u64,
+            digits,
+            1024,
+            "B/s"
+        ),
+        num2str(
+            d.bandwidth_bytes_per_second.round() as u64,
+            digits,
+            1000,
+            "B/s"
+        ),
+        num2str(d.io_bytes, digits, 1024, "B"),
         d.runtime_ns / 1_000_000
     );
     for (name, summary) in [
@@ -117,7 +293,7 @@ fn render_direction(
         if summary.count == 0 {
             continue;
         }
-        let (unit, div) = latency_unit(summary.min_ns as f64);
+        let (unit, div) = latency_unit(summary);
         let _ = writeln!(
             out,
             "   {name} ({unit}): min={}, max={}, avg={:.2}, stdev={:.2}",
@@ -127,8 +303,20 @@ fn render_direction(
             summary.stdev_ns / div
         );
     }
-    render_percentiles(out, &d.completion_latency);
-    let (bw, iops) = interval_rates(&job.series, read);
+    let list = percentile_list(reporting);
+    for (on, name, summary) in [
+        (reporting.slat_percentiles, "slat", &d.submission_latency),
+        (reporting.clat_percentiles, "clat", &d.completion_latency),
+        (reporting.lat_percentiles, "lat", &d.total_latency),
+    ] {
+        if on {
+            render_percentiles(out, name, summary, &list);
+        }
+    }
+    let (bw, iops) = match read {
+        Some(read) => interval_rates(&job.series, read),
+        None => crate::fio_common::mixed_rates(&job.series),
+    };
     if !bw.is_empty() {
         let (min, max, mean, dev, samples) = rate_stats(&bw);
         let per = if group_bw > 0.0 {
@@ -152,28 +340,35 @@ fn render_direction(
     }
 }
 
-fn render_percentiles(out: &mut String, summary: &LatencySummary) {
-    if summary.count == 0 || summary.percentiles_ns.is_empty() {
+fn render_percentiles(out: &mut String, name: &str, summary: &LatencySummary, list: &[f64]) {
+    if summary.count == 0 || list.is_empty() {
         return;
     }
-    let top = summary
-        .percentiles_ns
+    let values: Vec<(f64, u64)> = list
         .iter()
-        .map(|(_, v)| *v)
-        .max()
-        .unwrap_or(0) as f64;
-    let (unit, div) = if top < 100_000.0 {
-        ("nsec", 1.0)
-    } else if top < 100_000_000.0 {
+        .map(|&p| (p, summary.percentile_or_bins_ns(p)))
+        .collect();
+    // fio's `show_clat_percentiles`: scaled by the smallest and largest value shown.
+    let min = values.iter().map(|(_, v)| *v).min().unwrap_or(0);
+    let max = values.iter().map(|(_, v)| *v).max().unwrap_or(0);
+    let (unit, div) = if min > 2_000_000 && max > 99_999_999 {
+        ("msec", 1_000_000.0)
+    } else if min > 2_000 && max > 99_999 {
         ("usec", 1_000.0)
     } else {
-        ("msec", 1_000_000.0)
+        ("nsec", 1.0)
     };
-    let _ = writeln!(out, "    clat percentiles ({unit}):");
-    for row in summary.percentiles_ns.chunks(4) {
+    let _ = writeln!(out, "    {name} percentiles ({unit}):");
+    // fio prints as many decimals as the most precise percentile needs, in precision + 3.
+    let precision = list.iter().map(|&p| decimals(p)).max().unwrap_or(0);
+    for row in values.chunks(4) {
         let cells: Vec<String> = row
             .iter()
-            .map(|(p, v)| format!("{p:5.2}th=[{:5.0}]", *v as f64 / div))
+            // fio rounds each value up per step of 1000 (`(v + 999) / 1000`).
+            .map(|(p, v)| {
+                let width = precision + 3;
+                format!("{p:width$.precision$}th=[{:5}]", v.div_ceil(div as u64))
+            })
             .collect();
         let _ = writeln!(out, "     | {},", cells.join(", "));
     }
@@ -184,30 +379,34 @@ fn render_percentiles(out: &mut String, summary: &LatencySummary) {
     }
 }
 
-fn render_group<'a>(out: &mut String, group: u32, jobs: impl Iterator<Item = &'a JobResult>) {
-    let jobs: Vec<&JobResult> = jobs.collect();
+fn render_group(out: &mut String, group: u32, jobs: &[&JobResult], reporting: &Reporting) {
     let _ = writeln!(out, "Run status group {group} (all jobs):");
-    for (label, pick) in [
-        (
-            "READ",
-            (|j: &JobResult| j.read.clone()) as fn(&JobResult) -> DirectionResult,
-        ),
-        ("WRITE", |j: &JobResult| j.write.clone()),
-    ] {
-        let dirs: Vec<DirectionResult> =
-            jobs.iter().map(|j| pick(j)).filter(|d| d.ios > 0).collect();
+    let digits = reporting.significant_figures as usize;
+    let unified = reporting.unified_rw_reporting;
+    let mut labels = Vec::new();
+    if unified != UnifiedRw::Mixed {
+        labels.extend(["read", "write"]);
+    }
+    if unified != UnifiedRw::None {
+        labels.push("mixed");
+    }
+    for label in labels {
+        let dirs: Vec<DirectionResult> = jobs
+            .iter()
+            .flat_map(|j| directions(j, unified))
+            .filter(|(l, d)| *l == label && d.ios > 0)
+            .map(|(_, d)| d)
+            .collect();
         if dirs.is_empty() {
             continue;
         }
-        let total_bw: f64 = dirs.iter().map(|d| d.bandwidth_bytes_per_second).sum();
-        let min_bw = dirs
+        let rates: Vec<u64> = dirs
             .iter()
-            .map(|d| d.bandwidth_bytes_per_second)
-            .fold(f64::INFINITY, f64::min);
-        let max_bw = dirs
-            .iter()
-            .map(|d| d.bandwidth_bytes_per_second)
-            .fold(0.0, f64::max);
+            .map(|d| d.bandwidth_bytes_per_second.round() as u64)
+            .collect();
+        let total_bw: u64 = rates.iter().sum();
+        let min_bw = rates.iter().copied().min().unwrap_or(0);
+        let max_bw = rates.iter().copied().max().unwrap_or(0);
         let io: u64 = dirs.iter().map(|d| d.io_bytes).sum();
         let run_min = dirs
             .iter()
@@ -219,29 +418,65 @@ fn render_group<'a>(out: &mut String, group: u32, jobs: impl Iterator<Item = &'a
             .map(|d| d.runtime_ns / 1_000_000)
             .max()
             .unwrap_or(0);
+        let rate = |v: u64, base: u64| num2str(v, digits, base, "B/s");
         let _ = writeln!(
             out,
-            "{label:>7}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={run_min}-{run_max}msec",
-            binary_rate(total_bw),
-            decimal_rate(total_bw),
-            binary_rate(min_bw),
-            binary_rate(max_bw),
-            decimal_rate(min_bw),
-            decimal_rate(max_bw),
-            binary_size(io as f64),
-            decimal_size(io as f64),
+            "{:>7}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={run_min}-{run_max}msec",
+            label.to_uppercase(),
+            rate(total_bw, 1024),
+            rate(total_bw, 1000),
+            rate(min_bw, 1024),
+            rate(max_bw, 1024),
+            rate(min_bw, 1000),
+            rate(max_bw, 1000),
+            num2str(io, digits, 1024, "B"),
+            num2str(io, digits, 1000, "B"),
         );
     }
 }
 
-/// The unit fio would pick for a latency line, from its minimum.
-fn latency_unit(min_ns: f64) -> (&'static str, f64) {
-    if min_ns < 10_000.0 {
-        ("nsec", 1.0)
-    } else if min_ns < 10_000_000.0 {
+/// fio's `Disk stats (read/write):` block, when the run measured any disk.
+fn render_disks(out: &mut String, run: &RunResult) {
+    if run.disk_util.is_empty() {
+        return;
+    }
+    out.push_str("\nDisk stats (read/write):\n");
+    for d in &run.disk_util {
+        let _ = writeln!(
+            out,
+            "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2}%",
+            d.name,
+            d.read_ios,
+            d.write_ios,
+            d.read_merges,
+            d.write_merges,
+            d.read_ticks,
+            d.write_ticks,
+            d.in_queue,
+            d.util
+        );
+    }
+}
+
+/// Decimals `percentile` needs to be written exactly (at most 6, fio's JSON precision).
+fn decimals(percentile: f64) -> usize {
+    (0..6)
+        .find(|&d| {
+            let scaled = percentile * 10f64.powi(d as i32);
+            (scaled - scaled.round()).abs() < 1e-6
+        })
+        .unwrap_or(6)
+}
+
+/// The unit fio picks for a latency line (`display_lat`: msec, else usec, when minimum,
+/// maximum and deviation are all large enough).
+fn latency_unit(s: &LatencySummary) -> (&'static str, f64) {
+    if s.min_ns > 2_000_000 && s.max_ns > 99_999_999 && s.stdev_ns > 1_000_000.0 {
+        ("msec", 1_000_000.0)
+    } else if s.min_ns > 2_000 && s.max_ns > 99_999 && s.stdev_ns > 1_000.0 {
         ("usec", 1_000.0)
     } else {
-        ("msec", 1_000_000.0)
+        ("nsec", 1.0)
     }
 }
 
@@ -249,65 +484,68 @@ fn plain(value: f64) -> String {
     format!("{}", value.round() as u64)
 }
 
-/// Three significant digits with k/M/G above 9999, as fio prints IOPS: 9876, 12.5k, 256k.
-pub fn count(value: f64) -> String {
-    if value < 10_000.0 {
-        return format!("{value:.0}");
+/// fio's `num2str`: `num` divided by `base` (1000 or 1024) until it has at most `max_digits`
+/// digits, then as many decimals of the remainder as still fit in `max_digits` characters
+/// (fio's `significant_figures`), with the unit prefix (k/M/G, or Ki/Mi/Gi for 1024).
+pub fn num2str(num: u64, max_digits: usize, base: u64, unit: &str) -> String {
+    const SI: [&str; 6] = ["", "k", "M", "G", "T", "P"];
+    const IEC: [&str; 6] = ["", "Ki", "Mi", "Gi", "Ti", "Pi"];
+    let prefixes = if base == 1024 { IEC } else { SI };
+    let max_digits = max_digits.max(1);
+    let (mut value, mut index, mut modulo) = (num, 0, None);
+    while index < prefixes.len() - 1 && value.to_string().len() > max_digits {
+        modulo = Some(value % base);
+        value /= base;
+        index += 1;
     }
-    let mut scaled = value;
-    let mut unit = 0;
-    let units = ["", "k", "M", "G", "T"];
-    while scaled >= 1000.0 && unit < units.len() - 1 {
-        scaled /= 1000.0;
-        unit += 1;
+    let Some(modulo) = modulo else {
+        return format!("{value}{}{unit}", prefixes[index]);
+    };
+    let decimals = max_digits as i64 - value.to_string().len() as i64 - 1;
+    if decimals <= 0 {
+        let carry = u64::from(modulo * 2 >= base);
+        return format!("{}{}{unit}", value + carry, prefixes[index]);
     }
-    format!("{}{}", three_digits(scaled), units[unit])
-}
-
-fn three_digits(value: f64) -> String {
-    if value < 10.0 {
-        format!("{value:.2}")
-    } else if value < 100.0 {
-        format!("{value:.1}")
+    let fraction = format!("{:.*}", decimals as usize, modulo as f64 / base as f64);
+    if let Some(digits) = fraction.strip_prefix("0.") {
+        format!("{value}.{digits}{}{unit}", prefixes[index])
     } else {
-        format!("{value:.0}")
+        // The remainder rounded up to a whole unit.
+        format!(
+            "{}.{}{}{unit}",
+            value + 1,
+            "0".repeat(decimals as usize),
+            prefixes[index]
+        )
     }
 }
 
-fn scaled(value: f64, step: f64, units: &[&str]) -> String {
-    let mut v = value;
-    let mut unit = 0;
-    while v >= step && unit < units.len() - 1 {
-        v /= step;
-        unit += 1;
-    }
-    format!("{}{}", three_digits(v), units[unit])
+/// fio's byte sizes in the header: `4096B`, `64.0KiB`, `1024KiB`.
+fn size4(bytes: u64) -> String {
+    num2str(bytes, 4, 1024, "B")
+}
+
+/// IOPS as fio prints them at its default 4 significant figures: 9876, 12.5k, 256k.
+pub fn count(value: f64) -> String {
+    num2str(value.round() as u64, 4, 1000, "")
 }
 
 /// Bytes per second in powers of 1024: `48.8MiB/s`.
 pub fn binary_rate(bytes_per_second: f64) -> String {
-    scaled(
-        bytes_per_second,
-        1024.0,
-        &["B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"],
-    )
+    num2str(bytes_per_second.round() as u64, 4, 1024, "B/s")
 }
 
 /// Bytes per second in powers of 1000 (MB = 10^6 bytes): `51.2MB/s`.
 pub fn decimal_rate(bytes_per_second: f64) -> String {
-    scaled(
-        bytes_per_second,
-        1000.0,
-        &["B/s", "kB/s", "MB/s", "GB/s", "TB/s"],
-    )
+    num2str(bytes_per_second.round() as u64, 4, 1000, "B/s")
 }
 
 pub fn binary_size(bytes: f64) -> String {
-    scaled(bytes, 1024.0, &["B", "KiB", "MiB", "GiB", "TiB"])
+    num2str(bytes.round() as u64, 4, 1024, "B")
 }
 
 pub fn decimal_size(bytes: f64) -> String {
-    scaled(bytes, 1000.0, &["B", "kB", "MB", "GB", "TB"])
+    num2str(bytes.round() as u64, 4, 1000, "B")
 }
 
 #[cfg(test)]
@@ -316,14 +554,21 @@ mod tests {
 
     #[test]
     fn numbers_like_fio() {
+        // fio 3.33's num2str at 4 significant figures, as its output shows them.
         assert_eq!(count(256_000.0), "256k");
         assert_eq!(count(12_500.0), "12.5k");
         assert_eq!(count(9_876.0), "9876");
-        assert_eq!(count(1_234_567.0), "1.23M");
+        assert_eq!(count(1_234_567.0), "1235k");
         assert_eq!(binary_rate(1_048_576_000.0), "1000MiB/s");
-        assert_eq!(decimal_rate(1_048_576_000.0), "1.05GB/s");
+        assert_eq!(decimal_rate(1_048_576_000.0), "1049MB/s");
         assert_eq!(binary_rate(12_500.0 * 4096.0), "48.8MiB/s");
-        assert_eq!(binary_size(1024.0 * 1024.0), "1.00MiB");
+        assert_eq!(binary_size(1024.0 * 1024.0), "1024KiB");
+        assert_eq!(size4(4096), "4096B");
+        assert_eq!(size4(65536), "64.0KiB");
+        assert_eq!(size4(128 * 1024), "128KiB");
+        assert_eq!(size4(1 << 20), "1024KiB");
+        assert_eq!(num2str(1_234_567, 6, 1000, ""), "1234.6k");
+        assert_eq!(num2str(999_999, 4, 1000, ""), "1000k");
     }
 
     #[test]

@@ -254,6 +254,7 @@ pub(crate) fn time_series(run: &RunResult) -> TimeSeries {
         throughput_mb_s: Vec::new(),
         latency_ms: Vec::new(),
     };
+    let colours = SeriesColours::of(run);
     for job in run.jobs.iter() {
         let samples: Vec<&IntervalSample> = full_intervals(&job.series).collect();
         if samples.is_empty() {
@@ -261,40 +262,95 @@ pub(crate) fn time_series(run: &RunResult) -> TimeSeries {
         }
         let at = |sample: &IntervalSample| (sample.start_ms + sample.interval_ms) as f64 / 1e3;
         let seconds = |sample: &IntervalSample| (sample.interval_ms.max(1)) as f64 / 1e3;
-        series.iops.push(Series::new(
-            job.name.clone(),
-            samples
-                .iter()
-                .map(|s| (at(s), (s.read_ios + s.write_ios) as f64 / seconds(s)))
-                .collect(),
-        ));
-        series.throughput_mb_s.push(Series::new(
-            job.name.clone(),
-            samples
-                .iter()
-                .map(|s| {
-                    (
-                        at(s),
-                        (s.read_bytes + s.write_bytes) as f64 / seconds(s) / 1e6,
-                    )
-                })
-                .collect(),
-        ));
+        // Reads and writes apart: a mixed job's two directions meet different limits.
+        for direction in ["read", "write"] {
+            let Some(colour) = colours.index(&job.name, direction) else {
+                continue;
+            };
+            let (ios, bytes): (Counter, Counter) = if direction == "read" {
+                (|s| s.read_ios, |s| s.read_bytes)
+            } else {
+                (|s| s.write_ios, |s| s.write_bytes)
+            };
+            let name = format!("{} {direction}", job.name);
+            series.iops.push(
+                Series::new(
+                    name.clone(),
+                    samples
+                        .iter()
+                        .map(|s| (at(s), ios(s) as f64 / seconds(s)))
+                        .collect(),
+                )
+                .coloured(colour),
+            );
+            series.throughput_mb_s.push(
+                Series::new(
+                    name,
+                    samples
+                        .iter()
+                        .map(|s| (at(s), bytes(s) as f64 / seconds(s) / 1e6))
+                        .collect(),
+                )
+                .coloured(colour),
+            );
+        }
+        // Interval latency covers both directions: drawn in the colour of the job's first
+        // direction, p99 dashed.
+        let colour = colours
+            .index(&job.name, "read")
+            .or(colours.index(&job.name, "write"));
         let with_ios = || samples.iter().filter(|s| s.read_ios + s.write_ios > 0);
-        series.latency_ms.push(Series::new(
-            format!("{} mean", job.name),
+        let mean = Series::new(
+            format!("{} mean (reads and writes)", job.name),
             with_ios()
                 .map(|s| (at(s), s.latency_mean_ns / 1e6))
                 .collect(),
-        ));
-        series.latency_ms.push(Series::new(
-            format!("{} p99", job.name),
+        );
+        let p99 = Series::new(
+            format!("{} p99 (reads and writes)", job.name),
             with_ios()
                 .map(|s| (at(s), s.latency_p99_ns as f64 / 1e6))
                 .collect(),
-        ));
+        )
+        .dashed();
+        match colour {
+            Some(colour) => {
+                series.latency_ms.push(mean.coloured(colour));
+                series.latency_ms.push(p99.coloured(colour));
+            }
+            None => {
+                series.latency_ms.push(mean);
+                series.latency_ms.push(p99);
+            }
+        }
     }
     series
+}
+
+/// Reads one count of an interval (its read IOs, its write bytes...).
+type Counter = fn(&IntervalSample) -> u64;
+
+/// One colour per (job, direction) for every chart of a run: its position among the
+/// directions that did IO, in job order, reads first.
+struct SeriesColours(Vec<(String, &'static str)>);
+
+impl SeriesColours {
+    fn of(run: &RunResult) -> SeriesColours {
+        let mut keys = Vec::new();
+        for job in &run.jobs {
+            if job.read.ios > 0 {
+                keys.push((job.name.clone(), "read"));
+            }
+            if job.write.ios > 0 {
+                keys.push((job.name.clone(), "write"));
+            }
+        }
+        SeriesColours(keys)
+    }
+
+    fn index(&self, job: &str, direction: &str) -> Option<usize> {
+        self.0.iter().position(|(j, d)| j == job && *d == direction)
+    }
 }
 
 fn render_run(out: &mut String, run: &RunResult) {
@@ -307,7 +363,10 @@ fn render_run(out: &mut String, run: &RunResult) {
         facts.push(format!("host {}", run.hostname));
     }
     if run.timestamp_s > 0 {
-        facts.push(format!("started at {} (Unix time)", run.timestamp_s));
+        facts.push(format!(
+            "started {} UTC",
+            crate::fio_json::ctime_utc(run.timestamp_s)
+        ));
     }
     facts.push(format!("{} job result(s)", run.jobs.len()));
     let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(&facts.join(" · ")));
@@ -357,14 +416,15 @@ fn render_run(out: &mut String, run: &RunResult) {
             &series.latency_ms,
         ));
     }
+    let colours = SeriesColours::of(run);
     let mut curves = Vec::new();
     for job in &run.jobs {
         for (name, direction) in [("read", &job.read), ("write", &job.write)] {
-            if direction.ios > 0 {
-                curves.push(Series::new(
-                    format!("{} {name}", job.name),
-                    percentile_curve(direction),
-                ));
+            if let (true, Some(colour)) = (direction.ios > 0, colours.index(&job.name, name)) {
+                curves.push(
+                    Series::new(format!("{} {name}", job.name), percentile_curve(direction))
+                        .coloured(colour),
+                );
             }
         }
     }
@@ -776,6 +836,73 @@ fn render_requirements(out: &mut String, requirements: &Requirements) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A mixed job and a write-only job, two one-second intervals each.
+    fn mixed_run() -> RunResult {
+        let sample = |start_ms: u64, read_ios: u64, write_ios: u64| IntervalSample {
+            start_ms,
+            interval_ms: 1000,
+            read_ios,
+            read_bytes: read_ios * 8192,
+            write_ios,
+            write_bytes: write_ios * 8192,
+            latency_mean_ns: 500_000.0,
+            latency_p99_ns: 2_000_000,
+            ..Default::default()
+        };
+        let job = |name: &str, read_ios: u64, write_ios: u64| JobResult {
+            name: name.into(),
+            read: DirectionResult {
+                ios: 2 * read_ios,
+                ..Default::default()
+            },
+            write: DirectionResult {
+                ios: 2 * write_ios,
+                ..Default::default()
+            },
+            series: vec![
+                sample(0, read_ios, write_ios),
+                sample(1000, read_ios, write_ios),
+            ],
+            ..Default::default()
+        };
+        RunResult {
+            tool: "iofit".into(),
+            timestamp_s: 1_795_398_650,
+            jobs: vec![job("data", 800, 200), job("log", 0, 300)],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn reads_and_writes_apart_one_colour_each_across_charts() {
+        let series = time_series(&mixed_run());
+        let names: Vec<&str> = series.iops.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["data read", "data write", "log write"]);
+        // 800 reads a second: IOPS and MB/s (x 8,192 B) of the read direction alone.
+        assert_eq!(series.iops[0].points, vec![(1.0, 800.0), (2.0, 800.0)]);
+        assert!((series.throughput_mb_s[0].points[0].1 - 800.0 * 8192.0 / 1e6).abs() < 1e-9);
+        let colours: Vec<_> = series.iops.iter().map(|s| s.colour).collect();
+        let mb_colours: Vec<_> = series.throughput_mb_s.iter().map(|s| s.colour).collect();
+        assert_eq!(colours, mb_colours);
+        assert_eq!(colours[0], Some(chart::PALETTE[0]));
+        assert_eq!(colours[2], Some(chart::PALETTE[2]));
+        // The log's latency lines are drawn in the colour of its only direction, p99 dashed.
+        let log_p99 = series
+            .latency_ms
+            .iter()
+            .find(|s| s.name.starts_with("log p99"))
+            .unwrap();
+        assert_eq!((log_p99.colour, log_p99.dashed), (colours[2], true));
+    }
+
+    #[test]
+    fn a_run_says_when_it_started_in_words() {
+        let mut out = String::new();
+        render_run(&mut out, &mixed_run());
+        assert!(out.contains("started Mon Nov 23 "), "{out}");
+        assert!(!out.contains("Unix time"), "{out}");
+    }
 
     #[test]
     fn escapes_markup() {

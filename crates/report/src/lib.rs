@@ -35,8 +35,10 @@ pub mod compare {
 mod compare_text;
 pub mod csv;
 pub mod document;
+pub mod fio_common;
 pub mod fio_json;
 pub mod fio_log;
+pub mod fio_terse;
 pub mod fio_text;
 pub mod html;
 pub mod markdown;

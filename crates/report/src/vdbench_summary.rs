@@ -261,6 +261,9 @@ mod tests {
 
     fn sample(start_ms: u64, read_ios: u64, write_ios: u64, mean_ns: f64) -> IntervalSample {
         IntervalSample {
+            clat_mean_ns: Default::default(),
+            slat_mean_ns: Default::default(),
+            latency_bins: Default::default(),
             start_ms,
             interval_ms: 1000,
             read_ios,
@@ -292,12 +295,14 @@ mod tests {
             io_bytes: ios * 8192,
             runtime_ns: 2_000_000_000,
             total_latency: LatencySummary {
+                fio_ranges: Default::default(),
                 count: ios,
                 min_ns: 100_000,
                 max_ns: 9_000_000,
                 mean_ns,
                 stdev_ns: 500_000.0,
                 percentiles_ns: vec![(99.0, 6_000_000)],
+                fio_bins: Vec::new(),
             },
             ..Default::default()
         };

@@ -13,12 +13,14 @@ use iofit_stats::{DirectionResult, IntervalSample, JobResult, LatencySummary, Ru
 
 fn latency(mean_us: f64, p: &[(f64, u64)]) -> LatencySummary {
     LatencySummary {
+        fio_ranges: Default::default(),
         count: 1000,
         min_ns: 90_000,
         max_ns: 25_000_000,
         mean_ns: mean_us * 1e3,
         stdev_ns: 400_000.0,
         percentiles_ns: p.iter().map(|(pct, us)| (*pct, us * 1000)).collect(),
+        fio_bins: Vec::new(),
     }
 }
 
@@ -52,6 +54,9 @@ fn direction(iops: f64, seconds: u64, mean_us: f64, scale: u64) -> DirectionResu
 fn run() -> RunResult {
     let series = (0..20u64)
         .map(|second| IntervalSample {
+            clat_mean_ns: Default::default(),
+            slat_mean_ns: Default::default(),
+            latency_bins: Default::default(),
             start_ms: second * 1000,
             interval_ms: 1000,
             read_ios: 5400 + (second % 4) * 150,
@@ -63,6 +68,7 @@ fn run() -> RunResult {
         })
         .collect();
     RunResult {
+        disk_util: Default::default(),
         tool: "iofit".into(),
         version: "0.1.0".into(),
         timestamp_s: 1_795_000_000,

@@ -214,7 +214,36 @@ impl LatencyHistogram {
                 .iter()
                 .map(|&p| (p, self.percentile_ns(p)))
                 .collect(),
+            fio_bins: self.fio_bins(),
+            fio_ranges: self.fio_ranges(),
         }
+    }
+
+    /// Sample counts in fio's latency ranges (`latency_ns`, `latency_us`, `latency_ms`; see
+    /// [`crate::fio_bins::range_index`]), 32 entries.
+    pub fn fio_ranges(&self) -> Vec<u64> {
+        let mut ranges = vec![0; crate::fio_bins::RANGES];
+        if let Some(histogram) = self.histogram.as_ref() {
+            for bucket in histogram.iter_recorded() {
+                let value = histogram.median_equivalent(bucket.value_iterated_to());
+                ranges[crate::fio_bins::range_index(value)] += bucket.count_at_value();
+            }
+        }
+        ranges
+    }
+
+    /// The samples in fio's bucket layout (see [`crate::fio_bins`]): (bucket value, count),
+    /// ascending, only buckets with samples.
+    pub fn fio_bins(&self) -> Vec<(u64, u64)> {
+        let mut bins = Vec::new();
+        let Some(histogram) = self.histogram.as_ref() else {
+            return bins;
+        };
+        for bucket in histogram.iter_recorded() {
+            let value = histogram.median_equivalent(bucket.value_iterated_to());
+            crate::fio_bins::push(&mut bins, value, bucket.count_at_value());
+        }
+        bins
     }
 }
 
@@ -307,6 +336,33 @@ mod tests {
         assert_eq!(merged.percentiles_ns, whole.percentiles_ns);
         assert!((merged.mean_ns - whole.mean_ns).abs() < 1e-6);
         assert!((merged.stdev_ns - whole.stdev_ns).abs() < 1e-3);
+    }
+
+    #[test]
+    fn fio_bins_and_ranges_hold_every_sample() {
+        let mut h = LatencyHistogram::new();
+        for v in (1..=20_000u64).map(|i| i * i) {
+            h.record(v);
+        }
+        let s = h.summary();
+        assert_eq!(s.fio_bins.iter().map(|(_, n)| n).sum::<u64>(), s.count);
+        assert_eq!(s.fio_ranges.iter().sum::<u64>(), s.count);
+        // Bins ascend and are fio bucket values.
+        assert!(s.fio_bins.windows(2).all(|w| w[0].0 < w[1].0));
+        for (value, _) in &s.fio_bins {
+            let index = crate::fio_bins::index_of(*value);
+            assert_eq!(crate::fio_bins::value_of(index), *value);
+        }
+        // fio's way from the bins agrees with the HDR's to fio's bucket width (1/64).
+        let from_bins = crate::fio_bins::percentile_ns(&s.fio_bins, 99.0) as f64;
+        let hdr = h.percentile_ns(99.0) as f64;
+        assert!(
+            (from_bins - hdr).abs() <= hdr / 64.0,
+            "{from_bins} vs {hdr}"
+        );
+        // 1..=31 ns squared: 1, 4, 9, ..., 961 are below 1 µs; 2 of them below 4 ns.
+        assert_eq!(s.fio_ranges[0] + s.fio_ranges[1], 1);
+        assert_eq!(s.fio_ranges[..10].iter().sum::<u64>(), 31);
     }
 
     #[test]

@@ -16,6 +16,7 @@
 
 pub mod compact;
 pub mod direction;
+pub mod fio_bins;
 pub mod histogram;
 pub mod result;
 pub mod series;

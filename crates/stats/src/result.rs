@@ -21,6 +21,15 @@ pub struct LatencySummary {
     /// fills fio's default list: 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9,
     /// 99.95, 99.99.
     pub percentiles_ns: Vec<(f64, u64)>,
+    /// Every sample in fio's latency bins (`FIO_IO_U_PLAT_*`, see `fio_bins`): (bucket value in
+    /// ns, count), ascending, only buckets with samples; the counts add up to `count`. What
+    /// fio's json+ prints as `bins`, and what any other percentile is computed from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fio_bins: Vec<(u64, u64)>,
+    /// Sample counts in fio's latency ranges (its `lat (usec): 250=...%` lines): 10 ns ranges,
+    /// 10 µs ranges, 12 ms ranges (`fio_bins::range_index`); empty when there are no samples.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fio_ranges: Vec<u64>,
 }
 
 impl LatencySummary {
@@ -30,6 +39,13 @@ impl LatencySummary {
             .iter()
             .find(|(p, _)| (p - percentile).abs() < 1e-9)
             .map(|(_, value)| *value)
+    }
+
+    /// The value at `percentile`: the computed one when there is one, else from the fio bins
+    /// the way fio computes it (for a `percentile_list` beyond the computed list).
+    pub fn percentile_or_bins_ns(&self, percentile: f64) -> u64 {
+        self.percentile_ns(percentile)
+            .unwrap_or_else(|| crate::fio_bins::percentile_ns(&self.fio_bins, percentile))
     }
 }
 
@@ -65,6 +81,21 @@ pub struct IntervalSample {
     pub latency_mean_ns: f64,
     /// 99th percentile total latency of IOs completed in the interval, nanoseconds.
     pub latency_p99_ns: u64,
+    /// The interval's total latencies in fio's bins (bucket value ns, count), kept only for a
+    /// job that writes fio's histogram log (`write_hist_log`); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_bins: Vec<(u64, u64)>,
+    /// Mean completion latency (submission to completion) of the interval's IOs, ns.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub clat_mean_ns: f64,
+    /// Mean submission latency of the interval's IOs, ns; 0 for synchronous engines, which
+    /// have none (fio writes an empty slat log for them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub slat_mean_ns: f64,
+}
+
+fn is_zero(value: &f64) -> bool {
+    *value == 0.0
 }
 
 /// The result of one job (all its clones merged when `group_reporting`, else one clone).
@@ -94,6 +125,14 @@ pub struct JobResult {
     pub error: Option<String>,
     /// True when the run was interrupted (Ctrl-C) before the job's planned end.
     pub interrupted: bool,
+    /// Data verification (fio `verify=`, vdbench `validate=yes`): what was checked and the bad
+    /// units found. `None` when the job did not verify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyResult>,
+    /// The rest of what fio reports per job (IO depth distributions, page faults, latency
+    /// target and steady-state results).
+    #[serde(default)]
+    pub fio: FioJobExtras,
     /// The steady-state check of a job that asked for one (fio `steadystate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steadystate: Option<SteadyStateResult>,
@@ -101,6 +140,128 @@ pub struct JobResult {
     /// smallest over the result's clones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_depth_found: Option<u32>,
+}
+
+/// fio's per-job facts beyond IOs and latencies.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FioJobExtras {
+    /// The thread id of the job's first clone (fio prints its job's pid).
+    pub pid: u32,
+    /// When the measured window began, ms since the Unix epoch (fio's `log_unix_epoch`).
+    #[serde(default)]
+    pub start_epoch_ms: u64,
+    pub io_depths: IoDepthCounts,
+    /// Page faults of the job's threads (fio's `majf`, `minf`).
+    pub major_faults: u64,
+    pub minor_faults: u64,
+    /// What fio's `latency_target` search found; `None` when the job had no target.
+    pub latency_target: Option<LatencyTargetResult>,
+}
+
+/// fio's IO depth distributions, counted in fio's buckets (`io_u_map`, `io_u_submit`,
+/// `io_u_complete`): index 0..=6 are depths 1, 2-3, 4-7, 8-15, 16-31, 32-63, >=64 (for
+/// `issued`, per IO, the depth after it was queued) and IOs per call 0, 1-4, 5-8, 9-16, 17-32,
+/// 33-64, >64 (for `submit` and `complete`, per submit or reap call that returned IOs).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IoDepthCounts {
+    pub issued: [u64; 7],
+    pub submit: [u64; 7],
+    pub complete: [u64; 7],
+}
+
+impl IoDepthCounts {
+    /// Counts `ios` IOs issued while `depth` were outstanding (fio's `io_u_mark_depth`).
+    #[inline]
+    pub fn mark_depth(&mut self, depth: u64, ios: u64) {
+        let index = match depth {
+            0 | 1 => 0,
+            2..=3 => 1,
+            4..=7 => 2,
+            8..=15 => 3,
+            16..=31 => 4,
+            32..=63 => 5,
+            _ => 6,
+        };
+        self.issued[index] += ios;
+    }
+
+    /// fio's bucket of a call that handled `ios` IOs (`io_u_mark_submit`/`_complete`).
+    #[inline]
+    pub fn batch_index(ios: u64) -> usize {
+        match ios {
+            0 => 0,
+            1..=4 => 1,
+            5..=8 => 2,
+            9..=16 => 3,
+            17..=32 => 4,
+            33..=64 => 5,
+            _ => 6,
+        }
+    }
+
+    pub fn merge(&mut self, other: &IoDepthCounts) {
+        for (mine, theirs) in [
+            (&mut self.issued, &other.issued),
+            (&mut self.submit, &other.submit),
+            (&mut self.complete, &other.complete),
+        ] {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                *a += b;
+            }
+        }
+    }
+}
+
+/// fio's `latency_target` result: the queue depth its search settled on (`latency_depth`) and
+/// the target it searched against.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyTargetResult {
+    pub target_us: u64,
+    pub window_us: u64,
+    /// The share of IOs that must meet the target, percent (fio's `latency_percentile`).
+    pub percentile: f64,
+    /// The depth found.
+    pub depth: u32,
+}
+
+/// One block device's counters over the run, from /proc/diskstats (fio's `disk_util`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DiskUtil {
+    pub name: String,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub read_merges: u64,
+    pub write_merges: u64,
+    /// Milliseconds spent on reads and writes, and the weighted time in queue.
+    pub read_ticks: u64,
+    pub write_ticks: u64,
+    pub in_queue: u64,
+    /// Busy time over the run's wall time, percent.
+    pub util: f64,
+}
+
+/// What a job's data verification checked and found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerifyResult {
+    /// fio's name of the mode (`crc32c`, `md5`, `meta`, ...).
+    pub mode: String,
+    /// Units read back and compared.
+    pub units_checked: u64,
+    /// Units that did not hold what was last written (all counted; the first ones listed).
+    pub bad_units: u64,
+    pub errors: Vec<DataError>,
+}
+
+/// One bad unit: where, and what was expected and found.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataError {
+    pub file: String,
+    pub offset: u64,
+    pub length: u64,
+    /// `bad checksum`, `misdirected write`, `stale data (lost write)`, `bad magic`, ...
+    pub kind: String,
+    pub expected: String,
+    pub found: String,
 }
 
 /// fio's `steadystate` JSON block: the criterion, whether it was attained, and the window of
@@ -137,4 +298,7 @@ pub struct RunResult {
     pub timestamp_s: u64,
     pub hostname: String,
     pub jobs: Vec<JobResult>,
+    /// The block devices under the run's files, over the run (fio's `Disk stats`).
+    #[serde(default)]
+    pub disk_util: Vec<DiskUtil>,
 }

@@ -21,6 +21,11 @@ pub struct IntervalBucket {
     pub write_ios: u64,
     pub write_bytes: u64,
     pub total_latency: LatencyHistogram,
+    /// Sums for the interval's mean completion and submission latency (fio's clat/slat logs).
+    pub clat_sum_ns: u64,
+    pub slat_sum_ns: u64,
+    /// IOs with a submission latency (none for synchronous engines).
+    pub slat_ios: u64,
 }
 
 impl IntervalBucket {
@@ -33,6 +38,9 @@ impl IntervalBucket {
             write_ios: 0,
             write_bytes: 0,
             total_latency: LatencyHistogram::with_precision(INTERVAL_PRECISION),
+            clat_sum_ns: 0,
+            slat_sum_ns: 0,
+            slat_ios: 0,
         }
     }
 
@@ -44,6 +52,9 @@ impl IntervalBucket {
         self.write_ios = 0;
         self.write_bytes = 0;
         self.total_latency.reset();
+        self.clat_sum_ns = 0;
+        self.slat_sum_ns = 0;
+        self.slat_ios = 0;
     }
 }
 
@@ -95,6 +106,17 @@ impl IntervalAccumulator {
         self.current.total_latency.record_n(total_latency_ns, n);
     }
 
+    /// Adds one IO's completion and (for queued engines) submission latency to the current
+    /// interval, for fio's clat and slat logs.
+    #[inline]
+    pub fn record_parts(&mut self, clat_ns: u64, slat_ns: Option<u64>) {
+        self.current.clat_sum_ns += clat_ns;
+        if let Some(slat) = slat_ns {
+            self.current.slat_sum_ns += slat;
+            self.current.slat_ios += 1;
+        }
+    }
+
     /// Closes the last, partial interval at `elapsed_ns` (end of the measured window).
     pub fn finish(&mut self, elapsed_ns: u64, sink: &mut impl FnMut(&IntervalBucket)) {
         self.advance(elapsed_ns, sink);
@@ -127,6 +149,8 @@ pub struct SeriesMerger {
     interval_ns: u64,
     clones: u32,
     slots: Vec<Slot>,
+    /// Keep each interval's latencies in fio's bins (for `write_hist_log`).
+    keep_bins: bool,
 }
 
 impl SeriesMerger {
@@ -135,7 +159,14 @@ impl SeriesMerger {
             interval_ns: interval_ns.max(1),
             clones: clones.max(1),
             slots: Vec::new(),
+            keep_bins: false,
         }
+    }
+
+    /// Also keeps every interval's latency distribution in fio's bins (fio's histogram log).
+    pub fn with_bins(mut self, keep_bins: bool) -> SeriesMerger {
+        self.keep_bins = keep_bins;
+        self
     }
 
     /// Adds one clone's closed interval.
@@ -149,7 +180,7 @@ impl SeriesMerger {
                 sample: None,
             });
         }
-        let interval_ns = self.interval_ns;
+        let (interval_ns, keep_bins) = (self.interval_ns, self.keep_bins);
         let clones = self.clones;
         let slot = &mut self.slots[index];
         let merged = &mut slot.bucket;
@@ -159,9 +190,12 @@ impl SeriesMerger {
         merged.write_ios += bucket.write_ios;
         merged.write_bytes += bucket.write_bytes;
         merged.total_latency.merge(&bucket.total_latency);
+        merged.clat_sum_ns += bucket.clat_sum_ns;
+        merged.slat_sum_ns += bucket.slat_sum_ns;
+        merged.slat_ios += bucket.slat_ios;
         slot.reported += 1;
         if slot.reported >= clones {
-            slot.sample = Some(to_sample(&slot.bucket, interval_ns));
+            slot.sample = Some(to_sample(&slot.bucket, interval_ns, keep_bins));
             // Free the histogram's memory: this interval is final.
             slot.bucket.total_latency = LatencyHistogram::with_precision(1);
         }
@@ -169,18 +203,18 @@ impl SeriesMerger {
 
     /// The merged series, ascending by time.
     pub fn finish(self) -> Vec<IntervalSample> {
-        let interval_ns = self.interval_ns;
+        let (interval_ns, keep_bins) = (self.interval_ns, self.keep_bins);
         self.slots
             .into_iter()
             .map(|slot| {
                 slot.sample
-                    .unwrap_or_else(|| to_sample(&slot.bucket, interval_ns))
+                    .unwrap_or_else(|| to_sample(&slot.bucket, interval_ns, keep_bins))
             })
             .collect()
     }
 }
 
-fn to_sample(bucket: &IntervalBucket, interval_ns: u64) -> IntervalSample {
+fn to_sample(bucket: &IntervalBucket, interval_ns: u64, keep_bins: bool) -> IntervalSample {
     IntervalSample {
         start_ms: bucket.index * interval_ns / 1_000_000,
         interval_ms: bucket.length_ns / 1_000_000,
@@ -190,6 +224,21 @@ fn to_sample(bucket: &IntervalBucket, interval_ns: u64) -> IntervalSample {
         write_bytes: bucket.write_bytes,
         latency_mean_ns: bucket.total_latency.mean_ns(),
         latency_p99_ns: bucket.total_latency.percentile_ns(99.0),
+        clat_mean_ns: mean(bucket.clat_sum_ns, bucket.read_ios + bucket.write_ios),
+        slat_mean_ns: mean(bucket.slat_sum_ns, bucket.slat_ios),
+        latency_bins: if keep_bins {
+            bucket.total_latency.fio_bins()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+fn mean(sum: u64, count: u64) -> f64 {
+    if count == 0 {
+        0.0
+    } else {
+        sum as f64 / count as f64
     }
 }
 

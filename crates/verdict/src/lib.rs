@@ -227,6 +227,7 @@ impl FioReader<'_> {
             _ => ("fio".to_string(), tool_version.to_string()),
         };
         Ok(RunResult {
+            disk_util: Default::default(),
             tool: extra_text("tool").unwrap_or(tool),
             version: extra_text("version").unwrap_or(version),
             timestamp_s: root.get("timestamp").and_then(Value::as_u64).unwrap_or(0),
@@ -307,6 +308,7 @@ impl FioReader<'_> {
         }
         .max(1);
         let mut result = JobResult {
+            fio: Default::default(),
             name,
             group_id: job.get("groupid").and_then(Value::as_u64).unwrap_or(0) as u32,
             clones,
@@ -329,6 +331,7 @@ impl FioReader<'_> {
                 Some(code) => Some(format!("fio error {code}")),
             },
             interrupted: false,
+            verify: None,
             steadystate: None,
             latency_depth_found: None,
         };
@@ -471,13 +474,27 @@ impl FioReader<'_> {
         // fio 3.x gives N (samples); fio 2.x has none. Without it the summary still carries the
         // mean and percentiles; count then stays 0 and the mean is taken as given.
         let count = object.get("N").and_then(Value::as_u64).unwrap_or(0);
+        // json+ carries every sample in fio's bins (keys in ns); unreadable entries are
+        // skipped rather than refused, as the bins only add precision to what is above.
+        let mut fio_bins: Vec<(u64, u64)> = object
+            .get("bins")
+            .and_then(Value::as_object)
+            .map(|bins| {
+                bins.iter()
+                    .filter_map(|(key, n)| Some((key.trim().parse().ok()?, n.as_u64()?)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        fio_bins.sort_unstable();
         Ok(LatencySummary {
+            fio_ranges: Default::default(),
             count,
             min_ns: (number("min") * scale).round() as u64,
             max_ns: (number("max") * scale).round() as u64,
             mean_ns: number("mean") * scale,
             stdev_ns: number("stddev") * scale,
             percentiles_ns,
+            fio_bins,
         })
     }
 }
@@ -1427,6 +1444,7 @@ mod tests {
 
     fn latency(mean_ms: f64, p99_ms: f64) -> LatencySummary {
         LatencySummary {
+            fio_ranges: Default::default(),
             count: 1,
             min_ns: 0,
             max_ns: (p99_ms * 2e6) as u64,
@@ -1436,6 +1454,7 @@ mod tests {
                 (50.0, (mean_ms * 1e6) as u64),
                 (99.0, (p99_ms * 1e6) as u64),
             ],
+            fio_bins: Vec::new(),
         }
     }
 

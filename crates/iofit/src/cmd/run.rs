@@ -25,6 +25,11 @@ pub enum OutputFormat {
     Normal,
     /// fio-compatible JSON (stdout holds nothing else).
     Json,
+    /// fio's json+: JSON with every latency histogram's bins (fio_jsonplus_clat2csv reads it).
+    #[value(name = "json+")]
+    JsonPlus,
+    /// fio's terse version 3 line per job (`;`-separated).
+    Terse,
 }
 
 /// Run fio job files, or fio-style jobs given on the command line.
@@ -135,6 +140,8 @@ impl Args {
             output_format: match self.output_format {
                 OutputFormat::Normal => request::OutputFormat::Normal,
                 OutputFormat::Json => request::OutputFormat::Json,
+                OutputFormat::JsonPlus => request::OutputFormat::JsonPlus,
+                OutputFormat::Terse => request::OutputFormat::Terse,
             },
             output: self.output.take(),
             allow_overwrite: self.allow_overwrite,
@@ -265,7 +272,7 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
         stop: Arc::new(AtomicBool::new(false)),
     };
     let output = crate::cmd::remote::Output {
-        json: request.output_format == request::OutputFormat::Json,
+        json: request.output_format.machine_readable(),
         path: request.output.as_deref(),
         quiet: request.quiet,
         report: request.report.as_deref(),
@@ -340,6 +347,14 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             eprintln!("iofit: interrupted; the results cover what ran before Ctrl-C");
         }
         return Ok(ExitCode::from(INTERRUPTED));
+    }
+    let bad_data = crate::exit::data_error_jobs(&results.report.result.jobs);
+    if !bad_data.is_empty() {
+        eprintln!(
+            "iofit: error: data verification found bad data in job(s) {} (see the results)",
+            bad_data.join(", ")
+        );
+        return Ok(ExitCode::from(crate::exit::DATA_ERRORS));
     }
     if !results.failed_jobs.is_empty() {
         eprintln!(

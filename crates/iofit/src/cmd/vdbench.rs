@@ -125,6 +125,29 @@ pub fn run_file(
         ..CliObserver::new(true, quiet)
     };
     let outcome = vdbench::run_file(path, options, &mut executor, &mut observer)?;
+    if outcome.data_errors > 0 {
+        let errors = outcome
+            .doc
+            .runs
+            .iter()
+            .flat_map(|run| run.result.jobs.iter().map(move |job| (run, job)))
+            .flat_map(|(run, job)| {
+                job.verify
+                    .iter()
+                    .flat_map(move |v| v.errors.iter().map(move |e| (run, e)))
+            });
+        for (run, e) in errors.take(10) {
+            eprintln!(
+                "iofit: data error: rd={} lun={} offset {} length {}: {}: expected {}, found {}",
+                run.rd, e.file, e.offset, e.length, e.kind, e.expected, e.found
+            );
+        }
+        eprintln!(
+            "iofit: error: validate=yes found {} bad block(s) (see the results)",
+            outcome.data_errors
+        );
+        return Ok(ExitCode::from(crate::exit::DATA_ERRORS));
+    }
     Ok(if outcome.failed {
         ExitCode::from(crate::exit::FAILED)
     } else {

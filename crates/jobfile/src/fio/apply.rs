@@ -57,6 +57,10 @@ pub(crate) struct Builder {
     /// Where the first write_*_log was set, and log_avg_msec (0: per-IO logs).
     pub log_at: Option<Location>,
     pub log_avg_msec: u64,
+    /// fio's dedupe keys, settled together (`fio::data`).
+    pub dedupe: super::data::DedupeKeys,
+    /// log_hist_msec (0: not set).
+    pub log_hist_msec: u64,
     /// fio `steadystate` (criterion and limit), `ss_dur`, `ss_ramp`: settled in `finish`.
     pub steady: Option<Placed<iofit_model::job::SteadyStateSpec>>,
     pub ss_dur: Option<Duration>,
@@ -185,14 +189,21 @@ pub(crate) fn size(c: &mut Ctx, arg: &Arg) -> R {
     c.b.size = Some(Placed::at(spec, arg));
     Ok(())
 }
-/// fio's `filesize`: the size of each file (a range draws one per file; iofit has one size for
-/// all the files of a job, so a range is refused).
+/// fio's `filesize`: the size of each file. A range `LOW-HIGH` (or `LOW:HIGH`) draws a size in
+/// it; fio draws one per file, iofit one per job (its files share one size), and says so.
 pub(crate) fn filesize(c: &mut Ctx, arg: &Arg) -> R {
-    if arg.value()?.contains('-') || arg.value()?.contains(':') {
-        return Err(arg.unsupported(
-            "a range of file sizes",
-            "give one size such as filesize=64m",
-        ));
+    let value = arg.value()?;
+    if let Some((low, high)) = value.split_once(['-', ':']) {
+        const FIX: &str = "write filesize=LOW-HIGH such as filesize=1g-2g, or one size";
+        let low = parse_size(low, c.base).map_err(|why| arg.invalid(why, FIX))?;
+        let high = parse_size(high, c.base).map_err(|why| arg.invalid(why, FIX))?;
+        if low == Bytes::ZERO || high < low {
+            return Err(arg.invalid("the range is empty", FIX));
+        }
+        let drawn = draw_in_range(low.as_u64(), high.as_u64(), c.job.random_seed);
+        c.note(format!("filesize={value}: iofit drew one size for all the job's files, {drawn} bytes (fio draws one per file)"));
+        c.b.filesize = Some(Placed::at(Bytes(drawn), arg));
+        return Ok(());
     }
     let bytes = arg.size(c.base)?;
     if bytes == Bytes::ZERO {
@@ -200,6 +211,17 @@ pub(crate) fn filesize(c: &mut Ctx, arg: &Arg) -> R {
     }
     c.b.filesize = Some(Placed::at(bytes, arg));
     Ok(())
+}
+/// A size in `low..=high` from the job's seed (repeatable with randrepeat), rounded down to
+/// whole 4 KiB but never below `low`.
+fn draw_in_range(low: u64, high: u64, seed: u64) -> u64 {
+    // splitmix64's finaliser: one well-mixed draw from the seed.
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    let drawn = low + z % (high - low + 1);
+    (drawn / 4096 * 4096).max(low)
 }
 pub(crate) fn offset(c: &mut Ctx, arg: &Arg) -> R {
     if arg.value()?.ends_with('%') {
@@ -595,6 +617,7 @@ pub(crate) fn write_log(c: &mut Ctx, arg: &Arg) -> R {
     match arg.key {
         "write_bw_log" => c.job.logs.bw_prefix = prefix,
         "write_iops_log" => c.job.logs.iops_prefix = prefix,
+        "write_hist_log" => c.job.logs.hist_prefix = prefix,
         _ => c.job.logs.lat_prefix = prefix,
     }
     c.b.log_at.get_or_insert_with(|| arg.loc.clone());
@@ -609,20 +632,23 @@ pub(crate) fn log_avg_msec(c: &mut Ctx, arg: &Arg) -> R {
     }
     Ok(())
 }
-/// Options whose fio default is what iofit does, and which iofit cannot do otherwise yet.
-pub(crate) fn only_default(_: &mut Ctx, arg: &Arg) -> R {
-    let (default, what) = match arg.key {
-        "per_job_logs" => ("1", "one log per clone (per_job_logs=1)"),
-        "log_offset" => ("0", "logs without offsets (log_offset=0)"),
-        "log_unix_epoch" => ("0", "log times from the job's start (log_unix_epoch=0)"),
-        _ => ("0", "fio's default"),
-    };
-    let value = arg.value.map(str::trim).unwrap_or("1");
-    let on = parse_bool(Some(value)).map_err(|why| arg.invalid(why, "write 1 or 0"))?;
-    if on == (default == "1") {
-        return Ok(());
+/// fio's `log_hist_msec`: the histogram log's interval (iofit's series interval).
+pub(crate) fn log_hist_msec(c: &mut Ctx, arg: &Arg) -> R {
+    let msec = parse_u64(arg.value()?)
+        .map_err(|why| arg.invalid(why, "write a number of milliseconds such as 1000"))?;
+    c.b.log_hist_msec = msec;
+    Ok(())
+}
+/// fio's `log_offset`, `log_unix_epoch`, `per_job_logs`: how the log files are written.
+pub(crate) fn log_flag(c: &mut Ctx, arg: &Arg) -> R {
+    let on = arg.flag()?;
+    let logs = &mut c.job.logs;
+    match arg.key {
+        "log_offset" => logs.with_offset = on,
+        "log_unix_epoch" => logs.unix_epoch = on,
+        _ => logs.shared_file = !on,
     }
-    Err(arg.unsupported(format!("anything but {what}"), "remove it"))
+    Ok(())
 }
 /// fio's `percentage_sequential`: the complement of `percentage_random`.
 pub(crate) fn percentage_sequential(c: &mut Ctx, arg: &Arg) -> R {
@@ -635,11 +661,72 @@ pub(crate) fn nrfiles(c: &mut Ctx, arg: &Arg) -> R {
     c.b.nrfiles = Some(arg.positive_count("0 files")?);
     Ok(())
 }
-/// iofit always reports completion-latency percentiles (fio's default, clat_percentiles=1).
+/// fio's `clat_percentiles`: completion-latency percentiles in the report (on by default).
 pub(crate) fn clat_percentiles(c: &mut Ctx, arg: &Arg) -> R {
-    if !arg.flag()? {
-        c.note("clat_percentiles=0: iofit still reports completion-latency percentiles");
+    c.job.reporting.clat_percentiles = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn lat_percentiles(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.reporting.lat_percentiles = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn slat_percentiles(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.reporting.slat_percentiles = arg.flag()?;
+    Ok(())
+}
+/// fio's `percentile_list=99:99.9:99.99`: at most 20 percentiles, each above 0 and at most 100,
+/// reported in ascending order as fio reports them.
+pub(crate) fn percentile_list(c: &mut Ctx, arg: &Arg) -> R {
+    const FIX: &str =
+        "write up to 20 percentiles between 0 and 100 joined by ':', such as 50:99:99.9";
+    let mut list = Vec::new();
+    for part in arg.value()?.split(':').map(str::trim) {
+        let pct: f64 = part
+            .parse()
+            .map_err(|_| arg.invalid(format!("'{part}' is not a number"), FIX))?;
+        if !(pct > 0.0 && pct <= 100.0) {
+            return Err(arg.invalid(format!("{part} is not above 0 and at most 100"), FIX));
+        }
+        list.push(pct);
     }
+    if list.len() > 20 {
+        return Err(arg.invalid(
+            format!("{} percentiles (fio keeps at most 20)", list.len()),
+            FIX,
+        ));
+    }
+    list.sort_by(f64::total_cmp);
+    list.dedup();
+    c.job.reporting.percentile_list = list;
+    Ok(())
+}
+pub(crate) fn unified_rw_reporting(c: &mut Ctx, arg: &Arg) -> R {
+    use iofit_model::job::UnifiedRw;
+    c.job.reporting.unified_rw_reporting = match arg.value.map(str::trim).unwrap_or("1") {
+        "none" | "0" => UnifiedRw::None,
+        "mixed" | "1" => UnifiedRw::Mixed,
+        "both" | "2" => UnifiedRw::Both,
+        _ => {
+            return Err(arg.invalid(
+                "not a unified_rw_reporting mode",
+                "write unified_rw_reporting=none, mixed or both (or 0, 1, 2)",
+            ))
+        }
+    };
+    Ok(())
+}
+/// fio's `significant_figures` (1..=10): digits of the rates in the text output.
+pub(crate) fn significant_figures(c: &mut Ctx, arg: &Arg) -> R {
+    let digits = parse_u32(arg.value()?)
+        .ok()
+        .filter(|d| (1..=10).contains(d))
+        .ok_or_else(|| {
+            arg.invalid(
+                "not a whole number from 1 to 10",
+                "write significant_figures=4",
+            )
+        })?;
+    c.job.reporting.significant_figures = digits as u8;
     Ok(())
 }
 /// fio's default, `none`, stops a job at its first error, as iofit does.
@@ -775,17 +862,6 @@ pub(crate) fn fallocate(_: &mut Ctx, arg: &Arg) -> R {
         _ => Err(arg.invalid(
             "not a fallocate mode",
             "write none, posix, native, keep or truncate",
-        )),
-    }
-}
-/// `verify=0`/`none` (and `do_verify`, which only matters with a verify mode) ask for what
-/// iofit does: no verification. Any real verify mode is refused with the reason.
-pub(crate) fn verify(_: &mut Ctx, arg: &Arg) -> R {
-    match arg.value()? {
-        "0" | "none" => Ok(()),
-        _ => Err(arg.unsupported(
-            "data verification (iofit measures performance and does not verify data)",
-            "remove verify= or run verification jobs with fio",
         )),
     }
 }

@@ -180,3 +180,22 @@ fn exit_what_and_bs_unaligned() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn filesize_range_draws_one_size_in_it() {
+    let text = "[r]\nfilename=/tmp/iofit-never-created\nfilesize=10m:20m\nbs=4k\n";
+    let j = parse_str(text, "t.fio", &ParseOptions::default())
+        .unwrap()
+        .remove(0);
+    let Some(SizeSpec::Bytes(size)) = j.size else {
+        panic!("{:?}", j.size)
+    };
+    assert!((10 << 20..=20 << 20).contains(&size.as_u64()), "{size:?}");
+    assert_eq!(size.as_u64() % 4096, 0);
+    assert!(j.notes.iter().any(|n| n.contains("fio draws one per file")));
+    let again = parse_str(text, "t.fio", &ParseOptions::default())
+        .unwrap()
+        .remove(0);
+    assert_eq!(again.size, j.size, "repeatable");
+    assert!(error("filesize=20m-10m").contains("empty"));
+}

@@ -11,6 +11,15 @@ fn parse(text: &str) -> Result<Vec<JobSpec>, JobFileError> {
     parse_str(text, "test.fio", &ParseOptions::default())
 }
 
+/// The jobs with the options-as-written echo emptied: the exact-job tests compare what runs.
+fn without_written(mut jobs: Vec<JobSpec>) -> Vec<JobSpec> {
+    for job in &mut jobs {
+        job.reporting.job_options.clear();
+        job.reporting.global_options.clear();
+    }
+    jobs
+}
+
 fn seed_job(name: &str, rw: RwMode, dir: &str, bs: Bytes, iodepth: u32) -> JobSpec {
     let mut job = JobSpec::new(
         name,
@@ -30,7 +39,7 @@ fn seed_job(name: &str, rw: RwMode, dir: &str, bs: Bytes, iodepth: u32) -> JobSp
 
 #[test]
 fn seed_fiowrite_exact_jobs() {
-    let jobs = parse(FIOWRITE).unwrap();
+    let jobs = without_written(parse(FIOWRITE).unwrap());
     let expected: Vec<JobSpec> = (1..=4)
         .map(|i| {
             seed_job(
@@ -47,7 +56,7 @@ fn seed_fiowrite_exact_jobs() {
 
 #[test]
 fn seed_fioread_exact_jobs() {
-    let jobs = parse(FIOREAD).unwrap();
+    let jobs = without_written(parse(FIOREAD).unwrap());
     let expected: Vec<JobSpec> = (1..=4)
         .map(|i| {
             seed_job(
@@ -64,7 +73,7 @@ fn seed_fioread_exact_jobs() {
 
 #[test]
 fn seed_fioreadwrite_exact_jobs() {
-    let jobs = parse(FIOREADWRITE).unwrap();
+    let jobs = without_written(parse(FIOREADWRITE).unwrap());
     let mut expected: Vec<JobSpec> = (1..=4)
         .map(|i| {
             seed_job(
@@ -338,7 +347,7 @@ fn unknown_and_unsupported_are_different_errors() {
     );
     assert!(
         error.to_string().contains(
-            "fio option 'verify_async' is not supported by iofit: iofit measures performance and does not verify data"
+            "fio option 'verify_async' is not supported by iofit: iofit verifies in the job's own thread"
         ),
         "{error}"
     );
@@ -349,8 +358,7 @@ fn unknown_and_unsupported_are_different_errors() {
         ..Default::default()
     };
     assert!(parse_str("[a]\nsize=1m\ndirectory=/tmp\niodpeth=4\n", "t", &lenient).is_ok());
-    assert!(parse_str("[a]\nsize=1m\ndirectory=/tmp\nverify=md5\n", "t", &lenient).is_err());
-    // verify=0 asks for what iofit does.
+    assert!(parse_str("[a]\nsize=1m\ndirectory=/tmp\nverify=md6\n", "t", &lenient).is_err());
     assert!(parse("[a]\nsize=1m\ndirectory=/tmp\nverify=0\ndo_verify=0\n").is_ok());
 }
 
@@ -567,7 +575,8 @@ fn number_ios_is_an_io_size() {
 fn filesize_is_per_file() {
     let jobs = parse("[a]\ndirectory=/tmp\nnrfiles=4\nfilesize=2m\n").unwrap();
     assert_eq!(jobs[0].size, Some(SizeSpec::Bytes(Bytes::mib(2))));
-    assert!(parse("[a]\ndirectory=/tmp\nfilesize=1m-2m\n").is_err());
+    // A range draws one size for the job's files (control_tests has the details).
+    assert!(parse("[a]\ndirectory=/tmp\nfilesize=1m-2m\n").is_ok());
 }
 
 #[test]
@@ -740,11 +749,77 @@ fn logs_need_averaging_and_one_series_per_clone() {
         "write_bw_log=x\n",
         "write_bw_log=x\nlog_avg_msec=100\ngroup_reporting\n",
         "write_lat_log=x\nlog_avg_msec=100\nrw=randrw\n",
-        "write_bw_log=x\nlog_avg_msec=100\nlog_offset=1\n",
+        "write_hist_log=x\n",
+        "write_hist_log=x\nlog_hist_msec=100\nlog_avg_msec=200\n",
+        "write_hist_log=x\nlog_hist_msec=100\nrw=randrw\n",
     ] {
         assert!(
             parse(&format!("[a]\nsize=1m\ndirectory=/tmp\n{bad}")).is_err(),
             "{bad}"
         );
     }
+}
+
+#[test]
+fn log_styles_and_histogram_logs() {
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nwrite_iops_log=x\nlog_avg_msec=100\nlog_offset=1\nlog_unix_epoch=1\nper_job_logs=0\nwrite_hist_log=h\nlog_hist_msec=100\n").unwrap();
+    let logs = &jobs[0].logs;
+    assert!(logs.with_offset && logs.unix_epoch && logs.shared_file);
+    assert_eq!(logs.hist_prefix.as_deref(), Some("h"));
+    assert_eq!(jobs[0].log_interval, Duration::from_millis(100));
+    let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nwrite_hist_log\nlog_hist_msec=250\n").unwrap();
+    assert_eq!(jobs[0].logs.hist_prefix.as_deref(), Some("a"));
+    assert_eq!(jobs[0].log_interval, Duration::from_millis(250));
+}
+
+#[test]
+fn reporting_options_and_options_as_written() {
+    use iofit_model::job::UnifiedRw;
+    let text = "[global]\nioengine=libaio\nsize=1m  \ntime_based\nruntime=1\n\n[a]\ndirectory=/tmp\nbs=4k\npercentile_list=99.9:50:99\nlat_percentiles=1\nclat_percentiles=0\nslat_percentiles\nunified_rw_reporting=both\nsignificant_figures=6\n";
+    let job = &parse(text).unwrap()[0];
+    let r = &job.reporting;
+    assert_eq!(r.percentile_list, vec![50.0, 99.0, 99.9]);
+    assert!(r.lat_percentiles && r.slat_percentiles && !r.clat_percentiles);
+    assert_eq!(r.unified_rw_reporting, UnifiedRw::Both);
+    assert_eq!(r.significant_figures, 6);
+    // As written, trimmed; bare flags left out as fio leaves them out.
+    let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+    assert_eq!(
+        r.global_options,
+        vec![
+            pair("ioengine", "libaio"),
+            pair("size", "1m"),
+            pair("runtime", "1")
+        ]
+    );
+    assert_eq!(r.job_options[0], pair("directory", "/tmp"));
+    assert_eq!(r.job_options[2], pair("percentile_list", "99.9:50:99"));
+    // A command-line job lists its --name, as fio's JSON does.
+    let args: Vec<String> = ["--name=x", "--size=1m", "--filename=/tmp/f"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let jobs = parse_command_line(&args, &ParseOptions::default()).unwrap();
+    assert_eq!(jobs[0].reporting.job_options[0], pair("name", "x"));
+    for (bad, key) in [
+        ("percentile_list=0:50", "percentile_list"),
+        ("percentile_list=50:x", "percentile_list"),
+        ("percentile_list=101", "percentile_list"),
+        ("unified_rw_reporting=some", "unified_rw_reporting"),
+        ("significant_figures=11", "significant_figures"),
+    ] {
+        let error = parse(&format!("[a]\ndirectory=/tmp\nsize=1m\n{bad}\n")).unwrap_err();
+        assert_eq!(
+            (error.line, error.key.as_deref()),
+            (4, Some(key)),
+            "{error}"
+        );
+    }
+    let many: Vec<String> = (1..=21).map(|p| p.to_string()).collect();
+    let error = parse(&format!(
+        "[a]\ndirectory=/tmp\nsize=1m\npercentile_list={}\n",
+        many.join(":")
+    ))
+    .unwrap_err();
+    assert!(error.to_string().contains("at most 20"), "{error}");
 }

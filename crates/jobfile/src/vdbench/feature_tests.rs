@@ -175,12 +175,17 @@ fn include_is_relative_to_the_including_file() {
 
 #[test]
 fn data_keys_parse_and_a_run_refuses_them_by_name() {
+    // compratio and dedupratio run (vdbench/data.rs); journal= does not, named.
     let file = parse(
         "compratio=2\ndedupratio=3\nsd=sd1,lun=/tmp/x,size=1m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max\n",
     );
     assert_eq!(file.data.len(), 2);
+    file.check_runnable().unwrap();
+    let file = parse(
+        "compratio=2\njournal=yes\nsd=sd1,lun=/tmp/x,size=1m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max\n",
+    );
     let error = file.check_runnable().unwrap_err();
-    assert_eq!(error.key.as_deref(), Some("compratio"));
+    assert_eq!(error.key.as_deref(), Some("journal"));
     assert!(error.to_string().contains("data feature"), "{error}");
 }
 

@@ -1,0 +1,323 @@
+//! fio's data options: `verify=` and its family, and what write buffers hold
+//! (`buffer_compress_percentage`, `dedupe_percentage`, patterns, ...). Kept apart from
+//! `apply.rs` so the data keys are one place; each function is named by the table in
+//! `fio_options.rs`.
+
+use super::apply::{Arg, Ctx};
+use crate::error::JobFileError;
+use crate::values::{parse_percent, parse_u64};
+use iofit_model::data::{DedupeSpec, PatternPart, VerifyMode};
+use iofit_model::job::JobSpec;
+use std::path::PathBuf;
+
+type R = Result<(), JobFileError>;
+
+/// Dedupe keys settled together at the end (fio takes them in any order).
+#[derive(Default)]
+pub(crate) struct DedupeKeys {
+    pub pct: Option<f64>,
+    pub working_set_mode: bool,
+    pub working_set_pct: Option<f64>,
+}
+
+pub(crate) fn verify(c: &mut Ctx, arg: &Arg) -> R {
+    let value = arg.value()?.to_ascii_lowercase();
+    c.job.data.verify.mode = VerifyMode::from_fio_name(&value).ok_or_else(|| {
+        arg.invalid(
+            "not a verify mode",
+            &format!("write one of {}", VerifyMode::FIO_NAMES),
+        )
+    })?;
+    Ok(())
+}
+pub(crate) fn do_verify(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.verify.do_verify = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn verify_only(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.verify.only = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn verify_fatal(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.verify.max_errors = arg.flag()?.then_some(1);
+    Ok(())
+}
+pub(crate) fn verify_dump(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.verify.dump = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn verify_header_seed(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.verify.header_seed = arg.flag()?;
+    Ok(())
+}
+/// fio keeps state files in the working directory (`NAME-CLONE-verify.state` here).
+pub(crate) fn verify_state_save(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.verify.state_save = arg.flag()?.then(|| PathBuf::from("."));
+    Ok(())
+}
+pub(crate) fn verify_state_load(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.verify.state_load = arg.flag()?.then(|| PathBuf::from("."));
+    Ok(())
+}
+pub(crate) fn verify_interval(c: &mut Ctx, arg: &Arg) -> R {
+    let bytes = arg.size(c.base)?.as_u64();
+    c.job.data.verify.interval_bytes = (bytes > 0).then_some(bytes);
+    Ok(())
+}
+pub(crate) fn verify_offset(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.verify.header_offset_bytes = arg.size(c.base)?.as_u64();
+    Ok(())
+}
+fn count(arg: &Arg) -> Result<u64, JobFileError> {
+    parse_u64(arg.value()?).map_err(|why| arg.invalid(why, "write a whole number"))
+}
+pub(crate) fn verify_backlog(c: &mut Ctx, arg: &Arg) -> R {
+    let n = count(arg)?;
+    c.job.data.verify.backlog = (n > 0).then_some(n);
+    Ok(())
+}
+pub(crate) fn verify_backlog_batch(c: &mut Ctx, arg: &Arg) -> R {
+    let n = count(arg)?;
+    c.job.data.verify.backlog_batch = (n > 0).then_some(n);
+    Ok(())
+}
+pub(crate) fn verify_pattern(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.verify.pattern = parse_pattern(arg, true)?;
+    Ok(())
+}
+
+fn percent(arg: &Arg) -> Result<f64, JobFileError> {
+    let fix = "write a percentage 0..100";
+    let pct = parse_percent(arg.value()?).map_err(|why| arg.invalid(why, fix))?;
+    if !(0.0..=100.0).contains(&pct) {
+        return Err(arg.invalid("out of range", fix));
+    }
+    Ok(pct)
+}
+pub(crate) fn buffer_compress_percentage(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.content.compress_pct = percent(arg)?;
+    Ok(())
+}
+pub(crate) fn buffer_compress_chunk(c: &mut Ctx, arg: &Arg) -> R {
+    let bytes = arg.size(c.base)?.as_u64();
+    c.job.data.content.compress_chunk_bytes = if bytes == 0 { 512 } else { bytes };
+    Ok(())
+}
+pub(crate) fn refill_buffers(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.content.refill = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn scramble_buffers(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.content.scramble = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn zero_buffers(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.data.content.zero = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn buffer_pattern(c: &mut Ctx, arg: &Arg) -> R {
+    let parts = parse_pattern(arg, false)?;
+    c.job.data.content.pattern = parts
+        .into_iter()
+        .flat_map(|p| match p {
+            PatternPart::Bytes(b) => b,
+            PatternPart::Offset => Vec::new(),
+        })
+        .collect();
+    Ok(())
+}
+pub(crate) fn dedupe_percentage(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.dedupe.pct = Some(percent(arg)?);
+    Ok(())
+}
+pub(crate) fn dedupe_mode(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.dedupe.working_set_mode = match arg.value()? {
+        "repeat" => false,
+        "working_set" => true,
+        _ => return Err(arg.invalid("not a dedupe mode", "write repeat or working_set")),
+    };
+    Ok(())
+}
+pub(crate) fn dedupe_working_set_percentage(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.dedupe.working_set_pct = Some(percent(arg)?);
+    Ok(())
+}
+
+/// Settles the keys that fio reads together, once the section is read.
+pub(crate) fn finish(job: &mut JobSpec, keys: &DedupeKeys) {
+    if let Some(pct) = keys.pct.filter(|&p| p > 0.0) {
+        job.data.content.dedupe = Some(DedupeSpec::Fio {
+            pct,
+            // fio's default working set is 5% of the file.
+            working_set_pct: keys
+                .working_set_mode
+                .then(|| keys.working_set_pct.unwrap_or(5.0)),
+        });
+    }
+    let verify = &mut job.data.verify;
+    // fio: a pattern with no verify mode verifies the pattern.
+    if !verify.pattern.is_empty() && !verify.mode.is_on() {
+        verify.mode = VerifyMode::Pattern;
+    }
+    if verify.mode.is_on() && !job.rw.has_writes() && verify.state_load.is_none() && !verify.only {
+        job.notes.push(
+            "verify on a job that only reads: iofit checks what the same run wrote, so this job checks nothing; use verify_only=1 with the writing job's options, or verify_state_load=1 after a run with verify_state_save=1".into(),
+        );
+    }
+}
+
+/// fio's pattern syntax: hex (`0xdeadbeef`, bytes as written), quoted strings, decimal bytes,
+/// and `%o` (the block's offset) where `offsets` allows it, one after another.
+pub(crate) fn parse_pattern(arg: &Arg, offsets: bool) -> Result<Vec<PatternPart>, JobFileError> {
+    let text = arg.value()?;
+    let fix = "write hex (0xdeadbeef), a quoted string (\"abc\"), a byte (0..255) or %o, one after another";
+    let mut parts = Vec::new();
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("%o") {
+            if !offsets {
+                return Err(arg.invalid("%o is only for verify_pattern", fix));
+            }
+            parts.push(PatternPart::Offset);
+            rest = after;
+        } else if let Some(hex) = rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
+            let end = hex
+                .find(|c: char| !c.is_ascii_hexdigit())
+                .unwrap_or(hex.len());
+            let digits = &hex[..end];
+            if digits.is_empty() {
+                return Err(arg.invalid("0x without hex digits", fix));
+            }
+            let padded = if digits.len() % 2 == 1 {
+                format!("0{digits}")
+            } else {
+                digits.to_string()
+            };
+            let bytes = (0..padded.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&padded[i..i + 2], 16).expect("hex digits"))
+                .collect();
+            parts.push(PatternPart::Bytes(bytes));
+            rest = &hex[end..];
+        } else if let Some(quoted) = rest.strip_prefix('"').or_else(|| rest.strip_prefix('\'')) {
+            let quote = rest.as_bytes()[0] as char;
+            let end = quoted
+                .find(quote)
+                .ok_or_else(|| arg.invalid("a string without its closing quote", fix))?;
+            parts.push(PatternPart::Bytes(quoted.as_bytes()[..end].to_vec()));
+            rest = &quoted[end + 1..];
+        } else if rest.starts_with(|c: char| c.is_ascii_digit()) {
+            let end = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len());
+            let byte: u8 = rest[..end]
+                .parse()
+                .map_err(|_| arg.invalid("a decimal value above 255", fix))?;
+            parts.push(PatternPart::Bytes(vec![byte]));
+            rest = &rest[end..];
+        } else if let Some(after) = rest.strip_prefix([' ', ',']) {
+            rest = after;
+        } else {
+            return Err(arg.invalid(format!("cannot read {rest:?}"), fix));
+        }
+    }
+    if parts.is_empty() {
+        return Err(arg.invalid("an empty pattern", fix));
+    }
+    Ok(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fio::parse_str;
+    use crate::ParseOptions;
+    use iofit_model::data::{DedupeSpec, PatternPart, VerifyMode};
+
+    fn job(body: &str) -> iofit_model::job::JobSpec {
+        let text = format!("[a]\nsize=1m\ndirectory=/tmp\n{body}");
+        let jobs = parse_str(&text, "t.fio", &ParseOptions::default()).expect("parses");
+        jobs.into_iter().next().expect("one job")
+    }
+
+    #[test]
+    fn verify_family_lands_in_the_job() {
+        let j = job("rw=randwrite\nbs=8k\nverify=crc32c-intel\nverify_interval=4k\nverify_offset=512\nverify_fatal=1\nverify_dump=1\nverify_backlog=16\nverify_backlog_batch=8\nverify_header_seed=0\ndo_verify=0\nverify_state_save=1\n");
+        let v = &j.data.verify;
+        assert_eq!(v.mode, VerifyMode::Crc32c);
+        assert_eq!(v.interval_bytes, Some(4096));
+        assert_eq!(v.header_offset_bytes, 512);
+        assert_eq!(v.max_errors, Some(1));
+        assert!(v.dump && !v.header_seed && !v.do_verify);
+        assert_eq!((v.backlog, v.backlog_batch), (Some(16), Some(8)));
+        assert!(v.state_save.is_some() && v.state_load.is_none());
+        for name in ["md5", "sha1", "sha256", "sha512", "xxhash", "meta", "null"] {
+            assert!(job(&format!("rw=write\nverify={name}\n"))
+                .data
+                .verify
+                .mode
+                .is_on());
+        }
+        // A pattern alone verifies the pattern, %o places the offset.
+        let j = job("rw=write\nverify_pattern=0xdead\"ab\"%o7\n");
+        assert_eq!(j.data.verify.mode, VerifyMode::Pattern);
+        assert_eq!(
+            j.data.verify.pattern,
+            vec![
+                PatternPart::Bytes(vec![0xde, 0xad]),
+                PatternPart::Bytes(b"ab".to_vec()),
+                PatternPart::Offset,
+                PatternPart::Bytes(vec![7])
+            ]
+        );
+        // A read-only job says it checks nothing.
+        assert!(job("rw=read\nverify=md5\n")
+            .notes
+            .iter()
+            .any(|n| n.contains("checks nothing")));
+    }
+
+    #[test]
+    fn content_keys_land_in_the_job() {
+        let j = job("rw=write\nbuffer_compress_percentage=60\nbuffer_compress_chunk=4k\nrefill_buffers=1\nscramble_buffers=0\ndedupe_working_set_percentage=10\ndedupe_percentage=30\ndedupe_mode=working_set\n");
+        let c = &j.data.content;
+        assert_eq!((c.compress_pct, c.compress_chunk_bytes), (60.0, 4096));
+        assert!(c.refill && !c.scramble);
+        assert_eq!(
+            c.dedupe,
+            Some(DedupeSpec::Fio {
+                pct: 30.0,
+                working_set_pct: Some(10.0)
+            })
+        );
+        assert_eq!(
+            job("rw=write\nbuffer_pattern=0x0102\n")
+                .data
+                .content
+                .pattern,
+            vec![1, 2]
+        );
+        assert!(job("rw=write\nzero_buffers\n").data.content.zero);
+    }
+
+    #[test]
+    fn bad_values_name_the_key_and_a_fix() {
+        for (body, key) in [
+            ("verify=md6\n", "verify"),
+            ("verify_pattern=0xzz\n", "verify_pattern"),
+            ("verify_pattern=\"abc\n", "verify_pattern"),
+            ("buffer_pattern=%o\n", "buffer_pattern"),
+            (
+                "buffer_compress_percentage=120\n",
+                "buffer_compress_percentage",
+            ),
+            ("dedupe_mode=sometimes\n", "dedupe_mode"),
+            ("verify_backlog=-1\n", "verify_backlog"),
+        ] {
+            let text = format!("[a]\nsize=1m\ndirectory=/tmp\n{body}");
+            let e = parse_str(&text, "t.fio", &ParseOptions::default()).unwrap_err();
+            assert_eq!(e.key.as_deref(), Some(key), "{e}");
+            assert_eq!(e.line, 4, "{e}");
+            assert!(e.to_string().contains("t.fio:4"), "{e}");
+        }
+    }
+}
