@@ -848,6 +848,7 @@ mod tests {
             write_bytes: write_ios * 8192,
             latency_mean_ns: 500_000.0,
             latency_p99_ns: 2_000_000,
+            ..IntervalSample::default()
         };
         let job = |name: &str, read_ios: u64, write_ios: u64| JobResult {
             name: name.into(),
