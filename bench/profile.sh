@@ -84,6 +84,10 @@ mb=$(awk "BEGIN { printf \"%.1f\", $bytes / 1000000 }")
 echo "file: $mb MB, $(grep -c '^avg-cpu' "$big") reports x 4 devices"
 echo "iofit profile  runs ${iofit_t[*]} s  median $iofit_m s  $(awk "BEGIN { printf \"%.0f\", $bytes / $iofit_m / 1e6 }") MB/s"
 echo "mawk one-liner runs ${mawk_t[*]} s  median $mawk_m s  $(awk "BEGIN { printf \"%.0f\", $bytes / $mawk_m / 1e6 }") MB/s"
-echo "jc --iostat    runs ${jc_t[*]} s  median $jc_m s  $(awk "BEGIN { printf \"%.1f\", $bytes / $jc_m / 1e6 }") MB/s"
-echo "ratio iofit vs mawk: $(awk "BEGIN { printf \"%.2f\", $mawk_m / $iofit_m }")x (goal >= 2x); vs jc: $(awk "BEGIN { printf \"%.1f\", $jc_m / $iofit_m }")x"
+if [ "$jc_runs" -gt 0 ]; then
+  echo "jc --iostat    runs ${jc_t[*]} s  median $jc_m s  $(awk "BEGIN { printf \"%.1f\", $bytes / $jc_m / 1e6 }") MB/s"
+fi
+vs_jc="not run (JC_RUNS=0)"
+[ "$jc_runs" -gt 0 ] && vs_jc="$(awk "BEGIN { printf \"%.1f\", $jc_m / $iofit_m }")x"
+echo "ratio iofit vs mawk: $(awk "BEGIN { printf \"%.2f\", $mawk_m / $iofit_m }")x (goal >= 2x); vs jc: $vs_jc"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r); load $(cut -d' ' -f1-3 /proc/loadavg)"
