@@ -28,7 +28,7 @@ fn check_corpus(dir: &Path) {
         let path = dir.join(&file);
         // fio's --parse-only does not look at targets, nor does iofit's: a missing file is
         // found by a run, before any IO.
-        // Data keys (compratio=...) parse, for the data feature; a run refuses them.
+        // Data keys iofit does not run (journal=...) parse; a run refuses them.
         let args: &[&str] = if file.contains("missing-file") || file.contains("general-parameter") {
             &["run"]
         } else {

@@ -256,7 +256,7 @@ pub enum ForLoop {
     RhPct(Vec<f64>),
     WhPct(Vec<f64>),
     HitArea(Vec<Bytes>),
-    /// `forcompratio=`: data content, kept for the data feature.
+    /// `forcompratio=`: shown by --parse-only; a run refuses it (a data parameter iofit does not run).
     CompRatio(Vec<f64>),
     /// File system loops: fsd depth, width, files, sizes; fwd operation.
     Depth(Vec<u32>),
@@ -276,8 +276,8 @@ pub struct ParamFile {
     pub fsds: Vec<FsdDef>,
     pub fwds: Vec<FwdDef>,
     /// Data content and validation keys (`compratio`, `dedupratio`, `validate`,
-    /// `data_errors`, `pattern`, `journal`...), parsed and kept for the data feature; a run
-    /// refuses them ([`ParamFile::check_runnable`]) until it lands.
+    /// `data_errors`, `pattern`, `journal`...): the first six run (vdbench/data.rs), the
+    /// rest a run refuses ([`ParamFile::check_runnable`]).
     pub data: Vec<DataParam>,
     /// `concatenatesds=yes`: the sds of a wd form one volume.
     pub concatenate: bool,
@@ -1584,7 +1584,7 @@ fn check_keys(
     Ok(())
 }
 
-/// Data content and validation keys: the data feature's (parsed and kept; a run refuses them).
+/// Data content and validation keys (kept in `ParamFile::data`; vdbench/data.rs runs some).
 fn is_data_key(key: &str) -> bool {
     matches!(
         key,
@@ -2124,8 +2124,8 @@ impl ParamFile {
                 ErrorKind::UnsupportedValue {
                     key: data.key.clone(),
                     value: data.value.clone(),
-                    why: "data content and validation (compression, dedup, patterns, validate, data_errors, journals) belong to the data feature, which".into(),
-                    fix: "remove the parameter to run with iofit's own data, or wait for the data feature".into(),
+                    why: "this data parameter (journals, patterns and the like; validate, data_errors, compratio and dedup* do run)".into(),
+                    fix: "remove the parameter to run without it".into(),
                 },
             ));
         }

@@ -88,7 +88,7 @@ fn vdbench_corpus_gives_typed_errors() {
     let count = check(&corpus_dir().join("vdbench"), |path| {
         let file = vdbench::parse_file(path)?;
         file.check_hosts(vdbench::is_local_host)?;
-        // What a run checks after parsing: data keys wait for the data feature.
+        // What a run checks after parsing: data keys iofit does not run (journal=...) are refused.
         file.check_runnable()?;
         let runs = file.runs()?;
         let fs_runs = file.fs_runs()?;

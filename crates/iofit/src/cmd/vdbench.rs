@@ -90,9 +90,9 @@ pub fn check_file(path: &Path, substitutions: &[String]) -> anyhow::Result<ExitC
     for note in &checked.notes {
         println!("  note: {note}");
     }
-    for key in &checked.data_keys {
+    for key in &checked.refused_data_keys {
         println!(
-            "  note: {key} is data content or validation: it parses, and a run refuses it until iofit's data feature lands"
+            "  note: {key} parses, and a run refuses it (iofit does not run this data parameter)"
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -24,6 +24,14 @@ pub(super) fn runs(param: &DataParam) -> bool {
     KEYS.contains(&param.key.as_str())
 }
 
+impl DataParam {
+    /// Whether a run honours this parameter (`validate`, `compratio`...) or refuses it
+    /// (`journal`, `pattern`...).
+    pub fn runs(&self) -> bool {
+        runs(self)
+    }
+}
+
 fn bad(loc: &Location, key: &str, why: &str, fix: &str) -> JobFileError {
     loc.error(Some(key), ErrorKind::Other(format!("{key}= {why}; {fix}")))
 }

@@ -186,7 +186,12 @@ fn data_keys_parse_and_a_run_refuses_them_by_name() {
     );
     let error = file.check_runnable().unwrap_err();
     assert_eq!(error.key.as_deref(), Some("journal"));
-    assert!(error.to_string().contains("data feature"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("journal=yes: this data parameter"),
+        "{error}"
+    );
 }
 
 #[test]
