@@ -50,3 +50,5 @@ pub mod predict_text;
 pub mod vdbench_flatfile;
 pub mod vdbench_summary;
 pub mod workload_chart;
+
+pub use document::ReportFormat;
