@@ -40,6 +40,7 @@ pub mod fio_json;
 pub mod fio_log;
 pub mod fio_terse;
 pub mod fio_text;
+pub mod fleet_table;
 pub mod html;
 pub mod markdown;
 mod markup;
