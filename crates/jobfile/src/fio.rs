@@ -495,7 +495,9 @@ fn build_jobs(
             )),
         ));
     }
-    if jobs.is_empty() {
+    // fio's --parse-only accepts a file of only [global] sections (it may be an include or
+    // given with others); a run refuses it.
+    if jobs.is_empty() && !opts.skip_target_checks {
         return Err(JobFileError::new(source_name, 0, None, ErrorKind::Empty));
     }
     Ok(jobs)
@@ -630,7 +632,13 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         (None, None) => false,
     };
     if let Some(loc) = &b.time_based {
-        if job.runtime.is_none() {
+        if job.runtime.is_none() && opts.skip_target_checks {
+            // fio's --parse-only accepts it too: the runtime may come from the command line of
+            // the run, so only a run refuses it.
+            job.notes.push(
+                "time_based is set but no runtime: fio --parse-only accepts this, a run refuses it until runtime= or --runtime is given".into(),
+            );
+        } else if job.runtime.is_none() {
             return Err(loc.error(
                 Some("time_based"),
                 ErrorKind::InvalidJob {
@@ -749,7 +757,12 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         }) => {
             let per_file = Bytes(total.as_u64() / u64::from(file_count.max(1)));
             let max_bs = job.block_size.max_size();
-            if per_file < max_bs {
+            if per_file < max_bs && opts.skip_target_checks {
+                // fio checks this when it sets up the files, so its --parse-only accepts it.
+                job.notes.push(format!(
+                    "block size {max_bs} is larger than the size per file {per_file}: fio --parse-only accepts this, a run refuses it (as fio does: 'size too small')"
+                ));
+            } else if per_file < max_bs {
                 let (key, at) = match &bs_loc {
                     Some(bs_loc) if bs_loc.line >= loc.line || loc.file != bs_loc.file => {
                         ("bs", bs_loc.clone())
@@ -772,6 +785,10 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         Some(Placed { value, .. }) => job.size = Some(value),
         None => {
             match &job.target {
+                // fio's --parse-only does not ask where the size comes from; a run does.
+                Target::Directory { .. } if opts.skip_target_checks => job.notes.push(
+                    "no size= and no existing file to take the size from: fio --parse-only accepts this, a run refuses it until size= is given".into(),
+                ),
                 Target::Directory { .. } => {
                     return Err(target_loc.unwrap_or_else(|| section_loc.clone()).error(
                         Some("size"),
@@ -1086,6 +1103,8 @@ fn split_filenames(value: &str) -> Vec<String> {
         .collect()
 }
 
+#[cfg(test)]
+mod compat_tests;
 #[cfg(test)]
 mod control_tests;
 #[cfg(test)]

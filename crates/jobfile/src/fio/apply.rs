@@ -149,6 +149,23 @@ impl Arg<'_> {
 
 type R = Result<(), JobFileError>;
 
+/// A size as fio 3.33 reads it: like [`Arg::size`], but arithmetic without parentheses
+/// (`size=10*1000*24105`, PerfKitBenchmarker's job file) is what fio makes of it, the leading
+/// number in bytes, with a note saying so (fio evaluates only `(EXPRESSION)`).
+fn size_as_fio(c: &mut Ctx, arg: &Arg) -> Result<Bytes, JobFileError> {
+    let value = arg.value()?;
+    match crate::values::fio_unparenthesized_size(value) {
+        Some(bytes) => {
+            c.note(format!(
+                "{}={value}: fio 3.33 reads this as {bytes} bytes (it evaluates arithmetic only inside parentheses) and so does iofit; write {}=({value}) for the product",
+                arg.key, arg.key
+            ));
+            Ok(Bytes(bytes))
+        }
+        None => arg.size(c.base),
+    }
+}
+
 pub(crate) fn nothing(_: &mut Ctx, _: &Arg) -> R {
     Ok(())
 }
@@ -180,7 +197,7 @@ pub(crate) fn size(c: &mut Ctx, arg: &Arg) -> R {
         }
         SizeSpec::PercentOfTarget(pct)
     } else {
-        let bytes = arg.size(c.base)?;
+        let bytes = size_as_fio(c, arg)?;
         if bytes == Bytes::ZERO {
             return Err(arg.invalid("a size of 0 has nothing to do IO on", SIZE_FIX));
         }
@@ -205,7 +222,7 @@ pub(crate) fn filesize(c: &mut Ctx, arg: &Arg) -> R {
         c.b.filesize = Some(Placed::at(Bytes(drawn), arg));
         return Ok(());
     }
-    let bytes = arg.size(c.base)?;
+    let bytes = size_as_fio(c, arg)?;
     if bytes == Bytes::ZERO {
         return Err(arg.invalid("a file size of 0", SIZE_FIX));
     }
