@@ -175,10 +175,14 @@ fn check_job(job: &JobSpec) -> Result<(), EngineError> {
                 format!("direct=1 needs block sizes in whole 512-byte sectors, and bs {bad} is not; use a multiple of 512 (4k is usual) or direct=0"),
             ));
         }
-        if job.offset.as_u64() & 511 != 0 {
+        let increment_bytes = match job.start.increment {
+            Some(iofit_model::placement::FileAmount::Bytes(bytes)) => bytes,
+            _ => 0,
+        };
+        if (job.offset.as_u64() | increment_bytes) & 511 != 0 {
             return Err(EngineError::invalid(
                 &job.name,
-                "direct=1 needs offset= in whole 512-byte sectors; use a multiple of 4k",
+                "direct=1 needs offset= and offset_increment= in whole 512-byte sectors; use a multiple of 4k",
             ));
         }
     }
@@ -278,9 +282,13 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
                 ))
             }
         };
+        let min_bs = job.block_size.min_size().as_u64().max(1);
+        let offset = job
+            .start
+            .for_clone(job.offset.as_u64(), clone, length, min_bs);
         job.files_for_clone(clone)
             .into_iter()
-            .map(|path| (path, job.offset.as_u64(), length))
+            .map(|path| (path, offset, length))
             .collect::<Vec<_>>()
     } else {
         regions_for_clone(job, clone)?

@@ -983,6 +983,23 @@ pub fn job_options(job: &JobSpec) -> Vec<(String, String)> {
         Some(SizeSpec::PercentOfTarget(p)) => push("size", format!("{p}%")),
         None => {}
     }
+    match job.start.percent {
+        Some(pct) => push("offset", format!("{pct}%")),
+        None if job.offset > Bytes::ZERO => push("offset", job.offset.as_u64().to_string()),
+        None => {}
+    }
+    match job.start.increment {
+        Some(iofit_model::placement::FileAmount::Bytes(b)) => {
+            push("offset_increment", b.to_string())
+        }
+        Some(iofit_model::placement::FileAmount::Percent(p)) => {
+            push("offset_increment", format!("{p}%"))
+        }
+        None => {}
+    }
+    if let Some(align) = job.start.align_bytes {
+        push("offset_align", align.to_string());
+    }
     let modifier = if job.rw.is_random() && job.random_run > 1 {
         format!(":{}", job.random_run)
     } else if !job.rw.is_random() && job.seq_add_bytes != 0 {

@@ -212,6 +212,9 @@ const HONOURED: &[FioOption] = &[
     opt("unlink", &[], Flag, Supported(ctl::unlink)),
     opt("exit_what", &[], Value, Supported(ctl::exit_what)),
     opt("bs_unaligned", &["blocksize_unaligned"], Flag, Supported(ctl::bs_unaligned)),
+    // Start offsets, flow control, overlap, priorities (fio compatibility pass, issue 12).
+    opt("offset_increment", &[], Value, Supported(a::offset_increment)),
+    opt("offset_align", &[], Value, Supported(a::offset_align)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -253,7 +256,7 @@ const REFUSED: &[(&[&str], &str)] = &[
        "serialize_overlap", "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
        "allow_file_create", "allow_mounted_write", "create_serialize", "create_fsync", "opendir",
        "file_append", "filetype", "write_barrier", "fadvise_hint",
-       "offset_align", "offset_increment",        "bs_is_seq_rand",
+              "bs_is_seq_rand",
        "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",                      "unlink_each_loop", "pre_read",        "create_only", "filename_format", "unique_filename", "fill_device", "fill_fs",        "sync_file_range", "exitall_on_error",
        "ignore_error", "max_latency",               "steadystate_check_interval",
        "ss_interval",        

@@ -11,6 +11,7 @@ use iofit_model::job::{
     AccessZone, BlockSizeShare, JobSpec, PerDirection, RandomDistribution, RwMode, SizeSpec,
     ZoneSize,
 };
+use iofit_model::placement::FileAmount;
 use iofit_model::units::{Bytes, SizeBase};
 use std::time::Duration;
 
@@ -240,15 +241,45 @@ fn draw_in_range(low: u64, high: u64, seed: u64) -> u64 {
     let drawn = low + z % (high - low + 1);
     (drawn / 4096 * 4096).max(low)
 }
+/// fio's `offset`: bytes, or `N%` of the file's size (settled per file when the run knows it;
+/// `engine::layout`).
 pub(crate) fn offset(c: &mut Ctx, arg: &Arg) -> R {
-    if arg.value()?.ends_with('%') {
-        return Err(arg.unsupported(
-            "an offset in percent",
-            "give the offset in bytes, e.g. offset=1g",
-        ));
+    match file_amount(c, arg, "offset=1g or offset=25%")? {
+        FileAmount::Percent(pct) => {
+            c.job.offset = Bytes::ZERO;
+            c.job.start.percent = Some(pct);
+        }
+        FileAmount::Bytes(bytes) => {
+            c.job.offset = Bytes(bytes);
+            c.job.start.percent = None;
+        }
     }
-    c.job.offset = arg.size(c.base)?;
     Ok(())
+}
+/// fio's `offset_increment`: clone N of the job starts N increments further (bytes or `N%`).
+pub(crate) fn offset_increment(c: &mut Ctx, arg: &Arg) -> R {
+    let amount = file_amount(c, arg, "offset_increment=1g or offset_increment=10%")?;
+    c.job.start.increment = match amount {
+        FileAmount::Bytes(0) => None,
+        amount => Some(amount),
+    };
+    Ok(())
+}
+/// fio's `offset_align`: what a start from a percentage is rounded up to.
+pub(crate) fn offset_align(c: &mut Ctx, arg: &Arg) -> R {
+    let bytes = arg.size(c.base)?.as_u64();
+    c.job.start.align_bytes = (bytes > 0).then_some(bytes);
+    Ok(())
+}
+/// Bytes, or a percentage of the file's size from 0 to 100 (`N%`).
+fn file_amount(c: &mut Ctx, arg: &Arg, example: &str) -> Result<FileAmount, JobFileError> {
+    let value = arg.value()?;
+    if let Some(pct) = value.strip_suffix('%') {
+        let pct =
+            parse_percent(pct).map_err(|why| arg.invalid(why, &format!("write {example}")))?;
+        return Ok(FileAmount::Percent(pct));
+    }
+    Ok(FileAmount::Bytes(size_as_fio(c, arg)?.as_u64()))
 }
 pub(crate) fn rw(c: &mut Ctx, arg: &Arg) -> R {
     let (rw, modifier) = parse_rw(arg)?;
