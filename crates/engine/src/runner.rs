@@ -357,6 +357,7 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
                 percentile: t.percentile,
                 keep_running: t.keep_running,
             }),
+            serialize_overlap: job.serialize_overlap,
             ..pacing_plan(&job.pacing)
         },
         fsync_on_close: job.file_sync.fsync_on_close,
@@ -381,6 +382,8 @@ fn pacing_plan(pacing: &iofit_model::job::Pacing) -> PacingPlan {
         rate_cycle_ns: pacing.rate_cycle.unwrap_or(DEFAULT_RATE_CYCLE).as_nanos() as u64,
         poisson: pacing.poisson,
         latency_target: None,
+        flow: None,
+        serialize_overlap: false,
     }
 }
 
@@ -497,10 +500,22 @@ pub fn run_jobs(
         .map(|(i, job)| base_seed(job, i))
         .collect();
     let mut plans: Vec<Vec<ClonePlan>> = Vec::with_capacity(jobs.len());
+    // fio's flow groups are global to the run: jobs join when they start, leave when done.
+    let mut flow_groups = crate::flow::FlowGroups::default();
     for (job, seed) in jobs.iter().zip(&seeds) {
-        let clones = (0..job.numjobs.max(1))
+        let mut clones = (0..job.numjobs.max(1))
             .map(|c| clone_plan(job, c, *seed))
             .collect::<Result<Vec<_>, _>>()?;
+        if let Some(flow) = job.flow.as_ref().filter(|f| f.weight > 0) {
+            let group = flow_groups.get(flow.id);
+            for plan in &mut clones {
+                plan.pacing.flow = Some(crate::flow::FlowPlan {
+                    group: std::sync::Arc::clone(&group),
+                    weight: u64::from(flow.weight),
+                    sleep_ns: flow.sleep.as_nanos() as u64,
+                });
+            }
+        }
         plans.push(clones);
     }
     let (to_write, to_create) = layout.to_write();

@@ -169,6 +169,10 @@ pub struct PacingPlan {
     pub poisson: bool,
     /// fio `latency_target`: search for the deepest queue that meets it.
     pub latency_target: Option<LatencyTargetPlan>,
+    /// fio flow control with other jobs of the same flow id.
+    pub flow: Option<crate::flow::FlowPlan>,
+    /// fio `serialize_overlap`: an IO waits while another in flight overlaps its bytes.
+    pub serialize_overlap: bool,
 }
 
 /// fio's `latency_target` search, resolved for one clone.
@@ -426,6 +430,8 @@ pub(crate) struct Run<'a, C: Clock> {
     /// fio's latency_target depth search; `search_done`: its final window is over.
     search: Option<LatencySearch>,
     search_done: bool,
+    /// This clone's place in its flow group (fio `flow`), left when the run is dropped.
+    flow: Option<crate::flow::FlowMember>,
 }
 
 /// Why a clone stops issuing.
@@ -486,7 +492,15 @@ impl<'a, C: Clock> Run<'a, C> {
             min_rate: MinRateWindow::default(),
             search: None,
             search_done: false,
+            flow: plan.pacing.flow.as_ref().map(crate::flow::FlowMember::join),
         }
+    }
+
+    /// fio flow control: `Some(wait_ns)` when this clone is ahead of its share of its flow
+    /// group and must not issue now; `None` (the IO counted) when it may.
+    #[inline]
+    fn flow_hold(&mut self) -> Option<u64> {
+        self.flow.as_mut()?.hold()
     }
 
     fn start(&mut self) {
@@ -935,6 +949,16 @@ fn run_inline<E: Engine, C: Clock>(
         if !run.measuring && now >= run.ramp_end {
             run.begin_measuring(now);
         }
+        if let Some(wait_ns) = run.flow_hold() {
+            // Ahead of its flow share: wait (fio's flow_sleep), then look again.
+            now = if wait_ns == 0 {
+                std::thread::yield_now();
+                clock.now_ns()
+            } else {
+                run.pause_until(run.deadline.map_or(now + wait_ns, |d| d.min(now + wait_ns)))
+            };
+            continue;
+        }
         let op = run.choose_op();
         let len = run.plan.sizes.pick(op, &mut run.rng);
         let mut issue_ns = now;
@@ -1020,6 +1044,11 @@ struct Slots {
     /// Slots handed to the kernel and not yet reaped.
     inflight: usize,
     submit_batch: usize,
+    /// Slots with an IO queued or in flight (for serialize_overlap).
+    busy: Vec<bool>,
+    /// An IO drawn but held back because it overlaps one in flight (fio
+    /// `serialize_overlap`): (op, len, file, offset, issue time); issued first once it can.
+    held: Option<(Op, u32, u32, u64, u64)>,
 }
 
 impl Slots {
@@ -1037,7 +1066,17 @@ impl Slots {
             completions: Vec::with_capacity(depth),
             inflight: 0,
             submit_batch: submit_batch.clamp(1, depth),
+            busy: vec![false; depth],
+            held: None,
         }
+    }
+
+    /// Whether bytes `[offset, offset + len)` of `file` overlap an IO queued or in flight.
+    fn overlaps_busy(&self, file: u32, offset: u64, len: u32) -> bool {
+        let end = offset + len as u64;
+        self.meta.iter().zip(&self.busy).any(|(m, &busy)| {
+            busy && m.file == file && m.offset < end && offset < m.offset + m.len as u64
+        })
     }
 }
 
@@ -1095,25 +1134,53 @@ fn refill<E: Engine, C: Clock>(
         {
             break;
         }
-        let (op, len) = match pending.take() {
-            Some(p) => p,
+        let (op, len, file, offset, issue_ns) = match q.held.take() {
+            Some((op, len, file, offset, held_ns)) => (
+                op,
+                len,
+                file,
+                offset,
+                held_ns.max(q.meta[slot as usize].free_ns),
+            ),
             None => {
-                let op = run.choose_op();
-                (op, run.plan.sizes.pick(op, &mut run.rng))
+                if pending.is_none() {
+                    if let Some(wait_ns) = run.flow_hold() {
+                        // Ahead of its flow share: look again after fio's flow_sleep.
+                        if wait_ns == 0 {
+                            std::thread::yield_now();
+                        }
+                        due_at = Some(now + wait_ns);
+                        break;
+                    }
+                }
+                let (op, len) = match pending.take() {
+                    Some(p) => p,
+                    None => {
+                        let op = run.choose_op();
+                        (op, run.plan.sizes.pick(op, &mut run.rng))
+                    }
+                };
+                let mut issue_ns = q.meta[slot as usize].free_ns;
+                if let Some(due) = run.due_ns(op) {
+                    if due > now {
+                        *pending = Some((op, len));
+                        due_at = Some(due);
+                        break;
+                    }
+                    // A slot free before its IO was due: latency counts from when it was due.
+                    issue_ns = issue_ns.max(due);
+                }
+                let (file, offset) = run.offsets.next(len, &mut run.rng);
+                (op, len, file, offset, issue_ns)
             }
         };
-        let mut issue_ns = q.meta[slot as usize].free_ns;
-        if let Some(due) = run.due_ns(op) {
-            if due > now {
-                *pending = Some((op, len));
-                due_at = Some(due);
-                break;
-            }
-            // A slot free before its IO was due: latency counts from when it was due.
-            issue_ns = issue_ns.max(due);
+        if run.plan.pacing.serialize_overlap && q.overlaps_busy(file, offset, len) {
+            // Wait for the overlapping IO to complete; this one goes first after it.
+            q.held = Some((op, len, file, offset, issue_ns));
+            break;
         }
         q.free.pop();
-        let (file, offset) = run.offsets.next(len, &mut run.rng);
+        q.busy[slot as usize] = true;
         run.note_issue(op, len);
         run.data.before_io(engine, slot, op, file, offset, len);
         engine.queue(slot, op, file, offset, len);
@@ -1159,6 +1226,7 @@ fn absorb<E: Engine, C: Clock>(
     for c in q.completions.drain(..) {
         q.inflight -= 1;
         q.free.push(c.slot);
+        q.busy[c.slot as usize] = false;
         let meta = &mut q.meta[c.slot as usize];
         meta.free_ns = done_ns;
         let meta = *meta;

@@ -52,7 +52,11 @@ fn offset_increment_puts_each_clone_in_its_own_stripe() {
     let expected: Vec<bool> = (0..blocks.len())
         .map(|b| (0..3).any(|n| (2 + 16 * n..6 + 16 * n).contains(&b)))
         .collect();
-    assert_eq!(blocks.len(), 2 + 16 * 2 + 4, "the file ends at the last clone's end");
+    assert_eq!(
+        blocks.len(),
+        2 + 16 * 2 + 4,
+        "the file ends at the last clone's end"
+    );
     assert_eq!(blocks, expected);
 }
 
@@ -70,4 +74,63 @@ fn offset_in_percent_is_of_the_file_size_rounded_to_the_block() {
     let blocks = pattern_blocks(&dir.path().join("data"), 0xcd);
     let written: Vec<usize> = (0..blocks.len()).filter(|&b| blocks[b]).collect();
     assert_eq!(written, vec![64, 65]);
+}
+
+/// Completed IOs of each job, in the order of the file.
+fn ios_per_job(json: &Value) -> Vec<f64> {
+    json["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap())
+                as f64
+        })
+        .collect()
+}
+
+#[test]
+fn flow_keeps_jobs_in_the_ratio_of_their_weights() {
+    // fio's examples/flow.fio shape: a 1:8 flow between a writer and a random reader, on a real
+    // file with psync (each IO's pace is the disk's), and on io_uring at depth 8.
+    for engine in ["psync", "io_uring\niodepth=8"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (json, _) = run_in(
+            dir.path(),
+            &format!(
+                "[global]\nfilename=data\nsize=1m\nbs=4k\ntime_based\nruntime=1\n\
+                 ioengine={engine}\nflow_sleep=100\n\
+                 [job2]\nrw=write\nflow=1\n[job1]\nrw=randread\nflow=8\n"
+            ),
+            &[],
+        );
+        let ios = ios_per_job(&json);
+        let ratio = ios[1] / ios[0];
+        assert!(ios[0] > 50.0, "{engine}: {ios:?}");
+        assert!(
+            (7.0..=9.0).contains(&ratio),
+            "{engine}: 1:8 flow gave {ios:?}"
+        );
+    }
+}
+
+#[test]
+fn serialize_overlap_runs_io_uring_at_depth_32_over_a_tiny_file() {
+    // 4 blocks, 32 IOs wanted in flight: at most 4 can be, one per block (the invariant itself
+    // is checked on every queued IO in crates/engine/tests/overlap.rs).
+    let dir = tempfile::tempdir().unwrap();
+    let (json, _) = run_in(
+        dir.path(),
+        "[tiny]\nfilename=data\nsize=16k\nbs=4k\nrw=randwrite\nnorandommap\n\
+         ioengine=io_uring\niodepth=32\nserialize_overlap=1\nnumber_ios=2000\n",
+        &[],
+    );
+    let job = &json["jobs"][0];
+    assert_eq!(job["write"]["total_ios"], 2000, "every IO ran");
+    assert_eq!(job["write"]["io_bytes"], 2000 * 4096);
+    // fio's depth distribution: never more than 4 in flight (the ">=8" bins stay empty).
+    let depths = &job["iodepth_level"];
+    for bin in ["8", "16", "32", ">=64"] {
+        assert_eq!(depths[bin].as_f64().unwrap_or(0.0), 0.0, "{bin}: {depths}");
+    }
 }

@@ -7,6 +7,7 @@
 //! ([`ParseOptions::overrides`]) apply to every job after the file's own, so they win.
 
 pub(crate) mod apply;
+pub(crate) mod compat;
 pub(crate) mod control;
 pub(crate) mod data;
 
@@ -614,6 +615,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     let rw = b.rw.unwrap_or(RwMode::Read);
     job = job.with_rw(rw);
     data::finish(&mut job, &b.dedupe);
+    compat::finish_flow(&mut job);
     if rw.is_mixed() {
         if let Some(read_pct) = b.rwmix_read_pct {
             job.rwmix_read_pct = read_pct;
@@ -999,6 +1001,14 @@ pub fn job_options(job: &JobSpec) -> Vec<(String, String)> {
     }
     if let Some(align) = job.start.align_bytes {
         push("offset_align", align.to_string());
+    }
+    if let Some(flow) = &job.flow {
+        push("flow_id", flow.id.to_string());
+        push("flow", flow.weight.to_string());
+        push("flow_sleep", flow.sleep.as_micros().to_string());
+    }
+    if job.serialize_overlap {
+        push("serialize_overlap", "1".to_string());
     }
     let modifier = if job.rw.is_random() && job.random_run > 1 {
         format!(":{}", job.random_run)

@@ -9,6 +9,7 @@
 
 use crate::error::JobFileError;
 use crate::fio::apply::{self as a, Arg, Ctx};
+use crate::fio::compat as cm;
 use crate::fio::control as ctl;
 use crate::fio::data as d;
 use std::collections::HashMap;
@@ -215,6 +216,12 @@ const HONOURED: &[FioOption] = &[
     // Start offsets, flow control, overlap, priorities (fio compatibility pass, issue 12).
     opt("offset_increment", &[], Value, Supported(a::offset_increment)),
     opt("offset_align", &[], Value, Supported(a::offset_align)),
+    opt("flow", &[], Value, Supported(cm::flow)),
+    opt("flow_id", &[], Value, Supported(cm::flow_id)),
+    opt("flow_sleep", &[], Value, Supported(cm::flow_sleep)),
+    opt("flow_watermark", &[], Value, Noted(a::nothing,
+        "flow_watermark is deprecated in fio, which ignores it; so does iofit")),
+    opt("serialize_overlap", &[], Flag, Supported(cm::serialize_overlap)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -245,7 +252,6 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["numa_cpu_nodes", "numa_mem_policy"], "NUMA placement needs libnuma, which iofit does not use"),
     (&["cgroup", "cgroup_nodelete", "cgroup_weight"], "cgroup placement is not implemented in iofit"),
     (&["exec_prerun", "exec_postrun"], "iofit does not run commands from job files"),
-    (&["flow", "flow_id", "flow_sleep", "flow_watermark"], "fio's flow control between jobs is not implemented in iofit"),
     (&["dedupe_global"],
      "iofit dedupes within each job (dedupe_percentage); duplicates shared across jobs are not implemented"),
     (&["trim_percentage", "trim_backlog", "trim_backlog_batch"], "iofit does not issue trim IO"),
@@ -253,7 +259,7 @@ const REFUSED: &[(&[&str], &str)] = &[
        "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
        "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
        "hipri", "hipri_percentage", "sqthread_poll", "sqthread_poll_cpu", "force_async",
-       "serialize_overlap", "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
+       "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
        "allow_file_create", "allow_mounted_write", "create_serialize", "create_fsync", "opendir",
        "file_append", "filetype", "write_barrier", "fadvise_hint",
               "bs_is_seq_rand",
