@@ -21,7 +21,9 @@ use crate::worker::{
 };
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, OpenSync, SizeSpec};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
+use std::collections::HashMap;
 use std::fs::File;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -362,8 +364,67 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         },
         fsync_on_close: job.file_sync.fsync_on_close,
         end_syncfs: job.file_sync.end_syncfs,
+        io_log: None,
+        ioprio: job
+            .thread_control
+            .io_priority
+            .map_or(0, |p| (u16::from(p.class) << 13) | u16::from(p.level)),
         data: crate::data::data_plan(job, clone)?,
     })
+}
+
+/// Creates the per-IO log files (fio's logs without `log_avg_msec`) and hands each clone its
+/// writers: `PREFIX_KIND.N.log` with N the clone's number in the run as fio counts threads, or
+/// one `PREFIX_KIND.log` for all clones with `per_job_logs=0`.
+fn open_io_logs(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) -> Result<(), EngineError> {
+    use crate::iolog::{IoLogKind as K, IoLogPlan, LogSink};
+    let mut open: HashMap<PathBuf, crate::iolog::SharedSink> = HashMap::new();
+    let mut number = 0u32;
+    for (job, clones) in jobs.iter().zip(plans.iter_mut()) {
+        for plan in clones.iter_mut() {
+            number += 1;
+            let logs = &job.logs;
+            if !logs.per_io {
+                continue;
+            }
+            let mut sinks = Vec::new();
+            for (prefix, kind) in [
+                (&logs.bw_prefix, K::Bandwidth),
+                (&logs.iops_prefix, K::Iops),
+                (&logs.lat_prefix, K::Latency),
+                (&logs.lat_prefix, K::CompletionLatency),
+                (&logs.lat_prefix, K::SubmissionLatency),
+            ] {
+                let Some(prefix) = prefix else { continue };
+                let path = PathBuf::from(if logs.shared_file {
+                    format!("{prefix}_{}.log", kind.suffix())
+                } else {
+                    format!("{prefix}_{}.{number}.log", kind.suffix())
+                });
+                let sink = match open.get(&path) {
+                    Some(sink) => Arc::clone(sink),
+                    None => {
+                        let sink = LogSink::create(&path).map_err(|e| {
+                            EngineError::invalid(
+                                &job.name,
+                                format!("cannot create the log {}: {e}; check the log prefix's directory", path.display()),
+                            )
+                        })?;
+                        open.insert(path, Arc::clone(&sink));
+                        sink
+                    }
+                };
+                sinks.push((kind, sink));
+            }
+            plan.io_log = Some(IoLogPlan {
+                sinks,
+                with_offset: logs.with_offset,
+                with_prio: logs.with_prio,
+                unix_epoch: logs.unix_epoch,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// fio's default `rate_cycle`: minimum rates are checked over 1000 ms windows.
@@ -518,6 +579,7 @@ pub fn run_jobs(
         }
         plans.push(clones);
     }
+    open_io_logs(jobs, &mut plans)?;
     let (to_write, to_create) = layout.to_write();
     if to_create > 0 {
         observer.layout(to_create, to_write);

@@ -150,6 +150,11 @@ pub struct ClonePlan {
     pub fsync_on_close: bool,
     /// syncfs the files' file systems at the end (fio `end_syncfs`).
     pub end_syncfs: bool,
+    /// fio's per-IO logs (no `log_avg_msec`), written as IOs complete.
+    pub io_log: Option<crate::iolog::IoLogPlan>,
+    /// The ioprio value (class << 13 | level) the clone's IOs carry (fio `prioclass`/`prio`),
+    /// 0 when none is set.
+    pub ioprio: u16,
 }
 
 /// fio's pacing options, resolved for one clone. The default paces nothing.
@@ -800,6 +805,9 @@ impl<'a, C: Clock> Run<'a, C> {
                     .record(done_ns.saturating_sub(meta.submit_ns));
                 stats.total.record(total);
             }
+            if let Some(log) = &self.plan.io_log {
+                self.log_io(log, meta, done_ns, inline);
+            }
             self.series
                 .record(meta.op_is_read, meta.len as u64, 1, total);
             if inline {
@@ -815,6 +823,44 @@ impl<'a, C: Clock> Run<'a, C> {
             self.writes_since_sync += 1;
         }
         Ok(())
+    }
+
+    /// One line per per-IO log for a measured completion; a write error ends the job (its
+    /// logs would be partial).
+    #[cold]
+    fn log_io(
+        &mut self,
+        log: &crate::iolog::IoLogPlan,
+        meta: &SlotMeta,
+        done_ns: u64,
+        inline: bool,
+    ) {
+        if self.out.error.is_some() {
+            return;
+        }
+        let base_ms = if log.unix_epoch {
+            self.out.start_epoch_ms
+        } else {
+            0
+        };
+        let total_ns = done_ns.saturating_sub(meta.issue_ns);
+        let record = crate::iolog::IoRecord {
+            time_ms: base_ms + done_ns.saturating_sub(self.measure_start) / 1_000_000,
+            is_read: meta.op_is_read,
+            len: meta.len,
+            offset: meta.offset,
+            total_ns,
+            completion_ns: if inline {
+                total_ns
+            } else {
+                done_ns.saturating_sub(meta.submit_ns)
+            },
+            submission_ns: (!inline).then(|| meta.submit_ns.saturating_sub(meta.issue_ns)),
+            ioprio: self.plan.ioprio,
+        };
+        if let Err(e) = log.record(&record) {
+            self.out.error = Some(e);
+        }
     }
 
     fn maybe_sync<E: Engine>(&mut self, engine: &mut E) -> Result<(), IoFailure> {
@@ -899,6 +945,9 @@ impl<'a, C: Clock> Run<'a, C> {
             }
         }
         if let Err(e) = self.data.save_state() {
+            self.out.error.get_or_insert(e);
+        }
+        if let Some(Err(e)) = self.plan.io_log.as_ref().map(|log| log.flush()) {
             self.out.error.get_or_insert(e);
         }
         self.out.verify = self.data.result(self.plan);

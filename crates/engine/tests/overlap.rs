@@ -91,6 +91,8 @@ fn plan(serialize_overlap: bool) -> ClonePlan {
         },
         fsync_on_close: false,
         end_syncfs: false,
+        io_log: None,
+        ioprio: 0,
         data: Default::default(),
     }
 }

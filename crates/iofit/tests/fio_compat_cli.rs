@@ -134,3 +134,64 @@ fn serialize_overlap_runs_io_uring_at_depth_32_over_a_tiny_file() {
         assert_eq!(depths[bin].as_f64().unwrap_or(0.0), 0.0, "{bin}: {depths}");
     }
 }
+
+/// The lines of a log: (time ms, value, ddir, bs, offset when logged, last column).
+fn log_lines(path: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| l.split(", ").map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn per_io_logs_have_one_line_per_io_in_fios_columns() {
+    // ssd-steadystate.fio's shape (no log_avg_msec, group_reporting, numjobs) on a mixed job.
+    let dir = tempfile::tempdir().unwrap();
+    let (json, _) = run_in(
+        dir.path(),
+        "[first]\nfilename=data\nsize=256k\nrw=write\nbs=64k\n\
+         [mixed]\nstonewall\nfilename=data\nsize=256k\nrw=randrw\nbs=4k\nnumjobs=2\n\
+         group_reporting\nioengine=io_uring\niodepth=4\nwrite_lat_log=m\nwrite_bw_log=m\n\
+         write_iops_log=m\nlog_offset=1\n",
+        &[],
+    );
+    let mixed = &json["jobs"][1];
+    let (reads, writes) = (
+        mixed["read"]["total_ios"].as_u64().unwrap(),
+        mixed["write"]["total_ios"].as_u64().unwrap(),
+    );
+    assert_eq!(reads + writes, 2 * 64, "two clones over 64 blocks each");
+    // Clones 2 and 3 of the run (the first job is thread 1), as fio numbers them.
+    let mut lat_sum_ns = 0u64;
+    let mut per_dir = [0u64; 2];
+    for clone in [2, 3] {
+        let lat = log_lines(&dir.path().join(format!("m_lat.{clone}.log")));
+        assert_eq!(lat.len(), 64, "one line per IO of the clone");
+        for line in &lat {
+            assert_eq!(line.len(), 6, "time, value, ddir, bs, offset, prio: {line:?}");
+            assert_eq!(line[3], "4096");
+            let offset: u64 = line[4].parse().unwrap();
+            assert!(offset < 256 << 10 && offset.is_multiple_of(4096));
+            assert_eq!(line[5], "0");
+            lat_sum_ns += line[1].parse::<u64>().unwrap();
+            per_dir[line[2].parse::<usize>().unwrap()] += 1;
+        }
+        let iops = log_lines(&dir.path().join(format!("m_iops.{clone}.log")));
+        assert!(iops.iter().all(|l| l[1] == "1"));
+        for kind in ["clat", "slat", "bw"] {
+            assert_eq!(log_lines(&dir.path().join(format!("m_{kind}.{clone}.log"))).len(), 64);
+        }
+    }
+    assert_eq!(per_dir, [reads, writes], "the ddir column matches the JSON's counts");
+    // The lines' mean is the JSON's mean total latency (the same IOs, the same clock).
+    let json_mean_ns = (mixed["read"]["lat_ns"]["mean"].as_f64().unwrap() * reads as f64
+        + mixed["write"]["lat_ns"]["mean"].as_f64().unwrap() * writes as f64)
+        / (reads + writes) as f64;
+    let log_mean_ns = lat_sum_ns as f64 / (reads + writes) as f64;
+    assert!(
+        (log_mean_ns - json_mean_ns).abs() <= 1.0 + json_mean_ns * 1e-6,
+        "{log_mean_ns} vs {json_mean_ns}"
+    );
+    assert!(!dir.path().join("m_lat.1.log").exists(), "the first job logs nothing");
+}

@@ -913,11 +913,11 @@ fn check_logs(job: &mut JobSpec, b: &Builder, at: &Location) -> Result<(), JobFi
         }
         job.log_interval = std::time::Duration::from_millis(b.log_hist_msec);
     }
-    if averaged && b.log_avg_msec == 0 {
-        return refuse(
-            "iofit writes fio's averaged logs, not one line per IO".into(),
-            "add log_avg_msec=N (for example log_avg_msec=1000)",
-        );
+    // No log_avg_msec: fio's per-IO logs, which the engine writes per clone as IOs complete
+    // (so group_reporting and mixed jobs are no obstacle).
+    job.logs.per_io = averaged && b.log_avg_msec == 0;
+    if job.logs.per_io && job.logs.hist_prefix.is_none() {
+        return Ok(());
     }
     if job.group_reporting {
         return refuse(
@@ -925,7 +925,7 @@ fn check_logs(job: &mut JobSpec, b: &Builder, at: &Location) -> Result<(), JobFi
             "drop group_reporting to get fio's per-clone logs",
         );
     }
-    if job.logs.lat_prefix.is_some() && job.rw.is_mixed() {
+    if job.logs.lat_prefix.is_some() && job.rw.is_mixed() && !job.logs.per_io {
         return refuse(
             "iofit's interval series holds one latency for reads and writes together".into(),
             "log latency on a read-only or write-only job",

@@ -79,7 +79,7 @@ const HONOURED: &[FioOption] = &[
     opt("write_bw_log", &[], Value, Supported(a::write_log)),
     opt("write_iops_log", &[], Value, Supported(a::write_log)),
     opt("write_lat_log", &[], Value, Noted(a::write_log,
-        "write_lat_log: iofit's lat, clat and slat logs hold each window's mean latency of reads and writes together; log latency on a read-only or write-only job")),
+        "write_lat_log: with log_avg_msec, iofit's averaged lat, clat and slat logs hold each window's mean latency of reads and writes together (so a mixed job needs per-IO logs: no log_avg_msec)")),
     opt("log_avg_msec", &[], Value, Supported(a::log_avg_msec)),
     opt("per_job_logs", &[], Flag, Supported(a::log_flag)),
     opt("log_offset", &[], Flag, Supported(a::log_flag)),
@@ -222,6 +222,7 @@ const HONOURED: &[FioOption] = &[
     opt("flow_watermark", &[], Value, Noted(a::nothing,
         "flow_watermark is deprecated in fio, which ignores it; so does iofit")),
     opt("serialize_overlap", &[], Flag, Supported(cm::serialize_overlap)),
+    opt("log_prio", &[], Flag, Supported(cm::log_prio)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -247,7 +248,7 @@ const REFUSED: &[(&[&str], &str)] = &[
        "replay_redirect", "replay_scale", "replay_skip", "replay_time_scale"],
      "IO log and blktrace replay are not implemented in iofit"),
     (&["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "cmdprio_hint",
-       "priohint", "log_prio"],
+       "priohint"],
      "IO priorities (ioprio classes per job or per IO) are not set by iofit; every IO runs at the default priority"),
     (&["numa_cpu_nodes", "numa_mem_policy"], "NUMA placement needs libnuma, which iofit does not use"),
     (&["cgroup", "cgroup_nodelete", "cgroup_weight"], "cgroup placement is not implemented in iofit"),

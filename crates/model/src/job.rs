@@ -386,6 +386,13 @@ pub struct FioLogs {
     /// fio `per_job_logs=0`: one `PREFIX_bw.log` shared by every clone, not one per clone.
     #[serde(default)]
     pub shared_file: bool,
+    /// No `log_avg_msec`: the bw, iops and lat logs get one line per IO (fio's default),
+    /// written by the engine as IOs complete.
+    #[serde(default)]
+    pub per_io: bool,
+    /// fio `log_prio=1`: the logs' last column is the IO's ioprio value, not 0/1.
+    #[serde(default)]
+    pub with_prio: bool,
 }
 
 impl FioLogs {

@@ -64,3 +64,9 @@ pub(crate) fn serialize_overlap(c: &mut Ctx, arg: &Arg) -> R {
     c.job.serialize_overlap = arg.flag()?;
     Ok(())
 }
+
+/// fio `log_prio=1`: the logs' last column is each IO's ioprio value (`0x%04x`), not 0/1.
+pub(crate) fn log_prio(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.logs.with_prio = arg.flag()?;
+    Ok(())
+}
