@@ -365,6 +365,7 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         fsync_on_close: job.file_sync.fsync_on_close,
         end_syncfs: job.file_sync.end_syncfs,
         io_log: None,
+        cmdprio: job.cmdprio.clone(),
         ioprio: job
             .thread_control
             .io_priority

@@ -155,6 +155,8 @@ pub struct ClonePlan {
     /// The ioprio value (class << 13 | level) the clone's IOs carry (fio `prioclass`/`prio`),
     /// 0 when none is set.
     pub ioprio: u16,
+    /// Per-IO priorities (fio `cmdprio*`): IOs they pick carry theirs instead of `ioprio`.
+    pub cmdprio: Option<iofit_model::placement::CmdPrio>,
 }
 
 /// fio's pacing options, resolved for one clone. The default paces nothing.
@@ -263,6 +265,8 @@ pub(crate) struct SlotMeta {
     pub(crate) submit_ns: u64,
     /// When the slot was last freed: the earliest issue time of its next IO.
     pub(crate) free_ns: u64,
+    /// The IO's ioprio value (fio cmdprio, or the job's priority).
+    pub(crate) ioprio: u16,
 }
 
 struct FileCursor {
@@ -437,6 +441,8 @@ pub(crate) struct Run<'a, C: Clock> {
     search_done: bool,
     /// This clone's place in its flow group (fio `flow`), left when the run is dropped.
     flow: Option<crate::flow::FlowMember>,
+    /// Draws for per-IO priorities: their own stream, so offsets stay as without cmdprio.
+    prio_rng: SplitMix64,
 }
 
 /// Why a clone stops issuing.
@@ -498,7 +504,29 @@ impl<'a, C: Clock> Run<'a, C> {
             search: None,
             search_done: false,
             flow: plan.pacing.flow.as_ref().map(crate::flow::FlowMember::join),
+            prio_rng: SplitMix64::new(plan.seed ^ 0x5851_f42d_4c95_7f2d),
         }
+    }
+
+    /// The priority of the next IO (fio cmdprio), handed to the engine; the job's own when
+    /// cmdprio does not pick it. Without cmdprio the engine is not told anything.
+    #[inline]
+    fn io_priority<E: Engine>(&mut self, engine: &mut E, op: Op, len: u32) -> u16 {
+        let Some(cmdprio) = &self.plan.cmdprio else {
+            return self.plan.ioprio;
+        };
+        let draw = self.prio_rng.percent();
+        let ioprio = cmdprio
+            .pick(op as usize, len as u64, draw)
+            .unwrap_or(self.plan.ioprio);
+        if let Err(e) = engine.set_ioprio(ioprio) {
+            self.out.error.get_or_insert(format!(
+                "cannot set IO priority class {} level {}: {e} (the realtime class needs root or CAP_SYS_NICE)",
+                ioprio >> 13,
+                ioprio & 7
+            ));
+        }
+        ioprio
     }
 
     /// fio flow control: `Some(wait_ns)` when this clone is ahead of its share of its flow
@@ -856,7 +884,7 @@ impl<'a, C: Clock> Run<'a, C> {
                 done_ns.saturating_sub(meta.submit_ns)
             },
             submission_ns: (!inline).then(|| meta.submit_ns.saturating_sub(meta.issue_ns)),
-            ioprio: self.plan.ioprio,
+            ioprio: meta.ioprio,
         };
         if let Err(e) = log.record(&record) {
             self.out.error = Some(e);
@@ -1025,6 +1053,7 @@ fn run_inline<E: Engine, C: Clock>(
         }
         let (file, offset) = run.offsets.next(len, &mut run.rng);
         run.note_issue(op, len);
+        let ioprio = run.io_priority(engine, op, len);
         run.data.before_io(engine, 0, op, file, offset, len);
         let result = match engine.execute(0, op, file, offset, len) {
             Ok(n) => n as i64,
@@ -1039,6 +1068,7 @@ fn run_inline<E: Engine, C: Clock>(
             issue_ns,
             submit_ns: issue_ns,
             free_ns: 0,
+            ioprio,
         };
         if run.measuring {
             run.series.advance(now - run.measure_start, sink);
@@ -1231,6 +1261,7 @@ fn refill<E: Engine, C: Clock>(
         q.free.pop();
         q.busy[slot as usize] = true;
         run.note_issue(op, len);
+        let ioprio = run.io_priority(engine, op, len);
         run.data.before_io(engine, slot, op, file, offset, len);
         engine.queue(slot, op, file, offset, len);
         q.meta[slot as usize] = SlotMeta {
@@ -1241,6 +1272,7 @@ fn refill<E: Engine, C: Clock>(
             issue_ns,
             submit_ns: issue_ns,
             free_ns: issue_ns,
+            ioprio,
         };
         q.batch.push(slot);
         if q.batch.len() >= q.submit_batch {

@@ -315,6 +315,7 @@ mod stalled {
             end_syncfs: false,
             io_log: None,
             ioprio: 0,
+            cmdprio: None,
         };
         let stop = AtomicBool::new(false);
         let progress = ProgressCell::default();

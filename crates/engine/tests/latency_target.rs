@@ -105,6 +105,7 @@ fn plan(target_ns: u64, keep_running: bool) -> ClonePlan {
         end_syncfs: false,
         io_log: None,
         ioprio: 0,
+        cmdprio: None,
         data: Default::default(),
     }
 }

@@ -220,6 +220,7 @@ mod stamps {
                 end_syncfs: false,
                 io_log: None,
                 ioprio: 0,
+                cmdprio: None,
             };
             let stop = AtomicBool::new(false);
             let progress = ProgressCell::default();

@@ -93,6 +93,7 @@ fn plan(serialize_overlap: bool) -> ClonePlan {
         end_syncfs: false,
         io_log: None,
         ioprio: 0,
+        cmdprio: None,
         data: Default::default(),
     }
 }

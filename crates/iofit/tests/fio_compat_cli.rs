@@ -169,7 +169,11 @@ fn per_io_logs_have_one_line_per_io_in_fios_columns() {
         let lat = log_lines(&dir.path().join(format!("m_lat.{clone}.log")));
         assert_eq!(lat.len(), 64, "one line per IO of the clone");
         for line in &lat {
-            assert_eq!(line.len(), 6, "time, value, ddir, bs, offset, prio: {line:?}");
+            assert_eq!(
+                line.len(),
+                6,
+                "time, value, ddir, bs, offset, prio: {line:?}"
+            );
             assert_eq!(line[3], "4096");
             let offset: u64 = line[4].parse().unwrap();
             assert!(offset < 256 << 10 && offset.is_multiple_of(4096));
@@ -180,10 +184,17 @@ fn per_io_logs_have_one_line_per_io_in_fios_columns() {
         let iops = log_lines(&dir.path().join(format!("m_iops.{clone}.log")));
         assert!(iops.iter().all(|l| l[1] == "1"));
         for kind in ["clat", "slat", "bw"] {
-            assert_eq!(log_lines(&dir.path().join(format!("m_{kind}.{clone}.log"))).len(), 64);
+            assert_eq!(
+                log_lines(&dir.path().join(format!("m_{kind}.{clone}.log"))).len(),
+                64
+            );
         }
     }
-    assert_eq!(per_dir, [reads, writes], "the ddir column matches the JSON's counts");
+    assert_eq!(
+        per_dir,
+        [reads, writes],
+        "the ddir column matches the JSON's counts"
+    );
     // The lines' mean is the JSON's mean total latency (the same IOs, the same clock).
     let json_mean_ns = (mixed["read"]["lat_ns"]["mean"].as_f64().unwrap() * reads as f64
         + mixed["write"]["lat_ns"]["mean"].as_f64().unwrap() * writes as f64)
@@ -193,5 +204,62 @@ fn per_io_logs_have_one_line_per_io_in_fios_columns() {
         (log_mean_ns - json_mean_ns).abs() <= 1.0 + json_mean_ns * 1e-6,
         "{log_mean_ns} vs {json_mean_ns}"
     );
-    assert!(!dir.path().join("m_lat.1.log").exists(), "the first job logs nothing");
+    assert!(
+        !dir.path().join("m_lat.1.log").exists(),
+        "the first job logs nothing"
+    );
+}
+
+/// (block size, priority column) of every line of a per-IO log.
+fn prio_column(path: &Path) -> Vec<(String, String)> {
+    log_lines(path)
+        .into_iter()
+        .map(|l| (l[3].clone(), l[4].clone()))
+        .collect()
+}
+
+#[test]
+fn cmdprio_gives_the_share_of_ios_their_priority_and_log_prio_shows_it() {
+    // fio's cmdprio-percentage.fio shape: 20% realtime, the rest idle (the job's prioclass),
+    // on io_uring (sqe ioprio) and on psync (the thread's ioprio, set per IO).
+    for engine in ["io_uring\niodepth=8", "psync"] {
+        let dir = tempfile::tempdir().unwrap();
+        run_in(
+            dir.path(),
+            &format!(
+                "[p]\nfilename=data\nsize=8m\nbs=4k\nrw=randread\nioengine={engine}\n\
+                 prioclass=3\ncmdprio_percentage=20\ncmdprio_class=1\nwrite_lat_log=p\nlog_prio=1\n"
+            ),
+            &[],
+        );
+        let lines = prio_column(&dir.path().join("p_lat.1.log"));
+        assert_eq!(lines.len(), 2048);
+        let realtime = lines.iter().filter(|(_, p)| p == "0x2000").count();
+        // The idle class (3 << 13); its level is whatever prioclass gave the job.
+        let idle = lines.iter().filter(|(_, p)| p.starts_with("0x6")).count();
+        assert_eq!(
+            realtime + idle,
+            2048,
+            "{engine}: every IO is one or the other"
+        );
+        // 20% of 2048 is 410; the binomial's deviation is 18.
+        assert!(
+            (330..=490).contains(&realtime),
+            "{engine}: {realtime} realtime IOs"
+        );
+    }
+    // fio's cmdprio-bssplit.fio shape: every 4k read realtime level 1, no 8k read.
+    let dir = tempfile::tempdir().unwrap();
+    run_in(
+        dir.path(),
+        "[b]\nfilename=data\nsize=8m\nbssplit=4k/50:8k/50\nrw=randread\nioengine=io_uring\n\
+         iodepth=4\ncmdprio_bssplit=4k/100/1/1:8k/0\nwrite_lat_log=b\nlog_prio=1\n",
+        &[],
+    );
+    let lines = prio_column(&dir.path().join("b_lat.1.log"));
+    assert!(lines.iter().any(|(bs, _)| bs == "8192"));
+    for (bs, prio) in &lines {
+        let expected = if bs == "4096" { "0x2001" } else { "0x0000" };
+        assert_eq!(prio, expected, "{bs}");
+    }
 }

@@ -110,7 +110,11 @@ fn per_io_logs_are_accepted() {
         .output()
         .unwrap();
     // Without log_avg_msec fio logs every IO, and so does iofit (fio_compat_cli.rs).
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Runs a 1 s null-engine job in `dir` with these extra options; returns its JSON.

@@ -78,8 +78,8 @@ const HONOURED: &[FioOption] = &[
     opt("rw", &["readwrite"], Value, Supported(a::rw)),
     opt("write_bw_log", &[], Value, Supported(a::write_log)),
     opt("write_iops_log", &[], Value, Supported(a::write_log)),
-    opt("write_lat_log", &[], Value, Noted(a::write_log,
-        "write_lat_log: with log_avg_msec, iofit's averaged lat, clat and slat logs hold each window's mean latency of reads and writes together (so a mixed job needs per-IO logs: no log_avg_msec)")),
+    // Averaged latency logs of a mixed job are refused in check_logs (one series latency).
+    opt("write_lat_log", &[], Value, Supported(a::write_log)),
     opt("log_avg_msec", &[], Value, Supported(a::log_avg_msec)),
     opt("per_job_logs", &[], Flag, Supported(a::log_flag)),
     opt("log_offset", &[], Flag, Supported(a::log_flag)),
@@ -223,6 +223,10 @@ const HONOURED: &[FioOption] = &[
         "flow_watermark is deprecated in fio, which ignores it; so does iofit")),
     opt("serialize_overlap", &[], Flag, Supported(cm::serialize_overlap)),
     opt("log_prio", &[], Flag, Supported(cm::log_prio)),
+    opt("cmdprio_percentage", &[], Value, Supported(cm::cmdprio_percentage)),
+    opt("cmdprio_class", &[], Value, Supported(cm::cmdprio_class)),
+    opt("cmdprio", &[], Value, Supported(cm::cmdprio)),
+    opt("cmdprio_bssplit", &[], Value, Supported(cm::cmdprio_bssplit)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -247,9 +251,8 @@ const REFUSED: &[(&[&str], &str)] = &[
        "merge_blktrace_iters", "merge_blktrace_scalars", "replay_align", "replay_no_stall",
        "replay_redirect", "replay_scale", "replay_skip", "replay_time_scale"],
      "IO log and blktrace replay are not implemented in iofit"),
-    (&["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "cmdprio_hint",
-       "priohint"],
-     "IO priorities (ioprio classes per job or per IO) are not set by iofit; every IO runs at the default priority"),
+    (&["cmdprio_hint", "priohint"],
+     "IO priority hints (command duration limits) need drives with CDL, and iofit sets only the class and level of an IO priority"),
     (&["numa_cpu_nodes", "numa_mem_policy"], "NUMA placement needs libnuma, which iofit does not use"),
     (&["cgroup", "cgroup_nodelete", "cgroup_weight"], "cgroup placement is not implemented in iofit"),
     (&["exec_prerun", "exec_postrun"], "iofit does not run commands from job files"),

@@ -551,6 +551,9 @@ pub struct JobSpec {
     /// Never more than one IO in flight on overlapping bytes (fio `serialize_overlap`).
     #[serde(default)]
     pub serialize_overlap: bool,
+    /// Per-IO priorities (fio `cmdprio*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmdprio: Option<crate::placement::CmdPrio>,
 }
 
 /// fio's `latency_target`, `latency_window`, `latency_percentile`, `latency_run`.
@@ -727,6 +730,7 @@ impl JobSpec {
             start: crate::placement::StartOffset::default(),
             flow: None,
             serialize_overlap: false,
+            cmdprio: None,
         }
     }
 

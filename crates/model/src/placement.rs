@@ -115,3 +115,63 @@ mod tests {
         assert_eq!(aligned.for_clone(0, 0, 4_096_000, 4096), 1 << 20);
     }
 }
+
+/// fio's per-IO priorities (`cmdprio_percentage`, `cmdprio_class`, `cmdprio`,
+/// `cmdprio_bssplit`; fio's cmdprio.c), per direction (0 read, 1 write).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CmdPrio {
+    pub per_direction: [CmdPrioDirection; 2],
+}
+
+/// One direction's per-IO priority rule. An IO gets `class`/`level` with `percentage` percent
+/// chance, or, with `bssplit`, by the entries for its block size; other IOs keep the job's
+/// priority.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CmdPrioDirection {
+    pub percentage: f64,
+    /// fio `cmdprio_class` (default 1, realtime) and `cmdprio` (default 0, the highest level).
+    pub class: u8,
+    pub level: u8,
+    pub bssplit: Vec<CmdPrioSplit>,
+}
+
+impl Default for CmdPrioDirection {
+    fn default() -> Self {
+        CmdPrioDirection {
+            percentage: 0.0,
+            class: 1,
+            level: 0,
+            bssplit: Vec::new(),
+        }
+    }
+}
+
+/// One `cmdprio_bssplit` entry: `pct` percent of the IOs of `bs_bytes` get the priority
+/// (`class`/`level`, or the direction's when not given).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CmdPrioSplit {
+    pub bs_bytes: u64,
+    pub pct: f64,
+    pub class_level: Option<(u8, u8)>,
+}
+
+impl CmdPrio {
+    /// The ioprio value (class << 13 | level) of an IO of `len` bytes in direction `dir`
+    /// (0 read, 1 write), with `draw` uniform in [0, 100); `None`: the job's own priority.
+    pub fn pick(&self, dir: usize, len: u64, draw: f64) -> Option<u16> {
+        let rule = &self.per_direction[dir];
+        let value = |(class, level): (u8, u8)| (u16::from(class) << 13) | u16::from(level);
+        if rule.bssplit.is_empty() {
+            return (draw < rule.percentage).then(|| value((rule.class, rule.level)));
+        }
+        let mut cumulative = 0.0;
+        for entry in rule.bssplit.iter().filter(|e| e.bs_bytes == len) {
+            cumulative += entry.pct;
+            if draw < cumulative {
+                return (entry.pct > 0.0)
+                    .then(|| value(entry.class_level.unwrap_or((rule.class, rule.level))));
+            }
+        }
+        None
+    }
+}

@@ -750,7 +750,10 @@ fn logs_need_averaging_and_one_series_per_clone() {
     assert_eq!(jobs[0].log_interval, Duration::from_millis(500));
     // No log_avg_msec: fio's per-IO logs, per clone, also with group_reporting and mixed jobs
     // (fio_compat_cli.rs runs them).
-    for per_io in ["write_bw_log=x\n", "write_lat_log=x\nrw=randrw\ngroup_reporting\n"] {
+    for per_io in [
+        "write_bw_log=x\n",
+        "write_lat_log=x\nrw=randrw\ngroup_reporting\n",
+    ] {
         let jobs = parse(&format!("[a]\nsize=1m\ndirectory=/tmp\n{per_io}")).unwrap();
         assert!(jobs[0].logs.per_io, "{per_io}");
     }
