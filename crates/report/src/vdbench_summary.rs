@@ -123,7 +123,7 @@ impl AvgLine {
 }
 
 /// `HH:MM:SS.mmm` (UTC) of a Unix time.
-fn time_of_day(unix_s: f64) -> String {
+pub fn time_of_day(unix_s: f64) -> String {
     let millis = (unix_s.max(0.0) * 1000.0).round() as u64;
     let day_ms = millis % 86_400_000;
     format!(
