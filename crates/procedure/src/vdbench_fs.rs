@@ -154,11 +154,12 @@ mod tests {
         assert_eq!(avg[2], "1.500");
         // write rate 200/s, MB/s 200 x 4096 / 2^20, transfer size 4096.
         assert_eq!(avg[7], "200.0");
+        assert_eq!(avg[9], "0.00");
+        assert_eq!(avg[10], "0.78");
         assert_eq!(avg[11], "0.78");
-        assert_eq!(avg[12], "0.78");
-        assert_eq!(avg[13], "4096");
-        // create column: third metadata pair.
-        assert_eq!(avg[14 + 4], "200.0");
-        assert_eq!(avg[14 + 5], "2.000");
+        assert_eq!(avg[12], "4096");
+        // create column: the third metadata pair.
+        assert_eq!(avg[13 + 4], "200.0");
+        assert_eq!(avg[13 + 5], "2.000");
     }
 }
