@@ -82,8 +82,8 @@ fn measured(line: &SummaryLine) -> Vec<(&'static str, Cell)> {
 pub fn raw_rows(run: &Run, rate: Option<f64>, job: &JobResult, avg: &AvgLine) -> Vec<FlatRow> {
     let base = requested(run, rate);
     let start = now_ms().saturating_sub((run.elapsed - run.warmup).as_millis() as u64);
-    let mut rows: Vec<FlatRow> = job
-        .series
+    let series = iofit_report::vdbench_summary::fold_short_intervals(&job.series);
+    let mut rows: Vec<FlatRow> = series
         .iter()
         .enumerate()
         .map(|(i, sample)| {
@@ -99,7 +99,7 @@ pub fn raw_rows(run: &Run, rate: Option<f64>, job: &JobResult, avg: &AvgLine) ->
     let mut cells = base;
     cells.push((
         "Interval",
-        Cell::Text(format!("avg_1-{}", job.series.len().max(1))),
+        Cell::Text(format!("avg_1-{}", series.len().max(1))),
     ));
     cells.extend(measured(&avg.line));
     cells.extend([
