@@ -110,6 +110,7 @@ VDBENCH_FAILS = [
     ("cannot include", "include= file not published (Vdb_scan.readIncludeFile: 'include=%s file not found')"),
     ("is not keyword=value", "free text without '*' (Vdb_scan.specialize cuts at the first blank, parms_split: 'Expecting keyword=')"),
     ("no lun=", "sd without lun= (SD_entry: 'No lun name specified for sd=')"),
+    ("matches no hd defined", "sd naming a host never defined (Host.findSelectedHosts: 'Could not find host=')"),
     ("matches no wd defined", "rd naming a wd not defined before it (RD_entry: 'Could not find WD=... for RD=', or a duplicate rd name)"),
 ]
 def vdbench_fails(r):
