@@ -11,7 +11,7 @@ use crate::observer::{Event, Observer};
 use crate::ProcedureError;
 use iofit_model::formulas::vdbench_threads;
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, RwMode, SizeSpec, Target};
-use iofit_model::units::{group_thousands, Bytes, Iops, Latency};
+use iofit_model::units::{Bytes, Iops, Latency};
 use iofit_stats::JobResult;
 use serde::Serialize;
 use std::path::PathBuf;
