@@ -353,9 +353,9 @@ fn a_bursting_vm_lifts_its_cap_while_credits_last_then_falls_to_its_baseline() {
         .map(|s| s["vm_cap_iops"].as_f64().unwrap())
         .collect();
     // Into burst: some second near 1,000; out of it: the last full seconds at the 375 baseline.
-    // (Up to 1.5x: with the CPU starved by 8 busy loops the kernel's throttle let 1,177 and
-    // 1,412 IOPS through in the first burst second against the 1,000 cap, with and without the
-    // controller's gain; bench/fidelity.sh measures the fidelity on a quiet machine.)
+    // (Up to 1.5x: with the CPU starved by 8 busy loops, 1,177 and 1,412 IOPS went through in
+    // the first burst second against the 1,000 cap in two runs; bench/fidelity.sh measures the
+    // fidelity on a quiet machine.)
     let peak = vm.iter().cloned().fold(0.0, f64::max);
     assert!(
         (1000.0 * 0.85..=1000.0 * 1.5).contains(&peak),
