@@ -47,6 +47,7 @@ pub mod run_request;
 pub mod size_threads;
 pub mod vdbench;
 mod vdbench_flat;
+mod vdbench_fs;
 
 mod error;
 
