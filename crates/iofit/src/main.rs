@@ -7,6 +7,7 @@ use std::process::ExitCode;
 mod cmd;
 mod exit;
 mod observe;
+mod stop;
 
 /// Size, predict and benchmark cloud storage for IO-heavy applications.
 ///
@@ -61,6 +62,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // First: from here on no signal finds iofit without its handler (see `stop`).
+    stop::install();
     restore_default_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

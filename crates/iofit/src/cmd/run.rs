@@ -12,7 +12,7 @@ use iofit_procedure::run_request::{self as request, Inputs, RunRequest, VdbenchC
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -366,15 +366,8 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Ctrl-C sets `stop` (jobs end cleanly, results cover what ran); a second press exits at once.
+/// Ctrl-C/SIGTERM set `stop` (jobs end cleanly, results cover what ran); a second signal, or
+/// the stop bound passing, ends the process at once ([`crate::stop`]).
 pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
-    static PRESSES: AtomicUsize = AtomicUsize::new(0);
-    // Fails only when a handler is already installed (a second run in one process): the first
-    // handler's flag is then not ours, which only matters for tests that run in-process.
-    let _ = ctrlc::set_handler(move || {
-        if PRESSES.fetch_add(1, Ordering::SeqCst) >= 1 {
-            std::process::exit(INTERRUPTED as i32);
-        }
-        stop.store(true, Ordering::SeqCst);
-    });
+    crate::stop::arm(stop, crate::stop::Armed::Bounded);
 }
