@@ -263,3 +263,39 @@ fn cmdprio_gives_the_share_of_ios_their_priority_and_log_prio_shows_it() {
         assert_eq!(prio, expected, "{bs}");
     }
 }
+
+/// Distinct 4 KiB blocks in each file, and the distinct blocks found in both.
+fn block_sets(a: &Path, b: &Path) -> (usize, usize, usize) {
+    use std::collections::HashSet;
+    let blocks = |p: &Path| -> HashSet<Vec<u8>> {
+        std::fs::read(p).unwrap().chunks(4096).map(<[u8]>::to_vec).collect()
+    };
+    let (a, b) = (blocks(a), blocks(b));
+    (a.len(), b.len(), a.intersection(&b).count())
+}
+
+#[test]
+fn dedupe_global_shares_duplicates_across_jobs() {
+    // fio's dedupe-global.fio shape: two jobs, half of all writes repeat, in one shared pool.
+    for global in [1, 0] {
+        let dir = tempfile::tempdir().unwrap();
+        run_in(
+            dir.path(),
+            &format!(
+                "[global]\nsize=1m\nbs=4k\nrw=write\ndedupe_percentage=50\n\
+                 dedupe_global={global}\n[a]\nfilename=a\n[b]\nfilename=b\n"
+            ),
+            &[],
+        );
+        let (in_a, in_b, in_both) = block_sets(&dir.path().join("a"), &dir.path().join("b"));
+        if global == 1 {
+            // 512 writes, 256 of them repeats of any content made so far by either job.
+            assert!(in_both > 20, "duplicates span the jobs: {in_a} {in_b} {in_both}");
+            let distinct = in_a + in_b - in_both;
+            assert!((240..=272).contains(&distinct), "half the blocks distinct: {distinct}");
+        } else {
+            assert_eq!(in_both, 0, "each job dedupes only within itself");
+            assert!((120..=136).contains(&in_a), "{in_a}");
+        }
+    }
+}

@@ -227,6 +227,7 @@ const HONOURED: &[FioOption] = &[
     opt("cmdprio_class", &[], Value, Supported(cm::cmdprio_class)),
     opt("cmdprio", &[], Value, Supported(cm::cmdprio)),
     opt("cmdprio_bssplit", &[], Value, Supported(cm::cmdprio_bssplit)),
+    opt("dedupe_global", &[], Flag, Supported(d::dedupe_global)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -256,8 +257,6 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["numa_cpu_nodes", "numa_mem_policy"], "NUMA placement needs libnuma, which iofit does not use"),
     (&["cgroup", "cgroup_nodelete", "cgroup_weight"], "cgroup placement is not implemented in iofit"),
     (&["exec_prerun", "exec_postrun"], "iofit does not run commands from job files"),
-    (&["dedupe_global"],
-     "iofit dedupes within each job (dedupe_percentage); duplicates shared across jobs are not implemented"),
     (&["trim_percentage", "trim_backlog", "trim_backlog_batch"], "iofit does not issue trim IO"),
     (&["uid", "gid", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
        "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
