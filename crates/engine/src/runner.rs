@@ -366,6 +366,7 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         end_syncfs: job.file_sync.end_syncfs,
         io_log: None,
         cmdprio: job.cmdprio.clone(),
+        fill_device: job.fill_device,
         ioprio: job
             .thread_control
             .io_priority

@@ -228,6 +228,9 @@ const HONOURED: &[FioOption] = &[
     opt("cmdprio", &[], Value, Supported(cm::cmdprio)),
     opt("cmdprio_bssplit", &[], Value, Supported(cm::cmdprio_bssplit)),
     opt("dedupe_global", &[], Flag, Supported(d::dedupe_global)),
+    opt("fill_device", &["fill_fs"], Flag, Supported(cm::fill_device)),
+    opt("create_serialize", &[], Flag, Noted(a::check_flag,
+        "create_serialize: iofit lays out every file before any job starts, one at a time, whatever it says")),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -263,10 +266,10 @@ const REFUSED: &[(&[&str], &str)] = &[
        "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
        "hipri", "hipri_percentage", "sqthread_poll", "sqthread_poll_cpu", "force_async",
        "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
-       "allow_file_create", "allow_mounted_write", "create_serialize", "create_fsync", "opendir",
+       "allow_file_create", "allow_mounted_write", "create_fsync", "opendir",
        "file_append", "filetype", "write_barrier", "fadvise_hint",
               "bs_is_seq_rand",
-       "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",                      "unlink_each_loop", "pre_read",        "create_only", "filename_format", "unique_filename", "fill_device", "fill_fs",        "sync_file_range", "exitall_on_error",
+       "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",                      "unlink_each_loop", "pre_read",        "create_only", "filename_format", "unique_filename",        "sync_file_range", "exitall_on_error",
        "ignore_error", "max_latency",               "steadystate_check_interval",
        "ss_interval",        
        "block_error_percentiles", 
