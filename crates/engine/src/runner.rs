@@ -272,7 +272,7 @@ fn block_pickers(
         .collect()
 }
 
-fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineError> {
+pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineError> {
     let regions = if job.engine == EngineKind::Null {
         // The null engine touches no file, so it needs an explicit size and nothing on disk.
         let length = match job.size {
@@ -324,6 +324,7 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         align,
         sequence: Sequence {
             seq_add_bytes: job.seq_add_bytes,
+            seq_add_jitter_bytes: job.seq_add_jitter_bytes,
             random_run: job.random_run.max(1),
             identical: job.repeat_offset_in_run,
         },

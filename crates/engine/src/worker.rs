@@ -369,8 +369,14 @@ impl OffsetGen {
             self.sequence.start_run(&mut cursor.seq, offset, len);
             offset
         } else {
+            let jitter = self.sequence.jitter_blocks(len);
+            let extra = if jitter > 0 {
+                rng.below(jitter) * len
+            } else {
+                0
+            };
             self.sequence
-                .next_sequential(&mut cursor.seq, len, cursor.len)
+                .next_sequential_plus(&mut cursor.seq, len, cursor.len, extra)
         };
         (index as u32, cursor.base + offset)
     }
@@ -1505,4 +1511,56 @@ fn run_queued<E: Engine, C: Clock>(
         last_done
     };
     run.finish(engine, last_done)
+}
+
+#[cfg(test)]
+mod stride_tests {
+    use super::*;
+    use iofit_model::job::{EngineKind, JobSpec, RwMode, SizeSpec, Target};
+    use iofit_model::units::Bytes;
+
+    /// The offsets a clone of a strided job would issue (the null engine needs no file).
+    fn offsets(min: u64, max: u64, count: usize) -> Vec<u64> {
+        let mut job = JobSpec::new("stride", Target::Files(vec!["/nonexistent/x".into()]))
+            .with_rw(RwMode::Read);
+        job.engine = EngineKind::Null;
+        job.size = Some(SizeSpec::Bytes(Bytes::mib(1)));
+        job.seq_add_bytes = min as i64;
+        job.seq_add_jitter_bytes = max - min;
+        let plan = crate::runner::clone_plan(&job, 0, 7).unwrap();
+        let mut gen = OffsetGen::new(&plan);
+        let mut rng = SplitMix64::new(11);
+        (0..count).map(|_| gen.next(4096, &mut rng).1).collect()
+    }
+
+    #[test]
+    fn a_fixed_stride_skips_the_same_bytes_and_wraps_at_the_end() {
+        // stride=(12k,12k) with 4k IOs: 0, 16k, 32k ... up to the 1 MiB end, then 0 again.
+        let got = offsets(12288, 12288, 70);
+        for (i, offset) in got.iter().take(64).enumerate() {
+            assert_eq!(*offset, i as u64 * 16384);
+        }
+        assert_eq!(got[64], 0);
+    }
+
+    #[test]
+    fn a_stride_range_spreads_the_gaps_over_whole_transfers() {
+        // stride=(8k,24k), 4k IOs: gaps of 8k + 0..3 transfers (vdbench: (max-min)/xfersize
+        // choices), each about a quarter of the time.
+        let got = offsets(8192, 24576, 4000);
+        let mut histogram = [0u32; 4];
+        for pair in got.windows(2) {
+            if pair[1] < pair[0] {
+                continue; // wrapped to the start
+            }
+            let gap = pair[1] - pair[0] - 4096;
+            assert!(gap >= 8192 && (gap - 8192) % 4096 == 0, "gap {gap}");
+            histogram[((gap - 8192) / 4096) as usize] += 1;
+        }
+        let total: u32 = histogram.iter().sum();
+        for count in histogram {
+            let share = f64::from(count) / f64::from(total);
+            assert!((0.20..0.30).contains(&share), "{histogram:?}");
+        }
+    }
 }

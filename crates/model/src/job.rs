@@ -307,6 +307,10 @@ fn is_zero_i64(value: &i64) -> bool {
     *value == 0
 }
 
+fn is_zero_u64(value: &u64) -> bool {
+    *value == 0
+}
+
 fn one() -> u32 {
     1
 }
@@ -481,6 +485,10 @@ pub struct JobSpec {
     /// start of the next (negative: backwards).
     #[serde(default, skip_serializing_if = "is_zero_i64")]
     pub seq_add_bytes: i64,
+    /// vdbench `stride=(min,max)`: on top of `seq_add_bytes` (the minimum) a random skip of
+    /// 0..this many bytes, in whole IO lengths, after each sequential IO.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub seq_add_jitter_bytes: u64,
     /// fio `rw=randread:N`: a new random offset every N IOs (1: every IO).
     #[serde(default = "one")]
     pub random_run: u32,
@@ -710,6 +718,7 @@ impl JobSpec {
             rate_bytes_per_second: PerDirection::both(None),
             norandommap: false,
             seq_add_bytes: 0,
+            seq_add_jitter_bytes: 0,
             random_run: 1,
             repeat_offset_in_run: false,
             block_align: None,
