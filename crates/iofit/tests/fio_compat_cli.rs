@@ -401,3 +401,21 @@ fn nix_free_bytes(path: &Path) -> u64 {
         .parse()
         .unwrap()
 }
+
+#[test]
+fn experimental_verify_still_checks_every_written_block() {
+    // fio's t/jobs/t0025.fio shape: every block written is read back and checked.
+    let dir = tempfile::tempdir().unwrap();
+    let (json, _) = run_in(
+        dir.path(),
+        "[job]\nfilename=data\nsize=128k\nrw=write\ndo_verify=1\nverify=md5\nexperimental_verify=1\n",
+        &[],
+    );
+    let job = &json["jobs"][0];
+    assert_eq!(job["write"]["total_ios"], 32);
+    assert_eq!(
+        job["read"]["total_ios"], 32,
+        "the verify phase read every block"
+    );
+    assert_eq!(job["error"], 0);
+}

@@ -229,6 +229,8 @@ const HONOURED: &[FioOption] = &[
     opt("cmdprio_bssplit", &[], Value, Supported(cm::cmdprio_bssplit)),
     opt("dedupe_global", &[], Flag, Supported(d::dedupe_global)),
     opt("fill_device", &["fill_fs"], Flag, Supported(cm::fill_device)),
+    opt("experimental_verify", &[], Flag, Noted(a::check_flag,
+        "experimental_verify: iofit checks the written blocks from its own record of the writes (fio replays its random sequence instead); every block is checked the same")),
     opt("create_serialize", &[], Flag, Noted(a::check_flag,
         "create_serialize: iofit lays out every file before any job starts, one at a time, whatever it says")),
 ];
@@ -238,7 +240,7 @@ const HONOURED: &[FioOption] = &[
 const REFUSED: &[(&[&str], &str)] = &[
     (&["verify_async", "verify_async_cpus",
        "verify_pattern_interval", "verify_policy",
-       "verify_write_sequence", "verifysort", "verifysort_nr", "experimental_verify",
+       "verify_write_sequence", "verifysort", "verifysort_nr",
        "trim_verify_zero", "verify_bytchk", "verify_mode"],
      "iofit verifies in the job's own thread, in offset order, with every block's full header (verify= and its family are supported); this variant is not implemented"),
     (&["zonemode", "zonesize", "zonerange", "zoneskip", "zonecapacity", "max_open_zones",
