@@ -5,9 +5,34 @@
 use crate::random::{fill_random, key, mix64, WyRand};
 use iofit_model::data::{ContentSpec, DedupSets, DedupeSpec, PatternPart};
 
+/// fio `dedupe_global`: the contents every clone of every job with it draws from. Unique
+/// contents are numbered once across them all, and a repeat picks any content made so far
+/// (or within the shared working set), so duplicates span jobs.
+#[derive(Debug)]
+pub struct SharedDedupe {
+    seed: u64,
+    uniques: std::sync::atomic::AtomicU64,
+    /// The shared working set in contents (`None`: repeat mode).
+    working_set: Option<u64>,
+}
+
+impl SharedDedupe {
+    /// `blocks`: the write blocks of every clone that shares it; `working_set_pct` as the
+    /// jobs' `dedupe_working_set_percentage` (in working-set mode).
+    pub fn new(seed: u64, blocks: u64, working_set_pct: Option<f64>) -> Self {
+        SharedDedupe {
+            seed,
+            uniques: std::sync::atomic::AtomicU64::new(0),
+            working_set: working_set_pct.map(|pct| ((blocks as f64 * pct / 100.0) as u64).max(1)),
+        }
+    }
+}
+
 /// Fills write buffers for one clone.
 #[derive(Clone, Debug)]
 pub struct ContentFiller {
+    /// fio `dedupe_global`: the contents shared with other jobs.
+    shared: Option<std::sync::Arc<SharedDedupe>>,
     spec: ContentSpec,
     seed: u64,
     rng: WyRand,
@@ -57,6 +82,7 @@ impl ContentFiller {
             _ => {}
         }
         ContentFiller {
+            shared: None,
             spec: spec.clone(),
             seed,
             rng: WyRand::new(seed ^ 0xc0_47e4_7000),
@@ -66,6 +92,13 @@ impl ContentFiller {
             working_set,
             vdbench,
         }
+    }
+
+    /// Draws duplicates from (and numbers unique contents in) `shared`, for fio's
+    /// `dedupe_global`.
+    pub fn with_shared(mut self, shared: std::sync::Arc<SharedDedupe>) -> Self {
+        self.shared = Some(shared);
+        self
     }
 
     /// Whether [`ContentFiller::fill`] must run before every write (else the buffer's first
@@ -100,21 +133,28 @@ impl ContentFiller {
             Some(DedupeSpec::Fio { pct, .. }) => {
                 // Exactly `pct` of writes repeat (a running share, not a coin per write, so a
                 // small file has the asked ratio too); which earlier content is random.
+                let shared = self.shared.clone();
+                let made = shared.as_ref().map_or(self.uniques, |s| {
+                    s.uniques.load(std::sync::atomic::Ordering::Relaxed)
+                });
                 self.dup_credit += pct / 100.0;
-                let repeat = self.dup_credit >= 1.0 && self.uniques > 0;
+                let repeat = self.dup_credit >= 1.0 && made > 0;
                 if repeat {
                     self.dup_credit -= 1.0;
                 }
+                let working_set = shared.as_ref().map_or(self.working_set, |s| s.working_set);
                 let content = if repeat {
-                    let pool = self
-                        .working_set
-                        .map_or(self.uniques, |w| w.min(self.uniques));
-                    self.rng.next_u64() % pool
+                    self.rng.next_u64() % working_set.map_or(made, |w| w.min(made))
+                } else if let Some(shared) = &shared {
+                    shared
+                        .uniques
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
                 } else {
                     self.uniques += 1;
                     self.uniques - 1
                 };
-                self.fill_content(buf, key(&[self.seed, 0xf10, content]));
+                let seed = shared.as_ref().map_or(self.seed, |s| s.seed);
+                self.fill_content(buf, key(&[seed, 0xf10, content]));
             }
             None => {
                 let seed = key(&[self.seed, file as u64, offset, self.writes]);

@@ -34,6 +34,8 @@ pub struct DataPlan {
     pub verify_seed: u64,
     /// `verify_state_save`/`_load` file of this clone.
     pub state_path: Option<PathBuf>,
+    /// fio `dedupe_global`: the contents shared with the other jobs that set it.
+    pub shared_dedupe: Option<std::sync::Arc<iofit_blockdata::content::SharedDedupe>>,
 }
 
 impl DataPlan {
@@ -108,7 +110,11 @@ impl DataState {
                 setup_error,
             }));
         }
-        let filler = ContentFiller::new(&data.spec.content, plan.seed, &regions, data.write_bytes);
+        let mut filler =
+            ContentFiller::new(&data.spec.content, plan.seed, &regions, data.write_bytes);
+        if let Some(shared) = &data.shared_dedupe {
+            filler = filler.with_shared(std::sync::Arc::clone(shared));
+        }
         if filler.active() && data.has_writes {
             DataState::Fill(Box::new(filler))
         } else {
@@ -590,5 +596,7 @@ pub(crate) fn data_plan(job: &JobSpec, clone: u32) -> Result<DataPlan, EngineErr
             let stem = verify.state_name.as_deref().unwrap_or(&job.name);
             d.join(format!("{stem}-{clone}-verify.state"))
         }),
+        // Set by the runner, which sees every job (runner::share_dedupe).
+        shared_dedupe: None,
     })
 }

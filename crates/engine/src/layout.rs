@@ -241,6 +241,17 @@ fn start_offset(job: &JobSpec, path: &Path, clone: u32) -> Result<u64, EngineErr
 }
 
 fn region_length(job: &JobSpec, path: &Path, offset: u64) -> Result<u64, EngineError> {
+    if job.fill_device && !matches!(job.size, Some(SizeSpec::Bytes(_))) {
+        // fio fill_device: the file system's free space, and a block more, so that the
+        // writes end at ENOSPC (the worker takes that as the end) as fio's do.
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let free = free_bytes(dir).unwrap_or(0);
+        let max_bs = job.block_size.max_size().as_u64().max(1);
+        return Ok((free / max_bs + 1) * max_bs);
+    }
     Ok(match job.size {
         Some(SizeSpec::Bytes(bytes)) => bytes.as_u64(),
         Some(SizeSpec::PercentOfTarget(pct)) => {
@@ -279,7 +290,10 @@ pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Layout, En
         for clone in 0..job.numjobs.max(1) {
             for region in regions_for_clone(job, clone)? {
                 let entry = wanted.entry(region.path.clone()).or_insert((0, false));
-                entry.0 = entry.0.max(region.offset + region.length);
+                // fill_device: created empty; the job's writes fill it (to ENOSPC).
+                if !job.fill_device {
+                    entry.0 = entry.0.max(region.offset + region.length);
+                }
                 entry.1 |= writes;
             }
         }

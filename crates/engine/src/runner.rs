@@ -367,12 +367,53 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         end_syncfs: job.file_sync.end_syncfs,
         io_log: None,
         cmdprio: job.cmdprio.clone(),
+        fill_device: job.fill_device,
         ioprio: job
             .thread_control
             .io_priority
             .map_or(0, |p| (u16::from(p.class) << 13) | u16::from(p.level)),
         data: crate::data::data_plan(job, clone)?,
     })
+}
+
+/// fio `dedupe_global`: one pool of contents for every clone of every job that sets it, its
+/// working set a share of all their write blocks together.
+fn share_dedupe(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) {
+    use iofit_model::data::DedupeSpec;
+    let global_pct = |job: &JobSpec| match &job.data.content.dedupe {
+        Some(DedupeSpec::Fio {
+            global: true,
+            working_set_pct,
+            ..
+        }) => Some(*working_set_pct),
+        _ => None,
+    };
+    let mut blocks = 0u64;
+    let mut working_set_pct = None;
+    for (job, clones) in jobs.iter().zip(plans.iter()) {
+        if let Some(pct) = global_pct(job) {
+            working_set_pct = working_set_pct.or(pct);
+            for plan in clones {
+                let bytes: u64 = plan.files.iter().map(|f| f.2).sum();
+                blocks += bytes / plan.data.write_bytes.max(1);
+            }
+        }
+    }
+    if blocks == 0 {
+        return;
+    }
+    let shared = Arc::new(iofit_blockdata::content::SharedDedupe::new(
+        0x00de_d0be_910b_a100,
+        blocks,
+        working_set_pct,
+    ));
+    for (job, clones) in jobs.iter().zip(plans.iter_mut()) {
+        if global_pct(job).is_some() {
+            for plan in clones {
+                plan.data.shared_dedupe = Some(Arc::clone(&shared));
+            }
+        }
+    }
 }
 
 /// Creates the per-IO log files (fio's logs without `log_avg_msec`) and hands each clone its
@@ -582,6 +623,7 @@ pub fn run_jobs(
         plans.push(clones);
     }
     open_io_logs(jobs, &mut plans)?;
+    share_dedupe(jobs, &mut plans);
     let (to_write, to_create) = layout.to_write();
     if to_create > 0 {
         observer.layout(to_create, to_write);

@@ -157,6 +157,9 @@ pub struct ClonePlan {
     pub ioprio: u16,
     /// Per-IO priorities (fio `cmdprio*`): IOs they pick carry theirs instead of `ioprio`.
     pub cmdprio: Option<iofit_model::placement::CmdPrio>,
+    /// fio `fill_device`: a write that finds the file system full (ENOSPC, or short) ends the
+    /// clone as done, not as failed.
+    pub fill_device: bool,
 }
 
 /// fio's pacing options, resolved for one clone. The default paces nothing.
@@ -449,6 +452,8 @@ pub(crate) struct Run<'a, C: Clock> {
     flow: Option<crate::flow::FlowMember>,
     /// Draws for per-IO priorities: their own stream, so offsets stay as without cmdprio.
     prio_rng: SplitMix64,
+    /// fio fill_device: a write found the file system full; issuing ends.
+    filled: bool,
 }
 
 /// Why a clone stops issuing.
@@ -511,6 +516,7 @@ impl<'a, C: Clock> Run<'a, C> {
             search_done: false,
             flow: plan.pacing.flow.as_ref().map(crate::flow::FlowMember::join),
             prio_rng: SplitMix64::new(plan.seed ^ 0x5851_f42d_4c95_7f2d),
+            filled: false,
         }
     }
 
@@ -594,6 +600,7 @@ impl<'a, C: Clock> Run<'a, C> {
             || self.out.error.is_some()
             || self.data.limit_reached()
             || self.search_done
+            || self.filled
             || self
                 .shared
                 .end_set
@@ -789,6 +796,15 @@ impl<'a, C: Clock> Run<'a, C> {
         done_ns: u64,
         inline: bool,
     ) -> Result<(), IoFailure> {
+        if self.plan.fill_device
+            && !meta.op_is_read
+            && (result == -(libc::ENOSPC as i64) || (0..meta.len as i64).contains(&result))
+        {
+            // fio fill_device: the file system is full, which is the job's end, not a failure.
+            // The write that found it full is not counted (fio neither).
+            self.filled = true;
+            return Ok(());
+        }
         if result != meta.len as i64 {
             let path = self.plan.files[meta.file as usize].0.clone();
             let what = if meta.op_is_read { "read" } else { "write" };

@@ -250,6 +250,7 @@ mod stalled {
             io_log: None,
             ioprio: 0,
             cmdprio: None,
+            fill_device: false,
         };
         let stop = AtomicBool::new(false);
         let progress = ProgressCell::default();

@@ -106,6 +106,7 @@ fn plan(target_ns: u64, keep_running: bool) -> ClonePlan {
         io_log: None,
         ioprio: 0,
         cmdprio: None,
+        fill_device: false,
         data: Default::default(),
     }
 }

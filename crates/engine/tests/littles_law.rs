@@ -221,6 +221,7 @@ mod stamps {
                 io_log: None,
                 ioprio: 0,
                 cmdprio: None,
+                fill_device: false,
             };
             let stop = AtomicBool::new(false);
             let progress = ProgressCell::default();

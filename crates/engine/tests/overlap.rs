@@ -94,6 +94,7 @@ fn plan(serialize_overlap: bool) -> ClonePlan {
         io_log: None,
         ioprio: 0,
         cmdprio: None,
+        fill_device: false,
         data: Default::default(),
     }
 }

@@ -263,3 +263,159 @@ fn cmdprio_gives_the_share_of_ios_their_priority_and_log_prio_shows_it() {
         assert_eq!(prio, expected, "{bs}");
     }
 }
+
+/// Distinct 4 KiB blocks in each file, and the distinct blocks found in both.
+fn block_sets(a: &Path, b: &Path) -> (usize, usize, usize) {
+    use std::collections::HashSet;
+    let blocks = |p: &Path| -> HashSet<Vec<u8>> {
+        std::fs::read(p)
+            .unwrap()
+            .chunks(4096)
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
+    let (a, b) = (blocks(a), blocks(b));
+    (a.len(), b.len(), a.intersection(&b).count())
+}
+
+#[test]
+fn dedupe_global_shares_duplicates_across_jobs() {
+    // fio's dedupe-global.fio shape: two jobs, half of all writes repeat, in one shared pool.
+    for global in [1, 0] {
+        let dir = tempfile::tempdir().unwrap();
+        run_in(
+            dir.path(),
+            &format!(
+                "[global]\nsize=1m\nbs=4k\nrw=write\ndedupe_percentage=50\n\
+                 dedupe_global={global}\n[a]\nfilename=a\n[b]\nfilename=b\n"
+            ),
+            &[],
+        );
+        let (in_a, in_b, in_both) = block_sets(&dir.path().join("a"), &dir.path().join("b"));
+        if global == 1 {
+            // 512 writes, 256 of them repeats of any content made so far by either job.
+            assert!(
+                in_both > 20,
+                "duplicates span the jobs: {in_a} {in_b} {in_both}"
+            );
+            let distinct = in_a + in_b - in_both;
+            assert!(
+                (240..=272).contains(&distinct),
+                "half the blocks distinct: {distinct}"
+            );
+        } else {
+            assert_eq!(in_both, 0, "each job dedupes only within itself");
+            assert!((120..=136).contains(&in_a), "{in_a}");
+        }
+    }
+}
+
+/// A small tmpfs at `dir` for as long as the guard lives; `None` where mounting is not allowed
+/// (the test then says so and checks what it can without it).
+struct Tmpfs(std::path::PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| Tmpfs(dir.to_path_buf()))
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn fill_device_writes_until_the_file_system_is_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let Some(_tmpfs) = Tmpfs::mount(&mnt, "8m") else {
+        eprintln!("fill_device: cannot mount a tmpfs here (needs root); not run");
+        return;
+    };
+    std::fs::write(mnt.join("theirs"), b"keep").unwrap();
+    // fio's surface-scan.fio write phase, on an 8 MiB file system.
+    let (json, _) = run_in(
+        dir.path(),
+        "[fill]\ndirectory=mnt\nfilename=fill\nrw=write\nbs=64k\nfill_device=1\n",
+        &[],
+    );
+    let written = json["jobs"][0]["write"]["io_bytes"].as_u64().unwrap();
+    let file_len = std::fs::metadata(mnt.join("fill")).unwrap().len();
+    // The file holds what the job wrote, and the part of the last write that fit (short,
+    // so not counted as an IO of the job's block size).
+    assert!(
+        (written..written + (64 << 10)).contains(&file_len),
+        "{file_len} {written}"
+    );
+    // Every block the file system had: the writes ended at ENOSPC.
+    assert!((8 << 20) - written <= 64 << 10, "{written}");
+    let stat = nix_free_bytes(&mnt);
+    assert!(
+        stat < 64 << 10,
+        "the file system is full: {stat} bytes free"
+    );
+    assert_eq!(json["jobs"][0]["error"], 0, "full is the end, not an error");
+    // Someone else's file (made before the fill) is not filled without --allow-overwrite.
+    let out = Command::cargo_bin("iofit")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quiet",
+            "--name=f",
+            "--filename=mnt/theirs",
+            "--rw=write",
+        ])
+        .args(["--bs=4k", "--fill_device=1"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(mnt.join("theirs")).unwrap(), b"keep");
+}
+
+/// Free bytes of the file system at `path` (df's avail).
+fn nix_free_bytes(path: &Path) -> u64 {
+    let out = std::process::Command::new("df")
+        .args(["--output=avail", "-B1"])
+        .arg(path)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .nth(1)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn experimental_verify_still_checks_every_written_block() {
+    // fio's t/jobs/t0025.fio shape: every block written is read back and checked.
+    let dir = tempfile::tempdir().unwrap();
+    let (json, _) = run_in(
+        dir.path(),
+        "[job]\nfilename=data\nsize=128k\nrw=write\ndo_verify=1\nverify=md5\nexperimental_verify=1\n",
+        &[],
+    );
+    let job = &json["jobs"][0];
+    assert_eq!(job["write"]["total_ios"], 32);
+    assert_eq!(
+        job["read"]["total_ios"], 32,
+        "the verify phase read every block"
+    );
+    assert_eq!(job["error"], 0);
+}

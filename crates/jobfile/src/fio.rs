@@ -788,6 +788,8 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         None => {
             match &job.target {
                 // fio's --parse-only does not ask where the size comes from; a run does.
+                // fio fill_device: the size is the file system's free space, found at run time.
+                Target::Directory { .. } | Target::Files(_) if job.fill_device => {}
                 Target::Directory { .. } if opts.skip_target_checks => job.notes.push(
                     "no size= and no existing file to take the size from: fio --parse-only accepts this, a run refuses it until size= is given".into(),
                 ),

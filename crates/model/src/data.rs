@@ -142,6 +142,10 @@ pub enum DedupeSpec {
     Fio {
         pct: f64,
         working_set_pct: Option<f64>,
+        /// fio `dedupe_global=1`: the repeated contents (and the working set) are shared by
+        /// every job that sets it, so duplicates span jobs.
+        #[serde(default)]
+        global: bool,
     },
     /// vdbench `dedupratio`/`dedupunit`/`dedupsets`: each `unit_bytes` of the file is one of
     /// `sets` duplicate contents or unique, by its position, so the file holds `ratio` times

@@ -562,6 +562,10 @@ pub struct JobSpec {
     /// Per-IO priorities (fio `cmdprio*`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cmdprio: Option<crate::placement::CmdPrio>,
+    /// fio `fill_device`/`fill_fs`: write until the file system is full (ENOSPC ends the job,
+    /// not as an error); the file is created empty, not laid out first.
+    #[serde(default)]
+    pub fill_device: bool,
 }
 
 /// fio's `latency_target`, `latency_window`, `latency_percentile`, `latency_run`.
@@ -740,6 +744,7 @@ impl JobSpec {
             flow: None,
             serialize_overlap: false,
             cmdprio: None,
+            fill_device: false,
         }
     }
 

@@ -194,3 +194,9 @@ pub(crate) fn cmdprio_bssplit(c: &mut Ctx, arg: &Arg) -> R {
     }
     Ok(())
 }
+
+/// fio `fill_device`/`fill_fs`: write until the file system is full.
+pub(crate) fn fill_device(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.fill_device = arg.flag()?;
+    Ok(())
+}

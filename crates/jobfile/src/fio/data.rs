@@ -18,6 +18,8 @@ pub(crate) struct DedupeKeys {
     pub pct: Option<f64>,
     pub working_set_mode: bool,
     pub working_set_pct: Option<f64>,
+    /// fio `dedupe_global`.
+    pub global: bool,
 }
 
 pub(crate) fn verify(c: &mut Ctx, arg: &Arg) -> R {
@@ -138,6 +140,11 @@ pub(crate) fn dedupe_mode(c: &mut Ctx, arg: &Arg) -> R {
     };
     Ok(())
 }
+/// fio `dedupe_global`: duplicates drawn from contents shared by every job that sets it.
+pub(crate) fn dedupe_global(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.dedupe.global = arg.flag()?;
+    Ok(())
+}
 pub(crate) fn dedupe_working_set_percentage(c: &mut Ctx, arg: &Arg) -> R {
     c.b.dedupe.working_set_pct = Some(percent(arg)?);
     Ok(())
@@ -152,6 +159,7 @@ pub(crate) fn finish(job: &mut JobSpec, keys: &DedupeKeys) {
             working_set_pct: keys
                 .working_set_mode
                 .then(|| keys.working_set_pct.unwrap_or(5.0)),
+            global: keys.global,
         });
     }
     let verify = &mut job.data.verify;
@@ -286,7 +294,8 @@ mod tests {
             c.dedupe,
             Some(DedupeSpec::Fio {
                 pct: 30.0,
-                working_set_pct: Some(10.0)
+                working_set_pct: Some(10.0),
+                global: false,
             })
         );
         assert_eq!(
