@@ -693,7 +693,6 @@ const RD_UNSUPPORTED: &[(&str, &str)] = &[
 ];
 const FSD_UNSUPPORTED: &[(&str, &str)] = &[
     ("journal", "journaling of file system data"),
-    ("wss", "a working set smaller than the file tree"),
     (
         "count",
         "count= (one fsd= line standing for several numbered anchors)",
