@@ -157,6 +157,18 @@ impl BlockSizeSpec {
                 .unwrap_or(Bytes::ZERO),
         }
     }
+    /// The smallest size any IO of the job can have (fio's `td_min_bs`).
+    pub fn min_size(&self) -> Bytes {
+        match self {
+            BlockSizeSpec::Fixed(sizes) => sizes.read.min(sizes.write),
+            BlockSizeSpec::Split { read, write } => read
+                .iter()
+                .chain(write.iter())
+                .map(|share| share.size)
+                .min()
+                .unwrap_or(Bytes::ZERO),
+        }
+    }
     /// The mean size in one direction, weighted by the distribution.
     pub fn mean_size(&self, direction: Direction) -> Bytes {
         match self {
@@ -378,6 +390,13 @@ pub struct FioLogs {
     /// fio `per_job_logs=0`: one `PREFIX_bw.log` shared by every clone, not one per clone.
     #[serde(default)]
     pub shared_file: bool,
+    /// No `log_avg_msec`: the bw, iops and lat logs get one line per IO (fio's default),
+    /// written by the engine as IOs complete.
+    #[serde(default)]
+    pub per_io: bool,
+    /// fio `log_prio=1`: the logs' last column is the IO's ioprio value, not 0/1.
+    #[serde(default)]
+    pub with_prio: bool,
 }
 
 impl FioLogs {
@@ -527,6 +546,22 @@ pub struct JobSpec {
     /// Search for the deepest queue that meets a latency target (fio `latency_target`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_target: Option<LatencyTargetSpec>,
+    /// Where each clone starts beyond `offset` (fio `offset=N%`, `offset_increment`,
+    /// `offset_align`).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::placement::StartOffset::is_default"
+    )]
+    pub start: crate::placement::StartOffset,
+    /// Flow control with other jobs of the same flow id (fio `flow`, `flow_id`, `flow_sleep`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<crate::placement::FlowSpec>,
+    /// Never more than one IO in flight on overlapping bytes (fio `serialize_overlap`).
+    #[serde(default)]
+    pub serialize_overlap: bool,
+    /// Per-IO priorities (fio `cmdprio*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmdprio: Option<crate::placement::CmdPrio>,
 }
 
 /// fio's `latency_target`, `latency_window`, `latency_percentile`, `latency_run`.
@@ -701,6 +736,10 @@ impl JobSpec {
             thread_control: ThreadControl::default(),
             steady_state: None,
             latency_target: None,
+            start: crate::placement::StartOffset::default(),
+            flow: None,
+            serialize_overlap: false,
+            cmdprio: None,
         }
     }
 
