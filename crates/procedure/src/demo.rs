@@ -97,6 +97,10 @@ pub struct DemoReport {
     /// How many iostat reports the profiled capture holds.
     #[serde(skip)]
     pub captured_reports: usize,
+    /// Design #1's volumes on the next cheaper VM: the report draws its limits beside design
+    /// #1's over the capture.
+    #[serde(skip)]
+    pub next_cheaper: Option<iofit_planner::CheaperDesign>,
 }
 
 /// How the real run ran, and what it measured.
@@ -128,6 +132,11 @@ pub fn run_demo(
     options.validate()?;
     let (requirements, captured_reports) = step_profile()?;
     let plan = step_plan(&requirements, catalog, &options.edition, options.top)?;
+    let next_cheaper = iofit_planner::next_cheaper_design(
+        &plan,
+        &requirements,
+        &rows_for(catalog, &options.edition),
+    );
     let prediction = step_predict(&requirements, &plan, catalog, &options.edition)?;
     let run = match &options.run {
         Some(run) => {
@@ -158,6 +167,7 @@ pub fn run_demo(
         comparisons,
         report_path: None,
         captured_reports,
+        next_cheaper,
     })
 }
 
@@ -507,46 +517,21 @@ const NOT_THE_DESIGN: &str = "The run used this machine's temp directory, not th
      design (iofit run) and compare that (iofit compare) to judge it.";
 
 /// Step 6: the HTML report, from what the steps produced.
-/// Per volume, the example capture's IOPS over its two hours with the sized IOPS and design
-/// #1's limits across them (the plan's design, sized for a cold cache).
-fn workload_over_time(mut html: HtmlReport, report: &DemoReport) -> HtmlReport {
+/// Per volume, the example capture's IOPS, MB/s, latency and queue depth over its two hours
+/// with the sized figures, design #1's limits (the plan's design, sized for a cold cache) and
+/// those of the next cheaper VM across them.
+fn workload_over_time(html: HtmlReport, report: &DemoReport) -> HtmlReport {
     let Ok(capture) = iofit_profile::example::db_server_capture() else {
         return html;
     };
-    let Some(design) = report.plan.designs.first() else {
-        return html;
-    };
-    for spec in iofit_profile::example::db_server_volumes() {
-        let Some(volume) = report
-            .requirements
-            .volumes
-            .iter()
-            .find(|v| v.label == spec.label)
-        else {
-            continue;
-        };
-        let points: Vec<(f64, f64)> = iofit_profile::volume_timeline(&capture, &spec)
-            .iter()
-            .map(|p| (p.time_s, p.iops()))
-            .collect();
-        let limits = iofit_report::workload_chart::iops_limits_of(&design.prediction, &spec.label);
-        let series = iofit_report::workload_chart::iops_over_time(
-            &points,
-            volume.sizing.iops,
-            "p95 of 10-minute peaks x 1.3",
-            &limits,
-        );
-        html = html.chart(
-            format!(
-                "{}: profiled IOPS over the capture, the sized IOPS and the limits of design #1 ({})",
-                spec.label, design.vm
-            ),
-            "minutes since the capture's start",
-            "IOPS",
-            series,
-        );
-    }
-    html
+    iofit_report::workload_chart::capture_charts(
+        html,
+        &capture,
+        &report.requirements,
+        "p95 of 10-minute peaks x 1.3",
+        Some(&report.plan),
+        report.next_cheaper.as_ref(),
+    )
 }
 
 pub fn html_report(report: &DemoReport) -> HtmlReport {

@@ -113,3 +113,62 @@ fn the_whole_loop_on_the_null_engine() {
     let error = run_demo(&catalog, &bad, &mut executor, &mut Quiet, &uring_ok).unwrap_err();
     assert!(error.to_string().starts_with("--run-seconds"), "{error}");
 }
+
+/// The report's workload-over-time charts: every volume's IOPS, MB/s, latency and queue depth,
+/// design #1's limits and the next cheaper VM's, and intervals over a limit counted the same
+/// way the capture's own timeline counts them.
+#[test]
+fn the_report_draws_the_workload_over_time_against_both_designs() {
+    let catalog = iofit_catalog::Catalog::embedded().unwrap();
+    let options = DemoOptions {
+        edition: iofit_catalog::EDITION_CURRENT.into(),
+        top: 1,
+        run: None,
+    };
+    let mut executor = EngineExecutor::null_with_fake_clock(20_000);
+    let report = run_demo(&catalog, &options, &mut executor, &mut Quiet, &uring_ok).unwrap();
+    let top = &report.plan.designs[0];
+    let cheaper = report.next_cheaper.as_ref().expect("a cheaper VM exists");
+    assert!(cheaper.vm_price_usd_month < top.vm_price_usd_month.unwrap());
+    let html = iofit_procedure::demo::html_report(&report).render();
+    for label in ["data", "log"] {
+        for what in [
+            "IOPS over the capture",
+            "MB/s over the capture",
+            "mean time per IO over the capture",
+            "IOs outstanding over the capture",
+        ] {
+            assert!(
+                html.contains(&format!("<h2>{label}: {what}")),
+                "{label}: {what}"
+            );
+        }
+    }
+    // The counts the report prints are the intervals over the cheaper VM's lowest IOPS limit.
+    let capture = iofit_profile::example::db_server_capture().unwrap();
+    let data = &iofit_profile::example::db_server_volumes()[0];
+    let points = iofit_profile::volume_timeline(&capture, data);
+    let limits = iofit_report::workload_chart::limits_of(
+        &cheaper.prediction,
+        "data",
+        iofit_report::workload_chart::Rate::Iops,
+    );
+    let lowest = limits.iter().map(|l| l.value).fold(f64::INFINITY, f64::min);
+    let over = points.iter().filter(|p| p.iops() > lowest).count();
+    assert!(over > 0, "the example peaks above the cheaper VM's limit");
+    assert!(
+        html.contains(&format!("in {over} of {} intervals", points.len())),
+        "{over}"
+    );
+    // Design #1 was sized with headroom above the capture's peaks: never throttled.
+    assert!(html.contains(&format!(
+        "design #1 ({}) would never have throttled data",
+        top.vm
+    )));
+    // Shaded intervals are drawn for the cheaper VM only.
+    assert!(html.contains(&format!(
+        "over {} (next cheaper VM, same disks)",
+        cheaper.vm
+    )));
+    assert!(!html.contains("fill=\"#F4B6A6\""));
+}
