@@ -45,6 +45,7 @@ pub mod run_request;
 pub mod size_threads;
 pub mod vdbench;
 mod vdbench_flat;
+pub mod workload;
 
 mod error;
 

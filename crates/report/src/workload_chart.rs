@@ -81,7 +81,7 @@ pub fn limits_of(prediction: &Prediction, label: &str, rate: Rate) -> Vec<Limit>
     if let Some(check) = prediction.limit(vm_kind, "vm") {
         if let Some(value) = check.limit {
             limits.push(Limit {
-                name: format!("{} (whole VM, shared)", check.name),
+                name: format!("{}, shared by the VM's volumes", check.name),
                 value,
             });
         }
@@ -241,6 +241,15 @@ pub fn volume_charts(
         if points.is_empty() {
             continue;
         }
+        let above_sized = points.iter().filter(|p| p.1 > sized).count();
+        verdicts.push(format!(
+            "{unit}: above the sized {} in {above_sized} of {} intervals ({:.1}%); highest \
+             interval {}.",
+            number(sized),
+            points.len(),
+            100.0 * above_sized as f64 / points.len() as f64,
+            number(points.iter().map(|p| p.1).fold(0.0, f64::max))
+        ));
         let chart = rate_chart(volume, designs, &points, rate, unit, sized);
         for row in chart.rows {
             table = table.row(row);
@@ -253,20 +262,17 @@ pub fn volume_charts(
             chart.bands,
         ));
     }
-    if !designs.is_empty() {
-        html = html.section(
-            format!(
-                "{}: the workload over the capture against the designs' limits",
-                volume.label
-            ),
-            format!(
-                "Each interval of the capture whose rate is above a design's limit would have \
-                 been throttled on that design (shaded: red for design #1, amber for the next \
-                 cheaper VM).\n\n{}",
-                verdicts.join("\n\n")
-            ),
-        );
-    }
+    let explained = if designs.is_empty() {
+        "The sized figure is what a design must sustain; intervals above it are the peaks the \
+         sizing percentile leaves out (a design's headroom absorbs them or they are throttled)."
+    } else {
+        "Each interval of the capture whose rate is above a design's limit would have been \
+         throttled on that design (shaded: red for design #1, amber for the next cheaper VM)."
+    };
+    html = html.section(
+        format!("{}: the workload over the capture", volume.label),
+        format!("{explained}\n\n{}", verdicts.join("\n\n")),
+    );
     for (title, unit, series, bands) in charts {
         html = html.chart_banded(
             title,
@@ -282,7 +288,11 @@ pub fn volume_charts(
         &minutes(|p| p.latency_ms),
         &minutes(|p| p.queue_depth),
     );
-    html.table(table)
+    if table.rows.is_empty() {
+        html
+    } else {
+        html.table(table)
+    }
 }
 
 /// One rate's chart and what it says.

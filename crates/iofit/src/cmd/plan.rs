@@ -96,6 +96,13 @@ pub struct Args {
     pub busy_hours_per_month: f64,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// With --report: the capture(s) the requirements were profiled from (iostat, sar, sadf,
+    /// PerfMon, Azure Monitor; repeatable). The report then draws each volume's IOPS, MB/s,
+    /// latency and queue depth over the capture against design #1's limits and the next
+    /// cheaper VM's, and counts the intervals that would have throttled. The requirements
+    /// must name their devices (a file from `iofit profile CAPTURE -o FILE`).
+    #[arg(long, value_name = "FILE", requires = "report")]
+    pub capture: Vec<PathBuf>,
     /// Print a documented requirements file (that --requirements reads back) and exit.
     #[arg(long = "example-requirements")]
     pub example_requirements: bool,
@@ -527,6 +534,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.output.report {
         let mut inputs: Vec<PathBuf> = args.requirements.iter().cloned().collect();
         inputs.extend(args.catalog.files.iter().cloned());
+        inputs.extend(args.capture.iter().cloned());
         super::files::check_output(path, &inputs, "--report")?;
     }
     let options = PlanOptions {
@@ -547,7 +555,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let tables = tables_of(&catalog, edition);
     if let (Some(path), Some(format)) = (&args.output.report, report_format) {
-        let report = iofit_report::plan_report::report(&requirements, &plan, edition, &options);
+        let mut report = iofit_report::plan_report::report(&requirements, &plan, edition, &options);
+        if !args.capture.is_empty() {
+            let paths: Vec<&Path> = args.capture.iter().map(PathBuf::as_path).collect();
+            let capture =
+                iofit_profile::parse_files(&paths, &iofit_profile::ParseOptions::default())
+                    .map_err(bad_input)?;
+            report = iofit_procedure::workload::plan_report_with_capture(
+                report,
+                &capture,
+                &requirements,
+                &plan,
+                &rows,
+            )?;
+        }
         write_report(path, format, &report)?;
     }
     if args.output.json {
