@@ -22,14 +22,15 @@ pub struct Args {
     /// Sample /proc/diskstats, /proc/stat and /proc/meminfo for this long instead (e.g. 60s).
     #[arg(long, value_name = "DURATION", conflicts_with = "files")]
     pub live: Option<String>,
-    /// Live: time between samples (default 1s). Files without time stamps: their interval,
-    /// needed by --window.
+    /// Live: time between samples [default: 1s]. Files without time stamps: their interval,
+    /// needed by --window (no default there).
     #[arg(long, value_name = "DURATION")]
     pub interval: Option<String>,
     /// A device to size (repeatable); pairs in order with --label.
     #[arg(long = "device", value_name = "NAME")]
     pub devices: Vec<String>,
-    /// The label of the --device at the same position (data, log, ...); default: the device.
+    /// The label of the --device at the same position (data, log, ...) [default: the device's
+    /// name].
     #[arg(long = "label", value_name = "LABEL")]
     pub labels: Vec<String>,
     /// A volume made of several devices whose counters add up: LABEL=DEV,DEV (repeatable).
