@@ -21,7 +21,7 @@ pub(crate) fn num(value: f64) -> String {
 }
 
 fn size(bytes: u64) -> String {
-    iofit_model::Bytes(bytes).to_string()
+    iofit_model::Bytes(bytes).readable()
 }
 
 fn rw_words(volume: &VolumePrediction) -> String {

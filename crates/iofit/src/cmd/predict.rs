@@ -143,9 +143,13 @@ fn job_lines(
     for (load, volume) in loads.iter().zip(&prediction.volumes) {
         let w = &load.workload;
         let sizes = match (w.read_pct > 0.0, w.read_pct < 100.0) {
-            (true, true) => format!("{} reads / {} writes", w.read_io_size, w.write_io_size),
-            (true, false) => format!("{} reads", w.read_io_size),
-            _ => format!("{} writes", w.write_io_size),
+            (true, true) => format!(
+                "{} reads / {} writes",
+                w.read_io_size.readable(),
+                w.write_io_size.readable()
+            ),
+            (true, false) => format!("{} reads", w.read_io_size.readable()),
+            _ => format!("{} writes", w.write_io_size.readable()),
         };
         out.push_str(&format!(
             "  {} <- {} ({}): {:.0}% reads, {:.0}% random, {sizes}, {} threads x QD {}\n",
