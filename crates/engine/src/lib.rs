@@ -28,6 +28,8 @@ pub mod diskstats;
 pub mod distribution;
 pub mod engine;
 pub mod error;
+pub mod flow;
+pub mod iolog;
 pub mod latency_target;
 pub mod layout;
 pub mod null;

@@ -103,6 +103,9 @@ fn plan(target_ns: u64, keep_running: bool) -> ClonePlan {
         },
         fsync_on_close: false,
         end_syncfs: false,
+        io_log: None,
+        ioprio: 0,
+        cmdprio: None,
         data: Default::default(),
     }
 }

@@ -218,6 +218,9 @@ mod stamps {
                 pacing: Default::default(),
                 fsync_on_close: false,
                 end_syncfs: false,
+                io_log: None,
+                ioprio: 0,
+                cmdprio: None,
             };
             let stop = AtomicBool::new(false);
             let progress = ProgressCell::default();
