@@ -285,8 +285,8 @@ fn the_demo_report_shows_the_workload_over_time_against_the_design_s_limits() {
     }
     assert!(html.contains("sized: 12,905.6 IOPS (p95 of 10-minute peaks x 1.3)"));
     assert!(html.contains("design #1 (Standard_DS3): data: 3 x P30 striped, IOPS 15,000"));
-    assert!(html.contains("VM cached IOPS (Standard_DS3), shared by the VM&#39;s volumes"));
-    assert!(html.contains("VM uncached IOPS (Standard_DS3), shared by the VM&#39;s volumes"));
+    assert!(html.contains("VM cached IOPS (Standard_DS3) (all cached volumes together)"));
+    assert!(html.contains("VM uncached IOPS (Standard_DS3) (all uncached volumes together)"));
     // The limit bars: what is used beside each limit, and which volume a limit belongs to.
     assert!(html.contains("12,906.5 of 15,000 IOPS used — binding"));
     assert!(html.contains(">data: per disk P30 IOPS<"));

@@ -540,21 +540,21 @@ fn profile_and_plan_reports_draw_the_workload_over_time() {
         .find_map(|p| {
             p.split(" (next cheaper VM, same disks) would have throttled data in ")
                 .nth(1)
-                .map(|rest| rest.to_string())
+                .map(|rest| rest.split("</p>").next().unwrap().to_string())
         })
         .expect("the next cheaper VM throttles the example's peak");
-    // "14 of 720 intervals (1.9% of the capture), at worst 24% over its lowest IOPS limit (8,000)."
+    // "14 of 720 intervals (1.9% of the capture), at worst 24% over VM cached IOPS
+    // (Standard_DS11) (all cached volumes together) (8,000 IOPS)."
     let over: usize = cheaper.split(' ').next().unwrap().parse().unwrap();
     let limit: f64 = cheaper
-        .split("limit (")
-        .nth(1)
-        .unwrap()
-        .split(')')
+        .rsplit('(')
         .next()
         .unwrap()
+        .trim_end_matches(" IOPS).")
         .replace(',', "")
         .parse()
         .unwrap();
+    assert_eq!(limit, 8000.0);
     let parsed = iofit_profile::parse_files(
         &[std::path::Path::new(&capture)],
         &iofit_profile::ParseOptions::default(),

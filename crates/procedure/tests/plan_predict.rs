@@ -262,7 +262,7 @@ fn job_file_volumes_follow_its_places() {
         "{text}"
     );
     assert!(
-        text.contains("vol2 <- /mnt/two (b): 0% reads, 0% random, 64KiB writes"),
+        text.contains("vol2 <- /mnt/two (b): 0% reads, 0% random, 64 KiB writes"),
         "{text}"
     );
     request.disks.pop();

@@ -9,7 +9,7 @@
 //!
 //! // Three 10-second intervals; the middle one is 20% over a 250 IOPS limit.
 //! let points = [(0.0, 100.0), (10.0, 300.0), (20.0, 200.0)];
-//! let limit = Limit { name: "disk IOPS".into(), value: 250.0 };
+//! let limit = Limit { name: "disk IOPS".into(), value: 250.0, shared: false };
 //! let over = throttling(&points, "design #1", &limit);
 //! assert_eq!((over.intervals_over, over.intervals), (1, 3));
 //! assert!((over.worst_over_pct - 20.0).abs() < 1e-9);
@@ -27,6 +27,9 @@ pub struct Limit {
     pub name: String,
     /// In the chart's unit (IOPS or MB/s).
     pub value: f64,
+    /// A VM limit every volume on the same path (cached or uncached) shares: compared with
+    /// those volumes' rates added up, not with this volume's alone.
+    pub shared: bool,
 }
 
 /// Which rate a limit caps.
@@ -70,6 +73,7 @@ pub fn limits_of(prediction: &Prediction, label: &str, rate: Rate) -> Vec<Limit>
         limits.push(Limit {
             name: format!("{label}: {name}"),
             value,
+            shared: false,
         });
     }
     let cached = prediction
@@ -81,8 +85,13 @@ pub fn limits_of(prediction: &Prediction, label: &str, rate: Rate) -> Vec<Limit>
     if let Some(check) = prediction.limit(vm_kind, "vm") {
         if let Some(value) = check.limit {
             limits.push(Limit {
-                name: format!("{}, shared by the VM's volumes", check.name),
+                name: format!(
+                    "{} (all {} volumes together)",
+                    check.name,
+                    if cached { "cached" } else { "uncached" }
+                ),
                 value,
+                shared: true,
             });
         }
     }
@@ -195,6 +204,9 @@ pub struct VolumeTimeline<'a> {
     pub sized_words: &'a str,
     /// IOs the planned design keeps outstanding on the volume, when known.
     pub planned_queue_depth: Option<f64>,
+    /// The other volumes on the same VM path (host-cached or not) in the planned design: the
+    /// VM's limit for that path caps their rates added up.
+    pub shared_with: Vec<&'a [TimelinePoint]>,
 }
 
 /// The volume's four charts (IOPS and MB/s with the designs' limits and the intervals over
@@ -250,7 +262,8 @@ pub fn volume_charts(
             100.0 * above_sized as f64 / points.len() as f64,
             number(points.iter().map(|p| p.1).fold(0.0, f64::max))
         ));
-        let chart = rate_chart(volume, designs, &points, rate, unit, sized);
+        let shared = shared_points(&points, &volume.shared_with, rate);
+        let chart = rate_chart(volume, designs, &points, &shared, rate, unit, sized);
         for row in chart.rows {
             table = table.row(row);
         }
@@ -295,6 +308,36 @@ pub fn volume_charts(
     }
 }
 
+/// `points` (minutes, rate) with the rates of `others` at the same moments added: what a VM
+/// limit shared by these volumes sees. A volume missing from a report (`iostat -z` leaves an
+/// idle device out) adds nothing there.
+fn shared_points(
+    points: &[(f64, f64)],
+    others: &[&[TimelinePoint]],
+    rate: Rate,
+) -> Vec<(f64, f64)> {
+    let value = |p: &TimelinePoint| match rate {
+        Rate::Iops => p.iops(),
+        Rate::ThroughputMbS => p.throughput_mb_s,
+    };
+    points
+        .iter()
+        .map(|&(minute, own)| {
+            let rest: f64 = others
+                .iter()
+                .filter_map(|timeline| {
+                    timeline
+                        .iter()
+                        .find(|p| (p.time_s / 60.0 - minute).abs() < 1e-9)
+                        .map(value)
+                        .filter(|v| v.is_finite())
+                })
+                .sum();
+            (minute, own + rest)
+        })
+        .collect()
+}
+
 /// One rate's chart and what it says.
 struct RateChart {
     series: Vec<Series>,
@@ -311,6 +354,7 @@ fn rate_chart(
     volume: &VolumeTimeline,
     designs: &[DesignOnChart],
     points: &[(f64, f64)],
+    shared: &[(f64, f64)],
     rate: Rate,
     unit: &str,
     sized: f64,
@@ -326,56 +370,62 @@ fn rate_chart(
         .coloured(6)
         .dashed(),
     ];
+    if volume.shared_with.is_empty() {
+        // Alone on its VM path: the VM limit sees this volume's rate.
+    } else {
+        series.push(
+            Series::new(
+                format!("{unit} of the volumes sharing its VM limit, together"),
+                shared.to_vec(),
+            )
+            .coloured(4),
+        );
+    }
     let mut bands = Vec::new();
     let mut rows = Vec::new();
     let mut verdicts = Vec::new();
     let mut drawn: Vec<f64> = Vec::new();
     for (index, design) in designs.iter().enumerate() {
         let limits = limits_of(design.prediction, volume.label, rate);
-        let Some(lowest) = limits.iter().map(|l| l.value).min_by(f64::total_cmp) else {
+        if limits.is_empty() {
             continue;
-        };
-        let over = throttling(
-            points,
-            &design.name,
-            &Limit {
-                name: String::new(),
-                value: lowest,
-            },
-        );
-        verdicts.push(if over.intervals_over == 0 {
-            format!(
-                "{unit}: {} would never have throttled {} (lowest {unit} limit {}, highest \
-                 interval {}).",
-                design.name,
-                volume.label,
-                number(lowest),
-                number(points.iter().map(|p| p.1).fold(0.0, f64::max))
-            )
-        } else {
-            format!(
-                "{unit}: {} would have throttled {} in {} of {} intervals ({:.1}% of the \
-                 capture), at worst {:.0}% over its lowest {unit} limit ({}).",
-                design.name,
-                volume.label,
-                over.intervals_over,
-                over.intervals,
-                over.share_pct(),
-                over.worst_over_pct,
-                number(lowest)
-            )
-        });
+        }
+        let seen = |limit: &Limit| if limit.shared { shared } else { points };
+        let counts: Vec<Throttling> = limits
+            .iter()
+            .map(|limit| throttling(seen(limit), &design.name, limit))
+            .collect();
+        // An interval throttles when any limit is passed: 1 where it does, for the bands.
+        let over: Vec<(f64, f64)> = points
+            .iter()
+            .enumerate()
+            .map(|(i, (minute, _))| {
+                let passed = limits
+                    .iter()
+                    .any(|l| seen(l).get(i).is_some_and(|p| p.1 > l.value));
+                (*minute, if passed { 1.0 } else { 0.0 })
+            })
+            .collect();
+        let intervals_over = over.iter().filter(|p| p.1 > 0.5).count();
+        verdicts.push(design_verdict(
+            volume.label,
+            unit,
+            design,
+            &limits,
+            &counts,
+            intervals_over,
+            points.len(),
+        ));
         let colour = if design.planned { BAND_RED } else { BAND_AMBER };
         let band_name = format!("over {}'s limits", design.name);
         // The planned design's bands go last, drawn over the cheaper design's.
-        let design_bands = bands_over(points, lowest, &band_name, colour);
+        let design_bands = bands_over(&over, 0.5, &band_name, colour);
         if design.planned {
             bands.extend(design_bands);
         } else {
             bands.splice(0..0, design_bands);
         }
-        for (limit_index, limit) in limits.iter().enumerate() {
-            let counted = throttling(points, &design.name, limit);
+        for (limit_index, (limit, counted)) in limits.iter().zip(&counts).enumerate() {
             rows.push(vec![
                 design.name.clone(),
                 limit.name.clone(),
@@ -406,6 +456,39 @@ fn rate_chart(
         bands,
         rows,
         verdicts,
+    }
+}
+
+/// One sentence: whether, how often and how far `design` would have throttled the volume.
+fn design_verdict(
+    label: &str,
+    unit: &str,
+    design: &DesignOnChart,
+    limits: &[Limit],
+    counts: &[Throttling],
+    intervals_over: usize,
+    intervals: usize,
+) -> String {
+    let worst = limits
+        .iter()
+        .zip(counts)
+        .filter(|(_, c)| c.intervals_over > 0)
+        .max_by(|a, b| a.1.worst_over_pct.total_cmp(&b.1.worst_over_pct));
+    match worst {
+        None => format!(
+            "{unit}: {} would never have throttled {label} (every {unit} limit above every \
+             interval).",
+            design.name
+        ),
+        Some((limit, count)) => format!(
+            "{unit}: {} would have throttled {label} in {intervals_over} of {intervals} \
+             intervals ({:.1}% of the capture), at worst {:.0}% over {} ({} {unit}).",
+            design.name,
+            100.0 * intervals_over as f64 / intervals.max(1) as f64,
+            count.worst_over_pct,
+            limit.name,
+            number(limit.value)
+        ),
     }
 }
 
@@ -451,7 +534,10 @@ fn latency_and_queue_depth(
         if let Some(planned) = volume.planned_queue_depth {
             series.push(
                 Series::new(
-                    format!("the planned design keeps {} outstanding", number(planned)),
+                    format!(
+                        "the plan's queue depth: {} outstanding IOs",
+                        number(planned)
+                    ),
                     across(queue_depth, planned),
                 )
                 .coloured(5),
@@ -496,6 +582,7 @@ pub fn capture_charts(
         });
     }
     let mut missing = Vec::new();
+    let mut drawn = Vec::new();
     for volume in &requirements.volumes {
         let spec = iofit_profile::VolumeSpec {
             label: volume.label.clone(),
@@ -508,17 +595,33 @@ pub fn capture_charts(
                 volume.label,
                 spec.devices.join(", ")
             ));
-            continue;
+        } else {
+            drawn.push((volume, points));
         }
+    }
+    // The VM path (host-cached or not) of each volume in the planned design.
+    let cached = |label: &str| {
+        top.and_then(|t| t.volumes.iter().find(|v| v.label == label))
+            .map(|v| v.caching.is_cached())
+    };
+    for (volume, points) in &drawn {
         let planned_queue_depth = top
             .and_then(|t| t.volumes.iter().find(|v| v.label == volume.label))
             .map(|v| f64::from(v.queue_depth_total));
+        let path = cached(&volume.label);
+        let shared_with = drawn
+            .iter()
+            .filter(|(other, _)| other.label != volume.label)
+            .filter(|(other, _)| path.is_some() && cached(&other.label) == path)
+            .map(|(_, other_points)| other_points.as_slice())
+            .collect();
         let timeline = VolumeTimeline {
             label: &volume.label,
-            points: &points,
+            points,
             sizing: &volume.sizing,
             sized_words,
             planned_queue_depth,
+            shared_with,
         };
         html = volume_charts(html, &timeline, &designs);
     }
@@ -550,6 +653,7 @@ mod tests {
         let limit = Limit {
             name: "disk".into(),
             value: 250.0,
+            shared: false,
         };
         let over = throttling(&points, "d", &limit);
         assert_eq!(over.intervals_over, 2);
@@ -562,9 +666,37 @@ mod tests {
             &Limit {
                 name: "vm".into(),
                 value: 1000.0,
+                shared: true,
             },
         );
         assert_eq!((never.intervals_over, never.worst_over_pct), (0, 0.0));
+    }
+
+    /// A VM limit shared by two volumes sees their rates added up, moment by moment; a
+    /// volume missing from a report adds nothing there. Each volume alone stays under a
+    /// 250 IOPS limit that the two together pass twice.
+    #[test]
+    fn a_shared_vm_limit_sees_the_volumes_together() {
+        let point = |time_s: f64, iops: f64| TimelinePoint {
+            time_s,
+            read_iops: iops,
+            write_iops: 0.0,
+            throughput_mb_s: f64::NAN,
+            latency_ms: f64::NAN,
+            queue_depth: f64::NAN,
+        };
+        let own = [(0.0, 100.0), (1.0, 200.0), (2.0, 150.0)];
+        let other = [point(0.0, 100.0), point(60.0, 100.0), point(120.0, 150.0)];
+        let other_missing_a_report = [point(0.0, 10.0), point(120.0, 10.0)];
+        let shared = shared_points(&own, &[&other, &other_missing_a_report], Rate::Iops);
+        assert_eq!(shared, vec![(0.0, 210.0), (1.0, 300.0), (2.0, 310.0)]);
+        let limit = Limit {
+            name: "VM uncached IOPS".into(),
+            value: 250.0,
+            shared: true,
+        };
+        assert_eq!(throttling(&own, "d", &limit).intervals_over, 0);
+        assert_eq!(throttling(&shared, "d", &limit).intervals_over, 2);
     }
 
     #[test]
