@@ -19,7 +19,7 @@ use crate::worker::{
     run_clone, CloneOutput, ClonePlan, CloneShared, LatencyTargetPlan, PacingPlan, ProgressCell,
     SizePicker,
 };
-use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, OpenSync, SizeSpec};
+use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, OpenSync, SizeSpec, UringOptions};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -401,6 +401,7 @@ fn sync_flags(job: &JobSpec) -> i32 {
 /// Runs the clone on the engine the job names; returns the output.
 fn run_engine<C: Clock>(
     job_engine: EngineKind,
+    uring: &UringOptions,
     files: Vec<File>,
     plan: &ClonePlan,
     clock: &C,
@@ -443,17 +444,39 @@ fn run_engine<C: Clock>(
                 Ok(buffers) => buffers,
                 Err(e) => return setup_failed(e.to_string()),
             };
-            match UringEngine::new(files, buffers, plan.depth) {
+            match UringEngine::with_options(files, buffers, plan.depth, uring) {
                 Ok(engine) => go(engine, plan, clock, shared),
                 Err(e) if e.raw_os_error() == Some(libc::EMFILE) => setup_failed(format!(
                     "cannot set up io_uring: {e} (the open-file limit, ulimit -n, is too low for this many clones)"
                 )),
+                Err(e) if !uring.is_default() => setup_failed(uring_refused(uring, &e)),
                 Err(e) => setup_failed(format!(
                     "io_uring is not available here ({e}); use ioengine=psync"
                 )),
             }
         }
     }
+}
+
+/// The kernel refused a ring with the job's io_uring options: which ones, and the errno.
+fn uring_refused(uring: &UringOptions, e: &std::io::Error) -> String {
+    let mut asked = Vec::new();
+    if uring.sq_thread_poll {
+        asked.push("sqthread_poll (IORING_SETUP_SQPOLL)");
+    }
+    if uring.hipri {
+        asked.push("hipri (IORING_SETUP_IOPOLL)");
+    }
+    if uring.fixed_buffers == Some(true) {
+        asked.push("fixedbufs (IORING_REGISTER_BUFFERS)");
+    }
+    if uring.register_files == Some(true) {
+        asked.push("registerfiles (IORING_REGISTER_FILES)");
+    }
+    format!(
+        "the kernel refused the io_uring setup the job asks for, {}: {e}; remove the option to run without it",
+        asked.join(", ")
+    )
 }
 
 fn setup_failed(message: String) -> CloneOutput {
@@ -658,6 +681,7 @@ pub fn run_jobs(
                 let series = Arc::clone(&slots[slot].series);
                 let engine = job.engine;
                 let thread_control = job.thread_control.clone();
+                let uring = job.uring.clone();
                 let end_flags = Arc::clone(&end_flags);
                 let clock_choice = options.clock;
                 let my_cell = cell;
@@ -682,11 +706,11 @@ pub fn run_jobs(
                         let output = match clock_choice {
                             ClockChoice::Monotonic => {
                                 let clock = MonotonicClock::with_origin(origin);
-                                run_engine(engine, files, &plan, &clock, &shared)
+                                run_engine(engine, &uring, files, &plan, &clock, &shared)
                             }
                             ClockChoice::Fake { step_ns } => {
                                 let clock = FakeClock::new(step_ns);
-                                run_engine(engine, files, &plan, &clock, &shared)
+                                run_engine(engine, &uring, files, &plan, &clock, &shared)
                             }
                         };
                         if thread_control.exit_all {

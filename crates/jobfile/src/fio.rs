@@ -9,6 +9,7 @@
 pub(crate) mod apply;
 pub(crate) mod control;
 pub(crate) mod data;
+pub(crate) mod engine_opts;
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};
@@ -1088,5 +1089,7 @@ fn split_filenames(value: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod control_tests;
+#[cfg(test)]
+mod options3_tests;
 #[cfg(test)]
 mod tests;

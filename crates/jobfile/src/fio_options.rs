@@ -11,6 +11,7 @@ use crate::error::JobFileError;
 use crate::fio::apply::{self as a, Arg, Ctx};
 use crate::fio::control as ctl;
 use crate::fio::data as d;
+use crate::fio::engine_opts as eo;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -139,9 +140,14 @@ const HONOURED: &[FioOption] = &[
     opt("disk_util", &[], Flag, Noted(a::check_flag, "disk_util: iofit does not report disk utilisation")),
     opt("create_on_open", &[], Flag, Noted(a::check_flag,
         "create_on_open: iofit creates and lays out every file before timing starts, so creation is never timed")),
-    opt("fixedbufs", &[], Flag, Noted(a::check_flag, "fixedbufs: iofit's io_uring always uses registered buffers")),
-    opt("registerfiles", &[], Flag, Noted(a::check_flag, "registerfiles: iofit's io_uring always registers its files")),
-    opt("nonvectored", &[], Value, Noted(a::nothing, "nonvectored: iofit's io_uring always issues non-vectored (fixed-buffer) reads and writes")),
+    // io_uring engine options (fio/engine_opts.rs).
+    opt("fixedbufs", &[], Flag, Supported(eo::fixedbufs)),
+    opt("registerfiles", &[], Flag, Supported(eo::registerfiles)),
+    opt("nonvectored", &[], Value, Supported(eo::nonvectored)),
+    opt("sqthread_poll", &[], Flag, Supported(eo::sqthread_poll)),
+    opt("sqthread_poll_cpu", &[], Value, Supported(eo::sqthread_poll_cpu)),
+    opt("hipri", &[], Flag, Supported(eo::hipri)),
+    opt("force_async", &[], Value, Supported(eo::force_async)),
     // Data verification and buffer content (fio/data.rs).
     opt("verify_only", &[], Flag, Supported(d::verify_only)),
     opt("verify_fatal", &[], Flag, Supported(d::verify_fatal)),
@@ -249,7 +255,7 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["uid", "gid", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
        "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
        "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
-       "hipri", "hipri_percentage", "sqthread_poll", "sqthread_poll_cpu", "force_async",
+       "hipri_percentage",
        "serialize_overlap", "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
        "allow_file_create", "allow_mounted_write", "create_serialize", "create_fsync", "opendir",
        "file_append", "filetype", "write_barrier", "fadvise_hint",

@@ -519,6 +519,38 @@ pub struct JobSpec {
     /// Search for the deepest queue that meets a latency target (fio `latency_target`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_target: Option<LatencyTargetSpec>,
+    /// io_uring ring setup and per-IO flags (fio's io_uring engine options).
+    #[serde(default, skip_serializing_if = "UringOptions::is_default")]
+    pub uring: UringOptions,
+}
+
+/// fio's io_uring engine options. The defaults are iofit's own choices (register buffers and
+/// files when the kernel allows, non-vectored opcodes, no polling); a job file that names an
+/// option gets fio's meaning of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UringOptions {
+    /// `fixedbufs`: `Some(true)` the buffers must be registered (setup fails otherwise, as in
+    /// fio), `Some(false)` never registered, `None` registered when the kernel allows.
+    pub fixed_buffers: Option<bool>,
+    /// `registerfiles`, with the same three meanings as `fixed_buffers`.
+    pub register_files: Option<bool>,
+    /// `sqthread_poll`: a kernel thread polls the submission queue (IORING_SETUP_SQPOLL).
+    pub sq_thread_poll: bool,
+    /// `sqthread_poll_cpu`: the CPU that thread is bound to (IORING_SETUP_SQ_AFF).
+    pub sq_thread_cpu: Option<u32>,
+    /// `hipri`: polled completions (IORING_SETUP_IOPOLL).
+    pub hipri: bool,
+    /// `force_async=N`: every Nth IO is sent with IOSQE_ASYNC (punted to io-wq); 0 never.
+    pub force_async_every: u32,
+    /// `nonvectored`: `Some(false)` readv/writev with one iovec (fio's `nonvectored=0`),
+    /// `Some(true)` or `None` plain read/write.
+    pub nonvectored: Option<bool>,
+}
+
+impl UringOptions {
+    pub fn is_default(&self) -> bool {
+        *self == UringOptions::default()
+    }
 }
 
 /// fio's `latency_target`, `latency_window`, `latency_percentile`, `latency_run`.
@@ -692,6 +724,7 @@ impl JobSpec {
             thread_control: ThreadControl::default(),
             steady_state: None,
             latency_target: None,
+            uring: UringOptions::default(),
         }
     }
 

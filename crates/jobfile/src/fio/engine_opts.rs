@@ -1,0 +1,65 @@
+//! fio's io_uring engine options (`fixedbufs`, `registerfiles`, `sqthread_poll`,
+//! `sqthread_poll_cpu`, `hipri`, `force_async`, `nonvectored`), read into
+//! [`UringOptions`](iofit_model::job::UringOptions); the engine sets the ring up with them.
+
+use super::apply::{Arg, Ctx};
+use crate::error::JobFileError;
+
+type R = Result<(), JobFileError>;
+
+pub(crate) fn fixedbufs(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.uring.fixed_buffers = Some(arg.flag()?);
+    Ok(())
+}
+pub(crate) fn registerfiles(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.uring.register_files = Some(arg.flag()?);
+    Ok(())
+}
+pub(crate) fn sqthread_poll(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.uring.sq_thread_poll = arg.flag()?;
+    if c.job.uring.sq_thread_poll {
+        c.note("sqthread_poll: a kernel thread submits the IOs, so submission latency is only the time to fill the queue entry (fio turns slat off for it); files are registered, as fio requires");
+    }
+    Ok(())
+}
+/// fio's `sqthread_poll_cpu` binds the SQ thread (IORING_SETUP_SQ_AFF); it needs
+/// `sqthread_poll` to mean anything, as in fio.
+pub(crate) fn sqthread_poll_cpu(c: &mut Ctx, arg: &Arg) -> R {
+    let cpu = arg.count()?;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+    if cpu >= cpus {
+        return Err(arg.invalid(
+            format!("CPU {cpu} is not one of this machine's {cpus}"),
+            &format!("write a CPU number from 0 to {}", cpus - 1),
+        ));
+    }
+    c.job.uring.sq_thread_cpu = Some(cpu);
+    Ok(())
+}
+pub(crate) fn hipri(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.uring.hipri = arg.flag()?;
+    if c.job.uring.hipri {
+        c.note("hipri: polled completions (IORING_SETUP_IOPOLL) work only with direct=1 on a device with poll queues (nvme poll_queues); elsewhere the kernel fails each IO with EOPNOTSUPP and the job stops with that error, as fio's does");
+    }
+    Ok(())
+}
+/// `force_async=N`: IOSQE_ASYNC on every Nth IO (0: never).
+pub(crate) fn force_async(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.uring.force_async_every = arg.count()?;
+    Ok(())
+}
+/// `nonvectored=0` uses readv/writev of one iovec, `1` read/write; fio's default (-1) probes
+/// the kernel and uses read/write where it has them, which every kernel with iofit's io_uring
+/// does.
+pub(crate) fn nonvectored(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.uring.nonvectored = match arg.value()? {
+        "-1" => None,
+        "0" => Some(false),
+        "1" => Some(true),
+        _ => return Err(arg.invalid("not a nonvectored value", "write 0 (readv/writev), 1 (read/write) or -1 (fio's default: read/write when the kernel has them)")),
+    };
+    if c.job.uring.nonvectored == Some(false) && c.job.uring.fixed_buffers == Some(true) {
+        c.note("nonvectored=0 with fixedbufs: fio uses the fixed-buffer opcodes then, and so does iofit");
+    }
+    Ok(())
+}

@@ -1,0 +1,46 @@
+//! Parsing of the third pass of fio options (io_uring engine options, max_latency,
+//! exitall_on_error, disable_*) into the job; their effects on a run are tested in
+//! crates/engine/tests/uring_options.rs and crates/engine/tests/options3.rs.
+
+use super::*;
+use iofit_model::job::UringOptions;
+
+fn job(options: &str) -> Result<JobSpec, JobFileError> {
+    let text =
+        format!("[j]\nfilename=/tmp/iofit-never-created\nsize=1m\nioengine=io_uring\n{options}\n");
+    parse_str(&text, "test.fio", &ParseOptions::default()).map(|mut jobs| jobs.remove(0))
+}
+
+#[test]
+fn io_uring_options_set_the_ring_up_as_fio_names_them() {
+    let j = job("fixedbufs\nregisterfiles=1\nsqthread_poll=1\nsqthread_poll_cpu=0\nhipri\nforce_async=4\nnonvectored=0").unwrap();
+    assert_eq!(
+        j.uring,
+        UringOptions {
+            fixed_buffers: Some(true),
+            register_files: Some(true),
+            sq_thread_poll: true,
+            sq_thread_cpu: Some(0),
+            hipri: true,
+            force_async_every: 4,
+            nonvectored: Some(false),
+        }
+    );
+    assert!(
+        j.notes.iter().any(|n| n.contains("EOPNOTSUPP")),
+        "{:?}",
+        j.notes
+    );
+    assert!(job("").unwrap().uring.is_default());
+    assert_eq!(job("fixedbufs=0").unwrap().uring.fixed_buffers, Some(false));
+    let bad = job("sqthread_poll_cpu=100000").unwrap_err().to_string();
+    assert!(
+        bad.contains("sqthread_poll_cpu") && bad.contains("CPU number"),
+        "{bad}"
+    );
+    let bad = job("nonvectored=2").unwrap_err().to_string();
+    assert!(
+        bad.contains("nonvectored") && bad.contains("write 0"),
+        "{bad}"
+    );
+}
