@@ -16,8 +16,8 @@ use crate::sequence::Sequence;
 use crate::steadystate::SteadyStateTracker;
 use crate::uring::UringEngine;
 use crate::worker::{
-    run_clone, CloneOutput, ClonePlan, CloneShared, LatencyTargetPlan, PacingPlan, ProgressCell,
-    SizePicker,
+    run_clone, CloneOutput, ClonePlan, CloneShared, LatencyTargetPlan, MeasurePlan, PacingPlan,
+    ProgressCell, SizePicker,
 };
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, OpenSync, SizeSpec, UringOptions};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
@@ -354,7 +354,18 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         fsync_on_close: job.file_sync.fsync_on_close,
         end_syncfs: job.file_sync.end_syncfs,
         data: crate::data::data_plan(job, clone)?,
+        measure: measure_plan(&job.measurement),
     })
+}
+
+fn measure_plan(m: &iofit_model::job::Measurement) -> MeasurePlan {
+    let ns = |d: Option<Duration>| d.map(|d| d.as_nanos().min(u64::MAX as u128) as u64);
+    MeasurePlan {
+        lat: !m.disable_lat,
+        clat: !m.disable_clat,
+        slat: !m.disable_slat,
+        max_latency_ns: [ns(m.max_latency.read), ns(m.max_latency.write)],
+    }
 }
 
 /// fio's default `rate_cycle`: minimum rates are checked over 1000 ms windows.
@@ -713,7 +724,9 @@ pub fn run_jobs(
                                 run_engine(engine, &uring, files, &plan, &clock, &shared)
                             }
                         };
-                        if thread_control.exit_all {
+                        if thread_control.exit_all
+                            || (thread_control.exit_all_on_error && output.error.is_some())
+                        {
                             // fio exitall: the first job of the set to finish ends the others.
                             for flag in end_flags.iter() {
                                 flag.store(true, Ordering::Relaxed);
@@ -1011,7 +1024,10 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         },
         interrupted: slot.interrupted,
         verify: slot.verify.take(),
-        fio: std::mem::take(&mut slot.fio),
+        fio: iofit_stats::FioJobExtras {
+            bw_measurement_off: job.measurement.disable_bw,
+            ..std::mem::take(&mut slot.fio)
+        },
         steadystate: None,
         latency_depth_found: slot.latency_depth,
     }

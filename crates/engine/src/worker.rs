@@ -150,6 +150,29 @@ pub struct ClonePlan {
     pub fsync_on_close: bool,
     /// syncfs the files' file systems at the end (fio `end_syncfs`).
     pub end_syncfs: bool,
+    /// Which latencies are measured, and the one that fails the clone.
+    pub measure: MeasurePlan,
+}
+
+/// fio's `disable_lat`/`disable_clat`/`disable_slat` (false here: not measured, the histogram
+/// stays empty) and `max_latency` per direction (read, write), in nanoseconds.
+#[derive(Clone, Debug)]
+pub struct MeasurePlan {
+    pub lat: bool,
+    pub clat: bool,
+    pub slat: bool,
+    pub max_latency_ns: [Option<u64>; 2],
+}
+
+impl Default for MeasurePlan {
+    fn default() -> Self {
+        MeasurePlan {
+            lat: true,
+            clat: true,
+            slat: true,
+            max_latency_ns: [None; 2],
+        }
+    }
 }
 
 /// fio's pacing options, resolved for one clone. The default paces nothing.
@@ -765,42 +788,81 @@ impl<'a, C: Clock> Run<'a, C> {
         }
         self.longest_ns = self.longest_ns.max(done_ns.saturating_sub(meta.issue_ns));
         if self.measuring {
-            let stats = if meta.op_is_read {
-                &mut self.out.read
-            } else {
-                &mut self.out.write
-            };
-            stats.ios += 1;
-            stats.io_bytes += meta.len as u64;
-            let total = done_ns.saturating_sub(meta.issue_ns);
-            if inline {
-                // Completion and total latency are the same sample for a synchronous IO:
-                // record it once; `finish` copies the histogram.
-                stats.completion.record(total);
-            } else {
-                stats
-                    .submission
-                    .record(meta.submit_ns.saturating_sub(meta.issue_ns));
-                stats
-                    .completion
-                    .record(done_ns.saturating_sub(meta.submit_ns));
-                stats.total.record(total);
-            }
-            self.series
-                .record(meta.op_is_read, meta.len as u64, 1, total);
-            if inline {
-                self.series.record_parts(total, None);
-            } else {
-                self.series.record_parts(
-                    done_ns.saturating_sub(meta.submit_ns),
-                    Some(meta.submit_ns.saturating_sub(meta.issue_ns)),
-                );
-            }
+            self.record(meta, done_ns, inline);
         }
         if !meta.op_is_read {
             self.writes_since_sync += 1;
         }
-        Ok(())
+        self.check_max_latency(meta, done_ns)
+    }
+
+    /// Adds a completed IO to the clone's counters and to the histograms the job measures
+    /// (fio's `disable_*` leave theirs empty, as fio's JSON shows zeros for them).
+    #[inline]
+    fn record(&mut self, meta: &SlotMeta, done_ns: u64, inline: bool) {
+        let measure = &self.plan.measure;
+        let stats = if meta.op_is_read {
+            &mut self.out.read
+        } else {
+            &mut self.out.write
+        };
+        stats.ios += 1;
+        stats.io_bytes += meta.len as u64;
+        let total = done_ns.saturating_sub(meta.issue_ns);
+        if inline {
+            // Completion and total latency are the same sample for a synchronous IO: with
+            // both measured, record it once; `finish` copies the histogram.
+            if measure.clat {
+                stats.completion.record(total);
+            } else if measure.lat {
+                stats.total.record(total);
+            }
+        } else {
+            if measure.slat {
+                stats
+                    .submission
+                    .record(meta.submit_ns.saturating_sub(meta.issue_ns));
+            }
+            if measure.clat {
+                stats
+                    .completion
+                    .record(done_ns.saturating_sub(meta.submit_ns));
+            }
+            if measure.lat {
+                stats.total.record(total);
+            }
+        }
+        self.series
+            .record(meta.op_is_read, meta.len as u64, 1, total);
+        if inline {
+            self.series.record_parts(total, None);
+        } else {
+            self.series.record_parts(
+                done_ns.saturating_sub(meta.submit_ns),
+                Some(meta.submit_ns.saturating_sub(meta.issue_ns)),
+            );
+        }
+    }
+
+    /// fio's `max_latency`: a total latency above it fails the clone with ETIMEDOUT (checked
+    /// only while total latency is measured, as fio checks it).
+    #[inline]
+    fn check_max_latency(&self, meta: &SlotMeta, done_ns: u64) -> Result<(), IoFailure> {
+        let max_ns = self.plan.measure.max_latency_ns[usize::from(!meta.op_is_read)];
+        let latency_ns = done_ns.saturating_sub(meta.issue_ns);
+        match max_ns {
+            Some(max_ns) if self.plan.measure.lat && latency_ns > max_ns => {
+                Err(IoFailure::MaxLatency {
+                    latency_ns,
+                    max_ns,
+                    path: self.plan.files[meta.file as usize].0.clone(),
+                    what: if meta.op_is_read { "read" } else { "write" },
+                    offset: meta.offset,
+                    len: meta.len,
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     fn maybe_sync<E: Engine>(&mut self, engine: &mut E) -> Result<(), IoFailure> {
@@ -848,7 +910,7 @@ impl<'a, C: Clock> Run<'a, C> {
 
     pub(crate) fn finish<E: Engine>(&mut self, engine: &mut E, end_ns: u64) -> CloneOutput {
         self.publish_progress();
-        if E::INLINE {
+        if E::INLINE && self.plan.measure.lat && self.plan.measure.clat {
             self.out.read.total = self.out.read.completion.clone();
             self.out.write.total = self.out.write.completion.clone();
         }
@@ -1056,7 +1118,15 @@ enum Phase {
 /// never later than the moment the kernel can start them. A failed submit is recorded (it
 /// ends issuing).
 fn submit_queued<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, q: &mut Slots) {
-    let submit_ns = run.clock.now_ns();
+    // The submit time splits slat from clat; with both off (fio's disable_slat and
+    // disable_clat) the clock is not read here and the IOs keep their issue time. The reading
+    // after each reap stays: it is also the time the loop ends the run by.
+    let measure = &run.plan.measure;
+    let submit_ns = if measure.slat || measure.clat {
+        Some(run.clock.now_ns())
+    } else {
+        None
+    };
     if run.measuring {
         // fio (`td_io_commit`): the IOs of a commit count at the depth they make together.
         let batch = q.batch.len() as u64;
@@ -1066,7 +1136,9 @@ fn submit_queued<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, q: &
     }
     q.inflight += q.batch.len();
     for slot in q.batch.drain(..) {
-        q.meta[slot as usize].submit_ns = submit_ns;
+        if let Some(submit_ns) = submit_ns {
+            q.meta[slot as usize].submit_ns = submit_ns;
+        }
     }
     if let Err(e) = engine.submit() {
         run.out

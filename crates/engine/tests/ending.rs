@@ -313,6 +313,7 @@ mod stalled {
             pacing: Default::default(),
             fsync_on_close: false,
             end_syncfs: false,
+            measure: Default::default(),
         };
         let stop = AtomicBool::new(false);
         let progress = ProgressCell::default();

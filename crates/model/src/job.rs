@@ -522,6 +522,28 @@ pub struct JobSpec {
     /// io_uring ring setup and per-IO flags (fio's io_uring engine options).
     #[serde(default, skip_serializing_if = "UringOptions::is_default")]
     pub uring: UringOptions,
+    /// What the job measures, and the latency that fails it (fio `disable_*`, `max_latency`).
+    #[serde(default, skip_serializing_if = "Measurement::is_default")]
+    pub measurement: Measurement,
+}
+
+/// fio's `disable_lat`, `disable_clat`, `disable_slat`, `disable_bw_measurement` (each turns a
+/// measurement off: its numbers are zero in the report, and the per-IO path skips it) and
+/// `max_latency` (a total latency above it fails the job with ETIMEDOUT).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub disable_lat: bool,
+    pub disable_clat: bool,
+    pub disable_slat: bool,
+    pub disable_bw: bool,
+    /// Per direction; checked only while total latency is measured, as in fio.
+    pub max_latency: PerDirection<Option<Duration>>,
+}
+
+impl Measurement {
+    pub fn is_default(&self) -> bool {
+        *self == Measurement::default()
+    }
 }
 
 /// fio's io_uring engine options. The defaults are iofit's own choices (register buffers and
@@ -661,6 +683,9 @@ pub struct ThreadControl {
     pub io_priority: Option<IoPriority>,
     /// When this job finishes, stop every other job (fio `exitall`).
     pub exit_all: bool,
+    /// When this job ends with an error, stop every other job (fio `exitall_on_error`).
+    #[serde(default)]
+    pub exit_all_on_error: bool,
 }
 
 impl ThreadControl {
@@ -725,6 +750,7 @@ impl JobSpec {
             steady_state: None,
             latency_target: None,
             uring: UringOptions::default(),
+            measurement: Measurement::default(),
         }
     }
 

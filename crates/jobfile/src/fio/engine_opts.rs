@@ -4,6 +4,9 @@
 
 use super::apply::{Arg, Ctx};
 use crate::error::JobFileError;
+use crate::values::{parse_time, split_per_direction};
+use iofit_model::job::PerDirection;
+use std::time::Duration;
 
 type R = Result<(), JobFileError>;
 
@@ -61,5 +64,46 @@ pub(crate) fn nonvectored(c: &mut Ctx, arg: &Arg) -> R {
     if c.job.uring.nonvectored == Some(false) && c.job.uring.fixed_buffers == Some(true) {
         c.note("nonvectored=0 with fixedbufs: fio uses the fixed-buffer opcodes then, and so does iofit");
     }
+    Ok(())
+}
+
+// What a job measures, and the latency that ends it (fio's `disable_*`, `max_latency`,
+// `exitall_on_error`): kept here with the engine options, the other per-IO switches.
+
+pub(crate) fn disable_lat(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.measurement.disable_lat = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn disable_clat(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.measurement.disable_clat = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn disable_slat(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.measurement.disable_slat = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn disable_bw_measurement(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.measurement.disable_bw = arg.flag()?;
+    Ok(())
+}
+/// `max_latency=READ,WRITE`: microseconds when no unit is given (fio's HOWTO); 0 is off.
+pub(crate) fn max_latency(c: &mut Ctx, arg: &Arg) -> R {
+    const FIX: &str =
+        "write microseconds or a time with a unit, such as max_latency=500ms, or READ,WRITE";
+    let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, FIX))?;
+    let parse = |text: Option<String>| -> Result<Option<Duration>, JobFileError> {
+        let Some(text) = text else { return Ok(None) };
+        let time =
+            parse_time(&text, Duration::from_micros(1)).map_err(|why| arg.invalid(why, FIX))?;
+        Ok((!time.is_zero()).then_some(time))
+    };
+    c.job.measurement.max_latency = PerDirection {
+        read: parse(read)?,
+        write: parse(write)?,
+    };
+    Ok(())
+}
+pub(crate) fn exitall_on_error(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.thread_control.exit_all_on_error = arg.flag()?;
     Ok(())
 }

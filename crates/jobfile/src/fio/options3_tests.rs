@@ -44,3 +44,28 @@ fn io_uring_options_set_the_ring_up_as_fio_names_them() {
         "{bad}"
     );
 }
+
+#[test]
+fn max_latency_is_microseconds_per_direction_and_disable_switches_set_the_measurement() {
+    use std::time::Duration;
+    let j = job("max_latency=250\ndisable_lat\ndisable_clat=1\ndisable_slat=0\ndisable_bw=1\nexitall_on_error").unwrap();
+    let m = j.measurement;
+    assert_eq!(m.max_latency.read, Some(Duration::from_micros(250)));
+    assert_eq!(m.max_latency.write, Some(Duration::from_micros(250)));
+    assert!(m.disable_lat && m.disable_clat && !m.disable_slat && m.disable_bw);
+    assert!(j.thread_control.exit_all_on_error);
+    let j = job("max_latency=2ms,0").unwrap();
+    assert_eq!(
+        j.measurement.max_latency.read,
+        Some(Duration::from_millis(2))
+    );
+    assert_eq!(
+        j.measurement.max_latency.write, None,
+        "0 turns the check off"
+    );
+    let bad = job("max_latency=soon").unwrap_err().to_string();
+    assert!(
+        bad.contains("max_latency") && bad.contains("microseconds"),
+        "{bad}"
+    );
+}
