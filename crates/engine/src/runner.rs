@@ -44,6 +44,8 @@ pub struct RunOptions {
     /// Set (by a Ctrl-C handler) to stop every job cleanly; what was measured is reported.
     pub stop: Arc<AtomicBool>,
     pub clock: ClockChoice,
+    /// fio's `--status-interval`: hand the observer the full report so far this often.
+    pub status_interval: Option<Duration>,
 }
 
 impl Default for RunOptions {
@@ -52,6 +54,7 @@ impl Default for RunOptions {
             allow_overwrite: false,
             stop: Arc::new(AtomicBool::new(false)),
             clock: ClockChoice::Monotonic,
+            status_interval: None,
         }
     }
 }
@@ -79,6 +82,9 @@ pub trait Observer {
     fn job_done(&mut self, _report: &RunReport) {}
     /// Called about four times a second while jobs run.
     fn progress(&mut self, _progress: &Progress) {}
+    /// Every `RunOptions::status_interval`: the report so far, finished jobs and what the
+    /// running ones measured up to now (fio's `--status-interval`).
+    fn status(&mut self, _report: &RunReport) {}
 }
 
 /// An observer that ignores everything.
@@ -626,6 +632,8 @@ pub fn run_jobs(
             .flat_map(|plan| plan.files.iter().map(|file| file.0.as_path())),
     );
     let set_count = sets.len();
+    // fio counts status intervals from the start of the run, across stonewalled sets.
+    let mut next_status = options.status_interval.map(|every| origin + every);
     for (set_index, set) in sets.iter().enumerate() {
         if options.stop.load(Ordering::Relaxed) {
             // Ctrl-C before this set started: its jobs did not run and are not reported.
@@ -649,7 +657,7 @@ pub fn run_jobs(
                 .map(|_| ProgressCell::default())
                 .collect(),
         );
-        let (tx, rx) = mpsc::channel::<(usize, CloneOutput)>();
+        let (tx, rx) = mpsc::channel::<(usize, usize, CloneOutput)>();
         // One flag per job of the set: set, the job's clones end as when their runtime is
         // over (steady state reached, or another job's exitall).
         let end_flags: Arc<Vec<AtomicBool>> =
@@ -657,6 +665,10 @@ pub fn run_jobs(
         let mut steady: Vec<SteadyJob> = Vec::new();
         let mut handles = Vec::new();
         let mut cell = 0usize;
+        // The slot each progress cell's clone reports into.
+        let mut cell_slots: Vec<usize> = Vec::new();
+        // Per cell: the clone's output was taken into its slot (its snapshot no longer counts).
+        let mut absorbed = vec![false; cells.len()];
         let set_start = Instant::now();
         for (position, &j) in set.iter().enumerate() {
             let job = &jobs[j];
@@ -676,11 +688,13 @@ pub fn run_jobs(
                         // Tell the loop below this clone is done, with the error.
                         let _ = tx.send((
                             slot,
+                            cell,
                             CloneOutput {
                                 error: Some(e.to_string()),
                                 ..CloneOutput::default()
                             },
                         ));
+                        cell_slots.push(slot);
                         cell += 1;
                         continue;
                     }
@@ -696,6 +710,7 @@ pub fn run_jobs(
                 let end_flags = Arc::clone(&end_flags);
                 let clock_choice = options.clock;
                 let my_cell = cell;
+                cell_slots.push(slot);
                 cell += 1;
                 let handle = std::thread::Builder::new()
                     .name(format!("{}.{}", job.name, c))
@@ -711,7 +726,7 @@ pub fn run_jobs(
                             series: &series,
                         };
                         if let Err(e) = crate::threads::apply_to_current_thread(&thread_control) {
-                            let _ = tx.send((slot, setup_failed(e.to_string())));
+                            let _ = tx.send((slot, my_cell, setup_failed(e.to_string())));
                             return;
                         }
                         let output = match clock_choice {
@@ -732,7 +747,8 @@ pub fn run_jobs(
                                 flag.store(true, Ordering::Relaxed);
                             }
                         }
-                        let _ = tx.send((slot, output));
+                        cells[my_cell].finished.store(true, Ordering::Relaxed);
+                        let _ = tx.send((slot, my_cell, output));
                     })
                     .map_err(|e| EngineError::Setup {
                         engine: "runner",
@@ -772,8 +788,12 @@ pub fn run_jobs(
                         .max(Duration::from_millis(1))
                 })
                 .fold(PROGRESS_EVERY, Duration::min);
-            match rx.recv_timeout(wait.min(next_sample)) {
-                Ok((slot_index, output)) => {
+            let until_status = next_status.map_or(PROGRESS_EVERY, |at| {
+                at.saturating_duration_since(Instant::now())
+            });
+            match rx.recv_timeout(wait.min(next_sample).min(until_status)) {
+                Ok((slot_index, cell_index, output)) => {
+                    absorbed[cell_index] = true;
                     outstanding -= 1;
                     let slot = &mut slots[slot_index];
                     absorb(slot, output);
@@ -806,6 +826,20 @@ pub fn run_jobs(
                     });
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if let (Some(at), Some(every), None) = (next_status, options.status_interval, stop_seen)
+            {
+                if Instant::now() >= at {
+                    let interim = Interim {
+                        slots: &slots,
+                        cells: &cells,
+                        cell_slots: &cell_slots,
+                        absorbed: &absorbed,
+                        jobs,
+                    };
+                    observer.status(&interim.report(&report));
+                    next_status = Some(at + every);
+                }
             }
         }
         for handle in handles {
@@ -887,6 +921,108 @@ fn unlink_created_files(jobs: &[JobSpec], layout: &Layout, report: &mut RunRepor
                 }
             }
         }
+    }
+}
+
+/// The running set's state, for an interim (`--status-interval`) report.
+struct Interim<'a> {
+    slots: &'a [Slot],
+    cells: &'a [ProgressCell],
+    cell_slots: &'a [usize],
+    absorbed: &'a [bool],
+    jobs: &'a [JobSpec],
+}
+
+/// Longest the runner waits for the running clones' snapshots; a clone that has not answered
+/// by then (in a long thinktime, or a slow IO) is reported with its previous snapshot.
+const STATUS_WAIT: Duration = Duration::from_millis(100);
+
+impl Interim<'_> {
+    /// The report so far: every finished result, then each running result with what its
+    /// finished clones returned plus its running clones' snapshots (a clone that finished but
+    /// whose output the runner has not taken yet counts with its last snapshot).
+    fn report(&self, finished: &RunReport) -> RunReport {
+        let generation = |c: &ProgressCell| {
+            c.snapshot
+                .lock()
+                .expect("snapshot lock")
+                .as_ref()
+                .map_or(0, |s| s.generation)
+        };
+        let before: Vec<u64> = self.cells.iter().map(generation).collect();
+        for c in self.cells.iter() {
+            c.snapshot_wanted.store(true, Ordering::Relaxed);
+        }
+        let asked = Instant::now();
+        let waiting = || {
+            self.cells
+                .iter()
+                .zip(&before)
+                .zip(self.absorbed)
+                .any(|((c, &g), &absorbed)| {
+                    !absorbed && !c.finished.load(Ordering::Relaxed) && generation(c) == g
+                })
+        };
+        while waiting() && asked.elapsed() < STATUS_WAIT {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let mut report = RunReport {
+            result: RunResult {
+                jobs: Vec::new(),
+                ..finished.result.clone()
+            },
+            ..RunReport::default()
+        };
+        for (index, slot) in self.slots.iter().enumerate() {
+            let result = match &slot.finished {
+                Some(done) => Some(done.clone()),
+                None => self.running(index, slot),
+            };
+            if let Some(result) = result {
+                report.result.jobs.push(result);
+                report.job_index.push(slot.job_index);
+            }
+        }
+        report
+    }
+
+    /// A running slot's measurements so far; None for a slot of another set.
+    fn running(&self, index: usize, slot: &Slot) -> Option<JobResult> {
+        let mine: Vec<usize> = (0..self.cell_slots.len())
+            .filter(|&c| self.cell_slots[c] == index)
+            .collect();
+        if mine.is_empty() {
+            return None;
+        }
+        let (mut read, mut write, mut runtime_ns) =
+            (slot.read.clone(), slot.write.clone(), slot.runtime_ns);
+        for c in mine {
+            let cell = &self.cells[c];
+            // An absorbed clone is in the slot's counters already; one that finished but is
+            // not absorbed yet counts with its last snapshot.
+            if self.absorbed[c] {
+                continue;
+            }
+            if let Some(snap) = cell.snapshot.lock().expect("snapshot lock").as_ref() {
+                read.merge(&snap.read);
+                write.merge(&snap.write);
+                runtime_ns = runtime_ns.max(snap.runtime_ns);
+            }
+        }
+        let job = &self.jobs[slot.job_index];
+        Some(JobResult {
+            name: slot.name.clone(),
+            group_id: slot.group_id,
+            clones: slot.clones_expected,
+            engine_requested: Some(job.engine),
+            engine_used: Some(engine_used(job.engine)),
+            rw: Some(job.rw),
+            iodepth: job.effective_iodepth(),
+            read: read.to_result(runtime_ns),
+            write: write.to_result(runtime_ns),
+            random_seed: slot.seed,
+            ..JobResult::default()
+        })
     }
 }
 

@@ -225,6 +225,23 @@ struct MinRateWindow {
 pub struct ProgressCell {
     pub ios: AtomicU64,
     pub bytes: AtomicU64,
+    /// Set by the runner when an interim report is due (`--status-interval`); the clone
+    /// answers at its next progress publication by filling `snapshot`.
+    pub snapshot_wanted: AtomicBool,
+    pub snapshot: Mutex<Option<CloneSnapshot>>,
+    /// The clone is done (its output is on the way to the runner, which counts it from there).
+    pub finished: AtomicBool,
+}
+
+/// A running clone's measurements so far, for an interim report.
+#[derive(Clone, Debug, Default)]
+pub struct CloneSnapshot {
+    pub read: DirectionStats,
+    pub write: DirectionStats,
+    /// Measured time so far (0 while ramping).
+    pub runtime_ns: u64,
+    /// Counts the snapshots taken, so that the runner tells a fresh one from the last.
+    pub generation: u64,
 }
 
 /// What the clone shares with the runner.
@@ -898,14 +915,39 @@ impl<'a, C: Clock> Run<'a, C> {
 
     #[inline]
     pub(crate) fn publish_progress(&self) {
-        self.shared
-            .progress
-            .ios
-            .store(self.completed, Ordering::Relaxed);
-        self.shared
-            .progress
-            .bytes
-            .store(self.completed_bytes, Ordering::Relaxed);
+        let cell = self.shared.progress;
+        cell.ios.store(self.completed, Ordering::Relaxed);
+        cell.bytes.store(self.completed_bytes, Ordering::Relaxed);
+        // One relaxed load per publication; the copy happens once per status interval.
+        if cell.snapshot_wanted.load(Ordering::Relaxed) {
+            cell.snapshot_wanted.store(false, Ordering::Relaxed);
+            self.publish_snapshot();
+        }
+    }
+
+    /// Copies the measurements so far into the progress cell (`--status-interval`).
+    #[cold]
+    fn publish_snapshot(&self) {
+        let (mut read, mut write) = (self.out.read.clone(), self.out.write.clone());
+        for d in [&mut read, &mut write] {
+            // A synchronous engine records total latency into completion until `finish`.
+            if d.total.count() == 0 && self.plan.measure.lat && self.plan.measure.clat {
+                d.total = d.completion.clone();
+            }
+        }
+        let runtime_ns = if self.measuring {
+            self.clock.now_ns().saturating_sub(self.measure_start)
+        } else {
+            0
+        };
+        let mut slot = self.shared.progress.snapshot.lock().expect("snapshot lock");
+        let generation = slot.as_ref().map_or(0, |s| s.generation) + 1;
+        *slot = Some(CloneSnapshot {
+            read,
+            write,
+            runtime_ns,
+            generation,
+        });
     }
 
     pub(crate) fn finish<E: Engine>(&mut self, engine: &mut E, end_ns: u64) -> CloneOutput {

@@ -109,3 +109,88 @@ force_async=2
         assert_eq!(job["read"]["total_ios"], 256, "{name}");
     }
 }
+
+/// Total read IOs of every job in one fio JSON document.
+fn read_ios(document: &Value) -> u64 {
+    document["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["read"]["total_ios"].as_u64().unwrap())
+        .sum()
+}
+
+#[test]
+fn status_interval_prints_growing_interim_json_reports_then_the_final_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::cargo_bin("iofit")
+        .unwrap()
+        .args([
+            "run",
+            "--status-interval=1",
+            "--output-format=json",
+            "--quiet",
+        ])
+        .arg(format!("--directory={}", dir.path().display()))
+        .args([
+            "--name=s",
+            "--size=1m",
+            "--rw=randread",
+            "--runtime=3",
+            "--time_based",
+        ])
+        .args(["--numjobs=2", "--rate_iops=2000"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // fio's json status output: one JSON object per interval, then the final one.
+    let documents: Vec<Value> = serde_json::Deserializer::from_slice(&output.stdout)
+        .into_iter::<Value>()
+        .collect::<Result<_, _>>()
+        .expect("stdout is a sequence of JSON objects");
+    assert!(documents.len() >= 3, "{} documents", documents.len());
+    let counts: Vec<u64> = documents.iter().map(read_ios).collect();
+    assert!(counts[0] > 0, "{counts:?}");
+    assert!(
+        counts.windows(2).all(|w| w[0] <= w[1]),
+        "IO counts grow: {counts:?}"
+    );
+    assert!(counts[1] > counts[0], "{counts:?}");
+    let last = documents.last().unwrap();
+    // The final report: two jobs at 2000 IOPS for 3 s each.
+    for job in last["jobs"].as_array().unwrap() {
+        let ios = job["read"]["total_ios"].as_u64().unwrap();
+        assert!((5_000..=6_100).contains(&ios), "{ios}");
+        assert_eq!(job["read"]["lat_ns"]["N"], ios, "latency samples = IOs");
+    }
+    // An interim report is a full one: each job's latency samples match its IOs so far.
+    for job in documents[0]["jobs"].as_array().unwrap() {
+        assert_eq!(job["read"]["lat_ns"]["N"], job["read"]["total_ios"]);
+    }
+}
+
+#[test]
+fn a_status_interval_that_is_not_a_time_is_refused_naming_the_flag() {
+    let output = Command::cargo_bin("iofit")
+        .unwrap()
+        .args([
+            "run",
+            "--status-interval=soon",
+            "--name=a",
+            "--rw=read",
+            "--parse-only",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--status-interval") && stderr.contains("write seconds"),
+        "{stderr}"
+    );
+}

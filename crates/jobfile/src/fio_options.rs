@@ -373,7 +373,7 @@ pub fn fio_program_option(key: &str) -> Option<&'static str> {
     const PROGRAM: &str = "it is an option of the fio program, not of a job, and iofit has no \
                            such option (iofit run --help lists iofit's own)";
     match key.to_ascii_lowercase().replace('_', "-").as_str() {
-        "eta" | "eta-newline" | "eta-interval" | "status-interval" => Some(DISPLAY),
+        "eta" | "eta-newline" | "eta-interval" => Some(DISPLAY),
         "bandwidth-log"
         | "minimal"
         | "append-terse"
