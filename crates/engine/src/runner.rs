@@ -309,6 +309,9 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         .unwrap_or(sizes.min_size() as u64)
         .max(1);
     let pickers = block_pickers(job, &regions, align, seed)?;
+    let lengths: Vec<u64> = regions.iter().map(|(_, _, len)| *len).collect();
+    crate::file_service::FileChooser::new(&job.file_service, &lengths, seed)
+        .map_err(|why| EngineError::invalid(&job.name, format!("file_service_type: {why}")))?;
     Ok(ClonePlan {
         job_name: job.name.clone(),
         clone_index: clone,
@@ -361,6 +364,7 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         end_syncfs: job.file_sync.end_syncfs,
         data: crate::data::data_plan(job, clone)?,
         measure: measure_plan(&job.measurement),
+        file_service: job.file_service.clone(),
     })
 }
 

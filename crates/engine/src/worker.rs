@@ -152,6 +152,8 @@ pub struct ClonePlan {
     pub end_syncfs: bool,
     /// Which latencies are measured, and the one that fails the clone.
     pub measure: MeasurePlan,
+    /// Which file each IO goes to (fio `file_service_type`).
+    pub file_service: iofit_model::job::FileService,
 }
 
 /// fio's `disable_lat`/`disable_clat`/`disable_slat` (false here: not measured, the histogram
@@ -312,7 +314,7 @@ struct FileCursor {
 /// once per pass unless norandommap) or sequential (wrapping at the region end).
 pub(crate) struct OffsetGen {
     files: Vec<FileCursor>,
-    next_file: usize,
+    chooser: crate::file_service::FileChooser,
     align: u64,
     random_pct: f64,
     norandommap: bool,
@@ -341,9 +343,18 @@ impl OffsetGen {
                 }
             })
             .collect();
+        let lengths: Vec<u64> = plan.files.iter().map(|(_, _, len)| *len).collect();
+        // The runner checked the service's numbers when it made the plan (`clone_plan`).
+        let chooser =
+            crate::file_service::FileChooser::new(&plan.file_service, &lengths, plan.seed)
+                .or_else(|_| {
+                    let default = iofit_model::job::FileService::default();
+                    crate::file_service::FileChooser::new(&default, &lengths, plan.seed)
+                })
+                .expect("round robin has no numbers to refuse");
         OffsetGen {
             files,
-            next_file: 0,
+            chooser,
             align,
             random_pct: plan.random_pct,
             norandommap: plan.norandommap,
@@ -354,12 +365,8 @@ impl OffsetGen {
 
     #[inline]
     pub(crate) fn next(&mut self, len: u32, rng: &mut SplitMix64) -> (u32, u64) {
-        let index = self.next_file;
-        self.next_file += 1;
-        if self.next_file == self.files.len() {
-            self.next_file = 0;
-        }
         let len = len as u64;
+        let index = self.chooser.next(len);
         let random =
             self.random_pct >= 100.0 || (self.random_pct > 0.0 && rng.percent() < self.random_pct);
         let cursor = &mut self.files[index];

@@ -104,6 +104,7 @@ fn plan(target_ns: u64, keep_running: bool) -> ClonePlan {
         fsync_on_close: false,
         end_syncfs: false,
         measure: Default::default(),
+        file_service: Default::default(),
         data: Default::default(),
     }
 }

@@ -219,6 +219,7 @@ mod stamps {
                 fsync_on_close: false,
                 end_syncfs: false,
                 measure: Default::default(),
+                file_service: Default::default(),
             };
             let stop = AtomicBool::new(false);
             let progress = ProgressCell::default();

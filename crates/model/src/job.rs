@@ -525,6 +525,47 @@ pub struct JobSpec {
     /// What the job measures, and the latency that fails it (fio `disable_*`, `max_latency`).
     #[serde(default, skip_serializing_if = "Measurement::is_default")]
     pub measurement: Measurement,
+    /// Which of the job's files the next IO goes to (fio `file_service_type`).
+    #[serde(default, skip_serializing_if = "FileService::is_default")]
+    pub file_service: FileService,
+}
+
+/// fio's `file_service_type`: how the next file is chosen, and how many IOs go to a file
+/// before the next choice (the `:N` suffix of random, roundrobin and sequential).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FileService {
+    pub kind: FileServiceKind,
+    pub ios_per_choice: u32,
+}
+
+impl Default for FileService {
+    fn default() -> Self {
+        FileService {
+            kind: FileServiceKind::RoundRobin,
+            ios_per_choice: 1,
+        }
+    }
+}
+
+impl FileService {
+    pub fn is_default(&self) -> bool {
+        *self == FileService::default()
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileServiceKind {
+    /// The files in turn (fio's default).
+    #[default]
+    RoundRobin,
+    /// One file until the job has moved its size in it, then the next.
+    Sequential,
+    /// A file drawn uniformly.
+    Random,
+    /// A file drawn by zipf, pareto or normal over the file numbers, file 0 ranked hottest
+    /// (fio does not hash file ranks); `Uniform` and `Zoned` are not used here.
+    Skewed(RandomDistribution),
 }
 
 /// fio's `disable_lat`, `disable_clat`, `disable_slat`, `disable_bw_measurement` (each turns a
@@ -751,6 +792,7 @@ impl JobSpec {
             latency_target: None,
             uring: UringOptions::default(),
             measurement: Measurement::default(),
+            file_service: FileService::default(),
         }
     }
 

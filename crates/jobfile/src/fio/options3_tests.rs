@@ -69,3 +69,51 @@ fn max_latency_is_microseconds_per_direction_and_disable_switches_set_the_measur
         "{bad}"
     );
 }
+
+#[test]
+fn file_service_type_takes_fios_forms_and_defaults() {
+    use iofit_model::job::{FileServiceKind as K, RandomDistribution as D};
+    let service = |v: &str| job(&format!("file_service_type={v}")).unwrap().file_service;
+    assert!(service("roundrobin").is_default());
+    assert_eq!(service("random:8").kind, K::Random);
+    assert_eq!(service("random:8").ios_per_choice, 8);
+    assert_eq!(service("sequential").kind, K::Sequential);
+    assert_eq!(service("roundrobin:4").ios_per_choice, 4);
+    assert_eq!(
+        service("zipf").kind,
+        K::Skewed(D::Zipf {
+            theta: 1.1,
+            center: None
+        })
+    );
+    assert_eq!(
+        service("zipf:1.4:0.5").kind,
+        K::Skewed(D::Zipf {
+            theta: 1.4,
+            center: Some(0.5)
+        })
+    );
+    assert_eq!(
+        service("pareto").kind,
+        K::Skewed(D::Pareto {
+            h: 0.2,
+            center: None
+        })
+    );
+    assert_eq!(
+        service("gauss:10").kind,
+        K::Skewed(D::Normal {
+            deviation_pct: 10.0,
+            center: None
+        })
+    );
+    for bad in ["random:x", "zipf:1", "pareto:2", "normal:10:3", "fastest"] {
+        let e = job(&format!("file_service_type={bad}"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("file_service_type") && e.contains("write roundrobin"),
+            "{bad}: {e}"
+        );
+    }
+}
