@@ -13,8 +13,12 @@ pub fn time_of_day_s(text: &str) -> Option<f64> {
     };
     let rest = text[end..].trim_start();
     let before = &text[..end];
-    let pm = rest.starts_with("PM") || rest.starts_with("pm") || before.contains("午後");
-    let am = rest.starts_with("AM") || rest.starts_with("am") || before.contains("午前");
+    // The Japanese forms only occur in non-ASCII text (skips two searches per report).
+    let japanese = !before.is_ascii();
+    let pm =
+        rest.starts_with("PM") || rest.starts_with("pm") || (japanese && before.contains("午後"));
+    let am =
+        rest.starts_with("AM") || rest.starts_with("am") || (japanese && before.contains("午前"));
     if pm && seconds < 12.0 * 3600.0 {
         seconds += 12.0 * 3600.0;
     } else if am && seconds >= 12.0 * 3600.0 {

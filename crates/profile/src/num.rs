@@ -23,31 +23,94 @@ pub fn parse_decimal(bytes: &[u8]) -> Option<f64> {
     if digits.is_empty() {
         return None;
     }
+    // At most 15 digits (and one separator) take the fast path: the integer stays below 2^53.
+    if digits.is_empty() || digits.len() > 16 {
+        return if digits.is_empty() { None } else { slow(bytes) };
+    }
+    let digit = |b: u8| {
+        let d = b.wrapping_sub(b'0');
+        (d < 10).then_some(d as u64)
+    };
     let mut mantissa: u64 = 0;
-    let mut count = 0usize;
-    let mut fraction_digits: Option<usize> = None;
-    for &b in digits {
-        match b {
-            b'0'..=b'9' => {
-                mantissa = mantissa.wrapping_mul(10).wrapping_add((b - b'0') as u64);
-                count += 1;
-                if let Some(f) = fraction_digits.as_mut() {
-                    *f += 1;
-                }
-            }
-            b'.' | b',' if fraction_digits.is_none() => fraction_digits = Some(0),
-            _ => return slow(bytes),
+    let mut i = 0;
+    while let Some(d) = digits.get(i).and_then(|&b| digit(b)) {
+        mantissa = mantissa * 10 + d;
+        i += 1;
+    }
+    let integer_digits = i;
+    let mut fraction_digits = 0;
+    if i < digits.len() {
+        if !matches!(digits[i], b'.' | b',') {
+            return slow(bytes);
+        }
+        i += 1;
+        while let Some(d) = digits.get(i).and_then(|&b| digit(b)) {
+            mantissa = mantissa * 10 + d;
+            i += 1;
+            fraction_digits += 1;
+        }
+        if i < digits.len() {
+            return slow(bytes);
         }
     }
-    if count == 0 {
+    match integer_digits + fraction_digits {
+        0 => return None,
+        16.. => return slow(bytes),
+        _ => {}
+    }
+    let value = mantissa as f64 / POW10[fraction_digits];
+    Some(if negative { -value } else { value })
+}
+
+/// The number in `line[start..end]`, read eight digits at a time when it has sysstat's
+/// `%.2f` shape (up to eight integer digits, a point or comma, two decimals) and at least
+/// eight bytes of the line lie before its point; otherwise [`parse_decimal`] of the cell.
+/// Equal to `parse_decimal` for every cell (the same integer over the same power of ten).
+#[inline]
+pub fn parse_cell_in_line(line: &[u8], start: usize, end: usize) -> Option<f64> {
+    let cell = &line[start..end];
+    if let Some(point) = end.checked_sub(3) {
+        let integer_digits = point.wrapping_sub(start);
+        if (1..=8).contains(&integer_digits) && point >= 8 && matches!(line[point], b'.' | b',') {
+            let window: [u8; 8] = line[point - 8..point].try_into().expect("8 bytes");
+            let (tens, ones) = (
+                line[point + 1].wrapping_sub(b'0'),
+                line[point + 2].wrapping_sub(b'0'),
+            );
+            if let (Some(integer), true) =
+                (eight_digits(window, integer_digits), tens < 10 && ones < 10)
+            {
+                let mantissa = integer * 100 + u64::from(tens) * 10 + u64::from(ones);
+                return Some(mantissa as f64 / POW10[2]);
+            }
+        }
+    }
+    parse_decimal(cell)
+}
+
+/// The integer of the last `digits` bytes of `window` (1..=8), `None` unless they are all ASCII
+/// digits. The bytes before them (the line's blanks or other cells) are replaced by '0' first.
+#[inline]
+fn eight_digits(window: [u8; 8], digits: usize) -> Option<u64> {
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    let word = u64::from_le_bytes(window);
+    // Little-endian: the bytes before the number are the low ones.
+    let before = if digits == 8 {
+        0
+    } else {
+        u64::MAX >> (digits * 8)
+    };
+    let word = (word & !before) | (ZEROS & before);
+    let all_digits = (word & 0xf0f0_f0f0_f0f0_f0f0) == ZEROS
+        && (word.wrapping_add(0x0606_0606_0606_0606) & 0xf0f0_f0f0_f0f0_f0f0) == ZEROS;
+    if !all_digits {
         return None;
     }
-    if count > 15 {
-        return slow(bytes);
-    }
-    let scale = fraction_digits.unwrap_or(0);
-    let value = mantissa as f64 / POW10[scale];
-    Some(if negative { -value } else { value })
+    // Eight digits to one integer in three multiply-and-shift steps (the lowest byte holds the
+    // most significant digit), as in Lemire's "parse_eight_digits".
+    let value = (word & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(2561) >> 8;
+    let value = (value & 0x00ff_00ff_00ff_00ff).wrapping_mul(6_553_601) >> 16;
+    Some((value & 0x0000_ffff_0000_ffff).wrapping_mul(42_949_672_960_001) >> 32)
 }
 
 #[cold]
@@ -151,6 +214,75 @@ mod tests {
                 parse_decimal(text.as_bytes()),
                 Some(text.parse::<f64>().unwrap()),
                 "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_shape_of_digits_and_one_point_parses_as_std_does() {
+        // Up to 18 digits with the point anywhere (or none), with and without a sign: both the
+        // fast path (<= 15 digits) and the fallback must give exactly what `str::parse` gives.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..20_000 {
+            let digits = next(19) as usize;
+            let mut text: String = (0..digits)
+                .map(|_| char::from(b'0' + next(10) as u8))
+                .collect();
+            if next(4) > 0 {
+                text.insert(next(digits as u64 + 1) as usize, '.');
+            }
+            match next(3) {
+                0 => text.insert(0, '-'),
+                1 => text.insert(0, '+'),
+                _ => {}
+            }
+            let expected = text.parse::<f64>().ok().filter(|v| v.is_finite());
+            assert_eq!(parse_decimal(text.as_bytes()), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn cells_read_in_place_equal_parse_decimal() {
+        // Cells of every width, right-aligned after varied padding and neighbours, including
+        // non-digits where the window reaches into the cell before and damaged cells.
+        let mut state = 0x1234_5678_9abc_def1u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let alphabet = b"0123456789.,-x ";
+        for _ in 0..50_000 {
+            let before: Vec<u8> = (0..next(12)).map(|_| alphabet[next(15) as usize]).collect();
+            let cell: Vec<u8> = if next(3) > 0 {
+                let int: String = (0..1 + next(10))
+                    .map(|_| char::from(b'0' + next(10) as u8))
+                    .collect();
+                format!("{int}.{:02}", next(100)).into_bytes()
+            } else {
+                (0..1 + next(9))
+                    .map(|_| alphabet[next(14) as usize])
+                    .collect()
+            };
+            let mut line = before.clone();
+            line.push(b' ');
+            let start = line.len();
+            line.extend_from_slice(&cell);
+            let end = line.len();
+            line.extend_from_slice(b"  9.99");
+            assert_eq!(
+                parse_cell_in_line(&line, start, end),
+                parse_decimal(&cell),
+                "{:?} in {:?}",
+                String::from_utf8_lossy(&cell),
+                String::from_utf8_lossy(&line)
             );
         }
     }
