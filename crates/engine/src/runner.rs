@@ -410,6 +410,30 @@ fn open_files(job: &JobSpec, plan: &ClonePlan, layout: &Layout) -> Result<Vec<Fi
         .collect()
 }
 
+/// fio's `pre_read`: the clone's region of every file read into the page cache before the
+/// job starts, through the job's own (buffered) descriptors. A direct job reads nothing: its
+/// IO bypasses the cache (the job's notes say so).
+fn pre_read(job: &JobSpec, plan: &ClonePlan, files: &[File]) -> Result<(), EngineError> {
+    use std::os::unix::fs::FileExt;
+    if !job.file_sync.pre_read || job.direct || job.engine == EngineKind::Null {
+        return Ok(());
+    }
+    let mut buffer = vec![0u8; 1 << 20];
+    for (file, (path, start, len)) in files.iter().zip(&plan.files) {
+        let mut done = 0u64;
+        while done < *len {
+            let want = (*len - done).min(buffer.len() as u64) as usize;
+            match file.read_at(&mut buffer[..want], start + done) {
+                Ok(0) => break,
+                Ok(n) => done += n as u64,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(EngineError::from_io("pre_read: cannot read", path, e)),
+            }
+        }
+    }
+    Ok(())
+}
+
 /// fio's `sync=`: O_SYNC or O_DSYNC on every open of the job's files.
 fn sync_flags(job: &JobSpec) -> i32 {
     match job.file_sync.open_sync {
@@ -686,7 +710,22 @@ pub fn run_jobs(
             }
             for (c, plan) in plans[j].iter().enumerate() {
                 let slot = slot_of[j][c];
-                let files = match open_files(job, plan, &layout) {
+                let opened = open_files(job, plan, &layout).and_then(|files| {
+                    pre_read(job, plan, &files)?;
+                    Ok(files)
+                });
+                if job.file_sync.create_only {
+                    // fio's create_only: the files are laid out; no IO runs or is reported.
+                    let output = match opened {
+                        Ok(_) => CloneOutput::default(),
+                        Err(e) => setup_failed(e.to_string()),
+                    };
+                    let _ = tx.send((slot, cell, output));
+                    cell_slots.push(slot);
+                    cell += 1;
+                    continue;
+                }
+                let files = match opened {
                     Ok(files) => files,
                     Err(e) => {
                         // Tell the loop below this clone is done, with the error.

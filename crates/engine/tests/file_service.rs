@@ -1,6 +1,7 @@
-//! fio's file_service_type measured on a real run: which files a buffered read job touched,
-//! read back from the kernel's page cache (mincore over a mapping of each file) after the
-//! files' pages were dropped (fdatasync + POSIX_FADV_DONTNEED). Files in the temp dir.
+//! fio's file_service_type and pre_read measured on a real run: which files (and how much of
+//! them) a buffered read job brought into the kernel's page cache (mincore over a mapping of
+//! each file) after the files' pages were dropped (fdatasync + POSIX_FADV_DONTNEED); and
+//! create_only and filename_format by the files they leave. Files in the temp dir.
 
 use iofit_engine::{run_jobs, RunOptions, Silent};
 use iofit_model::job::{
@@ -24,7 +25,8 @@ fn job(dir: &Path, service: FileService, io_bytes: u64) -> JobSpec {
     )
     .with_rw(RwMode::RandRead);
     job.engine = EngineKind::Psync;
-    job.size = Some(SizeSpec::Bytes(Bytes(FILE_BYTES * FILES as u64)));
+    // A directory job's size is per file in the JobSpec (the fio parser divides fio's total).
+    job.size = Some(SizeSpec::Bytes(Bytes(FILE_BYTES)));
     job.io_limit = Some(Bytes(io_bytes));
     job.file_service = service;
     job
@@ -129,4 +131,71 @@ fn roundrobin_and_random_touch_every_file_zipf_favours_the_first() {
     };
     let pages = touched(dir.path(), zipf, 64 * 4096);
     assert!(pages[0] > pages[1..].iter().sum::<usize>(), "{pages:?}");
+}
+
+#[test]
+fn pre_read_brings_the_whole_file_into_the_page_cache_before_the_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let one_io = |pre_read: bool| {
+        let layout = job(dir.path(), FileService::default(), 4096 * FILES as u64);
+        let paths = layout.files_for_clone(0);
+        run_jobs(&[layout], &RunOptions::default(), &mut Silent).unwrap();
+        drop_cache(&paths);
+        let mut j = job(dir.path(), FileService::default(), 4096);
+        j.file_sync.pre_read = pre_read;
+        let report = run_jobs(&[j], &RunOptions::default(), &mut Silent).unwrap();
+        assert_eq!(report.result.jobs[0].read.ios, 1);
+        resident_pages(&paths)
+    };
+    let without = one_io(false);
+    let with = one_io(true);
+    eprintln!("resident pages after one 4 KiB read: {without:?} without pre_read, {with:?} with");
+    let file_pages = (FILE_BYTES / 4096) as usize;
+    assert!(with.iter().all(|&p| p == file_pages), "{with:?}");
+    assert!(without.iter().sum::<usize>() < file_pages, "{without:?}");
+}
+
+#[test]
+fn create_only_lays_the_files_out_and_runs_no_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut j = job(dir.path(), FileService::default(), 64 * 4096);
+    j.file_sync.create_only = true;
+    let paths = j.files_for_clone(0);
+    let report = run_jobs(&[j], &RunOptions::default(), &mut Silent).unwrap();
+    let r = &report.result.jobs[0];
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert_eq!((r.read.ios, r.read.io_bytes, r.read.runtime_ns), (0, 0, 0));
+    for path in &paths {
+        assert_eq!(
+            std::fs::metadata(path).unwrap().len(),
+            FILE_BYTES,
+            "{}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn filename_format_names_the_files_and_lets_clones_share_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut j = job(dir.path(), FileService::default(), 8 * 4096);
+    j.filename_format = Some("shared.$FILENUM".to_string());
+    j.numjobs = 2;
+    let report = run_jobs(&[j], &RunOptions::default(), &mut Silent).unwrap();
+    assert!(report
+        .result
+        .jobs
+        .iter()
+        .all(|r| r.error.is_none() && r.read.ios == 8));
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["shared.0", "shared.1", "shared.2", "shared.3"],
+        "both clones share them"
+    );
 }

@@ -528,6 +528,10 @@ pub struct JobSpec {
     /// Which of the job's files the next IO goes to (fio `file_service_type`).
     #[serde(default, skip_serializing_if = "FileService::is_default")]
     pub file_service: FileService,
+    /// How the files of a `Target::Directory` are named (fio `filename_format`; `$jobname`,
+    /// `$jobnum`, `$filenum`, `$clientuid`); `None`: fio's `$jobname.$jobnum.$filenum`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename_format: Option<String>,
 }
 
 /// fio's `file_service_type`: how the next file is chosen, and how many IOs go to a file
@@ -693,6 +697,13 @@ pub struct FileSync {
     /// Remove the job's files at the end of the run, if this run created them (fio `unlink`).
     #[serde(default)]
     pub unlink: bool,
+    /// Read the job's region of every file into the page cache before the job starts (fio
+    /// `pre_read`; buffered jobs only: direct IO does not read through the cache).
+    #[serde(default)]
+    pub pre_read: bool,
+    /// Lay the files out and stop: no IO is run or reported (fio `create_only`).
+    #[serde(default)]
+    pub create_only: bool,
 }
 
 impl FileSync {
@@ -793,6 +804,7 @@ impl JobSpec {
             uring: UringOptions::default(),
             measurement: Measurement::default(),
             file_service: FileService::default(),
+            filename_format: None,
         }
     }
 
@@ -815,11 +827,45 @@ impl JobSpec {
         match &self.target {
             Target::Files(files) => files.clone(),
             Target::Directory { path, nrfiles } => (0..(*nrfiles).max(1))
-                .map(|file_index| {
-                    path.join(format!("{}.{}.{}", self.name, clone_index, file_index))
-                })
+                .map(|file_index| path.join(self.file_name(clone_index, file_index)))
                 .collect(),
         }
+    }
+
+    /// The name of file `file_index` of clone `clone_index` in the job's directory: fio's
+    /// `make_filename`, keywords matched without regard to case. `$clientuid` is the client's
+    /// address in fio's client/server mode and empty otherwise; iofit has no such mode (its
+    /// multi-host runs give each host its own files), so it is empty here too.
+    pub fn file_name(&self, clone_index: u32, file_index: u32) -> String {
+        let Some(format) = self.filename_format.as_deref().filter(|f| !f.is_empty()) else {
+            return format!("{}.{}.{}", self.name, clone_index, file_index);
+        };
+        let values = [
+            ("$jobname", self.name.clone()),
+            ("$clientuid", String::new()),
+            ("$jobnum", clone_index.to_string()),
+            ("$filenum", file_index.to_string()),
+        ];
+        // One pass from the left, so a value holding a keyword is not expanded again.
+        let mut name = String::with_capacity(format.len() + self.name.len());
+        let mut rest = format;
+        while let Some(ch) = rest.chars().next() {
+            let hit = values.iter().find(|(keyword, _)| {
+                rest.get(..keyword.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(keyword))
+            });
+            match hit {
+                Some((keyword, value)) => {
+                    name.push_str(value);
+                    rest = &rest[keyword.len()..];
+                }
+                None => {
+                    name.push(ch);
+                    rest = &rest[ch.len_utf8()..];
+                }
+            }
+        }
+        name
     }
 
     /// IOs in flight per clone: synchronous engines keep one whatever `iodepth` says.

@@ -107,3 +107,29 @@ pub(crate) fn exitall_on_error(c: &mut Ctx, arg: &Arg) -> R {
     c.job.thread_control.exit_all_on_error = arg.flag()?;
     Ok(())
 }
+
+// Files: names, reading ahead, layout only (fio's `filename_format`, `unique_filename`,
+// `pre_read`, `create_only`).
+
+/// `filename_format`: the names of the files iofit makes in the job's directory.
+pub(crate) fn filename_format(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.filename_format = Some(arg.value()?.to_string());
+    if arg.value()?.to_ascii_lowercase().contains("$clientuid") {
+        c.note("filename_format: $clientuid is the client's address in fio's client/server mode and empty otherwise; iofit has no such mode, so it is empty");
+    }
+    Ok(())
+}
+/// fio prefixes generated names with the connecting client's address only in its
+/// client/server mode; everywhere else (and in iofit, whose multi-host runs give each host
+/// its own files) the option changes nothing.
+pub(crate) fn unique_filename(_: &mut Ctx, arg: &Arg) -> R {
+    arg.flag().map(drop)
+}
+pub(crate) fn pre_read(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.file_sync.pre_read = arg.flag()?;
+    Ok(())
+}
+pub(crate) fn create_only(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.file_sync.create_only = arg.flag()?;
+    Ok(())
+}

@@ -117,3 +117,33 @@ fn file_service_type_takes_fios_forms_and_defaults() {
         );
     }
 }
+
+#[test]
+fn file_options_filename_format_pre_read_create_only() {
+    let text = "[j]\ndirectory=/tmp/never\nsize=4m\nnrfiles=2\nnumjobs=2\nfilename_format=$jobname-$JOBNUM-$filenum$clientuid\nunique_filename=0\n";
+    let j = &parse_str(text, "t.fio", &ParseOptions::default()).unwrap()[0];
+    let names: Vec<String> = (0..2)
+        .flat_map(|c| j.files_for_clone(c))
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["j-0-0", "j-0-1", "j-1-0", "j-1-1"]);
+    assert!(
+        j.notes.iter().any(|n| n.contains("$clientuid")),
+        "{:?}",
+        j.notes
+    );
+    let j = job("pre_read=1\ncreate_only=1").unwrap();
+    assert!(j.file_sync.pre_read && j.file_sync.create_only);
+    // fio's pre_read clears invalidate, which a buffered job refuses otherwise.
+    assert!(job("invalidate=1").is_err());
+    assert!(job("invalidate=1\npre_read=1").is_ok());
+    let direct = job("pre_read=1\ndirect=1").unwrap();
+    assert!(
+        direct
+            .notes
+            .iter()
+            .any(|n| n.contains("reads nothing ahead")),
+        "{:?}",
+        direct.notes
+    );
+}
