@@ -60,6 +60,12 @@ pub trait Engine {
         None
     }
 
+    /// The IO priority (ioprio value: class << 13 | level) of the IOs queued or executed from
+    /// now on (fio `cmdprio*`). Engines without a per-IO priority ignore it.
+    fn set_ioprio(&mut self, _ioprio: u16) -> io::Result<()> {
+        Ok(())
+    }
+
     /// fsync (or fdatasync when `data_only`) of file `file`.
     fn sync_file(&mut self, file: u32, data_only: bool) -> io::Result<()>;
 

@@ -177,10 +177,10 @@ pub fn regions_for_clone(job: &JobSpec, clone: u32) -> Result<Vec<FileRegion>, E
             "no file to do IO on; give filename= or directory=",
         ));
     }
-    let offset = job.offset.as_u64();
     let max_bs = job.block_size.max_size().as_u64().max(1);
     let mut regions = Vec::with_capacity(files.len());
     for path in files {
+        let offset = start_offset(job, &path, clone)?;
         let length = region_length(job, &path, offset)?;
         // Whole blocks only: the region is a multiple of the largest block size's alignment.
         if length < max_bs {
@@ -211,6 +211,33 @@ pub fn regions_for_clone(job: &JobSpec, clone: u32) -> Result<Vec<FileRegion>, E
         });
     }
     Ok(regions)
+}
+
+/// Where clone `clone` starts in `path` (fio's `get_start_offset`): a percentage is of the
+/// existing file's size, or, for a file iofit creates, of the size per file (as fio takes
+/// `size / nrfiles` for a file that does not exist yet).
+fn start_offset(job: &JobSpec, path: &Path, clone: u32) -> Result<u64, EngineError> {
+    let min_bs = job.block_size.min_size().as_u64().max(1);
+    let file_size = if job.start.needs_file_size() {
+        match (existing_size(path)?, job.size) {
+            (Some(existing), _) => existing,
+            (None, Some(SizeSpec::Bytes(bytes))) => bytes.as_u64(),
+            (None, _) => {
+                return Err(EngineError::invalid(
+                    &job.name,
+                    format!(
+                        "offset or offset_increment in percent needs the file's size, but {} does not exist and size= is not in bytes; give size= in bytes (for example size=1g)",
+                        path.display()
+                    ),
+                ))
+            }
+        }
+    } else {
+        0
+    };
+    Ok(job
+        .start
+        .for_clone(job.offset.as_u64(), clone, file_size, min_bs))
 }
 
 fn region_length(job: &JobSpec, path: &Path, offset: u64) -> Result<u64, EngineError> {

@@ -29,6 +29,8 @@ pub mod distribution;
 pub mod engine;
 pub mod error;
 pub mod file_service;
+pub mod flow;
+pub mod iolog;
 pub mod latency_target;
 pub mod layout;
 pub mod null;

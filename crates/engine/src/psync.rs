@@ -22,6 +22,8 @@ pub struct SyncEngine {
     _files: Vec<File>,
     buffers: BufferPool,
     queued: Vec<Completion>,
+    /// The thread's IO priority as last set by `set_ioprio` (0: never set by it).
+    ioprio: u16,
 }
 
 impl SyncEngine {
@@ -32,6 +34,7 @@ impl SyncEngine {
             _files: files,
             buffers,
             queued: Vec::new(),
+            ioprio: 0,
         }
     }
 }
@@ -46,6 +49,16 @@ fn check(result: isize) -> io::Result<usize> {
 
 impl Engine for SyncEngine {
     const INLINE: bool = true;
+
+    /// A synchronous IO has no per-IO priority field: the thread's IO priority is changed
+    /// (ioprio_set), only when it differs from the last IO's.
+    fn set_ioprio(&mut self, ioprio: u16) -> io::Result<()> {
+        if ioprio != self.ioprio {
+            crate::threads::set_thread_ioprio(ioprio)?;
+            self.ioprio = ioprio;
+        }
+        Ok(())
+    }
 
     #[inline]
     fn execute(

@@ -21,7 +21,9 @@ use crate::worker::{
 };
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, OpenSync, SizeSpec, UringOptions};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
+use std::collections::HashMap;
 use std::fs::File;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -181,10 +183,14 @@ fn check_job(job: &JobSpec) -> Result<(), EngineError> {
                 format!("direct=1 needs block sizes in whole 512-byte sectors, and bs {bad} is not; use a multiple of 512 (4k is usual) or direct=0"),
             ));
         }
-        if job.offset.as_u64() & 511 != 0 {
+        let increment_bytes = match job.start.increment {
+            Some(iofit_model::placement::FileAmount::Bytes(bytes)) => bytes,
+            _ => 0,
+        };
+        if (job.offset.as_u64() | increment_bytes) & 511 != 0 {
             return Err(EngineError::invalid(
                 &job.name,
-                "direct=1 needs offset= in whole 512-byte sectors; use a multiple of 4k",
+                "direct=1 needs offset= and offset_increment= in whole 512-byte sectors; use a multiple of 4k",
             ));
         }
     }
@@ -272,7 +278,7 @@ fn block_pickers(
         .collect()
 }
 
-fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineError> {
+pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineError> {
     let regions = if job.engine == EngineKind::Null {
         // The null engine touches no file, so it needs an explicit size and nothing on disk.
         let length = match job.size {
@@ -284,9 +290,13 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
                 ))
             }
         };
+        let min_bs = job.block_size.min_size().as_u64().max(1);
+        let offset = job
+            .start
+            .for_clone(job.offset.as_u64(), clone, length, min_bs);
         job.files_for_clone(clone)
             .into_iter()
-            .map(|path| (path, job.offset.as_u64(), length))
+            .map(|path| (path, offset, length))
             .collect::<Vec<_>>()
     } else {
         regions_for_clone(job, clone)?
@@ -323,6 +333,7 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
         align,
         sequence: Sequence {
             seq_add_bytes: job.seq_add_bytes,
+            seq_add_jitter_bytes: job.seq_add_jitter_bytes,
             random_run: job.random_run.max(1),
             identical: job.repeat_offset_in_run,
         },
@@ -358,10 +369,17 @@ fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineE
                 percentile: t.percentile,
                 keep_running: t.keep_running,
             }),
+            serialize_overlap: job.serialize_overlap,
             ..pacing_plan(&job.pacing)
         },
         fsync_on_close: job.file_sync.fsync_on_close,
         end_syncfs: job.file_sync.end_syncfs,
+        io_log: None,
+        cmdprio: job.cmdprio.clone(),
+        ioprio: job
+            .thread_control
+            .io_priority
+            .map_or(0, |p| (u16::from(p.class) << 13) | u16::from(p.level)),
         data: crate::data::data_plan(job, clone)?,
         measure: measure_plan(&job.measurement),
         file_service: job.file_service.clone(),
@@ -376,6 +394,60 @@ fn measure_plan(m: &iofit_model::job::Measurement) -> MeasurePlan {
         slat: !m.disable_slat,
         max_latency_ns: [ns(m.max_latency.read), ns(m.max_latency.write)],
     }
+}
+
+/// Creates the per-IO log files (fio's logs without `log_avg_msec`) and hands each clone its
+/// writers: `PREFIX_KIND.N.log` with N the clone's number in the run as fio counts threads, or
+/// one `PREFIX_KIND.log` for all clones with `per_job_logs=0`.
+fn open_io_logs(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) -> Result<(), EngineError> {
+    use crate::iolog::{IoLogKind as K, IoLogPlan, LogSink};
+    let mut open: HashMap<PathBuf, crate::iolog::SharedSink> = HashMap::new();
+    let mut number = 0u32;
+    for (job, clones) in jobs.iter().zip(plans.iter_mut()) {
+        for plan in clones.iter_mut() {
+            number += 1;
+            let logs = &job.logs;
+            if !logs.per_io {
+                continue;
+            }
+            let mut sinks = Vec::new();
+            for (prefix, kind) in [
+                (&logs.bw_prefix, K::Bandwidth),
+                (&logs.iops_prefix, K::Iops),
+                (&logs.lat_prefix, K::Latency),
+                (&logs.lat_prefix, K::CompletionLatency),
+                (&logs.lat_prefix, K::SubmissionLatency),
+            ] {
+                let Some(prefix) = prefix else { continue };
+                let path = PathBuf::from(if logs.shared_file {
+                    format!("{prefix}_{}.log", kind.suffix())
+                } else {
+                    format!("{prefix}_{}.{number}.log", kind.suffix())
+                });
+                let sink = match open.get(&path) {
+                    Some(sink) => Arc::clone(sink),
+                    None => {
+                        let sink = LogSink::create(&path).map_err(|e| {
+                            EngineError::invalid(
+                                &job.name,
+                                format!("cannot create the log {}: {e}; check the log prefix's directory", path.display()),
+                            )
+                        })?;
+                        open.insert(path, Arc::clone(&sink));
+                        sink
+                    }
+                };
+                sinks.push((kind, sink));
+            }
+            plan.io_log = Some(IoLogPlan {
+                sinks,
+                with_offset: logs.with_offset,
+                with_prio: logs.with_prio,
+                unix_epoch: logs.unix_epoch,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// fio's default `rate_cycle`: minimum rates are checked over 1000 ms windows.
@@ -394,6 +466,8 @@ fn pacing_plan(pacing: &iofit_model::job::Pacing) -> PacingPlan {
         rate_cycle_ns: pacing.rate_cycle.unwrap_or(DEFAULT_RATE_CYCLE).as_nanos() as u64,
         poisson: pacing.poisson,
         latency_target: None,
+        flow: None,
+        serialize_overlap: false,
     }
 }
 
@@ -557,12 +631,25 @@ pub fn run_jobs(
         .map(|(i, job)| base_seed(job, i))
         .collect();
     let mut plans: Vec<Vec<ClonePlan>> = Vec::with_capacity(jobs.len());
+    // fio's flow groups are global to the run: jobs join when they start, leave when done.
+    let mut flow_groups = crate::flow::FlowGroups::default();
     for (job, seed) in jobs.iter().zip(&seeds) {
-        let clones = (0..job.numjobs.max(1))
+        let mut clones = (0..job.numjobs.max(1))
             .map(|c| clone_plan(job, c, *seed))
             .collect::<Result<Vec<_>, _>>()?;
+        if let Some(flow) = job.flow.as_ref().filter(|f| f.weight > 0) {
+            let group = flow_groups.get(flow.id);
+            for plan in &mut clones {
+                plan.pacing.flow = Some(crate::flow::FlowPlan {
+                    group: std::sync::Arc::clone(&group),
+                    weight: u64::from(flow.weight),
+                    sleep_ns: flow.sleep.as_nanos() as u64,
+                });
+            }
+        }
         plans.push(clones);
     }
+    open_io_logs(jobs, &mut plans)?;
     let (to_write, to_create) = layout.to_write();
     if to_create > 0 {
         observer.layout(to_create, to_write);

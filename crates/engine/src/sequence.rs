@@ -8,7 +8,7 @@
 //! use iofit_engine::sequence::{Sequence, SeqState};
 //!
 //! // rw=read:-8k with 4 KiB IOs over a 64 KiB region reads backwards, block by block.
-//! let sequence = Sequence { seq_add_bytes: -8192, random_run: 1, identical: false };
+//! let sequence = Sequence { seq_add_bytes: -8192, ..Sequence::default() };
 //! let mut state = SeqState::default();
 //! let offsets: Vec<u64> = (0..3).map(|_| sequence.next_sequential(&mut state, 4096, 65536)).collect();
 //! assert_eq!(offsets, [57344, 53248, 49152]);
@@ -19,6 +19,9 @@
 pub struct Sequence {
     /// Bytes added after the end of each sequential IO (negative: backwards).
     pub seq_add_bytes: i64,
+    /// vdbench `stride=(min,max)`: a further random skip of 0..this many bytes (whole IO
+    /// lengths) after each sequential IO; the worker draws it ([`Sequence::jitter_blocks`]).
+    pub seq_add_jitter_bytes: u64,
     /// A new random offset every this many IOs (1: every IO).
     pub random_run: u32,
     /// Between random offsets, repeat the same offset instead of following on.
@@ -29,6 +32,7 @@ impl Default for Sequence {
     fn default() -> Sequence {
         Sequence {
             seq_add_bytes: 0,
+            seq_add_jitter_bytes: 0,
             random_run: 1,
             identical: false,
         }
@@ -49,8 +53,31 @@ impl Sequence {
     /// The next sequential offset in a region of `region_len` bytes, for an IO of `len`.
     #[inline]
     pub fn next_sequential(&self, state: &mut SeqState, len: u64, region_len: u64) -> u64 {
+        self.next_sequential_plus(state, len, region_len, 0)
+    }
+
+    /// How many IO lengths a stride's random skip may add (vdbench: (max - min) / xfersize;
+    /// the skip is a uniform draw of 0..this, times the IO length); 0 without a stride.
+    #[inline]
+    pub fn jitter_blocks(&self, len: u64) -> u64 {
+        self.seq_add_jitter_bytes / len.max(1)
+    }
+
+    /// [`Sequence::next_sequential`] with `extra` bytes skipped on top of `seq_add_bytes`
+    /// (a stride's random part; forward only, wrapping to the region's start as vdbench does).
+    #[inline]
+    pub fn next_sequential_plus(
+        &self,
+        state: &mut SeqState,
+        len: u64,
+        region_len: u64,
+        extra: u64,
+    ) -> u64 {
+        let add = self
+            .seq_add_bytes
+            .saturating_add(extra.min(i64::MAX as u64) as i64);
         let last = region_len.saturating_sub(len);
-        let offset = if self.seq_add_bytes == 0 {
+        let offset = if add == 0 {
             if state.next + len > region_len {
                 0
             } else {
@@ -59,23 +86,19 @@ impl Sequence {
         } else if !state.started {
             // fio starts forward IO at the region's start and backwards IO one step before
             // the end.
-            if self.seq_add_bytes > 0 {
+            if add > 0 {
                 0
             } else {
-                region_len
-                    .saturating_add_signed(self.seq_add_bytes)
-                    .min(last)
+                region_len.saturating_add_signed(add).min(last)
             }
         } else {
-            let wanted = i128::from(state.next) + i128::from(self.seq_add_bytes);
+            let wanted = i128::from(state.next) + i128::from(add);
             if wanted < 0 || wanted as u128 + u128::from(len) > u128::from(region_len) {
                 // Wrap: forward to the start, backwards to one step before the end.
-                if self.seq_add_bytes > 0 {
+                if add > 0 {
                     0
                 } else {
-                    region_len
-                        .saturating_add_signed(self.seq_add_bytes)
-                        .min(last)
+                    region_len.saturating_add_signed(add).min(last)
                 }
             } else {
                 wanted as u64
@@ -160,9 +183,8 @@ mod tests {
     #[test]
     fn random_runs_follow_on_or_repeat() {
         let s = Sequence {
-            seq_add_bytes: 0,
             random_run: 3,
-            identical: false,
+            ..Sequence::default()
         };
         let mut state = SeqState::default();
         assert_eq!(s.continue_run(&mut state, 4096, 1 << 20), None);

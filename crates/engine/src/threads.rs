@@ -56,6 +56,24 @@ pub fn apply_to_current_thread(control: &ThreadControl) -> Result<(), ThreadCont
     Ok(())
 }
 
+/// Sets the calling thread's IO priority to the ioprio value `ioprio` (class << 13 | level;
+/// 0 is "none": the kernel derives it from the nice value again).
+pub fn set_thread_ioprio(ioprio: u16) -> std::io::Result<()> {
+    // SAFETY: ioprio_set takes integers only and changes this thread's IO priority.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_ioprio_set,
+            IOPRIO_WHO_PROCESS,
+            current_tid(),
+            libc::c_int::from(ioprio),
+        )
+    };
+    if rc < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 fn current_tid() -> libc::pid_t {
     // SAFETY: gettid has no arguments and cannot fail.
     unsafe { libc::gettid() }

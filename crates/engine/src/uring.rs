@@ -37,6 +37,8 @@ pub struct UringEngine {
     timed_wait: bool,
     /// IOs pushed to the ring whose completion has not been reaped yet.
     inflight: u32,
+    /// The sqe ioprio of the IOs queued next (fio cmdprio); 0 leaves the thread's priority.
+    ioprio: u16,
 }
 
 /// Which optimisations the kernel accepted, for the record.
@@ -98,6 +100,7 @@ impl UringEngine {
             async_count: 0,
             timed_wait,
             inflight: 0,
+            ioprio: 0,
         })
     }
 
@@ -223,12 +226,20 @@ macro_rules! rw_entry {
         match ($op, $self.fixed_buffers) {
             (Op::Read, true) => opcode::ReadFixed::new($fd, $buf, $len, $slot as u16)
                 .offset($offset)
+                .ioprio($self.ioprio)
                 .build(),
             (Op::Write, true) => opcode::WriteFixed::new($fd, $buf, $len, $slot as u16)
                 .offset($offset)
+                .ioprio($self.ioprio)
                 .build(),
-            (Op::Read, false) => opcode::Read::new($fd, $buf, $len).offset($offset).build(),
-            (Op::Write, false) => opcode::Write::new($fd, $buf, $len).offset($offset).build(),
+            (Op::Read, false) => opcode::Read::new($fd, $buf, $len)
+                .offset($offset)
+                .ioprio($self.ioprio)
+                .build(),
+            (Op::Write, false) => opcode::Write::new($fd, $buf, $len)
+                .offset($offset)
+                .ioprio($self.ioprio)
+                .build(),
         }
     };
 }
@@ -307,6 +318,11 @@ impl Engine for UringEngine {
             self.inflight
         );
         self.inflight += 1;
+    }
+
+    fn set_ioprio(&mut self, ioprio: u16) -> io::Result<()> {
+        self.ioprio = ioprio;
+        Ok(())
     }
 
     #[inline]

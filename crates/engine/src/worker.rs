@@ -154,6 +154,13 @@ pub struct ClonePlan {
     pub measure: MeasurePlan,
     /// Which file each IO goes to (fio `file_service_type`).
     pub file_service: iofit_model::job::FileService,
+    /// fio's per-IO logs (no `log_avg_msec`), written as IOs complete.
+    pub io_log: Option<crate::iolog::IoLogPlan>,
+    /// The ioprio value (class << 13 | level) the clone's IOs carry (fio `prioclass`/`prio`),
+    /// 0 when none is set.
+    pub ioprio: u16,
+    /// Per-IO priorities (fio `cmdprio*`): IOs they pick carry theirs instead of `ioprio`.
+    pub cmdprio: Option<iofit_model::placement::CmdPrio>,
 }
 
 /// fio's `disable_lat`/`disable_clat`/`disable_slat` (false here: not measured, the histogram
@@ -194,6 +201,10 @@ pub struct PacingPlan {
     pub poisson: bool,
     /// fio `latency_target`: search for the deepest queue that meets it.
     pub latency_target: Option<LatencyTargetPlan>,
+    /// fio flow control with other jobs of the same flow id.
+    pub flow: Option<crate::flow::FlowPlan>,
+    /// fio `serialize_overlap`: an IO waits while another in flight overlaps its bytes.
+    pub serialize_overlap: bool,
 }
 
 /// fio's `latency_target` search, resolved for one clone.
@@ -296,6 +307,8 @@ pub(crate) struct SlotMeta {
     pub(crate) submit_ns: u64,
     /// When the slot was last freed: the earliest issue time of its next IO.
     pub(crate) free_ns: u64,
+    /// The IO's ioprio value (fio cmdprio, or the job's priority).
+    pub(crate) ioprio: u16,
 }
 
 struct FileCursor {
@@ -400,8 +413,14 @@ impl OffsetGen {
             self.sequence.start_run(&mut cursor.seq, offset, len);
             offset
         } else {
+            let jitter = self.sequence.jitter_blocks(len);
+            let extra = if jitter > 0 {
+                rng.below(jitter) * len
+            } else {
+                0
+            };
             self.sequence
-                .next_sequential(&mut cursor.seq, len, cursor.len)
+                .next_sequential_plus(&mut cursor.seq, len, cursor.len, extra)
         };
         (index as u32, cursor.base + offset)
     }
@@ -473,6 +492,10 @@ pub(crate) struct Run<'a, C: Clock> {
     /// fio's latency_target depth search; `search_done`: its final window is over.
     search: Option<LatencySearch>,
     search_done: bool,
+    /// This clone's place in its flow group (fio `flow`), left when the run is dropped.
+    flow: Option<crate::flow::FlowMember>,
+    /// Draws for per-IO priorities: their own stream, so offsets stay as without cmdprio.
+    prio_rng: SplitMix64,
 }
 
 /// Why a clone stops issuing.
@@ -533,7 +556,37 @@ impl<'a, C: Clock> Run<'a, C> {
             min_rate: MinRateWindow::default(),
             search: None,
             search_done: false,
+            flow: plan.pacing.flow.as_ref().map(crate::flow::FlowMember::join),
+            prio_rng: SplitMix64::new(plan.seed ^ 0x5851_f42d_4c95_7f2d),
         }
+    }
+
+    /// The priority of the next IO (fio cmdprio), handed to the engine; the job's own when
+    /// cmdprio does not pick it. Without cmdprio the engine is not told anything.
+    #[inline]
+    fn io_priority<E: Engine>(&mut self, engine: &mut E, op: Op, len: u32) -> u16 {
+        let Some(cmdprio) = &self.plan.cmdprio else {
+            return self.plan.ioprio;
+        };
+        let draw = self.prio_rng.percent();
+        let ioprio = cmdprio
+            .pick(op as usize, len as u64, draw)
+            .unwrap_or(self.plan.ioprio);
+        if let Err(e) = engine.set_ioprio(ioprio) {
+            self.out.error.get_or_insert(format!(
+                "cannot set IO priority class {} level {}: {e} (the realtime class needs root or CAP_SYS_NICE)",
+                ioprio >> 13,
+                ioprio & 7
+            ));
+        }
+        ioprio
+    }
+
+    /// fio flow control: `Some(wait_ns)` when this clone is ahead of its share of its flow
+    /// group and must not issue now; `None` (the IO counted) when it may.
+    #[inline]
+    fn flow_hold(&mut self) -> Option<u64> {
+        self.flow.as_mut()?.hold()
     }
 
     fn start(&mut self) {
@@ -856,6 +909,9 @@ impl<'a, C: Clock> Run<'a, C> {
                 stats.total.record(total);
             }
         }
+        if let Some(log) = &self.plan.io_log {
+            self.log_io(log, meta, done_ns, inline);
+        }
         self.series
             .record(meta.op_is_read, meta.len as u64, 1, total);
         if inline {
@@ -886,6 +942,44 @@ impl<'a, C: Clock> Run<'a, C> {
                 })
             }
             _ => Ok(()),
+        }
+    }
+
+    /// One line per per-IO log for a measured completion; a write error ends the job (its
+    /// logs would be partial).
+    #[cold]
+    fn log_io(
+        &mut self,
+        log: &crate::iolog::IoLogPlan,
+        meta: &SlotMeta,
+        done_ns: u64,
+        inline: bool,
+    ) {
+        if self.out.error.is_some() {
+            return;
+        }
+        let base_ms = if log.unix_epoch {
+            self.out.start_epoch_ms
+        } else {
+            0
+        };
+        let total_ns = done_ns.saturating_sub(meta.issue_ns);
+        let record = crate::iolog::IoRecord {
+            time_ms: base_ms + done_ns.saturating_sub(self.measure_start) / 1_000_000,
+            is_read: meta.op_is_read,
+            len: meta.len,
+            offset: meta.offset,
+            total_ns,
+            completion_ns: if inline {
+                total_ns
+            } else {
+                done_ns.saturating_sub(meta.submit_ns)
+            },
+            submission_ns: (!inline).then(|| meta.submit_ns.saturating_sub(meta.issue_ns)),
+            ioprio: meta.ioprio,
+        };
+        if let Err(e) = log.record(&record) {
+            self.out.error = Some(e);
         }
     }
 
@@ -998,6 +1092,9 @@ impl<'a, C: Clock> Run<'a, C> {
         if let Err(e) = self.data.save_state() {
             self.out.error.get_or_insert(e);
         }
+        if let Some(Err(e)) = self.plan.io_log.as_ref().map(|log| log.flush()) {
+            self.out.error.get_or_insert(e);
+        }
         self.out.verify = self.data.result(self.plan);
         std::mem::take(&mut self.out)
     }
@@ -1046,6 +1143,16 @@ fn run_inline<E: Engine, C: Clock>(
         if !run.measuring && now >= run.ramp_end {
             run.begin_measuring(now);
         }
+        if let Some(wait_ns) = run.flow_hold() {
+            // Ahead of its flow share: wait (fio's flow_sleep), then look again.
+            now = if wait_ns == 0 {
+                std::thread::yield_now();
+                clock.now_ns()
+            } else {
+                run.pause_until(run.deadline.map_or(now + wait_ns, |d| d.min(now + wait_ns)))
+            };
+            continue;
+        }
         let op = run.choose_op();
         let len = run.plan.sizes.pick(op, &mut run.rng);
         let mut issue_ns = now;
@@ -1063,6 +1170,7 @@ fn run_inline<E: Engine, C: Clock>(
         }
         let (file, offset) = run.offsets.next(len, &mut run.rng);
         run.note_issue(op, len);
+        let ioprio = run.io_priority(engine, op, len);
         run.data.before_io(engine, 0, op, file, offset, len);
         let result = match engine.execute(0, op, file, offset, len) {
             Ok(n) => n as i64,
@@ -1077,6 +1185,7 @@ fn run_inline<E: Engine, C: Clock>(
             issue_ns,
             submit_ns: issue_ns,
             free_ns: 0,
+            ioprio,
         };
         if run.measuring {
             run.series.advance(now - run.measure_start, sink);
@@ -1131,6 +1240,11 @@ struct Slots {
     /// Slots handed to the kernel and not yet reaped.
     inflight: usize,
     submit_batch: usize,
+    /// Slots with an IO queued or in flight (for serialize_overlap).
+    busy: Vec<bool>,
+    /// An IO drawn but held back because it overlaps one in flight (fio
+    /// `serialize_overlap`): (op, len, file, offset, issue time); issued first once it can.
+    held: Option<(Op, u32, u32, u64, u64)>,
 }
 
 impl Slots {
@@ -1148,7 +1262,17 @@ impl Slots {
             completions: Vec::with_capacity(depth),
             inflight: 0,
             submit_batch: submit_batch.clamp(1, depth),
+            busy: vec![false; depth],
+            held: None,
         }
+    }
+
+    /// Whether bytes `[offset, offset + len)` of `file` overlap an IO queued or in flight.
+    fn overlaps_busy(&self, file: u32, offset: u64, len: u32) -> bool {
+        let end = offset + len as u64;
+        self.meta.iter().zip(&self.busy).any(|(m, &busy)| {
+            busy && m.file == file && m.offset < end && offset < m.offset + m.len as u64
+        })
     }
 }
 
@@ -1216,26 +1340,55 @@ fn refill<E: Engine, C: Clock>(
         {
             break;
         }
-        let (op, len) = match pending.take() {
-            Some(p) => p,
+        let (op, len, file, offset, issue_ns) = match q.held.take() {
+            Some((op, len, file, offset, held_ns)) => (
+                op,
+                len,
+                file,
+                offset,
+                held_ns.max(q.meta[slot as usize].free_ns),
+            ),
             None => {
-                let op = run.choose_op();
-                (op, run.plan.sizes.pick(op, &mut run.rng))
+                if pending.is_none() {
+                    if let Some(wait_ns) = run.flow_hold() {
+                        // Ahead of its flow share: look again after fio's flow_sleep.
+                        if wait_ns == 0 {
+                            std::thread::yield_now();
+                        }
+                        due_at = Some(now + wait_ns);
+                        break;
+                    }
+                }
+                let (op, len) = match pending.take() {
+                    Some(p) => p,
+                    None => {
+                        let op = run.choose_op();
+                        (op, run.plan.sizes.pick(op, &mut run.rng))
+                    }
+                };
+                let mut issue_ns = q.meta[slot as usize].free_ns;
+                if let Some(due) = run.due_ns(op) {
+                    if due > now {
+                        *pending = Some((op, len));
+                        due_at = Some(due);
+                        break;
+                    }
+                    // A slot free before its IO was due: latency counts from when it was due.
+                    issue_ns = issue_ns.max(due);
+                }
+                let (file, offset) = run.offsets.next(len, &mut run.rng);
+                (op, len, file, offset, issue_ns)
             }
         };
-        let mut issue_ns = q.meta[slot as usize].free_ns;
-        if let Some(due) = run.due_ns(op) {
-            if due > now {
-                *pending = Some((op, len));
-                due_at = Some(due);
-                break;
-            }
-            // A slot free before its IO was due: latency counts from when it was due.
-            issue_ns = issue_ns.max(due);
+        if run.plan.pacing.serialize_overlap && q.overlaps_busy(file, offset, len) {
+            // Wait for the overlapping IO to complete; this one goes first after it.
+            q.held = Some((op, len, file, offset, issue_ns));
+            break;
         }
         q.free.pop();
-        let (file, offset) = run.offsets.next(len, &mut run.rng);
+        q.busy[slot as usize] = true;
         run.note_issue(op, len);
+        let ioprio = run.io_priority(engine, op, len);
         run.data.before_io(engine, slot, op, file, offset, len);
         engine.queue(slot, op, file, offset, len);
         q.meta[slot as usize] = SlotMeta {
@@ -1246,6 +1399,7 @@ fn refill<E: Engine, C: Clock>(
             issue_ns,
             submit_ns: issue_ns,
             free_ns: issue_ns,
+            ioprio,
         };
         q.batch.push(slot);
         if q.batch.len() >= q.submit_batch {
@@ -1280,6 +1434,7 @@ fn absorb<E: Engine, C: Clock>(
     for c in q.completions.drain(..) {
         q.inflight -= 1;
         q.free.push(c.slot);
+        q.busy[c.slot as usize] = false;
         let meta = &mut q.meta[c.slot as usize];
         meta.free_ns = done_ns;
         let meta = *meta;
@@ -1461,4 +1616,56 @@ fn run_queued<E: Engine, C: Clock>(
         last_done
     };
     run.finish(engine, last_done)
+}
+
+#[cfg(test)]
+mod stride_tests {
+    use super::*;
+    use iofit_model::job::{EngineKind, JobSpec, RwMode, SizeSpec, Target};
+    use iofit_model::units::Bytes;
+
+    /// The offsets a clone of a strided job would issue (the null engine needs no file).
+    fn offsets(min: u64, max: u64, count: usize) -> Vec<u64> {
+        let mut job = JobSpec::new("stride", Target::Files(vec!["/nonexistent/x".into()]))
+            .with_rw(RwMode::Read);
+        job.engine = EngineKind::Null;
+        job.size = Some(SizeSpec::Bytes(Bytes::mib(1)));
+        job.seq_add_bytes = min as i64;
+        job.seq_add_jitter_bytes = max - min;
+        let plan = crate::runner::clone_plan(&job, 0, 7).unwrap();
+        let mut gen = OffsetGen::new(&plan);
+        let mut rng = SplitMix64::new(11);
+        (0..count).map(|_| gen.next(4096, &mut rng).1).collect()
+    }
+
+    #[test]
+    fn a_fixed_stride_skips_the_same_bytes_and_wraps_at_the_end() {
+        // stride=(12k,12k) with 4k IOs: 0, 16k, 32k ... up to the 1 MiB end, then 0 again.
+        let got = offsets(12288, 12288, 70);
+        for (i, offset) in got.iter().take(64).enumerate() {
+            assert_eq!(*offset, i as u64 * 16384);
+        }
+        assert_eq!(got[64], 0);
+    }
+
+    #[test]
+    fn a_stride_range_spreads_the_gaps_over_whole_transfers() {
+        // stride=(8k,24k), 4k IOs: gaps of 8k + 0..3 transfers (vdbench: (max-min)/xfersize
+        // choices), each about a quarter of the time.
+        let got = offsets(8192, 24576, 4000);
+        let mut histogram = [0u32; 4];
+        for pair in got.windows(2) {
+            if pair[1] < pair[0] {
+                continue; // wrapped to the start
+            }
+            let gap = pair[1] - pair[0] - 4096;
+            assert!(gap >= 8192 && (gap - 8192) % 4096 == 0, "gap {gap}");
+            histogram[((gap - 8192) / 4096) as usize] += 1;
+        }
+        let total: u32 = histogram.iter().sum();
+        for count in histogram {
+            let share = f64::from(count) / f64::from(total);
+            assert!((0.20..0.30).contains(&share), "{histogram:?}");
+        }
+    }
 }

@@ -6,78 +6,12 @@ use iofit_engine::worker::{overrun_bound_ns, CANCEL_WAIT_NS, POLL_NS, STOP_DRAIN
 use iofit_engine::{run_jobs, RunOptions, Silent, STOP_GRACE};
 use iofit_model::job::{EngineKind, JobSpec, RwMode, SizeSpec, Target};
 use iofit_model::units::Bytes;
-use std::alloc::{alloc_zeroed, dealloc, Layout};
-use std::fs::OpenOptions;
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
+use iofit_testkit::load::DiskContention;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 const FILE_BYTES: u64 = 16 << 20;
-
-/// Threads writing 64 KiB O_DIRECT blocks at random offsets of `path` until dropped: the
-/// "busy disk" of the issue, on the very file the runs read.
-struct Contention {
-    stop: Arc<AtomicBool>,
-    writes: Arc<AtomicU64>,
-    threads: Vec<JoinHandle<()>>,
-}
-
-impl Contention {
-    fn start(path: &Path, threads: usize) -> Contention {
-        let stop = Arc::new(AtomicBool::new(false));
-        let writes = Arc::new(AtomicU64::new(0));
-        let threads = (0..threads as u64)
-            .map(|t| {
-                let (stop, writes, path) = (stop.clone(), writes.clone(), path.to_path_buf());
-                std::thread::spawn(move || write_until(&path, &stop, &writes, t))
-            })
-            .collect();
-        Contention {
-            stop,
-            writes,
-            threads,
-        }
-    }
-}
-
-impl Drop for Contention {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
-    }
-}
-
-fn write_until(path: &Path, stop: &AtomicBool, writes: &AtomicU64, seed: u64) {
-    const BLOCK: usize = 64 << 10;
-    let file = OpenOptions::new()
-        .write(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(path)
-        .expect("open the file O_DIRECT for the contending writer");
-    let layout = Layout::from_size_align(BLOCK, 4096).unwrap();
-    // SAFETY: non-zero size; freed below with the same layout.
-    let buf = unsafe { alloc_zeroed(layout) };
-    assert!(!buf.is_null());
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    while !stop.load(Ordering::Relaxed) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let offset = (x % (FILE_BYTES / BLOCK as u64)) * BLOCK as u64;
-        // SAFETY: buf holds BLOCK bytes, aligned for O_DIRECT; the fd is open.
-        let n = unsafe { libc::pwrite(file.as_raw_fd(), buf.cast(), BLOCK, offset as i64) };
-        assert_eq!(n, BLOCK as isize, "contending write");
-        writes.fetch_add(1, Ordering::Relaxed);
-    }
-    // SAFETY: allocated above with this layout.
-    unsafe { dealloc(buf, layout) };
-}
 
 fn job(path: &Path, engine: EngineKind, depth: u32, runtime: Duration) -> JobSpec {
     let mut job =
@@ -108,7 +42,7 @@ fn laid_out_file(dir: &Path) -> PathBuf {
 fn twenty_short_runs_on_a_busy_file_each_end_within_the_bound() {
     let dir = tempfile::tempdir().unwrap();
     let path = laid_out_file(dir.path());
-    let contention = Contention::start(&path, 2);
+    let contention = DiskContention::start(&path, FILE_BYTES, 2);
     // Thread start, file open and ring setup: outside the runtime, well under this.
     let setup = Duration::from_millis(300);
     let cases = [
@@ -149,7 +83,7 @@ fn twenty_short_runs_on_a_busy_file_each_end_within_the_bound() {
         );
     }
     assert!(
-        contention.writes.load(Ordering::Relaxed) > 0,
+        contention.writes() > 0,
         "the contending writers wrote nothing"
     );
 }
@@ -158,7 +92,7 @@ fn twenty_short_runs_on_a_busy_file_each_end_within_the_bound() {
 fn a_stop_ends_a_deep_queue_on_a_busy_file_within_the_grace() {
     let dir = tempfile::tempdir().unwrap();
     let path = laid_out_file(dir.path());
-    let _contention = Contention::start(&path, 2);
+    let _contention = DiskContention::start(&path, FILE_BYTES, 2);
     for depth in [128, 1] {
         let options = RunOptions::default();
         let stop = options.stop.clone();
@@ -315,6 +249,9 @@ mod stalled {
             end_syncfs: false,
             measure: Default::default(),
             file_service: Default::default(),
+            io_log: None,
+            ioprio: 0,
+            cmdprio: None,
         };
         let stop = AtomicBool::new(false);
         let progress = ProgressCell::default();

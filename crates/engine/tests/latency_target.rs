@@ -105,6 +105,9 @@ fn plan(target_ns: u64, keep_running: bool) -> ClonePlan {
         end_syncfs: false,
         measure: Default::default(),
         file_service: Default::default(),
+        io_log: None,
+        ioprio: 0,
+        cmdprio: None,
         data: Default::default(),
     }
 }

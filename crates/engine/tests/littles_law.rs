@@ -220,6 +220,9 @@ mod stamps {
                 end_syncfs: false,
                 measure: Default::default(),
                 file_service: Default::default(),
+                io_log: None,
+                ioprio: 0,
+                cmdprio: None,
             };
             let stop = AtomicBool::new(false);
             let progress = ProgressCell::default();

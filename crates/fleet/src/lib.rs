@@ -3,7 +3,8 @@
 //! each, named by its stem, or several files per server through a mapping file), each server is
 //! profiled into requirements, and each requirements file is planned; the servers run on every
 //! core, and one bad capture is reported and skipped without losing the others. The result is
-//! one table (server, volumes, VM, disks, monthly cost, binding limit, headroom) with totals, as
+//! one table (server, volumes, VM, disks, monthly cost, binding limit, headroom) with totals:
+//! typed data ([`FleetPlan`], [`ServerFailure`]) that `iofit_report::fleet_table` renders as
 //! text, CSV and HTML.
 //!
 //! ```
@@ -16,16 +17,13 @@
 //! assert_eq!(servers[1].files, vec![PathBuf::from("web02.csv")]);
 //! ```
 
-mod render;
-
-pub use render::{render_csv, render_html, render_text};
-
 use iofit_model::Requirements;
-use iofit_planner::{CatalogRows, PlanOptions};
-use iofit_profile::{ParseOptions, SizingOptions};
+use iofit_planner::{CatalogRows, PlanError, PlanOptions};
+use iofit_predict::Binding;
+use iofit_profile::{ParseOptions, ProfileError, SizingOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Why a fleet could not even start (one server's failure is a [`Failed`] row instead).
 #[derive(Debug, thiserror::Error)]
@@ -168,7 +166,86 @@ fn read_mapping(path: &Path) -> Result<Vec<(String, String)>, FleetError> {
 #[derive(Clone, Debug)]
 pub struct ServerResult<T> {
     pub label: String,
-    pub result: Result<T, String>,
+    pub result: Result<T, ServerFailure>,
+}
+
+/// Why one server has no row in the fleet's table. The lower crates' errors are kept as they
+/// are (shared, so a failure can be copied into the plan); `Display` gives the one line the
+/// table and the terminal show.
+#[derive(Clone, Debug, thiserror::Error, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ServerFailure {
+    /// Its captures could not be read or summarised.
+    #[error("{error}")]
+    Capture {
+        #[serde(serialize_with = "as_text")]
+        error: Arc<ProfileError>,
+    },
+    /// Its requirements file could not be read.
+    #[error("{}: cannot read: {error}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[serde(serialize_with = "as_text")]
+        error: Arc<std::io::Error>,
+    },
+    /// Its requirements file is not requirements TOML (line and column where known).
+    #[error("{}: {}{message}", path.display(), at(*line, *column))]
+    NotRequirements {
+        path: PathBuf,
+        line: Option<usize>,
+        column: Option<usize>,
+        message: String,
+    },
+    /// Its requirements are out of range (or the planner refused them).
+    #[error("{}{error}", path.as_ref().map(|p| format!("{}: ", p.display())).unwrap_or_default())]
+    Invalid {
+        path: Option<PathBuf>,
+        #[serde(serialize_with = "as_text")]
+        error: PlanError,
+    },
+    /// No design meets the requirements; what ruled out each VM the planner gave up on.
+    #[error("no design meets the requirements{}", if impossible.is_empty() { String::new() } else { format!(": {}", impossible.join("; ")) })]
+    NoDesign { impossible: Vec<String> },
+}
+
+fn at(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(line), Some(column)) => format!("line {line}, column {column}: "),
+        (Some(line), None) => format!("line {line}: "),
+        _ => String::new(),
+    }
+}
+
+fn as_text<T: std::fmt::Display, S: serde::Serializer>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+impl ServerFailure {
+    /// A requirements file's TOML error, with the line and column of its span.
+    fn toml(path: &Path, text: &str, error: &toml::de::Error) -> ServerFailure {
+        let (line, column) = match error.span() {
+            Some(span) => {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                (Some(line), Some(column))
+            }
+            None => (None, None),
+        };
+        ServerFailure::NotRequirements {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: error
+                .message()
+                .replace('\n', " ")
+                .trim_end_matches('.')
+                .to_string(),
+        }
+    }
 }
 
 /// Runs `work` on every item with `threads` workers (at least 1), results in input order;
@@ -218,7 +295,9 @@ pub fn profile_fleet(
             let paths: Vec<&Path> = server.files.iter().map(PathBuf::as_path).collect();
             let result = iofit_profile::parse_files_serial(&paths, parse)
                 .and_then(|capture| iofit_profile::requirements(&capture, sizing))
-                .map_err(|e| e.to_string());
+                .map_err(|error| ServerFailure::Capture {
+                    error: Arc::new(error),
+                });
             ServerResult {
                 label: server.label.clone(),
                 result,
@@ -301,19 +380,33 @@ pub fn read_requirements_dir(dir: &Path) -> Result<Vec<ServerResult<Requirements
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let result = std::fs::read_to_string(path)
-                .map_err(|e| format!("{}: cannot read: {e}", path.display()))
+                .map_err(|error| ServerFailure::Unreadable {
+                    path: path.clone(),
+                    error: Arc::new(error),
+                })
                 .and_then(|text| {
                     toml::from_str::<Requirements>(&text)
-                        .map_err(|e| format!("{}: {}", path.display(), e.message()))
+                        .map_err(|e| ServerFailure::toml(path, &text, &e))
                 })
                 .and_then(|r| {
                     iofit_planner::validate(&r)
                         .map(|_| r)
-                        .map_err(|e| format!("{}: {e}", path.display()))
+                        .map_err(|error| ServerFailure::Invalid {
+                            path: Some(path.clone()),
+                            error,
+                        })
                 });
             ServerResult { label, result }
         })
         .collect())
+}
+
+/// One volume of a server's cheapest design.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FleetVolume {
+    pub label: String,
+    pub disk_count: u32,
+    pub disk_sku: String,
 }
 
 /// One server's cheapest design.
@@ -322,21 +415,27 @@ pub struct FleetRow {
     pub server: String,
     pub volumes: usize,
     pub vm: String,
-    /// Per volume: `label: COUNTxSKU`, joined by `; `.
-    pub disks: String,
+    pub disks: Vec<FleetVolume>,
     pub monthly_usd: Option<f64>,
-    /// The limit that caps the design first, in words.
-    pub binding: String,
+    /// The limit that caps the design first (`None`: nothing binds).
+    pub binding: Option<Binding>,
     /// Room left under that limit at the sized load, percent of the limit.
     pub headroom_pct: Option<f64>,
 }
 
+/// A server with no row, and why.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FailedServer {
+    pub server: String,
+    pub failure: ServerFailure,
+}
+
 /// The fleet's table, the servers that failed, and totals.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct FleetPlan {
     pub rows: Vec<FleetRow>,
-    /// (server, why): bad captures, requirements no design meets.
-    pub failed: Vec<(String, String)>,
+    /// Bad captures, unreadable requirements, requirements no design meets.
+    pub failed: Vec<FailedServer>,
     pub total_monthly_usd: f64,
     /// Servers whose cost is not in the total (a price the catalog does not source).
     pub unpriced: usize,
@@ -358,19 +457,14 @@ pub fn plan_fleet(
     let results = run_parallel(
         servers,
         threads,
-        |server| -> Result<FleetRow, String> {
+        |server| -> Result<FleetRow, ServerFailure> {
             let requirements = server.result.as_ref().map_err(Clone::clone)?;
-            let plan =
-                iofit_planner::plan(requirements, rows, &options).map_err(|e| e.to_string())?;
+            let plan = iofit_planner::plan(requirements, rows, &options)
+                .map_err(|error| ServerFailure::Invalid { path: None, error })?;
             let Some(best) = plan.designs.first() else {
-                return Err(format!(
-                    "no design meets the requirements{}",
-                    if plan.impossible.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", plan.impossible.join("; "))
-                    }
-                ));
+                return Err(ServerFailure::NoDesign {
+                    impossible: plan.impossible,
+                });
             };
             Ok(row_of(&server.label, requirements, best))
         },
@@ -387,7 +481,10 @@ pub fn plan_fleet(
                 fleet.total_volumes += row.volumes;
                 fleet.rows.push(row);
             }
-            Err(why) => fleet.failed.push((server.label.clone(), why)),
+            Err(failure) => fleet.failed.push(FailedServer {
+                server: server.label.clone(),
+                failure,
+            }),
         }
     }
     fleet
@@ -402,16 +499,16 @@ fn row_of(
         .design
         .volumes
         .iter()
-        .map(|v| format!("{}: {}x{}", v.label, v.disk_count, v.disk_sku))
-        .collect::<Vec<_>>()
-        .join("; ");
-    let (binding, headroom_pct) = match &best.prediction.binding {
-        Some(b) => (
-            b.name.clone(),
-            (b.limit > 0.0).then(|| (b.limit - b.used) / b.limit * 100.0),
-        ),
-        None => ("none".to_string(), None),
-    };
+        .map(|v| FleetVolume {
+            label: v.label.clone(),
+            disk_count: v.disk_count,
+            disk_sku: v.disk_sku.clone(),
+        })
+        .collect();
+    let binding = best.prediction.binding.clone();
+    let headroom_pct = binding
+        .as_ref()
+        .and_then(|b| (b.limit > 0.0).then(|| (b.limit - b.used) / b.limit * 100.0));
     FleetRow {
         server: label.to_string(),
         volumes: requirements.volumes.len(),
@@ -494,6 +591,8 @@ mod tests {
         assert_eq!(profiles.len(), 3);
         assert!(profiles[0].result.is_ok());
         let why = profiles[1].result.as_ref().unwrap_err();
+        assert!(matches!(why, ServerFailure::Capture { .. }), "{why:?}");
+        let why = why.to_string();
         assert!(
             why.contains("broken.txt") && why.contains("not a recognised capture"),
             "{why}"
@@ -509,7 +608,14 @@ mod tests {
         let read = read_requirements_dir(&out).unwrap();
         assert_eq!(read.len(), 2);
         assert_eq!(read[1].label, "typeperf_en-US_15s");
-        assert!(read[0].result.is_err(), "the foreign file does not parse");
+        // The foreign file does not parse: the failure says where.
+        match &read[0].result {
+            Err(ServerFailure::NotRequirements { line, path, .. }) => {
+                assert_eq!(*line, Some(1));
+                assert_eq!(path, &written[0]);
+            }
+            other => panic!("{other:?}"),
+        }
         assert!(read[1].result.is_ok());
     }
 }

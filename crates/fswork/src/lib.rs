@@ -25,6 +25,7 @@
 //! ```
 
 mod buffer;
+pub mod interval;
 pub mod report;
 mod run;
 pub mod stats;

@@ -3,6 +3,9 @@
 //! `fileselect=` says, and merges the per-thread counters.
 
 use crate::buffer::AlignedBuffer;
+use crate::interval::{
+    cpu_between, cpu_ticks, now_unix_ms, Interval, IntervalCounters, IntervalCounts,
+};
 use crate::stats::OpStats;
 use crate::tree::{splitmix, Tree};
 use crate::FsError;
@@ -46,6 +49,9 @@ pub struct PhaseResult {
     /// From the start of measurement to the last operation: shorter than `seconds` when the
     /// workload ran out of files (every file created, every file deleted).
     pub busy_seconds: f64,
+    /// vdbench's interval lines (`interval=`), warmup ones included and marked; the others add
+    /// up to `stats`. Empty for the format phase.
+    pub intervals: Vec<Interval>,
 }
 
 /// What a run measured: the format phase (when one ran) and the measured run.
@@ -229,6 +235,7 @@ fn format_trees(
         stats,
         seconds,
         busy_seconds: seconds,
+        intervals: Vec::new(),
     })
 }
 
@@ -399,7 +406,15 @@ fn run_workload(
             ));
         }
     }
+    let counters: Vec<Arc<IntervalCounters>> = workers
+        .iter()
+        .map(|_| Arc::new(IntervalCounters::default()))
+        .collect();
+    for ((worker, _), c) in workers.iter_mut().zip(&counters) {
+        worker.stats.interval = Some(Arc::clone(c));
+    }
     let stop = &options.stop;
+    let mut intervals = Vec::new();
     let results: Vec<Result<(OpStats, Instant), FsError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = workers
             .into_iter()
@@ -414,7 +429,10 @@ fn run_workload(
                             break;
                         }
                         if !measuring && now >= measure_from {
-                            worker.stats = OpStats::default();
+                            worker.stats = OpStats {
+                                interval: worker.stats.interval.take(),
+                                ..OpStats::default()
+                            };
                             measuring = true;
                         }
                         if let Some(pace) = pace {
@@ -437,10 +455,33 @@ fn run_workload(
                 })
             })
             .collect();
-        handles
+        let timing = IntervalTiming {
+            start,
+            interval: run.interval,
+            measure_from,
+            deadline,
+        };
+        let cpu_before;
+        (intervals, cpu_before) = report_intervals(&timing, &counters, &handles, stop);
+        let results = handles
             .into_iter()
             .map(|h| h.join().expect("worker thread"))
-            .collect()
+            .collect();
+        // What the workers did after the last boundary: the last (often partial) interval.
+        let tail = collect(&counters);
+        let end = Instant::now().min(deadline);
+        let from = start + run.interval.max(MIN_INTERVAL) * intervals.len() as u32;
+        if tail.total_ops() > 0 || tail.errors.iter().sum::<u64>() > 0 || end > from {
+            intervals.push(Interval {
+                index: intervals.len() + 1,
+                end_unix_ms: now_unix_ms(),
+                seconds: end.saturating_duration_since(from).as_secs_f64().max(1e-9),
+                warmup: end <= measure_from,
+                counts: tail,
+                cpu: cpu_between(cpu_before, cpu_ticks()),
+            });
+        }
+        results
     });
     let mut stats = OpStats::default();
     let mut last = measure_from;
@@ -459,7 +500,66 @@ fn run_workload(
             .saturating_duration_since(measure_from)
             .as_secs_f64()
             .max(1e-9),
+        intervals,
     })
+}
+
+/// The shortest interval reported (a typo like interval=0 must not spin the reporter).
+const MIN_INTERVAL: Duration = Duration::from_millis(100);
+
+struct IntervalTiming {
+    start: Instant,
+    interval: Duration,
+    measure_from: Instant,
+    deadline: Instant,
+}
+
+fn collect(counters: &[Arc<IntervalCounters>]) -> IntervalCounts {
+    let mut sum = IntervalCounts::default();
+    for c in counters {
+        sum.merge(&c.take());
+    }
+    sum
+}
+
+/// Every full interval before the deadline (or until the workers stop), each counted at its
+/// boundary; the partial one at the end is collected by the caller after the workers join
+/// (from the returned CPU sample on).
+fn report_intervals<T>(
+    timing: &IntervalTiming,
+    counters: &[Arc<IntervalCounters>],
+    handles: &[std::thread::ScopedJoinHandle<'_, T>],
+    stop: &AtomicBool,
+) -> (Vec<Interval>, Option<(u64, u64, u64)>) {
+    let step = timing.interval.max(MIN_INTERVAL);
+    let mut intervals = Vec::new();
+    let mut cpu_before = cpu_ticks();
+    loop {
+        let boundary = timing.start + step * (intervals.len() as u32 + 1);
+        if boundary >= timing.deadline {
+            return (intervals, cpu_before);
+        }
+        loop {
+            let now = Instant::now();
+            if now >= boundary {
+                break;
+            }
+            if stop.load(Ordering::Relaxed) || handles.iter().all(|h| h.is_finished()) {
+                return (intervals, cpu_before);
+            }
+            std::thread::sleep((boundary - now).min(Duration::from_millis(50)));
+        }
+        let cpu_after = cpu_ticks();
+        intervals.push(Interval {
+            index: intervals.len() + 1,
+            end_unix_ms: now_unix_ms(),
+            seconds: step.as_secs_f64(),
+            warmup: boundary <= timing.measure_from,
+            counts: collect(counters),
+            cpu: cpu_between(cpu_before, cpu_after),
+        });
+        cpu_before = cpu_after;
+    }
 }
 
 impl Worker<'_> {
@@ -663,15 +763,8 @@ impl Worker<'_> {
     }
 
     fn create(&mut self, s: &Shared, i: usize) -> Result<(), FsError> {
-        let dir = s.tree.dir_of_file(i);
-        if !dir.is_dir() {
-            // Its directory was removed by an rmdir: nothing to create in.
-            return Err(FsError::io(
-                "no directory for",
-                dir,
-                std::io::Error::from(std::io::ErrorKind::NotFound),
-            ));
-        }
+        // A directory removed by an rmdir makes the open fail with ENOENT (counted as a failed
+        // create); no stat of the directory first, which cost a path walk per file.
         let xfer = self.xfer();
         create_file(s, i, xfer, &mut self.buffer, &mut self.stats)
     }

@@ -1,8 +1,10 @@
 //! Per-operation counters: operations, bytes and an HDR latency histogram for each of
 //! vdbench's file operations, kept per thread and merged after the run.
 
+use crate::interval::IntervalCounters;
 use iofit_jobfile::vdbench::FileOp;
 use iofit_stats::LatencyHistogram;
+use std::sync::Arc;
 
 /// One operation's totals.
 #[derive(Clone, Debug, Default)]
@@ -21,6 +23,8 @@ pub struct OpStats {
     /// Attempts that found no file or directory in the state the operation needs (no file to
     /// delete, no empty directory to remove).
     pub no_candidate: u64,
+    /// A worker's per-interval counters: every record and error is added there too.
+    pub(crate) interval: Option<Arc<IntervalCounters>>,
 }
 
 pub fn index(op: FileOp) -> usize {
@@ -36,10 +40,16 @@ impl OpStats {
         counter.count += 1;
         counter.bytes += bytes;
         counter.latency.record(latency_ns.max(1));
+        if let Some(interval) = &self.interval {
+            interval.add(index(op), bytes, latency_ns.max(1));
+        }
     }
 
     pub fn error(&mut self, op: FileOp) {
         self.errors[index(op)] += 1;
+        if let Some(interval) = &self.interval {
+            interval.error(index(op));
+        }
     }
 
     pub fn merge(&mut self, other: &OpStats) {

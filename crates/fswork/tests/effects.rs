@@ -300,3 +300,69 @@ fn o_direct_reads_on_disk_and_unaligned_sizes_are_refused() {
     let error = run(&file.fs_runs().unwrap()[0], &options).unwrap_err();
     assert!(error.to_string().contains("o_direct"), "{error}");
 }
+
+#[test]
+fn interval_lines_add_up_to_the_run_totals() {
+    let root = tempfile::tempdir_in(if Path::new("/dev/shm").is_dir() {
+        "/dev/shm"
+    } else {
+        "/tmp"
+    })
+    .unwrap();
+    let text = format!(
+        "fsd=fsd1,anchor={}/i,depth=1,width=2,files=20,size=8k\n\
+         fwd=default,fsd=fsd1,threads=2\n\
+         fwd=r,operation=read,xfersize=4k\n\
+         fwd=g,operation=getattr\n\
+         rd=rd1,fwd=*,fwdrate=400,format=yes,elapsed=2,interval=0.5\n",
+        root.path().display()
+    );
+    let outcome = &run_text(&text)[0];
+    let run = outcome.run.as_ref().unwrap();
+    // 2 s at 0.5 s: four intervals (the last one collected after the workers stop).
+    assert_eq!(run.intervals.len(), 4, "{:?}", run.intervals);
+    for (n, interval) in run.intervals.iter().enumerate() {
+        assert_eq!(interval.index, n + 1);
+        assert!(!interval.warmup);
+        assert!((interval.seconds - 0.5).abs() < 0.2, "{interval:?}");
+        // Paced at 400/s over 4 threads: every interval did some work.
+        assert!(interval.counts.total_ops() > 0, "{interval:?}");
+    }
+    for op in FileOp::ALL {
+        let i = index(op);
+        let per_interval: u64 = run.intervals.iter().map(|v| v.counts.count[i]).sum();
+        let bytes: u64 = run.intervals.iter().map(|v| v.counts.bytes[i]).sum();
+        assert_eq!(per_interval, run.stats.ops[i].count, "{}", op.name());
+        assert_eq!(bytes, run.stats.ops[i].bytes, "{}", op.name());
+    }
+    let reads = run.stats.ops[index(FileOp::Read)].count;
+    assert!(reads > 0);
+    assert_eq!(run.stats.ops[index(FileOp::Read)].bytes, reads * 4096);
+}
+
+#[test]
+fn warmup_intervals_are_marked_and_left_out_of_the_totals() {
+    let root = tempfile::tempdir().unwrap();
+    let text = format!(
+        "fsd=fsd1,anchor={}/w,depth=1,width=1,files=10,size=4k\n\
+         fwd=g,fsd=fsd1,operation=getattr,threads=1\n\
+         rd=rd1,fwd=g,fwdrate=200,format=yes,elapsed=2,warmup=1,interval=1\n",
+        root.path().display()
+    );
+    let outcome = &run_text(&text)[0];
+    let run = outcome.run.as_ref().unwrap();
+    let warm: Vec<bool> = run.intervals.iter().map(|v| v.warmup).collect();
+    assert_eq!(warm, [true, false]);
+    let measured: u64 = run.intervals[1].counts.total_ops();
+    // The worker's switch to measuring and the reporter's boundary are apart by the
+    // reporter's wake-up delay: a few operations on a quiet machine, allow 10% for a loaded one.
+    let total = run.stats.total_ops();
+    assert!(
+        measured.abs_diff(total) <= 3 + total / 10,
+        "{measured} vs {total}"
+    );
+    assert!(
+        (100..=204).contains(&total),
+        "{total} at fwdrate=200 over 1 s"
+    );
+}

@@ -3,12 +3,8 @@
 //! that agrees with `iofit predict` for the VM and disks the metrics came from, and a plan whose
 //! cheapest design removes the limit.
 
-use assert_cmd::Command;
+use iofit_testkit::iofit;
 use std::path::PathBuf;
-
-fn iofit() -> Command {
-    Command::cargo_bin("iofit").expect("the iofit binary is built")
-}
 
 fn data(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -1,13 +1,9 @@
 //! `iofit catalog`: listings name their tables and sources; bad catalog files exit 2 with an
 //! error naming file, line, row and field.
 
-use assert_cmd::Command;
+use iofit_testkit::iofit;
 use predicates::prelude::*;
 use std::io::Write;
-
-fn iofit() -> Command {
-    Command::cargo_bin("iofit").expect("the iofit binary is built")
-}
 
 fn stdout_of(args: &[&str]) -> String {
     let output = iofit().args(args).output().unwrap();

@@ -3,12 +3,8 @@
 //! tests/data/README.md) become catalog files whose cheapest design changes with the region
 //! and the way of paying.
 
-use assert_cmd::Command;
+use iofit_testkit::iofit;
 use std::path::{Path, PathBuf};
-
-fn iofit() -> Command {
-    Command::cargo_bin("iofit").unwrap()
-}
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

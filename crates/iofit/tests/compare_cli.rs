@@ -1,7 +1,7 @@
 //! `iofit compare` end to end: exit 0 when every requirement is met, 1 when one fails, 2 on bad
 //! input, on genuine fio 3.33 JSON kept under tests/data/results/.
 
-use assert_cmd::Command;
+use iofit_testkit::iofit;
 use predicates::prelude::*;
 use std::path::PathBuf;
 
@@ -9,10 +9,6 @@ fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/data/results")
         .join(name)
-}
-
-fn iofit() -> Command {
-    Command::cargo_bin("iofit").unwrap()
 }
 
 #[test]

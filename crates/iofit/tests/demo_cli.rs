@@ -1,23 +1,9 @@
 //! `iofit demo`: the loop on embedded defaults (profile, plan, predict, a short real run,
 //! compare, report) runs and reads as a report, step by step.
 
-use assert_cmd::Command;
+use iofit_testkit::assert_self_contained;
+use iofit_testkit::iofit;
 use std::time::Duration;
-
-fn iofit() -> Command {
-    Command::cargo_bin("iofit").unwrap()
-}
-
-/// A report must open offline: no scripts, stylesheets, fonts or images fetched from anywhere.
-fn assert_self_contained(html: &str) {
-    assert!(html.starts_with("<!DOCTYPE html>"));
-    for forbidden in ["<script", "<link", "@import", "https://", "url(", "src="] {
-        assert!(!html.contains(forbidden), "{forbidden} in the report");
-    }
-    let http = html.matches("http://").count();
-    let svg_ns = html.matches("http://www.w3.org/2000/svg").count();
-    assert_eq!(http, svg_ns, "only the SVG namespace may name a URL");
-}
 
 #[test]
 fn demo_without_the_run_snapshot() {

@@ -2,12 +2,8 @@
 //! capture, a bad capture skipped with exit code 1, one table with totals as text, JSON, CSV
 //! and HTML.
 
-use assert_cmd::Command;
+use iofit_testkit::iofit;
 use std::path::{Path, PathBuf};
-
-fn iofit() -> Command {
-    Command::cargo_bin("iofit").expect("the iofit binary is built")
-}
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

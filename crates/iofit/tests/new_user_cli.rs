@@ -1,11 +1,7 @@
 //! What a new user meets first (issue 11): plans and predictions that do not overstate, and
 //! the small command-line things that trip a newcomer. Each test runs the real binary.
 
-use assert_cmd::Command;
-
-fn iofit() -> Command {
-    Command::cargo_bin("iofit").unwrap()
-}
+use iofit_testkit::iofit;
 
 fn run(args: &[&str]) -> (Option<i32>, String, String) {
     let output = iofit().args(args).output().unwrap();

@@ -1,11 +1,8 @@
 //! `iofit plan` end to end: the seed's cost example (text and JSON snapshots on the seed
 //! edition), the example requirements round trip, the NetApp option and impossible requirements.
 
-use assert_cmd::Command;
-
-fn iofit() -> Command {
-    Command::cargo_bin("iofit").unwrap()
-}
+use iofit_testkit::assert_self_contained;
+use iofit_testkit::iofit;
 
 /// The seed's cost example is a strict fit (32 x S30 give exactly 16,000 IOPS, 0% headroom),
 /// so it runs with the headroom rule off (`--min-headroom-pct 0`); the default keeps 10%.
@@ -423,24 +420,4 @@ fn iofit_report_escape(text: &str) -> String {
         .replace('>', "&gt;")
         .replace('"', "&quot;")
         .replace('\'', "&#39;")
-}
-
-/// No resource is loaded from the network: no src/href/url()/@import pointing at http(s).
-fn assert_self_contained(html: &str) {
-    let lower = html.to_ascii_lowercase();
-    for pattern in [
-        "src=\"http",
-        "src='http",
-        "href=\"http",
-        "href='http",
-        "url(http",
-        "url(\"http",
-        "url('http",
-        "@import",
-        "<script",
-        "<link",
-        "<iframe",
-    ] {
-        assert!(!lower.contains(pattern), "{pattern} in the report");
-    }
 }

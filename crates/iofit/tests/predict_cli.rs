@@ -1,12 +1,8 @@
 //! `iofit predict` end to end: the seed's DS14 benchmark layout and worked examples, with text
 //! and JSON snapshots (seed edition, fixed inputs: stable).
 
-use assert_cmd::Command;
+use iofit_testkit::iofit;
 use std::io::Write;
-
-fn iofit() -> Command {
-    Command::cargo_bin("iofit").unwrap()
-}
 
 const DS14_ARGS: &[&str] = &[
     "predict",

@@ -2,13 +2,9 @@
 //! counted by hand, the TOML round-trips into `iofit_model::Requirements` (and into `iofit plan`
 //! once it reads it), and every file of the bad-input corpus exits 2 with a one-line error.
 
-use assert_cmd::Command;
 use iofit_model::requirements::{Requirements, VolumeRole};
+use iofit_testkit::iofit;
 use std::path::PathBuf;
-
-fn iofit() -> Command {
-    Command::cargo_bin("iofit").expect("the iofit binary is built")
-}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

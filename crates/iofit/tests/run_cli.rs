@@ -2,15 +2,12 @@
 //! size, runtime and directory overridden; fio-style command-line jobs; JSON purity; results
 //! written after every job; Ctrl-C; and the never-destroy-data rules.
 
-use assert_cmd::Command;
+use iofit_testkit::assert_self_contained;
+use iofit_testkit::iofit;
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-fn iofit() -> Command {
-    Command::cargo_bin("iofit").unwrap()
-}
 
 fn seed_file(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -770,17 +767,6 @@ fn parse_only_with_a_preset() {
         0,
         "nothing laid out"
     );
-}
-
-/// A report must open offline: no scripts, stylesheets, fonts or images fetched from anywhere.
-fn assert_self_contained(html: &str) {
-    assert!(html.starts_with("<!DOCTYPE html>"));
-    for forbidden in ["<script", "<link", "@import", "https://", "url(", "src="] {
-        assert!(!html.contains(forbidden), "{forbidden} in the report");
-    }
-    let http = html.matches("http://").count();
-    let svg_ns = html.matches("http://www.w3.org/2000/svg").count();
-    assert_eq!(http, svg_ns, "only the SVG namespace may name a URL");
 }
 
 #[test]

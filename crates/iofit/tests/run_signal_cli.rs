@@ -2,44 +2,12 @@
 //! other threads are saturating with O_DIRECT writes, and prints valid JSON marked as
 //! interrupted. The real binary, real signals, real direct IO on the local disk.
 
+use iofit_testkit::load::DiskContention;
 use serde_json::Value;
-use std::alloc::{alloc_zeroed, dealloc, Layout};
-use std::fs::OpenOptions;
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const FILE_MIB: u64 = 16;
-
-/// Writes 64 KiB O_DIRECT blocks at pseudo-random offsets of `path` until `stop`.
-fn contend(path: &Path, stop: &AtomicBool, seed: u64) {
-    const BLOCK: usize = 64 << 10;
-    let file = OpenOptions::new()
-        .write(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(path)
-        .expect("open O_DIRECT");
-    let layout = Layout::from_size_align(BLOCK, 4096).unwrap();
-    // SAFETY: non-zero size; freed below with the same layout.
-    let buf = unsafe { alloc_zeroed(layout) };
-    assert!(!buf.is_null());
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    while !stop.load(Ordering::Relaxed) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let offset = (x % (FILE_MIB * 16)) * BLOCK as u64;
-        // SAFETY: buf holds BLOCK aligned bytes; the fd is open.
-        let n = unsafe { libc::pwrite(file.as_raw_fd(), buf.cast(), BLOCK, offset as i64) };
-        assert_eq!(n, BLOCK as isize);
-    }
-    // SAFETY: allocated above with this layout.
-    unsafe { dealloc(buf, layout) };
-}
 
 fn stop_with(signal: i32, engine: &str, depth: u32) {
     let iofit = env!("CARGO_BIN_EXE_iofit");
@@ -55,13 +23,7 @@ fn stop_with(signal: i32, engine: &str, depth: u32) {
         .unwrap();
     assert!(status.success(), "lay out the file");
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let writers: Vec<_> = (0..2)
-        .map(|seed| {
-            let (stop, file) = (stop.clone(), file.clone());
-            std::thread::spawn(move || contend(&file, &stop, seed))
-        })
-        .collect();
+    let contention = DiskContention::start(&file, FILE_MIB << 20, 2);
 
     let mut child = Command::new(iofit)
         .args(["run", "--quiet", "--output-format=json", "--name=a"])
@@ -90,10 +52,7 @@ fn stop_with(signal: i32, engine: &str, depth: u32) {
         std::thread::sleep(Duration::from_millis(5));
     };
     let took = signalled.elapsed();
-    stop.store(true, Ordering::Relaxed);
-    for w in writers {
-        w.join().unwrap();
-    }
+    drop(contention);
     let output = child.wait_with_output().unwrap();
     assert!(
         took < Duration::from_secs(1),

@@ -7,6 +7,7 @@
 //! ([`ParseOptions::overrides`]) apply to every job after the file's own, so they win.
 
 pub(crate) mod apply;
+pub(crate) mod compat;
 pub(crate) mod control;
 pub(crate) mod data;
 pub(crate) mod engine_opts;
@@ -496,7 +497,9 @@ fn build_jobs(
             )),
         ));
     }
-    if jobs.is_empty() {
+    // fio's --parse-only accepts a file of only [global] sections (it may be an include or
+    // given with others); a run refuses it.
+    if jobs.is_empty() && !opts.skip_target_checks {
         return Err(JobFileError::new(source_name, 0, None, ErrorKind::Empty));
     }
     Ok(jobs)
@@ -613,6 +616,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     let rw = b.rw.unwrap_or(RwMode::Read);
     job = job.with_rw(rw);
     data::finish(&mut job, &b.dedupe);
+    compat::finish_flow(&mut job);
     if rw.is_mixed() {
         if let Some(read_pct) = b.rwmix_read_pct {
             job.rwmix_read_pct = read_pct;
@@ -631,7 +635,13 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         (None, None) => false,
     };
     if let Some(loc) = &b.time_based {
-        if job.runtime.is_none() {
+        if job.runtime.is_none() && opts.skip_target_checks {
+            // fio's --parse-only accepts it too: the runtime may come from the command line of
+            // the run, so only a run refuses it.
+            job.notes.push(
+                "time_based is set but no runtime: fio --parse-only accepts this, a run refuses it until runtime= or --runtime is given".into(),
+            );
+        } else if job.runtime.is_none() {
             return Err(loc.error(
                 Some("time_based"),
                 ErrorKind::InvalidJob {
@@ -758,7 +768,12 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         }) => {
             let per_file = Bytes(total.as_u64() / u64::from(file_count.max(1)));
             let max_bs = job.block_size.max_size();
-            if per_file < max_bs {
+            if per_file < max_bs && opts.skip_target_checks {
+                // fio checks this when it sets up the files, so its --parse-only accepts it.
+                job.notes.push(format!(
+                    "block size {max_bs} is larger than the size per file {per_file}: fio --parse-only accepts this, a run refuses it (as fio does: 'size too small')"
+                ));
+            } else if per_file < max_bs {
                 let (key, at) = match &bs_loc {
                     Some(bs_loc) if bs_loc.line >= loc.line || loc.file != bs_loc.file => {
                         ("bs", bs_loc.clone())
@@ -781,6 +796,10 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         Some(Placed { value, .. }) => job.size = Some(value),
         None => {
             match &job.target {
+                // fio's --parse-only does not ask where the size comes from; a run does.
+                Target::Directory { .. } if opts.skip_target_checks => job.notes.push(
+                    "no size= and no existing file to take the size from: fio --parse-only accepts this, a run refuses it until size= is given".into(),
+                ),
                 Target::Directory { .. } => {
                     return Err(target_loc.unwrap_or_else(|| section_loc.clone()).error(
                         Some("size"),
@@ -903,11 +922,11 @@ fn check_logs(job: &mut JobSpec, b: &Builder, at: &Location) -> Result<(), JobFi
         }
         job.log_interval = std::time::Duration::from_millis(b.log_hist_msec);
     }
-    if averaged && b.log_avg_msec == 0 {
-        return refuse(
-            "iofit writes fio's averaged logs, not one line per IO".into(),
-            "add log_avg_msec=N (for example log_avg_msec=1000)",
-        );
+    // No log_avg_msec: fio's per-IO logs, which the engine writes per clone as IOs complete
+    // (so group_reporting and mixed jobs are no obstacle).
+    job.logs.per_io = averaged && b.log_avg_msec == 0;
+    if job.logs.per_io && job.logs.hist_prefix.is_none() {
+        return Ok(());
     }
     if job.group_reporting {
         return refuse(
@@ -915,7 +934,7 @@ fn check_logs(job: &mut JobSpec, b: &Builder, at: &Location) -> Result<(), JobFi
             "drop group_reporting to get fio's per-clone logs",
         );
     }
-    if job.logs.lat_prefix.is_some() && job.rw.is_mixed() {
+    if job.logs.lat_prefix.is_some() && job.rw.is_mixed() && !job.logs.per_io {
         return refuse(
             "iofit's interval series holds one latency for reads and writes together".into(),
             "log latency on a read-only or write-only job",
@@ -974,6 +993,31 @@ pub fn job_options(job: &JobSpec) -> Vec<(String, String)> {
         Some(SizeSpec::Bytes(b)) => push("size", b.as_u64().to_string()),
         Some(SizeSpec::PercentOfTarget(p)) => push("size", format!("{p}%")),
         None => {}
+    }
+    match job.start.percent {
+        Some(pct) => push("offset", format!("{pct}%")),
+        None if job.offset > Bytes::ZERO => push("offset", job.offset.as_u64().to_string()),
+        None => {}
+    }
+    match job.start.increment {
+        Some(iofit_model::placement::FileAmount::Bytes(b)) => {
+            push("offset_increment", b.to_string())
+        }
+        Some(iofit_model::placement::FileAmount::Percent(p)) => {
+            push("offset_increment", format!("{p}%"))
+        }
+        None => {}
+    }
+    if let Some(align) = job.start.align_bytes {
+        push("offset_align", align.to_string());
+    }
+    if let Some(flow) = &job.flow {
+        push("flow_id", flow.id.to_string());
+        push("flow", flow.weight.to_string());
+        push("flow_sleep", flow.sleep.as_micros().to_string());
+    }
+    if job.serialize_overlap {
+        push("serialize_overlap", "1".to_string());
     }
     let modifier = if job.rw.is_random() && job.random_run > 1 {
         format!(":{}", job.random_run)
@@ -1095,6 +1139,8 @@ fn split_filenames(value: &str) -> Vec<String> {
         .collect()
 }
 
+#[cfg(test)]
+mod compat_tests;
 #[cfg(test)]
 mod control_tests;
 #[cfg(test)]

@@ -9,6 +9,7 @@
 
 use crate::error::JobFileError;
 use crate::fio::apply::{self as a, Arg, Ctx};
+use crate::fio::compat as cm;
 use crate::fio::control as ctl;
 use crate::fio::data as d;
 use crate::fio::engine_opts as eo;
@@ -78,8 +79,8 @@ const HONOURED: &[FioOption] = &[
     opt("rw", &["readwrite"], Value, Supported(a::rw)),
     opt("write_bw_log", &[], Value, Supported(a::write_log)),
     opt("write_iops_log", &[], Value, Supported(a::write_log)),
-    opt("write_lat_log", &[], Value, Noted(a::write_log,
-        "write_lat_log: iofit's lat, clat and slat logs hold each window's mean latency of reads and writes together; log latency on a read-only or write-only job")),
+    // Averaged latency logs of a mixed job are refused in check_logs (one series latency).
+    opt("write_lat_log", &[], Value, Supported(a::write_log)),
     opt("log_avg_msec", &[], Value, Supported(a::log_avg_msec)),
     opt("per_job_logs", &[], Flag, Supported(a::log_flag)),
     opt("log_offset", &[], Flag, Supported(a::log_flag)),
@@ -224,6 +225,20 @@ const HONOURED: &[FioOption] = &[
     opt("unlink", &[], Flag, Supported(ctl::unlink)),
     opt("exit_what", &[], Value, Supported(ctl::exit_what)),
     opt("bs_unaligned", &["blocksize_unaligned"], Flag, Supported(ctl::bs_unaligned)),
+    // Start offsets, flow control, overlap, priorities (fio compatibility pass, issue 12).
+    opt("offset_increment", &[], Value, Supported(a::offset_increment)),
+    opt("offset_align", &[], Value, Supported(a::offset_align)),
+    opt("flow", &[], Value, Supported(cm::flow)),
+    opt("flow_id", &[], Value, Supported(cm::flow_id)),
+    opt("flow_sleep", &[], Value, Supported(cm::flow_sleep)),
+    opt("flow_watermark", &[], Value, Noted(a::nothing,
+        "flow_watermark is deprecated in fio, which ignores it; so does iofit")),
+    opt("serialize_overlap", &[], Flag, Supported(cm::serialize_overlap)),
+    opt("log_prio", &[], Flag, Supported(cm::log_prio)),
+    opt("cmdprio_percentage", &[], Value, Supported(cm::cmdprio_percentage)),
+    opt("cmdprio_class", &[], Value, Supported(cm::cmdprio_class)),
+    opt("cmdprio", &[], Value, Supported(cm::cmdprio)),
+    opt("cmdprio_bssplit", &[], Value, Supported(cm::cmdprio_bssplit)),
 ];
 
 /// Groups of fio options iofit refuses, with the reason each group shares.
@@ -248,13 +263,11 @@ const REFUSED: &[(&[&str], &str)] = &[
        "merge_blktrace_iters", "merge_blktrace_scalars", "replay_align", "replay_no_stall",
        "replay_redirect", "replay_scale", "replay_skip", "replay_time_scale"],
      "IO log and blktrace replay are not implemented in iofit"),
-    (&["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "cmdprio_hint",
-       "priohint", "log_prio"],
-     "IO priorities (ioprio classes per job or per IO) are not set by iofit; every IO runs at the default priority"),
+    (&["cmdprio_hint", "priohint"],
+     "IO priority hints (command duration limits) need drives with CDL, and iofit sets only the class and level of an IO priority"),
     (&["numa_cpu_nodes", "numa_mem_policy"], "NUMA placement needs libnuma, which iofit does not use"),
     (&["cgroup", "cgroup_nodelete", "cgroup_weight"], "cgroup placement is not implemented in iofit"),
     (&["exec_prerun", "exec_postrun"], "iofit does not run commands from job files"),
-    (&["flow", "flow_id", "flow_sleep", "flow_watermark"], "fio's flow control between jobs is not implemented in iofit"),
     (&["unlink_each_loop"],
      "iofit runs loops=N as one pass over N times the size with the files open throughout; deleting and laying the files out again between loops is not implemented (use unlink=1 to remove them after the run)"),
     (&["dedupe_global"],
@@ -263,12 +276,12 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["uid", "gid", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
        "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
        "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
-       "hipri_percentage",
-       "serialize_overlap", "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
+       "hipri_percentage", 
+       "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
        "allow_file_create", "allow_mounted_write", "create_serialize", "create_fsync", "opendir",
        "file_append", "filetype", "write_barrier", "fadvise_hint",
-       "offset_align", "offset_increment",        "bs_is_seq_rand",
-       "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",                      "fill_device", "fill_fs",        "sync_file_range",
+              "bs_is_seq_rand",
+       "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",                             "fill_device", "fill_fs",        "sync_file_range",
        "ignore_error",               "steadystate_check_interval",
        "ss_interval",        
        "block_error_percentiles", 

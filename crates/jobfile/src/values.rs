@@ -64,6 +64,20 @@ pub fn parse_size(text: &str, base: SizeBase) -> Result<Bytes, ValueError> {
     Bytes::parse_with_base(trimmed, base).map_err(|e| ValueError(e.to_string()))
 }
 
+/// What fio 3.33 reads from a size written as arithmetic without parentheses
+/// (`10*10*1000*24105`): `strtoll` takes the leading number and, as the next character is not a
+/// letter, `get_mult_bytes` (parse.c) applies no unit, so the value is that number of bytes.
+/// `None` when `text` is not a number followed by `*`, `/`, `+` or `^`.
+pub fn fio_unparenthesized_size(text: &str) -> Option<u64> {
+    let trimmed = text.trim();
+    let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &trimmed[digits..];
+    if digits == 0 || !rest.starts_with(['*', '/', '+', '^']) {
+        return None;
+    }
+    trimmed[..digits].parse().ok()
+}
+
 /// The longest time any option takes: 10^9 s keeps every deadline in nanoseconds within a
 /// `u64` (10^9 s = 10^18 ns < 1.8 x 10^19), so no later arithmetic on it can overflow.
 pub const MAX_TIME_S: f64 = 1e9;

@@ -190,6 +190,8 @@ pub struct WorkloadDef {
     pub range: Option<(f64, f64)>,
     /// `hotband=(start%,end%)`: IOs concentrate in this band.
     pub hotband: Option<(f64, f64)>,
+    /// `stride=(min,max)`: random IOs skip forward min..max bytes from the end of the last IO.
+    pub stride: Option<(Bytes, Bytes)>,
     /// `rhpct=`/`whpct=`: share of reads/writes that go to the sd's hit area.
     pub rhpct: f64,
     pub whpct: f64,
@@ -309,6 +311,8 @@ pub struct RunWorkload {
     /// `range=(start%,end%)` (the wd's, else the sd's).
     pub range: Option<(f64, f64)>,
     pub hotband: Option<(f64, f64)>,
+    /// The wd's `stride=(min,max)`.
+    pub stride: Option<(Bytes, Bytes)>,
     /// Shares of reads and writes that hit the sd's `hitarea`.
     pub rhpct: f64,
     pub whpct: f64,
@@ -400,6 +404,27 @@ impl RunWorkload {
         }
     }
 
+    /// `stride=(min,max)` (given when the IOs are random): each IO starts min plus a random
+    /// 0..(max-min) in whole transfer sizes after the end of the last one, wrapping to the
+    /// start at the end of the region, as vdbench's WG_entry does.
+    fn apply_stride(&self, stride: Option<(Bytes, Bytes)>, job: &mut JobSpec) {
+        if let Some((min, max)) = stride {
+            job.seq_add_bytes = min.as_u64().min(i64::MAX as u64) as i64;
+            job.seq_add_jitter_bytes = max.as_u64() - min.as_u64();
+            if let Seek::RandomPct(p) = self.seek {
+                if p < 100.0 {
+                    job.notes.push(format!(
+                        "stride= with seekpct={p}: vdbench mixes {p}% strided and sequential IOs; iofit strides every IO"
+                    ));
+                }
+            }
+        } else if self.stride.is_some() {
+            job.notes.push(
+                "stride= is used by random IOs only (vdbench); this workload is sequential".into(),
+            );
+        }
+    }
+
     /// `openflags=o_dsync`/`o_sync`: a data sync (or full sync) after every write.
     fn apply_sync(&self, job: &mut JobSpec) {
         match self.sync_writes {
@@ -459,7 +484,7 @@ impl Run {
         self.workloads
             .iter()
             .map(|w| {
-                if w.seek == Seek::Eof || w.seek == Seek::RandomPct(0.0) {
+                if w.seek == Seek::Eof || w.seek == Seek::RandomPct(0.0) || w.stride.is_some() {
                     1
                 } else {
                     w.threads.max(1)
@@ -486,6 +511,10 @@ impl Run {
                     Seek::RandomPct(p) => p,
                     Seek::Eof => 0.0,
                 };
+                // vdbench's stride replaces the random seek (WG_entry.blockBoundarySeek): one
+                // forward-skipping stream through the SD instead of random offsets.
+                let stride = w.stride.filter(|_| random_pct > 0.0);
+                let random_pct = if stride.is_some() { 0.0 } else { random_pct };
                 let random = random_pct > 0.0;
                 let rw = RwMode::from_mix(w.rdpct, random);
                 let mut job = JobSpec::new(
@@ -517,6 +546,7 @@ impl Run {
                         ));
                     }
                 }
+                w.apply_stride(stride, &mut job);
                 job.direct = w.direct;
                 job.size = w.sd.size.map(SizeSpec::Bytes);
                 w.apply_region(&mut job);
@@ -632,7 +662,6 @@ const SD_UNSUPPORTED: &[(&str, &str)] = &[
     ("streams", "independent sequential streams per sd"),
 ];
 const WD_UNSUPPORTED: &[(&str, &str)] = &[
-    ("stride", "stride= (a random stride between sequential IOs)"),
     ("priority", "workload priorities"),
     ("streams", "independent sequential streams per wd"),
     (
@@ -1057,6 +1086,7 @@ impl Parser {
             host: None,
             range: None,
             hotband: None,
+            stride: None,
             rhpct: 0.0,
             whpct: 0.0,
             iorate: None,
@@ -1074,6 +1104,7 @@ impl Parser {
                 "host" => wd.host = Some(single(p, loc)?),
                 "range" => wd.range = Some(parse_range(p, loc)?),
                 "hotband" => wd.hotband = Some(parse_range(p, loc)?),
+                "stride" => wd.stride = Some(parse_stride(p, loc)?),
                 "rhpct" => wd.rhpct = pct_value(&single(p, loc)?, "rhpct", loc)?,
                 "whpct" => wd.whpct = pct_value(&single(p, loc)?, "whpct", loc)?,
                 "openflags" => (wd.direct, wd.sync_writes) = parse_openflags(p, loc)?,
@@ -1391,6 +1422,7 @@ impl Parser {
                 host: None,
                 range: None,
                 hotband: None,
+                stride: None,
                 rhpct: 0.0,
                 whpct: 0.0,
                 iorate: None,
@@ -1725,6 +1757,21 @@ fn name_list(p: &Param, loc: &Location) -> Result<Vec<String>, JobFileError> {
             "write names such as (sd1-sd8) or sd*",
         )
     })
+}
+
+/// `stride=(min,max)`: two sizes, min <= max (vdbench WD_entry.parseStride).
+fn parse_stride(p: &Param, loc: &Location) -> Result<(Bytes, Bytes), JobFileError> {
+    let fix = "write stride=(MIN,MAX) with two sizes, e.g. stride=(64k,1m)";
+    let sizes: Vec<Bytes> = p
+        .values
+        .iter()
+        .map(|v| parse_size(v, SizeBase::Binary).map_err(|why| loc.invalid("stride", v, why, fix)))
+        .collect::<Result<_, _>>()?;
+    match sizes[..] {
+        [min, max] if min <= max => Ok((min, max)),
+        [_, _] => Err(loc.invalid("stride", &p.raw, "the maximum is below the minimum", fix)),
+        _ => Err(loc.invalid("stride", &p.raw, "not two values", fix)),
+    }
 }
 
 fn any_size(p: &Param, loc: &Location) -> Result<Bytes, JobFileError> {
@@ -2253,6 +2300,7 @@ impl ParamFile {
                 rate_share: share_of(wd) / sds_of_wd,
                 range: wd.range.or(sd.range),
                 hotband: wd.hotband,
+                stride: wd.stride,
                 rhpct: wd.rhpct,
                 whpct: wd.whpct,
                 hitarea: sd.hitarea,

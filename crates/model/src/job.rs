@@ -157,6 +157,18 @@ impl BlockSizeSpec {
                 .unwrap_or(Bytes::ZERO),
         }
     }
+    /// The smallest size any IO of the job can have (fio's `td_min_bs`).
+    pub fn min_size(&self) -> Bytes {
+        match self {
+            BlockSizeSpec::Fixed(sizes) => sizes.read.min(sizes.write),
+            BlockSizeSpec::Split { read, write } => read
+                .iter()
+                .chain(write.iter())
+                .map(|share| share.size)
+                .min()
+                .unwrap_or(Bytes::ZERO),
+        }
+    }
     /// The mean size in one direction, weighted by the distribution.
     pub fn mean_size(&self, direction: Direction) -> Bytes {
         match self {
@@ -295,6 +307,10 @@ fn is_zero_i64(value: &i64) -> bool {
     *value == 0
 }
 
+fn is_zero_u64(value: &u64) -> bool {
+    *value == 0
+}
+
 fn one() -> u32 {
     1
 }
@@ -374,6 +390,13 @@ pub struct FioLogs {
     /// fio `per_job_logs=0`: one `PREFIX_bw.log` shared by every clone, not one per clone.
     #[serde(default)]
     pub shared_file: bool,
+    /// No `log_avg_msec`: the bw, iops and lat logs get one line per IO (fio's default),
+    /// written by the engine as IOs complete.
+    #[serde(default)]
+    pub per_io: bool,
+    /// fio `log_prio=1`: the logs' last column is the IO's ioprio value, not 0/1.
+    #[serde(default)]
+    pub with_prio: bool,
 }
 
 impl FioLogs {
@@ -462,6 +485,10 @@ pub struct JobSpec {
     /// start of the next (negative: backwards).
     #[serde(default, skip_serializing_if = "is_zero_i64")]
     pub seq_add_bytes: i64,
+    /// vdbench `stride=(min,max)`: on top of `seq_add_bytes` (the minimum) a random skip of
+    /// 0..this many bytes, in whole IO lengths, after each sequential IO.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub seq_add_jitter_bytes: u64,
     /// fio `rw=randread:N`: a new random offset every N IOs (1: every IO).
     #[serde(default = "one")]
     pub random_run: u32,
@@ -532,6 +559,22 @@ pub struct JobSpec {
     /// `$jobnum`, `$filenum`, `$clientuid`); `None`: fio's `$jobname.$jobnum.$filenum`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filename_format: Option<String>,
+    /// Where each clone starts beyond `offset` (fio `offset=N%`, `offset_increment`,
+    /// `offset_align`).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::placement::StartOffset::is_default"
+    )]
+    pub start: crate::placement::StartOffset,
+    /// Flow control with other jobs of the same flow id (fio `flow`, `flow_id`, `flow_sleep`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<crate::placement::FlowSpec>,
+    /// Never more than one IO in flight on overlapping bytes (fio `serialize_overlap`).
+    #[serde(default)]
+    pub serialize_overlap: bool,
+    /// Per-IO priorities (fio `cmdprio*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmdprio: Option<crate::placement::CmdPrio>,
 }
 
 /// fio's `file_service_type`: how the next file is chosen, and how many IOs go to a file
@@ -780,6 +823,7 @@ impl JobSpec {
             rate_bytes_per_second: PerDirection::both(None),
             norandommap: false,
             seq_add_bytes: 0,
+            seq_add_jitter_bytes: 0,
             random_run: 1,
             repeat_offset_in_run: false,
             block_align: None,
@@ -805,6 +849,10 @@ impl JobSpec {
             measurement: Measurement::default(),
             file_service: FileService::default(),
             filename_format: None,
+            start: crate::placement::StartOffset::default(),
+            flow: None,
+            serialize_overlap: false,
+            cmdprio: None,
         }
     }
 

@@ -19,6 +19,7 @@ pub mod data;
 pub mod design;
 pub mod formulas;
 pub mod job;
+pub mod placement;
 pub mod requirements;
 pub mod units;
 pub mod workload;

@@ -245,6 +245,10 @@ pub struct HostsStatus {
     pub lost: Vec<LostHost>,
     /// A job stopped on an IO error.
     pub job_failed: bool,
+    /// validate=yes: bad blocks over every host (each host validates the luns it writes; the
+    /// verdict is their sum), and the first ones, named with their host.
+    pub data_errors: u64,
+    pub data_error_lines: Vec<String>,
 }
 
 impl HostsStatus {
@@ -264,8 +268,32 @@ impl HostsStatus {
                 })
                 .collect(),
             job_failed: run.combined.jobs.iter().any(|j| j.error.is_some()),
+            data_errors: host_verifies(run).map(|(_, v)| v.bad_units).sum(),
+            data_error_lines: host_verifies(run)
+                .flat_map(|(host, v)| {
+                    v.errors.iter().map(move |e| {
+                        format!(
+                            "hd={host} lun={} offset {} length {}: {}: expected {}, found {}",
+                            e.file, e.offset, e.length, e.kind, e.expected, e.found
+                        )
+                    })
+                })
+                .take(10)
+                .collect(),
         }
     }
+}
+
+/// Every host's verification results (from the hosts' own results: the combined one is their
+/// merge and would count each bad block again).
+fn host_verifies(run: &MultiRun) -> impl Iterator<Item = (&str, &iofit_stats::VerifyResult)> {
+    run.hosts.iter().flat_map(|h| {
+        h.result.iter().flat_map(move |r| {
+            r.jobs
+                .iter()
+                .filter_map(move |j| j.verify.as_ref().map(|v| (h.name.as_str(), v)))
+        })
+    })
 }
 
 /// The workers of one vdbench run: per hd (and jvm), its share of the run's (wd, sd) pairs.

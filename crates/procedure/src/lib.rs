@@ -41,10 +41,13 @@ pub mod hosts;
 pub mod inputs;
 pub mod measure;
 pub mod observer;
+pub mod plan;
+pub mod predict;
 pub mod run_request;
 pub mod size_threads;
 pub mod vdbench;
 mod vdbench_flat;
+mod vdbench_fs;
 
 mod error;
 

@@ -298,7 +298,7 @@ pub fn what_to_run(request: &RunRequest, inputs: &Inputs) -> Result<What, Proced
         Some(name) => preset_jobs(request, name, inputs)?,
         None => load_jobs(request, inputs)?,
     };
-    if jobs.is_empty() {
+    if jobs.is_empty() && !request.parse_only {
         return Err(bad("the job files define no job; add a [job] section"));
     }
     Ok(What::Jobs(jobs))
@@ -506,6 +506,11 @@ pub fn describe_job(job: &JobSpec) -> String {
 /// What `--parse-only` prints for checked jobs: each job's line and its notes.
 pub fn parse_only_lines(jobs: &[JobSpec]) -> Vec<String> {
     let mut lines = Vec::new();
+    if jobs.is_empty() {
+        // Only --parse-only gets here without jobs (a run refuses the file): say so as fio
+        // --parse-only's silence would not.
+        lines.push("note: no jobs defined (only [global] sections): fio --parse-only accepts this, a run refuses it".to_string());
+    }
     for job in jobs {
         lines.push(describe_job(job));
         lines.extend(job.notes.iter().map(|note| format!("  note: {note}")));

@@ -90,6 +90,10 @@ pub struct FsPhaseJson {
     pub operations: Vec<iofit_fswork::report::OpLine>,
     /// Attempts that found no file or directory in the state the operation needs.
     pub no_candidate: u64,
+    /// vdbench's interval lines (empty for the format phase); the non-warmup ones add up to
+    /// `operations`.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub intervals: Vec<iofit_fswork::interval::Interval>,
 }
 
 #[derive(Serialize, Debug)]
@@ -430,7 +434,7 @@ fn run_fs(
         stop: Arc::clone(&options.stop),
     };
     let label = format!("rd={}", run.rd);
-    let measured =
+    let fs_outcome =
         iofit_fswork::run(run, &fs_options).map_err(|source| ProcedureError::FileSystem {
             label: label.clone(),
             source,
@@ -440,13 +444,14 @@ fn run_fs(
         busy_seconds: p.busy_seconds,
         operations: iofit_fswork::report::op_lines(&p.stats, p.seconds),
         no_candidate: p.stats.no_candidate,
+        intervals: p.intervals.clone(),
     };
     let json = FsRunJson {
         rd: run.rd.clone(),
         for_label: run.for_label.clone(),
-        format: measured.format.as_ref().map(phase),
-        run: measured.run.as_ref().map(phase),
-        files: measured.files_per_fsd.clone(),
+        format: fs_outcome.format.as_ref().map(phase),
+        run: fs_outcome.run.as_ref().map(phase),
+        files: fs_outcome.files_per_fsd.clone(),
     };
     let mut text = String::new();
     if let Some(format) = &json.format {
@@ -454,6 +459,15 @@ fn run_fs(
             &format!("rd=format_for_{} ({:.1}s)", run.rd, format.seconds),
             &format.operations,
         ));
+    }
+    if let Some(phase) = &fs_outcome.run {
+        text.push_str(&format!(
+            "rd={} {} interval lines ({:.1}s each)\n",
+            run.rd,
+            run.for_label,
+            run.interval.as_secs_f64()
+        ));
+        text.push_str(&crate::vdbench_fs::render_intervals(&phase.intervals));
     }
     if let Some(measured) = &json.run {
         text.push_str(&iofit_fswork::report::render(
@@ -477,6 +491,13 @@ fn run_fs(
             vdbench::FwdRate::Max => iofit_report::vdbench_flatfile::Cell::Text("max".into()),
             vdbench::FwdRate::Fixed(r) => iofit_report::vdbench_flatfile::Cell::Num(r),
         };
+        for interval in fs_outcome.run.iter().flat_map(|p| &p.intervals) {
+            outcome.flat_rows.push(crate::vdbench_flat::fs_interval_row(
+                &run.rd,
+                reqrate.clone(),
+                interval,
+            ));
+        }
         outcome.flat_rows.push(crate::vdbench_flat::fs_row(
             &run.rd,
             reqrate,

@@ -1,7 +1,8 @@
 //! Rows of vdbench's flatfile (`report::vdbench_flatfile`) from iofit's runs: one per
 //! reporting interval and one `avg` row per raw run, one total row per file system run.
 
-use iofit_jobfile::vdbench::{Run, Seek, XferSize};
+use iofit_fswork::interval::{CpuPct, Interval};
+use iofit_jobfile::vdbench::{FileOp, Run, Seek, XferSize};
 use iofit_report::vdbench_flatfile::{Cell, FlatRow};
 use iofit_report::vdbench_summary::{AvgLine, SummaryLine};
 use iofit_stats::JobResult;
@@ -81,8 +82,8 @@ fn measured(line: &SummaryLine) -> Vec<(&'static str, Cell)> {
 pub fn raw_rows(run: &Run, rate: Option<f64>, job: &JobResult, avg: &AvgLine) -> Vec<FlatRow> {
     let base = requested(run, rate);
     let start = now_ms().saturating_sub((run.elapsed - run.warmup).as_millis() as u64);
-    let mut rows: Vec<FlatRow> = job
-        .series
+    let series = iofit_report::vdbench_summary::fold_short_intervals(&job.series);
+    let mut rows: Vec<FlatRow> = series
         .iter()
         .enumerate()
         .map(|(i, sample)| {
@@ -98,7 +99,7 @@ pub fn raw_rows(run: &Run, rate: Option<f64>, job: &JobResult, avg: &AvgLine) ->
     let mut cells = base;
     cells.push((
         "Interval",
-        Cell::Text(format!("avg_1-{}", job.series.len().max(1))),
+        Cell::Text(format!("avg_1-{}", series.len().max(1))),
     ));
     cells.extend(measured(&avg.line));
     cells.extend([
@@ -114,6 +115,9 @@ pub fn raw_rows(run: &Run, rate: Option<f64>, job: &JobResult, avg: &AvgLine) ->
     rows
 }
 
+/// One operation over a row's time: operations, rate, mean response (ms), bytes.
+type OpCells = (u64, f64, f64, u64);
+
 /// The total row of a file system run: rate and response per operation.
 pub fn fs_row(
     rd: &str,
@@ -121,12 +125,58 @@ pub fn fs_row(
     lines: &[iofit_fswork::report::OpLine],
     seconds: f64,
 ) -> FlatRow {
+    let op = |name: &str| {
+        lines
+            .iter()
+            .find(|l| l.operation == name)
+            .map(|l| (l.ops, l.ops_per_s, l.resp_mean_ms, l.bytes))
+    };
+    let total = op("total").map(|t| (t.1, t.2));
+    fs_cells(rd, "avg".into(), reqrate, &op, total, seconds, None)
+}
+
+/// One interval's row of a file system run (`Interval` = its number, warmup ones too, as
+/// vdbench writes them).
+pub fn fs_interval_row(rd: &str, reqrate: Cell, interval: &Interval) -> FlatRow {
+    let c = &interval.counts;
+    let seconds = interval.seconds.max(1e-9);
+    let op = |name: &str| {
+        let i = FileOp::ALL.iter().position(|o| o.name() == name)?;
+        Some((
+            c.count[i],
+            c.count[i] as f64 / seconds,
+            c.resp_ms(i),
+            c.bytes[i],
+        ))
+    };
+    let total = Some((c.total_ops() as f64 / seconds, c.total_resp_ms()));
+    let mut row = fs_cells(
+        rd,
+        interval.index.to_string(),
+        reqrate,
+        &op,
+        total,
+        seconds,
+        interval.cpu,
+    );
+    row.unix_ms = interval.end_unix_ms;
+    row
+}
+
+fn fs_cells(
+    rd: &str,
+    label: String,
+    reqrate: Cell,
+    op: &dyn Fn(&str) -> Option<OpCells>,
+    total: Option<(f64, f64)>,
+    seconds: f64,
+    cpu: Option<CpuPct>,
+) -> FlatRow {
     let mut cells = vec![
         ("Run", Cell::Text(rd.to_string())),
-        ("Interval", Cell::Text("avg".into())),
+        ("Interval", Cell::Text(label)),
         ("reqrate", reqrate),
     ];
-    let op = |name: &str| lines.iter().find(|l| l.operation == name);
     const NAMES: [(&str, &str, &str); 13] = [
         ("read", "Read_rate", "Read_resp"),
         ("write", "Write_rate", "Write_resp"),
@@ -143,30 +193,33 @@ pub fn fs_row(
         ("move", "Move_rate", "Move_resp"),
     ];
     for (name, rate, resp) in NAMES {
-        let (r, t) = op(name)
-            .map(|l| (l.ops_per_s, l.resp_mean_ms))
-            .unwrap_or((0.0, 0.0));
+        let (_, r, t, _) = op(name).unwrap_or_default();
         cells.push((rate, Cell::Num(r)));
         cells.push((resp, Cell::Num(t)));
     }
     let mib = |name: &str| {
         op(name)
-            .map(|l| l.bytes as f64 / 1_048_576.0 / seconds)
+            .map(|l| l.3 as f64 / 1_048_576.0 / seconds)
             .unwrap_or(0.0)
     };
-    let transfers =
-        op("read").map(|l| l.ops).unwrap_or(0) + op("write").map(|l| l.ops).unwrap_or(0);
-    let bytes =
-        op("read").map(|l| l.bytes).unwrap_or(0) + op("write").map(|l| l.bytes).unwrap_or(0);
-    if let Some(total) = op("total") {
-        cells.push(("rate", Cell::Num(total.ops_per_s)));
-        cells.push(("resp", Cell::Num(total.resp_mean_ms)));
+    let (read, write) = (
+        op("read").unwrap_or_default(),
+        op("write").unwrap_or_default(),
+    );
+    if let Some((rate, resp)) = total {
+        cells.push(("rate", Cell::Num(rate)));
+        cells.push(("resp", Cell::Num(resp)));
     }
     cells.push(("MB/sec", Cell::Num(mib("read") + mib("write"))));
     cells.push(("MB_read", Cell::Num(mib("read"))));
     cells.push(("MB_write", Cell::Num(mib("write"))));
-    if let Some(mean) = bytes.checked_div(transfers) {
+    if let Some(mean) = (read.3 + write.3).checked_div(read.0 + write.0) {
         cells.push(("Xfersize", Cell::Int(mean as i64)));
+    }
+    if let Some(cpu) = cpu {
+        cells.push(("cpu_used", Cell::Num(cpu.total_pct)));
+        cells.push(("cpu_kernel", Cell::Num(cpu.sys_pct)));
+        cells.push(("cpu_user", Cell::Num(cpu.total_pct - cpu.sys_pct)));
     }
     FlatRow {
         unix_ms: now_ms(),

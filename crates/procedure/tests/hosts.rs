@@ -220,3 +220,54 @@ fn a_stop_before_the_first_run_runs_nothing() {
     assert!(statuses.is_empty());
     assert_eq!(runner.calls, 0);
 }
+
+#[test]
+fn validate_verdicts_of_the_hosts_are_summed_once_and_named_by_host() {
+    use iofit_procedure::hosts::HostsStatus;
+    use iofit_stats::{DataError, JobResult, RunResult, VerifyResult};
+    let verified = |bad: u64, file: &str| RunResult {
+        jobs: vec![JobResult {
+            verify: Some(VerifyResult {
+                mode: "meta".into(),
+                units_checked: 100,
+                bad_units: bad,
+                errors: (0..bad)
+                    .map(|i| DataError {
+                        file: file.into(),
+                        offset: i * 4096,
+                        length: 4096,
+                        kind: "bad checksum".into(),
+                        ..DataError::default()
+                    })
+                    .collect(),
+            }),
+            ..JobResult::default()
+        }],
+        ..RunResult::default()
+    };
+    let host = |name: &str, result: RunResult| HostRun {
+        name: name.into(),
+        destination: name.into(),
+        result: Some(result),
+        ..HostRun::default()
+    };
+    let run = MultiRun {
+        hosts: vec![
+            host("vm1", verified(2, "/data/a")),
+            host("vm2", verified(3, "/data/b")),
+        ],
+        // The combined result is the hosts' merge: counting it too would give 10.
+        combined: verified(5, "/data/a"),
+        ..MultiRun::default()
+    };
+    let status = HostsStatus::of(&run);
+    assert_eq!(status.data_errors, 5);
+    assert_eq!(status.data_error_lines.len(), 5);
+    assert!(status.data_error_lines[0].starts_with("hd=vm1 lun=/data/a offset 0"));
+    assert!(status.data_error_lines[4].starts_with("hd=vm2 lun=/data/b offset 8192"));
+    let clean = MultiRun {
+        hosts: vec![host("vm1", verified(0, "/data/a"))],
+        ..MultiRun::default()
+    };
+    assert_eq!(HostsStatus::of(&clean).data_errors, 0);
+}

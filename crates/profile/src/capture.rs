@@ -165,6 +165,19 @@ impl Capture {
         self.devices.len() - 1
     }
 
+    /// Makes room for `reports` more reports, and a sample of each device known so far in
+    /// each: growing the sample vectors by doubling copied them and touched twice the memory
+    /// (a third of `iofit profile`'s page faults on a 100 MB capture). Only room is reserved:
+    /// pages never written are never touched.
+    pub(crate) fn reserve_reports(&mut self, reports: usize) {
+        self.report_time_s.reserve(reports);
+        self.report_segment.reserve(reports);
+        self.host.reserve(reports);
+        for series in &mut self.devices {
+            series.samples.reserve(reports);
+        }
+    }
+
     /// Joins the next piece of the same file (parsed apart, see `iostat::parse_iostat_parallel`):
     /// its reports continue this one's, in the same segment, its times shifted by
     /// `time_offset_s`; devices of the same name are joined.

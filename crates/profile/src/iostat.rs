@@ -106,7 +106,7 @@ pub fn parse_iostat<R: BufRead>(
     file: &str,
     options: IostatOptions,
 ) -> Result<Capture, ProfileError> {
-    let (capture, chunk) = parse_reports(reader, file)?;
+    let (capture, chunk) = parse_reports(reader, file, None)?;
     finish(capture, &chunk, file, options)
 }
 
@@ -185,7 +185,7 @@ fn parse_pieces(
                         .map_err(io_error)?;
                     let reader =
                         std::io::BufReader::with_capacity(1 << 20, piece.take(end - start));
-                    parse_reports(reader, file)
+                    parse_reports(reader, file, Some(end - start))
                 })
             })
             .collect();
@@ -334,7 +334,16 @@ fn finish(
 }
 
 /// The reports of `reader`, a whole capture or a piece starting at a report.
-fn parse_reports<R: BufRead>(reader: R, file: &str) -> Result<(Capture, Chunk), ProfileError> {
+/// `size_bytes`, when known, is how much `reader` holds: after the first reports the rest are
+/// counted ahead and their room reserved (see [`Capture::reserve_reports`]).
+fn parse_reports<R: BufRead>(
+    reader: R,
+    file: &str,
+    size_bytes: Option<u64>,
+) -> Result<(Capture, Chunk), ProfileError> {
+    // Reports seen before the room for the rest is reserved: enough to know the devices.
+    const RESERVE_AFTER_REPORTS: usize = 3;
+    let mut reserved = size_bytes.is_none();
     let mut lines = LineReader::new(reader);
     let mut capture = Capture::new(file.to_string(), Tool::Iostat);
     let mut fields: Vec<(usize, usize)> = Vec::with_capacity(32);
@@ -481,6 +490,14 @@ fn parse_reports<R: BufRead>(reader: R, file: &str) -> Result<(Capture, Chunk), 
             report_has_disk = true;
             seen_content = true;
             device_hint = 0;
+            if !reserved && capture.reports() > RESERVE_AFTER_REPORTS {
+                reserved = true;
+                let size = size_bytes.unwrap_or(0);
+                let per_report = lines.bytes_read / (capture.reports() as u64 - 1);
+                let left = size.saturating_sub(lines.bytes_read) / per_report.max(1);
+                // A tenth more: reports vary a little in length (device names, wider numbers).
+                capture.reserve_reports((left + left / 10 + 1) as usize);
+            }
             state = State::Devices;
             continue;
         }

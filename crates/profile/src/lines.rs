@@ -11,6 +11,8 @@ pub struct LineReader<R> {
     /// Bytes of the reader's buffer the line returned last occupies, consumed on the next call.
     pending: usize,
     pub line_no: u64,
+    /// Bytes of the input returned so far, line ends included.
+    pub bytes_read: u64,
 }
 
 fn trim_newline(line: &[u8]) -> &[u8] {
@@ -28,6 +30,7 @@ impl<R: BufRead> LineReader<R> {
             buffer: Vec::with_capacity(512),
             pending: 0,
             line_no: 0,
+            bytes_read: 0,
         }
     }
 
@@ -47,12 +50,14 @@ impl<R: BufRead> LineReader<R> {
         self.line_no += 1;
         if let Some(newline) = newline {
             self.pending = newline + 1;
+            self.bytes_read += self.pending as u64;
             // The buffer is still filled: this returns it again without reading.
             let available = self.reader.fill_buf()?;
             return Ok(Some((self.line_no, trim_newline(&available[..newline]))));
         }
         self.buffer.clear();
         self.reader.read_until(b'\n', &mut self.buffer)?;
+        self.bytes_read += self.buffer.len() as u64;
         Ok(Some((self.line_no, trim_newline(&self.buffer))))
     }
 }

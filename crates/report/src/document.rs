@@ -151,3 +151,20 @@ impl Document {
         self
     }
 }
+
+/// The formats a [`Document`] is written in as one file (`--report FILE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormat {
+    Html,
+    Markdown,
+}
+
+impl ReportFormat {
+    /// The document in this format.
+    pub fn render(self, document: &Document) -> String {
+        match self {
+            ReportFormat::Html => document.render(),
+            ReportFormat::Markdown => document.render_markdown(),
+        }
+    }
+}

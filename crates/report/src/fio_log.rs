@@ -53,6 +53,8 @@ pub struct LogStyle {
     pub time_base_ms: u64,
     /// The block size written in histogram lines.
     pub block_size: u64,
+    /// fio `log_prio=1`: the priority column in fio's `0x%04x` form (0x0000 in averaged lines).
+    pub with_prio: bool,
 }
 
 /// The log text for one clone's series; `reads`/`writes` say which directions the job does.
@@ -98,7 +100,8 @@ pub fn render_with(
                 LogKind::SubmissionLatency => sample.slat_mean_ns.round() as u64,
             };
             let offset = if style.with_offset { "0, " } else { "" };
-            let _ = writeln!(out, "{end_ms}, {value}, {ddir}, 0, {offset}0");
+            let prio = if style.with_prio { "0x0000" } else { "0" };
+            let _ = writeln!(out, "{end_ms}, {value}, {ddir}, 0, {offset}{prio}");
         }
     }
     out
@@ -133,6 +136,7 @@ pub fn log_files(run: &RunResult, job_index: &[usize], jobs: &[JobSpec]) -> Vec<
                 0
             },
             block_size: job.block_size.max_size().as_u64(),
+            with_prio: logs.with_prio,
         };
         for (prefix, kind) in [
             (&logs.bw_prefix, LogKind::Bandwidth),
@@ -143,6 +147,10 @@ pub fn log_files(run: &RunResult, job_index: &[usize], jobs: &[JobSpec]) -> Vec<
             (&logs.hist_prefix, LogKind::Histogram),
         ] {
             let Some(prefix) = prefix else { continue };
+            if logs.per_io && kind != LogKind::Histogram {
+                // One line per IO: the engine wrote these as the IOs completed.
+                continue;
+            }
             let name = if logs.shared_file {
                 format!("{prefix}_{}.log", kind.suffix())
             } else {
@@ -206,6 +214,7 @@ mod tests {
             with_offset: true,
             time_base_ms: 1_795_000_000_000,
             block_size: 4096,
+            with_prio: false,
         };
         assert_eq!(
             render_with(&series[..1], LogKind::Iops, true, false, &style),

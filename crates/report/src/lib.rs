@@ -40,6 +40,7 @@ pub mod fio_json;
 pub mod fio_log;
 pub mod fio_terse;
 pub mod fio_text;
+pub mod fleet_table;
 pub mod html;
 pub mod markdown;
 mod markup;
@@ -50,3 +51,5 @@ pub mod predict_text;
 pub mod vdbench_flatfile;
 pub mod vdbench_summary;
 pub mod workload_chart;
+
+pub use document::ReportFormat;

@@ -280,3 +280,45 @@ pub fn render(prediction: &Prediction) -> String {
     }
     out
 }
+
+/// Which jobs of a job file each volume carries (`iofit predict --job`), and the rate limits
+/// the job file itself sets. `loads` and the prediction's volumes are in the same order.
+pub fn job_lines(loads: &[iofit_model::job::TargetLoad], prediction: &Prediction) -> String {
+    let mut out = String::from("\nJob file\n");
+    for (load, volume) in loads.iter().zip(&prediction.volumes) {
+        let w = &load.workload;
+        let sizes = match (w.read_pct > 0.0, w.read_pct < 100.0) {
+            (true, true) => format!("{} reads / {} writes", w.read_io_size, w.write_io_size),
+            (true, false) => format!("{} reads", w.read_io_size),
+            _ => format!("{} writes", w.write_io_size),
+        };
+        let _ = writeln!(
+            out,
+            "  {} <- {} ({}): {:.0}% reads, {:.0}% random, {sizes}, {} threads x QD {}",
+            volume.label,
+            load.place.display(),
+            load.jobs.join(", "),
+            w.read_pct,
+            w.random_pct,
+            w.threads,
+            w.queue_depth,
+        );
+        if let Some(cap) = load.rate_iops_cap {
+            let _ = writeln!(
+                out,
+                "    rate_iops x numjobs caps this volume at {} IOPS: the job gets {} IOPS (the design's {} or the cap, the lower)",
+                group_thousands(cap),
+                group_thousands(cap.min(volume.max_iops)),
+                group_thousands(volume.max_iops),
+            );
+        }
+        if let Some(cap) = load.rate_bytes_per_second_cap {
+            let _ = writeln!(
+                out,
+                "    rate x numjobs caps this volume at {:.1} MiB/s whatever the design delivers",
+                cap / (1024.0 * 1024.0)
+            );
+        }
+    }
+    out
+}

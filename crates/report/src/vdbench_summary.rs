@@ -123,7 +123,7 @@ impl AvgLine {
 }
 
 /// `HH:MM:SS.mmm` (UTC) of a Unix time.
-fn time_of_day(unix_s: f64) -> String {
+pub fn time_of_day(unix_s: f64) -> String {
     let millis = (unix_s.max(0.0) * 1000.0).round() as u64;
     let day_ms = millis % 86_400_000;
     format!(
@@ -146,6 +146,34 @@ fn line_text(out: &mut String, time: &str, label: &str, l: &SummaryLine) {
         "{time:<12} {label:>9} {:>10.2} {:>8.2} {:>7.0} {:>6.2} {:>8.3} {:>8.3} {:>8.1}",
         l.iops, l.mib_per_s, l.bytes_per_io, l.read_pct, l.resp_ms, l.resp_p99_ms, l.queue_depth
     );
+}
+
+/// The series with every sample shorter than 1 ms folded into the one before: the engine's
+/// last sample can hold the IOs that completed at the deadline in a 0 ms interval, and a rate
+/// over 0 ms is not a number to print.
+pub fn fold_short_intervals(series: &[IntervalSample]) -> Vec<IntervalSample> {
+    let mut out: Vec<IntervalSample> = Vec::with_capacity(series.len());
+    for sample in series {
+        match out.last_mut() {
+            Some(prev) if sample.interval_ms == 0 => {
+                let (a, b) = (
+                    (prev.read_ios + prev.write_ios) as f64,
+                    (sample.read_ios + sample.write_ios) as f64,
+                );
+                if a + b > 0.0 {
+                    prev.latency_mean_ns =
+                        (prev.latency_mean_ns * a + sample.latency_mean_ns * b) / (a + b);
+                }
+                prev.latency_p99_ns = prev.latency_p99_ns.max(sample.latency_p99_ns);
+                prev.read_ios += sample.read_ios;
+                prev.read_bytes += sample.read_bytes;
+                prev.write_ios += sample.write_ios;
+                prev.write_bytes += sample.write_bytes;
+            }
+            _ => out.push(sample.clone()),
+        }
+    }
+    out
 }
 
 /// Renders one run: header, interval lines and the avg line (`avg_F-L`, F and L the first and
@@ -172,6 +200,7 @@ pub fn render_run(header: &RunHeader, series: &[IntervalSample], avg: &AvgLine) 
     // Warmup intervals are not in the series; number the measured ones after them, as vdbench.
     let interval_s = header.interval_s.max(f64::MIN_POSITIVE);
     let first = (header.warmup_s / interval_s).round() as usize + 1;
+    let series = fold_short_intervals(series);
     for (index, sample) in series.iter().enumerate() {
         let time = time_of_day(header.start_unix_s + sample.start_ms as f64 / 1000.0);
         line_text(
@@ -258,6 +287,35 @@ pub fn render_curve(rd: &str, points: &[CurvePoint], knee: Option<usize>) -> Str
 mod tests {
     use super::*;
     use iofit_stats::{DirectionResult, LatencySummary};
+
+    #[test]
+    fn a_zero_length_last_sample_is_folded_into_the_one_before() {
+        let mut tail = sample(2000, 10, 0, 3000.0);
+        tail.interval_ms = 0;
+        let series = [sample(0, 100, 0, 1000.0), sample(1000, 90, 0, 1000.0), tail];
+        let folded = fold_short_intervals(&series);
+        assert_eq!(folded.len(), 2);
+        assert_eq!(folded[1].read_ios, 100);
+        assert_eq!(folded[1].read_bytes, 100 * 8192);
+        assert!((folded[1].latency_mean_ns - 1200.0).abs() < 1e-9);
+        // IOs are kept: the folded series holds every IO of the original.
+        let ios = |s: &[IntervalSample]| s.iter().map(|x| x.read_ios).sum::<u64>();
+        assert_eq!(ios(&folded), ios(&series));
+        let header = RunHeader {
+            rd: "r".into(),
+            iorate_label: "max".into(),
+            elapsed_s: 2.0,
+            warmup_s: 0.0,
+            interval_s: 1.0,
+            for_label: String::new(),
+            start_unix_s: 0.0,
+        };
+        let text = render_run(&header, &series, &AvgLine::default());
+        assert!(
+            !text.contains("inf") && text.lines().all(|l| l.len() < 200),
+            "{text}"
+        );
+    }
 
     fn sample(start_ms: u64, read_ios: u64, write_ios: u64, mean_ns: f64) -> IntervalSample {
         IntervalSample {

@@ -140,18 +140,27 @@ pub fn plan(args: PlanFleet<'_>) -> anyhow::Result<ExitCode> {
     }
     let title = format!("iofit fleet plan: {}", args.dir.display());
     if let Some(path) = args.csv {
-        super::files::write_output(path, iofit_fleet::render_csv(&fleet).as_bytes())?;
+        super::files::write_output(
+            path,
+            iofit_report::fleet_table::render_csv(&fleet).as_bytes(),
+        )?;
     }
     if let Some(path) = args.html {
-        super::files::write_output(path, iofit_fleet::render_html(&fleet, &title).as_bytes())?;
+        super::files::write_output(
+            path,
+            iofit_report::fleet_table::render_html(&fleet, &title).as_bytes(),
+        )?;
     }
     if args.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&fleet)?))?;
     } else {
-        emit(&iofit_fleet::render_text(&fleet))?;
+        emit(&iofit_report::fleet_table::render_text(&fleet))?;
     }
-    for (server, why) in &fleet.failed {
-        eprintln!("iofit: skipped server {server}: {why}");
+    for failed in &fleet.failed {
+        eprintln!(
+            "iofit: skipped server {}: {}",
+            failed.server, failed.failure
+        );
     }
     exit_code(fleet.rows.len(), fleet.failed.len())
 }

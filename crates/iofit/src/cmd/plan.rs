@@ -3,11 +3,12 @@
 
 use crate::exit::bad_input;
 use anyhow::Context;
-use iofit_catalog::{Catalog, TableInfo, EDITIONS, EDITION_CURRENT, EDITION_SEED};
-use iofit_model::{Bytes, HostCaching, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
-use iofit_planner::{CatalogRows, PlanOptions, EXAMPLE_REQUIREMENTS};
-use iofit_predict::Assumptions;
-use iofit_procedure::shown;
+use iofit_catalog::{Catalog, TableInfo, EDITION_CURRENT};
+use iofit_planner::EXAMPLE_REQUIREMENTS;
+use iofit_procedure::plan::{
+    self, CatalogChoice, PlanRequest, ReportRequest, RequirementsSource, VolumeFlags,
+};
+pub(crate) use iofit_report::ReportFormat;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -135,70 +136,25 @@ pub struct CatalogArgs {
 }
 
 impl CatalogArgs {
-    /// The embedded catalog plus the --catalog files; the edition checked. The embedded
-    /// regional price lists are read only when --region/--pricing/--os ask for them.
+    /// The flags as the library takes them.
+    pub(crate) fn choice(&self) -> CatalogChoice {
+        CatalogChoice {
+            edition: self.edition.clone(),
+            files: self.files.clone(),
+            region: self.region.clone(),
+            pricing: self.pricing.clone(),
+            os: self.os.clone(),
+        }
+    }
+
+    /// The embedded catalog plus the --catalog files; the edition checked.
     pub(crate) fn load(&self) -> anyhow::Result<Catalog> {
-        let with_prices = self.region.is_some() || self.pricing.is_some() || self.os.is_some();
-        load_catalog_with(&self.edition, &self.files, with_prices)
+        Ok(self.choice().load()?)
     }
 
-    /// The price choice of --region/--pricing/--os; `None` when none of them is given.
-    pub(crate) fn price_choice(&self) -> anyhow::Result<Option<iofit_catalog::PriceChoice>> {
-        if self.region.is_none() && self.pricing.is_none() && self.os.is_none() {
-            return Ok(None);
-        }
-        let region = self.region.as_deref().unwrap_or("eastus").trim();
-        if region.is_empty() || !region.chars().all(|c| c.is_ascii_alphanumeric()) {
-            return Err(bad_input(format!(
-                "--region '{region}': write Azure's region name, e.g. eastus, westeurope, japaneast"
-            )));
-        }
-        let flag = |name: &str, error: iofit_catalog::UnknownChoice| {
-            bad_input(format!("--{name}: {error}"))
-        };
-        Ok(Some(iofit_catalog::PriceChoice {
-            region: region.to_ascii_lowercase(),
-            pricing: self
-                .pricing
-                .as_deref()
-                .unwrap_or("payg")
-                .parse()
-                .map_err(|e| flag("pricing", e))?,
-            os: self
-                .os
-                .as_deref()
-                .unwrap_or("linux")
-                .parse()
-                .map_err(|e| flag("os", e))?,
-        }))
-    }
-
-    /// The catalog as the plan sees it: with --region/--pricing/--os, only the VM sizes priced
-    /// so, each carrying that price (see `Catalog::priced_for`), and notes saying which prices
-    /// were used and which were missing; without them, the catalog as loaded.
+    /// The catalog as the plan sees it, with notes on the prices used.
     pub(crate) fn load_priced(&self) -> anyhow::Result<(Catalog, Vec<String>)> {
-        let catalog = self.load()?;
-        match self.price_choice()? {
-            None => Ok((catalog, Vec::new())),
-            Some(choice) => {
-                let view = catalog.priced_for(&self.edition, &choice);
-                if view.catalog.vms.is_empty() {
-                    return Err(bad_input(format!(
-                        "--region {} --pricing {} --os {}: no VM size in the {} catalog has such \
-                         a price ({} have {} prices of another kind); import them with `iofit \
-                         catalog import` and give --catalog FILE, or choose another way of paying",
-                        choice.region,
-                        choice.pricing.name(),
-                        choice.os.name(),
-                        self.edition,
-                        view.vms_without_this_price.len(),
-                        choice.region
-                    )));
-                }
-                let notes = view.notes();
-                Ok((view.catalog, notes))
-            }
-        }
+        Ok(self.choice().load_priced()?)
     }
 }
 
@@ -218,44 +174,20 @@ pub struct OutputArgs {
 }
 
 impl OutputArgs {
-    /// The format of `--report FILE`; `None` when no report was asked for.
-    pub(crate) fn report_format(&self) -> anyhow::Result<Option<ReportFormat>> {
-        report_format(self.format.as_deref(), self.report.as_deref())
+    /// `--report FILE` with its `--format`; `None` when no report was asked for.
+    pub(crate) fn report_request(&self) -> anyhow::Result<Option<ReportRequest>> {
+        let format = plan::report_format(self.format.as_deref(), self.report.as_deref())?;
+        Ok(self
+            .report
+            .clone()
+            .zip(format)
+            .map(|(path, format)| ReportRequest { path, format }))
     }
 }
 
 /// The embedded catalog plus `--catalog` files; the edition checked.
 pub(crate) fn load_catalog(edition: &str, extra: &[PathBuf]) -> anyhow::Result<Catalog> {
-    load_catalog_with(edition, extra, true)
-}
-
-/// [`load_catalog`], with or without the embedded regional price lists.
-fn load_catalog_with(
-    edition: &str,
-    extra: &[PathBuf],
-    regional_prices: bool,
-) -> anyhow::Result<Catalog> {
-    if !EDITIONS.contains(&edition) {
-        return Err(bad_input(format!(
-            "--edition '{edition}' is unknown; use {}",
-            EDITIONS.join(" or ")
-        )));
-    }
-    let embedded = if regional_prices {
-        Catalog::embedded()
-    } else {
-        Catalog::embedded_without_regional_prices()
-    };
-    let mut catalog = embedded.context("loading the embedded catalog")?;
-    for path in extra {
-        catalog.load_file(path).map_err(bad_input)?;
-    }
-    Ok(catalog)
-}
-
-/// The rows of one edition ([`iofit_procedure::inputs::rows_for`]).
-pub(crate) fn rows_for(catalog: &Catalog, edition: &str) -> CatalogRows {
-    iofit_procedure::inputs::rows_for(catalog, edition)
+    Ok(plan::load_catalog(edition, extra)?)
 }
 
 /// The tables of an edition, for headers and `--json`.
@@ -263,12 +195,17 @@ pub(crate) fn tables_of<'a>(catalog: &'a Catalog, edition: &'a str) -> Vec<&'a T
     catalog.tables_in(edition).collect()
 }
 
+/// The rows of one edition ([`iofit_procedure::inputs::rows_for`]).
+pub(crate) fn rows_for(catalog: &Catalog, edition: &str) -> iofit_planner::CatalogRows {
+    iofit_procedure::inputs::rows_for(catalog, edition)
+}
+
 /// Prediction assumptions for an edition ([`iofit_procedure::inputs::assumptions_for`]).
 pub(crate) fn assumptions_for(
     edition: &str,
     service_latency_ms: Option<f64>,
     cache_hit_pct: f64,
-) -> anyhow::Result<Assumptions> {
+) -> anyhow::Result<iofit_predict::Assumptions> {
     Ok(iofit_procedure::inputs::assumptions_for(
         edition,
         service_latency_ms,
@@ -277,32 +214,13 @@ pub(crate) fn assumptions_for(
 }
 
 /// Parses a size flag into bytes (at least 1).
-pub(crate) fn parse_size(flag: &str, text: &str) -> anyhow::Result<Bytes> {
-    let size = Bytes::parse(text).map_err(|e| bad_input(format!("{flag}: {e}")))?;
-    if size.0 == 0 {
-        return Err(bad_input(format!(
-            "{flag} {text}: must be at least 1 byte; write e.g. 8k or 64k"
-        )));
-    }
-    Ok(size)
+pub(crate) fn parse_size(flag: &str, text: &str) -> anyhow::Result<iofit_model::Bytes> {
+    Ok(plan::parse_size(flag, text)?)
 }
 
 /// Parses host caching.
-pub(crate) fn parse_caching(text: &str) -> anyhow::Result<HostCaching> {
-    text.parse()
-        .map_err(|e| bad_input(format!("--caching: {e}")))
-}
-
-/// Reads and validates a requirements TOML file; every error is one line naming file, line
-/// and key.
-pub(crate) fn read_requirements(path: &Path) -> anyhow::Result<Requirements> {
-    let label = path.display();
-    let text = super::files::read_input(
-        path,
-        super::files::caps::REQUIREMENTS_BYTES,
-        "requirements TOML",
-    )?;
-    parse_requirements(&label.to_string(), &text)
+pub(crate) fn parse_caching(text: &str) -> anyhow::Result<iofit_model::HostCaching> {
+    Ok(plan::parse_caching(text)?)
 }
 
 /// A number flag (`--iops 5000`): clap's "invalid float literal" does not say what to write.
@@ -312,154 +230,38 @@ fn plain_number(text: &str) -> Result<f64, String> {
     })
 }
 
-/// Parses requirements text; `label` names it in errors.
-pub(crate) fn parse_requirements(label: &str, text: &str) -> anyhow::Result<Requirements> {
-    // A results document given where requirements belong: say what it is, not "invalid key".
-    if text.trim_start().starts_with('{') {
-        return Err(bad_input(format!(
-            "{label}: this is a JSON document (a results file of iofit run or fio?), not \
-             requirements; requirements are TOML from `iofit profile CAPTURE -o req.toml` or \
-             `iofit plan --example-requirements`, and results are compared with them by \
-             `iofit compare {label} --requirements req.toml`"
-        )));
-    }
-    let requirements: Requirements = toml::from_str(text).map_err(|e| {
-        let position = e
-            .span()
-            .map(|span| {
-                let before = &text[..span.start.min(text.len())];
-                let line = before.matches('\n').count() + 1;
-                let column = before.len() - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
-                format!("line {line}, column {column}: ")
-            })
-            .unwrap_or_default();
-        let message = e.message().replace('\n', " ");
-        bad_input(format!(
-            "{label}: {position}{}; see `iofit plan --example-requirements` for every key",
-            message.trim_end_matches('.')
-        ))
-    })?;
-    iofit_planner::validate(&requirements).map_err(|e| bad_input(format!("{label}: {e}")))?;
-    Ok(requirements)
-}
-
-fn parse_role(text: &str) -> anyhow::Result<VolumeRole> {
-    Ok(match text.to_ascii_lowercase().as_str() {
-        "data" => VolumeRole::Data,
-        "log" => VolumeRole::Log,
-        "temp" => VolumeRole::Temp,
-        "os" => VolumeRole::Os,
-        "other" => VolumeRole::Other,
-        _ => {
-            return Err(bad_input(format!(
-                "--role '{text}': use data, log, temp, os or other"
-            )))
-        }
-    })
-}
-
-/// Requirements from the flags (one volume).
-fn requirements_from_flags(args: &Args) -> anyhow::Result<Requirements> {
-    if args.iops.is_none() && args.throughput_mb_s.is_none() {
-        return Err(bad_input(
-            "give --iops and/or --throughput-mb-s (or --requirements FILE; \
-             `iofit plan --example-requirements` prints one)",
-        ));
-    }
-    // Beyond any storage there is, and far inside f64's range, so every sum and product the
-    // planner makes of them stays finite.
-    for (flag, value, max) in [
-        ("--iops", args.iops, 1e9),
-        ("--throughput-mb-s", args.throughput_mb_s, 1e7),
-        ("--latency-ms", args.latency_ms, 1e6),
-        ("--capacity-gib", args.capacity_gib, 1e9),
-    ] {
-        if let Some(value) = value.filter(|v| v.is_nan() || *v > max) {
-            return Err(bad_input(format!(
-                "{flag} {}: must be a number from 0 to {max:e}",
-                shown(value)
-            )));
-        }
-    }
-    let io_size = parse_size("--io-size", &args.io_size)?;
-    let requirements = Requirements {
-        source: "command line".into(),
-        growth_factor: 1.0,
-        host: Default::default(),
-        volumes: vec![VolumeRequirements {
-            label: "data".into(),
-            role: parse_role(&args.role)?,
-            sizing: SizingTarget {
-                iops: args.iops.unwrap_or(0.0),
-                throughput_mb_s: args.throughput_mb_s.unwrap_or(0.0),
-                latency_ms: args.latency_ms,
-                io_size_bytes: io_size.0,
-                read_pct: args.read_pct,
-                random_pct: args.random_pct,
-                capacity_gib: args.capacity_gib,
-                queue_depth: None,
-            },
-            ..Default::default()
-        }],
+/// The plan request the flags describe.
+fn request(args: &Args) -> anyhow::Result<PlanRequest> {
+    let flags = VolumeFlags {
+        iops: args.iops,
+        throughput_mb_s: args.throughput_mb_s,
+        latency_ms: args.latency_ms,
+        capacity_gib: args.capacity_gib,
+        read_pct: args.read_pct,
+        random_pct: args.random_pct,
+        io_size: args.io_size.clone(),
+        role: args.role.clone(),
     };
-    // Name the flag, not the TOML key, when a flag is out of range.
-    iofit_planner::validate(&requirements).map_err(|e| {
-        let text = e.to_string();
-        let flag = [
-            ("sizing.iops", "--iops"),
-            ("sizing.throughput_mb_s", "--throughput-mb-s"),
-            ("sizing.latency_ms", "--latency-ms"),
-            ("sizing.capacity_gib", "--capacity-gib"),
-            ("sizing.read_pct", "--read-pct"),
-            ("sizing.random_pct", "--random-pct"),
-        ]
-        .iter()
-        .find(|(key, _)| text.contains(key))
-        .map(|(_, flag)| *flag);
-        match flag {
-            Some(flag) => bad_input(format!(
-                "{flag}: {}",
-                text.rsplit(": ").next().unwrap_or(&text)
-            )),
-            None => bad_input(text),
+    let requirements = match &args.requirements {
+        Some(_) if flags.any_target() => {
+            return Err(bad_input(
+                "--requirements FILE replaces --iops/--throughput-mb-s/--latency-ms/--capacity-gib; give one or the other",
+            ))
         }
-    })?;
-    Ok(requirements)
-}
-
-/// Applies `--growth`.
-pub(crate) fn apply_growth(
-    requirements: &mut Requirements,
-    growth: Option<f64>,
-) -> anyhow::Result<()> {
-    if let Some(factor) = growth {
-        if !(factor > 0.0 && factor <= 100.0) {
-            return Err(bad_input(format!(
-                "--growth {}: must be a number above 0 and at most 100 (1.3 = 30% growth)",
-                shown(factor)
-            )));
-        }
-        requirements.apply_growth(factor);
-    }
-    Ok(())
-}
-
-/// The seed prints 1,544.34 $ as the total of its premium design; iofit computes totals from
-/// the parts and says where that differs.
-pub(crate) fn seed_total_note(catalog: &Catalog) -> Option<String> {
-    const SEED_PRINTED_TOTAL: f64 = 1544.34;
-    let vm = catalog
-        .vm("Standard_DS13", EDITION_SEED)
-        .ok()?
-        .price_usd_month?;
-    let disk = catalog.disk("P30", EDITION_SEED).ok()?.price_usd_month?;
-    let total = vm + 4.0 * disk;
-    ((total - SEED_PRINTED_TOTAL).abs() >= 0.005).then(|| {
-        format!(
-            "totals are computed from the parts: the seed prints {SEED_PRINTED_TOTAL:.2} $ for \
-             Standard_DS13 + 4 x P30, but its parts add up to {vm:.2} + {:.2} = {total:.2} $",
-            4.0 * disk
-        )
+        Some(path) => RequirementsSource::File(path.clone()),
+        None => RequirementsSource::Flags(flags),
+    };
+    Ok(PlanRequest {
+        requirements,
+        growth: args.growth,
+        top: args.top,
+        caching: args.caching.clone(),
+        cache_hit_pct: args.cache_hit_pct,
+        service_latency_ms: args.service_latency_ms,
+        min_headroom_pct: args.min_headroom_pct,
+        busy_hours_per_month: args.busy_hours_per_month,
+        catalog: args.catalog.choice(),
+        report: args.output.report_request()?,
     })
 }
 
@@ -468,15 +270,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         emit(EXAMPLE_REQUIREMENTS)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let (catalog, price_notes) = args.catalog.load_priced()?;
-    let edition = args.catalog.edition.as_str();
     if let Some(dir) = &args.fleet {
+        let (catalog, _) = args.catalog.load_priced()?;
         return crate::cmd::fleet::plan(crate::cmd::fleet::PlanFleet {
             dir,
             csv: args.fleet_csv.as_deref(),
             html: args.fleet_html.as_deref(),
             json: args.output.json,
-            edition,
+            edition: &args.catalog.edition,
             catalog: &catalog,
             caching: args.caching.as_deref(),
             cache_hit_pct: args.cache_hit_pct,
@@ -485,93 +286,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             busy_hours_per_month: args.busy_hours_per_month,
         });
     }
-    let mut requirements = match &args.requirements {
-        Some(path) => {
-            let flags_given = args.iops.is_some()
-                || args.throughput_mb_s.is_some()
-                || args.latency_ms.is_some()
-                || args.capacity_gib.is_some();
-            if flags_given {
-                return Err(bad_input(
-                    "--requirements FILE replaces --iops/--throughput-mb-s/--latency-ms/--capacity-gib; give one or the other",
-                ));
-            }
-            read_requirements(path)?
-        }
-        None => requirements_from_flags(&args)?,
-    };
-    apply_growth(&mut requirements, args.growth)?;
-    if !(1..=1000).contains(&args.top) {
-        return Err(bad_input(format!(
-            "--top {}: show 1..1000 designs",
-            args.top
-        )));
-    }
-    if !(args.min_headroom_pct.is_finite() && (0.0..100.0).contains(&args.min_headroom_pct)) {
-        return Err(bad_input(format!(
-            "--min-headroom-pct {}: must be within 0..100 (10 keeps every limit 10% above the \
-             need; 0 is the strict fit)",
-            shown(args.min_headroom_pct)
-        )));
-    }
-    if !(args.busy_hours_per_month.is_finite()
-        && args.busy_hours_per_month > 0.0
-        && args.busy_hours_per_month <= 744.0)
-    {
-        return Err(bad_input(format!(
-            "--busy-hours-per-month {}: must be within 0..=744 (730 = sustained all month)",
-            shown(args.busy_hours_per_month)
-        )));
-    }
-    let report_format = args.output.report_format()?;
-    if let Some(path) = &args.output.report {
-        let mut inputs: Vec<PathBuf> = args.requirements.iter().cloned().collect();
-        inputs.extend(args.catalog.files.iter().cloned());
-        super::files::check_output(path, &inputs, "--report")?;
-    }
-    let options = PlanOptions {
-        top: args.top,
-        caching: args.caching.as_deref().map(parse_caching).transpose()?,
-        assumptions: assumptions_for(edition, args.service_latency_ms, args.cache_hit_pct)?,
-        min_headroom_pct: args.min_headroom_pct,
-        busy_hours_per_month: args.busy_hours_per_month,
-        ..PlanOptions::default()
-    };
-    let rows = rows_for(&catalog, edition);
-    let mut plan = iofit_planner::plan(&requirements, &rows, &options).map_err(bad_input)?;
-    plan.notes.extend(price_notes);
-    if edition == EDITION_SEED {
-        if let Some(note) = seed_total_note(&catalog) {
-            plan.notes.push(note);
-        }
-    }
-    let tables = tables_of(&catalog, edition);
-    if let (Some(path), Some(format)) = (&args.output.report, report_format) {
-        let report = iofit_report::plan_report::report(&requirements, &plan, edition, &options);
-        write_report(path, format, &report)?;
-    }
+    let outcome = plan::plan(&request(&args)?)?;
     if args.output.json {
-        let value = serde_json::json!({
-            "edition": edition,
-            "tables": tables,
-            "requirements": requirements,
-            "plan": plan,
-        });
-        emit(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
-    } else {
         emit(&format!(
-            "{}\n{}",
-            iofit_report::plan_text::render_requirements_mb(
-                &requirements,
-                options.assumptions.mb.bytes_per_mb()
-            ),
-            iofit_report::plan_text::render(&plan, edition, &tables)
+            "{}\n",
+            serde_json::to_string_pretty(&outcome.json())?
         ))?;
-    }
-    Ok(if plan.designs.is_empty() {
-        ExitCode::from(crate::exit::FAILED)
     } else {
+        emit(&outcome.text())?;
+    }
+    Ok(if outcome.found() {
         ExitCode::SUCCESS
+    } else {
+        ExitCode::from(crate::exit::FAILED)
     })
 }
 
@@ -589,47 +316,11 @@ pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
     }
 }
 
-/// What `--report FILE` writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ReportFormat {
-    Html,
-    Markdown,
-}
-
-/// `--format` for `--report`: html (default) or markdown; `--format` alone is bad input.
-pub(crate) fn report_format(
-    format: Option<&str>,
-    report: Option<&Path>,
-) -> anyhow::Result<Option<ReportFormat>> {
-    let format = match format.map(|f| f.to_ascii_lowercase()) {
-        None => ReportFormat::Html,
-        Some(f) if f == "html" => ReportFormat::Html,
-        Some(f) if f == "markdown" || f == "md" => ReportFormat::Markdown,
-        Some(f) => {
-            return Err(bad_input(format!(
-                "--format '{f}': use html or markdown (the format of --report FILE)"
-            )))
-        }
-    };
-    match report {
-        Some(_) => Ok(Some(format)),
-        None if format == ReportFormat::Markdown => Err(bad_input(
-            "--format markdown applies to --report FILE; give --report too",
-        )),
-        None => Ok(None),
-    }
-}
-
-/// Writes a report whole or not at all: a random temporary name next to `path` (created with
-/// O_EXCL|O_NOFOLLOW), synced, then renamed over it.
+/// Writes a report whole or not at all ([`plan::write_report`]).
 pub(crate) fn write_report(
     path: &Path,
     format: ReportFormat,
     report: &iofit_report::html::HtmlReport,
 ) -> anyhow::Result<()> {
-    let text = match format {
-        ReportFormat::Html => report.render(),
-        ReportFormat::Markdown => report.render_markdown(),
-    };
-    super::files::write_output(path, text.as_bytes())
+    Ok(plan::write_report(path, format, report)?)
 }

@@ -49,6 +49,16 @@ pub fn run_file(
         &mut SshRunner { reach: &reach },
         &mut observer,
     )?;
+    let data_errors: u64 = statuses.iter().map(|s| s.data_errors).sum();
+    if data_errors > 0 {
+        for line in statuses.iter().flat_map(|s| &s.data_error_lines).take(10) {
+            eprintln!("iofit: data error: {line}");
+        }
+        eprintln!(
+            "iofit: error: validate=yes found {data_errors} bad block(s) over the hosts (see the results)"
+        );
+        return Ok(ExitCode::from(crate::exit::DATA_ERRORS));
+    }
     let mut worst = ExitCode::SUCCESS;
     for status in &statuses {
         let code = exit_code(status, common.quiet);

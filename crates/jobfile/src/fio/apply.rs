@@ -11,6 +11,7 @@ use iofit_model::job::{
     AccessZone, BlockSizeShare, JobSpec, PerDirection, RandomDistribution, RwMode, SizeSpec,
     ZoneSize,
 };
+use iofit_model::placement::FileAmount;
 use iofit_model::units::{Bytes, SizeBase};
 use std::time::Duration;
 
@@ -149,6 +150,23 @@ impl Arg<'_> {
 
 type R = Result<(), JobFileError>;
 
+/// A size as fio 3.33 reads it: like [`Arg::size`], but arithmetic without parentheses
+/// (`size=10*1000*24105`, PerfKitBenchmarker's job file) is what fio makes of it, the leading
+/// number in bytes, with a note saying so (fio evaluates only `(EXPRESSION)`).
+fn size_as_fio(c: &mut Ctx, arg: &Arg) -> Result<Bytes, JobFileError> {
+    let value = arg.value()?;
+    match crate::values::fio_unparenthesized_size(value) {
+        Some(bytes) => {
+            c.note(format!(
+                "{}={value}: fio 3.33 reads this as {bytes} bytes (it evaluates arithmetic only inside parentheses) and so does iofit; write {}=({value}) for the product",
+                arg.key, arg.key
+            ));
+            Ok(Bytes(bytes))
+        }
+        None => arg.size(c.base),
+    }
+}
+
 pub(crate) fn nothing(_: &mut Ctx, _: &Arg) -> R {
     Ok(())
 }
@@ -180,7 +198,7 @@ pub(crate) fn size(c: &mut Ctx, arg: &Arg) -> R {
         }
         SizeSpec::PercentOfTarget(pct)
     } else {
-        let bytes = arg.size(c.base)?;
+        let bytes = size_as_fio(c, arg)?;
         if bytes == Bytes::ZERO {
             return Err(arg.invalid("a size of 0 has nothing to do IO on", SIZE_FIX));
         }
@@ -205,7 +223,7 @@ pub(crate) fn filesize(c: &mut Ctx, arg: &Arg) -> R {
         c.b.filesize = Some(Placed::at(Bytes(drawn), arg));
         return Ok(());
     }
-    let bytes = arg.size(c.base)?;
+    let bytes = size_as_fio(c, arg)?;
     if bytes == Bytes::ZERO {
         return Err(arg.invalid("a file size of 0", SIZE_FIX));
     }
@@ -223,15 +241,45 @@ fn draw_in_range(low: u64, high: u64, seed: u64) -> u64 {
     let drawn = low + z % (high - low + 1);
     (drawn / 4096 * 4096).max(low)
 }
+/// fio's `offset`: bytes, or `N%` of the file's size (settled per file when the run knows it;
+/// `engine::layout`).
 pub(crate) fn offset(c: &mut Ctx, arg: &Arg) -> R {
-    if arg.value()?.ends_with('%') {
-        return Err(arg.unsupported(
-            "an offset in percent",
-            "give the offset in bytes, e.g. offset=1g",
-        ));
+    match file_amount(c, arg, "offset=1g or offset=25%")? {
+        FileAmount::Percent(pct) => {
+            c.job.offset = Bytes::ZERO;
+            c.job.start.percent = Some(pct);
+        }
+        FileAmount::Bytes(bytes) => {
+            c.job.offset = Bytes(bytes);
+            c.job.start.percent = None;
+        }
     }
-    c.job.offset = arg.size(c.base)?;
     Ok(())
+}
+/// fio's `offset_increment`: clone N of the job starts N increments further (bytes or `N%`).
+pub(crate) fn offset_increment(c: &mut Ctx, arg: &Arg) -> R {
+    let amount = file_amount(c, arg, "offset_increment=1g or offset_increment=10%")?;
+    c.job.start.increment = match amount {
+        FileAmount::Bytes(0) => None,
+        amount => Some(amount),
+    };
+    Ok(())
+}
+/// fio's `offset_align`: what a start from a percentage is rounded up to.
+pub(crate) fn offset_align(c: &mut Ctx, arg: &Arg) -> R {
+    let bytes = arg.size(c.base)?.as_u64();
+    c.job.start.align_bytes = (bytes > 0).then_some(bytes);
+    Ok(())
+}
+/// Bytes, or a percentage of the file's size from 0 to 100 (`N%`).
+fn file_amount(c: &mut Ctx, arg: &Arg, example: &str) -> Result<FileAmount, JobFileError> {
+    let value = arg.value()?;
+    if let Some(pct) = value.strip_suffix('%') {
+        let pct =
+            parse_percent(pct).map_err(|why| arg.invalid(why, &format!("write {example}")))?;
+        return Ok(FileAmount::Percent(pct));
+    }
+    Ok(FileAmount::Bytes(size_as_fio(c, arg)?.as_u64()))
 }
 pub(crate) fn rw(c: &mut Ctx, arg: &Arg) -> R {
     let (rw, modifier) = parse_rw(arg)?;

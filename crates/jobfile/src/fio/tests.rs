@@ -633,9 +633,12 @@ fn bs_ranges_fallocate_invalidate_and_engine_first() {
     let error =
         parse("[a]\nsize=1m\ndirectory=/tmp\nbuffer_pattern=0xff\nioengine=sg\n").unwrap_err();
     assert_eq!(error.kind.name(), "UnsupportedEngine");
+    // fio reads 10*1000 as 10 bytes (compat_tests.rs), smaller than the 4k block.
     let error = parse("[a]\ndirectory=/tmp\nfilesize=10*1000\n").unwrap_err();
     assert!(
-        error.to_string().contains("only inside parentheses"),
+        error
+            .to_string()
+            .contains("larger than the size per file 10B"),
         "{error}"
     );
 }
@@ -745,8 +748,16 @@ fn logs_need_averaging_and_one_series_per_clone() {
             .unwrap();
     assert_eq!(jobs[0].logs.bw_prefix.as_deref(), Some("a"));
     assert_eq!(jobs[0].log_interval, Duration::from_millis(500));
-    for bad in [
+    // No log_avg_msec: fio's per-IO logs, per clone, also with group_reporting and mixed jobs
+    // (fio_compat_cli.rs runs them).
+    for per_io in [
         "write_bw_log=x\n",
+        "write_lat_log=x\nrw=randrw\ngroup_reporting\n",
+    ] {
+        let jobs = parse(&format!("[a]\nsize=1m\ndirectory=/tmp\n{per_io}")).unwrap();
+        assert!(jobs[0].logs.per_io, "{per_io}");
+    }
+    for bad in [
         "write_bw_log=x\nlog_avg_msec=100\ngroup_reporting\n",
         "write_lat_log=x\nlog_avg_msec=100\nrw=randrw\n",
         "write_hist_log=x\n",

@@ -230,3 +230,32 @@ fn file_system_definitions_and_their_loops() {
     assert_eq!(runs[1].fwds[0].fwd.operation, FileOp::Create);
     assert!(file.runs().unwrap().is_empty());
 }
+
+#[test]
+fn stride_is_one_forward_skipping_stream_on_random_workloads() {
+    let strided = jobs(
+        "sd=sd1,lun=/tmp/x,size=1g\nwd=w,sd=sd1,xf=4k,seekpct=100,stride=(8k,24k)\nrd=r,wd=w,iorate=max,th=8\n",
+    );
+    let job = &strided[0];
+    assert_eq!(job.random_pct, 0.0);
+    assert_eq!(job.seq_add_bytes, 8192);
+    assert_eq!(job.seq_add_jitter_bytes, 16384);
+    // vdbench's threads share the SD's one stride stream: one clone, 8 IOs in flight.
+    assert_eq!((job.numjobs, job.iodepth), (1, 8));
+    // On a sequential workload vdbench does not use stride=; iofit says so.
+    let seq = jobs(
+        "sd=sd1,lun=/tmp/x,size=1g\nwd=w,sd=sd1,seekpct=0,stride=(8k,8k)\nrd=r,wd=w,iorate=max\n",
+    );
+    assert_eq!(seq[0].seq_add_bytes, 0);
+    assert!(seq[0].notes.iter().any(|n| n.contains("stride=")));
+    let error = parse_str(
+        "sd=sd1,lun=/tmp/x\nwd=w,sd=sd1,stride=(24k,8k)\nrd=r,wd=w\n",
+        "s.vdb",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("s.vdb:2") && error.contains("stride"),
+        "{error}"
+    );
+}

@@ -1,7 +1,9 @@
-//! The fleet table as text, CSV (RFC 4180) and a self-contained HTML page.
+//! The fleet table (`iofit plan --fleet`) as text, CSV (RFC 4180) and a self-contained HTML
+//! page, from `iofit_fleet`'s typed plan: each server's volumes, binding limit and failure are
+//! put in words here.
 
-use crate::FleetPlan;
-use iofit_report::html::escape;
+use crate::html::escape;
+use iofit_fleet::{FleetPlan, FleetRow};
 
 const HEADERS: [&str; 7] = [
     "server",
@@ -21,6 +23,22 @@ fn headroom(value: Option<f64>) -> String {
     value.map_or("-".to_string(), |v| format!("{v:.1}"))
 }
 
+/// Per volume `label: COUNTxSKU`, joined by `; `.
+fn disks(row: &FleetRow) -> String {
+    row.disks
+        .iter()
+        .map(|v| format!("{}: {}x{}", v.label, v.disk_count, v.disk_sku))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The limit that caps the design first, by name.
+fn binding(row: &FleetRow) -> String {
+    row.binding
+        .as_ref()
+        .map_or_else(|| "none".to_string(), |b| b.name.clone())
+}
+
 /// The table with totals and the failed servers, for a terminal.
 pub fn render_text(plan: &FleetPlan) -> String {
     let rows: Vec<[String; 7]> = plan
@@ -31,9 +49,9 @@ pub fn render_text(plan: &FleetPlan) -> String {
                 r.server.clone(),
                 r.volumes.to_string(),
                 r.vm.clone(),
-                r.disks.clone(),
+                disks(r),
                 cost(r.monthly_usd),
-                r.binding.clone(),
+                binding(r),
                 headroom(r.headroom_pct),
             ]
         })
@@ -76,8 +94,8 @@ pub fn render_text(plan: &FleetPlan) -> String {
     ));
     if !plan.failed.is_empty() {
         out.push_str(&format!("failed: {} servers\n", plan.failed.len()));
-        for (server, why) in &plan.failed {
-            out.push_str(&format!("  {server}: {why}\n"));
+        for failed in &plan.failed {
+            out.push_str(&format!("  {}: {}\n", failed.server, failed.failure));
         }
     }
     out
@@ -101,9 +119,9 @@ pub fn render_csv(plan: &FleetPlan) -> String {
             r.server.clone(),
             r.volumes.to_string(),
             r.vm.clone(),
-            r.disks.clone(),
+            disks(r),
             r.monthly_usd.map_or(String::new(), |v| format!("{v:.2}")),
-            r.binding.clone(),
+            binding(r),
             r.headroom_pct.map_or(String::new(), |v| format!("{v:.1}")),
             "planned".to_string(),
         ];
@@ -111,11 +129,11 @@ pub fn render_csv(plan: &FleetPlan) -> String {
         out.push_str(&joined.join(","));
         out.push_str("\r\n");
     }
-    for (server, why) in &plan.failed {
+    for failed in &plan.failed {
         out.push_str(&format!(
             "{},,,,,{},,failed\r\n",
-            csv_cell(server),
-            csv_cell(why)
+            csv_cell(&failed.server),
+            csv_cell(&failed.failure.to_string())
         ));
     }
     out.push_str(&format!(
@@ -150,9 +168,9 @@ pub fn render_html(plan: &FleetPlan, title: &str) -> String {
             escape(&r.server),
             r.volumes,
             escape(&r.vm),
-            escape(&r.disks),
+            escape(&disks(r)),
             escape(&cost(r.monthly_usd)),
-            escape(&r.binding),
+            escape(&binding(r)),
             escape(&headroom(r.headroom_pct))
         ));
     }
@@ -174,11 +192,11 @@ pub fn render_html(plan: &FleetPlan, title: &str) -> String {
             "<h2 class=\"failed\">Failed: {} servers</h2>\n<ul>\n",
             plan.failed.len()
         ));
-        for (server, why) in &plan.failed {
+        for failed in &plan.failed {
             out.push_str(&format!(
                 "<li><b>{}</b>: {}</li>\n",
-                escape(server),
-                escape(why)
+                escape(&failed.server),
+                escape(&failed.failure.to_string())
             ));
         }
         out.push_str("</ul>\n");

@@ -1,0 +1,419 @@
+//! `iofit predict` apart from the command line: a VM and its volumes (`COUNTxSKU[:CACHING]`)
+//! under a workload given by flags, by a requirements file (one target per volume) or by a
+//! fio job file (one volume per directory its jobs do IO in), predicted limit by limit. The
+//! binary parses flags into a [`PredictRequest`], calls [`predict`] and prints
+//! [`PredictOutcome::text`] or [`PredictOutcome::json`].
+
+use crate::error::shown;
+use crate::plan::ReportRequest;
+use crate::plan::{check_report, parse_size, read_requirements, write_report, CatalogChoice};
+use crate::ProcedureError;
+use iofit_catalog::{Catalog, DiskSku, TableInfo, VmSize};
+use iofit_model::job::TargetLoad;
+use iofit_model::{Bytes, Requirements, RwMode, SizingTarget, VolumeDesign, Workload};
+use iofit_predict::{Alternatives, Assumptions, DiskPerf, Prediction, VolumeLoad};
+use iofit_report::html::HtmlReport;
+use std::path::{Path, PathBuf};
+
+type Result<T> = std::result::Result<T, ProcedureError>;
+
+fn bad(message: impl Into<String>) -> ProcedureError {
+    ProcedureError::BadInput(message.into())
+}
+
+/// fio's largest iodepth, and a thread count beyond any host.
+pub const MAX_IODEPTH: u32 = 65_536;
+pub const MAX_NUMJOBS: u32 = 4096;
+
+/// Size, IOPS and MB/s per disk of a Premium SSD v2 or Ultra volume.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Provisioned {
+    pub size_gib: Option<f64>,
+    pub iops: Option<f64>,
+    pub mb_s: Option<f64>,
+}
+
+/// Everything `iofit predict` asks for; texts are as the user wrote them.
+#[derive(Clone, Debug, Default)]
+pub struct PredictRequest {
+    pub vm: String,
+    /// One `COUNTxSKU[:CACHING]` per volume.
+    pub disks: Vec<String>,
+    pub stripe: Option<String>,
+    /// IO pattern: once for every volume or once per volume.
+    pub rw: Vec<String>,
+    pub rwmixread: f64,
+    /// IO size: once for every volume or once per volume.
+    pub bs: Vec<String>,
+    pub iodepth: Option<i64>,
+    pub numjobs: Option<i64>,
+    pub requirements: Option<PathBuf>,
+    pub job: Option<PathBuf>,
+    pub service_latency_ms: Option<f64>,
+    pub cache_hit_pct: f64,
+    pub provisioned: Provisioned,
+    pub catalog: CatalogChoice,
+    pub report: Option<ReportRequest>,
+}
+
+/// A prediction with what it was made from.
+#[derive(Clone, Debug)]
+pub struct PredictOutcome {
+    pub edition: String,
+    /// The catalog tables the prediction used.
+    pub tables: Vec<TableInfo>,
+    pub prediction: Prediction,
+    pub requirements: Option<Requirements>,
+    /// The job file's loads, one per volume, with `--job`.
+    pub job_loads: Option<Vec<TargetLoad>>,
+    /// Which prices the alternatives were given at, with a price choice.
+    pub price_notes: Vec<String>,
+    /// The disks as given, for the report's title.
+    pub disks: Vec<String>,
+}
+
+impl PredictOutcome {
+    /// What `iofit predict` prints.
+    pub fn text(&self) -> String {
+        let mut out = iofit_report::predict_text::render(&self.prediction);
+        for note in &self.price_notes {
+            out.push_str(&format!("note: {note}\n"));
+        }
+        if let Some(loads) = &self.job_loads {
+            out.push_str(&iofit_report::predict_text::job_lines(
+                loads,
+                &self.prediction,
+            ));
+        }
+        out
+    }
+
+    /// What `iofit predict --json` prints.
+    pub fn json(&self) -> serde_json::Value {
+        let mut value = serde_json::json!({
+            "edition": self.edition,
+            "tables": self.tables,
+            "prediction": self.prediction,
+        });
+        if !self.price_notes.is_empty() {
+            value["price_notes"] = serde_json::json!(self.price_notes);
+        }
+        value
+    }
+
+    /// The `--report` document.
+    pub fn report(&self) -> HtmlReport {
+        let mut report = HtmlReport::new(format!(
+            "iofit predict: {} with {}",
+            self.prediction.vm,
+            self.disks.join(", ")
+        ));
+        if let Some(requirements) = &self.requirements {
+            report = report.requirements(requirements);
+        }
+        report.prediction(&self.prediction)
+    }
+
+    /// Whether the design can be built (exit 0); an impossible one (too many disks for the
+    /// VM, premium disks on a standard VM) fails like a missed requirement.
+    pub fn fits(&self) -> bool {
+        self.prediction.fits()
+    }
+}
+
+/// A count flag within 1..=max (IOs in flight per job, jobs per volume).
+fn positive(flag: &str, value: Option<i64>, default: u32, max: u32) -> Result<u32> {
+    match value {
+        None => Ok(default),
+        Some(v) if v >= 1 && v <= i64::from(max) => Ok(v as u32),
+        Some(v) => Err(bad(format!("{flag} {v}: write a whole number 1..{max}"))),
+    }
+}
+
+/// The disk row of a volume: a fixed SKU, or a provisioned type with its provisioned numbers.
+fn disk_for(
+    catalog: &Catalog,
+    request: &PredictRequest,
+    design: &mut VolumeDesign,
+) -> Result<DiskPerf> {
+    let edition = &request.catalog.edition;
+    match catalog.disk(&design.disk_sku, edition) {
+        Ok(sku) => {
+            design.disk_sku = sku.name.clone();
+            Ok(DiskPerf::from(sku))
+        }
+        Err(fixed_error) => {
+            let Ok(kind) = catalog.provisioned_disk(&design.disk_sku, edition) else {
+                return Err(bad(fixed_error.to_string()));
+            };
+            let p = request.provisioned;
+            let (Some(size), Some(iops), Some(mb)) = (p.size_gib, p.iops, p.mb_s) else {
+                return Err(bad(format!(
+                    "{} is provisioned per disk: give --provisioned-size-gib, \
+                     --provisioned-iops and --provisioned-mb-s",
+                    kind.name
+                )));
+            };
+            design.disk_sku = kind.name.clone();
+            design.provisioned_size_gib = Some(size);
+            design.provisioned_iops = Some(iops);
+            design.provisioned_throughput_mb_s = Some(mb);
+            DiskPerf::from_provisioned(kind, size, iops, mb).map_err(|e| bad(e.to_string()))
+        }
+    }
+}
+
+/// The job file's load per place (parse-only: the job's targets need not exist here).
+fn job_loads(path: &Path) -> Result<Vec<TargetLoad>> {
+    let options = iofit_jobfile::ParseOptions {
+        skip_target_checks: true,
+        ..Default::default()
+    };
+    let jobs = iofit_jobfile::fio::parse_file(path, &options)?;
+    Ok(iofit_model::job::loads_by_place(&jobs))
+}
+
+/// A flag given once (every volume) or once per volume, as one value per volume.
+fn per_volume(flag: &str, values: &[String], volumes: usize) -> Result<Vec<String>> {
+    match values.len() {
+        1 => Ok(vec![values[0].clone(); volumes]),
+        n if n == volumes => Ok(values.to_vec()),
+        n => Err(bad(format!(
+            "{flag} given {n} times for {volumes} --disk; give it once (every volume) or \
+             once per --disk, in order"
+        ))),
+    }
+}
+
+/// The workload of every volume as the flags describe it: patterns and sizes.
+struct FlagWorkloads {
+    rws: Vec<RwMode>,
+    sizes: Vec<Bytes>,
+}
+
+fn flag_workloads(request: &PredictRequest) -> Result<FlagWorkloads> {
+    let volumes = request.disks.len();
+    let rws = per_volume("--rw", &request.rw, volumes)?
+        .iter()
+        .map(|text| RwMode::parse(text).map_err(|e| bad(format!("--rw {e}"))))
+        .collect::<Result<Vec<RwMode>>>()?;
+    let sizes = per_volume("--bs", &request.bs, volumes)?
+        .iter()
+        .map(|text| parse_size("--bs", text))
+        .collect::<Result<Vec<_>>>()?;
+    if !(0.0..=100.0).contains(&request.rwmixread) {
+        return Err(bad(format!(
+            "--rwmixread {}: must be within 0..=100",
+            shown(request.rwmixread)
+        )));
+    }
+    Ok(FlagWorkloads { rws, sizes })
+}
+
+/// Checks that a requirements file and a job file each describe as many volumes as --disk.
+fn check_volume_counts(
+    request: &PredictRequest,
+    requirements: Option<&Requirements>,
+    loads: Option<&[TargetLoad]>,
+) -> Result<()> {
+    let disks = request.disks.len();
+    if let (Some(requirements), Some(path)) = (requirements, &request.requirements) {
+        if requirements.volumes.len() != disks {
+            return Err(bad(format!(
+                "{} has {} volume(s) but {disks} --disk given; give one --disk per [[volumes]] entry, in order",
+                path.display(),
+                requirements.volumes.len(),
+            )));
+        }
+    }
+    if let Some(loads) = loads {
+        if loads.len() != disks {
+            let places: Vec<String> = loads
+                .iter()
+                .map(|l| l.place.display().to_string())
+                .collect();
+            return Err(bad(format!(
+                "--job: the jobs do IO in {} place(s) ({}) but {disks} --disk given; give one --disk per place, in this order",
+                loads.len(),
+                places.join(", "),
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The workload a requirement asks of a volume: one operating point that meets both its IOPS
+/// and its MB/s; without --iodepth, the app's own depth, else what Little's law asks for.
+fn requirement_workload(
+    request: &PredictRequest,
+    sizing: &SizingTarget,
+    disk: &DiskPerf,
+    disk_count: u32,
+    assumptions: &Assumptions,
+) -> Result<Workload> {
+    let (wanted, io_size) = iofit_planner::operating_point(sizing, assumptions.mb.bytes_per_mb());
+    let service_ms = assumptions.service_latency_ms_for(disk.kind, sizing.read_pct);
+    let by_law = iofit_model::formulas::outstanding_ios(wanted, service_ms)
+        .ceil()
+        .max(1.0);
+    let outstanding = sizing.queue_depth.unwrap_or(by_law).ceil().max(1.0) as u32;
+    let depth = positive(
+        "--iodepth",
+        request.iodepth,
+        outstanding.max(disk_count),
+        MAX_IODEPTH,
+    )?;
+    let jobs = positive("--numjobs", request.numjobs, 1, MAX_NUMJOBS)?;
+    Ok(Workload::new(
+        sizing.read_pct,
+        sizing.random_pct,
+        io_size,
+        depth,
+        jobs,
+    ))
+}
+
+/// The workload the flags give volume `index`.
+fn flag_workload(
+    request: &PredictRequest,
+    flags: &FlagWorkloads,
+    index: usize,
+) -> Result<Workload> {
+    let rw = flags.rws[index];
+    let read_pct = match (rw.has_reads(), rw.has_writes()) {
+        (true, false) => 100.0,
+        (false, true) => 0.0,
+        _ => request.rwmixread,
+    };
+    Ok(Workload::new(
+        read_pct,
+        if rw.is_random() { 100.0 } else { 0.0 },
+        flags.sizes[index],
+        positive("--iodepth", request.iodepth, 32, MAX_IODEPTH)?,
+        positive("--numjobs", request.numjobs, 1, MAX_NUMJOBS)?,
+    ))
+}
+
+/// Each volume's design, disk row and workload.
+fn volume_loads(
+    request: &PredictRequest,
+    catalog: &Catalog,
+    assumptions: &Assumptions,
+    requirements: Option<&Requirements>,
+    job_loads: Option<&[TargetLoad]>,
+) -> Result<Vec<VolumeLoad>> {
+    let stripe = request
+        .stripe
+        .as_deref()
+        .map(|s| parse_size("--stripe", s))
+        .transpose()?;
+    let flags = flag_workloads(request)?;
+    let mut loads = Vec::with_capacity(request.disks.len());
+    for (index, spec) in request.disks.iter().enumerate() {
+        let mut design: VolumeDesign = spec
+            .parse()
+            .map_err(|e: iofit_model::design::DiskSpecError| bad(e.to_string()))?;
+        let requirement = requirements.map(|r| &r.volumes[index]);
+        design.label = match requirement {
+            Some(volume) => volume.label.clone(),
+            None => format!("vol{}", index + 1),
+        };
+        if design.disk_count > 1 {
+            design.stripe_size = stripe;
+        }
+        let disk = disk_for(catalog, request, &mut design)?;
+        let (workload, target) = match (requirement, job_loads) {
+            (Some(volume), _) => (
+                requirement_workload(
+                    request,
+                    &volume.sizing,
+                    &disk,
+                    design.disk_count,
+                    assumptions,
+                )?,
+                Some(volume.sizing.clone()),
+            ),
+            (None, Some(loads)) => (loads[index].workload.clone(), None),
+            (None, None) => (flag_workload(request, &flags, index)?, None),
+        };
+        loads.push(VolumeLoad {
+            design,
+            disk,
+            workload,
+            target,
+        });
+    }
+    Ok(loads)
+}
+
+/// Predicts the design under the workload, checks the report's path before any work, and
+/// writes the report if asked.
+pub fn predict(request: &PredictRequest) -> Result<PredictOutcome> {
+    let edition = request.catalog.edition.clone();
+    let catalog = request.catalog.load()?;
+    let vm: &VmSize = catalog
+        .vm(&request.vm, &edition)
+        .map_err(|e| bad(e.to_string()))?;
+    let assumptions = crate::inputs::assumptions_for(
+        &edition,
+        request.service_latency_ms,
+        request.cache_hit_pct,
+    )?;
+    let mut inputs: Vec<PathBuf> = request.requirements.iter().cloned().collect();
+    inputs.extend(request.catalog.files.iter().cloned());
+    inputs.extend(request.job.iter().cloned());
+    check_report(request.report.as_ref(), &inputs)?;
+    let requirements = request
+        .requirements
+        .as_deref()
+        .map(read_requirements)
+        .transpose()?;
+    let job_loads = request.job.as_deref().map(job_loads).transpose()?;
+    check_volume_counts(request, requirements.as_ref(), job_loads.as_deref())?;
+    let loads = volume_loads(
+        request,
+        &catalog,
+        &assumptions,
+        requirements.as_ref(),
+        job_loads.as_deref(),
+    )?;
+    // With a price choice the alternatives are the sizes priced so (the named VM is
+    // predicted whatever its price).
+    let (alternatives, price_notes) = match request.catalog.price_choice()? {
+        Some(choice) => {
+            let view = catalog.priced_for(&edition, &choice);
+            let notes = view.notes();
+            (Some(view.catalog), notes)
+        }
+        None => (None, Vec::new()),
+    };
+    let source = alternatives.as_ref().unwrap_or(&catalog);
+    let vms: Vec<VmSize> = source.vms_in(&edition).cloned().collect();
+    let disks: Vec<DiskSku> = source.disks_in(&edition).cloned().collect();
+    let prediction = iofit_predict::predict(
+        vm,
+        &loads,
+        &assumptions,
+        Some(Alternatives {
+            vms: &vms,
+            disks: &disks,
+        }),
+    )
+    .map_err(|e| bad(e.to_string()))?;
+    let outcome = PredictOutcome {
+        tables: (catalog.tables_in(&edition))
+            .filter(|t| prediction.tables.contains(&t.id))
+            .cloned()
+            .collect(),
+        edition,
+        prediction,
+        requirements,
+        job_loads,
+        price_notes,
+        disks: request.disks.clone(),
+    };
+    if let Some(report) = &request.report {
+        write_report(&report.path, report.format, &outcome.report())?;
+    }
+    Ok(outcome)
+}

@@ -1,0 +1,56 @@
+//! iofit-testkit: the helpers iofit's test suites share, so each is written once: the
+//! `iofit` binary as a command, paths into the repository's `tests/data`, the check that a
+//! report opens offline, and real load for tests that must hold under it (threads writing
+//! O_DIRECT to a file the run reads; busy threads on every core). Only tests depend on it
+//! (`[dev-dependencies]`).
+//!
+//! ```
+//! let html = "<!DOCTYPE html><svg xmlns=\"http://www.w3.org/2000/svg\"></svg>";
+//! iofit_testkit::assert_self_contained(html);
+//! assert!(iofit_testkit::test_data("azure").is_dir());
+//! ```
+
+pub mod load;
+
+use std::path::{Path, PathBuf};
+
+/// The `iofit` binary of this build, as a command (cargo builds it for the `iofit` crate's
+/// tests).
+pub fn iofit() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("iofit").expect("the iofit binary is built")
+}
+
+/// A path in the repository (`examples/fio`, `tests/bad-input/jobfile`...).
+pub fn repo_path(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(relative)
+}
+
+/// A path under the repository's `tests/data`.
+pub fn test_data(relative: &str) -> PathBuf {
+    repo_path("tests/data").join(relative)
+}
+
+/// A report must open offline: no scripts, stylesheets, frames, fonts or images fetched from
+/// anywhere; the only URL it may name is the SVG namespace.
+pub fn assert_self_contained(html: &str) {
+    assert!(html.starts_with("<!DOCTYPE html>"), "not an HTML document");
+    let lower = html.to_ascii_lowercase();
+    for pattern in [
+        "<script",
+        "<link",
+        "<iframe",
+        "@import",
+        "https://",
+        "url(",
+        "src=",
+        "href=\"http",
+        "href='http",
+    ] {
+        assert!(!lower.contains(pattern), "{pattern} in the report");
+    }
+    let http = lower.matches("http://").count();
+    let svg_ns = lower.matches("http://www.w3.org/2000/svg").count();
+    assert_eq!(http, svg_ns, "only the SVG namespace may name a URL");
+}
