@@ -141,8 +141,12 @@ fn an_early_sigterm_leaves_no_partial_output() {
         // SAFETY: kill on the pid of a child this test started and has not reaped.
         assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
         let status = child.wait().unwrap();
+        // 0 too: on a quiet machine the 8 MiB are written before a late signal arrives, and
+        // then the output must be there and whole (checked below).
         assert!(
-            status.code().is_none() || status.code() == Some(130),
+            status.code().is_none()
+                || status.code() == Some(130)
+                || (status.code() == Some(0) && out.exists()),
             "round {round}: {status:?}"
         );
         if out.exists() {
