@@ -46,6 +46,7 @@ BEFORE="$(snapshot)"
 PRECIOUS_BYTES=$(( 3 * (1 << 20) + (4 << 20) ))
 
 pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
+before_handler=0; bounded=0; temps_after_kill=0
 self_outputs=0; runs=0; fails=0; outputs_valid=0; outputs_absent=0; refused=0; overruns=0; leftover=0
 declare -A sent=([none]=0 [INT]=0 [TERM]=0 [KILL]=0)
 declare -A codes=()
@@ -102,6 +103,25 @@ while (( SECONDS < end )); do
         refused=$((refused + 1))
         echo "$target $rw: $(head -c 200 "$WORK/stderr")" >>"$WORK/refusals.log"
     fi
+    # A signal that found iofit before its handler (the moments between exec and the first line
+    # of main): the default action ends it (143 for SIGTERM; 130 for SIGINT, like iofit's own
+    # exit, told apart by an empty stderr and no output). Nothing may have been written.
+    if [[ ( "$delivered" == TERM && "$code" == 143 ) || ( "$delivered" == INT && "$code" == 130 && ! -s "$WORK/stderr" && ! -e "$OUT/r$runs.json" ) ]]; then
+        before_handler=$((before_handler + 1))
+        [[ -e "$OUT/r$runs.json" ]] && fail "output written by a run the default action ended"
+    fi
+    # A stop the run could not finish within iofit's bound (a loaded machine): ended by it.
+    grep -q "did not end within" "$WORK/stderr" && bounded=$((bounded + 1))
+    # No temporary output may be left, except by SIGKILL (which nothing can catch).
+    temps=$(find "$OUT" "$TARGETS" -maxdepth 1 -name '*.iofit-tmp' | wc -l)
+    if (( temps > 0 )); then
+        if [[ "$delivered" == KILL ]]; then
+            temps_after_kill=$((temps_after_kill + temps))
+            find "$OUT" "$TARGETS" -maxdepth 1 -name '*.iofit-tmp' -delete
+        else
+            fail "$temps temporary output file(s) left after signal $delivered"
+        fi
+    fi
     if [[ "$delivered" == none && "$code" != 0 && "$code" != 2 ]]; then
         fail "exit $code without a signal: ${args[*]}: $(head -c 300 "$WORK/stderr")"
     fi
@@ -142,6 +162,7 @@ echo "soak: ${DURATION}s, runs $runs, signals none/INT/TERM/KILL ${sent[none]}/$
 echo "      exit codes {$codes_text}, refused (exit 2; reasons in refusals.log) $refused, outputs valid $outputs_valid, absent $outputs_absent,"
 echo "      --output naming the run's own target: $self_outputs (each must be refused),"
 echo "      overruns $overruns, processes left $leftover, precious bytes changed $changed_bytes (of $PRECIOUS_BYTES), failures $fails"
+echo "      ended by the default action before iofit's handler $before_handler, ended by the stop bound $bounded, temporary files left by SIGKILL $temps_after_kill"
 echo "      work dir $WORK"
 # The run's files are deleted unless KEEP=1 (the disk may be small); refusals.log is printed.
 if [[ "${KEEP:-0}" != 1 ]]; then

@@ -39,6 +39,8 @@ pub(crate) struct Shared {
     dirs: Vec<AtomicU8>,
     direct: bool,
     sync: Option<SyncFlag>,
+    /// `wss=`: the files a run may pick (None: every file).
+    pool: Option<Vec<usize>>,
 }
 
 /// What one phase (format or the run) measured.
@@ -84,6 +86,10 @@ pub fn run(run: &FsRun, options: &FsOptions) -> Result<FsOutcome, FsError> {
             dirs: (0..tree.file_dirs.len())
                 .map(|_| AtomicU8::new(ABSENT))
                 .collect(),
+            pool: match fsd.wss {
+                Some(wss) => Some(working_set(&tree, wss.as_u64(), &fsd.name)?),
+                None => None,
+            },
             tree,
             direct: fsd.direct,
             sync: fsd.sync_writes,
@@ -139,6 +145,33 @@ fn outcome(
             })
             .collect(),
     }
+}
+
+/// vdbench's working set (`wss=`, FileAnchor.createWorkingSetList): files drawn at random
+/// with a fixed seed until their sizes reach `wss_bytes`, in index order. Formats ignore it.
+fn working_set(tree: &Tree, wss_bytes: u64, fsd: &str) -> Result<Vec<usize>, FsError> {
+    let n = tree.file_count();
+    let total: u64 = (0..n).map(|i| tree.file_size(i)).sum();
+    if wss_bytes > total {
+        return Err(FsError::BadInput(format!(
+            "fsd={fsd}: wss={wss_bytes} bytes is more than the {total} bytes its files hold; lower wss= or raise files=/sizes="
+        )));
+    }
+    let mut chosen = vec![false; n];
+    let (mut bytes, mut rng) = (0u64, 0u64);
+    while bytes < wss_bytes {
+        rng = splitmix(rng);
+        // Fixed seed, as vdbench: the same subset in every run. Probing on from a taken
+        // index keeps the draw bounded however full the set gets.
+        let start = (rng % n as u64) as usize;
+        let i = (0..n)
+            .map(|k| (start + k) % n)
+            .find(|&i| !chosen[i])
+            .expect("wss <= total leaves a file to choose");
+        chosen[i] = true;
+        bytes += tree.file_size(i);
+    }
+    Ok((0..n).filter(|&i| chosen[i]).collect())
 }
 
 fn check_direct(run: &FsRun, tree: &Tree) -> Result<(), FsError> {
@@ -628,7 +661,7 @@ impl Worker<'_> {
         op: FileOp,
         f: impl FnOnce(&mut Self, usize) -> Result<(), FsError>,
     ) -> Result<(), FsError> {
-        let Some(i) = self.claim(&s.files, want) else {
+        let Some(i) = self.claim(&s.files, s.pool.as_deref(), want) else {
             self.stats.no_candidate += 1;
             std::thread::yield_now();
             return Ok(());
@@ -643,9 +676,10 @@ impl Worker<'_> {
         result
     }
 
-    /// Finds a file (or directory) in state `want` and marks it busy.
-    fn claim(&mut self, states: &[AtomicU8], want: u8) -> Option<usize> {
-        let n = states.len();
+    /// Finds a file (or directory) in state `want`, among `pool` when given (`wss=`), and
+    /// marks it busy.
+    fn claim(&mut self, states: &[AtomicU8], pool: Option<&[usize]>, want: u8) -> Option<usize> {
+        let n = pool.map_or(states.len(), <[usize]>::len);
         if n == 0 {
             return None;
         }
@@ -656,11 +690,16 @@ impl Worker<'_> {
                 self.cursor
             }
         };
-        (0..n).map(|k| (start + k) % n).find(|&i| {
-            states[i]
-                .compare_exchange(want, BUSY, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-        })
+        (0..n)
+            .map(|k| {
+                let at = (start + k) % n;
+                pool.map_or(at, |p| p[at])
+            })
+            .find(|&i| {
+                states[i]
+                    .compare_exchange(want, BUSY, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            })
     }
 
     fn file_op(&mut self, s: &Shared, i: usize, op: FileOp) -> Result<(), FsError> {
@@ -772,7 +811,7 @@ impl Worker<'_> {
     /// mkdir takes an absent file directory, rmdir a present one whose files are all gone.
     fn dir_op(&mut self, s: &Shared, op: FileOp) -> Result<(), FsError> {
         let want = if op == FileOp::Mkdir { ABSENT } else { PRESENT };
-        let Some(d) = self.claim(&s.dirs, want) else {
+        let Some(d) = self.claim(&s.dirs, None, want) else {
             self.stats.no_candidate += 1;
             std::thread::yield_now();
             return Ok(());
@@ -807,11 +846,11 @@ impl Worker<'_> {
 
     /// copy: an existing file into an absent one; move: renames it there.
     fn copy_or_move(&mut self, s: &Shared, op: FileOp) -> Result<(), FsError> {
-        let Some(from) = self.claim(&s.files, PRESENT) else {
+        let Some(from) = self.claim(&s.files, s.pool.as_deref(), PRESENT) else {
             self.stats.no_candidate += 1;
             return Ok(());
         };
-        let Some(to) = self.claim(&s.files, ABSENT) else {
+        let Some(to) = self.claim(&s.files, s.pool.as_deref(), ABSENT) else {
             s.files[from].store(PRESENT, Ordering::Release);
             self.stats.no_candidate += 1;
             return Ok(());

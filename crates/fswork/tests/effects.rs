@@ -366,3 +366,74 @@ fn warmup_intervals_are_marked_and_left_out_of_the_totals() {
         "{total} at fwdrate=200 over 1 s"
     );
 }
+
+#[test]
+fn wss_limits_a_run_to_a_fixed_subset_of_that_many_bytes() {
+    let root = tempfile::tempdir().unwrap();
+    let anchor = root.path().join("wss");
+    // 40 files of 4k (160k); wss=40k: the run may touch 10 of them, the same 10 every run.
+    let text = |rd: &str| {
+        format!(
+            "fsd=fsd1,anchor={},depth=1,width=2,files=20,size=4k,wss=40k\n\
+             fwd=d,fsd=fsd1,operation=delete,fileselect=random,threads=2\n\
+             rd={rd},fwd=d,fwdrate=max,format=yes,elapsed=1\n",
+            anchor.display()
+        )
+    };
+    let outcome = &run_text(&text("rd1"))[0];
+    // format ignores wss (as vdbench): every file was made; the run deleted only the set.
+    assert!(outcome.format.as_ref().unwrap().stats.total_ops() > 0);
+    assert_eq!(count(outcome, FileOp::Delete), 10);
+    assert_eq!(count_tree(&anchor), (2, 30));
+    let left = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = walk(dir);
+        names.sort();
+        names
+    };
+    let first = left(&anchor);
+    run_text(&text("rd2"));
+    assert_eq!(
+        left(&anchor),
+        first,
+        "the working set is the same files every run"
+    );
+    // A working set beyond the files' bytes is refused, naming the fsd.
+    let file = parse_str(
+        &format!(
+            "fsd=fsd1,anchor={}/x,depth=1,width=1,files=2,size=4k,wss=1m\n\
+             fwd=g,fsd=fsd1,operation=getattr\n\
+             rd=r,fwd=g,fwdrate=max,format=yes,elapsed=1\n",
+            root.path().display()
+        ),
+        "w.vdb",
+    )
+    .unwrap();
+    let options = FsOptions {
+        allow_overwrite: false,
+        stop: Default::default(),
+    };
+    let error = run(&file.fs_runs().unwrap()[0], &options).unwrap_err();
+    assert!(
+        error.is_bad_input() && error.to_string().contains("fsd=fsd1: wss="),
+        "{error}"
+    );
+}
+
+/// Paths of the files below `dir`, relative to it.
+fn walk(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().to_string();
+        if entry.file_type().unwrap().is_dir() {
+            out.extend(
+                walk(&entry.path())
+                    .into_iter()
+                    .map(|n| format!("{name}/{n}")),
+            );
+        } else if name.starts_with("vdb_f") {
+            out.push(name);
+        }
+    }
+    out
+}

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 mod cmd;
 mod exit;
 mod observe;
+mod stop;
 
 /// Size, predict and benchmark cloud storage for IO-heavy applications.
 ///
@@ -61,6 +62,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // First: from here on no signal finds iofit without its handler (see `stop`).
+    stop::install();
     restore_default_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -100,5 +103,67 @@ fn restore_default_sigpipe() {
     // SAFETY: called once at start-up, before any thread exists; SIG_DFL is a valid handler.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(test)]
+mod help_tests {
+    use clap::CommandFactory;
+
+    /// Every flag that takes a value and has a default shows it in --help: clap's
+    /// `[default: X]` for a clap default (never hidden), and for a default the code computes
+    /// (an `Option` filled in later), the doc says `[default: X]` itself. A help text that
+    /// mentions a default in any other form fails, naming the command and the flag.
+    fn missing_defaults(command: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for arg in command.get_arguments() {
+            if !arg.get_action().takes_values() || arg.is_hide_set() {
+                continue;
+            }
+            let Some(long) = arg.get_long() else { continue };
+            let help = [arg.get_help(), arg.get_long_help()]
+                .into_iter()
+                .flatten()
+                .map(|h| h.to_string())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let has_clap_default = !arg.get_default_values().is_empty();
+            if has_clap_default && arg.is_hide_default_value_set() {
+                out.push(format!("{path} --{long}: its default is hidden"));
+            }
+            if !has_clap_default
+                && help.to_ascii_lowercase().contains("default")
+                && !help.contains("[default: ")
+            {
+                out.push(format!(
+                    "{path} --{long}: the help mentions a default but does not show it as \
+                     [default: X]: {help}"
+                ));
+            }
+        }
+        for sub in command.get_subcommands() {
+            missing_defaults(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn every_flag_with_a_default_shows_it() {
+        let mut missing = Vec::new();
+        missing_defaults(&super::Cli::command(), "iofit", &mut missing);
+        assert!(missing.is_empty(), "{}", missing.join("\n"));
+    }
+
+    /// The rendered help says it too: `run --help` shows `[default: ...]` for --runtime-less
+    /// flags with clap defaults (checked on the text a user reads, not only on the model).
+    #[test]
+    fn rendered_help_shows_the_defaults() {
+        let mut command = super::Cli::command();
+        let help = command
+            .find_subcommand_mut("plan")
+            .expect("plan")
+            .render_long_help()
+            .to_string();
+        for default in ["[default: 8k]", "[default: 5]", "[default: current]"] {
+            assert!(help.contains(default), "plan --help lacks {default}");
+        }
     }
 }

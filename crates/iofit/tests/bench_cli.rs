@@ -33,7 +33,14 @@ fn size_threads_computes_threads_by_littles_law() {
     // threads = latency_s x IOPS, rounded up, and that count is what ran.
     let exact = result["threads_exact"].as_f64().unwrap();
     assert!((exact - latency_s * 20000.0).abs() < 1e-9 * 20000.0 + 1e-9);
-    assert_eq!(result["threads"].as_f64().unwrap(), exact.ceil().max(1.0));
+    // At most --max-threads (256 by default): a CPU-starved one-thread run can measure a
+    // latency that asks for more, and then the run is capped and says so.
+    let capped = result["capped_at_max_threads"].as_bool().unwrap();
+    assert_eq!(capped, exact > 256.0);
+    assert_eq!(
+        result["threads"].as_f64().unwrap(),
+        exact.ceil().clamp(1.0, 256.0)
+    );
     let reached = result["measured_iops"].as_f64().unwrap() >= 20000.0;
     assert_eq!(result["reached"].as_bool().unwrap(), reached);
     assert_eq!(
@@ -92,7 +99,7 @@ fn azure_premium_suite_end_to_end_at_tiny_scale() {
         .arg(nocache.path())
         .arg("--readcache")
         .arg(readcache.path())
-        .arg("--json")
+        .arg("--output")
         .arg(&json)
         .arg("--report")
         .arg(&report)
@@ -186,12 +193,81 @@ fn unwarmed_cache_is_warned() {
         .arg(nocache.path())
         .arg("--readcache")
         .arg(readcache.path())
+        .arg("--json")
         .output()
         .unwrap();
     assert!(output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("was not warmed"), "{stderr}");
-    assert!(String::from_utf8_lossy(&output.stdout).contains("(cache not warmed)"));
+    // `--json` alone: only JSON on stdout, as on the other commands.
+    let doc: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    // Only the rows that read through the unwarmed cache are marked.
+    for row in rows {
+        let reads_cache = row["target"].as_str().unwrap().contains("CacheReads");
+        assert_eq!(row["unwarmed_cache"], reads_cache, "{row}");
+    }
+}
+
+/// The old `--json FILE` still writes FILE, with a note naming the new flag; with --output as
+/// well it is refused before anything runs.
+#[test]
+fn json_file_is_deprecated_for_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("bench.json");
+    let both = Command::cargo_bin("iofit")
+        .unwrap()
+        .args([
+            "bench",
+            "azure-premium",
+            "--nocache",
+            "/nonexistent",
+            "--readcache",
+        ])
+        .arg("/nonexistent")
+        .arg("--json")
+        .arg(&json)
+        .arg("--output")
+        .arg(dir.path().join("other.json"))
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&both.stderr).contains("give only --output FILE"));
+    let nocache = tempfile::tempdir().unwrap();
+    let output = Command::cargo_bin("iofit")
+        .unwrap()
+        .args([
+            "bench",
+            "azure-premium",
+            "--skip-warmup",
+            "--runtime",
+            "0.1",
+            "--size",
+            "1m",
+            "--iodepth",
+            "1",
+            "--workers",
+            "1",
+            "--quiet",
+            "--nocache",
+        ])
+        .arg(nocache.path())
+        .arg("--readcache")
+        .arg(dir.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("`bench --json FILE` is deprecated; use `--output FILE`"),
+        "{stderr}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 6);
 }
 
 #[test]

@@ -64,7 +64,7 @@ fn demo_runs_the_whole_loop_and_writes_the_report() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("engine io_uring") || text.contains("engine psync"));
     assert!(text.contains("direct IO (O_DIRECT)") || text.contains("buffered IO"));
-    assert!(text.contains("ran data: random mixed, 80% reads, 8KiB IO"));
+    assert!(text.contains("ran data: random mixed, 80% reads, 8 KiB IO"));
     assert!(text.contains("ran log: sequential writes"));
     assert!(text.contains("against volume 'data'"));
     assert!(text.contains("against volume 'log'"));

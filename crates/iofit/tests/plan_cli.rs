@@ -323,7 +323,7 @@ fn derived_throughput_is_printed_and_said_to_be_derived() {
     let text = String::from_utf8(output.stdout).unwrap();
     // 16,000 x 8,192 B = 131.072 MB/s (MB = 10^6 B).
     assert!(
-        text.contains("16,000 IOPS, 131.1 MB/s derived (IOPS x IO size), 8KiB IO"),
+        text.contains("16,000 IOPS, 131.1 MB/s derived (IOPS x IO size), 8 KiB IO"),
         "{text}"
     );
     assert!(!text.contains(" 0 MB/s"), "{text}");

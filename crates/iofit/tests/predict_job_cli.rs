@@ -43,7 +43,7 @@ fn seed_job_files_predict_on_ds14() {
 
     let (code, out, err) = predict("fioread.ini", &["1xP30:readonly"], false);
     assert_eq!(code, Some(0), "{err}");
-    assert!(out.contains("vol1 <- /mnt/readcache (reader1, reader2, reader3, reader4): 100% reads, 100% random, 8KiB reads, 4 threads x QD 256"), "{out}");
+    assert!(out.contains("vol1 <- /mnt/readcache (reader1, reader2, reader3, reader4): 100% reads, 100% random, 8 KiB reads, 4 threads x QD 256"), "{out}");
 
     // fioreadwrite: readers and rate-limited writers on two places, one --disk each.
     let (code, out, err) = predict(

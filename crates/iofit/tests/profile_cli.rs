@@ -485,3 +485,101 @@ fn live_samples_proc() {
     );
     assert!(stdout.contains("CPU %") && !stdout.contains("memory %                          -"));
 }
+
+/// `profile --report` draws each volume over the capture with its sizing line and counts the
+/// intervals above it; `plan --capture` adds design #1's limits and the next cheaper VM's,
+/// and the intervals it says would throttle are those of the capture above that VM's lowest
+/// limit (counted here from the same capture, independently of the report).
+#[test]
+fn profile_and_plan_reports_draw_the_workload_over_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = data("iostat/example-db-server_sysstat-12.6.1_xt_10s.txt");
+    let req = dir.path().join("req.toml");
+    let profile_html = dir.path().join("profile.html");
+    let output = iofit()
+        .args([
+            "profile", &capture, "--volume", "data=sdb", "--window", "10m", "-o",
+        ])
+        .arg(&req)
+        .arg("--report")
+        .arg(&profile_html)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let html = std::fs::read_to_string(&profile_html).unwrap();
+    for what in ["IOPS", "MB/s", "mean time per IO", "IOs outstanding"] {
+        assert!(
+            html.contains(&format!("<h2>data: {what} over the capture")),
+            "{what}"
+        );
+    }
+    assert!(html.contains("sized: 12,905.6 IOPS (p95 of 10-minute peaks x 1.3)"));
+    assert!(html.contains("above the sized 12,905.6 in 0 of 720 intervals"));
+
+    let plan_html = dir.path().join("plan.html");
+    let output = iofit()
+        .arg("plan")
+        .arg("--requirements")
+        .arg(&req)
+        .args(["--capture", &capture, "--report"])
+        .arg(&plan_html)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let html = std::fs::read_to_string(&plan_html).unwrap();
+    let cheaper = html
+        .split("<p>IOPS: ")
+        .find_map(|p| {
+            p.split(" (next cheaper VM, same disks) would have throttled data in ")
+                .nth(1)
+                .map(|rest| rest.split("</p>").next().unwrap().to_string())
+        })
+        .expect("the next cheaper VM throttles the example's peak");
+    // "14 of 720 intervals (1.9% of the capture), at worst 24% over VM cached IOPS
+    // (Standard_DS11) (all cached volumes together) (8,000 IOPS)."
+    let over: usize = cheaper.split(' ').next().unwrap().parse().unwrap();
+    let limit: f64 = cheaper
+        .rsplit('(')
+        .next()
+        .unwrap()
+        .trim_end_matches(" IOPS).")
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    assert_eq!(limit, 8000.0);
+    let parsed = iofit_profile::parse_files(
+        &[std::path::Path::new(&capture)],
+        &iofit_profile::ParseOptions::default(),
+    )
+    .unwrap();
+    let spec = iofit_profile::VolumeSpec {
+        label: "data".into(),
+        devices: vec!["sdb".into()],
+    };
+    let points = iofit_profile::volume_timeline(&parsed, &spec);
+    assert_eq!(over, points.iter().filter(|p| p.iops() > limit).count());
+    assert!(over > 0);
+    assert!(html.contains("would never have throttled data"));
+
+    // Requirements typed as flags name no devices: the capture cannot be matched.
+    let output = iofit()
+        .args(["plan", "--iops", "1000", "--capture", &capture, "--report"])
+        .arg(dir.path().join("x.html"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--capture: no volume of the requirements names a device"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("x.html").exists());
+}

@@ -2,14 +2,30 @@
 //! other threads are saturating with O_DIRECT writes, and prints valid JSON marked as
 //! interrupted. The real binary, real signals, real direct IO on the local disk.
 
-use iofit_testkit::load::DiskContention;
+use iofit_testkit::load::{CpuLoad, DiskContention};
 use serde_json::Value;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const FILE_MIB: u64 = 16;
 
+/// The stop bound (`iofit::stop::STOP_BOUND`) plus room for the process to be torn down and
+/// for this test's own polling thread to be scheduled on a loaded CPU.
+const LOADED_BOUND: Duration = Duration::from_millis(1500 + 700);
+
 fn stop_with(signal: i32, engine: &str, depth: u32) {
+    stop_under(signal, engine, depth, false);
+}
+
+/// One at a time: the loaded test's spinning threads would load the others too.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn stop_under(signal: i32, engine: &str, depth: u32, cpu_loaded: bool) {
+    let _serial = serial();
     let iofit = env!("CARGO_BIN_EXE_iofit");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("busy.dat");
@@ -38,6 +54,12 @@ fn stop_with(signal: i32, engine: &str, depth: u32) {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(700));
+    // Once the run is going: eight spinning threads per core, a machine where other work
+    // takes most of the CPU (the summary and the results then wait for their turn).
+    let cpu = cpu_loaded.then(|| CpuLoad::start(8));
+    if cpu_loaded {
+        std::thread::sleep(Duration::from_millis(300));
+    }
     let signalled = Instant::now();
     // SAFETY: kill on the pid of a child this test started and has not reaped.
     assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
@@ -53,9 +75,15 @@ fn stop_with(signal: i32, engine: &str, depth: u32) {
     };
     let took = signalled.elapsed();
     drop(contention);
+    drop(cpu);
     let output = child.wait_with_output().unwrap();
+    let bound = if cpu_loaded {
+        LOADED_BOUND
+    } else {
+        Duration::from_secs(1)
+    };
     assert!(
-        took < Duration::from_secs(1),
+        took < bound,
         "{engine} QD{depth}: exited {took:?} after signal {signal}"
     );
     assert_eq!(
@@ -64,6 +92,12 @@ fn stop_with(signal: i32, engine: &str, depth: u32) {
         "{engine} QD{depth}: interrupted exit code; stderr: {}",
         String::from_utf8_lossy(&output.stderr)
     );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if cpu_loaded && output.stdout.is_empty() {
+        // Ended by the bound before the results were printed: said so, nothing half printed.
+        assert!(stderr.contains("did not end within 1500 ms"), "{stderr}");
+        return;
+    }
     let json: Value = serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
     let job = &json["jobs"][0];
     assert_eq!(job["iofit"]["interrupted"], true, "{job}");
@@ -75,6 +109,53 @@ fn stop_with(signal: i32, engine: &str, depth: u32) {
 #[test]
 fn sigterm_stops_a_deep_io_uring_queue_on_a_busy_file_within_a_second() {
     stop_with(libc::SIGTERM, "io_uring", 128);
+}
+
+#[test]
+fn sigterm_stops_a_run_within_the_bound_on_a_loaded_cpu() {
+    stop_under(libc::SIGTERM, "io_uring", 128, true);
+}
+
+/// A signal right after the start (before or while the handler is set, during layout): the
+/// run ends with 130 or by the signal, and its output is absent or whole; no temporary file.
+#[test]
+fn an_early_sigterm_leaves_no_partial_output() {
+    let _serial = serial();
+    let iofit = env!("CARGO_BIN_EXE_iofit");
+    let dir = tempfile::tempdir().unwrap();
+    for (round, delay_us) in [0u64, 200, 1_000, 5_000, 20_000, 60_000].iter().enumerate() {
+        let out = dir.path().join(format!("r{round}.json"));
+        let mut child = Command::new(iofit)
+            .args(["run", "--quiet", "--output-format=json", "--name=early"])
+            .args(["--rw=write", "--bs=64k", "--size=8m", "--runtime=5"])
+            .arg(format!(
+                "--filename={}",
+                dir.path().join(format!("f{round}")).display()
+            ))
+            .arg(format!("--output={}", out.display()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_micros(*delay_us));
+        // SAFETY: kill on the pid of a child this test started and has not reaped.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+        let status = child.wait().unwrap();
+        assert!(
+            status.code().is_none() || status.code() == Some(130),
+            "round {round}: {status:?}"
+        );
+        if out.exists() {
+            let text = std::fs::read_to_string(&out).unwrap();
+            serde_json::from_str::<Value>(&text).expect("an output is whole");
+        }
+    }
+    let temps: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".iofit-tmp"))
+        .collect();
+    assert!(temps.is_empty(), "{temps:?}");
 }
 
 #[test]

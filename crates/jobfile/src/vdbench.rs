@@ -192,6 +192,8 @@ pub struct WorkloadDef {
     pub hotband: Option<(f64, f64)>,
     /// `stride=(min,max)`: random IOs skip forward min..max bytes from the end of the last IO.
     pub stride: Option<(Bytes, Bytes)>,
+    /// `streams=N`: the sd split into N equal regions, each its own stream with threads/N.
+    pub streams: Option<u32>,
     /// `rhpct=`/`whpct=`: share of reads/writes that go to the sd's hit area.
     pub rhpct: f64,
     pub whpct: f64,
@@ -313,6 +315,8 @@ pub struct RunWorkload {
     pub hotband: Option<(f64, f64)>,
     /// The wd's `stride=(min,max)`.
     pub stride: Option<(Bytes, Bytes)>,
+    /// The wd's `streams=N`.
+    pub streams: Option<u32>,
     /// Shares of reads and writes that hit the sd's `hitarea`.
     pub rhpct: f64,
     pub whpct: f64,
@@ -425,6 +429,72 @@ impl RunWorkload {
         }
     }
 
+    /// Streams this pair runs as: `streams=` when the sd's size is known, else 1.
+    fn stream_count(&self) -> u32 {
+        match (self.streams, self.sd.size) {
+            (Some(n), Some(_)) if n > 1 => n,
+            _ => 1,
+        }
+    }
+
+    /// `streams=N` (vdbench StreamContext): the job's region split into N equal parts (each
+    /// truncated to the largest transfer size), each its own job with threads/N of the pair's
+    /// threads and 1/N of its IO rate.
+    fn split_streams(&self, job: JobSpec) -> Vec<JobSpec> {
+        let n = self.stream_count();
+        let Some(SizeSpec::Bytes(region)) = job.size else {
+            let mut job = job;
+            if self.streams.is_some() {
+                job.notes
+                    .push("streams= needs the lun's size; give size= on the sd".into());
+            }
+            return vec![job];
+        };
+        if n < 2 {
+            return vec![job];
+        }
+        let block = self.xfersize.block_size().max_size().as_u64().max(1);
+        let stream_bytes = region.as_u64() / u64::from(n) / block * block;
+        if stream_bytes == 0 {
+            let mut job = job;
+            job.notes.push(format!(
+                "streams={n}: the region is too small for {n} streams"
+            ));
+            return vec![job];
+        }
+        let clones_before = job.numjobs.max(1);
+        let mut template = job;
+        if clones_before > 1 {
+            template.numjobs = (clones_before / n).max(1);
+        } else {
+            template.iodepth = (template.iodepth / n).max(1);
+        }
+        // The pair's rate was split over its clones; now each stream gets 1/n of it.
+        let scale = f64::from(clones_before) / (f64::from(n) * f64::from(template.numjobs));
+        let scaled = |rate: Option<u64>| rate.map(|r| ((r as f64 * scale).round() as u64).max(1));
+        template.rate_iops = PerDirection {
+            read: scaled(template.rate_iops.read),
+            write: scaled(template.rate_iops.write),
+        };
+        if !self.threads.is_multiple_of(n) {
+            template.notes.push(format!(
+                "streams={n} with threads={}: vdbench needs threads a multiple of streams; each stream gets {}",
+                self.threads,
+                (self.threads / n).max(1)
+            ));
+        }
+        (0..n)
+            .map(|k| {
+                let mut job = template.clone();
+                job.name = format!("{}.stream{}", job.name, k + 1);
+                job.offset = Bytes(job.offset.as_u64() + u64::from(k) * stream_bytes);
+                job.size = Some(SizeSpec::Bytes(Bytes(stream_bytes)));
+                job.random_seed = job.random_seed.wrapping_add(u64::from(k) << 20);
+                job
+            })
+            .collect()
+    }
+
     /// `openflags=o_dsync`/`o_sync`: a data sync (or full sync) after every write.
     fn apply_sync(&self, job: &mut JobSpec) {
         match self.sync_writes {
@@ -484,10 +554,11 @@ impl Run {
         self.workloads
             .iter()
             .map(|w| {
+                let streams = w.stream_count();
                 if w.seek == Seek::Eof || w.seek == Seek::RandomPct(0.0) || w.stride.is_some() {
-                    1
+                    streams
                 } else {
-                    w.threads.max(1)
+                    streams * (w.threads / streams).max(1)
                 }
             })
             .sum()
@@ -506,7 +577,7 @@ impl Run {
         self.workloads
             .iter()
             .enumerate()
-            .map(|(index, w)| {
+            .flat_map(|(index, w)| {
                 let random_pct = match w.seek {
                     Seek::RandomPct(p) => p,
                     Seek::Eof => 0.0,
@@ -592,7 +663,7 @@ impl Run {
                         write: cap(write),
                     };
                 }
-                job
+                w.split_streams(job)
             })
             .collect()
     }
@@ -659,11 +730,13 @@ const SD_UNSUPPORTED: &[(&str, &str)] = &[
     ("replay", "replay of an I/O trace"),
     ("resetlun", "SCSI resets"),
     ("resetbus", "SCSI resets"),
-    ("streams", "independent sequential streams per sd"),
+    (
+        "streams",
+        "streams= on an sd (vdbench 5.04 moved it to the wd: give streams= on the wd=)",
+    ),
 ];
 const WD_UNSUPPORTED: &[(&str, &str)] = &[
     ("priority", "workload priorities"),
-    ("streams", "independent sequential streams per wd"),
     (
         "threads",
         "threads= on a wd (give threads= on the rd or the sd)",
@@ -693,7 +766,6 @@ const RD_UNSUPPORTED: &[(&str, &str)] = &[
 ];
 const FSD_UNSUPPORTED: &[(&str, &str)] = &[
     ("journal", "journaling of file system data"),
-    ("wss", "a working set smaller than the file tree"),
     (
         "count",
         "count= (one fsd= line standing for several numbered anchors)",
@@ -1087,6 +1159,7 @@ impl Parser {
             range: None,
             hotband: None,
             stride: None,
+            streams: None,
             rhpct: 0.0,
             whpct: 0.0,
             iorate: None,
@@ -1105,6 +1178,19 @@ impl Parser {
                 "range" => wd.range = Some(parse_range(p, loc)?),
                 "hotband" => wd.hotband = Some(parse_range(p, loc)?),
                 "stride" => wd.stride = Some(parse_stride(p, loc)?),
+                "streams" => {
+                    let value = single(p, loc)?;
+                    let n = positive_u32(&value, "streams", loc)?;
+                    if n < 2 {
+                        return Err(loc.invalid(
+                            "streams",
+                            &value,
+                            "vdbench needs at least two streams",
+                            "write streams=2 or more, or drop streams=",
+                        ));
+                    }
+                    wd.streams = Some(n);
+                }
                 "rhpct" => wd.rhpct = pct_value(&single(p, loc)?, "rhpct", loc)?,
                 "whpct" => wd.whpct = pct_value(&single(p, loc)?, "whpct", loc)?,
                 "openflags" => (wd.direct, wd.sync_writes) = parse_openflags(p, loc)?,
@@ -1423,6 +1509,7 @@ impl Parser {
                 range: None,
                 hotband: None,
                 stride: None,
+                streams: None,
                 rhpct: 0.0,
                 whpct: 0.0,
                 iorate: None,
@@ -2301,6 +2388,7 @@ impl ParamFile {
                 range: wd.range.or(sd.range),
                 hotband: wd.hotband,
                 stride: wd.stride,
+                streams: wd.streams,
                 rhpct: wd.rhpct,
                 whpct: wd.whpct,
                 hitarea: sd.hitarea,

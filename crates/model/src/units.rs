@@ -147,6 +147,29 @@ impl fmt::Display for Bytes {
     }
 }
 
+impl Bytes {
+    /// The one form iofit shows an IO (or stripe) size in to a reader, in every command and
+    /// format: whole KiB or MiB as "8 KiB" / "1 MiB", anything else in KiB with one decimal and
+    /// the exact bytes, "12.1 KiB (12,351 B)"; under 1 KiB, "512 B". ([`Display`](fmt::Display)
+    /// keeps the compact "8KiB" that job files and fio's options read back.)
+    pub fn readable(self) -> String {
+        let bytes = self.0;
+        if bytes >= MIB && bytes.is_multiple_of(MIB) {
+            format!("{} MiB", group_thousands((bytes / MIB) as f64))
+        } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+            format!("{} KiB", group_thousands((bytes / KIB) as f64))
+        } else if bytes >= KIB {
+            format!(
+                "{:.1} KiB ({} B)",
+                bytes as f64 / KIB as f64,
+                group_thousands(bytes as f64)
+            )
+        } else {
+            format!("{bytes} B")
+        }
+    }
+}
+
 impl Add for Bytes {
     type Output = Bytes;
     fn add(self, rhs: Bytes) -> Bytes {
@@ -383,6 +406,16 @@ pub fn group_thousands(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn readable_sizes_have_one_form() {
+        assert_eq!(Bytes(8192).readable(), "8 KiB");
+        assert_eq!(Bytes(12_351).readable(), "12.1 KiB (12,351 B)");
+        assert_eq!(Bytes(16_231).readable(), "15.9 KiB (16,231 B)");
+        assert_eq!(Bytes(1 << 20).readable(), "1 MiB");
+        assert_eq!(Bytes(1536 * 1024).readable(), "1,536 KiB");
+        assert_eq!(Bytes(512).readable(), "512 B");
+    }
 
     #[test]
     fn sizes_parse_as_fio_reads_them() {

@@ -58,9 +58,11 @@ use iofit_predict::{
 use search::{cheapest_combinations, RankCost};
 use serde::{Deserialize, Serialize};
 
+mod cheaper;
 mod requirement_checks;
 mod search;
 
+pub use cheaper::{next_cheaper_design, CheaperDesign};
 pub use requirement_checks::requirement_warnings;
 
 /// The catalog rows a plan may choose from (one edition).

@@ -41,18 +41,18 @@ pub fn requirement_warnings(
                 let size_for_both = s.throughput_mb_s * bytes_per_mb / s.iops;
                 warnings.push(format!(
                     "volume '{label}': the requirements disagree: {} IOPS x {} = {} MB/s, but {} \
-                     MB/s is required (at {} per IO that takes {} IOPS; at {} IOPS, {:.1} KiB \
+                     MB/s is required (at {} per IO that takes {} IOPS; at {} IOPS, {} \
                      IOs); \
                      the plan meets both, each limit sized for its own number{}; check the IO \
                      size",
                     num(s.iops),
-                    Bytes(s.io_size_bytes),
+                    Bytes(s.io_size_bytes).readable(),
                     num(derived),
                     num(s.throughput_mb_s),
-                    Bytes(s.io_size_bytes),
+                    Bytes(s.io_size_bytes).readable(),
                     num(iops_for_mb),
                     num(s.iops),
-                    size_for_both / 1024.0,
+                    Bytes(size_for_both.ceil() as u64).readable(),
                     which_sizes(best, label, s.iops, s.throughput_mb_s),
                 ));
             }

@@ -1527,7 +1527,7 @@ fn io_size_effect(
     max.binding[v].and_then(|index| {
         let limit = &limits[index];
         let capacity = limit.capacity?;
-        let size_text = iofit_model::Bytes(mean_size.round() as u64).to_string();
+        let size_text = iofit_model::Bytes(mean_size.round() as u64).readable();
         match limit.unit {
             LimitUnit::MbPerSecond => Some(format!(
                 "at {size_text} per IO the {} MB/s limit allows {} IOPS \

@@ -97,6 +97,10 @@ pub struct DemoReport {
     /// How many iostat reports the profiled capture holds.
     #[serde(skip)]
     pub captured_reports: usize,
+    /// Design #1's volumes on the next cheaper VM: the report draws its limits beside design
+    /// #1's over the capture.
+    #[serde(skip)]
+    pub next_cheaper: Option<iofit_planner::CheaperDesign>,
 }
 
 /// How the real run ran, and what it measured.
@@ -128,6 +132,11 @@ pub fn run_demo(
     options.validate()?;
     let (requirements, captured_reports) = step_profile()?;
     let plan = step_plan(&requirements, catalog, &options.edition, options.top)?;
+    let next_cheaper = iofit_planner::next_cheaper_design(
+        &plan,
+        &requirements,
+        &rows_for(catalog, &options.edition),
+    );
     let prediction = step_predict(&requirements, &plan, catalog, &options.edition)?;
     let run = match &options.run {
         Some(run) => {
@@ -158,6 +167,7 @@ pub fn run_demo(
         comparisons,
         report_path: None,
         captured_reports,
+        next_cheaper,
     })
 }
 
@@ -338,17 +348,26 @@ pub fn demo_jobs(
             }
             other => rw_words(other).to_string(),
         };
+        // Direct IO moves whole 4 KiB blocks: the mean IO size rounded, and said so.
+        let size_words = if io_size.0 == sizing.io_size_bytes {
+            format!("{} IO", io_size.readable())
+        } else {
+            format!(
+                "{} IO (the {} mean rounded to 4 KiB blocks for direct IO)",
+                io_size.readable(),
+                Bytes(sizing.io_size_bytes).readable()
+            )
+        };
         lines.push(format!(
-            "{}: {what}, {} IO, {} outstanding ({}), {} file, {:.1}s",
+            "{}: {what}, {size_words}, {} outstanding ({}), {} file, {:.1}s",
             volume.label,
-            io_size,
             job.iodepth * job.numjobs,
             if planned.is_some() {
                 "the plan's queue depth"
             } else {
                 "the observed queue depth"
             },
-            file_size,
+            file_size.readable(),
             runtime.as_secs_f64()
         ));
         jobs.push(job);
@@ -507,46 +526,21 @@ const NOT_THE_DESIGN: &str = "The run used this machine's temp directory, not th
      design (iofit run) and compare that (iofit compare) to judge it.";
 
 /// Step 6: the HTML report, from what the steps produced.
-/// Per volume, the example capture's IOPS over its two hours with the sized IOPS and design
-/// #1's limits across them (the plan's design, sized for a cold cache).
-fn workload_over_time(mut html: HtmlReport, report: &DemoReport) -> HtmlReport {
+/// Per volume, the example capture's IOPS, MB/s, latency and queue depth over its two hours
+/// with the sized figures, design #1's limits (the plan's design, sized for a cold cache) and
+/// those of the next cheaper VM across them.
+fn workload_over_time(html: HtmlReport, report: &DemoReport) -> HtmlReport {
     let Ok(capture) = iofit_profile::example::db_server_capture() else {
         return html;
     };
-    let Some(design) = report.plan.designs.first() else {
-        return html;
-    };
-    for spec in iofit_profile::example::db_server_volumes() {
-        let Some(volume) = report
-            .requirements
-            .volumes
-            .iter()
-            .find(|v| v.label == spec.label)
-        else {
-            continue;
-        };
-        let points: Vec<(f64, f64)> = iofit_profile::volume_timeline(&capture, &spec)
-            .iter()
-            .map(|p| (p.time_s, p.iops()))
-            .collect();
-        let limits = iofit_report::workload_chart::iops_limits_of(&design.prediction, &spec.label);
-        let series = iofit_report::workload_chart::iops_over_time(
-            &points,
-            volume.sizing.iops,
-            "p95 of 10-minute peaks x 1.3",
-            &limits,
-        );
-        html = html.chart(
-            format!(
-                "{}: profiled IOPS over the capture, the sized IOPS and the limits of design #1 ({})",
-                spec.label, design.vm
-            ),
-            "minutes since the capture's start",
-            "IOPS",
-            series,
-        );
-    }
-    html
+    iofit_report::workload_chart::capture_charts(
+        html,
+        &capture,
+        &report.requirements,
+        "p95 of 10-minute peaks x 1.3",
+        Some(&report.plan),
+        report.next_cheaper.as_ref(),
+    )
 }
 
 pub fn html_report(report: &DemoReport) -> HtmlReport {
@@ -658,10 +652,11 @@ fn render_run(run: &DemoRun) -> String {
                 .map(|ns| format!("{:.3}", ns as f64 / 1e6))
                 .unwrap_or_else(|| "-".into());
             out.push_str(&format!(
-                "  {} {name}: {} IOPS, {:.1} MB/s, latency avg {mean_ms:.3} ms, p99 {p99_ms} ms\n",
+                "  {} {name}: {} IOPS, {:.1} MB/s, {} avg {mean_ms:.3} ms, p99 {p99_ms} ms\n",
                 job.name,
                 group_thousands(direction.iops),
-                direction.bandwidth_bytes_per_second / 1e6
+                direction.bandwidth_bytes_per_second / 1e6,
+                iofit_report::compare::TOTAL_LATENCY_WORDS
             ));
         }
     }
@@ -673,6 +668,24 @@ fn render_run(run: &DemoRun) -> String {
 }
 
 /// The demo's text: every step's output under its heading.
+/// When the warm-cache prediction names another binding limit than the plan's cold-cache
+/// design #1, one line saying why, so the two steps do not seem to disagree about one design.
+fn binding_differs(report: &DemoReport, warm: &Prediction) -> String {
+    let Some(design) = report.plan.designs.first() else {
+        return String::new();
+    };
+    let cold = iofit_report::plan_report::binding_name(&design.prediction);
+    let hot = iofit_report::plan_report::binding_name(warm);
+    if cold == hot {
+        return String::new();
+    }
+    format!(
+        "(the plan names {cold} as the first limit to bind: it sizes for a cold cache, where \
+         every read reaches the disks; with a warm cache the host cache serves the reads, so \
+         {hot} binds first here, on the same design)\n"
+    )
+}
+
 pub fn render_text(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) -> String {
     let mut text = String::from("iofit demo: the method's loop on an example database server\n\n");
     text.push_str("== step 1: profile (iostat capture of the example server -> requirements) ==\n");
@@ -689,7 +702,10 @@ pub fn render_text(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) ->
     ));
     text.push_str("\n== step 3: prediction for design #1 with a warm host cache ==\n");
     match &report.prediction {
-        Some(prediction) => text.push_str(&iofit_report::predict_text::render(prediction)),
+        Some(prediction) => {
+            text.push_str(&binding_differs(report, prediction));
+            text.push_str(&iofit_report::predict_text::render(prediction));
+        }
         None => text.push_str("no design to predict\n"),
     }
     text.push_str("\n== step 4: a short real run of the planned workload on this machine ==\n");

@@ -48,6 +48,7 @@ pub mod size_threads;
 pub mod vdbench;
 mod vdbench_flat;
 mod vdbench_fs;
+pub mod workload;
 
 mod error;
 

@@ -64,6 +64,8 @@ pub enum Event {
         target_iops: f64,
         threads_exact: f64,
         threads: u32,
+        /// Little's law asked for more than `--max-threads`; `threads` is the cap.
+        capped_at_max_threads: bool,
         seconds: f64,
     },
     /// A vdbench run finished: its vdbench-style summary (and the error it stopped on).
@@ -127,13 +129,24 @@ impl fmt::Display for Event {
                 target_iops,
                 threads_exact,
                 threads,
+                capped_at_max_threads,
                 seconds,
             } => write!(
                 f,
-                "  best latency {best_latency_us:.1} us ({} IOPS with one thread)\nstep 2: threads = latency_s x IOPS = {:.6} x {} = {threads_exact:.2} -> {threads}\nstep 3: {threads} threads for {seconds:.1} s",
+                "  best latency {best_latency_us:.1} us ({} IOPS with one thread)\nstep 2: threads = latency_s x IOPS = {:.6} x {} = {threads_exact:.2} -> {}{}\nstep 3: {threads} threads for {seconds:.1} s",
                 group_thousands(single_thread_iops.round()),
                 best_latency_us / 1e6,
                 group_thousands(*target_iops),
+                if *capped_at_max_threads {
+                    threads_exact.ceil()
+                } else {
+                    f64::from(*threads)
+                },
+                if *capped_at_max_threads {
+                    format!(", capped at --max-threads {threads} (raise it to run them all)")
+                } else {
+                    String::new()
+                },
             ),
             Event::VdbenchRun { summary, rd, error } => {
                 write!(f, "{summary}")?;

@@ -391,6 +391,9 @@ pub struct PlanRequest {
     pub busy_hours_per_month: f64,
     pub catalog: CatalogChoice,
     pub report: Option<ReportRequest>,
+    /// With a report: the capture(s) the requirements were profiled from, drawn over time
+    /// against design #1's limits and the next cheaper VM's ([`crate::workload`]).
+    pub capture: Vec<PathBuf>,
 }
 
 /// A plan with what it was made from.
@@ -482,7 +485,13 @@ pub fn plan(request: &PlanRequest) -> Result<PlanOutcome> {
         RequirementsSource::Flags(_) => Vec::new(),
     };
     inputs.extend(request.catalog.files.iter().cloned());
+    inputs.extend(request.capture.iter().cloned());
     check_report(request.report.as_ref(), &inputs)?;
+    if !request.capture.is_empty() && request.report.is_none() {
+        return Err(bad(
+            "--capture draws into the report: give --report FILE too",
+        ));
+    }
     let options = PlanOptions {
         top: request.top,
         caching: request.caching.as_deref().map(parse_caching).transpose()?,
@@ -510,7 +519,21 @@ pub fn plan(request: &PlanRequest) -> Result<PlanOutcome> {
         plan,
     };
     if let Some(report) = &request.report {
-        write_report(&report.path, report.format, &outcome.report())?;
+        let mut document = outcome.report();
+        if !request.capture.is_empty() {
+            let paths: Vec<&Path> = request.capture.iter().map(PathBuf::as_path).collect();
+            let capture =
+                iofit_profile::parse_files(&paths, &iofit_profile::ParseOptions::default())
+                    .map_err(|e| bad(e.to_string()))?;
+            document = crate::workload::plan_report_with_capture(
+                document,
+                &capture,
+                &outcome.requirements,
+                &outcome.plan,
+                &rows,
+            )?;
+        }
+        write_report(&report.path, report.format, &document)?;
     }
     Ok(outcome)
 }

@@ -11,7 +11,7 @@ use crate::observer::{Event, Observer};
 use crate::ProcedureError;
 use iofit_model::formulas::vdbench_threads;
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, RwMode, SizeSpec, Target};
-use iofit_model::units::{group_thousands, Bytes, Iops, Latency};
+use iofit_model::units::{Bytes, Iops, Latency};
 use iofit_stats::JobResult;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -118,8 +118,10 @@ pub struct SizeThreadsResult {
     pub single_thread_iops: f64,
     /// `latency_s x target IOPS`, unrounded.
     pub threads_exact: f64,
-    /// Rounded up: the thread count that was run.
+    /// Rounded up: the thread count that was run (at most `--max-threads`).
     pub threads: u32,
+    /// `threads_exact` was above `--max-threads`, so `threads` is that cap.
+    pub capped_at_max_threads: bool,
     pub measured_iops: f64,
     pub measured_latency_us: f64,
     pub reached: bool,
@@ -147,22 +149,22 @@ pub fn size_threads(
     }
     let best = Latency::from_nanos(best_latency_ns);
     let threads_exact = vdbench_threads(best, Iops(options.target_iops));
-    if threads_exact > f64::from(options.max_threads) {
-        return Err(ProcedureError::bad_input(format!(
-            "{} IOPS at {:.3} ms needs {} threads, more than --max-threads {}; raise --max-threads or lower --target-iops",
-            group_thousands(options.target_iops),
-            best.as_millis(),
-            threads_exact.ceil(),
-            options.max_threads
-        )));
-    }
-    let threads = (threads_exact.ceil() as u32).max(1);
+    // More threads than --max-threads allows: run at the cap and say so; the result is then
+    // "not reached" if the cap cannot carry the target (a measurement, not bad input: a
+    // starved CPU or a slow device can put the one-thread latency anywhere).
+    let capped_at_max_threads = threads_exact > f64::from(options.max_threads);
+    let threads = if capped_at_max_threads {
+        options.max_threads
+    } else {
+        (threads_exact.ceil() as u32).max(1)
+    };
     observer.event(&Event::ThreadsSized {
         best_latency_us: best.as_micros(),
         single_thread_iops: iops_of(&single),
         target_iops: options.target_iops,
         threads_exact,
         threads,
+        capped_at_max_threads,
         seconds: options.duration_s,
     });
     let sized = run_one(
@@ -181,6 +183,7 @@ pub fn size_threads(
         single_thread_iops: iops_of(&single),
         threads_exact,
         threads,
+        capped_at_max_threads,
         measured_iops,
         measured_latency_us: mean_latency_ns(&sized) / 1e3,
         reached: measured_iops >= options.target_iops,
@@ -248,6 +251,25 @@ mod tests {
     }
 
     #[test]
+    fn more_threads_than_the_cap_runs_at_the_cap_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut executor = EngineExecutor::null_with_fake_clock(10_000);
+        let mut capped = options(dir.path(), 1e6);
+        capped.max_threads = 2;
+        let result = size_threads(&capped, &mut executor, &mut Quiet).unwrap();
+        assert!(result.threads_exact > 2.0, "{result:?}");
+        assert!(result.capped_at_max_threads);
+        assert_eq!(result.threads, 2);
+        assert!(
+            !result.reached,
+            "two threads cannot carry 1e6 IOPS here: {result:?}"
+        );
+        let uncapped =
+            size_threads(&options(dir.path(), 5_000.0), &mut executor, &mut Quiet).unwrap();
+        assert!(!uncapped.capped_at_max_threads);
+    }
+
+    #[test]
     fn out_of_range_numbers_name_their_flag() {
         let dir = tempfile::tempdir().unwrap();
         let mut executor = EngineExecutor::null_with_fake_clock(10_000);
@@ -268,10 +290,7 @@ mod tests {
             assert!(error.is_bad_input(), "{error}");
             assert!(error.to_string().starts_with(flag), "{error}");
         }
-        // A target that needs more threads than allowed is refused after step 1.
-        let mut o = options(dir.path(), 1e9);
-        o.max_threads = 2;
-        let error = size_threads(&o, &mut executor, &mut Quiet).unwrap_err();
-        assert!(error.to_string().contains("--max-threads 2"), "{error}");
+        // A target that needs more threads than allowed is not bad input: it runs at the cap
+        // (more_threads_than_the_cap_runs_at_the_cap_and_says_so).
     }
 }

@@ -43,6 +43,7 @@ fn seed_plan() -> PlanRequest {
         busy_hours_per_month: iofit_planner::HOURS_PER_MONTH,
         catalog: seed(),
         report: None,
+        capture: Vec::new(),
     }
 }
 
@@ -252,7 +253,7 @@ fn job_file_volumes_follow_its_places() {
     let text = outcome.text();
     assert!(
         text.contains(
-            "vol1 <- /mnt/one (a): 100% reads, 100% random, 8KiB reads, 2 threads x QD 16"
+            "vol1 <- /mnt/one (a): 100% reads, 100% random, 8 KiB reads, 2 threads x QD 16"
         ),
         "{text}"
     );
@@ -261,7 +262,7 @@ fn job_file_volumes_follow_its_places() {
         "{text}"
     );
     assert!(
-        text.contains("vol2 <- /mnt/two (b): 0% reads, 0% random, 64KiB writes"),
+        text.contains("vol2 <- /mnt/two (b): 0% reads, 0% random, 64 KiB writes"),
         "{text}"
     );
     request.disks.pop();

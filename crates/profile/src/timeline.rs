@@ -14,6 +14,13 @@ pub struct TimelinePoint {
     pub write_iops: f64,
     /// MB/s with 1 MB = 10^6 bytes (Azure's unit); NaN when the source has no byte counters.
     pub throughput_mb_s: f64,
+    /// Mean time per IO over the volume's devices, ms, each device weighted by its IOPS (the
+    /// reads' and writes' own awaits when the source has them, its one await otherwise); NaN
+    /// when the source has no latency or the volume was idle.
+    pub latency_ms: f64,
+    /// IOs outstanding on the volume: the devices' average queue lengths (aqu-sz) added up,
+    /// since a striped volume's queue is its members' queues together; NaN when not captured.
+    pub queue_depth: f64,
 }
 
 impl TimelinePoint {
@@ -27,24 +34,21 @@ impl TimelinePoint {
 /// was measured, never a filled-in zero).
 pub fn volume_timeline(capture: &Capture, spec: &VolumeSpec) -> Vec<TimelinePoint> {
     let reports = capture.reports();
-    let mut sums = vec![(0u32, 0.0f64, 0.0f64, 0.0f64); reports];
+    let mut sums = vec![Sums::default(); reports];
     for name in &spec.devices {
         let Some(series) = capture.devices.iter().find(|d| &d.name == name) else {
             return Vec::new();
         };
         for sample in &series.samples {
             if let Some(sum) = sums.get_mut(sample.report as usize) {
-                sum.0 += 1;
-                sum.1 += sample.read_iops;
-                sum.2 += sample.write_iops;
-                sum.3 += sample.read_bytes_s + sample.write_bytes_s;
+                sum.add(sample);
             }
         }
     }
     let interval = capture.interval_s.unwrap_or(1.0);
     sums.iter()
         .enumerate()
-        .filter(|(_, sum)| sum.0 as usize == spec.devices.len())
+        .filter(|(_, sum)| sum.devices as usize == spec.devices.len())
         .map(|(report, sum)| {
             let time = capture
                 .report_time_s
@@ -57,12 +61,60 @@ pub fn volume_timeline(capture: &Capture, spec: &VolumeSpec) -> Vec<TimelinePoin
                 } else {
                     report as f64 * interval
                 },
-                read_iops: sum.1,
-                write_iops: sum.2,
-                throughput_mb_s: sum.3 / 1e6,
+                read_iops: sum.read_iops,
+                write_iops: sum.write_iops,
+                throughput_mb_s: sum.bytes_s / 1e6,
+                latency_ms: if sum.latency_weight > 0.0 {
+                    sum.latency_weighted_ms / sum.latency_weight
+                } else {
+                    f64::NAN
+                },
+                queue_depth: sum.queue_depth,
             }
         })
         .collect()
+}
+
+/// One report's devices added up.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sums {
+    devices: u32,
+    read_iops: f64,
+    write_iops: f64,
+    bytes_s: f64,
+    /// Sum of latency x IOPS over the devices and directions that have both.
+    latency_weighted_ms: f64,
+    /// Sum of the IOPS those latencies weigh.
+    latency_weight: f64,
+    queue_depth: f64,
+}
+
+impl Sums {
+    fn add(&mut self, sample: &crate::DiskSample) {
+        self.devices += 1;
+        self.read_iops += sample.read_iops;
+        self.write_iops += sample.write_iops;
+        self.bytes_s += sample.read_bytes_s + sample.write_bytes_s;
+        let split = [
+            (sample.read_latency_ms, sample.read_iops),
+            (sample.write_latency_ms, sample.write_iops),
+        ];
+        if split.iter().any(|(latency, _)| latency.is_finite()) {
+            for (latency, iops) in split {
+                self.weigh(latency, iops);
+            }
+        } else {
+            self.weigh(sample.latency_ms, sample.read_iops + sample.write_iops);
+        }
+        self.queue_depth += sample.queue_depth;
+    }
+
+    fn weigh(&mut self, latency_ms: f64, iops: f64) {
+        if latency_ms.is_finite() && iops.is_finite() && iops > 0.0 {
+            self.latency_weighted_ms += latency_ms * iops;
+            self.latency_weight += iops;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -84,6 +136,32 @@ mod tests {
         for point in &points {
             assert!(point.read_iops >= 0.0 && point.write_iops >= 0.0);
             assert!(point.throughput_mb_s.is_finite());
+            assert!(point.latency_ms.is_finite() && point.latency_ms >= 0.0);
+            assert!(point.queue_depth.is_finite() && point.queue_depth >= 0.0);
+        }
+    }
+
+    /// Little's law on each report: IOs outstanding = IOPS x mean time per IO. iostat computes
+    /// aqu-sz from the time IOs spent queued and r_await/w_await from the same counters, so
+    /// the timeline's queue depth and its IOPS x latency agree up to iostat's rounding (two
+    /// decimals) wherever the volume is busy enough for the rounding not to dominate.
+    #[test]
+    fn queue_depth_is_iops_times_latency_on_every_busy_report() {
+        let capture = crate::example::db_server_capture().unwrap();
+        for spec in crate::example::db_server_volumes() {
+            for point in volume_timeline(&capture, &spec) {
+                if point.queue_depth < 0.5 {
+                    continue;
+                }
+                let littles_law = point.iops() * point.latency_ms / 1000.0;
+                let error = (littles_law - point.queue_depth).abs() / point.queue_depth;
+                assert!(
+                    error < 0.05,
+                    "{} at {}s: {point:?}",
+                    spec.label,
+                    point.time_s
+                );
+            }
         }
     }
 

@@ -48,6 +48,20 @@ impl Series {
     }
 }
 
+/// A span of the x axis shaded behind the lines (e.g. the intervals in which a workload was
+/// over a design's limit), named in the legend.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Band {
+    pub from_x: f64,
+    pub to_x: f64,
+    pub name: String,
+    pub colour: &'static str,
+}
+
+/// Light fills for [`Band`]s: a red for the planned design, an amber for a cheaper one.
+pub const BAND_RED: &str = "#F4B6A6";
+pub const BAND_AMBER: &str = "#F8DE9E";
+
 /// Colours chosen to stay apart for the common colour-vision deficiencies (Okabe-Ito).
 pub const PALETTE: [&str; 7] = [
     "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000",
@@ -266,7 +280,18 @@ fn legend(out: &mut String, names: &[&str], colours: &[&str], y: f64) {
 
 /// Lines over a shared x axis (seconds), e.g. IOPS per interval of each job.
 pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
-    line_chart_with(title, x_label, y_label, series, false)
+    line_chart_with(title, x_label, y_label, series, &[], false)
+}
+
+/// Like [`line_chart`], with `bands` shaded behind the lines and named in the legend.
+pub fn line_chart_banded(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    bands: &[Band],
+) -> String {
+    line_chart_with(title, x_label, y_label, series, bands, false)
 }
 
 /// Like [`line_chart`], but the y axis turns logarithmic when values span more than two decades
@@ -277,7 +302,7 @@ pub fn line_chart_log_capable(
     y_label: &str,
     series: &[Series],
 ) -> String {
-    line_chart_with(title, x_label, y_label, series, true)
+    line_chart_with(title, x_label, y_label, series, &[], true)
 }
 
 fn line_chart_with(
@@ -285,6 +310,7 @@ fn line_chart_with(
     x_label: &str,
     y_label: &str,
     series: &[Series],
+    bands: &[Band],
     allow_log: bool,
 ) -> String {
     let points = || series.iter().flat_map(|s| s.points.iter());
@@ -300,11 +326,23 @@ fn line_chart_with(
         log: false,
     };
     let y = y_axis(points().map(|p| p.1), allow_log);
-    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+    let mut names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+    let mut colours: Vec<&str> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| s.colour_at(i))
+        .collect();
+    for band in bands {
+        if !names.contains(&band.name.as_str()) {
+            names.push(&band.name);
+            colours.push(band.colour);
+        }
+    }
     let height = TOP + PLOT_HEIGHT + BOTTOM + legend_height(&names);
     let plot_bottom = TOP + PLOT_HEIGHT;
     let mut out = String::new();
     svg_open(&mut out, height, title);
+    shade_bands(&mut out, x_axis, bands);
     frame(
         &mut out,
         x_axis,
@@ -327,12 +365,7 @@ fn line_chart_with(
             dot(&mut out, only, 3.0, colour);
         }
     }
-    if series.len() > 1 {
-        let colours: Vec<&str> = series
-            .iter()
-            .enumerate()
-            .map(|(i, s)| s.colour_at(i))
-            .collect();
+    if names.len() > 1 {
         legend(
             &mut out,
             &names,
@@ -342,6 +375,27 @@ fn line_chart_with(
     }
     out.push_str("</svg>");
     out
+}
+
+/// The bands as full-height rectangles behind the plot, clipped to the x axis.
+fn shade_bands(out: &mut String, x_axis: Axis, bands: &[Band]) {
+    for band in bands {
+        let from = band.from_x.max(x_axis.low);
+        let to = band.to_x.min(x_axis.high);
+        if to.partial_cmp(&from) != Some(std::cmp::Ordering::Greater) {
+            continue;
+        }
+        let x0 = x_axis.position(from, LEFT, WIDTH - RIGHT);
+        let x1 = x_axis.position(to, LEFT, WIDTH - RIGHT);
+        let _ = write!(
+            out,
+            "<rect x=\"{x0:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{PLOT_HEIGHT}\" \
+             fill=\"{}\"><title>{}</title></rect>",
+            (x1 - x0).max(1.0),
+            band.colour,
+            escape(&band.name)
+        );
+    }
 }
 
 /// Axes, grid and labels around the plot area.

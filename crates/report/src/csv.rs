@@ -443,6 +443,7 @@ pub fn render_report(report: &Document) -> String {
                 x_label,
                 y_label,
                 series,
+                ..
             } => {
                 for line in series {
                     for (x, y) in &line.points {

@@ -40,6 +40,8 @@ pub enum Block {
         x_label: String,
         y_label: String,
         series: Vec<crate::chart::Series>,
+        /// Spans shaded behind the lines (intervals over a limit).
+        bands: Vec<crate::chart::Band>,
     },
 }
 
@@ -147,6 +149,26 @@ impl Document {
             x_label: x_label.into(),
             y_label: y_label.into(),
             series,
+            bands: Vec::new(),
+        });
+        self
+    }
+
+    /// A line chart of `series` with `bands` shaded behind the lines.
+    pub fn chart_banded(
+        mut self,
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+        series: Vec<crate::chart::Series>,
+        bands: Vec<crate::chart::Band>,
+    ) -> Self {
+        self.blocks.push(Block::Chart {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series,
+            bands,
         });
         self
     }

@@ -60,9 +60,12 @@ impl Document {
                     x_label,
                     y_label,
                     series,
+                    bands,
                 } => {
                     let _ = writeln!(out, "<h2>{}</h2>", escape(title));
-                    out.push_str(&crate::chart::line_chart(title, x_label, y_label, series));
+                    out.push_str(&crate::chart::line_chart_banded(
+                        title, x_label, y_label, series, bands,
+                    ));
                     out.push('\n');
                 }
             }

@@ -83,7 +83,7 @@ fn render_requirements_inner(requirements: &Requirements, bytes_per_mb: Option<f
             volume.label,
             volume.role.name(),
             num(s.iops),
-            iofit_model::Bytes(s.io_size_bytes),
+            iofit_model::Bytes(s.io_size_bytes).readable(),
             num(s.read_pct),
             num(s.random_pct),
             s.latency_ms
@@ -93,6 +93,17 @@ fn render_requirements_inner(requirements: &Requirements, bytes_per_mb: Option<f
                 .map(|c| format!(", {} GiB", num(c)))
                 .unwrap_or_default()
         );
+        // The IO size is the capture's mean; when the sized MB/s need larger IOs at the sized
+        // IOPS, designs and predictions run at that size: say so here, under its own name.
+        let (_, per_io) = iofit_planner::operating_point(s, bytes_per_mb.unwrap_or(1e6));
+        if per_io.0 != s.io_size_bytes {
+            let _ = writeln!(
+                out,
+                "    designs run it at {} per IO: the MB/s over the IOPS, more than the IO \
+                 size above",
+                per_io.readable()
+            );
+        }
     }
     out
 }
@@ -158,7 +169,7 @@ fn render_design(out: &mut String, design: &PlannedDesign) {
             let _ = writeln!(
                 out,
                 "        stripe {} over {} disks: {reason}",
-                iofit_model::Bytes(stripe),
+                iofit_model::Bytes(stripe).readable(),
                 volume.disk_count
             );
         }

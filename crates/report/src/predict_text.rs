@@ -21,7 +21,7 @@ pub(crate) fn num(value: f64) -> String {
 }
 
 fn size(bytes: u64) -> String {
-    iofit_model::Bytes(bytes).to_string()
+    iofit_model::Bytes(bytes).readable()
 }
 
 fn rw_words(volume: &VolumePrediction) -> String {
@@ -288,9 +288,13 @@ pub fn job_lines(loads: &[iofit_model::job::TargetLoad], prediction: &Prediction
     for (load, volume) in loads.iter().zip(&prediction.volumes) {
         let w = &load.workload;
         let sizes = match (w.read_pct > 0.0, w.read_pct < 100.0) {
-            (true, true) => format!("{} reads / {} writes", w.read_io_size, w.write_io_size),
-            (true, false) => format!("{} reads", w.read_io_size),
-            _ => format!("{} writes", w.write_io_size),
+            (true, true) => format!(
+                "{} reads / {} writes",
+                w.read_io_size.readable(),
+                w.write_io_size.readable()
+            ),
+            (true, false) => format!("{} reads", w.read_io_size.readable()),
+            _ => format!("{} writes", w.write_io_size.readable()),
         };
         let _ = writeln!(
             out,

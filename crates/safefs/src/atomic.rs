@@ -13,6 +13,35 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The temporary files being written now, process-wide, so that a process that must end at
+/// once (a stop past its bound) can remove them: [`remove_unfinished`].
+static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn unfinished() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    UNFINISHED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes every temporary file an [`AtomicFile`] is writing now, for a process about to end
+/// without unwinding (`_exit`): no output is left half-written under its final name (none
+/// ever is) and no temporary file is left behind. Returns how many were removed.
+///
+/// The registry stays locked afterwards, so no thread creates another output before the
+/// process ends: call this only on the way out.
+pub fn remove_unfinished() -> usize {
+    let mut guard = unfinished();
+    let removed = guard
+        .drain(..)
+        .filter(|path| std::fs::remove_file(path).is_ok())
+        .count();
+    std::mem::forget(guard);
+    removed
+}
+
+fn forget(path: &Path) {
+    unfinished().retain(|p| p != path);
+}
 
 /// An output being written. Call [`AtomicFile::commit`] to publish it; dropping it without
 /// committing removes the temporary file.
@@ -55,15 +84,20 @@ impl AtomicFile {
             let mut temp_name = OsString::from(".");
             temp_name.push(name);
             temp_name.push(format!(".{:016x}.iofit-tmp", id as u64));
+            // Registered under the lock it is created under: a process ending at once
+            // (`remove_unfinished`) finds every temporary file that exists.
+            let mut registry = unfinished();
             match sys::openat(&dir, &temp_name, flags, 0o666) {
                 Ok(file) => {
-                    return Ok(AtomicFile {
+                    let file = AtomicFile {
                         dir,
                         temp_name,
                         final_name: name.to_os_string(),
                         path: path.to_path_buf(),
                         file: Some(file),
-                    })
+                    };
+                    registry.push(file.temp_path());
+                    return Ok(file);
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_error = Some(e),
                 Err(e) => {
@@ -102,6 +136,7 @@ impl AtomicFile {
         drop(file);
         sys::renameat(&self.dir, &self.temp_name, &self.final_name)
             .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
+        forget(&self.temp_path());
         self.temp_name.clear();
         // The rename is durable once the directory is synced; failing that is not worth an error.
         let _ = self.dir.sync_all();
@@ -122,6 +157,7 @@ impl Drop for AtomicFile {
     fn drop(&mut self) {
         if !self.temp_name.is_empty() {
             let _ = sys::unlinkat(&self.dir, &self.temp_name);
+            forget(&self.temp_path());
         }
     }
 }

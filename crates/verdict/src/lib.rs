@@ -537,6 +537,19 @@ pub struct Measured {
     pub effective_queue_depth: Option<f64>,
 }
 
+/// The one name of each latency kind in every command and format, by what it measures and
+/// fio's own word for it: `lat` is submission to completion, `clat` leaves out the submission.
+pub fn latency_kind_words(kind: &str) -> &'static str {
+    match kind {
+        "total" => TOTAL_LATENCY_WORDS,
+        "completion" => "completion latency (fio's clat)",
+        _ => "latency",
+    }
+}
+
+/// The name of the latency iofit measures and reports by default (see [`latency_kind_words`]).
+pub const TOTAL_LATENCY_WORDS: &str = "total latency (fio's lat)";
+
 /// The mean and 99th percentile of a direction's latency as compare uses it: total latency when
 /// present, completion latency otherwise; percentile from the same, else from completion.
 fn direction_latency(direction: &DirectionResult) -> (Option<f64>, Option<(f64, &'static str)>) {
@@ -1018,13 +1031,16 @@ pub fn compare(
             Some(
                 match (measured.latency_p99_kind.as_str(), context.latency_ms_p99) {
                     ("", _) => "the results hold no 99th percentile".to_string(),
-                    (kind, None) => {
-                        format!("{kind} latency; no p99 target given (--latency-p99-ms)")
-                    }
-                    (kind, Some(_)) if jobs.len() > 1 => {
-                        format!("{kind} latency, highest over {} jobs", jobs.len())
-                    }
-                    (kind, Some(_)) => format!("{kind} latency"),
+                    (kind, None) => format!(
+                        "{}; no p99 target given (--latency-p99-ms)",
+                        latency_kind_words(kind)
+                    ),
+                    (kind, Some(_)) if jobs.len() > 1 => format!(
+                        "{}, highest over {} jobs",
+                        latency_kind_words(kind),
+                        jobs.len()
+                    ),
+                    (kind, Some(_)) => latency_kind_words(kind).to_string(),
                 },
             ),
         ),

@@ -46,10 +46,10 @@ pub struct Args {
     /// Multiplies the seed's durations (2 h warm-ups, 30 s benchmarks) and its 200 GB test file.
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
-    /// Seconds per benchmark, used as given (default: the seed's 30 s x --scale, at least 1 s).
+    /// Seconds per benchmark, used as given [default: the seed's 30 s x --scale, at least 1 s].
     #[arg(long)]
     pub runtime: Option<f64>,
-    /// Test file size per volume (default: the seed's 200 GB x --scale, at least 16 MiB).
+    /// Test file size per volume [default: the seed's 200 GB x --scale, at least 16 MiB].
     #[arg(long)]
     pub size: Option<String>,
     /// Workers (threads) per target volume; the seed says at least 3.
@@ -61,9 +61,15 @@ pub struct Args {
     /// Do not warm the cache (allowed when this boot already warmed it; else results are warned).
     #[arg(long)]
     pub skip_warmup: bool,
-    /// Write the results as JSON to FILE.
-    #[arg(long, value_name = "FILE")]
+    /// Print the results as JSON on stdout instead of the table (as --json does on the other
+    /// commands). The old form `--json FILE` still writes FILE, with a deprecation note: use
+    /// --output FILE.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = JSON_TO_STDOUT)]
     pub json: Option<PathBuf>,
+    /// Write the results as JSON to FILE after every benchmark (so a failure or Ctrl-C keeps
+    /// what finished).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// Write into existing test files iofit did not create.
     #[arg(long)]
     pub allow_overwrite: bool,
@@ -76,8 +82,33 @@ pub struct Args {
     pub report: Option<PathBuf>,
 }
 
+/// What `--json` without a value stands for.
+const JSON_TO_STDOUT: &str = "-";
+
+/// `--json` alone prints JSON on stdout; `--json FILE` is the deprecated spelling of
+/// `--output FILE`. Returns (print JSON on stdout, the JSON file).
+fn json_flags(args: &Args) -> anyhow::Result<(bool, Option<PathBuf>)> {
+    match &args.json {
+        None => Ok((false, args.output.clone())),
+        Some(path) if path.as_os_str() == JSON_TO_STDOUT => Ok((true, args.output.clone())),
+        Some(path) => {
+            if args.output.is_some() {
+                return Err(bad_input(
+                    "--json FILE and --output FILE both name a JSON file; give only --output FILE",
+                ));
+            }
+            eprintln!(
+                "iofit: note: `bench --json FILE` is deprecated; use `--output FILE` (`--json` \
+                 alone prints the JSON on stdout, as on the other commands)"
+            );
+            Ok((false, Some(path.clone())))
+        }
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let Suite::AzurePremium = args.suite;
+    let (json_stdout, json_file) = json_flags(&args)?;
     let options = BenchOptions {
         nocache: args.nocache,
         readcache: args.readcache,
@@ -95,14 +126,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         workers: args.workers,
         iodepth: args.iodepth,
         skip_warmup: args.skip_warmup,
-        json: args.json,
+        json: json_file,
         report: args.report,
     };
     options.validate()?;
     let stop = Arc::new(AtomicBool::new(false));
     super::run::install_ctrl_c(Arc::clone(&stop));
     let mut executor = EngineExecutor::new(args.allow_overwrite, stop);
-    let mut observer = CliObserver::new(true, args.quiet);
+    // With --json, stdout holds only the JSON: the step lines are left out.
+    let mut observer = CliObserver::new(!json_stdout, args.quiet);
     let outcome = bench::run_suite(&options, &mut executor, &mut observer)?;
     if outcome.interrupted()
         && outcome.json.rows.is_empty()
@@ -112,9 +144,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("iofit: interrupted during the warm-up; no benchmark ran");
         return Ok(ExitCode::from(super::run::INTERRUPTED));
     }
-    print!("{}", bench::render_text(&outcome));
+    if json_stdout {
+        println!("{}", serde_json::to_string_pretty(&outcome.json)?);
+    } else {
+        print!("{}", bench::render_text(&outcome));
+    }
     if let Some(path) = &options.report {
-        println!("wrote the report {}", path.display());
+        if json_stdout {
+            eprintln!("iofit: wrote the report {}", path.display());
+        } else {
+            println!("wrote the report {}", path.display());
+        }
     }
     Ok(if outcome.interrupted() {
         ExitCode::from(super::run::INTERRUPTED)

@@ -30,8 +30,8 @@ pub struct Args {
     /// What to list.
     #[arg(value_enum)]
     pub listing: Listing,
-    /// Catalog edition: `current` (Azure's current pages; the default) or `seed-2016` (the seed
-    /// guide's dated figures). `tables` lists every edition unless this is given.
+    /// Catalog edition: `current` (Azure's current pages) or `seed-2016` (the seed guide's
+    /// dated figures) [default: current; `tables` lists every edition unless this is given].
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(EDITIONS))]
     pub edition: Option<String>,
     /// Show only rows whose name, family, kind or table contains this text (any case).
@@ -65,7 +65,7 @@ pub struct ImportArgs {
     /// The catalog file to write.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// The written table's id (default import-REGION-DATE).
+    /// The written table's id [default: import-REGION-DATE].
     #[arg(long = "table-id")]
     pub table_id: Option<String>,
     /// Replace FILE when it exists.

@@ -39,7 +39,7 @@ pub struct Args {
     /// up here) or psync.
     #[arg(long, value_enum, default_value_t = DemoEngine::IoUring)]
     pub engine: DemoEngine,
-    /// Where to write the HTML report (default: <temp dir>/iofit-demo/report.html).
+    /// Where to write the HTML report [default: <temp dir>/iofit-demo/report.html].
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 }

@@ -8,7 +8,7 @@ use iofit_emulate::volume::PreparedVolume;
 use iofit_emulate::{resolve, DesignLimits, EmulateError, ScratchOptions, VolumeSource};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -98,9 +98,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         super::files::check_output(path, &[], "--report")?;
     }
     let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
     // Every press only asks to stop: the command is ended and everything made is removed.
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    crate::stop::arm(stop.clone(), crate::stop::Armed::Cleanup);
     let mut printer = Printer {
         quiet: args.quiet || args.json,
         labels: options

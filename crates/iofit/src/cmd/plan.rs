@@ -52,7 +52,7 @@ pub struct Args {
     /// Read requirements (one or more volumes) from a TOML file instead of the flags above.
     #[arg(long, value_name = "FILE")]
     pub requirements: Option<PathBuf>,
-    /// Multiply IOPS, MB/s and capacity by this factor for expected growth.
+    /// Multiply IOPS, MB/s and capacity by this factor for expected growth [default: 1, none].
     #[arg(long, allow_negative_numbers = true)]
     pub growth: Option<f64>,
     /// How many designs to show.
@@ -70,7 +70,8 @@ pub struct Args {
     pub cache_hit_pct: f64,
     /// Service time of one IO on an unthrottled SSD disk, ms (Little's law): replaces the 1 ms
     /// assumed for Premium SSD, Premium SSD v2 and Ultra and the 10 ms bound taken for Standard
-    /// SSD (Azure: "single-digit millisecond"). Standard HDD keeps Azure's < 20/10 ms bounds.
+    /// SSD (Azure: "single-digit millisecond"). Standard HDD keeps Azure's < 20/10 ms bounds
+    /// [default: 1 ms on Premium SSD, v2 and Ultra; 10 ms on Standard SSD].
     #[arg(long = "service-latency-ms", allow_negative_numbers = true)]
     pub service_latency_ms: Option<f64>,
     #[command(flatten)]
@@ -97,6 +98,13 @@ pub struct Args {
     pub busy_hours_per_month: f64,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// With --report: the capture(s) the requirements were profiled from (iostat, sar, sadf,
+    /// PerfMon, Azure Monitor; repeatable). The report then draws each volume's IOPS, MB/s,
+    /// latency and queue depth over the capture against design #1's limits and the next
+    /// cheaper VM's, and counts the intervals that would have throttled. The requirements
+    /// must name their devices (a file from `iofit profile CAPTURE -o FILE`).
+    #[arg(long, value_name = "FILE", requires = "report")]
+    pub capture: Vec<PathBuf>,
     /// Print a documented requirements file (that --requirements reads back) and exit.
     #[arg(long = "example-requirements")]
     pub example_requirements: bool,
@@ -122,15 +130,16 @@ pub struct CatalogArgs {
     #[arg(long = "catalog", value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Price in this Azure region (eastus, westeurope, japaneast...): only VM sizes with a
-    /// price there (for --pricing and --os) are considered. Default eastus when --pricing or
-    /// --os is given; without all three, the rows' own prices are used as they are.
+    /// price there (for --pricing and --os) are considered [default: eastus when --pricing or
+    /// --os is given; without all three, the rows' own prices as they are].
     #[arg(long)]
     pub region: Option<String>,
-    /// How the VMs are paid: payg (default), ri-1y or ri-3y (1- or 3-year reservation, per
-    /// month). Disks stay at pay-as-you-go.
+    /// How the VMs are paid: payg, ri-1y or ri-3y (1- or 3-year reservation, per month).
+    /// Disks stay at pay-as-you-go [default: payg].
     #[arg(long)]
     pub pricing: Option<String>,
-    /// The VMs' operating system: linux (default; no licence) or windows (licence included).
+    /// The VMs' operating system: linux (no licence) or windows (licence included)
+    /// [default: linux].
     #[arg(long)]
     pub os: Option<String>,
 }
@@ -165,7 +174,7 @@ pub struct OutputArgs {
     /// charted and the binding one marked. Written whole or not at all.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// Format of --report: html (default) or markdown.
+    /// Format of --report: html or markdown [default: html].
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// Print only JSON on stdout.
@@ -262,6 +271,7 @@ fn request(args: &Args) -> anyhow::Result<PlanRequest> {
         busy_hours_per_month: args.busy_hours_per_month,
         catalog: args.catalog.choice(),
         report: args.output.report_request()?,
+        capture: args.capture.clone(),
     })
 }
 

@@ -31,10 +31,11 @@ pub struct Args {
     /// IO size (8k, 64k, 1m; k = 1024). Once for every volume, or once per --disk.
     #[arg(long, default_value = "8k")]
     pub bs: Vec<String>,
-    /// IOs in flight per job.
+    /// IOs in flight per job [default: with --requirements, what Little's law needs for the
+    /// target (or the application's own queue depth), at least one per disk; otherwise 32].
     #[arg(long, allow_negative_numbers = true)]
     pub iodepth: Option<i64>,
-    /// Jobs (threads) per volume.
+    /// Jobs (threads) per volume [default: 1].
     #[arg(long, allow_negative_numbers = true)]
     pub numjobs: Option<i64>,
     /// Targets per volume from a requirements TOML, matched to --disk in order.
@@ -47,7 +48,8 @@ pub struct Args {
     pub job: Option<PathBuf>,
     /// Service time of one IO on an unthrottled SSD disk, ms (Little's law): replaces the 1 ms
     /// assumed for Premium SSD, Premium SSD v2 and Ultra and the 10 ms bound taken for Standard
-    /// SSD (Azure: "single-digit millisecond"). Standard HDD keeps Azure's < 20/10 ms bounds.
+    /// SSD (Azure: "single-digit millisecond"). Standard HDD keeps Azure's < 20/10 ms bounds
+    /// [default: 1 ms on Premium SSD, v2 and Ultra; 10 ms on Standard SSD].
     #[arg(long = "service-latency-ms", allow_negative_numbers = true)]
     pub service_latency_ms: Option<f64>,
     /// Share of reads on cached disks that the warm host cache serves.

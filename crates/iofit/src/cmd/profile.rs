@@ -22,14 +22,15 @@ pub struct Args {
     /// Sample /proc/diskstats, /proc/stat and /proc/meminfo for this long instead (e.g. 60s).
     #[arg(long, value_name = "DURATION", conflicts_with = "files")]
     pub live: Option<String>,
-    /// Live: time between samples (default 1s). Files without time stamps: their interval,
-    /// needed by --window.
+    /// Live: time between samples [default: 1s]. Files without time stamps: their interval,
+    /// needed by --window (no default there).
     #[arg(long, value_name = "DURATION")]
     pub interval: Option<String>,
     /// A device to size (repeatable); pairs in order with --label.
     #[arg(long = "device", value_name = "NAME")]
     pub devices: Vec<String>,
-    /// The label of the --device at the same position (data, log, ...); default: the device.
+    /// The label of the --device at the same position (data, log, ...) [default: the device's
+    /// name].
     #[arg(long = "label", value_name = "LABEL")]
     pub labels: Vec<String>,
     /// A volume made of several devices whose counters add up: LABEL=DEV,DEV (repeatable).
@@ -58,6 +59,11 @@ pub struct Args {
     /// Write the requirements TOML here (what `iofit plan --requirements` reads).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also write an HTML report to FILE: the checklist, then each volume's IOPS, MB/s,
+    /// latency and queue depth over the capture with the sized figures drawn across. Written
+    /// whole or not at all. (`iofit plan --capture` adds the designs' limits.)
+    #[arg(long, value_name = "FILE", conflicts_with = "fleet_out")]
+    pub report: Option<PathBuf>,
     /// Fleet mode: every FILE (directories are read for their files) is a server of its own,
     /// labelled by its name up to the first dot (or by --servers); writes DIR/SERVER.toml for
     /// each, on every core. A bad capture is reported and skipped (exit code 1).
@@ -92,6 +98,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.output {
         // Before reading anything: -o must not replace a capture it reads.
         super::files::check_output(path, &args.files, "-o")?;
+    }
+    if let Some(path) = &args.report {
+        super::files::check_output(path, &args.files, "--report")?;
+        if args.output.as_ref() == Some(path) {
+            return Err(bad_input(
+                "--report and -o name the same file; give each its own",
+            ));
+        }
     }
     let capture = match &args.live {
         Some(duration) => {
@@ -165,6 +179,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                  `iofit plan --requirements FILE` pick one without it\n",
             );
         }
+    }
+    if let Some(path) = &args.report {
+        let html = iofit_procedure::workload::profile_report(
+            &title,
+            &capture,
+            &requirements,
+            &iofit_procedure::workload::sized_words(&options),
+        );
+        super::files::write_output(path, html.render().as_bytes())?;
+        text.push_str(&format!("\nwrote {}\n", path.display()));
     }
     match &args.output {
         Some(path) => {

@@ -121,6 +121,6 @@ pub fn run_fio(
     output: &Output<'_>,
 ) -> anyhow::Result<ExitCode> {
     let specs = fio_host_specs(hosts, files, overrides, ignore_unknown, reach)?;
-    crate::cmd::run::install_ctrl_c(reach.stop.clone());
+    crate::stop::arm(reach.stop.clone(), crate::stop::Armed::Unbounded);
     run_hosts(specs, reach, output)
 }

@@ -12,7 +12,7 @@ use iofit_procedure::run_request::{self as request, Inputs, RunRequest, VdbenchC
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -46,10 +46,12 @@ pub enum OutputFormat {
     --rate_iops=N. Every fio job option is read as fio reads it; --parse-only shows how."
 )]
 pub struct Args {
-    /// Runtime of every job (fio `runtime`, vdbench `elapsed`: seconds, or 30s, 2m).
+    /// Runtime of every job (fio `runtime`, vdbench `elapsed`: seconds, or 30s, 2m) [default:
+    /// the job file's; a fio job without one runs until its size is done].
     #[arg(long, visible_alias = "elapsed", value_name = "TIME")]
     pub runtime: Option<String>,
-    /// Unmeasured warm-up of every job (fio `ramp_time`, vdbench `warmup`).
+    /// Unmeasured warm-up of every job (fio `ramp_time`, vdbench `warmup`) [default: the job
+    /// file's, else 0].
     #[arg(long, visible_alias = "ramp-time", value_name = "TIME")]
     pub warmup: Option<String>,
     /// Size of every job's file region (fio `size`: 64m, 1g, 50%).
@@ -92,14 +94,14 @@ pub struct Args {
     /// Run an Iometer access specification instead of job files: one of the seed's
     /// (RandomWrites_8K, RandomReads_8K, RandomWrites_64K, RandomReads_64K, RandomWrites_1MB,
     /// RandomReads_1MB) or one defined in --specs. Runs on `iobw.tst` in --target with
-    /// --workers threads, each keeping --iodepth IOs outstanding (default 128), direct IO;
-    /// --runtime defaults to 30s, --size to 1g.
+    /// --workers threads, each keeping --iodepth IOs outstanding (128 unless --iodepth is
+    /// given), direct IO; --runtime is 30s and --size 1g unless given.
     #[arg(long, value_name = "SPEC")]
     pub preset: Option<String>,
     /// The directory (volume) a --preset runs on.
     #[arg(long, value_name = "DIR", requires = "preset")]
     pub target: Option<PathBuf>,
-    /// Workers (threads) of a --preset; the seed uses at least 3.
+    /// Workers (threads) of a --preset; the seed uses at least 3 [default: 3].
     #[arg(long, value_name = "N", requires = "preset")]
     pub workers: Option<u32>,
     /// A TOML file of user-defined access specifications (see examples/iometer/specs.toml).
@@ -109,10 +111,10 @@ pub struct Args {
     /// a line (fio's --client=FILE). `${HOST}` in the job file becomes each host's name.
     #[arg(long, value_name = "HOSTS|FILE")]
     pub hosts: Option<String>,
-    /// Path of iofit on the hosts (default: this binary's path).
+    /// Path of iofit on the hosts [default: this binary's path].
     #[arg(long, value_name = "PATH")]
     pub remote_iofit: Option<String>,
-    /// An ssh config file for reaching the hosts (ssh -F); default: the user's own.
+    /// An ssh config file for reaching the hosts (ssh -F) [default: the user's own].
     #[arg(long, value_name = "FILE")]
     pub ssh_config: Option<PathBuf>,
     /// Job files, then optional fio options as --key=value (or only fio options: a
@@ -366,15 +368,8 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Ctrl-C sets `stop` (jobs end cleanly, results cover what ran); a second press exits at once.
+/// Ctrl-C/SIGTERM set `stop` (jobs end cleanly, results cover what ran); a second signal, or
+/// the stop bound passing, ends the process at once ([`crate::stop`]).
 pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
-    static PRESSES: AtomicUsize = AtomicUsize::new(0);
-    // Fails only when a handler is already installed (a second run in one process): the first
-    // handler's flag is then not ours, which only matters for tests that run in-process.
-    let _ = ctrlc::set_handler(move || {
-        if PRESSES.fetch_add(1, Ordering::SeqCst) >= 1 {
-            std::process::exit(INTERRUPTED as i32);
-        }
-        stop.store(true, Ordering::SeqCst);
-    });
+    crate::stop::arm(stop, crate::stop::Armed::Bounded);
 }

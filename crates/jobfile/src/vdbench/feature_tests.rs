@@ -259,3 +259,43 @@ fn stride_is_one_forward_skipping_stream_on_random_workloads() {
         "{error}"
     );
 }
+
+#[test]
+fn streams_split_the_sd_into_equal_regions_each_with_its_share_of_threads_and_rate() {
+    let streamed = jobs(
+        "sd=sd1,lun=/tmp/x,size=100m\nwd=w,sd=sd1,xf=64k,seekpct=0,rdpct=100,streams=4\nrd=r,wd=w,iorate=max,th=8\n",
+    );
+    assert_eq!(streamed.len(), 4);
+    // 100 MiB / 4 = 25 MiB, a multiple of 64k: the streams tile the sd without overlap.
+    let stream = 25 * 1024 * 1024;
+    for (k, job) in streamed.iter().enumerate() {
+        assert_eq!(job.offset.as_u64(), k as u64 * stream);
+        assert_eq!(job.size, Some(SizeSpec::Bytes(Bytes(stream))));
+        assert_eq!(job.random_pct, 0.0);
+        // 8 threads over 4 streams: 2 IOs in flight each, 8 in all as vdbench's threads=8.
+        assert_eq!((job.numjobs, job.iodepth), (1, 2));
+    }
+    // A fixed rate: each stream gets a quarter.
+    let paced = parse(
+        "sd=sd1,lun=/tmp/x,size=100m\nwd=w,sd=sd1,xf=64k,seekpct=100,rdpct=100,streams=4\nrd=r,wd=w,iorate=400,th=8\n",
+    )
+    .runs()
+    .unwrap()[0]
+        .to_jobs(Some(400.0));
+    let total: u64 = paced
+        .iter()
+        .map(|j| j.rate_iops.read.unwrap() * u64::from(j.numjobs))
+        .sum();
+    assert_eq!(total, 400);
+    assert_eq!(paced.iter().map(|j| j.numjobs).sum::<u32>(), 8);
+    let error = parse_str(
+        "sd=sd1,lun=/tmp/x\nwd=w,sd=sd1,streams=1\nrd=r,wd=w\n",
+        "s.vdb",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("s.vdb:2") && error.contains("streams"),
+        "{error}"
+    );
+}

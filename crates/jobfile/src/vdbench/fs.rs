@@ -27,6 +27,9 @@ pub struct FsdDef {
     pub sizes: XferSize,
     /// `totalsize=`: format creates files (in order) only up to this many bytes in all.
     pub total_size: Option<Bytes>,
+    /// `wss=`: runs (not formats) use only a fixed random subset of the files holding at least
+    /// this many bytes (vdbench FileAnchor.createWorkingSetList).
+    pub wss: Option<Bytes>,
     /// `distribution=all`: files in every directory, not only the deepest ones.
     pub files_in_all_dirs: bool,
     pub shared: bool,
@@ -450,6 +453,7 @@ impl Parser {
             files: 10,
             sizes: XferSize::Fixed(Bytes::ZERO),
             total_size: None,
+            wss: None,
             files_in_all_dirs: false,
             shared: false,
             direct: false,
@@ -473,6 +477,7 @@ impl Parser {
                     has_sizes = true;
                 }
                 "totalsize" => fsd.total_size = Some(nonzero_size(p, loc)?),
+                "wss" => fsd.wss = Some(nonzero_size(p, loc)?),
                 "shared" => fsd.shared = yes_no(&single(p, loc)?, "shared", loc)?,
                 "openflags" => (fsd.direct, fsd.sync_writes) = parse_openflags(p, loc)?,
                 "host" => fsd.hosts = p.values.clone(),
