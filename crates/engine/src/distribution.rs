@@ -32,6 +32,9 @@ pub struct BlockPicker {
     /// Added to the hashed rank (fio's `rand_off`, or the center).
     offset: u64,
     kind: Kind,
+    /// Ranks are scattered by a hash (fio's default); off for file choice, where fio keeps
+    /// rank order (`zipf_disable_hash`).
+    hashed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -133,6 +136,7 @@ impl BlockPicker {
             rng,
             offset,
             kind,
+            hashed: true,
         }))
     }
 
@@ -187,7 +191,14 @@ impl BlockPicker {
                 return start + rng.below(len.max(1));
             }
         };
-        (mix64(rank).wrapping_add(self.offset)) % n
+        let rank = if self.hashed { mix64(rank) } else { rank };
+        rank.wrapping_add(self.offset) % n
+    }
+
+    /// The same picker with ranks in order (rank 0 at `offset`), as fio picks files.
+    pub fn without_hash(mut self) -> BlockPicker {
+        self.hashed = false;
+        self
     }
 }
 

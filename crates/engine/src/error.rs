@@ -100,6 +100,16 @@ pub enum IoFailure {
     /// fio's `rate_min`/`rate_iops_min`: a direction fell below its minimum over a window.
     #[error("{0}")]
     BelowMinRate(String),
+    /// fio's `max_latency`, with fio's message and errno (ETIMEDOUT).
+    #[error("latency of {latency_ns} nsec exceeds specified max ({max_ns} nsec): {} {what} {offset} {len}: {}", path.display(), std::io::Error::from_raw_os_error(libc::ETIMEDOUT))]
+    MaxLatency {
+        latency_ns: u64,
+        max_ns: u64,
+        path: PathBuf,
+        what: &'static str,
+        offset: u64,
+        len: u32,
+    },
     #[error("sync of {} failed: {error}", path.display())]
     Sync {
         path: PathBuf,

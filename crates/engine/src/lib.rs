@@ -28,6 +28,7 @@ pub mod diskstats;
 pub mod distribution;
 pub mod engine;
 pub mod error;
+pub mod file_service;
 pub mod flow;
 pub mod iolog;
 pub mod latency_target;

@@ -16,10 +16,10 @@ use crate::sequence::Sequence;
 use crate::steadystate::SteadyStateTracker;
 use crate::uring::UringEngine;
 use crate::worker::{
-    run_clone, CloneOutput, ClonePlan, CloneShared, LatencyTargetPlan, PacingPlan, ProgressCell,
-    SizePicker,
+    run_clone, CloneOutput, ClonePlan, CloneShared, LatencyTargetPlan, MeasurePlan, PacingPlan,
+    ProgressCell, SizePicker,
 };
-use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, OpenSync, SizeSpec};
+use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, OpenSync, SizeSpec, UringOptions};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
 use std::collections::HashMap;
 use std::fs::File;
@@ -46,6 +46,8 @@ pub struct RunOptions {
     /// Set (by a Ctrl-C handler) to stop every job cleanly; what was measured is reported.
     pub stop: Arc<AtomicBool>,
     pub clock: ClockChoice,
+    /// fio's `--status-interval`: hand the observer the full report so far this often.
+    pub status_interval: Option<Duration>,
 }
 
 impl Default for RunOptions {
@@ -54,6 +56,7 @@ impl Default for RunOptions {
             allow_overwrite: false,
             stop: Arc::new(AtomicBool::new(false)),
             clock: ClockChoice::Monotonic,
+            status_interval: None,
         }
     }
 }
@@ -81,6 +84,9 @@ pub trait Observer {
     fn job_done(&mut self, _report: &RunReport) {}
     /// Called about four times a second while jobs run.
     fn progress(&mut self, _progress: &Progress) {}
+    /// Every `RunOptions::status_interval`: the report so far, finished jobs and what the
+    /// running ones measured up to now (fio's `--status-interval`).
+    fn status(&mut self, _report: &RunReport) {}
 }
 
 /// An observer that ignores everything.
@@ -313,6 +319,9 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         .unwrap_or(sizes.min_size() as u64)
         .max(1);
     let pickers = block_pickers(job, &regions, align, seed)?;
+    let lengths: Vec<u64> = regions.iter().map(|(_, _, len)| *len).collect();
+    crate::file_service::FileChooser::new(&job.file_service, &lengths, seed)
+        .map_err(|why| EngineError::invalid(&job.name, format!("file_service_type: {why}")))?;
     Ok(ClonePlan {
         job_name: job.name.clone(),
         clone_index: clone,
@@ -373,6 +382,8 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
             .io_priority
             .map_or(0, |p| (u16::from(p.class) << 13) | u16::from(p.level)),
         data: crate::data::data_plan(job, clone)?,
+        measure: measure_plan(&job.measurement),
+        file_service: job.file_service.clone(),
     })
 }
 
@@ -413,6 +424,16 @@ fn share_dedupe(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) {
                 plan.data.shared_dedupe = Some(Arc::clone(&shared));
             }
         }
+    }
+}
+
+fn measure_plan(m: &iofit_model::job::Measurement) -> MeasurePlan {
+    let ns = |d: Option<Duration>| d.map(|d| d.as_nanos().min(u64::MAX as u128) as u64);
+    MeasurePlan {
+        lat: !m.disable_lat,
+        clat: !m.disable_clat,
+        slat: !m.disable_slat,
+        max_latency_ns: [ns(m.max_latency.read), ns(m.max_latency.write)],
     }
 }
 
@@ -504,6 +525,30 @@ fn open_files(job: &JobSpec, plan: &ClonePlan, layout: &Layout) -> Result<Vec<Fi
         .collect()
 }
 
+/// fio's `pre_read`: the clone's region of every file read into the page cache before the
+/// job starts, through the job's own (buffered) descriptors. A direct job reads nothing: its
+/// IO bypasses the cache (the job's notes say so).
+fn pre_read(job: &JobSpec, plan: &ClonePlan, files: &[File]) -> Result<(), EngineError> {
+    use std::os::unix::fs::FileExt;
+    if !job.file_sync.pre_read || job.direct || job.engine == EngineKind::Null {
+        return Ok(());
+    }
+    let mut buffer = vec![0u8; 1 << 20];
+    for (file, (path, start, len)) in files.iter().zip(&plan.files) {
+        let mut done = 0u64;
+        while done < *len {
+            let want = (*len - done).min(buffer.len() as u64) as usize;
+            match file.read_at(&mut buffer[..want], start + done) {
+                Ok(0) => break,
+                Ok(n) => done += n as u64,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(EngineError::from_io("pre_read: cannot read", path, e)),
+            }
+        }
+    }
+    Ok(())
+}
+
 /// fio's `sync=`: O_SYNC or O_DSYNC on every open of the job's files.
 fn sync_flags(job: &JobSpec) -> i32 {
     match job.file_sync.open_sync {
@@ -516,6 +561,7 @@ fn sync_flags(job: &JobSpec) -> i32 {
 /// Runs the clone on the engine the job names; returns the output.
 fn run_engine<C: Clock>(
     job_engine: EngineKind,
+    uring: &UringOptions,
     files: Vec<File>,
     plan: &ClonePlan,
     clock: &C,
@@ -558,17 +604,39 @@ fn run_engine<C: Clock>(
                 Ok(buffers) => buffers,
                 Err(e) => return setup_failed(e.to_string()),
             };
-            match UringEngine::new(files, buffers, plan.depth) {
+            match UringEngine::with_options(files, buffers, plan.depth, uring) {
                 Ok(engine) => go(engine, plan, clock, shared),
                 Err(e) if e.raw_os_error() == Some(libc::EMFILE) => setup_failed(format!(
                     "cannot set up io_uring: {e} (the open-file limit, ulimit -n, is too low for this many clones)"
                 )),
+                Err(e) if !uring.is_default() => setup_failed(uring_refused(uring, &e)),
                 Err(e) => setup_failed(format!(
                     "io_uring is not available here ({e}); use ioengine=psync"
                 )),
             }
         }
     }
+}
+
+/// The kernel refused a ring with the job's io_uring options: which ones, and the errno.
+fn uring_refused(uring: &UringOptions, e: &std::io::Error) -> String {
+    let mut asked = Vec::new();
+    if uring.sq_thread_poll {
+        asked.push("sqthread_poll (IORING_SETUP_SQPOLL)");
+    }
+    if uring.hipri {
+        asked.push("hipri (IORING_SETUP_IOPOLL)");
+    }
+    if uring.fixed_buffers == Some(true) {
+        asked.push("fixedbufs (IORING_REGISTER_BUFFERS)");
+    }
+    if uring.register_files == Some(true) {
+        asked.push("registerfiles (IORING_REGISTER_FILES)");
+    }
+    format!(
+        "the kernel refused the io_uring setup the job asks for, {}: {e}; remove the option to run without it",
+        asked.join(", ")
+    )
 }
 
 fn setup_failed(message: String) -> CloneOutput {
@@ -721,6 +789,8 @@ pub fn run_jobs(
             .flat_map(|plan| plan.files.iter().map(|file| file.0.as_path())),
     );
     let set_count = sets.len();
+    // fio counts status intervals from the start of the run, across stonewalled sets.
+    let mut next_status = options.status_interval.map(|every| origin + every);
     for (set_index, set) in sets.iter().enumerate() {
         if options.stop.load(Ordering::Relaxed) {
             // Ctrl-C before this set started: its jobs did not run and are not reported.
@@ -744,7 +814,7 @@ pub fn run_jobs(
                 .map(|_| ProgressCell::default())
                 .collect(),
         );
-        let (tx, rx) = mpsc::channel::<(usize, CloneOutput)>();
+        let (tx, rx) = mpsc::channel::<(usize, usize, CloneOutput)>();
         // One flag per job of the set: set, the job's clones end as when their runtime is
         // over (steady state reached, or another job's exitall).
         let end_flags: Arc<Vec<AtomicBool>> =
@@ -752,6 +822,10 @@ pub fn run_jobs(
         let mut steady: Vec<SteadyJob> = Vec::new();
         let mut handles = Vec::new();
         let mut cell = 0usize;
+        // The slot each progress cell's clone reports into.
+        let mut cell_slots: Vec<usize> = Vec::new();
+        // Per cell: the clone's output was taken into its slot (its snapshot no longer counts).
+        let mut absorbed = vec![false; cells.len()];
         let set_start = Instant::now();
         for (position, &j) in set.iter().enumerate() {
             let job = &jobs[j];
@@ -765,17 +839,34 @@ pub fn run_jobs(
             }
             for (c, plan) in plans[j].iter().enumerate() {
                 let slot = slot_of[j][c];
-                let files = match open_files(job, plan, &layout) {
+                let opened = open_files(job, plan, &layout).and_then(|files| {
+                    pre_read(job, plan, &files)?;
+                    Ok(files)
+                });
+                if job.file_sync.create_only {
+                    // fio's create_only: the files are laid out; no IO runs or is reported.
+                    let output = match opened {
+                        Ok(_) => CloneOutput::default(),
+                        Err(e) => setup_failed(e.to_string()),
+                    };
+                    let _ = tx.send((slot, cell, output));
+                    cell_slots.push(slot);
+                    cell += 1;
+                    continue;
+                }
+                let files = match opened {
                     Ok(files) => files,
                     Err(e) => {
                         // Tell the loop below this clone is done, with the error.
                         let _ = tx.send((
                             slot,
+                            cell,
                             CloneOutput {
                                 error: Some(e.to_string()),
                                 ..CloneOutput::default()
                             },
                         ));
+                        cell_slots.push(slot);
                         cell += 1;
                         continue;
                     }
@@ -787,9 +878,11 @@ pub fn run_jobs(
                 let series = Arc::clone(&slots[slot].series);
                 let engine = job.engine;
                 let thread_control = job.thread_control.clone();
+                let uring = job.uring.clone();
                 let end_flags = Arc::clone(&end_flags);
                 let clock_choice = options.clock;
                 let my_cell = cell;
+                cell_slots.push(slot);
                 cell += 1;
                 let handle = std::thread::Builder::new()
                     .name(format!("{}.{}", job.name, c))
@@ -805,26 +898,29 @@ pub fn run_jobs(
                             series: &series,
                         };
                         if let Err(e) = crate::threads::apply_to_current_thread(&thread_control) {
-                            let _ = tx.send((slot, setup_failed(e.to_string())));
+                            let _ = tx.send((slot, my_cell, setup_failed(e.to_string())));
                             return;
                         }
                         let output = match clock_choice {
                             ClockChoice::Monotonic => {
                                 let clock = MonotonicClock::with_origin(origin);
-                                run_engine(engine, files, &plan, &clock, &shared)
+                                run_engine(engine, &uring, files, &plan, &clock, &shared)
                             }
                             ClockChoice::Fake { step_ns } => {
                                 let clock = FakeClock::new(step_ns);
-                                run_engine(engine, files, &plan, &clock, &shared)
+                                run_engine(engine, &uring, files, &plan, &clock, &shared)
                             }
                         };
-                        if thread_control.exit_all {
+                        if thread_control.exit_all
+                            || (thread_control.exit_all_on_error && output.error.is_some())
+                        {
                             // fio exitall: the first job of the set to finish ends the others.
                             for flag in end_flags.iter() {
                                 flag.store(true, Ordering::Relaxed);
                             }
                         }
-                        let _ = tx.send((slot, output));
+                        cells[my_cell].finished.store(true, Ordering::Relaxed);
+                        let _ = tx.send((slot, my_cell, output));
                     })
                     .map_err(|e| EngineError::Setup {
                         engine: "runner",
@@ -864,8 +960,12 @@ pub fn run_jobs(
                         .max(Duration::from_millis(1))
                 })
                 .fold(PROGRESS_EVERY, Duration::min);
-            match rx.recv_timeout(wait.min(next_sample)) {
-                Ok((slot_index, output)) => {
+            let until_status = next_status.map_or(PROGRESS_EVERY, |at| {
+                at.saturating_duration_since(Instant::now())
+            });
+            match rx.recv_timeout(wait.min(next_sample).min(until_status)) {
+                Ok((slot_index, cell_index, output)) => {
+                    absorbed[cell_index] = true;
                     outstanding -= 1;
                     let slot = &mut slots[slot_index];
                     absorb(slot, output);
@@ -898,6 +998,20 @@ pub fn run_jobs(
                     });
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if let (Some(at), Some(every), None) = (next_status, options.status_interval, stop_seen)
+            {
+                if Instant::now() >= at {
+                    let interim = Interim {
+                        slots: &slots,
+                        cells: &cells,
+                        cell_slots: &cell_slots,
+                        absorbed: &absorbed,
+                        jobs,
+                    };
+                    observer.status(&interim.report(&report));
+                    next_status = Some(at + every);
+                }
             }
         }
         for handle in handles {
@@ -979,6 +1093,108 @@ fn unlink_created_files(jobs: &[JobSpec], layout: &Layout, report: &mut RunRepor
                 }
             }
         }
+    }
+}
+
+/// The running set's state, for an interim (`--status-interval`) report.
+struct Interim<'a> {
+    slots: &'a [Slot],
+    cells: &'a [ProgressCell],
+    cell_slots: &'a [usize],
+    absorbed: &'a [bool],
+    jobs: &'a [JobSpec],
+}
+
+/// Longest the runner waits for the running clones' snapshots; a clone that has not answered
+/// by then (in a long thinktime, or a slow IO) is reported with its previous snapshot.
+const STATUS_WAIT: Duration = Duration::from_millis(100);
+
+impl Interim<'_> {
+    /// The report so far: every finished result, then each running result with what its
+    /// finished clones returned plus its running clones' snapshots (a clone that finished but
+    /// whose output the runner has not taken yet counts with its last snapshot).
+    fn report(&self, finished: &RunReport) -> RunReport {
+        let generation = |c: &ProgressCell| {
+            c.snapshot
+                .lock()
+                .expect("snapshot lock")
+                .as_ref()
+                .map_or(0, |s| s.generation)
+        };
+        let before: Vec<u64> = self.cells.iter().map(generation).collect();
+        for c in self.cells.iter() {
+            c.snapshot_wanted.store(true, Ordering::Relaxed);
+        }
+        let asked = Instant::now();
+        let waiting = || {
+            self.cells
+                .iter()
+                .zip(&before)
+                .zip(self.absorbed)
+                .any(|((c, &g), &absorbed)| {
+                    !absorbed && !c.finished.load(Ordering::Relaxed) && generation(c) == g
+                })
+        };
+        while waiting() && asked.elapsed() < STATUS_WAIT {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let mut report = RunReport {
+            result: RunResult {
+                jobs: Vec::new(),
+                ..finished.result.clone()
+            },
+            ..RunReport::default()
+        };
+        for (index, slot) in self.slots.iter().enumerate() {
+            let result = match &slot.finished {
+                Some(done) => Some(done.clone()),
+                None => self.running(index, slot),
+            };
+            if let Some(result) = result {
+                report.result.jobs.push(result);
+                report.job_index.push(slot.job_index);
+            }
+        }
+        report
+    }
+
+    /// A running slot's measurements so far; None for a slot of another set.
+    fn running(&self, index: usize, slot: &Slot) -> Option<JobResult> {
+        let mine: Vec<usize> = (0..self.cell_slots.len())
+            .filter(|&c| self.cell_slots[c] == index)
+            .collect();
+        if mine.is_empty() {
+            return None;
+        }
+        let (mut read, mut write, mut runtime_ns) =
+            (slot.read.clone(), slot.write.clone(), slot.runtime_ns);
+        for c in mine {
+            let cell = &self.cells[c];
+            // An absorbed clone is in the slot's counters already; one that finished but is
+            // not absorbed yet counts with its last snapshot.
+            if self.absorbed[c] {
+                continue;
+            }
+            if let Some(snap) = cell.snapshot.lock().expect("snapshot lock").as_ref() {
+                read.merge(&snap.read);
+                write.merge(&snap.write);
+                runtime_ns = runtime_ns.max(snap.runtime_ns);
+            }
+        }
+        let job = &self.jobs[slot.job_index];
+        Some(JobResult {
+            name: slot.name.clone(),
+            group_id: slot.group_id,
+            clones: slot.clones_expected,
+            engine_requested: Some(job.engine),
+            engine_used: Some(engine_used(job.engine)),
+            rw: Some(job.rw),
+            iodepth: job.effective_iodepth(),
+            read: read.to_result(runtime_ns),
+            write: write.to_result(runtime_ns),
+            random_seed: slot.seed,
+            ..JobResult::default()
+        })
     }
 }
 
@@ -1116,7 +1332,10 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         },
         interrupted: slot.interrupted,
         verify: slot.verify.take(),
-        fio: std::mem::take(&mut slot.fio),
+        fio: iofit_stats::FioJobExtras {
+            bw_measurement_off: job.measurement.disable_bw,
+            ..std::mem::take(&mut slot.fio)
+        },
         steadystate: None,
         latency_depth_found: slot.latency_depth,
     }

@@ -7,6 +7,7 @@
 use crate::buffer::BufferPool;
 use crate::engine::{sync_fd, syncfs_fd, Completion, Engine, Op};
 use io_uring::{opcode, squeue, types, IoUring};
+use iofit_model::job::UringOptions;
 use std::fs::File;
 use std::io;
 use std::mem::ManuallyDrop;
@@ -21,10 +22,17 @@ pub struct UringEngine {
     /// Freed in `Drop` only when no IO is in flight: an IO the kernel still has may write into
     /// its buffer, so the pool is leaked rather than handed back to the allocator.
     buffers: ManuallyDrop<BufferPool>,
+    /// One iovec per slot for `nonvectored=0` (readv/writev); the kernel reads a slot's iovec
+    /// while its IO is in flight, so the vector is never resized after setup.
+    iovecs: Vec<libc::iovec>,
     fds: Vec<i32>,
     _files: Vec<File>,
     fixed_files: bool,
     fixed_buffers: bool,
+    vectored: bool,
+    /// `force_async=N`: IOSQE_ASYNC on every Nth IO; `async_count` counts up to it.
+    force_async_every: u32,
+    async_count: u32,
     /// The kernel takes a timeout with the wait (IORING_FEAT_EXT_ARG, Linux 5.11).
     timed_wait: bool,
     /// IOs pushed to the ring whose completion has not been reaped yet.
@@ -39,37 +47,66 @@ pub struct UringFeatures {
     pub fixed_files: bool,
     pub fixed_buffers: bool,
     pub timed_wait: bool,
+    pub sq_thread_poll: bool,
+    pub io_poll: bool,
 }
 
+/// How long the SQPOLL kernel thread spins idle before it sleeps (then the next submit wakes it
+/// with a syscall): fio leaves the kernel's default, which is 1 s.
+const SQPOLL_IDLE_MS: u32 = 1000;
+
 impl UringEngine {
+    /// A ring with iofit's defaults (see [`UringOptions`]).
     pub fn new(files: Vec<File>, buffers: BufferPool, depth: u32) -> io::Result<UringEngine> {
+        Self::with_options(files, buffers, depth, &UringOptions::default())
+    }
+
+    /// A ring set up as fio's io_uring engine options ask. An option the kernel refuses fails
+    /// the setup with the kernel's errno, as in fio (`sqthread_poll`, `hipri`, and
+    /// `fixedbufs`/`registerfiles` when named); only iofit's own defaults fall back quietly.
+    pub fn with_options(
+        files: Vec<File>,
+        buffers: BufferPool,
+        depth: u32,
+        options: &UringOptions,
+    ) -> io::Result<UringEngine> {
         let entries = depth.max(1).next_power_of_two();
-        // SINGLE_ISSUER and COOP_TASKRUN cut kernel work when one thread owns the ring (ours
-        // does); older kernels reject them, so fall back to a plain ring.
-        let ring = IoUring::builder()
-            .setup_single_issuer()
-            .setup_coop_taskrun()
-            .build(entries)
-            .or_else(|_| IoUring::new(entries))?;
+        let ring = build_ring(entries, options)?;
         let fds: Vec<i32> = files.iter().map(|f| f.as_raw_fd()).collect();
-        let fixed_files = ring.submitter().register_files(&fds).is_ok();
+        // fio forces registered files with sqthread_poll (kernels before 5.11 need them).
+        let files_wanted = options.register_files.unwrap_or(true) || options.sq_thread_poll;
+        let fixed_files =
+            files_wanted && register(&ring, options.register_files, |s| s.register_files(&fds))?;
         let iovecs = buffers.as_iovecs();
+        let buffers_wanted =
+            options.fixed_buffers.unwrap_or(true) && iovecs.len() <= u16::MAX as usize;
         // SAFETY: the iovecs point into `buffers`, which the engine owns and frees only after
         // unregistering them with no IO in flight, or never (see `Drop`).
-        let fixed_buffers = iovecs.len() <= u16::MAX as usize
-            && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+        let fixed_buffers = buffers_wanted
+            && register(&ring, options.fixed_buffers, |s| unsafe {
+                s.register_buffers(&iovecs)
+            })?;
         let timed_wait = ring.params().is_feature_ext_arg();
         Ok(UringEngine {
             ring,
             buffers: ManuallyDrop::new(buffers),
+            iovecs,
             fds,
             _files: files,
             fixed_files,
             fixed_buffers,
+            vectored: options.nonvectored == Some(false),
+            force_async_every: options.force_async_every,
+            async_count: 0,
             timed_wait,
             inflight: 0,
             ioprio: 0,
         })
+    }
+
+    /// The ring's descriptor: `/proc/self/fdinfo/FD` shows what the kernel registered.
+    pub fn ring_fd(&self) -> i32 {
+        self.ring.as_raw_fd()
     }
 
     /// Whether io_uring can be set up here at all (kernels before 5.1, seccomp profiles of
@@ -89,6 +126,8 @@ impl UringEngine {
             fixed_files: self.fixed_files,
             fixed_buffers: self.fixed_buffers,
             timed_wait: self.timed_wait,
+            sq_thread_poll: self.ring.params().is_setup_sqpoll(),
+            io_poll: self.ring.params().is_setup_iopoll(),
         }
     }
 
@@ -131,6 +170,44 @@ impl UringEngine {
     }
 }
 
+/// The ring: SQPOLL (`sqthread_poll`, bound to `sqthread_poll_cpu`) and IOPOLL (`hipri`) when
+/// asked, plus SINGLE_ISSUER and COOP_TASKRUN, which cut kernel work when one thread owns the
+/// ring (ours does) and which older kernels reject, so they are dropped on failure (fio does
+/// the same); the flags the job asked for are never dropped.
+fn build_ring(entries: u32, options: &UringOptions) -> io::Result<IoUring> {
+    let asked = |optimised: bool| {
+        let mut builder = IoUring::builder();
+        if optimised {
+            builder.setup_single_issuer().setup_coop_taskrun();
+        }
+        if options.sq_thread_poll {
+            builder.setup_sqpoll(SQPOLL_IDLE_MS);
+            if let Some(cpu) = options.sq_thread_cpu {
+                builder.setup_sqpoll_cpu(cpu);
+            }
+        }
+        if options.hipri {
+            builder.setup_iopoll();
+        }
+        builder.build(entries)
+    };
+    asked(true).or_else(|_| asked(false))
+}
+
+/// Registers files or buffers. A refusal is an error only when the job named the option
+/// (`Some(true)`), as fio fails then; iofit's own default (`None`) runs unregistered instead.
+fn register(
+    ring: &IoUring,
+    named: Option<bool>,
+    call: impl FnOnce(&io_uring::Submitter<'_>) -> io::Result<()>,
+) -> io::Result<bool> {
+    match call(&ring.submitter()) {
+        Ok(()) => Ok(true),
+        Err(e) if named == Some(true) => Err(e),
+        Err(_) => Ok(false),
+    }
+}
+
 impl Drop for UringEngine {
     fn drop(&mut self) {
         if self.inflight == 0 {
@@ -167,6 +244,17 @@ macro_rules! rw_entry {
     };
 }
 
+/// A readv/writev entry of one iovec (fio's `nonvectored=0`). A macro because the fd types
+/// share only a trait the io-uring crate keeps private.
+macro_rules! vectored_entry {
+    ($fd:expr, $op:ident, $iov:ident, $offset:ident) => {
+        match $op {
+            Op::Read => opcode::Readv::new($fd, $iov, 1).offset($offset).build(),
+            Op::Write => opcode::Writev::new($fd, $iov, 1).offset($offset).build(),
+        }
+    };
+}
+
 impl Engine for UringEngine {
     const INLINE: bool = false;
 
@@ -195,13 +283,32 @@ impl Engine for UringEngine {
     #[inline]
     fn queue(&mut self, slot: u32, op: Op, file: u32, offset: u64, len: u32) {
         let buf = self.buffers.slot_ptr(slot as usize);
-        let entry = if self.fixed_files {
+        let mut entry = if self.vectored {
+            // nonvectored=0: readv/writev of the slot's one iovec, sized to this IO. No IO is
+            // in flight on the slot, so the kernel is not reading its iovec now.
+            let iov = &mut self.iovecs[slot as usize];
+            iov.iov_len = len as usize;
+            let iov: *const libc::iovec = iov;
+            if self.fixed_files {
+                vectored_entry!(types::Fixed(file), op, iov, offset)
+            } else {
+                vectored_entry!(types::Fd(self.fds[file as usize]), op, iov, offset)
+            }
+        } else if self.fixed_files {
             let fd = types::Fixed(file);
             rw_entry!(self, fd, op, buf, len, offset, slot)
         } else {
             let fd = types::Fd(self.fds[file as usize]);
             rw_entry!(self, fd, op, buf, len, offset, slot)
         };
+        if self.force_async_every > 0 {
+            // fio's force_async=N: IOSQE_ASYNC on every Nth IO prepared.
+            self.async_count += 1;
+            if self.async_count == self.force_async_every {
+                self.async_count = 0;
+                entry = entry.flags(squeue::Flags::ASYNC);
+            }
+        }
         // Cannot fail: the SQ holds at least `depth` entries, and the IOs not yet submitted are
         // among the at most `depth` in flight (the worker has `depth` slots).
         let pushed = self.push(&entry.user_data(slot as u64));
@@ -220,6 +327,11 @@ impl Engine for UringEngine {
 
     #[inline]
     fn submit(&mut self) -> io::Result<()> {
+        if self.ring.params().is_setup_sqpoll() {
+            // The kernel thread takes the entries on its own; this only wakes it if it slept
+            // (looping until the queue looks empty would spin against that thread).
+            return self.ring.submit().map(drop);
+        }
         while !self.ring.submission().is_empty() {
             match self.ring.submit() {
                 Ok(0) => return Ok(()), // nothing taken: the next wait submits the rest

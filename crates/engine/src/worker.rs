@@ -150,6 +150,10 @@ pub struct ClonePlan {
     pub fsync_on_close: bool,
     /// syncfs the files' file systems at the end (fio `end_syncfs`).
     pub end_syncfs: bool,
+    /// Which latencies are measured, and the one that fails the clone.
+    pub measure: MeasurePlan,
+    /// Which file each IO goes to (fio `file_service_type`).
+    pub file_service: iofit_model::job::FileService,
     /// fio's per-IO logs (no `log_avg_msec`), written as IOs complete.
     pub io_log: Option<crate::iolog::IoLogPlan>,
     /// The ioprio value (class << 13 | level) the clone's IOs carry (fio `prioclass`/`prio`),
@@ -160,6 +164,27 @@ pub struct ClonePlan {
     /// fio `fill_device`: a write that finds the file system full (ENOSPC, or short) ends the
     /// clone as done, not as failed.
     pub fill_device: bool,
+}
+
+/// fio's `disable_lat`/`disable_clat`/`disable_slat` (false here: not measured, the histogram
+/// stays empty) and `max_latency` per direction (read, write), in nanoseconds.
+#[derive(Clone, Debug)]
+pub struct MeasurePlan {
+    pub lat: bool,
+    pub clat: bool,
+    pub slat: bool,
+    pub max_latency_ns: [Option<u64>; 2],
+}
+
+impl Default for MeasurePlan {
+    fn default() -> Self {
+        MeasurePlan {
+            lat: true,
+            clat: true,
+            slat: true,
+            max_latency_ns: [None; 2],
+        }
+    }
 }
 
 /// fio's pacing options, resolved for one clone. The default paces nothing.
@@ -216,6 +241,23 @@ struct MinRateWindow {
 pub struct ProgressCell {
     pub ios: AtomicU64,
     pub bytes: AtomicU64,
+    /// Set by the runner when an interim report is due (`--status-interval`); the clone
+    /// answers at its next progress publication by filling `snapshot`.
+    pub snapshot_wanted: AtomicBool,
+    pub snapshot: Mutex<Option<CloneSnapshot>>,
+    /// The clone is done (its output is on the way to the runner, which counts it from there).
+    pub finished: AtomicBool,
+}
+
+/// A running clone's measurements so far, for an interim report.
+#[derive(Clone, Debug, Default)]
+pub struct CloneSnapshot {
+    pub read: DirectionStats,
+    pub write: DirectionStats,
+    /// Measured time so far (0 while ramping).
+    pub runtime_ns: u64,
+    /// Counts the snapshots taken, so that the runner tells a fresh one from the last.
+    pub generation: u64,
 }
 
 /// What the clone shares with the runner.
@@ -288,7 +330,7 @@ struct FileCursor {
 /// once per pass unless norandommap) or sequential (wrapping at the region end).
 pub(crate) struct OffsetGen {
     files: Vec<FileCursor>,
-    next_file: usize,
+    chooser: crate::file_service::FileChooser,
     align: u64,
     random_pct: f64,
     norandommap: bool,
@@ -317,9 +359,18 @@ impl OffsetGen {
                 }
             })
             .collect();
+        let lengths: Vec<u64> = plan.files.iter().map(|(_, _, len)| *len).collect();
+        // The runner checked the service's numbers when it made the plan (`clone_plan`).
+        let chooser =
+            crate::file_service::FileChooser::new(&plan.file_service, &lengths, plan.seed)
+                .or_else(|_| {
+                    let default = iofit_model::job::FileService::default();
+                    crate::file_service::FileChooser::new(&default, &lengths, plan.seed)
+                })
+                .expect("round robin has no numbers to refuse");
         OffsetGen {
             files,
-            next_file: 0,
+            chooser,
             align,
             random_pct: plan.random_pct,
             norandommap: plan.norandommap,
@@ -330,12 +381,8 @@ impl OffsetGen {
 
     #[inline]
     pub(crate) fn next(&mut self, len: u32, rng: &mut SplitMix64) -> (u32, u64) {
-        let index = self.next_file;
-        self.next_file += 1;
-        if self.next_file == self.files.len() {
-            self.next_file = 0;
-        }
         let len = len as u64;
+        let index = self.chooser.next(len);
         let random =
             self.random_pct >= 100.0 || (self.random_pct > 0.0 && rng.percent() < self.random_pct);
         let cursor = &mut self.files[index];
@@ -834,45 +881,84 @@ impl<'a, C: Clock> Run<'a, C> {
         }
         self.longest_ns = self.longest_ns.max(done_ns.saturating_sub(meta.issue_ns));
         if self.measuring {
-            let stats = if meta.op_is_read {
-                &mut self.out.read
-            } else {
-                &mut self.out.write
-            };
-            stats.ios += 1;
-            stats.io_bytes += meta.len as u64;
-            let total = done_ns.saturating_sub(meta.issue_ns);
-            if inline {
-                // Completion and total latency are the same sample for a synchronous IO:
-                // record it once; `finish` copies the histogram.
-                stats.completion.record(total);
-            } else {
-                stats
-                    .submission
-                    .record(meta.submit_ns.saturating_sub(meta.issue_ns));
-                stats
-                    .completion
-                    .record(done_ns.saturating_sub(meta.submit_ns));
-                stats.total.record(total);
-            }
-            if let Some(log) = &self.plan.io_log {
-                self.log_io(log, meta, done_ns, inline);
-            }
-            self.series
-                .record(meta.op_is_read, meta.len as u64, 1, total);
-            if inline {
-                self.series.record_parts(total, None);
-            } else {
-                self.series.record_parts(
-                    done_ns.saturating_sub(meta.submit_ns),
-                    Some(meta.submit_ns.saturating_sub(meta.issue_ns)),
-                );
-            }
+            self.record(meta, done_ns, inline);
         }
         if !meta.op_is_read {
             self.writes_since_sync += 1;
         }
-        Ok(())
+        self.check_max_latency(meta, done_ns)
+    }
+
+    /// Adds a completed IO to the clone's counters and to the histograms the job measures
+    /// (fio's `disable_*` leave theirs empty, as fio's JSON shows zeros for them).
+    #[inline]
+    fn record(&mut self, meta: &SlotMeta, done_ns: u64, inline: bool) {
+        let measure = &self.plan.measure;
+        let stats = if meta.op_is_read {
+            &mut self.out.read
+        } else {
+            &mut self.out.write
+        };
+        stats.ios += 1;
+        stats.io_bytes += meta.len as u64;
+        let total = done_ns.saturating_sub(meta.issue_ns);
+        if inline {
+            // Completion and total latency are the same sample for a synchronous IO: with
+            // both measured, record it once; `finish` copies the histogram.
+            if measure.clat {
+                stats.completion.record(total);
+            } else if measure.lat {
+                stats.total.record(total);
+            }
+        } else {
+            if measure.slat {
+                stats
+                    .submission
+                    .record(meta.submit_ns.saturating_sub(meta.issue_ns));
+            }
+            if measure.clat {
+                stats
+                    .completion
+                    .record(done_ns.saturating_sub(meta.submit_ns));
+            }
+            if measure.lat {
+                stats.total.record(total);
+            }
+        }
+        if let Some(log) = &self.plan.io_log {
+            self.log_io(log, meta, done_ns, inline);
+        }
+        self.series
+            .record(meta.op_is_read, meta.len as u64, 1, total);
+        if inline {
+            self.series.record_parts(total, None);
+        } else {
+            self.series.record_parts(
+                done_ns.saturating_sub(meta.submit_ns),
+                Some(meta.submit_ns.saturating_sub(meta.issue_ns)),
+            );
+        }
+    }
+
+    /// fio's `max_latency`: a total latency above it fails the clone with ETIMEDOUT (checked
+    /// only while total latency is measured, as fio checks it).
+    #[inline]
+    fn check_max_latency(&self, meta: &SlotMeta, done_ns: u64) -> Result<(), IoFailure> {
+        let max_ns = self.plan.measure.max_latency_ns[usize::from(!meta.op_is_read)];
+        let latency_ns = done_ns.saturating_sub(meta.issue_ns);
+        match max_ns {
+            Some(max_ns) if self.plan.measure.lat && latency_ns > max_ns => {
+                Err(IoFailure::MaxLatency {
+                    latency_ns,
+                    max_ns,
+                    path: self.plan.files[meta.file as usize].0.clone(),
+                    what: if meta.op_is_read { "read" } else { "write" },
+                    offset: meta.offset,
+                    len: meta.len,
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// One line per per-IO log for a measured completion; a write error ends the job (its
@@ -946,19 +1032,44 @@ impl<'a, C: Clock> Run<'a, C> {
 
     #[inline]
     pub(crate) fn publish_progress(&self) {
-        self.shared
-            .progress
-            .ios
-            .store(self.completed, Ordering::Relaxed);
-        self.shared
-            .progress
-            .bytes
-            .store(self.completed_bytes, Ordering::Relaxed);
+        let cell = self.shared.progress;
+        cell.ios.store(self.completed, Ordering::Relaxed);
+        cell.bytes.store(self.completed_bytes, Ordering::Relaxed);
+        // One relaxed load per publication; the copy happens once per status interval.
+        if cell.snapshot_wanted.load(Ordering::Relaxed) {
+            cell.snapshot_wanted.store(false, Ordering::Relaxed);
+            self.publish_snapshot();
+        }
+    }
+
+    /// Copies the measurements so far into the progress cell (`--status-interval`).
+    #[cold]
+    fn publish_snapshot(&self) {
+        let (mut read, mut write) = (self.out.read.clone(), self.out.write.clone());
+        for d in [&mut read, &mut write] {
+            // A synchronous engine records total latency into completion until `finish`.
+            if d.total.count() == 0 && self.plan.measure.lat && self.plan.measure.clat {
+                d.total = d.completion.clone();
+            }
+        }
+        let runtime_ns = if self.measuring {
+            self.clock.now_ns().saturating_sub(self.measure_start)
+        } else {
+            0
+        };
+        let mut slot = self.shared.progress.snapshot.lock().expect("snapshot lock");
+        let generation = slot.as_ref().map_or(0, |s| s.generation) + 1;
+        *slot = Some(CloneSnapshot {
+            read,
+            write,
+            runtime_ns,
+            generation,
+        });
     }
 
     pub(crate) fn finish<E: Engine>(&mut self, engine: &mut E, end_ns: u64) -> CloneOutput {
         self.publish_progress();
-        if E::INLINE {
+        if E::INLINE && self.plan.measure.lat && self.plan.measure.clat {
             self.out.read.total = self.out.read.completion.clone();
             self.out.write.total = self.out.write.completion.clone();
         }
@@ -1196,7 +1307,15 @@ enum Phase {
 /// never later than the moment the kernel can start them. A failed submit is recorded (it
 /// ends issuing).
 fn submit_queued<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, q: &mut Slots) {
-    let submit_ns = run.clock.now_ns();
+    // The submit time splits slat from clat; with both off (fio's disable_slat and
+    // disable_clat) the clock is not read here and the IOs keep their issue time. The reading
+    // after each reap stays: it is also the time the loop ends the run by.
+    let measure = &run.plan.measure;
+    let submit_ns = if measure.slat || measure.clat {
+        Some(run.clock.now_ns())
+    } else {
+        None
+    };
     if run.measuring {
         // fio (`td_io_commit`): the IOs of a commit count at the depth they make together.
         let batch = q.batch.len() as u64;
@@ -1206,7 +1325,9 @@ fn submit_queued<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, q: &
     }
     q.inflight += q.batch.len();
     for slot in q.batch.drain(..) {
-        q.meta[slot as usize].submit_ns = submit_ns;
+        if let Some(submit_ns) = submit_ns {
+            q.meta[slot as usize].submit_ns = submit_ns;
+        }
     }
     if let Err(e) = engine.submit() {
         run.out

@@ -247,6 +247,8 @@ mod stalled {
             pacing: Default::default(),
             fsync_on_close: false,
             end_syncfs: false,
+            measure: Default::default(),
+            file_service: Default::default(),
             io_log: None,
             ioprio: 0,
             cmdprio: None,

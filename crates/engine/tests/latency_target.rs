@@ -103,6 +103,8 @@ fn plan(target_ns: u64, keep_running: bool) -> ClonePlan {
         },
         fsync_on_close: false,
         end_syncfs: false,
+        measure: Default::default(),
+        file_service: Default::default(),
         io_log: None,
         ioprio: 0,
         cmdprio: None,

@@ -218,6 +218,8 @@ mod stamps {
                 pacing: Default::default(),
                 fsync_on_close: false,
                 end_syncfs: false,
+                measure: Default::default(),
+                file_service: Default::default(),
                 io_log: None,
                 ioprio: 0,
                 cmdprio: None,

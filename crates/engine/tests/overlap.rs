@@ -91,6 +91,8 @@ fn plan(serialize_overlap: bool) -> ClonePlan {
         },
         fsync_on_close: false,
         end_syncfs: false,
+        measure: Default::default(),
+        file_service: Default::default(),
         io_log: None,
         ioprio: 0,
         cmdprio: None,

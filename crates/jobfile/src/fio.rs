@@ -10,6 +10,7 @@ pub(crate) mod apply;
 pub(crate) mod compat;
 pub(crate) mod control;
 pub(crate) mod data;
+pub(crate) mod engine_opts;
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};
@@ -728,7 +729,15 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     check_blockalign(&mut job, &b)?;
     control::settle_steady_state(&mut job, &mut b)?;
     control::settle_latency_target(&mut job, &mut b)?;
-    if let Some(invalidate) = b.invalidate.as_ref().filter(|i| i.value && !job.direct) {
+    if job.file_sync.pre_read && job.direct {
+        let note = "pre_read with direct=1: the job's IO bypasses the page cache, so iofit reads nothing ahead (fio's pre-read through the job's O_DIRECT descriptor leaves nothing cached either)".to_string();
+        if !job.notes.contains(&note) {
+            job.notes.push(note);
+        }
+    }
+    // fio's pre_read clears invalidate: dropping what was just read in would be pointless.
+    let dropping = |i: &&Placed<bool>| i.value && !job.direct && !job.file_sync.pre_read;
+    if let Some(invalidate) = b.invalidate.as_ref().filter(dropping) {
         return Err(invalidate.loc.unsupported_value(
             "invalidate",
             "1",
@@ -1137,5 +1146,7 @@ fn split_filenames(value: &str) -> Vec<String> {
 mod compat_tests;
 #[cfg(test)]
 mod control_tests;
+#[cfg(test)]
+mod options3_tests;
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,7 @@ use crate::fio::apply::{self as a, Arg, Ctx};
 use crate::fio::compat as cm;
 use crate::fio::control as ctl;
 use crate::fio::data as d;
+use crate::fio::engine_opts as eo;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -133,16 +134,27 @@ const HONOURED: &[FioOption] = &[
         "threads= is an option of fio's tiobench profile and changes nothing in a plain job (fio ignores it too); use numjobs for more threads")),
     opt("gtod_reduce", &[], Flag, Noted(a::check_flag,
         "gtod_reduce: iofit still times every IO (its clock read costs are in BENCHMARKS.md) and reports the latencies fio would have left out")),
-    opt("disable_lat", &[], Flag, Noted(a::check_flag, "disable_lat: iofit still measures and reports total latency")),
-    opt("disable_clat", &[], Flag, Noted(a::check_flag, "disable_clat: iofit still measures and reports completion latency")),
-    opt("disable_slat", &[], Flag, Noted(a::check_flag, "disable_slat: iofit still measures and reports submission latency")),
-    opt("disable_bw_measurement", &["disable_bw"], Flag, Noted(a::check_flag, "disable_bw_measurement: iofit still reports bandwidth")),
+    opt("disable_lat", &[], Flag, Supported(eo::disable_lat)),
+    opt("disable_clat", &[], Flag, Supported(eo::disable_clat)),
+    opt("disable_slat", &[], Flag, Supported(eo::disable_slat)),
+    opt("disable_bw_measurement", &["disable_bw"], Flag, Supported(eo::disable_bw_measurement)),
+    opt("max_latency", &[], Value, Supported(eo::max_latency)),
+    opt("exitall_on_error", &[], Flag, Supported(eo::exitall_on_error)),
+    opt("filename_format", &[], Value, Supported(eo::filename_format)),
+    opt("unique_filename", &[], Flag, Supported(eo::unique_filename)),
+    opt("pre_read", &[], Flag, Supported(eo::pre_read)),
+    opt("create_only", &[], Flag, Supported(eo::create_only)),
     opt("disk_util", &[], Flag, Noted(a::check_flag, "disk_util: iofit does not report disk utilisation")),
     opt("create_on_open", &[], Flag, Noted(a::check_flag,
         "create_on_open: iofit creates and lays out every file before timing starts, so creation is never timed")),
-    opt("fixedbufs", &[], Flag, Noted(a::check_flag, "fixedbufs: iofit's io_uring always uses registered buffers")),
-    opt("registerfiles", &[], Flag, Noted(a::check_flag, "registerfiles: iofit's io_uring always registers its files")),
-    opt("nonvectored", &[], Value, Noted(a::nothing, "nonvectored: iofit's io_uring always issues non-vectored (fixed-buffer) reads and writes")),
+    // io_uring engine options (fio/engine_opts.rs).
+    opt("fixedbufs", &[], Flag, Supported(eo::fixedbufs)),
+    opt("registerfiles", &[], Flag, Supported(eo::registerfiles)),
+    opt("nonvectored", &[], Value, Supported(eo::nonvectored)),
+    opt("sqthread_poll", &[], Flag, Supported(eo::sqthread_poll)),
+    opt("sqthread_poll_cpu", &[], Value, Supported(eo::sqthread_poll_cpu)),
+    opt("hipri", &[], Flag, Supported(eo::hipri)),
+    opt("force_async", &[], Value, Supported(eo::force_async)),
     // Data verification and buffer content (fio/data.rs).
     opt("verify_only", &[], Flag, Supported(d::verify_only)),
     opt("verify_fatal", &[], Flag, Supported(d::verify_fatal)),
@@ -262,17 +274,19 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["numa_cpu_nodes", "numa_mem_policy"], "NUMA placement needs libnuma, which iofit does not use"),
     (&["cgroup", "cgroup_nodelete", "cgroup_weight"], "cgroup placement is not implemented in iofit"),
     (&["exec_prerun", "exec_postrun"], "iofit does not run commands from job files"),
+    (&["unlink_each_loop"],
+     "iofit runs loops=N as one pass over N times the size with the files open throughout; deleting and laying the files out again between loops is not implemented (use unlink=1 to remove them after the run)"),
     (&["trim_percentage", "trim_backlog", "trim_backlog_batch"], "iofit does not issue trim IO"),
     (&["uid", "gid", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
        "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
        "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
-       "hipri", "hipri_percentage", "sqthread_poll", "sqthread_poll_cpu", "force_async",
+       "hipri_percentage", 
        "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
        "allow_file_create", "allow_mounted_write", "create_fsync", "opendir",
        "file_append", "filetype", "write_barrier", "fadvise_hint",
               "bs_is_seq_rand",
-       "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",                      "unlink_each_loop", "pre_read",        "create_only", "filename_format", "unique_filename",        "sync_file_range", "exitall_on_error",
-       "ignore_error", "max_latency",               "steadystate_check_interval",
+       "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",        "sync_file_range",
+       "ignore_error",               "steadystate_check_interval",
        "ss_interval",        
        "block_error_percentiles", 
        "log_hist_coarseness", "log_alternate_epoch",
@@ -382,7 +396,7 @@ pub fn fio_program_option(key: &str) -> Option<&'static str> {
     const PROGRAM: &str = "it is an option of the fio program, not of a job, and iofit has no \
                            such option (iofit run --help lists iofit's own)";
     match key.to_ascii_lowercase().replace('_', "-").as_str() {
-        "eta" | "eta-newline" | "eta-interval" | "status-interval" => Some(DISPLAY),
+        "eta" | "eta-newline" | "eta-interval" => Some(DISPLAY),
         "bandwidth-log"
         | "minimal"
         | "append-terse"

@@ -546,6 +546,19 @@ pub struct JobSpec {
     /// Search for the deepest queue that meets a latency target (fio `latency_target`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_target: Option<LatencyTargetSpec>,
+    /// io_uring ring setup and per-IO flags (fio's io_uring engine options).
+    #[serde(default, skip_serializing_if = "UringOptions::is_default")]
+    pub uring: UringOptions,
+    /// What the job measures, and the latency that fails it (fio `disable_*`, `max_latency`).
+    #[serde(default, skip_serializing_if = "Measurement::is_default")]
+    pub measurement: Measurement,
+    /// Which of the job's files the next IO goes to (fio `file_service_type`).
+    #[serde(default, skip_serializing_if = "FileService::is_default")]
+    pub file_service: FileService,
+    /// How the files of a `Target::Directory` are named (fio `filename_format`; `$jobname`,
+    /// `$jobnum`, `$filenum`, `$clientuid`); `None`: fio's `$jobname.$jobnum.$filenum`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename_format: Option<String>,
     /// Where each clone starts beyond `offset` (fio `offset=N%`, `offset_increment`,
     /// `offset_align`).
     #[serde(
@@ -566,6 +579,92 @@ pub struct JobSpec {
     /// not as an error); the file is created empty, not laid out first.
     #[serde(default)]
     pub fill_device: bool,
+}
+
+/// fio's `file_service_type`: how the next file is chosen, and how many IOs go to a file
+/// before the next choice (the `:N` suffix of random, roundrobin and sequential).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FileService {
+    pub kind: FileServiceKind,
+    pub ios_per_choice: u32,
+}
+
+impl Default for FileService {
+    fn default() -> Self {
+        FileService {
+            kind: FileServiceKind::RoundRobin,
+            ios_per_choice: 1,
+        }
+    }
+}
+
+impl FileService {
+    pub fn is_default(&self) -> bool {
+        *self == FileService::default()
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileServiceKind {
+    /// The files in turn (fio's default).
+    #[default]
+    RoundRobin,
+    /// One file until the job has moved its size in it, then the next.
+    Sequential,
+    /// A file drawn uniformly.
+    Random,
+    /// A file drawn by zipf, pareto or normal over the file numbers, file 0 ranked hottest
+    /// (fio does not hash file ranks); `Uniform` and `Zoned` are not used here.
+    Skewed(RandomDistribution),
+}
+
+/// fio's `disable_lat`, `disable_clat`, `disable_slat`, `disable_bw_measurement` (each turns a
+/// measurement off: its numbers are zero in the report, and the per-IO path skips it) and
+/// `max_latency` (a total latency above it fails the job with ETIMEDOUT).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub disable_lat: bool,
+    pub disable_clat: bool,
+    pub disable_slat: bool,
+    pub disable_bw: bool,
+    /// Per direction; checked only while total latency is measured, as in fio.
+    pub max_latency: PerDirection<Option<Duration>>,
+}
+
+impl Measurement {
+    pub fn is_default(&self) -> bool {
+        *self == Measurement::default()
+    }
+}
+
+/// fio's io_uring engine options. The defaults are iofit's own choices (register buffers and
+/// files when the kernel allows, non-vectored opcodes, no polling); a job file that names an
+/// option gets fio's meaning of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UringOptions {
+    /// `fixedbufs`: `Some(true)` the buffers must be registered (setup fails otherwise, as in
+    /// fio), `Some(false)` never registered, `None` registered when the kernel allows.
+    pub fixed_buffers: Option<bool>,
+    /// `registerfiles`, with the same three meanings as `fixed_buffers`.
+    pub register_files: Option<bool>,
+    /// `sqthread_poll`: a kernel thread polls the submission queue (IORING_SETUP_SQPOLL).
+    pub sq_thread_poll: bool,
+    /// `sqthread_poll_cpu`: the CPU that thread is bound to (IORING_SETUP_SQ_AFF).
+    pub sq_thread_cpu: Option<u32>,
+    /// `hipri`: polled completions (IORING_SETUP_IOPOLL).
+    pub hipri: bool,
+    /// `force_async=N`: every Nth IO is sent with IOSQE_ASYNC (punted to io-wq); 0 never.
+    pub force_async_every: u32,
+    /// `nonvectored`: `Some(false)` readv/writev with one iovec (fio's `nonvectored=0`),
+    /// `Some(true)` or `None` plain read/write.
+    pub nonvectored: Option<bool>,
+}
+
+impl UringOptions {
+    pub fn is_default(&self) -> bool {
+        *self == UringOptions::default()
+    }
 }
 
 /// fio's `latency_target`, `latency_window`, `latency_percentile`, `latency_run`.
@@ -645,6 +744,13 @@ pub struct FileSync {
     /// Remove the job's files at the end of the run, if this run created them (fio `unlink`).
     #[serde(default)]
     pub unlink: bool,
+    /// Read the job's region of every file into the page cache before the job starts (fio
+    /// `pre_read`; buffered jobs only: direct IO does not read through the cache).
+    #[serde(default)]
+    pub pre_read: bool,
+    /// Lay the files out and stop: no IO is run or reported (fio `create_only`).
+    #[serde(default)]
+    pub create_only: bool,
 }
 
 impl FileSync {
@@ -676,6 +782,9 @@ pub struct ThreadControl {
     pub io_priority: Option<IoPriority>,
     /// When this job finishes, stop every other job (fio `exitall`).
     pub exit_all: bool,
+    /// When this job ends with an error, stop every other job (fio `exitall_on_error`).
+    #[serde(default)]
+    pub exit_all_on_error: bool,
 }
 
 impl ThreadControl {
@@ -740,6 +849,10 @@ impl JobSpec {
             thread_control: ThreadControl::default(),
             steady_state: None,
             latency_target: None,
+            uring: UringOptions::default(),
+            measurement: Measurement::default(),
+            file_service: FileService::default(),
+            filename_format: None,
             start: crate::placement::StartOffset::default(),
             flow: None,
             serialize_overlap: false,
@@ -767,11 +880,45 @@ impl JobSpec {
         match &self.target {
             Target::Files(files) => files.clone(),
             Target::Directory { path, nrfiles } => (0..(*nrfiles).max(1))
-                .map(|file_index| {
-                    path.join(format!("{}.{}.{}", self.name, clone_index, file_index))
-                })
+                .map(|file_index| path.join(self.file_name(clone_index, file_index)))
                 .collect(),
         }
+    }
+
+    /// The name of file `file_index` of clone `clone_index` in the job's directory: fio's
+    /// `make_filename`, keywords matched without regard to case. `$clientuid` is the client's
+    /// address in fio's client/server mode and empty otherwise; iofit has no such mode (its
+    /// multi-host runs give each host its own files), so it is empty here too.
+    pub fn file_name(&self, clone_index: u32, file_index: u32) -> String {
+        let Some(format) = self.filename_format.as_deref().filter(|f| !f.is_empty()) else {
+            return format!("{}.{}.{}", self.name, clone_index, file_index);
+        };
+        let values = [
+            ("$jobname", self.name.clone()),
+            ("$clientuid", String::new()),
+            ("$jobnum", clone_index.to_string()),
+            ("$filenum", file_index.to_string()),
+        ];
+        // One pass from the left, so a value holding a keyword is not expanded again.
+        let mut name = String::with_capacity(format.len() + self.name.len());
+        let mut rest = format;
+        while let Some(ch) = rest.chars().next() {
+            let hit = values.iter().find(|(keyword, _)| {
+                rest.get(..keyword.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(keyword))
+            });
+            match hit {
+                Some((keyword, value)) => {
+                    name.push_str(value);
+                    rest = &rest[keyword.len()..];
+                }
+                None => {
+                    name.push(ch);
+                    rest = &rest[ch.len_utf8()..];
+                }
+            }
+        }
+        name
     }
 
     /// IOs in flight per clone: synchronous engines keep one whatever `iodepth` says.

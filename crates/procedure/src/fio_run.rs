@@ -167,6 +167,11 @@ impl iofit_engine::Observer for Bridge<'_> {
     fn progress(&mut self, progress: &Progress) {
         self.observer.progress(LABEL, progress);
     }
+
+    fn status(&mut self, report: &RunReport) {
+        let text = render(self.format, report, self.jobs);
+        self.observer.status_report(LABEL, &text);
+    }
 }
 
 /// The results as fio-style text (with fio's header), fio-compatible JSON or json+, or fio's

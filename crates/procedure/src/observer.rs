@@ -18,6 +18,8 @@ pub trait Observer {
     fn progress(&mut self, _label: &str, _progress: &Progress) {}
     /// The run that reported progress ended.
     fn run_done(&mut self, _label: &str) {}
+    /// A `--status-interval` report: the results so far, rendered in the run's output format.
+    fn status_report(&mut self, _label: &str, _text: &str) {}
 }
 
 /// An observer that ignores everything.

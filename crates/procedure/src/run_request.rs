@@ -51,6 +51,8 @@ pub struct RunRequest {
     pub ssh_config: Option<PathBuf>,
     /// vdbench's flatfile of a vdbench file's runs (`--flatfile FILE`).
     pub flatfile: Option<PathBuf>,
+    /// fio's `--status-interval`: print the full report so far this often.
+    pub status_interval: Option<std::time::Duration>,
 }
 
 /// The job files and the fio options (`--key=value`, `--key value`) given after them.
@@ -113,6 +115,7 @@ const VALUED_OWN_FLAGS: &[&str] = &[
     "hosts",
     "remote-iofit",
     "ssh-config",
+    "status-interval",
 ];
 
 impl RunRequest {
@@ -184,6 +187,7 @@ impl RunRequest {
                     bad(format!("--workers={text}: write a whole number such as 3"))
                 })?)
             }
+            "status-interval" => self.status_interval = Some(status_interval(&need(value)?)?),
             "output-format" => {
                 let name = need(value)?;
                 self.output_format = OutputFormat::parse(&name).ok_or_else(|| {
@@ -214,6 +218,18 @@ impl RunRequest {
         out.extend(overrides_from(fio_args));
         out
     }
+}
+
+/// fio's `--status-interval=T`: seconds unless a unit is given (fio reads it so), at least 1 ms.
+pub fn status_interval(text: &str) -> Result<std::time::Duration, ProcedureError> {
+    let interval = iofit_jobfile::parse_time(text, std::time::Duration::from_secs(1))
+        .map_err(|why| bad(format!("--status-interval={text}: {why}; write seconds such as --status-interval=1, or a time with a unit such as 500ms")))?;
+    if interval < std::time::Duration::from_millis(1) {
+        return Err(bad(format!(
+            "--status-interval={text} is shorter than 1 ms; write --status-interval=1 (one second) or more"
+        )));
+    }
+    Ok(interval)
 }
 
 fn looks_like_job_file(arg: &str) -> bool {

@@ -148,8 +148,8 @@ fn job_value(
         // fio reports a verify failure as EILSEQ (84), other failures by their errno.
         "error": if job.verify.as_ref().is_some_and(|v| v.bad_units > 0) {
             84
-        } else if job.error.is_some() {
-            1
+        } else if let Some(error) = &job.error {
+            errno_of(error)
         } else {
             0
         },
@@ -186,6 +186,20 @@ fn job_value(
             _ => (None, group_bw.0 + group_bw.1),
         };
         value[label] = direction_value(&direction, &job.series, read, bw, reporting, json_plus);
+        if job.fio.bw_measurement_off {
+            // fio's disable_bw_measurement keeps no bandwidth samples: their statistics are 0
+            // (the job's bw, bytes over runtime, stays).
+            for key in [
+                "bw_min",
+                "bw_max",
+                "bw_agg",
+                "bw_mean",
+                "bw_dev",
+                "bw_samples",
+            ] {
+                value[label][key] = json!(0);
+            }
+        }
     }
     // Only a job that verified says so (the key is iofit's; fio prints verify errors).
     if let Some(verify) = &job.verify {
@@ -328,6 +342,15 @@ pub fn interval_rates(series: &[IntervalSample], read: bool) -> (Vec<f64>, Vec<f
         iops.push(ios as f64 / seconds);
     }
     (bw, iops)
+}
+
+/// fio's `error` field: the errno of a failed IO or of `max_latency` (ETIMEDOUT, 110), read
+/// from the message's "(os error N)"; 1 for a failure without one.
+fn errno_of(message: &str) -> i32 {
+    message
+        .rsplit_once("(os error ")
+        .and_then(|(_, tail)| tail.split(')').next()?.parse().ok())
+        .unwrap_or(1)
 }
 
 /// One direction; `read` picks the interval series' side (None: both, for `mixed`).

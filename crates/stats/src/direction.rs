@@ -37,9 +37,16 @@ impl DirectionStats {
     /// The result over a measured window of `runtime_ns`. A direction without IO reports a
     /// runtime of 0, as fio does.
     pub fn to_result(&self, runtime_ns: u64) -> DirectionResult {
-        // The engine's own invariant: every completion is in the completion and total histograms.
-        debug_assert_eq!(self.completion.count(), self.ios);
-        debug_assert_eq!(self.total.count(), self.ios);
+        // The engine's own invariant: every completion is in the completion and total
+        // histograms, unless the job turned that measurement off (fio `disable_clat`,
+        // `disable_lat`), which leaves the histogram empty.
+        for count in [self.completion.count(), self.total.count()] {
+            debug_assert!(
+                count == self.ios || count == 0,
+                "{count} samples for {} IOs",
+                self.ios
+            );
+        }
         if self.ios == 0 {
             return DirectionResult::default();
         }

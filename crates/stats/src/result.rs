@@ -156,6 +156,10 @@ pub struct FioJobExtras {
     pub minor_faults: u64,
     /// What fio's `latency_target` search found; `None` when the job had no target.
     pub latency_target: Option<LatencyTargetResult>,
+    /// fio's `disable_bw_measurement`: no bandwidth samples were kept, so the report's
+    /// `bw_min`/`bw_max`/`bw_mean`/`bw_dev`/`bw_samples` are zero, as fio's are.
+    #[serde(default)]
+    pub bw_measurement_off: bool,
 }
 
 /// fio's IO depth distributions, counted in fio's buckets (`io_u_map`, `io_u_submit`,

@@ -78,6 +78,10 @@ pub struct Args {
     /// Write results to FILE (after every finished job) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Print the full report so far every T (seconds, or with a unit: 500ms) while jobs run,
+    /// in the --output-format (fio --status-interval; json prints one JSON object each time).
+    #[arg(long, value_name = "T", value_parser = parse_status_interval)]
+    pub status_interval: Option<std::time::Duration>,
     /// For a vdbench file: also write vdbench's flatfile (flatfile.html columns) to FILE.
     #[arg(long, value_name = "FILE")]
     pub flatfile: Option<PathBuf>,
@@ -157,8 +161,13 @@ impl Args {
             remote_iofit: self.remote_iofit.take(),
             ssh_config: self.ssh_config.take(),
             flatfile: self.flatfile.take(),
+            status_interval: self.status_interval,
         }
     }
+}
+
+fn parse_status_interval(text: &str) -> Result<std::time::Duration, String> {
+    request::status_interval(text).map_err(|e| e.to_string())
 }
 
 /// The run's progress bar and notes on stderr.
@@ -246,6 +255,23 @@ impl Observer for RunObserver {
             bar.finish_and_clear();
         }
     }
+
+    fn status_report(&mut self, _label: &str, text: &str) {
+        use std::io::Write;
+        let print = || {
+            let mut out = std::io::stdout().lock();
+            // A closed stdout (a pipe whose reader left) must not stop the run.
+            let _ = out.write_all(text.as_bytes());
+            if !text.ends_with('\n') {
+                let _ = out.write_all(b"\n");
+            }
+            let _ = out.flush();
+        };
+        match &self.bar {
+            Some(bar) => bar.suspend(print),
+            None => print(),
+        }
+    }
 }
 
 /// `--hosts`: the fio jobs on every host at once (see `cmd::remote`).
@@ -330,6 +356,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let options = RunOptions {
         allow_overwrite: request.allow_overwrite,
         stop,
+        status_interval: request.status_interval,
         ..RunOptions::default()
     };
     let mut observer = RunObserver::new(request.quiet);

@@ -158,16 +158,83 @@ pub(crate) fn openfiles(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 /// iofit moves from file to file round-robin, one IO each: fio's default `roundrobin`.
-pub(crate) fn file_service_type(_: &mut Ctx, arg: &Arg) -> R {
+/// fio's `file_service_type`: `roundrobin`, `sequential` or `random`, each with `:N` IOs per
+/// choice; `zipf[:THETA]`, `pareto[:H]`, `normal[:DEV%]` (`gauss`), each with `:CENTER`
+/// optional. fio's defaults: zipf 1.1, pareto 0.2, normal 0.
+pub(crate) fn file_service_type(c: &mut Ctx, arg: &Arg) -> R {
+    use iofit_model::job::{FileService, FileServiceKind, RandomDistribution};
+    const FIX: &str = "write roundrobin, sequential or random (each with :N IOs per file, e.g. random:8), or zipf:1.2, pareto:0.2, normal:10 (gauss), each with an optional :CENTER in 0..1";
     let value = arg.value()?;
-    let kind = value.split(':').next().unwrap_or(value);
-    match (kind, value.split_once(':')) {
-        ("roundrobin", None) | ("roundrobin", Some((_, "1"))) => Ok(()),
-        _ => Err(arg.unsupported(
-            "choosing files other than round-robin one IO at a time",
-            "use file_service_type=roundrobin (fio's default)",
-        )),
-    }
+    let (kind, rest) = value
+        .split_once(':')
+        .map_or((value, None), |(k, r)| (k, Some(r)));
+    let number = |text: &str| -> Result<f64, JobFileError> {
+        text.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| arg.invalid(format!("'{text}' is not a number"), FIX))
+    };
+    // The skewed forms: the input, then an optional center.
+    let skew = |default: f64| -> Result<(f64, Option<f64>), JobFileError> {
+        let mut parts = rest
+            .unwrap_or("")
+            .split(':')
+            .filter(|p| !p.trim().is_empty());
+        let input = parts.next().map(number).transpose()?.unwrap_or(default);
+        let center = parts.next().map(number).transpose()?;
+        if center.is_some_and(|c| c > 1.0) {
+            return Err(arg.invalid("the center is outside 0..1", FIX));
+        }
+        Ok((input, center))
+    };
+    let mut ios_per_choice = 1;
+    let kind = match kind.trim() {
+        name @ ("roundrobin" | "sequential" | "random") => {
+            if let Some(count) = rest {
+                // fio reads the suffix with atoi: a count of IOs per choice.
+                ios_per_choice = crate::values::parse_u32(count)
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| arg.invalid(format!("'{count}' is not a count of IOs"), FIX))?;
+            }
+            match name {
+                "roundrobin" => FileServiceKind::RoundRobin,
+                "sequential" => FileServiceKind::Sequential,
+                _ => FileServiceKind::Random,
+            }
+        }
+        "zipf" => {
+            let (theta, center) = skew(1.1)?;
+            if theta == 0.0 || theta == 1.0 {
+                return Err(arg.invalid("zipf needs a theta above 0 and not 1", FIX));
+            }
+            FileServiceKind::Skewed(RandomDistribution::Zipf { theta, center })
+        }
+        "pareto" => {
+            let (h, center) = skew(0.2)?;
+            if !(h > 0.0 && h < 1.0) {
+                return Err(arg.invalid("pareto needs h between 0 and 1", FIX));
+            }
+            FileServiceKind::Skewed(RandomDistribution::Pareto { h, center })
+        }
+        "normal" | "gauss" => {
+            let (deviation_pct, center) = skew(0.0)?;
+            if deviation_pct > 100.0 {
+                return Err(arg.invalid("the deviation is a percentage 0..100", FIX));
+            }
+            FileServiceKind::Skewed(RandomDistribution::Normal {
+                deviation_pct,
+                center,
+            })
+        }
+        _ => return Err(arg.invalid("not a file service type", FIX)),
+    };
+    c.job.file_service = FileService {
+        kind,
+        ios_per_choice,
+    };
+    Ok(())
 }
 
 pub(crate) fn exitall(c: &mut Ctx, arg: &Arg) -> R {

@@ -73,7 +73,7 @@ fn file_options_say_what_iofit_does() {
     assert!(job("overwrite=0").unwrap().notes[0].contains("lays out every file"));
     assert!(job("openfiles=1").unwrap().notes[0].contains("keeps every file"));
     assert!(job("file_service_type=roundrobin").is_ok());
-    assert!(error("file_service_type=random").contains("round-robin"));
+    assert!(error("file_service_type=later").contains("write roundrobin, sequential or random"));
 }
 
 #[test]
