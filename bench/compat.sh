@@ -38,9 +38,9 @@ def first_error(text):
             return line
     return ""
 
-def sh(args, timeout):
+def sh(args, timeout, cwd=None):
     try:
-        p = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, cwd=cwd)
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
         return 124, "", "timed out after %ss" % timeout
@@ -48,7 +48,7 @@ def sh(args, timeout):
 rows = []
 for d in dirs:
     for name in sorted(os.listdir(d)):
-        path = os.path.join(d, name)
+        path = os.path.abspath(os.path.join(d, name))
         if not os.path.isfile(path) or name.endswith((".png", ".md")):
             continue
         fio_rc, _, fio_err = sh(["fio", "--parse-only", path], 20)
@@ -66,12 +66,13 @@ for d in dirs:
                         "--ramp_time=0", "--startdelay=0", "--directory=" + work]
                 if any(not t.endswith("/") for t in targets):
                     args.append("--filename=" + os.path.join(work, "data"))
-                run_rc, _, run_err = sh(args, 300)
+                # In the run directory: log files (write_*_log prefixes) land there, not here.
+                run_rc, _, run_err = sh(args, 300, cwd=work)
                 row["run"] = "ok" if run_rc == 0 else "FAILED: " + first_error(run_err)[:160]
                 if run_rc != 0:
                     # Does fio run it with the same overrides? (Then iofit is the odd one out.)
                     fio_args = ["fio", "--output=/dev/null"] + args[3:]
-                    fio_run_rc, _, _ = sh(fio_args, 300)
+                    fio_run_rc, _, _ = sh(fio_args, 300, cwd=work)
                     row["fio_run_fails"] = fio_run_rc != 0
                     if fio_run_rc != 0:
                         row["run"] = "FAILED as fio does: " + first_error(run_err)[:140]

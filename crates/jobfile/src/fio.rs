@@ -274,7 +274,8 @@ impl Reader<'_> {
                 Some((key, value)) => {
                     let key = key.trim();
                     let value = expand_env(value.trim(), key, &loc)?;
-                    let value = self.vars.substitute(&value);
+                    let substituted = self.vars.substitute(&value);
+                    let value = values::bc_after_keywords(&value, substituted);
                     let value = values::evaluate_arithmetic(&value, is_time_option(key)).map_err(
                         |why| {
                             loc.invalid(

@@ -64,6 +64,24 @@ pub fn parse_size(text: &str, base: SizeBase) -> Result<Bytes, ValueError> {
     Bytes::parse_with_base(trimmed, base).map_err(|e| ValueError(e.to_string()))
 }
 
+/// fio's `bc_calc` (options.c): a value in which `$ncpus`, `$pagesize` or `$mb_memory` was
+/// replaced is handed to `bc` when it holds `+ - * /`, so `10*1000*$mb_memory` is the product
+/// (without a keyword, fio leaves unparenthesised arithmetic alone). Such a value made only of
+/// numbers and operators becomes `(EXPRESSION)` for [`evaluate_arithmetic`] (which divides in
+/// floating point where bc truncates).
+pub fn bc_after_keywords(written: &str, substituted: String) -> String {
+    let replaced = substituted != written;
+    let math = substituted.contains(['+', '-', '*', '/']);
+    let plain = substituted
+        .chars()
+        .all(|c| c.is_ascii_digit() || " +-*/()".contains(c));
+    if replaced && math && plain && !substituted.starts_with('(') {
+        format!("({substituted})")
+    } else {
+        substituted
+    }
+}
+
 /// What fio 3.33 reads from a size written as arithmetic without parentheses
 /// (`10*10*1000*24105`): `strtoll` takes the leading number and, as the next character is not a
 /// letter, `get_mult_bytes` (parse.c) applies no unit, so the value is that number of bytes.
@@ -463,6 +481,18 @@ mod tests {
         );
         assert_eq!(evaluate_arithmetic("(1+2)s", true).unwrap(), "3s");
         assert_eq!(evaluate_arithmetic("4k", false).unwrap(), "4k");
+        // fio pipes a value whose keyword it replaced through bc: the product, not 10.
+        let bc = bc_after_keywords("10*1000*$mb_memory", "10*1000*24105".to_string());
+        assert_eq!(evaluate_arithmetic(&bc, false).unwrap(), "241050000");
+        assert_eq!(
+            bc_after_keywords("10*1000", "10*1000".to_string()),
+            "10*1000",
+            "no keyword: fio reads the leading number"
+        );
+        assert_eq!(
+            bc_after_keywords("$pagesize-64k", "4096-64k".to_string()),
+            "4096-64k"
+        );
         assert!(evaluate_arithmetic("(1+", false).is_err());
         assert!(evaluate_arithmetic("(1/0)", false).is_err());
         assert!(evaluate_arithmetic("(2-5)", false).is_err());
