@@ -2,7 +2,8 @@
 # Fidelity of `iofit emulate` against `iofit predict`: for each design x workload pair, predict
 # with the service latency measured on the unthrottled device, then run the same workload with
 # `iofit run` under `iofit emulate` and compare IOPS, MB/s and the binding limit.
-# Goal: measured within 10 % of predicted on every pair, the binding limit named the same.
+# Goal: measured within 10 % of predicted on every pair, the binding limit named the same (or,
+# "ok (tie)", a limit the prediction comes within 10 % of: either may bind in a measurement).
 # Needs root (cgroups, loop devices). Volumes are loop devices on /dev/shm (RAM), so the
 # throttle, not the disk, sets the pace. RUNTIME=S sets each run's length (default 8 s);
 # ONLY=REGEX runs the pairs whose "VM DISKS RW BS QDn" matches (e.g. ONLY=randrw).
@@ -72,8 +73,14 @@ pi, pm = pred["total_iops"], pred["total_throughput_mb_s"]
 ei = (iops - pi) / pi * 100 if pi else 0
 em = (mb - pm) / pm * 100 if pm else 0
 same = pk_norm == emu_kind or (pk_norm.startswith("queue") and emu_kind == "none")
+# A tie: a limit the prediction uses to within 10 % (the error band above) may bind in a
+# measurement as well as the predicted one (QD1 / 0.053 ms = 18,797 IOPS against a P80's 20,000).
+near = {{"disk_throughput_mb_s": "disk_throughput"}.get(l["kind"], l["kind"])
+        for l in pred.get("limits", []) if l.get("headroom_pct", 100) <= 10}
+tie = not same and emu_kind in near
+same = same or tie
 ok = abs(ei) <= 10 and abs(em) <= 10 and same
-print(f"{vm + ' ' + disks:<34} {workload:<34} {pi:10.0f} {iops:10.0f} {ei:6.1f}% {pm:9.1f} {mb:9.1f} {em:6.1f}%  {pk:<22} {b:<22} {'ok' if ok else 'MISS'}")
+print(f"{vm + ' ' + disks:<34} {workload:<34} {pi:10.0f} {iops:10.0f} {ei:6.1f}% {pm:9.1f} {mb:9.1f} {em:6.1f}%  {pk:<22} {b:<22} {('ok (tie)' if tie else 'ok') if ok else 'MISS'}")
 open(f"{work}/verdict", "w").write("ok" if ok else "miss")
 PY
     total=$((total + 1)); [ "$(cat "$WORK/verdict")" = ok ] && pass=$((pass + 1)); return 0
