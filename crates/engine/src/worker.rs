@@ -166,6 +166,52 @@ pub struct ClonePlan {
     pub fill_device: bool,
 }
 
+impl ClonePlan {
+    /// A plan for one clone doing random 4 KiB reads over `length_bytes` of one file, at depth
+    /// 1, until told to stop, with everything else off: the starting point for a plan built by
+    /// hand (the engine's harness tests take it and change what they test with `..`).
+    pub fn random_reads(job_name: &str, path: impl Into<PathBuf>, length_bytes: u64) -> ClonePlan {
+        ClonePlan {
+            job_name: job_name.into(),
+            clone_index: 0,
+            files: vec![(path.into(), 0, length_bytes)],
+            sizes: SizePicker::Fixed {
+                read: 4096,
+                write: 4096,
+            },
+            rwmix_read_pct: 100.0,
+            random_pct: 100.0,
+            norandommap: false,
+            align: 4096,
+            sequence: Default::default(),
+            pickers: vec![None],
+            seed: 1,
+            depth: 1,
+            start_delay_ns: 0,
+            ramp_ns: 0,
+            runtime_ns: None,
+            budget_bytes: None,
+            rate_iops: [None, None],
+            rate_bytes_per_second: [None, None],
+            fsync_every: 0,
+            fdatasync_every: 0,
+            end_fsync: false,
+            interval_ns: 1_000_000_000,
+            submit_batch: 1,
+            data: Default::default(),
+            pacing: Default::default(),
+            fsync_on_close: false,
+            end_syncfs: false,
+            measure: Default::default(),
+            file_service: Default::default(),
+            io_log: None,
+            ioprio: 0,
+            cmdprio: None,
+            fill_device: false,
+        }
+    }
+}
+
 /// fio's `disable_lat`/`disable_clat`/`disable_slat` (false here: not measured, the histogram
 /// stays empty) and `max_latency` per direction (read, write), in nanoseconds.
 #[derive(Clone, Debug)]

@@ -7,7 +7,7 @@
 use iofit_engine::clock::{Clock, FakeClock};
 use iofit_engine::engine::{Completion, Engine, Op};
 use iofit_engine::worker::{
-    run_clone, ClonePlan, CloneShared, LatencyTargetPlan, PacingPlan, ProgressCell, SizePicker,
+    run_clone, ClonePlan, CloneShared, LatencyTargetPlan, PacingPlan, ProgressCell,
 };
 use iofit_stats::SeriesMerger;
 use std::io;
@@ -66,32 +66,8 @@ impl Engine for SerialDevice<'_> {
 
 fn plan(target_ns: u64, keep_running: bool) -> ClonePlan {
     ClonePlan {
-        job_name: "latency".into(),
-        clone_index: 0,
-        files: vec![("x".into(), 0, 64 << 20)],
-        sizes: SizePicker::Fixed {
-            read: 4096,
-            write: 4096,
-        },
-        rwmix_read_pct: 100.0,
-        random_pct: 100.0,
-        norandommap: false,
-        align: 4096,
-        sequence: Default::default(),
-        pickers: vec![None],
-        seed: 1,
         depth: 64,
-        start_delay_ns: 0,
-        ramp_ns: 0,
         runtime_ns: Some(30_000_000_000),
-        budget_bytes: None,
-        rate_iops: [None, None],
-        rate_bytes_per_second: [None, None],
-        fsync_every: 0,
-        fdatasync_every: 0,
-        end_fsync: false,
-        interval_ns: 1_000_000_000,
-        submit_batch: 1,
         pacing: PacingPlan {
             latency_target: Some(LatencyTargetPlan {
                 target_ns,
@@ -101,15 +77,7 @@ fn plan(target_ns: u64, keep_running: bool) -> ClonePlan {
             }),
             ..PacingPlan::default()
         },
-        fsync_on_close: false,
-        end_syncfs: false,
-        measure: Default::default(),
-        file_service: Default::default(),
-        io_log: None,
-        ioprio: 0,
-        cmdprio: None,
-        fill_device: false,
-        data: Default::default(),
+        ..ClonePlan::random_reads("latency", "x", 64 << 20)
     }
 }
 

@@ -120,7 +120,7 @@ mod stamps {
 
     use iofit_engine::clock::{Clock, FakeClock};
     use iofit_engine::engine::{Completion, Engine, Op};
-    use iofit_engine::worker::{run_clone, ClonePlan, CloneShared, ProgressCell, SizePicker};
+    use iofit_engine::worker::{run_clone, ClonePlan, CloneShared, ProgressCell};
     use iofit_stats::SeriesMerger;
     use std::io;
     use std::sync::atomic::AtomicBool;
@@ -188,42 +188,9 @@ mod stamps {
                 flying: Vec::new(),
             };
             let plan = ClonePlan {
-                job_name: "timed".into(),
-                clone_index: 0,
-                files: vec![("x".into(), 0, 64 << 20)],
-                sizes: SizePicker::Fixed {
-                    read: 4096,
-                    write: 4096,
-                },
-                rwmix_read_pct: 100.0,
-                random_pct: 100.0,
-                norandommap: false,
-                align: 4096,
-                sequence: Default::default(),
-                pickers: vec![None],
-                seed: 1,
                 depth,
-                start_delay_ns: 0,
-                ramp_ns: 0,
-                runtime_ns: None,
                 budget_bytes: Some(4096 * 2000),
-                rate_iops: [None, None],
-                rate_bytes_per_second: [None, None],
-                fsync_every: 0,
-                fdatasync_every: 0,
-                end_fsync: false,
-                interval_ns: 1_000_000_000,
-                submit_batch: 1,
-                data: Default::default(),
-                pacing: Default::default(),
-                fsync_on_close: false,
-                end_syncfs: false,
-                measure: Default::default(),
-                file_service: Default::default(),
-                io_log: None,
-                ioprio: 0,
-                cmdprio: None,
-                fill_device: false,
+                ..ClonePlan::random_reads("timed", "x", 64 << 20)
             };
             let stop = AtomicBool::new(false);
             let progress = ProgressCell::default();

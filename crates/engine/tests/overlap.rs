@@ -5,9 +5,7 @@
 
 use iofit_engine::clock::FakeClock;
 use iofit_engine::engine::{Completion, Engine, Op};
-use iofit_engine::worker::{
-    run_clone, ClonePlan, CloneShared, PacingPlan, ProgressCell, SizePicker,
-};
+use iofit_engine::worker::{run_clone, ClonePlan, CloneShared, PacingPlan, ProgressCell};
 use iofit_stats::SeriesMerger;
 use std::io;
 use std::sync::atomic::AtomicBool;
@@ -58,46 +56,16 @@ impl Engine for RecordingDevice {
 
 fn plan(serialize_overlap: bool) -> ClonePlan {
     ClonePlan {
-        job_name: "overlap".into(),
-        clone_index: 0,
         // A 16 KiB file of 4 KiB blocks, 32 IOs wanted in flight.
-        files: vec![("x".into(), 0, 16 << 10)],
-        sizes: SizePicker::Fixed {
-            read: 4096,
-            write: 4096,
-        },
         rwmix_read_pct: 0.0,
-        random_pct: 100.0,
         norandommap: true,
-        align: 4096,
-        sequence: Default::default(),
-        pickers: vec![None],
-        seed: 1,
         depth: 32,
-        start_delay_ns: 0,
-        ramp_ns: 0,
-        runtime_ns: None,
         budget_bytes: Some(2000 * 4096),
-        rate_iops: [None, None],
-        rate_bytes_per_second: [None, None],
-        fsync_every: 0,
-        fdatasync_every: 0,
-        end_fsync: false,
-        interval_ns: 1_000_000_000,
-        submit_batch: 1,
         pacing: PacingPlan {
             serialize_overlap,
             ..PacingPlan::default()
         },
-        fsync_on_close: false,
-        end_syncfs: false,
-        measure: Default::default(),
-        file_service: Default::default(),
-        io_log: None,
-        ioprio: 0,
-        cmdprio: None,
-        fill_device: false,
-        data: Default::default(),
+        ..ClonePlan::random_reads("overlap", "x", 16 << 10)
     }
 }
 
