@@ -79,6 +79,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "target {} IOPS reached with {threads} threads",
                 group_thousands(args.target_iops)
             );
+        } else if result.capped_at_max_threads {
+            println!(
+                "target {} IOPS NOT reached with {threads} threads, the --max-threads cap ({} were needed); raise --max-threads to run them all",
+                group_thousands(args.target_iops),
+                result.threads_exact.ceil()
+            );
         } else {
             println!(
                 "target {} IOPS NOT reached with {threads} threads: latency rose from {:.1} us to {:.1} us under load (Little's law: {threads} / {:.6} s = {} IOPS); the storage saturates below the target",
