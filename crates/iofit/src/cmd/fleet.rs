@@ -2,10 +2,12 @@
 //! DIR`. The work is in `iofit_fleet`; this wires flags, the progress bar (on a terminal only)
 //! and the exit code (1 when some servers failed, 2 when none could be done).
 
-use crate::cmd::plan::{assumptions_for, emit, parse_caching, rows_for};
+use crate::cmd::emit;
 use crate::exit::{bad_input, FAILED};
 use iofit_fleet::{FleetPlan, ServerResult};
 use iofit_planner::PlanOptions;
+use iofit_procedure::inputs::{assumptions_for, rows_for};
+use iofit_procedure::plan::parse_caching;
 use iofit_profile::{ParseOptions, SizingOptions};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,8 @@
 //! `iofit predict`: what a design (VM + volumes) delivers for a workload, every limit with its
 //! headroom, and the one that binds.
 
-use super::plan::{emit, CatalogArgs, OutputArgs};
+use super::emit;
+use super::shared::{CatalogArgs, OutputArgs};
 use iofit_procedure::predict::{self, PredictRequest, Provisioned};
 use std::path::PathBuf;
 use std::process::ExitCode;
