@@ -70,6 +70,36 @@ fn json(out: &std::process::Output) -> Value {
     })
 }
 
+/// Runs `emulate` with `design` over `command`, asserts that it succeeded, returns its JSON.
+fn emulated_json<I, S>(mount_root: &Path, design: &[&str], command: I) -> Value
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let out = emulate(mount_root, design).args(command).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out)
+}
+
+/// One number per second of an outcome, read at a JSON pointer (`/vm_iops`,
+/// `/volumes/0/read_iops`).
+fn per_second(doc: &Value, pointer: &str) -> Vec<f64> {
+    doc["seconds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s.pointer(pointer)
+                .and_then(Value::as_f64)
+                .unwrap_or_else(|| panic!("no {pointer} in {s}"))
+        })
+        .collect()
+}
+
 /// Nothing of ours is left: no cgroup, no loop device on our images, no mount, no image.
 fn assert_clean() {
     let cgroups: Vec<String> = [
@@ -169,7 +199,7 @@ fn disk_cap_holds_a_random_reader_at_the_disks_iops() {
     // E10: 500 IOPS, 600 while its (full, 30-minute) credit bucket lasts; the cap in force is
     // read back from the outcome. numjobs 4 x QD16 keeps it saturated.
     let report = mount_root.parent().unwrap().join("emulate.html");
-    let out = emulate(
+    let doc = emulated_json(
         &mount_root,
         &[
             "--vm",
@@ -181,25 +211,17 @@ fn disk_cap_holds_a_random_reader_at_the_disks_iops() {
             "--json",
             "--",
         ],
-    )
-    .args(run_job(
-        "data",
-        &[
-            "--rw=randread",
-            "--bs=4k",
-            "--numjobs=4",
-            "--runtime=4",
-            "--time_based",
-        ],
-    ))
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        run_job(
+            "data",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--numjobs=4",
+                "--runtime=4",
+                "--time_based",
+            ],
+        ),
     );
-    let doc = json(&out);
     let seconds = doc["seconds"].as_array().unwrap();
     // Skip the layout second; the steady seconds sit at the cap, never above it.
     let steady: Vec<f64> = seconds[2..seconds.len() - 1]
@@ -240,7 +262,7 @@ fn a_p10_bursts_while_credits_last_then_falls_to_its_baseline() {
     require_root_and_throttling();
     let (_tmp, mount_root) = dirs();
     // P10: 500 IOPS, burst 3,500 for 30 min; time scale 600 -> 3 s of full burst.
-    let out = emulate(
+    let doc = emulated_json(
         &mount_root,
         &[
             "--vm",
@@ -252,34 +274,19 @@ fn a_p10_bursts_while_credits_last_then_falls_to_its_baseline() {
             "--json",
             "--",
         ],
-    )
-    .args(run_job(
-        "data",
-        &[
-            "--rw=randread",
-            "--bs=4k",
-            "--numjobs=8",
-            "--runtime=7",
-            "--time_based",
-        ],
-    ))
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        run_job(
+            "data",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--numjobs=8",
+                "--runtime=7",
+                "--time_based",
+            ],
+        ),
     );
-    let doc = json(&out);
-    let seconds = doc["seconds"].as_array().unwrap();
-    let iops: Vec<f64> = seconds
-        .iter()
-        .map(|s| s["volumes"][0]["read_iops"].as_f64().unwrap())
-        .collect();
-    let caps: Vec<f64> = seconds
-        .iter()
-        .map(|s| s["volumes"][0]["cap_iops"].as_f64().unwrap())
-        .collect();
+    let iops = per_second(&doc, "/volumes/0/read_iops");
+    let caps = per_second(&doc, "/volumes/0/cap_iops");
     // Into burst: some second near 3,500; out of it: the last seconds at the 500 baseline.
     let peak = iops.iter().cloned().fold(0.0, f64::max);
     assert!(
@@ -310,7 +317,7 @@ fn a_bursting_vm_lifts_its_cap_while_credits_last_then_falls_to_its_baseline() {
     // Standard_D2s_v5: 3,750 uncached IOPS, VM-level burst 10,000 for 30 min; 2 x P40 (15,000)
     // never binds. Scale 0.1 (rates a loaded machine sustains): VM 375, burst 1,000; time scale
     // 600 -> 3 s of full burst.
-    let out = emulate(
+    let doc = emulated_json(
         &mount_root,
         &[
             "--vm",
@@ -324,34 +331,19 @@ fn a_bursting_vm_lifts_its_cap_while_credits_last_then_falls_to_its_baseline() {
             "--json",
             "--",
         ],
-    )
-    .args(run_job(
-        "data",
-        &[
-            "--rw=randread",
-            "--bs=4k",
-            "--numjobs=4",
-            "--runtime=7",
-            "--time_based",
-        ],
-    ))
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        run_job(
+            "data",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--numjobs=4",
+                "--runtime=7",
+                "--time_based",
+            ],
+        ),
     );
-    let doc = json(&out);
-    let seconds = doc["seconds"].as_array().unwrap();
-    let vm: Vec<f64> = seconds
-        .iter()
-        .map(|s| s["vm_iops"].as_f64().unwrap())
-        .collect();
-    let caps: Vec<f64> = seconds
-        .iter()
-        .map(|s| s["vm_cap_iops"].as_f64().unwrap())
-        .collect();
+    let vm = per_second(&doc, "/vm_iops");
+    let caps = per_second(&doc, "/vm_cap_iops");
     // Into burst: some second near 1,000; out of it: the last full seconds at the 375 baseline.
     // (Up to 1.5x: with the CPU starved by 8 busy loops, 1,177 and 1,412 IOPS went through in
     // the first burst second against the 1,000 cap in two runs; bench/fidelity.sh measures the
@@ -395,7 +387,7 @@ fn a_premium_ssd_v2_volume_is_held_at_the_iops_bought() {
     let (_tmp, mount_root) = dirs();
     // Premium SSD v2 bought at 4,000 IOPS and 150 MB/s per disk, scale 0.125: 500 IOPS (a rate a
     // loaded machine sustains). The D8s_v5's 12,800 x 0.125 does not bind.
-    let out = emulate(
+    let doc = emulated_json(
         &mount_root,
         &[
             "--vm",
@@ -407,30 +399,18 @@ fn a_premium_ssd_v2_volume_is_held_at_the_iops_bought() {
             "--json",
             "--",
         ],
-    )
-    .args(run_job(
-        "data",
-        &[
-            "--rw=randread",
-            "--bs=4k",
-            "--numjobs=4",
-            "--runtime=5",
-            "--time_based",
-        ],
-    ))
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        run_job(
+            "data",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--numjobs=4",
+                "--runtime=5",
+                "--time_based",
+            ],
+        ),
     );
-    let doc = json(&out);
-    let seconds = doc["seconds"].as_array().unwrap();
-    let iops: Vec<f64> = seconds
-        .iter()
-        .map(|s| s["volumes"][0]["read_iops"].as_f64().unwrap())
-        .collect();
+    let iops = per_second(&doc, "/volumes/0/read_iops");
     // Skip the layout seconds (a volume well under its limits runs unthrottled until it nears
     // them) and the last fragment, as the disk-cap test does.
     let steady = median(&iops[2..iops.len() - 1]);
@@ -449,11 +429,10 @@ fn the_vm_cap_is_shared_between_volumes() {
     let (_tmp, mount_root) = dirs();
     // Standard_DS1: 3,200 uncached IOPS over two P30 (5,000 IOPS each), all scaled by 0.25:
     // the VM's 800 binds before either volume's 1,250.
-    let out = emulate(
+    let doc = emulated_json(
         &mount_root,
         &["--vm", "Standard_DS1", "--disk", "a=1xP30", "--disk", "b=1xP30", "--scale", "0.25", "--json", "--"],
-    )
-    .args([
+        [
         "sh",
         "-c",
         &format!(
@@ -463,20 +442,9 @@ fn the_vm_cap_is_shared_between_volumes() {
              --numjobs=1 --runtime=5 --time_based --directory=$IOFIT_VOLUME_B --output=$IOFIT_VOLUME_B/result.json --quiet; wait",
             iofit = env!("CARGO_BIN_EXE_iofit")
         ),
-    ])
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    ],
     );
-    let doc = json(&out);
-    let seconds = doc["seconds"].as_array().unwrap();
-    let vm: Vec<f64> = seconds
-        .iter()
-        .map(|s| s["vm_iops"].as_f64().unwrap())
-        .collect();
+    let vm = per_second(&doc, "/vm_iops");
     let steady = &vm[2..vm.len() - 1];
     let vm_median = median(steady);
     // A second can run 30 % over while the gain settles (measured here under load); the
