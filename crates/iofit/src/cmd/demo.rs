@@ -2,7 +2,7 @@
 //! plan, predict, a short real run, compare, one HTML report. Exits 0 when every step ran (a
 //! failed comparison on this machine's temp directory is information, not an error).
 
-use super::emit;
+use super::print_json_or_text;
 use crate::observe::CliObserver;
 use anyhow::Context;
 use iofit_catalog::EDITION_CURRENT;
@@ -95,11 +95,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &demo::html_report(&report),
     )?;
     report.report_path = Some(report_path);
-    if args.json {
-        emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
-    } else {
-        let tables: Vec<_> = catalog.tables_in(&args.edition).collect();
-        emit(&demo::render_text(&report, &tables))?;
-    }
+    print_json_or_text(
+        args.json,
+        || &report,
+        || {
+            demo::render_text(
+                &report,
+                &catalog.tables_in(&args.edition).collect::<Vec<_>>(),
+            )
+        },
+    )?;
     Ok(ExitCode::SUCCESS)
 }

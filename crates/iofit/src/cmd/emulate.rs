@@ -116,11 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.report {
         write_report(path, &options.limits, &outcome)?;
     }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&outcome)?);
-    } else {
-        print!("{}", summary(&outcome));
-    }
+    super::print_json_or_text(args.json, || &outcome, || summary(&outcome))?;
     Ok(exit_code(&outcome))
 }
 

@@ -2,7 +2,7 @@
 //! DIR`. The work is in `iofit_fleet`; this wires flags, the progress bar (on a terminal only)
 //! and the exit code (1 when some servers failed, 2 when none could be done).
 
-use crate::cmd::emit;
+use crate::cmd::{emit, print_json_or_text};
 use crate::exit::{bad_input, FAILED};
 use iofit_fleet::{FleetPlan, ServerResult};
 use iofit_planner::PlanOptions;
@@ -153,11 +153,11 @@ pub fn plan(args: PlanFleet<'_>) -> anyhow::Result<ExitCode> {
             iofit_report::fleet_table::render_html(&fleet, &title).as_bytes(),
         )?;
     }
-    if args.json {
-        emit(&format!("{}\n", serde_json::to_string_pretty(&fleet)?))?;
-    } else {
-        emit(&iofit_report::fleet_table::render_text(&fleet))?;
-    }
+    print_json_or_text(
+        args.json,
+        || &fleet,
+        || iofit_report::fleet_table::render_text(&fleet),
+    )?;
     for failed in &fleet.failed {
         eprintln!(
             "iofit: skipped server {}: {}",

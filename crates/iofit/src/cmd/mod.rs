@@ -45,3 +45,25 @@ pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
         other => other.context("writing to stdout"),
     }
 }
+
+/// Prints pretty JSON (`--json`) or the text rendering; only the one asked for is built.
+pub(crate) fn print_json_or_text<J: serde::Serialize>(
+    as_json: bool,
+    json: impl FnOnce() -> J,
+    text: impl FnOnce() -> String,
+) -> anyhow::Result<()> {
+    if as_json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&json())?))
+    } else {
+        emit(&text())
+    }
+}
+
+/// Exit 0 when the outcome `succeeded` (designs found, requirements met), 1 otherwise.
+pub(crate) fn exit_for(succeeded: bool) -> std::process::ExitCode {
+    if succeeded {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::from(crate::exit::FAILED)
+    }
+}

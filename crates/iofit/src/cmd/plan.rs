@@ -1,7 +1,7 @@
 //! `iofit plan`: requirements (from flags or a TOML file) + catalog -> designs ranked by cost.
 
-use super::emit;
 use super::shared::{CatalogArgs, OutputArgs};
+use super::{emit, exit_for, print_json_or_text};
 use crate::exit::bad_input;
 use iofit_planner::EXAMPLE_REQUIREMENTS;
 use iofit_procedure::plan::{self, PlanRequest, RequirementsSource, VolumeFlags};
@@ -181,17 +181,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         });
     }
     let outcome = plan::plan(&request(&args)?)?;
-    if args.output.json {
-        emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&outcome.json())?
-        ))?;
-    } else {
-        emit(&outcome.text())?;
-    }
-    Ok(if outcome.found() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(crate::exit::FAILED)
-    })
+    print_json_or_text(args.output.json, || outcome.json(), || outcome.text())?;
+    Ok(exit_for(outcome.found()))
 }

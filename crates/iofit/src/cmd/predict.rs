@@ -1,8 +1,8 @@
 //! `iofit predict`: what a design (VM + volumes) delivers for a workload, every limit with its
 //! headroom, and the one that binds.
 
-use super::emit;
 use super::shared::{CatalogArgs, OutputArgs};
+use super::{exit_for, print_json_or_text};
 use iofit_procedure::predict::{self, PredictRequest, Provisioned};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -96,19 +96,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         report: args.output.report_request()?,
     };
     let outcome = predict::predict(&request)?;
-    if args.output.json {
-        emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&outcome.json())?
-        ))?;
-    } else {
-        emit(&outcome.text())?;
-    }
     // An impossible design (too many disks for the VM, premium disks on a standard VM) fails
     // like a missed requirement: exit 1, whatever it would deliver.
-    Ok(if outcome.fits() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(crate::exit::FAILED)
-    })
+    print_json_or_text(args.output.json, || outcome.json(), || outcome.text())?;
+    Ok(exit_for(outcome.fits()))
 }
