@@ -15,7 +15,10 @@ pub struct Args {
     /// VM size, e.g. Standard_DS14 (any case; the Standard_ prefix may be left out).
     #[arg(long)]
     pub vm: String,
-    /// A volume: COUNTxSKU[:CACHING], e.g. 10xP30:none or 1xP30:readonly. Repeat per volume.
+    /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. 10xP30:none or data=1xP30:readonly; a
+    /// Premium SSD v2 or Ultra volume adds what is bought per disk:
+    /// log=1xPremiumV2,size_gib=256,iops=6000,mb_s=200 (as `emulate` takes it). Repeat per
+    /// volume.
     #[arg(long = "disk", required = true, value_name = "SPEC")]
     pub disks: Vec<String>,
     /// Stripe unit of multi-disk volumes (64k for small random IO, 256k for sequential).
@@ -60,7 +63,8 @@ pub struct Args {
         default_value_t = 100.0
     )]
     pub cache_hit_pct: f64,
-    /// For Premium SSD v2 / Ultra volumes: size, IOPS and MB/s provisioned per disk.
+    /// For Premium SSD v2 / Ultra volumes whose --disk does not say it: size, IOPS and MB/s
+    /// provisioned per disk.
     #[arg(long = "provisioned-size-gib")]
     pub provisioned_size_gib: Option<f64>,
     #[arg(long = "provisioned-iops")]
