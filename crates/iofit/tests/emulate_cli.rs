@@ -3,6 +3,7 @@
 //! controller these tests fail with the reason: they never pass silently.
 
 use assert_cmd::cargo::CommandCargoExt;
+use iofit_testkit::assert_exit;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -77,11 +78,7 @@ where
     S: AsRef<std::ffi::OsStr>,
 {
     let out = emulate(mount_root, design).args(command).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     json(&out)
 }
 
@@ -540,12 +537,7 @@ fn a_killed_command_and_ctrl_c_both_leave_nothing_behind() {
     .args(["sh", "-c", "kill -9 $$"])
     .output()
     .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 1);
     assert!(String::from_utf8_lossy(&out.stdout).contains("killed by signal 9"));
     assert_clean();
     // Ctrl-C to emulate while the command runs: 130, command ended, everything removed.
@@ -737,12 +729,7 @@ fn bad_input_is_refused_before_anything_is_made() {
         )
         .output()
         .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_exit(&out, 2);
         assert_eq!(
             std::fs::read_to_string(mount_root.join("data/keep")).unwrap(),
             "precious"
@@ -770,11 +757,7 @@ fn a_design_from_a_plan_is_rehearsed_as_planned() {
         .args(["--capacity-gib", "500", "--top", "2", "--json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     std::fs::write(&plan, &out.stdout).unwrap();
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let first = &doc["plan"]["designs"][0]["design"];
@@ -795,11 +778,7 @@ fn a_design_from_a_plan_is_rehearsed_as_planned() {
         .args(["--", "true"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let label = first["volumes"][0]["label"].as_str().unwrap();
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains(&format!("{label} IOPS")), "{summary}");

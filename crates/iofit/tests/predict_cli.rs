@@ -1,7 +1,7 @@
 //! `iofit predict` end to end: the seed's DS14 benchmark layout and worked examples, with text
 //! and JSON snapshots (seed edition, fixed inputs: stable).
 
-use iofit_testkit::iofit;
+use iofit_testkit::{assert_exit, iofit};
 use std::io::Write;
 
 const DS14_ARGS: &[&str] = &[
@@ -325,12 +325,7 @@ fn each_provisioned_volume_says_what_it_bought_and_spec_figures_win_over_the_fla
         .args(["--rw", "randread", "--bs", "4k", "--iodepth", "64"])
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let volumes = doc["prediction"]["volumes"].as_array().unwrap();
     let delivered: Vec<(&str, f64)> = volumes
