@@ -628,7 +628,7 @@ fn volume(
     let (iops_at, throughput_at, basis) = match options.window_s {
         Some(window) => {
             let (mut iops_peaks, mut throughput_peaks, windows) =
-                window_peaks(capture, &points, window, options.interval_s, &spec.label)?;
+                window_peaks(capture, points, window, options.interval_s, &spec.label)?;
             (
                 percentile(&mut iops_peaks, p).unwrap_or(0.0),
                 percentile(&mut throughput_peaks, p).unwrap_or(0.0),
