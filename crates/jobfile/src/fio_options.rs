@@ -13,6 +13,7 @@ use crate::fio::compat as cm;
 use crate::fio::control as ctl;
 use crate::fio::data as d;
 use crate::fio::engine_opts as eo;
+use crate::fio::replay as rp;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -241,6 +242,16 @@ const HONOURED: &[FioOption] = &[
     opt("cmdprio_bssplit", &[], Value, Supported(cm::cmdprio_bssplit)),
     opt("dedupe_global", &[], Flag, Supported(d::dedupe_global)),
     opt("fill_device", &["fill_fs"], Flag, Supported(cm::fill_device)),
+    // IO logs (crates/jobfile/src/fio/replay.rs).
+    opt("read_iolog", &[], Value, Supported(rp::read_iolog)),
+    opt("read_iolog_chunked", &[], Flag, Supported(rp::read_iolog_chunked)),
+    opt("replay_no_stall", &[], Flag, Supported(rp::replay_no_stall)),
+    opt("replay_time_scale", &[], Value, Supported(rp::replay_time_scale)),
+    opt("replay_redirect", &[], Value, Supported(rp::replay_redirect)),
+    opt("replay_align", &[], Value, Supported(rp::replay_align)),
+    opt("replay_scale", &[], Value, Supported(rp::replay_scale)),
+    opt("replay_skip", &[], Value, Supported(rp::replay_skip)),
+    opt("write_iolog", &[], Value, Supported(rp::write_iolog)),
     opt("experimental_verify", &[], Flag, Noted(a::check_flag,
         "experimental_verify: iofit checks the written blocks from its own record of the writes (fio replays its random sequence instead); every block is checked the same")),
     opt("create_serialize", &[], Flag, Noted(a::check_flag,
@@ -265,10 +276,8 @@ const REFUSED: &[(&[&str], &str)] = &[
        "md_per_io_size", "pi_act", "pi_chk", "read_mode", "write_mode", "readfua", "writefua",
        "write_hint"],
      "NVMe/SCSI passthrough features (placement, protection information, FUA) need an engine iofit does not have"),
-    (&["read_iolog", "read_iolog_chunked", "write_iolog", "merge_blktrace_file",
-       "merge_blktrace_iters", "merge_blktrace_scalars", "replay_align", "replay_no_stall",
-       "replay_redirect", "replay_scale", "replay_skip", "replay_time_scale"],
-     "IO log and blktrace replay are not implemented in iofit"),
+    (&["merge_blktrace_file", "merge_blktrace_iters", "merge_blktrace_scalars"],
+     "merging blktrace binary logs is not implemented: iofit replays fio's text IO logs (read_iolog) only"),
     (&["cmdprio_hint", "priohint"],
      "IO priority hints (command duration limits) need drives with CDL, and iofit sets only the class and level of an IO priority"),
     (&["numa_cpu_nodes", "numa_mem_policy"], "NUMA placement needs libnuma, which iofit does not use"),

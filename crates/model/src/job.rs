@@ -579,6 +579,12 @@ pub struct JobSpec {
     /// not as an error); the file is created empty, not laid out first.
     #[serde(default)]
     pub fill_device: bool,
+    /// Replay an IO log instead of drawing IOs (fio `read_iolog`, `replay_*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<crate::replay::ReplaySpec>,
+    /// Record every IO issued in fio's version 3 IO log at this path (fio `write_iolog`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_iolog: Option<PathBuf>,
 }
 
 /// fio's `file_service_type`: how the next file is chosen, and how many IOs go to a file
@@ -858,6 +864,8 @@ impl JobSpec {
             serialize_overlap: false,
             cmdprio: None,
             fill_device: false,
+            replay: None,
+            write_iolog: None,
         }
     }
 
