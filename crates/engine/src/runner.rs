@@ -884,7 +884,9 @@ pub fn run_jobs(
                 let cells = Arc::clone(&cells);
                 let series = Arc::clone(&slots[slot].series);
                 let engine = job.engine;
-                let thread_control = job.thread_control.clone();
+                // fio numbers threads over every clone of every job, in job order.
+                let thread_index = plans[..j].iter().map(Vec::len).sum::<usize>() + c;
+                let thread_control = job.thread_control.for_thread(thread_index);
                 let uring = job.uring.clone();
                 let end_flags = Arc::clone(&end_flags);
                 let clock_choice = options.clock;

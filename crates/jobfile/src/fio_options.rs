@@ -242,6 +242,10 @@ const HONOURED: &[FioOption] = &[
     opt("cmdprio_bssplit", &[], Value, Supported(cm::cmdprio_bssplit)),
     opt("dedupe_global", &[], Flag, Supported(d::dedupe_global)),
     opt("fill_device", &["fill_fs"], Flag, Supported(cm::fill_device)),
+    opt("verify_async", &[], Value, Noted(a::nothing,
+        "verify_async: iofit verifies in the job's own thread as each read completes; no verify threads are started")),
+    opt("verify_async_cpus", &[], Value, Noted(a::nothing,
+        "verify_async_cpus: iofit starts no verify threads to pin")),
     // IO logs (crates/jobfile/src/fio/replay.rs).
     opt("read_iolog", &[], Value, Supported(rp::read_iolog)),
     opt("read_iolog_chunked", &[], Flag, Supported(rp::read_iolog_chunked)),
@@ -261,8 +265,7 @@ const HONOURED: &[FioOption] = &[
 /// Groups of fio options iofit refuses, with the reason each group shares.
 #[rustfmt::skip]
 const REFUSED: &[(&[&str], &str)] = &[
-    (&["verify_async", "verify_async_cpus",
-       "verify_pattern_interval", "verify_policy",
+    (&["verify_pattern_interval", "verify_policy",
        "verify_write_sequence", "verifysort", "verifysort_nr",
        "trim_verify_zero", "verify_bytchk", "verify_mode"],
      "iofit verifies in the job's own thread, in offset order, with every block's full header (verify= and its family are supported); this variant is not implemented"),

@@ -791,11 +791,25 @@ pub struct ThreadControl {
     /// When this job ends with an error, stop every other job (fio `exitall_on_error`).
     #[serde(default)]
     pub exit_all_on_error: bool,
+    /// fio `cpus_allowed_policy=split`: each thread gets one CPU of `cpus` instead of all.
+    #[serde(default)]
+    pub split_cpus: bool,
 }
 
 impl ThreadControl {
     pub fn is_default(&self) -> bool {
         *self == ThreadControl::default()
+    }
+
+    /// What thread `thread_index` (0-based, counted over every clone of every job of the
+    /// run, in job order, as fio numbers threads) gets: with `split_cpus`, the CPU at that
+    /// index of the set, wrapping (fio's `fio_cpus_split`); otherwise the whole set.
+    pub fn for_thread(&self, thread_index: usize) -> ThreadControl {
+        let mut control = self.clone();
+        if self.split_cpus && !self.cpus.is_empty() {
+            control.cpus = vec![self.cpus[thread_index % self.cpus.len()]];
+        }
+        control
     }
 }
 
