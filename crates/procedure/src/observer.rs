@@ -76,6 +76,9 @@ pub enum Event {
         rd: String,
         error: Option<String>,
     },
+    /// Lines of a vdbench run printed while it goes (a file system run's format summary and
+    /// its interval lines, each when it ends).
+    VdbenchLines { text: String },
     /// An `iorate=curve` finished: the latency-versus-IO-rate table with its knee.
     VdbenchCurve { table: String },
     /// The demo's real run starts.
@@ -159,6 +162,7 @@ impl fmt::Display for Event {
                 Ok(())
             }
             Event::VdbenchCurve { table } => write!(f, "{table}"),
+            Event::VdbenchLines { text } => write!(f, "{text}"),
             Event::DemoRun { seconds_per_volume } => write!(
                 f,
                 "iofit demo: running the planned workload for {seconds_per_volume:.1}s per volume on a temp directory..."
