@@ -28,9 +28,9 @@ pub(crate) fn write_or_print(path: Option<&std::path::Path>, text: &str) -> anyh
     match path {
         Some(path) => files::write_output(path, text.as_bytes()),
         None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes())?;
-            Ok(stdout.flush()?)
+            // Whatever std's stdout holds goes first (the results are written past it).
+            std::io::stdout().lock().flush()?;
+            Ok(crate::stop::print_results(text)?)
         }
     }
 }
