@@ -205,15 +205,24 @@ fn end_now(after: Option<Duration>) -> ! {
             notes.concat()
         );
         // stderr too may be a pipe nobody reads: the note gets what room is left.
-        let _ = write_until(libc::STDERR_FILENO, note.as_bytes(), bound_ns);
+        let _ = write_until(libc::STDERR_FILENO, note.as_bytes(), || {
+            DEADLINE_NS.load(Ordering::SeqCst)
+        });
     }
     // SAFETY: _exit ends the process without running destructors or atexit handlers, which
     // is what a process ending from another thread needs (the main thread may hold locks).
     unsafe { libc::_exit(i32::from(INTERRUPTED)) }
 }
 
+/// Room the bound keeps for its note on stderr after the results' print has given up.
+const NOTE_ROOM: Duration = Duration::from_millis(50);
+
+/// The moment no print of results may pass: the bound less the room for the note.
 fn bound_ns() -> u64 {
-    DEADLINE_NS.load(Ordering::SeqCst)
+    match DEADLINE_NS.load(Ordering::SeqCst) {
+        u64::MAX => u64::MAX,
+        at => at.saturating_sub(NOTE_ROOM.as_nanos() as u64),
+    }
 }
 
 fn take_last_word() -> Option<LastWord> {
