@@ -37,6 +37,7 @@ pub mod live;
 pub mod null;
 pub mod psync;
 pub mod random;
+pub mod replay;
 pub mod resources;
 pub mod runner;
 pub mod sequence;

@@ -12,6 +12,7 @@ pub mod predict;
 pub mod profile;
 pub mod remote;
 pub mod run;
+pub(crate) mod shared;
 pub mod size_threads;
 pub mod vdbench;
 pub mod vdbench_hosts;
@@ -24,13 +25,47 @@ pub(crate) fn duration_flag(flag: &str, text: &str) -> Result<std::time::Duratio
 
 /// Results to `path` (whole or not at all) or, without one, to stdout.
 pub(crate) fn write_or_print(path: Option<&std::path::Path>, text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
     match path {
         Some(path) => files::write_output(path, text.as_bytes()),
-        None => {
-            // Whatever std's stdout holds goes first (the results are written past it).
-            std::io::stdout().lock().flush()?;
-            Ok(crate::stop::print_results(text)?)
-        }
+        None => emit(text),
+    }
+}
+
+/// Writes a command's output to stdout. A closed pipe (`iofit plan | head`) ends the output
+/// quietly instead of panicking the way `print!` does.
+pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use std::io::Write;
+    // Whatever std's stdout holds goes first; the text goes past it, never blocking past a
+    // stop's bound (`stop::print_results`).
+    match std::io::stdout()
+        .lock()
+        .flush()
+        .and_then(|_| crate::stop::print_results(text))
+    {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing to stdout"),
+    }
+}
+
+/// Prints pretty JSON (`--json`) or the text rendering; only the one asked for is built.
+pub(crate) fn print_json_or_text<J: serde::Serialize>(
+    as_json: bool,
+    json: impl FnOnce() -> J,
+    text: impl FnOnce() -> String,
+) -> anyhow::Result<()> {
+    if as_json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&json())?))
+    } else {
+        emit(&text())
+    }
+}
+
+/// Exit 0 when the outcome `succeeded` (designs found, requirements met), 1 otherwise.
+pub(crate) fn exit_for(succeeded: bool) -> std::process::ExitCode {
+    if succeeded {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::from(crate::exit::FAILED)
     }
 }
