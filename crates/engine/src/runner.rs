@@ -120,6 +120,7 @@ struct Slot {
     clones_done: u32,
     read: DirectionStats,
     write: DirectionStats,
+    trim: DirectionStats,
     syncs: u64,
     runtime_ns: u64,
     runtime_sum_ns: u64,
@@ -323,6 +324,11 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
     crate::file_service::FileChooser::new(&job.file_service, &lengths, seed)
         .map_err(|why| EngineError::invalid(&job.name, format!("file_service_type: {why}")))?;
     Ok(ClonePlan {
+        trim: match (job.rw.has_trims(), job.rw.is_trimwrite()) {
+            (false, _) => crate::worker::TrimMode::Off,
+            (true, false) => crate::worker::TrimMode::Trim,
+            (true, true) => crate::worker::TrimMode::TrimWrite,
+        },
         job_name: job.name.clone(),
         clone_index: clone,
         files: regions,
@@ -713,6 +719,7 @@ pub fn run_jobs(
             clones_done: 0,
             read: DirectionStats::default(),
             write: DirectionStats::default(),
+            trim: DirectionStats::default(),
             syncs: 0,
             runtime_ns: 0,
             runtime_sum_ns: 0,
@@ -1242,6 +1249,7 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.clones_done += 1;
     slot.read.merge(&output.read);
     slot.write.merge(&output.write);
+    slot.trim.merge(&output.trim);
     slot.syncs += output.syncs;
     slot.runtime_ns = slot.runtime_ns.max(output.runtime_ns);
     slot.runtime_sum_ns += output.runtime_ns;
@@ -1305,6 +1313,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         if !job.group_reporting {
             debug_assert_eq!(slot.read.io_bytes, slot.read.ios * sizes.read.as_u64());
             debug_assert_eq!(slot.write.io_bytes, slot.write.ios * sizes.write.as_u64());
+            debug_assert_eq!(slot.trim.io_bytes, slot.trim.ios * sizes.write.as_u64());
         }
     }
     let mut errors = std::mem::take(&mut slot.errors);
@@ -1319,6 +1328,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         iodepth: job.effective_iodepth(),
         read: slot.read.to_result(slot.runtime_ns),
         write: slot.write.to_result(slot.runtime_ns),
+        trim: slot.trim.to_result(slot.runtime_ns),
         syncs: slot.syncs,
         series,
         usr_cpu_pct: cpu_pct(slot.usr_ns),

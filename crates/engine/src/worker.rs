@@ -77,12 +77,12 @@ impl SizePicker {
         match self {
             SizePicker::Fixed { read, write } => match op {
                 Op::Read => *read,
-                Op::Write => *write,
+                Op::Write | Op::Trim => *write,
             },
             SizePicker::Split { read, write } => {
                 let table = match op {
                     Op::Read => read,
-                    Op::Write => write,
+                    Op::Write | Op::Trim => write,
                 };
                 let x = rng.percent();
                 table
@@ -164,6 +164,23 @@ pub struct ClonePlan {
     /// fio `fill_device`: a write that finds the file system full (ENOSPC, or short) ends the
     /// clone as done, not as failed.
     pub fill_device: bool,
+    /// Whether the clone's writes are trims (fio `rw=trim`/`randtrim`), or each trim is
+    /// followed by a write of the same block (`trimwrite`/`randtrimwrite`).
+    pub trim: TrimMode,
+}
+
+/// What fio's trim modes make of the clone's "write" direction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TrimMode {
+    /// No trims: writes are writes.
+    #[default]
+    Off,
+    /// Every write is a trim of the block instead.
+    Trim,
+    /// A trim of a block, then a write of the same block and length (fio's `last_start`
+    /// pairing in `get_next_block`); only the writes count towards the size, as in fio's
+    /// `io_bytes_exceeded` for a job that writes.
+    TrimWrite,
 }
 
 impl ClonePlan {
@@ -208,6 +225,7 @@ impl ClonePlan {
             ioprio: 0,
             cmdprio: None,
             fill_device: false,
+            trim: TrimMode::Off,
         }
     }
 }
@@ -321,6 +339,8 @@ pub struct CloneShared<'a> {
 pub struct CloneOutput {
     pub read: DirectionStats,
     pub write: DirectionStats,
+    /// Trims (fio's third direction); empty unless the job trims.
+    pub trim: DirectionStats,
     pub syncs: u64,
     pub runtime_ns: u64,
     pub usr_ns: u64,
@@ -358,6 +378,8 @@ pub(crate) struct SlotMeta {
     pub(crate) free_ns: u64,
     /// The IO's ioprio value (fio cmdprio, or the job's priority).
     pub(crate) ioprio: u16,
+    /// The IO is a trim (`op_is_read` is false then).
+    pub(crate) trim: bool,
 }
 
 struct FileCursor {
@@ -547,6 +569,8 @@ pub(crate) struct Run<'a, C: Clock> {
     prio_rng: SplitMix64,
     /// fio fill_device: a write found the file system full; issuing ends.
     filled: bool,
+    /// trimwrite: the (len, file, offset) just trimmed, which the next IO writes.
+    trimmed: Option<(u32, u32, u64)>,
 }
 
 /// Why a clone stops issuing.
@@ -610,6 +634,7 @@ impl<'a, C: Clock> Run<'a, C> {
             flow: plan.pacing.flow.as_ref().map(crate::flow::FlowMember::join),
             prio_rng: SplitMix64::new(plan.seed ^ 0x5851_f42d_4c95_7f2d),
             filled: false,
+            trimmed: None,
         }
     }
 
@@ -714,6 +739,7 @@ impl<'a, C: Clock> Run<'a, C> {
         };
         self.out.read.reset();
         self.out.write.reset();
+        self.out.trim.reset();
         self.series.restart();
         self.cpu_start = thread_cpu();
         self.faults_start = thread_faults();
@@ -727,6 +753,12 @@ impl<'a, C: Clock> Run<'a, C> {
 
     #[inline]
     pub(crate) fn choose_op(&mut self) -> Op {
+        match self.plan.trim {
+            TrimMode::Off => {}
+            TrimMode::Trim => return Op::Trim,
+            TrimMode::TrimWrite if self.trimmed.is_some() => return Op::Write,
+            TrimMode::TrimWrite => return Op::Trim,
+        }
         let pct = self.plan.rwmix_read_pct;
         if pct >= 100.0 {
             Op::Read
@@ -744,7 +776,12 @@ impl<'a, C: Clock> Run<'a, C> {
     /// A thinktime pause holds every IO back until it ends.
     #[inline]
     fn due_ns(&self, op: Op) -> Option<u64> {
-        let d = op as usize;
+        // A trim is paced by the write's rate (a trim job's `rate` is its write entry); in
+        // trimwrite the trims go unpaced and the writes after them set the pace of the pairs.
+        if op == Op::Trim && self.plan.trim == TrimMode::TrimWrite {
+            return (self.think_until != 0).then_some(self.think_until);
+        }
+        let d = op.dir_index();
         let by_rate = if self.plan.pacing.poisson {
             (self.rate_interval_ns[d].is_some() || self.rate_ns_per_byte[d].is_some())
                 .then(|| self.rate_start + self.arrival_ns[d] as u64)
@@ -771,9 +808,41 @@ impl<'a, C: Clock> Run<'a, C> {
         }
     }
 
+    /// The size of the next IO of `op`: trimwrite's write has the length of the trim before it.
+    #[inline]
+    pub(crate) fn pick_len(&mut self, op: Op) -> u32 {
+        match self.trimmed {
+            Some((len, _, _)) if op == Op::Write => len,
+            _ => self.plan.sizes.pick(op, &mut self.rng),
+        }
+    }
+
+    /// Where the next IO of `op` goes: trimwrite's write goes to the block just trimmed, and
+    /// a trimwrite trim is remembered for the write after it.
+    #[inline]
+    pub(crate) fn pick_offset(&mut self, op: Op, len: u32) -> (u32, u64) {
+        if self.plan.trim != TrimMode::TrimWrite {
+            return self.offsets.next(len, &mut self.rng);
+        }
+        match (op, self.trimmed.take()) {
+            (Op::Write, Some((_, file, offset))) => (file, offset),
+            _ => {
+                let (file, offset) = self.offsets.next(len, &mut self.rng);
+                if op == Op::Trim {
+                    self.trimmed = Some((len, file, offset));
+                }
+                (file, offset)
+            }
+        }
+    }
+
     #[inline]
     pub(crate) fn note_issue(&mut self, op: Op, len: u32) {
-        let d = op as usize;
+        if op == Op::Trim && self.plan.trim == TrimMode::TrimWrite {
+            // fio counts only the writes of a trimwrite job towards its size.
+            return;
+        }
+        let d = op.dir_index();
         self.issued[d] += 1;
         self.issued_dir_bytes[d] += len as u64;
         self.issued_bytes += len as u64;
@@ -891,6 +960,7 @@ impl<'a, C: Clock> Run<'a, C> {
     ) -> Result<(), IoFailure> {
         if self.plan.fill_device
             && !meta.op_is_read
+            && !meta.trim
             && (result == -(libc::ENOSPC as i64) || (0..meta.len as i64).contains(&result))
         {
             // fio fill_device: the file system is full, which is the job's end, not a failure.
@@ -900,7 +970,11 @@ impl<'a, C: Clock> Run<'a, C> {
         }
         if result != meta.len as i64 {
             let path = self.plan.files[meta.file as usize].0.clone();
-            let what = if meta.op_is_read { "read" } else { "write" };
+            let what = match (meta.op_is_read, meta.trim) {
+                (true, _) => "read",
+                (false, true) => "trim",
+                (false, false) => "write",
+            };
             return Err(if result < 0 {
                 IoFailure::Failed {
                     what,
@@ -929,7 +1003,7 @@ impl<'a, C: Clock> Run<'a, C> {
         if self.measuring {
             self.record(meta, done_ns, inline);
         }
-        if !meta.op_is_read {
+        if !meta.op_is_read && !meta.trim {
             self.writes_since_sync += 1;
         }
         self.check_max_latency(meta, done_ns)
@@ -942,6 +1016,8 @@ impl<'a, C: Clock> Run<'a, C> {
         let measure = &self.plan.measure;
         let stats = if meta.op_is_read {
             &mut self.out.read
+        } else if meta.trim {
+            &mut self.out.trim
         } else {
             &mut self.out.write
         };
@@ -973,6 +1049,11 @@ impl<'a, C: Clock> Run<'a, C> {
         }
         if let Some(log) = &self.plan.io_log {
             self.log_io(log, meta, done_ns, inline);
+        }
+        if meta.trim {
+            // The interval series has reads and writes only; a trim job's averaged logs are
+            // refused when the job is read, so nothing relies on trims being here.
+            return;
         }
         self.series
             .record(meta.op_is_read, meta.len as u64, 1, total);
@@ -1029,6 +1110,7 @@ impl<'a, C: Clock> Run<'a, C> {
         let record = crate::iolog::IoRecord {
             time_ms: base_ms + done_ns.saturating_sub(self.measure_start) / 1_000_000,
             is_read: meta.op_is_read,
+            is_trim: meta.trim,
             len: meta.len,
             offset: meta.offset,
             total_ns,
@@ -1216,7 +1298,7 @@ fn run_inline<E: Engine, C: Clock>(
             continue;
         }
         let op = run.choose_op();
-        let len = run.plan.sizes.pick(op, &mut run.rng);
+        let len = run.pick_len(op);
         let mut issue_ns = now;
         if let Some(due) = run.due_ns(op) {
             if due > now {
@@ -1230,7 +1312,7 @@ fn run_inline<E: Engine, C: Clock>(
                 issue_ns = now;
             }
         }
-        let (file, offset) = run.offsets.next(len, &mut run.rng);
+        let (file, offset) = run.pick_offset(op, len);
         run.note_issue(op, len);
         let ioprio = run.io_priority(engine, op, len);
         run.data.before_io(engine, 0, op, file, offset, len);
@@ -1248,6 +1330,7 @@ fn run_inline<E: Engine, C: Clock>(
             submit_ns: issue_ns,
             free_ns: 0,
             ioprio,
+            trim: op == Op::Trim,
         };
         if run.measuring {
             run.series.advance(now - run.measure_start, sink);
@@ -1425,7 +1508,7 @@ fn refill<E: Engine, C: Clock>(
                     Some(p) => p,
                     None => {
                         let op = run.choose_op();
-                        (op, run.plan.sizes.pick(op, &mut run.rng))
+                        (op, run.pick_len(op))
                     }
                 };
                 let mut issue_ns = q.meta[slot as usize].free_ns;
@@ -1438,7 +1521,7 @@ fn refill<E: Engine, C: Clock>(
                     // A slot free before its IO was due: latency counts from when it was due.
                     issue_ns = issue_ns.max(due);
                 }
-                let (file, offset) = run.offsets.next(len, &mut run.rng);
+                let (file, offset) = run.pick_offset(op, len);
                 (op, len, file, offset, issue_ns)
             }
         };
@@ -1462,6 +1545,7 @@ fn refill<E: Engine, C: Clock>(
             submit_ns: issue_ns,
             free_ns: issue_ns,
             ioprio,
+            trim: op == Op::Trim,
         };
         q.batch.push(slot);
         if q.batch.len() >= q.submit_batch {

@@ -135,6 +135,22 @@ fn render_job(
         };
         render_direction(out, label, &d, job, read, bw, reporting);
     }
+    if job.trim.ios > 0 && reporting.unified_rw_reporting != UnifiedRw::Mixed {
+        // The interval series holds reads and writes only: no bandwidth samples for trims.
+        let without_series = JobResult {
+            series: Vec::new(),
+            ..job.clone()
+        };
+        render_direction(
+            out,
+            "trim",
+            &job.trim,
+            &without_series,
+            None,
+            0.0,
+            reporting,
+        );
+    }
     render_latency_ranges(out, job);
     let _ = writeln!(
         out,
@@ -165,8 +181,8 @@ fn render_depths(out: &mut String, job: &JobResult) {
     let _ = writeln!(out, "     complete  : {}", line(&BATCH_LABELS, &complete));
     let _ = writeln!(
         out,
-        "     issued rwts: total={},{},0,0 short=0,0,0,0 dropped=0,0,0,0",
-        job.read.ios, job.write.ios
+        "     issued rwts: total={},{},{},0 short=0,0,0,0 dropped=0,0,0,0",
+        job.read.ios, job.write.ios, job.trim.ios
     );
     let (target_us, window_us, percentile, depth) = match &job.fio.latency_target {
         Some(t) => (t.target_us, t.window_us, t.percentile, t.depth),

@@ -112,6 +112,9 @@ pub struct JobResult {
     pub iodepth: u32,
     pub read: DirectionResult,
     pub write: DirectionResult,
+    /// Trims (fio's `trim` block): `rw=trim`, `randtrim`, `trimwrite`, `randtrimwrite`.
+    #[serde(default)]
+    pub trim: DirectionResult,
     /// fsync/fdatasync calls issued.
     pub syncs: u64,
     pub series: Vec<IntervalSample>,

@@ -940,7 +940,7 @@ pub(crate) fn parse_rw<'a>(arg: &Arg<'a>) -> Result<(RwMode, Option<&'a str>), J
     if let Some(rw) = RwMode::from_fio_name(mode) {
         return Ok((rw, modifier));
     }
-    const MODES: [&str; 7] = [
+    const MODES: [&str; 11] = [
         "read",
         "write",
         "randread",
@@ -948,24 +948,20 @@ pub(crate) fn parse_rw<'a>(arg: &Arg<'a>) -> Result<(RwMode, Option<&'a str>), J
         "rw",
         "readwrite",
         "randrw",
+        "trim",
+        "randtrim",
+        "trimwrite",
+        "randtrimwrite",
     ];
-    match mode {
-        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => Err(arg.unsupported(
-            "trim IO",
-            "use read, write, randread, randwrite, rw or randrw",
-        )),
-        other => Err(arg.loc.invalid(
-            arg.key,
-            other,
-            "not an IO pattern",
-            match nearest(other, MODES) {
-                Some(near) => format!(
-                    "did you mean rw={near}? (read, write, randread, randwrite, rw, randrw)"
-                ),
-                None => "use read, write, randread, randwrite, rw or randrw".to_string(),
-            },
-        )),
-    }
+    Err(arg.loc.invalid(
+        arg.key,
+        mode,
+        "not an IO pattern",
+        match nearest(mode, MODES) {
+            Some(near) => format!("did you mean rw={near}? ({})", RwMode::FIO_NAMES),
+            None => format!("use {}", RwMode::FIO_NAMES),
+        },
+    ))
 }
 
 /// `4k/10:64k/90`; entries without a percentage share what is left evenly, as fio does.
