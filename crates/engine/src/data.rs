@@ -464,9 +464,14 @@ fn check_units<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, mut un
             }
             free.push(c.slot);
             let m = meta[c.slot as usize];
-            if let Err(e) = run.complete(&m, c.result, done, E::INLINE) {
-                run.out.error.get_or_insert(e.to_string());
-                continue;
+            match run.complete(&m, c.result, done, E::INLINE) {
+                Ok(true) => {}
+                // A read error the job goes on after (continue_on_error): nothing to check.
+                Ok(false) => continue,
+                Err(e) => {
+                    run.out.error.get_or_insert(e.to_string());
+                    continue;
+                }
             }
             if let DataState::Verify(v) = &mut run.data {
                 // SAFETY: the read was reaped (or ran inline): the kernel is done with the slot.

@@ -324,6 +324,7 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
     crate::file_service::FileChooser::new(&job.file_service, &lengths, seed)
         .map_err(|why| EngineError::invalid(&job.name, format!("file_service_type: {why}")))?;
     Ok(ClonePlan {
+        errors: job.thread_control.errors.clone(),
         trim: match (job.rw.has_trims(), job.rw.is_trimwrite()) {
             (false, _) => crate::worker::TrimMode::Off,
             (true, false) => crate::worker::TrimMode::Trim,
@@ -1263,6 +1264,14 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     if slot.fio.start_epoch_ms == 0 || output.start_epoch_ms < slot.fio.start_epoch_ms {
         slot.fio.start_epoch_ms = output.start_epoch_ms;
     }
+    slot.fio.total_err += output.total_err;
+    if slot.fio.first_error == 0 {
+        slot.fio.first_error = output.first_error;
+    }
+    let room = crate::worker::ERROR_LINES.saturating_sub(slot.fio.error_lines.len());
+    slot.fio
+        .error_lines
+        .extend(output.error_lines.into_iter().take(room));
     slot.fio.major_faults += output.major_faults;
     slot.fio.minor_faults += output.minor_faults;
     slot.interrupted |= output.interrupted;
@@ -1344,6 +1353,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         verify: slot.verify.take(),
         fio: iofit_stats::FioJobExtras {
             bw_measurement_off: job.measurement.disable_bw,
+            continue_on_error: job.thread_control.errors.continue_on != 0,
             ..std::mem::take(&mut slot.fio)
         },
         steadystate: None,

@@ -167,6 +167,8 @@ pub struct ClonePlan {
     /// Whether the clone's writes are trims (fio `rw=trim`/`randtrim`), or each trim is
     /// followed by a write of the same block (`trimwrite`/`randtrimwrite`).
     pub trim: TrimMode,
+    /// Which failed IOs are counted and gone on after (fio `continue_on_error`).
+    pub errors: iofit_model::job::ErrorPolicy,
 }
 
 /// What fio's trim modes make of the clone's "write" direction.
@@ -226,6 +228,7 @@ impl ClonePlan {
             cmdprio: None,
             fill_device: false,
             trim: TrimMode::Off,
+            errors: Default::default(),
         }
     }
 }
@@ -364,7 +367,16 @@ pub struct CloneOutput {
     pub start_epoch_ms: u64,
     /// The depth a `latency_target` search was at when the clone ended.
     pub latency_depth: Option<u32>,
+    /// IOs that failed with an error the job goes on after (fio's `total_err`), the first
+    /// one's errno (`first_error`), and a line for each of the first [`ERROR_LINES`] of them
+    /// unless `error_dump=0`.
+    pub total_err: u64,
+    pub first_error: i32,
+    pub error_lines: Vec<String>,
 }
+
+/// At most this many lines are kept for errors that were not fatal: the count stays exact.
+pub const ERROR_LINES: usize = 16;
 
 #[derive(Clone, Copy, Default)]
 pub(crate) struct SlotMeta {
@@ -949,7 +961,9 @@ impl<'a, C: Clock> Run<'a, C> {
         Ok(())
     }
 
-    /// Accounts one completed IO. Returns an error message for a failed or short IO.
+    /// Accounts one completed IO: `Ok(true)` when it counts, `Ok(false)` when it failed in a
+    /// way the job goes on after (fio's continue_on_error, fill_device). Returns an error for
+    /// a failed or short IO that ends the clone.
     #[inline]
     pub(crate) fn complete(
         &mut self,
@@ -957,7 +971,10 @@ impl<'a, C: Clock> Run<'a, C> {
         result: i64,
         done_ns: u64,
         inline: bool,
-    ) -> Result<(), IoFailure> {
+    ) -> Result<bool, IoFailure> {
+        if result < 0 && self.plan.errors.continue_on != 0 && self.non_fatal(meta, result) {
+            return Ok(false);
+        }
         if self.plan.fill_device
             && !meta.op_is_read
             && !meta.trim
@@ -966,7 +983,7 @@ impl<'a, C: Clock> Run<'a, C> {
             // fio fill_device: the file system is full, which is the job's end, not a failure.
             // The write that found it full is not counted (fio neither).
             self.filled = true;
-            return Ok(());
+            return Ok(false);
         }
         if result != meta.len as i64 {
             let path = self.plan.files[meta.file as usize].0.clone();
@@ -1006,7 +1023,40 @@ impl<'a, C: Clock> Run<'a, C> {
         if !meta.op_is_read && !meta.trim {
             self.writes_since_sync += 1;
         }
-        self.check_max_latency(meta, done_ns)
+        self.check_max_latency(meta, done_ns).map(|()| true)
+    }
+
+    /// fio's td_non_fatal_error for a failed IO: when the job goes on after it, the error is
+    /// counted (and a line kept, unless error_dump=0) and the IO is not.
+    #[cold]
+    fn non_fatal(&mut self, meta: &SlotMeta, result: i64) -> bool {
+        let errno = (-result) as i32;
+        let policy = &self.plan.errors;
+        let error_type = iofit_model::job::ErrorPolicy::error_type(meta.op_is_read, errno);
+        if !policy.non_fatal(error_type, errno) {
+            return false;
+        }
+        self.out.total_err += 1;
+        if self.out.first_error == 0 {
+            self.out.first_error = errno;
+        }
+        if !policy.quiet && self.out.error_lines.len() < ERROR_LINES {
+            let what = match (meta.op_is_read, meta.trim) {
+                (true, _) => "read",
+                (false, true) => "trim",
+                (false, false) => "write",
+            };
+            // fio's "io_u error on file F: STRERROR: DDIR offset=N, buflen=N".
+            let text = std::io::Error::from_raw_os_error(errno).to_string();
+            let strerror = text.split(" (os error").next().unwrap_or(&text);
+            self.out.error_lines.push(format!(
+                "io_u error on file {}: {strerror}: {what} offset={}, buflen={}",
+                self.plan.files[meta.file as usize].0.display(),
+                meta.offset,
+                meta.len
+            ));
+        }
+        true
     }
 
     /// Adds a completed IO to the clone's counters and to the histograms the job measures
@@ -1342,11 +1392,14 @@ fn run_inline<E: Engine, C: Clock>(
             depths.submit[1] += 1;
             depths.complete[1] += 1;
         }
-        if let Err(e) = run.complete(&meta, result, now, true) {
-            run.out.error = Some(e.to_string());
-            break;
+        match run.complete(&meta, result, now, true) {
+            Ok(true) => run.data.after_io(engine, 0, &meta),
+            Ok(false) => {}
+            Err(e) => {
+                run.out.error = Some(e.to_string());
+                break;
+            }
         }
-        run.data.after_io(engine, 0, &meta);
         if run.data.backlog_due() {
             crate::data::check_backlog(run, engine);
             now = clock.now_ns();
@@ -1589,7 +1642,8 @@ fn absorb<E: Engine, C: Clock>(
             continue;
         }
         match run.complete(&meta, c.result, done_ns, false) {
-            Ok(()) => run.data.after_io(engine, c.slot, &meta),
+            Ok(true) => run.data.after_io(engine, c.slot, &meta),
+            Ok(false) => {}
             Err(e) => {
                 run.out.error.get_or_insert(e.to_string());
             }

@@ -11,6 +11,7 @@ pub(crate) mod compat;
 pub(crate) mod control;
 pub(crate) mod data;
 pub(crate) mod engine_opts;
+pub(crate) mod errors;
 pub(crate) mod trim;
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};

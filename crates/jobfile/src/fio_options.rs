@@ -13,6 +13,7 @@ use crate::fio::compat as cm;
 use crate::fio::control as ctl;
 use crate::fio::data as d;
 use crate::fio::engine_opts as eo;
+use crate::fio::errors as er;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -120,7 +121,10 @@ const HONOURED: &[FioOption] = &[
     opt("percentage_random", &[], Value, Supported(a::percentage_random)),
     opt("nrfiles", &["nr_files"], Value, Supported(a::nrfiles)),
     opt("clat_percentiles", &[], Flag, Supported(a::clat_percentiles)),
-    opt("continue_on_error", &[], Value, Supported(a::continue_on_error)),
+    opt("continue_on_error", &[], Value, Supported(er::continue_on_error)),
+    opt("ignore_error", &[], Value, Supported(er::ignore_error)),
+    opt("error_dump", &[], Flag, Supported(er::error_dump)),
+    opt("verify_async", &[], Value, Supported(er::verify_async)),
     opt("io_submit_mode", &[], Value, Supported(a::io_submit_mode)),
     opt("random_generator", &[], Value, Noted(a::random_generator,
         "random_generator: iofit draws random offsets with splitmix64 through a seeded permutation of the blocks (every block once per pass, as fio's random map or lfsr), whichever generator is named")),
@@ -252,7 +256,7 @@ const HONOURED: &[FioOption] = &[
 /// Groups of fio options iofit refuses, with the reason each group shares.
 #[rustfmt::skip]
 const REFUSED: &[(&[&str], &str)] = &[
-    (&["verify_async", "verify_async_cpus",
+    (&["verify_async_cpus",
        "verify_pattern_interval", "verify_policy",
        "verify_write_sequence", "verifysort", "verifysort_nr",
        "verify_bytchk", "verify_mode"],
@@ -282,14 +286,14 @@ const REFUSED: &[(&[&str], &str)] = &[
      "fio's verify-trim (trimming a share of the blocks a verify job wrote, then checking that they read back as zeros) is not implemented in iofit; rw=trim, randtrim, trimwrite and randtrimwrite run"),
     (&["uid", "gid", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
        "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
-       "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
+       "spr_num_regions", "spr_op", "gpu_dev_id", "comm",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
        "hipri_percentage", 
        "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
        "allow_file_create", "allow_mounted_write", "create_fsync", "opendir",
        "file_append", "filetype", "write_barrier", "fadvise_hint",
               "bs_is_seq_rand",
        "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",        "sync_file_range",
-       "ignore_error",               "steadystate_check_interval",
+                    "steadystate_check_interval",
        "ss_interval",        
        "block_error_percentiles", 
        "log_hist_coarseness", "log_alternate_epoch",

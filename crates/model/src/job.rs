@@ -829,6 +829,56 @@ pub struct ThreadControl {
     /// When this job ends with an error, stop every other job (fio `exitall_on_error`).
     #[serde(default)]
     pub exit_all_on_error: bool,
+    /// Which failed IOs the job counts and goes on after (fio `continue_on_error`,
+    /// `ignore_error`, `error_dump`).
+    #[serde(default)]
+    pub errors: ErrorPolicy,
+}
+
+/// fio's `continue_on_error`, `ignore_error` and `error_dump` (fio's td_error.c): an IO that
+/// fails with an errno of a type the job continues on, and that is in that type's list, is
+/// counted (fio's `total_err`, `first_error`) and the job goes on; any other error stops it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorPolicy {
+    /// The error types the job continues on: [`ErrorPolicy::READ`], [`ErrorPolicy::WRITE`]
+    /// (trims too), [`ErrorPolicy::VERIFY`]; 0 stops at the first error (fio's default).
+    pub continue_on: u8,
+    /// Per type (read, write, verify), the errno values that are not fatal (fio
+    /// `ignore_error`); `None`: fio's default list, EIO and EILSEQ.
+    pub ignore: [Option<Vec<i32>>; 3],
+    /// fio `error_dump=0`: no line is kept for an error that was not fatal.
+    pub quiet: bool,
+}
+
+impl ErrorPolicy {
+    pub const READ: u8 = 1;
+    pub const WRITE: u8 = 2;
+    pub const VERIFY: u8 = 4;
+    /// fio's `__NON_FATAL_ERR`.
+    const DEFAULT_NON_FATAL: [i32; 2] = [5 /* EIO */, 84 /* EILSEQ */];
+
+    /// The type index (0 read, 1 write, 2 verify) of an error, as fio's td_error_type:
+    /// EILSEQ is a verify error whatever the IO; a trim's is a write error.
+    pub fn error_type(is_read: bool, errno: i32) -> usize {
+        if errno == 84 {
+            2
+        } else if is_read {
+            0
+        } else {
+            1
+        }
+    }
+
+    /// Whether the job goes on after an IO of type `error_type` failed with `errno`.
+    pub fn non_fatal(&self, error_type: usize, errno: i32) -> bool {
+        if self.continue_on & (1 << error_type) == 0 {
+            return false;
+        }
+        match &self.ignore[error_type] {
+            Some(list) => list.contains(&errno),
+            None => Self::DEFAULT_NON_FATAL.contains(&errno),
+        }
+    }
 }
 
 impl ThreadControl {

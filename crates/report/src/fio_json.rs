@@ -185,6 +185,14 @@ fn job_value(
             "series": job.series,
         },
     });
+    if job.fio.continue_on_error {
+        // fio adds these two only for a job with continue_on_error (stat.c).
+        value["total_err"] = json!(job.fio.total_err);
+        value["first_error"] = json!(job.fio.first_error);
+    }
+    if !job.fio.error_lines.is_empty() {
+        value["iofit"]["error_lines"] = json!(job.fio.error_lines);
+    }
     for (label, direction) in directions(job, reporting.unified_rw_reporting) {
         let (read, bw) = match label {
             "read" => (Some(true), group_bw.0),

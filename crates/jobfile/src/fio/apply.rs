@@ -777,16 +777,6 @@ pub(crate) fn significant_figures(c: &mut Ctx, arg: &Arg) -> R {
     c.job.reporting.significant_figures = digits as u8;
     Ok(())
 }
-/// fio's default, `none`, stops a job at its first error, as iofit does.
-pub(crate) fn continue_on_error(_: &mut Ctx, arg: &Arg) -> R {
-    match arg.value()? {
-        "none" | "0" => Ok(()),
-        _ => Err(arg.unsupported(
-            "continuing after IO errors",
-            "remove it: iofit stops a job at its first IO error (fio's continue_on_error=none)",
-        )),
-    }
-}
 pub(crate) fn io_submit_mode(c: &mut Ctx, arg: &Arg) -> R {
     match arg.value()? {
         "inline" => Ok(()),
