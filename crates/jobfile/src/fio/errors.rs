@@ -65,19 +65,6 @@ pub(crate) fn error_dump(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 
-/// fio `verify_async=N` (N verify threads): checked as a number; iofit verifies in the job's
-/// own thread, and the note says so.
-pub(crate) fn verify_async(c: &mut Ctx, arg: &Arg) -> R {
-    crate::values::parse_u32(arg.value()?).map_err(|why| {
-        arg.invalid(
-            why,
-            "write the number of verify threads, e.g. verify_async=4",
-        )
-    })?;
-    c.note("verify_async: iofit checks each block in the job's own thread as its read completes (no separate verify threads); every block is still checked, and the job's IO rate includes the checking");
-    Ok(())
-}
-
 /// An errno as fio's `str2error` reads it: a name from its table (the name's position + 1 is
 /// its Linux number; EWOULDBLOCK and EDEADLOCK are aliases) or a decimal/hex number.
 fn errno_of(entry: &str) -> Option<i32> {
