@@ -744,7 +744,12 @@ pub fn run_jobs(
             verify: None,
             series: Arc::new(Mutex::new(
                 SeriesMerger::new(interval, clones_expected)
-                    .with_bins(job.logs.hist_prefix.is_some()),
+                    .with_bins(job.logs.hist_prefix.is_some())
+                    .with_directions(
+                        job.rw.is_mixed()
+                            && !job.logs.per_io
+                            && (job.logs.lat_prefix.is_some() || job.logs.hist_prefix.is_some()),
+                    ),
             )),
             seed: seeds[j],
             finished: None,

@@ -1245,9 +1245,10 @@ impl<'a, C: Clock> Run<'a, C> {
         self.series
             .record(meta.op_is_read, meta.len as u64, 1, total);
         if inline {
-            self.series.record_parts(total, None);
+            self.series.record_parts(meta.op_is_read, total, None);
         } else {
             self.series.record_parts(
+                meta.op_is_read,
                 done_ns.saturating_sub(meta.submit_ns),
                 Some(meta.submit_ns.saturating_sub(meta.issue_ns)),
             );
