@@ -549,21 +549,6 @@ fn hotband_zones(region_bytes: u64) -> RandomDistribution {
 }
 
 impl Run {
-    /// Clones (threads) of every job of this run.
-    fn total_clones(&self) -> u32 {
-        self.workloads
-            .iter()
-            .map(|w| {
-                let streams = w.stream_count();
-                if w.seek == Seek::Eof || w.seek == Seek::RandomPct(0.0) || w.stride.is_some() {
-                    streams
-                } else {
-                    streams * (w.threads / streams).max(1)
-                }
-            })
-            .sum()
-    }
-
     /// Total outstanding IOs (threads over every SD); equals the sum over [`Run::to_jobs`] of
     /// clones x IOs in flight per clone.
     pub fn total_threads(&self) -> u32 {
@@ -574,7 +559,7 @@ impl Run {
     /// `run_index` makes file-independent seeds differ between runs.
     pub fn to_jobs(&self, total_iops: Option<f64>) -> Vec<JobSpec> {
         let sequential_pass = self.workloads.iter().any(|w| w.seek == Seek::Eof);
-        self.workloads
+        let mut jobs = self.workloads
             .iter()
             .enumerate()
             .flat_map(|(index, w)| {
@@ -635,12 +620,6 @@ impl Run {
                     job.data.verify.interval_bytes = Some(data::min_block(&job.block_size));
                     job.data.verify.state_name = Some(format!("sd-{}", w.sd.name));
                 }
-                if let Some(limit) = self.maxdata {
-                    // maxdata is the run's total: each clone's share of it.
-                    let clones = u64::from(self.total_clones().max(1));
-                    job.io_limit = Some(Bytes((limit.as_u64() / clones).max(1)));
-                    job.time_based = false;
-                }
                 if self.arrivals != Arrivals::Deterministic && (total_iops.is_some() || w.iorate.is_some()) {
                     job.notes.push(format!(
                         "distribution={:?}: iofit spaces IOs evenly at the rate (deterministic arrivals), vdbench draws {:?} arrival times; the mean rate is the same",
@@ -652,6 +631,11 @@ impl Run {
                     (None, Some(total)) => Some(total * w.rate_share),
                     (None, None) => None,
                 };
+                if let (Some(pair), true) = (pair_iops, job.numjobs > 1 && w.stream_count() == 1) {
+                    if let Some(jobs) = exact_clone_rates(&job, pair) {
+                        return jobs;
+                    }
+                }
                 if let Some(pair) = pair_iops {
                     // rate_iops is per clone: split the pair's share between its clones.
                     let per_thread = pair / f64::from(job.numjobs);
@@ -665,8 +649,58 @@ impl Run {
                 }
                 w.split_streams(job)
             })
-            .collect()
+            .collect::<Vec<JobSpec>>();
+        if let Some(limit) = self.maxdata {
+            // maxdata is the run's total: each clone's share of it.
+            let clones: u64 = jobs.iter().map(|j| u64::from(j.numjobs.max(1))).sum();
+            for job in &mut jobs {
+                job.io_limit = Some(Bytes((limit.as_u64() / clones.max(1)).max(1)));
+                job.time_based = false;
+            }
+        }
+        jobs
     }
+}
+
+/// A paced one-direction pair on several psync clones, its rate exact: the engine paces each
+/// clone at a whole number of IOs a second, so 1,372 IO/s over 512 threads rounded to 3 each
+/// ran 1,536. Instead some clones run one IO a second more than the others (two jobs, both in
+/// the run's one reporting group), and a rate below one IO a second per thread runs on as many
+/// clones as it has IOs a second. None for a read/write mix (each direction would need its own
+/// split; it keeps the rounded share).
+fn exact_clone_rates(job: &JobSpec, pair_iops: f64) -> Option<Vec<JobSpec>> {
+    let read = match job.rwmix_read_pct {
+        p if p >= 100.0 => true,
+        p if p <= 0.0 => false,
+        _ => return None,
+    };
+    let total = pair_iops.round().max(1.0) as u64;
+    let clones = u64::from(job.numjobs).min(total);
+    let (low, faster) = (total / clones, total % clones);
+    let part = |numjobs: u64, rate: u64, seed_offset: u64| {
+        let mut part = job.clone();
+        part.numjobs = numjobs as u32;
+        part.rate_iops = if read {
+            PerDirection {
+                read: Some(rate),
+                write: None,
+            }
+        } else {
+            PerDirection {
+                read: None,
+                write: Some(rate),
+            }
+        };
+        part.random_seed = part.random_seed.wrapping_add(seed_offset << 40);
+        part
+    };
+    let mut jobs = vec![part(clones - faster, low, 0)];
+    if faster > 0 {
+        let mut more = part(faster, low + 1, 1);
+        more.name = format!("{}+", more.name);
+        jobs.push(more);
+    }
+    Some(jobs)
 }
 
 /// Parses a parameter file (following `include=`).
