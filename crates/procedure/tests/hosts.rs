@@ -65,7 +65,22 @@ wd=w,sd=*,seekpct=100\nrd=r,wd=w,iorate=400,elapsed=2,threads=3\n";
 fn hosts_get_their_sds_and_jvms_split_them() {
     let file = iofit_jobfile::vdbench::parse_str(TWO_HOSTS, "m.vdb").unwrap();
     let run = file.runs().unwrap().remove(0);
-    let specs = vdbench_host_specs(&file, &run, Some(400.0), &reach()).unwrap();
+    let specs = vdbench_host_specs(&file, &run, Some(400.0), &reach(), None).unwrap();
+    assert!(specs.iter().all(|s| s.keys.is_none()));
+    // validate=yes: each worker keeps its keys in its own directory of the file's name.
+    let keyed = vdbench_host_specs(&file, &run, Some(400.0), &reach(), Some(("k", true))).unwrap();
+    let dirs: Vec<(&str, bool)> = keyed
+        .iter()
+        .map(|s| {
+            let keys = s.keys.as_ref().unwrap();
+            (keys.dir_name.as_str(), keys.last)
+        })
+        .collect();
+    assert_eq!(
+        dirs,
+        vec![("k-vm1_1", true), ("k-vm1_2", true), ("k-vm2", true)]
+    );
+    assert!(keyed.iter().all(|s| s.keys.as_ref().unwrap().dir().is_ok()));
     let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, vec!["vm1#1", "vm1#2", "vm2"]);
     assert_eq!(specs[0].destination, "root@10.0.0.1");
