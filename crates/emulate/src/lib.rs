@@ -40,6 +40,7 @@ pub use volume::{ScratchOptions, VolumeSource};
 
 use iofit_catalog::{Catalog, VmSize};
 use iofit_model::VolumeDesign;
+use iofit_predict::disk_spec::{resolve_volume, Bought};
 use iofit_predict::DiskPerf;
 
 #[derive(Debug, thiserror::Error)]
@@ -63,7 +64,8 @@ pub enum EmulateError {
 /// The VM and the volumes of a design named on the command line: `--disk` specs are
 /// `[LABEL=]COUNTxSKU[:CACHING]` (labels default to vol1, vol2, ...). A provisioned type
 /// (Premium SSD v2, Ultra) adds what is bought per disk:
-/// `data=2xPremiumV2,size_gib=512,iops=6000,mb_s=250`.
+/// `data=2xPremiumV2,size_gib=512,iops=6000,mb_s=250` ([`iofit_predict::disk_spec`], the
+/// reader `predict` uses too).
 pub fn resolve(
     catalog: &Catalog,
     edition: &str,
@@ -74,131 +76,19 @@ pub fn resolve(
         .vm(vm_name, edition)
         .map_err(|e| EmulateError::Input(e.to_string()))?
         .clone();
-    let mut volumes = Vec::new();
+    let mut volumes: Vec<(VolumeDesign, DiskPerf)> = Vec::new();
     for (index, spec) in disk_specs.iter().enumerate() {
-        let (label, design_text) = match spec.split_once('=') {
-            Some((label, rest)) if valid_label(label) => (label.to_string(), rest),
-            Some((label, _)) => {
-                return Err(EmulateError::Input(format!(
-                    "--disk '{spec}': label '{label}' must be letters, digits, '-' or '_'"
-                )))
-            }
-            None => (format!("vol{}", index + 1), spec.as_str()),
-        };
-        let (design_text, bought) = match design_text.split_once(',') {
-            Some((design, bought)) => (design, Some(bought)),
-            None => (design_text, None),
-        };
-        let mut design: VolumeDesign = design_text
-            .parse()
-            .map_err(|e| EmulateError::Input(format!("--disk '{spec}': {e}")))?;
-        design.label = label;
-        if volumes
-            .iter()
-            .any(|(v, _): &(VolumeDesign, DiskPerf)| v.label == design.label)
-        {
+        let (design, disk) = resolve_volume(catalog, edition, spec, index, Bought::default())
+            .map_err(|e| EmulateError::Input(e.to_string()))?;
+        if volumes.iter().any(|(v, _)| v.label == design.label) {
             return Err(EmulateError::Input(format!(
                 "--disk '{spec}': label '{}' is used twice; give each volume its own label",
                 design.label
             )));
         }
-        let disk = disk_of(catalog, edition, spec, &mut design, bought)?;
         volumes.push((design, disk));
     }
     Ok((vm, volumes))
-}
-
-/// The disk row of one volume: a fixed SKU (P30, E30), or a provisioned type with its size,
-/// IOPS and MB/s checked against the type's rules.
-fn disk_of(
-    catalog: &Catalog,
-    edition: &str,
-    spec: &str,
-    design: &mut VolumeDesign,
-    bought: Option<&str>,
-) -> Result<DiskPerf, EmulateError> {
-    let fixed = catalog.disk(&design.disk_sku, edition);
-    if let (Ok(sku), None) = (&fixed, bought) {
-        design.disk_sku = sku.name.clone();
-        return Ok(DiskPerf::from(*sku));
-    }
-    let Ok(kind) = catalog.provisioned_disk(&design.disk_sku, edition) else {
-        return Err(EmulateError::Input(match fixed {
-            Err(e) => format!(
-                "--disk '{spec}': {e} (emulate takes fixed-size SKUs such as P30 or E30, or \
-                 PremiumV2/Ultra with ,size_gib=N,iops=N,mb_s=N)"
-            ),
-            Ok(sku) => format!(
-                "--disk '{spec}': {} has fixed limits; size, IOPS and MB/s are bought only for \
-                 PremiumV2 and Ultra",
-                sku.name
-            ),
-        }));
-    };
-    let input = |reason: String| EmulateError::Input(format!("--disk '{spec}': {reason}"));
-    if design.caching.is_cached() && !kind.kind.supports_host_caching() {
-        return Err(input(format!(
-            "{} supports no host caching (Azure's disk types page); write :none or leave it out",
-            kind.name
-        )));
-    }
-    let (size, iops, mb) = provisioned_figures(bought.unwrap_or("")).map_err(|reason| {
-        input(format!(
-            "{reason}; {} needs ,size_gib=N,iops=N,mb_s=N",
-            kind.name
-        ))
-    })?;
-    let disk =
-        DiskPerf::from_provisioned(kind, size, iops, mb).map_err(|e| input(e.to_string()))?;
-    design.disk_sku = kind.name.clone();
-    design.provisioned_size_gib = Some(size);
-    design.provisioned_iops = Some(iops);
-    design.provisioned_throughput_mb_s = Some(mb);
-    Ok(disk)
-}
-
-/// Why a provisioned disk's figures cannot be read; the caller names the flag.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-struct FiguresError(String);
-
-/// `size_gib=512,iops=6000,mb_s=250` (any order, each once) as (GiB, IOPS, MB/s).
-fn provisioned_figures(text: &str) -> Result<(f64, f64, f64), FiguresError> {
-    let (mut size, mut iops, mut mb) = (None, None, None);
-    for pair in text.split(',').filter(|p| !p.is_empty()) {
-        let (key, value) = pair
-            .split_once('=')
-            .ok_or_else(|| FiguresError(format!("'{pair}' is not KEY=VALUE")))?;
-        let number: f64 = value
-            .trim()
-            .parse()
-            .ok()
-            .filter(|v: &f64| v.is_finite() && *v > 0.0)
-            .ok_or_else(|| FiguresError(format!("{key}={value}: not a positive number")))?;
-        let slot = match key.trim() {
-            "size_gib" => &mut size,
-            "iops" => &mut iops,
-            "mb_s" => &mut mb,
-            other => return Err(FiguresError(format!("unknown key '{other}'"))),
-        };
-        if slot.replace(number).is_some() {
-            return Err(FiguresError(format!("{key} is given twice")));
-        }
-    }
-    match (size, iops, mb) {
-        (Some(size), Some(iops), Some(mb)) => Ok((size, iops, mb)),
-        _ => Err(FiguresError(
-            "size_gib, iops and mb_s are each needed".into(),
-        )),
-    }
-}
-
-fn valid_label(label: &str) -> bool {
-    !label.is_empty()
-        && label.len() <= 32
-        && label
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 #[cfg(test)]

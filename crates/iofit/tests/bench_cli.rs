@@ -1,6 +1,20 @@
 //! `iofit size-threads` and `iofit bench azure-premium` at a tiny scale on temp dirs.
 
 use assert_cmd::Command;
+use std::ffi::OsString;
+use std::path::Path;
+
+/// The arguments of `iofit bench azure-premium --quiet FLAGS --nocache DIR --readcache DIR`.
+fn suite(nocache: &Path, readcache: &Path, flags: &[&str]) -> Vec<OsString> {
+    let mut args: Vec<OsString> = ["bench", "azure-premium", "--quiet"]
+        .iter()
+        .chain(flags)
+        .map(OsString::from)
+        .collect();
+    args.extend(["--nocache".into(), nocache.into(), "--readcache".into()]);
+    args.push(readcache.into());
+    args
+}
 
 #[test]
 fn size_threads_computes_threads_by_littles_law() {
@@ -80,25 +94,22 @@ fn azure_premium_suite_end_to_end_at_tiny_scale() {
     let report = nocache.path().join("bench.html");
     let output = Command::cargo_bin("iofit")
         .unwrap()
-        .args([
-            "bench",
-            "azure-premium",
-            "--scale",
-            "0.0001",
-            "--runtime",
-            "0.4",
-            "--size",
-            "8m",
-            "--workers",
-            "3",
-            "--iodepth",
-            "16",
-            "--quiet",
-            "--nocache",
-        ])
-        .arg(nocache.path())
-        .arg("--readcache")
-        .arg(readcache.path())
+        .args(suite(
+            nocache.path(),
+            readcache.path(),
+            &[
+                "--scale",
+                "0.0001",
+                "--runtime",
+                "0.4",
+                "--size",
+                "8m",
+                "--workers",
+                "3",
+                "--iodepth",
+                "16",
+            ],
+        ))
         .arg("--output")
         .arg(&json)
         .arg("--report")
@@ -175,24 +186,21 @@ fn unwarmed_cache_is_warned() {
     let readcache = tempfile::tempdir().unwrap();
     let output = Command::cargo_bin("iofit")
         .unwrap()
-        .args([
-            "bench",
-            "azure-premium",
-            "--skip-warmup",
-            "--scale",
-            "0.0001",
-            "--runtime",
-            "0.3",
-            "--size",
-            "4m",
-            "--iodepth",
-            "4",
-            "--quiet",
-            "--nocache",
-        ])
-        .arg(nocache.path())
-        .arg("--readcache")
-        .arg(readcache.path())
+        .args(suite(
+            nocache.path(),
+            readcache.path(),
+            &[
+                "--skip-warmup",
+                "--scale",
+                "0.0001",
+                "--runtime",
+                "0.3",
+                "--size",
+                "4m",
+                "--iodepth",
+                "4",
+            ],
+        ))
         .arg("--json")
         .output()
         .unwrap();
@@ -237,24 +245,21 @@ fn json_file_is_deprecated_for_output() {
     let nocache = tempfile::tempdir().unwrap();
     let output = Command::cargo_bin("iofit")
         .unwrap()
-        .args([
-            "bench",
-            "azure-premium",
-            "--skip-warmup",
-            "--runtime",
-            "0.1",
-            "--size",
-            "1m",
-            "--iodepth",
-            "1",
-            "--workers",
-            "1",
-            "--quiet",
-            "--nocache",
-        ])
-        .arg(nocache.path())
-        .arg("--readcache")
-        .arg(dir.path())
+        .args(suite(
+            nocache.path(),
+            dir.path(),
+            &[
+                "--skip-warmup",
+                "--runtime",
+                "0.1",
+                "--size",
+                "1m",
+                "--iodepth",
+                "1",
+                "--workers",
+                "1",
+            ],
+        ))
         .arg("--json")
         .arg(&json)
         .output()
@@ -276,24 +281,21 @@ fn ctrl_c_during_the_suite_still_writes_the_report() {
     let readcache = tempfile::tempdir().unwrap();
     let report = nocache.path().join("bench.html");
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iofit"))
-        .args([
-            "bench",
-            "azure-premium",
-            "--skip-warmup",
-            "--runtime",
-            "30",
-            "--size",
-            "4m",
-            "--iodepth",
-            "4",
-            "--workers",
-            "1",
-            "--quiet",
-            "--nocache",
-        ])
-        .arg(nocache.path())
-        .arg("--readcache")
-        .arg(readcache.path())
+        .args(suite(
+            nocache.path(),
+            readcache.path(),
+            &[
+                "--skip-warmup",
+                "--runtime",
+                "30",
+                "--size",
+                "4m",
+                "--iodepth",
+                "4",
+                "--workers",
+                "1",
+            ],
+        ))
         .arg("--report")
         .arg(&report)
         .stdout(std::process::Stdio::piped())

@@ -1,8 +1,8 @@
 //! `iofit demo`: the loop on embedded defaults (profile, plan, predict, a short real run,
 //! compare, report) runs and reads as a report, step by step.
 
-use iofit_testkit::assert_self_contained;
 use iofit_testkit::iofit;
+use iofit_testkit::{assert_exit, assert_self_contained};
 use std::time::Duration;
 
 #[test]
@@ -14,12 +14,7 @@ fn demo_without_the_run_snapshot() {
         .arg(&report)
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     let text = String::from_utf8(output.stdout).unwrap();
     for heading in [
         "step 1: profile",
@@ -148,12 +143,7 @@ fn demo_says_which_engine_ran() {
         .timeout(Duration::from_secs(60))
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("engine psync (--engine psync"), "{text}");
     let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();

@@ -3,6 +3,7 @@
 //! controller these tests fail with the reason: they never pass silently.
 
 use assert_cmd::cargo::CommandCargoExt;
+use iofit_testkit::assert_exit;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -68,6 +69,32 @@ fn json(out: &std::process::Output) -> Value {
             String::from_utf8_lossy(&out.stderr)
         )
     })
+}
+
+/// Runs `emulate` with `design` over `command`, asserts that it succeeded, returns its JSON.
+fn emulated_json<I, S>(mount_root: &Path, design: &[&str], command: I) -> Value
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let out = emulate(mount_root, design).args(command).output().unwrap();
+    assert_exit(&out, 0);
+    json(&out)
+}
+
+/// One number per second of an outcome, read at a JSON pointer (`/vm_iops`,
+/// `/volumes/0/read_iops`).
+fn per_second(doc: &Value, pointer: &str) -> Vec<f64> {
+    doc["seconds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s.pointer(pointer)
+                .and_then(Value::as_f64)
+                .unwrap_or_else(|| panic!("no {pointer} in {s}"))
+        })
+        .collect()
 }
 
 /// Nothing of ours is left: no cgroup, no loop device on our images, no mount, no image.
@@ -144,6 +171,42 @@ fn median(values: &[f64]) -> f64 {
     sorted[sorted.len() / 2]
 }
 
+/// A bucket that bursts and then runs dry: some second near `burst_iops`, the last full
+/// seconds near `baseline_iops`, and no second far above the cap in force.
+fn assert_bursts_then_falls(iops: &[f64], caps: &[f64], burst_iops: f64, baseline_iops: f64) {
+    // Up to 1.5x at the peak: with the CPU starved by 8 busy loops, 1,177 and 1,412 IOPS went
+    // through in the first burst second against a 1,000 cap in two runs; bench/fidelity.sh
+    // measures the fidelity on a quiet machine.
+    let peak = iops.iter().cloned().fold(0.0, f64::max);
+    assert!(
+        (burst_iops * 0.85..=burst_iops * 1.5).contains(&peak),
+        "peak {peak}: {iops:?} caps {caps:?}"
+    );
+    // Up to 1.6x after the burst: on a loaded machine the feedback gain raised during the
+    // burst takes a second or two to come down; the point is the fall to near the baseline.
+    let tail_median = median(&iops[iops.len() - 3..iops.len() - 1]);
+    assert!(
+        (baseline_iops * 0.8..=baseline_iops * 1.6).contains(&tail_median)
+            && tail_median < 0.6 * peak,
+        "after burst {tail_median}: {iops:?} caps {caps:?}"
+    );
+    // The last fragment is left out: as the command ends, idle ticks earn credits back; a
+    // tick under the baseline earns a few, which the next tick may spend.
+    assert!(
+        caps[0] > burst_iops * 0.8 && caps[caps.len() - 2] < baseline_iops * 1.25,
+        "{caps:?}"
+    );
+    // Never far above the cap in force that second or the one before (in the second the
+    // burst ends the kernel still spends what its throttle slice granted under the burst cap).
+    for (i, v) in iops.iter().enumerate() {
+        let cap = caps[i].max(caps[i.saturating_sub(1)]);
+        assert!(
+            *v <= cap * 1.5 + 20.0,
+            "{v} over the cap {cap}: {iops:?} {caps:?}"
+        );
+    }
+}
+
 fn run_job(volume: &str, extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = vec![
         env!("CARGO_BIN_EXE_iofit").into(),
@@ -169,7 +232,7 @@ fn disk_cap_holds_a_random_reader_at_the_disks_iops() {
     // E10: 500 IOPS, 600 while its (full, 30-minute) credit bucket lasts; the cap in force is
     // read back from the outcome. numjobs 4 x QD16 keeps it saturated.
     let report = mount_root.parent().unwrap().join("emulate.html");
-    let out = emulate(
+    let doc = emulated_json(
         &mount_root,
         &[
             "--vm",
@@ -181,25 +244,17 @@ fn disk_cap_holds_a_random_reader_at_the_disks_iops() {
             "--json",
             "--",
         ],
-    )
-    .args(run_job(
-        "data",
-        &[
-            "--rw=randread",
-            "--bs=4k",
-            "--numjobs=4",
-            "--runtime=4",
-            "--time_based",
-        ],
-    ))
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        run_job(
+            "data",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--numjobs=4",
+                "--runtime=4",
+                "--time_based",
+            ],
+        ),
     );
-    let doc = json(&out);
     let seconds = doc["seconds"].as_array().unwrap();
     // Skip the layout second; the steady seconds sit at the cap, never above it.
     let steady: Vec<f64> = seconds[2..seconds.len() - 1]
@@ -240,65 +295,38 @@ fn a_p10_bursts_while_credits_last_then_falls_to_its_baseline() {
     require_root_and_throttling();
     let (_tmp, mount_root) = dirs();
     // P10: 500 IOPS, burst 3,500 for 30 min; time scale 600 -> 3 s of full burst.
-    let out = emulate(
+    let doc = emulated_json(
         &mount_root,
         &[
             "--vm",
             "Standard_D4s_v5",
             "--disk",
             "data=1xP10",
+            "--scale",
+            "0.2",
             "--burst-time-scale",
             "600",
             "--json",
             "--",
         ],
-    )
-    .args(run_job(
-        "data",
-        &[
-            "--rw=randread",
-            "--bs=4k",
-            "--numjobs=8",
-            "--runtime=7",
-            "--time_based",
-        ],
-    ))
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        run_job(
+            "data",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--numjobs=8",
+                "--runtime=7",
+                "--time_based",
+            ],
+        ),
     );
-    let doc = json(&out);
-    let seconds = doc["seconds"].as_array().unwrap();
-    let iops: Vec<f64> = seconds
-        .iter()
-        .map(|s| s["volumes"][0]["read_iops"].as_f64().unwrap())
-        .collect();
-    let caps: Vec<f64> = seconds
-        .iter()
-        .map(|s| s["volumes"][0]["cap_iops"].as_f64().unwrap())
-        .collect();
-    // Into burst: some second near 3,500; out of it: the last seconds at the 500 baseline.
-    let peak = iops.iter().cloned().fold(0.0, f64::max);
-    assert!(
-        (3500.0 * 0.85..=3500.0 * 1.15).contains(&peak),
-        "peak {peak}: {iops:?}"
+    // Scaled by 0.2: burst 700, baseline 100 (rates a loaded machine sustains).
+    assert_bursts_then_falls(
+        &per_second(&doc, "/volumes/0/read_iops"),
+        &per_second(&doc, "/volumes/0/cap_iops"),
+        3500.0 * 0.2,
+        500.0 * 0.2,
     );
-    let tail = &iops[iops.len() - 3..iops.len() - 1];
-    let tail_median = median(tail);
-    assert!(
-        (400.0..=800.0).contains(&tail_median),
-        "after burst {tail_median}: {iops:?} caps {caps:?}"
-    );
-    // The measured IOPS follow the bucket: never far above the cap in force that second.
-    for (v, cap) in iops.iter().zip(&caps) {
-        assert!(
-            *v <= cap * 1.25 + 20.0,
-            "{v} over the cap {cap}: {iops:?} {caps:?}"
-        );
-    }
     assert_clean();
 }
 
@@ -310,7 +338,7 @@ fn a_bursting_vm_lifts_its_cap_while_credits_last_then_falls_to_its_baseline() {
     // Standard_D2s_v5: 3,750 uncached IOPS, VM-level burst 10,000 for 30 min; 2 x P40 (15,000)
     // never binds. Scale 0.1 (rates a loaded machine sustains): VM 375, burst 1,000; time scale
     // 600 -> 3 s of full burst.
-    let out = emulate(
+    let doc = emulated_json(
         &mount_root,
         &[
             "--vm",
@@ -324,66 +352,23 @@ fn a_bursting_vm_lifts_its_cap_while_credits_last_then_falls_to_its_baseline() {
             "--json",
             "--",
         ],
-    )
-    .args(run_job(
-        "data",
-        &[
-            "--rw=randread",
-            "--bs=4k",
-            "--numjobs=4",
-            "--runtime=7",
-            "--time_based",
-        ],
-    ))
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        run_job(
+            "data",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--numjobs=4",
+                "--runtime=7",
+                "--time_based",
+            ],
+        ),
     );
-    let doc = json(&out);
-    let seconds = doc["seconds"].as_array().unwrap();
-    let vm: Vec<f64> = seconds
-        .iter()
-        .map(|s| s["vm_iops"].as_f64().unwrap())
-        .collect();
-    let caps: Vec<f64> = seconds
-        .iter()
-        .map(|s| s["vm_cap_iops"].as_f64().unwrap())
-        .collect();
-    // Into burst: some second near 1,000; out of it: the last full seconds at the 375 baseline.
-    // (Up to 1.5x: with the CPU starved by 8 busy loops, 1,177 and 1,412 IOPS went through in
-    // the first burst second against the 1,000 cap in two runs; bench/fidelity.sh measures the
-    // fidelity on a quiet machine.)
-    let peak = vm.iter().cloned().fold(0.0, f64::max);
-    assert!(
-        (1000.0 * 0.85..=1000.0 * 1.5).contains(&peak),
-        "peak {peak}: {vm:?} caps {caps:?}"
+    assert_bursts_then_falls(
+        &per_second(&doc, "/vm_iops"),
+        &per_second(&doc, "/vm_cap_iops"),
+        1000.0,
+        375.0,
     );
-    let tail_median = median(&vm[vm.len() - 3..vm.len() - 1]);
-    assert!(
-        // (Up to 1.5x: on a loaded machine the feedback gain raised during the burst takes a
-        // second or two to come down; the point is the fall from ~1,000 to near the baseline.)
-        (375.0 * 0.8..=375.0 * 1.5).contains(&tail_median) && tail_median < 0.6 * peak,
-        "after burst {tail_median}: {vm:?} caps {caps:?}"
-    );
-    // (The last fragment is left out: as the command ends, idle ticks earn credits back; a
-    // tick under the baseline earns a few, which the next tick may spend.)
-    assert!(
-        caps[0] > 800.0 && caps[caps.len() - 2] < 375.0 * 1.25,
-        "{caps:?}"
-    );
-    // The measured IOPS follow the VM's bucket: never far above the cap in force that second
-    // or the one before (in the second the burst ends the kernel still spends what its
-    // throttle slice granted under the burst cap).
-    for (i, v) in vm.iter().enumerate() {
-        let cap = caps[i].max(caps[i.saturating_sub(1)]);
-        assert!(
-            *v <= cap * 1.5 + 20.0,
-            "{v} over the cap {cap}: {vm:?} {caps:?}"
-        );
-    }
     assert_eq!(doc["binding"].as_str(), Some("VM uncached IOPS"), "{doc}");
     assert_clean();
 }
@@ -395,7 +380,7 @@ fn a_premium_ssd_v2_volume_is_held_at_the_iops_bought() {
     let (_tmp, mount_root) = dirs();
     // Premium SSD v2 bought at 4,000 IOPS and 150 MB/s per disk, scale 0.125: 500 IOPS (a rate a
     // loaded machine sustains). The D8s_v5's 12,800 x 0.125 does not bind.
-    let out = emulate(
+    let doc = emulated_json(
         &mount_root,
         &[
             "--vm",
@@ -407,30 +392,18 @@ fn a_premium_ssd_v2_volume_is_held_at_the_iops_bought() {
             "--json",
             "--",
         ],
-    )
-    .args(run_job(
-        "data",
-        &[
-            "--rw=randread",
-            "--bs=4k",
-            "--numjobs=4",
-            "--runtime=5",
-            "--time_based",
-        ],
-    ))
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        run_job(
+            "data",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--numjobs=4",
+                "--runtime=5",
+                "--time_based",
+            ],
+        ),
     );
-    let doc = json(&out);
-    let seconds = doc["seconds"].as_array().unwrap();
-    let iops: Vec<f64> = seconds
-        .iter()
-        .map(|s| s["volumes"][0]["read_iops"].as_f64().unwrap())
-        .collect();
+    let iops = per_second(&doc, "/volumes/0/read_iops");
     // Skip the layout seconds (a volume well under its limits runs unthrottled until it nears
     // them) and the last fragment, as the disk-cap test does.
     let steady = median(&iops[2..iops.len() - 1]);
@@ -449,11 +422,10 @@ fn the_vm_cap_is_shared_between_volumes() {
     let (_tmp, mount_root) = dirs();
     // Standard_DS1: 3,200 uncached IOPS over two P30 (5,000 IOPS each), all scaled by 0.25:
     // the VM's 800 binds before either volume's 1,250.
-    let out = emulate(
+    let doc = emulated_json(
         &mount_root,
         &["--vm", "Standard_DS1", "--disk", "a=1xP30", "--disk", "b=1xP30", "--scale", "0.25", "--json", "--"],
-    )
-    .args([
+        [
         "sh",
         "-c",
         &format!(
@@ -463,20 +435,9 @@ fn the_vm_cap_is_shared_between_volumes() {
              --numjobs=1 --runtime=5 --time_based --directory=$IOFIT_VOLUME_B --output=$IOFIT_VOLUME_B/result.json --quiet; wait",
             iofit = env!("CARGO_BIN_EXE_iofit")
         ),
-    ])
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    ],
     );
-    let doc = json(&out);
-    let seconds = doc["seconds"].as_array().unwrap();
-    let vm: Vec<f64> = seconds
-        .iter()
-        .map(|s| s["vm_iops"].as_f64().unwrap())
-        .collect();
+    let vm = per_second(&doc, "/vm_iops");
     let steady = &vm[2..vm.len() - 1];
     let vm_median = median(steady);
     // A second can run 30 % over while the gain settles (measured here under load); the
@@ -576,12 +537,7 @@ fn a_killed_command_and_ctrl_c_both_leave_nothing_behind() {
     .args(["sh", "-c", "kill -9 $$"])
     .output()
     .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 1);
     assert!(String::from_utf8_lossy(&out.stdout).contains("killed by signal 9"));
     assert_clean();
     // Ctrl-C to emulate while the command runs: 130, command ended, everything removed.
@@ -773,12 +729,7 @@ fn bad_input_is_refused_before_anything_is_made() {
         )
         .output()
         .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_exit(&out, 2);
         assert_eq!(
             std::fs::read_to_string(mount_root.join("data/keep")).unwrap(),
             "precious"
@@ -806,11 +757,7 @@ fn a_design_from_a_plan_is_rehearsed_as_planned() {
         .args(["--capacity-gib", "500", "--top", "2", "--json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     std::fs::write(&plan, &out.stdout).unwrap();
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let first = &doc["plan"]["designs"][0]["design"];
@@ -831,11 +778,7 @@ fn a_design_from_a_plan_is_rehearsed_as_planned() {
         .args(["--", "true"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let label = first["volumes"][0]["label"].as_str().unwrap();
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains(&format!("{label} IOPS")), "{summary}");

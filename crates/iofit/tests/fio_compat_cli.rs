@@ -3,6 +3,7 @@
 //! IO serialised, per-IO logs, errors counted.
 
 use assert_cmd::Command;
+use iofit_testkit::assert_exit;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -377,12 +378,7 @@ fn fill_device_writes_until_the_file_system_is_full() {
         .args(["--bs=4k", "--fill_device=1"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 2);
     assert_eq!(std::fs::read(mnt.join("theirs")).unwrap(), b"keep");
 }
 

@@ -2,6 +2,7 @@
 //! steady and the JSON carries fio's `steadystate` block; thinktime and exitall shape the run.
 
 use assert_cmd::Command;
+use iofit_testkit::assert_exit;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -17,11 +18,7 @@ fn run_job_file(text: &str) -> (Value, Duration) {
         .timeout(Duration::from_secs(30))
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     (
         serde_json::from_slice(&output.stdout).expect("one JSON document"),
         started.elapsed(),

@@ -2,6 +2,7 @@
 //! the JSON's totals, and Debian's `fio2gnuplot` reading them (when installed).
 
 use assert_cmd::Command;
+use iofit_testkit::assert_exit;
 use std::path::Path;
 
 fn run_with_logs(dir: &Path) -> serde_json::Value {
@@ -26,11 +27,7 @@ fn run_with_logs(dir: &Path) -> serde_json::Value {
         .arg(format!("--write_lat_log={prefix}"))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -110,11 +107,7 @@ fn per_io_logs_are_accepted() {
         .output()
         .unwrap();
     // Without log_avg_msec fio logs every IO, and so does iofit (fio_compat_cli.rs).
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
 }
 
 /// Runs a 1 s null-engine job in `dir` with these extra options; returns its JSON.
@@ -137,11 +130,7 @@ fn null_job(dir: &Path, extra: &[&str]) -> serde_json::Value {
         .args(extra)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -219,11 +208,7 @@ fn histogram_log_is_read_by_fiologparser_hist() {
         eprintln!("skipped: fiologparser_hist.py needs python3-pandas (.ci/run installs it)");
         return;
     }
-    assert!(
-        parsed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&parsed.stderr)
-    );
+    assert_exit(&parsed, 0);
     // end-time, samples, min, avg, median, 90%, 95%, 99%, max: the samples add up.
     let samples: f64 = text
         .lines()
@@ -274,11 +259,7 @@ fn same_log_files_and_columns_as_fio() {
         .args(job("iofit"))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap_or_default();
     let kinds = ["bw", "iops", "lat", "clat", "slat"];
     for kind in kinds {
@@ -315,11 +296,7 @@ fn same_log_files_and_columns_as_fio() {
         eprintln!("skipped: fio is not installed (.ci/run installs it)");
         return;
     };
-    assert!(
-        fio.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fio.stderr)
-    );
+    assert_exit(&fio, 0);
     for kind in kinds {
         let ours = read(&format!("iofit_{kind}.1.log"));
         let theirs = read(&format!("fio_{kind}.1.log"));

@@ -7,6 +7,7 @@
 //! says so when it is skipped.
 
 use assert_cmd::Command;
+use iofit_testkit::assert_exit;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -38,11 +39,7 @@ fn iofit(dir: &Path, format: &str) -> String {
         .args(job_args(&dir.join("iofit.dat")))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -60,11 +57,7 @@ fn fio(dir: &Path, format: &str) -> Option<String> {
             return None;
         }
     };
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     Some(String::from_utf8(out.stdout).unwrap())
 }
 
@@ -200,11 +193,7 @@ fn fio_jsonplus_clat2csv_reads_json_plus() {
             return;
         }
     };
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let csv = std::fs::read_to_string(dir.path().join("plus_job0.csv")).unwrap();
     let mut lines = csv.lines();
     let header: Vec<String> = lines
@@ -359,11 +348,7 @@ fn fio_plot_reads_the_json() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     std::fs::write(data.join("randread-1-1.json"), &out.stdout).unwrap();
     let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
     // fio-plot's own reading of the directory (what its charts are drawn from).
@@ -407,11 +392,7 @@ print(json.dumps([{k: r[k] for k in ("iops", "lat", "bw", "type")} for r in rows
         .args(["-d", "1", "-n", "1", "-o", "chart.png"])
         .output()
         .unwrap();
-    assert!(
-        chart.status.success(),
-        "{}",
-        String::from_utf8_lossy(&chart.stderr)
-    );
+    assert_exit(&chart, 0);
     let png = std::fs::read(dir.path().join("chart.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG"), "fio-plot wrote no PNG");
 }

@@ -2,7 +2,7 @@
 //! capture, a bad capture skipped with exit code 1, one table with totals as text, JSON, CSV
 //! and HTML.
 
-use iofit_testkit::iofit;
+use iofit_testkit::{assert_exit, iofit};
 use std::path::{Path, PathBuf};
 
 fn data(name: &str) -> PathBuf {
@@ -62,11 +62,7 @@ fn fleet_profile_skips_the_bad_capture_and_plan_totals_the_rest() {
         .arg("--json")
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     let plan: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let rows = plan["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);

@@ -5,6 +5,7 @@
 
 mod support;
 
+use iofit_testkit::assert_exit;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -62,12 +63,7 @@ fn fio_job_runs_on_four_hosts_with_per_host_targets_and_a_combined_total() {
         .arg(&job)
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     // The HTML report: the hosts table and a chart with one line per host.
     let html = std::fs::read_to_string(&report).unwrap();
     assert!(
@@ -316,12 +312,7 @@ fn ctrl_c_stops_every_remote_worker_and_keeps_the_results() {
     kill(child.id(), 2);
     let output = child.wait_with_output().unwrap();
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert_eq!(
-        output.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 130);
     let doc = json_of(&output);
     let stats = doc["client_stats"].as_array().unwrap();
     assert_eq!(stats.len(), 3);

@@ -4,6 +4,7 @@
 //! by hand, see BENCHMARKS.md "fio options, third pass").
 
 use assert_cmd::Command;
+use iofit_testkit::assert_exit;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -143,11 +144,7 @@ fn status_interval_prints_growing_interim_json_reports_then_the_final_one() {
         .timeout(Duration::from_secs(60))
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     // fio's json status output: one JSON object per interval, then the final one.
     let documents: Vec<Value> = serde_json::Deserializer::from_slice(&output.stdout)
         .into_iter::<Value>()

@@ -1,8 +1,8 @@
 //! `iofit plan` end to end: the seed's cost example (text and JSON snapshots on the seed
 //! edition), the example requirements round trip, the NetApp option and impossible requirements.
 
-use iofit_testkit::assert_self_contained;
 use iofit_testkit::iofit;
+use iofit_testkit::{assert_exit, assert_self_contained};
 
 /// The seed's cost example is a strict fit (32 x S30 give exactly 16,000 IOPS, 0% headroom),
 /// so it runs with the headroom rule off (`--min-headroom-pct 0`); the default keeps 10%.
@@ -65,12 +65,7 @@ fn example_requirements_read_back() {
         .arg(&path)
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(
         value["requirements"]["volumes"].as_array().unwrap().len(),
@@ -179,12 +174,7 @@ fn catalog_file_overrides_a_row() {
         .arg("--json")
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let first = &value["plan"]["designs"][0];
     assert_eq!(first["vm"], "Standard_DS4");

@@ -1,7 +1,7 @@
 //! `iofit predict` end to end: the seed's DS14 benchmark layout and worked examples, with text
 //! and JSON snapshots (seed edition, fixed inputs: stable).
 
-use iofit_testkit::iofit;
+use iofit_testkit::{assert_exit, iofit};
 use std::io::Write;
 
 const DS14_ARGS: &[&str] = &[
@@ -304,4 +304,45 @@ fn standard_ssd_latency_is_azures_single_digit_bound_unless_overridden() {
     );
     let value = run(&["--service-latency-ms", "2"]);
     assert_eq!(value["prediction"]["volumes"][0]["latency_ms"], 2.0);
+}
+
+#[test]
+fn each_provisioned_volume_says_what_it_bought_and_spec_figures_win_over_the_flags() {
+    // Two Premium SSD v2 volumes bought differently on one VM, the second from the flags with
+    // its IOPS from the spec: each volume delivers what it bought (QD 64 at 1 ms would ask for
+    // 64,000 IOPS, so the disk binds).
+    let output = iofit()
+        .args(["predict", "--vm", "Standard_D16s_v5", "--json"])
+        .args(["--disk", "data=1xPremiumV2,size_gib=64,iops=4000,mb_s=150"])
+        .args(["--disk", "log=1xPremiumV2,iops=5000"])
+        .args([
+            "--provisioned-size-gib",
+            "128",
+            "--provisioned-iops",
+            "3000",
+        ])
+        .args(["--provisioned-mb-s", "200"])
+        .args(["--rw", "randread", "--bs", "4k", "--iodepth", "64"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let volumes = doc["prediction"]["volumes"].as_array().unwrap();
+    let delivered: Vec<(&str, f64)> = volumes
+        .iter()
+        .map(|v| (v["label"].as_str().unwrap(), v["iops"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(delivered, [("data", 4000.0), ("log", 5000.0)], "{doc}");
+    // A provisioned volume with nothing bought is bad input that names both ways to say it.
+    let output = iofit()
+        .args(["predict", "--vm", "Standard_D16s_v5", "--disk", "1xUltra"])
+        .args(["--rw", "randread", "--bs", "4k", "--iodepth", "8"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--disk '1xUltra'") && stderr.contains("--provisioned-iops"),
+        "{stderr}"
+    );
 }

@@ -3,7 +3,7 @@
 //! once it reads it), and every file of the bad-input corpus exits 2 with a one-line error.
 
 use iofit_model::requirements::{Requirements, VolumeRole};
-use iofit_testkit::iofit;
+use iofit_testkit::{assert_exit, iofit};
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
@@ -381,11 +381,7 @@ fn option_errors_exit_2() {
         .args(["--window", "2s", "--interval", "1s"])
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
 }
 
 #[test]
@@ -505,11 +501,7 @@ fn profile_and_plan_reports_draw_the_workload_over_time() {
         .arg(&profile_html)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     let html = std::fs::read_to_string(&profile_html).unwrap();
     for what in ["IOPS", "MB/s", "mean time per IO", "IOs outstanding"] {
         assert!(
@@ -529,11 +521,7 @@ fn profile_and_plan_reports_draw_the_workload_over_time() {
         .arg(&plan_html)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     let html = std::fs::read_to_string(&plan_html).unwrap();
     let cheaper = html
         .split("<p>IOPS: ")

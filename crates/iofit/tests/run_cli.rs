@@ -2,8 +2,8 @@
 //! size, runtime and directory overridden; fio-style command-line jobs; JSON purity; results
 //! written after every job; Ctrl-C; and the never-destroy-data rules.
 
-use iofit_testkit::assert_self_contained;
 use iofit_testkit::iofit;
+use iofit_testkit::{assert_exit, assert_self_contained};
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -203,11 +203,7 @@ fn rate_iops_scaled_down_is_within_five_percent() {
         .timeout(Duration::from_secs(30))
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
     let iops = doc["jobs"][0]["write"]["iops"].as_f64().unwrap();
     assert!(
@@ -250,11 +246,7 @@ fn same_job_under_fio_and_iofit_does_the_same_io() {
             .arg("--output-format=json")
             .output()
             .unwrap();
-        assert!(
-            fio.status.success(),
-            "{}",
-            String::from_utf8_lossy(&fio.stderr)
-        );
+        assert_exit(&fio, 0);
         let fio: Value = serde_json::from_slice(&fio.stdout).unwrap();
         let ours = iofit()
             .arg("run")
@@ -263,11 +255,7 @@ fn same_job_under_fio_and_iofit_does_the_same_io() {
             .timeout(Duration::from_secs(30))
             .output()
             .unwrap();
-        assert!(
-            ours.status.success(),
-            "{}",
-            String::from_utf8_lossy(&ours.stderr)
-        );
+        assert_exit(&ours, 0);
         let ours: Value = serde_json::from_slice(&ours.stdout).unwrap();
         let totals = |doc: &Value| -> (u64, u64) {
             let job = &doc["jobs"][0];
@@ -585,11 +573,7 @@ fn rate_iops_holds_next_to_unthrottled_readers() {
             .timeout(Duration::from_secs(30))
             .output()
             .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        assert_exit(&output, 0);
         let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
         let jobs = doc["jobs"].as_array().unwrap();
         assert_eq!(jobs.len(), 4);
@@ -647,11 +631,7 @@ fn run_preset(extra: &[&str], target: &Path) -> Value {
         .timeout(Duration::from_secs(60))
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 0);
     serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")
 }
 

@@ -41,6 +41,8 @@
 //! assert_eq!(prediction.binding.as_ref().unwrap().kind, LimitKind::VmUncachedIops);
 //! ```
 
+pub mod disk_spec;
+
 use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};
 use iofit_model::formulas::{iops_from_outstanding, latency_ms_from_outstanding, outstanding_ios};
 use iofit_model::units::group_thousands;

@@ -138,7 +138,7 @@ impl fmt::Display for Event {
                 seconds,
             } => write!(
                 f,
-                "  best latency {best_latency_us:.1} us ({} IOPS with one thread)\nstep 2: threads = latency_s x IOPS = {:.6} x {} = {threads_exact:.2} -> {}{}\nstep 3: {threads} threads for {seconds:.1} s",
+                "  best latency {best_latency_us:.1} us ({} IOPS with one thread)\nstep 2: threads = latency_s x IOPS = {:.6} x {} = {threads_exact:.2} -> {}{}\nstep 3: {} for {seconds:.1} s",
                 group_thousands(single_thread_iops.round()),
                 best_latency_us / 1e6,
                 group_thousands(*target_iops),
@@ -152,6 +152,7 @@ impl fmt::Display for Event {
                 } else {
                     String::new()
                 },
+                crate::size_threads::threads_text(*threads),
             ),
             Event::VdbenchRun { summary, rd, error } => {
                 write!(f, "{summary}")?;

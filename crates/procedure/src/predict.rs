@@ -10,7 +10,8 @@ use crate::plan::{check_report, parse_size, read_requirements, write_report, Cat
 use crate::ProcedureError;
 use iofit_catalog::{Catalog, DiskSku, TableInfo, VmSize};
 use iofit_model::job::TargetLoad;
-use iofit_model::{Bytes, Requirements, RwMode, SizingTarget, VolumeDesign, Workload};
+use iofit_model::{Bytes, Requirements, RwMode, SizingTarget, Workload};
+use iofit_predict::disk_spec::resolve_volume;
 use iofit_predict::{Alternatives, Assumptions, DiskPerf, Prediction, VolumeLoad};
 use iofit_report::html::HtmlReport;
 use std::path::{Path, PathBuf};
@@ -25,19 +26,15 @@ fn bad(message: impl Into<String>) -> ProcedureError {
 pub const MAX_IODEPTH: u32 = 65_536;
 pub const MAX_NUMJOBS: u32 = 4096;
 
-/// Size, IOPS and MB/s per disk of a Premium SSD v2 or Ultra volume.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Provisioned {
-    pub size_gib: Option<f64>,
-    pub iops: Option<f64>,
-    pub mb_s: Option<f64>,
-}
+/// Size, IOPS and MB/s per disk of a Premium SSD v2 or Ultra volume (the `--provisioned-*`
+/// flags), for the specs that do not say it themselves.
+pub use iofit_predict::disk_spec::Bought as Provisioned;
 
 /// Everything `iofit predict` asks for; texts are as the user wrote them.
 #[derive(Clone, Debug, Default)]
 pub struct PredictRequest {
     pub vm: String,
-    /// One `COUNTxSKU[:CACHING]` per volume.
+    /// One `[LABEL=]COUNTxSKU[:CACHING][,size_gib=N,iops=N,mb_s=N]` per volume.
     pub disks: Vec<String>,
     pub stripe: Option<String>,
     /// IO pattern: once for every volume or once per volume.
@@ -127,39 +124,6 @@ fn positive(flag: &str, value: Option<i64>, default: u32, max: u32) -> Result<u3
         None => Ok(default),
         Some(v) if v >= 1 && v <= i64::from(max) => Ok(v as u32),
         Some(v) => Err(bad(format!("{flag} {v}: write a whole number 1..{max}"))),
-    }
-}
-
-/// The disk row of a volume: a fixed SKU, or a provisioned type with its provisioned numbers.
-fn disk_for(
-    catalog: &Catalog,
-    request: &PredictRequest,
-    design: &mut VolumeDesign,
-) -> Result<DiskPerf> {
-    let edition = &request.catalog.edition;
-    match catalog.disk(&design.disk_sku, edition) {
-        Ok(sku) => {
-            design.disk_sku = sku.name.clone();
-            Ok(DiskPerf::from(sku))
-        }
-        Err(fixed_error) => {
-            let Ok(kind) = catalog.provisioned_disk(&design.disk_sku, edition) else {
-                return Err(bad(fixed_error.to_string()));
-            };
-            let p = request.provisioned;
-            let (Some(size), Some(iops), Some(mb)) = (p.size_gib, p.iops, p.mb_s) else {
-                return Err(bad(format!(
-                    "{} is provisioned per disk: give --provisioned-size-gib, \
-                     --provisioned-iops and --provisioned-mb-s",
-                    kind.name
-                )));
-            };
-            design.disk_sku = kind.name.clone();
-            design.provisioned_size_gib = Some(size);
-            design.provisioned_iops = Some(iops);
-            design.provisioned_throughput_mb_s = Some(mb);
-            DiskPerf::from_provisioned(kind, size, iops, mb).map_err(|e| bad(e.to_string()))
-        }
     }
 }
 
@@ -310,18 +274,28 @@ fn volume_loads(
     let flags = flag_workloads(request)?;
     let mut loads = Vec::with_capacity(request.disks.len());
     for (index, spec) in request.disks.iter().enumerate() {
-        let mut design: VolumeDesign = spec
-            .parse()
-            .map_err(|e: iofit_model::design::DiskSpecError| bad(e.to_string()))?;
+        let (mut design, disk) = resolve_volume(
+            catalog,
+            &request.catalog.edition,
+            spec,
+            index,
+            request.provisioned,
+        )
+        .map_err(|e| match e.missing_figures {
+            true => bad(format!(
+                "{e}, or give --provisioned-size-gib, --provisioned-iops and --provisioned-mb-s"
+            )),
+            false => bad(e.to_string()),
+        })?;
         let requirement = requirements.map(|r| &r.volumes[index]);
-        design.label = match requirement {
-            Some(volume) => volume.label.clone(),
-            None => format!("vol{}", index + 1),
-        };
+        // A label the spec gives wins; otherwise the requirement's volume names it.
+        let labelled = spec.split_once('=').is_some_and(|(l, _)| !l.contains(','));
+        if let (Some(volume), false) = (requirement, labelled) {
+            design.label = volume.label.clone();
+        }
         if design.disk_count > 1 {
             design.stripe_size = stripe;
         }
-        let disk = disk_for(catalog, request, &mut design)?;
         let (workload, target) = match (requirement, job_loads) {
             (Some(volume), _) => (
                 requirement_workload(

@@ -599,7 +599,7 @@ fn build(
             capture.devices.push(crate::capture::DeviceSeries {
                 name,
                 logical: false,
-                samples: kept,
+                samples: kept.into(),
             });
         }
     }

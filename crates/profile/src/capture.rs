@@ -72,7 +72,130 @@ pub struct DeviceSeries {
     /// A PerfMon LogicalDisk volume (C:, E:) rather than a physical disk; by default only
     /// physical disks are profiled when both are present.
     pub logical: bool,
-    pub samples: Vec<DiskSample>,
+    pub samples: Samples,
+}
+
+/// A device's samples in report order. A file parsed on several cores leaves one chunk per
+/// piece, and the pieces are joined by moving their chunks, not their samples: copying them
+/// into one vector was a serial pass that touched a fifth of `iofit profile`'s memory on a
+/// 100 MB capture (4,700 of its 24,000 page faults). Compares and prints as one list, so how
+/// a series is chunked never shows.
+#[derive(Clone, Default)]
+pub struct Samples {
+    /// Never an empty chunk but the last one.
+    chunks: Vec<Vec<DiskSample>>,
+}
+
+impl Samples {
+    pub fn new() -> Samples {
+        Samples::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.chunks.iter().map(Vec::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunks.iter().all(Vec::is_empty)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &DiskSample> + '_ {
+        self.chunks.iter().flatten()
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut DiskSample> + '_ {
+        self.chunks.iter_mut().flatten()
+    }
+
+    pub fn push(&mut self, sample: DiskSample) {
+        match self.chunks.last_mut() {
+            Some(last) => last.push(sample),
+            None => self.chunks.push(vec![sample]),
+        }
+    }
+
+    pub fn last_mut(&mut self) -> Option<&mut DiskSample> {
+        self.chunks.last_mut().and_then(|chunk| chunk.last_mut())
+    }
+
+    /// Room for `more` samples at the end.
+    pub fn reserve(&mut self, more: usize) {
+        if self.chunks.is_empty() {
+            self.chunks.push(Vec::new());
+        }
+        self.chunks.last_mut().expect("a chunk").reserve(more);
+    }
+
+    pub fn retain(&mut self, mut keep: impl FnMut(&DiskSample) -> bool) {
+        for chunk in &mut self.chunks {
+            chunk.retain(&mut keep);
+        }
+        self.chunks.retain(|chunk| !chunk.is_empty());
+    }
+
+    /// Appends `other`'s samples by moving its chunks.
+    pub fn append(&mut self, other: Samples) {
+        self.chunks.retain(|chunk| !chunk.is_empty());
+        self.chunks
+            .extend(other.chunks.into_iter().filter(|chunk| !chunk.is_empty()));
+    }
+
+    /// The samples in one vector (a copy).
+    pub fn to_vec(&self) -> Vec<DiskSample> {
+        self.iter().copied().collect()
+    }
+}
+
+impl From<Vec<DiskSample>> for Samples {
+    fn from(samples: Vec<DiskSample>) -> Samples {
+        Samples {
+            chunks: vec![samples],
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Samples {
+    type Item = &'a DiskSample;
+    type IntoIter = std::iter::Flatten<std::slice::Iter<'a, Vec<DiskSample>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.chunks.iter().flatten()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut Samples {
+    type Item = &'a mut DiskSample;
+    type IntoIter = std::iter::Flatten<std::slice::IterMut<'a, Vec<DiskSample>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.chunks.iter_mut().flatten()
+    }
+}
+
+impl std::ops::Index<usize> for Samples {
+    type Output = DiskSample;
+
+    fn index(&self, mut index: usize) -> &DiskSample {
+        for chunk in &self.chunks {
+            match chunk.get(index) {
+                Some(sample) => return sample,
+                None => index -= chunk.len(),
+            }
+        }
+        panic!("sample index out of range")
+    }
+}
+
+impl PartialEq for Samples {
+    fn eq(&self, other: &Samples) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl std::fmt::Debug for Samples {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// Host-wide metrics of one report; `NaN` where the source lacks them.
@@ -160,7 +283,7 @@ impl Capture {
         self.devices.push(DeviceSeries {
             name: String::from_utf8_lossy(name).into_owned(),
             logical: false,
-            samples: Vec::new(),
+            samples: Samples::new(),
         });
         self.devices.len() - 1
     }
@@ -194,7 +317,7 @@ impl Capture {
                 sample.report += offset;
             }
             match self.devices.iter_mut().find(|d| d.name == series.name) {
-                Some(existing) => existing.samples.extend(series.samples),
+                Some(existing) => existing.samples.append(series.samples),
                 None => self.devices.push(series),
             }
         }
@@ -221,7 +344,7 @@ impl Capture {
                 sample.report += offset;
             }
             match self.devices.iter_mut().find(|d| d.name == series.name) {
-                Some(existing) => existing.samples.extend(series.samples),
+                Some(existing) => existing.samples.append(series.samples),
                 None => self.devices.push(series),
             }
         }
@@ -246,5 +369,67 @@ impl Capture {
                 None => self.azure = Some(theirs),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Chunked samples behave as the one vector they replace: the same pushes, appends,
+    /// retains and edits give the same samples in the same order, however they are chunked.
+    #[test]
+    fn chunked_samples_equal_one_vector() {
+        // Numbers in every field: NaN never equals itself, in a vector or not.
+        let sample = |report: u32| {
+            let v = f64::from(report);
+            DiskSample {
+                report,
+                read_iops: v * 1.5,
+                write_iops: v,
+                read_bytes_s: v * 4096.0,
+                write_bytes_s: v * 8192.0,
+                read_latency_ms: 0.5,
+                write_latency_ms: 1.5,
+                latency_ms: 1.0,
+                queue_depth: v / 10.0,
+                read_merges_s: 0.0,
+                write_merges_s: 2.0,
+            }
+        };
+        let mut plain: Vec<DiskSample> = Vec::new();
+        let mut chunked = Samples::new();
+        chunked.reserve(4);
+        for piece in 0..5u32 {
+            let mut next = Samples::new();
+            for report in piece * 7..piece * 7 + piece {
+                next.push(sample(report));
+                plain.push(sample(report));
+            }
+            chunked.append(next);
+        }
+        chunked.push(sample(99));
+        plain.push(sample(99));
+        assert_eq!(chunked.len(), plain.len());
+        assert_eq!(chunked.to_vec(), plain);
+        for (index, expected) in plain.iter().enumerate() {
+            assert_eq!(&chunked[index], expected);
+        }
+        chunked.retain(|s| s.report % 3 != 0);
+        plain.retain(|s| s.report % 3 != 0);
+        for s in &mut chunked {
+            s.report += 10;
+        }
+        for s in &mut plain {
+            s.report += 10;
+        }
+        chunked.last_mut().unwrap().write_iops = 2.0;
+        plain.last_mut().unwrap().write_iops = 2.0;
+        assert_eq!(chunked.to_vec(), plain);
+        assert_eq!(chunked, Samples::from(plain.clone()));
+        assert_eq!(format!("{chunked:?}"), format!("{plain:?}"));
+        chunked.retain(|_| false);
+        assert!(chunked.is_empty() && chunked.last_mut().is_none());
+        assert_ne!(chunked, Samples::from(plain));
     }
 }

@@ -40,7 +40,7 @@ pub mod sar;
 pub mod summarize;
 pub mod timeline;
 
-pub use capture::{Capture, DeviceSeries, DiskSample, HostSample, Tool};
+pub use capture::{Capture, DeviceSeries, DiskSample, HostSample, Samples, Tool};
 pub use error::ProfileError;
 pub use iostat::IostatOptions;
 pub use summarize::{partitions_left_out, requirements, SizingOptions, VolumeSpec};

@@ -109,6 +109,36 @@ impl BlankMask {
         })
     }
 
+    /// Where cells start: bit i of word w is set when a cell starts at byte 64 w + i.
+    #[inline]
+    pub fn starts(&self) -> [u64; BlankMask::WORDS + 1] {
+        let mut starts = [0u64; BlankMask::WORDS + 1];
+        let mut carry_blank = 1u64;
+        for (out, &blank) in starts.iter_mut().zip(&self.words) {
+            *out = !blank & ((blank << 1) | carry_blank);
+            carry_blank = blank >> 63;
+        }
+        starts
+    }
+
+    /// The end of the cell that starts at `start`: the first blank at or after it (the bytes
+    /// past the line's end read as blanks, so there always is one).
+    #[inline]
+    pub fn cell_end(&self, start: usize) -> usize {
+        let mut word = start / 64;
+        let bits = self.words[word] >> (start % 64);
+        if bits != 0 {
+            return start + bits.trailing_zeros() as usize;
+        }
+        loop {
+            word += 1;
+            let bits = self.words[word];
+            if bits != 0 {
+                return word * 64 + bits.trailing_zeros() as usize;
+            }
+        }
+    }
+
     /// The line's cells as byte ranges, in order.
     #[inline]
     pub fn cells(&self) -> Cells<'_> {

@@ -32,6 +32,17 @@ pub fn test_data(relative: &str) -> PathBuf {
     repo_path("tests/data").join(relative)
 }
 
+/// The command ended with exit `code`; otherwise the failure shows its stderr.
+#[track_caller]
+pub fn assert_exit(output: &std::process::Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// A report must open offline: no scripts, stylesheets, frames, fonts or images fetched from
 /// anywhere; the only URL it may name is the SVG namespace.
 pub fn assert_self_contained(html: &str) {

@@ -126,6 +126,6 @@ fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
         unix_seconds,
     };
     let outcome = import_catalog(&request)?;
-    crate::cmd::plan::emit(&outcome.summary())?;
+    crate::cmd::emit(&outcome.summary())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -233,7 +233,7 @@ fn predict_design(
     caching: Option<HostCaching>,
 ) -> anyhow::Result<iofit_predict::Prediction> {
     let edition = args.edition.as_str();
-    let catalog = super::plan::load_catalog(edition, &args.catalog)?;
+    let catalog = iofit_procedure::plan::load_catalog(edition, &args.catalog)?;
     let vm = catalog
         .vm(vm_name, edition)
         .map_err(|error| bad_input(format!("--vm: {error}")))?;
@@ -265,7 +265,7 @@ fn predict_design(
         target: Some(volume.sizing.clone()),
     };
     // The seed edition counts 1 MB = 1024 KB, as the seed does; plan and predict agree.
-    let assumptions = super::plan::assumptions_for(edition, None, 100.0)?;
+    let assumptions = iofit_procedure::inputs::assumptions_for(edition, None, 100.0)?;
     iofit_predict::predict(vm, &[load], &assumptions, None)
         .map_err(|error| bad_input(format!("--vm/--disks: {error}")))
 }

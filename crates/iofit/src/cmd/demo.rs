@@ -2,7 +2,7 @@
 //! plan, predict, a short real run, compare, one HTML report. Exits 0 when every step ran (a
 //! failed comparison on this machine's temp directory is information, not an error).
 
-use super::plan::{emit, load_catalog, tables_of, write_report, ReportFormat};
+use super::print_json_or_text;
 use crate::observe::CliObserver;
 use anyhow::Context;
 use iofit_catalog::EDITION_CURRENT;
@@ -10,6 +10,8 @@ use iofit_engine::uring::UringEngine;
 use iofit_model::job::EngineKind;
 use iofit_procedure::demo::{self, DemoOptions, DemoRunOptions};
 use iofit_procedure::execute::EngineExecutor;
+use iofit_procedure::plan::{load_catalog, write_report};
+use iofit_report::ReportFormat;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -93,11 +95,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &demo::html_report(&report),
     )?;
     report.report_path = Some(report_path);
-    if args.json {
-        emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
-    } else {
-        let tables = tables_of(&catalog, &args.edition);
-        emit(&demo::render_text(&report, &tables))?;
-    }
+    print_json_or_text(
+        args.json,
+        || &report,
+        || {
+            demo::render_text(
+                &report,
+                &catalog.tables_in(&args.edition).collect::<Vec<_>>(),
+            )
+        },
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,6 @@
 //! `iofit emulate`: run a command with its IO throttled to a design's limits by the kernel.
 
-use super::plan::CatalogArgs;
+use super::shared::CatalogArgs;
 use crate::exit::bad_input;
 use iofit_emulate::journal::{Journal, STATE_DIR};
 use iofit_emulate::session::{self, EmulateOptions, Observer, Outcome, Second};
@@ -116,11 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.report {
         write_report(path, &options.limits, &outcome)?;
     }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&outcome)?);
-    } else {
-        print!("{}", summary(&outcome));
-    }
+    super::print_json_or_text(args.json, || &outcome, || summary(&outcome))?;
     Ok(exit_code(&outcome))
 }
 
@@ -274,7 +270,7 @@ fn sources(args: &Args, limits: &DesignLimits) -> anyhow::Result<Vec<VolumeSourc
 }
 
 fn scratch_size(text: &str) -> anyhow::Result<u64> {
-    let bytes = super::plan::parse_size("--scratch-size", text)?.0;
+    let bytes = iofit_procedure::plan::parse_size("--scratch-size", text)?.0;
     if !(16 << 20..=1 << 44).contains(&bytes) {
         return Err(bad_input(format!(
             "--scratch-size '{text}': must be between 16m and 16t"
@@ -516,7 +512,11 @@ fn write_report(
     if !notes.is_empty() {
         html = html.section("What the emulation cannot reproduce", notes);
     }
-    super::plan::write_report(path, super::plan::ReportFormat::Html, &html)
+    Ok(iofit_procedure::plan::write_report(
+        path,
+        iofit_report::ReportFormat::Html,
+        &html,
+    )?)
 }
 
 fn exit_code(outcome: &Outcome) -> ExitCode {

@@ -2,10 +2,12 @@
 //! DIR`. The work is in `iofit_fleet`; this wires flags, the progress bar (on a terminal only)
 //! and the exit code (1 when some servers failed, 2 when none could be done).
 
-use crate::cmd::plan::{assumptions_for, emit, parse_caching, rows_for};
+use crate::cmd::{emit, print_json_or_text};
 use crate::exit::{bad_input, FAILED};
 use iofit_fleet::{FleetPlan, ServerResult};
 use iofit_planner::PlanOptions;
+use iofit_procedure::inputs::{assumptions_for, rows_for};
+use iofit_procedure::plan::parse_caching;
 use iofit_profile::{ParseOptions, SizingOptions};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -151,11 +153,11 @@ pub fn plan(args: PlanFleet<'_>) -> anyhow::Result<ExitCode> {
             iofit_report::fleet_table::render_html(&fleet, &title).as_bytes(),
         )?;
     }
-    if args.json {
-        emit(&format!("{}\n", serde_json::to_string_pretty(&fleet)?))?;
-    } else {
-        emit(&iofit_report::fleet_table::render_text(&fleet))?;
-    }
+    print_json_or_text(
+        args.json,
+        || &fleet,
+        || iofit_report::fleet_table::render_text(&fleet),
+    )?;
     for failed in &fleet.failed {
         eprintln!(
             "iofit: skipped server {}: {}",

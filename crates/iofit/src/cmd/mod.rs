@@ -12,6 +12,7 @@ pub mod predict;
 pub mod profile;
 pub mod remote;
 pub mod run;
+pub(crate) mod shared;
 pub mod size_threads;
 pub mod vdbench;
 pub mod vdbench_hosts;
@@ -24,13 +25,45 @@ pub(crate) fn duration_flag(flag: &str, text: &str) -> Result<std::time::Duratio
 
 /// Results to `path` (whole or not at all) or, without one, to stdout.
 pub(crate) fn write_or_print(path: Option<&std::path::Path>, text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
     match path {
         Some(path) => files::write_output(path, text.as_bytes()),
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes())?;
-            Ok(stdout.flush()?)
-        }
+        None => emit(text),
+    }
+}
+
+/// Writes a command's output to stdout. A closed pipe (`iofit plan | head`) ends the output
+/// quietly instead of panicking the way `print!` does.
+pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing to stdout"),
+    }
+}
+
+/// Prints pretty JSON (`--json`) or the text rendering; only the one asked for is built.
+pub(crate) fn print_json_or_text<J: serde::Serialize>(
+    as_json: bool,
+    json: impl FnOnce() -> J,
+    text: impl FnOnce() -> String,
+) -> anyhow::Result<()> {
+    if as_json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&json())?))
+    } else {
+        emit(&text())
+    }
+}
+
+/// Exit 0 when the outcome `succeeded` (designs found, requirements met), 1 otherwise.
+pub(crate) fn exit_for(succeeded: bool) -> std::process::ExitCode {
+    if succeeded {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::from(crate::exit::FAILED)
     }
 }

@@ -1,15 +1,11 @@
 //! `iofit plan`: requirements (from flags or a TOML file) + catalog -> designs ranked by cost.
-//! Also holds the catalog/requirements helpers `predict` and `demo` share.
 
+use super::shared::{CatalogArgs, OutputArgs};
+use super::{emit, exit_for, print_json_or_text};
 use crate::exit::bad_input;
-use anyhow::Context;
-use iofit_catalog::{Catalog, TableInfo, EDITION_CURRENT};
 use iofit_planner::EXAMPLE_REQUIREMENTS;
-use iofit_procedure::plan::{
-    self, CatalogChoice, PlanRequest, ReportRequest, RequirementsSource, VolumeFlags,
-};
-pub(crate) use iofit_report::ReportFormat;
-use std::path::{Path, PathBuf};
+use iofit_procedure::plan::{self, PlanRequest, RequirementsSource, VolumeFlags};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -120,118 +116,6 @@ pub struct Args {
     pub fleet_html: Option<PathBuf>,
 }
 
-/// The catalog flags `plan` and `predict` share.
-#[derive(clap::Args, Debug)]
-pub struct CatalogArgs {
-    /// Catalog edition: current (default) or seed-2016 (the seed's dated tables).
-    #[arg(long, default_value = EDITION_CURRENT)]
-    pub edition: String,
-    /// Extra catalog file(s) that add or override rows.
-    #[arg(long = "catalog", value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-    /// Price in this Azure region (eastus, westeurope, japaneast...): only VM sizes with a
-    /// price there (for --pricing and --os) are considered [default: eastus when --pricing or
-    /// --os is given; without all three, the rows' own prices as they are].
-    #[arg(long)]
-    pub region: Option<String>,
-    /// How the VMs are paid: payg, ri-1y or ri-3y (1- or 3-year reservation, per month).
-    /// Disks stay at pay-as-you-go [default: payg].
-    #[arg(long)]
-    pub pricing: Option<String>,
-    /// The VMs' operating system: linux (no licence) or windows (licence included)
-    /// [default: linux].
-    #[arg(long)]
-    pub os: Option<String>,
-}
-
-impl CatalogArgs {
-    /// The flags as the library takes them.
-    pub(crate) fn choice(&self) -> CatalogChoice {
-        CatalogChoice {
-            edition: self.edition.clone(),
-            files: self.files.clone(),
-            region: self.region.clone(),
-            pricing: self.pricing.clone(),
-            os: self.os.clone(),
-        }
-    }
-
-    /// The embedded catalog plus the --catalog files; the edition checked.
-    pub(crate) fn load(&self) -> anyhow::Result<Catalog> {
-        Ok(self.choice().load()?)
-    }
-
-    /// The catalog as the plan sees it, with notes on the prices used.
-    pub(crate) fn load_priced(&self) -> anyhow::Result<(Catalog, Vec<String>)> {
-        Ok(self.choice().load_priced()?)
-    }
-}
-
-/// The output flags `plan` and `predict` share.
-#[derive(clap::Args, Debug)]
-pub struct OutputArgs {
-    /// Also write one self-contained report to FILE: what the command prints, with the limits
-    /// charted and the binding one marked. Written whole or not at all.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
-    /// Format of --report: html or markdown [default: html].
-    #[arg(long, value_name = "FORMAT")]
-    pub format: Option<String>,
-    /// Print only JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
-}
-
-impl OutputArgs {
-    /// `--report FILE` with its `--format`; `None` when no report was asked for.
-    pub(crate) fn report_request(&self) -> anyhow::Result<Option<ReportRequest>> {
-        let format = plan::report_format(self.format.as_deref(), self.report.as_deref())?;
-        Ok(self
-            .report
-            .clone()
-            .zip(format)
-            .map(|(path, format)| ReportRequest { path, format }))
-    }
-}
-
-/// The embedded catalog plus `--catalog` files; the edition checked.
-pub(crate) fn load_catalog(edition: &str, extra: &[PathBuf]) -> anyhow::Result<Catalog> {
-    Ok(plan::load_catalog(edition, extra)?)
-}
-
-/// The tables of an edition, for headers and `--json`.
-pub(crate) fn tables_of<'a>(catalog: &'a Catalog, edition: &'a str) -> Vec<&'a TableInfo> {
-    catalog.tables_in(edition).collect()
-}
-
-/// The rows of one edition ([`iofit_procedure::inputs::rows_for`]).
-pub(crate) fn rows_for(catalog: &Catalog, edition: &str) -> iofit_planner::CatalogRows {
-    iofit_procedure::inputs::rows_for(catalog, edition)
-}
-
-/// Prediction assumptions for an edition ([`iofit_procedure::inputs::assumptions_for`]).
-pub(crate) fn assumptions_for(
-    edition: &str,
-    service_latency_ms: Option<f64>,
-    cache_hit_pct: f64,
-) -> anyhow::Result<iofit_predict::Assumptions> {
-    Ok(iofit_procedure::inputs::assumptions_for(
-        edition,
-        service_latency_ms,
-        cache_hit_pct,
-    )?)
-}
-
-/// Parses a size flag into bytes (at least 1).
-pub(crate) fn parse_size(flag: &str, text: &str) -> anyhow::Result<iofit_model::Bytes> {
-    Ok(plan::parse_size(flag, text)?)
-}
-
-/// Parses host caching.
-pub(crate) fn parse_caching(text: &str) -> anyhow::Result<iofit_model::HostCaching> {
-    Ok(plan::parse_caching(text)?)
-}
-
 /// A number flag (`--iops 5000`): clap's "invalid float literal" does not say what to write.
 fn plain_number(text: &str) -> Result<f64, String> {
     text.trim().parse::<f64>().map_err(|_| {
@@ -297,40 +181,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         });
     }
     let outcome = plan::plan(&request(&args)?)?;
-    if args.output.json {
-        emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&outcome.json())?
-        ))?;
-    } else {
-        emit(&outcome.text())?;
-    }
-    Ok(if outcome.found() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(crate::exit::FAILED)
-    })
-}
-
-/// Writes a command's output to stdout. A closed pipe (`iofit plan | head`) ends the output
-/// quietly instead of panicking the way `print!` does.
-pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush())
-    {
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("writing to stdout"),
-    }
-}
-
-/// Writes a report whole or not at all ([`plan::write_report`]).
-pub(crate) fn write_report(
-    path: &Path,
-    format: ReportFormat,
-    report: &iofit_report::html::HtmlReport,
-) -> anyhow::Result<()> {
-    Ok(plan::write_report(path, format, report)?)
+    print_json_or_text(args.output.json, || outcome.json(), || outcome.text())?;
+    Ok(exit_for(outcome.found()))
 }

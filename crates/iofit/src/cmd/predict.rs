@@ -1,7 +1,8 @@
 //! `iofit predict`: what a design (VM + volumes) delivers for a workload, every limit with its
 //! headroom, and the one that binds.
 
-use super::plan::{emit, CatalogArgs, OutputArgs};
+use super::shared::{CatalogArgs, OutputArgs};
+use super::{exit_for, print_json_or_text};
 use iofit_procedure::predict::{self, PredictRequest, Provisioned};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,7 +15,10 @@ pub struct Args {
     /// VM size, e.g. Standard_DS14 (any case; the Standard_ prefix may be left out).
     #[arg(long)]
     pub vm: String,
-    /// A volume: COUNTxSKU[:CACHING], e.g. 10xP30:none or 1xP30:readonly. Repeat per volume.
+    /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. 10xP30:none or data=1xP30:readonly; a
+    /// Premium SSD v2 or Ultra volume adds what is bought per disk:
+    /// log=1xPremiumV2,size_gib=256,iops=6000,mb_s=200 (as `emulate` takes it). Repeat per
+    /// volume.
     #[arg(long = "disk", required = true, value_name = "SPEC")]
     pub disks: Vec<String>,
     /// Stripe unit of multi-disk volumes (64k for small random IO, 256k for sequential).
@@ -59,7 +63,8 @@ pub struct Args {
         default_value_t = 100.0
     )]
     pub cache_hit_pct: f64,
-    /// For Premium SSD v2 / Ultra volumes: size, IOPS and MB/s provisioned per disk.
+    /// For Premium SSD v2 / Ultra volumes whose --disk does not say it: size, IOPS and MB/s
+    /// provisioned per disk.
     #[arg(long = "provisioned-size-gib")]
     pub provisioned_size_gib: Option<f64>,
     #[arg(long = "provisioned-iops")]
@@ -95,19 +100,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         report: args.output.report_request()?,
     };
     let outcome = predict::predict(&request)?;
-    if args.output.json {
-        emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&outcome.json())?
-        ))?;
-    } else {
-        emit(&outcome.text())?;
-    }
     // An impossible design (too many disks for the VM, premium disks on a standard VM) fails
     // like a missed requirement: exit 1, whatever it would deliver.
-    Ok(if outcome.fits() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(crate::exit::FAILED)
-    })
+    print_json_or_text(args.output.json, || outcome.json(), || outcome.text())?;
+    Ok(exit_for(outcome.fits()))
 }

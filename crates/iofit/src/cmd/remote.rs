@@ -78,7 +78,11 @@ pub fn run_hosts(
     let text = render_fio(&run, output.json, &job_options);
     super::write_or_print(output.path, &text)?;
     if let Some(path) = output.report {
-        super::plan::write_report(path, super::plan::ReportFormat::Html, &html_report(&run))?;
+        iofit_procedure::plan::write_report(
+            path,
+            iofit_report::ReportFormat::Html,
+            &html_report(&run),
+        )?;
     }
     Ok(exit_code(&HostsStatus::of(&run), output.quiet))
 }

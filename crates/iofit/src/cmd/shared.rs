@@ -1,0 +1,79 @@
+//! The flag groups several commands share: the catalog choice and the report outputs.
+
+use iofit_catalog::{Catalog, EDITION_CURRENT};
+use iofit_procedure::plan::{self, CatalogChoice, ReportRequest};
+use std::path::PathBuf;
+
+/// The catalog flags `plan` and `predict` share.
+#[derive(clap::Args, Debug)]
+pub struct CatalogArgs {
+    /// Catalog edition: current (default) or seed-2016 (the seed's dated tables).
+    #[arg(long, default_value = EDITION_CURRENT)]
+    pub edition: String,
+    /// Extra catalog file(s) that add or override rows.
+    #[arg(long = "catalog", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Price in this Azure region (eastus, westeurope, japaneast...): only VM sizes with a
+    /// price there (for --pricing and --os) are considered [default: eastus when --pricing or
+    /// --os is given; without all three, the rows' own prices as they are].
+    #[arg(long)]
+    pub region: Option<String>,
+    /// How the VMs are paid: payg, ri-1y or ri-3y (1- or 3-year reservation, per month).
+    /// Disks stay at pay-as-you-go [default: payg].
+    #[arg(long)]
+    pub pricing: Option<String>,
+    /// The VMs' operating system: linux (no licence) or windows (licence included)
+    /// [default: linux].
+    #[arg(long)]
+    pub os: Option<String>,
+}
+
+impl CatalogArgs {
+    /// The flags as the library takes them.
+    pub(crate) fn choice(&self) -> CatalogChoice {
+        CatalogChoice {
+            edition: self.edition.clone(),
+            files: self.files.clone(),
+            region: self.region.clone(),
+            pricing: self.pricing.clone(),
+            os: self.os.clone(),
+        }
+    }
+
+    /// The embedded catalog plus the --catalog files; the edition checked.
+    pub(crate) fn load(&self) -> anyhow::Result<Catalog> {
+        Ok(self.choice().load()?)
+    }
+
+    /// The catalog as the plan sees it, with notes on the prices used.
+    pub(crate) fn load_priced(&self) -> anyhow::Result<(Catalog, Vec<String>)> {
+        Ok(self.choice().load_priced()?)
+    }
+}
+
+/// The output flags `plan` and `predict` share.
+#[derive(clap::Args, Debug)]
+pub struct OutputArgs {
+    /// Also write one self-contained report to FILE: what the command prints, with the limits
+    /// charted and the binding one marked. Written whole or not at all.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Format of --report: html or markdown [default: html].
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// Print only JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl OutputArgs {
+    /// `--report FILE` with its `--format`; `None` when no report was asked for.
+    pub(crate) fn report_request(&self) -> anyhow::Result<Option<ReportRequest>> {
+        let format = plan::report_format(self.format.as_deref(), self.report.as_deref())?;
+        Ok(self
+            .report
+            .clone()
+            .zip(format)
+            .map(|(path, format)| ReportRequest { path, format }))
+    }
+}
