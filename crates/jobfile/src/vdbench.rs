@@ -814,12 +814,8 @@ const FWD_UNSUPPORTED: &[(&str, &str)] = &[("target", "target= (copy/move to ano
 #[derive(Default)]
 struct Parser {
     file: ParamFile,
-    hd_default: Vec<Param>,
-    sd_default: Vec<Param>,
-    wd_default: Vec<Param>,
-    rd_default: Vec<Param>,
-    fsd_default: Vec<Param>,
-    fwd_default: Vec<Param>,
+    /// Each line type's `default` parameters (`sd=default,...`), indexed by [`Line`].
+    defaults: [Vec<Param>; 6],
     /// 0 = hd, 1 = sd/fsd, 2 = wd/fwd, 3 = rd: vdbench requires this order.
     stage: u8,
     substitutions: Vec<lists::Substitution>,
@@ -1077,15 +1073,7 @@ impl Parser {
                 }
             }
         }
-        let Some((name, all)) = with_defaults(
-            &mut self.hd_default,
-            params,
-            keys::HD,
-            HD_UNSUPPORTED,
-            "hd",
-            loc,
-        )?
-        else {
+        let Some((name, all)) = self.named(Line::Hd, params, loc)? else {
             return Ok(());
         };
         let mut host = HostDef {
@@ -1105,23 +1093,11 @@ impl Parser {
                 _ => {}
             }
         }
-        if self.file.hosts.iter().any(|h| h.name == name) {
-            return Err(duplicate("hd", &name, loc));
-        }
-        self.file.hosts.push(host);
-        Ok(())
+        push_new(&mut self.file.hosts, host, "hd", loc)
     }
 
     fn storage(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let Some((name, all)) = with_defaults(
-            &mut self.sd_default,
-            params,
-            keys::SD,
-            SD_UNSUPPORTED,
-            "sd",
-            loc,
-        )?
-        else {
+        let Some((name, all)) = self.named(Line::Sd, params, loc)? else {
             return Ok(());
         };
         let mut sd = StorageDef {
@@ -1174,23 +1150,11 @@ impl Parser {
                 },
             ));
         }
-        if self.file.sds.iter().any(|s| s.name == name) {
-            return Err(duplicate("sd", &name, loc));
-        }
-        self.file.sds.push(sd);
-        Ok(())
+        push_new(&mut self.file.sds, sd, "sd", loc)
     }
 
     fn workload(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let Some((name, all)) = with_defaults(
-            &mut self.wd_default,
-            params,
-            keys::WD,
-            WD_UNSUPPORTED,
-            "wd",
-            loc,
-        )?
-        else {
+        let Some((name, all)) = self.named(Line::Wd, params, loc)? else {
             return Ok(());
         };
         let mut wd = WorkloadDef {
@@ -1264,38 +1228,12 @@ impl Parser {
             }
         }
         // A wd without sd= takes the sds its rds name (vdbench: rd=...,sd=...).
-        for pattern in &wd.sd_patterns {
-            if !self
-                .file
-                .sds
-                .iter()
-                .any(|sd| wildcard_match(pattern, &sd.name))
-            {
-                return Err(unknown_reference(
-                    "sd",
-                    pattern,
-                    self.file.sds.iter().map(|s| s.name.as_str()),
-                    loc,
-                ));
-            }
-        }
-        if self.file.wds.iter().any(|w| w.name == name) {
-            return Err(duplicate("wd", &name, loc));
-        }
-        self.file.wds.push(wd);
-        Ok(())
+        check_references(&wd.sd_patterns, &self.file.sds, "sd", loc)?;
+        push_new(&mut self.file.wds, wd, "wd", loc)
     }
 
     fn run(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let Some((name, all)) = with_defaults(
-            &mut self.rd_default,
-            params,
-            keys::RD,
-            RD_UNSUPPORTED,
-            "rd",
-            loc,
-        )?
-        else {
+        let Some((name, all)) = self.named(Line::Rd, params, loc)? else {
             return Ok(());
         };
         let mut rd = RunDef {
@@ -1574,43 +1512,11 @@ impl Parser {
                 },
             ));
         }
-        for pattern in &rd.wd_patterns {
-            if !self
-                .file
-                .wds
-                .iter()
-                .any(|wd| wildcard_match(pattern, &wd.name))
-            {
-                return Err(unknown_reference(
-                    "wd",
-                    pattern,
-                    self.file.wds.iter().map(|w| w.name.as_str()),
-                    loc,
-                ));
-            }
-        }
+        check_references(&rd.wd_patterns, &self.file.wds, "wd", loc)?;
         if let Some(patterns) = &rd.sd_patterns {
-            for pattern in patterns {
-                if !self
-                    .file
-                    .sds
-                    .iter()
-                    .any(|sd| wildcard_match(pattern, &sd.name))
-                {
-                    return Err(unknown_reference(
-                        "sd",
-                        pattern,
-                        self.file.sds.iter().map(|s| s.name.as_str()),
-                        loc,
-                    ));
-                }
-            }
+            check_references(patterns, &self.file.sds, "sd", loc)?;
         }
-        if self.file.rds.iter().any(|r| r.name == name) {
-            return Err(duplicate("rd", &name, loc));
-        }
-        self.file.rds.push(rd);
-        Ok(())
+        push_new(&mut self.file.rds, rd, "rd", loc)
     }
 
     fn with_substitutions(items: &[String], source_name: &str) -> Result<Parser, JobFileError> {
@@ -1646,6 +1552,108 @@ impl Parser {
         }
         Ok(self.file)
     }
+}
+
+/// The line types that define something by name, with their keys and what iofit refuses.
+#[derive(Clone, Copy, Debug)]
+enum Line {
+    Hd,
+    Sd,
+    Wd,
+    Rd,
+    Fsd,
+    Fwd,
+}
+
+impl Line {
+    fn kind(self) -> &'static str {
+        ["hd", "sd", "wd", "rd", "fsd", "fwd"][self as usize]
+    }
+
+    fn keys(self) -> &'static [keys::Key] {
+        [keys::HD, keys::SD, keys::WD, keys::RD, keys::FSD, keys::FWD][self as usize]
+    }
+
+    fn unsupported(self) -> &'static [(&'static str, &'static str)] {
+        [
+            HD_UNSUPPORTED,
+            SD_UNSUPPORTED,
+            WD_UNSUPPORTED,
+            RD_UNSUPPORTED,
+            FSD_UNSUPPORTED,
+            FWD_UNSUPPORTED,
+        ][self as usize]
+    }
+}
+
+impl Parser {
+    /// [`with_defaults`] for a line of type `line`: its name and parameters, `None` for a
+    /// `default` line.
+    fn named(
+        &mut self,
+        line: Line,
+        params: Vec<Param>,
+        loc: &Location,
+    ) -> Result<Option<(String, Vec<Param>)>, JobFileError> {
+        with_defaults(
+            &mut self.defaults[line as usize],
+            params,
+            line.keys(),
+            line.unsupported(),
+            line.kind(),
+            loc,
+        )
+    }
+}
+
+/// A definition other lines refer to by name.
+trait Named {
+    fn name(&self) -> &str;
+}
+
+macro_rules! named {
+    ($($t:ty),*) => {
+        $(impl Named for $t {
+            fn name(&self) -> &str {
+                &self.name
+            }
+        })*
+    };
+}
+named!(HostDef, StorageDef, WorkloadDef, RunDef, FsdDef, FwdDef);
+
+/// Adds a definition, refusing a second one of the same name.
+fn push_new<T: Named>(
+    defined: &mut Vec<T>,
+    item: T,
+    kind: &str,
+    loc: &Location,
+) -> Result<(), JobFileError> {
+    if defined.iter().any(|d| d.name() == item.name()) {
+        return Err(duplicate(kind, item.name(), loc));
+    }
+    defined.push(item);
+    Ok(())
+}
+
+/// Every pattern (`sd=sd*`, a list) matches a `kind` defined before the line.
+fn check_references<T: Named>(
+    patterns: &[String],
+    defined: &[T],
+    kind: &str,
+    loc: &Location,
+) -> Result<(), JobFileError> {
+    for pattern in patterns {
+        if !defined.iter().any(|d| wildcard_match(pattern, d.name())) {
+            return Err(unknown_reference(
+                kind,
+                pattern,
+                defined.iter().map(|d| d.name()),
+                loc,
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn duplicate(kind: &str, name: &str, loc: &Location) -> JobFileError {
