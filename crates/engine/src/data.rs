@@ -520,12 +520,7 @@ pub(crate) fn check_job(job: &JobSpec) -> Result<(), EngineError> {
             "verify with numjobs above 1 on filename=: every clone would take the others' writes for corruption; use directory= (a file per clone) or numjobs=1 with a deeper iodepth",
         ));
     }
-    let unit = verify_unit(job).ok_or_else(|| {
-        EngineError::invalid(
-            &job.name,
-            "verify with several write block sizes needs verify_interval= (a size every block size is a multiple of)",
-        )
-    })?;
+    let unit = verify_unit(job);
     let sizes: Vec<u64> = match &job.block_size {
         BlockSizeSpec::Fixed(s) => vec![s.write.as_u64(), s.read.as_u64()],
         BlockSizeSpec::Split { read, write } => {
@@ -573,12 +568,58 @@ pub(crate) fn check_job(job: &JobSpec) -> Result<(), EngineError> {
     Ok(())
 }
 
-/// Bytes per verified unit: verify_interval, else the one write block size.
-fn verify_unit(job: &JobSpec) -> Option<u64> {
-    job.data
-        .verify
-        .interval_bytes
-        .or_else(|| fixed_write_bytes(job))
+/// (smallest, largest) block size of one direction (fio's `min_bs`/`max_bs`).
+fn size_range(job: &JobSpec, direction: Direction) -> (u64, u64) {
+    let sizes: Vec<u64> = match &job.block_size {
+        BlockSizeSpec::Fixed(s) => vec![s.get(direction).as_u64()],
+        BlockSizeSpec::Split { read, write } => {
+            let mine = if direction == Direction::Write {
+                write
+            } else {
+                read
+            };
+            // A direction without its own split uses the other's (as the runner does).
+            let shares = if mine.is_empty() {
+                read.iter().chain(write)
+            } else {
+                mine.iter().chain(&[])
+            };
+            shares.map(|s| s.size.as_u64()).collect()
+        }
+    };
+    let min = sizes.iter().copied().min().unwrap_or(4096);
+    let max = sizes.iter().copied().max().unwrap_or(4096);
+    (min, max)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Bytes per verified unit, as fio 3.33's `fixup_options` (init.c) settles `verify_interval`:
+/// unset with several write sizes, the smallest write size; never above the smallest write
+/// (or, in a job that reads, read) size; and when it does not divide both the smallest and the
+/// largest write size, their greatest common divisor. Unset with one size: that size.
+pub(crate) fn verify_unit(job: &JobSpec) -> u64 {
+    let (min_write, max_write) = size_range(job, Direction::Write);
+    let (min_read, _) = size_range(job, Direction::Read);
+    let mut unit = job.data.verify.interval_bytes.unwrap_or(0);
+    if max_write != min_write && unit == 0 {
+        unit = min_write;
+    }
+    if unit > min_write {
+        unit = min_write;
+    } else if job.rw.has_reads() && unit > min_read {
+        unit = min_read;
+    }
+    if unit == 0 || min_write % unit != 0 || max_write % unit != 0 {
+        unit = gcd(min_write, max_write);
+    }
+    unit.max(1)
 }
 
 /// The clone's data plan.
@@ -587,7 +628,7 @@ pub(crate) fn data_plan(job: &JobSpec, clone: u32) -> Result<DataPlan, EngineErr
     let dir = verify.state_save.as_ref().or(verify.state_load.as_ref());
     Ok(DataPlan {
         spec: job.data.clone(),
-        unit_bytes: verify_unit(job).unwrap_or(4096).max(1),
+        unit_bytes: verify_unit(job),
         write_bytes: job.block_size.mean_size(Direction::Write).as_u64().max(1),
         fixed_write: fixed_write_bytes(job).is_some(),
         has_writes: job.rw.has_writes() && job.rwmix_read_pct < 100.0,

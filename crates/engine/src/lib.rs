@@ -36,6 +36,7 @@ pub mod layout;
 pub mod null;
 pub mod psync;
 pub mod random;
+pub mod replay;
 pub mod resources;
 pub mod runner;
 pub mod sequence;

@@ -88,16 +88,7 @@ fn verify_table_bytes(job: &JobSpec) -> u64 {
     let Some(iofit_model::job::SizeSpec::Bytes(size)) = job.size else {
         return 0; // sized by the files themselves: known only at layout
     };
-    let unit = job
-        .data
-        .verify
-        .interval_bytes
-        .unwrap_or(
-            job.block_size
-                .mean_size(iofit_model::job::Direction::Write)
-                .as_u64(),
-        )
-        .max(1);
+    let unit = crate::data::verify_unit(job);
     let files = files_per_clone(job).max(1);
     size.as_u64() / unit * 4 * files
 }

@@ -306,7 +306,8 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
     };
     let region_bytes: u64 = regions.iter().map(|(_, _, len)| *len).sum();
     let loops = job.loops.max(1) as u64;
-    let budget_bytes = if job.time_based && job.runtime.is_some() {
+    let budget_bytes = if (job.time_based && job.runtime.is_some()) || job.replay.is_some() {
+        // A replay ends with its log.
         None
     } else {
         Some(job.io_limit.map(|b| b.as_u64()).unwrap_or(region_bytes) * loops)
@@ -377,6 +378,8 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         io_log: None,
         cmdprio: job.cmdprio.clone(),
         fill_device: job.fill_device,
+        replay: job.replay.clone(),
+        write_iolog: None,
         ioprio: job
             .thread_control
             .io_priority
@@ -653,6 +656,9 @@ pub fn run_jobs(
     options: &RunOptions,
     observer: &mut dyn Observer,
 ) -> Result<RunReport, EngineError> {
+    // A job that replays an IO log runs over the log's files, sized by its IOs.
+    let replayed = crate::replay::resolve_jobs(jobs)?;
+    let jobs = &replayed[..];
     for job in jobs {
         check_job(job)?;
     }
@@ -691,6 +697,7 @@ pub fn run_jobs(
         plans.push(clones);
     }
     open_io_logs(jobs, &mut plans)?;
+    crate::replay::open_write_logs(jobs, &mut plans)?;
     share_dedupe(jobs, &mut plans);
     let (to_write, to_create) = layout.to_write();
     if to_create > 0 {
@@ -877,7 +884,9 @@ pub fn run_jobs(
                 let cells = Arc::clone(&cells);
                 let series = Arc::clone(&slots[slot].series);
                 let engine = job.engine;
-                let thread_control = job.thread_control.clone();
+                // fio numbers threads over every clone of every job, in job order.
+                let thread_index = plans[..j].iter().map(Vec::len).sum::<usize>() + c;
+                let thread_control = job.thread_control.for_thread(thread_index);
                 let uring = job.uring.clone();
                 let end_flags = Arc::clone(&end_flags);
                 let clock_choice = options.clock;
@@ -1300,9 +1309,9 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         }
     };
     // The engine's accounting, stated where it can be checked: with a fixed block size every
-    // completed IO moved exactly one block.
+    // completed IO moved exactly one block (a replay's IOs are the log's sizes).
     if let BlockSizeSpec::Fixed(sizes) = &job.block_size {
-        if !job.group_reporting {
+        if !job.group_reporting && job.replay.is_none() {
             debug_assert_eq!(slot.read.io_bytes, slot.read.ios * sizes.read.as_u64());
             debug_assert_eq!(slot.write.io_bytes, slot.write.ios * sizes.write.as_u64());
         }

@@ -164,6 +164,11 @@ pub struct ClonePlan {
     /// fio `fill_device`: a write that finds the file system full (ENOSPC, or short) ends the
     /// clone as done, not as failed.
     pub fill_device: bool,
+    /// fio `read_iolog`: the IOs come from this log, in its order and at its times, instead
+    /// of being drawn; the plan's files are the log's, in the order it names them.
+    pub replay: Option<iofit_model::replay::ReplaySpec>,
+    /// fio `write_iolog`: every IO issued is recorded in this log.
+    pub write_iolog: Option<std::sync::Arc<crate::replay::IoLogWriter>>,
 }
 
 impl ClonePlan {
@@ -208,6 +213,8 @@ impl ClonePlan {
             ioprio: 0,
             cmdprio: None,
             fill_device: false,
+            replay: None,
+            write_iolog: None,
         }
     }
 }
@@ -547,6 +554,29 @@ pub(crate) struct Run<'a, C: Clock> {
     prio_rng: SplitMix64,
     /// fio fill_device: a write found the file system full; issuing ends.
     filled: bool,
+    /// fio read_iolog: the log being replayed, the IO read from it but not yet due, and
+    /// whether its end was reached.
+    replay: Option<crate::replay::ReplayReader>,
+    replay_peek: Option<crate::replay::ReplayIo>,
+    replay_done: bool,
+    /// fio write_iolog: the time its lines count from.
+    iolog_start_ns: u64,
+}
+
+/// What a replayed log asks for next.
+enum Replayed {
+    /// An IO to issue now; it was due at `due_ns`.
+    Io {
+        op: Op,
+        len: u32,
+        file: u32,
+        offset: u64,
+        due_ns: u64,
+    },
+    /// Nothing before this time.
+    Wait(u64),
+    /// The log is done (or could not be read: the error is recorded).
+    End,
 }
 
 /// Why a clone stops issuing.
@@ -610,6 +640,96 @@ impl<'a, C: Clock> Run<'a, C> {
             flow: plan.pacing.flow.as_ref().map(crate::flow::FlowMember::join),
             prio_rng: SplitMix64::new(plan.seed ^ 0x5851_f42d_4c95_7f2d),
             filled: false,
+            replay: None,
+            replay_peek: None,
+            replay_done: false,
+            iolog_start_ns: 0,
+        }
+    }
+
+    /// Opens the replayed log, if the clone replays one.
+    fn open_replay(&mut self) {
+        if let Some(spec) = &self.plan.replay {
+            match crate::replay::ReplayReader::open(spec, self.plan.clone_index) {
+                Ok(reader) => self.replay = Some(reader),
+                Err(e) => {
+                    self.out.error.get_or_insert(e.to_string());
+                    self.replay_done = true;
+                }
+            }
+        }
+    }
+
+    /// The replayed log's next IO at `now`, after doing the syncs due before it.
+    fn replay_next<E: Engine>(&mut self, engine: &mut E, now: u64) -> Replayed {
+        loop {
+            let io = match self.replay_peek.take() {
+                Some(io) => io,
+                None => {
+                    let Some(reader) = self.replay.as_mut() else {
+                        return Replayed::End;
+                    };
+                    match reader.next_io() {
+                        Ok(Some(io)) => io,
+                        Ok(None) => {
+                            self.replay_done = true;
+                            return Replayed::End;
+                        }
+                        Err(e) => {
+                            self.out.error.get_or_insert(e.to_string());
+                            self.replay_done = true;
+                            return Replayed::End;
+                        }
+                    }
+                }
+            };
+            let due_ns = self.start_ns + io.due_ns;
+            if due_ns > now {
+                self.replay_peek = Some(io);
+                return Replayed::Wait(due_ns);
+            }
+            let op = match io.op {
+                crate::replay::ReplayOp::Read => Op::Read,
+                crate::replay::ReplayOp::Write => Op::Write,
+                crate::replay::ReplayOp::Sync { data_only } => {
+                    if let Err(e) = self.sync_one(engine, io.file, data_only, now) {
+                        self.out.error.get_or_insert(e.to_string());
+                        self.replay_done = true;
+                        return Replayed::End;
+                    }
+                    continue;
+                }
+            };
+            return Replayed::Io {
+                op,
+                len: io.len,
+                file: io.file,
+                offset: io.offset,
+                due_ns,
+            };
+        }
+    }
+
+    /// fio write_iolog: one line for an IO, sync or file action at `now`; a write error ends
+    /// the job (its log would be partial).
+    #[cold]
+    fn log_action(&mut self, now: u64, file: u32, action: &str, io: Option<(u64, u32)>) {
+        let Some(log) = &self.plan.write_iolog else {
+            return;
+        };
+        let time_us = now.saturating_sub(self.iolog_start_ns) / 1000;
+        let path = &self.plan.files[file as usize].0;
+        if let Err(e) = log.line(time_us, path, action, io) {
+            self.out.error.get_or_insert(e);
+        }
+    }
+
+    /// fio write_iolog: the line of an IO as it is issued.
+    #[inline]
+    fn log_issue(&mut self, now: u64, op: Op, file: u32, offset: u64, len: u32) {
+        if self.plan.write_iolog.is_some() {
+            let action = if op == Op::Read { "read" } else { "write" };
+            self.log_action(now, file, action, Some((offset, len)));
         }
     }
 
@@ -643,6 +763,13 @@ impl<'a, C: Clock> Run<'a, C> {
 
     fn start(&mut self) {
         let t = self.clock.now_ns();
+        self.iolog_start_ns = t;
+        self.open_replay();
+        if self.plan.write_iolog.is_some() {
+            for file in 0..self.plan.files.len() as u32 {
+                self.log_action(t, file, "open", None);
+            }
+        }
         if self.plan.start_delay_ns > 0 {
             self.pause_until(t + self.plan.start_delay_ns);
         }
@@ -694,6 +821,7 @@ impl<'a, C: Clock> Run<'a, C> {
             || self.data.limit_reached()
             || self.search_done
             || self.filled
+            || self.replay_done
             || self
                 .shared
                 .end_set
@@ -1064,15 +1192,34 @@ impl<'a, C: Clock> Run<'a, C> {
         engine: &mut E,
         data_only: bool,
     ) -> Result<(), IoFailure> {
+        let now = if self.plan.write_iolog.is_some() {
+            self.clock.now_ns()
+        } else {
+            0
+        };
         for file in 0..self.plan.files.len() as u32 {
-            engine
-                .sync_file(file, data_only)
-                .map_err(|error| IoFailure::Sync {
-                    path: self.plan.files[file as usize].0.clone(),
-                    error,
-                })?;
-            self.out.syncs += 1;
+            self.sync_one(engine, file, data_only, now)?;
         }
+        Ok(())
+    }
+
+    /// fsync (or fdatasync) one file, counted, and logged with write_iolog.
+    fn sync_one<E: Engine>(
+        &mut self,
+        engine: &mut E,
+        file: u32,
+        data_only: bool,
+        now: u64,
+    ) -> Result<(), IoFailure> {
+        let action = if data_only { "datasync" } else { "sync" };
+        self.log_action(now, file, action, Some((0, 0)));
+        engine
+            .sync_file(file, data_only)
+            .map_err(|error| IoFailure::Sync {
+                path: self.plan.files[file as usize].0.clone(),
+                error,
+            })?;
+        self.out.syncs += 1;
         Ok(())
     }
 
@@ -1157,6 +1304,15 @@ impl<'a, C: Clock> Run<'a, C> {
         if let Some(Err(e)) = self.plan.io_log.as_ref().map(|log| log.flush()) {
             self.out.error.get_or_insert(e);
         }
+        if let Some(log) = self.plan.write_iolog.clone() {
+            let now = self.clock.now_ns();
+            for file in 0..self.plan.files.len() as u32 {
+                self.log_action(now, file, "close", None);
+            }
+            if let Err(e) = log.flush() {
+                self.out.error.get_or_insert(e);
+            }
+        }
         self.out.verify = self.data.result(self.plan);
         std::mem::take(&mut self.out)
     }
@@ -1215,22 +1371,42 @@ fn run_inline<E: Engine, C: Clock>(
             };
             continue;
         }
-        let op = run.choose_op();
-        let len = run.plan.sizes.pick(op, &mut run.rng);
-        let mut issue_ns = now;
-        if let Some(due) = run.due_ns(op) {
-            if due > now {
-                let until = run.deadline.map_or(due, |d| d.min(due));
-                now = run.pause_until(until);
-                if now < due {
-                    // The deadline or a stop came first: the loop's check ends the run.
+        let (op, len, file, offset, issue_ns) = if run.replay.is_some() || run.replay_done {
+            match run.replay_next(engine, now) {
+                Replayed::Io {
+                    op,
+                    len,
+                    file,
+                    offset,
+                    ..
+                } => (op, len, file, offset, now),
+                Replayed::Wait(due) => {
+                    now = run.pause_until(run.deadline.map_or(due, |d| d.min(due)));
                     continue;
                 }
-                // Latency counts from when the IO was due, not from before the wait.
-                issue_ns = now;
+                // The loop's check ends the run.
+                Replayed::End => continue,
             }
-        }
-        let (file, offset) = run.offsets.next(len, &mut run.rng);
+        } else {
+            let op = run.choose_op();
+            let len = run.plan.sizes.pick(op, &mut run.rng);
+            let mut issue_ns = now;
+            if let Some(due) = run.due_ns(op) {
+                if due > now {
+                    let until = run.deadline.map_or(due, |d| d.min(due));
+                    now = run.pause_until(until);
+                    if now < due {
+                        // The deadline or a stop came first: the loop's check ends the run.
+                        continue;
+                    }
+                    // Latency counts from when the IO was due, not from before the wait.
+                    issue_ns = now;
+                }
+            }
+            let (file, offset) = run.offsets.next(len, &mut run.rng);
+            (op, len, file, offset, issue_ns)
+        };
+        run.log_issue(issue_ns, op, file, offset, len);
         run.note_issue(op, len);
         let ioprio = run.io_priority(engine, op, len);
         run.data.before_io(engine, 0, op, file, offset, len);
@@ -1410,6 +1586,26 @@ fn refill<E: Engine, C: Clock>(
                 offset,
                 held_ns.max(q.meta[slot as usize].free_ns),
             ),
+            None if run.replay.is_some() || run.replay_done => match run.replay_next(engine, now) {
+                Replayed::Io {
+                    op,
+                    len,
+                    file,
+                    offset,
+                    due_ns,
+                } => (
+                    op,
+                    len,
+                    file,
+                    offset,
+                    q.meta[slot as usize].free_ns.max(due_ns),
+                ),
+                Replayed::Wait(due) => {
+                    due_at = Some(due);
+                    break;
+                }
+                Replayed::End => break,
+            },
             None => {
                 if pending.is_none() {
                     if let Some(wait_ns) = run.flow_hold() {
@@ -1449,6 +1645,7 @@ fn refill<E: Engine, C: Clock>(
         }
         q.free.pop();
         q.busy[slot as usize] = true;
+        run.log_issue(now, op, file, offset, len);
         run.note_issue(op, len);
         let ioprio = run.io_priority(engine, op, len);
         run.data.before_io(engine, slot, op, file, offset, len);

@@ -31,7 +31,7 @@ mod run;
 pub mod stats;
 pub mod tree;
 
-pub use run::{run, FsOptions, FsOutcome, PhaseResult};
+pub use run::{run, run_observed, FsEvent, FsOptions, FsOutcome, PhaseResult};
 
 use std::path::{Path, PathBuf};
 

@@ -64,8 +64,27 @@ pub struct FsOutcome {
     pub files_per_fsd: Vec<(String, usize, usize)>,
 }
 
+/// What a run tells its caller while it goes, from the thread that called [`run_observed`].
+#[derive(Debug)]
+pub enum FsEvent<'a> {
+    /// The format phase ended (before the measured run starts).
+    Formatted(&'a PhaseResult),
+    /// An interval ended: sent at its boundary, as vdbench prints its interval lines, not
+    /// after the run (the last, partial one once the workers have stopped).
+    Interval(&'a Interval),
+}
+
 /// Runs `run` (already adjusted for the command line's overrides).
 pub fn run(run: &FsRun, options: &FsOptions) -> Result<FsOutcome, FsError> {
+    run_observed(run, options, &mut |_| {})
+}
+
+/// [`run`], telling `on_event` of the format's end and of every interval as it ends.
+pub fn run_observed(
+    run: &FsRun,
+    options: &FsOptions,
+    on_event: &mut dyn FnMut(FsEvent<'_>),
+) -> Result<FsOutcome, FsError> {
     let mut shared = Vec::new();
     let mut claims = Vec::new();
     for fsd in &run.fsds {
@@ -116,10 +135,13 @@ pub fn run(run: &FsRun, options: &FsOptions) -> Result<FsOutcome, FsError> {
         // format=no uses what is there (on a foreign anchor with --allow-overwrite too).
         FormatMode::No => scan(&shared),
     }
+    if let Some(format) = &format {
+        on_event(FsEvent::Formatted(format));
+    }
     if run.format == FormatMode::Only || options.stop.load(Ordering::Relaxed) {
         return Ok(outcome(format, None, &shared, &run.fsds));
     }
-    let measured = run_workload(&shared, run, options)?;
+    let measured = run_workload(&shared, run, options, on_event)?;
     Ok(outcome(format, Some(measured), &shared, &run.fsds))
 }
 
@@ -389,6 +411,7 @@ fn run_workload(
     shared: &[Shared],
     run: &FsRun,
     options: &FsOptions,
+    on_event: &mut dyn FnMut(FsEvent<'_>),
 ) -> Result<PhaseResult, FsError> {
     let start = Instant::now();
     let measure_from = start + run.warmup;
@@ -495,7 +518,7 @@ fn run_workload(
             deadline,
         };
         let cpu_before;
-        (intervals, cpu_before) = report_intervals(&timing, &counters, &handles, stop);
+        (intervals, cpu_before) = report_intervals(&timing, &counters, &handles, stop, on_event);
         let results = handles
             .into_iter()
             .map(|h| h.join().expect("worker thread"))
@@ -505,14 +528,16 @@ fn run_workload(
         let end = Instant::now().min(deadline);
         let from = start + run.interval.max(MIN_INTERVAL) * intervals.len() as u32;
         if tail.total_ops() > 0 || tail.errors.iter().sum::<u64>() > 0 || end > from {
-            intervals.push(Interval {
+            let last = Interval {
                 index: intervals.len() + 1,
                 end_unix_ms: now_unix_ms(),
                 seconds: end.saturating_duration_since(from).as_secs_f64().max(1e-9),
                 warmup: end <= measure_from,
                 counts: tail,
                 cpu: cpu_between(cpu_before, cpu_ticks()),
-            });
+            };
+            on_event(FsEvent::Interval(&last));
+            intervals.push(last);
         }
         results
     });
@@ -563,6 +588,7 @@ fn report_intervals<T>(
     counters: &[Arc<IntervalCounters>],
     handles: &[std::thread::ScopedJoinHandle<'_, T>],
     stop: &AtomicBool,
+    on_event: &mut dyn FnMut(FsEvent<'_>),
 ) -> (Vec<Interval>, Option<(u64, u64, u64)>) {
     let step = timing.interval.max(MIN_INTERVAL);
     let mut intervals = Vec::new();
@@ -583,14 +609,16 @@ fn report_intervals<T>(
             std::thread::sleep((boundary - now).min(Duration::from_millis(50)));
         }
         let cpu_after = cpu_ticks();
-        intervals.push(Interval {
+        let interval = Interval {
             index: intervals.len() + 1,
             end_unix_ms: now_unix_ms(),
             seconds: step.as_secs_f64(),
             warmup: boundary <= timing.measure_from,
             counts: collect(counters),
             cpu: cpu_between(cpu_before, cpu_after),
-        });
+        };
+        on_event(FsEvent::Interval(&interval));
+        intervals.push(interval);
         cpu_before = cpu_after;
     }
 }

@@ -11,6 +11,7 @@ pub(crate) mod compat;
 pub(crate) mod control;
 pub(crate) mod data;
 pub(crate) mod engine_opts;
+pub(crate) mod replay;
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};
@@ -618,6 +619,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     job = job.with_rw(rw);
     data::finish(&mut job, &b.dedupe);
     compat::finish_flow(&mut job);
+    replay::finish_replay(&mut job);
     if rw.is_mixed() {
         if let Some(read_pct) = b.rwmix_read_pct {
             job.rwmix_read_pct = read_pct;
@@ -800,6 +802,8 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
                 // fio's --parse-only does not ask where the size comes from; a run does.
                 // fio fill_device: the size is the file system's free space, found at run time.
                 Target::Directory { .. } | Target::Files(_) if job.fill_device => {}
+                // read_iolog: the log names the files and their extents, read at run time.
+                Target::Directory { .. } | Target::Files(_) if job.replay.is_some() => {}
                 Target::Directory { .. } if opts.skip_target_checks => job.notes.push(
                     "no size= and no existing file to take the size from: fio --parse-only accepts this, a run refuses it until size= is given".into(),
                 ),

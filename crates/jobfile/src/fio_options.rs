@@ -13,6 +13,7 @@ use crate::fio::compat as cm;
 use crate::fio::control as ctl;
 use crate::fio::data as d;
 use crate::fio::engine_opts as eo;
+use crate::fio::replay as rp;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -241,6 +242,20 @@ const HONOURED: &[FioOption] = &[
     opt("cmdprio_bssplit", &[], Value, Supported(cm::cmdprio_bssplit)),
     opt("dedupe_global", &[], Flag, Supported(d::dedupe_global)),
     opt("fill_device", &["fill_fs"], Flag, Supported(cm::fill_device)),
+    opt("verify_async", &[], Value, Noted(a::nothing,
+        "verify_async: iofit verifies in the job's own thread as each read completes; no verify threads are started")),
+    opt("verify_async_cpus", &[], Value, Noted(a::nothing,
+        "verify_async_cpus: iofit starts no verify threads to pin")),
+    // IO logs (crates/jobfile/src/fio/replay.rs).
+    opt("read_iolog", &[], Value, Supported(rp::read_iolog)),
+    opt("read_iolog_chunked", &[], Flag, Supported(rp::read_iolog_chunked)),
+    opt("replay_no_stall", &[], Flag, Supported(rp::replay_no_stall)),
+    opt("replay_time_scale", &[], Value, Supported(rp::replay_time_scale)),
+    opt("replay_redirect", &[], Value, Supported(rp::replay_redirect)),
+    opt("replay_align", &[], Value, Supported(rp::replay_align)),
+    opt("replay_scale", &[], Value, Supported(rp::replay_scale)),
+    opt("replay_skip", &[], Value, Supported(rp::replay_skip)),
+    opt("write_iolog", &[], Value, Supported(rp::write_iolog)),
     opt("experimental_verify", &[], Flag, Noted(a::check_flag,
         "experimental_verify: iofit checks the written blocks from its own record of the writes (fio replays its random sequence instead); every block is checked the same")),
     opt("create_serialize", &[], Flag, Noted(a::check_flag,
@@ -250,8 +265,7 @@ const HONOURED: &[FioOption] = &[
 /// Groups of fio options iofit refuses, with the reason each group shares.
 #[rustfmt::skip]
 const REFUSED: &[(&[&str], &str)] = &[
-    (&["verify_async", "verify_async_cpus",
-       "verify_pattern_interval", "verify_policy",
+    (&["verify_pattern_interval", "verify_policy",
        "verify_write_sequence", "verifysort", "verifysort_nr",
        "trim_verify_zero", "verify_bytchk", "verify_mode"],
      "iofit verifies in the job's own thread, in offset order, with every block's full header (verify= and its family are supported); this variant is not implemented"),
@@ -265,10 +279,8 @@ const REFUSED: &[(&[&str], &str)] = &[
        "md_per_io_size", "pi_act", "pi_chk", "read_mode", "write_mode", "readfua", "writefua",
        "write_hint"],
      "NVMe/SCSI passthrough features (placement, protection information, FUA) need an engine iofit does not have"),
-    (&["read_iolog", "read_iolog_chunked", "write_iolog", "merge_blktrace_file",
-       "merge_blktrace_iters", "merge_blktrace_scalars", "replay_align", "replay_no_stall",
-       "replay_redirect", "replay_scale", "replay_skip", "replay_time_scale"],
-     "IO log and blktrace replay are not implemented in iofit"),
+    (&["merge_blktrace_file", "merge_blktrace_iters", "merge_blktrace_scalars"],
+     "merging blktrace binary logs is not implemented: iofit replays fio's text IO logs (read_iolog) only"),
     (&["cmdprio_hint", "priohint"],
      "IO priority hints (command duration limits) need drives with CDL, and iofit sets only the class and level of an IO priority"),
     (&["numa_cpu_nodes", "numa_mem_policy"], "NUMA placement needs libnuma, which iofit does not use"),

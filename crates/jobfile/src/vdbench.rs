@@ -22,7 +22,7 @@
 //!   parenthesised `threads`/`iorate` list) is one run; several for-lists nest, the first
 //!   written outermost.
 //! - Hosts: `hd=` lines with `system=`, `user=`, `jvms=`, `vdbench=` (where iofit is on the
-//!   host) and `shell=ssh` (rsh and vdbench's own daemon are refused with the reason); an SD
+//!   host) and `shell=` (ssh; rsh and vdbench's own daemon run over ssh too, with a note); an SD
 //!   runs on the hds its `host=` names (one, a list, `*`; none: every hd). [`Run::on_host`]
 //!   gives each host its share of a run.
 
@@ -713,7 +713,10 @@ struct Param {
 
 /// Line types iofit does not run, with the reason.
 const LINE_UNSUPPORTED: &[(&str, &str)] = &[
-    ("rg", "replay groups (rg=) replay an I/O trace"),
+    (
+        "rg",
+        "replaying a Swat I/O trace (rg= replay groups with replay= on the sd and rd; Swat is Sun's StorageTek Workload Analysis Tool and iofit has no reader for its flatfile.bin)",
+    ),
     ("wg", "workload groups"),
 ];
 const HD_UNSUPPORTED: &[(&str, &str)] = &[
@@ -855,7 +858,11 @@ impl Parser {
                         kind,
                         &params[0].raw,
                         why,
-                        "remove those lines; iofit runs sd/wd/rd and fsd/fwd files",
+                        if kind == "rg" {
+                            "describe the traced mix with wd= lines instead (xfersize=, rdpct=, seekpct=, skew=), or take the traced host's iostat/sar capture through `iofit profile` and `iofit plan`"
+                        } else {
+                            "remove those lines; iofit runs sd/wd/rd and fsd/fwd files"
+                        },
                     ));
                 }
                 written => self.general(written, params, &loc)?,
@@ -1030,7 +1037,11 @@ impl Parser {
     fn host(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
         // Checked on the line that says it, `hd=default` included.
         for p in params.iter().skip(1).filter(|p| p.key == "shell") {
-            check_shell(&single(p, loc)?, loc)?;
+            if let Some(note) = check_shell(&single(p, loc)?, loc)? {
+                if !self.file.notes.contains(&note) {
+                    self.file.notes.push(note);
+                }
+            }
         }
         let Some((name, all)) = with_defaults(
             &mut self.hd_default,
@@ -1781,23 +1792,27 @@ fn cut_at_blank(line: &str) -> String {
     out
 }
 
-/// `shell=`: iofit reaches hosts through OpenSSH only.
-fn check_shell(value: &str, loc: &Location) -> Result<(), JobFileError> {
+/// `shell=`: iofit reaches every host through the OpenSSH client, whatever the file names.
+/// vdbench's three shells only start vdbench on the host (rsh, ssh, or its own RMI daemon that
+/// `vdbench rsh` left listening); what runs there and what comes back is the same. So rsh and
+/// vdbench map onto iofit's worker over ssh, and the note returned says so (the host then
+/// needs sshd and a key login for `user=`, as `shell=ssh` does in vdbench).
+fn check_shell(value: &str, loc: &Location) -> Result<Option<String>, JobFileError> {
+    let instead = |why: &str| {
+        Some(format!(
+            "{}:{}: shell={value} runs over ssh: iofit starts its worker on each host through the OpenSSH client ({why}); the hosts need sshd and a key login for user=",
+            loc.file, loc.line
+        ))
+    };
     match value.to_ascii_lowercase().as_str() {
-        "ssh" => Ok(()),
-        "rsh" => Err(loc.unsupported_value(
-            "shell",
-            value,
-            "rsh sends everything in clear text and iofit does not implement it",
-            "use shell=ssh (iofit starts itself on each host through the OpenSSH client)",
+        "ssh" => Ok(None),
+        "rsh" => Ok(instead(
+            "rsh is not used: it sends everything in clear text",
         )),
-        "vdbench" => Err(loc.unsupported_value(
-            "shell",
-            value,
-            "shell=vdbench needs vdbench's own RMI daemon listening on every host, which iofit does not run",
-            "use shell=ssh (nothing listens on the network; iofit starts itself over ssh)",
+        "vdbench" => Ok(instead(
+            "vdbench's RMI daemon is not used: nothing needs to listen on the hosts",
         )),
-        _ => Err(loc.unsupported_value(
+        _ => Err(loc.invalid(
             "shell",
             value,
             "vdbench knows shell=ssh, rsh and vdbench",

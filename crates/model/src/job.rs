@@ -579,6 +579,12 @@ pub struct JobSpec {
     /// not as an error); the file is created empty, not laid out first.
     #[serde(default)]
     pub fill_device: bool,
+    /// Replay an IO log instead of drawing IOs (fio `read_iolog`, `replay_*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<crate::replay::ReplaySpec>,
+    /// Record every IO issued in fio's version 3 IO log at this path (fio `write_iolog`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_iolog: Option<PathBuf>,
 }
 
 /// fio's `file_service_type`: how the next file is chosen, and how many IOs go to a file
@@ -785,11 +791,25 @@ pub struct ThreadControl {
     /// When this job ends with an error, stop every other job (fio `exitall_on_error`).
     #[serde(default)]
     pub exit_all_on_error: bool,
+    /// fio `cpus_allowed_policy=split`: each thread gets one CPU of `cpus` instead of all.
+    #[serde(default)]
+    pub split_cpus: bool,
 }
 
 impl ThreadControl {
     pub fn is_default(&self) -> bool {
         *self == ThreadControl::default()
+    }
+
+    /// What thread `thread_index` (0-based, counted over every clone of every job of the
+    /// run, in job order, as fio numbers threads) gets: with `split_cpus`, the CPU at that
+    /// index of the set, wrapping (fio's `fio_cpus_split`); otherwise the whole set.
+    pub fn for_thread(&self, thread_index: usize) -> ThreadControl {
+        let mut control = self.clone();
+        if self.split_cpus && !self.cpus.is_empty() {
+            control.cpus = vec![self.cpus[thread_index % self.cpus.len()]];
+        }
+        control
     }
 }
 
@@ -858,6 +878,8 @@ impl JobSpec {
             serialize_overlap: false,
             cmdprio: None,
             fill_device: false,
+            replay: None,
+            write_iolog: None,
         }
     }
 

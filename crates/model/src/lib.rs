@@ -20,6 +20,7 @@ pub mod design;
 pub mod formulas;
 pub mod job;
 pub mod placement;
+pub mod replay;
 pub mod requirements;
 pub mod units;
 pub mod workload;

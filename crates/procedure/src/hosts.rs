@@ -424,6 +424,7 @@ pub fn run_vdbench_hosts(
         file: path.display().to_string(),
         ..Default::default()
     };
+    crate::vdbench::say_notes(file, observer);
     let mut statuses = Vec::new();
     for run in runs {
         if reach.stop.load(Ordering::Relaxed) {

@@ -76,6 +76,9 @@ pub enum Event {
         rd: String,
         error: Option<String>,
     },
+    /// Lines of a vdbench run printed while it goes (a file system run's format summary and
+    /// its interval lines, each when it ends).
+    VdbenchLines { text: String },
     /// An `iorate=curve` finished: the latency-versus-IO-rate table with its knee.
     VdbenchCurve { table: String },
     /// The demo's real run starts.
@@ -135,7 +138,7 @@ impl fmt::Display for Event {
                 seconds,
             } => write!(
                 f,
-                "  best latency {best_latency_us:.1} us ({} IOPS with one thread)\nstep 2: threads = latency_s x IOPS = {:.6} x {} = {threads_exact:.2} -> {}{}\nstep 3: {threads} threads for {seconds:.1} s",
+                "  best latency {best_latency_us:.1} us ({} IOPS with one thread)\nstep 2: threads = latency_s x IOPS = {:.6} x {} = {threads_exact:.2} -> {}{}\nstep 3: {} for {seconds:.1} s",
                 group_thousands(single_thread_iops.round()),
                 best_latency_us / 1e6,
                 group_thousands(*target_iops),
@@ -149,6 +152,7 @@ impl fmt::Display for Event {
                 } else {
                     String::new()
                 },
+                crate::size_threads::threads_text(*threads),
             ),
             Event::VdbenchRun { summary, rd, error } => {
                 write!(f, "{summary}")?;
@@ -158,6 +162,7 @@ impl fmt::Display for Event {
                 Ok(())
             }
             Event::VdbenchCurve { table } => write!(f, "{table}"),
+            Event::VdbenchLines { text } => write!(f, "{text}"),
             Event::DemoRun { seconds_per_volume } => write!(
                 f,
                 "iofit demo: running the planned workload for {seconds_per_volume:.1}s per volume on a temp directory..."

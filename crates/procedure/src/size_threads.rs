@@ -84,14 +84,16 @@ impl SizeThreadsOptions {
         Ok(())
     }
 
+    /// The one file every run uses.
+    pub fn test_file(&self) -> std::path::PathBuf {
+        self.target.join("iofit-size-threads.0.0")
+    }
+
     /// The job at `threads` threads: every clone uses the same file, as vdbench's threads
     /// share one data set; one thread = one synchronous IO in flight.
     pub fn job(&self, threads: u32) -> JobSpec {
-        let mut job = JobSpec::new(
-            "iofit-size-threads",
-            Target::Files(vec![self.target.join("iofit-size-threads.0.0")]),
-        )
-        .with_rw(self.rw);
+        let mut job = JobSpec::new("iofit-size-threads", Target::Files(vec![self.test_file()]))
+            .with_rw(self.rw);
         if self.rw.is_mixed() {
             job.rwmix_read_pct = self.rwmix_read_pct;
         }
@@ -125,6 +127,54 @@ pub struct SizeThreadsResult {
     pub measured_iops: f64,
     pub measured_latency_us: f64,
     pub reached: bool,
+    /// The test file the runs used; left in place (as fio leaves its files), so the next run
+    /// need not lay it out again.
+    pub test_file: std::path::PathBuf,
+}
+
+/// "1 thread", "4 threads".
+pub(crate) fn threads_text(threads: u32) -> String {
+    match threads {
+        1 => "1 thread".to_string(),
+        n => format!("{n} threads"),
+    }
+}
+
+/// The closing lines `iofit size-threads` prints after the steps: what the sized run measured,
+/// whether the target was reached and, if not, why.
+pub fn render_text(result: &SizeThreadsResult) -> String {
+    use iofit_model::units::group_thousands;
+    let threads = threads_text(result.threads);
+    let target = group_thousands(result.target_iops);
+    let mut text = format!(
+        "  measured {} IOPS at {:.1} us mean latency with {threads}\n",
+        group_thousands(result.measured_iops.round()),
+        result.measured_latency_us
+    );
+    if result.reached {
+        text += &format!("target {target} IOPS reached with {threads}\n");
+    } else if result.capped_at_max_threads {
+        text += &format!(
+            "target {target} IOPS NOT reached with {threads}, the --max-threads cap ({} were \
+             needed); raise --max-threads to run them all\n",
+            result.threads_exact.ceil()
+        );
+    } else {
+        let latency_s = result.measured_latency_us / 1e6;
+        text += &format!(
+            "target {target} IOPS NOT reached with {threads}: latency rose from {:.1} us to {:.1} \
+             us under load (Little's law: {} / {latency_s:.6} s = {} IOPS); the storage \
+             saturates below the target\n",
+            result.best_latency_us,
+            result.measured_latency_us,
+            result.threads,
+            group_thousands((f64::from(result.threads) / latency_s.max(1e-12)).round())
+        );
+    }
+    text + &format!(
+        "test file {} left for the next run (remove it when done)\n",
+        result.test_file.display()
+    )
 }
 
 /// Runs the method: one thread, Little's law, the sized run.
@@ -167,13 +217,7 @@ pub fn size_threads(
         capped_at_max_threads,
         seconds: options.duration_s,
     });
-    let sized = run_one(
-        options,
-        threads,
-        &format!("{threads} threads"),
-        executor,
-        observer,
-    )?;
+    let sized = run_one(options, threads, &threads_text(threads), executor, observer)?;
     let measured_iops = iops_of(&sized);
     Ok(SizeThreadsResult {
         target_iops: options.target_iops,
@@ -187,6 +231,7 @@ pub fn size_threads(
         measured_iops,
         measured_latency_us: mean_latency_ns(&sized) / 1e3,
         reached: measured_iops >= options.target_iops,
+        test_file: options.test_file(),
     })
 }
 
@@ -264,9 +309,21 @@ mod tests {
             !result.reached,
             "two threads cannot carry 1e6 IOPS here: {result:?}"
         );
+        let text = render_text(&result);
+        assert!(
+            text.contains("NOT reached with 2 threads, the --max-threads cap")
+                && text.contains(&format!("{} were needed", result.threads_exact.ceil())),
+            "{text}"
+        );
+        assert!(text.ends_with(&format!(
+            "test file {} left for the next run (remove it when done)\n",
+            dir.path().join("iofit-size-threads.0.0").display()
+        )));
         let uncapped =
             size_threads(&options(dir.path(), 5_000.0), &mut executor, &mut Quiet).unwrap();
         assert!(!uncapped.capped_at_max_threads);
+        assert_eq!(threads_text(1), "1 thread");
+        assert_eq!(threads_text(3), "3 threads");
     }
 
     #[test]

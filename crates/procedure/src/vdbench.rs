@@ -227,6 +227,13 @@ pub fn check_file(path: &Path, substitutions: &[String]) -> Result<CheckedFile, 
     })
 }
 
+/// What iofit reads differently from the letter of the file, said once before the runs.
+pub fn say_notes(file: &vdbench::ParamFile, observer: &mut dyn Observer) {
+    for note in &file.notes {
+        observer.warning(&crate::observer::Warning::JobNote(note.clone()));
+    }
+}
+
 /// What `--parse-only` shows: the runs, without looking at luns or anchors.
 pub struct CheckedFile {
     pub runs: Vec<Run>,
@@ -247,6 +254,7 @@ pub fn run_file(
     let file = vdbench::parse_file_with(path, &options.substitutions)?;
     file.check_hosts(vdbench::is_local_host)?;
     file.check_runnable()?;
+    say_notes(&file, observer);
     let runs = file
         .runs()?
         .into_iter()
@@ -434,11 +442,37 @@ fn run_fs(
         stop: Arc::clone(&options.stop),
     };
     let label = format!("rd={}", run.rd);
-    let fs_outcome =
-        iofit_fswork::run(run, &fs_options).map_err(|source| ProcedureError::FileSystem {
-            label: label.clone(),
-            source,
-        })?;
+    let fs_outcome = {
+        // The format's summary and every interval line go out as they happen, as vdbench
+        // prints them; what needs the whole run (the average, the summary) follows it.
+        let title = format!(
+            "rd={} {} interval lines ({:.1}s each)\n",
+            run.rd,
+            run.for_label,
+            run.interval.as_secs_f64()
+        );
+        let mut header = Some(title + &crate::vdbench_fs::header());
+        let mut live = |event: iofit_fswork::FsEvent<'_>| {
+            let text = match event {
+                iofit_fswork::FsEvent::Formatted(format) => iofit_fswork::report::render(
+                    &format!("rd=format_for_{} ({:.1}s)", run.rd, format.seconds),
+                    &iofit_fswork::report::op_lines(&format.stats, format.seconds),
+                ),
+                iofit_fswork::FsEvent::Interval(interval) => {
+                    header.take().unwrap_or_default() + &crate::vdbench_fs::interval_line(interval)
+                }
+            };
+            observer.event(&Event::VdbenchLines {
+                text: text.trim_end_matches('\n').to_string(),
+            });
+        };
+        iofit_fswork::run_observed(run, &fs_options, &mut live).map_err(|source| {
+            ProcedureError::FileSystem {
+                label: label.clone(),
+                source,
+            }
+        })?
+    };
     let phase = |p: &iofit_fswork::PhaseResult| FsPhaseJson {
         seconds: p.seconds,
         busy_seconds: p.busy_seconds,
@@ -454,26 +488,20 @@ fn run_fs(
         files: fs_outcome.files_per_fsd.clone(),
     };
     let mut text = String::new();
-    if let Some(format) = &json.format {
-        text.push_str(&iofit_fswork::report::render(
-            &format!("rd=format_for_{} ({:.1}s)", run.rd, format.seconds),
-            &format.operations,
-        ));
-    }
     if let Some(phase) = &fs_outcome.run {
-        text.push_str(&format!(
-            "rd={} {} interval lines ({:.1}s each)\n",
-            run.rd,
-            run.for_label,
-            run.interval.as_secs_f64()
-        ));
-        text.push_str(&crate::vdbench_fs::render_intervals(&phase.intervals));
+        text.push_str(&crate::vdbench_fs::average_line(&phase.intervals));
     }
     if let Some(measured) = &json.run {
         text.push_str(&iofit_fswork::report::render(
             &format!(
-                "rd={} {} fwdrate={:?} ({:.1}s measured)",
-                run.rd, run.for_label, run.fwdrate, measured.seconds
+                "rd={} {} fwdrate={} ({:.1}s measured)",
+                run.rd,
+                run.for_label,
+                match run.fwdrate {
+                    vdbench::FwdRate::Max => "max".to_string(),
+                    vdbench::FwdRate::Fixed(rate) => shown(rate),
+                },
+                measured.seconds
             ),
             &measured.operations,
         ));
@@ -1054,12 +1082,12 @@ mod tests {
         }
         let corpus =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bad-input/jobfile/vdbench");
-        let error = check_file(&corpus.join("10-remote-shell-rsh.vdb"), &[])
+        let error = check_file(&corpus.join("10-remote-shell-telnet.vdb"), &[])
             .err()
             .expect("refused");
         assert!(error.is_bad_input());
         assert!(
-            error.to_string().contains("10-remote-shell-rsh.vdb:1:"),
+            error.to_string().contains("10-remote-shell-telnet.vdb:1:"),
             "{error}"
         );
     }

@@ -23,9 +23,8 @@ fn slot(op: FileOp) -> usize {
     iofit_fswork::stats::index(op)
 }
 
-/// Header, one line per interval (warmup ones marked `w`) and the average of the others.
-pub fn render_intervals(intervals: &[Interval]) -> String {
-    let mut out = String::new();
+/// The two header lines over the interval lines.
+pub fn header() -> String {
     let mut head1 =
         String::from("             .Interval. .ReqstdOps... ...cpu%...  ....read....  ...write....  ....mb/sec....  .xfer..");
     let mut head2 =
@@ -34,24 +33,33 @@ pub fn render_intervals(intervals: &[Interval]) -> String {
         let _ = write!(head1, " {title:>14}");
         head2.push_str("     rate   resp");
     }
-    let _ = writeln!(out, "{head1}\n{head2}");
-    for interval in intervals {
-        let label = if interval.warmup {
-            format!("{}w", interval.index)
-        } else {
-            interval.index.to_string()
-        };
-        let time = time_of_day(interval.end_unix_ms as f64 / 1000.0);
-        let cpu = interval.cpu.map(|c| (c.total_pct, c.sys_pct));
-        line(
-            &mut out,
-            &time,
-            &label,
-            &interval.counts,
-            interval.seconds,
-            cpu,
-        );
-    }
+    format!("{head1}\n{head2}\n")
+}
+
+/// One interval's line (a warmup one marked `w`), as it is printed when the interval ends.
+pub fn interval_line(interval: &Interval) -> String {
+    let label = if interval.warmup {
+        format!("{}w", interval.index)
+    } else {
+        interval.index.to_string()
+    };
+    let time = time_of_day(interval.end_unix_ms as f64 / 1000.0);
+    let cpu = interval.cpu.map(|c| (c.total_pct, c.sys_pct));
+    let mut out = String::new();
+    line(
+        &mut out,
+        &time,
+        &label,
+        &interval.counts,
+        interval.seconds,
+        cpu,
+    );
+    out
+}
+
+/// `avg_F-L`: the measured (non-warmup) intervals together; empty when there are none.
+pub fn average_line(intervals: &[Interval]) -> String {
+    let mut out = String::new();
     let measured: Vec<&Interval> = intervals.iter().filter(|i| !i.warmup).collect();
     if let (Some(first), Some(last)) = (measured.first(), measured.last()) {
         let mut sum = IntervalCounts::default();
@@ -135,6 +143,16 @@ mod tests {
             counts,
             cpu: None,
         }
+    }
+
+    /// Header, one line per interval (warmup ones marked `w`) and the average of the others,
+    /// as a run prints them.
+    fn render_intervals(intervals: &[Interval]) -> String {
+        let mut out = header();
+        for interval in intervals {
+            out.push_str(&interval_line(interval));
+        }
+        out + &average_line(intervals)
     }
 
     #[test]

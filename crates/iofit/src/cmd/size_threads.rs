@@ -4,7 +4,7 @@
 use crate::exit::bad_input;
 use crate::observe::CliObserver;
 use iofit_model::job::RwMode;
-use iofit_model::units::{group_thousands, Bytes};
+use iofit_model::units::Bytes;
 use iofit_procedure::execute::EngineExecutor;
 use iofit_procedure::size_threads::{size_threads, SizeThreadsOptions};
 use std::path::PathBuf;
@@ -65,40 +65,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut executor = EngineExecutor::new(args.allow_overwrite, Arc::new(AtomicBool::new(false)));
     let mut observer = CliObserver::new(!args.json, args.json);
     let result = size_threads(&options, &mut executor, &mut observer)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
-    } else {
-        let threads = result.threads;
-        println!(
-            "  measured {} IOPS at {:.1} us mean latency with {threads} threads",
-            group_thousands(result.measured_iops.round()),
-            result.measured_latency_us
-        );
-        if result.reached {
-            println!(
-                "target {} IOPS reached with {threads} threads",
-                group_thousands(args.target_iops)
-            );
-        } else if result.capped_at_max_threads {
-            println!(
-                "target {} IOPS NOT reached with {threads} threads, the --max-threads cap ({} were needed); raise --max-threads to run them all",
-                group_thousands(args.target_iops),
-                result.threads_exact.ceil()
-            );
-        } else {
-            println!(
-                "target {} IOPS NOT reached with {threads} threads: latency rose from {:.1} us to {:.1} us under load (Little's law: {threads} / {:.6} s = {} IOPS); the storage saturates below the target",
-                group_thousands(args.target_iops),
-                result.best_latency_us,
-                result.measured_latency_us,
-                result.measured_latency_us / 1e6,
-                group_thousands((f64::from(threads) / (result.measured_latency_us / 1e6).max(1e-12)).round())
-            );
-        }
-    }
-    Ok(if result.reached {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(crate::exit::FAILED)
-    })
+    super::print_json_or_text(
+        args.json,
+        || &result,
+        || iofit_procedure::size_threads::render_text(&result),
+    )?;
+    Ok(super::exit_for(result.reached))
 }

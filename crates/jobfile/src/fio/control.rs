@@ -279,14 +279,20 @@ pub(crate) fn cpumask(c: &mut Ctx, arg: &Arg) -> R {
 /// A CPU set covers this many CPUs (glibc's CPU_SETSIZE).
 pub(crate) const MAX_CPUS: usize = 1024;
 
-pub(crate) fn cpus_allowed_policy(_: &mut Ctx, arg: &Arg) -> R {
-    match arg.value()? {
-        "shared" => Ok(()),
-        _ => Err(arg.unsupported(
-            "splitting the CPU set among the job's threads",
-            "use cpus_allowed_policy=shared (fio's default): every thread may run on every CPU of the set",
-        )),
-    }
+/// `cpus_allowed_policy`: `shared` (every thread may use every CPU of the set) or `split`
+/// (each thread one CPU of it, in turn).
+pub(crate) fn cpus_allowed_policy(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.thread_control.split_cpus = match arg.value()? {
+        "shared" => false,
+        "split" => true,
+        _ => {
+            return Err(arg.invalid(
+                "not a CPU policy",
+                "write cpus_allowed_policy=shared or split",
+            ))
+        }
+    };
+    Ok(())
 }
 pub(crate) fn nice(c: &mut Ctx, arg: &Arg) -> R {
     let value: i32 = arg

@@ -95,7 +95,11 @@ fn thread_control() {
     assert!(error("nice=40").contains("-20 to 19"));
     assert!(error("cpus_allowed=3-1").contains("cpus_allowed"));
     assert!(error("prio=9").contains("0 (highest) to 7"));
-    assert!(error("cpus_allowed_policy=split").contains("shared"));
+    assert!(error("cpus_allowed_policy=half").contains("shared or split"));
+    let split = job("cpus_allowed=1,3\ncpus_allowed_policy=split").unwrap();
+    assert!(split.thread_control.split_cpus);
+    assert_eq!(split.thread_control.for_thread(0).cpus, vec![1]);
+    assert_eq!(split.thread_control.for_thread(3).cpus, vec![3]);
 }
 
 #[test]

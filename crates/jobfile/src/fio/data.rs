@@ -174,65 +174,123 @@ pub(crate) fn finish(job: &mut JobSpec, keys: &DedupeKeys) {
     }
 }
 
-/// fio's pattern syntax: hex (`0xdeadbeef`, bytes as written), quoted strings, decimal bytes,
-/// and `%o` (the block's offset) where `offsets` allows it, one after another.
+/// fio's largest pattern (MAX_PATTERN_SIZE, stat.h).
+const MAX_PATTERN_BYTES: usize = 512;
+
+/// fio's pattern syntax (`parse_and_fill_pattern`, lib/pattern.c): hex (`0xdeadbeef`, bytes as
+/// written), `"strings"`, `'FILE'` (the file's bytes), decimal numbers in the int range (as
+/// their little-endian bytes, as many as the value needs: 66 is 0x42, -12 is f4 ff ff ff), and
+/// `%o` (the block's offset) where `offsets` allows it, one after another, at most 512 bytes.
 pub(crate) fn parse_pattern(arg: &Arg, offsets: bool) -> Result<Vec<PatternPart>, JobFileError> {
     let text = arg.value()?;
-    let fix = "write hex (0xdeadbeef), a quoted string (\"abc\"), a byte (0..255) or %o, one after another";
+    let fix = "write hex (0xdeadbeef), a quoted string (\"abc\"), a file ('name'), a decimal number (-12, 66) or %o, one after another";
     let mut parts = Vec::new();
     let mut rest = text.trim();
+    let mut total = 0;
     while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix("%o") {
+        let (part, after) = if let Some(after) = rest.strip_prefix("%o") {
             if !offsets {
                 return Err(arg.invalid("%o is only for verify_pattern", fix));
             }
+            total += 8;
             parts.push(PatternPart::Offset);
             rest = after;
+            continue;
         } else if let Some(hex) = rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
-            let end = hex
-                .find(|c: char| !c.is_ascii_hexdigit())
-                .unwrap_or(hex.len());
-            let digits = &hex[..end];
-            if digits.is_empty() {
-                return Err(arg.invalid("0x without hex digits", fix));
-            }
-            let padded = if digits.len() % 2 == 1 {
-                format!("0{digits}")
-            } else {
-                digits.to_string()
-            };
-            let bytes = (0..padded.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&padded[i..i + 2], 16).expect("hex digits"))
-                .collect();
-            parts.push(PatternPart::Bytes(bytes));
-            rest = &hex[end..];
-        } else if let Some(quoted) = rest.strip_prefix('"').or_else(|| rest.strip_prefix('\'')) {
-            let quote = rest.as_bytes()[0] as char;
+            pattern_hex(hex).ok_or_else(|| arg.invalid("0x without hex digits", fix))?
+        } else if let Some(quoted) = rest.strip_prefix('"') {
             let end = quoted
-                .find(quote)
+                .find('"')
                 .ok_or_else(|| arg.invalid("a string without its closing quote", fix))?;
-            parts.push(PatternPart::Bytes(quoted.as_bytes()[..end].to_vec()));
-            rest = &quoted[end + 1..];
-        } else if rest.starts_with(|c: char| c.is_ascii_digit()) {
-            let end = rest
-                .find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(rest.len());
-            let byte: u8 = rest[..end]
-                .parse()
-                .map_err(|_| arg.invalid("a decimal value above 255", fix))?;
-            parts.push(PatternPart::Bytes(vec![byte]));
-            rest = &rest[end..];
+            (quoted.as_bytes()[..end].to_vec(), &quoted[end + 1..])
+        } else if let Some(quoted) = rest.strip_prefix('\'') {
+            let end = quoted
+                .find('\'')
+                .ok_or_else(|| arg.invalid("a file name without its closing quote", fix))?;
+            let path = &quoted[..end];
+            let mut bytes = std::fs::read(path).map_err(|e| {
+                arg.invalid(format!("cannot read the pattern file {path}: {e}"), fix)
+            })?;
+            bytes.truncate(MAX_PATTERN_BYTES - total.min(MAX_PATTERN_BYTES));
+            (bytes, &quoted[end + 1..])
+        } else if rest.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') {
+            pattern_decimal(rest).ok_or_else(|| {
+                arg.invalid(
+                    format!("cannot read a number in the int range at {rest:?}"),
+                    fix,
+                )
+            })?
         } else if let Some(after) = rest.strip_prefix([' ', ',']) {
             rest = after;
+            continue;
         } else {
             return Err(arg.invalid(format!("cannot read {rest:?}"), fix));
+        };
+        total += part.len();
+        if total > MAX_PATTERN_BYTES {
+            return Err(arg.invalid(
+                format!("the pattern is longer than fio's {MAX_PATTERN_BYTES} bytes"),
+                fix,
+            ));
         }
+        parts.push(PatternPart::Bytes(part));
+        rest = after;
     }
     if parts.is_empty() {
         return Err(arg.invalid("an empty pattern", fix));
     }
     Ok(parts)
+}
+
+/// The bytes of the hex digits at the start of `hex` (after `0x`), and what follows. As fio:
+/// an odd count reads as if a 0 led, and in `0xff0x14` the `0` before the next `x` belongs to
+/// the next number.
+fn pattern_hex(hex: &str) -> Option<(Vec<u8>, &str)> {
+    let mut end = hex
+        .find(|c: char| !c.is_ascii_hexdigit())
+        .unwrap_or(hex.len());
+    if end > 1 && hex[end..].starts_with(['x', 'X']) && hex[..end].ends_with('0') {
+        end -= 1;
+    }
+    let digits = &hex[..end];
+    if digits.is_empty() {
+        return None;
+    }
+    let padded = if digits.len() % 2 == 1 {
+        format!("0{digits}")
+    } else {
+        digits.to_string()
+    };
+    let bytes = (0..padded.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&padded[i..i + 2], 16).expect("hex digits"))
+        .collect();
+    Some((bytes, &hex[end..]))
+}
+
+/// A decimal number at the start of `text` (fio reads up to the next `0x`, so `-120xff` is -12
+/// then 0xff), as the little-endian bytes of its 32-bit value up to the last non-zero one.
+fn pattern_decimal(text: &str) -> Option<(Vec<u8>, &str)> {
+    let limit = text.to_ascii_lowercase().find("0x").unwrap_or(text.len());
+    let head = &text[..limit];
+    let sign_len = usize::from(head.starts_with(['-', '+']));
+    let digits_end = head[sign_len..]
+        .find(|c: char| !c.is_ascii_digit())
+        .map_or(head.len(), |i| i + sign_len);
+    let value: i64 = head[..digits_end].parse().ok()?;
+    if value < i64::from(i32::MIN) || value > i64::from(i32::MAX) {
+        return None;
+    }
+    let mut bits = value as i32 as u32;
+    let mut bytes = Vec::new();
+    if bits == 0 {
+        bytes.push(0);
+    }
+    while bits != 0 {
+        bytes.push((bits & 0xff) as u8);
+        bits >>= 8;
+    }
+    Some((bytes, &text[digits_end..]))
 }
 
 #[cfg(test)]
@@ -308,6 +366,52 @@ mod tests {
         assert!(job("rw=write\nzero_buffers\n").data.content.zero);
     }
 
+    /// fio's own examples (lib/pattern.c) and t/jobs/t0028's mixed pattern.
+    #[test]
+    fn patterns_read_as_fio_reads_them() {
+        let pattern = |p: &str| {
+            job(&format!("rw=write\nbuffer_pattern={p}\n"))
+                .data
+                .content
+                .pattern
+        };
+        assert_eq!(pattern("\"abcd\""), b"abcd".to_vec());
+        assert_eq!(pattern("-1024"), vec![0x00, 0xfc, 0xff, 0xff]);
+        assert_eq!(pattern("66"), vec![0x42]);
+        assert_eq!(pattern("0"), vec![0x00]);
+        assert_eq!(pattern("0xFF0X1"), vec![0xff, 0x01]);
+        assert_eq!(
+            pattern("\"123\"0xFFeeCC"),
+            vec![0x31, 0x32, 0x33, 0xff, 0xee, 0xcc]
+        );
+        assert_eq!(
+            pattern("\"abcd\"-120xdeadface"),
+            vec![0x61, 0x62, 0x63, 0x64, 0xf4, 0xff, 0xff, 0xff, 0xde, 0xad, 0xfa, 0xce]
+        );
+        assert_eq!(pattern("0xff0x14"), vec![0xff, 0x14]);
+        assert_eq!(pattern("300"), vec![0x2c, 0x01]);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.bin");
+        std::fs::write(&file, [9u8, 8, 7]).unwrap();
+        assert_eq!(
+            pattern(&format!("0x01'{}'\"z\"", file.display())),
+            vec![1, 9, 8, 7, b'z']
+        );
+        let v = job("rw=write\nverify=pattern\nverify_pattern=-120xab\"1\"%o\"2\"\n")
+            .data
+            .verify;
+        assert_eq!(
+            v.pattern,
+            vec![
+                PatternPart::Bytes(vec![0xf4, 0xff, 0xff, 0xff]),
+                PatternPart::Bytes(vec![0xab]),
+                PatternPart::Bytes(b"1".to_vec()),
+                PatternPart::Offset,
+                PatternPart::Bytes(b"2".to_vec()),
+            ]
+        );
+    }
+
     #[test]
     fn bad_values_name_the_key_and_a_fix() {
         for (body, key) in [
@@ -315,6 +419,8 @@ mod tests {
             ("verify_pattern=0xzz\n", "verify_pattern"),
             ("verify_pattern=\"abc\n", "verify_pattern"),
             ("buffer_pattern=%o\n", "buffer_pattern"),
+            ("buffer_pattern=3000000000\n", "buffer_pattern"),
+            ("buffer_pattern='/nonexistent/p'\n", "buffer_pattern"),
             (
                 "buffer_compress_percentage=120\n",
                 "buffer_compress_percentage",

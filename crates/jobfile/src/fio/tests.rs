@@ -341,13 +341,13 @@ fn unknown_and_unsupported_are_different_errors() {
     assert!(
         matches!(&*error.kind, ErrorKind::UnknownOption { suggestion: Some(s), .. } if s == "iodepth")
     );
-    let error = parse("[a]\nsize=1m\ndirectory=/tmp\nverify_async=2\n").unwrap_err();
+    let error = parse("[a]\nsize=1m\ndirectory=/tmp\nverify_policy=2\n").unwrap_err();
     assert!(
-        matches!(&*error.kind, ErrorKind::UnsupportedOption { key, .. } if key == "verify_async")
+        matches!(&*error.kind, ErrorKind::UnsupportedOption { key, .. } if key == "verify_policy")
     );
     assert!(
         error.to_string().contains(
-            "fio option 'verify_async' is not supported by iofit: iofit verifies in the job's own thread"
+            "fio option 'verify_policy' is not supported by iofit: iofit verifies in the job's own thread"
         ),
         "{error}"
     );

@@ -338,14 +338,30 @@ wd=w,sd=*\nrd=r,wd=w,iorate=max,elapsed=2,threads=4\n";
         .is_multi_host(is_local_host)
         .unwrap_err();
     assert_eq!(error.line, 2, "{error}");
-    // shell=rsh and shell=vdbench are refused with the reason.
+    // shell=rsh and shell=vdbench run over ssh, as shell=ssh does, and a note says so.
+    let with_shell = |shell: &str| {
+        parse_str(
+            &format!("hd=default,user=u,shell={shell}\nhd=vm1,system=x\nsd=a,host=vm1,lun=/d/a,size=1m\nwd=w,sd=a\nrd=r,wd=w,iorate=max\n"),
+            "shell.vdb",
+        )
+    };
+    let ssh = with_shell("ssh").unwrap();
+    assert!(ssh.notes.is_empty(), "{:?}", ssh.notes);
     for (shell, why) in [("rsh", "clear text"), ("vdbench", "RMI daemon")] {
-        let text = format!("hd=default,shell={shell}\nhd=vm1,system=x\nsd=a,lun=/d/a,size=1m\nwd=w,sd=a\nrd=r,wd=w,iorate=max\n");
-        let error = parse_str(&text, "shell.vdb").unwrap_err();
-        assert_eq!(error.line, 1);
-        assert!(error.to_string().contains(why), "{error}");
-        assert!(error.to_string().contains("shell=ssh"), "{error}");
+        let file = with_shell(shell).unwrap();
+        assert_eq!(file.hosts, ssh.hosts, "shell={shell}");
+        assert_eq!(file.runs().unwrap(), ssh.runs().unwrap(), "shell={shell}");
+        assert_eq!(file.notes.len(), 1, "{:?}", file.notes);
+        let note = &file.notes[0];
+        assert!(note.starts_with("shell.vdb:1: "), "{note}");
+        assert!(
+            note.contains("runs over ssh") && note.contains(why),
+            "{note}"
+        );
     }
+    let error = with_shell("telnet").unwrap_err();
+    assert_eq!(error.line, 1);
+    assert!(error.to_string().contains("use shell=ssh"), "{error}");
     // hd=localhost alone is a local run.
     let local = parse_str(
         "hd=localhost\nsd=a,lun=/d/a,size=1m\nwd=w,sd=a\nrd=r,wd=w,iorate=max\n",
@@ -353,4 +369,15 @@ wd=w,sd=*\nrd=r,wd=w,iorate=max,elapsed=2,threads=4\n";
     )
     .unwrap();
     assert!(!local.is_multi_host(is_local_host).unwrap());
+}
+
+#[test]
+fn swat_replay_groups_are_refused_naming_the_line_and_what_to_use() {
+    let text = "rg=group1,devices=(123,456)\nsd=sd1,lun=/d/a,replay=group1\nwd=wd1,sd=sd1\nrd=run1,wd=wd1,elapsed=10,replay=/tmp/flatfile.bin.gz\n";
+    let error = parse_str(text, "swat.vdb").unwrap_err();
+    assert_eq!(error.line, 1, "{error}");
+    let message = error.to_string();
+    assert!(message.contains("rg=group1"), "{message}");
+    assert!(message.contains("Swat"), "{message}");
+    assert!(message.contains("wd= lines"), "{message}");
 }

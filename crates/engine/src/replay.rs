@@ -1,0 +1,621 @@
+//! fio's IO logs (`write_iolog`, `read_iolog`): recording every IO a clone issues, and
+//! replaying a log's IOs in its order and at its times.
+//!
+//! The format is fio 3.33's (iolog.c). `write_iolog` writes version 3: a first line
+//! `fio version 3 iolog`, then `TIME FILE add` for every file, `TIME FILE open` when the clone
+//! starts, one `TIME FILE read|write OFFSET LENGTH` per IO as it is issued (`sync`/`datasync`
+//! lines for syncs), and `TIME FILE close` at the end; TIME is microseconds since the log began.
+//! `read_iolog` reads version 2 (the same lines without TIME; a `FILE wait MS 0` line holds
+//! the next IOs until MS milliseconds after the start, as fio 3.33's `read_iolog_get` compares
+//! it with `mtime_since_genesis`) and version 3, where the gap between two lines' times is the
+//! gap between their IOs (fio `delay_since_ttime`: counted from the first non-zero time, scaled
+//! by `replay_time_scale`, none with `replay_no_stall`). A blktrace binary log is refused.
+//!
+//! The log is read twice: once when the run is planned ([`scan`]: every line checked, the files
+//! and their extents found, so bad input fails before any IO), then streamed by each clone
+//! ([`ReplayReader`]), so a long log is never held in memory.
+
+use crate::error::EngineError;
+use crate::worker::ClonePlan;
+use iofit_model::job::{BlockSizeSpec, JobSpec, PerDirection, RwMode, SizeSpec, Target};
+use iofit_model::replay::ReplaySpec;
+use iofit_model::units::Bytes;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+const VERSION_2: &str = "fio version 2 iolog";
+const VERSION_3: &str = "fio version 3 iolog";
+/// fio's BLK_IO_TRACE_MAGIC (blktrace_api.h): the top 24 bits of a trace's first word.
+const BLKTRACE_MAGIC: u32 = 0x6561_7400;
+
+/// What one line of a log asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplayOp {
+    Read,
+    Write,
+    /// fsync (`sync`) or fdatasync (`datasync`) of the file.
+    Sync {
+        data_only: bool,
+    },
+}
+
+/// One IO (or sync) of a replayed log, ready to issue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplayIo {
+    pub op: ReplayOp,
+    /// Index into the files of [`LogSummary::files`].
+    pub file: u32,
+    pub offset: u64,
+    pub len: u32,
+    /// When it is due, in ns after the replay started (0: at once).
+    pub due_ns: u64,
+}
+
+/// What [`scan`] found in a log.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LogSummary {
+    pub version: u8,
+    /// The files the IOs go to, in the order the log names them (one: the redirect target).
+    pub files: Vec<PathBuf>,
+    /// Per file, the end of the furthest IO (offset + length).
+    pub extents: Vec<u64>,
+    pub reads: u64,
+    pub writes: u64,
+    pub syncs: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub max_read_len: u32,
+    pub max_write_len: u32,
+}
+
+/// A log that cannot be replayed: the file, the line (0: the file as a whole), why, and a fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{}: {what}; {fix}", path.display(), if *line > 0 { format!(":{line}") } else { String::new() })]
+pub struct ReplayError {
+    pub path: PathBuf,
+    pub line: u64,
+    pub what: String,
+    pub fix: String,
+}
+
+fn error(path: &Path, line: u64, what: impl Into<String>, fix: impl Into<String>) -> ReplayError {
+    ReplayError {
+        path: path.to_path_buf(),
+        line,
+        what: what.into(),
+        fix: fix.into(),
+    }
+}
+
+/// Reads `spec`'s log for clone `clone` through, checking every line.
+pub fn scan(spec: &ReplaySpec, clone: u32) -> Result<LogSummary, ReplayError> {
+    let mut reader = ReplayReader::open(spec, clone)?;
+    let mut summary = LogSummary {
+        version: reader.version,
+        ..LogSummary::default()
+    };
+    while let Some(io) = reader.next_io()? {
+        let file = io.file as usize;
+        if summary.extents.len() <= file {
+            summary.extents.resize(file + 1, 0);
+        }
+        summary.extents[file] = summary.extents[file].max(io.offset + u64::from(io.len));
+        match io.op {
+            ReplayOp::Read => {
+                summary.reads += 1;
+                summary.read_bytes += u64::from(io.len);
+                summary.max_read_len = summary.max_read_len.max(io.len);
+            }
+            ReplayOp::Write => {
+                summary.writes += 1;
+                summary.write_bytes += u64::from(io.len);
+                summary.max_write_len = summary.max_write_len.max(io.len);
+            }
+            ReplayOp::Sync { .. } => summary.syncs += 1,
+        }
+    }
+    summary.files = reader.files;
+    summary.extents.resize(summary.files.len(), 0);
+    Ok(summary)
+}
+
+/// A log read line by line as the replay goes.
+pub struct ReplayReader {
+    path: PathBuf,
+    lines: BufReader<File>,
+    line_no: u64,
+    buf: String,
+    version: u8,
+    files: Vec<PathBuf>,
+    index: HashMap<String, u32>,
+    redirect: bool,
+    no_stall: bool,
+    /// ns of replay per microsecond of the log (1000 at replay_time_scale=100).
+    ns_per_log_us: f64,
+    align: u64,
+    scale: u64,
+    skip: iofit_model::replay::ReplaySkip,
+    /// Version 3: the first non-zero time, which the schedule counts from.
+    first_us: Option<u64>,
+    /// Version 2: no IO before this (a `wait` line).
+    floor_ns: u64,
+}
+
+impl ReplayReader {
+    /// Opens clone `clone`'s log and reads its version line.
+    pub fn open(spec: &ReplaySpec, clone: u32) -> Result<ReplayReader, ReplayError> {
+        let path = spec.log_for_clone(clone).clone();
+        let mut file = File::open(&path).map_err(|e| {
+            error(
+                &path,
+                0,
+                format!("cannot open the IO log: {e}"),
+                "check read_iolog= (a log fio's or iofit's write_iolog= wrote)",
+            )
+        })?;
+        let mut head = [0u8; 4];
+        let got = file.read(&mut head).unwrap_or(0);
+        let word = u32::from_le_bytes(head);
+        if got == 4
+            && (word & 0xffff_ff00 == BLKTRACE_MAGIC
+                || word.swap_bytes() & 0xffff_ff00 == BLKTRACE_MAGIC)
+        {
+            return Err(error(
+                &path,
+                0,
+                "this is a blktrace binary log, and iofit replays only fio's text IO logs (versions 2 and 3)",
+                "replay it with fio, or record the workload with fio's or iofit's write_iolog=",
+            ));
+        }
+        drop(file);
+        let file = File::open(&path).map_err(|e| {
+            error(
+                &path,
+                0,
+                format!("cannot open the IO log: {e}"),
+                "check read_iolog=",
+            )
+        })?;
+        let mut reader = ReplayReader {
+            lines: BufReader::with_capacity(64 << 10, file),
+            line_no: 0,
+            buf: String::new(),
+            version: 0,
+            files: Vec::new(),
+            index: HashMap::new(),
+            redirect: spec.redirect.is_some(),
+            no_stall: spec.no_stall,
+            ns_per_log_us: 1000.0 * 100.0 / f64::from(spec.time_scale_pct.max(1)),
+            align: spec.align.map_or(0, |a| a.as_u64()),
+            scale: spec.scale.max(1),
+            skip: spec.skip,
+            first_us: None,
+            floor_ns: 0,
+            path,
+        };
+        if let Some(redirect) = &spec.redirect {
+            reader.files.push(redirect.clone());
+        }
+        let first = reader.read_line()?.unwrap_or_default();
+        reader.version = if first.starts_with(VERSION_2) {
+            2
+        } else if first.starts_with(VERSION_3) {
+            3
+        } else {
+            return Err(error(
+                &reader.path,
+                1,
+                format!("the first line is {first:?}, not fio's \"{VERSION_3}\" or \"{VERSION_2}\" (fio 3.33 refuses version 1 logs too)"),
+                "give a log written by fio's or iofit's write_iolog=",
+            ));
+        };
+        Ok(reader)
+    }
+
+    /// The log's version (2 or 3).
+    pub fn version(&self) -> u8 {
+        self.version
+    }
+
+    fn read_line(&mut self) -> Result<Option<String>, ReplayError> {
+        self.buf.clear();
+        self.line_no += 1;
+        match self.lines.read_line(&mut self.buf) {
+            Ok(0) => Ok(None),
+            Ok(_) => Ok(Some(self.buf.trim_end().to_string())),
+            Err(e) => Err(error(
+                &self.path,
+                self.line_no,
+                format!("cannot read the IO log: {e}"),
+                "give a text log written by write_iolog=",
+            )),
+        }
+    }
+
+    fn file_index(&mut self, name: &str) -> u32 {
+        if self.redirect {
+            return 0;
+        }
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = self.files.len() as u32;
+        self.files.push(PathBuf::from(name));
+        self.index.insert(name.to_string(), i);
+        i
+    }
+
+    /// The next read, write or sync of the log; `None` at its end.
+    pub fn next_io(&mut self) -> Result<Option<ReplayIo>, ReplayError> {
+        loop {
+            let Some(line) = self.read_line()? else {
+                return Ok(None);
+            };
+            if let Some(io) = self.parse(&line)? {
+                return Ok(Some(io));
+            }
+        }
+    }
+
+    fn bad(&self, what: impl Into<String>) -> ReplayError {
+        let fix = if self.version == 3 {
+            "lines are \"TIME FILE read|write|sync|datasync OFFSET LENGTH\" or \"TIME FILE add|open|close\""
+        } else {
+            "lines are \"FILE read|write|sync|datasync|wait OFFSET LENGTH\" or \"FILE add|open|close\""
+        };
+        error(&self.path, self.line_no, what, fix)
+    }
+
+    /// One line: `Some` for an IO to issue, `None` for a line that issues nothing.
+    fn parse(&mut self, line: &str) -> Result<Option<ReplayIo>, ReplayError> {
+        let mut fields = line.split_whitespace();
+        if line.trim().is_empty() {
+            return Ok(None);
+        }
+        let time_us = if self.version == 3 {
+            let t = fields.next().unwrap_or_default();
+            Some(
+                t.parse::<u64>()
+                    .map_err(|_| self.bad(format!("{t:?} is not a time in microseconds")))?,
+            )
+        } else {
+            None
+        };
+        let rest: Vec<&str> = fields.collect();
+        let (name, action) = match rest.as_slice() {
+            [name, action] | [name, action, _, _] => (*name, *action),
+            _ => return Err(self.bad(format!("{line:?} has {} fields", rest.len()))),
+        };
+        let numbers = if rest.len() == 4 {
+            let number = |s: &str| {
+                s.parse::<u64>()
+                    .map_err(|_| self.bad(format!("{s:?} is not a whole number")))
+            };
+            Some((number(rest[2])?, number(rest[3])?))
+        } else {
+            None
+        };
+        let due_ns = self.due_ns(time_us);
+        let op = match (action, numbers) {
+            ("add" | "open" | "close", None) => {
+                self.file_index(name);
+                return Ok(None);
+            }
+            ("read", Some(_)) => ReplayOp::Read,
+            ("write", Some(_)) => ReplayOp::Write,
+            ("sync", Some(_)) => ReplayOp::Sync { data_only: false },
+            ("datasync", Some(_)) => ReplayOp::Sync { data_only: true },
+            ("wait", Some((ms, _))) => {
+                // fio ignores wait in version 3 logs, and drops waits with replay_no_stall.
+                if self.version == 2 && !self.no_stall {
+                    self.floor_ns = self.floor_ns.max(ms.saturating_mul(1_000_000));
+                }
+                return Ok(None);
+            }
+            ("trim", Some(_)) if self.skip.trim => return Ok(None),
+            ("trim", Some(_)) => {
+                return Err(self.bad(
+                    "the log has a trim, and iofit does not replay trims; add replay_skip=trim to leave them out",
+                ))
+            }
+            _ => return Err(self.bad(format!("{action:?} with {} fields is not an IO log action", rest.len()))),
+        };
+        let skipped = match op {
+            ReplayOp::Read => self.skip.read,
+            ReplayOp::Write => self.skip.write,
+            ReplayOp::Sync { .. } => self.skip.sync,
+        };
+        let file = self.file_index(name);
+        if skipped {
+            return Ok(None);
+        }
+        let (offset, len) = numbers.unwrap_or_default();
+        if matches!(op, ReplayOp::Sync { .. }) {
+            return Ok(Some(ReplayIo {
+                op,
+                file,
+                offset: 0,
+                len: 0,
+                due_ns,
+            }));
+        }
+        if len == 0 || len > u64::from(u32::MAX / 2) {
+            return Err(self.bad(format!("length {len} is not between 1 byte and 2 GiB")));
+        }
+        // fio: the offset divided by replay_scale, then rounded down to replay_align.
+        let mut offset = offset / self.scale;
+        if self.align > 0 {
+            offset &= !(self.align - 1);
+        }
+        Ok(Some(ReplayIo {
+            op,
+            file,
+            offset,
+            len: len as u32,
+            due_ns,
+        }))
+    }
+
+    fn due_ns(&mut self, time_us: Option<u64>) -> u64 {
+        if self.no_stall {
+            return 0;
+        }
+        match time_us {
+            None => self.floor_ns,
+            Some(0) => 0,
+            Some(t) => {
+                let first = *self.first_us.get_or_insert(t);
+                (t.saturating_sub(first) as f64 * self.ns_per_log_us) as u64
+            }
+        }
+    }
+}
+
+/// A `write_iolog` file, shared by the clones that write it.
+#[derive(Debug)]
+pub struct IoLogWriter {
+    path: PathBuf,
+    out: Mutex<BufWriter<File>>,
+}
+
+impl IoLogWriter {
+    /// Creates (or empties) the log and writes the version line and an `add` line per file.
+    pub fn create(path: &Path, files: &[PathBuf]) -> std::io::Result<Arc<IoLogWriter>> {
+        let mut out = BufWriter::with_capacity(64 << 10, File::create(path)?);
+        writeln!(out, "{VERSION_3}")?;
+        for file in files {
+            writeln!(out, "0 {} add", file.display())?;
+        }
+        Ok(Arc::new(IoLogWriter {
+            path: path.to_path_buf(),
+            out: Mutex::new(out),
+        }))
+    }
+
+    /// Appends one line: `TIME FILE ACTION` or `TIME FILE ACTION OFFSET LENGTH`.
+    pub fn line(
+        &self,
+        time_us: u64,
+        file: &Path,
+        action: &str,
+        io: Option<(u64, u32)>,
+    ) -> Result<(), String> {
+        let mut out = self.out.lock().expect("iolog lock");
+        let written = match io {
+            Some((offset, len)) => {
+                writeln!(out, "{time_us} {} {action} {offset} {len}", file.display())
+            }
+            None => writeln!(out, "{time_us} {} {action}", file.display()),
+        };
+        written.map_err(|e| format!("writing the IO log {} failed: {e}", self.path.display()))
+    }
+
+    pub fn flush(&self) -> Result<(), String> {
+        let mut out = self.out.lock().expect("iolog lock");
+        out.flush()
+            .map_err(|e| format!("writing the IO log {} failed: {e}", self.path.display()))
+    }
+}
+
+/// The jobs as they run: a job that replays a log gets the log's files as its target, a size
+/// that covers its furthest IO, the log's directions, and block sizes as large as its largest
+/// IO (buffers are sized by them). The log is read through here, so a bad line fails the run
+/// before anything is written.
+pub fn resolve_jobs(jobs: &[JobSpec]) -> Result<Vec<JobSpec>, EngineError> {
+    jobs.iter().map(resolve_job).collect()
+}
+
+fn resolve_job(job: &JobSpec) -> Result<JobSpec, EngineError> {
+    let Some(spec) = &job.replay else {
+        return Ok(job.clone());
+    };
+    let invalid = |e: ReplayError| EngineError::invalid(&job.name, format!("read_iolog: {e}"));
+    let summary = scan(spec, 0).map_err(invalid)?;
+    for clone in 1..job.numjobs.max(1).min(spec.logs.len() as u32) {
+        let other = scan(spec, clone).map_err(invalid)?;
+        if other.files != summary.files {
+            return Err(EngineError::invalid(
+                &job.name,
+                format!(
+                    "read_iolog: {} and {} name different files; iofit replays logs of the same files in one job (give each its own job)",
+                    spec.logs[0].display(),
+                    spec.log_for_clone(clone).display()
+                ),
+            ));
+        }
+    }
+    if summary.reads + summary.writes == 0 {
+        return Err(EngineError::invalid(
+            &job.name,
+            format!(
+                "read_iolog: {} has no read or write to replay (as fio, which then fails the job); check replay_skip and the log",
+                spec.logs[0].display()
+            ),
+        ));
+    }
+    let mut job = job.clone();
+    let extent = summary.extents.iter().copied().max().unwrap_or(0).max(1);
+    let read_len = summary.max_read_len.max(summary.max_write_len);
+    let write_len = summary.max_write_len.max(summary.max_read_len);
+    let rw = match (summary.reads > 0, summary.writes > 0) {
+        (true, false) => RwMode::Read,
+        (false, true) => RwMode::Write,
+        _ => RwMode::ReadWrite,
+    };
+    job = job.with_rw(rw);
+    job.rwmix_read_pct = summary.reads as f64 * 100.0 / (summary.reads + summary.writes) as f64;
+    job.target = Target::Files(summary.files.clone());
+    job.size = Some(SizeSpec::Bytes(Bytes(extent)));
+    job.offset = Bytes::ZERO;
+    job.start = Default::default();
+    job.io_limit = None;
+    job.block_size = BlockSizeSpec::Fixed(PerDirection {
+        read: Bytes(u64::from(read_len)),
+        write: Bytes(u64::from(write_len)),
+    });
+    job.notes.push(format!(
+        "read_iolog: replays {} reads ({} bytes), {} writes ({} bytes) and {} syncs of {} (version {}) over {} file(s){}",
+        summary.reads,
+        summary.read_bytes,
+        summary.writes,
+        summary.write_bytes,
+        summary.syncs,
+        spec.logs[0].display(),
+        summary.version,
+        summary.files.len(),
+        if spec.no_stall { ", as fast as it can (replay_no_stall)" } else { ", at the log's times" }
+    ));
+    Ok(job)
+}
+
+/// Creates each job's `write_iolog` file (one per path, shared by the clones and jobs that
+/// name it, as fio's clones append to the same file) and hands the clones its writer.
+pub fn open_write_logs(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) -> Result<(), EngineError> {
+    let mut open: HashMap<PathBuf, Arc<IoLogWriter>> = HashMap::new();
+    for (job, clones) in jobs.iter().zip(plans.iter_mut()) {
+        let Some(path) = &job.write_iolog else {
+            continue;
+        };
+        let writer = match open.get(path) {
+            Some(w) => Arc::clone(w),
+            None => {
+                let mut files: Vec<PathBuf> = Vec::new();
+                for plan in clones.iter() {
+                    for (file, _, _) in &plan.files {
+                        if !files.contains(file) {
+                            files.push(file.clone());
+                        }
+                    }
+                }
+                let w = IoLogWriter::create(path, &files).map_err(|e| {
+                    EngineError::invalid(
+                        &job.name,
+                        format!(
+                            "write_iolog: cannot create {}: {e}; check the directory",
+                            path.display()
+                        ),
+                    )
+                })?;
+                open.insert(path.clone(), Arc::clone(&w));
+                w
+            }
+        };
+        for plan in clones.iter_mut() {
+            plan.write_iolog = Some(Arc::clone(&writer));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec_for(text: &str) -> (tempfile::TempDir, ReplaySpec) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, text).unwrap();
+        (dir, ReplaySpec::new(path))
+    }
+
+    fn all(spec: &ReplaySpec) -> Result<Vec<ReplayIo>, ReplayError> {
+        let mut reader = ReplayReader::open(spec, 0)?;
+        let mut ios = Vec::new();
+        while let Some(io) = reader.next_io()? {
+            ios.push(io);
+        }
+        Ok(ios)
+    }
+
+    #[test]
+    fn version_3_times_become_gaps_from_the_first_nonzero_time() {
+        let (_d, mut spec) = spec_for(
+            "fio version 3 iolog\n0 /f add\n100 /f open\n150 /f write 0 4096\n1150 /f read 8192 512\n1200 /f sync 0 0\n1300 /f close\n",
+        );
+        let ios = all(&spec).unwrap();
+        assert_eq!(ios.len(), 3);
+        assert_eq!(
+            (ios[0].op, ios[0].offset, ios[0].len),
+            (ReplayOp::Write, 0, 4096)
+        );
+        assert_eq!(ios[0].due_ns, 50_000);
+        assert_eq!(
+            (ios[1].op, ios[1].offset, ios[1].due_ns),
+            (ReplayOp::Read, 8192, 1_050_000)
+        );
+        assert_eq!(ios[2].op, ReplayOp::Sync { data_only: false });
+        spec.time_scale_pct = 200;
+        assert_eq!(all(&spec).unwrap()[1].due_ns, 525_000);
+        spec.no_stall = true;
+        assert!(all(&spec).unwrap().iter().all(|io| io.due_ns == 0));
+    }
+
+    #[test]
+    fn version_2_waits_hold_later_ios_and_scale_align_redirect_apply() {
+        let (_d, mut spec) = spec_for(
+            "fio version 2 iolog\n/a add\n/b add\n/a write 12288 4096\n/b wait 20 0\n/b read 1000000 4096\n",
+        );
+        let summary = scan(&spec, 0).unwrap();
+        assert_eq!(
+            summary.files,
+            vec![PathBuf::from("/a"), PathBuf::from("/b")]
+        );
+        assert_eq!(summary.extents, vec![16384, 1_004_096]);
+        let ios = all(&spec).unwrap();
+        assert_eq!(
+            (ios[0].due_ns, ios[1].due_ns, ios[1].file),
+            (0, 20_000_000, 1)
+        );
+        spec.scale = 2;
+        spec.align = Some(iofit_model::units::Bytes(4096));
+        spec.redirect = Some("/c".into());
+        let ios = all(&spec).unwrap();
+        // 12288 / 2 = 6144, aligned down to 4096; 1000000 / 2 = 500000 -> 499712.
+        assert_eq!((ios[0].offset, ios[1].offset), (4096, 499_712));
+        assert!(ios.iter().all(|io| io.file == 0));
+        assert_eq!(scan(&spec, 0).unwrap().files, vec![PathBuf::from("/c")]);
+    }
+
+    #[test]
+    fn bad_logs_say_where_and_why() {
+        let (_d, spec) = spec_for("fio version 1 iolog\n");
+        assert!(all(&spec)
+            .unwrap_err()
+            .to_string()
+            .contains(":1: the first line"));
+        let (_d, spec) = spec_for("fio version 3 iolog\n10 /f write x 4096\n");
+        let e = all(&spec).unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+        let (_d, mut spec) = spec_for("fio version 3 iolog\n10 /f trim 0 4096\n");
+        assert!(all(&spec).unwrap_err().what.contains("replay_skip=trim"));
+        spec.skip.trim = true;
+        assert!(all(&spec).unwrap().is_empty());
+        // A blktrace binary log: the magic in its first word.
+        let (_d, spec) = spec_for("");
+        std::fs::write(&spec.logs[0], 0x6561_7407u32.to_le_bytes()).unwrap();
+        assert!(all(&spec).unwrap_err().what.contains("blktrace"));
+    }
+}

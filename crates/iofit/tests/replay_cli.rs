@@ -1,0 +1,176 @@
+//! IO-log replay end to end: a run records its IOs with `write_iolog` (fio's version 3 log), a
+//! second run replays the log with `read_iolog`, and its per-IO latency log (which carries each
+//! IO's direction, size and offset) shows the same IOs in the same order, at the log's times
+//! unless `replay_no_stall`; the JSON counts equal the log's lines.
+
+use assert_cmd::Command;
+use std::path::Path;
+use std::time::Duration;
+
+/// The run's JSON, and the job's runtime (from the JSON).
+fn iofit(dir: &Path, job: &str, args: &[&str]) -> (serde_json::Value, Duration) {
+    let file = dir.join("job.fio");
+    std::fs::write(&file, job).unwrap();
+    let out = Command::cargo_bin("iofit")
+        .unwrap()
+        .current_dir(dir)
+        .args(["run", "--quiet", "--output-format=json"])
+        .arg(&file)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let took = Duration::from_millis(json["jobs"][0]["job_runtime"].as_u64().unwrap());
+    (json, took)
+}
+
+/// (direction, offset, length) of every IO line of a version 3 IO log, and its last IO's time.
+fn log_ios(path: &Path) -> (Vec<(String, u64, u64)>, u64) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("fio version 3 iolog"));
+    let mut ios = Vec::new();
+    let mut last_us = 0;
+    for line in lines {
+        let f: Vec<&str> = line.split(' ').collect();
+        if f.len() == 5 && (f[2] == "read" || f[2] == "write") {
+            ios.push((
+                f[2].to_string(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+            ));
+            last_us = f[0].parse().unwrap();
+        } else {
+            assert!(
+                matches!(f.get(2), Some(&"add" | &"open" | &"close")),
+                "{line}"
+            );
+        }
+    }
+    (ios, last_us)
+}
+
+/// (direction, offset, length) of every line of a per-IO latency log with log_offset=1.
+fn lat_log_ios(path: &Path) -> Vec<(String, u64, u64)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(", ").collect();
+            let dir = if f[2] == "0" { "read" } else { "write" };
+            (
+                dir.to_string(),
+                f[4].parse().unwrap(),
+                f[3].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn total_ios(json: &serde_json::Value, dir: &str) -> u64 {
+    json["jobs"][0][dir]["total_ios"].as_u64().unwrap()
+}
+
+const RECORD: &str = "[rec]\nfilename=data\nsize=256k\nbs=4k\nrw=randrw\nioengine=psync\nthinktime=2ms\nwrite_iolog=rec.log\n";
+
+#[test]
+fn a_replay_issues_the_recorded_ios_in_order_and_at_their_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (recorded, _) = iofit(d, RECORD, &[]);
+    let (ios, last_us) = log_ios(&d.join("rec.log"));
+    let reads = ios.iter().filter(|io| io.0 == "read").count() as u64;
+    assert_eq!(ios.len(), 64, "256k in 4k IOs");
+    assert_eq!(total_ios(&recorded, "read"), reads);
+    assert_eq!(total_ios(&recorded, "write"), 64 - reads);
+    // 64 IOs with a 2 ms pause after each: the log spans over 120 ms.
+    assert!(last_us >= 126_000, "{last_us}");
+
+    let replay = "[play]\nread_iolog=rec.log\nioengine=psync\nwrite_lat_log=play\nlog_offset=1\n";
+    let (played, took) = iofit(d, replay, &[]);
+    assert_eq!(lat_log_ios(&d.join("play_lat.1.log")), ios);
+    assert_eq!(total_ios(&played, "read"), reads);
+    assert_eq!(total_ios(&played, "write"), 64 - reads);
+    // The replay runs from its first IO's time to its last's, and then that IO.
+    assert!(
+        took + Duration::from_millis(1) >= Duration::from_micros(last_us),
+        "{took:?}"
+    );
+
+    // Without stalls the same IOs go as fast as the file takes them; at 400% time scale the
+    // gaps are a quarter.
+    let fast = format!("{replay}replay_no_stall=1\n");
+    let (_, took_fast) = iofit(d, &fast, &[]);
+    assert_eq!(lat_log_ios(&d.join("play_lat.1.log")), ios);
+    assert!(
+        took_fast + Duration::from_millis(60) < took,
+        "{took_fast:?} vs {took:?}"
+    );
+    let quick = format!("{replay}replay_time_scale=400\n");
+    let (_, took_quick) = iofit(d, &quick, &[]);
+    assert!(
+        took_quick + Duration::from_millis(40) < took,
+        "{took_quick:?} vs {took:?}"
+    );
+}
+
+#[test]
+fn redirect_scale_and_align_move_the_replayed_ios() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    iofit(d, RECORD, &[]);
+    let (ios, _) = log_ios(&d.join("rec.log"));
+    let replay = "[play]\nread_iolog=rec.log\nioengine=io_uring\niodepth=8\nreplay_no_stall=1\n\
+                  replay_redirect=other\nreplay_scale=3\nreplay_align=8k\nwrite_lat_log=play\nlog_offset=1\n";
+    iofit(d, replay, &[]);
+    let mut want: Vec<(String, u64, u64)> = ios
+        .iter()
+        .map(|(dir, offset, len)| (dir.clone(), (offset / 3) & !8191, *len))
+        .collect();
+    let mut got = lat_log_ios(&d.join("play_lat.1.log"));
+    // At depth 8 completions may come back out of order: compare as multisets.
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
+    // Every IO went to the redirect target, laid out to cover the furthest one.
+    let furthest = want.iter().map(|(_, o, l)| o + l).max().unwrap();
+    assert!(std::fs::metadata(d.join("other")).unwrap().len() >= furthest);
+}
+
+#[test]
+fn version_2_logs_replay_and_blktrace_logs_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("v2.log"),
+        "fio version 2 iolog\nf add\nf open\nf write 0 8192\nf wait 30 0\nf read 0 4096\nf sync 0 0\nf close\n",
+    )
+    .unwrap();
+    let (json, took) = iofit(d, "[v2]\nread_iolog=v2.log\nioengine=psync\n", &[]);
+    assert_eq!(total_ios(&json, "write"), 1);
+    assert_eq!(total_ios(&json, "read"), 1);
+    assert_eq!(json["jobs"][0]["read"]["io_bytes"], 4096);
+    assert!(
+        took >= Duration::from_millis(30),
+        "the wait holds the read: {took:?}"
+    );
+
+    let mut trace = 0x6561_7407u32.to_le_bytes().to_vec();
+    trace.extend([0u8; 60]);
+    std::fs::write(d.join("trace.bin"), trace).unwrap();
+    std::fs::write(d.join("job.fio"), "[bt]\nread_iolog=trace.bin\n").unwrap();
+    let out = Command::cargo_bin("iofit")
+        .unwrap()
+        .current_dir(d)
+        .args(["run", "job.fio"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("blktrace binary log"), "{stderr}");
+}
