@@ -48,6 +48,9 @@ pub struct RunOptions {
     pub clock: ClockChoice,
     /// fio's `--status-interval`: hand the observer the full report so far this often.
     pub status_interval: Option<Duration>,
+    /// Kept current while the jobs run, for a caller that may need the results before
+    /// `run_jobs` returns (a stop bound ending the process).
+    pub live: Option<Arc<crate::live::LiveResults>>,
 }
 
 impl Default for RunOptions {
@@ -57,6 +60,7 @@ impl Default for RunOptions {
             stop: Arc::new(AtomicBool::new(false)),
             clock: ClockChoice::Monotonic,
             status_interval: None,
+            live: None,
         }
     }
 }
@@ -740,7 +744,12 @@ pub fn run_jobs(
             verify: None,
             series: Arc::new(Mutex::new(
                 SeriesMerger::new(interval, clones_expected)
-                    .with_bins(job.logs.hist_prefix.is_some()),
+                    .with_bins(job.logs.hist_prefix.is_some())
+                    .with_directions(
+                        job.rw.is_mixed()
+                            && !job.logs.per_io
+                            && (job.logs.lat_prefix.is_some() || job.logs.hist_prefix.is_some()),
+                    ),
             )),
             seed: seeds[j],
             finished: None,
@@ -796,6 +805,9 @@ pub fn run_jobs(
         job_index: Vec::new(),
         stats: Vec::new(),
     };
+    if let Some(live) = &options.live {
+        live.begin(&report.result, jobs, slot_templates(&slots));
+    }
     // fio's Disk stats: the disks under the laid-out files, from now to the end of the run.
     let disks = crate::diskstats::DiskSampler::start(
         plans
@@ -947,6 +959,9 @@ pub fn run_jobs(
             }
         }
         drop(tx);
+        if let Some(live) = &options.live {
+            live.start_set(&cells, &cell_slots);
+        }
         let mut outstanding = cell;
         let mut stop_seen: Option<Instant> = None;
         while outstanding > 0 {
@@ -961,7 +976,7 @@ pub fn run_jobs(
                 // A clone blocked in the kernel past the grace: report without it.
                 let unfinished = set.iter().flat_map(|&j| slot_of[j].iter().copied());
                 give_up(&mut slots, unfinished, jobs);
-                publish_finished(&slots, &mut report, observer);
+                publish_finished(&slots, &mut report, observer, options);
                 // Its thread is left to end on its own; it owns everything it touches.
                 handles.clear();
                 break;
@@ -986,6 +1001,14 @@ pub fn run_jobs(
                     outstanding -= 1;
                     let slot = &mut slots[slot_index];
                     absorb(slot, output);
+                    if let Some(live) = &options.live {
+                        let sums = crate::live::SlotSums {
+                            read: &slot.read,
+                            write: &slot.write,
+                            runtime_ns: slot.runtime_ns,
+                        };
+                        live.absorbed(cell_index, slot_index, sums);
+                    }
                     if slot.clones_done == slot.clones_expected {
                         let job = &jobs[slot.job_index];
                         let mut result = finish_slot(slot, job);
@@ -994,7 +1017,7 @@ pub fn run_jobs(
                             .find(|s| s.job == slot.job_index)
                             .map(|s| s.tracker.result());
                         slot.finished = Some(result);
-                        publish_finished(&slots, &mut report, observer);
+                        publish_finished(&slots, &mut report, observer, options);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -1224,12 +1247,34 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 /// interrupt (an fsync on a stalled disk); this bounds the stop at 0.7 s even then.
 pub const STOP_GRACE: Duration = Duration::from_millis(700);
 
-/// Hands every finished result so far to the observer.
-fn publish_finished(slots: &[Slot], report: &mut RunReport, observer: &mut dyn Observer) {
+/// Each slot's fixed fields, for the live results.
+fn slot_templates(slots: &[Slot]) -> Vec<crate::live::SlotTemplate> {
+    slots
+        .iter()
+        .map(|s| crate::live::SlotTemplate {
+            job_index: s.job_index,
+            name: s.name.clone(),
+            group_id: s.group_id,
+            clones: s.clones_expected,
+            seed: s.seed,
+        })
+        .collect()
+}
+
+/// Hands every finished result so far to the observer (and to the live results).
+fn publish_finished(
+    slots: &[Slot],
+    report: &mut RunReport,
+    observer: &mut dyn Observer,
+    options: &RunOptions,
+) {
     report.result.jobs.clear();
     report.job_index.clear();
-    for s in slots.iter() {
+    for (index, s) in slots.iter().enumerate() {
         if let Some(finished) = &s.finished {
+            if let Some(live) = &options.live {
+                live.finished(index, finished);
+            }
             report.result.jobs.push(finished.clone());
             report.job_index.push(s.job_index);
         }

@@ -854,7 +854,12 @@ impl<'a, C: Clock> Run<'a, C> {
     #[inline]
     fn end_reason(&mut self, now: u64) -> Option<End> {
         if self.shared.stop.load(Ordering::Relaxed) {
-            self.out.interrupted = true;
+            if !self.out.interrupted {
+                self.out.interrupted = true;
+                // What was measured up to the stop, for a stop bound that cannot wait for
+                // this clone's output (`live::LiveResults`).
+                self.publish_snapshot();
+            }
             Some(End::Stop)
         } else if self.deadline.is_some_and(|d| now >= d)
             || !self.budget_left()
@@ -1249,9 +1254,10 @@ impl<'a, C: Clock> Run<'a, C> {
         self.series
             .record(meta.op_is_read, meta.len as u64, 1, total);
         if inline {
-            self.series.record_parts(total, None);
+            self.series.record_parts(meta.op_is_read, total, None);
         } else {
             self.series.record_parts(
+                meta.op_is_read,
                 done_ns.saturating_sub(meta.submit_ns),
                 Some(meta.submit_ns.saturating_sub(meta.issue_ns)),
             );
@@ -1407,6 +1413,10 @@ impl<'a, C: Clock> Run<'a, C> {
 
     pub(crate) fn finish<E: Engine>(&mut self, engine: &mut E, end_ns: u64) -> CloneOutput {
         self.publish_progress();
+        if self.out.interrupted {
+            // The drain's completions too, should the runner not take this output in time.
+            self.publish_snapshot();
+        }
         if E::INLINE && self.plan.measure.lat && self.plan.measure.clat {
             self.out.read.total = self.out.read.completion.clone();
             self.out.write.total = self.out.write.completion.clone();

@@ -509,6 +509,7 @@ pub(crate) mod tests {
                     clat_mean_ns: Default::default(),
                     slat_mean_ns: Default::default(),
                     latency_bins: Default::default(),
+                    by_direction: None,
                     start_ms: i * 1000,
                     interval_ms: 1000,
                     read_ios: reads + i * 10,

@@ -105,6 +105,21 @@ pub struct IntervalSample {
     /// have none (fio writes an empty slat log for them).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub slat_mean_ns: f64,
+    /// The same latency numbers per direction (read, write), kept only for a job that reads
+    /// and writes and writes fio's averaged latency or histogram logs (fio writes a line per
+    /// direction there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_direction: Option<Box<[DirectionInterval; 2]>>,
+}
+
+/// One direction's latency numbers of one interval.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirectionInterval {
+    pub latency_mean_ns: f64,
+    pub clat_mean_ns: f64,
+    pub slat_mean_ns: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_bins: Vec<(u64, u64)>,
 }
 
 fn is_zero(value: &f64) -> bool {
