@@ -620,7 +620,7 @@ mod tests {
         let e = all(&spec).unwrap_err();
         assert_eq!(e.line, 2, "{e}");
         let (_d, mut spec) = spec_for("fio version 3 iolog\n10 /f trim 0 4096\n");
-        assert!(all(&spec).unwrap_err().what.contains("replay_skip=trim"));
+        assert!(all(&spec).unwrap_err().fix.contains("replay_skip=trim"));
         spec.skip.trim = true;
         assert!(all(&spec).unwrap().is_empty());
         // A blktrace binary log: the magic in its first word.
