@@ -156,7 +156,9 @@ impl DataState {
         len: u32,
     ) {
         match (self, op) {
-            (DataState::Idle, _) | (DataState::Fill(_), Op::Read) => {}
+            // A trim moves no data; in trimwrite the write after it records the block anew.
+            (DataState::Idle, _) | (DataState::Fill(_) | DataState::Verify(_), Op::Trim) => {}
+            (DataState::Fill(_), Op::Read) => {}
             (DataState::Fill(filler), Op::Write) => {
                 // SAFETY: the slot is not queued yet, so no IO is in flight on it.
                 if let Some(buf) = unsafe { engine.slot_buffer(slot, len) } {
@@ -181,6 +183,9 @@ impl DataState {
     #[inline]
     pub(crate) fn after_io<E: Engine>(&mut self, engine: &mut E, slot: u32, meta: &SlotMeta) {
         let DataState::Verify(v) = self else { return };
+        if meta.trim {
+            return;
+        }
         if meta.op_is_read {
             // SAFETY: the IO was reaped, so the kernel is done with the slot.
             if let Some(buf) = unsafe { engine.slot_buffer(slot, meta.len) } {
@@ -461,9 +466,14 @@ fn check_units<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, mut un
             }
             free.push(c.slot);
             let m = meta[c.slot as usize];
-            if let Err(e) = run.complete(&m, c.result, done, E::INLINE) {
-                run.out.error.get_or_insert(e.to_string());
-                continue;
+            match run.complete(&m, c.result, done, E::INLINE) {
+                Ok(true) => {}
+                // A read error the job goes on after (continue_on_error): nothing to check.
+                Ok(false) => continue,
+                Err(e) => {
+                    run.out.error.get_or_insert(e.to_string());
+                    continue;
+                }
             }
             if let DataState::Verify(v) = &mut run.data {
                 // SAFETY: the read was reaped (or ran inline): the kernel is done with the slot.

@@ -33,6 +33,7 @@ pub mod flow;
 pub mod iolog;
 pub mod latency_target;
 pub mod layout;
+pub mod live;
 pub mod null;
 pub mod psync;
 pub mod random;
@@ -46,6 +47,7 @@ pub mod uring;
 pub mod worker;
 
 pub use error::EngineError;
+pub use live::LiveResults;
 pub use runner::{
     engine_used, run_jobs, ClockChoice, Observer, Progress, RunOptions, RunReport, Silent,
     STOP_GRACE,

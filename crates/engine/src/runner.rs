@@ -48,6 +48,9 @@ pub struct RunOptions {
     pub clock: ClockChoice,
     /// fio's `--status-interval`: hand the observer the full report so far this often.
     pub status_interval: Option<Duration>,
+    /// Kept current while the jobs run, for a caller that may need the results before
+    /// `run_jobs` returns (a stop bound ending the process).
+    pub live: Option<Arc<crate::live::LiveResults>>,
 }
 
 impl Default for RunOptions {
@@ -57,6 +60,7 @@ impl Default for RunOptions {
             stop: Arc::new(AtomicBool::new(false)),
             clock: ClockChoice::Monotonic,
             status_interval: None,
+            live: None,
         }
     }
 }
@@ -120,6 +124,7 @@ struct Slot {
     clones_done: u32,
     read: DirectionStats,
     write: DirectionStats,
+    trim: DirectionStats,
     syncs: u64,
     runtime_ns: u64,
     runtime_sum_ns: u64,
@@ -324,6 +329,12 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
     crate::file_service::FileChooser::new(&job.file_service, &lengths, seed)
         .map_err(|why| EngineError::invalid(&job.name, format!("file_service_type: {why}")))?;
     Ok(ClonePlan {
+        errors: job.thread_control.errors.clone(),
+        trim: match (job.rw.has_trims(), job.rw.is_trimwrite()) {
+            (false, _) => crate::worker::TrimMode::Off,
+            (true, false) => crate::worker::TrimMode::Trim,
+            (true, true) => crate::worker::TrimMode::TrimWrite,
+        },
         job_name: job.name.clone(),
         clone_index: clone,
         files: regions,
@@ -720,6 +731,7 @@ pub fn run_jobs(
             clones_done: 0,
             read: DirectionStats::default(),
             write: DirectionStats::default(),
+            trim: DirectionStats::default(),
             syncs: 0,
             runtime_ns: 0,
             runtime_sum_ns: 0,
@@ -793,6 +805,9 @@ pub fn run_jobs(
         job_index: Vec::new(),
         stats: Vec::new(),
     };
+    if let Some(live) = &options.live {
+        live.begin(&report.result, jobs, slot_templates(&slots));
+    }
     // fio's Disk stats: the disks under the laid-out files, from now to the end of the run.
     let disks = crate::diskstats::DiskSampler::start(
         plans
@@ -944,6 +959,9 @@ pub fn run_jobs(
             }
         }
         drop(tx);
+        if let Some(live) = &options.live {
+            live.start_set(&cells, &cell_slots);
+        }
         let mut outstanding = cell;
         let mut stop_seen: Option<Instant> = None;
         while outstanding > 0 {
@@ -958,7 +976,7 @@ pub fn run_jobs(
                 // A clone blocked in the kernel past the grace: report without it.
                 let unfinished = set.iter().flat_map(|&j| slot_of[j].iter().copied());
                 give_up(&mut slots, unfinished, jobs);
-                publish_finished(&slots, &mut report, observer);
+                publish_finished(&slots, &mut report, observer, options);
                 // Its thread is left to end on its own; it owns everything it touches.
                 handles.clear();
                 break;
@@ -983,6 +1001,14 @@ pub fn run_jobs(
                     outstanding -= 1;
                     let slot = &mut slots[slot_index];
                     absorb(slot, output);
+                    if let Some(live) = &options.live {
+                        let sums = crate::live::SlotSums {
+                            read: &slot.read,
+                            write: &slot.write,
+                            runtime_ns: slot.runtime_ns,
+                        };
+                        live.absorbed(cell_index, slot_index, sums);
+                    }
                     if slot.clones_done == slot.clones_expected {
                         let job = &jobs[slot.job_index];
                         let mut result = finish_slot(slot, job);
@@ -991,7 +1017,7 @@ pub fn run_jobs(
                             .find(|s| s.job == slot.job_index)
                             .map(|s| s.tracker.result());
                         slot.finished = Some(result);
-                        publish_finished(&slots, &mut report, observer);
+                        publish_finished(&slots, &mut report, observer, options);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -1221,12 +1247,34 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 /// interrupt (an fsync on a stalled disk); this bounds the stop at 0.7 s even then.
 pub const STOP_GRACE: Duration = Duration::from_millis(700);
 
-/// Hands every finished result so far to the observer.
-fn publish_finished(slots: &[Slot], report: &mut RunReport, observer: &mut dyn Observer) {
+/// Each slot's fixed fields, for the live results.
+fn slot_templates(slots: &[Slot]) -> Vec<crate::live::SlotTemplate> {
+    slots
+        .iter()
+        .map(|s| crate::live::SlotTemplate {
+            job_index: s.job_index,
+            name: s.name.clone(),
+            group_id: s.group_id,
+            clones: s.clones_expected,
+            seed: s.seed,
+        })
+        .collect()
+}
+
+/// Hands every finished result so far to the observer (and to the live results).
+fn publish_finished(
+    slots: &[Slot],
+    report: &mut RunReport,
+    observer: &mut dyn Observer,
+    options: &RunOptions,
+) {
     report.result.jobs.clear();
     report.job_index.clear();
-    for s in slots.iter() {
+    for (index, s) in slots.iter().enumerate() {
         if let Some(finished) = &s.finished {
+            if let Some(live) = &options.live {
+                live.finished(index, finished);
+            }
             report.result.jobs.push(finished.clone());
             report.job_index.push(s.job_index);
         }
@@ -1256,6 +1304,7 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.clones_done += 1;
     slot.read.merge(&output.read);
     slot.write.merge(&output.write);
+    slot.trim.merge(&output.trim);
     slot.syncs += output.syncs;
     slot.runtime_ns = slot.runtime_ns.max(output.runtime_ns);
     slot.runtime_sum_ns += output.runtime_ns;
@@ -1269,6 +1318,14 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     if slot.fio.start_epoch_ms == 0 || output.start_epoch_ms < slot.fio.start_epoch_ms {
         slot.fio.start_epoch_ms = output.start_epoch_ms;
     }
+    slot.fio.total_err += output.total_err;
+    if slot.fio.first_error == 0 {
+        slot.fio.first_error = output.first_error;
+    }
+    let room = crate::worker::ERROR_LINES.saturating_sub(slot.fio.error_lines.len());
+    slot.fio
+        .error_lines
+        .extend(output.error_lines.into_iter().take(room));
     slot.fio.major_faults += output.major_faults;
     slot.fio.minor_faults += output.minor_faults;
     slot.interrupted |= output.interrupted;
@@ -1319,6 +1376,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         if !job.group_reporting && job.replay.is_none() {
             debug_assert_eq!(slot.read.io_bytes, slot.read.ios * sizes.read.as_u64());
             debug_assert_eq!(slot.write.io_bytes, slot.write.ios * sizes.write.as_u64());
+            debug_assert_eq!(slot.trim.io_bytes, slot.trim.ios * sizes.write.as_u64());
         }
     }
     let mut errors = std::mem::take(&mut slot.errors);
@@ -1333,6 +1391,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         iodepth: job.effective_iodepth(),
         read: slot.read.to_result(slot.runtime_ns),
         write: slot.write.to_result(slot.runtime_ns),
+        trim: slot.trim.to_result(slot.runtime_ns),
         syncs: slot.syncs,
         series,
         usr_cpu_pct: cpu_pct(slot.usr_ns),
@@ -1348,6 +1407,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         verify: slot.verify.take(),
         fio: iofit_stats::FioJobExtras {
             bw_measurement_off: job.measurement.disable_bw,
+            continue_on_error: job.thread_control.errors.continue_on != 0,
             ..std::mem::take(&mut slot.fio)
         },
         steadystate: None,

@@ -213,3 +213,63 @@ fn hipri_on_a_buffered_file_fails_the_job_with_eopnotsupp_as_fio() {
     assert!(error.contains("Operation not supported"), "{error:?}");
     assert_eq!(r.read.ios, 0, "no IO is counted as done");
 }
+
+/// The engine over `sample_file` in `dir` with iofit's defaults, on a thread of its own: whether
+/// it punts file 0 concurrently, whether the 16 blocks read back right, and the io-wq workers
+/// that thread got.
+fn punting_in(dir: &Path) -> (bool, bool, usize) {
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || {
+        let mut engine = engine_or_panic_depth(&dir, 16);
+        let punts = engine.punts_concurrently(0);
+        let done = read_blocks(&mut engine, 16);
+        let right = done.iter().all(|c| c.result == BLOCK as i64);
+        (punts, right, my_io_workers())
+    })
+    .join()
+    .unwrap()
+}
+
+fn engine_or_panic_depth(dir: &Path, depth: u32) -> UringEngine {
+    engine(dir, depth, &UringOptions::default()).expect("a plain ring")
+}
+
+#[test]
+fn ios_to_a_file_without_a_nonblocking_path_go_to_io_wq_flagged_to_run_concurrently() {
+    // tmpfs has no non-blocking read path (RWF_NOWAIT is refused): every IO goes to io-wq.
+    let shm = Path::new("/dev/shm");
+    let on_tmpfs = is_tmpfs(shm);
+    if !on_tmpfs {
+        eprintln!("SKIPPED: /dev/shm is not a tmpfs here");
+        return;
+    }
+    let ram = tempfile::tempdir_in(shm).unwrap();
+    let (punts, right, workers) = punting_in(ram.path());
+    eprintln!("tmpfs: punted concurrently {punts}, io-wq workers {workers}");
+    assert!(
+        punts,
+        "tmpfs: every IO goes to io-wq, flagged to run concurrently"
+    );
+    assert!(right, "the reads return the file's blocks");
+    assert!(workers >= 1, "the IOs ran on io-wq workers");
+    // The temp dir's file system (ext4 here) reads cached pages inline: no flag, no worker.
+    let disk = tempfile::tempdir().unwrap();
+    if is_tmpfs(disk.path()) {
+        return;
+    }
+    let (punts, right, workers) = punting_in(disk.path());
+    assert!(
+        !punts,
+        "a file with a non-blocking path is left to the kernel's inline tries"
+    );
+    assert!(right);
+    assert_eq!(workers, 0, "cached reads finish inline");
+}
+
+fn is_tmpfs(path: &Path) -> bool {
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: statfs fills the zeroed struct; the path is a valid C string.
+    let mut stats: libc::statfs = unsafe { std::mem::zeroed() };
+    (unsafe { libc::statfs(c.as_ptr(), &mut stats) } == 0) && stats.f_type as i64 == TMPFS_MAGIC
+}

@@ -8,6 +8,10 @@
 //!   results does not get its turn, a disk that does not answer), it ends anyway with exit 130:
 //!   the outputs still being written are removed (`safefs::atomic::remove_unfinished`), so an
 //!   output is the whole of what was written before, or absent; never half a file.
+//!   Results that go to stdout are printed whole or cut with a note, never blocked past the
+//!   bound ([`print_results`]: a pipe nobody reads would hold the exit forever); when the run
+//!   had not printed them by then, the bound prints what the interrupted job had measured
+//!   ([`set_last_word`]).
 //! - A second signal ends the process at once, the same way.
 //! - A command that has not armed the stop (plan, predict, profile...) ends at once with 130.
 //! - A multi-host run arms it without the bound (its hosts stop through their own protocol);
@@ -15,9 +19,10 @@
 //!   made (mounts, cgroups).
 
 use crate::cmd::run::INTERRUPTED;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The longest a stop may take: from the first signal to the end of the process. Alone, a run
@@ -50,8 +55,48 @@ static FLAG: Mutex<Option<Arc<AtomicBool>>> = Mutex::new(None);
 /// a loaded CPU, making a thread then took 0.4 s); it gets the moment of the first signal.
 static WATCHDOG: Mutex<Option<Sender<Instant>>> = Mutex::new(None);
 
+/// Before the bound ends the process, the room its last word (a snapshot of the results,
+/// rendered, then printed) gets: the watchdog starts it this long before the bound.
+const LAST_WORD_ROOM: Duration = Duration::from_millis(300);
+
+/// What the bound prints when the run has not printed its results: the results so far,
+/// rendered (None when there is nothing to print, or they cannot be had by the given moment).
+pub(crate) type LastWord = Box<dyn FnOnce(Instant) -> Option<String> + Send>;
+
+/// Of [`LAST_WORD_ROOM`], what is left for the print after the results are gathered.
+const PRINT_ROOM: Duration = Duration::from_millis(100);
+static LAST_WORD: Mutex<Option<LastWord>> = Mutex::new(None);
+
+/// How far the print of results to stdout got; the lock is held while one is under way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Printed {
+    Nothing,
+    Whole,
+    /// A print gave up at the bound (stdout took no more): stdout holds part of a document.
+    Cut,
+}
+static PRINTED: Mutex<Printed> = Mutex::new(Printed::Nothing);
+
+/// No print to stdout blocks past this moment (ns since [`base`]): the first signal plus
+/// [`STOP_BOUND`] for a bounded command; never before a signal.
+static DEADLINE_NS: AtomicU64 = AtomicU64::new(u64::MAX);
+
+fn base() -> Instant {
+    static BASE: OnceLock<Instant> = OnceLock::new();
+    *BASE.get_or_init(Instant::now)
+}
+
+fn now_ns() -> u64 {
+    base().elapsed().as_nanos() as u64
+}
+
+fn ns_at(at: Instant) -> u64 {
+    at.saturating_duration_since(base()).as_nanos() as u64
+}
+
 /// Installs the handler; the first thing `main` does.
 pub(crate) fn install() {
+    base();
     // Fails only if a handler exists already, which nothing else in this process installs.
     let _ = ctrlc::set_handler(on_signal);
 }
@@ -81,9 +126,8 @@ fn start_watchdog() {
         .name("stop-bound".into())
         .spawn(move || {
             if let Ok(signalled) = rx.recv() {
-                std::thread::sleep(
-                    (signalled + STOP_BOUND).saturating_duration_since(Instant::now()),
-                );
+                let last_word_at = signalled + STOP_BOUND - LAST_WORD_ROOM;
+                std::thread::sleep(last_word_at.saturating_duration_since(Instant::now()));
                 end_now(Some(STOP_BOUND));
             }
         });
@@ -107,6 +151,7 @@ fn on_signal() {
         return;
     }
     if armed == BOUNDED {
+        DEADLINE_NS.store(ns_at(signalled + STOP_BOUND), Ordering::SeqCst);
         if let Some(watchdog) = WATCHDOG.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
             let _ = watchdog.send(signalled);
         }
@@ -114,25 +159,162 @@ fn on_signal() {
 }
 
 /// Ends the process with [`INTERRUPTED`] without unwinding, after removing the outputs still
-/// being written.
+/// being written. Past the bound (`after`), first prints the results so far when the run has
+/// not printed its own (the watchdog starts this [`LAST_WORD_ROOM`] before the bound).
 fn end_now(after: Option<Duration>) -> ! {
-    // Results printed to stdout are printed whole: wait for a print under way to end, and
-    // keep the lock so that none starts (results go out with one `write_all` under it).
-    let _stdout = after.map(|_| std::io::stdout().lock());
+    // Results printed to stdout are printed whole: wait (until the bound at most) for a print
+    // under way to end, and keep the lock so that none starts.
+    let printed = lock_until(
+        &PRINTED,
+        bound_ns().min(now_ns() + STOP_BOUND.as_nanos() as u64),
+    );
+    let mut notes: Vec<&str> = Vec::new();
+    match (after, printed.as_deref().copied()) {
+        (Some(_), Some(Printed::Nothing | Printed::Whole)) => {
+            let gather_by = base()
+                .checked_add(Duration::from_nanos(bound_ns()).saturating_sub(PRINT_ROOM))
+                .unwrap_or_else(Instant::now);
+            if let Some(text) = take_last_word().and_then(|word| word(gather_by)) {
+                match write_until(libc::STDOUT_FILENO, text.as_bytes(), bound_ns) {
+                    Ok(()) => notes.push(
+                        "; the results printed are what the jobs had measured when they saw \
+                         the stop (the running job is marked interrupted)",
+                    ),
+                    Err(_) => notes.push(
+                        "; stdout did not take the results within the bound, so they are cut",
+                    ),
+                }
+            }
+        }
+        (_, Some(Printed::Cut)) | (Some(_), None) => {
+            notes.push("; stdout did not take the results within the bound, so they are cut")
+        }
+        (None, _) => {}
+    }
     let removed = iofit_safefs::atomic::remove_unfinished();
     if let Some(bound) = after {
-        eprintln!(
+        let note = format!(
             "iofit: interrupted; the run did not end within {} ms of the signal (a busy \
-             machine), so it was ended: results written before are kept{}",
+             machine), so it was ended: results written before are kept{}{}\n",
             bound.as_millis(),
             if removed > 0 {
                 ", the ones still being written were removed"
             } else {
                 ""
-            }
+            },
+            notes.concat()
         );
+        // stderr too may be a pipe nobody reads: the note gets what room is left.
+        let _ = write_until(libc::STDERR_FILENO, note.as_bytes(), || {
+            DEADLINE_NS.load(Ordering::SeqCst)
+        });
     }
     // SAFETY: _exit ends the process without running destructors or atexit handlers, which
     // is what a process ending from another thread needs (the main thread may hold locks).
     unsafe { libc::_exit(i32::from(INTERRUPTED)) }
+}
+
+/// Room the bound keeps for its note on stderr after the results' print has given up.
+const NOTE_ROOM: Duration = Duration::from_millis(50);
+
+/// The moment no print of results may pass: the bound less the room for the note.
+fn bound_ns() -> u64 {
+    match DEADLINE_NS.load(Ordering::SeqCst) {
+        u64::MAX => u64::MAX,
+        at => at.saturating_sub(NOTE_ROOM.as_nanos() as u64),
+    }
+}
+
+fn take_last_word() -> Option<LastWord> {
+    let deadline = bound_ns();
+    lock_until(&LAST_WORD, deadline).and_then(|mut word| word.take())
+}
+
+/// `mutex`'s guard, or None if it is still held at `deadline_ns` (a poisoned lock is taken:
+/// what it guards stays consistent, it is only read or replaced whole).
+fn lock_until<T>(mutex: &Mutex<T>, deadline_ns: u64) -> Option<MutexGuard<'_, T>> {
+    loop {
+        match mutex.try_lock() {
+            Ok(guard) => return Some(guard),
+            Err(std::sync::TryLockError::Poisoned(e)) => return Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                if now_ns() >= deadline_ns {
+                    return None;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    }
+}
+
+/// What the stop bound prints if the process must end before the command has printed its
+/// results: `word` renders the results so far. Replaces an earlier one.
+pub(crate) fn set_last_word(word: LastWord) {
+    *LAST_WORD.lock().unwrap_or_else(|e| e.into_inner()) = Some(word);
+}
+
+/// Prints `text` (a command's results) to stdout whole, unless stdout does not take it before
+/// the stop bound (a pipe nobody reads): then it gives up, and the error says so. The command's
+/// last word is dropped once its results are out.
+pub(crate) fn print_results(text: &str) -> std::io::Result<()> {
+    let mut printed = PRINTED.lock().unwrap_or_else(|e| e.into_inner());
+    let result = write_until(libc::STDOUT_FILENO, text.as_bytes(), bound_ns);
+    *printed = if result.is_ok() {
+        Printed::Whole
+    } else {
+        Printed::Cut
+    };
+    if result.is_ok() {
+        LAST_WORD.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+    result
+}
+
+/// Writes `bytes` to `fd`, waiting for room with poll(2) so that no write blocks past
+/// `deadline_ns()` (read again at every wait: a signal may set it while the write waits).
+/// Writes at most one page at a time, which a pipe with any free room takes without blocking.
+fn write_until(fd: RawFd, mut bytes: &[u8], deadline_ns: fn() -> u64) -> std::io::Result<()> {
+    const PAGE: usize = 4096;
+    // Without a deadline, look again this often whether one has been set.
+    const RECHECK_MS: u64 = 100;
+    while !bytes.is_empty() {
+        let deadline = deadline_ns();
+        let now = now_ns();
+        if now >= deadline {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the output did not take the results before the stop bound",
+            ));
+        }
+        let wait_ms = ((deadline - now) / 1_000_000).clamp(1, RECHECK_MS) as libc::c_int;
+        let mut poll = libc::pollfd {
+            fd,
+            events: libc::POLLOUT,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, and its count; poll only writes its revents.
+        let ready = unsafe { libc::poll(&mut poll, 1, wait_ms) };
+        if ready < 0 {
+            let error = std::io::Error::last_os_error();
+            if error.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(error);
+        }
+        if ready == 0 {
+            continue;
+        }
+        let chunk = &bytes[..bytes.len().min(PAGE)];
+        // SAFETY: writes from a live slice of chunk.len() bytes.
+        let wrote = unsafe { libc::write(fd, chunk.as_ptr().cast(), chunk.len()) };
+        if wrote < 0 {
+            let error = std::io::Error::last_os_error();
+            match error.kind() {
+                std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock => continue,
+                _ => return Err(error),
+            }
+        }
+        bytes = &bytes[wrote as usize..];
+    }
+    Ok(())
 }

@@ -11,7 +11,9 @@ pub(crate) mod compat;
 pub(crate) mod control;
 pub(crate) mod data;
 pub(crate) mod engine_opts;
+pub(crate) mod errors;
 pub(crate) mod replay;
+pub(crate) mod trim;
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};
@@ -857,6 +859,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     if let Some(at) = &b.log_at {
         check_logs(&mut job, &b, at)?;
     }
+    trim::finish(&mut job, section_loc)?;
     if let Some(count) = b.number_ios {
         apply_number_ios(&mut job, count)?;
     }

@@ -36,10 +36,12 @@ pub(crate) fn write_or_print(path: Option<&std::path::Path>, text: &str) -> anyh
 pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
     use anyhow::Context;
     use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush())
+    // Whatever std's stdout holds goes first; the text goes past it, never blocking past a
+    // stop's bound (`stop::print_results`).
+    match std::io::stdout()
+        .lock()
+        .flush()
+        .and_then(|_| crate::stop::print_results(text))
     {
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other.context("writing to stdout"),

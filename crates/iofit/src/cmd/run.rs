@@ -5,7 +5,7 @@
 //! file and a rename), so Ctrl-C or a crash keeps every finished job. The first Ctrl-C stops
 //! every job cleanly and reports what was measured; a second one exits at once.
 
-use iofit_engine::{Progress, RunOptions};
+use iofit_engine::{LiveResults, Progress, RunOptions};
 use iofit_procedure::fio_run::{run_fio_jobs, FioRunOutcome};
 use iofit_procedure::observer::{Observer, Warning};
 use iofit_procedure::run_request::{self as request, Inputs, RunRequest, VdbenchCall, What};
@@ -353,10 +353,21 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     }
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(Arc::clone(&stop));
+    let live = Arc::new(LiveResults::default());
+    if request.output.is_none() {
+        // Should the stop bound end the process before the results are printed, it prints
+        // what the jobs had measured (the running one marked interrupted).
+        let (live, format, jobs) = (Arc::clone(&live), request.output_format, jobs.clone());
+        crate::stop::set_last_word(Box::new(move |by| {
+            let report = live.interrupted_report(by)?;
+            Some(iofit_procedure::fio_run::render(format, &report, &jobs))
+        }));
+    }
     let options = RunOptions {
         allow_overwrite: request.allow_overwrite,
         stop,
         status_interval: request.status_interval,
+        live: Some(live),
         ..RunOptions::default()
     };
     let mut observer = RunObserver::new(request.quiet);
@@ -369,7 +380,14 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("iofit: wrote the report {}", path.display());
     }
     if request.output.is_none() {
-        super::write_or_print(None, &results.text)?;
+        if let Err(e) = super::write_or_print(None, &results.text) {
+            if !results.interrupted {
+                return Err(e);
+            }
+            // Past the stop bound, stdout (a pipe nobody reads) did not take the results.
+            eprintln!("iofit: interrupted; stdout did not take the results in time: {e:#}");
+            return Ok(ExitCode::from(INTERRUPTED));
+        }
     }
     if results.interrupted {
         if !request.quiet {

@@ -1,0 +1,211 @@
+//! The stop bound (`iofit::stop`): a stopped run ends 1.5 s after the signal at the latest,
+//! and when it ends that way it still prints whole results for the job that was running, or
+//! gives up on a stdout that takes nothing. The real binary, real signals, real IO, and a
+//! really starved thread: the kernel's CPU bandwidth control (cgroup v1 `cpu`) holds the main
+//! thread alone to 1 ms of CPU a second, as a very loaded machine would.
+
+use serde_json::Value;
+use std::io::Read;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// `iofit::stop::STOP_BOUND`.
+const STOP_BOUND: Duration = Duration::from_millis(1500);
+/// Room for this test's own threads to be scheduled on a loaded machine.
+const SLACK: Duration = Duration::from_millis(700);
+const BS: u64 = 4096;
+const CPU_CGROUP: &str = "/sys/fs/cgroup/cpu";
+
+/// One at a time: each test's timing must not be the other's load.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A time-based 4k random-read job on a 16 MiB file in `dir`, started with `stdout`.
+fn long_job(dir: &Path, stdout: Stdio) -> Child {
+    let file = dir.join("data.bin");
+    Command::new(env!("CARGO_BIN_EXE_iofit"))
+        .args(["run", "--quiet", "--output-format=json", "--name=long"])
+        .args(["--rw=randread", "--bs=4k", "--size=16m", "--runtime=60"])
+        .args(["--time_based", "--ioengine=psync"])
+        .arg(format!("--filename={}", file.display()))
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for the child to end (5 s at most); its exit code and the time from `signalled`.
+fn wait_exit(child: &mut Child, signalled: Instant) -> (Option<i32>, Duration) {
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status.code(), signalled.elapsed());
+        }
+        if signalled.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            panic!("still running 5 s after the signal");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn sigint(child: &Child) -> Instant {
+    // SAFETY: kill on the pid of a child this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    Instant::now()
+}
+
+fn stderr_of(child: &mut Child) -> String {
+    let mut text = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+/// A cpu cgroup that gives its threads 1 ms of CPU a second; removed on drop.
+struct Starve {
+    dir: PathBuf,
+}
+
+impl Starve {
+    fn new() -> Option<Starve> {
+        let dir = Path::new(CPU_CGROUP).join(format!("iofit-starve-{}", std::process::id()));
+        std::fs::create_dir(&dir).ok()?;
+        let starve = Starve { dir };
+        std::fs::write(starve.dir.join("cpu.cfs_period_us"), "1000000").ok()?;
+        std::fs::write(starve.dir.join("cpu.cfs_quota_us"), "1000").ok()?;
+        Some(starve)
+    }
+
+    /// Moves one thread (not its process: `tasks`, not `cgroup.procs`) into the cgroup.
+    fn thread(&self, tid: u32) {
+        std::fs::write(self.dir.join("tasks"), tid.to_string()).expect("move the thread");
+    }
+}
+
+impl Drop for Starve {
+    fn drop(&mut self) {
+        for _ in 0..200 {
+            if std::fs::remove_dir(&self.dir).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+}
+
+#[test]
+fn a_run_ended_by_the_bound_prints_what_the_running_job_measured() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 || !Path::new(CPU_CGROUP).join("tasks").exists() {
+        eprintln!("skipping: needs root and the cgroup v1 cpu controller");
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let Some(starve) = Starve::new() else {
+        eprintln!("skipping: cannot make a cpu cgroup under {CPU_CGROUP}");
+        return;
+    };
+    let mut child = long_job(dir.path(), Stdio::piped());
+    // The results as they arrive, and when they are whole.
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let (mut text, mut whole_at) = (Vec::new(), None);
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = stdout.read(&mut buf) {
+            text.extend_from_slice(&buf[..n]);
+            if whole_at.is_none() && serde_json::from_slice::<Value>(&text).is_ok() {
+                whole_at = Some(Instant::now());
+            }
+        }
+        (text, whole_at)
+    });
+    std::thread::sleep(Duration::from_millis(1000));
+    // The main thread (its tid is the pid) only: the workers and the signal and watchdog
+    // threads keep their CPU.
+    starve.thread(child.id());
+    let signalled = sigint(&child);
+    let (code, _) = wait_exit(&mut child, signalled);
+    let (text, whole_at) = reader.join().unwrap();
+    let stderr = stderr_of(&mut child);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        stderr.contains("did not end within 1500 ms") && stderr.contains("when they saw the stop"),
+        "the bound, not the run, printed the results: {stderr}"
+    );
+    let printed_after = whole_at.expect("whole JSON on stdout") - signalled;
+    // The exit itself waits for the starved thread's next turn (the cgroup's next period),
+    // so the user-visible bound is when the results are out.
+    assert!(
+        printed_after < STOP_BOUND + SLACK,
+        "results out {printed_after:?} after the signal"
+    );
+    let results: Value = serde_json::from_slice(&text).unwrap();
+    let job = &results["jobs"][0];
+    assert_eq!(job["jobname"], "long");
+    assert_eq!(job["iofit"]["interrupted"], true, "{job}");
+    let read = &job["read"];
+    let ios = read["total_ios"].as_u64().unwrap();
+    assert!(ios > 0, "{read}");
+    assert_eq!(read["io_bytes"].as_u64().unwrap(), ios * BS);
+    assert_eq!(read["clat_ns"]["N"].as_u64().unwrap(), ios);
+    assert_eq!(read["lat_ns"]["N"].as_u64().unwrap(), ios);
+    assert!(read["iops"].as_f64().unwrap() > 0.0);
+}
+
+/// A pipe whose buffer is full: nothing more goes in until a reader reads, which none does.
+fn full_pipe() -> (OwnedFd, OwnedFd) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    let (reader, writer): (OwnedFd, OwnedFd) = (reader.into(), writer.into());
+    let fd = writer.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this test owns; only its status flags change.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    assert_eq!(
+        unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) },
+        0
+    );
+    let page = [b'x'; 4096];
+    loop {
+        // SAFETY: writes from a live buffer of its length.
+        let wrote = unsafe { libc::write(fd, page.as_ptr().cast(), page.len()) };
+        if wrote < 0 {
+            assert_eq!(
+                std::io::Error::last_os_error().kind(),
+                std::io::ErrorKind::WouldBlock
+            );
+            break;
+        }
+    }
+    // Blocking again, as a shell's pipe is: iofit must not rely on the descriptor's flags.
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::fcntl(fd, libc::F_SETFL, flags) }, 0);
+    (reader, writer)
+}
+
+#[test]
+fn a_stdout_pipe_nobody_reads_does_not_hold_the_exit_past_the_bound() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let (reader, writer) = full_pipe();
+    let mut child = long_job(dir.path(), Stdio::from(writer));
+    std::thread::sleep(Duration::from_millis(1000));
+    let signalled = sigint(&child);
+    let (code, took) = wait_exit(&mut child, signalled);
+    let stderr = stderr_of(&mut child);
+    drop(reader);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(took < STOP_BOUND + SLACK, "ended {took:?} after the signal");
+    assert!(
+        stderr.contains("stdout did not take the results"),
+        "says why the results are missing: {stderr}"
+    );
+}
