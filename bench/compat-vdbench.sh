@@ -7,7 +7,8 @@
 # lun/anchor/dir, 1 otherwise), as `vdbench -f FILE name=VALUE` needs them too.
 # Prints one line per file, the counts, and the reason for every refusal.
 #   Goal: iofit parses >= 90% of the files; every one it parses whose targets are files or
-#   directories runs; a refusal names the parameter and why.
+#   directories runs; a refusal names the parameter and why. A short run's time limit (a hang
+#   guard) is 60 s plus 5 s a run, counting each point of an iorate=curve as a run.
 # Usage: bench/compat-vdbench.sh DIR [DIR...]   (files are read, never written)
 # Env: IOFIT (binary; default: builds target/debug/iofit), MAX_RUNS (runs per file for the
 #      short run, default 12), KEEP=1 keeps the run directories.
@@ -48,6 +49,16 @@ def substitutions(text, work):
         value = os.path.join(work, "sub_" + n) if any(p in n.lower() for p in PATHISH) else "1"
         subs.append("%s=%s" % (n, value))
     return subs
+
+def curve_points(text):
+    """Runs an iorate=curve rd adds beyond the one --parse-only lists: one per curve point."""
+    extra = 0
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("rd=") and re.search(r"\b(iorate|io)=curve\b", s):
+            m = re.search(r"\bcurve=\(([^)]*)\)", s)
+            extra += len(m.group(1).split(",")) if m else 6
+    return extra
 
 def rewrite(text, work):
     """Every lun= and anchor= into the work dir; fsd trees small."""
@@ -93,7 +104,10 @@ for d in dirs:
                 open(copy, "w").write(rewrite(text, work))
                 args = [iofit, "run", "--quiet", "--elapsed", "1", "--warmup", "0", "--size", "4m", copy]
                 args += substitutions(text, work)
-                run_rc, _, run_err = sh(args, 60 + 3 * len(runs))
+                # The time limit guards against a hang: 60 s plus 5 s a run, where a curve
+                # rd is its max run and every point (the default curve has 6: 10,50,70,80,90,100).
+                timed = len(runs) + curve_points(text)
+                run_rc, _, run_err = sh(args, 60 + 5 * timed)
                 row["run"] = "ok" if run_rc == 0 else "FAILED: " + first_error(run_err)[:160]
         if not os.environ.get("KEEP"):
             shutil.rmtree(work, ignore_errors=True)

@@ -58,24 +58,39 @@ cargo build --release -p iofit >/dev/null 2>&1 || cargo build --release -p iofit
 bytes=$(stat -c %s "$big")
 cat "$big" > /dev/null  # page cache: parse speed, not disk speed
 
-# time_s CMD...: wall seconds of one run, output discarded.
+# time_s NAME CMD...: wall seconds of one run, output discarded. With GNU time installed, the
+# run's user+sys CPU seconds and minor page faults are appended to $work/NAME.cpu: they do not
+# depend on how busy the machine is, the wall time does.
 time_s() {
-  local start end
+  local name=$1 start end
+  shift
   start=$(date +%s.%N)
-  "$@" > /dev/null 2>> "$work/stderr"
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f "%U %S %R" -a -o "$work/$name.cpu" "$@" > /dev/null 2>> "$work/stderr"
+  else
+    "$@" > /dev/null 2>> "$work/stderr"
+  fi
   end=$(date +%s.%N)
   awk "BEGIN { printf \"%.3f\", $end - $start }"
+}
+# cpu NAME: "CPU median X s (user+sys), minor faults median N" over NAME's runs.
+cpu() {
+  [ -s "$work/$1.cpu" ] || { echo "CPU not measured (no /usr/bin/time)"; return; }
+  local c f
+  c=$(grep -E '^[0-9]' "$work/$1.cpu" | awk '{ printf "%.2f ", $1 + $2 }' | median)
+  f=$(grep -E '^[0-9]' "$work/$1.cpu" | awk '{ printf "%d ", $3 }' | median)
+  echo "CPU median $c s (user+sys), minor page faults median $f"
 }
 median() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 iofit_t=() mawk_t=() jc_t=()
 for run in $(seq 1 "$runs"); do
   # Interleaved, so a busy moment on a shared machine hits both.
-  iofit_t+=("$(time_s ./target/release/iofit profile "$big" -o "$work/req.toml")")
-  mawk_t+=("$(time_s mawk '$1 ~ /^sd/ {s+=$2} END {print s}' "$big")")
+  iofit_t+=("$(time_s iofit ./target/release/iofit profile "$big" -o "$work/req.toml")")
+  mawk_t+=("$(time_s mawk mawk '$1 ~ /^sd/ {s+=$2} END {print s}' "$big")")
 done
 for run in $(seq 1 "$jc_runs"); do
-  jc_t+=("$(time_s jc --iostat < "$big")")
+  jc_t+=("$(time_s jc jc --iostat < "$big")")
 done
 iofit_m=$(echo "${iofit_t[@]}" | median)
 mawk_m=$(echo "${mawk_t[@]}" | median)
@@ -83,7 +98,9 @@ jc_m=$(echo "${jc_t[@]}" | median)
 mb=$(awk "BEGIN { printf \"%.1f\", $bytes / 1000000 }")
 echo "file: $mb MB, $(grep -c '^avg-cpu' "$big") reports x 4 devices"
 echo "iofit profile  runs ${iofit_t[*]} s  median $iofit_m s  $(awk "BEGIN { printf \"%.0f\", $bytes / $iofit_m / 1e6 }") MB/s"
+echo "  iofit: $(cpu iofit)"
 echo "mawk one-liner runs ${mawk_t[*]} s  median $mawk_m s  $(awk "BEGIN { printf \"%.0f\", $bytes / $mawk_m / 1e6 }") MB/s"
+echo "  mawk: $(cpu mawk)"
 if [ "$jc_runs" -gt 0 ]; then
   echo "jc --iostat    runs ${jc_t[*]} s  median $jc_m s  $(awk "BEGIN { printf \"%.1f\", $bytes / $jc_m / 1e6 }") MB/s"
 fi

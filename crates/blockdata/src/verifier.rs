@@ -96,6 +96,14 @@ impl Verifier {
         }
     }
 
+    /// A write by an engine that moves no data (ioengine=null): its units count as written,
+    /// with no buffer to fill, so that the verify phase reads them back as fio's does.
+    pub fn note_write(&mut self, file: u32, offset: u64, len: usize) {
+        for (_, unit_offset) in self.units(offset, len) {
+            self.gens.begin_write(file, unit_offset);
+        }
+    }
+
     /// A write finished: its units are on storage.
     pub fn write_done(&mut self, file: u32, offset: u64, len: usize) {
         for (_, unit_offset) in self.units(offset, len) {

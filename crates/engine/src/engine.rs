@@ -10,7 +10,59 @@ use std::io;
 pub enum Op {
     Read,
     Write,
+    /// Discard the range (fio's `DDIR_TRIM`): see [`trim_fd`].
+    Trim,
 }
+
+impl Op {
+    /// The index of the op's direction in per-direction arrays of two (read, write): a trim
+    /// shares the write's, as a trim changes what the target holds.
+    #[inline]
+    pub fn dir_index(self) -> usize {
+        match self {
+            Op::Read => 0,
+            Op::Write | Op::Trim => 1,
+        }
+    }
+}
+
+/// Trims `len` bytes at `offset` of an open descriptor; returns `len` when done. A block
+/// device gets `BLKDISCARD` (what fio's `os_trim` does on Linux); a regular file gets a hole
+/// punched, `fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)`, which is what fio's
+/// `falloc` engine does for a trim (fio's psync/libaio/io_uring engines send BLKDISCARD to a
+/// regular file too and fail with ENOTTY; iofit punches the hole instead, so that a trim job
+/// runs on a file). The range then reads back as zeros, and a file's blocks are freed.
+pub fn trim_fd(fd: i32, offset: u64, len: u32) -> io::Result<usize> {
+    // SAFETY: fstat fills the stat buffer we own; the descriptor is open (the caller's).
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let rc = if st.st_mode & libc::S_IFMT == libc::S_IFBLK {
+        let range: [u64; 2] = [offset, len as u64];
+        // SAFETY: BLKDISCARD reads two u64 (start, length) from the pointer, which points at
+        // `range`, alive for the call.
+        unsafe { libc::ioctl(fd, BLKDISCARD, range.as_ptr()) }
+    } else {
+        // SAFETY: a plain syscall on an open descriptor; no memory is passed.
+        unsafe {
+            libc::fallocate(
+                fd,
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                offset as libc::off_t,
+                len as libc::off_t,
+            )
+        }
+    };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(len as usize)
+    }
+}
+
+/// `_IO(0x12, 119)` from linux/fs.h (libc does not export it).
+const BLKDISCARD: libc::c_ulong = 0x1277;
 
 /// One finished IO: its slot and the kernel's result (bytes moved, or `-errno`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

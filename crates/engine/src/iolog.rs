@@ -60,6 +60,8 @@ impl LogSink {
 pub struct IoRecord {
     pub time_ms: u64,
     pub is_read: bool,
+    /// A trim: fio's ddir 2 in the log's third column.
+    pub is_trim: bool,
     pub len: u32,
     pub offset: u64,
     pub total_ns: u64,
@@ -130,7 +132,7 @@ impl IoLogPlan {
 /// IO, else 0 (`ioprio_value_is_class_rt`).
 fn format_line(out: &mut String, io: &IoRecord, value: u64, with_offset: bool, with_prio: bool) {
     use std::fmt::Write as _;
-    let ddir = u8::from(!io.is_read);
+    let ddir = if io.is_trim { 2 } else { u8::from(!io.is_read) };
     let _ = write!(out, "{}, {value}, {ddir}, {}, ", io.time_ms, io.len);
     if with_offset {
         let _ = write!(out, "{}, ", io.offset);
@@ -151,6 +153,7 @@ mod tests {
         let io = IoRecord {
             time_ms: 12,
             is_read: false,
+            is_trim: false,
             len: 4096,
             offset: 8192,
             total_ns: 50_000,

@@ -3,7 +3,7 @@
 //! name makes, so a result labelled `sync` really ran `lseek`+`read`.
 
 use crate::buffer::BufferPool;
-use crate::engine::{sync_fd, syncfs_fd, Completion, Engine, Op};
+use crate::engine::{sync_fd, syncfs_fd, trim_fd, Completion, Engine, Op};
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
@@ -77,6 +77,8 @@ impl Engine for SyncEngine {
         // job's largest block size) that no other IO uses; fd is open for the engine's life.
         unsafe {
             match (self.flavor, op) {
+                // Every flavour trims the same way (fio's engines call one do_io_u_trim).
+                (_, Op::Trim) => trim_fd(fd, offset as u64, len as u32),
                 (SyncFlavor::Psync, Op::Read) => check(libc::pread(fd, buf, len, offset)),
                 (SyncFlavor::Psync, Op::Write) => check(libc::pwrite(fd, buf, len, offset)),
                 (SyncFlavor::Sync, _) => {
@@ -85,7 +87,7 @@ impl Engine for SyncEngine {
                     }
                     match op {
                         Op::Read => check(libc::read(fd, buf, len)),
-                        Op::Write => check(libc::write(fd, buf, len)),
+                        Op::Write | Op::Trim => check(libc::write(fd, buf, len)), // trim: matched above
                     }
                 }
                 (SyncFlavor::Pvsync, _) => {
@@ -95,7 +97,7 @@ impl Engine for SyncEngine {
                     };
                     match op {
                         Op::Read => check(libc::preadv(fd, &iov, 1, offset)),
-                        Op::Write => check(libc::pwritev(fd, &iov, 1, offset)),
+                        Op::Write | Op::Trim => check(libc::pwritev(fd, &iov, 1, offset)), // trim: above
                     }
                 }
             }

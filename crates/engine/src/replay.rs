@@ -28,6 +28,8 @@ use std::sync::{Arc, Mutex};
 
 const VERSION_2: &str = "fio version 2 iolog";
 const VERSION_3: &str = "fio version 3 iolog";
+/// The longest line read (fio reads 4096 bytes per line; file names may make them long).
+const MAX_LINE_BYTES: u64 = 8192;
 /// fio's BLK_IO_TRACE_MAGIC (blktrace_api.h): the top 24 bits of a trace's first word.
 const BLKTRACE_MAGIC: u32 = 0x6561_7400;
 
@@ -223,8 +225,18 @@ impl ReplayReader {
     fn read_line(&mut self) -> Result<Option<String>, ReplayError> {
         self.buf.clear();
         self.line_no += 1;
-        match self.lines.read_line(&mut self.buf) {
+        // A line is read through a cap, so a file without newlines cannot fill memory.
+        match (&mut self.lines)
+            .take(MAX_LINE_BYTES)
+            .read_line(&mut self.buf)
+        {
             Ok(0) => Ok(None),
+            Ok(n) if n as u64 == MAX_LINE_BYTES && !self.buf.ends_with('\n') => Err(error(
+                &self.path,
+                self.line_no,
+                format!("a line longer than {MAX_LINE_BYTES} bytes"),
+                "give a text log written by write_iolog= (fio reads lines of up to 4096 bytes)",
+            )),
             Ok(_) => Ok(Some(self.buf.trim_end().to_string())),
             Err(e) => Err(error(
                 &self.path,
@@ -606,6 +618,8 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains(":1: the first line"));
+        let (_d, spec) = spec_for(&format!("fio version 3 iolog\n{}", "x".repeat(20_000)));
+        assert!(all(&spec).unwrap_err().what.contains("longer than"));
         let (_d, spec) = spec_for("fio version 3 iolog\n10 /f write x 4096\n");
         let e = all(&spec).unwrap_err();
         assert_eq!(e.line, 2, "{e}");

@@ -124,6 +124,7 @@ struct Slot {
     clones_done: u32,
     read: DirectionStats,
     write: DirectionStats,
+    trim: DirectionStats,
     syncs: u64,
     runtime_ns: u64,
     runtime_sum_ns: u64,
@@ -328,6 +329,12 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
     crate::file_service::FileChooser::new(&job.file_service, &lengths, seed)
         .map_err(|why| EngineError::invalid(&job.name, format!("file_service_type: {why}")))?;
     Ok(ClonePlan {
+        errors: job.thread_control.errors.clone(),
+        trim: match (job.rw.has_trims(), job.rw.is_trimwrite()) {
+            (false, _) => crate::worker::TrimMode::Off,
+            (true, false) => crate::worker::TrimMode::Trim,
+            (true, true) => crate::worker::TrimMode::TrimWrite,
+        },
         job_name: job.name.clone(),
         clone_index: clone,
         files: regions,
@@ -724,6 +731,7 @@ pub fn run_jobs(
             clones_done: 0,
             read: DirectionStats::default(),
             write: DirectionStats::default(),
+            trim: DirectionStats::default(),
             syncs: 0,
             runtime_ns: 0,
             runtime_sum_ns: 0,
@@ -736,7 +744,12 @@ pub fn run_jobs(
             verify: None,
             series: Arc::new(Mutex::new(
                 SeriesMerger::new(interval, clones_expected)
-                    .with_bins(job.logs.hist_prefix.is_some()),
+                    .with_bins(job.logs.hist_prefix.is_some())
+                    .with_directions(
+                        job.rw.is_mixed()
+                            && !job.logs.per_io
+                            && (job.logs.lat_prefix.is_some() || job.logs.hist_prefix.is_some()),
+                    ),
             )),
             seed: seeds[j],
             finished: None,
@@ -1291,6 +1304,7 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.clones_done += 1;
     slot.read.merge(&output.read);
     slot.write.merge(&output.write);
+    slot.trim.merge(&output.trim);
     slot.syncs += output.syncs;
     slot.runtime_ns = slot.runtime_ns.max(output.runtime_ns);
     slot.runtime_sum_ns += output.runtime_ns;
@@ -1304,6 +1318,14 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     if slot.fio.start_epoch_ms == 0 || output.start_epoch_ms < slot.fio.start_epoch_ms {
         slot.fio.start_epoch_ms = output.start_epoch_ms;
     }
+    slot.fio.total_err += output.total_err;
+    if slot.fio.first_error == 0 {
+        slot.fio.first_error = output.first_error;
+    }
+    let room = crate::worker::ERROR_LINES.saturating_sub(slot.fio.error_lines.len());
+    slot.fio
+        .error_lines
+        .extend(output.error_lines.into_iter().take(room));
     slot.fio.major_faults += output.major_faults;
     slot.fio.minor_faults += output.minor_faults;
     slot.interrupted |= output.interrupted;
@@ -1354,6 +1376,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         if !job.group_reporting && job.replay.is_none() {
             debug_assert_eq!(slot.read.io_bytes, slot.read.ios * sizes.read.as_u64());
             debug_assert_eq!(slot.write.io_bytes, slot.write.ios * sizes.write.as_u64());
+            debug_assert_eq!(slot.trim.io_bytes, slot.trim.ios * sizes.write.as_u64());
         }
     }
     let mut errors = std::mem::take(&mut slot.errors);
@@ -1368,6 +1391,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         iodepth: job.effective_iodepth(),
         read: slot.read.to_result(slot.runtime_ns),
         write: slot.write.to_result(slot.runtime_ns),
+        trim: slot.trim.to_result(slot.runtime_ns),
         syncs: slot.syncs,
         series,
         usr_cpu_pct: cpu_pct(slot.usr_ns),
@@ -1383,6 +1407,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         verify: slot.verify.take(),
         fio: iofit_stats::FioJobExtras {
             bw_measurement_off: job.measurement.disable_bw,
+            continue_on_error: job.thread_control.errors.continue_on != 0,
             ..std::mem::take(&mut slot.fio)
         },
         steadystate: None,

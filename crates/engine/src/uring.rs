@@ -51,6 +51,9 @@ pub struct UringEngine {
     inflight: u32,
     /// The sqe ioprio of the IOs queued next (fio cmdprio); 0 leaves the thread's priority.
     ioprio: u16,
+    /// Per slot, the result of a trim done at queue time, handed back when the slot's NOP
+    /// completes (see `queue`); `None` for a slot whose IO is a read or write.
+    trim_results: Vec<Option<i64>>,
 }
 
 /// Which optimisations the kernel accepted, for the record.
@@ -114,6 +117,7 @@ impl UringEngine {
             force_async_every: options.force_async_every,
             always_punted,
             async_count: 0,
+            trim_results: Vec::new(),
             timed_wait,
             inflight: 0,
             ioprio: 0,
@@ -184,9 +188,14 @@ impl UringEngine {
             if cqe.user_data() == CANCEL_TAG {
                 continue;
             }
+            let slot = cqe.user_data() as u32;
+            let trimmed = self
+                .trim_results
+                .get_mut(slot as usize)
+                .and_then(Option::take);
             out.push(Completion {
-                slot: cqe.user_data() as u32,
-                result: cqe.result() as i64,
+                slot,
+                result: trimmed.unwrap_or(cqe.result() as i64),
             });
             taken += 1;
         }
@@ -299,6 +308,7 @@ macro_rules! rw_entry {
                 .offset($offset)
                 .ioprio($self.ioprio)
                 .build(),
+            (Op::Trim, _) => unreachable!("a trim is queued as a NOP"),
         }
     };
 }
@@ -310,6 +320,7 @@ macro_rules! vectored_entry {
         match $op {
             Op::Read => opcode::Readv::new($fd, $iov, 1).offset($offset).build(),
             Op::Write => opcode::Writev::new($fd, $iov, 1).offset($offset).build(),
+            Op::Trim => unreachable!("a trim is queued as a NOP"),
         }
     };
 }
@@ -342,7 +353,21 @@ impl Engine for UringEngine {
     #[inline]
     fn queue(&mut self, slot: u32, op: Op, file: u32, offset: u64, len: u32) {
         let buf = self.buffers.slot_ptr(slot as usize);
-        let mut entry = if self.vectored {
+        let mut entry = if op == Op::Trim {
+            // A trim is done here, synchronously, as fio's libaio engine does it
+            // (FIO_ASYNCIO_SYNC_TRIM): io_uring has no discard for a block device before
+            // Linux 6.12. A NOP stands in for it in the ring, so its completion is reaped
+            // with the others and carries the trim's result.
+            let result = match crate::engine::trim_fd(self.fds[file as usize], offset, len) {
+                Ok(n) => n as i64,
+                Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+            };
+            if self.trim_results.len() <= slot as usize {
+                self.trim_results.resize(slot as usize + 1, None);
+            }
+            self.trim_results[slot as usize] = Some(result);
+            opcode::Nop::new().build()
+        } else if self.vectored {
             // nonvectored=0: readv/writev of the slot's one iovec, sized to this IO. No IO is
             // in flight on the slot, so the kernel is not reading its iovec now.
             let iov = &mut self.iovecs[slot as usize];

@@ -77,12 +77,12 @@ impl SizePicker {
         match self {
             SizePicker::Fixed { read, write } => match op {
                 Op::Read => *read,
-                Op::Write => *write,
+                Op::Write | Op::Trim => *write,
             },
             SizePicker::Split { read, write } => {
                 let table = match op {
                     Op::Read => read,
-                    Op::Write => write,
+                    Op::Write | Op::Trim => write,
                 };
                 let x = rng.percent();
                 table
@@ -169,6 +169,25 @@ pub struct ClonePlan {
     pub replay: Option<iofit_model::replay::ReplaySpec>,
     /// fio `write_iolog`: every IO issued is recorded in this log.
     pub write_iolog: Option<std::sync::Arc<crate::replay::IoLogWriter>>,
+    /// Whether the clone's writes are trims (fio `rw=trim`/`randtrim`), or each trim is
+    /// followed by a write of the same block (`trimwrite`/`randtrimwrite`).
+    pub trim: TrimMode,
+    /// Which failed IOs are counted and gone on after (fio `continue_on_error`).
+    pub errors: iofit_model::job::ErrorPolicy,
+}
+
+/// What fio's trim modes make of the clone's "write" direction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TrimMode {
+    /// No trims: writes are writes.
+    #[default]
+    Off,
+    /// Every write is a trim of the block instead.
+    Trim,
+    /// A trim of a block, then a write of the same block and length (fio's `last_start`
+    /// pairing in `get_next_block`); only the writes count towards the size, as in fio's
+    /// `io_bytes_exceeded` for a job that writes.
+    TrimWrite,
 }
 
 impl ClonePlan {
@@ -213,6 +232,8 @@ impl ClonePlan {
             ioprio: 0,
             cmdprio: None,
             fill_device: false,
+            trim: TrimMode::Off,
+            errors: Default::default(),
             replay: None,
             write_iolog: None,
         }
@@ -328,6 +349,8 @@ pub struct CloneShared<'a> {
 pub struct CloneOutput {
     pub read: DirectionStats,
     pub write: DirectionStats,
+    /// Trims (fio's third direction); empty unless the job trims.
+    pub trim: DirectionStats,
     pub syncs: u64,
     pub runtime_ns: u64,
     pub usr_ns: u64,
@@ -351,7 +374,16 @@ pub struct CloneOutput {
     pub start_epoch_ms: u64,
     /// The depth a `latency_target` search was at when the clone ended.
     pub latency_depth: Option<u32>,
+    /// IOs that failed with an error the job goes on after (fio's `total_err`), the first
+    /// one's errno (`first_error`), and a line for each of the first [`ERROR_LINES`] of them
+    /// unless `error_dump=0`.
+    pub total_err: u64,
+    pub first_error: i32,
+    pub error_lines: Vec<String>,
 }
+
+/// At most this many lines are kept for errors that were not fatal: the count stays exact.
+pub const ERROR_LINES: usize = 16;
 
 #[derive(Clone, Copy, Default)]
 pub(crate) struct SlotMeta {
@@ -365,6 +397,8 @@ pub(crate) struct SlotMeta {
     pub(crate) free_ns: u64,
     /// The IO's ioprio value (fio cmdprio, or the job's priority).
     pub(crate) ioprio: u16,
+    /// The IO is a trim (`op_is_read` is false then).
+    pub(crate) trim: bool,
 }
 
 struct FileCursor {
@@ -554,6 +588,8 @@ pub(crate) struct Run<'a, C: Clock> {
     prio_rng: SplitMix64,
     /// fio fill_device: a write found the file system full; issuing ends.
     filled: bool,
+    /// trimwrite: the (len, file, offset) just trimmed, which the next IO writes.
+    trimmed: Option<(u32, u32, u64)>,
     /// fio read_iolog: the log being replayed, the IO read from it but not yet due, and
     /// whether its end was reached.
     replay: Option<crate::replay::ReplayReader>,
@@ -640,6 +676,7 @@ impl<'a, C: Clock> Run<'a, C> {
             flow: plan.pacing.flow.as_ref().map(crate::flow::FlowMember::join),
             prio_rng: SplitMix64::new(plan.seed ^ 0x5851_f42d_4c95_7f2d),
             filled: false,
+            trimmed: None,
             replay: None,
             replay_peek: None,
             replay_done: false,
@@ -728,7 +765,11 @@ impl<'a, C: Clock> Run<'a, C> {
     #[inline]
     fn log_issue(&mut self, now: u64, op: Op, file: u32, offset: u64, len: u32) {
         if self.plan.write_iolog.is_some() {
-            let action = if op == Op::Read { "read" } else { "write" };
+            let action = match op {
+                Op::Read => "read",
+                Op::Write => "write",
+                Op::Trim => "trim",
+            };
             self.log_action(now, file, action, Some((offset, len)));
         }
     }
@@ -847,6 +888,7 @@ impl<'a, C: Clock> Run<'a, C> {
         };
         self.out.read.reset();
         self.out.write.reset();
+        self.out.trim.reset();
         self.series.restart();
         self.cpu_start = thread_cpu();
         self.faults_start = thread_faults();
@@ -860,6 +902,12 @@ impl<'a, C: Clock> Run<'a, C> {
 
     #[inline]
     pub(crate) fn choose_op(&mut self) -> Op {
+        match self.plan.trim {
+            TrimMode::Off => {}
+            TrimMode::Trim => return Op::Trim,
+            TrimMode::TrimWrite if self.trimmed.is_some() => return Op::Write,
+            TrimMode::TrimWrite => return Op::Trim,
+        }
         let pct = self.plan.rwmix_read_pct;
         if pct >= 100.0 {
             Op::Read
@@ -877,7 +925,12 @@ impl<'a, C: Clock> Run<'a, C> {
     /// A thinktime pause holds every IO back until it ends.
     #[inline]
     fn due_ns(&self, op: Op) -> Option<u64> {
-        let d = op as usize;
+        // A trim is paced by the write's rate (a trim job's `rate` is its write entry); in
+        // trimwrite the trims go unpaced and the writes after them set the pace of the pairs.
+        if op == Op::Trim && self.plan.trim == TrimMode::TrimWrite {
+            return (self.think_until != 0).then_some(self.think_until);
+        }
+        let d = op.dir_index();
         let by_rate = if self.plan.pacing.poisson {
             (self.rate_interval_ns[d].is_some() || self.rate_ns_per_byte[d].is_some())
                 .then(|| self.rate_start + self.arrival_ns[d] as u64)
@@ -904,9 +957,41 @@ impl<'a, C: Clock> Run<'a, C> {
         }
     }
 
+    /// The size of the next IO of `op`: trimwrite's write has the length of the trim before it.
+    #[inline]
+    pub(crate) fn pick_len(&mut self, op: Op) -> u32 {
+        match self.trimmed {
+            Some((len, _, _)) if op == Op::Write => len,
+            _ => self.plan.sizes.pick(op, &mut self.rng),
+        }
+    }
+
+    /// Where the next IO of `op` goes: trimwrite's write goes to the block just trimmed, and
+    /// a trimwrite trim is remembered for the write after it.
+    #[inline]
+    pub(crate) fn pick_offset(&mut self, op: Op, len: u32) -> (u32, u64) {
+        if self.plan.trim != TrimMode::TrimWrite {
+            return self.offsets.next(len, &mut self.rng);
+        }
+        match (op, self.trimmed.take()) {
+            (Op::Write, Some((_, file, offset))) => (file, offset),
+            _ => {
+                let (file, offset) = self.offsets.next(len, &mut self.rng);
+                if op == Op::Trim {
+                    self.trimmed = Some((len, file, offset));
+                }
+                (file, offset)
+            }
+        }
+    }
+
     #[inline]
     pub(crate) fn note_issue(&mut self, op: Op, len: u32) {
-        let d = op as usize;
+        if op == Op::Trim && self.plan.trim == TrimMode::TrimWrite {
+            // fio counts only the writes of a trimwrite job towards its size.
+            return;
+        }
+        let d = op.dir_index();
         self.issued[d] += 1;
         self.issued_dir_bytes[d] += len as u64;
         self.issued_bytes += len as u64;
@@ -1013,7 +1098,9 @@ impl<'a, C: Clock> Run<'a, C> {
         Ok(())
     }
 
-    /// Accounts one completed IO. Returns an error message for a failed or short IO.
+    /// Accounts one completed IO: `Ok(true)` when it counts, `Ok(false)` when it failed in a
+    /// way the job goes on after (fio's continue_on_error, fill_device). Returns an error for
+    /// a failed or short IO that ends the clone.
     #[inline]
     pub(crate) fn complete(
         &mut self,
@@ -1021,19 +1108,27 @@ impl<'a, C: Clock> Run<'a, C> {
         result: i64,
         done_ns: u64,
         inline: bool,
-    ) -> Result<(), IoFailure> {
+    ) -> Result<bool, IoFailure> {
+        if result < 0 && self.plan.errors.continue_on != 0 && self.non_fatal(meta, result) {
+            return Ok(false);
+        }
         if self.plan.fill_device
             && !meta.op_is_read
+            && !meta.trim
             && (result == -(libc::ENOSPC as i64) || (0..meta.len as i64).contains(&result))
         {
             // fio fill_device: the file system is full, which is the job's end, not a failure.
             // The write that found it full is not counted (fio neither).
             self.filled = true;
-            return Ok(());
+            return Ok(false);
         }
         if result != meta.len as i64 {
             let path = self.plan.files[meta.file as usize].0.clone();
-            let what = if meta.op_is_read { "read" } else { "write" };
+            let what = match (meta.op_is_read, meta.trim) {
+                (true, _) => "read",
+                (false, true) => "trim",
+                (false, false) => "write",
+            };
             return Err(if result < 0 {
                 IoFailure::Failed {
                     what,
@@ -1062,10 +1157,43 @@ impl<'a, C: Clock> Run<'a, C> {
         if self.measuring {
             self.record(meta, done_ns, inline);
         }
-        if !meta.op_is_read {
+        if !meta.op_is_read && !meta.trim {
             self.writes_since_sync += 1;
         }
-        self.check_max_latency(meta, done_ns)
+        self.check_max_latency(meta, done_ns).map(|()| true)
+    }
+
+    /// fio's td_non_fatal_error for a failed IO: when the job goes on after it, the error is
+    /// counted (and a line kept, unless error_dump=0) and the IO is not.
+    #[cold]
+    fn non_fatal(&mut self, meta: &SlotMeta, result: i64) -> bool {
+        let errno = (-result) as i32;
+        let policy = &self.plan.errors;
+        let error_type = iofit_model::job::ErrorPolicy::error_type(meta.op_is_read, errno);
+        if !policy.non_fatal(error_type, errno) {
+            return false;
+        }
+        self.out.total_err += 1;
+        if self.out.first_error == 0 {
+            self.out.first_error = errno;
+        }
+        if !policy.quiet && self.out.error_lines.len() < ERROR_LINES {
+            let what = match (meta.op_is_read, meta.trim) {
+                (true, _) => "read",
+                (false, true) => "trim",
+                (false, false) => "write",
+            };
+            // fio's "io_u error on file F: STRERROR: DDIR offset=N, buflen=N".
+            let text = std::io::Error::from_raw_os_error(errno).to_string();
+            let strerror = text.split(" (os error").next().unwrap_or(&text);
+            self.out.error_lines.push(format!(
+                "io_u error on file {}: {strerror}: {what} offset={}, buflen={}",
+                self.plan.files[meta.file as usize].0.display(),
+                meta.offset,
+                meta.len
+            ));
+        }
+        true
     }
 
     /// Adds a completed IO to the clone's counters and to the histograms the job measures
@@ -1075,6 +1203,8 @@ impl<'a, C: Clock> Run<'a, C> {
         let measure = &self.plan.measure;
         let stats = if meta.op_is_read {
             &mut self.out.read
+        } else if meta.trim {
+            &mut self.out.trim
         } else {
             &mut self.out.write
         };
@@ -1107,12 +1237,18 @@ impl<'a, C: Clock> Run<'a, C> {
         if let Some(log) = &self.plan.io_log {
             self.log_io(log, meta, done_ns, inline);
         }
+        if meta.trim {
+            // The interval series has reads and writes only; a trim job's averaged logs are
+            // refused when the job is read, so nothing relies on trims being here.
+            return;
+        }
         self.series
             .record(meta.op_is_read, meta.len as u64, 1, total);
         if inline {
-            self.series.record_parts(total, None);
+            self.series.record_parts(meta.op_is_read, total, None);
         } else {
             self.series.record_parts(
+                meta.op_is_read,
                 done_ns.saturating_sub(meta.submit_ns),
                 Some(meta.submit_ns.saturating_sub(meta.issue_ns)),
             );
@@ -1162,6 +1298,7 @@ impl<'a, C: Clock> Run<'a, C> {
         let record = crate::iolog::IoRecord {
             time_ms: base_ms + done_ns.saturating_sub(self.measure_start) / 1_000_000,
             is_read: meta.op_is_read,
+            is_trim: meta.trim,
             len: meta.len,
             offset: meta.offset,
             total_ns,
@@ -1398,7 +1535,7 @@ fn run_inline<E: Engine, C: Clock>(
             }
         } else {
             let op = run.choose_op();
-            let len = run.plan.sizes.pick(op, &mut run.rng);
+            let len = run.pick_len(op);
             let mut issue_ns = now;
             if let Some(due) = run.due_ns(op) {
                 if due > now {
@@ -1412,7 +1549,7 @@ fn run_inline<E: Engine, C: Clock>(
                     issue_ns = now;
                 }
             }
-            let (file, offset) = run.offsets.next(len, &mut run.rng);
+            let (file, offset) = run.pick_offset(op, len);
             (op, len, file, offset, issue_ns)
         };
         run.log_issue(issue_ns, op, file, offset, len);
@@ -1433,6 +1570,7 @@ fn run_inline<E: Engine, C: Clock>(
             submit_ns: issue_ns,
             free_ns: 0,
             ioprio,
+            trim: op == Op::Trim,
         };
         if run.measuring {
             run.series.advance(now - run.measure_start, sink);
@@ -1444,11 +1582,14 @@ fn run_inline<E: Engine, C: Clock>(
             depths.submit[1] += 1;
             depths.complete[1] += 1;
         }
-        if let Err(e) = run.complete(&meta, result, now, true) {
-            run.out.error = Some(e.to_string());
-            break;
+        match run.complete(&meta, result, now, true) {
+            Ok(true) => run.data.after_io(engine, 0, &meta),
+            Ok(false) => {}
+            Err(e) => {
+                run.out.error = Some(e.to_string());
+                break;
+            }
         }
-        run.data.after_io(engine, 0, &meta);
         if run.data.backlog_due() {
             crate::data::check_backlog(run, engine);
             now = clock.now_ns();
@@ -1630,7 +1771,7 @@ fn refill<E: Engine, C: Clock>(
                     Some(p) => p,
                     None => {
                         let op = run.choose_op();
-                        (op, run.plan.sizes.pick(op, &mut run.rng))
+                        (op, run.pick_len(op))
                     }
                 };
                 let mut issue_ns = q.meta[slot as usize].free_ns;
@@ -1643,7 +1784,7 @@ fn refill<E: Engine, C: Clock>(
                     // A slot free before its IO was due: latency counts from when it was due.
                     issue_ns = issue_ns.max(due);
                 }
-                let (file, offset) = run.offsets.next(len, &mut run.rng);
+                let (file, offset) = run.pick_offset(op, len);
                 (op, len, file, offset, issue_ns)
             }
         };
@@ -1668,6 +1809,7 @@ fn refill<E: Engine, C: Clock>(
             submit_ns: issue_ns,
             free_ns: issue_ns,
             ioprio,
+            trim: op == Op::Trim,
         };
         q.batch.push(slot);
         if q.batch.len() >= q.submit_batch {
@@ -1711,7 +1853,8 @@ fn absorb<E: Engine, C: Clock>(
             continue;
         }
         match run.complete(&meta, c.result, done_ns, false) {
-            Ok(()) => run.data.after_io(engine, c.slot, &meta),
+            Ok(true) => run.data.after_io(engine, c.slot, &meta),
+            Ok(false) => {}
             Err(e) => {
                 run.out.error.get_or_insert(e.to_string());
             }

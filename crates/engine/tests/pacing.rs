@@ -225,8 +225,10 @@ fn sync_dsync_and_sync_open_the_files_with_those_flags() {
         let watcher = std::thread::spawn(move || {
             // The checked targets stay open without the flag; the job's own opens of its two
             // files carry it.
+            // Up to 5 s: on a loaded machine the job may open its files a second or more
+            // after the watcher starts.
             let mut seen = Vec::new();
-            for _ in 0..100 {
+            for _ in 0..500 {
                 std::thread::sleep(Duration::from_millis(10));
                 seen = open_flags_in(&path);
                 if seen

@@ -97,3 +97,19 @@ fn split_gives_each_clone_one_cpu_of_the_set() {
     ];
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), want);
 }
+
+/// t0009 runs verify on ioengine=null: as fio (a FIO_FAKEIO engine "pretends we verified
+/// everything"), the verify reads are issued and counted, and nothing is checked.
+#[test]
+fn verify_on_the_null_engine_issues_the_reads_and_checks_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let job =
+        "[n]\nioengine=null\nsize=1m\nbs=4k\nrw=randwrite\nverify=crc32c\nverify_backlog=1k\n";
+    let out = iofit_run(dir.path(), job);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = &json["jobs"][0];
+    assert_eq!(j["write"]["total_ios"], 256);
+    assert_eq!(j["read"]["total_ios"], 256, "every written block read back");
+    assert_eq!(j["iofit"]["verify"]["units_checked"], 0);
+    assert_eq!(j["iofit"]["verify"]["bad_units"], 0);
+}

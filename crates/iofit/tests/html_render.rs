@@ -25,6 +25,7 @@ fn report_html() -> String {
             clat_mean_ns: Default::default(),
             slat_mean_ns: Default::default(),
             latency_bins: Default::default(),
+            by_direction: None,
             start_ms: second * 1000,
             interval_ms: 1000,
             read_ios: 7000 + (second % 7) * 120,

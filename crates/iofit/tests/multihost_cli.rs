@@ -206,7 +206,11 @@ fn a_remote_binary_of_another_version_is_refused_naming_both() {
         "{stderr}"
     );
     assert!(
-        stderr.contains(env!("CARGO_PKG_VERSION")) && stderr.contains("protocol 1"),
+        stderr.contains(env!("CARGO_PKG_VERSION"))
+            && stderr.contains(&format!(
+                "protocol {}",
+                iofit_remote::protocol::PROTOCOL_VERSION
+            )),
         "{stderr}"
     );
     assert!(!hosts.data_dir(0).join("f").exists());
@@ -482,4 +486,68 @@ fn parse_only_shows_each_hosts_own_target_without_contacting_it() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--hosts"));
+}
+
+#[test]
+fn validate_keys_carry_from_one_rd_to_the_next_on_each_host() {
+    let hosts = NetnsHosts::up(2);
+    for i in 0..2 {
+        std::fs::create_dir_all(hosts.data_dir(i)).unwrap();
+    }
+    // shell=rsh: runs over ssh, and a note says so.
+    let file = hosts.dir.path().join("validate.vdb");
+    std::fs::write(
+        &file,
+        format!(
+            "validate=yes\nhd=default,user=root,shell=rsh\nhd=h1,system={}\nhd=h2,system={}\n\
+             sd=sd1,host=h1,lun={}/lun,size=4m\nsd=sd2,host=h2,lun={}/lun,size=4m\n\
+             wd=write,sd=sd*,xfersize=4k,rdpct=0,seekpct=eof\n\
+             wd=read,sd=sd*,xfersize=4k,rdpct=100,seekpct=eof\n\
+             rd=w,wd=write,iorate=max,elapsed=10,interval=1\n\
+             rd=r,wd=read,iorate=max,elapsed=10,interval=1\n",
+            hosts.addresses[0],
+            hosts.addresses[1],
+            hosts.data_dir(0).display(),
+            hosts.data_dir(1).display()
+        ),
+    )
+    .unwrap();
+    let json = hosts.dir.path().join("validate.json");
+    let child = Command::new(IOFIT)
+        .args(["run", "-q", "--ssh-config"])
+        .arg(hosts.ssh_config())
+        .arg("--output")
+        .arg(&json)
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("shell=rsh runs over ssh"),
+        "no note: {stderr}"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    // The read rd checks every block the write rd wrote, on each host: 4 MiB / 4 KiB.
+    let read_hosts = runs[1]["hosts"].as_array().unwrap();
+    assert_eq!(read_hosts.len(), 2);
+    for host in read_hosts {
+        let verify = &host["jobs"][0]["verify"];
+        assert_eq!(verify["units_checked"], 1024, "{verify}");
+        assert_eq!(verify["bad_units"], 0, "{verify}");
+    }
+    // The hosts' keys directories went with the file's last validating rd.
+    let left: Vec<String> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("iofit-validate-hosts-{pid}-")))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -11,7 +11,9 @@ pub(crate) mod compat;
 pub(crate) mod control;
 pub(crate) mod data;
 pub(crate) mod engine_opts;
+pub(crate) mod errors;
 pub(crate) mod replay;
+pub(crate) mod trim;
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};
@@ -857,6 +859,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     if let Some(at) = &b.log_at {
         check_logs(&mut job, &b, at)?;
     }
+    trim::finish(&mut job, section_loc)?;
     if let Some(count) = b.number_ios {
         apply_number_ios(&mut job, count)?;
     }
@@ -921,12 +924,6 @@ fn check_logs(job: &mut JobSpec, b: &Builder, at: &Location) -> Result<(), JobFi
                 "give log_avg_msec and log_hist_msec the same value",
             );
         }
-        if job.rw.is_mixed() {
-            return refuse(
-                "iofit's interval histograms hold reads and writes together".into(),
-                "log histograms on a read-only or write-only job",
-            );
-        }
         job.log_interval = std::time::Duration::from_millis(b.log_hist_msec);
     }
     // No log_avg_msec: fio's per-IO logs, which the engine writes per clone as IOs complete
@@ -939,12 +936,6 @@ fn check_logs(job: &mut JobSpec, b: &Builder, at: &Location) -> Result<(), JobFi
         return refuse(
             "with group_reporting iofit keeps one merged series per group, and fio writes one log per clone".into(),
             "drop group_reporting to get fio's per-clone logs",
-        );
-    }
-    if job.logs.lat_prefix.is_some() && job.rw.is_mixed() && !job.logs.per_io {
-        return refuse(
-            "iofit's interval series holds one latency for reads and writes together".into(),
-            "log latency on a read-only or write-only job",
         );
     }
     Ok(())

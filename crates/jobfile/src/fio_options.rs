@@ -13,6 +13,7 @@ use crate::fio::compat as cm;
 use crate::fio::control as ctl;
 use crate::fio::data as d;
 use crate::fio::engine_opts as eo;
+use crate::fio::errors as er;
 use crate::fio::replay as rp;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -121,7 +122,9 @@ const HONOURED: &[FioOption] = &[
     opt("percentage_random", &[], Value, Supported(a::percentage_random)),
     opt("nrfiles", &["nr_files"], Value, Supported(a::nrfiles)),
     opt("clat_percentiles", &[], Flag, Supported(a::clat_percentiles)),
-    opt("continue_on_error", &[], Value, Supported(a::continue_on_error)),
+    opt("continue_on_error", &[], Value, Supported(er::continue_on_error)),
+    opt("ignore_error", &[], Value, Supported(er::ignore_error)),
+    opt("error_dump", &[], Flag, Supported(er::error_dump)),
     opt("io_submit_mode", &[], Value, Supported(a::io_submit_mode)),
     opt("random_generator", &[], Value, Noted(a::random_generator,
         "random_generator: iofit draws random offsets with splitmix64 through a seeded permutation of the blocks (every block once per pass, as fio's random map or lfsr), whichever generator is named")),
@@ -258,6 +261,8 @@ const HONOURED: &[FioOption] = &[
     opt("write_iolog", &[], Value, Supported(rp::write_iolog)),
     opt("experimental_verify", &[], Flag, Noted(a::check_flag,
         "experimental_verify: iofit checks the written blocks from its own record of the writes (fio replays its random sequence instead); every block is checked the same")),
+    opt("trim_verify_zero", &[], Flag, Noted(a::check_flag,
+        "trim_verify_zero: it only acts in fio's verify-trim (trim_percentage), which iofit refuses; trim jobs run without it")),
     opt("create_serialize", &[], Flag, Noted(a::check_flag,
         "create_serialize: iofit lays out every file before any job starts, one at a time, whatever it says")),
 ];
@@ -267,7 +272,7 @@ const HONOURED: &[FioOption] = &[
 const REFUSED: &[(&[&str], &str)] = &[
     (&["verify_pattern_interval", "verify_policy",
        "verify_write_sequence", "verifysort", "verifysort_nr",
-       "trim_verify_zero", "verify_bytchk", "verify_mode"],
+       "verify_bytchk", "verify_mode"],
      "iofit verifies in the job's own thread, in offset order, with every block's full header (verify= and its family are supported); this variant is not implemented"),
     (&["zonemode", "zonesize", "zonerange", "zoneskip", "zonecapacity", "max_open_zones",
        "job_max_open_zones", "ignore_zone_limits", "zone_reset_frequency",
@@ -288,17 +293,18 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["exec_prerun", "exec_postrun"], "iofit does not run commands from job files"),
     (&["unlink_each_loop"],
      "iofit runs loops=N as one pass over N times the size with the files open throughout; deleting and laying the files out again between loops is not implemented (use unlink=1 to remove them after the run)"),
-    (&["trim_percentage", "trim_backlog", "trim_backlog_batch"], "iofit does not issue trim IO"),
+    (&["trim_percentage", "trim_backlog", "trim_backlog_batch"],
+     "fio's verify-trim (trimming a share of the blocks a verify job wrote, then checking that they read back as zeros) is not implemented in iofit; rw=trim, randtrim, trimwrite and randtrimwrite run"),
     (&["uid", "gid", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
        "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
-       "spr_num_regions", "spr_op", "gpu_dev_id", "comm", "error_dump",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
+       "spr_num_regions", "spr_op", "gpu_dev_id", "comm",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
        "hipri_percentage", 
        "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
        "allow_file_create", "allow_mounted_write", "create_fsync", "opendir",
        "file_append", "filetype", "write_barrier", "fadvise_hint",
               "bs_is_seq_rand",
        "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",        "sync_file_range",
-       "ignore_error",               "steadystate_check_interval",
+                    "steadystate_check_interval",
        "ss_interval",        
        "block_error_percentiles", 
        "log_hist_coarseness", "log_alternate_epoch",

@@ -549,21 +549,6 @@ fn hotband_zones(region_bytes: u64) -> RandomDistribution {
 }
 
 impl Run {
-    /// Clones (threads) of every job of this run.
-    fn total_clones(&self) -> u32 {
-        self.workloads
-            .iter()
-            .map(|w| {
-                let streams = w.stream_count();
-                if w.seek == Seek::Eof || w.seek == Seek::RandomPct(0.0) || w.stride.is_some() {
-                    streams
-                } else {
-                    streams * (w.threads / streams).max(1)
-                }
-            })
-            .sum()
-    }
-
     /// Total outstanding IOs (threads over every SD); equals the sum over [`Run::to_jobs`] of
     /// clones x IOs in flight per clone.
     pub fn total_threads(&self) -> u32 {
@@ -574,7 +559,7 @@ impl Run {
     /// `run_index` makes file-independent seeds differ between runs.
     pub fn to_jobs(&self, total_iops: Option<f64>) -> Vec<JobSpec> {
         let sequential_pass = self.workloads.iter().any(|w| w.seek == Seek::Eof);
-        self.workloads
+        let mut jobs = self.workloads
             .iter()
             .enumerate()
             .flat_map(|(index, w)| {
@@ -635,12 +620,6 @@ impl Run {
                     job.data.verify.interval_bytes = Some(data::min_block(&job.block_size));
                     job.data.verify.state_name = Some(format!("sd-{}", w.sd.name));
                 }
-                if let Some(limit) = self.maxdata {
-                    // maxdata is the run's total: each clone's share of it.
-                    let clones = u64::from(self.total_clones().max(1));
-                    job.io_limit = Some(Bytes((limit.as_u64() / clones).max(1)));
-                    job.time_based = false;
-                }
                 if self.arrivals != Arrivals::Deterministic && (total_iops.is_some() || w.iorate.is_some()) {
                     job.notes.push(format!(
                         "distribution={:?}: iofit spaces IOs evenly at the rate (deterministic arrivals), vdbench draws {:?} arrival times; the mean rate is the same",
@@ -652,6 +631,11 @@ impl Run {
                     (None, Some(total)) => Some(total * w.rate_share),
                     (None, None) => None,
                 };
+                if let (Some(pair), true) = (pair_iops, job.numjobs > 1 && w.stream_count() == 1) {
+                    if let Some(jobs) = exact_clone_rates(&job, pair) {
+                        return jobs;
+                    }
+                }
                 if let Some(pair) = pair_iops {
                     // rate_iops is per clone: split the pair's share between its clones.
                     let per_thread = pair / f64::from(job.numjobs);
@@ -665,8 +649,58 @@ impl Run {
                 }
                 w.split_streams(job)
             })
-            .collect()
+            .collect::<Vec<JobSpec>>();
+        if let Some(limit) = self.maxdata {
+            // maxdata is the run's total: each clone's share of it.
+            let clones: u64 = jobs.iter().map(|j| u64::from(j.numjobs.max(1))).sum();
+            for job in &mut jobs {
+                job.io_limit = Some(Bytes((limit.as_u64() / clones.max(1)).max(1)));
+                job.time_based = false;
+            }
+        }
+        jobs
     }
+}
+
+/// A paced one-direction pair on several psync clones, its rate exact: the engine paces each
+/// clone at a whole number of IOs a second, so 1,372 IO/s over 512 threads rounded to 3 each
+/// ran 1,536. Instead some clones run one IO a second more than the others (two jobs, both in
+/// the run's one reporting group), and a rate below one IO a second per thread runs on as many
+/// clones as it has IOs a second. None for a read/write mix (each direction would need its own
+/// split; it keeps the rounded share).
+fn exact_clone_rates(job: &JobSpec, pair_iops: f64) -> Option<Vec<JobSpec>> {
+    let read = match job.rwmix_read_pct {
+        p if p >= 100.0 => true,
+        p if p <= 0.0 => false,
+        _ => return None,
+    };
+    let total = pair_iops.round().max(1.0) as u64;
+    let clones = u64::from(job.numjobs).min(total);
+    let (low, faster) = (total / clones, total % clones);
+    let part = |numjobs: u64, rate: u64, seed_offset: u64| {
+        let mut part = job.clone();
+        part.numjobs = numjobs as u32;
+        part.rate_iops = if read {
+            PerDirection {
+                read: Some(rate),
+                write: None,
+            }
+        } else {
+            PerDirection {
+                read: None,
+                write: Some(rate),
+            }
+        };
+        part.random_seed = part.random_seed.wrapping_add(seed_offset << 40);
+        part
+    };
+    let mut jobs = vec![part(clones - faster, low, 0)];
+    if faster > 0 {
+        let mut more = part(faster, low + 1, 1);
+        more.name = format!("{}+", more.name);
+        jobs.push(more);
+    }
+    Some(jobs)
 }
 
 /// Parses a parameter file (following `include=`).
@@ -780,12 +814,8 @@ const FWD_UNSUPPORTED: &[(&str, &str)] = &[("target", "target= (copy/move to ano
 #[derive(Default)]
 struct Parser {
     file: ParamFile,
-    hd_default: Vec<Param>,
-    sd_default: Vec<Param>,
-    wd_default: Vec<Param>,
-    rd_default: Vec<Param>,
-    fsd_default: Vec<Param>,
-    fwd_default: Vec<Param>,
+    /// Each line type's `default` parameters (`sd=default,...`), indexed by [`Line`].
+    defaults: [Vec<Param>; 6],
     /// 0 = hd, 1 = sd/fsd, 2 = wd/fwd, 3 = rd: vdbench requires this order.
     stage: u8,
     substitutions: Vec<lists::Substitution>,
@@ -1043,15 +1073,7 @@ impl Parser {
                 }
             }
         }
-        let Some((name, all)) = with_defaults(
-            &mut self.hd_default,
-            params,
-            keys::HD,
-            HD_UNSUPPORTED,
-            "hd",
-            loc,
-        )?
-        else {
+        let Some((name, all)) = self.named(Line::Hd, params, loc)? else {
             return Ok(());
         };
         let mut host = HostDef {
@@ -1071,23 +1093,11 @@ impl Parser {
                 _ => {}
             }
         }
-        if self.file.hosts.iter().any(|h| h.name == name) {
-            return Err(duplicate("hd", &name, loc));
-        }
-        self.file.hosts.push(host);
-        Ok(())
+        push_new(&mut self.file.hosts, host, "hd", loc)
     }
 
     fn storage(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let Some((name, all)) = with_defaults(
-            &mut self.sd_default,
-            params,
-            keys::SD,
-            SD_UNSUPPORTED,
-            "sd",
-            loc,
-        )?
-        else {
+        let Some((name, all)) = self.named(Line::Sd, params, loc)? else {
             return Ok(());
         };
         let mut sd = StorageDef {
@@ -1140,23 +1150,11 @@ impl Parser {
                 },
             ));
         }
-        if self.file.sds.iter().any(|s| s.name == name) {
-            return Err(duplicate("sd", &name, loc));
-        }
-        self.file.sds.push(sd);
-        Ok(())
+        push_new(&mut self.file.sds, sd, "sd", loc)
     }
 
     fn workload(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let Some((name, all)) = with_defaults(
-            &mut self.wd_default,
-            params,
-            keys::WD,
-            WD_UNSUPPORTED,
-            "wd",
-            loc,
-        )?
-        else {
+        let Some((name, all)) = self.named(Line::Wd, params, loc)? else {
             return Ok(());
         };
         let mut wd = WorkloadDef {
@@ -1230,38 +1228,12 @@ impl Parser {
             }
         }
         // A wd without sd= takes the sds its rds name (vdbench: rd=...,sd=...).
-        for pattern in &wd.sd_patterns {
-            if !self
-                .file
-                .sds
-                .iter()
-                .any(|sd| wildcard_match(pattern, &sd.name))
-            {
-                return Err(unknown_reference(
-                    "sd",
-                    pattern,
-                    self.file.sds.iter().map(|s| s.name.as_str()),
-                    loc,
-                ));
-            }
-        }
-        if self.file.wds.iter().any(|w| w.name == name) {
-            return Err(duplicate("wd", &name, loc));
-        }
-        self.file.wds.push(wd);
-        Ok(())
+        check_references(&wd.sd_patterns, &self.file.sds, "sd", loc)?;
+        push_new(&mut self.file.wds, wd, "wd", loc)
     }
 
     fn run(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let Some((name, all)) = with_defaults(
-            &mut self.rd_default,
-            params,
-            keys::RD,
-            RD_UNSUPPORTED,
-            "rd",
-            loc,
-        )?
-        else {
+        let Some((name, all)) = self.named(Line::Rd, params, loc)? else {
             return Ok(());
         };
         let mut rd = RunDef {
@@ -1540,43 +1512,11 @@ impl Parser {
                 },
             ));
         }
-        for pattern in &rd.wd_patterns {
-            if !self
-                .file
-                .wds
-                .iter()
-                .any(|wd| wildcard_match(pattern, &wd.name))
-            {
-                return Err(unknown_reference(
-                    "wd",
-                    pattern,
-                    self.file.wds.iter().map(|w| w.name.as_str()),
-                    loc,
-                ));
-            }
-        }
+        check_references(&rd.wd_patterns, &self.file.wds, "wd", loc)?;
         if let Some(patterns) = &rd.sd_patterns {
-            for pattern in patterns {
-                if !self
-                    .file
-                    .sds
-                    .iter()
-                    .any(|sd| wildcard_match(pattern, &sd.name))
-                {
-                    return Err(unknown_reference(
-                        "sd",
-                        pattern,
-                        self.file.sds.iter().map(|s| s.name.as_str()),
-                        loc,
-                    ));
-                }
-            }
+            check_references(patterns, &self.file.sds, "sd", loc)?;
         }
-        if self.file.rds.iter().any(|r| r.name == name) {
-            return Err(duplicate("rd", &name, loc));
-        }
-        self.file.rds.push(rd);
-        Ok(())
+        push_new(&mut self.file.rds, rd, "rd", loc)
     }
 
     fn with_substitutions(items: &[String], source_name: &str) -> Result<Parser, JobFileError> {
@@ -1612,6 +1552,108 @@ impl Parser {
         }
         Ok(self.file)
     }
+}
+
+/// The line types that define something by name, with their keys and what iofit refuses.
+#[derive(Clone, Copy, Debug)]
+enum Line {
+    Hd,
+    Sd,
+    Wd,
+    Rd,
+    Fsd,
+    Fwd,
+}
+
+impl Line {
+    fn kind(self) -> &'static str {
+        ["hd", "sd", "wd", "rd", "fsd", "fwd"][self as usize]
+    }
+
+    fn keys(self) -> &'static [keys::Key] {
+        [keys::HD, keys::SD, keys::WD, keys::RD, keys::FSD, keys::FWD][self as usize]
+    }
+
+    fn unsupported(self) -> &'static [(&'static str, &'static str)] {
+        [
+            HD_UNSUPPORTED,
+            SD_UNSUPPORTED,
+            WD_UNSUPPORTED,
+            RD_UNSUPPORTED,
+            FSD_UNSUPPORTED,
+            FWD_UNSUPPORTED,
+        ][self as usize]
+    }
+}
+
+impl Parser {
+    /// [`with_defaults`] for a line of type `line`: its name and parameters, `None` for a
+    /// `default` line.
+    fn named(
+        &mut self,
+        line: Line,
+        params: Vec<Param>,
+        loc: &Location,
+    ) -> Result<Option<(String, Vec<Param>)>, JobFileError> {
+        with_defaults(
+            &mut self.defaults[line as usize],
+            params,
+            line.keys(),
+            line.unsupported(),
+            line.kind(),
+            loc,
+        )
+    }
+}
+
+/// A definition other lines refer to by name.
+trait Named {
+    fn name(&self) -> &str;
+}
+
+macro_rules! named {
+    ($($t:ty),*) => {
+        $(impl Named for $t {
+            fn name(&self) -> &str {
+                &self.name
+            }
+        })*
+    };
+}
+named!(HostDef, StorageDef, WorkloadDef, RunDef, FsdDef, FwdDef);
+
+/// Adds a definition, refusing a second one of the same name.
+fn push_new<T: Named>(
+    defined: &mut Vec<T>,
+    item: T,
+    kind: &str,
+    loc: &Location,
+) -> Result<(), JobFileError> {
+    if defined.iter().any(|d| d.name() == item.name()) {
+        return Err(duplicate(kind, item.name(), loc));
+    }
+    defined.push(item);
+    Ok(())
+}
+
+/// Every pattern (`sd=sd*`, a list) matches a `kind` defined before the line.
+fn check_references<T: Named>(
+    patterns: &[String],
+    defined: &[T],
+    kind: &str,
+    loc: &Location,
+) -> Result<(), JobFileError> {
+    for pattern in patterns {
+        if !defined.iter().any(|d| wildcard_match(pattern, d.name())) {
+            return Err(unknown_reference(
+                kind,
+                pattern,
+                defined.iter().map(|d| d.name()),
+                loc,
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn duplicate(kind: &str, name: &str, loc: &Location) -> JobFileError {

@@ -21,11 +21,40 @@ pub enum RwMode {
     ReadWrite,
     /// Random mixed reads and writes (`rw=randrw`).
     RandRw,
+    /// Sequential trims (`rw=trim`): on a regular file a hole is punched
+    /// (`fallocate(PUNCH_HOLE | KEEP_SIZE)`, fio's falloc engine), on a block device the
+    /// range is discarded (`BLKDISCARD`).
+    Trim,
+    /// Random trims (`rw=randtrim`).
+    RandTrim,
+    /// Each block trimmed, then written (`rw=trimwrite`), sequentially.
+    TrimWrite,
+    /// Random blocks, each trimmed then written (`rw=randtrimwrite`).
+    RandTrimWrite,
 }
 
 impl RwMode {
     pub fn is_random(self) -> bool {
-        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw)
+        matches!(
+            self,
+            RwMode::RandRead
+                | RwMode::RandWrite
+                | RwMode::RandRw
+                | RwMode::RandTrim
+                | RwMode::RandTrimWrite
+        )
+    }
+    /// True for the modes that issue trims. They change the target's content as writes do,
+    /// so [`RwMode::has_writes`] is true for them too (the never-destroy rule, layout).
+    pub fn has_trims(self) -> bool {
+        matches!(
+            self,
+            RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite | RwMode::RandTrimWrite
+        )
+    }
+    /// True for `trimwrite`/`randtrimwrite`: every trimmed block is then written.
+    pub fn is_trimwrite(self) -> bool {
+        matches!(self, RwMode::TrimWrite | RwMode::RandTrimWrite)
     }
     pub fn has_reads(self) -> bool {
         matches!(
@@ -36,15 +65,21 @@ impl RwMode {
     pub fn has_writes(self) -> bool {
         matches!(
             self,
-            RwMode::Write | RwMode::RandWrite | RwMode::ReadWrite | RwMode::RandRw
+            RwMode::Write
+                | RwMode::RandWrite
+                | RwMode::ReadWrite
+                | RwMode::RandRw
+                | RwMode::Trim
+                | RwMode::RandTrim
+                | RwMode::TrimWrite
+                | RwMode::RandTrimWrite
         )
     }
     pub fn is_mixed(self) -> bool {
         self.has_reads() && self.has_writes()
     }
     /// The mode fio calls `name` (`rw` and `readwrite` are one mode); `None` for any other
-    /// name, trim modes included (iofit does not run trim IO). Exact spelling: callers that
-    /// accept other cases lower-case first.
+    /// name. Exact spelling: callers that accept other cases lower-case first.
     pub fn from_fio_name(name: &str) -> Option<RwMode> {
         Some(match name {
             "read" => RwMode::Read,
@@ -53,11 +88,16 @@ impl RwMode {
             "randwrite" => RwMode::RandWrite,
             "rw" | "readwrite" => RwMode::ReadWrite,
             "randrw" => RwMode::RandRw,
+            "trim" => RwMode::Trim,
+            "randtrim" => RwMode::RandTrim,
+            "trimwrite" => RwMode::TrimWrite,
+            "randtrimwrite" => RwMode::RandTrimWrite,
             _ => return None,
         })
     }
     /// The names [`RwMode::from_fio_name`] takes, as a message lists them.
-    pub const FIO_NAMES: &'static str = "read, write, randread, randwrite, rw or randrw";
+    pub const FIO_NAMES: &'static str =
+        "read, write, randread, randwrite, rw, randrw, trim, randtrim, trimwrite or randtrimwrite";
 
     /// A mode as a user writes it: fio's name in any case; an error lists the names.
     pub fn parse(text: &str) -> Result<RwMode, UnknownName> {
@@ -88,6 +128,10 @@ impl RwMode {
             RwMode::RandWrite => "randwrite",
             RwMode::ReadWrite => "rw",
             RwMode::RandRw => "randrw",
+            RwMode::Trim => "trim",
+            RwMode::RandTrim => "randtrim",
+            RwMode::TrimWrite => "trimwrite",
+            RwMode::RandTrimWrite => "randtrimwrite",
         }
     }
 }
@@ -794,6 +838,56 @@ pub struct ThreadControl {
     /// fio `cpus_allowed_policy=split`: each thread gets one CPU of `cpus` instead of all.
     #[serde(default)]
     pub split_cpus: bool,
+    /// Which failed IOs the job counts and goes on after (fio `continue_on_error`,
+    /// `ignore_error`, `error_dump`).
+    #[serde(default)]
+    pub errors: ErrorPolicy,
+}
+
+/// fio's `continue_on_error`, `ignore_error` and `error_dump` (fio's td_error.c): an IO that
+/// fails with an errno of a type the job continues on, and that is in that type's list, is
+/// counted (fio's `total_err`, `first_error`) and the job goes on; any other error stops it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorPolicy {
+    /// The error types the job continues on: [`ErrorPolicy::READ`], [`ErrorPolicy::WRITE`]
+    /// (trims too), [`ErrorPolicy::VERIFY`]; 0 stops at the first error (fio's default).
+    pub continue_on: u8,
+    /// Per type (read, write, verify), the errno values that are not fatal (fio
+    /// `ignore_error`); `None`: fio's default list, EIO and EILSEQ.
+    pub ignore: [Option<Vec<i32>>; 3],
+    /// fio `error_dump=0`: no line is kept for an error that was not fatal.
+    pub quiet: bool,
+}
+
+impl ErrorPolicy {
+    pub const READ: u8 = 1;
+    pub const WRITE: u8 = 2;
+    pub const VERIFY: u8 = 4;
+    /// fio's `__NON_FATAL_ERR`.
+    const DEFAULT_NON_FATAL: [i32; 2] = [5 /* EIO */, 84 /* EILSEQ */];
+
+    /// The type index (0 read, 1 write, 2 verify) of an error, as fio's td_error_type:
+    /// EILSEQ is a verify error whatever the IO; a trim's is a write error.
+    pub fn error_type(is_read: bool, errno: i32) -> usize {
+        if errno == 84 {
+            2
+        } else if is_read {
+            0
+        } else {
+            1
+        }
+    }
+
+    /// Whether the job goes on after an IO of type `error_type` failed with `errno`.
+    pub fn non_fatal(&self, error_type: usize, errno: i32) -> bool {
+        if self.continue_on & (1 << error_type) == 0 {
+            return false;
+        }
+        match &self.ignore[error_type] {
+            Some(list) => list.contains(&errno),
+            None => Self::DEFAULT_NON_FATAL.contains(&errno),
+        }
+    }
 }
 
 impl ThreadControl {
@@ -1076,10 +1170,11 @@ mod tests {
         let error = EngineKind::parse("posixaio").unwrap_err();
         assert!(error.to_string().contains("io_uring or libaio"), "{error}");
         assert_eq!(RwMode::parse(" RandRead "), Ok(RwMode::RandRead));
-        assert!(RwMode::parse("randtrim")
+        assert_eq!(RwMode::parse("RandTrim"), Ok(RwMode::RandTrim));
+        assert!(RwMode::parse("randtrm")
             .unwrap_err()
             .to_string()
-            .contains("randrw"));
+            .contains("randtrimwrite"));
     }
 
     #[test]
@@ -1137,11 +1232,18 @@ mod tests {
             RwMode::RandWrite,
             RwMode::ReadWrite,
             RwMode::RandRw,
+            RwMode::Trim,
+            RwMode::RandTrim,
+            RwMode::TrimWrite,
+            RwMode::RandTrimWrite,
         ] {
             assert_eq!(RwMode::from_fio_name(mode.fio_name()), Some(mode));
+            // A trim changes the target as a write does (the never-destroy rule sees it).
+            assert!(!mode.has_trims() || mode.has_writes() && !mode.has_reads());
         }
         assert_eq!(RwMode::from_fio_name("readwrite"), Some(RwMode::ReadWrite));
-        assert_eq!(RwMode::from_fio_name("randtrim"), None);
+        assert!(RwMode::RandTrimWrite.is_random() && RwMode::RandTrimWrite.is_trimwrite());
+        assert!(!RwMode::Trim.is_random() && !RwMode::Trim.is_trimwrite());
         assert_eq!(RwMode::from_fio_name("RandRead"), None);
         assert_eq!(RwMode::from_mix(100.0, true), RwMode::RandRead);
         assert_eq!(RwMode::from_mix(100.0, false), RwMode::Read);

@@ -383,6 +383,10 @@ fn rw_words(rw: RwMode) -> &'static str {
         RwMode::RandWrite => "random writes",
         RwMode::ReadWrite => "sequential mixed",
         RwMode::RandRw => "random mixed",
+        RwMode::Trim => "sequential trims",
+        RwMode::RandTrim => "random trims",
+        RwMode::TrimWrite => "sequential trims, each followed by a write",
+        RwMode::RandTrimWrite => "random trims, each followed by a write",
     }
 }
 

@@ -14,6 +14,7 @@ use crate::ProcedureError;
 use iofit_jobfile::fio::{parse_str, ParseOptions};
 use iofit_jobfile::vdbench::{IoRate, ParamFile, Run};
 use iofit_model::job::JobSpec;
+use iofit_remote::protocol::HostKeys;
 use iofit_remote::{ControllerOptions, HostSpec, MultiRun};
 use iofit_report::multihost::{render_clients_json, render_hosts_table, HostRow};
 use iofit_report::vdbench_summary::{render_run, AvgLine, RunHeader};
@@ -159,6 +160,7 @@ pub fn fio_host_specs(
                 name,
                 destination,
                 remote_iofit: remote_iofit.clone(),
+                keys: None,
             })
         })
         .collect()
@@ -297,11 +299,15 @@ fn host_verifies(run: &MultiRun) -> impl Iterator<Item = (&str, &iofit_stats::Ve
 }
 
 /// The workers of one vdbench run: per hd (and jvm), its share of the run's (wd, sd) pairs.
+/// `keys`: with validate=yes, the file's keys directory name and whether this is its last
+/// run that validates; each worker gets its own directory under that name (several workers
+/// may share one machine's temp dir).
 pub fn vdbench_host_specs(
     file: &ParamFile,
     run: &Run,
     rate: Option<f64>,
     reach: &Reach,
+    keys: Option<(&str, bool)>,
 ) -> Result<Vec<HostSpec>, ProcedureError> {
     let mut specs = Vec::new();
     for hd in &file.hosts {
@@ -326,12 +332,18 @@ pub fn vdbench_host_specs(
                 .step_by(jvms)
                 .cloned()
                 .collect();
+            let name = if jvms > 1 {
+                format!("{}#{}", hd.name, jvm + 1)
+            } else {
+                hd.name.clone()
+            };
+            let keys = keys.map(|(dir, last)| HostKeys {
+                dir_name: format!("{dir}-{}", plain(&name)),
+                last,
+            });
             specs.push(HostSpec {
-                name: if jvms > 1 {
-                    format!("{}#{}", hd.name, jvm + 1)
-                } else {
-                    hd.name.clone()
-                },
+                name,
+                keys,
                 destination: destination.clone(),
                 remote_iofit: hd
                     .remote_binary
@@ -348,6 +360,30 @@ pub fn vdbench_host_specs(
         )));
     }
     Ok(specs)
+}
+
+/// A host's name as part of a directory name: anything but letters, digits, `-` and `_`
+/// becomes `_`.
+fn plain(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The name of a file's validate keys directory on its hosts (in each host's temp dir): the
+/// controller's pid and the time make it the file's own.
+fn keys_dir_name() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("iofit-validate-hosts-{}-{nanos}", std::process::id())
 }
 
 fn summary(
@@ -425,8 +461,15 @@ pub fn run_vdbench_hosts(
         ..Default::default()
     };
     crate::vdbench::say_notes(file, observer);
+    // validate=yes: each host keeps its keys from one run to the next (vdbench keeps its key
+    // table for the whole file); the last run that validates has them removed.
+    let keys = runs
+        .iter()
+        .any(|r| r.data.verify.mode.is_on())
+        .then(keys_dir_name);
+    let last_validating = runs.iter().rposition(|r| r.data.verify.mode.is_on());
     let mut statuses = Vec::new();
-    for run in runs {
+    for (index, run) in runs.into_iter().enumerate() {
         if reach.stop.load(Ordering::Relaxed) {
             break;
         }
@@ -441,7 +484,11 @@ pub fn run_vdbench_hosts(
                 )))
             }
         };
-        let specs = vdbench_host_specs(file, &run, rate, reach)?;
+        let run_keys = keys
+            .as_deref()
+            .filter(|_| run.data.verify.mode.is_on())
+            .map(|dir| (dir, Some(index) == last_validating));
+        let specs = vdbench_host_specs(file, &run, rate, reach, run_keys)?;
         let multi = runner.run(specs)?;
         let (text, avg) = render_vdbench_run(&run, &label, &multi);
         observer.event(&Event::VdbenchRun {

@@ -843,27 +843,30 @@ fn scan_read_cells(
     line_no: u64,
 ) -> Result<(usize, usize), ProfileError> {
     let starts = mask.starts();
-    let cells: u32 = starts.iter().map(|w| w.count_ones()).sum();
-    if cells as usize != table.slots.len() {
+    // Only the words the line reaches can hold a start.
+    let cells: u32 = starts[..=line.len() / 64]
+        .iter()
+        .map(|w| w.count_ones())
+        .sum();
+    if cells as usize != table.slots.len() || cells == 0 {
         return scan_cells(line, mask.cells(), table, sample, file, line_no);
     }
     let mut name = (0, 0);
-    // `bits`: the starts left in word `word`; `before`: the cells before its lowest bit.
-    let (mut word, mut bits, mut before) = (0, starts[0], 0);
+    // `bits`: the starts not yet passed in word `word`, the lowest one that of cell `at`.
+    let (mut word, mut bits, mut at) = (0, starts[0], 0);
+    while bits == 0 {
+        word += 1;
+        bits = starts[word];
+    }
     for &(column, slot) in &table.read {
-        loop {
-            let here = bits.count_ones() as usize;
-            if before + here > column {
-                break;
-            }
-            before += here;
-            word += 1;
-            bits = starts[word];
-        }
-        for _ in before..column {
+        while at < column {
             bits &= bits - 1;
+            at += 1;
+            while bits == 0 {
+                word += 1;
+                bits = starts[word];
+            }
         }
-        before = column;
         let start = word * 64 + bits.trailing_zeros() as usize;
         let end = mask.cell_end(start);
         if slot == Slot::Device {

@@ -9,7 +9,9 @@
 //! stopped; the others run to the end and keep their results.
 
 use crate::merge::Combiner;
-use crate::protocol::{encode, read_line, unix_ns, FromWorker, ToWorker, PROTOCOL_VERSION};
+use crate::protocol::{
+    encode, read_line, unix_ns, FromWorker, HostKeys, ToWorker, PROTOCOL_VERSION,
+};
 use crate::RemoteError;
 use iofit_model::job::JobSpec;
 use iofit_stats::compact::{CompactDirection, CompactError};
@@ -33,6 +35,9 @@ pub struct HostSpec {
     /// The iofit binary on the host.
     pub remote_iofit: String,
     pub jobs: Vec<JobSpec>,
+    /// validate=yes keys kept on the host between the runs of one file (None: the run's
+    /// verification state, if any, is the jobs' own).
+    pub keys: Option<HostKeys>,
 }
 
 /// How the controller runs.
@@ -320,6 +325,7 @@ pub fn run(hosts: &[HostSpec], options: &ControllerOptions) -> Result<MultiRun, 
                 jobs: host.jobs.clone(),
                 allow_overwrite: options.allow_overwrite,
                 interval_ms: options.interval.as_millis().max(1) as u64,
+                keys: host.keys.clone(),
             })
         });
         if !sent {

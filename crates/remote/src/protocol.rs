@@ -17,7 +17,8 @@ use std::io::{BufRead, Read};
 
 /// The protocol this build speaks. Bump on any incompatible message change; a controller and a
 /// worker speaking different versions refuse each other before any IO.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// 2: `job` carries [`HostKeys`] (validate keys kept on the host between runs).
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The longest line either side accepts (a `done` with histograms is a few hundred KiB).
 pub const MAX_LINE_BYTES: usize = 64 << 20;
@@ -41,6 +42,9 @@ pub enum ToWorker {
         allow_overwrite: bool,
         /// Length of a live `interval` record.
         interval_ms: u64,
+        /// Where this host keeps the jobs' validate keys between the runs of one file.
+        #[serde(default)]
+        keys: Option<HostKeys>,
     },
     /// Start the timed phase at this moment of the worker's own clock (Unix ns): the controller
     /// has already corrected for the host's offset, so every host starts at one true instant.
@@ -48,6 +52,37 @@ pub enum ToWorker {
         at_unix_ns: u64,
     },
     Stop,
+}
+
+/// validate=yes keys that carry from one run to the next on a host, as vdbench keeps its key
+/// table in memory for a whole parameter file: each run is a new worker, so the keys live in
+/// a private directory of the host's temp dir, named by the controller the same for every run
+/// of the file. The worker points the jobs' `verify_state_save`/`_load` there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostKeys {
+    /// A directory name (letters, digits, `-`, `_`, `.`; no path) under the host's temp dir.
+    pub dir_name: String,
+    /// The file's last run that uses the keys: the worker removes the directory after it
+    /// (after a stop too, which ends the file).
+    pub last: bool,
+}
+
+impl HostKeys {
+    /// The directory on this host, or why the name is refused.
+    pub fn dir(&self) -> Result<std::path::PathBuf, String> {
+        let name = &self.dir_name;
+        let safe = !name.is_empty()
+            && !name.starts_with('.')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if !safe {
+            return Err(format!(
+                "keys directory '{name}' is not a plain name (letters, digits, - _ .)"
+            ));
+        }
+        Ok(std::env::temp_dir().join(name))
+    }
 }
 
 /// Worker -> controller.

@@ -4,7 +4,9 @@
 //! the results. End of input (the controller or its ssh went away) stops the run at once, so a
 //! worker never outlives its controller.
 
-use crate::protocol::{encode, read_line, unix_ns, FromWorker, ToWorker, PROTOCOL_VERSION};
+use crate::protocol::{
+    encode, read_line, unix_ns, FromWorker, HostKeys, ToWorker, PROTOCOL_VERSION,
+};
 use crate::RemoteError;
 use iofit_engine::{run_jobs, Observer, Progress, RunOptions};
 use iofit_model::job::{EngineKind, JobSpec};
@@ -58,6 +60,25 @@ pub fn serve(
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<ToWorker>();
     spawn_reader(input, out.clone(), stop.clone(), tx);
+    // This run's keys directory, and whether it is the file's last run using it.
+    let mut keys: Option<(std::path::PathBuf, bool)> = None;
+    let served = serve_jobs(&rx, &out, &stop, &mut keys);
+    // Removed after the last run, and after a stop (which ends the file).
+    if let Some((dir, last)) = keys {
+        if last || stop.load(Ordering::SeqCst) {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+    served
+}
+
+/// The worker's messages after `hello`, until it ran its jobs or was stopped.
+fn serve_jobs(
+    rx: &mpsc::Receiver<ToWorker>,
+    out: &SharedOut,
+    stop: &Arc<AtomicBool>,
+    keys_dir: &mut Option<(std::path::PathBuf, bool)>,
+) -> Result<(), RemoteError> {
     let mut jobs: Option<(Vec<JobSpec>, bool, u64)> = None;
     while let Ok(message) = rx.recv() {
         match message {
@@ -66,7 +87,7 @@ pub fn serve(
                     "protocol mismatch: the controller speaks protocol {p}, this worker speaks {PROTOCOL_VERSION}"
                 );
                 send(
-                    &out,
+                    out,
                     &FromWorker::Error {
                         message: message.clone(),
                         bad_input: true,
@@ -76,14 +97,17 @@ pub fn serve(
             }
             ToWorker::Hello { .. } | ToWorker::Ping { .. } => {}
             ToWorker::Job {
-                jobs: list,
+                jobs: mut list,
                 allow_overwrite,
                 interval_ms,
+                keys,
                 ..
-            } => match prepare(&list, allow_overwrite, &stop) {
+            } => match use_keys(keys.as_ref(), &mut list, keys_dir)
+                .and_then(|()| prepare(&list, allow_overwrite, stop))
+            {
                 Ok((files, bytes)) => {
                     send(
-                        &out,
+                        out,
                         &FromWorker::Ready {
                             files_laid_out: files,
                             bytes_laid_out: bytes,
@@ -92,8 +116,12 @@ pub fn serve(
                     jobs = Some((list, allow_overwrite, interval_ms.max(1)));
                 }
                 Err(error) => {
+                    // The file ends here: its keys go too.
+                    if let Some(keys) = keys_dir.as_mut() {
+                        keys.1 = true;
+                    }
                     send(
-                        &out,
+                        out,
                         &FromWorker::Error {
                             message: error.to_string(),
                             bad_input: error.is_bad_input(),
@@ -105,7 +133,7 @@ pub fn serve(
             ToWorker::Start { at_unix_ns } => {
                 let Some((list, allow_overwrite, interval_ms)) = jobs.take() else {
                     send(
-                        &out,
+                        out,
                         &FromWorker::Error {
                             message: "start before job".into(),
                             bad_input: false,
@@ -113,8 +141,8 @@ pub fn serve(
                     )?;
                     return Ok(());
                 };
-                wait_until(at_unix_ns, &stop);
-                return execute(&list, allow_overwrite, interval_ms, &stop, &out);
+                wait_until(at_unix_ns, stop);
+                return execute(&list, allow_overwrite, interval_ms, stop, out);
             }
             ToWorker::Stop => return Ok(()),
         }
@@ -171,6 +199,58 @@ fn spawn_reader(
         stop.store(true, Ordering::SeqCst);
         let _ = tx.send(ToWorker::Stop);
     });
+}
+
+/// Points every validating job's `verify_state_save`/`_load` at this host's keys directory
+/// (made private, 0700, on the file's first run), so a later run checks what an earlier one
+/// wrote here; notes the directory (and whether this is the file's last run) for removal.
+fn use_keys(
+    keys: Option<&HostKeys>,
+    jobs: &mut [JobSpec],
+    keys_dir: &mut Option<(std::path::PathBuf, bool)>,
+) -> Result<(), iofit_engine::EngineError> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let Some(keys) = keys else {
+        return Ok(());
+    };
+    let dir = keys
+        .dir()
+        .map_err(|message| iofit_engine::EngineError::Invalid {
+            job: "validate keys".into(),
+            message,
+        })?;
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            // An earlier run of the file made it: it must still be ours and private (not a
+            // link or another user's directory planted under the same name).
+            let meta = std::fs::symlink_metadata(&dir).map_err(|error| io_error(&dir, error))?;
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            let uid = unsafe { libc::geteuid() };
+            if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
+                return Err(iofit_engine::EngineError::Refused {
+                    path: dir,
+                    reason: "the validate keys directory is not a private directory of this user"
+                        .into(),
+                });
+            }
+        }
+        Err(error) => return Err(io_error(&dir, error)),
+    }
+    *keys_dir = Some((dir.clone(), keys.last));
+    for job in jobs.iter_mut().filter(|j| j.data.verify.mode.is_on()) {
+        job.data.verify.state_save = Some(dir.clone());
+        job.data.verify.state_load = Some(dir.clone());
+    }
+    Ok(())
+}
+
+fn io_error(path: &std::path::Path, error: std::io::Error) -> iofit_engine::EngineError {
+    iofit_engine::EngineError::Io {
+        context: "validate keys directory",
+        path: path.to_path_buf(),
+        error,
+    }
 }
 
 /// The engine's safety checks and layout, before the barrier: returns files and bytes written.

@@ -73,6 +73,7 @@ fn a_null_engine_job_runs_after_start_and_its_histograms_count_every_io() {
             jobs: vec![job],
             allow_overwrite: false,
             interval_ms: 1000,
+            keys: None,
         },
         ToWorker::Start { at_unix_ns: 0 },
     ]
@@ -107,4 +108,20 @@ fn a_null_engine_job_runs_after_start_and_its_histograms_count_every_io() {
     assert_eq!(read.ios, result.jobs[0].read.ios);
     assert_eq!(read.completion.count(), read.ios);
     assert_eq!(read.io_bytes, read.ios * 4096);
+}
+
+#[test]
+fn a_keys_directory_is_a_plain_name_in_the_hosts_temp_dir() {
+    use iofit_remote::protocol::HostKeys;
+    let keys = |name: &str| HostKeys {
+        dir_name: name.into(),
+        last: false,
+    };
+    assert_eq!(
+        keys("iofit-validate-hosts-1-2-vm1").dir().unwrap(),
+        std::env::temp_dir().join("iofit-validate-hosts-1-2-vm1")
+    );
+    for bad in ["", "..", ".hidden", "a/b", "/etc", "a b"] {
+        assert!(keys(bad).dir().is_err(), "{bad:?}");
+    }
 }

@@ -99,7 +99,14 @@ pub fn percentile_list(reporting: &Reporting) -> Vec<f64> {
 /// three with `unified_rw_reporting=both`.
 pub fn directions(job: &JobResult, unified: UnifiedRw) -> Vec<(&'static str, DirectionResult)> {
     let apart = || vec![("read", job.read.clone()), ("write", job.write.clone())];
-    let mixed = || ("mixed", combine(&job.read, &job.write));
+    // fio's mixed direction holds every IO, trims too.
+    let mixed = || {
+        let both = combine(&job.read, &job.write);
+        match job.trim.ios {
+            0 => ("mixed", both),
+            _ => ("mixed", combine(&both, &job.trim)),
+        }
+    };
     match unified {
         UnifiedRw::None => apart(),
         UnifiedRw::Mixed => vec![mixed()],

@@ -141,7 +141,12 @@ fn job_value(
     json_plus: bool,
     group_bw: (f64, f64),
 ) -> Value {
-    let runtime_ms = job.read.runtime_ns.max(job.write.runtime_ns) / 1_000_000;
+    let runtime_ms = job
+        .read
+        .runtime_ns
+        .max(job.write.runtime_ns)
+        .max(job.trim.runtime_ns)
+        / 1_000_000;
     let mut value = json!({
         "jobname": job.name,
         "groupid": job.group_id,
@@ -156,7 +161,8 @@ fn job_value(
         "eta": 0,
         "elapsed": runtime_ms.div_ceil(1000),
         "job options": options,
-        "trim": direction_value(&DirectionResult::default(), &[], None, 0.0, reporting, json_plus),
+        // The interval series holds reads and writes only: a trim block has no bw/iops samples.
+        "trim": direction_value(&job.trim, &[], None, 0.0, reporting, json_plus),
         "sync": {
             "total_ios": job.syncs,
             "lat_ns": latency_value(&LatencySummary::default(), None, false),
@@ -179,6 +185,14 @@ fn job_value(
             "series": job.series,
         },
     });
+    if job.fio.continue_on_error {
+        // fio adds these two only for a job with continue_on_error (stat.c).
+        value["total_err"] = json!(job.fio.total_err);
+        value["first_error"] = json!(job.fio.first_error);
+    }
+    if !job.fio.error_lines.is_empty() {
+        value["iofit"]["error_lines"] = json!(job.fio.error_lines);
+    }
     for (label, direction) in directions(job, reporting.unified_rw_reporting) {
         let (read, bw) = match label {
             "read" => (Some(true), group_bw.0),
@@ -458,6 +472,7 @@ pub(crate) mod tests {
                     clat_mean_ns: Default::default(),
                     slat_mean_ns: Default::default(),
                     latency_bins: Default::default(),
+                    by_direction: None,
                     start_ms: i * 1000,
                     interval_ms: 1000,
                     read_ios: reads + i * 10,
@@ -500,6 +515,7 @@ pub(crate) mod tests {
                 total_latency: latency(41_000, 30_030),
             },
             write: DirectionResult::default(),
+            trim: DirectionResult::default(),
             syncs: 0,
             series: series(10_000, 0),
             usr_cpu_pct: 3.5,

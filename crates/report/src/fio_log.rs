@@ -81,9 +81,21 @@ pub fn render_with(
             if !wanted {
                 continue;
             }
+            // A job that reads and writes keeps its latency per direction (fio's line per
+            // direction); otherwise the interval's own numbers are the one direction's.
+            let own = sample.by_direction.as_ref().map(|d| &d[usize::from(ddir)]);
+            let (latency_ns, clat_ns, slat_ns) = own.map_or(
+                (
+                    sample.latency_mean_ns,
+                    sample.clat_mean_ns,
+                    sample.slat_mean_ns,
+                ),
+                |d| (d.latency_mean_ns, d.clat_mean_ns, d.slat_mean_ns),
+            );
             let value = match kind {
                 LogKind::Histogram => {
-                    histogram_line(&mut out, end_ms, ddir, style.block_size, sample);
+                    let bins = own.map_or(&sample.latency_bins, |d| &d.latency_bins);
+                    histogram_line(&mut out, end_ms, ddir, style.block_size, bins);
                     continue;
                 }
                 LogKind::Bandwidth => (bytes as f64 / 1024.0 / seconds).round() as u64,
@@ -93,11 +105,11 @@ pub fn render_with(
                 {
                     continue
                 }
-                LogKind::Latency => sample.latency_mean_ns.round() as u64,
-                LogKind::CompletionLatency => sample.clat_mean_ns.round() as u64,
+                LogKind::Latency => latency_ns.round() as u64,
+                LogKind::CompletionLatency => clat_ns.round() as u64,
                 // Synchronous engines have no submission latency: fio's slat log is empty.
-                LogKind::SubmissionLatency if sample.slat_mean_ns == 0.0 => continue,
-                LogKind::SubmissionLatency => sample.slat_mean_ns.round() as u64,
+                LogKind::SubmissionLatency if slat_ns == 0.0 => continue,
+                LogKind::SubmissionLatency => slat_ns.round() as u64,
             };
             let offset = if style.with_offset { "0, " } else { "" };
             let prio = if style.with_prio { "0x0000" } else { "0" };
@@ -108,9 +120,9 @@ pub fn render_with(
 }
 
 /// One histogram line: time, direction, block size, then the count of every fio bin.
-fn histogram_line(out: &mut String, end_ms: u64, ddir: u8, bs: u64, sample: &IntervalSample) {
+fn histogram_line(out: &mut String, end_ms: u64, ddir: u8, bs: u64, bins: &[(u64, u64)]) {
     let mut counts = vec![0u64; fio_bins::PLAT_NR as usize];
-    for &(value, count) in &sample.latency_bins {
+    for &(value, count) in bins {
         counts[fio_bins::index_of(value) as usize] += count;
     }
     let _ = write!(out, "{end_ms}, {ddir}, {bs}");
@@ -182,6 +194,7 @@ mod tests {
             clat_mean_ns: Default::default(),
             slat_mean_ns: Default::default(),
             latency_bins: vec![(1_000, read_ios + write_ios)],
+            by_direction: None,
             start_ms,
             interval_ms: 250,
             read_ios,

@@ -41,6 +41,10 @@ pub fn render(run: &RunResult, output: &FioOutput) -> String {
             direction(&mut out, d, job, read, agg, &reporting);
         }
         tail(&mut out, job, run);
+        if job.fio.continue_on_error {
+            // fio appends the error count and first errno for a job with continue_on_error.
+            let _ = write!(out, ";{};{}", job.fio.total_err, job.fio.first_error);
+        }
         out.push('\n');
     }
     out

@@ -135,6 +135,22 @@ fn render_job(
         };
         render_direction(out, label, &d, job, read, bw, reporting);
     }
+    if job.trim.ios > 0 && reporting.unified_rw_reporting != UnifiedRw::Mixed {
+        // The interval series holds reads and writes only: no bandwidth samples for trims.
+        let without_series = JobResult {
+            series: Vec::new(),
+            ..job.clone()
+        };
+        render_direction(
+            out,
+            "trim",
+            &job.trim,
+            &without_series,
+            None,
+            0.0,
+            reporting,
+        );
+    }
     render_latency_ranges(out, job);
     let _ = writeln!(
         out,
@@ -165,9 +181,18 @@ fn render_depths(out: &mut String, job: &JobResult) {
     let _ = writeln!(out, "     complete  : {}", line(&BATCH_LABELS, &complete));
     let _ = writeln!(
         out,
-        "     issued rwts: total={},{},0,0 short=0,0,0,0 dropped=0,0,0,0",
-        job.read.ios, job.write.ios
+        "     issued rwts: total={},{},{},0 short=0,0,0,0 dropped=0,0,0,0",
+        job.read.ios, job.write.ios, job.trim.ios
     );
+    if job.fio.continue_on_error {
+        let first = job.fio.first_error;
+        let _ = writeln!(
+            out,
+            "     errors    : total={}, first_error={first}/<{}>",
+            job.fio.total_err,
+            strerror(first)
+        );
+    }
     let (target_us, window_us, percentile, depth) = match &job.fio.latency_target {
         Some(t) => (t.target_us, t.window_us, t.percentile, t.depth),
         None => (0, 0, 100.0, job.iodepth),
@@ -546,6 +571,19 @@ pub fn binary_size(bytes: f64) -> String {
 
 pub fn decimal_size(bytes: f64) -> String {
     num2str(bytes.round() as u64, 4, 1000, "B")
+}
+
+/// The C library's text for an errno, as fio prints it with strerror ("Success" for 0).
+fn strerror(errno: i32) -> String {
+    if errno == 0 {
+        return "Success".into();
+    }
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    // Rust appends " (os error N)"; fio prints strerror's text alone.
+    match text.rfind(" (os error") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
 }
 
 #[cfg(test)]

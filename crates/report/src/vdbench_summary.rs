@@ -322,6 +322,7 @@ mod tests {
             clat_mean_ns: Default::default(),
             slat_mean_ns: Default::default(),
             latency_bins: Default::default(),
+            by_direction: None,
             start_ms,
             interval_ms: 1000,
             read_ios,

@@ -57,6 +57,7 @@ fn run() -> RunResult {
             clat_mean_ns: Default::default(),
             slat_mean_ns: Default::default(),
             latency_bins: Default::default(),
+            by_direction: None,
             start_ms: second * 1000,
             interval_ms: 1000,
             read_ios: 5400 + (second % 4) * 150,

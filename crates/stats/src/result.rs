@@ -92,6 +92,21 @@ pub struct IntervalSample {
     /// have none (fio writes an empty slat log for them).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub slat_mean_ns: f64,
+    /// The same latency numbers per direction (read, write), kept only for a job that reads
+    /// and writes and writes fio's averaged latency or histogram logs (fio writes a line per
+    /// direction there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_direction: Option<Box<[DirectionInterval; 2]>>,
+}
+
+/// One direction's latency numbers of one interval.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirectionInterval {
+    pub latency_mean_ns: f64,
+    pub clat_mean_ns: f64,
+    pub slat_mean_ns: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_bins: Vec<(u64, u64)>,
 }
 
 fn is_zero(value: &f64) -> bool {
@@ -112,6 +127,9 @@ pub struct JobResult {
     pub iodepth: u32,
     pub read: DirectionResult,
     pub write: DirectionResult,
+    /// Trims (fio's `trim` block): `rw=trim`, `randtrim`, `trimwrite`, `randtrimwrite`.
+    #[serde(default)]
+    pub trim: DirectionResult,
     /// fsync/fdatasync calls issued.
     pub syncs: u64,
     pub series: Vec<IntervalSample>,
@@ -160,6 +178,19 @@ pub struct FioJobExtras {
     /// `bw_min`/`bw_max`/`bw_mean`/`bw_dev`/`bw_samples` are zero, as fio's are.
     #[serde(default)]
     pub bw_measurement_off: bool,
+    /// The job goes on after some IO errors (fio `continue_on_error`): fio's JSON then has
+    /// `total_err` and `first_error`.
+    #[serde(default)]
+    pub continue_on_error: bool,
+    /// IOs that failed with an error the job went on after, and the first one's errno.
+    #[serde(default)]
+    pub total_err: u64,
+    #[serde(default)]
+    pub first_error: i32,
+    /// fio's `io_u error` line for each of the first of those errors (none with
+    /// `error_dump=0`); capped, `total_err` is the count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub error_lines: Vec<String>,
 }
 
 /// fio's IO depth distributions, counted in fio's buckets (`io_u_map`, `io_u_submit`,

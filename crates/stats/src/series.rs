@@ -5,7 +5,7 @@
 //! bounded however long the run.
 
 use crate::histogram::LatencyHistogram;
-use crate::result::IntervalSample;
+use crate::result::{DirectionInterval, IntervalSample};
 
 /// Precision of per-interval histograms (2 significant digits: 1% error, small memory).
 const INTERVAL_PRECISION: u8 = 2;
@@ -20,12 +20,14 @@ pub struct IntervalBucket {
     pub read_bytes: u64,
     pub write_ios: u64,
     pub write_bytes: u64,
-    pub total_latency: LatencyHistogram,
-    /// Sums for the interval's mean completion and submission latency (fio's clat/slat logs).
-    pub clat_sum_ns: u64,
-    pub slat_sum_ns: u64,
+    /// Total latency per direction (read, write); the interval's own is their merge.
+    pub latency: [LatencyHistogram; 2],
+    /// Per direction, sums for the interval's mean completion and submission latency (fio's
+    /// clat/slat logs).
+    pub clat_sum_ns: [u64; 2],
+    pub slat_sum_ns: [u64; 2],
     /// IOs with a submission latency (none for synchronous engines).
-    pub slat_ios: u64,
+    pub slat_ios: [u64; 2],
 }
 
 impl IntervalBucket {
@@ -37,10 +39,13 @@ impl IntervalBucket {
             read_bytes: 0,
             write_ios: 0,
             write_bytes: 0,
-            total_latency: LatencyHistogram::with_precision(INTERVAL_PRECISION),
-            clat_sum_ns: 0,
-            slat_sum_ns: 0,
-            slat_ios: 0,
+            latency: [
+                LatencyHistogram::with_precision(INTERVAL_PRECISION),
+                LatencyHistogram::with_precision(INTERVAL_PRECISION),
+            ],
+            clat_sum_ns: [0; 2],
+            slat_sum_ns: [0; 2],
+            slat_ios: [0; 2],
         }
     }
 
@@ -51,10 +56,12 @@ impl IntervalBucket {
         self.read_bytes = 0;
         self.write_ios = 0;
         self.write_bytes = 0;
-        self.total_latency.reset();
-        self.clat_sum_ns = 0;
-        self.slat_sum_ns = 0;
-        self.slat_ios = 0;
+        for histogram in &mut self.latency {
+            histogram.reset();
+        }
+        self.clat_sum_ns = [0; 2];
+        self.slat_sum_ns = [0; 2];
+        self.slat_ios = [0; 2];
     }
 }
 
@@ -103,17 +110,18 @@ impl IntervalAccumulator {
             self.current.write_ios += n;
             self.current.write_bytes += bytes;
         }
-        self.current.total_latency.record_n(total_latency_ns, n);
+        self.current.latency[usize::from(!is_read)].record_n(total_latency_ns, n);
     }
 
     /// Adds one IO's completion and (for queued engines) submission latency to the current
     /// interval, for fio's clat and slat logs.
     #[inline]
-    pub fn record_parts(&mut self, clat_ns: u64, slat_ns: Option<u64>) {
-        self.current.clat_sum_ns += clat_ns;
+    pub fn record_parts(&mut self, is_read: bool, clat_ns: u64, slat_ns: Option<u64>) {
+        let d = usize::from(!is_read);
+        self.current.clat_sum_ns[d] += clat_ns;
         if let Some(slat) = slat_ns {
-            self.current.slat_sum_ns += slat;
-            self.current.slat_ios += 1;
+            self.current.slat_sum_ns[d] += slat;
+            self.current.slat_ios[d] += 1;
         }
     }
 
@@ -151,6 +159,8 @@ pub struct SeriesMerger {
     slots: Vec<Slot>,
     /// Keep each interval's latencies in fio's bins (for `write_hist_log`).
     keep_bins: bool,
+    /// Keep each interval's latency numbers per direction (fio's logs of a mixed job).
+    keep_directions: bool,
 }
 
 impl SeriesMerger {
@@ -160,7 +170,16 @@ impl SeriesMerger {
             clones: clones.max(1),
             slots: Vec::new(),
             keep_bins: false,
+            keep_directions: false,
         }
+    }
+
+    /// Also keeps every interval's latency numbers (and bins, with [`Self::with_bins`]) per
+    /// direction: fio writes a line per direction in the latency and histogram logs of a job
+    /// that both reads and writes.
+    pub fn with_directions(mut self, keep_directions: bool) -> SeriesMerger {
+        self.keep_directions = keep_directions;
+        self
     }
 
     /// Also keeps every interval's latency distribution in fio's bins (fio's histogram log).
@@ -180,7 +199,8 @@ impl SeriesMerger {
                 sample: None,
             });
         }
-        let (interval_ns, keep_bins) = (self.interval_ns, self.keep_bins);
+        let keep = (self.keep_bins, self.keep_directions);
+        let interval_ns = self.interval_ns;
         let clones = self.clones;
         let slot = &mut self.slots[index];
         let merged = &mut slot.bucket;
@@ -189,32 +209,55 @@ impl SeriesMerger {
         merged.read_bytes += bucket.read_bytes;
         merged.write_ios += bucket.write_ios;
         merged.write_bytes += bucket.write_bytes;
-        merged.total_latency.merge(&bucket.total_latency);
-        merged.clat_sum_ns += bucket.clat_sum_ns;
-        merged.slat_sum_ns += bucket.slat_sum_ns;
-        merged.slat_ios += bucket.slat_ios;
+        for d in 0..2 {
+            merged.latency[d].merge(&bucket.latency[d]);
+            merged.clat_sum_ns[d] += bucket.clat_sum_ns[d];
+            merged.slat_sum_ns[d] += bucket.slat_sum_ns[d];
+            merged.slat_ios[d] += bucket.slat_ios[d];
+        }
         slot.reported += 1;
         if slot.reported >= clones {
-            slot.sample = Some(to_sample(&slot.bucket, interval_ns, keep_bins));
-            // Free the histogram's memory: this interval is final.
-            slot.bucket.total_latency = LatencyHistogram::with_precision(1);
+            slot.sample = Some(to_sample(&slot.bucket, interval_ns, keep));
+            // Free the histograms' memory: this interval is final.
+            slot.bucket.latency = [
+                LatencyHistogram::with_precision(1),
+                LatencyHistogram::with_precision(1),
+            ];
         }
     }
 
     /// The merged series, ascending by time.
     pub fn finish(self) -> Vec<IntervalSample> {
-        let (interval_ns, keep_bins) = (self.interval_ns, self.keep_bins);
+        let keep = (self.keep_bins, self.keep_directions);
+        let interval_ns = self.interval_ns;
         self.slots
             .into_iter()
             .map(|slot| {
                 slot.sample
-                    .unwrap_or_else(|| to_sample(&slot.bucket, interval_ns, keep_bins))
+                    .unwrap_or_else(|| to_sample(&slot.bucket, interval_ns, keep))
             })
             .collect()
     }
 }
 
-fn to_sample(bucket: &IntervalBucket, interval_ns: u64, keep_bins: bool) -> IntervalSample {
+/// The interval as reported; `keep` is (fio bins, per-direction numbers).
+fn to_sample(bucket: &IntervalBucket, interval_ns: u64, keep: (bool, bool)) -> IntervalSample {
+    let (keep_bins, keep_directions) = keep;
+    let mut total_latency = bucket.latency[0].clone();
+    total_latency.merge(&bucket.latency[1]);
+    let ios = [bucket.read_ios, bucket.write_ios];
+    let by_direction = keep_directions.then(|| {
+        Box::new([0, 1].map(|d| DirectionInterval {
+            latency_mean_ns: bucket.latency[d].mean_ns(),
+            clat_mean_ns: mean(bucket.clat_sum_ns[d], ios[d]),
+            slat_mean_ns: mean(bucket.slat_sum_ns[d], bucket.slat_ios[d]),
+            latency_bins: if keep_bins {
+                bucket.latency[d].fio_bins()
+            } else {
+                Vec::new()
+            },
+        }))
+    });
     IntervalSample {
         start_ms: bucket.index * interval_ns / 1_000_000,
         interval_ms: bucket.length_ns / 1_000_000,
@@ -222,15 +265,22 @@ fn to_sample(bucket: &IntervalBucket, interval_ns: u64, keep_bins: bool) -> Inte
         read_bytes: bucket.read_bytes,
         write_ios: bucket.write_ios,
         write_bytes: bucket.write_bytes,
-        latency_mean_ns: bucket.total_latency.mean_ns(),
-        latency_p99_ns: bucket.total_latency.percentile_ns(99.0),
-        clat_mean_ns: mean(bucket.clat_sum_ns, bucket.read_ios + bucket.write_ios),
-        slat_mean_ns: mean(bucket.slat_sum_ns, bucket.slat_ios),
+        latency_mean_ns: total_latency.mean_ns(),
+        latency_p99_ns: total_latency.percentile_ns(99.0),
+        clat_mean_ns: mean(
+            bucket.clat_sum_ns[0] + bucket.clat_sum_ns[1],
+            bucket.read_ios + bucket.write_ios,
+        ),
+        slat_mean_ns: mean(
+            bucket.slat_sum_ns[0] + bucket.slat_sum_ns[1],
+            bucket.slat_ios[0] + bucket.slat_ios[1],
+        ),
         latency_bins: if keep_bins {
-            bucket.total_latency.fio_bins()
+            total_latency.fio_bins()
         } else {
             Vec::new()
         },
+        by_direction,
     }
 }
 

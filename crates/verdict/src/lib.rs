@@ -320,6 +320,8 @@ impl FioReader<'_> {
             iodepth,
             read,
             write,
+            // compare judges reads and writes against requirements; trims are not read back.
+            trim: Default::default(),
             syncs: 0,
             series: Vec::new(),
             usr_cpu_pct: job.get("usr_cpu").and_then(Value::as_f64).unwrap_or(0.0),

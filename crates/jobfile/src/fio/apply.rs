@@ -777,16 +777,6 @@ pub(crate) fn significant_figures(c: &mut Ctx, arg: &Arg) -> R {
     c.job.reporting.significant_figures = digits as u8;
     Ok(())
 }
-/// fio's default, `none`, stops a job at its first error, as iofit does.
-pub(crate) fn continue_on_error(_: &mut Ctx, arg: &Arg) -> R {
-    match arg.value()? {
-        "none" | "0" => Ok(()),
-        _ => Err(arg.unsupported(
-            "continuing after IO errors",
-            "remove it: iofit stops a job at its first IO error (fio's continue_on_error=none)",
-        )),
-    }
-}
 pub(crate) fn io_submit_mode(c: &mut Ctx, arg: &Arg) -> R {
     match arg.value()? {
         "inline" => Ok(()),
@@ -940,7 +930,7 @@ pub(crate) fn parse_rw<'a>(arg: &Arg<'a>) -> Result<(RwMode, Option<&'a str>), J
     if let Some(rw) = RwMode::from_fio_name(mode) {
         return Ok((rw, modifier));
     }
-    const MODES: [&str; 7] = [
+    const MODES: [&str; 11] = [
         "read",
         "write",
         "randread",
@@ -948,24 +938,20 @@ pub(crate) fn parse_rw<'a>(arg: &Arg<'a>) -> Result<(RwMode, Option<&'a str>), J
         "rw",
         "readwrite",
         "randrw",
+        "trim",
+        "randtrim",
+        "trimwrite",
+        "randtrimwrite",
     ];
-    match mode {
-        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => Err(arg.unsupported(
-            "trim IO",
-            "use read, write, randread, randwrite, rw or randrw",
-        )),
-        other => Err(arg.loc.invalid(
-            arg.key,
-            other,
-            "not an IO pattern",
-            match nearest(other, MODES) {
-                Some(near) => format!(
-                    "did you mean rw={near}? (read, write, randread, randwrite, rw, randrw)"
-                ),
-                None => "use read, write, randread, randwrite, rw or randrw".to_string(),
-            },
-        )),
-    }
+    Err(arg.loc.invalid(
+        arg.key,
+        mode,
+        "not an IO pattern",
+        match nearest(mode, MODES) {
+            Some(near) => format!("did you mean rw={near}? ({})", RwMode::FIO_NAMES),
+            None => format!("use {}", RwMode::FIO_NAMES),
+        },
+    ))
 }
 
 /// `4k/10:64k/90`; entries without a percentage share what is left evenly, as fio does.

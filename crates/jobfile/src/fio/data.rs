@@ -73,13 +73,18 @@ pub(crate) fn verify_offset(c: &mut Ctx, arg: &Arg) -> R {
 fn count(arg: &Arg) -> Result<u64, JobFileError> {
     parse_u64(arg.value()?).map_err(|why| arg.invalid(why, "write a whole number"))
 }
+/// A count fio reads as FIO_OPT_STR_VAL: a number with an optional size suffix (`1m` is
+/// 1,048,576 with fio's default kb_base=1024).
+fn count_with_suffix(c: &Ctx, arg: &Arg) -> Result<u64, JobFileError> {
+    count(arg).or_else(|e| arg.size(c.base).map(|b| b.as_u64()).map_err(|_| e))
+}
 pub(crate) fn verify_backlog(c: &mut Ctx, arg: &Arg) -> R {
-    let n = count(arg)?;
+    let n = count_with_suffix(c, arg)?;
     c.job.data.verify.backlog = (n > 0).then_some(n);
     Ok(())
 }
 pub(crate) fn verify_backlog_batch(c: &mut Ctx, arg: &Arg) -> R {
-    let n = count(arg)?;
+    let n = count_with_suffix(c, arg)?;
     c.job.data.verify.backlog_batch = (n > 0).then_some(n);
     Ok(())
 }
@@ -166,6 +171,11 @@ pub(crate) fn finish(job: &mut JobSpec, keys: &DedupeKeys) {
     // fio: a pattern with no verify mode verifies the pattern.
     if !verify.pattern.is_empty() && !verify.mode.is_on() {
         verify.mode = VerifyMode::Pattern;
+    }
+    if verify.mode.is_on() && job.engine == iofit_model::job::EngineKind::Null {
+        job.notes.push(
+            "verify with ioengine=null: as in fio, the verify reads are issued and counted but no data moves, so nothing is checked".into(),
+        );
     }
     if verify.mode.is_on() && !job.rw.has_writes() && verify.state_load.is_none() && !verify.only {
         job.notes.push(
@@ -364,6 +374,14 @@ mod tests {
             vec![1, 2]
         );
         assert!(job("rw=write\nzero_buffers\n").data.content.zero);
+        // fio's t/jobs t0009: a count with a size suffix.
+        assert_eq!(
+            job("rw=write\nverify=crc32c\nverify_backlog=1m\n")
+                .data
+                .verify
+                .backlog,
+            Some(1 << 20)
+        );
     }
 
     /// fio's own examples (lib/pattern.c) and t/jobs/t0028's mixed pattern.

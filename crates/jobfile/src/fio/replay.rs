@@ -129,6 +129,17 @@ pub(crate) fn finish_replay(job: &mut iofit_model::JobSpec) {
     if job.replay.as_ref().is_some_and(|r| r.logs.is_empty()) {
         job.replay = None;
     }
+    if let Some(replay) = &job.replay {
+        let logs: Vec<String> = replay
+            .logs
+            .iter()
+            .map(|l| l.display().to_string())
+            .collect();
+        job.notes.push(format!(
+            "read_iolog: the IOs, their files and directions come from {} (read when the job runs), not from rw, bs, size or filename",
+            logs.join(", ")
+        ));
+    }
     if job.replay.is_some() && job.write_iolog.take().is_some() {
         job.notes
             .push("write_iolog is dropped: read_iolog overrides it (as fio does)".into());

@@ -757,12 +757,21 @@ fn logs_need_averaging_and_one_series_per_clone() {
         let jobs = parse(&format!("[a]\nsize=1m\ndirectory=/tmp\n{per_io}")).unwrap();
         assert!(jobs[0].logs.per_io, "{per_io}");
     }
+    // Averaged latency and histogram logs of mixed jobs: a line per direction
+    // (fio_logs_mixed_cli.rs checks them against the JSON).
+    for mixed in [
+        "write_lat_log=x\nlog_avg_msec=100\nrw=randrw\n",
+        "write_hist_log=x\nlog_hist_msec=100\nrw=randrw\n",
+    ] {
+        assert!(
+            parse(&format!("[a]\nsize=1m\ndirectory=/tmp\n{mixed}")).is_ok(),
+            "{mixed}"
+        );
+    }
     for bad in [
         "write_bw_log=x\nlog_avg_msec=100\ngroup_reporting\n",
-        "write_lat_log=x\nlog_avg_msec=100\nrw=randrw\n",
         "write_hist_log=x\n",
         "write_hist_log=x\nlog_hist_msec=100\nlog_avg_msec=200\n",
-        "write_hist_log=x\nlog_hist_msec=100\nrw=randrw\n",
     ] {
         assert!(
             parse(&format!("[a]\nsize=1m\ndirectory=/tmp\n{bad}")).is_err(),

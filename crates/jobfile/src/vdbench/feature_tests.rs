@@ -161,6 +161,45 @@ fn curve_maxdata_pause_distribution_and_wd_iorate() {
 }
 
 #[test]
+fn a_paced_curve_point_keeps_its_rate_whatever_the_thread_count() {
+    // 512 threads at 1% of a measured max: vdbench schedules 1,372 arrivals a second over
+    // its threads. Split over 512 clones each rounded to whole IOs a second it was 1,536.
+    let file = parse(
+        "sd=sd1,lun=/tmp/x,size=1m\nwd=w,sd=sd1,xfersize=4k,rdpct=100,seekpct=80\nrd=r,wd=w,iorate=curve,curve=(1),threads=512\n",
+    );
+    let run = &file.runs().unwrap()[0];
+    let jobs = run.to_jobs(Some(1372.0));
+    let rate: u64 = jobs
+        .iter()
+        .map(|j| j.rate_iops.read.unwrap() * u64::from(j.numjobs))
+        .sum();
+    assert_eq!(rate, 1372);
+    // Still 512 synchronous threads: 348 at 3 IO/s and 164 at 2.
+    let clones: Vec<(u32, u64)> = jobs
+        .iter()
+        .map(|j| (j.numjobs, j.rate_iops.read.unwrap()))
+        .collect();
+    assert_eq!(clones, vec![(164, 2), (348, 3)]);
+    assert!(jobs.iter().all(|j| j.iodepth == 1 && j.group_reporting));
+    assert_ne!(jobs[0].random_seed, jobs[1].random_seed);
+    // Fewer IOs a second than threads: one clone per IO a second.
+    let slow = run.to_jobs(Some(100.4));
+    assert_eq!(slow.len(), 1);
+    assert_eq!((slow[0].numjobs, slow[0].rate_iops.read), (100, Some(1)));
+    // A write run likewise, on the write rate.
+    let writes = parse(
+        "sd=sd1,lun=/tmp/x,size=1m\nwd=w,sd=sd1,rdpct=0\nrd=r,wd=w,iorate=1000,threads=300\n",
+    );
+    let jobs = writes.runs().unwrap()[0].to_jobs(Some(1000.0));
+    let rate: u64 = jobs
+        .iter()
+        .map(|j| j.rate_iops.write.unwrap() * u64::from(j.numjobs))
+        .sum();
+    assert_eq!(rate, 1000);
+    assert!(jobs.iter().all(|j| j.rate_iops.read.is_none()));
+}
+
+#[test]
 fn include_is_relative_to_the_including_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("luns.txt"), "sd=sd1,lun=/tmp/x,size=1m\n").unwrap();

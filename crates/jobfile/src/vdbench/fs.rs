@@ -5,8 +5,8 @@
 
 use super::{
     for_combinations, name_list, nonzero_size, parse_openflags, parse_xfersize, pct_value,
-    positive_u32, single, unknown_reference, wildcard_match, with_defaults, yes_no, ForValue,
-    Param, ParamFile, Parser, RunDef, SyncFlag, XferSize,
+    positive_u32, single, unknown_reference, wildcard_match, yes_no, ForValue, Param, ParamFile,
+    Parser, RunDef, SyncFlag, XferSize,
 };
 use crate::error::{ErrorKind, JobFileError, Location};
 use iofit_model::units::Bytes;
@@ -434,15 +434,7 @@ fn count(p: &Param, loc: &Location) -> Result<u32, JobFileError> {
 
 impl Parser {
     pub(super) fn fsd(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let Some((name, all)) = with_defaults(
-            &mut self.fsd_default,
-            params,
-            super::keys::FSD,
-            super::FSD_UNSUPPORTED,
-            "fsd",
-            loc,
-        )?
-        else {
+        let Some((name, all)) = self.named(super::Line::Fsd, params, loc)? else {
             return Ok(());
         };
         let mut fsd = FsdDef {
@@ -528,23 +520,11 @@ impl Parser {
                 "lower width, depth or files",
             ));
         }
-        if self.file.fsds.iter().any(|f| f.name == name) {
-            return Err(super::duplicate("fsd", &name, loc));
-        }
-        self.file.fsds.push(fsd);
-        Ok(())
+        super::push_new(&mut self.file.fsds, fsd, "fsd", loc)
     }
 
     pub(super) fn fwd(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let Some((name, all)) = with_defaults(
-            &mut self.fwd_default,
-            params,
-            super::keys::FWD,
-            super::FWD_UNSUPPORTED,
-            "fwd",
-            loc,
-        )?
-        else {
+        let Some((name, all)) = self.named(super::Line::Fwd, params, loc)? else {
             return Ok(());
         };
         let mut fwd = FwdDef {
@@ -624,26 +604,8 @@ impl Parser {
         if fwd.fsd_patterns.is_empty() && name != "format" {
             return Err(missing(&name, "fwd", "fsd", "add fsd=NAME", loc));
         }
-        for pattern in &fwd.fsd_patterns {
-            if !self
-                .file
-                .fsds
-                .iter()
-                .any(|f| wildcard_match(pattern, &f.name))
-            {
-                return Err(unknown_reference(
-                    "fsd",
-                    pattern,
-                    self.file.fsds.iter().map(|f| f.name.as_str()),
-                    loc,
-                ));
-            }
-        }
-        if self.file.fwds.iter().any(|f| f.name == name) {
-            return Err(super::duplicate("fwd", &name, loc));
-        }
-        self.file.fwds.push(fwd);
-        Ok(())
+        super::check_references(&fwd.fsd_patterns, &self.file.fsds, "fsd", loc)?;
+        super::push_new(&mut self.file.fwds, fwd, "fwd", loc)
     }
 }
 

@@ -1,0 +1,37 @@
+//! fio's trim modes (`rw=trim`, `randtrim`, `trimwrite`, `randtrimwrite`): what a trim job may
+//! be combined with, settled once the section is read.
+
+use crate::error::{JobFileError, Location};
+use iofit_model::data::VerifyMode;
+use iofit_model::job::JobSpec;
+
+/// Checks a trim job's other options. fio verifies only blocks it wrote, so `verify=` on a job
+/// that only trims checks nothing and is switched off with a note; the rest iofit cannot do for
+/// trims is an error that says why.
+pub(crate) fn finish(job: &mut JobSpec, section: &Location) -> Result<(), JobFileError> {
+    if !job.rw.has_trims() {
+        return Ok(());
+    }
+    let mode = job.rw.fio_name();
+    let refuse = |why: &str, fix: &str| section.unsupported_value("rw", mode, why, fix);
+    if job.data.verify.mode.is_on() {
+        if job.rw.is_trimwrite() {
+            return Err(refuse(
+                "data verification of a trimwrite job is not implemented in iofit",
+                "verify with a write job (rw=write or randwrite), or drop verify= from this one",
+            ));
+        }
+        job.data.verify.mode = VerifyMode::None;
+        job.notes.push(format!(
+            "verify on rw={mode}: fio verifies only blocks the job wrote, and a trim job writes none, so nothing is checked (as in fio)"
+        ));
+    }
+    let logs = &job.logs;
+    if logs.hist_prefix.is_some() || (logs.any() && !logs.per_io) {
+        return Err(refuse(
+            "averaged (log_avg_msec) and histogram logs of a trim job are not implemented in iofit: its interval series holds reads and writes only",
+            "drop log_avg_msec to get fio's per-IO logs, which carry the trims (ddir 2), or drop write_hist_log",
+        ));
+    }
+    Ok(())
+}
