@@ -52,8 +52,19 @@ static ARMED: AtomicU8 = AtomicU8::new(NOT_ARMED);
 static SIGNALS: AtomicUsize = AtomicUsize::new(0);
 static FLAG: Mutex<Option<Arc<AtomicBool>>> = Mutex::new(None);
 /// The bound's watchdog, started when a bounded command arms the stop (not at the signal: on
-/// a loaded CPU, making a thread then took 0.4 s); it gets the moment of the first signal.
-static WATCHDOG: Mutex<Option<Sender<Instant>>> = Mutex::new(None);
+/// a loaded CPU, making a thread then took 0.4 s); it gets the moment of the first signal, and
+/// after it the results to print.
+static WATCHDOG: Mutex<Option<Sender<Watch>>> = Mutex::new(None);
+
+/// What the watchdog is told.
+enum Watch {
+    /// The first signal came at this moment.
+    Signalled(Instant),
+    /// Print these results (the command's own, after the signal) and say how it went. The
+    /// thread that ends the process prints them, so that a print is never cut off by the end
+    /// of the process while another thread has it half done.
+    Print(String, mpsc::SyncSender<std::io::Result<()>>),
+}
 
 /// Before the bound ends the process, the room its last word (a snapshot of the results,
 /// rendered, then printed) gets: the watchdog starts it this long before the bound.
@@ -121,18 +132,37 @@ fn start_watchdog() {
     if watchdog.is_some() {
         return;
     }
-    let (tx, rx) = mpsc::channel::<Instant>();
+    let (tx, rx) = mpsc::channel::<Watch>();
     let started = std::thread::Builder::new()
         .name("stop-bound".into())
-        .spawn(move || {
-            if let Ok(signalled) = rx.recv() {
-                let last_word_at = signalled + STOP_BOUND - LAST_WORD_ROOM;
-                std::thread::sleep(last_word_at.saturating_duration_since(Instant::now()));
-                end_now(Some(STOP_BOUND));
-            }
-        });
+        .spawn(move || watch(&rx));
     if started.is_ok() {
         *watchdog = Some(tx);
+    }
+}
+
+/// The watchdog: prints what it is handed, and ends the process [`LAST_WORD_ROOM`] before the
+/// bound passes (printing the last word first, if the results are not out).
+fn watch(rx: &mpsc::Receiver<Watch>) {
+    let mut last_word_at: Option<Instant> = None;
+    loop {
+        let message = match last_word_at {
+            None => rx.recv().ok(),
+            Some(at) => match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                Ok(message) => Some(message),
+                Err(_) => end_now(Some(STOP_BOUND)),
+            },
+        };
+        match message {
+            Some(Watch::Signalled(signalled)) => {
+                last_word_at = Some(signalled + STOP_BOUND - LAST_WORD_ROOM);
+            }
+            Some(Watch::Print(text, reply)) => {
+                let _ = reply.send(print_here(&text));
+            }
+            // The sender lives as long as the process: not reached.
+            None => return,
+        }
     }
 }
 
@@ -153,7 +183,7 @@ fn on_signal() {
     if armed == BOUNDED {
         DEADLINE_NS.store(ns_at(signalled + STOP_BOUND), Ordering::SeqCst);
         if let Some(watchdog) = WATCHDOG.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-            let _ = watchdog.send(signalled);
+            let _ = watchdog.send(Watch::Signalled(signalled));
         }
     }
 }
@@ -257,6 +287,23 @@ pub(crate) fn set_last_word(word: LastWord) {
 /// the stop bound (a pipe nobody reads): then it gives up, and the error says so. The command's
 /// last word is dropped once its results are out.
 pub(crate) fn print_results(text: &str) -> std::io::Result<()> {
+    if bound_ns() != u64::MAX {
+        // A bounded stop is under way: the watchdog prints (see `Watch::Print`).
+        let watchdog = WATCHDOG.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(watchdog) = watchdog {
+            let (reply, answer) = mpsc::sync_channel(1);
+            if watchdog.send(Watch::Print(text.to_string(), reply)).is_ok() {
+                return answer.recv().unwrap_or_else(|_| {
+                    Err(std::io::Error::other("the stop's watchdog did not print"))
+                });
+            }
+        }
+    }
+    print_here(text)
+}
+
+/// [`print_results`] on the calling thread.
+fn print_here(text: &str) -> std::io::Result<()> {
     let mut printed = PRINTED.lock().unwrap_or_else(|e| e.into_inner());
     let result = write_until(libc::STDOUT_FILENO, text.as_bytes(), bound_ns);
     *printed = if result.is_ok() {
