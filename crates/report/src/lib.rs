@@ -35,6 +35,7 @@ pub mod compare {
 mod compare_text;
 pub mod csv;
 pub mod document;
+pub mod emulate_text;
 pub mod fio_common;
 pub mod fio_json;
 pub mod fio_log;

@@ -211,7 +211,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(prediction) => report.prediction(prediction),
             None => report,
         };
-        write_whole(path, &report.render())?;
+        super::files::write_output(path, report.render().as_bytes())?;
     }
 
     print!("{output}");
@@ -283,9 +283,4 @@ fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
-}
-
-/// Writes `contents` whole or not at all (a random temporary name, then a rename).
-fn write_whole(path: &Path, contents: &str) -> anyhow::Result<()> {
-    super::files::write_output(path, contents.as_bytes())
 }

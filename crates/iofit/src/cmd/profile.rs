@@ -1,6 +1,7 @@
 //! `iofit profile`: iostat / sar / sadf / PerfMon captures, or live /proc samples, into the
 //! requirements checklist and the TOML `iofit plan --requirements` reads.
 
+use super::emit;
 use crate::exit::bad_input;
 use anyhow::Context;
 use iofit_model::requirements::Requirements;
@@ -205,15 +206,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     emit(&text)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Prints to stdout; a closed pipe (`| head`) is not an error.
-fn emit(text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
 }
 
 fn sizing_options(args: &Args) -> Result<SizingOptions, String> {
