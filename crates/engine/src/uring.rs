@@ -392,7 +392,7 @@ impl Engine for UringEngine {
                 self.async_count = 0;
                 entry = entry.flags(squeue::Flags::ASYNC);
             }
-        } else if op != Op::Trim && self.always_punted[file as usize] {
+        } else if self.always_punted[file as usize] {
             entry = entry.flags(squeue::Flags::ASYNC);
         }
         // Cannot fail: the SQ holds at least `depth` entries, and the IOs not yet submitted are
