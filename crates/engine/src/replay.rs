@@ -329,11 +329,19 @@ impl ReplayReader {
             }
             ("trim", Some(_)) if self.skip.trim => return Ok(None),
             ("trim", Some(_)) => {
-                return Err(self.bad(
-                    "the log has a trim, and iofit does not replay trims; add replay_skip=trim to leave them out",
+                return Err(error(
+                    &self.path,
+                    self.line_no,
+                    "the log has a trim, and iofit does not issue trim IO",
+                    "add replay_skip=trim to replay the rest without the trims",
                 ))
             }
-            _ => return Err(self.bad(format!("{action:?} with {} fields is not an IO log action", rest.len()))),
+            _ => {
+                return Err(self.bad(format!(
+                    "{action:?} with {} fields is not an IO log action",
+                    rest.len()
+                )))
+            }
         };
         let skipped = match op {
             ReplayOp::Read => self.skip.read,
@@ -488,18 +496,6 @@ fn resolve_job(job: &JobSpec) -> Result<JobSpec, EngineError> {
         read: Bytes(u64::from(read_len)),
         write: Bytes(u64::from(write_len)),
     });
-    job.notes.push(format!(
-        "read_iolog: replays {} reads ({} bytes), {} writes ({} bytes) and {} syncs of {} (version {}) over {} file(s){}",
-        summary.reads,
-        summary.read_bytes,
-        summary.writes,
-        summary.write_bytes,
-        summary.syncs,
-        spec.logs[0].display(),
-        summary.version,
-        summary.files.len(),
-        if spec.no_stall { ", as fast as it can (replay_no_stall)" } else { ", at the log's times" }
-    ));
     Ok(job)
 }
 
@@ -624,7 +620,7 @@ mod tests {
         let e = all(&spec).unwrap_err();
         assert_eq!(e.line, 2, "{e}");
         let (_d, mut spec) = spec_for("fio version 3 iolog\n10 /f trim 0 4096\n");
-        assert!(all(&spec).unwrap_err().what.contains("replay_skip=trim"));
+        assert!(all(&spec).unwrap_err().fix.contains("replay_skip=trim"));
         spec.skip.trim = true;
         assert!(all(&spec).unwrap().is_empty());
         // A blktrace binary log: the magic in its first word.

@@ -1234,6 +1234,15 @@ impl<'a, C: Clock> Run<'a, C> {
                 stats.total.record(total);
             }
         }
+        if self.plan.cmdprio.is_some() {
+            // fio's per-priority latencies (its JSON `prios`).
+            let completion = if inline {
+                total
+            } else {
+                done_ns.saturating_sub(meta.submit_ns)
+            };
+            stats.record_prio(meta.ioprio, completion, total);
+        }
         if let Some(log) = &self.plan.io_log {
             self.log_io(log, meta, done_ns, inline);
         }

@@ -78,7 +78,7 @@ pub struct DeviceSeries {
 /// A device's samples in report order. A file parsed on several cores leaves one chunk per
 /// piece, and the pieces are joined by moving their chunks, not their samples: copying them
 /// into one vector was a serial pass that touched a fifth of `iofit profile`'s memory on a
-/// 100 MB capture (4,700 of its 24,000 page faults). Compares and prints as one list, so how
+/// 100 MB capture (3,800 of its 24,000 page faults). Compares and prints as one list, so how
 /// a series is chunked never shows.
 #[derive(Clone, Default)]
 pub struct Samples {

@@ -129,6 +129,7 @@ pub fn combine(a: &DirectionResult, b: &DirectionResult) -> DirectionResult {
         submission_latency: pool(&a.submission_latency, &b.submission_latency),
         completion_latency: pool(&a.completion_latency, &b.completion_latency),
         total_latency: pool(&a.total_latency, &b.total_latency),
+        prios: Vec::new(),
     }
 }
 

@@ -393,7 +393,7 @@ fn direction_value(
     };
     let list = percentile_list(reporting);
     let pick = |on: bool| on.then_some(list.as_slice());
-    json!({
+    let mut value = json!({
         "io_bytes": d.io_bytes,
         "io_kbytes": d.io_bytes / 1024,
         "bw_bytes": d.bandwidth_bytes_per_second.round() as u64,
@@ -417,7 +417,44 @@ fn direction_value(
         "iops_mean": iops_mean,
         "iops_stddev": iops_dev,
         "iops_samples": iops_n,
-    })
+    });
+    if let Some(prios) = prios_value(d, reporting, json_plus) {
+        value["prios"] = prios;
+    }
+    value
+}
+
+/// fio's `prios` (stat.c, add_ddir_status_json): per IO priority of a cmdprio job, its class,
+/// level and completion latency (total latency with `lat_percentiles`); only when at least two
+/// priorities have samples, as fio prints it.
+fn prios_value(d: &DirectionResult, reporting: &Reporting, json_plus: bool) -> Option<Value> {
+    let with_samples: Vec<_> = d
+        .prios
+        .iter()
+        .filter(|p| p.completion_latency.count > 0)
+        .collect();
+    if with_samples.len() < 2 {
+        return None;
+    }
+    let list = percentile_list(reporting);
+    let percentiles =
+        (reporting.clat_percentiles || reporting.lat_percentiles).then_some(list.as_slice());
+    let entries = with_samples
+        .iter()
+        .map(|p| {
+            let (key, summary) = if reporting.lat_percentiles {
+                ("lat_ns", &p.total_latency)
+            } else {
+                ("clat_ns", &p.completion_latency)
+            };
+            let mut entry = Map::new();
+            entry.insert("prioclass".into(), json!(p.ioprio >> 13));
+            entry.insert("prio".into(), json!(p.ioprio & 7));
+            entry.insert(key.into(), latency_value(summary, percentiles, json_plus));
+            Value::Object(entry)
+        })
+        .collect();
+    Some(Value::Array(entries))
 }
 
 /// `Sun Nov 22 17:26:33 2026` in UTC (fio prints local time in the same layout).
@@ -513,6 +550,7 @@ pub(crate) mod tests {
                 submission_latency: latency(1_000, 30_030),
                 completion_latency: latency(40_000, 30_030),
                 total_latency: latency(41_000, 30_030),
+                prios: Vec::new(),
             },
             write: DirectionResult::default(),
             trim: DirectionResult::default(),
@@ -541,6 +579,7 @@ pub(crate) mod tests {
                 submission_latency: latency(900, 37_500),
                 completion_latency: latency(300, 37_500),
                 total_latency: latency(1_200, 37_500),
+                prios: Vec::new(),
             },
             series: series(0, 12_500),
             syncs: 1,

@@ -410,7 +410,7 @@ fn render_group(out: &mut String, group: u32, jobs: &[&JobResult], reporting: &R
     let unified = reporting.unified_rw_reporting;
     let mut labels = Vec::new();
     if unified != UnifiedRw::Mixed {
-        labels.extend(["read", "write"]);
+        labels.extend(["read", "write", "trim"]);
     }
     if unified != UnifiedRw::None {
         labels.push("mixed");
@@ -418,7 +418,11 @@ fn render_group(out: &mut String, group: u32, jobs: &[&JobResult], reporting: &R
     for label in labels {
         let dirs: Vec<DirectionResult> = jobs
             .iter()
-            .flat_map(|j| directions(j, unified))
+            .flat_map(|j| {
+                let mut all = directions(j, unified);
+                all.push(("trim", j.trim.clone()));
+                all
+            })
             .filter(|(l, d)| *l == label && d.ios > 0)
             .map(|(_, d)| d)
             .collect();

@@ -48,6 +48,7 @@ fn direction(iops: f64, seconds: u64, mean_us: f64, scale: u64) -> DirectionResu
         submission_latency: LatencySummary::default(),
         completion_latency: latency(mean_us - 5.0, &percentiles),
         total_latency: latency(mean_us, &percentiles),
+        prios: Vec::new(),
     }
 }
 

@@ -117,6 +117,8 @@ impl CompactDirection {
             submission: self.submission.decode()?,
             completion: self.completion.decode()?,
             total: self.total.decode()?,
+            // Per-priority latencies (cmdprio) are not carried between hosts.
+            prios: Vec::new(),
         })
     }
 }

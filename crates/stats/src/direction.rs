@@ -1,7 +1,7 @@
 //! Per-direction counters of one clone: IOs, bytes and the three latency histograms.
 
 use crate::histogram::LatencyHistogram;
-use crate::result::DirectionResult;
+use crate::result::{DirectionResult, PrioLatency};
 
 /// What one direction of one clone (or a merged group) did.
 #[derive(Clone, Debug, Default)]
@@ -14,6 +14,33 @@ pub struct DirectionStats {
     pub completion: LatencyHistogram,
     /// Total latency: from issue to completion.
     pub total: LatencyHistogram,
+    /// Per IO priority, for jobs with per-IO priorities (fio `cmdprio*`); empty otherwise.
+    pub prios: Vec<PrioStats>,
+}
+
+/// The latencies of one IO priority's IOs (fio's `clat_prio` statistics).
+#[derive(Clone, Debug, Default)]
+pub struct PrioStats {
+    /// The ioprio value: class << 13 | level.
+    pub ioprio: u16,
+    pub completion: LatencyHistogram,
+    pub total: LatencyHistogram,
+}
+
+impl PrioStats {
+    fn of(prios: &mut Vec<PrioStats>, ioprio: u16) -> &mut PrioStats {
+        let at = match prios.iter().position(|p| p.ioprio == ioprio) {
+            Some(at) => at,
+            None => {
+                prios.push(PrioStats {
+                    ioprio,
+                    ..PrioStats::default()
+                });
+                prios.len() - 1
+            }
+        };
+        &mut prios[at]
+    }
 }
 
 impl DirectionStats {
@@ -24,6 +51,18 @@ impl DirectionStats {
         self.submission.merge(&other.submission);
         self.completion.merge(&other.completion);
         self.total.merge(&other.total);
+        for theirs in &other.prios {
+            let mine = PrioStats::of(&mut self.prios, theirs.ioprio);
+            mine.completion.merge(&theirs.completion);
+            mine.total.merge(&theirs.total);
+        }
+    }
+
+    /// Adds one IO's completion and total latency to its priority's histograms.
+    pub fn record_prio(&mut self, ioprio: u16, completion_ns: u64, total_ns: u64) {
+        let prio = PrioStats::of(&mut self.prios, ioprio);
+        prio.completion.record(completion_ns);
+        prio.total.record(total_ns);
     }
 
     pub fn reset(&mut self) {
@@ -32,6 +71,7 @@ impl DirectionStats {
         self.submission.reset();
         self.completion.reset();
         self.total.reset();
+        self.prios.clear();
     }
 
     /// The result over a measured window of `runtime_ns`. A direction without IO reports a
@@ -65,7 +105,23 @@ impl DirectionStats {
             submission_latency: self.submission.summary(),
             completion_latency: self.completion.summary(),
             total_latency: self.total.summary(),
+            prios: self.prio_results(),
         }
+    }
+
+    /// The per-priority latencies, by ioprio value.
+    fn prio_results(&self) -> Vec<PrioLatency> {
+        let mut prios: Vec<PrioLatency> = self
+            .prios
+            .iter()
+            .map(|p| PrioLatency {
+                ioprio: p.ioprio,
+                completion_latency: p.completion.summary(),
+                total_latency: p.total.summary(),
+            })
+            .collect();
+        prios.sort_by_key(|p| p.ioprio);
+        prios
     }
 }
 

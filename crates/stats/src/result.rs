@@ -66,6 +66,19 @@ pub struct DirectionResult {
     pub completion_latency: LatencySummary,
     /// Total latency (from the moment the IO was due to completion).
     pub total_latency: LatencySummary,
+    /// Per IO priority (fio `cmdprio*` jobs; fio's JSON `prios`), by ioprio value; their
+    /// counts add up to `ios`. Empty for jobs without per-IO priorities.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prios: Vec<PrioLatency>,
+}
+
+/// The latencies of the IOs of one IO priority.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrioLatency {
+    /// class << 13 | level, as ioprio_set takes it.
+    pub ioprio: u16,
+    pub completion_latency: LatencySummary,
+    pub total_latency: LatencySummary,
 }
 
 /// One sample of the time series, covering `[start_ms, start_ms + interval_ms)` of the run.

@@ -449,6 +449,7 @@ impl FioReader<'_> {
             submission_latency: latency("slat_ns", "slat")?,
             completion_latency: latency("clat_ns", "clat")?,
             total_latency: latency("lat_ns", "lat")?,
+            prios: Vec::new(),
         })
     }
 
@@ -1494,6 +1495,7 @@ mod tests {
             submission_latency: LatencySummary::default(),
             completion_latency: latency(mean_ms, p99_ms),
             total_latency: latency(mean_ms, p99_ms),
+            prios: Vec::new(),
         }
     }
 
