@@ -3,15 +3,6 @@
 //! the ring when the kernel allows it (fixed buffers skip pinning pages on every O_DIRECT IO,
 //! fixed files skip the file-table lookup). Submission batches every IO that fits, so a full
 //! queue costs one `io_uring_enter` per batch, not per IO. `ioengine=libaio` runs here too.
-//!
-//! A file the kernel has no non-blocking path for (tmpfs: no `FMODE_NOWAIT`) sends every IO to
-//! io_uring's worker threads (io-wq) anyway. io-wq runs work it got that way on one worker at a
-//! time while that worker never blocks (it adds a worker only when none is running), but work
-//! flagged `IOSQE_ASYNC` concurrently (`IO_WQ_WORK_CONCURRENT`): so IOs to such a file carry
-//! the flag, and the copies spread over the CPUs instead of queueing behind one kernel thread
-//! (4k random reads at QD32 on tmpfs: four `iou-wrk` threads instead of one at 97 % of a CPU;
-//! BENCHMARKS.md, engine case d). Files with a non-blocking path never get it: there the flag
-//! would move IOs the kernel completes inline onto worker threads.
 
 use crate::buffer::BufferPool;
 use crate::engine::{sync_fd, syncfs_fd, Completion, Engine, Op};
@@ -41,9 +32,6 @@ pub struct UringEngine {
     vectored: bool,
     /// `force_async=N`: IOSQE_ASYNC on every Nth IO; `async_count` counts up to it.
     force_async_every: u32,
-    /// Per file: the kernel has no non-blocking path for it, so every IO goes to io-wq and is
-    /// flagged IOSQE_ASYNC to run there concurrently (see the module's notes).
-    always_punted: Vec<bool>,
     async_count: u32,
     /// The kernel takes a timeout with the wait (IORING_FEAT_EXT_ARG, Linux 5.11).
     timed_wait: bool,
@@ -102,9 +90,6 @@ impl UringEngine {
                 s.register_buffers(&iovecs)
             })?;
         let timed_wait = ring.params().is_feature_ext_arg();
-        // An explicit force_async is the job's choice; polled rings do their own IO.
-        let probe = options.force_async_every == 0 && !options.hipri && !options.sq_thread_poll;
-        let always_punted = files.iter().map(|f| probe && !has_nowait_path(f)).collect();
         Ok(UringEngine {
             ring,
             buffers: ManuallyDrop::new(buffers),
@@ -115,7 +100,6 @@ impl UringEngine {
             fixed_buffers,
             vectored: options.nonvectored == Some(false),
             force_async_every: options.force_async_every,
-            always_punted,
             async_count: 0,
             trim_results: Vec::new(),
             timed_wait,
@@ -149,15 +133,6 @@ impl UringEngine {
             sq_thread_poll: self.ring.params().is_setup_sqpoll(),
             io_poll: self.ring.params().is_setup_iopoll(),
         }
-    }
-
-    /// Whether IOs to `file` go to io-wq flagged to run concurrently (the kernel has no
-    /// non-blocking path for the file; see the module's notes).
-    pub fn punts_concurrently(&self, file: u32) -> bool {
-        self.always_punted
-            .get(file as usize)
-            .copied()
-            .unwrap_or(false)
     }
 
     /// IOs handed to the ring whose completion has not been reaped.
@@ -226,40 +201,6 @@ fn build_ring(entries: u32, options: &UringOptions) -> io::Result<IoUring> {
         builder.build(entries)
     };
     asked(true).or_else(|_| asked(false))
-}
-
-/// Whether the kernel has a non-blocking path for IO on `file` (`FMODE_NOWAIT`, which io_uring
-/// needs to try an IO inline before it hands it to a worker thread). Asked with one 4 KiB
-/// `RWF_NOWAIT` read at offset 0 into a buffer of its own: a file without the path refuses the
-/// flag (EOPNOTSUPP) before any IO. A descriptor that cannot be read is not asked (and counts as
-/// having the path: nothing changes for it).
-fn has_nowait_path(file: &File) -> bool {
-    const PROBE_BYTES: usize = 4096;
-    let fd = file.as_raw_fd();
-    // SAFETY: F_GETFL only reads the descriptor's flags.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 || flags & libc::O_ACCMODE == libc::O_WRONLY {
-        return true;
-    }
-    let Ok(layout) = std::alloc::Layout::from_size_align(PROBE_BYTES, PROBE_BYTES) else {
-        return true;
-    };
-    // SAFETY: a non-zero-sized layout.
-    let buf = unsafe { std::alloc::alloc(layout) };
-    if buf.is_null() {
-        return true;
-    }
-    let iov = libc::iovec {
-        iov_base: buf.cast(),
-        iov_len: PROBE_BYTES,
-    };
-    // SAFETY: one iovec over the PROBE_BYTES-byte allocation above, which outlives the call.
-    let read = unsafe { libc::preadv2(fd, &iov, 1, 0, libc::RWF_NOWAIT) };
-    let refused = read < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EOPNOTSUPP);
-    // SAFETY: allocated above with the same layout; the kernel is done with it (the read
-    // returned).
-    unsafe { std::alloc::dealloc(buf, layout) };
-    !refused
 }
 
 /// Registers files or buffers. A refusal is an error only when the job named the option
@@ -392,8 +333,6 @@ impl Engine for UringEngine {
                 self.async_count = 0;
                 entry = entry.flags(squeue::Flags::ASYNC);
             }
-        } else if op != Op::Trim && self.always_punted[file as usize] {
-            entry = entry.flags(squeue::Flags::ASYNC);
         }
         // Cannot fail: the SQ holds at least `depth` entries, and the IOs not yet submitted are
         // among the at most `depth` in flight (the worker has `depth` slots).
