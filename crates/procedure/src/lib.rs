@@ -35,6 +35,7 @@
 pub mod bench;
 pub mod catalog_import;
 pub mod demo;
+pub mod design_input;
 pub mod execute;
 pub mod fio_run;
 pub mod hosts;

@@ -165,7 +165,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut predicted = None;
     if let (Some(vm), Some(spec)) = (&args.vm, &args.disks) {
         let measured = compare::Measured::from_jobs(jobs.iter().copied());
-        let prediction = predict_design(vm, spec, &args, volume, &measured, context.caching)?;
+        let catalog = iofit_procedure::plan::load_catalog(&args.edition, &args.catalog)?;
+        let shape = iofit_procedure::design_input::MeasuredShape {
+            read_pct: measured.read_pct,
+            io_size_bytes: measured.io_size_bytes,
+            outstanding_ios: measured.outstanding_ios,
+        };
+        let prediction = iofit_procedure::design_input::predict_measured(
+            &catalog,
+            &args.edition,
+            vm,
+            spec,
+            volume,
+            shape,
+            context.caching,
+        )?;
         context.limits = iofit_report::chart::limit_bars_from_prediction(&prediction);
         context.design = Some(format!(
             "{} with {spec} ({} tables); binding: {}",
@@ -220,54 +234,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(crate::exit::FAILED)
     })
-}
-
-/// Predicts the design the benchmark ran on, for the workload it ran (mix, IO size and
-/// outstanding IOs as measured), against the volume's sizing target.
-fn predict_design(
-    vm_name: &str,
-    spec: &str,
-    args: &Args,
-    volume: &iofit_model::requirements::VolumeRequirements,
-    measured: &compare::Measured,
-    caching: Option<HostCaching>,
-) -> anyhow::Result<iofit_predict::Prediction> {
-    let edition = args.edition.as_str();
-    let catalog = iofit_procedure::plan::load_catalog(edition, &args.catalog)?;
-    let vm = catalog
-        .vm(vm_name, edition)
-        .map_err(|error| bad_input(format!("--vm: {error}")))?;
-    let mut design: VolumeDesign = spec
-        .parse()
-        .map_err(|error| bad_input(format!("--disks: {error}")))?;
-    design.label = volume.label.clone();
-    if let Some(caching) = caching {
-        design.caching = caching;
-    }
-    let disk = catalog
-        .disk(&design.disk_sku, edition)
-        .map_err(|error| bad_input(format!("--disks: {error}")))?;
-    let io_size = measured
-        .io_size_bytes
-        .map(|size| size.round().max(1.0) as u64)
-        .unwrap_or(volume.sizing.io_size_bytes);
-    let workload = iofit_model::Workload::new(
-        measured.read_pct.unwrap_or(volume.sizing.read_pct),
-        volume.sizing.random_pct,
-        iofit_model::Bytes(io_size),
-        measured.outstanding_ios.unwrap_or(1).max(1),
-        1,
-    );
-    let load = iofit_predict::VolumeLoad {
-        design,
-        disk: iofit_predict::DiskPerf::from(disk),
-        workload,
-        target: Some(volume.sizing.clone()),
-    };
-    // The seed edition counts 1 MB = 1024 KB, as the seed does; plan and predict agree.
-    let assumptions = iofit_procedure::inputs::assumptions_for(edition, None, 100.0)?;
-    iofit_predict::predict(vm, &[load], &assumptions, None)
-        .map_err(|error| bad_input(format!("--vm/--disks: {error}")))
 }
 
 fn labels(requirements: &Requirements) -> String {

@@ -128,7 +128,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
     let catalog = args.catalog.load()?;
     let (vm_name, disks) = match (&args.plan, args.design) {
-        (Some(path), Some(number)) => design_from_plan(path, number)?,
+        (Some(path), Some(number)) => {
+            let text = super::files::read_input(path, 64 << 20, "plan JSON")?;
+            iofit_procedure::design_input::design_from_plan_json(&text, path, number)?
+        }
         _ => (args.vm.clone().unwrap_or_default(), args.disks.clone()),
     };
     if disks.is_empty() {
@@ -184,73 +187,6 @@ fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
         start_credits: args.start_credits / 100.0,
         state_dir: PathBuf::from(STATE_DIR),
     })
-}
-
-/// Design number `number` (1 = cheapest) of `iofit plan --json` output, as a VM name and
-/// `LABEL=COUNTxSKU:CACHING` volume specs.
-fn design_from_plan(
-    path: &std::path::Path,
-    number: usize,
-) -> anyhow::Result<(String, Vec<String>)> {
-    let text = super::files::read_input(path, 64 << 20, "plan JSON")?;
-    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        bad_input(format!(
-            "{}: not JSON ({e}); give the output of `iofit plan --json`",
-            path.display()
-        ))
-    })?;
-    let designs = doc["plan"]["designs"].as_array().ok_or_else(|| {
-        bad_input(format!(
-            "{}: no plan.designs array; give the output of `iofit plan --json`",
-            path.display()
-        ))
-    })?;
-    let entry = number
-        .checked_sub(1)
-        .and_then(|i| designs.get(i))
-        .ok_or_else(|| {
-            bad_input(format!(
-                "--design {number}: {} holds designs 1..={}",
-                path.display(),
-                designs.len()
-            ))
-        })?;
-    let design = &entry["design"];
-    let field = |value: &serde_json::Value, key: &str| -> anyhow::Result<String> {
-        value[key]
-            .as_str()
-            .map(str::to_string)
-            .or_else(|| value[key].as_u64().map(|n| n.to_string()))
-            .ok_or_else(|| {
-                bad_input(format!(
-                    "{}: design {number} has no '{key}'",
-                    path.display()
-                ))
-            })
-    };
-    let vm = field(design, "vm")?;
-    let mut disks = Vec::new();
-    for volume in design["volumes"].as_array().into_iter().flatten() {
-        let mut spec = format!(
-            "{}={}x{}:{}",
-            field(volume, "label")?,
-            field(volume, "disk_count")?,
-            field(volume, "disk_sku")?,
-            field(volume, "caching")?.to_ascii_lowercase()
-        );
-        // A provisioned volume (Premium SSD v2, Ultra) carries what was bought per disk.
-        for (key, name) in [
-            ("provisioned_size_gib", "size_gib"),
-            ("provisioned_iops", "iops"),
-            ("provisioned_throughput_mb_s", "mb_s"),
-        ] {
-            if let Some(value) = volume[key].as_f64() {
-                spec.push_str(&format!(",{name}={value}"));
-            }
-        }
-        disks.push(spec);
-    }
-    Ok((vm, disks))
 }
 
 fn sources(args: &Args, limits: &DesignLimits) -> anyhow::Result<Vec<VolumeSource>> {
