@@ -121,3 +121,49 @@ pub fn predict_measured(
     iofit_predict::predict(vm, &[load], &assumptions, None)
         .map_err(|e| bad("--vm/--disks", e.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_design_becomes_vm_and_volume_specs_and_bad_input_names_the_fix() {
+        let plan = r#"{"plan":{"designs":[
+            {"design":{"vm":"Standard_D4s_v5","volumes":[
+                {"label":"data","disk_count":2,"disk_sku":"P30","caching":"ReadOnly"},
+                {"label":"log","disk_count":1,"disk_sku":"PremiumV2","caching":"None",
+                 "provisioned_size_gib":64.0,"provisioned_iops":4000.0,
+                 "provisioned_throughput_mb_s":150.0}]}}]}}"#;
+        let path = Path::new("plan.json");
+        let (vm, disks) = design_from_plan_json(plan, path, 1).unwrap();
+        assert_eq!(vm, "Standard_D4s_v5");
+        assert_eq!(
+            disks,
+            [
+                "data=2xP30:readonly",
+                "log=1xPremiumV2:none,size_gib=64,iops=4000,mb_s=150"
+            ]
+        );
+        // The specs read back as predict and emulate take them.
+        let catalog = Catalog::embedded().unwrap();
+        for (index, spec) in disks.iter().enumerate() {
+            resolve_volume(&catalog, "current", spec, index, Bought::default()).unwrap();
+        }
+        let cases = [
+            ("not json", 1, "plan.json: not JSON"),
+            ("{}", 1, "no plan.designs array"),
+            (plan, 2, "--design 2: plan.json holds designs 1..=1"),
+            (plan, 0, "--design 0"),
+            (
+                r#"{"plan":{"designs":[{"design":{}}]}}"#,
+                1,
+                "design 1 has no 'vm'",
+            ),
+        ];
+        for (text, number, expected) in cases {
+            let error = design_from_plan_json(text, path, number).unwrap_err();
+            assert!(error.is_bad_input());
+            assert!(error.to_string().contains(expected), "{error}");
+        }
+    }
+}
