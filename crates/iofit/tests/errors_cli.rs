@@ -3,30 +3,9 @@
 //! `total_err`/`first_error`, the text `errors` line and the terse fields count the errors.
 
 use assert_cmd::Command;
+use iofit_testkit::Tmpfs;
 use serde_json::Value;
-use std::path::Path;
 use std::time::Duration;
-
-/// A small tmpfs at `dir` for as long as the guard lives; `None` where mounting is not allowed
-/// (the test then says so): ENOSPC needs a file system that really fills up.
-struct Tmpfs(std::path::PathBuf);
-
-impl Tmpfs {
-    fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
-        let ok = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir)
-            .status()
-            .is_ok_and(|s| s.success());
-        ok.then(|| Tmpfs(dir.to_path_buf()))
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg(&self.0).status();
-    }
-}
 
 /// Runs `options` as a 2 MiB sequential 64 KiB write job on a fresh 1 MiB tmpfs: half of its
 /// writes find the file system full. Exit code, stdout, and whether it could run at all.

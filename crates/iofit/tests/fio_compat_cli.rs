@@ -3,24 +3,13 @@
 //! IO serialised, per-IO logs, errors counted.
 
 use assert_cmd::Command;
-use iofit_testkit::assert_exit;
+use iofit_testkit::{assert_exit, run_job_text, Tmpfs};
 use serde_json::Value;
 use std::path::Path;
-use std::time::Duration;
 
 /// Runs `text` as a job file in `dir` with JSON output; the JSON and stderr.
 fn run_in(dir: &Path, text: &str, extra: &[&str]) -> (Value, String) {
-    let path = dir.join("job.fio");
-    std::fs::write(&path, text).unwrap();
-    let output = Command::cargo_bin("iofit")
-        .unwrap()
-        .current_dir(dir)
-        .args(["run", "--quiet", "--output-format", "json"])
-        .args(extra)
-        .arg(&path)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
+    let output = run_job_text(dir, text, extra);
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     assert!(output.status.success(), "{stderr}");
     (
@@ -308,27 +297,6 @@ fn dedupe_global_shares_duplicates_across_jobs() {
             assert_eq!(in_both, 0, "each job dedupes only within itself");
             assert!((120..=136).contains(&in_a), "{in_a}");
         }
-    }
-}
-
-/// A small tmpfs at `dir` for as long as the guard lives; `None` where mounting is not allowed
-/// (the test then says so and checks what it can without it).
-struct Tmpfs(std::path::PathBuf);
-
-impl Tmpfs {
-    fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
-        let ok = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir)
-            .status()
-            .is_ok_and(|s| s.success());
-        ok.then(|| Tmpfs(dir.to_path_buf()))
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg(&self.0).status();
     }
 }
 

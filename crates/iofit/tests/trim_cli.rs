@@ -3,28 +3,17 @@
 //! then writes it, the JSON counts trims in fio's `trim` block (bytes = IOs x bs), per-IO logs
 //! carry them as ddir 2, and what iofit cannot do for trims is refused with its reason.
 
-use assert_cmd::Command;
+use iofit_testkit::run_job_text;
 use serde_json::Value;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
-use std::time::Duration;
 
 const SIZE_BYTES: u64 = 256 * 1024;
 const BLOCK_BYTES: u64 = 4096;
 
 /// Runs `text` as a job file in `dir` with JSON output; exit status, JSON (if any) and stderr.
 fn run_in(dir: &Path, text: &str, extra: &[&str]) -> (bool, Option<Value>, String) {
-    let path = dir.join("job.fio");
-    std::fs::write(&path, text).unwrap();
-    let output = Command::cargo_bin("iofit")
-        .unwrap()
-        .current_dir(dir)
-        .args(["run", "--quiet", "--output-format", "json"])
-        .args(extra)
-        .arg(&path)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
+    let output = run_job_text(dir, text, extra);
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     let json = serde_json::from_slice(&output.stdout).ok();
     (output.status.success(), json, stderr)

@@ -43,6 +43,43 @@ pub fn assert_exit(output: &std::process::Output, code: i32) {
     );
 }
 
+/// Writes `text` as `job.fio` in `dir` and runs it there: `iofit run --quiet
+/// --output-format json EXTRA job.fio`, with a 60 s limit.
+pub fn run_job_text(dir: &Path, text: &str, extra: &[&str]) -> std::process::Output {
+    let path = dir.join("job.fio");
+    std::fs::write(&path, text).expect("writing the job file");
+    iofit()
+        .current_dir(dir)
+        .args(["run", "--quiet", "--output-format", "json"])
+        .args(extra)
+        .arg(&path)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .expect("running iofit")
+}
+
+/// A small tmpfs mounted at a directory for as long as the guard lives: a file system that
+/// really fills up (ENOSPC). `mount` returns `None` where mounting is not allowed (not root);
+/// the test then says so.
+pub struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    pub fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| Tmpfs(dir.to_path_buf()))
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
 /// A report must open offline: no scripts, stylesheets, frames, fonts or images fetched from
 /// anywhere; the only URL it may name is the SVG namespace.
 pub fn assert_self_contained(html: &str) {
