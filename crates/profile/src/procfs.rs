@@ -247,6 +247,75 @@ impl LiveRecorder {
     }
 }
 
+/// Where a live capture's time comes from: the wall clock, or a fake one in tests.
+pub trait LiveClock {
+    /// Seconds since the capture started.
+    fn now_s(&mut self) -> f64;
+    /// Waits until `at_s` seconds after the start (returns at once if that has passed).
+    fn sleep_until(&mut self, at_s: f64);
+}
+
+/// The wall clock, started when made.
+pub struct WallClock(std::time::Instant);
+
+impl WallClock {
+    pub fn start() -> WallClock {
+        WallClock(std::time::Instant::now())
+    }
+}
+
+impl LiveClock for WallClock {
+    fn now_s(&mut self) -> f64 {
+        self.0.elapsed().as_secs_f64()
+    }
+
+    fn sleep_until(&mut self, at_s: f64) {
+        let due = std::time::Duration::from_secs_f64(at_s.max(0.0));
+        if let Some(wait) = due.checked_sub(self.0.elapsed()) {
+            std::thread::sleep(wait);
+        }
+    }
+}
+
+/// At most this many snapshots in one live capture (a week at 1 s is 604,800).
+pub const LIVE_MAX_SAMPLES: f64 = 1_000_000.0;
+
+/// `iofit profile --live`: snapshots of `<root>`'s counters every `interval_s` for
+/// `duration_s` (one more than the intervals, so the first interval has a start), as a capture.
+pub fn record_live(
+    root: &Path,
+    duration_s: f64,
+    interval_s: f64,
+    clock: &mut dyn LiveClock,
+) -> Result<Capture, ProfileError> {
+    let option = |message: String, fix: &str| ProfileError::Option {
+        message,
+        fix: fix.to_string(),
+    };
+    if interval_s > duration_s {
+        return Err(option(
+            format!("--interval {interval_s} s is longer than --live {duration_s} s"),
+            "sample at least once",
+        ));
+    }
+    let samples = (duration_s / interval_s).round().max(1.0);
+    if samples > LIVE_MAX_SAMPLES {
+        return Err(option(
+            format!(
+                "--interval {interval_s} s over --live {duration_s} s is {samples} samples; at \
+                 most {LIVE_MAX_SAMPLES}"
+            ),
+            "raise --interval",
+        ));
+    }
+    let mut recorder = LiveRecorder::new(&format!("{} (live)", root.display()), interval_s);
+    for step in 0..=samples as u32 {
+        clock.sleep_until(interval_s * f64::from(step));
+        recorder.push(Snapshot::read(root)?, clock.now_s());
+    }
+    Ok(recorder.finish())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,5 +412,61 @@ mod tests {
             let snapshot = Snapshot::read(Path::new("/proc")).unwrap();
             assert!(snapshot.memory_pct > 0.0);
         }
+    }
+
+    /// A fake clock: sleeping moves it to the due time; each snapshot file is swapped in by
+    /// the test's `on_sleep` before it is read.
+    struct FakeClock<'a> {
+        now_s: f64,
+        on_sleep: &'a mut dyn FnMut(f64),
+    }
+
+    impl LiveClock for FakeClock<'_> {
+        fn now_s(&mut self) -> f64 {
+            self.now_s
+        }
+        fn sleep_until(&mut self, at_s: f64) {
+            self.now_s = self.now_s.max(at_s);
+            (self.on_sleep)(self.now_s);
+        }
+    }
+
+    #[test]
+    fn a_live_capture_samples_on_its_clock_and_refuses_impossible_intervals() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        std::fs::write(root.join("stat"), "cpu  100 0 100 800 0 0 0 0 0 0\n").unwrap();
+        std::fs::write(
+            root.join("meminfo"),
+            "MemTotal: 1000 kB\nMemAvailable: 500 kB\n",
+        )
+        .unwrap();
+        let mut sleeps = Vec::new();
+        let mut on_sleep = |at: f64| {
+            // Every second 200 more reads: 200 IOPS in every interval.
+            let text = AFTER.replace("30208", &(30008 + 200 * at as u64).to_string());
+            std::fs::write(root.join("diskstats"), text).unwrap();
+            sleeps.push(at);
+        };
+        let mut clock = FakeClock {
+            now_s: 0.0,
+            on_sleep: &mut on_sleep,
+        };
+        let capture = record_live(&root, 3.0, 1.0, &mut clock).unwrap();
+        assert_eq!(capture.interval_s, Some(1.0));
+        let vda = capture.devices.iter().find(|d| d.name == "vda").unwrap();
+        let iops: Vec<f64> = vda.samples.iter().map(|s| s.read_iops).collect();
+        assert_eq!(iops, [200.0, 200.0, 200.0]);
+        assert_eq!(sleeps, [0.0, 1.0, 2.0, 3.0]);
+        let mut idle = FakeClock {
+            now_s: 0.0,
+            on_sleep: &mut |_| {},
+        };
+        let error = record_live(&root, 1.0, 2.0, &mut idle).unwrap_err();
+        assert!(error
+            .to_string()
+            .contains("--interval 2 s is longer than --live 1 s"));
+        let error = record_live(&root, 1e7, 1e-3, &mut idle).unwrap_err();
+        assert!(error.to_string().contains("raise --interval"), "{error}");
     }
 }

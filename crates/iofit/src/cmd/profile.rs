@@ -5,13 +5,12 @@ use super::emit;
 use crate::exit::bad_input;
 use anyhow::Context;
 use iofit_model::requirements::Requirements;
-use iofit_profile::procfs::{LiveRecorder, Snapshot};
+use iofit_profile::procfs::{record_live, WallClock};
 use iofit_profile::{
     parse_files, partitions_left_out, requirements, ParseOptions, SizingOptions, VolumeSpec,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -119,7 +118,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .proc_root
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("/proc"));
-            live_capture(&root, duration, interval)?
+            eprintln!(
+                "iofit: sampling {} every {interval} s for {duration} s",
+                root.display()
+            );
+            record_live(&root, duration, interval, &mut WallClock::start()).map_err(bad_input)?
         }
         None => {
             if args.files.is_empty() {
@@ -289,43 +292,6 @@ fn seconds_flag(text: &str, flag: &str) -> Result<f64, String> {
             "{flag} '{text}': write a duration above 0 and at most 7 days (604800 s)"
         ))
     }
-}
-
-fn live_capture(
-    root: &Path,
-    duration_s: f64,
-    interval_s: f64,
-) -> anyhow::Result<iofit_profile::Capture> {
-    if interval_s > duration_s {
-        return Err(bad_input(format!(
-            "--interval {interval_s} s is longer than --live {duration_s} s; sample at least once"
-        )));
-    }
-    let mut recorder = LiveRecorder::new(&format!("{} (live)", root.display()), interval_s);
-    let start = Instant::now();
-    const MAX_SAMPLES: f64 = 1_000_000.0;
-    let samples = (duration_s / interval_s).round().max(1.0);
-    if samples > MAX_SAMPLES {
-        return Err(bad_input(format!(
-            "--interval {interval_s} s over --live {duration_s} s is {samples} samples; at most {MAX_SAMPLES} (raise --interval)"
-        )));
-    }
-    let samples = samples as u32;
-    eprintln!(
-        "iofit: sampling {} every {interval_s} s for {duration_s} s",
-        root.display()
-    );
-    for step in 0..=samples {
-        let due = Duration::from_secs_f64(interval_s * step as f64);
-        if let Some(wait) = due.checked_sub(start.elapsed()) {
-            std::thread::sleep(wait);
-        }
-        let snapshot = Snapshot::read(root)
-            .map_err(bad_input)
-            .with_context(|| "reading live counters")?;
-        recorder.push(snapshot, start.elapsed().as_secs_f64());
-    }
-    Ok(recorder.finish())
 }
 
 /// Writes the TOML whole or not at all (a random temporary name, then a rename).
