@@ -775,19 +775,7 @@ fn read_row(
             &table.names[index],
             "every column but Device must be a number; remove the damaged line or re-capture",
         )?;
-        match slot {
-            Slot::ReadIops => sample.read_iops = value,
-            Slot::WriteIops => sample.write_iops = value,
-            Slot::ReadBytes(scale) => sample.read_bytes_s = value * unit_bytes.unwrap_or(scale),
-            Slot::WriteBytes(scale) => sample.write_bytes_s = value * unit_bytes.unwrap_or(scale),
-            Slot::ReadLatency => sample.read_latency_ms = value,
-            Slot::WriteLatency => sample.write_latency_ms = value,
-            Slot::Latency => sample.latency_ms = value,
-            Slot::QueueDepth => sample.queue_depth = value,
-            Slot::ReadMerges => sample.read_merges_s = value,
-            Slot::WriteMerges => sample.write_merges_s = value,
-            Slot::Device | Slot::Ignore => {}
-        }
+        store(sample, slot, value, unit_bytes);
     }
     Ok(())
 }
