@@ -138,20 +138,13 @@ impl Document {
 
     /// A line chart of `series` (x and y labels name their units).
     pub fn chart(
-        mut self,
+        self,
         title: impl Into<String>,
         x_label: impl Into<String>,
         y_label: impl Into<String>,
         series: Vec<crate::chart::Series>,
     ) -> Self {
-        self.blocks.push(Block::Chart {
-            title: title.into(),
-            x_label: x_label.into(),
-            y_label: y_label.into(),
-            series,
-            bands: Vec::new(),
-        });
-        self
+        self.chart_banded(title, x_label, y_label, series, Vec::new())
     }
 
     /// A line chart of `series` with `bands` shaded behind the lines.
