@@ -266,4 +266,17 @@ fn bad_input_exits_2_with_one_line() {
         ],
         "--disks",
     );
+    // A provisioned volume without what was bought, named by compare's own flag.
+    bad_input(
+        &[
+            &results,
+            "--requirements",
+            &requirements,
+            "--vm",
+            "Standard_D8s_v5",
+            "--disks",
+            "1xPremiumV2",
+        ],
+        "--disks '1xPremiumV2': size_gib, iops and mb_s are each needed",
+    );
 }

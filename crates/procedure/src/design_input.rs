@@ -94,7 +94,7 @@ pub fn predict_measured(
         .vm(vm_name, edition)
         .map_err(|e| bad("--vm", e.to_string()))?;
     let (mut design, disk) = resolve_volume(catalog, edition, spec, 0, Bought::default())
-        .map_err(|e| bad("--disks", e.to_string()))?;
+        .map_err(|e| ProcedureError::bad_input(format!("--disks '{}': {}", e.spec, e.reason)))?;
     design.label = volume.label.clone();
     if let Some(caching) = caching {
         design.caching = caching;

@@ -35,8 +35,9 @@ pub struct Args {
     /// Compare only jobs with this name (repeatable).
     #[arg(long = "job", value_name = "NAME")]
     pub jobs: Vec<String>,
-    /// The volume's disks as COUNTxSKU[:CACHING] (e.g. 10xP30:none), so the advice can check
-    /// the stripe's queue depth and the host cache.
+    /// The volume's disks as COUNTxSKU[:CACHING] (e.g. 10xP30:none; a Premium SSD v2 or Ultra
+    /// volume adds ,size_gib=N,iops=N,mb_s=N as `predict --disk` does), so the advice can
+    /// check the stripe's queue depth and the host cache.
     #[arg(long, value_name = "SPEC")]
     pub disks: Option<String>,
     /// Host caching of the volume's disks (overrides the one in --disks).
