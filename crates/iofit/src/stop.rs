@@ -314,6 +314,26 @@ pub(crate) fn set_last_word(word: LastWord, to: LastWordTo) {
     *LAST_WORD.lock().unwrap_or_else(|e| e.into_inner()) = Some((word, to));
 }
 
+/// [`set_last_word`] for a procedure of several runs (bench, a vdbench file): the results so
+/// far, with the running run's from `live`, go to `output` (or stdout).
+pub(crate) fn set_last_word_so_far(
+    live: std::sync::Arc<iofit_engine::LiveResults>,
+    so_far: std::sync::Arc<iofit_procedure::so_far::SoFar>,
+    output: Option<&std::path::Path>,
+) {
+    let to = match output {
+        Some(path) => LastWordTo::File(path.to_path_buf()),
+        None => LastWordTo::Stdout,
+    };
+    set_last_word(
+        Box::new(move |by| {
+            let running = live.interrupted_report(by).map(|report| report.result);
+            so_far.render(running.as_ref(), by)
+        }),
+        to,
+    );
+}
+
 /// The command has written its own results (to its output file): the bound has nothing to add.
 pub(crate) fn clear_last_word() {
     LAST_WORD.lock().unwrap_or_else(|e| e.into_inner()).take();
