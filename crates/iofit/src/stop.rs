@@ -185,6 +185,8 @@ fn on_signal(signalled: Instant) {
     if armed == NOT_ARMED || (earlier >= 1 && armed != CLEANUP) {
         end_now(None);
     }
+    // Outputs written from now on are not synced: an fsync on a busy disk would hold the end.
+    iofit_safefs::atomic::stop_syncing();
     if let Some(stop) = FLAG.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
         stop.store(true, Ordering::SeqCst);
     }
