@@ -166,6 +166,13 @@ pub fn run_file(
     }
     Ok(if outcome.failed {
         ExitCode::from(crate::exit::FAILED)
+    } else if outcome.interrupted {
+        // Ctrl-C/SIGTERM: the runs so far are out (the running one marked interrupted); the
+        // exit says the file did not run to its end, as `iofit run` does for fio jobs.
+        if !quiet {
+            eprintln!("iofit: interrupted; the results cover the runs before the signal");
+        }
+        ExitCode::from(crate::cmd::run::INTERRUPTED)
     } else {
         ExitCode::SUCCESS
     })
