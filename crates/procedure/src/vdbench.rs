@@ -70,6 +70,10 @@ pub struct VdbenchJson {
     pub tool: String,
     pub dialect: String,
     pub file: String,
+    /// A signal stopped the file: the last run holds what it had measured until then, and
+    /// the runs after it did not run.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     pub runs: Vec<RunJson>,
     pub curves: Vec<CurveJson>,
     /// File system runs (fsd/fwd): per operation, as vdbench's file system summary.
@@ -797,6 +801,7 @@ fn finish(
         Vec::new(),
     ));
     outcome.failed |= measured.job.error.is_some();
+    outcome.doc.interrupted |= measured.job.interrupted;
     outcome.data_errors += measured.job.verify.as_ref().map_or(0, |v| v.bad_units);
     outcome.flat_rows.extend(crate::vdbench_flat::raw_rows(
         run,
