@@ -746,7 +746,7 @@ pub fn run_jobs(
                 SeriesMerger::new(interval, clones_expected)
                     .with_bins(job.logs.hist_prefix.is_some())
                     .with_directions(
-                        job.rw.is_mixed()
+                        (job.rw.is_mixed() || job.rw.is_trimwrite())
                             && !job.logs.per_io
                             && (job.logs.lat_prefix.is_some() || job.logs.hist_prefix.is_some()),
                     ),
@@ -1005,6 +1005,7 @@ pub fn run_jobs(
                         let sums = crate::live::SlotSums {
                             read: &slot.read,
                             write: &slot.write,
+                            trim: &slot.trim,
                             runtime_ns: slot.runtime_ns,
                         };
                         live.absorbed(cell_index, slot_index, sums);
@@ -1208,6 +1209,7 @@ impl Interim<'_> {
         }
         let (mut read, mut write, mut runtime_ns) =
             (slot.read.clone(), slot.write.clone(), slot.runtime_ns);
+        let mut trim = slot.trim.clone();
         for c in mine {
             let cell = &self.cells[c];
             // An absorbed clone is in the slot's counters already; one that finished but is
@@ -1218,6 +1220,7 @@ impl Interim<'_> {
             if let Some(snap) = cell.snapshot.lock().expect("snapshot lock").as_ref() {
                 read.merge(&snap.read);
                 write.merge(&snap.write);
+                trim.merge(&snap.trim);
                 runtime_ns = runtime_ns.max(snap.runtime_ns);
             }
         }
@@ -1232,6 +1235,7 @@ impl Interim<'_> {
             iodepth: job.effective_iodepth(),
             read: read.to_result(runtime_ns),
             write: write.to_result(runtime_ns),
+            trim: trim.to_result(runtime_ns),
             random_seed: slot.seed,
             ..JobResult::default()
         })

@@ -149,7 +149,6 @@ fn what_iofit_cannot_do_for_trims_is_refused_with_its_reason() {
     let dir = tempfile::tempdir().unwrap();
     for (extra, expect) in [
         ("verify=md5\n", "verification of a trimwrite job"),
-        ("write_bw_log=x\nlog_avg_msec=100\n", "averaged"),
         ("trim_percentage=10\nverify=md5\n", "verify-trim"),
     ] {
         let text = format!("{}{extra}", job("trimwrite", "psync"));
@@ -162,4 +161,122 @@ fn what_iofit_cannot_do_for_trims_is_refused_with_its_reason() {
     let text = format!("{}verify=md5\n", job("randtrim", "psync"));
     let (ok, _, stderr) = run_in(dir.path(), &text, &[]);
     assert!(ok, "{stderr}");
+}
+
+/// The rows of a fio averaged log: (time ms, value, ddir).
+fn log_rows(path: &Path) -> Vec<(u64, u64, u64)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<u64> = l.split(',').map(|f| f.trim().parse().unwrap()).collect();
+            (f[0], f[1], f[2])
+        })
+        .collect()
+}
+
+/// Each row's value times its window's length (from the previous row's time of the same
+/// direction; a window shorter than 1 ms counts as 1 ms, as it was rated): bytes for a
+/// bandwidth log (KiB/s), IOs for an IOPS log.
+fn window_sums(rows: &[(u64, u64, u64)], ddir: u64, unit: f64) -> f64 {
+    let mut last_ms = 0;
+    let mut sum = 0.0;
+    for &(ms, value, _) in rows.iter().filter(|r| r.2 == ddir) {
+        sum += value as f64 * unit * (ms - last_ms).max(1) as f64 / 1000.0;
+        last_ms = ms;
+    }
+    sum
+}
+
+#[test]
+fn trims_have_interval_series_in_averaged_logs_and_the_json_trim_block() {
+    let dir = tempfile::tempdir().unwrap();
+    run_ok(dir.path(), &job("write", "psync"), &[]);
+    let text = format!(
+        "{}runtime=1\ntime_based=1\nrate_iops=400\nlog_avg_msec=250\n\
+         write_bw_log=tb\nwrite_iops_log=ti\nwrite_lat_log=tl\n",
+        job("randtrim", "psync")
+    );
+    let json = run_ok(dir.path(), &text, &[]);
+    let (ios, bytes) = counts(&json, "trim");
+    assert!(ios > 0);
+    let bw = log_rows(&dir.path().join("tb_bw.1.log"));
+    let iops = log_rows(&dir.path().join("ti_iops.1.log"));
+    assert!(!bw.is_empty());
+    // fio's lines of a trim job are direction 2 only (fio 3.33 writes no 0 or 1 lines).
+    for rows in [&bw, &iops, &log_rows(&dir.path().join("tl_lat.1.log"))] {
+        assert!(rows.iter().all(|r| r.2 == 2), "{rows:?}");
+    }
+    // The windows add up to the JSON's totals, within each line's rounding to 1 KiB/s or
+    // 1 IO/s (at most a second of windows).
+    let logged_bytes = window_sums(&bw, 2, 1024.0);
+    assert!(
+        (logged_bytes - bytes as f64).abs() <= bw.len() as f64 * 512.0,
+        "bw log {logged_bytes} vs JSON {bytes}"
+    );
+    let logged_ios = window_sums(&iops, 2, 1.0);
+    assert!(
+        (logged_ios - ios as f64).abs() <= iops.len() as f64 * 0.5,
+        "iops log {logged_ios} vs JSON {ios}"
+    );
+    // The trim block has samples from the same series: its min and max are the log's whole
+    // windows', and its mean agrees with bytes over runtime.
+    let trim = &json["jobs"][0]["trim"];
+    let samples = trim["bw_samples"].as_u64().unwrap();
+    assert!(samples >= 3, "{trim}");
+    assert_eq!(trim["iops_samples"].as_u64().unwrap(), samples);
+    let whole: Vec<u64> = bw.iter().take(samples as usize).map(|r| r.1).collect();
+    assert_eq!(trim["bw_min"].as_u64(), whole.iter().min().copied());
+    assert_eq!(trim["bw_max"].as_u64(), whole.iter().max().copied());
+    let runtime_s = trim["runtime"].as_f64().unwrap() / 1000.0;
+    let kib_s = bytes as f64 / 1024.0 / runtime_s;
+    let mean = trim["bw_mean"].as_f64().unwrap();
+    assert!(
+        (mean - kib_s).abs() <= kib_s * 0.3,
+        "bw_mean {mean} vs {kib_s} KiB/s"
+    );
+    assert_eq!(trim["bw_agg"].as_f64(), Some(100.0));
+}
+
+#[test]
+fn trimwrite_logs_have_a_line_per_direction_and_status_reports_carry_trims() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{}runtime=1\ntime_based=1\nrate_iops=200\nlog_avg_msec=250\nwrite_iops_log=ti\n\
+         write_lat_log=tl\n",
+        job("randtrimwrite", "psync")
+    );
+    let output = run_job_text(dir.path(), &text, &["--status-interval", "400ms"]);
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let reports: Vec<Value> = serde_json::Deserializer::from_str(&stdout)
+        .into_iter::<Value>()
+        .map(|v| v.unwrap())
+        .collect();
+    assert!(reports.len() >= 2, "interim reports and the final one");
+    let json = reports.last().unwrap();
+    let interim = &reports[0]["jobs"][0];
+    assert!(
+        interim["trim"]["total_ios"].as_u64().unwrap() > 0,
+        "{interim}"
+    );
+    assert_eq!(
+        interim["trim"]["io_bytes"].as_u64().unwrap(),
+        interim["trim"]["total_ios"].as_u64().unwrap() * BLOCK_BYTES
+    );
+    let iops = log_rows(&dir.path().join("ti_iops.1.log"));
+    for (ddir, name) in [(1, "write"), (2, "trim")] {
+        let logged = window_sums(&iops, ddir, 1.0);
+        let ios = counts(json, name).0 as f64;
+        assert!(ios > 0.0);
+        let lines = iops.iter().filter(|r| r.2 == ddir).count() as f64;
+        assert!(
+            (logged - ios).abs() <= lines * 0.5,
+            "{name}: {logged} vs {ios}"
+        );
+    }
+    assert!(iops.iter().all(|r| r.2 == 1 || r.2 == 2));
+    // Latency lines per direction: the trims' own means, not the pooled one.
+    let lat = log_rows(&dir.path().join("tl_lat.1.log"));
+    assert!(lat.iter().any(|r| r.2 == 1) && lat.iter().any(|r| r.2 == 2));
 }

@@ -158,14 +158,17 @@ fn add_series(
         slot.read_bytes += sample.read_bytes;
         slot.write_ios += sample.write_ios;
         slot.write_bytes += sample.write_bytes;
+        slot.trim_ios += sample.trim_ios;
+        slot.trim_bytes += sample.trim_bytes;
         slot.latency_p99_ns = slot.latency_p99_ns.max(sample.latency_p99_ns);
-        weighted[shift + k] += sample.latency_mean_ns * (sample.read_ios + sample.write_ios) as f64;
+        let ios = sample.read_ios + sample.write_ios + sample.trim_ios;
+        weighted[shift + k] += sample.latency_mean_ns * ios as f64;
     }
 }
 
 fn finish_series(out: &mut [IntervalSample], weighted: &[f64]) {
     for (slot, sum) in out.iter_mut().zip(weighted) {
-        let ios = slot.read_ios + slot.write_ios;
+        let ios = slot.read_ios + slot.write_ios + slot.trim_ios;
         slot.latency_mean_ns = if ios == 0 { 0.0 } else { sum / ios as f64 };
     }
 }

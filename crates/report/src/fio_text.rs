@@ -14,7 +14,7 @@ use crate::fio_common::{
 };
 use crate::fio_json::{ctime_utc, interval_rates, rate_stats};
 use iofit_model::job::{BlockSizeSpec, JobSpec, Reporting, UnifiedRw};
-use iofit_stats::{fio_bins, DirectionResult, JobResult, LatencySummary, RunResult};
+use iofit_stats::{fio_bins, Ddir, DirectionResult, JobResult, LatencySummary, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -27,11 +27,12 @@ pub fn render(run: &RunResult) -> String {
 /// significant figures).
 pub fn render_with(run: &RunResult, output: &FioOutput) -> String {
     let mut out = String::new();
-    let mut group_bw: BTreeMap<u32, [f64; 2]> = BTreeMap::new();
+    let mut group_bw: BTreeMap<u32, [f64; 3]> = BTreeMap::new();
     for job in &run.jobs {
         let entry = group_bw.entry(job.group_id).or_default();
         entry[0] += job.read.bandwidth_bytes_per_second;
         entry[1] += job.write.bandwidth_bytes_per_second;
+        entry[2] += job.trim.bandwidth_bytes_per_second;
     }
     for (index, job) in run.jobs.iter().enumerate() {
         let bw = group_bw.get(&job.group_id).copied().unwrap_or_default();
@@ -110,7 +111,7 @@ fn render_job(
     out: &mut String,
     job: &JobResult,
     timestamp_s: u64,
-    group_bw: [f64; 2],
+    group_bw: [f64; 3],
     reporting: &Reporting,
 ) {
     let err = if job.error.is_some() { 1 } else { 0 };
@@ -128,28 +129,16 @@ fn render_job(
         if d.ios == 0 {
             continue;
         }
-        let (read, bw) = match label {
-            "read" => (Some(true), group_bw[0]),
-            "write" => (Some(false), group_bw[1]),
-            _ => (None, group_bw[0] + group_bw[1]),
+        let (ddir, bw) = match label {
+            "read" => (Some(Ddir::Read), group_bw[0]),
+            "write" => (Some(Ddir::Write), group_bw[1]),
+            _ => (None, group_bw.iter().sum()),
         };
-        render_direction(out, label, &d, job, read, bw, reporting);
+        render_direction(out, label, &d, job, ddir, bw, reporting);
     }
     if job.trim.ios > 0 && reporting.unified_rw_reporting != UnifiedRw::Mixed {
-        // The interval series holds reads and writes only: no bandwidth samples for trims.
-        let without_series = JobResult {
-            series: Vec::new(),
-            ..job.clone()
-        };
-        render_direction(
-            out,
-            "trim",
-            &job.trim,
-            &without_series,
-            None,
-            0.0,
-            reporting,
-        );
+        let trim = Some(Ddir::Trim);
+        render_direction(out, "trim", &job.trim, job, trim, group_bw[2], reporting);
     }
     render_latency_ranges(out, job);
     let _ = writeln!(
@@ -286,7 +275,7 @@ fn render_direction(
     label: &str,
     d: &DirectionResult,
     job: &JobResult,
-    read: Option<bool>,
+    ddir: Option<Ddir>,
     group_bw: f64,
     reporting: &Reporting,
 ) {
@@ -338,8 +327,8 @@ fn render_direction(
             render_percentiles(out, name, summary, &list);
         }
     }
-    let (bw, iops) = match read {
-        Some(read) => interval_rates(&job.series, read),
+    let (bw, iops) = match ddir {
+        Some(ddir) => interval_rates(&job.series, ddir),
         None => crate::fio_common::mixed_rates(&job.series),
     };
     if !bw.is_empty() {
