@@ -280,3 +280,56 @@ fn trimwrite_logs_have_a_line_per_direction_and_status_reports_carry_trims() {
     let lat = log_rows(&dir.path().join("tl_lat.1.log"));
     assert!(lat.iter().any(|r| r.2 == 1) && lat.iter().any(|r| r.2 == 2));
 }
+
+#[test]
+fn the_third_block_size_is_the_trims_in_bs_bssplit_and_bsrange() {
+    // fio's bs, bssplit and bsrange take READ,WRITE,TRIM; a missing trim value repeats the last
+    // one given (fio 3.33 trims these 256 KiB in 16, 16, 8 and 32 IOs).
+    for (sizes, trim_bytes) in [
+        ("bs=4k,4k,64k", 64 * 1024),
+        ("bs=4k,16k", 16 * 1024),
+        ("bssplit=4k/100,4k/100,32k/100", 32 * 1024),
+        ("bsrange=4k-4k,4k-4k,8k-8k", 8 * 1024),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        run_ok(dir.path(), &job("write", "psync"), &[]);
+        let before = std::fs::metadata(&data).unwrap().blocks();
+        let text = job("randtrim", "psync").replace("bs=4k\n", &format!("{sizes}\n"))
+            + "write_iolog=trims.log\n";
+        let json = run_ok(dir.path(), &text, &[]);
+        let ios = SIZE_BYTES / trim_bytes;
+        assert_eq!(counts(&json, "trim"), (ios, ios * trim_bytes), "{sizes}");
+        // Every trim in the IO log is one range of the trim size, on its own boundary.
+        let log = std::fs::read_to_string(dir.path().join("trims.log")).unwrap();
+        let trims: Vec<(u64, u64)> = log
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f.get(2) == Some(&"trim")).then(|| (f[3].parse().unwrap(), f[4].parse().unwrap()))
+            })
+            .collect();
+        assert_eq!(trims.len() as u64, ios, "{sizes}: {log}");
+        assert!(trims
+            .iter()
+            .all(|&(offset, len)| len == trim_bytes && offset % trim_bytes == 0));
+        // The holes are that size: the file reads back as zeros and gives its blocks back.
+        let after = std::fs::metadata(&data).unwrap();
+        assert!(
+            after.blocks() * 512 < SIZE_BYTES / 8,
+            "{sizes}: {before} -> {}",
+            after.blocks()
+        );
+        assert!(std::fs::read(&data).unwrap().iter().all(|&b| b == 0));
+    }
+    // One trim of the third size punches exactly that range: 64 KiB of zeros, data after it.
+    let dir = tempfile::tempdir().unwrap();
+    let fill = format!("{}buffer_pattern=0xab\n", job("write", "psync"));
+    run_ok(dir.path(), &fill, &[]);
+    let text = job("trim", "psync").replace("bs=4k\n", "bs=4k,4k,64k\nnumber_ios=1\n");
+    let json = run_ok(dir.path(), &text, &[]);
+    assert_eq!(counts(&json, "trim"), (1, 65536));
+    let content = std::fs::read(dir.path().join("data")).unwrap();
+    assert!(content[..65536].iter().all(|&b| b == 0));
+    assert!(content[65536..].iter().all(|&b| b == 0xab));
+}

@@ -5,7 +5,8 @@
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, EngineChoice};
 use crate::values::{
-    parse_bool, parse_percent, parse_size, parse_time, parse_u32, parse_u64, split_per_direction,
+    parse_bool, parse_percent, parse_size, parse_time, parse_u32, parse_u64, split_per_ddir,
+    split_per_direction,
 };
 use iofit_model::job::{
     AccessZone, BlockSizeShare, JobSpec, PerDirection, RandomDistribution, RwMode, SizeSpec,
@@ -43,7 +44,10 @@ pub(crate) struct Builder {
     pub filesize: Option<Placed<Bytes>>,
     pub bs_read: Option<Placed<Bytes>>,
     pub bs_write: Option<Placed<Bytes>>,
-    pub bssplit: Option<Placed<(Vec<BlockSizeShare>, Vec<BlockSizeShare>)>>,
+    /// fio's third `bs` value: the size of trims.
+    pub bs_trim: Option<Placed<Bytes>>,
+    /// Read, write and trim shares (bssplit, or a bsrange as one).
+    pub bssplit: Option<Placed<[Vec<BlockSizeShare>; 3]>>,
     pub blockalign: Option<Placed<Bytes>>,
     pub number_ios: Option<Placed<u64>>,
     pub rw: Option<RwMode>,
@@ -347,12 +351,12 @@ pub(crate) fn rwmix(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 pub(crate) fn bs(c: &mut Ctx, arg: &Arg) -> R {
-    let (read, write) = split_per_direction(arg.value()?)
-        .map_err(|why| arg.invalid(why, "write bs=4k or bs=READ,WRITE such as bs=4k,64k"))?;
+    let (read, write, trim) = split_per_ddir(arg.value()?)
+        .map_err(|why| arg.invalid(why, "write bs=4k or bs=READ,WRITE[,TRIM] such as bs=4k,64k"))?;
     // fio's bs also takes a range (bs=4k-512k), which is bsrange.
-    if read
-        .iter()
-        .chain(write.iter())
+    if [&read, &write, &trim]
+        .into_iter()
+        .flatten()
         .any(|part| part.contains('-'))
     {
         c.note("a bs range runs as a bssplit of the multiples of its smallest size, in the shares fio draws them");
@@ -368,14 +372,16 @@ pub(crate) fn bs(c: &mut Ctx, arg: &Arg) -> R {
     // An empty entry means fio's default (4 KiB) for that direction.
     let read = read.map(parse_one).transpose()?.unwrap_or(Bytes::kib(4));
     let write = write.map(parse_one).transpose()?.unwrap_or(Bytes::kib(4));
+    let trim = trim.map(parse_one).transpose()?.unwrap_or(Bytes::kib(4));
     c.b.bs_read = Some(Placed::at(read, arg));
     c.b.bs_write = Some(Placed::at(write, arg));
+    c.b.bs_trim = Some(Placed::at(trim, arg));
     c.b.bssplit = None;
     Ok(())
 }
 pub(crate) fn bssplit(c: &mut Ctx, arg: &Arg) -> R {
-    let (read, write) = split_per_direction(arg.value()?)
-        .map_err(|why| arg.invalid(why, "write bssplit=4k/10:64k/90 or READ,WRITE lists"))?;
+    let (read, write, trim) = split_per_ddir(arg.value()?)
+        .map_err(|why| arg.invalid(why, "write bssplit=4k/10:64k/90 or READ,WRITE[,TRIM] lists"))?;
     let parse_list = |text: Option<String>| -> Result<Vec<BlockSizeShare>, JobFileError> {
         match text {
             None => Ok(vec![BlockSizeShare {
@@ -390,10 +396,11 @@ pub(crate) fn bssplit(c: &mut Ctx, arg: &Arg) -> R {
             }),
         }
     };
-    let split = (parse_list(read)?, parse_list(write)?);
+    let split = [parse_list(read)?, parse_list(write)?, parse_list(trim)?];
     c.b.bssplit = Some(Placed::at(split, arg));
     c.b.bs_read = None;
     c.b.bs_write = None;
+    c.b.bs_trim = None;
     Ok(())
 }
 
@@ -405,8 +412,8 @@ const MAX_BSRANGE_SIZES: u64 = 4096;
 /// that is every multiple k x MIN (k = 1..floor(r)) with probability 1/r each, and MAX itself
 /// with what is left when r is not whole. The same distribution as a bssplit.
 pub(crate) fn bsrange(c: &mut Ctx, arg: &Arg) -> R {
-    const FIX: &str = "write bsrange=MIN-MAX such as bsrange=4k-64k (or READ,WRITE ranges)";
-    let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, FIX))?;
+    const FIX: &str = "write bsrange=MIN-MAX such as bsrange=4k-64k (or READ,WRITE[,TRIM] ranges)";
+    let (read, write, trim) = split_per_ddir(arg.value()?).map_err(|why| arg.invalid(why, FIX))?;
     let lower = |text: Option<String>| -> Result<Vec<BlockSizeShare>, JobFileError> {
         let Some(text) = text else {
             return Ok(vec![BlockSizeShare {
@@ -444,10 +451,11 @@ pub(crate) fn bsrange(c: &mut Ctx, arg: &Arg) -> R {
         }
         Ok(shares)
     };
-    let split = (lower(read)?, lower(write)?);
+    let split = [lower(read)?, lower(write)?, lower(trim)?];
     c.b.bssplit = Some(Placed::at(split, arg));
     c.b.bs_read = None;
     c.b.bs_write = None;
+    c.b.bs_trim = None;
     Ok(())
 }
 /// Checked in `finish`: iofit aligns random offsets to the smallest block size, fio's default.
