@@ -1,6 +1,6 @@
-//! The stop bound (`iofit::stop`): a stopped run ends 1.5 s after the signal at the latest,
-//! and when it ends that way it still prints whole results for the job that was running, or
-//! gives up on a stdout that takes nothing. The real binary, real signals, real IO, and a
+//! The stop bound (`iofit::stop`): a stopped run ends 1 s after the signal at the latest,
+//! and when it ends that way it still prints (or writes to `--output`) whole results for the
+//! job that was running, or gives up on a stdout that takes nothing. The real binary, real signals, real IO, and a
 //! really starved thread: the kernel's CPU bandwidth control (cgroup v1 `cpu`) holds the main
 //! thread alone to 1 ms of CPU a second, as a very loaded machine would.
 
@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// `iofit::stop::STOP_BOUND`.
-const STOP_BOUND: Duration = Duration::from_millis(1500);
+const STOP_BOUND: Duration = Duration::from_millis(1000);
 /// Room for the tear-down of the process and for this test's own threads to be scheduled
 /// on a loaded machine (a test run beside other builds took 2.2 s from signal to exit).
 const SLACK: Duration = Duration::from_millis(1000);
@@ -28,12 +28,18 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 /// A time-based 4k random-read job on a 16 MiB file in `dir`, started with `stdout`.
 fn long_job(dir: &Path, stdout: Stdio) -> Child {
+    long_job_to(dir, stdout, None)
+}
+
+/// [`long_job`], its results written to `output` when given.
+fn long_job_to(dir: &Path, stdout: Stdio, output: Option<&Path>) -> Child {
     let file = dir.join("data.bin");
     Command::new(env!("CARGO_BIN_EXE_iofit"))
         .args(["run", "--quiet", "--output-format=json", "--name=long"])
         .args(["--rw=randread", "--bs=4k", "--size=16m", "--runtime=60"])
         .args(["--time_based", "--ioengine=psync"])
         .arg(format!("--filename={}", file.display()))
+        .args(output.map(|path| format!("--output={}", path.display())))
         .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
@@ -145,7 +151,7 @@ fn a_run_ended_by_the_bound_prints_what_the_running_job_measured() {
     // before the bound (seen once in CI on a quiet machine); either way the checks below hold.
     eprintln!(
         "ended by the bound: {}; stderr: {stderr}",
-        stderr.contains("did not end within 1500 ms")
+        stderr.contains("did not end within 1000 ms")
     );
     let printed_after = whole_at.expect("whole JSON on stdout") - signalled;
     // The exit itself waits for the starved thread's next turn (the cgroup's next period),
@@ -154,7 +160,12 @@ fn a_run_ended_by_the_bound_prints_what_the_running_job_measured() {
         printed_after < STOP_BOUND + SLACK,
         "results out {printed_after:?} after the signal"
     );
-    let results: Value = serde_json::from_slice(&text).unwrap();
+    check_interrupted_results(&text);
+}
+
+/// `text` is whole JSON results of the one job `long`, interrupted, whose numbers agree.
+fn check_interrupted_results(text: &[u8]) {
+    let results: Value = serde_json::from_slice(text).expect("whole JSON results");
     let job = &results["jobs"][0];
     assert_eq!(job["jobname"], "long");
     assert_eq!(job["iofit"]["interrupted"], true, "{job}");
@@ -165,6 +176,51 @@ fn a_run_ended_by_the_bound_prints_what_the_running_job_measured() {
     assert_eq!(read["clat_ns"]["N"].as_u64().unwrap(), ios);
     assert_eq!(read["lat_ns"]["N"].as_u64().unwrap(), ios);
     assert!(read["iops"].as_f64().unwrap() > 0.0);
+}
+
+/// With `--output`, a run the bound ends still leaves the interrupted job's results in the
+/// file, whole, and no temporary file beside it.
+#[test]
+fn a_run_ended_by_the_bound_writes_what_the_running_job_measured_to_its_output() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 || !Path::new(CPU_CGROUP).join("tasks").exists() {
+        eprintln!("skipping: needs root and the cgroup v1 cpu controller");
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let Some(starve) = Starve::new() else {
+        eprintln!("skipping: cannot make a cpu cgroup under {CPU_CGROUP}");
+        return;
+    };
+    let output = dir.path().join("results.json");
+    let mut child = long_job_to(dir.path(), Stdio::null(), Some(&output));
+    std::thread::sleep(Duration::from_millis(1000));
+    starve.thread(child.id());
+    let signalled = sigint(&child);
+    // The file is whole from the moment it appears (renamed into place): poll for it.
+    let written_after = loop {
+        if output.exists() || signalled.elapsed() > Duration::from_secs(5) {
+            break signalled.elapsed();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let (code, _) = wait_exit(&mut child, signalled);
+    let stderr = stderr_of(&mut child);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        written_after < STOP_BOUND + SLACK,
+        "results in the file {written_after:?} after the signal; {stderr}"
+    );
+    eprintln!("stderr: {stderr}");
+    check_interrupted_results(&std::fs::read(&output).expect("the output file"));
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".iofit-tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
 }
 
 /// A pipe whose buffer is full: nothing more goes in until a reader reads, which none does.
