@@ -741,6 +741,7 @@ impl<'a, C: Clock> Run<'a, C> {
             let op = match io.op {
                 crate::replay::ReplayOp::Read => Op::Read,
                 crate::replay::ReplayOp::Write => Op::Write,
+                crate::replay::ReplayOp::Trim => Op::Trim,
                 crate::replay::ReplayOp::Sync { data_only } => {
                     if let Err(e) = self.sync_one(engine, io.file, data_only, now) {
                         self.out.error.get_or_insert(e.to_string());
