@@ -119,6 +119,11 @@ pub struct IntervalSample {
 }
 
 impl IntervalSample {
+    /// The interval's IOs of every direction.
+    pub fn ios(&self) -> u64 {
+        self.read_ios + self.write_ios + self.trim_ios
+    }
+
     /// The interval's (IOs, bytes) of one direction.
     pub fn of(&self, ddir: crate::series::Ddir) -> (u64, u64) {
         match ddir {
