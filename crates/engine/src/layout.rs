@@ -428,8 +428,9 @@ fn check_free_space(needs: &[FileNeed]) -> Result<(), EngineError> {
             return Err(EngineError::BadPath {
                 path: dir,
                 message: format!(
-                    "laying out the test files needs {} but the filesystem has {} free; lower size= (for example --size 1g)",
+                    "laying out the test files needs {} but the filesystem has {} free; lower size= so the files fit in {} (or free space, or point the job at a larger filesystem)",
                     human_bytes(bytes),
+                    human_bytes(free),
                     human_bytes(free)
                 ),
             });

@@ -178,24 +178,33 @@ fn check_interrupted_results(text: &[u8]) {
     assert!(read["iops"].as_f64().unwrap() > 0.0);
 }
 
-/// With `--output`, a run the bound ends still leaves the interrupted job's results in the
-/// file, whole, and no temporary file beside it.
-#[test]
-fn a_run_ended_by_the_bound_writes_what_the_running_job_measured_to_its_output() {
+/// Starts `command` (stdout to nowhere), starves its main thread, sends SIGINT and waits for
+/// `output` to appear; checks the exit (130), that the file came within the bound and that
+/// no temporary file is left in `dir`. The file's text and iofit's stderr; None where the
+/// machine cannot starve a thread (not root, no cgroup v1 cpu controller).
+fn output_after_a_starved_stop(
+    mut command: Command,
+    dir: &Path,
+    output: &Path,
+    running_for: Duration,
+) -> Option<(Vec<u8>, String)> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 || !Path::new(CPU_CGROUP).join("tasks").exists() {
         eprintln!("skipping: needs root and the cgroup v1 cpu controller");
-        return;
+        return None;
     }
-    let _serial = serial();
-    let dir = tempfile::tempdir().unwrap();
     let Some(starve) = Starve::new() else {
         eprintln!("skipping: cannot make a cpu cgroup under {CPU_CGROUP}");
-        return;
+        return None;
     };
-    let output = dir.path().join("results.json");
-    let mut child = long_job_to(dir.path(), Stdio::null(), Some(&output));
-    std::thread::sleep(Duration::from_millis(1000));
+    let mut child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(running_for);
+    // The main thread (its tid is the pid) only: the workers and the signal and watchdog
+    // threads keep their CPU.
     starve.thread(child.id());
     let signalled = sigint(&child);
     // The file is whole from the moment it appears (renamed into place): poll for it.
@@ -213,14 +222,128 @@ fn a_run_ended_by_the_bound_writes_what_the_running_job_measured_to_its_output()
         "results in the file {written_after:?} after the signal; {stderr}"
     );
     eprintln!("stderr: {stderr}");
-    check_interrupted_results(&std::fs::read(&output).expect("the output file"));
-    let left: Vec<_> = std::fs::read_dir(dir.path())
+    let left: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|name| name.ends_with(".iofit-tmp"))
         .collect();
     assert!(left.is_empty(), "temporary files left: {left:?}");
+    Some((std::fs::read(output).expect("the output file"), stderr))
+}
+
+/// With `--output`, a run the bound ends still leaves the interrupted job's results in the
+/// file, whole, and no temporary file beside it.
+#[test]
+fn a_run_ended_by_the_bound_writes_what_the_running_job_measured_to_its_output() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("results.json");
+    let file = dir.path().join("data.bin");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_iofit"));
+    command
+        .args(["run", "--quiet", "--output-format=json", "--name=long"])
+        .args(["--rw=randread", "--bs=4k", "--size=16m", "--runtime=60"])
+        .args(["--time_based", "--ioengine=psync"])
+        .arg(format!("--filename={}", file.display()))
+        .arg(format!("--output={}", output.display()));
+    let Some((text, _)) =
+        output_after_a_starved_stop(command, dir.path(), &output, Duration::from_millis(1000))
+    else {
+        return;
+    };
+    check_interrupted_results(&text);
+}
+
+/// `bench --output`: the bound leaves the rows so far and the running benchmark's row, from
+/// what it had measured, marked interrupted.
+#[test]
+fn a_bench_ended_by_the_bound_writes_the_running_benchmark_to_its_output() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let (nocache, readcache) = (dir.path().join("nc"), dir.path().join("rc"));
+    std::fs::create_dir(&nocache).unwrap();
+    std::fs::create_dir(&readcache).unwrap();
+    let output = dir.path().join("bench.json");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_iofit"));
+    command
+        .args(["bench", "azure-premium", "--quiet", "--skip-warmup"])
+        .args([
+            "--runtime",
+            "30",
+            "--size",
+            "4m",
+            "--iodepth",
+            "4",
+            "--workers",
+            "1",
+        ])
+        .arg("--nocache")
+        .arg(&nocache)
+        .arg("--readcache")
+        .arg(&readcache)
+        .arg("--output")
+        .arg(&output);
+    let Some((text, _)) =
+        output_after_a_starved_stop(command, dir.path(), &output, Duration::from_millis(1500))
+    else {
+        return;
+    };
+    let json: Value = serde_json::from_slice(&text).expect("whole JSON");
+    assert_eq!(json["status"], "interrupted", "{json}");
+    let rows = json["rows"].as_array().expect("rows");
+    let last = rows.last().expect("the running benchmark's row");
+    assert_eq!(last["interrupted"], true, "{last}");
+    assert_eq!(last["scenario"], "max write IOPS", "{last}");
+    let iops = last["measured_iops"].as_f64().unwrap();
+    assert!(iops > 0.0, "{last}");
+    assert!(
+        last["measured_latency_ms"].as_f64().unwrap() > 0.0,
+        "{last}"
+    );
+}
+
+/// `run FILE.vdb --output`: the bound leaves the running rd's record, from what it had
+/// measured, with its counts agreeing.
+#[test]
+fn a_vdbench_file_ended_by_the_bound_writes_the_running_rd_to_its_output() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let param = dir.path().join("long.vdb");
+    std::fs::write(
+        &param,
+        format!(
+            "sd=sd1,lun={}/vd.dat,size=16m\n\
+             wd=wd1,sd=sd1,xfersize=4k,rdpct=100,seekpct=100\n\
+             rd=rd1,wd=wd1,iorate=max,elapsed=60,interval=1,threads=2\n",
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let output = dir.path().join("vd.json");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_iofit"));
+    command
+        .args(["run", "--quiet"])
+        .arg(&param)
+        .arg("--output")
+        .arg(&output);
+    let Some((text, _)) =
+        output_after_a_starved_stop(command, dir.path(), &output, Duration::from_millis(1500))
+    else {
+        return;
+    };
+    let json: Value = serde_json::from_slice(&text).expect("whole JSON");
+    assert_eq!(json["interrupted"], true, "{json}");
+    let run = &json["runs"][0];
+    assert_eq!(run["rd"], "rd1", "{run}");
+    let job = &run["result"]["jobs"][0];
+    assert_eq!(job["interrupted"], true, "{job}");
+    let read = &job["read"];
+    let ios = read["ios"].as_u64().expect("ios");
+    assert!(ios > 0, "{read}");
+    assert_eq!(read["io_bytes"].as_u64(), Some(ios * BS));
+    assert_eq!(read["completion_latency"]["count"].as_u64(), Some(ios));
+    assert!(run["avg_iops"].as_f64().unwrap() > 0.0, "{run}");
 }
 
 /// A pipe whose buffer is full: nothing more goes in until a reader reads, which none does.
