@@ -310,7 +310,8 @@ fn render_direction(
         let (unit, div) = latency_unit(summary);
         let _ = writeln!(
             out,
-            "   {name} ({unit}): min={}, max={}, avg={:.2}, stdev={:.2}",
+            // fio's stat.c: avg=%5.02f, stdev=%5.02f.
+            "   {name} ({unit}): min={}, max={}, avg={:5.2}, stdev={:5.2}",
             plain(summary.min_ns as f64 / div),
             plain(summary.max_ns as f64 / div),
             summary.mean_ns / div,
@@ -340,7 +341,8 @@ fn render_direction(
         };
         let _ = writeln!(
             out,
-            "   bw (  KiB/s): min={:.0}, max={:.0}, per={per:.2}%, avg={mean:.2}, stdev={dev:.2}, samples={}",
+            // fio's stat.c: min=%5llu, max=%5llu, per=%3.2f%%, avg=%5.02f, stdev=%5.02f.
+            "   bw (  KiB/s): min={:5.0}, max={:5.0}, per={per:3.2}%, avg={mean:5.2}, stdev={dev:5.2}, samples={}",
             min,
             max,
             samples
@@ -348,7 +350,7 @@ fn render_direction(
         let (min, max, mean, dev, samples) = rate_stats(&iops);
         let _ = writeln!(
             out,
-            "   iops        : min={:.0}, max={:.0}, avg={mean:.2}, stdev={dev:.2}, samples={}",
+            "   iops        : min={:5.0}, max={:5.0}, avg={mean:5.2}, stdev={dev:5.2}, samples={}",
             min, max, samples
         );
     }
