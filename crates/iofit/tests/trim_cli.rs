@@ -411,3 +411,19 @@ fn a_replayed_trim_does_not_touch_a_file_iofit_did_not_create() {
     assert!(stderr.contains("--allow-overwrite"), "{stderr}");
     assert!(std::fs::read(&data).unwrap().iter().all(|&b| b == 0x5a));
 }
+
+#[test]
+fn a_trim_job_is_paced_by_its_third_rate_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{}runtime=1\ntime_based=1\nrate_iops=5000,5000,100\n",
+        job("randtrim", "psync")
+    );
+    let json = run_ok(dir.path(), &text, &[]);
+    let (ios, _) = counts(&json, "trim");
+    // 100 trims a second, never more than the schedule (one due at t = 0 included).
+    assert!(
+        (50..=101).contains(&ios),
+        "{ios} trims in 1 s at rate_iops=,,100"
+    );
+}

@@ -687,6 +687,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         )
     };
     trim_sizes_note(&mut job, &b);
+    control::finish_trim_rates(&mut job, &b.trim_rates);
     job.block_size = block_size;
 
     // Target.

@@ -2,6 +2,7 @@
 //! the table in `fio_options.rs`. Values whose final meaning depends on other options (sizes per
 //! file, block sizes, the target) are collected in [`Builder`] and settled by `finish`.
 
+use super::control::{per_direction_rate, RateKind};
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, EngineChoice};
 use crate::values::{
@@ -9,8 +10,7 @@ use crate::values::{
     split_per_direction,
 };
 use iofit_model::job::{
-    AccessZone, BlockSizeShare, JobSpec, PerDirection, RandomDistribution, RwMode, SizeSpec,
-    ZoneSize,
+    AccessZone, BlockSizeShare, JobSpec, RandomDistribution, RwMode, SizeSpec, ZoneSize,
 };
 use iofit_model::placement::FileAmount;
 use iofit_model::units::{Bytes, SizeBase};
@@ -46,6 +46,9 @@ pub(crate) struct Builder {
     pub bs_write: Option<Placed<Bytes>>,
     /// fio's third `bs` value: the size of trims.
     pub bs_trim: Option<Placed<Bytes>>,
+    /// The trim values of `rate`, `rate_iops`, `rate_min`, `rate_iops_min` (by
+    /// [`super::control::RateKind`]), when the option was given.
+    pub trim_rates: [Option<Option<u64>>; 4],
     /// Read, write and trim shares (bssplit, or a bsrange as one).
     pub bssplit: Option<Placed<[Vec<BlockSizeShare>; 3]>>,
     pub blockalign: Option<Placed<Bytes>>,
@@ -561,30 +564,14 @@ pub(crate) fn startdelay(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 pub(crate) fn rate(c: &mut Ctx, arg: &Arg) -> R {
-    let fix =
-        "write bytes per second with a size suffix such as rate=10m (10 MiB/s), or rate=READ,WRITE";
-    let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, fix))?;
-    let parse_rate = |text: String| -> Result<Option<u64>, JobFileError> {
-        let bytes = parse_size(&text, c.base).map_err(|why| arg.invalid(why, fix))?;
-        Ok((bytes != Bytes::ZERO).then_some(bytes.as_u64()))
-    };
-    c.job.rate_bytes_per_second = PerDirection {
-        read: read.map(parse_rate).transpose()?.flatten(),
-        write: write.map(parse_rate).transpose()?.flatten(),
-    };
+    let fix = "write bytes per second with a size suffix such as rate=10m (10 MiB/s), or rate=READ,WRITE[,TRIM]";
+    c.job.rate_bytes_per_second = per_direction_rate(c, arg, RateKind::Bytes, fix)?;
     Ok(())
 }
 pub(crate) fn rate_iops(c: &mut Ctx, arg: &Arg) -> R {
-    let fix = "write a whole number of IOs per second such as rate_iops=12500, or READ,WRITE";
-    let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, fix))?;
-    let parse_iops = |text: String| -> Result<Option<u64>, JobFileError> {
-        let iops = parse_u64(&text).map_err(|why| arg.invalid(why, fix))?;
-        Ok((iops != 0).then_some(iops))
-    };
-    c.job.rate_iops = PerDirection {
-        read: read.map(parse_iops).transpose()?.flatten(),
-        write: write.map(parse_iops).transpose()?.flatten(),
-    };
+    let fix =
+        "write a whole number of IOs per second such as rate_iops=12500, or READ,WRITE[,TRIM]";
+    c.job.rate_iops = per_direction_rate(c, arg, RateKind::Iops, fix)?;
     Ok(())
 }
 pub(crate) fn norandommap(c: &mut Ctx, arg: &Arg) -> R {

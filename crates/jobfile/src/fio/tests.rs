@@ -295,6 +295,26 @@ fn the_third_block_size_is_for_trims_and_the_order_of_bs_and_rw_does_not_matter(
 }
 
 #[test]
+fn a_trim_job_is_paced_by_the_third_rate_values() {
+    let base = "[a]\nsize=1m\nfilename=/tmp/x\n";
+    let rates = "rate=1m,2m,3m\nrate_iops=10,20,30\nrate_min=,,1k\nrate_iops_min=,,5\n";
+    let job = &parse(&format!("{base}{rates}rw=randtrim\n")).unwrap()[0];
+    assert_eq!(job.rate_bytes_per_second.write, Some(3 << 20));
+    assert_eq!(job.rate_iops.write, Some(30));
+    assert_eq!(job.pacing.min_bytes_per_second.write, Some(1024));
+    assert_eq!(job.pacing.min_iops.write, Some(5));
+    // Other jobs keep their write values; trimwrite's writes pace its pairs.
+    for rw in ["randwrite", "trimwrite"] {
+        let job = &parse(&format!("{base}rw={rw}\n{rates}")).unwrap()[0];
+        assert_eq!(job.rate_iops.write, Some(20), "{rw}");
+        assert_eq!(job.pacing.min_iops.write, None, "{rw}");
+    }
+    // Two values: the trims take the second, as in fio.
+    let job = &parse(&format!("{base}rw=trim\nrate_iops=10,20\n")).unwrap()[0];
+    assert_eq!(job.rate_iops.write, Some(20));
+}
+
+#[test]
 fn stonewall_and_new_group_number_groups() {
     let text = "[global]\nsize=1m\ndirectory=/tmp\n[a]\n[b]\nstonewall\n[c]\n[d]\nnew_group\n";
     let jobs = parse(text).unwrap();
