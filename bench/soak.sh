@@ -3,9 +3,10 @@
 # rates, mixes, direct or buffered) for DURATION seconds, each hit at a random moment by
 # nothing, SIGINT, SIGTERM or SIGKILL. After every run it checks:
 #   - the run ended within its deadline: runtime + LAYOUT_S (layout) + 2 s drain after its start,
-#     or, after SIGINT/SIGTERM, BOUND_MS (iofit's stop bound, 1 s) + SLACK_MS (this script's
-#     20 ms polling and the kernel's tear-down of the process) after the signal; the time from
-#     every signal to the exit is kept, and the summary prints its median, p99 and maximum;
+#     or, after SIGINT/SIGTERM, BOUND_MS (iofit's stop bound, 1 s) + SLACK_MS (the kernel's
+#     tear-down of the process, and python's wake-up) after the signal; the time from every
+#     signal to the exit is kept (python, monotonic clock), and the summary prints its median,
+#     p99 and maximum;
 #   - the output file is absent or one whole valid JSON document (never a partial result);
 #   - the precious tree (files, symlinks and hard links planted among the targets, and a
 #     foreign file jobs sometimes name) is unchanged, by checksum and link target;
@@ -81,30 +82,48 @@ while (( SECONDS < end )); do
     [[ "$rw" == randrw || "$rw" == rw ]] && args+=(--rwmixread=$((RANDOM % 101)))
     signal=$(pick none none INT TERM KILL)
     delivered=none
-    start_ms=$(date +%s%3N)
-    "$IOFIT" "${args[@]}" >/dev/null 2>"$WORK/stderr" &
-    pid=$!
-    deadline_ms=$(( (runtime + LAYOUT_S + 2) * 1000 ))
-    signalled_ms=""
-    if [[ "$signal" != none ]]; then
-        sleep "$(awk -v r=$RANDOM -v t=$runtime 'BEGIN{printf "%.2f", r / 32768 * (t + 1)}')"
-        if kill -0 "$pid" 2>/dev/null; then
-            signalled_ms=$(date +%s%3N)
-            kill -s "$signal" "$pid" 2>/dev/null && delivered=$signal
-            deadline_ms=$(( signalled_ms - start_ms + BOUND_MS + SLACK_MS ))
-        fi
+    # One run, timed by python (monotonic clock, a wait with a timeout): bash's own polling
+    # (a fork per look) was late by hundreds of ms on a loaded machine and counted that as
+    # iofit's. Prints: delivered signal, exit code, ms from the signal to the exit, overrun.
+    delay=$(awk -v r=$RANDOM -v t=$runtime 'BEGIN{printf "%.2f", r / 32768 * (t + 1)}')
+    read -r delivered code stop_ms overran < <(python3 - "$signal" "$delay" \
+        "$(( (runtime + LAYOUT_S + 2) * 1000 ))" "$(( BOUND_MS + SLACK_MS ))" "$WORK/stderr" \
+        "$IOFIT" "${args[@]}" <<'PY'
+import os, signal, subprocess, sys, time
+sig, delay, run_ms, stop_ms, err = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+with open(err, "wb") as stderr:
+    p = subprocess.Popen(sys.argv[6:], stdout=subprocess.DEVNULL, stderr=stderr)
+    delivered, signalled, deadline = "none", None, time.monotonic() + run_ms / 1000
+    if sig != "none":
+        time.sleep(delay)
+        if p.poll() is None:
+            signalled = time.monotonic()
+            p.send_signal(getattr(signal, "SIG" + sig))
+            delivered = sig
+            deadline = signalled + stop_ms / 1000
+    overran = 0
+    try:
+        p.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        overran = 1
+        p.kill()
+        p.wait()
+    ended = time.monotonic()
+    took = -1 if signalled is None or sig == "KILL" else round((ended - signalled) * 1000)
+    code = p.returncode if p.returncode >= 0 else 128 - p.returncode
+    print(delivered, code, took, overran)
+PY
+)
+    # The timer may still be ending after it printed; its command line names the run.
+    wait $! 2>/dev/null
+    if [[ "$overran" == 1 ]]; then
+        overruns=$((overruns + 1)); fail "still running past its deadline (signal $signal, $stop_ms ms after it): ${args[*]}"
+        # Killed by this script: its temporary output is SIGKILL's, not iofit's.
+        temps_after_kill=$((temps_after_kill + $(find "$OUT" "$TARGETS" -maxdepth 1 -name '*.iofit-tmp' | wc -l)))
+        find "$OUT" "$TARGETS" -maxdepth 1 -name '*.iofit-tmp' -delete
     fi
-    while kill -0 "$pid" 2>/dev/null && [[ "$(ps -o stat= -p "$pid" 2>/dev/null)" != Z* ]]; do
-        if (( ($(date +%s%3N) - start_ms) > deadline_ms )); then
-            overruns=$((overruns + 1)); fail "still running ${deadline_ms} ms after its start (signal $signal): ${args[*]}"
-            kill -KILL "$pid" 2>/dev/null; break
-        fi
-        sleep 0.02
-    done
-    ended_ms=$(date +%s%3N)
-    wait "$pid" 2>/dev/null; code=$?
-    if [[ -n "$signalled_ms" && ( "$delivered" == INT || "$delivered" == TERM ) ]]; then
-        echo $(( ended_ms - signalled_ms )) >>"$WORK/stop_ms"
+    if [[ "$stop_ms" != -1 ]]; then
+        echo "$stop_ms" >>"$WORK/stop_ms"
     fi
     sent[$delivered]=$((sent[$delivered] + 1))
     codes[$code]=$(( ${codes[$code]:-0} + 1 ))
@@ -139,7 +158,10 @@ while (( SECONDS < end )); do
         grep -q "refusing\|does not exist" "$WORK/stderr" || fail "exit 2 on an own target: $(head -c 300 "$WORK/stderr")"
     fi
     [[ "$output" != "$OUT/r$runs.json" ]] && self_outputs=$((self_outputs + 1))
-    if [[ "$output" != "$OUT/r$runs.json" && "$delivered" != KILL && "$code" != 2 ]]; then
+    # Refused before any IO, unless a signal ended the run before the check (130, or 143 before
+    # the handler): the precious tree's check below says whether anything was written.
+    if [[ "$output" != "$OUT/r$runs.json" && "$delivered" != KILL && "$code" != 2 \
+          && ! ( "$delivered" != none && ( "$code" == 130 || "$code" == 143 ) ) ]]; then
         fail "--output naming the run's own target $output was not refused: exit $code"
     fi
     if [[ -e "$OUT/r$runs.json" ]]; then

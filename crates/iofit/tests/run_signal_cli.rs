@@ -24,13 +24,11 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn stop_under(signal: i32, engine: &str, depth: u32, cpu_loaded: bool) {
-    let _serial = serial();
-    let iofit = env!("CARGO_BIN_EXE_iofit");
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("busy.dat");
+/// A file iofit laid out in `dir` for the runs to read, and its `--filename=` argument.
+fn laid_out_file(dir: &std::path::Path) -> (std::path::PathBuf, String) {
+    let file = dir.join("busy.dat");
     let filename = format!("--filename={}", file.display());
-    let status = Command::new(iofit)
+    let status = Command::new(env!("CARGO_BIN_EXE_iofit"))
         .args(["run", "--quiet", "--name=layout", "--rw=read", "--bs=1m"])
         .arg(format!("--size={FILE_MIB}m"))
         .arg(&filename)
@@ -38,6 +36,14 @@ fn stop_under(signal: i32, engine: &str, depth: u32, cpu_loaded: bool) {
         .status()
         .unwrap();
     assert!(status.success(), "lay out the file");
+    (file, filename)
+}
+
+fn stop_under(signal: i32, engine: &str, depth: u32, cpu_loaded: bool) {
+    let _serial = serial();
+    let iofit = env!("CARGO_BIN_EXE_iofit");
+    let dir = tempfile::tempdir().unwrap();
+    let (file, filename) = laid_out_file(dir.path());
 
     let contention = DiskContention::start(&file, FILE_MIB << 20, 2);
 
@@ -175,16 +181,7 @@ fn twenty_stops_in_a_row_on_a_busy_file_each_end_within_the_bound() {
     let _serial = serial();
     let iofit = env!("CARGO_BIN_EXE_iofit");
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("busy.dat");
-    let filename = format!("--filename={}", file.display());
-    let status = Command::new(iofit)
-        .args(["run", "--quiet", "--name=layout", "--rw=read", "--bs=1m"])
-        .arg(format!("--size={FILE_MIB}m"))
-        .arg(&filename)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "lay out the file");
+    let (file, filename) = laid_out_file(dir.path());
     let contention = DiskContention::start(&file, FILE_MIB << 20, 2);
     let cases = [
         ("io_uring", 128),
