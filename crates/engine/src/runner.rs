@@ -106,6 +106,9 @@ pub struct RunReport {
     /// histograms, filled when the run returns: what a multi-host controller merges into exact
     /// combined percentiles. Empty in the reports `Observer::job_done` sees.
     pub stats: Vec<(DirectionStats, DirectionStats)>,
+    /// Per result, the raw trim counters and histograms (fio's third direction), filled with
+    /// `stats`.
+    pub trim_stats: Vec<DirectionStats>,
 }
 
 /// The engine a job actually runs on: libaio runs on io_uring.
@@ -804,6 +807,7 @@ pub fn run_jobs(
         },
         job_index: Vec::new(),
         stats: Vec::new(),
+        trim_stats: Vec::new(),
     };
     if let Some(live) = &options.live {
         live.begin(&report.result, jobs, slot_templates(&slots));
@@ -1065,11 +1069,11 @@ pub fn run_jobs(
         }
     }
     unlink_created_files(jobs, &layout, &mut report);
-    report.stats = slots
-        .iter()
-        .filter(|s| s.finished.is_some())
+    let finished = || slots.iter().filter(|s| s.finished.is_some());
+    report.stats = finished()
         .map(|s| (s.read.clone(), s.write.clone()))
         .collect();
+    report.trim_stats = finished().map(|s| s.trim.clone()).collect();
     report.result.disk_util = disks.finish();
     Ok(report)
 }
