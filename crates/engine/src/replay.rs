@@ -5,10 +5,6 @@
 //! `fio version 3 iolog`, then `TIME FILE add` for every file, `TIME FILE open` when the clone
 //! starts, one `TIME FILE read|write OFFSET LENGTH` per IO as it is issued (`sync`/`datasync`
 //! lines for syncs), and `TIME FILE close` at the end; TIME is microseconds since the log began.
-//! A `trim` line is replayed as a trim (a hole punched in a file, `BLKDISCARD` on a block
-//! device), which destroys data as a write does: the same `--allow-overwrite` rule applies.
-//! fio replays trims since 3.34 (commit dd6500e9, "iolog: handle trim commands when reading
-//! iologs"); fio 3.33 drops them with "bad ddir: 2".
 //! `read_iolog` reads version 2 (the same lines without TIME; a `FILE wait MS 0` line holds
 //! the next IOs until MS milliseconds after the start, as fio 3.33's `read_iolog_get` compares
 //! it with `mtime_since_genesis`) and version 3, where the gap between two lines' times is the
@@ -18,6 +14,11 @@
 //! The log is read twice: once when the run is planned ([`scan`]: every line checked, the files
 //! and their extents found, so bad input fails before any IO), then streamed by each clone
 //! ([`ReplayReader`]), so a long log is never held in memory.
+//!
+//! A `trim` line is replayed as a trim (a hole punched in a file, `BLKDISCARD` on a block
+//! device), which destroys data as a write does: the same `--allow-overwrite` rule applies.
+//! fio replays trims since 3.34 (commit dd6500e9, "iolog: handle trim commands when reading
+//! iologs"); fio 3.33 drops them with "bad ddir: 2".
 
 use crate::error::EngineError;
 use crate::worker::ClonePlan;

@@ -1069,11 +1069,16 @@ pub fn run_jobs(
         }
     }
     unlink_created_files(jobs, &layout, &mut report);
-    let finished = || slots.iter().filter(|s| s.finished.is_some());
-    report.stats = finished()
+    report.stats = slots
+        .iter()
+        .filter(|s| s.finished.is_some())
         .map(|s| (s.read.clone(), s.write.clone()))
         .collect();
-    report.trim_stats = finished().map(|s| s.trim.clone()).collect();
+    report.trim_stats = slots
+        .iter()
+        .filter(|s| s.finished.is_some())
+        .map(|s| s.trim.clone())
+        .collect();
     report.result.disk_util = disks.finish();
     Ok(report)
 }
