@@ -42,7 +42,7 @@ struct LiveSlot {
     /// The result's fixed fields (name, group, engine, seed...), numbers empty.
     template: JobResult,
     /// What the clones taken into the slot so far measured, with their longest runtime.
-    base: Option<(DirectionStats, DirectionStats, u64)>,
+    base: Option<Sums>,
     finished: Option<JobResult>,
 }
 
@@ -115,7 +115,12 @@ impl LiveResults {
     /// The runner took a clone's output into its slot; `sums` are the slot's sums so far.
     pub(crate) fn absorbed(&self, cell: usize, slot: usize, sums: SlotSums<'_>) {
         // Copied before the lock: the runner's thread may lose the CPU while it holds it.
-        let base = Some((sums.read.clone(), sums.write.clone(), sums.runtime_ns));
+        let base = Some(Sums {
+            read: sums.read.clone(),
+            write: sums.write.clone(),
+            trim: sums.trim.clone(),
+            runtime_ns: sums.runtime_ns,
+        });
         if let Some(run) = self.lock().as_mut() {
             if let Some(flag) = run.absorbed.get_mut(cell) {
                 *flag = true;
@@ -184,7 +189,17 @@ impl LiveResults {
 pub(crate) struct SlotSums<'a> {
     pub read: &'a DirectionStats,
     pub write: &'a DirectionStats,
+    pub trim: &'a DirectionStats,
     pub runtime_ns: u64,
+}
+
+/// A slot's sums, owned: per direction, and the longest runtime.
+#[derive(Default, Clone)]
+struct Sums {
+    read: DirectionStats,
+    write: DirectionStats,
+    trim: DirectionStats,
+    runtime_ns: u64,
 }
 
 impl LiveRun {
@@ -197,7 +212,7 @@ impl LiveRun {
         if mine.is_empty() {
             return None;
         }
-        let (mut read, mut write, mut runtime_ns) = slot.base.clone().unwrap_or_default();
+        let mut sums = slot.base.clone().unwrap_or_default();
         let mut missing = 0u32;
         for c in mine {
             if self.absorbed[c] {
@@ -209,16 +224,18 @@ impl LiveRun {
                 .unwrap_or_else(|e| e.into_inner());
             match snapshot.as_ref() {
                 Some(snap) => {
-                    read.merge(&snap.read);
-                    write.merge(&snap.write);
-                    runtime_ns = runtime_ns.max(snap.runtime_ns);
+                    sums.read.merge(&snap.read);
+                    sums.write.merge(&snap.write);
+                    sums.trim.merge(&snap.trim);
+                    sums.runtime_ns = sums.runtime_ns.max(snap.runtime_ns);
                 }
                 None => missing += 1,
             }
         }
         let mut result = JobResult {
-            read: read.to_result(runtime_ns),
-            write: write.to_result(runtime_ns),
+            read: sums.read.to_result(sums.runtime_ns),
+            write: sums.write.to_result(sums.runtime_ns),
+            trim: sums.trim.to_result(sums.runtime_ns),
             interrupted: true,
             ..slot.template.clone()
         };

@@ -14,6 +14,11 @@
 //! The log is read twice: once when the run is planned ([`scan`]: every line checked, the files
 //! and their extents found, so bad input fails before any IO), then streamed by each clone
 //! ([`ReplayReader`]), so a long log is never held in memory.
+//!
+//! A `trim` line is replayed as a trim (a hole punched in a file, `BLKDISCARD` on a block
+//! device), which destroys data as a write does: the same `--allow-overwrite` rule applies.
+//! fio replays trims since 3.34 (commit dd6500e9, "iolog: handle trim commands when reading
+//! iologs"); fio 3.33 drops them with "bad ddir: 2".
 
 use crate::error::EngineError;
 use crate::worker::ClonePlan;
@@ -38,6 +43,8 @@ const BLKTRACE_MAGIC: u32 = 0x6561_7400;
 pub enum ReplayOp {
     Read,
     Write,
+    /// Discard the range (fio's `trim` action, `DDIR_TRIM`).
+    Trim,
     /// fsync (`sync`) or fdatasync (`datasync`) of the file.
     Sync {
         data_only: bool,
@@ -66,11 +73,14 @@ pub struct LogSummary {
     pub extents: Vec<u64>,
     pub reads: u64,
     pub writes: u64,
+    pub trims: u64,
     pub syncs: u64,
     pub read_bytes: u64,
     pub write_bytes: u64,
+    pub trim_bytes: u64,
     pub max_read_len: u32,
     pub max_write_len: u32,
+    pub max_trim_len: u32,
 }
 
 /// A log that cannot be replayed: the file, the line (0: the file as a whole), why, and a fix.
@@ -115,6 +125,11 @@ pub fn scan(spec: &ReplaySpec, clone: u32) -> Result<LogSummary, ReplayError> {
                 summary.writes += 1;
                 summary.write_bytes += u64::from(io.len);
                 summary.max_write_len = summary.max_write_len.max(io.len);
+            }
+            ReplayOp::Trim => {
+                summary.trims += 1;
+                summary.trim_bytes += u64::from(io.len);
+                summary.max_trim_len = summary.max_trim_len.max(io.len);
             }
             ReplayOp::Sync { .. } => summary.syncs += 1,
         }
@@ -274,9 +289,9 @@ impl ReplayReader {
 
     fn bad(&self, what: impl Into<String>) -> ReplayError {
         let fix = if self.version == 3 {
-            "lines are \"TIME FILE read|write|sync|datasync OFFSET LENGTH\" or \"TIME FILE add|open|close\""
+            "lines are \"TIME FILE read|write|trim|sync|datasync OFFSET LENGTH\" or \"TIME FILE add|open|close\""
         } else {
-            "lines are \"FILE read|write|sync|datasync|wait OFFSET LENGTH\" or \"FILE add|open|close\""
+            "lines are \"FILE read|write|trim|sync|datasync|wait OFFSET LENGTH\" or \"FILE add|open|close\""
         };
         error(&self.path, self.line_no, what, fix)
     }
@@ -327,15 +342,7 @@ impl ReplayReader {
                 }
                 return Ok(None);
             }
-            ("trim", Some(_)) if self.skip.trim => return Ok(None),
-            ("trim", Some(_)) => {
-                return Err(error(
-                    &self.path,
-                    self.line_no,
-                    "the log has a trim, and iofit does not issue trim IO",
-                    "add replay_skip=trim to replay the rest without the trims",
-                ))
-            }
+            ("trim", Some(_)) => ReplayOp::Trim,
             _ => {
                 return Err(self.bad(format!(
                     "{action:?} with {} fields is not an IO log action",
@@ -346,6 +353,7 @@ impl ReplayReader {
         let skipped = match op {
             ReplayOp::Read => self.skip.read,
             ReplayOp::Write => self.skip.write,
+            ReplayOp::Trim => self.skip.trim,
             ReplayOp::Sync { .. } => self.skip.sync,
         };
         let file = self.file_index(name);
@@ -362,8 +370,17 @@ impl ReplayReader {
                 due_ns,
             }));
         }
-        if len == 0 || len > u64::from(u32::MAX / 2) {
-            return Err(self.bad(format!("length {len} is not between 1 byte and 2 GiB")));
+        // A read or write needs a buffer of its length; a trim needs none (fio's t/jobs
+        // t0038 trims 2 GiB at once).
+        let max_len = if op == ReplayOp::Trim {
+            u64::from(u32::MAX)
+        } else {
+            u64::from(u32::MAX / 2)
+        };
+        if len == 0 || len > max_len {
+            return Err(self.bad(format!(
+                "length {len} is not between 1 byte and {max_len} bytes"
+            )));
         }
         // fio: the offset divided by replay_scale, then rounded down to replay_align.
         let mut offset = offset / self.scale;
@@ -467,26 +484,35 @@ fn resolve_job(job: &JobSpec) -> Result<JobSpec, EngineError> {
             ));
         }
     }
-    if summary.reads + summary.writes == 0 {
+    if summary.reads + summary.writes + summary.trims == 0 {
         return Err(EngineError::invalid(
             &job.name,
             format!(
-                "read_iolog: {} has no read or write to replay (as fio, which then fails the job); check replay_skip and the log",
+                "read_iolog: {} has no read, write or trim to replay (as fio, which then fails the job); check replay_skip and the log",
                 spec.logs[0].display()
             ),
         ));
     }
     let mut job = job.clone();
     let extent = summary.extents.iter().copied().max().unwrap_or(0).max(1);
-    let read_len = summary.max_read_len.max(summary.max_write_len);
-    let write_len = summary.max_write_len.max(summary.max_read_len);
-    let rw = match (summary.reads > 0, summary.writes > 0) {
-        (true, false) => RwMode::Read,
-        (false, true) => RwMode::Write,
-        _ => RwMode::ReadWrite,
+    // Buffers are sized by the reads and writes (a trim moves no data); a log of trims alone
+    // gets fio's default block size.
+    let longest = match summary.max_read_len.max(summary.max_write_len) {
+        0 => 4096,
+        len => len,
+    };
+    let (read_len, write_len) = (longest, longest);
+    // A trim changes what the target holds as a write does: a log with trims is a writing job
+    // (the layout's --allow-overwrite rule), and one with trims alone is a trim job.
+    let changes = summary.writes + summary.trims;
+    let rw = match (summary.reads > 0, summary.writes > 0, summary.trims > 0) {
+        (true, false, false) => RwMode::Read,
+        (false, false, true) => RwMode::Trim,
+        (false, _, _) => RwMode::Write,
+        (true, _, _) => RwMode::ReadWrite,
     };
     job = job.with_rw(rw);
-    job.rwmix_read_pct = summary.reads as f64 * 100.0 / (summary.reads + summary.writes) as f64;
+    job.rwmix_read_pct = summary.reads as f64 * 100.0 / (summary.reads + changes) as f64;
     job.target = Target::Files(summary.files.clone());
     job.size = Some(SizeSpec::Bytes(Bytes(extent)));
     job.offset = Bytes::ZERO;
@@ -619,8 +645,18 @@ mod tests {
         let (_d, spec) = spec_for("fio version 3 iolog\n10 /f write x 4096\n");
         let e = all(&spec).unwrap_err();
         assert_eq!(e.line, 2, "{e}");
-        let (_d, mut spec) = spec_for("fio version 3 iolog\n10 /f trim 0 4096\n");
-        assert!(all(&spec).unwrap_err().fix.contains("replay_skip=trim"));
+        // A trim is replayed as one, unless replay_skip=trim leaves it out.
+        let (_d, mut spec) = spec_for("fio version 3 iolog\n10 /f trim 8192 4096\n");
+        let trim = all(&spec).unwrap();
+        assert_eq!(
+            (trim[0].op, trim[0].offset, trim[0].len),
+            (ReplayOp::Trim, 8192, 4096)
+        );
+        let summary = scan(&spec, 0).unwrap();
+        assert_eq!(
+            (summary.trims, summary.trim_bytes, summary.writes),
+            (1, 4096, 0)
+        );
         spec.skip.trim = true;
         assert!(all(&spec).unwrap().is_empty());
         // A blktrace binary log: the magic in its first word.

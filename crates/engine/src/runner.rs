@@ -106,6 +106,9 @@ pub struct RunReport {
     /// histograms, filled when the run returns: what a multi-host controller merges into exact
     /// combined percentiles. Empty in the reports `Observer::job_done` sees.
     pub stats: Vec<(DirectionStats, DirectionStats)>,
+    /// Per result, the raw trim counters and histograms (fio's third direction), filled with
+    /// `stats`.
+    pub trim_stats: Vec<DirectionStats>,
 }
 
 /// The engine a job actually runs on: libaio runs on io_uring.
@@ -746,7 +749,7 @@ pub fn run_jobs(
                 SeriesMerger::new(interval, clones_expected)
                     .with_bins(job.logs.hist_prefix.is_some())
                     .with_directions(
-                        job.rw.is_mixed()
+                        (job.rw.is_mixed() || job.rw.is_trimwrite())
                             && !job.logs.per_io
                             && (job.logs.lat_prefix.is_some() || job.logs.hist_prefix.is_some()),
                     ),
@@ -804,6 +807,7 @@ pub fn run_jobs(
         },
         job_index: Vec::new(),
         stats: Vec::new(),
+        trim_stats: Vec::new(),
     };
     if let Some(live) = &options.live {
         live.begin(&report.result, jobs, slot_templates(&slots));
@@ -1005,6 +1009,7 @@ pub fn run_jobs(
                         let sums = crate::live::SlotSums {
                             read: &slot.read,
                             write: &slot.write,
+                            trim: &slot.trim,
                             runtime_ns: slot.runtime_ns,
                         };
                         live.absorbed(cell_index, slot_index, sums);
@@ -1068,6 +1073,11 @@ pub fn run_jobs(
         .iter()
         .filter(|s| s.finished.is_some())
         .map(|s| (s.read.clone(), s.write.clone()))
+        .collect();
+    report.trim_stats = slots
+        .iter()
+        .filter(|s| s.finished.is_some())
+        .map(|s| s.trim.clone())
         .collect();
     report.result.disk_util = disks.finish();
     Ok(report)
@@ -1208,6 +1218,7 @@ impl Interim<'_> {
         }
         let (mut read, mut write, mut runtime_ns) =
             (slot.read.clone(), slot.write.clone(), slot.runtime_ns);
+        let mut trim = slot.trim.clone();
         for c in mine {
             let cell = &self.cells[c];
             // An absorbed clone is in the slot's counters already; one that finished but is
@@ -1218,6 +1229,7 @@ impl Interim<'_> {
             if let Some(snap) = cell.snapshot.lock().expect("snapshot lock").as_ref() {
                 read.merge(&snap.read);
                 write.merge(&snap.write);
+                trim.merge(&snap.trim);
                 runtime_ns = runtime_ns.max(snap.runtime_ns);
             }
         }
@@ -1232,6 +1244,7 @@ impl Interim<'_> {
             iodepth: job.effective_iodepth(),
             read: read.to_result(runtime_ns),
             write: write.to_result(runtime_ns),
+            trim: trim.to_result(runtime_ns),
             random_seed: slot.seed,
             ..JobResult::default()
         })

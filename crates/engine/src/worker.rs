@@ -25,7 +25,7 @@ use crate::error::IoFailure;
 use crate::latency_target::{LatencySearch, SearchStep};
 use crate::random::{mix64, Permutation, SplitMix64};
 use crate::sequence::{SeqState, Sequence};
-use iofit_stats::{DirectionStats, IntervalAccumulator, IntervalBucket, SeriesMerger};
+use iofit_stats::{Ddir, DirectionStats, IntervalAccumulator, IntervalBucket, SeriesMerger};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -329,6 +329,7 @@ pub struct ProgressCell {
 pub struct CloneSnapshot {
     pub read: DirectionStats,
     pub write: DirectionStats,
+    pub trim: DirectionStats,
     /// Measured time so far (0 while ramping).
     pub runtime_ns: u64,
     /// Counts the snapshots taken, so that the runner tells a fresh one from the last.
@@ -400,6 +401,17 @@ pub(crate) struct SlotMeta {
     pub(crate) ioprio: u16,
     /// The IO is a trim (`op_is_read` is false then).
     pub(crate) trim: bool,
+}
+
+impl SlotMeta {
+    /// fio's direction of the IO.
+    fn ddir(&self) -> Ddir {
+        match (self.op_is_read, self.trim) {
+            (true, _) => Ddir::Read,
+            (false, true) => Ddir::Trim,
+            (false, false) => Ddir::Write,
+        }
+    }
 }
 
 struct FileCursor {
@@ -729,6 +741,7 @@ impl<'a, C: Clock> Run<'a, C> {
             let op = match io.op {
                 crate::replay::ReplayOp::Read => Op::Read,
                 crate::replay::ReplayOp::Write => Op::Write,
+                crate::replay::ReplayOp::Trim => Op::Trim,
                 crate::replay::ReplayOp::Sync { data_only } => {
                     if let Err(e) = self.sync_one(engine, io.file, data_only, now) {
                         self.out.error.get_or_insert(e.to_string());
@@ -1247,18 +1260,13 @@ impl<'a, C: Clock> Run<'a, C> {
         if let Some(log) = &self.plan.io_log {
             self.log_io(log, meta, done_ns, inline);
         }
-        if meta.trim {
-            // The interval series has reads and writes only; a trim job's averaged logs are
-            // refused when the job is read, so nothing relies on trims being here.
-            return;
-        }
-        self.series
-            .record(meta.op_is_read, meta.len as u64, 1, total);
+        let ddir = meta.ddir();
+        self.series.record(ddir, meta.len as u64, 1, total);
         if inline {
-            self.series.record_parts(meta.op_is_read, total, None);
+            self.series.record_parts(ddir, total, None);
         } else {
             self.series.record_parts(
-                meta.op_is_read,
+                ddir,
                 done_ns.saturating_sub(meta.submit_ns),
                 Some(meta.submit_ns.saturating_sub(meta.issue_ns)),
             );
@@ -1391,7 +1399,8 @@ impl<'a, C: Clock> Run<'a, C> {
     #[cold]
     fn publish_snapshot(&self) {
         let (mut read, mut write) = (self.out.read.clone(), self.out.write.clone());
-        for d in [&mut read, &mut write] {
+        let mut trim = self.out.trim.clone();
+        for d in [&mut read, &mut write, &mut trim] {
             // A synchronous engine records total latency into completion until `finish`.
             if d.total.count() == 0 && self.plan.measure.lat && self.plan.measure.clat {
                 d.total = d.completion.clone();
@@ -1407,6 +1416,7 @@ impl<'a, C: Clock> Run<'a, C> {
         *slot = Some(CloneSnapshot {
             read,
             write,
+            trim,
             runtime_ns,
             generation,
         });

@@ -32,6 +32,8 @@ fn report_html() -> String {
             read_bytes: (7000 + (second % 7) * 120) * 8192,
             write_ios: 3000 + (second % 5) * 90,
             write_bytes: (3000 + (second % 5) * 90) * 8192,
+            trim_ios: 0,
+            trim_bytes: 0,
             latency_mean_ns: 95_000.0 + (second % 4) as f64 * 6_000.0,
             latency_p99_ns: 280_000 + (second % 6) * 20_000,
         })

@@ -131,6 +131,44 @@ fn fio_job_runs_on_four_hosts_with_per_host_targets_and_a_combined_total() {
 }
 
 #[test]
+fn trims_on_two_hosts_add_up_in_the_combined_trim_block() {
+    let hosts = NetnsHosts::up(2);
+    let base = hosts.dir.path().join("data");
+    let job = hosts.dir.path().join("trim.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[t]\nioengine=psync\nbs=4k,4k,16k\nsize=1m\nrw=randtrim\nfilename={}/${{HOST}}/f\n",
+            base.display()
+        ),
+    )
+    .unwrap();
+    let output = iofit(&hosts, &["--output-format=json", "-q"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let doc = json_of(&output);
+    let stats = doc["client_stats"].as_array().unwrap();
+    let trim = |j: &Value, key: &str| j["trim"][key].as_u64().unwrap();
+    // Each host trims its own 1 MiB file in 64 trims of 16 KiB; the combination is their sum,
+    // with a latency histogram that counts every trim.
+    for host in &stats[..2] {
+        assert_eq!(
+            (trim(host, "total_ios"), trim(host, "io_bytes")),
+            (64, 1 << 20)
+        );
+    }
+    let all = &stats[2];
+    assert_eq!(all["jobname"], "All clients");
+    assert_eq!(
+        (trim(all, "total_ios"), trim(all, "io_bytes")),
+        (128, 2 << 20)
+    );
+    assert_eq!(all["trim"]["clat_ns"]["N"].as_u64(), Some(128));
+}
+
+#[test]
 fn an_unauthenticated_host_stops_everything_before_any_io() {
     let hosts = NetnsHosts::up(2);
     // Host 2 is reached with a key it does not authorise.

@@ -661,25 +661,33 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
 
     // Block sizes.
     let (bs_loc, block_size) = if let Some(split) = b.bssplit.take() {
-        (
-            Some(split.loc),
+        let [read, write, trim] = split.value;
+        let block_size = if job.rw.has_trims() {
             BlockSizeSpec::Split {
-                read: split.value.0,
-                write: split.value.1,
-            },
-        )
+                read: trim.clone(),
+                write: trim,
+            }
+        } else {
+            BlockSizeSpec::Split { read, write }
+        };
+        (Some(split.loc), block_size)
     } else {
-        let read = b.bs_read.as_ref().map(|p| p.value).unwrap_or(Bytes::kib(4));
-        let write = b
-            .bs_write
-            .as_ref()
-            .map(|p| p.value)
-            .unwrap_or(Bytes::kib(4));
+        let size = |p: &Option<Placed<Bytes>>| p.as_ref().map(|p| p.value).unwrap_or(Bytes::kib(4));
+        let sizes = if job.rw.has_trims() {
+            PerDirection::both(size(&b.bs_trim))
+        } else {
+            PerDirection {
+                read: size(&b.bs_read),
+                write: size(&b.bs_write),
+            }
+        };
         (
             b.bs_read.as_ref().map(|p| p.loc.clone()),
-            BlockSizeSpec::Fixed(PerDirection { read, write }),
+            BlockSizeSpec::Fixed(sizes),
         )
     };
+    trim_sizes_note(&mut job, &b);
+    control::finish_trim_rates(&mut job, &b.trim_rates);
     job.block_size = block_size;
 
     // Target.
@@ -889,6 +897,23 @@ fn check_blockalign(job: &mut JobSpec, b: &Builder) -> Result<(), JobFileError> 
     }
     job.block_align = Some(align.value);
     Ok(())
+}
+
+/// A trim job's sizes are its trims' (fio's third `bs` value); in trimwrite each write takes
+/// the length of the trim before it (fio's randtrimwrite rule), so a different write size goes
+/// unused, which the job's notes say.
+fn trim_sizes_note(job: &mut JobSpec, b: &Builder) {
+    let (Some(write), Some(trim)) = (&b.bs_write, &b.bs_trim) else {
+        return;
+    };
+    if job.rw.is_trimwrite() && write.value != trim.value {
+        job.notes.push(format!(
+            "bs: in rw={} each write has the length of the trim before it ({} bytes); the write size {} bytes is not used (fio's sequential trimwrite uses it)",
+            job.rw.fio_name(),
+            trim.value.as_u64(),
+            write.value.as_u64()
+        ));
+    }
 }
 
 /// iofit writes fio's averaged logs (one line per window and direction) from its interval

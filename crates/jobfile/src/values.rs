@@ -193,8 +193,19 @@ pub fn parse_percent(text: &str) -> Result<f64, ValueError> {
 
 /// fio's per-direction list `read[,write[,trim]]`: a value not followed by a comma carries over to
 /// the directions after it; an empty entry leaves that direction at its default (`None`).
-/// Returns (read, write). A trim entry is accepted and dropped: iofit has no trim IO.
+/// Returns (read, write); [`split_per_ddir`] keeps the trim entry too.
 pub fn split_per_direction(value: &str) -> Result<(Option<String>, Option<String>), ValueError> {
+    let (read, write, _trim) = split_per_ddir(value)?;
+    Ok((read, write))
+}
+
+/// fio's `READ,WRITE,TRIM` values (options.c: `bs`, `bssplit` and `bsrange` take up to three):
+/// an empty entry is `None` (fio's default), and missing ones repeat the last one given, so
+/// `bs=4k,64k` trims in 64k.
+pub type PerDdirText = (Option<String>, Option<String>, Option<String>);
+
+/// Splits `value` as [`PerDdirText`].
+pub fn split_per_ddir(value: &str) -> Result<PerDdirText, ValueError> {
     let parts: Vec<&str> = value.split(',').map(str::trim).collect();
     if parts.len() > 3 {
         return err("at most three comma-separated values (read,write,trim)".to_string());
@@ -211,7 +222,7 @@ pub fn split_per_direction(value: &str) -> Result<(Option<String>, Option<String
             Some(part.to_string())
         }
     };
-    Ok((pick(0), pick(1)))
+    Ok((pick(0), pick(1), pick(2)))
 }
 
 /// The machine facts fio substitutes in job files: `$ncpus` (online CPUs), `$pagesize` (bytes)

@@ -136,6 +136,7 @@ fn main() {
                     CompactDirection::encode(&read),
                     CompactDirection::encode(&write),
                 ]],
+                trims: Vec::new(),
             })
         })
         .collect();

@@ -593,6 +593,7 @@ fn collect(
                         started_unix_ns,
                         mut result,
                         stats,
+                        trims,
                     } => {
                         result.hostname.clone_from(&run.name);
                         let started = started_unix_ns as i128 - run.clock_offset_ns as i128;
@@ -601,9 +602,12 @@ fn collect(
                             (late_ns / options.interval.as_nanos() as f64).round() as usize;
                         // Decoded and merged at once: the controller keeps one set of
                         // histograms per job, not one per host.
-                        match decode_all(&stats) {
-                            Ok(decoded) => {
+                        let trims: Result<Vec<DirectionStats>, CompactError> =
+                            trims.iter().map(CompactDirection::decode).collect();
+                        match decode_all(&stats).and_then(|d| Ok((d, trims?))) {
+                            Ok((decoded, trims)) => {
                                 combiner.add(&result, &decoded, run.shift_intervals);
+                                combiner.add_trims(&trims);
                                 run.result = Some(result);
                             }
                             Err(e) => {

@@ -29,8 +29,10 @@ struct JobAccumulator {
     job: JobResult,
     read: DirectionStats,
     write: DirectionStats,
+    trim: DirectionStats,
     read_runtime_ns: u64,
     write_runtime_ns: u64,
+    trim_runtime_ns: u64,
     usr_cpu_pct_sum: f64,
     sys_cpu_pct_sum: f64,
     hosts: usize,
@@ -74,6 +76,7 @@ impl Combiner {
                 job.error = None;
                 job.interrupted = false;
                 job.series = Vec::new();
+                job.trim = Default::default();
                 self.jobs.push(JobAccumulator {
                     job,
                     ..Default::default()
@@ -85,6 +88,7 @@ impl Combiner {
             // Hosts run at the same time: the combined window is the longest host window.
             acc.read_runtime_ns = acc.read_runtime_ns.max(host_job.read.runtime_ns);
             acc.write_runtime_ns = acc.write_runtime_ns.max(host_job.write.runtime_ns);
+            acc.trim_runtime_ns = acc.trim_runtime_ns.max(host_job.trim.runtime_ns);
             acc.job.clones += host_job.clones;
             acc.job.syncs += host_job.syncs;
             acc.job.context_switches += host_job.context_switches;
@@ -108,6 +112,13 @@ impl Combiner {
         }
     }
 
+    /// Adds the trim counters of the host just added (job `i` of `trims` belongs to job `i`).
+    pub fn add_trims(&mut self, trims: &[DirectionStats]) {
+        for (acc, trim) in self.jobs.iter_mut().zip(trims) {
+            acc.trim.merge(trim);
+        }
+    }
+
     /// The combined result and the merged raw counters per job.
     pub fn finish(self) -> (RunResult, Vec<(DirectionStats, DirectionStats)>) {
         let mut jobs = Vec::with_capacity(self.jobs.len());
@@ -119,6 +130,7 @@ impl Combiner {
             }
             acc.job.read = acc.read.to_result(acc.read_runtime_ns);
             acc.job.write = acc.write.to_result(acc.write_runtime_ns);
+            acc.job.trim = acc.trim.to_result(acc.trim_runtime_ns);
             finish_series(&mut acc.series, &acc.latency_weighted_ns);
             acc.job.series = acc.series;
             jobs.push(acc.job);
@@ -158,14 +170,17 @@ fn add_series(
         slot.read_bytes += sample.read_bytes;
         slot.write_ios += sample.write_ios;
         slot.write_bytes += sample.write_bytes;
+        slot.trim_ios += sample.trim_ios;
+        slot.trim_bytes += sample.trim_bytes;
         slot.latency_p99_ns = slot.latency_p99_ns.max(sample.latency_p99_ns);
-        weighted[shift + k] += sample.latency_mean_ns * (sample.read_ios + sample.write_ios) as f64;
+        let ios = sample.read_ios + sample.write_ios + sample.trim_ios;
+        weighted[shift + k] += sample.latency_mean_ns * ios as f64;
     }
 }
 
 fn finish_series(out: &mut [IntervalSample], weighted: &[f64]) {
     for (slot, sum) in out.iter_mut().zip(weighted) {
-        let ios = slot.read_ios + slot.write_ios;
+        let ios = slot.read_ios + slot.write_ios + slot.trim_ios;
         slot.latency_mean_ns = if ios == 0 { 0.0 } else { sum / ios as f64 };
     }
 }
@@ -223,6 +238,38 @@ mod tests {
         // Per-host totals add up to the combined total.
         let total: u64 = sum.iter().map(|s| s.read_ios).sum();
         assert_eq!(total, 600 + 30);
+    }
+
+    #[test]
+    fn trims_of_every_host_add_up() {
+        let trims = |n: u64, ns: u64| {
+            let mut t = DirectionStats::default();
+            for _ in 0..n {
+                t.ios += 1;
+                t.io_bytes += 16384;
+                t.completion.record(ns);
+                t.total.record(ns);
+            }
+            t
+        };
+        let mut combiner = Combiner::default();
+        for (n, ns) in [(10, 1_000), (30, 9_000)] {
+            let (mut result, stats) = host(&[]);
+            result.jobs[0].trim = trims(n, ns).to_result(1_000_000_000);
+            combiner.add(&result, &stats, 0);
+            combiner.add_trims(&[trims(n, ns)]);
+        }
+        let (run, _) = combiner.finish();
+        let trim = &run.jobs[0].trim;
+        assert_eq!((trim.ios, trim.io_bytes), (40, 40 * 16384));
+        assert_eq!(trim.completion_latency.count, 40);
+        assert!((trim.total_latency.mean_ns - 7_000.0).abs() < 100.0);
+        // A host without trim counters (an older worker) adds none: not its first host's block.
+        let mut combiner = Combiner::default();
+        let (mut result, stats) = host(&[]);
+        result.jobs[0].trim = trims(5, 1_000).to_result(1_000_000_000);
+        combiner.add(&result, &stats, 0);
+        assert_eq!(combiner.finish().0.jobs[0].trim.ios, 0);
     }
 
     /// A host's raw stats: `n` reads of 4 KiB at the given latencies.

@@ -113,6 +113,10 @@ pub enum FromWorker {
         result: RunResult,
         /// Per job of `result`: read and write counters with their histograms.
         stats: Vec<[CompactDirection; 2]>,
+        /// Per job of `result`: trim counters with their histograms (empty from a worker
+        /// that sends none: its hosts' trims are then left out of the combination).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        trims: Vec<CompactDirection>,
     },
     Error {
         message: String,

@@ -350,12 +350,23 @@ fn execute(
                 .iter()
                 .map(|(r, w)| [CompactDirection::encode(r), CompactDirection::encode(w)])
                 .collect();
+            // Sent only when the run trimmed (most runs do not).
+            let trims = if report.trim_stats.iter().any(|t| t.ios > 0) {
+                report
+                    .trim_stats
+                    .iter()
+                    .map(CompactDirection::encode)
+                    .collect()
+            } else {
+                Vec::new()
+            };
             send(
                 out,
                 &FromWorker::Done {
                     started_unix_ns,
                     result: report.result,
                     stats,
+                    trims,
                 },
             )?;
             Ok(())

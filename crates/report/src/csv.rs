@@ -179,7 +179,7 @@ fn run_records(out: &mut String, run: &RunResult) {
                 "series",
                 &at,
                 "iops",
-                number((sample.read_ios + sample.write_ios) as f64 / seconds),
+                number(sample.ios() as f64 / seconds),
                 "IOPS",
             );
             record(

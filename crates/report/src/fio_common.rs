@@ -5,7 +5,7 @@
 
 use iofit_model::job::{Reporting, UnifiedRw};
 use iofit_stats::{
-    fio_bins, DirectionResult, IntervalSample, JobResult, LatencySummary, FIO_PERCENTILES,
+    fio_bins, Ddir, DirectionResult, IntervalSample, JobResult, LatencySummary, FIO_PERCENTILES,
 };
 use serde_json::Value;
 use std::fmt::Write;
@@ -187,10 +187,16 @@ pub fn pool(a: &LatencySummary, b: &LatencySummary) -> LatencySummary {
 
 /// Per-interval (KiB/s, IOPS) of reads and writes together (`mixed`), whole intervals only.
 pub fn mixed_rates(series: &[IntervalSample]) -> (Vec<f64>, Vec<f64>) {
-    let (read_bw, read_iops) = crate::fio_json::interval_rates(series, true);
-    let (write_bw, write_iops) = crate::fio_json::interval_rates(series, false);
-    let add = |a: Vec<f64>, b: Vec<f64>| a.iter().zip(&b).map(|(x, y)| x + y).collect();
-    (add(read_bw, write_bw), add(read_iops, write_iops))
+    // Every direction's rates come from the same intervals, so the lists line up.
+    let mut sum: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    for ddir in Ddir::ALL {
+        let (bw, iops) = crate::fio_json::interval_rates(series, ddir);
+        for (total, rates) in [(&mut sum.0, bw), (&mut sum.1, iops)] {
+            total.resize(rates.len(), 0.0);
+            total.iter_mut().zip(rates).for_each(|(t, r)| *t += r);
+        }
+    }
+    sum
 }
 
 /// fio's percentages of a distribution (`stat_calc_dist`/`stat_calc_lat`): a share of

@@ -13,7 +13,7 @@ use crate::fio_common::{
 };
 use iofit_model::job::{EngineKind, Reporting};
 use iofit_stats::{
-    fio_bins, DirectionResult, IntervalSample, JobResult, LatencySummary, RunResult,
+    fio_bins, Ddir, DirectionResult, IntervalSample, JobResult, LatencySummary, RunResult,
 };
 use serde_json::{json, Map, Value};
 
@@ -44,11 +44,12 @@ pub fn to_value_with(
     job_options: &[Vec<(String, String)>],
     output: &FioOutput,
 ) -> Value {
-    let group_bw: std::collections::BTreeMap<u32, (f64, f64)> =
+    let group_bw: std::collections::BTreeMap<u32, [f64; 3]> =
         run.jobs.iter().fold(Default::default(), |mut acc, job| {
-            let entry = acc.entry(job.group_id).or_insert((0.0, 0.0));
-            entry.0 += job.read.bandwidth_bytes_per_second;
-            entry.1 += job.write.bandwidth_bytes_per_second;
+            let entry = acc.entry(job.group_id).or_insert([0.0; 3]);
+            entry[0] += job.read.bandwidth_bytes_per_second;
+            entry[1] += job.write.bandwidth_bytes_per_second;
+            entry[2] += job.trim.bandwidth_bytes_per_second;
             acc
         });
     let jobs: Vec<Value> = run
@@ -139,7 +140,7 @@ fn job_value(
     options: Value,
     reporting: &Reporting,
     json_plus: bool,
-    group_bw: (f64, f64),
+    group_bw: [f64; 3],
 ) -> Value {
     let runtime_ms = job
         .read
@@ -161,8 +162,14 @@ fn job_value(
         "eta": 0,
         "elapsed": runtime_ms.div_ceil(1000),
         "job options": options,
-        // The interval series holds reads and writes only: a trim block has no bw/iops samples.
-        "trim": direction_value(&job.trim, &[], None, 0.0, reporting, json_plus),
+        "trim": direction_value(
+            &job.trim,
+            &job.series,
+            Some(Ddir::Trim),
+            group_bw[2],
+            reporting,
+            json_plus,
+        ),
         "sync": {
             "total_ios": job.syncs,
             "lat_ns": latency_value(&LatencySummary::default(), None, false),
@@ -193,13 +200,17 @@ fn job_value(
     if !job.fio.error_lines.is_empty() {
         value["iofit"]["error_lines"] = json!(job.fio.error_lines);
     }
+    let mut labels = vec!["trim"];
     for (label, direction) in directions(job, reporting.unified_rw_reporting) {
-        let (read, bw) = match label {
-            "read" => (Some(true), group_bw.0),
-            "write" => (Some(false), group_bw.1),
-            _ => (None, group_bw.0 + group_bw.1),
+        let (ddir, bw) = match label {
+            "read" => (Some(Ddir::Read), group_bw[0]),
+            "write" => (Some(Ddir::Write), group_bw[1]),
+            _ => (None, group_bw.iter().sum()),
         };
-        value[label] = direction_value(&direction, &job.series, read, bw, reporting, json_plus);
+        value[label] = direction_value(&direction, &job.series, ddir, bw, reporting, json_plus);
+        labels.push(label);
+    }
+    for label in labels {
         if job.fio.bw_measurement_off {
             // fio's disable_bw_measurement keeps no bandwidth samples: their statistics are 0
             // (the job's bw, bytes over runtime, stays).
@@ -335,7 +346,7 @@ pub(crate) fn rate_stats(values: &[f64]) -> (f64, f64, f64, f64, usize) {
 /// Per-interval (KiB/s, IOPS) of one direction, from whole intervals only: a final interval
 /// shorter than half the nominal one would distort min and max, and a run shorter than half a
 /// second has no sample at all (fio samples bandwidth every 500 ms).
-pub fn interval_rates(series: &[IntervalSample], read: bool) -> (Vec<f64>, Vec<f64>) {
+pub fn interval_rates(series: &[IntervalSample], ddir: Ddir) -> (Vec<f64>, Vec<f64>) {
     let nominal = series.iter().map(|s| s.interval_ms).max().unwrap_or(0);
     let mut bw = Vec::new();
     let mut iops = Vec::new();
@@ -347,11 +358,7 @@ pub fn interval_rates(series: &[IntervalSample], read: bool) -> (Vec<f64>, Vec<f
             continue;
         }
         let seconds = sample.interval_ms as f64 / 1000.0;
-        let (ios, bytes) = if read {
-            (sample.read_ios, sample.read_bytes)
-        } else {
-            (sample.write_ios, sample.write_bytes)
-        };
+        let (ios, bytes) = sample.of(ddir);
         bw.push(bytes as f64 / 1024.0 / seconds);
         iops.push(ios as f64 / seconds);
     }
@@ -367,11 +374,11 @@ fn errno_of(message: &str) -> i32 {
         .unwrap_or(1)
 }
 
-/// One direction; `read` picks the interval series' side (None: both, for `mixed`).
+/// One direction; `ddir` picks the interval series' side (None: all, for `mixed`).
 fn direction_value(
     d: &DirectionResult,
     series: &[IntervalSample],
-    read: Option<bool>,
+    ddir: Option<Ddir>,
     group_bw: f64,
     reporting: &Reporting,
     json_plus: bool,
@@ -379,8 +386,8 @@ fn direction_value(
     let (bw_samples, iops_samples) = if d.ios == 0 {
         (Vec::new(), Vec::new())
     } else {
-        match read {
-            Some(read) => interval_rates(series, read),
+        match ddir {
+            Some(ddir) => interval_rates(series, ddir),
             None => fio_common::mixed_rates(series),
         }
     };
@@ -516,6 +523,8 @@ pub(crate) mod tests {
                     read_bytes: (reads + i * 10) * 4096,
                     write_ios: writes,
                     write_bytes: writes * 4096,
+                    trim_ios: 0,
+                    trim_bytes: 0,
                     latency_mean_ns: 80_000.0,
                     latency_p99_ns: 250_000,
                 })

@@ -2,7 +2,7 @@
 //! `write_lat_log` with `log_avg_msec`): one line per window and direction,
 //! `TIME_MS, VALUE, DDIR, 0, 0` — the window's end in milliseconds from the job's start (from
 //! the Unix epoch with `log_unix_epoch=1`), the value (bandwidth in KiB/s, IOs per second, or
-//! mean latency in ns), 0 for reads and 1 for writes, then block size and priority, both 0 in
+//! mean latency in ns), 0 for reads, 1 for writes and 2 for trims, then block size and priority, both 0 in
 //! averaged logs; `log_offset=1` adds an offset column (0) before the priority. A window
 //! without IO in a direction gets 0 for bandwidth and IOPS and no latency line, as in fio.
 //! `write_lat_log` writes fio's three latency logs: `lat` (total), `clat` (completion) and
@@ -12,9 +12,9 @@
 //! `fiologparser_hist.py` reads. Files are `PREFIX_bw.N.log` (N the clone's number in the
 //! run), or one `PREFIX_bw.log` for every clone with `per_job_logs=0`.
 
-use iofit_model::job::JobSpec;
-use iofit_stats::fio_bins;
+use iofit_model::job::{JobSpec, RwMode};
 use iofit_stats::result::{IntervalSample, RunResult};
+use iofit_stats::{fio_bins, Ddir};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -57,33 +57,43 @@ pub struct LogStyle {
     pub with_prio: bool,
 }
 
-/// The log text for one clone's series; `reads`/`writes` say which directions the job does.
-pub fn render(series: &[IntervalSample], kind: LogKind, reads: bool, writes: bool) -> String {
-    render_with(series, kind, reads, writes, &LogStyle::default())
+/// The log text for one clone's series; `wanted[ddir]` says which directions ([`Ddir`]: read,
+/// write, trim) the job does.
+pub fn render(series: &[IntervalSample], kind: LogKind, wanted: [bool; 3]) -> String {
+    render_with(series, kind, wanted, &LogStyle::default())
+}
+
+/// The directions a job's logs have lines for (fio's `td_read`/`td_write`/`td_trim`): a
+/// trim job's "writes" are its trims, and trimwrite does both.
+pub fn directions_of(rw: RwMode) -> [bool; 3] {
+    let trims = rw.has_trims();
+    let writes = rw.has_writes() && (!trims || rw.is_trimwrite());
+    [rw.has_reads(), writes, trims]
 }
 
 /// As [`render`], in `style`.
 pub fn render_with(
     series: &[IntervalSample],
     kind: LogKind,
-    reads: bool,
-    writes: bool,
+    wanted: [bool; 3],
     style: &LogStyle,
 ) -> String {
     let mut out = String::new();
     for sample in series {
         let seconds = sample.interval_ms.max(1) as f64 / 1000.0;
         let end_ms = style.time_base_ms + sample.start_ms + sample.interval_ms;
-        for (ddir, wanted, ios, bytes) in [
-            (0, reads, sample.read_ios, sample.read_bytes),
-            (1, writes, sample.write_ios, sample.write_bytes),
-        ] {
-            if !wanted {
+        for direction in Ddir::ALL {
+            if !wanted[direction.index()] {
                 continue;
             }
-            // A job that reads and writes keeps its latency per direction (fio's line per
+            let (ios, bytes) = sample.of(direction);
+            let ddir = direction.index() as u8;
+            // A job of several directions keeps its latency per direction (fio's line per
             // direction); otherwise the interval's own numbers are the one direction's.
-            let own = sample.by_direction.as_ref().map(|d| &d[usize::from(ddir)]);
+            let own = sample
+                .by_direction
+                .as_ref()
+                .and_then(|d| d.get(direction.index()));
             let (latency_ns, clat_ns, slat_ns) = own.map_or(
                 (
                     sample.latency_mean_ns,
@@ -168,8 +178,7 @@ pub fn log_files(run: &RunResult, job_index: &[usize], jobs: &[JobSpec]) -> Vec<
             } else {
                 format!("{prefix}_{}.{}.log", kind.suffix(), number + 1)
             };
-            let (reads, writes) = (job.rw.has_reads(), job.rw.has_writes());
-            let text = render_with(&result.series, kind, reads, writes, &style);
+            let text = render_with(&result.series, kind, directions_of(job.rw), &style);
             let path = PathBuf::from(name);
             match files.iter_mut().find(|(p, _)| *p == path) {
                 Some((_, existing)) => existing.push_str(&text),
@@ -183,6 +192,8 @@ pub fn log_files(run: &RunResult, job_index: &[usize], jobs: &[JobSpec]) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const READS: [bool; 3] = [true, false, false];
 
     fn sample(
         start_ms: u64,
@@ -201,6 +212,8 @@ mod tests {
             read_bytes: read_ios * 4096,
             write_ios,
             write_bytes: write_ios * 4096,
+            trim_ios: 0,
+            trim_bytes: 0,
             latency_mean_ns,
             latency_p99_ns: 0,
         }
@@ -211,15 +224,15 @@ mod tests {
         let series = [sample(0, 1000, 0, 81.4), sample(250, 0, 0, 0.0)];
         // 1000 IOs of 4 KiB in 250 ms: 16,000 KiB/s and 4,000 IOPS.
         assert_eq!(
-            render(&series, LogKind::Bandwidth, true, false),
+            render(&series, LogKind::Bandwidth, READS),
             "250, 16000, 0, 0, 0\n500, 0, 0, 0, 0\n"
         );
         assert_eq!(
-            render(&series, LogKind::Iops, true, false),
+            render(&series, LogKind::Iops, READS),
             "250, 4000, 0, 0, 0\n500, 0, 0, 0, 0\n"
         );
         assert_eq!(
-            render(&series, LogKind::Latency, true, false),
+            render(&series, LogKind::Latency, READS),
             "250, 81, 0, 0, 0\n"
         );
         // log_offset=1 adds fio's offset column; log_unix_epoch moves every time.
@@ -230,12 +243,12 @@ mod tests {
             with_prio: false,
         };
         assert_eq!(
-            render_with(&series[..1], LogKind::Iops, true, false, &style),
+            render_with(&series[..1], LogKind::Iops, READS, &style),
             "1795000000250, 4000, 0, 0, 0, 0\n"
         );
         // Histogram lines: time, direction, block size, then fio's 1856 bins; the window's
         // 1000 IOs at 1 µs sit in the bin of 1000 ns.
-        let hist = render_with(&series[..1], LogKind::Histogram, true, false, &style);
+        let hist = render_with(&series[..1], LogKind::Histogram, READS, &style);
         let fields: Vec<u64> = hist
             .trim()
             .split(", ")
@@ -247,7 +260,7 @@ mod tests {
         assert_eq!(fields[3..].iter().sum::<u64>(), 1000);
         let mixed = [sample(0, 10, 30, 5.0)];
         assert_eq!(
-            render(&mixed, LogKind::Iops, true, true),
+            render(&mixed, LogKind::Iops, [true, true, false]),
             "250, 40, 0, 0, 0\n250, 120, 1, 0, 0\n"
         );
     }

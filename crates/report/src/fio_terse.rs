@@ -10,7 +10,7 @@
 use crate::fio_common::{depth_shares, latency_range_shares, percentile_list, FioOutput};
 use crate::fio_json::{interval_rates, rate_stats};
 use iofit_model::job::Reporting;
-use iofit_stats::{DirectionResult, JobResult, LatencySummary, RunResult};
+use iofit_stats::{Ddir, DirectionResult, JobResult, LatencySummary, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -88,7 +88,8 @@ fn direction(
     }
     latency(out, &d.total_latency);
     let (bw, _) = if d.ios > 0 {
-        interval_rates(&job.series, read)
+        let ddir = if read { Ddir::Read } else { Ddir::Write };
+        interval_rates(&job.series, ddir)
     } else {
         (Vec::new(), Vec::new())
     };

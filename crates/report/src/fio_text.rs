@@ -14,7 +14,7 @@ use crate::fio_common::{
 };
 use crate::fio_json::{ctime_utc, interval_rates, rate_stats};
 use iofit_model::job::{BlockSizeSpec, JobSpec, Reporting, UnifiedRw};
-use iofit_stats::{fio_bins, DirectionResult, JobResult, LatencySummary, RunResult};
+use iofit_stats::{fio_bins, Ddir, DirectionResult, JobResult, LatencySummary, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -27,11 +27,12 @@ pub fn render(run: &RunResult) -> String {
 /// significant figures).
 pub fn render_with(run: &RunResult, output: &FioOutput) -> String {
     let mut out = String::new();
-    let mut group_bw: BTreeMap<u32, [f64; 2]> = BTreeMap::new();
+    let mut group_bw: BTreeMap<u32, [f64; 3]> = BTreeMap::new();
     for job in &run.jobs {
         let entry = group_bw.entry(job.group_id).or_default();
         entry[0] += job.read.bandwidth_bytes_per_second;
         entry[1] += job.write.bandwidth_bytes_per_second;
+        entry[2] += job.trim.bandwidth_bytes_per_second;
     }
     for (index, job) in run.jobs.iter().enumerate() {
         let bw = group_bw.get(&job.group_id).copied().unwrap_or_default();
@@ -110,7 +111,7 @@ fn render_job(
     out: &mut String,
     job: &JobResult,
     timestamp_s: u64,
-    group_bw: [f64; 2],
+    group_bw: [f64; 3],
     reporting: &Reporting,
 ) {
     let err = if job.error.is_some() { 1 } else { 0 };
@@ -128,28 +129,16 @@ fn render_job(
         if d.ios == 0 {
             continue;
         }
-        let (read, bw) = match label {
-            "read" => (Some(true), group_bw[0]),
-            "write" => (Some(false), group_bw[1]),
-            _ => (None, group_bw[0] + group_bw[1]),
+        let (ddir, bw) = match label {
+            "read" => (Some(Ddir::Read), group_bw[0]),
+            "write" => (Some(Ddir::Write), group_bw[1]),
+            _ => (None, group_bw.iter().sum()),
         };
-        render_direction(out, label, &d, job, read, bw, reporting);
+        render_direction(out, label, &d, job, ddir, bw, reporting);
     }
     if job.trim.ios > 0 && reporting.unified_rw_reporting != UnifiedRw::Mixed {
-        // The interval series holds reads and writes only: no bandwidth samples for trims.
-        let without_series = JobResult {
-            series: Vec::new(),
-            ..job.clone()
-        };
-        render_direction(
-            out,
-            "trim",
-            &job.trim,
-            &without_series,
-            None,
-            0.0,
-            reporting,
-        );
+        let trim = Some(Ddir::Trim);
+        render_direction(out, "trim", &job.trim, job, trim, group_bw[2], reporting);
     }
     render_latency_ranges(out, job);
     let _ = writeln!(
@@ -286,7 +275,7 @@ fn render_direction(
     label: &str,
     d: &DirectionResult,
     job: &JobResult,
-    read: Option<bool>,
+    ddir: Option<Ddir>,
     group_bw: f64,
     reporting: &Reporting,
 ) {
@@ -321,7 +310,8 @@ fn render_direction(
         let (unit, div) = latency_unit(summary);
         let _ = writeln!(
             out,
-            "   {name} ({unit}): min={}, max={}, avg={:.2}, stdev={:.2}",
+            // fio's stat.c: avg=%5.02f, stdev=%5.02f.
+            "   {name} ({unit}): min={}, max={}, avg={:5.2}, stdev={:5.2}",
             plain(summary.min_ns as f64 / div),
             plain(summary.max_ns as f64 / div),
             summary.mean_ns / div,
@@ -338,8 +328,8 @@ fn render_direction(
             render_percentiles(out, name, summary, &list);
         }
     }
-    let (bw, iops) = match read {
-        Some(read) => interval_rates(&job.series, read),
+    let (bw, iops) = match ddir {
+        Some(ddir) => interval_rates(&job.series, ddir),
         None => crate::fio_common::mixed_rates(&job.series),
     };
     if !bw.is_empty() {
@@ -351,7 +341,8 @@ fn render_direction(
         };
         let _ = writeln!(
             out,
-            "   bw (  KiB/s): min={:.0}, max={:.0}, per={per:.2}%, avg={mean:.2}, stdev={dev:.2}, samples={}",
+            // fio's stat.c: min=%5llu, max=%5llu, per=%3.2f%%, avg=%5.02f, stdev=%5.02f.
+            "   bw (  KiB/s): min={:5.0}, max={:5.0}, per={per:3.2}%, avg={mean:5.2}, stdev={dev:5.2}, samples={}",
             min,
             max,
             samples
@@ -359,7 +350,7 @@ fn render_direction(
         let (min, max, mean, dev, samples) = rate_stats(&iops);
         let _ = writeln!(
             out,
-            "   iops        : min={:.0}, max={:.0}, avg={mean:.2}, stdev={dev:.2}, samples={}",
+            "   iops        : min={:5.0}, max={:5.0}, avg={mean:5.2}, stdev={dev:5.2}, samples={}",
             min, max, samples
         );
     }

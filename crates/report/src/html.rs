@@ -25,7 +25,7 @@ use crate::compare::{Comparison, Metric, Verdict};
 use iofit_model::requirements::{Percentiles, Requirements};
 use iofit_model::units::group_thousands;
 use iofit_predict::{LimitStatus, Prediction};
-use iofit_stats::{DirectionResult, IntervalSample, JobResult, RunResult};
+use iofit_stats::{Ddir, DirectionResult, IntervalSample, JobResult, RunResult};
 use std::fmt::Write as _;
 
 pub use crate::document::{Block, Document, Table};
@@ -265,16 +265,17 @@ pub(crate) fn time_series(run: &RunResult) -> TimeSeries {
         }
         let at = |sample: &IntervalSample| (sample.start_ms + sample.interval_ms) as f64 / 1e3;
         let seconds = |sample: &IntervalSample| (sample.interval_ms.max(1)) as f64 / 1e3;
-        // Reads and writes apart: a mixed job's two directions meet different limits.
-        for direction in ["read", "write"] {
+        // Directions apart: a mixed job's directions meet different limits.
+        for (direction, ddir) in [
+            ("read", Ddir::Read),
+            ("write", Ddir::Write),
+            ("trim", Ddir::Trim),
+        ] {
             let Some(colour) = colours.index(&job.name, direction) else {
                 continue;
             };
-            let (ios, bytes): (Counter, Counter) = if direction == "read" {
-                (|s| s.read_ios, |s| s.read_bytes)
-            } else {
-                (|s| s.write_ios, |s| s.write_bytes)
-            };
+            let ios = |s: &IntervalSample| s.of(ddir).0;
+            let bytes = |s: &IntervalSample| s.of(ddir).1;
             let name = format!("{} {direction}", job.name);
             series.iops.push(
                 Series::new(
@@ -301,8 +302,9 @@ pub(crate) fn time_series(run: &RunResult) -> TimeSeries {
         // direction, p99 dashed.
         let colour = colours
             .index(&job.name, "read")
-            .or(colours.index(&job.name, "write"));
-        let with_ios = || samples.iter().filter(|s| s.read_ios + s.write_ios > 0);
+            .or(colours.index(&job.name, "write"))
+            .or(colours.index(&job.name, "trim"));
+        let with_ios = || samples.iter().filter(|s| s.ios() > 0);
         let mean = Series::new(
             format!("{} mean (reads and writes)", job.name),
             with_ios()
@@ -330,9 +332,6 @@ pub(crate) fn time_series(run: &RunResult) -> TimeSeries {
     series
 }
 
-/// Reads one count of an interval (its read IOs, its write bytes...).
-type Counter = fn(&IntervalSample) -> u64;
-
 /// One colour per (job, direction) for every chart of a run: its position among the
 /// directions that did IO, in job order, reads first.
 struct SeriesColours(Vec<(String, &'static str)>);
@@ -346,6 +345,9 @@ impl SeriesColours {
             }
             if job.write.ios > 0 {
                 keys.push((job.name.clone(), "write"));
+            }
+            if job.trim.ios > 0 {
+                keys.push((job.name.clone(), "trim"));
             }
         }
         SeriesColours(keys)
@@ -875,6 +877,41 @@ mod tests {
             jobs: vec![job("data", 800, 200), job("log", 0, 300)],
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_trim_job_has_its_own_series() {
+        let mut run = mixed_run();
+        let trims = IntervalSample {
+            interval_ms: 1000,
+            trim_ios: 50,
+            trim_bytes: 50 * 65536,
+            latency_mean_ns: 3_000_000.0,
+            ..Default::default()
+        };
+        run.jobs.push(JobResult {
+            name: "discard".into(),
+            trim: DirectionResult {
+                ios: 50,
+                ..Default::default()
+            },
+            series: vec![trims],
+            ..Default::default()
+        });
+        let series = time_series(&run);
+        let trim = series
+            .iops
+            .iter()
+            .find(|s| s.name == "discard trim")
+            .unwrap();
+        assert_eq!(trim.points, vec![(1.0, 50.0)]);
+        assert_eq!(trim.colour, Some(chart::PALETTE[3]));
+        let mb = &series.throughput_mb_s[3];
+        assert!((mb.points[0].1 - 50.0 * 65536.0 / 1e6).abs() < 1e-9);
+        assert!(series
+            .latency_ms
+            .iter()
+            .any(|s| s.name.starts_with("discard mean")));
     }
 
     #[test]

@@ -149,7 +149,7 @@ pub fn iops_per_host(hosts: &[HostRow<'_>], combined: &RunResult) -> Vec<Series>
         for job in &result.jobs {
             for (k, sample) in job.series.iter().enumerate() {
                 let seconds = (sample.interval_ms.max(1)) as f64 / 1000.0;
-                let iops = (sample.read_ios + sample.write_ios) as f64 / seconds;
+                let iops = sample.ios() as f64 / seconds;
                 if k == points.len() {
                     points.push((sample.start_ms as f64 / 1000.0, 0.0));
                 }

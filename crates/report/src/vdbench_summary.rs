@@ -329,6 +329,8 @@ mod tests {
             read_bytes: read_ios * 8192,
             write_ios,
             write_bytes: write_ios * 8192,
+            trim_ios: 0,
+            trim_bytes: 0,
             latency_mean_ns: mean_ns,
             latency_p99_ns: (mean_ns * 3.0) as u64,
         }

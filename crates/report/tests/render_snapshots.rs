@@ -65,6 +65,8 @@ fn run() -> RunResult {
             read_bytes: (5400 + (second % 4) * 150) * 8192,
             write_ios: 2300 + (second % 3) * 100,
             write_bytes: (2300 + (second % 3) * 100) * 8192,
+            trim_ios: 0,
+            trim_bytes: 0,
             latency_mean_ns: 800_000.0 + (second % 5) as f64 * 50_000.0,
             latency_p99_ns: 4_000_000 + (second % 6) * 250_000,
         })

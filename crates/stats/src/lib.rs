@@ -24,4 +24,4 @@ pub mod series;
 pub use direction::DirectionStats;
 pub use histogram::{LatencyHistogram, FIO_PERCENTILES};
 pub use result::*;
-pub use series::{IntervalAccumulator, IntervalBucket, SeriesMerger};
+pub use series::{Ddir, IntervalAccumulator, IntervalBucket, SeriesMerger};

@@ -90,6 +90,11 @@ pub struct IntervalSample {
     pub read_bytes: u64,
     pub write_ios: u64,
     pub write_bytes: u64,
+    /// Trims (fio's third direction, `DDIR_TRIM`): none unless the job trims.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub trim_ios: u64,
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub trim_bytes: u64,
     /// Mean total latency of IOs completed in the interval, nanoseconds (0 when none).
     pub latency_mean_ns: f64,
     /// 99th percentile total latency of IOs completed in the interval, nanoseconds.
@@ -105,11 +110,28 @@ pub struct IntervalSample {
     /// have none (fio writes an empty slat log for them).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub slat_mean_ns: f64,
-    /// The same latency numbers per direction (read, write), kept only for a job that reads
-    /// and writes and writes fio's averaged latency or histogram logs (fio writes a line per
-    /// direction there).
+    /// The same latency numbers per direction (read, write, trim: indexed by
+    /// [`crate::series::Ddir`]), kept only for a job with more than one direction that writes
+    /// fio's averaged latency or histogram logs (fio writes a line per direction there).
+    /// Results written before trims had a series hold two entries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub by_direction: Option<Box<[DirectionInterval; 2]>>,
+    pub by_direction: Option<Vec<DirectionInterval>>,
+}
+
+impl IntervalSample {
+    /// The interval's IOs of every direction.
+    pub fn ios(&self) -> u64 {
+        self.read_ios + self.write_ios + self.trim_ios
+    }
+
+    /// The interval's (IOs, bytes) of one direction.
+    pub fn of(&self, ddir: crate::series::Ddir) -> (u64, u64) {
+        match ddir {
+            crate::series::Ddir::Read => (self.read_ios, self.read_bytes),
+            crate::series::Ddir::Write => (self.write_ios, self.write_bytes),
+            crate::series::Ddir::Trim => (self.trim_ios, self.trim_bytes),
+        }
+    }
 }
 
 /// One direction's latency numbers of one interval.
@@ -124,6 +146,10 @@ pub struct DirectionInterval {
 
 fn is_zero(value: &f64) -> bool {
     *value == 0.0
+}
+
+fn is_zero_u64(value: &u64) -> bool {
+    *value == 0
 }
 
 /// The result of one job (all its clones merged when `group_reporting`, else one clone).

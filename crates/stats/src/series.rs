@@ -10,24 +10,41 @@ use crate::result::{DirectionInterval, IntervalSample};
 /// Precision of per-interval histograms (2 significant digits: 1% error, small memory).
 const INTERVAL_PRECISION: u8 = 2;
 
+/// fio's IO directions (`enum fio_ddir`): the index of a direction in per-direction arrays
+/// and the `DDIR` column of fio's logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ddir {
+    Read = 0,
+    Write = 1,
+    Trim = 2,
+}
+
+impl Ddir {
+    pub const ALL: [Ddir; 3] = [Ddir::Read, Ddir::Write, Ddir::Trim];
+
+    /// 0, 1 or 2, as fio numbers them.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
 /// One closed interval of one clone.
 #[derive(Clone, Debug)]
 pub struct IntervalBucket {
     pub index: u64,
     /// Length actually covered (the last interval of a run is usually shorter).
     pub length_ns: u64,
-    pub read_ios: u64,
-    pub read_bytes: u64,
-    pub write_ios: u64,
-    pub write_bytes: u64,
-    /// Total latency per direction (read, write); the interval's own is their merge.
-    pub latency: [LatencyHistogram; 2],
+    /// Per direction ([`Ddir`]: read, write, trim): completed IOs and their bytes.
+    pub ios: [u64; 3],
+    pub bytes: [u64; 3],
+    /// Total latency per direction; the interval's own is their merge.
+    pub latency: [LatencyHistogram; 3],
     /// Per direction, sums for the interval's mean completion and submission latency (fio's
     /// clat/slat logs).
-    pub clat_sum_ns: [u64; 2],
-    pub slat_sum_ns: [u64; 2],
+    pub clat_sum_ns: [u64; 3],
+    pub slat_sum_ns: [u64; 3],
     /// IOs with a submission latency (none for synchronous engines).
-    pub slat_ios: [u64; 2],
+    pub slat_ios: [u64; 3],
 }
 
 impl IntervalBucket {
@@ -35,33 +52,26 @@ impl IntervalBucket {
         IntervalBucket {
             index,
             length_ns: 0,
-            read_ios: 0,
-            read_bytes: 0,
-            write_ios: 0,
-            write_bytes: 0,
-            latency: [
-                LatencyHistogram::with_precision(INTERVAL_PRECISION),
-                LatencyHistogram::with_precision(INTERVAL_PRECISION),
-            ],
-            clat_sum_ns: [0; 2],
-            slat_sum_ns: [0; 2],
-            slat_ios: [0; 2],
+            ios: [0; 3],
+            bytes: [0; 3],
+            latency: [(); 3].map(|_| LatencyHistogram::with_precision(INTERVAL_PRECISION)),
+            clat_sum_ns: [0; 3],
+            slat_sum_ns: [0; 3],
+            slat_ios: [0; 3],
         }
     }
 
     fn clear(&mut self, index: u64) {
         self.index = index;
         self.length_ns = 0;
-        self.read_ios = 0;
-        self.read_bytes = 0;
-        self.write_ios = 0;
-        self.write_bytes = 0;
+        self.ios = [0; 3];
+        self.bytes = [0; 3];
         for histogram in &mut self.latency {
             histogram.reset();
         }
-        self.clat_sum_ns = [0; 2];
-        self.slat_sum_ns = [0; 2];
-        self.slat_ios = [0; 2];
+        self.clat_sum_ns = [0; 3];
+        self.slat_sum_ns = [0; 3];
+        self.slat_ios = [0; 3];
     }
 }
 
@@ -102,22 +112,18 @@ impl IntervalAccumulator {
 
     /// Counts `n` IOs of one direction completed in the current interval.
     #[inline]
-    pub fn record(&mut self, is_read: bool, bytes: u64, n: u64, total_latency_ns: u64) {
-        if is_read {
-            self.current.read_ios += n;
-            self.current.read_bytes += bytes;
-        } else {
-            self.current.write_ios += n;
-            self.current.write_bytes += bytes;
-        }
-        self.current.latency[usize::from(!is_read)].record_n(total_latency_ns, n);
+    pub fn record(&mut self, ddir: Ddir, bytes: u64, n: u64, total_latency_ns: u64) {
+        let d = ddir.index();
+        self.current.ios[d] += n;
+        self.current.bytes[d] += bytes;
+        self.current.latency[d].record_n(total_latency_ns, n);
     }
 
     /// Adds one IO's completion and (for queued engines) submission latency to the current
     /// interval, for fio's clat and slat logs.
     #[inline]
-    pub fn record_parts(&mut self, is_read: bool, clat_ns: u64, slat_ns: Option<u64>) {
-        let d = usize::from(!is_read);
+    pub fn record_parts(&mut self, ddir: Ddir, clat_ns: u64, slat_ns: Option<u64>) {
+        let d = ddir.index();
         self.current.clat_sum_ns[d] += clat_ns;
         if let Some(slat) = slat_ns {
             self.current.slat_sum_ns[d] += slat;
@@ -129,7 +135,7 @@ impl IntervalAccumulator {
     pub fn finish(&mut self, elapsed_ns: u64, sink: &mut impl FnMut(&IntervalBucket)) {
         self.advance(elapsed_ns, sink);
         let length = elapsed_ns.saturating_sub(self.current_start_ns);
-        let has_io = self.current.read_ios + self.current.write_ios > 0;
+        let has_io = self.current.ios.iter().sum::<u64>() > 0;
         if length > 0 || has_io {
             self.current.length_ns = length;
             sink(&self.current);
@@ -205,11 +211,9 @@ impl SeriesMerger {
         let slot = &mut self.slots[index];
         let merged = &mut slot.bucket;
         merged.length_ns = merged.length_ns.max(bucket.length_ns);
-        merged.read_ios += bucket.read_ios;
-        merged.read_bytes += bucket.read_bytes;
-        merged.write_ios += bucket.write_ios;
-        merged.write_bytes += bucket.write_bytes;
-        for d in 0..2 {
+        for d in 0..3 {
+            merged.ios[d] += bucket.ios[d];
+            merged.bytes[d] += bucket.bytes[d];
             merged.latency[d].merge(&bucket.latency[d]);
             merged.clat_sum_ns[d] += bucket.clat_sum_ns[d];
             merged.slat_sum_ns[d] += bucket.slat_sum_ns[d];
@@ -219,10 +223,7 @@ impl SeriesMerger {
         if slot.reported >= clones {
             slot.sample = Some(to_sample(&slot.bucket, interval_ns, keep));
             // Free the histograms' memory: this interval is final.
-            slot.bucket.latency = [
-                LatencyHistogram::with_precision(1),
-                LatencyHistogram::with_precision(1),
-            ];
+            slot.bucket.latency = [(); 3].map(|_| LatencyHistogram::with_precision(1));
         }
     }
 
@@ -244,37 +245,40 @@ impl SeriesMerger {
 fn to_sample(bucket: &IntervalBucket, interval_ns: u64, keep: (bool, bool)) -> IntervalSample {
     let (keep_bins, keep_directions) = keep;
     let mut total_latency = bucket.latency[0].clone();
-    total_latency.merge(&bucket.latency[1]);
-    let ios = [bucket.read_ios, bucket.write_ios];
+    for other in &bucket.latency[1..] {
+        total_latency.merge(other);
+    }
     let by_direction = keep_directions.then(|| {
-        Box::new([0, 1].map(|d| DirectionInterval {
-            latency_mean_ns: bucket.latency[d].mean_ns(),
-            clat_mean_ns: mean(bucket.clat_sum_ns[d], ios[d]),
-            slat_mean_ns: mean(bucket.slat_sum_ns[d], bucket.slat_ios[d]),
-            latency_bins: if keep_bins {
-                bucket.latency[d].fio_bins()
-            } else {
-                Vec::new()
-            },
-        }))
+        Ddir::ALL
+            .map(|ddir| {
+                let d = ddir.index();
+                DirectionInterval {
+                    latency_mean_ns: bucket.latency[d].mean_ns(),
+                    clat_mean_ns: mean(bucket.clat_sum_ns[d], bucket.ios[d]),
+                    slat_mean_ns: mean(bucket.slat_sum_ns[d], bucket.slat_ios[d]),
+                    latency_bins: if keep_bins {
+                        bucket.latency[d].fio_bins()
+                    } else {
+                        Vec::new()
+                    },
+                }
+            })
+            .to_vec()
     });
+    let sum = |values: &[u64; 3]| values.iter().sum::<u64>();
     IntervalSample {
         start_ms: bucket.index * interval_ns / 1_000_000,
         interval_ms: bucket.length_ns / 1_000_000,
-        read_ios: bucket.read_ios,
-        read_bytes: bucket.read_bytes,
-        write_ios: bucket.write_ios,
-        write_bytes: bucket.write_bytes,
+        read_ios: bucket.ios[0],
+        read_bytes: bucket.bytes[0],
+        write_ios: bucket.ios[1],
+        write_bytes: bucket.bytes[1],
+        trim_ios: bucket.ios[2],
+        trim_bytes: bucket.bytes[2],
         latency_mean_ns: total_latency.mean_ns(),
         latency_p99_ns: total_latency.percentile_ns(99.0),
-        clat_mean_ns: mean(
-            bucket.clat_sum_ns[0] + bucket.clat_sum_ns[1],
-            bucket.read_ios + bucket.write_ios,
-        ),
-        slat_mean_ns: mean(
-            bucket.slat_sum_ns[0] + bucket.slat_sum_ns[1],
-            bucket.slat_ios[0] + bucket.slat_ios[1],
-        ),
+        clat_mean_ns: mean(sum(&bucket.clat_sum_ns), sum(&bucket.ios)),
+        slat_mean_ns: mean(sum(&bucket.slat_sum_ns), sum(&bucket.slat_ios)),
         latency_bins: if keep_bins {
             total_latency.fio_bins()
         } else {
@@ -308,7 +312,8 @@ mod tests {
             for step in 0..25u64 {
                 let t = step * SECOND / 10;
                 acc.advance(t, &mut sink);
-                acc.record(clone == 0, 10 * 4096, 10, 1000 + clone * 1000);
+                let ddir = if clone == 0 { Ddir::Read } else { Ddir::Write };
+                acc.record(ddir, 10 * 4096, 10, 1000 + clone * 1000);
             }
             acc.finish(25 * SECOND / 10, &mut sink);
         }
@@ -329,8 +334,8 @@ mod tests {
     fn a_stall_shows_as_zero_intervals() {
         let mut out = Vec::new();
         let mut acc = IntervalAccumulator::new(SECOND);
-        acc.record(true, 4096, 1, 10);
-        acc.advance(3 * SECOND + 1, &mut |b| out.push(b.read_ios));
+        acc.record(Ddir::Read, 4096, 1, 10);
+        acc.advance(3 * SECOND + 1, &mut |b| out.push(b.ios[0]));
         assert_eq!(out, vec![1, 0, 0]);
     }
 }

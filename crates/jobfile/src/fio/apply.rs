@@ -2,14 +2,15 @@
 //! the table in `fio_options.rs`. Values whose final meaning depends on other options (sizes per
 //! file, block sizes, the target) are collected in [`Builder`] and settled by `finish`.
 
+use super::control::{per_direction_rate, RateKind};
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, EngineChoice};
 use crate::values::{
-    parse_bool, parse_percent, parse_size, parse_time, parse_u32, parse_u64, split_per_direction,
+    parse_bool, parse_percent, parse_size, parse_time, parse_u32, parse_u64, split_per_ddir,
+    split_per_direction,
 };
 use iofit_model::job::{
-    AccessZone, BlockSizeShare, JobSpec, PerDirection, RandomDistribution, RwMode, SizeSpec,
-    ZoneSize,
+    AccessZone, BlockSizeShare, JobSpec, RandomDistribution, RwMode, SizeSpec, ZoneSize,
 };
 use iofit_model::placement::FileAmount;
 use iofit_model::units::{Bytes, SizeBase};
@@ -43,7 +44,13 @@ pub(crate) struct Builder {
     pub filesize: Option<Placed<Bytes>>,
     pub bs_read: Option<Placed<Bytes>>,
     pub bs_write: Option<Placed<Bytes>>,
-    pub bssplit: Option<Placed<(Vec<BlockSizeShare>, Vec<BlockSizeShare>)>>,
+    /// fio's third `bs` value: the size of trims.
+    pub bs_trim: Option<Placed<Bytes>>,
+    /// The trim values of `rate`, `rate_iops`, `rate_min`, `rate_iops_min` (by
+    /// [`super::control::RateKind`]), when the option was given.
+    pub trim_rates: [Option<Option<u64>>; 4],
+    /// Read, write and trim shares (bssplit, or a bsrange as one).
+    pub bssplit: Option<Placed<[Vec<BlockSizeShare>; 3]>>,
     pub blockalign: Option<Placed<Bytes>>,
     pub number_ios: Option<Placed<u64>>,
     pub rw: Option<RwMode>,
@@ -347,12 +354,12 @@ pub(crate) fn rwmix(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 pub(crate) fn bs(c: &mut Ctx, arg: &Arg) -> R {
-    let (read, write) = split_per_direction(arg.value()?)
-        .map_err(|why| arg.invalid(why, "write bs=4k or bs=READ,WRITE such as bs=4k,64k"))?;
+    let (read, write, trim) = split_per_ddir(arg.value()?)
+        .map_err(|why| arg.invalid(why, "write bs=4k or bs=READ,WRITE[,TRIM] such as bs=4k,64k"))?;
     // fio's bs also takes a range (bs=4k-512k), which is bsrange.
-    if read
-        .iter()
-        .chain(write.iter())
+    if [&read, &write, &trim]
+        .into_iter()
+        .flatten()
         .any(|part| part.contains('-'))
     {
         c.note("a bs range runs as a bssplit of the multiples of its smallest size, in the shares fio draws them");
@@ -368,14 +375,16 @@ pub(crate) fn bs(c: &mut Ctx, arg: &Arg) -> R {
     // An empty entry means fio's default (4 KiB) for that direction.
     let read = read.map(parse_one).transpose()?.unwrap_or(Bytes::kib(4));
     let write = write.map(parse_one).transpose()?.unwrap_or(Bytes::kib(4));
+    let trim = trim.map(parse_one).transpose()?.unwrap_or(Bytes::kib(4));
     c.b.bs_read = Some(Placed::at(read, arg));
     c.b.bs_write = Some(Placed::at(write, arg));
+    c.b.bs_trim = Some(Placed::at(trim, arg));
     c.b.bssplit = None;
     Ok(())
 }
 pub(crate) fn bssplit(c: &mut Ctx, arg: &Arg) -> R {
-    let (read, write) = split_per_direction(arg.value()?)
-        .map_err(|why| arg.invalid(why, "write bssplit=4k/10:64k/90 or READ,WRITE lists"))?;
+    let (read, write, trim) = split_per_ddir(arg.value()?)
+        .map_err(|why| arg.invalid(why, "write bssplit=4k/10:64k/90 or READ,WRITE[,TRIM] lists"))?;
     let parse_list = |text: Option<String>| -> Result<Vec<BlockSizeShare>, JobFileError> {
         match text {
             None => Ok(vec![BlockSizeShare {
@@ -390,10 +399,11 @@ pub(crate) fn bssplit(c: &mut Ctx, arg: &Arg) -> R {
             }),
         }
     };
-    let split = (parse_list(read)?, parse_list(write)?);
+    let split = [parse_list(read)?, parse_list(write)?, parse_list(trim)?];
     c.b.bssplit = Some(Placed::at(split, arg));
     c.b.bs_read = None;
     c.b.bs_write = None;
+    c.b.bs_trim = None;
     Ok(())
 }
 
@@ -405,8 +415,8 @@ const MAX_BSRANGE_SIZES: u64 = 4096;
 /// that is every multiple k x MIN (k = 1..floor(r)) with probability 1/r each, and MAX itself
 /// with what is left when r is not whole. The same distribution as a bssplit.
 pub(crate) fn bsrange(c: &mut Ctx, arg: &Arg) -> R {
-    const FIX: &str = "write bsrange=MIN-MAX such as bsrange=4k-64k (or READ,WRITE ranges)";
-    let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, FIX))?;
+    const FIX: &str = "write bsrange=MIN-MAX such as bsrange=4k-64k (or READ,WRITE[,TRIM] ranges)";
+    let (read, write, trim) = split_per_ddir(arg.value()?).map_err(|why| arg.invalid(why, FIX))?;
     let lower = |text: Option<String>| -> Result<Vec<BlockSizeShare>, JobFileError> {
         let Some(text) = text else {
             return Ok(vec![BlockSizeShare {
@@ -444,10 +454,11 @@ pub(crate) fn bsrange(c: &mut Ctx, arg: &Arg) -> R {
         }
         Ok(shares)
     };
-    let split = (lower(read)?, lower(write)?);
+    let split = [lower(read)?, lower(write)?, lower(trim)?];
     c.b.bssplit = Some(Placed::at(split, arg));
     c.b.bs_read = None;
     c.b.bs_write = None;
+    c.b.bs_trim = None;
     Ok(())
 }
 /// Checked in `finish`: iofit aligns random offsets to the smallest block size, fio's default.
@@ -553,30 +564,14 @@ pub(crate) fn startdelay(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 pub(crate) fn rate(c: &mut Ctx, arg: &Arg) -> R {
-    let fix =
-        "write bytes per second with a size suffix such as rate=10m (10 MiB/s), or rate=READ,WRITE";
-    let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, fix))?;
-    let parse_rate = |text: String| -> Result<Option<u64>, JobFileError> {
-        let bytes = parse_size(&text, c.base).map_err(|why| arg.invalid(why, fix))?;
-        Ok((bytes != Bytes::ZERO).then_some(bytes.as_u64()))
-    };
-    c.job.rate_bytes_per_second = PerDirection {
-        read: read.map(parse_rate).transpose()?.flatten(),
-        write: write.map(parse_rate).transpose()?.flatten(),
-    };
+    let fix = "write bytes per second with a size suffix such as rate=10m (10 MiB/s), or rate=READ,WRITE[,TRIM]";
+    c.job.rate_bytes_per_second = per_direction_rate(c, arg, RateKind::Bytes, fix)?;
     Ok(())
 }
 pub(crate) fn rate_iops(c: &mut Ctx, arg: &Arg) -> R {
-    let fix = "write a whole number of IOs per second such as rate_iops=12500, or READ,WRITE";
-    let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, fix))?;
-    let parse_iops = |text: String| -> Result<Option<u64>, JobFileError> {
-        let iops = parse_u64(&text).map_err(|why| arg.invalid(why, fix))?;
-        Ok((iops != 0).then_some(iops))
-    };
-    c.job.rate_iops = PerDirection {
-        read: read.map(parse_iops).transpose()?.flatten(),
-        write: write.map(parse_iops).transpose()?.flatten(),
-    };
+    let fix =
+        "write a whole number of IOs per second such as rate_iops=12500, or READ,WRITE[,TRIM]";
+    c.job.rate_iops = per_direction_rate(c, arg, RateKind::Iops, fix)?;
     Ok(())
 }
 pub(crate) fn norandommap(c: &mut Ctx, arg: &Arg) -> R {

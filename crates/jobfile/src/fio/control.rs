@@ -5,7 +5,7 @@
 
 use super::apply::{Arg, Ctx};
 use crate::error::JobFileError;
-use crate::values::{parse_size, parse_time, parse_u32, parse_u64, split_per_direction};
+use crate::values::{parse_size, parse_time, parse_u32, parse_u64, split_per_ddir};
 use iofit_model::job::{
     IoPriority, JobSpec, LatencyTargetSpec, OpenSync, PerDirection, SteadyMetric, SteadyStateSpec,
 };
@@ -47,18 +47,27 @@ pub(crate) fn thinktime_blocks_type(c: &mut Ctx, arg: &Arg) -> R {
     }
 }
 
-/// `rate_min=READ,WRITE` in bytes per second, `rate_iops_min` in IOs per second.
-fn per_direction_rate(
-    c: &Ctx,
+/// Which of a job's rates an option sets (fio's `rate`, `rate_iops`, `rate_min`,
+/// `rate_iops_min`): the index of its trim value in [`super::apply::Builder::trim_rates`].
+#[derive(Clone, Copy)]
+pub(crate) enum RateKind {
+    Bytes = 0,
+    Iops = 1,
+    MinBytes = 2,
+    MinIops = 3,
+}
+
+/// A rate option's `READ,WRITE,TRIM` values (0: no limit): the read and write ones, and the
+/// trim one kept for `finish`, which makes it a trim job's write entry (iofit paces a trim
+/// job's trims by its write entry).
+pub(crate) fn per_direction_rate(
+    c: &mut Ctx,
     arg: &Arg,
-    bytes: bool,
+    kind: RateKind,
+    fix: &str,
 ) -> Result<PerDirection<Option<u64>>, JobFileError> {
-    let fix = if bytes {
-        "write bytes per second with a size suffix such as rate_min=1m, or READ,WRITE"
-    } else {
-        "write a whole number of IOs per second such as rate_iops_min=100, or READ,WRITE"
-    };
-    let (read, write) = split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, fix))?;
+    let bytes = matches!(kind, RateKind::Bytes | RateKind::MinBytes);
+    let (read, write, trim) = split_per_ddir(arg.value()?).map_err(|why| arg.invalid(why, fix))?;
     let parse = |text: String| -> Result<Option<u64>, JobFileError> {
         let value = if bytes {
             parse_size(&text, c.base)
@@ -69,17 +78,41 @@ fn per_direction_rate(
         };
         Ok((value != 0).then_some(value))
     };
-    Ok(PerDirection {
+    let rates = PerDirection {
         read: read.map(parse).transpose()?.flatten(),
         write: write.map(parse).transpose()?.flatten(),
-    })
+    };
+    c.b.trim_rates[kind as usize] = Some(trim.map(parse).transpose()?.flatten());
+    Ok(rates)
+}
+
+/// A trim job's rates are its trims' (the third value of each rate option), in the write
+/// entry that paces its trims. In trimwrite the writes set the pace of the pairs (the trims
+/// go unpaced), so their own values stay.
+pub(crate) fn finish_trim_rates(job: &mut JobSpec, trim_rates: &[Option<Option<u64>>; 4]) {
+    if !job.rw.has_trims() || job.rw.is_trimwrite() {
+        return;
+    }
+    for (kind, trim) in trim_rates.iter().enumerate() {
+        let Some(trim) = *trim else { continue };
+        let slot = match kind {
+            0 => &mut job.rate_bytes_per_second.write,
+            1 => &mut job.rate_iops.write,
+            2 => &mut job.pacing.min_bytes_per_second.write,
+            _ => &mut job.pacing.min_iops.write,
+        };
+        *slot = trim;
+    }
 }
 pub(crate) fn rate_min(c: &mut Ctx, arg: &Arg) -> R {
-    c.job.pacing.min_bytes_per_second = per_direction_rate(c, arg, true)?;
+    let fix = "write bytes per second with a size suffix such as rate_min=1m, or READ,WRITE[,TRIM]";
+    c.job.pacing.min_bytes_per_second = per_direction_rate(c, arg, RateKind::MinBytes, fix)?;
     Ok(())
 }
 pub(crate) fn rate_iops_min(c: &mut Ctx, arg: &Arg) -> R {
-    c.job.pacing.min_iops = per_direction_rate(c, arg, false)?;
+    let fix =
+        "write a whole number of IOs per second such as rate_iops_min=100, or READ,WRITE[,TRIM]";
+    c.job.pacing.min_iops = per_direction_rate(c, arg, RateKind::MinIops, fix)?;
     Ok(())
 }
 /// fio's `rate_cycle`: milliseconds when no unit is given.

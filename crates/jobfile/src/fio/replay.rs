@@ -129,15 +129,8 @@ pub(crate) fn finish_replay(job: &mut iofit_model::JobSpec) {
     if job.replay.as_ref().is_some_and(|r| r.logs.is_empty()) {
         job.replay = None;
     }
-    let null_engine = job.engine == iofit_model::job::EngineKind::Null;
-    if let Some(replay) = job.replay.as_mut().filter(|r| null_engine && !r.skip.trim) {
-        // The null engine moves no data, so a trim there does nothing; fio 3.33 replaying a
-        // log with trims on it reports no trims either (its t/jobs t0038).
-        replay.skip.trim = true;
-        job.notes.push(
-            "read_iolog on ioengine=null: the log's trims are left out (nothing to trim; fio reports none either)".into(),
-        );
-    }
+    // A log's trims are replayed on every engine, the null engine too (it completes them as
+    // any IO), as fio does since 3.34; fio 3.33 dropped them ("bad ddir: 2").
     if let Some(replay) = &job.replay {
         let logs: Vec<String> = replay
             .logs

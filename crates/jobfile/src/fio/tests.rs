@@ -261,6 +261,60 @@ fn bssplit_fills_blank_shares() {
 }
 
 #[test]
+fn the_third_block_size_is_for_trims_and_the_order_of_bs_and_rw_does_not_matter() {
+    let fixed = |text: &str| match &parse(text).unwrap()[0].block_size {
+        BlockSizeSpec::Fixed(sizes) => (sizes.read.as_u64(), sizes.write.as_u64()),
+        other => panic!("expected fixed sizes, got {other:?}"),
+    };
+    let base = "[a]\nsize=1m\nfilename=/tmp/x\n";
+    assert_eq!(
+        fixed(&format!("{base}bs=4k,8k,16k\nrw=randtrim\n")),
+        (16384, 16384)
+    );
+    assert_eq!(
+        fixed(&format!("{base}rw=trimwrite\nbs=4k,8k,16k\n")),
+        (16384, 16384)
+    );
+    assert_eq!(
+        fixed(&format!("{base}bs=4k,8k,16k\nrw=randrw\n")),
+        (4096, 8192)
+    );
+    // No third value: trims take the last one given, as in fio.
+    assert_eq!(
+        fixed(&format!("{base}blocksize=4k,8k\nrw=trim\n")),
+        (8192, 8192)
+    );
+    let jobs = parse(&format!(
+        "{base}rw=randtrim\nbssplit=4k/100,4k/100,8k/50:64k/50\n"
+    ))
+    .unwrap();
+    assert_eq!(jobs[0].block_size.mean_size(Direction::Write), Bytes(36864));
+    assert_eq!(jobs[0].block_size.min_size(), Bytes(8192));
+    let error = parse(&format!("{base}rw=trim\nbs=4k,4k,4k,4k\n")).unwrap_err();
+    assert_eq!((error.line, error.key.as_deref()), (5, Some("bs")));
+}
+
+#[test]
+fn a_trim_job_is_paced_by_the_third_rate_values() {
+    let base = "[a]\nsize=1m\nfilename=/tmp/x\n";
+    let rates = "rate=1m,2m,3m\nrate_iops=10,20,30\nrate_min=,,1k\nrate_iops_min=,,5\n";
+    let job = &parse(&format!("{base}{rates}rw=randtrim\n")).unwrap()[0];
+    assert_eq!(job.rate_bytes_per_second.write, Some(3 << 20));
+    assert_eq!(job.rate_iops.write, Some(30));
+    assert_eq!(job.pacing.min_bytes_per_second.write, Some(1024));
+    assert_eq!(job.pacing.min_iops.write, Some(5));
+    // Other jobs keep their write values; trimwrite's writes pace its pairs.
+    for rw in ["randwrite", "trimwrite"] {
+        let job = &parse(&format!("{base}rw={rw}\n{rates}")).unwrap()[0];
+        assert_eq!(job.rate_iops.write, Some(20), "{rw}");
+        assert_eq!(job.pacing.min_iops.write, None, "{rw}");
+    }
+    // Two values: the trims take the second, as in fio.
+    let job = &parse(&format!("{base}rw=trim\nrate_iops=10,20\n")).unwrap()[0];
+    assert_eq!(job.rate_iops.write, Some(20));
+}
+
+#[test]
 fn stonewall_and_new_group_number_groups() {
     let text = "[global]\nsize=1m\ndirectory=/tmp\n[a]\n[b]\nstonewall\n[c]\n[d]\nnew_group\n";
     let jobs = parse(text).unwrap();

@@ -6,7 +6,7 @@ use iofit_model::data::VerifyMode;
 use iofit_model::job::JobSpec;
 
 /// Checks a trim job's other options. fio verifies only blocks it wrote, so `verify=` on a job
-/// that only trims checks nothing and is switched off with a note; the rest iofit cannot do for
+/// that only trims checks nothing and is switched off with a note; what iofit cannot do for
 /// trims is an error that says why.
 pub(crate) fn finish(job: &mut JobSpec, section: &Location) -> Result<(), JobFileError> {
     if !job.rw.has_trims() {
@@ -24,13 +24,6 @@ pub(crate) fn finish(job: &mut JobSpec, section: &Location) -> Result<(), JobFil
         job.data.verify.mode = VerifyMode::None;
         job.notes.push(format!(
             "verify on rw={mode}: fio verifies only blocks the job wrote, and a trim job writes none, so nothing is checked (as in fio)"
-        ));
-    }
-    let logs = &job.logs;
-    if logs.hist_prefix.is_some() || (logs.any() && !logs.per_io) {
-        return Err(refuse(
-            "averaged (log_avg_msec) and histogram logs of a trim job are not implemented in iofit: its interval series holds reads and writes only",
-            "drop log_avg_msec to get fio's per-IO logs, which carry the trims (ddir 2), or drop write_hist_log",
         ));
     }
     Ok(())
