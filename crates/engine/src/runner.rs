@@ -310,7 +310,11 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
             .collect()
     };
     let region_bytes: u64 = regions.iter().map(|(_, _, len)| *len).sum();
-    let loops = job.loops.max(1) as u64;
+    // fio unlink_each_loop: each loop is its own pass (each_loop.rs), with one loop's budget.
+    let loops = match crate::each_loop::passes(job) {
+        Some(_) => 1,
+        None => job.loops.max(1) as u64,
+    };
     let budget_bytes = if (job.time_based && job.runtime.is_some()) || job.replay.is_some() {
         // A replay ends with its log.
         None
@@ -398,6 +402,7 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         data: crate::data::data_plan(job, clone)?,
         measure: measure_plan(&job.measurement),
         file_service: job.file_service.clone(),
+        earlier_loops: Default::default(),
     })
 }
 
@@ -524,6 +529,14 @@ fn pacing_plan(pacing: &iofit_model::job::Pacing) -> PacingPlan {
         flow: None,
         serialize_overlap: false,
     }
+}
+
+/// The run's layout; a clone that panicked while holding it left nothing half-changed that
+/// the others could not use (a relayout's partial file is its own), so a poisoned lock is taken.
+fn lock_layout(layout: &Mutex<Layout>) -> std::sync::MutexGuard<'_, Layout> {
+    layout
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The clone's files: re-opens of the descriptors checked at layout, never the names again.
@@ -682,6 +695,9 @@ pub fn run_jobs(
         .cloned()
         .collect();
     let mut layout = plan_layout(&disk_jobs, options.allow_overwrite)?;
+    crate::layout::check_unlink_each_loop(&disk_jobs, &layout, |job| {
+        crate::each_loop::passes(job).is_some()
+    })?;
     // Resolve every clone's plan now, so bad sizes fail before any IO.
     let seeds: Vec<u64> = jobs
         .iter()
@@ -715,6 +731,8 @@ pub fn run_jobs(
         observer.layout(to_create, to_write);
     }
     lay_out(&mut layout, &options.stop)?;
+    // Shared with the clones that lay their files out again between loops (unlink_each_loop).
+    let layout = Arc::new(Mutex::new(layout));
 
     // Result slots: one per clone, or one per reporting group with group_reporting.
     let mut slots: Vec<Slot> = Vec::new();
@@ -866,7 +884,7 @@ pub fn run_jobs(
             }
             for (c, plan) in plans[j].iter().enumerate() {
                 let slot = slot_of[j][c];
-                let opened = open_files(job, plan, &layout).and_then(|files| {
+                let opened = open_files(job, plan, &lock_layout(&layout)).and_then(|files| {
                     pre_read(job, plan, &files)?;
                     Ok(files)
                 });
@@ -911,6 +929,8 @@ pub fn run_jobs(
                 let end_flags = Arc::clone(&end_flags);
                 let clock_choice = options.clock;
                 let my_cell = cell;
+                let each_loop = crate::each_loop::passes(job)
+                    .map(|loops| (loops, Arc::clone(&layout), job.clone()));
                 cell_slots.push(slot);
                 cell += 1;
                 let handle = std::thread::Builder::new()
@@ -930,14 +950,33 @@ pub fn run_jobs(
                             let _ = tx.send((slot, my_cell, setup_failed(e.to_string())));
                             return;
                         }
-                        let output = match clock_choice {
+                        let run_pass = |files: Vec<File>, plan: &ClonePlan| match clock_choice {
                             ClockChoice::Monotonic => {
                                 let clock = MonotonicClock::with_origin(origin);
-                                run_engine(engine, &uring, files, &plan, &clock, &shared)
+                                run_engine(engine, &uring, files, plan, &clock, &shared)
                             }
                             ClockChoice::Fake { step_ns } => {
                                 let clock = FakeClock::new(step_ns);
-                                run_engine(engine, &uring, files, &plan, &clock, &shared)
+                                run_engine(engine, &uring, files, plan, &clock, &shared)
+                            }
+                        };
+                        let output = match each_loop {
+                            None => run_pass(files, &plan),
+                            Some((loops, layout, job)) => {
+                                let relay_out = || {
+                                    let mut layout = lock_layout(&layout);
+                                    let paths: Vec<_> =
+                                        plan.files.iter().map(|f| f.0.clone()).collect();
+                                    layout.relay_out(&paths, &stop)?;
+                                    let files = open_files(&job, &plan, &layout)?;
+                                    pre_read(&job, &plan, &files)?;
+                                    Ok(files)
+                                };
+                                let relay_out =
+                                    || relay_out().map_err(|e: EngineError| e.to_string());
+                                crate::each_loop::run_loops(
+                                    loops, &plan, files, relay_out, run_pass,
+                                )
                             }
                         };
                         if thread_control.exit_all
@@ -1063,7 +1102,7 @@ pub fn run_jobs(
             }
         }
     }
-    unlink_created_files(jobs, &layout, &mut report);
+    unlink_created_files(jobs, &lock_layout(&layout), &mut report);
     report.stats = slots
         .iter()
         .filter(|s| s.finished.is_some())

@@ -174,6 +174,18 @@ pub struct ClonePlan {
     pub trim: TrimMode,
     /// Which failed IOs are counted and gone on after (fio `continue_on_error`).
     pub errors: iofit_model::job::ErrorPolicy,
+    /// fio `unlink_each_loop`: what the clone's earlier loops did, so that this pass's
+    /// progress counts and interval indexes go on from theirs (zero for the first pass).
+    pub earlier_loops: EarlierLoops,
+}
+
+/// What a clone's earlier loops completed (fio `unlink_each_loop` runs each loop as a pass).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EarlierLoops {
+    pub ios: u64,
+    pub bytes: u64,
+    /// Interval indexes the earlier loops used: this pass's intervals are numbered after them.
+    pub intervals: u64,
 }
 
 /// What fio's trim modes make of the clone's "write" direction.
@@ -236,6 +248,7 @@ impl ClonePlan {
             errors: Default::default(),
             replay: None,
             write_iolog: None,
+            earlier_loops: EarlierLoops::default(),
         }
     }
 }
@@ -1377,8 +1390,11 @@ impl<'a, C: Clock> Run<'a, C> {
     #[inline]
     pub(crate) fn publish_progress(&self) {
         let cell = self.shared.progress;
-        cell.ios.store(self.completed, Ordering::Relaxed);
-        cell.bytes.store(self.completed_bytes, Ordering::Relaxed);
+        let earlier = &self.plan.earlier_loops;
+        cell.ios
+            .store(earlier.ios + self.completed, Ordering::Relaxed);
+        cell.bytes
+            .store(earlier.bytes + self.completed_bytes, Ordering::Relaxed);
         // One relaxed load per publication; the copy happens once per status interval.
         if cell.snapshot_wanted.load(Ordering::Relaxed) {
             cell.snapshot_wanted.store(false, Ordering::Relaxed);
@@ -1431,7 +1447,9 @@ impl<'a, C: Clock> Run<'a, C> {
             self.out.major_faults = faults.0.saturating_sub(self.faults_start.0);
             self.out.minor_faults = faults.1.saturating_sub(self.faults_start.1);
             let series = self.shared.series;
-            let mut sink = |b: &IntervalBucket| series.lock().expect("series lock").add(b);
+            let shift = self.plan.earlier_loops.intervals;
+            let mut sink =
+                |b: &IntervalBucket| series.lock().expect("series lock").add_shifted(b, shift);
             self.series.finish(self.out.runtime_ns, &mut sink);
         }
         // An interrupted run ends now: a final fsync on a busy disk could take seconds.
@@ -1492,7 +1510,13 @@ pub fn run_clone<E: Engine, C: Clock>(
         return crate::data::verify_only(&mut run, engine);
     }
     let series_lock = shared.series;
-    let mut sink = |b: &IntervalBucket| series_lock.lock().expect("series lock").add(b);
+    let shift = plan.earlier_loops.intervals;
+    let mut sink = |b: &IntervalBucket| {
+        series_lock
+            .lock()
+            .expect("series lock")
+            .add_shifted(b, shift)
+    };
     if E::INLINE {
         run_inline(&mut run, engine, &mut sink)
     } else {
