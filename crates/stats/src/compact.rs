@@ -218,7 +218,7 @@ mod tests {
         let host = |seed: u64| {
             let mut d = DirectionStats::default();
             for i in 0..1000u64 {
-                let ioprio = if (i + seed) % 4 == 0 {
+                let ioprio = if (i + seed).is_multiple_of(4) {
                     1 << 13
                 } else {
                     2 << 13 | 4
