@@ -60,6 +60,13 @@ impl LiveResults {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Forgets the last run: until the next one begins, [`LiveResults::interrupted_report`]
+    /// is None (a procedure that runs one run after another must not take the last run's
+    /// results for the next one's).
+    pub fn clear(&self) {
+        *self.lock() = None;
+    }
+
     /// The run starts: its header and one entry per result slot.
     pub(crate) fn begin(&self, header: &RunResult, jobs: &[JobSpec], slots: Vec<SlotTemplate>) {
         let slots = slots

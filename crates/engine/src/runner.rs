@@ -1283,8 +1283,8 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 /// After a stop, how long the runner waits for clones to report before it reports without
 /// them. A clone ends within [`STOP_DRAIN_NS`](crate::worker::STOP_DRAIN_NS) plus the cancel
 /// wait and one poll (0.4 s) unless it is blocked in a system call the kernel does not
-/// interrupt (an fsync on a stalled disk); this bounds the stop at 0.7 s even then.
-pub const STOP_GRACE: Duration = Duration::from_millis(700);
+/// interrupt (an fsync on a stalled disk); this bounds the stop at 0.5 s even then.
+pub const STOP_GRACE: Duration = Duration::from_millis(500);
 
 /// Each slot's fixed fields, for the live results.
 fn slot_templates(slots: &[Slot]) -> Vec<crate::live::SlotTemplate> {

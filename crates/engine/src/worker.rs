@@ -35,8 +35,9 @@ use std::sync::Mutex;
 pub const POLL_NS: u64 = 50_000_000;
 /// After a stop (Ctrl-C, SIGTERM): how long IOs in flight get to finish before the rest are
 /// cancelled. With [`CANCEL_WAIT_NS`] and one [`POLL_NS`] this keeps a stopped clone under
-/// half a second, so the whole process exits within one.
-pub const STOP_DRAIN_NS: u64 = 250_000_000;
+/// 0.35 s, inside the runner's wait for clones (`STOP_GRACE`, 0.5 s), so the whole process
+/// exits within one second of the signal.
+pub const STOP_DRAIN_NS: u64 = 200_000_000;
 /// After a cancel: how long to wait for the cancelled IOs to come back before abandoning them.
 pub const CANCEL_WAIT_NS: u64 = 100_000_000;
 const DRAIN_MIN_NS: u64 = 1_000_000_000;

@@ -165,6 +165,7 @@ fn a_clone_stuck_in_a_read_does_not_hold_a_stop_past_the_grace() {
     assert!(job.interrupted);
     assert_eq!(job.read.ios, 0, "the throttled read never completed");
     let error = job.error.as_deref().unwrap_or("");
-    assert!(error.contains("did not stop within 700 ms"), "{error}");
+    let said = format!("did not stop within {} ms", STOP_GRACE.as_millis());
+    assert!(error.contains(&said), "{error}");
     drop(throttle);
 }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 mod cmd;
 mod exit;
 mod observe;
+mod signals;
 mod stop;
 
 /// Size, predict and benchmark cloud storage for IO-heavy applications.

@@ -25,10 +25,13 @@ use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-/// The longest a stop may take: from the first signal to the end of the process. Alone, a run
-/// ends in 0.04-0.83 s after a stop (the engine's drain, cancel and give-up bounds, then the
-/// results); the rest is room for a loaded machine.
-pub(crate) const STOP_BOUND: Duration = Duration::from_millis(1500);
+/// The longest a stop may take: from the moment the kernel delivers the first signal to the end
+/// of the process. Alone, a run ends well inside it: a clone drains, cancels and gives up in
+/// 0.35 s at most (`iofit_engine::worker::STOP_DRAIN_NS` + `CANCEL_WAIT_NS` + `POLL_NS`), the
+/// runner stops waiting for clones at 0.5 s (`iofit_engine::STOP_GRACE`), and the results are
+/// summarised and printed after that; at 0.7 s the watchdog prints the results so far
+/// ([`LAST_WORD_ROOM`]) if the run has not, and at 1 s it ends the process.
+pub(crate) const STOP_BOUND: Duration = Duration::from_millis(1000);
 
 /// What the process does on a signal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +79,14 @@ pub(crate) type LastWord = Box<dyn FnOnce(Instant) -> Option<String> + Send>;
 
 /// Of [`LAST_WORD_ROOM`], what is left for the print after the results are gathered.
 const PRINT_ROOM: Duration = Duration::from_millis(100);
-static LAST_WORD: Mutex<Option<LastWord>> = Mutex::new(None);
+static LAST_WORD: Mutex<Option<(LastWord, LastWordTo)>> = Mutex::new(None);
+
+/// Where the last word goes: where the command's results go.
+pub(crate) enum LastWordTo {
+    Stdout,
+    /// The `--output` file, replaced whole.
+    File(std::path::PathBuf),
+}
 
 /// How far the print of results to stdout got; the lock is held while one is under way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,8 +118,9 @@ fn ns_at(at: Instant) -> u64 {
 /// Installs the handler; the first thing `main` does.
 pub(crate) fn install() {
     base();
-    // Fails only if a handler exists already, which nothing else in this process installs.
-    let _ = ctrlc::set_handler(on_signal);
+    // Fails only without a pipe, a thread or sigaction: then signals keep their default action
+    // (the process ends at once), which is still a stop.
+    let _ = crate::signals::install(on_signal);
 }
 
 /// From now on a signal sets `stop` (the flag the command's jobs watch), and the process
@@ -166,9 +177,9 @@ fn watch(rx: &mpsc::Receiver<Watch>) {
     }
 }
 
-/// Runs on ctrlc's own thread (not in signal context), so it may spawn and print.
-fn on_signal() {
-    let signalled = Instant::now();
+/// Runs on the signals' own thread (not in signal context), so it may spawn and print;
+/// `signalled` is when the kernel delivered the signal.
+fn on_signal(signalled: Instant) {
     let armed = ARMED.load(Ordering::SeqCst);
     let earlier = SIGNALS.fetch_add(1, Ordering::SeqCst);
     if armed == NOT_ARMED || (earlier >= 1 && armed != CLEANUP) {
@@ -198,28 +209,11 @@ fn end_now(after: Option<Duration>) -> ! {
         &PRINTED,
         bound_ns().min(now_ns() + STOP_BOUND.as_nanos() as u64),
     );
-    let mut notes: Vec<&str> = Vec::new();
-    match (after, printed.as_deref().copied()) {
-        (Some(_), Some(Printed::Nothing | Printed::Whole)) => {
-            let gather_by = base()
-                .checked_add(Duration::from_nanos(bound_ns()).saturating_sub(PRINT_ROOM))
-                .unwrap_or_else(Instant::now);
-            if let Some(text) = take_last_word().and_then(|word| word(gather_by)) {
-                match write_until(libc::STDOUT_FILENO, text.as_bytes(), bound_ns) {
-                    Ok(()) => notes.push(
-                        "; the results printed are what the jobs had measured when they saw \
-                         the stop (the running job is marked interrupted)",
-                    ),
-                    Err(_) => notes.push(
-                        "; stdout did not take the results within the bound, so they are cut",
-                    ),
-                }
-            }
-        }
-        (_, Some(Printed::Cut)) | (Some(_), None) => {
-            notes.push("; stdout did not take the results within the bound, so they are cut")
-        }
-        (None, _) => {}
+    let mut notes: Vec<String> = Vec::new();
+    if after.is_some() {
+        notes.extend(say_last_word(printed.as_deref().copied()));
+    } else if printed.as_deref().copied() == Some(Printed::Cut) {
+        notes.push(CUT_NOTE.to_string());
     }
     let removed = iofit_safefs::atomic::remove_unfinished();
     if let Some(bound) = after {
@@ -244,6 +238,43 @@ fn end_now(after: Option<Duration>) -> ! {
     unsafe { libc::_exit(i32::from(INTERRUPTED)) }
 }
 
+const CUT_NOTE: &str = "; stdout did not take the results within the bound, so they are cut";
+
+/// Past the bound: the run's last word (the results so far), printed to stdout or written to
+/// its output file; what the note on stderr says of it. `printed`: how far the run's own
+/// print to stdout got (None: a print is still under way).
+fn say_last_word(printed: Option<Printed>) -> Option<String> {
+    const MEASURED: &str = "what the jobs had measured when they saw the stop (the running job is \
+                            marked interrupted)";
+    let gather_by = base()
+        .checked_add(Duration::from_nanos(bound_ns()).saturating_sub(PRINT_ROOM))
+        .unwrap_or_else(Instant::now);
+    match (take_last_word(), printed) {
+        (Some((word, LastWordTo::File(path))), _) => {
+            let text = word(gather_by)?;
+            // Not synced: an fsync on a busy disk can take seconds, and a reader sees the old
+            // file or the whole new one all the same (only a power cut could lose it).
+            Some(
+                match iofit_safefs::atomic::write_atomic_unsynced(&path, text.as_bytes()) {
+                    Ok(()) => format!("; the results in {} are {MEASURED}", path.display()),
+                    Err(e) => format!("; the results so far could not be written: {e}"),
+                },
+            )
+        }
+        (_, Some(Printed::Cut) | None) => Some(CUT_NOTE.to_string()),
+        (Some((word, LastWordTo::Stdout)), _) => {
+            let text = word(gather_by)?;
+            Some(
+                match write_until(libc::STDOUT_FILENO, text.as_bytes(), bound_ns) {
+                    Ok(()) => format!("; the results printed are {MEASURED}"),
+                    Err(_) => CUT_NOTE.to_string(),
+                },
+            )
+        }
+        (None, _) => None,
+    }
+}
+
 /// Room the bound keeps for its note on stderr after the results' print has given up.
 const NOTE_ROOM: Duration = Duration::from_millis(50);
 
@@ -255,7 +286,7 @@ fn bound_ns() -> u64 {
     }
 }
 
-fn take_last_word() -> Option<LastWord> {
+fn take_last_word() -> Option<(LastWord, LastWordTo)> {
     let deadline = bound_ns();
     lock_until(&LAST_WORD, deadline).and_then(|mut word| word.take())
 }
@@ -279,8 +310,13 @@ fn lock_until<T>(mutex: &Mutex<T>, deadline_ns: u64) -> Option<MutexGuard<'_, T>
 
 /// What the stop bound prints if the process must end before the command has printed its
 /// results: `word` renders the results so far. Replaces an earlier one.
-pub(crate) fn set_last_word(word: LastWord) {
-    *LAST_WORD.lock().unwrap_or_else(|e| e.into_inner()) = Some(word);
+pub(crate) fn set_last_word(word: LastWord, to: LastWordTo) {
+    *LAST_WORD.lock().unwrap_or_else(|e| e.into_inner()) = Some((word, to));
+}
+
+/// The command has written its own results (to its output file): the bound has nothing to add.
+pub(crate) fn clear_last_word() {
+    LAST_WORD.lock().unwrap_or_else(|e| e.into_inner()).take();
 }
 
 /// Prints `text` (a command's results) to stdout whole, unless stdout does not take it before
@@ -312,7 +348,10 @@ fn print_here(text: &str) -> std::io::Result<()> {
         Printed::Cut
     };
     if result.is_ok() {
-        LAST_WORD.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let mut word = LAST_WORD.lock().unwrap_or_else(|e| e.into_inner());
+        if matches!(word.as_ref(), Some((_, LastWordTo::Stdout))) {
+            word.take();
+        }
     }
     result
 }

@@ -11,7 +11,7 @@ const FILE_MIB: u64 = 16;
 
 /// The stop bound (`iofit::stop::STOP_BOUND`) plus room for the process to be torn down and
 /// for this test's own polling thread to be scheduled on a loaded CPU.
-const LOADED_BOUND: Duration = Duration::from_millis(1500 + 700);
+const LOADED_BOUND: Duration = Duration::from_millis(1000 + 700);
 
 fn stop_with(signal: i32, engine: &str, depth: u32) {
     stop_under(signal, engine, depth, false);
@@ -95,7 +95,7 @@ fn stop_under(signal: i32, engine: &str, depth: u32, cpu_loaded: bool) {
     let stderr = String::from_utf8_lossy(&output.stderr);
     if cpu_loaded && output.stdout.is_empty() {
         // Ended by the bound before the results were printed: said so, nothing half printed.
-        assert!(stderr.contains("did not end within 1500 ms"), "{stderr}");
+        assert!(stderr.contains("did not end within 1000 ms"), "{stderr}");
         return;
     }
     let json: Value = serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");

@@ -19,6 +19,7 @@ use crate::error::shown;
 use crate::execute::{first_job_error, Executor};
 use crate::measure::{iops_of, mean_latency_ns};
 use crate::observer::{Event, Observer, Warning};
+use crate::so_far::SoFar;
 use crate::ProcedureError;
 use iofit_catalog::{Catalog, DiskSku, VmSize};
 use iofit_jobfile::iometer::{self, AccessSpec};
@@ -31,6 +32,7 @@ use iofit_safefs::atomic::write_atomic;
 use iofit_stats::JobResult;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The suite's settings; [`BenchOptions::validate`] checks every number.
@@ -60,6 +62,10 @@ pub struct BenchOptions {
     pub json: Option<PathBuf>,
     /// The HTML report, written after every scenario.
     pub report: Option<PathBuf>,
+    /// Where the results so far are kept renderable for a stop that cannot wait for the
+    /// suite's end ([`SoFar`]): as JSON when `so_far_as_json`, else as the text table.
+    pub so_far: Option<Arc<SoFar>>,
+    pub so_far_as_json: bool,
 }
 
 /// The largest `--scale`: 100 x the seed is a 20 TB test file and 200-hour warm-ups.
@@ -229,6 +235,10 @@ pub struct Row {
     pub unwarmed_cache: bool,
     /// Whether the row is about IOPS (else MB/s).
     pub metric_iops: bool,
+    /// The benchmark was running when the suite was stopped: the row holds what it measured
+    /// until then.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// Where the suite stands: what the JSON says about how whole it is.
@@ -244,7 +254,7 @@ pub enum Status {
 }
 
 /// The suite's results (also its JSON form).
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, Clone)]
 pub struct BenchJson {
     pub suite: String,
     pub status: Status,
@@ -261,7 +271,7 @@ pub struct BenchJson {
 }
 
 /// What the suite measured, for the binary to print and for the report.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct BenchOutcome {
     pub json: BenchJson,
     /// Every benchmark's job results, named by scenario, for the report's charts.
@@ -450,7 +460,7 @@ fn run_scenario(
     vm: &VmSize,
     disk: &DiskSku,
     index: usize,
-    scenario: &Scenario,
+    scenario: &'static Scenario,
     outcome: &mut BenchOutcome,
     executor: &mut dyn Executor,
     observer: &mut dyn Observer,
@@ -480,6 +490,13 @@ fn run_scenario(
         specs: specs.clone(),
         targets: targets.clone(),
     });
+    let labels = RowLabels {
+        scenario,
+        specs: specs.join(" + "),
+        targets: targets.join(" + "),
+        cache_warmed,
+    };
+    keep_so_far(options, vm, disk, outcome, Some(&labels));
     let result = executor.execute(&run, scenario.name, observer)?;
     first_job_error(&result, scenario.name)?;
     let results = result.jobs;
@@ -489,6 +506,32 @@ fn run_scenario(
         job.group_id = index as u32;
         outcome.measured_jobs.push(job);
     }
+    let (row, prediction) = row_of(options, vm, disk, &labels, &results)?;
+    if scenario.read_spec.is_some() && scenario.write_spec.is_some() && scenario.metric_iops {
+        outcome.combined_prediction = prediction;
+    }
+    outcome.json.rows.push(row);
+    keep_so_far(options, vm, disk, outcome, None);
+    Ok(())
+}
+
+/// What a row says of its scenario besides the measurements.
+struct RowLabels {
+    scenario: &'static Scenario,
+    specs: String,
+    targets: String,
+    cache_warmed: bool,
+}
+
+/// A scenario's row from its jobs' results, and the prediction it was compared with.
+fn row_of(
+    options: &BenchOptions,
+    vm: &VmSize,
+    disk: &DiskSku,
+    labels: &RowLabels,
+    results: &[JobResult],
+) -> Result<(Row, Option<Prediction>), ProcedureError> {
+    let scenario = labels.scenario;
     let ios: f64 = results
         .iter()
         .map(|j| (j.read.ios + j.write.ios) as f64)
@@ -506,8 +549,8 @@ fn run_scenario(
     let prediction = predicted(vm, disk, options, scenario.read_spec, scenario.write_spec)?;
     let row = Row {
         scenario: scenario.name.to_string(),
-        target: targets.join(" + "),
-        specs: specs.join(" + "),
+        target: labels.targets.clone(),
+        specs: labels.specs.clone(),
         measured_iops: results.iter().map(iops_of).sum(),
         measured_mb_s: results
             .iter()
@@ -521,14 +564,62 @@ fn run_scenario(
         predicted_binding: prediction
             .as_ref()
             .and_then(|p| p.binding.as_ref().map(|b| b.words.clone())),
-        unwarmed_cache: scenario.read_spec.is_some() && !cache_warmed,
+        unwarmed_cache: scenario.read_spec.is_some() && !labels.cache_warmed,
         metric_iops: scenario.metric_iops,
+        interrupted: results.iter().any(|j| j.interrupted),
     };
-    if scenario.read_spec.is_some() && scenario.write_spec.is_some() && scenario.metric_iops {
-        outcome.combined_prediction = prediction;
-    }
-    outcome.json.rows.push(row);
-    Ok(())
+    Ok((row, prediction))
+}
+
+/// Keeps the results so far renderable ([`SoFar`]): the rows so far, and `running`'s row
+/// from the running benchmark's results when a stop renders them.
+fn keep_so_far(
+    options: &BenchOptions,
+    vm: &VmSize,
+    disk: &DiskSku,
+    outcome: &BenchOutcome,
+    running: Option<&RowLabels>,
+) {
+    let Some(so_far) = &options.so_far else {
+        return;
+    };
+    let mut base = outcome.clone();
+    base.json.status = Status::Interrupted;
+    let running = running.map(|labels| {
+        (
+            labels.scenario,
+            labels.specs.clone(),
+            labels.targets.clone(),
+            labels.cache_warmed,
+        )
+    });
+    let (options, vm, disk) = (options.clone(), vm.clone(), disk.clone());
+    so_far.set(Box::new(move |measured| {
+        let mut outcome = base.clone();
+        if let (Some((scenario, specs, targets, cache_warmed)), Some(measured)) =
+            (&running, measured)
+        {
+            let labels = RowLabels {
+                scenario,
+                specs: specs.clone(),
+                targets: targets.clone(),
+                cache_warmed: *cache_warmed,
+            };
+            let mut jobs = measured.jobs.clone();
+            for job in &mut jobs {
+                // What the clones had measured when they saw the stop.
+                job.interrupted = true;
+            }
+            if let Ok((row, _)) = row_of(&options, &vm, &disk, &labels, &jobs) {
+                outcome.json.rows.push(row);
+            }
+        }
+        if options.so_far_as_json {
+            serde_json::to_string_pretty(&outcome.json).ok()
+        } else {
+            Some(render_text(&outcome))
+        }
+    }));
 }
 
 fn prediction_note(options: &BenchOptions, vm: &VmSize, disk: &DiskSku) -> String {
@@ -639,7 +730,11 @@ pub fn render_text(outcome: &BenchOutcome) -> String {
     ]];
     for row in &json.rows {
         table.push(vec![
-            row.scenario.clone(),
+            if row.interrupted {
+                format!("{} (stopped part way)", row.scenario)
+            } else {
+                row.scenario.clone()
+            },
             row.target.clone(),
             row.specs.clone(),
             measured_cell(row),

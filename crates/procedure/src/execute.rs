@@ -94,6 +94,9 @@ impl Executor for EngineExecutor {
             }
             None => jobs,
         };
+        if let Some(live) = &self.options.live {
+            live.clear();
+        }
         let mut bridge = Bridge { label, observer };
         let outcome = run_jobs(jobs, &self.options, &mut bridge);
         bridge.observer.run_done(label);

@@ -7,6 +7,7 @@
 use crate::error::shown;
 use crate::execute::Executor;
 use crate::observer::{Event, Observer};
+use crate::so_far::SoFar;
 use crate::ProcedureError;
 use iofit_jobfile::vdbench::{self, FsRun, IoRate, Run};
 use iofit_model::units::Bytes;
@@ -40,6 +41,10 @@ pub struct VdbenchOptions {
     pub stop: Arc<AtomicBool>,
     /// Where to write vdbench's flatfile (tab-separated, vdbench's column names).
     pub flatfile: Option<PathBuf>,
+    /// Where the results so far are kept renderable for a stop that cannot wait for the
+    /// file's end ([`SoFar`]): the JSON document when `json_output` is set, else the running
+    /// run's summary.
+    pub so_far: Option<Arc<SoFar>>,
 }
 
 impl Default for VdbenchOptions {
@@ -54,6 +59,7 @@ impl Default for VdbenchOptions {
             allow_overwrite: false,
             stop: Arc::new(AtomicBool::new(false)),
             flatfile: None,
+            so_far: None,
         }
     }
 }
@@ -306,6 +312,7 @@ pub fn run_file(
         }
         match run.iorate.clone() {
             IoRate::Max => {
+                keep_so_far(&outcome, options, Some((&run, None, "Uncontrolled MAX")));
                 let measured = execute(&run, None, "Uncontrolled MAX", executor, observer)?;
                 finish(
                     &run,
@@ -319,6 +326,7 @@ pub fn run_file(
             }
             IoRate::Fixed(rate) => {
                 let label = format!("{rate}");
+                keep_so_far(&outcome, options, Some((&run, Some(rate), &label)));
                 let measured = execute(&run, Some(rate), &label, executor, observer)?;
                 finish(
                     &run,
@@ -547,6 +555,11 @@ fn run_curve(
     executor: &mut dyn Executor,
     observer: &mut dyn Observer,
 ) -> Result<(), ProcedureError> {
+    keep_so_far(
+        outcome,
+        options,
+        Some((run, None, "Uncontrolled curve (max)")),
+    );
     let max = execute(run, None, "Uncontrolled curve (max)", executor, observer)?;
     finish(run, None, "curve max", &max, outcome, options, observer)?;
     let max_iops = max.avg.line.iops;
@@ -562,6 +575,7 @@ fn run_curve(
         }
         let target = max_iops * pct / 100.0;
         let label = format!("curve {pct}% of max ({target:.0})");
+        keep_so_far(outcome, options, Some((run, Some(target), &label)));
         let measured = execute(run, Some(target), &label, executor, observer)?;
         finish(
             run,
@@ -675,12 +689,18 @@ pub fn execute(
         ProcedureError::NothingMeasured(format!("rd={}: the run produced no result", run.rd))
     })?;
     let avg = AvgLine::from_job(&job);
+    let text = render_run(&run_header(run, iorate_label, started), &job.series, &avg);
+    Ok(RunOutcome { avg, job, text })
+}
+
+/// The summary's header of `run`, started at `started`.
+fn run_header(run: &Run, iorate_label: &str, started: std::time::SystemTime) -> RunHeader {
     let start_unix_s = started
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0)
         + run.warmup.as_secs_f64();
-    let header = RunHeader {
+    RunHeader {
         rd: run.rd.clone(),
         for_label: run.for_label.clone(),
         iorate_label: iorate_label.to_string(),
@@ -688,9 +708,63 @@ pub fn execute(
         warmup_s: run.warmup.as_secs_f64(),
         interval_s: run.interval.as_secs_f64(),
         start_unix_s,
+    }
+}
+
+/// Keeps the results so far renderable ([`SoFar`]): the JSON of the runs so far with the
+/// running run's record (`running`: the run, its rate and label) from what it had measured
+/// when a stop renders it; without `--output`, that run's summary.
+fn keep_so_far(
+    outcome: &VdbenchOutcome,
+    options: &VdbenchOptions,
+    running: Option<(&Run, Option<f64>, &str)>,
+) {
+    let Some(so_far) = &options.so_far else {
+        return;
     };
-    let text = render_run(&header, &job.series, &avg);
-    Ok(RunOutcome { avg, job, text })
+    let as_json = options.json_output.is_some();
+    let doc = if as_json {
+        match serde_json::to_value(&outcome.doc) {
+            Ok(doc) => Some(doc),
+            Err(_) => return,
+        }
+    } else {
+        None
+    };
+    let running = running.map(|(run, rate, label)| (run.clone(), rate, label.to_string()));
+    let started = std::time::SystemTime::now();
+    so_far.set(Box::new(move |measured| {
+        let record = match (&running, measured.and_then(|m| m.jobs.first())) {
+            (Some((run, rate, label)), Some(job)) => {
+                let mut job = job.clone();
+                // What the clones had measured when they saw the stop.
+                job.interrupted = true;
+                let avg = AvgLine::from_job(&job);
+                Some((run, *rate, label, job, avg))
+            }
+            _ => None,
+        };
+        let Some(mut doc) = doc.clone() else {
+            let (run, _, label, job, avg) = record?;
+            let text = render_run(&run_header(run, label, started), &job.series, &avg);
+            return Some(format!("{text}(rd={} was stopped part way)\n", run.rd));
+        };
+        if let Some((run, rate, label, job, avg)) = record {
+            let result = RunResult {
+                jobs: vec![job],
+                tool: "iofit".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                ..Default::default()
+            };
+            let json =
+                serde_json::to_value(RunJson::new(run, label, rate, &avg, result, Vec::new()));
+            if let (Some(runs), Ok(json)) = (doc["runs"].as_array_mut(), json) {
+                runs.push(json);
+            }
+        }
+        doc["interrupted"] = serde_json::Value::Bool(true);
+        serde_json::to_string_pretty(&doc).ok()
+    }));
 }
 
 /// Reports a finished run and writes the JSON so far.
@@ -731,6 +805,7 @@ fn finish(
         &measured.avg,
     ));
     write_flatfile(outcome, options, false)?;
+    keep_so_far(outcome, options, None);
     write_json(&outcome.doc, options)
 }
 

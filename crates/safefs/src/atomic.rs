@@ -123,7 +123,18 @@ impl AtomicFile {
 
     /// Syncs the data and renames it over the output (replacing a symbolic link there, never
     /// what it points to), then syncs the directory.
-    pub fn commit(mut self) -> Result<(), SafeFsError> {
+    pub fn commit(self) -> Result<(), SafeFsError> {
+        self.publish(true)
+    }
+
+    /// Renames the data over the output without syncing it: for a process that must end within
+    /// a bound (an fsync on a busy disk can take seconds). Readers still see the old file or
+    /// the whole new one; only a power cut right after could lose it.
+    pub fn commit_unsynced(self) -> Result<(), SafeFsError> {
+        self.publish(false)
+    }
+
+    fn publish(mut self, synced: bool) -> Result<(), SafeFsError> {
         let mut file = self.file.take().expect("committed once");
         if self.final_name.is_empty() {
             // A stream (device or FIFO): nothing to sync or rename.
@@ -131,15 +142,20 @@ impl AtomicFile {
                 .flush()
                 .map_err(|e| SafeFsError::io("cannot write", &self.path, e));
         }
-        file.sync_all()
-            .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
+        if synced {
+            file.sync_all()
+                .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
+        }
         drop(file);
         sys::renameat(&self.dir, &self.temp_name, &self.final_name)
             .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
         forget(&self.temp_path());
         self.temp_name.clear();
-        // The rename is durable once the directory is synced; failing that is not worth an error.
-        let _ = self.dir.sync_all();
+        if synced {
+            // The rename is durable once the directory is synced; failing that is not worth an
+            // error.
+            let _ = self.dir.sync_all();
+        }
         Ok(())
     }
 }
@@ -196,4 +212,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SafeFsError> {
     file.write_all(bytes)
         .map_err(|e| SafeFsError::io("cannot write", path, e))?;
     file.commit()
+}
+
+/// [`write_atomic`] without the syncs ([`AtomicFile::commit_unsynced`]).
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<(), SafeFsError> {
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes)
+        .map_err(|e| SafeFsError::io("cannot write", path, e))?;
+    file.commit_unsynced()
 }

@@ -4,10 +4,13 @@
 
 use crate::exit::bad_input;
 use crate::observe::CliObserver;
+use crate::stop::LastWordTo;
 use iofit_catalog::{EDITIONS, EDITION_SEED};
+use iofit_engine::LiveResults;
 use iofit_model::units::Bytes;
 use iofit_procedure::bench::{self, BenchOptions};
 use iofit_procedure::execute::EngineExecutor;
+use iofit_procedure::so_far::SoFar;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -126,16 +129,40 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         workers: args.workers,
         iodepth: args.iodepth,
         skip_warmup: args.skip_warmup,
-        json: json_file,
+        json: json_file.clone(),
         report: args.report,
+        so_far: Some(Arc::new(SoFar::default())),
+        so_far_as_json: json_stdout || json_file.is_some(),
     };
     options.validate()?;
     let stop = Arc::new(AtomicBool::new(false));
     super::run::install_ctrl_c(Arc::clone(&stop));
     let mut executor = EngineExecutor::new(args.allow_overwrite, stop);
+    let live = Arc::new(LiveResults::default());
+    executor.options.live = Some(Arc::clone(&live));
+    if let Some(so_far) = options.so_far.clone() {
+        // Should the stop bound end the process before the suite has put out its results, it
+        // prints (or writes to --output) the rows so far and what the running benchmark had
+        // measured.
+        let to = match &json_file {
+            Some(path) => LastWordTo::File(path.clone()),
+            None => LastWordTo::Stdout,
+        };
+        crate::stop::set_last_word(
+            Box::new(move |by| {
+                let running = live.interrupted_report(by).map(|report| report.result);
+                so_far.render(running.as_ref(), by)
+            }),
+            to,
+        );
+    }
     // With --json, stdout holds only the JSON: the step lines are left out.
     let mut observer = CliObserver::new(!json_stdout, args.quiet);
     let outcome = bench::run_suite(&options, &mut executor, &mut observer)?;
+    if json_file.is_some() {
+        // The results are in the output file, whole: the bound must not replace them.
+        crate::stop::clear_last_word();
+    }
     if outcome.interrupted()
         && outcome.json.rows.is_empty()
         && outcome.json.warmup_s_each > 0.0
@@ -145,9 +172,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(super::run::INTERRUPTED));
     }
     if json_stdout {
-        println!("{}", serde_json::to_string_pretty(&outcome.json)?);
+        super::emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&outcome.json)?
+        ))?;
     } else {
-        print!("{}", bench::render_text(&outcome));
+        super::emit(&bench::render_text(&outcome))?;
     }
     if let Some(path) = &options.report {
         if json_stdout {

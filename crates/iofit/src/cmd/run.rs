@@ -5,6 +5,7 @@
 //! file and a rename), so Ctrl-C or a crash keeps every finished job. The first Ctrl-C stops
 //! every job cleanly and reports what was measured; a second one exits at once.
 
+use crate::stop::LastWordTo;
 use iofit_engine::{LiveResults, Progress, RunOptions};
 use iofit_procedure::fio_run::{run_fio_jobs, FioRunOutcome};
 use iofit_procedure::observer::{Observer, Warning};
@@ -354,14 +355,21 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(Arc::clone(&stop));
     let live = Arc::new(LiveResults::default());
-    if request.output.is_none() {
-        // Should the stop bound end the process before the results are printed, it prints
-        // what the jobs had measured (the running one marked interrupted).
+    {
+        // Should the stop bound end the process before the results are out, it prints (or
+        // writes to --output) what the jobs had measured, the running job marked interrupted.
         let (live, format, jobs) = (Arc::clone(&live), request.output_format, jobs.clone());
-        crate::stop::set_last_word(Box::new(move |by| {
-            let report = live.interrupted_report(by)?;
-            Some(iofit_procedure::fio_run::render(format, &report, &jobs))
-        }));
+        let to = match &request.output {
+            Some(path) => LastWordTo::File(path.clone()),
+            None => LastWordTo::Stdout,
+        };
+        crate::stop::set_last_word(
+            Box::new(move |by| {
+                let report = live.interrupted_report(by)?;
+                Some(iofit_procedure::fio_run::render(format, &report, &jobs))
+            }),
+            to,
+        );
     }
     let options = RunOptions {
         allow_overwrite: request.allow_overwrite,
@@ -372,6 +380,10 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut observer = RunObserver::new(request.quiet);
     let outcome = run_fio_jobs(&request, &inputs.files, &jobs, &options, &mut observer)?;
+    if request.output.is_some() {
+        // The results are in the output file, whole: the bound must not replace them.
+        crate::stop::clear_last_word();
+    }
     let FioRunOutcome::Ran(results) = outcome else {
         eprintln!("iofit: interrupted while laying out test files; no job ran");
         return Ok(ExitCode::from(INTERRUPTED));

@@ -1,7 +1,10 @@
 //! `iofit run FILE.vdb`: a vdbench parameter file, run by [`iofit_procedure::vdbench`].
 
 use crate::observe::CliObserver;
+use crate::stop::LastWordTo;
+use iofit_engine::LiveResults;
 use iofit_procedure::execute::EngineExecutor;
+use iofit_procedure::so_far::SoFar;
 use iofit_procedure::vdbench::{self, VdbenchOptions};
 use std::path::Path;
 use std::process::ExitCode;
@@ -120,11 +123,35 @@ pub fn run_file(
         return super::vdbench_hosts::run_file(path, &file, runs, &common);
     }
     let mut executor = EngineExecutor::new(allow_overwrite, stop);
+    let live = Arc::new(LiveResults::default());
+    executor.options.live = Some(Arc::clone(&live));
+    let so_far = Arc::new(SoFar::default());
+    let options = &VdbenchOptions {
+        so_far: Some(Arc::clone(&so_far)),
+        ..options.clone()
+    };
+    // Should the stop bound end the process before the file's runs are done, it writes the
+    // runs so far with what the running one had measured to --output (or prints that run's
+    // summary).
+    let to = match &options.json_output {
+        Some(path) => LastWordTo::File(path.clone()),
+        None => LastWordTo::Stdout,
+    };
+    crate::stop::set_last_word(
+        Box::new(move |by| {
+            let running = live.interrupted_report(by).map(|report| report.result);
+            so_far.render(running.as_ref(), by)
+        }),
+        to,
+    );
     let mut observer = CliObserver {
         mib: true,
         ..CliObserver::new(true, quiet)
     };
     let outcome = vdbench::run_file(path, options, &mut executor, &mut observer)?;
+    // What the file measured is out (printed run by run, and in --output): the bound must not
+    // replace it.
+    crate::stop::clear_last_word();
     if outcome.data_errors > 0 {
         let errors = outcome
             .doc
