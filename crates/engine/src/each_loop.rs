@@ -1,6 +1,7 @@
-//! fio `unlink_each_loop`: a clone whose job sets it (with `loops` > 1) runs each loop as its
-//! own pass, over files removed and laid out again since the loop before, and reports the
-//! loops as one result: IOs, bytes, histograms and runtimes add up.
+//! fio `loops`: a clone runs each loop as its own pass (with `unlink_each_loop`, over files
+//! removed and laid out again since the loop before), and reports the loops as one result:
+//! IOs, bytes, histograms and runtimes add up. A job that verifies checks its writes after
+//! every loop, as fio does.
 //!
 //! fio's `thread_main` runs `do_io` (and `do_verify` when the job verifies) once per loop; at
 //! the start of every loop after the first it closes the files and calls `unlink_all_files`.
@@ -13,20 +14,24 @@ use crate::worker::{CloneOutput, ClonePlan, EarlierLoops, ERROR_LINES};
 use iofit_model::job::{EngineKind, JobSpec};
 use std::fs::File;
 
-/// The number of separate passes a clone of `job` runs: `Some(loops)` when each loop is its
-/// own pass (fio `unlink_each_loop` with loops > 1 on files), `None` for one pass.
+/// The number of separate passes a clone of `job` runs: `Some(loops)` with loops > 1, as
+/// fio's `thread_main` runs `do_io` (and `do_verify`) once per loop, with the offsets, the
+/// random map and (rand_repeatable) the seeds reset and the files reopened in between; `None`
+/// for one pass. `time_based` ignores loops, as fio's `keep_running` does.
 pub fn passes(job: &JobSpec) -> Option<u32> {
     let timed = job.time_based && job.runtime.is_some();
-    (job.file_sync.unlink_each_loop
-        && job.loops > 1
-        && !timed
-        && job.replay.is_none()
-        && job.engine != EngineKind::Null)
-        .then_some(job.loops)
+    (job.loops > 1 && !timed && job.replay.is_none()).then_some(job.loops)
+}
+
+/// Whether the clone's files are removed and laid out again between its loops (fio
+/// `unlink_each_loop`; the null engine has no files).
+pub fn unlinks_between_loops(job: &JobSpec) -> bool {
+    passes(job).is_some() && job.file_sync.unlink_each_loop && job.engine != EngineKind::Null
 }
 
 /// Runs `loops` passes of the clone planned by `first` (whose budget is one loop).
-/// `relay_out` removes and lays out the clone's files again and opens them for the next pass;
+/// `relay_out` opens the clone's files for the next pass (with `unlink_each_loop`, after
+/// removing and laying them out again);
 /// `run_pass` runs one pass. Stops early on an error, an interruption, or the job's runtime
 /// running out across the loops.
 pub fn run_loops(

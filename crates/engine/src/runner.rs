@@ -310,7 +310,7 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
             .collect()
     };
     let region_bytes: u64 = regions.iter().map(|(_, _, len)| *len).sum();
-    // fio unlink_each_loop: each loop is its own pass (each_loop.rs), with one loop's budget.
+    // fio loops: each loop is its own pass (each_loop.rs), with one loop's budget.
     let loops = match crate::each_loop::passes(job) {
         Some(_) => 1,
         None => job.loops.max(1) as u64,
@@ -695,9 +695,11 @@ pub fn run_jobs(
         .cloned()
         .collect();
     let mut layout = plan_layout(&disk_jobs, options.allow_overwrite)?;
-    crate::layout::check_unlink_each_loop(&disk_jobs, &layout, |job| {
-        crate::each_loop::passes(job).is_some()
-    })?;
+    crate::layout::check_unlink_each_loop(
+        &disk_jobs,
+        &layout,
+        crate::each_loop::unlinks_between_loops,
+    )?;
     // Resolve every clone's plan now, so bad sizes fail before any IO.
     let seeds: Vec<u64> = jobs
         .iter()
@@ -851,8 +853,12 @@ pub fn run_jobs(
             .try_fold(Duration::ZERO, |acc, d| d.map(|d| acc.max(d)));
         let budget_bytes = set
             .iter()
-            .flat_map(|&j| plans[j].iter())
-            .map(|p| p.budget_bytes)
+            .flat_map(|&j| {
+                let passes = u64::from(crate::each_loop::passes(&jobs[j]).unwrap_or(1));
+                plans[j]
+                    .iter()
+                    .map(move |p| p.budget_bytes.map(|b| b * passes))
+            })
             .try_fold(0u64, |acc, b| b.map(|b| acc + b));
         let cells: Arc<Vec<ProgressCell>> = Arc::new(
             (0..set.iter().map(|&j| plans[j].len()).sum::<usize>())
@@ -929,8 +935,10 @@ pub fn run_jobs(
                 let end_flags = Arc::clone(&end_flags);
                 let clock_choice = options.clock;
                 let my_cell = cell;
-                let each_loop = crate::each_loop::passes(job)
-                    .map(|loops| (loops, Arc::clone(&layout), job.clone()));
+                let each_loop = crate::each_loop::passes(job).map(|loops| {
+                    let unlink = crate::each_loop::unlinks_between_loops(job);
+                    (loops, unlink, Arc::clone(&layout), job.clone())
+                });
                 cell_slots.push(slot);
                 cell += 1;
                 let handle = std::thread::Builder::new()
@@ -962,9 +970,14 @@ pub fn run_jobs(
                         };
                         let output = match each_loop {
                             None => run_pass(files, &plan),
-                            Some((loops, layout, job)) => {
+                            Some((loops, unlink, layout, job)) => {
+                                // fio's clear_io_state closes the files between loops; they
+                                // are opened again (after a new layout with unlink_each_loop).
                                 let relay_out = || {
                                     let mut layout = lock_layout(&layout);
+                                    if !unlink {
+                                        return open_files(&job, &plan, &layout);
+                                    }
                                     let paths: Vec<_> =
                                         plan.files.iter().map(|f| f.0.clone()).collect();
                                     layout.relay_out(&paths, &stop)?;

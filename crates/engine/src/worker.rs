@@ -133,7 +133,8 @@ pub struct ClonePlan {
     pub start_delay_ns: u64,
     pub ramp_ns: u64,
     pub runtime_ns: Option<u64>,
-    /// Bytes to move before stopping (size x loops, or io_limit x loops); None: until runtime.
+    /// Bytes to move before stopping (size, or io_limit: one loop, each loop being a pass of
+    /// its own, see each_loop.rs); None: until runtime.
     pub budget_bytes: Option<u64>,
     pub rate_iops: [Option<u64>; 2],
     pub rate_bytes_per_second: [Option<u64>; 2],

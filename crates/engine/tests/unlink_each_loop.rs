@@ -181,3 +181,22 @@ fn time_based_ignores_loops_and_unlinks_nothing_as_fio_does() {
     let runtime_ms = r.read.runtime_ns / 1_000_000;
     assert!((140..400).contains(&runtime_ms), "{runtime_ms} ms");
 }
+
+#[test]
+fn plain_loops_are_passes_over_the_same_file_each_verified_as_fio_does() {
+    // fio 3.33, loops=3 verify=crc32c on 64 KiB: 48 writes and 48 verify reads (do_verify
+    // after every loop), one file throughout.
+    let dir = tempfile::tempdir().unwrap();
+    let mut job = job(dir.path(), RwMode::RandWrite);
+    job.file_sync.unlink_each_loop = false;
+    job.data.verify.mode = VerifyMode::Crc32c;
+    let done = Arc::new(AtomicBool::new(false));
+    let watcher = watch_inodes(dir.path().join("uel.0.0"), Arc::clone(&done));
+    let r = run(&job, false).expect("run");
+    done.store(true, Ordering::Relaxed);
+    assert_eq!(watcher.join().unwrap().len(), 1, "one file, never replaced");
+    assert_eq!((r.write.ios, r.read.ios), (48, 48));
+    assert_eq!(r.write.io_bytes, r.write.ios * BLOCK);
+    let verify = r.verify.as_ref().expect("verified");
+    assert_eq!((verify.units_checked, verify.bad_units), (48, 0));
+}
