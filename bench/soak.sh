@@ -2,8 +2,11 @@
 # Soak: randomized valid `iofit run` jobs (engines psync/io_uring, depths, block sizes, sizes,
 # rates, mixes, direct or buffered) for DURATION seconds, each hit at a random moment by
 # nothing, SIGINT, SIGTERM or SIGKILL. After every run it checks:
-#   - the run ended within its deadline: runtime + LAYOUT_S (layout) + BOUND_S after the end or
-#     the signal (SIGINT/SIGTERM must stop a run within BOUND_S whatever the disk does);
+#   - the run ended within its deadline: runtime + LAYOUT_S (layout) + 2 s drain after its start,
+#     or, after SIGINT/SIGTERM, BOUND_MS (iofit's stop bound, 1 s) + SLACK_MS (the kernel's
+#     tear-down of the process, and python's wake-up) after the signal; the time from every
+#     signal to the exit is kept (python, monotonic clock), and the summary prints its median,
+#     p99 and maximum;
 #   - the output file is absent or one whole valid JSON document (never a partial result);
 #   - the precious tree (files, symlinks and hard links planted among the targets, and a
 #     foreign file jobs sometimes name) is unchanged, by checksum and link target;
@@ -17,7 +20,8 @@ cd "$(dirname "$0")/.."
 
 DURATION="${1:?usage: bench/soak.sh DURATION_SECONDS [WORKDIR]}"
 WORK="${2:-$(mktemp -d /var/tmp/iofit-soak.XXXXXX)}"
-BOUND_S="${BOUND_S:-2}"
+BOUND_MS="${BOUND_MS:-1000}"
+SLACK_MS="${SLACK_MS:-250}"
 LAYOUT_S="${LAYOUT_S:-10}"
 if [[ -z "${IOFIT:-}" ]]; then
     cargo build -q -p iofit || exit 1
@@ -78,25 +82,49 @@ while (( SECONDS < end )); do
     [[ "$rw" == randrw || "$rw" == rw ]] && args+=(--rwmixread=$((RANDOM % 101)))
     signal=$(pick none none INT TERM KILL)
     delivered=none
-    start_ms=$(date +%s%3N)
-    "$IOFIT" "${args[@]}" >/dev/null 2>"$WORK/stderr" &
-    pid=$!
-    deadline_s=$((runtime + LAYOUT_S + BOUND_S))
-    if [[ "$signal" != none ]]; then
-        sleep "$(awk -v r=$RANDOM -v t=$runtime 'BEGIN{printf "%.2f", r / 32768 * (t + 1)}')"
-        if kill -0 "$pid" 2>/dev/null; then
-            kill -s "$signal" "$pid" 2>/dev/null && delivered=$signal
-            deadline_s=$(( ($(date +%s%3N) - start_ms) / 1000 + BOUND_S + 1 ))
-        fi
+    # One run, timed by python (monotonic clock, a wait with a timeout): bash's own polling
+    # (a fork per look) was late by hundreds of ms on a loaded machine and counted that as
+    # iofit's. Prints: delivered signal, exit code, ms from the signal to the exit, overrun.
+    delay=$(awk -v r=$RANDOM -v t=$runtime 'BEGIN{printf "%.2f", r / 32768 * (t + 1)}')
+    read -r delivered code stop_ms overran < <(python3 - "$signal" "$delay" \
+        "$(( (runtime + LAYOUT_S + 2) * 1000 ))" "$(( BOUND_MS + SLACK_MS ))" "$WORK/stderr" \
+        "$IOFIT" "${args[@]}" <<'PY'
+import os, signal, subprocess, sys, time
+sig, delay, run_ms, stop_ms, err = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+with open(err, "wb") as stderr:
+    p = subprocess.Popen(sys.argv[6:], stdout=subprocess.DEVNULL, stderr=stderr)
+    delivered, signalled, deadline = "none", None, time.monotonic() + run_ms / 1000
+    if sig != "none":
+        time.sleep(delay)
+        if p.poll() is None:
+            signalled = time.monotonic()
+            p.send_signal(getattr(signal, "SIG" + sig))
+            delivered = sig
+            deadline = signalled + stop_ms / 1000
+    overran = 0
+    try:
+        p.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        overran = 1
+        p.kill()
+        p.wait()
+    ended = time.monotonic()
+    took = -1 if signalled is None or sig == "KILL" else round((ended - signalled) * 1000)
+    code = p.returncode if p.returncode >= 0 else 128 - p.returncode
+    print(delivered, code, took, overran)
+PY
+)
+    # The timer may still be ending after it printed; its command line names the run.
+    wait $! 2>/dev/null
+    if [[ "$overran" == 1 ]]; then
+        overruns=$((overruns + 1)); fail "still running past its deadline (signal $signal, $stop_ms ms after it): ${args[*]}"
+        # Killed by this script: its temporary output is SIGKILL's, not iofit's.
+        temps_after_kill=$((temps_after_kill + $(find "$OUT" "$TARGETS" -maxdepth 1 -name '*.iofit-tmp' | wc -l)))
+        find "$OUT" "$TARGETS" -maxdepth 1 -name '*.iofit-tmp' -delete
     fi
-    while kill -0 "$pid" 2>/dev/null; do
-        if (( ($(date +%s%3N) - start_ms) > deadline_s * 1000 )); then
-            overruns=$((overruns + 1)); fail "still running after ${deadline_s}s (signal $signal): ${args[*]}"
-            kill -KILL "$pid" 2>/dev/null; break
-        fi
-        sleep 0.05
-    done
-    wait "$pid" 2>/dev/null; code=$?
+    if [[ "$stop_ms" != -1 ]]; then
+        echo "$stop_ms" >>"$WORK/stop_ms"
+    fi
     sent[$delivered]=$((sent[$delivered] + 1))
     codes[$code]=$(( ${codes[$code]:-0} + 1 ))
     if [[ "$code" == 2 ]]; then
@@ -130,7 +158,10 @@ while (( SECONDS < end )); do
         grep -q "refusing\|does not exist" "$WORK/stderr" || fail "exit 2 on an own target: $(head -c 300 "$WORK/stderr")"
     fi
     [[ "$output" != "$OUT/r$runs.json" ]] && self_outputs=$((self_outputs + 1))
-    if [[ "$output" != "$OUT/r$runs.json" && "$delivered" != KILL && "$code" != 2 ]]; then
+    # Refused before any IO, unless a signal ended the run before the check (130, or 143 before
+    # the handler): the precious tree's check below says whether anything was written.
+    if [[ "$output" != "$OUT/r$runs.json" && "$delivered" != KILL && "$code" != 2 \
+          && ! ( "$delivered" != none && ( "$code" == 130 || "$code" == 143 ) ) ]]; then
         fail "--output naming the run's own target $output was not refused: exit $code"
     fi
     if [[ -e "$OUT/r$runs.json" ]]; then
@@ -163,6 +194,12 @@ echo "      exit codes {$codes_text}, refused (exit 2; reasons in refusals.log) 
 echo "      --output naming the run's own target: $self_outputs (each must be refused),"
 echo "      overruns $overruns, processes left $leftover, precious bytes changed $changed_bytes (of $PRECIOUS_BYTES), failures $fails"
 echo "      ended by the default action before iofit's handler $before_handler, ended by the stop bound $bounded, temporary files left by SIGKILL $temps_after_kill"
+if [[ -s "$WORK/stop_ms" ]]; then
+    sort -n "$WORK/stop_ms" | awk -v bound="$BOUND_MS" '{ v[NR] = $1; if ($1 > bound) over++ }
+        END { p = int(NR * 0.99 + 0.999); if (p < 1) p = 1;
+              printf "      SIGINT/SIGTERM to exit (ms, as this script sees it): %d stops, median %d, p99 %d, max %d, over %d ms: %d\n",
+                     NR, v[int((NR + 1) / 2)], v[p], v[NR], bound, over + 0 }'
+fi
 echo "      work dir $WORK"
 # The run's files are deleted unless KEEP=1 (the disk may be small); refusals.log is printed.
 if [[ "${KEEP:-0}" != 1 ]]; then

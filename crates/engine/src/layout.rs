@@ -20,6 +20,7 @@ use iofit_safefs::{human_bytes, SafeFsError};
 use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::fs::File;
+use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -505,8 +506,9 @@ fn check_free_space(needs: &[FileNeed]) -> Result<(), EngineError> {
             return Err(EngineError::BadPath {
                 path: dir,
                 message: format!(
-                    "laying out the test files needs {} but the filesystem has {} free; lower size= (for example --size 1g)",
+                    "laying out the test files needs {} but the filesystem has {} free; lower size= so the files fit in {} (or free space, or point the job at a larger filesystem)",
                     human_bytes(bytes),
+                    human_bytes(free),
                     human_bytes(free)
                 ),
             });
@@ -617,7 +619,23 @@ fn lay_out_one(
         writer
             .write_all_at(&chunk[..n], offset)
             .map_err(|e| EngineError::from_io("cannot lay out", &need.path, e))?;
+        // Start writing the chunk back now, so the closing fsync has little left to wait for:
+        // a thread inside an fsync holds a stopped process's end until the disk answers.
+        // SAFETY: sync_file_range on an open descriptor; it only starts writeback (a hint:
+        // its failure changes nothing, the fsync below is what counts).
+        unsafe {
+            libc::sync_file_range(
+                writer.as_raw_fd(),
+                offset as libc::off64_t,
+                n as libc::off64_t,
+                libc::SYNC_FILE_RANGE_WRITE,
+            )
+        };
         offset += n as u64;
+    }
+    if stop.load(Ordering::Relaxed) {
+        // Stopped: no fsync to wait for; the file is whole and ours, and the next run finds it.
+        return Err(EngineError::Interrupted);
     }
     writer
         .sync_all()

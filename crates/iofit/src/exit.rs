@@ -45,12 +45,29 @@ pub fn bad_input(error: impl fmt::Display) -> anyhow::Error {
 
 /// Prints the error chain on one line to stderr and picks the exit code.
 pub fn report(error: &anyhow::Error) -> ExitCode {
-    eprintln!("iofit: error: {error:#}");
+    eprintln!("iofit: error: {}", one_line(error));
     ExitCode::from(if is_bad_input(error) {
         BAD_INPUT
     } else {
         FAILED
     })
+}
+
+/// The error and its causes on one line, each said once: a library error that shows its cause
+/// in its own text (`"{label}: {source}"`) would otherwise print the cause twice.
+pub fn one_line(error: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }
 
 /// Whether any cause is the user's to fix. This is the one place that maps the libraries'
@@ -73,4 +90,28 @@ pub fn is_bad_input(error: &anyhow::Error) -> bool {
                 .downcast_ref::<iofit_remote::RemoteError>()
                 .is_some_and(|e| e.is_bad_input())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("the run failed: {source}")]
+    struct Labelled {
+        #[source]
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn a_cause_shown_in_its_errors_text_is_said_once() {
+        let error = anyhow::Error::new(Labelled {
+            source: std::io::Error::other("the disk is full"),
+        })
+        .context("job 'a'");
+        assert_eq!(
+            one_line(&error),
+            "job 'a': the run failed: the disk is full"
+        );
+    }
 }

@@ -185,6 +185,8 @@ fn on_signal(signalled: Instant) {
     if armed == NOT_ARMED || (earlier >= 1 && armed != CLEANUP) {
         end_now(None);
     }
+    // Outputs written from now on are not synced: an fsync on a busy disk would hold the end.
+    iofit_safefs::atomic::stop_syncing();
     if let Some(stop) = FLAG.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
         stop.store(true, Ordering::SeqCst);
     }
@@ -312,6 +314,26 @@ fn lock_until<T>(mutex: &Mutex<T>, deadline_ns: u64) -> Option<MutexGuard<'_, T>
 /// results: `word` renders the results so far. Replaces an earlier one.
 pub(crate) fn set_last_word(word: LastWord, to: LastWordTo) {
     *LAST_WORD.lock().unwrap_or_else(|e| e.into_inner()) = Some((word, to));
+}
+
+/// [`set_last_word`] for a procedure of several runs (bench, a vdbench file): the results so
+/// far, with the running run's from `live`, go to `output` (or stdout).
+pub(crate) fn set_last_word_so_far(
+    live: std::sync::Arc<iofit_engine::LiveResults>,
+    so_far: std::sync::Arc<iofit_procedure::so_far::SoFar>,
+    output: Option<&std::path::Path>,
+) {
+    let to = match output {
+        Some(path) => LastWordTo::File(path.to_path_buf()),
+        None => LastWordTo::Stdout,
+    };
+    set_last_word(
+        Box::new(move |by| {
+            let running = live.interrupted_report(by).map(|report| report.result);
+            so_far.render(running.as_ref(), by)
+        }),
+        to,
+    );
 }
 
 /// The command has written its own results (to its output file): the bound has nothing to add.

@@ -24,13 +24,11 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn stop_under(signal: i32, engine: &str, depth: u32, cpu_loaded: bool) {
-    let _serial = serial();
-    let iofit = env!("CARGO_BIN_EXE_iofit");
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("busy.dat");
+/// A file iofit laid out in `dir` for the runs to read, and its `--filename=` argument.
+fn laid_out_file(dir: &std::path::Path) -> (std::path::PathBuf, String) {
+    let file = dir.join("busy.dat");
     let filename = format!("--filename={}", file.display());
-    let status = Command::new(iofit)
+    let status = Command::new(env!("CARGO_BIN_EXE_iofit"))
         .args(["run", "--quiet", "--name=layout", "--rw=read", "--bs=1m"])
         .arg(format!("--size={FILE_MIB}m"))
         .arg(&filename)
@@ -38,6 +36,14 @@ fn stop_under(signal: i32, engine: &str, depth: u32, cpu_loaded: bool) {
         .status()
         .unwrap();
     assert!(status.success(), "lay out the file");
+    (file, filename)
+}
+
+fn stop_under(signal: i32, engine: &str, depth: u32, cpu_loaded: bool) {
+    let _serial = serial();
+    let iofit = env!("CARGO_BIN_EXE_iofit");
+    let dir = tempfile::tempdir().unwrap();
+    let (file, filename) = laid_out_file(dir.path());
 
     let contention = DiskContention::start(&file, FILE_MIB << 20, 2);
 
@@ -165,4 +171,83 @@ fn an_early_sigterm_leaves_no_partial_output() {
 #[test]
 fn sigint_stops_psync_on_a_busy_file_within_a_second() {
     stop_with(libc::SIGINT, "psync", 1);
+}
+
+/// Twenty stops in a row of the real binary on a file two other threads saturate with O_DIRECT
+/// writes, each by SIGINT or SIGTERM at a different moment, engines and depths taking turns:
+/// every one ends with 130 within the bound (1 s from the signal) plus this test's slack.
+#[test]
+fn twenty_stops_in_a_row_on_a_busy_file_each_end_within_the_bound() {
+    let _serial = serial();
+    let iofit = env!("CARGO_BIN_EXE_iofit");
+    let dir = tempfile::tempdir().unwrap();
+    let (file, filename) = laid_out_file(dir.path());
+    let contention = DiskContention::start(&file, FILE_MIB << 20, 2);
+    let cases = [
+        ("io_uring", 128),
+        ("io_uring", 32),
+        ("psync", 1),
+        ("io_uring", 1),
+    ];
+    // The bound and room for this test's polling and the tear-down of the process.
+    let bound = Duration::from_millis(1000 + 300);
+    let mut took_all = Vec::new();
+    for run in 0..20usize {
+        let (engine, depth) = cases[run % cases.len()];
+        let mut child = Command::new(iofit)
+            .args(["run", "--quiet", "--output-format=json", "--name=a"])
+            .args(["--rw=randread", "--bs=8k", "--runtime=30", "--time_based"])
+            .arg(format!("--size={FILE_MIB}m"))
+            .arg(&filename)
+            .arg(format!("--ioengine={engine}"))
+            .arg(format!("--iodepth={depth}"))
+            .arg("--direct=1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(250 + 40 * (run as u64 % 7)));
+        let signal = if run % 2 == 0 {
+            libc::SIGINT
+        } else {
+            libc::SIGTERM
+        };
+        let signalled = Instant::now();
+        // SAFETY: kill on the pid of a child this test started and has not reaped.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if signalled.elapsed() > Duration::from_secs(5) {
+                let _ = child.kill();
+                panic!("run {run} {engine} QD{depth}: still running 5 s after the signal");
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        };
+        let took = signalled.elapsed();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(
+            status.code(),
+            Some(130),
+            "run {run}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            took < bound,
+            "run {run} {engine} QD{depth}: exited {took:?} after signal {signal}"
+        );
+        let json: Value = serde_json::from_slice(&output.stdout).expect("one JSON document");
+        assert_eq!(json["jobs"][0]["iofit"]["interrupted"], true);
+        took_all.push(took);
+    }
+    took_all.sort();
+    eprintln!(
+        "20 stops: median {:?}, max {:?}",
+        took_all[10], took_all[19]
+    );
+    assert!(
+        contention.writes() > 0,
+        "the contending writers wrote nothing"
+    );
 }

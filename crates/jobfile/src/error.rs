@@ -32,14 +32,17 @@ pub enum ErrorKind {
     UnsupportedOption { key: String, why: String },
     #[error("ioengine={engine}: iofit cannot run this engine: {why}; use one of null, psync, sync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap")]
     UnsupportedEngine { engine: String, why: String },
-    #[error("{key}={value}: {why} is not supported by iofit yet; {fix}")]
+    #[error(
+        "{key}={value}: {} is not supported by iofit yet; {fix}",
+        without_own_fix(why)
+    )]
     UnsupportedValue {
         key: String,
         value: String,
         why: String,
         fix: String,
     },
-    #[error("{key}={value} is invalid: {why}; {fix}")]
+    #[error("{key}={value} is invalid: {}", why_and_fix(why, fix))]
     InvalidValue {
         key: String,
         value: String,
@@ -106,6 +109,55 @@ impl ErrorKind {
     }
 }
 
+/// `why` without the fix a unit parser puts at its end ("'x' is not a size; write a number
+/// ..."): the caller's fix is the one to give, since it knows the option (max_latency= takes
+/// microseconds where the parser's hint says seconds), and a message says its fix once.
+fn without_own_fix(why: &str) -> &str {
+    ["; write ", "; use ", "; give ", "; set "]
+        .iter()
+        .filter_map(|hint| why.find(hint))
+        .min()
+        .map_or(why, |at| &why[..at])
+}
+
+fn why_and_fix(why: &str, fix: &str) -> String {
+    if fix.is_empty() {
+        why.to_string()
+    } else {
+        format!("{}; {fix}", without_own_fix(why))
+    }
+}
+
+/// Longest word an error quotes whole: longer ones (a value of a million characters) are cut.
+const WORD_MAX_CHARS: usize = 80;
+/// Longest error line: past it, the middle is cut (the fix at the end stays).
+const LINE_MAX_CHARS: usize = 600;
+
+/// `text` with every word longer than [`WORD_MAX_CHARS`] cut, and the whole kept within
+/// [`LINE_MAX_CHARS`]: one line of a job file may be a hundred megabytes, its error not.
+fn bounded(text: &str) -> String {
+    let words: Vec<String> = text
+        .split(' ')
+        .map(|word| {
+            let count = word.chars().count();
+            if count <= WORD_MAX_CHARS {
+                word.to_string()
+            } else {
+                let cut: String = word.chars().take(WORD_MAX_CHARS - 3).collect();
+                format!("{cut}...({count} characters)")
+            }
+        })
+        .collect();
+    let line = words.join(" ");
+    let count = line.chars().count();
+    if count <= LINE_MAX_CHARS {
+        return line;
+    }
+    let head: String = line.chars().take(LINE_MAX_CHARS - 200).collect();
+    let tail: String = line.chars().skip(count - 150).collect();
+    format!("{head} ... {tail}")
+}
+
 fn suggestion_text(suggestion: &Option<String>) -> String {
     match suggestion {
         Some(known) => format!(" (did you mean '{known}'?)"),
@@ -138,7 +190,7 @@ impl JobFileError {
     }
 
     fn render(&self) -> String {
-        let text = self.kind.to_string().replace(['\n', '\r'], " ");
+        let text = bounded(&self.kind.to_string().replace(['\n', '\r'], " "));
         if self.line == 0 {
             format!("{}: {}", self.file, text)
         } else {
@@ -232,4 +284,53 @@ pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     }
     best.filter(|(score, _)| *score >= 0.8)
         .map(|(_, name)| name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_value_is_quoted_short_and_the_fix_stays() {
+        let value = "x".repeat(1_000_000);
+        let error = Location::new("big.fio", 2).invalid(
+            "bs",
+            &value,
+            format!("'{value}' is not a size"),
+            "write a number with an optional suffix such as 4k",
+        );
+        let text = error.to_string();
+        assert!(
+            text.chars().count() <= LINE_MAX_CHARS + 20,
+            "{}",
+            text.len()
+        );
+        assert!(text.starts_with("big.fio:2: bs=xxx"), "{text}");
+        assert!(
+            text.contains("...(1000003 characters) is invalid"),
+            "{text}"
+        );
+        assert!(text.ends_with("such as 4k"), "{text}");
+    }
+
+    #[test]
+    fn a_why_that_carries_its_own_fix_is_not_given_a_second() {
+        let error = Location::new("command line", 3).invalid(
+            "runtime",
+            "abc",
+            "'abc' is not a time; write a number with an optional unit such as 30s",
+            "write a number of seconds",
+        );
+        let text = error.to_string();
+        assert_eq!(text.matches("write a number").count(), 1, "{text}");
+        assert!(
+            text.ends_with("not a time; write a number of seconds"),
+            "{text}"
+        );
+        let plain = Location::new("j.fio", 1).invalid("bs", "0", "a size of 0", "write 4k");
+        assert!(
+            plain.to_string().ends_with("a size of 0; write 4k"),
+            "{plain}"
+        );
+    }
 }

@@ -19,6 +19,18 @@ use std::sync::Mutex;
 /// once (a stop past its bound) can remove them: [`remove_unfinished`].
 static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// Set once the process is stopping (a signal): outputs are no longer synced.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The process is stopping and must end within a bound: from now on [`AtomicFile::commit`]
+/// renames without syncing. An fsync on a busy disk can take seconds (on ext4 it may wait for
+/// the journal to write out other files' data), and a thread inside it holds the process's end
+/// until it returns, whatever ends the process. A reader still sees the old file or the whole
+/// new one; only a power cut right after could lose it.
+pub fn stop_syncing() {
+    STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
 fn unfinished() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     UNFINISHED.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -122,9 +134,11 @@ impl AtomicFile {
     }
 
     /// Syncs the data and renames it over the output (replacing a symbolic link there, never
-    /// what it points to), then syncs the directory.
+    /// what it points to), then syncs the directory; once the process is stopping
+    /// ([`stop_syncing`]) only renames.
     pub fn commit(self) -> Result<(), SafeFsError> {
-        self.publish(true)
+        let synced = !STOPPING.load(std::sync::atomic::Ordering::SeqCst);
+        self.publish(synced)
     }
 
     /// Renames the data over the output without syncing it: for a process that must end within

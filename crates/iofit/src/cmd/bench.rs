@@ -4,7 +4,6 @@
 
 use crate::exit::bad_input;
 use crate::observe::CliObserver;
-use crate::stop::LastWordTo;
 use iofit_catalog::{EDITIONS, EDITION_SEED};
 use iofit_engine::LiveResults;
 use iofit_model::units::Bytes;
@@ -144,17 +143,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // Should the stop bound end the process before the suite has put out its results, it
         // prints (or writes to --output) the rows so far and what the running benchmark had
         // measured.
-        let to = match &json_file {
-            Some(path) => LastWordTo::File(path.clone()),
-            None => LastWordTo::Stdout,
-        };
-        crate::stop::set_last_word(
-            Box::new(move |by| {
-                let running = live.interrupted_report(by).map(|report| report.result);
-                so_far.render(running.as_ref(), by)
-            }),
-            to,
-        );
+        crate::stop::set_last_word_so_far(live, so_far, json_file.as_deref());
     }
     // With --json, stdout holds only the JSON: the step lines are left out.
     let mut observer = CliObserver::new(!json_stdout, args.quiet);

@@ -1,7 +1,6 @@
 //! `iofit run FILE.vdb`: a vdbench parameter file, run by [`iofit_procedure::vdbench`].
 
 use crate::observe::CliObserver;
-use crate::stop::LastWordTo;
 use iofit_engine::LiveResults;
 use iofit_procedure::execute::EngineExecutor;
 use iofit_procedure::so_far::SoFar;
@@ -133,17 +132,7 @@ pub fn run_file(
     // Should the stop bound end the process before the file's runs are done, it writes the
     // runs so far with what the running one had measured to --output (or prints that run's
     // summary).
-    let to = match &options.json_output {
-        Some(path) => LastWordTo::File(path.clone()),
-        None => LastWordTo::Stdout,
-    };
-    crate::stop::set_last_word(
-        Box::new(move |by| {
-            let running = live.interrupted_report(by).map(|report| report.result);
-            so_far.render(running.as_ref(), by)
-        }),
-        to,
-    );
+    crate::stop::set_last_word_so_far(live, so_far, options.json_output.as_deref());
     let mut observer = CliObserver {
         mib: true,
         ..CliObserver::new(true, quiet)
