@@ -118,7 +118,16 @@ impl Layout {
             // Laid out as a file this run created, so `unlink` removes the last loop's too.
             self.needs[at].action = LayoutAction::Create;
             let need = self.needs[at].clone();
-            written += lay_out_one(self, &need, &chunk, stop, &mut Vec::new())?;
+            match lay_out_one(self, &need, &chunk, stop, &mut Vec::new()) {
+                Ok(bytes) => written += bytes,
+                Err(e) => {
+                    // As `lay_out`: a file cut short is not left behind.
+                    if let Some(t) = self.targets.remove(path) {
+                        let _ = t.remove_created();
+                    }
+                    return Err(e);
+                }
+            }
         }
         Ok(written)
     }
