@@ -30,6 +30,7 @@ pub fn unlinks_between_loops(job: &JobSpec) -> bool {
 }
 
 /// Runs `loops` passes of the clone planned by `first` (whose budget is one loop).
+/// `ended` says the job was told to end (fio `exitall`, steady state: its `terminate`);
 /// `relay_out` opens the clone's files for the next pass (with `unlink_each_loop`, after
 /// removing and laying them out again);
 /// `run_pass` runs one pass. Stops early on an error, an interruption, or the job's runtime
@@ -38,13 +39,14 @@ pub fn run_loops(
     loops: u32,
     first: &ClonePlan,
     files: Vec<File>,
+    ended: impl Fn() -> bool,
     mut relay_out: impl FnMut() -> Result<Vec<File>, String>,
     mut run_pass: impl FnMut(Vec<File>, &ClonePlan) -> CloneOutput,
 ) -> CloneOutput {
     let mut total = run_pass(files, first);
     let mut intervals = next_interval(0, total.runtime_ns, first.interval_ns);
     for _ in 1..loops {
-        if total.error.is_some() || total.interrupted {
+        if total.error.is_some() || total.interrupted || ended() {
             break;
         }
         let runtime_ns = match first.runtime_ns {
@@ -154,6 +156,7 @@ mod tests {
             3,
             &first,
             Vec::new(),
+            || false,
             || {
                 relayouts += 1;
                 Ok(Vec::new())
@@ -186,6 +189,7 @@ mod tests {
             4,
             &first,
             Vec::new(),
+            || false,
             || Err("no space".to_string()),
             |_, _| pass(2, 10),
         );
@@ -194,13 +198,14 @@ mod tests {
 
         let timed = ClonePlan {
             runtime_ns: Some(25),
-            ..first
+            ..first.clone()
         };
         let mut runtimes = Vec::new();
         let out = run_loops(
             9,
             &timed,
             Vec::new(),
+            || false,
             || Ok(Vec::new()),
             |_, plan| {
                 runtimes.push(plan.runtime_ns);
@@ -209,5 +214,20 @@ mod tests {
         );
         assert_eq!(runtimes, [Some(25), Some(15), Some(5)]);
         assert_eq!(out.write.ios, 3);
+
+        // Told to end (exitall, steady state): no further loop starts.
+        let passes = std::cell::Cell::new(0);
+        let out = run_loops(
+            9,
+            &first,
+            Vec::new(),
+            || passes.get() >= 2,
+            || Ok(Vec::new()),
+            |_, _| {
+                passes.set(passes.get() + 1);
+                pass(1, 10)
+            },
+        );
+        assert_eq!((passes.get(), out.write.ios), (2, 2));
     }
 }

@@ -987,8 +987,12 @@ pub fn run_jobs(
                                 };
                                 let relay_out =
                                     || relay_out().map_err(|e: EngineError| e.to_string());
+                                let ended = || {
+                                    stop.load(Ordering::Relaxed)
+                                        || end_flags[position].load(Ordering::Relaxed)
+                                };
                                 crate::each_loop::run_loops(
-                                    loops, &plan, files, relay_out, run_pass,
+                                    loops, &plan, files, ended, relay_out, run_pass,
                                 )
                             }
                         };
