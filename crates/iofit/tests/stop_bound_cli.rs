@@ -393,3 +393,82 @@ fn a_stdout_pipe_nobody_reads_does_not_hold_the_exit_past_the_bound() {
         "says why the results are missing: {stderr}"
     );
 }
+
+/// A psync read the kernel holds (a loop device throttled to 256 KiB/s, 1 MiB reads: 4 s
+/// each): the results come out within the bound, whole, with the stuck clone named; the
+/// process itself ends when the kernel returns the read, which nothing (not SIGKILL either)
+/// can make sooner. io_uring runs end at once there (their IO is the kernel's, not a thread's).
+#[test]
+fn a_psync_read_the_kernel_holds_does_not_hold_the_results() {
+    use iofit_testkit::stuck::{Loop, Throttle, BLKIO};
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 || !Path::new(BLKIO).join("tasks").exists() {
+        eprintln!("skipping: needs root and the cgroup v1 blkio controller");
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("slow.img");
+    std::fs::write(&image, vec![0u8; 8 << 20]).unwrap();
+    let Some(device) = Loop::attach(&image) else {
+        return;
+    };
+    let Some(throttle) = Throttle::new(device.major_minor(), 256 << 10) else {
+        eprintln!("skipping: cannot make a blkio cgroup under {BLKIO}");
+        return;
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iofit"))
+        .args(["run", "--quiet", "--output-format=json", "--name=long"])
+        .args([
+            "--rw=read",
+            "--bs=1m",
+            "--size=4m",
+            "--direct=1",
+            "--runtime=30",
+        ])
+        .args(["--time_based", "--ioengine=psync", "--allow-overwrite"])
+        .arg(format!("--filename={}", device.device.display()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    throttle.enter_process(child.id());
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let (mut text, mut whole_at) = (Vec::new(), None);
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = stdout.read(&mut buf) {
+            text.extend_from_slice(&buf[..n]);
+            if whole_at.is_none() && serde_json::from_slice::<Value>(&text).is_ok() {
+                whole_at = Some(Instant::now());
+            }
+        }
+        (text, whole_at)
+    });
+    // Past the first, unthrottled reads: the clone is now inside a 4 s read.
+    std::thread::sleep(Duration::from_millis(1500));
+    let signalled = sigint(&child);
+    let status = child.wait().unwrap();
+    let exited_after = signalled.elapsed();
+    drop(throttle);
+    let (text, whole_at) = reader.join().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let printed_after = whole_at.expect("whole JSON on stdout") - signalled;
+    eprintln!(
+        "results out {printed_after:?} after the signal; the process ended after {exited_after:?}"
+    );
+    assert!(
+        printed_after < STOP_BOUND + SLACK,
+        "results out {printed_after:?} after the signal"
+    );
+    let json: Value = serde_json::from_slice(&text).unwrap();
+    let job = &json["jobs"][0];
+    assert_eq!(job["iofit"]["interrupted"], true, "{job}");
+    let read = &job["read"];
+    let ios = read["total_ios"].as_u64().unwrap();
+    assert_eq!(read["io_bytes"].as_u64(), Some(ios << 20), "{read}");
+    assert!(
+        String::from_utf8_lossy(&text).contains("(blocked in the kernel)"),
+        "the stuck clone is named: {job}"
+    );
+}

@@ -11,6 +11,7 @@
 //! ```
 
 pub mod load;
+pub mod stuck;
 
 use std::path::{Path, PathBuf};
 
