@@ -90,6 +90,48 @@ impl Layout {
         }
     }
 
+    /// fio `unlink_each_loop`, between two loops of a clone: removes each of `paths` and lays
+    /// it out again as a new file (the next loop starts on a fresh inode). Only iofit's own
+    /// files are removed ([`check_unlink_each_loop`] refused any other before the run); a
+    /// block device is skipped, as fio's `unlink_all_files` skips anything but a file. Returns
+    /// the bytes written.
+    pub fn relay_out(&mut self, paths: &[PathBuf], stop: &AtomicBool) -> Result<u64, EngineError> {
+        let chunk = fill_chunk();
+        let mut written = 0;
+        for path in paths {
+            let Some(at) = self.needs.iter().position(|n| &n.path == path) else {
+                continue;
+            };
+            if let Some(target) = self.targets.get(path) {
+                if target.kind() != Kind::Regular {
+                    continue;
+                }
+                if !target.remove_own()? {
+                    return Err(EngineError::BadPath {
+                        path: path.clone(),
+                        message: "unlink_each_loop: not a file iofit created; it is left as it is"
+                            .to_string(),
+                    });
+                }
+            }
+            self.targets.remove(path);
+            // Laid out as a file this run created, so `unlink` removes the last loop's too.
+            self.needs[at].action = LayoutAction::Create;
+            let need = self.needs[at].clone();
+            match lay_out_one(self, &need, &chunk, stop, &mut Vec::new()) {
+                Ok(bytes) => written += bytes,
+                Err(e) => {
+                    // As `lay_out`: a file cut short is not left behind.
+                    if let Some(t) = self.targets.remove(path) {
+                        let _ = t.remove_created();
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(written)
+    }
+
     /// A descriptor for one job on `path`: a re-open of the inode checked at planning time.
     pub fn open_for_job(
         &self,
@@ -332,6 +374,50 @@ pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Layout, En
     }
     check_free_space(&layout.needs)?;
     Ok(layout)
+}
+
+/// fio `unlink_each_loop` with loops > 1: each clone removes its files between its loops, so
+/// (a) no file of such a clone may be used by another clone or job (it would vanish under
+/// them), and (b) every regular file must be iofit's (created now, or marked by an earlier
+/// run): fio would delete a user's file reached with `--allow-overwrite`, iofit refuses.
+pub fn check_unlink_each_loop(
+    jobs: &[JobSpec],
+    layout: &Layout,
+    each_loop: impl Fn(&JobSpec) -> bool,
+) -> Result<(), EngineError> {
+    let mut users: BTreeMap<PathBuf, Vec<(usize, u32)>> = BTreeMap::new();
+    for (j, job) in jobs.iter().enumerate() {
+        for clone in 0..job.numjobs.max(1) {
+            for path in job.files_for_clone(clone) {
+                users.entry(path).or_default().push((j, clone));
+            }
+        }
+    }
+    for job in jobs.iter().filter(|job| each_loop(job)) {
+        for path in (0..job.numjobs.max(1)).flat_map(|c| job.files_for_clone(c)) {
+            let invalid = |message: String| Err(EngineError::invalid(&job.name, message));
+            let shared = users.get(&path).map_or(0, Vec::len);
+            if shared > 1 {
+                return invalid(format!(
+                    "unlink_each_loop: {} is used by {shared} clones or jobs, and each clone removes its files between its loops; give each clone its own file (leave out filename=, or set filename_format=$jobname.$jobnum.$filenum)",
+                    path.display()
+                ));
+            }
+            let need = layout.needs.iter().find(|n| n.path == path);
+            let foreign = match (need.map(|n| n.action), layout.targets.get(&path)) {
+                (Some(LayoutAction::Create), _) | (None, _) => false,
+                (_, Some(t)) => t.kind() == Kind::Regular && t.ownership().is_none(),
+                (_, None) => false,
+            };
+            if foreign {
+                return invalid(format!(
+                    "unlink_each_loop: {} existed before the run and is not a file iofit created (it is used through --allow-overwrite); fio would delete it between loops, iofit never deletes a file it did not create: point filename= at a new file, or drop unlink_each_loop",
+                    path.display()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Descriptors a run holds at its peak: every target once (held by the layout), plus, in the

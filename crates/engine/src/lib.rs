@@ -26,6 +26,7 @@ pub mod clock;
 pub mod data;
 pub mod diskstats;
 pub mod distribution;
+pub mod each_loop;
 pub mod engine;
 pub mod error;
 pub mod file_service;

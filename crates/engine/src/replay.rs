@@ -5,6 +5,8 @@
 //! `fio version 3 iolog`, then `TIME FILE add` for every file, `TIME FILE open` when the clone
 //! starts, one `TIME FILE read|write OFFSET LENGTH` per IO as it is issued (`sync`/`datasync`
 //! lines for syncs), and `TIME FILE close` at the end; TIME is microseconds since the log began.
+//! Each clone writes its own such section (version line included) into the one file, as fio's
+//! clones do ([`IoLogFile`]); the reader takes the sections one after the other.
 //! `read_iolog` reads version 2 (the same lines without TIME; a `FILE wait MS 0` line holds
 //! the next IOs until MS milliseconds after the start, as fio 3.33's `read_iolog_get` compares
 //! it with `mtime_since_genesis`) and version 3, where the gap between two lines' times is the
@@ -155,8 +157,9 @@ pub struct ReplayReader {
     align: u64,
     scale: u64,
     skip: iofit_model::replay::ReplaySkip,
-    /// Version 3: the first non-zero time, which the schedule counts from.
-    first_us: Option<u64>,
+    /// Version 3: the time of the line before, and the log time the schedule has reached.
+    last_us: Option<u64>,
+    elapsed_us: u64,
     /// Version 2: no IO before this (a `wait` line).
     floor_ns: u64,
 }
@@ -209,7 +212,8 @@ impl ReplayReader {
             align: spec.align.map_or(0, |a| a.as_u64()),
             scale: spec.scale.max(1),
             skip: spec.skip,
-            first_us: None,
+            last_us: None,
+            elapsed_us: 0,
             floor_ns: 0,
             path,
         };
@@ -300,6 +304,16 @@ impl ReplayReader {
     fn parse(&mut self, line: &str) -> Result<Option<ReplayIo>, ReplayError> {
         let mut fields = line.split_whitespace();
         if line.trim().is_empty() {
+            return Ok(None);
+        }
+        let version_line = if self.version == 3 {
+            VERSION_3
+        } else {
+            VERSION_2
+        };
+        if line.trim_end() == version_line {
+            // The next clone's section of a log several clones wrote (fio appends one per
+            // clone); fio's reader skips the line, and the times start again after it.
             return Ok(None);
         }
         let time_us = if self.version == 3 {
@@ -402,37 +416,70 @@ impl ReplayReader {
         }
         match time_us {
             None => self.floor_ns,
-            Some(0) => 0,
             Some(t) => {
-                let first = *self.first_us.get_or_insert(t);
-                (t.saturating_sub(first) as f64 * self.ns_per_log_us) as u64
+                // fio's delay_since_ttime: the gap since the line before, none after a line
+                // at time 0 or when the time goes back (the next clone's section).
+                let last = self.last_us.replace(t).unwrap_or(0);
+                if last != 0 && t > last {
+                    self.elapsed_us += t - last;
+                }
+                (self.elapsed_us as f64 * self.ns_per_log_us) as u64
             }
         }
     }
 }
 
-/// A `write_iolog` file, shared by the clones that write it.
+/// A `write_iolog` file: the sections of the clones that write it, appended whole as each
+/// clone (or, with `unlink_each_loop`, each loop) ends.
+///
+/// fio 3.33's `init_iolog_write` has every clone open the file for appending and write its
+/// own version line, `add` lines and IOs through its own 8 KiB stdio buffer, so the file holds
+/// one section per clone (interleaved in 8 KiB pieces once a section outgrows its buffer,
+/// which can cut a line in two). iofit spools each section in an unnamed temporary file next
+/// to the log and appends it whole, so every line stays intact. fio's `read_iolog` reads such
+/// a file back (it skips the extra version lines as bad lines), and so does iofit's.
+#[derive(Debug)]
+pub struct IoLogFile {
+    path: PathBuf,
+    out: Mutex<File>,
+}
+
+impl IoLogFile {
+    /// Creates (or empties) the log.
+    pub fn create(path: &Path) -> std::io::Result<Arc<IoLogFile>> {
+        Ok(Arc::new(IoLogFile {
+            path: path.to_path_buf(),
+            out: Mutex::new(File::create(path)?),
+        }))
+    }
+}
+
+/// One clone's section of a `write_iolog` file.
 #[derive(Debug)]
 pub struct IoLogWriter {
-    path: PathBuf,
-    out: Mutex<BufWriter<File>>,
+    log: Arc<IoLogFile>,
+    /// The clone's files, for the section's `add` lines.
+    files: Vec<PathBuf>,
+    /// The section so far; started at its first line, appended to the log at `flush`.
+    spool: Mutex<Option<BufWriter<File>>>,
 }
 
 impl IoLogWriter {
-    /// Creates (or empties) the log and writes the version line and an `add` line per file.
-    pub fn create(path: &Path, files: &[PathBuf]) -> std::io::Result<Arc<IoLogWriter>> {
-        let mut out = BufWriter::with_capacity(64 << 10, File::create(path)?);
-        writeln!(out, "{VERSION_3}")?;
-        for file in files {
-            writeln!(out, "0 {} add", file.display())?;
-        }
-        Ok(Arc::new(IoLogWriter {
-            path: path.to_path_buf(),
-            out: Mutex::new(out),
-        }))
+    /// The section of a clone whose files are `files`, in `log`.
+    pub fn section(log: &Arc<IoLogFile>, files: Vec<PathBuf>) -> Arc<IoLogWriter> {
+        Arc::new(IoLogWriter {
+            log: Arc::clone(log),
+            files,
+            spool: Mutex::new(None),
+        })
     }
 
-    /// Appends one line: `TIME FILE ACTION` or `TIME FILE ACTION OFFSET LENGTH`.
+    fn failed(&self, e: std::io::Error) -> String {
+        format!("writing the IO log {} failed: {e}", self.log.path.display())
+    }
+
+    /// Appends one line: `TIME FILE ACTION` or `TIME FILE ACTION OFFSET LENGTH`. The first
+    /// line of a section comes after its version line and an `add` line per file.
     pub fn line(
         &self,
         time_us: u64,
@@ -440,20 +487,45 @@ impl IoLogWriter {
         action: &str,
         io: Option<(u64, u32)>,
     ) -> Result<(), String> {
-        let mut out = self.out.lock().expect("iolog lock");
+        let mut spool = self.spool.lock().expect("iolog lock");
+        if spool.is_none() {
+            let dir = match self.log.path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            let mut out = BufWriter::with_capacity(
+                64 << 10,
+                tempfile::tempfile_in(dir).map_err(|e| self.failed(e))?,
+            );
+            writeln!(out, "{VERSION_3}").map_err(|e| self.failed(e))?;
+            for file in &self.files {
+                writeln!(out, "0 {} add", file.display()).map_err(|e| self.failed(e))?;
+            }
+            *spool = Some(out);
+        }
+        let out = spool.as_mut().expect("started above");
         let written = match io {
             Some((offset, len)) => {
                 writeln!(out, "{time_us} {} {action} {offset} {len}", file.display())
             }
             None => writeln!(out, "{time_us} {} {action}", file.display()),
         };
-        written.map_err(|e| format!("writing the IO log {} failed: {e}", self.path.display()))
+        written.map_err(|e| self.failed(e))
     }
 
+    /// Appends the section so far to the log, whole; the next line starts a new section.
     pub fn flush(&self) -> Result<(), String> {
-        let mut out = self.out.lock().expect("iolog lock");
-        out.flush()
-            .map_err(|e| format!("writing the IO log {} failed: {e}", self.path.display()))
+        use std::io::{Seek, SeekFrom};
+        let Some(out) = self.spool.lock().expect("iolog lock").take() else {
+            return Ok(());
+        };
+        let mut spooled = out.into_inner().map_err(|e| self.failed(e.into_error()))?;
+        spooled
+            .seek(SeekFrom::Start(0))
+            .map_err(|e| self.failed(e))?;
+        let mut log = self.log.out.lock().expect("iolog lock");
+        std::io::copy(&mut spooled, &mut *log).map_err(|e| self.failed(e))?;
+        Ok(())
     }
 }
 
@@ -526,25 +598,17 @@ fn resolve_job(job: &JobSpec) -> Result<JobSpec, EngineError> {
 }
 
 /// Creates each job's `write_iolog` file (one per path, shared by the clones and jobs that
-/// name it, as fio's clones append to the same file) and hands the clones its writer.
+/// name it, as fio's clones append to the same file) and gives each clone its section.
 pub fn open_write_logs(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) -> Result<(), EngineError> {
-    let mut open: HashMap<PathBuf, Arc<IoLogWriter>> = HashMap::new();
+    let mut open: HashMap<PathBuf, Arc<IoLogFile>> = HashMap::new();
     for (job, clones) in jobs.iter().zip(plans.iter_mut()) {
         let Some(path) = &job.write_iolog else {
             continue;
         };
-        let writer = match open.get(path) {
-            Some(w) => Arc::clone(w),
+        let log = match open.get(path) {
+            Some(log) => Arc::clone(log),
             None => {
-                let mut files: Vec<PathBuf> = Vec::new();
-                for plan in clones.iter() {
-                    for (file, _, _) in &plan.files {
-                        if !files.contains(file) {
-                            files.push(file.clone());
-                        }
-                    }
-                }
-                let w = IoLogWriter::create(path, &files).map_err(|e| {
+                let log = IoLogFile::create(path).map_err(|e| {
                     EngineError::invalid(
                         &job.name,
                         format!(
@@ -553,12 +617,13 @@ pub fn open_write_logs(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) -> Result
                         ),
                     )
                 })?;
-                open.insert(path.clone(), Arc::clone(&w));
-                w
+                open.insert(path.clone(), Arc::clone(&log));
+                log
             }
         };
         for plan in clones.iter_mut() {
-            plan.write_iolog = Some(Arc::clone(&writer));
+            let files = plan.files.iter().map(|(file, _, _)| file.clone()).collect();
+            plan.write_iolog = Some(IoLogWriter::section(&log, files));
         }
     }
     Ok(())
@@ -631,6 +696,62 @@ mod tests {
         assert_eq!((ios[0].offset, ios[1].offset), (4096, 499_712));
         assert!(ios.iter().all(|io| io.file == 0));
         assert_eq!(scan(&spec, 0).unwrap().files, vec![PathBuf::from("/c")]);
+    }
+
+    #[test]
+    fn sections_of_several_clones_are_read_one_after_the_other_as_fio_does() {
+        let (_d, spec) = spec_for(
+            "fio version 3 iolog\n0 /a add\n10 /a open\n20 /a write 0 4096\n70 /a write 4096 4096\n80 /a close\n\
+             fio version 3 iolog\n0 /b add\n5 /b open\n15 /b write 0 4096\n40 /b read 4096 4096\n",
+        );
+        let summary = scan(&spec, 0).unwrap();
+        assert_eq!((summary.writes, summary.reads), (3, 1));
+        assert_eq!(summary.files, [PathBuf::from("/a"), PathBuf::from("/b")]);
+        // fio's delay_since_ttime: gaps within a section, none where the times start again.
+        let due: Vec<u64> = all(&spec)
+            .unwrap()
+            .iter()
+            .map(|io| io.due_ns / 1000)
+            .collect();
+        assert_eq!(due, [10, 60, 80, 105]);
+    }
+
+    #[test]
+    fn each_clone_writes_its_own_whole_section() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.log");
+        let log = IoLogFile::create(&path).unwrap();
+        let a = IoLogWriter::section(&log, vec!["/a".into()]);
+        let b = IoLogWriter::section(&log, vec!["/b".into()]);
+        for i in 0..3u64 {
+            a.line(i, Path::new("/a"), "write", Some((i * 4096, 4096)))
+                .unwrap();
+            b.line(i, Path::new("/b"), "read", Some((i * 4096, 4096)))
+                .unwrap();
+        }
+        b.flush().unwrap();
+        a.flush().unwrap();
+        a.line(9, Path::new("/a"), "close", None).unwrap();
+        a.flush().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let sections: Vec<&str> = text.split(VERSION_3).skip(1).collect();
+        assert_eq!(sections.len(), 3, "{text}");
+        assert!(
+            sections[0].starts_with("\n0 /b add\n0 /b read 0 4096\n"),
+            "{text}"
+        );
+        assert_eq!(
+            sections[0].lines().filter(|l| l.contains(" read ")).count(),
+            3
+        );
+        assert_eq!(
+            sections[1]
+                .lines()
+                .filter(|l| l.contains(" write "))
+                .count(),
+            3
+        );
+        assert_eq!(sections[2], "\n0 /a add\n9 /a close\n");
     }
 
     #[test]

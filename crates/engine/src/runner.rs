@@ -313,7 +313,11 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
             .collect()
     };
     let region_bytes: u64 = regions.iter().map(|(_, _, len)| *len).sum();
-    let loops = job.loops.max(1) as u64;
+    // fio loops: each loop is its own pass (each_loop.rs), with one loop's budget.
+    let loops = match crate::each_loop::passes(job) {
+        Some(_) => 1,
+        None => job.loops.max(1) as u64,
+    };
     let budget_bytes = if (job.time_based && job.runtime.is_some()) || job.replay.is_some() {
         // A replay ends with its log.
         None
@@ -401,6 +405,7 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         data: crate::data::data_plan(job, clone)?,
         measure: measure_plan(&job.measurement),
         file_service: job.file_service.clone(),
+        earlier_loops: Default::default(),
     })
 }
 
@@ -527,6 +532,14 @@ fn pacing_plan(pacing: &iofit_model::job::Pacing) -> PacingPlan {
         flow: None,
         serialize_overlap: false,
     }
+}
+
+/// The run's layout; a clone that panicked while holding it left nothing half-changed that
+/// the others could not use (a relayout's partial file is its own), so a poisoned lock is taken.
+fn lock_layout(layout: &Mutex<Layout>) -> std::sync::MutexGuard<'_, Layout> {
+    layout
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The clone's files: re-opens of the descriptors checked at layout, never the names again.
@@ -685,6 +698,11 @@ pub fn run_jobs(
         .cloned()
         .collect();
     let mut layout = plan_layout(&disk_jobs, options.allow_overwrite)?;
+    crate::layout::check_unlink_each_loop(
+        &disk_jobs,
+        &layout,
+        crate::each_loop::unlinks_between_loops,
+    )?;
     // Resolve every clone's plan now, so bad sizes fail before any IO.
     let seeds: Vec<u64> = jobs
         .iter()
@@ -718,6 +736,8 @@ pub fn run_jobs(
         observer.layout(to_create, to_write);
     }
     lay_out(&mut layout, &options.stop)?;
+    // Shared with the clones that lay their files out again between loops (unlink_each_loop).
+    let layout = Arc::new(Mutex::new(layout));
 
     // Result slots: one per clone, or one per reporting group with group_reporting.
     let mut slots: Vec<Slot> = Vec::new();
@@ -837,8 +857,12 @@ pub fn run_jobs(
             .try_fold(Duration::ZERO, |acc, d| d.map(|d| acc.max(d)));
         let budget_bytes = set
             .iter()
-            .flat_map(|&j| plans[j].iter())
-            .map(|p| p.budget_bytes)
+            .flat_map(|&j| {
+                let passes = u64::from(crate::each_loop::passes(&jobs[j]).unwrap_or(1));
+                plans[j]
+                    .iter()
+                    .map(move |p| p.budget_bytes.map(|b| b * passes))
+            })
             .try_fold(0u64, |acc, b| b.map(|b| acc + b));
         let cells: Arc<Vec<ProgressCell>> = Arc::new(
             (0..set.iter().map(|&j| plans[j].len()).sum::<usize>())
@@ -870,7 +894,7 @@ pub fn run_jobs(
             }
             for (c, plan) in plans[j].iter().enumerate() {
                 let slot = slot_of[j][c];
-                let opened = open_files(job, plan, &layout).and_then(|files| {
+                let opened = open_files(job, plan, &lock_layout(&layout)).and_then(|files| {
                     pre_read(job, plan, &files)?;
                     Ok(files)
                 });
@@ -915,6 +939,10 @@ pub fn run_jobs(
                 let end_flags = Arc::clone(&end_flags);
                 let clock_choice = options.clock;
                 let my_cell = cell;
+                let each_loop = crate::each_loop::passes(job).map(|loops| {
+                    let unlink = crate::each_loop::unlinks_between_loops(job);
+                    (loops, unlink, Arc::clone(&layout), job.clone())
+                });
                 cell_slots.push(slot);
                 cell += 1;
                 let handle = std::thread::Builder::new()
@@ -934,14 +962,42 @@ pub fn run_jobs(
                             let _ = tx.send((slot, my_cell, setup_failed(e.to_string())));
                             return;
                         }
-                        let output = match clock_choice {
+                        let run_pass = |files: Vec<File>, plan: &ClonePlan| match clock_choice {
                             ClockChoice::Monotonic => {
                                 let clock = MonotonicClock::with_origin(origin);
-                                run_engine(engine, &uring, files, &plan, &clock, &shared)
+                                run_engine(engine, &uring, files, plan, &clock, &shared)
                             }
                             ClockChoice::Fake { step_ns } => {
                                 let clock = FakeClock::new(step_ns);
-                                run_engine(engine, &uring, files, &plan, &clock, &shared)
+                                run_engine(engine, &uring, files, plan, &clock, &shared)
+                            }
+                        };
+                        let output = match each_loop {
+                            None => run_pass(files, &plan),
+                            Some((loops, unlink, layout, job)) => {
+                                // fio's clear_io_state closes the files between loops; they
+                                // are opened again (after a new layout with unlink_each_loop).
+                                let relay_out = || {
+                                    let mut layout = lock_layout(&layout);
+                                    if !unlink {
+                                        return open_files(&job, &plan, &layout);
+                                    }
+                                    let paths: Vec<_> =
+                                        plan.files.iter().map(|f| f.0.clone()).collect();
+                                    layout.relay_out(&paths, &stop)?;
+                                    let files = open_files(&job, &plan, &layout)?;
+                                    pre_read(&job, &plan, &files)?;
+                                    Ok(files)
+                                };
+                                let relay_out =
+                                    || relay_out().map_err(|e: EngineError| e.to_string());
+                                let ended = || {
+                                    stop.load(Ordering::Relaxed)
+                                        || end_flags[position].load(Ordering::Relaxed)
+                                };
+                                crate::each_loop::run_loops(
+                                    loops, &plan, files, ended, relay_out, run_pass,
+                                )
                             }
                         };
                         if thread_control.exit_all
@@ -1068,7 +1124,7 @@ pub fn run_jobs(
             }
         }
     }
-    unlink_created_files(jobs, &layout, &mut report);
+    unlink_created_files(jobs, &lock_layout(&layout), &mut report);
     report.stats = slots
         .iter()
         .filter(|s| s.finished.is_some())

@@ -133,7 +133,8 @@ pub struct ClonePlan {
     pub start_delay_ns: u64,
     pub ramp_ns: u64,
     pub runtime_ns: Option<u64>,
-    /// Bytes to move before stopping (size x loops, or io_limit x loops); None: until runtime.
+    /// Bytes to move before stopping (size, or io_limit: one loop, each loop being a pass of
+    /// its own, see each_loop.rs); None: until runtime.
     pub budget_bytes: Option<u64>,
     pub rate_iops: [Option<u64>; 2],
     pub rate_bytes_per_second: [Option<u64>; 2],
@@ -175,6 +176,18 @@ pub struct ClonePlan {
     pub trim: TrimMode,
     /// Which failed IOs are counted and gone on after (fio `continue_on_error`).
     pub errors: iofit_model::job::ErrorPolicy,
+    /// fio `unlink_each_loop`: what the clone's earlier loops did, so that this pass's
+    /// progress counts and interval indexes go on from theirs (zero for the first pass).
+    pub earlier_loops: EarlierLoops,
+}
+
+/// What a clone's earlier loops completed (fio `unlink_each_loop` runs each loop as a pass).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EarlierLoops {
+    pub ios: u64,
+    pub bytes: u64,
+    /// Interval indexes the earlier loops used: this pass's intervals are numbered after them.
+    pub intervals: u64,
 }
 
 /// What fio's trim modes make of the clone's "write" direction.
@@ -237,6 +250,7 @@ impl ClonePlan {
             errors: Default::default(),
             replay: None,
             write_iolog: None,
+            earlier_loops: EarlierLoops::default(),
         }
     }
 }
@@ -1386,8 +1400,11 @@ impl<'a, C: Clock> Run<'a, C> {
     #[inline]
     pub(crate) fn publish_progress(&self) {
         let cell = self.shared.progress;
-        cell.ios.store(self.completed, Ordering::Relaxed);
-        cell.bytes.store(self.completed_bytes, Ordering::Relaxed);
+        let earlier = &self.plan.earlier_loops;
+        cell.ios
+            .store(earlier.ios + self.completed, Ordering::Relaxed);
+        cell.bytes
+            .store(earlier.bytes + self.completed_bytes, Ordering::Relaxed);
         // One relaxed load per publication; the copy happens once per status interval.
         if cell.snapshot_wanted.load(Ordering::Relaxed) {
             cell.snapshot_wanted.store(false, Ordering::Relaxed);
@@ -1442,7 +1459,9 @@ impl<'a, C: Clock> Run<'a, C> {
             self.out.major_faults = faults.0.saturating_sub(self.faults_start.0);
             self.out.minor_faults = faults.1.saturating_sub(self.faults_start.1);
             let series = self.shared.series;
-            let mut sink = |b: &IntervalBucket| series.lock().expect("series lock").add(b);
+            let shift = self.plan.earlier_loops.intervals;
+            let mut sink =
+                |b: &IntervalBucket| series.lock().expect("series lock").add_shifted(b, shift);
             self.series.finish(self.out.runtime_ns, &mut sink);
         }
         // An interrupted run ends now: a final fsync on a busy disk could take seconds.
@@ -1503,7 +1522,13 @@ pub fn run_clone<E: Engine, C: Clock>(
         return crate::data::verify_only(&mut run, engine);
     }
     let series_lock = shared.series;
-    let mut sink = |b: &IntervalBucket| series_lock.lock().expect("series lock").add(b);
+    let shift = plan.earlier_loops.intervals;
+    let mut sink = |b: &IntervalBucket| {
+        series_lock
+            .lock()
+            .expect("series lock")
+            .add_shifted(b, shift)
+    };
     if E::INLINE {
         run_inline(&mut run, engine, &mut sink)
     } else {

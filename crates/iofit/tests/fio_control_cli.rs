@@ -98,3 +98,23 @@ fn thinktime_and_exitall_from_a_job_file() {
     assert!(long["job_runtime"].as_u64().unwrap() < 5_000);
     assert_eq!(long["error"], 0);
 }
+
+#[test]
+fn unlink_each_loop_runs_every_loop_and_leaves_no_file_with_unlink() {
+    // fio 3.33 runs this job as 3 loops of 16 writes, each verified (48 writes in its JSON).
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let (json, _) = run_job_file(&format!(
+        "[uel]\ndirectory={}\nrw=randwrite\nbs=4k\nsize=64k\nloops=3\nunlink_each_loop=1\n\
+         unlink=1\nverify=crc32c\nioengine=psync\n",
+        data.display()
+    ));
+    let write = &json["jobs"][0]["write"];
+    assert_eq!(write["total_ios"], 48);
+    assert_eq!(write["io_bytes"], 48 * 4096);
+    assert_eq!(write["clat_ns"]["N"], 48);
+    assert_eq!(json["jobs"][0]["error"], 0);
+    let left: Vec<_> = std::fs::read_dir(&data).unwrap().collect();
+    assert!(left.is_empty(), "unlink=1 leaves nothing: {left:?}");
+}

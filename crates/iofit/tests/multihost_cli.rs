@@ -589,3 +589,54 @@ fn validate_keys_carry_from_one_rd_to_the_next_on_each_host() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn per_priority_latencies_of_every_host_add_up_in_the_combined_result() {
+    // A cmdprio job on the null engine: each host's `prios` entries (fio 3.33's per-priority
+    // clat) cross the protocol as histograms and merge into the combined result.
+    let hosts = NetnsHosts::up(2);
+    let job = hosts.dir.path().join("prios.fio");
+    std::fs::write(
+        &job,
+        "[p]\nioengine=null\nsize=4m\nbs=4k\nrw=randread\niodepth=4\n\
+         cmdprio_percentage=30\ncmdprio_class=2\ncmdprio=1\n",
+    )
+    .unwrap();
+    let output = iofit(&hosts, &["--output-format=json", "-q"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let doc = json_of(&output);
+    let stats = doc["client_stats"].as_array().unwrap();
+    assert_eq!(stats.len(), 3, "2 hosts and All clients");
+    let prios = |j: &Value| -> Vec<(u64, u64, u64)> {
+        j["read"]["prios"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no prios in {}", j["jobname"]))
+            .iter()
+            .map(|p| {
+                let n = p["clat_ns"]["N"].as_u64().unwrap();
+                (
+                    p["prioclass"].as_u64().unwrap(),
+                    p["prio"].as_u64().unwrap(),
+                    n,
+                )
+            })
+            .collect()
+    };
+    let (a, b, all) = (prios(&stats[0]), prios(&stats[1]), prios(&stats[2]));
+    assert_eq!(all.len(), 2, "{all:?}");
+    for (i, entry) in all.iter().enumerate() {
+        assert_eq!((entry.0, entry.1), (a[i].0, a[i].1));
+        assert_eq!((entry.0, entry.1), (b[i].0, b[i].1));
+        assert_eq!(
+            entry.2,
+            a[i].2 + b[i].2,
+            "per-host sums = combined for {entry:?}"
+        );
+    }
+    let total = stats[2]["read"]["total_ios"].as_u64().unwrap();
+    assert_eq!(total, 2 * 1024);
+    assert_eq!(all.iter().map(|e| e.2).sum::<u64>(), total);
+}

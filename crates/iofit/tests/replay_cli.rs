@@ -192,3 +192,55 @@ fn version_2_logs_replay_and_blktrace_logs_are_refused() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("blktrace binary log"), "{stderr}");
 }
+
+/// IO lines (read or write) of each section of a log several clones wrote.
+fn section_ios(path: &Path) -> Vec<usize> {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.starts_with("fio version 3 iolog\n"), "{text}");
+    text.split("fio version 3 iolog\n")
+        .skip(1)
+        .map(|section| {
+            section
+                .lines()
+                .filter(|l| l.contains(" write ") || l.contains(" read "))
+                .count()
+        })
+        .collect()
+}
+
+#[test]
+fn each_clone_writes_its_own_section_and_fio_and_iofit_replay_them_all() {
+    // fio 3.33 (init_iolog_write): every clone appends its own version line, add lines and
+    // IOs to the one write_iolog file.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let record =
+        "[rec]\nsize=128k\nbs=4k\nrw=randwrite\nioengine=psync\nnumjobs=2\nwrite_iolog=rec.log\n";
+    let (recorded, _) = iofit(d, record, &[]);
+    let per_clone: Vec<u64> = (0..2)
+        .map(|j| recorded["jobs"][j]["write"]["total_ios"].as_u64().unwrap())
+        .collect();
+    assert_eq!(per_clone, [32, 32]);
+    assert_eq!(section_ios(&d.join("rec.log")), [32, 32]);
+
+    let replay = "[play]\nread_iolog=rec.log\nioengine=psync\nreplay_no_stall=1\n";
+    let (played, _) = iofit(d, replay, &[]);
+    assert_eq!(total_ios(&played, "write"), 64);
+
+    std::fs::write(d.join("play.fio"), replay).unwrap();
+    let Ok(fio) = std::process::Command::new("fio")
+        .current_dir(d)
+        .args(["--output-format=json", "play.fio"])
+        .output()
+    else {
+        eprintln!("skipped: fio is not installed (.ci/run installs it)");
+        return;
+    };
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    let theirs: serde_json::Value = serde_json::from_slice(&fio.stdout).unwrap();
+    assert_eq!(theirs["jobs"][0]["write"]["total_ios"], 64);
+}

@@ -227,6 +227,7 @@ const HONOURED: &[FioOption] = &[
     opt("latency_run", &[], Flag, Supported(ctl::latency_run)),
     opt("wait_for", &[], Value, Supported(ctl::wait_for)),
     opt("unlink", &[], Flag, Supported(ctl::unlink)),
+    opt("unlink_each_loop", &[], Flag, Supported(ctl::unlink_each_loop)),
     opt("exit_what", &[], Value, Supported(ctl::exit_what)),
     opt("bs_unaligned", &["blocksize_unaligned"], Flag, Supported(ctl::bs_unaligned)),
     // Start offsets, flow control, overlap, priorities (fio compatibility pass, issue 12).
@@ -291,8 +292,6 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["numa_cpu_nodes", "numa_mem_policy"], "NUMA placement needs libnuma, which iofit does not use"),
     (&["cgroup", "cgroup_nodelete", "cgroup_weight"], "cgroup placement is not implemented in iofit"),
     (&["exec_prerun", "exec_postrun"], "iofit does not run commands from job files"),
-    (&["unlink_each_loop"],
-     "iofit runs loops=N as one pass over N times the size with the files open throughout; deleting and laying the files out again between loops is not implemented (use unlink=1 to remove them after the run)"),
     (&["trim_percentage", "trim_backlog", "trim_backlog_batch"],
      "fio's verify-trim (trimming a share of the blocks a verify job wrote, then checking that they read back as zeros) is not implemented in iofit; rw=trim, randtrim, trimwrite and randtrimwrite run"),
     (&["uid", "gid", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",

@@ -794,6 +794,11 @@ pub struct FileSync {
     /// Remove the job's files at the end of the run, if this run created them (fio `unlink`).
     #[serde(default)]
     pub unlink: bool,
+    /// With `loops` > 1: every loop is its own pass, and between two loops the files this
+    /// clone uses are removed and laid out again (fio `unlink_each_loop`). Only files iofit
+    /// created are removed; the files of the last loop stay unless `unlink` is set.
+    #[serde(default)]
+    pub unlink_each_loop: bool,
     /// Read the job's region of every file into the page cache before the job starts (fio
     /// `pre_read`; buffered jobs only: direct IO does not read through the cache).
     #[serde(default)]

@@ -94,6 +94,22 @@ impl Target {
         if !self.created {
             return Ok(());
         }
+        self.unlink_same_inode()
+    }
+
+    /// Removes the file if it is iofit's: created by this run, or carrying iofit's marker
+    /// from an earlier run (checked on this descriptor when it was opened). Returns whether
+    /// it is iofit's; a file without the marker is left alone.
+    pub fn remove_own(&self) -> Result<bool, SafeFsError> {
+        if self.kind != Kind::Regular || (self.owned.is_none() && !self.created) {
+            return Ok(false);
+        }
+        self.unlink_same_inode()?;
+        Ok(true)
+    }
+
+    /// Unlinks the name if it still names this target's inode (a name swapped since is left).
+    fn unlink_same_inode(&self) -> Result<(), SafeFsError> {
         let (dir, name) =
             sys::split(&self.path).map_err(|e| SafeFsError::io("bad path", &self.path, e))?;
         let dirfd =

@@ -3,7 +3,7 @@
 //! base64-encoded, plus the exact sum, sum of squares, minimum and maximum that give exact
 //! means and deviations after a merge. A decoded histogram merges exactly like the original.
 
-use crate::direction::DirectionStats;
+use crate::direction::{DirectionStats, PrioStats};
 use crate::histogram::LatencyHistogram;
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
@@ -97,6 +97,19 @@ pub struct CompactDirection {
     pub submission: CompactHistogram,
     pub completion: CompactHistogram,
     pub total: CompactHistogram,
+    /// Per IO priority (fio `cmdprio*` jobs), so that a multi-host run's combined `prios`
+    /// are merged histograms too. Absent from a worker of an older iofit: none then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prios: Vec<CompactPrio>,
+}
+
+/// One IO priority's latencies, as text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompactPrio {
+    /// class << 13 | level.
+    pub ioprio: u16,
+    pub completion: CompactHistogram,
+    pub total: CompactHistogram,
 }
 
 impl CompactDirection {
@@ -107,18 +120,37 @@ impl CompactDirection {
             submission: CompactHistogram::encode(&stats.submission),
             completion: CompactHistogram::encode(&stats.completion),
             total: CompactHistogram::encode(&stats.total),
+            prios: stats
+                .prios
+                .iter()
+                .map(|p| CompactPrio {
+                    ioprio: p.ioprio,
+                    completion: CompactHistogram::encode(&p.completion),
+                    total: CompactHistogram::encode(&p.total),
+                })
+                .collect(),
         }
     }
 
     pub fn decode(&self) -> Result<DirectionStats, CompactError> {
+        let prios = self
+            .prios
+            .iter()
+            .map(|p| {
+                Ok(PrioStats {
+                    ioprio: p.ioprio,
+                    completion: p.completion.decode()?,
+                    total: p.total.decode()?,
+                })
+            })
+            .collect::<Result<Vec<_>, CompactError>>()?;
         Ok(DirectionStats {
             ios: self.ios,
             io_bytes: self.io_bytes,
             submission: self.submission.decode()?,
             completion: self.completion.decode()?,
             total: self.total.decode()?,
-            // Per-priority latencies (cmdprio) are not carried between hosts.
-            prios: Vec::new(),
+            prios,
         })
     }
 }
@@ -179,6 +211,57 @@ mod tests {
         let json = serde_json::to_string(&CompactHistogram::encode(&all)).unwrap();
         let back: CompactHistogram = serde_json::from_str(&json).unwrap();
         assert_same(&back.decode().unwrap().summary(), &all.summary());
+    }
+
+    #[test]
+    fn per_priority_latencies_cross_and_merge_exactly() {
+        let host = |seed: u64| {
+            let mut d = DirectionStats::default();
+            for i in 0..1000u64 {
+                let ioprio = if (i + seed).is_multiple_of(4) {
+                    1 << 13
+                } else {
+                    2 << 13 | 4
+                };
+                let ns = 10_000 + (i * 7919 + seed) % 90_000;
+                d.ios += 1;
+                d.io_bytes += 4096;
+                d.completion.record(ns);
+                d.total.record(ns + 500);
+                d.record_prio(ioprio, ns, ns + 500);
+            }
+            d
+        };
+        let (a, b) = (host(1), host(2));
+        let wire = |d: &DirectionStats| {
+            let text = serde_json::to_string(&CompactDirection::encode(d)).unwrap();
+            serde_json::from_str::<CompactDirection>(&text)
+                .unwrap()
+                .decode()
+                .unwrap()
+        };
+        let mut crossed = wire(&a);
+        crossed.merge(&wire(&b));
+        let mut local = a.clone();
+        local.merge(&b);
+        let (crossed, local) = (crossed.to_result(1).prios, local.to_result(1).prios);
+        assert_eq!(crossed.len(), 2);
+        let counts: u64 = crossed.iter().map(|p| p.total_latency.count).sum();
+        assert_eq!(
+            counts, 2000,
+            "the priorities' counts add up to every IO of both hosts"
+        );
+        for (c, l) in crossed.iter().zip(&local) {
+            assert_eq!(c.ioprio, l.ioprio);
+            assert_same(&c.completion_latency, &l.completion_latency);
+            assert_same(&c.total_latency, &l.total_latency);
+        }
+        // A worker of an older iofit sends no prios: none, not an error.
+        let mut old =
+            serde_json::to_value(CompactDirection::encode(&DirectionStats::default())).unwrap();
+        old.as_object_mut().unwrap().remove("prios");
+        let old: CompactDirection = serde_json::from_value(old).unwrap();
+        assert!(old.decode().unwrap().prios.is_empty());
     }
 
     #[test]

@@ -196,7 +196,13 @@ impl SeriesMerger {
 
     /// Adds one clone's closed interval.
     pub fn add(&mut self, bucket: &IntervalBucket) {
-        let index = bucket.index as usize;
+        self.add_shifted(bucket, 0);
+    }
+
+    /// Adds one clone's closed interval as interval `bucket.index + shift` (a later loop of
+    /// a clone that runs its loops as separate passes, fio `unlink_each_loop`).
+    pub fn add_shifted(&mut self, bucket: &IntervalBucket, shift: u64) {
+        let index = (bucket.index + shift) as usize;
         while self.slots.len() <= index {
             let i = self.slots.len() as u64;
             self.slots.push(Slot {

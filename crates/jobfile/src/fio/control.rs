@@ -535,6 +535,17 @@ pub(crate) fn unlink(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 
+/// fio `unlink_each_loop`: with loops=N, each loop is its own pass over fresh files. fio
+/// unlinks the files before loops 2..N and lets the writes create them again (a read job then
+/// fails with ENOENT); iofit lays them out again, as for the first loop, so reads work too.
+pub(crate) fn unlink_each_loop(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.file_sync.unlink_each_loop = arg.flag()?;
+    if c.job.file_sync.unlink_each_loop {
+        c.note("unlink_each_loop: between loops iofit removes only the files it created and lays them out again (fio leaves a read job's file missing); a file without iofit's marker (reached with --allow-overwrite) is refused");
+    }
+    Ok(())
+}
+
 /// fio's `exit_what`: which jobs `exitall` ends. iofit's exitall ends every job of the running
 /// stonewall set (fio's `stonewall`); the other scopes are accepted with a note.
 pub(crate) fn exit_what(c: &mut Ctx, arg: &Arg) -> R {
