@@ -106,6 +106,17 @@ with open(err, "wb") as stderr:
         p.wait(timeout=max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         overran = 1
+        # Where each thread is (state, kernel stack), for the failure's line and the log.
+        with open(err + ".overrun", "w") as where:
+            for tid in sorted(os.listdir(f"/proc/{p.pid}/task")):
+                base = f"/proc/{p.pid}/task/{tid}"
+                try:
+                    stat = open(base + "/stat").read().split(") ", 1)[1].split()[0]
+                    name = open(base + "/comm").read().strip()
+                    stack = open(base + "/stack").read().replace("\n", " | ")
+                except OSError:
+                    continue
+                where.write(f"{tid} {name} {stat} {stack}\n")
         p.kill()
         p.wait()
     ended = time.monotonic()
@@ -118,6 +129,9 @@ PY
     wait $! 2>/dev/null
     if [[ "$overran" == 1 ]]; then
         overruns=$((overruns + 1)); fail "still running past its deadline (signal $signal, $stop_ms ms after it): ${args[*]}"
+        # Where it was: each thread's state and kernel stack (kept in overruns.log).
+        { echo "run $runs: ${args[*]}"; cat "$WORK/stderr.overrun" 2>/dev/null; } >>"$WORK/overruns.log"
+        sed 's/^/      /' "$WORK/stderr.overrun" 2>/dev/null | cut -c1-300
         # Killed by this script: its temporary output is SIGKILL's, not iofit's.
         temps_after_kill=$((temps_after_kill + $(find "$OUT" "$TARGETS" -maxdepth 1 -name '*.iofit-tmp' | wc -l)))
         find "$OUT" "$TARGETS" -maxdepth 1 -name '*.iofit-tmp' -delete
