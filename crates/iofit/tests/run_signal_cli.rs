@@ -24,6 +24,28 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Sends `signal` to `child` and waits for its end (5 s at most): its status and the time
+/// from the signal.
+fn signal_and_wait(
+    child: &mut std::process::Child,
+    signal: i32,
+    what: &str,
+) -> (std::process::ExitStatus, Duration) {
+    let signalled = Instant::now();
+    // SAFETY: kill on the pid of a child this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, signalled.elapsed());
+        }
+        if signalled.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            panic!("{what}: still running 5 s after signal {signal}");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
 /// A file iofit laid out in `dir` for the runs to read, and its `--filename=` argument.
 fn laid_out_file(dir: &std::path::Path) -> (std::path::PathBuf, String) {
     let file = dir.join("busy.dat");
@@ -66,20 +88,7 @@ fn stop_under(signal: i32, engine: &str, depth: u32, cpu_loaded: bool) {
     if cpu_loaded {
         std::thread::sleep(Duration::from_millis(300));
     }
-    let signalled = Instant::now();
-    // SAFETY: kill on the pid of a child this test started and has not reaped.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if signalled.elapsed() > Duration::from_secs(5) {
-            let _ = child.kill();
-            panic!("{engine} QD{depth}: still running 5 s after signal {signal}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let took = signalled.elapsed();
+    let (status, took) = signal_and_wait(&mut child, signal, &format!("{engine} QD{depth}"));
     drop(contention);
     drop(cpu);
     let output = child.wait_with_output().unwrap();
@@ -212,20 +221,8 @@ fn twenty_stops_in_a_row_on_a_busy_file_each_end_within_the_bound() {
         } else {
             libc::SIGTERM
         };
-        let signalled = Instant::now();
-        // SAFETY: kill on the pid of a child this test started and has not reaped.
-        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if signalled.elapsed() > Duration::from_secs(5) {
-                let _ = child.kill();
-                panic!("run {run} {engine} QD{depth}: still running 5 s after the signal");
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        };
-        let took = signalled.elapsed();
+        let what = format!("run {run} {engine} QD{depth}");
+        let (status, took) = signal_and_wait(&mut child, signal, &what);
         let output = child.wait_with_output().unwrap();
         assert_eq!(
             status.code(),

@@ -77,6 +77,24 @@ fn stderr_of(child: &mut Child) -> String {
     text
 }
 
+/// Reads `stdout` to its end on a thread: the bytes, and when they first were one whole JSON
+/// document.
+fn whole_json_reader(
+    mut stdout: std::process::ChildStdout,
+) -> std::thread::JoinHandle<(Vec<u8>, Option<Instant>)> {
+    std::thread::spawn(move || {
+        let (mut text, mut whole_at) = (Vec::new(), None);
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = stdout.read(&mut buf) {
+            text.extend_from_slice(&buf[..n]);
+            if whole_at.is_none() && serde_json::from_slice::<Value>(&text).is_ok() {
+                whole_at = Some(Instant::now());
+            }
+        }
+        (text, whole_at)
+    })
+}
+
 /// A cpu cgroup that gives its threads 1 ms of CPU a second; removed on drop.
 struct Starve {
     dir: PathBuf,
@@ -124,18 +142,7 @@ fn a_run_ended_by_the_bound_prints_what_the_running_job_measured() {
     };
     let mut child = long_job(dir.path(), Stdio::piped());
     // The results as they arrive, and when they are whole.
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let (mut text, mut whole_at) = (Vec::new(), None);
-        let mut buf = [0u8; 4096];
-        while let Ok(n @ 1..) = stdout.read(&mut buf) {
-            text.extend_from_slice(&buf[..n]);
-            if whole_at.is_none() && serde_json::from_slice::<Value>(&text).is_ok() {
-                whole_at = Some(Instant::now());
-            }
-        }
-        (text, whole_at)
-    });
+    let reader = whole_json_reader(child.stdout.take().unwrap());
     std::thread::sleep(Duration::from_millis(1000));
     // The main thread (its tid is the pid) only: the workers and the signal and watchdog
     // threads keep their CPU.
@@ -433,18 +440,7 @@ fn a_psync_read_the_kernel_holds_does_not_hold_the_results() {
         .spawn()
         .unwrap();
     throttle.enter_process(child.id());
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let (mut text, mut whole_at) = (Vec::new(), None);
-        let mut buf = [0u8; 4096];
-        while let Ok(n @ 1..) = stdout.read(&mut buf) {
-            text.extend_from_slice(&buf[..n]);
-            if whole_at.is_none() && serde_json::from_slice::<Value>(&text).is_ok() {
-                whole_at = Some(Instant::now());
-            }
-        }
-        (text, whole_at)
-    });
+    let reader = whole_json_reader(child.stdout.take().unwrap());
     // Past the first, unthrottled reads: the clone is now inside a 4 s read.
     std::thread::sleep(Duration::from_millis(1500));
     let signalled = sigint(&child);
