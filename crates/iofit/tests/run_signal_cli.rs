@@ -24,6 +24,23 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A time-based 8k random-read direct job on the busy file (`--filename=` argument), results
+/// as JSON on a piped stdout.
+fn busy_job(filename: &str, engine: &str, depth: u32) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_iofit"))
+        .args(["run", "--quiet", "--output-format=json", "--name=a"])
+        .args(["--rw=randread", "--bs=8k", "--runtime=60", "--time_based"])
+        .arg(format!("--size={FILE_MIB}m"))
+        .arg(filename)
+        .arg(format!("--ioengine={engine}"))
+        .arg(format!("--iodepth={depth}"))
+        .arg("--direct=1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// Sends `signal` to `child` and waits for its end (5 s at most): its status and the time
 /// from the signal.
 fn signal_and_wait(
@@ -63,24 +80,12 @@ fn laid_out_file(dir: &std::path::Path) -> (std::path::PathBuf, String) {
 
 fn stop_under(signal: i32, engine: &str, depth: u32, cpu_loaded: bool) {
     let _serial = serial();
-    let iofit = env!("CARGO_BIN_EXE_iofit");
     let dir = tempfile::tempdir().unwrap();
     let (file, filename) = laid_out_file(dir.path());
 
     let contention = DiskContention::start(&file, FILE_MIB << 20, 2);
 
-    let mut child = Command::new(iofit)
-        .args(["run", "--quiet", "--output-format=json", "--name=a"])
-        .args(["--rw=randread", "--bs=8k", "--runtime=60", "--time_based"])
-        .arg(format!("--size={FILE_MIB}m"))
-        .arg(&filename)
-        .arg(format!("--ioengine={engine}"))
-        .arg(format!("--iodepth={depth}"))
-        .arg("--direct=1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = busy_job(&filename, engine, depth);
     std::thread::sleep(Duration::from_millis(700));
     // Once the run is going: eight spinning threads per core, a machine where other work
     // takes most of the CPU (the summary and the results then wait for their turn).
@@ -188,7 +193,6 @@ fn sigint_stops_psync_on_a_busy_file_within_a_second() {
 #[test]
 fn twenty_stops_in_a_row_on_a_busy_file_each_end_within_the_bound() {
     let _serial = serial();
-    let iofit = env!("CARGO_BIN_EXE_iofit");
     let dir = tempfile::tempdir().unwrap();
     let (file, filename) = laid_out_file(dir.path());
     let contention = DiskContention::start(&file, FILE_MIB << 20, 2);
@@ -203,18 +207,7 @@ fn twenty_stops_in_a_row_on_a_busy_file_each_end_within_the_bound() {
     let mut took_all = Vec::new();
     for run in 0..20usize {
         let (engine, depth) = cases[run % cases.len()];
-        let mut child = Command::new(iofit)
-            .args(["run", "--quiet", "--output-format=json", "--name=a"])
-            .args(["--rw=randread", "--bs=8k", "--runtime=30", "--time_based"])
-            .arg(format!("--size={FILE_MIB}m"))
-            .arg(&filename)
-            .arg(format!("--ioengine={engine}"))
-            .arg(format!("--iodepth={depth}"))
-            .arg("--direct=1")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = busy_job(&filename, engine, depth);
         std::thread::sleep(Duration::from_millis(250 + 40 * (run as u64 % 7)));
         let signal = if run % 2 == 0 {
             libc::SIGINT
