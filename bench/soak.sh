@@ -117,6 +117,14 @@ with open(err, "wb") as stderr:
                 except OSError:
                     continue
                 where.write(f"{tid} {name} {stat} {stack}\n")
+        # And where each thread is in iofit's own code (gdb, when the machine has it).
+        try:
+            bt = subprocess.run(["gdb", "-p", str(p.pid), "-batch", "-ex", "thread apply all bt 40"],
+                                capture_output=True, text=True, timeout=60).stdout
+            with open(err + ".overrun", "a") as where:
+                where.write(bt)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
         p.kill()
         p.wait()
     ended = time.monotonic()
@@ -131,7 +139,7 @@ PY
         overruns=$((overruns + 1)); fail "still running past its deadline (signal $signal, $stop_ms ms after it): ${args[*]}"
         # Where it was: each thread's state and kernel stack (kept in overruns.log).
         { echo "run $runs: ${args[*]}"; cat "$WORK/stderr.overrun" 2>/dev/null; } >>"$WORK/overruns.log"
-        sed 's/^/      /' "$WORK/stderr.overrun" 2>/dev/null | cut -c1-300
+        head -n 12 "$WORK/stderr.overrun" 2>/dev/null | sed "s/^/      /" | cut -c1-300
         # Killed by this script: its temporary output is SIGKILL's, not iofit's.
         temps_after_kill=$((temps_after_kill + $(find "$OUT" "$TARGETS" -maxdepth 1 -name '*.iofit-tmp' | wc -l)))
         find "$OUT" "$TARGETS" -maxdepth 1 -name '*.iofit-tmp' -delete

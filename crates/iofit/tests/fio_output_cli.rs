@@ -396,3 +396,73 @@ print(json.dumps([{k: r[k] for k in ("iops", "lat", "bw", "type")} for r in rows
     let png = std::fs::read(dir.path().join("chart.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG"), "fio-plot wrote no PNG");
 }
+
+/// The header's (R), (W) and (T) ranges are the sizes the job file states for reads, writes and
+/// trims, as fio prints them: a trim job's trims run at the third size, yet its (R) and (W)
+/// still show the first two; a read/write job's (T) shows the third.
+#[test]
+fn the_header_states_each_directions_block_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "randtrim",
+            "--bs=4k,8k,16k",
+            "bs=(R) 4096B-4096B, (W) 8192B-8192B, (T) 16.0KiB-16.0KiB",
+        ),
+        (
+            "randrw",
+            "--bs=4k,8k,16k",
+            "bs=(R) 4096B-4096B, (W) 8192B-8192B, (T) 16.0KiB-16.0KiB",
+        ),
+        (
+            "randrw",
+            "--bssplit=4k/50:64k/50,8k/100,16k/100",
+            "bs=(R) 4096B-64.0KiB, (W) 8192B-8192B, (T) 16.0KiB-16.0KiB",
+        ),
+        (
+            "randwrite",
+            "--bsrange=4k-16k",
+            "bs=(R) 4096B-16.0KiB, (W) 4096B-16.0KiB, (T) 4096B-16.0KiB",
+        ),
+    ];
+    for (rw, bs, want) in cases {
+        let args = |file: &str| {
+            vec![
+                "--name=h".to_string(),
+                format!("--rw={rw}"),
+                bs.to_string(),
+                "--size=256k".into(),
+                "--io_size=64k".into(),
+                format!("--filename={}", dir.path().join(file).display()),
+            ]
+        };
+        let out = Command::cargo_bin("iofit")
+            .unwrap()
+            .current_dir(dir.path())
+            .args(["run", "--quiet", "--output-format=normal"])
+            .args(args(&format!("iofit-{rw}.dat")))
+            .output()
+            .unwrap();
+        assert_exit(&out, 0);
+        let text = String::from_utf8(out.stdout).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(first.contains(want), "{rw} {bs}: {first}");
+        // fio's own header for the same job, where fio is installed.
+        let Ok(theirs) = std::process::Command::new("fio")
+            .current_dir(dir.path())
+            .arg("--output-format=normal")
+            .args(args(&format!("fio-{rw}.dat")))
+            .output()
+        else {
+            continue;
+        };
+        let theirs = String::from_utf8_lossy(&theirs.stdout);
+        let theirs_first = theirs.lines().next().unwrap_or_default();
+        let bs_part = |line: &str| {
+            line.split_once("bs=")
+                .and_then(|(_, rest)| rest.split_once(", ioengine"))
+                .map(|(bs, _)| bs.to_string())
+        };
+        assert_eq!(bs_part(first), bs_part(theirs_first), "{rw} {bs}");
+    }
+}

@@ -660,6 +660,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
     }
 
     // Block sizes.
+    job.stated_block_sizes = Some(stated_block_sizes(&b));
     let (bs_loc, block_size) = if let Some(split) = b.bssplit.take() {
         let [read, write, trim] = split.value;
         let block_size = if job.rw.has_trims() {
@@ -897,6 +898,22 @@ fn check_blockalign(job: &mut JobSpec, b: &Builder) -> Result<(), JobFileError> 
     }
     job.block_align = Some(align.value);
     Ok(())
+}
+
+/// The (smallest, largest) size of reads, writes and trims as stated, for fio's header line:
+/// a bssplit's sizes per direction, else `bs`'s values (4 KiB where none was given).
+fn stated_block_sizes(b: &Builder) -> [(Bytes, Bytes); 3] {
+    if let Some(split) = &b.bssplit {
+        return split.value.clone().map(|shares| {
+            let sizes = shares.iter().map(|share| share.size);
+            let low = sizes.clone().min().unwrap_or(Bytes::ZERO);
+            (low, sizes.max().unwrap_or(Bytes::ZERO))
+        });
+    }
+    [&b.bs_read, &b.bs_write, &b.bs_trim].map(|stated| {
+        let size = stated.as_ref().map(|p| p.value).unwrap_or(Bytes::kib(4));
+        (size, size)
+    })
 }
 
 /// A trim job's sizes are its trims' (fio's third `bs` value); in trimwrite each write takes

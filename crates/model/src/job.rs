@@ -509,6 +509,12 @@ pub struct JobSpec {
     /// Share of random IOs, 0..=100 (fio `percentage_random`, vdbench `seekpct`).
     pub random_pct: f64,
     pub block_size: BlockSizeSpec,
+    /// The (smallest, largest) IO size of reads, writes and trims as the job file stated them
+    /// (fio's `bs=(R) .., (W) .., (T) ..` header line). `block_size` holds what the job issues:
+    /// a trim job's trims are in its write slot, so the stated sizes cannot be read back from
+    /// it. `None` when the job came from elsewhere (the header then shows `block_size`).
+    #[serde(default)]
+    pub stated_block_sizes: Option<[(Bytes, Bytes); 3]>,
     pub engine: EngineKind,
     pub iodepth: u32,
     pub direct: bool,
@@ -934,6 +940,7 @@ impl JobSpec {
             rwmix_read_pct: 100.0,
             random_pct: 0.0,
             block_size: BlockSizeSpec::fixed(Bytes::kib(4)),
+            stated_block_sizes: None,
             engine: EngineKind::Psync,
             iodepth: 1,
             direct: false,

@@ -62,7 +62,13 @@ pub fn render_with(run: &RunResult, output: &FioOutput) -> String {
 pub fn header(jobs: &[JobSpec], version: &str) -> String {
     let mut out = String::new();
     for job in jobs {
-        let (read, write) = bs_ranges(&job.block_size);
+        let [read, write, trim] = job.stated_block_sizes.map_or_else(
+            || {
+                let (read, write) = bs_ranges(&job.block_size);
+                [read, write, write]
+            },
+            |stated| stated.map(|(low, high)| (low.as_u64(), high.as_u64())),
+        );
         let range = |(low, high): (u64, u64)| format!("{}-{}", size4(low), size4(high));
         let _ = writeln!(
             out,
@@ -72,7 +78,7 @@ pub fn header(jobs: &[JobSpec], version: &str) -> String {
             job.rw.fio_name(),
             range(read),
             range(write),
-            range(write),
+            range(trim),
             job.engine.fio_name(),
             job.iodepth
         );

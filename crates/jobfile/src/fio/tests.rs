@@ -34,6 +34,7 @@ fn seed_job(name: &str, rw: RwMode, dir: &str, bs: Bytes, iodepth: u32) -> JobSp
     job.iodepth = iodepth;
     job.engine = EngineKind::Libaio;
     job.block_size = BlockSizeSpec::fixed(bs);
+    job.stated_block_sizes = Some([(bs, bs); 3]);
     job
 }
 
