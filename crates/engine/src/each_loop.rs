@@ -10,7 +10,7 @@
 //! read job reads a fresh file each loop. As in fio, the last loop's files stay (unless
 //! `unlink=1`), and `time_based` ignores `loops` (one pass until the runtime is over).
 
-use crate::worker::{CloneOutput, ClonePlan, EarlierLoops, ERROR_LINES};
+use crate::worker::{CloneOutput, ClonePlan, EarlierLoops, EarlierMeasured, ERROR_LINES};
 use iofit_model::job::{EngineKind, JobSpec};
 use std::fs::File;
 
@@ -71,6 +71,7 @@ pub fn run_loops(
                 bytes: total.read.io_bytes + total.write.io_bytes + total.trim.io_bytes,
                 intervals,
             },
+            earlier_measured: Some(std::sync::Arc::new(measured(&total))),
             ..first.clone()
         };
         let next = run_pass(files, &plan);
@@ -78,6 +79,17 @@ pub fn run_loops(
         add_loop(&mut total, next);
     }
     total
+}
+
+/// What the loops so far measured, for the next pass's snapshots (an interim report, the
+/// results so far a stop bound prints), so that these cover every loop, not only the current.
+fn measured(total: &CloneOutput) -> EarlierMeasured {
+    EarlierMeasured {
+        read: total.read.clone(),
+        write: total.write.clone(),
+        trim: total.trim.clone(),
+        runtime_ns: total.runtime_ns,
+    }
 }
 
 /// The first interval index free after a pass of `runtime_ns` numbered from `from`: its last,

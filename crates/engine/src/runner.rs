@@ -406,6 +406,7 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         measure: measure_plan(&job.measurement),
         file_service: job.file_service.clone(),
         earlier_loops: Default::default(),
+        earlier_measured: None,
     })
 }
 

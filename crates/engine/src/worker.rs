@@ -179,6 +179,19 @@ pub struct ClonePlan {
     /// fio `unlink_each_loop`: what the clone's earlier loops did, so that this pass's
     /// progress counts and interval indexes go on from theirs (zero for the first pass).
     pub earlier_loops: EarlierLoops,
+    /// What the earlier loops measured, added to this pass's snapshots (`--status-interval`,
+    /// and the results so far a stop bound prints), so that they cover the whole clone and
+    /// not only its current loop. `None` for the first pass.
+    pub earlier_measured: Option<std::sync::Arc<EarlierMeasured>>,
+}
+
+/// The measurements of a clone's earlier loops, for its later passes' snapshots.
+#[derive(Clone, Debug, Default)]
+pub struct EarlierMeasured {
+    pub read: DirectionStats,
+    pub write: DirectionStats,
+    pub trim: DirectionStats,
+    pub runtime_ns: u64,
 }
 
 /// What a clone's earlier loops completed (fio `unlink_each_loop` runs each loop as a pass).
@@ -251,6 +264,7 @@ impl ClonePlan {
             replay: None,
             write_iolog: None,
             earlier_loops: EarlierLoops::default(),
+            earlier_measured: None,
         }
     }
 }
@@ -1423,11 +1437,17 @@ impl<'a, C: Clock> Run<'a, C> {
                 d.total = d.completion.clone();
             }
         }
-        let runtime_ns = if self.measuring {
+        let mut runtime_ns = if self.measuring {
             self.clock.now_ns().saturating_sub(self.measure_start)
         } else {
             0
         };
+        if let Some(earlier) = &self.plan.earlier_measured {
+            read.merge(&earlier.read);
+            write.merge(&earlier.write);
+            trim.merge(&earlier.trim);
+            runtime_ns += earlier.runtime_ns;
+        }
         let mut slot = self.shared.progress.snapshot.lock().expect("snapshot lock");
         let generation = slot.as_ref().map_or(0, |s| s.generation) + 1;
         *slot = Some(CloneSnapshot {

@@ -171,6 +171,54 @@ fn status_interval_prints_growing_interim_json_reports_then_the_final_one() {
     }
 }
 
+/// A job of several loops runs each loop as its own pass; an interim report covers the loops
+/// so far, not only the current one: the counts keep growing past one loop's IOs.
+#[test]
+fn interim_reports_of_a_looping_job_count_every_loop_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::cargo_bin("iofit")
+        .unwrap()
+        .args([
+            "run",
+            "--status-interval=1",
+            "--output-format=json",
+            "--quiet",
+        ])
+        .arg(format!("--directory={}", dir.path().display()))
+        // 256 reads a loop at 200 IOPS: 1.28 s a loop, 3 loops.
+        .args(["--name=l", "--size=1m", "--bs=4k", "--rw=read", "--loops=3"])
+        .args(["--rate_iops=200"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let documents: Vec<Value> = serde_json::Deserializer::from_slice(&output.stdout)
+        .into_iter::<Value>()
+        .collect::<Result<_, _>>()
+        .expect("stdout is a sequence of JSON objects");
+    let counts: Vec<u64> = documents.iter().map(read_ios).collect();
+    assert_eq!(*counts.last().unwrap(), 3 * 256, "{counts:?}");
+    assert!(counts.len() >= 3, "{counts:?}");
+    assert!(
+        counts.windows(2).all(|w| w[0] <= w[1]),
+        "IO counts grow across loops: {counts:?}"
+    );
+    let interim = &counts[..counts.len() - 1];
+    assert!(
+        interim.iter().any(|&c| c > 256 && c < 3 * 256),
+        "an interim report during a later loop counts the earlier ones: {counts:?}"
+    );
+    for document in &documents {
+        let job = &document["jobs"][0];
+        assert_eq!(job["read"]["lat_ns"]["N"], job["read"]["total_ios"]);
+        assert_eq!(
+            job["read"]["io_bytes"].as_u64().unwrap(),
+            job["read"]["total_ios"].as_u64().unwrap() * 4096,
+            "bytes = IOs x bs"
+        );
+    }
+}
+
 #[test]
 fn a_status_interval_that_is_not_a_time_is_refused_naming_the_flag() {
     let output = Command::cargo_bin("iofit")
