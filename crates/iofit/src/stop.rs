@@ -253,7 +253,13 @@ fn say_last_word(printed: Option<Printed>) -> Option<String> {
         .unwrap_or_else(Instant::now);
     match (take_last_word(), printed) {
         (Some((word, LastWordTo::File(path))), _) => {
-            let text = word(gather_by)?;
+            let Some(text) = word(gather_by) else {
+                return Some(format!(
+                    "; {} was not written: no results so far could be had (the run had not \
+                     begun, or a thread the CPU had left held them past the bound)",
+                    path.display()
+                ));
+            };
             // Not synced: an fsync on a busy disk can take seconds, and a reader sees the old
             // file or the whole new one all the same (only a power cut could lose it).
             Some(

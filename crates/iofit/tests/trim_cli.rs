@@ -421,9 +421,11 @@ fn a_trim_job_is_paced_by_its_third_rate_value() {
     );
     let json = run_ok(dir.path(), &text, &[]);
     let (ios, _) = counts(&json, "trim");
-    // 100 trims a second, never more than the schedule (one due at t = 0 included).
+    // 100 trims a second, never more than the schedule (one due at t = 0 included): not the
+    // 5000 of the first value. Fewer where the disk is slow to punch holes: under CI load
+    // (six test rounds in a row beside other work) one run got 46.
     assert!(
-        (50..=101).contains(&ios),
+        (20..=101).contains(&ios),
         "{ios} trims in 1 s at rate_iops=,,100"
     );
 }
