@@ -121,9 +121,10 @@ fn read_ios(document: &Value) -> u64 {
         .sum()
 }
 
-#[test]
-fn status_interval_prints_growing_interim_json_reports_then_the_final_one() {
-    let dir = tempfile::tempdir().unwrap();
+/// `iofit run --status-interval=1 --output-format=json --quiet` of `job` in `dir`: it exits 0,
+/// and its stdout is a sequence of JSON documents (fio's json status output: one per interval,
+/// then the final one).
+fn status_documents(dir: &std::path::Path, job: &[&str]) -> Vec<Value> {
     let output = Command::cargo_bin("iofit")
         .unwrap()
         .args([
@@ -132,24 +133,33 @@ fn status_interval_prints_growing_interim_json_reports_then_the_final_one() {
             "--output-format=json",
             "--quiet",
         ])
-        .arg(format!("--directory={}", dir.path().display()))
-        .args([
+        .arg(format!("--directory={}", dir.display()))
+        .args(job)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    serde_json::Deserializer::from_slice(&output.stdout)
+        .into_iter::<Value>()
+        .collect::<Result<_, _>>()
+        .expect("stdout is a sequence of JSON objects")
+}
+
+#[test]
+fn status_interval_prints_growing_interim_json_reports_then_the_final_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let documents = status_documents(
+        dir.path(),
+        &[
             "--name=s",
             "--size=1m",
             "--rw=randread",
             "--runtime=3",
             "--time_based",
-        ])
-        .args(["--numjobs=2", "--rate_iops=2000"])
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
-    // fio's json status output: one JSON object per interval, then the final one.
-    let documents: Vec<Value> = serde_json::Deserializer::from_slice(&output.stdout)
-        .into_iter::<Value>()
-        .collect::<Result<_, _>>()
-        .expect("stdout is a sequence of JSON objects");
+            "--numjobs=2",
+            "--rate_iops=2000",
+        ],
+    );
     assert!(documents.len() >= 3, "{} documents", documents.len());
     let counts: Vec<u64> = documents.iter().map(read_ios).collect();
     assert!(counts[0] > 0, "{counts:?}");
@@ -176,26 +186,18 @@ fn status_interval_prints_growing_interim_json_reports_then_the_final_one() {
 #[test]
 fn interim_reports_of_a_looping_job_count_every_loop_so_far() {
     let dir = tempfile::tempdir().unwrap();
-    let output = Command::cargo_bin("iofit")
-        .unwrap()
-        .args([
-            "run",
-            "--status-interval=1",
-            "--output-format=json",
-            "--quiet",
-        ])
-        .arg(format!("--directory={}", dir.path().display()))
-        // 256 reads a loop at 200 IOPS: 1.28 s a loop, 3 loops.
-        .args(["--name=l", "--size=1m", "--bs=4k", "--rw=read", "--loops=3"])
-        .args(["--rate_iops=200"])
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
-    let documents: Vec<Value> = serde_json::Deserializer::from_slice(&output.stdout)
-        .into_iter::<Value>()
-        .collect::<Result<_, _>>()
-        .expect("stdout is a sequence of JSON objects");
+    // 256 reads a loop at 200 IOPS: 1.28 s a loop, 3 loops.
+    let documents = status_documents(
+        dir.path(),
+        &[
+            "--name=l",
+            "--size=1m",
+            "--bs=4k",
+            "--rw=read",
+            "--loops=3",
+            "--rate_iops=200",
+        ],
+    );
     let counts: Vec<u64> = documents.iter().map(read_ios).collect();
     assert_eq!(*counts.last().unwrap(), 3 * 256, "{counts:?}");
     assert!(counts.len() >= 3, "{counts:?}");
