@@ -143,7 +143,7 @@ fn a_run_ended_by_the_bound_prints_what_the_running_job_measured() {
     let mut child = long_job(dir.path(), Stdio::piped());
     // The results as they arrive, and when they are whole.
     let reader = whole_json_reader(child.stdout.take().unwrap());
-    wait_laid_out(dir.path(), 16 << 20);
+    wait_clones_started(child.id());
     std::thread::sleep(Duration::from_millis(1000));
     // The main thread (its tid is the pid) only: the workers and the signal and watchdog
     // threads keep their CPU.
@@ -186,36 +186,36 @@ fn check_interrupted_results(text: &[u8]) {
     assert!(read["iops"].as_f64().unwrap() > 0.0);
 }
 
-/// Waits (at most a minute) until a regular file of `size_bytes` is under `dir` or a folder
-/// in it: the run's data file is laid out, so the run is about to begin. Under CI load the
-/// layout alone once took longer than the fixed wait the tests had before, and a stop before
-/// the run begins has no results to write.
-fn wait_laid_out(dir: &Path, size_bytes: u64) {
-    fn has(dir: &Path, size_bytes: u64, depth: u32) -> bool {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return false;
-        };
-        entries
-            .filter_map(Result::ok)
-            .any(|entry| match entry.metadata() {
-                Ok(meta) if meta.is_file() => meta.len() >= size_bytes,
-                Ok(meta) if meta.is_dir() && depth > 0 => has(&entry.path(), size_bytes, depth - 1),
-                _ => false,
-            })
-    }
+/// Waits (at most a minute) until process `pid` runs a clone: a thread that is not its main
+/// thread, its signal or stop-bound thread, or the kernel's io_uring workers (clones are named
+/// `JOB.N`, started once the job's files are laid out). Under CI load the layout alone once
+/// took longer than the fixed wait the tests had before, and a stop before the run begins
+/// has no results to write.
+fn wait_clones_started(pid: u32) {
+    let task = PathBuf::from(format!("/proc/{pid}/task"));
+    let own = |name: &str| ["signals", "stop-bound"].contains(&name) || name.starts_with("iou-");
     let since = std::time::Instant::now();
-    while !has(dir, size_bytes, 1) {
+    loop {
+        let clones = std::fs::read_dir(&task)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_name().to_string_lossy() != pid.to_string())
+            .filter_map(|entry| std::fs::read_to_string(entry.path().join("comm")).ok())
+            .filter(|comm| !own(comm.trim_end()))
+            .count();
+        if clones > 0 {
+            return;
+        }
         assert!(
             since.elapsed() < Duration::from_secs(60),
-            "no data file of {size_bytes} bytes under {} within a minute",
-            dir.display()
+            "process {pid} started no clone within a minute"
         );
         std::thread::sleep(Duration::from_millis(10));
     }
 }
 
-/// Starts `command` (stdout to nowhere), waits until its data file of `data_bytes` is laid
-/// out and then `running_for`, starves its main thread, sends SIGINT and waits for
+/// Starts `command` (stdout to nowhere), waits until it runs a clone and then `running_for`, starves its main thread, sends SIGINT and waits for
 /// `output` to appear; checks the exit (130), that the file came within the bound and that
 /// no temporary file is left in `dir`. The file's text and iofit's stderr; None where the
 /// machine cannot starve a thread (not root, no cgroup v1 cpu controller).
@@ -223,7 +223,6 @@ fn output_after_a_starved_stop(
     mut command: Command,
     dir: &Path,
     output: &Path,
-    data_bytes: u64,
     running_for: Duration,
 ) -> Option<(Vec<u8>, String)> {
     // SAFETY: geteuid has no preconditions.
@@ -240,7 +239,7 @@ fn output_after_a_starved_stop(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_laid_out(dir, data_bytes);
+    wait_clones_started(child.id());
     std::thread::sleep(running_for);
     // The main thread (its tid is the pid) only: the workers and the signal and watchdog
     // threads keep their CPU.
@@ -286,13 +285,9 @@ fn a_run_ended_by_the_bound_writes_what_the_running_job_measured_to_its_output()
         .args(["--time_based", "--ioengine=psync"])
         .arg(format!("--filename={}", file.display()))
         .arg(format!("--output={}", output.display()));
-    let Some((text, _)) = output_after_a_starved_stop(
-        command,
-        dir.path(),
-        &output,
-        16 << 20,
-        Duration::from_millis(1000),
-    ) else {
+    let Some((text, _)) =
+        output_after_a_starved_stop(command, dir.path(), &output, Duration::from_millis(1000))
+    else {
         return;
     };
     check_interrupted_results(&text);
@@ -327,13 +322,9 @@ fn a_bench_ended_by_the_bound_writes_the_running_benchmark_to_its_output() {
         .arg(&readcache)
         .arg("--output")
         .arg(&output);
-    let Some((text, _)) = output_after_a_starved_stop(
-        command,
-        dir.path(),
-        &output,
-        4 << 20,
-        Duration::from_millis(1500),
-    ) else {
+    let Some((text, _)) =
+        output_after_a_starved_stop(command, dir.path(), &output, Duration::from_millis(1500))
+    else {
         return;
     };
     let json: Value = serde_json::from_slice(&text).expect("whole JSON");
@@ -374,13 +365,9 @@ fn a_vdbench_file_ended_by_the_bound_writes_the_running_rd_to_its_output() {
         .arg(&param)
         .arg("--output")
         .arg(&output);
-    let Some((text, _)) = output_after_a_starved_stop(
-        command,
-        dir.path(),
-        &output,
-        16 << 20,
-        Duration::from_millis(1500),
-    ) else {
+    let Some((text, _)) =
+        output_after_a_starved_stop(command, dir.path(), &output, Duration::from_millis(1500))
+    else {
         return;
     };
     let json: Value = serde_json::from_slice(&text).expect("whole JSON");
