@@ -13,7 +13,9 @@
 #   - no iofit process is left;
 #   - a run whose --output names its own target (one in six) is refused.
 # Usage: bench/soak.sh DURATION_SECONDS [WORKDIR]   (env IOFIT=path/to/iofit; default debug build;
-#        KEEP=1 keeps WORKDIR, otherwise it is deleted at the end after the summary)
+#        KEEP=1 keeps WORKDIR, otherwise it is deleted at the end after the summary;
+#        CONTEND=1 runs a peer writer the whole time: dd rewriting a 1 GiB file in WORKDIR with
+#        O_DIRECT 1 MiB writes, so every run meets a disk another process saturates)
 # Prints one line per failure and a summary of counts at the end; exit 1 if any check failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +49,19 @@ snapshot() {
         done; sha256sum <targets/link-to-data1 | cut -c1-64)
 }
 BEFORE="$(snapshot)"
+contender=""
+if [[ "${CONTEND:-0}" == 1 ]]; then
+    (while :; do
+        dd if=/dev/zero of="$WORK/contend.bin" bs=1M count=1024 oflag=direct conv=notrunc status=none
+    done) &
+    contender=$!
+fi
+stop_contender() {
+    [[ -z "$contender" ]] && return
+    kill "$contender" 2>/dev/null; pkill -f "of=$WORK/contend.bin" 2>/dev/null
+    wait "$contender" 2>/dev/null; rm -f "$WORK/contend.bin"; contender=""
+}
+trap stop_contender EXIT
 PRECIOUS_BYTES=$(( 3 * (1 << 20) + (4 << 20) ))
 
 pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
@@ -208,6 +223,7 @@ PY
         rm -f "$OUT"/r*.json
     fi
 done
+stop_contender
 changed_bytes=0
 [[ "$(snapshot)" != "$BEFORE" ]] && changed_bytes=$PRECIOUS_BYTES
 codes_text=""; for c in "${!codes[@]}"; do codes_text+="$c:${codes[$c]} "; done
