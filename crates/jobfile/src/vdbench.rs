@@ -2229,23 +2229,37 @@ fn unquote(value: &str) -> String {
 }
 
 /// vdbench wildcards: `*` matches any run of characters, `?` one character.
+///
+/// The greedy two-pointer match: on a mismatch it retries from the last `*`, one character
+/// further, so it takes at most pattern x name steps whatever the stars (a recursive match
+/// took exponential time on `s********d-` against a long name: found by fuzzing).
 pub fn wildcard_match(pattern: &str, name: &str) -> bool {
-    fn matches(p: &[char], n: &[char]) -> bool {
-        match (p.first(), n.first()) {
-            (None, None) => true,
-            (Some('*'), _) => matches(&p[1..], n) || (!n.is_empty() && matches(p, &n[1..])),
-            (Some('?'), Some(_)) => matches(&p[1..], &n[1..]),
-            (Some(a), Some(b)) if a == b => matches(&p[1..], &n[1..]),
-            _ => false,
-        }
-    }
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
-    // Patterns are short; cap pathological ones so the recursion stays small.
-    if p.iter().filter(|c| **c == '*').count() > 8 {
-        return pattern == name;
+    let (mut pi, mut ni) = (0, 0);
+    // The last star's position in the pattern, and where in the name its run now ends.
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ni));
+                pi += 1;
+            }
+            Some(&c) if c == '?' || c == n[ni] => {
+                pi += 1;
+                ni += 1;
+            }
+            _ => match star {
+                Some((star_pi, star_ni)) => {
+                    star = Some((star_pi, star_ni + 1));
+                    pi = star_pi + 1;
+                    ni = star_ni + 1;
+                }
+                None => return false,
+            },
+        }
     }
-    matches(&p, &n)
+    p[pi..].iter().all(|&c| c == '*')
 }
 
 /// Every combination of an RD's for-loops, first loop outermost; refused beyond
