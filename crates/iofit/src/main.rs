@@ -7,6 +7,7 @@ use std::process::ExitCode;
 mod cmd;
 mod exit;
 mod observe;
+mod resident;
 mod signals;
 mod stop;
 
@@ -62,6 +63,16 @@ enum Command {
     Worker(cmd::remote::WorkerArgs),
 }
 
+impl Command {
+    /// Whether the command runs IO here (and so may be stopped while the disk is saturated).
+    fn runs_io(&self) -> bool {
+        matches!(
+            self,
+            Command::Run(_) | Command::Bench(_) | Command::Emulate(_) | Command::Worker(_)
+        )
+    }
+}
+
 fn main() -> ExitCode {
     // First: from here on no signal finds iofit without its handler (see `stop`).
     stop::install();
@@ -78,6 +89,10 @@ fn main() -> ExitCode {
             };
         }
     };
+    if cli.command.runs_io() {
+        // The stop bound's code must not wait for the disk the run saturates (see `resident`).
+        resident::keep_code_resident();
+    }
     let result = match cli.command {
         Command::Demo(args) => cmd::demo::run(args),
         Command::Plan(args) => cmd::plan::run(args),

@@ -499,3 +499,67 @@ fn a_psync_read_the_kernel_holds_does_not_hold_the_results() {
         "the stuck clone is named: {job}"
     );
 }
+
+/// The code the stop bound runs must not wait for the disk the run saturates: a soak with a
+/// peer writer on the same disk caught the bound's thread in a page fault on iofit's own
+/// executable 1.25 s after SIGTERM. A running `iofit run` has every page of its executable's
+/// code locked in RAM (as root; an unprivileged user's memlock limit gets populated pages).
+#[test]
+fn a_running_run_has_its_code_locked_in_memory() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipping: locking needs root (or a memlock limit above the binary's size)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iofit"))
+        .args([
+            "run",
+            "--quiet",
+            "--name=locked",
+            "--rw=randread",
+            "--bs=4k",
+        ])
+        .args([
+            "--size=1m",
+            "--runtime=30",
+            "--time_based",
+            "--rate_iops=100",
+        ])
+        .arg(format!("--filename={}", dir.path().join("f").display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_clones_started(child.id());
+    let smaps = std::fs::read_to_string(format!("/proc/{}/smaps", child.id())).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    // Each mapping of the executable: its size and resident size in kB, and whether the
+    // kernel marks it locked (VmFlags `lo`: VM_LOCKED). smaps' `Locked:` is a proportional
+    // share, smaller where another process maps the same pages, so it is not compared.
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_iofit")).unwrap();
+    let exe = exe.to_string_lossy();
+    let mut mappings: Vec<(u64, u64, bool)> = Vec::new();
+    let mut mine = false;
+    for line in smaps.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let kb = || fields[1].parse::<u64>().unwrap();
+        match fields.first().copied() {
+            Some(first) if first.contains('-') && fields.len() >= 5 => {
+                mine = fields.get(5) == Some(&exe.as_ref());
+                if mine {
+                    mappings.push((0, 0, false));
+                }
+            }
+            Some("Size:") if mine => mappings.last_mut().unwrap().0 = kb(),
+            Some("Rss:") if mine => mappings.last_mut().unwrap().1 = kb(),
+            Some("VmFlags:") if mine => mappings.last_mut().unwrap().2 = fields.contains(&"lo"),
+            _ => {}
+        }
+    }
+    assert!(!mappings.is_empty(), "no mapping of {exe} in smaps");
+    for (size_kb, rss_kb, locked) in &mappings {
+        assert!(*locked && rss_kb == size_kb, "{mappings:?}");
+    }
+}
