@@ -194,7 +194,9 @@ fn text<'a>(
 ) -> Result<Option<&'a str>, ImportError> {
     match record.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text)),
+        // Blanks around a name are not part of it (the catalog loader trims them too, so
+        // "E4s_v5 " and "E4s_v5" would become one name twice); blank text is no text.
+        Some(Value::String(text)) => Ok(Some(text.trim()).filter(|text| !text.is_empty())),
         Some(other) => Err(ImportError::Field {
             file: file.into(),
             path: path.into(),

@@ -279,3 +279,32 @@ fn dates_of_unix_seconds() {
     assert_eq!(date_of_unix_seconds(951_782_400), "2000-02-29");
     assert_eq!(date_of_unix_seconds(1_795_305_600), "2026-11-22");
 }
+
+/// Found by fuzzing: a record whose name had trailing blanks was a second VM row whose name
+/// the loader trims, so the catalog written did not load ("appears twice"). Names are now
+/// trimmed as they are read: one row, and the file loads.
+#[test]
+fn names_that_differ_only_in_blanks_are_one_row() {
+    let record = |name: &str| {
+        format!(
+            r#"{{"resourceType":"virtualMachines","name":"{name}","capabilities":[
+                {{"name":"vCPUs","value":"4"}},{{"name":"MemoryGB","value":"32"}},
+                {{"name":"MaxDataDiskCount","value":"8"}}]}}"#
+        )
+    };
+    let skus = format!(
+        "[{},{}]",
+        record("Standard_E4s_v5  "),
+        record("Standard_E4s_v5")
+    );
+    let options = Options {
+        region: "eastus".into(),
+        date: "2026-11-23".into(),
+        table_id: None,
+    };
+    let imported = import(&[Input::new("skus.json", &skus)], &[], &options).unwrap();
+    assert_eq!(imported.vm_rows, 1, "{}", imported.toml);
+    let catalog = loaded(&imported);
+    assert_eq!(catalog.vms.len(), 1);
+    assert_eq!(catalog.vms[0].name, "Standard_E4s_v5");
+}
