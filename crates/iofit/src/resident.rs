@@ -34,9 +34,6 @@ pub(crate) struct Kept {
 /// (say, a data file mapped by something before start-up) and is left alone.
 const MAPPED_CODE_MAX_BYTES: u64 = 512 << 20;
 
-/// `MADV_POPULATE_READ` (Linux 5.14), which the libc crate may not name on every target.
-const MADV_POPULATE_READ: libc::c_int = 22;
-
 /// Locks (else populates) every file mapping of this process; best effort: a mapping the
 /// kernel refuses both for is left as it was.
 pub(crate) fn keep_code_resident() -> Kept {
@@ -56,7 +53,7 @@ pub(crate) fn keep_code_resident() -> Kept {
         // mlock and madvise(MADV_POPULATE_READ) only fault its pages in, they change no data.
         if unsafe { libc::mlock(address, len) } == 0 {
             kept.locked_bytes += len_bytes;
-        } else if unsafe { libc::madvise(address, len, MADV_POPULATE_READ) } == 0 {
+        } else if unsafe { libc::madvise(address, len, libc::MADV_POPULATE_READ) } == 0 {
             kept.populated_bytes += len_bytes;
         }
     }
