@@ -215,9 +215,9 @@ fn wait_clones_started(pid: u32) {
     }
 }
 
-/// Starts `command` (stdout to nowhere), waits until it runs a clone and then `running_for`, starves its main thread, sends SIGINT and waits for
-/// `output` to appear; checks the exit (130), that the file came within the bound and that
-/// no temporary file is left in `dir`. The file's text and iofit's stderr; None where the
+/// Starts `command` (stdout to nowhere), waits until it runs a clone and then `running_for`,
+/// starves its main thread, sends SIGINT and waits for `output` to appear; checks the exit
+/// (130), that the file came within the bound and that no temporary file is left in `dir`. The file's text and iofit's stderr; None where the
 /// machine cannot starve a thread (not root, no cgroup v1 cpu controller).
 fn output_after_a_starved_stop(
     mut command: Command,
