@@ -1,7 +1,7 @@
 //! `iofit run` with fio's disable_*, max_latency and io_uring engine options, from a job file
 //! of our own on real files in a temp dir: the JSON shows what fio's shows for them (zeros for
 //! what is not measured, error 110 for a latency above max_latency; checked against fio 3.33
-//! by hand, see BENCHMARKS.md "fio options, third pass").
+//! by hand, see bench/history/BENCHMARKS-2026-11-22-to-23.md, "fio options, third pass").
 
 use assert_cmd::Command;
 use iofit_testkit::assert_exit;
