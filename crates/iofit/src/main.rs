@@ -58,6 +58,8 @@ enum Command {
     Emulate(Box<cmd::emulate::Args>),
     /// List the VM sizes, disks and NetApp service levels iofit knows.
     Catalog(cmd::catalog::Args),
+    /// Print an sbatch script that runs a job file on every node of a Slurm allocation.
+    SlurmScript(cmd::slurm_script::Args),
     /// Serve a multi-host controller on stdin/stdout (started by iofit over ssh).
     #[command(hide = true)]
     Worker(cmd::remote::WorkerArgs),
@@ -104,6 +106,7 @@ fn main() -> ExitCode {
         Command::Emulate(args) => cmd::emulate::run(*args),
         Command::Profile(args) => cmd::profile::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::SlurmScript(args) => cmd::slurm_script::run(args),
         Command::Worker(args) => cmd::remote::worker(args),
     };
     match result {

@@ -65,10 +65,55 @@ pub fn parse_hosts(spec: &str) -> Result<Vec<String>, ProcedureError> {
     Ok(hosts)
 }
 
+/// The nodes of the Slurm allocation this process runs in, in Slurm's order: the job's node
+/// list (`SLURM_JOB_NODELIST`, e.g. `node[1-2]`) expanded by `scontrol show hostnames`.
+pub fn slurm_nodes() -> Result<Vec<String>, ProcedureError> {
+    let list = std::env::var("SLURM_JOB_NODELIST")
+        .or_else(|_| std::env::var("SLURM_NODELIST"))
+        .map_err(|_| {
+            bad(
+                "--hosts slurm runs inside a Slurm allocation, and SLURM_JOB_NODELIST is not set; \
+                 run it under salloc (salloc -N2 iofit run --hosts slurm FILE) or in an sbatch \
+                 script (iofit slurm-script FILE prints one)",
+            )
+        })?;
+    let output = std::process::Command::new("scontrol")
+        .args(["show", "hostnames", &list])
+        .output()
+        .map_err(|e| {
+            bad(format!(
+                "--hosts slurm: cannot run scontrol ({e}); Slurm's client commands must be on PATH"
+            ))
+        })?;
+    if !output.status.success() {
+        return Err(bad(format!(
+            "--hosts slurm: scontrol show hostnames {list} failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    let nodes: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    if nodes.is_empty() {
+        return Err(bad(format!(
+            "--hosts slurm: the node list '{list}' names no node"
+        )));
+    }
+    Ok(nodes)
+}
+
 /// The host part of `[user@]host` (what `${HOST}` becomes).
 pub fn host_name(destination: &str) -> &str {
     destination.rsplit('@').next().unwrap_or(destination)
 }
+
+/// `--hosts slurm`: the hosts are the nodes of the Slurm allocation iofit runs in.
+pub const SLURM_HOSTS: &str = "slurm";
+
+/// Most workers per node `--tasks-per-node` takes (each is a thread-rich process).
+pub const MAX_TASKS_PER_NODE: u32 = 256;
 
 /// How the controller reaches hosts, from the command line.
 #[derive(Clone, Debug)]
@@ -77,6 +122,9 @@ pub struct Reach {
     pub ssh_config: Option<PathBuf>,
     pub allow_overwrite: bool,
     pub stop: Arc<AtomicBool>,
+    /// Workers are Slurm job steps on the allocation's nodes (`--hosts slurm`), this many per
+    /// node; None: ssh.
+    pub slurm_tasks_per_node: Option<u32>,
 }
 
 impl Reach {
@@ -89,8 +137,39 @@ impl Reach {
             ssh_command,
             allow_overwrite: self.allow_overwrite,
             stop: self.stop.clone(),
+            slurm: self
+                .slurm_tasks_per_node
+                .map(|_| iofit_remote::controller::SlurmLaunch::default()),
             ..ControllerOptions::default()
         }
+    }
+
+    /// The workers as (name, destination): `--hosts` as given, or with `--hosts slurm` every
+    /// node of the allocation, `--tasks-per-node` times (named `node1.1`, `node1.2`, ... then).
+    pub fn workers(&self, hosts: &str) -> Result<Vec<(String, String)>, ProcedureError> {
+        let Some(tasks) = self.slurm_tasks_per_node else {
+            return Ok(parse_hosts(hosts)?
+                .into_iter()
+                .map(|d| (host_name(&d).to_string(), d))
+                .collect());
+        };
+        if !(1..=MAX_TASKS_PER_NODE).contains(&tasks) {
+            return Err(bad(format!(
+                "--tasks-per-node {tasks}: give 1 to {MAX_TASKS_PER_NODE}"
+            )));
+        }
+        let mut workers = Vec::new();
+        for node in slurm_nodes()? {
+            for task in 1..=tasks {
+                let name = if tasks > 1 {
+                    format!("{node}.{task}")
+                } else {
+                    node.clone()
+                };
+                workers.push((name, node.clone()));
+            }
+        }
+        Ok(workers)
     }
 
     /// The iofit on the hosts: `--remote-iofit`, else this binary's own path.
@@ -151,10 +230,10 @@ pub fn fio_host_specs(
         ));
     }
     let remote_iofit = reach.remote_iofit();
-    parse_hosts(hosts)?
+    reach
+        .workers(hosts)?
         .into_iter()
-        .map(|destination| {
-            let name = host_name(&destination).to_string();
+        .map(|(name, destination)| {
             Ok(HostSpec {
                 jobs: fio_jobs_for(&name, files, overrides, ignore_unknown)?,
                 name,
@@ -310,7 +389,8 @@ pub fn vdbench_host_specs(
     keys: Option<(&str, bool)>,
 ) -> Result<Vec<HostSpec>, ProcedureError> {
     let mut specs = Vec::new();
-    for hd in &file.hosts {
+    let nodes = slurm_nodes_for_hds(file, reach)?;
+    for (hd_index, hd) in file.hosts.iter().enumerate() {
         let Some(mut part) = run.on_host(file, &hd.name)? else {
             continue;
         };
@@ -319,9 +399,10 @@ pub fn vdbench_host_specs(
             w.rate_share /= sharing as f64;
         }
         let jvms = (hd.jvms as usize).clamp(1, part.workloads.len());
-        let destination = match &hd.user {
-            Some(user) => format!("{user}@{}", hd.machine()),
-            None => hd.machine().to_string(),
+        let destination = match (&nodes, &hd.user) {
+            (Some(nodes), _) => nodes[hd_index].clone(),
+            (None, Some(user)) => format!("{user}@{}", hd.machine()),
+            (None, None) => hd.machine().to_string(),
         };
         for jvm in 0..jvms {
             let mut share = part.clone();
@@ -442,6 +523,24 @@ pub fn render_vdbench_run(run: &Run, label: &str, multi: &MultiRun) -> (String, 
     (out, avg)
 }
 
+/// With `--hosts slurm`, the allocation's node for each `hd=` of the file: the hds in order
+/// onto the nodes in order, starting again at the first node when the file has more hds than
+/// the allocation has nodes (the file's `system=`, `user=` and `shell=` are not used).
+fn slurm_nodes_for_hds(
+    file: &ParamFile,
+    reach: &Reach,
+) -> Result<Option<Vec<String>>, ProcedureError> {
+    if reach.slurm_tasks_per_node.is_none() {
+        return Ok(None);
+    }
+    let nodes = slurm_nodes()?;
+    Ok(Some(
+        (0..file.hosts.len())
+            .map(|i| nodes[i % nodes.len()].clone())
+            .collect(),
+    ))
+}
+
 /// A vdbench file's runs on its hosts: each run's text goes to the observer as it finishes
 /// and the JSON document (`vdbench.json_output`) is rewritten after every run, so a lost run
 /// keeps the ones before it. Returns each run's status; stops after an interrupted run.
@@ -461,6 +560,18 @@ pub fn run_vdbench_hosts(
         ..Default::default()
     };
     crate::vdbench::say_notes(file, observer);
+    if let Some(nodes) = slurm_nodes_for_hds(file, reach)? {
+        let map: Vec<String> = file
+            .hosts
+            .iter()
+            .zip(&nodes)
+            .map(|(hd, node)| format!("{} -> {node}", hd.name))
+            .collect();
+        observer.warning(&crate::observer::Warning::JobNote(format!(
+            "--hosts slurm: the file's hd= lines run on the allocation's nodes in order ({})",
+            map.join(", ")
+        )));
+    }
     // validate=yes: each host keeps its keys from one run to the next (vdbench keeps its key
     // table for the whole file); the last run that validates has them removed.
     let keys = runs

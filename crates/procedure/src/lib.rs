@@ -46,6 +46,7 @@ pub mod plan;
 pub mod predict;
 pub mod run_request;
 pub mod size_threads;
+pub mod slurm_script;
 pub mod so_far;
 pub mod vdbench;
 mod vdbench_flat;

@@ -49,6 +49,8 @@ pub struct RunRequest {
     pub hosts: Option<String>,
     pub remote_iofit: Option<String>,
     pub ssh_config: Option<PathBuf>,
+    /// `--tasks-per-node N` with `--hosts slurm`: workers per allocated node.
+    pub tasks_per_node: Option<u32>,
     /// vdbench's flatfile of a vdbench file's runs (`--flatfile FILE`).
     pub flatfile: Option<PathBuf>,
     /// fio's `--status-interval`: print the full report so far this often.
@@ -181,6 +183,14 @@ impl RunRequest {
             "hosts" => self.hosts = Some(need(value)?),
             "remote-iofit" => self.remote_iofit = Some(need(value)?),
             "ssh-config" => self.ssh_config = Some(PathBuf::from(need(value)?)),
+            "tasks-per-node" => {
+                let text = need(value)?;
+                self.tasks_per_node = Some(text.parse().map_err(|_| {
+                    bad(format!(
+                        "--tasks-per-node={text}: write a whole number such as 2"
+                    ))
+                })?)
+            }
             "workers" => {
                 let text = need(value)?;
                 self.workers = Some(text.parse().map_err(|_| {
@@ -268,6 +278,13 @@ pub fn what_to_run(request: &RunRequest, inputs: &Inputs) -> Result<What, Proced
     use iofit_safefs::input::{caps, open_input};
     for file in &inputs.files {
         open_input(file, caps::JOB_FILE_BYTES, "job file")?;
+    }
+    if request.tasks_per_node.is_some()
+        && request.hosts.as_deref() != Some(crate::hosts::SLURM_HOSTS)
+    {
+        return Err(bad(
+            "--tasks-per-node applies to --hosts slurm (workers per allocated node)",
+        ));
     }
     if let [file] = inputs.files.as_slice() {
         if iofit_jobfile::detect(file)? == Dialect::Vdbench {

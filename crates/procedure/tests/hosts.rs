@@ -21,6 +21,7 @@ fn reach() -> Reach {
         ssh_config: None,
         allow_overwrite: false,
         stop: Arc::new(AtomicBool::new(false)),
+        slurm_tasks_per_node: None,
     }
 }
 

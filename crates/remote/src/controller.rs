@@ -54,6 +54,26 @@ pub struct ControllerOptions {
     pub stop: Arc<AtomicBool>,
     /// Pings per host for the clock offset (the fastest round trip wins).
     pub pings: u32,
+    /// Start workers as Slurm job steps instead of over ssh (see [`SlurmLaunch`]).
+    pub slurm: Option<SlurmLaunch>,
+}
+
+/// Workers started by Slurm inside the caller's allocation: one `srun` step per worker, pinned
+/// to its node (`--nodelist`), sharing the allocation's resources (`--overlap`), its stdio
+/// forwarded by Slurm. The destination of a [`HostSpec`] is then a node name; no ssh key, known
+/// host or listening port is involved, and Slurm ends the steps when the allocation ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlurmLaunch {
+    /// The srun client and arguments before iofit's own (`srun` by default).
+    pub srun_command: Vec<String>,
+}
+
+impl Default for SlurmLaunch {
+    fn default() -> Self {
+        SlurmLaunch {
+            srun_command: vec!["srun".to_string()],
+        }
+    }
 }
 
 impl Default for ControllerOptions {
@@ -65,6 +85,7 @@ impl Default for ControllerOptions {
             interval: Duration::from_secs(1),
             stop: Arc::new(AtomicBool::new(false)),
             pings: 5,
+            slurm: None,
         }
     }
 }
@@ -171,7 +192,7 @@ fn shell_quote(word: &str) -> String {
 /// Why the ssh client for a host could not be started.
 #[derive(Debug, thiserror::Error)]
 enum StartError {
-    #[error("no ssh command")]
+    #[error("no ssh or srun command")]
     NoSshCommand,
     #[error("cannot run {program}: {source}")]
     Spawn {
@@ -187,38 +208,20 @@ fn start(
     options: &ControllerOptions,
     events: Sender<(usize, Event)>,
 ) -> Result<Connection, StartError> {
-    let (program, leading) = options
-        .ssh_command
-        .split_first()
-        .ok_or(StartError::NoSshCommand)?;
-    let timeout_s = options.connect_timeout.as_secs().max(1);
-    let mut command = Command::new(program);
+    let (program, mut command) = match &options.slurm {
+        Some(slurm) => slurm_step(host, slurm)?,
+        None => ssh_session(host, options)?,
+    };
     command
-        .args(leading)
-        .args(["-T", "-o", "BatchMode=yes", "-o"])
-        .arg(format!("ConnectTimeout={timeout_s}"))
-        .args([
-            "-o",
-            "ServerAliveInterval=2",
-            "-o",
-            "ServerAliveCountMax=3",
-            "--",
-        ])
-        .arg(&host.destination)
-        .arg(format!(
-            "{} worker --protocol {PROTOCOL_VERSION}",
-            shell_quote(&host.remote_iofit)
-        ))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         // Its own process group: a Ctrl-C at the terminal reaches iofit, which stops every
         // worker through the protocol and keeps their results, instead of killing ssh mid-line.
         .process_group(0);
-    let mut child = command.spawn().map_err(|source| StartError::Spawn {
-        program: program.clone(),
-        source,
-    })?;
+    let mut child = command
+        .spawn()
+        .map_err(|source| StartError::Spawn { program, source })?;
     let stdout = child.stdout.take().expect("piped stdout");
     let stderr_pipe = child.stderr.take().expect("piped stderr");
     let stderr = Arc::new(Mutex::new(VecDeque::new()));
@@ -259,6 +262,62 @@ fn start(
         stderr,
         stderr_closed,
     })
+}
+
+/// `ssh HOST 'IOFIT worker --protocol N'`, with keep-alives so a dead host is noticed.
+fn ssh_session(
+    host: &HostSpec,
+    options: &ControllerOptions,
+) -> Result<(String, Command), StartError> {
+    let (program, leading) = options
+        .ssh_command
+        .split_first()
+        .ok_or(StartError::NoSshCommand)?;
+    let timeout_s = options.connect_timeout.as_secs().max(1);
+    let mut command = Command::new(program);
+    command
+        .args(leading)
+        .args(["-T", "-o", "BatchMode=yes", "-o"])
+        .arg(format!("ConnectTimeout={timeout_s}"))
+        .args([
+            "-o",
+            "ServerAliveInterval=2",
+            "-o",
+            "ServerAliveCountMax=3",
+            "--",
+        ])
+        .arg(&host.destination)
+        .arg(format!(
+            "{} worker --protocol {PROTOCOL_VERSION}",
+            shell_quote(&host.remote_iofit)
+        ));
+    Ok((program.clone(), command))
+}
+
+/// `srun --nodelist=NODE ... IOFIT worker --protocol N`: one job step on the host's node.
+/// `--kill-on-bad-exit=0` keeps a failed worker's step from ending the others' (each worker is
+/// its own step anyway); `--overlap` lets several workers share a node's allocated CPUs.
+fn slurm_step(host: &HostSpec, slurm: &SlurmLaunch) -> Result<(String, Command), StartError> {
+    let (program, leading) = slurm
+        .srun_command
+        .split_first()
+        .ok_or(StartError::NoSshCommand)?;
+    let mut command = Command::new(program);
+    command
+        .args(leading)
+        .args([
+            "--nodes=1",
+            "--ntasks=1",
+            "--overlap",
+            "--quiet",
+            "--kill-on-bad-exit=0",
+            "--job-name=iofit-worker",
+        ])
+        .arg(format!("--nodelist={}", host.destination))
+        .arg("--")
+        .arg(&host.remote_iofit)
+        .args(["worker", "--protocol", &PROTOCOL_VERSION.to_string()]);
+    Ok((program.clone(), command))
 }
 
 /// Per-host state while connecting.
@@ -571,6 +630,11 @@ fn collect(
     let mut finished = vec![false; runs.len()];
     let mut stop_sent = false;
     let since_start = || (unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9;
+    // A running worker writes an interval line every interval; one silent much longer than
+    // that lost its node, network or process even where the channel stays open (a failed
+    // Slurm node's step hangs until the controller declares the node down).
+    let silence_limit = (options.interval * SILENT_INTERVALS).max(MIN_SILENCE);
+    let mut last_heard = vec![Instant::now(); runs.len()];
     while !finished.iter().all(|f| *f) {
         if options.stop.load(Ordering::SeqCst) && !stop_sent {
             for c in connections.iter_mut().flatten() {
@@ -578,11 +642,23 @@ fn collect(
             }
             stop_sent = true;
         }
+        give_up_on_silent(
+            &mut finished,
+            &last_heard,
+            silence_limit,
+            start_at_ns,
+            connections,
+            runs,
+        );
         let (i, event) = match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(x) => x,
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => break,
         };
+        last_heard[i] = Instant::now();
+        if finished[i] {
+            continue;
+        }
         let run = &mut runs[i];
         match event {
             Event::Message(message, bytes) => {
@@ -608,6 +684,20 @@ fn collect(
                             Ok((decoded, trims)) => {
                                 combiner.add(&result, &decoded, run.shift_intervals);
                                 combiner.add_trims(&trims);
+                                // Stopped on its host, not by us (a cancelled Slurm step, a
+                                // signal to the worker): what it measured is kept and merged,
+                                // and the host did not run to the end.
+                                if result.jobs.iter().any(|j| j.interrupted)
+                                    && !options.stop.load(Ordering::SeqCst)
+                                {
+                                    run.failure = Some(HostFailure {
+                                        after_s: since_start(),
+                                        message: "stopped on the host before the end (a \
+                                                  signal to the worker, such as a cancelled \
+                                                  Slurm step); its results so far are kept"
+                                            .to_string(),
+                                    });
+                                }
                                 run.result = Some(result);
                             }
                             Err(e) => {
@@ -659,6 +749,48 @@ fn collect(
         }
     }
     stop_sent
+}
+
+/// Intervals a running worker may stay silent before it counts as lost.
+const SILENT_INTERVALS: u32 = 10;
+/// The shortest silence that counts as lost, whatever the interval.
+const MIN_SILENCE: Duration = Duration::from_secs(10);
+
+/// Marks lost every unfinished host not heard from for `limit` since the common start (or its
+/// last message), and ends its local client (ssh or srun) so nothing waits on it.
+fn give_up_on_silent(
+    finished: &mut [bool],
+    last_heard: &[Instant],
+    limit: Duration,
+    start_at_ns: u64,
+    connections: &mut [Option<Connection>],
+    runs: &mut [HostRun],
+) {
+    let now_ns = unix_ns();
+    if now_ns < start_at_ns {
+        return;
+    }
+    let since_start = Duration::from_nanos(now_ns - start_at_ns);
+    for i in 0..runs.len() {
+        let silent = last_heard[i].elapsed().min(since_start);
+        if finished[i] || silent < limit {
+            continue;
+        }
+        runs[i].failure.get_or_insert(HostFailure {
+            after_s: since_start.as_secs_f64(),
+            message: format!(
+                "no message from the host for {:.0} s after {} live interval(s): its node, \
+                 network or worker failed",
+                silent.as_secs_f64(),
+                runs[i].live.len()
+            ),
+        });
+        finished[i] = true;
+        if let Some(connection) = connections[i].as_mut() {
+            connection.stdin = None;
+            let _ = connection.child.kill();
+        }
+    }
 }
 
 fn finish(runs: Vec<HostRun>, combiner: Combiner, start_at_ns: u64, interrupted: bool) -> MultiRun {

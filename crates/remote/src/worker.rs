@@ -33,6 +33,18 @@ pub fn serve(
     input: impl BufRead + Send + 'static,
     output: impl Write + Send + 'static,
 ) -> Result<(), RemoteError> {
+    serve_with_stop(protocol, input, output, Arc::new(AtomicBool::new(false)))
+}
+
+/// As [`serve`], with a stop flag the caller may also set (the binary sets it on SIGTERM, as
+/// Slurm sends when a step is cancelled): the running jobs stop, and the results so far are
+/// sent to the controller as the run's end before the worker exits.
+pub fn serve_with_stop(
+    protocol: u32,
+    input: impl BufRead + Send + 'static,
+    output: impl Write + Send + 'static,
+    stop: Arc<AtomicBool>,
+) -> Result<(), RemoteError> {
     let out: SharedOut = Arc::new(Mutex::new(Box::new(output)));
     let hostname = iofit_hostname();
     send(
@@ -57,7 +69,6 @@ pub fn serve(
         )?;
         return Err(RemoteError::Worker(message));
     }
-    let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<ToWorker>();
     spawn_reader(input, out.clone(), stop.clone(), tx);
     // This run's keys directory, and whether it is the file's last run using it.

@@ -14,6 +14,7 @@ pub mod remote;
 pub mod run;
 pub(crate) mod shared;
 pub mod size_threads;
+pub mod slurm_script;
 pub mod vdbench;
 pub mod vdbench_hosts;
 

@@ -11,6 +11,8 @@ use iofit_procedure::ProcedureError;
 use iofit_remote::{HostSpec, MultiRun, RemoteError};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 /// Exit code of a multi-host run that did not finish on every host: the hosts that finished
 /// are in the results, the lost ones are named with the time they stopped.
@@ -27,7 +29,11 @@ pub struct WorkerArgs {
 
 pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     let input = std::io::BufReader::new(std::io::stdin());
-    match iofit_remote::worker::serve(args.protocol, input, std::io::stdout()) {
+    // A signal (SIGTERM from a cancelled Slurm step or a killed ssh session) stops the jobs and
+    // the results so far still go to the controller; a second signal ends the worker at once.
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::stop::arm(Arc::clone(&stop), crate::stop::Armed::Unbounded);
+    match iofit_remote::worker::serve_with_stop(args.protocol, input, std::io::stdout(), stop) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(RemoteError::Worker(message)) => Err(bad_input(message)),
         Err(e) => Err(e.into()),

@@ -114,8 +114,12 @@ pub struct Args {
     pub specs: Option<PathBuf>,
     /// Run the jobs on these hosts at once over ssh: `h1,h2` or a file with one `[user@]host`
     /// a line (fio's --client=FILE). `${HOST}` in the job file becomes each host's name.
-    #[arg(long, value_name = "HOSTS|FILE")]
+    /// `slurm`: the nodes of the Slurm allocation this runs in, each worker a job step (no ssh).
+    #[arg(long, value_name = "HOSTS|FILE|slurm")]
     pub hosts: Option<String>,
+    /// With `--hosts slurm`: workers started on each allocated node [default: 1].
+    #[arg(long, value_name = "N", requires = "hosts")]
+    pub tasks_per_node: Option<u32>,
     /// Path of iofit on the hosts [default: this binary's path].
     #[arg(long, value_name = "PATH")]
     pub remote_iofit: Option<String>,
@@ -161,6 +165,7 @@ impl Args {
             hosts: self.hosts.take(),
             remote_iofit: self.remote_iofit.take(),
             ssh_config: self.ssh_config.take(),
+            tasks_per_node: self.tasks_per_node,
             flatfile: self.flatfile.take(),
             status_interval: self.status_interval,
         }
@@ -280,10 +285,9 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
     let overrides = request.overrides(&inputs.fio_args);
     if request.parse_only {
         // Each host's jobs, after ${HOST} became its name: nothing is contacted.
-        for destination in iofit_procedure::hosts::parse_hosts(hosts)? {
-            let name = iofit_procedure::hosts::host_name(&destination);
+        for (name, destination) in slurm_reach(request).workers(hosts)? {
             let jobs = iofit_procedure::hosts::fio_jobs_for(
-                name,
+                &name,
                 &inputs.files,
                 &overrides,
                 request.ignore_unknown,
@@ -294,12 +298,7 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let reach = iofit_procedure::hosts::Reach {
-        remote_iofit: request.remote_iofit.clone(),
-        ssh_config: request.ssh_config.clone(),
-        allow_overwrite: request.allow_overwrite,
-        stop: Arc::new(AtomicBool::new(false)),
-    };
+    let reach = slurm_reach(request);
     let output = crate::cmd::remote::Output {
         json: request.output_format.machine_readable(),
         path: request.output.as_deref(),
@@ -314,6 +313,18 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
         &reach,
         &output,
     )
+}
+
+/// How `--hosts` reaches its workers: over ssh, or as Slurm job steps with `--hosts slurm`.
+fn slurm_reach(request: &RunRequest) -> iofit_procedure::hosts::Reach {
+    let slurm = request.hosts.as_deref() == Some(iofit_procedure::hosts::SLURM_HOSTS);
+    iofit_procedure::hosts::Reach {
+        remote_iofit: request.remote_iofit.clone(),
+        ssh_config: request.ssh_config.clone(),
+        allow_overwrite: request.allow_overwrite,
+        stop: Arc::new(AtomicBool::new(false)),
+        slurm_tasks_per_node: slurm.then(|| request.tasks_per_node.unwrap_or(1)),
+    }
 }
 
 /// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
@@ -334,7 +345,11 @@ fn run_vdbench(
         request.allow_overwrite,
         request.quiet,
         stop,
-        (request.remote_iofit.clone(), request.ssh_config.clone()),
+        (
+            request.remote_iofit.clone(),
+            request.ssh_config.clone(),
+            slurm_reach(request).slurm_tasks_per_node,
+        ),
     )
 }
 

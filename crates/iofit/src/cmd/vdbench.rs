@@ -14,6 +14,7 @@ use std::sync::Arc;
 fn multi_host_runs(
     path: &Path,
     substitutions: &[String],
+    slurm: bool,
 ) -> anyhow::Result<
     Option<(
         iofit_jobfile::vdbench::ParamFile,
@@ -23,7 +24,8 @@ fn multi_host_runs(
     use crate::exit::bad_input;
     use iofit_jobfile::vdbench::{is_local_host, parse_file_with};
     let file = parse_file_with(path, substitutions).map_err(bad_input)?;
-    if !file.is_multi_host(is_local_host).map_err(bad_input)? {
+    // Under `--hosts slurm` every hd= runs on an allocated node, local names or not.
+    if !slurm && !file.is_multi_host(is_local_host).map_err(bad_input)? {
         return Ok(None);
     }
     let runs = file.runs().map_err(bad_input)?;
@@ -34,7 +36,7 @@ fn multi_host_runs(
 /// are not looked at (a file written for another machine's devices still parses).
 pub fn check_file(path: &Path, substitutions: &[String]) -> anyhow::Result<ExitCode> {
     let checked = vdbench::check_file(path, substitutions)?;
-    let runs = match multi_host_runs(path, substitutions)? {
+    let runs = match multi_host_runs(path, substitutions, false)? {
         Some((_, runs)) => runs,
         None => checked.runs,
     };
@@ -108,9 +110,10 @@ pub fn run_file(
     allow_overwrite: bool,
     quiet: bool,
     stop: Arc<AtomicBool>,
-    remote: (Option<String>, Option<std::path::PathBuf>),
+    remote: (Option<String>, Option<std::path::PathBuf>, Option<u32>),
 ) -> anyhow::Result<ExitCode> {
-    if let Some((file, runs)) = multi_host_runs(path, &options.substitutions)? {
+    let slurm = remote.2.is_some();
+    if let Some((file, runs)) = multi_host_runs(path, &options.substitutions, slurm)? {
         let common = super::vdbench_hosts::HostsOptions {
             vdbench: options.clone(),
             allow_overwrite,
@@ -118,6 +121,7 @@ pub fn run_file(
             stop,
             remote_iofit: remote.0,
             ssh_config: remote.1,
+            slurm_tasks_per_node: remote.2,
         };
         return super::vdbench_hosts::run_file(path, &file, runs, &common);
     }

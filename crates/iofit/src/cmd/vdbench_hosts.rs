@@ -20,6 +20,8 @@ pub struct HostsOptions {
     pub remote_iofit: Option<String>,
     /// ssh config file for reaching the hosts (ssh -F).
     pub ssh_config: Option<std::path::PathBuf>,
+    /// `--hosts slurm`: workers are job steps on the allocation's nodes (this many per node).
+    pub slurm_tasks_per_node: Option<u32>,
 }
 
 /// Runs every run of a multi-host vdbench file: 130 after Ctrl-C, 3 when a host was lost in
@@ -35,6 +37,7 @@ pub fn run_file(
         ssh_config: common.ssh_config.clone(),
         allow_overwrite: common.allow_overwrite,
         stop: common.stop.clone(),
+        slurm_tasks_per_node: common.slurm_tasks_per_node,
     };
     let mut observer = CliObserver {
         mib: true,
