@@ -152,7 +152,7 @@ impl fmt::Display for Event {
                 } else {
                     String::new()
                 },
-                crate::size_threads::threads_text(*threads),
+                threads_text(*threads),
             ),
             Event::VdbenchRun { summary, rd, error } => {
                 write!(f, "{summary}")?;
@@ -203,5 +203,13 @@ impl fmt::Display for Warning {
             ),
             Warning::JobNote(note) => write!(f, "note: {note}"),
         }
+    }
+}
+
+/// "1 thread", "4 threads" (the size-threads steps and their events say it alike).
+pub(crate) fn threads_text(threads: u32) -> String {
+    match threads {
+        1 => "1 thread".to_string(),
+        n => format!("{n} threads"),
     }
 }

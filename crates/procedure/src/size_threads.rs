@@ -7,7 +7,7 @@
 use crate::error::shown;
 use crate::execute::{first_job_error, Executor};
 use crate::measure::{iops_of, mean_latency_ns};
-use crate::observer::{Event, Observer};
+use crate::observer::{threads_text, Event, Observer};
 use crate::ProcedureError;
 use iofit_model::formulas::vdbench_threads;
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, RwMode, SizeSpec, Target};
@@ -130,14 +130,6 @@ pub struct SizeThreadsResult {
     /// The test file the runs used; left in place (as fio leaves its files), so the next run
     /// need not lay it out again.
     pub test_file: std::path::PathBuf,
-}
-
-/// "1 thread", "4 threads".
-pub(crate) fn threads_text(threads: u32) -> String {
-    match threads {
-        1 => "1 thread".to_string(),
-        n => format!("{n} threads"),
-    }
 }
 
 /// The closing lines `iofit size-threads` prints after the steps: what the sized run measured,

@@ -15,13 +15,15 @@
 //! ```
 
 pub mod compact;
+pub mod ddir;
 pub mod direction;
 pub mod fio_bins;
 pub mod histogram;
 pub mod result;
 pub mod series;
 
+pub use ddir::Ddir;
 pub use direction::DirectionStats;
 pub use histogram::{LatencyHistogram, FIO_PERCENTILES};
 pub use result::*;
-pub use series::{Ddir, IntervalAccumulator, IntervalBucket, SeriesMerger};
+pub use series::{IntervalAccumulator, IntervalBucket, SeriesMerger};

@@ -111,7 +111,7 @@ pub struct IntervalSample {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub slat_mean_ns: f64,
     /// The same latency numbers per direction (read, write, trim: indexed by
-    /// [`crate::series::Ddir`]), kept only for a job with more than one direction that writes
+    /// [`crate::ddir::Ddir`]), kept only for a job with more than one direction that writes
     /// fio's averaged latency or histogram logs (fio writes a line per direction there).
     /// Results written before trims had a series hold two entries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -125,11 +125,11 @@ impl IntervalSample {
     }
 
     /// The interval's (IOs, bytes) of one direction.
-    pub fn of(&self, ddir: crate::series::Ddir) -> (u64, u64) {
+    pub fn of(&self, ddir: crate::ddir::Ddir) -> (u64, u64) {
         match ddir {
-            crate::series::Ddir::Read => (self.read_ios, self.read_bytes),
-            crate::series::Ddir::Write => (self.write_ios, self.write_bytes),
-            crate::series::Ddir::Trim => (self.trim_ios, self.trim_bytes),
+            crate::ddir::Ddir::Read => (self.read_ios, self.read_bytes),
+            crate::ddir::Ddir::Write => (self.write_ios, self.write_bytes),
+            crate::ddir::Ddir::Trim => (self.trim_ios, self.trim_bytes),
         }
     }
 }

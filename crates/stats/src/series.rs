@@ -10,23 +10,7 @@ use crate::result::{DirectionInterval, IntervalSample};
 /// Precision of per-interval histograms (2 significant digits: 1% error, small memory).
 const INTERVAL_PRECISION: u8 = 2;
 
-/// fio's IO directions (`enum fio_ddir`): the index of a direction in per-direction arrays
-/// and the `DDIR` column of fio's logs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ddir {
-    Read = 0,
-    Write = 1,
-    Trim = 2,
-}
-
-impl Ddir {
-    pub const ALL: [Ddir; 3] = [Ddir::Read, Ddir::Write, Ddir::Trim];
-
-    /// 0, 1 or 2, as fio numbers them.
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
+pub use crate::ddir::Ddir;
 
 /// One closed interval of one clone.
 #[derive(Clone, Debug)]
