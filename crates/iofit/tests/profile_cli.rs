@@ -571,3 +571,50 @@ fn profile_and_plan_reports_draw_the_workload_over_time() {
     );
     assert!(!dir.path().join("x.html").exists());
 }
+
+/// `sar -d` without `-p`: dev8-0 is a disk, dev8-2 its partition and dev253-0 an LVM volume
+/// on that partition, all three with the same IO. The disk is sized once; the partitions and
+/// the device-mapper volumes are left out with a note; naming the LVM volume sizes it instead
+/// of the disk; naming the disk and its partition together is refused.
+#[test]
+fn sar_partitions_and_dm_volumes_size_the_disk_once() {
+    let file = data("sar/sysstat-12.6.1_sar-d_dm-on-partition_10s.txt");
+    let (req, _, stderr, _dir) = profile(&[&file]);
+    let labels: Vec<&str> = req.volumes.iter().map(|v| v.label.as_str()).collect();
+    assert_eq!(labels, ["dev8-0"], "{stderr}");
+    // tps 600, 400, 800: p95 = 800, x comfort 1.3
+    assert_eq!(req.volumes[0].sizing.iops, 1040.0);
+    assert!(
+        stderr.contains("left out the partitions of dev8-0 (dev8-1, dev8-2)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("left out the stacked volumes dev253-0, dev253-1"),
+        "{stderr}"
+    );
+
+    let (req, _, stderr, _dir) = profile(&[&file, "--device", "dev253-0", "--label", "data"]);
+    assert_eq!(req.volumes.len(), 1);
+    assert_eq!(req.volumes[0].label, "data");
+    assert_eq!(req.volumes[0].sizing.iops, 1040.0);
+    assert!(
+        stderr.contains("sizing dev253-0 (device-mapper (LVM) volume) instead of the disks"),
+        "{stderr}"
+    );
+
+    for args in [
+        ["--volume", "root=dev8-0,dev8-2"],
+        ["--volume", "root=dev8-0,dev8-0"],
+    ] {
+        let output = iofit()
+            .arg("profile")
+            .arg(&file)
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("counted twice"), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+}

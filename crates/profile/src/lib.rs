@@ -29,6 +29,7 @@
 pub mod azure;
 pub mod capture;
 pub mod clock;
+pub mod devices;
 pub mod error;
 pub mod example;
 pub mod iostat;
@@ -41,6 +42,7 @@ pub mod summarize;
 pub mod timeline;
 
 pub use capture::{Capture, DeviceSeries, DiskSample, HostSample, Samples, Tool};
+pub use devices::{left_out, left_out_notes, DeviceKind};
 pub use error::ProfileError;
 pub use iostat::IostatOptions;
 pub use summarize::{partitions_left_out, requirements, SizingOptions, VolumeSpec};
