@@ -618,3 +618,68 @@ fn sar_partitions_and_dm_volumes_size_the_disk_once() {
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     }
 }
+
+/// `iofit profile FILE -o req.toml` and the TOML written, without the lines naming the file.
+fn requirements_toml(file: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("req.toml");
+    let output = iofit()
+        .arg("profile")
+        .arg(file)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{file}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("source = ") && !l.starts_with("# Requirements written"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One run on this machine wrote every form from the same counters: iostat 12.6.1 in the C,
+/// German, Japanese, Russian and US English locales (`-x -t`), with `-h` and with `-o JSON`,
+/// all started together on disk counters a script advanced between their samples; and one
+/// sadc data file printed by `sar -d` (C, `-h`, `-p` in four locales) and `sadf -d/-j/-x/-p`.
+/// Each family's requirements TOML is byte for byte the same, whatever the form.
+#[test]
+fn every_form_of_the_same_counters_gives_the_same_requirements() {
+    let families: [(&str, &[&str]); 2] = [
+        (
+            "iostat/sysstat-12.6.1_same-counters_xt_C.txt",
+            &[
+                "iostat/sysstat-12.6.1_same-counters_xt_de_DE.txt",
+                "iostat/sysstat-12.6.1_same-counters_xt_ja_JP.txt",
+                "iostat/sysstat-12.6.1_same-counters_xt_ru_RU.txt",
+                "iostat/sysstat-12.6.1_same-counters_xt_en_US.txt",
+            ],
+        ),
+        (
+            "sar/sysstat-12.6.1_same-counters_sar-d.txt",
+            &[
+                "sar/sysstat-12.6.1_same-counters_sar-d-h.txt",
+                "sar/sysstat-12.6.1_same-counters_sar-d-p_de_DE.txt",
+                "sar/sysstat-12.6.1_same-counters_sar-d-p_ja_JP.txt",
+                "sar/sysstat-12.6.1_same-counters_sar-d-p_ru_RU.txt",
+                "sar/sysstat-12.6.1_same-counters_sar-d-p_en_US.txt",
+                "sar/sysstat-12.6.1_same-counters_sadf-d.csv",
+            ],
+        ),
+    ];
+    for (text_form, others) in families {
+        let expected = requirements_toml(&data(text_form));
+        // The counters the script advanced: vda's reads and writes per second.
+        assert!(expected.contains("label = \"vda\""), "{expected}");
+        assert!(expected.contains("iops_max = 2048.0"), "{expected}");
+        for other in others {
+            let got = requirements_toml(&data(other));
+            assert!(got == expected, "{other} differs from {text_form}:\n{got}");
+        }
+    }
+}

@@ -12,7 +12,7 @@
 //! (and a note says so) unless the caller keeps it (a capture made with `iostat -y`).
 
 use crate::capture::{Capture, DiskSample, Tool};
-use crate::clock::{time_of_day_s, Timeline};
+use crate::clock::{stamp_line, Timeline};
 use crate::error::{excerpt, ProfileError};
 use crate::lines::{is_blank, logger_prefix, split_fields, BlankMask, LineReader};
 use crate::num::{human_cell, number_cell, parse_cell_in_line};
@@ -302,11 +302,10 @@ fn report_start_in(hay: &[u8]) -> Option<usize> {
                 end = line_start - 1;
                 continue;
             }
-            let stamp = line.first().is_some_and(u8::is_ascii_digit)
-                && std::str::from_utf8(line)
-                    .ok()
-                    .and_then(time_of_day_s)
-                    .is_some();
+            let stamp = std::str::from_utf8(line)
+                .ok()
+                .and_then(stamp_line)
+                .is_some();
             return Some(if stamp { line_start } else { at + 1 });
         }
     }
@@ -535,8 +534,9 @@ fn parse_reports<R: BufRead>(
             continue;
         }
         // Top level: a time stamp (`-t`) or the banner line ("Linux 6.1.0 (host) ...").
-        if first[0].is_ascii_digit() {
-            if let Some(seconds) = std::str::from_utf8(line).ok().and_then(time_of_day_s) {
+        // sysstat 7's `Time: 20:44:31` and its translations begin with a word, not a digit.
+        if first[0].is_ascii_digit() || !first[0].is_ascii_lowercase() {
+            if let Some(seconds) = std::str::from_utf8(line).ok().and_then(stamp_line) {
                 let elapsed = timeline.elapsed_s(seconds);
                 let began = capture.push_report(elapsed);
                 report = Some(begin(&mut capture, began, drop_first, &mut first_dropped));
