@@ -658,6 +658,8 @@ fn every_form_of_the_same_counters_gives_the_same_requirements() {
                 "iostat/sysstat-12.6.1_same-counters_xt_ja_JP.txt",
                 "iostat/sysstat-12.6.1_same-counters_xt_ru_RU.txt",
                 "iostat/sysstat-12.6.1_same-counters_xt_en_US.txt",
+                "iostat/sysstat-12.6.1_same-counters_xt-h_C.txt",
+                "iostat/sysstat-12.6.1_same-counters_xt_o-JSON.json",
             ],
         ),
         (
@@ -669,6 +671,9 @@ fn every_form_of_the_same_counters_gives_the_same_requirements() {
                 "sar/sysstat-12.6.1_same-counters_sar-d-p_ru_RU.txt",
                 "sar/sysstat-12.6.1_same-counters_sar-d-p_en_US.txt",
                 "sar/sysstat-12.6.1_same-counters_sadf-d.csv",
+                "sar/sysstat-12.6.1_same-counters_sadf-j.json",
+                "sar/sysstat-12.6.1_same-counters_sadf-x.xml",
+                "sar/sysstat-12.6.1_same-counters_sadf-p.txt",
             ],
         ),
     ];

@@ -15,11 +15,11 @@ use crate::capture::{Capture, DiskSample, Tool};
 use crate::clock::{stamp_line, Timeline};
 use crate::error::{excerpt, ProfileError};
 use crate::lines::{is_blank, logger_prefix, split_fields, BlankMask, LineReader};
-use crate::num::{human_cell, number_cell, parse_cell_in_line};
+use crate::num::{human_cell, parse_cell_in_line};
 use std::io::BufRead;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Slot {
+pub(crate) enum Slot {
     Device,
     ReadIops,
     WriteIops,
@@ -34,7 +34,7 @@ enum Slot {
     Ignore,
 }
 
-fn slot_of(name: &[u8]) -> Slot {
+pub(crate) fn slot_of(name: &[u8]) -> Slot {
     match name {
         b"Device" | b"Device:" => Slot::Device,
         b"r/s" => Slot::ReadIops,
@@ -456,7 +456,8 @@ fn parse_reports<R: BufRead>(
                         "the file looks truncated or edited; re-capture with `iostat -x INTERVAL COUNT`",
                     ));
                 };
-                let idle = number_cell(
+                // `iostat -h` prints shares with a `%` (`18.7%`).
+                let (idle, _) = human_cell(
                     &line[a..b],
                     file,
                     line_no,
@@ -879,7 +880,7 @@ fn scan_read_cells(
 /// Puts a parsed cell where its column goes; `unit` (from `-h` output) overrides the
 /// column's own unit.
 #[inline]
-fn store(sample: &mut DiskSample, slot: Slot, value: f64, unit: Option<f64>) {
+pub(crate) fn store(sample: &mut DiskSample, slot: Slot, value: f64, unit: Option<f64>) {
     match slot {
         Slot::ReadIops => sample.read_iops = value,
         Slot::WriteIops => sample.write_iops = value,
@@ -991,7 +992,7 @@ fn count_error(line: &[u8], table: &Table, file: &str, line_no: u64) -> ProfileE
 }
 
 /// Removes report 0 (iostat's since-boot averages) and renumbers the rest.
-fn drop_first_report(capture: &mut Capture, file: &str) -> Result<(), ProfileError> {
+pub(crate) fn drop_first_report(capture: &mut Capture, file: &str) -> Result<(), ProfileError> {
     if capture.reports() < 2 {
         return Err(ProfileError::content(
             file,
