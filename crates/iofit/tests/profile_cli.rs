@@ -688,3 +688,108 @@ fn every_form_of_the_same_counters_gives_the_same_requirements() {
         }
     }
 }
+
+/// A capture edited into what no device reports is refused in every reader: one line naming
+/// the file, the line and the column, exit 2. Each case damages one cell of a real capture.
+#[test]
+fn impossible_values_and_broken_time_stamps_exit_2_naming_line_and_column() {
+    let iostat = "iostat/sysstat-12.6.1_same-counters_xt_C.txt";
+    let sar = "sar/sysstat-12.6.1_same-counters_sar-d.txt";
+    let json = "iostat/sysstat-12.6.1_same-counters_xt_o-JSON.json";
+    let sadf_j = "sar/sysstat-12.6.1_same-counters_sadf-j.json";
+    let sadf_x = "sar/sysstat-12.6.1_same-counters_sadf-x.xml";
+    let sadf_p = "sar/sysstat-12.6.1_same-counters_sadf-p.txt";
+    // (capture, text to replace once, replacement, expected error)
+    let cases = [
+        (
+            iostat,
+            "   0.00    2.00     8.00",
+            "   0.00   -2.00     8.00",
+            "column 'w_await': w_await is negative (-2)",
+        ),
+        (
+            iostat,
+            "128.00   1024.00",
+            "128.00   1e26",
+            "column 'wkB/s': wkB/s 100000000000000000000000000 is beyond any device (over 1 TB/s)",
+        ),
+        (
+            iostat,
+            "11/27/26 05:30:31",
+            "11/27/26 17:-5:10",
+            "column 'time stamp': '11/27/26 17:-5:10' is not a time of day",
+        ),
+        (
+            sar,
+            "   1.11",
+            "  -1.11",
+            "column 'await': await is negative (-1.11)",
+        ),
+        (
+            sar,
+            "  1024.00",
+            "    1e26",
+            "column 'wkB/s': wkB/s 100000000000000000000000000 is beyond any device",
+        ),
+        (
+            sar,
+            "05:30:41 ",
+            "17:-5:10 ",
+            "column 'time stamp': '17:-5:10' is not a time of day",
+        ),
+        (
+            json,
+            "\"w_await\": 2.00",
+            "\"w_await\": -2.00",
+            "column 'w_await': w_await is negative (-2)",
+        ),
+        (
+            sadf_j,
+            "\"wkB\": 1024.00",
+            "\"wkB\": 1e26",
+            "column 'wkB': wkB 100000000000000000000000000 is beyond any device",
+        ),
+        (
+            sadf_x,
+            "await=\"1.11\"",
+            "await=\"-1.11\"",
+            "column 'await': await is negative (-1.11)",
+        ),
+        (
+            sadf_p,
+            "await\t1.11",
+            "await\t-1.11",
+            "column 'await': await is negative (-1.11)",
+        ),
+        (
+            sadf_p,
+            "05:30:41 UTC",
+            "17:-5:10 UTC",
+            "column 'timestamp': '2026-11-27 17:-5:10 UTC' is not a time stamp",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (index, (capture, from, to, expected)) in cases.iter().enumerate() {
+        let text = std::fs::read_to_string(data(capture)).unwrap();
+        let at = text
+            .find(from)
+            .unwrap_or_else(|| panic!("{capture}: '{from}'"));
+        let line = text[..at].matches('\n').count() + 1;
+        let damaged = text.replacen(from, to, 1);
+        let name = format!(
+            "case{index}.{}",
+            capture.rsplit('.').next().unwrap_or("txt")
+        );
+        let file = dir.path().join(&name);
+        std::fs::write(&file, damaged).unwrap();
+        let output = iofit().arg("profile").arg(&file).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{capture} {to}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        let place = format!("{name}:{line}, {expected}");
+        assert!(
+            stderr.contains(&place),
+            "{capture}: want '{place}' in: {stderr}"
+        );
+    }
+}

@@ -554,6 +554,19 @@ fn parse_reports<R: BufRead>(
         if first == b"Linux" && line.contains(&b'(') {
             continue; // the banner again: captures of several runs appended to one file
         }
+        if first[0].is_ascii_digit() && line.contains(&b':') {
+            return Err(ProfileError::syntax(
+                file,
+                line_no,
+                Some("time stamp"),
+                format!(
+                    "'{}' is not a time of day",
+                    excerpt(&String::from_utf8_lossy(line))
+                ),
+                "the time stamp is damaged or edited (hours 0-23, minutes and seconds 0-59); \
+                 remove the report or re-capture with `iostat -x -t INTERVAL COUNT`",
+            ));
+        }
         return Err(ProfileError::syntax(
             file,
             line_no,
@@ -776,6 +789,7 @@ fn read_row(
             &table.names[index],
             "every column but Device must be a number; remove the damaged line or re-capture",
         )?;
+        sane(slot, value, unit_bytes, file, line_no, &table.names[index])?;
         store(sample, slot, value, unit_bytes);
     }
     Ok(())
@@ -872,9 +886,45 @@ fn scan_read_cells(
                 "every column but Device must be a number; remove the damaged line or re-capture",
             )?,
         };
+        sane(slot, value, unit, file, line_no, &table.names[column])?;
         store(sample, slot, value, unit);
     }
     Ok(name)
+}
+
+/// Refuses a value no device reports (see `sanity`). Nearly every cell is a small
+/// non-negative number and passes one comparison; the rest are checked by their meaning.
+#[inline]
+fn sane(
+    slot: Slot,
+    value: f64,
+    unit: Option<f64>,
+    file: &str,
+    line_no: u64,
+    column: &str,
+) -> Result<(), ProfileError> {
+    if (0.0..900_000.0).contains(&value) {
+        return Ok(());
+    }
+    sane_slow(slot, value, unit, file, line_no, column)
+}
+
+#[cold]
+fn sane_slow(
+    slot: Slot,
+    value: f64,
+    unit: Option<f64>,
+    file: &str,
+    line_no: u64,
+    column: &str,
+) -> Result<(), ProfileError> {
+    let meaning = match slot {
+        Slot::ReadBytes(scale) | Slot::WriteBytes(scale) => {
+            crate::sanity::Meaning::Bytes(unit.unwrap_or(scale))
+        }
+        other => crate::machine::slot_meaning(other),
+    };
+    crate::sanity::check(meaning, value, file, line_no, column)
 }
 
 /// Puts a parsed cell where its column goes; `unit` (from `-h` output) overrides the
@@ -954,6 +1004,7 @@ fn scan_cells(
                 )?,
             },
         };
+        sane(slot, value, unit, file, line_no, &table.names[index])?;
         match slot {
             Slot::ReadIops => sample.read_iops = value,
             Slot::WriteIops => sample.write_iops = value,

@@ -177,7 +177,7 @@ pub fn parse_iostat_json(
     Ok(capture)
 }
 
-fn slot_meaning(slot: Slot) -> crate::sanity::Meaning {
+pub(crate) fn slot_meaning(slot: Slot) -> crate::sanity::Meaning {
     use crate::sanity::Meaning;
     match slot {
         Slot::ReadIops | Slot::WriteIops | Slot::ReadMerges | Slot::WriteMerges => Meaning::Iops,

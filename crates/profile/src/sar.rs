@@ -12,6 +12,7 @@ use crate::clock::time_of_day_s;
 use crate::error::{excerpt, ProfileError};
 use crate::lines::{is_blank, split_fields, LineReader};
 use crate::num::{human_cell, parse_decimal};
+use crate::sanity::{check, Meaning};
 use std::collections::HashMap;
 use std::io::BufRead;
 
@@ -258,6 +259,21 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
             },
         };
         let Some(time_of_day) = std::str::from_utf8(clock_text).ok().and_then(time_of_day_s) else {
+            // A row whose first field starts with a digit but is no time of day: a damaged
+            // stamp (`17:-5:10`), never one of sar's own lines.
+            if dialect == Dialect::Sar && line.first().is_some_and(u8::is_ascii_digit) {
+                return Err(ProfileError::syntax(
+                    file,
+                    line_no,
+                    Some("time stamp"),
+                    format!(
+                        "'{}' is not a time of day",
+                        excerpt(&String::from_utf8_lossy(clock_text))
+                    ),
+                    "the time stamp is damaged or edited (hours 0-23, minutes and seconds \
+                     0-59); remove the line or re-capture with `sar -d -p INTERVAL COUNT`",
+                ));
+            }
             // "Average:" lines (localised: "Durchschn.:", "平均値:") and the banner.
             if dialect == Dialect::Sar || line_no == 1 {
                 if line.starts_with(b"Linux") {
@@ -352,6 +368,18 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
                 &table.names[index],
                 "remove the damaged line or re-capture",
             )?;
+            let meaning = match slot {
+                Slot::Tps => Meaning::Iops,
+                Slot::ReadBytes(scale) | Slot::WriteBytes(scale) => {
+                    Meaning::Bytes(unit_bytes.unwrap_or(scale))
+                }
+                Slot::Latency => Meaning::LatencyMs,
+                Slot::QueueDepth => Meaning::Queue,
+                _ => Meaning::Other,
+            };
+            if !(0.0..900_000.0).contains(&value) {
+                check(meaning, value, file, line_no, &table.names[index])?;
+            }
             match slot {
                 Slot::Tps => tps = value,
                 Slot::ReadBytes(scale) => sample.read_bytes_s = value * unit_bytes.unwrap_or(scale),
