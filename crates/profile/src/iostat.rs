@@ -1185,6 +1185,53 @@ sdb               0.00     0.00  100.00    0.00   800.00     0.00    16.00     0
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// sysstat 7's `Time: HH:MM:SS` stamps (and their Japanese form) start a report for the
+    /// parallel parser's cuts as for the serial parse: the pieces join into the same capture,
+    /// with the same times over midnight as the `%x %X` stamps give.
+    #[test]
+    fn labelled_stamps_split_and_join_like_dated_ones() {
+        let dated = long_capture();
+        let reference =
+            parse_iostat(dated.as_bytes(), "long.txt", IostatOptions::default()).unwrap();
+        let dir = std::env::temp_dir().join(format!("iofit-labels-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (label, kanji) in [("Time: ", false), ("時間: ", true)] {
+            let text: String = dated
+                .lines()
+                .map(|line| match line.strip_prefix("11/22/26 ") {
+                    Some(clock) if kanji => {
+                        let parts: Vec<&str> = clock.split(':').collect();
+                        format!("{label}{}時{}分{}秒\n", parts[0], parts[1], parts[2])
+                    }
+                    Some(clock) => format!("{label}{clock}\n"),
+                    None => format!("{line}\n"),
+                })
+                .collect();
+            let path = dir.join("labelled.txt");
+            std::fs::write(&path, &text).unwrap();
+            let serial =
+                parse_iostat(text.as_bytes(), "long.txt", IostatOptions::default()).unwrap();
+            assert_eq!(serial.report_time_s, reference.report_time_s, "{label}");
+            assert_eq!(
+                format!("{:?}", serial.devices),
+                format!("{:?}", reference.devices)
+            );
+            for threads in [2, 3, 5] {
+                let handle = std::fs::File::open(&path).unwrap();
+                let starts = report_starts(&handle, text.len() as u64, threads, 0).unwrap();
+                assert!(starts.len() > 1, "{label} {threads}: split");
+                let parallel =
+                    parse_pieces(&path, "long.txt", IostatOptions::default(), threads, 0).unwrap();
+                assert_eq!(
+                    format!("{parallel:?}"),
+                    format!("{serial:?}"),
+                    "{label} {threads}"
+                );
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// Dropping the since-boot report while parsing gives what dropping it after the parse
     /// gave (the plain path it replaces: parse everything, then [`drop_first_report`]): on
     /// every iostat sample, a `-z` capture over midnight, a device seen only in the first
