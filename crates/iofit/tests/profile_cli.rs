@@ -650,7 +650,7 @@ fn requirements_toml(file: &str) -> String {
 /// Each family's requirements TOML is byte for byte the same, whatever the form.
 #[test]
 fn every_form_of_the_same_counters_gives_the_same_requirements() {
-    let families: [(&str, &[&str]); 2] = [
+    let families: [(&str, &[&str]); 3] = [
         (
             "iostat/sysstat-12.6.1_same-counters_xt_C.txt",
             &[
@@ -676,12 +676,27 @@ fn every_form_of_the_same_counters_gives_the_same_requirements() {
                 "sar/sysstat-12.6.1_same-counters_sadf-p.txt",
             ],
         ),
+        // The same data file with CPU (-u) and memory (-r) too: the host metrics agree as well.
+        (
+            "sar/sysstat-12.6.1_same-counters-u-r-d_sar.txt",
+            &[
+                "sar/sysstat-12.6.1_same-counters-u-r-d_sadf-d.csv",
+                "sar/sysstat-12.6.1_same-counters-u-r-d_sadf-j.json",
+                "sar/sysstat-12.6.1_same-counters-u-r-d_sadf-x.xml",
+                "sar/sysstat-12.6.1_same-counters-u-r-d_sadf-p.txt",
+            ],
+        ),
     ];
     for (text_form, others) in families {
         let expected = requirements_toml(&data(text_form));
         // The counters the script advanced: vda's reads and writes per second.
         assert!(expected.contains("label = \"vda\""), "{expected}");
         assert!(expected.contains("iops_max = 2048.0"), "{expected}");
+        if text_form.contains("-u-r-d") {
+            // sar -u: %idle 65, 57.58, 50, 42.57 -> CPU p50 = 2nd of 4 = 42.42.
+            assert!(expected.contains("cpu_pct_avg = 46.2125"), "{expected}");
+            assert!(expected.contains("memory_pct_avg = 5.0525"), "{expected}");
+        }
         for other in others {
             let got = requirements_toml(&data(other));
             assert!(got == expected, "{other} differs from {text_form}:\n{got}");
