@@ -326,4 +326,90 @@ mod tests {
         }
         assert_eq!(classify("1 E:", &[], false), DeviceKind::Disk);
     }
+
+    /// `iostat -x -p ALL` of a host with an LVM volume on sda2 and an md RAID 0 over two NVMe
+    /// disks: by default the three disks are sized and the rest left out; naming md0 sizes the
+    /// stripe alone (its members' IO added up is its IO); naming sda and sda2 is refused.
+    #[test]
+    fn disks_by_default_a_named_stripe_instead() {
+        let header = "Device            r/s     w/s     rkB/s     wkB/s  aqu-sz  %util";
+        let rows = [
+            ("sda", 300.0, 100.0),
+            ("sda1", 0.0, 0.0),
+            ("sda2", 300.0, 100.0),
+            ("dm-0", 300.0, 100.0),
+            ("nvme0n1", 1000.0, 500.0),
+            ("nvme1n1", 1000.0, 500.0),
+            ("md0", 2000.0, 1000.0),
+        ];
+        let mut text = String::from("Linux 6.1 (db) \t11/27/26 \t_x86_64_\t(8 CPU)\n\n");
+        for _ in 0..3 {
+            text.push_str(header);
+            text.push('\n');
+            for (name, r, w) in rows {
+                text.push_str(&format!(
+                    "{name:<13} {r:7.2} {w:7.2} {:9.2} {:9.2} {:7.2} {:6.2}\n",
+                    r * 8.0,
+                    w * 8.0,
+                    1.0,
+                    50.0
+                ));
+            }
+            text.push('\n');
+        }
+        let capture = crate::parse_bytes(text.as_bytes(), "p.txt", &Default::default()).unwrap();
+        let left: Vec<(String, String)> = left_out(&capture)
+            .into_iter()
+            .map(|l| (l.device, l.under))
+            .collect();
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(
+            left,
+            [
+                pair("sda1", "sda"),
+                pair("sda2", "sda"),
+                pair("dm-0", "the disks"),
+                pair("md0", "the disks")
+            ]
+        );
+        let notes = left_out_notes(&capture);
+        assert!(
+            notes[0].contains("partitions of sda (sda1, sda2)"),
+            "{notes:?}"
+        );
+        assert!(notes[1].contains("stacked volumes dm-0, md0"), "{notes:?}");
+        let req = crate::requirements(&capture, &Default::default()).unwrap();
+        let sized: Vec<(&str, f64)> = req
+            .volumes
+            .iter()
+            .map(|v| (v.label.as_str(), v.sizing.iops))
+            .collect();
+        assert_eq!(
+            sized,
+            [("sda", 520.0), ("nvme0n1", 1950.0), ("nvme1n1", 1950.0)]
+        );
+
+        let stripe = crate::SizingOptions {
+            volumes: vec![crate::VolumeSpec {
+                label: "data".into(),
+                devices: vec!["md0".into()],
+            }],
+            ..Default::default()
+        };
+        let req = crate::requirements(&capture, &stripe).unwrap();
+        assert_eq!(req.volumes.len(), 1);
+        assert_eq!(req.volumes[0].sizing.iops, 3900.0);
+
+        let twice = crate::SizingOptions {
+            volumes: vec![crate::VolumeSpec {
+                label: "root".into(),
+                devices: vec!["sda".into(), "sda2".into()],
+            }],
+            ..Default::default()
+        };
+        let error = crate::requirements(&capture, &twice)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("'sda2' is a partition of 'sda'"), "{error}");
+    }
 }
