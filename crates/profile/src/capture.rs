@@ -10,6 +10,12 @@ pub enum Tool {
     PerfMon,
     Live,
     AzureMonitor,
+    /// `iostat -x -o JSON`: read as iostat's text (the same columns).
+    IostatJson,
+    /// `sadf -j`, `sadf -x`, `sadf -p`: read as sar's rows.
+    SadfJson,
+    SadfXml,
+    SadfP,
 }
 
 impl Tool {
@@ -21,6 +27,10 @@ impl Tool {
             Tool::PerfMon => "PerfMon CSV",
             Tool::Live => "live /proc/diskstats",
             Tool::AzureMonitor => "Azure Monitor metrics",
+            Tool::IostatJson => "iostat -x -o JSON",
+            Tool::SadfJson => "sadf -j",
+            Tool::SadfXml => "sadf -x",
+            Tool::SadfP => "sadf -p",
         }
     }
 }

@@ -163,7 +163,7 @@ fn classify_numbers(major: u32, minor: u32, all: &[&str]) -> DeviceKind {
 }
 
 pub fn is_linux(tool: Tool) -> bool {
-    matches!(tool, Tool::Iostat | Tool::Sar | Tool::Sadf | Tool::Live)
+    !matches!(tool, Tool::PerfMon | Tool::AzureMonitor)
 }
 
 /// The devices left out of the default sizing: partitions whose disk is in the capture, and

@@ -1,5 +1,6 @@
 //! iofit-profile: turns what an application does today into the seed's requirements
-//! checklist. It reads `iostat -x` (sysstat 10-12), `sar -d` / `sadf -d` and Windows PerfMon CSV
+//! checklist. It reads `iostat -x` (sysstat 7-12, text or `-o JSON`), `sar -d` / `sadf -d`
+//! (and sadf's `-j`, `-x`, `-p` forms, see [`machine`]) and Windows PerfMon CSV
 //! (typeperf, relog; English, German and Japanese counter names), or samples Linux's
 //! /proc/diskstats, /proc/stat and /proc/meminfo live; then summarises each metric at
 //! p50/p90/p99 per device or volume and sizes the numbers a design must meet

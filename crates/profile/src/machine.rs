@@ -90,7 +90,7 @@ pub fn parse_iostat_json(
     const FIX: &str = "give the unedited output of `iostat -x -t -o JSON INTERVAL COUNT`";
     let tree = json_tree(bytes, file)?;
     let reports = statistics(&tree, file, FIX)?;
-    let mut capture = Capture::new(file.to_string(), Tool::Iostat);
+    let mut capture = Capture::new(file.to_string(), Tool::IostatJson);
     let mut timeline = Timeline::default();
     let mut hint = 0usize;
     let mut disk_seen = false;
@@ -250,8 +250,8 @@ struct SarBuilder {
 }
 
 impl SarBuilder {
-    fn new(file: &str) -> SarBuilder {
-        let mut capture = Capture::new(file.to_string(), Tool::Sadf);
+    fn new(file: &str, tool: Tool) -> SarBuilder {
+        let mut capture = Capture::new(file.to_string(), tool);
         capture.read_split_estimated = true;
         SarBuilder {
             capture,
@@ -345,7 +345,7 @@ pub fn parse_sadf_json(bytes: &[u8], file: &str) -> Result<Capture, ProfileError
     const FIX: &str = "export the disk report with `sadf -j SA_FILE -- -d`";
     let tree = json_tree(bytes, file)?;
     let reports = statistics(&tree, file, FIX)?;
-    let mut builder = SarBuilder::new(file);
+    let mut builder = SarBuilder::new(file, Tool::SadfJson);
     let mut search_from = 0usize;
     for entry in reports {
         let (line, at) = line_of_nth(bytes, b"\"timestamp\"", 0, search_from);
@@ -431,7 +431,7 @@ fn attributes(tag: &str) -> impl Iterator<Item = (&str, &str)> + '_ {
 pub fn parse_sadf_xml(text: &str, file: &str) -> Result<Capture, ProfileError> {
     const FIX: &str = "export the disk report with `sadf -x SA_FILE -- -d`";
     let bytes = text.as_bytes();
-    let mut builder = SarBuilder::new(file);
+    let mut builder = SarBuilder::new(file, Tool::SadfXml);
     let mut in_report = false;
     let mut in_memory = false;
     let mut pos = 0usize;
@@ -536,7 +536,7 @@ pub fn parse_sadf_xml(text: &str, file: &str) -> Result<Capture, ProfileError> {
 pub fn parse_sadf_p<R: BufRead>(reader: R, file: &str) -> Result<Capture, ProfileError> {
     const FIX: &str = "export the disk report unedited with `sadf -p SA_FILE -- -d`";
     let mut lines = LineReader::new(reader);
-    let mut builder = SarBuilder::new(file);
+    let mut builder = SarBuilder::new(file, Tool::SadfP);
     // The record being collected: (stamp text, device, its first line, fields).
     let mut current: Option<(Vec<u8>, String, u64, DiskRecord)> = None;
     let flush = |builder: &mut SarBuilder,

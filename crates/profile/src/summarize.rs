@@ -503,7 +503,7 @@ fn volume(
     // `iostat -z` leaves idle devices out of a report: there a missing row means no IO. Other
     // sources list every device each time, so a missing sample is unknown and the report is
     // left out of the volume.
-    let missing_is_idle = capture.tool == Tool::Iostat;
+    let missing_is_idle = matches!(capture.tool, Tool::Iostat | Tool::IostatJson);
     // Only within files where every device of the volume shows up at least once.
     let mut seen: Vec<Vec<u16>> = vec![Vec::new(); spec.devices.len()];
     for (i, name) in spec.devices.iter().enumerate() {

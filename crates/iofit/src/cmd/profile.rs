@@ -14,9 +14,11 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Capture files: `iostat -x [-t]`, `sar -d [-p]`, `sadf -d`, PerfMon CSV (typeperf,
-    /// relog), Azure Monitor metrics (`az monitor metrics list --output json`, metrics explorer
-    /// CSV). The format is recognised from the content; several files are appended.
+    /// Capture files: `iostat -x [-t] [-h] [-o JSON]`, `sar -d [-p]`, `sadf -d/-j/-x/-p`,
+    /// PerfMon CSV (typeperf, relog), Azure Monitor metrics (`az monitor metrics list --output
+    /// json`, metrics explorer CSV). The format is recognised from the content; several files
+    /// are appended. Partitions and stacked volumes (dm/LVM, md) are left out in favour of
+    /// their disks unless named with --device.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Sample /proc/diskstats, /proc/stat and /proc/meminfo for this long instead (e.g. 60s).
