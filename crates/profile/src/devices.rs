@@ -227,6 +227,22 @@ pub fn left_out_notes(capture: &Capture) -> Vec<String> {
             parts.join(", ")
         ));
     }
+    // blkext (259) numbers NVMe namespaces and partitions alike, in the order they appear:
+    // the numbers cannot say which is which, so each is sized; the names can.
+    let blkext: Vec<&str> = capture
+        .devices
+        .iter()
+        .map(|d| d.name.as_str())
+        .filter(|n| major_minor(n).is_some_and(|(major, _)| major == 259))
+        .collect();
+    if blkext.len() > 1 {
+        notes.push(format!(
+            "{} are block-extended numbers (major 259: NVMe disks and their partitions alike), \
+             each sized as a disk; if some are partitions of others their IO counts twice: \
+             capture with `sar -d -p` for names, or pick with --device",
+            blkext.join(", ")
+        ));
+    }
     if !stacked.is_empty() {
         notes.push(format!(
             "left out the stacked volumes {} (device-mapper/LVM or md, stacked on the disks \
@@ -292,6 +308,13 @@ mod tests {
         // blkext (259) numbers NVMe namespaces and partitions alike: no tree from numbers.
         assert_eq!(kind("dev259-1", &all), DeviceKind::Disk);
         assert_eq!(major_minor("dev8"), None);
+        let mut capture = Capture::new("s.txt".into(), Tool::Sar);
+        for name in ["dev259-0", "dev259-1", "dev8-0"] {
+            capture.device_index(name.as_bytes(), 0);
+        }
+        let notes = left_out_notes(&capture);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("dev259-0, dev259-1 are block-extended numbers"));
         assert_eq!(major_minor("dev-8-0"), None);
     }
 
