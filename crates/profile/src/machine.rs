@@ -628,3 +628,92 @@ pub fn parse_sadf_p<R: BufRead>(reader: R, file: &str) -> Result<Capture, Profil
     flush(&mut builder, &mut current)?;
     builder.finish(file, FIX)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// sysstat 10/11 `sadf -j`: sectors (`rd_sec`, `wr_sec`) and `avgqu-sz`, CPU and memory in
+    /// the same record; the split into reads and writes by byte share as `sar -d` does.
+    #[test]
+    fn old_sadf_json_with_sectors_cpu_and_memory() {
+        let text = r#"{"sysstat": {
+	"hosts": [
+		{
+			"nodename": "db01",
+			"statistics": [
+				{
+					"timestamp": {"date": "2019-03-14", "time": "17:10:02", "utc": 0, "interval": 10},
+					"cpu-load": [{"cpu": "all", "user": 10.00, "idle": 84.00}],
+					"memory": {"memfree": 100, "memused-percent": 12.50},
+					"disk": [
+						{"disk-device": "dev8-16", "tps": 10.00, "rd_sec": 120.00, "wr_sec": 40.00, "avgrq-sz": 16.00, "avgqu-sz": 0.10, "await": 1.00, "svctm": 0.50, "util-percent": 1.00}
+					]
+				}
+			]
+		}
+	]
+}}"#;
+        let capture = parse_sadf_json(text.as_bytes(), "j.json").unwrap();
+        assert_eq!(capture.tool, Tool::SadfJson);
+        assert_eq!(capture.interval_s, Some(10.0));
+        let sample = capture.devices[0].samples[0];
+        assert_eq!(capture.devices[0].name, "dev8-16");
+        assert_eq!(sample.read_bytes_s, 120.0 * 512.0);
+        assert_eq!(sample.read_iops, 7.5); // 10 tps x 120 / 160
+        assert_eq!(sample.write_iops, 2.5);
+        assert_eq!(sample.queue_depth, 0.1);
+        assert_eq!(capture.host[0].cpu_pct, 16.0);
+        assert_eq!(capture.host[0].memory_pct, 12.5);
+        // A value that is not a number names the record's line.
+        let bad = text.replace("\"tps\": 10.00", "\"tps\": \"ten\"");
+        let error = parse_sadf_json(bad.as_bytes(), "j.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("j.json:11, column 'tps': '\"ten\"' is not a number"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn broken_json_and_xml_name_the_line() {
+        let error = parse_iostat_json(b"{\"sysstat\": {\n\"hosts\": [\n,]}}", "i.json", false)
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("i.json:3: not valid JSON"), "{error}");
+        let xml = "<?xml version=\"1.0\"?>\n<sysstat>\n<timestamp date=\"2026-11-27\" time=\"05:30:40\" interval=\"1\">\n<disk-device dev=\"vda\" tps=\"1.00\"";
+        let error = parse_sadf_xml(xml, "x.xml").unwrap_err().to_string();
+        assert!(
+            error.starts_with("x.xml:4: an XML tag is not closed"),
+            "{error}"
+        );
+    }
+
+    /// `sadf -p` lines of CPU and memory feed the host; a disk's lines make one record.
+    #[test]
+    fn sadf_p_groups_a_devices_lines() {
+        let text = "vm\t1\t2026-11-27 05:30:40 UTC\tall\t%user\t20.00\n\
+                    vm\t1\t2026-11-27 05:30:40 UTC\tall\t%idle\t65.00\n\
+                    vm\t1\t2026-11-27 05:30:40 UTC\t-\t%memused\t4.74\n\
+                    vm\t1\t2026-11-27 05:30:40 UTC\tvda\ttps\t100.00\n\
+                    vm\t1\t2026-11-27 05:30:40 UTC\tvda\trkB/s\t300.00\n\
+                    vm\t1\t2026-11-27 05:30:40 UTC\tvda\twkB/s\t100.00\n\
+                    vm\t1\t2026-11-27 05:30:40 UTC\tvda\tawait\t0.50\n";
+        let capture = parse_sadf_p(text.as_bytes(), "p.txt").unwrap();
+        assert_eq!(capture.reports(), 1);
+        assert_eq!(capture.host[0].cpu_pct, 35.0);
+        assert_eq!(capture.host[0].memory_pct, 4.74);
+        let sample = capture.devices[0].samples[0];
+        assert_eq!((sample.read_iops, sample.write_iops), (75.0, 25.0));
+        assert_eq!(sample.latency_ms, 0.5);
+        let short = "vm\t1\t2026-11-27 05:30:40 UTC\tvda\ttps\n";
+        let error = parse_sadf_p(short.as_bytes(), "p.txt")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("p.txt:1: 5 tab-separated fields"),
+            "{error}"
+        );
+    }
+}
