@@ -555,17 +555,7 @@ fn parse_reports<R: BufRead>(
             continue; // the banner again: captures of several runs appended to one file
         }
         if first[0].is_ascii_digit() && line.contains(&b':') {
-            return Err(ProfileError::syntax(
-                file,
-                line_no,
-                Some("time stamp"),
-                format!(
-                    "'{}' is not a time of day",
-                    excerpt(&String::from_utf8_lossy(line))
-                ),
-                "the time stamp is damaged or edited (hours 0-23, minutes and seconds 0-59); \
-                 remove the report or re-capture with `iostat -x -t INTERVAL COUNT`",
-            ));
+            return Err(broken_stamp(line, file, line_no));
         }
         return Err(ProfileError::syntax(
             file,
@@ -596,6 +586,22 @@ fn parse_reports<R: BufRead>(
         first_dropped,
     };
     Ok((capture, chunk))
+}
+
+/// A line that starts like a `-t` stamp but holds no time of day (`17:-5:10`).
+#[cold]
+fn broken_stamp(line: &[u8], file: &str, line_no: u64) -> ProfileError {
+    ProfileError::syntax(
+        file,
+        line_no,
+        Some("time stamp"),
+        format!(
+            "'{}' is not a time of day",
+            excerpt(&String::from_utf8_lossy(line))
+        ),
+        "the time stamp is damaged or edited (hours 0-23, minutes and seconds 0-59); remove the \
+         report or re-capture with `iostat -x -t INTERVAL COUNT`",
+    )
 }
 
 /// `report` has just begun. With `drop_first`, when it is report 1, report 0 is dropped and
