@@ -227,3 +227,26 @@ fn impossible_azure_values_name_the_line() {
         "{stderr}"
     );
 }
+
+/// Two exports of different time grains (PT1M, PT5M) are read together, with a note that
+/// their percentiles mix one-minute and five-minute averages.
+#[test]
+fn time_grains_of_two_files_are_named() {
+    let output = iofit()
+        .args([
+            "profile",
+            &data("az-monitor-metrics-list_D2s_v5_PT1M.json"),
+            &data("az-monitor-metrics-list_aaz_D4s_v5_PT5M.json"),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    // 60 one-minute reports and 11 five-minute ones.
+    assert!(stdout.contains("(71 reports)"), "{stdout}");
+    assert!(
+        stderr.contains("az-monitor-metrics-list_aaz_D4s_v5_PT5M.json is sampled every 300 s, the files before it every 60 s"),
+        "{stderr}"
+    );
+}
