@@ -114,6 +114,16 @@ pub fn classify(name: &str, all: &[&str], linux: bool) -> DeviceKind {
             what: "md RAID volume",
         };
     }
+    // DRBD, bcache and ZFS volumes: their IO reaches the disks under them as well.
+    let numbered = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit()))
+    };
+    if numbered("drbd") || numbered("bcache") || numbered("zd") {
+        return DeviceKind::Stacked {
+            what: "volume on other disks (DRBD, bcache or a ZFS zvol)",
+        };
+    }
     // `sar -d -p` and `iostat -N` print device-mapper volumes by their /dev/mapper name,
     // VG-LV (`centos-root`, `ubuntu--vg-ubuntu--lv`); kernel disk names have no dash.
     let mapper_name = name.contains('-')
@@ -245,7 +255,7 @@ pub fn left_out_notes(capture: &Capture) -> Vec<String> {
     }
     if !stacked.is_empty() {
         notes.push(format!(
-            "left out the stacked volumes {} (device-mapper/LVM or md, stacked on the disks \
+            "left out the stacked volumes {} (device-mapper/LVM, md RAID, DRBD, bcache or zvols, stacked on the disks \
              in the capture): the disks' counters include their IO; name one with --device to \
              size it instead of its disks",
             stacked.join(", ")
@@ -331,6 +341,9 @@ mod tests {
             "ubuntu--vg-ubuntu--lv",
             "dm-name-vg0-data",
             "md-uuid-3b1a2c",
+            "drbd0",
+            "bcache1",
+            "zd16",
         ] {
             assert!(
                 matches!(kind(stacked, &[]), DeviceKind::Stacked { .. }),
@@ -344,6 +357,8 @@ mod tests {
             "pci-0000:00:04.0-virtio-pci-virtio1",
             "3e6be9de-8139-11d1-9106-a43f08d823a6",
             "zram0",
+            "rbd0",
+            "nbd0",
         ] {
             assert_eq!(kind(disk, &[]), DeviceKind::Disk, "{disk}");
         }
