@@ -1,3 +1,5 @@
+# Advances the disk, CPU and uptime counters iostat and sadc read, once a second, half-way
+# between their samples (see same_counters_iostat.sh; run there as writer.py).
 import sys, time
 # Snapshots of /proc/diskstats and /proc/uptime, advanced once a second half-way between the
 # readers' samples so every iostat started together sees the same counters.
