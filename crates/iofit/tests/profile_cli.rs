@@ -571,3 +571,240 @@ fn profile_and_plan_reports_draw_the_workload_over_time() {
     );
     assert!(!dir.path().join("x.html").exists());
 }
+
+/// `sar -d` without `-p`: dev8-0 is a disk, dev8-2 its partition and dev253-0 an LVM volume
+/// on that partition, all three with the same IO. The disk is sized once; the partitions and
+/// the device-mapper volumes are left out with a note; naming the LVM volume sizes it instead
+/// of the disk; naming the disk and its partition together is refused.
+#[test]
+fn sar_partitions_and_dm_volumes_size_the_disk_once() {
+    let file = data("sar/sysstat-12.6.1_sar-d_dm-on-partition_10s.txt");
+    let (req, _, stderr, _dir) = profile(&[&file]);
+    let labels: Vec<&str> = req.volumes.iter().map(|v| v.label.as_str()).collect();
+    assert_eq!(labels, ["dev8-0"], "{stderr}");
+    // tps 600, 400, 800: p95 = 800, x comfort 1.3
+    assert_eq!(req.volumes[0].sizing.iops, 1040.0);
+    assert!(
+        stderr.contains("left out the partitions of dev8-0 (dev8-1, dev8-2)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("left out the stacked volumes dev253-0, dev253-1"),
+        "{stderr}"
+    );
+
+    let (req, _, stderr, _dir) = profile(&[&file, "--device", "dev253-0", "--label", "data"]);
+    assert_eq!(req.volumes.len(), 1);
+    assert_eq!(req.volumes[0].label, "data");
+    assert_eq!(req.volumes[0].sizing.iops, 1040.0);
+    assert!(
+        stderr.contains("sizing dev253-0 (device-mapper (LVM) volume) instead of the disks"),
+        "{stderr}"
+    );
+
+    for args in [
+        ["--volume", "root=dev8-0,dev8-2"],
+        ["--volume", "root=dev8-0,dev8-0"],
+    ] {
+        let output = iofit()
+            .arg("profile")
+            .arg(&file)
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("counted twice"), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+}
+
+/// `iofit profile FILE -o req.toml` and the TOML written, without the lines naming the file.
+fn requirements_toml(file: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("req.toml");
+    let output = iofit()
+        .arg("profile")
+        .arg(file)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{file}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("source = ") && !l.starts_with("# Requirements written"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One run on this machine wrote every form from the same counters: iostat 12.6.1 in the C,
+/// German, Japanese, Russian and US English locales (`-x -t`), with `-h` and with `-o JSON`,
+/// all started together on disk counters a script advanced between their samples; and one
+/// sadc data file printed by `sar -d` (C, `-h`, `-p` in four locales) and `sadf -d/-j/-x/-p`.
+/// Each family's requirements TOML is byte for byte the same, whatever the form.
+#[test]
+fn every_form_of_the_same_counters_gives_the_same_requirements() {
+    let families: [(&str, &[&str]); 3] = [
+        (
+            "iostat/sysstat-12.6.1_same-counters_xt_C.txt",
+            &[
+                "iostat/sysstat-12.6.1_same-counters_xt_de_DE.txt",
+                "iostat/sysstat-12.6.1_same-counters_xt_ja_JP.txt",
+                "iostat/sysstat-12.6.1_same-counters_xt_ru_RU.txt",
+                "iostat/sysstat-12.6.1_same-counters_xt_en_US.txt",
+                "iostat/sysstat-12.6.1_same-counters_xt-h_C.txt",
+                "iostat/sysstat-12.6.1_same-counters_xt_o-JSON.json",
+            ],
+        ),
+        (
+            "sar/sysstat-12.6.1_same-counters_sar-d.txt",
+            &[
+                "sar/sysstat-12.6.1_same-counters_sar-d-h.txt",
+                "sar/sysstat-12.6.1_same-counters_sar-d-p_de_DE.txt",
+                "sar/sysstat-12.6.1_same-counters_sar-d-p_ja_JP.txt",
+                "sar/sysstat-12.6.1_same-counters_sar-d-p_ru_RU.txt",
+                "sar/sysstat-12.6.1_same-counters_sar-d-p_en_US.txt",
+                "sar/sysstat-12.6.1_same-counters_sadf-d.csv",
+                "sar/sysstat-12.6.1_same-counters_sadf-j.json",
+                "sar/sysstat-12.6.1_same-counters_sadf-x.xml",
+                "sar/sysstat-12.6.1_same-counters_sadf-p.txt",
+            ],
+        ),
+        // The same data file with CPU (-u) and memory (-r) too: the host metrics agree as well.
+        (
+            "sar/sysstat-12.6.1_same-counters-u-r-d_sar.txt",
+            &[
+                "sar/sysstat-12.6.1_same-counters-u-r-d_sadf-d.csv",
+                "sar/sysstat-12.6.1_same-counters-u-r-d_sadf-j.json",
+                "sar/sysstat-12.6.1_same-counters-u-r-d_sadf-x.xml",
+                "sar/sysstat-12.6.1_same-counters-u-r-d_sadf-p.txt",
+            ],
+        ),
+    ];
+    for (text_form, others) in families {
+        let expected = requirements_toml(&data(text_form));
+        // The counters the script advanced: vda's reads and writes per second.
+        assert!(expected.contains("label = \"vda\""), "{expected}");
+        assert!(expected.contains("iops_max = 2048.0"), "{expected}");
+        if text_form.contains("-u-r-d") {
+            // sar -u: %idle 65, 57.58, 50, 42.57 -> CPU p50 = 2nd of 4 = 42.42.
+            assert!(expected.contains("cpu_pct_avg = 46.2125"), "{expected}");
+            assert!(expected.contains("memory_pct_avg = 5.0525"), "{expected}");
+        }
+        for other in others {
+            let got = requirements_toml(&data(other));
+            assert!(got == expected, "{other} differs from {text_form}:\n{got}");
+        }
+    }
+}
+
+/// A capture edited into what no device reports is refused in every reader: one line naming
+/// the file, the line and the column, exit 2. Each case damages one cell of a real capture.
+#[test]
+fn impossible_values_and_broken_time_stamps_exit_2_naming_line_and_column() {
+    let iostat = "iostat/sysstat-12.6.1_same-counters_xt_C.txt";
+    let sar = "sar/sysstat-12.6.1_same-counters_sar-d.txt";
+    let json = "iostat/sysstat-12.6.1_same-counters_xt_o-JSON.json";
+    let sadf_j = "sar/sysstat-12.6.1_same-counters_sadf-j.json";
+    let sadf_x = "sar/sysstat-12.6.1_same-counters_sadf-x.xml";
+    let sadf_p = "sar/sysstat-12.6.1_same-counters_sadf-p.txt";
+    // (capture, text to replace once, replacement, expected error)
+    let cases = [
+        (
+            iostat,
+            "   0.00    2.00     8.00",
+            "   0.00   -2.00     8.00",
+            "column 'w_await': w_await is negative (-2)",
+        ),
+        (
+            iostat,
+            "128.00   1024.00",
+            "128.00   1e26",
+            "column 'wkB/s': wkB/s 100000000000000000000000000 is beyond any device (over 1 TB/s)",
+        ),
+        (
+            iostat,
+            "11/27/26 05:30:31",
+            "11/27/26 17:-5:10",
+            "column 'time stamp': '11/27/26 17:-5:10' is not a time of day",
+        ),
+        (
+            sar,
+            "   1.11",
+            "  -1.11",
+            "column 'await': await is negative (-1.11)",
+        ),
+        (
+            sar,
+            "  1024.00",
+            "    1e26",
+            "column 'wkB/s': wkB/s 100000000000000000000000000 is beyond any device",
+        ),
+        (
+            sar,
+            "05:30:41 ",
+            "17:-5:10 ",
+            "column 'time stamp': '17:-5:10' is not a time of day",
+        ),
+        (
+            json,
+            "\"w_await\": 2.00",
+            "\"w_await\": -2.00",
+            "column 'w_await': w_await is negative (-2)",
+        ),
+        (
+            sadf_j,
+            "\"wkB\": 1024.00",
+            "\"wkB\": 1e26",
+            "column 'wkB': wkB 100000000000000000000000000 is beyond any device",
+        ),
+        (
+            sadf_x,
+            "await=\"1.11\"",
+            "await=\"-1.11\"",
+            "column 'await': await is negative (-1.11)",
+        ),
+        (
+            sadf_p,
+            "await\t1.11",
+            "await\t-1.11",
+            "column 'await': await is negative (-1.11)",
+        ),
+        (
+            sadf_p,
+            "05:30:41 UTC",
+            "17:-5:10 UTC",
+            "column 'timestamp': '2026-11-27 17:-5:10 UTC' is not a time stamp",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (index, (capture, from, to, expected)) in cases.iter().enumerate() {
+        let text = std::fs::read_to_string(data(capture)).unwrap();
+        let at = text
+            .find(from)
+            .unwrap_or_else(|| panic!("{capture}: '{from}'"));
+        let line = text[..at].matches('\n').count() + 1;
+        let damaged = text.replacen(from, to, 1);
+        let name = format!(
+            "case{index}.{}",
+            capture.rsplit('.').next().unwrap_or("txt")
+        );
+        let file = dir.path().join(&name);
+        std::fs::write(&file, damaged).unwrap();
+        let output = iofit().arg("profile").arg(&file).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{capture} {to}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        let place = format!("{name}:{line}, {expected}");
+        assert!(
+            stderr.contains(&place),
+            "{capture}: want '{place}' in: {stderr}"
+        );
+    }
+}

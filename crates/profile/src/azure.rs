@@ -259,6 +259,8 @@ pub fn parse_azure_json(bytes: &[u8], file: &str) -> Result<Capture, ProfileErro
     })?;
     let mut series = Vec::new();
     let mut failed = Vec::new();
+    let mut empty = Vec::new();
+    let mut gaps = 0usize;
     for metric in &response.value {
         if let Some(code) = metric.error_code.as_deref() {
             if !code.eq_ignore_ascii_case("success") {
@@ -279,7 +281,7 @@ pub fn parse_azure_json(bytes: &[u8], file: &str) -> Result<Capture, ProfileErro
                 let Some(time_s) = iso8601_s(&point.time_stamp) else {
                     return Err(ProfileError::syntax(
                         file,
-                        0,
+                        line_near(bytes, &metric.name.value, &point.time_stamp),
                         Some("timeStamp"),
                         format!(
                             "'{}' of metric '{}' is not an ISO 8601 time",
@@ -294,8 +296,13 @@ pub fn parse_azure_json(bytes: &[u8], file: &str) -> Result<Capture, ProfileErro
                     Quantity::Consumed(_) => point.average.or(point.maximum),
                     _ => point.average,
                 };
-                if let Some(value) = value.filter(|v| v.is_finite()) {
-                    points.push((time_s, value));
+                match value.filter(|v| v.is_finite()) {
+                    Some(value) => {
+                        check_value(quantity, value, bytes, file, metric, &point.time_stamp)?;
+                        points.push((time_s, value));
+                    }
+                    // The interval still open when the CLI ran, or a gap in the metric.
+                    None => gaps += 1,
                 }
             }
             series.push(Series {
@@ -305,9 +312,29 @@ pub fn parse_azure_json(bytes: &[u8], file: &str) -> Result<Capture, ProfileErro
                 points,
             });
         }
+        let has_points = series
+            .iter()
+            .rev()
+            .take(metric.timeseries.len())
+            .any(|s| !s.points.is_empty());
+        if !has_points {
+            empty.push(metric.name.value.clone());
+        }
     }
     let interval_s = response.interval.as_deref().and_then(duration_s);
     let mut capture = build(series, file, interval_s)?;
+    if !empty.is_empty() {
+        capture.notes.push(format!(
+            "{file}: no values for {} (Azure returned no points in the time span)",
+            empty.join(", ")
+        ));
+    }
+    if gaps > 0 {
+        capture.notes.push(format!(
+            "{file}: {gaps} points without a value were left out (the interval still open when \
+             the metrics were listed, or gaps); a report lacking a disk's IOPS is not sized for it"
+        ));
+    }
     if !failed.is_empty() {
         capture.notes.push(format!(
             "{file}: Azure returned no data for {}",
@@ -315,6 +342,53 @@ pub fn parse_azure_json(bytes: &[u8], file: &str) -> Result<Capture, ProfileErro
         ));
     }
     Ok(capture)
+}
+
+/// The line of `time_stamp` in the metric `name`'s part of the JSON text (0 when not found):
+/// the typed response keeps no positions, and an error must name the line.
+fn line_near(bytes: &[u8], name: &str, time_stamp: &str) -> u64 {
+    let from = memchr::memmem::find(bytes, name.as_bytes()).unwrap_or(0);
+    match memchr::memmem::find(&bytes[from..], time_stamp.as_bytes()) {
+        Some(at) => 1 + memchr::memchr_iter(b'\n', &bytes[..from + at]).count() as u64,
+        None => 0,
+    }
+}
+
+/// Refuses a value no disk or VM reports: a negative rate, bytes beyond 1 TB/s, IOPS beyond
+/// 100 million, a consumed share or CPU beyond 100 % (with Azure's rounding).
+fn check_value(
+    quantity: Quantity,
+    value: f64,
+    bytes: &[u8],
+    file: &str,
+    metric: &Metric,
+    time_stamp: &str,
+) -> Result<(), ProfileError> {
+    let most = match quantity {
+        Quantity::ReadBytes | Quantity::WriteBytes => 1e12,
+        Quantity::ReadOps | Quantity::WriteOps => 1e8,
+        Quantity::QueueDepth => 1e6,
+        Quantity::LatencyMs => 86_400_000.0,
+        Quantity::Consumed(_) | Quantity::Cpu => 101.0,
+    };
+    if (0.0..=most).contains(&value) {
+        return Ok(());
+    }
+    Err(ProfileError::syntax(
+        file,
+        line_near(bytes, &metric.name.value, time_stamp),
+        Some(&metric.name.value),
+        format!(
+            "{value} at {} is {}",
+            excerpt(time_stamp),
+            if value < 0.0 {
+                "negative; no disk reports that"
+            } else {
+                "beyond any disk or VM"
+            }
+        ),
+        "the file is damaged or edited: give the unedited output of `az monitor metrics list`",
+    ))
 }
 
 // ---------------------------------------------------------------- CSV

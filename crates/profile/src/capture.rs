@@ -10,6 +10,12 @@ pub enum Tool {
     PerfMon,
     Live,
     AzureMonitor,
+    /// `iostat -x -o JSON`: read as iostat's text (the same columns).
+    IostatJson,
+    /// `sadf -j`, `sadf -x`, `sadf -p`: read as sar's rows.
+    SadfJson,
+    SadfXml,
+    SadfP,
 }
 
 impl Tool {
@@ -21,6 +27,10 @@ impl Tool {
             Tool::PerfMon => "PerfMon CSV",
             Tool::Live => "live /proc/diskstats",
             Tool::AzureMonitor => "Azure Monitor metrics",
+            Tool::IostatJson => "iostat -x -o JSON",
+            Tool::SadfJson => "sadf -j",
+            Tool::SadfXml => "sadf -x",
+            Tool::SadfP => "sadf -p",
         }
     }
 }
@@ -334,6 +344,7 @@ impl Capture {
             .copied()
             .max()
             .map_or(0, |s| s + 1);
+        let other_name = other.source.join(", ");
         self.source.extend(other.source);
         self.report_time_s.extend(other.report_time_s);
         self.report_segment
@@ -354,6 +365,16 @@ impl Capture {
                 self.tool.name(),
                 other.tool.name()
             ));
+        }
+        if let (Some(a), Some(b)) = (self.interval_s, other.interval_s) {
+            if (a - b).abs() >= 1e-9 {
+                // Azure's time grains (PT1M, PT5M) or sadf's intervals differ between files.
+                self.notes.push(format!(
+                    "{} is sampled every {b} s, the files before it every {a} s: percentiles \
+                     mix both; compare like with like (profile each file alone, or use --window)",
+                    other_name
+                ));
+            }
         }
         self.interval_s = match (self.interval_s, other.interval_s) {
             (Some(a), Some(b)) if (a - b).abs() < 1e-9 => Some(a),

@@ -68,30 +68,101 @@ fn colon_clock(b: &[u8], i: usize) -> Option<(f64, usize)> {
     Some((value, k))
 }
 
+/// `HH時MM分SS秒` (glibc's ja_JP `%X`), `HH时MM分SS秒` (zh_CN) or `HH시 MM분 SS초` (ko_KR),
+/// found after any label (`時間: ` of sysstat 7's `iostat -t`), with a morning or afternoon
+/// marker (`午前`/`午後`, `上午`/`下午`, `오전`/`오후`) anywhere before it.
 fn kanji_clock(text: &str) -> Option<f64> {
-    let hour_at = text.find('時')?;
-    let minute_at = text.find('分')?;
-    let second_at = text.find('秒')?;
-    let number_before = |end: usize| -> Option<u32> {
-        let head = &text[..end];
-        let start = head
-            .char_indices()
-            .rev()
-            .take_while(|(_, c)| c.is_ascii_digit())
-            .last()
-            .map(|(i, _)| i)?;
-        head[start..].parse().ok()
-    };
-    let mut hours = number_before(hour_at)?;
-    let minutes = number_before(minute_at)?;
-    let seconds = number_before(second_at)?;
-    if text.contains("午後") && hours < 12 {
-        hours += 12;
+    for (at, c) in text.char_indices() {
+        if !matches!(c, '時' | '时' | '시') {
+            continue;
+        }
+        let Some((hours, _)) = number_before(&text[..at]) else {
+            continue;
+        };
+        let rest = &text[at + c.len_utf8()..];
+        let Some((minutes, rest)) = number_then(rest, &['分', '분']) else {
+            continue;
+        };
+        let Some((seconds, _)) = number_then(rest, &['秒', '초']) else {
+            continue;
+        };
+        let before = &text[..at];
+        let mut hours = hours;
+        let pm = ["午後", "下午", "오후"].iter().any(|m| before.contains(m));
+        let am = ["午前", "上午", "오전"].iter().any(|m| before.contains(m));
+        if pm && hours < 12 {
+            hours += 12;
+        } else if am && hours == 12 {
+            hours = 0;
+        }
+        if hours > 23 || minutes > 59 || seconds > 60 {
+            return None;
+        }
+        return Some((hours * 3600 + minutes * 60 + seconds) as f64);
     }
-    if hours > 23 || minutes > 59 || seconds > 60 {
+    None
+}
+
+/// The decimal number that ends `head` (spaces before the marker allowed), and its start.
+fn number_before(head: &str) -> Option<(u32, usize)> {
+    let head = head.trim_end();
+    let start = head
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_digit())
+        .last()
+        .map(|(i, _)| i)?;
+    Some((head[start..].parse().ok()?, start))
+}
+
+/// A number (after optional spaces) followed by one of `markers`; returns it and the rest.
+fn number_then<'a>(text: &'a str, markers: &[char]) -> Option<(u32, &'a str)> {
+    let text = text.trim_start();
+    let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 || digits > 2 {
         return None;
     }
-    Some((hours * 3600 + minutes * 60 + seconds) as f64)
+    let value = text[..digits].parse().ok()?;
+    let rest = &text[digits..];
+    let marker = rest.chars().next().filter(|c| markers.contains(c))?;
+    Some((value, &rest[marker.len_utf8()..]))
+}
+
+/// The time of a line that is only a time stamp, as `iostat -t` prints one before each
+/// report: `11/22/26 17:19:57` and every locale's `%x %X` (sysstat 8-12), ISO, or sysstat 7's
+/// `Time: 20:44:31` with its label translated (`Zeit:`, `Heure :`, `Время:`, `時間: 20時45分13秒`,
+/// `時間： ...`). A label is at most three words without digits, ending in a colon.
+pub fn stamp_line(line: &str) -> Option<f64> {
+    let line = line.trim();
+    let first = line.chars().next()?;
+    if first.is_ascii_digit() || is_meridiem_start(line) {
+        return time_of_day_s(line);
+    }
+    let colon = line.find([':', '：'])?;
+    let label = &line[..colon];
+    let words = label.split_whitespace().count();
+    if words == 0 || words > 3 || label.chars().count() > 24 {
+        return None;
+    }
+    if label
+        .chars()
+        .any(|c| c.is_ascii_digit() || c == '%' || c == '/')
+    {
+        return None;
+    }
+    let rest = line[colon..].trim_start_matches([':', '：']).trim_start();
+    let rest_first = rest.chars().next()?;
+    if !rest_first.is_ascii_digit() && !is_meridiem_start(rest) {
+        return None;
+    }
+    time_of_day_s(rest)
+}
+
+/// A 12-hour clock whose marker comes first (`午後 8:45:13`, `오후 08시 45분 13초`).
+fn is_meridiem_start(text: &str) -> bool {
+    ["午前", "午後", "上午", "下午", "오전", "오후"]
+        .iter()
+        .any(|m| text.starts_with(m))
 }
 
 /// Turns times of day into seconds since the first one, adding a day whenever the clock goes
@@ -129,7 +200,52 @@ mod tests {
         assert_eq!(time_of_day_s("2026/11/22 午後 5:19:57"), Some(62397.0));
         assert_eq!(time_of_day_s("11/22/2026 17:19:57.250"), Some(62397.25));
         assert_eq!(time_of_day_s("Device r/s"), None);
+        assert_eq!(time_of_day_s("2026年11月27日 20時45分13秒"), Some(74713.0));
+        assert_eq!(time_of_day_s("2026年11月27日 20时45分13秒"), Some(74713.0));
+        assert_eq!(
+            time_of_day_s("2026년 11월 27일 (금) 오후 08시 45분 13초"),
+            Some(74713.0)
+        );
+        assert_eq!(time_of_day_s("27.11.2026 20:45:13"), Some(74713.0));
         assert_eq!(time_of_day_s("1.2.3"), None);
+    }
+
+    /// Stamp lines of every sysstat version and locale; device rows, headers and the banner are
+    /// not stamps.
+    #[test]
+    fn stamp_lines() {
+        let at = Some(74713.0); // 20:45:13
+        for line in [
+            "Time: 20:45:13",
+            "Time: 08:45:13 PM",
+            "Zeit: 20:45:13",
+            "Heure : 20:45:13",
+            "Tiempo: 20:45:13",
+            "Время: 20:45:13",
+            "時間: 20時45分13秒",
+            "時間： 20時45分13秒",
+            "时间: 20时45分13秒",
+            "11/27/2026 08:45:13 PM",
+            "11/27/26 20:45:13",
+            "27.11.2026 20:45:13",
+            "27/11/2026 20:45:13",
+            "2026年11月27日 20時45分13秒",
+            "2026-11-27T20:45:13+0000",
+            "  2026/11/27 午後 8:45:13",
+        ] {
+            assert_eq!(stamp_line(line), at, "{line}");
+        }
+        for line in [
+            "avg-cpu:  %user   %nice %system %iowait  %steal   %idle",
+            "Device:         rrqm/s   wrqm/s     r/s     w/s",
+            "sda               0.00     0.00    1.00",
+            "Linux 2.6.18-398.el5 (db01)     04/08/2016",
+            "Time: 17:-5:10",
+            "Time: 25:00:00",
+            "Average:     dev8-0    600.00",
+        ] {
+            assert_eq!(stamp_line(line), None, "{line}");
+        }
     }
 
     #[test]

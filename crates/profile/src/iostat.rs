@@ -12,14 +12,14 @@
 //! (and a note says so) unless the caller keeps it (a capture made with `iostat -y`).
 
 use crate::capture::{Capture, DiskSample, Tool};
-use crate::clock::{time_of_day_s, Timeline};
+use crate::clock::{stamp_line, Timeline};
 use crate::error::{excerpt, ProfileError};
 use crate::lines::{is_blank, logger_prefix, split_fields, BlankMask, LineReader};
-use crate::num::{human_cell, number_cell, parse_cell_in_line};
+use crate::num::{human_cell, parse_cell_in_line};
 use std::io::BufRead;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Slot {
+pub(crate) enum Slot {
     Device,
     ReadIops,
     WriteIops,
@@ -34,7 +34,7 @@ enum Slot {
     Ignore,
 }
 
-fn slot_of(name: &[u8]) -> Slot {
+pub(crate) fn slot_of(name: &[u8]) -> Slot {
     match name {
         b"Device" | b"Device:" => Slot::Device,
         b"r/s" => Slot::ReadIops,
@@ -302,11 +302,10 @@ fn report_start_in(hay: &[u8]) -> Option<usize> {
                 end = line_start - 1;
                 continue;
             }
-            let stamp = line.first().is_some_and(u8::is_ascii_digit)
-                && std::str::from_utf8(line)
-                    .ok()
-                    .and_then(time_of_day_s)
-                    .is_some();
+            let stamp = std::str::from_utf8(line)
+                .ok()
+                .and_then(stamp_line)
+                .is_some();
             return Some(if stamp { line_start } else { at + 1 });
         }
     }
@@ -457,7 +456,8 @@ fn parse_reports<R: BufRead>(
                         "the file looks truncated or edited; re-capture with `iostat -x INTERVAL COUNT`",
                     ));
                 };
-                let idle = number_cell(
+                // `iostat -h` prints shares with a `%` (`18.7%`).
+                let (idle, _) = human_cell(
                     &line[a..b],
                     file,
                     line_no,
@@ -535,8 +535,9 @@ fn parse_reports<R: BufRead>(
             continue;
         }
         // Top level: a time stamp (`-t`) or the banner line ("Linux 6.1.0 (host) ...").
-        if first[0].is_ascii_digit() {
-            if let Some(seconds) = std::str::from_utf8(line).ok().and_then(time_of_day_s) {
+        // sysstat 7's `Time: 20:44:31` and its translations begin with a word, not a digit.
+        if first[0].is_ascii_digit() || !first[0].is_ascii_lowercase() {
+            if let Some(seconds) = std::str::from_utf8(line).ok().and_then(stamp_line) {
                 let elapsed = timeline.elapsed_s(seconds);
                 let began = capture.push_report(elapsed);
                 report = Some(begin(&mut capture, began, drop_first, &mut first_dropped));
@@ -552,6 +553,9 @@ fn parse_reports<R: BufRead>(
         }
         if first == b"Linux" && line.contains(&b'(') {
             continue; // the banner again: captures of several runs appended to one file
+        }
+        if first[0].is_ascii_digit() && line.contains(&b':') {
+            return Err(broken_stamp(line, file, line_no));
         }
         return Err(ProfileError::syntax(
             file,
@@ -582,6 +586,22 @@ fn parse_reports<R: BufRead>(
         first_dropped,
     };
     Ok((capture, chunk))
+}
+
+/// A line that starts like a `-t` stamp but holds no time of day (`17:-5:10`).
+#[cold]
+fn broken_stamp(line: &[u8], file: &str, line_no: u64) -> ProfileError {
+    ProfileError::syntax(
+        file,
+        line_no,
+        Some("time stamp"),
+        format!(
+            "'{}' is not a time of day",
+            excerpt(&String::from_utf8_lossy(line))
+        ),
+        "the time stamp is damaged or edited (hours 0-23, minutes and seconds 0-59); remove the \
+         report or re-capture with `iostat -x -t INTERVAL COUNT`",
+    )
 }
 
 /// `report` has just begun. With `drop_first`, when it is report 1, report 0 is dropped and
@@ -775,6 +795,7 @@ fn read_row(
             &table.names[index],
             "every column but Device must be a number; remove the damaged line or re-capture",
         )?;
+        sane(slot, value, unit_bytes, file, line_no, &table.names[index])?;
         store(sample, slot, value, unit_bytes);
     }
     Ok(())
@@ -871,15 +892,51 @@ fn scan_read_cells(
                 "every column but Device must be a number; remove the damaged line or re-capture",
             )?,
         };
+        sane(slot, value, unit, file, line_no, &table.names[column])?;
         store(sample, slot, value, unit);
     }
     Ok(name)
 }
 
+/// Refuses a value no device reports (see `sanity`). Nearly every cell is a small
+/// non-negative number and passes one comparison; the rest are checked by their meaning.
+#[inline]
+fn sane(
+    slot: Slot,
+    value: f64,
+    unit: Option<f64>,
+    file: &str,
+    line_no: u64,
+    column: &str,
+) -> Result<(), ProfileError> {
+    if (0.0..900_000.0).contains(&value) {
+        return Ok(());
+    }
+    sane_slow(slot, value, unit, file, line_no, column)
+}
+
+#[cold]
+fn sane_slow(
+    slot: Slot,
+    value: f64,
+    unit: Option<f64>,
+    file: &str,
+    line_no: u64,
+    column: &str,
+) -> Result<(), ProfileError> {
+    let meaning = match slot {
+        Slot::ReadBytes(scale) | Slot::WriteBytes(scale) => {
+            crate::sanity::Meaning::Bytes(unit.unwrap_or(scale))
+        }
+        other => crate::machine::slot_meaning(other),
+    };
+    crate::sanity::check(meaning, value, file, line_no, column)
+}
+
 /// Puts a parsed cell where its column goes; `unit` (from `-h` output) overrides the
 /// column's own unit.
 #[inline]
-fn store(sample: &mut DiskSample, slot: Slot, value: f64, unit: Option<f64>) {
+pub(crate) fn store(sample: &mut DiskSample, slot: Slot, value: f64, unit: Option<f64>) {
     match slot {
         Slot::ReadIops => sample.read_iops = value,
         Slot::WriteIops => sample.write_iops = value,
@@ -953,6 +1010,7 @@ fn scan_cells(
                 )?,
             },
         };
+        sane(slot, value, unit, file, line_no, &table.names[index])?;
         match slot {
             Slot::ReadIops => sample.read_iops = value,
             Slot::WriteIops => sample.write_iops = value,
@@ -991,7 +1049,7 @@ fn count_error(line: &[u8], table: &Table, file: &str, line_no: u64) -> ProfileE
 }
 
 /// Removes report 0 (iostat's since-boot averages) and renumbers the rest.
-fn drop_first_report(capture: &mut Capture, file: &str) -> Result<(), ProfileError> {
+pub(crate) fn drop_first_report(capture: &mut Capture, file: &str) -> Result<(), ProfileError> {
     if capture.reports() < 2 {
         return Err(ProfileError::content(
             file,
@@ -1130,6 +1188,53 @@ sdb               0.00     0.00  100.00    0.00   800.00     0.00    16.00     0
             .to_string();
         assert_eq!(parallel, serial);
         assert!(serial.contains("long.txt:"), "{serial}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// sysstat 7's `Time: HH:MM:SS` stamps (and their Japanese form) start a report for the
+    /// parallel parser's cuts as for the serial parse: the pieces join into the same capture,
+    /// with the same times over midnight as the `%x %X` stamps give.
+    #[test]
+    fn labelled_stamps_split_and_join_like_dated_ones() {
+        let dated = long_capture();
+        let reference =
+            parse_iostat(dated.as_bytes(), "long.txt", IostatOptions::default()).unwrap();
+        let dir = std::env::temp_dir().join(format!("iofit-labels-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (label, kanji) in [("Time: ", false), ("時間: ", true)] {
+            let text: String = dated
+                .lines()
+                .map(|line| match line.strip_prefix("11/22/26 ") {
+                    Some(clock) if kanji => {
+                        let parts: Vec<&str> = clock.split(':').collect();
+                        format!("{label}{}時{}分{}秒\n", parts[0], parts[1], parts[2])
+                    }
+                    Some(clock) => format!("{label}{clock}\n"),
+                    None => format!("{line}\n"),
+                })
+                .collect();
+            let path = dir.join("labelled.txt");
+            std::fs::write(&path, &text).unwrap();
+            let serial =
+                parse_iostat(text.as_bytes(), "long.txt", IostatOptions::default()).unwrap();
+            assert_eq!(serial.report_time_s, reference.report_time_s, "{label}");
+            assert_eq!(
+                format!("{:?}", serial.devices),
+                format!("{:?}", reference.devices)
+            );
+            for threads in [2, 3, 5] {
+                let handle = std::fs::File::open(&path).unwrap();
+                let starts = report_starts(&handle, text.len() as u64, threads, 0).unwrap();
+                assert!(starts.len() > 1, "{label} {threads}: split");
+                let parallel =
+                    parse_pieces(&path, "long.txt", IostatOptions::default(), threads, 0).unwrap();
+                assert_eq!(
+                    format!("{parallel:?}"),
+                    format!("{serial:?}"),
+                    "{label} {threads}"
+                );
+            }
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -1,5 +1,6 @@
 //! iofit-profile: turns what an application does today into the seed's requirements
-//! checklist. It reads `iostat -x` (sysstat 10-12), `sar -d` / `sadf -d` and Windows PerfMon CSV
+//! checklist. It reads `iostat -x` (sysstat 7-12, text or `-o JSON`), `sar -d` / `sadf -d`
+//! (and sadf's `-j`, `-x`, `-p` forms, see [`machine`]) and Windows PerfMon CSV
 //! (typeperf, relog; English, German and Japanese counter names), or samples Linux's
 //! /proc/diskstats, /proc/stat and /proc/meminfo live; then summarises each metric at
 //! p50/p90/p99 per device or volume and sizes the numbers a design must meet
@@ -29,18 +30,22 @@
 pub mod azure;
 pub mod capture;
 pub mod clock;
+pub mod devices;
 pub mod error;
 pub mod example;
 pub mod iostat;
 mod lines;
+pub mod machine;
 pub mod num;
 pub mod perfmon;
 pub mod procfs;
+mod sanity;
 pub mod sar;
 pub mod summarize;
 pub mod timeline;
 
 pub use capture::{Capture, DeviceSeries, DiskSample, HostSample, Samples, Tool};
+pub use devices::{left_out, left_out_notes, DeviceKind};
 pub use error::ProfileError;
 pub use iostat::IostatOptions;
 pub use summarize::{partitions_left_out, requirements, SizingOptions, VolumeSpec};
@@ -67,6 +72,14 @@ pub enum Format {
     AzureJson,
     /// Azure metrics explorer's CSV download.
     AzureCsv,
+    /// `iostat -x -o JSON`.
+    IostatJson,
+    /// `sadf -j` (JSON).
+    SadfJson,
+    /// `sadf -x` (XML).
+    SadfXml,
+    /// `sadf -p` (one tab-separated line per value).
+    SadfP,
 }
 
 /// Recognises the format from the first bytes of a file.
@@ -97,7 +110,30 @@ pub fn detect(head: &[u8], file: &str) -> Result<Format, ProfileError> {
     if first.trim_start().starts_with("\"(PDH-CSV") {
         return Ok(Format::PerfMon);
     }
-    if first.trim_start().starts_with('{') && text.contains("\"timeseries\"") {
+    let opening = first.trim_start();
+    if opening.starts_with('{') && text.contains("\"sysstat\"") {
+        // iostat's disk records say "disk_device", sadf's "disk-device".
+        return Ok(
+            if text.contains("\"disk_device\"") || text.contains("\"avg-cpu\"") {
+                Format::IostatJson
+            } else {
+                Format::SadfJson
+            },
+        );
+    }
+    if (opening.starts_with("<?xml") || opening.starts_with("<sysstat"))
+        && text.contains("<sysstat")
+    {
+        return Ok(Format::SadfXml);
+    }
+    let cells: Vec<&str> = first.split('\t').collect();
+    if cells.len() == 6
+        && num::parse_decimal(cells[1].as_bytes()).is_some()
+        && clock::time_of_day_s(cells[2]).is_some()
+    {
+        return Ok(Format::SadfP);
+    }
+    if opening.starts_with('{') && text.contains("\"timeseries\"") {
         return Ok(Format::AzureJson);
     }
     let lower = text.to_lowercase();
@@ -169,6 +205,10 @@ pub fn parse_bytes(
         Format::PerfMon => perfmon::parse_perfmon(bytes, file),
         Format::AzureJson => azure::parse_azure_json(bytes, file),
         Format::AzureCsv => azure::parse_azure_csv(&perfmon::decode(bytes), file),
+        Format::IostatJson => machine::parse_iostat_json(bytes, file, options.keep_first_report),
+        Format::SadfJson => machine::parse_sadf_json(bytes, file),
+        Format::SadfXml => machine::parse_sadf_xml(&String::from_utf8_lossy(bytes), file),
+        Format::SadfP => machine::parse_sadf_p(bytes, file),
     }
 }
 
@@ -238,7 +278,13 @@ pub fn parse_file_on(
         ),
         Format::Sar => sar::parse_sar(reader, &file),
         Format::Sadf => sar::parse_sadf(reader, &file),
-        Format::PerfMon | Format::AzureJson | Format::AzureCsv => {
+        Format::SadfP => machine::parse_sadf_p(reader, &file),
+        Format::PerfMon
+        | Format::AzureJson
+        | Format::AzureCsv
+        | Format::IostatJson
+        | Format::SadfJson
+        | Format::SadfXml => {
             let mut bytes = Vec::new();
             let mut reader = reader;
             reader.read_to_end(&mut bytes).map_err(io_error)?;

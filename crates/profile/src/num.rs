@@ -124,30 +124,6 @@ fn slow(bytes: &[u8]) -> Option<f64> {
     value.is_finite().then_some(value)
 }
 
-/// One number cell of a table row: parsed, or a syntax error naming the file, line and column
-/// that quotes the cell and says how to fix it.
-#[inline]
-pub(crate) fn number_cell(
-    bytes: &[u8],
-    file: &str,
-    line: u64,
-    column: &str,
-    fix: &str,
-) -> Result<f64, ProfileError> {
-    parse_decimal(bytes).ok_or_else(|| {
-        ProfileError::syntax(
-            file,
-            line,
-            Some(column),
-            format!(
-                "'{}' is not a number",
-                excerpt(&String::from_utf8_lossy(bytes))
-            ),
-            fix,
-        )
-    })
-}
-
 /// A number as `sar -h` / `iostat -h` (sysstat's `--human`) print it: `85.4%`, or a size with a
 /// unit letter of sysstat's `units[]` (`B`, `k`, `M`, `G`, `T`, `P`: bytes and powers of 1024
 /// bytes, whatever the column's own unit). Returns the number and, for a size, the bytes one
@@ -171,7 +147,8 @@ pub fn parse_human(bytes: &[u8]) -> Option<(f64, Option<f64>)> {
     parse_decimal(number).map(|v| (v, Some(unit_bytes)))
 }
 
-/// Like [`number_cell`], also reading `--human` cells (see [`parse_human`]).
+/// One number cell of a table row, plain or as `--human` prints it (see [`parse_human`]): parsed,
+/// or a syntax error naming the file, line and column that quotes the cell and says how to fix it.
 #[inline]
 pub(crate) fn human_cell(
     bytes: &[u8],

@@ -12,6 +12,7 @@ use crate::clock::time_of_day_s;
 use crate::error::{excerpt, ProfileError};
 use crate::lines::{is_blank, split_fields, LineReader};
 use crate::num::{human_cell, parse_decimal};
+use crate::sanity::{check, Meaning};
 use std::collections::HashMap;
 use std::io::BufRead;
 
@@ -139,6 +140,85 @@ impl DayCounter {
     }
 }
 
+/// What one row's cells hold.
+struct Cells {
+    tps: f64,
+    sample: DiskSample,
+    idle: f64,
+    mem: f64,
+}
+
+/// Reads the cells of a data row after its first `skip_columns` (time, host, interval),
+/// refusing what no device reports (see `sanity`).
+fn read_cells(
+    line: &[u8],
+    fields: &[(usize, usize)],
+    table: &Table,
+    skip_columns: usize,
+    report: u32,
+    file: &str,
+    line_no: u64,
+) -> Result<Cells, ProfileError> {
+    let mut cells = Cells {
+        tps: f64::NAN,
+        sample: DiskSample::empty(report),
+        idle: f64::NAN,
+        mem: f64::NAN,
+    };
+    for (index, (&(a, b), &slot)) in fields.iter().zip(&table.slots).enumerate() {
+        if index < skip_columns || matches!(slot, Slot::Name | Slot::Ignore) {
+            continue;
+        }
+        // `sar -h` prints sizes with a unit letter (7.9k, 40.5M) and shares with a `%`.
+        let (value, unit_bytes) = human_cell(
+            &line[a..b],
+            file,
+            line_no,
+            &table.names[index],
+            "remove the damaged line or re-capture",
+        )?;
+        if !(0.0..900_000.0).contains(&value) {
+            let meaning = match slot {
+                Slot::Tps => Meaning::Iops,
+                Slot::ReadBytes(scale) | Slot::WriteBytes(scale) => {
+                    Meaning::Bytes(unit_bytes.unwrap_or(scale))
+                }
+                Slot::Latency => Meaning::LatencyMs,
+                Slot::QueueDepth => Meaning::Queue,
+                _ => Meaning::Other,
+            };
+            check(meaning, value, file, line_no, &table.names[index])?;
+        }
+        let sample = &mut cells.sample;
+        match slot {
+            Slot::Tps => cells.tps = value,
+            Slot::ReadBytes(scale) => sample.read_bytes_s = value * unit_bytes.unwrap_or(scale),
+            Slot::WriteBytes(scale) => sample.write_bytes_s = value * unit_bytes.unwrap_or(scale),
+            Slot::Latency => sample.latency_ms = value,
+            Slot::QueueDepth => sample.queue_depth = value,
+            Slot::Idle => cells.idle = value,
+            Slot::MemUsed => cells.mem = value,
+            Slot::Name | Slot::Ignore => {}
+        }
+    }
+    Ok(cells)
+}
+
+#[cold]
+fn broken_stamp(clock_text: &[u8], file: &str, line_no: u64) -> ProfileError {
+    ProfileError::syntax(
+        file,
+        line_no,
+        Some("time stamp"),
+        format!(
+            "'{}' is not a time of day",
+            excerpt(&String::from_utf8_lossy(clock_text))
+        ),
+        "the time stamp is damaged or edited (hours 0-23, minutes and seconds 0-59); remove \
+         the line or re-capture with `sar -d -p INTERVAL COUNT`",
+    )
+}
+
 /// Which of the two layouts is read.
 #[derive(Clone, Copy, PartialEq)]
 enum Dialect {
@@ -258,6 +338,11 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
             },
         };
         let Some(time_of_day) = std::str::from_utf8(clock_text).ok().and_then(time_of_day_s) else {
+            // A row whose first field starts with a digit but is no time of day: a damaged
+            // stamp (`17:-5:10`), never one of sar's own lines.
+            if dialect == Dialect::Sar && line.first().is_some_and(u8::is_ascii_digit) {
+                return Err(broken_stamp(clock_text, file, line_no));
+            }
             // "Average:" lines (localised: "Durchschn.:", "平均値:") and the banner.
             if dialect == Dialect::Sar || line_no == 1 {
                 if line.starts_with(b"Linux") {
@@ -332,39 +417,16 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
             }
         }
         let name = table.name_column.map(|c| &line[fields[c].0..fields[c].1]);
-        let mut tps = f64::NAN;
-        let mut sample = DiskSample::empty(report);
-        let mut idle = f64::NAN;
-        let mut mem = f64::NAN;
         let skip_columns = match dialect {
             Dialect::Sar => 1,
             Dialect::Sadf => 3,
         };
-        for (index, (&(a, b), &slot)) in fields.iter().zip(&table.slots).enumerate() {
-            if index < skip_columns || matches!(slot, Slot::Name | Slot::Ignore) {
-                continue;
-            }
-            // `sar -h` prints sizes with a unit letter (7.9k, 40.5M) and shares with a `%`.
-            let (value, unit_bytes) = human_cell(
-                &line[a..b],
-                file,
-                line_no,
-                &table.names[index],
-                "remove the damaged line or re-capture",
-            )?;
-            match slot {
-                Slot::Tps => tps = value,
-                Slot::ReadBytes(scale) => sample.read_bytes_s = value * unit_bytes.unwrap_or(scale),
-                Slot::WriteBytes(scale) => {
-                    sample.write_bytes_s = value * unit_bytes.unwrap_or(scale)
-                }
-                Slot::Latency => sample.latency_ms = value,
-                Slot::QueueDepth => sample.queue_depth = value,
-                Slot::Idle => idle = value,
-                Slot::MemUsed => mem = value,
-                Slot::Name | Slot::Ignore => {}
-            }
-        }
+        let Cells {
+            tps,
+            mut sample,
+            idle,
+            mem,
+        } = read_cells(line, &fields, table, skip_columns, report, file, line_no)?;
         match table.section {
             Section::Disk => {
                 let Some(name) = name else { continue };

@@ -337,12 +337,12 @@ fn resolve_volumes(
     let known: Vec<&str> = capture.devices.iter().map(|d| d.name.as_str()).collect();
     if options.volumes.is_empty() {
         let any_physical = capture.devices.iter().any(|d| !d.logical);
-        let partitions = partitions_left_out(capture);
+        let stacked = crate::devices::left_out(capture);
         let busy: Vec<VolumeSpec> = capture
             .devices
             .iter()
             .filter(|d| !(any_physical && d.logical))
-            .filter(|d| !partitions.iter().any(|(p, _)| *p == d.name))
+            .filter(|d| !stacked.iter().any(|s| s.device == d.name))
             .filter(|d| d.samples.iter().any(|s| s.read_iops + s.write_iops > 0.0))
             .map(|d| VolumeSpec {
                 label: d.name.clone(),
@@ -396,6 +396,21 @@ fn resolve_volumes(
             devices,
         });
     }
+    let selected: Vec<&str> = resolved
+        .iter()
+        .flat_map(|v| v.devices.iter().map(String::as_str))
+        .collect();
+    if let Some((a, b)) = crate::devices::counted_twice(capture, &selected) {
+        let message = if a == b {
+            format!("device '{a}' is named twice: its IO would be counted twice")
+        } else {
+            format!("'{a}' is a partition of '{b}': the disk's counters include its IO, so it would be counted twice")
+        };
+        return Err(ProfileError::option(
+            message,
+            "name either the disk or its partitions, each once",
+        ));
+    }
     Ok(resolved)
 }
 
@@ -430,17 +445,10 @@ pub fn partition_parent(name: &str) -> Option<&str> {
 /// partitioned disk): by default they are not sized, since the disk's counters include them.
 /// Returns (partition, disk) pairs.
 pub fn partitions_left_out(capture: &Capture) -> Vec<(String, String)> {
-    capture
-        .devices
-        .iter()
-        .filter_map(|d| {
-            let parent = partition_parent(&d.name)?;
-            capture
-                .devices
-                .iter()
-                .any(|o| o.name == parent)
-                .then(|| (d.name.clone(), parent.to_string()))
-        })
+    crate::devices::left_out(capture)
+        .into_iter()
+        .filter(|l| matches!(l.kind, crate::devices::DeviceKind::Partition { .. }))
+        .map(|l| (l.device, l.under))
         .collect()
 }
 
@@ -495,7 +503,7 @@ fn volume(
     // `iostat -z` leaves idle devices out of a report: there a missing row means no IO. Other
     // sources list every device each time, so a missing sample is unknown and the report is
     // left out of the volume.
-    let missing_is_idle = capture.tool == Tool::Iostat;
+    let missing_is_idle = matches!(capture.tool, Tool::Iostat | Tool::IostatJson);
     // Only within files where every device of the volume shows up at least once.
     let mut seen: Vec<Vec<u16>> = vec![Vec::new(); spec.devices.len()];
     for (i, name) in spec.devices.iter().enumerate() {
@@ -1041,11 +1049,18 @@ mod tests {
                 let reused = volume(&capture, spec, &options, &mut scratch).unwrap();
                 assert_eq!(&reused, expected, "{}", spec.label);
             }
+            // `requirements` refuses a device named twice (its IO would count twice): size
+            // each device once, the example's volumes first.
+            let once: Vec<usize> = (0..specs.len())
+                .filter(|&i| !specs[..i].iter().any(|s| s.devices == specs[i].devices))
+                .collect();
+            assert!(once.len() >= 3);
             let options = SizingOptions {
-                volumes: specs.clone(),
+                volumes: once.iter().map(|&i| specs[i].clone()).collect(),
                 ..options
             };
-            assert_eq!(requirements(&capture, &options).unwrap().volumes, fresh);
+            let expected: Vec<_> = once.iter().map(|&i| fresh[i].clone()).collect();
+            assert_eq!(requirements(&capture, &options).unwrap().volumes, expected);
         }
     }
 

@@ -266,3 +266,37 @@ fn azure_monitor_json_per_lun_numbers_and_verdict() {
     assert_eq!((lun1.throttled_intervals, lun1.max_consumed_pct), (0, 92.0));
     assert_eq!(capture.host[0].cpu_pct, 30.0);
 }
+
+/// sysstat 7 (RHEL 5) `iostat -x -t` stamps each report `Time: %X` with the label translated
+/// and %X in the locale's form: `Time: 23:59:41`, `Time: 11:59:41 PM`, `時間: 23時59分41秒`.
+/// All three read as the same times, 10 s apart across midnight, and size the same.
+#[test]
+fn sysstat7_time_labels_in_every_locale() {
+    let mut sized = Vec::new();
+    for name in [
+        "iostat/sysstat-7.0.2_xt_C_time-label_10s.txt",
+        "iostat/sysstat-7.0.2_xt_en_US_time-label_10s.txt",
+        "iostat/sysstat-7.0.2_xt_ja_JP_time-label_10s.txt",
+    ] {
+        let capture = parse(name);
+        // The since-boot report is left out; the three left are 10 s apart over midnight.
+        assert_eq!(capture.reports(), 3, "{name}");
+        let times = &capture.report_time_s;
+        assert!(
+            times.windows(2).all(|w| (w[1] - w[0] - 10.0).abs() < 1e-9),
+            "{name}: {times:?}"
+        );
+        let options = SizingOptions {
+            window_s: Some(20.0),
+            ..SizingOptions::default()
+        };
+        let mut req = requirements(&capture, &options).unwrap();
+        req.source.clear();
+        assert_eq!(req.volumes.len(), 2, "{name}");
+        // sdb: 200, 600, 400 IOPS; p95 of the peaks of two 20 s windows (600, 400) = 600.
+        assert_eq!(req.volumes[1].sizing.iops, 780.0, "{name}");
+        sized.push(req);
+    }
+    assert_eq!(sized[0], sized[1]);
+    assert_eq!(sized[0], sized[2]);
+}

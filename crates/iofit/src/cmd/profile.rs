@@ -7,16 +7,18 @@ use anyhow::Context;
 use iofit_model::requirements::Requirements;
 use iofit_profile::procfs::{record_live, WallClock};
 use iofit_profile::{
-    parse_files, partitions_left_out, requirements, ParseOptions, SizingOptions, VolumeSpec,
+    left_out_notes, parse_files, requirements, DeviceKind, ParseOptions, SizingOptions, VolumeSpec,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Capture files: `iostat -x [-t]`, `sar -d [-p]`, `sadf -d`, PerfMon CSV (typeperf,
-    /// relog), Azure Monitor metrics (`az monitor metrics list --output json`, metrics explorer
-    /// CSV). The format is recognised from the content; several files are appended.
+    /// Capture files: `iostat -x [-t] [-h] [-o JSON]`, `sar -d [-p]`, `sadf -d/-j/-x/-p`,
+    /// PerfMon CSV (typeperf, relog), Azure Monitor metrics (`az monitor metrics list --output
+    /// json`, metrics explorer CSV). The format is recognised from the content; several files
+    /// are appended. Partitions and stacked volumes (dm/LVM, md) are left out in favour of
+    /// their disks unless named with --device.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Sample /proc/diskstats, /proc/stat and /proc/meminfo for this long instead (e.g. 60s).
@@ -145,19 +147,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("iofit: note: {note}");
     }
     if options.volumes.is_empty() {
-        let mut by_disk: Vec<(String, Vec<String>)> = Vec::new();
-        for (partition, disk) in partitions_left_out(&capture) {
-            match by_disk.iter_mut().find(|(d, _)| *d == disk) {
-                Some((_, parts)) => parts.push(partition),
-                None => by_disk.push((disk, vec![partition])),
-            }
+        for note in left_out_notes(&capture) {
+            eprintln!("iofit: note: {note}");
         }
-        for (disk, parts) in by_disk {
-            eprintln!(
-                "iofit: note: left out the partitions of {disk} ({}): the disk's counters \
-                 include their IO; name one with --device to size it alone",
-                parts.join(", ")
-            );
+    } else {
+        for note in chosen_stacked_notes(&capture, &options) {
+            eprintln!("iofit: note: {note}");
         }
     }
     let requirements = requirements(&capture, &options).map_err(bad_input)?;
@@ -303,6 +298,29 @@ fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
         requirements.source
     );
     super::files::write_output(path, text.as_bytes())
+}
+
+/// When --device names a stacked volume (a striped md or dm device), the disks under it are
+/// not sized: say so, so the user knows its IO is counted once.
+fn chosen_stacked_notes(capture: &iofit_profile::Capture, options: &SizingOptions) -> Vec<String> {
+    let names: Vec<&str> = capture.devices.iter().map(|d| d.name.as_str()).collect();
+    let linux = iofit_profile::devices::is_linux(capture.tool);
+    options
+        .volumes
+        .iter()
+        .flat_map(|v| v.devices.iter())
+        .filter_map(|device| {
+            let wanted = device.trim_start_matches("/dev/");
+            let name = names.iter().find(|n| n.eq_ignore_ascii_case(wanted))?;
+            match iofit_profile::devices::classify(name, &names, linux) {
+                DeviceKind::Stacked { what } => Some(format!(
+                    "sizing {name} ({what}) instead of the disks under it: they are left out, \
+                     so its IO is counted once"
+                )),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
