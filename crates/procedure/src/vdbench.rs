@@ -262,6 +262,20 @@ pub fn run_file(
     observer: &mut dyn Observer,
 ) -> Result<VdbenchOutcome, ProcedureError> {
     let file = vdbench::parse_file_with(path, &options.substitutions)?;
+    // Now that every include= was read (safefs knows each as an input), the outputs again.
+    for (out, flag) in [
+        (&options.flatfile, "--flatfile"),
+        (&options.json_output, "--output"),
+    ] {
+        if let Some(out) = out {
+            iofit_safefs::guard::check_output_allowing(
+                out,
+                &[path.to_path_buf()],
+                flag,
+                options.allow_overwrite,
+            )?;
+        }
+    }
     file.check_hosts(vdbench::is_local_host)?;
     file.check_runnable()?;
     say_notes(&file, observer);

@@ -34,6 +34,7 @@ pub mod error;
 pub mod guard;
 pub mod input;
 pub mod marker;
+pub mod output;
 mod sys;
 pub mod target;
 
