@@ -504,7 +504,7 @@ impl IoLogWriter {
             };
             let mut out = BufWriter::with_capacity(
                 64 << 10,
-                tempfile::tempfile_in(dir).map_err(|e| self.failed(e))?,
+                iofit_safefs::scratch::unnamed_in(dir).map_err(|e| self.failed(e))?,
             );
             writeln!(out, "{VERSION_3}").map_err(|e| self.failed(e))?;
             for file in &self.files {

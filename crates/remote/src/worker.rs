@@ -66,7 +66,7 @@ pub fn serve(
     // Removed after the last run, and after a stop (which ends the file).
     if let Some((dir, last)) = keys {
         if last || stop.load(Ordering::SeqCst) {
-            let _ = std::fs::remove_dir_all(dir);
+            let _ = iofit_safefs::scratch::remove_tree(&dir);
         }
     }
     served
@@ -209,7 +209,6 @@ fn use_keys(
     jobs: &mut [JobSpec],
     keys_dir: &mut Option<(std::path::PathBuf, bool)>,
 ) -> Result<(), iofit_engine::EngineError> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     let Some(keys) = keys else {
         return Ok(());
     };
@@ -219,38 +218,20 @@ fn use_keys(
             job: "validate keys".into(),
             message,
         })?;
-    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            // An earlier run of the file made it: it must still be ours and private (not a
-            // link or another user's directory planted under the same name).
-            let meta = std::fs::symlink_metadata(&dir).map_err(|error| io_error(&dir, error))?;
-            // SAFETY: geteuid has no preconditions and cannot fail.
-            let uid = unsafe { libc::geteuid() };
-            if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
-                return Err(iofit_engine::EngineError::Refused {
-                    path: dir,
-                    reason: "the validate keys directory is not a private directory of this user"
-                        .into(),
-                });
-            }
+    // Made private (0700) on the file's first run; on a later one it must still be ours and
+    // private, not a link or another user's directory planted under the same name.
+    let dir = iofit_safefs::scratch::private_dir(&dir).map_err(|e| {
+        iofit_engine::EngineError::Refused {
+            path: dir.clone(),
+            reason: format!("the validate keys directory: {}", e.detail()),
         }
-        Err(error) => return Err(io_error(&dir, error)),
-    }
+    })?;
     *keys_dir = Some((dir.clone(), keys.last));
     for job in jobs.iter_mut().filter(|j| j.data.verify.mode.is_on()) {
         job.data.verify.state_save = Some(dir.clone());
         job.data.verify.state_load = Some(dir.clone());
     }
     Ok(())
-}
-
-fn io_error(path: &std::path::Path, error: std::io::Error) -> iofit_engine::EngineError {
-    iofit_engine::EngineError::Io {
-        context: "validate keys directory",
-        path: path.to_path_buf(),
-        error,
-    }
 }
 
 /// The engine's safety checks and layout, before the barrier: returns files and bytes written.
