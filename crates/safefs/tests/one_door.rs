@@ -206,3 +206,80 @@ fn the_scan_finds_a_write_and_skips_test_code() {
     assert!(found[1].contains("lib.rs:12: File::create"), "{found:?}");
     assert!(found[2].contains("lib.rs:15: import"), "{found:?}");
 }
+
+/// The variables a shell script removes recursively (`rm -r`, `rm -rf`), or the raw word
+/// when an argument is not a plain quoted variable.
+fn recursive_removals(script: &str) -> Vec<String> {
+    let mut targets = Vec::new();
+    for line in script.lines() {
+        let code = line.split(" #").next().unwrap_or("");
+        for (at, _) in code.match_indices("rm -r") {
+            let rest = &code[at..];
+            let rest = rest.split(['\'', ';', '&', '|']).next().unwrap_or("");
+            for word in rest.split_whitespace().skip(2) {
+                targets.push(word.to_string());
+            }
+        }
+    }
+    targets
+}
+
+/// True when `var` is assigned in `script` only from `$(mktemp -d ...)`.
+fn made_by_mktemp(script: &str, var: &str) -> bool {
+    let assignments: Vec<&str> = script
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with(&format!("{var}=")))
+        .collect();
+    !assignments.is_empty()
+        && assignments
+            .iter()
+            .all(|l| l.starts_with(&format!("{var}=$(mktemp -d")))
+}
+
+fn unsafe_removals(script: &str) -> Vec<String> {
+    recursive_removals(script)
+        .into_iter()
+        .filter(|word| {
+            let var = word
+                .strip_prefix("\"$")
+                .and_then(|w| w.strip_suffix('"'))
+                .filter(|v| v.chars().all(|c| c.is_alphanumeric() || c == '_'));
+            !var.is_some_and(|v| made_by_mktemp(script, v))
+        })
+        .collect()
+}
+
+#[test]
+fn bench_scripts_remove_only_directories_they_made() {
+    let bench = workspace().join("bench");
+    let mut seen = 0;
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&bench).unwrap().flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "sh") {
+            continue;
+        }
+        seen += 1;
+        let script = std::fs::read_to_string(&path).unwrap();
+        for word in unsafe_removals(&script) {
+            found.push(format!("{}: rm -r {word}", path.display()));
+        }
+    }
+    assert!(seen >= 5, "the bench scripts must be seen");
+    assert!(
+        found.is_empty(),
+        "bench scripts remove what they did not make:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_bench_check_catches_a_build_directory_and_a_given_work_dir() {
+    let bad = "WORK=$(mktemp -d)\ntrap 'rm -rf \"$WORK\"' EXIT\nrm -rf target/release\n";
+    assert_eq!(unsafe_removals(bad), ["target/release"]);
+    let given = "WORK=\"${2:-$(mktemp -d)}\"\nrm -rf \"$WORK\"\n";
+    assert_eq!(unsafe_removals(given), ["\"$WORK\""]);
+    let good = "MADE=$(mktemp -d /tmp/x.XXXXXX)\nWORK=\"${2:-$MADE}\"\nrm -rf \"$MADE\"\n";
+    assert!(unsafe_removals(good).is_empty());
+}
