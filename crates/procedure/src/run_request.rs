@@ -535,6 +535,10 @@ pub fn check_outputs(
     }
     let mut protected: Vec<PathBuf> = job_files.to_vec();
     protected.extend(request.specs.iter().cloned());
+    // The IO logs jobs replay are inputs too (read later, when the jobs resolve).
+    for spec in jobs.iter().filter_map(|job| job.replay.as_ref()) {
+        protected.extend(spec.logs.iter().cloned());
+    }
     let mut seen = std::collections::BTreeSet::new();
     for job in jobs {
         for clone in 0..job.numjobs.max(1) {
