@@ -76,6 +76,12 @@ impl Layout {
 
     /// Removes `path` if this run created it (fio `unlink`) and the name still names that
     /// file. Returns whether it was removed; a file that existed before the run stays.
+    /// Seals every file of iofit's as the run leaves it (safefs's content seal): a user's
+    /// copy into one of them afterwards makes it foreign.
+    pub fn seal_all(&self) {
+        self.targets.values().for_each(Target::seal);
+    }
+
     pub fn remove_if_created(&self, path: &Path) -> Result<bool, EngineError> {
         let created = self
             .needs
@@ -355,6 +361,10 @@ pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Layout, En
                 LayoutAction::Create
             }
             Some(t) => {
+                if writes {
+                    // The run will change the content: sealed again when it ends.
+                    t.unseal();
+                }
                 let have = t.data_len_bytes();
                 let action = if t.kind() == Kind::Regular && have < size {
                     LayoutAction::Extend { from: have }

@@ -1153,6 +1153,7 @@ pub fn run_jobs(
         }
     }
     unlink_created_files(jobs, &lock_layout(&layout), &mut report);
+    lock_layout(&layout).seal_all();
     report.stats = slots
         .iter()
         .filter(|s| s.finished.is_some())

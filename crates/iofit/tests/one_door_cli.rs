@@ -154,7 +154,9 @@ fn user_files_named_like_logs_or_verify_state_are_not_replaced() {
     std::fs::remove_file(&state).unwrap();
     assert_exit(&run_job_text(dir.path(), &job, &[]), 0);
     assert_exit(&run_job_text(dir.path(), &job, &[]), 0);
-    assert!(std::fs::read(&state).unwrap().starts_with(b"iofit-verify-state"));
+    assert!(std::fs::read(&state)
+        .unwrap()
+        .starts_with(b"iofit-verify-state"));
 }
 
 #[test]
@@ -245,12 +247,17 @@ fn vdbench_fs(dir: &Path, anchor: &Path, format: &str, operation: &str) -> Outpu
         .unwrap()
 }
 
-/// A user's directory holding files with the names the fsd tree uses.
+/// A user's file as large as the fsd's files (so a scan through a link would count it).
+fn big_precious() -> Vec<u8> {
+    PRECIOUS.repeat(8192 / PRECIOUS.len() + 1)
+}
+
+/// A user's directory holding files with the names and sizes the fsd tree uses.
 fn users_tree(dir: &Path) -> PathBuf {
     let users = dir.join("users");
     std::fs::create_dir(&users).unwrap();
     for n in 1..=3 {
-        precious(&users.join(format!("vdb_f{n:04}.file")));
+        std::fs::write(users.join(format!("vdb_f{n:04}.file")), big_precious()).unwrap();
     }
     users
 }
@@ -267,7 +274,13 @@ fn format_restart_does_not_delete_through_a_linked_anchor_subdirectory() {
     symlink(&users, &sub).unwrap();
     let _ = vdbench_fs(dir.path(), &anchor, "restart", "delete");
     for n in 1..=3 {
-        assert_untouched(&users.join(format!("vdb_f{n:04}.file")));
+        let file = users.join(format!("vdb_f{n:04}.file"));
+        let kept = std::fs::read(&file).ok() == Some(big_precious());
+        assert!(
+            kept,
+            "{} was deleted or changed through the link",
+            file.display()
+        );
     }
 }
 
@@ -304,8 +317,14 @@ fn output_o_and_report_follow_one_policy() {
         "--allow-overwrite",
     );
     assert_untouched(&user);
-    assert_exit(&run_job_text(dir.path(), &job, &["--output", "mine.json"]), 0);
-    assert_exit(&run_job_text(dir.path(), &job, &["--output", "mine.json"]), 0);
+    assert_exit(
+        &run_job_text(dir.path(), &job, &["--output", "mine.json"]),
+        0,
+    );
+    assert_exit(
+        &run_job_text(dir.path(), &job, &["--output", "mine.json"]),
+        0,
+    );
     // run --report.
     let html = precious(&dir.path().join("page.html"));
     let out = run_job_text(dir.path(), &job, &["--report", "page.html"]);
@@ -353,4 +372,39 @@ fn demo_does_not_follow_a_link_planted_at_its_directory() {
         .unwrap();
     assert_refused(&out, "symbolic link");
     assert_untouched(&report);
+}
+
+#[test]
+fn a_user_file_copied_over_an_iofit_data_file_is_not_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = laid_out(dir.path());
+    let ino = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&data).unwrap());
+    // `cp` into the existing file: same inode, iofit's marker xattr kept, the user's bytes.
+    let user = precious(&dir.path().join("user.txt"));
+    let cp = Command::new("cp").arg(&user).arg(&data).status().unwrap();
+    assert!(cp.success());
+    assert_eq!(
+        std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&data).unwrap()),
+        ino
+    );
+    let job = format!(
+        "[w]\nfilename={}\nrw=write\nbs=4k\nsize=64k\nioengine=psync\n",
+        data.display()
+    );
+    assert_refused(&run_job_text(dir.path(), &job, &[]), "--allow-overwrite");
+    assert_untouched(&data);
+}
+
+#[test]
+fn iofit_data_files_stay_iofit_s_across_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = laid_out(dir.path());
+    let job = format!(
+        "[w]\nfilename={}\nrw=randwrite\nbs=4k\nsize=64k\nioengine=psync\n",
+        data.display()
+    );
+    // Runs that write the file leave it sealed as theirs: the next run may write it again.
+    for _ in 0..3 {
+        assert_exit(&run_job_text(dir.path(), &job, &[]), 0);
+    }
 }

@@ -186,6 +186,12 @@ pub(crate) fn fsetxattr(file: &File, name: &str, value: &[u8]) -> io::Result<()>
     .map(|_| ())
 }
 
+pub(crate) fn fremovexattr(file: &File, name: &str) -> io::Result<()> {
+    let c = cstring(name.as_bytes())?;
+    // SAFETY: open descriptor, NUL-terminated name.
+    check(unsafe { libc::fremovexattr(file.as_raw_fd(), c.as_ptr()) }).map(|_| ())
+}
+
 /// Clears O_NONBLOCK (set only so that opening a FIFO cannot hang).
 pub(crate) fn clear_nonblock(file: &File) -> io::Result<()> {
     // SAFETY: fcntl on an open descriptor with integer arguments.
