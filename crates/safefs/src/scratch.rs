@@ -80,6 +80,17 @@ pub fn remove_tree(path: &Path) -> Result<(), SafeFsError> {
 /// must be a real directory owned by this user (a symbolic link, a file or another user's
 /// directory planted at a fixed name such as `$TMPDIR/iofit-demo` is refused).
 pub fn private_dir(path: &Path) -> Result<PathBuf, SafeFsError> {
+    dir_of_this_user(path, 0o077)
+}
+
+/// `path` as a directory of this user that no one else can write in: created (0700) when
+/// missing; an existing one must be a real directory of this user without group or other
+/// write permission (a link or another user's directory at a fixed name is refused).
+pub fn own_dir(path: &Path) -> Result<PathBuf, SafeFsError> {
+    dir_of_this_user(path, 0o022)
+}
+
+fn dir_of_this_user(path: &Path, forbidden_mode: u32) -> Result<PathBuf, SafeFsError> {
     match std::fs::DirBuilder::new().mode(0o700).create(path) {
         Ok(()) => return Ok(path.to_path_buf()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
@@ -95,10 +106,10 @@ pub fn private_dir(path: &Path) -> Result<PathBuf, SafeFsError> {
             "it is a symbolic link or not a directory; iofit writes only into a real directory there. Remove it, or give another path",
         ));
     }
-    if meta.uid() != me || meta.mode() & 0o077 != 0 {
+    if meta.uid() != me || meta.mode() & forbidden_mode != 0 {
         return Err(SafeFsError::refused(
             path,
-            "the directory is another user's or open to others, not a private directory of this user; remove it, or give another path",
+            "the directory is another user's or open to others, not a directory only this user controls; remove it, or give another path",
         ));
     }
     Ok(path.to_path_buf())

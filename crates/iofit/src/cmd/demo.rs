@@ -55,10 +55,11 @@ pub enum DemoEngine {
 }
 
 /// Where the report goes by default: `<temp dir>/iofit-demo/report.html`. The directory must
-/// be a real private directory of this user (safefs refuses a link planted at that name).
+/// be a real directory of this user that others cannot write (safefs refuses a link planted
+/// at that name).
 fn default_report_path() -> anyhow::Result<PathBuf> {
     let dir = std::env::temp_dir().join("iofit-demo");
-    let dir = iofit_safefs::scratch::private_dir(&dir)
+    let dir = iofit_safefs::scratch::own_dir(&dir)
         .with_context(|| format!("cannot use {} for the demo report", dir.display()))?;
     Ok(dir.join("report.html"))
 }
@@ -81,7 +82,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(path) => path.clone(),
         None => default_report_path()?,
     };
-    iofit_safefs::guard::check_output(&report_path, &[], "--report")?;
+    // The default report lives in iofit's own directory (checked above to be a real directory
+    // of this user that no one else writes in), so an earlier demo's report there is replaced
+    // even when an older iofit wrote it without a stamp; a --report FILE follows the one rule.
+    let own_default = args.report.is_none();
+    iofit_safefs::guard::check_output_allowing(&report_path, &[], "--report", own_default)?;
     let catalog = load_catalog(&args.edition, &args.catalog)?;
     let mut executor = EngineExecutor::new(false, Arc::new(AtomicBool::new(false)));
     // The run's start goes to stderr (stdout holds the steps, or only JSON).
