@@ -335,7 +335,8 @@ fn region_length(job: &JobSpec, path: &Path, offset: u64) -> Result<u64, EngineE
 pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Layout, EngineError> {
     let mut wanted: BTreeMap<PathBuf, (u64, bool)> = BTreeMap::new();
     for job in jobs {
-        let writes = job.rw.has_writes();
+        // verify_only reads what a write job would have written: it writes nothing.
+        let writes = job.rw.has_writes() && !job.data.verify.only;
         for clone in 0..job.numjobs.max(1) {
             for region in regions_for_clone(job, clone)? {
                 let entry = wanted.entry(region.path.clone()).or_insert((0, false));

@@ -89,6 +89,7 @@ pub fn run_observed(
     options: &FsOptions,
     on_event: &mut dyn FnMut(FsEvent<'_>),
 ) -> Result<FsOutcome, FsError> {
+    check_thread_count(run)?;
     let mut shared = Vec::new();
     let mut claims = Vec::new();
     for fsd in &run.fsds {
@@ -201,6 +202,28 @@ fn working_set(tree: &Tree, wss_bytes: u64, fsd: &str) -> Result<Vec<usize>, FsE
         bytes += tree.file_size(i);
     }
     Ok((0..n).filter(|&i| chosen[i]).collect())
+}
+
+/// The most threads one file system run starts (the engine's limit for clones, as fio's).
+pub const MAX_FS_THREADS: u64 = 4096;
+
+/// Refuses, before any anchor is touched or thread spawned, a run whose fwds (or format)
+/// ask for more threads than any host runs: `threads=100000` is a typo or an attack, and
+/// spawning would fail part way (a panic, or minutes lost) rather than say so.
+fn check_thread_count(run: &FsRun) -> Result<(), FsError> {
+    let fwd_threads: u64 = run
+        .fwds
+        .iter()
+        .map(|f| u64::from(f.fwd.threads.max(1)))
+        .sum();
+    let most = fwd_threads.max(u64::from(run.format_threads));
+    if most > MAX_FS_THREADS {
+        return Err(FsError::BadInput(format!(
+            "rd={}: the fwds ask for {most} threads; iofit runs at most {MAX_FS_THREADS} at once. Lower threads= on the fwd= lines",
+            run.rd
+        )));
+    }
+    Ok(())
 }
 
 fn check_direct(run: &FsRun, tree: &Tree) -> Result<(), FsError> {
