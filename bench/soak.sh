@@ -21,7 +21,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 DURATION="${1:?usage: bench/soak.sh DURATION_SECONDS [WORKDIR]}"
-WORK="${2:-$(mktemp -d /var/tmp/iofit-soak.XXXXXX)}"
+# Only the directory made here is ever removed: a WORKDIR given as $2 is the user's and stays.
+MADE_DIR=$(mktemp -d /var/tmp/iofit-soak.XXXXXX)
+WORK="${2:-$MADE_DIR}"
 BOUND_MS="${BOUND_MS:-1000}"
 SLACK_MS="${SLACK_MS:-250}"
 LAYOUT_S="${LAYOUT_S:-10}"
@@ -239,9 +241,9 @@ if [[ -s "$WORK/stop_ms" ]]; then
                      NR, v[int((NR + 1) / 2)], v[p], v[NR], bound, over + 0 }'
 fi
 echo "      work dir $WORK"
-# The run's files are deleted unless KEEP=1 (the disk may be small); refusals.log is printed.
+# The run's files are deleted unless KEEP=1 or the work dir was given (the disk may be small); refusals.log is printed.
 if [[ "${KEEP:-0}" != 1 ]]; then
     cut -d: -f1 "$WORK/refusals.log" 2>/dev/null | sort | uniq -c | sort -rn | head -20
-    rm -rf "$WORK"
+    rm -rf "$MADE_DIR"
 fi
 (( fails == 0 ))

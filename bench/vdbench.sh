@@ -78,4 +78,3 @@ ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
 printf "%-34s %14.0f %14.0f %8s\n" "raw 4k randread, cached (IO/s)" "$iofit_raw" "$fio_raw" "$(ratio "$iofit_raw" "$fio_raw")"
 printf "%-34s %14.0f %14.0f %8s\n" "fsd create 4k files, tmpfs (/s)" "$iofit_create" "$fio_create" "$(ratio "$iofit_create" "$fio_create")"
 printf "%-34s %14.0f %14.0f %8s\n" "fsd delete files, tmpfs (/s)" "$iofit_delete" "$fio_delete" "$(ratio "$iofit_delete" "$fio_delete")"
-rm -rf target/release

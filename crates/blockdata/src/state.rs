@@ -17,6 +17,9 @@ pub enum StateError {
         path: String,
         source: std::io::Error,
     },
+    /// safefs's door refused the file or could not write it.
+    #[error("verify state: {0}")]
+    Output(#[from] iofit_safefs::SafeFsError),
     #[error("verify state {path} is not an iofit verify state file (it starts with {found:?}); give a file that verify_state_save wrote")]
     Format { path: String, found: String },
     #[error("verify state {path} was saved for {saved}, this job has {job}; load it with the job that saved it")]
@@ -168,20 +171,25 @@ impl Generations {
         s
     }
 
-    /// Writes the table (a text line naming the layout, then 4 bytes per unit).
-    pub fn save(&self, path: &Path, seed: u64) -> Result<(), StateError> {
+    /// Writes the table (a text line naming the layout, then 4 bytes per unit) through
+    /// safefs's door: a new file or an earlier iofit verify state, never a device, a link or
+    /// a user's file (unless `allow_overwrite`).
+    pub fn save(&self, path: &Path, seed: u64, allow_overwrite: bool) -> Result<(), StateError> {
+        use iofit_safefs::output::{OutputFile, OutputKind};
         let io = |source| StateError::Io {
             path: path.display().to_string(),
             source,
         };
-        let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+        let file = OutputFile::create(path, OutputKind::VerifyState, allow_overwrite)?;
+        let mut out = std::io::BufWriter::new(file);
         writeln!(out, "{}", self.describe(seed)).map_err(io)?;
         for f in &self.files {
             for g in &f.gens {
                 out.write_all(&(g & !PENDING).to_le_bytes()).map_err(io)?;
             }
         }
-        out.flush().map_err(io)
+        let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+        Ok(file.commit()?)
     }
 
     /// Loads a table `save` wrote for the same layout (`self` gives it; its generations are
@@ -252,7 +260,7 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state");
-        gens.save(&path, 9).unwrap();
+        gens.save(&path, 9, false).unwrap();
         let mut loaded = Generations::new(&[(0, 16384), (4096, 8192)], 4096);
         loaded.load(&path, 9).unwrap();
         assert_eq!(loaded, gens);

@@ -32,8 +32,8 @@ pub const STATE_DIR: &str = "/run/iofit-emulate";
 
 impl Journal {
     pub fn create(state_dir: &Path) -> Result<Journal, EmulateError> {
-        fs::create_dir_all(state_dir)
-            .map_err(|e| io(format!("creating {}", state_dir.display()), e))?;
+        iofit_safefs::scratch::create_output_dirs(state_dir)
+            .map_err(|e| io(format!("creating {}", state_dir.display()), e.into_io()))?;
         let pid = std::process::id();
         let journal = Journal {
             pid,
@@ -73,7 +73,7 @@ impl Journal {
             let _ = self.save();
         }
         if failures.is_empty() {
-            let _ = fs::remove_file(&self.path);
+            let _ = iofit_safefs::scratch::remove_name(&self.path);
         }
         failures
     }
@@ -134,9 +134,9 @@ fn undo_one(made: &Made) -> Result<(), ToolError> {
         Made::Cgroup { dir } => {
             if dir.exists() {
                 kill_members(dir);
-                fs::remove_dir(dir).map_err(|source| ToolError::Remove {
+                iofit_safefs::control::remove_control_dir(dir).map_err(|e| ToolError::Remove {
                     path: dir.clone(),
-                    source,
+                    source: e.into_io(),
                 })?;
             }
             Ok(())
@@ -167,7 +167,7 @@ fn undo_one(made: &Made) -> Result<(), ToolError> {
             }
             Ok(())
         }
-        Made::Image { path } => match fs::remove_file(path) {
+        Made::Image { path } => match iofit_safefs::scratch::remove_name(path) {
             Err(source) if source.kind() != std::io::ErrorKind::NotFound => {
                 Err(ToolError::Remove {
                     path: path.clone(),
@@ -178,7 +178,7 @@ fn undo_one(made: &Made) -> Result<(), ToolError> {
         },
         Made::Directory { path } => {
             // Only an empty directory we made is removed; anything put there stays.
-            let _ = fs::remove_dir(path);
+            let _ = iofit_safefs::scratch::remove_empty_dir(path);
             Ok(())
         }
     }

@@ -8,7 +8,6 @@ use crate::throttle::{detect, CgroupVersion, DeviceCounters, ThrottleGroup};
 use crate::volume::{prepare, PreparedVolume, ScratchOptions, VolumeSource};
 use crate::EmulateError;
 use serde::Serialize;
-use std::ffi::CString;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Command};
@@ -233,22 +232,23 @@ fn spawn(
         );
         command.env(name, &volume.path);
     }
-    let procs = CString::new(group.procs_file().to_string_lossy().as_bytes())
-        .map_err(|_| EmulateError::Input("cgroup path has a NUL byte".into()))?;
+    // Opened before the fork, through safefs (only a cgroup file, never followed); the child
+    // writes to its copy of the descriptor, which closes at exec.
+    let procs_path = group.procs_file();
+    let procs = iofit_safefs::control::open_control(&procs_path).map_err(|e| EmulateError::Io {
+        what: format!("opening {}", procs_path.display()),
+        source: e.into_io(),
+    })?;
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&procs);
     // SAFETY: the closure runs in the child between fork and exec and uses only
-    // async-signal-safe calls (setpgid, open, write, close) on memory prepared before the fork.
+    // async-signal-safe calls (setpgid, write) on a descriptor opened before the fork.
     unsafe {
         command.pre_exec(move || {
             if libc::setpgid(0, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             // Writing "0" moves the writing process itself into the cgroup.
-            let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
-            if fd < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
             let written = libc::write(fd, b"0".as_ptr().cast(), 1);
-            libc::close(fd);
             if written != 1 {
                 return Err(std::io::Error::last_os_error());
             }

@@ -8,7 +8,6 @@
 
 use crate::EmulateError;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// A block device by number, as the cgroup files name it ("8:16").
@@ -123,7 +122,8 @@ impl ThrottleGroup {
             let _ = write_file(&root.join("cgroup.subtree_control"), "+io");
         }
         let dir = root.join(name);
-        fs::create_dir(&dir).map_err(|e| {
+        iofit_safefs::control::make_control_dir(&dir).map_err(|e| {
+            let e = e.into_io();
             let hint = if e.kind() == std::io::ErrorKind::PermissionDenied {
                 " (emulate needs root to make a cgroup)"
             } else {
@@ -253,9 +253,9 @@ impl ThrottleGroup {
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        fs::remove_dir(&self.dir).map_err(|e| EmulateError::Io {
+        iofit_safefs::control::remove_control_dir(&self.dir).map_err(|e| EmulateError::Io {
             what: format!("removing cgroup {}", self.dir.display()),
-            source: e,
+            source: e.into_io(),
         })?;
         self.removed = true;
         Ok(())
@@ -330,18 +330,11 @@ fn parse_v2(text: &str, device: DeviceNumber) -> DeviceCounters {
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), EmulateError> {
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(|e| EmulateError::Io {
-            what: format!("opening {}", path.display()),
-            source: e,
-        })?;
-    file.write_all(text.as_bytes())
-        .map_err(|e| EmulateError::Io {
-            what: format!("writing '{text}' to {}", path.display()),
-            source: e,
-        })
+    // Only onto a cgroup/sysfs file, never created, truncated or followed (safefs).
+    iofit_safefs::control::write_control(path, text).map_err(|e| EmulateError::Io {
+        what: format!("writing '{text}' to {}", path.display()),
+        source: e.into_io(),
+    })
 }
 
 fn read_file(path: &Path) -> Result<String, EmulateError> {

@@ -6,7 +6,6 @@ use crate::journal::{is_mounted, loop_backing, run_tool, Journal, Made};
 use crate::throttle::DeviceNumber;
 use crate::EmulateError;
 use std::ffi::OsStr;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Where one volume of the design comes from.
@@ -72,18 +71,12 @@ fn prepare_scratch(
         path: image.clone(),
     })?;
     // create_new: never reuse or truncate a file that is already there.
-    let file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&image)
-        .map_err(|e| EmulateError::Io {
-            what: format!("creating scratch image {}", image.display()),
-            source: e,
-        })?;
-    file.set_len(options.size_bytes)
-        .map_err(|e| EmulateError::Io {
-            what: format!("sizing {}", image.display()),
-            source: e,
+    let file =
+        iofit_safefs::scratch::create_sized_file(&image, options.size_bytes).map_err(|e| {
+            EmulateError::Io {
+                what: format!("creating scratch image {}", image.display()),
+                source: e,
+            }
         })?;
     drop(file);
     let device_text = tool(
@@ -140,9 +133,11 @@ fn make_mount_point(
         journal.record(Made::Directory {
             path: options.mount_root.clone(),
         })?;
-        fs::create_dir_all(&options.mount_root).map_err(|e| EmulateError::Io {
-            what: format!("creating {}", options.mount_root.display()),
-            source: e,
+        iofit_safefs::scratch::create_output_dirs(&options.mount_root).map_err(|e| {
+            EmulateError::Io {
+                what: format!("creating {}", options.mount_root.display()),
+                source: e.into_io(),
+            }
         })?;
     }
     let mount_point = options.mount_root.join(label);
@@ -157,7 +152,7 @@ fn make_mount_point(
     journal.record(Made::Directory {
         path: mount_point.clone(),
     })?;
-    fs::create_dir(&mount_point).map_err(|e| EmulateError::Io {
+    iofit_safefs::scratch::create_dir(&mount_point).map_err(|e| EmulateError::Io {
         what: format!("creating {}", mount_point.display()),
         source: e,
     })?;

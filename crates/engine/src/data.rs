@@ -36,6 +36,8 @@ pub struct DataPlan {
     pub state_path: Option<PathBuf>,
     /// fio `dedupe_global`: the contents shared with the other jobs that set it.
     pub shared_dedupe: Option<std::sync::Arc<iofit_blockdata::content::SharedDedupe>>,
+    /// `--allow-overwrite`: the verify state may replace a file iofit did not write.
+    pub allow_overwrite: bool,
 }
 
 impl DataPlan {
@@ -53,6 +55,8 @@ pub(crate) struct VerifyState {
     /// Where the generations go after the run (`verify_state_save`).
     save_to: Option<PathBuf>,
     seed: u64,
+    /// `--allow-overwrite`: the state may replace a file iofit did not write.
+    allow_overwrite: bool,
     /// Units of the last writes, for `verify_backlog`.
     recent: VecDeque<(u32, u64)>,
     writes_since_backlog: u64,
@@ -105,6 +109,7 @@ impl DataState {
                     .as_ref()
                     .and(data.state_path.clone()),
                 seed: data.verify_seed,
+                allow_overwrite: data.allow_overwrite,
                 recent: VecDeque::new(),
                 writes_since_backlog: 0,
                 setup_error,
@@ -131,6 +136,7 @@ impl DataState {
             batch: None,
             save_to: None,
             seed: 0,
+            allow_overwrite: false,
             recent: VecDeque::new(),
             writes_since_backlog: 0,
             setup_error: Some(message),
@@ -223,7 +229,7 @@ impl DataState {
             Some(path) => v
                 .verifier
                 .generations()
-                .save(path, v.seed)
+                .save(path, v.seed, v.allow_overwrite)
                 .map_err(|e| e.to_string()),
             None => Ok(()),
         }
@@ -648,5 +654,7 @@ pub(crate) fn data_plan(job: &JobSpec, clone: u32) -> Result<DataPlan, EngineErr
         }),
         // Set by the runner, which sees every job (runner::share_dedupe).
         shared_dedupe: None,
+        // Set by the runner with the run's options (runner::check_verify_states).
+        allow_overwrite: false,
     })
 }

@@ -7,7 +7,7 @@
 //! (`clat`), submission latency (`slat`, asynchronous engines only), 1 (`iops`), and
 //! `bytes x 1,000,000 / completion-latency-ns` (`bw`).
 
-use std::fs::File;
+use iofit_safefs::output::{OutputFile, OutputKind};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -39,15 +39,21 @@ impl IoLogKind {
 #[derive(Debug)]
 pub struct LogSink {
     path: PathBuf,
-    writer: BufWriter<File>,
+    writer: BufWriter<OutputFile>,
 }
 
 pub type SharedSink = Arc<Mutex<LogSink>>;
 
 impl LogSink {
-    /// Creates (or empties, as fio does) the log file at `path`.
-    pub fn create(path: &Path) -> std::io::Result<SharedSink> {
-        let file = File::create(path)?;
+    /// Starts the log file at `path` through safefs's door: a new file, or an earlier iofit
+    /// log replaced as fio does; never a device, a link or a user's file (unless
+    /// `allow_overwrite`). What was written is published when the last clone drops it, also
+    /// when the run stopped early.
+    pub fn create(
+        path: &Path,
+        allow_overwrite: bool,
+    ) -> Result<SharedSink, iofit_safefs::SafeFsError> {
+        let file = OutputFile::create(path, OutputKind::StatsLog, allow_overwrite)?.keep_on_drop();
         Ok(Arc::new(Mutex::new(LogSink {
             path: path.to_path_buf(),
             writer: BufWriter::with_capacity(64 << 10, file),

@@ -76,6 +76,12 @@ impl Layout {
 
     /// Removes `path` if this run created it (fio `unlink`) and the name still names that
     /// file. Returns whether it was removed; a file that existed before the run stays.
+    /// Seals every file of iofit's as the run leaves it (safefs's content seal): a user's
+    /// copy into one of them afterwards makes it foreign.
+    pub fn seal_all(&self) {
+        self.targets.values().for_each(Target::seal);
+    }
+
     pub fn remove_if_created(&self, path: &Path) -> Result<bool, EngineError> {
         let created = self
             .needs
@@ -329,7 +335,8 @@ fn region_length(job: &JobSpec, path: &Path, offset: u64) -> Result<u64, EngineE
 pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Layout, EngineError> {
     let mut wanted: BTreeMap<PathBuf, (u64, bool)> = BTreeMap::new();
     for job in jobs {
-        let writes = job.rw.has_writes();
+        // verify_only reads what a write job would have written: it writes nothing.
+        let writes = job.rw.has_writes() && !job.data.verify.only;
         for clone in 0..job.numjobs.max(1) {
             for region in regions_for_clone(job, clone)? {
                 let entry = wanted.entry(region.path.clone()).or_insert((0, false));
@@ -355,6 +362,10 @@ pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Layout, En
                 LayoutAction::Create
             }
             Some(t) => {
+                if writes {
+                    // The run will change the content: sealed again when it ends.
+                    t.unseal();
+                }
                 let have = t.data_len_bytes();
                 let action = if t.kind() == Kind::Regular && have < size {
                     LayoutAction::Extend { from: have }

@@ -176,6 +176,8 @@ impl ReplayReader {
                 "check read_iolog= (a log fio's or iofit's write_iolog= wrote)",
             )
         })?;
+        // An input of the run: no output (write_iolog, --output, a log) may replace it.
+        iofit_safefs::input::note_input(&file, &path);
         let mut head = [0u8; 4];
         let got = file.read(&mut head).unwrap_or(0);
         let word = u32::from_le_bytes(head);
@@ -441,15 +443,22 @@ impl ReplayReader {
 #[derive(Debug)]
 pub struct IoLogFile {
     path: PathBuf,
-    out: Mutex<File>,
+    out: Mutex<iofit_safefs::output::OutputFile>,
 }
 
 impl IoLogFile {
-    /// Creates (or empties) the log.
-    pub fn create(path: &Path) -> std::io::Result<Arc<IoLogFile>> {
+    /// Starts the log through safefs's door: a new file or an earlier iofit `write_iolog`
+    /// file; never a device, a link, an input of the run or a user's file (unless
+    /// `allow_overwrite`). Published when the last section drops it, also after a stop.
+    pub fn create(
+        path: &Path,
+        allow_overwrite: bool,
+    ) -> Result<Arc<IoLogFile>, iofit_safefs::SafeFsError> {
+        use iofit_safefs::output::{OutputFile, OutputKind};
+        let out = OutputFile::create(path, OutputKind::IoLog, allow_overwrite)?.keep_on_drop();
         Ok(Arc::new(IoLogFile {
             path: path.to_path_buf(),
-            out: Mutex::new(File::create(path)?),
+            out: Mutex::new(out),
         }))
     }
 }
@@ -495,7 +504,7 @@ impl IoLogWriter {
             };
             let mut out = BufWriter::with_capacity(
                 64 << 10,
-                tempfile::tempfile_in(dir).map_err(|e| self.failed(e))?,
+                iofit_safefs::scratch::unnamed_in(dir).map_err(|e| self.failed(e))?,
             );
             writeln!(out, "{VERSION_3}").map_err(|e| self.failed(e))?;
             for file in &self.files {
@@ -599,7 +608,17 @@ fn resolve_job(job: &JobSpec) -> Result<JobSpec, EngineError> {
 
 /// Creates each job's `write_iolog` file (one per path, shared by the clones and jobs that
 /// name it, as fio's clones append to the same file) and gives each clone its section.
-pub fn open_write_logs(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) -> Result<(), EngineError> {
+pub fn open_write_logs(
+    jobs: &[JobSpec],
+    plans: &mut [Vec<ClonePlan>],
+    allow_overwrite: bool,
+) -> Result<(), EngineError> {
+    // The logs being replayed are inputs: a write_iolog naming one is refused.
+    for spec in jobs.iter().filter_map(|job| job.replay.as_ref()) {
+        spec.logs
+            .iter()
+            .for_each(|log| iofit_safefs::input::note_input_path(log));
+    }
     let mut open: HashMap<PathBuf, Arc<IoLogFile>> = HashMap::new();
     for (job, clones) in jobs.iter().zip(plans.iter_mut()) {
         let Some(path) = &job.write_iolog else {
@@ -608,15 +627,8 @@ pub fn open_write_logs(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) -> Result
         let log = match open.get(path) {
             Some(log) => Arc::clone(log),
             None => {
-                let log = IoLogFile::create(path).map_err(|e| {
-                    EngineError::invalid(
-                        &job.name,
-                        format!(
-                            "write_iolog: cannot create {}: {e}; check the directory",
-                            path.display()
-                        ),
-                    )
-                })?;
+                let log = IoLogFile::create(path, allow_overwrite)
+                    .map_err(|e| EngineError::invalid(&job.name, format!("write_iolog: {e}")))?;
                 open.insert(path.clone(), Arc::clone(&log));
                 log
             }
@@ -720,7 +732,7 @@ mod tests {
     fn each_clone_writes_its_own_whole_section() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("w.log");
-        let log = IoLogFile::create(&path).unwrap();
+        let log = IoLogFile::create(&path, false).unwrap();
         let a = IoLogWriter::section(&log, vec!["/a".into()]);
         let b = IoLogWriter::section(&log, vec!["/b".into()]);
         for i in 0..3u64 {
@@ -733,6 +745,8 @@ mod tests {
         a.flush().unwrap();
         a.line(9, Path::new("/a"), "close", None).unwrap();
         a.flush().unwrap();
+        // The log is published (renamed into place, stamped) when the last section drops it.
+        drop((a, b, log));
         let text = std::fs::read_to_string(&path).unwrap();
         let sections: Vec<&str> = text.split(VERSION_3).skip(1).collect();
         assert_eq!(sections.len(), 3, "{text}");

@@ -463,7 +463,11 @@ fn measure_plan(m: &iofit_model::job::Measurement) -> MeasurePlan {
 /// Creates the per-IO log files (fio's logs without `log_avg_msec`) and hands each clone its
 /// writers: `PREFIX_KIND.N.log` with N the clone's number in the run as fio counts threads, or
 /// one `PREFIX_KIND.log` for all clones with `per_job_logs=0`.
-fn open_io_logs(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) -> Result<(), EngineError> {
+fn open_io_logs(
+    jobs: &[JobSpec],
+    plans: &mut [Vec<ClonePlan>],
+    allow_overwrite: bool,
+) -> Result<(), EngineError> {
     use crate::iolog::{IoLogKind as K, IoLogPlan, LogSink};
     let mut open: HashMap<PathBuf, crate::iolog::SharedSink> = HashMap::new();
     let mut number = 0u32;
@@ -491,11 +495,8 @@ fn open_io_logs(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) -> Result<(), En
                 let sink = match open.get(&path) {
                     Some(sink) => Arc::clone(sink),
                     None => {
-                        let sink = LogSink::create(&path).map_err(|e| {
-                            EngineError::invalid(
-                                &job.name,
-                                format!("cannot create the log {}: {e}; check the log prefix's directory", path.display()),
-                            )
+                        let sink = LogSink::create(&path, allow_overwrite).map_err(|e| {
+                            EngineError::invalid(&job.name, format!("log file: {e}"))
                         })?;
                         open.insert(path, Arc::clone(&sink));
                         sink
@@ -509,6 +510,31 @@ fn open_io_logs(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) -> Result<(), En
                 with_prio: logs.with_prio,
                 unix_epoch: logs.unix_epoch,
             });
+        }
+    }
+    Ok(())
+}
+
+/// Before any IO: each verify state a clone will save must be a name safefs's door lets it
+/// write (a new file or an earlier iofit verify state), not a user's file, link or device
+/// that the end of the run would replace.
+fn check_verify_states(
+    jobs: &[JobSpec],
+    plans: &mut [Vec<ClonePlan>],
+    allow_overwrite: bool,
+) -> Result<(), EngineError> {
+    use iofit_safefs::output::{check, OutputKind};
+    for (job, clones) in jobs.iter().zip(plans.iter_mut()) {
+        for plan in clones.iter_mut() {
+            plan.data.allow_overwrite = allow_overwrite;
+            if job.data.verify.state_save.is_none() {
+                continue;
+            }
+            if let Some(path) = &plan.data.state_path {
+                check(path, OutputKind::VerifyState, allow_overwrite).map_err(|e| {
+                    EngineError::invalid(&job.name, format!("verify_state_save: {e}"))
+                })?;
+            }
         }
     }
     Ok(())
@@ -729,8 +755,9 @@ pub fn run_jobs(
         }
         plans.push(clones);
     }
-    open_io_logs(jobs, &mut plans)?;
-    crate::replay::open_write_logs(jobs, &mut plans)?;
+    check_verify_states(jobs, &mut plans, options.allow_overwrite)?;
+    open_io_logs(jobs, &mut plans, options.allow_overwrite)?;
+    crate::replay::open_write_logs(jobs, &mut plans, options.allow_overwrite)?;
     share_dedupe(jobs, &mut plans);
     let (to_write, to_create) = layout.to_write();
     if to_create > 0 {
@@ -1126,6 +1153,7 @@ pub fn run_jobs(
         }
     }
     unlink_created_files(jobs, &lock_layout(&layout), &mut report);
+    lock_layout(&layout).seal_all();
     report.stats = slots
         .iter()
         .filter(|s| s.finished.is_some())

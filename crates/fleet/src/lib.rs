@@ -307,42 +307,36 @@ pub fn profile_fleet(
     )
 }
 
-/// Writes each server's requirements to `dir/LABEL.toml` (whole or not at all: a temporary
-/// file renamed into place); returns the paths written. Existing files are replaced only when
-/// iofit wrote them (they start with iofit's header) unless `allow_overwrite`.
+/// Writes each server's requirements to `dir/LABEL.toml` through safefs's door (whole or not
+/// at all); returns the paths written. An existing file is replaced only when it is an
+/// earlier iofit output (safefs's stamp) unless `allow_overwrite`; every name is checked
+/// before any file is written.
 pub fn write_requirements(
     dir: &Path,
     profiles: &[ServerResult<Requirements>],
     allow_overwrite: bool,
 ) -> Result<Vec<PathBuf>, FleetError> {
-    std::fs::create_dir_all(dir).map_err(|source| FleetError::Io {
-        path: dir.display().to_string(),
-        source,
-    })?;
-    let mut written = Vec::new();
+    use iofit_safefs::output::{check, write, OutputKind};
+    iofit_safefs::scratch::create_output_dirs(dir).map_err(|e| FleetError::Empty(e.to_string()))?;
+    let mut texts = Vec::new();
     for profile in profiles {
         let Ok(requirements) = &profile.result else {
             continue;
         };
         let path = dir.join(format!("{}.toml", profile.label));
-        if path.exists() && !allow_overwrite {
-            let head = std::fs::read_to_string(&path).unwrap_or_default();
-            if !head.starts_with(HEADER) {
-                return Err(FleetError::Empty(format!(
-                    "{}: exists and iofit did not write it; pass --allow-overwrite or choose \
-                     another directory",
-                    path.display()
-                )));
-            }
-        }
+        check(&path, OutputKind::Report, allow_overwrite)
+            .map_err(|e| FleetError::Empty(e.to_string()))?;
         let body = toml::to_string_pretty(requirements)
             .map_err(|e| FleetError::Empty(format!("internal: {e}")))?;
         let text = format!(
             "{HEADER} server '{}' from {}.\n\n{body}",
             profile.label, requirements.source
         );
-        // Whole or not at all, through safefs like every output iofit writes.
-        iofit_safefs::atomic::write_atomic(&path, text.as_bytes())
+        texts.push((path, text));
+    }
+    let mut written = Vec::new();
+    for (path, text) in texts {
+        write(&path, OutputKind::Report, allow_overwrite, text.as_bytes())
             .map_err(|e| FleetError::Empty(e.to_string()))?;
         written.push(path);
     }

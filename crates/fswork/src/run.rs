@@ -11,8 +11,9 @@ use crate::tree::{splitmix, Tree};
 use crate::FsError;
 use iofit_jobfile::vdbench::{FileOp, FileSelect, FormatMode, FsRun, FwdRate, SyncFlag, XferSize};
 use iofit_safefs::anchor;
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{FileExt, OpenOptionsExt, PermissionsExt};
+use iofit_safefs::beneath::Beneath;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
@@ -34,6 +35,9 @@ pub struct FsOptions {
 /// One fsd's tree and the state of its files and directories during a run.
 pub(crate) struct Shared {
     pub tree: Tree,
+    /// The anchor, open: every path below it is resolved from here, never through a link
+    /// (an anchor subdirectory replaced by a link to a user's directory is not walked into).
+    root: Beneath,
     files: Vec<AtomicU8>,
     /// States of `tree.file_dirs` (a directory that holds files may be removed and re-made).
     dirs: Vec<AtomicU8>,
@@ -85,6 +89,7 @@ pub fn run_observed(
     options: &FsOptions,
     on_event: &mut dyn FnMut(FsEvent<'_>),
 ) -> Result<FsOutcome, FsError> {
+    check_thread_count(run)?;
     let mut shared = Vec::new();
     let mut claims = Vec::new();
     for fsd in &run.fsds {
@@ -98,7 +103,10 @@ pub fn run_observed(
         if fsd.direct || fwd_direct {
             check_direct(run, &tree)?;
         }
+        let root = Beneath::open(&fsd.anchor)
+            .map_err(|e| FsError::io("cannot open anchor", &fsd.anchor, e))?;
         shared.push(Shared {
+            root,
             files: (0..tree.file_count())
                 .map(|_| AtomicU8::new(ABSENT))
                 .collect(),
@@ -196,6 +204,28 @@ fn working_set(tree: &Tree, wss_bytes: u64, fsd: &str) -> Result<Vec<usize>, FsE
     Ok((0..n).filter(|&i| chosen[i]).collect())
 }
 
+/// The most threads one file system run starts (the engine's limit for clones, as fio's).
+pub const MAX_FS_THREADS: u64 = 4096;
+
+/// Refuses, before any anchor is touched or thread spawned, a run whose fwds (or format)
+/// ask for more threads than any host runs: `threads=100000` is a typo or an attack, and
+/// spawning would fail part way (a panic, or minutes lost) rather than say so.
+fn check_thread_count(run: &FsRun) -> Result<(), FsError> {
+    let fwd_threads: u64 = run
+        .fwds
+        .iter()
+        .map(|f| u64::from(f.fwd.threads.max(1)))
+        .sum();
+    let most = fwd_threads.max(u64::from(run.format_threads));
+    if most > MAX_FS_THREADS {
+        return Err(FsError::BadInput(format!(
+            "rd={}: the fwds ask for {most} threads; iofit runs at most {MAX_FS_THREADS} at once. Lower threads= on the fwd= lines",
+            run.rd
+        )));
+    }
+    Ok(())
+}
+
 fn check_direct(run: &FsRun, tree: &Tree) -> Result<(), FsError> {
     let aligned = |n: u64| n.is_multiple_of(4096);
     let sizes_ok = (0..tree.file_count().min(10_000)).all(|i| aligned(tree.file_size(i)));
@@ -217,13 +247,19 @@ fn check_direct(run: &FsRun, tree: &Tree) -> Result<(), FsError> {
 fn scan(shared: &[Shared]) {
     for s in shared {
         for (i, state) in s.dirs.iter().enumerate() {
-            if s.tree.dirs[s.tree.file_dirs[i]].is_dir() {
+            // Through the anchor's descriptor: a directory replaced by a link is not one.
+            if s.root.is_dir(&s.tree.dirs[s.tree.file_dirs[i]]) {
                 state.store(PRESENT, Ordering::Relaxed);
             }
         }
         for (i, state) in s.files.iter().enumerate() {
-            let complete = std::fs::metadata(s.tree.file_path(i))
-                .map(|m| m.is_file() && m.len() >= s.tree.file_size(i))
+            let complete = s
+                .root
+                .stat(&s.tree.file_path(i))
+                .map(|st| {
+                    st.st_mode & libc::S_IFMT == libc::S_IFREG
+                        && st.st_size as u64 >= s.tree.file_size(i)
+                })
                 .unwrap_or(false);
             if complete {
                 state.store(PRESENT, Ordering::Relaxed);
@@ -242,11 +278,13 @@ fn format_trees(
     let mut stats = OpStats::default();
     for s in shared {
         for dir in &s.tree.dirs {
-            if dir.is_dir() {
+            if s.root.is_dir(dir) {
                 continue;
             }
             let t = Instant::now();
-            std::fs::create_dir(dir).map_err(|e| FsError::io("cannot create directory", dir, e))?;
+            s.root
+                .create_dir(dir)
+                .map_err(|e| FsError::io("cannot create directory", dir, e))?;
             stats.record(FileOp::Mkdir, 0, t.elapsed().as_nanos() as u64);
         }
         for state in &s.dirs {
@@ -294,7 +332,7 @@ fn format_trees(
     })
 }
 
-fn open_options(s: &Shared, write: bool, create: bool) -> OpenOptions {
+fn open_options(s: &Shared, write: bool, create: bool) -> libc::c_int {
     open_options_with(s.direct, s.sync, write, create)
 }
 
@@ -304,13 +342,15 @@ fn open_options_with(
     sync: Option<SyncFlag>,
     write: bool,
     create: bool,
-) -> OpenOptions {
-    let mut options = OpenOptions::new();
-    options.read(!write).write(write);
+) -> libc::c_int {
+    let mut flags = if write {
+        libc::O_WRONLY
+    } else {
+        libc::O_RDONLY
+    };
     if create {
-        options.create_new(true);
+        flags |= libc::O_CREAT | libc::O_EXCL;
     }
-    let mut flags = libc::O_NOFOLLOW;
     if direct {
         flags |= libc::O_DIRECT;
     }
@@ -321,8 +361,7 @@ fn open_options_with(
             None => 0,
         };
     }
-    options.custom_flags(flags);
-    options
+    flags
 }
 
 /// Creates file `i` (it must not exist) and writes it full: create, writes, close.
@@ -335,8 +374,9 @@ fn create_file(
 ) -> Result<(), FsError> {
     let path = s.tree.file_path(i);
     let t = Instant::now();
-    let file = open_options(s, true, true)
-        .open(&path)
+    let file = s
+        .root
+        .open_file(&path, open_options(s, true, true), 0o644)
         .map_err(|e| FsError::io("cannot create", &path, e))?;
     stats.record(FileOp::Create, 0, t.elapsed().as_nanos() as u64);
     transfer_whole(&file, &path, s.tree.file_size(i), xfer, true, buffer, stats)?;
@@ -737,10 +777,12 @@ impl Worker<'_> {
         match op {
             FileOp::Read | FileOp::Write => {
                 let write = op == FileOp::Write;
-                let file =
-                    open_options_with(s.direct || self.direct, self.sync.or(s.sync), write, false)
-                        .open(&path)
-                        .map_err(|e| FsError::io("cannot open", &path, e))?;
+                let flags =
+                    open_options_with(s.direct || self.direct, self.sync.or(s.sync), write, false);
+                let file = s
+                    .root
+                    .open_file(&path, flags, 0)
+                    .map_err(|e| FsError::io("cannot open", &path, e))?;
                 self.stats.record(FileOp::Open, 0, ns(t));
                 let size = s.tree.file_size(i);
                 let xfer = self.xfer();
@@ -781,11 +823,14 @@ impl Worker<'_> {
                 self.stats.record(FileOp::Close, 0, ns(t));
             }
             FileOp::Delete => {
-                std::fs::remove_file(&path).map_err(|e| FsError::io("cannot delete", &path, e))?;
+                s.root
+                    .remove_file(&path)
+                    .map_err(|e| FsError::io("cannot delete", &path, e))?;
                 self.stats.record(op, 0, ns(t));
             }
             FileOp::Getattr => {
-                std::fs::symlink_metadata(&path)
+                s.root
+                    .stat(&path)
                     .map_err(|e| FsError::io("cannot stat", &path, e))?;
                 self.stats.record(op, 0, ns(t));
             }
@@ -795,7 +840,8 @@ impl Worker<'_> {
                 } else {
                     0o640
                 };
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+                s.root
+                    .set_mode(&path, mode)
                     .map_err(|e| FsError::io("cannot set attributes of", &path, e))?;
                 self.stats.record(op, 0, ns(t));
             }
@@ -816,8 +862,9 @@ impl Worker<'_> {
                 self.stats.record(op, 0, ns(t));
             }
             FileOp::Open | FileOp::Close => {
-                let file = open_options(s, false, false)
-                    .open(&path)
+                let file = s
+                    .root
+                    .open_file(&path, open_options(s, false, false), 0)
                     .map_err(|e| FsError::io("cannot open", &path, e))?;
                 self.stats.record(FileOp::Open, 0, ns(t));
                 let t = Instant::now();
@@ -847,7 +894,7 @@ impl Worker<'_> {
         let path = &s.tree.dirs[s.tree.file_dirs[d]];
         let t = Instant::now();
         let result = if op == FileOp::Mkdir {
-            std::fs::create_dir(path).map(|_| PRESENT)
+            s.root.create_dir(path).map(|_| PRESENT)
         } else if s
             .tree
             .files_in_dir(d)
@@ -857,7 +904,7 @@ impl Worker<'_> {
             self.stats.no_candidate += 1;
             return Ok(());
         } else {
-            std::fs::remove_dir(path).map(|_| ABSENT)
+            s.root.remove_dir(path).map(|_| ABSENT)
         };
         match result {
             Ok(state) => {
@@ -886,9 +933,9 @@ impl Worker<'_> {
         let (src, dst) = (s.tree.file_path(from), s.tree.file_path(to));
         let t = Instant::now();
         let result = if op == FileOp::Copy {
-            std::fs::copy(&src, &dst).map(|bytes| (PRESENT, bytes))
+            s.root.copy(&src, &dst).map(|bytes| (PRESENT, bytes))
         } else {
-            std::fs::rename(&src, &dst).map(|_| (ABSENT, 0))
+            s.root.rename(&src, &dst).map(|_| (ABSENT, 0))
         };
         match result {
             Ok((from_state, bytes)) => {

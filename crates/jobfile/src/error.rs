@@ -268,8 +268,16 @@ impl fmt::Display for Location {
     }
 }
 
+/// Words longer than this get no "did you mean": no option name is near that long, and the
+/// comparison costs the word's length times each name's (a 16 MB key against every option
+/// took minutes).
+pub const MAX_HINT_WORD_CHARS: usize = 64;
+
 /// The closest name in `candidates` to `word`, when it is close enough to be a useful hint.
 pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    if word.len() > MAX_HINT_WORD_CHARS {
+        return None;
+    }
     let word_lower = word.to_ascii_lowercase();
     let mut best: Option<(f64, &str)> = None;
     for candidate in candidates {
@@ -289,6 +297,16 @@ pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_of_absurd_length_gets_no_hint_and_costs_nothing() {
+        let names = ["iodepth", "ioengine", "rw", "bs"];
+        assert_eq!(nearest("iodpeth", names), Some("iodepth".to_string()));
+        let huge = format!("iodepth{}", "x".repeat(16 << 20));
+        let start = std::time::Instant::now();
+        assert_eq!(nearest(&huge, names), None);
+        assert!(start.elapsed() < std::time::Duration::from_millis(100));
+    }
 
     #[test]
     fn a_huge_value_is_quoted_short_and_the_fix_stays() {

@@ -179,6 +179,8 @@ pub(crate) fn read_text(path: &Path, source_name: &str) -> Result<String, JobFil
     let io_error =
         |e: std::io::Error| JobFileError::new(source_name, 0, None, ErrorKind::Io(e.to_string()));
     let file = std::fs::File::open(path).map_err(io_error)?;
+    // Job files and their includes are inputs: no output of the run may replace one.
+    iofit_safefs::input::note_input(&file, path);
     let meta = file.metadata().map_err(io_error)?;
     if !meta.is_file() {
         return Err(JobFileError::new(

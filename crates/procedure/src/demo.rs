@@ -390,61 +390,26 @@ fn rw_words(rw: RwMode) -> &'static str {
     }
 }
 
-/// A directory of our own under the system temp dir; removed (with everything the run laid
-/// out in it) when dropped.
-struct RunDir(PathBuf);
+/// The demo's run directory: a new private directory in the temp directory (safefs's
+/// scratch: random name, 0700), removed with its files when the demo ends.
+struct RunDir(iofit_safefs::scratch::Scratch);
 
 impl RunDir {
     fn create() -> Result<RunDir, ProcedureError> {
         let base = std::env::temp_dir();
-        for attempt in 0..100u32 {
-            let path = base.join(format!("iofit-demo-run-{}-{attempt}", std::process::id()));
-            match std::fs::create_dir(&path) {
-                Ok(()) => return Ok(RunDir(path)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(source) => return Err(ProcedureError::Directory { path, source }),
-            }
-        }
-        Err(ProcedureError::Internal(format!(
-            "cannot find a free directory name in {}",
-            base.display()
-        )))
+        iofit_safefs::scratch::Scratch::create(&base, "iofit-demo-run")
+            .map(RunDir)
+            .map_err(ProcedureError::from)
+    }
+
+    fn path(&self) -> &Path {
+        self.0.path()
     }
 }
 
-impl Drop for RunDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Whether O_DIRECT works in `dir` (tmpfs, for one, refuses it): open a probe file with it
-/// and write one aligned block.
+/// Whether O_DIRECT works in `dir` (tmpfs, for one, refuses it): safefs's probe.
 fn direct_io_works(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let probe = dir.join(".iofit-direct-probe");
-    let outcome = (|| -> std::io::Result<()> {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_DIRECT)
-            .open(&probe)?;
-        let layout = std::alloc::Layout::from_size_align(4096, 4096)
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
-        // SAFETY: a non-zero-sized layout; the buffer is freed below on every path.
-        let buffer = unsafe { std::alloc::alloc_zeroed(layout) };
-        if buffer.is_null() {
-            return Err(std::io::Error::other("out of memory"));
-        }
-        // SAFETY: `buffer` points to 4096 initialised (zeroed) bytes.
-        let slice = unsafe { std::slice::from_raw_parts(buffer, 4096) };
-        let written = std::io::Write::write_all(&mut file, slice);
-        // SAFETY: allocated above with this layout.
-        unsafe { std::alloc::dealloc(buffer, layout) };
-        written
-    })();
-    let _ = std::fs::remove_file(&probe);
-    outcome
+    iofit_safefs::scratch::direct_io_works(dir)
 }
 
 /// Step 4: a short real run of the planned workload per volume on the engine
@@ -459,7 +424,7 @@ pub fn step_run(
 ) -> Result<DemoRun, ProcedureError> {
     let dir = RunDir::create()?;
     let runtime = Duration::from_secs_f64(options.seconds);
-    let (direct, direct_note) = match direct_io_works(&dir.0) {
+    let (direct, direct_note) = match direct_io_works(dir.path()) {
         Ok(()) => (
             true,
             "direct IO (O_DIRECT): the temp file system supports it".to_string(),
@@ -472,12 +437,12 @@ pub fn step_run(
         ),
     };
     let (engine, engine_note) = choose_engine(options.engine, probe)?;
-    let (jobs, workloads) = demo_jobs(requirements, plan, &dir.0, engine, direct, runtime);
+    let (jobs, workloads) = demo_jobs(requirements, plan, dir.path(), engine, direct, runtime);
     let label = "the demo's run";
     let result = executor.execute(&jobs, label, observer)?;
     first_job_error(&result, label)?;
     Ok(DemoRun {
-        directory: dir.0.clone(),
+        directory: dir.path().to_path_buf(),
         engine: engine.fio_name().to_string(),
         engine_note,
         direct,

@@ -79,7 +79,7 @@ pub fn run_fio_jobs(
             source,
         });
     }
-    write_fio_logs(&report, jobs)?;
+    write_fio_logs(&report, jobs, request.allow_overwrite)?;
     if let Some(path) = &request.report {
         write_html_report(path, &report, jobs, request.preset.as_deref())?;
     }
@@ -187,10 +187,22 @@ pub fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> Str
 
 /// fio's averaged logs (`PREFIX_bw.N.log`...), N the clone's number in the run as fio counts
 /// threads; results are per clone here (jobfile refuses logs with group_reporting).
-pub fn write_fio_logs(report: &RunReport, jobs: &[JobSpec]) -> Result<(), ProcedureError> {
+/// Written through safefs's door: a new file or an earlier iofit log, never a user's file,
+/// link or device (unless `allow_overwrite`); [`check_outputs`] refused those before the run.
+pub fn write_fio_logs(
+    report: &RunReport,
+    jobs: &[JobSpec],
+    allow_overwrite: bool,
+) -> Result<(), ProcedureError> {
+    use iofit_safefs::output::{write, OutputKind};
     for (path, text) in iofit_report::fio_log::log_files(&report.result, &report.job_index, jobs) {
-        write_atomic(&path, text.as_bytes())
-            .map_err(|source| ProcedureError::WriteResults { path, source })?;
+        write(
+            &path,
+            OutputKind::StatsLog,
+            allow_overwrite,
+            text.as_bytes(),
+        )
+        .map_err(|source| ProcedureError::WriteResults { path, source })?;
     }
     Ok(())
 }

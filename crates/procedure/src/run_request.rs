@@ -542,12 +542,20 @@ pub fn check_outputs(
     job_files: &[PathBuf],
     jobs: &[JobSpec],
 ) -> Result<(), ProcedureError> {
-    use iofit_safefs::guard::check_output;
+    use iofit_safefs::guard::check_output_allowing;
+    let allow = request.allow_overwrite;
+    for path in averaged_log_names(jobs) {
+        iofit_safefs::output::check(&path, iofit_safefs::output::OutputKind::StatsLog, allow)?;
+    }
     if request.output.is_none() && request.report.is_none() {
         return Ok(());
     }
     let mut protected: Vec<PathBuf> = job_files.to_vec();
     protected.extend(request.specs.iter().cloned());
+    // The IO logs jobs replay are inputs too (read later, when the jobs resolve).
+    for spec in jobs.iter().filter_map(|job| job.replay.as_ref()) {
+        protected.extend(spec.logs.iter().cloned());
+    }
     let mut seen = std::collections::BTreeSet::new();
     for job in jobs {
         for clone in 0..job.numjobs.max(1) {
@@ -559,12 +567,50 @@ pub fn check_outputs(
         }
     }
     if let Some(path) = &request.output {
-        check_output(path, &protected, "--output")?;
+        check_output_allowing(path, &protected, "--output", allow)?;
     }
     if let Some(path) = &request.report {
-        check_output(path, &protected, "--report")?;
+        check_output_allowing(path, &protected, "--report", allow)?;
     }
     Ok(())
+}
+
+/// The averaged logs (`PREFIX_bw.N.log`...) the run writes at its end, named as
+/// `iofit_report::fio_log::log_files` names them (N counts clones through the run), so that a
+/// user's file of that name is refused before the run rather than replaced after it.
+fn averaged_log_names(jobs: &[JobSpec]) -> Vec<PathBuf> {
+    let mut names = Vec::new();
+    let mut number = 0u32;
+    for job in jobs {
+        let logs = &job.logs;
+        let prefixes = [
+            (&logs.bw_prefix, "bw", true),
+            (&logs.iops_prefix, "iops", true),
+            (&logs.lat_prefix, "lat", true),
+            (&logs.lat_prefix, "clat", true),
+            (&logs.lat_prefix, "slat", true),
+            (&logs.hist_prefix, "clat_hist", false),
+        ];
+        for _ in 0..job.numjobs.max(1) {
+            number += 1;
+            for (prefix, suffix, per_io_kind) in prefixes {
+                let Some(prefix) = prefix else { continue };
+                if logs.per_io && per_io_kind {
+                    continue;
+                }
+                let name = if logs.shared_file {
+                    format!("{prefix}_{suffix}.log")
+                } else {
+                    format!("{prefix}_{suffix}.{number}.log")
+                };
+                let path = PathBuf::from(name);
+                if !names.contains(&path) {
+                    names.push(path);
+                }
+            }
+        }
+    }
+    names
 }
 
 /// What `iofit run FILE.vdb` does with the request's flags.
@@ -606,11 +652,18 @@ pub fn vdbench_call(
             "a vdbench file prints vdbench-style text; for JSON give --output FILE",
         ));
     }
+    let allow = request.allow_overwrite;
+    // Includes are inputs too: safefs knows every file the parser read.
     if let Some(path) = &request.output {
-        iofit_safefs::guard::check_output(path, &[file.to_path_buf()], "--output")?;
+        iofit_safefs::guard::check_output_allowing(path, &[file.to_path_buf()], "--output", allow)?;
     }
     if let Some(path) = &request.flatfile {
-        iofit_safefs::guard::check_output(path, &[file.to_path_buf()], "--flatfile")?;
+        iofit_safefs::guard::check_output_allowing(
+            path,
+            &[file.to_path_buf()],
+            "--flatfile",
+            allow,
+        )?;
     }
     let time = |flag: &str, text: &Option<String>| {
         text.as_deref().map(|t| duration_flag(flag, t)).transpose()

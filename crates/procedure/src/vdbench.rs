@@ -187,32 +187,15 @@ pub struct VdbenchOutcome {
     pub data_errors: u64,
 }
 
-/// A private directory for validate=yes keys, removed when the file's runs end.
-struct KeysDir(std::path::PathBuf);
+/// A private directory for validate=yes keys (safefs's scratch: random name, 0700), removed
+/// when the file's runs end.
+struct KeysDir(iofit_safefs::scratch::Scratch);
 
 impl KeysDir {
     fn new() -> Result<KeysDir, ProcedureError> {
-        use std::os::unix::fs::DirBuilderExt;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let dir =
-            std::env::temp_dir().join(format!("iofit-validate-{}-{nanos}", std::process::id()));
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&dir)
-            .map_err(|source| ProcedureError::Directory {
-                path: dir.clone(),
-                source,
-            })?;
-        Ok(KeysDir(dir))
-    }
-}
-
-impl Drop for KeysDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        iofit_safefs::scratch::Scratch::create(&std::env::temp_dir(), "iofit-validate")
+            .map(KeysDir)
+            .map_err(ProcedureError::from)
     }
 }
 
@@ -262,6 +245,20 @@ pub fn run_file(
     observer: &mut dyn Observer,
 ) -> Result<VdbenchOutcome, ProcedureError> {
     let file = vdbench::parse_file_with(path, &options.substitutions)?;
+    // Now that every include= was read (safefs knows each as an input), the outputs again.
+    for (out, flag) in [
+        (&options.flatfile, "--flatfile"),
+        (&options.json_output, "--output"),
+    ] {
+        if let Some(out) = out {
+            iofit_safefs::guard::check_output_allowing(
+                out,
+                &[path.to_path_buf()],
+                flag,
+                options.allow_overwrite,
+            )?;
+        }
+    }
     file.check_hosts(vdbench::is_local_host)?;
     file.check_runnable()?;
     say_notes(&file, observer);
@@ -311,8 +308,8 @@ pub fn run_file(
         }
         let mut run = adjust(run, options)?;
         if let Some(keys) = &keys {
-            run.data.verify.state_save = Some(keys.0.clone());
-            run.data.verify.state_load = Some(keys.0.clone());
+            run.data.verify.state_save = Some(keys.0.path().to_path_buf());
+            run.data.verify.state_load = Some(keys.0.path().to_path_buf());
         }
         match run.iorate.clone() {
             IoRate::Max => {

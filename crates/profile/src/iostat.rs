@@ -173,6 +173,8 @@ fn parse_pieces(
         source,
     };
     let handle = std::fs::File::open(path).map_err(io_error)?;
+    // A capture is an input: no output may replace it.
+    iofit_safefs::input::note_input(&handle, path);
     let size = handle.metadata().map_err(io_error)?.len();
     let starts = report_starts(&handle, size, threads.max(1), min_bytes).map_err(io_error)?;
     let mut ends: Vec<u64> = starts[1..].to_vec();

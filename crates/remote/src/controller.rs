@@ -209,7 +209,7 @@ fn start(
     events: Sender<(usize, Event)>,
 ) -> Result<Connection, StartError> {
     let (program, mut command) = match &options.slurm {
-        Some(slurm) => slurm_step(host, slurm)?,
+        Some(slurm) => slurm_step(host, slurm, options.allow_overwrite)?,
         None => ssh_session(host, options)?,
     };
     command
@@ -288,8 +288,15 @@ fn ssh_session(
         ])
         .arg(&host.destination)
         .arg(format!(
-            "{} worker --protocol {PROTOCOL_VERSION}",
-            shell_quote(&host.remote_iofit)
+            "{} worker --protocol {PROTOCOL_VERSION}{}",
+            shell_quote(&host.remote_iofit),
+            // The worker decides for itself: asked here, it still refuses unless it was started
+            // with it (a forced command in authorized_keys replaces this command line).
+            if options.allow_overwrite {
+                " --allow-overwrite"
+            } else {
+                ""
+            }
         ));
     Ok((program.clone(), command))
 }
@@ -297,7 +304,11 @@ fn ssh_session(
 /// `srun --nodelist=NODE ... IOFIT worker --protocol N`: one job step on the host's node.
 /// `--kill-on-bad-exit=0` keeps a failed worker's step from ending the others' (each worker is
 /// its own step anyway); `--overlap` lets several workers share a node's allocated CPUs.
-fn slurm_step(host: &HostSpec, slurm: &SlurmLaunch) -> Result<(String, Command), StartError> {
+fn slurm_step(
+    host: &HostSpec,
+    slurm: &SlurmLaunch,
+    allow_overwrite: bool,
+) -> Result<(String, Command), StartError> {
     let (program, leading) = slurm
         .srun_command
         .split_first()
@@ -317,6 +328,9 @@ fn slurm_step(host: &HostSpec, slurm: &SlurmLaunch) -> Result<(String, Command),
         .arg("--")
         .arg(&host.remote_iofit)
         .args(["worker", "--protocol", &PROTOCOL_VERSION.to_string()]);
+    if allow_overwrite {
+        command.arg("--allow-overwrite");
+    }
     Ok((program.clone(), command))
 }
 

@@ -12,12 +12,134 @@ use iofit_engine::{run_jobs, Observer, Progress, RunOptions};
 use iofit_model::job::{EngineKind, JobSpec};
 use iofit_stats::compact::CompactDirection;
 use std::io::{BufRead, Write};
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 type SharedOut = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// What this worker may do, from its own command line (`iofit worker --allow-dir DIR
+/// --allow-overwrite`), never from the controller: with an ssh forced command
+/// (`command="iofit worker --protocol N --allow-dir /mnt/test"` in `authorized_keys`) the
+/// key's holder cannot make the worker touch anything else.
+#[derive(Clone, Debug, Default)]
+pub struct WorkerLimits {
+    /// Directories every file the jobs read or write must be in (empty: no limit).
+    pub allowed_dirs: Vec<PathBuf>,
+    /// Whether a controller may ask to overwrite devices and files iofit did not create.
+    pub allow_overwrite: bool,
+}
+
+/// `path` made absolute (against the working directory), without `.`; `None` with `..`.
+fn absolute(path: &Path) -> Option<PathBuf> {
+    let base = if path.is_absolute() {
+        PathBuf::new()
+    } else {
+        std::env::current_dir().ok()?
+    };
+    let mut out = base;
+    for component in path.components() {
+        match component {
+            Component::ParentDir => return None,
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// `path` with its longest existing ancestor's links resolved (the rest does not exist yet).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            return Some(rest.iter().rev().fold(real, |p, name| p.join(name)));
+        }
+        rest.push(existing.file_name()?.to_os_string());
+        existing = existing.parent()?.to_path_buf();
+    }
+}
+
+fn inside(path: &Path, dirs: &[PathBuf]) -> bool {
+    let Some(path) = absolute(path).and_then(|p| resolved(&p)) else {
+        return false;
+    };
+    dirs.iter()
+        .filter_map(|d| d.canonicalize().ok())
+        .any(|dir| path.starts_with(dir))
+}
+
+/// Every path a job reads or writes: its files, logs, IO logs and verify state.
+fn paths_of(job: &JobSpec) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = (0..job.numjobs.max(1))
+        .flat_map(|clone| job.files_for_clone(clone))
+        .collect();
+    paths.extend(job.write_iolog.iter().cloned());
+    if let Some(replay) = &job.replay {
+        paths.extend(replay.logs.iter().cloned());
+    }
+    let logs = &job.logs;
+    for prefix in [
+        &logs.bw_prefix,
+        &logs.iops_prefix,
+        &logs.lat_prefix,
+        &logs.hist_prefix,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        paths.push(PathBuf::from(format!("{prefix}_log")));
+    }
+    let verify = &job.data.verify;
+    paths.extend(
+        verify
+            .state_save
+            .iter()
+            .chain(&verify.state_load)
+            .map(|d| d.join("state")),
+    );
+    paths
+}
+
+/// Refuses jobs that go beyond this worker's own limits, before anything is touched.
+fn check_limits(
+    limits: &WorkerLimits,
+    jobs: &[JobSpec],
+    allow_overwrite: bool,
+) -> Result<(), iofit_engine::EngineError> {
+    if allow_overwrite && !limits.allow_overwrite {
+        return Err(iofit_engine::EngineError::Invalid {
+            job: "worker".into(),
+            message: "the controller asks to overwrite (--allow-overwrite), and this worker was not started with --allow-overwrite; add it to the worker's own command (the authorized_keys command=) if the host's owner allows it".into(),
+        });
+    }
+    if limits.allowed_dirs.is_empty() {
+        return Ok(());
+    }
+    for job in jobs {
+        for path in paths_of(job) {
+            if !inside(&path, &limits.allowed_dirs) {
+                return Err(iofit_engine::EngineError::Refused {
+                    path,
+                    reason: format!(
+                        "job {} uses it, and this worker may use only {} (its --allow-dir); point the job there",
+                        job.name,
+                        limits
+                            .allowed_dirs
+                            .iter()
+                            .map(|d| d.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
 
 fn send(out: &SharedOut, message: &FromWorker) -> std::io::Result<()> {
     let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
@@ -30,10 +152,17 @@ fn send(out: &SharedOut, message: &FromWorker) -> std::io::Result<()> {
 /// naming both versions, before anything else is read.
 pub fn serve(
     protocol: u32,
+    limits: &WorkerLimits,
     input: impl BufRead + Send + 'static,
     output: impl Write + Send + 'static,
 ) -> Result<(), RemoteError> {
-    serve_with_stop(protocol, input, output, Arc::new(AtomicBool::new(false)))
+    serve_with_stop(
+        protocol,
+        limits,
+        input,
+        output,
+        Arc::new(AtomicBool::new(false)),
+    )
 }
 
 /// As [`serve`], with a stop flag the caller may also set (the binary sets it on SIGTERM, as
@@ -41,6 +170,7 @@ pub fn serve(
 /// sent to the controller as the run's end before the worker exits.
 pub fn serve_with_stop(
     protocol: u32,
+    limits: &WorkerLimits,
     input: impl BufRead + Send + 'static,
     output: impl Write + Send + 'static,
     stop: Arc<AtomicBool>,
@@ -73,11 +203,11 @@ pub fn serve_with_stop(
     spawn_reader(input, out.clone(), stop.clone(), tx);
     // This run's keys directory, and whether it is the file's last run using it.
     let mut keys: Option<(std::path::PathBuf, bool)> = None;
-    let served = serve_jobs(&rx, &out, &stop, &mut keys);
+    let served = serve_jobs(&rx, &out, &stop, &mut keys, limits);
     // Removed after the last run, and after a stop (which ends the file).
     if let Some((dir, last)) = keys {
         if last || stop.load(Ordering::SeqCst) {
-            let _ = std::fs::remove_dir_all(dir);
+            let _ = iofit_safefs::scratch::remove_tree(&dir);
         }
     }
     served
@@ -89,6 +219,7 @@ fn serve_jobs(
     out: &SharedOut,
     stop: &Arc<AtomicBool>,
     keys_dir: &mut Option<(std::path::PathBuf, bool)>,
+    limits: &WorkerLimits,
 ) -> Result<(), RemoteError> {
     let mut jobs: Option<(Vec<JobSpec>, bool, u64)> = None;
     while let Ok(message) = rx.recv() {
@@ -113,7 +244,8 @@ fn serve_jobs(
                 interval_ms,
                 keys,
                 ..
-            } => match use_keys(keys.as_ref(), &mut list, keys_dir)
+            } => match check_limits(limits, &list, allow_overwrite)
+                .and_then(|()| use_keys(keys.as_ref(), &mut list, keys_dir))
                 .and_then(|()| prepare(&list, allow_overwrite, stop))
             {
                 Ok((files, bytes)) => {
@@ -220,7 +352,6 @@ fn use_keys(
     jobs: &mut [JobSpec],
     keys_dir: &mut Option<(std::path::PathBuf, bool)>,
 ) -> Result<(), iofit_engine::EngineError> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     let Some(keys) = keys else {
         return Ok(());
     };
@@ -230,38 +361,20 @@ fn use_keys(
             job: "validate keys".into(),
             message,
         })?;
-    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            // An earlier run of the file made it: it must still be ours and private (not a
-            // link or another user's directory planted under the same name).
-            let meta = std::fs::symlink_metadata(&dir).map_err(|error| io_error(&dir, error))?;
-            // SAFETY: geteuid has no preconditions and cannot fail.
-            let uid = unsafe { libc::geteuid() };
-            if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
-                return Err(iofit_engine::EngineError::Refused {
-                    path: dir,
-                    reason: "the validate keys directory is not a private directory of this user"
-                        .into(),
-                });
-            }
+    // Made private (0700) on the file's first run; on a later one it must still be ours and
+    // private, not a link or another user's directory planted under the same name.
+    let dir = iofit_safefs::scratch::private_dir(&dir).map_err(|e| {
+        iofit_engine::EngineError::Refused {
+            path: dir.clone(),
+            reason: format!("the validate keys directory: {}", e.detail()),
         }
-        Err(error) => return Err(io_error(&dir, error)),
-    }
+    })?;
     *keys_dir = Some((dir.clone(), keys.last));
     for job in jobs.iter_mut().filter(|j| j.data.verify.mode.is_on()) {
         job.data.verify.state_save = Some(dir.clone());
         job.data.verify.state_load = Some(dir.clone());
     }
     Ok(())
-}
-
-fn io_error(path: &std::path::Path, error: std::io::Error) -> iofit_engine::EngineError {
-    iofit_engine::EngineError::Io {
-        context: "validate keys directory",
-        path: path.to_path_buf(),
-        error,
-    }
 }
 
 /// The engine's safety checks and layout, before the barrier: returns files and bytes written.

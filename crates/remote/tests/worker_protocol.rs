@@ -5,7 +5,7 @@
 use iofit_model::job::{EngineKind, JobSpec, RwMode, SizeSpec, Target};
 use iofit_model::units::Bytes;
 use iofit_remote::protocol::{encode, FromWorker, ToWorker, PROTOCOL_VERSION};
-use iofit_remote::worker::serve;
+use iofit_remote::worker::{serve, WorkerLimits};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
@@ -36,6 +36,7 @@ fn a_worker_of_another_protocol_says_hello_then_refuses_naming_both() {
     let out = Shared::default();
     let error = serve(
         PROTOCOL_VERSION + 1,
+        &WorkerLimits::default(),
         std::io::Cursor::new(Vec::new()),
         out.clone(),
     )
@@ -88,6 +89,7 @@ fn a_null_engine_job_runs_after_start_and_its_histograms_count_every_io() {
     let worker = std::thread::spawn(move || {
         serve(
             PROTOCOL_VERSION,
+            &WorkerLimits::default(),
             std::io::BufReader::new(reader),
             worker_out,
         )
@@ -124,4 +126,106 @@ fn a_keys_directory_is_a_plain_name_in_the_hosts_temp_dir() {
     for bad in ["", "..", ".hidden", "a/b", "/etc", "a b"] {
         assert!(keys(bad).dir().is_err(), "{bad:?}");
     }
+}
+
+/// Sends hello and one job to a worker started with `limits`; returns what it answered.
+fn ask(limits: WorkerLimits, job: JobSpec, allow_overwrite: bool) -> Vec<FromWorker> {
+    let input: String = [
+        ToWorker::Hello {
+            protocol: PROTOCOL_VERSION,
+            version: "test".into(),
+        },
+        ToWorker::Job {
+            host: "h".into(),
+            jobs: vec![job],
+            allow_overwrite,
+            interval_ms: 1000,
+            keys: None,
+        },
+    ]
+    .iter()
+    .map(|m| encode(m) + "\n")
+    .collect();
+    let out = Shared::default();
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    writer.write_all(input.as_bytes()).unwrap();
+    let worker_out = out.clone();
+    let worker = std::thread::spawn(move || {
+        serve(
+            PROTOCOL_VERSION,
+            &limits,
+            std::io::BufReader::new(reader),
+            worker_out,
+        )
+    });
+    // A refused job ends the worker; a ready one waits for start, which end of input stops.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    drop(writer);
+    let _ = worker.join().unwrap();
+    messages(&out)
+}
+
+fn refusal(got: &[FromWorker]) -> Option<String> {
+    got.iter().find_map(|m| match m {
+        FromWorker::Error {
+            message,
+            bad_input: true,
+        } => Some(message.clone()),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_controller_cannot_grant_overwrite_the_worker_was_not_started_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user.db");
+    let precious = b"precious".repeat(8192);
+    std::fs::write(&user, &precious).unwrap();
+    let mut job = JobSpec::new("w", Target::Files(vec![user.clone()])).with_rw(RwMode::Write);
+    job.size = Some(SizeSpec::Bytes(Bytes::kib(64)));
+    let got = ask(WorkerLimits::default(), job.clone(), true);
+    let message = refusal(&got).expect("refused");
+    assert!(message.contains("--allow-overwrite"), "{message}");
+    assert!(!got.iter().any(|m| matches!(m, FromWorker::Ready { .. })));
+    assert_eq!(std::fs::read(&user).unwrap(), precious);
+    // Started with it, the same request is honoured (the layout takes the file).
+    let limits = WorkerLimits {
+        allowed_dirs: Vec::new(),
+        allow_overwrite: true,
+    };
+    let got = ask(limits, job, true);
+    assert!(refusal(&got).is_none(), "{got:?}");
+}
+
+#[test]
+fn a_worker_limited_to_a_directory_refuses_files_elsewhere() {
+    let allowed = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let limits = || WorkerLimits {
+        allowed_dirs: vec![allowed.path().to_path_buf()],
+        allow_overwrite: false,
+    };
+    let outside = elsewhere.path().join("data");
+    let job = |path: &std::path::Path| {
+        let mut job =
+            JobSpec::new("w", Target::Files(vec![path.to_path_buf()])).with_rw(RwMode::Write);
+        job.size = Some(SizeSpec::Bytes(Bytes::kib(64)));
+        job
+    };
+    let message = refusal(&ask(limits(), job(&outside), false)).expect("refused");
+    assert!(message.contains("--allow-dir"), "{message}");
+    assert!(!outside.exists());
+    // A link inside the allowed directory to elsewhere is elsewhere.
+    std::os::unix::fs::symlink(elsewhere.path(), allowed.path().join("link")).unwrap();
+    let through = allowed.path().join("link/data");
+    assert!(refusal(&ask(limits(), job(&through), false)).is_some());
+    assert!(!outside.exists());
+    // `..` out of it too.
+    let up = allowed.path().join("../escape");
+    assert!(refusal(&ask(limits(), job(&up), false)).is_some());
+    // Inside, the job is prepared.
+    let inside = allowed.path().join("data");
+    let got = ask(limits(), job(&inside), false);
+    assert!(refusal(&got).is_none(), "{got:?}");
+    assert!(got.iter().any(|m| matches!(m, FromWorker::Ready { .. })));
 }

@@ -6,7 +6,6 @@
 
 use crate::error::SafeFsError;
 use crate::{marker, target};
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 /// The marked file inside every anchor iofit owns.
@@ -29,13 +28,48 @@ fn mark_path(anchor: &Path) -> PathBuf {
     anchor.join(ANCHOR_MARK)
 }
 
-/// True when `anchor` holds iofit's mark (the exact file iofit created there).
+/// Bytes at the start of the mark file holding the anchor directory's identity.
+const RECORD_BYTES: u64 = 256;
+const RECORD_MAGIC: &str = "iofit-anchor v1";
+
+/// The identity of the anchor directory itself (opened without following a link).
+fn dir_identity(anchor: &Path) -> Option<marker::Identity> {
+    let dir = crate::sys::open(
+        anchor,
+        libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW,
+        0,
+    )
+    .ok()?;
+    marker::Identity::of(&dir).ok()
+}
+
+fn record_text(dir: &marker::Identity) -> String {
+    let btime = match dir.btime {
+        Some((s, ns)) => format!("{s}.{ns:09}"),
+        None => "-".to_string(),
+    };
+    format!("{RECORD_MAGIC} dir-ino={} dir-btime={btime}\n", dir.ino)
+}
+
+/// True when `anchor` holds iofit's mark (the exact file iofit created there) AND the mark's
+/// content names this very directory: a hard-link copy of an anchor (`cp -al`) shares the
+/// marked file, but the directory it names is the original, so the copy is foreign.
 pub fn is_owned(anchor: &Path) -> bool {
+    use std::os::unix::fs::FileExt;
     let path = mark_path(anchor);
-    match File::open(&path) {
-        Ok(file) => marker::ownership(&file, &path).is_some(),
-        Err(_) => false,
+    let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK;
+    let Ok(file) = crate::sys::open(&path, flags, 0) else {
+        return false;
+    };
+    if marker::ownership(&file, &path).is_none() {
+        return false;
     }
+    let Some(dir) = dir_identity(anchor) else {
+        return false;
+    };
+    let want = record_text(&dir);
+    let mut buf = vec![0u8; want.len()];
+    matches!(file.read_at(&mut buf, 0), Ok(n) if n == want.len()) && buf == want.as_bytes()
 }
 
 /// Names in `anchor` other than iofit's mark and its sidecar.
@@ -100,9 +134,20 @@ pub fn claim(anchor: &Path, allow_overwrite: bool) -> Result<AnchorClaim, SafeFs
     }
 }
 
+/// Creates the mark: a file iofit marks as its own whose content names the anchor directory
+/// (inode and birth time), so only this directory is proven iofit's by it.
 fn mark(anchor: &Path) -> Result<(), SafeFsError> {
-    let (_target, _file) = target::create(&mark_path(anchor), 0)?;
-    Ok(())
+    use std::os::unix::fs::FileExt;
+    let path = mark_path(anchor);
+    let dir = dir_identity(anchor).ok_or_else(|| {
+        SafeFsError::bad(
+            anchor,
+            "the anchor is not a directory iofit can open; point anchor= at a directory",
+        )
+    })?;
+    let (_target, file) = target::create(&path, RECORD_BYTES)?;
+    file.write_all_at(record_text(&dir).as_bytes(), 0)
+        .map_err(|e| SafeFsError::io("cannot write the anchor mark", &path, e))
 }
 
 /// Removes everything in a claimed anchor but iofit's mark (vdbench `format=yes`/`clean`).

@@ -88,7 +88,8 @@ impl AtomicFile {
         })?;
         let dir = sys::open_dir(&dir_path)
             .map_err(|e| SafeFsError::io("cannot open the output directory", &dir_path, e))?;
-        let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
+        // Read-write: the output's stamp sums its bytes before it is published.
+        let flags = libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
         let mut last_error = None;
         for _ in 0..8 {
             let id =
@@ -126,6 +127,47 @@ impl AtomicFile {
             path,
             last_error.unwrap_or_else(|| io::Error::other("no free name")),
         ))
+    }
+
+    /// The file being written: the temporary file, or the stream.
+    pub fn file(&self) -> &File {
+        self.file.as_ref().expect("not committed")
+    }
+
+    /// The output's final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// True when the output is a stream (a character device or FIFO), written in place.
+    pub fn is_stream(&self) -> bool {
+        self.final_name.is_empty()
+    }
+
+    /// Publishes an output the door checked: `replace` false renames only if the name is
+    /// still free (`RENAME_NOREPLACE`), so a file that appeared meanwhile is never replaced.
+    pub(crate) fn publish_as_output(
+        mut self,
+        synced: bool,
+        replace: bool,
+    ) -> Result<(), SafeFsError> {
+        if replace || self.final_name.is_empty() {
+            return self.publish(synced);
+        }
+        let file = self.file.take().expect("committed once");
+        if synced {
+            file.sync_all()
+                .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
+        }
+        drop(file);
+        sys::renameat_noreplace(&self.dir, &self.temp_name, &self.final_name)
+            .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
+        forget(&self.temp_path());
+        self.temp_name.clear();
+        if synced {
+            let _ = self.dir.sync_all();
+        }
+        Ok(())
     }
 
     /// The temporary file's path (for tests and messages).
@@ -220,16 +262,34 @@ fn open_stream(path: &Path) -> Result<Option<File>, SafeFsError> {
     Ok(None)
 }
 
-/// Writes `bytes` to `path` atomically.
+/// Writes `bytes` to `path` atomically, stamped as an iofit result file
+/// ([`crate::output::OutputKind::Report`]) so that a later run may replace it. The caller
+/// checked the name first ([`crate::guard::check_output`]); this never writes through it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SafeFsError> {
-    let mut file = AtomicFile::create(path)?;
-    file.write_all(bytes)
-        .map_err(|e| SafeFsError::io("cannot write", path, e))?;
-    file.commit()
+    write_stamped(path, bytes, true)
 }
 
 /// [`write_atomic`] without the syncs ([`AtomicFile::commit_unsynced`]).
 pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<(), SafeFsError> {
+    write_stamped(path, bytes, false)
+}
+
+fn write_stamped(path: &Path, bytes: &[u8], synced: bool) -> Result<(), SafeFsError> {
+    use crate::output::{stamp_file, stamp_sidecar, OutputKind};
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes)
+        .map_err(|e| SafeFsError::io("cannot write", path, e))?;
+    let stream = file.is_stream();
+    let stamped = stream || stamp_file(file.file(), OutputKind::Report);
+    file.publish(synced)?;
+    if !stamped {
+        stamp_sidecar(path, OutputKind::Report);
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically with no stamp (iofit's own sidecars).
+pub(crate) fn write_plain(path: &Path, bytes: &[u8]) -> Result<(), SafeFsError> {
     let mut file = AtomicFile::create(path)?;
     file.write_all(bytes)
         .map_err(|e| SafeFsError::io("cannot write", path, e))?;

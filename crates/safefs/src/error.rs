@@ -46,6 +46,15 @@ impl SafeFsError {
         }
     }
 
+    /// As an `io::Error` (the OS error itself when there is one), for callers whose error
+    /// types carry `io::Error`.
+    pub fn into_io(self) -> io::Error {
+        match self {
+            SafeFsError::Io { error, .. } => error,
+            other => io::Error::new(io::ErrorKind::PermissionDenied, other.detail()),
+        }
+    }
+
     /// The OS error code, when this is an IO error.
     pub fn raw_os_error(&self) -> Option<i32> {
         match self {

@@ -10,7 +10,20 @@ use std::path::{Path, PathBuf};
 
 /// Refuses `output` unless it can be written as a new or replaced result file without touching
 /// any of `protected` (the command's inputs and targets). `flag` names the option in messages.
+/// An existing file is replaced only when it is an earlier iofit result file
+/// ([`crate::output`]); a command with `--allow-overwrite` uses [`check_output_allowing`].
 pub fn check_output(output: &Path, protected: &[PathBuf], flag: &str) -> Result<(), SafeFsError> {
+    check_output_allowing(output, protected, flag, false)
+}
+
+/// [`check_output`], where `allow_overwrite` lets an unrelated existing regular file (never an
+/// input) be replaced.
+pub fn check_output_allowing(
+    output: &Path,
+    protected: &[PathBuf],
+    flag: &str,
+    allow_overwrite: bool,
+) -> Result<(), SafeFsError> {
     if output.as_os_str().is_empty() {
         return Err(SafeFsError::bad(
             output,
@@ -70,6 +83,15 @@ pub fn check_output(output: &Path, protected: &[PathBuf], flag: &str) -> Result<
             )));
         }
     }
+    crate::output::check(output, crate::output::OutputKind::Report, allow_overwrite).map_err(
+        |e| match e {
+            SafeFsError::Refused { path, reason } => SafeFsError::Refused {
+                path,
+                reason: format!("{flag}: {reason}"),
+            },
+            other => other,
+        },
+    )?;
     Ok(())
 }
 

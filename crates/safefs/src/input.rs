@@ -5,7 +5,49 @@
 use crate::error::SafeFsError;
 use crate::sys;
 use std::io::Read;
-use std::path::Path;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Every input this process has read (device, inode, the path it was named by): no output
+/// may replace or write into one of them ([`crate::output`] checks here), whichever spelling,
+/// hard link or include brought it in.
+static INPUTS: Mutex<Vec<(u64, u64, PathBuf)>> = Mutex::new(Vec::new());
+
+fn inputs() -> std::sync::MutexGuard<'static, Vec<(u64, u64, PathBuf)>> {
+    INPUTS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Records `file` (opened from `path`) as an input of this run: job files, includes,
+/// captures, `read_iolog` logs, verify state being loaded, catalog files. Readers that open
+/// an input themselves call this; [`open_input`] and [`read_capped`] do it on their own.
+pub fn note_input(file: &std::fs::File, path: &Path) {
+    if let Ok(meta) = file.metadata() {
+        note_identity(meta.dev(), meta.ino(), path);
+    }
+}
+
+/// Records the file at `path`, if there is one, as an input of this run ([`note_input`]).
+pub fn note_input_path(path: &Path) {
+    if let Ok(meta) = std::fs::metadata(path) {
+        note_identity(meta.dev(), meta.ino(), path);
+    }
+}
+
+fn note_identity(dev: u64, ino: u64, path: &Path) {
+    let mut known = inputs();
+    if !known.iter().any(|(d, i, _)| *d == dev && *i == ino) {
+        known.push((dev, ino, path.to_path_buf()));
+    }
+}
+
+/// The input of this run that is the inode `(dev, ino)`, by the path it was read from.
+pub fn input_named(dev: u64, ino: u64) -> Option<PathBuf> {
+    inputs()
+        .iter()
+        .find(|(d, i, _)| *d == dev && *i == ino)
+        .map(|(_, _, p)| p.clone())
+}
 
 /// Size caps per input format, in bytes.
 pub mod caps {
@@ -54,6 +96,7 @@ pub fn open_input(path: &Path, cap_bytes: u64, what: &str) -> Result<std::fs::Fi
     if st.st_size as u64 > cap_bytes {
         return Err(too_big(path, cap_bytes, what));
     }
+    note_identity(st.st_dev, st.st_ino, path);
     Ok(file)
 }
 

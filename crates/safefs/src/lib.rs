@@ -30,10 +30,14 @@
 
 pub mod anchor;
 pub mod atomic;
+pub mod beneath;
+pub mod control;
 pub mod error;
 pub mod guard;
 pub mod input;
 pub mod marker;
+pub mod output;
+pub mod scratch;
 mod sys;
 pub mod target;
 

@@ -232,17 +232,57 @@ fn read_sidecar(path: &Path) -> Option<Marker> {
     Marker::decode(&buf[..n])
 }
 
+/// The extended attribute sealing an xattr-marked file's content as iofit last left it.
+pub const SEAL_XATTR: &str = "user.iofit.seal";
+
+/// Records the file's size and modification time as iofit leaves it (after a layout or a
+/// run that wrote it). Until the next [`unseal`], a file whose size or time differs was
+/// written by someone else: `cp user.txt data.bin` keeps the inode and its marker xattr, but
+/// not the size and time iofit sealed, so the file is no longer iofit's.
+pub fn seal(file: &File) -> io::Result<()> {
+    let st = sys::fstat(file)?;
+    let text = format!(
+        "iofit-seal v1 size={} mtime={}.{:09}",
+        st.st_size, st.st_mtime, st.st_mtime_nsec
+    );
+    sys::fsetxattr(file, SEAL_XATTR, text.as_bytes())
+}
+
+/// Lifts the seal before iofit writes the file (a run killed before it seals again leaves the
+/// file marked, and so still iofit's).
+pub fn unseal(file: &File) {
+    let _ = sys::fremovexattr(file, SEAL_XATTR);
+}
+
+/// True when the file has no seal, or its size and time are still the sealed ones.
+fn seal_holds(file: &File) -> bool {
+    let mut buf = [0u8; 128];
+    let Ok(n) = sys::fgetxattr(file, SEAL_XATTR, &mut buf) else {
+        return true;
+    };
+    let Ok(st) = sys::fstat(file) else {
+        return false;
+    };
+    let want = format!(
+        "iofit-seal v1 size={} mtime={}.{:09}",
+        st.st_size, st.st_mtime, st.st_mtime_nsec
+    );
+    &buf[..n] == want.as_bytes()
+}
+
 /// How `file` (opened from `path`) is marked as iofit's, or `None` when it is not ours.
-/// Checks the open descriptor: its xattr, or a sidecar matching its device, inode, birth time
-/// and the trailer id inside the file itself.
+/// Checks the open descriptor: its xattr (and the seal of its content, [`seal`]), or a
+/// sidecar matching its device, inode, birth time and the trailer id inside the file itself.
 pub fn ownership(file: &File, path: &Path) -> Option<MarkKind> {
     let identity = Identity::of(file).ok()?;
     let mut buf = [0u8; MAX_MARKER_BYTES];
     if let Ok(n) = sys::fgetxattr(file, XATTR_NAME, &mut buf) {
         // An xattr belongs to its inode, but a copy (cp -a, rsync -X) carries it along: the
-        // identity inside must be this file's.
+        // identity inside must be this file's. A copy INTO the file keeps inode and xattr:
+        // the seal of the content iofit left tells it apart.
         return Marker::decode(&buf[..n])
             .filter(|m| m.identity.same_inode(&identity))
+            .filter(|_| seal_holds(file))
             .map(|_| MarkKind::Xattr);
     }
     let sidecar = read_sidecar(path)?;

@@ -85,6 +85,32 @@ pub(crate) fn renameat(dir: &File, from: &OsStr, to: &OsStr) -> io::Result<()> {
         .map(|_| ())
 }
 
+/// `renameat2(2)` with `RENAME_NOREPLACE`: fails with EEXIST rather than replace a name.
+pub(crate) fn renameat_noreplace(dir: &File, from: &OsStr, to: &OsStr) -> io::Result<()> {
+    let (f, t) = (cstring(from.as_bytes())?, cstring(to.as_bytes())?);
+    // SAFETY: valid directory descriptor and NUL-terminated names.
+    check(unsafe {
+        libc::renameat2(
+            dir.as_raw_fd(),
+            f.as_ptr(),
+            dir.as_raw_fd(),
+            t.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    })
+    .map(|_| ())
+    .or_else(|e| {
+        // A filesystem without RENAME_NOREPLACE: look, then rename (a narrow window).
+        if e.raw_os_error() != Some(libc::EINVAL) {
+            return Err(e);
+        }
+        match lstatat(dir, to) {
+            Ok(_) => Err(io::Error::from_raw_os_error(libc::EEXIST)),
+            Err(_) => renameat(dir, from, to),
+        }
+    })
+}
+
 /// `fstatat(2)` without following a final symbolic link.
 pub(crate) fn lstatat(dir: &File, name: &OsStr) -> io::Result<libc::stat> {
     let c = cstring(name.as_bytes())?;
@@ -158,6 +184,12 @@ pub(crate) fn fsetxattr(file: &File, name: &str, value: &[u8]) -> io::Result<()>
         )
     })
     .map(|_| ())
+}
+
+pub(crate) fn fremovexattr(file: &File, name: &str) -> io::Result<()> {
+    let c = cstring(name.as_bytes())?;
+    // SAFETY: open descriptor, NUL-terminated name.
+    check(unsafe { libc::fremovexattr(file.as_raw_fd(), c.as_ptr()) }).map(|_| ())
 }
 
 /// Clears O_NONBLOCK (set only so that opening a FIFO cannot hang).

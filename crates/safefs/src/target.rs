@@ -88,6 +88,21 @@ impl Target {
         Ok(file)
     }
 
+    /// Seals the content of an xattr-marked file of iofit's as it is now ([`marker::seal`]),
+    /// after a layout or a run wrote it.
+    pub fn seal(&self) {
+        if self.kind == Kind::Regular && self.owned == Some(MarkKind::Xattr) {
+            let _ = marker::seal(&self.file);
+        }
+    }
+
+    /// Lifts the seal before the run writes the file ([`marker::unseal`]).
+    pub fn unseal(&self) {
+        if self.kind == Kind::Regular && self.owned == Some(MarkKind::Xattr) {
+            marker::unseal(&self.file);
+        }
+    }
+
     /// Removes the file iofit created in this run (after a failed layout), if the name still
     /// refers to it. Never removes anything else.
     pub fn remove_created(&self) -> Result<(), SafeFsError> {

@@ -216,9 +216,15 @@ fn an_output_naming_an_input_is_refused_before_any_work() {
     assert!(refused(&dir.path().join("nope/out.json"))
         .to_string()
         .contains("does not exist"));
-    // An earlier result may be replaced.
-    let earlier = precious(dir.path(), "result.json");
+    // An unrelated existing file is refused, naming the way out; an earlier result (one iofit
+    // wrote and stamped) may be replaced.
+    let unrelated = precious(dir.path(), "result.json");
+    let err = refused(&unrelated);
+    assert!(err.to_string().contains("--allow-overwrite"), "{err}");
+    let earlier = dir.path().join("earlier.json");
+    iofit_safefs::atomic::write_atomic(&earlier, b"{}").unwrap();
     check_output(&earlier, &inputs, "--output").unwrap();
+    assert_eq!(std::fs::read(&unrelated).unwrap(), b"the user's only copy");
     // Nothing above changed an input.
     assert_eq!(std::fs::read(&job).unwrap(), b"the user's only copy");
 }

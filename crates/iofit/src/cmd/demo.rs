@@ -54,10 +54,13 @@ pub enum DemoEngine {
     Psync,
 }
 
-/// Where the report goes by default: `<temp dir>/iofit-demo/report.html`.
+/// Where the report goes by default: `<temp dir>/iofit-demo/report.html`. The directory must
+/// be a real directory of this user that others cannot write (safefs refuses a link planted
+/// at that name).
 fn default_report_path() -> anyhow::Result<PathBuf> {
     let dir = std::env::temp_dir().join("iofit-demo");
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let dir = iofit_safefs::scratch::own_dir(&dir)
+        .with_context(|| format!("cannot use {} for the demo report", dir.display()))?;
     Ok(dir.join("report.html"))
 }
 
@@ -74,6 +77,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }),
     };
     options.validate()?;
+    // Before any work: the report's name must be a new file or an earlier iofit report.
+    let report_path = match &args.report {
+        Some(path) => path.clone(),
+        None => default_report_path()?,
+    };
+    // The default report lives in iofit's own directory (checked above to be a real directory
+    // of this user that no one else writes in), so an earlier demo's report there is replaced
+    // even when an older iofit wrote it without a stamp; a --report FILE follows the one rule.
+    let own_default = args.report.is_none();
+    iofit_safefs::guard::check_output_allowing(&report_path, &[], "--report", own_default)?;
     let catalog = load_catalog(&args.edition, &args.catalog)?;
     let mut executor = EngineExecutor::new(false, Arc::new(AtomicBool::new(false)));
     // The run's start goes to stderr (stdout holds the steps, or only JSON).
@@ -85,10 +98,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &mut observer,
         &UringEngine::probe,
     )?;
-    let report_path = match &args.report {
-        Some(path) => path.clone(),
-        None => default_report_path()?,
-    };
     write_report(
         &report_path,
         ReportFormat::Html,

@@ -18,22 +18,39 @@ use std::sync::Arc;
 /// are in the results, the lost ones are named with the time they stopped.
 pub const INCOMPLETE: u8 = 3;
 
-/// `iofit worker --protocol N`: serve one controller on stdin/stdout (started by iofit itself
-/// over ssh; not for interactive use).
+/// `iofit worker --protocol N [--allow-dir DIR]... [--allow-overwrite]`: serve one
+/// controller on stdin/stdout (started by iofit itself over ssh; not for interactive use).
+/// The limits are the worker's own: a controller cannot widen them.
 #[derive(clap::Args, Debug)]
 pub struct WorkerArgs {
     /// The protocol version the controller speaks.
     #[arg(long)]
     pub protocol: u32,
+    /// Only files in this directory may be read or written (repeat for several).
+    #[arg(long = "allow-dir", value_name = "DIR")]
+    pub allow_dir: Vec<PathBuf>,
+    /// Let a controller's --allow-overwrite through (without it, such a job is refused).
+    #[arg(long = "allow-overwrite")]
+    pub allow_overwrite: bool,
 }
 
 pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     let input = std::io::BufReader::new(std::io::stdin());
+    let limits = iofit_remote::worker::WorkerLimits {
+        allowed_dirs: args.allow_dir,
+        allow_overwrite: args.allow_overwrite,
+    };
     // A signal (SIGTERM from a cancelled Slurm step or a killed ssh session) stops the jobs and
     // the results so far still go to the controller; a second signal ends the worker at once.
     let stop = Arc::new(AtomicBool::new(false));
     crate::stop::arm(Arc::clone(&stop), crate::stop::Armed::Unbounded);
-    match iofit_remote::worker::serve_with_stop(args.protocol, input, std::io::stdout(), stop) {
+    match iofit_remote::worker::serve_with_stop(
+        args.protocol,
+        &limits,
+        input,
+        std::io::stdout(),
+        stop,
+    ) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(RemoteError::Worker(message)) => Err(bad_input(message)),
         Err(e) => Err(e.into()),
