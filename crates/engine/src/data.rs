@@ -85,6 +85,9 @@ impl DataState {
                 Err(e) => return DataState::failed(e.to_string()),
             };
             let mut verifier = verifier;
+            if !data.has_writes {
+                verifier.check_on_disk();
+            }
             if let (Some(_), Some(path)) = (&data.spec.verify.state_load, &data.state_path) {
                 let first_of_several = data.spec.verify.state_save.is_some() && !path.exists();
                 if !first_of_several {
@@ -324,8 +327,15 @@ pub(crate) fn verify_only<E: Engine, C: Clock>(
     if !run.measuring {
         run.begin_measuring(now);
     }
+    // A job that never writes (rw=read with verify_only) checks what is on storage: every
+    // unit of its regions, each against its own header, as fio's read of each block does.
+    let units = if run.plan.data.has_writes {
+        Units::Written { file: 0, offset: 0 }
+    } else {
+        Units::All { file: 0, offset: 0 }
+    };
     if run.out.error.is_none() {
-        check_units(run, engine, Units::Written { file: 0, offset: 0 });
+        check_units(run, engine, units);
     }
     let end = run.clock.now_ns();
     run.finish(engine, end)
@@ -357,7 +367,15 @@ fn replay_writes<C: Clock>(run: &mut Run<'_, C>) {
 /// in file and offset order, walked in the generation table (no list for the verify phase).
 enum Units {
     List(std::vec::IntoIter<(u32, u64)>),
-    Written { file: u32, offset: u64 },
+    Written {
+        file: u32,
+        offset: u64,
+    },
+    /// Every unit of the regions, written or not.
+    All {
+        file: u32,
+        offset: u64,
+    },
 }
 
 impl Units {
@@ -369,6 +387,15 @@ impl Units {
                     return None;
                 };
                 let found = v.verifier.generations().next_written(*file, *offset)?;
+                *file = found.0;
+                *offset = found.1 + v.verifier.unit_bytes();
+                Some(found)
+            }
+            Units::All { file, offset } => {
+                let DataState::Verify(v) = data else {
+                    return None;
+                };
+                let found = v.verifier.generations().next_unit(*file, *offset)?;
                 *file = found.0;
                 *offset = found.1 + v.verifier.unit_bytes();
                 Some(found)

@@ -580,6 +580,46 @@ fn pre_read(job: &JobSpec, plan: &ClonePlan, files: &[File]) -> Result<(), Engin
     Ok(())
 }
 
+/// fio's `invalidate` and `fadvise_hint`, applied as fio's `td_io_open_file` does at every open:
+/// the clone's region of each file is dropped from the page cache (POSIX_FADV_DONTNEED), then
+/// the job's access pattern is declared. As in fio, nothing is synced first: clean pages (the
+/// layout's, which it fsyncs, or those after an `end_fsync`) are dropped, while dirty pages a
+/// previous job left only start their writeback and stay cached. The kernel may also keep
+/// pages another process has mapped or locked, which fio cannot drop either.
+fn cache_hints(job: &JobSpec, plan: &ClonePlan, files: &[File]) -> Result<(), EngineError> {
+    use iofit_model::job::FadviseHint;
+    use std::os::fd::AsRawFd;
+    if job.engine == EngineKind::Null {
+        return Ok(());
+    }
+    for (file, (path, start, len)) in files.iter().zip(&plan.files) {
+        let (offset, length) = (*start as libc::off_t, *len as libc::off_t);
+        if job.file_sync.invalidate {
+            // SAFETY: posix_fadvise reads only its integer arguments; the descriptor is open.
+            let rc = unsafe {
+                libc::posix_fadvise(file.as_raw_fd(), offset, length, libc::POSIX_FADV_DONTNEED)
+            };
+            if rc != 0 {
+                let e = std::io::Error::from_raw_os_error(rc);
+                return Err(EngineError::from_io(
+                    "invalidate: cannot drop the cache of",
+                    path,
+                    e,
+                ));
+            }
+        }
+        let advice = match job.file_sync.fadvise {
+            None => continue,
+            Some(FadviseHint::Random) => libc::POSIX_FADV_RANDOM,
+            Some(FadviseHint::Sequential) => libc::POSIX_FADV_SEQUENTIAL,
+        };
+        // fio only warns when the hint fails; so does nothing here (it is advice).
+        // SAFETY: as above.
+        let _ = unsafe { libc::posix_fadvise(file.as_raw_fd(), offset, length, advice) };
+    }
+    Ok(())
+}
+
 /// fio's `sync=`: O_SYNC or O_DSYNC on every open of the job's files.
 fn sync_flags(job: &JobSpec) -> i32 {
     match job.file_sync.open_sync {
@@ -897,6 +937,7 @@ pub fn run_jobs(
                 let slot = slot_of[j][c];
                 let opened = open_files(job, plan, &lock_layout(&layout)).and_then(|files| {
                     pre_read(job, plan, &files)?;
+                    cache_hints(job, plan, &files)?;
                     Ok(files)
                 });
                 if job.file_sync.create_only {
@@ -981,13 +1022,16 @@ pub fn run_jobs(
                                 let relay_out = || {
                                     let mut layout = lock_layout(&layout);
                                     if !unlink {
-                                        return open_files(&job, &plan, &layout);
+                                        let files = open_files(&job, &plan, &layout)?;
+                                        cache_hints(&job, &plan, &files)?;
+                                        return Ok(files);
                                     }
                                     let paths: Vec<_> =
                                         plan.files.iter().map(|f| f.0.clone()).collect();
                                     layout.relay_out(&paths, &stop)?;
                                     let files = open_files(&job, &plan, &layout)?;
                                     pre_read(&job, &plan, &files)?;
+                                    cache_hints(&job, &plan, &files)?;
                                     Ok(files)
                                 };
                                 let relay_out =

@@ -748,16 +748,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
             job.notes.push(note);
         }
     }
-    // fio's pre_read clears invalidate: dropping what was just read in would be pointless.
-    let dropping = |i: &&Placed<bool>| i.value && !job.direct && !job.file_sync.pre_read;
-    if let Some(invalidate) = b.invalidate.as_ref().filter(dropping) {
-        return Err(invalidate.loc.unsupported_value(
-            "invalidate",
-            "1",
-            "dropping the page cache before a buffered job",
-            "use direct=1, or invalidate=0 (iofit keeps what its layout left in the cache)",
-        ));
-    }
+    settle_cache_hints(&mut job, &b);
     // fio's filesize is the size of each file; size is then the total the job does IO over.
     let size = match (b.size.take(), &b.filesize) {
         (_, Some(filesize)) => {
@@ -1187,3 +1178,22 @@ mod control_tests;
 mod options3_tests;
 #[cfg(test)]
 mod tests;
+
+/// fio's `invalidate` (default 1) and `fadvise_hint` (default 1: the job's pattern), for the
+/// buffered jobs where they change what is measured: a direct job's IO bypasses the page cache
+/// either way. fio's `pre_read` clears invalidate (dropping what was just read in would undo it).
+fn settle_cache_hints(job: &mut JobSpec, b: &apply::Builder) {
+    use apply::FadviseChoice as C;
+    use iofit_model::job::FadviseHint as H;
+    if job.direct || job.engine == iofit_model::job::EngineKind::Null {
+        return;
+    }
+    let asked = b.invalidate.as_ref().map(|i| i.value).unwrap_or(true);
+    job.file_sync.invalidate = asked && !job.file_sync.pre_read;
+    job.file_sync.fadvise = match b.fadvise_hint.unwrap_or(C::Pattern) {
+        C::None => None,
+        C::Pattern if job.rw.is_random() => Some(H::Random),
+        C::Pattern => Some(H::Sequential),
+        C::Fixed(hint) => Some(hint),
+    };
+}

@@ -62,6 +62,8 @@ pub(crate) struct Builder {
     pub direct: Option<bool>,
     pub new_group: bool,
     pub invalidate: Option<Placed<bool>>,
+    /// fio `fadvise_hint`: `None` for fio's default (1, the pattern of the job's rw).
+    pub fadvise_hint: Option<FadviseChoice>,
     /// Where the first write_*_log was set, and log_avg_msec (0: per-IO logs).
     pub log_at: Option<Location>,
     pub log_avg_msec: u64,
@@ -786,6 +788,34 @@ pub(crate) fn io_submit_mode(c: &mut Ctx, arg: &Arg) -> R {
     }
 }
 /// Settled in `finish`: dropping the page cache matters only to buffered jobs.
+/// fio's `fadvise_hint` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FadviseChoice {
+    /// 0: no hint.
+    None,
+    /// 1: random for a random rw, sequential otherwise.
+    Pattern,
+    Fixed(iofit_model::job::FadviseHint),
+}
+
+pub(crate) fn fadvise_hint(c: &mut Ctx, arg: &Arg) -> R {
+    use iofit_model::job::FadviseHint as H;
+    let value = arg.value.map(str::trim).unwrap_or("1");
+    c.b.fadvise_hint = Some(match value.to_ascii_lowercase().as_str() {
+        "0" => FadviseChoice::None,
+        "1" => FadviseChoice::Pattern,
+        "random" => FadviseChoice::Fixed(H::Random),
+        "sequential" => FadviseChoice::Fixed(H::Sequential),
+        _ => {
+            return Err(arg.invalid(
+                "fio's fadvise_hint takes 0, 1, random or sequential",
+                "write fadvise_hint=1 (the job's own pattern), 0, random or sequential",
+            ))
+        }
+    });
+    Ok(())
+}
+
 pub(crate) fn invalidate(c: &mut Ctx, arg: &Arg) -> R {
     c.b.invalidate = Some(Placed::at(arg.flag()?, arg));
     Ok(())

@@ -1,0 +1,242 @@
+//! fio as the oracle: fio 3.x and `iofit run` run the same job file, each in its own empty
+//! directory on the same file system, and what their JSON means is compared.
+//!
+//! - Size-bound jobs (no `time_based`) are compared exactly: per direction `total_ios`,
+//!   `io_bytes`, `short_ios`, `drop_ios`, and the job's `error`.
+//! - Every job is checked for fio's invariants on both tools' output: bytes = IOs x block size
+//!   (fixed-size jobs), the latency histogram holds one sample per completion, and Little's law
+//!   (mean IOs in flight = IOPS x mean latency, no more than the iodepth asked).
+//! - Speeds are compared only where a case says so, within the band it states: this machine is
+//!   shared and loaded, so one run of each tool can differ by 2x on its own; the band is wide
+//!   enough for that and narrow enough to catch a number that means something else (the page
+//!   cache against the disk differs by 10x or more).
+//!
+//! Where fio is not installed each test prints why it is skipped (CI installs fio: .ci/run).
+
+use iofit_testkit::iofit;
+use serde_json::Value;
+use std::path::Path;
+
+/// One tool's run of a job file: its exit code, its JSON (when it wrote one) and stderr.
+struct Outcome {
+    exit: i32,
+    json: Option<Value>,
+    stderr: String,
+    stdout: String,
+}
+
+fn outcome(out: std::process::Output) -> Outcome {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    // fio may print notes before its JSON: the JSON starts at the first line that is `{`.
+    let json = stdout
+        .find("\n{")
+        .map(|at| &stdout[at + 1..])
+        .or_else(|| stdout.starts_with('{').then_some(stdout.as_str()))
+        .and_then(|text| serde_json::from_str(text).ok());
+    Outcome {
+        exit: out.status.code().unwrap_or(-1),
+        json,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stdout,
+    }
+}
+
+/// fio's run of `job` (written as `job.fio` in `dir`), or None where fio is missing.
+fn run_fio(dir: &Path, job: &str, args: &[&str]) -> Option<Outcome> {
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    match std::process::Command::new("fio")
+        .current_dir(dir)
+        .args(args)
+        .arg("job.fio")
+        .output()
+    {
+        Ok(out) => Some(outcome(out)),
+        Err(e) => {
+            eprintln!("skipped: fio is not installed here ({e}); .ci/run installs it");
+            None
+        }
+    }
+}
+
+fn run_iofit(dir: &Path, job: &str, args: &[&str]) -> Outcome {
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    let out = iofit()
+        .current_dir(dir)
+        .args(["run", "--quiet", "job.fio"])
+        .args(args)
+        .output()
+        .unwrap();
+    outcome(out)
+}
+
+/// Both tools' runs of one job file with JSON output, each in its own directory (kept until
+/// the pair is dropped, so that a case can look at the files afterwards).
+struct Pair {
+    fio: Outcome,
+    iofit: Outcome,
+    fio_dir: tempfile::TempDir,
+    iofit_dir: tempfile::TempDir,
+}
+
+/// A directory on the file system the repository is on (not /tmp, which may be tmpfs, where
+/// the page cache is the storage and cache effects cannot show).
+fn scratch() -> tempfile::TempDir {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tempfile::tempdir_in(base).unwrap()
+}
+
+fn run_both(job: &str, args: &[&str]) -> Option<Pair> {
+    let (fio_dir, iofit_dir) = (scratch(), scratch());
+    let mut with_json = vec!["--output-format=json"];
+    with_json.extend_from_slice(args);
+    let fio = run_fio(fio_dir.path(), job, &with_json)?;
+    let iofit = run_iofit(iofit_dir.path(), job, &with_json);
+    Some(Pair {
+        fio,
+        iofit,
+        fio_dir,
+        iofit_dir,
+    })
+}
+
+fn jobs(o: &Outcome) -> &Vec<Value> {
+    o.json
+        .as_ref()
+        .unwrap_or_else(|| panic!("no JSON: {}\n{}", o.stdout, o.stderr))["jobs"]
+        .as_array()
+        .unwrap()
+}
+
+fn job<'a>(o: &'a Outcome, name: &str) -> &'a Value {
+    jobs(o)
+        .iter()
+        .find(|j| j["jobname"] == name)
+        .unwrap_or_else(|| panic!("no job {name}: {:?}", o.json))
+}
+
+fn f64_at(v: &Value, path: &[&str]) -> f64 {
+    path.iter()
+        .fold(v, |v, key| &v[*key])
+        .as_f64()
+        .unwrap_or_else(|| panic!("no number at {path:?}"))
+}
+
+/// How far apart two speeds are, as a factor >= 1.
+fn factor(a: f64, b: f64) -> f64 {
+    (a.max(b) / a.min(b).max(1e-9)).max(1.0)
+}
+
+/// Whether `dir` is on tmpfs, where the page cache is the storage itself.
+fn on_tmpfs(dir: &Path) -> bool {
+    let path = std::ffi::CString::new(dir.to_str().unwrap()).unwrap();
+    // SAFETY: statfs writes into the zeroed struct it is given; the path is NUL-terminated.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::statfs(path.as_ptr(), &mut fs) };
+    rc == 0 && fs.f_type == libc::TMPFS_MAGIC
+}
+
+/// fio's default invalidate=1 drops the file's clean pages before the job: a buffered random
+/// read of a file the previous job wrote and synced (end_fsync) reads from storage, in fio and
+/// in iofit alike. Band: 4x either way (one run each on a shared machine); the page cache is
+/// 10-40x faster than this disk, which is the difference the band catches. With invalidate=0
+/// iofit reads the cache, far faster than it read storage.
+#[test]
+fn buffered_randread_after_a_synced_write_reads_storage_as_fio() {
+    let text = "[global]\nioengine=psync\nbs=4k\nfilename=data\nsize=16m\n\
+                [w]\nrw=write\nend_fsync=1\n\
+                [r]\nstonewall\nrw=randread\nio_size=4m\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(
+        (pair.fio.exit, pair.iofit.exit),
+        (0, 0),
+        "{}",
+        pair.iofit.stderr
+    );
+    if on_tmpfs(pair.iofit_dir.path()) {
+        eprintln!("skipped the band: the scratch directory is on tmpfs (no cache to drop)");
+        return;
+    }
+    let lat = |o: &Outcome| f64_at(job(o, "r"), &["read", "lat_ns", "mean"]);
+    let (fio_ns, iofit_ns) = (lat(&pair.fio), lat(&pair.iofit));
+    assert!(
+        factor(fio_ns, iofit_ns) < 4.0,
+        "buffered randread mean latency: fio {fio_ns:.0} ns, iofit {iofit_ns:.0} ns"
+    );
+    // The same file, invalidate=0: iofit reads the page cache, well below what it read cold.
+    let warm = text.replace("io_size=4m", "io_size=4m\ninvalidate=0");
+    let again = run_iofit(pair.iofit_dir.path(), &warm, &["--output-format=json"]);
+    assert_eq!(again.exit, 0, "{}", again.stderr);
+    let warm_ns = lat(&again);
+    assert!(
+        warm_ns * 3.0 < iofit_ns,
+        "invalidate=0 read {warm_ns:.0} ns, invalidate=1 {iofit_ns:.0} ns: the cache was not dropped"
+    );
+}
+
+/// Flips one byte of `dir/name` at `at`.
+fn flip_byte(path: &Path, at: u64) {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .unwrap();
+    let mut byte = [0u8; 1];
+    file.read_exact_at(&mut byte, at).unwrap();
+    file.write_all_at(&[byte[0] ^ 0x55], at).unwrap();
+}
+
+/// verify_only over a read job checks what is on storage: each tool writes a file with
+/// verify=crc32c (its own header format), one byte of the third block is flipped, and
+/// `rw=read verify_only=1` reports that block: the job's error is 84 (EILSEQ) and the exit is
+/// not 0 (fio's is 1; iofit's is 4, its documented code for bad data). fio stops the job at
+/// the bad block; iofit reads on and counts every bad unit, so the read counts differ.
+#[test]
+fn verify_only_over_a_read_job_finds_a_flipped_byte_as_fio() {
+    let write = "[w]\nfilename=data\nsize=1m\nbs=4k\nrw=write\nverify=crc32c\ndo_verify=0\n";
+    let Some(pair) = run_both(write, &[]) else {
+        return;
+    };
+    assert_eq!(
+        (pair.fio.exit, pair.iofit.exit),
+        (0, 0),
+        "{}",
+        pair.iofit.stderr
+    );
+    for dir in [pair.fio_dir.path(), pair.iofit_dir.path()] {
+        flip_byte(&dir.join("data"), 10_000);
+    }
+    let read = "[r]\nfilename=data\nsize=1m\nbs=4k\nrw=read\nverify=crc32c\nverify_only=1\n";
+    let args = ["--output-format=json"];
+    let fio = run_fio(pair.fio_dir.path(), read, &args).unwrap();
+    let ours = run_iofit(pair.iofit_dir.path(), read, &args);
+    assert_eq!(fio.exit, 1, "{}", fio.stderr);
+    assert!(fio.stderr.contains("offset 8192"), "{}", fio.stderr);
+    assert_eq!(ours.exit, 4, "{}", ours.stderr);
+    for tool in [&fio, &ours] {
+        assert_eq!(job(tool, "r")["error"], 84, "{}", tool.stdout);
+        assert_eq!(job(tool, "r")["write"]["total_ios"], 0);
+    }
+    let verify = &job(&ours, "r")["iofit"]["verify"];
+    assert_eq!(verify["bad_units"], 1, "{verify}");
+    assert_eq!(verify["units_checked"], 256, "{verify}");
+    assert_eq!(verify["errors"][0]["offset"], 8192, "{verify}");
+    // The untouched file reads back clean in both tools: exit 0, error 0.
+    let clean = read.replace("filename=data", "filename=clean");
+    let write_clean = write.replace("filename=data", "filename=clean");
+    for dir in [pair.fio_dir.path(), pair.iofit_dir.path()] {
+        let wrote = if dir == pair.fio_dir.path() {
+            run_fio(dir, &write_clean, &args).unwrap()
+        } else {
+            run_iofit(dir, &write_clean, &args)
+        };
+        assert_eq!(wrote.exit, 0, "{}", wrote.stderr);
+    }
+    let fio = run_fio(pair.fio_dir.path(), &clean, &args).unwrap();
+    let ours = run_iofit(pair.iofit_dir.path(), &clean, &args);
+    assert_eq!((fio.exit, ours.exit), (0, 0), "{}", ours.stderr);
+    assert_eq!(job(&ours, "r")["iofit"]["verify"]["units_checked"], 256);
+    assert_eq!(job(&fio, "r")["error"], job(&ours, "r")["error"]);
+}
