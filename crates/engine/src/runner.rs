@@ -129,6 +129,7 @@ struct Slot {
     write: DirectionStats,
     trim: DirectionStats,
     syncs: u64,
+    sync_latency: iofit_stats::LatencyHistogram,
     runtime_ns: u64,
     runtime_sum_ns: u64,
     usr_ns: u64,
@@ -797,6 +798,7 @@ pub fn run_jobs(
             write: DirectionStats::default(),
             trim: DirectionStats::default(),
             syncs: 0,
+            sync_latency: Default::default(),
             runtime_ns: 0,
             runtime_sum_ns: 0,
             usr_ns: 0,
@@ -1420,6 +1422,7 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.write.merge(&output.write);
     slot.trim.merge(&output.trim);
     slot.syncs += output.syncs;
+    slot.sync_latency.merge(&output.sync_latency);
     slot.runtime_ns = slot.runtime_ns.max(output.runtime_ns);
     slot.runtime_sum_ns += output.runtime_ns;
     slot.usr_ns += output.usr_ns;
@@ -1507,6 +1510,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         write: slot.write.to_result(slot.runtime_ns),
         trim: slot.trim.to_result(slot.runtime_ns),
         syncs: slot.syncs,
+        sync_latency: slot.sync_latency.summary(),
         series,
         usr_cpu_pct: cpu_pct(slot.usr_ns),
         sys_cpu_pct: cpu_pct(slot.sys_ns),

@@ -240,3 +240,54 @@ fn verify_only_over_a_read_job_finds_a_flipped_byte_as_fio() {
     assert_eq!(job(&ours, "r")["iofit"]["verify"]["units_checked"], 256);
     assert_eq!(job(&fio, "r")["error"], job(&ours, "r")["error"]);
 }
+
+/// fdatasync=1 on a 64k write job: each sync is timed into the "sync" block (lat_ns with
+/// percentiles, one sample per sync), as fio's; no sync follows the last write (fio's count);
+/// and the sync time stays out of the writes' latencies. Exact: the number of syncs. Meaning:
+/// a sync costs more than a buffered write's submission, in both tools.
+#[test]
+fn fdatasync_latency_is_its_own_block_as_fio() {
+    for engine in ["psync", "io_uring"] {
+        let text = format!(
+            "[s]\nfilename=data\nsize=1m\nbs=64k\nrw=write\nfdatasync=1\nioengine={engine}\n"
+        );
+        let Some(pair) = run_both(&text, &[]) else {
+            return;
+        };
+        assert_eq!(
+            (pair.fio.exit, pair.iofit.exit),
+            (0, 0),
+            "{}",
+            pair.iofit.stderr
+        );
+        let sync = |o: &Outcome| job(o, "s")["sync"]["lat_ns"].clone();
+        let (theirs, ours) = (sync(&pair.fio), sync(&pair.iofit));
+        assert_eq!(theirs["N"], 15, "{engine}: fio {theirs}");
+        assert_eq!(ours["N"], theirs["N"], "{engine}: iofit {ours}");
+        assert!(
+            ours["percentile"]["50.000000"].as_u64().unwrap() > 0,
+            "{ours}"
+        );
+        assert_eq!(job(&pair.iofit, "s")["sync"]["total_ios"], 15);
+        for (tool, lat) in [("fio", &pair.fio), ("iofit", &pair.iofit)] {
+            let sync_mean = f64_at(&sync(lat), &["mean"]);
+            let slat_mean = f64_at(job(lat, "s"), &["write", "slat_ns", "mean"]);
+            assert!(
+                sync_mean > slat_mean,
+                "{engine} {tool}: sync {sync_mean:.0} ns, slat {slat_mean:.0} ns"
+            );
+        }
+        // The text report has fio's sync lines.
+        let text_out = run_iofit(pair.iofit_dir.path(), &text.replace("[s]", "[t]"), &[]);
+        assert_eq!(text_out.exit, 0, "{}", text_out.stderr);
+        let fio_text = run_fio(pair.fio_dir.path(), &text.replace("[s]", "[t]"), &[]).unwrap();
+        for line in [
+            "  fsync/fdatasync/sync_file_range:",
+            "    sync (",
+            "    sync percentiles (",
+        ] {
+            assert!(fio_text.stdout.contains(line), "fio: {}", fio_text.stdout);
+            assert!(text_out.stdout.contains(line), "iofit: {}", text_out.stdout);
+        }
+    }
+}

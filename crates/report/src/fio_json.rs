@@ -170,9 +170,15 @@ fn job_value(
             reporting,
             json_plus,
         ),
+        // fio's sync block: each timed fsync/fdatasync of fsync=/fdatasync=, with the job's
+        // percentiles (the end_fsync is not in it, as in fio).
         "sync": {
-            "total_ios": job.syncs,
-            "lat_ns": latency_value(&LatencySummary::default(), None, false),
+            "total_ios": job.sync_latency.count,
+            "lat_ns": latency_value(
+                &job.sync_latency,
+                Some(&percentile_list(reporting)),
+                false,
+            ),
         },
         "job_runtime": runtime_ms,
         "usr_cpu": job.usr_cpu_pct,
@@ -564,6 +570,7 @@ pub(crate) mod tests {
             write: DirectionResult::default(),
             trim: DirectionResult::default(),
             syncs: 0,
+            sync_latency: Default::default(),
             series: series(10_000, 0),
             usr_cpu_pct: 3.5,
             sys_cpu_pct: 12.25,
@@ -592,6 +599,7 @@ pub(crate) mod tests {
             },
             series: series(0, 12_500),
             syncs: 1,
+            sync_latency: Default::default(),
             interrupted: true,
             ..reader.clone()
         };

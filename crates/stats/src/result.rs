@@ -171,6 +171,10 @@ pub struct JobResult {
     pub trim: DirectionResult,
     /// fsync/fdatasync calls issued.
     pub syncs: u64,
+    /// The latency of each fsync/fdatasync of `fsync=`/`fdatasync=` in the measured window
+    /// (fio's "sync" block; the end_fsync is not in it, as in fio).
+    #[serde(default)]
+    pub sync_latency: LatencySummary,
     pub series: Vec<IntervalSample>,
     /// CPU time of the job's threads as a share of its wall time, percent (fio's usr_cpu/sys_cpu).
     pub usr_cpu_pct: f64,
