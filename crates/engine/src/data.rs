@@ -310,8 +310,28 @@ pub(crate) fn verify_phase<E: Engine, C: Clock>(
         run.out.error.get_or_insert(e.to_string());
         return run.clock.now_ns();
     }
+    // fio's do_verify: synced, then (invalidate=1) dropped from the cache, so that a buffered
+    // job reads back what storage holds.
+    if run.plan.invalidate {
+        for (file, (path, start, len)) in run.plan.files.iter().enumerate() {
+            if let Err(e) = engine.drop_cache(file as u32, *start, *len) {
+                let path = path.display();
+                run.out.error.get_or_insert(format!(
+                    "invalidate: cannot drop the cache of {path} before verifying: {e}"
+                ));
+                return run.clock.now_ns();
+            }
+        }
+    }
+    // fio's write runtime ends where its verify phase begins (after the sync); the phase's
+    // time is the read runtime.
+    let start = run.clock.now_ns();
     check_units(run, engine, Units::Written { file: 0, offset: 0 });
-    run.clock.now_ns()
+    let end = run.clock.now_ns();
+    if run.measuring {
+        run.out.verify_phase_ns = end.saturating_sub(start.max(run.measure_start));
+    }
+    end
 }
 
 /// fio `verify_only`: no writes; the generations come from `verify_state_load` or from

@@ -107,6 +107,7 @@ pub fn add_loop(total: &mut CloneOutput, next: CloneOutput) {
     total.syncs += next.syncs;
     total.sync_latency.merge(&next.sync_latency);
     total.runtime_ns += next.runtime_ns;
+    total.verify_phase_ns += next.verify_phase_ns;
     total.usr_ns += next.usr_ns;
     total.sys_ns += next.sys_ns;
     total.context_switches += next.context_switches;

@@ -131,6 +131,9 @@ struct Slot {
     syncs: u64,
     sync_latency: iofit_stats::LatencyHistogram,
     runtime_ns: u64,
+    /// Longest write phase and longest verify phase of the clones that had one.
+    write_phase_ns: u64,
+    verify_phase_ns: u64,
     runtime_sum_ns: u64,
     usr_ns: u64,
     sys_ns: u64,
@@ -394,6 +397,7 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         },
         fsync_on_close: job.file_sync.fsync_on_close,
         end_syncfs: job.file_sync.end_syncfs,
+        invalidate: job.file_sync.invalidate,
         io_log: None,
         cmdprio: job.cmdprio.clone(),
         fill_device: job.fill_device,
@@ -799,6 +803,8 @@ pub fn run_jobs(
             trim: DirectionStats::default(),
             syncs: 0,
             sync_latency: Default::default(),
+            write_phase_ns: 0,
+            verify_phase_ns: 0,
             runtime_ns: 0,
             runtime_sum_ns: 0,
             usr_ns: 0,
@@ -1424,6 +1430,11 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.syncs += output.syncs;
     slot.sync_latency.merge(&output.sync_latency);
     slot.runtime_ns = slot.runtime_ns.max(output.runtime_ns);
+    if output.verify_phase_ns > 0 {
+        let write_phase = output.runtime_ns.saturating_sub(output.verify_phase_ns);
+        slot.write_phase_ns = slot.write_phase_ns.max(write_phase);
+        slot.verify_phase_ns = slot.verify_phase_ns.max(output.verify_phase_ns);
+    }
     slot.runtime_sum_ns += output.runtime_ns;
     slot.usr_ns += output.usr_ns;
     slot.sys_ns += output.sys_ns;
@@ -1498,6 +1509,14 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
     }
     let mut errors = std::mem::take(&mut slot.errors);
     errors.dedup();
+    // A write job with a verify phase: as fio, the writes' runtime is the write phase and the
+    // reads' (the verify reads) the verify phase; the job's runtime is both.
+    let phases = slot.verify_phase_ns > 0 && !job.rw.has_reads();
+    let (read_runtime_ns, write_runtime_ns) = if phases {
+        (slot.verify_phase_ns, slot.write_phase_ns)
+    } else {
+        (slot.runtime_ns, slot.runtime_ns)
+    };
     JobResult {
         name: slot.name.clone(),
         group_id: slot.group_id,
@@ -1506,8 +1525,8 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         engine_used: Some(engine_used(job.engine)),
         rw: Some(job.rw),
         iodepth: job.effective_iodepth(),
-        read: slot.read.to_result(slot.runtime_ns),
-        write: slot.write.to_result(slot.runtime_ns),
+        read: slot.read.to_result(read_runtime_ns),
+        write: slot.write.to_result(write_runtime_ns),
         trim: slot.trim.to_result(slot.runtime_ns),
         syncs: slot.syncs,
         sync_latency: slot.sync_latency.summary(),
@@ -1526,6 +1545,7 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         fio: iofit_stats::FioJobExtras {
             bw_measurement_off: job.measurement.disable_bw,
             continue_on_error: job.thread_control.errors.continue_on != 0,
+            job_runtime_ns: if phases { slot.runtime_ns } else { 0 },
             ..std::mem::take(&mut slot.fio)
         },
         steadystate: None,

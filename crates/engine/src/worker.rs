@@ -152,6 +152,8 @@ pub struct ClonePlan {
     pub fsync_on_close: bool,
     /// syncfs the files' file systems at the end (fio `end_syncfs`).
     pub end_syncfs: bool,
+    /// fio `invalidate`: the verify phase drops the written pages before reading them back.
+    pub invalidate: bool,
     /// Which latencies are measured, and the one that fails the clone.
     pub measure: MeasurePlan,
     /// Which file each IO goes to (fio `file_service_type`).
@@ -253,6 +255,7 @@ impl ClonePlan {
             pacing: Default::default(),
             fsync_on_close: false,
             end_syncfs: false,
+            invalidate: false,
             measure: Default::default(),
             file_service: Default::default(),
             io_log: None,
@@ -385,6 +388,9 @@ pub struct CloneOutput {
     /// Each fsync/fdatasync of `fsync=`/`fdatasync=` in the measured window (fio's "sync").
     pub sync_latency: iofit_stats::LatencyHistogram,
     pub runtime_ns: u64,
+    /// The verify phase's share of `runtime_ns` (fio counts it as the read runtime, and the
+    /// rest as the write runtime); 0 without a verify phase.
+    pub verify_phase_ns: u64,
     pub usr_ns: u64,
     pub sys_ns: u64,
     pub context_switches: u64,
@@ -595,7 +601,7 @@ pub(crate) struct Run<'a, C: Clock> {
     pub(crate) data: crate::data::DataState,
     series: IntervalAccumulator,
     pub(crate) measuring: bool,
-    measure_start: u64,
+    pub(crate) measure_start: u64,
     ramp_end: u64,
     deadline: Option<u64>,
     cpu_start: (u64, u64, u64),

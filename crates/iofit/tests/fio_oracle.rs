@@ -291,3 +291,46 @@ fn fdatasync_latency_is_its_own_block_as_fio() {
         }
     }
 }
+
+/// A write job with verify=crc32c: as fio, the write runtime is the write phase and the read
+/// runtime the verify phase (read back after a sync and, with fio's default invalidate=1, from
+/// storage); the job's runtime is both. Exact: the counts. Invariants for both tools: the
+/// phases add up to the job's runtime (ms rounding: 2 ms), and each direction's IOPS is its
+/// IOs over its own runtime.
+#[test]
+fn write_then_verify_reports_each_phase_runtime_as_fio() {
+    let text = "[v]\nfilename=data\nsize=4m\nbs=4k\nrw=write\nverify=crc32c\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(
+        (pair.fio.exit, pair.iofit.exit),
+        (0, 0),
+        "{}",
+        pair.iofit.stderr
+    );
+    for (tool, o) in [("fio", &pair.fio), ("iofit", &pair.iofit)] {
+        let j = job(o, "v");
+        assert_eq!(j["write"]["total_ios"], 1024, "{tool}");
+        assert_eq!(j["read"]["total_ios"], 1024, "{tool}");
+        let runtime = |d: &str| f64_at(j, &[d, "runtime"]);
+        let job_ms = f64_at(j, &["job_runtime"]);
+        let sum = runtime("read") + runtime("write");
+        assert!(
+            (sum - job_ms).abs() <= 2.0,
+            "{tool}: read {} ms + write {} ms against job {job_ms} ms",
+            runtime("read"),
+            runtime("write")
+        );
+        for d in ["read", "write"] {
+            let ms = runtime(d).max(1.0);
+            let iops = f64_at(j, &[d, "iops"]);
+            // IOPS from the exact ns runtime; the JSON's ms are rounded down.
+            let expected = 1024.0 / (ms / 1000.0);
+            assert!(
+                iops >= expected * 0.5 && iops <= 1024.0 / ((ms - 1.0).max(0.5) / 1000.0) * 1.01,
+                "{tool} {d}: {iops} IOPS over {ms} ms"
+            );
+        }
+    }
+}

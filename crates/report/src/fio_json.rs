@@ -147,6 +147,7 @@ fn job_value(
         .runtime_ns
         .max(job.write.runtime_ns)
         .max(job.trim.runtime_ns)
+        .max(job.fio.job_runtime_ns)
         / 1_000_000;
     let mut value = json!({
         "jobname": job.name,
