@@ -334,3 +334,37 @@ fn write_then_verify_reports_each_phase_runtime_as_fio() {
         }
     }
 }
+
+/// rw=trim on a regular file: fio 3.33's psync, libaio and io_uring send BLKDISCARD, which a
+/// file refuses, so the job fails on its first trim with error 25 (ENOTTY), exit 1. iofit
+/// punches holes (fio's falloc engine's trim) and says so in a note: a documented difference,
+/// not a silent one. This case pins both sides, so a change in either shows.
+#[test]
+fn trim_on_a_regular_file_fails_in_fio_and_iofit_says_how_it_differs() {
+    let text = "[t]\nfilename=data\nsize=1m\nbs=4k\nrw=trim\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(pair.fio.exit, 1, "{}", pair.fio.stdout);
+    let theirs = job(&pair.fio, "t");
+    assert_eq!(theirs["error"], 25, "{theirs}");
+    assert_eq!(theirs["trim"]["total_ios"], 1, "{theirs}");
+    assert_eq!(pair.iofit.exit, 0, "{}", pair.iofit.stderr);
+    assert_eq!(job(&pair.iofit, "t")["trim"]["total_ios"], 256);
+    let data = std::fs::read(pair.iofit_dir.path().join("data")).unwrap();
+    assert!(
+        data.iter().all(|&b| b == 0),
+        "the trimmed file reads back as zeros"
+    );
+    let loud = iofit()
+        .current_dir(pair.iofit_dir.path())
+        .args(["run", "--parse-only", "job.fio"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&loud.stderr);
+    let stdout = String::from_utf8_lossy(&loud.stdout);
+    assert!(
+        stderr.contains("error 25 (ENOTTY") || stdout.contains("error 25 (ENOTTY"),
+        "no note: {stderr}{stdout}"
+    );
+}
