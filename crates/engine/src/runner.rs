@@ -1546,6 +1546,16 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
             bw_measurement_off: job.measurement.disable_bw,
             continue_on_error: job.thread_control.errors.continue_on != 0,
             job_runtime_ns: if phases { slot.runtime_ns } else { 0 },
+            // fio echoes the latency_target settings asked, whether or not a search ran.
+            latency_target: job
+                .latency_target
+                .as_ref()
+                .map(|t| iofit_stats::LatencyTargetResult {
+                    target_us: t.target.as_micros() as u64,
+                    window_us: t.window.as_micros() as u64,
+                    percentile: t.percentile,
+                    depth: slot.latency_depth.unwrap_or(job.effective_iodepth()),
+                }),
             ..std::mem::take(&mut slot.fio)
         },
         steadystate: None,

@@ -368,3 +368,46 @@ fn trim_on_a_regular_file_fails_in_fio_and_iofit_says_how_it_differs() {
         "no note: {stderr}{stdout}"
     );
 }
+
+/// fio names each job after its section; `name=` in `[global]` names none, one in the section
+/// does. latency_target, latency_window and latency_percentile are echoed as asked (fio's
+/// units: the target in ns, the window in us), in the JSON and the text.
+#[test]
+fn jobnames_and_latency_target_echo_as_fio() {
+    let text = "[global]\nname=gname\nsize=64k\nbs=4k\nrw=read\nfilename=data\n\
+                latency_target=5ms\nlatency_window=100ms\nlatency_percentile=90\n\
+                [job1]\n[job2]\nname=own\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(
+        (pair.fio.exit, pair.iofit.exit),
+        (0, 0),
+        "{}",
+        pair.iofit.stderr
+    );
+    let names = |o: &Outcome| -> Vec<String> {
+        jobs(o)
+            .iter()
+            .map(|j| j["jobname"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&pair.fio), ["job1", "own"]);
+    assert_eq!(names(&pair.iofit), names(&pair.fio));
+    for name in ["job1", "own"] {
+        for key in ["latency_target", "latency_window", "latency_percentile"] {
+            let (theirs, ours) = (&job(&pair.fio, name)[key], &job(&pair.iofit, name)[key]);
+            assert_eq!(theirs.as_f64(), ours.as_f64(), "{name} {key}");
+        }
+    }
+    let fio_text = run_fio(pair.fio_dir.path(), text, &[]).unwrap();
+    let ours = run_iofit(pair.iofit_dir.path(), text, &[]);
+    let line = "latency   : target=5000000, window=100000, percentile=90.00%";
+    assert_eq!(
+        fio_text.stdout.matches(line).count(),
+        2,
+        "{}",
+        fio_text.stdout
+    );
+    assert_eq!(ours.stdout.matches(line).count(), 2, "{}", ours.stdout);
+}

@@ -482,6 +482,11 @@ fn build_jobs(
             .chain(overrides.iter())
             .collect();
         let mut job = resolve_job(&section.name, &section.loc, &options, opts)?;
+        // fio names a job after its section; a name= in [global] names no job (only one in
+        // the section itself does).
+        if !section.options.iter().any(|o| o.key == "name") {
+            job.name = section.name.clone();
+        }
         job.reporting.global_options = written(&global);
         job.reporting.job_options = written(section.options.iter().chain(overrides.iter()));
         if !jobs.is_empty() && (job.stonewall || job.group_id == NEW_GROUP_MARK) {

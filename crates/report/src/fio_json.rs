@@ -269,7 +269,8 @@ fn add_distributions(value: &mut Value, job: &JobResult) {
         .or(job.fio.latency_target.as_ref().map(|t| t.depth))
         .unwrap_or(job.iodepth);
     value["latency_depth"] = json!(depth);
-    value["latency_target"] = json!(target.target_us);
+    // fio echoes the target in ns and the window in us (its own units for each).
+    value["latency_target"] = json!(target.target_us * 1000);
     value["latency_percentile"] = json!(if job.fio.latency_target.is_some() {
         target.percentile
     } else {
@@ -740,7 +741,7 @@ pub(crate) mod tests {
             .sum();
         assert_eq!(bins, 30_030);
         assert_eq!(job["latency_depth"], 12);
-        assert_eq!(job["latency_target"], 2_000);
+        assert_eq!(job["latency_target"], 2_000_000);
         assert_eq!(job["latency_percentile"], 99.0);
         assert_eq!(job["steadystate"]["attained"], 1);
         assert_eq!(job["steadystate"]["data"]["iops"][2], 10_020);

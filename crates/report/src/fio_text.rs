@@ -190,7 +190,8 @@ fn render_depths(out: &mut String, job: &JobResult) {
         );
     }
     let (target_us, window_us, percentile, depth) = match &job.fio.latency_target {
-        Some(t) => (t.target_us, t.window_us, t.percentile, t.depth),
+        // fio prints the target in ns and the window in us.
+        Some(t) => (t.target_us * 1000, t.window_us, t.percentile, t.depth),
         None => (0, 0, 100.0, job.iodepth),
     };
     let depth = job.latency_depth_found.unwrap_or(depth);
