@@ -754,6 +754,16 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         }
     }
     settle_cache_hints(&mut job, &b);
+    if let Some(at) = &b.readonly {
+        if job.rw.has_writes() || job.rw.has_trims() {
+            return Err(at.unsupported_value(
+                "readonly",
+                "1",
+                &format!("job {} has rw={}, which writes, and fio's --readonly refuses every job that writes or trims", job.name, job.rw.fio_name()),
+                "drop --readonly, or give the job a read-only rw (read, randread)",
+            ));
+        }
+    }
     // fio's filesize is the size of each file; size is then the total the job does IO over.
     let size = match (b.size.take(), &b.filesize) {
         (_, Some(filesize)) => {
