@@ -759,7 +759,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
             return Err(at.unsupported_value(
                 "readonly",
                 "1",
-                &format!("job {} has rw={}, which writes, and fio's --readonly refuses every job that writes or trims", job.name, job.rw.fio_name()),
+                format!("job {} has rw={}, which writes, and fio's --readonly refuses every job that writes or trims", job.name, job.rw.fio_name()),
                 "drop --readonly, or give the job a read-only rw (read, randread)",
             ));
         }
