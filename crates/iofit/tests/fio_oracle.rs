@@ -537,3 +537,59 @@ fn two_output_formats_at_once_as_fio() {
     let text = out.stdout.find("a: (groupid=0").expect("the text report");
     assert!(terse < text, "{}", out.stdout);
 }
+
+/// `--parse-only` lists every option iofit refuses, each with its file, line and reason, and
+/// exits 2; a run stops at the first. fio refuses the unknown option too (its own first).
+#[test]
+fn parse_only_lists_every_refusal_a_run_stops_at_the_first() {
+    let text = "[global]\nsize=1m\nzonemode=zbd\n[a]\nrw=read\nexec_prerun=ls\nbogus_opt=1\n\
+                [b]\nioengine=rbd\ncgroup=x\n";
+    let dir = scratch();
+    let listed = run_iofit(dir.path(), text, &["--parse-only"]);
+    assert_eq!(listed.exit, 2, "{}", listed.stderr);
+    for (line, key) in [
+        (3, "zonemode"),
+        (6, "exec_prerun"),
+        (7, "bogus_opt"),
+        (9, "rbd"),
+        (10, "cgroup"),
+    ] {
+        let wanted = format!("job.fio:{line}: ");
+        let found = listed.stderr.lines().find(|l| l.starts_with(&wanted));
+        let found = found.unwrap_or_else(|| panic!("no line {line}: {}", listed.stderr));
+        assert!(found.contains(key), "{found}");
+    }
+    let run = run_iofit(dir.path(), text, &[]);
+    assert_eq!(run.exit, 2, "{}", run.stderr);
+    assert_eq!(run.stderr.matches("job.fio:").count(), 1, "{}", run.stderr);
+    assert!(run.stderr.contains("job.fio:3:"), "{}", run.stderr);
+    if let Some(fio) = run_fio(dir.path(), text, &["--parse-only"]) {
+        assert_ne!(fio.exit, 0, "fio accepted it: {}", fio.stdout);
+    }
+}
+
+/// A `--runtime` given to shorten a file bounds its startdelay too, with a note; the job runs
+/// in seconds, not after the 1,470 s the file asks.
+#[test]
+fn runtime_override_bounds_startdelay() {
+    let dir = scratch();
+    let started = std::time::Instant::now();
+    std::fs::write(
+        dir.path().join("job.fio"),
+        "[a]\nfilename=data\nsize=64k\nstartdelay=1470\n",
+    )
+    .unwrap();
+    let out = iofit()
+        .current_dir(dir.path())
+        .args(["run", "job.fio", "--runtime=1", "--output-format=json"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("startdelay=1470s is longer than --runtime"),
+        "{stderr}"
+    );
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}
