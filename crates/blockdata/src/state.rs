@@ -151,6 +151,22 @@ impl Generations {
         None
     }
 
+    /// The first unit at or after `offset` of file `file` (then in later files), written or
+    /// not: a read-only verify walks every unit of the job's regions this way.
+    pub fn next_unit(&self, file: u32, offset: u64) -> Option<(u32, u64)> {
+        for (i, f) in self.files.iter().enumerate().skip(file as usize) {
+            let from = if i == file as usize {
+                (offset.saturating_sub(f.base)).div_ceil(self.unit_bytes) as usize
+            } else {
+                0
+            };
+            if from < f.gens.len() {
+                return Some((i as u32, f.base + from as u64 * self.unit_bytes));
+            }
+        }
+        None
+    }
+
     /// Units written at least once.
     pub fn written_count(&self) -> u64 {
         self.files

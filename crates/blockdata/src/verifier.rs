@@ -2,7 +2,9 @@
 //! checks the units of each read, keeping the bad ones for the report.
 
 use crate::state::Generations;
-use crate::verify::{check_unit, expected_unit, fill_unit, Layout, LayoutError, Mismatch, Stamp};
+use crate::verify::{
+    check_unit, expected_unit, fill_unit, stamped_generation, Layout, LayoutError, Mismatch, Stamp,
+};
 use iofit_model::data::{PatternPart, VerifySpec};
 use std::path::PathBuf;
 
@@ -24,6 +26,9 @@ pub struct Verifier {
     seed: u64,
     check_seed: bool,
     check_reads: bool,
+    /// The job never writes: each unit read is checked against its own header, as fio checks
+    /// every block a read job with `verify=` reads (its generation is whatever is stamped).
+    on_disk: bool,
     gens: Generations,
     /// Per slot: the generations of a read's units when it was issued.
     snapshots: Vec<Vec<u32>>,
@@ -57,6 +62,7 @@ impl Verifier {
             seed,
             check_seed: spec.header_seed,
             check_reads: spec.check_reads,
+            on_disk: false,
             gens: Generations::new(regions, unit_bytes),
             snapshots: vec![Vec::new(); slots.max(1)],
             max_errors: spec.max_errors,
@@ -65,6 +71,11 @@ impl Verifier {
             bad_count: 0,
             checked_units: 0,
         })
+    }
+
+    /// A job that never writes: its reads check what is on storage (see `on_disk`).
+    pub fn check_on_disk(&mut self) {
+        self.on_disk = true;
     }
 
     pub fn unit_bytes(&self) -> u64 {
@@ -113,7 +124,7 @@ impl Verifier {
 
     /// A read is issued in `slot`: remembers its units' generations (with `check_reads`).
     pub fn read_issued(&mut self, slot: u32, file: u32, offset: u64, len: usize) {
-        if !self.check_reads {
+        if !self.check_reads && !self.on_disk {
             return;
         }
         let mut snapshot = std::mem::take(&mut self.snapshots[slot as usize]);
@@ -127,7 +138,7 @@ impl Verifier {
     /// A read in `slot` finished: checks each unit whose generation did not change while the
     /// read was in flight (a write of it in between could be seen or not).
     pub fn read_done(&mut self, slot: u32, buf: &[u8], file: u32, offset: u64) {
-        if !self.check_reads {
+        if !self.check_reads && !self.on_disk {
             return;
         }
         let snapshot = std::mem::take(&mut self.snapshots[slot as usize]);
@@ -139,19 +150,34 @@ impl Verifier {
             }
             if let Some(generation) = self.gens.expected(file, unit_offset) {
                 self.check(&buf[at..at + unit], file, unit_offset, generation);
+            } else if self.on_disk {
+                self.check_stamped(&buf[at..at + unit], file, unit_offset);
             }
         }
         self.snapshots[slot as usize] = snapshot;
     }
 
-    /// The verify phase: checks a unit read back (a unit never written is not checked).
+    /// The verify phase: checks a unit read back (a unit never written is not checked, unless
+    /// the job never writes: then each is checked against its own header).
     pub fn check_written(&mut self, buf: &[u8], file: u32, offset: u64) {
         let unit = self.layout.unit_bytes;
         for (at, unit_offset) in self.units(offset, buf.len()) {
             if let Some(generation) = self.gens.expected(file, unit_offset) {
                 self.check(&buf[at..at + unit], file, unit_offset, generation);
+            } else if self.on_disk {
+                self.check_stamped(&buf[at..at + unit], file, unit_offset);
             }
         }
+    }
+
+    /// Checks a unit whose last write iofit does not know of: against the generation its
+    /// header holds (a missing header is reported as such), without the seed (another run
+    /// may have written it with another one).
+    fn check_stamped(&mut self, unit: &[u8], file: u32, offset: u64) {
+        let generation = stamped_generation(&self.layout, unit).unwrap_or(1);
+        let check_seed = std::mem::replace(&mut self.check_seed, false);
+        self.check(unit, file, offset, generation);
+        self.check_seed = check_seed;
     }
 
     fn stamp(&self, file: u32, offset: u64, generation: u64) -> Stamp {

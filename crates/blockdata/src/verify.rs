@@ -217,6 +217,18 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
 
+/// The generation a unit's header says it holds (`None` when there is no readable header: a
+/// unit never written, or a pattern mode, which has no header). A read-only job checks what
+/// is on storage against this, as fio checks each block against its own header.
+pub fn stamped_generation(layout: &Layout, unit: &[u8]) -> Option<u64> {
+    match layout.mode {
+        VerifyMode::None | VerifyMode::Null | VerifyMode::Pattern => return None,
+        _ => {}
+    }
+    let header = unit.get(layout.header_at..layout.header_at + layout.header_bytes())?;
+    (u32_at(header, 0) == MAGIC).then(|| u64_at(header, 24))
+}
+
 /// Checks one unit against what the last write of it (`expect`) put there. `check_seed`: fio's
 /// `verify_header_seed`.
 pub fn check_unit(

@@ -89,6 +89,9 @@ impl DataState {
                 Err(e) => return DataState::failed(e.to_string()),
             };
             let mut verifier = verifier;
+            if !data.has_writes {
+                verifier.check_on_disk();
+            }
             if let (Some(_), Some(path)) = (&data.spec.verify.state_load, &data.state_path) {
                 let first_of_several = data.spec.verify.state_save.is_some() && !path.exists();
                 if !first_of_several {
@@ -313,8 +316,28 @@ pub(crate) fn verify_phase<E: Engine, C: Clock>(
         run.out.error.get_or_insert(e.to_string());
         return run.clock.now_ns();
     }
+    // fio's do_verify: synced, then (invalidate=1) dropped from the cache, so that a buffered
+    // job reads back what storage holds.
+    if run.plan.invalidate {
+        for (file, (path, start, len)) in run.plan.files.iter().enumerate() {
+            if let Err(e) = engine.drop_cache(file as u32, *start, *len) {
+                let path = path.display();
+                run.out.error.get_or_insert(format!(
+                    "invalidate: cannot drop the cache of {path} before verifying: {e}"
+                ));
+                return run.clock.now_ns();
+            }
+        }
+    }
+    // fio's write runtime ends where its verify phase begins (after the sync); the phase's
+    // time is the read runtime.
+    let start = run.clock.now_ns();
     check_units(run, engine, Units::Written { file: 0, offset: 0 });
-    run.clock.now_ns()
+    let end = run.clock.now_ns();
+    if run.measuring {
+        run.out.verify_phase_ns = end.saturating_sub(start.max(run.measure_start));
+    }
+    end
 }
 
 /// fio `verify_only`: no writes; the generations come from `verify_state_load` or from
@@ -330,8 +353,15 @@ pub(crate) fn verify_only<E: Engine, C: Clock>(
     if !run.measuring {
         run.begin_measuring(now);
     }
+    // A job that never writes (rw=read with verify_only) checks what is on storage: every
+    // unit of its regions, each against its own header, as fio's read of each block does.
+    let units = if run.plan.data.has_writes {
+        Units::Written { file: 0, offset: 0 }
+    } else {
+        Units::All { file: 0, offset: 0 }
+    };
     if run.out.error.is_none() {
-        check_units(run, engine, Units::Written { file: 0, offset: 0 });
+        check_units(run, engine, units);
     }
     let end = run.clock.now_ns();
     run.finish(engine, end)
@@ -363,7 +393,15 @@ fn replay_writes<C: Clock>(run: &mut Run<'_, C>) {
 /// in file and offset order, walked in the generation table (no list for the verify phase).
 enum Units {
     List(std::vec::IntoIter<(u32, u64)>),
-    Written { file: u32, offset: u64 },
+    Written {
+        file: u32,
+        offset: u64,
+    },
+    /// Every unit of the regions, written or not.
+    All {
+        file: u32,
+        offset: u64,
+    },
 }
 
 impl Units {
@@ -375,6 +413,15 @@ impl Units {
                     return None;
                 };
                 let found = v.verifier.generations().next_written(*file, *offset)?;
+                *file = found.0;
+                *offset = found.1 + v.verifier.unit_bytes();
+                Some(found)
+            }
+            Units::All { file, offset } => {
+                let DataState::Verify(v) = data else {
+                    return None;
+                };
+                let found = v.verifier.generations().next_unit(*file, *offset)?;
                 *file = found.0;
                 *offset = found.1 + v.verifier.unit_bytes();
                 Some(found)

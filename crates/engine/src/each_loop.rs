@@ -105,7 +105,9 @@ pub fn add_loop(total: &mut CloneOutput, next: CloneOutput) {
     total.write.merge(&next.write);
     total.trim.merge(&next.trim);
     total.syncs += next.syncs;
+    total.sync_latency.merge(&next.sync_latency);
     total.runtime_ns += next.runtime_ns;
+    total.verify_phase_ns += next.verify_phase_ns;
     total.usr_ns += next.usr_ns;
     total.sys_ns += next.sys_ns;
     total.context_switches += next.context_switches;

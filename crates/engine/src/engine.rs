@@ -126,6 +126,31 @@ pub trait Engine {
     fn sync_fs(&mut self, _file: u32) -> io::Result<()> {
         Ok(())
     }
+
+    /// Drops `len` bytes at `offset` of file `file` from the page cache (fio `invalidate`).
+    /// Engines without files have nothing cached.
+    fn drop_cache(&mut self, _file: u32, _offset: u64, _len: u64) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// posix_fadvise(DONTNEED) of a range of an open descriptor: its clean pages leave the cache.
+pub fn drop_cache_fd(fd: i32, offset: u64, len: u64) -> io::Result<()> {
+    // SAFETY: posix_fadvise reads only its integer arguments, on a descriptor the calling
+    // engine keeps open.
+    let rc = unsafe {
+        libc::posix_fadvise(
+            fd,
+            offset as libc::off_t,
+            len as libc::off_t,
+            libc::POSIX_FADV_DONTNEED,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::from_raw_os_error(rc))
+    }
 }
 
 /// syncfs of the file system holding an open descriptor.

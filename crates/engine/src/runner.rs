@@ -129,7 +129,11 @@ struct Slot {
     write: DirectionStats,
     trim: DirectionStats,
     syncs: u64,
+    sync_latency: iofit_stats::LatencyHistogram,
     runtime_ns: u64,
+    /// Longest write phase and longest verify phase of the clones that had one.
+    write_phase_ns: u64,
+    verify_phase_ns: u64,
     runtime_sum_ns: u64,
     usr_ns: u64,
     sys_ns: u64,
@@ -393,6 +397,7 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         },
         fsync_on_close: job.file_sync.fsync_on_close,
         end_syncfs: job.file_sync.end_syncfs,
+        invalidate: job.file_sync.invalidate,
         io_log: None,
         cmdprio: job.cmdprio.clone(),
         fill_device: job.fill_device,
@@ -606,6 +611,46 @@ fn pre_read(job: &JobSpec, plan: &ClonePlan, files: &[File]) -> Result<(), Engin
     Ok(())
 }
 
+/// fio's `invalidate` and `fadvise_hint`, applied as fio's `td_io_open_file` does at every open:
+/// the clone's region of each file is dropped from the page cache (POSIX_FADV_DONTNEED), then
+/// the job's access pattern is declared. As in fio, nothing is synced first: clean pages (the
+/// layout's, which it fsyncs, or those after an `end_fsync`) are dropped, while dirty pages a
+/// previous job left only start their writeback and stay cached. The kernel may also keep
+/// pages another process has mapped or locked, which fio cannot drop either.
+fn cache_hints(job: &JobSpec, plan: &ClonePlan, files: &[File]) -> Result<(), EngineError> {
+    use iofit_model::job::FadviseHint;
+    use std::os::fd::AsRawFd;
+    if job.engine == EngineKind::Null {
+        return Ok(());
+    }
+    for (file, (path, start, len)) in files.iter().zip(&plan.files) {
+        let (offset, length) = (*start as libc::off_t, *len as libc::off_t);
+        if job.file_sync.invalidate {
+            // SAFETY: posix_fadvise reads only its integer arguments; the descriptor is open.
+            let rc = unsafe {
+                libc::posix_fadvise(file.as_raw_fd(), offset, length, libc::POSIX_FADV_DONTNEED)
+            };
+            if rc != 0 {
+                let e = std::io::Error::from_raw_os_error(rc);
+                return Err(EngineError::from_io(
+                    "invalidate: cannot drop the cache of",
+                    path,
+                    e,
+                ));
+            }
+        }
+        let advice = match job.file_sync.fadvise {
+            None => continue,
+            Some(FadviseHint::Random) => libc::POSIX_FADV_RANDOM,
+            Some(FadviseHint::Sequential) => libc::POSIX_FADV_SEQUENTIAL,
+        };
+        // fio only warns when the hint fails; so does nothing here (it is advice).
+        // SAFETY: as above.
+        let _ = unsafe { libc::posix_fadvise(file.as_raw_fd(), offset, length, advice) };
+    }
+    Ok(())
+}
+
 /// fio's `sync=`: O_SYNC or O_DSYNC on every open of the job's files.
 fn sync_flags(job: &JobSpec) -> i32 {
     match job.file_sync.open_sync {
@@ -784,6 +829,9 @@ pub fn run_jobs(
             write: DirectionStats::default(),
             trim: DirectionStats::default(),
             syncs: 0,
+            sync_latency: Default::default(),
+            write_phase_ns: 0,
+            verify_phase_ns: 0,
             runtime_ns: 0,
             runtime_sum_ns: 0,
             usr_ns: 0,
@@ -924,6 +972,7 @@ pub fn run_jobs(
                 let slot = slot_of[j][c];
                 let opened = open_files(job, plan, &lock_layout(&layout)).and_then(|files| {
                     pre_read(job, plan, &files)?;
+                    cache_hints(job, plan, &files)?;
                     Ok(files)
                 });
                 if job.file_sync.create_only {
@@ -1008,13 +1057,16 @@ pub fn run_jobs(
                                 let relay_out = || {
                                     let mut layout = lock_layout(&layout);
                                     if !unlink {
-                                        return open_files(&job, &plan, &layout);
+                                        let files = open_files(&job, &plan, &layout)?;
+                                        cache_hints(&job, &plan, &files)?;
+                                        return Ok(files);
                                     }
                                     let paths: Vec<_> =
                                         plan.files.iter().map(|f| f.0.clone()).collect();
                                     layout.relay_out(&paths, &stop)?;
                                     let files = open_files(&job, &plan, &layout)?;
                                     pre_read(&job, &plan, &files)?;
+                                    cache_hints(&job, &plan, &files)?;
                                     Ok(files)
                                 };
                                 let relay_out =
@@ -1404,7 +1456,13 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
     slot.write.merge(&output.write);
     slot.trim.merge(&output.trim);
     slot.syncs += output.syncs;
+    slot.sync_latency.merge(&output.sync_latency);
     slot.runtime_ns = slot.runtime_ns.max(output.runtime_ns);
+    if output.verify_phase_ns > 0 {
+        let write_phase = output.runtime_ns.saturating_sub(output.verify_phase_ns);
+        slot.write_phase_ns = slot.write_phase_ns.max(write_phase);
+        slot.verify_phase_ns = slot.verify_phase_ns.max(output.verify_phase_ns);
+    }
     slot.runtime_sum_ns += output.runtime_ns;
     slot.usr_ns += output.usr_ns;
     slot.sys_ns += output.sys_ns;
@@ -1479,6 +1537,14 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
     }
     let mut errors = std::mem::take(&mut slot.errors);
     errors.dedup();
+    // A write job with a verify phase: as fio, the writes' runtime is the write phase and the
+    // reads' (the verify reads) the verify phase; the job's runtime is both.
+    let phases = slot.verify_phase_ns > 0 && !job.rw.has_reads();
+    let (read_runtime_ns, write_runtime_ns) = if phases {
+        (slot.verify_phase_ns, slot.write_phase_ns)
+    } else {
+        (slot.runtime_ns, slot.runtime_ns)
+    };
     JobResult {
         name: slot.name.clone(),
         group_id: slot.group_id,
@@ -1487,10 +1553,11 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         engine_used: Some(engine_used(job.engine)),
         rw: Some(job.rw),
         iodepth: job.effective_iodepth(),
-        read: slot.read.to_result(slot.runtime_ns),
-        write: slot.write.to_result(slot.runtime_ns),
+        read: slot.read.to_result(read_runtime_ns),
+        write: slot.write.to_result(write_runtime_ns),
         trim: slot.trim.to_result(slot.runtime_ns),
         syncs: slot.syncs,
+        sync_latency: slot.sync_latency.summary(),
         series,
         usr_cpu_pct: cpu_pct(slot.usr_ns),
         sys_cpu_pct: cpu_pct(slot.sys_ns),
@@ -1506,6 +1573,17 @@ fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         fio: iofit_stats::FioJobExtras {
             bw_measurement_off: job.measurement.disable_bw,
             continue_on_error: job.thread_control.errors.continue_on != 0,
+            job_runtime_ns: if phases { slot.runtime_ns } else { 0 },
+            // fio echoes the latency_target settings asked, whether or not a search ran.
+            latency_target: job
+                .latency_target
+                .as_ref()
+                .map(|t| iofit_stats::LatencyTargetResult {
+                    target_us: t.target.as_micros() as u64,
+                    window_us: t.window.as_micros() as u64,
+                    percentile: t.percentile,
+                    depth: slot.latency_depth.unwrap_or(job.effective_iodepth()),
+                }),
             ..std::mem::take(&mut slot.fio)
         },
         steadystate: None,

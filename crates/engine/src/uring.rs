@@ -456,4 +456,8 @@ impl Engine for UringEngine {
     fn sync_fs(&mut self, file: u32) -> io::Result<()> {
         syncfs_fd(self.fds[file as usize])
     }
+
+    fn drop_cache(&mut self, file: u32, offset: u64, len: u64) -> io::Result<()> {
+        crate::engine::drop_cache_fd(self.fds[file as usize], offset, len)
+    }
 }

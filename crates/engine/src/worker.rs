@@ -152,6 +152,8 @@ pub struct ClonePlan {
     pub fsync_on_close: bool,
     /// syncfs the files' file systems at the end (fio `end_syncfs`).
     pub end_syncfs: bool,
+    /// fio `invalidate`: the verify phase drops the written pages before reading them back.
+    pub invalidate: bool,
     /// Which latencies are measured, and the one that fails the clone.
     pub measure: MeasurePlan,
     /// Which file each IO goes to (fio `file_service_type`).
@@ -253,6 +255,7 @@ impl ClonePlan {
             pacing: Default::default(),
             fsync_on_close: false,
             end_syncfs: false,
+            invalidate: false,
             measure: Default::default(),
             file_service: Default::default(),
             io_log: None,
@@ -382,7 +385,12 @@ pub struct CloneOutput {
     /// Trims (fio's third direction); empty unless the job trims.
     pub trim: DirectionStats,
     pub syncs: u64,
+    /// Each fsync/fdatasync of `fsync=`/`fdatasync=` in the measured window (fio's "sync").
+    pub sync_latency: iofit_stats::LatencyHistogram,
     pub runtime_ns: u64,
+    /// The verify phase's share of `runtime_ns` (fio counts it as the read runtime, and the
+    /// rest as the write runtime); 0 without a verify phase.
+    pub verify_phase_ns: u64,
     pub usr_ns: u64,
     pub sys_ns: u64,
     pub context_switches: u64,
@@ -593,7 +601,7 @@ pub(crate) struct Run<'a, C: Clock> {
     pub(crate) data: crate::data::DataState,
     series: IntervalAccumulator,
     pub(crate) measuring: bool,
-    measure_start: u64,
+    pub(crate) measure_start: u64,
     ramp_end: u64,
     deadline: Option<u64>,
     cpu_start: (u64, u64, u64),
@@ -1361,18 +1369,34 @@ impl<'a, C: Clock> Run<'a, C> {
         }
     }
 
-    fn maybe_sync<E: Engine>(&mut self, engine: &mut E) -> Result<(), IoFailure> {
+    /// fio's `fsync=N`/`fdatasync=N`: a sync of every file after each N writes, each call timed
+    /// into the job's sync latency (fio's "sync" block), never into an IO's. As fio, no sync
+    /// follows the job's last write (its IO is done; `end_fsync` is what syncs at the end).
+    /// Returns true when it synced (the caller's clock reading is then stale).
+    fn maybe_sync<E: Engine>(&mut self, engine: &mut E) -> Result<bool, IoFailure> {
         let every = if self.plan.fsync_every > 0 {
             self.plan.fsync_every
         } else {
             self.plan.fdatasync_every
         };
         if every == 0 || self.writes_since_sync < every {
-            return Ok(());
+            return Ok(false);
         }
         self.writes_since_sync = 0;
+        if !self.budget_left() {
+            return Ok(false);
+        }
         let data_only = self.plan.fsync_every == 0;
-        self.sync_all(engine, data_only)
+        let now = self.clock.now_ns();
+        for file in 0..self.plan.files.len() as u32 {
+            let start = self.clock.now_ns();
+            self.sync_one(engine, file, data_only, now)?;
+            if self.measuring {
+                let took = self.clock.now_ns().saturating_sub(start);
+                self.out.sync_latency.record(took);
+            }
+        }
+        Ok(true)
     }
 
     pub(crate) fn sync_all<E: Engine>(
@@ -1659,9 +1683,14 @@ fn run_inline<E: Engine, C: Clock>(
             crate::data::check_backlog(run, engine);
             now = clock.now_ns();
         }
-        if let Err(e) = run.maybe_sync(engine) {
-            run.out.error = Some(e.to_string());
-            break;
+        match run.maybe_sync(engine) {
+            // The next IO's latency starts after the sync, not before it.
+            Ok(true) => now = clock.now_ns(),
+            Ok(false) => {}
+            Err(e) => {
+                run.out.error = Some(e.to_string());
+                break;
+            }
         }
         if let Err(e) = run.check_min_rate(now) {
             run.out.error = Some(e.to_string());
@@ -2076,8 +2105,13 @@ fn run_queued<E: Engine, C: Clock>(
         );
         absorb(run, engine, &mut q, now, cancelling, sink);
         if phase == Phase::Issuing {
-            if let Err(e) = run.maybe_sync(engine) {
-                run.out.error.get_or_insert(e.to_string());
+            match run.maybe_sync(engine) {
+                // The IOs queued next count from after the sync, not from before it.
+                Ok(true) => now = clock.now_ns(),
+                Ok(false) => {}
+                Err(e) => {
+                    run.out.error.get_or_insert(e.to_string());
+                }
             }
             if let Err(e) = run.check_min_rate(now) {
                 run.out.error.get_or_insert(e.to_string());

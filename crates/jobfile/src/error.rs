@@ -30,7 +30,7 @@ pub enum ErrorKind {
         "fio option '{key}' is not supported by iofit: {why}; remove it to run the job without it"
     )]
     UnsupportedOption { key: String, why: String },
-    #[error("ioengine={engine}: iofit cannot run this engine: {why}; use one of null, psync, sync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap")]
+    #[error("ioengine={engine}: iofit cannot run this engine: {why}; use one of null, psync, sync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap, splice")]
     UnsupportedEngine { engine: String, why: String },
     #[error(
         "{key}={value}: {} is not supported by iofit yet; {fix}",
@@ -79,6 +79,9 @@ pub enum ErrorKind {
     Syntax(String),
     #[error("{0}")]
     Other(String),
+    /// `--parse-only`: every option of the file iofit refuses, each a whole error of its own.
+    #[error("{} options iofit refuses", .0.len())]
+    Refusals(Vec<JobFileError>),
 }
 
 impl ErrorKind {
@@ -105,6 +108,7 @@ impl ErrorKind {
             ErrorKind::UnsupportedParameter { .. } => "UnsupportedParameter",
             ErrorKind::Syntax(_) => "Syntax",
             ErrorKind::Other(_) => "Other",
+            ErrorKind::Refusals(_) => "Refusals",
         }
     }
 }
@@ -190,6 +194,16 @@ impl JobFileError {
     }
 
     fn render(&self) -> String {
+        if let ErrorKind::Refusals(all) = self.kind.as_ref() {
+            // One line per refusal, each with its own file and line.
+            let lines: Vec<String> = all.iter().map(JobFileError::render).collect();
+            return format!(
+                "{}: {} options iofit refuses (a run stops at the first):\n{}",
+                self.file,
+                all.len(),
+                lines.join("\n")
+            );
+        }
         let text = bounded(&self.kind.to_string().replace(['\n', '\r'], " "));
         if self.line == 0 {
             format!("{}: {}", self.file, text)

@@ -225,7 +225,71 @@ fn parse_text(
         vars: &values::SystemVars::of_this_machine(),
     };
     reader.read_sections(text, source_name, base_dir, 0)?;
-    build_jobs(reader.sections, source_name, opts)
+    if !opts.skip_target_checks {
+        return build_jobs(reader.sections, source_name, opts);
+    }
+    // --parse-only: every refusal of the file at once (a run stops at the first).
+    let sections = reader.sections.clone();
+    build_jobs(reader.sections, source_name, opts).map_err(|first| {
+        let mut all = refusals(&sections, opts);
+        if !all
+            .iter()
+            .any(|e| e.line == first.line && e.key == first.key)
+        {
+            all.push(first.clone());
+            all.sort_by_key(|e| e.line);
+        }
+        match all.len() {
+            0 | 1 => first,
+            _ => JobFileError::new(source_name, 0, None, ErrorKind::Refusals(all)),
+        }
+    })
+}
+
+/// Every option of `sections` iofit refuses by name: an option fio does not know, one iofit
+/// does not implement, an engine it cannot run. Values are not judged here (they may depend
+/// on the other options of the job); the parse's own first error is added by the caller.
+fn refusals(sections: &[Section], opts: &ParseOptions) -> Vec<JobFileError> {
+    let table = fio_options::table();
+    let mut out = Vec::new();
+    for option in sections.iter().flat_map(|s| &s.options) {
+        let key = option.key.as_str();
+        let error = |kind| Some(option.loc.error(Some(key), kind));
+        let found = match table.find(key) {
+            None if opts.ignore_unknown => None,
+            None => match fio_options::fio_program_option(key) {
+                Some(why) => error(ErrorKind::UnsupportedOption {
+                    key: key.to_string(),
+                    why: why.to_string(),
+                }),
+                None => error(ErrorKind::UnknownOption {
+                    key: quote(key),
+                    suggestion: nearest(key, table.names()),
+                }),
+            },
+            Some(known) => match known.status {
+                Status::Refused(why) => error(ErrorKind::UnsupportedOption {
+                    key: key.to_string(),
+                    why: why.to_string(),
+                }),
+                _ if key == "ioengine" => {
+                    let name = option.value.as_deref().unwrap_or("").trim();
+                    match fio_options::engine(name) {
+                        fio_options::EngineChoice::Refused(why) => {
+                            error(ErrorKind::UnsupportedEngine {
+                                engine: name.to_string(),
+                                why: why.to_string(),
+                            })
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+        };
+        out.extend(found);
+    }
+    out
 }
 
 /// Splits job text into sections, following includes within the depth and size budgets.
@@ -484,6 +548,12 @@ fn build_jobs(
             .chain(overrides.iter())
             .collect();
         let mut job = resolve_job(&section.name, &section.loc, &options, opts)?;
+        // fio names a job after its section; a name= in [global] names no job (only one in
+        // the section itself does).
+        if !section.options.iter().any(|o| o.key == "name") {
+            job.name = section.name.clone();
+        }
+        bound_start_delay(&mut job, &overrides);
         job.reporting.global_options = written(&global);
         job.reporting.job_options = written(section.options.iter().chain(overrides.iter()));
         if !jobs.is_empty() && (job.stonewall || job.group_id == NEW_GROUP_MARK) {
@@ -750,15 +820,16 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
             job.notes.push(note);
         }
     }
-    // fio's pre_read clears invalidate: dropping what was just read in would be pointless.
-    let dropping = |i: &&Placed<bool>| i.value && !job.direct && !job.file_sync.pre_read;
-    if let Some(invalidate) = b.invalidate.as_ref().filter(dropping) {
-        return Err(invalidate.loc.unsupported_value(
-            "invalidate",
-            "1",
-            "dropping the page cache before a buffered job",
-            "use direct=1, or invalidate=0 (iofit keeps what its layout left in the cache)",
-        ));
+    settle_cache_hints(&mut job, &b);
+    if let Some(at) = &b.readonly {
+        if job.rw.has_writes() || job.rw.has_trims() {
+            return Err(at.unsupported_value(
+                "readonly",
+                "1",
+                format!("job {} has rw={}, which writes, and fio's --readonly refuses every job that writes or trims", job.name, job.rw.fio_name()),
+                "drop --readonly, or give the job a read-only rw (read, randread)",
+            ));
+        }
     }
     // fio's filesize is the size of each file; size is then the total the job does IO over.
     let size = match (b.size.take(), &b.filesize) {
@@ -1189,3 +1260,46 @@ mod control_tests;
 mod options3_tests;
 #[cfg(test)]
 mod tests;
+
+/// fio's `invalidate` (default 1) and `fadvise_hint` (default 1: the job's pattern), for the
+/// buffered jobs where they change what is measured: a direct job's IO bypasses the page cache
+/// either way. fio's `pre_read` clears invalidate (dropping what was just read in would undo it).
+fn settle_cache_hints(job: &mut JobSpec, b: &apply::Builder) {
+    use apply::FadviseChoice as C;
+    use iofit_model::job::FadviseHint as H;
+    if job.direct || job.engine == iofit_model::job::EngineKind::Null {
+        return;
+    }
+    let asked = b.invalidate.as_ref().map(|i| i.value).unwrap_or(true);
+    job.file_sync.invalidate = asked && !job.file_sync.pre_read;
+    job.file_sync.fadvise = match b.fadvise_hint.unwrap_or(C::Pattern) {
+        C::None => None,
+        C::Pattern if job.rw.is_random() => Some(H::Random),
+        C::Pattern => Some(H::Sequential),
+        C::Fixed(hint) => Some(hint),
+    };
+}
+
+/// A `--runtime` given to shorten a file bounds its `startdelay` too: a job does not wait
+/// longer than the run it was shortened to (with a note). A `--size` alone shortens the IO,
+/// not the wait, and the note says how to bound that as well.
+fn bound_start_delay(job: &mut JobSpec, overrides: &[RawOption]) {
+    if job.start_delay.is_zero() {
+        return;
+    }
+    let given = |key: &str| overrides.iter().any(|o| o.key == key);
+    let delay_s = job.start_delay.as_secs_f64();
+    match job.runtime {
+        Some(runtime) if given("runtime") && job.start_delay > runtime => {
+            job.notes.push(format!(
+                "startdelay={delay_s}s is longer than --runtime: the job waits {}s instead (the --runtime given to shorten the file bounds its waits too)",
+                runtime.as_secs_f64()
+            ));
+            job.start_delay = runtime;
+        }
+        _ if given("size") && !given("runtime") => job.notes.push(format!(
+            "startdelay={delay_s}s is kept: --size shortens the IO, not the wait; add --runtime to bound the wait as well"
+        )),
+        _ => {}
+    }
+}

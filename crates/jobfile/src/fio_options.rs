@@ -72,7 +72,22 @@ const HONOURED: &[FioOption] = &[
     opt("name", &[], Value, Supported(a::name)),
     opt("description", &[], Value, Supported(a::nothing)),
     opt("kb_base", &[], Value, Supported(a::nothing)), // read before the others, see resolve_job
-    opt("thread", &[], Flag, Supported(a::check_flag)),
+    opt("thread", &[], Flag, Supported(a::thread)),
+    opt("mem", &["iomem"], Value, Supported(a::mem)),
+    opt("readonly", &[], Flag, Supported(a::readonly)),
+    opt("allow_file_create", &[], Flag, Supported(a::allow_file_create)),
+    opt("atomic", &[], Flag, Supported(a::atomic)),
+    opt("clocksource", &[], Value, Noted(a::nothing,
+        "clocksource: iofit times with clock_gettime(CLOCK_MONOTONIC) whatever is named (fio's clock_gettime source)")),
+    opt("bwavgtime", &[], Value, Noted(a::nothing,
+        "bwavgtime: iofit's bandwidth samples are its per-interval series (log_avg_msec, else 1 s), not fio's bwavgtime windows")),
+    opt("iopsavgtime", &[], Value, Noted(a::nothing,
+        "iopsavgtime: iofit's IOPS samples are its per-interval series (log_avg_msec, else 1 s), not fio's iopsavgtime windows")),
+    opt("write_hint", &[], Value, Noted(a::write_hint,
+        "write_hint: iofit does not set the file's write-life hint (fio's fcntl F_SET_RW_HINT); the kernel's default placement is used")),
+    // fio program options that reach the job parser from iofit's command line.
+    opt("eta-newline", &["eta_newline", "eta-interval", "eta_interval", "eta"], Value, Noted(a::nothing,
+        "fio's --eta options set how fio shows progress; iofit shows its own progress line on a terminal")),
     opt("filename", &[], Value, Supported(a::filename)),
     opt("directory", &[], Value, Supported(a::directory)),
     opt("size", &[], Value, Supported(a::size)),
@@ -132,6 +147,7 @@ const HONOURED: &[FioOption] = &[
     opt("verify", &[], Value, Supported(d::verify)),
     opt("do_verify", &[], Flag, Supported(d::do_verify)),
     opt("invalidate", &[], Flag, Supported(a::invalidate)),
+    opt("fadvise_hint", &[], Value, Supported(a::fadvise_hint)),
     opt("fallocate", &[], Value, Noted(a::fallocate,
         "fallocate: iofit writes every file in full before timing starts, so how space is reserved does not change what is measured")),
     opt("threads", &[], Value, Noted(a::nothing,
@@ -282,8 +298,7 @@ const REFUSED: &[(&[&str], &str)] = &[
      "zoned block devices (and fio's zone modes) need hardware and zone handling iofit does not have"),
     (&["fdp", "fdp_pli", "plids", "fdp_pli_select", "plid_select", "dataplacement",
        "data_placement", "dp_scheme", "apptag", "apptag_mask", "cdb_len", "cmd_type", "deac",
-       "md_per_io_size", "pi_act", "pi_chk", "read_mode", "write_mode", "readfua", "writefua",
-       "write_hint"],
+       "md_per_io_size", "pi_act", "pi_chk", "read_mode", "write_mode", "readfua", "writefua"],
      "NVMe/SCSI passthrough features (placement, protection information, FUA) need an engine iofit does not have"),
     (&["merge_blktrace_file", "merge_blktrace_iters", "merge_blktrace_scalars"],
      "merging blktrace binary logs is not implemented: iofit replays fio's text IO logs (read_iolog) only"),
@@ -294,13 +309,13 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["exec_prerun", "exec_postrun"], "iofit does not run commands from job files"),
     (&["trim_percentage", "trim_backlog", "trim_backlog_batch"],
      "fio's verify-trim (trimming a share of the blocks a verify job wrote, then checking that they read back as zeros) is not implemented in iofit; rw=trim, randtrim, trimwrite and randtrimwrite run"),
-    (&["uid", "gid", "lockmem", "hugepage-size", "iomem", "mem", "iomem_align",
-       "mem_align", "clocksource", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
-       "spr_num_regions", "spr_op", "gpu_dev_id", "comm",        "job_start_clock_id", "atomic", "uncached", "nowait", "userspace_reap",
+    (&["uid", "gid", "lockmem", "hugepage-size", "iomem_align",
+       "mem_align", "gtod_cpu", "lockfile", "profile", "sprandom", "spr_cs",
+       "spr_num_regions", "spr_op", "gpu_dev_id", "comm",        "job_start_clock_id", "uncached", "nowait", "userspace_reap",
        "hipri_percentage", 
        "softrandommap", "random_sequence_stride", "num_range", "thinkcycles",
-       "allow_file_create", "allow_mounted_write", "create_fsync", "opendir",
-       "file_append", "filetype", "write_barrier", "fadvise_hint",
+       "allow_mounted_write", "create_fsync", "opendir",
+       "file_append", "filetype", "write_barrier",
               "bs_is_seq_rand",
        "rwmixcycle",        "thinktime_iotime",        "rate_ignore_thinktime",        "sync_file_range",
                     "steadystate_check_interval",
@@ -309,7 +324,7 @@ const REFUSED: &[(&[&str], &str)] = &[
        "log_hist_coarseness", "log_alternate_epoch",
        "log_alternate_epoch_clock_id",
        "log_compression", "log_compression_cpus", "log_store_compressed", "log_entries",
-       "log_max_value", "log_window_value", "log_issue_time", "bwavgtime", "iopsavgtime",
+       "log_max_value", "log_window_value", "log_issue_time",
        "stats", "ramp_size", "unit_base"],
      "iofit does not implement it yet"),
 ];
@@ -389,6 +404,7 @@ pub(crate) fn engine(name: &str) -> EngineChoice {
         "pvsync2" => Mapped(K::Pvsync, "ioengine=pvsync2 runs as pvsync (preadv/pwritev without per-IO flags)"),
         "posixaio" => Mapped(K::IoUring, "ioengine=posixaio runs on io_uring with the same iodepth (asynchronous IO, kernel queue instead of glibc's threads)"),
         "mmap" => Mapped(K::Psync, "ioengine=mmap runs as psync: iofit copies with pread/pwrite instead of memcpy through a mapping"),
+        "splice" => Mapped(K::Psync, "ioengine=splice runs as psync: iofit moves data with pread/pwrite instead of splice and vmsplice through a pipe (the storage sees the same reads and writes)"),
         "rdma" | "rdmaio" => No("RDMA needs an RDMA network and a peer; iofit has no RDMA engine"),
         "spdk" | "spdk_bdev" | "xnvme" | "io_uring_cmd" | "sg" | "nvme" | "libblkio" | "bsg" =>
             No("it needs a raw device or passthrough access (SPDK, NVMe/SCSI commands); iofit does IO through files only"),
@@ -407,19 +423,14 @@ pub(crate) fn engine(name: &str) -> EngineChoice {
 /// line they reach the job parser, where a "did you mean" among job options would mislead.
 /// `None` for a name that is not one of them.
 pub fn fio_program_option(key: &str) -> Option<&'static str> {
-    const DISPLAY: &str = "it is an option of the fio program (how fio shows progress), not \
-                           of a job; iofit shows a progress line on a terminal and has no such \
-                           option";
     const PROGRAM: &str = "it is an option of the fio program, not of a job, and iofit has no \
                            such option (iofit run --help lists iofit's own)";
     match key.to_ascii_lowercase().replace('_', "-").as_str() {
-        "eta" | "eta-newline" | "eta-interval" => Some(DISPLAY),
         "bandwidth-log"
         | "minimal"
         | "append-terse"
         | "terse-version"
         | "showcmd"
-        | "readonly"
         | "alloc-size"
         | "warnings-fatal"
         | "max-jobs"

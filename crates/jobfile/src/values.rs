@@ -61,6 +61,15 @@ pub fn parse_size(text: &str, base: SizeBase) -> Result<Bytes, ValueError> {
             "'{trimmed}' is negative; sizes are counts of bytes"
         ));
     }
+    // fio reads `45Gi` as `45GiB` (a power of two whatever kb_base says).
+    let lower = trimmed.to_ascii_lowercase();
+    let binary_short = ["ki", "mi", "gi", "ti", "pi"]
+        .iter()
+        .any(|suffix| lower.ends_with(suffix) && lower.len() > 2);
+    if binary_short {
+        return Bytes::parse_with_base(&format!("{trimmed}B"), base)
+            .map_err(|e| ValueError(e.to_string()));
+    }
     Bytes::parse_with_base(trimmed, base).map_err(|e| ValueError(e.to_string()))
 }
 

@@ -812,6 +812,24 @@ pub struct FileSync {
     /// Lay the files out and stop: no IO is run or reported (fio `create_only`).
     #[serde(default)]
     pub create_only: bool,
+    /// Drop the job's region of every file from the page cache when the job opens it, after
+    /// syncing it (fio `invalidate=1`, its default): a buffered job then reads from storage.
+    #[serde(default)]
+    pub invalidate: bool,
+    /// The access pattern told to the kernel for every file (fio `fadvise_hint`); `None`: no
+    /// hint (the kernel's default readahead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fadvise: Option<FadviseHint>,
+}
+
+/// The access pattern a job declares with posix_fadvise (fio `fadvise_hint`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FadviseHint {
+    /// POSIX_FADV_RANDOM: no readahead.
+    Random,
+    /// POSIX_FADV_SEQUENTIAL: longer readahead.
+    Sequential,
 }
 
 impl FileSync {

@@ -35,11 +35,33 @@ pub enum FioFormat {
     JsonPlus,
     /// fio's terse (`--minimal`) version 3 line, one per job.
     Terse,
+    /// Several formats at once (`--output-format=normal,terse`): bits [`FioFormat::TERSE`],
+    /// [`FioFormat::JSON`], [`FioFormat::JSON_PLUS`], [`FioFormat::NORMAL`], written in fio's
+    /// order (terse, then JSON, then the text report after its header).
+    Combined(u8),
 }
 
 impl FioFormat {
     /// fio's name: `normal`, `json`, `json+`, `terse`.
+    pub const TERSE: u8 = 1;
+    pub const JSON: u8 = 2;
+    pub const JSON_PLUS: u8 = 4;
+    pub const NORMAL: u8 = 8;
+
     pub fn parse(name: &str) -> Option<FioFormat> {
+        if name.contains(',') {
+            let mut bits = 0u8;
+            for part in name.split(',') {
+                bits |= match FioFormat::parse(part.trim())? {
+                    FioFormat::Normal => FioFormat::NORMAL,
+                    FioFormat::Json => FioFormat::JSON,
+                    FioFormat::JsonPlus => FioFormat::JSON_PLUS,
+                    FioFormat::Terse => FioFormat::TERSE,
+                    FioFormat::Combined(b) => b,
+                };
+            }
+            return Some(FioFormat::Combined(bits));
+        }
         Some(match name {
             "normal" => FioFormat::Normal,
             "json" => FioFormat::Json,
@@ -51,7 +73,11 @@ impl FioFormat {
 
     /// JSON or terse: the output carries only results, for a program to read.
     pub fn machine_readable(self) -> bool {
-        self != FioFormat::Normal
+        match self {
+            FioFormat::Normal => false,
+            FioFormat::Combined(bits) => bits & FioFormat::NORMAL == 0,
+            _ => true,
+        }
     }
 }
 
@@ -70,9 +96,27 @@ pub fn render_run(
             .iter()
             .map(|&i| jobs.get(i).map(|j| j.reporting.clone()).unwrap_or_default())
             .collect(),
-        json_plus: format == FioFormat::JsonPlus,
+        json_plus: format == FioFormat::JsonPlus
+            || matches!(format, FioFormat::Combined(b) if b & FioFormat::JSON_PLUS != 0),
     };
     match format {
+        FioFormat::Combined(bits) => {
+            let mut text = String::new();
+            if bits & FioFormat::NORMAL != 0 {
+                text.push_str(&crate::fio_text::header(jobs, &run.version));
+                text.push('\n');
+            }
+            if bits & FioFormat::TERSE != 0 {
+                text.push_str(&crate::fio_terse::render(run, &output));
+            }
+            if bits & (FioFormat::JSON | FioFormat::JSON_PLUS) != 0 {
+                text.push_str(&crate::fio_json::render_with(run, derived_options, &output));
+            }
+            if bits & FioFormat::NORMAL != 0 {
+                text.push_str(&crate::fio_text::render_with(run, &output));
+            }
+            text
+        }
         FioFormat::Json | FioFormat::JsonPlus => {
             crate::fio_json::render_with(run, derived_options, &output)
         }

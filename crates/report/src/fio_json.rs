@@ -147,6 +147,7 @@ fn job_value(
         .runtime_ns
         .max(job.write.runtime_ns)
         .max(job.trim.runtime_ns)
+        .max(job.fio.job_runtime_ns)
         / 1_000_000;
     let mut value = json!({
         "jobname": job.name,
@@ -170,9 +171,15 @@ fn job_value(
             reporting,
             json_plus,
         ),
+        // fio's sync block: each timed fsync/fdatasync of fsync=/fdatasync=, with the job's
+        // percentiles (the end_fsync is not in it, as in fio).
         "sync": {
-            "total_ios": job.syncs,
-            "lat_ns": latency_value(&LatencySummary::default(), None, false),
+            "total_ios": job.sync_latency.count,
+            "lat_ns": latency_value(
+                &job.sync_latency,
+                Some(&percentile_list(reporting)),
+                false,
+            ),
         },
         "job_runtime": runtime_ms,
         "usr_cpu": job.usr_cpu_pct,
@@ -262,7 +269,8 @@ fn add_distributions(value: &mut Value, job: &JobResult) {
         .or(job.fio.latency_target.as_ref().map(|t| t.depth))
         .unwrap_or(job.iodepth);
     value["latency_depth"] = json!(depth);
-    value["latency_target"] = json!(target.target_us);
+    // fio echoes the target in ns and the window in us (its own units for each).
+    value["latency_target"] = json!(target.target_us * 1000);
     value["latency_percentile"] = json!(if job.fio.latency_target.is_some() {
         target.percentile
     } else {
@@ -564,6 +572,7 @@ pub(crate) mod tests {
             write: DirectionResult::default(),
             trim: DirectionResult::default(),
             syncs: 0,
+            sync_latency: Default::default(),
             series: series(10_000, 0),
             usr_cpu_pct: 3.5,
             sys_cpu_pct: 12.25,
@@ -592,6 +601,7 @@ pub(crate) mod tests {
             },
             series: series(0, 12_500),
             syncs: 1,
+            sync_latency: Default::default(),
             interrupted: true,
             ..reader.clone()
         };
@@ -731,7 +741,7 @@ pub(crate) mod tests {
             .sum();
         assert_eq!(bins, 30_030);
         assert_eq!(job["latency_depth"], 12);
-        assert_eq!(job["latency_target"], 2_000);
+        assert_eq!(job["latency_target"], 2_000_000);
         assert_eq!(job["latency_percentile"], 99.0);
         assert_eq!(job["steadystate"]["attained"], 1);
         assert_eq!(job["steadystate"]["data"]["iops"][2], 10_020);

@@ -147,6 +147,7 @@ fn render_job(
         render_direction(out, "trim", &job.trim, job, trim, group_bw[2], reporting);
     }
     render_latency_ranges(out, job);
+    render_sync(out, job, reporting);
     let _ = writeln!(
         out,
         "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
@@ -189,7 +190,8 @@ fn render_depths(out: &mut String, job: &JobResult) {
         );
     }
     let (target_us, window_us, percentile, depth) = match &job.fio.latency_target {
-        Some(t) => (t.target_us, t.window_us, t.percentile, t.depth),
+        // fio prints the target in ns and the window in us.
+        Some(t) => (t.target_us * 1000, t.window_us, t.percentile, t.depth),
         None => (0, 0, 100.0, job.iodepth),
     };
     let depth = job.latency_depth_found.unwrap_or(depth);
@@ -360,6 +362,26 @@ fn render_direction(
             min, max, samples
         );
     }
+}
+
+/// fio's sync lines: the fsync/fdatasync latencies of `fsync=`/`fdatasync=`, when there were
+/// any (fio's stat.c prints them after the latency ranges).
+fn render_sync(out: &mut String, job: &JobResult, reporting: &Reporting) {
+    let summary = &job.sync_latency;
+    if summary.count == 0 {
+        return;
+    }
+    let _ = writeln!(out, "  fsync/fdatasync/sync_file_range:");
+    let (unit, div) = latency_unit(summary);
+    let _ = writeln!(
+        out,
+        "    sync ({unit}): min={}, max={}, avg={:5.2}, stdev={:5.2}",
+        plain(summary.min_ns as f64 / div),
+        plain(summary.max_ns as f64 / div),
+        summary.mean_ns / div,
+        summary.stdev_ns / div
+    );
+    render_percentiles(out, "sync", summary, &percentile_list(reporting));
 }
 
 fn render_percentiles(out: &mut String, name: &str, summary: &LatencySummary, list: &[f64]) {

@@ -171,6 +171,10 @@ pub struct JobResult {
     pub trim: DirectionResult,
     /// fsync/fdatasync calls issued.
     pub syncs: u64,
+    /// The latency of each fsync/fdatasync of `fsync=`/`fdatasync=` in the measured window
+    /// (fio's "sync" block; the end_fsync is not in it, as in fio).
+    #[serde(default)]
+    pub sync_latency: LatencySummary,
     pub series: Vec<IntervalSample>,
     /// CPU time of the job's threads as a share of its wall time, percent (fio's usr_cpu/sys_cpu).
     pub usr_cpu_pct: f64,
@@ -213,6 +217,11 @@ pub struct FioJobExtras {
     pub minor_faults: u64,
     /// What fio's `latency_target` search found; `None` when the job had no target.
     pub latency_target: Option<LatencyTargetResult>,
+    /// The job's whole measured time, when it differs from its directions' (a write job with a
+    /// verify phase: fio's write runtime is the write phase, its read runtime the verify phase,
+    /// and `job_runtime` both); 0: the longest direction's.
+    #[serde(default)]
+    pub job_runtime_ns: u64,
     /// fio's `disable_bw_measurement`: no bandwidth samples were kept, so the report's
     /// `bw_min`/`bw_max`/`bw_mean`/`bw_dev`/`bw_samples` are zero, as fio's are.
     #[serde(default)]

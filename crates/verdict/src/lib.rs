@@ -323,6 +323,7 @@ impl FioReader<'_> {
             // compare judges reads and writes against requirements; trims are not read back.
             trim: Default::default(),
             syncs: 0,
+            sync_latency: Default::default(),
             series: Vec::new(),
             usr_cpu_pct: job.get("usr_cpu").and_then(Value::as_f64).unwrap_or(0.0),
             sys_cpu_pct: job.get("sys_cpu").and_then(Value::as_f64).unwrap_or(0.0),

@@ -62,6 +62,10 @@ pub(crate) struct Builder {
     pub direct: Option<bool>,
     pub new_group: bool,
     pub invalidate: Option<Placed<bool>>,
+    /// fio `fadvise_hint`: `None` for fio's default (1, the pattern of the job's rw).
+    pub fadvise_hint: Option<FadviseChoice>,
+    /// fio `--readonly`: where it was set.
+    pub readonly: Option<Location>,
     /// Where the first write_*_log was set, and log_avg_msec (0: per-IO logs).
     pub log_at: Option<Location>,
     pub log_avg_msec: u64,
@@ -179,6 +183,67 @@ pub(crate) fn nothing(_: &mut Ctx, _: &Arg) -> R {
 }
 pub(crate) fn check_flag(_: &mut Ctx, arg: &Arg) -> R {
     arg.flag().map(|_| ())
+}
+/// fio's `thread`: any non-negative number, non-zero meaning on (fio reads it as an int).
+pub(crate) fn thread(_: &mut Ctx, arg: &Arg) -> R {
+    match arg.value.map(str::trim) {
+        None | Some("") => Ok(()),
+        Some(v) if v.parse::<u64>().is_ok() => Ok(()),
+        Some(_) => arg.flag().map(|_| ()),
+    }
+}
+/// fio's `mem`/`iomem`: where IO buffers come from. iofit's buffers are its own aligned
+/// allocation (as malloc, fio's default); the note says so for the others.
+pub(crate) fn mem(c: &mut Ctx, arg: &Arg) -> R {
+    let value = arg.value()?.to_ascii_lowercase();
+    let kind = value.split(':').next().unwrap_or("");
+    match kind {
+        "malloc" => Ok(()),
+        "shm" | "shmhuge" | "mmap" | "mmaphuge" | "mmapshared" => {
+            c.note(format!("mem={value}: iofit's IO buffers are one page-aligned allocation of its own, as fio's mem=malloc; where a buffer lives does not change what the storage sees"));
+            Ok(())
+        }
+        "cudamalloc" => Err(arg.unsupported(
+            "GPU memory for IO buffers needs CUDA, which iofit does not use",
+            "drop mem= (iofit allocates its own buffers, as mem=malloc)",
+        )),
+        _ => Err(arg.invalid(
+            "not a memory type fio knows",
+            "write malloc, shm, shmhuge, mmap, mmaphuge or mmapshared",
+        )),
+    }
+}
+/// fio's `write_hint` values (checked; the hint itself is not set, see the table's note).
+pub(crate) fn write_hint(_: &mut Ctx, arg: &Arg) -> R {
+    match arg.value()?.to_ascii_lowercase().as_str() {
+        "none" | "short" | "medium" | "long" | "extreme" => Ok(()),
+        _ => Err(arg.invalid(
+            "not a write-life hint fio knows",
+            "write none, short, medium, long or extreme",
+        )),
+    }
+}
+/// fio's `readonly` (the program's `--readonly`): a job that writes or trims is refused.
+pub(crate) fn readonly(c: &mut Ctx, arg: &Arg) -> R {
+    c.b.readonly = arg.flag()?.then(|| arg.loc.clone());
+    Ok(())
+}
+/// fio's `allow_file_create`: 1 (its default) lets a job create its files. iofit creates only
+/// files that do not exist and never destroys one, so 0 is noted.
+pub(crate) fn allow_file_create(c: &mut Ctx, arg: &Arg) -> R {
+    if !arg.flag()? {
+        c.note("allow_file_create=0: iofit still creates a job's missing files (fio would stop the job instead); existing files are never replaced");
+    }
+    Ok(())
+}
+/// fio's `atomic`: O_DIRECT with atomic writes. iofit runs the job direct, without an atomic
+/// write flag (fio 3.33 passes none on Linux either).
+pub(crate) fn atomic(c: &mut Ctx, arg: &Arg) -> R {
+    if arg.flag()? {
+        c.b.direct = Some(true);
+        c.note("atomic=1: the job runs with direct=1, as in fio; no atomic-write flag is passed (fio 3.33 passes none on Linux either)");
+    }
+    Ok(())
 }
 pub(crate) fn name(c: &mut Ctx, arg: &Arg) -> R {
     c.job.name = arg.value()?.to_string();
@@ -786,6 +851,34 @@ pub(crate) fn io_submit_mode(c: &mut Ctx, arg: &Arg) -> R {
     }
 }
 /// Settled in `finish`: dropping the page cache matters only to buffered jobs.
+/// fio's `fadvise_hint` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FadviseChoice {
+    /// 0: no hint.
+    None,
+    /// 1: random for a random rw, sequential otherwise.
+    Pattern,
+    Fixed(iofit_model::job::FadviseHint),
+}
+
+pub(crate) fn fadvise_hint(c: &mut Ctx, arg: &Arg) -> R {
+    use iofit_model::job::FadviseHint as H;
+    let value = arg.value.map(str::trim).unwrap_or("1");
+    c.b.fadvise_hint = Some(match value.to_ascii_lowercase().as_str() {
+        "0" => FadviseChoice::None,
+        "1" => FadviseChoice::Pattern,
+        "random" => FadviseChoice::Fixed(H::Random),
+        "sequential" => FadviseChoice::Fixed(H::Sequential),
+        _ => {
+            return Err(arg.invalid(
+                "fio's fadvise_hint takes 0, 1, random or sequential",
+                "write fadvise_hint=1 (the job's own pattern), 0, random or sequential",
+            ))
+        }
+    });
+    Ok(())
+}
+
 pub(crate) fn invalidate(c: &mut Ctx, arg: &Arg) -> R {
     c.b.invalidate = Some(Placed::at(arg.flag()?, arg));
     Ok(())

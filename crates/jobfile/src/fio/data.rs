@@ -24,6 +24,22 @@ pub(crate) struct DedupeKeys {
 
 pub(crate) fn verify(c: &mut Ctx, arg: &Arg) -> R {
     let value = arg.value()?.to_ascii_lowercase();
+    // fio's other checksums run as the nearest one iofit has: iofit's blocks carry its own
+    // header (neither tool reads the other's), so the kind of sum changes only how it is
+    // computed; the note says which runs.
+    let nearest = match value.as_str() {
+        "crc32" | "crc16" | "crc7" | "crc64" => Some(("crc32c", VerifyMode::Crc32c)),
+        "sha224" | "sha3-224" | "sha3-256" => Some(("sha256", VerifyMode::Sha256)),
+        "sha384" | "sha3-384" | "sha3-512" => Some(("sha512", VerifyMode::Sha512)),
+        _ => None,
+    };
+    if let Some((name, mode)) = nearest {
+        c.job.data.verify.mode = mode;
+        c.note(format!(
+            "verify={value} runs as verify={name}: iofit writes its own block header (fio's and iofit's verified data do not read back in the other tool), so only the checksum's kind differs, and every bad block either sum catches is reported"
+        ));
+        return Ok(());
+    }
     c.job.data.verify.mode = VerifyMode::from_fio_name(&value).ok_or_else(|| {
         arg.invalid(
             "not a verify mode",

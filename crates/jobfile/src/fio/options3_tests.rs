@@ -134,9 +134,25 @@ fn file_options_filename_format_pre_read_create_only() {
     );
     let j = job("pre_read=1\ncreate_only=1").unwrap();
     assert!(j.file_sync.pre_read && j.file_sync.create_only);
-    // fio's pre_read clears invalidate, which a buffered job refuses otherwise.
-    assert!(job("invalidate=1").is_err());
-    assert!(job("invalidate=1\npre_read=1").is_ok());
+    // fio's pre_read clears invalidate: what was read ahead stays cached.
+    assert!(job("invalidate=1").unwrap().file_sync.invalidate);
+    assert!(
+        !job("invalidate=1\npre_read=1")
+            .unwrap()
+            .file_sync
+            .invalidate
+    );
+    // fadvise_hint: 1 (fio's default) declares the job's own pattern; 0 declares none.
+    use iofit_model::job::FadviseHint as H;
+    assert_eq!(job("").unwrap().file_sync.fadvise, Some(H::Sequential));
+    assert_eq!(
+        job("rw=randread").unwrap().file_sync.fadvise,
+        Some(H::Random)
+    );
+    assert_eq!(job("fadvise_hint=0").unwrap().file_sync.fadvise, None);
+    let fixed = job("rw=randread\nfadvise_hint=sequential").unwrap();
+    assert_eq!(fixed.file_sync.fadvise, Some(H::Sequential));
+    assert!(job("fadvise_hint=sometimes").is_err());
     let direct = job("pre_read=1\ndirect=1").unwrap();
     assert!(
         direct

@@ -3,7 +3,7 @@
 
 use crate::error::{JobFileError, Location};
 use iofit_model::data::VerifyMode;
-use iofit_model::job::JobSpec;
+use iofit_model::job::{JobSpec, Target};
 
 /// Checks a trim job's other options. fio verifies only blocks it wrote, so `verify=` on a job
 /// that only trims checks nothing and is switched off with a note; what iofit cannot do for
@@ -13,6 +13,15 @@ pub(crate) fn finish(job: &mut JobSpec, section: &Location) -> Result<(), JobFil
         return Ok(());
     }
     let mode = job.rw.fio_name();
+    let on_devices = match &job.target {
+        Target::Files(files) => files.iter().all(|f| f.starts_with("/dev")),
+        _ => false,
+    };
+    if !on_devices {
+        job.notes.push(format!(
+            "rw={mode} on a regular file: fio's psync, libaio and io_uring engines fail the first trim with error 25 (ENOTTY: they send BLKDISCARD, which only a block device takes); iofit punches a hole instead (fallocate PUNCH_HOLE, what fio's falloc engine does), so the job runs and the range reads back as zeros. On a block device both send BLKDISCARD"
+        ));
+    }
     let refuse = |why: &str, fix: &str| section.unsupported_value("rw", mode, why, fix);
     if job.data.verify.mode.is_on() {
         if job.rw.is_trimwrite() {

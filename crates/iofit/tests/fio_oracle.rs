@@ -1,0 +1,595 @@
+//! fio as the oracle: fio 3.x and `iofit run` run the same job file, each in its own empty
+//! directory on the same file system, and what their JSON means is compared.
+//!
+//! - Size-bound jobs (no `time_based`) are compared exactly: per direction `total_ios`,
+//!   `io_bytes`, `short_ios`, `drop_ios`, and the job's `error`.
+//! - Every job is checked for fio's invariants on both tools' output: bytes = IOs x block size
+//!   (fixed-size jobs), the latency histogram holds one sample per completion, and Little's law
+//!   (mean IOs in flight = IOPS x mean latency, no more than the iodepth asked).
+//! - Speeds are compared only where a case says so, within the band it states: this machine is
+//!   shared and loaded, so one run of each tool can differ by 2x on its own; the band is wide
+//!   enough for that and narrow enough to catch a number that means something else (the page
+//!   cache against the disk differs by 10x or more).
+//!
+//! Where fio is not installed each test prints why it is skipped (CI installs fio: .ci/run).
+
+use iofit_testkit::iofit;
+use serde_json::Value;
+use std::path::Path;
+
+/// One tool's run of a job file: its exit code, its JSON (when it wrote one) and stderr.
+struct Outcome {
+    exit: i32,
+    json: Option<Value>,
+    stderr: String,
+    stdout: String,
+}
+
+fn outcome(out: std::process::Output) -> Outcome {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    // fio may print notes before its JSON: the JSON starts at the first line that is `{`.
+    let json = stdout
+        .find("\n{")
+        .map(|at| &stdout[at + 1..])
+        .or_else(|| stdout.starts_with('{').then_some(stdout.as_str()))
+        .and_then(|text| serde_json::from_str(text).ok());
+    Outcome {
+        exit: out.status.code().unwrap_or(-1),
+        json,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stdout,
+    }
+}
+
+/// fio's run of `job` (written as `job.fio` in `dir`), or None where fio is missing.
+fn run_fio(dir: &Path, job: &str, args: &[&str]) -> Option<Outcome> {
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    match std::process::Command::new("fio")
+        .current_dir(dir)
+        .args(args)
+        .arg("job.fio")
+        .output()
+    {
+        Ok(out) => Some(outcome(out)),
+        Err(e) => {
+            eprintln!("skipped: fio is not installed here ({e}); .ci/run installs it");
+            None
+        }
+    }
+}
+
+fn run_iofit(dir: &Path, job: &str, args: &[&str]) -> Outcome {
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    let out = iofit()
+        .current_dir(dir)
+        .args(["run", "--quiet", "job.fio"])
+        .args(args)
+        .output()
+        .unwrap();
+    outcome(out)
+}
+
+/// Both tools' runs of one job file with JSON output, each in its own directory (kept until
+/// the pair is dropped, so that a case can look at the files afterwards).
+struct Pair {
+    fio: Outcome,
+    iofit: Outcome,
+    fio_dir: tempfile::TempDir,
+    iofit_dir: tempfile::TempDir,
+}
+
+/// A directory on the file system the repository is on (not /tmp, which may be tmpfs, where
+/// the page cache is the storage and cache effects cannot show).
+fn scratch() -> tempfile::TempDir {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tempfile::tempdir_in(base).unwrap()
+}
+
+fn run_both(job: &str, args: &[&str]) -> Option<Pair> {
+    let (fio_dir, iofit_dir) = (scratch(), scratch());
+    let mut with_json = vec!["--output-format=json"];
+    with_json.extend_from_slice(args);
+    let fio = run_fio(fio_dir.path(), job, &with_json)?;
+    let iofit = run_iofit(iofit_dir.path(), job, &with_json);
+    Some(Pair {
+        fio,
+        iofit,
+        fio_dir,
+        iofit_dir,
+    })
+}
+
+fn jobs(o: &Outcome) -> &Vec<Value> {
+    o.json
+        .as_ref()
+        .unwrap_or_else(|| panic!("no JSON: {}\n{}", o.stdout, o.stderr))["jobs"]
+        .as_array()
+        .unwrap()
+}
+
+fn job<'a>(o: &'a Outcome, name: &str) -> &'a Value {
+    jobs(o)
+        .iter()
+        .find(|j| j["jobname"] == name)
+        .unwrap_or_else(|| panic!("no job {name}: {:?}", o.json))
+}
+
+fn f64_at(v: &Value, path: &[&str]) -> f64 {
+    path.iter()
+        .fold(v, |v, key| &v[*key])
+        .as_f64()
+        .unwrap_or_else(|| panic!("no number at {path:?}"))
+}
+
+/// How far apart two speeds are, as a factor >= 1.
+fn factor(a: f64, b: f64) -> f64 {
+    (a.max(b) / a.min(b).max(1e-9)).max(1.0)
+}
+
+/// Whether `dir` is on tmpfs, where the page cache is the storage itself.
+fn on_tmpfs(dir: &Path) -> bool {
+    let path = std::ffi::CString::new(dir.to_str().unwrap()).unwrap();
+    // SAFETY: statfs writes into the zeroed struct it is given; the path is NUL-terminated.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::statfs(path.as_ptr(), &mut fs) };
+    rc == 0 && fs.f_type == libc::TMPFS_MAGIC
+}
+
+/// fio's default invalidate=1 drops the file's clean pages before the job: a buffered random
+/// read of a file the previous job wrote and synced (end_fsync) reads from storage, in fio and
+/// in iofit alike. Band: 4x either way (one run each on a shared machine); the page cache is
+/// 10-40x faster than this disk, which is the difference the band catches. With invalidate=0
+/// iofit reads the cache, far faster than it read storage.
+#[test]
+fn buffered_randread_after_a_synced_write_reads_storage_as_fio() {
+    let text = "[global]\nioengine=psync\nbs=4k\nfilename=data\nsize=16m\n\
+                [w]\nrw=write\nend_fsync=1\n\
+                [r]\nstonewall\nrw=randread\nio_size=4m\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(
+        (pair.fio.exit, pair.iofit.exit),
+        (0, 0),
+        "{}",
+        pair.iofit.stderr
+    );
+    if on_tmpfs(pair.iofit_dir.path()) {
+        eprintln!("skipped the band: the scratch directory is on tmpfs (no cache to drop)");
+        return;
+    }
+    let lat = |o: &Outcome| f64_at(job(o, "r"), &["read", "lat_ns", "mean"]);
+    let (fio_ns, iofit_ns) = (lat(&pair.fio), lat(&pair.iofit));
+    assert!(
+        factor(fio_ns, iofit_ns) < 4.0,
+        "buffered randread mean latency: fio {fio_ns:.0} ns, iofit {iofit_ns:.0} ns"
+    );
+    // The same file, invalidate=0: iofit reads the page cache, well below what it read cold.
+    let warm = text.replace("io_size=4m", "io_size=4m\ninvalidate=0");
+    let again = run_iofit(pair.iofit_dir.path(), &warm, &["--output-format=json"]);
+    assert_eq!(again.exit, 0, "{}", again.stderr);
+    let warm_ns = lat(&again);
+    assert!(
+        warm_ns * 3.0 < iofit_ns,
+        "invalidate=0 read {warm_ns:.0} ns, invalidate=1 {iofit_ns:.0} ns: the cache was not dropped"
+    );
+}
+
+/// Flips one byte of `dir/name` at `at`.
+fn flip_byte(path: &Path, at: u64) {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .unwrap();
+    let mut byte = [0u8; 1];
+    file.read_exact_at(&mut byte, at).unwrap();
+    file.write_all_at(&[byte[0] ^ 0x55], at).unwrap();
+}
+
+/// verify_only over a read job checks what is on storage: each tool writes a file with
+/// verify=crc32c (its own header format), one byte of the third block is flipped, and
+/// `rw=read verify_only=1` reports that block: the job's error is 84 (EILSEQ) and the exit is
+/// not 0 (fio's is 1; iofit's is 4, its documented code for bad data). fio stops the job at
+/// the bad block; iofit reads on and counts every bad unit, so the read counts differ.
+#[test]
+fn verify_only_over_a_read_job_finds_a_flipped_byte_as_fio() {
+    let write = "[w]\nfilename=data\nsize=1m\nbs=4k\nrw=write\nverify=crc32c\ndo_verify=0\n";
+    let Some(pair) = run_both(write, &[]) else {
+        return;
+    };
+    assert_eq!(
+        (pair.fio.exit, pair.iofit.exit),
+        (0, 0),
+        "{}",
+        pair.iofit.stderr
+    );
+    for dir in [pair.fio_dir.path(), pair.iofit_dir.path()] {
+        flip_byte(&dir.join("data"), 10_000);
+    }
+    let read = "[r]\nfilename=data\nsize=1m\nbs=4k\nrw=read\nverify=crc32c\nverify_only=1\n";
+    let args = ["--output-format=json"];
+    let fio = run_fio(pair.fio_dir.path(), read, &args).unwrap();
+    let ours = run_iofit(pair.iofit_dir.path(), read, &args);
+    assert_eq!(fio.exit, 1, "{}", fio.stderr);
+    assert!(fio.stderr.contains("offset 8192"), "{}", fio.stderr);
+    assert_eq!(ours.exit, 4, "{}", ours.stderr);
+    for tool in [&fio, &ours] {
+        assert_eq!(job(tool, "r")["error"], 84, "{}", tool.stdout);
+        assert_eq!(job(tool, "r")["write"]["total_ios"], 0);
+    }
+    let verify = &job(&ours, "r")["iofit"]["verify"];
+    assert_eq!(verify["bad_units"], 1, "{verify}");
+    assert_eq!(verify["units_checked"], 256, "{verify}");
+    assert_eq!(verify["errors"][0]["offset"], 8192, "{verify}");
+    // The untouched file reads back clean in both tools: exit 0, error 0.
+    let clean = read.replace("filename=data", "filename=clean");
+    let write_clean = write.replace("filename=data", "filename=clean");
+    for dir in [pair.fio_dir.path(), pair.iofit_dir.path()] {
+        let wrote = if dir == pair.fio_dir.path() {
+            run_fio(dir, &write_clean, &args).unwrap()
+        } else {
+            run_iofit(dir, &write_clean, &args)
+        };
+        assert_eq!(wrote.exit, 0, "{}", wrote.stderr);
+    }
+    let fio = run_fio(pair.fio_dir.path(), &clean, &args).unwrap();
+    let ours = run_iofit(pair.iofit_dir.path(), &clean, &args);
+    assert_eq!((fio.exit, ours.exit), (0, 0), "{}", ours.stderr);
+    assert_eq!(job(&ours, "r")["iofit"]["verify"]["units_checked"], 256);
+    assert_eq!(job(&fio, "r")["error"], job(&ours, "r")["error"]);
+}
+
+/// fdatasync=1 on a 64k write job: each sync is timed into the "sync" block (lat_ns with
+/// percentiles, one sample per sync), as fio's; no sync follows the last write (fio's count);
+/// and the sync time stays out of the writes' latencies. Exact: the number of syncs. Meaning:
+/// psync's writes have no submission latency in either tool (a sync timed into the next IO
+/// would show there).
+#[test]
+fn fdatasync_latency_is_its_own_block_as_fio() {
+    for engine in ["psync", "io_uring"] {
+        let text = format!(
+            "[s]\nfilename=data\nsize=1m\nbs=64k\nrw=write\nfdatasync=1\nioengine={engine}\n"
+        );
+        let Some(pair) = run_both(&text, &[]) else {
+            return;
+        };
+        assert_eq!(
+            (pair.fio.exit, pair.iofit.exit),
+            (0, 0),
+            "{}",
+            pair.iofit.stderr
+        );
+        let sync = |o: &Outcome| job(o, "s")["sync"]["lat_ns"].clone();
+        let (theirs, ours) = (sync(&pair.fio), sync(&pair.iofit));
+        assert_eq!(theirs["N"], 15, "{engine}: fio {theirs}");
+        assert_eq!(ours["N"], theirs["N"], "{engine}: iofit {ours}");
+        assert!(
+            ours["percentile"]["50.000000"].as_u64().unwrap() > 0,
+            "{ours}"
+        );
+        assert_eq!(job(&pair.iofit, "s")["sync"]["total_ios"], 15);
+        // psync has no submission latency: a sync timed into it would show as one.
+        if engine == "psync" {
+            for (tool, o) in [("fio", &pair.fio), ("iofit", &pair.iofit)] {
+                let slat = &job(o, "s")["write"]["slat_ns"];
+                assert_eq!(slat["N"].as_u64().unwrap_or(0), 0, "{tool}: {slat}");
+            }
+        }
+        assert!(f64_at(&ours, &["mean"]) > 0.0, "{ours}");
+        // The text report has fio's sync lines.
+        let text_out = run_iofit(pair.iofit_dir.path(), &text.replace("[s]", "[t]"), &[]);
+        assert_eq!(text_out.exit, 0, "{}", text_out.stderr);
+        let fio_text = run_fio(pair.fio_dir.path(), &text.replace("[s]", "[t]"), &[]).unwrap();
+        for line in [
+            "  fsync/fdatasync/sync_file_range:",
+            "    sync (",
+            "    sync percentiles (",
+        ] {
+            assert!(fio_text.stdout.contains(line), "fio: {}", fio_text.stdout);
+            assert!(text_out.stdout.contains(line), "iofit: {}", text_out.stdout);
+        }
+    }
+}
+
+/// A write job with verify=crc32c: as fio, the write runtime is the write phase and the read
+/// runtime the verify phase (read back after a sync and, with fio's default invalidate=1, from
+/// storage); the job's runtime is both. Exact: the counts. Invariants for both tools: the
+/// phases add up to the job's runtime (ms rounding: 2 ms), and each direction's IOPS is its
+/// IOs over its own runtime.
+#[test]
+fn write_then_verify_reports_each_phase_runtime_as_fio() {
+    let text = "[v]\nfilename=data\nsize=4m\nbs=4k\nrw=write\nverify=crc32c\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(
+        (pair.fio.exit, pair.iofit.exit),
+        (0, 0),
+        "{}",
+        pair.iofit.stderr
+    );
+    for (tool, o) in [("fio", &pair.fio), ("iofit", &pair.iofit)] {
+        let j = job(o, "v");
+        assert_eq!(j["write"]["total_ios"], 1024, "{tool}");
+        assert_eq!(j["read"]["total_ios"], 1024, "{tool}");
+        let runtime = |d: &str| f64_at(j, &[d, "runtime"]);
+        let job_ms = f64_at(j, &["job_runtime"]);
+        let sum = runtime("read") + runtime("write");
+        assert!(
+            (sum - job_ms).abs() <= 2.0,
+            "{tool}: read {} ms + write {} ms against job {job_ms} ms",
+            runtime("read"),
+            runtime("write")
+        );
+        for d in ["read", "write"] {
+            let ms = runtime(d).max(1.0);
+            let iops = f64_at(j, &[d, "iops"]);
+            // IOPS from the exact ns runtime; the JSON's ms are rounded down.
+            let expected = 1024.0 / (ms / 1000.0);
+            assert!(
+                iops >= expected * 0.5 && iops <= 1024.0 / ((ms - 1.0).max(0.5) / 1000.0) * 1.01,
+                "{tool} {d}: {iops} IOPS over {ms} ms"
+            );
+        }
+    }
+}
+
+/// rw=trim on a regular file: fio 3.33's psync, libaio and io_uring send BLKDISCARD, which a
+/// file refuses, so the job fails on its first trim with error 25 (ENOTTY), exit 1. iofit
+/// punches holes (fio's falloc engine's trim) and says so in a note: a documented difference,
+/// not a silent one. This case pins both sides, so a change in either shows.
+#[test]
+fn trim_on_a_regular_file_fails_in_fio_and_iofit_says_how_it_differs() {
+    let text = "[t]\nfilename=data\nsize=1m\nbs=4k\nrw=trim\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(pair.fio.exit, 1, "{}", pair.fio.stdout);
+    let theirs = job(&pair.fio, "t");
+    assert_eq!(theirs["error"], 25, "{theirs}");
+    assert_eq!(theirs["trim"]["total_ios"], 1, "{theirs}");
+    assert_eq!(pair.iofit.exit, 0, "{}", pair.iofit.stderr);
+    assert_eq!(job(&pair.iofit, "t")["trim"]["total_ios"], 256);
+    let data = std::fs::read(pair.iofit_dir.path().join("data")).unwrap();
+    assert!(
+        data.iter().all(|&b| b == 0),
+        "the trimmed file reads back as zeros"
+    );
+    let loud = iofit()
+        .current_dir(pair.iofit_dir.path())
+        .args(["run", "--parse-only", "job.fio"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&loud.stderr);
+    let stdout = String::from_utf8_lossy(&loud.stdout);
+    assert!(
+        stderr.contains("error 25 (ENOTTY") || stdout.contains("error 25 (ENOTTY"),
+        "no note: {stderr}{stdout}"
+    );
+}
+
+/// fio names each job after its section; `name=` in `[global]` names none, one in the section
+/// does. latency_target, latency_window and latency_percentile are echoed as asked (fio's
+/// units: the target in ns, the window in us), in the JSON and the text.
+#[test]
+fn jobnames_and_latency_target_echo_as_fio() {
+    let text = "[global]\nname=gname\nsize=64k\nbs=4k\nrw=read\nfilename=data\n\
+                latency_target=5ms\nlatency_window=100ms\nlatency_percentile=90\n\
+                [job1]\n[job2]\nname=own\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(
+        (pair.fio.exit, pair.iofit.exit),
+        (0, 0),
+        "{}",
+        pair.iofit.stderr
+    );
+    let names = |o: &Outcome| -> Vec<String> {
+        jobs(o)
+            .iter()
+            .map(|j| j["jobname"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&pair.fio), ["job1", "own"]);
+    assert_eq!(names(&pair.iofit), names(&pair.fio));
+    for name in ["job1", "own"] {
+        for key in ["latency_target", "latency_window", "latency_percentile"] {
+            let (theirs, ours) = (&job(&pair.fio, name)[key], &job(&pair.iofit, name)[key]);
+            assert_eq!(theirs.as_f64(), ours.as_f64(), "{name} {key}");
+        }
+    }
+    let fio_text = run_fio(pair.fio_dir.path(), text, &[]).unwrap();
+    let ours = run_iofit(pair.iofit_dir.path(), text, &[]);
+    let line = "latency   : target=5000000, window=100000, percentile=90.00%";
+    assert_eq!(
+        fio_text.stdout.matches(line).count(),
+        2,
+        "{}",
+        fio_text.stdout
+    );
+    assert_eq!(ours.stdout.matches(line).count(), 2, "{}", ours.stdout);
+}
+
+/// The exact counts of a size-bound job: per direction total_ios, io_bytes, short and dropped
+/// IOs, and the job's error.
+fn exact_counts(j: &Value) -> Vec<(String, Value)> {
+    let mut out = vec![("error".to_string(), j["error"].clone())];
+    for d in ["read", "write", "trim"] {
+        for key in ["total_ios", "io_bytes", "short_ios", "drop_ios"] {
+            out.push((format!("{d}.{key}"), j[d][key].clone()));
+        }
+    }
+    out
+}
+
+/// Both tools ran `text` with `args`: both exit 0, the same job names in the same order, and
+/// for every job the same exact counts (size-bound jobs) and fio's invariants on iofit's side.
+fn assert_same_counts(case: &str, text: &str, args: &[&str]) {
+    let Some(pair) = run_both(text, args) else {
+        return;
+    };
+    assert_eq!(
+        pair.fio.exit, 0,
+        "{case}: fio failed: {}{}",
+        pair.fio.stdout, pair.fio.stderr
+    );
+    assert_eq!(
+        pair.iofit.exit, 0,
+        "{case}: iofit failed: {}",
+        pair.iofit.stderr
+    );
+    let names =
+        |o: &Outcome| -> Vec<Value> { jobs(o).iter().map(|j| j["jobname"].clone()).collect() };
+    assert_eq!(names(&pair.fio), names(&pair.iofit), "{case}: job names");
+    for (theirs, ours) in jobs(&pair.fio).iter().zip(jobs(&pair.iofit)) {
+        assert_eq!(exact_counts(theirs), exact_counts(ours), "{case}: counts");
+        invariants(case, ours);
+    }
+}
+
+/// fio's own invariants, on one job of either tool: every completed IO is one latency sample
+/// (histogram count = completions, where latencies were kept), and bytes over IOs is within
+/// the job's block sizes.
+fn invariants(case: &str, j: &Value) {
+    for d in ["read", "write", "trim"] {
+        let ios = j[d]["total_ios"].as_u64().unwrap_or(0);
+        let bytes = j[d]["io_bytes"].as_u64().unwrap_or(0);
+        let samples = j[d]["clat_ns"]["N"].as_u64().unwrap_or(0);
+        if ios == 0 {
+            assert_eq!(bytes, 0, "{case} {d}: bytes without IOs");
+            continue;
+        }
+        // Short IOs and errors end early; otherwise every issued IO is a sample.
+        let short = j[d]["short_ios"].as_u64().unwrap_or(0);
+        if j["error"] == 0 && short == 0 && samples > 0 {
+            assert_eq!(samples, ios, "{case} {d}: latency samples against IOs");
+        }
+        assert!(bytes >= ios * 512, "{case} {d}: {bytes} bytes in {ios} IOs");
+    }
+}
+
+/// Options fio 3.33 runs that iofit refused before: each in a small size-bound job, both tools
+/// exit 0 with the same counts (an option iofit only notes must not change them either).
+#[test]
+fn options_fio_accepts_run_with_the_same_counts() {
+    let base = "[a]\nfilename=data\nsize=64k\nbs=4k\n";
+    let cases = [
+        "rw=write\nverify=crc32",
+        "rw=write\nverify=crc16",
+        "mem=malloc",
+        "iomem=mmap",
+        "ioengine=splice",
+        "fadvise_hint=random",
+        "fadvise_hint=0",
+        "bwavgtime=500\niopsavgtime=500",
+        "thread=8",
+        "rw=write\nwrite_hint=short",
+        "rw=write\natomic=1",
+        "clocksource=clock_gettime",
+        "allow_file_create=1",
+        "invalidate=1",
+        "invalidate=0",
+    ];
+    for case in cases {
+        assert_same_counts(case, &format!("{base}{case}\n"), &[]);
+    }
+    // fio's size suffixes Ki/Mi/Gi are powers of two.
+    assert_same_counts("size=1Mi", "[a]\nfilename=data\nsize=1Mi\nbs=64k\n", &[]);
+    // fio program options.
+    assert_same_counts("--eta-newline", base, &["--eta-newline=1"]);
+}
+
+/// fio's --readonly refuses a job that writes; so does iofit (exit 2 with the reason, where
+/// fio exits 1).
+#[test]
+fn readonly_refuses_a_writing_job_as_fio() {
+    let text = "[w]\nfilename=data\nsize=64k\nrw=write\n";
+    let Some(pair) = run_both(text, &["--readonly"]) else {
+        return;
+    };
+    assert_ne!(pair.fio.exit, 0, "{}", pair.fio.stdout);
+    assert_eq!(pair.iofit.exit, 2, "{}", pair.iofit.stderr);
+    assert!(
+        pair.iofit.stderr.contains("readonly"),
+        "{}",
+        pair.iofit.stderr
+    );
+    assert!(
+        !pair.iofit_dir.path().join("data").exists(),
+        "nothing was laid out"
+    );
+}
+
+/// --output-format=normal,terse writes both, terse first, as fio does.
+#[test]
+fn two_output_formats_at_once_as_fio() {
+    let dir = scratch();
+    let out = run_iofit(
+        dir.path(),
+        "[a]\nfilename=data\nsize=64k\n",
+        &["--output-format=normal,terse"],
+    );
+    assert_eq!(out.exit, 0, "{}", out.stderr);
+    let terse = out.stdout.find("3;iofit").expect("a terse line");
+    let text = out.stdout.find("a: (groupid=0").expect("the text report");
+    assert!(terse < text, "{}", out.stdout);
+}
+
+/// `--parse-only` lists every option iofit refuses, each with its file, line and reason, and
+/// exits 2; a run stops at the first. fio refuses the unknown option too (its own first).
+#[test]
+fn parse_only_lists_every_refusal_a_run_stops_at_the_first() {
+    let text = "[global]\nsize=1m\nzonemode=zbd\n[a]\nrw=read\nexec_prerun=ls\nbogus_opt=1\n\
+                [b]\nioengine=rbd\ncgroup=x\n";
+    let dir = scratch();
+    let listed = run_iofit(dir.path(), text, &["--parse-only"]);
+    assert_eq!(listed.exit, 2, "{}", listed.stderr);
+    for (line, key) in [
+        (3, "zonemode"),
+        (6, "exec_prerun"),
+        (7, "bogus_opt"),
+        (9, "rbd"),
+        (10, "cgroup"),
+    ] {
+        let wanted = format!("job.fio:{line}: ");
+        let found = listed.stderr.lines().find(|l| l.starts_with(&wanted));
+        let found = found.unwrap_or_else(|| panic!("no line {line}: {}", listed.stderr));
+        assert!(found.contains(key), "{found}");
+    }
+    let run = run_iofit(dir.path(), text, &[]);
+    assert_eq!(run.exit, 2, "{}", run.stderr);
+    assert_eq!(run.stderr.matches("job.fio:").count(), 1, "{}", run.stderr);
+    assert!(run.stderr.contains("job.fio:3:"), "{}", run.stderr);
+    if let Some(fio) = run_fio(dir.path(), text, &["--parse-only"]) {
+        assert_ne!(fio.exit, 0, "fio accepted it: {}", fio.stdout);
+    }
+}
+
+/// A `--runtime` given to shorten a file bounds its startdelay too, with a note; the job runs
+/// in seconds, not after the 1,470 s the file asks.
+#[test]
+fn runtime_override_bounds_startdelay() {
+    let dir = scratch();
+    let started = std::time::Instant::now();
+    std::fs::write(
+        dir.path().join("job.fio"),
+        "[a]\nfilename=data\nsize=64k\nstartdelay=1470\n",
+    )
+    .unwrap();
+    let out = iofit()
+        .current_dir(dir.path())
+        .args(["run", "job.fio", "--runtime=1", "--output-format=json"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("startdelay=1470s is longer than --runtime"),
+        "{stderr}"
+    );
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}
