@@ -185,6 +185,10 @@ const EMBEDDED_PRICES: &[(&str, &str)] = &[
         "catalog/prices-japaneast-azure-current.toml",
         include_str!("../../../catalog/prices-japaneast-azure-current.toml"),
     ),
+    (
+        "catalog/provisioned-prices-azure-current.toml",
+        include_str!("../../../catalog/provisioned-prices-azure-current.toml"),
+    ),
 ];
 
 /// All tables and rows known: the embedded files plus any added with [`Catalog::load_file`].
@@ -197,6 +201,8 @@ pub struct Catalog {
     pub netapp: Vec<NetAppServiceLevel>,
     /// Prices by region, way of paying and OS (see [`Catalog::priced_for`]).
     pub prices: Vec<PriceRow>,
+    /// Rates of provisioned disk types by region (see [`Catalog::priced_for`]).
+    pub provisioned_prices: Vec<ProvisionedPriceRow>,
 }
 
 impl Catalog {
@@ -281,6 +287,15 @@ impl Catalog {
         for level in rows.netapp {
             let slot = self.find(&self.netapp, &level.name, &edition);
             upsert(&mut self.netapp, slot, level);
+        }
+        for row in rows.provisioned_prices {
+            let same = |old: &ProvisionedPriceRow| {
+                normalize(&old.name) == normalize(&row.name)
+                    && old.region.eq_ignore_ascii_case(&row.region)
+                    && self.edition_of(&old.table) == Some(edition.as_str())
+            };
+            let slot = self.provisioned_prices.iter().position(same);
+            upsert(&mut self.provisioned_prices, slot, row);
         }
         // Prices come by the hundred: index the existing ones once rather than scanning per row.
         let mut index: std::collections::HashMap<priced::PriceKey, usize> = self
@@ -1126,15 +1141,13 @@ usd_month = 150
         let seed_p30 = catalog.disk("P30", EDITION_SEED).unwrap();
         assert_ne!(seed_p30.price_usd_month, p30.price_usd_month);
 
-        // Premium SSD v2 IOPS and MB/s rates were not sourced: empty, not guessed.
+        // Premium SSD v2 eastus IOPS and MB/s rates: the hourly meters x 730 h.
         let v2 = catalog
             .provisioned_disk("PremiumV2", EDITION_CURRENT)
             .unwrap();
         assert_eq!(v2.price_usd_per_gib_month, Some(0.08103));
-        assert_eq!(
-            (v2.price_usd_per_iops_month, v2.price_usd_per_mb_s_month),
-            (None, None)
-        );
+        assert!((v2.price_usd_per_iops_month.unwrap() - 0.000007 * 730.0).abs() < 1e-9);
+        assert!((v2.price_usd_per_mb_s_month.unwrap() - 0.000055 * 730.0).abs() < 1e-9);
         let ultra = catalog.provisioned_disk("Ultra", EDITION_CURRENT).unwrap();
         assert!(
             ultra.price_usd_per_iops_month.is_some() && ultra.price_usd_per_mb_s_month.is_some()
@@ -1144,5 +1157,55 @@ usd_month = 150
         let premium = catalog.netapp_level("Premium").unwrap();
         let expected = 0.000403 * 730.0 * 1024.0;
         assert!((premium.price_usd_per_tib_month.unwrap() - expected).abs() < 1e-6);
+    }
+
+    /// A plan priced for westeurope reads the region's own Premium SSD v2 and Ultra meters
+    /// (each monthly rate = the hourly meter as stored x 730 h); japaneast, where none is
+    /// sourced, leaves them empty and says so.
+    #[test]
+    fn provisioned_rates_follow_the_region() {
+        let catalog = embedded();
+        for row in &catalog.provisioned_prices {
+            for (month, hour) in [
+                (row.usd_per_gib_month, row.retail_usd_per_gib_hour),
+                (row.usd_per_iops_month, row.retail_usd_per_iops_hour),
+                (row.usd_per_mb_s_month, row.retail_usd_per_mb_s_hour),
+            ] {
+                let (month, hour) = (month.unwrap(), hour.unwrap());
+                assert!(
+                    (month - hour * 730.0).abs() < 1e-9,
+                    "{}: {month} vs {hour}",
+                    row.name
+                );
+            }
+            assert!(catalog
+                .table(&row.table)
+                .is_some_and(|t| !t.source.is_empty()));
+        }
+        let choice = |region: &str| PriceChoice {
+            region: region.to_string(),
+            pricing: Pricing::Payg,
+            os: Os::Linux,
+        };
+        let west = catalog.priced_for(EDITION_CURRENT, &choice("westeurope"));
+        let v2 = west
+            .catalog
+            .provisioned
+            .iter()
+            .find(|d| d.name == "PremiumV2")
+            .unwrap();
+        assert_eq!(v2.price_usd_per_iops_month, Some(0.00584));
+        assert_eq!(v2.price_usd_per_mb_s_month, Some(0.04745));
+        assert_eq!(v2.price_usd_per_gib_month, Some(0.0949));
+        assert!(west.notes().iter().any(|n| n.contains("PremiumV2 from")));
+        let japan = catalog.priced_for(EDITION_CURRENT, &choice("japaneast"));
+        let v2 = japan
+            .catalog
+            .provisioned
+            .iter()
+            .find(|d| d.name == "PremiumV2")
+            .unwrap();
+        assert_eq!(v2.price_usd_per_iops_month, None);
+        assert!(japan.notes().iter().any(|n| n.contains("PremiumV2")));
     }
 }

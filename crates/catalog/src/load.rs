@@ -6,7 +6,10 @@
 //! check names file, line, section, row and field, and says how to fix it.
 
 use crate::error::CatalogError;
-use crate::types::{DiskSku, NetAppServiceLevel, PriceRow, ProvisionedDiskType, TableInfo, VmSize};
+use crate::types::{
+    DiskSku, NetAppServiceLevel, PriceRow, ProvisionedDiskType, ProvisionedPriceRow, TableInfo,
+    VmSize,
+};
 use crate::{EDITIONS, EDITION_CURRENT};
 use std::collections::HashSet;
 use toml::Value;
@@ -20,6 +23,7 @@ pub(crate) struct FileRows {
     pub provisioned: Vec<ProvisionedDiskType>,
     pub netapp: Vec<NetAppServiceLevel>,
     pub prices: Vec<PriceRow>,
+    pub provisioned_prices: Vec<ProvisionedPriceRow>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -152,10 +156,26 @@ const PRICE_FIELDS: &[Field] = &[
     opt("notes", Kind::Text),
 ];
 
+const PROVISIONED_PRICE_FIELDS: &[Field] = &[
+    req("name", Kind::Text),
+    opt("table", Kind::Text),
+    req("region", Kind::Text),
+    opt("usd_per_gib_month", Kind::Number),
+    opt("usd_per_iops_month", Kind::Number),
+    opt("usd_per_mb_s_month", Kind::Number),
+    opt("retail_usd_per_gib_hour", Kind::Number),
+    opt("retail_usd_per_iops_hour", Kind::Number),
+    opt("retail_usd_per_mb_s_hour", Kind::Number),
+    opt("source", Kind::Text),
+    opt("date", Kind::Date),
+    opt("notes", Kind::Text),
+];
+
 /// What makes a row unique within its section: the name, and for prices also where, how and
 /// for which OS.
 const NAME_KEY: &[&str] = &["name"];
 const PRICE_KEY: &[&str] = &["name", "region", "pricing", "os"];
+const PROVISIONED_PRICE_KEY: &[&str] = &["name", "region"];
 
 const PRICINGS: &[&str] = &["payg", "ri-1y", "ri-3y"];
 const OSES: &[&str] = &["linux", "windows"];
@@ -168,7 +188,15 @@ const DISK_KINDS: &[&str] = &[
     "ultra_disk",
 ];
 
-const SECTIONS: &[&str] = &["table", "vms", "disks", "provisioned", "netapp", "prices"];
+const SECTIONS: &[&str] = &[
+    "table",
+    "vms",
+    "disks",
+    "provisioned",
+    "netapp",
+    "prices",
+    "provisioned_prices",
+];
 
 /// Parses and checks one catalog file. `file` is the name used in error messages.
 pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogError> {
@@ -191,7 +219,8 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
                 file: file.to_string(),
                 problem: format!(
                     "unknown section '{key}'; a catalog file has one [table] and rows in \
-                     [[vms]], [[disks]], [[provisioned]], [[netapp]] or [[prices]]"
+                     [[vms]], [[disks]], [[provisioned]], [[netapp]], [[prices]] or \
+                     [[provisioned_prices]]"
                 ),
             });
         }
@@ -289,6 +318,12 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
     let netapp: Vec<NetAppServiceLevel> =
         context.rows(&document, "netapp", NETAPP_FIELDS, NAME_KEY)?;
     let prices: Vec<PriceRow> = context.rows(&document, "prices", PRICE_FIELDS, PRICE_KEY)?;
+    let provisioned_prices: Vec<ProvisionedPriceRow> = context.rows(
+        &document,
+        "provisioned_prices",
+        PROVISIONED_PRICE_FIELDS,
+        PROVISIONED_PRICE_KEY,
+    )?;
 
     Ok(FileRows {
         table,
@@ -297,6 +332,7 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
         provisioned,
         netapp,
         prices,
+        provisioned_prices,
     })
 }
 

@@ -303,3 +303,38 @@ pub struct PriceRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
 }
+
+/// The rates of one provisioned disk type (Premium SSD v2, Ultra) in one region, pay-as-you-go,
+/// USD per month (the Retail Prices API's hourly meters x 730 h). A region's rates replace the
+/// type's own `price_usd_per_*` when a plan is priced for that region
+/// ([`crate::Catalog::priced_for`]); a rate left out stays unpriced there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProvisionedPriceRow {
+    /// The provisioned type priced (`PremiumV2`, `Ultra`).
+    pub name: String,
+    pub table: String,
+    /// Azure's `armRegionName`.
+    pub region: String,
+    /// Capacity, per GiB-month (meter `... LRS Provisioned Capacity`, per GiB-hour x 730).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_gib_month: Option<f64>,
+    /// IOPS billed (above the free baseline for Premium SSD v2), per IOPS-month.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_iops_month: Option<f64>,
+    /// MB/s billed (above the free baseline for Premium SSD v2), per MB/s-month.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_mb_s_month: Option<f64>,
+    /// The hourly meters as the source states them, so the x 730 can be checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retail_usd_per_gib_hour: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retail_usd_per_iops_hour: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retail_usd_per_mb_s_hour: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
