@@ -186,6 +186,10 @@ const EMBEDDED_PRICES: &[(&str, &str)] = &[
         include_str!("../../../catalog/prices-japaneast-azure-current.toml"),
     ),
     (
+        "catalog/prices-westeurope-radar-azure-current.toml",
+        include_str!("../../../catalog/prices-westeurope-radar-azure-current.toml"),
+    ),
+    (
         "catalog/provisioned-prices-azure-current.toml",
         include_str!("../../../catalog/provisioned-prices-azure-current.toml"),
     ),
@@ -915,9 +919,10 @@ premium_storage = false
             .price_usd_month
             .unwrap();
         assert!((eastus_d4as - 0.172 * 730.0).abs() < 1e-9);
-        for region in ["westeurope", "japaneast"] {
+        // westeurope: every size (the 2026-09-23 list plus the 2026-08-22 radar records).
+        for (region, sizes) in [("westeurope", 188), ("japaneast", 107)] {
             let other = view(region, Pricing::Payg, Os::Linux);
-            assert_eq!(other.catalog.vms.len(), 107, "{region}");
+            assert_eq!(other.catalog.vms.len(), sizes, "{region}");
             for family in [
                 "Dasv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6", "Eadsv5", "Epsv5",
                 "Dsv5",
@@ -936,9 +941,12 @@ premium_storage = false
                 .unwrap();
             assert!(d4as.price_usd_month.unwrap() > eastus_d4as, "{region}");
             // Sizes with no price there are left out and counted, not priced at eastus rates.
-            assert!(other
-                .vms_not_in_region
-                .contains(&"Standard_L8s_v3".to_string()));
+            assert_eq!(
+                other
+                    .vms_not_in_region
+                    .contains(&"Standard_L8s_v3".to_string()),
+                region == "japaneast"
+            );
         }
         for (pricing, os) in [(Pricing::Ri1y, Os::Linux), (Pricing::Payg, Os::Windows)] {
             let none = view("eastus", pricing, os);
@@ -1207,5 +1215,42 @@ usd_month = 150
             .unwrap();
         assert_eq!(v2.price_usd_per_iops_month, None);
         assert!(japan.notes().iter().any(|n| n.contains("PremiumV2")));
+    }
+
+    /// westeurope's Windows pay-as-you-go prices: one per catalog size that runs Windows
+    /// (not the Arm64 sizes), each = its hourly price x 730 and above the same size's Linux
+    /// price (the licence), each naming its record.
+    #[test]
+    fn westeurope_has_sourced_windows_prices() {
+        let catalog = embedded();
+        let price = |name: &str, os: Os| {
+            catalog.prices.iter().find(|p| {
+                p.name == name
+                    && p.region == "westeurope"
+                    && p.pricing == Pricing::Payg
+                    && p.os == Some(os)
+            })
+        };
+        let mut windows = 0;
+        for vm in catalog.vms_in(EDITION_CURRENT) {
+            let Some(win) = price(&vm.name, Os::Windows) else {
+                assert!(
+                    vm.name.contains("ps_v5"),
+                    "{} has no Windows price",
+                    vm.name
+                );
+                continue;
+            };
+            windows += 1;
+            let hourly = win.retail_price_usd.unwrap();
+            assert!((win.usd_month - hourly * 730.0).abs() < 0.01, "{}", vm.name);
+            assert!(win
+                .source
+                .as_deref()
+                .is_some_and(|s| s.contains("vm-eu-west.json key")));
+            let linux = price(&vm.name, Os::Linux).expect("a Linux price too");
+            assert!(win.usd_month > linux.usd_month, "{}", vm.name);
+        }
+        assert_eq!(windows, 175);
     }
 }

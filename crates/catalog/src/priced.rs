@@ -181,6 +181,46 @@ impl Catalog {
         view
     }
 
+    /// Every region some price of `edition` is for (`[[prices]]` rows, tables'
+    /// `price_region`, `[[provisioned_prices]]`), lower case, sorted.
+    pub fn known_regions(&self, edition: &str) -> Vec<String> {
+        let in_edition = |table: &str| self.edition_of(table) == Some(edition);
+        let mut regions: Vec<String> = self
+            .prices
+            .iter()
+            .filter(|p| in_edition(&p.table))
+            .map(|p| p.region.to_ascii_lowercase())
+            .chain(
+                self.provisioned_prices
+                    .iter()
+                    .filter(|p| in_edition(&p.table))
+                    .map(|p| p.region.to_ascii_lowercase()),
+            )
+            .chain(
+                self.tables
+                    .iter()
+                    .filter(|t| t.edition == edition)
+                    .filter_map(|t| t.price_region.as_deref().map(str::to_ascii_lowercase)),
+            )
+            .collect();
+        regions.sort();
+        regions.dedup();
+        regions
+    }
+
+    /// The known regions nearest to a name not among them, closest first (at most three):
+    /// for "did you mean" in an error.
+    pub fn nearest_regions(&self, edition: &str, region: &str) -> Vec<String> {
+        let wanted = region.to_ascii_lowercase();
+        let mut scored: Vec<(f64, String)> = self
+            .known_regions(edition)
+            .into_iter()
+            .map(|known| (strsim::jaro_winkler(&known, &wanted), known))
+            .collect();
+        scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
+        scored.into_iter().take(3).map(|(_, known)| known).collect()
+    }
+
     /// Whether a table's prices are for `region`: its `price_region` says so.
     fn prices_are_for(&self, table_id: &str, region: &str) -> bool {
         self.table(table_id)

@@ -69,23 +69,69 @@ impl CatalogChoice {
         let Some(choice) = self.price_choice()? else {
             return Ok((catalog, Vec::new()));
         };
+        check_region(&catalog, &self.edition, &choice)?;
         let view = catalog.priced_for(&self.edition, &choice);
         if view.catalog.vms.is_empty() {
-            return Err(bad(format!(
-                "--region {} --pricing {} --os {}: no VM size in the {} catalog has such \
-                 a price ({} have {} prices of another kind); import them with `iofit \
-                 catalog import` and give --catalog FILE, or choose another way of paying",
-                choice.region,
-                choice.pricing.name(),
-                choice.os.name(),
-                self.edition,
-                view.vms_without_this_price.len(),
-                choice.region
-            )));
+            return Err(bad(no_vm_price_message(&catalog, &self.edition, &choice)));
         }
         let notes = view.notes();
         Ok((view.catalog, notes))
     }
+}
+
+/// An error naming the nearest known regions when no price of the edition is for the
+/// choice's region (`--region westeu` is a typo, not a region without prices).
+pub fn check_region(catalog: &Catalog, edition: &str, choice: &PriceChoice) -> Result<()> {
+    let known = catalog.known_regions(edition);
+    if known.contains(&choice.region) {
+        return Ok(());
+    }
+    let nearest = catalog.nearest_regions(edition, &choice.region);
+    Err(bad(format!(
+        "unknown region '{}'; did you mean {}? (the {edition} catalog has prices for {}; for \
+         another region give --catalog FILE with its prices, from `iofit catalog import`)",
+        choice.region,
+        nearest.first().map(String::as_str).unwrap_or("eastus"),
+        known.join(", ")
+    )))
+}
+
+/// Why no VM size can be priced at a choice, naming what is missing and what is there: the
+/// prices of the region that do exist (way of paying and OS), and how to add the others.
+fn no_vm_price_message(catalog: &Catalog, edition: &str, choice: &PriceChoice) -> String {
+    let mut present: Vec<String> = catalog
+        .prices
+        .iter()
+        .filter(|p| p.os.is_some() && p.region.eq_ignore_ascii_case(&choice.region))
+        .filter(|p| catalog.edition_of(&p.table) == Some(edition))
+        .map(|p| {
+            format!(
+                "{} {}",
+                p.pricing.name(),
+                p.os.map(|os| os.name()).unwrap_or_default()
+            )
+        })
+        .collect();
+    present.sort();
+    present.dedup();
+    format!(
+        "--region {} --pricing {} --os {}: no {} {} price of any VM size in {} is sourced in \
+         the {edition} catalog (it has {} there: Azure's public price dumps hold few \
+         reservation prices, and none was found for these); give --catalog FILE with them \
+         (`iofit catalog import --prices PAGE.json --region {}`), or plan with one of those",
+        choice.region,
+        choice.pricing.name(),
+        choice.os.name(),
+        choice.pricing.words(),
+        choice.os.name(),
+        choice.region,
+        if present.is_empty() {
+            "no VM prices".to_string()
+        } else {
+            present.join(", ")
+        },
+        choice.region
+    )
 }
 
 /// The embedded catalog plus extra catalog files; the edition checked.

@@ -105,6 +105,8 @@ pub struct PlanFleet<'a> {
     pub service_latency_ms: Option<f64>,
     pub min_headroom_pct: f64,
     pub busy_hours_per_month: f64,
+    /// What the price choice used and missed (`--region`, `--pricing`, `--os`).
+    pub price_notes: Vec<String>,
 }
 
 /// `iofit plan --fleet DIR [--fleet-csv FILE] [--fleet-html FILE]`.
@@ -156,8 +158,23 @@ pub fn plan(args: PlanFleet<'_>) -> anyhow::Result<ExitCode> {
     print_json_or_text(
         args.json,
         || &fleet,
-        || iofit_report::fleet_table::render_text(&fleet),
+        || {
+            let mut text = iofit_report::fleet_table::render_text(&fleet);
+            if !args.price_notes.is_empty() {
+                text.push_str("\nnotes:\n");
+                for note in &args.price_notes {
+                    text.push_str(&format!("  - {note}\n"));
+                }
+            }
+            text
+        },
     )?;
+    if args.json {
+        // The JSON document stays the fleet's; the price notes still reach the user.
+        for note in &args.price_notes {
+            eprintln!("iofit: note: {note}");
+        }
+    }
     for failed in &fleet.failed {
         eprintln!(
             "iofit: skipped server {}: {}",

@@ -165,7 +165,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(dir) = &args.fleet {
-        let (catalog, _) = args.catalog.load_priced()?;
+        let (catalog, price_notes) = args.catalog.load_priced()?;
         return crate::cmd::fleet::plan(crate::cmd::fleet::PlanFleet {
             dir,
             csv: args.fleet_csv.as_deref(),
@@ -178,6 +178,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             service_latency_ms: args.service_latency_ms,
             min_headroom_pct: args.min_headroom_pct,
             busy_hours_per_month: args.busy_hours_per_month,
+            price_notes,
         });
     }
     let outcome = plan::plan(&request(&args)?)?;
