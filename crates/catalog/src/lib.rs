@@ -172,6 +172,10 @@ const EMBEDDED: &[(&str, &str)] = &[
         "catalog/vm-epsv5-azure-current.toml",
         include_str!("../../../catalog/vm-epsv5-azure-current.toml"),
     ),
+    (
+        "catalog/vm-rules-azure-current.toml",
+        include_str!("../../../catalog/vm-rules-azure-current.toml"),
+    ),
 ];
 
 /// The embedded regional price lists (only `[[prices]]` rows): read by [`Catalog::embedded`],
@@ -207,6 +211,8 @@ pub struct Catalog {
     pub prices: Vec<PriceRow>,
     /// Rates of provisioned disk types by region (see [`Catalog::priced_for`]).
     pub provisioned_prices: Vec<ProvisionedPriceRow>,
+    /// Azure's rules per VM family or size: architecture, burstable, retirement.
+    pub vm_rules: Vec<VmRule>,
 }
 
 impl Catalog {
@@ -301,6 +307,17 @@ impl Catalog {
             let slot = self.provisioned_prices.iter().position(same);
             upsert(&mut self.provisioned_prices, slot, row);
         }
+        for rule in rows.vm_rules {
+            let slot = self.vm_rules.iter().position(|old| {
+                normalize(&old.name) == normalize(&rule.name)
+                    && self.edition_of(&old.table) == Some(edition.as_str())
+            });
+            upsert(&mut self.vm_rules, slot, rule);
+        }
+        // Rules may come before or after the sizes they describe: fill every size in again.
+        for index in 0..self.vms.len() {
+            self.vms[index].traits = self.traits_of(&self.vms[index]);
+        }
         // Prices come by the hundred: index the existing ones once rather than scanning per row.
         let mut index: std::collections::HashMap<priced::PriceKey, usize> = self
             .prices
@@ -319,6 +336,34 @@ impl Catalog {
             }
         }
         Ok(())
+    }
+
+    /// The rules that apply to a VM size: its family's `[[vm_rules]]` row of its edition,
+    /// with the size's own row (if any) overriding field by field; `None` when neither exists.
+    pub fn traits_of(&self, vm: &VmSize) -> Option<VmTraits> {
+        let edition = self.edition_of(&vm.table);
+        let in_edition = |rule: &&VmRule| self.edition_of(&rule.table) == edition;
+        let family = (self.vm_rules.iter().filter(in_edition))
+            .find(|rule| rule.name.eq_ignore_ascii_case(&vm.family));
+        let size = (self.vm_rules.iter().filter(in_edition))
+            .find(|rule| normalize(&rule.name) == normalize(&vm.name));
+        if family.is_none() && size.is_none() {
+            return None;
+        }
+        // A size's own retirement comes with its own announcement, never mixed with the
+        // family's.
+        let retiring = size
+            .filter(|rule| rule.retirement_date.is_some())
+            .or(family);
+        Some(VmTraits {
+            arch: size.and_then(|r| r.arch).or(family.and_then(|r| r.arch)),
+            burstable: size
+                .and_then(|r| r.burstable)
+                .or(family.and_then(|r| r.burstable)),
+            retirement_date: retiring.and_then(|r| r.retirement_date.clone()),
+            retirement_announced: retiring.and_then(|r| r.retirement_announced.clone()),
+            retirement_source: retiring.and_then(|r| r.retirement_source.clone()),
+        })
     }
 
     /// Index of the row with this (normalized) name in this edition, if any.
@@ -1252,5 +1297,48 @@ usd_month = 150
             assert!(win.usd_month > linux.usd_month, "{}", vm.name);
         }
         assert_eq!(windows, 175);
+    }
+
+    /// Every current VM size has its architecture and burstable flag from a rule with a
+    /// source; Arm64 and burstable are the Ampere and B-series families; every retirement
+    /// date names its announcement.
+    #[test]
+    fn every_current_size_has_sourced_rules() {
+        let catalog = embedded();
+        for vm in catalog.vms_in(EDITION_CURRENT) {
+            let traits = vm
+                .traits
+                .as_ref()
+                .unwrap_or_else(|| panic!("{} has no rules", vm.name));
+            let arch = traits.arch.unwrap();
+            assert_eq!(
+                arch == Arch::Arm64,
+                vm.name.contains("ps_v5"),
+                "{}",
+                vm.name
+            );
+            assert_eq!(traits.burstable, Some(vm.family == "Bsv2"), "{}", vm.name);
+            if traits.retirement_date.is_some() {
+                assert!(traits
+                    .retirement_source
+                    .as_deref()
+                    .is_some_and(|s| s.contains("updates?id=")));
+            }
+        }
+        let ds3 = catalog.vm("Standard_DS3", EDITION_CURRENT).unwrap();
+        let traits = ds3.traits.as_ref().unwrap();
+        assert_eq!(traits.retirement_date.as_deref(), Some("2028-05-01"));
+        // A size's own row wins over its family's.
+        let m192 = catalog.vm("Standard_M192is_v2", EDITION_CURRENT).unwrap();
+        assert_eq!(
+            m192.traits.as_ref().unwrap().retirement_date.as_deref(),
+            Some("2027-03-31")
+        );
+        assert_eq!(m192.traits.as_ref().unwrap().arch, Some(Arch::X64));
+        let m128 = catalog.vm("Standard_M128s_v2", EDITION_CURRENT).unwrap();
+        assert_eq!(m128.traits.as_ref().unwrap().retirement_date, None);
+        // The seed edition's sizes are not described by current rules.
+        let seed = catalog.vm("Standard_DS13", EDITION_SEED).unwrap();
+        assert_eq!(seed.traits, None);
     }
 }

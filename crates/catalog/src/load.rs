@@ -8,7 +8,7 @@
 use crate::error::CatalogError;
 use crate::types::{
     DiskSku, NetAppServiceLevel, PriceRow, ProvisionedDiskType, ProvisionedPriceRow, TableInfo,
-    VmSize,
+    VmRule, VmSize,
 };
 use crate::{EDITIONS, EDITION_CURRENT};
 use std::collections::HashSet;
@@ -24,6 +24,7 @@ pub(crate) struct FileRows {
     pub netapp: Vec<NetAppServiceLevel>,
     pub prices: Vec<PriceRow>,
     pub provisioned_prices: Vec<ProvisionedPriceRow>,
+    pub vm_rules: Vec<VmRule>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -43,6 +44,8 @@ enum Kind {
     PricingName,
     /// One of the [`crate::types::Os`] names.
     OsName,
+    /// One of the [`crate::types::Arch`] names.
+    ArchName,
 }
 
 struct Field {
@@ -171,6 +174,18 @@ const PROVISIONED_PRICE_FIELDS: &[Field] = &[
     opt("notes", Kind::Text),
 ];
 
+const VM_RULE_FIELDS: &[Field] = &[
+    req("name", Kind::Text),
+    opt("table", Kind::Text),
+    opt("arch", Kind::ArchName),
+    opt("burstable", Kind::Bool),
+    opt("retirement_date", Kind::Date),
+    opt("retirement_announced", Kind::Date),
+    opt("retirement_source", Kind::Text),
+    opt("source", Kind::Text),
+    opt("notes", Kind::Text),
+];
+
 /// What makes a row unique within its section: the name, and for prices also where, how and
 /// for which OS.
 const NAME_KEY: &[&str] = &["name"];
@@ -196,6 +211,7 @@ const SECTIONS: &[&str] = &[
     "netapp",
     "prices",
     "provisioned_prices",
+    "vm_rules",
 ];
 
 /// Parses and checks one catalog file. `file` is the name used in error messages.
@@ -219,8 +235,8 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
                 file: file.to_string(),
                 problem: format!(
                     "unknown section '{key}'; a catalog file has one [table] and rows in \
-                     [[vms]], [[disks]], [[provisioned]], [[netapp]], [[prices]] or \
-                     [[provisioned_prices]]"
+                     [[vms]], [[disks]], [[provisioned]], [[netapp]], [[prices]], \
+                     [[provisioned_prices]] or [[vm_rules]]"
                 ),
             });
         }
@@ -324,6 +340,18 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
         PROVISIONED_PRICE_FIELDS,
         PROVISIONED_PRICE_KEY,
     )?;
+    let vm_rules: Vec<VmRule> = context.rows(&document, "vm_rules", VM_RULE_FIELDS, NAME_KEY)?;
+    for (index, rule) in vm_rules.iter().enumerate() {
+        if rule.retirement_date.is_some() && rule.retirement_source.is_none() {
+            return Err(context.row_error(
+                "vm_rules",
+                index,
+                &rule.name,
+                "retirement_source",
+                "missing; a retirement date needs its announcement as source".to_string(),
+            ));
+        }
+    }
 
     Ok(FileRows {
         table,
@@ -333,6 +361,7 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
         netapp,
         prices,
         provisioned_prices,
+        vm_rules,
     })
 }
 
@@ -516,6 +545,7 @@ fn example(kind: Kind) -> &'static str {
         Kind::DiskKindName => "\"premium_ssd\"",
         Kind::PricingName => "\"payg\"",
         Kind::OsName => "\"linux\"",
+        Kind::ArchName => "\"x64\"",
     }
 }
 
@@ -564,6 +594,7 @@ fn check_value(value: &Value, kind: Kind) -> Result<(), FieldProblem> {
         },
         Kind::PricingName => one_of(value, PRICINGS),
         Kind::OsName => one_of(value, OSES),
+        Kind::ArchName => one_of(value, &["x64", "arm64"]),
         Kind::Whole => match value {
             Value::Integer(number) if *number >= 0 && *number <= u32::MAX as i64 => Ok(()),
             _ => Err(FieldProblem::from(format!(

@@ -29,7 +29,7 @@
 //!     uncached_iops: Some(Iops(3200.0)), uncached_throughput_mb_s: Some(MBps(32.0)),
 //!     cached_iops: None, cached_throughput_mb_s: None, cache_size_gib: None,
 //!     temp_storage_gib: None, burst_uncached_iops: None,
-//!     burst_uncached_throughput_mb_s: None, price_usd_month: None };
+//!     burst_uncached_throughput_mb_s: None, price_usd_month: None, traits: None };
 //! let volume = VolumeLoad {
 //!     design: VolumeDesign::new("data", "P30", 1, HostCaching::None),
 //!     disk: DiskPerf::from(&p30),

@@ -30,6 +30,9 @@ pub struct CatalogChoice {
     pub region: Option<String>,
     pub pricing: Option<String>,
     pub os: Option<String>,
+    /// Which VM sizes `plan` may use (`--arch`, `--family`, ...); a requirements file's
+    /// `[filters]` fills what the command line leaves out.
+    pub filters: crate::vm_filters::VmFilters,
 }
 
 impl CatalogChoice {
@@ -185,12 +188,49 @@ pub fn parse_caching(text: &str) -> Result<HostCaching> {
 /// Reads and validates a requirements TOML file (a regular file under the requirements
 /// cap); every error is one line naming file, line and key.
 pub fn read_requirements(path: &Path) -> Result<Requirements> {
+    Ok(read_requirements_with_filters(path)?.0)
+}
+
+/// [`read_requirements`] with the file's `[filters]` table (which VM sizes a plan may use).
+pub fn read_requirements_with_filters(
+    path: &Path,
+) -> Result<(Requirements, crate::vm_filters::VmFilters)> {
     let text = iofit_safefs::input::read_capped_string(
         path,
         caps::REQUIREMENTS_BYTES,
         "requirements TOML",
     )?;
-    parse_requirements(&path.display().to_string(), &text)
+    parse_requirements_with_filters(&path.display().to_string(), &text)
+}
+
+/// Parses requirements text with its optional `[filters]` table; `label` names it in errors.
+pub fn parse_requirements_with_filters(
+    label: &str,
+    text: &str,
+) -> Result<(Requirements, crate::vm_filters::VmFilters)> {
+    let filters_at = |table: &toml::Table| table.contains_key("filters");
+    let Ok(mut table) = text.parse::<toml::Table>() else {
+        // Not TOML: the plain parse says where and why.
+        return Ok((parse_requirements(label, text)?, Default::default()));
+    };
+    if !filters_at(&table) {
+        return Ok((parse_requirements(label, text)?, Default::default()));
+    }
+    let filters_value = table
+        .remove("filters")
+        .unwrap_or(toml::Value::Boolean(false));
+    let filters: crate::vm_filters::VmFilters = filters_value.try_into().map_err(|e| {
+        bad(format!(
+            "{label}: [filters]: {}; keys: arch, families, exclude_families, no_burstable, \
+             min_vcpu, min_memory_gib, include_retiring",
+            e.message().replace('\n', " ").trim_end_matches('.')
+        ))
+    })?;
+    filters
+        .check(&format!("{label}: [filters] "))
+        .map_err(bad)?;
+    let rest = toml::to_string(&table).map_err(|e| bad(format!("{label}: {e}")))?;
+    Ok((parse_requirements(label, &rest)?, filters))
 }
 
 /// Parses requirements text; `label` names it in errors.
@@ -520,10 +560,11 @@ fn check_options(request: &PlanRequest) -> Result<()> {
 pub fn plan(request: &PlanRequest) -> Result<PlanOutcome> {
     let (catalog, price_notes) = request.catalog.load_priced()?;
     let edition = request.catalog.edition.clone();
-    let mut requirements = match &request.requirements {
-        RequirementsSource::File(path) => read_requirements(path)?,
-        RequirementsSource::Flags(flags) => requirements_from_flags(flags)?,
+    let (mut requirements, file_filters) = match &request.requirements {
+        RequirementsSource::File(path) => read_requirements_with_filters(path)?,
+        RequirementsSource::Flags(flags) => (requirements_from_flags(flags)?, Default::default()),
     };
+    let filters = request.catalog.filters.over(&file_filters);
     apply_growth(&mut requirements, request.growth)?;
     check_options(request)?;
     let mut inputs: Vec<PathBuf> = match &request.requirements {
@@ -550,10 +591,25 @@ pub fn plan(request: &PlanRequest) -> Result<PlanOutcome> {
         busy_hours_per_month: request.busy_hours_per_month,
         ..PlanOptions::default()
     };
-    let rows = crate::inputs::rows_for(&catalog, &edition);
+    let mut rows = crate::inputs::rows_for(&catalog, &edition);
+    let filter_notes = crate::vm_filters::apply(
+        &mut rows.vms,
+        &filters,
+        requirements.source.starts_with("PerfMon"),
+        &crate::vm_filters::today(),
+        "--",
+    )
+    .map_err(bad)?;
+    if rows.vms.is_empty() {
+        return Err(bad(format!(
+            "no VM size is left to plan with: {}; loosen the filters",
+            filter_notes.join("; ")
+        )));
+    }
     let mut plan =
         iofit_planner::plan(&requirements, &rows, &options).map_err(|e| bad(e.to_string()))?;
     plan.notes.extend(price_notes);
+    plan.notes.extend(filter_notes);
     if edition == EDITION_SEED {
         plan.notes.extend(seed_total_note(&catalog));
     }

@@ -125,3 +125,198 @@ fn premium_ssd_v2_stays_unpriced_where_its_meters_are_not_sourced() {
     let outcome = plan::plan(&request(flags(3000.0, Some(64.0), "data"), choice)).unwrap();
     assert_ne!(outcome.plan.designs[0].volumes[0].disk_sku, "PremiumV2");
 }
+
+fn designs(request: &PlanRequest) -> Vec<iofit_planner::PlannedDesign> {
+    plan::plan(request).unwrap().plan.designs
+}
+
+fn traits(design: &iofit_planner::PlannedDesign) -> iofit_catalog::VmTraits {
+    design
+        .vm_traits
+        .clone()
+        .expect("every current size has rules")
+}
+
+#[test]
+fn an_os_volume_is_one_disk_never_premium_ssd_v2_or_ultra() {
+    let mut request = request(flags(500.0, Some(64.0), "os"), current());
+    request.top = 20;
+    let designs = designs(&request);
+    assert!(!designs.is_empty());
+    for design in &designs {
+        let volume = &design.volumes[0];
+        assert!(
+            volume.disk.kind.may_be_os_disk(),
+            "{}: {:?}",
+            design.vm,
+            volume.disk.kind
+        );
+        assert_eq!(volume.disk_count, 1, "{}", design.vm);
+    }
+    // The same volume as data takes Premium SSD v2 (cheapest), so the rule changed the plan.
+    let data = designs_of(flags(500.0, Some(64.0), "data"), current());
+    assert_eq!(data[0].volumes[0].disk_sku, "PremiumV2");
+}
+
+fn designs_of(volume: VolumeFlags, catalog: CatalogChoice) -> Vec<iofit_planner::PlannedDesign> {
+    let mut request = request(volume, catalog);
+    request.top = 10;
+    designs(&request)
+}
+
+fn filtered(filters: iofit_procedure::vm_filters::VmFilters) -> CatalogChoice {
+    CatalogChoice {
+        filters,
+        ..current()
+    }
+}
+
+#[test]
+fn arch_and_no_burstable_change_the_ranking_as_asked() {
+    use iofit_catalog::Arch;
+    use iofit_procedure::vm_filters::VmFilters;
+    let volume = || flags(5000.0, Some(200.0), "data");
+    let all = designs_of(volume(), current());
+    // Without filters the cheapest include a burstable and an Arm64 size.
+    assert_eq!(traits(&all[0]).burstable, Some(true), "{}", all[0].vm);
+    assert!(all.iter().any(|d| traits(d).arch == Some(Arch::Arm64)));
+
+    let x64 = designs_of(
+        volume(),
+        filtered(VmFilters {
+            arch: Some("x64".into()),
+            ..Default::default()
+        }),
+    );
+    assert!(x64.iter().all(|d| traits(d).arch == Some(Arch::X64)));
+    let arm = designs_of(
+        volume(),
+        filtered(VmFilters {
+            arch: Some("arm64".into()),
+            ..Default::default()
+        }),
+    );
+    assert!(arm.iter().all(|d| traits(d).arch == Some(Arch::Arm64)));
+
+    let steady = designs_of(
+        volume(),
+        filtered(VmFilters {
+            no_burstable: true,
+            ..Default::default()
+        }),
+    );
+    assert!(steady.iter().all(|d| traits(d).burstable == Some(false)));
+    assert_ne!(steady[0].vm, all[0].vm);
+    // Leaving sizes out never makes the cheapest design cheaper.
+    assert!(steady[0].total_usd_month >= all[0].total_usd_month);
+
+    let big = designs_of(
+        volume(),
+        filtered(VmFilters {
+            min_vcpu: Some(16),
+            min_memory_gib: Some(128.0),
+            exclude_families: vec!["esv5".into()],
+            ..Default::default()
+        }),
+    );
+    assert!(big
+        .iter()
+        .all(|d| d.vm_vcpu >= 16 && d.vm_memory_gib >= 128.0 && !d.vm.contains("E16s_v5")));
+}
+
+#[test]
+fn a_size_azure_retires_within_the_horizon_is_not_ranked_unless_asked() {
+    use iofit_procedure::vm_filters::VmFilters;
+    let volume = || flags(5000.0, Some(200.0), "data");
+    let all = designs_of(volume(), current());
+    assert!(all.iter().all(|d| traits(d).retirement_date.is_none()));
+    // Only the DS family asked for: every DS size retires on 2028-05-01 (announced
+    // 2025-03-31), within the 36-month horizon, so nothing is left to rank.
+    let ds_only = VmFilters {
+        families: vec!["DS".into()],
+        ..Default::default()
+    };
+    let error = plan::plan(&request(volume(), filtered(ds_only.clone()))).unwrap_err();
+    assert!(error.is_bad_input());
+    assert!(
+        error.to_string().contains("Standard_DS3 (2028-05-01)"),
+        "{error}"
+    );
+    // --include-retiring ranks them and each design says when Azure retires it.
+    let kept = plan::plan(&request(
+        volume(),
+        filtered(VmFilters {
+            include_retiring: true,
+            ..ds_only
+        }),
+    ))
+    .unwrap();
+    assert!(kept.found());
+    assert!(kept
+        .plan
+        .designs
+        .iter()
+        .all(|d| d.vm.starts_with("Standard_DS")));
+    let text = kept.text();
+    assert!(
+        text.contains("Azure retires it on 2028-05-01 (announced 2025-03-31)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_perfmon_capture_plans_x64_and_a_file_may_carry_filters() {
+    use iofit_catalog::Arch;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("req.toml");
+    let text = |source: &str, filters: &str| {
+        format!(
+            "source = \"{source}\"\n{filters}\n[[volumes]]\nlabel = \"data\"\nrole = \"data\"\n\
+             [volumes.sizing]\niops = 5000.0\nthroughput_mb_s = 40.96\nio_size_bytes = 8192\n\
+             read_pct = 70.0\nrandom_pct = 100.0\ncapacity_gib = 200.0\n"
+        )
+    };
+    let run = |body: String| {
+        std::fs::write(&path, body).unwrap();
+        let mut request = request(flags(1.0, None, "data"), current());
+        request.requirements = RequirementsSource::File(path.clone());
+        request.top = 10;
+        plan::plan(&request)
+    };
+    let linux = run(text("iostat -x: db01.txt", "")).unwrap();
+    assert!(linux
+        .plan
+        .designs
+        .iter()
+        .any(|d| traits(d).arch == Some(Arch::Arm64)));
+    let windows = run(text("PerfMon CSV: sql02.csv", "")).unwrap();
+    assert!(windows
+        .plan
+        .designs
+        .iter()
+        .all(|d| traits(d).arch == Some(Arch::X64)));
+    assert!(windows
+        .plan
+        .notes
+        .iter()
+        .any(|n| n.contains("PerfMon (Windows)")));
+    // Told otherwise in the file.
+    let told = run(text(
+        "PerfMon CSV: sql02.csv",
+        "[filters]\narch = \"any\"\nno_burstable = true\n",
+    ))
+    .unwrap();
+    assert!(told
+        .plan
+        .designs
+        .iter()
+        .any(|d| traits(d).arch == Some(Arch::Arm64)));
+    assert!(told
+        .plan
+        .designs
+        .iter()
+        .all(|d| traits(d).burstable == Some(false)));
+    let bad = run(text("x", "[filters]\narchh = \"x64\"\n")).unwrap_err();
+    assert!(bad.to_string().contains("[filters]"), "{bad}");
+    assert!(bad.to_string().contains("archh"), "{bad}");
+}
