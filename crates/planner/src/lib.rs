@@ -668,6 +668,8 @@ fn size_provisioned(
 struct VolumeNeed {
     /// Target IOPS at the operating point.
     wanted: f64,
+    /// The target MB/s over the operating point's IO size, IOPS.
+    wanted_by_mb: f64,
     /// Mean IO size at the operating point, bytes.
     size: f64,
     stripe: Bytes,
@@ -690,6 +692,7 @@ impl VolumeNeed {
         let size = operating_point(target, mb).1.as_f64();
         VolumeNeed {
             wanted: target_iops(target, mb),
+            wanted_by_mb: target.throughput_mb_s * mb / size,
             size,
             stripe,
             split: (size / stripe.as_f64()).ceil().max(1.0),
@@ -835,8 +838,12 @@ fn provisioned_option(
     caching: HostCaching,
     reason: CachingReason,
 ) -> Option<VolumeOption> {
-    let disk_ios = need.wanted * need.split;
-    let disk_mb = need.wanted * need.size / need.mb;
+    // The IOPS the check runs at is the larger of the IOPS asked and the MB/s asked over the
+    // IO size (they differ by rounding when the two figures were measured apart): buy for it,
+    // or a disk bought exactly at the headroom fails the check by a hair.
+    let wanted = need.wanted.max(need.wanted_by_mb);
+    let disk_ios = wanted * need.split;
+    let disk_mb = wanted * need.size / need.mb;
     // Provisioned disks are bought with the headroom: the need divided by `room`.
     let (count, disk) = size_provisioned(
         disk_type,
