@@ -1341,4 +1341,29 @@ usd_month = 150
         let seed = catalog.vm("Standard_DS13", EDITION_SEED).unwrap();
         assert_eq!(seed.traits, None);
     }
+
+    /// Premium SSD v2 bills capacity plus only the IOPS above 3,000 and MB/s above 125; within
+    /// the baseline it needs no IOPS or MB/s rate; Ultra bills every IOPS and MB/s.
+    #[test]
+    fn provisioned_disks_are_priced_as_azure_bills_them() {
+        let catalog = embedded();
+        let v2 = catalog
+            .provisioned_disk("PremiumV2", EDITION_CURRENT)
+            .unwrap();
+        let price = v2.monthly_price_usd(64.0, 3334.0, 125.0).unwrap();
+        let expected = 64.0 * 0.08103 + 334.0 * 0.00511;
+        assert!((price - expected).abs() < 1e-9, "{price} vs {expected}");
+        let mut unrated = v2.clone();
+        unrated.price_usd_per_iops_month = None;
+        unrated.price_usd_per_mb_s_month = None;
+        assert_eq!(
+            unrated.monthly_price_usd(64.0, 3000.0, 125.0),
+            Some(64.0 * 0.08103)
+        );
+        assert_eq!(unrated.monthly_price_usd(64.0, 3001.0, 125.0), None);
+        let ultra = catalog.provisioned_disk("Ultra", EDITION_CURRENT).unwrap();
+        let price = ultra.monthly_price_usd(100.0, 1000.0, 10.0).unwrap();
+        let expected = 100.0 * 0.11972 + 1000.0 * 0.04964 + 10.0 * 0.3495;
+        assert!((price - expected).abs() < 1e-9);
+    }
 }

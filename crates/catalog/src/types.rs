@@ -263,6 +263,31 @@ pub struct ProvisionedDiskType {
     pub price_usd_per_mb_s_month: Option<f64>,
 }
 
+impl ProvisionedDiskType {
+    /// Monthly price of one disk of this type with `size_gib`, `iops` and `throughput_mb_s`
+    /// provisioned, as Azure bills it: capacity per GiB, plus the IOPS and MB/s billed: for
+    /// Premium SSD v2 only those above the free baseline (3,000 IOPS, 125 MB/s: the meters'
+    /// first tier, `tierMinimumUnits` 0, is priced 0), for Ultra all of them (Azure's billing
+    /// page names no free Ultra allowance). `None` when a rate it needs is not sourced; a rate
+    /// it does not need (a v2 disk within the baseline) may stay empty.
+    pub fn monthly_price_usd(&self, size_gib: f64, iops: f64, throughput_mb_s: f64) -> Option<f64> {
+        let (free_iops, free_mb_s) = match self.kind {
+            DiskKind::PremiumSsdV2 => (self.iops_baseline.0, self.throughput_mb_s_baseline.0),
+            _ => (0.0, 0.0),
+        };
+        let extra_iops = (iops - free_iops).max(0.0);
+        let extra_mb_s = (throughput_mb_s - free_mb_s).max(0.0);
+        let mut price = size_gib * self.price_usd_per_gib_month?;
+        if extra_iops > 0.0 {
+            price += extra_iops * self.price_usd_per_iops_month?;
+        }
+        if extra_mb_s > 0.0 {
+            price += extra_mb_s * self.price_usd_per_mb_s_month?;
+        }
+        Some(price)
+    }
+}
+
 /// An Azure NetApp Files service level. Throughput in MiB/s per TiB of quota, as NetApp counts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NetAppServiceLevel {
