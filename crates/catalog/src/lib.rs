@@ -172,6 +172,10 @@ const EMBEDDED: &[(&str, &str)] = &[
         "catalog/vm-epsv5-azure-current.toml",
         include_str!("../../../catalog/vm-epsv5-azure-current.toml"),
     ),
+    (
+        "catalog/vm-rules-azure-current.toml",
+        include_str!("../../../catalog/vm-rules-azure-current.toml"),
+    ),
 ];
 
 /// The embedded regional price lists (only `[[prices]]` rows): read by [`Catalog::embedded`],
@@ -185,6 +189,14 @@ const EMBEDDED_PRICES: &[(&str, &str)] = &[
         "catalog/prices-japaneast-azure-current.toml",
         include_str!("../../../catalog/prices-japaneast-azure-current.toml"),
     ),
+    (
+        "catalog/prices-westeurope-radar-azure-current.toml",
+        include_str!("../../../catalog/prices-westeurope-radar-azure-current.toml"),
+    ),
+    (
+        "catalog/provisioned-prices-azure-current.toml",
+        include_str!("../../../catalog/provisioned-prices-azure-current.toml"),
+    ),
 ];
 
 /// All tables and rows known: the embedded files plus any added with [`Catalog::load_file`].
@@ -197,6 +209,10 @@ pub struct Catalog {
     pub netapp: Vec<NetAppServiceLevel>,
     /// Prices by region, way of paying and OS (see [`Catalog::priced_for`]).
     pub prices: Vec<PriceRow>,
+    /// Rates of provisioned disk types by region (see [`Catalog::priced_for`]).
+    pub provisioned_prices: Vec<ProvisionedPriceRow>,
+    /// Azure's rules per VM family or size: architecture, burstable, retirement.
+    pub vm_rules: Vec<VmRule>,
 }
 
 impl Catalog {
@@ -282,6 +298,26 @@ impl Catalog {
             let slot = self.find(&self.netapp, &level.name, &edition);
             upsert(&mut self.netapp, slot, level);
         }
+        for row in rows.provisioned_prices {
+            let same = |old: &ProvisionedPriceRow| {
+                normalize(&old.name) == normalize(&row.name)
+                    && old.region.eq_ignore_ascii_case(&row.region)
+                    && self.edition_of(&old.table) == Some(edition.as_str())
+            };
+            let slot = self.provisioned_prices.iter().position(same);
+            upsert(&mut self.provisioned_prices, slot, row);
+        }
+        for rule in rows.vm_rules {
+            let slot = self.vm_rules.iter().position(|old| {
+                normalize(&old.name) == normalize(&rule.name)
+                    && self.edition_of(&old.table) == Some(edition.as_str())
+            });
+            upsert(&mut self.vm_rules, slot, rule);
+        }
+        // Rules may come before or after the sizes they describe: fill every size in again.
+        for index in 0..self.vms.len() {
+            self.vms[index].traits = self.traits_of(&self.vms[index]);
+        }
         // Prices come by the hundred: index the existing ones once rather than scanning per row.
         let mut index: std::collections::HashMap<priced::PriceKey, usize> = self
             .prices
@@ -300,6 +336,34 @@ impl Catalog {
             }
         }
         Ok(())
+    }
+
+    /// The rules that apply to a VM size: its family's `[[vm_rules]]` row of its edition,
+    /// with the size's own row (if any) overriding field by field; `None` when neither exists.
+    pub fn traits_of(&self, vm: &VmSize) -> Option<VmTraits> {
+        let edition = self.edition_of(&vm.table);
+        let in_edition = |rule: &&VmRule| self.edition_of(&rule.table) == edition;
+        let family = (self.vm_rules.iter().filter(in_edition))
+            .find(|rule| rule.name.eq_ignore_ascii_case(&vm.family));
+        let size = (self.vm_rules.iter().filter(in_edition))
+            .find(|rule| normalize(&rule.name) == normalize(&vm.name));
+        if family.is_none() && size.is_none() {
+            return None;
+        }
+        // A size's own retirement comes with its own announcement, never mixed with the
+        // family's.
+        let retiring = size
+            .filter(|rule| rule.retirement_date.is_some())
+            .or(family);
+        Some(VmTraits {
+            arch: size.and_then(|r| r.arch).or(family.and_then(|r| r.arch)),
+            burstable: size
+                .and_then(|r| r.burstable)
+                .or(family.and_then(|r| r.burstable)),
+            retirement_date: retiring.and_then(|r| r.retirement_date.clone()),
+            retirement_announced: retiring.and_then(|r| r.retirement_announced.clone()),
+            retirement_source: retiring.and_then(|r| r.retirement_source.clone()),
+        })
     }
 
     /// Index of the row with this (normalized) name in this edition, if any.
@@ -900,9 +964,10 @@ premium_storage = false
             .price_usd_month
             .unwrap();
         assert!((eastus_d4as - 0.172 * 730.0).abs() < 1e-9);
-        for region in ["westeurope", "japaneast"] {
+        // westeurope: every size (the 2026-09-23 list plus the 2026-08-22 radar records).
+        for (region, sizes) in [("westeurope", 188), ("japaneast", 107)] {
             let other = view(region, Pricing::Payg, Os::Linux);
-            assert_eq!(other.catalog.vms.len(), 107, "{region}");
+            assert_eq!(other.catalog.vms.len(), sizes, "{region}");
             for family in [
                 "Dasv5", "Dsv6", "Dasv6", "Dpsv5", "Bsv2", "Easv5", "Esv6", "Eadsv5", "Epsv5",
                 "Dsv5",
@@ -921,9 +986,12 @@ premium_storage = false
                 .unwrap();
             assert!(d4as.price_usd_month.unwrap() > eastus_d4as, "{region}");
             // Sizes with no price there are left out and counted, not priced at eastus rates.
-            assert!(other
-                .vms_not_in_region
-                .contains(&"Standard_L8s_v3".to_string()));
+            assert_eq!(
+                other
+                    .vms_not_in_region
+                    .contains(&"Standard_L8s_v3".to_string()),
+                region == "japaneast"
+            );
         }
         for (pricing, os) in [(Pricing::Ri1y, Os::Linux), (Pricing::Payg, Os::Windows)] {
             let none = view("eastus", pricing, os);
@@ -1126,15 +1194,13 @@ usd_month = 150
         let seed_p30 = catalog.disk("P30", EDITION_SEED).unwrap();
         assert_ne!(seed_p30.price_usd_month, p30.price_usd_month);
 
-        // Premium SSD v2 IOPS and MB/s rates were not sourced: empty, not guessed.
+        // Premium SSD v2 eastus IOPS and MB/s rates: the hourly meters x 730 h.
         let v2 = catalog
             .provisioned_disk("PremiumV2", EDITION_CURRENT)
             .unwrap();
         assert_eq!(v2.price_usd_per_gib_month, Some(0.08103));
-        assert_eq!(
-            (v2.price_usd_per_iops_month, v2.price_usd_per_mb_s_month),
-            (None, None)
-        );
+        assert!((v2.price_usd_per_iops_month.unwrap() - 0.000007 * 730.0).abs() < 1e-9);
+        assert!((v2.price_usd_per_mb_s_month.unwrap() - 0.000055 * 730.0).abs() < 1e-9);
         let ultra = catalog.provisioned_disk("Ultra", EDITION_CURRENT).unwrap();
         assert!(
             ultra.price_usd_per_iops_month.is_some() && ultra.price_usd_per_mb_s_month.is_some()
@@ -1144,5 +1210,160 @@ usd_month = 150
         let premium = catalog.netapp_level("Premium").unwrap();
         let expected = 0.000403 * 730.0 * 1024.0;
         assert!((premium.price_usd_per_tib_month.unwrap() - expected).abs() < 1e-6);
+    }
+
+    /// A plan priced for westeurope reads the region's own Premium SSD v2 and Ultra meters
+    /// (each monthly rate = the hourly meter as stored x 730 h); japaneast, where none is
+    /// sourced, leaves them empty and says so.
+    #[test]
+    fn provisioned_rates_follow_the_region() {
+        let catalog = embedded();
+        for row in &catalog.provisioned_prices {
+            for (month, hour) in [
+                (row.usd_per_gib_month, row.retail_usd_per_gib_hour),
+                (row.usd_per_iops_month, row.retail_usd_per_iops_hour),
+                (row.usd_per_mb_s_month, row.retail_usd_per_mb_s_hour),
+            ] {
+                let (month, hour) = (month.unwrap(), hour.unwrap());
+                assert!(
+                    (month - hour * 730.0).abs() < 1e-9,
+                    "{}: {month} vs {hour}",
+                    row.name
+                );
+            }
+            assert!(catalog
+                .table(&row.table)
+                .is_some_and(|t| !t.source.is_empty()));
+        }
+        let choice = |region: &str| PriceChoice {
+            region: region.to_string(),
+            pricing: Pricing::Payg,
+            os: Os::Linux,
+        };
+        let west = catalog.priced_for(EDITION_CURRENT, &choice("westeurope"));
+        let v2 = west
+            .catalog
+            .provisioned
+            .iter()
+            .find(|d| d.name == "PremiumV2")
+            .unwrap();
+        assert_eq!(v2.price_usd_per_iops_month, Some(0.00584));
+        assert_eq!(v2.price_usd_per_mb_s_month, Some(0.04745));
+        assert_eq!(v2.price_usd_per_gib_month, Some(0.0949));
+        assert!(west.notes().iter().any(|n| n.contains("PremiumV2 from")));
+        let japan = catalog.priced_for(EDITION_CURRENT, &choice("japaneast"));
+        let v2 = japan
+            .catalog
+            .provisioned
+            .iter()
+            .find(|d| d.name == "PremiumV2")
+            .unwrap();
+        assert_eq!(v2.price_usd_per_iops_month, None);
+        assert!(japan.notes().iter().any(|n| n.contains("PremiumV2")));
+    }
+
+    /// westeurope's Windows pay-as-you-go prices: one per catalog size that runs Windows
+    /// (not the Arm64 sizes), each = its hourly price x 730 and above the same size's Linux
+    /// price (the licence), each naming its record.
+    #[test]
+    fn westeurope_has_sourced_windows_prices() {
+        let catalog = embedded();
+        let price = |name: &str, os: Os| {
+            catalog.prices.iter().find(|p| {
+                p.name == name
+                    && p.region == "westeurope"
+                    && p.pricing == Pricing::Payg
+                    && p.os == Some(os)
+            })
+        };
+        let mut windows = 0;
+        for vm in catalog.vms_in(EDITION_CURRENT) {
+            let Some(win) = price(&vm.name, Os::Windows) else {
+                assert!(
+                    vm.name.contains("ps_v5"),
+                    "{} has no Windows price",
+                    vm.name
+                );
+                continue;
+            };
+            windows += 1;
+            let hourly = win.retail_price_usd.unwrap();
+            assert!((win.usd_month - hourly * 730.0).abs() < 0.01, "{}", vm.name);
+            assert!(win
+                .source
+                .as_deref()
+                .is_some_and(|s| s.contains("vm-eu-west.json key")));
+            let linux = price(&vm.name, Os::Linux).expect("a Linux price too");
+            assert!(win.usd_month > linux.usd_month, "{}", vm.name);
+        }
+        assert_eq!(windows, 175);
+    }
+
+    /// Every current VM size has its architecture and burstable flag from a rule with a
+    /// source; Arm64 and burstable are the Ampere and B-series families; every retirement
+    /// date names its announcement.
+    #[test]
+    fn every_current_size_has_sourced_rules() {
+        let catalog = embedded();
+        for vm in catalog.vms_in(EDITION_CURRENT) {
+            let traits = vm
+                .traits
+                .as_ref()
+                .unwrap_or_else(|| panic!("{} has no rules", vm.name));
+            let arch = traits.arch.unwrap();
+            assert_eq!(
+                arch == Arch::Arm64,
+                vm.name.contains("ps_v5"),
+                "{}",
+                vm.name
+            );
+            assert_eq!(traits.burstable, Some(vm.family == "Bsv2"), "{}", vm.name);
+            if traits.retirement_date.is_some() {
+                assert!(traits
+                    .retirement_source
+                    .as_deref()
+                    .is_some_and(|s| s.contains("updates?id=")));
+            }
+        }
+        let ds3 = catalog.vm("Standard_DS3", EDITION_CURRENT).unwrap();
+        let traits = ds3.traits.as_ref().unwrap();
+        assert_eq!(traits.retirement_date.as_deref(), Some("2028-05-01"));
+        // A size's own row wins over its family's.
+        let m192 = catalog.vm("Standard_M192is_v2", EDITION_CURRENT).unwrap();
+        assert_eq!(
+            m192.traits.as_ref().unwrap().retirement_date.as_deref(),
+            Some("2027-03-31")
+        );
+        assert_eq!(m192.traits.as_ref().unwrap().arch, Some(Arch::X64));
+        let m128 = catalog.vm("Standard_M128s_v2", EDITION_CURRENT).unwrap();
+        assert_eq!(m128.traits.as_ref().unwrap().retirement_date, None);
+        // The seed edition's sizes are not described by current rules.
+        let seed = catalog.vm("Standard_DS13", EDITION_SEED).unwrap();
+        assert_eq!(seed.traits, None);
+    }
+
+    /// Premium SSD v2 bills capacity plus only the IOPS above 3,000 and MB/s above 125; within
+    /// the baseline it needs no IOPS or MB/s rate; Ultra bills every IOPS and MB/s.
+    #[test]
+    fn provisioned_disks_are_priced_as_azure_bills_them() {
+        let catalog = embedded();
+        let v2 = catalog
+            .provisioned_disk("PremiumV2", EDITION_CURRENT)
+            .unwrap();
+        let price = v2.monthly_price_usd(64.0, 3334.0, 125.0).unwrap();
+        let expected = 64.0 * 0.08103 + 334.0 * 0.00511;
+        assert!((price - expected).abs() < 1e-9, "{price} vs {expected}");
+        let mut unrated = v2.clone();
+        unrated.price_usd_per_iops_month = None;
+        unrated.price_usd_per_mb_s_month = None;
+        assert_eq!(
+            unrated.monthly_price_usd(64.0, 3000.0, 125.0),
+            Some(64.0 * 0.08103)
+        );
+        assert_eq!(unrated.monthly_price_usd(64.0, 3001.0, 125.0), None);
+        let ultra = catalog.provisioned_disk("Ultra", EDITION_CURRENT).unwrap();
+        let price = ultra.monthly_price_usd(100.0, 1000.0, 10.0).unwrap();
+        let expected = 100.0 * 0.11972 + 1000.0 * 0.04964 + 10.0 * 0.3495;
+        assert!((price - expected).abs() < 1e-9);
     }
 }

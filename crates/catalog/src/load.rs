@@ -6,7 +6,10 @@
 //! check names file, line, section, row and field, and says how to fix it.
 
 use crate::error::CatalogError;
-use crate::types::{DiskSku, NetAppServiceLevel, PriceRow, ProvisionedDiskType, TableInfo, VmSize};
+use crate::types::{
+    DiskSku, NetAppServiceLevel, PriceRow, ProvisionedDiskType, ProvisionedPriceRow, TableInfo,
+    VmRule, VmSize,
+};
 use crate::{EDITIONS, EDITION_CURRENT};
 use std::collections::HashSet;
 use toml::Value;
@@ -20,6 +23,8 @@ pub(crate) struct FileRows {
     pub provisioned: Vec<ProvisionedDiskType>,
     pub netapp: Vec<NetAppServiceLevel>,
     pub prices: Vec<PriceRow>,
+    pub provisioned_prices: Vec<ProvisionedPriceRow>,
+    pub vm_rules: Vec<VmRule>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,6 +44,8 @@ enum Kind {
     PricingName,
     /// One of the [`crate::types::Os`] names.
     OsName,
+    /// One of the [`crate::types::Arch`] names.
+    ArchName,
 }
 
 struct Field {
@@ -152,10 +159,38 @@ const PRICE_FIELDS: &[Field] = &[
     opt("notes", Kind::Text),
 ];
 
+const PROVISIONED_PRICE_FIELDS: &[Field] = &[
+    req("name", Kind::Text),
+    opt("table", Kind::Text),
+    req("region", Kind::Text),
+    opt("usd_per_gib_month", Kind::Number),
+    opt("usd_per_iops_month", Kind::Number),
+    opt("usd_per_mb_s_month", Kind::Number),
+    opt("retail_usd_per_gib_hour", Kind::Number),
+    opt("retail_usd_per_iops_hour", Kind::Number),
+    opt("retail_usd_per_mb_s_hour", Kind::Number),
+    opt("source", Kind::Text),
+    opt("date", Kind::Date),
+    opt("notes", Kind::Text),
+];
+
+const VM_RULE_FIELDS: &[Field] = &[
+    req("name", Kind::Text),
+    opt("table", Kind::Text),
+    opt("arch", Kind::ArchName),
+    opt("burstable", Kind::Bool),
+    opt("retirement_date", Kind::Date),
+    opt("retirement_announced", Kind::Date),
+    opt("retirement_source", Kind::Text),
+    opt("source", Kind::Text),
+    opt("notes", Kind::Text),
+];
+
 /// What makes a row unique within its section: the name, and for prices also where, how and
 /// for which OS.
 const NAME_KEY: &[&str] = &["name"];
 const PRICE_KEY: &[&str] = &["name", "region", "pricing", "os"];
+const PROVISIONED_PRICE_KEY: &[&str] = &["name", "region"];
 
 const PRICINGS: &[&str] = &["payg", "ri-1y", "ri-3y"];
 const OSES: &[&str] = &["linux", "windows"];
@@ -168,7 +203,16 @@ const DISK_KINDS: &[&str] = &[
     "ultra_disk",
 ];
 
-const SECTIONS: &[&str] = &["table", "vms", "disks", "provisioned", "netapp", "prices"];
+const SECTIONS: &[&str] = &[
+    "table",
+    "vms",
+    "disks",
+    "provisioned",
+    "netapp",
+    "prices",
+    "provisioned_prices",
+    "vm_rules",
+];
 
 /// Parses and checks one catalog file. `file` is the name used in error messages.
 pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogError> {
@@ -191,7 +235,8 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
                 file: file.to_string(),
                 problem: format!(
                     "unknown section '{key}'; a catalog file has one [table] and rows in \
-                     [[vms]], [[disks]], [[provisioned]], [[netapp]] or [[prices]]"
+                     [[vms]], [[disks]], [[provisioned]], [[netapp]], [[prices]], \
+                     [[provisioned_prices]] or [[vm_rules]]"
                 ),
             });
         }
@@ -289,6 +334,24 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
     let netapp: Vec<NetAppServiceLevel> =
         context.rows(&document, "netapp", NETAPP_FIELDS, NAME_KEY)?;
     let prices: Vec<PriceRow> = context.rows(&document, "prices", PRICE_FIELDS, PRICE_KEY)?;
+    let provisioned_prices: Vec<ProvisionedPriceRow> = context.rows(
+        &document,
+        "provisioned_prices",
+        PROVISIONED_PRICE_FIELDS,
+        PROVISIONED_PRICE_KEY,
+    )?;
+    let vm_rules: Vec<VmRule> = context.rows(&document, "vm_rules", VM_RULE_FIELDS, NAME_KEY)?;
+    for (index, rule) in vm_rules.iter().enumerate() {
+        if rule.retirement_date.is_some() && rule.retirement_source.is_none() {
+            return Err(context.row_error(
+                "vm_rules",
+                index,
+                &rule.name,
+                "retirement_source",
+                "missing; a retirement date needs its announcement as source".to_string(),
+            ));
+        }
+    }
 
     Ok(FileRows {
         table,
@@ -297,6 +360,8 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
         provisioned,
         netapp,
         prices,
+        provisioned_prices,
+        vm_rules,
     })
 }
 
@@ -480,6 +545,7 @@ fn example(kind: Kind) -> &'static str {
         Kind::DiskKindName => "\"premium_ssd\"",
         Kind::PricingName => "\"payg\"",
         Kind::OsName => "\"linux\"",
+        Kind::ArchName => "\"x64\"",
     }
 }
 
@@ -528,6 +594,7 @@ fn check_value(value: &Value, kind: Kind) -> Result<(), FieldProblem> {
         },
         Kind::PricingName => one_of(value, PRICINGS),
         Kind::OsName => one_of(value, OSES),
+        Kind::ArchName => one_of(value, &["x64", "arm64"]),
         Kind::Whole => match value {
             Value::Integer(number) if *number >= 0 && *number <= u32::MAX as i64 => Ok(()),
             _ => Err(FieldProblem::from(format!(

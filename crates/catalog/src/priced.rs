@@ -41,6 +41,12 @@ pub struct PricedView {
     /// Provisioned disk types and NetApp levels whose prices are for another region: kept,
     /// their prices emptied.
     pub other_region_prices_emptied: Vec<String>,
+    /// Provisioned disk types priced from a `[[provisioned_prices]]` row of the region
+    /// (`PremiumV2 from <table>`).
+    pub provisioned_priced_from: Vec<String>,
+    /// Provisioned disk types some of whose rates have no source in the region
+    /// (`PremiumV2 IOPS, MB/s`): a design needing them stays unpriced.
+    pub provisioned_rates_missing: Vec<String>,
 }
 
 /// What makes two price rows price the same thing: name (normalized), region (lower case), way
@@ -95,6 +101,8 @@ impl Catalog {
             vms_without_this_price: Vec::new(),
             disks_unpriced: Vec::new(),
             other_region_prices_emptied: Vec::new(),
+            provisioned_priced_from: Vec::new(),
+            provisioned_rates_missing: Vec::new(),
         };
         let mut derived: BTreeMap<String, TableInfo> = BTreeMap::new();
         for vm in self.vms_in(edition) {
@@ -124,11 +132,39 @@ impl Catalog {
         let in_region = |table_id: &str| self.prices_are_for(table_id, &choice.region);
         for disk in self.provisioned_in(edition) {
             let mut disk = disk.clone();
-            if !in_region(&disk.table) && disk.price_usd_per_gib_month.is_some() {
+            let regional = self.provisioned_prices.iter().find(|row| {
+                normalize(&row.name) == normalize(&disk.name)
+                    && row.region.eq_ignore_ascii_case(&choice.region)
+                    && self.edition_of(&row.table) == Some(edition)
+            });
+            if let Some(row) = regional {
+                // The region's own meters; a meter the source lacks stays empty.
+                disk.price_usd_per_gib_month = row.usd_per_gib_month;
+                disk.price_usd_per_iops_month = row.usd_per_iops_month;
+                disk.price_usd_per_mb_s_month = row.usd_per_mb_s_month;
+                view.provisioned_priced_from
+                    .push(format!("{} from {}", disk.name, row.table));
+            } else if !in_region(&disk.table) && disk.price_usd_per_gib_month.is_some() {
                 disk.price_usd_per_gib_month = None;
                 disk.price_usd_per_iops_month = None;
                 disk.price_usd_per_mb_s_month = None;
                 view.other_region_prices_emptied.push(disk.name.clone());
+            }
+            let missing: Vec<&str> = [
+                ("capacity", disk.price_usd_per_gib_month),
+                ("IOPS", disk.price_usd_per_iops_month),
+                ("MB/s", disk.price_usd_per_mb_s_month),
+            ]
+            .iter()
+            .filter(|(_, rate)| rate.is_none())
+            .map(|(what, _)| *what)
+            .collect();
+            if !missing.is_empty() && !view.other_region_prices_emptied.contains(&disk.name) {
+                view.provisioned_rates_missing.push(format!(
+                    "{} {}",
+                    disk.name,
+                    missing.join(", ")
+                ));
             }
             view.catalog.provisioned.push(disk);
         }
@@ -143,6 +179,46 @@ impl Catalog {
         }
         view.catalog.tables.extend(derived.into_values());
         view
+    }
+
+    /// Every region some price of `edition` is for (`[[prices]]` rows, tables'
+    /// `price_region`, `[[provisioned_prices]]`), lower case, sorted.
+    pub fn known_regions(&self, edition: &str) -> Vec<String> {
+        let in_edition = |table: &str| self.edition_of(table) == Some(edition);
+        let mut regions: Vec<String> = self
+            .prices
+            .iter()
+            .filter(|p| in_edition(&p.table))
+            .map(|p| p.region.to_ascii_lowercase())
+            .chain(
+                self.provisioned_prices
+                    .iter()
+                    .filter(|p| in_edition(&p.table))
+                    .map(|p| p.region.to_ascii_lowercase()),
+            )
+            .chain(
+                self.tables
+                    .iter()
+                    .filter(|t| t.edition == edition)
+                    .filter_map(|t| t.price_region.as_deref().map(str::to_ascii_lowercase)),
+            )
+            .collect();
+        regions.sort();
+        regions.dedup();
+        regions
+    }
+
+    /// The known regions nearest to a name not among them, closest first (at most three):
+    /// for "did you mean" in an error.
+    pub fn nearest_regions(&self, edition: &str, region: &str) -> Vec<String> {
+        let wanted = region.to_ascii_lowercase();
+        let mut scored: Vec<(f64, String)> = self
+            .known_regions(edition)
+            .into_iter()
+            .map(|known| (strsim::jaro_winkler(&known, &wanted), known))
+            .collect();
+        scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
+        scored.into_iter().take(3).map(|(_, known)| known).collect()
     }
 
     /// Whether a table's prices are for `region`: its `price_region` says so.
@@ -252,6 +328,21 @@ impl PricedView {
                 self.disks_unpriced.len(),
                 choice.region,
                 list(&self.disks_unpriced)
+            ));
+        }
+        if !self.provisioned_priced_from.is_empty() {
+            notes.push(format!(
+                "provisioned disks priced at {}'s own meters: {}",
+                choice.region,
+                self.provisioned_priced_from.join("; ")
+            ));
+        }
+        if !self.provisioned_rates_missing.is_empty() {
+            notes.push(format!(
+                "price missing: rates not sourced in {} (a design that needs them stays \
+                 unpriced): {}",
+                choice.region,
+                self.provisioned_rates_missing.join("; ")
             ));
         }
         if !self.other_region_prices_emptied.is_empty() {

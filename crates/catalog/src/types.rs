@@ -74,6 +74,101 @@ pub struct VmSize {
     pub burst_uncached_throughput_mb_s: Option<MBps>,
     /// Monthly price of the VM in the table's price basis; `None` where not sourced.
     pub price_usd_month: Option<f64>,
+    /// Architecture, burstable CPU and announced retirement, from the catalog's
+    /// `[[vm_rules]]` (filled in when the catalog loads; not written in VM rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traits: Option<VmTraits>,
+}
+
+/// A CPU architecture of Azure VM sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arch {
+    X64,
+    Arm64,
+}
+
+impl Arch {
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::X64 => "x64",
+            Arch::Arm64 => "arm64",
+        }
+    }
+}
+
+impl std::str::FromStr for Arch {
+    type Err = UnknownChoice;
+    fn from_str(text: &str) -> Result<Self, UnknownChoice> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "x64" | "x86_64" | "amd64" => Ok(Arch::X64),
+            "arm64" | "aarch64" => Ok(Arch::Arm64),
+            _ => Err(UnknownChoice {
+                text: text.to_string(),
+                what: "a CPU architecture",
+                choices: "x64 or arm64",
+            }),
+        }
+    }
+}
+
+/// What Azure says about one VM family (`name` = a family, e.g. `Dpsv5`) or one size (`name`
+/// = a size, e.g. `Standard_M192is_v2`, overriding its family's row): its CPU architecture,
+/// whether it is burstable (B-series: CPU credits, not a sustained vCPU), and a retirement
+/// Azure has announced, with the announcement as source.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VmRule {
+    pub name: String,
+    pub table: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<Arch>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burstable: Option<bool>,
+    /// The planned retirement date (YYYY-MM-DD): sizes can no longer run after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retirement_date: Option<String>,
+    /// When Azure announced it (YYYY-MM-DD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retirement_announced: Option<String>,
+    /// The announcement or retirement list the date was read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retirement_source: Option<String>,
+    /// Where the architecture and burstable facts were read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+/// The rules that apply to one VM size (its family's row, overridden by its own).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VmTraits {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<Arch>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burstable: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retirement_date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retirement_announced: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retirement_source: Option<String>,
+}
+
+impl VmTraits {
+    /// `x64, not burstable` (what is known), for a design's VM line.
+    pub fn words(&self) -> String {
+        let arch = self
+            .arch
+            .map(Arch::name)
+            .unwrap_or("architecture not sourced");
+        let burstable = match self.burstable {
+            Some(true) => "burstable",
+            Some(false) => "not burstable",
+            None => "burstable not sourced",
+        };
+        format!("{arch}, {burstable}")
+    }
 }
 
 /// Kinds of managed disk.
@@ -88,7 +183,16 @@ pub enum DiskKind {
 }
 
 impl DiskKind {
-    /// Whether Azure host caching can be enabled on this kind of disk.
+    /// Whether Azure allows this kind of disk as a VM's OS disk. Premium SSD v2: "Premium SSD
+    /// v2 disks can't be used as an OS disk" (Azure docs 'Deploy a Premium SSD v2',
+    /// learn.microsoft.com/azure/virtual-machines/disks-deploy-premium-v2, Limitations); Ultra:
+    /// "Ultra Disks can only be used as data disks" (Azure docs 'Azure managed disk types',
+    /// disks-types.md, Ultra disk limitations). Every fixed-size kind may be an OS disk.
+    pub fn may_be_os_disk(self) -> bool {
+        !matches!(self, DiskKind::PremiumSsdV2 | DiskKind::UltraDisk)
+    }
+    /// Whether Azure host caching can be enabled on this kind of disk (Premium SSD v2 and
+    /// Ultra: "doesn't support host caching", same pages).
     pub fn supports_host_caching(self) -> bool {
         matches!(
             self,
@@ -157,6 +261,31 @@ pub struct ProvisionedDiskType {
     pub price_usd_per_gib_month: Option<f64>,
     pub price_usd_per_iops_month: Option<f64>,
     pub price_usd_per_mb_s_month: Option<f64>,
+}
+
+impl ProvisionedDiskType {
+    /// Monthly price of one disk of this type with `size_gib`, `iops` and `throughput_mb_s`
+    /// provisioned, as Azure bills it: capacity per GiB, plus the IOPS and MB/s billed: for
+    /// Premium SSD v2 only those above the free baseline (3,000 IOPS, 125 MB/s: the meters'
+    /// first tier, `tierMinimumUnits` 0, is priced 0), for Ultra all of them (Azure's billing
+    /// page names no free Ultra allowance). `None` when a rate it needs is not sourced; a rate
+    /// it does not need (a v2 disk within the baseline) may stay empty.
+    pub fn monthly_price_usd(&self, size_gib: f64, iops: f64, throughput_mb_s: f64) -> Option<f64> {
+        let (free_iops, free_mb_s) = match self.kind {
+            DiskKind::PremiumSsdV2 => (self.iops_baseline.0, self.throughput_mb_s_baseline.0),
+            _ => (0.0, 0.0),
+        };
+        let extra_iops = (iops - free_iops).max(0.0);
+        let extra_mb_s = (throughput_mb_s - free_mb_s).max(0.0);
+        let mut price = size_gib * self.price_usd_per_gib_month?;
+        if extra_iops > 0.0 {
+            price += extra_iops * self.price_usd_per_iops_month?;
+        }
+        if extra_mb_s > 0.0 {
+            price += extra_mb_s * self.price_usd_per_mb_s_month?;
+        }
+        Some(price)
+    }
 }
 
 /// An Azure NetApp Files service level. Throughput in MiB/s per TiB of quota, as NetApp counts.
@@ -300,6 +429,41 @@ pub struct PriceRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
     /// How a derived price was computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+/// The rates of one provisioned disk type (Premium SSD v2, Ultra) in one region, pay-as-you-go,
+/// USD per month (the Retail Prices API's hourly meters x 730 h). A region's rates replace the
+/// type's own `price_usd_per_*` when a plan is priced for that region
+/// ([`crate::Catalog::priced_for`]); a rate left out stays unpriced there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProvisionedPriceRow {
+    /// The provisioned type priced (`PremiumV2`, `Ultra`).
+    pub name: String,
+    pub table: String,
+    /// Azure's `armRegionName`.
+    pub region: String,
+    /// Capacity, per GiB-month (meter `... LRS Provisioned Capacity`, per GiB-hour x 730).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_gib_month: Option<f64>,
+    /// IOPS billed (above the free baseline for Premium SSD v2), per IOPS-month.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_iops_month: Option<f64>,
+    /// MB/s billed (above the free baseline for Premium SSD v2), per MB/s-month.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_mb_s_month: Option<f64>,
+    /// The hourly meters as the source states them, so the x 730 can be checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retail_usd_per_gib_hour: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retail_usd_per_iops_hour: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retail_usd_per_mb_s_hour: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
 }

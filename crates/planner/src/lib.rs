@@ -27,7 +27,7 @@
 //!     uncached_iops: Some(Iops(25600.0)), uncached_throughput_mb_s: Some(MBps(256.0)),
 //!     cached_iops: None, cached_throughput_mb_s: None, cache_size_gib: None,
 //!     temp_storage_gib: None, burst_uncached_iops: None,
-//!     burst_uncached_throughput_mb_s: None, price_usd_month: Some(1003.66) };
+//!     burst_uncached_throughput_mb_s: None, price_usd_month: Some(1003.66), traits: None };
 //! let requirements = Requirements {
 //!     volumes: vec![VolumeRequirements {
 //!         label: "data".into(),
@@ -237,6 +237,9 @@ pub struct PlannedDesign {
     pub vm_vcpu: u32,
     pub vm_memory_gib: f64,
     pub vm_price_usd_month: Option<f64>,
+    /// The size's architecture, burstable CPU and announced retirement (catalog rules).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm_traits: Option<iofit_catalog::VmTraits>,
     pub volumes: Vec<PlannedVolume>,
     /// Sum of the volumes' prices.
     pub disks_price_usd_month: Option<f64>,
@@ -665,6 +668,8 @@ fn size_provisioned(
 struct VolumeNeed {
     /// Target IOPS at the operating point.
     wanted: f64,
+    /// The target MB/s over the operating point's IO size, IOPS.
+    wanted_by_mb: f64,
     /// Mean IO size at the operating point, bytes.
     size: f64,
     stripe: Bytes,
@@ -687,6 +692,7 @@ impl VolumeNeed {
         let size = operating_point(target, mb).1.as_f64();
         VolumeNeed {
             wanted: target_iops(target, mb),
+            wanted_by_mb: target.throughput_mb_s * mb / size,
             size,
             stripe,
             split: (size / stripe.as_f64()).ceil().max(1.0),
@@ -725,7 +731,9 @@ fn volume_options(
     };
     let mut out = Vec::new();
     for sku in &rows.disks {
-        if sku.kind.needs_premium_vm() && !vm.premium_storage {
+        if (sku.kind.needs_premium_vm() && !vm.premium_storage)
+            || (volume.role == VolumeRole::Os && !sku.kind.may_be_os_disk())
+        {
             continue;
         }
         let (policy_caching, policy_reason) = caching_for(sku.kind.supports_host_caching());
@@ -739,9 +747,17 @@ fn volume_options(
     }
     if vm.premium_storage {
         for disk_type in &rows.provisioned {
+            // Azure allows neither Premium SSD v2 nor Ultra as an OS disk.
+            if volume.role == VolumeRole::Os && !disk_type.kind.may_be_os_disk() {
+                continue;
+            }
             let (caching, reason) = caching_for(false);
             out.extend(provisioned_option(&need, disk_type, caching, reason));
         }
+    }
+    // A VM has exactly one OS disk: an OS volume is never striped.
+    if volume.role == VolumeRole::Os {
+        out.retain(|option| option.count == 1);
     }
     // Fully priced (disks + operations) first, cheapest first; then those whose operations
     // charge is not sourced; then unpriced, less capacity bought first (a proxy, not a price).
@@ -822,8 +838,12 @@ fn provisioned_option(
     caching: HostCaching,
     reason: CachingReason,
 ) -> Option<VolumeOption> {
-    let disk_ios = need.wanted * need.split;
-    let disk_mb = need.wanted * need.size / need.mb;
+    // The IOPS the check runs at is the larger of the IOPS asked and the MB/s asked over the
+    // IO size (they differ by rounding when the two figures were measured apart): buy for it,
+    // or a disk bought exactly at the headroom fails the check by a hair.
+    let wanted = need.wanted.max(need.wanted_by_mb);
+    let disk_ios = wanted * need.split;
+    let disk_mb = wanted * need.size / need.mb;
     // Provisioned disks are bought with the headroom: the need divided by `room`.
     let (count, disk) = size_provisioned(
         disk_type,
@@ -1359,6 +1379,7 @@ fn planned_design(vm: &VmSize, trial: Trial) -> PlannedDesign {
         vm_vcpu: vm.vcpu,
         vm_memory_gib: vm.memory_gib,
         vm_price_usd_month: vm.price_usd_month,
+        vm_traits: vm.traits.clone(),
         disks_price_usd_month: disk_price,
         operations_usd_month: operations_price,
         total_usd_month: total,

@@ -40,6 +40,7 @@ fn vm(name: &str, disks: u32, iops: f64, mb: f64, price: Option<f64>) -> VmSize 
         burst_uncached_iops: None,
         burst_uncached_throughput_mb_s: None,
         price_usd_month: price,
+        traits: None,
     }
 }
 

@@ -29,7 +29,7 @@
 //!     uncached_iops: Some(Iops(3200.0)), uncached_throughput_mb_s: Some(MBps(32.0)),
 //!     cached_iops: None, cached_throughput_mb_s: None, cache_size_gib: None,
 //!     temp_storage_gib: None, burst_uncached_iops: None,
-//!     burst_uncached_throughput_mb_s: None, price_usd_month: None };
+//!     burst_uncached_throughput_mb_s: None, price_usd_month: None, traits: None };
 //! let volume = VolumeLoad {
 //!     design: VolumeDesign::new("data", "P30", 1, HostCaching::None),
 //!     disk: DiskPerf::from(&p30),
@@ -306,25 +306,8 @@ pub fn provisioned_price(
     iops: f64,
     throughput_mb_s: f64,
 ) -> Option<f64> {
-    // Premium SSD v2 includes its baseline free; Ultra's baseline is a minimum, and every
-    // provisioned IOPS and MB/s is billed (Azure's billing page names no free Ultra allowance).
-    let (free_iops, free_mb) = match disk_type.kind {
-        DiskKind::PremiumSsdV2 => (
-            disk_type.iops_baseline.0,
-            disk_type.throughput_mb_s_baseline.0,
-        ),
-        _ => (0.0, 0.0),
-    };
-    let extra_iops = (iops - free_iops).max(0.0);
-    let extra_mb = (throughput_mb_s - free_mb).max(0.0);
-    let mut price = size_gib * disk_type.price_usd_per_gib_month?;
-    if extra_iops > 0.0 {
-        price += extra_iops * disk_type.price_usd_per_iops_month?;
-    }
-    if extra_mb > 0.0 {
-        price += extra_mb * disk_type.price_usd_per_mb_s_month?;
-    }
-    Some(price)
+    // How Azure bills it is the catalog's to say.
+    disk_type.monthly_price_usd(size_gib, iops, throughput_mb_s)
 }
 
 /// One volume of the design, with the disk rows it uses and the load it carries.

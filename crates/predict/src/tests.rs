@@ -40,6 +40,7 @@ fn vm(name: &str, iops: Option<f64>, mb_s: Option<f64>, cached: Option<(f64, f64
         burst_uncached_iops: None,
         burst_uncached_throughput_mb_s: None,
         price_usd_month: None,
+        traits: None,
     }
 }
 

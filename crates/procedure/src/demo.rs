@@ -135,7 +135,7 @@ pub fn run_demo(
     let next_cheaper = iofit_planner::next_cheaper_design(
         &plan,
         &requirements,
-        &rows_for(catalog, &options.edition),
+        &default_rows(catalog, &options.edition, &requirements)?.0,
     );
     let prediction = step_predict(&requirements, &plan, catalog, &options.edition)?;
     let run = match &options.run {
@@ -219,8 +219,30 @@ pub fn step_plan(
         assumptions: assumptions_for(edition, None, 0.0)?,
         ..PlanOptions::default()
     };
-    iofit_planner::plan(requirements, &rows_for(catalog, edition), &options)
-        .map_err(|e| ProcedureError::BadInput(e.to_string()))
+    let (rows, notes) = default_rows(catalog, edition, requirements)?;
+    let mut plan = iofit_planner::plan(requirements, &rows, &options)
+        .map_err(|e| ProcedureError::BadInput(e.to_string()))?;
+    plan.notes.extend(notes);
+    Ok(plan)
+}
+
+/// The rows `iofit plan` uses without filter flags: the sizes Azure retires within the plan's
+/// horizon left out (and x64 only for a PerfMon capture), with the notes saying so.
+fn default_rows(
+    catalog: &Catalog,
+    edition: &str,
+    requirements: &Requirements,
+) -> Result<(iofit_planner::CatalogRows, Vec<String>), ProcedureError> {
+    let mut rows = rows_for(catalog, edition);
+    let notes = crate::vm_filters::apply(
+        &mut rows.vms,
+        &Default::default(),
+        requirements.source.starts_with("PerfMon"),
+        &crate::vm_filters::today(),
+        "--",
+    )
+    .map_err(ProcedureError::BadInput)?;
+    Ok((rows, notes))
 }
 
 /// Step 3: predict the top design with a warm host cache: what it delivers and what binds.

@@ -51,6 +51,7 @@ pub mod so_far;
 pub mod vdbench;
 mod vdbench_flat;
 mod vdbench_fs;
+pub mod vm_filters;
 pub mod workload;
 
 mod error;

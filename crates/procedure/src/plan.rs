@@ -30,6 +30,9 @@ pub struct CatalogChoice {
     pub region: Option<String>,
     pub pricing: Option<String>,
     pub os: Option<String>,
+    /// Which VM sizes `plan` may use (`--arch`, `--family`, ...); a requirements file's
+    /// `[filters]` fills what the command line leaves out.
+    pub filters: crate::vm_filters::VmFilters,
 }
 
 impl CatalogChoice {
@@ -69,23 +72,69 @@ impl CatalogChoice {
         let Some(choice) = self.price_choice()? else {
             return Ok((catalog, Vec::new()));
         };
+        check_region(&catalog, &self.edition, &choice)?;
         let view = catalog.priced_for(&self.edition, &choice);
         if view.catalog.vms.is_empty() {
-            return Err(bad(format!(
-                "--region {} --pricing {} --os {}: no VM size in the {} catalog has such \
-                 a price ({} have {} prices of another kind); import them with `iofit \
-                 catalog import` and give --catalog FILE, or choose another way of paying",
-                choice.region,
-                choice.pricing.name(),
-                choice.os.name(),
-                self.edition,
-                view.vms_without_this_price.len(),
-                choice.region
-            )));
+            return Err(bad(no_vm_price_message(&catalog, &self.edition, &choice)));
         }
         let notes = view.notes();
         Ok((view.catalog, notes))
     }
+}
+
+/// An error naming the nearest known regions when no price of the edition is for the
+/// choice's region (`--region westeu` is a typo, not a region without prices).
+pub fn check_region(catalog: &Catalog, edition: &str, choice: &PriceChoice) -> Result<()> {
+    let known = catalog.known_regions(edition);
+    if known.contains(&choice.region) {
+        return Ok(());
+    }
+    let nearest = catalog.nearest_regions(edition, &choice.region);
+    Err(bad(format!(
+        "unknown region '{}'; did you mean {}? (the {edition} catalog has prices for {}; for \
+         another region give --catalog FILE with its prices, from `iofit catalog import`)",
+        choice.region,
+        nearest.first().map(String::as_str).unwrap_or("eastus"),
+        known.join(", ")
+    )))
+}
+
+/// Why no VM size can be priced at a choice, naming what is missing and what is there: the
+/// prices of the region that do exist (way of paying and OS), and how to add the others.
+fn no_vm_price_message(catalog: &Catalog, edition: &str, choice: &PriceChoice) -> String {
+    let mut present: Vec<String> = catalog
+        .prices
+        .iter()
+        .filter(|p| p.os.is_some() && p.region.eq_ignore_ascii_case(&choice.region))
+        .filter(|p| catalog.edition_of(&p.table) == Some(edition))
+        .map(|p| {
+            format!(
+                "{} {}",
+                p.pricing.name(),
+                p.os.map(|os| os.name()).unwrap_or_default()
+            )
+        })
+        .collect();
+    present.sort();
+    present.dedup();
+    format!(
+        "--region {} --pricing {} --os {}: no {} {} price of any VM size in {} is sourced in \
+         the {edition} catalog (it has {} there: Azure's public price dumps hold few \
+         reservation prices, and none was found for these); give --catalog FILE with them \
+         (`iofit catalog import --prices PAGE.json --region {}`), or plan with one of those",
+        choice.region,
+        choice.pricing.name(),
+        choice.os.name(),
+        choice.pricing.words(),
+        choice.os.name(),
+        choice.region,
+        if present.is_empty() {
+            "no VM prices".to_string()
+        } else {
+            present.join(", ")
+        },
+        choice.region
+    )
 }
 
 /// The embedded catalog plus extra catalog files; the edition checked.
@@ -139,12 +188,49 @@ pub fn parse_caching(text: &str) -> Result<HostCaching> {
 /// Reads and validates a requirements TOML file (a regular file under the requirements
 /// cap); every error is one line naming file, line and key.
 pub fn read_requirements(path: &Path) -> Result<Requirements> {
+    Ok(read_requirements_with_filters(path)?.0)
+}
+
+/// [`read_requirements`] with the file's `[filters]` table (which VM sizes a plan may use).
+pub fn read_requirements_with_filters(
+    path: &Path,
+) -> Result<(Requirements, crate::vm_filters::VmFilters)> {
     let text = iofit_safefs::input::read_capped_string(
         path,
         caps::REQUIREMENTS_BYTES,
         "requirements TOML",
     )?;
-    parse_requirements(&path.display().to_string(), &text)
+    parse_requirements_with_filters(&path.display().to_string(), &text)
+}
+
+/// Parses requirements text with its optional `[filters]` table; `label` names it in errors.
+pub fn parse_requirements_with_filters(
+    label: &str,
+    text: &str,
+) -> Result<(Requirements, crate::vm_filters::VmFilters)> {
+    let filters_at = |table: &toml::Table| table.contains_key("filters");
+    let Ok(mut table) = text.parse::<toml::Table>() else {
+        // Not TOML: the plain parse says where and why.
+        return Ok((parse_requirements(label, text)?, Default::default()));
+    };
+    if !filters_at(&table) {
+        return Ok((parse_requirements(label, text)?, Default::default()));
+    }
+    let filters_value = table
+        .remove("filters")
+        .unwrap_or(toml::Value::Boolean(false));
+    let filters: crate::vm_filters::VmFilters = filters_value.try_into().map_err(|e| {
+        bad(format!(
+            "{label}: [filters]: {}; keys: arch, families, exclude_families, no_burstable, \
+             min_vcpu, min_memory_gib, include_retiring",
+            e.message().replace('\n', " ").trim_end_matches('.')
+        ))
+    })?;
+    filters
+        .check(&format!("{label}: [filters] "))
+        .map_err(bad)?;
+    let rest = toml::to_string(&table).map_err(|e| bad(format!("{label}: {e}")))?;
+    Ok((parse_requirements(label, &rest)?, filters))
 }
 
 /// Parses requirements text; `label` names it in errors.
@@ -474,10 +560,11 @@ fn check_options(request: &PlanRequest) -> Result<()> {
 pub fn plan(request: &PlanRequest) -> Result<PlanOutcome> {
     let (catalog, price_notes) = request.catalog.load_priced()?;
     let edition = request.catalog.edition.clone();
-    let mut requirements = match &request.requirements {
-        RequirementsSource::File(path) => read_requirements(path)?,
-        RequirementsSource::Flags(flags) => requirements_from_flags(flags)?,
+    let (mut requirements, file_filters) = match &request.requirements {
+        RequirementsSource::File(path) => read_requirements_with_filters(path)?,
+        RequirementsSource::Flags(flags) => (requirements_from_flags(flags)?, Default::default()),
     };
+    let filters = request.catalog.filters.over(&file_filters);
     apply_growth(&mut requirements, request.growth)?;
     check_options(request)?;
     let mut inputs: Vec<PathBuf> = match &request.requirements {
@@ -504,10 +591,25 @@ pub fn plan(request: &PlanRequest) -> Result<PlanOutcome> {
         busy_hours_per_month: request.busy_hours_per_month,
         ..PlanOptions::default()
     };
-    let rows = crate::inputs::rows_for(&catalog, &edition);
+    let mut rows = crate::inputs::rows_for(&catalog, &edition);
+    let filter_notes = crate::vm_filters::apply(
+        &mut rows.vms,
+        &filters,
+        requirements.source.starts_with("PerfMon"),
+        &crate::vm_filters::today(),
+        "--",
+    )
+    .map_err(bad)?;
+    if rows.vms.is_empty() {
+        return Err(bad(format!(
+            "no VM size is left to plan with: {}; loosen the filters",
+            filter_notes.join("; ")
+        )));
+    }
     let mut plan =
         iofit_planner::plan(&requirements, &rows, &options).map_err(|e| bad(e.to_string()))?;
     plan.notes.extend(price_notes);
+    plan.notes.extend(filter_notes);
     if edition == EDITION_SEED {
         plan.notes.extend(seed_total_note(&catalog));
     }

@@ -355,6 +355,7 @@ pub fn predict(request: &PredictRequest) -> Result<PredictOutcome> {
     // predicted whatever its price).
     let (alternatives, price_notes) = match request.catalog.price_choice()? {
         Some(choice) => {
+            crate::plan::check_region(&catalog, &edition, &choice)?;
             let view = catalog.priced_for(&edition, &choice);
             let notes = view.notes();
             (Some(view.catalog), notes)

@@ -129,9 +129,24 @@ fn render_design(out: &mut String, design: &PlannedDesign) {
             .unwrap_or_else(|| "price not sourced".into()),
     };
     let _ = writeln!(out, "#{}  {}  {price}", design.rank, design.vm);
+    // Architecture and burstable CPU where the catalog's rules know them; an announced
+    // retirement (a size kept with --include-retiring, or beyond the plan's horizon) is said.
+    let (traits, retiring) = match &design.vm_traits {
+        Some(t) => (
+            format!(", {}", t.words()),
+            match (&t.retirement_date, &t.retirement_announced) {
+                (Some(date), Some(announced)) => {
+                    format!("; Azure retires it on {date} (announced {announced})")
+                }
+                (Some(date), None) => format!("; Azure retires it on {date}"),
+                _ => String::new(),
+            },
+        ),
+        None => (String::new(), String::new()),
+    };
     let _ = writeln!(
         out,
-        "    VM: {} vCPU, {} GiB ({})",
+        "    VM: {} vCPU, {} GiB{traits} ({}){retiring}",
         design.vm_vcpu,
         num(design.vm_memory_gib),
         design.vm_table

@@ -150,6 +150,7 @@ fn vm(
         burst_uncached_iops: None,
         burst_uncached_throughput_mb_s: None,
         price_usd_month: None,
+        traits: None,
     };
     read.vms.push(Sourced {
         row,

@@ -105,6 +105,10 @@ pub struct PlanFleet<'a> {
     pub service_latency_ms: Option<f64>,
     pub min_headroom_pct: f64,
     pub busy_hours_per_month: f64,
+    /// What the price choice used and missed (`--region`, `--pricing`, `--os`).
+    pub price_notes: Vec<String>,
+    /// Which VM sizes the servers may use (`--arch`, `--family`, ...).
+    pub filters: iofit_procedure::vm_filters::VmFilters,
 }
 
 /// `iofit plan --fleet DIR [--fleet-csv FILE] [--fleet-html FILE]`.
@@ -129,7 +133,18 @@ pub fn plan(args: PlanFleet<'_>) -> anyhow::Result<ExitCode> {
         }
     }
     let servers = iofit_fleet::read_requirements_dir(args.dir).map_err(bad_input)?;
-    let rows = rows_for(args.catalog, args.edition);
+    let mut rows = rows_for(args.catalog, args.edition);
+    let mut notes = args.price_notes.clone();
+    notes.extend(
+        iofit_procedure::vm_filters::apply(
+            &mut rows.vms,
+            &args.filters,
+            false,
+            &iofit_procedure::vm_filters::today(),
+            "--",
+        )
+        .map_err(bad_input)?,
+    );
     let bar = progress(servers.len(), "planning");
     let tick = || {
         if let Some(bar) = &bar {
@@ -156,8 +171,23 @@ pub fn plan(args: PlanFleet<'_>) -> anyhow::Result<ExitCode> {
     print_json_or_text(
         args.json,
         || &fleet,
-        || iofit_report::fleet_table::render_text(&fleet),
+        || {
+            let mut text = iofit_report::fleet_table::render_text(&fleet);
+            if !notes.is_empty() {
+                text.push_str("\nnotes:\n");
+                for note in &notes {
+                    text.push_str(&format!("  - {note}\n"));
+                }
+            }
+            text
+        },
     )?;
+    if args.json {
+        // The JSON document stays the fleet's; the price notes still reach the user.
+        for note in &notes {
+            eprintln!("iofit: note: {note}");
+        }
+    }
     for failed in &fleet.failed {
         eprintln!(
             "iofit: skipped server {}: {}",

@@ -72,6 +72,8 @@ pub struct Args {
     pub service_latency_ms: Option<f64>,
     #[command(flatten)]
     pub catalog: CatalogArgs,
+    #[command(flatten)]
+    pub filters: VmFilterArgs,
     /// Headroom to keep below every limit the plan sizes against (disk and stripe IOPS and
     /// MB/s, the VM's uncached and cached IOPS and MB/s, data-disk slots), percent of the limit.
     /// Default 10: measured workloads fluctuate around the figures they are sized for, and
@@ -116,6 +118,49 @@ pub struct Args {
     pub fleet_html: Option<PathBuf>,
 }
 
+/// Which VM sizes the plan may use (also a requirements file's `[filters]` table; the flags
+/// win).
+#[derive(clap::Args, Debug, Default)]
+pub struct VmFilterArgs {
+    /// CPU architecture of the VM sizes: x64, arm64 or any [default: any; x64 for requirements
+    /// profiled from a PerfMon (Windows) capture].
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Only these VM families (Dsv5, Esv5, ...; repeatable or comma-separated).
+    #[arg(long = "family", value_delimiter = ',')]
+    pub families: Vec<String>,
+    /// Leave out these VM families (repeatable or comma-separated).
+    #[arg(long = "exclude-family", value_delimiter = ',')]
+    pub exclude_families: Vec<String>,
+    /// Leave out burstable sizes (B-series: CPU credits, not a sustained vCPU).
+    #[arg(long = "no-burstable")]
+    pub no_burstable: bool,
+    /// Only sizes with at least this many vCPUs.
+    #[arg(long = "min-vcpu")]
+    pub min_vcpu: Option<u32>,
+    /// Only sizes with at least this much memory, GiB.
+    #[arg(long = "min-memory-gib", allow_negative_numbers = true)]
+    pub min_memory_gib: Option<f64>,
+    /// Keep sizes Azure has announced to retire within the plan's horizon (36 months); each
+    /// design names its retirement date.
+    #[arg(long = "include-retiring")]
+    pub include_retiring: bool,
+}
+
+impl VmFilterArgs {
+    fn filters(&self) -> iofit_procedure::vm_filters::VmFilters {
+        iofit_procedure::vm_filters::VmFilters {
+            arch: self.arch.clone(),
+            families: self.families.clone(),
+            exclude_families: self.exclude_families.clone(),
+            no_burstable: self.no_burstable,
+            min_vcpu: self.min_vcpu,
+            min_memory_gib: self.min_memory_gib,
+            include_retiring: self.include_retiring,
+        }
+    }
+}
+
 /// A number flag (`--iops 5000`): clap's "invalid float literal" does not say what to write.
 fn plain_number(text: &str) -> Result<f64, String> {
     text.trim().parse::<f64>().map_err(|_| {
@@ -153,7 +198,10 @@ fn request(args: &Args) -> anyhow::Result<PlanRequest> {
         service_latency_ms: args.service_latency_ms,
         min_headroom_pct: args.min_headroom_pct,
         busy_hours_per_month: args.busy_hours_per_month,
-        catalog: args.catalog.choice(),
+        catalog: iofit_procedure::plan::CatalogChoice {
+            filters: args.filters.filters(),
+            ..args.catalog.choice()
+        },
         report: args.output.report_request()?,
         capture: args.capture.clone(),
     })
@@ -165,7 +213,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(dir) = &args.fleet {
-        let (catalog, _) = args.catalog.load_priced()?;
+        let (catalog, price_notes) = args.catalog.load_priced()?;
         return crate::cmd::fleet::plan(crate::cmd::fleet::PlanFleet {
             dir,
             csv: args.fleet_csv.as_deref(),
@@ -178,6 +226,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             service_latency_ms: args.service_latency_ms,
             min_headroom_pct: args.min_headroom_pct,
             busy_hours_per_month: args.busy_hours_per_month,
+            price_notes,
+            filters: args.filters.filters(),
         });
     }
     let outcome = plan::plan(&request(&args)?)?;

@@ -37,6 +37,7 @@ impl CatalogArgs {
             region: self.region.clone(),
             pricing: self.pricing.clone(),
             os: self.os.clone(),
+            filters: Default::default(),
         }
     }
 
