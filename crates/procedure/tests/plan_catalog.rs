@@ -320,3 +320,30 @@ fn a_perfmon_capture_plans_x64_and_a_file_may_carry_filters() {
     assert!(bad.to_string().contains("[filters]"), "{bad}");
     assert!(bad.to_string().contains("archh"), "{bad}");
 }
+
+/// The documented requirements file shows the `[filters]` table; uncommented it reads back.
+#[test]
+fn the_example_requirements_document_filters_that_read_back() {
+    let mut inside = false;
+    let text: String = iofit_planner::EXAMPLE_REQUIREMENTS
+        .lines()
+        .map(|line| {
+            if line.starts_with("# [filters]") {
+                inside = true;
+            } else if !line.starts_with("# ") {
+                inside = false;
+            }
+            let line = if inside { &line[2..] } else { line };
+            format!("{line}\n")
+        })
+        .collect();
+    let (requirements, filters) = plan::parse_requirements_with_filters("example", &text).unwrap();
+    assert_eq!(requirements.volumes.len(), 2);
+    assert_eq!(filters.arch.as_deref(), Some("x64"));
+    assert_eq!(filters.families, vec!["Esv5", "Ebsv5"]);
+    assert!(filters.no_burstable && !filters.include_retiring);
+    assert_eq!(
+        (filters.min_vcpu, filters.min_memory_gib),
+        (Some(8), Some(64.0))
+    );
+}
