@@ -97,6 +97,13 @@ fn a_3000_iops_64_gib_volume_is_planned_on_premium_ssd_v2_with_its_iops_bought()
         // Far below the cheapest Premium SSD that carries 3,334 IOPS (a P30, $135.17).
         assert!(v.price_usd_month.unwrap() < 20.0, "{v:?}");
     }
+    // The plan states the condition Azure sets for v2 (zonal VMs), with its source.
+    let outcome = plan::plan(&request(flags(3000.0, Some(64.0), "data"), current())).unwrap();
+    assert!(outcome
+        .plan
+        .notes
+        .iter()
+        .any(|n| n.contains("availability zone") && n.contains("disks-deploy-premium-v2")));
 }
 
 #[test]
