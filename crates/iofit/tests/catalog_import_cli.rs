@@ -219,7 +219,7 @@ fn import_refuses_bad_input_in_one_line_with_exit_2() {
     ]);
     assert_eq!(code, Some(2));
     assert!(
-        stderr.contains("no VM size in the current catalog has such a price"),
+        stderr.contains("no 3-year reservation windows price of any VM size in eastus"),
         "{stderr}"
     );
     let (code, stderr) = run(&["catalog", "vms", "--region", "eastus"]);

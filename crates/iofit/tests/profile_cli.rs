@@ -513,12 +513,29 @@ fn profile_and_plan_reports_draw_the_workload_over_time() {
     assert!(html.contains("above the sized 12,905.6 in 0 of 720 intervals"));
 
     let plan_html = dir.path().join("plan.html");
+    // Cached Premium SSD on the DS family, whose next cheaper VM throttles the peak: Premium
+    // SSD v2 left unpriced (it would be cheaper and never throttle) and the retiring DS sizes
+    // kept.
+    let no_v2 = dir.path().join("no-v2.toml");
+    std::fs::write(
+        &no_v2,
+        "[table]\nid = \"no-v2-prices\"\nedition = \"current\"\ntitle = \"t\"\n\
+         source = \"test\"\ndate = \"2026-01-01\"\n[[provisioned]]\nname = \"PremiumV2\"\n\
+         kind = \"premium_ssd_v2\"\nsize_gib_min = 1\nsize_gib_max = 65536\n\
+         iops_baseline = 3000\niops_per_gib_max = 500\niops_max = 80000\n\
+         throughput_mb_s_baseline = 125\nthroughput_mb_s_per_iops_max = 0.25\n\
+         throughput_mb_s_max = 2000\n",
+    )
+    .unwrap();
     let output = iofit()
         .arg("plan")
         .arg("--requirements")
         .arg(&req)
         .args(["--capture", &capture, "--report"])
         .arg(&plan_html)
+        .arg("--catalog")
+        .arg(&no_v2)
+        .arg("--include-retiring")
         .output()
         .unwrap();
     assert_exit(&output, 0);

@@ -104,7 +104,11 @@ fn inputs<'a>(paths: &[PathBuf], texts: &'a [String]) -> Vec<Input<'a>> {
 
 /// Writes `text` to `path` whole or not at all. An existing file is replaced only with
 /// `--allow-overwrite`: iofit never destroys data it did not make.
-fn write_new_file(path: &Path, text: &str, allow_overwrite: bool) -> Result<(), ProcedureError> {
+pub(crate) fn write_new_file(
+    path: &Path,
+    text: &str,
+    allow_overwrite: bool,
+) -> Result<(), ProcedureError> {
     if path.exists() && !allow_overwrite {
         return Err(bad(format!(
             "-o {}: exists; choose another name or add --allow-overwrite",

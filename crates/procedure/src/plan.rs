@@ -82,6 +82,36 @@ impl CatalogChoice {
     }
 }
 
+/// The conditions Azure sets for the provisioned disk kinds the listed designs use, with
+/// their source: a design on them is buildable only so.
+fn provisioned_conditions(plan: &iofit_planner::Plan) -> Vec<String> {
+    use iofit_catalog::DiskKind;
+    let uses = |kind: DiskKind| {
+        plan.designs
+            .iter()
+            .any(|d| d.volumes.iter().any(|v| v.disk.kind == kind))
+    };
+    let mut notes = Vec::new();
+    if uses(DiskKind::PremiumSsdV2) {
+        notes.push(
+            "Premium SSD v2: attaches only to VMs deployed in an availability zone (zonal VMs), \
+             supports no host caching and cannot be an OS disk (Azure docs 'Deploy a Premium \
+             SSD v2', learn.microsoft.com/azure/virtual-machines/disks-deploy-premium-v2, \
+             Limitations); it is offered in select regions only"
+                .to_string(),
+        );
+    }
+    if uses(DiskKind::UltraDisk) {
+        notes.push(
+            "Ultra Disk: a data disk only, with no host caching (Azure docs 'Azure managed disk \
+             types', disks-types.md); a VM with Ultra enabled but no Ultra disk attached pays a \
+             per-vCPU reservation fee (not in the totals)"
+                .to_string(),
+        );
+    }
+    notes
+}
+
 /// An error naming the nearest known regions when no price of the edition is for the
 /// choice's region (`--region westeu` is a typo, not a region without prices).
 pub fn check_region(catalog: &Catalog, edition: &str, choice: &PriceChoice) -> Result<()> {
@@ -610,6 +640,7 @@ pub fn plan(request: &PlanRequest) -> Result<PlanOutcome> {
         iofit_planner::plan(&requirements, &rows, &options).map_err(|e| bad(e.to_string()))?;
     plan.notes.extend(price_notes);
     plan.notes.extend(filter_notes);
+    plan.notes.extend(provisioned_conditions(&plan));
     if edition == EDITION_SEED {
         plan.notes.extend(seed_total_note(&catalog));
     }

@@ -97,6 +97,13 @@ fn a_3000_iops_64_gib_volume_is_planned_on_premium_ssd_v2_with_its_iops_bought()
         // Far below the cheapest Premium SSD that carries 3,334 IOPS (a P30, $135.17).
         assert!(v.price_usd_month.unwrap() < 20.0, "{v:?}");
     }
+    // The plan states the condition Azure sets for v2 (zonal VMs), with its source.
+    let outcome = plan::plan(&request(flags(3000.0, Some(64.0), "data"), current())).unwrap();
+    assert!(outcome
+        .plan
+        .notes
+        .iter()
+        .any(|n| n.contains("availability zone") && n.contains("disks-deploy-premium-v2")));
 }
 
 #[test]
@@ -319,4 +326,31 @@ fn a_perfmon_capture_plans_x64_and_a_file_may_carry_filters() {
     let bad = run(text("x", "[filters]\narchh = \"x64\"\n")).unwrap_err();
     assert!(bad.to_string().contains("[filters]"), "{bad}");
     assert!(bad.to_string().contains("archh"), "{bad}");
+}
+
+/// The documented requirements file shows the `[filters]` table; uncommented it reads back.
+#[test]
+fn the_example_requirements_document_filters_that_read_back() {
+    let mut inside = false;
+    let text: String = iofit_planner::EXAMPLE_REQUIREMENTS
+        .lines()
+        .map(|line| {
+            if line.starts_with("# [filters]") {
+                inside = true;
+            } else if !line.starts_with("# ") {
+                inside = false;
+            }
+            let line = if inside { &line[2..] } else { line };
+            format!("{line}\n")
+        })
+        .collect();
+    let (requirements, filters) = plan::parse_requirements_with_filters("example", &text).unwrap();
+    assert_eq!(requirements.volumes.len(), 2);
+    assert_eq!(filters.arch.as_deref(), Some("x64"));
+    assert_eq!(filters.families, vec!["Esv5", "Ebsv5"]);
+    assert!(filters.no_burstable && !filters.include_retiring);
+    assert_eq!(
+        (filters.min_vcpu, filters.min_memory_gib),
+        (Some(8), Some(64.0))
+    );
 }

@@ -23,6 +23,10 @@ pub enum Listing {
     /// Write a catalog file from `az vm list-skus` output and Retail Prices API pages
     /// (--skus, --prices, --region, -o).
     Import,
+    /// Write a catalog file of one region's prices read from the Azure Retail Prices API
+    /// itself (--region, -o; VM pay-as-you-go Linux and Windows, 1- and 3-year reservations,
+    /// disk tiers).
+    Fetch,
 }
 
 #[derive(clap::Args, Debug)]
@@ -71,6 +75,12 @@ pub struct ImportArgs {
     /// Replace FILE when it exists.
     #[arg(long = "allow-overwrite")]
     pub allow_overwrite: bool,
+    /// `catalog fetch`: the currency of the prices; USD only (the catalog's prices are USD).
+    #[arg(long)]
+    pub currency: Option<String>,
+    /// `catalog fetch`: the Retail Prices API's address [default: the public API].
+    #[arg(long, value_name = "URL")]
+    pub api: Option<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -78,9 +88,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         || !args.import.prices.is_empty()
         || args.import.region.is_some()
         || args.import.output.is_some();
-    if import_flags && args.listing != Listing::Import {
+    if import_flags && !matches!(args.listing, Listing::Import | Listing::Fetch) {
         return Err(bad_input(
-            "--skus, --prices, --region and -o belong to `iofit catalog import`",
+            "--skus, --prices, --region and -o belong to `iofit catalog import` (--region and \
+             -o also to `iofit catalog fetch`)",
         ));
     }
     let kind = match args.listing {
@@ -89,6 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Listing::Netapp => ListingKind::Netapp,
         Listing::Tables => ListingKind::Tables,
         Listing::Import => return import(args.import),
+        Listing::Fetch => return fetch(args.import),
     };
     // The built-in files are tested to load, so any error here comes from a --catalog file.
     let catalog = Catalog::embedded_with_files(&args.catalog_files).map_err(bad_input)?;
@@ -126,6 +138,35 @@ fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
         unix_seconds,
     };
     let outcome = import_catalog(&request)?;
+    crate::cmd::emit(&outcome.summary())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `iofit catalog fetch`: reads the Retail Prices API, writes the catalog file whole.
+fn fetch(args: ImportArgs) -> anyhow::Result<ExitCode> {
+    if !args.skus.is_empty() || !args.prices.is_empty() {
+        return Err(bad_input(
+            "--skus and --prices belong to `iofit catalog import`; `catalog fetch` reads the \
+             Retail Prices API itself",
+        ));
+    }
+    let unix_seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let request = iofit_procedure::catalog_fetch::FetchRequest {
+        region: args.region,
+        currency: args.currency,
+        api: args
+            .api
+            .unwrap_or_else(|| iofit_procedure::catalog_fetch::RETAIL_PRICES_API.to_string()),
+        output: args.output,
+        table_id: args.table_id,
+        allow_overwrite: args.allow_overwrite,
+        unix_seconds,
+        max_wait_s: 60,
+    };
+    let outcome = iofit_procedure::catalog_fetch::fetch_catalog(&request)?;
     crate::cmd::emit(&outcome.summary())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,313 @@
+//! `iofit catalog fetch` against a local HTTP server on 127.0.0.1 that answers in the Retail
+//! Prices API's documented shape (`{"BillingCurrency", "Items": [...], "NextPageLink",
+//! "Count"}`): a query spread over two pages, a page first answered 429 with Retry-After, and
+//! a broken page. The live API is never contacted. The items are written here for the test.
+
+use iofit_procedure::catalog_fetch::{fetch_catalog, FetchRequest};
+use iofit_procedure::plan::{self, CatalogChoice, PlanRequest, RequirementsSource, VolumeFlags};
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+fn item(
+    sku: &str,
+    product: &str,
+    kind: &str,
+    term: Option<&str>,
+    price: f64,
+    unit: &str,
+) -> String {
+    let arm = format!("Standard_{}", sku.replace(' ', "_"));
+    let (service, arm) = if product.contains("Disks") {
+        ("Storage", String::new())
+    } else {
+        ("Virtual Machines", arm)
+    };
+    let meter = if service == "Storage" {
+        format!("{sku} Disk")
+    } else {
+        sku.to_string()
+    };
+    let term = term
+        .map(|t| format!(",\"reservationTerm\":\"{t}\""))
+        .unwrap_or_default();
+    format!(
+        "{{\"currencyCode\":\"USD\",\"tierMinimumUnits\":0.0,\"retailPrice\":{price},\
+         \"unitPrice\":{price},\"armRegionName\":\"westeurope\",\"location\":\"EU West\",\
+         \"effectiveStartDate\":\"2026-10-01T00:00:00Z\",\"meterId\":\"m-{sku}\",\
+         \"meterName\":\"{meter}\",\"productId\":\"p\",\"skuId\":\"p/1\",\
+         \"productName\":\"{product}\",\"skuName\":\"{sku}\",\"serviceName\":\"{service}\",\
+         \"serviceId\":\"s\",\"serviceFamily\":\"Compute\",\"unitOfMeasure\":\"{unit}\",\
+         \"type\":\"{kind}\",\"isPrimaryMeterRegion\":true,\"armSkuName\":\"{arm}\"{term}}}"
+    )
+}
+
+fn page(items: &[String], next: Option<String>) -> String {
+    let next = next
+        .map(|n| format!("\"{n}\""))
+        .unwrap_or_else(|| "null".into());
+    format!(
+        "{{\"BillingCurrency\":\"USD\",\"CustomerEntityId\":\"Default\",\
+         \"CustomerEntityType\":\"Retail\",\"Items\":[{}],\"NextPageLink\":{next},\
+         \"Count\":{}}}",
+        items.join(","),
+        items.len()
+    )
+}
+
+/// Serves until the test ends: the VM query's first page links to /vm-2, which answers 429
+/// (Retry-After: 1) once; the disk query is one page. `broken`: every page is not JSON.
+fn serve(broken: bool) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let throttled = Arc::new(AtomicUsize::new(0));
+    let seen = throttled.clone();
+    let next = format!("{base}/api/vm-2");
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request_line = String::new();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            reader.read_line(&mut request_line).unwrap();
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).unwrap() == 0 || header == "\r\n" {
+                    break;
+                }
+            }
+            let target = request_line.split(' ').nth(1).unwrap_or("").to_string();
+            let (status, extra, body) = if broken {
+                ("200 OK", "", "{\"Items\": [ not json".to_string())
+            } else if target.starts_with("/api/vm-2") {
+                if seen.fetch_add(1, Ordering::SeqCst) == 0 {
+                    ("429 Too Many Requests", "Retry-After: 1\r\n", String::new())
+                } else {
+                    let items = [
+                        item(
+                            "E4s v5",
+                            "Virtual Machines Esv5 Series",
+                            "Consumption",
+                            None,
+                            0.28,
+                            "1 Hour",
+                        ),
+                        item(
+                            "E4s v5",
+                            "Virtual Machines Esv5 Series Windows",
+                            "Consumption",
+                            None,
+                            0.464,
+                            "1 Hour",
+                        ),
+                        item(
+                            "E4s v5",
+                            "Virtual Machines Esv5 Series",
+                            "Reservation",
+                            Some("3 Years"),
+                            3200.0,
+                            "1 Hour",
+                        ),
+                        item(
+                            "E4s v5 Spot",
+                            "Virtual Machines Esv5 Series",
+                            "Consumption",
+                            None,
+                            0.03,
+                            "1 Hour",
+                        ),
+                    ];
+                    ("200 OK", "", page(&items, None))
+                }
+            } else if target.contains("Virtual%20Machines") {
+                let items = [
+                    item(
+                        "D4s v5",
+                        "Virtual Machines Dsv5 Series",
+                        "Consumption",
+                        None,
+                        0.23,
+                        "1 Hour",
+                    ),
+                    item(
+                        "D4s v5",
+                        "Virtual Machines Dsv5 Series Windows",
+                        "Consumption",
+                        None,
+                        0.414,
+                        "1 Hour",
+                    ),
+                    item(
+                        "D4s v5",
+                        "Virtual Machines Dsv5 Series",
+                        "Reservation",
+                        Some("1 Year"),
+                        1250.0,
+                        "1 Hour",
+                    ),
+                    item(
+                        "D4s v5",
+                        "Virtual Machines Dsv5 Series",
+                        "Reservation",
+                        Some("3 Years"),
+                        2400.0,
+                        "1 Hour",
+                    ),
+                    item(
+                        "D4s v5 Low Priority",
+                        "Virtual Machines Dsv5 Series",
+                        "Consumption",
+                        None,
+                        0.046,
+                        "1 Hour",
+                    ),
+                ];
+                ("200 OK", "", page(&items, Some(next.clone())))
+            } else {
+                let items = [
+                    item(
+                        "P30 LRS",
+                        "Premium SSD Managed Disks",
+                        "Consumption",
+                        None,
+                        148.68,
+                        "1/Month",
+                    ),
+                    item(
+                        "P20 LRS",
+                        "Premium SSD Managed Disks",
+                        "Consumption",
+                        None,
+                        80.53,
+                        "1/Month",
+                    ),
+                ];
+                ("200 OK", "", page(&items, None))
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\n{extra}\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (format!("{base}/api/retail/prices"), throttled)
+}
+
+fn request(api: String, output: std::path::PathBuf) -> FetchRequest {
+    FetchRequest {
+        region: Some("westeurope".into()),
+        currency: None,
+        api,
+        output: Some(output),
+        table_id: Some("fetched-westeurope".into()),
+        allow_overwrite: false,
+        unix_seconds: 1_795_000_000,
+        max_wait_s: 2,
+    }
+}
+
+#[test]
+fn fetch_follows_pages_waits_out_429_refuses_spot_and_writes_a_catalog_plan_ranks_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let (api, throttled) = serve(false);
+    let output = dir.path().join("westeurope.toml");
+    let outcome = fetch_catalog(&request(api, output.clone())).unwrap();
+    // The throttled page was asked twice: once refused, once answered.
+    assert_eq!(throttled.load(Ordering::SeqCst), 2);
+    let text = std::fs::read_to_string(&output).unwrap();
+    // The source names the queries; the date is the day of the fetch.
+    assert!(
+        text.contains("armRegionName%20eq%20%27westeurope%27"),
+        "{text}"
+    );
+    assert!(text.contains("date = \"2026-11-18\""), "{text}");
+    // Spot and Low Priority are never on-demand prices.
+    assert!(
+        !text.contains("= 0.046\n") && !text.contains("= 0.03\n"),
+        "{text}"
+    );
+    assert!(outcome.imported.prices.spot_or_low_priority >= 2);
+    // Both pages of the VM query and the disk page arrived.
+    for wanted in ["Standard_D4s_v5", "Standard_E4s_v5", "\"P30\""] {
+        assert!(text.contains(wanted), "{wanted}: {text}");
+    }
+
+    // plan --catalog FILE --region westeurope --pricing ri-3y --os windows ranks with it, and
+    // the cheapest design changes with the way of paying and the OS.
+    let total = |pricing: &str, os: &str| {
+        let outcome = plan::plan(&PlanRequest {
+            requirements: RequirementsSource::Flags(VolumeFlags {
+                iops: Some(3000.0),
+                throughput_mb_s: None,
+                latency_ms: None,
+                capacity_gib: Some(500.0),
+                read_pct: 70.0,
+                random_pct: 100.0,
+                io_size: "8k".into(),
+                role: "data".into(),
+            }),
+            growth: None,
+            top: 3,
+            caching: None,
+            cache_hit_pct: 0.0,
+            service_latency_ms: None,
+            min_headroom_pct: 10.0,
+            busy_hours_per_month: iofit_planner::HOURS_PER_MONTH,
+            catalog: CatalogChoice {
+                edition: "current".into(),
+                files: vec![output.clone()],
+                region: Some("westeurope".into()),
+                pricing: Some(pricing.into()),
+                os: Some(os.into()),
+                filters: Default::default(),
+            },
+            report: None,
+            capture: Vec::new(),
+        })
+        .unwrap();
+        assert!(outcome.found());
+        let first = &outcome.plan.designs[0];
+        assert!(first
+            .vm_table
+            .contains(&format!("westeurope {pricing} {os}")));
+        (first.vm.clone(), first.vm_price_usd_month.unwrap())
+    };
+    // Only the fetched sizes have reservation prices: D4s_v5 at 2,400 / 36 a month.
+    let (vm_ri3, linux_ri3) = total("ri-3y", "linux");
+    assert_eq!(vm_ri3, "Standard_D4s_v5");
+    assert!((linux_ri3 - 2400.0 / 36.0).abs() < 0.01, "{linux_ri3}");
+    // Windows under a reservation: the compute reservation + the licence (Windows - Linux
+    // pay-as-you-go, x 730 h), derived by the importer.
+    let (vm_win, windows_ri3) = total("ri-3y", "windows");
+    assert_eq!(vm_win, "Standard_D4s_v5");
+    let licence = (0.414 - 0.23) * 730.0;
+    assert!(
+        (windows_ri3 - (linux_ri3 + licence)).abs() < 0.01,
+        "{windows_ri3}"
+    );
+    // Pay-as-you-go, the built-in westeurope prices rank too: another size comes first.
+    let (vm_payg, _) = total("payg", "linux");
+    assert_ne!(vm_payg, vm_ri3);
+}
+
+#[test]
+fn a_broken_page_or_a_currency_the_catalog_cannot_hold_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (api, _) = serve(true);
+    let output = dir.path().join("broken.toml");
+    let error = fetch_catalog(&request(api.clone(), output.clone())).unwrap_err();
+    assert!(error.is_bad_input());
+    let text = error.to_string();
+    assert!(text.contains("not a Retail Prices page"), "{text}");
+    assert!(text.contains("nothing was written"), "{text}");
+    assert!(!output.exists());
+    let mut euro = request(api, output.clone());
+    euro.currency = Some("EUR".into());
+    assert!(fetch_catalog(&euro)
+        .unwrap_err()
+        .to_string()
+        .contains("--currency EUR"));
+    assert!(!output.exists());
+}
