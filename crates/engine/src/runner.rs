@@ -316,7 +316,26 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
             .map(|r| (r.path, r.offset, r.length))
             .collect()
     };
-    let region_bytes: u64 = regions.iter().map(|(_, _, len)| *len).sum();
+    let mut region_bytes: u64 = regions.iter().map(|(_, _, len)| *len).sum();
+    // Sequential IO with holes (rw=read:8k) makes one pass over each file and ends, as fio's
+    // does: the bytes moved are the IOs that fit in one pass, not the region's size.
+    if let (BlockSizeSpec::Fixed(sizes), true) = (
+        &job.block_size,
+        job.seq_add_bytes > 0 && !job.rw.is_random() && job.io_limit.is_none(),
+    ) {
+        let bs = sizes.read.as_u64().max(sizes.write.as_u64()).max(1);
+        let step = bs + job.seq_add_bytes as u64;
+        region_bytes = regions
+            .iter()
+            .map(|(_, _, len)| {
+                if *len < bs {
+                    0
+                } else {
+                    ((len - bs) / step + 1) * bs
+                }
+            })
+            .sum();
+    }
     // fio loops: each loop is its own pass (each_loop.rs), with one loop's budget.
     let loops = match crate::each_loop::passes(job) {
         Some(_) => 1,
