@@ -195,7 +195,7 @@ fn flip_byte(path: &Path, at: u64) {
     file.write_all_at(&[byte[0] ^ 0x55], at).unwrap();
 }
 
-/// verify_only over a read job checks what is on storage: each tool writes a file with
+/// verify_only over a read job (and verify= on a plain read job) checks what is on storage: each tool writes a file with
 /// verify=crc32c (its own header format), one byte of the third block is flipped, and
 /// `rw=read verify_only=1` reports that block: the job's error is 84 (EILSEQ) and the exit is
 /// not 0 (fio's is 1; iofit's is 4, its documented code for bad data). fio stops the job at
@@ -226,6 +226,12 @@ fn verify_only_over_a_read_job_finds_a_flipped_byte_as_fio() {
         assert_eq!(job(tool, "r")["error"], 84, "{}", tool.stdout);
         assert_eq!(job(tool, "r")["write"]["total_ios"], 0);
     }
+    // Without verify_only, a read job with verify= checks each block it reads, as fio's.
+    let plain = read.replace("verify_only=1\n", "");
+    let fio_plain = run_fio(pair.fio_dir.path(), &plain, &args).unwrap();
+    let ours_plain = run_iofit(pair.iofit_dir.path(), &plain, &args);
+    assert_eq!(job(&fio_plain, "r")["error"], 84, "{}", fio_plain.stdout);
+    assert_eq!(job(&ours_plain, "r")["error"], 84, "{}", ours_plain.stdout);
     let verify = &job(&ours, "r")["iofit"]["verify"];
     assert_eq!(verify["bad_units"], 1, "{verify}");
     assert_eq!(verify["units_checked"], 256, "{verify}");
