@@ -549,6 +549,16 @@ fn two_output_formats_at_once_as_fio() {
     let terse = out.stdout.find("3;iofit").expect("a terse line");
     let text = out.stdout.find("a: (groupid=0").expect("the text report");
     assert!(terse < text, "{}", out.stdout);
+    // The same as iofit's own flag, before the job file.
+    let flag = iofit()
+        .current_dir(dir.path())
+        .args(["run", "--quiet", "--output-format=terse,json", "job.fio"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&flag.stdout);
+    assert_eq!(flag.status.code(), Some(0), "{}", String::from_utf8_lossy(&flag.stderr));
+    assert!(stdout.starts_with("3;iofit"), "{stdout}");
+    assert!(stdout.contains("\"jobs\""), "{stdout}");
 }
 
 /// `--parse-only` lists every option iofit refuses, each with its file, line and reason, and
