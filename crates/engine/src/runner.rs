@@ -317,6 +317,20 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
             .collect()
     };
     let mut region_bytes: u64 = regions.iter().map(|(_, _, len)| *len).sum();
+    // fio rounds each file's IO size down to whole blocks: a 300k file read in 64k blocks is
+    // 4 IOs (256k), not a fifth past its end.
+    if let BlockSizeSpec::Fixed(sizes) = &job.block_size {
+        let (read, write) = (sizes.read.as_u64(), sizes.write.as_u64());
+        let bs = match (job.rw.has_reads(), job.rw.has_writes()) {
+            (true, false) => read,
+            (false, true) => write,
+            _ if read == write => read,
+            _ => 0,
+        };
+        if bs > 0 {
+            region_bytes = regions.iter().map(|(_, _, len)| len / bs * bs).sum();
+        }
+    }
     // Sequential IO with holes (rw=read:8k) makes one pass over each file and ends, as fio's
     // does: the bytes moved are the IOs that fit in one pass, not the region's size.
     if let (BlockSizeSpec::Fixed(sizes), true) = (

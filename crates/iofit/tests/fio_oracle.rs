@@ -556,7 +556,12 @@ fn two_output_formats_at_once_as_fio() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&flag.stdout);
-    assert_eq!(flag.status.code(), Some(0), "{}", String::from_utf8_lossy(&flag.stderr));
+    assert_eq!(
+        flag.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&flag.stderr)
+    );
     assert!(stdout.starts_with("3;iofit"), "{stdout}");
     assert!(stdout.contains("\"jobs\""), "{stdout}");
 }
@@ -813,6 +818,16 @@ fn suite_sizes_depths_and_limits() {
             "size=256k\nbs=4k\nrw=randread\npercentage_random=50",
             Exact::Directions,
         ),
+        ("size=256k\nbs=4k\nrw=read\nnumjobs=2", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=randread\nnumjobs=2\ngroup_reporting=1", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=randwrite\nnumjobs=2\ngroup_reporting=1\nioengine=io_uring\niodepth=4", Exact::Directions),
+        ("size=128k\nbs=4k\nrw=read\nnumjobs=2\noffset_increment=128k", Exact::Directions),
+        ("size=256k\nbs=8k\nrw=randread\nblockalign=8k", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=read\nioengine=io_uring\niodepth=8\niodepth_batch=4", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=randread\nioengine=io_uring\niodepth=4\nfixedbufs=1\nregisterfiles=1", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=randread\nrandom_generator=lfsr", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=write\nunified_rw_reporting=1", Exact::Directions),
+        ("size=300k\nbs=64k\nrw=read", Exact::Directions),
     ];
     let cases: Vec<(String, Exact)> = cases.iter().map(|(b, e)| (b.to_string(), *e)).collect();
     run_cases(&cases);
@@ -890,6 +905,34 @@ fn suite_syncs_rates_and_verify() {
         ),
         (
             "size=256k\nbs=4k\nrw=write\nthinktime=100\nthinktime_blocks=16",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=randwrite\nverify=crc32c\nverify_state_save=1",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nverify=crc32c\nverify_fatal=1",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nverify=crc32c\nverify_offset=512",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nbuffer_pattern=0xaa",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\ndedupe_percentage=50",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nfdatasync=8\nioengine=io_uring\niodepth=4",
+            Exact::Directions,
+        ),
+        (
+            "size=64k\nbs=4k\nrw=randwrite\nrate_iops=500\nrate_process=poisson",
             Exact::Directions,
         ),
     ];
