@@ -1065,3 +1065,26 @@ fn suite_time_bound() {
     );
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
+
+/// write_hint is set as fio sets it: on the inode for buffered IO (works), on the open file for
+/// direct IO (F_SET_FILE_RW_HINT, which kernels since 5.17 refuse): both tools then fail the
+/// job with error 22 (EINVAL).
+#[test]
+fn write_hint_is_set_as_fio_sets_it() {
+    let direct = "[w]\nfilename=data\nsize=64k\nrw=write\ndirect=1\nwrite_hint=short\n";
+    let Some(pair) = run_both(direct, &[]) else {
+        return;
+    };
+    let (theirs, ours) = (
+        job(&pair.fio, "w")["error"].clone(),
+        job(&pair.iofit, "w")["error"].clone(),
+    );
+    assert_eq!(theirs, ours, "{}", pair.iofit.stdout);
+    assert!(theirs == 22 || theirs == 0, "fio: {theirs}");
+    assert_eq!(
+        pair.fio.exit == 0,
+        pair.iofit.exit == 0,
+        "{}",
+        pair.iofit.stderr
+    );
+}
