@@ -292,22 +292,21 @@ pub(crate) fn verify_phase<E: Engine, C: Clock>(
     now: u64,
 ) -> u64 {
     match &run.data {
+        // With verify_backlog every write is read back once, in batches as the job goes; as
+        // in fio, the end only reads back the writes since the last batch (no second pass).
+        DataState::Verify(v) if v.backlog.is_some() => {
+            if v.writes_since_backlog > 0 && run.out.error.is_none() && !run.out.interrupted {
+                check_backlog(run, engine);
+                return run.clock.now_ns();
+            }
+            return now;
+        }
         DataState::Verify(v)
             if run.plan.data.spec.verify.do_verify
                 && run.plan.data.has_writes
                 && run.out.error.is_none()
                 && !run.out.interrupted
                 && !v.verifier.limit_reached() => {}
-        // No verify phase: the writes since the last backlog check are still read back.
-        DataState::Verify(v)
-            if v.backlog.is_some()
-                && v.writes_since_backlog > 0
-                && run.out.error.is_none()
-                && !run.out.interrupted =>
-        {
-            check_backlog(run, engine);
-            return run.clock.now_ns();
-        }
         _ => return now,
     };
     // As fio does before its verify phase: the writes reach storage first (a buffered job
@@ -371,7 +370,7 @@ pub(crate) fn verify_only<E: Engine, C: Clock>(
 fn replay_writes<C: Clock>(run: &mut Run<'_, C>) {
     while run.budget_left() {
         let op = run.choose_op();
-        let len = run.plan.sizes.pick(op, &mut run.rng);
+        let len = run.pick_len(op);
         let (file, offset) = run.offsets.next(len, &mut run.rng);
         run.note_issue(op, len);
         if op == Op::Write {

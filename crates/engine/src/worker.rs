@@ -1010,10 +1010,28 @@ impl<'a, C: Clock> Run<'a, C> {
     /// The size of the next IO of `op`: trimwrite's write has the length of the trim before it.
     #[inline]
     pub(crate) fn pick_len(&mut self, op: Op) -> u32 {
-        match self.trimmed {
+        let len = match self.trimmed {
             Some((len, _, _)) if op == Op::Write => len,
             _ => self.plan.sizes.pick(op, &mut self.rng),
+        };
+        self.fit_budget(len)
+    }
+
+    /// With several block sizes, the last IO of a size-bound job is cut to what is left (in
+    /// multiples of the smallest size), as fio picks a size that still fits: the job moves
+    /// exactly its size, never a block more.
+    #[inline]
+    fn fit_budget(&self, len: u32) -> u32 {
+        let (SizePicker::Split { .. }, Some(budget)) = (&self.plan.sizes, self.plan.budget_bytes)
+        else {
+            return len;
+        };
+        let left = budget.saturating_sub(self.issued_bytes);
+        let min = u64::from(self.plan.sizes.min_size());
+        if u64::from(len) <= left || left < min {
+            return len;
         }
+        (left / min * min) as u32
     }
 
     /// Where the next IO of `op` goes: trimwrite's write goes to the block just trimmed, and

@@ -159,7 +159,14 @@ fn buffered_randread_after_a_synced_write_reads_storage_as_fio() {
         return;
     }
     let lat = |o: &Outcome| f64_at(job(o, "r"), &["read", "lat_ns", "mean"]);
-    let (fio_ns, iofit_ns) = (lat(&pair.fio), lat(&pair.iofit));
+    let (mut fio_ns, mut iofit_ns) = (lat(&pair.fio), lat(&pair.iofit));
+    if factor(fio_ns, iofit_ns) >= 4.0 {
+        // One more run of each before calling it a difference: the suite's other cases share
+        // this disk, and a burst of theirs can slow one run by 4x on its own.
+        if let Some(again) = run_both(text, &[]) {
+            (fio_ns, iofit_ns) = (lat(&again.fio), lat(&again.iofit));
+        }
+    }
     assert!(
         factor(fio_ns, iofit_ns) < 4.0,
         "buffered randread mean latency: fio {fio_ns:.0} ns, iofit {iofit_ns:.0} ns"
@@ -188,7 +195,7 @@ fn flip_byte(path: &Path, at: u64) {
     file.write_all_at(&[byte[0] ^ 0x55], at).unwrap();
 }
 
-/// verify_only over a read job checks what is on storage: each tool writes a file with
+/// verify_only over a read job (and verify= on a plain read job) checks what is on storage: each tool writes a file with
 /// verify=crc32c (its own header format), one byte of the third block is flipped, and
 /// `rw=read verify_only=1` reports that block: the job's error is 84 (EILSEQ) and the exit is
 /// not 0 (fio's is 1; iofit's is 4, its documented code for bad data). fio stops the job at
@@ -219,6 +226,12 @@ fn verify_only_over_a_read_job_finds_a_flipped_byte_as_fio() {
         assert_eq!(job(tool, "r")["error"], 84, "{}", tool.stdout);
         assert_eq!(job(tool, "r")["write"]["total_ios"], 0);
     }
+    // Without verify_only, a read job with verify= checks each block it reads, as fio's.
+    let plain = read.replace("verify_only=1\n", "");
+    let fio_plain = run_fio(pair.fio_dir.path(), &plain, &args).unwrap();
+    let ours_plain = run_iofit(pair.iofit_dir.path(), &plain, &args);
+    assert_eq!(job(&fio_plain, "r")["error"], 84, "{}", fio_plain.stdout);
+    assert_eq!(job(&ours_plain, "r")["error"], 84, "{}", ours_plain.stdout);
     let verify = &job(&ours, "r")["iofit"]["verify"];
     assert_eq!(verify["bad_units"], 1, "{verify}");
     assert_eq!(verify["units_checked"], 256, "{verify}");
@@ -536,6 +549,21 @@ fn two_output_formats_at_once_as_fio() {
     let terse = out.stdout.find("3;iofit").expect("a terse line");
     let text = out.stdout.find("a: (groupid=0").expect("the text report");
     assert!(terse < text, "{}", out.stdout);
+    // The same as iofit's own flag, before the job file.
+    let flag = iofit()
+        .current_dir(dir.path())
+        .args(["run", "--quiet", "--output-format=terse,json", "job.fio"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&flag.stdout);
+    assert_eq!(
+        flag.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&flag.stderr)
+    );
+    assert!(stdout.starts_with("3;iofit"), "{stdout}");
+    assert!(stdout.contains("\"jobs\""), "{stdout}");
 }
 
 /// `--parse-only` lists every option iofit refuses, each with its file, line and reason, and
@@ -592,4 +620,471 @@ fn runtime_override_bounds_startdelay() {
         "{stderr}"
     );
     assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The differential suite: many job shapes, each run by both tools.
+
+/// What a size-bound case compares exactly.
+#[derive(Clone, Copy, PartialEq)]
+enum Exact {
+    /// Every direction's counts (fixed block size, no random choice between directions).
+    Directions,
+    /// A mixed job: which direction each IO takes is random (each tool its own generator), so
+    /// the sum over directions is compared exactly and each share within 15 points of rwmix.
+    Totals,
+    /// Random block sizes (bssplit, bsrange): the bytes are exact, the IO count is not.
+    Bytes,
+}
+
+fn sum_of(j: &Value, key: &str) -> u64 {
+    ["read", "write", "trim"]
+        .iter()
+        .map(|d| j[d][key].as_u64().unwrap_or(0))
+        .sum()
+}
+
+/// Runs one size-bound shape in both tools and compares it as `exact` says.
+fn size_bound(case: &str, body: &str, exact: Exact) {
+    let text = format!("[j]\nfilename=data\n{body}\n");
+    let Some(pair) = run_both(&text, &[]) else {
+        return;
+    };
+    assert_eq!(
+        pair.fio.exit, 0,
+        "{case}: fio failed: {}{}",
+        pair.fio.stdout, pair.fio.stderr
+    );
+    assert_eq!(
+        pair.iofit.exit, 0,
+        "{case}: iofit failed: {}",
+        pair.iofit.stderr
+    );
+    let (theirs, ours) = (jobs(&pair.fio), jobs(&pair.iofit));
+    assert_eq!(theirs.len(), ours.len(), "{case}: number of job reports");
+    for (t, o) in theirs.iter().zip(ours) {
+        assert_eq!(t["jobname"], o["jobname"], "{case}");
+        assert_eq!(t["error"], o["error"], "{case}: error");
+        match exact {
+            Exact::Directions if body.contains("fsync=") || body.contains("fdatasync=") => {
+                // fio counts its fsync/fdatasync calls in read.short_ios (its text shows them
+                // as "issued rwts: short=N"): a quirk of fio's accounting iofit does not copy;
+                // the syncs are compared in fdatasync_latency_is_its_own_block_as_fio.
+                let without = |j: &Value| {
+                    let mut c = exact_counts(j);
+                    c.retain(|(k, _)| k != "read.short_ios");
+                    c
+                };
+                assert_eq!(without(t), without(o), "{case}");
+            }
+            Exact::Directions => assert_eq!(exact_counts(t), exact_counts(o), "{case}"),
+            Exact::Totals => {
+                assert_eq!(
+                    sum_of(t, "total_ios"),
+                    sum_of(o, "total_ios"),
+                    "{case}: IOs"
+                );
+                assert_eq!(
+                    sum_of(t, "io_bytes"),
+                    sum_of(o, "io_bytes"),
+                    "{case}: bytes"
+                );
+                let share = |j: &Value| {
+                    j["read"]["total_ios"].as_u64().unwrap_or(0) as f64 * 100.0
+                        / sum_of(j, "total_ios").max(1) as f64
+                };
+                assert!(
+                    (share(t) - share(o)).abs() < 15.0,
+                    "{case}: read shares {} {}",
+                    share(t),
+                    share(o)
+                );
+            }
+            Exact::Bytes => {
+                assert_eq!(
+                    sum_of(t, "io_bytes"),
+                    sum_of(o, "io_bytes"),
+                    "{case}: bytes"
+                );
+            }
+        }
+        invariants(case, o);
+        invariants(case, t);
+    }
+}
+
+/// Runs every case, then fails with all the cases that differ (not only the first).
+fn run_cases(cases: &[(String, Exact)]) {
+    let failed: Vec<String> = cases
+        .iter()
+        .filter_map(|(body, exact)| {
+            let case = body.replace('\n', " ");
+            std::panic::catch_unwind(|| size_bound(&case, body, *exact))
+                .err()
+                .map(|e| {
+                    e.downcast_ref::<String>()
+                        .cloned()
+                        .unwrap_or_else(|| case.clone())
+                })
+        })
+        .collect();
+    eprintln!("{} cases, {} differ", cases.len(), failed.len());
+    assert!(
+        failed.is_empty(),
+        "{} of {} cases differ:\n{}",
+        failed.len(),
+        cases.len(),
+        failed.join("\n")
+    );
+}
+
+/// Engines and rw modes, fixed block size: every count exact.
+#[test]
+fn suite_engines_and_modes() {
+    let modes = ["read", "write", "randread", "randwrite"];
+    let engines = [
+        "psync",
+        "sync",
+        "pvsync",
+        "io_uring\niodepth=4",
+        "libaio\niodepth=4\ndirect=1",
+        "posixaio\niodepth=2",
+        "mmap",
+        "null",
+    ];
+    let mut cases = Vec::new();
+    for engine in engines {
+        for rw in modes {
+            let body = format!("size=256k\nbs=4k\nrw={rw}\nioengine={engine}");
+            cases.push((body, Exact::Directions));
+        }
+    }
+    run_cases(&cases);
+}
+
+/// Block sizes, depths, offsets and limits.
+#[test]
+fn suite_sizes_depths_and_limits() {
+    let cases: &[(&str, Exact)] = &[
+        ("size=1m\nbs=64k\nrw=read", Exact::Directions),
+        (
+            "size=1m\nbs=128k\nrw=randwrite\nioengine=io_uring\niodepth=16",
+            Exact::Directions,
+        ),
+        ("size=1m\nbs=4k,64k\nrw=write", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=read\noffset=64k", Exact::Directions),
+        (
+            "size=256k\nbs=4k\nrw=randread\nio_size=64k",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=read\nnumber_ios=10",
+            Exact::Directions,
+        ),
+        ("size=256k\nbs=4k\nrw=read\nloops=3", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=write\nloops=2", Exact::Directions),
+        (
+            "size=256k\nbs=16k\nrw=read\nzero_buffers=1",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=randread\nnorandommap=1\nrandrepeat=0",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=randread\nrandom_distribution=zipf:1.2",
+            Exact::Directions,
+        ),
+        ("size=256k\nbs=4k\nrw=read:8k", Exact::Directions),
+        ("size=512k\nbs=4k\nrw=read\ndirect=1", Exact::Directions),
+        (
+            "size=512k\nbs=4k\nrw=randwrite\ndirect=1\nioengine=io_uring\niodepth=8",
+            Exact::Directions,
+        ),
+        ("size=512k\nbssplit=4k/50:64k/50\nrw=randread", Exact::Bytes),
+        ("size=512k\nbsrange=4k-16k\nrw=write", Exact::Bytes),
+        ("size=512k\nbs=4k\nrw=randrw\nrwmixread=70", Exact::Totals),
+        ("size=512k\nbs=4k\nrw=rw\nrwmixread=50", Exact::Totals),
+        (
+            "size=512k\nbs=4k\nrw=randrw\nrwmixwrite=80\nioengine=io_uring\niodepth=4",
+            Exact::Totals,
+        ),
+        ("size=256k\nbs=4k\nrw=read\nnrfiles=2", Exact::Directions),
+        (
+            "filesize=128k\nnrfiles=2\nbs=4k\nrw=write",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=randread\npercentage_random=50",
+            Exact::Directions,
+        ),
+        ("size=256k\nbs=4k\nrw=read\nnumjobs=2", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=randread\nnumjobs=2\ngroup_reporting=1", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=randwrite\nnumjobs=2\ngroup_reporting=1\nioengine=io_uring\niodepth=4", Exact::Directions),
+        ("size=128k\nbs=4k\nrw=read\nnumjobs=2\noffset_increment=128k", Exact::Directions),
+        ("size=256k\nbs=8k\nrw=randread\nblockalign=8k", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=read\nioengine=io_uring\niodepth=8\niodepth_batch=4", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=randread\nioengine=io_uring\niodepth=4\nfixedbufs=1\nregisterfiles=1", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=randread\nrandom_generator=lfsr", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=write\nunified_rw_reporting=1", Exact::Directions),
+        ("size=300k\nbs=64k\nrw=read", Exact::Directions),
+    ];
+    let cases: Vec<(String, Exact)> = cases.iter().map(|(b, e)| (b.to_string(), *e)).collect();
+    run_cases(&cases);
+}
+
+/// Syncs, buffered and direct, rates, verify: every count exact.
+#[test]
+fn suite_syncs_rates_and_verify() {
+    let cases: &[(&str, Exact)] = &[
+        ("size=256k\nbs=4k\nrw=write\nfsync=4", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=write\nfdatasync=2", Exact::Directions),
+        ("size=256k\nbs=4k\nrw=write\nsync=1", Exact::Directions),
+        (
+            "size=256k\nbs=4k\nrw=write\nsync=dsync\nioengine=io_uring\niodepth=4",
+            Exact::Directions,
+        ),
+        ("size=256k\nbs=4k\nrw=write\nend_fsync=1", Exact::Directions),
+        (
+            "size=256k\nbs=4k\nrw=randwrite\nfsync_on_close=1",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=randread\ninvalidate=0",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=randread\nbuffered=1\ninvalidate=1",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=randread\npre_read=1",
+            Exact::Directions,
+        ),
+        (
+            "size=128k\nbs=4k\nrw=read\nrate_iops=200",
+            Exact::Directions,
+        ),
+        ("size=256k\nbs=4k\nrw=write\nrate=2m", Exact::Directions),
+        (
+            "size=256k\nbs=4k\nrw=write\nverify=crc32c",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=randwrite\nverify=md5",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=8k\nrw=write\nverify=sha256\nverify_interval=4k",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nverify=xxhash\nioengine=io_uring\niodepth=4",
+            Exact::Directions,
+        ),
+        ("size=256k\nbs=4k\nrw=write\nverify=meta", Exact::Directions),
+        (
+            "size=256k\nbs=4k\nrw=write\nverify=pattern\nverify_pattern=0xdeadbeef",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nverify=crc32c\ndo_verify=0",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=randwrite\nverify=crc32c\nverify_backlog=16",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nverify=crc32\n",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nbuffer_compress_percentage=50\nrefill_buffers=1",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nthinktime=100\nthinktime_blocks=16",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=randwrite\nverify=crc32c\nverify_state_save=1",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nverify=crc32c\nverify_fatal=1",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nverify=crc32c\nverify_offset=512",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nbuffer_pattern=0xaa",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\ndedupe_percentage=50",
+            Exact::Directions,
+        ),
+        (
+            "size=256k\nbs=4k\nrw=write\nfdatasync=8\nioengine=io_uring\niodepth=4",
+            Exact::Directions,
+        ),
+        (
+            "size=64k\nbs=4k\nrw=randwrite\nrate_iops=500\nrate_process=poisson",
+            Exact::Directions,
+        ),
+    ];
+    let cases: Vec<(String, Exact)> = cases.iter().map(|(b, e)| (b.to_string(), *e)).collect();
+    run_cases(&cases);
+}
+
+/// Little's law on one job: the mean number of IOs in flight (IOPS x mean latency) is at most
+/// the iodepth asked (10% and 0.05 of slack for clock reads around each IO).
+fn littles_law(case: &str, j: &Value, iodepth: f64) {
+    for d in ["read", "write"] {
+        let iops = f64_at(j, &[d, "iops"]);
+        let lat_s = f64_at(j, &[d, "lat_ns", "mean"]) / 1e9;
+        let in_flight = iops * lat_s;
+        assert!(
+            in_flight <= iodepth * 1.1 + 0.05,
+            "{case} {d}: {iops:.0} IOPS x {lat_s:.6} s = {in_flight:.2} in flight at iodepth {iodepth}"
+        );
+    }
+}
+
+/// Time-bound shapes (runtime 500 ms each): both tools exit 0 with the same job names; on each
+/// tool's side, bytes = IOs x bs (bs=4k), one latency sample per IO, Little's law; and where
+/// a case names one, a band between the tools or against what the job asked.
+#[test]
+fn suite_time_bound() {
+    struct Case {
+        body: &'static str,
+        iodepth: f64,
+        /// Largest factor allowed between the tools' total IOPS (0: not compared).
+        band: f64,
+    }
+    // A documented refusal: fio runs it, iofit refuses it (exit 2) with this reason.
+    let refused = [(
+        "rw=randread\nss=iops:50%\nss_dur=200ms",
+        "a window of fewer than two one-second samples",
+    )];
+    let cases = [
+        // Direct random reads of a small file at depth 1: both tools wait on the same disk.
+        // Band 4x: one 500 ms run each on a shared, loaded machine. At depth the tools are not
+        // banded here: `cargo test` runs iofit's debug build, which spends several times the
+        // CPU per IO of fio's optimised one, and that shows once the disk is not the limit
+        // (the release engine's speed against fio is bench/engine.sh's to measure).
+        Case { body: "rw=randread\ndirect=1", iodepth: 1.0, band: 4.0 },
+        Case { body: "rw=randread\ndirect=1\nioengine=io_uring\niodepth=8", iodepth: 8.0, band: 0.0 },
+        Case { body: "rw=randwrite\ndirect=1\nioengine=libaio\niodepth=4", iodepth: 4.0, band: 0.0 },
+        Case { body: "rw=randrw\ndirect=1\nrwmixread=60", iodepth: 1.0, band: 4.0 },
+        Case { body: "rw=read\nioengine=null", iodepth: 1.0, band: 0.0 },
+        Case { body: "rw=randread\nnumjobs=2", iodepth: 1.0, band: 0.0 },
+        // Two jobs of depth 1 in one report: two IOs in flight at most.
+        Case { body: "rw=randread\nnumjobs=2\ngroup_reporting=1", iodepth: 2.0, band: 0.0 },
+        Case { body: "rw=randread\nramp_time=200ms", iodepth: 1.0, band: 0.0 },
+        Case { body: "rw=randread\ndirect=1\nioengine=io_uring\niodepth=16\nlatency_target=20ms\nlatency_window=100ms\nlatency_percentile=90", iodepth: 16.0, band: 0.0 },
+    ];
+    let mut failed = Vec::new();
+    for c in &cases {
+        let case = c.body.replace('\n', " ");
+        let text = format!(
+            "[j]\nfilename=data\nsize=4m\nbs=4k\nruntime=500ms\ntime_based=1\n{}\n",
+            c.body
+        );
+        let outcome = std::panic::catch_unwind(|| {
+            let Some(pair) = run_both(&text, &[]) else {
+                return;
+            };
+            assert_eq!(pair.fio.exit, 0, "{case}: fio: {}", pair.fio.stdout);
+            assert_eq!(pair.iofit.exit, 0, "{case}: iofit: {}", pair.iofit.stderr);
+            let names = |o: &Outcome| -> Vec<Value> {
+                jobs(o).iter().map(|j| j["jobname"].clone()).collect()
+            };
+            assert_eq!(names(&pair.fio), names(&pair.iofit), "{case}: job reports");
+            for o in [&pair.fio, &pair.iofit] {
+                for j in jobs(o) {
+                    for d in ["read", "write"] {
+                        let ios = j[d]["total_ios"].as_u64().unwrap_or(0);
+                        assert_eq!(
+                            j[d]["io_bytes"].as_u64().unwrap_or(0),
+                            ios * 4096,
+                            "{case} {d}"
+                        );
+                    }
+                    invariants(&case, j);
+                }
+            }
+            // Little's law on iofit's numbers (fio's own break it now and then: a
+            // latency_target run of fio 3.33 may end after ~100 ms and report IOPS over a
+            // shorter time than its latencies were taken in).
+            for j in jobs(&pair.iofit) {
+                littles_law(&case, j, c.iodepth);
+            }
+            if c.band > 0.0 {
+                let iops = |o: &Outcome| {
+                    f64_at(&jobs(o)[0], &["read", "iops"]) + f64_at(&jobs(o)[0], &["write", "iops"])
+                };
+                let (mut theirs, mut ours) = (iops(&pair.fio), iops(&pair.iofit));
+                if factor(theirs, ours) >= c.band {
+                    // One more run of each before calling it a difference: a peer's burst on
+                    // this shared disk can slow one 500 ms run by 4x on its own.
+                    if let Some(again) = run_both(&text, &[]) {
+                        (theirs, ours) = (iops(&again.fio), iops(&again.iofit));
+                    }
+                }
+                assert!(
+                    factor(theirs, ours) < c.band,
+                    "{case}: IOPS fio {theirs:.0}, iofit {ours:.0}"
+                );
+            }
+        });
+        if let Err(e) = outcome {
+            failed.push(e.downcast_ref::<String>().cloned().unwrap_or(case));
+        }
+    }
+    for (body, why) in refused {
+        let text =
+            format!("[j]\nfilename=data\nsize=4m\nbs=4k\nruntime=500ms\ntime_based=1\n{body}\n");
+        let Some(pair) = run_both(&text, &[]) else {
+            return;
+        };
+        if pair.fio.exit != 0 || pair.iofit.exit != 2 || !pair.iofit.stderr.contains(why) {
+            failed.push(format!(
+                "{body}: fio exit {}, iofit exit {}: {}",
+                pair.fio.exit, pair.iofit.exit, pair.iofit.stderr
+            ));
+        }
+    }
+    eprintln!(
+        "{} time-bound cases, {} differ",
+        cases.len() + refused.len(),
+        failed.len()
+    );
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+/// write_hint is set as fio sets it: on the inode for buffered IO (works), on the open file for
+/// direct IO (F_SET_FILE_RW_HINT, which kernels since 5.17 refuse): both tools then fail the
+/// job with error 22 (EINVAL).
+#[test]
+fn write_hint_is_set_as_fio_sets_it() {
+    let direct = "[w]\nfilename=data\nsize=64k\nrw=write\ndirect=1\nwrite_hint=short\n";
+    let Some(pair) = run_both(direct, &[]) else {
+        return;
+    };
+    let (theirs, ours) = (
+        job(&pair.fio, "w")["error"].clone(),
+        job(&pair.iofit, "w")["error"].clone(),
+    );
+    assert_eq!(theirs, ours, "{}", pair.iofit.stdout);
+    assert!(theirs == 22 || theirs == 0, "fio: {theirs}");
+    assert_eq!(
+        pair.fio.exit == 0,
+        pair.iofit.exit == 0,
+        "{}",
+        pair.iofit.stderr
+    );
 }

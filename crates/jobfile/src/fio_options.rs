@@ -83,8 +83,7 @@ const HONOURED: &[FioOption] = &[
         "bwavgtime: iofit's bandwidth samples are its per-interval series (log_avg_msec, else 1 s), not fio's bwavgtime windows")),
     opt("iopsavgtime", &[], Value, Noted(a::nothing,
         "iopsavgtime: iofit's IOPS samples are its per-interval series (log_avg_msec, else 1 s), not fio's iopsavgtime windows")),
-    opt("write_hint", &[], Value, Noted(a::write_hint,
-        "write_hint: iofit does not set the file's write-life hint (fio's fcntl F_SET_RW_HINT); the kernel's default placement is used")),
+    opt("write_hint", &[], Value, Supported(a::write_hint)),
     // fio program options that reach the job parser from iofit's command line.
     opt("eta-newline", &["eta_newline", "eta-interval", "eta_interval", "eta"], Value, Noted(a::nothing,
         "fio's --eta options set how fio shows progress; iofit shows its own progress line on a terminal")),

@@ -820,6 +820,10 @@ pub struct FileSync {
     /// hint (the kernel's default readahead).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fadvise: Option<FadviseHint>,
+    /// The write-life hint set on every file at open (fio `write_hint`: 1 none, 2 short,
+    /// 3 medium, 4 long, 5 extreme), with fcntl as fio sets it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_hint: Option<u64>,
 }
 
 /// The access pattern a job declares with posix_fadvise (fio `fadvise_hint`).

@@ -208,6 +208,14 @@ fn job_value(
         value["iofit"]["error_lines"] = json!(job.fio.error_lines);
     }
     let mut labels = vec!["trim"];
+    if reporting.unified_rw_reporting == iofit_model::job::UnifiedRw::Mixed {
+        // fio's unified_rw_reporting=1 writes the mixed block alone: no trim, no sync.
+        if let Some(map) = value.as_object_mut() {
+            map.remove("trim");
+            map.remove("sync");
+        }
+        labels.clear();
+    }
     for (label, direction) in directions(job, reporting.unified_rw_reporting) {
         let (ddir, bw) = match label {
             "read" => (Some(Ddir::Read), group_bw[0]),

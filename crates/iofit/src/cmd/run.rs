@@ -20,17 +20,12 @@ use std::time::Instant;
 /// Exit code when the run was interrupted by Ctrl-C (128 + SIGINT, as shells report it).
 pub(crate) const INTERRUPTED: u8 = 130;
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputFormat {
-    /// fio-style text.
-    Normal,
-    /// fio-compatible JSON (stdout holds nothing else).
-    Json,
-    /// fio's json+: JSON with every latency histogram's bins (fio_jsonplus_clat2csv reads it).
-    #[value(name = "json+")]
-    JsonPlus,
-    /// fio's terse version 3 line per job (`;`-separated).
-    Terse,
+/// fio's `--output-format`: normal, json, json+, terse, or several joined by commas
+/// (`normal,terse`), as fio takes it.
+fn output_format(text: &str) -> Result<request::OutputFormat, String> {
+    request::OutputFormat::parse(text).ok_or_else(|| {
+        format!("'{text}' is not an output format; use normal, json, json+ or terse, or several joined by commas (normal,terse)")
+    })
 }
 
 /// Run fio job files, or fio-style jobs given on the command line.
@@ -73,9 +68,10 @@ pub struct Args {
     /// Run only this job section of the job files (fio --section; may be repeated).
     #[arg(long, value_name = "NAME")]
     pub section: Vec<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "normal")]
-    pub output_format: OutputFormat,
+    /// Output format: normal (fio's text), json, json+ (JSON with every latency histogram's
+    /// bins), terse (fio's version 3 line), or several joined by commas (normal,terse) as fio.
+    #[arg(long, value_parser = output_format, default_value = "normal")]
+    pub output_format: request::OutputFormat,
     /// Write results to FILE (after every finished job) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -148,12 +144,7 @@ impl Args {
             parse_only: self.parse_only,
             ignore_unknown: self.ignore_unknown,
             section: std::mem::take(&mut self.section),
-            output_format: match self.output_format {
-                OutputFormat::Normal => request::OutputFormat::Normal,
-                OutputFormat::Json => request::OutputFormat::Json,
-                OutputFormat::JsonPlus => request::OutputFormat::JsonPlus,
-                OutputFormat::Terse => request::OutputFormat::Terse,
-            },
+            output_format: self.output_format,
             output: self.output.take(),
             allow_overwrite: self.allow_overwrite,
             quiet: self.quiet,

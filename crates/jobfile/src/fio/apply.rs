@@ -213,15 +213,23 @@ pub(crate) fn mem(c: &mut Ctx, arg: &Arg) -> R {
         )),
     }
 }
-/// fio's `write_hint` values (checked; the hint itself is not set, see the table's note).
-pub(crate) fn write_hint(_: &mut Ctx, arg: &Arg) -> R {
-    match arg.value()?.to_ascii_lowercase().as_str() {
-        "none" | "short" | "medium" | "long" | "extreme" => Ok(()),
-        _ => Err(arg.invalid(
-            "not a write-life hint fio knows",
-            "write none, short, medium, long or extreme",
-        )),
-    }
+/// fio's `write_hint`: the write-life hint (RWH_WRITE_LIFE_*) set on each file at open.
+pub(crate) fn write_hint(c: &mut Ctx, arg: &Arg) -> R {
+    let hint = match arg.value()?.to_ascii_lowercase().as_str() {
+        "none" => 1,
+        "short" => 2,
+        "medium" => 3,
+        "long" => 4,
+        "extreme" => 5,
+        _ => {
+            return Err(arg.invalid(
+                "not a write-life hint fio knows",
+                "write none, short, medium, long or extreme",
+            ))
+        }
+    };
+    c.job.file_sync.write_hint = Some(hint);
+    Ok(())
 }
 /// fio's `readonly` (the program's `--readonly`): a job that writes or trims is refused.
 pub(crate) fn readonly(c: &mut Ctx, arg: &Arg) -> R {

@@ -195,7 +195,7 @@ pub(crate) fn finish(job: &mut JobSpec, keys: &DedupeKeys) {
     }
     if verify.mode.is_on() && !job.rw.has_writes() && verify.state_load.is_none() && !verify.only {
         job.notes.push(
-            "verify on a job that only reads: iofit checks what the same run wrote, so this job checks nothing; use verify_only=1 with the writing job's options, or verify_state_load=1 after a run with verify_state_save=1".into(),
+            "verify on a job that only reads: as fio, each block read is checked against its own header (a block iofit never wrote has none and is reported bad); iofit's header is its own, so the data must have been written by iofit with the same verify mode".into(),
         );
     }
 }
@@ -361,11 +361,11 @@ mod tests {
                 PatternPart::Bytes(vec![7])
             ]
         );
-        // A read-only job says it checks nothing.
+        // A read-only job says what it checks.
         assert!(job("rw=read\nverify=md5\n")
             .notes
             .iter()
-            .any(|n| n.contains("checks nothing")));
+            .any(|n| n.contains("checked against its own header")));
     }
 
     #[test]
