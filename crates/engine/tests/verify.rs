@@ -86,6 +86,11 @@ fn every_injected_fault_is_found_at_its_block() {
         (VerifyMode::Crc32c, EngineKind::IoUring, 800),
         (VerifyMode::Md5, EngineKind::Psync, 300),
     ] {
+        // Each mode in its own directory: the harness wrote into the last mode's file, so that
+        // file is no longer iofit's to write (safefs's content seal).
+        let dir = dir.path().join(format!("{mode:?}"));
+        std::fs::create_dir(&dir).unwrap();
+        let dir = tempfile::TempDir::new_in(&dir).unwrap();
         // Generation 1, then generation 2 over it, each saving the generations.
         let mut writer = job(dir.path(), RwMode::Write, mode, engine, 8);
         writer.data.verify.do_verify = false;

@@ -1,7 +1,9 @@
 //! Inputs that could stall or crash iofit (issue 37): a job file whose one unknown key is
 //! megabytes long is refused at once (no "did you mean" over a key of absurd length), and a
 //! vdbench fwd asking for 100,000 threads is refused before a thread is spawned, naming the
-//! limit, instead of panicking minutes later.
+//! limit, instead of panicking minutes later; a capture with an impossible value (a negative
+//! wait, a rate beyond any device, a broken time stamp) is refused naming file, line and
+//! column rather than sized.
 
 use iofit_testkit::iofit;
 use std::time::{Duration, Instant};
@@ -65,4 +67,77 @@ fn a_fwd_asking_for_100000_threads_is_refused_before_any_thread() {
     assert!(start.elapsed() < Duration::from_secs(20));
     // Refused before the anchor was made.
     assert!(!anchor.exists());
+}
+
+/// The shipped capture with one change: `edit` gets its lines.
+fn damaged_capture(
+    dir: &std::path::Path,
+    edit: impl FnOnce(&mut Vec<String>),
+) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(iofit_testkit::test_data(
+        "iostat/example-db-server_sysstat-12.6.1_xt_10s.txt",
+    ))
+    .unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    edit(&mut lines);
+    let path = dir.join("damaged.txt");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+/// Replaces cell `cell` of the first device row of the third report.
+fn set_cell(lines: &mut [String], cell: usize, value: &str) -> usize {
+    let header = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("Device"))
+        .nth(2)
+        .unwrap()
+        .0;
+    let mut cells: Vec<String> = lines[header + 1]
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    cells[cell] = value.to_string();
+    lines[header + 1] = cells.join("  ");
+    header + 2
+}
+
+fn profile(path: &std::path::Path) -> (Option<i32>, String) {
+    let out = iofit().arg("profile").arg(path).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn captures_with_impossible_values_are_refused_with_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    // sysstat 12: Device r/s rkB/s rrqm/s %rrqm r_await ...; cell 5 is r_await, 8 wkB/s.
+    let mut line = 0;
+    let path = damaged_capture(dir.path(), |l| line = set_cell(l, 5, "-5.00"));
+    let (code, err) = profile(&path);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(&format!("damaged.txt:{line}")), "{err}");
+    assert!(
+        err.contains("column 'r_await'") && err.contains("negative"),
+        "{err}"
+    );
+    let path = damaged_capture(dir.path(), |l| line = set_cell(l, 8, "1e26"));
+    let (code, err) = profile(&path);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(&format!("damaged.txt:{line}")), "{err}");
+    assert!(
+        err.contains("column 'wkB/s'") && err.contains("beyond any device"),
+        "{err}"
+    );
+    // A broken time stamp where the banner ends (line 3).
+    let path = damaged_capture(dir.path(), |l| l[2] = l[2].replace("08:00:00", "17:-5:10"));
+    let (code, err) = profile(&path);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("damaged.txt:3, column 'time'"), "{err}");
+    // The capture itself is fine.
+    let (code, err) = profile(&damaged_capture(dir.path(), |_| {}));
+    assert_eq!(code, Some(0), "{err}");
 }

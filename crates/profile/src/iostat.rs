@@ -551,6 +551,19 @@ fn parse_reports<R: BufRead>(
             }
         }
         if !seen_content && line_no <= 3 {
+            // A line that starts like a time stamp but is not one is damage, not a banner.
+            if first[0].is_ascii_digit() && line.contains(&b':') {
+                return Err(ProfileError::syntax(
+                    file,
+                    line_no,
+                    Some("time"),
+                    format!(
+                        "'{}' is not a time of day",
+                        excerpt(&String::from_utf8_lossy(line))
+                    ),
+                    "the capture is damaged or edited; give the unedited output of `iostat -x -t INTERVAL COUNT`",
+                ));
+            }
             continue; // the banner: kernel, host, date, architecture, CPUs
         }
         if first == b"Linux" && line.contains(&b'(') {
@@ -800,6 +813,74 @@ fn read_row(
         sane(slot, value, unit_bytes, file, line_no, &table.names[index])?;
         store(sample, slot, value, unit_bytes);
     }
+    check_row(sample, table, file, line_no)
+}
+
+/// The value a slot holds in a sample (NaN when its column was not read).
+fn stored(sample: &DiskSample, slot: Slot) -> f64 {
+    match slot {
+        Slot::ReadIops => sample.read_iops,
+        Slot::WriteIops => sample.write_iops,
+        Slot::ReadBytes(_) => sample.read_bytes_s,
+        Slot::WriteBytes(_) => sample.write_bytes_s,
+        Slot::ReadLatency => sample.read_latency_ms,
+        Slot::WriteLatency => sample.write_latency_ms,
+        Slot::Latency => sample.latency_ms,
+        Slot::QueueDepth => sample.queue_depth,
+        Slot::ReadMerges => sample.read_merges_s,
+        Slot::WriteMerges => sample.write_merges_s,
+        Slot::Device | Slot::Ignore => f64::NAN,
+    }
+}
+
+/// The largest value a slot can hold on any device: far beyond what any disk does (100 M
+/// IOPS, 1 TB/s, a 3-hour average wait, a million IOs queued), so a value above it is damage.
+fn most_possible(slot: Slot) -> (f64, &'static str) {
+    match slot {
+        Slot::ReadIops | Slot::WriteIops | Slot::ReadMerges | Slot::WriteMerges => {
+            (1e8, "100 million per second")
+        }
+        Slot::ReadBytes(_) | Slot::WriteBytes(_) => (1e12, "1 TB/s"),
+        Slot::ReadLatency | Slot::WriteLatency | Slot::Latency => (1e7, "10,000 s"),
+        Slot::QueueDepth => (1e6, "a million IOs"),
+        Slot::Device | Slot::Ignore => (f64::INFINITY, ""),
+    }
+}
+
+/// Refuses a row with a value no device can show: a negative count, rate or wait, or one
+/// beyond [`most_possible`]; the error names file, line and column.
+fn check_row(
+    sample: &DiskSample,
+    table: &Table,
+    file: &str,
+    line_no: u64,
+) -> Result<(), ProfileError> {
+    for &(column, slot) in &table.read {
+        let value = stored(sample, slot);
+        if value.is_nan() {
+            continue;
+        }
+        let (most, said) = most_possible(slot);
+        let problem = if value < 0.0 {
+            "is negative, which no counter, rate or wait can be".to_string()
+        } else if value > most || value.is_infinite() {
+            format!("is beyond any device (more than {said})")
+        } else {
+            continue;
+        };
+        let name = &table.names[column];
+        let shown = match slot {
+            Slot::ReadBytes(_) | Slot::WriteBytes(_) => format!("{:.3e} MB/s", value / 1e6),
+            _ => format!("{value}"),
+        };
+        return Err(ProfileError::syntax(
+            file,
+            line_no,
+            Some(name),
+            format!("{name} ({shown}) {problem}"),
+            "the capture is damaged or edited; remove the line or re-capture",
+        ));
+    }
     Ok(())
 }
 
@@ -897,6 +978,7 @@ fn scan_read_cells(
         sane(slot, value, unit, file, line_no, &table.names[column])?;
         store(sample, slot, value, unit);
     }
+    check_row(sample, table, file, line_no)?;
     Ok(name)
 }
 
@@ -1030,6 +1112,7 @@ fn scan_cells(
     if cells.next().is_some() {
         return Err(count_error(line, table, file, line_no));
     }
+    check_row(sample, table, file, line_no)?;
     Ok(name)
 }
 
