@@ -16,8 +16,11 @@
 //!   WDs by `skew` (equal shares when absent), then between SDs and threads; `iorate=curve` runs
 //!   max first and then the `curve=` percentages of the measured max (default
 //!   10,50,70,80,90,100).
-//! - `elapsed=` (default 30 s) includes `warmup=` (default 0); `interval=` (default 1 s) is the
-//!   reporting interval.
+//! - `interval=` (default 1 s) is the reporting interval; `warmup=` (default 0) runs before
+//!   `elapsed=` (default 30 s), as vdbench's Reporter counts them: `warmup/interval` warm-up
+//!   intervals (at least one: with no warmup the first interval is the warm-up), then
+//!   `elapsed/interval` measured ones (one fewer without warmup), printed and averaged as
+//!   `avg_FIRST-LAST` ([`Run::interval_plan`]).
 //! - Each `forthreads`/`forxfersize`/`forrdpct`/`forseekpct` value (and each value of a
 //!   parenthesised `threads`/`iorate` list) is one run; several for-lists nest, the first
 //!   written outermost.
@@ -548,7 +551,58 @@ fn hotband_zones(region_bytes: u64) -> RandomDistribution {
     RandomDistribution::Zoned(zones)
 }
 
+/// vdbench's reporting intervals of one run (Reporter.java): the warm-up intervals are printed
+/// and left out of the average; the run ends after the last measured one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntervalPlan {
+    pub interval: Duration,
+    /// `warmup/interval`, at least 1 (no warmup: the first interval is the warm-up).
+    pub warmup_intervals: u64,
+    /// Every interval of the run, warm-up included: warmup + `elapsed/interval` intervals, or
+    /// `elapsed/interval` when there is no warmup (vdbench counts the implied one in it).
+    pub total_intervals: u64,
+}
+
+impl IntervalPlan {
+    pub fn new(elapsed: Duration, warmup: Duration, interval: Duration) -> IntervalPlan {
+        let interval_ns = interval.as_nanos().max(1);
+        let elapsed_intervals = (elapsed.as_nanos() / interval_ns) as u64;
+        let warmup_intervals = (warmup.as_nanos() / interval_ns) as u64;
+        let (warmup_intervals, total_intervals) = if warmup_intervals == 0 {
+            (1, elapsed_intervals)
+        } else {
+            (warmup_intervals, warmup_intervals + elapsed_intervals)
+        };
+        IntervalPlan {
+            interval,
+            warmup_intervals,
+            // At least one interval runs; a run of a single interval averages that one
+            // (vdbench refuses elapsed < 2 intervals; iofit runs it and says so).
+            total_intervals: total_intervals.max(1),
+        }
+    }
+
+    /// The first interval of the average, 1-based.
+    pub fn first_measured(&self) -> u64 {
+        if self.warmup_intervals >= self.total_intervals {
+            1
+        } else {
+            self.warmup_intervals + 1
+        }
+    }
+
+    /// How long the run lasts: every interval, warm-up included.
+    pub fn runtime(&self) -> Duration {
+        self.interval.saturating_mul(self.total_intervals.min(u32::MAX as u64) as u32)
+    }
+}
+
 impl Run {
+    /// The run's reporting intervals, as vdbench counts them.
+    pub fn interval_plan(&self) -> IntervalPlan {
+        IntervalPlan::new(self.elapsed, self.warmup, self.interval)
+    }
+
     /// Total outstanding IOs (threads over every SD); equals the sum over [`Run::to_jobs`] of
     /// clones x IOs in flight per clone.
     pub fn total_threads(&self) -> u32 {
@@ -608,8 +662,10 @@ impl Run {
                 w.apply_region(&mut job);
                 w.apply_sync(&mut job);
                 job.group_reporting = true;
-                job.ramp_time = self.warmup;
-                job.runtime = Some(self.elapsed.saturating_sub(self.warmup));
+                // No ramp: the warm-up intervals are measured and printed (as vdbench prints
+                // them); the summary leaves them out of its average.
+                job.ramp_time = Duration::ZERO;
+                job.runtime = Some(self.interval_plan().runtime());
                 // seekpct=eof ends at end of file; everything else runs for the elapsed time.
                 job.time_based = !sequential_pass;
                 job.log_interval = self.interval;
@@ -1465,16 +1521,14 @@ impl Parser {
                 },
             ));
         }
-        if rd.warmup >= rd.elapsed {
-            // vdbench no longer refuses this (its check is commented out in RD_entry); iofit
-            // runs the warmup and then the elapsed time, and says so.
+        if rd.elapsed.as_nanos() < 2 * rd.interval.as_nanos() {
+            // vdbench refuses this (RD_entry: "elapsed= must be at least twice interval=");
+            // iofit runs it, averaging its one interval, and says so.
             self.file.notes.push(format!(
-                "{loc}: rd={name} warmup={}s is not shorter than elapsed={}s: iofit runs {}s (warmup, then elapsed)",
-                rd.warmup.as_secs_f64(),
+                "{loc}: rd={name} elapsed={}s is less than twice interval={}s (vdbench refuses it): iofit averages the run's only measured interval",
                 rd.elapsed.as_secs_f64(),
-                (rd.warmup + rd.elapsed).as_secs_f64()
+                rd.interval.as_secs_f64()
             ));
-            rd.elapsed += rd.warmup;
         }
         rd.loops = loops.into_iter().map(|(_, l)| l).collect();
         if rd.wd_patterns.is_empty() && rd.fs.is_none() && rd.sd_patterns.is_some() {

@@ -17,7 +17,7 @@ use iofit_model::job::JobSpec;
 use iofit_remote::protocol::HostKeys;
 use iofit_remote::{ControllerOptions, HostSpec, MultiRun};
 use iofit_report::multihost::{render_clients_json, render_hosts_table, HostRow};
-use iofit_report::vdbench_summary::{render_run, AvgLine, RunHeader};
+use iofit_report::vdbench_summary::{render_run, AvgLine};
 use iofit_safefs::input::{caps, read_capped_string};
 use iofit_stats::RunResult;
 use std::path::{Path, PathBuf};
@@ -393,17 +393,8 @@ fn summary(
     start_unix_s: f64,
 ) -> Option<(AvgLine, String)> {
     let job = job_result.jobs.first()?;
-    let avg = AvgLine::from_job(job);
-    let header = RunHeader {
-        rd: run.rd.clone(),
-        for_label: run.for_label.clone(),
-        iorate_label: label.to_string(),
-        elapsed_s: run.elapsed.as_secs_f64(),
-        warmup_s: run.warmup.as_secs_f64(),
-        interval_s: run.interval.as_secs_f64(),
-        start_unix_s,
-    };
-    let text = render_run(&header, &job.series, &avg);
+    let header = crate::vdbench::vdbench_header(run, label, start_unix_s);
+    let (text, avg) = render_run(&header, &job.series, &[]);
     Some((avg, text))
 }
 
@@ -411,7 +402,7 @@ fn summary(
 /// the total's averages.
 pub fn render_vdbench_run(run: &Run, label: &str, multi: &MultiRun) -> (String, Option<AvgLine>) {
     use std::fmt::Write;
-    let start = multi.combined.timestamp_s as f64 + run.warmup.as_secs_f64();
+    let start = multi.combined.timestamp_s as f64;
     let mut out = String::new();
     for host in &multi.hosts {
         let _ = writeln!(

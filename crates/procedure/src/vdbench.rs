@@ -11,7 +11,9 @@ use crate::so_far::SoFar;
 use crate::ProcedureError;
 use iofit_jobfile::vdbench::{self, FsRun, IoRate, Run};
 use iofit_model::units::Bytes;
-use iofit_report::vdbench_summary::{render_curve, render_run, AvgLine, CurvePoint, RunHeader};
+use iofit_report::vdbench_summary::{
+    render_curve, render_run, AvgLine, CurvePoint, Cpu, RunHeader,
+};
 use iofit_safefs::atomic::write_atomic;
 use iofit_stats::{JobResult, RunResult};
 use serde::Serialize;
@@ -169,6 +171,8 @@ pub struct CurveJson {
 /// What one executed run measured.
 pub struct RunOutcome {
     pub avg: AvgLine,
+    /// The summary's header (start time, interval plan) the lines were numbered by.
+    pub header: RunHeader,
     pub job: JobResult,
     pub text: String,
 }
@@ -431,12 +435,10 @@ fn adjust_fs(mut run: FsRun, options: &VdbenchOptions) -> Result<FsRun, Procedur
     }
     run.elapsed = scaled(run.elapsed, options.scale, &run.rd, "elapsed")?;
     run.warmup = scaled(run.warmup, options.scale, &run.rd, "warmup")?;
-    if run.warmup >= run.elapsed {
+    if run.elapsed.is_zero() {
         return Err(ProcedureError::bad_input(format!(
-            "rd={}: warmup {:.1}s is not shorter than elapsed {:.1}s; lower --warmup or raise --elapsed",
-            run.rd,
-            run.warmup.as_secs_f64(),
-            run.elapsed.as_secs_f64()
+            "rd={}: elapsed is 0 after scaling; raise --scale or --elapsed",
+            run.rd
         )));
     }
     Ok(run)
@@ -636,14 +638,6 @@ pub fn adjust(mut run: Run, options: &VdbenchOptions) -> Result<Run, ProcedureEr
             run.rd
         )));
     }
-    if run.warmup >= run.elapsed {
-        return Err(ProcedureError::bad_input(format!(
-            "rd={}: warmup {:.1}s is not shorter than elapsed {:.1}s; lower --warmup or raise --elapsed",
-            run.rd,
-            run.warmup.as_secs_f64(),
-            run.elapsed.as_secs_f64()
-        )));
-    }
     if let Some(size) = options.sd_size {
         for w in &mut run.workloads {
             w.sd.size = Some(size);
@@ -687,14 +681,88 @@ pub fn execute(
 ) -> Result<RunOutcome, ProcedureError> {
     let jobs = run.to_jobs(rate);
     let started = std::time::SystemTime::now();
-    let result = executor.execute(&jobs, &format!("RD={}", run.rd), observer)?;
+    let cpu = CpuSampler::start(run.interval);
+    let result = executor.execute(&jobs, &format!("RD={}", run.rd), observer);
+    let cpu = cpu.finish(run.interval_plan().total_intervals);
+    let result = result?;
     // Every job of a run shares group 0 with group_reporting: one merged result.
     let job = result.jobs.first().cloned().ok_or_else(|| {
         ProcedureError::NothingMeasured(format!("rd={}: the run produced no result", run.rd))
     })?;
-    let avg = AvgLine::from_job(&job);
-    let text = render_run(&run_header(run, iorate_label, started), &job.series, &avg);
-    Ok(RunOutcome { avg, job, text })
+    let header = run_header(run, iorate_label, started);
+    let (text, avg) = render_run(&header, &job.series, &cpu);
+    Ok(RunOutcome {
+        avg,
+        header,
+        job,
+        text,
+    })
+}
+
+/// The machine's CPU use, sampled from /proc/stat at every interval boundary while a run
+/// runs (vdbench's `cpu% sys+u` and `cpu% sys` columns, which are the machine's too).
+struct CpuSampler {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<Vec<Option<Cpu>>>>,
+}
+
+impl CpuSampler {
+    fn start(interval: Duration) -> CpuSampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let interval = interval.max(Duration::from_millis(10));
+        let thread = std::thread::Builder::new()
+            .name("vdbench-cpu".into())
+            .spawn(move || {
+                use iofit_fswork::interval::{cpu_between, cpu_ticks};
+                let start = std::time::Instant::now();
+                let mut before = cpu_ticks();
+                let mut out = Vec::new();
+                'intervals: for k in 1u32.. {
+                    let boundary = start + interval * k;
+                    loop {
+                        if flag.load(Ordering::Relaxed) {
+                            // The time since the last boundary: the CPU of the intervals the
+                            // sampler did not see end (all of them on a fake clock).
+                            let tail = cpu_between(before, cpu_ticks());
+                            out.push(tail.map(|c| Cpu {
+                                total_pct: c.total_pct,
+                                sys_pct: c.sys_pct,
+                            }));
+                            break 'intervals;
+                        }
+                        let now = std::time::Instant::now();
+                        if now >= boundary {
+                            break;
+                        }
+                        std::thread::sleep((boundary - now).min(Duration::from_millis(50)));
+                    }
+                    let after = cpu_ticks();
+                    out.push(cpu_between(before, after).map(|c| Cpu {
+                        total_pct: c.total_pct,
+                        sys_pct: c.sys_pct,
+                    }));
+                    before = after;
+                }
+                out
+            })
+            .ok();
+        CpuSampler { stop, thread }
+    }
+
+    /// One value per interval of `intervals`: those the sampler saw end, then the last
+    /// stretch's for the rest.
+    fn finish(mut self, intervals: u64) -> Vec<Option<Cpu>> {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut cpu: Vec<Option<Cpu>> = self
+            .thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default();
+        let tail = cpu.last().copied().flatten();
+        cpu.resize(intervals as usize, tail);
+        cpu
+    }
 }
 
 /// The summary's header of `run`, started at `started`.
@@ -702,8 +770,13 @@ fn run_header(run: &Run, iorate_label: &str, started: std::time::SystemTime) -> 
     let start_unix_s = started
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
-        + run.warmup.as_secs_f64();
+        .unwrap_or(0.0);
+    vdbench_header(run, iorate_label, start_unix_s)
+}
+
+/// The summary's header of `run` started at `start_unix_s`, with vdbench's interval plan.
+pub fn vdbench_header(run: &Run, iorate_label: &str, start_unix_s: f64) -> RunHeader {
+    let plan = run.interval_plan();
     RunHeader {
         rd: run.rd.clone(),
         for_label: run.for_label.clone(),
@@ -712,6 +785,8 @@ fn run_header(run: &Run, iorate_label: &str, started: std::time::SystemTime) -> 
         warmup_s: run.warmup.as_secs_f64(),
         interval_s: run.interval.as_secs_f64(),
         start_unix_s,
+        warmup_intervals: plan.warmup_intervals,
+        total_intervals: plan.total_intervals,
     }
 }
 
@@ -743,17 +818,17 @@ fn keep_so_far(
                 let mut job = job.clone();
                 // What the clones had measured when they saw the stop.
                 job.interrupted = true;
-                let avg = AvgLine::from_job(&job);
-                Some((run, *rate, label, job, avg))
+                let header = run_header(run, label, started);
+                let (text, avg) = render_run(&header, &job.series, &[]);
+                Some((run, *rate, label, job, avg, text))
             }
             _ => None,
         };
         let Some(mut doc) = doc.clone() else {
-            let (run, _, label, job, avg) = record?;
-            let text = render_run(&run_header(run, label, started), &job.series, &avg);
+            let (run, _, _, _, _, text) = record?;
             return Some(format!("{text}(rd={} was stopped part way)\n", run.rd));
         };
-        if let Some((run, rate, label, job, avg)) = record {
+        if let Some((run, rate, label, job, avg, _)) = record {
             let result = RunResult {
                 jobs: vec![job],
                 tool: "iofit".into(),
@@ -807,6 +882,7 @@ fn finish(
         run,
         rate,
         &measured.job,
+        &measured.header,
         &measured.avg,
     ));
     write_flatfile(outcome, options, false)?;
@@ -935,8 +1011,15 @@ mod tests {
         assert_eq!(run.elapsed, Duration::from_secs(6));
         assert_eq!(run.warmup, Duration::from_millis(600));
         assert_eq!(run.workloads[0].sd.size, Some(Bytes::mib(8)));
-        let bad = VdbenchOptions {
+        // vdbench runs warmup= before elapsed=: a warmup longer than elapsed is allowed.
+        let long_warmup = VdbenchOptions {
             warmup: Some(Duration::from_secs(700)),
+            ..Default::default()
+        };
+        let run = adjust(file.runs().unwrap().remove(0), &long_warmup).unwrap();
+        assert_eq!(run.interval_plan().runtime(), Duration::from_secs(1300));
+        let bad = VdbenchOptions {
+            scale: 0.0,
             ..Default::default()
         };
         assert!(adjust(file.runs().unwrap().remove(0), &bad).is_err());
@@ -1001,7 +1084,10 @@ mod tests {
             (measured - read_pct).abs() <= 5.0,
             "read share {measured}% against rdpct={read_pct}"
         );
-        assert!((run["avg_read_pct"].as_f64().unwrap() - measured).abs() < 1e-6);
+        // The avg line covers the measured intervals only (not the IOs draining after the
+        // last one): its read share is the run's mix too.
+        let avg_read_pct = run["avg_read_pct"].as_f64().unwrap();
+        assert!((avg_read_pct - read_pct).abs() <= 5.0, "avg read% {avg_read_pct}");
     }
 
     #[test]

@@ -256,8 +256,14 @@ rd=list,wd=seq,iorate=(100,200),forxfersize=(4k,64k),forseekpct=(0,eof)
         wr_job.block_size.mean_size(iofit_model::Direction::Read),
         Bytes(6963)
     );
-    assert_eq!(wr_job.ramp_time, Duration::from_secs(30));
-    assert_eq!(wr_job.runtime, Some(Duration::from_secs(570)));
+    // vdbench runs warmup=30 (6 intervals of 5 s) before elapsed=10m (120 intervals) and
+    // prints the warm-up intervals: no ramp, all 630 s measured (the summary leaves the first
+    // 6 intervals out of its average).
+    assert_eq!(wr_job.ramp_time, Duration::ZERO);
+    assert_eq!(wr_job.runtime, Some(Duration::from_secs(630)));
+    let plan = runs[1].interval_plan();
+    assert_eq!((plan.warmup_intervals, plan.total_intervals), (6, 126));
+    assert_eq!(plan.first_measured(), 7);
     assert_eq!(runs[8].iorate, IoRate::Curve(vec![50.0, 100.0]));
     assert_eq!(runs[9].iorate, IoRate::Fixed(100.0));
     assert_eq!(runs[9].for_label, "xfersize=4k seekpct=0");
