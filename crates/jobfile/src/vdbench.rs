@@ -593,7 +593,8 @@ impl IntervalPlan {
 
     /// How long the run lasts: every interval, warm-up included.
     pub fn runtime(&self) -> Duration {
-        self.interval.saturating_mul(self.total_intervals.min(u32::MAX as u64) as u32)
+        self.interval
+            .saturating_mul(self.total_intervals.min(u32::MAX as u64) as u32)
     }
 }
 

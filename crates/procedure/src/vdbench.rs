@@ -12,7 +12,7 @@ use crate::ProcedureError;
 use iofit_jobfile::vdbench::{self, FsRun, IoRate, Run};
 use iofit_model::units::Bytes;
 use iofit_report::vdbench_summary::{
-    render_curve, render_run, AvgLine, CurvePoint, Cpu, RunHeader,
+    render_curve, render_run, AvgLine, Cpu, CurvePoint, RunHeader,
 };
 use iofit_safefs::atomic::write_atomic;
 use iofit_stats::{JobResult, RunResult};
@@ -1087,7 +1087,10 @@ mod tests {
         // The avg line covers the measured intervals only (not the IOs draining after the
         // last one): its read share is the run's mix too.
         let avg_read_pct = run["avg_read_pct"].as_f64().unwrap();
-        assert!((avg_read_pct - read_pct).abs() <= 5.0, "avg read% {avg_read_pct}");
+        assert!(
+            (avg_read_pct - read_pct).abs() <= 5.0,
+            "avg read% {avg_read_pct}"
+        );
     }
 
     #[test]

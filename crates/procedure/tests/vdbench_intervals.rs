@@ -54,7 +54,13 @@ fn run(elapsed: u32, warmup: u32, iorate: &str) -> (Vec<Line>, serde_json::Value
     .unwrap();
     let mut summaries = Summaries::default();
     let mut executor = EngineExecutor::null_with_fake_clock(20_000);
-    let outcome = run_file(&path, &VdbenchOptions::default(), &mut executor, &mut summaries).unwrap();
+    let outcome = run_file(
+        &path,
+        &VdbenchOptions::default(),
+        &mut executor,
+        &mut summaries,
+    )
+    .unwrap();
     assert!(!outcome.failed && !outcome.interrupted);
     let json = serde_json::to_value(&outcome.doc.runs[0]).unwrap();
     (lines(&summaries.0[0]), json)
@@ -62,7 +68,11 @@ fn run(elapsed: u32, warmup: u32, iorate: &str) -> (Vec<Line>, serde_json::Value
 
 fn check(elapsed: u32, warmup: u32) {
     let (lines, json) = run(elapsed, warmup, "max");
-    let total = if warmup == 0 { elapsed } else { warmup + elapsed };
+    let total = if warmup == 0 {
+        elapsed
+    } else {
+        warmup + elapsed
+    };
     let first = warmup.max(1) + 1;
     let numbered: Vec<u32> = lines.iter().filter_map(|l| l.label.parse().ok()).collect();
     assert_eq!(
@@ -76,9 +86,15 @@ fn check(elapsed: u32, warmup: u32) {
         .expect("an avg_ line");
     assert_eq!(avg.label, format!("avg_{first}-{total}"));
     for name in ["std_", "max_"] {
-        assert!(lines.iter().any(|l| l.label == format!("{name}{first}-{total}")));
+        assert!(lines
+            .iter()
+            .any(|l| l.label == format!("{name}{first}-{total}")));
     }
-    assert_eq!(avg.columns.len(), 12, "vdbench's 12 columns after the label");
+    assert_eq!(
+        avg.columns.len(),
+        12,
+        "vdbench's 12 columns after the label"
+    );
     // The avg line is the measured intervals' sums, from the same samples as the lines.
     let series = json["result"]["jobs"][0]["series"].as_array().unwrap();
     // IOs completing at the deadline land in a 0 ms sample after the last interval: they
@@ -87,16 +103,29 @@ fn check(elapsed: u32, warmup: u32) {
         assert_eq!(tail["interval_ms"], 0, "no partial interval after the run");
     }
     let measured = &series[(first - 1) as usize..];
-    let sum = |key: &str| measured.iter().map(|s| s[key].as_f64().unwrap()).sum::<f64>();
+    let sum = |key: &str| {
+        measured
+            .iter()
+            .map(|s| s[key].as_f64().unwrap())
+            .sum::<f64>()
+    };
     let seconds = sum("interval_ms") / 1000.0;
     assert!((seconds - f64::from(total - first + 1)).abs() < 1e-9);
     let ios = sum("read_ios") + sum("write_ios");
     let bytes = sum("read_bytes") + sum("write_bytes");
     assert!(ios > 0.0);
     let rate = ios / seconds;
-    assert!((avg.columns[0] - rate).abs() <= 0.005 + rate * 1e-9, "{} vs {rate}", avg.columns[0]);
+    assert!(
+        (avg.columns[0] - rate).abs() <= 0.005 + rate * 1e-9,
+        "{} vs {rate}",
+        avg.columns[0]
+    );
     let mib = bytes / seconds / 1_048_576.0;
-    assert!((avg.columns[1] - mib).abs() <= 0.005, "MB/sec is 1,048,576-byte MB: {} vs {mib}", avg.columns[1]);
+    assert!(
+        (avg.columns[1] - mib).abs() <= 0.005,
+        "MB/sec is 1,048,576-byte MB: {} vs {mib}",
+        avg.columns[1]
+    );
     assert!((json["avg_iops"].as_f64().unwrap() - rate).abs() < 1e-6);
     // The mean of the measured lines' rates is the avg line's rate (equal-length intervals).
     let line_rates: Vec<f64> = lines
@@ -105,7 +134,11 @@ fn check(elapsed: u32, warmup: u32) {
         .map(|l| l.columns[0])
         .collect();
     let mean = line_rates.iter().sum::<f64>() / line_rates.len() as f64;
-    assert!((mean - avg.columns[0]).abs() <= 0.01, "{mean} vs {}", avg.columns[0]);
+    assert!(
+        (mean - avg.columns[0]).abs() <= 0.01,
+        "{mean} vs {}",
+        avg.columns[0]
+    );
 }
 
 #[test]
@@ -141,13 +174,25 @@ fn ten_seconds_with_warmup() {
 #[test]
 fn a_capped_two_second_run_has_no_third_interval_at_a_made_up_rate() {
     let (lines, _) = run(2, 0, "200");
-    let numbered: Vec<&Line> = lines.iter().filter(|l| l.label.parse::<u32>().is_ok()).collect();
+    let numbered: Vec<&Line> = lines
+        .iter()
+        .filter(|l| l.label.parse::<u32>().is_ok())
+        .collect();
     assert_eq!(numbered.len(), 2);
     for line in numbered {
-        assert!(line.columns[0] <= 202.0, "interval {}: {} IO/s", line.label, line.columns[0]);
+        assert!(
+            line.columns[0] <= 202.0,
+            "interval {}: {} IO/s",
+            line.label,
+            line.columns[0]
+        );
     }
     let avg = lines.iter().find(|l| l.label == "avg_2-2").unwrap();
     // (A 70% read mix caps each direction separately, as fio's rate_iops does, and lands
     // below the total: only the cap is asserted.)
-    assert!(avg.columns[0] > 0.0 && avg.columns[0] <= 202.0, "{}", avg.columns[0]);
+    assert!(
+        avg.columns[0] > 0.0 && avg.columns[0] <= 202.0,
+        "{}",
+        avg.columns[0]
+    );
 }

@@ -125,8 +125,8 @@ impl SummaryLine {
         let resp_ms = per_io(sums.latency_ns, ios) / 1e6;
         // SdStats.resptime_std: the sample deviation from the sums, (n Σx² - (Σx)²) / n(n-1).
         let resp_stddev_ms = if ios > 1.0 {
-            let variance =
-                (ios * sums.latency_sq_ns2 - sums.latency_ns * sums.latency_ns) / (ios * (ios - 1.0));
+            let variance = (ios * sums.latency_sq_ns2 - sums.latency_ns * sums.latency_ns)
+                / (ios * (ios - 1.0));
             variance.max(0.0).sqrt() / 1e6
         } else {
             0.0
@@ -246,10 +246,7 @@ impl AvgLine {
             std: SummaryLine::from_columns(std, cpu.is_some()),
             max: SummaryLine::from_columns(max, cpu.is_some()),
             first,
-            last: measured
-                .last()
-                .map(|(i, _)| *i as u64 + 1)
-                .unwrap_or(first),
+            last: measured.last().map(|(i, _)| *i as u64 + 1).unwrap_or(first),
         }
     }
 
@@ -318,13 +315,35 @@ pub fn date_of(unix_s: f64) -> String {
 pub fn headers(unix_s: f64) -> String {
     let h1 = format!(
         "{:>10} {:>10} {:>8} {:>7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>5} {:>5} {:>5}",
-        "interval", "i/o", "MB/sec", "bytes", "read", "resp", "read", "write", "resp", "resp",
-        "queue", "cpu%", "cpu%"
+        "interval",
+        "i/o",
+        "MB/sec",
+        "bytes",
+        "read",
+        "resp",
+        "read",
+        "write",
+        "resp",
+        "resp",
+        "queue",
+        "cpu%",
+        "cpu%"
     );
     let h2 = format!(
         "{:>10} {:>10} {:>8} {:>7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>5} {:>5} {:>5}",
-        "", "rate", "1024**2", "i/o", "pct", "time", "resp", "resp", "max", "stddev", "depth",
-        "sys+u", "sys"
+        "",
+        "rate",
+        "1024**2",
+        "i/o",
+        "pct",
+        "time",
+        "resp",
+        "resp",
+        "max",
+        "stddev",
+        "depth",
+        "sys+u",
+        "sys"
     );
     format!("{}{h1}\n{:12}{h2}\n", date_of(unix_s), "")
 }
@@ -531,7 +550,13 @@ mod tests {
 
     /// One second with `read_ios` reads at `read_ns` each and `write_ios` writes at
     /// `write_ns` each (every IO of a direction the same latency: exact sums).
-    fn sample(start_ms: u64, read_ios: u64, write_ios: u64, read_ns: f64, write_ns: f64) -> IntervalSample {
+    fn sample(
+        start_ms: u64,
+        read_ios: u64,
+        write_ios: u64,
+        read_ns: f64,
+        write_ns: f64,
+    ) -> IntervalSample {
         let ios = (read_ios + write_ios) as f64;
         let sum = read_ns * read_ios as f64 + write_ns * write_ios as f64;
         IntervalSample {
@@ -566,7 +591,11 @@ mod tests {
         assert_eq!(folded[1].read_ios, 100);
         assert!((folded[1].latency_mean_ns - 1200.0).abs() < 1e-9);
         let run = run_intervals(&header(1, 2), &series);
-        assert_eq!(run.len(), 2, "the tail after the run's two intervals is not an interval");
+        assert_eq!(
+            run.len(),
+            2,
+            "the tail after the run's two intervals is not an interval"
+        );
         let (text, avg) = render_run(&header(1, 2), &series, &[]);
         assert_eq!((avg.first, avg.last), (2, 2));
         assert!(text.contains("avg_2-2"), "{text}");
@@ -583,12 +612,20 @@ mod tests {
             sample(3000, 300, 300, 1_000_000.0, 3_000_000.0),
             sample(4000, 400, 300, 1_000_000.0, 3_000_000.0),
         ];
-        let cpu = vec![Some(Cpu { total_pct: 50.0, sys_pct: 10.0 }); 5];
+        let cpu = vec![
+            Some(Cpu {
+                total_pct: 50.0,
+                sys_pct: 10.0
+            });
+            5
+        ];
         let (text, avg) = render_run(&header(2, 5), &series, &cpu);
         let lines: Vec<&str> = text.lines().collect();
         for n in 1..=5 {
             assert!(
-                lines.iter().any(|l| l.get(12..22) == Some(&format!("{n:>10}")[..])),
+                lines
+                    .iter()
+                    .any(|l| l.get(12..22) == Some(&format!("{n:>10}")[..])),
                 "interval {n} printed:\n{text}"
             );
         }
