@@ -38,11 +38,8 @@ pub fn header() -> String {
 
 /// One interval's line (a warmup one marked `w`), as it is printed when the interval ends.
 pub fn interval_line(interval: &Interval) -> String {
-    let label = if interval.warmup {
-        format!("{}w", interval.index)
-    } else {
-        interval.index.to_string()
-    };
+    // vdbench numbers warm-up intervals like the others (the avg_F-L label says which count).
+    let label = interval.index.to_string();
     let time = time_of_day(interval.end_unix_ms as f64 / 1000.0);
     let cpu = interval.cpu.map(|c| (c.total_pct, c.sys_pct));
     let mut out = String::new();
