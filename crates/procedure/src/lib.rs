@@ -50,6 +50,7 @@ pub mod so_far;
 pub mod vdbench;
 mod vdbench_flat;
 mod vdbench_fs;
+pub mod vdbench_output;
 pub mod workload;
 
 mod error;

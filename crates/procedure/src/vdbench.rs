@@ -43,6 +43,13 @@ pub struct VdbenchOptions {
     pub stop: Arc<AtomicBool>,
     /// Where to write vdbench's flatfile (tab-separated, vdbench's column names).
     pub flatfile: Option<PathBuf>,
+    /// Replaces every run's `interval=` (vdbench's `-i`).
+    pub interval: Option<Duration>,
+    /// vdbench's `-v`: every run validates its data (validate=yes).
+    pub validate: bool,
+    /// vdbench's `-o DIR`: write summary.html, totals.html, flatfile.html... there after every
+    /// run ([`crate::vdbench_output`]).
+    pub output_dir: Option<PathBuf>,
     /// Where the results so far are kept renderable for a stop that cannot wait for the
     /// file's end ([`SoFar`]): the JSON document when `json_output` is set, else the running
     /// run's summary.
@@ -61,6 +68,9 @@ impl Default for VdbenchOptions {
             allow_overwrite: false,
             stop: Arc::new(AtomicBool::new(false)),
             flatfile: None,
+            interval: None,
+            validate: false,
+            output_dir: None,
             so_far: None,
         }
     }
@@ -189,6 +199,36 @@ pub struct VdbenchOutcome {
     pub interrupted: bool,
     /// Bad units validate=yes found over every run.
     pub data_errors: u64,
+    /// What vdbench's output directory holds, so far.
+    pub reports: Reports,
+}
+
+/// The text of vdbench's reports so far (written by [`crate::vdbench_output`]).
+#[derive(Debug, Default)]
+pub struct Reports {
+    /// Each run's summary: Starting line, headers, interval lines, avg/std/max lines.
+    pub summaries: Vec<String>,
+    /// logfile.html's lines: notes, each run's start, the end.
+    pub log: Vec<String>,
+    /// errorlog.html's lines: IO and data errors.
+    pub errors: Vec<String>,
+    /// Each raw run's response time histogram.
+    pub histograms: Vec<String>,
+    /// The parameter file as read.
+    pub parmfile: String,
+}
+
+impl Reports {
+    fn log(&mut self, line: String) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        self.log.push(format!(
+            "{} {line}",
+            iofit_report::vdbench_summary::time_of_day(now)
+        ));
+    }
 }
 
 /// A private directory for validate=yes keys, removed when the file's runs end.
@@ -265,7 +305,15 @@ pub fn run_file(
     executor: &mut dyn Executor,
     observer: &mut dyn Observer,
 ) -> Result<VdbenchOutcome, ProcedureError> {
-    let file = vdbench::parse_file_with(path, &options.substitutions)?;
+    let mut file = vdbench::parse_file_with(path, &options.substitutions)?;
+    if options.validate {
+        // vdbench's -v: as if the file said validate=yes.
+        file.data.push(vdbench::DataParam {
+            key: "validate".into(),
+            value: "yes".into(),
+            loc: iofit_jobfile::error::Location::new("-v", 0),
+        });
+    }
     file.check_hosts(vdbench::is_local_host)?;
     file.check_runnable()?;
     say_notes(&file, observer);
@@ -301,7 +349,23 @@ pub fn run_file(
         interrupted: false,
         data_errors: 0,
         flat_rows: Vec::new(),
+        reports: Reports::default(),
     };
+    if options.output_dir.is_some() {
+        outcome.reports.parmfile = iofit_safefs::input::read_capped_string(
+            path,
+            iofit_safefs::input::caps::JOB_FILE_BYTES,
+            "parameter file",
+        )?;
+        outcome.reports.log(format!(
+            "iofit {} -f {}",
+            env!("CARGO_PKG_VERSION"),
+            path.display()
+        ));
+        for note in &file.notes {
+            outcome.reports.log(format!("note: {note}"));
+        }
+    }
     // validate=yes: each SD's keys (block generations) carry from one run to the next, as
     // vdbench keeps them in memory for the whole file.
     let keys = runs
@@ -361,6 +425,12 @@ pub fn run_file(
         pause(run.pause, &options.stop);
     }
     outcome.interrupted = executor.stop_requested() || options.stop.load(Ordering::Relaxed);
+    outcome.reports.log(if outcome.interrupted {
+        "iofit stopped by a signal; the runs before it are reported".to_string()
+    } else {
+        "iofit execution completed".to_string()
+    });
+    write_output(&outcome, options)?;
     let totals = totals_text(&outcome.doc);
     if !totals.is_empty() {
         observer.event(&Event::VdbenchRun {
@@ -456,6 +526,8 @@ fn run_fs(
         stop: Arc::clone(&options.stop),
     };
     let label = format!("rd={}", run.rd);
+    // The interval lines as printed, for summary.html.
+    let mut printed = String::new();
     let fs_outcome = {
         // The format's summary and every interval line go out as they happen, as vdbench
         // prints them; what needs the whole run (the average, the summary) follows it.
@@ -476,9 +548,10 @@ fn run_fs(
                     header.take().unwrap_or_default() + &crate::vdbench_fs::interval_line(interval)
                 }
             };
-            observer.event(&Event::VdbenchLines {
-                text: text.trim_end_matches('\n').to_string(),
-            });
+            let text = text.trim_end_matches('\n').to_string();
+            printed.push_str(&text);
+            printed.push('\n');
+            observer.event(&Event::VdbenchLines { text });
         };
         iofit_fswork::run_observed(run, &fs_options, &mut live).map_err(|source| {
             ProcedureError::FileSystem {
@@ -523,6 +596,8 @@ fn run_fs(
     for (fsd, present, total) in &json.files {
         text.push_str(&format!("fsd={fsd}: {present} of {total} files present\n"));
     }
+    outcome.reports.summaries.push(format!("\n{printed}{text}"));
+    outcome.reports.log(format!("rd={} done", run.rd));
     observer.event(&Event::VdbenchRun {
         summary: text,
         rd: run.rd.clone(),
@@ -549,6 +624,7 @@ fn run_fs(
         write_flatfile(outcome, options, true)?;
     }
     outcome.doc.fs_runs.push(json);
+    write_output(outcome, options)?;
     write_json(&outcome.doc, options)
 }
 
@@ -623,6 +699,9 @@ pub fn adjust(mut run: Run, options: &VdbenchOptions) -> Result<Run, ProcedureEr
     }
     if let Some(warmup) = options.warmup {
         run.warmup = warmup;
+    }
+    if let Some(interval) = options.interval.filter(|i| !i.is_zero()) {
+        run.interval = interval;
     }
     if !(options.scale > 0.0 && options.scale <= MAX_SCALE) {
         return Err(ProcedureError::bad_input(format!(
@@ -876,6 +955,32 @@ fn finish(
         Vec::new(),
     ));
     outcome.failed |= measured.job.error.is_some();
+    outcome.reports.summaries.push(measured.text.clone());
+    let label = format!("{} {}", run.rd, run.for_label);
+    outcome
+        .reports
+        .histograms
+        .push(crate::vdbench_output::histogram(
+            label.trim_end(),
+            &measured.job,
+        ));
+    outcome
+        .reports
+        .log(format!("rd={} done: {}", run.rd, measured.avg.label()));
+    if let Some(error) = &measured.job.error {
+        outcome
+            .reports
+            .errors
+            .push(format!("rd={}: {error}", run.rd));
+    }
+    if let Some(verify) = &measured.job.verify {
+        for e in &verify.errors {
+            outcome.reports.errors.push(format!(
+                "rd={} lun={} offset {} length {}: {}: expected {}, found {}",
+                run.rd, e.file, e.offset, e.length, e.kind, e.expected, e.found
+            ));
+        }
+    }
     outcome.doc.interrupted |= measured.job.interrupted;
     outcome.data_errors += measured.job.verify.as_ref().map_or(0, |v| v.bad_units);
     outcome.flat_rows.extend(crate::vdbench_flat::raw_rows(
@@ -886,8 +991,17 @@ fn finish(
         &measured.avg,
     ));
     write_flatfile(outcome, options, false)?;
+    write_output(outcome, options)?;
     keep_so_far(outcome, options, None);
     write_json(&outcome.doc, options)
+}
+
+/// vdbench's output directory (`-o`) with the runs so far.
+fn write_output(outcome: &VdbenchOutcome, options: &VdbenchOptions) -> Result<(), ProcedureError> {
+    match &options.output_dir {
+        Some(dir) => crate::vdbench_output::write(dir, outcome),
+        None => Ok(()),
+    }
 }
 
 /// vdbench's flatfile of the runs so far (`--flatfile`), raw or file system columns.

@@ -15,6 +15,7 @@ pub mod run;
 pub(crate) mod shared;
 pub mod size_threads;
 pub mod vdbench;
+pub mod vdbench_cli;
 pub mod vdbench_hosts;
 
 /// A time flag (30, 30s, 500ms, 2m, 1h): [`iofit_procedure::run_request::duration_flag`], the
