@@ -391,7 +391,13 @@ impl RunWorkload {
             ));
         } else if self.rhpct > 0.0 || self.whpct > 0.0 {
             let hit_pct = (self.rdpct * self.rhpct + (100.0 - self.rdpct) * self.whpct) / 100.0;
-            let hitarea = self.hitarea.unwrap_or(Bytes::mib(1)).as_u64().min(region);
+            // hitarea=0: vdbench's hits land at the start of the area; one block here.
+            let hitarea = self
+                .hitarea
+                .unwrap_or(Bytes::mib(1))
+                .as_u64()
+                .max(block)
+                .min(region);
             job.random_distribution = RandomDistribution::Zoned(vec![
                 AccessZone {
                     access_pct: hit_pct,
@@ -1035,8 +1041,13 @@ impl Parser {
             loc.error(
                 Some("include"),
                 ErrorKind::Other(format!(
-                    "cannot include {included_name}: {}; the path is relative to the including file",
-                    e.kind
+                    "cannot include {included_name}: {}; {}",
+                    e.kind,
+                    if Path::new(&target).is_relative() {
+                        "the path is relative to the including file"
+                    } else {
+                        "the path is absolute and read as written: check it"
+                    }
                 )),
             )
         })?;
@@ -1186,7 +1197,9 @@ impl Parser {
                 "openflags" => (sd.direct, sd.sync_writes) = parse_openflags(p, loc)?,
                 "threads" => sd.max_threads = Some(positive_u32(&single(p, loc)?, "threads", loc)?),
                 "range" => sd.range = Some(parse_range(p, loc)?),
-                "hitarea" => sd.hitarea = Some(nonzero_size(p, loc)?),
+                // vdbench takes hitarea=0 (SD_entry keeps the number; it only matters with
+                // rhpct/whpct, and then the hits fall on the first block).
+                "hitarea" => sd.hitarea = Some(any_size(p, loc)?),
                 "offset" => sd.offset = any_size(p, loc)?,
                 "align" => sd.align = Some(nonzero_size(p, loc)?),
                 "journal" => self.file.data.push(DataParam {
@@ -1339,19 +1352,23 @@ impl Parser {
                 "iorate" => {
                     iorate_set = true;
                     let mut rates = Vec::new();
-                    for value in &p.values {
+                    let mut numbers: Vec<String> = Vec::new();
+                    for (index, value) in p.values.iter().enumerate() {
                         match value.to_ascii_lowercase().as_str() {
                             "max" => rates.push(IoRate::Max),
                             "curve" => {
                                 wants_curve = true;
                                 rates.push(IoRate::Curve(Vec::new()));
                             }
-                            other => {
-                                let rate: f64 = other.parse().ok().filter(|r: &f64| r.is_finite() && *r > 0.0).ok_or_else(|| {
-                                    loc.invalid("iorate", other, "not an IO rate", "write iorate=max, iorate=curve or a number of IOs per second such as iorate=5000")
-                                })?;
+                            _ => numbers.push(value.clone()),
+                        }
+                        if is_last_or_keyword(&p.values, index) {
+                            // vdbench's numeric lists: (10000-300000,10000) steps, (100-800,d)
+                            // doubles (RD_entry reads iorate= through the same list code).
+                            for rate in iorate_list(&numbers, loc)? {
                                 rates.push(IoRate::Fixed(rate));
                             }
+                            numbers.clear();
                         }
                     }
                     rd.iorates = rates;
@@ -1977,6 +1994,32 @@ fn any_size(p: &Param, loc: &Location) -> Result<Bytes, JobFileError> {
     let value = single(p, loc)?;
     parse_size(&value, SizeBase::Binary)
         .map_err(|why| loc.invalid(&p.written, &value, why, "write a size such as 693g or 64m"))
+}
+
+/// Whether `values[index]` ends a run of numbers in an `iorate=` list (the list's end, or
+/// `max`/`curve` next).
+fn is_last_or_keyword(values: &[String], index: usize) -> bool {
+    values
+        .get(index + 1)
+        .is_none_or(|next| matches!(next.to_ascii_lowercase().as_str(), "max" | "curve"))
+}
+
+/// The IO rates of a run of `iorate=` numbers, ranges expanded.
+fn iorate_list(numbers: &[String], loc: &Location) -> Result<Vec<f64>, JobFileError> {
+    let parse = |text: &str| -> Result<f64, String> {
+        text.parse::<f64>()
+            .ok()
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .ok_or_else(|| format!("'{text}' is not an IO rate"))
+    };
+    lists::expand_numeric(numbers, parse).map_err(|why| {
+        loc.invalid(
+            "iorate",
+            &numbers.join(","),
+            &why,
+            "write iorate=max, iorate=curve, a number of IOs per second such as iorate=5000, or a list such as iorate=(1000-5000,1000)",
+        )
+    })
 }
 
 fn nonzero_size(p: &Param, loc: &Location) -> Result<Bytes, JobFileError> {

@@ -414,7 +414,10 @@ pub fn run_file(
                 run_curve(&run, &pcts, &mut outcome, options, executor, observer)?;
             }
         }
-        pause(run.pause, &options.stop);
+        pause(
+            pause_time(&run.rd, run.pause, options, observer),
+            &options.stop,
+        );
     }
     for run in fs_runs {
         if executor.stop_requested() || options.stop.load(Ordering::Relaxed) {
@@ -422,7 +425,10 @@ pub fn run_file(
         }
         let run = adjust_fs(run, options)?;
         run_fs(&run, &mut outcome, options, observer)?;
-        pause(run.pause, &options.stop);
+        pause(
+            pause_time(&run.rd, run.pause, options, observer),
+            &options.stop,
+        );
     }
     outcome.interrupted = executor.stop_requested() || options.stop.load(Ordering::Relaxed);
     outcome.reports.log(if outcome.interrupted {
@@ -481,6 +487,28 @@ pub fn totals_text(doc: &VdbenchJson) -> String {
         }
     }
     out
+}
+
+/// How long `pause=` idles: as written, or at most the command line's elapsed override
+/// (`--runtime`, `-e`), which shortens a try-out's pauses as it shortens its runs, said in a
+/// note.
+fn pause_time(
+    rd: &str,
+    written: Duration,
+    options: &VdbenchOptions,
+    observer: &mut dyn Observer,
+) -> Duration {
+    match options.elapsed {
+        Some(limit) if written > limit => {
+            observer.warning(&crate::observer::Warning::JobNote(format!(
+                "rd={rd}: pause={}s shortened to {}s by the elapsed override (--runtime, -e)",
+                shown(written.as_secs_f64()),
+                shown(limit.as_secs_f64())
+            )));
+            limit
+        }
+        _ => written,
+    }
 }
 
 /// `pause=`: idle after a run, ended early by a stop.

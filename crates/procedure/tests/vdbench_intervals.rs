@@ -196,3 +196,45 @@ fn a_capped_two_second_run_has_no_third_interval_at_a_made_up_rate() {
         avg.columns[0]
     );
 }
+
+#[derive(Default)]
+struct Notes(Vec<String>);
+
+impl Observer for Notes {
+    fn event(&mut self, _: &Event) {}
+    fn warning(&mut self, warning: &iofit_procedure::observer::Warning) {
+        self.0.push(warning.to_string());
+    }
+}
+
+#[test]
+fn the_elapsed_override_shortens_pause_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pause.vdb");
+    std::fs::write(
+        &path,
+        format!(
+            "sd=sd1,lun={}/f1,size=4m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max,elapsed=600,interval=1,pause=5m\n",
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let options = VdbenchOptions {
+        elapsed: Some(std::time::Duration::from_secs(1)),
+        ..Default::default()
+    };
+    let mut notes = Notes::default();
+    let started = std::time::Instant::now();
+    let mut executor = EngineExecutor::null_with_fake_clock(20_000);
+    run_file(&path, &options, &mut executor, &mut notes).unwrap();
+    // The 5 minute pause idles at most the 1 s override.
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert!(
+        notes
+            .0
+            .iter()
+            .any(|n| n.contains("pause=300s shortened to 1s")),
+        "{:?}",
+        notes.0
+    );
+}

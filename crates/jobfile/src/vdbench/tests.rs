@@ -427,3 +427,64 @@ fn many_stars_against_a_long_name_fail_fast() {
     assert!(error.contains("stars.vdb:2"), "{error}");
     assert!(started.elapsed() < std::time::Duration::from_secs(2));
 }
+
+#[test]
+fn iorate_ranges_expand_as_vdbench_lists() {
+    let text = "sd=sd1,lun=/tmp/x,size=4m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=(10000-30000,10000),elapsed=2\nrd=s,wd=w,iorate=(max,100-400,d,50),elapsed=2\n";
+    let runs = parse_str(text, "t.vdb").unwrap().runs().unwrap();
+    let rates: Vec<IoRate> = runs.iter().map(|r| r.iorate.clone()).collect();
+    assert_eq!(
+        rates,
+        [
+            IoRate::Fixed(10_000.0),
+            IoRate::Fixed(20_000.0),
+            IoRate::Fixed(30_000.0),
+            IoRate::Max,
+            IoRate::Fixed(100.0),
+            IoRate::Fixed(200.0),
+            IoRate::Fixed(400.0),
+            IoRate::Fixed(50.0),
+        ]
+    );
+    let bad = parse_str(
+        "sd=sd1,lun=/tmp/x,size=4m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=(10000-300000)\n",
+        "t.vdb",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(bad.contains("t.vdb:3") && bad.contains("step"), "{bad}");
+}
+
+#[test]
+fn hitarea_zero_is_taken_and_hits_fall_on_one_block() {
+    let text = "sd=sd1,lun=/tmp/x,size=4m,hitarea=0\nwd=w,sd=sd1,rhpct=50,rdpct=100,xfersize=4k\nrd=r,wd=w,iorate=max,elapsed=2\n";
+    let file = parse_str(text, "t.vdb").unwrap();
+    assert_eq!(file.sds[0].hitarea, Some(Bytes::ZERO));
+    let job = &file.runs().unwrap()[0].to_jobs(None)[0];
+    match &job.random_distribution {
+        iofit_model::job::RandomDistribution::Zoned(zones) => {
+            assert_eq!(zones[0].access_pct, 50.0);
+            assert_eq!(
+                zones[0].size,
+                iofit_model::job::ZoneSize::Bytes(Bytes::kib(4))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_missing_absolute_include_is_not_called_relative() {
+    let error = parse_str("include=/no/such/dir/luns\n", "t.vdb")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("/no/such/dir/luns"), "{error}");
+    assert!(!error.contains("relative to the including file"), "{error}");
+    let relative = parse_str("include=no-such-luns\n", "t.vdb")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        relative.contains("relative to the including file"),
+        "{relative}"
+    );
+}
