@@ -448,3 +448,31 @@ fn walk(dir: &Path) -> Vec<String> {
     }
     out
 }
+
+#[test]
+fn fwdrate_paces_each_read_not_each_file() {
+    let root = tempfile::tempdir().unwrap();
+    // 64 KiB files read in 4 KiB transfers: 16 reads per open. fwdrate=50 is 50 reads a
+    // second (vdbench: one permit per operation), not 50 files (800 reads).
+    let text = format!(
+        "fsd=fsd1,anchor={}/p,depth=1,width=1,files=8,size=64k\n\
+         fwd=r,fsd=fsd1,operation=read,xfersize=4k,threads=2\n\
+         rd=rd1,fwd=r,fwdrate=50,format=yes,elapsed=2,warmup=1,interval=1\n",
+        root.path().display()
+    );
+    let outcome = &run_text(&text)[0];
+    let run = outcome.run.as_ref().unwrap();
+    let reads = run.stats.ops[index(FileOp::Read)].count as f64;
+    let opens = run.stats.ops[index(FileOp::Open)].count as f64;
+    let rate = reads / run.seconds;
+    assert!(
+        rate > 35.0 && rate <= 55.0,
+        "{reads} reads over {} s",
+        run.seconds
+    );
+    // About one open per 16 reads (the file being read when the run starts adds one).
+    assert!(
+        opens <= reads / 16.0 + 3.0,
+        "{opens} opens for {reads} reads"
+    );
+}
