@@ -1156,7 +1156,21 @@ impl Parser {
             match p.key.as_str() {
                 "system" => host.system = Some(single(p, loc)?),
                 "user" => host.user = Some(single(p, loc)?),
-                "vdbench" => host.remote_binary = Some(single(p, loc)?),
+                "vdbench" => {
+                    // vdbench= is where vdbench is on the host: iofit starts iofit there, so it
+                    // takes the path only when it names an iofit binary.
+                    let path = single(p, loc)?;
+                    let names_iofit = Path::new(&path)
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with("iofit"));
+                    if names_iofit {
+                        host.remote_binary = Some(path);
+                    } else {
+                        self.file.notes.push(format!(
+                            "{loc}: hd={name} vdbench={path} is vdbench's path: iofit ignores it and starts iofit on the host from --remote-iofit (default: this binary's path)"
+                        ));
+                    }
+                }
                 "jvms" => host.jvms = positive_u32(&single(p, loc)?, "jvms", loc)?,
                 _ => {}
             }
@@ -1185,9 +1199,19 @@ impl Parser {
         let mut has_lun = false;
         for p in &all {
             match p.key.as_str() {
-                // One hd name, a list `host=(vm1,vm2)`, or `*` for every hd.
+                // One hd name, a list `host=(vm1,vm2)`, a range `host=(hd1-hd4)`, wildcards
+                // `host=hd*` / `host=(hd1*,vm?)`, or `*` for every hd (as vdbench takes them).
                 "host" => {
-                    sd.hosts = p.values.iter().filter(|v| !v.is_empty()).cloned().collect();
+                    let named: Vec<String> =
+                        p.values.iter().filter(|v| !v.is_empty()).cloned().collect();
+                    sd.hosts = lists::expand_names(&named).map_err(|why| {
+                        loc.invalid(
+                            "host",
+                            &p.raw,
+                            &why,
+                            "write host=hd1, host=(hd1-hd4) or host=hd*",
+                        )
+                    })?;
                 }
                 "lun" => {
                     sd.lun = PathBuf::from(single(p, loc)?);
@@ -2621,6 +2645,27 @@ impl ParamFile {
         }
         let mut out = Vec::new();
         for name in &sd.hosts {
+            if name.contains(['*', '?']) {
+                let matched: Vec<&HostDef> = self
+                    .hosts
+                    .iter()
+                    .filter(|h| wildcard_match(name, &h.name))
+                    .collect();
+                if matched.is_empty() {
+                    return Err(unknown_reference(
+                        "hd",
+                        name,
+                        self.hosts.iter().map(|h| h.name.as_str()),
+                        &sd.loc,
+                    ));
+                }
+                for host in matched {
+                    if !out.iter().any(|h: &&HostDef| h.name == host.name) {
+                        out.push(host);
+                    }
+                }
+                continue;
+            }
             match self.hosts.iter().find(|h| &h.name == name) {
                 Some(host) => out.push(host),
                 // hd=localhost need not be written out, as in vdbench.

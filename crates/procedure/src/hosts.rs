@@ -345,9 +345,12 @@ pub fn vdbench_host_specs(
                 name,
                 keys,
                 destination: destination.clone(),
-                remote_iofit: hd
-                    .remote_binary
+                // --remote-iofit wins over hd=...,vdbench= (which names iofit, or was
+                // dropped with a note when it names vdbench).
+                remote_iofit: reach
+                    .remote_iofit
                     .clone()
+                    .or_else(|| hd.remote_binary.clone())
                     .unwrap_or_else(|| reach.remote_iofit()),
                 jobs: share.to_jobs(rate),
             });

@@ -488,3 +488,50 @@ fn a_missing_absolute_include_is_not_called_relative() {
         "{relative}"
     );
 }
+
+#[test]
+fn host_wildcards_ranges_and_lists_pick_hds_as_vdbench_does() {
+    let hds = "hd=default,shell=ssh\nhd=hd1,system=10.0.0.1\nhd=hd2,system=10.0.0.2\nhd=hd3,system=10.0.0.3\nhd=vm1,system=10.0.1.1\n";
+    let picks = |host: &str| -> Vec<String> {
+        let text = format!(
+            "{hds}sd=sd1,lun=/tmp/x,size=1m,host={host}\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max\n"
+        );
+        let file = parse_str(&text, "h.vdb").unwrap();
+        file.sd_hosts(&file.sds[0])
+            .unwrap()
+            .iter()
+            .map(|h| h.name.clone())
+            .collect()
+    };
+    assert_eq!(picks("hd*"), ["hd1", "hd2", "hd3"]);
+    assert_eq!(picks("(hd1-hd2)"), ["hd1", "hd2"]);
+    assert_eq!(picks("(hd?,vm1)"), ["hd1", "hd2", "hd3", "vm1"]);
+    assert_eq!(picks("*"), ["hd1", "hd2", "hd3", "vm1"]);
+    assert_eq!(picks("(vm1,hd2)"), ["vm1", "hd2"]);
+    let text =
+        format!("{hds}sd=sd1,lun=/tmp/x,size=1m,host=db*\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max\n");
+    let file = parse_str(&text, "h.vdb").unwrap();
+    let error = file.sd_hosts(&file.sds[0]).unwrap_err().to_string();
+    assert!(
+        error.contains("h.vdb:6") && error.contains("db*"),
+        "{error}"
+    );
+}
+
+#[test]
+fn vdbench_path_in_hd_is_kept_only_when_it_names_iofit() {
+    let text = "hd=default,shell=ssh\nhd=a,system=10.0.0.1,vdbench=/root/vdbench/vdbench\nhd=b,system=10.0.0.2,vdbench=/opt/iofit/bin/iofit\nsd=sd1,lun=/tmp/x,size=1m,host=*\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max\n";
+    let file = parse_str(text, "v.vdb").unwrap();
+    assert_eq!(file.hosts[0].remote_binary, None);
+    assert_eq!(
+        file.hosts[1].remote_binary.as_deref(),
+        Some("/opt/iofit/bin/iofit")
+    );
+    assert!(
+        file.notes.iter().any(|n| n.contains("v.vdb:2")
+            && n.contains("/root/vdbench/vdbench")
+            && n.contains("ignores it")),
+        "{:?}",
+        file.notes
+    );
+}
