@@ -463,6 +463,19 @@ pub fn run_vdbench_hosts(
         .then(keys_dir_name);
     let last_validating = runs.iter().rposition(|r| r.data.verify.mode.is_on());
     let mut statuses = Vec::new();
+    // vdbench's output directory (`-o`): the hosts' total, as vdbench's summary.html holds.
+    let mut reports = crate::vdbench::Reports::default();
+    let mut flat_rows = Vec::new();
+    if vdbench.output_dir.is_some() {
+        reports.parmfile = iofit_safefs::input::read_capped_string(
+            path,
+            iofit_safefs::input::caps::JOB_FILE_BYTES,
+            "parameter file",
+        )?;
+        reports
+            .log
+            .extend(file.notes.iter().map(|n| format!("note: {n}")));
+    }
     for (index, run) in runs.into_iter().enumerate() {
         if reach.stop.load(Ordering::Relaxed) {
             break;
@@ -485,6 +498,40 @@ pub fn run_vdbench_hosts(
         let specs = vdbench_host_specs(file, &run, rate, reach, run_keys)?;
         let multi = runner.run(specs)?;
         let (text, avg) = render_vdbench_run(&run, &label, &multi);
+        if let Some(dir) = &vdbench.output_dir {
+            let start = multi.combined.timestamp_s as f64;
+            if let (Some((total_avg, total)), Some(job)) = (
+                summary(&run, &label, &multi.combined, start),
+                multi.combined.jobs.first(),
+            ) {
+                reports.summaries.push(total);
+                reports
+                    .histograms
+                    .push(crate::vdbench_output::histogram(&run.rd, job));
+                let header = crate::vdbench::vdbench_header(&run, &label, start);
+                flat_rows.extend(crate::vdbench_flat::raw_rows(
+                    &run, rate, job, &header, &total_avg,
+                ));
+            }
+            for host in &multi.hosts {
+                if let Some(failure) = &host.failure {
+                    reports.errors.push(format!(
+                        "rd={} hd={}: lost after {:.1} s: {}",
+                        run.rd, host.name, failure.after_s, failure.message
+                    ));
+                }
+            }
+            reports
+                .log
+                .push(format!("rd={} done on {} hosts", run.rd, multi.hosts.len()));
+            crate::vdbench_output::write_reports(
+                dir,
+                &path.display().to_string(),
+                &reports,
+                &flat_rows,
+                false,
+            )?;
+        }
         observer.event(&Event::VdbenchRun {
             summary: text,
             rd: run.rd.clone(),

@@ -5,8 +5,9 @@
 //! written for vdbench's files read them. Every file is rewritten (atomically, through safefs)
 //! after each run, so an interrupted file keeps what finished.
 
-use crate::vdbench::VdbenchOutcome;
+use crate::vdbench::{Reports, VdbenchOutcome};
 use crate::ProcedureError;
+use iofit_report::vdbench_flatfile::FlatRow;
 use iofit_safefs::atomic::{output_dir, write_atomic};
 use iofit_stats::JobResult;
 use std::fmt::Write;
@@ -105,6 +106,24 @@ pub fn histogram(rd: &str, job: &JobResult) -> String {
 
 /// Writes every file of the output directory from what the file's runs produced so far.
 pub fn write(dir: &Path, outcome: &VdbenchOutcome) -> Result<(), ProcedureError> {
+    let file_system = outcome.doc.runs.is_empty() && !outcome.doc.fs_runs.is_empty();
+    write_reports(
+        dir,
+        &outcome.doc.file,
+        &outcome.reports,
+        &outcome.flat_rows,
+        file_system,
+    )
+}
+
+/// [`write`] from its parts (a multi-host file keeps them itself).
+pub fn write_reports(
+    dir: &Path,
+    parmfile_name: &str,
+    reports: &Reports,
+    flat_rows: &[FlatRow],
+    file_system: bool,
+) -> Result<(), ProcedureError> {
     output_dir(dir)?;
     let file = |name: &str, body: &str| -> Result<(), ProcedureError> {
         let text = format!("{}{body}", title(dir, name));
@@ -114,27 +133,23 @@ pub fn write(dir: &Path, outcome: &VdbenchOutcome) -> Result<(), ProcedureError>
     let summary = format!(
         "iofit {} running vdbench parameter file {}\nLink to logfile:  logfile.html\nRun totals:       totals.html\nParameter file:   parmfile.html\nError log:        errorlog.html\nFlatfile:         flatfile.html\nHistogram:        histogram.html\n{}",
         env!("CARGO_PKG_VERSION"),
-        outcome.doc.file,
-        outcome.reports.summaries.join("")
+        parmfile_name,
+        reports.summaries.join("")
     );
     file("summary.html", &summary)?;
-    file("totals.html", &totals(&outcome.reports.summaries))?;
-    file("logfile.html", &(outcome.reports.log.join("\n") + "\n"))?;
-    file("parmfile.html", &outcome.reports.parmfile)?;
-    let errors = if outcome.reports.errors.is_empty() {
+    file("totals.html", &totals(&reports.summaries))?;
+    file("logfile.html", &(reports.log.join("\n") + "\n"))?;
+    file("parmfile.html", &reports.parmfile)?;
+    let errors = if reports.errors.is_empty() {
         "No errors.\n".to_string()
     } else {
-        outcome.reports.errors.join("\n") + "\n"
+        reports.errors.join("\n") + "\n"
     };
     file("errorlog.html", &errors)?;
-    file("histogram.html", &outcome.reports.histograms.join(""))?;
+    file("histogram.html", &reports.histograms.join(""))?;
     use iofit_report::vdbench_flatfile::{render, FS_COLUMNS, RAW_COLUMNS};
-    let columns = if outcome.doc.runs.is_empty() && !outcome.doc.fs_runs.is_empty() {
-        FS_COLUMNS
-    } else {
-        RAW_COLUMNS
-    };
-    file("flatfile.html", &render(columns, &outcome.flat_rows))?;
+    let columns = if file_system { FS_COLUMNS } else { RAW_COLUMNS };
+    file("flatfile.html", &render(columns, flat_rows))?;
     Ok(())
 }
 
