@@ -324,6 +324,19 @@ pub fn run_file(
         .collect::<Result<Vec<_>, _>>()?;
     file.check_targets(&runs)?;
     let fs_runs = file.fs_runs()?;
+    let remote_hds: Vec<&str> = file
+        .hosts
+        .iter()
+        .filter(|h| !vdbench::is_local_host(h.machine()))
+        .map(|h| h.name.as_str())
+        .collect();
+    if !fs_runs.is_empty() && !remote_hds.is_empty() {
+        // Said, not silent: a file system run over ssh is not there yet.
+        observer.warning(&crate::observer::Warning::JobNote(format!(
+            "fsd/fwd runs run on this machine only: iofit does not start file system workloads on hd={} over ssh yet",
+            remote_hds.join(",")
+        )));
+    }
     // vdbench does not create directories; neither does iofit. Say which sd= line to fix.
     for sd in runs.iter().flat_map(|r| r.workloads.iter().map(|w| &w.sd)) {
         if let Some(parent) = sd.lun.parent().filter(|p| !p.as_os_str().is_empty()) {

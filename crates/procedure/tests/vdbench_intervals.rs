@@ -238,3 +238,28 @@ fn the_elapsed_override_shortens_pause_with_a_note() {
         notes.0
     );
 }
+
+#[test]
+fn a_file_system_run_with_remote_hds_says_it_runs_here() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fs.vdb");
+    std::fs::write(
+        &path,
+        format!(
+            "hd=default,shell=ssh\nhd=hd1,system=192.0.2.7\nfsd=fsd1,anchor={}/a,depth=1,width=1,files=2,size=4k\nfwd=g,fsd=fsd1,operation=getattr,host=hd*\nrd=r,fwd=g,fwdrate=10,format=yes,elapsed=2,interval=1\n",
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let mut notes = Notes::default();
+    let mut executor = EngineExecutor::null_with_fake_clock(20_000);
+    run_file(&path, &VdbenchOptions::default(), &mut executor, &mut notes).unwrap();
+    assert!(
+        notes
+            .0
+            .iter()
+            .any(|n| n.contains("fsd/fwd runs run on this machine only") && n.contains("hd=hd1")),
+        "{:?}",
+        notes.0
+    );
+}
