@@ -263,3 +263,32 @@ fn a_file_system_run_with_remote_hds_says_it_runs_here() {
         notes.0
     );
 }
+
+#[test]
+fn dash_v_validates_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.vdb");
+    std::fs::write(
+        &path,
+        format!(
+            "sd=sd1,lun={}/f1,size=1m\nwd=w,sd=sd1,rdpct=50,xfersize=4k\nrd=r,wd=w,iorate=max,elapsed=2,interval=1,threads=2\n",
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let options = VdbenchOptions {
+        validate: true,
+        output_dir: Some(dir.path().join("output")),
+        ..Default::default()
+    };
+    let mut executor = EngineExecutor::new(false, Default::default());
+    let outcome = run_file(&path, &options, &mut executor, &mut Notes::default()).unwrap();
+    let job = &outcome.doc.runs[0].result.jobs[0];
+    let verify = job.verify.as_ref().expect("-v turns validate=yes on");
+    assert_eq!(verify.bad_units, 0);
+    assert!(outcome
+        .reports
+        .log
+        .iter()
+        .any(|l| l.contains("done: avg_2-2")));
+}
