@@ -85,14 +85,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     .map_err(crate::exit::bad_input)?;
     let stop = Arc::clone(&options.stop);
     crate::cmd::run::install_ctrl_c(Arc::clone(&stop));
-    super::vdbench::run_file(
+    let code = super::vdbench::run_file(
         &args.parmfile,
         &options,
         args.allow_overwrite,
         false,
         stop,
         (args.remote_iofit.clone(), args.ssh_config.clone()),
-    )
+    )?;
+    // vdbench's last console line names its output directory.
+    println!(
+        "iofit execution ended. Output directory: {}",
+        args.output.display()
+    );
+    Ok(code)
 }
 
 /// `-s`: each run's "Simulating RD=..." line (vdbench's display_run), nothing run.
