@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # vdbench workloads under iofit against fio running the equivalent job, in one run:
 #  1. raw: 4k random reads of a page-cached 1 GiB file, THREADS synchronous threads (vdbench
-#     threads= is one IO in flight each; fio: psync, numjobs=THREADS);
-#  2. fsd: creating 4 KiB files on tmpfs (create, write 4k, close; fio: create_on_open,
-#     one 4k write per file) and deleting them (fio's filedelete engine).
+#     threads= is one IO in flight each; fio: psync, numjobs=THREADS, invalidate=0 so that fio
+#     reads the same cached pages instead of dropping them first: like for like);
+#  2. fsd: creating 4 KiB files (create, write 4k, close; fio: create_on_open, one 4k write per
+#     file) and deleting them (fio's filedelete engine), on tmpfs and on a disk file system
+#     (DISK_DIR, default /var/tmp).
 # vdbench itself needs Oracle's download (a licence click-through), so fio is the peer here.
 # Prints one line per case with both rates and iofit/fio. Needs a release build (built here).
-# Usage: bench/vdbench.sh   Env: SECONDS_PER_RUN (10), THREADS (4), FILES (20000)
+# Usage: bench/vdbench.sh   Env: SECONDS_PER_RUN (10), THREADS (4), FILES (20000),
+#        DISK_DIR (/var/tmp: where the disk case's files go)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${SECONDS_PER_RUN:-10}
@@ -16,7 +19,8 @@ cargo build -q --release -p iofit
 IOFIT="$PWD/target/release/iofit"
 WORK=$(mktemp -d /tmp/iofit-vdbbench.XXXXXX)
 SHM=$(mktemp -d /dev/shm/iofit-vdbbench.XXXXXX)
-trap 'rm -rf "$WORK" "$SHM"' EXIT
+DISK=$(mktemp -d "${DISK_DIR:-/var/tmp}/iofit-vdbbench.XXXXXX")
+trap 'rm -rf "$WORK" "$SHM" "$DISK"' EXIT
 
 # 1. raw random read, page cached.
 fio --name=lay --filename="$WORK/data" --size=1g --rw=write --bs=1m --output=/dev/null
@@ -29,41 +33,48 @@ VDB
 "$IOFIT" run --quiet --output "$WORK/raw.json" "$WORK/raw.vdb" > /dev/null
 iofit_raw=$(python3 -c "import json;print(json.load(open('$WORK/raw.json'))['runs'][0]['avg_iops'])")
 fio --name=raw --filename="$WORK/data" --size=1g --rw=randread --bs=4k --ioengine=psync \
-    --numjobs="$THREADS" --group_reporting --time_based --runtime="$SECS" \
+    --invalidate=0 --numjobs="$THREADS" --group_reporting --time_based --runtime="$SECS" \
     --output-format=json --output="$WORK/fio_raw.json" > /dev/null
 fio_raw=$(python3 -c "import json;print(json.load(open('$WORK/fio_raw.json'))['jobs'][0]['read']['iops'])")
 
-# 2. fsd create then delete on tmpfs: FILES files in 10 directories, one thread.
-per_dir=$((FILES / 10))
+# 2. fsd create then delete: FILES files in 10 directories, one thread, under $1; prints
+#    "iofit_create iofit_delete fio_create fio_delete" (per second).
+fs_case() {
+local base=$1
+local per_dir=$((FILES / 10))
 cat > "$WORK/fs.vdb" <<VDB
-fsd=fsd1,anchor=$SHM/anchor,depth=1,width=10,files=$per_dir,size=4k
+fsd=fsd1,anchor=$base/anchor,depth=1,width=10,files=$per_dir,size=4k
 fwd=fwdc,fsd=fsd1,operation=create,fileselect=sequential,xfersize=4k,threads=1
 fwd=fwdd,fsd=fsd1,operation=delete,fileselect=sequential,threads=1
 rd=empty,fwd=fwdd,fwdrate=max,format=yes,elapsed=$SECS,interval=1
-rd=create,fwd=fwdc,fwdrate=max,format=no,elapsed=$SECS,interval=1
-rd=delete,fwd=fwdd,fwdrate=max,format=no,elapsed=$SECS,interval=1
+rd=create,fwd=fwdc,fwdrate=max,format=no,elapsed=$SECS,interval=0.1
+rd=delete,fwd=fwdd,fwdrate=max,format=no,elapsed=$SECS,interval=0.1
 VDB
+# interval=0.1: the phase may last under a second; its rate is timed to 0.1 s.
 "$IOFIT" run --quiet --output "$WORK/fs.json" "$WORK/fs.vdb" > /dev/null
-read -r iofit_create iofit_delete < <(python3 - "$WORK/fs.json" <<'PY'
+local iofit_rates fio_rates
+iofit_rates=$(python3 - "$WORK/fs.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
+CREATE, DELETE = 6, 7  # FileOp::ALL's order (crates/jobfile/src/vdbench/fs.rs)
 def rate(run, op):
-    ops = {l["operation"]: l for l in run["run"]["operations"]}
-    # The tree holds FILES files: a phase that ran out of files is timed to its last file.
-    return ops[op]["ops"], run["run"]["busy_seconds"]
+    # The whole phase, its warm-up interval included (fio times its whole job too): every
+    # interval's operations, over the intervals up to the last that did one (0.1 s each).
+    intervals = run["run"]["intervals"]
+    counts = [iv["counts"]["count"][op] for iv in intervals]
+    last = max(i for i, c in enumerate(counts) if c > 0)
+    return sum(counts) / sum(iv["seconds"] for iv in intervals[: last + 1])
 # fs_runs[0] formats the tree and empties it (directories stay); then create, then delete.
-c, cs = rate(doc["fs_runs"][1], "create")
-d, ds = rate(doc["fs_runs"][2], "delete")
-print(c / cs, d / ds)
+print(rate(doc["fs_runs"][1], CREATE), rate(doc["fs_runs"][2], DELETE))
 PY
 )
-mkdir -p "$SHM/fio"
-fio --name=create --directory="$SHM/fio" --nrfiles="$FILES" --filesize=4k --bs=4k --rw=write \
+mkdir -p "$base/fio"
+fio --name=create --directory="$base/fio" --nrfiles="$FILES" --filesize=4k --bs=4k --rw=write \
     --create_on_open=1 --openfiles=1 --file_service_type=sequential --ioengine=psync \
     --output-format=json --output="$WORK/fio_create.json" > /dev/null
-fio --name=create --directory="$SHM/fio" --nrfiles="$FILES" --filesize=4k --ioengine=filedelete \
+fio --name=create --directory="$base/fio" --nrfiles="$FILES" --filesize=4k --ioengine=filedelete \
     --output-format=json --output="$WORK/fio_delete.json" > /dev/null
-read -r fio_create fio_delete < <(python3 - "$WORK" "$FILES" <<'PY'
+fio_rates=$(python3 - "$WORK" "$FILES" <<'PY'
 import json, sys
 work, files = sys.argv[1], int(sys.argv[2])
 c = json.load(open(work + "/fio_create.json"))["jobs"][0]
@@ -72,9 +83,15 @@ d = json.load(open(work + "/fio_delete.json"))["jobs"][0]
 print(files / (c["job_runtime"] / 1000.0), files / (d["job_runtime"] / 1000.0))
 PY
 )
+echo "$iofit_rates $fio_rates"
+}
+read -r iofit_create iofit_delete fio_create fio_delete < <(fs_case "$SHM")
+read -r disk_iofit_create disk_iofit_delete disk_fio_create disk_fio_delete < <(fs_case "$DISK")
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)  cpus: $(nproc)  threads=$THREADS seconds=$SECS files=$FILES"
 printf "%-34s %14s %14s %8s\n" case iofit fio iofit/fio
 ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
 printf "%-34s %14.0f %14.0f %8s\n" "raw 4k randread, cached (IO/s)" "$iofit_raw" "$fio_raw" "$(ratio "$iofit_raw" "$fio_raw")"
 printf "%-34s %14.0f %14.0f %8s\n" "fsd create 4k files, tmpfs (/s)" "$iofit_create" "$fio_create" "$(ratio "$iofit_create" "$fio_create")"
 printf "%-34s %14.0f %14.0f %8s\n" "fsd delete files, tmpfs (/s)" "$iofit_delete" "$fio_delete" "$(ratio "$iofit_delete" "$fio_delete")"
+printf "%-34s %14.0f %14.0f %8s\n" "fsd create 4k files, disk (/s)" "$disk_iofit_create" "$disk_fio_create" "$(ratio "$disk_iofit_create" "$disk_fio_create")"
+printf "%-34s %14.0f %14.0f %8s\n" "fsd delete files, disk (/s)" "$disk_iofit_delete" "$disk_fio_delete" "$(ratio "$disk_iofit_delete" "$disk_fio_delete")"

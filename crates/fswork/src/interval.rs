@@ -118,7 +118,7 @@ pub(crate) fn now_unix_ms() -> u64 {
 }
 
 /// (busy, system, total) clock ticks of /proc/stat's `cpu` line.
-pub(crate) fn cpu_ticks() -> Option<(u64, u64, u64)> {
+pub fn cpu_ticks() -> Option<(u64, u64, u64)> {
     let text = std::fs::read_to_string("/proc/stat").ok()?;
     let line = text.lines().find(|l| l.starts_with("cpu "))?;
     let values: Vec<u64> = line
@@ -136,7 +136,7 @@ pub(crate) fn cpu_ticks() -> Option<(u64, u64, u64)> {
 }
 
 /// CPU percentages between two [`cpu_ticks`] samples.
-pub(crate) fn cpu_between(
+pub fn cpu_between(
     before: Option<(u64, u64, u64)>,
     after: Option<(u64, u64, u64)>,
 ) -> Option<CpuPct> {

@@ -12,7 +12,7 @@ pub struct OpLine {
     pub operation: String,
     pub ops: u64,
     pub ops_per_s: f64,
-    /// Decimal megabytes (10^6 bytes) per second, as vdbench's MB/sec.
+    /// Megabytes of 1,048,576 bytes per second, as vdbench's MB/sec (Report.MB = 1024 * 1024).
     pub mb_per_s: f64,
     pub bytes: u64,
     pub resp_mean_ms: f64,
@@ -36,7 +36,7 @@ pub fn op_lines(stats: &OpStats, seconds: f64) -> Vec<OpLine> {
                 operation: op.name().to_string(),
                 ops: c.count,
                 ops_per_s: c.count as f64 / seconds,
-                mb_per_s: c.bytes as f64 / 1e6 / seconds,
+                mb_per_s: c.bytes as f64 / 1_048_576.0 / seconds,
                 bytes: c.bytes,
                 resp_mean_ms: c.latency.mean_ns() / 1e6,
                 resp_max_ms: ms(c.latency.summary().max_ns),
@@ -58,7 +58,7 @@ pub fn op_lines(stats: &OpStats, seconds: f64) -> Vec<OpLine> {
         operation: "total".into(),
         ops: count,
         ops_per_s: count as f64 / seconds,
-        mb_per_s: bytes as f64 / 1e6 / seconds,
+        mb_per_s: bytes as f64 / 1_048_576.0 / seconds,
         bytes,
         resp_mean_ms: if count > 0 {
             total.mean_ns() / 1e6

@@ -445,6 +445,33 @@ struct Worker<'a> {
     cursor: usize,
     buffer: AlignedBuffer,
     stats: OpStats,
+    /// fwdrate= on a read/write fwd: one permit per transfer (vdbench's FwgWaiter hands out
+    /// one per operation, and a read or write operation is one xfersize transfer), so the
+    /// rate counts reads and writes, not the files opened for them.
+    pacer: Option<Pacer>,
+}
+
+/// Operations spaced `every` apart until `deadline`.
+struct Pacer {
+    every: Duration,
+    next: Instant,
+    deadline: Instant,
+}
+
+impl Pacer {
+    /// Waits for the next permit; false when the run's deadline comes first.
+    fn permit(&mut self) -> bool {
+        let now = Instant::now();
+        if self.next > now {
+            if self.next >= self.deadline {
+                std::thread::sleep(self.deadline.saturating_duration_since(now));
+                return false;
+            }
+            std::thread::sleep(self.next - now);
+        }
+        self.next += self.every;
+        Instant::now() < self.deadline
+    }
 }
 
 fn run_workload(
@@ -479,6 +506,15 @@ fn run_workload(
                 (per_thread > 0.0).then(|| Duration::from_secs_f64(1.0 / per_thread))
             }
         };
+        // Reads and writes take their permits transfer by transfer (Worker::pacer); other
+        // operations one per step.
+        let transfers =
+            fwd.fwd.rdpct.is_some() || matches!(fwd.fwd.operation, FileOp::Read | FileOp::Write);
+        let (pace, transfer_pace) = if transfers {
+            (None, pace)
+        } else {
+            (pace, None)
+        };
         for t in 0..threads {
             let seed = splitmix((f as u64) << 32 | u64::from(t));
             workers.push((
@@ -497,6 +533,11 @@ fn run_workload(
                         % targets.first().map(|s| s.files.len().max(1)).unwrap_or(1),
                     buffer: AlignedBuffer::new(largest as usize, seed),
                     stats: OpStats::default(),
+                    pacer: transfer_pace.map(|every| Pacer {
+                        every,
+                        next: Instant::now(),
+                        deadline,
+                    }),
                 },
                 pace,
             ));
@@ -664,6 +705,11 @@ fn report_intervals<T>(
 }
 
 impl Worker<'_> {
+    /// The next fwdrate permit for a transfer (true at once when the fwd is not paced).
+    fn permit(&mut self) -> bool {
+        self.pacer.as_mut().is_none_or(Pacer::permit)
+    }
+
     fn random(&mut self) -> u64 {
         self.rng = splitmix(self.rng);
         self.rng
@@ -790,6 +836,9 @@ impl Worker<'_> {
                     // fileio=random: as many random transfers as the file holds, or stopafter=.
                     let blocks = (size / xfer).max(1);
                     for _ in 0..self.stopafter.unwrap_or(blocks) {
+                        if !self.permit() {
+                            break;
+                        }
                         let offset = (self.random() % blocks) * xfer;
                         let len = xfer.min(size.saturating_sub(offset)).max(1) as usize;
                         transfer_at(
@@ -808,15 +857,20 @@ impl Worker<'_> {
                         Some(n) => size.min(n.saturating_mul(xfer)),
                         None => size,
                     };
-                    transfer_whole(
-                        &file,
-                        &path,
-                        size,
-                        xfer,
-                        write,
-                        &mut self.buffer,
-                        &mut self.stats,
-                    )?;
+                    let mut offset = 0;
+                    while offset < size && self.permit() {
+                        let len = xfer.min(size - offset) as usize;
+                        transfer_at(
+                            &file,
+                            &path,
+                            offset,
+                            len,
+                            write,
+                            &mut self.buffer,
+                            &mut self.stats,
+                        )?;
+                        offset += len as u64;
+                    }
                 }
                 let t = Instant::now();
                 drop(file);

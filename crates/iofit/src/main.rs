@@ -48,6 +48,9 @@ enum Command {
     /// Step 4: run fio job files, vdbench parameter files or Iometer presets with a real IO
     /// engine.
     Run(Box<cmd::run::Args>),
+    /// Step 4: run a vdbench parameter file with vdbench's command line and output directory
+    /// (`iofit vdbench -f PARMFILE -o DIR`).
+    Vdbench(cmd::vdbench_cli::Args),
     /// Step 4: run a whole benchmark procedure from the seeds (azure-premium).
     Bench(cmd::bench::Args),
     /// Step 4: find the thread count that reaches a target IOPS by Little's law, measured.
@@ -70,7 +73,11 @@ impl Command {
     fn runs_io(&self) -> bool {
         matches!(
             self,
-            Command::Run(_) | Command::Bench(_) | Command::Emulate(_) | Command::Worker(_)
+            Command::Run(_)
+                | Command::Vdbench(_)
+                | Command::Bench(_)
+                | Command::Emulate(_)
+                | Command::Worker(_)
         )
     }
 }
@@ -101,6 +108,7 @@ fn main() -> ExitCode {
         Command::Predict(args) => cmd::predict::run(args),
         Command::Catalog(args) => cmd::catalog::run(args),
         Command::Run(args) => cmd::run::run(*args),
+        Command::Vdbench(args) => cmd::vdbench_cli::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::SizeThreads(args) => cmd::size_threads::run(args),
         Command::Emulate(args) => cmd::emulate::run(*args),

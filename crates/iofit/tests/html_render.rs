@@ -36,6 +36,7 @@ fn report_html() -> String {
             trim_bytes: 0,
             latency_mean_ns: 95_000.0 + (second % 4) as f64 * 6_000.0,
             latency_p99_ns: 280_000 + (second % 6) * 20_000,
+            ..Default::default()
         })
         .collect();
     let requirements = Requirements {

@@ -16,8 +16,11 @@
 //!   WDs by `skew` (equal shares when absent), then between SDs and threads; `iorate=curve` runs
 //!   max first and then the `curve=` percentages of the measured max (default
 //!   10,50,70,80,90,100).
-//! - `elapsed=` (default 30 s) includes `warmup=` (default 0); `interval=` (default 1 s) is the
-//!   reporting interval.
+//! - `interval=` (default 1 s) is the reporting interval; `warmup=` (default 0) runs before
+//!   `elapsed=` (default 30 s), as vdbench's Reporter counts them: `warmup/interval` warm-up
+//!   intervals (at least one: with no warmup the first interval is the warm-up), then
+//!   `elapsed/interval` measured ones (one fewer without warmup), printed and averaged as
+//!   `avg_FIRST-LAST` ([`Run::interval_plan`]).
 //! - Each `forthreads`/`forxfersize`/`forrdpct`/`forseekpct` value (and each value of a
 //!   parenthesised `threads`/`iorate` list) is one run; several for-lists nest, the first
 //!   written outermost.
@@ -388,7 +391,13 @@ impl RunWorkload {
             ));
         } else if self.rhpct > 0.0 || self.whpct > 0.0 {
             let hit_pct = (self.rdpct * self.rhpct + (100.0 - self.rdpct) * self.whpct) / 100.0;
-            let hitarea = self.hitarea.unwrap_or(Bytes::mib(1)).as_u64().min(region);
+            // hitarea=0: vdbench's hits land at the start of the area; one block here.
+            let hitarea = self
+                .hitarea
+                .unwrap_or(Bytes::mib(1))
+                .as_u64()
+                .max(block)
+                .min(region);
             job.random_distribution = RandomDistribution::Zoned(vec![
                 AccessZone {
                     access_pct: hit_pct,
@@ -548,7 +557,59 @@ fn hotband_zones(region_bytes: u64) -> RandomDistribution {
     RandomDistribution::Zoned(zones)
 }
 
+/// vdbench's reporting intervals of one run (Reporter.java): the warm-up intervals are printed
+/// and left out of the average; the run ends after the last measured one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntervalPlan {
+    pub interval: Duration,
+    /// `warmup/interval`, at least 1 (no warmup: the first interval is the warm-up).
+    pub warmup_intervals: u64,
+    /// Every interval of the run, warm-up included: warmup + `elapsed/interval` intervals, or
+    /// `elapsed/interval` when there is no warmup (vdbench counts the implied one in it).
+    pub total_intervals: u64,
+}
+
+impl IntervalPlan {
+    pub fn new(elapsed: Duration, warmup: Duration, interval: Duration) -> IntervalPlan {
+        let interval_ns = interval.as_nanos().max(1);
+        let elapsed_intervals = (elapsed.as_nanos() / interval_ns) as u64;
+        let warmup_intervals = (warmup.as_nanos() / interval_ns) as u64;
+        let (warmup_intervals, total_intervals) = if warmup_intervals == 0 {
+            (1, elapsed_intervals)
+        } else {
+            (warmup_intervals, warmup_intervals + elapsed_intervals)
+        };
+        IntervalPlan {
+            interval,
+            warmup_intervals,
+            // At least one interval runs; a run of a single interval averages that one
+            // (vdbench refuses elapsed < 2 intervals; iofit runs it and says so).
+            total_intervals: total_intervals.max(1),
+        }
+    }
+
+    /// The first interval of the average, 1-based.
+    pub fn first_measured(&self) -> u64 {
+        if self.warmup_intervals >= self.total_intervals {
+            1
+        } else {
+            self.warmup_intervals + 1
+        }
+    }
+
+    /// How long the run lasts: every interval, warm-up included.
+    pub fn runtime(&self) -> Duration {
+        self.interval
+            .saturating_mul(self.total_intervals.min(u32::MAX as u64) as u32)
+    }
+}
+
 impl Run {
+    /// The run's reporting intervals, as vdbench counts them.
+    pub fn interval_plan(&self) -> IntervalPlan {
+        IntervalPlan::new(self.elapsed, self.warmup, self.interval)
+    }
+
     /// Total outstanding IOs (threads over every SD); equals the sum over [`Run::to_jobs`] of
     /// clones x IOs in flight per clone.
     pub fn total_threads(&self) -> u32 {
@@ -608,8 +669,10 @@ impl Run {
                 w.apply_region(&mut job);
                 w.apply_sync(&mut job);
                 job.group_reporting = true;
-                job.ramp_time = self.warmup;
-                job.runtime = Some(self.elapsed.saturating_sub(self.warmup));
+                // No ramp: the warm-up intervals are measured and printed (as vdbench prints
+                // them); the summary leaves them out of its average.
+                job.ramp_time = Duration::ZERO;
+                job.runtime = Some(self.interval_plan().runtime());
                 // seekpct=eof ends at end of file; everything else runs for the elapsed time.
                 job.time_based = !sequential_pass;
                 job.log_interval = self.interval;
@@ -978,8 +1041,13 @@ impl Parser {
             loc.error(
                 Some("include"),
                 ErrorKind::Other(format!(
-                    "cannot include {included_name}: {}; the path is relative to the including file",
-                    e.kind
+                    "cannot include {included_name}: {}; {}",
+                    e.kind,
+                    if Path::new(&target).is_relative() {
+                        "the path is relative to the including file"
+                    } else {
+                        "the path is absolute and read as written: check it"
+                    }
                 )),
             )
         })?;
@@ -1088,7 +1156,21 @@ impl Parser {
             match p.key.as_str() {
                 "system" => host.system = Some(single(p, loc)?),
                 "user" => host.user = Some(single(p, loc)?),
-                "vdbench" => host.remote_binary = Some(single(p, loc)?),
+                "vdbench" => {
+                    // vdbench= is where vdbench is on the host: iofit starts iofit there, so it
+                    // takes the path only when it names an iofit binary.
+                    let path = single(p, loc)?;
+                    let names_iofit = Path::new(&path)
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with("iofit"));
+                    if names_iofit {
+                        host.remote_binary = Some(path);
+                    } else {
+                        self.file.notes.push(format!(
+                            "{loc}: hd={name} vdbench={path} is vdbench's path: iofit ignores it and starts iofit on the host from --remote-iofit (default: this binary's path)"
+                        ));
+                    }
+                }
                 "jvms" => host.jvms = positive_u32(&single(p, loc)?, "jvms", loc)?,
                 _ => {}
             }
@@ -1117,9 +1199,19 @@ impl Parser {
         let mut has_lun = false;
         for p in &all {
             match p.key.as_str() {
-                // One hd name, a list `host=(vm1,vm2)`, or `*` for every hd.
+                // One hd name, a list `host=(vm1,vm2)`, a range `host=(hd1-hd4)`, wildcards
+                // `host=hd*` / `host=(hd1*,vm?)`, or `*` for every hd (as vdbench takes them).
                 "host" => {
-                    sd.hosts = p.values.iter().filter(|v| !v.is_empty()).cloned().collect();
+                    let named: Vec<String> =
+                        p.values.iter().filter(|v| !v.is_empty()).cloned().collect();
+                    sd.hosts = lists::expand_names(&named).map_err(|why| {
+                        loc.invalid(
+                            "host",
+                            &p.raw,
+                            &why,
+                            "write host=hd1, host=(hd1-hd4) or host=hd*",
+                        )
+                    })?;
                 }
                 "lun" => {
                     sd.lun = PathBuf::from(single(p, loc)?);
@@ -1129,7 +1221,9 @@ impl Parser {
                 "openflags" => (sd.direct, sd.sync_writes) = parse_openflags(p, loc)?,
                 "threads" => sd.max_threads = Some(positive_u32(&single(p, loc)?, "threads", loc)?),
                 "range" => sd.range = Some(parse_range(p, loc)?),
-                "hitarea" => sd.hitarea = Some(nonzero_size(p, loc)?),
+                // vdbench takes hitarea=0 (SD_entry keeps the number; it only matters with
+                // rhpct/whpct, and then the hits fall on the first block).
+                "hitarea" => sd.hitarea = Some(any_size(p, loc)?),
                 "offset" => sd.offset = any_size(p, loc)?,
                 "align" => sd.align = Some(nonzero_size(p, loc)?),
                 "journal" => self.file.data.push(DataParam {
@@ -1282,19 +1376,23 @@ impl Parser {
                 "iorate" => {
                     iorate_set = true;
                     let mut rates = Vec::new();
-                    for value in &p.values {
+                    let mut numbers: Vec<String> = Vec::new();
+                    for (index, value) in p.values.iter().enumerate() {
                         match value.to_ascii_lowercase().as_str() {
                             "max" => rates.push(IoRate::Max),
                             "curve" => {
                                 wants_curve = true;
                                 rates.push(IoRate::Curve(Vec::new()));
                             }
-                            other => {
-                                let rate: f64 = other.parse().ok().filter(|r: &f64| r.is_finite() && *r > 0.0).ok_or_else(|| {
-                                    loc.invalid("iorate", other, "not an IO rate", "write iorate=max, iorate=curve or a number of IOs per second such as iorate=5000")
-                                })?;
+                            _ => numbers.push(value.clone()),
+                        }
+                        if is_last_or_keyword(&p.values, index) {
+                            // vdbench's numeric lists: (10000-300000,10000) steps, (100-800,d)
+                            // doubles (RD_entry reads iorate= through the same list code).
+                            for rate in iorate_list(&numbers, loc)? {
                                 rates.push(IoRate::Fixed(rate));
                             }
+                            numbers.clear();
                         }
                     }
                     rd.iorates = rates;
@@ -1465,16 +1563,14 @@ impl Parser {
                 },
             ));
         }
-        if rd.warmup >= rd.elapsed {
-            // vdbench no longer refuses this (its check is commented out in RD_entry); iofit
-            // runs the warmup and then the elapsed time, and says so.
+        if rd.elapsed.as_nanos() < 2 * rd.interval.as_nanos() {
+            // vdbench refuses this (RD_entry: "elapsed= must be at least twice interval=");
+            // iofit runs it, averaging its one interval, and says so.
             self.file.notes.push(format!(
-                "{loc}: rd={name} warmup={}s is not shorter than elapsed={}s: iofit runs {}s (warmup, then elapsed)",
-                rd.warmup.as_secs_f64(),
+                "{loc}: rd={name} elapsed={}s is less than twice interval={}s (vdbench refuses it): iofit averages the run's only measured interval",
                 rd.elapsed.as_secs_f64(),
-                (rd.warmup + rd.elapsed).as_secs_f64()
+                rd.interval.as_secs_f64()
             ));
-            rd.elapsed += rd.warmup;
         }
         rd.loops = loops.into_iter().map(|(_, l)| l).collect();
         if rd.wd_patterns.is_empty() && rd.fs.is_none() && rd.sd_patterns.is_some() {
@@ -1922,6 +2018,32 @@ fn any_size(p: &Param, loc: &Location) -> Result<Bytes, JobFileError> {
     let value = single(p, loc)?;
     parse_size(&value, SizeBase::Binary)
         .map_err(|why| loc.invalid(&p.written, &value, why, "write a size such as 693g or 64m"))
+}
+
+/// Whether `values[index]` ends a run of numbers in an `iorate=` list (the list's end, or
+/// `max`/`curve` next).
+fn is_last_or_keyword(values: &[String], index: usize) -> bool {
+    values
+        .get(index + 1)
+        .is_none_or(|next| matches!(next.to_ascii_lowercase().as_str(), "max" | "curve"))
+}
+
+/// The IO rates of a run of `iorate=` numbers, ranges expanded.
+fn iorate_list(numbers: &[String], loc: &Location) -> Result<Vec<f64>, JobFileError> {
+    let parse = |text: &str| -> Result<f64, String> {
+        text.parse::<f64>()
+            .ok()
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .ok_or_else(|| format!("'{text}' is not an IO rate"))
+    };
+    lists::expand_numeric(numbers, parse).map_err(|why| {
+        loc.invalid(
+            "iorate",
+            &numbers.join(","),
+            &why,
+            "write iorate=max, iorate=curve, a number of IOs per second such as iorate=5000, or a list such as iorate=(1000-5000,1000)",
+        )
+    })
 }
 
 fn nonzero_size(p: &Param, loc: &Location) -> Result<Bytes, JobFileError> {
@@ -2523,6 +2645,27 @@ impl ParamFile {
         }
         let mut out = Vec::new();
         for name in &sd.hosts {
+            if name.contains(['*', '?']) {
+                let matched: Vec<&HostDef> = self
+                    .hosts
+                    .iter()
+                    .filter(|h| wildcard_match(name, &h.name))
+                    .collect();
+                if matched.is_empty() {
+                    return Err(unknown_reference(
+                        "hd",
+                        name,
+                        self.hosts.iter().map(|h| h.name.as_str()),
+                        &sd.loc,
+                    ));
+                }
+                for host in matched {
+                    if !out.iter().any(|h: &&HostDef| h.name == host.name) {
+                        out.push(host);
+                    }
+                }
+                continue;
+            }
             match self.hosts.iter().find(|h| &h.name == name) {
                 Some(host) => out.push(host),
                 // hd=localhost need not be written out, as in vdbench.

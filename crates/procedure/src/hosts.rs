@@ -17,7 +17,7 @@ use iofit_model::job::JobSpec;
 use iofit_remote::protocol::HostKeys;
 use iofit_remote::{ControllerOptions, HostSpec, MultiRun};
 use iofit_report::multihost::{render_clients_json, render_hosts_table, HostRow};
-use iofit_report::vdbench_summary::{render_run, AvgLine, RunHeader};
+use iofit_report::vdbench_summary::{render_run, AvgLine};
 use iofit_safefs::input::{caps, read_capped_string};
 use iofit_stats::RunResult;
 use std::path::{Path, PathBuf};
@@ -426,9 +426,12 @@ pub fn vdbench_host_specs(
                 name,
                 keys,
                 destination: destination.clone(),
-                remote_iofit: hd
-                    .remote_binary
+                // --remote-iofit wins over hd=...,vdbench= (which names iofit, or was
+                // dropped with a note when it names vdbench).
+                remote_iofit: reach
+                    .remote_iofit
                     .clone()
+                    .or_else(|| hd.remote_binary.clone())
                     .unwrap_or_else(|| reach.remote_iofit()),
                 jobs: share.to_jobs(rate),
             });
@@ -474,17 +477,8 @@ fn summary(
     start_unix_s: f64,
 ) -> Option<(AvgLine, String)> {
     let job = job_result.jobs.first()?;
-    let avg = AvgLine::from_job(job);
-    let header = RunHeader {
-        rd: run.rd.clone(),
-        for_label: run.for_label.clone(),
-        iorate_label: label.to_string(),
-        elapsed_s: run.elapsed.as_secs_f64(),
-        warmup_s: run.warmup.as_secs_f64(),
-        interval_s: run.interval.as_secs_f64(),
-        start_unix_s,
-    };
-    let text = render_run(&header, &job.series, &avg);
+    let header = crate::vdbench::vdbench_header(run, label, start_unix_s);
+    let (text, avg) = render_run(&header, &job.series, &[]);
     Some((avg, text))
 }
 
@@ -492,7 +486,7 @@ fn summary(
 /// the total's averages.
 pub fn render_vdbench_run(run: &Run, label: &str, multi: &MultiRun) -> (String, Option<AvgLine>) {
     use std::fmt::Write;
-    let start = multi.combined.timestamp_s as f64 + run.warmup.as_secs_f64();
+    let start = multi.combined.timestamp_s as f64;
     let mut out = String::new();
     for host in &multi.hosts {
         let _ = writeln!(
@@ -580,6 +574,19 @@ pub fn run_vdbench_hosts(
         .then(keys_dir_name);
     let last_validating = runs.iter().rposition(|r| r.data.verify.mode.is_on());
     let mut statuses = Vec::new();
+    // vdbench's output directory (`-o`): the hosts' total, as vdbench's summary.html holds.
+    let mut reports = crate::vdbench::Reports::default();
+    let mut flat_rows = Vec::new();
+    if vdbench.output_dir.is_some() {
+        reports.parmfile = iofit_safefs::input::read_capped_string(
+            path,
+            iofit_safefs::input::caps::JOB_FILE_BYTES,
+            "parameter file",
+        )?;
+        reports
+            .log
+            .extend(file.notes.iter().map(|n| format!("note: {n}")));
+    }
     for (index, run) in runs.into_iter().enumerate() {
         if reach.stop.load(Ordering::Relaxed) {
             break;
@@ -602,6 +609,40 @@ pub fn run_vdbench_hosts(
         let specs = vdbench_host_specs(file, &run, rate, reach, run_keys)?;
         let multi = runner.run(specs)?;
         let (text, avg) = render_vdbench_run(&run, &label, &multi);
+        if let Some(dir) = &vdbench.output_dir {
+            let start = multi.combined.timestamp_s as f64;
+            if let (Some((total_avg, total)), Some(job)) = (
+                summary(&run, &label, &multi.combined, start),
+                multi.combined.jobs.first(),
+            ) {
+                reports.summaries.push(total);
+                reports
+                    .histograms
+                    .push(crate::vdbench_output::histogram(&run.rd, job));
+                let header = crate::vdbench::vdbench_header(&run, &label, start);
+                flat_rows.extend(crate::vdbench_flat::raw_rows(
+                    &run, rate, job, &header, &total_avg,
+                ));
+            }
+            for host in &multi.hosts {
+                if let Some(failure) = &host.failure {
+                    reports.errors.push(format!(
+                        "rd={} hd={}: lost after {:.1} s: {}",
+                        run.rd, host.name, failure.after_s, failure.message
+                    ));
+                }
+            }
+            reports
+                .log
+                .push(format!("rd={} done on {} hosts", run.rd, multi.hosts.len()));
+            crate::vdbench_output::write_reports(
+                dir,
+                &path.display().to_string(),
+                &reports,
+                &flat_rows,
+                false,
+            )?;
+        }
         observer.event(&Event::VdbenchRun {
             summary: text,
             rd: run.rd.clone(),

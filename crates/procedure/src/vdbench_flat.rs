@@ -4,7 +4,7 @@
 use iofit_fswork::interval::{CpuPct, Interval};
 use iofit_jobfile::vdbench::{FileOp, Run, Seek, XferSize};
 use iofit_report::vdbench_flatfile::{Cell, FlatRow};
-use iofit_report::vdbench_summary::{AvgLine, SummaryLine};
+use iofit_report::vdbench_summary::{run_intervals, AvgLine, RunHeader, SummaryLine};
 use iofit_stats::JobResult;
 
 fn now_ms() -> u64 {
@@ -68,21 +68,40 @@ fn requested(run: &Run, rate: Option<f64>) -> Vec<(&'static str, Cell)> {
 }
 
 fn measured(line: &SummaryLine) -> Vec<(&'static str, Cell)> {
-    vec![
+    let mut cells = vec![
         ("rate", Cell::Num(line.iops)),
         ("MB/sec", Cell::Num(line.mib_per_s)),
         ("bytes/io", Cell::Num(line.bytes_per_io)),
         ("read%", Cell::Num(line.read_pct)),
         ("resp", Cell::Num(line.resp_ms)),
+        ("read_resp", Cell::Num(line.read_resp_ms)),
+        ("write_resp", Cell::Num(line.write_resp_ms)),
+        ("resp_max", Cell::Num(line.resp_max_ms)),
+        ("resp_std", Cell::Num(line.resp_stddev_ms)),
         ("queue_depth", Cell::Num(line.queue_depth)),
-    ]
+    ];
+    if let Some(cpu) = line.cpu {
+        cells.extend([
+            ("cpu_used", Cell::Num(cpu.total_pct)),
+            ("cpu_user", Cell::Num(cpu.total_pct - cpu.sys_pct)),
+            ("cpu_kernel", Cell::Num(cpu.sys_pct)),
+        ]);
+    }
+    cells
 }
 
-/// One row per interval of the job's series, then the `avg_FIRST-LAST` row.
-pub fn raw_rows(run: &Run, rate: Option<f64>, job: &JobResult, avg: &AvgLine) -> Vec<FlatRow> {
+/// One row per interval of the run (warm-up ones included, as vdbench writes them), then the
+/// `avg_FIRST-LAST` row: the same numbers as the summary's lines.
+pub fn raw_rows(
+    run: &Run,
+    rate: Option<f64>,
+    job: &JobResult,
+    header: &RunHeader,
+    avg: &AvgLine,
+) -> Vec<FlatRow> {
     let base = requested(run, rate);
-    let start = now_ms().saturating_sub((run.elapsed - run.warmup).as_millis() as u64);
-    let series = iofit_report::vdbench_summary::fold_short_intervals(&job.series);
+    let start_ms = (header.start_unix_s * 1000.0) as u64;
+    let series = run_intervals(header, &job.series);
     let mut rows: Vec<FlatRow> = series
         .iter()
         .enumerate()
@@ -91,25 +110,16 @@ pub fn raw_rows(run: &Run, rate: Option<f64>, job: &JobResult, avg: &AvgLine) ->
             cells.push(("Interval", Cell::Int(i as i64 + 1)));
             cells.extend(measured(&SummaryLine::from_interval(sample)));
             FlatRow {
-                unix_ms: start + sample.start_ms + sample.interval_ms,
+                unix_ms: start_ms + sample.start_ms + sample.interval_ms,
                 cells,
             }
         })
         .collect();
     let mut cells = base;
-    cells.push((
-        "Interval",
-        Cell::Text(format!("avg_1-{}", series.len().max(1))),
-    ));
+    cells.push(("Interval", Cell::Text(avg.label())));
     cells.extend(measured(&avg.line));
-    cells.extend([
-        ("read_resp", Cell::Num(avg.read_resp_ms)),
-        ("write_resp", Cell::Num(avg.write_resp_ms)),
-        ("resp_max", Cell::Num(avg.resp_max_ms)),
-        ("resp_std", Cell::Num(avg.resp_stddev_ms)),
-    ]);
     rows.push(FlatRow {
-        unix_ms: now_ms(),
+        unix_ms: rows.last().map_or(start_ms, |r| r.unix_ms),
         cells,
     });
     rows

@@ -38,11 +38,8 @@ pub fn header() -> String {
 
 /// One interval's line (a warmup one marked `w`), as it is printed when the interval ends.
 pub fn interval_line(interval: &Interval) -> String {
-    let label = if interval.warmup {
-        format!("{}w", interval.index)
-    } else {
-        interval.index.to_string()
-    };
+    // vdbench numbers warm-up intervals like the others (the avg_F-L label says which count).
+    let label = interval.index.to_string();
     let time = time_of_day(interval.end_unix_ms as f64 / 1000.0);
     let cpu = interval.cpu.map(|c| (c.total_pct, c.sys_pct));
     let mut out = String::new();
@@ -164,7 +161,10 @@ mod tests {
         ]);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2 + 3 + 1, "{text}");
-        assert!(lines[2].starts_with("13:00:01.000") && lines[2].contains(" 1w "));
+        assert!(
+            lines[2].starts_with("13:00:01.000")
+                && lines[2][12..].split_whitespace().next() == Some("1")
+        );
         let avg: Vec<&str> = lines[5].split_whitespace().collect();
         assert_eq!(avg[0], "avg_2-3");
         // ReqstdOps: creates + writes = 800 over 2 s; mean resp (2 ms + 1 ms) / 2.

@@ -85,8 +85,16 @@ fn hosts_get_their_sds_and_jvms_split_them() {
     let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, vec!["vm1#1", "vm1#2", "vm2"]);
     assert_eq!(specs[0].destination, "root@10.0.0.1");
+    // --remote-iofit wins over hd=vm2,vdbench=/opt/iofit; without it the hd's iofit path runs.
     assert_eq!(specs[0].remote_iofit, "/usr/local/bin/iofit");
-    assert_eq!(specs[2].remote_iofit, "/opt/iofit");
+    assert_eq!(specs[2].remote_iofit, "/usr/local/bin/iofit");
+    let no_flag = Reach {
+        remote_iofit: None,
+        ..reach()
+    };
+    let specs_no_flag = vdbench_host_specs(&file, &run, Some(400.0), &no_flag, None).unwrap();
+    assert_eq!(specs_no_flag[2].remote_iofit, "/opt/iofit");
+    assert_ne!(specs_no_flag[0].remote_iofit, "/opt/iofit");
     // vm1's four SDs (a, b, c and the shared s) dealt to its two workers; vm2 runs s only.
     // A paced pair may be two jobs (some clones one IO a second faster): count SDs, and
     // each SD's 3 threads.

@@ -202,6 +202,29 @@ enum StartError {
     },
 }
 
+/// Starts host `i`'s session and says hello; a failure to start is the host's problem.
+fn connect(
+    i: usize,
+    host: &HostSpec,
+    options: &ControllerOptions,
+    tx: &Sender<(usize, Event)>,
+    state: &mut Handshake,
+) -> Option<Connection> {
+    match start(i, host, options, tx.clone()) {
+        Ok(mut connection) => {
+            connection.send(&ToWorker::Hello {
+                protocol: PROTOCOL_VERSION,
+                version: env!("CARGO_PKG_VERSION").to_string(),
+            });
+            Some(connection)
+        }
+        Err(error) => {
+            state.problem = Some(error.to_string());
+            None
+        }
+    }
+}
+
 fn start(
     index: usize,
     host: &HostSpec,
@@ -334,9 +357,59 @@ fn slurm_step(
     Ok((program.clone(), command))
 }
 
+/// OpenSSH's sshd refuses unauthenticated connections beyond `MaxStartups` (default
+/// 10:30:100: from 10 pending, 30% of new ones are dropped, rising to all at 100). The ssh
+/// sessions to one destination start in waves of at most this many, each wave authenticated
+/// (its workers answered hello) before the next starts.
+pub const SSH_WAVE: usize = 8;
+/// Tries per session when the server resets or closes it before the worker answers (a
+/// MaxStartups drop from other clients of the same server).
+pub const SSH_ATTEMPTS: u32 = 4;
+
+/// The hosts' indices in start waves: wave k holds, for every destination, its k-th group of
+/// at most `per_wave` sessions (destinations progress side by side).
+pub fn waves(destinations: &[&str], per_wave: usize) -> Vec<Vec<usize>> {
+    let per_wave = per_wave.max(1);
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for (i, destination) in destinations.iter().enumerate() {
+        let count = match seen.iter_mut().find(|(d, _)| d == destination) {
+            Some((_, n)) => {
+                *n += 1;
+                *n - 1
+            }
+            None => {
+                seen.push((destination, 1));
+                0
+            }
+        };
+        let wave = count / per_wave;
+        if out.len() <= wave {
+            out.resize(wave + 1, Vec::new());
+        }
+        out[wave].push(i);
+    }
+    out
+}
+
+/// Whether a session's failure before hello is the server dropping it (worth another try),
+/// not a refusal (authentication, no iofit there).
+pub fn is_reset(problem: &str) -> bool {
+    let lower = problem.to_ascii_lowercase();
+    [
+        "connection reset",
+        "kex_exchange_identification",
+        "connection closed by",
+    ]
+    .iter()
+    .any(|needle| lower.contains(needle))
+}
+
 /// Per-host state while connecting.
 #[derive(Default)]
 struct Handshake {
+    /// Not started yet (a later wave): nothing to wait for.
+    waiting: bool,
     hello: bool,
     pings_done: u32,
     ping_sent: Option<(Instant, u64)>,
@@ -358,37 +431,55 @@ pub fn run(hosts: &[HostSpec], options: &ControllerOptions) -> Result<MultiRun, 
             ..HostRun::default()
         })
         .collect();
-    let mut connections: Vec<Option<Connection>> = Vec::with_capacity(hosts.len());
-    let mut states: Vec<Handshake> = (0..hosts.len()).map(|_| Handshake::default()).collect();
-    for (i, host) in hosts.iter().enumerate() {
-        match start(i, host, options, tx.clone()) {
-            Ok(mut connection) => {
-                connection.send(&ToWorker::Hello {
-                    protocol: PROTOCOL_VERSION,
-                    version: env!("CARGO_PKG_VERSION").to_string(),
-                });
-                connections.push(Some(connection));
+    let mut connections: Vec<Option<Connection>> = (0..hosts.len()).map(|_| None).collect();
+    let mut states: Vec<Handshake> = (0..hosts.len())
+        .map(|_| Handshake {
+            waiting: true,
+            ..Handshake::default()
+        })
+        .collect();
+    // Phase 1: hello and clock offsets, within the connect timeout, wave by wave.
+    let destinations: Vec<&str> = hosts.iter().map(|h| h.destination.as_str()).collect();
+    let mut attempts = vec![0u32; hosts.len()];
+    for wave in waves(&destinations, SSH_WAVE) {
+        let mut pending = wave;
+        while !pending.is_empty() {
+            for &i in &pending {
+                attempts[i] += 1;
+                states[i] = Handshake::default();
+                connections[i] = connect(i, &hosts[i], options, &tx, &mut states[i]);
             }
-            Err(error) => {
-                states[i].problem = Some(error.to_string());
-                connections.push(None);
+            let deadline = Instant::now() + options.connect_timeout + Duration::from_secs(5);
+            let phase_done =
+                |s: &Handshake| s.waiting || s.problem.is_some() || s.pings_done >= options.pings;
+            pump(
+                &rx,
+                &mut connections,
+                &mut states,
+                &mut runs,
+                options,
+                deadline,
+                phase_done,
+                "answer hello",
+            )?;
+            // Sessions the server dropped before they authenticated start again.
+            pending.retain(|&i| {
+                !states[i].hello
+                    && attempts[i] < SSH_ATTEMPTS
+                    && states[i].problem.as_deref().is_some_and(is_reset)
+            });
+            for &i in &pending {
+                if let Some(mut old) = connections[i].take() {
+                    let _ = old.child.kill();
+                    let _ = old.child.wait();
+                }
+            }
+            if !pending.is_empty() {
+                std::thread::sleep(Duration::from_millis(200) * attempts[pending[0]]);
             }
         }
     }
     drop(tx);
-    // Phase 1: hello and clock offsets, within the connect timeout.
-    let deadline = Instant::now() + options.connect_timeout + Duration::from_secs(5);
-    let phase_done = |s: &Handshake| s.problem.is_some() || s.pings_done >= options.pings;
-    pump(
-        &rx,
-        &mut connections,
-        &mut states,
-        &mut runs,
-        options,
-        deadline,
-        phase_done,
-        "answer hello",
-    )?;
     refuse_if_any(&mut connections, &states, &runs)?;
     // Phase 2: the jobs; every host lays out its files and checks it may write them.
     for (i, host) in hosts.iter().enumerate() {

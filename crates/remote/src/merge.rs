@@ -173,6 +173,10 @@ fn add_series(
         slot.trim_ios += sample.trim_ios;
         slot.trim_bytes += sample.trim_bytes;
         slot.latency_p99_ns = slot.latency_p99_ns.max(sample.latency_p99_ns);
+        slot.latency_max_ns = slot.latency_max_ns.max(sample.latency_max_ns);
+        slot.latency_sum_sq_ns2 += sample.latency_sum_sq_ns2;
+        // A sum until `finish_series` divides it by the merged reads.
+        slot.read_latency_mean_ns += sample.read_latency_mean_ns * sample.read_ios as f64;
         let ios = sample.read_ios + sample.write_ios + sample.trim_ios;
         weighted[shift + k] += sample.latency_mean_ns * ios as f64;
     }
@@ -182,6 +186,11 @@ fn finish_series(out: &mut [IntervalSample], weighted: &[f64]) {
     for (slot, sum) in out.iter_mut().zip(weighted) {
         let ios = slot.read_ios + slot.write_ios + slot.trim_ios;
         slot.latency_mean_ns = if ios == 0 { 0.0 } else { sum / ios as f64 };
+        slot.read_latency_mean_ns = if slot.read_ios == 0 {
+            0.0
+        } else {
+            slot.read_latency_mean_ns / slot.read_ios as f64
+        };
     }
 }
 

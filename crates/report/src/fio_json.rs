@@ -543,6 +543,7 @@ pub(crate) mod tests {
                     trim_bytes: 0,
                     latency_mean_ns: 80_000.0,
                     latency_p99_ns: 250_000,
+                    ..Default::default()
                 })
                 .collect()
         };

@@ -216,6 +216,7 @@ mod tests {
             trim_bytes: 0,
             latency_mean_ns,
             latency_p99_ns: 0,
+            ..Default::default()
         }
     }
 

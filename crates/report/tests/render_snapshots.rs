@@ -69,6 +69,7 @@ fn run() -> RunResult {
             trim_bytes: 0,
             latency_mean_ns: 800_000.0 + (second % 5) as f64 * 50_000.0,
             latency_p99_ns: 4_000_000 + (second % 6) * 250_000,
+            ..Default::default()
         })
         .collect();
     RunResult {

@@ -295,3 +295,34 @@ pub(crate) fn write_plain(path: &Path, bytes: &[u8]) -> Result<(), SafeFsError> 
         .map_err(|e| SafeFsError::io("cannot write", path, e))?;
     file.commit_unsynced()
 }
+
+/// Makes `dir` (and any missing parents) a directory to write reports into, as vdbench's
+/// `-o` does; creates nothing over an existing file and removes nothing.
+pub fn output_dir(dir: &Path) -> Result<(), SafeFsError> {
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(SafeFsError::bad(
+            dir,
+            "exists and is not a directory; give another output directory",
+        )),
+        Err(_) => std::fs::create_dir_all(dir)
+            .map_err(|e| SafeFsError::io("cannot create directory", dir, e)),
+    }
+}
+
+#[cfg(test)]
+mod output_dir_tests {
+    use super::*;
+
+    #[test]
+    fn output_dir_creates_parents_and_refuses_a_file() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("a/b/output");
+        output_dir(&dir).unwrap();
+        assert!(dir.is_dir());
+        output_dir(&dir).unwrap();
+        let file = root.path().join("f");
+        std::fs::write(&file, b"x").unwrap();
+        assert!(output_dir(&file).unwrap_err().is_bad_input());
+    }
+}

@@ -128,6 +128,16 @@ impl LatencyHistogram {
         self.max_ns = 0;
     }
 
+    /// The longest sample, ns (0 when empty).
+    pub fn max_ns(&self) -> u64 {
+        self.max_ns
+    }
+
+    /// Sum of the squares of the samples, ns².
+    pub fn sum_sq_ns2(&self) -> f64 {
+        self.sum_sq_ns2
+    }
+
     /// Exact mean in nanoseconds (0 when empty).
     pub fn mean_ns(&self) -> f64 {
         if self.count == 0 {

@@ -99,6 +99,18 @@ pub struct IntervalSample {
     pub latency_mean_ns: f64,
     /// 99th percentile total latency of IOs completed in the interval, nanoseconds.
     pub latency_p99_ns: u64,
+    /// The interval's longest total latency, ns (vdbench's per-interval `resp max`).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub latency_max_ns: u64,
+    /// Sum of the squares of the interval's total latencies, ns²: with the mean and the IO
+    /// count it gives the standard deviation over any run of intervals (vdbench's `resp
+    /// stddev`), which per-interval deviations cannot.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub latency_sum_sq_ns2: f64,
+    /// Mean total latency of the interval's reads, ns (vdbench's `read resp`; the writes'
+    /// follows from it and the overall mean).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub read_latency_mean_ns: f64,
     /// The interval's total latencies in fio's bins (bucket value ns, count), kept only for a
     /// job that writes fio's histogram log (`write_hist_log`); empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

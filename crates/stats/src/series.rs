@@ -267,6 +267,9 @@ fn to_sample(bucket: &IntervalBucket, interval_ns: u64, keep: (bool, bool)) -> I
         trim_bytes: bucket.bytes[2],
         latency_mean_ns: total_latency.mean_ns(),
         latency_p99_ns: total_latency.percentile_ns(99.0),
+        latency_max_ns: total_latency.max_ns(),
+        latency_sum_sq_ns2: total_latency.sum_sq_ns2(),
+        read_latency_mean_ns: bucket.latency[Ddir::Read.index()].mean_ns(),
         clat_mean_ns: mean(sum(&bucket.clat_sum_ns), sum(&bucket.ios)),
         slat_mean_ns: mean(sum(&bucket.slat_sum_ns), sum(&bucket.slat_ios)),
         latency_bins: if keep_bins {

@@ -16,6 +16,7 @@ pub(crate) mod shared;
 pub mod size_threads;
 pub mod slurm_script;
 pub mod vdbench;
+pub mod vdbench_cli;
 pub mod vdbench_hosts;
 
 /// A time flag (30, 30s, 500ms, 2m, 1h): [`iofit_procedure::run_request::duration_flag`], the

@@ -11,6 +11,7 @@ use super::{
 use crate::error::{ErrorKind, JobFileError, Location};
 use iofit_model::units::Bytes;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// A file system definition (`fsd=`).
 #[derive(Clone, Debug, PartialEq)]
@@ -405,6 +406,7 @@ impl ParamFile {
             .map(|f| f.threads)
             .or_else(|| run_fwds.iter().map(|f| f.fwd.threads).max())
             .unwrap_or(8);
+        let plan = super::IntervalPlan::new(rd.elapsed, rd.warmup, rd.interval);
         Ok(FsRun {
             rd: rd.name.clone(),
             for_label: combo
@@ -420,8 +422,14 @@ impl ParamFile {
             format_xfersize: format_fwd
                 .map(|f| f.xfersizes.block_size().max_size())
                 .unwrap_or(Bytes::kib(128)),
-            elapsed: rd.elapsed,
-            warmup: rd.warmup,
+            // vdbench's Reporter runs the warm-up intervals, then elapsed= (one fewer without
+            // warmup: the first interval is the warm-up); fswork's elapsed is the whole run.
+            elapsed: plan.runtime(),
+            warmup: if plan.first_measured() == 1 {
+                Duration::ZERO
+            } else {
+                plan.interval * plan.warmup_intervals as u32
+            },
             interval: rd.interval,
             pause: rd.pause,
         })

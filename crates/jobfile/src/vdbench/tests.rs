@@ -256,8 +256,14 @@ rd=list,wd=seq,iorate=(100,200),forxfersize=(4k,64k),forseekpct=(0,eof)
         wr_job.block_size.mean_size(iofit_model::Direction::Read),
         Bytes(6963)
     );
-    assert_eq!(wr_job.ramp_time, Duration::from_secs(30));
-    assert_eq!(wr_job.runtime, Some(Duration::from_secs(570)));
+    // vdbench runs warmup=30 (6 intervals of 5 s) before elapsed=10m (120 intervals) and
+    // prints the warm-up intervals: no ramp, all 630 s measured (the summary leaves the first
+    // 6 intervals out of its average).
+    assert_eq!(wr_job.ramp_time, Duration::ZERO);
+    assert_eq!(wr_job.runtime, Some(Duration::from_secs(630)));
+    let plan = runs[1].interval_plan();
+    assert_eq!((plan.warmup_intervals, plan.total_intervals), (6, 126));
+    assert_eq!(plan.first_measured(), 7);
     assert_eq!(runs[8].iorate, IoRate::Curve(vec![50.0, 100.0]));
     assert_eq!(runs[9].iorate, IoRate::Fixed(100.0));
     assert_eq!(runs[9].for_label, "xfersize=4k seekpct=0");
@@ -420,4 +426,112 @@ fn many_stars_against_a_long_name_fail_fast() {
     let error = parse_str(&text, "stars.vdb").unwrap_err().to_string();
     assert!(error.contains("stars.vdb:2"), "{error}");
     assert!(started.elapsed() < std::time::Duration::from_secs(2));
+}
+
+#[test]
+fn iorate_ranges_expand_as_vdbench_lists() {
+    let text = "sd=sd1,lun=/tmp/x,size=4m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=(10000-30000,10000),elapsed=2\nrd=s,wd=w,iorate=(max,100-400,d,50),elapsed=2\n";
+    let runs = parse_str(text, "t.vdb").unwrap().runs().unwrap();
+    let rates: Vec<IoRate> = runs.iter().map(|r| r.iorate.clone()).collect();
+    assert_eq!(
+        rates,
+        [
+            IoRate::Fixed(10_000.0),
+            IoRate::Fixed(20_000.0),
+            IoRate::Fixed(30_000.0),
+            IoRate::Max,
+            IoRate::Fixed(100.0),
+            IoRate::Fixed(200.0),
+            IoRate::Fixed(400.0),
+            IoRate::Fixed(50.0),
+        ]
+    );
+    let bad = parse_str(
+        "sd=sd1,lun=/tmp/x,size=4m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=(10000-300000)\n",
+        "t.vdb",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(bad.contains("t.vdb:3") && bad.contains("step"), "{bad}");
+}
+
+#[test]
+fn hitarea_zero_is_taken_and_hits_fall_on_one_block() {
+    let text = "sd=sd1,lun=/tmp/x,size=4m,hitarea=0\nwd=w,sd=sd1,rhpct=50,rdpct=100,xfersize=4k\nrd=r,wd=w,iorate=max,elapsed=2\n";
+    let file = parse_str(text, "t.vdb").unwrap();
+    assert_eq!(file.sds[0].hitarea, Some(Bytes::ZERO));
+    let job = &file.runs().unwrap()[0].to_jobs(None)[0];
+    match &job.random_distribution {
+        iofit_model::job::RandomDistribution::Zoned(zones) => {
+            assert_eq!(zones[0].access_pct, 50.0);
+            assert_eq!(
+                zones[0].size,
+                iofit_model::job::ZoneSize::Bytes(Bytes::kib(4))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_missing_absolute_include_is_not_called_relative() {
+    let error = parse_str("include=/no/such/dir/luns\n", "t.vdb")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("/no/such/dir/luns"), "{error}");
+    assert!(!error.contains("relative to the including file"), "{error}");
+    let relative = parse_str("include=no-such-luns\n", "t.vdb")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        relative.contains("relative to the including file"),
+        "{relative}"
+    );
+}
+
+#[test]
+fn host_wildcards_ranges_and_lists_pick_hds_as_vdbench_does() {
+    let hds = "hd=default,shell=ssh\nhd=hd1,system=10.0.0.1\nhd=hd2,system=10.0.0.2\nhd=hd3,system=10.0.0.3\nhd=vm1,system=10.0.1.1\n";
+    let picks = |host: &str| -> Vec<String> {
+        let text = format!(
+            "{hds}sd=sd1,lun=/tmp/x,size=1m,host={host}\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max\n"
+        );
+        let file = parse_str(&text, "h.vdb").unwrap();
+        file.sd_hosts(&file.sds[0])
+            .unwrap()
+            .iter()
+            .map(|h| h.name.clone())
+            .collect()
+    };
+    assert_eq!(picks("hd*"), ["hd1", "hd2", "hd3"]);
+    assert_eq!(picks("(hd1-hd2)"), ["hd1", "hd2"]);
+    assert_eq!(picks("(hd?,vm1)"), ["hd1", "hd2", "hd3", "vm1"]);
+    assert_eq!(picks("*"), ["hd1", "hd2", "hd3", "vm1"]);
+    assert_eq!(picks("(vm1,hd2)"), ["vm1", "hd2"]);
+    let text =
+        format!("{hds}sd=sd1,lun=/tmp/x,size=1m,host=db*\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max\n");
+    let file = parse_str(&text, "h.vdb").unwrap();
+    let error = file.sd_hosts(&file.sds[0]).unwrap_err().to_string();
+    assert!(
+        error.contains("h.vdb:6") && error.contains("db*"),
+        "{error}"
+    );
+}
+
+#[test]
+fn vdbench_path_in_hd_is_kept_only_when_it_names_iofit() {
+    let text = "hd=default,shell=ssh\nhd=a,system=10.0.0.1,vdbench=/root/vdbench/vdbench\nhd=b,system=10.0.0.2,vdbench=/opt/iofit/bin/iofit\nsd=sd1,lun=/tmp/x,size=1m,host=*\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max\n";
+    let file = parse_str(text, "v.vdb").unwrap();
+    assert_eq!(file.hosts[0].remote_binary, None);
+    assert_eq!(
+        file.hosts[1].remote_binary.as_deref(),
+        Some("/opt/iofit/bin/iofit")
+    );
+    assert!(
+        file.notes.iter().any(|n| n.contains("v.vdb:2")
+            && n.contains("/root/vdbench/vdbench")
+            && n.contains("ignores it")),
+        "{:?}",
+        file.notes
+    );
 }
