@@ -801,6 +801,34 @@ pub fn predict(
     })
 }
 
+/// What one volume asks of its VM's shared rate limits at its target: the IOs and MB/s the
+/// host sees, and which of the VM's two pools (cached or uncached) carries them. Predict's own
+/// factors, so a search can add volumes' demands and compare them with the VM's limits exactly
+/// as [`predict`] does. `None` without a target.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VmDemand {
+    /// Counted against the VM's cached limits (else its uncached ones).
+    pub cached: bool,
+    pub iops: f64,
+    pub throughput_mb_s: f64,
+}
+
+/// The [`VmDemand`] of `volume` on `vm`; `None` when the volume has no target.
+pub fn vm_demand(
+    vm: &VmSize,
+    volume: &VolumeLoad,
+    assumptions: &Assumptions,
+) -> Result<Option<VmDemand>, PredictError> {
+    let mb = assumptions.mb.bytes_per_mb();
+    let f = volume_factors(vm, volume, assumptions, &mut Notes::default())?;
+    let target = targets_of(std::slice::from_ref(volume), std::slice::from_ref(&f), mb)[0];
+    Ok(target.map(|rate| VmDemand {
+        cached: f.cached,
+        iops: rate * f.host_ios,
+        throughput_mb_s: rate * f.host_bytes / mb,
+    }))
+}
+
 /// What a prediction found wrong (violations) and should say (warnings), in the order found.
 #[derive(Default)]
 struct Notes {
