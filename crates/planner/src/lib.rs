@@ -571,7 +571,8 @@ fn workload_of(target: &SizingTarget, outstanding: u32, mb: f64) -> Workload {
 }
 
 /// Threads x depth for a number of outstanding IOs: at most 32 per thread (a common
-/// per-submitter depth), the product at least `outstanding`.
+/// per-submitter depth), the product at least `outstanding` (and what is run: see
+/// [`QueueDepths`]). A product split again gives the same threads and depth.
 fn split_outstanding(outstanding: u32) -> (u32, u32) {
     let outstanding = outstanding.max(1);
     let threads = outstanding.div_ceil(32);
@@ -926,7 +927,58 @@ fn plan_volume(
     (load, planned)
 }
 
-/// The outstanding IOs a volume runs at, and those at which its disks reach their limits.
+/// The outstanding IOs a volume runs at, and those at which its disks reach their limits: the
+/// one queue-depth rule `plan` and `predict --requirements` share, so that a design predicted
+/// from the same requirements gives the same answer. Each depth is threads x per-thread depth
+/// exactly (what a load generator runs), never a count that does not split evenly.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueDepths {
+    /// Little's law at the service time: the target IOPS x the service time, rounded up.
+    pub littles_law: u32,
+    /// What the volume runs at: Little's law, at least one per stripe member, rounded up to
+    /// `threads x depth`.
+    pub outstanding: u32,
+    pub threads: u32,
+    pub depth: u32,
+    /// Outstanding IOs per disk that reach one disk's IOPS limit at the service time.
+    pub per_disk: u32,
+    /// Where the disks reach their limits (`per_disk x disks`, at least `outstanding`),
+    /// rounded up to `limit_threads x limit_depth`: the depth the plan checks a design at, so
+    /// the headroom shown is the hardware's, not the queue's.
+    pub to_limits: u32,
+    pub limit_threads: u32,
+    pub limit_depth: u32,
+}
+
+/// The queue depths of a volume that must carry `wanted_iops` on `disk_count` disks of
+/// `disk_iops` each, at `service_ms` per IO (see [`QueueDepths`]).
+pub fn queue_depths(
+    wanted_iops: f64,
+    service_ms: f64,
+    disk_iops: f64,
+    disk_count: u32,
+) -> QueueDepths {
+    let littles_law = (outstanding_ios(wanted_iops, service_ms) - 1e-9)
+        .ceil()
+        .max(1.0) as u32;
+    let (threads, depth) = split_outstanding(littles_law.max(disk_count));
+    let outstanding = threads * depth;
+    let per_disk = outstanding_ios(disk_iops, service_ms).ceil().max(1.0) as u32;
+    let (limit_threads, limit_depth) =
+        split_outstanding(per_disk.saturating_mul(disk_count).max(outstanding));
+    QueueDepths {
+        littles_law,
+        outstanding,
+        threads,
+        depth,
+        per_disk,
+        to_limits: limit_threads * limit_depth,
+        limit_threads,
+        limit_depth,
+    }
+}
+
+/// The outstanding IOs a volume runs at ([`queue_depths`]) and why, in words.
 struct QueuePlan {
     outstanding: u32,
     threads: u32,
@@ -939,33 +991,43 @@ struct QueuePlan {
 /// volume run up to its disks' limits, and the check uses that depth so the headroom shown is
 /// the hardware's, not the queue's.
 fn queue_plan(wanted: f64, service_ms: f64, option: &VolumeOption) -> QueuePlan {
-    let by_littles_law = (outstanding_ios(wanted, service_ms) - 1e-9).ceil().max(1.0) as u32;
-    let outstanding = by_littles_law.max(option.count);
-    let (threads, depth) = split_outstanding(outstanding);
-    let per_disk = outstanding_ios(option.disk.iops, service_ms)
-        .ceil()
-        .max(1.0) as u32;
-    let to_limits = per_disk.saturating_mul(option.count).max(outstanding);
+    let q = queue_depths(wanted, service_ms, option.disk.iops, option.count);
+    let raised = if q.littles_law.max(option.count) > q.littles_law {
+        format!(
+            ", raised to {} so each of the {} members has work",
+            option.count, option.count
+        )
+    } else {
+        String::new()
+    };
+    let split = if q.outstanding > q.littles_law.max(option.count) {
+        format!(
+            ", rounded up to {} thread(s) x {} = {}",
+            q.threads, q.depth, q.outstanding
+        )
+    } else {
+        String::new()
+    };
     let reason = format!(
-        "{} IOPS x {} ms = {by_littles_law} outstanding (Little's law){}; up to \
-         {to_limits} ({per_disk} per disk x {} disks) reaches the disks' limits",
+        "{} IOPS x {} ms = {} outstanding (Little's law){raised}{split}; up to {} ({} per \
+         disk x {} disks{}) reaches the disks' limits",
         fmt_num(wanted),
         service_ms,
-        if outstanding > by_littles_law {
-            format!(
-                ", raised to {outstanding} so each of the {} members has work",
-                option.count
-            )
+        q.littles_law,
+        q.to_limits,
+        q.per_disk,
+        option.count,
+        if q.to_limits > q.per_disk.saturating_mul(option.count) {
+            format!(", as {} thread(s) x {}", q.limit_threads, q.limit_depth)
         } else {
             String::new()
         },
-        option.count
     );
     QueuePlan {
-        outstanding,
-        threads,
-        depth,
-        to_limits,
+        outstanding: q.outstanding,
+        threads: q.threads,
+        depth: q.depth,
+        to_limits: q.to_limits,
         reason,
     }
 }
