@@ -542,6 +542,20 @@ pub struct VolumePrediction {
     pub target_throughput_mb_s: Option<f64>,
     pub target_latency_ms: Option<f64>,
     pub meets_target: Option<bool>,
+    /// Sustained rate limits this volume's IO counts against whose figure the catalog does not
+    /// publish. Their room is unknown, so the volume's flat-out rates (`max_iops`, and `iops`
+    /// without a target) are only what the published limits allow: its true rates are unknown
+    /// ([`VolumePrediction::rates_known`]); a target is not checked against them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unpublished_limits: Vec<String>,
+}
+
+impl VolumePrediction {
+    /// Whether every rate limit this volume runs under is published, so its flat-out rates
+    /// are numbers and not only bounds from the published limits.
+    pub fn rates_known(&self) -> bool {
+        self.unpublished_limits.is_empty()
+    }
 }
 
 /// The whole prediction.
@@ -572,6 +586,32 @@ impl Prediction {
     /// Whether the design is buildable and meets every target (when targets were given).
     pub fn fits(&self) -> bool {
         self.violations.is_empty() && self.meets_requirements.unwrap_or(true)
+    }
+
+    /// The unpublished rate limits any volume runs under (see
+    /// [`VolumePrediction::unpublished_limits`]), each once.
+    pub fn unpublished_limits(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for name in self.volumes.iter().flat_map(|v| &v.unpublished_limits) {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+        names
+    }
+
+    /// Whether the flat-out rates (`max_total_*`) are numbers: no volume runs under an
+    /// unpublished rate limit.
+    pub fn max_known(&self) -> bool {
+        self.volumes.iter().all(VolumePrediction::rates_known)
+    }
+
+    /// Whether the delivered rates (`total_*`) are numbers: with targets, the targets stand
+    /// (an unpublished limit is not checked, and says so); flat out, as [`Self::max_known`].
+    pub fn delivered_known(&self) -> bool {
+        self.volumes
+            .iter()
+            .all(|v| v.rates_known() || v.target_iops.is_some())
     }
 
     /// The check of one kind in one scope.
@@ -1473,6 +1513,12 @@ fn volume_prediction(
         target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s),
         target_latency_ms,
         meets_target: meets,
+        unpublished_limits: solved
+            .limits
+            .iter()
+            .filter(|l| l.capacity.is_none() && l.sustained() && l.coeff[v] > 0.0)
+            .map(|l| l.name.clone())
+            .collect(),
     }
 }
 
