@@ -731,6 +731,9 @@ fn volume_options(
         if sku.kind.needs_premium_vm() && !vm.premium_storage {
             continue;
         }
+        if !may_hold_role(sku.kind, volume.role) {
+            continue;
+        }
         let (policy_caching, policy_reason) = caching_for(sku.kind.supports_host_caching());
         // Fallback when the VM's cached limits are too low for the volume: the uncached
         // limits may carry it. Tried after the cached variant at the same price.
@@ -742,6 +745,9 @@ fn volume_options(
     }
     if vm.premium_storage {
         for disk_type in &rows.provisioned {
+            if !may_hold_role(disk_type.kind, volume.role) {
+                continue;
+            }
             let (caching, reason) = caching_for(false);
             out.extend(provisioned_option(&need, disk_type, caching, reason));
         }
@@ -755,6 +761,20 @@ fn volume_options(
             .then(a.disk.name.cmp(&b.disk.name))
     });
     out
+}
+
+/// Where Azure's disk documentation says each limitation (the OS-disk rule below).
+pub const OS_DISK_SOURCE: &str = "Azure docs 'Deploy a Premium SSD v2' (learn.microsoft.com/azure/\
+     virtual-machines/disks-deploy-premium-v2, Limitations: \"Premium SSD v2 disks can't be used \
+     as an OS disk.\") and 'Using Azure Ultra Disks' (learn.microsoft.com/azure/virtual-machines/\
+     disks-enable-ultra-ssd, GA scope and limitations: \"Ultra Disks can't be used as an OS \
+     disk.\")";
+
+/// Whether a disk of `kind` may carry a volume of `role`: Azure allows neither Premium SSD v2
+/// nor Ultra Disk as an OS disk ([`OS_DISK_SOURCE`]), so an OS volume is never planned on them.
+pub fn may_hold_role(kind: iofit_catalog::DiskKind, role: VolumeRole) -> bool {
+    use iofit_catalog::DiskKind;
+    !(role == VolumeRole::Os && matches!(kind, DiskKind::PremiumSsdV2 | DiskKind::UltraDisk))
 }
 
 /// A fixed-size SKU for the volume with this caching: the count its IOPS, MB/s and capacity

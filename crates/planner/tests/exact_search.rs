@@ -85,3 +85,52 @@ fn a_vm_the_capped_search_ruled_out_gets_its_design() {
         .unwrap();
     assert!(d32.disks_price_usd_month.unwrap() <= 15.0 * p30 + 1e-6);
 }
+
+#[test]
+fn an_os_volume_is_never_planned_on_premium_ssd_v2_or_ultra() {
+    use iofit_catalog::DiskKind;
+    use iofit_model::VolumeRole;
+    // The issue's `plan --iops 500 --role os`: v2 (its free baseline carries 500 IOPS) was
+    // the cheapest; Azure does not allow it as an OS disk.
+    for (iops, capacity) in [(500.0, 64.0), (3000.0, 64.0), (20_000.0, 512.0)] {
+        let text = format!(
+            "[[volumes]]\nlabel = \"os\"\nrole = \"os\"\n[volumes.sizing]\niops = {iops}\n\
+             throughput_mb_s = 0.0\nio_size_bytes = 8192\nread_pct = 60.0\nrandom_pct = 100.0\n\
+             capacity_gib = {capacity}\n"
+        );
+        let requirements: Requirements = toml::from_str(&text).unwrap();
+        assert_eq!(requirements.volumes[0].role, VolumeRole::Os);
+        let options = PlanOptions {
+            top: 1000,
+            ..PlanOptions::default()
+        };
+        let os_plan = plan(&requirements, &rows(), &options).unwrap();
+        assert!(
+            !os_plan.designs.is_empty(),
+            "{iops} IOPS: {:?}",
+            os_plan.impossible
+        );
+        for design in &os_plan.designs {
+            let kind = design.volumes[0].disk.kind;
+            assert!(
+                !matches!(kind, DiskKind::PremiumSsdV2 | DiskKind::UltraDisk),
+                "{iops} IOPS: {} plans the OS volume on {:?}",
+                design.vm,
+                kind
+            );
+        }
+        // The same volume as data may use them: the rule is the role's, not the sizes'.
+        let data: Requirements =
+            toml::from_str(&text.replace("role = \"os\"", "role = \"data\"")).unwrap();
+        let data_plan = plan(&data, &rows(), &options).unwrap();
+        if iops == 500.0 {
+            assert!(
+                data_plan
+                    .designs
+                    .iter()
+                    .any(|d| d.volumes[0].disk.kind == DiskKind::PremiumSsdV2),
+                "a data volume may be on Premium SSD v2"
+            );
+        }
+    }
+}
