@@ -246,8 +246,9 @@ pub struct PlannedDesign {
     /// sourced.
     pub operations_usd_month: Option<f64>,
     /// VM + disks + operations, computed from the parts; `None` when the VM's or a disk's
-    /// price is not sourced. When only an operations charge is not sourced the total is VM +
-    /// disks and `cost_complete` is false.
+    /// price is not sourced. When only an operations charge is not sourced the total is what
+    /// is known (VM + disks + the sourced operations charges) and `cost_complete` is false;
+    /// the search minimises the same figure.
     pub total_usd_month: Option<f64>,
     /// Whether every part of the cost is in the total (false: an operations charge is missing).
     pub cost_complete: bool,
@@ -1411,6 +1412,8 @@ fn vm_budget(vm: &VmSize, options: &PlanOptions) -> Budget {
 struct Trial {
     disk_price: Option<f64>,
     operations_price: Option<f64>,
+    /// The operations charges that are sourced, summed (all of them when `operations_price`).
+    operations_known: f64,
     pairs: Vec<(VolumeLoad, PlannedVolume)>,
     prediction: Prediction,
 }
@@ -1452,7 +1455,7 @@ fn attempt(
             None => Attempt::Design(Box::new(planned_design(vm, trial))),
             Some((limit, reason)) => Attempt::Failed(Box::new(Rejected {
                 cheapest_tried_usd_month: match (vm.price_usd_month, trial.disk_price) {
-                    (Some(a), Some(b)) => Some(a + b + trial.operations_price.unwrap_or(0.0)),
+                    (Some(a), Some(b)) => Some(a + b + trial.operations_known),
                     _ => None,
                 },
                 tried: Some(describe(vm, &trial.pairs)),
@@ -1538,6 +1541,7 @@ fn trial(
     Ok(Trial {
         disk_price: chosen.iter().map(|o| o.price).sum(),
         operations_price: chosen.iter().map(|o| o.operations_price).sum(),
+        operations_known: chosen.iter().filter_map(|o| o.operations_price).sum(),
         pairs,
         prediction,
     })
@@ -1582,6 +1586,7 @@ fn planned_design(vm: &VmSize, trial: Trial) -> PlannedDesign {
     let Trial {
         disk_price,
         operations_price,
+        operations_known,
         pairs,
         prediction,
     } = trial;
@@ -1589,7 +1594,7 @@ fn planned_design(vm: &VmSize, trial: Trial) -> PlannedDesign {
     // An operations charge that is not sourced leaves the total at what is known and marks
     // the cost incomplete (never free).
     let total = match (vm.price_usd_month, disk_price) {
-        (Some(a), Some(b)) => Some(a + b + operations_price.unwrap_or(0.0)),
+        (Some(a), Some(b)) => Some(a + b + operations_known),
         _ => None,
     };
     let cost_complete = total.is_some() && operations_price.is_some();
