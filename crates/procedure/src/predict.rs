@@ -244,6 +244,46 @@ fn requirement_workload(
     ))
 }
 
+/// Where a capture's own average queue (`sizing.queue_depth`) is below what Little's law
+/// needs for the target at the service time: the prediction runs at plan's depth, and the
+/// application must keep that many IOs in flight on the new disks to reach its target.
+fn own_depth_warnings(
+    requirements: &Requirements,
+    loads: &[VolumeLoad],
+    assumptions: &Assumptions,
+) -> Vec<String> {
+    let mb = assumptions.mb.bytes_per_mb();
+    requirements
+        .volumes
+        .iter()
+        .zip(loads)
+        .filter_map(|(volume, load)| {
+            let own = volume.sizing.queue_depth?;
+            let (wanted, _) = iofit_planner::operating_point(&volume.sizing, mb);
+            let service_ms =
+                assumptions.service_latency_ms_for(load.disk.kind, volume.sizing.read_pct);
+            let queue = iofit_planner::queue_depths(
+                wanted,
+                service_ms,
+                load.disk.iops,
+                load.design.disk_count,
+            );
+            (own < f64::from(queue.littles_law)).then(|| {
+                format!(
+                    "volume '{}': the capture kept {own:.1} IOs outstanding on average; {} IOPS \
+                     at {} ms per IO takes {} (Little's law): predicted at plan's depth ({}), \
+                     which the application must keep in flight to reach its target",
+                    load.design.label,
+                    iofit_model::units::group_thousands(wanted.round()),
+                    shown(service_ms),
+                    queue.littles_law,
+                    queue.to_limits
+                )
+            })
+        })
+        .collect()
+}
+
 /// The workload the flags give volume `index`.
 fn flag_workload(
     request: &PredictRequest,
@@ -384,6 +424,12 @@ pub fn predict(request: &PredictRequest) -> Result<PredictOutcome> {
         }),
     )
     .map_err(|e| bad(e.to_string()))?;
+    let mut prediction = prediction;
+    if let (Some(requirements), None, None) = (&requirements, request.iodepth, request.numjobs) {
+        prediction
+            .warnings
+            .extend(own_depth_warnings(requirements, &loads, &assumptions));
+    }
     let outcome = PredictOutcome {
         tables: (catalog.tables_in(&edition))
             .filter(|t| prediction.tables.contains(&t.id))

@@ -234,6 +234,28 @@ fn requirement_sets_queue_depth_by_plans_rule() {
     );
     assert_eq!(volume.max_iops, 3_200.0);
     assert!(outcome.text().contains("DOES NOT meet"));
+
+    // The application's own average queue (a capture's aqu-sz) is not the depth predicted at;
+    // where it is below Little's law's, a warning says the application must queue deeper.
+    let with_own = write(
+        dir.path(),
+        "own.toml",
+        "[[volumes]]\nlabel = \"data\"\n[volumes.sizing]\niops = 4000.0\nthroughput_mb_s = 0.0\n\
+         io_size_bytes = 8192\nread_pct = 100.0\nqueue_depth = 2.0\n",
+    );
+    let own = predict::predict(&PredictRequest {
+        requirements: Some(with_own),
+        ..request.clone()
+    })
+    .unwrap();
+    assert_eq!(own.prediction.volumes[0].queue.outstanding_ios, 5);
+    assert!(
+        own.prediction.warnings.iter().any(|w| w.contains(
+            "the capture kept 2.0 IOs outstanding on average; 4,000 IOPS at 1 ms per IO takes 4"
+        )),
+        "{:?}",
+        own.prediction.warnings
+    );
 }
 
 #[test]
