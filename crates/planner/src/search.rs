@@ -13,8 +13,11 @@
 //! - **budget bounds**: the use of each shared limit so far plus the least each open volume
 //!   can add to it; over the limit, no completion fits.
 //!
+//! Volumes are searched most demanding first (their choices fail soonest), and volumes with
+//! the same choices are taken in one order only (swapping them gives the same combination).
 //! No cap on tries: the search returns the cheapest fitting combination or proves there is
-//! none. Ranking costs have tiers (fully priced, operations unpriced, unpriced); one round
+//! none; a VM whose shared limits bind tightly may take longer to prove (the budgets make a
+//! partition problem), never give a wrong answer. Ranking costs have tiers (fully priced, operations unpriced, unpriced); one round
 //! per tier, cheapest tier first, as [`RankCost`] orders them.
 
 use std::cmp::Ordering;
@@ -106,6 +109,8 @@ pub(crate) fn cheapest_fitting(
     if choices.iter().any(Vec::is_empty) {
         return None;
     }
+    let order = search_order(choices);
+    let choices: Vec<Vec<Choice>> = order.iter().map(|&v| choices[v].clone()).collect();
     let mut tiers: Vec<u8> = choices.iter().flatten().map(|c| c.cost.tier).collect();
     tiers.sort_unstable();
     tiers.dedup();
@@ -127,18 +132,79 @@ pub(crate) fn cheapest_fitting(
         if lists.iter().any(Vec::is_empty) {
             continue;
         }
-        if let Some(found) = Round::new(&lists, budget, excluded).solve() {
+        if let Some(found) = Round::new(&lists, &order, budget, excluded).solve() {
             return Some(found);
         }
     }
     None
 }
 
+/// The order volumes are searched in: the most demanding first (their choices fail soonest),
+/// volumes with identical choices next to each other (see [`Round::same_as_previous`]).
+fn search_order(choices: &[Vec<Choice>]) -> Vec<usize> {
+    let demand = |list: &[Choice]| {
+        list.iter()
+            .map(|c| c.uses[UNCACHED_IOPS] + c.uses[CACHED_IOPS])
+            .fold(f64::INFINITY, f64::min)
+    };
+    let class: Vec<usize> = (0..choices.len())
+        .map(|v| (0..v).find(|&u| choices[u] == choices[v]).unwrap_or(v))
+        .collect();
+    let mut order: Vec<usize> = (0..choices.len()).collect();
+    order.sort_by(|&a, &b| {
+        demand(&choices[class[b]])
+            .total_cmp(&demand(&choices[class[a]]))
+            .then(class[a].cmp(&class[b]))
+            .then(a.cmp(&b))
+    });
+    order
+}
+
+/// `combination` (options in volume order) as the search would reach it (see
+/// [`Round::excluded`]); `None` when a choice is not in this round's lists.
+fn canonical(
+    lists: &[Vec<Choice>],
+    order: &[usize],
+    same_as_previous: &[bool],
+    combination: &[usize],
+) -> Option<Vec<usize>> {
+    let mut positions: Vec<usize> = order
+        .iter()
+        .zip(lists)
+        .map(|(&volume, list)| list.iter().position(|c| c.option == combination[volume]))
+        .collect::<Option<_>>()?;
+    let mut start = 0;
+    for end in 1..=positions.len() {
+        if end == positions.len() || !same_as_previous[end] {
+            positions[start..end].sort_unstable();
+            start = end;
+        }
+    }
+    Some(
+        positions
+            .iter()
+            .zip(lists)
+            .map(|(&position, list)| list[position].option)
+            .collect(),
+    )
+}
+
 /// One round of the branch and bound.
 struct Round<'a> {
     lists: &'a [Vec<Choice>],
+    /// `order[i]`: the volume searched `i`th (results are given back in volume order).
+    order: &'a [usize],
+    /// Whether volume `i` has the same choices as volume `i - 1`: the two are interchangeable,
+    /// so only combinations where `i` takes a choice no earlier in its list than `i - 1`'s are
+    /// searched (the others are the same combinations with the two swapped).
+    same_as_previous: Vec<bool>,
+    /// Position in its list of the choice each searched volume took.
+    positions: Vec<usize>,
     budget: Budget,
-    excluded: &'a HashSet<Vec<usize>>,
+    /// The excluded combinations in the form the search reaches them: options in search order,
+    /// interchangeable volumes' choices in list order (a combination is excluded together
+    /// with its swaps, which predict cannot tell apart).
+    excluded: HashSet<Vec<usize>>,
     /// `least_cost[i][s]`: the least value volumes `i..` can cost within `s` slots (infinite
     /// when they cannot fit in `s`). Ignores the rate limits, so it never overestimates.
     least_cost: Vec<Vec<f64>>,
@@ -155,8 +221,9 @@ struct Round<'a> {
 impl<'a> Round<'a> {
     fn new(
         lists: &'a [Vec<Choice>],
+        order: &'a [usize],
         budget: &Budget,
-        excluded: &'a HashSet<Vec<usize>>,
+        excluded: &HashSet<Vec<usize>>,
     ) -> Round<'a> {
         let n = lists.len();
         // More slots than every volume's largest choice together are never needed.
@@ -197,8 +264,17 @@ impl<'a> Round<'a> {
                 least_io[i][m] = least_io[i + 1][m] + least;
             }
         }
+        let same_as_previous: Vec<bool> =
+            (0..n).map(|i| i > 0 && lists[i] == lists[i - 1]).collect();
+        let excluded = excluded
+            .iter()
+            .filter_map(|combination| canonical(lists, order, &same_as_previous, combination))
+            .collect();
         Round {
             lists,
+            order,
+            same_as_previous,
+            positions: vec![0; n],
             budget: Budget {
                 slots: slots as u32,
                 limits: budget.limits,
@@ -247,26 +323,41 @@ impl<'a> Round<'a> {
         let lists = self.lists;
         if i == lists.len() {
             if self.can_beat(value) && !self.excluded.contains(&self.path) {
+                let mut picked = vec![0; lists.len()];
+                for (&volume, &option) in self.order.iter().zip(&self.path) {
+                    picked[volume] = option;
+                }
                 self.best_value = value;
-                self.best = Some(self.path.clone());
+                self.best = Some(picked);
             }
             return;
         }
+        let first_position = if self.same_as_previous[i] {
+            self.positions[i - 1]
+        } else {
+            0
+        };
         let free = self.budget.slots - slots;
         // Each choice with the least any completion through it can cost; tried least first,
         // so the first combination reached is the cheapest within the slots alone (when the
         // rate limits do not bind, the answer), and the rest is mostly pruned by it.
-        let mut order: Vec<(f64, &Choice)> = lists[i]
+        let mut tries: Vec<(f64, usize, &Choice)> = lists[i]
             .iter()
-            .filter(|c| c.slots <= free)
-            .map(|c| {
+            .enumerate()
+            .skip(first_position)
+            .filter(|(_, c)| c.slots <= free)
+            .map(|(position, c)| {
                 let left = (free - c.slots) as usize;
-                (value + c.cost.value + self.least_cost[i + 1][left], c)
+                (
+                    value + c.cost.value + self.least_cost[i + 1][left],
+                    position,
+                    c,
+                )
             })
-            .filter(|(bound, _)| bound.is_finite())
+            .filter(|(bound, _, _)| bound.is_finite())
             .collect();
-        order.sort_by(|a, b| a.0.total_cmp(&b.0));
-        for (bound, choice) in order {
+        tries.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (bound, position, choice) in tries {
             if !self.can_beat(bound) {
                 break;
             }
@@ -278,6 +369,7 @@ impl<'a> Round<'a> {
                 continue;
             }
             self.path.push(choice.option);
+            self.positions[i] = position;
             self.descend(
                 i + 1,
                 value + choice.cost.value,
@@ -323,10 +415,29 @@ mod tests {
                 *slots <= budget.slots
                     && (0..SHARED_LIMITS)
                         .all(|k| budget.limits[k].is_none_or(|limit| used[k] <= limit))
-                    && !excluded.contains(chosen)
+                    && !excluded
+                        .iter()
+                        .any(|x| same_up_to_swaps(choices, x, chosen))
             })
             .map(|(cost, _, _, chosen)| (cost, chosen))
             .min_by(|a, b| a.0.cmp(&b.0))
+    }
+
+    /// Whether two combinations are the same once volumes with the same choices (which the
+    /// planner's predict cannot tell apart but by label) are swapped: the search excludes a
+    /// refused combination together with its swaps.
+    fn same_up_to_swaps(choices: &[Vec<Choice>], a: &[usize], b: &[usize]) -> bool {
+        let class = |v: usize| (0..v).find(|&u| choices[u] == choices[v]).unwrap_or(v);
+        let picks = |combo: &[usize]| {
+            let mut picks: Vec<(usize, usize)> = combo
+                .iter()
+                .enumerate()
+                .map(|(v, &o)| (class(v), o))
+                .collect();
+            picks.sort_unstable();
+            picks
+        };
+        picks(a) == picks(b)
     }
 
     fn choice() -> impl Strategy<Value = (u8, u32, u32, bool, u32, u32)> {
@@ -350,8 +461,9 @@ mod tests {
             slots in 1u32..12,
             limits in prop::collection::vec(prop_oneof![Just(None), (0u32..20).prop_map(Some)], 4),
             exclude_first in any::<bool>(),
+            copies in 0usize..3,
         ) {
-            let choices: Vec<Vec<Choice>> = raw
+            let mut choices: Vec<Vec<Choice>> = raw
                 .iter()
                 .map(|list| {
                     let mut list: Vec<Choice> = list
@@ -369,6 +481,10 @@ mod tests {
                     list
                 })
                 .collect();
+            // Interchangeable volumes (the same choices), which the search takes in one order.
+            for _ in 0..copies {
+                choices.push(choices[0].clone());
+            }
             let budget = Budget {
                 slots,
                 limits: [limits[0].map(f64::from), limits[1].map(f64::from), limits[2].map(f64::from), limits[3].map(f64::from)],
