@@ -6,8 +6,8 @@
 //! write-heavy logs, ReadWrite only when asked), a stripe size (64 KiB for small random IO,
 //! 256 KiB for large or sequential IO) and a queue depth by Little's law. `iofit-predict` then
 //! checks the whole design against every limit; a design over any limit is never proposed.
-//! The combinations of volume options are tried cheapest first, found best-first from a heap
-//! (the `search` module), so planning is polynomial in the number of volumes.
+//! The cheapest combination of volume options that fits each VM is found exactly, by branch
+//! and bound over the VM's shared limits (the `search` module), with no cap on tries.
 //! The cheapest design per VM is ranked by total monthly cost (VM and disks apart, the total
 //! computed from the parts); designs whose price is not sourced rank after priced ones.
 //! Rejected VMs say which limit ruled them out; requirements no design meets say which limit
@@ -55,8 +55,10 @@ use iofit_predict::{
     predict, provisioned_iops_max, provisioned_throughput_max, Alternatives, Assumptions, DiskPerf,
     LimitKind, LimitStatus, Prediction, VolumeLoad,
 };
-use search::{cheapest_combinations, RankCost};
+use search::{cheapest_fitting, Budget, Choice, RankCost, SHARED_LIMITS};
 use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 mod cheaper;
 mod requirement_checks;
@@ -247,8 +249,9 @@ pub struct PlannedDesign {
     /// sourced.
     pub operations_usd_month: Option<f64>,
     /// VM + disks + operations, computed from the parts; `None` when the VM's or a disk's
-    /// price is not sourced. When only an operations charge is not sourced the total is VM +
-    /// disks and `cost_complete` is false.
+    /// price is not sourced. When only an operations charge is not sourced the total is what
+    /// is known (VM + disks + the sourced operations charges) and `cost_complete` is false;
+    /// the search minimises the same figure.
     pub total_usd_month: Option<f64>,
     /// Whether every part of the cost is in the total (false: an operations charge is missing).
     pub cost_complete: bool,
@@ -572,7 +575,8 @@ fn workload_of(target: &SizingTarget, outstanding: u32, mb: f64) -> Workload {
 }
 
 /// Threads x depth for a number of outstanding IOs: at most 32 per thread (a common
-/// per-submitter depth), the product at least `outstanding`.
+/// per-submitter depth), the product at least `outstanding` (and what is run: see
+/// [`QueueDepths`]). A product split again gives the same threads and depth.
 fn split_outstanding(outstanding: u32) -> (u32, u32) {
     let outstanding = outstanding.max(1);
     let threads = outstanding.div_ceil(32);
@@ -732,7 +736,7 @@ fn volume_options(
     let mut out = Vec::new();
     for sku in &rows.disks {
         if (sku.kind.needs_premium_vm() && !vm.premium_storage)
-            || (volume.role == VolumeRole::Os && !sku.kind.may_be_os_disk())
+            || !may_hold_role(sku.kind, volume.role)
         {
             continue;
         }
@@ -747,8 +751,7 @@ fn volume_options(
     }
     if vm.premium_storage {
         for disk_type in &rows.provisioned {
-            // Azure allows neither Premium SSD v2 nor Ultra as an OS disk.
-            if volume.role == VolumeRole::Os && !disk_type.kind.may_be_os_disk() {
+            if !may_hold_role(disk_type.kind, volume.role) {
                 continue;
             }
             let (caching, reason) = caching_for(false);
@@ -767,9 +770,20 @@ fn volume_options(
             .then(a.count.cmp(&b.count))
             .then(a.disk.name.cmp(&b.disk.name))
     });
-    // The search forms its combinations from these only.
-    out.truncate(OPTIONS_PER_VOLUME);
     out
+}
+
+/// Where Azure's disk documentation says each limitation (the OS-disk rule below).
+pub const OS_DISK_SOURCE: &str = "Azure docs 'Deploy a Premium SSD v2' (learn.microsoft.com/azure/\
+     virtual-machines/disks-deploy-premium-v2, Limitations: \"Premium SSD v2 disks can't be used \
+     as an OS disk.\") and 'Using Azure Ultra Disks' (learn.microsoft.com/azure/virtual-machines/\
+     disks-enable-ultra-ssd, GA scope and limitations: \"Ultra Disks can't be used as an OS \
+     disk.\")";
+
+/// Whether a disk of `kind` may carry a volume of `role`: Azure allows neither Premium SSD v2
+/// nor Ultra Disk as an OS disk ([`OS_DISK_SOURCE`]), so an OS volume is never planned on them.
+pub fn may_hold_role(kind: iofit_catalog::DiskKind, role: VolumeRole) -> bool {
+    role != VolumeRole::Os || kind.may_be_os_disk()
 }
 
 /// A fixed-size SKU for the volume with this caching: the count its IOPS, MB/s and capacity
@@ -946,7 +960,58 @@ fn plan_volume(
     (load, planned)
 }
 
-/// The outstanding IOs a volume runs at, and those at which its disks reach their limits.
+/// The outstanding IOs a volume runs at, and those at which its disks reach their limits: the
+/// one queue-depth rule `plan` and `predict --requirements` share, so that a design predicted
+/// from the same requirements gives the same answer. Each depth is threads x per-thread depth
+/// exactly (what a load generator runs), never a count that does not split evenly.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueDepths {
+    /// Little's law at the service time: the target IOPS x the service time, rounded up.
+    pub littles_law: u32,
+    /// What the volume runs at: Little's law, at least one per stripe member, rounded up to
+    /// `threads x depth`.
+    pub outstanding: u32,
+    pub threads: u32,
+    pub depth: u32,
+    /// Outstanding IOs per disk that reach one disk's IOPS limit at the service time.
+    pub per_disk: u32,
+    /// Where the disks reach their limits (`per_disk x disks`, at least `outstanding`),
+    /// rounded up to `limit_threads x limit_depth`: the depth the plan checks a design at, so
+    /// the headroom shown is the hardware's, not the queue's.
+    pub to_limits: u32,
+    pub limit_threads: u32,
+    pub limit_depth: u32,
+}
+
+/// The queue depths of a volume that must carry `wanted_iops` on `disk_count` disks of
+/// `disk_iops` each, at `service_ms` per IO (see [`QueueDepths`]).
+pub fn queue_depths(
+    wanted_iops: f64,
+    service_ms: f64,
+    disk_iops: f64,
+    disk_count: u32,
+) -> QueueDepths {
+    let littles_law = (outstanding_ios(wanted_iops, service_ms) - 1e-9)
+        .ceil()
+        .max(1.0) as u32;
+    let (threads, depth) = split_outstanding(littles_law.max(disk_count));
+    let outstanding = threads * depth;
+    let per_disk = outstanding_ios(disk_iops, service_ms).ceil().max(1.0) as u32;
+    let (limit_threads, limit_depth) =
+        split_outstanding(per_disk.saturating_mul(disk_count).max(outstanding));
+    QueueDepths {
+        littles_law,
+        outstanding,
+        threads,
+        depth,
+        per_disk,
+        to_limits: limit_threads * limit_depth,
+        limit_threads,
+        limit_depth,
+    }
+}
+
+/// The outstanding IOs a volume runs at ([`queue_depths`]) and why, in words.
 struct QueuePlan {
     outstanding: u32,
     threads: u32,
@@ -959,33 +1024,43 @@ struct QueuePlan {
 /// volume run up to its disks' limits, and the check uses that depth so the headroom shown is
 /// the hardware's, not the queue's.
 fn queue_plan(wanted: f64, service_ms: f64, option: &VolumeOption) -> QueuePlan {
-    let by_littles_law = (outstanding_ios(wanted, service_ms) - 1e-9).ceil().max(1.0) as u32;
-    let outstanding = by_littles_law.max(option.count);
-    let (threads, depth) = split_outstanding(outstanding);
-    let per_disk = outstanding_ios(option.disk.iops, service_ms)
-        .ceil()
-        .max(1.0) as u32;
-    let to_limits = per_disk.saturating_mul(option.count).max(outstanding);
+    let q = queue_depths(wanted, service_ms, option.disk.iops, option.count);
+    let raised = if q.littles_law.max(option.count) > q.littles_law {
+        format!(
+            ", raised to {} so each of the {} members has work",
+            option.count, option.count
+        )
+    } else {
+        String::new()
+    };
+    let split = if q.outstanding > q.littles_law.max(option.count) {
+        format!(
+            ", rounded up to {} thread(s) x {} = {}",
+            q.threads, q.depth, q.outstanding
+        )
+    } else {
+        String::new()
+    };
     let reason = format!(
-        "{} IOPS x {} ms = {by_littles_law} outstanding (Little's law){}; up to \
-         {to_limits} ({per_disk} per disk x {} disks) reaches the disks' limits",
+        "{} IOPS x {} ms = {} outstanding (Little's law){raised}{split}; up to {} ({} per \
+         disk x {} disks{}) reaches the disks' limits",
         fmt_num(wanted),
         service_ms,
-        if outstanding > by_littles_law {
-            format!(
-                ", raised to {outstanding} so each of the {} members has work",
-                option.count
-            )
+        q.littles_law,
+        q.to_limits,
+        q.per_disk,
+        option.count,
+        if q.to_limits > q.per_disk.saturating_mul(option.count) {
+            format!(", as {} thread(s) x {}", q.limit_threads, q.limit_depth)
         } else {
             String::new()
         },
-        option.count
     );
     QueuePlan {
-        outstanding,
-        threads,
-        depth,
-        to_limits,
+        outstanding: q.outstanding,
+        threads: q.threads,
+        depth: q.depth,
+        to_limits: q.to_limits,
         reason,
     }
 }
@@ -1059,17 +1134,17 @@ pub fn plan(
     rows: &CatalogRows,
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
-    plan_with_search(requirements, rows, options, SEARCH)
+    plan_with_search(requirements, rows, options, try_combinations)
 }
 
-/// [`plan`] with the combination search given (the tests pass the exhaustive oracle). The
+/// [`plan`] with the per-VM search given (the tests pass an exhaustive oracle). The
 /// method's steps: check the options, plan each VM (its limits rule it out, or the cheapest
 /// combination of disks that fits is its design), rank, then the totals and notes.
 fn plan_with_search(
     requirements: &Requirements,
     rows: &CatalogRows,
     options: &PlanOptions,
-    search: Search,
+    search: VmSearch,
 ) -> Result<Plan, PlanError> {
     validate(requirements)?;
     check_options(options)?;
@@ -1079,7 +1154,7 @@ fn plan_with_search(
     let mb = options.assumptions.mb.bytes_per_mb();
     let mut accepted: Vec<PlannedDesign> = Vec::new();
     let mut rejected: Vec<Rejected> = Vec::new();
-    let mut shared_options = SharedOptions::new();
+    let mut shared_options = SharedOptions::default();
     for vm in &rows.vms {
         match plan_vm(vm, requirements, rows, options, search, &mut shared_options)? {
             VmOutcome::Design(design) => accepted.push(*design),
@@ -1169,18 +1244,32 @@ fn rejection(vm: &VmSize, limit: Option<LimitKind>, reason: String) -> Rejected 
 /// options (their words name the VM, and are written later, per design).
 type OptionsKey = (bool, bool, u32);
 
-/// Each volume's options, per [`OptionsKey`]: computed once for all VMs that share it.
-type SharedOptions = std::collections::HashMap<OptionsKey, std::rc::Rc<Vec<Vec<VolumeOption>>>>;
+/// Each volume's options on the VMs alike in [`OptionsKey`], and the choices the search takes.
+struct Prepared {
+    /// Every option per volume, cheapest first.
+    options: Vec<Vec<VolumeOption>>,
+    /// Per volume: the options that meet the volume's own limits alone (predicted on the VM
+    /// with its shared limits lifted), less those another such option dominates.
+    choices: Vec<Vec<Choice>>,
+}
+
+/// What planning shares across VMs: each [`OptionsKey`]'s prepared options, and whether an
+/// option meets its volume's own limits (keyed by cached limits published, volume, option).
+#[derive(Default)]
+struct SharedOptions {
+    prepared: HashMap<OptionsKey, Rc<Prepared>>,
+    alone_fits: HashMap<(bool, usize, String), bool>,
+}
 
 /// Plans one VM: host and total limits first (no disks needed to rule it out), then each
-/// volume's disk options, then the cheapest combinations until one fits.
+/// volume's disk options, then the cheapest combination that fits.
 fn plan_vm(
     vm: &VmSize,
     requirements: &Requirements,
     rows: &CatalogRows,
     options: &PlanOptions,
-    search: Search,
-    shared_options: &mut SharedOptions,
+    search: VmSearch,
+    shared: &mut SharedOptions,
 ) -> Result<VmOutcome, PlanError> {
     let mb = options.assumptions.mb.bytes_per_mb();
     if let Some(reason) = host_shortfall(vm, requirements) {
@@ -1196,19 +1285,15 @@ fn plan_vm(
         vm.cached_iops.is_some() || vm.cached_throughput_mb_s.is_some(),
         slots_allowed(vm, options.min_headroom_pct),
     );
-    let per_volume = shared_options
-        .entry(key)
-        .or_insert_with(|| {
-            std::rc::Rc::new(
-                requirements
-                    .volumes
-                    .iter()
-                    .map(|volume| volume_options(vm, volume, rows, options))
-                    .collect(),
-            )
-        })
-        .clone();
-    if let Some(index) = per_volume.iter().position(Vec::is_empty) {
+    let prepared = match shared.prepared.get(&key) {
+        Some(prepared) => prepared.clone(),
+        None => {
+            let prepared = Rc::new(prepare(vm, requirements, rows, options, shared)?);
+            shared.prepared.insert(key, prepared.clone());
+            prepared
+        }
+    };
+    if let Some(index) = prepared.options.iter().position(Vec::is_empty) {
         let reason = format!(
             "no disk of the catalog carries volume '{}' within {}'s {} data disks{}",
             requirements.volumes[index].label,
@@ -1226,69 +1311,227 @@ fn plan_vm(
             reason,
         )));
     }
-    try_combinations(vm, requirements, rows, options, search, &per_volume)
+    search(vm, requirements, rows, options, &prepared)
+}
+
+/// `vm` with its shared rate limits lifted (published ones made boundless, unpublished ones
+/// left unpublished, so caching is predicted as on `vm`) and slots without end: what checks
+/// one volume against its own limits only.
+fn without_shared_limits(vm: &VmSize) -> VmSize {
+    const BOUNDLESS: f64 = 1e300;
+    let lift = |limit: Option<f64>| limit.map(|_| BOUNDLESS);
+    VmSize {
+        uncached_iops: lift(vm.uncached_iops.map(|v| v.0)).map(iofit_model::Iops),
+        uncached_throughput_mb_s: lift(vm.uncached_throughput_mb_s.map(|v| v.0))
+            .map(iofit_model::MBps),
+        cached_iops: lift(vm.cached_iops.map(|v| v.0)).map(iofit_model::Iops),
+        cached_throughput_mb_s: lift(vm.cached_throughput_mb_s.map(|v| v.0)).map(iofit_model::MBps),
+        burst_uncached_iops: None,
+        burst_uncached_throughput_mb_s: None,
+        max_data_disks: u32::MAX,
+        ..vm.clone()
+    }
+}
+
+/// Each volume's options on `vm` (cheapest first) and the choices the search takes from them:
+/// an option is kept when it meets the volume's own limits alone (necessary: sharing the VM
+/// only adds load to its shared limits) and no cheaper kept option dominates it.
+fn prepare(
+    vm: &VmSize,
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+    shared: &mut SharedOptions,
+) -> Result<Prepared, PlanError> {
+    let alone_vm = without_shared_limits(vm);
+    let cached_published = vm.cached_iops.is_some() || vm.cached_throughput_mb_s.is_some();
+    let all: Vec<Vec<VolumeOption>> = requirements
+        .volumes
+        .iter()
+        .map(|volume| volume_options(vm, volume, rows, options))
+        .collect();
+    let mut choices = Vec::with_capacity(all.len());
+    for (v, (volume, list)) in requirements.volumes.iter().zip(&all).enumerate() {
+        let mut kept: Vec<Choice> = Vec::new();
+        for (index, option) in list.iter().enumerate() {
+            let (load, _) = plan_volume(vm, volume, option, options);
+            let demand = iofit_predict::vm_demand(vm, &load, &options.assumptions)
+                .map_err(|error| PlanError::Requirements(error.to_string()))?;
+            let mut uses = [0.0; SHARED_LIMITS];
+            if let Some(d) = demand {
+                let at = if d.cached {
+                    search::CACHED_IOPS
+                } else {
+                    search::UNCACHED_IOPS
+                };
+                uses[at] = d.iops;
+                uses[at + 1] = d.throughput_mb_s;
+            }
+            let choice = Choice {
+                option: index,
+                cost: rank_cost(option),
+                slots: option.count,
+                uses,
+            };
+            if kept.iter().any(|k| k.dominates(&choice)) {
+                continue;
+            }
+            let id = format!(
+                "{}|{}|{}|{:?}",
+                option.disk.name, option.count, option.caching, option.provisioned
+            );
+            let fits = match shared.alone_fits.get(&(cached_published, v, id.clone())) {
+                Some(&fits) => fits,
+                None => {
+                    let prediction = predict(&alone_vm, &[load], &options.assumptions, None)
+                        .map_err(|error| PlanError::Requirements(error.to_string()))?;
+                    let fits = prediction.fits()
+                        && headroom_shortfall(&prediction, options.min_headroom_pct).is_none();
+                    shared.alone_fits.insert((cached_published, v, id), fits);
+                    fits
+                }
+            };
+            if fits {
+                kept.push(choice);
+            }
+        }
+        choices.push(kept);
+    }
+    Ok(Prepared {
+        options: all,
+        choices,
+    })
+}
+
+/// What `vm` lets a combination use: the slots kept with the headroom, and each shared rate
+/// limit less the headroom (a hair above, so rounding never rules out what predict accepts;
+/// predict has the last word on every combination).
+fn vm_budget(vm: &VmSize, options: &PlanOptions) -> Budget {
+    let room = 1.0 - options.min_headroom_pct / 100.0;
+    let kept = |limit: Option<f64>| limit.map(|l| l * room + l.abs() * 1e-9);
+    Budget {
+        slots: slots_allowed(vm, options.min_headroom_pct),
+        limits: [
+            kept(vm.uncached_iops.map(|v| v.0)),
+            kept(vm.uncached_throughput_mb_s.map(|v| v.0)),
+            kept(vm.cached_iops.map(|v| v.0)),
+            kept(vm.cached_throughput_mb_s.map(|v| v.0)),
+        ],
+    }
 }
 
 /// One combination of volume options checked against the VM by predict.
 struct Trial {
     disk_price: Option<f64>,
     operations_price: Option<f64>,
+    /// The operations charges that are sourced, summed (all of them when `operations_price`).
+    operations_known: f64,
     pairs: Vec<(VolumeLoad, PlannedVolume)>,
     prediction: Prediction,
 }
 
-/// Tries the cheapest combinations of the volumes' options (found best-first, see `search`)
-/// until one fits every limit with the headroom kept; the first failure says why the VM is
-/// ruled out when none does.
+/// How one VM is searched: the exact search in the planner, an exhaustive one in the tests.
+type VmSearch = fn(
+    &VmSize,
+    &Requirements,
+    &CatalogRows,
+    &PlanOptions,
+    &Prepared,
+) -> Result<VmOutcome, PlanError>;
+
+/// What predicting one combination says: its design, or why it is not one.
+enum Attempt {
+    Design(Box<PlannedDesign>),
+    Failed(Box<Rejected>),
+}
+
+/// Predicts the combination `indices` (one option index per volume) on `vm`.
+fn attempt(
+    vm: &VmSize,
+    requirements: &Requirements,
+    rows: &CatalogRows,
+    options: &PlanOptions,
+    prepared: &Prepared,
+    indices: &[usize],
+) -> Result<Attempt, PlanError> {
+    let chosen: Vec<&VolumeOption> = indices
+        .iter()
+        .zip(&prepared.options)
+        .map(|(&index, list)| &list[index])
+        .collect();
+    let total_disks: u32 = chosen.iter().map(|o| o.count).sum();
+    let slots = slots_allowed(vm, options.min_headroom_pct);
+    let trial = trial(vm, requirements, rows, options, &chosen)?;
+    Ok(
+        match trial_failure(vm, &trial, total_disks, slots, options) {
+            None => Attempt::Design(Box::new(planned_design(vm, trial))),
+            Some((limit, reason)) => Attempt::Failed(Box::new(Rejected {
+                cheapest_tried_usd_month: match (vm.price_usd_month, trial.disk_price) {
+                    (Some(a), Some(b)) => Some(a + b + trial.operations_known),
+                    _ => None,
+                },
+                tried: Some(describe(vm, &trial.pairs)),
+                ..rejection(vm, limit, reason)
+            })),
+        },
+    )
+}
+
+/// The cheapest combination of all, limits aside: every combination's worst tier is at least
+/// the worst of the volumes' cheapest tiers, `T`; at `T`, each volume's option of least value
+/// among those of tier `T` or below (the first of equals). Not simply each volume's first
+/// option: a tier-0 option dearer than a tier-2 one costs more once another volume sets the
+/// combination's tier to 2.
+fn cheapest_of_all(options: &[Vec<VolumeOption>]) -> Vec<usize> {
+    let tier = options
+        .iter()
+        .filter_map(|list| list.first().map(|o| rank_cost(o).tier))
+        .max()
+        .unwrap_or(0);
+    options
+        .iter()
+        .map(|list| {
+            let mut best: Option<(usize, f64)> = None;
+            for (index, option) in list.iter().enumerate() {
+                let cost = rank_cost(option);
+                if cost.tier <= tier && best.is_none_or(|(_, value)| cost.value < value) {
+                    best = Some((index, cost.value));
+                }
+            }
+            best.map_or(0, |(index, _)| index)
+        })
+        .collect()
+}
+
+/// The cheapest combination that fits `vm`, or why none does. The cheapest combination of all
+/// is predicted first: when it fits it is the answer, and when it does not its failure is
+/// what the VM's rejection says. Then the exact search proposes the cheapest combination
+/// within the VM's slots and shared limits, and predict checks it; a combination predict
+/// refuses (rounding at a limit's edge) is excluded and the search asked again, until one
+/// fits or the search proves none can.
 fn try_combinations(
     vm: &VmSize,
     requirements: &Requirements,
     rows: &CatalogRows,
     options: &PlanOptions,
-    search: Search,
-    per_volume: &[Vec<VolumeOption>],
+    prepared: &Prepared,
 ) -> Result<VmOutcome, PlanError> {
-    let costs: Vec<Vec<RankCost>> = per_volume
-        .iter()
-        .map(|o| o.iter().map(rank_cost).collect())
-        .collect();
-    let slots = slots_allowed(vm, options.min_headroom_pct);
-    let mut first_failure: Option<Rejected> = None;
-    // The cheapest few combinations decide; beyond them a VM that fails keeps failing for
-    // the same VM-level reason, and trying every combination would only cost time.
-    for indices in (search.combinations)(&costs, MAX_TRIES_PER_VM) {
-        let chosen: Vec<&VolumeOption> = indices
-            .iter()
-            .zip(per_volume)
-            .map(|(&index, list)| &list[index])
-            .collect();
-        let total_disks: u32 = chosen.iter().map(|o| o.count).sum();
-        if search.prune_by_slots && first_failure.is_some() && total_disks > slots {
-            // More disks than the slots allow never fits (predict finds the VM's data-disk
-            // limit over, or the headroom rule rules it out), and the VM's reason is
-            // already recorded: no need to predict it.
-            continue;
-        }
-        let trial = trial(vm, requirements, rows, options, &chosen)?;
-        match trial_failure(vm, &trial, total_disks, slots, options) {
-            None => return Ok(VmOutcome::Design(Box::new(planned_design(vm, trial)))),
-            Some((limit, reason)) if first_failure.is_none() => {
-                first_failure = Some(Rejected {
-                    cheapest_tried_usd_month: match (vm.price_usd_month, trial.disk_price) {
-                        (Some(a), Some(b)) => Some(a + b + trial.operations_price.unwrap_or(0.0)),
-                        _ => None,
-                    },
-                    tried: Some(describe(vm, &trial.pairs)),
-                    ..rejection(vm, limit, reason)
-                });
+    let cheapest = cheapest_of_all(&prepared.options);
+    let first_failure = match attempt(vm, requirements, rows, options, prepared, &cheapest)? {
+        Attempt::Design(design) => return Ok(VmOutcome::Design(design)),
+        Attempt::Failed(why) => why,
+    };
+    let budget = vm_budget(vm, options);
+    let mut excluded = HashSet::from([cheapest]);
+    while let Some(indices) = cheapest_fitting(&prepared.choices, &budget, &excluded) {
+        match attempt(vm, requirements, rows, options, prepared, &indices)? {
+            Attempt::Design(design) => return Ok(VmOutcome::Design(design)),
+            Attempt::Failed(_) => {
+                excluded.insert(indices);
             }
-            Some(_) => {}
         }
     }
-    // At least one combination is always tried: every volume has an option.
-    Ok(VmOutcome::Rejected(first_failure.unwrap_or_else(|| {
-        rejection(vm, None, "no combination of disks was tried".into())
-    })))
+    Ok(VmOutcome::Rejected(*first_failure))
 }
 
 /// Predicts one combination on the VM.
@@ -1310,6 +1553,7 @@ fn trial(
     Ok(Trial {
         disk_price: chosen.iter().map(|o| o.price).sum(),
         operations_price: chosen.iter().map(|o| o.operations_price).sum(),
+        operations_known: chosen.iter().filter_map(|o| o.operations_price).sum(),
         pairs,
         prediction,
     })
@@ -1354,6 +1598,7 @@ fn planned_design(vm: &VmSize, trial: Trial) -> PlannedDesign {
     let Trial {
         disk_price,
         operations_price,
+        operations_known,
         pairs,
         prediction,
     } = trial;
@@ -1361,7 +1606,7 @@ fn planned_design(vm: &VmSize, trial: Trial) -> PlannedDesign {
     // An operations charge that is not sourced leaves the total at what is known and marks
     // the cost incomplete (never free).
     let total = match (vm.price_usd_month, disk_price) {
-        (Some(a), Some(b)) => Some(a + b + operations_price.unwrap_or(0.0)),
+        (Some(a), Some(b)) => Some(a + b + operations_known),
         _ => None,
     };
     let cost_complete = total.is_some() && operations_price.is_some();
@@ -1585,31 +1830,6 @@ fn plan_notes(requirements: &Requirements, options: &PlanOptions) -> Vec<String>
     }
     notes
 }
-
-/// Combinations of disk options checked per VM before it is ruled out.
-const MAX_TRIES_PER_VM: usize = 12;
-/// Options per volume the combinations are formed from (the cheapest ones).
-const OPTIONS_PER_VOLUME: usize = 6;
-
-/// Finds the `limit` cheapest combinations of per-volume options (their costs given), as
-/// option indices, cheapest first.
-type Combinations = fn(&[Vec<RankCost>], usize) -> Vec<Vec<usize>>;
-
-/// How the combinations to try are found and tried.
-#[derive(Clone, Copy)]
-struct Search {
-    /// The `limit` cheapest combinations, cheapest first.
-    combinations: Combinations,
-    /// Skip predicting combinations over the VM's data-disk slots once the VM's reason is
-    /// recorded (they cannot fit).
-    prune_by_slots: bool,
-}
-
-/// The planner's search: best-first, pruned by slots.
-const SEARCH: Search = Search {
-    combinations: cheapest_combinations,
-    prune_by_slots: true,
-};
 
 /// A VM whose uncached and cached limits together cannot carry the total IOPS or MB/s, whatever
 /// the disks: ruled out before any disk is chosen. Unpublished limits never rule out.

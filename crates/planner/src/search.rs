@@ -1,13 +1,27 @@
-//! The combination search: which disk option per volume to try first on one VM.
+//! The exact search: the cheapest combination of one disk option per volume that fits one
+//! VM's shared limits, by branch and bound.
 //!
-//! Every volume has its options sorted cheapest first. The plan tries the cheapest
-//! combinations (one option per volume) in order of total cost until one fits the VM's shared
-//! limits. Building every combination is exponential in the number of volumes (6 options per
-//! volume: 6^8 = 1.7 M combinations for 8 volumes); [`cheapest_combinations`] finds the same
-//! first few, in the same order, best-first from a heap, in time polynomial in the volumes.
+//! Each volume's options are priced and sized on their own (the planner checks every option
+//! alone with predict before it reaches here); what couples the volumes is the VM: its
+//! data-disk slots and its four shared rate limits (uncached and cached IOPS and MB/s), each
+//! an additive budget. The search is a multiple-choice knapsack over those budgets, solved
+//! exactly by depth-first branch and bound:
+//!
+//! - **cost bound**: the cost so far plus, for the volumes still open, the least they can cost
+//!   within the slots left (a dynamic programme over slots, which ignores the rate limits):
+//!   never more than any completion costs, so no cheaper combination is ever pruned;
+//! - **budget bounds**: the use of each shared limit so far plus the least each open volume
+//!   can add to it; over the limit, no completion fits.
+//!
+//! Volumes are searched most demanding first (their choices fail soonest), and volumes with
+//! the same choices are taken in one order only (swapping them gives the same combination).
+//! No cap on tries: the search returns the cheapest fitting combination or proves there is
+//! none; a VM whose shared limits bind tightly may take longer to prove (the budgets make a
+//! partition problem), never give a wrong answer. Ranking costs have tiers (fully priced, operations unpriced, unpriced); one round
+//! per tier, cheapest tier first, as [`RankCost`] orders them.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::HashSet;
 
 /// A cost for ranking: fully priced first, then priced but without a sourced operations
 /// charge (value = what is known), then unpriced (value = a capacity proxy, not a price).
@@ -19,11 +33,13 @@ pub(crate) struct RankCost {
 
 impl RankCost {
     /// The cost of nothing: what combinations are summed from.
+    #[cfg(test)]
     pub(crate) const ZERO: RankCost = RankCost {
         tier: 0,
         value: 0.0,
     };
 
+    #[cfg(test)]
     pub(crate) fn add(self, other: RankCost) -> RankCost {
         RankCost {
             tier: self.tier.max(other.tier),
@@ -38,234 +54,493 @@ impl RankCost {
     }
 }
 
-/// The total cost of one combination, summed in volume order from [`RankCost::ZERO`] (the
-/// order fixes the floating-point rounding, so equal combinations tie exactly).
-pub(crate) fn combination_cost(costs: &[Vec<RankCost>], indices: &[usize]) -> RankCost {
-    indices
-        .iter()
-        .zip(costs)
-        .fold(RankCost::ZERO, |sum, (&index, list)| sum.add(list[index]))
+/// The VM's shared rate limits, in [`Choice::uses`] order.
+pub(crate) const SHARED_LIMITS: usize = 4;
+/// Index of each shared limit in [`Choice::uses`] and [`Budget::limits`].
+pub(crate) const UNCACHED_IOPS: usize = 0;
+pub(crate) const UNCACHED_MB_S: usize = 1;
+pub(crate) const CACHED_IOPS: usize = 2;
+pub(crate) const CACHED_MB_S: usize = 3;
+
+/// One volume option as the search sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Choice {
+    /// Index of the option in the volume's full option list (what the search returns).
+    pub(crate) option: usize,
+    pub(crate) cost: RankCost,
+    /// Data-disk slots it takes.
+    pub(crate) slots: u32,
+    /// What it adds to each of the VM's shared limits ([`UNCACHED_IOPS`] ...).
+    pub(crate) uses: [f64; SHARED_LIMITS],
 }
 
-/// One combination on the frontier of the search.
-struct Candidate {
-    cost: RankCost,
-    /// Option index per volume, in the volume's list (cheapest first).
-    indices: Vec<usize>,
-    /// Position per volume in that volume's list for this round (see [`best_first_round`]).
-    positions: Vec<usize>,
-    /// The position raised last; only positions from here on are raised further, so every
-    /// combination is reached from exactly one parent.
-    last_raised: usize,
-}
-
-impl Candidate {
-    /// Within one round every combination's tier is at most the round's, so the value alone
-    /// orders them (then the option indices lexicographically, the order of the full product
-    /// with volume 0 outermost, sorted stably).
-    fn order(&self, other: &Candidate) -> Ordering {
-        self.cost
-            .value
-            .total_cmp(&other.cost.value)
-            .then_with(|| self.indices.cmp(&other.indices))
-    }
-}
-
-impl PartialEq for Candidate {
-    fn eq(&self, other: &Self) -> bool {
-        self.order(other) == Ordering::Equal
-    }
-}
-impl Eq for Candidate {}
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Candidate {
-    // Reversed: `BinaryHeap` pops its greatest element, the search wants the cheapest.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.order(self)
+impl Choice {
+    /// Whether `self` is never worse than `other` for the search: no dearer in any round, no
+    /// more slots, no more of any shared limit. A combination using `other` then fits, as
+    /// cheaply or more so, with `self` in its place.
+    pub(crate) fn dominates(&self, other: &Choice) -> bool {
+        self.cost.tier <= other.cost.tier
+            && self.cost.value <= other.cost.value
+            && self.slots <= other.slots
+            && self.uses.iter().zip(&other.uses).all(|(a, b)| a <= b)
     }
 }
 
-/// The `limit` cheapest combinations of one option per volume, as option indices, in the
-/// order (total cost, indices lexicographically) — exactly the first `limit` of the full
-/// product sorted stably by cost, without building the product.
-///
-/// `costs[v]` are volume `v`'s option costs, sorted cheapest first. A combination's tier is
-/// its worst option's and its value the sum, so a combination can sort before one of its
-/// "raised" neighbours (a tier-1 option cheaper in value than a tier-0 one): the search runs
-/// one round per tier `t`, over the options of tier `t` or below sorted by value, keeping the
-/// combinations whose tier is `t`. A round is reached only when the earlier ones found fewer
-/// than `limit` combinations, so it skips fewer than `limit` lower-tier ones.
-///
-/// Each round is best-first over a heap (see [`best_first_round`]). With `n` volumes of at
-/// most `m` options: O(n x m log m) to sort, then O(limit x n^2 + limit x n x log(limit x n))
-/// time and O(limit x n^2) memory per round — polynomial, where the product is `m^n`.
-pub(crate) fn cheapest_combinations(costs: &[Vec<RankCost>], limit: usize) -> Vec<Vec<usize>> {
-    let mut out = Vec::with_capacity(limit);
-    if limit == 0 || costs.iter().any(Vec::is_empty) {
-        return out;
+/// What one VM lets a combination use: slots, and each shared limit (`None`: unpublished,
+/// so it never rules a combination out, as in predict).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Budget {
+    pub(crate) slots: u32,
+    pub(crate) limits: [Option<f64>; SHARED_LIMITS],
+}
+
+/// Relative tolerance below which two costs are the same (prices are cents; sums of the same
+/// prices in another order differ by ~1e-16 relative).
+const SAME_COST: f64 = 1e-9;
+
+/// The cheapest combination (one choice per volume, as option indices) that fits `budget`
+/// and is not in `excluded`, or `None` when no combination does. `choices[v]` are volume
+/// `v`'s choices in the order that breaks ties (cheapest first).
+pub(crate) fn cheapest_fitting(
+    choices: &[Vec<Choice>],
+    budget: &Budget,
+    excluded: &HashSet<Vec<usize>>,
+) -> Option<Vec<usize>> {
+    if choices.iter().any(Vec::is_empty) {
+        return None;
     }
-    if costs.is_empty() {
-        // No volumes: one combination, the empty one.
-        out.push(Vec::new());
-        return out;
-    }
-    let mut tiers: Vec<u8> = costs.iter().flatten().map(|c| c.tier).collect();
+    let order = search_order(choices);
+    let choices: Vec<Vec<Choice>> = order.iter().map(|&v| choices[v].clone()).collect();
+    let mut tiers: Vec<u8> = choices.iter().flatten().map(|c| c.cost.tier).collect();
     tiers.sort_unstable();
     tiers.dedup();
+    // A round per tier: the combinations whose worst option is of that tier. Any combination
+    // of a lower tier that fits was found in an earlier round, so the first round that finds
+    // one has the cheapest by [`RankCost::cmp`].
     for tier in tiers {
-        // Each volume's options of this tier or below, by value; equal values keep list order.
-        let lists: Vec<Vec<usize>> = costs
+        let lists: Vec<Vec<Choice>> = choices
             .iter()
             .map(|list| {
-                let mut kept: Vec<usize> =
-                    (0..list.len()).filter(|&i| list[i].tier <= tier).collect();
-                kept.sort_by(|&a, &b| list[a].value.total_cmp(&list[b].value).then(a.cmp(&b)));
+                let kept: Vec<Choice> = list
+                    .iter()
+                    .filter(|c| c.cost.tier <= tier)
+                    .copied()
+                    .collect();
                 kept
             })
             .collect();
         if lists.iter().any(Vec::is_empty) {
             continue;
         }
-        best_first_round(costs, &lists, tier, limit, &mut out);
-        if out.len() == limit {
-            break;
+        if let Some(found) = Round::new(&lists, &order, budget, excluded).solve() {
+            return Some(found);
         }
     }
-    out
+    None
 }
 
-/// One round of [`cheapest_combinations`]: pops combinations of `lists` (per volume, option
-/// indices sorted by value) in (value, indices) order and appends those of tier `tier` to `out`
-/// until it holds `limit`.
-///
-/// Popping a combination pushes its successors, each raising one volume to its next option at
-/// or after the position its parent raised, so each combination is pushed once. A successor
-/// never sorts before its parent: its value is not lower (each list is sorted by value and
-/// float addition is monotone) and, at an equal value, its raised index is the greater one.
-/// (Exact unless a price difference is below the rounding of the sum, ~1e-16 relative: not
-/// the case for prices in dollars.)
-fn best_first_round(
-    costs: &[Vec<RankCost>],
-    lists: &[Vec<usize>],
-    tier: u8,
-    limit: usize,
-    out: &mut Vec<Vec<usize>>,
-) {
-    let candidate = |positions: Vec<usize>, last_raised: usize| {
-        let indices: Vec<usize> = positions.iter().zip(lists).map(|(&p, l)| l[p]).collect();
-        Candidate {
-            cost: combination_cost(costs, &indices),
-            indices,
-            positions,
-            last_raised,
-        }
+/// The order volumes are searched in: the most demanding first (their choices fail soonest),
+/// volumes with identical choices next to each other (see [`Round::same_as_previous`]).
+fn search_order(choices: &[Vec<Choice>]) -> Vec<usize> {
+    let demand = |list: &[Choice]| {
+        list.iter()
+            .map(|c| c.uses[UNCACHED_IOPS] + c.uses[CACHED_IOPS])
+            .fold(f64::INFINITY, f64::min)
     };
-    let mut heap = BinaryHeap::new();
-    heap.push(candidate(vec![0; lists.len()], 0));
-    while let Some(best) = heap.pop() {
-        for volume in best.last_raised..lists.len() {
-            if best.positions[volume] + 1 < lists[volume].len() {
-                let mut positions = best.positions.clone();
-                positions[volume] += 1;
-                heap.push(candidate(positions, volume));
-            }
-        }
-        if best.cost.tier == tier {
-            out.push(best.indices);
-            if out.len() == limit {
-                return;
-            }
-        }
-    }
+    let class: Vec<usize> = (0..choices.len())
+        .map(|v| (0..v).find(|&u| choices[u] == choices[v]).unwrap_or(v))
+        .collect();
+    let mut order: Vec<usize> = (0..choices.len()).collect();
+    order.sort_by(|&a, &b| {
+        demand(&choices[class[b]])
+            .total_cmp(&demand(&choices[class[a]]))
+            .then(class[a].cmp(&class[b]))
+            .then(a.cmp(&b))
+    });
+    order
 }
 
-#[cfg(test)]
-pub(crate) mod oracle {
-    use super::*;
-
-    /// The search as the planner first did it, kept as the test oracle: every combination of
-    /// the product (volume 0 outermost), sorted stably by total cost, the first `limit` taken.
-    /// Exponential in the number of volumes: tests only, on small cases.
-    pub(crate) fn exhaustive_combinations(
-        costs: &[Vec<RankCost>],
-        limit: usize,
-    ) -> Vec<Vec<usize>> {
-        let mut combos: Vec<(RankCost, Vec<usize>)> = vec![(RankCost::ZERO, Vec::new())];
-        for list in costs {
-            let mut next = Vec::new();
-            for (cost, chosen) in &combos {
-                for (index, option) in list.iter().enumerate() {
-                    let mut with = chosen.clone();
-                    with.push(index);
-                    next.push((cost.add(*option), with));
-                }
-            }
-            combos = next;
+/// `combination` (options in volume order) as the search would reach it (see
+/// [`Round::excluded`]); `None` when a choice is not in this round's lists.
+fn canonical(
+    lists: &[Vec<Choice>],
+    order: &[usize],
+    same_as_previous: &[bool],
+    combination: &[usize],
+) -> Option<Vec<usize>> {
+    let mut positions: Vec<usize> = order
+        .iter()
+        .zip(lists)
+        .map(|(&volume, list)| list.iter().position(|c| c.option == combination[volume]))
+        .collect::<Option<_>>()?;
+    let mut start = 0;
+    for end in 1..=positions.len() {
+        if end == positions.len() || !same_as_previous[end] {
+            positions[start..end].sort_unstable();
+            start = end;
         }
-        combos.sort_by(|a, b| a.0.cmp(&b.0));
-        combos.into_iter().take(limit).map(|(_, c)| c).collect()
+    }
+    Some(
+        positions
+            .iter()
+            .zip(lists)
+            .map(|(&position, list)| list[position].option)
+            .collect(),
+    )
+}
+
+/// One round of the branch and bound.
+struct Round<'a> {
+    lists: &'a [Vec<Choice>],
+    /// `order[i]`: the volume searched `i`th (results are given back in volume order).
+    order: &'a [usize],
+    /// Whether volume `i` has the same choices as volume `i - 1`: the two are interchangeable,
+    /// so only combinations where `i` takes a choice no earlier in its list than `i - 1`'s are
+    /// searched (the others are the same combinations with the two swapped).
+    same_as_previous: Vec<bool>,
+    /// Position in its list of the choice each searched volume took.
+    positions: Vec<usize>,
+    budget: Budget,
+    /// The excluded combinations in the form the search reaches them: options in search order,
+    /// interchangeable volumes' choices in list order (a combination is excluded together
+    /// with its swaps, which predict cannot tell apart).
+    excluded: HashSet<Vec<usize>>,
+    /// `least_cost[i][s]`: the least value volumes `i..` can cost within `s` slots (infinite
+    /// when they cannot fit in `s`). Ignores the rate limits, so it never overestimates.
+    least_cost: Vec<Vec<f64>>,
+    /// `least_use[i][k]`: the least volumes `i..` add to shared limit `k`.
+    least_use: Vec<[f64; SHARED_LIMITS]>,
+    /// `least_io[i]`: the least IOPS and MB/s volumes `i..` add to the VM's two pools together
+    /// (a volume uses one pool or the other, whichever its caching gives).
+    least_io: Vec<[f64; 2]>,
+    best_value: f64,
+    best: Option<Vec<usize>>,
+    path: Vec<usize>,
+}
+
+impl<'a> Round<'a> {
+    fn new(
+        lists: &'a [Vec<Choice>],
+        order: &'a [usize],
+        budget: &Budget,
+        excluded: &HashSet<Vec<usize>>,
+    ) -> Round<'a> {
+        let n = lists.len();
+        // More slots than every volume's largest choice together are never needed.
+        let most: u32 = lists
+            .iter()
+            .map(|l| l.iter().map(|c| c.slots).max().unwrap_or(0))
+            .sum();
+        let slots = budget.slots.min(most) as usize;
+        let mut least_cost = vec![vec![0.0; slots + 1]; n + 1];
+        for i in (0..n).rev() {
+            for s in 0..=slots {
+                least_cost[i][s] = lists[i]
+                    .iter()
+                    .filter(|c| c.slots as usize <= s)
+                    .map(|c| c.cost.value + least_cost[i + 1][s - c.slots as usize])
+                    .fold(f64::INFINITY, f64::min);
+            }
+        }
+        let mut least_use = vec![[0.0; SHARED_LIMITS]; n + 1];
+        let mut least_io = vec![[0.0; 2]; n + 1];
+        for i in (0..n).rev() {
+            let rest = least_use[i + 1];
+            for (k, slot) in least_use[i].iter_mut().enumerate() {
+                let least = lists[i]
+                    .iter()
+                    .map(|c| c.uses[k])
+                    .fold(f64::INFINITY, f64::min);
+                *slot = rest[k] + least;
+            }
+            for (m, (a, b)) in [(UNCACHED_IOPS, CACHED_IOPS), (UNCACHED_MB_S, CACHED_MB_S)]
+                .into_iter()
+                .enumerate()
+            {
+                let least = lists[i]
+                    .iter()
+                    .map(|c| c.uses[a] + c.uses[b])
+                    .fold(f64::INFINITY, f64::min);
+                least_io[i][m] = least_io[i + 1][m] + least;
+            }
+        }
+        let same_as_previous: Vec<bool> =
+            (0..n).map(|i| i > 0 && lists[i] == lists[i - 1]).collect();
+        let excluded = excluded
+            .iter()
+            .filter_map(|combination| canonical(lists, order, &same_as_previous, combination))
+            .collect();
+        Round {
+            lists,
+            order,
+            same_as_previous,
+            positions: vec![0; n],
+            budget: Budget {
+                slots: slots as u32,
+                limits: budget.limits,
+            },
+            excluded,
+            least_cost,
+            least_use,
+            least_io,
+            best_value: f64::INFINITY,
+            best: None,
+            path: Vec::with_capacity(n),
+        }
+    }
+
+    fn solve(mut self) -> Option<Vec<usize>> {
+        self.descend(0, 0.0, 0, [0.0; SHARED_LIMITS]);
+        self.best
+    }
+
+    /// Whether a combination costing at least `bound` can still beat the best found.
+    fn can_beat(&self, bound: f64) -> bool {
+        if self.best.is_none() {
+            return bound.is_finite();
+        }
+        bound < self.best_value - SAME_COST * self.best_value.abs().max(1.0)
+    }
+
+    /// Whether the shared limits, used `used` so far, leave room for volumes `next..`.
+    fn room_left(&self, next: usize, used: &[f64; SHARED_LIMITS]) -> bool {
+        let limits = &self.budget.limits;
+        let each = (0..SHARED_LIMITS).all(|k| match limits[k] {
+            Some(limit) => used[k] + self.least_use[next][k] <= limit,
+            None => true,
+        });
+        let pools = [(UNCACHED_IOPS, CACHED_IOPS), (UNCACHED_MB_S, CACHED_MB_S)];
+        each && pools
+            .iter()
+            .enumerate()
+            .all(|(m, &(a, b))| match (limits[a], limits[b]) {
+                (Some(x), Some(y)) => used[a] + used[b] + self.least_io[next][m] <= x + y,
+                _ => true,
+            })
+    }
+
+    fn descend(&mut self, i: usize, value: f64, slots: u32, used: [f64; SHARED_LIMITS]) {
+        let lists = self.lists;
+        if i == lists.len() {
+            if self.can_beat(value) && !self.excluded.contains(&self.path) {
+                let mut picked = vec![0; lists.len()];
+                for (&volume, &option) in self.order.iter().zip(&self.path) {
+                    picked[volume] = option;
+                }
+                self.best_value = value;
+                self.best = Some(picked);
+            }
+            return;
+        }
+        let first_position = if self.same_as_previous[i] {
+            self.positions[i - 1]
+        } else {
+            0
+        };
+        let free = self.budget.slots - slots;
+        // Each choice with the least any completion through it can cost; tried least first,
+        // so the first combination reached is the cheapest within the slots alone (when the
+        // rate limits do not bind, the answer), and the rest is mostly pruned by it.
+        let mut tries: Vec<(f64, usize, &Choice)> = lists[i]
+            .iter()
+            .enumerate()
+            .skip(first_position)
+            .filter(|(_, c)| c.slots <= free)
+            .map(|(position, c)| {
+                let left = (free - c.slots) as usize;
+                (
+                    value + c.cost.value + self.least_cost[i + 1][left],
+                    position,
+                    c,
+                )
+            })
+            .filter(|(bound, _, _)| bound.is_finite())
+            .collect();
+        tries.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (bound, position, choice) in tries {
+            if !self.can_beat(bound) {
+                break;
+            }
+            let mut used_with = used;
+            for (u, add) in used_with.iter_mut().zip(&choice.uses) {
+                *u += add;
+            }
+            if !self.room_left(i + 1, &used_with) {
+                continue;
+            }
+            self.path.push(choice.option);
+            self.positions[i] = position;
+            self.descend(
+                i + 1,
+                value + choice.cost.value,
+                slots + choice.slots,
+                used_with,
+            );
+            self.path.pop();
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::oracle::exhaustive_combinations;
     use super::*;
     use proptest::prelude::*;
 
-    fn sorted(mut list: Vec<RankCost>) -> Vec<RankCost> {
-        list.sort_by(|a, b| a.cmp(b));
-        list
+    /// Every combination of the product, the cheapest that fits and is not excluded.
+    fn exhaustive(
+        choices: &[Vec<Choice>],
+        budget: &Budget,
+        excluded: &HashSet<Vec<usize>>,
+    ) -> Option<(RankCost, Vec<usize>)> {
+        let mut combos: Vec<(RankCost, u32, [f64; SHARED_LIMITS], Vec<usize>)> =
+            vec![(RankCost::ZERO, 0, [0.0; SHARED_LIMITS], Vec::new())];
+        for list in choices {
+            let mut next = Vec::new();
+            for (cost, slots, used, chosen) in &combos {
+                for c in list {
+                    let mut used = *used;
+                    for (u, a) in used.iter_mut().zip(&c.uses) {
+                        *u += a;
+                    }
+                    let mut chosen = chosen.clone();
+                    chosen.push(c.option);
+                    next.push((cost.add(c.cost), slots + c.slots, used, chosen));
+                }
+            }
+            combos = next;
+        }
+        combos
+            .into_iter()
+            .filter(|(_, slots, used, chosen)| {
+                *slots <= budget.slots
+                    && (0..SHARED_LIMITS)
+                        .all(|k| budget.limits[k].is_none_or(|limit| used[k] <= limit))
+                    && !excluded
+                        .iter()
+                        .any(|x| same_up_to_swaps(choices, x, chosen))
+            })
+            .map(|(cost, _, _, chosen)| (cost, chosen))
+            .min_by(|a, b| a.0.cmp(&b.0))
     }
 
-    /// Costs from a small set of values and tiers, so ties (within and across tiers) are common.
-    fn cost() -> impl Strategy<Value = RankCost> {
-        (0u8..3, 0u32..6).prop_map(|(tier, value)| RankCost {
-            tier,
-            value: value as f64 * 0.1,
-        })
+    /// Whether two combinations are the same once volumes with the same choices (which the
+    /// planner's predict cannot tell apart but by label) are swapped: the search excludes a
+    /// refused combination together with its swaps.
+    fn same_up_to_swaps(choices: &[Vec<Choice>], a: &[usize], b: &[usize]) -> bool {
+        let class = |v: usize| (0..v).find(|&u| choices[u] == choices[v]).unwrap_or(v);
+        let picks = |combo: &[usize]| {
+            let mut picks: Vec<(usize, usize)> = combo
+                .iter()
+                .enumerate()
+                .map(|(v, &o)| (class(v), o))
+                .collect();
+            picks.sort_unstable();
+            picks
+        };
+        picks(a) == picks(b)
+    }
+
+    fn choice() -> impl Strategy<Value = (u8, u32, u32, bool, u32, u32)> {
+        (0u8..3, 0u32..8, 1u32..4, any::<bool>(), 0u32..5, 0u32..5)
+    }
+
+    fn cost_of(choices: &[Vec<Choice>], picked: &[usize]) -> RankCost {
+        picked
+            .iter()
+            .zip(choices)
+            .fold(RankCost::ZERO, |sum, (&o, list)| {
+                sum.add(list.iter().find(|c| c.option == o).unwrap().cost)
+            })
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(ProptestConfig::with_cases(512))]
         #[test]
-        fn best_first_equals_the_sorted_product(
-            lists in prop::collection::vec(prop::collection::vec(cost(), 0..7), 0..5),
-            limit in 0usize..40,
+        fn branch_and_bound_finds_the_exhaustive_cheapest(
+            raw in prop::collection::vec(prop::collection::vec(choice(), 1..5), 1..6),
+            slots in 1u32..12,
+            limits in prop::collection::vec(prop_oneof![Just(None), (0u32..20).prop_map(Some)], 4),
+            exclude_first in any::<bool>(),
+            copies in 0usize..3,
         ) {
-            let costs: Vec<Vec<RankCost>> = lists.into_iter().map(sorted).collect();
-            let want = exhaustive_combinations(&costs, limit);
-            let got = cheapest_combinations(&costs, limit);
-            prop_assert_eq!(got, want);
+            let mut choices: Vec<Vec<Choice>> = raw
+                .iter()
+                .map(|list| {
+                    let mut list: Vec<Choice> = list
+                        .iter()
+                        .enumerate()
+                        .map(|(option, &(tier, value, slots, cached, iops, mb))| {
+                            let mut uses = [0.0; SHARED_LIMITS];
+                            let (a, b) = if cached { (CACHED_IOPS, CACHED_MB_S) } else { (UNCACHED_IOPS, UNCACHED_MB_S) };
+                            uses[a] = iops as f64;
+                            uses[b] = mb as f64;
+                            Choice { option, cost: RankCost { tier, value: value as f64 * 0.1 }, slots, uses }
+                        })
+                        .collect();
+                    list.sort_by(|a, b| a.cost.cmp(&b.cost));
+                    list
+                })
+                .collect();
+            // Interchangeable volumes (the same choices), which the search takes in one order.
+            for _ in 0..copies {
+                choices.push(choices[0].clone());
+            }
+            let budget = Budget {
+                slots,
+                limits: [limits[0].map(f64::from), limits[1].map(f64::from), limits[2].map(f64::from), limits[3].map(f64::from)],
+            };
+            let mut excluded = HashSet::new();
+            if exclude_first {
+                if let Some((_, first)) = exhaustive(&choices, &budget, &excluded) {
+                    excluded.insert(first);
+                }
+            }
+            let want = exhaustive(&choices, &budget, &excluded);
+            let got = cheapest_fitting(&choices, &budget, &excluded);
+            match (want, got) {
+                (None, None) => {}
+                (Some((cost, _)), Some(picked)) => {
+                    let got_cost = cost_of(&choices, &picked);
+                    prop_assert_eq!(got_cost.tier, cost.tier);
+                    prop_assert!((got_cost.value - cost.value).abs() < 1e-9, "{:?} vs {:?}", got_cost, cost);
+                    prop_assert!(!excluded.contains(&picked));
+                }
+                (want, got) => prop_assert!(false, "exhaustive {:?}, branch and bound {:?}", want, got),
+            }
         }
     }
 
     #[test]
-    fn sixty_four_volumes_need_no_product() {
-        // 6^64 combinations exist; the search touches O(limit x n) of them.
-        let list: Vec<RankCost> = (0..6)
-            .map(|i| RankCost {
-                tier: 0,
-                value: i as f64,
-            })
-            .collect();
-        let costs = vec![list; 64];
-        let got = cheapest_combinations(&costs, 12);
-        assert_eq!(got.len(), 12);
-        assert_eq!(got[0], vec![0; 64]);
-        // Second cheapest: one volume on its second option; the lexicographically first of
-        // those raises the last volume.
-        let mut second = vec![0; 64];
-        second[63] = 1;
-        assert_eq!(got[1], second);
-        let totals: Vec<f64> = got
+    fn two_hundred_volumes_fit_or_are_proved_not_to() {
+        // 200 volumes, three choices each (one disk dear, two disks cheap, four disks
+        // cheapest): the slots decide how many volumes may take the cheap ones.
+        let list: Vec<Choice> = [(1u32, 30.0), (2, 20.0), (4, 12.0)]
             .iter()
-            .map(|c| combination_cost(&costs, c).value)
+            .enumerate()
+            .map(|(option, &(slots, value))| Choice {
+                option,
+                cost: RankCost { tier: 0, value },
+                slots,
+                uses: [1.0, 0.0, 0.0, 0.0],
+            })
+            .rev()
             .collect();
-        assert!(totals.windows(2).all(|w| w[0] <= w[1]), "{totals:?}");
+        let choices = vec![list; 200];
+        let budget = Budget {
+            slots: 300,
+            limits: [Some(200.0), None, None, None],
+        };
+        let picked = cheapest_fitting(&choices, &budget, &HashSet::new()).unwrap();
+        let disks: u32 = picked.iter().map(|&o| [1, 2, 4][o]).sum();
+        assert!(disks <= 300);
+        // 100 volumes on two disks and 100 on one: 100 x 20 + 100 x 30 = 5,000, the least
+        // within 300 slots (each step from one to two disks saves 10 per slot, from two to
+        // four 4 per slot).
+        assert!((cost_of(&choices, &picked).value - 5000.0).abs() < 1e-6);
+        let tight = Budget {
+            slots: 199,
+            ..budget
+        };
+        assert_eq!(cheapest_fitting(&choices, &tight, &HashSet::new()), None);
     }
 }

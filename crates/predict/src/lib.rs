@@ -525,6 +525,20 @@ pub struct VolumePrediction {
     pub target_throughput_mb_s: Option<f64>,
     pub target_latency_ms: Option<f64>,
     pub meets_target: Option<bool>,
+    /// Sustained rate limits this volume's IO counts against whose figure the catalog does not
+    /// publish. Their room is unknown, so the volume's flat-out rates (`max_iops`, and `iops`
+    /// without a target) are only what the published limits allow: its true rates are unknown
+    /// ([`VolumePrediction::rates_known`]); a target is not checked against them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unpublished_limits: Vec<String>,
+}
+
+impl VolumePrediction {
+    /// Whether every rate limit this volume runs under is published, so its flat-out rates
+    /// are numbers and not only bounds from the published limits.
+    pub fn rates_known(&self) -> bool {
+        self.unpublished_limits.is_empty()
+    }
 }
 
 /// The whole prediction.
@@ -555,6 +569,32 @@ impl Prediction {
     /// Whether the design is buildable and meets every target (when targets were given).
     pub fn fits(&self) -> bool {
         self.violations.is_empty() && self.meets_requirements.unwrap_or(true)
+    }
+
+    /// The unpublished rate limits any volume runs under (see
+    /// [`VolumePrediction::unpublished_limits`]), each once.
+    pub fn unpublished_limits(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for name in self.volumes.iter().flat_map(|v| &v.unpublished_limits) {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+        names
+    }
+
+    /// Whether the flat-out rates (`max_total_*`) are numbers: no volume runs under an
+    /// unpublished rate limit.
+    pub fn max_known(&self) -> bool {
+        self.volumes.iter().all(VolumePrediction::rates_known)
+    }
+
+    /// Whether the delivered rates (`total_*`) are numbers: with targets, the targets stand
+    /// (an unpublished limit is not checked, and says so); flat out, as [`Self::max_known`].
+    pub fn delivered_known(&self) -> bool {
+        self.volumes
+            .iter()
+            .all(|v| v.rates_known() || v.target_iops.is_some())
     }
 
     /// The check of one kind in one scope.
@@ -782,6 +822,34 @@ pub fn predict(
         warnings,
         advice,
     })
+}
+
+/// What one volume asks of its VM's shared rate limits at its target: the IOs and MB/s the
+/// host sees, and which of the VM's two pools (cached or uncached) carries them. Predict's own
+/// factors, so a search can add volumes' demands and compare them with the VM's limits exactly
+/// as [`predict`] does. `None` without a target.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VmDemand {
+    /// Counted against the VM's cached limits (else its uncached ones).
+    pub cached: bool,
+    pub iops: f64,
+    pub throughput_mb_s: f64,
+}
+
+/// The [`VmDemand`] of `volume` on `vm`; `None` when the volume has no target.
+pub fn vm_demand(
+    vm: &VmSize,
+    volume: &VolumeLoad,
+    assumptions: &Assumptions,
+) -> Result<Option<VmDemand>, PredictError> {
+    let mb = assumptions.mb.bytes_per_mb();
+    let f = volume_factors(vm, volume, assumptions, &mut Notes::default())?;
+    let target = targets_of(std::slice::from_ref(volume), std::slice::from_ref(&f), mb)[0];
+    Ok(target.map(|rate| VmDemand {
+        cached: f.cached,
+        iops: rate * f.host_ios,
+        throughput_mb_s: rate * f.host_bytes / mb,
+    }))
 }
 
 /// What a prediction found wrong (violations) and should say (warnings), in the order found.
@@ -1428,6 +1496,12 @@ fn volume_prediction(
         target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s),
         target_latency_ms,
         meets_target: meets,
+        unpublished_limits: solved
+            .limits
+            .iter()
+            .filter(|l| l.capacity.is_none() && l.sustained() && l.coeff[v] > 0.0)
+            .map(|l| l.name.clone())
+            .collect(),
     }
 }
 

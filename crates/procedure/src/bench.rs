@@ -228,9 +228,14 @@ pub struct Row {
     pub measured_mb_s: f64,
     pub measured_latency_ms: f64,
     pub seed_expected: String,
+    /// `None` when the prediction failed, or when a rate limit the scenario runs under is
+    /// unpublished (`predicted_unknown` names it): its room is unknown, so is the rate.
     pub predicted_iops: Option<f64>,
     pub predicted_mb_s: Option<f64>,
     pub predicted_binding: Option<String>,
+    /// The unpublished rate limits that leave the predicted rates unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_unknown: Option<String>,
     /// Set when the row read from a cached volume whose cache was not warmed.
     pub unwarmed_cache: bool,
     /// Whether the row is about IOPS (else MB/s).
@@ -547,6 +552,8 @@ fn row_of(
         0.0
     };
     let prediction = predicted(vm, disk, options, scenario.read_spec, scenario.write_spec)?;
+    let (predicted_iops, predicted_mb_s, predicted_unknown) =
+        predicted_figures(prediction.as_ref());
     let row = Row {
         scenario: scenario.name.to_string(),
         target: labels.targets.clone(),
@@ -559,8 +566,9 @@ fn row_of(
             / 1e6,
         measured_latency_ms: latency_ms,
         seed_expected: scenario.expected.to_string(),
-        predicted_iops: prediction.as_ref().map(|p| p.total_iops),
-        predicted_mb_s: prediction.as_ref().map(|p| p.total_throughput_mb_s),
+        predicted_iops,
+        predicted_mb_s,
+        predicted_unknown,
         predicted_binding: prediction
             .as_ref()
             .and_then(|p| p.binding.as_ref().map(|b| b.words.clone())),
@@ -569,6 +577,19 @@ fn row_of(
         interrupted: results.iter().any(|j| j.interrupted),
     };
     Ok((row, prediction))
+}
+
+/// A row's predicted IOPS and MB/s, or the unpublished limits that leave them unknown. Flat
+/// out, a volume under an unpublished limit has no predicted rate, never the published
+/// limits' figure (DS14's cached reads are not 4,194 MB/s: its cached MB/s is unpublished).
+fn predicted_figures(
+    prediction: Option<&Prediction>,
+) -> (Option<f64>, Option<f64>, Option<String>) {
+    match prediction {
+        Some(p) if p.delivered_known() => (Some(p.total_iops), Some(p.total_throughput_mb_s), None),
+        Some(p) => (None, None, Some(p.unpublished_limits().join(", "))),
+        None => (None, None, None),
+    }
 }
 
 /// Keeps the results so far renderable ([`SoFar`]): the rows so far, and `running`'s row
@@ -710,8 +731,15 @@ fn measured_cell(row: &Row) -> String {
 }
 
 fn predicted_cell(row: &Row) -> String {
-    match (row.predicted_iops, row.predicted_mb_s) {
-        (Some(iops), Some(mb)) => value(row.metric_iops, if row.metric_iops { iops } else { mb }),
+    match (
+        row.predicted_iops,
+        row.predicted_mb_s,
+        &row.predicted_unknown,
+    ) {
+        (Some(iops), Some(mb), _) => {
+            value(row.metric_iops, if row.metric_iops { iops } else { mb })
+        }
+        (_, _, Some(unpublished)) => format!("unknown ({unpublished}: not published)"),
         _ => "n/a (prediction failed)".to_string(),
     }
 }
@@ -838,4 +866,70 @@ pub fn report(outcome: &BenchOutcome) -> iofit_report::html::HtmlReport {
         report = report.prediction(prediction);
     }
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seed's DS14 with 1 x P30 ReadOnly (warm) as CacheReads: the seed publishes DS14's
+    /// cached IOPS but not its cached MB/s, so the large-read scenario's MB/s is unknown.
+    #[test]
+    fn ds14_cached_reads_are_unknown_where_the_cached_mb_s_is_unpublished() {
+        let catalog = iofit_catalog::Catalog::embedded().unwrap();
+        let edition = iofit_catalog::EDITION_SEED;
+        let vm = catalog.vm("Standard_DS14", edition).unwrap();
+        assert!(vm.cached_throughput_mb_s.is_none() && vm.cached_iops.is_some());
+        let disk = catalog.disk("P30", edition).unwrap();
+        // The seed's setup: 10 uncached disks, 4 workers x QD 32 (what `iofit bench` defaults to).
+        let options = BenchOptions {
+            nocache: PathBuf::from("/nocache"),
+            readcache: PathBuf::from("/readcache"),
+            vm: vm.name.clone(),
+            disk: disk.name.clone(),
+            edition: edition.into(),
+            nocache_disks: 10,
+            scale: 1.0,
+            runtime_s: None,
+            file_size: None,
+            workers: 4,
+            iodepth: 32,
+            skip_warmup: true,
+            json: None,
+            report: None,
+            so_far: None,
+            so_far_as_json: false,
+        };
+        let mut seen = 0;
+        for scenario in SCENARIOS.iter().filter(|s| s.read_spec.is_some()) {
+            let prediction = predicted(vm, disk, &options, scenario.read_spec, scenario.write_spec)
+                .unwrap()
+                .expect("a prediction");
+            let (iops, mb_s, unknown) = predicted_figures(Some(&prediction));
+            let unknown = unknown.expect("unknown rates");
+            assert!(unknown.contains("VM cached MB/s"), "{unknown}");
+            assert_eq!((iops, mb_s), (None, None));
+            let row = Row {
+                scenario: scenario.name.into(),
+                target: String::new(),
+                specs: String::new(),
+                measured_iops: 0.0,
+                measured_mb_s: 0.0,
+                measured_latency_ms: 0.0,
+                seed_expected: String::new(),
+                predicted_iops: iops,
+                predicted_mb_s: mb_s,
+                predicted_binding: None,
+                predicted_unknown: Some(unknown),
+                unwarmed_cache: false,
+                metric_iops: scenario.metric_iops,
+                interrupted: false,
+            };
+            let cell = predicted_cell(&row);
+            assert!(cell.starts_with("unknown (VM cached MB/s"), "{cell}");
+            assert!(!cell.contains("4,194") && !cell.contains("4194"), "{cell}");
+            seen += 1;
+        }
+        assert!(seen > 0);
+    }
 }

@@ -36,7 +36,8 @@ pub struct PredictRequest {
     pub vm: String,
     /// One `[LABEL=]COUNTxSKU[:CACHING][,size_gib=N,iops=N,mb_s=N]` per volume.
     pub disks: Vec<String>,
-    pub stripe: Option<String>,
+    /// Stripe unit: none, once for every volume or once per volume.
+    pub stripe: Vec<String>,
     /// IO pattern: once for every volume or once per volume.
     pub rw: Vec<String>,
     pub rwmixread: f64,
@@ -207,7 +208,11 @@ fn check_volume_counts(
 }
 
 /// The workload a requirement asks of a volume: one operating point that meets both its IOPS
-/// and its MB/s; without --iodepth, the app's own depth, else what Little's law asks for.
+/// and its MB/s, at the queue depth `plan` checks its designs at (one rule for both,
+/// [`iofit_planner::queue_depths`]: the depth where the disks reach their limits), so a plan's
+/// design predicted from the same requirements gives the plan's answer. --iodepth and
+/// --numjobs, when given, win. The application's own average queue (a capture's aqu-sz, in
+/// `sizing.queue_depth`) was measured at the old disks' latency; it is not the depth here.
 fn requirement_workload(
     request: &PredictRequest,
     sizing: &SizingTarget,
@@ -217,17 +222,19 @@ fn requirement_workload(
 ) -> Result<Workload> {
     let (wanted, io_size) = iofit_planner::operating_point(sizing, assumptions.mb.bytes_per_mb());
     let service_ms = assumptions.service_latency_ms_for(disk.kind, sizing.read_pct);
-    let by_law = iofit_model::formulas::outstanding_ios(wanted, service_ms)
-        .ceil()
-        .max(1.0);
-    let outstanding = sizing.queue_depth.unwrap_or(by_law).ceil().max(1.0) as u32;
-    let depth = positive(
-        "--iodepth",
-        request.iodepth,
-        outstanding.max(disk_count),
-        MAX_IODEPTH,
-    )?;
-    let jobs = positive("--numjobs", request.numjobs, 1, MAX_NUMJOBS)?;
+    let queue = iofit_planner::queue_depths(wanted, service_ms, disk.iops, disk_count);
+    let (default_depth, default_jobs) = match request.numjobs {
+        None if request.iodepth.is_none() => (queue.limit_depth, queue.limit_threads),
+        None => (queue.limit_depth, 1),
+        Some(jobs) => (
+            queue
+                .to_limits
+                .div_ceil(jobs.clamp(1, MAX_NUMJOBS as i64) as u32),
+            1,
+        ),
+    };
+    let depth = positive("--iodepth", request.iodepth, default_depth, MAX_IODEPTH)?;
+    let jobs = positive("--numjobs", request.numjobs, default_jobs, MAX_NUMJOBS)?;
     Ok(Workload::new(
         sizing.read_pct,
         sizing.random_pct,
@@ -235,6 +242,46 @@ fn requirement_workload(
         depth,
         jobs,
     ))
+}
+
+/// Where a capture's own average queue (`sizing.queue_depth`) is below what Little's law
+/// needs for the target at the service time: the prediction runs at plan's depth, and the
+/// application must keep that many IOs in flight on the new disks to reach its target.
+fn own_depth_warnings(
+    requirements: &Requirements,
+    loads: &[VolumeLoad],
+    assumptions: &Assumptions,
+) -> Vec<String> {
+    let mb = assumptions.mb.bytes_per_mb();
+    requirements
+        .volumes
+        .iter()
+        .zip(loads)
+        .filter_map(|(volume, load)| {
+            let own = volume.sizing.queue_depth?;
+            let (wanted, _) = iofit_planner::operating_point(&volume.sizing, mb);
+            let service_ms =
+                assumptions.service_latency_ms_for(load.disk.kind, volume.sizing.read_pct);
+            let queue = iofit_planner::queue_depths(
+                wanted,
+                service_ms,
+                load.disk.iops,
+                load.design.disk_count,
+            );
+            (own < f64::from(queue.littles_law)).then(|| {
+                format!(
+                    "volume '{}': the capture kept {own:.1} IOs outstanding on average; {} IOPS \
+                     at {} ms per IO takes {} (Little's law): predicted at plan's depth ({}), \
+                     which the application must keep in flight to reach its target",
+                    load.design.label,
+                    iofit_model::units::group_thousands(wanted.round()),
+                    shown(service_ms),
+                    queue.littles_law,
+                    queue.to_limits
+                )
+            })
+        })
+        .collect()
 }
 
 /// The workload the flags give volume `index`.
@@ -266,11 +313,14 @@ fn volume_loads(
     requirements: Option<&Requirements>,
     job_loads: Option<&[TargetLoad]>,
 ) -> Result<Vec<VolumeLoad>> {
-    let stripe = request
-        .stripe
-        .as_deref()
-        .map(|s| parse_size("--stripe", s))
-        .transpose()?;
+    let stripes: Vec<Option<Bytes>> = if request.stripe.is_empty() {
+        vec![None; request.disks.len()]
+    } else {
+        per_volume("--stripe", &request.stripe, request.disks.len())?
+            .iter()
+            .map(|s| parse_size("--stripe", s).map(Some))
+            .collect::<Result<_>>()?
+    };
     let flags = flag_workloads(request)?;
     let mut loads = Vec::with_capacity(request.disks.len());
     for (index, spec) in request.disks.iter().enumerate() {
@@ -294,7 +344,7 @@ fn volume_loads(
             design.label = volume.label.clone();
         }
         if design.disk_count > 1 {
-            design.stripe_size = stripe;
+            design.stripe_size = stripes[index];
         }
         let (workload, target) = match (requirement, job_loads) {
             (Some(volume), _) => (
@@ -375,6 +425,12 @@ pub fn predict(request: &PredictRequest) -> Result<PredictOutcome> {
         }),
     )
     .map_err(|e| bad(e.to_string()))?;
+    let mut prediction = prediction;
+    if let (Some(requirements), None, None) = (&requirements, request.iodepth, request.numjobs) {
+        prediction
+            .warnings
+            .extend(own_depth_warnings(requirements, &loads, &assumptions));
+    }
     let outcome = PredictOutcome {
         tables: (catalog.tables_in(&edition))
             .filter(|t| prediction.tables.contains(&t.id))

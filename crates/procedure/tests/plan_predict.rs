@@ -175,7 +175,7 @@ fn ds14() -> PredictRequest {
     PredictRequest {
         vm: "Standard_DS14".into(),
         disks: vec!["10xP30:none".into(), "1xP30:readonly".into()],
-        stripe: Some("64k".into()),
+        stripe: vec!["64k".into()],
         rw: vec!["randread".into()],
         rwmixread: 50.0,
         bs: vec!["8k".into()],
@@ -202,7 +202,7 @@ fn ds14_benchmark_is_capped_by_the_vm_uncached_iops() {
 }
 
 #[test]
-fn requirement_sets_queue_depth_by_littles_law() {
+fn requirement_sets_queue_depth_by_plans_rule() {
     let dir = tempfile::tempdir().unwrap();
     let requirements = write(
         dir.path(),
@@ -223,10 +223,39 @@ fn requirement_sets_queue_depth_by_littles_law() {
     let outcome = predict::predict(&request).unwrap();
     let volume = &outcome.prediction.volumes[0];
     assert_eq!(volume.label, "data");
-    // 4,000 IOPS x 1 ms (the SSD service time assumed) = 4 IOs in flight.
-    assert_eq!(volume.queue.outstanding_ios, 4);
+    // Plan's rule: 4,000 IOPS x 1 ms (the SSD service time assumed) = 4 IOs in flight by
+    // Little's law, run at the depth where the P30 reaches its 5,000 IOPS: 5 x 1 ms.
+    assert_eq!(volume.queue.depth_for_target, Some(4));
+    assert_eq!(volume.queue.outstanding_ios, 5);
+    let plan_rule = iofit_planner::queue_depths(4000.0, 1.0, 5000.0, 1);
+    assert_eq!(
+        (plan_rule.littles_law, plan_rule.to_limits),
+        (4, volume.queue.outstanding_ios)
+    );
     assert_eq!(volume.max_iops, 3_200.0);
     assert!(outcome.text().contains("DOES NOT meet"));
+
+    // The application's own average queue (a capture's aqu-sz) is not the depth predicted at;
+    // where it is below Little's law's, a warning says the application must queue deeper.
+    let with_own = write(
+        dir.path(),
+        "own.toml",
+        "[[volumes]]\nlabel = \"data\"\n[volumes.sizing]\niops = 4000.0\nthroughput_mb_s = 0.0\n\
+         io_size_bytes = 8192\nread_pct = 100.0\nqueue_depth = 2.0\n",
+    );
+    let own = predict::predict(&PredictRequest {
+        requirements: Some(with_own),
+        ..request.clone()
+    })
+    .unwrap();
+    assert_eq!(own.prediction.volumes[0].queue.outstanding_ios, 5);
+    assert!(
+        own.prediction.warnings.iter().any(|w| w.contains(
+            "the capture kept 2.0 IOs outstanding on average; 4,000 IOPS at 1 ms per IO takes 4"
+        )),
+        "{:?}",
+        own.prediction.warnings
+    );
 }
 
 #[test]

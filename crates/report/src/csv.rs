@@ -368,12 +368,20 @@ pub fn render_report(report: &Document) -> String {
             Block::Prediction(prediction) => {
                 for volume in &prediction.volumes {
                     let subject = volume.label.as_str();
+                    // A rate that runs into an unpublished limit is unknown, not a number.
+                    let rate = |value: f64| {
+                        if volume.rates_known() || volume.target_iops.is_some() {
+                            number(value)
+                        } else {
+                            "unknown".to_string()
+                        }
+                    };
                     record(
                         &mut out,
                         "prediction",
                         subject,
                         "iops",
-                        number(volume.iops),
+                        rate(volume.iops),
                         "IOPS",
                     );
                     record(
@@ -381,7 +389,7 @@ pub fn render_report(report: &Document) -> String {
                         "prediction",
                         subject,
                         "throughput",
-                        number(volume.throughput_mb_s),
+                        rate(volume.throughput_mb_s),
                         "MB/s",
                     );
                     record(

@@ -692,16 +692,25 @@ pub(crate) fn prediction_volumes_table(prediction: &Prediction) -> Table {
             "capped by",
         ],
     );
+    // A rate that runs into an unpublished limit is unknown, never the published limits' figure.
+    let known = |is_known: bool, value: f64| {
+        if is_known {
+            group_thousands(value)
+        } else {
+            "unknown".to_string()
+        }
+    };
     for volume in &prediction.volumes {
+        let known_now = volume.rates_known() || volume.target_iops.is_some();
         table.rows.push(vec![
             volume.label.clone(),
             format!("{} x {}", volume.disk_count, volume.disk_sku),
             volume.caching.to_string(),
-            group_thousands(volume.iops),
-            group_thousands(volume.throughput_mb_s),
+            known(known_now, volume.iops),
+            known(known_now, volume.throughput_mb_s),
             format!("{:.3}", volume.latency_ms),
-            group_thousands(volume.max_iops),
-            group_thousands(volume.max_throughput_mb_s),
+            known(volume.rates_known(), volume.max_iops),
+            known(volume.rates_known(), volume.max_throughput_mb_s),
             match volume.meets_target {
                 Some(true) => "yes",
                 Some(false) => "NO",

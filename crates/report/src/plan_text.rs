@@ -198,12 +198,20 @@ fn render_design(out: &mut String, design: &PlannedDesign) {
         );
     }
     let prediction = &design.prediction;
+    // Flat out, an unpublished limit's room is unknown: no number is made of it.
+    let flat_out = if prediction.max_known() {
+        format!("up to {} IOPS flat out", num(prediction.max_total_iops))
+    } else {
+        format!(
+            "flat out unknown ({}: not published)",
+            prediction.unpublished_limits().join(", ")
+        )
+    };
     let _ = writeln!(
         out,
-        "    delivers {} IOPS, {} MB/s at the targets; up to {} IOPS flat out",
+        "    delivers {} IOPS, {} MB/s at the targets; {flat_out}",
         num(prediction.total_iops),
         num(prediction.total_throughput_mb_s),
-        num(prediction.max_total_iops)
     );
     if let Some(binding) = &prediction.binding {
         let _ = writeln!(out, "    {}", binding.words);

@@ -116,17 +116,32 @@ pub fn render(prediction: &Prediction) -> String {
             None => "",
         }
     };
-    let _ = writeln!(
-        out,
-        "delivers:  {} IOPS, {} MB/s{verdict}",
-        num(prediction.total_iops),
-        num(prediction.total_throughput_mb_s),
-    );
-    // With targets, the most every volume can do at once; shown when it exceeds the targets
-    // (flat out, one volume may take shared room another's target leaves).
-    if prediction.meets_requirements.is_some()
+    // An unpublished limit has unknown room: rates that run into it are unknown, never
+    // the number the published limits alone would give.
+    let unpublished = prediction.unpublished_limits().join(", ");
+    if prediction.delivered_known() {
+        let _ = writeln!(
+            out,
+            "delivers:  {} IOPS, {} MB/s{verdict}",
+            num(prediction.total_iops),
+            num(prediction.total_throughput_mb_s),
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "delivers:  unknown ({unpublished}: not published){verdict}",
+        );
+    }
+    if prediction.meets_requirements.is_some() && !prediction.max_known() {
+        let _ = writeln!(
+            out,
+            "maximum:   unknown when every volume runs flat out ({unpublished}: not published)"
+        );
+    } else if prediction.meets_requirements.is_some()
         && prediction.max_total_iops > prediction.total_iops * (1.0 + 1e-9)
     {
+        // With targets, the most every volume can do at once; shown when it exceeds the
+        // targets (flat out, one volume may take shared room another's target leaves).
         let _ = writeln!(
             out,
             "maximum:   {} IOPS, {} MB/s when every volume runs flat out",
@@ -194,17 +209,32 @@ pub fn render(prediction: &Prediction) -> String {
             rw_words(volume),
             volume.queue.outstanding_ios
         );
-        let _ = writeln!(
-            out,
-            "    {} IOPS ({} read, {} write; {} from cache, {} to disks), {} MB/s, latency {} ms",
-            num(volume.iops),
-            num(volume.read_iops),
-            num(volume.write_iops),
-            num(volume.cache_read_iops),
-            num(volume.disk_iops),
-            num(volume.throughput_mb_s),
-            num(volume.latency_ms)
-        );
+        if volume.rates_known() || volume.target_iops.is_some() {
+            let _ = writeln!(
+                out,
+                "    {} IOPS ({} read, {} write; {} from cache, {} to disks), {} MB/s, latency {} ms",
+                num(volume.iops),
+                num(volume.read_iops),
+                num(volume.write_iops),
+                num(volume.cache_read_iops),
+                num(volume.disk_iops),
+                num(volume.throughput_mb_s),
+                num(volume.latency_ms)
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "    IOPS and MB/s unknown: {} not published",
+                volume.unpublished_limits.join(", ")
+            );
+        }
+        if !volume.rates_known() && volume.target_iops.is_some() {
+            let _ = writeln!(
+                out,
+                "    not checked: {} not published",
+                volume.unpublished_limits.join(", ")
+            );
+        }
         let _ = writeln!(out, "    limited by: {}", volume.binding);
         if let Some(effect) = &volume.io_size_effect {
             let _ = writeln!(out, "    io size: {effect}");
@@ -307,7 +337,15 @@ pub fn job_lines(loads: &[iofit_model::job::TargetLoad], prediction: &Prediction
             w.threads,
             w.queue_depth,
         );
-        if let Some(cap) = load.rate_iops_cap {
+        if let (Some(cap), false) = (load.rate_iops_cap, volume.rates_known()) {
+            let _ = writeln!(
+                out,
+                "    rate_iops x numjobs caps this volume at {} IOPS; what the design delivers is \
+                 unknown ({} not published)",
+                group_thousands(cap),
+                volume.unpublished_limits.join(", ")
+            );
+        } else if let Some(cap) = load.rate_iops_cap {
             let _ = writeln!(
                 out,
                 "    rate_iops x numjobs caps this volume at {} IOPS: the job gets {} IOPS (the design's {} or the cap, the lower)",

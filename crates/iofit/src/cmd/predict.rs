@@ -21,9 +21,10 @@ pub struct Args {
     /// volume.
     #[arg(long = "disk", required = true, value_name = "SPEC")]
     pub disks: Vec<String>,
-    /// Stripe unit of multi-disk volumes (64k for small random IO, 256k for sequential).
+    /// Stripe unit of multi-disk volumes (64k for small random IO, 256k for sequential). Once
+    /// for every volume, or once per --disk in the same order (as `plan` sizes them).
     #[arg(long)]
-    pub stripe: Option<String>,
+    pub stripe: Vec<String>,
     /// IO pattern, as fio names it: read, write, randread, randwrite, rw, randrw. Once for
     /// every volume, or once per --disk in the same order (e.g. writes to an uncached stripe,
     /// reads to a cached disk, as the seed's DS14 benchmark does).
@@ -35,8 +36,9 @@ pub struct Args {
     /// IO size (8k, 64k, 1m; k = 1024). Once for every volume, or once per --disk.
     #[arg(long, default_value = "8k")]
     pub bs: Vec<String>,
-    /// IOs in flight per job [default: with --requirements, what Little's law needs for the
-    /// target (or the application's own queue depth), at least one per disk; otherwise 32].
+    /// IOs in flight per job [default: with --requirements, plan's rule: the depth at which
+    /// the disks reach their limits (Little's law at the service time, at least the target's),
+    /// split into jobs of at most 32; otherwise 32].
     #[arg(long, allow_negative_numbers = true)]
     pub iodepth: Option<i64>,
     /// Jobs (threads) per volume [default: 1].

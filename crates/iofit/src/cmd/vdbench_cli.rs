@@ -91,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.allow_overwrite,
         false,
         stop,
-        (args.remote_iofit.clone(), args.ssh_config.clone()),
+        (args.remote_iofit.clone(), args.ssh_config.clone(), None),
     )?;
     // vdbench's last console line names its output directory.
     println!(
