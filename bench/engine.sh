@@ -100,10 +100,10 @@ cases = [
     ("(a) null, 1 job, 4k", common + ["--ioengine=null", "--size=1g"], None, []),
     ("(b) io_uring QD32 direct", common + ["--ioengine=io_uring", "--iodepth=32", "--direct=1",
                                            f"--filename={disk_file}", "--size=1g"], None, []),
-    # fio drops the file's pages from the cache before a job (invalidate=1 by default);
-    # invalidate=0 keeps them, so both tools read the same page-cached file.
+    # Both tools drop the file's pages from the cache before a job (invalidate=1 by default);
+    # invalidate=0 keeps them, so both read the same page-cached file.
     ("(c) psync page-cached", common + ["--ioengine=psync", f"--filename={cached_file}",
-                                        "--size=256m"], cached_file, ["--invalidate=0"]),
+                                        "--size=256m", "--invalidate=0"], cached_file, []),
     ("(d) io_uring QD32 direct, tmpfs", common + ["--ioengine=io_uring", "--iodepth=32", "--direct=1",
                                                   f"--filename={ram_file}", "--size=1g"], None, []),
     ("(e) as (d), fio force_async=1", common + ["--ioengine=io_uring", "--iodepth=32", "--direct=1",

@@ -160,9 +160,13 @@ fn buffered_randread_after_a_synced_write_reads_storage_as_fio() {
     }
     let lat = |o: &Outcome| f64_at(job(o, "r"), &["read", "lat_ns", "mean"]);
     let (mut fio_ns, mut iofit_ns) = (lat(&pair.fio), lat(&pair.iofit));
-    if factor(fio_ns, iofit_ns) >= 4.0 {
-        // One more run of each before calling it a difference: the suite's other cases share
-        // this disk, and a burst of theirs can slow one run by 4x on its own.
+    // Up to three more runs of each before calling it a difference: the suite's other cases
+    // (and other users of this machine) share the disk, and a burst of theirs can slow one
+    // run by 4x on its own; a cache-against-disk difference stays at 10x in every run.
+    for _ in 0..3 {
+        if factor(fio_ns, iofit_ns) < 4.0 {
+            break;
+        }
         if let Some(again) = run_both(text, &[]) {
             (fio_ns, iofit_ns) = (lat(&again.fio), lat(&again.iofit));
         }

@@ -162,7 +162,7 @@ pub fn parse_command_line(
         options: global,
     }];
     all.extend(sections);
-    build_jobs(all, COMMAND_LINE, opts)
+    build_listing_refusals(all, COMMAND_LINE, opts)
 }
 
 /// A job file (or an include) larger than this is not a job file.
@@ -225,13 +225,22 @@ fn parse_text(
         vars: &values::SystemVars::of_this_machine(),
     };
     reader.read_sections(text, source_name, base_dir, 0)?;
+    build_listing_refusals(reader.sections, source_name, opts)
+}
+
+/// [`build_jobs`]; with `--parse-only`, a failure lists every refusal of the file at once (a
+/// run stops at the first).
+fn build_listing_refusals(
+    sections: Vec<Section>,
+    source_name: &str,
+    opts: &ParseOptions,
+) -> Result<Vec<JobSpec>, JobFileError> {
     if !opts.skip_target_checks {
-        return build_jobs(reader.sections, source_name, opts);
+        return build_jobs(sections, source_name, opts);
     }
-    // --parse-only: every refusal of the file at once (a run stops at the first).
-    let sections = reader.sections.clone();
-    build_jobs(reader.sections, source_name, opts).map_err(|first| {
-        let mut all = refusals(&sections, opts);
+    let kept = sections.clone();
+    build_jobs(sections, source_name, opts).map_err(|first| {
+        let mut all = refusals(&kept, opts);
         if !all
             .iter()
             .any(|e| e.line == first.line && e.key == first.key)

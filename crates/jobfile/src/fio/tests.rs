@@ -903,3 +903,47 @@ fn reporting_options_and_options_as_written() {
     .unwrap_err();
     assert!(error.to_string().contains("at most 20"), "{error}");
 }
+
+#[test]
+fn parse_only_lists_every_refusal_and_a_run_stops_at_the_first() {
+    let text = "[global]\nzonemode=zbd\n[a]\nsize=1m\nexec_prerun=ls\nbogus=1\n[b]\nioengine=rbd\n";
+    let listing = ParseOptions {
+        skip_target_checks: true,
+        ..ParseOptions::default()
+    };
+    let error = parse_str(text, "t.fio", &listing).unwrap_err();
+    let ErrorKind::Refusals(all) = error.kind.as_ref() else {
+        panic!("{error}");
+    };
+    let places: Vec<(usize, Option<&str>)> =
+        all.iter().map(|e| (e.line, e.key.as_deref())).collect();
+    assert_eq!(
+        places,
+        [
+            (2, Some("zonemode")),
+            (5, Some("exec_prerun")),
+            (6, Some("bogus")),
+            (8, Some("ioengine"))
+        ]
+    );
+    assert_eq!(error.to_string().lines().count(), 5, "{error}");
+    // A run: the first refusal only.
+    let first = parse_str(text, "t.fio", &ParseOptions::default()).unwrap_err();
+    assert_eq!((first.line, first.key.as_deref()), (2, Some("zonemode")));
+}
+
+#[test]
+fn a_runtime_override_bounds_startdelay() {
+    let opts = ParseOptions {
+        overrides: vec![("runtime".into(), "2".into())],
+        ..ParseOptions::default()
+    };
+    let jobs = parse_str(
+        "[a]\nsize=1m\ndirectory=/tmp\nstartdelay=1470\n",
+        "t.fio",
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(jobs[0].start_delay, std::time::Duration::from_secs(2));
+    assert!(jobs[0].notes.iter().any(|n| n.contains("startdelay=1470s")));
+}
