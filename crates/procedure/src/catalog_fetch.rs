@@ -95,9 +95,12 @@ fn get_page(agent: &ureq::Agent, url: &str, max_wait_s: u64) -> Result<String, P
                 )))
             }
             Err(ureq::Error::Transport(e)) => {
+                // ureq's own text repeats the URL: say what failed once.
+                let detail = e.message().map(str::to_string).unwrap_or_default();
                 return Err(bad(format!(
-                    "{url}: {e}; check the network (or --api), nothing was written"
-                )))
+                    "{url}: {} {detail}; check the network (or --api), nothing was written",
+                    e.kind()
+                )));
             }
         }
     }
