@@ -1,5 +1,6 @@
 //! `iofit catalog fetch --region R`: reads the Azure Retail Prices API itself (VM prices:
-//! Linux and Windows pay-as-you-go, 1- and 3-year reservations; disk tiers), following
+//! Linux and Windows pay-as-you-go, 1- and 3-year reservations; disk tiers; the Premium SSD v2
+//! and Ultra meters), following
 //! `NextPageLink` and waiting out HTTP 429 as `Retry-After` asks, then imports the pages as
 //! `catalog import` does ([`iofit_catalog::import`]: Spot and Low Priority rows are never taken
 //! as on-demand prices) and writes the catalog file whole, its source naming the queries and
@@ -62,7 +63,8 @@ fn filters(region: &str) -> Vec<String> {
         format!(
             "armRegionName eq '{region}' and serviceName eq 'Storage' and (productName eq \
              'Premium SSD Managed Disks' or productName eq 'Standard SSD Managed Disks' or \
-             productName eq 'Standard HDD Managed Disks')"
+             productName eq 'Standard HDD Managed Disks' or productName eq 'Azure Premium SSD \
+             v2' or productName eq 'Ultra Disks')"
         ),
     ]
 }
