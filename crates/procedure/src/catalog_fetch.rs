@@ -1,5 +1,6 @@
 //! `iofit catalog fetch --region R`: reads the Azure Retail Prices API itself (VM prices:
-//! Linux and Windows pay-as-you-go, 1- and 3-year reservations; disk tiers), following
+//! Linux and Windows pay-as-you-go, 1- and 3-year reservations; disk tiers; the Premium SSD v2
+//! and Ultra meters), following
 //! `NextPageLink` and waiting out HTTP 429 as `Retry-After` asks, then imports the pages as
 //! `catalog import` does ([`iofit_catalog::import`]: Spot and Low Priority rows are never taken
 //! as on-demand prices) and writes the catalog file whole, its source naming the queries and
@@ -62,7 +63,8 @@ fn filters(region: &str) -> Vec<String> {
         format!(
             "armRegionName eq '{region}' and serviceName eq 'Storage' and (productName eq \
              'Premium SSD Managed Disks' or productName eq 'Standard SSD Managed Disks' or \
-             productName eq 'Standard HDD Managed Disks')"
+             productName eq 'Standard HDD Managed Disks' or productName eq 'Azure Premium SSD \
+             v2' or productName eq 'Ultra Disks')"
         ),
     ]
 }
@@ -95,9 +97,12 @@ fn get_page(agent: &ureq::Agent, url: &str, max_wait_s: u64) -> Result<String, P
                 )))
             }
             Err(ureq::Error::Transport(e)) => {
+                // ureq's own text repeats the URL: say what failed once.
+                let detail = e.message().map(str::to_string).unwrap_or_default();
                 return Err(bad(format!(
-                    "{url}: {e}; check the network (or --api), nothing was written"
-                )))
+                    "{url}: {} {detail}; check the network (or --api), nothing was written",
+                    e.kind()
+                )));
             }
         }
     }

@@ -43,6 +43,20 @@ fn item(
     )
 }
 
+/// A Premium SSD v2 meter item: per hour, tiered (`tierMinimumUnits`).
+fn v2_meter(meter: &str, tier: f64, price: f64, unit: &str) -> String {
+    format!(
+        "{{\"currencyCode\":\"USD\",\"tierMinimumUnits\":{tier},\"retailPrice\":{price},\
+         \"unitPrice\":{price},\"armRegionName\":\"westeurope\",\"location\":\"EU West\",\
+         \"effectiveStartDate\":\"2026-10-01T00:00:00Z\",\"meterId\":\"m-{meter}\",\
+         \"meterName\":\"Premium LRS Provisioned {meter}\",\"productId\":\"p2\",\
+         \"skuId\":\"p2/1\",\"productName\":\"Azure Premium SSD v2\",\
+         \"skuName\":\"Premium LRS\",\"serviceName\":\"Storage\",\"serviceId\":\"s\",\
+         \"serviceFamily\":\"Storage\",\"unitOfMeasure\":\"{unit}\",\
+         \"type\":\"Consumption\",\"isPrimaryMeterRegion\":true,\"armSkuName\":\"\"}}"
+    )
+}
+
 fn page(items: &[String], next: Option<String>) -> String {
     let next = next
         .map(|n| format!("\"{n}\""))
@@ -181,6 +195,11 @@ fn serve(broken: bool) -> (String, Arc<AtomicUsize>) {
                         80.53,
                         "1/Month",
                     ),
+                    v2_meter("Capacity", 0.0, 0.00013, "1 GiB/Hour"),
+                    v2_meter("IOPS", 0.0, 0.0, "1/Hour"),
+                    v2_meter("IOPS", 3000.0, 0.000009, "1/Hour"),
+                    v2_meter("Throughput (MBps)", 0.0, 0.0, "1/Hour"),
+                    v2_meter("Throughput (MBps)", 125.0, 0.000065, "1/Hour"),
                 ];
                 ("200 OK", "", page(&items, None))
             };
@@ -233,6 +252,28 @@ fn fetch_follows_pages_waits_out_429_refuses_spot_and_writes_a_catalog_plan_rank
     for wanted in ["Standard_D4s_v5", "Standard_E4s_v5", "\"P30\""] {
         assert!(text.contains(wanted), "{wanted}: {text}");
     }
+
+    // The Premium SSD v2 meters: the charged tiers (not the free first ones), x 730 h, and a
+    // plan for westeurope reads them over the built-in ones.
+    assert!(
+        text.contains("[[provisioned_prices]]\nname = \"PremiumV2\""),
+        "{text}"
+    );
+    let choice = CatalogChoice {
+        edition: "current".into(),
+        files: vec![output.clone()],
+        region: Some("westeurope".into()),
+        ..Default::default()
+    };
+    let (catalog, _) = choice.load_priced().unwrap();
+    let v2 = catalog
+        .provisioned
+        .iter()
+        .find(|d| d.name == "PremiumV2")
+        .unwrap();
+    assert!((v2.price_usd_per_iops_month.unwrap() - 0.000009 * 730.0).abs() < 1e-9);
+    assert!((v2.price_usd_per_mb_s_month.unwrap() - 0.000065 * 730.0).abs() < 1e-9);
+    assert!((v2.price_usd_per_gib_month.unwrap() - 0.00013 * 730.0).abs() < 1e-9);
 
     // plan --catalog FILE --region westeurope --pricing ri-3y --os windows ranks with it, and
     // the cheapest design changes with the way of paying and the OS.

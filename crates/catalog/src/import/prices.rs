@@ -49,6 +49,18 @@ pub(crate) struct Candidate {
 pub(crate) struct Read {
     candidates: BTreeMap<Key, Candidate>,
     counts: PriceCounts,
+    provisioned: BTreeMap<String, ProvisionedRates>,
+}
+
+/// The hourly meters of one provisioned disk type (Premium SSD v2, Ultra), USD per unit-hour:
+/// capacity per GiB, IOPS, MB/s. The charged tier's price (a meter's free first tier, priced
+/// 0 at `tierMinimumUnits` 0, is the baseline Azure gives, not a rate).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct ProvisionedRates {
+    pub gib_hour: Option<f64>,
+    pub iops_hour: Option<f64>,
+    pub mb_s_hour: Option<f64>,
+    pub file: String,
 }
 
 /// The prices kept, in a stable order (name, way of paying, OS).
@@ -56,6 +68,8 @@ pub(crate) struct Read {
 pub(crate) struct Rows {
     pub prices: Vec<(Key, Candidate)>,
     pub counts: PriceCounts,
+    /// Premium SSD v2 and Ultra meters found, by type name.
+    pub provisioned: BTreeMap<String, ProvisionedRates>,
 }
 
 /// Reads one page (or a bare array of items).
@@ -87,6 +101,10 @@ pub(crate) fn read(
         let service = text(file, &path, item, "serviceName")?.unwrap_or("");
         let found = match service {
             "Virtual Machines" => vm_price(file, &path, item, offered, &mut read.counts)?,
+            "Storage" if provisioned_meter(item, sku_name, meter).is_some() => {
+                read.add_provisioned(file, &path, item, sku_name, meter)?;
+                None
+            }
             "Storage" => disk_price(file, &path, item, sku_name, meter, &mut read.counts)?,
             _ => {
                 read.counts.not_used += 1;
@@ -100,7 +118,55 @@ pub(crate) fn read(
     Ok(())
 }
 
+/// Which provisioned type and meter an item prices: (`PremiumV2` or `Ultra`, 0 capacity /
+/// 1 IOPS / 2 MB/s); `None` for other items.
+fn provisioned_meter(item: &Value, sku_name: &str, meter: &str) -> Option<(&'static str, usize)> {
+    let product = item
+        .get("productName")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let kind = item.get("type").and_then(Value::as_str).unwrap_or("");
+    let (name, prefix) = match (product, sku_name) {
+        ("Azure Premium SSD v2", "Premium LRS") => ("PremiumV2", "Premium LRS Provisioned "),
+        ("Ultra Disks", "Ultra LRS") => ("Ultra", "Ultra LRS Provisioned "),
+        _ => return None,
+    };
+    let which = match meter.strip_prefix(prefix)? {
+        "Capacity" => 0,
+        "IOPS" => 1,
+        "Throughput (MBps)" => 2,
+        _ => return None,
+    };
+    (kind == "Consumption").then_some((name, which))
+}
+
 impl Read {
+    /// Keeps a provisioned meter's charged price (the highest tier's, above the free one).
+    fn add_provisioned(
+        &mut self,
+        file: &str,
+        path: &str,
+        item: &Value,
+        sku_name: &str,
+        meter: &str,
+    ) -> Result<(), ImportError> {
+        let Some((name, which)) = provisioned_meter(item, sku_name, meter) else {
+            return Ok(());
+        };
+        let price = retail_price(file, path, item)?;
+        let rates = self.provisioned.entry(name.to_string()).or_default();
+        rates.file = file.to_string();
+        let slot = match which {
+            0 => &mut rates.gib_hour,
+            1 => &mut rates.iops_hour,
+            _ => &mut rates.mb_s_hour,
+        };
+        if price > 0.0 && slot.is_none_or(|old| price > old) {
+            *slot = Some(price);
+        }
+        Ok(())
+    }
+
     fn add(&mut self, key: Key, candidate: Candidate) {
         match self.candidates.get_mut(&key) {
             None => {
@@ -159,6 +225,7 @@ impl Read {
         Rows {
             prices: self.candidates.into_iter().collect(),
             counts: self.counts,
+            provisioned: self.provisioned,
         }
     }
 }

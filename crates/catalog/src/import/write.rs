@@ -111,6 +111,20 @@ pub(crate) fn catalog_toml(
     for ((name, pricing, os), price) in &rows.prices {
         write_price(&mut out, region, name, *pricing, *os, price);
     }
+    for (name, rates) in &rows.provisioned {
+        let _ = writeln!(out, "\n[[provisioned_prices]]");
+        let _ = writeln!(out, "name = {}", quote(name));
+        let _ = writeln!(out, "region = {}", quote(region));
+        // The API's meters are per hour; the catalog's rates per month of 730 h.
+        let month = |hour: Option<f64>| hour.map(|h| h * 730.0);
+        optional(&mut out, "usd_per_gib_month", month(rates.gib_hour));
+        optional(&mut out, "usd_per_iops_month", month(rates.iops_hour));
+        optional(&mut out, "usd_per_mb_s_month", month(rates.mb_s_hour));
+        optional(&mut out, "retail_usd_per_gib_hour", rates.gib_hour);
+        optional(&mut out, "retail_usd_per_iops_hour", rates.iops_hour);
+        optional(&mut out, "retail_usd_per_mb_s_hour", rates.mb_s_hour);
+        let _ = writeln!(out, "source = {}", quote(&rates.file));
+    }
     out
 }
 
