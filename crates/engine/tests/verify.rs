@@ -88,22 +88,21 @@ fn every_injected_fault_is_found_at_its_block() {
     ] {
         // Each mode in its own directory: the harness wrote into the last mode's file, so that
         // file is no longer iofit's to write (safefs's content seal).
-        let dir = dir.path().join(format!("{mode:?}"));
-        std::fs::create_dir(&dir).unwrap();
-        let dir = tempfile::TempDir::new_in(&dir).unwrap();
+        let mode_dir = dir.path().join(format!("{mode:?}"));
+        std::fs::create_dir(&mode_dir).unwrap();
         // Generation 1, then generation 2 over it, each saving the generations.
-        let mut writer = job(dir.path(), RwMode::Write, mode, engine, 8);
+        let mut writer = job(&mode_dir, RwMode::Write, mode, engine, 8);
         writer.data.verify.do_verify = false;
         writer.data.verify.state_save = Some(state_dir.path().to_path_buf());
         assert_eq!(run(&writer).error, None);
-        let target = dir.path().join("v.0.0");
+        let target = mode_dir.join("v.0.0");
         let previous = inject::snapshot(&target).unwrap();
         writer.data.verify.state_load = Some(state_dir.path().to_path_buf());
         writer.rw = RwMode::RandWrite;
         writer.random_pct = 100.0;
         assert_eq!(run(&writer).error, None);
         // A clean check first: no false positives.
-        let mut checker = job(dir.path(), RwMode::Write, mode, engine, 8);
+        let mut checker = job(&mode_dir, RwMode::Write, mode, engine, 8);
         checker.data.verify.only = true;
         checker.data.verify.state_load = Some(state_dir.path().to_path_buf());
         let clean = run(&checker);
@@ -116,7 +115,7 @@ fn every_injected_fault_is_found_at_its_block() {
         assert_eq!(verify_of(&clean).units_checked, 8 * 256);
         // Corrupt in batches (a verify run lists its first 100 bad units), checking after
         // each and putting the good generation back before the next.
-        let pristine = dir.path().join("pristine");
+        let pristine = mode_dir.join("pristine");
         std::fs::copy(&target, &pristine).unwrap();
         let planned = inject::plan(0, 8 * 256, BLOCK, faults, mode as u64);
         for kind in FaultKind::ALL {

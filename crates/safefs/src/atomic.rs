@@ -19,6 +19,22 @@ use std::sync::Mutex;
 /// once (a stop past its bound) can remove them: [`remove_unfinished`].
 static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// Outputs to publish, not remove, when the process ends at once: logs written up to the stop
+/// (temporary path, final path, kind for the stamp).
+static KEEP_AT_EXIT: Mutex<Vec<(PathBuf, PathBuf, crate::output::OutputKind)>> =
+    Mutex::new(Vec::new());
+
+fn keep_at_exit(
+) -> std::sync::MutexGuard<'static, Vec<(PathBuf, PathBuf, crate::output::OutputKind)>> {
+    KEEP_AT_EXIT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Marks an output being written as one [`remove_unfinished`] publishes (what was written so
+/// far, stamped) rather than removes.
+pub(crate) fn publish_at_exit(temp: PathBuf, final_path: PathBuf, kind: crate::output::OutputKind) {
+    keep_at_exit().push((temp, final_path, kind));
+}
+
 /// Set once the process is stopping (a signal): outputs are no longer synced.
 static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -43,16 +59,37 @@ fn unfinished() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 /// process ends: call this only on the way out.
 pub fn remove_unfinished() -> usize {
     let mut guard = unfinished();
+    let keep = std::mem::take(&mut *keep_at_exit());
     let removed = guard
         .drain(..)
-        .filter(|path| std::fs::remove_file(path).is_ok())
+        .filter(|path| {
+            if let Some((_, final_path, kind)) = keep.iter().find(|(t, _, _)| t == path) {
+                // A log: what was written up to the stop is published, stamped as iofit's.
+                if publish_by_path(path, final_path, *kind).is_ok() {
+                    return false;
+                }
+            }
+            std::fs::remove_file(path).is_ok()
+        })
         .count();
     std::mem::forget(guard);
     removed
 }
 
+fn publish_by_path(
+    temp: &Path,
+    final_path: &Path,
+    kind: crate::output::OutputKind,
+) -> std::io::Result<()> {
+    let file = sys::open(temp, libc::O_RDONLY | libc::O_NOFOLLOW, 0)?;
+    crate::output::stamp_file(&file, kind);
+    drop(file);
+    std::fs::rename(temp, final_path)
+}
+
 fn forget(path: &Path) {
     unfinished().retain(|p| p != path);
+    keep_at_exit().retain(|(t, _, _)| t != path);
 }
 
 /// An output being written. Call [`AtomicFile::commit`] to publish it; dropping it without

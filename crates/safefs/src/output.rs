@@ -234,9 +234,19 @@ impl OutputFile {
         })
     }
 
-    /// Publish what was written when dropped uncommitted (logs of a run that stopped).
+    /// Publish what was written when dropped uncommitted (logs of a run that stopped), and
+    /// also when the process ends at once ([`crate::atomic::remove_unfinished`]).
     pub fn keep_on_drop(mut self) -> OutputFile {
         self.keep_on_drop = true;
+        if let Some(inner) = &self.inner {
+            if !inner.is_stream() {
+                crate::atomic::publish_at_exit(
+                    inner.temp_path(),
+                    inner.path().to_path_buf(),
+                    self.kind,
+                );
+            }
+        }
         self
     }
 
