@@ -92,7 +92,17 @@ fn an_os_volume_is_never_planned_on_premium_ssd_v2_or_ultra() {
     use iofit_model::VolumeRole;
     // The issue's `plan --iops 500 --role os`: v2 (its free baseline carries 500 IOPS) was
     // the cheapest; Azure does not allow it as an OS disk.
-    for (iops, capacity) in [(500.0, 64.0), (3000.0, 64.0), (20_000.0, 512.0)] {
+    // An OS volume is also one disk (Azure boots from one), so 20,000 IOPS has no design: no
+    // single fixed-size disk gives it with the headroom, and v2/Ultra may not carry it.
+    let twenty_k = "[[volumes]]\nlabel = \"os\"\nrole = \"os\"\n[volumes.sizing]\niops = 20000.0\n\
+        throughput_mb_s = 0.0\nio_size_bytes = 8192\nread_pct = 60.0\nrandom_pct = 100.0\n\
+        capacity_gib = 512.0\n";
+    let twenty_k: Requirements = toml::from_str(twenty_k).unwrap();
+    assert!(plan(&twenty_k, &rows(), &PlanOptions::default())
+        .unwrap()
+        .designs
+        .is_empty());
+    for (iops, capacity) in [(500.0, 64.0), (3000.0, 64.0), (6000.0, 512.0)] {
         let text = format!(
             "[[volumes]]\nlabel = \"os\"\nrole = \"os\"\n[volumes.sizing]\niops = {iops}\n\
              throughput_mb_s = 0.0\nio_size_bytes = 8192\nread_pct = 60.0\nrandom_pct = 100.0\n\

@@ -93,7 +93,7 @@ pub fn classify(name: &str, all: &[&str], linux: bool) -> DeviceKind {
     if let Some((major, minor)) = major_minor(name) {
         return classify_numbers(major, minor, all);
     }
-    if let Some(parent) = crate::summarize::partition_parent(name) {
+    if let Some(parent) = partition_parent(name) {
         return DeviceKind::Partition {
             parent: parent.to_string(),
         };
@@ -278,6 +278,33 @@ pub fn counted_twice<'a>(capture: &Capture, selected: &[&'a str]) -> Option<(&'a
                 return Some((a, disk));
             }
         }
+    }
+    None
+}
+
+/// The disk a partition belongs to, by Linux naming: `sda1` of `sda`, `nvme0n1p2` and
+/// `mmcblk0p1` of `nvme0n1` and `mmcblk0`, `...-part3` of a persistent name (`sar -j ID`).
+pub fn partition_parent(name: &str) -> Option<&str> {
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if stem.len() == name.len() || stem.is_empty() {
+        return None;
+    }
+    if let Some(parent) = stem.strip_suffix("-part") {
+        return (!parent.is_empty()).then_some(parent);
+    }
+    if let Some(parent) = stem.strip_suffix('p') {
+        // nvme0n1p2, mmcblk0p1: the disk name itself ends in a digit.
+        if parent.ends_with(|c: char| c.is_ascii_digit()) {
+            return Some(parent);
+        }
+    }
+    // sda1, vdb2, xvdf1: letters then the partition number.
+    if stem.ends_with(|c: char| c.is_ascii_alphabetic())
+        && ["sd", "vd", "xvd", "hd"]
+            .iter()
+            .any(|p| stem.starts_with(p))
+    {
+        return Some(stem);
     }
     None
 }

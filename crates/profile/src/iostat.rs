@@ -1012,7 +1012,7 @@ fn sane_slow(
         Slot::ReadBytes(scale) | Slot::WriteBytes(scale) => {
             crate::sanity::Meaning::Bytes(unit.unwrap_or(scale))
         }
-        other => crate::machine::slot_meaning(other),
+        other => slot_meaning(other),
     };
     crate::sanity::check(meaning, value, file, line_no, column)
 }
@@ -1160,6 +1160,18 @@ pub(crate) fn drop_first_report(capture: &mut Capture, file: &str) -> Result<(),
     capture.devices.retain(|d| !d.samples.is_empty());
     capture.notes.push(first_report_note(file));
     Ok(())
+}
+
+/// What a column slot holds, for the range checks of `sanity`.
+pub(crate) fn slot_meaning(slot: Slot) -> crate::sanity::Meaning {
+    use crate::sanity::Meaning;
+    match slot {
+        Slot::ReadIops | Slot::WriteIops | Slot::ReadMerges | Slot::WriteMerges => Meaning::Iops,
+        Slot::ReadBytes(scale) | Slot::WriteBytes(scale) => Meaning::Bytes(scale),
+        Slot::ReadLatency | Slot::WriteLatency | Slot::Latency => Meaning::LatencyMs,
+        Slot::QueueDepth => Meaning::Queue,
+        Slot::Device | Slot::Ignore => Meaning::Other,
+    }
 }
 
 #[cfg(test)]

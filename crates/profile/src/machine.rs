@@ -8,7 +8,7 @@
 use crate::capture::{Capture, DiskSample, Tool};
 use crate::clock::{time_of_day_s, Timeline};
 use crate::error::{excerpt, ProfileError};
-use crate::iostat::{drop_first_report, slot_of, store, Slot};
+use crate::iostat::{drop_first_report, slot_meaning, slot_of, store, Slot};
 use crate::lines::LineReader;
 use crate::num::parse_decimal;
 use serde_json::Value;
@@ -175,17 +175,6 @@ pub fn parse_iostat_json(
         drop_first_report(&mut capture, file)?;
     }
     Ok(capture)
-}
-
-pub(crate) fn slot_meaning(slot: Slot) -> crate::sanity::Meaning {
-    use crate::sanity::Meaning;
-    match slot {
-        Slot::ReadIops | Slot::WriteIops | Slot::ReadMerges | Slot::WriteMerges => Meaning::Iops,
-        Slot::ReadBytes(scale) | Slot::WriteBytes(scale) => Meaning::Bytes(scale),
-        Slot::ReadLatency | Slot::WriteLatency | Slot::Latency => Meaning::LatencyMs,
-        Slot::QueueDepth => Meaning::Queue,
-        Slot::Device | Slot::Ignore => Meaning::Other,
-    }
 }
 
 /// One disk record of sadf's JSON, XML or `-p` form: the values `sar -d` prints.

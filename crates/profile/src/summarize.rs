@@ -414,33 +414,6 @@ fn resolve_volumes(
     Ok(resolved)
 }
 
-/// The disk a partition belongs to, by Linux naming: `sda1` of `sda`, `nvme0n1p2` and
-/// `mmcblk0p1` of `nvme0n1` and `mmcblk0`, `...-part3` of a persistent name (`sar -j ID`).
-pub fn partition_parent(name: &str) -> Option<&str> {
-    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
-    if stem.len() == name.len() || stem.is_empty() {
-        return None;
-    }
-    if let Some(parent) = stem.strip_suffix("-part") {
-        return (!parent.is_empty()).then_some(parent);
-    }
-    if let Some(parent) = stem.strip_suffix('p') {
-        // nvme0n1p2, mmcblk0p1: the disk name itself ends in a digit.
-        if parent.ends_with(|c: char| c.is_ascii_digit()) {
-            return Some(parent);
-        }
-    }
-    // sda1, vdb2, xvdf1: letters then the partition number.
-    if stem.ends_with(|c: char| c.is_ascii_alphabetic())
-        && ["sd", "vd", "xvd", "hd"]
-            .iter()
-            .any(|p| stem.starts_with(p))
-    {
-        return Some(stem);
-    }
-    None
-}
-
 /// Partitions whose whole disk is in the capture too (`iostat -p ALL`, `sar -d -p` on a
 /// partitioned disk): by default they are not sized, since the disk's counters include them.
 /// Returns (partition, disk) pairs.
@@ -971,6 +944,7 @@ fn fmt_duration(seconds: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::devices::partition_parent;
 
     #[test]
     fn nested_selection_gives_the_same_ranks_as_three_selections() {

@@ -42,6 +42,13 @@ const KNOWN: &[&[&str]] = &[
         "jobfile/src/fio_options.rs",
     ],
     &["profile/src/azure.rs", "profile/src/capture.rs"],
+    // These two arrived in the same round as this test (outputs stamped by atomic writes;
+    // vdbench's output directory written from the procedure's outcome).
+    &["safefs/src/atomic.rs", "safefs/src/output.rs"],
+    &[
+        "procedure/src/vdbench.rs",
+        "procedure/src/vdbench_output.rs",
+    ],
     &[
         "report/src/fio_common.rs",
         "report/src/fio_json.rs",
