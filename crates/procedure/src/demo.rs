@@ -24,6 +24,7 @@ use iofit_planner::{Plan, PlanOptions};
 use iofit_predict::Prediction;
 use iofit_report::compare::{self, CompareContext, Comparison, JobSelection};
 use iofit_report::html::{HtmlReport, Table};
+use iofit_report::summary::{self, Summary, SummaryVerdict};
 use iofit_stats::RunResult;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -547,8 +548,43 @@ fn workload_over_time(html: HtmlReport, report: &DemoReport) -> HtmlReport {
     )
 }
 
-pub fn html_report(report: &DemoReport) -> HtmlReport {
+/// The demo's answer card: design #1 as the plan sized it (cold cache), its cost and price
+/// basis, its binding limit cold and warm, the verdict of the run, and what to do next.
+fn summary(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) -> Summary {
+    let mut summary = Summary::for_plan(&report.plan, tables);
+    let cached = report
+        .plan
+        .designs
+        .first()
+        .is_some_and(|d| d.volumes.iter().any(|v| v.caching.is_cached()));
+    if cached {
+        summary.binding_warm = report.prediction.as_ref().and_then(summary::binding_line);
+    }
+    if let Some(verdict) = summary::verdict_of(&report.comparisons) {
+        summary.verdict = Some(SummaryVerdict {
+            words: format!(
+                "{} (the short run on this machine's temp directory, not on the design)",
+                verdict.words
+            ),
+            ..verdict
+        });
+    }
+    if !report.plan.designs.is_empty() {
+        summary.next = vec![
+            "Profile your own server: iofit profile CAPTURE -o req.toml (iostat -x, sar,              PerfMon, Azure Monitor)."
+                .into(),
+            "Plan for it: iofit plan req.toml --report plan.html.".into(),
+            "Build design #1, run the workload on it (iofit run) and judge it (iofit compare              results.json --requirements req.toml)."
+                .into(),
+        ];
+    }
+    summary
+}
+
+/// Step 6: the HTML report; `tables` are the catalog tables of the edition (the price basis).
+pub fn html_report(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) -> HtmlReport {
     let mut html = HtmlReport::new("iofit demo: an example database server, profiled to a verdict")
+        .summary(summary(report, tables))
         .section(
             "The loop",
             format!(

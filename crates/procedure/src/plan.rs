@@ -437,6 +437,7 @@ impl PlanOutcome {
             &self.plan,
             &self.edition,
             &self.options,
+            &self.tables,
         )
     }
 

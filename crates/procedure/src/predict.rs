@@ -104,6 +104,9 @@ impl PredictOutcome {
             "iofit predict: {} with {}",
             self.prediction.vm,
             self.disks.join(", ")
+        ))
+        .summary(iofit_report::summary::Summary::for_prediction(
+            &self.prediction,
         ));
         if let Some(requirements) = &self.requirements {
             report = report.requirements(requirements);

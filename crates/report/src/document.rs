@@ -35,6 +35,9 @@ pub enum Block {
     Prediction(Box<Prediction>),
     Table(Table),
     /// A line chart of named series (e.g. IOPS per host over time, so a slow host stands out).
+    /// The answer first: design, cost, binding limit, verdict, next steps (see
+    /// [`crate::summary`]). Always rendered before every other block.
+    Summary(Box<crate::summary::Summary>),
     Chart {
         title: String,
         x_label: String,
@@ -83,6 +86,13 @@ impl Document {
             title: title.into(),
             blocks: Vec::new(),
         }
+    }
+
+    /// The answer card; it goes first whatever the order of the calls.
+    pub fn summary(mut self, summary: crate::summary::Summary) -> Self {
+        self.blocks.retain(|b| !matches!(b, Block::Summary(_)));
+        self.blocks.insert(0, Block::Summary(Box::new(summary)));
+        self
     }
 
     pub fn section(mut self, heading: impl Into<String>, body: impl Into<String>) -> Self {

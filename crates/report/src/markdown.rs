@@ -227,6 +227,7 @@ pub fn render_report(report: &Document) -> String {
                 }
             }
             Block::Table(t) => table(&mut out, t),
+            Block::Summary(summary) => out.push_str(&summary.render_markdown()),
             // The chart's numbers are in the CSV form; Markdown names it.
             Block::Chart { title, .. } => {
                 let _ = writeln!(out, "## {title}\n\n(chart in the HTML report)\n");

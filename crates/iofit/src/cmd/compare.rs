@@ -219,6 +219,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             file_name(&args.results),
             volume.label
         ))
+        .summary(iofit_report::summary::Summary::for_comparison(
+            &comparison,
+            predicted.as_ref(),
+        ))
         .comparison(&comparison)
         .run_result(&run)
         .requirements(&requirements);

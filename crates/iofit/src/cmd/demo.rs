@@ -89,21 +89,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(path) => path.clone(),
         None => default_report_path()?,
     };
+    let tables: Vec<_> = catalog.tables_in(&args.edition).collect();
     write_report(
         &report_path,
         ReportFormat::Html,
-        &demo::html_report(&report),
+        &demo::html_report(&report, &tables),
     )?;
     report.report_path = Some(report_path);
     print_json_or_text(
         args.json,
         || &report,
-        || {
-            demo::render_text(
-                &report,
-                &catalog.tables_in(&args.edition).collect::<Vec<_>>(),
-            )
-        },
+        || demo::render_text(&report, &tables),
     )?;
     Ok(ExitCode::SUCCESS)
 }
