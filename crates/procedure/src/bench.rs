@@ -782,6 +782,7 @@ fn bench_summary(outcome: &BenchOutcome) -> iofit_report::summary::Summary {
     let complete = json.status == Status::Complete;
     card.verdict = Some(SummaryVerdict {
         pass: complete,
+        badge: Some(if complete { "COMPLETE" } else { "CUT SHORT" }.into()),
         words: format!(
             "{} of {} benchmarks ran{}; measured on this machine's directories, not on {}",
             json.rows.len(),

@@ -132,14 +132,20 @@ fn trim_number(value: f64) -> String {
     }
 }
 
+/// About how wide a character of the 14 px bold chart title is.
+const TITLE_CHAR_PX: f64 = 8.6;
+
 fn svg_open(out: &mut String, height: f64, title: &str) {
+    // A title longer than the chart is shown shortened; the whole is the SVG's title.
+    let room = ((WIDTH - LEFT - RIGHT) / TITLE_CHAR_PX) as usize;
     let _ = write!(
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 {WIDTH} {height}\" \
          width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"{title}\">\
          <title>{title}</title>\
-         <text x=\"{LEFT}\" y=\"20\" class=\"chart-title\">{title}</text>",
-        title = escape(title)
+         <text x=\"{LEFT}\" y=\"20\" class=\"chart-title\">{shown}</text>",
+        title = escape(title),
+        shown = escape(&shorten(title, room))
     );
 }
 
@@ -969,12 +975,15 @@ mod tests {
     fn a_one_point_series_is_marked_and_percentiles_are_dotted() {
         let one = Series::new("a", vec![(1.0, 5.0)]);
         let svg = line_chart("IOPS", "s", "IOPS", std::slice::from_ref(&one));
-        assert_eq!(svg.matches("<circle").count(), 1, "{svg}");
+        // One marker, and one hover target with the point's values.
+        assert_eq!(svg.matches("<circle").count(), 2, "{svg}");
+        assert!(svg.contains("<title>a: s 1, 5 IOPS</title>"), "{svg}");
         assert!(svg.contains(" r=\"3\" "), "{svg}");
         assert!(svg.contains("<path d=\"M"), "{svg}");
         let two = Series::new("a", vec![(1.0, 5.0), (2.0, 6.0)]);
         let svg = line_chart("IOPS", "s", "IOPS", &[two]);
-        assert_eq!(svg.matches("<circle").count(), 0, "{svg}");
+        assert_eq!(svg.matches(" r=\"3\" ").count(), 0, "{svg}");
+        assert_eq!(svg.matches("fill=\"transparent\"").count(), 2, "{svg}");
         assert!(svg.contains(" L"), "{svg}");
         let curve = Series::new("read", vec![(50.0, 0.2), (99.0, 1.5), (99.9, 4.0)]);
         let svg = percentile_chart("p", &[curve]);

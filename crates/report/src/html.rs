@@ -80,7 +80,7 @@ const STYLE: &str = "\
 body{margin:0;background:#fafafa;color:#1a1a1a;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif}\
 main{max-width:1120px;margin:0 auto;padding:24px 32px 48px}\
 h1{font-size:26px;margin:0 0 2px}h2{font-size:20px;margin:32px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}\
-h3{font-size:16px;margin:20px 0 6px}.byline{color:#666;margin:0 0 16px}\
+h3{font-size:16px;margin:20px 0 6px}h4{font-size:14px;margin:14px 0 4px}.byline{color:#666;margin:0 0 16px}\
 table{border-collapse:collapse;margin:8px 0 16px;background:#fff;font-variant-numeric:tabular-nums}\
 caption{text-align:left;font-weight:600;padding:4px 0}\
 th,td{border:1px solid #d8d8d8;padding:4px 10px;text-align:left;vertical-align:top}\
@@ -96,7 +96,7 @@ svg .legend{font-size:12px;fill:#333}svg .grid{stroke:#e6e6e6;stroke-width:1}\
 svg .axis{stroke:#888;stroke-width:1}svg .bar-label{font-size:12px;fill:#222}\
 svg .bar-value{font-size:12px;fill:#222}svg .binding{font-weight:700;fill:#b23c00}\
 svg .required-line{stroke:#333;stroke-width:1.5;stroke-dasharray:5 4}\
-p,li,dd,dt,td,th,caption,h1,h2,h3{overflow-wrap:anywhere}\
+p,li,dd,dt,td,th,caption,h1,h2,h3,h4{overflow-wrap:anywhere}\
 .answer{background:#fff;border:2px solid #0072B2;border-radius:6px;padding:8px 16px 12px;margin:12px 0 20px}\
 .answer h2{margin:4px 0 8px;border:0;padding:0}.answer h3{margin:4px 0;font-size:14px;color:#555;text-transform:uppercase;letter-spacing:.04em}\
 .answer-grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(230px,1fr));gap:10px 18px}\
@@ -490,7 +490,12 @@ fn over_time(out: &mut String, run: &RunResult) {
         drawn = true;
         let suffix = if groups.len() > 1 {
             let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
-            format!(" — group {id} ({}), its own clock", names.join(", "))
+            let _ = writeln!(
+                out,
+                "<h4>Group {id}: {} (ran after the group before; time from its own start)</h4>",
+                escape(&names.join(", "))
+            );
+            format!(", group {id}")
         } else {
             String::new()
         };
@@ -1067,13 +1072,16 @@ mod tests {
         assert_eq!(colours, mb_colours);
         assert_eq!(colours[0], Some(chart::PALETTE[0]));
         assert_eq!(colours[2], Some(chart::PALETTE[2]));
-        // The log's latency lines are drawn in the colour of its only direction, p99 dashed.
-        let log_p99 = series
-            .latency_ms
-            .iter()
-            .find(|s| s.name.starts_with("log p99"))
-            .unwrap();
-        assert_eq!((log_p99.colour, log_p99.dashed), (colours[2], true));
+        // The write-only log's latency is named for its writes; its mean is in the colour of
+        // its only direction, its p99 in a colour of its own and dashed.
+        let find = |name: &str| series.latency_ms.iter().find(|s| s.name == name).unwrap();
+        let log_mean = find("log mean lat (writes)");
+        let log_p99 = find("log p99 lat (writes)");
+        assert_eq!(log_mean.colour, colours[2]);
+        assert!(log_p99.dashed && log_p99.colour != log_mean.colour);
+        assert!(!colours.contains(&log_p99.colour));
+        let data_p99 = find("data p99 lat (reads and writes)");
+        assert_ne!(data_p99.colour, log_p99.colour);
     }
 
     #[test]

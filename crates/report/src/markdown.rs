@@ -207,8 +207,8 @@ pub fn render_report(report: &Document) -> String {
             }
             Block::Prediction(prediction) => {
                 let _ = writeln!(out, "## Prediction: {}\n", prediction.vm);
-                if let Some(binding) = &prediction.binding {
-                    let _ = writeln!(out, "**{}**\n", binding.words.replace('\n', " "));
+                if let Some(line) = crate::summary::binding_line(prediction) {
+                    let _ = writeln!(out, "**Binding limit: {}** ({})\n", line.name, line.detail);
                 }
                 table(&mut out, &prediction_volumes_table(prediction));
                 table(&mut out, &prediction_limits_table(prediction));

@@ -18,7 +18,11 @@
 //!         complete: true,
 //!         basis: "eastus, USD, pay-as-you-go, Linux".into(),
 //!     }),
-//!     verdict: Some(SummaryVerdict { pass: true, words: "every requirement met".into() }),
+//!     verdict: Some(SummaryVerdict {
+//!         pass: true,
+//!         words: "every requirement met".into(),
+//!         badge: None,
+//!     }),
 //!     ..Default::default()
 //! };
 //! let html = iofit_report::html::HtmlReport::new("t").summary(summary).render();
@@ -76,6 +80,9 @@ pub struct BindingLine {
 pub struct SummaryVerdict {
     pub pass: bool,
     pub words: String,
+    /// The badge's word when it is not PASS/FAIL against requirements (a bench has none:
+    /// "COMPLETE" or "CUT SHORT").
+    pub badge: Option<String>,
 }
 
 /// A limit's name as every section prints it: a volume's limits carry the volume's label
@@ -282,11 +289,13 @@ pub fn verdict_of(comparisons: &[Comparison]) -> Option<SummaryVerdict> {
         SummaryVerdict {
             pass: true,
             words: format!("every requirement met on {} volume(s)", comparisons.len()),
+            badge: None,
         }
     } else {
         SummaryVerdict {
             pass: false,
             words: format!("missed {}", failed.join("; ")),
+            badge: None,
         }
     })
 }
@@ -322,6 +331,7 @@ impl Summary {
                 verdict: Some(SummaryVerdict {
                     pass: false,
                     words: "no design meets the requirements".into(),
+                    badge: None,
                 }),
                 next: vec![plan
                     .impossible
@@ -412,6 +422,7 @@ impl Summary {
             } else {
                 ("fail", "FAIL")
             };
+            let word = verdict.badge.as_deref().unwrap_or(word);
             let _ = writeln!(
                 out,
                 "<div class=\"cell\"><h3>Verdict</h3><div class=\"verdict {class}\">{word}</div>\
@@ -459,7 +470,10 @@ impl Summary {
         if let Some(verdict) = &self.verdict {
             out.push_str(&format!(
                 "- **Verdict**: {} ({})\n",
-                if verdict.pass { "PASS" } else { "FAIL" },
+                verdict
+                    .badge
+                    .as_deref()
+                    .unwrap_or(if verdict.pass { "PASS" } else { "FAIL" }),
                 verdict.words
             ));
         }
@@ -490,10 +504,19 @@ impl Summary {
             Some(SummaryVerdict {
                 pass: false,
                 words: format!("cannot be built: {}", prediction.violations.join("; ")),
+                badge: None,
             })
         } else {
             prediction.meets_requirements.map(|meets| SummaryVerdict {
                 pass: meets,
+                badge: Some(
+                    if meets {
+                        "PREDICTED PASS"
+                    } else {
+                        "PREDICTED FAIL"
+                    }
+                    .into(),
+                ),
                 words: if meets {
                     "predicted to meet every target (a prediction: run it to know)".into()
                 } else {
@@ -534,7 +557,9 @@ impl Summary {
             "measured".to_string(),
             format!(
                 "{} against volume {} of {}",
-                comparison.results_source, comparison.volume, comparison.requirements_source
+                file_name(&comparison.results_source),
+                comparison.volume,
+                file_name(&comparison.requirements_source)
             ),
         ));
         let next = if comparison.passed {
@@ -563,4 +588,9 @@ impl Summary {
             ..Default::default()
         }
     }
+}
+
+/// The last part of a path, for the card (the whole path is in the details below).
+fn file_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
 }

@@ -186,10 +186,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "{} with {spec} ({} tables); binding: {}",
             prediction.vm,
             args.edition,
-            prediction
-                .binding
-                .as_ref()
-                .map(|binding| binding.words.clone())
+            iofit_report::summary::binding_line(&prediction)
+                .map(|line| format!("{} ({})", line.name, line.detail))
                 .unwrap_or_else(|| "none found".to_string())
         ));
         predicted = Some(prediction);
