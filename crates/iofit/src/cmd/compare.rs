@@ -47,16 +47,16 @@ pub struct Args {
     /// the design's limits so the advice can tell a VM cap from a disk cap.
     #[arg(long, value_name = "SIZE", requires = "disks")]
     pub vm: Option<String>,
-    /// Catalog edition for --vm and --disks: `current` (Azure's pages) or `seed-2016`.
+    /// Catalog edition: current (Azure's current pages) or seed-2016 (the seed's dated tables). For --vm and --disks.
     #[arg(long, value_name = "EDITION", default_value = iofit_catalog::EDITION_CURRENT)]
     pub edition: String,
-    /// Extra catalog file(s) that add or override rows.
+    /// Extra catalog file(s) that add or override rows. Repeatable.
     #[arg(long = "catalog", value_name = "FILE")]
     pub catalog: Vec<PathBuf>,
     /// Highest acceptable 99th percentile latency, ms (requirements carry only the average).
     #[arg(long, value_name = "MS")]
     pub latency_p99_ms: Option<f64>,
-    /// Print the comparison as JSON (same as --format json).
+    /// Print the result as JSON on stdout. The same as --format json.
     #[arg(long)]
     pub json: bool,
     /// Output format.

@@ -19,16 +19,16 @@ use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Catalog edition: current (default) or seed-2016.
+    /// Catalog edition: current (Azure's current pages) or seed-2016 (the seed's dated tables).
     #[arg(long, default_value = EDITION_CURRENT)]
     pub edition: String,
-    /// Extra catalog file(s) that add or override rows.
+    /// Extra catalog file(s) that add or override rows. Repeatable.
     #[arg(long = "catalog", value_name = "FILE")]
     pub catalog: Vec<PathBuf>,
-    /// How many designs the plan step shows.
+    /// How many designs the plan shows.
     #[arg(long, default_value_t = 3)]
     pub top: usize,
-    /// Print only JSON on stdout.
+    /// Print the result as JSON on stdout. Every step's output, nothing else.
     #[arg(long)]
     pub json: bool,
     /// Skip the real run and the comparison (every other step is deterministic).

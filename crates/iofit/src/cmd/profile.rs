@@ -73,9 +73,13 @@ pub struct Args {
     /// server (FILE is a file name or its stem).
     #[arg(long = "servers", value_name = "FILE", requires = "fleet_out")]
     pub servers: Option<PathBuf>,
-    /// With --fleet-out: replace requirements files iofit did not write.
+    /// Allow replacing files iofit did not create. With --fleet-out: requirements files iofit did not write.
     #[arg(long = "allow-overwrite", requires = "fleet_out")]
     pub allow_overwrite: bool,
+    /// Print the result as JSON on stdout. The requirements instead of the checklist (the same content as the
+    /// TOML of -o).
+    #[arg(long, conflicts_with = "fleet_out")]
+    pub json: bool,
     /// Read live snapshots from this directory instead of /proc (tests).
     #[arg(long, hide = true, value_name = "DIR")]
     pub proc_root: Option<PathBuf>,
@@ -207,7 +211,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "\nwrite these requirements with -o req.toml, then: iofit plan --requirements req.toml\n",
         ),
     }
-    emit(&text)?;
+    if args.json {
+        emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&requirements).context("rendering JSON")?
+        ))?;
+    } else {
+        emit(&text)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -73,9 +73,12 @@ pub struct Args {
     /// Run only this job section of the job files (fio --section; may be repeated).
     #[arg(long, value_name = "NAME")]
     pub section: Vec<String>,
-    /// Output format.
+    /// Output format: normal (fio's text), json, json+ or terse.
     #[arg(long, value_enum, default_value = "normal")]
     pub output_format: OutputFormat,
+    /// Print the result as JSON on stdout. The same as --output-format=json.
+    #[arg(long, conflicts_with = "output_format")]
+    pub json: bool,
     /// Write results to FILE (after every finished job) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -86,10 +89,10 @@ pub struct Args {
     /// For a vdbench file: also write vdbench's flatfile (flatfile.html columns) to FILE.
     #[arg(long, value_name = "FILE")]
     pub flatfile: Option<PathBuf>,
-    /// Allow writing to block devices and to existing files iofit did not create.
+    /// Allow replacing files iofit did not create. Also writing to block devices.
     #[arg(long)]
     pub allow_overwrite: bool,
-    /// No progress line and no notes on stderr.
+    /// No progress on stderr. No notes either.
     #[arg(long, short)]
     pub quiet: bool,
     /// Also write a self-contained HTML report (jobs table, IOPS and latency over time, latency
@@ -339,6 +342,15 @@ fn run_vdbench(
 }
 
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
+    // After a job file every word goes to `rest` (fio options); fio has no --json, so there it
+    // is iofit's own flag.
+    if let Some(at) = args.rest.iter().position(|a| a == "--json") {
+        args.rest.remove(at);
+        args.json = true;
+    }
+    if args.json {
+        args.output_format = OutputFormat::Json;
+    }
     let mut request = args.request();
     let inputs = request.take_rest(std::mem::take(&mut args.rest))?;
     let jobs = match request::what_to_run(&request, &inputs)? {

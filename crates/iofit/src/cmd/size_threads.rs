@@ -41,10 +41,10 @@ pub struct Args {
     /// Refuse to run more threads than this.
     #[arg(long, default_value_t = 256)]
     pub max_threads: u32,
-    /// Print the result as JSON.
+    /// Print the result as JSON on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Write into an existing file iofit did not create.
+    /// Allow replacing files iofit did not create. An existing test file.
     #[arg(long)]
     pub allow_overwrite: bool,
 }
