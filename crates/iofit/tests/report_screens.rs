@@ -53,6 +53,25 @@ const MEASURE: &str = r#"<script>
     }
   }
   if (out.page_width > innerWidth + 1) out.problems.push('page wider than the screen: ' + out.page_width);
+  // Interactions, after the measuring: sort the designs by total cost (twice: descending),
+  // and switch the binding limit to the warm cache.
+  const table = document.querySelector('table.sortable');
+  if (table) {
+    const heads = [...table.tHead.rows[0].cells];
+    const i = heads.findIndex(th => /^total/.test(th.textContent));
+    if (i >= 0) {
+      heads[i].click(); heads[i].click();
+      out.sorted_totals = [...table.tBodies[0].rows].map(r =>
+        parseFloat(r.cells[i].textContent.replace(/^[^0-9.-]+/, '').replace(/,/g, '')));
+    }
+  }
+  const warm = document.getElementById('cache-warm');
+  if (warm) {
+    const shown = sel => getComputedStyle(document.querySelector(sel)).display !== 'none';
+    out.cold_shown_first = shown('.when-cold') && !shown('.when-warm');
+    warm.click();
+    out.warm_shown_after = shown('.when-warm') && !shown('.when-cold');
+  }
   // The report runs in a same-origin frame of the exact width: hand the figures up.
   parent.document.body.setAttribute('data-measure', JSON.stringify(out));
 })();
@@ -163,11 +182,12 @@ fn shots_dir() -> PathBuf {
 
 /// Measures `html` at both widths, keeps screenshots, and asserts the answer card is within
 /// the first 900 px and nothing overflows.
-fn check_report(name: &str, html: &Path, required_cells: &[&str]) {
+fn check_report(name: &str, html: &Path, required_cells: &[&str]) -> Option<serde_json::Value> {
     let Some(chromium) = chromium() else {
         eprintln!("chromium is not on PATH: the {name} report's screen checks are skipped");
-        return;
+        return None;
     };
+    let mut last = None;
     let work = tempfile::tempdir().unwrap();
     for width in [1280u32, 390] {
         let shot = shots_dir().join(format!("{name}-{width}.png"));
@@ -212,7 +232,22 @@ fn check_report(name: &str, html: &Path, required_cells: &[&str]) {
             "{name} at {width} px: {}",
             serde_json::to_string_pretty(problems).unwrap()
         );
+        last = Some(measured);
     }
+    last
+}
+
+/// The totals after two clicks on the "total" header: most expensive first.
+fn assert_sorted_descending(measured: &serde_json::Value) {
+    let totals: Vec<f64> = measured["sorted_totals"]
+        .as_array()
+        .expect("a sortable designs table")
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(totals.len() >= 2, "{totals:?}");
+    assert!(totals.windows(2).all(|w| w[0] >= w[1]), "{totals:?}");
+    assert!(totals[0] > totals[totals.len() - 1], "{totals:?}");
 }
 
 fn data(name: &str) -> PathBuf {
@@ -259,11 +294,15 @@ fn demo_report_answers_on_its_first_screen() {
     ] {
         assert!(card.contains(needle), "{needle} missing from the card");
     }
-    check_report(
+    if let Some(measured) = check_report(
         "demo",
         &html,
         &["Design", "Monthly cost", "Binding limit", "Verdict"],
-    );
+    ) {
+        assert_sorted_descending(&measured);
+        assert_eq!(measured["cold_shown_first"], true, "{measured}");
+        assert_eq!(measured["warm_shown_after"], true, "{measured}");
+    }
 }
 
 #[test]
@@ -286,7 +325,11 @@ fn plan_report_answers_on_its_first_screen() {
         .arg(&html)
         .assert()
         .success();
-    check_report("plan", &html, &["Design", "Monthly cost", "Binding limit"]);
+    if let Some(measured) =
+        check_report("plan", &html, &["Design", "Monthly cost", "Binding limit"])
+    {
+        assert_sorted_descending(&measured);
+    }
 }
 
 #[test]

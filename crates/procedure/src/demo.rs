@@ -609,7 +609,8 @@ pub fn html_report(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) ->
         let mut table = Table::new(
             "Designs, cheapest first",
             &["#", "VM", "volumes", "total $/month", "binding limit"],
-        );
+        )
+        .sortable();
         for design in &report.plan.designs {
             let volumes: Vec<String> = design
                 .volumes
@@ -633,6 +634,31 @@ pub fn html_report(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) ->
     }
     html = workload_over_time(html, report);
     if let Some(prediction) = &report.prediction {
+        let cached = report
+            .plan
+            .designs
+            .first()
+            .is_some_and(|d| d.volumes.iter().any(|v| v.caching.is_cached()));
+        if cached {
+            // The terminal's cold/warm story, in the report too: the plan and this prediction
+            // look at one design under two caches.
+            let differs = binding_differs(report, prediction);
+            let mut body = vec![
+                "The plan sized design #1 for a cold cache; the prediction below is the same                  design with a warm host cache."
+                    .to_string(),
+                summary::CACHE_STORY.to_string(),
+            ];
+            if !differs.is_empty() {
+                let words = differs.trim().trim_start_matches('(').trim_end_matches(')');
+                let mut chars = words.chars();
+                let capitalised: String = chars
+                    .next()
+                    .map(|first| first.to_uppercase().chain(chars).collect())
+                    .unwrap_or_default();
+                body.push(format!("{capitalised}."));
+            }
+            html = html.section("Cold and warm cache", body.join("\n\n"));
+        }
         html = html.prediction(prediction);
     }
     match &report.run {

@@ -255,7 +255,8 @@ fn legend_rows(names: &[&str]) -> Vec<Vec<usize>> {
 /// Height the legend adds below the plot: one 22 px row, 18 px per extra row (many or long
 /// series names wrap instead of running off the chart).
 fn legend_height(names: &[&str]) -> f64 {
-    if names.len() > 1 {
+    // Every line is named, even a chart's only one: the legend says which job and direction.
+    if !names.is_empty() {
         22.0 + 18.0 * (legend_rows(names).len() - 1) as f64
     } else {
         0.0
@@ -388,7 +389,7 @@ fn line_chart_with(
     hover_points(&mut out, series, x_label, y_label, |point| {
         pixel(x_axis, y, plot_bottom, point)
     });
-    if names.len() > 1 {
+    if !names.is_empty() {
         let mut dashed: Vec<bool> = series.iter().map(|s| s.dashed).collect();
         dashed.resize(names.len(), false);
         legend(
@@ -633,7 +634,7 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
         }
         stroke_series(&mut out, &pixels, colour, curve.dashed);
     }
-    if mapped.len() > 1 {
+    if !mapped.is_empty() {
         let colours: Vec<&str> = mapped
             .iter()
             .enumerate()

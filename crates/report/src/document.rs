@@ -54,6 +54,8 @@ pub struct Table {
     pub caption: String,
     pub headers: Vec<String>,
     pub rows: Vec<Vec<String>>,
+    /// The HTML lets a reader sort the rows by any column (a click on its header).
+    pub sortable: bool,
 }
 
 impl Table {
@@ -62,7 +64,14 @@ impl Table {
             caption: caption.into(),
             headers: headers.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
+            sortable: false,
         }
+    }
+
+    /// Rows a reader may sort in the HTML by clicking a column's header.
+    pub fn sortable(mut self) -> Self {
+        self.sortable = true;
+        self
     }
 
     pub fn row(mut self, cells: Vec<String>) -> Self {

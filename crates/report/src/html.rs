@@ -71,10 +71,32 @@ impl Document {
                 }
             }
         }
+        let sortable = self
+            .blocks
+            .iter()
+            .any(|b| matches!(b, Block::Table(t) if t.sortable));
+        if sortable {
+            out.push_str(SORT_SCRIPT);
+        }
         out.push_str("</main>\n</body>\n</html>\n");
         out
     }
 }
+
+/// Sorts a `table.sortable` by the column whose header is clicked (again: the other way).
+/// Inline and small: the report stays one file that loads nothing.
+const SORT_SCRIPT: &str = "<script>\
+document.querySelectorAll('table.sortable th').forEach(function(th,i){\
+th.tabIndex=0;th.title='sort by this column';\
+th.addEventListener('click',function(){\
+var body=th.closest('table').tBodies[0],rows=[].slice.call(body.rows);\
+var dir=th.dataset.dir==='up'?-1:1;th.dataset.dir=dir===1?'up':'down';\
+function key(r){var t=r.cells[i]?r.cells[i].textContent.trim():'';\
+var n=parseFloat(t.replace(/^[^0-9.-]+/,'').replace(/,/g,''));return isNaN(n)?t:n;}\
+rows.sort(function(a,b){var x=key(a),y=key(b);\
+return (typeof x==='number'&&typeof y==='number'?x-y:String(x).localeCompare(String(y)))*dir;});\
+rows.forEach(function(r){body.appendChild(r);});});});\
+</script>\n";
 
 const STYLE: &str = "\
 body{margin:0;background:#fafafa;color:#1a1a1a;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif}\
@@ -84,7 +106,7 @@ h3{font-size:16px;margin:20px 0 6px}h4{font-size:14px;margin:14px 0 4px}.byline{
 table{border-collapse:collapse;margin:8px 0 16px;background:#fff;font-variant-numeric:tabular-nums}\
 caption{text-align:left;font-weight:600;padding:4px 0}\
 th,td{border:1px solid #d8d8d8;padding:4px 10px;text-align:left;vertical-align:top}\
-th{background:#f0f0f0}td.num{text-align:right;white-space:nowrap}\
+th{background:#f0f0f0}table.sortable th{cursor:pointer}table.sortable th::after{content:' \\2195';color:#999}td.num{text-align:right;white-space:nowrap}\
 tr.fail td{background:#fde8e1}td.pass{color:#00734f;font-weight:600}td.fail{color:#b23c00;font-weight:700}\
 .verdict{display:inline-block;padding:6px 14px;border-radius:4px;font-weight:700;color:#fff;margin:6px 0}\
 .verdict.pass{background:#00875f}.verdict.fail{background:#c0471a}\
@@ -118,7 +140,11 @@ fn render_text_block(out: &mut String, heading: &str, body: &str) {
 
 fn render_table(out: &mut String, table: &Table) {
     // Wide tables scroll inside their own box on a narrow screen instead of widening the page.
-    out.push_str("<div class=\"scroll\"><table>");
+    out.push_str(if table.sortable {
+        "<div class=\"scroll\"><table class=\"sortable\">"
+    } else {
+        "<div class=\"scroll\"><table>"
+    });
     if !table.caption.is_empty() {
         let _ = write!(out, "<caption>{}</caption>", escape(&table.caption));
     }
@@ -492,7 +518,8 @@ fn over_time(out: &mut String, run: &RunResult) {
             let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
             let _ = writeln!(
                 out,
-                "<h4>Group {id}: {} (ran after the group before; time from its own start)</h4>",
+                "<h4>Group {id}: {} (groups run one after another; time from the group's own \
+                 start)</h4>",
                 escape(&names.join(", "))
             );
             format!(", group {id}")
@@ -779,7 +806,7 @@ pub(crate) fn prediction_volumes_table(prediction: &Prediction) -> Table {
             "max IOPS",
             "max MB/s",
             "meets target",
-            "capped by",
+            "first of its limits to bind",
         ],
     );
     for volume in &prediction.volumes {
@@ -798,7 +825,7 @@ pub(crate) fn prediction_volumes_table(prediction: &Prediction) -> Table {
                 None => "-",
             }
             .to_string(),
-            volume.binding.clone(),
+            crate::summary::volume_binding_text(prediction, &volume.label),
         ]);
     }
     table

@@ -58,7 +58,8 @@ pub fn report(
                 "binding limit",
                 "least headroom on a sized limit",
             ],
-        );
+        )
+        .sortable();
         for design in &plan.designs {
             let volumes: Vec<String> = design
                 .volumes

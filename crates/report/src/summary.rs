@@ -137,6 +137,19 @@ pub fn binding_check(prediction: &Prediction) -> Option<&LimitCheck> {
         .map(|(_, c)| c)
 }
 
+/// The published rate limit of one volume with the least headroom, with that headroom: the
+/// volume's own first limit to bind (the VM's shared limits are in [`binding_check`]).
+pub fn volume_binding_text(prediction: &Prediction, label: &str) -> String {
+    prediction
+        .limits
+        .iter()
+        .filter(|c| c.scope == label && can_bind(c))
+        .filter_map(|c| c.headroom_pct.map(|pct| (pct, c)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(pct, c)| format!("{} ({} headroom)", c.name, percent(pct)))
+        .unwrap_or_else(|| "-".into())
+}
+
 /// The binding limit's label, `-` when no limit binds.
 pub fn binding_label(prediction: &Prediction) -> String {
     binding_check(prediction)
