@@ -170,6 +170,46 @@ impl Args {
     }
 }
 
+/// Bytes in MiB or GiB, one decimal.
+fn mib_text(bytes: u64) -> String {
+    let mib = bytes as f64 / (1024.0 * 1024.0);
+    if mib >= 1024.0 {
+        format!("{:.1} GiB", mib / 1024.0)
+    } else {
+        format!("{mib:.1} MiB")
+    }
+}
+
+/// "laid out 1.0 GiB in 5.0 s (214.7 MB/s)".
+fn layout_done_text(bytes: u64, took: std::time::Duration) -> String {
+    let seconds = took.as_secs_f64();
+    let rate = if seconds > 0.0 {
+        format!(" ({:.1} MB/s)", bytes as f64 / seconds / 1e6)
+    } else {
+        String::new()
+    };
+    format!("laid out {} in {seconds:.1} s{rate}", mib_text(bytes))
+}
+
+/// What is left of the current set: with a runtime, the planned time minus the elapsed (never
+/// more than that: a rate estimate early in a run guesses minutes for a run of seconds);
+/// size-bounded, the bytes left at the rate so far.
+fn eta_text(progress: &Progress) -> String {
+    let left_s = match (progress.planned, progress.budget_bytes) {
+        (Some(planned), _) => Some(planned.saturating_sub(progress.elapsed).as_secs_f64()),
+        (None, Some(budget)) if progress.bytes > 0 => {
+            let rate = progress.bytes as f64 / progress.elapsed.as_secs_f64().max(1e-3);
+            Some(budget.saturating_sub(progress.bytes) as f64 / rate)
+        }
+        _ => None,
+    };
+    match left_s {
+        Some(s) if s >= 60.0 => format!("ETA {}m{:02}s", (s / 60.0) as u64, (s % 60.0) as u64),
+        Some(s) => format!("ETA {}s", s.ceil() as u64),
+        None => "ETA -".into(),
+    }
+}
+
 fn parse_status_interval(text: &str) -> Result<std::time::Duration, String> {
     request::status_interval(text).map_err(|e| e.to_string())
 }
@@ -179,6 +219,9 @@ struct RunObserver {
     quiet: bool,
     bar: Option<indicatif::ProgressBar>,
     last: Option<(Instant, u64, u64)>,
+    /// When the layout began and how many bytes it writes: the first progress of the run
+    /// ends it, and says how long it took at what rate.
+    layout: Option<(Instant, u64)>,
 }
 
 impl RunObserver {
@@ -187,11 +230,9 @@ impl RunObserver {
         let bar = show_progress.then(|| {
             let bar = indicatif::ProgressBar::new(0);
             bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:30}] ETA {eta} {msg}",
-                )
-                .expect("static template")
-                .progress_chars("=> "),
+                indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {msg}")
+                    .expect("static template")
+                    .progress_chars("=> "),
             );
             bar
         });
@@ -199,6 +240,7 @@ impl RunObserver {
             quiet,
             bar,
             last: None,
+            layout: None,
         }
     }
 }
@@ -213,13 +255,17 @@ impl Observer for RunObserver {
     fn layout(&mut self, _label: &str, files: usize, bytes: u64) {
         if !self.quiet {
             eprintln!(
-                "iofit: laying out {files} file(s), {:.1} MiB, before timing starts",
-                bytes as f64 / (1024.0 * 1024.0)
+                "iofit: laying out {files} file(s), {}, before timing starts",
+                mib_text(bytes)
             );
+            self.layout = Some((Instant::now(), bytes));
         }
     }
 
     fn progress(&mut self, _label: &str, progress: &Progress) {
+        if let Some((started, bytes)) = self.layout.take() {
+            eprintln!("iofit: {}", layout_done_text(bytes, started.elapsed()));
+        }
         let Some(bar) = &self.bar else {
             return;
         };
@@ -246,7 +292,8 @@ impl Observer for RunObserver {
         bar.set_length(length);
         bar.set_position(position.min(length));
         bar.set_message(format!(
-            "set {}/{}  IOPS={}  {:.1} MB/s",
+            "{}  set {}/{}  IOPS={}  {:.1} MB/s",
+            eta_text(progress),
             progress.set_index + 1,
             progress.sets,
             iofit_report::fio_text::count(iops),
@@ -441,4 +488,54 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
 /// the stop bound passing, ends the process at once ([`crate::stop`]).
 pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
     crate::stop::arm(stop, crate::stop::Armed::Bounded);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn progress(
+        elapsed_ms: u64,
+        planned_ms: Option<u64>,
+        bytes: u64,
+        budget: Option<u64>,
+    ) -> Progress {
+        Progress {
+            set_index: 0,
+            sets: 1,
+            elapsed: Duration::from_millis(elapsed_ms),
+            planned: planned_ms.map(Duration::from_millis),
+            ios: bytes / 4096,
+            bytes,
+            budget_bytes: budget,
+        }
+    }
+
+    #[test]
+    fn eta_is_the_planned_time_left_never_more() {
+        // An 8 s run: 8 s left at its start, 4 s halfway, 0 at the end and after.
+        assert_eq!(eta_text(&progress(0, Some(8000), 0, None)), "ETA 8s");
+        assert_eq!(
+            eta_text(&progress(4000, Some(8000), 1 << 30, None)),
+            "ETA 4s"
+        );
+        assert_eq!(
+            eta_text(&progress(9000, Some(8000), 1 << 30, None)),
+            "ETA 0s"
+        );
+        assert_eq!(eta_text(&progress(0, Some(150_000), 0, None)), "ETA 2m30s");
+        // Size-bounded: a quarter moved in 1 s leaves 3 s at that rate.
+        assert_eq!(eta_text(&progress(1000, None, 256, Some(1024))), "ETA 3s");
+        assert_eq!(eta_text(&progress(0, None, 0, Some(1024))), "ETA -");
+    }
+
+    #[test]
+    fn layout_says_bytes_and_rate() {
+        assert_eq!(
+            layout_done_text(1 << 30, Duration::from_secs(5)),
+            "laid out 1.0 GiB in 5.0 s (214.7 MB/s)"
+        );
+        assert_eq!(mib_text(3 << 19), "1.5 MiB");
+    }
 }
