@@ -67,7 +67,7 @@ impl DemoOptions {
         if let Some(run) = &self.run {
             if !(run.seconds > 0.0 && run.seconds <= MAX_RUN_SECONDS) {
                 return Err(ProcedureError::BadInput(format!(
-                    "--run-seconds {}: write a number of seconds above 0 and at most {MAX_RUN_SECONDS}, e.g. 1.5",
+                    "--runtime {}: write a number of seconds above 0 and at most {MAX_RUN_SECONDS}, e.g. 1.5",
                     shown(run.seconds)
                 )));
             }

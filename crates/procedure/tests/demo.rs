@@ -111,7 +111,7 @@ fn the_whole_loop_on_the_null_engine() {
         engine: EngineKind::Psync,
     });
     let error = run_demo(&catalog, &bad, &mut executor, &mut Quiet, &uring_ok).unwrap_err();
-    assert!(error.to_string().starts_with("--run-seconds"), "{error}");
+    assert!(error.to_string().starts_with("--runtime"), "{error}");
 }
 
 /// The report's workload-over-time charts: every volume's IOPS, MB/s, latency and queue depth,

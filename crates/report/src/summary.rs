@@ -550,7 +550,7 @@ impl Summary {
             next: vec![
                 "Price it and cheaper alternatives: iofit plan req.toml --report plan.html.".into(),
                 "Build it, run the workload (iofit run) and judge the run (iofit compare \
-                 results.json --requirements req.toml --vm VM --disks ...)."
+                 results.json --requirements req.toml --vm VM --disk ...)."
                     .into(),
             ],
             ..Default::default()

@@ -48,7 +48,8 @@ pub struct Args {
     /// Multiplies the seed's durations (2 h warm-ups, 30 s benchmarks) and its 200 GB test file.
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
-    /// Seconds per benchmark, used as given [default: the seed's 30 s x --scale, at least 1 s].
+    /// How long the IO runs. Seconds per benchmark, used as given [default: the seed's 30 s x
+    /// --scale, at least 1 s].
     #[arg(long)]
     pub runtime: Option<f64>,
     /// Test file size per volume [default: the seed's 200 GB x --scale, at least 16 MiB].

@@ -38,16 +38,17 @@ pub struct Args {
     /// The volume's disks as COUNTxSKU[:CACHING] (e.g. 10xP30:none; a Premium SSD v2 or Ultra
     /// volume adds ,size_gib=N,iops=N,mb_s=N as `predict --disk` does), so the advice can
     /// check the stripe's queue depth and the host cache.
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long = "disk", alias = "disks", value_name = "SPEC")]
     pub disks: Option<String>,
-    /// Host caching of the volume's disks (overrides the one in --disks).
+    /// Host caching of the volume's disks (overrides the one in --disk).
     #[arg(long, value_name = "none|readonly|readwrite")]
     pub caching: Option<String>,
-    /// The VM size the benchmark ran on (e.g. Standard_DS13); with --disks, compare predicts
+    /// The VM size the benchmark ran on (e.g. Standard_DS13); with --disk, compare predicts
     /// the design's limits so the advice can tell a VM cap from a disk cap.
     #[arg(long, value_name = "SIZE", requires = "disks")]
     pub vm: Option<String>,
-    /// Catalog edition: current (Azure's current pages) or seed-2016 (the seed's dated tables). For --vm and --disks.
+    /// Catalog edition: current (Azure's current pages) or seed-2016 (the seed's dated tables).
+    /// For --vm and --disk.
     #[arg(long, value_name = "EDITION", default_value = iofit_catalog::EDITION_CURRENT)]
     pub edition: String,
     /// Extra catalog file(s) that add or override rows. Repeatable.
@@ -143,7 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(spec) = &args.disks {
         let design: VolumeDesign = spec
             .parse()
-            .map_err(|error| bad_input(format!("--disks: {error}")))?;
+            .map_err(|error| bad_input(format!("--disk: {error}")))?;
         context.disks = Some(design.disk_count);
         // Caching only counts when the spec names it; "10xP30" says nothing about the cache.
         if spec.contains(':') {

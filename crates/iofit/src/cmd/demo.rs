@@ -34,8 +34,13 @@ pub struct Args {
     /// Skip the real run and the comparison (every other step is deterministic).
     #[arg(long)]
     pub no_run: bool,
-    /// Seconds the real run takes per volume.
-    #[arg(long, default_value_t = 1.5, value_name = "SECONDS")]
+    /// How long the IO runs. The real run's, per volume, seconds (fractions allowed).
+    #[arg(
+        long = "runtime",
+        alias = "run-seconds",
+        default_value_t = 1.5,
+        value_name = "SECONDS"
+    )]
     pub run_seconds: f64,
     /// IO engine of the real run: io_uring (falls back to psync when io_uring cannot be set
     /// up here) or psync.

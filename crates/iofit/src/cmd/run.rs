@@ -47,8 +47,8 @@ pub enum OutputFormat {
     --rate_iops=N. Every fio job option is read as fio reads it; --parse-only shows how."
 )]
 pub struct Args {
-    /// Runtime of every job (fio `runtime`, vdbench `elapsed`: seconds, or 30s, 2m) [default:
-    /// the job file's; a fio job without one runs until its size is done].
+    /// How long the IO runs. Every job's (fio `runtime`, vdbench `elapsed`: seconds, or 30s,
+    /// 2m) [default: the job file's; a fio job without one runs until its size is done].
     #[arg(long, visible_alias = "elapsed", value_name = "TIME")]
     pub runtime: Option<String>,
     /// Unmeasured warm-up of every job (fio `ramp_time`, vdbench `warmup`) [default: the job
