@@ -350,7 +350,11 @@ fn predict_report_answers_on_its_first_screen() {
         .arg(&html)
         .assert()
         .success();
-    check_report("predict", &html, &["Design", "Binding limit"]);
+    check_report(
+        "predict",
+        &html,
+        &["Design", "Monthly cost", "Binding limit"],
+    );
 }
 
 #[test]

@@ -54,7 +54,7 @@ pub struct Summary {
 }
 
 /// The monthly cost of a design, VM and disks apart, and what the prices are.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct CostSplit {
     pub vm_usd_month: Option<f64>,
     pub disks_usd_month: Option<f64>,
@@ -244,12 +244,14 @@ pub fn predicted_design_rows(prediction: &Prediction) -> Vec<(String, String)> {
 
 /// Where a design's prices come from, in words: the VM table's price basis, date and source.
 pub fn price_basis<T: Borrow<TableInfo>>(design: &PlannedDesign, tables: &[T]) -> String {
-    let Some(table) = tables
-        .iter()
-        .map(Borrow::borrow)
-        .find(|t| t.id == design.vm_table)
-    else {
-        return format!("prices of catalog table {}", design.vm_table);
+    table_price_basis(&design.vm_table, tables)
+}
+
+/// The price basis of catalog table `table_id` in words: region, way of paying, OS, currency,
+/// date and source.
+pub fn table_price_basis<T: Borrow<TableInfo>>(table_id: &str, tables: &[T]) -> String {
+    let Some(table) = tables.iter().map(Borrow::borrow).find(|t| t.id == table_id) else {
+        return format!("prices of catalog table {table_id}");
     };
     let basis = table
         .price_basis
@@ -319,7 +321,10 @@ impl CostSplit {
         match (self.total_usd_month, self.complete) {
             (Some(total), true) => format!("{} a month", money(Some(total))),
             (Some(total), false) => format!("{} a month + disk operations", money(Some(total))),
-            (None, _) => "price not sourced".into(),
+            (None, _) => match self.vm_usd_month {
+                Some(vm) => format!("{} a month for the VM; disks not priced", money(Some(vm))),
+                None => "price not sourced".into(),
+            },
         }
     }
 
