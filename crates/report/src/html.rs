@@ -118,7 +118,7 @@ svg .legend{font-size:12px;fill:#333}svg .grid{stroke:#e6e6e6;stroke-width:1}\
 svg .axis{stroke:#888;stroke-width:1}svg .bar-label{font-size:12px;fill:#222}\
 svg .bar-value{font-size:12px;fill:#222}svg .binding{font-weight:700;fill:#b23c00}\
 svg .required-line{stroke:#333;stroke-width:1.5;stroke-dasharray:5 4}\
-p,li,dd,dt,td,th,caption,h1,h2,h3,h4{overflow-wrap:anywhere}\
+p,li,dd,dt,h1,h2,h3,h4{overflow-wrap:anywhere}td,th,caption{overflow-wrap:break-word}\
 .answer{background:#fff;border:2px solid #0072B2;border-radius:6px;padding:8px 16px 12px;margin:12px 0 20px}\
 .answer h2{margin:4px 0 8px;border:0;padding:0}.answer h3{margin:4px 0;font-size:14px;color:#555;text-transform:uppercase;letter-spacing:.04em}\
 .answer-grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(230px,1fr));gap:10px 18px}\
