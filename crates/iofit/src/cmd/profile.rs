@@ -110,46 +110,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    // With --live, Ctrl-C ends the sampling early: set when it did, in words.
-    let mut cut_short: Option<String> = None;
-    let capture = match &args.live {
-        Some(duration) => {
-            let duration = seconds_flag(duration, "--live").map_err(bad_input)?;
-            let interval = match &args.interval {
-                Some(text) => seconds_flag(text, "--interval").map_err(bad_input)?,
-                None => 1.0,
-            };
-            let root = args
-                .proc_root
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("/proc"));
-            eprintln!(
-                "iofit: sampling {} every {interval} s for {duration} s (Ctrl-C stops early and \
-                 sizes what was sampled)",
-                root.display()
-            );
-            let Some(live) = sample_live(&root, duration, interval)? else {
-                return Ok(ExitCode::from(crate::cmd::run::INTERRUPTED));
-            };
-            cut_short = live.cut_short.clone();
-            live.capture
-        }
-        None => {
-            if args.files.is_empty() {
-                return Err(bad_input(
-                    "no capture given; name a FILE (iostat -x, sar -d, sadf -d, PerfMon CSV) or \
-                     use --live 60s",
-                ));
-            }
-            let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
-            parse_files(
-                &paths,
-                &ParseOptions {
-                    keep_first_report: args.keep_first,
-                },
-            )
-            .map_err(bad_input)?
-        }
+    // With --live, Ctrl-C ends the sampling early: `cut_short` says so in words.
+    let Some(LiveCapture { capture, cut_short }) = read_capture(&args)? else {
+        return Ok(ExitCode::from(crate::cmd::run::INTERRUPTED));
     };
     for note in &capture.notes {
         eprintln!("iofit: note: {note}");
@@ -238,7 +201,47 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// A live capture, and whether a signal cut it short (in words).
+/// The capture: sampled live, or read from the files. `None`: a live capture stopped before
+/// it had an interval to size.
+fn read_capture(args: &Args) -> anyhow::Result<Option<LiveCapture>> {
+    let Some(duration) = &args.live else {
+        if args.files.is_empty() {
+            return Err(bad_input(
+                "no capture given; name a FILE (iostat -x, sar -d, sadf -d, PerfMon CSV) or \
+                 use --live 60s",
+            ));
+        }
+        let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+        let capture = parse_files(
+            &paths,
+            &ParseOptions {
+                keep_first_report: args.keep_first,
+            },
+        )
+        .map_err(bad_input)?;
+        return Ok(Some(LiveCapture {
+            capture,
+            cut_short: None,
+        }));
+    };
+    let duration = seconds_flag(duration, "--live").map_err(bad_input)?;
+    let interval = match &args.interval {
+        Some(text) => seconds_flag(text, "--interval").map_err(bad_input)?,
+        None => 1.0,
+    };
+    let root = args
+        .proc_root
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("/proc"));
+    eprintln!(
+        "iofit: sampling {} every {interval} s for {duration} s (Ctrl-C stops early and sizes \
+         what was sampled)",
+        root.display()
+    );
+    sample_live(&root, duration, interval)
+}
+
+/// A capture, and whether a signal cut it short (in words).
 struct LiveCapture {
     capture: iofit_profile::Capture,
     cut_short: Option<String>,
