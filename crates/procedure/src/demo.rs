@@ -573,7 +573,7 @@ fn summary(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) -> Summary
         summary.next = vec![
             "Profile your own server: iofit profile CAPTURE -o req.toml (iostat -x, sar,              PerfMon, Azure Monitor)."
                 .into(),
-            "Plan for it: iofit plan req.toml --report plan.html.".into(),
+            "Plan for it: iofit plan --requirements req.toml --report plan.html.".into(),
             "Build design #1, run the workload on it (iofit run) and judge it (iofit compare              results.json --requirements req.toml)."
                 .into(),
         ];

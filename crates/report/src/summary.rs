@@ -369,7 +369,7 @@ impl Summary {
                     top.vm,
                     plan.designs.len()
                 ),
-                "Run the planned workload on it: iofit run JOBFILE --output-format=json -o \
+                "Run the planned workload on it: iofit run JOBFILE --output-format=json --output \
                  results.json."
                     .into(),
                 "Judge the run: iofit compare results.json --requirements req.toml.".into(),
@@ -553,7 +553,9 @@ impl Summary {
             binding: binding_line(prediction),
             verdict,
             next: vec![
-                "Price it and cheaper alternatives: iofit plan req.toml --report plan.html.".into(),
+                "Price it and cheaper alternatives: iofit plan --requirements req.toml --report \
+                 plan.html."
+                    .into(),
                 "Build it, run the workload (iofit run) and judge the run (iofit compare \
                  results.json --requirements req.toml --vm VM --disk ...)."
                     .into(),
@@ -594,7 +596,9 @@ impl Summary {
                 .map(|a| a.message.clone())
                 .collect();
             if next.is_empty() {
-                next.push("Re-plan with the measured figures: iofit plan req.toml.".into());
+                next.push(
+                    "Re-plan with the measured figures: iofit plan --requirements req.toml.".into(),
+                );
             }
             next
         };
