@@ -5,14 +5,18 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A /proc of its own: stat, meminfo, and a diskstats whose disk `vdz` does `reads` reads.
-fn write_proc(root: &Path, reads: u64) {
+/// A /proc of its own: stat and meminfo, written once before sampling starts.
+fn write_proc_once(root: &Path) {
     std::fs::write(root.join("stat"), "cpu  100 0 100 800 0 0 0 0 0 0\n").unwrap();
     std::fs::write(
         root.join("meminfo"),
         "MemTotal: 1000 kB\nMemAvailable: 500 kB\n",
     )
     .unwrap();
+}
+
+/// The diskstats of disk `vdz` after `reads` reads.
+fn write_proc(root: &Path, reads: u64) {
     let line = format!(
         " 254       0 vdz {reads} 0 {} {} 0 0 0 0 0 {} {} 0 0 0 0 0 0\n",
         reads * 16,
@@ -31,6 +35,7 @@ fn ctrl_c_keeps_what_was_sampled() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("proc");
     std::fs::create_dir(&root).unwrap();
+    write_proc_once(&root);
     write_proc(&root, 1000);
     let output = dir.path().join("req.toml");
     let mut child = Command::new(env!("CARGO_BIN_EXE_iofit"))
@@ -66,7 +71,12 @@ fn ctrl_c_keeps_what_was_sampled() {
     }
     let result = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&result.stderr);
-    assert_eq!(result.status.code(), Some(130), "{stderr}");
+    assert_eq!(
+        result.status.code(),
+        Some(130),
+        "{stderr}{}",
+        String::from_utf8_lossy(&result.stdout)
+    );
     assert!(stderr.contains("cut short by a signal after"), "{stderr}");
     // The requirements file is there, sized from the disk's reads, and says it is short.
     let text = std::fs::read_to_string(&output).expect("the requirements were written");
