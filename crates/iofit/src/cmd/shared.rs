@@ -58,8 +58,9 @@ pub struct OutputArgs {
     /// charted and the binding one marked. Written whole or not at all.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// Format of --report: html or markdown [default: html].
-    #[arg(long, value_name = "FORMAT")]
+    /// Format of --report: html or markdown [default: html]. (`--format` is compare's output
+    /// format; the old `--format` here still works.)
+    #[arg(long = "report-format", alias = "format", value_name = "FORMAT")]
     pub format: Option<String>,
     /// Print the result as JSON on stdout.
     #[arg(long)]
