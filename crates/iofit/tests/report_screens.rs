@@ -325,6 +325,21 @@ fn plan_report_answers_on_its_first_screen() {
         .arg(&html)
         .assert()
         .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    let card = &page[page.find("id=\"answer\"").unwrap()..page.find("</section>").unwrap()];
+    for needle in [
+        "VM $",
+        "+ disks $",
+        "USD",
+        "pay-as-you-go",
+        "catalog table",
+        "headroom",
+    ] {
+        assert!(
+            card.contains(needle),
+            "{needle} missing from the plan's card"
+        );
+    }
     if let Some(measured) =
         check_report("plan", &html, &["Design", "Monthly cost", "Binding limit"])
     {
