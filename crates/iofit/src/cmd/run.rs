@@ -203,9 +203,15 @@ fn eta_text(progress: &Progress) -> String {
         }
         _ => None,
     };
+    // Sets after this one may run for other times: with several, the ETA says it is this set's.
+    let of_set = if progress.sets > 1 { " (this set)" } else { "" };
     match left_s {
-        Some(s) if s >= 60.0 => format!("ETA {}m{:02}s", (s / 60.0) as u64, (s % 60.0) as u64),
-        Some(s) => format!("ETA {}s", s.ceil() as u64),
+        Some(s) if s >= 60.0 => format!(
+            "ETA {}m{:02}s{of_set}",
+            (s / 60.0) as u64,
+            (s % 60.0) as u64
+        ),
+        Some(s) => format!("ETA {}s{of_set}", s.ceil() as u64),
         None => "ETA -".into(),
     }
 }
@@ -528,6 +534,9 @@ mod tests {
         // Size-bounded: a quarter moved in 1 s leaves 3 s at that rate.
         assert_eq!(eta_text(&progress(1000, None, 256, Some(1024))), "ETA 3s");
         assert_eq!(eta_text(&progress(0, None, 0, Some(1024))), "ETA -");
+        let mut second_of_two = progress(1000, Some(3000), 0, None);
+        second_of_two.sets = 2;
+        assert_eq!(eta_text(&second_of_two), "ETA 2s (this set)");
     }
 
     #[test]
