@@ -13,7 +13,7 @@ use iofit_procedure::run_request::{self as request, Inputs, RunRequest, VdbenchC
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -191,6 +191,21 @@ fn layout_done_text(bytes: u64, took: std::time::Duration) -> String {
     format!("laid out {} in {seconds:.1} s{rate}", mib_text(bytes))
 }
 
+/// "laying out 512.0 MiB of 1.0 GiB (107.4 MB/s)": the layout's progress line.
+fn layout_progress_text(written: u64, total: u64, took: std::time::Duration) -> String {
+    let seconds = took.as_secs_f64();
+    let rate = if seconds > 0.0 && written > 0 {
+        format!(" ({:.1} MB/s)", written as f64 / seconds / 1e6)
+    } else {
+        String::new()
+    };
+    format!(
+        "laying out {} of {}{rate}",
+        mib_text(written),
+        mib_text(total)
+    )
+}
+
 /// What is left of the current set: with a runtime, the planned time minus the elapsed (never
 /// more than that: a rate estimate early in a run guesses minutes for a run of seconds);
 /// size-bounded, the bytes left at the rate so far.
@@ -228,6 +243,37 @@ struct RunObserver {
     /// When the layout began and how many bytes it writes: the first progress of the run
     /// ends it, and says how long it took at what rate.
     layout: Option<(Instant, u64)>,
+    /// On a terminal, while the layout runs: the thread that shows its bytes and rate, and
+    /// the flag that ends it.
+    layout_ticker: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
+}
+
+impl RunObserver {
+    /// Ends the layout's progress display, if one runs.
+    fn end_layout_ticker(&mut self) {
+        if let Some((done, ticker)) = self.layout_ticker.take() {
+            done.store(true, Ordering::SeqCst);
+            let _ = ticker.join();
+        }
+    }
+
+    /// The layout is over (the run reports progress, or ended first): its bytes, time, rate.
+    fn finish_layout(&mut self) {
+        self.end_layout_ticker();
+        if let Some((started, bytes)) = self.layout.take() {
+            let line = format!("iofit: {}", layout_done_text(bytes, started.elapsed()));
+            match &self.bar {
+                Some(bar) => bar.println(line),
+                None => eprintln!("{line}"),
+            }
+        }
+    }
+}
+
+impl Drop for RunObserver {
+    fn drop(&mut self) {
+        self.end_layout_ticker();
+    }
 }
 
 impl RunObserver {
@@ -247,6 +293,7 @@ impl RunObserver {
             bar,
             last: None,
             layout: None,
+            layout_ticker: None,
         }
     }
 }
@@ -268,10 +315,30 @@ impl Observer for RunObserver {
         }
     }
 
-    fn progress(&mut self, _label: &str, progress: &Progress) {
-        if let Some((started, bytes)) = self.layout.take() {
-            eprintln!("iofit: {}", layout_done_text(bytes, started.elapsed()));
+    fn layout_written(&mut self, _label: &str, written: Arc<std::sync::atomic::AtomicU64>) {
+        let (Some(bar), Some((started, total))) = (&self.bar, self.layout) else {
+            return;
+        };
+        let (bar, done) = (bar.clone(), Arc::new(AtomicBool::new(false)));
+        let stop = Arc::clone(&done);
+        let ticker = std::thread::Builder::new()
+            .name("layout-progress".into())
+            .spawn(move || {
+                bar.set_length(total.max(1));
+                while !stop.load(Ordering::SeqCst) {
+                    let so_far = written.load(Ordering::Relaxed);
+                    bar.set_position(so_far.min(total));
+                    bar.set_message(layout_progress_text(so_far, total, started.elapsed()));
+                    std::thread::sleep(std::time::Duration::from_millis(250));
+                }
+            });
+        if let Ok(ticker) = ticker {
+            self.layout_ticker = Some((done, ticker));
         }
+    }
+
+    fn progress(&mut self, _label: &str, progress: &Progress) {
+        self.finish_layout();
         let Some(bar) = &self.bar else {
             return;
         };
@@ -308,6 +375,7 @@ impl Observer for RunObserver {
     }
 
     fn run_done(&mut self, _label: &str) {
+        self.finish_layout();
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
@@ -546,5 +614,13 @@ mod tests {
             "laid out 1.0 GiB in 5.0 s (214.7 MB/s)"
         );
         assert_eq!(mib_text(3 << 19), "1.5 MiB");
+        assert_eq!(
+            layout_progress_text(512 << 20, 1 << 30, Duration::from_secs(5)),
+            "laying out 512.0 MiB of 1.0 GiB (107.4 MB/s)"
+        );
+        assert_eq!(
+            layout_progress_text(0, 1 << 30, Duration::ZERO),
+            "laying out 0.0 MiB of 1.0 GiB"
+        );
     }
 }
