@@ -12,7 +12,7 @@
 #   {1..24}                               -> {1..1}            one VM instead of 24
 #   /mnt/vdb                              -> DATA_DIR/vdb      mount points in a local directory
 #   system=vdbench-vnet${vnet}-${vm}      -> system=localhost  the one "VM" is this machine
-#                                                              (iofit refuses remote hosts)
+#                                                              (one host here; iofit runs hd= hosts over ssh too)
 # Everything else (693g sizes, threads, elapsed=600, warmup=60, the FillWrite elapsed=259200)
 # stays as the seed wrote it; a local run shortens and shrinks them through the runner's
 # options (VdbenchRunOptions: elapsed, warmup, scale, sd_size), see README.md.

@@ -24,7 +24,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// One file of one clone: where the job's region starts and how long it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,7 +124,14 @@ impl Layout {
             // Laid out as a file this run created, so `unlink` removes the last loop's too.
             self.needs[at].action = LayoutAction::Create;
             let need = self.needs[at].clone();
-            match lay_out_one(self, &need, &chunk, stop, &mut Vec::new()) {
+            match lay_out_one(
+                self,
+                &need,
+                &chunk,
+                stop,
+                &mut Vec::new(),
+                &AtomicU64::new(0),
+            ) {
                 Ok(bytes) => written += bytes,
                 Err(e) => {
                     // As `lay_out`: a file cut short is not left behind.
@@ -564,12 +571,22 @@ fn fill_chunk() -> Vec<u8> {
 /// Returns the bytes written. Stops early (with an error) when `stop` is set. On any error,
 /// the files this call created are removed again (a partial file is not left behind).
 pub fn lay_out(layout: &mut Layout, stop: &AtomicBool) -> Result<u64, EngineError> {
+    lay_out_counting(layout, stop, &AtomicU64::new(0))
+}
+
+/// [`lay_out`], adding the bytes written to `written` as they go (a progress display reads it
+/// from another thread).
+pub fn lay_out_counting(
+    layout: &mut Layout,
+    stop: &AtomicBool,
+    written_so_far: &AtomicU64,
+) -> Result<u64, EngineError> {
     let chunk = fill_chunk();
     let mut written = 0u64;
     let mut created: Vec<PathBuf> = Vec::new();
     let needs = layout.needs.clone();
     for need in &needs {
-        let result = lay_out_one(layout, need, &chunk, stop, &mut created);
+        let result = lay_out_one(layout, need, &chunk, stop, &mut created, written_so_far);
         match result {
             Ok(bytes) => written += bytes,
             Err(e) => {
@@ -607,6 +624,7 @@ fn lay_out_one(
     chunk: &[u8],
     stop: &AtomicBool,
     created: &mut Vec<PathBuf>,
+    written_so_far: &AtomicU64,
 ) -> Result<u64, EngineError> {
     let (writer, from) = match need.action {
         LayoutAction::UseAsIs => return Ok(0),
@@ -652,6 +670,7 @@ fn lay_out_one(
             )
         };
         offset += n as u64;
+        written_so_far.fetch_add(n as u64, Ordering::Relaxed);
     }
     if stop.load(Ordering::Relaxed) {
         // Stopped: no fsync to wait for; the file is whole and ours, and the next run finds it.
@@ -696,6 +715,20 @@ mod tests {
         std::fs::write(&path, vec![1u8; 4096]).unwrap();
         let err = plan_layout(&[job(&path, RwMode::Read)], false).unwrap_err();
         assert!(matches!(err, EngineError::Refused { .. }));
+    }
+
+    #[test]
+    fn the_layout_counts_its_bytes_as_it_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let jobs = [job(&dir.path().join("counted"), RwMode::Write)];
+        let mut layout = plan_layout(&jobs, false).unwrap();
+        let written = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let total = lay_out_counting(&mut layout, &stop, &written).unwrap();
+        assert_eq!(
+            (total, written.load(Ordering::Relaxed)),
+            (64 * 1024, 64 * 1024)
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::clock::{Clock, FakeClock, MonotonicClock};
 use crate::distribution::BlockPicker;
 use crate::engine::Engine;
 use crate::error::EngineError;
-use crate::layout::{lay_out, plan_layout, regions_for_clone, Layout};
+use crate::layout::{lay_out_counting, plan_layout, regions_for_clone, Layout};
 use crate::null::{NullEngine, NullQueue};
 use crate::psync::{SyncEngine, SyncFlavor};
 use crate::random::mix64;
@@ -84,6 +84,9 @@ pub struct Progress {
 pub trait Observer {
     /// Before layout: how many files will be created or extended, and how many bytes written.
     fn layout(&mut self, _files: usize, _bytes: u64) {}
+    /// Right after `layout`: the bytes the layout has written so far, counted while it runs
+    /// (a progress display reads it from a thread of its own).
+    fn layout_written(&mut self, _written: Arc<std::sync::atomic::AtomicU64>) {}
     /// A result was finalised; `report` holds every finished result so far.
     fn job_done(&mut self, _report: &RunReport) {}
     /// Called about four times a second while jobs run.
@@ -865,10 +868,12 @@ pub fn run_jobs(
     crate::replay::open_write_logs(jobs, &mut plans, options.allow_overwrite)?;
     share_dedupe(jobs, &mut plans);
     let (to_write, to_create) = layout.to_write();
+    let laid_out = Arc::new(std::sync::atomic::AtomicU64::new(0));
     if to_create > 0 {
         observer.layout(to_create, to_write);
+        observer.layout_written(Arc::clone(&laid_out));
     }
-    lay_out(&mut layout, &options.stop)?;
+    lay_out_counting(&mut layout, &options.stop, &laid_out)?;
     // Shared with the clones that lay their files out again between loops (unlink_each_loop).
     let layout = Arc::new(Mutex::new(layout));
 

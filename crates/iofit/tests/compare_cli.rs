@@ -254,8 +254,8 @@ fn bad_input_exits_2_with_one_line() {
         ])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--disks"));
-    // A bad --disks spec.
+        .stderr(predicate::str::contains("--disk"));
+    // A bad --disk spec (given by its old name, which still works).
     bad_input(
         &[
             &results,
@@ -264,7 +264,7 @@ fn bad_input_exits_2_with_one_line() {
             "--disks",
             "0xP30",
         ],
-        "--disks",
+        "--disk",
     );
     // A provisioned volume without what was bought, named by compare's own flag.
     bad_input(
@@ -277,6 +277,6 @@ fn bad_input_exits_2_with_one_line() {
             "--disks",
             "1xPremiumV2",
         ],
-        "--disks '1xPremiumV2': size_gib, iops and mb_s are each needed",
+        "--disk '1xPremiumV2': size_gib, iops and mb_s are each needed",
     );
 }

@@ -306,5 +306,6 @@ fn the_demo_report_shows_the_workload_over_time_against_the_design_s_limits() {
     // The limit bars: what is used beside each limit, and which volume a limit belongs to.
     assert!(html.contains("12,906.5 of 14,341 IOPS used — binding"));
     assert!(html.contains(">data: per disk PremiumV2 IOPS<"));
+    assert_eq!(html.matches("— binding").count(), 1);
     assert!(html.contains(">log: per disk PremiumV2 IOPS<"));
 }

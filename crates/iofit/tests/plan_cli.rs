@@ -389,7 +389,7 @@ fn report_and_headroom_flags_reject_bad_values() {
         ),
         (
             vec!["--format", "pdf", "--report", "x.pdf"],
-            "--format 'pdf'",
+            "--report-format 'pdf'",
         ),
         (vec!["--format", "markdown"], "give --report too"),
     ] {

@@ -346,3 +346,52 @@ fn each_provisioned_volume_says_what_it_bought_and_spec_figures_win_over_the_fla
         "{stderr}"
     );
 }
+
+/// With a price in the catalog, predict says what the design costs a month, VM and disks apart,
+/// and on what basis; JSON carries the same figures.
+#[test]
+fn predict_prints_the_cost_when_it_has_a_price() {
+    let output = iofit()
+        .args([
+            "predict",
+            "--vm",
+            "Standard_D8s_v5",
+            "--disk",
+            "4xP30:readonly",
+            "--rw",
+            "randrw",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let cost = &value["cost"];
+    let vm = cost["vm_usd_month"].as_f64().unwrap();
+    let disks = cost["disks_usd_month"].as_f64().unwrap();
+    assert!(vm > 0.0 && disks > 0.0, "{cost}");
+    assert!((cost["total_usd_month"].as_f64().unwrap() - (vm + disks)).abs() < 1e-9);
+    let basis = cost["basis"].as_str().unwrap();
+    assert!(
+        basis.contains("USD") && basis.contains("pay-as-you-go"),
+        "{basis}"
+    );
+    let text = iofit()
+        .args([
+            "predict",
+            "--vm",
+            "Standard_D8s_v5",
+            "--disk",
+            "4xP30:readonly",
+            "--rw",
+            "randrw",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let line = text.lines().find(|l| l.starts_with("cost: $")).unwrap();
+    assert!(
+        line.contains("a month = VM $") && line.contains(" + disks $"),
+        "{line}"
+    );
+}

@@ -791,6 +791,41 @@ pub fn render_text(outcome: &BenchOutcome) -> String {
     out
 }
 
+/// The bench's answer card: the design the benchmarks are predicted for, its binding limit,
+/// and how many benchmarks ran (the bench measures this machine; it has no requirements).
+fn bench_summary(outcome: &BenchOutcome) -> iofit_report::summary::Summary {
+    use iofit_report::summary::{self, Summary, SummaryVerdict};
+    let json = &outcome.json;
+    let mut card = match &outcome.combined_prediction {
+        Some(prediction) => Summary {
+            design: summary::predicted_design_rows(prediction),
+            binding: summary::binding_line(prediction),
+            ..Default::default()
+        },
+        None => Summary {
+            design: vec![("VM".into(), json.vm.clone())],
+            ..Default::default()
+        },
+    };
+    let complete = json.status == Status::Complete;
+    card.verdict = Some(SummaryVerdict {
+        pass: complete,
+        badge: Some(if complete { "COMPLETE" } else { "CUT SHORT" }.into()),
+        words: format!(
+            "{} of {} benchmarks ran{}; measured on this machine's directories, not on {}",
+            json.rows.len(),
+            json.scenarios_planned,
+            if complete { "" } else { " (cut short)" },
+            json.vm
+        ),
+    });
+    card.next = vec![
+        "Read each row's measured figure beside the seed's expected and the predicted one.".into(),
+        "Run the same suite on the Azure VM itself to judge the design.".into(),
+    ];
+    card
+}
+
 /// The suite as one report: the results table beside the seed's and the predicted values,
 /// every benchmark's run over time, and the prediction of the combined scenario with its limits
 /// (the binding one marked).
@@ -859,6 +894,7 @@ pub fn report(outcome: &BenchOutcome) -> iofit_report::html::HtmlReport {
         "iofit bench azure-premium: predicted for {}",
         json.vm
     ))
+    .summary(bench_summary(outcome))
     .table(table)
     .section("How to read it", notes.join("\n\n"))
     .run_result(&run);

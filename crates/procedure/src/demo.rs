@@ -24,6 +24,7 @@ use iofit_planner::{Plan, PlanOptions};
 use iofit_predict::Prediction;
 use iofit_report::compare::{self, CompareContext, Comparison, JobSelection};
 use iofit_report::html::{HtmlReport, Table};
+use iofit_report::summary::{self, Summary, SummaryVerdict};
 use iofit_stats::RunResult;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -66,7 +67,7 @@ impl DemoOptions {
         if let Some(run) = &self.run {
             if !(run.seconds > 0.0 && run.seconds <= MAX_RUN_SECONDS) {
                 return Err(ProcedureError::BadInput(format!(
-                    "--run-seconds {}: write a number of seconds above 0 and at most {MAX_RUN_SECONDS}, e.g. 1.5",
+                    "--runtime {}: write a number of seconds above 0 and at most {MAX_RUN_SECONDS}, e.g. 1.5",
                     shown(run.seconds)
                 )));
             }
@@ -534,8 +535,43 @@ fn workload_over_time(html: HtmlReport, report: &DemoReport) -> HtmlReport {
     )
 }
 
-pub fn html_report(report: &DemoReport) -> HtmlReport {
+/// The demo's answer card: design #1 as the plan sized it (cold cache), its cost and price
+/// basis, its binding limit cold and warm, the verdict of the run, and what to do next.
+fn summary(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) -> Summary {
+    let mut summary = Summary::for_plan(&report.plan, tables);
+    let cached = report
+        .plan
+        .designs
+        .first()
+        .is_some_and(|d| d.volumes.iter().any(|v| v.caching.is_cached()));
+    if cached {
+        summary.binding_warm = report.prediction.as_ref().and_then(summary::binding_line);
+    }
+    if let Some(verdict) = summary::verdict_of(&report.comparisons) {
+        summary.verdict = Some(SummaryVerdict {
+            words: format!(
+                "{} (the short run on this machine's temp directory, not on the design)",
+                verdict.words
+            ),
+            ..verdict
+        });
+    }
+    if !report.plan.designs.is_empty() {
+        summary.next = vec![
+            "Profile your own server: iofit profile CAPTURE -o req.toml (iostat -x, sar,              PerfMon, Azure Monitor)."
+                .into(),
+            "Plan for it: iofit plan --requirements req.toml --report plan.html.".into(),
+            "Build design #1, run the workload on it (iofit run) and judge it (iofit compare              results.json --requirements req.toml)."
+                .into(),
+        ];
+    }
+    summary
+}
+
+/// Step 6: the HTML report; `tables` are the catalog tables of the edition (the price basis).
+pub fn html_report(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) -> HtmlReport {
     let mut html = HtmlReport::new("iofit demo: an example database server, profiled to a verdict")
+        .summary(summary(report, tables))
         .section(
             "The loop",
             format!(
@@ -560,7 +596,8 @@ pub fn html_report(report: &DemoReport) -> HtmlReport {
         let mut table = Table::new(
             "Designs, cheapest first",
             &["#", "VM", "volumes", "total $/month", "binding limit"],
-        );
+        )
+        .sortable();
         for design in &report.plan.designs {
             let volumes: Vec<String> = design
                 .volumes
@@ -584,6 +621,31 @@ pub fn html_report(report: &DemoReport) -> HtmlReport {
     }
     html = workload_over_time(html, report);
     if let Some(prediction) = &report.prediction {
+        let cached = report
+            .plan
+            .designs
+            .first()
+            .is_some_and(|d| d.volumes.iter().any(|v| v.caching.is_cached()));
+        if cached {
+            // The terminal's cold/warm story, in the report too: the plan and this prediction
+            // look at one design under two caches.
+            let differs = binding_differs(report, prediction);
+            let mut body = vec![
+                "The plan sized design #1 for a cold cache; the prediction below is the same                  design with a warm host cache."
+                    .to_string(),
+                summary::CACHE_STORY.to_string(),
+            ];
+            if !differs.is_empty() {
+                let words = differs.trim().trim_start_matches('(').trim_end_matches(')');
+                let mut chars = words.chars();
+                let capitalised: String = chars
+                    .next()
+                    .map(|first| first.to_uppercase().chain(chars).collect())
+                    .unwrap_or_default();
+                body.push(format!("{capitalised}."));
+            }
+            html = html.section("Cold and warm cache", body.join("\n\n"));
+        }
         html = html.prediction(prediction);
     }
     match &report.run {

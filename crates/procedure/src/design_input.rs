@@ -1,6 +1,6 @@
 //! Designs that other commands take as input: one design of `iofit plan --json` output (for
 //! `emulate --plan FILE --design N`), and the prediction of a design for the workload a
-//! benchmark measured (for `compare --vm --disks`).
+//! benchmark measured (for `compare --vm --disk`).
 
 use crate::ProcedureError;
 use iofit_catalog::Catalog;
@@ -78,7 +78,7 @@ pub struct MeasuredShape {
     pub outstanding_ios: Option<u32>,
 }
 
-/// The design a benchmark ran on (`vm_name` with one `--disks` spec, as `predict --disk`
+/// The design a benchmark ran on (`vm_name` with one `--disk` spec, as `predict --disk`
 /// takes it), predicted for the workload it ran, against the volume's sizing target.
 pub fn predict_measured(
     catalog: &Catalog,
@@ -94,7 +94,7 @@ pub fn predict_measured(
         .vm(vm_name, edition)
         .map_err(|e| bad("--vm", e.to_string()))?;
     let (mut design, disk) = resolve_volume(catalog, edition, spec, 0, Bought::default())
-        .map_err(|e| ProcedureError::bad_input(format!("--disks '{}': {}", e.spec, e.reason)))?;
+        .map_err(|e| ProcedureError::bad_input(format!("--disk '{}': {}", e.spec, e.reason)))?;
     design.label = volume.label.clone();
     if let Some(caching) = caching {
         design.caching = caching;
@@ -119,7 +119,7 @@ pub fn predict_measured(
     // The seed edition counts 1 MB = 1024 KB, as the seed does; plan and predict agree.
     let assumptions = crate::inputs::assumptions_for(edition, None, 100.0)?;
     iofit_predict::predict(vm, &[load], &assumptions, None)
-        .map_err(|e| bad("--vm/--disks", e.to_string()))
+        .map_err(|e| bad("--vm/--disk", e.to_string()))
 }
 
 #[cfg(test)]

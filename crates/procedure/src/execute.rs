@@ -67,6 +67,9 @@ impl iofit_engine::Observer for Bridge<'_> {
     fn layout(&mut self, files: usize, bytes: u64) {
         self.observer.layout(self.label, files, bytes);
     }
+    fn layout_written(&mut self, written: std::sync::Arc<std::sync::atomic::AtomicU64>) {
+        self.observer.layout_written(self.label, written);
+    }
     fn progress(&mut self, progress: &Progress) {
         self.observer.progress(self.label, progress);
     }

@@ -152,6 +152,10 @@ impl iofit_engine::Observer for Bridge<'_> {
         self.observer.layout(LABEL, files, bytes);
     }
 
+    fn layout_written(&mut self, written: std::sync::Arc<std::sync::atomic::AtomicU64>) {
+        self.observer.layout_written(LABEL, written);
+    }
+
     fn job_done(&mut self, report: &RunReport) {
         if let Some(path) = self.output {
             let text = render(self.format, report, self.jobs);

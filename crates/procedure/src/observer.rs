@@ -14,6 +14,13 @@ pub trait Observer {
     fn warning(&mut self, _warning: &Warning) {}
     /// Test files are being laid out before timing starts.
     fn layout(&mut self, _label: &str, _files: usize, _bytes: u64) {}
+    /// Right after `layout`: the bytes laid out so far, counted while the layout runs.
+    fn layout_written(
+        &mut self,
+        _label: &str,
+        _written: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    ) {
+    }
     /// A run is under way (about four times a second).
     fn progress(&mut self, _label: &str, _progress: &Progress) {}
     /// The run that reported progress ended.

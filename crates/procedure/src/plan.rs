@@ -437,7 +437,7 @@ pub fn seed_total_note(catalog: &Catalog) -> Option<String> {
     })
 }
 
-/// `--format` for `--report`: html (default) or markdown; markdown without a report is bad
+/// `--report-format` for `--report`: html (default) or markdown; markdown without a report is bad
 /// input. `None` when no report was asked for.
 pub fn report_format(format: Option<&str>, report: Option<&Path>) -> Result<Option<ReportFormat>> {
     let format = match format.map(|f| f.to_ascii_lowercase()) {
@@ -446,14 +446,14 @@ pub fn report_format(format: Option<&str>, report: Option<&Path>) -> Result<Opti
         Some(f) if f == "markdown" || f == "md" => ReportFormat::Markdown,
         Some(f) => {
             return Err(bad(format!(
-                "--format '{f}': use html or markdown (the format of --report FILE)"
+                "--report-format '{f}': use html or markdown (the format of --report FILE)"
             )))
         }
     };
     match report {
         Some(_) => Ok(Some(format)),
         None if format == ReportFormat::Markdown => Err(bad(
-            "--format markdown applies to --report FILE; give --report too",
+            "--report-format markdown applies to --report FILE; give --report too",
         )),
         None => Ok(None),
     }
@@ -553,6 +553,7 @@ impl PlanOutcome {
             &self.plan,
             &self.edition,
             &self.options,
+            &self.tables,
         )
     }
 

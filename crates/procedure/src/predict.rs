@@ -68,12 +68,26 @@ pub struct PredictOutcome {
     pub price_notes: Vec<String>,
     /// The disks as given, for the report's title.
     pub disks: Vec<String>,
+    /// The design's monthly cost, VM and disks apart, when the catalog prices them.
+    pub cost: Option<iofit_report::summary::CostSplit>,
 }
 
 impl PredictOutcome {
     /// What `iofit predict` prints.
     pub fn text(&self) -> String {
         let mut out = iofit_report::predict_text::render(&self.prediction);
+        if let Some(cost) = &self.cost {
+            let split = match cost.total_usd_month {
+                Some(_) => format!(" = {}", cost.split_text()),
+                // Premium SSD v2 and Ultra are priced by what is bought: plan prices them.
+                None => " (Premium SSD v2 and Ultra disks: iofit plan prices them)".into(),
+            };
+            out.push_str(&format!(
+                "cost: {}{split} ({})\n",
+                cost.total_text(),
+                cost.basis
+            ));
+        }
         for note in &self.price_notes {
             out.push_str(&format!("note: {note}\n"));
         }
@@ -96,6 +110,9 @@ impl PredictOutcome {
         if !self.price_notes.is_empty() {
             value["price_notes"] = serde_json::json!(self.price_notes);
         }
+        if let Some(cost) = &self.cost {
+            value["cost"] = serde_json::json!(cost);
+        }
         value
     }
 
@@ -105,7 +122,11 @@ impl PredictOutcome {
             "iofit predict: {} with {}",
             self.prediction.vm,
             self.disks.join(", ")
-        ));
+        ))
+        .summary(iofit_report::summary::Summary {
+            cost: self.cost.clone(),
+            ..iofit_report::summary::Summary::for_prediction(&self.prediction)
+        });
         if let Some(requirements) = &self.requirements {
             report = report.requirements(requirements);
         }
@@ -117,6 +138,39 @@ impl PredictOutcome {
     pub fn fits(&self) -> bool {
         self.prediction.fits()
     }
+}
+
+/// The design's monthly cost from `catalog` (the priced view with --region/--pricing/--os):
+/// the VM's price and each fixed-size disk's times its count. `None` when the VM has no price;
+/// disks the catalog does not price (Premium SSD v2, Ultra: priced by what is bought) leave the
+/// disks' part unknown and say so through `price not sourced`.
+fn design_cost(
+    catalog: &Catalog,
+    edition: &str,
+    vm_name: &str,
+    loads: &[VolumeLoad],
+) -> Option<iofit_report::summary::CostSplit> {
+    let vm = catalog.vm(vm_name, edition).ok()?;
+    let vm_usd_month = vm.price_usd_month?;
+    let disks_usd_month = loads.iter().try_fold(0.0, |sum, load| {
+        let disk = catalog.disk(&load.design.disk_sku, edition).ok()?;
+        Some(sum + disk.price_usd_month? * f64::from(load.design.disk_count))
+    });
+    // Standard SSD/HDD disks are also charged per operation, which a prediction does not count.
+    let charged_per_operation = loads.iter().any(|load| {
+        catalog
+            .disk(&load.design.disk_sku, edition)
+            .is_ok_and(|disk| disk.price_usd_per_10k_operations.is_some())
+    });
+    let tables: Vec<&TableInfo> = catalog.tables_in(edition).collect();
+    Some(iofit_report::summary::CostSplit {
+        vm_usd_month: Some(vm_usd_month),
+        disks_usd_month,
+        operations_usd_month: None,
+        total_usd_month: disks_usd_month.map(|disks| vm_usd_month + disks),
+        complete: disks_usd_month.is_some() && !charged_per_operation,
+        basis: iofit_report::summary::table_price_basis(&vm.table, &tables),
+    })
 }
 
 /// A count flag within 1..=max (IOs in flight per job, jobs per volume).
@@ -431,7 +485,14 @@ pub fn predict(request: &PredictRequest) -> Result<PredictOutcome> {
             .warnings
             .extend(own_depth_warnings(requirements, &loads, &assumptions));
     }
+    let cost = design_cost(
+        alternatives.as_ref().unwrap_or(&catalog),
+        &edition,
+        &request.vm,
+        &loads,
+    );
     let outcome = PredictOutcome {
+        cost,
         tables: (catalog.tables_in(&edition))
             .filter(|t| prediction.tables.contains(&t.id))
             .cloned()

@@ -53,7 +53,7 @@ impl SizeThreadsOptions {
         }
         if !(self.duration_s > 0.0 && self.duration_s <= MAX_DURATION_S) {
             return Err(bad(format!(
-                "--duration {}: write a number of seconds above 0 and at most {MAX_DURATION_S}",
+                "--runtime {}: write a number of seconds above 0 and at most {MAX_DURATION_S}",
                 shown(self.duration_s)
             )));
         }
@@ -329,7 +329,7 @@ mod tests {
                 "--target-iops",
             ),
             (Box::new(|o| o.target_iops = f64::NAN), "--target-iops"),
-            (Box::new(|o| o.duration_s = 1e20), "--duration"),
+            (Box::new(|o| o.duration_s = 1e20), "--runtime"),
             (Box::new(|o| o.max_threads = 0), "--max-threads"),
             (Box::new(|o| o.rwmix_read_pct = 101.0), "--rwmixread"),
         ] {

@@ -111,7 +111,7 @@ fn the_whole_loop_on_the_null_engine() {
         engine: EngineKind::Psync,
     });
     let error = run_demo(&catalog, &bad, &mut executor, &mut Quiet, &uring_ok).unwrap_err();
-    assert!(error.to_string().starts_with("--run-seconds"), "{error}");
+    assert!(error.to_string().starts_with("--runtime"), "{error}");
 }
 
 /// The report's workload-over-time charts: every volume's IOPS, MB/s, latency and queue depth,
@@ -142,7 +142,7 @@ fn the_report_draws_the_workload_over_time_against_both_designs() {
     let top = &report.plan.designs[0];
     let cheaper = report.next_cheaper.as_ref().expect("a cheaper VM exists");
     assert!(cheaper.vm_price_usd_month < top.vm_price_usd_month.unwrap());
-    let html = iofit_procedure::demo::html_report(&report).render();
+    let html = iofit_procedure::demo::html_report(&report, &[]).render();
     for label in ["data", "log"] {
         for what in [
             "IOPS over the capture",
@@ -223,7 +223,7 @@ fn the_demo_says_sizes_and_latencies_one_way() {
     };
     let mut executor = EngineExecutor::null_with_fake_clock(20_000);
     let report = run_demo(&catalog, &options, &mut executor, &mut Quiet, &uring_ok).unwrap();
-    let html = iofit_procedure::demo::html_report(&report);
+    let html = iofit_procedure::demo::html_report(&report, &[]);
     let outputs = [
         ("text", render_text(&report, &[])),
         ("html", html.render()),

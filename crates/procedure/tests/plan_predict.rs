@@ -167,7 +167,9 @@ fn report_format_flag_is_checked() {
         plan::report_format(Some("MD"), Some(path)).unwrap(),
         Some(ReportFormat::Markdown)
     );
-    assert!(error_text(plan::report_format(Some("pdf"), Some(path))).contains("--format 'pdf'"));
+    assert!(
+        error_text(plan::report_format(Some("pdf"), Some(path))).contains("--report-format 'pdf'")
+    );
     assert!(error_text(plan::report_format(Some("markdown"), None)).contains("give --report"));
 }
 

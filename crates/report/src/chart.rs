@@ -132,14 +132,20 @@ fn trim_number(value: f64) -> String {
     }
 }
 
+/// About how wide a character of the 14 px bold chart title is.
+const TITLE_CHAR_PX: f64 = 8.6;
+
 fn svg_open(out: &mut String, height: f64, title: &str) {
+    // A title longer than the chart is shown shortened; the whole is the SVG's title.
+    let room = ((WIDTH - LEFT - RIGHT) / TITLE_CHAR_PX) as usize;
     let _ = write!(
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 {WIDTH} {height}\" \
          width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"{title}\">\
          <title>{title}</title>\
-         <text x=\"{LEFT}\" y=\"20\" class=\"chart-title\">{title}</text>",
-        title = escape(title)
+         <text x=\"{LEFT}\" y=\"20\" class=\"chart-title\">{shown}</text>",
+        title = escape(title),
+        shown = escape(&shorten(title, room))
     );
 }
 
@@ -249,26 +255,41 @@ fn legend_rows(names: &[&str]) -> Vec<Vec<usize>> {
 /// Height the legend adds below the plot: one 22 px row, 18 px per extra row (many or long
 /// series names wrap instead of running off the chart).
 fn legend_height(names: &[&str]) -> f64 {
-    if names.len() > 1 {
+    // Every line is named, even a chart's only one: the legend says which job and direction.
+    if !names.is_empty() {
         22.0 + 18.0 * (legend_rows(names).len() - 1) as f64
     } else {
         0.0
     }
 }
 
-/// Draws the legend; `y` is the baseline of its first row.
-fn legend(out: &mut String, names: &[&str], colours: &[&str], y: f64) {
+/// Draws the legend; `y` is the baseline of its first row. A dashed series shows a dashed
+/// swatch, so mean and p99 stay apart in the legend as in the plot.
+fn legend(out: &mut String, names: &[&str], colours: &[&str], dashed: &[bool], y: f64) {
     for (row_index, row) in legend_rows(names).iter().enumerate() {
         let y = y + 18.0 * row_index as f64;
         let mut x = LEFT;
         for &index in row {
             let name = names[index];
             let colour = colours[index];
+            if dashed.get(index).copied().unwrap_or(false) {
+                let _ = write!(
+                    out,
+                    "<line x1=\"{x}\" y1=\"{y0}\" x2=\"{}\" y2=\"{y0}\" stroke=\"{colour}\" \
+                     stroke-width=\"3\" stroke-dasharray=\"4 2\"/>",
+                    x + 12.0,
+                    y0 = y - 4.0
+                );
+            } else {
+                let _ = write!(
+                    out,
+                    "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{colour}\"/>",
+                    y - 10.0
+                );
+            }
             let _ = write!(
                 out,
-                "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{colour}\"/>\
-                 <text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>",
-                y - 10.0,
+                "<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>",
                 x + 16.0,
                 y,
                 escape(name)
@@ -365,16 +386,66 @@ fn line_chart_with(
             dot(&mut out, only, 3.0, colour);
         }
     }
-    if names.len() > 1 {
+    hover_points(&mut out, series, x_label, y_label, |point| {
+        pixel(x_axis, y, plot_bottom, point)
+    });
+    if !names.is_empty() {
+        let mut dashed: Vec<bool> = series.iter().map(|s| s.dashed).collect();
+        dashed.resize(names.len(), false);
         legend(
             &mut out,
             &names,
             &colours,
+            &dashed,
             TOP + PLOT_HEIGHT + BOTTOM + 14.0,
         );
     }
     out.push_str("</svg>");
     out
+}
+
+/// Most points a chart gives hover values for: beyond, the file would grow for little use.
+const HOVER_POINTS_MAX: usize = 2_000;
+
+/// An invisible target on every point whose tooltip says the series, x and y: hovering a line
+/// shows its values without any script.
+fn hover_points(
+    out: &mut String,
+    series: &[Series],
+    x_label: &str,
+    y_label: &str,
+    place: impl Fn((f64, f64)) -> (f64, f64),
+) {
+    let total: usize = series.iter().map(|s| s.points.len()).sum();
+    if total > HOVER_POINTS_MAX {
+        return;
+    }
+    out.push_str("<g class=\"hover\">");
+    for line in series {
+        for &point in &line.points {
+            let (px, py) = place(point);
+            let _ = write!(
+                out,
+                "<circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"5\" fill=\"transparent\">\
+                 <title>{}: {} {}, {} {}</title></circle>",
+                escape(&line.name),
+                escape(x_label),
+                trim_number(point.0),
+                escape(&value_text(point.1)),
+                escape(y_label)
+            );
+        }
+    }
+    out.push_str("</g>");
+}
+
+/// A measured value to 3 significant digits at least, thousands grouped.
+fn value_text(value: f64) -> String {
+    if value.abs() >= 100.0 {
+        iofit_model::units::group_thousands(value)
+    } else {
+        trim_number(value)
+    }
 }
 
 /// The bands as full-height rectangles behind the plot, clipped to the x axis.
@@ -563,16 +634,18 @@ pub fn percentile_chart(title: &str, curves: &[Series]) -> String {
         }
         stroke_series(&mut out, &pixels, colour, curve.dashed);
     }
-    if mapped.len() > 1 {
+    if !mapped.is_empty() {
         let colours: Vec<&str> = mapped
             .iter()
             .enumerate()
             .map(|(i, s)| s.colour_at(i))
             .collect();
+        let dashed: Vec<bool> = mapped.iter().map(|s| s.dashed).collect();
         legend(
             &mut out,
             &names,
             &colours,
+            &dashed,
             TOP + PLOT_HEIGHT + BOTTOM + 14.0,
         );
     }
@@ -618,7 +691,6 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
         high: if high > 0.0 { high } else { 1.0 },
         log: false,
     };
-    let height = TOP + bars.len() as f64 * BAR_ROW + if requirement.is_some() { 30.0 } else { 8.0 };
     let right_edge = WIDTH - LIMIT_BAR_RIGHT;
     // Room for the longest name (about 7 px a character at 12 px), within bounds; longer names
     // are shortened with an ellipsis and keep their full text as a tooltip.
@@ -635,19 +707,37 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
             bar.name.chars().count() as f64 * per_char
         })
         .fold(0.0, f64::max);
-    let bar_left = (widest_px + 16.0).clamp(BAR_LEFT, MAX_BAR_LEFT);
+    // Names too long for the left column go on a line of their own above their bar, whole:
+    // a cut name ("data: queue depth: 15 outstanding IOs / 1 ms (Little...") hides the fact.
+    let stacked = widest_px + 16.0 > MAX_BAR_LEFT;
+    let (bar_left, row, label_drop) = if stacked {
+        (LEFT, BAR_ROW + 16.0, 16.0)
+    } else {
+        (
+            (widest_px + 16.0).clamp(BAR_LEFT, MAX_BAR_LEFT),
+            BAR_ROW,
+            0.0,
+        )
+    };
     let max_chars = |bar: &LimitBar| {
         let per_char = if bar.binding {
             LABEL_CHAR_PX * BOLD_WIDTH
         } else {
             LABEL_CHAR_PX
         };
-        ((bar_left - 16.0) / per_char) as usize
+        let room = if stacked {
+            WIDTH - RIGHT - LEFT
+        } else {
+            bar_left - 16.0
+        };
+        (room / per_char) as usize
     };
+    let height = TOP + bars.len() as f64 * row + if requirement.is_some() { 30.0 } else { 8.0 };
     let mut out = String::new();
     svg_open(&mut out, height, title);
     for (index, bar) in bars.iter().enumerate() {
-        let y = TOP + index as f64 * BAR_ROW;
+        let label_y = TOP + index as f64 * row + 12.0;
+        let y = TOP + index as f64 * row + label_drop;
         let width = axis.position(bar.value.max(0.0), 0.0, right_edge - bar_left);
         let colour = if bar.binding {
             BINDING_COLOUR
@@ -669,12 +759,13 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
         };
         let _ = write!(
             out,
-            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"bar-label{}\" text-anchor=\"end\">{}<title>{}</title></text>\
+            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"bar-label{}\" text-anchor=\"{}\">{}<title>{}</title></text>\
              <rect x=\"{bar_left:.1}\" y=\"{:.1}\" width=\"{width:.1}\" height=\"{:.1}\" fill=\"{colour}\"{}/>\
              <text x=\"{:.1}\" y=\"{:.1}\" class=\"bar-value{}\">{}</text>",
-            bar_left - 8.0,
-            y + 16.0,
+            if stacked { bar_left } else { bar_left - 8.0 },
+            if stacked { label_y } else { y + 16.0 },
             if bar.binding { " binding" } else { "" },
+            if stacked { "start" } else { "end" },
             escape(&shorten(&bar.name, max_chars(bar))),
             escape(&bar.name),
             y + 4.0,
@@ -705,7 +796,7 @@ pub fn limit_chart(title: &str, bars: &[LimitBar], requirement: Option<f64>) -> 
     }
     if let Some(required) = requirement {
         let x = bar_left + axis.position(required, 0.0, right_edge - bar_left);
-        let bottom = TOP + bars.len() as f64 * BAR_ROW;
+        let bottom = TOP + bars.len() as f64 * row;
         let _ = write!(
             out,
             "<line x1=\"{x:.1}\" y1=\"{}\" x2=\"{x:.1}\" y2=\"{bottom:.1}\" class=\"required-line\"/>\
@@ -885,12 +976,15 @@ mod tests {
     fn a_one_point_series_is_marked_and_percentiles_are_dotted() {
         let one = Series::new("a", vec![(1.0, 5.0)]);
         let svg = line_chart("IOPS", "s", "IOPS", std::slice::from_ref(&one));
-        assert_eq!(svg.matches("<circle").count(), 1, "{svg}");
+        // One marker, and one hover target with the point's values.
+        assert_eq!(svg.matches("<circle").count(), 2, "{svg}");
+        assert!(svg.contains("<title>a: s 1, 5 IOPS</title>"), "{svg}");
         assert!(svg.contains(" r=\"3\" "), "{svg}");
         assert!(svg.contains("<path d=\"M"), "{svg}");
         let two = Series::new("a", vec![(1.0, 5.0), (2.0, 6.0)]);
         let svg = line_chart("IOPS", "s", "IOPS", &[two]);
-        assert_eq!(svg.matches("<circle").count(), 0, "{svg}");
+        assert_eq!(svg.matches(" r=\"3\" ").count(), 0, "{svg}");
+        assert_eq!(svg.matches("fill=\"transparent\"").count(), 2, "{svg}");
         assert!(svg.contains(" L"), "{svg}");
         let curve = Series::new("read", vec![(50.0, 0.2), (99.0, 1.5), (99.9, 4.0)]);
         let svg = percentile_chart("p", &[curve]);

@@ -220,6 +220,26 @@ pub fn render_report(report: &Document) -> String {
         match block {
             // Prose has no numbers to tabulate.
             Block::Text { .. } => {}
+            Block::Summary(summary) => {
+                let cost = summary.cost.as_ref();
+                for (metric, value) in [
+                    ("total", cost.and_then(|c| c.total_usd_month)),
+                    ("VM", cost.and_then(|c| c.vm_usd_month)),
+                    ("disks", cost.and_then(|c| c.disks_usd_month)),
+                    ("disk operations", cost.and_then(|c| c.operations_usd_month)),
+                ] {
+                    if let Some(value) = value {
+                        record(
+                            &mut out,
+                            "summary",
+                            "monthly cost",
+                            metric,
+                            format!("{value:.2}"),
+                            "USD/month",
+                        );
+                    }
+                }
+            }
             Block::Run(run) => run_records(&mut out, run),
             Block::Comparison(comparison) => {
                 for check in &comparison.checks {

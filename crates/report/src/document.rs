@@ -35,6 +35,9 @@ pub enum Block {
     Prediction(Box<Prediction>),
     Table(Table),
     /// A line chart of named series (e.g. IOPS per host over time, so a slow host stands out).
+    /// The answer first: design, cost, binding limit, verdict, next steps (see
+    /// [`crate::summary`]). Always rendered before every other block.
+    Summary(Box<crate::summary::Summary>),
     Chart {
         title: String,
         x_label: String,
@@ -51,6 +54,8 @@ pub struct Table {
     pub caption: String,
     pub headers: Vec<String>,
     pub rows: Vec<Vec<String>>,
+    /// The HTML lets a reader sort the rows by any column (a click on its header).
+    pub sortable: bool,
 }
 
 impl Table {
@@ -59,7 +64,14 @@ impl Table {
             caption: caption.into(),
             headers: headers.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
+            sortable: false,
         }
+    }
+
+    /// Rows a reader may sort in the HTML by clicking a column's header.
+    pub fn sortable(mut self) -> Self {
+        self.sortable = true;
+        self
     }
 
     pub fn row(mut self, cells: Vec<String>) -> Self {
@@ -83,6 +95,13 @@ impl Document {
             title: title.into(),
             blocks: Vec::new(),
         }
+    }
+
+    /// The answer card; it goes first whatever the order of the calls.
+    pub fn summary(mut self, summary: crate::summary::Summary) -> Self {
+        self.blocks.retain(|b| !matches!(b, Block::Summary(_)));
+        self.blocks.insert(0, Block::Summary(Box::new(summary)));
+        self
     }
 
     pub fn section(mut self, heading: impl Into<String>, body: impl Into<String>) -> Self {

@@ -55,6 +55,7 @@ impl Document {
                 Block::Requirements(requirements) => render_requirements(&mut out, requirements),
                 Block::Prediction(prediction) => render_prediction(&mut out, prediction),
                 Block::Table(table) => render_table(&mut out, table),
+                Block::Summary(summary) => summary.render_html(&mut out),
                 Block::Chart {
                     title,
                     x_label,
@@ -70,20 +71,42 @@ impl Document {
                 }
             }
         }
+        let sortable = self
+            .blocks
+            .iter()
+            .any(|b| matches!(b, Block::Table(t) if t.sortable));
+        if sortable {
+            out.push_str(SORT_SCRIPT);
+        }
         out.push_str("</main>\n</body>\n</html>\n");
         out
     }
 }
 
+/// Sorts a `table.sortable` by the column whose header is clicked (again: the other way).
+/// Inline and small: the report stays one file that loads nothing.
+const SORT_SCRIPT: &str = "<script>\
+document.querySelectorAll('table.sortable th').forEach(function(th,i){\
+th.tabIndex=0;th.title='sort by this column';\
+th.addEventListener('click',function(){\
+var body=th.closest('table').tBodies[0],rows=[].slice.call(body.rows);\
+var dir=th.dataset.dir==='up'?-1:1;th.dataset.dir=dir===1?'up':'down';\
+function key(r){var t=r.cells[i]?r.cells[i].textContent.trim():'';\
+var n=parseFloat(t.replace(/^[^0-9.-]+/,'').replace(/,/g,''));return isNaN(n)?t:n;}\
+rows.sort(function(a,b){var x=key(a),y=key(b);\
+return (typeof x==='number'&&typeof y==='number'?x-y:String(x).localeCompare(String(y)))*dir;});\
+rows.forEach(function(r){body.appendChild(r);});});});\
+</script>\n";
+
 const STYLE: &str = "\
 body{margin:0;background:#fafafa;color:#1a1a1a;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif}\
 main{max-width:1120px;margin:0 auto;padding:24px 32px 48px}\
 h1{font-size:26px;margin:0 0 2px}h2{font-size:20px;margin:32px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}\
-h3{font-size:16px;margin:20px 0 6px}.byline{color:#666;margin:0 0 16px}\
+h3{font-size:16px;margin:20px 0 6px}h4{font-size:14px;margin:14px 0 4px}.byline{color:#666;margin:0 0 16px}\
 table{border-collapse:collapse;margin:8px 0 16px;background:#fff;font-variant-numeric:tabular-nums}\
 caption{text-align:left;font-weight:600;padding:4px 0}\
 th,td{border:1px solid #d8d8d8;padding:4px 10px;text-align:left;vertical-align:top}\
-th{background:#f0f0f0}td.num{text-align:right;white-space:nowrap}\
+th{background:#f0f0f0}table.sortable th{cursor:pointer}table.sortable th::after{content:' \\2195';color:#999}td.num{text-align:right;white-space:nowrap}\
 tr.fail td{background:#fde8e1}td.pass{color:#00734f;font-weight:600}td.fail{color:#b23c00;font-weight:700}\
 .verdict{display:inline-block;padding:6px 14px;border-radius:4px;font-weight:700;color:#fff;margin:6px 0}\
 .verdict.pass{background:#00875f}.verdict.fail{background:#c0471a}\
@@ -95,6 +118,17 @@ svg .legend{font-size:12px;fill:#333}svg .grid{stroke:#e6e6e6;stroke-width:1}\
 svg .axis{stroke:#888;stroke-width:1}svg .bar-label{font-size:12px;fill:#222}\
 svg .bar-value{font-size:12px;fill:#222}svg .binding{font-weight:700;fill:#b23c00}\
 svg .required-line{stroke:#333;stroke-width:1.5;stroke-dasharray:5 4}\
+p,li,dd,dt,h1,h2,h3,h4{overflow-wrap:anywhere}td,th,caption{overflow-wrap:break-word}\
+.answer{background:#fff;border:2px solid #0072B2;border-radius:6px;padding:8px 16px 12px;margin:12px 0 20px}\
+.answer h2{margin:4px 0 8px;border:0;padding:0}.answer h3{margin:4px 0;font-size:14px;color:#555;text-transform:uppercase;letter-spacing:.04em}\
+.answer-grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(230px,1fr));gap:10px 18px}\
+.answer .cell{min-width:0}.answer p{margin:2px 0}.answer .big{font-size:18px;font-weight:700}\
+.answer dl{margin:0;display:grid;grid-template-columns:auto 1fr;gap:2px 8px}.answer dt{font-weight:600}.answer dd{margin:0}\
+.answer ol.next{margin:4px 0;padding-left:22px}\
+.cache-toggle input{margin:0 2px 0 0}.cache-toggle label{margin-right:10px;font-size:13px}\
+.when-warm{display:none}#cache-warm:checked~.when-warm{display:block}#cache-warm:checked~.when-cold{display:none}\
+.scroll{overflow-x:auto;max-width:100%}\
+@media (max-width:600px){main{padding:12px 10px 32px}h1{font-size:21px}th,td{padding:3px 5px}}\
 ";
 
 fn render_text_block(out: &mut String, heading: &str, body: &str) {
@@ -105,7 +139,12 @@ fn render_text_block(out: &mut String, heading: &str, body: &str) {
 }
 
 fn render_table(out: &mut String, table: &Table) {
-    out.push_str("<table>");
+    // Wide tables scroll inside their own box on a narrow screen instead of widening the page.
+    out.push_str(if table.sortable {
+        "<div class=\"scroll\"><table class=\"sortable\">"
+    } else {
+        "<div class=\"scroll\"><table>"
+    });
     if !table.caption.is_empty() {
         let _ = write!(out, "<caption>{}</caption>", escape(&table.caption));
     }
@@ -126,7 +165,7 @@ fn render_table(out: &mut String, table: &Table) {
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</tbody></table>\n");
+    out.push_str("</tbody></table></div>\n");
 }
 
 fn looks_numeric(cell: &str) -> bool {
@@ -251,14 +290,43 @@ pub(crate) struct TimeSeries {
     pub latency_ms: Vec<Series>,
 }
 
+#[cfg(test)]
 pub(crate) fn time_series(run: &RunResult) -> TimeSeries {
+    let jobs: Vec<&JobResult> = run.jobs.iter().collect();
+    time_series_of(&jobs, &SeriesColours::of(run))
+}
+
+/// The directions a job did IO in, in words: "reads", "writes", "reads and writes".
+fn directions_words(job: &JobResult) -> String {
+    let mut words = Vec::new();
+    for (ios, word) in [
+        (job.read.ios, "reads"),
+        (job.write.ios, "writes"),
+        (job.trim.ios, "trims"),
+    ] {
+        if ios > 0 {
+            words.push(word);
+        }
+    }
+    match words.len() {
+        0 => "no IO".into(),
+        1 => words[0].to_string(),
+        _ => format!(
+            "{} and {}",
+            words[..words.len() - 1].join(", "),
+            words[words.len() - 1]
+        ),
+    }
+}
+
+/// [`time_series`] of some of a run's jobs, coloured as in every chart of the run.
+fn time_series_of(jobs: &[&JobResult], colours: &SeriesColours) -> TimeSeries {
     let mut series = TimeSeries {
         iops: Vec::new(),
         throughput_mb_s: Vec::new(),
         latency_ms: Vec::new(),
     };
-    let colours = SeriesColours::of(run);
-    for job in run.jobs.iter() {
+    for job in jobs {
         let samples: Vec<&IntervalSample> = full_intervals(&job.series).collect();
         if samples.is_empty() {
             continue;
@@ -298,36 +366,30 @@ pub(crate) fn time_series(run: &RunResult) -> TimeSeries {
                 .coloured(colour),
             );
         }
-        // Interval latency covers both directions: drawn in the colour of the job's first
-        // direction, p99 dashed.
-        let colour = colours
-            .index(&job.name, "read")
-            .or(colours.index(&job.name, "write"))
-            .or(colours.index(&job.name, "trim"));
+        // Interval latency (fio's lat) covers every direction of the job: the legend says
+        // which it did. Mean and p99 each have a colour of their own (p99 dashed too).
         let with_ios = || samples.iter().filter(|s| s.ios() > 0);
-        let mean = Series::new(
-            format!("{} mean (reads and writes)", job.name),
-            with_ios()
-                .map(|s| (at(s), s.latency_mean_ns / 1e6))
-                .collect(),
+        let words = directions_words(job);
+        let (mean_colour, p99_colour) = colours.latency(&job.name);
+        series.latency_ms.push(
+            Series::new(
+                format!("{} mean lat ({words})", job.name),
+                with_ios()
+                    .map(|s| (at(s), s.latency_mean_ns / 1e6))
+                    .collect(),
+            )
+            .coloured(mean_colour),
         );
-        let p99 = Series::new(
-            format!("{} p99 (reads and writes)", job.name),
-            with_ios()
-                .map(|s| (at(s), s.latency_p99_ns as f64 / 1e6))
-                .collect(),
-        )
-        .dashed();
-        match colour {
-            Some(colour) => {
-                series.latency_ms.push(mean.coloured(colour));
-                series.latency_ms.push(p99.coloured(colour));
-            }
-            None => {
-                series.latency_ms.push(mean);
-                series.latency_ms.push(p99);
-            }
-        }
+        series.latency_ms.push(
+            Series::new(
+                format!("{} p99 lat ({words})", job.name),
+                with_ios()
+                    .map(|s| (at(s), s.latency_p99_ns as f64 / 1e6))
+                    .collect(),
+            )
+            .coloured(p99_colour)
+            .dashed(),
+        );
     }
     series
 }
@@ -355,6 +417,23 @@ impl SeriesColours {
 
     fn index(&self, job: &str, direction: &str) -> Option<usize> {
         self.0.iter().position(|(j, d)| j == job && *d == direction)
+    }
+
+    /// The mean and p99 latency colours of a job: the mean in the colour of the job's first
+    /// direction, the p99 in a palette colour no direction uses (when the palette has one).
+    fn latency(&self, job: &str) -> (usize, usize) {
+        let first = ["read", "write", "trim"]
+            .iter()
+            .find_map(|d| self.index(job, d))
+            .unwrap_or(0);
+        let jobs: Vec<&str> = self.0.iter().fold(Vec::new(), |mut names, (j, _)| {
+            if !names.contains(&j.as_str()) {
+                names.push(j.as_str());
+            }
+            names
+        });
+        let job_index = jobs.iter().position(|j| *j == job).unwrap_or(0);
+        (first, self.0.len() + job_index)
     }
 }
 
@@ -393,34 +472,7 @@ fn render_run(out: &mut String, run: &RunResult) {
             );
         }
     }
-    let series = time_series(run);
-    out.push_str("<h3>Over time</h3>\n");
-    if series.iops.is_empty() {
-        // fio's JSON has no time series (fio writes it to separate log files); iofit's has.
-        out.push_str(
-            "<p class=\"note\">These results hold no per-interval samples, so there is no chart \
-             over time (fio's JSON output has none; iofit run's has one per second).</p>\n",
-        );
-    } else {
-        out.push_str(&chart::line_chart(
-            "IOPS per interval",
-            "time (s)",
-            "IOPS",
-            &series.iops,
-        ));
-        out.push_str(&chart::line_chart(
-            "Throughput per interval",
-            "time (s)",
-            "MB/s",
-            &series.throughput_mb_s,
-        ));
-        out.push_str(&chart::line_chart_log_capable(
-            "Latency per interval (mean and p99)",
-            "time (s)",
-            "latency (ms)",
-            &series.latency_ms,
-        ));
-    }
+    over_time(out, run);
     let colours = SeriesColours::of(run);
     let mut curves = Vec::new();
     for job in &run.jobs {
@@ -435,6 +487,71 @@ fn render_run(out: &mut String, run: &RunResult) {
     }
     out.push_str("<h3>Latency percentiles</h3>\n");
     out.push_str(&chart::percentile_chart("Latency by percentile", &curves));
+}
+
+/// The jobs of a run by group, in order: groups run one after another (fio's stonewall), and
+/// each group's clock starts at its own zero, so each gets charts of its own.
+fn job_groups(run: &RunResult) -> Vec<(u32, Vec<&JobResult>)> {
+    let mut groups: Vec<(u32, Vec<&JobResult>)> = Vec::new();
+    for job in &run.jobs {
+        match groups.iter_mut().find(|(id, _)| *id == job.group_id) {
+            Some((_, jobs)) => jobs.push(job),
+            None => groups.push((job.group_id, vec![job])),
+        }
+    }
+    groups
+}
+
+/// IOPS, MB/s and latency per interval: one set of charts per group of jobs.
+fn over_time(out: &mut String, run: &RunResult) {
+    out.push_str("<h3>Over time</h3>\n");
+    let colours = SeriesColours::of(run);
+    let groups = job_groups(run);
+    let mut drawn = false;
+    for (id, jobs) in &groups {
+        let series = time_series_of(jobs, &colours);
+        if series.iops.is_empty() {
+            continue;
+        }
+        drawn = true;
+        let suffix = if groups.len() > 1 {
+            let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+            let _ = writeln!(
+                out,
+                "<h4>Group {id}: {} (groups run one after another; time from the group's own \
+                 start)</h4>",
+                escape(&names.join(", "))
+            );
+            format!(", group {id}")
+        } else {
+            String::new()
+        };
+        out.push_str(&chart::line_chart(
+            &format!("IOPS per interval{suffix}"),
+            "time (s)",
+            "IOPS",
+            &series.iops,
+        ));
+        out.push_str(&chart::line_chart(
+            &format!("Throughput per interval{suffix}"),
+            "time (s)",
+            "MB/s",
+            &series.throughput_mb_s,
+        ));
+        out.push_str(&chart::line_chart_log_capable(
+            &format!("Latency per interval, mean and p99 (fio's lat){suffix}"),
+            "time (s)",
+            "latency (ms)",
+            &series.latency_ms,
+        ));
+    }
+    if !drawn {
+        // fio's JSON has no time series (fio writes it to separate log files); iofit's has.
+        out.push_str(
+            "<p class=\"note\">These results hold no per-interval samples, so there is no chart \
+             over time (fio's JSON output has none; iofit run's has one per second).</p>\n",
+        );
+    }
 }
 
 /// The bars of the required-vs-measured chart: every judged metric.
@@ -497,7 +614,7 @@ fn render_comparison(out: &mut String, comparison: &Comparison) {
         let _ = writeln!(out, "<p class=\"note\">design: {}</p>", escape(design));
     }
     out.push_str(
-        "<table><thead><tr><th>metric</th><th>unit</th><th>required</th><th>measured</th>\
+        "<div class=\"scroll\"><table><thead><tr><th>metric</th><th>unit</th><th>required</th><th>measured</th>\
          <th>verdict</th><th>margin</th><th>note</th></tr></thead><tbody>\n",
     );
     for check in &comparison.checks {
@@ -519,7 +636,7 @@ fn render_comparison(out: &mut String, comparison: &Comparison) {
             escape(check.note.as_deref().unwrap_or(""))
         );
     }
-    out.push_str("</tbody></table>\n");
+    out.push_str("</tbody></table></div>\n");
     out.push_str(&chart::required_vs_measured_chart(
         "Required vs measured (each metric on its own scale)",
         &paired_bars(comparison),
@@ -689,7 +806,7 @@ pub(crate) fn prediction_volumes_table(prediction: &Prediction) -> Table {
             "max IOPS",
             "max MB/s",
             "meets target",
-            "capped by",
+            "first of its limits to bind",
         ],
     );
     // A rate that runs into an unpublished limit is unknown, never the published limits' figure.
@@ -717,7 +834,7 @@ pub(crate) fn prediction_volumes_table(prediction: &Prediction) -> Table {
                 None => "-",
             }
             .to_string(),
-            volume.binding.clone(),
+            crate::summary::volume_binding_text(prediction, &volume.label),
         ]);
     }
     table
@@ -748,6 +865,7 @@ pub(crate) fn prediction_limits_table(prediction: &Prediction) -> Table {
             "source",
         ],
     );
+    let binding = crate::summary::binding_label(prediction);
     for check in &prediction.limits {
         let suffix = check.unit.suffix();
         table.rows.push(vec![
@@ -760,9 +878,17 @@ pub(crate) fn prediction_limits_table(prediction: &Prediction) -> Table {
             format!("{}{suffix}", group_thousands(check.used)),
             check
                 .headroom_pct
-                .map(|pct| format!("{pct:.0}%"))
+                .map(crate::summary::percent)
                 .unwrap_or_else(|| "-".to_string()),
-            status_word(check.status).to_string(),
+            if check.kind == iofit_predict::LimitKind::QueueDepth {
+                "the workload's depth (not a limit)".to_string()
+            } else if crate::summary::limit_label(check) == binding {
+                "BINDING".to_string()
+            } else if check.status == LimitStatus::Binding {
+                "ok".to_string()
+            } else {
+                status_word(check.status).to_string()
+            },
             check.source.clone(),
         ]);
     }
@@ -780,14 +906,60 @@ fn render_list(out: &mut String, heading: &str, items: &[String]) {
     out.push_str("</ul>\n");
 }
 
-fn render_prediction(out: &mut String, prediction: &Prediction) {
-    let _ = writeln!(out, "<h2>Prediction: {}</h2>", escape(&prediction.vm));
-    let binding = prediction
+/// The prediction's rate limits as bars: the published ones only (the queue depth the tool
+/// chose at an assumed service time is not where the design throttles), the binding one as
+/// every section names it ([`crate::summary::binding_check`]).
+pub(crate) fn prediction_bars(prediction: &Prediction) -> Vec<LimitBar> {
+    let binding = crate::summary::binding_label(prediction);
+    chart::limit_bars_from_prediction(prediction)
+        .into_iter()
+        .filter(|bar| {
+            prediction
+                .limits
+                .iter()
+                .filter(|check| crate::summary::limit_label(check) == bar.name)
+                .all(crate::summary::can_bind)
+        })
+        .map(|mut bar| {
+            bar.binding = bar.name == binding;
+            bar
+        })
+        .collect()
+}
+
+/// The binding limit in one sentence, and when the prediction itself named the queue depth,
+/// why that is not the limit.
+fn binding_paragraph(out: &mut String, prediction: &Prediction) {
+    match crate::summary::binding_line(prediction) {
+        Some(line) => {
+            let _ = writeln!(
+                out,
+                "<p><strong>Binding limit: {}</strong> ({})</p>",
+                escape(&line.name),
+                escape(&line.detail)
+            );
+        }
+        None => out.push_str("<p><strong>No published limit binds.</strong></p>\n"),
+    }
+    if let Some(binding) = prediction
         .binding
         .as_ref()
-        .map(|binding| binding.words.clone())
-        .unwrap_or_else(|| "no limit binds".to_string());
-    let _ = writeln!(out, "<p><strong>{}</strong></p>", escape(&binding));
+        .filter(|b| b.kind == iofit_predict::LimitKind::QueueDepth)
+    {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{}: the depth is the workload's own (chosen for an assumed \
+             service time of {} ms), not a limit of the VM or the disks; more outstanding IOs \
+             reach the limits above.</p>",
+            escape(&crate::summary::limit_label_of_binding(binding)),
+            prediction.assumptions.service_latency_ms
+        );
+    }
+}
+
+fn render_prediction(out: &mut String, prediction: &Prediction) {
+    let _ = writeln!(out, "<h2>Prediction: {}</h2>", escape(&prediction.vm));
+    binding_paragraph(out, prediction);
     let _ = writeln!(
         out,
         "<p class=\"note\">tables: {} · service latency {} ms ({}) · cache hits {}% · {}</p>",
@@ -798,7 +970,7 @@ fn render_prediction(out: &mut String, prediction: &Prediction) {
         escape(&prediction.mb_convention_note)
     );
     render_table(out, &prediction_volumes_table(prediction));
-    let bars = chart::limit_bars_from_prediction(prediction);
+    let bars = prediction_bars(prediction);
     for (unit, group) in limits_by_unit(&bars) {
         out.push_str(&chart::limit_chart(
             &format!("Rate limits of the design: {unit}"),
@@ -936,13 +1108,16 @@ mod tests {
         assert_eq!(colours, mb_colours);
         assert_eq!(colours[0], Some(chart::PALETTE[0]));
         assert_eq!(colours[2], Some(chart::PALETTE[2]));
-        // The log's latency lines are drawn in the colour of its only direction, p99 dashed.
-        let log_p99 = series
-            .latency_ms
-            .iter()
-            .find(|s| s.name.starts_with("log p99"))
-            .unwrap();
-        assert_eq!((log_p99.colour, log_p99.dashed), (colours[2], true));
+        // The write-only log's latency is named for its writes; its mean is in the colour of
+        // its only direction, its p99 in a colour of its own and dashed.
+        let find = |name: &str| series.latency_ms.iter().find(|s| s.name == name).unwrap();
+        let log_mean = find("log mean lat (writes)");
+        let log_p99 = find("log p99 lat (writes)");
+        assert_eq!(log_mean.colour, colours[2]);
+        assert!(log_p99.dashed && log_p99.colour != log_mean.colour);
+        assert!(!colours.contains(&log_p99.colour));
+        let data_p99 = find("data p99 lat (reads and writes)");
+        assert_ne!(data_p99.colour, log_p99.colour);
     }
 
     #[test]

@@ -49,6 +49,7 @@ pub mod multihost;
 pub mod plan_report;
 pub mod plan_text;
 pub mod predict_text;
+pub mod summary;
 pub mod vdbench_flatfile;
 pub mod vdbench_summary;
 pub mod workload_chart;

@@ -207,8 +207,8 @@ pub fn render_report(report: &Document) -> String {
             }
             Block::Prediction(prediction) => {
                 let _ = writeln!(out, "## Prediction: {}\n", prediction.vm);
-                if let Some(binding) = &prediction.binding {
-                    let _ = writeln!(out, "**{}**\n", binding.words.replace('\n', " "));
+                if let Some(line) = crate::summary::binding_line(prediction) {
+                    let _ = writeln!(out, "**Binding limit: {}** ({})\n", line.name, line.detail);
                 }
                 table(&mut out, &prediction_volumes_table(prediction));
                 table(&mut out, &prediction_limits_table(prediction));
@@ -227,6 +227,7 @@ pub fn render_report(report: &Document) -> String {
                 }
             }
             Block::Table(t) => table(&mut out, t),
+            Block::Summary(summary) => out.push_str(&summary.render_markdown()),
             // The chart's numbers are in the CSV form; Markdown names it.
             Block::Chart { title, .. } => {
                 let _ = writeln!(out, "## {title}\n\n(chart in the HTML report)\n");

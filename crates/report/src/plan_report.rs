@@ -15,6 +15,7 @@ pub fn report(
     plan: &iofit_planner::Plan,
     edition: &str,
     options: &PlanOptions,
+    tables: &[impl std::borrow::Borrow<iofit_catalog::TableInfo>],
 ) -> HtmlReport {
     let group = iofit_model::units::group_thousands;
     let mut report = HtmlReport::new(format!(
@@ -23,6 +24,7 @@ pub fn report(
         group(plan.totals.throughput_mb_s),
         group(plan.totals.capacity_gib)
     ))
+    .summary(crate::summary::Summary::for_plan(plan, tables))
     .requirements(requirements)
     .section(
         "How the plan was made",
@@ -56,7 +58,8 @@ pub fn report(
                 "binding limit",
                 "least headroom on a sized limit",
             ],
-        );
+        )
+        .sortable();
         for design in &plan.designs {
             let volumes: Vec<String> = design
                 .volumes
@@ -132,11 +135,8 @@ pub fn report(
     report.section("Notes", plan.notes.join("\n\n"))
 }
 
-/// The name of the limit that binds a prediction, `-` when none does.
+/// The name of the limit that binds a prediction as every section of a report names it
+/// ([`crate::summary::binding_label`]), `-` when none does.
 pub fn binding_name(prediction: &iofit_predict::Prediction) -> String {
-    prediction
-        .binding
-        .as_ref()
-        .map(|b| b.name.clone())
-        .unwrap_or_else(|| "-".into())
+    crate::summary::binding_label(prediction)
 }

@@ -1409,7 +1409,7 @@ fn advise(
         );
         if context.limits.is_empty() {
             message.push_str(
-                "; give the design (--vm SIZE --disks COUNTxSKU:CACHING) so compare can predict \
+                "; give the design (--vm SIZE --disk COUNTxSKU:CACHING) so compare can predict \
                  its limits and name the one that binds",
             );
         } else {

@@ -42,13 +42,14 @@ pub struct Args {
     /// Disks striped into NoCacheWrites (the seed: 10).
     #[arg(long, default_value_t = 10)]
     pub nocache_disks: u32,
-    /// Catalog edition for the prediction (seed-2016 holds the seed's figures).
+    /// Catalog edition: current (Azure's current pages) or seed-2016 (the seed's dated tables). The prediction's.
     #[arg(long, default_value = EDITION_SEED, value_parser = clap::builder::PossibleValuesParser::new(EDITIONS))]
     pub edition: String,
     /// Multiplies the seed's durations (2 h warm-ups, 30 s benchmarks) and its 200 GB test file.
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
-    /// Seconds per benchmark, used as given [default: the seed's 30 s x --scale, at least 1 s].
+    /// How long the IO runs. Seconds per benchmark, used as given [default: the seed's 30 s x
+    /// --scale, at least 1 s].
     #[arg(long)]
     pub runtime: Option<f64>,
     /// Test file size per volume [default: the seed's 200 GB x --scale, at least 16 MiB].
@@ -63,19 +64,18 @@ pub struct Args {
     /// Do not warm the cache (allowed when this boot already warmed it; else results are warned).
     #[arg(long)]
     pub skip_warmup: bool,
-    /// Print the results as JSON on stdout instead of the table (as --json does on the other
-    /// commands). The old form `--json FILE` still writes FILE, with a deprecation note: use
-    /// --output FILE.
+    /// Print the result as JSON on stdout. Instead of the table. The old form `--json FILE`
+    /// still writes FILE, with a deprecation note: use --output FILE.
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = JSON_TO_STDOUT)]
     pub json: Option<PathBuf>,
     /// Write the results as JSON to FILE after every benchmark (so a failure or Ctrl-C keeps
     /// what finished).
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Write into existing test files iofit did not create.
+    /// Allow replacing files iofit did not create. The existing test files.
     #[arg(long)]
     pub allow_overwrite: bool,
-    /// No progress line.
+    /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,
     /// Also write a self-contained HTML report (the results table, the runs over time, the

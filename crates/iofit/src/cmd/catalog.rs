@@ -34,8 +34,7 @@ pub struct Args {
     /// What to list.
     #[arg(value_enum)]
     pub listing: Listing,
-    /// Catalog edition: `current` (Azure's current pages) or `seed-2016` (the seed guide's
-    /// dated figures) [default: current; `tables` lists every edition unless this is given].
+    /// Catalog edition: current (Azure's current pages) or seed-2016 (the seed's dated tables). [default: current; `tables` lists every edition unless this is given].
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(EDITIONS))]
     pub edition: Option<String>,
     /// Show only rows whose name, family, kind or table contains this text (any case).
@@ -44,10 +43,10 @@ pub struct Args {
     /// Show only VM sizes with at least this many vCPUs.
     #[arg(long)]
     pub min_vcpu: Option<u32>,
-    /// Extra catalog file(s) whose rows add to or override the built-in ones (repeatable).
+    /// Extra catalog file(s) that add or override rows. Repeatable.
     #[arg(long = "catalog", value_name = "FILE")]
     pub catalog_files: Vec<PathBuf>,
-    /// Print JSON instead of a table.
+    /// Print the result as JSON on stdout. Instead of a table.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -72,7 +71,7 @@ pub struct ImportArgs {
     /// The written table's id [default: import-REGION-DATE].
     #[arg(long = "table-id")]
     pub table_id: Option<String>,
-    /// Replace FILE when it exists.
+    /// Allow replacing files iofit did not create. FILE when it exists.
     #[arg(long = "allow-overwrite")]
     pub allow_overwrite: bool,
     /// `catalog fetch`: the currency of the prices; USD only (the catalog's prices are USD).

@@ -38,25 +38,26 @@ pub struct Args {
     /// The volume's disks as COUNTxSKU[:CACHING] (e.g. 10xP30:none; a Premium SSD v2 or Ultra
     /// volume adds ,size_gib=N,iops=N,mb_s=N as `predict --disk` does), so the advice can
     /// check the stripe's queue depth and the host cache.
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long = "disk", alias = "disks", value_name = "SPEC")]
     pub disks: Option<String>,
-    /// Host caching of the volume's disks (overrides the one in --disks).
+    /// Host caching of the volume's disks (overrides the one in --disk).
     #[arg(long, value_name = "none|readonly|readwrite")]
     pub caching: Option<String>,
-    /// The VM size the benchmark ran on (e.g. Standard_DS13); with --disks, compare predicts
+    /// The VM size the benchmark ran on (e.g. Standard_DS13); with --disk, compare predicts
     /// the design's limits so the advice can tell a VM cap from a disk cap.
     #[arg(long, value_name = "SIZE", requires = "disks")]
     pub vm: Option<String>,
-    /// Catalog edition for --vm and --disks: `current` (Azure's pages) or `seed-2016`.
+    /// Catalog edition: current (Azure's current pages) or seed-2016 (the seed's dated tables).
+    /// For --vm and --disk.
     #[arg(long, value_name = "EDITION", default_value = iofit_catalog::EDITION_CURRENT)]
     pub edition: String,
-    /// Extra catalog file(s) that add or override rows.
+    /// Extra catalog file(s) that add or override rows. Repeatable.
     #[arg(long = "catalog", value_name = "FILE")]
     pub catalog: Vec<PathBuf>,
     /// Highest acceptable 99th percentile latency, ms (requirements carry only the average).
     #[arg(long, value_name = "MS")]
     pub latency_p99_ms: Option<f64>,
-    /// Print the comparison as JSON (same as --format json).
+    /// Print the result as JSON on stdout. The same as --format json.
     #[arg(long)]
     pub json: bool,
     /// Output format.
@@ -143,7 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(spec) = &args.disks {
         let design: VolumeDesign = spec
             .parse()
-            .map_err(|error| bad_input(format!("--disks: {error}")))?;
+            .map_err(|error| bad_input(format!("--disk: {error}")))?;
         context.disks = Some(design.disk_count);
         // Caching only counts when the spec names it; "10xP30" says nothing about the cache.
         if spec.contains(':') {
@@ -186,10 +187,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "{} with {spec} ({} tables); binding: {}",
             prediction.vm,
             args.edition,
-            prediction
-                .binding
-                .as_ref()
-                .map(|binding| binding.words.clone())
+            iofit_report::summary::binding_line(&prediction)
+                .map(|line| format!("{} ({})", line.name, line.detail))
                 .unwrap_or_else(|| "none found".to_string())
         ));
         predicted = Some(prediction);
@@ -218,6 +217,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "iofit compare: {} against volume {}",
             file_name(&args.results),
             volume.label
+        ))
+        .summary(iofit_report::summary::Summary::for_comparison(
+            &comparison,
+            predicted.as_ref(),
         ))
         .comparison(&comparison)
         .run_result(&run)

@@ -19,23 +19,28 @@ use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Catalog edition: current (default) or seed-2016.
+    /// Catalog edition: current (Azure's current pages) or seed-2016 (the seed's dated tables).
     #[arg(long, default_value = EDITION_CURRENT)]
     pub edition: String,
-    /// Extra catalog file(s) that add or override rows.
+    /// Extra catalog file(s) that add or override rows. Repeatable.
     #[arg(long = "catalog", value_name = "FILE")]
     pub catalog: Vec<PathBuf>,
-    /// How many designs the plan step shows.
+    /// How many designs the plan shows.
     #[arg(long, default_value_t = 3)]
     pub top: usize,
-    /// Print only JSON on stdout.
+    /// Print the result as JSON on stdout. Every step's output, nothing else.
     #[arg(long)]
     pub json: bool,
     /// Skip the real run and the comparison (every other step is deterministic).
     #[arg(long)]
     pub no_run: bool,
-    /// Seconds the real run takes per volume.
-    #[arg(long, default_value_t = 1.5, value_name = "SECONDS")]
+    /// How long the IO runs. The real run's, per volume, seconds (fractions allowed).
+    #[arg(
+        long = "runtime",
+        alias = "run-seconds",
+        default_value_t = 1.5,
+        value_name = "SECONDS"
+    )]
     pub run_seconds: f64,
     /// IO engine of the real run: io_uring (falls back to psync when io_uring cannot be set
     /// up here) or psync.
@@ -98,21 +103,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &mut observer,
         &UringEngine::probe,
     )?;
+    let tables: Vec<_> = catalog.tables_in(&args.edition).collect();
     write_report(
         &report_path,
         ReportFormat::Html,
-        &demo::html_report(&report),
+        &demo::html_report(&report, &tables),
     )?;
     report.report_path = Some(report_path);
     print_json_or_text(
         args.json,
         || &report,
-        || {
-            demo::render_text(
-                &report,
-                &catalog.tables_in(&args.edition).collect::<Vec<_>>(),
-            )
-        },
+        || demo::render_text(&report, &tables),
     )?;
     Ok(ExitCode::SUCCESS)
 }

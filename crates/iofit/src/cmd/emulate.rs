@@ -68,10 +68,10 @@ pub struct Args {
     /// Control interval in milliseconds (how often shared limits are divided again).
     #[arg(long, default_value_t = 100)]
     pub tick_ms: u64,
-    /// No per-second lines while the command runs.
+    /// No progress on stderr. No per-second lines while the command runs.
     #[arg(long)]
     pub quiet: bool,
-    /// Print the outcome as JSON on stdout instead of text.
+    /// Print the result as JSON on stdout. Instead of text.
     #[arg(long)]
     pub json: bool,
     /// Also write a self-contained HTML report: the limits table and, per volume and for the

@@ -51,13 +51,13 @@ pub struct Args {
     /// Multiply IOPS, MB/s and capacity by this factor for expected growth [default: 1, none].
     #[arg(long, allow_negative_numbers = true)]
     pub growth: Option<f64>,
-    /// How many designs to show.
+    /// How many designs the plan shows.
     #[arg(long, default_value_t = 5)]
     pub top: usize,
     /// Force host caching on every volume: none, readonly, readwrite (ReadWrite only this way).
     #[arg(long)]
     pub caching: Option<String>,
-    /// Share of reads on cached disks the host cache serves when sizing (default 0: cold cache).
+    /// Share of reads on cached disks that the host cache serves, %. When sizing; 0 is a cold cache.
     #[arg(
         long = "cache-hit-pct",
         allow_negative_numbers = true,

@@ -58,19 +58,23 @@ pub struct Args {
     /// [default: 1 ms on Premium SSD, v2 and Ultra; 10 ms on Standard SSD].
     #[arg(long = "service-latency-ms", allow_negative_numbers = true)]
     pub service_latency_ms: Option<f64>,
-    /// Share of reads on cached disks that the warm host cache serves.
+    /// Share of reads on cached disks that the host cache serves, %. 100 is a warm cache.
     #[arg(
         long = "cache-hit-pct",
         allow_negative_numbers = true,
         default_value_t = 100.0
     )]
     pub cache_hit_pct: f64,
-    /// For Premium SSD v2 / Ultra volumes whose --disk does not say it: size, IOPS and MB/s
-    /// provisioned per disk.
+    /// For Premium SSD v2 / Ultra volumes whose --disk does not say it: size provisioned per
+    /// disk, GiB.
     #[arg(long = "provisioned-size-gib")]
     pub provisioned_size_gib: Option<f64>,
+    /// For Premium SSD v2 / Ultra volumes whose --disk does not say it: IOPS provisioned per
+    /// disk (within the type's range for the size; e.g. 3000).
     #[arg(long = "provisioned-iops")]
     pub provisioned_iops: Option<f64>,
+    /// For Premium SSD v2 / Ultra volumes whose --disk does not say it: throughput provisioned
+    /// per disk, MB/s (10^6 bytes/s; e.g. 125).
     #[arg(long = "provisioned-mb-s")]
     pub provisioned_mb_s: Option<f64>,
     #[command(flatten)]

@@ -5,7 +5,6 @@ use super::emit;
 use crate::exit::bad_input;
 use anyhow::Context;
 use iofit_model::requirements::Requirements;
-use iofit_profile::procfs::{record_live, WallClock};
 use iofit_profile::{
     left_out_notes, parse_files, requirements, DeviceKind, ParseOptions, SizingOptions, VolumeSpec,
 };
@@ -75,9 +74,13 @@ pub struct Args {
     /// server (FILE is a file name or its stem).
     #[arg(long = "servers", value_name = "FILE", requires = "fleet_out")]
     pub servers: Option<PathBuf>,
-    /// With --fleet-out: replace requirements files iofit did not write.
+    /// Allow replacing files iofit did not create. With --fleet-out: requirements files iofit did not write.
     #[arg(long = "allow-overwrite", requires = "fleet_out")]
     pub allow_overwrite: bool,
+    /// Print the result as JSON on stdout. The requirements instead of the checklist (the same content as the
+    /// TOML of -o).
+    #[arg(long, conflicts_with = "fleet_out")]
+    pub json: bool,
     /// Read live snapshots from this directory instead of /proc (tests).
     #[arg(long, hide = true, value_name = "DIR")]
     pub proc_root: Option<PathBuf>,
@@ -109,39 +112,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    let capture = match &args.live {
-        Some(duration) => {
-            let duration = seconds_flag(duration, "--live").map_err(bad_input)?;
-            let interval = match &args.interval {
-                Some(text) => seconds_flag(text, "--interval").map_err(bad_input)?,
-                None => 1.0,
-            };
-            let root = args
-                .proc_root
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("/proc"));
-            eprintln!(
-                "iofit: sampling {} every {interval} s for {duration} s",
-                root.display()
-            );
-            record_live(&root, duration, interval, &mut WallClock::start()).map_err(bad_input)?
-        }
-        None => {
-            if args.files.is_empty() {
-                return Err(bad_input(
-                    "no capture given; name a FILE (iostat -x, sar -d, sadf -d, PerfMon CSV) or \
-                     use --live 60s",
-                ));
-            }
-            let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
-            parse_files(
-                &paths,
-                &ParseOptions {
-                    keep_first_report: args.keep_first,
-                },
-            )
-            .map_err(bad_input)?
-        }
+    // With --live, Ctrl-C ends the sampling early: `cut_short` says so in words.
+    let Some(LiveCapture { capture, cut_short }) = read_capture(&args)? else {
+        return Ok(ExitCode::from(crate::cmd::run::INTERRUPTED));
     };
     for note in &capture.notes {
         eprintln!("iofit: note: {note}");
@@ -155,7 +128,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             eprintln!("iofit: note: {note}");
         }
     }
-    let requirements = requirements(&capture, &options).map_err(bad_input)?;
+    let mut requirements = requirements(&capture, &options).map_err(bad_input)?;
+    if let Some(words) = &cut_short {
+        // The file itself says it is short: whoever plans from it sees it in the source.
+        requirements.source = format!("{} ({words})", requirements.source);
+    }
     requirements
         .validate()
         .map_err(|e| anyhow::anyhow!("internal: the requirements do not validate: {e}"))?;
@@ -202,8 +179,146 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "\nwrite these requirements with -o req.toml, then: iofit plan --requirements req.toml\n",
         ),
     }
-    emit(&text)?;
-    Ok(ExitCode::SUCCESS)
+    if let Some(words) = &cut_short {
+        eprintln!("iofit: {words}; the requirements cover what was sampled");
+    }
+    if args.json {
+        emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&requirements).context("rendering JSON")?
+        ))?;
+    } else {
+        emit(&text)?;
+    }
+    Ok(match cut_short {
+        Some(_) => ExitCode::from(crate::cmd::run::INTERRUPTED),
+        None => ExitCode::SUCCESS,
+    })
+}
+
+/// The capture: sampled live, or read from the files. `None`: a live capture stopped before
+/// it had an interval to size.
+fn read_capture(args: &Args) -> anyhow::Result<Option<LiveCapture>> {
+    let Some(duration) = &args.live else {
+        if args.files.is_empty() {
+            return Err(bad_input(
+                "no capture given; name a FILE (iostat -x, sar -d, sadf -d, PerfMon CSV) or \
+                 use --live 60s",
+            ));
+        }
+        let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+        let capture = parse_files(
+            &paths,
+            &ParseOptions {
+                keep_first_report: args.keep_first,
+            },
+        )
+        .map_err(bad_input)?;
+        return Ok(Some(LiveCapture {
+            capture,
+            cut_short: None,
+        }));
+    };
+    let duration = seconds_flag(duration, "--live").map_err(bad_input)?;
+    let interval = match &args.interval {
+        Some(text) => seconds_flag(text, "--interval").map_err(bad_input)?,
+        None => 1.0,
+    };
+    let root = args
+        .proc_root
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("/proc"));
+    eprintln!(
+        "iofit: sampling {} every {interval} s for {duration} s (Ctrl-C stops early and sizes \
+         what was sampled)",
+        root.display()
+    );
+    sample_live(&root, duration, interval)
+}
+
+/// A capture, and whether a signal cut it short (in words).
+struct LiveCapture {
+    capture: iofit_profile::Capture,
+    cut_short: Option<String>,
+}
+
+/// `--live`: a snapshot every `interval_s` for `duration_s`, with a countdown on a terminal's
+/// stderr. The first Ctrl-C ends the sampling: what was sampled is kept (when it spans one
+/// interval at least), so a long capture is not lost to an impatient key.
+/// `None`: stopped before there was an interval to size.
+fn sample_live(
+    root: &Path,
+    duration_s: f64,
+    interval_s: f64,
+) -> anyhow::Result<Option<LiveCapture>> {
+    use iofit_profile::procfs::{LiveRecorder, Snapshot, LIVE_MAX_SAMPLES};
+    use std::io::IsTerminal;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    if interval_s > duration_s {
+        return Err(bad_input(format!(
+            "--interval {interval_s} s is longer than --live {duration_s} s; sample at least once"
+        )));
+    }
+    let steps = (duration_s / interval_s).round().max(1.0);
+    if steps > LIVE_MAX_SAMPLES {
+        return Err(bad_input(format!(
+            "--interval {interval_s} s over --live {duration_s} s is {steps} samples; at most \
+             {LIVE_MAX_SAMPLES}: raise --interval"
+        )));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::stop::arm(Arc::clone(&stop), crate::stop::Armed::Unbounded);
+    let countdown = std::io::stderr().is_terminal();
+    let start = std::time::Instant::now();
+    let mut recorder = LiveRecorder::new(&format!("{} (live)", root.display()), interval_s);
+    let mut taken = 0u32;
+    let mut shown_s = u64::MAX;
+    'sampling: for step in 0..=steps as u32 {
+        let due_s = interval_s * f64::from(step);
+        loop {
+            if stop.load(Ordering::SeqCst) {
+                break 'sampling;
+            }
+            let now_s = start.elapsed().as_secs_f64();
+            if countdown {
+                let left_s = (duration_s - now_s).max(0.0).ceil() as u64;
+                if left_s != shown_s {
+                    eprint!("\riofit: sampling, {left_s} s left, {taken} samples   ");
+                    shown_s = left_s;
+                }
+            }
+            if now_s >= due_s {
+                break;
+            }
+            // Short naps: a Ctrl-C is seen within 0.1 s, the countdown ticks every second.
+            std::thread::sleep(std::time::Duration::from_secs_f64((due_s - now_s).min(0.1)));
+        }
+        recorder.push(
+            Snapshot::read(root).map_err(bad_input)?,
+            start.elapsed().as_secs_f64(),
+        );
+        taken += 1;
+    }
+    if countdown {
+        eprintln!();
+    }
+    let stopped = stop.load(Ordering::SeqCst);
+    if stopped && taken < 2 {
+        eprintln!("iofit: stopped before two samples: nothing to size, no file written");
+        return Ok(None);
+    }
+    let cut_short = stopped.then(|| {
+        format!(
+            "cut short by a signal after {:.1} of {duration_s} s, {taken} samples",
+            start.elapsed().as_secs_f64()
+        )
+    });
+    let mut capture = recorder.finish();
+    if let Some(words) = &cut_short {
+        capture.notes.push(words.clone());
+    }
+    Ok(Some(LiveCapture { capture, cut_short }))
 }
 
 fn sizing_options(args: &Args) -> Result<SizingOptions, String> {

@@ -13,7 +13,7 @@ use iofit_procedure::run_request::{self as request, Inputs, RunRequest, VdbenchC
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -42,8 +42,8 @@ fn output_format(text: &str) -> Result<request::OutputFormat, String> {
     --rate_iops=N. Every fio job option is read as fio reads it; --parse-only shows how."
 )]
 pub struct Args {
-    /// Runtime of every job (fio `runtime`, vdbench `elapsed`: seconds, or 30s, 2m) [default:
-    /// the job file's; a fio job without one runs until its size is done].
+    /// How long the IO runs. Every job's (fio `runtime`, vdbench `elapsed`: seconds, or 30s,
+    /// 2m) [default: the job file's; a fio job without one runs until its size is done].
     #[arg(long, visible_alias = "elapsed", value_name = "TIME")]
     pub runtime: Option<String>,
     /// Unmeasured warm-up of every job (fio `ramp_time`, vdbench `warmup`) [default: the job
@@ -72,6 +72,9 @@ pub struct Args {
     /// bins), terse (fio's version 3 line), or several joined by commas (normal,terse) as fio.
     #[arg(long, value_parser = output_format, default_value = "normal")]
     pub output_format: request::OutputFormat,
+    /// Print the result as JSON on stdout. The same as --output-format=json.
+    #[arg(long, conflicts_with = "output_format")]
+    pub json: bool,
     /// Write results to FILE (after every finished job) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -82,10 +85,10 @@ pub struct Args {
     /// For a vdbench file: also write vdbench's flatfile (flatfile.html columns) to FILE.
     #[arg(long, value_name = "FILE")]
     pub flatfile: Option<PathBuf>,
-    /// Allow writing to block devices and to existing files iofit did not create.
+    /// Allow replacing files iofit did not create. Also writing to block devices.
     #[arg(long)]
     pub allow_overwrite: bool,
-    /// No progress line and no notes on stderr.
+    /// No progress on stderr. No notes either.
     #[arg(long, short)]
     pub quiet: bool,
     /// Also write a self-contained HTML report (jobs table, IOPS and latency over time, latency
@@ -163,6 +166,67 @@ impl Args {
     }
 }
 
+/// Bytes in MiB or GiB, one decimal.
+fn mib_text(bytes: u64) -> String {
+    let mib = bytes as f64 / (1024.0 * 1024.0);
+    if mib >= 1024.0 {
+        format!("{:.1} GiB", mib / 1024.0)
+    } else {
+        format!("{mib:.1} MiB")
+    }
+}
+
+/// "laid out 1.0 GiB in 5.0 s (214.7 MB/s)".
+fn layout_done_text(bytes: u64, took: std::time::Duration) -> String {
+    let seconds = took.as_secs_f64();
+    let rate = if seconds > 0.0 {
+        format!(" ({:.1} MB/s)", bytes as f64 / seconds / 1e6)
+    } else {
+        String::new()
+    };
+    format!("laid out {} in {seconds:.1} s{rate}", mib_text(bytes))
+}
+
+/// "laying out 512.0 MiB of 1.0 GiB (107.4 MB/s)": the layout's progress line.
+fn layout_progress_text(written: u64, total: u64, took: std::time::Duration) -> String {
+    let seconds = took.as_secs_f64();
+    let rate = if seconds > 0.0 && written > 0 {
+        format!(" ({:.1} MB/s)", written as f64 / seconds / 1e6)
+    } else {
+        String::new()
+    };
+    format!(
+        "laying out {} of {}{rate}",
+        mib_text(written),
+        mib_text(total)
+    )
+}
+
+/// What is left of the current set: with a runtime, the planned time minus the elapsed (never
+/// more than that: a rate estimate early in a run guesses minutes for a run of seconds);
+/// size-bounded, the bytes left at the rate so far.
+fn eta_text(progress: &Progress) -> String {
+    let left_s = match (progress.planned, progress.budget_bytes) {
+        (Some(planned), _) => Some(planned.saturating_sub(progress.elapsed).as_secs_f64()),
+        (None, Some(budget)) if progress.bytes > 0 => {
+            let rate = progress.bytes as f64 / progress.elapsed.as_secs_f64().max(1e-3);
+            Some(budget.saturating_sub(progress.bytes) as f64 / rate)
+        }
+        _ => None,
+    };
+    // Sets after this one may run for other times: with several, the ETA says it is this set's.
+    let of_set = if progress.sets > 1 { " (this set)" } else { "" };
+    match left_s {
+        Some(s) if s >= 60.0 => format!(
+            "ETA {}m{:02}s{of_set}",
+            (s / 60.0) as u64,
+            (s % 60.0) as u64
+        ),
+        Some(s) => format!("ETA {}s{of_set}", s.ceil() as u64),
+        None => "ETA -".into(),
+    }
+}
+
 fn parse_status_interval(text: &str) -> Result<std::time::Duration, String> {
     request::status_interval(text).map_err(|e| e.to_string())
 }
@@ -172,6 +236,40 @@ struct RunObserver {
     quiet: bool,
     bar: Option<indicatif::ProgressBar>,
     last: Option<(Instant, u64, u64)>,
+    /// When the layout began and how many bytes it writes: the first progress of the run
+    /// ends it, and says how long it took at what rate.
+    layout: Option<(Instant, u64)>,
+    /// On a terminal, while the layout runs: the thread that shows its bytes and rate, and
+    /// the flag that ends it.
+    layout_ticker: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
+}
+
+impl RunObserver {
+    /// Ends the layout's progress display, if one runs.
+    fn end_layout_ticker(&mut self) {
+        if let Some((done, ticker)) = self.layout_ticker.take() {
+            done.store(true, Ordering::SeqCst);
+            let _ = ticker.join();
+        }
+    }
+
+    /// The layout is over (the run reports progress, or ended first): its bytes, time, rate.
+    fn finish_layout(&mut self) {
+        self.end_layout_ticker();
+        if let Some((started, bytes)) = self.layout.take() {
+            let line = format!("iofit: {}", layout_done_text(bytes, started.elapsed()));
+            match &self.bar {
+                Some(bar) => bar.println(line),
+                None => eprintln!("{line}"),
+            }
+        }
+    }
+}
+
+impl Drop for RunObserver {
+    fn drop(&mut self) {
+        self.end_layout_ticker();
+    }
 }
 
 impl RunObserver {
@@ -180,11 +278,9 @@ impl RunObserver {
         let bar = show_progress.then(|| {
             let bar = indicatif::ProgressBar::new(0);
             bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:30}] ETA {eta} {msg}",
-                )
-                .expect("static template")
-                .progress_chars("=> "),
+                indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {msg}")
+                    .expect("static template")
+                    .progress_chars("=> "),
             );
             bar
         });
@@ -192,6 +288,8 @@ impl RunObserver {
             quiet,
             bar,
             last: None,
+            layout: None,
+            layout_ticker: None,
         }
     }
 }
@@ -206,13 +304,37 @@ impl Observer for RunObserver {
     fn layout(&mut self, _label: &str, files: usize, bytes: u64) {
         if !self.quiet {
             eprintln!(
-                "iofit: laying out {files} file(s), {:.1} MiB, before timing starts",
-                bytes as f64 / (1024.0 * 1024.0)
+                "iofit: laying out {files} file(s), {}, before timing starts",
+                mib_text(bytes)
             );
+            self.layout = Some((Instant::now(), bytes));
+        }
+    }
+
+    fn layout_written(&mut self, _label: &str, written: Arc<std::sync::atomic::AtomicU64>) {
+        let (Some(bar), Some((started, total))) = (&self.bar, self.layout) else {
+            return;
+        };
+        let (bar, done) = (bar.clone(), Arc::new(AtomicBool::new(false)));
+        let stop = Arc::clone(&done);
+        let ticker = std::thread::Builder::new()
+            .name("layout-progress".into())
+            .spawn(move || {
+                bar.set_length(total.max(1));
+                while !stop.load(Ordering::SeqCst) {
+                    let so_far = written.load(Ordering::Relaxed);
+                    bar.set_position(so_far.min(total));
+                    bar.set_message(layout_progress_text(so_far, total, started.elapsed()));
+                    std::thread::sleep(std::time::Duration::from_millis(250));
+                }
+            });
+        if let Ok(ticker) = ticker {
+            self.layout_ticker = Some((done, ticker));
         }
     }
 
     fn progress(&mut self, _label: &str, progress: &Progress) {
+        self.finish_layout();
         let Some(bar) = &self.bar else {
             return;
         };
@@ -239,7 +361,8 @@ impl Observer for RunObserver {
         bar.set_length(length);
         bar.set_position(position.min(length));
         bar.set_message(format!(
-            "set {}/{}  IOPS={}  {:.1} MB/s",
+            "{}  set {}/{}  IOPS={}  {:.1} MB/s",
+            eta_text(progress),
             progress.set_index + 1,
             progress.sets,
             iofit_report::fio_text::count(iops),
@@ -248,6 +371,7 @@ impl Observer for RunObserver {
     }
 
     fn run_done(&mut self, _label: &str) {
+        self.finish_layout();
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
@@ -345,6 +469,15 @@ fn run_vdbench(
 }
 
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
+    // After a job file every word goes to `rest` (fio options); fio has no --json, so there it
+    // is iofit's own flag.
+    if let Some(at) = args.rest.iter().position(|a| a == "--json") {
+        args.rest.remove(at);
+        args.json = true;
+    }
+    if args.json {
+        args.output_format = request::OutputFormat::Json;
+    }
     let mut request = args.request();
     let inputs = request.take_rest(std::mem::take(&mut args.rest))?;
     let jobs = match request::what_to_run(&request, &inputs)? {
@@ -435,4 +568,65 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
 /// the stop bound passing, ends the process at once ([`crate::stop`]).
 pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
     crate::stop::arm(stop, crate::stop::Armed::Bounded);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn progress(
+        elapsed_ms: u64,
+        planned_ms: Option<u64>,
+        bytes: u64,
+        budget: Option<u64>,
+    ) -> Progress {
+        Progress {
+            set_index: 0,
+            sets: 1,
+            elapsed: Duration::from_millis(elapsed_ms),
+            planned: planned_ms.map(Duration::from_millis),
+            ios: bytes / 4096,
+            bytes,
+            budget_bytes: budget,
+        }
+    }
+
+    #[test]
+    fn eta_is_the_planned_time_left_never_more() {
+        // An 8 s run: 8 s left at its start, 4 s halfway, 0 at the end and after.
+        assert_eq!(eta_text(&progress(0, Some(8000), 0, None)), "ETA 8s");
+        assert_eq!(
+            eta_text(&progress(4000, Some(8000), 1 << 30, None)),
+            "ETA 4s"
+        );
+        assert_eq!(
+            eta_text(&progress(9000, Some(8000), 1 << 30, None)),
+            "ETA 0s"
+        );
+        assert_eq!(eta_text(&progress(0, Some(150_000), 0, None)), "ETA 2m30s");
+        // Size-bounded: a quarter moved in 1 s leaves 3 s at that rate.
+        assert_eq!(eta_text(&progress(1000, None, 256, Some(1024))), "ETA 3s");
+        assert_eq!(eta_text(&progress(0, None, 0, Some(1024))), "ETA -");
+        let mut second_of_two = progress(1000, Some(3000), 0, None);
+        second_of_two.sets = 2;
+        assert_eq!(eta_text(&second_of_two), "ETA 2s (this set)");
+    }
+
+    #[test]
+    fn layout_says_bytes_and_rate() {
+        assert_eq!(
+            layout_done_text(1 << 30, Duration::from_secs(5)),
+            "laid out 1.0 GiB in 5.0 s (214.7 MB/s)"
+        );
+        assert_eq!(mib_text(3 << 19), "1.5 MiB");
+        assert_eq!(
+            layout_progress_text(512 << 20, 1 << 30, Duration::from_secs(5)),
+            "laying out 512.0 MiB of 1.0 GiB (107.4 MB/s)"
+        );
+        assert_eq!(
+            layout_progress_text(0, 1 << 30, Duration::ZERO),
+            "laying out 0.0 MiB of 1.0 GiB"
+        );
+    }
 }

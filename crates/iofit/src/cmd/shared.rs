@@ -7,10 +7,10 @@ use std::path::PathBuf;
 /// The catalog flags `plan` and `predict` share.
 #[derive(clap::Args, Debug)]
 pub struct CatalogArgs {
-    /// Catalog edition: current (default) or seed-2016 (the seed's dated tables).
+    /// Catalog edition: current (Azure's current pages) or seed-2016 (the seed's dated tables).
     #[arg(long, default_value = EDITION_CURRENT)]
     pub edition: String,
-    /// Extra catalog file(s) that add or override rows.
+    /// Extra catalog file(s) that add or override rows. Repeatable.
     #[arg(long = "catalog", value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Price in this Azure region (eastus, westeurope, japaneast...): only VM sizes with a
@@ -59,10 +59,11 @@ pub struct OutputArgs {
     /// charted and the binding one marked. Written whole or not at all.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// Format of --report: html or markdown [default: html].
-    #[arg(long, value_name = "FORMAT")]
+    /// Format of --report: html or markdown [default: html]. (`--format` is compare's output
+    /// format; the old `--format` here still works.)
+    #[arg(long = "report-format", alias = "format", value_name = "FORMAT")]
     pub format: Option<String>,
-    /// Print only JSON on stdout.
+    /// Print the result as JSON on stdout.
     #[arg(long)]
     pub json: bool,
 }

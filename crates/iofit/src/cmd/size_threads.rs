@@ -32,8 +32,8 @@ pub struct Args {
     /// Test file size (k/m/g = powers of 1024).
     #[arg(long, default_value = "64m")]
     pub size: String,
-    /// Length of each of the two measurements, seconds (fractions allowed).
-    #[arg(long, default_value_t = 5.0)]
+    /// How long the IO runs. Each of the two measurements, seconds (fractions allowed).
+    #[arg(long = "runtime", alias = "duration", default_value_t = 5.0)]
     pub duration: f64,
     /// Buffered IO instead of direct IO.
     #[arg(long)]
@@ -41,10 +41,10 @@ pub struct Args {
     /// Refuse to run more threads than this.
     #[arg(long, default_value_t = 256)]
     pub max_threads: u32,
-    /// Print the result as JSON.
+    /// Print the result as JSON on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Write into an existing file iofit did not create.
+    /// Allow replacing files iofit did not create. An existing test file.
     #[arg(long)]
     pub allow_overwrite: bool,
 }
