@@ -161,7 +161,9 @@ fn rehearse(
         options.time_scale,
         options.tick.as_secs_f64(),
     )
-    .with_start_credits(options.start_credits);
+    .with_start_credits(options.start_credits)
+    .with_kernel_margin(crate::controller::KERNEL_MARGIN);
+    // The design's static split of every limit is in force before the command's first IO.
     apply(&mut group, &volumes, &controller)?;
     observer.ready(&volumes);
     let mut child = spawn(options, &volumes, &group)?;

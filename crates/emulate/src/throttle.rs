@@ -84,7 +84,7 @@ pub struct ThrottleGroup {
     written: std::collections::HashMap<DeviceNumber, DeviceCaps>,
 }
 
-/// A cap moves only when the new value differs from the written one by more than this share.
+/// A cap rises only when the new value is more than this share above the written one.
 pub const HYSTERESIS: f64 = 0.05;
 
 const V1_ROOT: &str = "/sys/fs/cgroup/blkio";
@@ -268,10 +268,13 @@ impl Drop for ThrottleGroup {
     }
 }
 
-/// Keeps each old value unless the new one moved by more than `HYSTERESIS`.
+/// Keeps each old value where the new one is at most `HYSTERESIS` above it; a lower value is
+/// always written. So a cap in force is never above the one the controller asked for, and caps
+/// that the controller made add up to a limit never pass it (one direction's cap kept while the
+/// other's rose would).
 fn settle(old: &DeviceCaps, new: &DeviceCaps) -> DeviceCaps {
     let pick = |o: Option<u64>, n: Option<u64>| match (o, n) {
-        (Some(o), Some(n)) if (n as f64 - o as f64).abs() <= HYSTERESIS * o as f64 => Some(o),
+        (Some(o), Some(n)) if n >= o && (n - o) as f64 <= HYSTERESIS * o as f64 => Some(o),
         _ => n,
     };
     DeviceCaps {
@@ -378,7 +381,13 @@ mod tests {
             write_bytes_s: Some(5),
         };
         let settled = settle(&old, &new);
+        // Up by 4 %: kept. Down by any amount: written.
         assert_eq!(settled.read_iops, Some(1000));
+        let lower = DeviceCaps {
+            read_iops: Some(990),
+            ..old
+        };
+        assert_eq!(settle(&old, &lower).read_iops, Some(990));
         assert_eq!(settled.write_iops, Some(20));
         assert_eq!(settled.read_bytes_s, Some(7_000_000));
         assert_eq!(settled.write_bytes_s, Some(5));
