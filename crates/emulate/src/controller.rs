@@ -7,7 +7,7 @@
 //! two together while the kernel throttles them apart. IOPS are counted in Azure's IO units
 //! (`iofit_model::formulas::azure_io_units`): a request larger than the unit counts as several.
 
-use crate::backlog::Queued;
+use crate::backlog::{Queued, Submitted};
 use crate::bucket::BurstBucket;
 use crate::divide::{demand_estimate, divide};
 use crate::limits::DesignLimits;
@@ -115,6 +115,11 @@ pub struct Controller {
     queued: Vec<Queued>,
     /// Every kernel cap is the allotment times this (see `KERNEL_MARGIN`); 1 by default.
     kernel_margin: f64,
+    /// The caps the kernel had during the coming tick, where they differ from `caps()` (the
+    /// throttle keeps a cap that would rise by only a little): the queue model drains at them.
+    in_force: Option<Vec<DeviceCaps>>,
+    /// See `waiting_on_devices`.
+    device_waiting: Option<Vec<(bool, bool)>>,
     tick_s: f64,
     /// Per volume: kernel cap = Azure allotment x gain, corrected from what the kernel let
     /// through (it overshoots a few % to ~13 % on this kernel, more right after a limit is
@@ -243,6 +248,8 @@ impl Controller {
             ],
             queued: vec![Queued::default(); count],
             kernel_margin: 1.0,
+            in_force: None,
+            device_waiting: None,
             tick_s,
             iops_gain: vec![Gain::new(); count],
             mb_gain: vec![Gain::new(); count],
@@ -273,6 +280,21 @@ impl Controller {
         let used = vec![(Split::default(), Split::default()); self.last.len()];
         self.allot(&used, &used, true);
         self
+    }
+
+    /// The caps the kernel holds now (as written), for the next `tick`'s queue model.
+    pub fn caps_in_force(&mut self, caps: Vec<DeviceCaps>) {
+        self.in_force = Some(caps);
+    }
+
+    /// Per volume, directions (read, write) whose requests the device's own view shows waiting
+    /// in the throttle: the cgroup submitted more bytes than the device completed since the
+    /// command started, and the device has none of that direction in flight. This catches
+    /// what the model misses: the kernel lets a large request out only once a whole request's
+    /// worth of its cap has accrued, later than the model's steady drain. (IO the cgroup never
+    /// saw, such as the file system's journal, only hides a backlog, never invents one.)
+    pub fn waiting_on_devices(&mut self, waiting: Vec<(bool, bool)>) {
+        self.device_waiting = Some(waiting);
     }
 
     /// Writes every kernel cap `margin` (0..=1) times the allotment: see `KERNEL_MARGIN`.
@@ -341,15 +363,15 @@ impl Controller {
         let mut usage = Vec::with_capacity(counters.len());
         let mut used = Vec::with_capacity(counters.len());
         let mut held = Vec::with_capacity(counters.len());
-        let caps = self.caps();
+        let caps = self.in_force.take().unwrap_or_else(|| self.caps());
         for (i, now) in counters.iter().enumerate() {
             let (volume_usage, iops_used, mb_used) = self.account(i, now, &caps[i], elapsed_s);
             let queued = self.queued[i];
             usage.push(volume_usage);
             used.push((iops_used, mb_used));
             // Requests queued behind a direction's cap: it is held back by it, however
-            // little it passed.
-            held.push((queued.read_bytes > 0.0, queued.write_bytes > 0.0));
+            // little it passed, and wants what drains its queue within a second.
+            held.push(queued);
         }
         self.last = counters.to_vec();
         let vm_iops: f64 = used.iter().map(|u| u.0.total()).sum();
@@ -376,19 +398,44 @@ impl Controller {
                     })
             })
             .collect();
+        let device_waiting = self.device_waiting.take();
         // A held direction counts as using all of its parts: active and saturated.
         let peaks: Vec<(Split, Split)> = peaks
             .into_iter()
             .zip(&held)
             .enumerate()
-            .map(|(i, ((mut iops, mut mb), (read, write)))| {
-                if *read {
-                    iops.read = iops.read.max(self.iops_allot[i].read);
-                    mb.read = mb.read.max(self.mb_allot[i].read);
+            .map(|(i, ((mut iops, mut mb), queued))| {
+                let (read, write) = queued.waiting();
+                let (device_read, device_write) = device_waiting
+                    .as_ref()
+                    .and_then(|w| w.get(i).copied())
+                    .unwrap_or_default();
+                let (read, write) = (read || device_read, write || device_write);
+                let units = self.units_per_request[i];
+                let per = self.bytes_per_request[i];
+                // Queued requests: counted, or from the queued bytes at the last request size.
+                let ios = |ios: f64, bytes: f64, per: f64| ios.max(bytes / per.max(1.0));
+                if read {
+                    let waiting = ios(queued.read_ios, queued.read_bytes, per.read);
+                    iops.read = iops
+                        .read
+                        .max(2.0 * self.iops_allot[i].read)
+                        .max(waiting * units.read);
+                    mb.read = mb
+                        .read
+                        .max(2.0 * self.mb_allot[i].read)
+                        .max(queued.read_bytes / 1e6);
                 }
-                if *write {
-                    iops.write = iops.write.max(self.iops_allot[i].write);
-                    mb.write = mb.write.max(self.mb_allot[i].write);
+                if write {
+                    let waiting = ios(queued.write_ios, queued.write_bytes, per.write);
+                    iops.write = iops
+                        .write
+                        .max(2.0 * self.iops_allot[i].write)
+                        .max(waiting * units.write);
+                    mb.write = mb
+                        .write
+                        .max(2.0 * self.mb_allot[i].write)
+                        .max(queued.write_bytes / 1e6);
                 }
                 (iops, mb)
             })
@@ -418,16 +465,20 @@ impl Controller {
         elapsed_s: f64,
     ) -> (VolumeUsage, Split, Split) {
         let last = self.last[i];
-        let submitted = |now: u64, last: u64| now.saturating_sub(last) as f64;
+        let delta = |now: u64, last: u64| now.saturating_sub(last) as f64;
         let queued = self.queued[i].after(
-            (
-                submitted(now.read_bytes, last.read_bytes),
-                submitted(now.write_bytes, last.write_bytes),
-            ),
-            (
-                caps.read_bytes_s.map(|v| v as f64),
-                caps.write_bytes_s.map(|v| v as f64),
-            ),
+            Submitted {
+                bytes: delta(now.read_bytes, last.read_bytes),
+                ios: delta(now.read_ios, last.read_ios),
+                cap_bytes_s: caps.read_bytes_s.map(|v| v as f64),
+                cap_ios_s: caps.read_iops.map(|v| v as f64),
+            },
+            Submitted {
+                bytes: delta(now.write_bytes, last.write_bytes),
+                ios: delta(now.write_ios, last.write_ios),
+                cap_bytes_s: caps.write_bytes_s.map(|v| v as f64),
+                cap_ios_s: caps.write_iops.map(|v| v as f64),
+            },
             elapsed_s,
         );
         let before = std::mem::replace(&mut self.queued[i], queued);
@@ -982,5 +1033,54 @@ mod tests {
         }
         assert_eq!(last.write_iops, 500.0, "{last:?}");
         assert!((4400.0..=5100.0).contains(&last.read_iops), "{last:?}");
+    }
+}
+
+#[cfg(test)]
+mod queued_tests {
+    use super::*;
+    use crate::limits::{VmLimits, VolumeLimits};
+
+    #[test]
+    fn a_file_written_at_once_gets_the_share_until_its_queue_drains() {
+        // Two volumes under a VM MB/s cap of 8; each writes 4 MiB in one go (4 requests),
+        // counted when submitted; the kernel then lets them out at the caps.
+        let volume = |label: &str| VolumeLimits {
+            label: label.into(),
+            design: String::new(),
+            iops: 1250.0,
+            throughput_mb_s: 50.0,
+            burst_iops: None,
+            burst_throughput_mb_s: None,
+            host_cached: false,
+        };
+        let limits = DesignLimits {
+            vm: VmLimits {
+                name: "vm".into(),
+                uncached_iops: Some(800.0),
+                uncached_throughput_mb_s: Some(8.0),
+                burst_uncached_iops: None,
+                burst_uncached_throughput_mb_s: None,
+            },
+            volumes: vec![volume("a"), volume("b")],
+            scale: 1.0,
+            notes: vec![],
+        };
+        let mut c = Controller::new(limits, 1.0, 0.1);
+        let file = DeviceCounters {
+            write_ios: 4,
+            write_bytes: 4 << 20,
+            ..Default::default()
+        };
+        c.tick(&[DeviceCounters::default(); 2], 0.1);
+        let mut caps = vec![];
+        for _ in 0..10 {
+            c.tick(&[file, file], 0.1);
+            caps.push(c.caps()[0]);
+        }
+        // While the file waits, its writes get (nearly) all of the volume's share: 4 MB/s.
+        for cap in &caps[1..] {
+            assert!(cap.write_bytes_s.unwrap() >= 3_500_000, "{caps:?}");
+        }
     }
 }

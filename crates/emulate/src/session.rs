@@ -165,12 +165,16 @@ fn rehearse(
     .with_kernel_margin(crate::controller::KERNEL_MARGIN);
     // The design's static split of every limit is in force before the command's first IO.
     apply(&mut group, &volumes, &controller)?;
+    let device_base: Vec<Option<DeviceCounters>> = volumes
+        .iter()
+        .map(|v| crate::throttle::device_view(v.device).map(|(done, _)| done))
+        .collect();
     observer.ready(&volumes);
     let mut child = spawn(options, &volumes, &group)?;
     let seconds = steer(
         &mut child,
         &mut group,
-        &volumes,
+        (&volumes, &device_base),
         &mut controller,
         options,
         observer,
@@ -279,7 +283,7 @@ fn substitute(arg: &str, volumes: &[PreparedVolume]) -> String {
 fn steer(
     child: &mut Child,
     group: &mut ThrottleGroup,
-    volumes: &[PreparedVolume],
+    (volumes, device_base): (&[PreparedVolume], &[Option<DeviceCounters>]),
     controller: &mut Controller,
     options: &EmulateOptions,
     observer: &mut dyn Observer,
@@ -295,6 +299,10 @@ fn steer(
         let exited = child.try_wait().ok().flatten().is_some();
         if stop.load(Ordering::SeqCst) {
             stop_group(child, &mut stopping);
+            // A process waiting on IO the throttle holds cannot die until the IO is let out.
+            for volume in volumes {
+                group.set(volume.device, &crate::throttle::DeviceCaps::default())?;
+            }
         }
         let now = Instant::now();
         let counters: Vec<DeviceCounters> = volumes
@@ -303,8 +311,15 @@ fn steer(
             .collect::<Result<_, _>>()?;
         let elapsed_s = now.duration_since(last_tick).as_secs_f64();
         last_tick = now;
+        controller.caps_in_force(
+            volumes
+                .iter()
+                .map(|v| group.written(v.device).unwrap_or_default())
+                .collect(),
+        );
+        controller.waiting_on_devices(waiting_on_devices(volumes, device_base, &counters));
         let usage = controller.tick(&counters, elapsed_s);
-        if !exited {
+        if !exited && stopping.is_none() {
             apply(group, volumes, controller)?;
         }
         second.add(&usage, controller.vm_caps_in_force(), elapsed_s);
@@ -320,6 +335,44 @@ fn steer(
             return Ok(seconds);
         }
     }
+}
+
+/// Per volume, whether reads and writes wait in the throttle as the device sees it (see
+/// `Controller::waiting_on_devices`).
+fn waiting_on_devices(
+    volumes: &[PreparedVolume],
+    base: &[Option<DeviceCounters>],
+    counters: &[DeviceCounters],
+) -> Vec<(bool, bool)> {
+    volumes
+        .iter()
+        .zip(base)
+        .zip(counters)
+        .map(|((volume, base), group)| {
+            let (Some(base), Some((done, in_flight))) =
+                (base, crate::throttle::device_view(volume.device))
+            else {
+                return (false, false);
+            };
+            let waits = |submitted: u64, now: u64, start: u64, in_flight: u64| {
+                in_flight == 0 && submitted > now.saturating_sub(start)
+            };
+            (
+                waits(
+                    group.read_bytes,
+                    done.read_bytes,
+                    base.read_bytes,
+                    in_flight.0,
+                ),
+                waits(
+                    group.write_bytes,
+                    done.write_bytes,
+                    base.write_bytes,
+                    in_flight.1,
+                ),
+            )
+        })
+        .collect()
 }
 
 /// A final fragment shorter than a tenth of a second says nothing reliable.

@@ -206,6 +206,11 @@ impl ThrottleGroup {
         }
     }
 
+    /// The caps last written for `device` (`None` before any).
+    pub fn written(&self, device: DeviceNumber) -> Option<DeviceCaps> {
+        self.written.get(&device).copied()
+    }
+
     /// The group's cumulative counters on `device` (zero before its first IO).
     pub fn counters(&self, device: DeviceNumber) -> Result<DeviceCounters, EmulateError> {
         match self.version {
@@ -283,6 +288,27 @@ fn settle(old: &DeviceCaps, new: &DeviceCaps) -> DeviceCaps {
         read_bytes_s: pick(old.read_bytes_s, new.read_bytes_s),
         write_bytes_s: pick(old.write_bytes_s, new.write_bytes_s),
     }
+}
+
+/// What a device itself completed since it appeared (`/sys/dev/block/MAJ:MIN/stat`) and what
+/// it has in flight (`inflight`: reads, writes), from every process; `None` where unpublished.
+pub fn device_view(device: DeviceNumber) -> Option<(DeviceCounters, (u64, u64))> {
+    let stat = fs::read_to_string(format!("/sys/dev/block/{device}/stat")).ok()?;
+    let inflight = fs::read_to_string(format!("/sys/dev/block/{device}/inflight")).ok()?;
+    let numbers = |text: &str| -> Option<Vec<u64>> {
+        text.split_whitespace().map(|f| f.parse().ok()).collect()
+    };
+    let (stat, inflight) = (numbers(&stat)?, numbers(&inflight)?);
+    if stat.len() < 7 || inflight.len() < 2 {
+        return None;
+    }
+    let done = DeviceCounters {
+        read_ios: stat[0],
+        read_bytes: stat[2] * 512,
+        write_ios: stat[4],
+        write_bytes: stat[6] * 512,
+    };
+    Some((done, (inflight[0], inflight[1])))
 }
 
 /// v1 `io_serviced`/`io_service_bytes` lines: "7:0 Read 123", "7:0 Write 45".
