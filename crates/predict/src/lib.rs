@@ -869,7 +869,7 @@ fn burst_figure(
     let solved = solve(&bursting, volumes.len(), &vec![None; volumes.len()]);
     let total_iops: f64 = solved.rates.iter().sum();
     let sustained_iops: f64 = sustained.rates.iter().sum();
-    if !(total_iops > sustained_iops * (1.0 + 1e-6)) {
+    if total_iops <= sustained_iops * (1.0 + 1e-6) || total_iops.is_nan() {
         return None;
     }
     // Each bucket holds (burst - base) x 30 min and drains by what is used above the base.

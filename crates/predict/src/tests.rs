@@ -301,7 +301,13 @@ fn a_bursting_vm_shows_its_burst_figure_and_how_long_the_credits_last() {
         &p30,
         Workload::new(0.0, 100.0, Bytes::kib(8), 32, 1),
     );
-    let prediction = predict(&d4, &[volume.clone()], &Assumptions::default(), None).unwrap();
+    let prediction = predict(
+        &d4,
+        std::slice::from_ref(&volume),
+        &Assumptions::default(),
+        None,
+    )
+    .unwrap();
     assert_eq!(prediction.total_iops, 6400.0);
     let burst = prediction.burst.clone().unwrap();
     assert_eq!(burst.total_iops, 10_000.0);
