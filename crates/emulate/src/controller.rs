@@ -136,8 +136,11 @@ pub struct Controller {
     mb_share: Vec<f64>,
 }
 
-/// Ticks of use whose peak stands for a direction's demand (1 s at 100 ms ticks).
-const HOLD_TICKS: usize = 10;
+/// Ticks of use whose peak stands for a direction's demand (300 ms at 100 ms ticks). A direction
+/// whose requests wait in the throttle is seen through the queue (`backlog.rs`), so the window
+/// only has to bridge the gaps of a bursty stream; a longer one kept a finished file layout's
+/// writes "active" for a second and slowed the reads that followed it.
+const HOLD_TICKS: usize = 3;
 
 /// Feedback on one limit of one volume: the ratio of allotted to used, over a window of ticks.
 #[derive(Clone, Copy, Debug)]

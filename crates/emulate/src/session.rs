@@ -90,6 +90,10 @@ pub struct Outcome {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub interrupted: bool,
+    /// Seconds any cap in force was above its baseline (credit bursting, the VM's or a
+    /// volume's), of `seconds.len()`; `None` where the design cannot burst (or `--no-burst`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst_seconds: Option<usize>,
     pub notes: Vec<String>,
     /// Everything made was removed (false lists what was left in `notes`).
     pub cleaned_up: bool,
@@ -186,6 +190,7 @@ fn rehearse(
     })?;
     group.remove()?;
     let limits = summarize(controller.limits(), &seconds);
+    let burst_seconds = seconds_in_burst(controller.limits(), &seconds);
     let binding = limits
         .iter()
         .filter(|l| l.median_consumed_pct >= 50.0)
@@ -200,6 +205,7 @@ fn rehearse(
         exit_code: status.code(),
         signal: status.signal(),
         interrupted: stop.load(Ordering::SeqCst),
+        burst_seconds,
         notes: options.limits.notes.clone(),
         cleaned_up: true,
     })
@@ -474,6 +480,37 @@ impl SecondBuilder {
             binding_consumed_pct,
         }
     }
+}
+
+/// How many seconds ran with a cap above its baseline; `None` where nothing can burst.
+fn seconds_in_burst(limits: &DesignLimits, seconds: &[Second]) -> Option<usize> {
+    let vm = &limits.vm;
+    let can_burst = vm.burst_uncached_iops.is_some()
+        || vm.burst_uncached_throughput_mb_s.is_some()
+        || limits
+            .volumes
+            .iter()
+            .any(|v| v.burst_iops.is_some() || v.burst_throughput_mb_s.is_some());
+    if !can_burst {
+        return None;
+    }
+    let above = |cap: Option<f64>, base: Option<f64>| match (cap, base) {
+        (Some(cap), Some(base)) => cap > base * 1.001,
+        _ => false,
+    };
+    let in_burst = |second: &Second| {
+        above(second.vm_cap_iops, vm.uncached_iops)
+            || above(second.vm_cap_mb_s, vm.uncached_throughput_mb_s)
+            || limits
+                .volumes
+                .iter()
+                .zip(&second.volumes)
+                .any(|(limit, used)| {
+                    above(Some(used.cap_iops), Some(limit.iops))
+                        || above(Some(used.cap_mb_s), Some(limit.throughput_mb_s))
+                })
+    };
+    Some(seconds.iter().filter(|s| in_burst(s)).count())
 }
 
 /// Every limit's consumed share in one second: (name, percent).
