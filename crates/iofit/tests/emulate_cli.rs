@@ -210,9 +210,12 @@ fn assert_bursts_then_falls(iops: &[f64], caps: &[f64], burst_iops: f64, baselin
         "after burst {tail_median}: {iops:?} caps {caps:?}"
     );
     // The last fragment is left out: as the command ends, idle ticks earn credits back; a
-    // tick under the baseline earns a few, which the next tick may spend.
+    // tick under the baseline earns a few, which the next tick may spend. At a 100 IOPS
+    // baseline the idle writes keep one IO per tick (10 IOPS) that the reader cannot use, so
+    // the bucket earns a little back every second, which a tick spends at once: the mean cap
+    // in force of a second sits up to ~50 % above it (the same band as the rate above).
     assert!(
-        caps[0] > burst_iops * 0.8 && caps[caps.len() - 2] < baseline_iops * 1.25,
+        caps[0] > burst_iops * 0.8 && caps[caps.len() - 2] < baseline_iops * 1.6,
         "{caps:?}"
     );
     // Never far above the cap in force that second or the one before (in the second the
