@@ -166,7 +166,8 @@ fn rehearse(
         options.tick.as_secs_f64(),
     )
     .with_start_credits(options.start_credits)
-    .with_kernel_margin(crate::controller::KERNEL_MARGIN);
+    .with_kernel_margin(crate::controller::KERNEL_MARGIN)
+    .with_mixed_margin(crate::controller::MIXED_MARGIN);
     // The design's static split of every limit is in force before the command's first IO.
     apply(&mut group, &volumes, &controller)?;
     let device_base: Vec<Option<DeviceCounters>> = volumes
