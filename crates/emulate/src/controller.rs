@@ -27,11 +27,12 @@ const ACTIVE_SHARE: f64 = 0.05;
 /// (`Controller::with_kernel_margin`); the feedback gain corrects what is left.
 pub const KERNEL_MARGIN: f64 = 0.97;
 
-/// The kernel throttles reads and writes apart, each letting its requests out in batches of
-/// its 100 ms throttle slice; the batches of two directions fall into a second's window
-/// unevenly, and a 70/30 stream at 97 % of its cap on average had single seconds at 108 %
-/// (fio's per-second log). So when both directions run, a real rehearsal splits this share of
-/// the volume's share between them (`Controller::with_mixed_margin`).
+/// The kernel throttles reads and writes (and devices) apart, each letting its requests out in
+/// batches of its 100 ms throttle slice; the batches of two directions fall into a second's
+/// window unevenly, and a 70/30 stream at 97 % of its cap on average had single seconds at
+/// 108 % (fio's per-second log), two volumes sharing a VM cap 105 %. So when both directions
+/// of a volume run, a real rehearsal splits this share of the volume's share between them, and
+/// when two or more volumes run, this share of the VM's (`Controller::with_mixed_margin`).
 pub const MIXED_MARGIN: f64 = 0.95;
 
 /// The part of a volume's share an idle direction keeps while the other one runs alone.
@@ -639,7 +640,18 @@ fn level(
                     }
                 })
                 .collect();
-            divide(vm_cap, &demands, volume_caps)
+            // Two or more volumes running share the VM's cap as two directions share a
+            // volume's: each device's batches fall into a second unevenly (see MIXED_MARGIN).
+            let running = used
+                .iter()
+                .filter(|u| u.total() > vm_cap * ACTIVE_SHARE)
+                .count();
+            let margin = if running >= 2 && !first {
+                mixed_margin
+            } else {
+                1.0
+            };
+            divide(vm_cap * margin, &demands, volume_caps)
         }
         None => volume_caps.to_vec(),
     };
