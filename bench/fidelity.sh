@@ -7,6 +7,9 @@
 # Needs root (cgroups, loop devices). Volumes are loop devices on /dev/shm (RAM), so the
 # throttle, not the disk, sets the pace. RUNTIME=S sets each run's length (default 8 s);
 # ONLY=REGEX runs the pairs whose "VM DISKS RW BS QDn" matches (e.g. ONLY=randrw).
+# Then, with fio's per-second logs (the command's own view, not emulate's): every 1-second
+# window from the first on against the cap + 5 %, for one volume, mixed reads and writes, two
+# volumes in two directions sharing the VM's cap, and the VM's MB/s cap on large reads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNTIME="${RUNTIME:-8}"
@@ -24,7 +27,7 @@ emulate() { # emulate OUT_JSON DESIGN_ARGS... -- RUN_ARGS...
     local out=$1; shift
     # --no-burst: predict gives the sustained limits (no VM or disk credit bursting).
     "$BIN" emulate --image-dir /dev/shm --scratch-size 256m --mount-root "$WORK/m$RANDOM" \
-        --no-burst --quiet --json "$@" > "$out"
+        --no-burst --quiet --json "$out" "$@" > /dev/null 2>&1
 }
 
 # 1. Service latency of one 4 KiB random read at QD1 on the unthrottled loop device.
@@ -99,3 +102,50 @@ pair Standard_D8s_v5 "data=1xP40" "" randread 8k 64 1          # disk IOPS 7,500
 pair Standard_D32s_v5 "data=1xP80" "" randread 4k 1 1          # queue depth: QD1 / latency
 pair Standard_D8s_v5 "data=1xP30" "" randread 4k 2 1           # queue depth 2
 echo "pairs within 10 % with the same binding limit: $pass of $total"
+
+# 2. First-second compliance, measured by fio's per-second logs.
+if ! command -v fio >/dev/null; then
+    echo "compliance: skipped (fio is not installed)"
+    exit 0
+fi
+echo
+printf '%-50s %10s %10s %10s %10s %s\n' case cap first_s max_s over_5% verdict
+comply_ok=0; comply_total=0
+comply() { # comply NAME CAP KIND(iops|bw) "DESIGN ARGS" JOB...   (each JOB: "name volume rw bs")
+    local name=$1 cap=$2 kind=$3 design=$4; shift 4
+    local logs="$WORK/logs$RANDOM"; mkdir -p "$logs"
+    local jobs=()
+    for job in "$@"; do
+        read -r jname vol rw bs <<<"$job"
+        jobs+=(--name="$jname" --directory="{$vol}" --rw="$rw" --bs="$bs" --rwmixread=70 \
+            --direct=1 --ioengine=libaio --iodepth=16 --size=32m --runtime="$RUNTIME" --time_based \
+            --write_iops_log="$logs/$jname" --write_bw_log="$logs/$jname" --log_avg_msec=1000)
+    done
+    # shellcheck disable=SC2086
+    emulate "$WORK/comply.json" $design -- fio --output-format=json "${jobs[@]}"
+    python3 - "$logs" "$kind" "$cap" "$name" <<'PY'
+import glob, sys
+logs, kind, cap, name = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+windows = {}
+for path in glob.glob(f"{logs}/*_{kind}.*.log"):
+    for line in open(path):
+        t, v = [float(x) for x in line.split(",")[:2]]
+        w = max(int(round(t / 1000.0)), 1)
+        windows[w] = windows.get(w, 0.0) + (v * 1024 / 1e6 if kind == "bw" else v)
+seconds = [windows[w] for w in sorted(windows)]
+over = sum(1 for v in seconds if v > cap * 1.05)
+ok = bool(seconds) and over == 0
+print(f"{name:<50} {cap:10.1f} {seconds[0] if seconds else 0:10.1f} {max(seconds or [0]):10.1f} {over:10d} {'ok' if ok else 'MISS'}")
+open(f"{logs}/verdict", "w").write("ok" if ok else "miss")
+PY
+    comply_total=$((comply_total + 1)); [ "$(cat "$logs/verdict")" = ok ] && comply_ok=$((comply_ok + 1)); return 0
+}
+comply "DS3 3xP30 x0.1, 4k randread (VM 1,280 IOPS)" 1280 iops \
+    "--vm Standard_DS3 --disk data=3xP30 --scale 0.1" "r data randread 4k"
+comply "DS3 3xP30 x0.1, 8k randrw 70/30 (VM 1,280 IOPS)" 1280 iops \
+    "--vm Standard_DS3 --disk data=3xP30 --scale 0.1" "m data randrw 8k"
+comply "DS1 a,b=1xP30 x0.25, a reads, b writes (VM 800)" 800 iops \
+    "--vm Standard_DS1 --disk a=1xP30 --disk b=1xP30 --scale 0.25" "a a randread 4k" "b b randwrite 4k"
+comply "DS3 3xP30 x0.1, 256k read (VM 12.8 MB/s)" 12.8 bw \
+    "--vm Standard_DS3 --disk data=3xP30 --scale 0.1" "s data read 256k"
+echo "compliance cases with no 1-second window over cap + 5 %: $comply_ok of $comply_total"

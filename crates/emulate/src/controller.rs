@@ -7,6 +7,7 @@
 //! two together while the kernel throttles them apart. IOPS are counted in Azure's IO units
 //! (`iofit_model::formulas::azure_io_units`): a request larger than the unit counts as several.
 
+use crate::backlog::{Queued, Submitted};
 use crate::bucket::BurstBucket;
 use crate::divide::{demand_estimate, divide};
 use crate::limits::DesignLimits;
@@ -19,6 +20,23 @@ const IDLE_SHARE: f64 = 0.01;
 
 /// A direction using more than this share of its volume's share counts as active.
 const ACTIVE_SHARE: f64 = 0.05;
+
+/// The kernel lets a few % more through than the caps written (3-4 % per second with steady
+/// caps on this machine's 6.18 kernel, cgroup v1, measured by fio on the child's side), so a
+/// real rehearsal writes every cap this much under the design's figure
+/// (`Controller::with_kernel_margin`); the feedback gain corrects what is left.
+pub const KERNEL_MARGIN: f64 = 0.97;
+
+/// The kernel throttles reads and writes (and devices) apart, each letting its requests out in
+/// batches of its 100 ms throttle slice; the batches of two directions fall into a second's
+/// window unevenly, and a 70/30 stream at 97 % of its cap on average had single seconds at
+/// 108 % (fio's per-second log), two volumes sharing a VM cap 105 %. So when both directions
+/// of a volume run, a real rehearsal splits this share of the volume's share between them, and
+/// when two or more volumes run, this share of the VM's (`Controller::with_mixed_margin`).
+pub const MIXED_MARGIN: f64 = 0.95;
+
+/// The part of a volume's share an idle direction keeps while the other one runs alone.
+const IDLE_DIRECTION: f64 = 0.01;
 
 /// What one volume did in one tick, against the caps in force during it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -99,6 +117,20 @@ pub struct Controller {
     mb_allot: Vec<Split>,
     /// Azure IO units per kernel request, per volume and direction, from the last tick.
     units_per_request: Vec<Split>,
+    /// Bytes per kernel request, per volume and direction, from the last tick with requests.
+    bytes_per_request: Vec<Split>,
+    /// What the throttle holds back per volume (see `backlog.rs`).
+    queued: Vec<Queued>,
+    /// Every kernel cap is the allotment times this (see `KERNEL_MARGIN`); 1 by default.
+    kernel_margin: f64,
+    /// A volume whose reads and writes both run splits this share of its share (see
+    /// `MIXED_MARGIN`); 1 by default.
+    mixed_margin: f64,
+    /// The caps the kernel had during the coming tick, where they differ from `caps()` (the
+    /// throttle keeps a cap that would rise by only a little): the queue model drains at them.
+    in_force: Option<Vec<DeviceCaps>>,
+    /// See `waiting_on_devices`.
+    device_waiting: Option<Vec<(bool, bool)>>,
     tick_s: f64,
     /// Per volume: kernel cap = Azure allotment x gain, corrected from what the kernel let
     /// through (it overshoots a few % to ~13 % on this kernel, more right after a limit is
@@ -113,20 +145,13 @@ pub struct Controller {
     /// Each volume's share of the VM's limits (its own cap when the VM's does not bind).
     iops_share: Vec<f64>,
     mb_share: Vec<f64>,
-    /// Whether a volume's kernel caps are set at all. The kernel's throttle delays a request
-    /// that comes "too early" by whole timer ticks even far below the cap (QD1 reads at 17 % of
-    /// a 20,000 IOPS cap took 0.28 ms instead of 0.08 ms here), which Azure does not do; so a
-    /// volume well under its limits runs unthrottled, and the caps come back when it nears them.
-    engaged: Vec<bool>,
 }
 
-/// A volume's caps are lifted below this share of its limits (peak over the last second)...
-const DISENGAGE_BELOW: f64 = 0.6;
-/// ...and set again from this share on.
-const ENGAGE_FROM: f64 = 0.8;
-
-/// Ticks of use whose peak stands for a direction's demand (1 s at 100 ms ticks).
-const HOLD_TICKS: usize = 10;
+/// Ticks of use whose peak stands for a direction's demand (300 ms at 100 ms ticks). A direction
+/// whose requests wait in the throttle is seen through the queue (`backlog.rs`), so the window
+/// only has to bridge the gaps of a bursty stream; a longer one kept a finished file layout's
+/// writes "active" for a second and slowed the reads that followed it.
+const HOLD_TICKS: usize = 3;
 
 /// Feedback on one limit of one volume: the ratio of allotted to used, over a window of ticks.
 #[derive(Clone, Copy, Debug)]
@@ -161,24 +186,21 @@ impl Gain {
         }
         if self.allotted > 0.0 && self.used > 0.0 {
             let ratio = self.allotted / self.used;
-            // Over the allotment: scale down by the overshoot. Held at (nearly) the kernel cap
-            // but under the allotment: scale up a little. Otherwise the workload set the pace.
-            // Half steps (square roots) so that one noisy window does not swing the cap. An
-            // excursion far past the allotment (more than 1.5x) is not the throttle's overshoot
-            // (seen up to ~13 % here) but IO the throttle never saw (writeback on cgroup v1):
-            // it is left alone. Up again only while the kernel's cap held the workload back:
-            // the workload got (nearly) all that the cap in force let through. A workload that
-            // sets its own pace a little under the allotment (CPU-starved, say) must not raise
-            // the gain, or the gain winds up and the cap overshoots once the workload speeds up
-            // (668 IOPS against a 600 cap was seen under CPU load). With `HELD_FROM` the gain can
-            // never rise past 1 / HELD_FROM on a demand-limited workload: under 5.3 %.
+            // Over the allotment: scale down by the overshoot (half steps, square roots, so
+            // that one noisy window does not swing the cap). Never above 1: the kernel caps
+            // written never add up to more than the design's limits, so a second can only
+            // pass its cap by what the kernel itself lets through. Back up towards 1 only
+            // while the kernel's cap held the workload back (used nearly all it let through),
+            // so a workload that sets its own pace does not wind the gain up. An excursion far
+            // past the allotment (more than 1.5x) is not the throttle's overshoot but IO the
+            // throttle never saw (writeback on cgroup v1): it is left alone.
             let held = self.used >= Self::HELD_FROM * self.factor * self.allotted;
             if (1.0 / 1.5..0.99).contains(&ratio) {
                 self.factor *= ratio.sqrt();
             } else if ratio > 1.02 && held {
                 self.factor *= ratio.sqrt().min(1.03);
             }
-            self.factor = self.factor.clamp(0.8, 1.2);
+            self.factor = self.factor.clamp(0.8, 1.0);
         }
         self.used = 0.0;
         self.allotted = 0.0;
@@ -231,13 +253,24 @@ impl Controller {
                 };
                 count
             ],
+            bytes_per_request: vec![
+                Split {
+                    read: 4096.0,
+                    write: 4096.0
+                };
+                count
+            ],
+            queued: vec![Queued::default(); count],
+            kernel_margin: 1.0,
+            mixed_margin: 1.0,
+            in_force: None,
+            device_waiting: None,
             tick_s,
             iops_gain: vec![Gain::new(); count],
             mb_gain: vec![Gain::new(); count],
             recent: vec![Default::default(); count],
             iops_share: vec![0.0; count],
             mb_share: vec![0.0; count],
-            engaged: vec![true; count],
         };
         // Before any IO: every volume may use its own cap (within the VM's), half each way.
         let used = vec![(Split::default(), Split::default()); count];
@@ -261,6 +294,34 @@ impl Controller {
         self.vm_in_force = self.vm_caps();
         let used = vec![(Split::default(), Split::default()); self.last.len()];
         self.allot(&used, &used, true);
+        self
+    }
+
+    /// The caps the kernel holds now (as written), for the next `tick`'s queue model.
+    pub fn caps_in_force(&mut self, caps: Vec<DeviceCaps>) {
+        self.in_force = Some(caps);
+    }
+
+    /// Per volume, directions (read, write) whose requests the device's own view shows waiting
+    /// in the throttle: the cgroup submitted more bytes than the device completed since the
+    /// command started, and the device has none of that direction in flight. This catches
+    /// what the model misses: the kernel lets a large request out only once a whole request's
+    /// worth of its cap has accrued, later than the model's steady drain. (IO the cgroup never
+    /// saw, such as the file system's journal, only hides a backlog, never invents one.)
+    pub fn waiting_on_devices(&mut self, waiting: Vec<(bool, bool)>) {
+        self.device_waiting = Some(waiting);
+    }
+
+    /// Writes every kernel cap `margin` (0..=1) times the allotment: see `KERNEL_MARGIN`.
+    pub fn with_kernel_margin(mut self, margin: f64) -> Controller {
+        self.kernel_margin = margin.clamp(0.5, 1.0);
+        self
+    }
+
+    /// Splits `margin` (0..=1) of a volume's share between its directions when both run: see
+    /// `MIXED_MARGIN`.
+    pub fn with_mixed_margin(mut self, margin: f64) -> Controller {
+        self.mixed_margin = margin.clamp(0.5, 1.0);
         self
     }
 
@@ -294,10 +355,10 @@ impl Controller {
     pub fn caps(&self) -> Vec<DeviceCaps> {
         (0..self.iops_allot.len())
             .map(|i| {
-                if !self.engaged[i] {
-                    return DeviceCaps::default();
-                }
-                let (iops_gain, mb_gain) = (self.iops_gain[i].factor, self.mb_gain[i].factor);
+                let (iops_gain, mb_gain) = (
+                    self.iops_gain[i].factor * self.kernel_margin,
+                    self.mb_gain[i].factor * self.kernel_margin,
+                );
                 let iops = self.iops_allot[i];
                 let units = self.units_per_request[i];
                 let mb = self.mb_allot[i];
@@ -323,10 +384,16 @@ impl Controller {
         self.vm_in_force = self.vm_caps();
         let mut usage = Vec::with_capacity(counters.len());
         let mut used = Vec::with_capacity(counters.len());
+        let mut held = Vec::with_capacity(counters.len());
+        let caps = self.in_force.take().unwrap_or_else(|| self.caps());
         for (i, now) in counters.iter().enumerate() {
-            let (volume_usage, iops_used, mb_used) = self.account(i, now, elapsed_s);
+            let (volume_usage, iops_used, mb_used) = self.account(i, now, &caps[i], elapsed_s);
+            let queued = self.queued[i];
             usage.push(volume_usage);
             used.push((iops_used, mb_used));
+            // Requests queued behind a direction's cap: it is held back by it, however
+            // little it passed, and wants what drains its queue within a second.
+            held.push(queued);
         }
         self.last = counters.to_vec();
         let vm_iops: f64 = used.iter().map(|u| u.0.total()).sum();
@@ -353,6 +420,48 @@ impl Controller {
                     })
             })
             .collect();
+        let device_waiting = self.device_waiting.take();
+        // A held direction counts as using all of its parts: active and saturated.
+        let peaks: Vec<(Split, Split)> = peaks
+            .into_iter()
+            .zip(&held)
+            .enumerate()
+            .map(|(i, ((mut iops, mut mb), queued))| {
+                let (read, write) = queued.waiting();
+                let (device_read, device_write) = device_waiting
+                    .as_ref()
+                    .and_then(|w| w.get(i).copied())
+                    .unwrap_or_default();
+                let (read, write) = (read || device_read, write || device_write);
+                let units = self.units_per_request[i];
+                let per = self.bytes_per_request[i];
+                // Queued requests: counted, or from the queued bytes at the last request size.
+                let ios = |ios: f64, bytes: f64, per: f64| ios.max(bytes / per.max(1.0));
+                if read {
+                    let waiting = ios(queued.read_ios, queued.read_bytes, per.read);
+                    iops.read = iops
+                        .read
+                        .max(2.0 * self.iops_allot[i].read)
+                        .max(waiting * units.read);
+                    mb.read = mb
+                        .read
+                        .max(2.0 * self.mb_allot[i].read)
+                        .max(queued.read_bytes / 1e6);
+                }
+                if write {
+                    let waiting = ios(queued.write_ios, queued.write_bytes, per.write);
+                    iops.write = iops
+                        .write
+                        .max(2.0 * self.iops_allot[i].write)
+                        .max(waiting * units.write);
+                    mb.write = mb
+                        .write
+                        .max(2.0 * self.mb_allot[i].write)
+                        .max(queued.write_bytes / 1e6);
+                }
+                (iops, mb)
+            })
+            .collect();
         let means: Vec<(Split, Split)> = self
             .recent
             .iter()
@@ -366,52 +475,7 @@ impl Controller {
                 (sum.0.scaled(1.0 / n), sum.1.scaled(1.0 / n))
             })
             .collect();
-        // Held at a direction's cap in force during this tick counts as near the limits too
-        // (before any IO that cap is half the volume's share).
-        let held: Vec<f64> = used
-            .iter()
-            .enumerate()
-            .map(|(i, (iops, mb))| {
-                let ratio = |u: f64, a: f64| if a > 0.0 { u / a } else { 0.0 };
-                ratio(iops.read, self.iops_allot[i].read)
-                    .max(ratio(iops.write, self.iops_allot[i].write))
-                    .max(ratio(mb.read, self.mb_allot[i].read))
-                    .max(ratio(mb.write, self.mb_allot[i].write))
-            })
-            .collect();
         self.allot(&peaks, &means, false);
-        // Lifting one volume's caps is safe only where no shared VM limit could be passed by
-        // it: one volume (its share is the VM's), or volumes whose own caps fit the VM's.
-        let fits = |vm: Option<f64>, caps: f64| vm.is_none_or(|vm| caps <= vm);
-        let can_lift = self.limits.volumes.len() == 1
-            || (fits(
-                self.limits.vm.uncached_iops,
-                self.limits
-                    .volumes
-                    .iter()
-                    .map(|v| v.burst_iops.unwrap_or(v.iops))
-                    .sum(),
-            ) && fits(
-                self.limits.vm.uncached_throughput_mb_s,
-                self.limits
-                    .volumes
-                    .iter()
-                    .map(|v| v.burst_throughput_mb_s.unwrap_or(v.throughput_mb_s))
-                    .sum(),
-            ));
-        for (i, (iops, mb)) in peaks.iter().enumerate() {
-            let near = (iops.total() / self.iops_share[i].max(1e-9))
-                .max(mb.total() / self.mb_share[i].max(1e-9))
-                .max(if self.engaged[i] { held[i] } else { 0.0 });
-            // A bursting volume's cap swings with its credits (a few credits allow a large
-            // rate for one tick), so its caps always stay set.
-            let bursting = self.iops_buckets[i].is_some() || self.mb_buckets[i].is_some();
-            if self.engaged[i] && near < DISENGAGE_BELOW && can_lift && !bursting {
-                self.engaged[i] = false;
-            } else if !self.engaged[i] && near >= ENGAGE_FROM {
-                self.engaged[i] = true;
-            }
-        }
         usage
     }
 
@@ -419,23 +483,65 @@ impl Controller {
         &mut self,
         i: usize,
         now: &DeviceCounters,
+        caps: &DeviceCaps,
         elapsed_s: f64,
     ) -> (VolumeUsage, Split, Split) {
         let last = self.last[i];
-        let read_ios = now.read_ios.saturating_sub(last.read_ios) as f64;
-        let write_ios = now.write_ios.saturating_sub(last.write_ios) as f64;
-        let read_bytes = now.read_bytes.saturating_sub(last.read_bytes) as f64;
-        let write_bytes = now.write_bytes.saturating_sub(last.write_bytes) as f64;
-        let units = |bytes: f64, ios: f64, previous: f64| {
-            if ios > 0.0 {
-                azure_io_units(bytes / ios)
-            } else {
-                previous
+        let delta = |now: u64, last: u64| now.saturating_sub(last) as f64;
+        let queued = self.queued[i].after(
+            Submitted {
+                bytes: delta(now.read_bytes, last.read_bytes),
+                ios: delta(now.read_ios, last.read_ios),
+                cap_bytes_s: caps.read_bytes_s.map(|v| v as f64),
+                cap_ios_s: caps.read_iops.map(|v| v as f64),
+            },
+            Submitted {
+                bytes: delta(now.write_bytes, last.write_bytes),
+                ios: delta(now.write_ios, last.write_ios),
+                cap_bytes_s: caps.write_bytes_s.map(|v| v as f64),
+                cap_ios_s: caps.write_iops.map(|v| v as f64),
+            },
+            elapsed_s,
+        );
+        let before = std::mem::replace(&mut self.queued[i], queued);
+        // What passed the throttle: what was submitted, less what joined its queue.
+        let passed = |ios: u64,
+                      last_ios: u64,
+                      bytes: u64,
+                      last_bytes: u64,
+                      q: f64,
+                      q_before: f64,
+                      per: &mut f64| {
+            let ios = ios.saturating_sub(last_ios) as f64;
+            let submitted = bytes.saturating_sub(last_bytes) as f64;
+            if ios > 0.0 && submitted > 0.0 {
+                *per = submitted / ios;
             }
+            let bytes = (submitted - (q - q_before)).max(0.0);
+            (bytes / per.max(1.0), bytes)
         };
+        let per = &mut self.bytes_per_request[i];
+        let (read_ios, read_bytes) = passed(
+            now.read_ios,
+            last.read_ios,
+            now.read_bytes,
+            last.read_bytes,
+            queued.read_bytes,
+            before.read_bytes,
+            &mut per.read,
+        );
+        let (write_ios, write_bytes) = passed(
+            now.write_ios,
+            last.write_ios,
+            now.write_bytes,
+            last.write_bytes,
+            queued.write_bytes,
+            before.write_bytes,
+            &mut per.write,
+        );
         self.units_per_request[i] = Split {
-            read: units(read_bytes, read_ios, self.units_per_request[i].read),
-            write: units(write_bytes, write_ios, self.units_per_request[i].write),
+            read: azure_io_units(per.read),
+            write: azure_io_units(per.write),
         };
         let iops = Split {
             read: read_ios * self.units_per_request[i].read / elapsed_s,
@@ -500,26 +606,28 @@ impl Controller {
             &volume_caps_iops,
             (&iops_used, &iops_means),
             &self.iops_allot,
-            first,
+            (first, 1.0 / self.tick_s, self.mixed_margin),
         );
         (self.mb_allot, self.mb_share) = level(
             vm.mb_s,
             &volume_caps_mb,
             (&mb_used, &mb_means),
             &self.mb_allot,
-            first,
+            (first, 0.0, self.mixed_margin),
         );
     }
 }
 
 /// One limit (IOPS or MB/s) at both levels: VM among volumes, then volume between directions.
-/// `(used, means)`: each volume's recent peak and mean use.
+/// `(used, means)`: each volume's recent peak and mean use. `idle_least`: the least part an
+/// idle direction keeps (one IO per tick for IOPS: the kernel counts whole IOs per 100 ms
+/// slice, so a cap of a few IOPS rewritten every tick would never let one through).
 fn level(
     vm_cap: Option<f64>,
     volume_caps: &[f64],
     (used, means): (&[Split], &[Split]),
     previous: &[Split],
-    first: bool,
+    (first, idle_least, mixed_margin): (bool, f64, f64),
 ) -> (Vec<Split>, Vec<f64>) {
     let volume_share: Vec<f64> = match vm_cap {
         Some(vm_cap) => {
@@ -532,7 +640,18 @@ fn level(
                     }
                 })
                 .collect();
-            divide(vm_cap, &demands, volume_caps)
+            // Two or more volumes running share the VM's cap as two directions share a
+            // volume's: each device's batches fall into a second unevenly (see MIXED_MARGIN).
+            let running = used
+                .iter()
+                .filter(|u| u.total() > vm_cap * ACTIVE_SHARE)
+                .count();
+            let margin = if running >= 2 && !first {
+                mixed_margin
+            } else {
+                1.0
+            };
+            divide(vm_cap * margin, &demands, volume_caps)
         }
         None => volume_caps.to_vec(),
     };
@@ -545,19 +664,59 @@ fn level(
                     write: share / 2.0,
                 };
             }
-            // One direction alone gets the whole share, and so does the idle one, so it can
-            // start at once (the total may pass the share for one tick when it does).
-            let active = |u: f64| u > share * ACTIVE_SHARE;
-            if !(active(used[i].read) && active(used[i].write)) {
-                return Split {
-                    read: share,
-                    write: share,
-                };
+            // One direction alone gets the share but a sliver, which the idle one keeps so that
+            // it can start; its use shows on the next tick and the split follows. The two parts
+            // always add up to the share: the kernel never lets the volume pass its limit.
+            // A direction held at its sliver is active too: a writeback of buffered writes at
+            // 1 % of a small MB/s cap would otherwise never look busy enough to get more.
+            let active =
+                |u: f64, part: f64| u > share * ACTIVE_SHARE || (u > 0.0 && u >= 0.9 * part);
+            let idle = (share * IDLE_DIRECTION).max(idle_least).min(share / 2.0);
+            match (
+                active(used[i].read, previous[i].read),
+                active(used[i].write, previous[i].write),
+            ) {
+                (true, true) => {}
+                (false, true) => {
+                    return Split {
+                        read: idle,
+                        write: share - idle,
+                    }
+                }
+                _ => {
+                    return Split {
+                        read: share - idle,
+                        write: idle,
+                    }
+                }
             }
-            split_between_directions(share, means[i])
+            let mixed_share = share * mixed_margin;
+            sticky(
+                split_between_directions(mixed_share, means[i]),
+                previous[i],
+                mixed_share,
+            )
         })
         .collect();
     (split, volume_share)
+}
+
+/// Parts that moved by less than this share of the volume's share stay as they were.
+const STICKY_SHARE: f64 = 0.05;
+
+/// The previous parts when the new ones are close to them and they still fit the share: every
+/// rewrite of a cap restarts the kernel's throttle slice, which lets a little more through
+/// (a 70/30 stream whose parts were rewritten every tick ran 6 % over its cap here).
+fn sticky(new: Split, previous: Split, share: f64) -> Split {
+    let close = |a: f64, b: f64| (a - b).abs() <= STICKY_SHARE * share;
+    if previous.total() <= share
+        && close(new.read, previous.read)
+        && close(new.write, previous.write)
+    {
+        previous
+    } else {
+        new
+    }
 }
 
 /// Extra room the smaller direction keeps above its mean use when both are active.
@@ -601,12 +760,13 @@ fn cap_of(bucket: &Option<BurstBucket>, baseline: f64, tick_s: f64) -> f64 {
 }
 
 /// Kernel requests per second for `azure_iops` Azure IO units at `units` per request.
+/// Rounded down, so that caps that add up to a limit never pass it.
 fn requests(azure_iops: f64, units: f64) -> u64 {
-    (azure_iops / units.max(1.0)).round().max(1.0) as u64
+    (azure_iops / units.max(1.0)).floor().max(1.0) as u64
 }
 
 fn bytes_s(mb_s: f64) -> u64 {
-    (mb_s * 1e6).round().max(1.0) as u64
+    (mb_s * 1e6).floor().max(1.0) as u64
 }
 
 #[cfg(test)]
@@ -655,9 +815,10 @@ mod tests {
         assert_eq!(c.caps()[0].read_iops, Some(250));
         c.tick(&[reads(25)], 0.1); // used all of its 250/s half
         let caps = c.caps()[0];
-        // Alone, reads get the whole cap; so do the idle writes, to start without a wait.
-        assert_eq!(caps.read_iops, Some(500));
-        assert_eq!(caps.write_iops, Some(500));
+        // Alone, reads get the cap but what the idle writes keep to start with (1 %, at least
+        // one IO per tick); the two never add up to more than the cap.
+        assert_eq!(caps.read_iops, Some(490));
+        assert_eq!(caps.write_iops, Some(10));
     }
 
     #[test]
@@ -737,22 +898,65 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_volume_far_below_its_limits_runs_unthrottled_until_it_nears_them() {
-        let mut c = Controller::new(limits(None, &[(1000.0, None)]), 1.0, 0.1);
-        let mut ios = 0;
-        for _ in 0..12 {
-            ios += 20; // 200 IOPS: a fifth of the cap
-            c.tick(&[reads(ios)], 0.1);
+    /// A made-up workload per tick: per volume, the reads and writes it submits (4 KiB each),
+    /// as a share of the kernel cap in force (above 1: it asks for more than it gets).
+    fn drive(c: &mut Controller, wants: &[(f64, f64)]) -> Vec<DeviceCaps> {
+        let caps = c.caps();
+        let counters: Vec<DeviceCounters> = c
+            .last
+            .iter()
+            .zip(&caps)
+            .zip(wants)
+            .map(|((last, cap), (r, w))| {
+                let take = |cap: Option<u64>, want: f64| {
+                    (cap.unwrap_or(0) as f64 * want.min(1.0) / 10.0).round() as u64
+                };
+                mixed(
+                    last.read_ios + take(cap.read_iops, *r),
+                    last.write_ios + take(cap.write_iops, *w),
+                )
+            })
+            .collect();
+        c.tick(&counters, 0.1);
+        caps
+    }
+
+    proptest::proptest! {
+        /// Whatever the volumes do, every cap is set (none lifted) and the caps written add up
+        /// to no more than each volume's own limit and the VM's, in every tick.
+        #[test]
+        fn the_caps_written_never_add_up_past_a_limit(
+            ticks in proptest::collection::vec(
+                proptest::collection::vec((0.0f64..2.0, 0.0f64..2.0), 3), 1..60),
+            vm_iops in 100.0f64..20_000.0,
+            volume_iops in proptest::collection::vec(50.0f64..10_000.0, 3),
+        ) {
+            let volumes: Vec<(f64, Option<f64>)> = volume_iops.iter().map(|v| (*v, None)).collect();
+            let mut c = Controller::new(limits(Some(vm_iops), &volumes), 1.0, 0.1);
+            for wants in &ticks {
+                let caps = drive(&mut c, wants);
+                let mut total = 0.0;
+                for (cap, limit) in caps.iter().zip(&volume_iops) {
+                    let (r, w) = (cap.read_iops.unwrap() as f64, cap.write_iops.unwrap() as f64);
+                    // A cap of 1 IO/s is the least the kernel takes (0 would lift it).
+                    proptest::prop_assert!(r + w <= limit.max(2.0) + 1e-9, "{r} + {w} over {limit}");
+                    total += r + w;
+                    proptest::prop_assert!(cap.read_bytes_s.is_some() && cap.write_bytes_s.is_some());
+                }
+                // Up to 1 IO/s per direction over: the least cap the kernel takes.
+                proptest::prop_assert!(total <= vm_iops + 6.0 + 1e-9, "{total} over {vm_iops}");
+            }
         }
-        assert_eq!(
-            c.caps()[0],
-            DeviceCaps::default(),
-            "lifted well under the cap"
-        );
-        ios += 95; // 950 IOPS in one tick: near the cap
-        c.tick(&[reads(ios)], 0.1);
-        assert!(c.caps()[0].read_iops.is_some(), "set again near the cap");
+    }
+
+    #[test]
+    fn a_volume_far_below_its_limits_keeps_its_caps() {
+        let mut c = Controller::new(limits(None, &[(1000.0, None)]), 1.0, 0.1);
+        for _ in 0..20 {
+            drive(&mut c, &[(0.2, 0.0)]);
+        }
+        let caps = c.caps()[0];
+        assert_eq!((caps.read_iops, caps.write_iops), (Some(990), Some(10)));
     }
 
     #[test]
@@ -863,5 +1067,54 @@ mod tests {
         }
         assert_eq!(last.write_iops, 500.0, "{last:?}");
         assert!((4400.0..=5100.0).contains(&last.read_iops), "{last:?}");
+    }
+}
+
+#[cfg(test)]
+mod queued_tests {
+    use super::*;
+    use crate::limits::{VmLimits, VolumeLimits};
+
+    #[test]
+    fn a_file_written_at_once_gets_the_share_until_its_queue_drains() {
+        // Two volumes under a VM MB/s cap of 8; each writes 4 MiB in one go (4 requests),
+        // counted when submitted; the kernel then lets them out at the caps.
+        let volume = |label: &str| VolumeLimits {
+            label: label.into(),
+            design: String::new(),
+            iops: 1250.0,
+            throughput_mb_s: 50.0,
+            burst_iops: None,
+            burst_throughput_mb_s: None,
+            host_cached: false,
+        };
+        let limits = DesignLimits {
+            vm: VmLimits {
+                name: "vm".into(),
+                uncached_iops: Some(800.0),
+                uncached_throughput_mb_s: Some(8.0),
+                burst_uncached_iops: None,
+                burst_uncached_throughput_mb_s: None,
+            },
+            volumes: vec![volume("a"), volume("b")],
+            scale: 1.0,
+            notes: vec![],
+        };
+        let mut c = Controller::new(limits, 1.0, 0.1);
+        let file = DeviceCounters {
+            write_ios: 4,
+            write_bytes: 4 << 20,
+            ..Default::default()
+        };
+        c.tick(&[DeviceCounters::default(); 2], 0.1);
+        let mut caps = vec![];
+        for _ in 0..10 {
+            c.tick(&[file, file], 0.1);
+            caps.push(c.caps()[0]);
+        }
+        // While the file waits, its writes get (nearly) all of the volume's share: 4 MB/s.
+        for cap in &caps[1..] {
+            assert!(cap.write_bytes_s.unwrap() >= 3_500_000, "{caps:?}");
+        }
     }
 }

@@ -59,12 +59,14 @@ fn water_fill(cap: f64, wants: &[f64]) -> Vec<f64> {
 
 /// What a claimant is estimated to want next tick from what it used of what it was allotted:
 /// one that used (nearly) all of its allotment is held back by it and may want more, so it asks
-/// for twice as much (found within a few ticks); one that left room wants what it used.
+/// for twice as much, or what it used if that is more (found within a few ticks); one that
+/// left room wants what it used.
 pub fn demand_estimate(used: f64, allotted: f64, floor: f64) -> f64 {
     const SATURATED: f64 = 0.9;
     let used = used.max(0.0);
     let want = if allotted > 0.0 && used >= SATURATED * allotted {
-        allotted * 2.0
+        // What was asked of the kernel (counted as submitted) may already say more.
+        (allotted * 2.0).max(used)
     } else {
         used
     };

@@ -26,6 +26,7 @@
 //! println!("binding: {:?}", outcome.binding);
 //! ```
 
+pub mod backlog;
 pub mod bucket;
 pub mod controller;
 pub mod divide;

@@ -89,6 +89,10 @@ pub struct Outcome {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub interrupted: bool,
+    /// Seconds any cap in force was above its baseline (credit bursting, the VM's or a
+    /// volume's), of `seconds.len()`; `None` where the design cannot burst (or `--no-burst`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst_seconds: Option<usize>,
     pub notes: Vec<String>,
     /// Everything made was removed (false lists what was left in `notes`).
     pub cleaned_up: bool,
@@ -160,14 +164,21 @@ fn rehearse(
         options.time_scale,
         options.tick.as_secs_f64(),
     )
-    .with_start_credits(options.start_credits);
+    .with_start_credits(options.start_credits)
+    .with_kernel_margin(crate::controller::KERNEL_MARGIN)
+    .with_mixed_margin(crate::controller::MIXED_MARGIN);
+    // The design's static split of every limit is in force before the command's first IO.
     apply(&mut group, &volumes, &controller)?;
+    let device_base: Vec<Option<DeviceCounters>> = volumes
+        .iter()
+        .map(|v| crate::throttle::device_view(v.device).map(|(done, _)| done))
+        .collect();
     observer.ready(&volumes);
     let mut child = spawn(options, &volumes, &group)?;
     let seconds = steer(
         &mut child,
         &mut group,
-        &volumes,
+        (&volumes, &device_base),
         &mut controller,
         options,
         observer,
@@ -179,6 +190,7 @@ fn rehearse(
     })?;
     group.remove()?;
     let limits = summarize(controller.limits(), &seconds);
+    let burst_seconds = seconds_in_burst(controller.limits(), &seconds);
     let binding = limits
         .iter()
         .filter(|l| l.median_consumed_pct >= 50.0)
@@ -193,6 +205,7 @@ fn rehearse(
         exit_code: status.code(),
         signal: status.signal(),
         interrupted: stop.load(Ordering::SeqCst),
+        burst_seconds,
         notes: options.limits.notes.clone(),
         cleaned_up: true,
     })
@@ -277,7 +290,7 @@ fn substitute(arg: &str, volumes: &[PreparedVolume]) -> String {
 fn steer(
     child: &mut Child,
     group: &mut ThrottleGroup,
-    volumes: &[PreparedVolume],
+    (volumes, device_base): (&[PreparedVolume], &[Option<DeviceCounters>]),
     controller: &mut Controller,
     options: &EmulateOptions,
     observer: &mut dyn Observer,
@@ -293,6 +306,10 @@ fn steer(
         let exited = child.try_wait().ok().flatten().is_some();
         if stop.load(Ordering::SeqCst) {
             stop_group(child, &mut stopping);
+            // A process waiting on IO the throttle holds cannot die until the IO is let out.
+            for volume in volumes {
+                group.set(volume.device, &crate::throttle::DeviceCaps::default())?;
+            }
         }
         let now = Instant::now();
         let counters: Vec<DeviceCounters> = volumes
@@ -301,8 +318,15 @@ fn steer(
             .collect::<Result<_, _>>()?;
         let elapsed_s = now.duration_since(last_tick).as_secs_f64();
         last_tick = now;
+        controller.caps_in_force(
+            volumes
+                .iter()
+                .map(|v| group.written(v.device).unwrap_or_default())
+                .collect(),
+        );
+        controller.waiting_on_devices(waiting_on_devices(volumes, device_base, &counters));
         let usage = controller.tick(&counters, elapsed_s);
-        if !exited {
+        if !exited && stopping.is_none() {
             apply(group, volumes, controller)?;
         }
         second.add(&usage, controller.vm_caps_in_force(), elapsed_s);
@@ -318,6 +342,44 @@ fn steer(
             return Ok(seconds);
         }
     }
+}
+
+/// Per volume, whether reads and writes wait in the throttle as the device sees it (see
+/// `Controller::waiting_on_devices`).
+fn waiting_on_devices(
+    volumes: &[PreparedVolume],
+    base: &[Option<DeviceCounters>],
+    counters: &[DeviceCounters],
+) -> Vec<(bool, bool)> {
+    volumes
+        .iter()
+        .zip(base)
+        .zip(counters)
+        .map(|((volume, base), group)| {
+            let (Some(base), Some((done, in_flight))) =
+                (base, crate::throttle::device_view(volume.device))
+            else {
+                return (false, false);
+            };
+            let waits = |submitted: u64, now: u64, start: u64, in_flight: u64| {
+                in_flight == 0 && submitted > now.saturating_sub(start)
+            };
+            (
+                waits(
+                    group.read_bytes,
+                    done.read_bytes,
+                    base.read_bytes,
+                    in_flight.0,
+                ),
+                waits(
+                    group.write_bytes,
+                    done.write_bytes,
+                    base.write_bytes,
+                    in_flight.1,
+                ),
+            )
+        })
+        .collect()
 }
 
 /// A final fragment shorter than a tenth of a second says nothing reliable.
@@ -419,6 +481,37 @@ impl SecondBuilder {
             binding_consumed_pct,
         }
     }
+}
+
+/// How many seconds ran with a cap above its baseline; `None` where nothing can burst.
+fn seconds_in_burst(limits: &DesignLimits, seconds: &[Second]) -> Option<usize> {
+    let vm = &limits.vm;
+    let can_burst = vm.burst_uncached_iops.is_some()
+        || vm.burst_uncached_throughput_mb_s.is_some()
+        || limits
+            .volumes
+            .iter()
+            .any(|v| v.burst_iops.is_some() || v.burst_throughput_mb_s.is_some());
+    if !can_burst {
+        return None;
+    }
+    let above = |cap: Option<f64>, base: Option<f64>| match (cap, base) {
+        (Some(cap), Some(base)) => cap > base * 1.001,
+        _ => false,
+    };
+    let in_burst = |second: &Second| {
+        above(second.vm_cap_iops, vm.uncached_iops)
+            || above(second.vm_cap_mb_s, vm.uncached_throughput_mb_s)
+            || limits
+                .volumes
+                .iter()
+                .zip(&second.volumes)
+                .any(|(limit, used)| {
+                    above(Some(used.cap_iops), Some(limit.iops))
+                        || above(Some(used.cap_mb_s), Some(limit.throughput_mb_s))
+                })
+    };
+    Some(seconds.iter().filter(|s| in_burst(s)).count())
 }
 
 /// Every limit's consumed share in one second: (name, percent).

@@ -83,7 +83,7 @@ pub struct ThrottleGroup {
     written: std::collections::HashMap<DeviceNumber, DeviceCaps>,
 }
 
-/// A cap moves only when the new value differs from the written one by more than this share.
+/// A cap rises only when the new value is more than this share above the written one.
 pub const HYSTERESIS: f64 = 0.05;
 
 const V1_ROOT: &str = "/sys/fs/cgroup/blkio";
@@ -206,6 +206,11 @@ impl ThrottleGroup {
         }
     }
 
+    /// The caps last written for `device` (`None` before any).
+    pub fn written(&self, device: DeviceNumber) -> Option<DeviceCaps> {
+        self.written.get(&device).copied()
+    }
+
     /// The group's cumulative counters on `device` (zero before its first IO).
     pub fn counters(&self, device: DeviceNumber) -> Result<DeviceCounters, EmulateError> {
         match self.version {
@@ -268,10 +273,13 @@ impl Drop for ThrottleGroup {
     }
 }
 
-/// Keeps each old value unless the new one moved by more than `HYSTERESIS`.
+/// Keeps each old value where the new one is at most `HYSTERESIS` above it; a lower value is
+/// always written. So a cap in force is never above the one the controller asked for, and caps
+/// that the controller made add up to a limit never pass it (one direction's cap kept while the
+/// other's rose would).
 fn settle(old: &DeviceCaps, new: &DeviceCaps) -> DeviceCaps {
     let pick = |o: Option<u64>, n: Option<u64>| match (o, n) {
-        (Some(o), Some(n)) if (n as f64 - o as f64).abs() <= HYSTERESIS * o as f64 => Some(o),
+        (Some(o), Some(n)) if n >= o && (n - o) as f64 <= HYSTERESIS * o as f64 => Some(o),
         _ => n,
     };
     DeviceCaps {
@@ -280,6 +288,27 @@ fn settle(old: &DeviceCaps, new: &DeviceCaps) -> DeviceCaps {
         read_bytes_s: pick(old.read_bytes_s, new.read_bytes_s),
         write_bytes_s: pick(old.write_bytes_s, new.write_bytes_s),
     }
+}
+
+/// What a device itself completed since it appeared (`/sys/dev/block/MAJ:MIN/stat`) and what
+/// it has in flight (`inflight`: reads, writes), from every process; `None` where unpublished.
+pub fn device_view(device: DeviceNumber) -> Option<(DeviceCounters, (u64, u64))> {
+    let stat = fs::read_to_string(format!("/sys/dev/block/{device}/stat")).ok()?;
+    let inflight = fs::read_to_string(format!("/sys/dev/block/{device}/inflight")).ok()?;
+    let numbers = |text: &str| -> Option<Vec<u64>> {
+        text.split_whitespace().map(|f| f.parse().ok()).collect()
+    };
+    let (stat, inflight) = (numbers(&stat)?, numbers(&inflight)?);
+    if stat.len() < 7 || inflight.len() < 2 {
+        return None;
+    }
+    let done = DeviceCounters {
+        read_ios: stat[0],
+        read_bytes: stat[2] * 512,
+        write_ios: stat[4],
+        write_bytes: stat[6] * 512,
+    };
+    Some((done, (inflight[0], inflight[1])))
 }
 
 /// v1 `io_serviced`/`io_service_bytes` lines: "7:0 Read 123", "7:0 Write 45".
@@ -371,7 +400,13 @@ mod tests {
             write_bytes_s: Some(5),
         };
         let settled = settle(&old, &new);
+        // Up by 4 %: kept. Down by any amount: written.
         assert_eq!(settled.read_iops, Some(1000));
+        let lower = DeviceCaps {
+            read_iops: Some(990),
+            ..old
+        };
+        assert_eq!(settle(&old, &lower).read_iops, Some(990));
         assert_eq!(settled.write_iops, Some(20));
         assert_eq!(settled.read_bytes_s, Some(7_000_000));
         assert_eq!(settled.write_bytes_s, Some(5));

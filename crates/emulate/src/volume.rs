@@ -114,7 +114,18 @@ fn prepare_scratch(
     journal.record(Made::Mount {
         target: mount_point.clone(),
     })?;
-    tool("mount", &[device_path.as_os_str(), mount_point.as_os_str()])?;
+    // noinit_itable: no background zeroing of inode tables (ext4lazyinit) while the command
+    // runs: writes nobody submitted from the cgroup would hide its queued ones from the
+    // device's view (`Controller::waiting_on_devices`) and use the device besides.
+    tool(
+        "mount",
+        &[
+            "-o".as_ref(),
+            "noinit_itable".as_ref(),
+            device_path.as_os_str(),
+            mount_point.as_os_str(),
+        ],
+    )?;
     Ok(PreparedVolume {
         label: label.into(),
         device: DeviceNumber::of_block_device(&device_path)?,

@@ -71,15 +71,34 @@ fn json(out: &std::process::Output) -> Value {
     })
 }
 
-/// Runs `emulate` with `design` over `command`, asserts that it succeeded, returns its JSON.
+/// Runs `emulate` with `design` over `command`, asserts that it succeeded, returns the JSON it
+/// wrote where `design` says `--json` (the file goes next to the mount root).
 fn emulated_json<I, S>(mount_root: &Path, design: &[&str], command: I) -> Value
 where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
-    let out = emulate(mount_root, design).args(command).output().unwrap();
+    let file = mount_root.parent().unwrap().join("outcome.json");
+    let mut args: Vec<std::ffi::OsString> = Vec::new();
+    for arg in design {
+        args.push(arg.into());
+        if *arg == "--json" {
+            args.push(file.clone().into());
+        }
+    }
+    let out = emulate(mount_root, &[])
+        .args(&args)
+        .args(command)
+        .output()
+        .unwrap();
     assert_exit(&out, 0);
-    json(&out)
+    let text = std::fs::read(&file).unwrap_or_else(|e| {
+        panic!(
+            "no --json file ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    serde_json::from_slice(&text).unwrap()
 }
 
 /// One number per second of an outcome, read at a JSON pointer (`/vm_iops`,
@@ -191,9 +210,12 @@ fn assert_bursts_then_falls(iops: &[f64], caps: &[f64], burst_iops: f64, baselin
         "after burst {tail_median}: {iops:?} caps {caps:?}"
     );
     // The last fragment is left out: as the command ends, idle ticks earn credits back; a
-    // tick under the baseline earns a few, which the next tick may spend.
+    // tick under the baseline earns a few, which the next tick may spend. At a 100 IOPS
+    // baseline the idle writes keep one IO per tick (10 IOPS) that the reader cannot use, so
+    // the bucket earns a little back every second, which a tick spends at once: the mean cap
+    // in force of a second sits up to ~50 % above it (the same band as the rate above).
     assert!(
-        caps[0] > burst_iops * 0.8 && caps[caps.len() - 2] < baseline_iops * 1.25,
+        caps[0] > burst_iops * 0.8 && caps[caps.len() - 2] < baseline_iops * 1.6,
         "{caps:?}"
     );
     // Never far above the cap in force that second or the one before (in the second the
@@ -511,8 +533,14 @@ fn any_command_runs_with_its_volume_and_a_mapped_device_is_used_as_is() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8_lossy(&out.stdout);
+    // The summary goes to stderr; stdout is the command's alone (here it printed nothing).
+    let text = String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("raw IOPS"), "{text}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // 300 direct reads at a 500 IOPS cap (half of it at first for reads) take more than 0.5 s.
     assert_clean();
 }
@@ -538,7 +566,7 @@ fn a_killed_command_and_ctrl_c_both_leave_nothing_behind() {
     .output()
     .unwrap();
     assert_exit(&out, 1);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("killed by signal 9"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("killed by signal 9"));
     assert_clean();
     // Ctrl-C to emulate while the command runs: 130, command ended, everything removed.
     let (_tmp2, mount_root2) = dirs();
@@ -780,12 +808,11 @@ fn a_design_from_a_plan_is_rehearsed_as_planned() {
         .unwrap();
     assert_exit(&out, 0);
     let label = first["volumes"][0]["label"].as_str().unwrap();
-    let summary = String::from_utf8_lossy(&out.stdout);
-    assert!(summary.contains(&format!("{label} IOPS")), "{summary}");
-    let header = String::from_utf8_lossy(&out.stderr);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(&format!("{label} IOPS")), "{said}");
     assert!(
-        header.contains(first["vm"].as_str().unwrap()),
-        "stderr: {header}\nstdout: {summary}\nvm: {}",
+        said.contains(first["vm"].as_str().unwrap()),
+        "stderr: {said}\nvm: {}",
         first["vm"]
     );
     // A design number the plan does not hold is bad input, before anything is made.
@@ -798,5 +825,381 @@ fn a_design_from_a_plan_is_rehearsed_as_planned() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("holds designs 1..=2"));
+    assert_clean();
+}
+
+/// fio's per-second log lines (`time_ms, value, ddir, ...`, averaged over 1 s) of every job
+/// whose log starts with `prefix`, summed per 1-second window over jobs and directions.
+fn fio_seconds(dir: &Path, prefix: &str) -> Vec<f64> {
+    let mut windows: Vec<f64> = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !(name.starts_with(prefix) && name.ends_with(".log")) {
+            continue;
+        }
+        for line in std::fs::read_to_string(entry.path()).unwrap().lines() {
+            let fields: Vec<f64> = line
+                .split(',')
+                .take(2)
+                .map(|f| f.trim().parse().unwrap())
+                .collect();
+            // The window a line closes: 1003 ms is the first second, 2004 the second.
+            let index = ((fields[0] / 1000.0).round() as usize).max(1) - 1;
+            if windows.len() <= index {
+                windows.resize(index + 1, 0.0);
+            }
+            windows[index] += fields[1];
+        }
+    }
+    assert!(!windows.is_empty(), "no fio log {prefix}* in {dir:?}");
+    windows
+}
+
+/// fio with a per-second IOPS and bandwidth log (`LOGS/JOB_iops.N.log`, `_bw`).
+fn fio_job(name: &str, volume: &str, logs: &Path, rw: &str, bs: &str) -> Vec<String> {
+    let log = logs.join(name).to_string_lossy().into_owned();
+    [
+        format!("--name={name}"),
+        format!("--directory={{{volume}}}"),
+        format!("--rw={rw}"),
+        format!("--bs={bs}"),
+        "--rwmixread=70".into(),
+        "--direct=1".into(),
+        "--ioengine=libaio".into(),
+        "--iodepth=16".into(),
+        "--size=16m".into(),
+        "--runtime=5".into(),
+        "--time_based".into(),
+        format!("--write_iops_log={log}"),
+        format!("--write_bw_log={log}"),
+        "--log_avg_msec=1000".into(),
+    ]
+    .into()
+}
+
+fn require_fio() {
+    let fio = Command::new("fio").arg("--version").output();
+    assert!(
+        fio.is_ok_and(|o| o.status.success()),
+        "these tests measure from the command's side with fio's per-second logs: install fio"
+    );
+}
+
+/// Every 1-second window the command completed (fio's own log, not emulate's view) stays
+/// within `cap` + 5 %, from the first second on; and the run is not vacuous: the median
+/// second reaches 80 % of the cap.
+fn assert_within_cap(seconds: &[f64], cap: f64, what: &str) {
+    for (i, v) in seconds.iter().enumerate() {
+        assert!(
+            *v <= cap * 1.05,
+            "{what}: second {} ran {v:.0} against a cap of {cap}: {seconds:?}",
+            i + 1
+        );
+    }
+    let full = &seconds[..seconds.len().saturating_sub(1).max(1)];
+    assert!(
+        median(full) >= cap * 0.8,
+        "{what}: median {} of a {cap} cap: {seconds:?}",
+        median(full)
+    );
+}
+
+/// Runs fio `jobs` (one argument list each) in one fio process under `design` (no bursting:
+/// a fixed cap per second) and returns the directory of fio's logs.
+fn fio_under_emulate(tmp: &Path, design: &[&str], jobs: &[Vec<String>]) -> std::process::Output {
+    let mount_root = tmp.join("mnt");
+    let mut cmd = emulate(&mount_root, design);
+    cmd.args(["--no-burst", "--quiet", "--", "fio", "--output-format=json"]);
+    for job in jobs {
+        cmd.args(job);
+    }
+    let out = cmd.output().unwrap();
+    assert_exit(&out, 0);
+    out
+}
+
+#[test]
+fn one_volume_holds_its_cap_from_the_first_second_as_the_command_sees_it() {
+    let _serial = serial();
+    require_root_and_throttling();
+    require_fio();
+    let tmp = tempfile::tempdir().unwrap();
+    // Standard_DS3 x 0.1: the VM's 1,280 uncached IOPS bind before 3 x P30's 1,500.
+    let jobs = [fio_job("r", "data", tmp.path(), "randread", "4k")];
+    let design = [
+        "--vm",
+        "Standard_DS3",
+        "--disk",
+        "data=3xP30",
+        "--scale",
+        "0.1",
+    ];
+    fio_under_emulate(tmp.path(), &design, &jobs);
+    assert_within_cap(&fio_seconds(tmp.path(), "r_iops"), 1280.0, "IOPS");
+    assert_clean();
+}
+
+#[test]
+fn mixed_reads_and_writes_hold_the_cap_together_from_the_first_second() {
+    let _serial = serial();
+    require_root_and_throttling();
+    require_fio();
+    let tmp = tempfile::tempdir().unwrap();
+    // Azure caps reads and writes together; the kernel throttles them apart.
+    let jobs = [fio_job("m", "data", tmp.path(), "randrw", "8k")];
+    let design = [
+        "--vm",
+        "Standard_DS3",
+        "--disk",
+        "data=3xP30",
+        "--scale",
+        "0.1",
+    ];
+    fio_under_emulate(tmp.path(), &design, &jobs);
+    assert_within_cap(&fio_seconds(tmp.path(), "m_iops"), 1280.0, "reads + writes");
+    assert_clean();
+}
+
+#[test]
+fn two_volumes_in_two_directions_share_the_vm_cap_from_the_first_second() {
+    let _serial = serial();
+    require_root_and_throttling();
+    require_fio();
+    let tmp = tempfile::tempdir().unwrap();
+    // Standard_DS1 x 0.25: 800 uncached IOPS for two P30 of 1,250 each; one reads, one writes.
+    let jobs = [
+        fio_job("a", "a", tmp.path(), "randread", "4k"),
+        fio_job("b", "b", tmp.path(), "randwrite", "4k"),
+    ];
+    let design = [
+        "--vm",
+        "Standard_DS1",
+        "--disk",
+        "a=1xP30",
+        "--disk",
+        "b=1xP30",
+        "--scale",
+        "0.25",
+    ];
+    fio_under_emulate(tmp.path(), &design, &jobs);
+    let a = fio_seconds(tmp.path(), "a_iops");
+    let b = fio_seconds(tmp.path(), "b_iops");
+    let vm: Vec<f64> = a.iter().zip(&b).map(|(a, b)| a + b).collect();
+    assert_within_cap(&vm, 800.0, "VM total of two volumes");
+    for (label, seconds) in [("a", &a), ("b", &b)] {
+        for v in seconds {
+            assert!(
+                *v <= 1250.0 * 1.05,
+                "{label}: {v} over its own cap: {seconds:?}"
+            );
+        }
+    }
+    assert_clean();
+}
+
+#[test]
+fn the_vm_mb_s_cap_holds_on_large_reads_from_the_first_second() {
+    let _serial = serial();
+    require_root_and_throttling();
+    require_fio();
+    let tmp = tempfile::tempdir().unwrap();
+    // Standard_DS3 x 0.1: 12.8 MB/s uncached (the issue saw 136 % of it on cgroup v1).
+    let jobs = [fio_job("s", "data", tmp.path(), "read", "256k")];
+    let design = [
+        "--vm",
+        "Standard_DS3",
+        "--disk",
+        "data=3xP30",
+        "--scale",
+        "0.1",
+    ];
+    fio_under_emulate(tmp.path(), &design, &jobs);
+    // fio logs bandwidth in KiB/s.
+    let mb_s: Vec<f64> = fio_seconds(tmp.path(), "s_bw")
+        .iter()
+        .map(|kib| kib * 1024.0 / 1e6)
+        .collect();
+    assert_within_cap(&mb_s, 12.8, "MB/s");
+    assert_clean();
+}
+
+#[test]
+fn compliance_on_cgroup_v2_where_the_kernel_offers_it() {
+    let v2 = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        .iter()
+        .any(|root| {
+            std::fs::read_to_string(Path::new(root).join("cgroup.controllers"))
+                .map(|t| t.split_whitespace().any(|c| c == "io"))
+                .unwrap_or(false)
+        });
+    if !v2 {
+        eprintln!(
+            "skipped: no cgroup v2 hierarchy here offers the 'io' controller (it is bound to \
+             cgroup v1 blkio); the v1 tests above cover the throttle"
+        );
+        return;
+    }
+    // emulate prefers v2 where it has the io controller: the same first-second check runs on it.
+    let _serial = serial();
+    require_root_and_throttling();
+    require_fio();
+    let tmp = tempfile::tempdir().unwrap();
+    let jobs = [fio_job("v", "data", tmp.path(), "randrw", "8k")];
+    let design = [
+        "--vm",
+        "Standard_DS3",
+        "--disk",
+        "data=3xP30",
+        "--scale",
+        "0.1",
+    ];
+    fio_under_emulate(tmp.path(), &design, &jobs);
+    assert_within_cap(
+        &fio_seconds(tmp.path(), "v_iops"),
+        1280.0,
+        "v2 reads + writes",
+    );
+    assert_clean();
+}
+
+#[test]
+fn the_commands_stdout_is_left_alone() {
+    let _serial = serial();
+    require_root_and_throttling();
+    require_fio();
+    let tmp = tempfile::tempdir().unwrap();
+    let outcome = tmp.path().join("outcome.json");
+    let out = emulate(
+        &tmp.path().join("mnt"),
+        &["--vm", "Standard_D4s_v5", "--disk", "data=1xP10", "--json"],
+    )
+    .arg(&outcome)
+    .args([
+        "--",
+        "fio",
+        "--output-format=json",
+        "--name=j",
+        "--directory={data}",
+    ])
+    .args([
+        "--rw=randread",
+        "--bs=4k",
+        "--size=4m",
+        "--runtime=1",
+        "--time_based",
+    ])
+    .output()
+    .unwrap();
+    assert_exit(&out, 0);
+    // stdout is fio's JSON document and nothing else; emulate's summary is on stderr and in
+    // the --json file.
+    let doc = json(&out);
+    assert_eq!(doc["jobs"][0]["jobname"], "j", "{doc}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("data IOPS"));
+    let outcome: Value = serde_json::from_slice(&std::fs::read(&outcome).unwrap()).unwrap();
+    assert_eq!(outcome["exit_code"], 0);
+    // The command's own exit code comes back.
+    let out = emulate(
+        &tmp.path().join("mnt2"),
+        &[
+            "--vm",
+            "Standard_D4s_v5",
+            "--disk",
+            "data=1xP10",
+            "--quiet",
+            "--",
+        ],
+    )
+    .args(["sh", "-c", "echo out; exit 7"])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(7));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "out\n");
+    assert_clean();
+}
+
+/// `iofit predict --json` for a design and workload: (sustained IOPS, burst IOPS if any).
+fn predicted(extra: &[&str]) -> (f64, Option<f64>) {
+    let out = iofit()
+        .args(["predict", "--vm", "Standard_D4s_v5", "--disk", "2xP30:none"])
+        .args([
+            "--rw",
+            "randread",
+            "--bs",
+            "8k",
+            "--iodepth",
+            "32",
+            "--json",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let doc = json(&out);
+    let prediction = &doc["prediction"];
+    (
+        prediction["total_iops"].as_f64().unwrap(),
+        prediction["burst"]["total_iops"].as_f64(),
+    )
+}
+
+/// fio's IOPS for 8 KiB random reads at QD 32 under Standard_D4s_v5 + 2 x P30 x 0.1: the
+/// median of its per-second log (predict gives a steady rate; fio's mean also carries the first
+/// second's start, seen at 60 % of the rest on a machine with a load average of 20).
+fn emulated_iops(tmp: &Path, extra: &[&str]) -> f64 {
+    let logs = tmp.join(format!("logs{}", extra.len()));
+    std::fs::create_dir_all(&logs).unwrap();
+    let design = [
+        "--vm",
+        "Standard_D4s_v5",
+        "--disk",
+        "data=2xP30",
+        "--scale",
+        "0.1",
+    ];
+    let out = emulate(&tmp.join(format!("mnt{}", extra.len())), &design)
+        .args(extra)
+        .args(["--quiet", "--", "fio", "--output-format=json", "--name=j"])
+        .args([
+            "--directory={data}",
+            "--rw=randread",
+            "--bs=8k",
+            "--direct=1",
+        ])
+        .args(["--ioengine=libaio", "--iodepth=32", "--size=16m"])
+        .args(["--runtime=5", "--time_based", "--log_avg_msec=1000"])
+        .arg(format!("--write_iops_log={}", logs.join("j").display()))
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    // stdout is fio's JSON document.
+    assert!(json(&out)["jobs"][0]["read"]["iops"].as_f64().unwrap() > 0.0);
+    median(&fio_seconds(&logs, "j_iops"))
+}
+
+#[test]
+fn predict_and_emulate_agree_with_and_without_burst() {
+    let _serial = serial();
+    require_root_and_throttling();
+    require_fio();
+    // The issue's case: predict said 6,400 IOPS, emulate measured 9,934 because it bursts at
+    // the VM level and predict did not say so. Now predict gives both figures.
+    let (sustained, burst) = predicted(&[]);
+    assert_eq!(sustained, 6400.0);
+    let burst = burst.expect("a D4s_v5 bursts: predict gives its burst figure");
+    assert_eq!(burst, 10_000.0, "2 x P30 cap the burst");
+    // --no-burst means the same in both: no burst figure, the sustained limits enforced.
+    assert_eq!(predicted(&["--no-burst"]), (6400.0, None));
+    let tmp = tempfile::tempdir().unwrap();
+    let bursting = emulated_iops(tmp.path(), &[]) / 0.1;
+    let sustained_run = emulated_iops(tmp.path(), &["--no-burst"]) / 0.1;
+    assert!(
+        (bursting - burst).abs() <= 0.1 * burst,
+        "emulated {bursting} (x10) against predict's burst {burst}"
+    );
+    assert!(
+        (sustained_run - sustained).abs() <= 0.1 * sustained,
+        "emulated {sustained_run} (x10) with --no-burst against predict's {sustained}"
+    );
     assert_clean();
 }

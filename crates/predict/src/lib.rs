@@ -563,7 +563,31 @@ pub struct Prediction {
     pub advice: Vec<String>,
     /// With targets: whether every volume meets its target and no check fails.
     pub meets_requirements: Option<bool>,
+    /// What the design delivers flat out while credit bursting lasts (VM-level and disk-level,
+    /// credit-based as Azure describes it), where that is more than the sustained figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<BurstFigure>,
 }
+
+/// The design flat out while its burst credits last: every credit-bursting limit (the VM's
+/// "max burst uncached" IOPS and MB/s, P1-P20 and Standard SSD disks' burst figures) at its
+/// burst figure. The buckets start full and hold 30 minutes at the full burst rate; at a rate
+/// between baseline and burst they last longer (Azure's "Managed disk bursting" page: "Your
+/// resource, either a VM or disk, will start with fully stocked credits. These credits will
+/// allow you to burst for 30 minutes at the maximum burst rate"; credits accrue below the
+/// provisioned limit). `emulate` enforces the same buckets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BurstFigure {
+    pub total_iops: f64,
+    pub total_throughput_mb_s: f64,
+    /// Seconds the fullest-drained bucket lasts at this rate, starting full.
+    pub credit_seconds: f64,
+    /// What caps the design while it bursts.
+    pub binding: String,
+}
+
+/// Seconds a full credit bucket lasts at the full burst rate (Azure: 30 minutes).
+pub const BURST_CREDIT_SECONDS: f64 = 1800.0;
 
 impl Prediction {
     /// Whether the design is buildable and meets every target (when targets were given).
@@ -628,6 +652,7 @@ struct Factors {
 }
 
 /// A rate limit in linear form: `sum(coeff[v] x iops[v]) <= capacity`.
+#[derive(Clone)]
 struct RateLimit {
     kind: LimitKind,
     /// `None`: the VM (shared); `Some(v)`: volume v's own.
@@ -818,6 +843,7 @@ pub fn predict(
         limits: checks,
         binding,
         meets_requirements: has_targets.then_some(all_met && violations.is_empty()),
+        burst: burst_figure(vm, volumes, &limits, &factors, &max, mb),
         violations,
         warnings,
         advice,
@@ -850,6 +876,79 @@ pub fn vm_demand(
         iops: rate * f.host_ios,
         throughput_mb_s: rate * f.host_bytes / mb,
     }))
+}
+
+/// A limit's burst capacity where it bursts by credits: the VM's uncached limits, a disk's
+/// (and so a stripe's, and the members a queue keeps busy); `None` where it does not burst.
+fn burst_capacity(limit: &RateLimit, vm: &VmSize, volumes: &[VolumeLoad]) -> Option<f64> {
+    let capacity = limit.capacity?;
+    let disk = limit.volume.map(|v| &volumes[v].disk);
+    let ratio = |burst: Option<f64>, base: f64| burst.filter(|b| *b > base).map(|b| b / base);
+    let factor = match (limit.kind, disk) {
+        (LimitKind::VmUncachedIops, _) => ratio(vm.burst_uncached_iops.map(|v| v.0), capacity),
+        (LimitKind::VmUncachedThroughput, _) => {
+            ratio(vm.burst_uncached_throughput_mb_s.map(|v| v.0), capacity)
+        }
+        (LimitKind::DiskIops | LimitKind::VolumeIops | LimitKind::StripeMembersBusy, Some(d)) => {
+            ratio(d.burst_iops, d.iops)
+        }
+        (LimitKind::DiskThroughput | LimitKind::VolumeThroughput, Some(d)) => {
+            ratio(d.burst_throughput_mb_s, d.throughput_mb_s)
+        }
+        _ => None,
+    }?;
+    Some(capacity * factor)
+}
+
+/// The design flat out with every credit-bursting limit at its burst figure, and how long the
+/// first bucket to run dry lasts at that rate; `None` where bursting adds nothing.
+fn burst_figure(
+    vm: &VmSize,
+    volumes: &[VolumeLoad],
+    limits: &[RateLimit],
+    factors: &[Factors],
+    sustained: &Solution,
+    mb: f64,
+) -> Option<BurstFigure> {
+    let bursting: Vec<RateLimit> = limits
+        .iter()
+        .map(|limit| RateLimit {
+            capacity: burst_capacity(limit, vm, volumes).or(limit.capacity),
+            ..limit.clone()
+        })
+        .collect();
+    let solved = solve(&bursting, volumes.len(), &vec![None; volumes.len()]);
+    let total_iops: f64 = solved.rates.iter().sum();
+    let sustained_iops: f64 = sustained.rates.iter().sum();
+    if total_iops <= sustained_iops * (1.0 + 1e-6) || total_iops.is_nan() {
+        return None;
+    }
+    // Each bucket holds (burst - base) x 30 min and drains by what is used above the base.
+    let credit_seconds = limits
+        .iter()
+        .zip(&bursting)
+        .filter_map(|(base, burst)| {
+            let (base_cap, burst_cap) = (base.capacity?, burst.capacity?);
+            let drain = base.used(&solved.rates) - base_cap;
+            (burst_cap > base_cap && drain > 0.0)
+                .then(|| (burst_cap - base_cap) * BURST_CREDIT_SECONDS / drain)
+        })
+        .fold(f64::INFINITY, f64::min);
+    if !credit_seconds.is_finite() {
+        return None;
+    }
+    let (index, _) = binding_limit(&bursting, &solved.rates);
+    Some(BurstFigure {
+        total_iops,
+        total_throughput_mb_s: solved
+            .rates
+            .iter()
+            .zip(factors)
+            .map(|(x, f)| x * f.host_bytes / mb)
+            .sum(),
+        credit_seconds,
+        binding: index.map_or_else(|| "none known".to_string(), |i| bursting[i].name.clone()),
+    })
 }
 
 /// What a prediction found wrong (violations) and should say (warnings), in the order found.

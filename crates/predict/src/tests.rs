@@ -288,3 +288,53 @@ fn ultra_bills_every_iops_premium_v2_only_above_its_free_baseline() {
     let v2 = provisioned_price(&disk_type, 1024.0, 2048.0, 8.0).unwrap();
     assert!((v2 - 1024.0 * 0.11972).abs() < 1e-9);
 }
+
+#[test]
+fn a_bursting_vm_shows_its_burst_figure_and_how_long_the_credits_last() {
+    // A D4s_v5-like VM: 6,400 uncached IOPS, 20,000 while VM-level credits last; 2 x P30
+    // (10,000 IOPS, no credit bursting). 8 KiB random reads at QD 32.
+    let mut d4 = vm("Standard_D4s_v5", Some(6400.0), Some(145.0), None);
+    d4.burst_uncached_iops = Some(Iops(20_000.0));
+    d4.burst_uncached_throughput_mb_s = Some(MBps(1200.0));
+    let p30 = disk("P30", 5000.0, 200.0, 1024.0);
+    let volume = load(
+        "2xP30:none",
+        &p30,
+        Workload::new(0.0, 100.0, Bytes::kib(8), 32, 1),
+    );
+    let prediction = predict(
+        &d4,
+        std::slice::from_ref(&volume),
+        &Assumptions::default(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(prediction.total_iops, 6400.0);
+    let burst = prediction.burst.clone().unwrap();
+    assert_eq!(burst.total_iops, 10_000.0);
+    assert!(burst.binding.contains("P30"), "{}", burst.binding);
+    // The VM's bucket: (20,000 - 6,400) x 1,800 s, drained by 10,000 - 6,400 per second.
+    assert!((burst.credit_seconds - 13_600.0 * 1800.0 / 3600.0).abs() < 1e-6);
+    // A design whose sustained limits are not the VM's gains nothing from the VM's bursting.
+    let one = load(
+        "1xP30:none",
+        &p30,
+        Workload::new(0.0, 100.0, Bytes::kib(8), 32, 1),
+    );
+    let prediction = predict(&d4, &[one], &Assumptions::default(), None).unwrap();
+    assert_eq!(prediction.burst, None);
+    // A P10 (500 IOPS, 3,500 burst) drains its own bucket in 30 minutes at the full rate.
+    let mut p10 = disk("P10", 500.0, 100.0, 128.0);
+    p10.burst_iops = Some(Iops(3500.0));
+    let small = load(
+        "1xP10:none",
+        &p10,
+        Workload::new(0.0, 100.0, Bytes::kib(4), 32, 1),
+    );
+    let burst = predict(&d4, &[small], &Assumptions::default(), None)
+        .unwrap()
+        .burst
+        .unwrap();
+    assert_eq!(burst.total_iops, 3500.0);
+    assert!((burst.credit_seconds - 1800.0).abs() < 1e-6);
+}

@@ -75,6 +75,13 @@ pub fn summary(outcome: &Outcome) -> String {
             ""
         }
     ));
+    if let Some(burst) = outcome.burst_seconds {
+        text.push_str(&format!(
+            "burst: {burst} of {} s with a cap above its baseline (credit bursting, as predict's \
+             burst figure; --no-burst for the sustained limits)\n",
+            outcome.seconds.len()
+        ));
+    }
     for note in &outcome.notes {
         text.push_str(&format!("note: {note}\n"));
     }

@@ -90,6 +90,18 @@ pub(crate) fn limits_table(out: &mut String, limits: &[LimitCheck], indent: &str
     }
 }
 
+/// "45 s", "30 min", "1 h 53 min".
+fn duration_words(seconds: f64) -> String {
+    let minutes = (seconds / 60.0).round() as u64;
+    if seconds < 90.0 {
+        format!("{} s", seconds.round())
+    } else if minutes < 60 {
+        format!("{minutes} min")
+    } else {
+        format!("{} h {} min", minutes / 60, minutes % 60)
+    }
+}
+
 /// Renders a prediction as text.
 pub fn render(prediction: &Prediction) -> String {
     let mut out = String::new();
@@ -130,6 +142,17 @@ pub fn render(prediction: &Prediction) -> String {
         let _ = writeln!(
             out,
             "delivers:  unknown ({unpublished}: not published){verdict}",
+        );
+    }
+    if let Some(burst) = &prediction.burst {
+        let _ = writeln!(
+            out,
+            "burst:     {} IOPS, {} MB/s for {} from full credits (VM and disk credit bursting, \
+             capped by {}), then the figures above",
+            num(burst.total_iops),
+            num(burst.total_throughput_mb_s),
+            duration_words(burst.credit_seconds),
+            burst.binding
         );
     }
     if prediction.meets_requirements.is_some() && !prediction.max_known() {

@@ -20,8 +20,10 @@ use std::time::Duration;
   iofit emulate --vm Standard_DS13 --disk data=2xP30 --map data=/dev/loop3 -- pgbench -c 16 -T 60\n  \
   iofit emulate --cleanup\n\n\
 Each volume's path is given to the command as {LABEL} in its arguments and as the environment \
-variable IOFIT_VOLUME_LABEL. Exit codes: the command's own exit code; 130 interrupted; 2 bad \
-input; 1 emulation failed.")]
+variable IOFIT_VOLUME_LABEL. Emulate writes nothing to stdout: its limits, per-second lines and \
+summary go to stderr (--json FILE, --report FILE for files). Exit codes: the command's own exit \
+code (1 when it was killed by a signal); 130 interrupted; 2 bad input; 1 emulation failed (then \
+the summary says why).")]
 pub struct Args {
     /// VM size whose uncached IOPS and MB/s are enforced across all volumes together.
     #[arg(long, required_unless_present_any = ["cleanup", "plan"], conflicts_with = "plan")]
@@ -71,9 +73,11 @@ pub struct Args {
     /// No progress on stderr. No per-second lines while the command runs.
     #[arg(long)]
     pub quiet: bool,
-    /// Print the result as JSON on stdout. Instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Also write the outcome as JSON to FILE: every second (per volume IOPS and MB/s against
+    /// the caps in force) and the summary. Emulate never writes to stdout: the command's output
+    /// is left as it is.
+    #[arg(long, value_name = "FILE", alias = "json")]
+    pub output: Option<PathBuf>,
     /// Also write a self-contained HTML report: the limits table and, per volume and for the
     /// VM, the IOPS and MB/s of every second drawn beside the cap in force.
     #[arg(long, value_name = "FILE")]
@@ -94,15 +98,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return cleanup();
     }
     let options = options(&args)?;
+    // Checked before anything is made: a bad --report or --json must not cost a rehearsal.
     if let Some(path) = &args.report {
-        // Checked before anything is made: a bad --report must not cost a rehearsal.
         super::files::check_output(path, &[], "--report")?;
+    }
+    if let Some(path) = &args.output {
+        super::files::check_output(path, &[], "--json")?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     // Every press only asks to stop: the command is ended and everything made is removed.
     crate::stop::arm(stop.clone(), crate::stop::Armed::Cleanup);
     let mut printer = Printer {
-        quiet: args.quiet || args.json,
+        quiet: args.quiet,
         labels: options
             .limits
             .volumes
@@ -110,9 +117,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map(|v| v.label.clone())
             .collect(),
     };
-    if !args.json {
-        eprint!("{}", emulate_text::header(&options.limits));
-    }
+    // Everything emulate says goes to stderr: the command's stdout is its own (a fio JSON
+    // document piped to a file stays a JSON document).
+    eprint!("{}", emulate_text::header(&options.limits));
     let outcome = session::run(&options, &mut printer, &stop).map_err(emulate_error)?;
     if let Some(path) = &args.report {
         iofit_procedure::plan::write_report(
@@ -121,7 +128,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             &emulate_text::html(&options.limits, &outcome),
         )?;
     }
-    super::print_json_or_text(args.json, || &outcome, || emulate_text::summary(&outcome))?;
+    if let Some(path) = &args.output {
+        let text = format!("{}\n", serde_json::to_string_pretty(&outcome)?);
+        super::files::write_output(path, text.as_bytes())?;
+    }
+    eprint!("{}", emulate_text::summary(&outcome));
     Ok(exit_code(&outcome))
 }
 

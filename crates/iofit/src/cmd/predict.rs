@@ -25,6 +25,10 @@ pub struct Args {
     /// for every volume, or once per --disk in the same order (as `plan` sizes them).
     #[arg(long)]
     pub stripe: Vec<String>,
+    /// No credit bursting: the sustained figures only, as `emulate --no-burst` enforces them
+    /// (without it a design that can burst shows a `burst:` line with how long credits last).
+    #[arg(long)]
+    pub no_burst: bool,
     /// IO pattern, as fio names it: read, write, randread, randwrite, rw, randrw. Once for
     /// every volume, or once per --disk in the same order (e.g. writes to an uncached stripe,
     /// reads to a cached disk, as the seed's DS14 benchmark does).
@@ -105,7 +109,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         catalog: args.catalog.choice(),
         report: args.output.report_request()?,
     };
-    let outcome = predict::predict(&request)?;
+    let mut outcome = predict::predict(&request)?;
+    if args.no_burst {
+        outcome.prediction.burst = None;
+    }
     // An impossible design (too many disks for the VM, premium disks on a standard VM) fails
     // like a missed requirement: exit 1, whatever it would deliver.
     print_json_or_text(args.output.json, || outcome.json(), || outcome.text())?;
