@@ -70,6 +70,11 @@ fn flags(text: &str) -> BTreeMap<String, String> {
                 let name_end = long
                     .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
                     .unwrap_or(long.len());
+                // Prose that wraps onto a line starting with an fio option (`--time_based`,
+                // `--rate_iops=N`) is not a flag of the command.
+                if long[name_end..].starts_with(['_', '=', '.']) {
+                    continue;
+                }
                 let name = format!("--{}", &long[..name_end]);
                 let mut rest = long[name_end..].trim_start();
                 // The value: `<FILE>`, `<FILE>...` or an optional `[<FILE>]`.

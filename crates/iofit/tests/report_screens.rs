@@ -288,11 +288,19 @@ fn demo_report_answers_on_its_first_screen() {
         "USD",
         "catalog table",
         "headroom",
-        "cold cache",
-        "warm cache",
         "class=\"verdict",
     ] {
         assert!(card.contains(needle), "{needle} missing from the card");
+    }
+    // The cold/warm story belongs to designs that cache reads; the demo's design #1 follows
+    // the catalog's prices, and not every cheapest design caches.
+    let caches = page.contains("ReadOnly");
+    for needle in ["cold cache", "warm cache"] {
+        assert_eq!(
+            card.contains(needle),
+            caches,
+            "{needle} in the card: {caches}"
+        );
     }
     if let Some(measured) = check_report(
         "demo",
@@ -300,8 +308,10 @@ fn demo_report_answers_on_its_first_screen() {
         &["Design", "Monthly cost", "Binding limit", "Verdict"],
     ) {
         assert_sorted_descending(&measured);
-        assert_eq!(measured["cold_shown_first"], true, "{measured}");
-        assert_eq!(measured["warm_shown_after"], true, "{measured}");
+        if caches {
+            assert_eq!(measured["cold_shown_first"], true, "{measured}");
+            assert_eq!(measured["warm_shown_after"], true, "{measured}");
+        }
     }
 }
 

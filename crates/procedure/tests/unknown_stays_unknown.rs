@@ -88,6 +88,7 @@ fn no_output_turns_an_unpublished_limit_into_a_number() {
                     job_loads: None,
                     price_notes: Vec::new(),
                     disks: vec!["8xBoundless".into()],
+                    cost: None,
                 };
                 let text = outcome.text();
                 let delivers = text

@@ -42,6 +42,7 @@ fn shallow_prediction() -> Prediction {
         burst_uncached_iops: None,
         burst_uncached_throughput_mb_s: None,
         price_usd_month: None,
+        traits: None,
     };
     let volume = iofit_predict::VolumeLoad {
         design: VolumeDesign::new("data", "P30", 1, HostCaching::None),

@@ -40,7 +40,7 @@ pub struct Args {
     /// Show only rows whose name, family, kind or table contains this text (any case).
     #[arg(long)]
     pub filter: Option<String>,
-    /// Show only VM sizes with at least this many vCPUs.
+    /// Only VM sizes with at least this many vCPUs.
     #[arg(long)]
     pub min_vcpu: Option<u32>,
     /// Extra catalog file(s) that add or override rows. Repeatable.

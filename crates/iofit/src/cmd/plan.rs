@@ -135,7 +135,7 @@ pub struct VmFilterArgs {
     /// Leave out burstable sizes (B-series: CPU credits, not a sustained vCPU).
     #[arg(long = "no-burstable")]
     pub no_burstable: bool,
-    /// Only sizes with at least this many vCPUs.
+    /// Only VM sizes with at least this many vCPUs.
     #[arg(long = "min-vcpu")]
     pub min_vcpu: Option<u32>,
     /// Only sizes with at least this much memory, GiB.

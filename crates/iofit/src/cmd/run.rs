@@ -116,7 +116,7 @@ pub struct Args {
     /// `slurm`: the nodes of the Slurm allocation this runs in, each worker a job step (no ssh).
     #[arg(long, value_name = "HOSTS|FILE|slurm")]
     pub hosts: Option<String>,
-    /// With `--hosts slurm`: workers started on each allocated node [default: 1].
+    /// Workers started on each allocated node (with `--hosts slurm`) [default: 1].
     #[arg(long, value_name = "N", requires = "hosts")]
     pub tasks_per_node: Option<u32>,
     /// Path of iofit on the hosts [default: this binary's path].

@@ -15,7 +15,7 @@ pub struct Args {
     /// Slurm's time limit for the job (minutes, HH:MM:SS or D-HH:MM:SS).
     #[arg(long, value_name = "TIME", default_value = "01:00:00")]
     pub time: String,
-    /// iofit workers per node.
+    /// Workers started on each allocated node (with `--hosts slurm`).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub tasks_per_node: u32,
     /// The iofit the nodes run [default: this binary's path].

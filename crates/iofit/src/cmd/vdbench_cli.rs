@@ -34,7 +34,8 @@ pub struct Args {
     /// Data validation for every run (validate=yes).
     #[arg(short = 'v')]
     pub validate: bool,
-    /// Allow IO to files and anchors iofit did not create.
+    /// Allow replacing files iofit did not create. vdbench: also IO to luns and anchors it did
+    /// not create.
     #[arg(long)]
     pub allow_overwrite: bool,
     /// Where iofit is on the hosts of hd= lines (wins over hd=...,vdbench=).
