@@ -309,12 +309,18 @@ impl SarBuilder {
         Ok(())
     }
 
+    // A CPU or memory record before any report's time stamp belongs to no report: it is
+    // left out (fuzzing found a file with one; indexing the empty list panicked).
     fn cpu_idle(&mut self, idle: f64) {
-        self.capture.host[self.report as usize].cpu_pct = (100.0 - idle).clamp(0.0, 100.0);
+        if let Some(host) = self.capture.host.get_mut(self.report as usize) {
+            host.cpu_pct = (100.0 - idle).clamp(0.0, 100.0);
+        }
     }
 
     fn memory(&mut self, used_pct: f64) {
-        self.capture.host[self.report as usize].memory_pct = used_pct;
+        if let Some(host) = self.capture.host.get_mut(self.report as usize) {
+            host.memory_pct = used_pct;
+        }
     }
 
     fn finish(self, file: &str, fix: &str) -> Result<Capture, ProfileError> {
@@ -677,6 +683,21 @@ mod tests {
             error.starts_with("x.xml:4: an XML tag is not closed"),
             "{error}"
         );
+    }
+
+    /// A CPU or memory record outside any `<timestamp>` (fuzzing found one) belongs to no
+    /// report: it is left out, never an index past the reports, and the disks still count.
+    #[test]
+    fn host_records_before_any_report_are_left_out() {
+        let xml = "<?xml version=\"1.0\"?>\n<sysstat>\n\
+                   <cpu-load><cpu number=\"all\" user=\"20.00\" idle=\"65.00\"/></cpu-load>\n\
+                   <memory unit=\"kB\"><memused-percent>4.74</memused-percent></memory>\n\
+                   <timestamp date=\"2026-11-27\" time=\"05:30:40\" interval=\"1\">\n\
+                   <disk-device dev=\"vda\" tps=\"100.00\" rkB=\"300.00\" wkB=\"100.00\" \
+                   await=\"0.50\" aqu-sz=\"0.05\"/>\n</timestamp>\n</sysstat>\n";
+        let capture = parse_sadf_xml(xml, "x.xml").unwrap();
+        assert_eq!(capture.reports(), 1);
+        assert_eq!(capture.devices[0].samples.len(), 1);
     }
 
     /// `sadf -p` lines of CPU and memory feed the host; a disk's lines make one record.
