@@ -33,7 +33,9 @@ pub const KERNEL_MARGIN: f64 = 0.97;
 /// 108 % (fio's per-second log), two volumes sharing a VM cap 105 %. So when both directions
 /// of a volume run, a real rehearsal splits this share of the volume's share between them, and
 /// when two or more volumes run, this share of the VM's (`Controller::with_mixed_margin`).
-pub const MIXED_MARGIN: f64 = 0.95;
+/// At 0.95 a 70/30 8k stream still had one second at 105.3 % of its cap in about one run of
+/// ten (a CI run: 1,348 against 1,280 after a slow first second), so 0.90.
+pub const MIXED_MARGIN: f64 = 0.90;
 
 /// The part of a volume's share an idle direction keeps while the other one runs alone.
 const IDLE_DIRECTION: f64 = 0.01;
