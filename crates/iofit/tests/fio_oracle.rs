@@ -980,15 +980,47 @@ fn suite_time_bound() {
         // banded here: `cargo test` runs iofit's debug build, which spends several times the
         // CPU per IO of fio's optimised one, and that shows once the disk is not the limit
         // (the release engine's speed against fio is bench/engine.sh's to measure).
-        Case { body: "rw=randread\ndirect=1", iodepth: 1.0, band: 4.0 },
-        Case { body: "rw=randread\ndirect=1\nioengine=io_uring\niodepth=8", iodepth: 8.0, band: 0.0 },
-        Case { body: "rw=randwrite\ndirect=1\nioengine=libaio\niodepth=4", iodepth: 4.0, band: 0.0 },
-        Case { body: "rw=randrw\ndirect=1\nrwmixread=60", iodepth: 1.0, band: 4.0 },
-        Case { body: "rw=read\nioengine=null", iodepth: 1.0, band: 0.0 },
-        Case { body: "rw=randread\nnumjobs=2", iodepth: 1.0, band: 0.0 },
+        Case {
+            body: "rw=randread\ndirect=1",
+            iodepth: 1.0,
+            band: 4.0,
+        },
+        Case {
+            body: "rw=randread\ndirect=1\nioengine=io_uring\niodepth=8",
+            iodepth: 8.0,
+            band: 0.0,
+        },
+        Case {
+            body: "rw=randwrite\ndirect=1\nioengine=libaio\niodepth=4",
+            iodepth: 4.0,
+            band: 0.0,
+        },
+        Case {
+            body: "rw=randrw\ndirect=1\nrwmixread=60",
+            iodepth: 1.0,
+            band: 4.0,
+        },
+        Case {
+            body: "rw=read\nioengine=null",
+            iodepth: 1.0,
+            band: 0.0,
+        },
+        Case {
+            body: "rw=randread\nnumjobs=2",
+            iodepth: 1.0,
+            band: 0.0,
+        },
         // Two jobs of depth 1 in one report: two IOs in flight at most.
-        Case { body: "rw=randread\nnumjobs=2\ngroup_reporting=1", iodepth: 2.0, band: 0.0 },
-        Case { body: "rw=randread\nramp_time=200ms", iodepth: 1.0, band: 0.0 },
+        Case {
+            body: "rw=randread\nnumjobs=2\ngroup_reporting=1",
+            iodepth: 2.0,
+            band: 0.0,
+        },
+        Case {
+            body: "rw=randread\nramp_time=200ms",
+            iodepth: 1.0,
+            band: 0.0,
+        },
         // latency_target is out of this suite until its defect is fixed: in CI its reports broke
         // Little's law (58 in flight at iodepth 16) and, once, bytes = IOs x bs; its echo of
         // the asked target is still checked (jobnames_and_latency_target_echo_as_fio).
