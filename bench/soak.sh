@@ -12,6 +12,20 @@
 #     foreign file jobs sometimes name) is unchanged, by checksum and link target;
 #   - no iofit process is left;
 #   - a run whose --output names its own target (one in six) is refused.
+# One round in three is an attack instead (ATTACKS=0 turns them off), each on a fresh directory
+# with user files planted where iofit must not write; after each, every planted byte and a loop
+# device's bytes (when losetup works) must be as they were:
+#   log-links   per-IO, averaged and histogram log names (P_bw.1.log, ...) planted as symlinks
+#               to user files, and write_iolog naming the loop device;
+#   inputs      --output naming the job's include file, write_iolog naming the job file (also
+#               with --allow-overwrite), and --output naming the read_iolog;
+#   anchor-link format=restart over an fsd anchor whose first subdirectory became a symlink to
+#               a user directory holding files named as the tree's;
+#   anchor-copy format=yes over a `cp -al` copy of an anchor holding a user file;
+#   copy-over   a user file copied (cp: same inode, iofit's marker kept) over an iofit data
+#               file, then a write job on it;
+#   clones      numjobs=256 on the null engine, runtime=1: ends within runtime + 1 s (+ SLACK_MS),
+#               and the group's IOPS x runtime = its total IOs (within 1 %).
 # Usage: bench/soak.sh DURATION_SECONDS [WORKDIR]   (env IOFIT=path/to/iofit; default debug build;
 #        KEEP=1 keeps WORKDIR, otherwise it is deleted at the end after the summary;
 #        CONTEND=1 runs a peer writer the whole time: dd rewriting a 1 GiB file in WORKDIR with
@@ -63,7 +77,7 @@ stop_contender() {
     kill "$contender" 2>/dev/null; pkill -f "of=$WORK/contend.bin" 2>/dev/null
     wait "$contender" 2>/dev/null; rm -f "$WORK/contend.bin"; contender=""
 }
-trap stop_contender EXIT
+trap 'stop_contender; [[ -n "${loopdev:-}" ]] && losetup -d "$loopdev" 2>/dev/null' EXIT
 PRECIOUS_BYTES=$(( 3 * (1 << 20) + (4 << 20) ))
 
 pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
@@ -73,9 +87,133 @@ declare -A sent=([none]=0 [INT]=0 [TERM]=0 [KILL]=0)
 declare -A codes=()
 fail() { echo "FAIL run $runs: $*"; fails=$((fails + 1)); }
 
+# --- Attacks (one round in three) ---
+declare -A attacks=()
+attack_changed=0; device_changed=0; attack_overruns=0; wrong_iops=0
+loopdev=""; DEVICE_SUM=""
+head -c $((1 << 20)) /dev/urandom >"$WORK/device.img"
+if loopdev=$(losetup -f --show "$WORK/device.img" 2>/dev/null); then
+    DEVICE_SUM=$(sha256sum <"$loopdev" | cut -c1-64)
+else
+    loopdev=""
+fi
+# A user's file: 8 KiB of random bytes, its checksum kept in the attack's ledger.
+plant() { head -c 8192 /dev/urandom >"$1"; sha256sum "$1" >>"$A/ledger"; }
+# Every planted file as it was; a changed or missing one counts its 8 KiB.
+check_planted() {
+    local bad
+    bad=$(sha256sum -c --quiet "$A/ledger" 2>/dev/null | grep -c ': FAILED')
+    if (( bad > 0 )); then
+        attack_changed=$((attack_changed + bad * 8192)); fail "attack $1: $bad planted file(s) changed"
+    fi
+    if [[ -n "$loopdev" && "$(sha256sum <"$loopdev" | cut -c1-64)" != "$DEVICE_SUM" ]]; then
+        device_changed=$((1 << 20)); fail "attack $1: the loop device changed"
+        DEVICE_SUM=$(sha256sum <"$loopdev" | cut -c1-64)
+    fi
+}
+# iofit in the attack's directory, bounded; an exit by the timeout is an overrun.
+in_attack() {
+    (cd "$A" && timeout -k 2 60 "$IOFIT" "$@") >"$A/stdout" 2>"$A/stderr"
+    local code=$?
+    if (( code == 124 || code == 137 )); then
+        attack_overruns=$((attack_overruns + 1)); fail "attack ran past 60 s: $*"
+    fi
+    return $code
+}
+fs_parm() { # anchor format operation -> a vdbench file system parameter file
+    printf 'fsd=fsd1,anchor=%s,depth=1,width=2,files=3,size=4k\nfwd=fwd1,fsd=fsd1,operation=%s,fileselect=sequential,xfersize=4k,threads=1\nrd=rd1,fwd=fwd1,fwdrate=max,format=%s,elapsed=1,interval=1\n' \
+        "$1" "$3" "$2" >"$A/fs-$2-$3.vdb"
+    echo "$A/fs-$2-$3.vdb"
+}
+lay_out() { in_attack run --quiet --name=w --rw=write --bs=4k --size=64k --ioengine=psync --filename="$A/data.bin"; }
+attack_log_links() {
+    lay_out || { fail "attack log-links: laying out data.bin failed: $(head -c 200 "$A/stderr")"; return; }
+    mkdir "$A/users"
+    local k
+    for k in bw lat clat slat iops clat_hist; do
+        plant "$A/users/$k"
+        ln -s "users/$k" "$A/P_$k.1.log"
+    done
+    local device=""
+    [[ -n "$loopdev" ]] && device="write_iolog=$loopdev"
+    printf '[r]\nfilename=data.bin\nrw=read\nbs=4k\nsize=64k\nioengine=psync\nwrite_bw_log=P\nwrite_lat_log=P\nwrite_iops_log=P\nwrite_hist_log=P\nlog_hist_msec=10\n%s\n' \
+        "$device" >"$A/job.fio"
+    in_attack run --quiet job.fio
+    printf '[r]\nfilename=data.bin\nrw=read\nbs=4k\nsize=64k\nioengine=psync\nwrite_bw_log=P\nwrite_lat_log=P\nlog_avg_msec=10\n' >"$A/avg.fio"
+    in_attack run --quiet avg.fio
+}
+attack_inputs() {
+    lay_out || { fail "attack inputs: laying out data.bin failed"; return; }
+    printf 'bs=4k\n' >"$A/inc.fio"
+    printf '[r]\nfilename=data.bin\nrw=read\nsize=64k\nioengine=psync\ninclude inc.fio\n' >"$A/job.fio"
+    printf '[r]\nfilename=data.bin\nrw=read\nbs=4k\nsize=64k\nioengine=psync\nwrite_iolog=self.fio\n' >"$A/self.fio"
+    printf '[r]\nfilename=data.bin\nrw=read\nbs=4k\nsize=64k\nioengine=psync\nwrite_iolog=trace.log\n' >"$A/trace.fio"
+    in_attack run --quiet trace.fio || fail "attack inputs: writing an iolog failed: $(head -c 200 "$A/stderr")"
+    printf '[r]\nread_iolog=trace.log\nioengine=psync\n' >"$A/replay.fio"
+    sha256sum "$A/inc.fio" "$A/job.fio" "$A/self.fio" >>"$A/ledger"
+    [[ -f "$A/trace.log" ]] && sha256sum "$A/trace.log" >>"$A/ledger"
+    in_attack run --quiet --output=inc.fio job.fio && fail "attack inputs: --output naming an include was not refused"
+    in_attack run --quiet self.fio && fail "attack inputs: write_iolog naming the job file was not refused"
+    in_attack run --quiet --allow-overwrite self.fio && fail "attack inputs: write_iolog naming the job file was not refused with --allow-overwrite"
+    in_attack run --quiet --output=trace.log replay.fio && fail "attack inputs: --output naming the read_iolog was not refused"
+}
+attack_anchor_link() {
+    in_attack run --quiet "$(fs_parm "$A/anchor" yes read)" || { fail "attack anchor-link: format=yes failed: $(head -c 200 "$A/stderr")"; return; }
+    [[ -d "$A/anchor/vdb.1_1.dir" ]] || { fail "attack anchor-link: no vdb.1_1.dir"; return; }
+    rm -rf "$A/anchor/vdb.1_1.dir"
+    mkdir "$A/users"
+    local n
+    for n in 1 2 3; do plant "$A/users/vdb_f000$n.file"; done
+    ln -s "$A/users" "$A/anchor/vdb.1_1.dir"
+    in_attack run --quiet "$(fs_parm "$A/anchor" restart delete)"
+}
+attack_anchor_copy() {
+    in_attack run --quiet "$(fs_parm "$A/anchor" yes read)" || { fail "attack anchor-copy: format=yes failed"; return; }
+    cp -al "$A/anchor" "$A/copy"
+    plant "$A/copy/thesis.tex"
+    in_attack run --quiet "$(fs_parm "$A/copy" yes read)" && fail "attack anchor-copy: a hard-link copy of an anchor was trusted"
+}
+attack_copy_over() {
+    lay_out || { fail "attack copy-over: laying out data.bin failed"; return; }
+    plant "$A/user.txt"
+    cp "$A/user.txt" "$A/data.bin"
+    sha256sum "$A/data.bin" >>"$A/ledger"
+    in_attack run --quiet --name=w --rw=write --bs=4k --size=64k --ioengine=psync --filename="$A/data.bin" \
+        && fail "attack copy-over: a write onto a user's copy was not refused"
+}
+attack_clones() {
+    local start_ns end_ns took_ms
+    start_ns=$(date +%s%N)
+    in_attack run --quiet --name=clones --ioengine=null --rw=randread --bs=4k --size=1g --numjobs=256 \
+        --runtime=1 --time_based --group_reporting --output-format=json --output=r.json
+    local code=$?
+    end_ns=$(date +%s%N); took_ms=$(( (end_ns - start_ns) / 1000000 ))
+    if (( code != 0 )); then fail "attack clones: exit $code: $(head -c 200 "$A/stderr")"; return; fi
+    if (( took_ms > 2000 + SLACK_MS )); then
+        attack_overruns=$((attack_overruns + 1)); fail "attack clones: numjobs=256 runtime=1 took $took_ms ms"
+    fi
+    python3 - "$A/r.json" <<'PY' || { wrong_iops=$((wrong_iops + 1)); fail "attack clones: group IOPS x runtime != total IOs"; }
+import json, sys
+job = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+ios, implied = job["total_ios"], job["iops"] * job["runtime"] / 1000
+sys.exit(0 if ios > 0 and abs(implied - ios) <= 0.01 * ios else 1)
+PY
+}
+attack() {
+    A="$WORK/attack$runs"; mkdir -p "$A"; : >"$A/ledger"
+    attacks[$1]=$(( ${attacks[$1]:-0} + 1 ))
+    "attack_${1//-/_}"
+    check_planted "$1"
+    rm -rf "$A"
+}
+
 end=$((SECONDS + DURATION))
 while (( SECONDS < end )); do
     runs=$((runs + 1))
+    if [[ "${ATTACKS:-1}" == 1 ]] && (( runs % 3 == 0 )); then
+        attack "$(pick log-links inputs anchor-link anchor-copy copy-over clones)"
+        continue
+    fi
     engine=$(pick psync io_uring)
     depth=$(pick 1 4 16 32 128)
     bs=$(pick 4k 8k 64k 128k)
@@ -226,6 +364,10 @@ PY
     fi
 done
 stop_contender
+if [[ -n "$loopdev" ]]; then
+    [[ "$(sha256sum <"$loopdev" | cut -c1-64)" != "$DEVICE_SUM" ]] && device_changed=$((1 << 20))
+    losetup -d "$loopdev"
+fi
 changed_bytes=0
 [[ "$(snapshot)" != "$BEFORE" ]] && changed_bytes=$PRECIOUS_BYTES
 codes_text=""; for c in "${!codes[@]}"; do codes_text+="$c:${codes[$c]} "; done
@@ -240,6 +382,9 @@ if [[ -s "$WORK/stop_ms" ]]; then
               printf "      SIGINT/SIGTERM to exit (ms, as this script sees it): %d stops, median %d, p99 %d, max %d, over %d ms: %d\n",
                      NR, v[int((NR + 1) / 2)], v[p], v[NR], bound, over + 0 }'
 fi
+attacks_text=""; for a in "${!attacks[@]}"; do attacks_text+="$a:${attacks[$a]} "; done
+echo "      attacks {$attacks_text}: planted bytes changed $attack_changed, device bytes changed $device_changed,"
+echo "      attack overruns $attack_overruns, wrong group IOPS $wrong_iops"
 echo "      work dir $WORK"
 # The run's files are deleted unless KEEP=1 or the work dir was given (the disk may be small); refusals.log is printed.
 if [[ "${KEEP:-0}" != 1 ]]; then
