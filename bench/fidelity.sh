@@ -31,7 +31,7 @@ emulate() { # emulate OUT_JSON DESIGN_ARGS... -- RUN_ARGS...
 }
 
 # 1. Service latency of one 4 KiB random read at QD1 on the unthrottled loop device.
-emulate "$WORK/probe.json" --vm Standard_D8s_v5 --disk data=1xP30 --scale 1000 -- \
+emulate "$WORK/probe.json" --vm Standard_D8s_v5 --disk data=1xP30 --limit-scale 1000 -- \
     "$BIN" run --name=p --rw=randread --bs=4k --ioengine=psync --direct=1 --size=64m \
     --runtime=4 --time_based --directory={data} --output-format=json --output="$WORK/probe-run.json" --quiet
 LAT_MS=$(python3 -c "import json;j=json.load(open('$WORK/probe-run.json'))['jobs'][0]['read'];print(round(j['lat_ns']['mean']/1e6,4))")
@@ -141,11 +141,11 @@ PY
     comply_total=$((comply_total + 1)); [ "$(cat "$logs/verdict")" = ok ] && comply_ok=$((comply_ok + 1)); return 0
 }
 comply "DS3 3xP30 x0.1, 4k randread (VM 1,280 IOPS)" 1280 iops \
-    "--vm Standard_DS3 --disk data=3xP30 --scale 0.1" "r data randread 4k"
+    "--vm Standard_DS3 --disk data=3xP30 --limit-scale 0.1" "r data randread 4k"
 comply "DS3 3xP30 x0.1, 8k randrw 70/30 (VM 1,280 IOPS)" 1280 iops \
-    "--vm Standard_DS3 --disk data=3xP30 --scale 0.1" "m data randrw 8k"
+    "--vm Standard_DS3 --disk data=3xP30 --limit-scale 0.1" "m data randrw 8k"
 comply "DS1 a,b=1xP30 x0.25, a reads, b writes (VM 800)" 800 iops \
-    "--vm Standard_DS1 --disk a=1xP30 --disk b=1xP30 --scale 0.25" "a a randread 4k" "b b randwrite 4k"
+    "--vm Standard_DS1 --disk a=1xP30 --disk b=1xP30 --limit-scale 0.25" "a a randread 4k" "b b randwrite 4k"
 comply "DS3 3xP30 x0.1, 256k read (VM 12.8 MB/s)" 12.8 bw \
-    "--vm Standard_DS3 --disk data=3xP30 --scale 0.1" "s data read 256k"
+    "--vm Standard_DS3 --disk data=3xP30 --limit-scale 0.1" "s data read 256k"
 echo "compliance cases with no 1-second window over cap + 5 %: $comply_ok of $comply_total"

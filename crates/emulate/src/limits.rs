@@ -52,7 +52,7 @@ impl DesignLimits {
     ) -> Result<DesignLimits, EmulateError> {
         if !(scale.is_finite() && scale > 0.0 && scale <= 1e6) {
             return Err(EmulateError::Input(format!(
-                "--scale {scale}: must be a number in (0, 1000000]"
+                "--limit-scale {scale}: must be a number in (0, 1000000]"
             )));
         }
         if volumes.is_empty() {

@@ -32,12 +32,13 @@ pub struct Args {
     /// Directory on the ReadOnly-cached volume (the seed's CacheReads, /mnt/readcache).
     #[arg(long, value_name = "DIR")]
     pub readcache: PathBuf,
-    /// VM size to predict for (the seed's is Standard_DS14).
+    /// The VM size, e.g. Standard_DS14 (any case; the Standard_ prefix may be left out). The
+    /// prediction's; the seed's is Standard_DS14.
     #[arg(long, default_value = "Standard_DS14")]
     pub vm: String,
-    /// Disk SKU of every disk, for the prediction. The seed does not name its disk size; P30 is
-    /// an assumption the output states.
-    #[arg(long, default_value = "P30")]
+    /// Disk SKU of every disk, for the prediction. The seed does not name its disk size; P30 is an
+    /// assumption the output states.
+    #[arg(long = "disk-sku", alias = "disk", default_value = "P30")]
     pub disk: String,
     /// Disks striped into NoCacheWrites (the seed: 10).
     #[arg(long, default_value_t = 10)]
@@ -52,13 +53,15 @@ pub struct Args {
     /// --scale, at least 1 s].
     #[arg(long)]
     pub runtime: Option<f64>,
-    /// Test file size per volume [default: the seed's 200 GB x --scale, at least 16 MiB].
+    /// Size of the test file region per job, as fio's size (k/m/g = powers of 1024). Per volume
+    /// [default: the seed's 200 GB x --scale, at least 16 MiB].
     #[arg(long)]
     pub size: Option<String>,
-    /// Workers (threads) per target volume; the seed says at least 3.
+    /// Workers (threads) per target volume of a preset; the seed says at least 3. Each worker is
+    /// one job.
     #[arg(long, default_value_t = 3)]
     pub workers: u32,
-    /// Outstanding IOs per worker; the seed uses 128.
+    /// IOs in flight per job (fio's iodepth). Each worker is one job; the seed uses 128.
     #[arg(long, default_value_t = 128)]
     pub iodepth: u32,
     /// Do not warm the cache (allowed when this boot already warmed it; else results are warned).
@@ -68,8 +71,8 @@ pub struct Args {
     /// still writes FILE, with a deprecation note: use --output FILE.
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = JSON_TO_STDOUT)]
     pub json: Option<PathBuf>,
-    /// Write the results as JSON to FILE after every benchmark (so a failure or Ctrl-C keeps
-    /// what finished).
+    /// Write the result to FILE. The results as JSON, after every benchmark (so a failure or Ctrl-C
+    /// keeps what finished).
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Allow replacing files iofit did not create. The existing test files.
@@ -78,8 +81,9 @@ pub struct Args {
     /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,
-    /// Also write a self-contained HTML report (the results table, the runs over time, the
-    /// prediction's limits with the binding one marked) to FILE; written after Ctrl-C too.
+    /// Also write a self-contained HTML report to FILE, the answer first. The results table, the
+    /// runs over time, the prediction's limits with the binding one marked; written after Ctrl-C
+    /// too.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 }

@@ -62,10 +62,10 @@ pub struct ImportArgs {
     /// A page of the Azure Retail Prices API as saved (`{"Items": [...]}`); repeatable.
     #[arg(long, value_name = "FILE")]
     pub prices: Vec<PathBuf>,
-    /// The region to import (Azure's name: eastus, westeurope, japaneast...).
+    /// The Azure region of the prices (eastus, westeurope, japaneast...). The region to import.
     #[arg(long)]
     pub region: Option<String>,
-    /// The catalog file to write.
+    /// Write the result to FILE. The catalog file.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// The written table's id [default: import-REGION-DATE].

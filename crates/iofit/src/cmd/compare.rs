@@ -23,28 +23,31 @@ pub enum Format {
 pub struct Args {
     /// Results in fio's JSON format: `fio --output-format=json` or `iofit run --output-format json`.
     pub results: PathBuf,
-    /// Requirements TOML, as `iofit profile -o` writes it.
+    /// A requirements TOML, as `iofit profile -o` writes it.
     #[arg(long, value_name = "FILE")]
     pub requirements: PathBuf,
-    /// Which volume of the requirements the results are for (needed when there are several).
+    /// A volume, by its label. The volume of the requirements the results are for (needed when
+    /// there are several).
     #[arg(long, value_name = "LABEL")]
     pub volume: Option<String>,
     /// Compare only jobs of this group (fio's groupid; needed when stonewall made several).
     #[arg(long, value_name = "N")]
     pub group: Option<u32>,
-    /// Compare only jobs with this name (repeatable).
-    #[arg(long = "job", value_name = "NAME")]
+    /// Compare only jobs with this name (fio's jobname; repeatable).
+    #[arg(long = "job-name", alias = "job", value_name = "NAME")]
     pub jobs: Vec<String>,
-    /// The volume's disks as COUNTxSKU[:CACHING] (e.g. 10xP30:none; a Premium SSD v2 or Ultra
-    /// volume adds ,size_gib=N,iops=N,mb_s=N as `predict --disk` does), so the advice can
-    /// check the stripe's queue depth and the host cache.
+    /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. data=2xP30:none; Premium SSD v2 and Ultra add
+    /// what is bought per disk (,size_gib=N,iops=N,mb_s=N). The measured volume's disks, so the
+    /// advice can check the stripe's queue depth and the host cache.
     #[arg(long = "disk", alias = "disks", value_name = "SPEC")]
     pub disks: Option<String>,
-    /// Host caching of the volume's disks (overrides the one in --disk).
+    /// Host caching of the data disks: none, readonly or readwrite. The measured volume's;
+    /// overrides the one in --disk.
     #[arg(long, value_name = "none|readonly|readwrite")]
     pub caching: Option<String>,
-    /// The VM size the benchmark ran on (e.g. Standard_DS13); with --disk, compare predicts
-    /// the design's limits so the advice can tell a VM cap from a disk cap.
+    /// The VM size, e.g. Standard_DS14 (any case; the Standard_ prefix may be left out). The one
+    /// the benchmark ran on; with --disk, compare predicts the design's limits so the advice can
+    /// tell a VM cap from a disk cap.
     #[arg(long, value_name = "SIZE", requires = "disks")]
     pub vm: Option<String>,
     /// Catalog edition: current (Azure's current pages) or seed-2016 (the seed's dated tables).
@@ -63,7 +66,8 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Also write a self-contained HTML report (results, charts, comparison) to FILE.
+    /// Also write a self-contained HTML report to FILE, the answer first. Results, charts,
+    /// comparison.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 }

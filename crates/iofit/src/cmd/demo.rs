@@ -46,7 +46,8 @@ pub struct Args {
     /// up here) or psync.
     #[arg(long, value_enum, default_value_t = DemoEngine::IoUring)]
     pub engine: DemoEngine,
-    /// Where to write the HTML report [default: <temp dir>/iofit-demo/report.html].
+    /// Also write a self-contained HTML report to FILE, the answer first. [default: <temp
+    /// dir>/iofit-demo/report.html].
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 }

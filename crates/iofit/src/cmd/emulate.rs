@@ -25,7 +25,8 @@ summary go to stderr (--json FILE, --report FILE for files). Exit codes: the com
 code (1 when it was killed by a signal); 130 interrupted; 2 bad input; 1 emulation failed (then \
 the summary says why).")]
 pub struct Args {
-    /// VM size whose uncached IOPS and MB/s are enforced across all volumes together.
+    /// The VM size, e.g. Standard_DS14 (any case; the Standard_ prefix may be left out). Its
+    /// uncached IOPS and MB/s are enforced across all volumes together.
     #[arg(long, required_unless_present_any = ["cleanup", "plan"], conflicts_with = "plan")]
     pub vm: Option<String>,
     /// Take the design from `iofit plan --json` output (with --design N) instead of --vm/--disk.
@@ -34,9 +35,8 @@ pub struct Args {
     /// Which design of --plan: 1 is the cheapest.
     #[arg(long, value_name = "N")]
     pub design: Option<usize>,
-    /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. data=2xP30:none; Premium SSD v2 and Ultra
-    /// add what is bought per disk: data=1xPremiumV2,size_gib=512,iops=6000,mb_s=250. Repeat
-    /// per volume.
+    /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. data=2xP30:none; Premium SSD v2 and Ultra add
+    /// what is bought per disk (,size_gib=N,iops=N,mb_s=N). Repeat per volume.
     #[arg(long = "disk", value_name = "SPEC")]
     pub disks: Vec<String>,
     /// Use an existing block device for a volume (never formatted): LABEL=/dev/DEVICE.
@@ -52,9 +52,9 @@ pub struct Args {
     /// Size of each scratch volume (k/m/g = 1024 based).
     #[arg(long, default_value = "1g")]
     pub scratch_size: String,
-    /// Multiply every limit by this factor (e.g. 0.1 when this machine's disk is slower than
-    /// the design).
-    #[arg(long, default_value_t = 1.0)]
+    /// Multiply every limit by this factor (e.g. 0.1 when this machine's disk is slower than the
+    /// design).
+    #[arg(long = "limit-scale", alias = "scale", default_value_t = 1.0)]
     pub scale: f64,
     /// Shorten the 30-minute credit-burst buckets by this factor (60: 30 s of burst).
     #[arg(long, default_value_t = 1.0)]
@@ -63,8 +63,8 @@ pub struct Args {
     /// full (100); 0 rehearses the sustained state after a long burst, as `predict` gives it.
     #[arg(long, value_name = "PCT", default_value_t = 100.0)]
     pub start_credits: f64,
-    /// No credit bursting at all (disks' and the VM's): the sustained limits, as `predict`
-    /// gives them.
+    /// No credit bursting: the sustained limits only (the disks' and the VM's). Enforces them as
+    /// `predict --no-burst` shows them.
     #[arg(long)]
     pub no_burst: bool,
     /// Control interval in milliseconds (how often shared limits are divided again).
@@ -73,13 +73,13 @@ pub struct Args {
     /// No progress on stderr. No per-second lines while the command runs.
     #[arg(long)]
     pub quiet: bool,
-    /// Also write the outcome as JSON to FILE: every second (per volume IOPS and MB/s against
-    /// the caps in force) and the summary. Emulate never writes to stdout: the command's output
-    /// is left as it is.
+    /// Write the result to FILE. The outcome as JSON: every second (per volume IOPS and MB/s
+    /// against the caps in force) and the summary. Emulate never writes to stdout: the command's
+    /// output is left as it is.
     #[arg(long, value_name = "FILE", alias = "json")]
     pub output: Option<PathBuf>,
-    /// Also write a self-contained HTML report: the limits table and, per volume and for the
-    /// VM, the IOPS and MB/s of every second drawn beside the cap in force.
+    /// Also write a self-contained HTML report to FILE, the answer first. The limits table and, per
+    /// volume and for the VM, the IOPS and MB/s of every second drawn beside the cap in force.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Remove what earlier emulations left behind when they were killed (cgroups, mounts,

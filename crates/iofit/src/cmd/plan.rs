@@ -45,16 +45,19 @@ pub struct Args {
     /// What the volume is for: data, log, temp, os, other (logs get caching None).
     #[arg(long, default_value = "data")]
     pub role: String,
-    /// Read requirements (one or more volumes) from a TOML file instead of the flags above.
+    /// A requirements TOML, as `iofit profile -o` writes it. One or more volumes, instead of the
+    /// flags above.
     #[arg(long, value_name = "FILE")]
     pub requirements: Option<PathBuf>,
-    /// Multiply IOPS, MB/s and capacity by this factor for expected growth [default: 1, none].
+    /// Expected growth factor of the requirements (1.3 = 30 % more). Multiplies IOPS, MB/s and
+    /// capacity [default: 1, none].
     #[arg(long, allow_negative_numbers = true)]
     pub growth: Option<f64>,
     /// How many designs the plan shows.
     #[arg(long, default_value_t = 5)]
     pub top: usize,
-    /// Force host caching on every volume: none, readonly, readwrite (ReadWrite only this way).
+    /// Host caching of the data disks: none, readonly or readwrite. Forced on every volume
+    /// (ReadWrite only this way).
     #[arg(long)]
     pub caching: Option<String>,
     /// Share of reads on cached disks that the host cache serves, %. When sizing; 0 is a cold cache.

@@ -12,43 +12,43 @@ use std::process::ExitCode;
     after_help = "Exit codes: 0 predicted (and requirements met, if given), 1 requirements not met, 2 bad input."
 )]
 pub struct Args {
-    /// VM size, e.g. Standard_DS14 (any case; the Standard_ prefix may be left out).
+    /// The VM size, e.g. Standard_DS14 (any case; the Standard_ prefix may be left out).
     #[arg(long)]
     pub vm: String,
-    /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. 10xP30:none or data=1xP30:readonly; a
-    /// Premium SSD v2 or Ultra volume adds what is bought per disk:
-    /// log=1xPremiumV2,size_gib=256,iops=6000,mb_s=200 (as `emulate` takes it). Repeat per
-    /// volume.
+    /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. data=2xP30:none; Premium SSD v2 and Ultra add
+    /// what is bought per disk (,size_gib=N,iops=N,mb_s=N). Repeat per volume.
     #[arg(long = "disk", required = true, value_name = "SPEC")]
     pub disks: Vec<String>,
     /// Stripe unit of multi-disk volumes (64k for small random IO, 256k for sequential). Once
     /// for every volume, or once per --disk in the same order (as `plan` sizes them).
     #[arg(long)]
     pub stripe: Vec<String>,
-    /// No credit bursting: the sustained figures only, as `emulate --no-burst` enforces them
-    /// (without it a design that can burst shows a `burst:` line with how long credits last).
+    /// No credit bursting: the sustained limits only (the disks' and the VM's). Shows them as
+    /// `emulate --no-burst` enforces them; without it a design that can burst shows a `burst:` line
+    /// with how long credits last.
     #[arg(long)]
     pub no_burst: bool,
-    /// IO pattern, as fio names it: read, write, randread, randwrite, rw, randrw. Once for
-    /// every volume, or once per --disk in the same order (e.g. writes to an uncached stripe,
+    /// The workload's IO pattern, as fio's rw: read, write, randread, randwrite, rw, randrw. Once
+    /// for every volume, or once per --disk in the same order (e.g. writes to an uncached stripe,
     /// reads to a cached disk, as the seed's DS14 benchmark does).
     #[arg(long, default_value = "randread")]
     pub rw: Vec<String>,
-    /// Share of reads for rw/randrw, 0..100.
+    /// The workload's share of reads for rw/randrw, % (fio's rwmixread).
     #[arg(long, allow_negative_numbers = true, default_value_t = 50.0)]
     pub rwmixread: f64,
-    /// IO size (8k, 64k, 1m; k = 1024). Once for every volume, or once per --disk.
+    /// The workload's IO size, as fio's bs (k = 1024). Once for every volume, or once per --disk.
     #[arg(long, default_value = "8k")]
     pub bs: Vec<String>,
-    /// IOs in flight per job [default: with --requirements, plan's rule: the depth at which
-    /// the disks reach their limits (Little's law at the service time, at least the target's),
-    /// split into jobs of at most 32; otherwise 32].
+    /// IOs in flight per job (fio's iodepth). Default: with --requirements, plan's rule: the depth
+    /// at which the disks reach their limits (Little's law at the service time, at least the
+    /// target's), split into jobs of at most 32; otherwise 32.
     #[arg(long, allow_negative_numbers = true)]
     pub iodepth: Option<i64>,
     /// Jobs (threads) per volume [default: 1].
     #[arg(long, allow_negative_numbers = true)]
     pub numjobs: Option<i64>,
-    /// Targets per volume from a requirements TOML, matched to --disk in order.
+    /// A requirements TOML, as `iofit profile -o` writes it. Targets per volume, matched to --disk
+    /// in order.
     #[arg(long, value_name = "FILE")]
     pub requirements: Option<PathBuf>,
     /// A fio job file as the workload: its jobs are grouped by the directory they do IO in

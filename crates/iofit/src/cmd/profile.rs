@@ -34,7 +34,8 @@ pub struct Args {
     /// name].
     #[arg(long = "label", value_name = "LABEL")]
     pub labels: Vec<String>,
-    /// A volume made of several devices whose counters add up: LABEL=DEV,DEV (repeatable).
+    /// A volume, by its label. LABEL=DEV,DEV makes one volume of several devices whose counters add
+    /// up (repeatable).
     #[arg(long = "volume", value_name = "LABEL=DEV,DEV")]
     pub volumes: Vec<String>,
     /// Reduce samples to the peak of each window first (Azure Migrate style), e.g. 10m.
@@ -46,7 +47,7 @@ pub struct Args {
     /// Comfort factor on top of the percentile.
     #[arg(long, default_value_t = 1.3)]
     pub comfort: f64,
-    /// Expected growth factor of IOPS and throughput (1.3 = 30 % more).
+    /// Expected growth factor of the requirements (1.3 = 30 % more). Multiplies IOPS and MB/s.
     #[arg(long, default_value_t = 1.0)]
     pub growth: f64,
     /// Require today's latency (at the sizing percentile) of the new design; by default it is
@@ -57,12 +58,12 @@ pub struct Args {
     /// average since boot).
     #[arg(long)]
     pub keep_first: bool,
-    /// Write the requirements TOML here (what `iofit plan --requirements` reads).
+    /// Write the result to FILE. The requirements TOML (what `iofit plan --requirements` reads).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Also write an HTML report to FILE: the checklist, then each volume's IOPS, MB/s,
-    /// latency and queue depth over the capture with the sized figures drawn across. Written
-    /// whole or not at all. (`iofit plan --capture` adds the designs' limits.)
+    /// Also write a self-contained HTML report to FILE, the answer first. The checklist, then each
+    /// volume's IOPS, MB/s, latency and queue depth over the capture with the sized figures drawn
+    /// across. Written whole or not at all (`iofit plan --capture` adds the designs' limits).
     #[arg(long, value_name = "FILE", conflicts_with = "fleet_out")]
     pub report: Option<PathBuf>,
     /// Fleet mode: every FILE (directories are read for their files) is a server of its own,

@@ -50,7 +50,8 @@ pub struct Args {
     /// file's, else 0].
     #[arg(long, visible_alias = "ramp-time", value_name = "TIME")]
     pub warmup: Option<String>,
-    /// Size of every job's file region (fio `size`: 64m, 1g, 50%).
+    /// Size of the test file region per job, as fio's size (k/m/g = powers of 1024). Every job's; a
+    /// percentage (50%) of an existing file or device.
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
     /// Directory of every job's files (fio `directory`).
@@ -75,7 +76,7 @@ pub struct Args {
     /// Print the result as JSON on stdout. The same as --output-format=json.
     #[arg(long, conflicts_with = "output_format")]
     pub json: bool,
-    /// Write results to FILE (after every finished job) instead of stdout.
+    /// Write the result to FILE. The results, after every finished job, instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Print the full report so far every T (seconds, or with a unit: 500ms) while jobs run,
@@ -91,8 +92,8 @@ pub struct Args {
     /// No progress on stderr. No notes either.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Also write a self-contained HTML report (jobs table, IOPS and latency over time, latency
-    /// percentile curve) to FILE after the run, also after Ctrl-C.
+    /// Also write a self-contained HTML report to FILE, the answer first. The jobs table, IOPS and
+    /// latency over time, the latency percentile curve; after the run, also after Ctrl-C.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Run an Iometer access specification instead of job files: one of the seed's
@@ -102,10 +103,11 @@ pub struct Args {
     /// given), direct IO; --runtime is 30s and --size 1g unless given.
     #[arg(long, value_name = "SPEC")]
     pub preset: Option<String>,
-    /// The directory (volume) a --preset runs on.
+    /// The directory (volume) the test file is in. For a --preset.
     #[arg(long, value_name = "DIR", requires = "preset")]
     pub target: Option<PathBuf>,
-    /// Workers (threads) of a --preset; the seed uses at least 3 [default: 3].
+    /// Workers (threads) per target volume of a preset; the seed says at least 3. Each worker is
+    /// one job [default: 3].
     #[arg(long, value_name = "N", requires = "preset")]
     pub workers: Option<u32>,
     /// A TOML file of user-defined access specifications (see examples/iometer/specs.toml).

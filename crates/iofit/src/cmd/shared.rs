@@ -13,9 +13,9 @@ pub struct CatalogArgs {
     /// Extra catalog file(s) that add or override rows. Repeatable.
     #[arg(long = "catalog", value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Price in this Azure region (eastus, westeurope, japaneast...): only VM sizes with a
-    /// price there (for --pricing and --os) are considered [default: eastus when --pricing or
-    /// --os is given; without all three, the rows' own prices as they are].
+    /// The Azure region of the prices (eastus, westeurope, japaneast...). Only VM sizes with a
+    /// price there (for --pricing and --os) are considered [default: eastus when --pricing or --os
+    /// is given; without all three, the rows' own prices as they are].
     #[arg(long)]
     pub region: Option<String>,
     /// How the VMs are paid: payg, ri-1y or ri-3y (1- or 3-year reservation, per month).
@@ -55,8 +55,9 @@ impl CatalogArgs {
 /// The output flags `plan` and `predict` share.
 #[derive(clap::Args, Debug)]
 pub struct OutputArgs {
-    /// Also write one self-contained report to FILE: what the command prints, with the limits
-    /// charted and the binding one marked. Written whole or not at all.
+    /// Also write a self-contained HTML report to FILE, the answer first. What the command prints,
+    /// with the limits charted and the binding one marked (Markdown with --report-format markdown).
+    /// Written whole or not at all.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Format of --report: html or markdown [default: html]. (`--format` is compare's output

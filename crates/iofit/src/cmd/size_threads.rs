@@ -17,19 +17,19 @@ pub struct Args {
     /// The IO rate to reach, IOs per second.
     #[arg(long, value_name = "IOPS")]
     pub target_iops: f64,
-    /// Directory to test in (a file iofit-size-threads.0.0 is created there).
+    /// The directory (volume) the test file is in. A file iofit-size-threads.0.0 is created there.
     #[arg(long, value_name = "DIR")]
     pub target: PathBuf,
-    /// IO pattern (fio names): randread, randwrite, randrw, read, write, rw.
+    /// The workload's IO pattern, as fio's rw: read, write, randread, randwrite, rw, randrw.
     #[arg(long, default_value = "randread")]
     pub rw: String,
-    /// IO size (k = 1024).
+    /// The workload's IO size, as fio's bs (k = 1024).
     #[arg(long, default_value = "8k")]
     pub bs: String,
-    /// Share of reads for mixed patterns, percent.
+    /// The workload's share of reads for rw/randrw, % (fio's rwmixread).
     #[arg(long, default_value_t = 50.0)]
     pub rwmixread: f64,
-    /// Test file size (k/m/g = powers of 1024).
+    /// Size of the test file region per job, as fio's size (k/m/g = powers of 1024).
     #[arg(long, default_value = "64m")]
     pub size: String,
     /// How long the IO runs. Each of the two measurements, seconds (fractions allowed).

@@ -38,7 +38,7 @@ pub struct Args {
     /// not create.
     #[arg(long)]
     pub allow_overwrite: bool,
-    /// Where iofit is on the hosts of hd= lines (wins over hd=...,vdbench=).
+    /// Path of iofit on the hosts [default: this binary's path]. Wins over an hd's vdbench=.
     #[arg(long, value_name = "PATH")]
     pub remote_iofit: Option<String>,
     /// An ssh config file for reaching the hosts (ssh -F).
