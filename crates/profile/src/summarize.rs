@@ -457,7 +457,72 @@ fn volume(
     scratch: &mut Scratch,
 ) -> Result<VolumeRequirements, ProfileError> {
     let Scratch { points, column } = scratch;
-    // Add up the devices per report; keep reports where every device has a sample.
+    let gathered = gather(capture, spec, points)?;
+    let totals = Totals::of(points);
+    let (observed, at) = observe(capture, points, column, options.percentile, &totals);
+    let mut derivation = Vec::new();
+    let (sized_iops, sized_throughput) =
+        size_rates(capture, points, spec, options, &at, &mut derivation)?;
+    let shape = describe_shape(capture, &totals, gathered.bytes_known, &mut derivation);
+    let latency_ms = describe_latency_and_queue(options, &at, &mut derivation);
+    derivation.push(
+        "capacity_gib: not in IO counters; add sizing.capacity_gib by hand (df -h / Disk Management)"
+            .into(),
+    );
+    if gathered.missing_is_idle && gathered.idle_filled > 0 {
+        derivation.push(format!(
+            "{} reports had no row for a device of this volume and count as idle \
+             (iostat -z leaves idle devices out)",
+            gathered.idle_filled
+        ));
+    }
+    let (role, why) = if totals.ios > 0.0 {
+        guess_role(
+            &spec.label,
+            100.0 - shape.read_pct,
+            totals.merges_known.then_some(shape.sequential),
+            shape.io_size_bytes,
+        )
+    } else {
+        idle_role(&spec.label)
+    };
+    derivation.push(why);
+
+    Ok(VolumeRequirements {
+        label: spec.label.clone(),
+        role,
+        devices: spec.devices.clone(),
+        sizing: SizingTarget {
+            iops: sized_iops,
+            throughput_mb_s: sized_throughput,
+            latency_ms,
+            io_size_bytes: shape.io_size_bytes as u64,
+            read_pct: shape.read_pct,
+            random_pct: shape.random_pct,
+            capacity_gib: None,
+            queue_depth: at.queue_depth,
+        },
+        observed: Some(observed),
+        derivation,
+    })
+}
+
+/// What gathering a volume's reports found.
+struct Gathered {
+    /// Reports where a device's missing row was taken as idle (`iostat -z`).
+    idle_filled: usize,
+    /// Whether the capture counts bytes (else bytes are 0 and every byte figure says so).
+    bytes_known: bool,
+    missing_is_idle: bool,
+}
+
+/// Adds up the volume's devices per report into `points`, keeping only reports where every
+/// device has a sample.
+fn gather(
+    capture: &Capture,
+    spec: &VolumeSpec,
+    points: &mut Vec<Point>,
+) -> Result<Gathered, ProfileError> {
     points.clear();
     points.extend((0..capture.reports() as u32).map(Point::new));
     for name in &spec.devices {
@@ -477,37 +542,11 @@ fn volume(
     // sources list every device each time, so a missing sample is unknown and the report is
     // left out of the volume.
     let missing_is_idle = matches!(capture.tool, Tool::Iostat | Tool::IostatJson);
-    // Only within files where every device of the volume shows up at least once.
-    let mut seen: Vec<Vec<u16>> = vec![Vec::new(); spec.devices.len()];
-    for (i, name) in spec.devices.iter().enumerate() {
-        if let Some(series) = capture.devices.iter().find(|d| &d.name == name) {
-            for sample in &series.samples {
-                let segment = capture.report_segment[sample.report as usize];
-                if !seen[i].contains(&segment) {
-                    seen[i].push(segment);
-                }
-            }
-        }
-    }
-    let fillable = |point: &Point| {
-        let segment = capture.report_segment[point.report as usize];
-        point.devices < wanted && seen.iter().all(|s| s.contains(&segment))
-    };
     let idle_filled = if missing_is_idle {
-        points.iter().filter(|p| fillable(p)).count()
+        fill_idle(capture, spec, points)
     } else {
         0
     };
-    if missing_is_idle {
-        for point in points.iter_mut() {
-            if fillable(point) {
-                point.devices = wanted;
-                if point.queue_depth.is_nan() {
-                    point.queue_depth = 0.0;
-                }
-            }
-        }
-    }
     // A capture of IO counts without byte counters: bytes count as 0 so that IOPS and read %
     // can be sized, and every number made of bytes says it was not measured.
     let bytes_known = !capture.bytes_missing
@@ -532,22 +571,92 @@ fn volume(
             "check that the devices were captured at the same times",
         ));
     }
+    Ok(Gathered {
+        idle_filled,
+        bytes_known,
+        missing_is_idle,
+    })
+}
 
+/// Counts a device's missing row as idle, only within files where every device of the volume
+/// shows up at least once; returns how many reports were filled.
+fn fill_idle(capture: &Capture, spec: &VolumeSpec, points: &mut [Point]) -> usize {
+    let wanted = spec.devices.len() as u32;
+    let mut seen: Vec<Vec<u16>> = vec![Vec::new(); spec.devices.len()];
+    for (i, name) in spec.devices.iter().enumerate() {
+        if let Some(series) = capture.devices.iter().find(|d| &d.name == name) {
+            for sample in &series.samples {
+                let segment = capture.report_segment[sample.report as usize];
+                if !seen[i].contains(&segment) {
+                    seen[i].push(segment);
+                }
+            }
+        }
+    }
+    let fillable = |point: &Point| {
+        let segment = capture.report_segment[point.report as usize];
+        point.devices < wanted && seen.iter().all(|s| s.contains(&segment))
+    };
+    let mut filled = 0;
+    for point in points.iter_mut() {
+        if fillable(point) {
+            filled += 1;
+            point.devices = wanted;
+            if point.queue_depth.is_nan() {
+                point.queue_depth = 0.0;
+            }
+        }
+    }
+    filled
+}
+
+/// Sums over every kept report of a volume.
+struct Totals {
+    ios: f64,
+    reads: f64,
+    bytes: f64,
+    merges: f64,
+    merges_known: bool,
+    latency_weighted: f64,
+    latency_ios: f64,
+}
+
+impl Totals {
+    fn of(points: &[Point]) -> Totals {
+        Totals {
+            ios: points.iter().map(Point::iops).sum(),
+            reads: points.iter().map(|p| p.read_iops).sum(),
+            bytes: points.iter().map(Point::bytes_s).sum(),
+            merges: points.iter().map(|p| p.merges_s).sum(),
+            merges_known: points.iter().all(|p| p.merges_s.is_finite()),
+            latency_weighted: points.iter().map(|p| p.latency_weighted).sum(),
+            latency_ios: points.iter().map(|p| p.latency_ios).sum(),
+        }
+    }
+}
+
+/// The series' values at the sizing percentile.
+struct AtPercentile {
+    iops: f64,
+    throughput_mb_s: f64,
+    latency_ms: Option<f64>,
+    queue_depth: Option<f64>,
+}
+
+/// The observed metrics of a volume and the values at the sizing percentile `p`.
+fn observe(
+    capture: &Capture,
+    points: &[Point],
+    column: &mut Vec<f64>,
+    p: f64,
+    totals: &Totals,
+) -> (ObservedMetrics, AtPercentile) {
     // Reports with IO (read %, IO size, random % and latency are per IO).
     let busy = || points.iter().filter(|p| p.iops() > 0.0);
     let most = points.len();
-    let merges_known = points.iter().all(|p| p.merges_s.is_finite());
-    let total_ios: f64 = points.iter().map(Point::iops).sum();
-    let total_reads: f64 = points.iter().map(|p| p.read_iops).sum();
-    let total_bytes: f64 = points.iter().map(Point::bytes_s).sum();
-    let total_merges: f64 = points.iter().map(|p| p.merges_s).sum();
-    let latency_weighted: f64 = points.iter().map(|p| p.latency_weighted).sum();
-    let latency_ios: f64 = points.iter().map(|p| p.latency_ios).sum();
-
     // One column at a time in the same vector: each series is filled, its sums taken and its
     // percentiles selected before the next (seven columns at once were 56 bytes a report).
     // The sizing percentile p of a series comes out of the same nested selection.
-    let p = options.percentile;
     let iops = refill(column, most, points.iter().map(Point::iops));
     let iops_max = iops.iter().copied().fold(0.0, f64::max);
     let (iops_percentiles, iops_at) = percentiles_and(iops, p).unwrap_or_default();
@@ -560,6 +669,7 @@ fn volume(
     let read_pct = percentiles(read_pct).unwrap_or_default();
     let io_size = refill(column, most, busy().map(|p| p.bytes_s() / p.iops()));
     let io_size = percentiles(io_size).unwrap_or_default();
+    let merges_known = totals.merges_known;
     let random = refill(
         column,
         most,
@@ -597,13 +707,31 @@ fn volume(
         throughput_mb_s_max: tidy(throughput_max),
         latency_ms: latency_stats.map(|(found, _)| found),
         latency_ms_min: latency_min.map(tidy),
-        latency_ms_avg: (latency_ios > 0.0).then(|| tidy(latency_weighted / latency_ios)),
+        latency_ms_avg: (totals.latency_ios > 0.0)
+            .then(|| tidy(totals.latency_weighted / totals.latency_ios)),
         queue_depth: queue_stats.map(|(found, _)| found),
         iops_max: tidy(iops_max),
     };
+    let at = AtPercentile {
+        iops: iops_at,
+        throughput_mb_s: throughput_at,
+        latency_ms: latency_stats.map(|(_, at)| at),
+        queue_depth: queue_stats.map(|(_, at)| tidy(at)),
+    };
+    (observed, at)
+}
 
-    // Sizing.
-    let mut derivation = Vec::new();
+/// The sized IOPS and MB/s (the percentile of samples, or of window peaks, times comfort and
+/// growth), each with its derivation line.
+fn size_rates(
+    capture: &Capture,
+    points: &[Point],
+    spec: &VolumeSpec,
+    options: &SizingOptions,
+    at: &AtPercentile,
+    derivation: &mut Vec<String>,
+) -> Result<(f64, f64), ProfileError> {
+    let p = options.percentile;
     let (iops_at, throughput_at, basis) = match options.window_s {
         Some(window) => {
             let (mut iops_peaks, mut throughput_peaks, windows) =
@@ -620,13 +748,13 @@ fn volume(
             )
         }
         None => (
-            iops_at,
-            throughput_at,
+            at.iops,
+            at.throughput_mb_s,
             format!("p{} of {} samples", fmt_num(p), points.len()),
         ),
     };
     let factor = options.comfort * options.growth;
-    let sized = |at: f64, what: &str, unit: &str, derivation: &mut Vec<String>| {
+    let mut sized = |at: f64, what: &str, unit: &str| {
         let value = round_up(at * factor);
         let growth = if options.growth != 1.0 {
             format!(" x growth {}", fmt_num(options.growth))
@@ -641,13 +769,31 @@ fn volume(
         ));
         value
     };
-    let sized_iops = sized(iops_at, "iops", "IOPS", &mut derivation);
-    let sized_throughput = sized(throughput_at, "throughput_mb_s", "MB/s", &mut derivation);
+    let sized_iops = sized(iops_at, "iops", "IOPS");
+    let sized_throughput = sized(throughput_at, "throughput_mb_s", "MB/s");
+    Ok((sized_iops, sized_throughput))
+}
 
+/// The workload's shape over the whole capture.
+struct Shape {
+    io_size_bytes: f64,
+    read_pct: f64,
+    random_pct: f64,
+    /// Share of sequential IO, 0..1 (the role guess uses it).
+    sequential: f64,
+}
+
+/// IO size, read % and random % over the whole capture, each with its derivation line.
+fn describe_shape(
+    capture: &Capture,
+    totals: &Totals,
+    bytes_known: bool,
+    derivation: &mut Vec<String>,
+) -> Shape {
     let io_size_bytes = if !bytes_known {
         ASSUMED_IO_SIZE_BYTES
-    } else if total_ios > 0.0 {
-        (total_bytes / total_ios).round().max(1.0)
+    } else if totals.ios > 0.0 {
+        (totals.bytes / totals.ios).round().max(1.0)
     } else {
         4096.0
     };
@@ -659,7 +805,7 @@ fn volume(
              counters and profile again",
             ASSUMED_IO_SIZE_BYTES
         ));
-    } else if total_ios > 0.0 {
+    } else if totals.ios > 0.0 {
         derivation.push(format!(
             "io_size_bytes {} = all bytes / all IOs over the capture ({:.1} KiB)",
             io_size_bytes,
@@ -668,12 +814,12 @@ fn volume(
     } else {
         derivation.push("io_size_bytes 4096: no IO in the capture, a placeholder".into());
     }
-    let read_pct = if total_ios > 0.0 {
-        tidy(total_reads / total_ios * 100.0)
+    let read_pct = if totals.ios > 0.0 {
+        tidy(totals.reads / totals.ios * 100.0)
     } else {
         0.0
     };
-    if total_ios > 0.0 {
+    if totals.ios > 0.0 {
         derivation.push(format!(
             "read_pct {} = reads / all IOs over the capture{}",
             fmt_num(read_pct),
@@ -687,9 +833,13 @@ fn volume(
     } else {
         derivation.push("read_pct 0: no IO in the capture, a placeholder".into());
     }
-    let merged_total = if merges_known { total_merges } else { f64::NAN };
-    let sequential = if total_ios > 0.0 {
-        sequential_share(total_bytes / total_ios, merged_total, total_ios)
+    let merged_total = if totals.merges_known {
+        totals.merges
+    } else {
+        f64::NAN
+    };
+    let sequential = if totals.ios > 0.0 {
+        sequential_share(totals.bytes / totals.ios, merged_total, totals.ios)
     } else {
         0.0
     };
@@ -702,17 +852,29 @@ fn volume(
         derivation.push(format!(
             "random_pct {} estimated from the capture's IO size{} ({RANDOM_METHOD})",
             fmt_num(random_pct),
-            if merges_known {
+            if totals.merges_known {
                 " and merges (rrqm/s + wrqm/s)"
             } else {
                 " only (this source has no merge counts)"
             }
         ));
     }
-    let observed_latency = latency_stats
-        .map(|(_, at)| at)
-        .filter(|l| *l > 0.0)
-        .map(tidy);
+    Shape {
+        io_size_bytes,
+        read_pct,
+        random_pct,
+        sequential,
+    }
+}
+
+/// The latency requirement (only with --latency-target) and the queue depth's derivation.
+fn describe_latency_and_queue(
+    options: &SizingOptions,
+    at: &AtPercentile,
+    derivation: &mut Vec<String>,
+) -> Option<f64> {
+    let p = options.percentile;
+    let observed_latency = at.latency_ms.filter(|l| *l > 0.0).map(tidy);
     // Today's latency often comes from local disks far faster than any cloud disk, so it is a
     // hard requirement only when asked for; otherwise it stays in `observed` for comparison.
     let latency_ms = observed_latency.filter(|_| options.latency_target);
@@ -734,53 +896,14 @@ fn volume(
             derivation.push("latency_ms: none, the capture has no latency counters".into())
         }
     }
-    let queue_depth = queue_stats.map(|(_, at)| tidy(at));
-    if let Some(q) = queue_depth {
+    if let Some(q) = at.queue_depth {
         derivation.push(format!(
             "queue_depth {} = p{} of the average queue size (aqu-sz / Current Disk Queue Length)",
             fmt_num(q),
             fmt_num(p)
         ));
     }
-    derivation.push(
-        "capacity_gib: not in IO counters; add sizing.capacity_gib by hand (df -h / Disk Management)"
-            .into(),
-    );
-    if missing_is_idle && idle_filled > 0 {
-        derivation.push(format!(
-            "{idle_filled} reports had no row for a device of this volume and count as idle \
-             (iostat -z leaves idle devices out)"
-        ));
-    }
-    let (role, why) = if total_ios > 0.0 {
-        guess_role(
-            &spec.label,
-            100.0 - read_pct,
-            merges_known.then_some(sequential),
-            io_size_bytes,
-        )
-    } else {
-        idle_role(&spec.label)
-    };
-    derivation.push(why);
-
-    Ok(VolumeRequirements {
-        label: spec.label.clone(),
-        role,
-        devices: spec.devices.clone(),
-        sizing: SizingTarget {
-            iops: sized_iops,
-            throughput_mb_s: sized_throughput,
-            latency_ms,
-            io_size_bytes: io_size_bytes as u64,
-            read_pct,
-            random_pct,
-            capacity_gib: None,
-            queue_depth,
-        },
-        observed: Some(observed),
-        derivation,
-    })
+    latency_ms
 }
 
 /// The peak IOPS and MB/s of each window; windows never span two files.
