@@ -352,30 +352,12 @@ fn parse_reports<R: BufRead>(
     size_bytes: Option<u64>,
     drop_first: bool,
 ) -> Result<(Capture, Chunk), ProfileError> {
-    // Reports seen before the room for the rest is reserved: enough to know the devices.
-    const RESERVE_AFTER_REPORTS: usize = 3;
-    let mut reserved = size_bytes.is_none();
     let mut lines = LineReader::new(reader);
     let mut capture = Capture::new(file.to_string(), Tool::Iostat);
     let mut fields: Vec<(usize, usize)> = Vec::with_capacity(32);
-    let mut state = State::TopLevel;
-    let mut table: Option<Table> = None;
-    let mut header_line: Vec<u8> = Vec::new();
-    let mut header_fields: Vec<(usize, usize)> = Vec::new();
-    let mut timeline = ChunkClock::default();
-    let mut report: Option<u32> = None;
-    let mut report_has_cpu = false;
-    let mut report_has_disk = false;
-    let mut seen_content = false;
-    let mut device_hint = 0usize;
-    let mut timestamps = 0u64;
+    let mut place = Place::new(drop_first, size_bytes.is_none());
     // Decided on the first non-blank line (the banner): does a line logger prefix every line?
     let mut prefixed: Option<bool> = None;
-    // `--pretty`: the columns seen over the sub-tables of the first report, and where it began.
-    let mut pretty_bits: Option<(u8, u64)> = None;
-    let mut pretty_checked = false;
-    let mut first_dropped = false;
-
     loop {
         let (line_no, raw) = match lines.next_line() {
             Ok(Some(next)) => next,
@@ -397,165 +379,338 @@ fn parse_reports<R: BufRead>(
             },
             _ => (raw, None),
         };
+        let at = At {
+            file,
+            line_no,
+            logged_at,
+        };
+        if place.read_line(&mut capture, line, &mut fields, &at)? == Read::DeviceHeader {
+            place.reserve_rest(&mut capture, lines.bytes_read, size_bytes);
+        }
+    }
+    if place.table.is_none() {
+        return Err(ProfileError::content(
+            file,
+            "no `Device` table found",
+            "this is not `iostat -x` output; capture with `iostat -x -t 1 600 > FILE`",
+        ));
+    }
+    check_pretty(place.pretty_bits, file, &mut place.pretty_checked)?;
+    let chunk = Chunk {
+        timestamps: place.timestamps,
+        prefixed: prefixed == Some(true),
+        clock: place.timeline,
+        lines: lines.line_no,
+        first_dropped: place.first_dropped,
+    };
+    Ok((capture, chunk))
+}
+
+/// Where a line is: its file, number and the logger's time stamp when lines carry one.
+struct At<'a> {
+    file: &'a str,
+    line_no: u64,
+    logged_at: Option<f64>,
+}
+
+/// What a line was, as far as the caller needs to know.
+#[derive(PartialEq, Eq)]
+enum Read {
+    DeviceHeader,
+    Other,
+}
+
+/// The parser's place in an iostat capture between lines.
+struct Place {
+    state: State,
+    table: Option<Table>,
+    /// The last `Device` header's bytes and cells: every report repeats it.
+    header_line: Vec<u8>,
+    header_fields: Vec<(usize, usize)>,
+    timeline: ChunkClock,
+    report: Option<u32>,
+    report_has_cpu: bool,
+    report_has_disk: bool,
+    seen_content: bool,
+    device_hint: usize,
+    timestamps: u64,
+    /// `--pretty`: the columns seen over the sub-tables of the first report, and where it began.
+    pretty_bits: Option<(u8, u64)>,
+    pretty_checked: bool,
+    drop_first: bool,
+    first_dropped: bool,
+    /// Whether the room for the rest of the reports has been reserved (or need not be).
+    reserved: bool,
+}
+
+impl Place {
+    fn new(drop_first: bool, reserved: bool) -> Place {
+        Place {
+            state: State::TopLevel,
+            table: None,
+            header_line: Vec::new(),
+            header_fields: Vec::new(),
+            timeline: ChunkClock::default(),
+            report: None,
+            report_has_cpu: false,
+            report_has_disk: false,
+            seen_content: false,
+            device_hint: 0,
+            timestamps: 0,
+            pretty_bits: None,
+            pretty_checked: false,
+            drop_first,
+            first_dropped: false,
+            reserved,
+        }
+    }
+
+    /// Reads one line (without a logger's prefix) into `capture`.
+    fn read_line(
+        &mut self,
+        capture: &mut Capture,
+        line: &[u8],
+        fields: &mut Vec<(usize, usize)>,
+        at: &At,
+    ) -> Result<Read, ProfileError> {
         if is_blank(line) {
-            if state == State::Devices {
-                state = State::TopLevel;
+            if self.state == State::Devices {
+                self.state = State::TopLevel;
             }
-            continue;
+            return Ok(Read::Other);
         }
         // Device rows, the bulk of a capture: one pass finds and parses the cells.
-        if state == State::Devices {
-            if let (Some(table), Some(report)) = (table.as_ref(), report) {
+        if self.state == State::Devices {
+            if let (Some(table), Some(report)) = (self.table.as_ref(), self.report) {
                 if !table.continues_report && !is_header_line(line) {
                     let mut sample = DiskSample::empty(report);
-                    let (a, b) = scan_row(line, table, &mut sample, file, line_no)?;
-                    let index = capture.device_index(&line[a..b], device_hint);
-                    device_hint = index + 1;
+                    let (a, b) = scan_row(line, table, &mut sample, at.file, at.line_no)?;
+                    let index = capture.device_index(&line[a..b], self.device_hint);
+                    self.device_hint = index + 1;
                     capture.devices[index].samples.push(sample);
-                    continue;
+                    return Ok(Read::Other);
                 }
             }
         }
         // Every report repeats its `Device` header: its cells are known from the last time.
-        if !header_line.is_empty() && line == header_line.as_slice() {
+        if !self.header_line.is_empty() && line == self.header_line.as_slice() {
             fields.clear();
-            fields.extend_from_slice(&header_fields);
+            fields.extend_from_slice(&self.header_fields);
         } else {
-            split_fields(line, &mut fields);
+            split_fields(line, fields);
         }
         let first = &line[fields[0].0..fields[0].1];
-        // Reports without iostat's own -t stamp take the logger's time.
-        let mut new_report = |capture: &mut Capture, timestamps: &mut u64| match logged_at {
-            Some(time) => {
-                *timestamps += 1;
-                capture.push_report(timeline.elapsed_s(time))
-            }
-            None => capture.push_report(f64::NAN),
-        };
-
         if first == b"avg-cpu:" {
-            if report.is_none() || report_has_cpu || report_has_disk {
-                let began = new_report(&mut capture, &mut timestamps);
-                report = Some(begin(&mut capture, began, drop_first, &mut first_dropped));
-                report_has_disk = false;
-            }
-            report_has_cpu = true;
-            seen_content = true;
-            let idle_column = fields[1..]
-                .iter()
-                .position(|&(a, b)| &line[a..b] == b"%idle");
-            state = State::CpuValues { idle_column };
-            continue;
+            self.cpu_header(capture, line, fields, at);
+            return Ok(Read::Other);
         }
-        if let State::CpuValues { idle_column } = state {
-            if let (Some(column), Some(report)) = (idle_column, report) {
-                let Some(&(a, b)) = fields.get(column) else {
-                    return Err(ProfileError::syntax(
-                        file,
-                        line_no,
-                        Some("%idle"),
-                        format!("the avg-cpu row has {} values, fewer than its header", fields.len()),
-                        "the file looks truncated or edited; re-capture with `iostat -x INTERVAL COUNT`",
-                    ));
-                };
-                // `iostat -h` prints shares with a `%` (`18.7%`).
-                let (idle, _) = human_cell(
-                    &line[a..b],
-                    file,
-                    line_no,
-                    "%idle",
-                    "the avg-cpu row must hold numbers; re-capture with `iostat -x INTERVAL COUNT`",
-                )?;
-                capture.host[report as usize].cpu_pct = (100.0 - idle).clamp(0.0, 100.0);
-            }
-            state = State::TopLevel;
-            continue;
+        if let State::CpuValues { idle_column } = self.state {
+            self.cpu_values(capture, line, fields, idle_column, at)?;
+            return Ok(Read::Other);
         }
         let last = &line[fields[fields.len() - 1].0..fields[fields.len() - 1].1];
         let pretty_header = fields.len() > 1 && last == b"Device" && first != b"Device";
         if first == b"Device" || first == b"Device:" || pretty_header {
-            // Every report repeats its header: the same bytes map to the same table.
-            let read = match table.take() {
-                Some(same) if header_line == line => same,
-                _ => {
-                    header_line.clear();
-                    header_line.extend_from_slice(line);
-                    header_fields.clear();
-                    header_fields.extend_from_slice(&fields);
-                    read_header(line, &fields, file, line_no, pretty_header)?
-                }
+            self.device_header(capture, line, fields, pretty_header, at)?;
+            return Ok(Read::DeviceHeader);
+        }
+        if self.state == State::Devices {
+            self.device_row(capture, line, fields, at)?;
+            return Ok(Read::Other);
+        }
+        self.top_level(capture, line, first, at)?;
+        Ok(Read::Other)
+    }
+
+    /// Starts a report; reports without iostat's own -t stamp take the logger's time.
+    fn new_report(&mut self, capture: &mut Capture, at: &At) {
+        let began = match at.logged_at {
+            Some(time) => {
+                self.timestamps += 1;
+                capture.push_report(self.timeline.elapsed_s(time))
+            }
+            None => capture.push_report(f64::NAN),
+        };
+        self.report = Some(begin(
+            capture,
+            began,
+            self.drop_first,
+            &mut self.first_dropped,
+        ));
+    }
+
+    fn cpu_header(
+        &mut self,
+        capture: &mut Capture,
+        line: &[u8],
+        fields: &[(usize, usize)],
+        at: &At,
+    ) {
+        if self.report.is_none() || self.report_has_cpu || self.report_has_disk {
+            self.new_report(capture, at);
+            self.report_has_disk = false;
+        }
+        self.report_has_cpu = true;
+        self.seen_content = true;
+        let idle_column = fields[1..]
+            .iter()
+            .position(|&(a, b)| &line[a..b] == b"%idle");
+        self.state = State::CpuValues { idle_column };
+    }
+
+    fn cpu_values(
+        &mut self,
+        capture: &mut Capture,
+        line: &[u8],
+        fields: &[(usize, usize)],
+        idle_column: Option<usize>,
+        at: &At,
+    ) -> Result<(), ProfileError> {
+        if let (Some(column), Some(report)) = (idle_column, self.report) {
+            let Some(&(a, b)) = fields.get(column) else {
+                return Err(ProfileError::syntax(
+                    at.file,
+                    at.line_no,
+                    Some("%idle"),
+                    format!("the avg-cpu row has {} values, fewer than its header", fields.len()),
+                    "the file looks truncated or edited; re-capture with `iostat -x INTERVAL COUNT`",
+                ));
             };
-            let starts_report = !read.continues_report;
-            if pretty_header {
-                let bits = needed_bits(&read.slots);
-                match pretty_bits.as_mut() {
-                    Some((seen, _)) if !starts_report => *seen |= bits,
-                    _ => {
-                        check_pretty(pretty_bits, file, &mut pretty_checked)?;
-                        pretty_bits = Some((bits, line_no));
-                    }
-                }
-            }
-            table = Some(read);
-            if report.is_none() || (starts_report && report_has_disk) {
-                let began = new_report(&mut capture, &mut timestamps);
-                report = Some(begin(&mut capture, began, drop_first, &mut first_dropped));
-                report_has_cpu = false;
-            }
-            report_has_disk = true;
-            seen_content = true;
-            device_hint = 0;
-            let reports_seen = capture.reports() + usize::from(first_dropped);
-            if !reserved && reports_seen > RESERVE_AFTER_REPORTS {
-                reserved = true;
-                let size = size_bytes.unwrap_or(0);
-                let per_report = lines.bytes_read / (reports_seen as u64 - 1);
-                let left = size.saturating_sub(lines.bytes_read) / per_report.max(1);
-                // A tenth more: reports vary a little in length (device names, wider numbers).
-                capture.reserve_reports((left + left / 10 + 1) as usize);
-            }
-            state = State::Devices;
-            continue;
+            // `iostat -h` prints shares with a `%` (`18.7%`).
+            let (idle, _) = human_cell(
+                &line[a..b],
+                at.file,
+                at.line_no,
+                "%idle",
+                "the avg-cpu row must hold numbers; re-capture with `iostat -x INTERVAL COUNT`",
+            )?;
+            capture.host[report as usize].cpu_pct = (100.0 - idle).clamp(0.0, 100.0);
         }
-        if state == State::Devices {
-            let table = table.as_ref().expect("a device table follows its header");
-            let report = report.expect("a device table belongs to a report");
-            let (a, b) = fields[table.device_column.min(fields.len() - 1)];
-            let index = capture.device_index(&line[a..b], device_hint);
-            device_hint = index + 1;
-            let samples = &mut capture.devices[index].samples;
-            match samples.last_mut() {
-                Some(sample) if table.continues_report && sample.report == report => {
-                    read_row(line, &fields, table, sample, file, line_no)?
-                }
+        self.state = State::TopLevel;
+        Ok(())
+    }
+
+    fn device_header(
+        &mut self,
+        capture: &mut Capture,
+        line: &[u8],
+        fields: &[(usize, usize)],
+        pretty_header: bool,
+        at: &At,
+    ) -> Result<(), ProfileError> {
+        // Every report repeats its header: the same bytes map to the same table.
+        let read = match self.table.take() {
+            Some(same) if self.header_line == line => same,
+            _ => {
+                self.header_line.clear();
+                self.header_line.extend_from_slice(line);
+                self.header_fields.clear();
+                self.header_fields.extend_from_slice(fields);
+                read_header(line, fields, at.file, at.line_no, pretty_header)?
+            }
+        };
+        let starts_report = !read.continues_report;
+        if pretty_header {
+            let bits = needed_bits(&read.slots);
+            match self.pretty_bits.as_mut() {
+                Some((seen, _)) if !starts_report => *seen |= bits,
                 _ => {
-                    let mut sample = DiskSample::empty(report);
-                    read_row(line, &fields, table, &mut sample, file, line_no)?;
-                    samples.push(sample);
+                    check_pretty(self.pretty_bits, at.file, &mut self.pretty_checked)?;
+                    self.pretty_bits = Some((bits, at.line_no));
                 }
             }
-            continue;
         }
-        // Top level: a time stamp (`-t`) or the banner line ("Linux 6.1.0 (host) ...").
+        self.table = Some(read);
+        if self.report.is_none() || (starts_report && self.report_has_disk) {
+            self.new_report(capture, at);
+            self.report_has_cpu = false;
+        }
+        self.report_has_disk = true;
+        self.seen_content = true;
+        self.device_hint = 0;
+        self.state = State::Devices;
+        Ok(())
+    }
+
+    /// After the first reports, counts the rest ahead from the bytes they took and reserves
+    /// their room.
+    fn reserve_rest(&mut self, capture: &mut Capture, bytes_read: u64, size_bytes: Option<u64>) {
+        // Reports seen before the room for the rest is reserved: enough to know the devices.
+        const RESERVE_AFTER_REPORTS: usize = 3;
+        let reports_seen = capture.reports() + usize::from(self.first_dropped);
+        if !self.reserved && reports_seen > RESERVE_AFTER_REPORTS {
+            self.reserved = true;
+            let size = size_bytes.unwrap_or(0);
+            let per_report = bytes_read / (reports_seen as u64 - 1);
+            let left = size.saturating_sub(bytes_read) / per_report.max(1);
+            // A tenth more: reports vary a little in length (device names, wider numbers).
+            capture.reserve_reports((left + left / 10 + 1) as usize);
+        }
+    }
+
+    /// A device row of a table that continues a report (`--pretty`'s sub-tables) or that the
+    /// fast path did not take.
+    fn device_row(
+        &mut self,
+        capture: &mut Capture,
+        line: &[u8],
+        fields: &[(usize, usize)],
+        at: &At,
+    ) -> Result<(), ProfileError> {
+        let table = self
+            .table
+            .as_ref()
+            .expect("a device table follows its header");
+        let report = self.report.expect("a device table belongs to a report");
+        let (a, b) = fields[table.device_column.min(fields.len() - 1)];
+        let index = capture.device_index(&line[a..b], self.device_hint);
+        self.device_hint = index + 1;
+        let samples = &mut capture.devices[index].samples;
+        match samples.last_mut() {
+            Some(sample) if table.continues_report && sample.report == report => {
+                read_row(line, fields, table, sample, at.file, at.line_no)?
+            }
+            _ => {
+                let mut sample = DiskSample::empty(report);
+                read_row(line, fields, table, &mut sample, at.file, at.line_no)?;
+                samples.push(sample);
+            }
+        }
+        Ok(())
+    }
+
+    /// Top level: a time stamp (`-t`), the banner line ("Linux 6.1.0 (host) ...") or damage.
+    fn top_level(
+        &mut self,
+        capture: &mut Capture,
+        line: &[u8],
+        first: &[u8],
+        at: &At,
+    ) -> Result<(), ProfileError> {
         // sysstat 7's `Time: 20:44:31` and its translations begin with a word, not a digit.
         if first[0].is_ascii_digit() || !first[0].is_ascii_lowercase() {
             if let Some(seconds) = std::str::from_utf8(line).ok().and_then(stamp_line) {
-                let elapsed = timeline.elapsed_s(seconds);
+                let elapsed = self.timeline.elapsed_s(seconds);
                 let began = capture.push_report(elapsed);
-                report = Some(begin(&mut capture, began, drop_first, &mut first_dropped));
-                report_has_cpu = false;
-                report_has_disk = false;
-                seen_content = true;
-                timestamps += 1;
-                continue;
+                self.report = Some(begin(
+                    capture,
+                    began,
+                    self.drop_first,
+                    &mut self.first_dropped,
+                ));
+                self.report_has_cpu = false;
+                self.report_has_disk = false;
+                self.seen_content = true;
+                self.timestamps += 1;
+                return Ok(());
             }
         }
-        if !seen_content && line_no <= 3 {
+        if !self.seen_content && at.line_no <= 3 {
             // A line that starts like a time stamp but is not one is damage, not a banner.
             if first[0].is_ascii_digit() && line.contains(&b':') {
                 return Err(ProfileError::syntax(
-                    file,
-                    line_no,
+                    at.file,
+                    at.line_no,
                     Some("time"),
                     format!(
                         "'{}' is not a time of day",
@@ -564,17 +719,17 @@ fn parse_reports<R: BufRead>(
                     "the capture is damaged or edited; give the unedited output of `iostat -x -t INTERVAL COUNT`",
                 ));
             }
-            continue; // the banner: kernel, host, date, architecture, CPUs
+            return Ok(()); // the banner: kernel, host, date, architecture, CPUs
         }
         if first == b"Linux" && line.contains(&b'(') {
-            continue; // the banner again: captures of several runs appended to one file
+            return Ok(()); // the banner again: captures of several runs appended to one file
         }
         if first[0].is_ascii_digit() && line.contains(&b':') {
-            return Err(broken_stamp(line, file, line_no));
+            return Err(broken_stamp(line, at.file, at.line_no));
         }
-        return Err(ProfileError::syntax(
-            file,
-            line_no,
+        Err(ProfileError::syntax(
+            at.file,
+            at.line_no,
             None,
             format!(
                 "unexpected line '{}'",
@@ -582,25 +737,8 @@ fn parse_reports<R: BufRead>(
             ),
             "expected a time stamp, an `avg-cpu:` or a `Device` header, or a device row; \
              give the unedited output of `iostat -x [-t] INTERVAL COUNT`",
-        ));
+        ))
     }
-
-    if table.is_none() {
-        return Err(ProfileError::content(
-            file,
-            "no `Device` table found",
-            "this is not `iostat -x` output; capture with `iostat -x -t 1 600 > FILE`",
-        ));
-    }
-    check_pretty(pretty_bits, file, &mut pretty_checked)?;
-    let chunk = Chunk {
-        timestamps,
-        prefixed: prefixed == Some(true),
-        clock: timeline,
-        lines: lines.line_no,
-        first_dropped,
-    };
-    Ok((capture, chunk))
 }
 
 /// A line that starts like a `-t` stamp but holds no time of day (`17:-5:10`).
