@@ -262,8 +262,7 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
     // counts midnights within a section (`sar -d 10 60480` runs for a week) and days files
     // appended one after the other (a banner line after data starts the next day).
     let mut days = DayCounter::default();
-    let mut reports: HashMap<u64, u32> = HashMap::new();
-    let mut last_clock: Option<(u64, u32)> = None;
+    let mut reports = Reports::default();
     let mut device_hint = 0usize;
     let mut disk_tables = 0;
 
@@ -281,36 +280,7 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
         if is_blank(line) || line.windows(7).any(|w| w == b"RESTART") {
             continue; // "LINUX RESTART" marks a reboot inside the sa file
         }
-        // Header lines.
-        let header_names: Option<Vec<String>> = match dialect {
-            Dialect::Sadf if line.starts_with(b"# ") => {
-                split_semicolons(&line[2..], &mut fields);
-                Some(
-                    fields
-                        .iter()
-                        .map(|&(a, b)| String::from_utf8_lossy(&line[2 + a..2 + b]).into_owned())
-                        .collect(),
-                )
-            }
-            Dialect::Sar => {
-                split_fields(line, &mut fields);
-                let names: Vec<&[u8]> = fields.iter().map(|&(a, b)| &line[a..b]).collect();
-                let is_header = names
-                    .iter()
-                    .any(|n| matches!(*n, b"DEV" | b"CPU" | b"%memused" | b"kbmemfree" | b"IFACE"))
-                    || (names.len() > 1
-                        && names[1..].iter().all(|n| parse_decimal(n).is_none())
-                        && time_of_day_s(&String::from_utf8_lossy(names[0])).is_some());
-                is_header.then(|| {
-                    names
-                        .iter()
-                        .map(|n| String::from_utf8_lossy(n).into_owned())
-                        .collect()
-                })
-            }
-            Dialect::Sadf => None,
-        };
-        if let Some(names) = header_names {
+        if let Some(names) = header_names(dialect, line, &mut fields) {
             let built = table_from(names, file, line_no)?;
             if built.section == Section::Disk {
                 disk_tables += 1;
@@ -324,42 +294,10 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
             split_semicolons(line, &mut fields);
         }
         // Data rows: the time comes first (sar) or in the timestamp column (sadf).
-        let clock_text = match dialect {
-            Dialect::Sar => match fields.get(1) {
-                // A 12-hour clock takes two fields: "05:10:02 PM".
-                Some(&(a, b)) if matches!(&line[a..b], b"AM" | b"PM" | b"am" | b"pm") => {
-                    &line[fields[0].0..b]
-                }
-                _ => &line[fields[0].0..fields[0].1],
-            },
-            Dialect::Sadf => match fields.get(2) {
-                Some(&(a, b)) => &line[a..b],
-                None => &line[..0],
-            },
-        };
+        let clock_text = clock_text(dialect, line, &fields);
         let Some(time_of_day) = std::str::from_utf8(clock_text).ok().and_then(time_of_day_s) else {
-            // A row whose first field starts with a digit but is no time of day: a damaged
-            // stamp (`17:-5:10`), never one of sar's own lines.
-            if dialect == Dialect::Sar && line.first().is_some_and(u8::is_ascii_digit) {
-                return Err(broken_stamp(clock_text, file, line_no));
-            }
-            // "Average:" lines (localised: "Durchschn.:", "平均値:") and the banner.
-            if dialect == Dialect::Sar || line_no == 1 {
-                if line.starts_with(b"Linux") {
-                    days.new_file();
-                }
-                continue;
-            }
-            return Err(ProfileError::syntax(
-                file,
-                line_no,
-                Some("timestamp"),
-                format!(
-                    "no time stamp in '{}'",
-                    excerpt(&String::from_utf8_lossy(line))
-                ),
-                "give unedited `sadf -d FILE -- -d -p` output",
-            ));
+            untimed_row(dialect, line, clock_text, &mut days, file, line_no)?;
+            continue;
         };
         let Some(table) = table.as_ref() else {
             if dialect == Dialect::Sadf {
@@ -390,23 +328,7 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
             ));
         }
         // One report per distinct time; sections of the same interval share it.
-        let elapsed = days.elapsed_s(time_of_day);
-        let key = (elapsed * 1000.0).round() as i64 as u64;
-        let report = match last_clock {
-            Some((k, r)) if k == key => r,
-            _ => {
-                let r = match reports.get(&key) {
-                    Some(&r) => r,
-                    None => {
-                        let r = capture.push_report(elapsed);
-                        reports.insert(key, r);
-                        r
-                    }
-                };
-                last_clock = Some((key, r));
-                r
-            }
-        };
+        let report = reports.of(&mut capture, days.elapsed_s(time_of_day));
         if dialect == Dialect::Sadf {
             if let Some(interval) = fields
                 .get(1)
@@ -421,36 +343,8 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
             Dialect::Sar => 1,
             Dialect::Sadf => 3,
         };
-        let Cells {
-            tps,
-            mut sample,
-            idle,
-            mem,
-        } = read_cells(line, &fields, table, skip_columns, report, file, line_no)?;
-        match table.section {
-            Section::Disk => {
-                let Some(name) = name else { continue };
-                // sar gives transfers, not reads and writes: split tps by byte share.
-                let bytes = sample.read_bytes_s + sample.write_bytes_s;
-                let read_share = if bytes > 0.0 {
-                    sample.read_bytes_s / bytes
-                } else {
-                    0.0
-                };
-                sample.read_iops = tps * read_share;
-                sample.write_iops = tps - sample.read_iops;
-                let index = capture.device_index(name, device_hint);
-                device_hint = index + 1;
-                capture.devices[index].samples.push(sample);
-            }
-            Section::Cpu => {
-                if matches!(name, Some(b"all") | Some(b"-1")) {
-                    capture.host[report as usize].cpu_pct = (100.0 - idle).clamp(0.0, 100.0);
-                }
-            }
-            Section::Memory => capture.host[report as usize].memory_pct = mem,
-            Section::Other => {}
-        }
+        let cells = read_cells(line, &fields, table, skip_columns, report, file, line_no)?;
+        store(&mut capture, table, name, cells, report, &mut device_hint);
     }
     if disk_tables == 0 {
         let fix = match dialect {
@@ -471,6 +365,162 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
         ));
     }
     Ok(capture)
+}
+
+/// The column names when `line` is a header line (sadf's `# ...` line; sar's line naming DEV,
+/// CPU, memory or network columns, or a time followed by words only).
+fn header_names(
+    dialect: Dialect,
+    line: &[u8],
+    fields: &mut Vec<(usize, usize)>,
+) -> Option<Vec<String>> {
+    match dialect {
+        Dialect::Sadf if line.starts_with(b"# ") => {
+            split_semicolons(&line[2..], fields);
+            Some(
+                fields
+                    .iter()
+                    .map(|&(a, b)| String::from_utf8_lossy(&line[2 + a..2 + b]).into_owned())
+                    .collect(),
+            )
+        }
+        Dialect::Sar => {
+            split_fields(line, fields);
+            let names: Vec<&[u8]> = fields.iter().map(|&(a, b)| &line[a..b]).collect();
+            let is_header = names
+                .iter()
+                .any(|n| matches!(*n, b"DEV" | b"CPU" | b"%memused" | b"kbmemfree" | b"IFACE"))
+                || (names.len() > 1
+                    && names[1..].iter().all(|n| parse_decimal(n).is_none())
+                    && time_of_day_s(&String::from_utf8_lossy(names[0])).is_some());
+            is_header.then(|| {
+                names
+                    .iter()
+                    .map(|n| String::from_utf8_lossy(n).into_owned())
+                    .collect()
+            })
+        }
+        Dialect::Sadf => None,
+    }
+}
+
+/// A data row's time text: its first field (two with a 12-hour clock, sar) or the timestamp
+/// column (sadf).
+fn clock_text<'a>(dialect: Dialect, line: &'a [u8], fields: &[(usize, usize)]) -> &'a [u8] {
+    match dialect {
+        Dialect::Sar => match fields.get(1) {
+            // A 12-hour clock takes two fields: "05:10:02 PM".
+            Some(&(a, b)) if matches!(&line[a..b], b"AM" | b"PM" | b"am" | b"pm") => {
+                &line[fields[0].0..b]
+            }
+            _ => &line[fields[0].0..fields[0].1],
+        },
+        Dialect::Sadf => match fields.get(2) {
+            Some(&(a, b)) => &line[a..b],
+            None => &line[..0],
+        },
+    }
+}
+
+/// A row without a time of day: sar's "Average:" lines (localised: "Durchschn.:", "平均値:")
+/// and banners are passed over (a banner after data starts the next day's file); anything
+/// else is damage.
+fn untimed_row(
+    dialect: Dialect,
+    line: &[u8],
+    clock_text: &[u8],
+    days: &mut DayCounter,
+    file: &str,
+    line_no: u64,
+) -> Result<(), ProfileError> {
+    // A row whose first field starts with a digit but is no time of day: a damaged stamp
+    // (`17:-5:10`), never one of sar's own lines.
+    if dialect == Dialect::Sar && line.first().is_some_and(u8::is_ascii_digit) {
+        return Err(broken_stamp(clock_text, file, line_no));
+    }
+    if dialect == Dialect::Sar || line_no == 1 {
+        if line.starts_with(b"Linux") {
+            days.new_file();
+        }
+        return Ok(());
+    }
+    Err(ProfileError::syntax(
+        file,
+        line_no,
+        Some("timestamp"),
+        format!(
+            "no time stamp in '{}'",
+            excerpt(&String::from_utf8_lossy(line))
+        ),
+        "give unedited `sadf -d FILE -- -d -p` output",
+    ))
+}
+
+/// The reports by time: sections (-u, -d, -r) each list the same times, and one (day, time)
+/// is one report.
+#[derive(Default)]
+struct Reports {
+    by_time_ms: HashMap<u64, u32>,
+    last: Option<(u64, u32)>,
+}
+
+impl Reports {
+    /// The report at `elapsed` seconds, begun when the time is new.
+    fn of(&mut self, capture: &mut Capture, elapsed: f64) -> u32 {
+        let key = (elapsed * 1000.0).round() as i64 as u64;
+        match self.last {
+            Some((k, r)) if k == key => r,
+            _ => {
+                let r = *self
+                    .by_time_ms
+                    .entry(key)
+                    .or_insert_with(|| capture.push_report(elapsed));
+                self.last = Some((key, r));
+                r
+            }
+        }
+    }
+}
+
+/// Stores a data row's cells: a device's sample (its transfers split into reads and writes by
+/// byte share, as sar gives transfers only), the host's CPU or memory share.
+fn store(
+    capture: &mut Capture,
+    table: &Table,
+    name: Option<&[u8]>,
+    cells: Cells,
+    report: u32,
+    device_hint: &mut usize,
+) {
+    let Cells {
+        tps,
+        mut sample,
+        idle,
+        mem,
+    } = cells;
+    match table.section {
+        Section::Disk => {
+            let Some(name) = name else { return };
+            let bytes = sample.read_bytes_s + sample.write_bytes_s;
+            let read_share = if bytes > 0.0 {
+                sample.read_bytes_s / bytes
+            } else {
+                0.0
+            };
+            sample.read_iops = tps * read_share;
+            sample.write_iops = tps - sample.read_iops;
+            let index = capture.device_index(name, *device_hint);
+            *device_hint = index + 1;
+            capture.devices[index].samples.push(sample);
+        }
+        Section::Cpu => {
+            if matches!(name, Some(b"all") | Some(b"-1")) {
+                capture.host[report as usize].cpu_pct = (100.0 - idle).clamp(0.0, 100.0);
+            }
+        }
+        Section::Memory => capture.host[report as usize].memory_pct = mem,
+        Section::Other => {}
+    }
 }
 
 #[cfg(test)]

@@ -22,7 +22,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("report/src/csv.rs", "render_report"),
     ("jobfile/src/fio.rs", "finish"),
     ("report/src/predict_text.rs", "render"),
-    ("profile/src/sar.rs", "parse"),
     ("procedure/src/vdbench.rs", "run_file"),
     ("fswork/src/run.rs", "run_workload"),
     ("profile/src/perfmon.rs", "parse_perfmon"),
