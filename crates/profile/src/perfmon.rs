@@ -274,49 +274,12 @@ pub fn parse_perfmon(bytes: &[u8], file: &str) -> Result<Capture, ProfileError> 
             ));
         }
         if !header_seen {
-            if !cells[0].starts_with("(PDH-CSV") {
-                return Err(ProfileError::syntax(
-                    file,
-                    line_no,
-                    None,
-                    format!(
-                        "the first row does not start with \"(PDH-CSV 4.0)\" but '{}'",
-                        excerpt(&cells[0])
-                    ),
-                    "give a CSV written by `typeperf -f CSV -o FILE` or `relog LOG.blg -f csv -o FILE`",
-                ));
-            }
             header_seen = true;
-            // Only `_Total` captured for a disk object (Azure's DTU calculator records
-            // `\LogicalDisk(_Total)\Disk Reads/sec`): then the total is the one volume.
-            let total_only = |object: Object| {
-                let mut paths = cells[1..]
-                    .iter()
-                    .filter_map(|p| split_path(p))
-                    .filter(|(o, _, c)| object_of(o) == Some(object) && counter_of(c).is_some());
-                paths.clone().next().is_some() && paths.all(|(_, instance, _)| is_total(instance))
-            };
-            let keep_total = [total_only(Object::Physical), total_only(Object::Logical)];
-            for path in &cells[1..] {
-                columns.push(classify(path, &mut capture, &mut physical, keep_total));
-            }
-            if keep_total.contains(&true) {
-                capture.notes.push(format!(
-                    "{file}: only the _Total instance of the disks was captured: all disks are \
-                     sized together as one volume; capture `\\PhysicalDisk(*)\\...` to size \
-                     each disk"
-                ));
-            }
-            if !columns.iter().flatten().any(|c| c.device.is_some()) {
-                return Err(ProfileError::content(
-                    file,
-                    "no PhysicalDisk or LogicalDisk counters (Disk Reads/sec, Disk Writes/sec, ...)",
-                    "capture the disk counters too, e.g. `typeperf \"\\PhysicalDisk(*)\\Disk \
-                     Reads/sec\" \"\\PhysicalDisk(*)\\Disk Writes/sec\" \"\\PhysicalDisk(*)\\Disk \
-                     Read Bytes/sec\" \"\\PhysicalDisk(*)\\Disk Write Bytes/sec\" -si 1 -o perf.csv`",
-                ));
-            }
-            complete = check_required(&columns, &mut capture, file)?;
+            Header {
+                columns,
+                physical,
+                complete,
+            } = read_header(&cells, &mut capture, file, line_no)?;
             continue;
         }
         if cells.len() != columns.len() + 1 {
@@ -342,54 +305,7 @@ pub fn parse_perfmon(bytes: &[u8], file: &str) -> Result<Capture, ProfileError> 
             ));
         };
         let report = capture.push_report(timeline.elapsed_s(time_of_day));
-        let mut row: Vec<DiskSample> = vec![DiskSample::empty(report); capture.devices.len()];
-        for (column, cell) in columns.iter().zip(&cells[1..]) {
-            let Some(column) = column else { continue };
-            let trimmed = cell.trim();
-            if trimmed.is_empty() {
-                continue; // a missing sample
-            }
-            let Some(value) = parse_decimal(trimmed.as_bytes()) else {
-                return Err(ProfileError::syntax(
-                    file,
-                    line_no,
-                    Some(&column.name),
-                    format!("'{}' is not a number", excerpt(trimmed)),
-                    "values must be numbers (a decimal comma is fine); remove the damaged row",
-                ));
-            };
-            match (column.device, column.counter) {
-                (Some(d), counter) => {
-                    let sample = &mut row[d];
-                    match counter {
-                        Counter::Reads => sample.read_iops = value,
-                        Counter::Writes => sample.write_iops = value,
-                        Counter::ReadBytes => sample.read_bytes_s = value,
-                        Counter::WriteBytes => sample.write_bytes_s = value,
-                        Counter::SecPerRead => sample.read_latency_ms = value * 1000.0,
-                        Counter::SecPerWrite => sample.write_latency_ms = value * 1000.0,
-                        Counter::CurrentQueue => sample.queue_depth = value,
-                        Counter::AvgQueue => {
-                            if sample.queue_depth.is_nan() {
-                                sample.queue_depth = value
-                            }
-                        }
-                        Counter::ProcessorTime | Counter::CommittedPct => {}
-                    }
-                }
-                (None, Counter::ProcessorTime) => capture.host[report as usize].cpu_pct = value,
-                (None, Counter::CommittedPct) => capture.host[report as usize].memory_pct = value,
-                (None, _) => {}
-            }
-        }
-        for (d, sample) in row.into_iter().enumerate() {
-            let bytes_known = !(sample.read_bytes_s.is_nan() || sample.write_bytes_s.is_nan());
-            let complete = !(sample.read_iops.is_nan() || sample.write_iops.is_nan())
-                && (bytes_known || capture.bytes_missing);
-            if complete {
-                capture.devices[d].samples.push(sample);
-            }
-        }
+        read_row(&cells, &columns, report, &mut capture, file, line_no)?;
     }
     if !header_seen {
         return Err(ProfileError::content(
@@ -414,6 +330,139 @@ pub fn parse_perfmon(bytes: &[u8], file: &str) -> Result<Capture, ProfileError> 
     let mut keep = complete.into_iter();
     capture.devices.retain(|_| keep.next().unwrap_or(false));
     Ok(capture)
+}
+
+/// Reads the header row: the columns iofit reads (device and counter), which devices are
+/// physical disks, and which have every counter sizing needs.
+fn read_header(
+    cells: &[String],
+    capture: &mut Capture,
+    file: &str,
+    line_no: u64,
+) -> Result<Header, ProfileError> {
+    let mut columns: Vec<Option<Column>> = Vec::new();
+    let mut physical: Vec<bool> = Vec::new();
+    if !cells[0].starts_with("(PDH-CSV") {
+        return Err(ProfileError::syntax(
+            file,
+            line_no,
+            None,
+            format!(
+                "the first row does not start with \"(PDH-CSV 4.0)\" but '{}'",
+                excerpt(&cells[0])
+            ),
+            "give a CSV written by `typeperf -f CSV -o FILE` or `relog LOG.blg -f csv -o FILE`",
+        ));
+    }
+    // Only `_Total` captured for a disk object (Azure's DTU calculator records
+    // `\LogicalDisk(_Total)\Disk Reads/sec`): then the total is the one volume.
+    let total_only = |object: Object| {
+        let mut paths = cells[1..]
+            .iter()
+            .filter_map(|p| split_path(p))
+            .filter(|(o, _, c)| object_of(o) == Some(object) && counter_of(c).is_some());
+        paths.clone().next().is_some() && paths.all(|(_, instance, _)| is_total(instance))
+    };
+    let keep_total = [total_only(Object::Physical), total_only(Object::Logical)];
+    for path in &cells[1..] {
+        columns.push(classify(path, capture, &mut physical, keep_total));
+    }
+    if keep_total.contains(&true) {
+        capture.notes.push(format!(
+            "{file}: only the _Total instance of the disks was captured: all disks are \
+             sized together as one volume; capture `\\PhysicalDisk(*)\\...` to size \
+             each disk"
+        ));
+    }
+    if !columns.iter().flatten().any(|c| c.device.is_some()) {
+        return Err(ProfileError::content(
+            file,
+            "no PhysicalDisk or LogicalDisk counters (Disk Reads/sec, Disk Writes/sec, ...)",
+            "capture the disk counters too, e.g. `typeperf \"\\PhysicalDisk(*)\\Disk \
+             Reads/sec\" \"\\PhysicalDisk(*)\\Disk Writes/sec\" \"\\PhysicalDisk(*)\\Disk \
+             Read Bytes/sec\" \"\\PhysicalDisk(*)\\Disk Write Bytes/sec\" -si 1 -o perf.csv`",
+        ));
+    }
+    let complete = check_required(&columns, capture, file)?;
+    Ok(Header {
+        columns,
+        physical,
+        complete,
+    })
+}
+
+/// What the header row says about the columns and devices.
+struct Header {
+    /// Per column after the time: what iofit reads from it (None: a column it does not use).
+    columns: Vec<Option<Column>>,
+    /// Per device: a physical disk (else a logical volume).
+    physical: Vec<bool>,
+    /// Per device: has every counter sizing needs.
+    complete: Vec<bool>,
+}
+
+/// Reads a sample row into the report `report`: a device's sample is kept when it has its
+/// IO counts (and bytes, unless the capture has none).
+fn read_row(
+    cells: &[String],
+    columns: &[Option<Column>],
+    report: u32,
+    capture: &mut Capture,
+    file: &str,
+    line_no: u64,
+) -> Result<(), ProfileError> {
+    let mut row: Vec<DiskSample> = vec![DiskSample::empty(report); capture.devices.len()];
+    for (column, cell) in columns.iter().zip(&cells[1..]) {
+        let Some(column) = column else { continue };
+        let trimmed = cell.trim();
+        if trimmed.is_empty() {
+            continue; // a missing sample
+        }
+        let Some(value) = parse_decimal(trimmed.as_bytes()) else {
+            return Err(ProfileError::syntax(
+                file,
+                line_no,
+                Some(&column.name),
+                format!("'{}' is not a number", excerpt(trimmed)),
+                "values must be numbers (a decimal comma is fine); remove the damaged row",
+            ));
+        };
+        match (column.device, column.counter) {
+            (Some(d), counter) => apply(&mut row[d], counter, value),
+            (None, Counter::ProcessorTime) => capture.host[report as usize].cpu_pct = value,
+            (None, Counter::CommittedPct) => capture.host[report as usize].memory_pct = value,
+            (None, _) => {}
+        }
+    }
+    for (d, sample) in row.into_iter().enumerate() {
+        let bytes_known = !(sample.read_bytes_s.is_nan() || sample.write_bytes_s.is_nan());
+        let complete = !(sample.read_iops.is_nan() || sample.write_iops.is_nan())
+            && (bytes_known || capture.bytes_missing);
+        if complete {
+            capture.devices[d].samples.push(sample);
+        }
+    }
+    Ok(())
+}
+
+/// Sets the sample's field that `counter` measures (seconds become ms; the current queue wins
+/// over the average one).
+fn apply(sample: &mut DiskSample, counter: Counter, value: f64) {
+    match counter {
+        Counter::Reads => sample.read_iops = value,
+        Counter::Writes => sample.write_iops = value,
+        Counter::ReadBytes => sample.read_bytes_s = value,
+        Counter::WriteBytes => sample.write_bytes_s = value,
+        Counter::SecPerRead => sample.read_latency_ms = value * 1000.0,
+        Counter::SecPerWrite => sample.write_latency_ms = value * 1000.0,
+        Counter::CurrentQueue => sample.queue_depth = value,
+        Counter::AvgQueue => {
+            if sample.queue_depth.is_nan() {
+                sample.queue_depth = value
+            }
+        }
+        Counter::ProcessorTime | Counter::CommittedPct => {}
+    }
 }
 
 fn is_total(instance: &str) -> bool {

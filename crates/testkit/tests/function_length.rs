@@ -24,7 +24,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("report/src/predict_text.rs", "render"),
     ("procedure/src/vdbench.rs", "run_file"),
     ("fswork/src/run.rs", "run_workload"),
-    ("profile/src/perfmon.rs", "parse_perfmon"),
 ];
 
 fn crates_dir() -> PathBuf {
