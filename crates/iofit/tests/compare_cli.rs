@@ -207,7 +207,7 @@ fn bad_input_exits_2_with_one_line() {
         "unknown.toml",
         "[[volumes]]\nlabel = \"data\"\n[volumes.sizing]\niops = 1.0\nthroughput_mb_s = 1.0\nio_size_bytes = 8192\nread_pct = 70.0\nlatency_msec = 2.0\n",
     );
-    bad_input(&[&results, "--requirements", &unknown], "unknown.toml line");
+    bad_input(&[&results, "--requirements", &unknown], "unknown.toml: line 8, column 1: unknown field `latency_msec`");
     bad_input(&[&results, "--requirements", &unknown], "latency_msec");
     // Requirements out of range.
     let range = path(
@@ -279,4 +279,34 @@ fn bad_input_exits_2_with_one_line() {
         ],
         "--disk '1xPremiumV2': size_gib, iops and mb_s are each needed",
     );
+}
+
+/// compare reads requirements with plan's reader: the line of a bad value is the line it is
+/// on (the first line after a blank one included), and a results file given as requirements
+/// is named as such.
+#[test]
+fn requirements_are_read_as_plan_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[[volumes]]\nlabel = \"data\"\n\n[volumes.sizing]\niops = \"many\"\n",
+    )
+    .unwrap();
+    let results = data("fio-randrw-8k.json").display().to_string();
+    bad_input(
+        &[&results, "--requirements", &bad.display().to_string()],
+        "bad.toml: line 5, column 8",
+    );
+    bad_input(
+        &[&results, "--requirements", &results],
+        "this is a JSON document (a results file of iofit run or fio?), not requirements",
+    );
+    // plan says the same of the same files.
+    iofit()
+        .args(["plan", "--requirements"])
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad.toml: line 5, column 8"));
 }

@@ -72,28 +72,10 @@ pub struct Args {
     pub report: Option<PathBuf>,
 }
 
-/// Reads and checks a requirements file; errors name the file, line and key.
+/// Reads and checks a requirements file as `plan` and `predict` do (one reader: errors name
+/// the file, line, column and key; a results document given instead is named as such).
 pub fn load_requirements(path: &Path) -> anyhow::Result<Requirements> {
-    let text = super::files::read_input(
-        path,
-        super::files::caps::REQUIREMENTS_BYTES,
-        "requirements TOML",
-    )?;
-    let requirements: Requirements = toml::from_str(&text).map_err(|error| {
-        let line = error
-            .span()
-            .map(|span| format!(" line {}", text[..span.start].lines().count().max(1)))
-            .unwrap_or_default();
-        bad_input(format!(
-            "{}{line}: {}; see `iofit profile -o req.toml` for the expected keys",
-            path.display(),
-            error.message().trim()
-        ))
-    })?;
-    requirements
-        .validate()
-        .map_err(|message| bad_input(format!("{}: {message}", path.display())))?;
-    Ok(requirements)
+    Ok(iofit_procedure::plan::read_requirements(path)?)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
