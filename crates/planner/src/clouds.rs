@@ -301,10 +301,13 @@ fn cheapest_by_slots(
         }
         best = next;
     }
-    // At most k: carry the cheapest of fewer slots forward.
+    // At most k: carry the cheapest of fewer slots forward (on a tie, the fewer volumes).
     for k in 1..=max_slots {
         if let Some(previous) = best[k - 1].clone() {
-            if best[k].as_ref().is_none_or(|(c, _)| previous.0 < *c) {
+            if best[k]
+                .as_ref()
+                .is_none_or(|(c, _)| previous.0 <= *c + 1e-9)
+            {
                 best[k] = Some(previous);
             }
         }

@@ -1,8 +1,10 @@
 //! `iofit predict`: what a design (VM + volumes) delivers for a workload, every limit with its
 //! headroom, and the one that binds.
 
+use super::plan_clouds::CloudChoice;
 use super::shared::{CatalogArgs, OutputArgs};
 use super::{exit_for, print_json_or_text};
+use iofit_catalog::clouds::Cloud;
 use iofit_procedure::predict::{self, PredictRequest, Provisioned};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -81,6 +83,11 @@ pub struct Args {
     /// per disk, MB/s (10^6 bytes/s; e.g. 125).
     #[arg(long = "provisioned-mb-s")]
     pub provisioned_mb_s: Option<f64>,
+    /// The cloud: azure, aws, gcp, or all (plan only: the cheapest design of each side by
+    /// side) [default: azure]. With aws, --vm is an EC2 instance type (m6i.2xlarge) and --disk
+    /// is [LABEL=]COUNTxTYPE[,size_gib=N][,iops=N][,mb_s=N|mib_s=N] (gp3, gp2, io2, st1).
+    #[arg(long, default_value = "azure")]
+    pub cloud: String,
     #[command(flatten)]
     pub catalog: CatalogArgs,
     #[command(flatten)]
@@ -88,6 +95,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.cloud.parse::<super::plan_clouds::CloudChoice>() {
+        Ok(CloudChoice::One(Cloud::Azure)) => {}
+        Ok(CloudChoice::One(Cloud::Aws)) => return super::predict_clouds::run(&args),
+        Ok(_) => {
+            return Err(crate::exit::bad_input(format!(
+                "--cloud {}: predict knows azure and aws (Google Cloud is not in the catalog yet)",
+                args.cloud
+            )))
+        }
+        Err(e) => return Err(crate::exit::bad_input(format!("--cloud: {e}"))),
+    }
     let request = PredictRequest {
         vm: args.vm,
         disks: args.disks,
