@@ -20,7 +20,8 @@ pub struct Args {
     /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. 10xP30:none or data=1xP30:readonly; a
     /// Premium SSD v2 or Ultra volume adds what is bought per disk:
     /// log=1xPremiumV2,size_gib=256,iops=6000,mb_s=200 (as `emulate` takes it). Repeat per
-    /// volume.
+    /// volume. With --cloud aws (and --vm an EC2 instance type such as m6i.2xlarge):
+    /// [LABEL=]COUNTxTYPE[,size_gib=N][,iops=N][,mb_s=N|mib_s=N], TYPE gp3, gp2, io2 or st1.
     #[arg(long = "disk", required = true, value_name = "SPEC")]
     pub disks: Vec<String>,
     /// Stripe unit of multi-disk volumes (64k for small random IO, 256k for sequential). Once
@@ -84,8 +85,7 @@ pub struct Args {
     #[arg(long = "provisioned-mb-s")]
     pub provisioned_mb_s: Option<f64>,
     /// The cloud: azure, aws, gcp, or all (plan only: the cheapest design of each side by
-    /// side) [default: azure]. With aws, --vm is an EC2 instance type (m6i.2xlarge) and --disk
-    /// is [LABEL=]COUNTxTYPE[,size_gib=N][,iops=N][,mb_s=N|mib_s=N] (gp3, gp2, io2, st1).
+    /// side) [default: azure].
     #[arg(long, default_value = "azure")]
     pub cloud: String,
     #[command(flatten)]
