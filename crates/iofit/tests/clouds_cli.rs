@@ -208,3 +208,78 @@ fn bad_cloud_input_is_one_line_and_exit_2() {
         assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
     }
 }
+
+/// `catalog import --aws-instance-types` of a hand-written `aws ec2 describe-instance-types
+/// --output json` sample, then `predict --cloud aws --catalog` on a type only the import knows.
+#[test]
+fn import_describe_instance_types_then_predict_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("types.json");
+    std::fs::write(
+        &input,
+        r#"{"InstanceTypes": [
+          {"InstanceType": "m6g.8xlarge", "Hypervisor": "nitro",
+           "VCpuInfo": {"DefaultVCpus": 32}, "MemoryInfo": {"SizeInMiB": 131072},
+           "ProcessorInfo": {"SupportedArchitectures": ["arm64"]},
+           "EbsInfo": {"EbsOptimizedInfo": {
+             "BaselineBandwidthInMbps": 9500, "BaselineThroughputInMBps": 1187.5, "BaselineIops": 40000,
+             "MaximumBandwidthInMbps": 9500, "MaximumThroughputInMBps": 1187.5, "MaximumIops": 40000}}},
+          {"InstanceType": "t2.micro", "Hypervisor": "xen", "VCpuInfo": {"DefaultVCpus": 1},
+           "MemoryInfo": {"SizeInMiB": 1024}, "EbsInfo": {"EbsOptimizedSupport": "unsupported"}}
+        ]}"#,
+    )
+    .unwrap();
+    let output_file = dir.path().join("aws.toml");
+    let output = iofit()
+        .args(["catalog", "import", "--aws-instance-types"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output_file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("1 AWS instance type(s) (m6g.8xlarge)"),
+        "{text}"
+    );
+    assert!(text.contains("left out t2.micro"), "{text}");
+    // Three gp3 volumes of 16,000 IOPS ask 48,000; the imported 40,000 IOPS sustained binds.
+    let output = iofit()
+        .args([
+            "predict",
+            "--cloud",
+            "aws",
+            "--vm",
+            "m6g.8xlarge",
+            "--bs",
+            "16k",
+            "--disk",
+            "data=3xgp3,iops=16000,mib_s=250",
+            "--catalog",
+        ])
+        .arg(&output_file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(
+            "delivers 40000 IOPS, 655.4 MB/s; binding: instance m6g.8xlarge baseline IOPS"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("burst:"),
+        "a type that sustains its maximum has no burst state: {text}"
+    );
+    // Writing over it again needs --allow-overwrite.
+    let output = iofit()
+        .args(["catalog", "import", "--aws-instance-types"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output_file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}

@@ -4,6 +4,7 @@
 //! value nobody could source stays empty.
 
 pub mod aws;
+pub mod aws_import;
 
 /// The clouds `plan --cloud` and `predict --cloud` know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

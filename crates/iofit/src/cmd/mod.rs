@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod catalog;
+pub(crate) mod catalog_aws;
 pub mod compare;
 pub mod demo;
 pub mod emulate;

@@ -5,7 +5,6 @@
 use super::plan::Args;
 use super::{emit, exit_for};
 use crate::exit::bad_input;
-use iofit_catalog::clouds::aws::AwsCatalog;
 use iofit_catalog::clouds::Cloud;
 use iofit_model::Requirements;
 use iofit_planner::clouds::{plan_aws, AwsDesign, AwsPlan, AwsPlanOptions};
@@ -52,12 +51,7 @@ fn aws_plan(args: &Args, requirements: &Requirements) -> anyhow::Result<AwsPlan>
             args.min_headroom_pct
         )));
     }
-    if !args.catalog.files.is_empty() {
-        return Err(bad_input(
-            "--catalog FILE adds Azure rows; AWS plans use the built-in AWS tables (catalog/aws-*.toml) for now — leave --catalog out with --cloud aws",
-        ));
-    }
-    let catalog = AwsCatalog::embedded().map_err(bad_input)?;
+    let catalog = super::catalog_aws::aws_catalog(&args.catalog.files)?;
     let options = AwsPlanOptions {
         top: args.top,
         min_headroom_pct: args.min_headroom_pct,
@@ -87,6 +81,11 @@ pub fn run(args: &Args, choice: CloudChoice) -> anyhow::Result<ExitCode> {
             Ok(exit_for(!plan.designs.is_empty()))
         }
         CloudChoice::All => {
+            if !args.catalog.files.is_empty() {
+                return Err(bad_input(
+                    "--catalog FILE is one cloud's file; with --cloud all leave it out (give it with --cloud azure or --cloud aws)",
+                ));
+            }
             let azure_outcome = azure::plan(&super::plan::request(args)?)?;
             let aws = aws_plan(args, &requirements)?;
             let found = azure_outcome.found() || !aws.designs.is_empty();

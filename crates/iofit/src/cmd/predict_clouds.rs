@@ -4,7 +4,6 @@
 use super::exit_for;
 use super::predict::Args;
 use crate::exit::bad_input;
-use iofit_catalog::clouds::aws::AwsCatalog;
 use iofit_model::Bytes;
 use iofit_predict::aws::{self, AwsDemand, AwsPrediction, AwsState};
 use std::process::ExitCode;
@@ -18,7 +17,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             "--job and --stripe are Azure predict's; with --cloud aws give --disk, --bs, --rw and optionally --requirements",
         ));
     }
-    let catalog = AwsCatalog::embedded().map_err(bad_input)?;
+    let catalog = super::catalog_aws::aws_catalog(&args.catalog.files)?;
     let instance = catalog.instance(&args.vm).map_err(bad_input)?;
     let rules_of = |name: &str| catalog.volume_type(name).ok().cloned();
     let targets = match &args.requirements {
