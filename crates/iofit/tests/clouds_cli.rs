@@ -283,3 +283,55 @@ fn import_describe_instance_types_then_predict_with_it() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// `emulate --cloud aws` rehearses an AWS design: the instance's baseline is the shared cap and
+/// its 30-minute maximum the burst (the bucket itself is tested in iofit-emulate's
+/// `emulate_holds_the_instance_burst_window_then_the_baseline`). Needs root, as every emulate
+/// test (CI runs as root).
+#[test]
+fn emulate_cloud_aws_enforces_the_instance_limits() {
+    // SAFETY: geteuid has no preconditions.
+    assert!(
+        unsafe { libc::geteuid() } == 0,
+        "emulate needs root; CI runs as root"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let output = iofit()
+        .args([
+            "emulate",
+            "--cloud",
+            "aws",
+            "--vm",
+            "m6i.2xlarge",
+            "--disk",
+            "data=1xgp3,iops=6000",
+            "--image-dir",
+            "/dev/shm",
+            "--scratch-size",
+            "64m",
+            "--quiet",
+            "--mount-root",
+        ])
+        .arg(dir.path().join("mnt"))
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("VM uncached: 12000.0 IOPS, 312.5 MB/s"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("VM burst: 40000 IOPS / 1250.0 MB/s"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("data: 1 x gp3 12 GiB, 6000 IOPS: 6000 IOPS, 131.1 MB/s"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("cleanup: every cgroup, mount, loop device and image made was removed"),
+        "{stderr}"
+    );
+}
