@@ -128,6 +128,62 @@ fn every_listed_aws_design_passes_predict() {
     }
 }
 
+/// A small burst-tolerant volume (10,000 IOPS at 8 KiB): its designs use a 2-vCPU size's
+/// 30-minute maximum, and each passes `predict --cloud aws --burst-tolerant` (the `check:`
+/// line) but not the sustained check.
+#[test]
+fn burst_tolerant_designs_pass_predict_in_their_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("small.toml");
+    std::fs::write(
+        &path,
+        "[[volumes]]\nlabel = \"app\"\n[volumes.sizing]\niops = 10000\nthroughput_mb_s = 80\n\
+         io_size_bytes = 8192\nread_pct = 70\ncapacity_gib = 100\n",
+    )
+    .unwrap();
+    let output = iofit()
+        .args([
+            "plan",
+            "--cloud",
+            "aws",
+            "--burst-tolerant",
+            "--top",
+            "2",
+            "--requirements",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("#1  m5.large (2 vCPU"), "{text}");
+    let checks: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("check: iofit "))
+        .collect();
+    assert_eq!(checks.len(), 2, "{text}");
+    for check in checks {
+        assert!(check.contains("--burst-tolerant"), "{check}");
+        let run = |args: Vec<&str>| {
+            iofit()
+                .args(args)
+                .arg("--requirements")
+                .arg(&path)
+                .output()
+                .unwrap()
+        };
+        let output = run(check.split_whitespace().collect());
+        assert_eq!(output.status.code(), Some(0), "{check}");
+        let sustained: Vec<&str> = check
+            .split_whitespace()
+            .filter(|w| *w != "--burst-tolerant")
+            .collect();
+        let output = run(sustained);
+        let out = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(output.status.code(), Some(1), "{out}");
+        assert!(out.contains("does NOT meet the requirements"), "{out}");
+    }
+}
+
 /// The issue's example: m6i.2xlarge with two gp3 volumes of 6,000 IOPS and 250 MB/s: 12,000
 /// IOPS at 8 KiB, bound by the volumes' IOPS (the instance's 12,000 baseline ties); in the
 /// 30-minute window the instance allows 40,000.

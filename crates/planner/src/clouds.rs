@@ -416,6 +416,9 @@ pub fn plan_aws(
             "burst-tolerant: the sized peak may use the instance's maximum, which smaller sizes hold 30 minutes at least once every 24 hours (AWS, EBS-optimized instances); the rest of the day their baseline applies".into(),
         );
     }
+    notes.push(
+        "gp2 and st1 are sized on their baselines: their burst credits are not counted on".into(),
+    );
     notes.push(format!(
         "stripes of at most {} EBS volumes (AWS: arrays larger than 8 volumes have diminished returns)",
         options.max_volumes_per_stripe

@@ -160,8 +160,13 @@ fn aws_design_text(design: &AwsDesign) -> String {
         .iter()
         .map(|v| format!("--disk {}", v.disk_arg))
         .collect();
+    let window = if design.state == iofit_predict::aws::AwsState::Burst {
+        " --burst-tolerant"
+    } else {
+        ""
+    };
     text.push_str(&format!(
-        "    check: iofit predict --cloud aws --vm {} {}\n",
+        "    check: iofit predict --cloud aws{window} --vm {} {}\n",
         design.instance,
         disks.join(" ")
     ));

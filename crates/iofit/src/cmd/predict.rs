@@ -88,6 +88,10 @@ pub struct Args {
     /// side) [default: azure].
     #[arg(long, default_value = "azure")]
     pub cloud: String,
+    /// With --cloud aws|all: the sized peak lasts at most the instance's burst window (30
+    /// minutes per 24 hours), so an instance's EBS maximum may carry it, not only its baseline.
+    #[arg(long = "burst-tolerant")]
+    pub burst_tolerant: bool,
     #[command(flatten)]
     pub catalog: CatalogArgs,
     #[command(flatten)]
@@ -96,6 +100,11 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.cloud.parse::<super::plan_clouds::CloudChoice>() {
+        Ok(CloudChoice::One(Cloud::Azure)) if args.burst_tolerant => {
+            return Err(crate::exit::bad_input(
+                "--burst-tolerant is AWS's instance burst window; use it with --cloud aws",
+            ))
+        }
         Ok(CloudChoice::One(Cloud::Azure)) => {}
         Ok(CloudChoice::One(Cloud::Aws)) => return super::predict_clouds::run(&args),
         Ok(_) => {
