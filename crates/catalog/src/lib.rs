@@ -35,6 +35,7 @@
 // their size does not matter and boxing them would only make matching on them clumsier.
 #![allow(clippy::result_large_err)]
 
+pub mod clouds;
 mod error;
 pub mod import;
 mod load;

@@ -26,6 +26,7 @@
 //! println!("binding: {:?}", outcome.binding);
 //! ```
 
+pub mod aws;
 pub mod backlog;
 pub mod bucket;
 pub mod controller;

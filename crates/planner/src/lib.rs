@@ -61,6 +61,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 mod cheaper;
+pub mod clouds;
 mod requirement_checks;
 mod search;
 

@@ -41,6 +41,7 @@
 //! assert_eq!(prediction.binding.as_ref().unwrap().kind, LimitKind::VmUncachedIops);
 //! ```
 
+pub mod aws;
 pub mod disk_spec;
 
 use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};

@@ -10,6 +10,8 @@ pub enum Tool {
     PerfMon,
     Live,
     AzureMonitor,
+    /// AWS CloudWatch EBS metrics (`aws cloudwatch get-metric-data`).
+    CloudWatch,
     /// `iostat -x -o JSON`: read as iostat's text (the same columns).
     IostatJson,
     /// `sadf -j`, `sadf -x`, `sadf -p`: read as sar's rows.
@@ -27,6 +29,7 @@ impl Tool {
             Tool::PerfMon => "PerfMon CSV",
             Tool::Live => "live /proc/diskstats",
             Tool::AzureMonitor => "Azure Monitor metrics",
+            Tool::CloudWatch => "CloudWatch EBS metrics",
             Tool::IostatJson => "iostat -x -o JSON",
             Tool::SadfJson => "sadf -j",
             Tool::SadfXml => "sadf -x",

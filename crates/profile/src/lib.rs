@@ -30,6 +30,7 @@
 pub mod azure;
 pub mod capture;
 pub mod clock;
+pub mod cloudwatch;
 pub mod devices;
 pub mod error;
 pub mod example;
@@ -72,6 +73,8 @@ pub enum Format {
     AzureJson,
     /// Azure metrics explorer's CSV download.
     AzureCsv,
+    /// `aws cloudwatch get-metric-data --output json` (EBS volume and instance metrics).
+    CloudWatchJson,
     /// `iostat -x -o JSON`.
     IostatJson,
     /// `sadf -j` (JSON).
@@ -132,6 +135,9 @@ pub fn detect(head: &[u8], file: &str) -> Result<Format, ProfileError> {
         && clock::time_of_day_s(cells[2]).is_some()
     {
         return Ok(Format::SadfP);
+    }
+    if opening.starts_with('{') && text.contains("\"MetricDataResults\"") {
+        return Ok(Format::CloudWatchJson);
     }
     if opening.starts_with('{') && text.contains("\"timeseries\"") {
         return Ok(Format::AzureJson);
@@ -205,6 +211,7 @@ pub fn parse_bytes(
         Format::PerfMon => perfmon::parse_perfmon(bytes, file),
         Format::AzureJson => azure::parse_azure_json(bytes, file),
         Format::AzureCsv => azure::parse_azure_csv(&perfmon::decode(bytes), file),
+        Format::CloudWatchJson => cloudwatch::parse_cloudwatch_json(bytes, file),
         Format::IostatJson => machine::parse_iostat_json(bytes, file, options.keep_first_report),
         Format::SadfJson => machine::parse_sadf_json(bytes, file),
         Format::SadfXml => machine::parse_sadf_xml(&String::from_utf8_lossy(bytes), file),
@@ -282,6 +289,7 @@ pub fn parse_file_on(
         Format::PerfMon
         | Format::AzureJson
         | Format::AzureCsv
+        | Format::CloudWatchJson
         | Format::IostatJson
         | Format::SadfJson
         | Format::SadfXml => {

@@ -59,6 +59,10 @@ pub struct ImportArgs {
     /// `az vm list-skus --output json` output (VM sizes; repeat for `--resource-type disks`).
     #[arg(long, value_name = "FILE")]
     pub skus: Vec<PathBuf>,
+    /// `aws ec2 describe-instance-types --output json` output: writes an AWS catalog file
+    /// (for `plan`/`predict --cloud aws --catalog FILE`) instead of an Azure one; repeatable.
+    #[arg(long = "aws-instance-types", value_name = "FILE")]
+    pub aws_instance_types: Vec<PathBuf>,
     /// A page of the Azure Retail Prices API as saved (`{"Items": [...]}`); repeatable.
     #[arg(long, value_name = "FILE")]
     pub prices: Vec<PathBuf>,
@@ -84,6 +88,7 @@ pub struct ImportArgs {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let import_flags = !args.import.skus.is_empty()
+        || !args.import.aws_instance_types.is_empty()
         || !args.import.prices.is_empty()
         || args.import.region.is_some()
         || args.import.output.is_some();
@@ -127,6 +132,20 @@ fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
+    if !args.aws_instance_types.is_empty() {
+        if !args.skus.is_empty() || !args.prices.is_empty() || args.region.is_some() {
+            return Err(bad_input(
+                "--aws-instance-types writes an AWS file; --skus, --prices and --region are Azure's: give one or the other",
+            ));
+        }
+        return super::catalog_aws::import(
+            &args.aws_instance_types,
+            args.output.as_deref(),
+            args.table_id.as_deref(),
+            args.allow_overwrite,
+            &iofit_catalog::import::date_of_unix_seconds(unix_seconds),
+        );
+    }
     let request = ImportRequest {
         skus: args.skus,
         prices: args.prices,

@@ -86,6 +86,10 @@ pub struct Args {
     /// loop devices, images), then exit.
     #[arg(long)]
     pub cleanup: bool,
+    /// The cloud: azure, aws, gcp, or all (plan only: the cheapest design of each side by
+    /// side) [default: azure].
+    #[arg(long, default_value = "azure")]
+    pub cloud: String,
     #[command(flatten)]
     pub catalog: CatalogArgs,
     /// The command to run under the limits, after `--`.
@@ -136,7 +140,56 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(exit_code(&outcome))
 }
 
+/// An AWS design's limits (`--cloud aws`): the instance's EBS baseline shared, its maximum as
+/// the 30-minute window, each volume's EBS caps.
+fn aws_limits(args: &Args) -> anyhow::Result<DesignLimits> {
+    if args.plan.is_some() {
+        return Err(bad_input(
+            "--plan reads Azure plans; with --cloud aws give --vm INSTANCE and --disk SPEC (the `check:` line of `plan --cloud aws`)",
+        ));
+    }
+    let catalog = super::catalog_aws::aws_catalog(&args.catalog.files)?;
+    let instance = catalog
+        .instance(args.vm.as_deref().unwrap_or_default())
+        .map_err(bad_input)?;
+    let rules_of = |name: &str| catalog.volume_type(name).ok().cloned();
+    let mut volumes = Vec::new();
+    for (index, text) in args.disks.iter().enumerate() {
+        volumes.push(
+            iofit_predict::aws::parse_volume_spec(text, index, &rules_of).map_err(bad_input)?,
+        );
+    }
+    iofit_emulate::aws::aws_design_limits(instance, &volumes, args.scale).map_err(emulate_error)
+}
+
 fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
+    let aws = match args.cloud.trim().to_ascii_lowercase().as_str() {
+        "azure" => false,
+        "aws" => true,
+        other => {
+            return Err(bad_input(format!(
+            "--cloud {other}: emulate knows azure and aws (Google Cloud is not in the catalog yet)"
+        )))
+        }
+    };
+    if aws && args.disks.is_empty() {
+        return Err(bad_input(
+            "give at least one --disk [LABEL=]COUNTxTYPE[,size_gib=N][,iops=N][,mib_s=N]",
+        ));
+    }
+    let mut limits = if aws {
+        aws_limits(args)?
+    } else {
+        azure_limits(args)?
+    };
+    if args.no_burst {
+        limits = limits.sustained();
+    }
+    finish_options(args, limits)
+}
+
+/// An Azure design's limits, from --vm/--disk or --plan/--design.
+fn azure_limits(args: &Args) -> anyhow::Result<DesignLimits> {
     let catalog = args.catalog.load()?;
     let (vm_name, disks) = match (&args.plan, args.design) {
         (Some(path), Some(number)) => {
@@ -152,10 +205,10 @@ fn options(args: &Args) -> anyhow::Result<EmulateOptions> {
     }
     let (vm, volumes) =
         resolve(&catalog, &args.catalog.edition, &vm_name, &disks).map_err(emulate_error)?;
-    let mut limits = DesignLimits::from_design(&vm, &volumes, args.scale).map_err(emulate_error)?;
-    if args.no_burst {
-        limits = limits.sustained();
-    }
+    DesignLimits::from_design(&vm, &volumes, args.scale).map_err(emulate_error)
+}
+
+fn finish_options(args: &Args, limits: DesignLimits) -> anyhow::Result<EmulateOptions> {
     let sources = sources(args, &limits)?;
     let needs_scratch = sources.contains(&VolumeSource::Scratch);
     let mount_root = match (&args.mount_root, needs_scratch) {

@@ -2,13 +2,16 @@
 
 pub mod bench;
 pub mod catalog;
+pub(crate) mod catalog_aws;
 pub mod compare;
 pub mod demo;
 pub mod emulate;
 pub(crate) mod files;
 pub mod fleet;
 pub mod plan;
+pub(crate) mod plan_clouds;
 pub mod predict;
+pub(crate) mod predict_clouds;
 pub mod profile;
 pub mod remote;
 pub mod run;

@@ -1,8 +1,10 @@
 //! `iofit plan`: requirements (from flags or a TOML file) + catalog -> designs ranked by cost.
 
+use super::plan_clouds::CloudChoice;
 use super::shared::{CatalogArgs, OutputArgs};
 use super::{emit, exit_for, print_json_or_text};
 use crate::exit::bad_input;
+use iofit_catalog::clouds::Cloud;
 use iofit_planner::EXAMPLE_REQUIREMENTS;
 use iofit_procedure::plan::{self, PlanRequest, RequirementsSource, VolumeFlags};
 use std::path::PathBuf;
@@ -106,6 +108,14 @@ pub struct Args {
     /// must name their devices (a file from `iofit profile CAPTURE -o FILE`).
     #[arg(long, value_name = "FILE", requires = "report")]
     pub capture: Vec<PathBuf>,
+    /// The cloud: azure, aws, gcp, or all (plan only: the cheapest design of each side by
+    /// side) [default: azure].
+    #[arg(long, default_value = "azure", value_parser = parse_cloud)]
+    pub cloud: CloudChoice,
+    /// With --cloud aws|all: the sized peak lasts at most the instance's burst window (30
+    /// minutes per 24 hours), so an instance's EBS maximum may carry it, not only its baseline.
+    #[arg(long = "burst-tolerant")]
+    pub burst_tolerant: bool,
     /// Print a documented requirements file (that --requirements reads back) and exit.
     #[arg(long = "example-requirements")]
     pub example_requirements: bool,
@@ -171,8 +181,12 @@ fn plain_number(text: &str) -> Result<f64, String> {
     })
 }
 
+fn parse_cloud(text: &str) -> Result<CloudChoice, String> {
+    text.parse()
+}
+
 /// The plan request the flags describe.
-fn request(args: &Args) -> anyhow::Result<PlanRequest> {
+pub(super) fn request(args: &Args) -> anyhow::Result<PlanRequest> {
     let flags = VolumeFlags {
         iops: args.iops,
         throughput_mb_s: args.throughput_mb_s,
@@ -214,6 +228,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.example_requirements {
         emit(EXAMPLE_REQUIREMENTS)?;
         return Ok(ExitCode::SUCCESS);
+    }
+    if args.cloud != CloudChoice::One(Cloud::Azure) {
+        return super::plan_clouds::run(&args, args.cloud);
+    }
+    if args.burst_tolerant {
+        return Err(bad_input(
+            "--burst-tolerant is AWS's instance burst window; use it with --cloud aws or --cloud all",
+        ));
     }
     if let Some(dir) = &args.fleet {
         let (catalog, price_notes) = args.catalog.load_priced()?;

@@ -1,8 +1,10 @@
 //! `iofit predict`: what a design (VM + volumes) delivers for a workload, every limit with its
 //! headroom, and the one that binds.
 
+use super::plan_clouds::CloudChoice;
 use super::shared::{CatalogArgs, OutputArgs};
 use super::{exit_for, print_json_or_text};
+use iofit_catalog::clouds::Cloud;
 use iofit_procedure::predict::{self, PredictRequest, Provisioned};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,7 +18,9 @@ pub struct Args {
     #[arg(long)]
     pub vm: String,
     /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. data=2xP30:none; Premium SSD v2 and Ultra add
-    /// what is bought per disk (,size_gib=N,iops=N,mb_s=N). Repeat per volume.
+    /// what is bought per disk (,size_gib=N,iops=N,mb_s=N). Repeat per volume. With --cloud aws
+    /// (and --vm an EC2 instance type such as m6i.2xlarge):
+    /// [LABEL=]COUNTxTYPE[,size_gib=N][,iops=N][,mb_s=N|mib_s=N], TYPE gp3, gp2, io2 or st1.
     #[arg(long = "disk", required = true, value_name = "SPEC")]
     pub disks: Vec<String>,
     /// Stripe unit of multi-disk volumes (64k for small random IO, 256k for sequential). Once
@@ -81,6 +85,14 @@ pub struct Args {
     /// per disk, MB/s (10^6 bytes/s; e.g. 125).
     #[arg(long = "provisioned-mb-s")]
     pub provisioned_mb_s: Option<f64>,
+    /// The cloud: azure, aws, gcp, or all (plan only: the cheapest design of each side by
+    /// side) [default: azure].
+    #[arg(long, default_value = "azure")]
+    pub cloud: String,
+    /// With --cloud aws|all: the sized peak lasts at most the instance's burst window (30
+    /// minutes per 24 hours), so an instance's EBS maximum may carry it, not only its baseline.
+    #[arg(long = "burst-tolerant")]
+    pub burst_tolerant: bool,
     #[command(flatten)]
     pub catalog: CatalogArgs,
     #[command(flatten)]
@@ -88,6 +100,22 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.cloud.parse::<super::plan_clouds::CloudChoice>() {
+        Ok(CloudChoice::One(Cloud::Azure)) if args.burst_tolerant => {
+            return Err(crate::exit::bad_input(
+                "--burst-tolerant is AWS's instance burst window; use it with --cloud aws",
+            ))
+        }
+        Ok(CloudChoice::One(Cloud::Azure)) => {}
+        Ok(CloudChoice::One(Cloud::Aws)) => return super::predict_clouds::run(&args),
+        Ok(_) => {
+            return Err(crate::exit::bad_input(format!(
+                "--cloud {}: predict knows azure and aws (Google Cloud is not in the catalog yet)",
+                args.cloud
+            )))
+        }
+        Err(e) => return Err(crate::exit::bad_input(format!("--cloud: {e}"))),
+    }
     let request = PredictRequest {
         vm: args.vm,
         disks: args.disks,

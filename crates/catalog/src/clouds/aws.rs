@@ -1,0 +1,682 @@
+//! AWS rows: EC2 instance types with their EBS-optimized limits, EBS volume types with their
+//! per-volume rules, and on-demand prices by region. Loaded from `catalog/aws-*.toml` (built
+//! into the binary) plus any `--catalog FILE` of the same shape.
+//!
+//! The shapes are AWS's own: an instance has a baseline and a maximum, and sizes marked in
+//! AWS's table hold the maximum for 30 minutes once every 24 hours (`burst_minutes_per_24h`);
+//! a volume type carries only the fields its kind uses (gp3's provisioning, gp2's I/O
+//! credits, io2's IOPS-per-GiB, st1's MiB/s per TiB).
+
+use crate::error::CatalogError;
+use crate::types::{Arch, Os, TableInfo};
+use serde::{Deserialize, Serialize};
+
+/// The AWS data files built into the binary.
+const EMBEDDED: &[(&str, &str)] = &[
+    (
+        "catalog/aws-ec2-instances.toml",
+        include_str!("../../../../catalog/aws-ec2-instances.toml"),
+    ),
+    (
+        "catalog/aws-ebs-volumes.toml",
+        include_str!("../../../../catalog/aws-ebs-volumes.toml"),
+    ),
+    (
+        "catalog/aws-prices-us-east-1.toml",
+        include_str!("../../../../catalog/aws-prices-us-east-1.toml"),
+    ),
+];
+
+/// The region AWS plans are priced in unless told otherwise (the only one sourced).
+pub const DEFAULT_REGION: &str = "us-east-1";
+
+/// An EC2 instance type and its dedicated EBS limits. Throughput is MB/s (10^6 B/s) at 128 KiB
+/// I/O and IOPS at 16 KiB I/O, as AWS's EBS-optimized table measures them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AwsInstance {
+    pub name: String,
+    #[serde(default)]
+    pub table: String,
+    pub family: String,
+    pub vcpu: u32,
+    pub memory_gib: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<Arch>,
+    /// Data volumes that may be attached (the root volume and one network interface taken).
+    pub ebs_volume_slots: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_bandwidth_mbps: Option<f64>,
+    pub baseline_throughput_mb_s: f64,
+    pub baseline_iops: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maximum_bandwidth_mbps: Option<f64>,
+    pub maximum_throughput_mb_s: f64,
+    pub maximum_iops: f64,
+    /// Minutes per 24 hours the maximum may be held; `None`: the maximum is sustained
+    /// indefinitely (AWS's sizes without an asterisk, where baseline = maximum).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst_minutes_per_24h: Option<f64>,
+}
+
+impl AwsInstance {
+    /// Whether the maximum is above the baseline only for a window (smaller sizes).
+    pub fn bursts(&self) -> bool {
+        self.burst_minutes_per_24h.is_some()
+            && (self.maximum_iops > self.baseline_iops
+                || self.maximum_throughput_mb_s > self.baseline_throughput_mb_s)
+    }
+}
+
+/// The kinds of EBS volume modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EbsKind {
+    Gp3,
+    Gp2,
+    Io2,
+    St1,
+}
+
+impl EbsKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EbsKind::Gp3 => "gp3",
+            EbsKind::Gp2 => "gp2",
+            EbsKind::Io2 => "io2",
+            EbsKind::St1 => "st1",
+        }
+    }
+}
+
+/// An EBS volume type. Throughput is MiB/s (2^20 B/s), as AWS's EBS pages state it. Only the
+/// fields of its kind are set; [`AwsCatalog`] checks each kind has the ones it needs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EbsVolumeType {
+    pub name: String,
+    #[serde(default)]
+    pub table: String,
+    pub kind: Option<EbsKind>,
+    pub size_gib_min: f64,
+    pub size_gib_max: f64,
+    // gp3, io2, st1
+    pub iops_max: Option<f64>,
+    // gp3
+    pub iops_baseline: Option<f64>,
+    pub iops_per_gib_max: Option<f64>,
+    pub throughput_mib_s_baseline: Option<f64>,
+    pub throughput_mib_s_max: Option<f64>,
+    pub throughput_mib_s_per_iops_max: Option<f64>,
+    // gp2
+    pub iops_per_gib: Option<f64>,
+    pub iops_min: Option<f64>,
+    pub burst_iops: Option<f64>,
+    pub burst_size_gib_below: Option<f64>,
+    pub burst_credits_max: Option<f64>,
+    pub burst_credits_per_gib_s: Option<f64>,
+    pub throughput_mib_s_small: Option<f64>,
+    pub throughput_small_size_gib_max: Option<f64>,
+    pub throughput_max_size_gib_min: Option<f64>,
+    // io2
+    pub io_size_kib_max: Option<f64>,
+    pub throughput_mib_s_max_low_iops: Option<f64>,
+    pub low_iops_max: Option<f64>,
+    pub throughput_kib_per_iops_high: Option<f64>,
+    // st1
+    pub throughput_mib_s_per_tib_baseline: Option<f64>,
+    pub throughput_mib_s_per_tib_burst: Option<f64>,
+}
+
+/// The fields each kind needs (checked when the catalog loads, so the models never meet an
+/// empty one).
+fn needed_fields(kind: EbsKind) -> &'static [&'static str] {
+    match kind {
+        EbsKind::Gp3 => &[
+            "iops_baseline",
+            "iops_max",
+            "iops_per_gib_max",
+            "throughput_mib_s_baseline",
+            "throughput_mib_s_max",
+            "throughput_mib_s_per_iops_max",
+        ],
+        EbsKind::Gp2 => &[
+            "iops_per_gib",
+            "iops_min",
+            "iops_max",
+            "burst_iops",
+            "burst_size_gib_below",
+            "burst_credits_max",
+            "burst_credits_per_gib_s",
+            "throughput_mib_s_small",
+            "throughput_small_size_gib_max",
+            "throughput_mib_s_max",
+            "throughput_max_size_gib_min",
+        ],
+        EbsKind::Io2 => &[
+            "iops_min",
+            "iops_max",
+            "iops_per_gib_max",
+            "io_size_kib_max",
+            "throughput_mib_s_max_low_iops",
+            "low_iops_max",
+            "throughput_kib_per_iops_high",
+            "throughput_mib_s_max",
+        ],
+        EbsKind::St1 => &[
+            "iops_max",
+            "throughput_mib_s_per_tib_baseline",
+            "throughput_mib_s_per_tib_burst",
+            "throughput_mib_s_max",
+        ],
+    }
+}
+
+impl EbsVolumeType {
+    /// The kind (always set once loaded).
+    pub fn kind(&self) -> EbsKind {
+        self.kind.unwrap_or(EbsKind::Gp3)
+    }
+
+    /// A field by name, for the load-time check of [`needed_fields`].
+    fn field(&self, name: &str) -> Option<f64> {
+        match name {
+            "iops_max" => self.iops_max,
+            "iops_baseline" => self.iops_baseline,
+            "iops_per_gib_max" => self.iops_per_gib_max,
+            "throughput_mib_s_baseline" => self.throughput_mib_s_baseline,
+            "throughput_mib_s_max" => self.throughput_mib_s_max,
+            "throughput_mib_s_per_iops_max" => self.throughput_mib_s_per_iops_max,
+            "iops_per_gib" => self.iops_per_gib,
+            "iops_min" => self.iops_min,
+            "burst_iops" => self.burst_iops,
+            "burst_size_gib_below" => self.burst_size_gib_below,
+            "burst_credits_max" => self.burst_credits_max,
+            "burst_credits_per_gib_s" => self.burst_credits_per_gib_s,
+            "throughput_mib_s_small" => self.throughput_mib_s_small,
+            "throughput_small_size_gib_max" => self.throughput_small_size_gib_max,
+            "throughput_max_size_gib_min" => self.throughput_max_size_gib_min,
+            "io_size_kib_max" => self.io_size_kib_max,
+            "throughput_mib_s_max_low_iops" => self.throughput_mib_s_max_low_iops,
+            "low_iops_max" => self.low_iops_max,
+            "throughput_kib_per_iops_high" => self.throughput_kib_per_iops_high,
+            "throughput_mib_s_per_tib_baseline" => self.throughput_mib_s_per_tib_baseline,
+            "throughput_mib_s_per_tib_burst" => self.throughput_mib_s_per_tib_burst,
+            _ => None,
+        }
+    }
+
+    /// Every number of the row, named, for the >= 0 check.
+    fn numbers(&self) -> Vec<(&'static str, Option<f64>)> {
+        let mut numbers = vec![
+            ("size_gib_min", Some(self.size_gib_min)),
+            ("size_gib_max", Some(self.size_gib_max)),
+        ];
+        for name in ALL_OPTIONAL_NUMBERS {
+            numbers.push((name, self.field(name)));
+        }
+        numbers
+    }
+
+    /// A needed number (checked at load; 0 if a caller built a row by hand without it).
+    pub fn number(&self, name: &str) -> f64 {
+        self.field(name).unwrap_or(0.0)
+    }
+}
+
+const ALL_OPTIONAL_NUMBERS: &[&str] = &[
+    "iops_max",
+    "iops_baseline",
+    "iops_per_gib_max",
+    "throughput_mib_s_baseline",
+    "throughput_mib_s_max",
+    "throughput_mib_s_per_iops_max",
+    "iops_per_gib",
+    "iops_min",
+    "burst_iops",
+    "burst_size_gib_below",
+    "burst_credits_max",
+    "burst_credits_per_gib_s",
+    "throughput_mib_s_small",
+    "throughput_small_size_gib_max",
+    "throughput_max_size_gib_min",
+    "io_size_kib_max",
+    "throughput_mib_s_max_low_iops",
+    "low_iops_max",
+    "throughput_kib_per_iops_high",
+    "throughput_mib_s_per_tib_baseline",
+    "throughput_mib_s_per_tib_burst",
+];
+
+/// One region's rates of one EBS volume type, USD per month. A rate left out is not sourced.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EbsPrice {
+    pub name: String,
+    #[serde(default)]
+    pub table: String,
+    pub region: String,
+    pub usd_per_gib_month: Option<f64>,
+    /// Per provisioned IOPS-month (gp3: above the free baseline; io2: all of them).
+    pub usd_per_iops_month: Option<f64>,
+    /// gp3: per provisioned MiB/s-month above the free baseline.
+    pub usd_per_mib_s_month: Option<f64>,
+    /// The rate per IOPS is sourced up to this many IOPS (io2's lower tiers above it are not).
+    pub iops_priced_up_to: Option<f64>,
+    pub source: Option<String>,
+    pub notes: Option<String>,
+}
+
+/// One region's on-demand price of one instance type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AwsInstancePrice {
+    pub name: String,
+    #[serde(default)]
+    pub table: String,
+    pub region: String,
+    pub os: Os,
+    pub usd_hour: f64,
+    pub source: Option<String>,
+    pub notes: Option<String>,
+}
+
+impl AwsInstancePrice {
+    /// USD per month of 730 hours (the month every iofit price uses).
+    pub fn usd_month(&self) -> f64 {
+        self.usd_hour * 730.0
+    }
+    /// Whether the price was computed from another one (its notes say how).
+    pub fn derived(&self) -> bool {
+        self.source.is_none()
+    }
+}
+
+/// One AWS catalog file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AwsFile {
+    table: TableInfo,
+    #[serde(default)]
+    instances: Vec<AwsInstance>,
+    #[serde(default)]
+    volume_types: Vec<EbsVolumeType>,
+    #[serde(default)]
+    volume_prices: Vec<EbsPrice>,
+    #[serde(default)]
+    instance_prices: Vec<AwsInstancePrice>,
+}
+
+/// Everything known about AWS.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct AwsCatalog {
+    pub tables: Vec<TableInfo>,
+    pub instances: Vec<AwsInstance>,
+    pub volume_types: Vec<EbsVolumeType>,
+    pub volume_prices: Vec<EbsPrice>,
+    pub instance_prices: Vec<AwsInstancePrice>,
+}
+
+impl AwsCatalog {
+    /// The built-in AWS tables.
+    pub fn embedded() -> Result<AwsCatalog, CatalogError> {
+        let mut catalog = AwsCatalog::default();
+        for (file, text) in EMBEDDED {
+            catalog.add_text(file, text)?;
+        }
+        Ok(catalog)
+    }
+
+    /// Adds one file's rows; a row with the name (and region) of an earlier one replaces it.
+    pub fn add_text(&mut self, file: &str, text: &str) -> Result<(), CatalogError> {
+        let parsed: AwsFile = toml::from_str(text).map_err(|e| CatalogError::Syntax {
+            file: file.to_string(),
+            line: e
+                .span()
+                .map(|span| text[..span.start.min(text.len())].lines().count().max(1))
+                .unwrap_or(1),
+            message: e.message().replace('\n', " "),
+        })?;
+        let table = parsed.table;
+        check_table(file, &table)?;
+        if self.tables.iter().any(|t| t.id == table.id) {
+            return Err(CatalogError::Table {
+                file: file.to_string(),
+                line: line_of(text, "id ="),
+                field: "id".into(),
+                problem: format!(
+                    "table id '{}' is already loaded; give the file its own id",
+                    table.id
+                ),
+            });
+        }
+        let row_error = |section: &str, index: usize, name: &str, field: &str, problem: String| {
+            CatalogError::Row {
+                file: file.to_string(),
+                line: line_of(text, &format!("name = \"{name}\"")),
+                section: section.to_string(),
+                index,
+                name: name.to_string(),
+                field: field.to_string(),
+                problem,
+            }
+        };
+        for (index, row) in parsed.instances.iter().enumerate() {
+            check_instance(row).map_err(|(field, problem)| {
+                row_error("instances", index, &row.name, field, problem)
+            })?;
+        }
+        for (index, row) in parsed.volume_types.iter().enumerate() {
+            check_volume_type(row).map_err(|(field, problem)| {
+                row_error("volume_types", index, &row.name, field, problem)
+            })?;
+        }
+        for (index, row) in parsed.volume_prices.iter().enumerate() {
+            let numbers = [
+                ("usd_per_gib_month", row.usd_per_gib_month),
+                ("usd_per_iops_month", row.usd_per_iops_month),
+                ("usd_per_mib_s_month", row.usd_per_mib_s_month),
+                ("iops_priced_up_to", row.iops_priced_up_to),
+            ];
+            check_numbers(&numbers).map_err(|(field, problem)| {
+                row_error("volume_prices", index, &row.name, field, problem)
+            })?;
+        }
+        for (index, row) in parsed.instance_prices.iter().enumerate() {
+            check_numbers(&[("usd_hour", Some(row.usd_hour))]).map_err(|(field, problem)| {
+                row_error("instance_prices", index, &row.name, field, problem)
+            })?;
+        }
+        let id = table.id.clone();
+        for mut row in parsed.instances {
+            row.table = id.clone();
+            self.instances.retain(|r| r.name != row.name);
+            self.instances.push(row);
+        }
+        for mut row in parsed.volume_types {
+            row.table = id.clone();
+            self.volume_types.retain(|r| r.name != row.name);
+            self.volume_types.push(row);
+        }
+        for mut row in parsed.volume_prices {
+            row.table = id.clone();
+            self.volume_prices
+                .retain(|r| !(r.name == row.name && r.region == row.region));
+            self.volume_prices.push(row);
+        }
+        for mut row in parsed.instance_prices {
+            row.table = id.clone();
+            self.instance_prices
+                .retain(|r| !(r.name == row.name && r.region == row.region && r.os == row.os));
+            self.instance_prices.push(row);
+        }
+        self.tables.push(table);
+        Ok(())
+    }
+
+    /// An instance type by name (any case).
+    pub fn instance(&self, name: &str) -> Result<&AwsInstance, CatalogError> {
+        self.instances
+            .iter()
+            .find(|i| i.name.eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| {
+                unknown(
+                    "AWS instance type",
+                    name,
+                    self.instances.iter().map(|i| &i.name),
+                )
+            })
+    }
+
+    /// A volume type by name (any case).
+    pub fn volume_type(&self, name: &str) -> Result<&EbsVolumeType, CatalogError> {
+        self.volume_types
+            .iter()
+            .find(|v| v.name.eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| {
+                unknown(
+                    "EBS volume type",
+                    name,
+                    self.volume_types.iter().map(|v| &v.name),
+                )
+            })
+    }
+
+    /// The on-demand price of an instance type in a region for an OS, when sourced.
+    pub fn instance_price(&self, name: &str, region: &str, os: Os) -> Option<&AwsInstancePrice> {
+        self.instance_prices
+            .iter()
+            .find(|p| p.name == name && p.region == region && p.os == os)
+    }
+
+    /// A volume type's rates in a region, when sourced.
+    pub fn volume_price(&self, name: &str, region: &str) -> Option<&EbsPrice> {
+        self.volume_prices
+            .iter()
+            .find(|p| p.name == name && p.region == region)
+    }
+
+    /// The table a row names.
+    pub fn table(&self, id: &str) -> Option<&TableInfo> {
+        self.tables.iter().find(|t| t.id == id)
+    }
+}
+
+fn unknown<'a>(what: &str, name: &str, names: impl Iterator<Item = &'a String>) -> CatalogError {
+    let mut scored: Vec<(f64, &String)> = names
+        .map(|n| {
+            (
+                strsim::jaro_winkler(&n.to_lowercase(), &name.to_lowercase()),
+                n,
+            )
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    CatalogError::Unknown {
+        what: what.to_string(),
+        name: name.to_string(),
+        edition: crate::EDITION_CURRENT.to_string(),
+        nearest: scored.into_iter().take(3).map(|(_, n)| n.clone()).collect(),
+        hint: String::new(),
+    }
+}
+
+/// The 1-based line where `needle` first occurs, to point an error at its row.
+fn line_of(text: &str, needle: &str) -> Option<usize> {
+    text.find(needle)
+        .map(|offset| text[..offset].lines().count() + 1)
+}
+
+fn check_table(file: &str, table: &TableInfo) -> Result<(), CatalogError> {
+    let problem = |field: &str, problem: &str| CatalogError::Table {
+        file: file.to_string(),
+        line: None,
+        field: field.to_string(),
+        problem: problem.to_string(),
+    };
+    for (field, value) in [
+        ("id", &table.id),
+        ("title", &table.title),
+        ("source", &table.source),
+    ] {
+        if value.trim().is_empty() {
+            return Err(problem(
+                field,
+                "must not be empty; say where the numbers come from",
+            ));
+        }
+    }
+    let date_ok = table.date.len() == 10
+        && table.date.chars().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                c == '-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if !date_ok {
+        return Err(problem(
+            "date",
+            "write the date the numbers were read as YYYY-MM-DD",
+        ));
+    }
+    if !crate::EDITIONS.contains(&table.edition.as_str()) {
+        return Err(problem("edition", "use \"current\" or \"seed-2016\""));
+    }
+    Ok(())
+}
+
+type FieldProblem = (&'static str, String);
+
+fn check_numbers(numbers: &[(&'static str, Option<f64>)]) -> Result<(), FieldProblem> {
+    for (field, value) in numbers {
+        if let Some(value) = value {
+            if !(value.is_finite() && *value >= 0.0) {
+                return Err((
+                    field,
+                    format!(
+                        "expected a number >= 0, found {value}; leave the key out when the value is not published"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_instance(row: &AwsInstance) -> Result<(), FieldProblem> {
+    if row.name.trim().is_empty() {
+        return Err(("name", "must not be empty".into()));
+    }
+    check_numbers(&[
+        ("memory_gib", Some(row.memory_gib)),
+        ("baseline_bandwidth_mbps", row.baseline_bandwidth_mbps),
+        (
+            "baseline_throughput_mb_s",
+            Some(row.baseline_throughput_mb_s),
+        ),
+        ("baseline_iops", Some(row.baseline_iops)),
+        ("maximum_bandwidth_mbps", row.maximum_bandwidth_mbps),
+        ("maximum_throughput_mb_s", Some(row.maximum_throughput_mb_s)),
+        ("maximum_iops", Some(row.maximum_iops)),
+        ("burst_minutes_per_24h", row.burst_minutes_per_24h),
+    ])?;
+    if row.maximum_iops < row.baseline_iops {
+        return Err((
+            "maximum_iops",
+            format!(
+                "{} is below baseline_iops {}; the maximum is at least the baseline",
+                row.maximum_iops, row.baseline_iops
+            ),
+        ));
+    }
+    if row.maximum_throughput_mb_s < row.baseline_throughput_mb_s {
+        return Err((
+            "maximum_throughput_mb_s",
+            "is below baseline_throughput_mb_s; the maximum is at least the baseline".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn check_volume_type(row: &EbsVolumeType) -> Result<(), FieldProblem> {
+    let Some(kind) = row.kind else {
+        return Err(("kind", "missing; use gp3, gp2, io2 or st1".into()));
+    };
+    check_numbers(&row.numbers())?;
+    for field in needed_fields(kind) {
+        if row.field(field).is_none() {
+            return Err((
+                field,
+                format!("missing; a {} volume type needs it", kind.name()),
+            ));
+        }
+    }
+    if row.size_gib_max < row.size_gib_min {
+        return Err(("size_gib_max", "is below size_gib_min".into()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_tables_have_sources_and_rows() {
+        let catalog = AwsCatalog::embedded().unwrap();
+        assert!(catalog
+            .tables
+            .iter()
+            .all(|t| !t.source.is_empty() && t.date.len() == 10));
+        // AWS's table: m6i.2xlarge 12,000 IOPS / 312.5 MB/s baseline, 40,000 / 1,250 maximum
+        // for 30 minutes a day; m6i.8xlarge sustains 40,000 (no asterisk).
+        let m6i = catalog.instance("M6I.2xlarge").unwrap();
+        assert_eq!((m6i.baseline_iops, m6i.maximum_iops), (12_000.0, 40_000.0));
+        assert_eq!(m6i.baseline_throughput_mb_s, 312.5);
+        assert_eq!(m6i.burst_minutes_per_24h, Some(30.0));
+        assert!(m6i.bursts());
+        let big = catalog.instance("m6i.8xlarge").unwrap();
+        assert!(!big.bursts());
+        assert_eq!(big.baseline_iops, big.maximum_iops);
+        let gp3 = catalog.volume_type("gp3").unwrap();
+        assert_eq!(gp3.number("iops_baseline"), 3000.0);
+        let price = catalog.volume_price("gp3", DEFAULT_REGION).unwrap();
+        assert_eq!(price.usd_per_gib_month, Some(0.08));
+        let m6i_price = catalog
+            .instance_price("m6i.xlarge", DEFAULT_REGION, Os::Linux)
+            .unwrap();
+        assert!(!m6i_price.derived());
+        assert!((m6i_price.usd_month() - 140.16).abs() < 1e-9);
+        assert!(catalog
+            .instance_price("r6i.large", DEFAULT_REGION, Os::Linux)
+            .is_none());
+    }
+
+    #[test]
+    fn unknown_names_suggest_nearest() {
+        let catalog = AwsCatalog::embedded().unwrap();
+        let error = catalog.instance("m6i.2xlarg").unwrap_err().to_string();
+        assert!(error.contains("m6i.2xlarge"), "{error}");
+    }
+
+    #[test]
+    fn bad_rows_name_file_row_and_field() {
+        let text = "[table]\nid = \"x\"\ntitle = \"t\"\nsource = \"s\"\ndate = \"2026-01-01\"\n\n\
+                    [[volume_types]]\nname = \"mygp3\"\nkind = \"gp3\"\nsize_gib_min = 1\n\
+                    size_gib_max = 10\niops_baseline = 3000\n";
+        let error = AwsCatalog::default()
+            .add_text("my.toml", text)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("my.toml") && error.contains("volume_types[0] (mygp3)"),
+            "{error}"
+        );
+        assert!(
+            error.contains("iops_max") && error.contains("gp3"),
+            "{error}"
+        );
+        let misspelt = text.replace("iops_baseline", "iops_basline");
+        let error = AwsCatalog::default()
+            .add_text("my.toml", &misspelt)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("line") && error.contains("iops_basline"),
+            "{error}"
+        );
+        let negative =
+            "[table]\nid = \"x\"\ntitle = \"t\"\nsource = \"s\"\ndate = \"2026-01-01\"\n\n\
+                        [[instance_prices]]\nname = \"m6i.large\"\nregion = \"us-east-1\"\n\
+                        os = \"linux\"\nusd_hour = -1\n";
+        let error = AwsCatalog::default()
+            .add_text("p.toml", negative)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("p.toml: line 8") && error.contains("usd_hour"),
+            "{error}"
+        );
+    }
+}

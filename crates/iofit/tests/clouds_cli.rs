@@ -1,0 +1,393 @@
+//! `plan --cloud` and `predict --cloud aws` on the demo's capture and on the issue's example:
+//! a cheapest design on each cloud with its cost split and binding limit, and every listed AWS
+//! design passing `predict --cloud aws` against the same requirements.
+
+use assert_cmd::Command;
+use iofit_catalog::clouds::aws::AwsCatalog;
+use iofit_planner::clouds::{plan_aws, AwsPlanOptions};
+
+fn iofit() -> Command {
+    Command::cargo_bin("iofit").unwrap()
+}
+
+/// The demo's requirements (its iostat capture profiled with the demo's capacities), written
+/// as `iofit profile -o` would write them.
+fn demo_requirements(dir: &std::path::Path) -> (iofit_model::Requirements, std::path::PathBuf) {
+    let (requirements, _) = iofit_procedure::demo::step_profile().unwrap();
+    let path = dir.join("demo.toml");
+    std::fs::write(&path, toml::to_string(&requirements).unwrap()).unwrap();
+    (requirements, path)
+}
+
+/// The demo's capture on AWS: data (12,906 IOPS of 8 KiB, 1,536 GiB) and log volumes. With 10%
+/// headroom the instance must carry their IOPS at its baseline: m5.4xlarge's 18,750 is the
+/// cheapest that does (the 2xlarge sizes' 12,000 do not). The data volume is 5 gp3 volumes,
+/// each within its free 3,000 IOPS; its cost is storage only.
+#[test]
+fn demo_capture_cheapest_aws_design_with_cost_split_and_binding() {
+    let dir = tempfile::tempdir().unwrap();
+    let (requirements, _) = demo_requirements(dir.path());
+    let data = &requirements.volumes[0].sizing;
+    assert!(
+        data.iops > 12_000.0 && data.iops < 13_500.0,
+        "{}",
+        data.iops
+    );
+    let plan = plan_aws(
+        &requirements,
+        &AwsCatalog::embedded().unwrap(),
+        &AwsPlanOptions::default(),
+    );
+    let best = &plan.designs[0];
+    assert_eq!(best.instance, "m5.4xlarge");
+    let data = &best.volumes[0];
+    assert_eq!(
+        (data.spec.label.as_str(), data.spec.volume_type.as_str()),
+        ("data", "gp3")
+    );
+    // 1,536 GiB over the stripe, no IOPS or MiB/s above the free baseline.
+    assert!((data.spec.size_gib * data.spec.count as f64 - 1536.0).abs() < data.spec.count as f64);
+    assert_eq!(data.cost.iops_usd_month, 0.0);
+    assert!(
+        (data.cost.storage_usd_month - data.spec.count as f64 * data.spec.size_gib * 0.08).abs()
+            < 1e-9
+    );
+    let parts: f64 = best.volumes.iter().map(|v| v.cost.total_usd_month).sum();
+    assert!((best.total_usd_month - best.instance_usd_month - parts).abs() < 1e-9);
+    assert!((best.instance_usd_month - 16.0 * 0.048 * 730.0).abs() < 1e-9);
+    assert!(best.prediction.meets);
+    assert!(best.prediction.headroom_pct >= 10.0);
+    assert!(
+        best.prediction.binding.starts_with("volume data")
+            || best.prediction.binding.starts_with("instance m5.4xlarge")
+    );
+}
+
+/// `plan --cloud all` on the demo's capture: Azure's and AWS's cheapest designs side by side,
+/// each with its cost split, binding limit, headroom and price basis; Google Cloud said.
+#[test]
+fn plan_cloud_all_sets_clouds_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, path) = demo_requirements(dir.path());
+    let output = iofit()
+        .args(["plan", "--cloud", "all", "--requirements"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let azure = text.find("\nAzure: ").expect(&text);
+    let aws = text.find("\nAWS: m5.4xlarge + data ").expect(&text);
+    assert!(azure < aws);
+    assert_eq!(text.matches("binding: ").count(), 2, "{text}");
+    assert_eq!(text.matches("price basis: ").count(), 2, "{text}");
+    assert!(
+        text.contains("= instance $560.64 (derived) + volumes $"),
+        "{text}"
+    );
+    assert!(text.contains("Google Cloud: not planned"), "{text}");
+    // JSON holds the same three answers.
+    let output = iofit()
+        .args(["plan", "--cloud", "all", "--json", "--requirements"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["aws"]["designs"][0]["instance"], "m5.4xlarge");
+    assert!(json["azure"]["plan"]["designs"][0]["vm"].is_string());
+    assert_eq!(json["gcp"]["planned"], false);
+}
+
+/// Every design `plan --cloud aws` lists passes `predict --cloud aws` with the same
+/// requirements (the `check:` line it prints, run as written).
+#[test]
+fn every_listed_aws_design_passes_predict() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, path) = demo_requirements(dir.path());
+    let output = iofit()
+        .args(["plan", "--cloud", "aws", "--top", "4", "--requirements"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let checks: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("check: iofit "))
+        .collect();
+    assert_eq!(checks.len(), 4, "{text}");
+    for check in checks {
+        let output = iofit()
+            .args(check.split_whitespace())
+            .arg("--requirements")
+            .arg(&path)
+            .output()
+            .unwrap();
+        let out = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(output.status.code(), Some(0), "{check}\n{out}");
+        assert!(out.contains("; meets the requirements"), "{out}");
+    }
+}
+
+/// A small burst-tolerant volume (10,000 IOPS at 8 KiB): its designs use a 2-vCPU size's
+/// 30-minute maximum, and each passes `predict --cloud aws --burst-tolerant` (the `check:`
+/// line) but not the sustained check.
+#[test]
+fn burst_tolerant_designs_pass_predict_in_their_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("small.toml");
+    std::fs::write(
+        &path,
+        "[[volumes]]\nlabel = \"app\"\n[volumes.sizing]\niops = 10000\nthroughput_mb_s = 80\n\
+         io_size_bytes = 8192\nread_pct = 70\ncapacity_gib = 100\n",
+    )
+    .unwrap();
+    let output = iofit()
+        .args([
+            "plan",
+            "--cloud",
+            "aws",
+            "--burst-tolerant",
+            "--top",
+            "2",
+            "--requirements",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("#1  m5.large (2 vCPU"), "{text}");
+    let checks: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("check: iofit "))
+        .collect();
+    assert_eq!(checks.len(), 2, "{text}");
+    for check in checks {
+        assert!(check.contains("--burst-tolerant"), "{check}");
+        let run = |args: Vec<&str>| {
+            iofit()
+                .args(args)
+                .arg("--requirements")
+                .arg(&path)
+                .output()
+                .unwrap()
+        };
+        let output = run(check.split_whitespace().collect());
+        assert_eq!(output.status.code(), Some(0), "{check}");
+        let sustained: Vec<&str> = check
+            .split_whitespace()
+            .filter(|w| *w != "--burst-tolerant")
+            .collect();
+        let output = run(sustained);
+        let out = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(output.status.code(), Some(1), "{out}");
+        assert!(out.contains("does NOT meet the requirements"), "{out}");
+    }
+}
+
+/// The issue's example: m6i.2xlarge with two gp3 volumes of 6,000 IOPS and 250 MB/s: 12,000
+/// IOPS at 8 KiB, bound by the volumes' IOPS (the instance's 12,000 baseline ties); in the
+/// 30-minute window the instance allows 40,000.
+#[test]
+fn predict_issue_example() {
+    let output = iofit()
+        .args([
+            "predict",
+            "--cloud",
+            "aws",
+            "--vm",
+            "m6i.2xlarge",
+            "--disk",
+            "data=2xgp3,iops=6000,mb_s=250",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("delivers 12000 IOPS, 98.3 MB/s; binding: "),
+        "{text}"
+    );
+    assert!(text.contains("burst: 30 minutes per 24 hours"), "{text}");
+    assert!(text.contains("instance m6i.2xlarge maximum IOPS"), "{text}");
+}
+
+#[test]
+fn bad_cloud_input_is_one_line_and_exit_2() {
+    // clap's own message (as for every flag value): the choices on its first line.
+    let output = iofit()
+        .args(["plan", "--cloud", "azur", "--iops", "100"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr
+            .lines()
+            .next()
+            .unwrap()
+            .contains("use azure, aws, gcp or all"),
+        "{stderr}"
+    );
+    for args in [
+        vec![
+            "predict",
+            "--cloud",
+            "aws",
+            "--vm",
+            "m6i.2xlarg",
+            "--disk",
+            "1xgp3",
+        ],
+        vec![
+            "predict",
+            "--cloud",
+            "aws",
+            "--vm",
+            "m6i.2xlarge",
+            "--disk",
+            "data=2xgp9",
+        ],
+        vec![
+            "predict",
+            "--cloud",
+            "aws",
+            "--vm",
+            "m6i.2xlarge",
+            "--disk",
+            "data=1xgp3,iops=20000",
+        ],
+        vec!["plan", "--burst-tolerant", "--iops", "100"],
+    ] {
+        let output = iofit().args(&args).output().unwrap();
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
+    }
+}
+
+/// `catalog import --aws-instance-types` of a hand-written `aws ec2 describe-instance-types
+/// --output json` sample, then `predict --cloud aws --catalog` on a type only the import knows.
+#[test]
+fn import_describe_instance_types_then_predict_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("types.json");
+    std::fs::write(
+        &input,
+        r#"{"InstanceTypes": [
+          {"InstanceType": "m6g.8xlarge", "Hypervisor": "nitro",
+           "VCpuInfo": {"DefaultVCpus": 32}, "MemoryInfo": {"SizeInMiB": 131072},
+           "ProcessorInfo": {"SupportedArchitectures": ["arm64"]},
+           "EbsInfo": {"EbsOptimizedInfo": {
+             "BaselineBandwidthInMbps": 9500, "BaselineThroughputInMBps": 1187.5, "BaselineIops": 40000,
+             "MaximumBandwidthInMbps": 9500, "MaximumThroughputInMBps": 1187.5, "MaximumIops": 40000}}},
+          {"InstanceType": "t2.micro", "Hypervisor": "xen", "VCpuInfo": {"DefaultVCpus": 1},
+           "MemoryInfo": {"SizeInMiB": 1024}, "EbsInfo": {"EbsOptimizedSupport": "unsupported"}}
+        ]}"#,
+    )
+    .unwrap();
+    let output_file = dir.path().join("aws.toml");
+    let output = iofit()
+        .args(["catalog", "import", "--aws-instance-types"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output_file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("1 AWS instance type(s) (m6g.8xlarge)"),
+        "{text}"
+    );
+    assert!(text.contains("left out t2.micro"), "{text}");
+    // Three gp3 volumes of 16,000 IOPS ask 48,000; the imported 40,000 IOPS sustained binds.
+    let output = iofit()
+        .args([
+            "predict",
+            "--cloud",
+            "aws",
+            "--vm",
+            "m6g.8xlarge",
+            "--bs",
+            "16k",
+            "--disk",
+            "data=3xgp3,iops=16000,mib_s=250",
+            "--catalog",
+        ])
+        .arg(&output_file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(
+            "delivers 40000 IOPS, 655.4 MB/s; binding: instance m6g.8xlarge baseline IOPS"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("burst:"),
+        "a type that sustains its maximum has no burst state: {text}"
+    );
+    // Writing over it again needs --allow-overwrite.
+    let output = iofit()
+        .args(["catalog", "import", "--aws-instance-types"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output_file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
+
+/// `emulate --cloud aws` rehearses an AWS design: the instance's baseline is the shared cap and
+/// its 30-minute maximum the burst (the bucket itself is tested in iofit-emulate's
+/// `emulate_holds_the_instance_burst_window_then_the_baseline`). Needs root, as every emulate
+/// test (CI runs as root).
+#[test]
+fn emulate_cloud_aws_enforces_the_instance_limits() {
+    // SAFETY: geteuid has no preconditions.
+    assert!(
+        unsafe { libc::geteuid() } == 0,
+        "emulate needs root; CI runs as root"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let output = iofit()
+        .args([
+            "emulate",
+            "--cloud",
+            "aws",
+            "--vm",
+            "m6i.2xlarge",
+            "--disk",
+            "data=1xgp3,iops=6000",
+            "--image-dir",
+            "/dev/shm",
+            "--scratch-size",
+            "64m",
+            "--quiet",
+            "--mount-root",
+        ])
+        .arg(dir.path().join("mnt"))
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("VM uncached: 12000.0 IOPS, 312.5 MB/s"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("VM burst: 40000 IOPS / 1250.0 MB/s"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("data: 1 x gp3 12 GiB, 6000 IOPS: 6000 IOPS, 131.1 MB/s"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("cleanup: every cgroup, mount, loop device and image made was removed"),
+        "{stderr}"
+    );
+}

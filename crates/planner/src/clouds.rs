@@ -1,0 +1,518 @@
+//! Planning on AWS: the cheapest EC2 instance + EBS volumes that meet each volume's
+//! requirements, searched exactly.
+//!
+//! Why the search is exact: on AWS the instance's limits depend only on the total demand (IOPS
+//! and MB/s of all volumes), never on which volumes carry it, and a volume type's cheapest
+//! configuration for a share of the demand is found in closed form (the least size, IOPS and
+//! MiB/s its rules allow, each bill monotone in them). So the cheapest design of an instance
+//! is the instance's price plus the cheapest split of its data-volume slots between the
+//! volumes (a knapsack over counts 1..slots), and the cheapest design overall is the least of
+//! those over the priced instances that carry the total.
+
+use iofit_catalog::clouds::aws::{AwsCatalog, AwsInstance, EbsKind, EbsVolumeType};
+use iofit_catalog::Os;
+use iofit_model::requirements::VolumeRequirements;
+use iofit_model::Requirements;
+use iofit_predict::aws::{self as model, AwsDemand, AwsPrediction, AwsState, AwsVolumeSpec};
+use serde::{Deserialize, Serialize};
+
+const MIB: f64 = 1_048_576.0;
+const SSD_OP_BYTES: f64 = 262_144.0;
+
+/// How an AWS plan is made.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AwsPlanOptions {
+    pub top: usize,
+    /// Headroom kept below every limit, percent (as the Azure plan's).
+    pub min_headroom_pct: f64,
+    pub region: String,
+    pub os: Os,
+    /// The sized peak lasts at most the instance's burst window (30 minutes per 24 hours):
+    /// it may be carried by the instance's maximum instead of its baseline.
+    pub burst_tolerant: bool,
+    /// Most EBS volumes striped into one volume. AWS: "many administrators find that arrays
+    /// larger than 8 volumes have diminished performance returns due to increased I/O
+    /// overhead" (Amazon EC2 User Guide, Instance volume limits, Bandwidth versus capacity).
+    /// Without a cap the cheapest gp3 stripe is the widest one (each volume's free 3,000 IOPS
+    /// and 125 MiB/s), which no one would build.
+    pub max_volumes_per_stripe: u32,
+}
+
+/// AWS's "arrays larger than 8 volumes have diminished performance returns".
+pub const DEFAULT_MAX_VOLUMES_PER_STRIPE: u32 = 8;
+
+impl Default for AwsPlanOptions {
+    fn default() -> Self {
+        AwsPlanOptions {
+            top: 5,
+            min_headroom_pct: crate::DEFAULT_MIN_HEADROOM_PCT,
+            region: iofit_catalog::clouds::aws::DEFAULT_REGION.to_string(),
+            os: Os::Linux,
+            burst_tolerant: false,
+            max_volumes_per_stripe: DEFAULT_MAX_VOLUMES_PER_STRIPE,
+        }
+    }
+}
+
+/// What one volume costs a month, split as AWS bills it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AwsVolumeCost {
+    pub storage_usd_month: f64,
+    /// Provisioned IOPS billed (gp3: above the free 3,000; io2: all).
+    pub iops_usd_month: f64,
+    /// Provisioned MiB/s billed (gp3: above the free 125).
+    pub throughput_usd_month: f64,
+    pub total_usd_month: f64,
+}
+
+/// One volume of a design.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AwsPlannedVolume {
+    pub spec: AwsVolumeSpec,
+    /// The cost of all `count` volumes.
+    pub cost: AwsVolumeCost,
+    /// The `--disk` text `predict --cloud aws` takes for it.
+    pub disk_arg: String,
+}
+
+/// One design: an instance and its volumes, priced and predicted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AwsDesign {
+    pub rank: usize,
+    pub instance: String,
+    pub vcpu: u32,
+    pub memory_gib: f64,
+    pub instance_usd_month: f64,
+    /// The instance price is computed from another one (its notes in the catalog say how).
+    pub instance_price_derived: bool,
+    pub volumes: Vec<AwsPlannedVolume>,
+    pub volumes_usd_month: f64,
+    pub total_usd_month: f64,
+    /// The state the design is sized for: sustained (instance baseline) or burst (instance
+    /// maximum, 30 minutes per 24 hours).
+    pub state: AwsState,
+    /// The design's prediction at the requirements, in its state.
+    pub prediction: AwsPrediction,
+    pub price_basis: String,
+}
+
+/// The result of planning on AWS.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AwsPlan {
+    pub designs: Vec<AwsDesign>,
+    pub instances_considered: usize,
+    pub notes: Vec<String>,
+}
+
+/// The cheapest way to give one volume its demand with exactly `count` EBS volumes.
+#[derive(Clone, Debug)]
+struct VolumeOption {
+    spec: AwsVolumeSpec,
+    cost: AwsVolumeCost,
+}
+
+/// What one volume requirement asks of its EBS volumes, headroom included.
+struct Need {
+    ops_per_s: f64,
+    mib_s: f64,
+    capacity_gib: f64,
+    io_size_bytes: f64,
+    sequential: bool,
+}
+
+fn need_of(volume: &VolumeRequirements, headroom: f64) -> Need {
+    let demand = demand_of(volume);
+    let io = demand.io_size_bytes;
+    Need {
+        ops_per_s: demand.iops * (io / SSD_OP_BYTES).ceil().max(1.0) / headroom,
+        mib_s: demand.throughput_mb_s * 1e6 / MIB / headroom,
+        capacity_gib: volume.sizing.capacity_gib.unwrap_or(0.0),
+        io_size_bytes: io,
+        sequential: volume.sizing.random_pct <= 50.0,
+    }
+}
+
+/// The cheapest configuration of `count` volumes of type `rules` for `need`, or `None` when
+/// the type cannot carry it or a rate it needs is not sourced.
+fn cheapest_of_type(
+    label: &str,
+    need: &Need,
+    count: u32,
+    rules: &EbsVolumeType,
+    catalog: &AwsCatalog,
+    region: &str,
+) -> Option<VolumeOption> {
+    let price = catalog.volume_price(&rules.name, region)?;
+    let n = |name: &str| rules.number(name);
+    let c = count as f64;
+    let ops = (need.ops_per_s / c).ceil();
+    let mib = need.mib_s / c;
+    let size_floor = (need.capacity_gib / c).ceil().max(rules.size_gib_min);
+    let (size, iops, mib_s) = match rules.kind() {
+        EbsKind::Gp3 => {
+            let mib_s = mib.ceil().max(n("throughput_mib_s_baseline"));
+            let iops = ops
+                .max(n("iops_baseline"))
+                .max((mib_s / n("throughput_mib_s_per_iops_max")).ceil());
+            if iops > n("iops_max") || mib_s > n("throughput_mib_s_max") {
+                return None;
+            }
+            let size = size_floor.max((iops / n("iops_per_gib_max")).ceil());
+            (size, Some(iops), Some(mib_s))
+        }
+        EbsKind::Gp2 => {
+            if ops > n("iops_max") || mib > n("throughput_mib_s_max") {
+                return None;
+            }
+            let mut size = size_floor.max((ops / n("iops_per_gib")).ceil());
+            if mib > n("throughput_mib_s_small") {
+                size = size.max(n("throughput_max_size_gib_min"));
+            }
+            (size, None, None)
+        }
+        EbsKind::Io2 => {
+            let mut iops = ops.max(n("iops_min"));
+            if mib > n("throughput_mib_s_max_low_iops") {
+                iops = iops.max((mib * 1024.0 / n("throughput_kib_per_iops_high")).ceil());
+            }
+            if iops > n("iops_max") || mib > n("throughput_mib_s_max") {
+                return None;
+            }
+            if iops > price.iops_priced_up_to.unwrap_or(f64::INFINITY) {
+                return None;
+            }
+            let size = size_floor.max((iops / n("iops_per_gib_max")).ceil());
+            (size, Some(iops), None)
+        }
+        EbsKind::St1 => {
+            // HDD volumes 'deliver optimal performance only when I/O operations are large and
+            // sequential' (AWS, I/O characteristics): offered for sequential volumes only.
+            let hdd_ops = need.ops_per_s / c * (need.io_size_bytes / MIB).ceil().max(1.0);
+            if !need.sequential || hdd_ops > n("iops_max") || mib > n("throughput_mib_s_max") {
+                return None;
+            }
+            let size =
+                size_floor.max((mib / n("throughput_mib_s_per_tib_baseline") * 1024.0).ceil());
+            (size, None, None)
+        }
+    };
+    if size > rules.size_gib_max {
+        return None;
+    }
+    let spec = AwsVolumeSpec {
+        label: label.to_string(),
+        count,
+        volume_type: rules.name.clone(),
+        size_gib: size,
+        iops,
+        throughput_mib_s: mib_s,
+    };
+    let cost = volume_cost(&spec, rules, catalog, region)?;
+    Some(VolumeOption { spec, cost })
+}
+
+/// What `spec` costs a month in `region`, as AWS bills its kind; `None` when a rate it needs
+/// is not sourced.
+pub fn volume_cost(
+    spec: &AwsVolumeSpec,
+    rules: &EbsVolumeType,
+    catalog: &AwsCatalog,
+    region: &str,
+) -> Option<AwsVolumeCost> {
+    let price = catalog.volume_price(&rules.name, region)?;
+    let c = spec.count as f64;
+    let storage = c * spec.size_gib * price.usd_per_gib_month?;
+    let (free_iops, free_mib_s) = match rules.kind() {
+        EbsKind::Gp3 => (
+            rules.number("iops_baseline"),
+            rules.number("throughput_mib_s_baseline"),
+        ),
+        _ => (0.0, 0.0),
+    };
+    let billed_iops = (spec.iops.unwrap_or(0.0) - free_iops).max(0.0);
+    let billed_mib_s = (spec.throughput_mib_s.unwrap_or(0.0) - free_mib_s).max(0.0);
+    let iops = if billed_iops > 0.0 {
+        c * billed_iops * price.usd_per_iops_month?
+    } else {
+        0.0
+    };
+    let throughput = if billed_mib_s > 0.0 {
+        c * billed_mib_s * price.usd_per_mib_s_month?
+    } else {
+        0.0
+    };
+    Some(AwsVolumeCost {
+        storage_usd_month: storage,
+        iops_usd_month: iops,
+        throughput_usd_month: throughput,
+        total_usd_month: storage + iops + throughput,
+    })
+}
+
+/// `options[k]`: the cheapest option with exactly `k` volumes (index 0 unused).
+fn options_by_count(
+    volume: &VolumeRequirements,
+    need: &Need,
+    catalog: &AwsCatalog,
+    region: &str,
+    max_count: u32,
+) -> Vec<Option<VolumeOption>> {
+    let mut options = vec![None; max_count as usize + 1];
+    for count in 1..=max_count {
+        let best = catalog
+            .volume_types
+            .iter()
+            .filter_map(|rules| {
+                cheapest_of_type(&volume.label, need, count, rules, catalog, region)
+            })
+            .min_by(|a, b| a.cost.total_usd_month.total_cmp(&b.cost.total_usd_month));
+        options[count as usize] = best;
+    }
+    options
+}
+
+/// The cheapest choice of options, one per volume, using at most `k` volumes in all, for
+/// every `k` (a knapsack over counts). `None` where no choice fits.
+fn cheapest_by_slots(
+    per_volume: &[Vec<Option<VolumeOption>>],
+    max_slots: usize,
+) -> Vec<Option<(f64, Vec<VolumeOption>)>> {
+    let mut best: Vec<Option<(f64, Vec<VolumeOption>)>> = vec![None; max_slots + 1];
+    best[0] = Some((0.0, Vec::new()));
+    for options in per_volume {
+        let mut next: Vec<Option<(f64, Vec<VolumeOption>)>> = vec![None; max_slots + 1];
+        for (used, state) in best.iter().enumerate() {
+            let Some((cost, chosen)) = state else {
+                continue;
+            };
+            for (count, option) in options.iter().enumerate() {
+                let Some(option) = option else { continue };
+                let total = used + count;
+                if total > max_slots {
+                    break;
+                }
+                let candidate = cost + option.cost.total_usd_month;
+                if next[total].as_ref().is_none_or(|(c, _)| candidate < *c) {
+                    let mut picked = chosen.clone();
+                    picked.push(option.clone());
+                    next[total] = Some((candidate, picked));
+                }
+            }
+        }
+        best = next;
+    }
+    // At most k: carry the cheapest of fewer slots forward (on a tie, the fewer volumes).
+    for k in 1..=max_slots {
+        if let Some(previous) = best[k - 1].clone() {
+            if best[k]
+                .as_ref()
+                .is_none_or(|(c, _)| previous.0 <= *c + 1e-9)
+            {
+                best[k] = Some(previous);
+            }
+        }
+    }
+    best
+}
+
+/// Whether the instance carries the total demand in `state`, headroom kept.
+fn instance_carries(instance: &AwsInstance, needs: &[Need], state: AwsState) -> bool {
+    let (iops, mb_s) = match state {
+        AwsState::Sustained => (instance.baseline_iops, instance.baseline_throughput_mb_s),
+        AwsState::Burst => (instance.maximum_iops, instance.maximum_throughput_mb_s),
+    };
+    let ops: f64 = needs.iter().map(|n| n.ops_per_s).sum();
+    let mb: f64 = needs.iter().map(|n| n.mib_s * MIB / 1e6).sum();
+    ops <= iops * (1.0 + 1e-12) && mb <= mb_s * (1.0 + 1e-12)
+}
+
+/// Plans `requirements` on AWS.
+pub fn plan_aws(
+    requirements: &Requirements,
+    catalog: &AwsCatalog,
+    options: &AwsPlanOptions,
+) -> AwsPlan {
+    let headroom = 1.0 - options.min_headroom_pct / 100.0;
+    let needs: Vec<Need> = requirements
+        .volumes
+        .iter()
+        .map(|v| need_of(v, headroom))
+        .collect();
+    let max_slots = catalog
+        .instances
+        .iter()
+        .map(|i| i.ebs_volume_slots)
+        .max()
+        .unwrap_or(0);
+    let per_volume: Vec<_> = requirements
+        .volumes
+        .iter()
+        .zip(&needs)
+        .map(|(volume, need)| {
+            let widest = max_slots.min(options.max_volumes_per_stripe.max(1));
+            options_by_count(volume, need, catalog, &options.region, widest)
+        })
+        .collect();
+    let by_slots = cheapest_by_slots(&per_volume, max_slots as usize);
+    let mut notes = Vec::new();
+    let mut unpriced = Vec::new();
+    let mut designs = Vec::new();
+    for instance in &catalog.instances {
+        let Some(price) = catalog.instance_price(&instance.name, &options.region, options.os)
+        else {
+            unpriced.push(instance.name.clone());
+            continue;
+        };
+        let state = if options.burst_tolerant && instance.bursts() {
+            AwsState::Burst
+        } else {
+            AwsState::Sustained
+        };
+        if !instance_carries(instance, &needs, state) {
+            continue;
+        }
+        let Some(Some((volumes_usd, chosen))) = by_slots.get(instance.ebs_volume_slots as usize)
+        else {
+            continue;
+        };
+        let Some(design) = verified_design(
+            requirements,
+            catalog,
+            instance,
+            price,
+            chosen,
+            *volumes_usd,
+            state,
+            options,
+        ) else {
+            notes.push(format!(
+                "{}: left out, its prediction did not meet the requirements",
+                instance.name
+            ));
+            continue;
+        };
+        designs.push(design);
+    }
+    designs.sort_by(|a, b| {
+        a.total_usd_month
+            .total_cmp(&b.total_usd_month)
+            .then_with(|| a.instance.cmp(&b.instance))
+    });
+    designs.truncate(options.top.max(1));
+    for (index, design) in designs.iter_mut().enumerate() {
+        design.rank = index + 1;
+    }
+    if !unpriced.is_empty() {
+        notes.push(format!(
+            "{} instance types left out: no sourced {} {} price ({})",
+            unpriced.len(),
+            options.region,
+            options.os.name(),
+            unpriced.join(", ")
+        ));
+    }
+    if options.burst_tolerant {
+        notes.push(
+            "burst-tolerant: the sized peak may use the instance's maximum, which smaller sizes hold 30 minutes at least once every 24 hours (AWS, EBS-optimized instances); the rest of the day their baseline applies".into(),
+        );
+    }
+    notes.push(
+        "gp2 and st1 are sized on their baselines: their burst credits are not counted on".into(),
+    );
+    notes.push(format!(
+        "stripes of at most {} EBS volumes (AWS: arrays larger than 8 volumes have diminished returns)",
+        options.max_volumes_per_stripe
+    ));
+    notes.push("gp3 IOPS and MiB/s are provisioned per volume and billed above the free 3,000 IOPS and 125 MiB/s; io2 above 32,000 IOPS is not priced (its lower tiers are not sourced)".into());
+    AwsPlan {
+        instances_considered: catalog.instances.len(),
+        designs,
+        notes,
+    }
+}
+
+/// Builds the design and checks it with the model: a design whose prediction does not meet
+/// the requirements is never listed.
+#[allow(clippy::too_many_arguments)]
+fn verified_design(
+    requirements: &Requirements,
+    catalog: &AwsCatalog,
+    instance: &AwsInstance,
+    price: &iofit_catalog::clouds::aws::AwsInstancePrice,
+    chosen: &[VolumeOption],
+    volumes_usd: f64,
+    state: AwsState,
+    options: &AwsPlanOptions,
+) -> Option<AwsDesign> {
+    let mut inputs = Vec::new();
+    for (volume, option) in requirements.volumes.iter().zip(chosen) {
+        let rules = catalog.volume_type(&option.spec.volume_type).ok()?;
+        inputs.push((option.spec.clone(), rules, demand_of(volume)));
+    }
+    let prediction = model::predict(instance, &inputs, state).ok()?;
+    if !prediction.meets {
+        return None;
+    }
+    let instance_usd = price.usd_month();
+    Some(AwsDesign {
+        rank: 0,
+        instance: instance.name.clone(),
+        vcpu: instance.vcpu,
+        memory_gib: instance.memory_gib,
+        instance_usd_month: instance_usd,
+        instance_price_derived: price.derived(),
+        volumes: chosen
+            .iter()
+            .map(|option| AwsPlannedVolume {
+                disk_arg: disk_arg(&option.spec),
+                spec: option.spec.clone(),
+                cost: option.cost.clone(),
+            })
+            .collect(),
+        volumes_usd_month: volumes_usd,
+        total_usd_month: instance_usd + volumes_usd,
+        state,
+        prediction,
+        price_basis: format!(
+            "AWS {}, USD, on-demand, {}; month = 730 h{}",
+            options.region,
+            options.os.name(),
+            if price.derived() {
+                "; instance price derived per vCPU from its family's xlarge"
+            } else {
+                ""
+            }
+        ),
+    })
+}
+
+/// The demand a requirement puts on its volume (without headroom).
+pub fn demand_of(volume: &VolumeRequirements) -> AwsDemand {
+    let s = &volume.sizing;
+    let io = (s.io_size_bytes as f64).max(512.0);
+    let iops = s.iops.max(s.throughput_mb_s * 1e6 / io);
+    AwsDemand {
+        iops,
+        throughput_mb_s: iops * io / 1e6,
+        io_size_bytes: io,
+    }
+}
+
+/// `label=COUNTxTYPE,size_gib=N[,iops=N][,mib_s=N]`, as `predict --cloud aws --disk` takes it.
+pub fn disk_arg(spec: &AwsVolumeSpec) -> String {
+    let mut text = format!(
+        "{}={}x{},size_gib={}",
+        spec.label, spec.count, spec.volume_type, spec.size_gib
+    );
+    if let Some(iops) = spec.iops {
+        text.push_str(&format!(",iops={iops}"));
+    }
+    if let Some(mib_s) = spec.throughput_mib_s {
+        text.push_str(&format!(",mib_s={mib_s}"));
+    }
+    text
+}
+
+#[cfg(test)]
+#[path = "clouds_tests.rs"]
+mod tests;

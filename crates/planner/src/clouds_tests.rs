@@ -1,0 +1,168 @@
+//! AWS plans: the cheapest design changes with the workload, and every listed design passes
+//! the model it was sized with.
+
+use super::*;
+use iofit_model::requirements::{SizingTarget, VolumeRequirements};
+
+fn volume(
+    label: &str,
+    iops: f64,
+    mb_s: f64,
+    io_kib: u64,
+    random_pct: f64,
+    capacity_gib: f64,
+) -> VolumeRequirements {
+    VolumeRequirements {
+        label: label.into(),
+        sizing: SizingTarget {
+            iops,
+            throughput_mb_s: mb_s,
+            io_size_bytes: io_kib * 1024,
+            read_pct: 100.0,
+            random_pct,
+            capacity_gib: Some(capacity_gib),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn requirements(volumes: Vec<VolumeRequirements>) -> Requirements {
+    Requirements {
+        source: "test".into(),
+        growth_factor: 1.0,
+        volumes,
+        ..Default::default()
+    }
+}
+
+fn catalog() -> AwsCatalog {
+    AwsCatalog::embedded().unwrap()
+}
+
+/// Every design predicts as meeting its requirements, with at least the plan's headroom, and
+/// its total is the sum of its parts.
+fn check_designs(plan: &AwsPlan, requirements: &Requirements) {
+    assert!(!plan.designs.is_empty(), "{:?}", plan.notes);
+    let catalog = catalog();
+    for design in &plan.designs {
+        let instance = catalog.instance(&design.instance).unwrap();
+        let inputs: Vec<_> = design
+            .volumes
+            .iter()
+            .zip(&requirements.volumes)
+            .map(|(v, r)| {
+                (
+                    v.spec.clone(),
+                    catalog.volume_type(&v.spec.volume_type).unwrap(),
+                    demand_of(r),
+                )
+            })
+            .collect();
+        let prediction = model::predict(instance, &inputs, design.state).unwrap();
+        assert!(prediction.meets, "{} {:?}", design.instance, prediction);
+        assert!(
+            prediction.headroom_pct >= 10.0 - 1e-6,
+            "{} headroom {}",
+            design.instance,
+            prediction.headroom_pct
+        );
+        let parts: f64 = design.volumes.iter().map(|v| v.cost.total_usd_month).sum();
+        assert!((design.total_usd_month - design.instance_usd_month - parts).abs() < 1e-6);
+    }
+    for pair in plan.designs.windows(2) {
+        assert!(pair[0].total_usd_month <= pair[1].total_usd_month);
+    }
+}
+
+/// 50,000 IOPS of 8 KiB random reads: gp3 tops out at 16,000 IOPS per volume and each volume
+/// has 3,000 IOPS free, so the cheapest stripe is the widest allowed: 8 gp3 volumes of 6,945
+/// IOPS (55,556 with 10% headroom) and 63 GiB (500 GiB / 8); only an instance with at least
+/// 55,556 baseline IOPS carries it all day: m5.16xlarge (60,000) or m6i.12xlarge (60,000),
+/// the cheaper m6i.12xlarge.
+#[test]
+fn fifty_thousand_iops_random_read() {
+    let requirements = requirements(vec![volume("data", 50_000.0, 409.6, 8, 100.0, 500.0)]);
+    let plan = plan_aws(&requirements, &catalog(), &AwsPlanOptions::default());
+    check_designs(&plan, &requirements);
+    let best = &plan.designs[0];
+    assert_eq!(best.instance, "m6i.12xlarge");
+    let data = &best.volumes[0].spec;
+    assert_eq!((data.count, data.volume_type.as_str()), (8, "gp3"));
+    assert_eq!((data.iops, data.size_gib), (Some(6_945.0), 63.0));
+    // 8 x (63 GiB x $0.08 + 3,945 billed IOPS x $0.005) = $198.12; the instance 48 vCPU x
+    // $0.048 x 730 h.
+    assert!((best.volumes_usd_month - 8.0 * (63.0 * 0.08 + 3_945.0 * 0.005)).abs() < 1e-6);
+    let split = &best.volumes[0].cost;
+    assert!((split.storage_usd_month - 8.0 * 63.0 * 0.08).abs() < 1e-9);
+    assert!((split.iops_usd_month - 8.0 * 3_945.0 * 0.005).abs() < 1e-9);
+    assert_eq!(split.throughput_usd_month, 0.0);
+    assert!((best.instance_usd_month - 48.0 * 0.048 * 730.0).abs() < 1e-6);
+    // The stripe's 55,560 IOPS binds (10.0% headroom) before the instance's 60,000 (16.7%).
+    assert_eq!(best.prediction.binding, "volume data: 8 x gp3 IOPS");
+    let instance_limit = best.prediction.volumes[0]
+        .limits
+        .iter()
+        .find(|l| l.name == "instance m6i.12xlarge baseline IOPS")
+        .unwrap();
+    assert!((instance_limit.iops_allowed - 60_000.0).abs() < 1e-6);
+}
+
+/// 1,500 MB/s of 1 MiB sequential reads: 1,667 MB/s with headroom is 1,590 MiB/s; every gp3
+/// volume has 125 MiB/s free, so 8 volumes of 199 MiB/s (st1 would need 40 TiB at 40 MiB/s
+/// per TiB); an instance needs 1,667 MB/s of baseline throughput: m6i.12xlarge's 1,875 MB/s
+/// (m5's nearest, m5.16xlarge's 1,700, costs more).
+#[test]
+fn fifteen_hundred_mb_s_sequential() {
+    let requirements = requirements(vec![volume("scan", 1430.5, 1500.0, 1024, 0.0, 2000.0)]);
+    let plan = plan_aws(&requirements, &catalog(), &AwsPlanOptions::default());
+    check_designs(&plan, &requirements);
+    let best = &plan.designs[0];
+    assert_eq!(best.instance, "m6i.12xlarge");
+    let scan = &best.volumes[0].spec;
+    assert_eq!((scan.volume_type.as_str(), scan.count), ("gp3", 8));
+    assert_eq!(scan.throughput_mib_s, Some(199.0));
+    assert!(best.volumes[0].cost.throughput_usd_month > 0.0);
+    assert!(
+        best.prediction.binding.contains("throughput"),
+        "{}",
+        best.prediction.binding
+    );
+}
+
+/// A small burst-tolerant volume: a 10,000 IOPS peak that lasts under 30 minutes a day fits a
+/// 2-vCPU size's maximum (m5.large 18,750, m6i.large 40,000; baseline 3,600 both); held all
+/// day it needs a 2xlarge's 12,000 baseline.
+#[test]
+fn small_burst_tolerant_volume_uses_the_burst_window() {
+    let requirements = requirements(vec![volume("app", 10_000.0, 80.0, 8, 100.0, 100.0)]);
+    let sustained = plan_aws(&requirements, &catalog(), &AwsPlanOptions::default());
+    check_designs(&sustained, &requirements);
+    // m5.2xlarge and m6i.2xlarge both have a 12,000 IOPS baseline and the same price.
+    assert_eq!(sustained.designs[0].vcpu, 8);
+    assert!(sustained.designs[0].instance.ends_with(".2xlarge"));
+    assert_eq!(sustained.designs[0].state, AwsState::Sustained);
+    let options = AwsPlanOptions {
+        burst_tolerant: true,
+        ..Default::default()
+    };
+    let burst = plan_aws(&requirements, &catalog(), &options);
+    check_designs(&burst, &requirements);
+    let best = &burst.designs[0];
+    assert_eq!(best.instance, "m5.large");
+    assert_eq!(best.state, AwsState::Burst);
+    assert!(best.prediction.held_for.contains("30 minutes per 24 hours"));
+    assert!(best.total_usd_month < sustained.designs[0].total_usd_month);
+}
+
+/// Unpriced instance types (r6i, c6i) are left out and the plan says so.
+#[test]
+fn unpriced_instances_are_named() {
+    let requirements = requirements(vec![volume("data", 1000.0, 8.0, 8, 100.0, 10.0)]);
+    let plan = plan_aws(&requirements, &catalog(), &AwsPlanOptions::default());
+    assert!(plan
+        .notes
+        .iter()
+        .any(|n| n.contains("r6i.large") && n.contains("no sourced")));
+    assert!(plan.designs.iter().all(|d| d.instance.starts_with('m')));
+}

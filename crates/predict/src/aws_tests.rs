@@ -1,0 +1,162 @@
+//! AWS's own documented examples, reproduced by the model.
+
+use super::*;
+use iofit_catalog::clouds::aws::AwsCatalog;
+
+fn catalog() -> AwsCatalog {
+    AwsCatalog::embedded().unwrap()
+}
+
+fn spec(
+    kind: &str,
+    count: u32,
+    size_gib: f64,
+    iops: Option<f64>,
+    mib_s: Option<f64>,
+) -> AwsVolumeSpec {
+    AwsVolumeSpec {
+        label: "data".into(),
+        count,
+        volume_type: kind.into(),
+        size_gib,
+        iops,
+        throughput_mib_s: mib_s,
+    }
+}
+
+/// 'General Purpose SSD volumes', gp2 table: 1 to 33.33 GiB -> 100 IOPS, 1,862 s of burst at
+/// 3,000 IOPS; 100 GiB -> 300 IOPS, 2,000 s; 750 GiB -> 2,250 IOPS, 7,200 s; 1,000 GiB ->
+/// 3,000 IOPS, no burst ("N/A").
+#[test]
+fn gp2_burst_table_of_the_docs() {
+    let catalog = catalog();
+    let gp2 = catalog.volume_type("gp2").unwrap();
+    for (size, baseline, seconds) in [
+        (20.0, 100.0, Some(1862.0)),
+        (100.0, 300.0, Some(2000.0)),
+        (750.0, 2250.0, Some(7200.0)),
+        (1000.0, 3000.0, None),
+    ] {
+        let caps = volume_caps(&spec("gp2", 1, size, None, None), gp2).unwrap();
+        assert_eq!(caps.iops, baseline, "{size} GiB");
+        assert_eq!(caps.burst_seconds.map(f64::round), seconds, "{size} GiB");
+    }
+    // 'Volumes that are 170 GiB and smaller deliver a maximum throughput of 128 MiB/s',
+    // '334 GiB and larger deliver 250 MiB/s'.
+    let small = volume_caps(&spec("gp2", 1, 170.0, None, None), gp2).unwrap();
+    let large = volume_caps(&spec("gp2", 1, 334.0, None, None), gp2).unwrap();
+    assert_eq!(
+        (small.throughput_mib_s, large.throughput_mib_s),
+        (128.0, 250.0)
+    );
+}
+
+/// gp3: 'Maximum IOPS can be provisioned for volumes 32 GiB or larger (500 IOPS per GiB x 32
+/// GiB = 16,000 IOPS)'; 'Maximum throughput can be provisioned at 4,000 IOPS or higher
+/// (4,000 IOPS x 0.25 MiB/s per IOPS = 1,000 MiB/s)'.
+#[test]
+fn gp3_provisioning_rules_of_the_docs() {
+    let catalog = catalog();
+    let gp3 = catalog.volume_type("gp3").unwrap();
+    assert!(volume_caps(&spec("gp3", 1, 32.0, Some(16_000.0), None), gp3).is_ok());
+    let error = volume_caps(&spec("gp3", 1, 31.0, Some(16_000.0), None), gp3).unwrap_err();
+    assert!(error.to_string().contains("3000..15500"), "{error}");
+    assert!(volume_caps(&spec("gp3", 1, 8.0, Some(4_000.0), Some(1000.0)), gp3).is_ok());
+    assert!(volume_caps(&spec("gp3", 1, 8.0, Some(3_999.0), Some(1000.0)), gp3).is_err());
+    // Without provisioning: the free 3,000 IOPS and 125 MiB/s.
+    let free = volume_caps(&spec("gp3", 1, 10.0, None, None), gp3).unwrap();
+    assert_eq!((free.iops, free.throughput_mib_s), (3000.0, 125.0));
+}
+
+/// io2: 'a volume provisioned with 48,000 IOPS can support up to 750 MiB/s of throughput (16
+/// KiB per provisioned IOPS x 48,000 provisioned IOPS = 750 MiB/s)'; up to 32,000 IOPS, 500
+/// MiB/s.
+#[test]
+fn io2_throughput_example_of_the_docs() {
+    let catalog = catalog();
+    let io2 = catalog.volume_type("io2").unwrap();
+    let caps = volume_caps(&spec("io2", 1, 100.0, Some(48_000.0), None), io2).unwrap();
+    assert_eq!(caps.throughput_mib_s, 750.0);
+    let caps = volume_caps(&spec("io2", 1, 100.0, Some(20_000.0), None), io2).unwrap();
+    assert_eq!(caps.throughput_mib_s, 500.0);
+    // 'the maximum ratio ... is 500:1 for io2': a 100 GiB volume takes at most 50,000 IOPS.
+    assert!(volume_caps(&spec("io2", 1, 100.0, Some(50_001.0), None), io2).is_err());
+}
+
+/// 'Amazon EBS-optimized instances': m6i.2xlarge has a 12,000 IOPS baseline and 40,000 IOPS
+/// maximum (16 KiB I/O) 'for 30 minutes at least once every 24 hours'. Two gp3 volumes of
+/// 16,000 IOPS and 250 MiB/s each (16,000 x 16 KiB) ask 32,000: the instance baseline binds
+/// all day, nothing in the window.
+#[test]
+fn instance_baseline_binds_and_its_window_lifts_it() {
+    let catalog = catalog();
+    let instance = catalog.instance("m6i.2xlarge").unwrap();
+    let gp3 = catalog.volume_type("gp3").unwrap();
+    let volume = spec("gp3", 2, 32.0, Some(16_000.0), Some(250.0));
+    let demand = AwsDemand {
+        iops: 32_000.0,
+        throughput_mb_s: 32_000.0 * 16_384.0 / 1e6,
+        io_size_bytes: 16_384.0,
+    };
+    let sustained = predict(
+        instance,
+        &[(volume.clone(), gp3, demand.clone())],
+        AwsState::Sustained,
+    )
+    .unwrap();
+    assert!((sustained.delivered_iops - 12_000.0).abs() < 1e-6);
+    assert_eq!(sustained.binding, "instance m6i.2xlarge baseline IOPS");
+    assert!(!sustained.meets);
+    let burst = predict(instance, &[(volume, gp3, demand)], AwsState::Burst).unwrap();
+    assert!((burst.delivered_iops - 32_000.0).abs() < 1e-6);
+    assert!(burst.meets);
+    assert!(
+        burst.held_for.contains("30 minutes per 24 hours"),
+        "{}",
+        burst.held_for
+    );
+}
+
+/// The issue's example: m6i.2xlarge with data=2xgp3,iops=6000,mb_s=250 at 8 KiB random read.
+/// The volumes give 12,000 IOPS and 2 x 238.4 MiB/s; 12,000 x 8 KiB = 98 MB/s is far below
+/// either throughput limit, so an IOPS limit binds at 12,000.
+#[test]
+fn issue_example_parses_and_predicts() {
+    let catalog = catalog();
+    let rules_of = |name: &str| catalog.volume_type(name).ok().cloned();
+    let (volume, rules) = parse_volume_spec("data=2xgp3,iops=6000,mb_s=250", 0, &rules_of).unwrap();
+    assert_eq!((volume.count, volume.size_gib), (2, 12.0));
+    assert!((volume.throughput_mib_s.unwrap() - 238.418).abs() < 1e-3);
+    let instance = catalog.instance("m6i.2xlarge").unwrap();
+    let demand = AwsDemand {
+        iops: 50_000.0,
+        throughput_mb_s: 50_000.0 * 8192.0 / 1e6,
+        io_size_bytes: 8192.0,
+    };
+    let result = predict(instance, &[(volume, &rules, demand)], AwsState::Sustained).unwrap();
+    assert!((result.delivered_iops - 12_000.0).abs() < 1e-6);
+    assert!(result.binding.ends_with("IOPS"), "{}", result.binding);
+    // At 256 KiB sequential reads the volumes allow 2 x 250 MB/s = 500 MB/s, the instance's
+    // baseline 312.5 MB/s: the instance binds.
+    let (volume, rules) = parse_volume_spec("data=2xgp3,iops=6000,mb_s=250", 0, &rules_of).unwrap();
+    let demand = AwsDemand {
+        iops: 4_000.0,
+        throughput_mb_s: 4_000.0 * 262_144.0 / 1e6,
+        io_size_bytes: 262_144.0,
+    };
+    let result = predict(instance, &[(volume, &rules, demand)], AwsState::Sustained).unwrap();
+    assert!((result.delivered_mb_s - 312.5).abs() < 1e-6);
+    assert_eq!(result.binding, "instance m6i.2xlarge baseline throughput");
+}
+
+#[test]
+fn bad_specs_say_what_to_write() {
+    let catalog = catalog();
+    let rules_of = |name: &str| catalog.volume_type(name).ok().cloned();
+    let error = parse_volume_spec("data=2xgp9", 0, &rules_of).unwrap_err();
+    assert!(error.contains("gp3, gp2, io2 or st1"), "{error}");
+    let error = parse_volume_spec("data=1xgp2", 0, &rules_of).unwrap_err();
+    assert!(error.contains("size_gib"), "{error}");
+    let error = parse_volume_spec("data=1xgp3,iops=abc", 0, &rules_of).unwrap_err();
+    assert!(error.contains("plain number"), "{error}");
+}
