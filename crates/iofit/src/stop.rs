@@ -286,12 +286,36 @@ fn say_last_word(printed: Option<Printed>) -> Option<String> {
 /// Room the bound keeps for its note on stderr after the results' print has given up.
 const NOTE_ROOM: Duration = Duration::from_millis(50);
 
-/// The moment no print of results may pass: the bound less the room for the note.
+/// The moment no print of results may pass: the bound less the room for the note, or the
+/// moment a run gave up on a stdout that stopped taking its reports ([`give_up_stdout_at`]).
 fn bound_ns() -> u64 {
-    match DEADLINE_NS.load(Ordering::SeqCst) {
+    let bound = match DEADLINE_NS.load(Ordering::SeqCst) {
         u64::MAX => u64::MAX,
         at => at.saturating_sub(NOTE_ROOM.as_nanos() as u64),
+    };
+    bound.min(STDOUT_GIVEN_UP_NS.load(Ordering::SeqCst))
+}
+
+/// No print to stdout waits past this moment (ns since [`base`]): set when a run has ended and
+/// stdout has not taken its `--status-interval` reports (a pipe whose reader stopped reading).
+static STDOUT_GIVEN_UP_NS: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// From `at` on, no print to stdout waits for room: a report under way gives up (cut), and
+/// the results' print fails at once instead of holding the process for ever.
+pub(crate) fn give_up_stdout_at(at: Instant) {
+    STDOUT_GIVEN_UP_NS.fetch_min(ns_at(at), Ordering::SeqCst);
+}
+
+/// Prints an interim report (`--status-interval`) to stdout whole, never interleaved with
+/// another print, waiting for room until a stop's bound or [`give_up_stdout_at`]. Unlike
+/// [`print_results`] it leaves the command's last word in place: these are not the results.
+pub(crate) fn print_status(text: &str) -> std::io::Result<()> {
+    let mut printed = PRINTED.lock().unwrap_or_else(|e| e.into_inner());
+    let result = write_until(libc::STDOUT_FILENO, text.as_bytes(), bound_ns);
+    if result.is_err() {
+        *printed = Printed::Cut;
     }
+    result
 }
 
 fn take_last_word() -> Option<(LastWord, LastWordTo)> {
