@@ -115,6 +115,33 @@ fn ns_at(at: Instant) -> u64 {
     at.saturating_duration_since(base()).as_nanos() as u64
 }
 
+/// Who ends the process: only one may, the other waits. Before, the main thread returning
+/// from `main` while the bound wrote its last word cut that write off half way, and left its
+/// temporary file (`.NAME.*.iofit-tmp`, often empty) beside the output.
+static ENDING: AtomicU8 = AtomicU8::new(RUNNING);
+const RUNNING: u8 = 0;
+/// The main thread returns from `main` ([`before_exit`]).
+const MAIN_EXITS: u8 = 1;
+/// The bound or a second signal ends the process ([`end_now`]).
+const BOUND_ENDS: u8 = 2;
+
+/// The last thing `main` does before it returns: claims the end of the process. If the stop
+/// bound (or a second signal) is ending it already, waits for that end (it writes its last
+/// word, removes what is unfinished and exits 130). Otherwise no output is left half-written:
+/// the temporary files of outputs other threads still write (a clone abandoned in the
+/// kernel) are removed, or published for logs kept at exit, and none can be started after.
+pub(crate) fn before_exit() {
+    if ENDING
+        .compare_exchange(RUNNING, MAIN_EXITS, Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
+        loop {
+            std::thread::park();
+        }
+    }
+    iofit_safefs::atomic::remove_unfinished();
+}
+
 /// Installs the handler; the first thing `main` does.
 pub(crate) fn install() {
     base();
@@ -205,6 +232,18 @@ fn on_signal(signalled: Instant) {
 /// being written. Past the bound (`after`), first prints the results so far when the run has
 /// not printed its own (the watchdog starts this [`LAST_WORD_ROOM`] before the bound).
 fn end_now(after: Option<Duration>) -> ! {
+    if ENDING
+        .compare_exchange(RUNNING, BOUND_ENDS, Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
+        // The main thread is on its way out with its own results written: start no output
+        // (one cut off by its exit would leave a temporary file), and end the process at the
+        // bound only if that exit has not by then.
+        let left = Duration::from_nanos(bound_ns().saturating_sub(now_ns())).min(STOP_BOUND);
+        std::thread::sleep(left);
+        // SAFETY: as below.
+        unsafe { libc::_exit(i32::from(INTERRUPTED)) }
+    }
     // Results printed to stdout are printed whole: wait (until the bound at most) for a print
     // under way to end, and keep the lock so that none starts.
     let printed = lock_until(

@@ -349,3 +349,189 @@ fn compare_judges_the_final_report_of_a_status_interval_stream() {
     assert!(stdout.contains("verdict: PASS"), "{stdout}");
     assert!(!stdout.contains("final report"), "{stdout}");
 }
+
+const FREEZER: &str = "/sys/fs/cgroup/freezer";
+
+/// A freezer cgroup (v1) holding single threads, frozen until thawed; removed on drop.
+struct Freeze {
+    dir: std::path::PathBuf,
+}
+
+impl Freeze {
+    fn new() -> Option<Freeze> {
+        let dir = Path::new(FREEZER).join(format!("iofit-scale-{}", std::process::id()));
+        std::fs::create_dir(&dir).ok()?;
+        Some(Freeze { dir })
+    }
+
+    /// Moves one thread (`tasks` takes thread ids) into the cgroup and freezes it.
+    fn thread(&self, tid: u32) {
+        std::fs::write(self.dir.join("tasks"), tid.to_string()).expect("move the thread");
+        std::fs::write(self.dir.join("freezer.state"), "FROZEN").expect("freeze");
+        let since = Instant::now();
+        while std::fs::read_to_string(self.dir.join("freezer.state"))
+            .unwrap_or_default()
+            .trim()
+            != "FROZEN"
+        {
+            assert!(since.elapsed() < Duration::from_secs(10), "not frozen");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn thaw(&self) {
+        std::fs::write(self.dir.join("freezer.state"), "THAWED").expect("thaw");
+    }
+}
+
+impl Drop for Freeze {
+    fn drop(&mut self) {
+        let _ = std::fs::write(self.dir.join("freezer.state"), "THAWED");
+        for _ in 0..200 {
+            if std::fs::remove_dir(&self.dir).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+}
+
+/// The ids of process `pid`'s threads named `name`.
+fn threads_named(pid: u32, name: &str) -> Vec<u32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            std::fs::read_to_string(entry.path().join("comm"))
+                .is_ok_and(|comm| comm.trim_end() == name)
+        })
+        .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+/// Waits (a minute at most) for the run's first clone, a thread named `JOB.0`.
+fn wait_for_thread(pid: u32, name: &str) {
+    let since = Instant::now();
+    while threads_named(pid, name).is_empty() {
+        assert!(
+            since.elapsed() < Duration::from_secs(60),
+            "no thread {name}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn temporary_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".iofit-tmp"))
+        .collect()
+}
+
+/// The race of the issue, made certain: the stop bound writes its last word (the results so
+/// far) to `--output` while the main thread, frozen until then, ends the run and returns from
+/// `main`. strace holds the bound's rename for 4 s, so that its temporary file is there when
+/// the main thread exits. Before, that exit cut the bound's write off and left its temporary
+/// file; now the main thread waits for the bound, which finishes its write and ends the
+/// process (130). Needs root, the cgroup v1 freezer and strace; skipped without them.
+#[test]
+fn a_normal_exit_racing_the_stop_bound_leaves_no_temporary_file() {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let strace = Command::new("strace").arg("-V").output().is_ok();
+    if !root || !Path::new(FREEZER).join("tasks").exists() || !strace {
+        eprintln!("skipping: needs root, the cgroup v1 freezer and strace");
+        return;
+    }
+    let _serial = serial();
+    let Some(freeze) = Freeze::new() else {
+        eprintln!("skipping: cannot make a freezer cgroup under {FREEZER}");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("results.json");
+    let mut child = iofit()
+        .args(["run", "--quiet", "--output-format=json", "--name=long"])
+        .args(["--rw=randread", "--bs=4k", "--size=16m", "--runtime=60"])
+        .args(["--time_based", "--ioengine=psync"])
+        .arg(format!(
+            "--filename={}",
+            dir.path().join("data.bin").display()
+        ))
+        .arg(format!("--output={}", output.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    wait_for_thread(pid, "long.0");
+    let bound = threads_named(pid, "stop-bound");
+    assert_eq!(bound.len(), 1, "the stop bound's thread");
+    let mut tracer = Command::new("strace")
+        .args(["-qq", "-o", "/dev/null"])
+        .args(["-e", "trace=rename,renameat,renameat2"])
+        .args(["-e", "inject=rename,renameat,renameat2:delay_enter=4s"])
+        .args(["-p", &bound[0].to_string()])
+        .spawn()
+        .unwrap();
+    // Attached once the thread has a tracer.
+    let status = format!("/proc/{pid}/task/{}/status", bound[0]);
+    let since = Instant::now();
+    while !std::fs::read_to_string(&status)
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.starts_with("TracerPid:") && l.trim_end() != "TracerPid:\t0")
+    {
+        assert!(
+            since.elapsed() < Duration::from_secs(10),
+            "strace did not attach"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // The main thread (its tid is the pid) only: the clones, the signal thread and the bound
+    // go on.
+    freeze.thread(pid);
+    // To the clone's thread: a signal to the process would go to the frozen main thread,
+    // whose handler would not run until it thaws.
+    let clone = threads_named(pid, "long.0")[0];
+    // SAFETY: tgkill on a thread of a child this test started and has not reaped.
+    let sent = unsafe { libc::syscall(libc::SYS_tgkill, pid, clone, libc::SIGINT) };
+    assert_eq!(sent, 0);
+    // The bound's last word: its temporary file appears, and stays while its rename is held.
+    let since = Instant::now();
+    while temporary_files(dir.path()).is_empty() {
+        assert!(
+            since.elapsed() < Duration::from_secs(5),
+            "the bound wrote no last word"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Now the main thread ends the run itself, while the bound's write is under way.
+    freeze.thaw();
+    let since = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if since.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("still running 30 s after the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = tracer.wait();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(
+        temporary_files(dir.path()),
+        Vec::<String>::new(),
+        "temporary files left; {stderr}"
+    );
+    assert_eq!(code, Some(130), "{stderr}");
+    let results: Value =
+        serde_json::from_slice(&std::fs::read(&output).expect("the results")).expect("whole JSON");
+    assert_eq!(results["jobs"][0]["jobname"], "long");
+}
