@@ -1181,11 +1181,11 @@ pub fn run_jobs(
             }
         }
         drop(tx);
-        // Time zero of the set: every clone's runtime, ramp and start delay count from here.
-        let set_start = gate.open_when_ready(spawned, &options.stop);
         if let Some(live) = &options.live {
             live.start_set(&cells, &cell_slots);
         }
+        // Time zero of the set: every clone's runtime, ramp and start delay count from here.
+        let set_start = gate.open_when_ready(spawned, &options.stop);
         let mut outstanding = cell;
         let mut stop_seen: Option<Instant> = None;
         while outstanding > 0 {

@@ -580,6 +580,32 @@ fn thread_cpu() -> (u64, u64, u64) {
 }
 
 /// (major, minor) page faults of this thread so far.
+/// The wall-clock time (ms since the Unix epoch) of `at_ns` on `clock`, not of this call: a
+/// clone the CPU scheduled late after its start gate still began its window when the gate
+/// opened. The clock and the wall clock are read back to back; a pair the CPU split (the
+/// thread preempted between them) is read again, a few times at most.
+fn epoch_ms_at<C: Clock>(clock: &C, at_ns: u64) -> u64 {
+    use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+    const TIGHT_NS: u64 = 50_000;
+    let mut wall = SystemTime::now();
+    let mut late_ns = 0;
+    for _ in 0..5 {
+        let Some(before) = clock.ns_at(Instant::now()) else {
+            break; // a clock of its own (tests): the wall clock now
+        };
+        wall = SystemTime::now();
+        let after = clock.ns_at(Instant::now()).unwrap_or(before);
+        late_ns = before.saturating_sub(at_ns);
+        if after.saturating_sub(before) < TIGHT_NS {
+            break;
+        }
+    }
+    wall.checked_sub(Duration::from_nanos(late_ns))
+        .unwrap_or(wall)
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
 fn thread_faults() -> (u64, u64) {
     let usage = thread_usage();
     (usage.ru_majflt as u64, usage.ru_minflt as u64)
@@ -960,17 +986,7 @@ impl<'a, C: Clock> Run<'a, C> {
         self.faults_start = thread_faults();
         // SAFETY: gettid has no preconditions and cannot fail.
         self.out.tid = unsafe { libc::gettid() } as u32;
-        // The wall-clock time of `now`, not of this call: a clone the CPU scheduled late after
-        // its start gate still began its window when the gate opened.
-        let late_ns = self
-            .clock
-            .ns_at(std::time::Instant::now())
-            .map_or(0, |t| t.saturating_sub(now));
-        self.out.start_epoch_ms = std::time::SystemTime::now()
-            .checked_sub(std::time::Duration::from_nanos(late_ns))
-            .unwrap_or_else(std::time::SystemTime::now)
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
+        self.out.start_epoch_ms = epoch_ms_at(self.clock, now);
         self.out.io_depths = Default::default();
     }
 
