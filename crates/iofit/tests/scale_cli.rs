@@ -535,3 +535,25 @@ fn a_normal_exit_racing_the_stop_bound_leaves_no_temporary_file() {
         serde_json::from_slice(&std::fs::read(&output).expect("the results")).expect("whole JSON");
     assert_eq!(results["jobs"][0]["jobname"], "long");
 }
+
+/// Jobs for other machines (`--hosts`) are not held to this machine's CPUs: each host's
+/// engine checks its own. The same text for this machine is refused.
+#[test]
+fn jobs_for_other_hosts_are_not_held_to_this_machines_cpus() {
+    use iofit_jobfile::fio::{parse_str, ParseOptions};
+    let (cap, _) = iofit_model::limits::max_clones_here();
+    if cap == iofit_model::limits::MAX_CLONES {
+        eprintln!("8 CPUs or more: no job within the fixed cap is over this machine's");
+        return;
+    }
+    let text = null_job(cap + 1);
+    let here = ParseOptions::default();
+    let error = parse_str(&text, "many.fio", &here).unwrap_err().to_string();
+    assert!(error.contains("many.fio:11"), "{error}");
+    let elsewhere = ParseOptions {
+        run_elsewhere: true,
+        ..ParseOptions::default()
+    };
+    let jobs = parse_str(&text, "many.fio", &elsewhere).unwrap();
+    assert_eq!(jobs[0].numjobs, cap + 1);
+}

@@ -39,6 +39,9 @@ pub struct ParseOptions {
     pub sections: Vec<String>,
     /// Do not look at the targets (whether files exist): fio's `--parse-only`.
     pub skip_target_checks: bool,
+    /// The jobs run on other machines (`--hosts`): how many clones each machine starts in
+    /// time is checked there (by the engine, with that machine's CPUs), not against this one.
+    pub run_elsewhere: bool,
 }
 
 /// Where command-line options and overrides are said to come from in errors.
@@ -577,7 +580,7 @@ fn build_jobs(
             set_clones = 0;
         }
         set_clones = set_clones.saturating_add(job.numjobs.max(1));
-        if !opts.skip_target_checks {
+        if !opts.skip_target_checks && !opts.run_elsewhere {
             let numjobs_at = options.iter().rev().find(|o| o.key == "numjobs");
             let here = *here.get_or_init(iofit_model::limits::max_clones_here);
             check_clones_here(&job, set_clones, here, numjobs_at.copied(), &section.loc)?;
