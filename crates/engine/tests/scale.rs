@@ -19,7 +19,8 @@ const RUNTIME: Duration = Duration::from_secs(1);
 /// starting the threads and letting each make its engine and histograms (before the gate), and
 /// after the runtime each clone's turn on the CPU to see its end, then the merge of 1024
 /// clones' histograms. On this project's 2-core test machine, debug build, beside other
-/// builds (load average 60-90), 1024 null clones took 1.5-2.0 s in all.
+/// builds (load average 30-90), 1024 null clones took 1.5-2.0 s in all; while the load
+/// average spiked past 100 they took up to 2.5 s, and this bound fails there.
 const ROOM: Duration = Duration::from_secs(1);
 /// How far apart the clones' measured windows may begin: the gate opens once for all, and a
 /// clone's start time is the gate's (its wall-clock time is read at ms precision, twice).

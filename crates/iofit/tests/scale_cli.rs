@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 const RUNTIME: Duration = Duration::from_secs(1);
 /// The bound past the runtime, at 1024 clones. Also in it here: the process's start,
 /// parsing, rendering the JSON and exiting. Measured on the project's 2-core test machine
-/// beside other builds (debug build, load average 30-100): 1.5-2.0 s in all.
+/// beside other engineers' builds (debug build): 1.5-2.0 s in all at load average 30-50, up
+/// to 2.4-3.9 s while the load average spiked to 100 (this process then gets a fraction of
+/// a CPU): there the bound does not hold, and this test fails.
 const ROOM: Duration = Duration::from_secs(1);
 /// `iofit::stop::STOP_BOUND`: how long a run waits, once over, for a stdout that takes nothing.
 const STOP_BOUND: Duration = Duration::from_secs(1);
