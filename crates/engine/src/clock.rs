@@ -10,6 +10,11 @@ pub trait Clock {
     fn now_ns(&self) -> u64;
     /// Waits until `deadline_ns` (no-op when it has passed).
     fn sleep_until(&self, deadline_ns: u64);
+    /// `at` on this clock, when the clock follows real time (the moment a run's start gate
+    /// opened, shared by every clone); None for a clock of its own (`FakeClock`).
+    fn ns_at(&self, _at: Instant) -> Option<u64> {
+        None
+    }
 }
 
 /// The monotonic clock (vDSO `clock_gettime`, ~20 ns a call).
@@ -47,6 +52,10 @@ impl Clock for MonotonicClock {
         if deadline_ns > now {
             std::thread::sleep(Duration::from_nanos(deadline_ns - now));
         }
+    }
+
+    fn ns_at(&self, at: Instant) -> Option<u64> {
+        Some(at.saturating_duration_since(self.origin).as_nanos() as u64)
     }
 }
 

@@ -11,9 +11,9 @@ use crate::error::EngineError;
 use iofit_model::job::{EngineKind, JobSpec, Target};
 use iofit_stats::LatencyHistogram;
 
-/// The most clones that run at once. fio refuses more than 4096 jobs (`REAL_MAX_JOBS`); a
-/// thread per clone beyond that measures the scheduler, not the storage.
-pub const MAX_CLONES: u64 = 4096;
+/// The most clones that run at once on any machine (`iofit_model::limits::MAX_CLONES`, fio's
+/// `REAL_MAX_JOBS`); a thread per clone beyond that measures the scheduler, not the storage.
+pub const MAX_CLONES: u64 = iofit_model::limits::MAX_CLONES as u64;
 /// File descriptors iofit itself holds besides the jobs' (stdio, the output file, the layout).
 const OWN_FDS: u64 = 16;
 /// Resident memory of a clone's thread (its stack as touched, TLS, kernel task), generously.
@@ -37,6 +37,9 @@ pub struct Needs {
 /// What the machine allows; `None` where it could not be read (that check is skipped).
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
+    /// The CPUs this process runs on: a run starts at most
+    /// `iofit_model::limits::max_clones_for(cpus)` clones at once.
+    pub cpus: Option<u32>,
     /// Memory available to this process, and where that figure comes from.
     pub memory_bytes: Option<(u64, &'static str)>,
     /// Threads this process may start, and the limit's name.
@@ -174,6 +177,17 @@ pub fn check(needs: &Needs, limits: &Limits) -> Result<(), EngineError> {
             needs.threads
         )));
     }
+    if let Some(cpus) = limits.cpus {
+        use iofit_model::limits::{max_clones_for, MAX_CLONES_PER_CPU, OVERRUN_BUDGET};
+        let limit = u64::from(max_clones_for(cpus));
+        if needs.threads > limit {
+            return Err(too_big(format!(
+                "the run starts {} clones (threads) at once, more than this machine starts and ends within {} s of the runtime: at most {limit} ({cpus} CPU(s) x {MAX_CLONES_PER_CPU}, iofit_model::limits); lower numjobs (threads= in a vdbench file), put a stonewall between jobs, or run on a machine with more CPUs",
+                needs.threads,
+                OVERRUN_BUDGET.as_secs()
+            )));
+        }
+    }
     if let Some((limit, name)) = limits.threads {
         if needs.threads + 1 > limit {
             return Err(too_big(format!(
@@ -230,6 +244,7 @@ pub fn show_bytes(bytes: u64) -> String {
 /// The limits of this machine and process.
 pub fn limits() -> Limits {
     Limits {
+        cpus: Some(iofit_model::limits::cpus_here()),
         memory_bytes: available_memory(),
         threads: thread_limit(),
         open_files: open_file_limit(),
@@ -335,6 +350,7 @@ mod tests {
 
     fn roomy() -> Limits {
         Limits {
+            cpus: Some(64),
             memory_bytes: Some((64 << 30, "test")),
             threads: Some((100_000, "test threads")),
             open_files: Some((1 << 20, 3)),
@@ -418,6 +434,24 @@ mod tests {
         assert_eq!(n.threads, 3000);
         assert_eq!(n.clones_total, 6000);
         assert!(check(&n, &roomy()).is_ok());
+    }
+
+    #[test]
+    fn more_clones_than_the_cpus_start_in_time_are_refused_naming_the_cpus() {
+        let n = needs(&[job(EngineKind::Null, 1025, 1, Bytes::kib(4))]);
+        let two_cpus = Limits {
+            cpus: Some(2),
+            ..roomy()
+        };
+        let e = check(&n, &two_cpus).unwrap_err().to_string();
+        assert!(e.contains("1025 clones"), "{e}");
+        assert!(e.contains("at most 1024 (2 CPU(s) x 512"), "{e}");
+        assert!(e.contains("lower numjobs"), "{e}");
+        let n = needs(&[job(EngineKind::Null, 1024, 1, Bytes::kib(4))]);
+        assert!(
+            check(&n, &two_cpus).is_ok(),
+            "1024 clones start in time on 2 CPUs"
+        );
     }
 
     #[test]

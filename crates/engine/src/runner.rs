@@ -973,6 +973,7 @@ pub fn run_jobs(
     if let Some(live) = &options.live {
         live.begin(&report.result, jobs, slot_templates(&slots));
     }
+    let mut live_feed = crate::live::LiveFeed::new(slots.len());
     // fio's Disk stats: the disks under the laid-out files, from now to the end of the run.
     let disks = crate::diskstats::DiskSampler::start(
         plans
@@ -1022,7 +1023,9 @@ pub fn run_jobs(
         let mut cell_slots: Vec<usize> = Vec::new();
         // Per cell: the clone's output was taken into its slot (its snapshot no longer counts).
         let mut absorbed = vec![false; cells.len()];
-        let set_start = Instant::now();
+        // Every clone of the set gets ready, then all start at once (see `gate`).
+        let gate = Arc::new(crate::gate::StartGate::new());
+        let mut spawned = 0usize;
         for (position, &j) in set.iter().enumerate() {
             let job = &jobs[j];
             if let Some(spec) = &job.steady_state {
@@ -1078,7 +1081,9 @@ pub fn run_jobs(
                 let thread_index = plans[..j].iter().map(Vec::len).sum::<usize>() + c;
                 let thread_control = job.thread_control.for_thread(thread_index);
                 let uring = job.uring.clone();
+                let ends_on_error = Arc::clone(&end_flags);
                 let end_flags = Arc::clone(&end_flags);
+                let gate_of_set = Arc::clone(&gate);
                 let clock_choice = options.clock;
                 let my_cell = cell;
                 let each_loop = crate::each_loop::passes(job).map(|loops| {
@@ -1094,11 +1099,15 @@ pub fn run_jobs(
                         // SAFETY: PR_SET_TIMERSLACK takes integer arguments only and changes
                         // this thread's timer slack, nothing else.
                         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0, 0, 0) };
+                        // Dropped unused if the clone fails before its first IO: it counts
+                        // as ready, so the gate never waits for it.
+                        let ticket = crate::gate::StartTicket::new(&gate_of_set);
                         let shared = CloneShared {
                             stop: &stop,
                             end_set: Some(&end_flags[position]),
                             progress: &cells[my_cell],
                             series: &series,
+                            start: Some(&ticket),
                         };
                         if let Err(e) = crate::threads::apply_to_current_thread(&thread_control) {
                             let _ = tx.send((slot, my_cell, setup_failed(e.to_string())));
@@ -1156,17 +1165,27 @@ pub fn run_jobs(
                         cells[my_cell].finished.store(true, Ordering::Relaxed);
                         let _ = tx.send((slot, my_cell, output));
                     })
-                    .map_err(|e| EngineError::Setup {
-                        engine: "runner",
-                        message: format!("cannot start a thread: {e}"),
+                    .map_err(|e| {
+                        // The clones already started must not wait at the gate for ever.
+                        for flag in ends_on_error.iter() {
+                            flag.store(true, Ordering::Relaxed);
+                        }
+                        gate.open_now();
+                        EngineError::Setup {
+                            engine: "runner",
+                            message: format!("cannot start a thread: {e}"),
+                        }
                     })?;
                 handles.push(handle);
+                spawned += 1;
             }
         }
         drop(tx);
         if let Some(live) = &options.live {
             live.start_set(&cells, &cell_slots);
         }
+        // Time zero of the set: every clone's runtime, ramp and start delay count from here.
+        let set_start = gate.open_when_ready(spawned, &options.stop);
         let mut outstanding = cell;
         let mut stop_seen: Option<Instant> = None;
         while outstanding > 0 {
@@ -1205,15 +1224,9 @@ pub fn run_jobs(
                     absorbed[cell_index] = true;
                     outstanding -= 1;
                     let slot = &mut slots[slot_index];
-                    absorb(slot, output);
+                    let taken = absorb(slot, output);
                     if let Some(live) = &options.live {
-                        let sums = crate::live::SlotSums {
-                            read: &slot.read,
-                            write: &slot.write,
-                            trim: &slot.trim,
-                            runtime_ns: slot.runtime_ns,
-                        };
-                        live.absorbed(cell_index, slot_index, sums);
+                        live_feed.absorbed(live, cell_index, slot_index, taken);
                     }
                     if slot.clones_done == slot.clones_expected {
                         let job = &jobs[slot.job_index];
@@ -1515,7 +1528,8 @@ fn give_up(slots: &mut [Slot], indices: impl Iterator<Item = usize>, jobs: &[Job
     }
 }
 
-fn absorb(slot: &mut Slot, output: CloneOutput) {
+/// Takes a clone's output into its slot; returns the clone's sums (for the live results).
+fn absorb(slot: &mut Slot, output: CloneOutput) -> crate::live::Sums {
     slot.clones_done += 1;
     slot.read.merge(&output.read);
     slot.write.merge(&output.write);
@@ -1569,6 +1583,12 @@ fn absorb(slot: &mut Slot, output: CloneOutput) {
             "{} IO(s) still in flight {when} were cancelled or abandoned; their latency is not in the results",
             output.cancelled_ios
         ));
+    }
+    crate::live::Sums {
+        read: output.read,
+        write: output.write,
+        trim: output.trim,
+        runtime_ns: output.runtime_ns,
     }
 }
 

@@ -375,6 +375,10 @@ pub struct CloneShared<'a> {
     pub end_set: Option<&'a AtomicBool>,
     pub progress: &'a ProgressCell,
     pub series: &'a Mutex<SeriesMerger>,
+    /// The clone's place at its set's start gate (see [`crate::gate`]): the clone waits there
+    /// once it is ready, and its runtime counts from the moment the gate opened. None: the
+    /// clone starts at once (a clone run on its own).
+    pub start: Option<&'a crate::gate::StartTicket<'a>>,
 }
 
 /// What one clone measured.
@@ -576,6 +580,32 @@ fn thread_cpu() -> (u64, u64, u64) {
 }
 
 /// (major, minor) page faults of this thread so far.
+/// The wall-clock time (ms since the Unix epoch) of `at_ns` on `clock`, not of this call: a
+/// clone the CPU scheduled late after its start gate still began its window when the gate
+/// opened. The clock and the wall clock are read back to back; a pair the CPU split (the
+/// thread preempted between them) is read again, a few times at most.
+fn epoch_ms_at<C: Clock>(clock: &C, at_ns: u64) -> u64 {
+    use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+    const TIGHT_NS: u64 = 50_000;
+    let mut wall = SystemTime::now();
+    let mut late_ns = 0;
+    for _ in 0..5 {
+        let Some(before) = clock.ns_at(Instant::now()) else {
+            break; // a clock of its own (tests): the wall clock now
+        };
+        wall = SystemTime::now();
+        let after = clock.ns_at(Instant::now()).unwrap_or(before);
+        late_ns = before.saturating_sub(at_ns);
+        if after.saturating_sub(before) < TIGHT_NS {
+            break;
+        }
+    }
+    wall.checked_sub(Duration::from_nanos(late_ns))
+        .unwrap_or(wall)
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
 fn thread_faults() -> (u64, u64) {
     let usage = thread_usage();
     (usage.ru_majflt as u64, usage.ru_minflt as u64)
@@ -852,8 +882,12 @@ impl<'a, C: Clock> Run<'a, C> {
         self.flow.as_mut()?.hold()
     }
 
-    fn start(&mut self) {
-        let t = self.clock.now_ns();
+    /// Starts the clone's clock: at `gate_ns` (when its set's start gate opened, on this
+    /// clock) when given, else now. A clone the CPU scheduled late after the gate still counts
+    /// from the gate, as every other clone of the set does: the group's IOs are then summed over
+    /// one window, the set's wall time.
+    fn start(&mut self, gate_ns: Option<u64>) {
+        let t = gate_ns.unwrap_or_else(|| self.clock.now_ns());
         self.iolog_start_ns = t;
         self.open_replay();
         if self.plan.write_iolog.is_some() {
@@ -861,10 +895,18 @@ impl<'a, C: Clock> Run<'a, C> {
                 self.log_action(t, file, "open", None);
             }
         }
-        if self.plan.start_delay_ns > 0 {
-            self.pause_until(t + self.plan.start_delay_ns);
-        }
-        let start = self.clock.now_ns();
+        let delay_ns = self.plan.start_delay_ns;
+        let start = match gate_ns {
+            // From the gate, the delay ends when it is due (a stop may end it sooner).
+            Some(gate) if delay_ns > 0 => self.pause_until(gate + delay_ns).min(gate + delay_ns),
+            Some(gate) => gate,
+            None => {
+                if delay_ns > 0 {
+                    self.pause_until(t + delay_ns);
+                }
+                self.clock.now_ns()
+            }
+        };
         self.start_ns = start;
         self.rate_start = start;
         self.ramp_end = start + self.plan.ramp_ns;
@@ -944,9 +986,7 @@ impl<'a, C: Clock> Run<'a, C> {
         self.faults_start = thread_faults();
         // SAFETY: gettid has no preconditions and cannot fail.
         self.out.tid = unsafe { libc::gettid() } as u32;
-        self.out.start_epoch_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
+        self.out.start_epoch_ms = epoch_ms_at(self.clock, now);
         self.out.io_depths = Default::default();
     }
 
@@ -1579,7 +1619,12 @@ pub fn run_clone<E: Engine, C: Clock>(
     if let Some(e) = run.data.take_setup_error() {
         run.out.error = Some(e);
     }
-    run.start();
+    // Ready: engine, buffers, files and histograms are made. Wait for the set's other clones.
+    let gate_ns = shared
+        .start
+        .and_then(|ticket| ticket.wait())
+        .and_then(|opened| clock.ns_at(opened));
+    run.start(gate_ns);
     if plan.data.verify_only() {
         return crate::data::verify_only(&mut run, engine);
     }

@@ -59,6 +59,7 @@ fn run(write: bool, errno: i32, errors: ErrorPolicy) -> CloneOutput {
         end_set: None,
         progress: &progress,
         series: &series,
+        start: None,
     };
     run_clone(&mut device, &clock, &plan, &shared)
 }

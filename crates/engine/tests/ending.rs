@@ -229,6 +229,7 @@ mod stalled {
             end_set: None,
             progress: &progress,
             series: &series,
+            start: None,
         };
         let out = run_clone(&mut device, &clock, &plan, &shared);
         let ended = clock.now_ns();

@@ -211,6 +211,7 @@ mod stamps {
                 end_set: None,
                 progress: &progress,
                 series: &series,
+                start: None,
             };
             let out = run_clone(&mut device, &clock, &plan, &shared);
             assert_eq!(out.read.ios, 2000);

@@ -80,6 +80,7 @@ fn run(serialize_overlap: bool) -> (u64, RecordingDevice) {
         end_set: None,
         progress: &progress,
         series: &series,
+        start: None,
     };
     let out = run_clone(&mut device, &clock, &plan(serialize_overlap), &shared);
     assert!(out.error.is_none(), "{:?}", out.error);

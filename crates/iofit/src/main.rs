@@ -117,10 +117,13 @@ fn main() -> ExitCode {
         Command::SlurmScript(args) => cmd::slurm_script::run(args),
         Command::Worker(args) => cmd::remote::worker(args),
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(error) => exit::report(&error),
-    }
+    };
+    // No output of this process is left half-written by its end (see `stop::before_exit`).
+    stop::before_exit();
+    code
 }
 
 /// Rust ignores SIGPIPE, so `iofit plan | head` would turn every later `println!` into a panic.

@@ -115,6 +115,33 @@ fn ns_at(at: Instant) -> u64 {
     at.saturating_duration_since(base()).as_nanos() as u64
 }
 
+/// Who ends the process: only one may, the other waits. Before, the main thread returning
+/// from `main` while the bound wrote its last word cut that write off half way, and left its
+/// temporary file (`.NAME.*.iofit-tmp`, often empty) beside the output.
+static ENDING: AtomicU8 = AtomicU8::new(RUNNING);
+const RUNNING: u8 = 0;
+/// The main thread returns from `main` ([`before_exit`]).
+const MAIN_EXITS: u8 = 1;
+/// The bound or a second signal ends the process ([`end_now`]).
+const BOUND_ENDS: u8 = 2;
+
+/// The last thing `main` does before it returns: claims the end of the process. If the stop
+/// bound (or a second signal) is ending it already, waits for that end (it writes its last
+/// word, removes what is unfinished and exits 130). Otherwise no output is left half-written:
+/// the temporary files of outputs other threads still write (a clone abandoned in the
+/// kernel) are removed, or published for logs kept at exit, and none can be started after.
+pub(crate) fn before_exit() {
+    if ENDING
+        .compare_exchange(RUNNING, MAIN_EXITS, Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
+        loop {
+            std::thread::park();
+        }
+    }
+    iofit_safefs::atomic::remove_unfinished();
+}
+
 /// Installs the handler; the first thing `main` does.
 pub(crate) fn install() {
     base();
@@ -205,6 +232,18 @@ fn on_signal(signalled: Instant) {
 /// being written. Past the bound (`after`), first prints the results so far when the run has
 /// not printed its own (the watchdog starts this [`LAST_WORD_ROOM`] before the bound).
 fn end_now(after: Option<Duration>) -> ! {
+    if ENDING
+        .compare_exchange(RUNNING, BOUND_ENDS, Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
+        // The main thread is on its way out with its own results written: start no output
+        // (one cut off by its exit would leave a temporary file), and end the process at the
+        // bound only if that exit has not by then.
+        let left = Duration::from_nanos(bound_ns().saturating_sub(now_ns())).min(STOP_BOUND);
+        std::thread::sleep(left);
+        // SAFETY: as below.
+        unsafe { libc::_exit(i32::from(INTERRUPTED)) }
+    }
     // Results printed to stdout are printed whole: wait (until the bound at most) for a print
     // under way to end, and keep the lock so that none starts.
     let printed = lock_until(
@@ -286,12 +325,36 @@ fn say_last_word(printed: Option<Printed>) -> Option<String> {
 /// Room the bound keeps for its note on stderr after the results' print has given up.
 const NOTE_ROOM: Duration = Duration::from_millis(50);
 
-/// The moment no print of results may pass: the bound less the room for the note.
+/// The moment no print of results may pass: the bound less the room for the note, or the
+/// moment a run gave up on a stdout that stopped taking its reports ([`give_up_stdout_at`]).
 fn bound_ns() -> u64 {
-    match DEADLINE_NS.load(Ordering::SeqCst) {
+    let bound = match DEADLINE_NS.load(Ordering::SeqCst) {
         u64::MAX => u64::MAX,
         at => at.saturating_sub(NOTE_ROOM.as_nanos() as u64),
+    };
+    bound.min(STDOUT_GIVEN_UP_NS.load(Ordering::SeqCst))
+}
+
+/// No print to stdout waits past this moment (ns since [`base`]): set when a run has ended and
+/// stdout has not taken its `--status-interval` reports (a pipe whose reader stopped reading).
+static STDOUT_GIVEN_UP_NS: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// From `at` on, no print to stdout waits for room: a report under way gives up (cut), and
+/// the results' print fails at once instead of holding the process for ever.
+pub(crate) fn give_up_stdout_at(at: Instant) {
+    STDOUT_GIVEN_UP_NS.fetch_min(ns_at(at), Ordering::SeqCst);
+}
+
+/// Prints an interim report (`--status-interval`) to stdout whole, never interleaved with
+/// another print, waiting for room until a stop's bound or [`give_up_stdout_at`]. Unlike
+/// [`print_results`] it leaves the command's last word in place: these are not the results.
+pub(crate) fn print_status(text: &str) -> std::io::Result<()> {
+    let mut printed = PRINTED.lock().unwrap_or_else(|e| e.into_inner());
+    let result = write_until(libc::STDOUT_FILENO, text.as_bytes(), bound_ns);
+    if result.is_err() {
+        *printed = Printed::Cut;
     }
+    result
 }
 
 fn take_last_word() -> Option<(LastWord, LastWordTo)> {

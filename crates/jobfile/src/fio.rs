@@ -39,6 +39,9 @@ pub struct ParseOptions {
     pub sections: Vec<String>,
     /// Do not look at the targets (whether files exist): fio's `--parse-only`.
     pub skip_target_checks: bool,
+    /// The jobs run on other machines (`--hosts`): how many clones each machine starts in
+    /// time is checked there (by the engine, with that machine's CPUs), not against this one.
+    pub run_elsewhere: bool,
 }
 
 /// Where command-line options and overrides are said to come from in errors.
@@ -531,6 +534,10 @@ fn build_jobs(
     let mut jobs: Vec<JobSpec> = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut group_id = 0u32;
+    // Clones the jobs of the current set (up to the next stonewall) start at once, and the
+    // most this machine starts (read once: it looks at the CPU affinity and cgroup files).
+    let mut set_clones = 0u32;
+    let here = std::cell::OnceCell::new();
     for section in sections {
         // fio treats every section whose name starts with "global" as global.
         if section.name.starts_with("global") {
@@ -569,6 +576,15 @@ fn build_jobs(
             group_id += 1;
         }
         job.group_id = group_id;
+        if jobs.is_empty() || job.stonewall {
+            set_clones = 0;
+        }
+        set_clones = set_clones.saturating_add(job.numjobs.max(1));
+        if !opts.skip_target_checks && !opts.run_elsewhere {
+            let numjobs_at = options.iter().rev().find(|o| o.key == "numjobs");
+            let here = *here.get_or_init(iofit_model::limits::max_clones_here);
+            check_clones_here(&job, set_clones, here, numjobs_at.copied(), &section.loc)?;
+        }
         jobs.push(job);
     }
     if let Some(missing) = opts.sections.iter().find(|name| !seen.contains_key(*name)) {
@@ -588,6 +604,46 @@ fn build_jobs(
         return Err(JobFileError::new(source_name, 0, None, ErrorKind::Empty));
     }
     Ok(jobs)
+}
+
+/// Refuses a job whose set starts more clones at once (`set_clones`, this job's included)
+/// than this machine starts and ends within a second of the runtime (`limit` on `cpus`, from
+/// `iofit_model::limits`), at the `numjobs` that asked for them (else the job's section).
+fn check_clones_here(
+    job: &JobSpec,
+    set_clones: u32,
+    (limit, cpus): (u32, u32),
+    numjobs_at: Option<&RawOption>,
+    section_loc: &Location,
+) -> Result<(), JobFileError> {
+    use iofit_model::limits::{MAX_CLONES_PER_CPU, OVERRUN_BUDGET};
+    if set_clones <= limit {
+        return Ok(());
+    }
+    let others = set_clones - job.numjobs.max(1);
+    let room = limit.saturating_sub(others);
+    let asked = if others > 0 {
+        format!(
+            "its set starts {set_clones} clones at once ({} here, {others} in the jobs before it with no stonewall between)",
+            job.numjobs.max(1)
+        )
+    } else {
+        format!("{set_clones} clones")
+    };
+    let why = format!(
+        "{asked}: more than this machine starts and ends within {} s of the runtime, at most {limit} at once ({cpus} CPU(s) x {MAX_CLONES_PER_CPU}, iofit_model::limits)",
+        OVERRUN_BUDGET.as_secs()
+    );
+    let fix = if room > 0 {
+        format!("write numjobs={room} or less, put stonewall before this job, or run on a machine with more CPUs")
+    } else {
+        "put stonewall before this job, or run on a machine with more CPUs".to_string()
+    };
+    let (loc, value) = match numjobs_at {
+        Some(option) => (&option.loc, option.value.as_deref().unwrap_or("").trim()),
+        None => (section_loc, "1"),
+    };
+    Err(loc.invalid("numjobs", value, why, fix))
 }
 
 /// Options as written, for fio's JSON `"job options"`/`"global options"`: valued ones only (fio

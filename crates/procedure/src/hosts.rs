@@ -197,6 +197,8 @@ pub fn fio_jobs_for(
             .map(|(k, v)| (k.clone(), substitute(v)))
             .collect(),
         ignore_unknown,
+        // Each host starts the clones it can (its engine checks them against its own CPUs).
+        run_elsewhere: true,
         ..ParseOptions::default()
     };
     let mut jobs: Vec<JobSpec> = Vec::new();

@@ -343,6 +343,7 @@ pub fn load_jobs(request: &RunRequest, inputs: &Inputs) -> Result<Vec<JobSpec>, 
         ignore_unknown: request.ignore_unknown,
         sections: request.section.clone(),
         skip_target_checks: request.parse_only,
+        run_elsewhere: false,
     };
     let mut jobs: Vec<JobSpec> = Vec::new();
     for file in &inputs.files {

@@ -90,7 +90,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         super::files::caps::RESULTS_BYTES,
         "results JSON",
     )?;
-    let run = compare::read_results(&text, &results_name).map_err(bad_input)?;
+    let (document, reports) = last_report(&text);
+    let run = compare::read_results(document, &results_name).map_err(bad_input)?;
     let requirements = load_requirements(&args.requirements)?;
 
     let volume = match &args.volume {
@@ -182,13 +183,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         context.design = Some(format!("disks {spec}"));
     }
 
-    let comparison = compare::compare(
+    let mut comparison = compare::compare(
         &jobs,
         volume,
         &context,
         &results_name,
         &args.requirements.display().to_string(),
     );
+    if reports > 1 {
+        comparison.warnings.insert(
+            0,
+            format!(
+                "read the final report of {reports} in {results_name} (a --status-interval stream: the reports before it are interim, measured while the jobs ran)"
+            ),
+        );
+    }
 
     let format = if args.json { Format::Json } else { args.format };
     let output = match format {
@@ -226,6 +235,45 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The report to judge in `text` and how many reports it holds. `iofit run --status-interval`
+/// (as fio's) prints a report every interval and the final one last, one JSON document after
+/// another: the last is the run's result; every one before it is interim. Text before the
+/// first document (warnings fio prints to stdout) is skipped as `read_results` skips it, and
+/// what follows the last document that parses is left alone.
+fn last_report(text: &str) -> (&str, usize) {
+    let Some(first) = text
+        .split_inclusive('\n')
+        .scan(0usize, |offset, line| {
+            let start = *offset;
+            *offset += line.len();
+            Some((start, line))
+        })
+        .find(|(_, line)| line.trim_start().starts_with('{'))
+        .map(|(start, line)| start + line.len() - line.trim_start().len())
+    else {
+        return (text, 0);
+    };
+    let rest = &text[first..];
+    let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<serde_json::Value>();
+    let (mut reports, mut last_start, mut at) = (0usize, 0usize, 0usize);
+    loop {
+        let start = at + (rest[at..].len() - rest[at..].trim_start().len());
+        match stream.next() {
+            Some(Ok(value)) if value.is_object() => {
+                reports += 1;
+                last_start = start;
+                at = stream.byte_offset();
+            }
+            _ => break,
+        }
+    }
+    if reports > 1 {
+        (&rest[last_start..], reports)
+    } else {
+        (text, reports)
+    }
+}
+
 fn labels(requirements: &Requirements) -> String {
     requirements
         .volumes
@@ -239,4 +287,22 @@ fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_report;
+
+    #[test]
+    fn a_stream_is_read_at_its_last_report_and_counted() {
+        let stream =
+            "fio: a warning first\n{\"n\": 1}\n{\"n\": 2}\n  {\"n\": 3}\nfio: a warning after\n";
+        let (document, reports) = last_report(stream);
+        assert_eq!(reports, 3);
+        assert!(document.starts_with("{\"n\": 3}"), "{document}");
+        // One document: the text as it is, for `read_results` to read and to place its errors.
+        let one = "fio: warning\n{\"n\": 1}\n";
+        assert_eq!(last_report(one), (one, 1));
+        assert_eq!(last_report("no json here").1, 0);
+    }
 }

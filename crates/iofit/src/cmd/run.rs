@@ -244,6 +244,9 @@ struct RunObserver {
     /// On a terminal, while the layout runs: the thread that shows its bytes and rate, and
     /// the flag that ends it.
     layout_ticker: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
+    /// The thread printing `--status-interval` reports, from the first one on.
+    status: Option<StatusWriter>,
+    status_outcome: StatusOutcome,
 }
 
 impl RunObserver {
@@ -292,6 +295,8 @@ impl RunObserver {
             last: None,
             layout: None,
             layout_ticker: None,
+            status: None,
+            status_outcome: StatusOutcome::default(),
         }
     }
 }
@@ -377,22 +382,114 @@ impl Observer for RunObserver {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+        if let Some(writer) = &mut self.status {
+            self.status_outcome = writer.finish();
+        }
     }
 
     fn status_report(&mut self, _label: &str, text: &str) {
-        use std::io::Write;
-        let print = || {
-            let mut out = std::io::stdout().lock();
-            // A closed stdout (a pipe whose reader left) must not stop the run.
-            let _ = out.write_all(text.as_bytes());
-            if !text.ends_with('\n') {
-                let _ = out.write_all(b"\n");
+        let mut text = text.to_string();
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        if self.status.is_none() {
+            self.status = StatusWriter::start(self.bar.clone());
+        }
+        match &mut self.status {
+            Some(writer) => writer.offer(text),
+            // No thread to print from: printed here, as before (cannot block: see `start`).
+            None => {
+                let _ = crate::stop::print_status(&text);
             }
-            let _ = out.flush();
-        };
-        match &self.bar {
-            Some(bar) => bar.suspend(print),
-            None => print(),
+        }
+    }
+}
+
+/// Prints the `--status-interval` reports from a thread of its own, so that a stdout that
+/// takes nothing (a pipe whose reader stopped reading) never holds the run: the runner hands a
+/// report over and goes on; while the thread still has one waiting, a new one is skipped, and
+/// stderr says so once.
+struct StatusWriter {
+    reports: Option<std::sync::mpsc::SyncSender<String>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    offered: u64,
+    skipped: u64,
+}
+
+/// What became of the `--status-interval` reports by the end of the run.
+#[derive(Clone, Copy, Debug, Default)]
+struct StatusOutcome {
+    offered: u64,
+    skipped: u64,
+    /// stdout had not taken the reports [`crate::stop::STOP_BOUND`] after the run ended: the
+    /// results cannot be printed either.
+    stalled: bool,
+}
+
+impl StatusWriter {
+    fn start(bar: Option<indicatif::ProgressBar>) -> Option<StatusWriter> {
+        // One report may wait while another is printed; a third is skipped.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1);
+        let thread = std::thread::Builder::new()
+            .name("status-out".into())
+            .spawn(move || {
+                for text in rx {
+                    let print = || crate::stop::print_status(&text);
+                    let printed = match &bar {
+                        Some(bar) => bar.suspend(print),
+                        None => print(),
+                    };
+                    // A closed stdout (its reader left) or one given up on: no more reports.
+                    if printed.is_err() {
+                        return;
+                    }
+                }
+            })
+            .ok()?;
+        Some(StatusWriter {
+            reports: Some(tx),
+            thread: Some(thread),
+            offered: 0,
+            skipped: 0,
+        })
+    }
+
+    /// Hands `text` to the thread, or skips it when the thread has one waiting already.
+    fn offer(&mut self, text: String) {
+        self.offered += 1;
+        let Some(reports) = &self.reports else { return };
+        if let Err(std::sync::mpsc::TrySendError::Full(_)) = reports.try_send(text) {
+            self.skipped += 1;
+            if self.skipped == 1 {
+                eprintln!(
+                    "iofit: stdout is not taking the --status-interval reports (its reader is not reading); skipping reports until it does, the run goes on"
+                );
+            }
+        }
+    }
+
+    /// The run is over: waits for the reports handed over to be printed, up to the stop
+    /// bound; past it, gives stdout up (the report under way is cut, and so would the
+    /// results be).
+    fn finish(&mut self) -> StatusOutcome {
+        drop(self.reports.take());
+        let ended = Instant::now();
+        let mut stalled = false;
+        if let Some(thread) = self.thread.take() {
+            while !thread.is_finished() && ended.elapsed() < crate::stop::STOP_BOUND {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            if !thread.is_finished() {
+                stalled = true;
+                crate::stop::give_up_stdout_at(Instant::now());
+                // The thread's print returns within its poll interval of that moment.
+                let _ = thread.join();
+            }
+        }
+        StatusOutcome {
+            offered: self.offered,
+            skipped: self.skipped,
+            stalled,
         }
     }
 }
@@ -531,6 +628,25 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     };
     if let (Some(path), false) = (&results.report_written, request.quiet) {
         eprintln!("iofit: wrote the report {}", path.display());
+    }
+    let status = observer.status_outcome;
+    if status.skipped > 0 {
+        eprintln!(
+            "iofit: skipped {} of {} --status-interval reports: stdout did not take them",
+            status.skipped, status.offered
+        );
+    }
+    if status.stalled && request.output.is_none() {
+        // The run ended on time; its results cannot be printed to a stdout nobody reads.
+        eprintln!(
+            "iofit: error: stdout took nothing within {} ms of the run's end (its reader is not reading), so the results are not printed; give --output FILE to keep them",
+            crate::stop::STOP_BOUND.as_millis()
+        );
+        return Ok(ExitCode::from(if results.interrupted {
+            INTERRUPTED
+        } else {
+            crate::exit::FAILED
+        }));
     }
     if request.output.is_none() {
         if let Err(e) = super::write_or_print(None, &results.text) {

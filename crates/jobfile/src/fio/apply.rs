@@ -573,8 +573,8 @@ pub(crate) fn ioengine(c: &mut Ctx, arg: &Arg) -> R {
 }
 /// The deepest queue: NVMe's 65,536 entries per queue, deeper than any device takes.
 const MAX_IODEPTH: u32 = 65_536;
-/// The most clones a job may start: one thread each (fio's own limit is 4096 at once).
-const MAX_NUMJOBS: u32 = 4096;
+/// The most clones a job may start: one thread each (see `iofit_model::limits`).
+const MAX_NUMJOBS: u32 = iofit_model::limits::MAX_CLONES;
 
 pub(crate) fn iodepth(c: &mut Ctx, arg: &Arg) -> R {
     let depth = arg.positive_count("a queue depth of 0 never issues an IO")?;
