@@ -31,6 +31,7 @@ pub mod engine;
 pub mod error;
 pub mod file_service;
 pub mod flow;
+pub mod interval_log;
 pub mod iolog;
 pub mod latency_target;
 pub mod layout;

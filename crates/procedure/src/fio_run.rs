@@ -1,7 +1,7 @@
-//! `iofit run` for fio jobs on this machine: checks the outputs before any IO, runs the jobs,
-//! writes the results after every finished job (so Ctrl-C or a crash keeps every finished
-//! job), fio's averaged logs and the HTML report, and returns the outcome for the binary to
-//! print and turn into an exit code.
+//! `iofit run` for fio jobs on this machine: checks the outputs before any IO, runs the jobs
+//! (the engine streams fio's logs to disk as they go), writes the results after every finished
+//! job (so Ctrl-C or a crash keeps every finished job) and the HTML report, and returns the
+//! outcome for the binary to print and turn into an exit code.
 
 use crate::observer::{Observer, Warning};
 use crate::run_request::{check_outputs, describe_job, OutputFormat, RunRequest};
@@ -79,7 +79,6 @@ pub fn run_fio_jobs(
             source,
         });
     }
-    write_fio_logs(&report, jobs, request.allow_overwrite)?;
     if let Some(path) = &request.report {
         write_html_report(path, &report, jobs, request.preset.as_deref())?;
     }
@@ -125,6 +124,9 @@ pub fn warnings(jobs: &[JobSpec]) -> Vec<Warning> {
         .collect();
     if !mapped.is_empty() {
         out.push(Warning::LibaioOnIoUring { jobs: mapped });
+    }
+    if let Some(note) = iofit_engine::interval_log::pacing_note(jobs) {
+        out.push(Warning::JobNote(note));
     }
     let mut said: Vec<&str> = Vec::new();
     for note in jobs.iter().flat_map(|job| job.notes.iter()) {
@@ -176,6 +178,10 @@ impl iofit_engine::Observer for Bridge<'_> {
         let text = render(self.format, report, self.jobs);
         self.observer.status_report(LABEL, &text);
     }
+
+    fn note(&mut self, note: &str) {
+        self.observer.warning(&Warning::JobNote(note.to_string()));
+    }
 }
 
 /// The results as fio-style text (with fio's header), fio-compatible JSON or json+, or fio's
@@ -187,28 +193,6 @@ pub fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> Str
         .map(|&i| job_options(&jobs[i]))
         .collect();
     iofit_report::fio_common::render_run(format, &report.result, jobs, &report.job_index, &options)
-}
-
-/// fio's averaged logs (`PREFIX_bw.N.log`...), N the clone's number in the run as fio counts
-/// threads; results are per clone here (jobfile refuses logs with group_reporting).
-/// Written through safefs's door: a new file or an earlier iofit log, never a user's file,
-/// link or device (unless `allow_overwrite`); [`check_outputs`] refused those before the run.
-pub fn write_fio_logs(
-    report: &RunReport,
-    jobs: &[JobSpec],
-    allow_overwrite: bool,
-) -> Result<(), ProcedureError> {
-    use iofit_safefs::output::{write, OutputKind};
-    for (path, text) in iofit_report::fio_log::log_files(&report.result, &report.job_index, jobs) {
-        write(
-            &path,
-            OutputKind::StatsLog,
-            allow_overwrite,
-            text.as_bytes(),
-        )
-        .map_err(|source| ProcedureError::WriteResults { path, source })?;
-    }
-    Ok(())
 }
 
 /// The run as one self-contained HTML document: what ran, the jobs table, IOPS, MB/s and
