@@ -80,21 +80,34 @@ fn log_bytes_per_s(job: &JobSpec, interval: Duration) -> f64 {
 
 /// Per job, the interval its series and logs use: the job's own (`log_avg_msec`,
 /// `log_hist_msec`, else 1 s), or longer when the run's interval logs together would write
-/// more than [`LOG_BYTES_PER_S_MAX`]: every logging job's interval is then stretched by the
-/// same factor (rounded up to whole ms).
+/// more than [`LOG_BYTES_PER_S_MAX`]: the budget is shared out so that the jobs that ask for
+/// less than an equal share keep their windows, and the others get windows long enough for
+/// an equal share of what is left (rounded up to whole ms).
 pub fn paced_intervals(jobs: &[JobSpec]) -> Vec<Duration> {
-    let total: f64 = jobs
+    let mut rates: Vec<f64> = jobs
         .iter()
         .filter(|job| !interval_kinds(job).is_empty())
         .map(|job| log_bytes_per_s(job, job.log_interval))
-        .sum();
-    let factor = total / LOG_BYTES_PER_S_MAX as f64;
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    let mut budget = LOG_BYTES_PER_S_MAX as f64;
+    let mut share = f64::INFINITY;
+    for (k, rate) in rates.iter().enumerate() {
+        let left = (rates.len() - k) as f64;
+        if rate * left <= budget {
+            budget -= rate;
+        } else {
+            share = budget / left;
+            break;
+        }
+    }
     jobs.iter()
         .map(|job| {
-            if factor <= 1.0 || interval_kinds(job).is_empty() {
+            let rate = log_bytes_per_s(job, job.log_interval);
+            if interval_kinds(job).is_empty() || rate <= share {
                 return job.log_interval;
             }
-            let ms = (job.log_interval.as_secs_f64() * 1000.0 * factor).ceil() as u64;
+            let ms = (job.log_interval.as_secs_f64() * 1000.0 * rate / share).ceil() as u64;
             Duration::from_millis(ms.max(1))
         })
         .collect()
@@ -136,9 +149,10 @@ pub fn pacing_note(jobs: &[JobSpec]) -> Option<String> {
     ))
 }
 
-/// Chunks of whole lines waiting for the writer.
+/// Chunks of whole lines waiting for the writer, per file; `None`: a clone that writes the
+/// file is done with it.
 struct Queue {
-    chunks: VecDeque<(usize, Vec<u8>)>,
+    chunks: VecDeque<(usize, Option<Vec<u8>>)>,
     bytes: usize,
     closed: bool,
 }
@@ -169,10 +183,20 @@ impl Shared {
             return Err(bytes);
         }
         queue.bytes += bytes.len();
-        queue.chunks.push_back((file, bytes));
+        queue.chunks.push_back((file, Some(bytes)));
         drop(queue);
         self.ready.notify_one();
         Ok(())
+    }
+
+    /// A clone is done with `file`: the file is published once its last writer is.
+    fn done(&self, file: usize) {
+        let mut queue = self.queue();
+        if !queue.closed {
+            queue.chunks.push_back((file, None));
+            drop(queue);
+            self.ready.notify_one();
+        }
     }
 
     fn error(&self) -> Option<String> {
@@ -197,14 +221,23 @@ pub struct LogSummary {
 impl LogWriter {
     /// Starts the files at `paths` through safefs's door (a new file, or an earlier iofit log
     /// replaced as fio does; never a device, a link or a user's file unless
-    /// `allow_overwrite`) and the thread that writes them.
-    pub fn open(paths: &[PathBuf], allow_overwrite: bool) -> Result<LogWriter, String> {
+    /// `allow_overwrite`) and the thread that writes them. `writers[i]`: how many clones
+    /// will say they are done with file i (it is published then, else at the run's end).
+    pub fn open(
+        paths: &[PathBuf],
+        writers: Vec<u32>,
+        allow_overwrite: bool,
+    ) -> Result<LogWriter, String> {
         let mut files = Vec::with_capacity(paths.len());
-        for path in paths {
+        for (path, writers) in paths.iter().zip(writers) {
             let file = OutputFile::create(path, OutputKind::StatsLog, allow_overwrite)
                 .map_err(|e| e.to_string())?
                 .keep_on_drop();
-            files.push((path.clone(), file));
+            files.push(OpenLog {
+                path: path.clone(),
+                file: Some(file),
+                writers_left: writers,
+            });
         }
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
@@ -253,9 +286,18 @@ impl Drop for LogWriter {
     }
 }
 
+/// A log file the writer writes.
+struct OpenLog {
+    path: PathBuf,
+    /// None once published.
+    file: Option<OutputFile>,
+    /// Clones still writing it; at 0 it is published (dropped: it keeps what was written).
+    writers_left: u32,
+}
+
 /// The writer thread: writes chunks in the order they came until the queue is closed and
-/// empty, then publishes the files (dropping them: they keep what was written).
-fn write_until_closed(shared: &Shared, mut files: Vec<(PathBuf, OutputFile)>) {
+/// empty; publishes each file when its last clone is done with it, and every file at the end.
+fn write_until_closed(shared: &Shared, mut files: Vec<OpenLog>) {
     loop {
         let batch = {
             let mut queue = shared.queue();
@@ -269,13 +311,26 @@ fn write_until_closed(shared: &Shared, mut files: Vec<(PathBuf, OutputFile)>) {
             std::mem::take(&mut queue.chunks)
         };
         for (file, bytes) in batch {
+            let log = &mut files[file];
+            let Some(bytes) = bytes else {
+                // Published as soon as no clone writes it: a run's end waits for few files.
+                log.writers_left = log.writers_left.saturating_sub(1);
+                if log.writers_left == 0 {
+                    log.file = None;
+                }
+                continue;
+            };
             if shared.failed.load(Ordering::Relaxed) {
                 continue;
             }
-            let (path, out) = &mut files[file];
+            let Some(out) = log.file.as_mut() else {
+                continue;
+            };
             if let Err(e) = out.write_all(&bytes) {
-                *shared.error.lock().unwrap_or_else(|e| e.into_inner()) =
-                    Some(format!("writing the log {} failed: {e}", path.display()));
+                *shared.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!(
+                    "writing the log {} failed: {e}",
+                    log.path.display()
+                ));
                 shared.failed.store(true, Ordering::Relaxed);
             }
         }
@@ -333,6 +388,8 @@ struct CloneLogState {
     /// The end (ns into the run) of the lines last handed over.
     flushed_to_ns: u64,
     text: String,
+    /// The clone runs once (not loops as separate passes): its end is the end of its lines.
+    single_pass: bool,
 }
 
 impl std::fmt::Debug for CloneLogState {
@@ -398,6 +455,11 @@ impl CloneLog {
             state.render(first, &held);
         }
         state.hand_over(true);
+        if state.single_pass {
+            for (_, file, _) in &state.logs {
+                state.shared.done(*file);
+            }
+        }
         match state.shared.error() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -453,6 +515,8 @@ pub fn open(
     allow_overwrite: bool,
 ) -> Result<(Option<LogWriter>, CloneLogs), (String, String)> {
     let mut paths: Vec<PathBuf> = Vec::new();
+    // Per file: the clones that will say they are done with it (MAX: one never will).
+    let mut writers: Vec<u32> = Vec::new();
     // Per job, per clone: (kind, file index).
     let mut planned: Vec<Vec<Vec<(LogKind, usize)>>> = Vec::new();
     let mut number = 0u32;
@@ -472,8 +536,14 @@ pub fn open(
                     Some(i) => i,
                     None => {
                         paths.push(path);
+                        writers.push(0);
                         paths.len() - 1
                     }
+                };
+                writers[file] = if single_pass(job) {
+                    writers[file].saturating_add(1)
+                } else {
+                    u32::MAX
                 };
                 logs.push((kind, file));
             }
@@ -484,7 +554,7 @@ pub fn open(
     if paths.is_empty() {
         return Ok((None, jobs.iter().map(|_| Vec::new()).collect()));
     }
-    let writer = LogWriter::open(&paths, allow_overwrite).map_err(|e| {
+    let writer = LogWriter::open(&paths, writers, allow_overwrite).map_err(|e| {
         let job = jobs
             .iter()
             .find(|j| !interval_kinds(j).is_empty())
@@ -503,6 +573,12 @@ pub fn open(
         })
         .collect();
     Ok((Some(writer), per_job))
+}
+
+/// A clone that runs its loops as separate passes ends each one: only the run's end is its
+/// lines' end.
+fn single_pass(job: &JobSpec) -> bool {
+    crate::each_loop::passes(job).is_none()
 }
 
 fn clone_log(
@@ -541,6 +617,7 @@ fn clone_log(
         held: None,
         flushed_to_ns: 0,
         text: String::new(),
+        single_pass: single_pass(job),
     })))
 }
 
@@ -574,6 +651,21 @@ mod tests {
         let note = pacing_note(&jobs).unwrap();
         assert!(note.contains("h (64 clone(s)): 1 ms -> "), "{note}");
         assert!(note.contains("8.00 MiB a second"), "{note}");
+        // Beside it, a 100 ms averaged log of two clones (2 x 28 B per 100 ms) keeps its
+        // windows: only the job that asks for more than its share gets longer ones.
+        let mut cheap = hist_job(2, 100);
+        cheap.logs.hist_prefix = None;
+        cheap.logs.bw_prefix = Some("b".into());
+        let jobs = [cheap, hist_job(64, 1)];
+        let paced = paced_intervals(&jobs);
+        assert_eq!(paced[0], Duration::from_millis(100));
+        let total: f64 = jobs
+            .iter()
+            .zip(&paced)
+            .map(|(job, interval)| log_bytes_per_s(job, *interval))
+            .sum();
+        assert!(total <= LOG_BYTES_PER_S_MAX as f64, "{total}");
+        assert!(paced[1] >= Duration::from_millis(40) && paced[1] <= Duration::from_millis(50));
     }
 
     #[test]
@@ -616,7 +708,7 @@ mod tests {
         // one line when the writer has caught up. Every IO is in the log all the same.
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
-                chunks: VecDeque::from([(0, vec![b'x'; QUEUE_BYTES_MAX])]),
+                chunks: VecDeque::from([(0, Some(vec![b'x'; QUEUE_BYTES_MAX]))]),
                 bytes: QUEUE_BYTES_MAX,
                 closed: false,
             }),
@@ -663,7 +755,7 @@ mod tests {
             .queue()
             .chunks
             .iter()
-            .flat_map(|(_, b)| b.clone())
+            .flat_map(|(_, b)| b.clone().unwrap_or_default())
             .collect();
         let lines: Vec<(u64, u64)> = String::from_utf8(text)
             .unwrap()
