@@ -32,6 +32,7 @@ pub mod error;
 pub mod file_service;
 pub mod flow;
 pub mod gate;
+pub mod interval_log;
 pub mod iolog;
 pub mod latency_target;
 pub mod layout;

@@ -94,6 +94,8 @@ pub trait Observer {
     /// Every `RunOptions::status_interval`: the report so far, finished jobs and what the
     /// running ones measured up to now (fio's `--status-interval`).
     fn status(&mut self, _report: &RunReport) {}
+    /// Something the user should know about how the run went (its logs' windows merged).
+    fn note(&mut self, _note: &str) {}
 }
 
 /// An observer that ignores everything.
@@ -435,6 +437,7 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         end_syncfs: job.file_sync.end_syncfs,
         invalidate: job.file_sync.invalidate,
         io_log: None,
+        interval_log: None,
         cmdprio: job.cmdprio.clone(),
         fill_device: job.fill_device,
         replay: job.replay.clone(),
@@ -501,14 +504,26 @@ fn measure_plan(m: &iofit_model::job::Measurement) -> MeasurePlan {
     }
 }
 
-/// Creates the per-IO log files (fio's logs without `log_avg_msec`) and hands each clone its
-/// writers: `PREFIX_KIND.N.log` with N the clone's number in the run as fio counts threads, or
-/// one `PREFIX_KIND.log` for all clones with `per_job_logs=0`.
+/// Creates the log files and hands each clone its writers: the per-IO logs (fio's logs
+/// without `log_avg_msec`) and the interval logs (averaged and histogram logs, streamed by
+/// [`crate::interval_log`]), `PREFIX_KIND.N.log` with N the clone's number in the run as fio
+/// counts threads, or one `PREFIX_KIND.log` for all clones with `per_job_logs=0`. Returns the
+/// interval logs' writer and each job's interval (longer than asked when the logs would write
+/// too much: [`crate::interval_log::paced_intervals`]).
 fn open_io_logs(
     jobs: &[JobSpec],
     plans: &mut [Vec<ClonePlan>],
     allow_overwrite: bool,
-) -> Result<(), EngineError> {
+) -> Result<(Option<crate::interval_log::LogWriter>, Vec<Duration>), EngineError> {
+    let intervals = crate::interval_log::paced_intervals(jobs);
+    let (writer, clone_logs) = crate::interval_log::open(jobs, &intervals, allow_overwrite)
+        .map_err(|(job, e)| EngineError::invalid(&job, e))?;
+    for ((clones, logs), interval) in plans.iter_mut().zip(clone_logs).zip(&intervals) {
+        for (plan, log) in clones.iter_mut().zip(logs) {
+            plan.interval_ns = interval.as_nanos().max(1) as u64;
+            plan.interval_log = log;
+        }
+    }
     use crate::iolog::{IoLogKind as K, IoLogPlan, LogSink};
     let mut open: HashMap<PathBuf, crate::iolog::SharedSink> = HashMap::new();
     let mut number = 0u32;
@@ -553,7 +568,7 @@ fn open_io_logs(
             });
         }
     }
-    Ok(())
+    Ok((writer, intervals))
 }
 
 /// Before any IO: each verify state a clone will save must be a name safefs's door lets it
@@ -864,7 +879,7 @@ pub fn run_jobs(
         plans.push(clones);
     }
     check_verify_states(jobs, &mut plans, options.allow_overwrite)?;
-    open_io_logs(jobs, &mut plans, options.allow_overwrite)?;
+    let (log_writer, intervals) = open_io_logs(jobs, &mut plans, options.allow_overwrite)?;
     crate::replay::open_write_logs(jobs, &mut plans, options.allow_overwrite)?;
     share_dedupe(jobs, &mut plans);
     let (to_write, to_create) = layout.to_write();
@@ -883,7 +898,7 @@ pub fn run_jobs(
     let mut group_slot: std::collections::HashMap<u32, usize> = Default::default();
     for (j, job) in jobs.iter().enumerate() {
         let clones = job.numjobs.max(1);
-        let interval = job.log_interval.as_nanos().max(1) as u64;
+        let interval = intervals[j].as_nanos().max(1) as u64;
         let new_slot = |clones_expected: u32| Slot {
             job_index: j,
             name: job.name.clone(),
@@ -906,15 +921,7 @@ pub fn run_jobs(
             errors: Vec::new(),
             interrupted: false,
             verify: None,
-            series: Arc::new(Mutex::new(
-                SeriesMerger::new(interval, clones_expected)
-                    .with_bins(job.logs.hist_prefix.is_some())
-                    .with_directions(
-                        (job.rw.is_mixed() || job.rw.is_trimwrite())
-                            && !job.logs.per_io
-                            && (job.logs.lat_prefix.is_some() || job.logs.hist_prefix.is_some()),
-                    ),
-            )),
+            series: Arc::new(Mutex::new(SeriesMerger::new(interval, clones_expected))),
             seed: seeds[j],
             finished: None,
             latency_depth: None,
@@ -1295,6 +1302,9 @@ pub fn run_jobs(
         .map(|s| s.trim.clone())
         .collect();
     report.result.disk_util = disks.finish();
+    if let Some(writer) = log_writer {
+        crate::interval_log::finish_run(writer, jobs, &mut report, observer);
+    }
     Ok(report)
 }
 

@@ -160,6 +160,8 @@ pub struct ClonePlan {
     pub file_service: iofit_model::job::FileService,
     /// fio's per-IO logs (no `log_avg_msec`), written as IOs complete.
     pub io_log: Option<crate::iolog::IoLogPlan>,
+    /// fio's averaged and histogram logs, rendered as each window closes and streamed.
+    pub interval_log: Option<crate::interval_log::CloneLog>,
     /// The ioprio value (class << 13 | level) the clone's IOs carry (fio `prioclass`/`prio`),
     /// 0 when none is set.
     pub ioprio: u16,
@@ -259,6 +261,7 @@ impl ClonePlan {
             measure: Default::default(),
             file_service: Default::default(),
             io_log: None,
+            interval_log: None,
             ioprio: 0,
             cmdprio: None,
             fill_device: false,
@@ -987,6 +990,9 @@ impl<'a, C: Clock> Run<'a, C> {
         // SAFETY: gettid has no preconditions and cannot fail.
         self.out.tid = unsafe { libc::gettid() } as u32;
         self.out.start_epoch_ms = epoch_ms_at(self.clock, now);
+        if let Some(log) = &self.plan.interval_log {
+            log.begin(self.out.start_epoch_ms);
+        }
         self.out.io_depths = Default::default();
     }
 
@@ -1562,9 +1568,18 @@ impl<'a, C: Clock> Run<'a, C> {
             self.out.minor_faults = faults.1.saturating_sub(self.faults_start.1);
             let series = self.shared.series;
             let shift = self.plan.earlier_loops.intervals;
-            let mut sink =
-                |b: &IntervalBucket| series.lock().expect("series lock").add_shifted(b, shift);
+            let log = self.plan.interval_log.as_ref();
+            let mut sink = |b: &IntervalBucket| {
+                series.lock().expect("series lock").add_shifted(b, shift);
+                if let Some(log) = log {
+                    log.add(b, shift);
+                }
+            };
             self.series.finish(self.out.runtime_ns, &mut sink);
+        }
+        // The logs hold every window up to here, also after a stop.
+        if let Some(Err(e)) = self.plan.interval_log.as_ref().map(|log| log.finish()) {
+            self.out.error.get_or_insert(e);
         }
         // An interrupted run ends now: a final fsync on a busy disk could take seconds.
         let ending_well = self.out.error.is_none() && !self.out.interrupted;
@@ -1630,11 +1645,15 @@ pub fn run_clone<E: Engine, C: Clock>(
     }
     let series_lock = shared.series;
     let shift = plan.earlier_loops.intervals;
+    let log = plan.interval_log.as_ref();
     let mut sink = |b: &IntervalBucket| {
         series_lock
             .lock()
             .expect("series lock")
-            .add_shifted(b, shift)
+            .add_shifted(b, shift);
+        if let Some(log) = log {
+            log.add(b, shift);
+        }
     };
     if E::INLINE {
         run_inline(&mut run, engine, &mut sink)

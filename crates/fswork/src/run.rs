@@ -66,6 +66,9 @@ pub struct FsOutcome {
     pub format: Option<PhaseResult>,
     pub run: Option<PhaseResult>,
     pub files_per_fsd: Vec<(String, usize, usize)>,
+    /// A stop (Ctrl-C, SIGTERM: `FsOptions::stop`) ended the format or the run before its
+    /// end: the numbers cover what ran until then.
+    pub interrupted: bool,
 }
 
 /// What a run tells its caller while it goes, from the thread that called [`run_observed`].
@@ -128,7 +131,7 @@ pub fn run_observed(
             for (fsd, claim) in run.fsds.iter().zip(&claims) {
                 anchor::clear(&fsd.anchor, *claim)?;
             }
-            return Ok(outcome(None, None, &shared, &run.fsds));
+            return Ok(outcome(None, None, &shared, run, options));
         }
         FormatMode::Yes | FormatMode::Only => {
             for (fsd, claim) in run.fsds.iter().zip(&claims) {
@@ -147,22 +150,26 @@ pub fn run_observed(
         on_event(FsEvent::Formatted(format));
     }
     if run.format == FormatMode::Only || options.stop.load(Ordering::Relaxed) {
-        return Ok(outcome(format, None, &shared, &run.fsds));
+        return Ok(outcome(format, None, &shared, run, options));
     }
     let measured = run_workload(&shared, run, options, on_event)?;
-    Ok(outcome(format, Some(measured), &shared, &run.fsds))
+    Ok(outcome(format, Some(measured), &shared, run, options))
 }
 
 fn outcome(
     format: Option<PhaseResult>,
-    run: Option<PhaseResult>,
+    measured: Option<PhaseResult>,
     shared: &[Shared],
-    fsds: &[iofit_jobfile::vdbench::FsdDef],
+    run: &FsRun,
+    options: &FsOptions,
 ) -> FsOutcome {
     FsOutcome {
         format,
-        run,
-        files_per_fsd: fsds
+        run: measured,
+        // Seen here, after the phases: a stop that came while they ran ended them early.
+        interrupted: options.stop.load(Ordering::Relaxed),
+        files_per_fsd: run
+            .fsds
             .iter()
             .zip(shared)
             .map(|(fsd, s)| {

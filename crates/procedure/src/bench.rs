@@ -62,6 +62,8 @@ pub struct BenchOptions {
     pub json: Option<PathBuf>,
     /// The HTML report, written after every scenario.
     pub report: Option<PathBuf>,
+    /// `--allow-overwrite`: `json` and `report` may replace files iofit did not write.
+    pub allow_overwrite: bool,
     /// Where the results so far are kept renderable for a stop that cannot wait for the
     /// suite's end ([`SoFar`]): as JSON when `so_far_as_json`, else as the text table.
     pub so_far: Option<Arc<SoFar>>,
@@ -330,9 +332,14 @@ pub fn run_suite(
         options.nocache.join(WARM_MARKER),
         options.readcache.join(WARM_MARKER),
     ];
-    for (flag, path) in [("--json", &options.json), ("--report", &options.report)] {
+    for (flag, path) in [("--output", &options.json), ("--report", &options.report)] {
         if let Some(path) = path {
-            iofit_safefs::guard::check_output(path, &markers, flag)?;
+            iofit_safefs::guard::check_output_allowing(
+                path,
+                &markers,
+                flag,
+                options.allow_overwrite,
+            )?;
         }
     }
     // Validate the prediction inputs before any IO.
@@ -933,6 +940,7 @@ mod tests {
             skip_warmup: true,
             json: None,
             report: None,
+            allow_overwrite: false,
             so_far: None,
             so_far_as_json: false,
         };

@@ -1,7 +1,8 @@
-//! `iofit run` for fio jobs on this machine: checks the outputs before any IO, runs the jobs,
-//! writes the results after every finished job (so Ctrl-C or a crash keeps every finished
-//! job), fio's averaged logs and the HTML report, and returns the outcome for the binary to
-//! print and turn into an exit code.
+//! `iofit run` for fio jobs on this machine: checks the outputs before any IO, runs the jobs
+//! (the engine streams fio's logs to disk as they go), writes the results after finished jobs
+//! (at most once a second, so Ctrl-C or a crash keeps the jobs finished before) and at the end,
+//! and the HTML report, and returns the outcome for the binary to print and turn into an exit
+//! code.
 
 use crate::observer::{Observer, Warning};
 use crate::run_request::{check_outputs, describe_job, OutputFormat, RunRequest};
@@ -58,6 +59,7 @@ pub fn run_fio_jobs(
         observer,
         write_error: None,
         written: None,
+        written_at: None,
     };
     let outcome = run_jobs(jobs, options, &mut bridge);
     bridge.observer.run_done(LABEL);
@@ -79,7 +81,6 @@ pub fn run_fio_jobs(
             source,
         });
     }
-    write_fio_logs(&report, jobs, request.allow_overwrite)?;
     if let Some(path) = &request.report {
         write_html_report(path, &report, jobs, request.preset.as_deref())?;
     }
@@ -126,6 +127,9 @@ pub fn warnings(jobs: &[JobSpec]) -> Vec<Warning> {
     if !mapped.is_empty() {
         out.push(Warning::LibaioOnIoUring { jobs: mapped });
     }
+    if let Some(note) = iofit_engine::interval_log::pacing_note(jobs) {
+        out.push(Warning::JobNote(note));
+    }
     let mut said: Vec<&str> = Vec::new();
     for note in jobs.iter().flat_map(|job| job.notes.iter()) {
         if !said.contains(&note.as_str()) {
@@ -143,9 +147,15 @@ struct Bridge<'a> {
     output: Option<&'a Path>,
     observer: &'a mut dyn Observer,
     write_error: Option<iofit_safefs::SafeFsError>,
-    /// The text last written to `output`.
+    /// The text last written to `output`, and when.
     written: Option<String>,
+    written_at: Option<std::time::Instant>,
 }
+
+/// The results file is rewritten after a finished job at most this often: the clones of a
+/// many-job run end together, and rewriting (and syncing) every job's results once per job
+/// cost 64 jobs 13 s on a busy disk. The run's end writes the final results in any case.
+const REWRITE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl iofit_engine::Observer for Bridge<'_> {
     fn layout(&mut self, files: usize, bytes: u64) {
@@ -157,10 +167,19 @@ impl iofit_engine::Observer for Bridge<'_> {
     }
 
     fn job_done(&mut self, report: &RunReport) {
+        if self
+            .written_at
+            .is_some_and(|at| at.elapsed() < REWRITE_EVERY)
+        {
+            return;
+        }
         if let Some(path) = self.output {
             let text = render(self.format, report, self.jobs);
             match write_atomic(path, text.as_bytes()) {
-                Ok(()) => self.written = Some(text),
+                Ok(()) => {
+                    self.written = Some(text);
+                    self.written_at = Some(std::time::Instant::now());
+                }
                 Err(e) => {
                     self.write_error.get_or_insert(e);
                 }
@@ -176,6 +195,10 @@ impl iofit_engine::Observer for Bridge<'_> {
         let text = render(self.format, report, self.jobs);
         self.observer.status_report(LABEL, &text);
     }
+
+    fn note(&mut self, note: &str) {
+        self.observer.warning(&Warning::JobNote(note.to_string()));
+    }
 }
 
 /// The results as fio-style text (with fio's header), fio-compatible JSON or json+, or fio's
@@ -187,28 +210,6 @@ pub fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> Str
         .map(|&i| job_options(&jobs[i]))
         .collect();
     iofit_report::fio_common::render_run(format, &report.result, jobs, &report.job_index, &options)
-}
-
-/// fio's averaged logs (`PREFIX_bw.N.log`...), N the clone's number in the run as fio counts
-/// threads; results are per clone here (jobfile refuses logs with group_reporting).
-/// Written through safefs's door: a new file or an earlier iofit log, never a user's file,
-/// link or device (unless `allow_overwrite`); [`check_outputs`] refused those before the run.
-pub fn write_fio_logs(
-    report: &RunReport,
-    jobs: &[JobSpec],
-    allow_overwrite: bool,
-) -> Result<(), ProcedureError> {
-    use iofit_safefs::output::{write, OutputKind};
-    for (path, text) in iofit_report::fio_log::log_files(&report.result, &report.job_index, jobs) {
-        write(
-            &path,
-            OutputKind::StatsLog,
-            allow_overwrite,
-            text.as_bytes(),
-        )
-        .map_err(|source| ProcedureError::WriteResults { path, source })?;
-    }
-    Ok(())
 }
 
 /// The run as one self-contained HTML document: what ran, the jobs table, IOPS, MB/s and

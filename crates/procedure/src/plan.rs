@@ -475,12 +475,19 @@ pub fn write_report(path: &Path, format: ReportFormat, report: &HtmlReport) -> R
 pub struct ReportRequest {
     pub path: PathBuf,
     pub format: ReportFormat,
+    /// `--allow-overwrite`: the report may replace a file iofit did not write.
+    pub allow_overwrite: bool,
 }
 
 /// Refuses, before any work, a report path that cannot be written or names an input.
 pub fn check_report(report: Option<&ReportRequest>, inputs: &[PathBuf]) -> Result<()> {
     if let Some(report) = report {
-        iofit_safefs::guard::check_output(&report.path, inputs, "--report")?;
+        iofit_safefs::guard::check_output_allowing(
+            &report.path,
+            inputs,
+            "--report",
+            report.allow_overwrite,
+        )?;
     }
     Ok(())
 }

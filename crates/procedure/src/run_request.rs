@@ -576,9 +576,9 @@ pub fn check_outputs(
     Ok(())
 }
 
-/// The averaged logs (`PREFIX_bw.N.log`...) the run writes at its end, named as
-/// `iofit_report::fio_log::log_files` names them (N counts clones through the run), so that a
-/// user's file of that name is refused before the run rather than replaced after it.
+/// The averaged and histogram logs (`PREFIX_bw.N.log`...) the run writes, named as
+/// `iofit_engine::interval_log::open` names them (N counts clones through the run), so that a
+/// user's file of that name is refused before the run, with the other outputs.
 fn averaged_log_names(jobs: &[JobSpec]) -> Vec<PathBuf> {
     let mut names = Vec::new();
     let mut number = 0u32;

@@ -102,6 +102,10 @@ pub struct FsRunJson {
     pub run: Option<FsPhaseJson>,
     /// (fsd, files present after the run, files in the tree)
     pub files: Vec<(String, usize, usize)>,
+    /// A signal stopped the format or the run before its end: the numbers cover what ran
+    /// until then.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 #[derive(Serialize, Debug)]
@@ -611,7 +615,9 @@ fn run_fs(
         format: fs_outcome.format.as_ref().map(phase),
         run: fs_outcome.run.as_ref().map(phase),
         files: fs_outcome.files_per_fsd.clone(),
+        interrupted: fs_outcome.interrupted,
     };
+    outcome.doc.interrupted |= json.interrupted;
     let mut text = String::new();
     if let Some(phase) = &fs_outcome.run {
         text.push_str(&crate::vdbench_fs::average_line(&phase.intervals));
@@ -633,6 +639,12 @@ fn run_fs(
     }
     for (fsd, present, total) in &json.files {
         text.push_str(&format!("fsd={fsd}: {present} of {total} files present\n"));
+    }
+    if json.interrupted {
+        text.push_str(&format!(
+            "rd={}: interrupted by a signal; the numbers cover what ran before it\n",
+            run.rd
+        ));
     }
     outcome.reports.summaries.push(format!("\n{printed}{text}"));
     outcome.reports.log(format!("rd={} done", run.rd));

@@ -25,6 +25,7 @@ fn options(dir: &Path) -> BenchOptions {
         skip_warmup: true,
         json: Some(dir.join("bench.json")),
         report: Some(dir.join("bench.html")),
+        allow_overwrite: false,
         so_far: None,
         so_far_as_json: false,
     }

@@ -141,6 +141,7 @@ fn report_is_written_whole_and_never_over_an_input() {
     request.report = Some(ReportRequest {
         path: requirements.clone(),
         format: ReportFormat::Markdown,
+        allow_overwrite: false,
     });
     let text = error_text(plan::plan(&request));
     assert!(text.contains("--report"), "{text}");
@@ -150,6 +151,7 @@ fn report_is_written_whole_and_never_over_an_input() {
     request.report = Some(ReportRequest {
         path: report.clone(),
         format: ReportFormat::Markdown,
+        allow_overwrite: false,
     });
     let outcome = plan::plan(&request).unwrap();
     let markdown = std::fs::read_to_string(&report).unwrap();

@@ -18,6 +18,7 @@ pub mod compact;
 pub mod ddir;
 pub mod direction;
 pub mod fio_bins;
+pub mod fio_log;
 pub mod histogram;
 pub mod result;
 pub mod series;

@@ -1,8 +1,14 @@
 //! The time series: per interval (one second by default) the IOs, bytes and latency of the
 //! IOs completed in it. Each clone accumulates its current interval locally and hands closed
-//! intervals to a [`SeriesMerger`], which sums clones of one result interval by interval and
-//! drops each interval's histogram as soon as every clone has reported it, so memory stays
-//! bounded however long the run.
+//! intervals to a [`SeriesMerger`], which sums clones of one result interval by interval.
+//!
+//! Memory stays bounded however long or fine the run: an interval's histograms are dropped as
+//! soon as every clone has reported it (or it is [`MAX_OPEN_INTERVALS`] behind the newest, for
+//! a clone that lags or ended early), and a series finer than a second that grows past
+//! [`MAX_POINTS`] is coarsened, adjacent points merged two by two, until it fits or its points
+//! span a second. Counts, bytes, means and maxima stay exact when points merge; a merged
+//! point's 99th percentile is the larger of the two (an upper bound). fio's interval logs
+//! do not read the series: the engine writes them from each clone's intervals as they close.
 
 use crate::histogram::LatencyHistogram;
 use crate::result::{DirectionInterval, IntervalSample};
@@ -32,6 +38,11 @@ pub struct IntervalBucket {
 }
 
 impl IntervalBucket {
+    /// An interval with nothing in it yet, numbered `index`.
+    pub fn empty_at(index: u64) -> IntervalBucket {
+        IntervalBucket::empty(index)
+    }
+
     fn empty(index: u64) -> IntervalBucket {
         IntervalBucket {
             index,
@@ -136,21 +147,32 @@ impl IntervalAccumulator {
     }
 }
 
+/// Most intervals a merger keeps open (waiting for every clone) before it closes the oldest
+/// with what it has; a clone that reports a closed interval later is added to its point.
+pub const MAX_OPEN_INTERVALS: usize = 64;
+
+/// Most points a series finer than a second keeps before adjacent points are merged.
+pub const MAX_POINTS: usize = 2048;
+
+const SECOND_NS: u64 = 1_000_000_000;
+
 struct Slot {
     bucket: IntervalBucket,
     reported: u32,
-    sample: Option<IntervalSample>,
 }
 
 /// Sums the intervals of several clones into one series.
 pub struct SeriesMerger {
     interval_ns: u64,
     clones: u32,
-    slots: Vec<Slot>,
-    /// Keep each interval's latencies in fio's bins (for `write_hist_log`).
-    keep_bins: bool,
-    /// Keep each interval's latency numbers per direction (fio's logs of a mixed job).
-    keep_directions: bool,
+    /// Intervals not yet reported by every clone, the first being interval `base`.
+    open: std::collections::VecDeque<Slot>,
+    base: u64,
+    /// Final points, ascending; `done_first[i]` is the first interval `done[i]` covers.
+    done: Vec<IntervalSample>,
+    done_first: Vec<u64>,
+    /// Intervals per point (a power of two; 1 until the series is coarsened).
+    group: u64,
 }
 
 impl SeriesMerger {
@@ -158,24 +180,12 @@ impl SeriesMerger {
         SeriesMerger {
             interval_ns: interval_ns.max(1),
             clones: clones.max(1),
-            slots: Vec::new(),
-            keep_bins: false,
-            keep_directions: false,
+            open: std::collections::VecDeque::new(),
+            base: 0,
+            done: Vec::new(),
+            done_first: Vec::new(),
+            group: 1,
         }
-    }
-
-    /// Also keeps every interval's latency numbers (and bins, with [`Self::with_bins`]) per
-    /// direction: fio writes a line per direction in the latency and histogram logs of a job
-    /// that both reads and writes.
-    pub fn with_directions(mut self, keep_directions: bool) -> SeriesMerger {
-        self.keep_directions = keep_directions;
-        self
-    }
-
-    /// Also keeps every interval's latency distribution in fio's bins (fio's histogram log).
-    pub fn with_bins(mut self, keep_bins: bool) -> SeriesMerger {
-        self.keep_bins = keep_bins;
-        self
     }
 
     /// Adds one clone's closed interval.
@@ -186,98 +196,230 @@ impl SeriesMerger {
     /// Adds one clone's closed interval as interval `bucket.index + shift` (a later loop of
     /// a clone that runs its loops as separate passes, fio `unlink_each_loop`).
     pub fn add_shifted(&mut self, bucket: &IntervalBucket, shift: u64) {
-        let index = (bucket.index + shift) as usize;
-        while self.slots.len() <= index {
-            let i = self.slots.len() as u64;
-            self.slots.push(Slot {
+        let index = bucket.index + shift;
+        if index < self.base {
+            // Closed already (a late clone): its numbers join the point that covers it.
+            let late = bucket.to_sample(self.interval_ns, index, false, false);
+            self.merge_late(index, late);
+            return;
+        }
+        while self.base + (self.open.len() as u64) <= index {
+            let i = self.base + self.open.len() as u64;
+            self.open.push_back(Slot {
                 bucket: IntervalBucket::empty(i),
                 reported: 0,
-                sample: None,
             });
         }
-        let keep = (self.keep_bins, self.keep_directions);
-        let interval_ns = self.interval_ns;
-        let clones = self.clones;
-        let slot = &mut self.slots[index];
-        let merged = &mut slot.bucket;
-        merged.length_ns = merged.length_ns.max(bucket.length_ns);
-        for d in 0..3 {
-            merged.ios[d] += bucket.ios[d];
-            merged.bytes[d] += bucket.bytes[d];
-            merged.latency[d].merge(&bucket.latency[d]);
-            merged.clat_sum_ns[d] += bucket.clat_sum_ns[d];
-            merged.slat_sum_ns[d] += bucket.slat_sum_ns[d];
-            merged.slat_ios[d] += bucket.slat_ios[d];
-        }
+        let slot = &mut self.open[(index - self.base) as usize];
+        slot.bucket.absorb_parallel(bucket);
         slot.reported += 1;
-        if slot.reported >= clones {
-            slot.sample = Some(to_sample(&slot.bucket, interval_ns, keep));
-            // Free the histograms' memory: this interval is final.
-            slot.bucket.latency = [(); 3].map(|_| LatencyHistogram::with_precision(1));
+        // Every interval before the newest one that every clone reported is final; so is any
+        // interval too far behind the newest.
+        while let Some(front) = self.open.front() {
+            let complete = front.reported >= self.clones;
+            if !complete && self.open.len() <= MAX_OPEN_INTERVALS {
+                break;
+            }
+            let slot = self.open.pop_front().expect("a front slot");
+            let first = self.base;
+            self.base += 1;
+            let sample = slot.bucket.to_sample(self.interval_ns, first, false, false);
+            self.push_done(first, sample);
+        }
+    }
+
+    fn push_done(&mut self, first: u64, sample: IntervalSample) {
+        let group_of = |i: u64, group: u64| i / group;
+        match (self.done.last_mut(), self.done_first.last()) {
+            (Some(last), Some(&last_first))
+                if group_of(last_first, self.group) == group_of(first, self.group) =>
+            {
+                merge_samples(last, &sample);
+            }
+            _ => {
+                self.done.push(sample);
+                self.done_first.push(first);
+            }
+        }
+        if self.done.len() > MAX_POINTS && self.interval_ns * self.group < SECOND_NS {
+            self.coarsen();
+        }
+    }
+
+    /// Merges adjacent points two by two: the series keeps half as many points.
+    fn coarsen(&mut self) {
+        self.group *= 2;
+        let done = std::mem::take(&mut self.done);
+        let firsts = std::mem::take(&mut self.done_first);
+        for (sample, first) in done.into_iter().zip(firsts) {
+            match (self.done.last_mut(), self.done_first.last()) {
+                (Some(last), Some(&last_first))
+                    if last_first / self.group == first / self.group =>
+                {
+                    merge_samples(last, &sample)
+                }
+                _ => {
+                    self.done.push(sample);
+                    self.done_first.push(first);
+                }
+            }
+        }
+    }
+
+    fn merge_late(&mut self, index: u64, late: IntervalSample) {
+        let at = self.done_first.partition_point(|&first| first <= index);
+        match at.checked_sub(1).and_then(|i| self.done.get_mut(i)) {
+            Some(point) => {
+                // Same window: only the counts and latencies join, not its length again.
+                let length = point.interval_ms;
+                merge_samples(point, &late);
+                point.interval_ms = length.max(late.interval_ms);
+            }
+            None => {
+                self.done.insert(0, late);
+                self.done_first.insert(0, index);
+            }
         }
     }
 
     /// The merged series, ascending by time.
-    pub fn finish(self) -> Vec<IntervalSample> {
-        let keep = (self.keep_bins, self.keep_directions);
-        let interval_ns = self.interval_ns;
-        self.slots
-            .into_iter()
-            .map(|slot| {
-                slot.sample
-                    .unwrap_or_else(|| to_sample(&slot.bucket, interval_ns, keep))
-            })
-            .collect()
+    pub fn finish(mut self) -> Vec<IntervalSample> {
+        while let Some(slot) = self.open.pop_front() {
+            let first = self.base;
+            self.base += 1;
+            let sample = slot.bucket.to_sample(self.interval_ns, first, false, false);
+            self.push_done(first, sample);
+        }
+        self.done
     }
 }
 
-/// The interval as reported; `keep` is (fio bins, per-direction numbers).
-fn to_sample(bucket: &IntervalBucket, interval_ns: u64, keep: (bool, bool)) -> IntervalSample {
-    let (keep_bins, keep_directions) = keep;
-    let mut total_latency = bucket.latency[0].clone();
-    for other in &bucket.latency[1..] {
-        total_latency.merge(other);
-    }
-    let by_direction = keep_directions.then(|| {
-        Ddir::ALL
-            .map(|ddir| {
-                let d = ddir.index();
-                DirectionInterval {
-                    latency_mean_ns: bucket.latency[d].mean_ns(),
-                    clat_mean_ns: mean(bucket.clat_sum_ns[d], bucket.ios[d]),
-                    slat_mean_ns: mean(bucket.slat_sum_ns[d], bucket.slat_ios[d]),
-                    latency_bins: if keep_bins {
-                        bucket.latency[d].fio_bins()
-                    } else {
-                        Vec::new()
-                    },
-                }
-            })
-            .to_vec()
-    });
-    let sum = |values: &[u64; 3]| values.iter().sum::<u64>();
-    IntervalSample {
-        start_ms: bucket.index * interval_ns / 1_000_000,
-        interval_ms: bucket.length_ns / 1_000_000,
-        read_ios: bucket.ios[0],
-        read_bytes: bucket.bytes[0],
-        write_ios: bucket.ios[1],
-        write_bytes: bucket.bytes[1],
-        trim_ios: bucket.ios[2],
-        trim_bytes: bucket.bytes[2],
-        latency_mean_ns: total_latency.mean_ns(),
-        latency_p99_ns: total_latency.percentile_ns(99.0),
-        latency_max_ns: total_latency.max_ns(),
-        latency_sum_sq_ns2: total_latency.sum_sq_ns2(),
-        read_latency_mean_ns: bucket.latency[Ddir::Read.index()].mean_ns(),
-        clat_mean_ns: mean(sum(&bucket.clat_sum_ns), sum(&bucket.ios)),
-        slat_mean_ns: mean(sum(&bucket.slat_sum_ns), sum(&bucket.slat_ios)),
-        latency_bins: if keep_bins {
-            total_latency.fio_bins()
+/// Adds `b` (the interval right after `a`, or the same window from another clone, see
+/// [`SeriesMerger`]) to `a`: counts and bytes add up, means are weighted by IOs, maxima are the
+/// larger, and the 99th percentile is the larger (an upper bound of the merged one).
+pub fn merge_samples(a: &mut IntervalSample, b: &IntervalSample) {
+    let weighted = |x: f64, wx: u64, y: f64, wy: u64| {
+        if wx + wy == 0 {
+            0.0
         } else {
-            Vec::new()
-        },
-        by_direction,
+            (x * wx as f64 + y * wy as f64) / (wx + wy) as f64
+        }
+    };
+    let (ios_a, ios_b) = (a.ios(), b.ios());
+    a.latency_mean_ns = weighted(a.latency_mean_ns, ios_a, b.latency_mean_ns, ios_b);
+    a.clat_mean_ns = weighted(a.clat_mean_ns, ios_a, b.clat_mean_ns, ios_b);
+    a.slat_mean_ns = weighted(a.slat_mean_ns, ios_a, b.slat_mean_ns, ios_b);
+    a.read_latency_mean_ns = weighted(
+        a.read_latency_mean_ns,
+        a.read_ios,
+        b.read_latency_mean_ns,
+        b.read_ios,
+    );
+    a.start_ms = a.start_ms.min(b.start_ms);
+    a.interval_ms += b.interval_ms;
+    a.read_ios += b.read_ios;
+    a.read_bytes += b.read_bytes;
+    a.write_ios += b.write_ios;
+    a.write_bytes += b.write_bytes;
+    a.trim_ios += b.trim_ios;
+    a.trim_bytes += b.trim_bytes;
+    a.latency_p99_ns = a.latency_p99_ns.max(b.latency_p99_ns);
+    a.latency_max_ns = a.latency_max_ns.max(b.latency_max_ns);
+    a.latency_sum_sq_ns2 += b.latency_sum_sq_ns2;
+    a.latency_bins.extend_from_slice(&b.latency_bins);
+    a.latency_bins.sort_unstable();
+    a.latency_bins.dedup_by(|later, earlier| {
+        let same = later.0 == earlier.0;
+        if same {
+            earlier.1 += later.1;
+        }
+        same
+    });
+    // Per-direction numbers are for fio's logs, which read each clone's intervals, not this.
+    a.by_direction = None;
+}
+
+impl IntervalBucket {
+    /// Adds `other` to this interval: another clone's report of the same interval
+    /// ([`SeriesMerger`]); the interval is as long as the longer of the two.
+    pub fn absorb_parallel(&mut self, other: &IntervalBucket) {
+        self.length_ns = self.length_ns.max(other.length_ns);
+        self.add_counts(other);
+    }
+
+    /// Adds `next`, the interval after this one, to it: one window covering both (a log line
+    /// for several windows when the log's writer falls behind).
+    pub fn absorb_next(&mut self, next: &IntervalBucket) {
+        self.length_ns += next.length_ns;
+        self.add_counts(next);
+    }
+
+    fn add_counts(&mut self, other: &IntervalBucket) {
+        for d in 0..3 {
+            self.ios[d] += other.ios[d];
+            self.bytes[d] += other.bytes[d];
+            self.latency[d].merge(&other.latency[d]);
+            self.clat_sum_ns[d] += other.clat_sum_ns[d];
+            self.slat_sum_ns[d] += other.slat_sum_ns[d];
+            self.slat_ios[d] += other.slat_ios[d];
+        }
+    }
+
+    /// The interval as reported, numbered `index` (its own, or shifted for a later loop):
+    /// with `keep_bins` its latencies in fio's bins (fio's histogram log), with
+    /// `keep_directions` its latency numbers per direction (fio's logs of a mixed job).
+    pub fn to_sample(
+        &self,
+        interval_ns: u64,
+        index: u64,
+        keep_bins: bool,
+        keep_directions: bool,
+    ) -> IntervalSample {
+        let mut total_latency = self.latency[0].clone();
+        for other in &self.latency[1..] {
+            total_latency.merge(other);
+        }
+        let by_direction = keep_directions.then(|| {
+            Ddir::ALL
+                .map(|ddir| {
+                    let d = ddir.index();
+                    DirectionInterval {
+                        latency_mean_ns: self.latency[d].mean_ns(),
+                        clat_mean_ns: mean(self.clat_sum_ns[d], self.ios[d]),
+                        slat_mean_ns: mean(self.slat_sum_ns[d], self.slat_ios[d]),
+                        latency_bins: if keep_bins {
+                            self.latency[d].fio_bins()
+                        } else {
+                            Vec::new()
+                        },
+                    }
+                })
+                .to_vec()
+        });
+        let sum = |values: &[u64; 3]| values.iter().sum::<u64>();
+        IntervalSample {
+            start_ms: index * interval_ns / 1_000_000,
+            interval_ms: self.length_ns / 1_000_000,
+            read_ios: self.ios[0],
+            read_bytes: self.bytes[0],
+            write_ios: self.ios[1],
+            write_bytes: self.bytes[1],
+            trim_ios: self.ios[2],
+            trim_bytes: self.bytes[2],
+            latency_mean_ns: total_latency.mean_ns(),
+            latency_p99_ns: total_latency.percentile_ns(99.0),
+            latency_max_ns: total_latency.max_ns(),
+            latency_sum_sq_ns2: total_latency.sum_sq_ns2(),
+            read_latency_mean_ns: self.latency[Ddir::Read.index()].mean_ns(),
+            clat_mean_ns: mean(sum(&self.clat_sum_ns), sum(&self.ios)),
+            slat_mean_ns: mean(sum(&self.slat_sum_ns), sum(&self.slat_ios)),
+            latency_bins: if keep_bins {
+                total_latency.fio_bins()
+            } else {
+                Vec::new()
+            },
+            by_direction,
+        }
     }
 }
 
@@ -330,5 +472,78 @@ mod tests {
         acc.record(Ddir::Read, 4096, 1, 10);
         acc.advance(3 * SECOND + 1, &mut |b| out.push(b.ios[0]));
         assert_eq!(out, vec![1, 0, 0]);
+    }
+    #[test]
+    fn a_fine_long_series_is_coarsened_with_exact_counts() {
+        // 1 ms intervals for 20 s: 20,000 points would be kept; the series keeps at most
+        // MAX_POINTS, each covering a power of two of intervals, with every IO counted.
+        let interval_ns = 1_000_000;
+        let mut merger = SeriesMerger::new(interval_ns, 1);
+        let mut acc = IntervalAccumulator::new(interval_ns);
+        let mut sink = |b: &IntervalBucket| merger.add(b);
+        for ms in 0..20_000u64 {
+            acc.advance(ms * interval_ns, &mut sink);
+            acc.record(Ddir::Read, 3 * 4096, 3, 1_000 + ms);
+        }
+        acc.finish(20_000 * interval_ns, &mut sink);
+        let series = merger.finish();
+        assert!(series.len() <= MAX_POINTS, "{}", series.len());
+        assert!(series.len() > MAX_POINTS / 2, "{}", series.len());
+        assert_eq!(series.iter().map(|s| s.read_ios).sum::<u64>(), 60_000);
+        assert_eq!(series.iter().map(|s| s.interval_ms).sum::<u64>(), 20_000);
+        // Points are contiguous and of one length, a power of two of intervals (16 ms at
+        // MAX_POINTS 2,048: 20,000 / 16 = 1,250 points).
+        let group = series[0].interval_ms;
+        assert!(group.is_power_of_two() && group > 1, "{group}");
+        assert_eq!(series.len() as u64, 20_000_u64.div_ceil(group));
+        for pair in series.windows(2) {
+            assert_eq!(pair[0].interval_ms, group);
+            assert_eq!(pair[0].start_ms + pair[0].interval_ms, pair[1].start_ms);
+        }
+        // The mean of a merged point is its IOs' mean (1,000 + ms ns each), its max the
+        // largest: over the first point's `group` ms, 1,000 + (group - 1) / 2 and 999 + group.
+        let expected_mean = 1_000.0 + (group - 1) as f64 / 2.0;
+        assert!((series[0].latency_mean_ns - expected_mean).abs() < 1e-9);
+        assert_eq!(series[0].latency_max_ns, 999 + group);
+    }
+
+    #[test]
+    fn a_coarse_series_is_never_coarsened() {
+        // At 1 s the series stays as it is, however long (vdbench and fio reports read it).
+        let mut merger = SeriesMerger::new(SECOND, 1);
+        for i in 0..(MAX_POINTS as u64 + 10) {
+            let mut bucket = IntervalBucket::empty(i);
+            bucket.length_ns = SECOND;
+            bucket.ios[0] = 1;
+            merger.add(&bucket);
+        }
+        let series = merger.finish();
+        assert_eq!(series.len(), MAX_POINTS + 10);
+        assert!(series
+            .iter()
+            .all(|s| s.interval_ms == 1000 && s.read_ios == 1));
+    }
+
+    #[test]
+    fn a_clone_that_lags_does_not_hold_intervals_open() {
+        // Two clones of one result; the second reports nothing for a long while, then its
+        // first interval: the first clone's intervals were closed meanwhile (memory bounded)
+        // and the late one is still counted in its point.
+        let mut merger = SeriesMerger::new(SECOND, 2);
+        for i in 0..(MAX_OPEN_INTERVALS as u64 + 20) {
+            let mut bucket = IntervalBucket::empty(i);
+            bucket.length_ns = SECOND;
+            bucket.ios[0] = 10;
+            merger.add(&bucket);
+        }
+        assert!(merger.open.len() <= MAX_OPEN_INTERVALS);
+        let mut late = IntervalBucket::empty(0);
+        late.length_ns = SECOND;
+        late.ios[1] = 5;
+        merger.add(&late);
+        let series = merger.finish();
+        assert_eq!((series[0].read_ios, series[0].write_ios), (10, 5));
+        assert_eq!(series[0].interval_ms, 1000);
+        assert_eq!(series.len(), MAX_OPEN_INTERVALS + 20);
     }
 }

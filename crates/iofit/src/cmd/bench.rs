@@ -134,6 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         skip_warmup: args.skip_warmup,
         json: json_file.clone(),
         report: args.report,
+        allow_overwrite: args.allow_overwrite,
         so_far: Some(Arc::new(SoFar::default())),
         so_far_as_json: json_stdout || json_file.is_some(),
     };

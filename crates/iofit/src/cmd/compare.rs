@@ -70,6 +70,9 @@ pub struct Args {
     /// comparison.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Allow replacing files iofit did not create. --report when it exists.
+    #[arg(long = "allow-overwrite")]
+    pub allow_overwrite: bool,
 }
 
 /// Reads and checks a requirements file as `plan` and `predict` do (one reader: errors name
@@ -82,7 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.report {
         let mut inputs = vec![args.results.clone(), args.requirements.clone()];
         inputs.extend(args.catalog.iter().cloned());
-        super::files::check_output(path, &inputs, "--report")?;
+        super::files::check_output_allowing(path, &inputs, "--report", args.allow_overwrite)?;
     }
     let results_name = args.results.display().to_string();
     let text = super::files::read_input(

@@ -50,6 +50,9 @@ pub struct Args {
     /// dir>/iofit-demo/report.html].
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Allow replacing files iofit did not create. --report when it exists.
+    #[arg(long = "allow-overwrite")]
+    pub allow_overwrite: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,7 +95,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // of this user that no one else writes in), so an earlier demo's report there is replaced
     // even when an older iofit wrote it without a stamp; a --report FILE follows the one rule.
     let own_default = args.report.is_none();
-    iofit_safefs::guard::check_output_allowing(&report_path, &[], "--report", own_default)?;
+    let allow = own_default || args.allow_overwrite;
+    iofit_safefs::guard::check_output_allowing(&report_path, &[], "--report", allow)?;
     let catalog = load_catalog(&args.edition, &args.catalog)?;
     let mut executor = EngineExecutor::new(false, Arc::new(AtomicBool::new(false)));
     // The run's start goes to stderr (stdout holds the steps, or only JSON).

@@ -82,6 +82,9 @@ pub struct Args {
     /// volume and for the VM, the IOPS and MB/s of every second drawn beside the cap in force.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Allow replacing files iofit did not create. --output and --report when they exist.
+    #[arg(long = "allow-overwrite")]
+    pub allow_overwrite: bool,
     /// Remove what earlier emulations left behind when they were killed (cgroups, mounts,
     /// loop devices, images), then exit.
     #[arg(long)]
@@ -104,10 +107,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = options(&args)?;
     // Checked before anything is made: a bad --report or --json must not cost a rehearsal.
     if let Some(path) = &args.report {
-        super::files::check_output(path, &[], "--report")?;
+        super::files::check_output_allowing(path, &[], "--report", args.allow_overwrite)?;
     }
     if let Some(path) = &args.output {
-        super::files::check_output(path, &[], "--json")?;
+        super::files::check_output_allowing(path, &[], "--output", args.allow_overwrite)?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     // Every press only asks to stop: the command is ended and everything made is removed.

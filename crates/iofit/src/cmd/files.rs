@@ -20,9 +20,16 @@ pub(crate) fn read_input(path: &Path, cap_bytes: u64, what: &str) -> anyhow::Res
 }
 
 /// Refuses, before any work, an output `flag` that cannot be written or names one of
-/// `protected` (the command's inputs and targets).
-pub(crate) fn check_output(path: &Path, protected: &[PathBuf], flag: &str) -> anyhow::Result<()> {
-    guard::check_output(path, protected, flag).map_err(cli_error)
+/// `protected` (the command's inputs and targets). An existing file iofit did not write is
+/// replaced only with `allow_overwrite` (the command's `--allow-overwrite`, which every
+/// command that writes outputs has: the refusal names it); one of `protected` never is.
+pub(crate) fn check_output_allowing(
+    path: &Path,
+    protected: &[PathBuf],
+    flag: &str,
+    allow_overwrite: bool,
+) -> anyhow::Result<()> {
+    guard::check_output_allowing(path, protected, flag, allow_overwrite).map_err(cli_error)
 }
 
 /// Writes an output whole or not at all.

@@ -98,6 +98,8 @@ pub struct PlanFleet<'a> {
     pub csv: Option<&'a Path>,
     pub html: Option<&'a Path>,
     pub json: bool,
+    /// `--allow-overwrite`: the CSV and HTML may replace files iofit did not write.
+    pub allow_overwrite: bool,
     pub edition: &'a str,
     pub catalog: &'a iofit_catalog::Catalog,
     pub caching: Option<&'a str>,
@@ -129,7 +131,8 @@ pub fn plan(args: PlanFleet<'_>) -> anyhow::Result<ExitCode> {
     // Before any work: the outputs must be writable files, not the inputs.
     for (path, flag) in [(args.csv, "--fleet-csv"), (args.html, "--fleet-html")] {
         if let Some(path) = path {
-            super::files::check_output(path, &[args.dir.to_path_buf()], flag)?;
+            let inputs = [args.dir.to_path_buf()];
+            super::files::check_output_allowing(path, &inputs, flag, args.allow_overwrite)?;
         }
     }
     let servers = iofit_fleet::read_requirements_dir(args.dir).map_err(bad_input)?;

@@ -244,6 +244,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             csv: args.fleet_csv.as_deref(),
             html: args.fleet_html.as_deref(),
             json: args.output.json,
+            allow_overwrite: args.output.allow_overwrite,
             edition: &args.catalog.edition,
             catalog: &catalog,
             caching: args.caching.as_deref(),

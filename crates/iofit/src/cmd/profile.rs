@@ -75,8 +75,9 @@ pub struct Args {
     /// server (FILE is a file name or its stem).
     #[arg(long = "servers", value_name = "FILE", requires = "fleet_out")]
     pub servers: Option<PathBuf>,
-    /// Allow replacing files iofit did not create. With --fleet-out: requirements files iofit did not write.
-    #[arg(long = "allow-overwrite", requires = "fleet_out")]
+    /// Allow replacing files iofit did not create. -o and --report when they exist; with
+    /// --fleet-out, requirements files iofit did not write.
+    #[arg(long = "allow-overwrite")]
     pub allow_overwrite: bool,
     /// Print the result as JSON on stdout. The requirements instead of the checklist (the same content as the
     /// TOML of -o).
@@ -103,10 +104,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(path) = &args.output {
         // Before reading anything: -o must not replace a capture it reads.
-        super::files::check_output(path, &args.files, "-o")?;
+        super::files::check_output_allowing(path, &args.files, "-o", args.allow_overwrite)?;
     }
     if let Some(path) = &args.report {
-        super::files::check_output(path, &args.files, "--report")?;
+        super::files::check_output_allowing(path, &args.files, "--report", args.allow_overwrite)?;
         if args.output.as_ref() == Some(path) {
             return Err(bad_input(
                 "--report and -o name the same file; give each its own",

@@ -67,6 +67,10 @@ pub struct OutputArgs {
     /// Print the result as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Allow replacing files iofit did not create. --report (and plan's --fleet-csv and
+    /// --fleet-html) when it exists.
+    #[arg(long = "allow-overwrite")]
+    pub allow_overwrite: bool,
 }
 
 impl OutputArgs {
@@ -77,6 +81,10 @@ impl OutputArgs {
             .report
             .clone()
             .zip(format)
-            .map(|(path, format)| ReportRequest { path, format }))
+            .map(|(path, format)| ReportRequest {
+                path,
+                format,
+                allow_overwrite: self.allow_overwrite,
+            }))
     }
 }

@@ -78,10 +78,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return simulate(&args, &options);
     }
     iofit_safefs::atomic::output_dir(&args.output).map_err(crate::exit::bad_input)?;
-    iofit_safefs::guard::check_output(
+    iofit_safefs::guard::check_output_allowing(
         &args.output.join("summary.html"),
         std::slice::from_ref(&args.parmfile),
         "-o",
+        args.allow_overwrite,
     )
     .map_err(crate::exit::bad_input)?;
     let stop = Arc::clone(&options.stop);
