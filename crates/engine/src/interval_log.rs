@@ -578,7 +578,7 @@ pub fn open(
 /// A clone that runs its loops as separate passes ends each one: only the run's end is its
 /// lines' end.
 fn single_pass(job: &JobSpec) -> bool {
-    crate::each_loop::passes(job).is_none()
+    crate::loops::passes(job).is_none()
 }
 
 fn clone_log(

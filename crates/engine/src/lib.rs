@@ -37,6 +37,7 @@ pub mod iolog;
 pub mod latency_target;
 pub mod layout;
 pub mod live;
+mod loops;
 pub mod null;
 pub mod psync;
 pub mod random;

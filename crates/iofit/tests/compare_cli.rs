@@ -207,7 +207,10 @@ fn bad_input_exits_2_with_one_line() {
         "unknown.toml",
         "[[volumes]]\nlabel = \"data\"\n[volumes.sizing]\niops = 1.0\nthroughput_mb_s = 1.0\nio_size_bytes = 8192\nread_pct = 70.0\nlatency_msec = 2.0\n",
     );
-    bad_input(&[&results, "--requirements", &unknown], "unknown.toml: line 8, column 1: unknown field `latency_msec`");
+    bad_input(
+        &[&results, "--requirements", &unknown],
+        "unknown.toml: line 8, column 1: unknown field `latency_msec`",
+    );
     bad_input(&[&results, "--requirements", &unknown], "latency_msec");
     // Requirements out of range.
     let range = path(

@@ -5,7 +5,7 @@
 use crate::exit::bad_input;
 use anyhow::Context as _;
 use iofit_model::design::{HostCaching, VolumeDesign};
-use iofit_model::requirements::Requirements;
+use iofit_model::requirements::{Requirements, VolumeRequirements};
 use iofit_report::compare::{self, CompareContext, JobSelection};
 use iofit_report::html::HtmlReport;
 use std::path::{Path, PathBuf};
@@ -97,56 +97,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let run = compare::read_results(document, &results_name).map_err(bad_input)?;
     let requirements = load_requirements(&args.requirements)?;
 
-    let volume = match &args.volume {
-        Some(label) => requirements
-            .volumes
-            .iter()
-            .find(|volume| &volume.label == label)
-            .ok_or_else(|| {
-                bad_input(format!(
-                    "{}: no volume '{label}'; it has {}",
-                    args.requirements.display(),
-                    labels(&requirements)
-                ))
-            })?,
-        None if requirements.volumes.len() == 1 => &requirements.volumes[0],
-        None => {
-            return Err(bad_input(format!(
-                "{} has {} volumes ({}); say which one the results are for with --volume",
-                args.requirements.display(),
-                requirements.volumes.len(),
-                labels(&requirements)
-            )))
-        }
-    };
-
-    let mut context = CompareContext {
-        latency_ms_p99: args.latency_p99_ms,
-        ..Default::default()
-    };
-    if let Some(p99) = args.latency_p99_ms {
-        if !(p99.is_finite() && p99 > 0.0) {
-            return Err(bad_input(format!(
-                "--latency-p99-ms {p99}: must be a number of milliseconds > 0"
-            )));
-        }
-    }
-    if let Some(spec) = &args.disks {
-        let design: VolumeDesign = spec
-            .parse()
-            .map_err(|error| bad_input(format!("--disk: {error}")))?;
-        context.disks = Some(design.disk_count);
-        // Caching only counts when the spec names it; "10xP30" says nothing about the cache.
-        if spec.contains(':') {
-            context.caching = Some(design.caching);
-        }
-    }
-    if let Some(caching) = &args.caching {
-        let caching: HostCaching = caching
-            .parse()
-            .map_err(|error| bad_input(format!("--caching: {error}")))?;
-        context.caching = Some(caching);
-    }
+    let volume = pick_volume(&args, &requirements)?;
+    let mut context = context_from_args(&args)?;
 
     let selection = JobSelection {
         group: args.group,
@@ -236,6 +188,67 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(crate::exit::FAILED)
     })
+}
+
+/// The requirements' volume the results are for: `--volume`, or the only one.
+fn pick_volume<'a>(
+    args: &Args,
+    requirements: &'a Requirements,
+) -> anyhow::Result<&'a VolumeRequirements> {
+    Ok(match &args.volume {
+        Some(label) => requirements
+            .volumes
+            .iter()
+            .find(|volume| &volume.label == label)
+            .ok_or_else(|| {
+                bad_input(format!(
+                    "{}: no volume '{label}'; it has {}",
+                    args.requirements.display(),
+                    labels(requirements)
+                ))
+            })?,
+        None if requirements.volumes.len() == 1 => &requirements.volumes[0],
+        None => {
+            return Err(bad_input(format!(
+                "{} has {} volumes ({}); say which one the results are for with --volume",
+                args.requirements.display(),
+                requirements.volumes.len(),
+                labels(requirements)
+            )))
+        }
+    })
+}
+
+/// What the flags say about the measured design: disks, host caching, the p99 limit.
+fn context_from_args(args: &Args) -> anyhow::Result<CompareContext> {
+    let mut context = CompareContext {
+        latency_ms_p99: args.latency_p99_ms,
+        ..Default::default()
+    };
+    if let Some(p99) = args.latency_p99_ms {
+        if !(p99.is_finite() && p99 > 0.0) {
+            return Err(bad_input(format!(
+                "--latency-p99-ms {p99}: must be a number of milliseconds > 0"
+            )));
+        }
+    }
+    if let Some(spec) = &args.disks {
+        let design: VolumeDesign = spec
+            .parse()
+            .map_err(|error| bad_input(format!("--disk: {error}")))?;
+        context.disks = Some(design.disk_count);
+        // Caching only counts when the spec names it; "10xP30" says nothing about the cache.
+        if spec.contains(':') {
+            context.caching = Some(design.caching);
+        }
+    }
+    if let Some(caching) = &args.caching {
+        let caching: HostCaching = caching
+            .parse()
+            .map_err(|error| bad_input(format!("--caching: {error}")))?;
+        context.caching = Some(caching);
+    }
+    Ok(context)
 }
 
 /// The report to judge in `text` and how many reports it holds. `iofit run --status-interval`

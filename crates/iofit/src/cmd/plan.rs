@@ -1,10 +1,8 @@
 //! `iofit plan`: requirements (from flags or a TOML file) + catalog -> designs ranked by cost.
 
-use super::plan_clouds::CloudChoice;
-use super::shared::{CatalogArgs, OutputArgs};
+use super::shared::{CatalogArgs, CloudChoice, OutputArgs};
 use super::{emit, exit_for, print_json_or_text};
 use crate::exit::bad_input;
-use iofit_catalog::clouds::Cloud;
 use iofit_planner::EXAMPLE_REQUIREMENTS;
 use iofit_procedure::plan::{self, PlanRequest, RequirementsSource, VolumeFlags};
 use std::path::PathBuf;
@@ -228,9 +226,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.example_requirements {
         emit(EXAMPLE_REQUIREMENTS)?;
         return Ok(ExitCode::SUCCESS);
-    }
-    if args.cloud != CloudChoice::One(Cloud::Azure) {
-        return super::plan_clouds::run(&args, args.cloud);
     }
     if args.burst_tolerant {
         return Err(bad_input(

@@ -3,6 +3,7 @@
 //! with its binding limit, headroom and price basis.
 
 use super::plan::Args;
+pub use super::shared::CloudChoice;
 use super::{emit, exit_for};
 use crate::exit::bad_input;
 use iofit_catalog::clouds::Cloud;
@@ -10,25 +11,6 @@ use iofit_model::Requirements;
 use iofit_planner::clouds::{plan_aws, AwsDesign, AwsPlan, AwsPlanOptions};
 use iofit_procedure::plan::{self as azure, PlanOutcome};
 use std::process::ExitCode;
-
-/// What `--cloud` asks for: one cloud or all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CloudChoice {
-    One(Cloud),
-    All,
-}
-
-impl std::str::FromStr for CloudChoice {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        if text.trim().eq_ignore_ascii_case("all") {
-            return Ok(CloudChoice::All);
-        }
-        text.parse::<Cloud>()
-            .map(CloudChoice::One)
-            .map_err(|e| e.to_string())
-    }
-}
 
 /// Why Google Cloud has no design: said, not hidden.
 const GCP_NOT_DONE: &str = "not planned: this build has no Google Cloud catalog yet (machine types' Persistent Disk and Hyperdisk limits, disk rules and us-central1 prices are not sourced)";
@@ -62,6 +44,14 @@ fn aws_plan(args: &Args, requirements: &Requirements) -> anyhow::Result<AwsPlan>
 }
 
 /// Runs `plan` for `--cloud aws|gcp|all`.
+/// `iofit plan`: Azure's plan (the default), or the clouds `--cloud` names.
+pub fn dispatch(args: Args) -> anyhow::Result<ExitCode> {
+    match args.cloud {
+        CloudChoice::One(Cloud::Azure) => super::plan::run(args),
+        choice => run(&args, choice),
+    }
+}
+
 pub fn run(args: &Args, choice: CloudChoice) -> anyhow::Result<ExitCode> {
     if args.fleet.is_some() || args.output.report.is_some() {
         return Err(bad_input(

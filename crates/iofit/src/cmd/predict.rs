@@ -1,10 +1,8 @@
 //! `iofit predict`: what a design (VM + volumes) delivers for a workload, every limit with its
 //! headroom, and the one that binds.
 
-use super::plan_clouds::CloudChoice;
 use super::shared::{CatalogArgs, OutputArgs};
 use super::{exit_for, print_json_or_text};
-use iofit_catalog::clouds::Cloud;
 use iofit_procedure::predict::{self, PredictRequest, Provisioned};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -100,22 +98,6 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    match args.cloud.parse::<super::plan_clouds::CloudChoice>() {
-        Ok(CloudChoice::One(Cloud::Azure)) if args.burst_tolerant => {
-            return Err(crate::exit::bad_input(
-                "--burst-tolerant is AWS's instance burst window; use it with --cloud aws",
-            ))
-        }
-        Ok(CloudChoice::One(Cloud::Azure)) => {}
-        Ok(CloudChoice::One(Cloud::Aws)) => return super::predict_clouds::run(&args),
-        Ok(_) => {
-            return Err(crate::exit::bad_input(format!(
-                "--cloud {}: predict knows azure and aws (Google Cloud is not in the catalog yet)",
-                args.cloud
-            )))
-        }
-        Err(e) => return Err(crate::exit::bad_input(format!("--cloud: {e}"))),
-    }
     let request = PredictRequest {
         vm: args.vm,
         disks: args.disks,

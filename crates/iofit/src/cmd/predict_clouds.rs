@@ -3,10 +3,28 @@
 
 use super::exit_for;
 use super::predict::Args;
+use super::shared::CloudChoice;
 use crate::exit::bad_input;
+use iofit_catalog::clouds::Cloud;
 use iofit_model::Bytes;
 use iofit_predict::aws::{self, AwsDemand, AwsPrediction, AwsState};
 use std::process::ExitCode;
+
+/// `iofit predict`: Azure (the default) or the cloud `--cloud` names.
+pub fn dispatch(args: Args) -> anyhow::Result<ExitCode> {
+    match args.cloud.parse::<CloudChoice>() {
+        Ok(CloudChoice::One(Cloud::Azure)) if args.burst_tolerant => Err(crate::exit::bad_input(
+            "--burst-tolerant is AWS's instance burst window; use it with --cloud aws",
+        )),
+        Ok(CloudChoice::One(Cloud::Azure)) => super::predict::run(args),
+        Ok(CloudChoice::One(Cloud::Aws)) => run(&args),
+        Ok(_) => Err(crate::exit::bad_input(format!(
+            "--cloud {}: predict knows azure and aws (Google Cloud is not in the catalog yet)",
+            args.cloud
+        ))),
+        Err(e) => Err(crate::exit::bad_input(format!("--cloud: {e}"))),
+    }
+}
 
 /// Demand that no EBS limit reaches: the design runs flat out and its least limit binds.
 const FLAT_OUT_IOPS: f64 = 1e12;
