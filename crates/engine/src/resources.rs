@@ -13,7 +13,7 @@ use iofit_stats::LatencyHistogram;
 
 /// The most clones that run at once. fio refuses more than 4096 jobs (`REAL_MAX_JOBS`); a
 /// thread per clone beyond that measures the scheduler, not the storage.
-pub const MAX_CLONES: u64 = 4096;
+pub const MAX_CLONES: u64 = iofit_model::limits::MAX_NUMJOBS as u64;
 /// File descriptors iofit itself holds besides the jobs' (stdio, the output file, the layout).
 const OWN_FDS: u64 = 16;
 /// Resident memory of a clone's thread (its stack as touched, TLS, kernel task), generously.

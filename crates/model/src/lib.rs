@@ -19,6 +19,7 @@ pub mod data;
 pub mod design;
 pub mod formulas;
 pub mod job;
+pub mod limits;
 pub mod placement;
 pub mod replay;
 pub mod requirements;

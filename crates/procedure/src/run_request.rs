@@ -399,17 +399,18 @@ fn preset_settings(
     for (key, value) in overrides_from(&inputs.fio_args) {
         match key.as_str() {
             "iodepth" => {
-                settings.iodepth = value.parse().ok().filter(|&q: &u32| q >= 1).ok_or_else(|| {
-                    bad(format!("--iodepth={value}: write a whole number >= 1 such as 128"))
-                })?
+                // Bounded by the option table, as iodepth= in a job file is.
+                settings.iodepth = iofit_jobfile::fio::check_count_option("iodepth", &value)
+                    .map_err(|e| bad(format!("--iodepth={value}: {}", e.kind)))?
             }
             "runtime" | "elapsed" => settings.runtime = Some(value),
             "size" => settings.size = Some(value),
             "warmup" | "ramp-time" | "ramp_time" => settings.warmup = Some(value),
             "numjobs" => {
-                settings.workers = Some(value.parse().map_err(|_| {
-                    bad(format!("--numjobs={value}: write a whole number such as 3"))
-                })?)
+                settings.workers = Some(
+                    iofit_jobfile::fio::check_count_option("numjobs", &value)
+                        .map_err(|e| bad(format!("--numjobs={value}: {}", e.kind)))?,
+                )
             }
             other => {
                 return Err(bad(format!(
