@@ -12,9 +12,13 @@ pub(crate) mod control;
 pub(crate) mod data;
 pub(crate) mod engine_opts;
 pub(crate) mod errors;
+pub(crate) mod paths;
 pub(crate) mod render;
 pub(crate) mod replay;
 pub(crate) mod trim;
+
+pub use crate::fio_options::PathKind;
+pub use paths::{job_paths, path_options, JobPaths, NamedPath, PathOption};
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};

@@ -85,6 +85,15 @@ pub enum PathKind {
     VerifyState,
 }
 
+impl PathKind {
+    /// Whether an output of this kind may be the very file an input of the same kind named:
+    /// a verify state is loaded and saved again by design (fio's chain of verify runs); any
+    /// other input replaced by an output would be lost.
+    pub fn output_may_replace_same_kind(self) -> bool {
+        self == PathKind::VerifyState
+    }
+}
+
 /// The unit of a numeric option's bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {

@@ -392,3 +392,87 @@ fn real_fio_parse_only_accepts_the_rendered_text() {
         );
     }
 }
+
+/// A job that turns `option` on the generic way (its value names a file, or a flag is 1), with
+/// what every path option needs around it.
+pub(crate) fn enabling(option: &super::PathOption, section: &str, dir: &str) -> String {
+    let value = if option.takes_value {
+        format!("{dir}/{section}-{}", option.name)
+    } else {
+        "1".to_string()
+    };
+    format!(
+        "[{section}]\nrw=randwrite\nbs=4k\nsize=1m\nfilename={dir}/{section}.data\nverify=crc32c\nlog_avg_msec=1000\nlog_hist_msec=1000\n{}={value}\n",
+        option.name
+    )
+}
+
+#[test]
+fn every_option_with_a_path_role_lists_the_files_it_names() {
+    let options = super::path_options();
+    let names: Vec<&str> = options.iter().map(|o| o.name).collect();
+    for expected in [
+        "write_iolog",
+        "write_bw_log",
+        "write_lat_log",
+        "write_iops_log",
+        "write_hist_log",
+        "verify_state_save",
+        "read_iolog",
+        "verify_state_load",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} has no path role: {names:?}"
+        );
+    }
+    for option in &options {
+        assert!(
+            super::paths::files_of(
+                option.name,
+                &JobSpec::new("x", iofit_model::job::Target::Files(vec![])),
+                1
+            )
+            .is_some(),
+            "{} has a path role but no file lister",
+            option.name
+        );
+        let jobs = parse_str(&enabling(option, "j", "/tmp/d"), "p.fio", &parse_only())
+            .unwrap_or_else(|e| panic!("{}: {e}", option.name));
+        let paths = super::job_paths(&jobs);
+        let listed = if option.output {
+            &paths.outputs
+        } else {
+            &paths.inputs
+        };
+        assert!(
+            listed
+                .iter()
+                .any(|p| p.option == option.name && p.kind == option.kind),
+            "{} lists no file: {paths:?}",
+            option.name
+        );
+    }
+}
+
+#[test]
+fn log_files_are_numbered_by_clone_over_the_whole_run() {
+    let text = "[a]\nrw=write\nsize=1m\nfilename=/tmp/a\nnumjobs=2\nwrite_bw_log=/tmp/p\nlog_avg_msec=1000\n[b]\nrw=write\nsize=1m\nfilename=/tmp/b\nwrite_lat_log=/tmp/q\nwrite_iolog=/tmp/io.log\n";
+    let jobs = parse_str(text, "l.fio", &parse_only()).expect("parses");
+    let outputs: Vec<String> = super::job_paths(&jobs)
+        .outputs
+        .iter()
+        .map(|p| p.path.display().to_string())
+        .collect();
+    assert_eq!(
+        outputs,
+        [
+            "/tmp/p_bw.1.log",
+            "/tmp/p_bw.2.log",
+            "/tmp/q_lat.3.log",
+            "/tmp/q_clat.3.log",
+            "/tmp/q_slat.3.log",
+            "/tmp/io.log"
+        ]
+    );
+}
