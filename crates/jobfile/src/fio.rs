@@ -83,6 +83,18 @@ pub fn parse_str(
     parse_text(text, source_name, None, opts)
 }
 
+/// Parses `text` as the job file at `path` (its contents after a substitution, such as a
+/// `--hosts` run's `${HOST}`): named by `path` in errors, its includes resolved next to it,
+/// as [`parse_file`] does.
+pub fn parse_str_as_file(
+    text: &str,
+    path: &Path,
+    opts: &ParseOptions,
+) -> Result<Vec<JobSpec>, JobFileError> {
+    let base_dir = path.parent().map(Path::to_path_buf);
+    parse_text(text, &path.display().to_string(), base_dir.as_deref(), opts)
+}
+
 /// Parses fio-style command-line jobs: `--name=a --rw=randread --bs=4k ...`. Options before the
 /// first `--name` are global; each `--name` starts a job. `--key value` works for options that
 /// take a value. In errors, the "line" is the argument's position (1-based).
