@@ -1139,11 +1139,17 @@ pub fn check_count_option(key: &str, value: &str) -> Result<u32, JobFileError> {
 /// The text of a job file holding `jobs`, one section each, from [`job_options`].
 pub fn job_file_text(jobs: &[JobSpec]) -> String {
     let mut text = String::new();
+    let mut group = None;
     for job in jobs {
         text.push_str(&format!("[{}]\n", job.name));
         for (key, value) in job_options(job) {
             text.push_str(&format!("{key}={value}\n"));
         }
+        // A new reporting group without a stonewall is fio's new_group.
+        if group.is_some_and(|g| g != job.group_id) && !job.stonewall {
+            text.push_str("new_group=1\n");
+        }
+        group = Some(job.group_id);
     }
     text
 }

@@ -25,6 +25,9 @@ pub(crate) enum Render {
     Via(#[allow(dead_code)] &'static str),
     /// Leaves nothing in the job but a note (or nothing at all); nothing to write back.
     NoState,
+    /// Written by [`crate::fio::job_file_text`] from the jobs' group ids: whether a job starts
+    /// a new reporting group depends on the job before it.
+    Group,
     /// A refused option: never part of a parsed job.
     Never,
     /// Set while the table is built, replaced by [`of`] before the table is used.
@@ -50,7 +53,6 @@ pub(crate) fn of(name: &str) -> Render {
         | "thread"
         | "mem"
         | "allow_file_create"
-        | "atomic"
         | "clocksource"
         | "bwavgtime"
         | "iopsavgtime"
@@ -69,7 +71,6 @@ pub(crate) fn of(name: &str) -> Render {
         | "overwrite"
         | "openfiles"
         | "ioscheduler"
-        | "wait_for"
         | "exit_what"
         | "bs_unaligned"
         | "flow_watermark"
@@ -78,8 +79,11 @@ pub(crate) fn of(name: &str) -> Render {
         | "experimental_verify"
         | "trim_verify_zero"
         | "create_serialize"
-        | "readonly"
-        | "number_ios" => NoState,
+        | "readonly" => NoState,
+        // Options whose effect is another option's value.
+        "wait_for" => Via("stonewall"),
+        "atomic" => Via("direct"),
+        "number_ios" => Via("io_size"),
         _ => Render::Never,
     }
 }
@@ -580,7 +584,7 @@ fn data(name: &str) -> Option<Render> {
 fn reporting(name: &str) -> Option<Render> {
     Some(match name {
         "group_reporting" => Value(|j| on(j.group_reporting)),
-        "new_group" => Via("stonewall"),
+        "new_group" => Render::Group,
         "write_bw_log" => Value(|j| j.logs.bw_prefix.clone()),
         "write_iops_log" => Value(|j| j.logs.iops_prefix.clone()),
         "write_lat_log" => Value(|j| j.logs.lat_prefix.clone()),
