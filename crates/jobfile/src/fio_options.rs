@@ -174,8 +174,7 @@ fn role_of(name: &str, status: Status) -> Role {
             | "overwrite"
             | "thread"
             | "mem"
-            | "allow_file_create"
-            | "kb_base",
+            | "allow_file_create",
             _,
         ) => Role::Ignored,
         _ => Role::Workload,

@@ -100,6 +100,34 @@ fn the_table_holds_every_option_once_with_its_bounds_from_model_limits() {
         .and_then(|o| o.bounds)
         .expect("bs by alias");
     assert_eq!(bs.max, iofit_model::limits::MAX_BLOCK_SIZE_BYTES);
+    let role = |name: &str| t.find(name).map(|o| o.role);
+    use crate::fio_options::PathKind as K;
+    assert_eq!(role("filename"), Some(Role::Target));
+    assert_eq!(role("write_iolog"), Some(Role::Output(K::IoLog)));
+    assert_eq!(role("read_iolog"), Some(Role::Input(K::IoLog)));
+    assert_eq!(role("percentile_list"), Some(Role::Reporting));
+    assert_eq!(role("clocksource"), Some(Role::Ignored));
+    assert_eq!(role("zonemode"), Some(Role::Refused));
+    assert_eq!(role("rw"), Some(Role::Workload));
+    // The refused rows are exactly the table's refusals.
+    for option in t.rows() {
+        let refused = matches!(option.status, crate::fio_options::Status::Refused(_));
+        assert_eq!(option.role == Role::Refused, refused, "{}", option.name);
+    }
+}
+
+#[test]
+fn a_preset_flag_is_bounded_by_the_same_row_as_the_job_option() {
+    let max = iofit_model::limits::MAX_IODEPTH;
+    assert_eq!(
+        super::check_count_option("iodepth", &max.to_string()).ok(),
+        Some(max)
+    );
+    let above = super::check_count_option("iodepth", &(max + 1).to_string())
+        .expect_err("above the bound")
+        .to_string();
+    assert!(above.contains(&max.to_string()), "{above}");
+    assert!(super::check_count_option("numjobs", "0").is_err());
 }
 
 /// Every bounded option: its largest value parses, one more is refused naming the option and
