@@ -209,6 +209,12 @@ fn bounds_of(name: &str) -> Option<Bounds> {
             noun: "",
         },
         "rwmixread" | "rwmixwrite" => percent,
+        // fio's own ranges: significant_figures 1..10, FLOW_MAX_WEIGHT 1000, ioprio levels
+        // 0..7 and classes 0..3.
+        "significant_figures" => count(1, 10, " digits"),
+        "flow" => count(0, u64::from(crate::fio::compat::FLOW_MAX_WEIGHT), ""),
+        "prio" => count(0, 7, ""),
+        "prioclass" => count(0, 3, ""),
         _ => return None,
     })
 }

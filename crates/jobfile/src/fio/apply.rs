@@ -163,6 +163,15 @@ impl Arg<'_> {
     /// `value` checked against the option's bounds in the table (none: any value); `below`
     /// says what a value under the minimum means.
     pub(crate) fn bounded(&self, value: u64, below: &str) -> Result<u64, JobFileError> {
+        self.bounded_with(value, below, None)
+    }
+    /// [`Arg::bounded`] with the fix to print (default: the range).
+    pub(crate) fn bounded_with(
+        &self,
+        value: u64,
+        below: &str,
+        fix: Option<&str>,
+    ) -> Result<u64, JobFileError> {
         let Some(bounds) = self.bounds else {
             return Ok(value);
         };
@@ -171,9 +180,10 @@ impl Arg<'_> {
             fio_options::Unit::Bytes => " bytes",
             fio_options::Unit::Percent => "%",
         };
-        let fix = format!("write {}={}..{}{unit}", self.key, bounds.min, bounds.max);
+        let range = format!("write {}={}..{}{unit}", self.key, bounds.min, bounds.max);
+        let fix = fix.unwrap_or(&range);
         if value < bounds.min {
-            return Err(self.invalid(below.to_string(), &fix));
+            return Err(self.invalid(below.to_string(), fix));
         }
         if value > bounds.max {
             let noun = bounds.noun;
@@ -182,7 +192,7 @@ impl Arg<'_> {
                     "{value}{unit}{noun} is above the largest {} iofit runs, {}{unit}",
                     self.key, bounds.max
                 ),
-                &fix,
+                fix,
             ));
         }
         Ok(value)
@@ -839,15 +849,9 @@ pub(crate) fn unified_rw_reporting(c: &mut Ctx, arg: &Arg) -> R {
 }
 /// fio's `significant_figures` (1..=10): digits of the rates in the text output.
 pub(crate) fn significant_figures(c: &mut Ctx, arg: &Arg) -> R {
-    let digits = parse_u32(arg.value()?)
-        .ok()
-        .filter(|d| (1..=10).contains(d))
-        .ok_or_else(|| {
-            arg.invalid(
-                "not a whole number from 1 to 10",
-                "write significant_figures=4",
-            )
-        })?;
+    let digits =
+        parse_u32(arg.value()?).map_err(|why| arg.invalid(why, "write significant_figures=4"))?;
+    let digits = arg.bounded(u64::from(digits), "0 digits")?;
     c.job.reporting.significant_figures = digits as u8;
     Ok(())
 }
