@@ -145,4 +145,29 @@ fn outputs_never_replace_targets_job_files_or_each_other(root: &Path) {
         to_iolog,
         &["--output"],
     );
+    // An IO log over the job file itself.
+    let job_file = root.join("self.fio");
+    let text = job(&format!("write_iolog={}\n", job_file.display()));
+    std::fs::write(&job_file, &text).expect("job file");
+    let error = check_outputs(
+        &request(true),
+        std::slice::from_ref(&job_file),
+        &jobs(&text),
+    )
+    .expect_err("write_iolog over its own job file");
+    assert!(error.to_string().contains("write_iolog"), "{error}");
+    // A user's file named like a log the run writes: refused unless --allow-overwrite (it is
+    // no input, so the flag may replace it).
+    let user = root.join("u_bw.1.log");
+    std::fs::write(&user, "a user's notes\n").expect("user file");
+    let text = job(&format!(
+        "write_bw_log={}\nlog_avg_msec=1000\n",
+        root.join("u").display()
+    ));
+    refused(
+        text.clone(),
+        request(false),
+        &["write_bw_log", "--allow-overwrite"],
+    );
+    check_outputs(&request(true), &[], &jobs(&text)).expect("--allow-overwrite replaces it");
 }
