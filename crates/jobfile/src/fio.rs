@@ -465,23 +465,10 @@ fn quote(text: &str) -> String {
     format!("{cut}...")
 }
 
-/// fio reads an expression's result for a time option in microseconds (HOWTO, "Parameter types").
+/// fio reads an expression's result for a time option in microseconds (HOWTO, "Parameter
+/// types"); the table says which options take a time.
 fn is_time_option(key: &str) -> bool {
-    matches!(
-        key,
-        "runtime"
-            | "timeout"
-            | "ramp_time"
-            | "startdelay"
-            | "thinktime"
-            | "max_latency"
-            | "latency_target"
-            | "latency_window"
-            | "ss_dur"
-            | "ss_ramp"
-            | "steadystate_duration"
-            | "steadystate_ramp_time"
-    )
+    fio_options::table().find(key).is_some_and(|o| o.takes_time)
 }
 
 /// fio expands `${NAME}` in option values from the environment; an unset variable is an error

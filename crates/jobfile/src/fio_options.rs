@@ -53,6 +53,25 @@ pub(crate) struct FioOption {
     pub bounds: Option<Bounds>,
     /// How a parsed job's value is written back as fio text (from `fio::render`).
     pub render: crate::fio::render::Render,
+    /// The value is a time (an arithmetic expression's result is then in microseconds, as
+    /// fio reads it); from [`takes_time`].
+    pub takes_time: bool,
+}
+
+/// The options whose value is a time.
+fn takes_time(name: &str) -> bool {
+    matches!(
+        name,
+        "runtime"
+            | "ramp_time"
+            | "startdelay"
+            | "thinktime"
+            | "max_latency"
+            | "latency_target"
+            | "latency_window"
+            | "steadystate_duration"
+            | "steadystate_ramp_time"
+    )
 }
 
 /// What an option is about: the output guard reads the path roles, readers the rest.
@@ -236,6 +255,7 @@ const fn opt(
         role: Role::Workload,
         bounds: None,
         render: crate::fio::render::Render::Pending,
+        takes_time: false,
     }
 }
 
@@ -542,6 +562,7 @@ pub(crate) fn table() -> &'static Table {
             option.role = role_of(option.name, option.status);
             option.bounds = bounds_of(option.name);
             option.render = crate::fio::render::of(option.name);
+            option.takes_time = takes_time(option.name);
         }
         let mut by_name = HashMap::new();
         for (index, option) in options.iter().enumerate() {

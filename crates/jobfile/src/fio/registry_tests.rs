@@ -617,3 +617,20 @@ fn real_fio_parse_only_accepts_rendered_generated_files() {
         );
     }
 }
+
+/// The table's time options read an expression's result in microseconds, by name or alias;
+/// other options read it as they read a number.
+#[test]
+fn time_options_from_the_table_read_expressions_in_microseconds() {
+    let parse = |extra: &str| {
+        let text = format!("[j]\nrw=read\nsize=1m\nfilename=/tmp/t\n{extra}\n");
+        parse_str(&text, "t.fio", &parse_only())
+            .expect("parses")
+            .remove(0)
+    };
+    let second = std::time::Duration::from_secs(1);
+    assert_eq!(parse("runtime=(2*1000000)").runtime, Some(2 * second));
+    assert_eq!(parse("timeout=(3*1000000)").runtime, Some(3 * second));
+    assert_eq!(parse("ramp_time=(500*1000)").ramp_time, second / 2);
+    assert_eq!(parse("iodepth=(2*8)").iodepth, 16);
+}
