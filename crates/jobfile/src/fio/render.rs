@@ -42,6 +42,7 @@ pub(crate) fn of(name: &str) -> Render {
         .or_else(|| pattern(name))
         .or_else(|| timing(name))
         .or_else(|| control(name))
+        .or_else(|| engine(name))
         .or_else(|| data(name))
         .or_else(|| reporting(name))
     {
@@ -419,6 +420,13 @@ fn control(name: &str) -> Option<Render> {
             Some(lists.iter().map(text).collect::<Vec<_>>().join(","))
         }),
         "error_dump" => Value(|j| off(!j.thread_control.errors.quiet)),
+        _ => return None,
+    })
+}
+
+/// io_uring's options, measurement switches, command priorities and IO logs.
+fn engine(name: &str) -> Option<Render> {
+    Some(match name {
         // io_uring engine options.
         "fixedbufs" => Value(|j| j.uring.fixed_buffers.map(|b| u8::from(b).to_string())),
         "registerfiles" => Value(|j| j.uring.register_files.map(|b| u8::from(b).to_string())),
