@@ -176,13 +176,22 @@ fn check_job(job: &JobSpec) -> Result<(), EngineError> {
             "bs must be at least 1 byte",
         ));
     }
-    if job.block_size.max_size().as_u64() > u32::MAX as u64 / 2 {
-        return Err(EngineError::invalid(&job.name, "bs is larger than 2 GiB"));
-    }
-    if matches!(job.engine, EngineKind::IoUring | EngineKind::Libaio) && job.iodepth > 32_768 {
+    if job.block_size.max_size().as_u64() > iofit_model::limits::MAX_BLOCK_SIZE_BYTES {
         return Err(EngineError::invalid(
             &job.name,
-            "iodepth above 32768 is more than an io_uring ring holds; lower iodepth",
+            format!(
+                "bs is larger than {} bytes, the most Linux moves in one IO",
+                iofit_model::limits::MAX_BLOCK_SIZE_BYTES
+            ),
+        ));
+    }
+    if job.iodepth > iofit_model::limits::MAX_IODEPTH {
+        return Err(EngineError::invalid(
+            &job.name,
+            format!(
+                "iodepth above {} is more than an io_uring ring holds; lower iodepth",
+                iofit_model::limits::MAX_IODEPTH
+            ),
         ));
     }
     if job.direct && job.engine != EngineKind::Null {

@@ -12,16 +12,19 @@ pub(crate) mod control;
 pub(crate) mod data;
 pub(crate) mod engine_opts;
 pub(crate) mod errors;
+pub(crate) mod paths;
+pub(crate) mod render;
 pub(crate) mod replay;
 pub(crate) mod trim;
+
+pub use crate::fio_options::PathKind;
+pub use paths::{job_paths, path_options, JobPaths, NamedPath, PathOption};
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};
 use crate::values::{self, size_base_from_kb_base};
 use apply::{Arg, Builder, Ctx, Placed};
-use iofit_model::job::{
-    BlockSizeSpec, JobSpec, PerDirection, RandomDistribution, RwMode, SizeSpec, Target, ZoneSize,
-};
+use iofit_model::job::{BlockSizeSpec, JobSpec, PerDirection, RwMode, SizeSpec, Target};
 use iofit_model::units::{Bytes, SizeBase};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -81,6 +84,18 @@ pub fn parse_str(
     opts: &ParseOptions,
 ) -> Result<Vec<JobSpec>, JobFileError> {
     parse_text(text, source_name, None, opts)
+}
+
+/// Parses `text` as the job file at `path` (its contents after a substitution, such as a
+/// `--hosts` run's `${HOST}`): named by `path` in errors, its includes resolved next to it,
+/// as [`parse_file`] does.
+pub fn parse_str_as_file(
+    text: &str,
+    path: &Path,
+    opts: &ParseOptions,
+) -> Result<Vec<JobSpec>, JobFileError> {
+    let base_dir = path.parent().map(Path::to_path_buf);
+    parse_text(text, &path.display().to_string(), base_dir.as_deref(), opts)
 }
 
 /// Parses fio-style command-line jobs: `--name=a --rw=randread --bs=4k ...`. Options before the
@@ -453,23 +468,10 @@ fn quote(text: &str) -> String {
     format!("{cut}...")
 }
 
-/// fio reads an expression's result for a time option in microseconds (HOWTO, "Parameter types").
+/// fio reads an expression's result for a time option in microseconds (HOWTO, "Parameter
+/// types"); the table says which options take a time.
 fn is_time_option(key: &str) -> bool {
-    matches!(
-        key,
-        "runtime"
-            | "timeout"
-            | "ramp_time"
-            | "startdelay"
-            | "thinktime"
-            | "max_latency"
-            | "latency_target"
-            | "latency_window"
-            | "ss_dur"
-            | "ss_ramp"
-            | "steadystate_duration"
-            | "steadystate_ramp_time"
-    )
+    fio_options::table().find(key).is_some_and(|o| o.takes_time)
 }
 
 /// fio expands `${NAME}` in option values from the environment; an unset variable is an error
@@ -673,6 +675,7 @@ fn resolve_job(
             key: &option.key,
             value: option.value.as_deref(),
             loc: &option.loc,
+            bounds: None,
         };
         let value = arg.value()?;
         base = size_base_from_kb_base(value)
@@ -697,6 +700,7 @@ fn resolve_job(
             key: &engine.key,
             value: engine.value.as_deref(),
             loc: &engine.loc,
+            bounds: None,
         };
         apply::ioengine(&mut ctx, &arg)?;
     }
@@ -731,6 +735,7 @@ fn resolve_job(
             key,
             value: option.value.as_deref(),
             loc: &option.loc,
+            bounds: known.bounds,
         };
         match known.status {
             Status::Supported(apply) => apply(&mut ctx, &arg)?,
@@ -1147,151 +1152,49 @@ fn apply_number_ios(job: &mut JobSpec, count: Placed<u64>) -> Result<(), JobFile
 }
 
 /// Options a job runs with, named as fio names them (fio's "job options" in JSON, and
-/// `--parse-only`): the inverse of parsing, so it lives next to the option table.
+/// `--parse-only`): every option of the table whose value in `job` differs from fio's default,
+/// written by the table's renderer, so parsing them again gives the same job.
 pub fn job_options(job: &JobSpec) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    let mut push = |k: &str, v: String| out.push((k.to_string(), v));
-    match &job.target {
-        Target::Files(files) => push(
-            "filename",
-            files
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(":"),
-        ),
-        Target::Directory { path, nrfiles } => {
-            push("directory", path.display().to_string());
-            if *nrfiles > 1 {
-                push("nrfiles", nrfiles.to_string());
-            }
-        }
-    }
-    match job.size {
-        Some(SizeSpec::Bytes(b)) => push("size", b.as_u64().to_string()),
-        Some(SizeSpec::PercentOfTarget(p)) => push("size", format!("{p}%")),
-        None => {}
-    }
-    match job.start.percent {
-        Some(pct) => push("offset", format!("{pct}%")),
-        None if job.offset > Bytes::ZERO => push("offset", job.offset.as_u64().to_string()),
-        None => {}
-    }
-    match job.start.increment {
-        Some(iofit_model::placement::FileAmount::Bytes(b)) => {
-            push("offset_increment", b.to_string())
-        }
-        Some(iofit_model::placement::FileAmount::Percent(p)) => {
-            push("offset_increment", format!("{p}%"))
-        }
-        None => {}
-    }
-    if let Some(align) = job.start.align_bytes {
-        push("offset_align", align.to_string());
-    }
-    if let Some(flow) = &job.flow {
-        push("flow_id", flow.id.to_string());
-        push("flow", flow.weight.to_string());
-        push("flow_sleep", flow.sleep.as_micros().to_string());
-    }
-    if job.serialize_overlap {
-        push("serialize_overlap", "1".to_string());
-    }
-    let modifier = if job.rw.is_random() && job.random_run > 1 {
-        format!(":{}", job.random_run)
-    } else if !job.rw.is_random() && job.seq_add_bytes != 0 {
-        format!(":{}", job.seq_add_bytes)
-    } else {
-        String::new()
-    };
-    push("rw", format!("{}{modifier}", job.rw.fio_name()));
-    if job.repeat_offset_in_run {
-        push("rw_sequencer", "identical".to_string());
-    }
-    if job.rw.is_mixed() {
-        push("rwmixread", format!("{}", job.rwmix_read_pct));
-    }
-    match &job.block_size {
-        BlockSizeSpec::Fixed(s) if s.read == s.write => push("bs", s.read.as_u64().to_string()),
-        BlockSizeSpec::Fixed(s) => push("bs", format!("{},{}", s.read.as_u64(), s.write.as_u64())),
-        BlockSizeSpec::Split { read, write } => {
-            let list = |v: &Vec<iofit_model::job::BlockSizeShare>| {
-                v.iter()
-                    .map(|s| format!("{}/{}", s.size.as_u64(), s.pct))
-                    .collect::<Vec<_>>()
-                    .join(":")
-            };
-            push("bssplit", format!("{},{}", list(read), list(write)));
-        }
-    }
-    push("ioengine", job.engine.fio_name().to_string());
-    push("iodepth", job.iodepth.to_string());
-    push("direct", u8::from(job.direct).to_string());
-    push("numjobs", job.numjobs.to_string());
-    if let Some(r) = job.runtime {
-        push("runtime", r.as_secs().to_string());
-    }
-    if job.time_based {
-        push("time_based", "1".to_string());
-    }
-    if let Some(r) = job.rate_iops.read.or(job.rate_iops.write) {
-        let fmt = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
-        if job.rate_iops.read == job.rate_iops.write {
-            push("rate_iops", r.to_string());
-        } else {
-            push(
-                "rate_iops",
-                format!("{},{}", fmt(job.rate_iops.read), fmt(job.rate_iops.write)),
-            );
-        }
-    }
-    if !job.ramp_time.is_zero() {
-        push("ramp_time", job.ramp_time.as_secs().to_string());
-    }
-    if job.norandommap {
-        push("norandommap", "1".to_string());
-    }
-    if let Some(align) = job.block_align {
-        push("blockalign", align.as_u64().to_string());
-    }
-    if let Some(text) = distribution_text(&job.random_distribution) {
-        push("random_distribution", text);
-    }
-    if job.group_reporting {
-        push("group_reporting", "1".to_string());
-    }
-    out
+    fio_options::table()
+        .rows()
+        .filter_map(|option| match option.render {
+            render::Render::Value(text) => Some((option.name.to_string(), text(job)?)),
+            _ => None,
+        })
+        // The job's name is its section; it is not one of its options.
+        .filter(|(name, _)| name != "name")
+        .collect()
 }
 
-/// A non-uniform distribution as fio writes it.
-fn distribution_text(dist: &RandomDistribution) -> Option<String> {
-    let center = |c: &Option<f64>| c.map(|c| format!(":{c}")).unwrap_or_default();
-    Some(match dist {
-        RandomDistribution::Uniform => return None,
-        RandomDistribution::Zipf { theta, center: c } => format!("zipf:{theta}{}", center(c)),
-        RandomDistribution::Pareto { h, center: c } => format!("pareto:{h}{}", center(c)),
-        RandomDistribution::Normal {
-            deviation_pct,
-            center: c,
-        } => {
-            format!("normal:{deviation_pct}{}", center(c))
+/// A whole-number option (`iodepth`, `numjobs`...) given outside a job file (a preset's
+/// flags), checked as a job file's would be: at least 1 and within the table's bounds.
+pub fn check_count_option(key: &str, value: &str) -> Result<u32, JobFileError> {
+    let loc = Location::new(COMMAND_LINE, 0);
+    let arg = Arg {
+        key,
+        value: Some(value),
+        loc: &loc,
+        bounds: fio_options::table().find(key).and_then(|o| o.bounds),
+    };
+    arg.positive_count("0 is not a count")
+}
+
+/// The text of a job file holding `jobs`, one section each, from [`job_options`].
+pub fn job_file_text(jobs: &[JobSpec]) -> String {
+    let mut text = String::new();
+    let mut group = None;
+    for job in jobs {
+        text.push_str(&format!("[{}]\n", job.name));
+        for (key, value) in job_options(job) {
+            text.push_str(&format!("{key}={value}\n"));
         }
-        RandomDistribution::Zoned(zones) => {
-            let absolute = zones.iter().any(|z| matches!(z.size, ZoneSize::Bytes(_)));
-            let list: Vec<String> = zones
-                .iter()
-                .map(|z| match z.size {
-                    ZoneSize::Percent(p) => format!("{}/{p}", z.access_pct),
-                    ZoneSize::Bytes(b) => format!("{}/{}", z.access_pct, b.as_u64()),
-                })
-                .collect();
-            format!(
-                "{}:{}",
-                if absolute { "zoned_abs" } else { "zoned" },
-                list.join(":")
-            )
+        // A new reporting group without a stonewall is fio's new_group.
+        if group.is_some_and(|g| g != job.group_id) && !job.stonewall {
+            text.push_str("new_group=1\n");
         }
-    })
+        group = Some(job.group_id);
+    }
+    text
 }
 
 /// fio's `filename=a:b` with `\:` for a literal colon.
@@ -1323,6 +1226,8 @@ mod compat_tests;
 mod control_tests;
 #[cfg(test)]
 mod options3_tests;
+#[cfg(test)]
+mod registry_tests;
 #[cfg(test)]
 mod tests;
 

@@ -47,6 +47,195 @@ pub(crate) struct FioOption {
     pub aliases: &'static [&'static str],
     pub takes: Takes,
     pub status: Status,
+    /// What the option is about (filled in by [`table`] from [`role_of`]).
+    pub role: Role,
+    /// The numbers it accepts, where it is numeric (from [`bounds_of`]); parsing checks them.
+    pub bounds: Option<Bounds>,
+    /// How a parsed job's value is written back as fio text (from `fio::render`).
+    pub render: crate::fio::render::Render,
+    /// The value is a time (an arithmetic expression's result is then in microseconds, as
+    /// fio reads it); from [`takes_time`].
+    pub takes_time: bool,
+}
+
+/// The options whose value is a time.
+fn takes_time(name: &str) -> bool {
+    matches!(
+        name,
+        "runtime"
+            | "ramp_time"
+            | "startdelay"
+            | "thinktime"
+            | "max_latency"
+            | "latency_target"
+            | "latency_window"
+            | "steadystate_duration"
+            | "steadystate_ramp_time"
+    )
+}
+
+/// What an option is about: the output guard reads the path roles, readers the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Shapes the IO the job issues (pattern, sizes, depth, pacing, data).
+    Workload,
+    /// Names the files or directory the job does IO on.
+    Target,
+    /// Names a file the run writes besides the job's data files.
+    Output(PathKind),
+    /// Names a file the run reads besides the job's data files.
+    Input(PathKind),
+    /// Changes only how results are reported.
+    Reporting,
+    /// Accepted without effect on what iofit runs; the option's note says why.
+    Ignored,
+    /// Refused; the option's reason says why.
+    Refused,
+}
+
+/// The kinds of files job options name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathKind {
+    /// fio's text IO log (`write_iolog` writes one, `read_iolog` replays one).
+    IoLog,
+    /// bandwidth, IOPS, latency and histogram logs (`PREFIX_KIND.N.log`).
+    StatsLog,
+    /// A verify state file (`NAME-CLONE-verify.state`).
+    VerifyState,
+}
+
+impl PathKind {
+    /// Whether an output of this kind may be the very file an input of the same kind named:
+    /// a verify state is loaded and saved again by design (fio's chain of verify runs); any
+    /// other input replaced by an output would be lost.
+    pub fn output_may_replace_same_kind(self) -> bool {
+        self == PathKind::VerifyState
+    }
+}
+
+/// The unit of a numeric option's bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A plain count (queue entries, clones, loops, files).
+    Count,
+    Bytes,
+    Percent,
+}
+
+/// The smallest and largest value an option accepts, in `unit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub min: u64,
+    pub max: u64,
+    pub unit: Unit,
+    /// What the number counts, for messages ("clones" in "20000 clones is above...").
+    pub noun: &'static str,
+}
+
+/// The options that are not plain workload tuning; every other honoured option shapes the IO.
+fn role_of(name: &str, status: Status) -> Role {
+    use PathKind as K;
+    match (name, status) {
+        (_, Status::Refused(_)) => Role::Refused,
+        ("filename" | "directory" | "nrfiles" | "filename_format" | "unique_filename", _) => {
+            Role::Target
+        }
+        ("write_iolog", _) => Role::Output(K::IoLog),
+        ("write_bw_log" | "write_iops_log" | "write_lat_log" | "write_hist_log", _) => {
+            Role::Output(K::StatsLog)
+        }
+        ("verify_state_save", _) => Role::Output(K::VerifyState),
+        ("read_iolog", _) => Role::Input(K::IoLog),
+        ("verify_state_load", _) => Role::Input(K::VerifyState),
+        (
+            "name"
+            | "description"
+            | "group_reporting"
+            | "new_group"
+            | "clat_percentiles"
+            | "lat_percentiles"
+            | "slat_percentiles"
+            | "percentile_list"
+            | "unified_rw_reporting"
+            | "significant_figures"
+            | "log_avg_msec"
+            | "log_hist_msec"
+            | "per_job_logs"
+            | "log_offset"
+            | "log_unix_epoch"
+            | "log_prio"
+            | "error_dump"
+            | "disk_util"
+            | "bwavgtime"
+            | "iopsavgtime"
+            | "eta-newline",
+            _,
+        ) => Role::Reporting,
+        (
+            "clocksource"
+            | "threads"
+            | "flow_watermark"
+            | "verify_async"
+            | "verify_async_cpus"
+            | "gtod_reduce"
+            | "create_on_open"
+            | "experimental_verify"
+            | "trim_verify_zero"
+            | "create_serialize"
+            | "random_generator"
+            | "fallocate"
+            | "iodepth_batch_complete_min"
+            | "iodepth_batch_complete_max"
+            | "iodepth_low"
+            | "io_submit_mode"
+            | "ioscheduler"
+            | "openfiles"
+            | "overwrite"
+            | "thread"
+            | "mem"
+            | "allow_file_create",
+            _,
+        ) => Role::Ignored,
+        _ => Role::Workload,
+    }
+}
+
+/// The bounds of the numeric options whose limits iofit shares (`iofit_model::limits`) or
+/// that fio bounds itself (percentages).
+fn bounds_of(name: &str) -> Option<Bounds> {
+    use iofit_model::limits as l;
+    let count = |min: u64, max: u64, noun: &'static str| Bounds {
+        min,
+        max,
+        unit: Unit::Count,
+        noun,
+    };
+    let percent = Bounds {
+        min: 0,
+        max: 100,
+        unit: Unit::Percent,
+        noun: "",
+    };
+    Some(match name {
+        "iodepth" => count(1, u64::from(l::MAX_IODEPTH), " IOs in flight"),
+        "numjobs" => count(1, u64::from(l::MAX_NUMJOBS), " clones"),
+        "loops" => count(1, u64::from(u32::MAX), " loops"),
+        "nrfiles" => count(1, u64::from(u32::MAX), " files"),
+        "bs" => Bounds {
+            min: 1,
+            max: l::MAX_BLOCK_SIZE_BYTES,
+            unit: Unit::Bytes,
+            noun: "",
+        },
+        "rwmixread" | "rwmixwrite" => percent,
+        // fio's own ranges: significant_figures 1..10, FLOW_MAX_WEIGHT 1000, ioprio levels
+        // 0..7 and classes 0..3.
+        "significant_figures" => count(1, 10, " digits"),
+        "flow" => count(0, u64::from(crate::fio::compat::FLOW_MAX_WEIGHT), ""),
+        "prio" => count(0, 7, ""),
+        "prioclass" => count(0, 3, ""),
+        _ => return None,
+    })
 }
 
 use Status::{Noted, Refused, Supported};
@@ -63,6 +252,10 @@ const fn opt(
         aliases,
         takes,
         status,
+        role: Role::Workload,
+        bounds: None,
+        render: crate::fio::render::Render::Pending,
+        takes_time: false,
     }
 }
 
@@ -341,6 +534,11 @@ impl Table {
         self.by_name.get(key).map(|&index| &self.options[index])
     }
 
+    /// Every option, in the table's order (honoured ones first).
+    pub fn rows(&self) -> impl Iterator<Item = &FioOption> + '_ {
+        self.options.iter()
+    }
+
     /// Every name and alias, for "did you mean" hints.
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.sorted_names.iter().copied()
@@ -359,6 +557,12 @@ pub(crate) fn table() -> &'static Table {
             for name in *names {
                 options.push(opt(name, &[], Value, Refused(why)));
             }
+        }
+        for option in &mut options {
+            option.role = role_of(option.name, option.status);
+            option.bounds = bounds_of(option.name);
+            option.render = crate::fio::render::of(option.name);
+            option.takes_time = takes_time(option.name);
         }
         let mut by_name = HashMap::new();
         for (index, option) in options.iter().enumerate() {

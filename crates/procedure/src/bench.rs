@@ -75,7 +75,8 @@ pub const MAX_SCALE: f64 = 100.0;
 /// The longest benchmark: a week.
 pub const MAX_RUNTIME_S: f64 = 7.0 * 86_400.0;
 pub const MAX_WORKERS: u32 = 1024;
-pub const MAX_IODEPTH: u32 = 4096;
+/// The deepest `--iodepth`: the one bound every job option and flag shares.
+pub use iofit_model::limits::MAX_IODEPTH;
 /// A VM has at most 64 data disks.
 pub const MAX_DISKS: u32 = 64;
 

@@ -11,12 +11,12 @@
 use crate::observer::{Event, Observer};
 use crate::vdbench::{adjust, write_json, RunJson, VdbenchJson, VdbenchOptions};
 use crate::ProcedureError;
-use iofit_jobfile::fio::{parse_str, ParseOptions};
+use iofit_jobfile::fio::{parse_str_as_file, ParseOptions};
 use iofit_jobfile::vdbench::{IoRate, ParamFile, Run};
 use iofit_model::job::JobSpec;
 use iofit_remote::protocol::HostKeys;
 use iofit_remote::{ControllerOptions, HostSpec, MultiRun};
-use iofit_report::multihost::{render_clients_json, render_hosts_table, HostRow};
+use iofit_report::multihost::{render_clients_json_with, render_hosts_table, HostRow};
 use iofit_report::vdbench_summary::{render_run, AvgLine};
 use iofit_safefs::input::{caps, read_capped_string};
 use iofit_stats::RunResult;
@@ -204,7 +204,8 @@ pub fn fio_jobs_for(
     let mut jobs: Vec<JobSpec> = Vec::new();
     for file in files {
         let text = read_capped_string(file, caps::JOB_FILE_BYTES, "job file")?;
-        let mut parsed = parse_str(&substitute(&text), &file.display().to_string(), &options)?;
+        // As `iofit run` parses it: includes next to the file, not the working directory.
+        let mut parsed = parse_str_as_file(&substitute(&text), file, &options)?;
         let group_base = jobs.iter().map(|j| j.group_id + 1).max().unwrap_or(0);
         for (i, job) in parsed.iter_mut().enumerate() {
             job.group_id += group_base;
@@ -265,10 +266,18 @@ pub fn rows(run: &MultiRun) -> Vec<HostRow<'_>> {
 }
 
 /// fio's client JSON, or per host fio text, then the combined text and the hosts table.
-pub fn render_fio(run: &MultiRun, json: bool, job_options: &[Vec<(String, String)>]) -> String {
+/// `jobs` are the jobs every host ran: their "job options" and reporting options are those a
+/// single-host run of them shows.
+pub fn render_fio(run: &MultiRun, json: bool, jobs: &[JobSpec]) -> String {
     let rows = rows(run);
     if json {
-        return render_clients_json(&rows, &run.combined, job_options);
+        let job_options: Vec<Vec<(String, String)>> =
+            jobs.iter().map(iofit_jobfile::fio::job_options).collect();
+        let output = iofit_report::fio_common::FioOutput {
+            reporting: jobs.iter().map(|j| j.reporting.clone()).collect(),
+            json_plus: false,
+        };
+        return render_clients_json_with(&rows, &run.combined, &job_options, &output);
     }
     let mut out = String::new();
     for host in &run.hosts {

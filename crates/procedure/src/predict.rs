@@ -22,9 +22,8 @@ fn bad(message: impl Into<String>) -> ProcedureError {
     ProcedureError::BadInput(message.into())
 }
 
-/// fio's largest iodepth, and a thread count beyond any host.
-pub const MAX_IODEPTH: u32 = 65_536;
-pub const MAX_NUMJOBS: u32 = 4096;
+/// The bounds of `--iodepth` and `--numjobs`: those of the job options (`model::limits`).
+pub use iofit_model::limits::{MAX_IODEPTH, MAX_NUMJOBS};
 
 /// Size, IOPS and MB/s per disk of a Premium SSD v2 or Ultra volume (the `--provisioned-*`
 /// flags), for the specs that do not say it themselves.

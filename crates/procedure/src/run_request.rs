@@ -400,17 +400,18 @@ fn preset_settings(
     for (key, value) in overrides_from(&inputs.fio_args) {
         match key.as_str() {
             "iodepth" => {
-                settings.iodepth = value.parse().ok().filter(|&q: &u32| q >= 1).ok_or_else(|| {
-                    bad(format!("--iodepth={value}: write a whole number >= 1 such as 128"))
-                })?
+                // Bounded by the option table, as iodepth= in a job file is.
+                settings.iodepth = iofit_jobfile::fio::check_count_option("iodepth", &value)
+                    .map_err(|e| bad(format!("--iodepth={value}: {}", e.kind)))?
             }
             "runtime" | "elapsed" => settings.runtime = Some(value),
             "size" => settings.size = Some(value),
             "warmup" | "ramp-time" | "ramp_time" => settings.warmup = Some(value),
             "numjobs" => {
-                settings.workers = Some(value.parse().map_err(|_| {
-                    bad(format!("--numjobs={value}: write a whole number such as 3"))
-                })?)
+                settings.workers = Some(
+                    iofit_jobfile::fio::check_count_option("numjobs", &value)
+                        .map_err(|e| bad(format!("--numjobs={value}: {}", e.kind)))?,
+                )
             }
             other => {
                 return Err(bad(format!(
@@ -536,8 +537,11 @@ pub fn parse_only_lines(jobs: &[JobSpec]) -> Vec<String> {
     lines
 }
 
-/// Before any IO: `--output` and `--report` must be writable file names that name none of the
-/// run's inputs (job files, the spec file) or targets (every file a job reads or writes).
+/// Before any IO: the files job options write (logs, IO logs, verify states), `--output` and
+/// `--report` must be writable file names that name none of the run's inputs (job files, the
+/// spec file, the files job options read) or targets (every file a job reads or writes), nor a
+/// file another option writes. The job options' files come from the option table's path roles
+/// (`iofit_jobfile::fio::job_paths`).
 pub fn check_outputs(
     request: &RunRequest,
     job_files: &[PathBuf],
@@ -545,18 +549,19 @@ pub fn check_outputs(
 ) -> Result<(), ProcedureError> {
     use iofit_safefs::guard::check_output_allowing;
     let allow = request.allow_overwrite;
-    for path in averaged_log_names(jobs) {
-        iofit_safefs::output::check(&path, iofit_safefs::output::OutputKind::StatsLog, allow)?;
-    }
-    if request.output.is_none() && request.report.is_none() {
-        return Ok(());
+    let paths = iofit_jobfile::fio::job_paths(jobs);
+    // The files job options read are inputs of the run: safefs refuses any later write onto
+    // one, whichever name reaches it. A verify state is the exception: a run loads it and
+    // saves it again by design.
+    for input in paths
+        .inputs
+        .iter()
+        .filter(|i| !i.kind.output_may_replace_same_kind())
+    {
+        iofit_safefs::input::note_input_path(&input.path);
     }
     let mut protected: Vec<PathBuf> = job_files.to_vec();
     protected.extend(request.specs.iter().cloned());
-    // The IO logs jobs replay are inputs too (read later, when the jobs resolve).
-    for spec in jobs.iter().filter_map(|job| job.replay.as_ref()) {
-        protected.extend(spec.logs.iter().cloned());
-    }
     let mut seen = std::collections::BTreeSet::new();
     for job in jobs {
         for clone in 0..job.numjobs.max(1) {
@@ -567,6 +572,9 @@ pub fn check_outputs(
             }
         }
     }
+    check_option_outputs(&paths, &protected, allow)?;
+    protected.extend(paths.inputs.iter().map(|i| i.path.clone()));
+    protected.extend(paths.outputs.iter().map(|o| o.path.clone()));
     if let Some(path) = &request.output {
         check_output_allowing(path, &protected, "--output", allow)?;
     }
@@ -576,42 +584,65 @@ pub fn check_outputs(
     Ok(())
 }
 
-/// The averaged and histogram logs (`PREFIX_bw.N.log`...) the run writes, named as
-/// `iofit_engine::interval_log::open` names them (N counts clones through the run), so that a
-/// user's file of that name is refused before the run, with the other outputs.
-fn averaged_log_names(jobs: &[JobSpec]) -> Vec<PathBuf> {
-    let mut names = Vec::new();
-    let mut number = 0u32;
-    for job in jobs {
-        let logs = &job.logs;
-        let prefixes = [
-            (&logs.bw_prefix, "bw", true),
-            (&logs.iops_prefix, "iops", true),
-            (&logs.lat_prefix, "lat", true),
-            (&logs.lat_prefix, "clat", true),
-            (&logs.lat_prefix, "slat", true),
-            (&logs.hist_prefix, "clat_hist", false),
-        ];
-        for _ in 0..job.numjobs.max(1) {
-            number += 1;
-            for (prefix, suffix, per_io_kind) in prefixes {
-                let Some(prefix) = prefix else { continue };
-                if logs.per_io && per_io_kind {
-                    continue;
-                }
-                let name = if logs.shared_file {
-                    format!("{prefix}_{suffix}.log")
-                } else {
-                    format!("{prefix}_{suffix}.{number}.log")
-                };
-                let path = PathBuf::from(name);
-                if !names.contains(&path) {
-                    names.push(path);
-                }
+/// Each file a job option writes: not a file another option reads (a verify state saved over
+/// the one loaded excepted), not one another option writes, and through safefs's checks
+/// against `protected` (job files, targets) and for what is at its name now.
+fn check_option_outputs(
+    paths: &iofit_jobfile::fio::JobPaths,
+    protected: &[PathBuf],
+    allow: bool,
+) -> Result<(), ProcedureError> {
+    use iofit_jobfile::fio::PathKind;
+    use iofit_safefs::guard::{check_output_as, same_file};
+    use iofit_safefs::output::OutputKind;
+    let refuse = |output: &iofit_jobfile::fio::NamedPath, what: String| {
+        ProcedureError::from(iofit_safefs::SafeFsError::Refused {
+            path: output.path.clone(),
+            reason: format!(
+                "{}= of job '{}' names {what}; the run would replace it. Write it to another file name",
+                output.option, output.job
+            ),
+        })
+    };
+    for (index, output) in paths.outputs.iter().enumerate() {
+        for input in &paths.inputs {
+            let may_replace =
+                output.kind == input.kind && output.kind.output_may_replace_same_kind();
+            if !may_replace && same_file(&output.path, &input.path) {
+                return Err(refuse(
+                    output,
+                    format!(
+                        "{}, which {}= of job '{}' reads",
+                        input.path.display(),
+                        input.option,
+                        input.job
+                    ),
+                ));
             }
         }
+        if let Some(other) = paths.outputs[..index]
+            .iter()
+            .find(|o| o.option != output.option && same_file(&output.path, &o.path))
+        {
+            return Err(refuse(
+                output,
+                format!(
+                    "{}, which {}= of job '{}' writes",
+                    other.path.display(),
+                    other.option,
+                    other.job
+                ),
+            ));
+        }
+        let kind = match output.kind {
+            PathKind::IoLog => OutputKind::IoLog,
+            PathKind::StatsLog => OutputKind::StatsLog,
+            PathKind::VerifyState => OutputKind::VerifyState,
+        };
+        let flag = format!("{}= of job '{}'", output.option, output.job);
+        check_output_as(&output.path, protected, &flag, kind, allow)?;
     }
-    names
+    Ok(())
 }
 
 /// What `iofit run FILE.vdb` does with the request's flags.

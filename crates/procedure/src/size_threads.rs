@@ -38,8 +38,8 @@ pub struct SizeThreadsOptions {
 pub const MAX_TARGET_IOPS: f64 = 1e9;
 /// The longest measurement: a day.
 pub const MAX_DURATION_S: f64 = 86_400.0;
-/// The most threads the method will start.
-pub const MAX_THREADS: u32 = 4096;
+/// The most threads the method will start: the job's clones, bounded as `numjobs` is.
+pub const MAX_THREADS: u32 = iofit_model::limits::MAX_NUMJOBS;
 
 impl SizeThreadsOptions {
     /// Every number in range, each error naming its flag and the allowed range.

@@ -3,6 +3,7 @@
 //! host next to the combined total so a slow or lost host stands out.
 
 use crate::chart::Series;
+use crate::fio_common::FioOutput;
 use crate::fio_json;
 use crate::html::Table;
 use iofit_stats::RunResult;
@@ -35,11 +36,22 @@ pub fn render_clients_json(
     combined: &RunResult,
     job_options: &[Vec<(String, String)>],
 ) -> String {
-    let mut doc = fio_json::to_value(combined, job_options);
+    render_clients_json_with(hosts, combined, job_options, &FioOutput::default())
+}
+
+/// [`render_clients_json`] with the jobs' reporting options (their options as written,
+/// percentiles, unified reporting), as a single-host run's JSON renders them.
+pub fn render_clients_json_with(
+    hosts: &[HostRow<'_>],
+    combined: &RunResult,
+    job_options: &[Vec<(String, String)>],
+    output: &FioOutput,
+) -> String {
+    let mut doc = fio_json::to_value_with(combined, job_options, output);
     let mut client_stats = Vec::new();
     for host in hosts {
         let Some(result) = host.result else { continue };
-        let value = fio_json::to_value(result, job_options);
+        let value = fio_json::to_value_with(result, job_options, output);
         for mut job in value["jobs"].as_array().cloned().unwrap_or_default() {
             job["hostname"] = json!(host.name);
             client_stats.push(job);

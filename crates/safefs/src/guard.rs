@@ -24,6 +24,24 @@ pub fn check_output_allowing(
     flag: &str,
     allow_overwrite: bool,
 ) -> Result<(), SafeFsError> {
+    check_output_as(
+        output,
+        protected,
+        flag,
+        crate::output::OutputKind::Report,
+        allow_overwrite,
+    )
+}
+
+/// [`check_output_allowing`] for an output of `kind` (a log or IO log a job option names):
+/// an existing file is replaced only when it is an earlier iofit output of that kind.
+pub fn check_output_as(
+    output: &Path,
+    protected: &[PathBuf],
+    flag: &str,
+    kind: crate::output::OutputKind,
+    allow_overwrite: bool,
+) -> Result<(), SafeFsError> {
     if output.as_os_str().is_empty() {
         return Err(SafeFsError::bad(
             output,
@@ -83,15 +101,13 @@ pub fn check_output_allowing(
             )));
         }
     }
-    crate::output::check(output, crate::output::OutputKind::Report, allow_overwrite).map_err(
-        |e| match e {
-            SafeFsError::Refused { path, reason } => SafeFsError::Refused {
-                path,
-                reason: format!("{flag}: {reason}"),
-            },
-            other => other,
+    crate::output::check(output, kind, allow_overwrite).map_err(|e| match e {
+        SafeFsError::Refused { path, reason } => SafeFsError::Refused {
+            path,
+            reason: format!("{flag}: {reason}"),
         },
-    )?;
+        other => other,
+    })?;
     Ok(())
 }
 
@@ -104,7 +120,9 @@ fn canonical(path: &Path) -> Option<PathBuf> {
     Some(dir.canonicalize().ok()?.join(name))
 }
 
-fn same_file(output: &Path, input: &Path) -> bool {
+/// Whether `output` names the file `input` names: the same path, the same inode through a
+/// hard link or a symbolic link, or the same file once directories are resolved.
+pub fn same_file(output: &Path, input: &Path) -> bool {
     if output == input {
         return true;
     }

@@ -93,12 +93,9 @@ pub fn run_hosts(
     reach: &Reach,
     output: &Output<'_>,
 ) -> anyhow::Result<ExitCode> {
-    let job_options: Vec<Vec<(String, String)>> = hosts
-        .first()
-        .map(|h| h.jobs.iter().map(iofit_jobfile::fio::job_options).collect())
-        .unwrap_or_default();
+    let jobs = hosts.first().map(|h| h.jobs.clone()).unwrap_or_default();
     let run = SshRunner { reach }.run(hosts)?;
-    let text = render_fio(&run, output.json, &job_options);
+    let text = render_fio(&run, output.json, &jobs);
     super::write_or_print(output.path, &text)?;
     if let Some(path) = output.report {
         iofit_procedure::plan::write_report(

@@ -105,6 +105,8 @@ pub(crate) struct Arg<'a> {
     pub key: &'a str,
     pub value: Option<&'a str>,
     pub loc: &'a Location,
+    /// The option's bounds in the table, which [`Arg::bounded`] applies.
+    pub bounds: Option<fio_options::Bounds>,
 }
 
 impl Arg<'_> {
@@ -150,12 +152,50 @@ impl Arg<'_> {
     pub(crate) fn count(&self) -> Result<u32, JobFileError> {
         parse_u32(self.value()?).map_err(|why| self.invalid(why, COUNT_FIX))
     }
-    fn positive_count(&self, what: &str) -> Result<u32, JobFileError> {
+    pub(crate) fn positive_count(&self, what: &str) -> Result<u32, JobFileError> {
         let count = self.count()?;
         if count == 0 {
             return Err(self.invalid(what.to_string(), &format!("write {}=1 or more", self.key)));
         }
+        self.bounded(u64::from(count), what)?;
         Ok(count)
+    }
+    /// `value` checked against the option's bounds in the table (none: any value); `below`
+    /// says what a value under the minimum means.
+    pub(crate) fn bounded(&self, value: u64, below: &str) -> Result<u64, JobFileError> {
+        self.bounded_with(value, below, None)
+    }
+    /// [`Arg::bounded`] with the fix to print (default: the range).
+    pub(crate) fn bounded_with(
+        &self,
+        value: u64,
+        below: &str,
+        fix: Option<&str>,
+    ) -> Result<u64, JobFileError> {
+        let Some(bounds) = self.bounds else {
+            return Ok(value);
+        };
+        let unit = match bounds.unit {
+            fio_options::Unit::Count => "",
+            fio_options::Unit::Bytes => " bytes",
+            fio_options::Unit::Percent => "%",
+        };
+        let range = format!("write {}={}..{}{unit}", self.key, bounds.min, bounds.max);
+        let fix = fix.unwrap_or(&range);
+        if value < bounds.min {
+            return Err(self.invalid(below.to_string(), fix));
+        }
+        if value > bounds.max {
+            let noun = bounds.noun;
+            return Err(self.invalid(
+                format!(
+                    "{value}{unit}{noun} is above the largest {} iofit runs, {}{unit}",
+                    self.key, bounds.max
+                ),
+                fix,
+            ));
+        }
+        Ok(value)
     }
 }
 
@@ -412,12 +452,7 @@ pub(crate) fn rw_sequencer(c: &mut Ctx, arg: &Arg) -> R {
 pub(crate) fn rwmix(c: &mut Ctx, arg: &Arg) -> R {
     let pct = parse_u64(arg.value()?)
         .map_err(|why| arg.invalid(why, "write a whole percentage 0..100"))?;
-    if pct > 100 {
-        return Err(arg.invalid(
-            format!("{pct}% is more than 100%"),
-            "write a percentage between 0 and 100",
-        ));
-    }
+    let pct = arg.bounded(pct, "a share below 0%")?;
     let read_pct = if arg.key == "rwmixread" {
         pct
     } else {
@@ -443,7 +478,7 @@ pub(crate) fn bs(c: &mut Ctx, arg: &Arg) -> R {
         if bytes == Bytes::ZERO {
             return Err(arg.invalid("a block size of 0", "write a block size such as 4k"));
         }
-        Ok(bytes)
+        arg.bounded(bytes.as_u64(), "a block size of 0").map(Bytes)
     };
     // An empty entry means fio's default (4 KiB) for that direction.
     let read = read.map(parse_one).transpose()?.unwrap_or(Bytes::kib(4));
@@ -571,20 +606,8 @@ pub(crate) fn ioengine(c: &mut Ctx, arg: &Arg) -> R {
     }
     Ok(())
 }
-/// The deepest queue: NVMe's 65,536 entries per queue, deeper than any device takes.
-const MAX_IODEPTH: u32 = 65_536;
-/// The most clones a job may start: one thread each (see `iofit_model::limits`).
-const MAX_NUMJOBS: u32 = iofit_model::limits::MAX_CLONES;
-
 pub(crate) fn iodepth(c: &mut Ctx, arg: &Arg) -> R {
-    let depth = arg.positive_count("a queue depth of 0 never issues an IO")?;
-    if depth > MAX_IODEPTH {
-        return Err(arg.invalid(
-            format!("{depth} is above the largest queue depth, {MAX_IODEPTH}"),
-            "write iodepth=1..65536",
-        ));
-    }
-    c.job.iodepth = depth;
+    c.job.iodepth = arg.positive_count("a queue depth of 0 never issues an IO")?;
     Ok(())
 }
 pub(crate) fn direct(c: &mut Ctx, arg: &Arg) -> R {
@@ -598,14 +621,7 @@ pub(crate) fn buffered(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 pub(crate) fn numjobs(c: &mut Ctx, arg: &Arg) -> R {
-    let count = arg.positive_count("0 clones run nothing")?;
-    if count > MAX_NUMJOBS {
-        return Err(arg.invalid(
-            format!("{count} clones is more threads than any host runs (at most {MAX_NUMJOBS})"),
-            "write numjobs=1..4096",
-        ));
-    }
-    c.job.numjobs = count;
+    c.job.numjobs = arg.positive_count("0 clones run nothing")?;
     Ok(())
 }
 pub(crate) fn group_reporting(c: &mut Ctx, arg: &Arg) -> R {
@@ -833,15 +849,9 @@ pub(crate) fn unified_rw_reporting(c: &mut Ctx, arg: &Arg) -> R {
 }
 /// fio's `significant_figures` (1..=10): digits of the rates in the text output.
 pub(crate) fn significant_figures(c: &mut Ctx, arg: &Arg) -> R {
-    let digits = parse_u32(arg.value()?)
-        .ok()
-        .filter(|d| (1..=10).contains(d))
-        .ok_or_else(|| {
-            arg.invalid(
-                "not a whole number from 1 to 10",
-                "write significant_figures=4",
-            )
-        })?;
+    let digits =
+        parse_u32(arg.value()?).map_err(|why| arg.invalid(why, "write significant_figures=4"))?;
+    let digits = arg.bounded(u64::from(digits), "0 digits")?;
     c.job.reporting.significant_figures = digits as u8;
     Ok(())
 }

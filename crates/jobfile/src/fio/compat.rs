@@ -11,7 +11,7 @@ use std::time::Duration;
 type R = Result<(), JobFileError>;
 
 /// fio's FLOW_MAX_WEIGHT (flow.h).
-const FLOW_MAX_WEIGHT: u32 = 1000;
+pub(crate) const FLOW_MAX_WEIGHT: u32 = 1000;
 
 fn flow_spec(c: &mut Ctx) -> &mut FlowSpec {
     c.job.flow.get_or_insert(FlowSpec {
@@ -28,13 +28,8 @@ fn whole(arg: &Arg, fix: &str) -> Result<u32, JobFileError> {
 /// fio `flow=N`: the job's weight in its flow group (0: no flow control).
 pub(crate) fn flow(c: &mut Ctx, arg: &Arg) -> R {
     let weight = whole(arg, "write flow=N with a weight from 0 to 1000")?;
-    if weight > FLOW_MAX_WEIGHT {
-        return Err(arg.invalid(
-            format!("{weight} is above fio's largest flow weight {FLOW_MAX_WEIGHT}"),
-            "write flow=N with a weight from 0 to 1000",
-        ));
-    }
-    flow_spec(c).weight = weight;
+    // The table bounds it by fio's FLOW_MAX_WEIGHT.
+    flow_spec(c).weight = arg.bounded(u64::from(weight), "a negative weight")? as u32;
     Ok(())
 }
 /// fio `flow_id=N`: which flow group the job is in (default 0).

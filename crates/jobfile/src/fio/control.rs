@@ -341,25 +341,19 @@ pub(crate) fn nice(c: &mut Ctx, arg: &Arg) -> R {
 /// `prioclass`: 1 realtime, 2 best-effort, 3 idle (0: the kernel's default, none set).
 pub(crate) fn prioclass(c: &mut Ctx, arg: &Arg) -> R {
     let class = parse_u32(arg.value()?)
-        .ok()
-        .filter(|class| *class <= 3)
-        .ok_or_else(|| {
-            arg.invalid(
-                "not an IO priority class",
-                "write 1 (realtime), 2 (best-effort) or 3 (idle)",
-            )
-        })? as u8;
+        .map_err(|why| arg.invalid(why, "write 1 (realtime), 2 (best-effort) or 3 (idle)"))?;
+    let fix = Some("write 1 (realtime), 2 (best-effort) or 3 (idle)");
+    let class = arg.bounded_with(u64::from(class), "not an IO priority class", fix)? as u8;
     let level = c.job.thread_control.io_priority.map_or(4, |p| p.level);
     c.job.thread_control.io_priority = (class > 0).then_some(IoPriority { class, level });
     Ok(())
 }
 /// `prio`: level 0 (highest) to 7, in the best-effort class unless `prioclass` says otherwise.
 pub(crate) fn prio(c: &mut Ctx, arg: &Arg) -> R {
-    let level = parse_u32(arg.value()?)
-        .ok()
-        .filter(|level| *level <= 7)
-        .ok_or_else(|| arg.invalid("not an IO priority level", "write 0 (highest) to 7"))?
-        as u8;
+    let level =
+        parse_u32(arg.value()?).map_err(|why| arg.invalid(why, "write 0 (highest) to 7"))?;
+    let fix = Some("write 0 (highest) to 7");
+    let level = arg.bounded_with(u64::from(level), "not an IO priority level", fix)? as u8;
     let class = c.job.thread_control.io_priority.map_or(2, |p| p.class);
     c.job.thread_control.io_priority = Some(IoPriority { class, level });
     Ok(())
