@@ -519,6 +519,28 @@ fn options_fio_accepts_run_with_the_same_counts() {
     assert_same_counts("--eta-newline", base, &["--eta-newline=1"]);
 }
 
+/// rate_iops with a size suffix (public job files write `rate_iops=3k`): fio reads it as an
+/// integer option, whose suffixes are kb_base multiples, so `10k` paces 10,240 IOs a second,
+/// not 10,000. 10,240 null IOs at that pace take 1.0 s (1.024 s at 10,000): both tools' IOPS
+/// must sit nearer 10,240 than 10,000, and within 2% of it.
+#[test]
+fn rate_iops_with_a_suffix_paces_as_fio() {
+    let text = "[r]\nioengine=null\nsize=40m\nbs=4k\nrw=randread\nrate_iops=10k\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    for (tool, o) in [("fio", &pair.fio), ("iofit", &pair.iofit)] {
+        assert_eq!(o.exit, 0, "{tool}: {}{}", o.stdout, o.stderr);
+        let j = job(o, "r");
+        assert_eq!(j["read"]["total_ios"], 10_240, "{tool}");
+        let iops = f64_at(j, &["read", "iops"]);
+        assert!(
+            iops > 10_120.0 && iops < 10_240.0 * 1.02,
+            "{tool}: {iops:.0} IOPS for rate_iops=10k"
+        );
+    }
+}
+
 /// fio's --readonly refuses a job that writes; so does iofit (exit 2 with the reason, where
 /// fio exits 1).
 #[test]
