@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# fio job-file compatibility: for every file in DIR, fio's --parse-only verdict, iofit's, and
-# for the files both accept whose jobs use only regular files and engines iofit runs, a short
-# real run with size, runtime and directory overridden. Prints one line per file, the counts,
-# and the reason for every refusal.
-#   Goal: iofit accepts >= 95% of what fio --parse-only accepts, apart from jobs that need
-#   hardware or an engine iofit does not have (those say exactly why); every accepted job on
-#   regular files runs.
+# fio job-file compatibility: for every file under DIR (recursively), fio's --parse-only
+# verdict, iofit's, and for the files both accept whose jobs use only regular files and engines
+# iofit runs, a short real run with size, runtime and directory overridden. Prints one line per
+# file, the counts, and a table of the reasons behind every refusal.
+#   A file another file `include`s is a fragment, not a job file: it is not counted.
+#   Refusals fall in three kinds: the job needs hardware, a cluster or a raw device iofit has
+#   no engine for (left out of the goal, each named); fio has an engine iofit does not
+#   implement (counted against the goal); an option iofit does not honour (counted against it).
+#   Goal: iofit accepts >= 95% of what fio --parse-only accepts, leaving out only the first
+#   kind; every accepted job on regular files runs.
 # Usage: bench/compat.sh DIR [DIR...]   (job files are read, never written; runs use a temp dir)
-# Env: IOFIT (binary; default: builds target/debug/iofit), KEEP=1 keeps the run directory.
+# Env: IOFIT (binary; default: builds target/debug/iofit), KEEP=1 keeps the run directory,
+#      RUNS=0 skips the short real runs (parse verdicts only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,16 +31,31 @@ import collections, os, re, shutil, subprocess, sys, tempfile
 iofit, dirs = sys.argv[1], sys.argv[2:]
 if not dirs:
     sys.exit("usage: bench/compat.sh DIR [DIR...]")
+runs_wanted = os.environ.get("RUNS", "1") != "0"
 
-ENGINE_OR_HARDWARE = ("iofit cannot run this engine", "zoned block devices", "NUMA placement",
-                      "passthrough features", "cgroup placement")
+# Reasons that mean "needs other hardware, a cluster or a raw device": left out of the goal.
+HARDWARE = ("needs special hardware", "network, cluster or other-platform engine",
+            "raw device or passthrough", "zoned block devices", "NUMA placement",
+            "passthrough features", "cgroup placement")
+NO_ENGINE = "iofit has no such engine"
 
-def first_error(text):
+def reasons(text):
+    """Every refusal iofit lists (one per line after the count line), without file:line."""
+    out = []
     for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith("note:"):
-            return line
-    return ""
+        line = re.sub(r"^iofit: error: ", "", line.strip())
+        if not line or line.startswith("note:") or re.search(r"\d+ options? iofit refuses", line):
+            continue
+        out.append(re.sub(r"^\S+?:\d+: ", "", line))
+    return out
+
+def reason_key(why):
+    """A short name for a refusal: the option or engine it is about."""
+    m = (re.search(r"^ioengine=([\w-]+)", why) or re.search(r"fio option '([^']+)'", why)
+         or re.search(r"unknown option '([^']+)'", why) or re.search(r"^([a-z_]+)=", why))
+    if m:
+        return m.group(0) if why.startswith("ioengine=") else m.group(1)
+    return why[:70]
 
 def sh(args, timeout, cwd=None):
     try:
@@ -45,66 +64,100 @@ def sh(args, timeout, cwd=None):
     except subprocess.TimeoutExpired:
         return 124, "", "timed out after %ss" % timeout
 
-rows = []
+paths = []
 for d in dirs:
-    for name in sorted(os.listdir(d)):
-        path = os.path.abspath(os.path.join(d, name))
-        if not os.path.isfile(path) or name.endswith((".png", ".md")):
-            continue
-        fio_rc, _, fio_err = sh(["fio", "--parse-only", path], 20)
-        rc, out, err = sh([iofit, "run", "--parse-only", path], 20)
-        row = {"file": name, "fio": fio_rc == 0, "iofit": rc == 0, "why": "", "run": "-"}
-        if rc != 0:
-            row["why"] = re.sub(r"^iofit: error: ", "", first_error(err))
-        elif fio_rc == 0:
-            targets = re.findall(r" on (\S+)$", out, re.M)
-            if any(t.startswith("/dev/") for t in targets):
-                row["run"] = "skipped: block device target"
-            else:
-                work = tempfile.mkdtemp(prefix="iofit-compat-")
-                args = [iofit, "run", "--quiet", path, "--runtime=1", "--size=4m",
-                        "--ramp_time=0", "--startdelay=0", "--directory=" + work]
-                if any(not t.endswith("/") for t in targets):
-                    args.append("--filename=" + os.path.join(work, "data"))
-                # In the run directory: log files (write_*_log prefixes) land there, not here.
-                run_rc, _, run_err = sh(args, 300, cwd=work)
-                row["run"] = "ok" if run_rc == 0 else "FAILED: " + first_error(run_err)[:160]
-                if run_rc != 0:
-                    # Does fio run it with the same overrides? (Then iofit is the odd one out.)
-                    fio_args = ["fio", "--output=/dev/null"] + args[3:]
-                    fio_run_rc, _, _ = sh(fio_args, 300, cwd=work)
-                    row["fio_run_fails"] = fio_run_rc != 0
-                    if fio_run_rc != 0:
-                        row["run"] = "FAILED as fio does: " + first_error(run_err)[:140]
-                if not os.environ.get("KEEP"):
-                    shutil.rmtree(work, ignore_errors=True)
-        rows.append(row)
+    for root, _, names in os.walk(d):
+        for name in names:
+            if not name.endswith((".png", ".md", ".jpg", ".svg")):
+                paths.append(os.path.abspath(os.path.join(root, name)))
+paths.sort()
+fragments = set()
+for path in paths:
+    try:
+        text = open(path, errors="replace").read()
+    except OSError:
+        continue
+    for inc in re.findall(r"^\s*include\s+(\S+)", text, re.M):
+        fragments.add(os.path.normpath(os.path.join(os.path.dirname(path), inc)))
+
+rows = []
+for path in paths:
+    if path in fragments:
+        continue
+    name = os.path.relpath(path, os.path.commonpath([os.path.abspath(d) for d in dirs]))
+    # Both tools read the file from its own directory, where its includes are.
+    cwd = os.path.dirname(path)
+    fio_rc, _, _ = sh(["fio", "--parse-only", path], 20, cwd)
+    rc, out, err = sh([iofit, "run", "--parse-only", path], 20, cwd)
+    row = {"file": name, "fio": fio_rc == 0, "iofit": rc == 0, "why": reasons(err), "run": "-"}
+    if rc == 0 and fio_rc == 0 and runs_wanted:
+        targets = re.findall(r" on (\S+)$", out, re.M)
+        if any(t.startswith("/dev/") for t in targets):
+            row["run"] = "skipped: block device target"
+        else:
+            work = tempfile.mkdtemp(prefix="iofit-compat-")
+            args = [iofit, "run", "--quiet", path, "--runtime=1", "--size=4m",
+                    "--ramp_time=0", "--startdelay=0", "--directory=" + work]
+            if any(not t.endswith("/") for t in targets):
+                args.append("--filename=" + os.path.join(work, "data"))
+            # In the run directory: log files (write_*_log prefixes) land there, not here.
+            run_rc, _, run_err = sh(args, 300, cwd=work)
+            first = (reasons(run_err) or [""])[0]
+            row["run"] = "ok" if run_rc == 0 else "FAILED: " + first[:160]
+            if run_rc != 0:
+                # Does fio run it with the same overrides? (Then iofit is the odd one out.)
+                fio_run_rc, _, _ = sh(["fio", "--output=/dev/null"] + args[3:], 300, cwd=work)
+                row["fio_run_fails"] = fio_run_rc != 0
+                if fio_run_rc != 0:
+                    row["run"] = "FAILED as fio does: " + first[:140]
+            if not os.environ.get("KEEP"):
+                shutil.rmtree(work, ignore_errors=True)
+    rows.append(row)
+
+def kind(r):
+    if any(any(h in w for h in HARDWARE) for w in r["why"]):
+        return "hardware"
+    if any(NO_ENGINE in w for w in r["why"]):
+        return "engine"
+    return "option"
 
 for r in rows:
-    print("%-55s fio=%-3s iofit=%-3s run=%s %s" % (
-        r["file"][:55], "ok" if r["fio"] else "no", "ok" if r["iofit"] else "no", r["run"],
-        ("| " + r["why"][:200]) if r["why"] and r["fio"] else ""))
+    print("%-60s fio=%-3s iofit=%-3s run=%s %s" % (
+        r["file"][-60:], "ok" if r["fio"] else "no", "ok" if r["iofit"] else "no", r["run"],
+        ("| " + r["why"][0][:200]) if r["why"] and r["fio"] else ""))
 
 fio_ok = [r for r in rows if r["fio"]]
 both = [r for r in fio_ok if r["iofit"]]
-hw = [r for r in fio_ok if not r["iofit"] and any(k in r["why"] for k in ENGINE_OR_HARDWARE)]
-opt = [r for r in fio_ok if not r["iofit"] and r not in hw]
+refused = [r for r in fio_ok if not r["iofit"]]
+by_kind = collections.defaultdict(list)
+for r in refused:
+    by_kind[kind(r)].append(r)
 runs = [r for r in both if r["run"] != "-" and not r["run"].startswith("skipped")]
 runs_ok = [r for r in runs if r["run"] == "ok"]
-pct = lambda a, b: 100.0 * a / b if b else 0.0
-print()
-print("files: %d; fio --parse-only accepts %d; iofit accepts %d of those (%.0f%%)" % (
-    len(rows), len(fio_ok), len(both), pct(len(both), len(fio_ok))))
-print("refused, need hardware or an engine iofit does not have: %d" % len(hw))
-print("refused for an option iofit does not honour: %d" % len(opt))
-print("iofit accepts %d of the %d that need no other engine or hardware (%.0f%%)" % (
-    len(both), len(fio_ok) - len(hw), pct(len(both), len(fio_ok) - len(hw))))
 as_fio = [r for r in runs if r.get("fio_run_fails")]
-print("short real runs on regular files: %d of %d ran; %d of the rest fail under fio too" % (
-    len(runs_ok), len(runs), len(as_fio)))
-reasons = collections.Counter()
-for r in opt:
-    m = re.search(r"fio option '([^']+)'|^[^:]+:\d+: ([a-z_]+=)", r["why"])
-    reasons[(m.group(1) or m.group(2)) if m else r["why"][:60]] += 1
-print("options behind the refusals: " + ", ".join("%s (%d)" % kv for kv in reasons.most_common()))
+pct = lambda a, b: 100.0 * a / b if b else 0.0
+goal_base = len(fio_ok) - len(by_kind["hardware"])
+print()
+print("| measure | count |")
+print("|---|---|")
+print("| job files (include fragments left out) | %d |" % len(rows))
+print("| accepted by fio --parse-only | %d |" % len(fio_ok))
+print("| accepted by iofit, of those | %d (%.1f %%) |" % (len(both), pct(len(both), len(fio_ok))))
+print("| refused: need hardware, a cluster or a raw device (left out of the goal) | %d |"
+      % len(by_kind["hardware"]))
+print("| refused: an fio engine iofit does not implement | %d |" % len(by_kind["engine"]))
+print("| refused: an option iofit does not honour | %d |" % len(by_kind["option"]))
+print("| **goal measure**: accepted of those that need no other hardware | %d of %d (%.1f %%) |"
+      % (len(both), goal_base, pct(len(both), goal_base)))
+if runs_wanted:
+    print("| short real runs on regular files that ran | %d of %d (%d of the rest fail under fio too) |"
+          % (len(runs_ok), len(runs), len(as_fio)))
+print()
+print("| kind | reason (first refusal of each file) | files |")
+print("|---|---|---|")
+for k in ("hardware", "engine", "option"):
+    counts = collections.Counter(reason_key(r["why"][0]) if r["why"] else "?" for r in by_kind[k])
+    for key, n in counts.most_common():
+        example = next(r["why"][0] for r in by_kind[k] if r["why"] and reason_key(r["why"][0]) == key)
+        print("| %s | %s: %s | %d |" % (k, key, example.split(": ", 1)[-1][:110], n))
 PY

@@ -541,6 +541,60 @@ fn rate_iops_with_a_suffix_paces_as_fio() {
     }
 }
 
+/// Averaged logs of a job with group_reporting (public job files set it out of habit): one
+/// clone alone in its group is the group's result, so both tools write the same per-clone log
+/// files, of the same kinds and line format, a line per 250 ms window.
+#[test]
+fn averaged_logs_with_group_reporting_of_one_clone_as_fio() {
+    let text = "[j]\nfilename=data\nsize=4m\nbs=4k\nrw=randread\nruntime=1\ntime_based=1\n\
+                group_reporting\nlog_avg_msec=250\nwrite_bw_log=j\nwrite_iops_log=j\nwrite_lat_log=j\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(pair.fio.exit, 0, "{}", pair.fio.stderr);
+    assert_eq!(pair.iofit.exit, 0, "{}", pair.iofit.stderr);
+    let logs = |dir: &Path| -> Vec<(String, Vec<String>)> {
+        let mut out: Vec<(String, Vec<String>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| {
+                let name = e.unwrap().file_name().into_string().unwrap();
+                name.ends_with(".log").then(|| {
+                    let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+                    (name, text.lines().map(str::to_string).collect())
+                })
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let (theirs, ours) = (logs(pair.fio_dir.path()), logs(pair.iofit_dir.path()));
+    let names = |l: &[(String, Vec<String>)]| l.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&theirs), names(&ours));
+    assert!(
+        names(&ours).contains(&"j_iops.1.log".to_string()),
+        "{:?}",
+        names(&ours)
+    );
+    for ((name, fio_lines), (_, our_lines)) in theirs.iter().zip(&ours) {
+        // 1 s in 250 ms windows: 3 to 5 lines each (fio 3.33 writes 3 or 4), or none for
+        // the slat log of a synchronous engine.
+        assert_eq!(fio_lines.is_empty(), our_lines.is_empty(), "{name}");
+        assert!(
+            our_lines.len() <= 5 && (fio_lines.is_empty() || our_lines.len() >= 3),
+            "{name}: {our_lines:?}"
+        );
+        for line in our_lines {
+            let fields: Vec<&str> = line.split(", ").collect();
+            assert_eq!(
+                fields.len(),
+                fio_lines[0].split(", ").count(),
+                "{name}: {line}"
+            );
+            assert_eq!(fields[2], "0", "{name}: reads: {line}");
+        }
+    }
+}
+
 /// fio's --readonly refuses a job that writes; so does iofit (exit 2 with the reason, where
 /// fio exits 1).
 #[test]

@@ -530,6 +530,7 @@ fn build_jobs(
     let mut global: Vec<RawOption> = Vec::new();
     let mut jobs: Vec<JobSpec> = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut locations: Vec<Location> = Vec::new();
     let mut group_id = 0u32;
     for section in sections {
         // fio treats every section whose name starts with "global" as global.
@@ -570,7 +571,9 @@ fn build_jobs(
         }
         job.group_id = group_id;
         jobs.push(job);
+        locations.push(section.loc.clone());
     }
+    check_grouped_logs(&jobs, &locations)?;
     if let Some(missing) = opts.sections.iter().find(|name| !seen.contains_key(*name)) {
         return Err(JobFileError::new(
             source_name,
@@ -1056,11 +1059,45 @@ fn check_logs(job: &mut JobSpec, b: &Builder, at: &Location) -> Result<(), JobFi
     if job.logs.per_io && job.logs.hist_prefix.is_none() {
         return Ok(());
     }
-    if job.group_reporting {
-        return refuse(
-            "with group_reporting iofit keeps one merged series per group, and fio writes one log per clone".into(),
-            "drop group_reporting to get fio's per-clone logs",
-        );
+    // One clone alone in its reporting group is that group's result, so its series is the
+    // clone's (whether another job shares the group is checked once groups are known:
+    // `check_grouped_logs`).
+    if job.group_reporting && job.numjobs > 1 {
+        return refuse(GROUPED_LOGS.into(), GROUPED_LOGS_FIX);
+    }
+    Ok(())
+}
+
+const GROUPED_LOGS: &str =
+    "with group_reporting iofit keeps one merged series per group, and fio writes one log per clone";
+const GROUPED_LOGS_FIX: &str = "drop group_reporting to get fio's per-clone logs";
+
+/// Whether `job` writes fio's averaged logs from its series (not per-IO lines).
+fn logs_from_series(job: &JobSpec) -> bool {
+    job.logs.any() && !(job.logs.per_io && job.logs.hist_prefix.is_none())
+}
+
+/// A job with averaged logs and group_reporting must be alone in its reporting group: another
+/// group_reporting job there would be merged into its series (fio still writes one log each).
+fn check_grouped_logs(jobs: &[JobSpec], locations: &[Location]) -> Result<(), JobFileError> {
+    for (i, job) in jobs.iter().enumerate() {
+        if !(job.group_reporting && logs_from_series(job)) {
+            continue;
+        }
+        let shared = jobs
+            .iter()
+            .enumerate()
+            .any(|(k, other)| k != i && other.group_reporting && other.group_id == job.group_id);
+        if shared {
+            return Err(locations[i].error(
+                None,
+                ErrorKind::InvalidJob {
+                    job: job.name.clone(),
+                    what: GROUPED_LOGS.into(),
+                    fix: GROUPED_LOGS_FIX.into(),
+                },
+            ));
+        }
     }
     Ok(())
 }
