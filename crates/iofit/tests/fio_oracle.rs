@@ -595,6 +595,31 @@ fn averaged_logs_with_group_reporting_of_one_clone_as_fio() {
     }
 }
 
+/// Sections of the same name (public job files repeat `[Rand-Read]` with other block sizes, as
+/// CrystalDiskMark-style files do): fio runs each as a job of that name, and so does iofit,
+/// with the same counts; without filename= the same-named jobs share fio's file names.
+#[test]
+fn sections_of_the_same_name_run_as_jobs_as_fio() {
+    let explicit = "[global]\nfilename=data\nsize=64k\nrw=randread\nwait_for_previous\n\
+                    [r]\nbs=4k\n[r]\nbs=16k\n[w]\nrw=randwrite\nbs=8k\n[w]\nrw=randwrite\nbs=32k\n";
+    assert_same_counts("same names, one file", explicit, &[]);
+    let implicit = "[global]\nsize=64k\nbs=4k\n[a]\nrw=write\n[a]\nrw=read\nstonewall\n";
+    assert_same_counts("same names, fio's file names", implicit, &[]);
+    let Some(pair) = run_both(implicit, &[]) else {
+        return;
+    };
+    let files = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n != "job.fio")
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(files(pair.fio_dir.path()), files(pair.iofit_dir.path()));
+}
+
 /// fio's --readonly refuses a job that writes; so does iofit (exit 2 with the reason, where
 /// fio exits 1).
 #[test]

@@ -538,16 +538,10 @@ fn build_jobs(
             global.extend(section.options);
             continue;
         }
-        if let Some(first_line) = seen.get(&section.name) {
-            return Err(section.loc.error(
-                None,
-                ErrorKind::DuplicateJob {
-                    name: section.name.clone(),
-                    first_line: *first_line,
-                },
-            ));
-        }
-        seen.insert(section.name.clone(), section.loc.line);
+        // fio runs sections of the same name as jobs of their own with that name (public job
+        // files repeat `[Rand-Read]` with other block sizes); without filename= they share
+        // fio's file names, as under fio.
+        seen.entry(section.name.clone()).or_insert(section.loc.line);
         // fio --section: only the named jobs run; [global] sections always apply.
         if !wanted.is_empty() && !wanted.contains(section.name.as_str()) {
             continue;
