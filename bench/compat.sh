@@ -172,8 +172,9 @@ def kind(r):
     return "option"
 
 for r in rows:
-    print("%-60s fio=%-3s iofit=%-3s run=%s %s" % (
-        r["file"][-60:], "ok" if r["fio"] else "no", "ok" if r["iofit"] else "no", r["run"],
+    print("%-60s fio=%-3s iofit=%-3s run=%s %s" % (  # fio=eng: fio cannot load the engine
+        r["file"][-60:], ("eng" if r.get("fio_cannot_load") else "ok") if r["fio"] else "no",
+        "ok" if r["iofit"] else "no", r["run"],
         ("| " + r["why"][0][:200]) if r["why"] and r["fio"] else ""))
 
 # A file whose engine this fio cannot load is not one fio runs (its --parse-only does not

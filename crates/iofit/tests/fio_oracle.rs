@@ -620,6 +620,39 @@ fn sections_of_the_same_name_run_as_jobs_as_fio() {
     assert_eq!(files(pair.fio_dir.path()), files(pair.iofit_dir.path()));
 }
 
+/// An unset `${NAME}` is empty, as fio reads it: `write_bw_log=${UNSET}` logs under the job's
+/// name in both tools (iofit adds a note), and `bs=${UNSET}` is refused by both.
+#[test]
+fn an_unset_environment_variable_reads_as_empty_as_fio() {
+    let text = "[j]\nfilename=data\nsize=64k\nbs=4k\nrw=read\n\
+                write_bw_log=${IOFIT_ORACLE_UNSET_VARIABLE}\nlog_avg_msec=100\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(pair.fio.exit, 0, "{}", pair.fio.stderr);
+    assert_eq!(pair.iofit.exit, 0, "{}", pair.iofit.stderr);
+    for dir in [pair.fio_dir.path(), pair.iofit_dir.path()] {
+        assert!(dir.join("j_bw.1.log").exists(), "{}", dir.display());
+    }
+    // The note (a --quiet run prints none): with the run's own output.
+    let noted = iofit()
+        .current_dir(pair.iofit_dir.path())
+        .args(["run", "job.fio", "--output-format=json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&noted.stderr);
+    assert!(
+        stderr.contains("note:") && stderr.contains("IOFIT_ORACLE_UNSET_VARIABLE"),
+        "{stderr}"
+    );
+    let empty_bs = "[j]\nfilename=data\nsize=64k\nbs=${IOFIT_ORACLE_UNSET_VARIABLE}\n";
+    let Some(pair) = run_both(empty_bs, &[]) else {
+        return;
+    };
+    assert_ne!(pair.fio.exit, 0, "{}", pair.fio.stdout);
+    assert_eq!(pair.iofit.exit, 2, "{}", pair.iofit.stderr);
+}
+
 /// fio's --readonly refuses a job that writes; so does iofit (exit 2 with the reason, where
 /// fio exits 1).
 #[test]

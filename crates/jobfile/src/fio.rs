@@ -223,9 +223,14 @@ fn parse_text(
         sections: Vec::new(),
         expanded_bytes: text.len() as u64,
         vars: &values::SystemVars::of_this_machine(),
+        unset_env: Vec::new(),
     };
     reader.read_sections(text, source_name, base_dir, 0)?;
-    build_listing_refusals(reader.sections, source_name, opts)
+    let mut jobs = build_listing_refusals(reader.sections, source_name, opts)?;
+    for job in &mut jobs {
+        job.notes.extend(reader.unset_env.iter().cloned());
+    }
+    Ok(jobs)
 }
 
 /// [`build_jobs`]; with `--parse-only`, a failure lists every refusal of the file at once (a
@@ -306,6 +311,8 @@ struct Reader<'a> {
     sections: Vec<Section>,
     expanded_bytes: u64,
     vars: &'a values::SystemVars,
+    /// Notes on `${NAME}`s that were not set (fio reads them as empty).
+    unset_env: Vec<String>,
 }
 
 impl Reader<'_> {
@@ -351,7 +358,7 @@ impl Reader<'_> {
             let (key, value) = match line.split_once('=') {
                 Some((key, value)) => {
                     let key = key.trim();
-                    let value = expand_env(value.trim(), key, &loc)?;
+                    let value = expand_env(value.trim(), key, &loc, &mut self.unset_env)?;
                     let substituted = self.vars.substitute(&value);
                     let value = values::bc_after_keywords(&value, substituted);
                     let value = values::evaluate_arithmetic(&value, is_time_option(key)).map_err(
@@ -469,9 +476,15 @@ fn is_time_option(key: &str) -> bool {
     )
 }
 
-/// fio expands `${NAME}` in option values from the environment; an unset variable is an error
-/// here rather than an empty string that would change the job silently.
-fn expand_env(value: &str, key: &str, loc: &Location) -> Result<String, JobFileError> {
+/// fio expands `${NAME}` in option values from the environment, an unset variable to nothing
+/// (`write_bw_log=${TESTNAME}` then logs under the job's name); iofit does the same and says so
+/// in a note (`notes`), since the job may not be the one its author meant.
+fn expand_env(
+    value: &str,
+    key: &str,
+    loc: &Location,
+    notes: &mut Vec<String>,
+) -> Result<String, JobFileError> {
     if !value.contains("${") {
         return Ok(value.to_string());
     }
@@ -494,14 +507,12 @@ fn expand_env(value: &str, key: &str, loc: &Location) -> Result<String, JobFileE
         }
         match std::env::var(name) {
             Ok(expanded) => out.push_str(&expanded),
-            Err(_) => {
-                return Err(loc.invalid(
-                    key,
-                    &quote(value),
-                    format!("environment variable '{}' is not set", quote(name)),
-                    format!("set {} or write the value itself", quote(name)),
-                ))
-            }
+            Err(_) => notes.push(format!(
+                "{}:{}: {key}: environment variable '{}' is not set; read as empty, as fio reads it (set it to give the value)",
+                loc.file,
+                loc.line,
+                quote(name)
+            )),
         }
         rest = &after[end + 1..];
     }
