@@ -97,15 +97,37 @@ impl LatencySearch {
     /// issued before the window began ran at the previous depth and is left out (after a
     /// quiesce there is none; after a ramp up the IOs of the smaller depth may still be
     /// completing).
+    ///
+    /// With `latency_percentile=100` (fio's default) there is no window to wait for: as fio's
+    /// `lat_target_failed`, every IO over the target ramps the depth down at once (after a
+    /// quiesce), and one at depth 1 ends the job. Returns true for that end (fio's
+    /// `lat_fatal`: ETIMEDOUT, "exceeds specified max").
     #[inline]
-    pub fn record(&mut self, issue_ns: u64, latency_ns: u64) {
+    pub fn record(&mut self, issue_ns: u64, latency_ns: u64) -> bool {
+        if self.percentile >= 100.0 {
+            if latency_ns <= self.target_ns {
+                self.window_ios += u64::from(issue_ns >= self.window_start_ns);
+                return false;
+            }
+            if self.depth == 1 {
+                return true;
+            }
+            self.failed();
+            return false;
+        }
         if issue_ns < self.window_start_ns {
-            return;
+            return false;
         }
         self.window_ios += 1;
         if latency_ns > self.target_ns {
             self.window_failed += 1;
         }
+        false
+    }
+
+    /// The latency every IO must complete within.
+    pub fn target_ns(&self) -> u64 {
+        self.target_ns
     }
 
     /// At `now_ns`, with `in_flight` IOs issued and not yet complete: ends a quiesce once
@@ -188,7 +210,9 @@ impl LatencySearch {
         }
         self.depth = ((self.depth + self.low) / 2).max(1);
         self.stable_count = 0;
-        self.quiesce = Some(false);
+        // A ramp down during the convergence's quiesce (fio: an IO completing inside it)
+        // keeps the restart of the statistics that quiesce is for.
+        self.quiesce = Some(self.quiesce == Some(true));
     }
 }
 
@@ -299,5 +323,29 @@ mod tests {
             assert_eq!(s.issue_limit(), s.depth);
         }
         assert_eq!(s.depth, 4);
+    }
+
+    #[test]
+    fn at_percentile_100_one_late_io_ramps_down_at_once_and_ends_the_job_at_depth_1() {
+        let mut s = LatencySearch::new(100, 10, 100.0, 8, 0);
+        assert!(!s.record(0, 50));
+        s.check(10, 0);
+        assert!(!s.record(10, 50));
+        s.check(20, 0);
+        assert_eq!(s.depth, 4);
+        // One IO over the target, mid-window: down to (4 + 2) / 2 = 3 now, quiescing.
+        assert!(!s.record(20, 500));
+        assert_eq!((s.depth, s.issue_limit()), (3, 0));
+        assert_eq!(s.check(21, 0), SearchStep::Continue);
+        assert_eq!(s.issue_limit(), 3);
+        // Late IOs keep ramping down (fio: each one completing in the quiesce), and one at
+        // depth 1 is fatal.
+        assert!(!s.record(21, 500));
+        assert!(!s.record(21, 500));
+        assert_eq!(s.depth, 1);
+        assert!(s.record(21, 500));
+        // Below 100 a late IO at depth 1 is only counted.
+        let mut s = LatencySearch::new(100, 10, 99.0, 8, 0);
+        assert!(!s.record(0, 500));
     }
 }

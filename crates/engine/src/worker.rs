@@ -1221,7 +1221,22 @@ impl<'a, C: Clock> Run<'a, C> {
         self.completed_bytes += meta.len as u64;
         self.pace_completion(meta.op_is_read, meta.len, done_ns);
         if let Some(search) = self.search.as_mut() {
-            search.record(meta.issue_ns, done_ns.saturating_sub(meta.issue_ns));
+            // fio judges the target on total latency, and only while it is measured.
+            let latency_ns = if self.plan.measure.lat {
+                done_ns.saturating_sub(meta.issue_ns)
+            } else {
+                0
+            };
+            if search.record(meta.issue_ns, latency_ns) {
+                return Err(IoFailure::MaxLatency {
+                    latency_ns,
+                    max_ns: search.target_ns(),
+                    path: self.plan.files[meta.file as usize].0.clone(),
+                    what: if meta.op_is_read { "read" } else { "write" },
+                    offset: meta.offset,
+                    len: meta.len,
+                });
+            }
         }
         self.longest_ns = self.longest_ns.max(done_ns.saturating_sub(meta.issue_ns));
         if self.measuring {

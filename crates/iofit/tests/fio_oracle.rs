@@ -653,6 +653,30 @@ fn an_unset_environment_variable_reads_as_empty_as_fio() {
     assert_eq!(pair.iofit.exit, 2, "{}", pair.iofit.stderr);
 }
 
+/// latency_target at fio's default latency_percentile=100: an IO over the target at depth 1
+/// ends the job with ETIMEDOUT (fio's lat_fatal), exit 1, error 110 in the JSON; below 100 the
+/// same job only stays at depth 1 and completes.
+#[test]
+fn latency_target_at_percentile_100_fails_a_late_io_at_depth_1_as_fio() {
+    let text = "[j]\nfilename=data\nsize=1m\nbs=4k\nrw=randread\nlatency_target=1us\nlatency_window=100ms\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(pair.fio.exit, 1, "{}", pair.fio.stdout);
+    assert_eq!(pair.iofit.exit, 1, "{}", pair.iofit.stderr);
+    for (tool, o) in [("fio", &pair.fio), ("iofit", &pair.iofit)] {
+        assert_eq!(job(o, "j")["error"], 110, "{tool}");
+        assert!(
+            (o.stdout.clone() + &o.stderr).contains("exceeds specified max (1000 nsec)"),
+            "{tool}: {}{}",
+            o.stdout,
+            o.stderr
+        );
+    }
+    let lenient = text.replace("latency_window", "latency_percentile=99\nlatency_window");
+    assert_same_counts("latency_percentile=99", &lenient, &[]);
+}
+
 /// fio's --readonly refuses a job that writes; so does iofit (exit 2 with the reason, where
 /// fio exits 1).
 #[test]
