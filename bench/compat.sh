@@ -26,7 +26,7 @@ if [ -z "${IOFIT:-}" ]; then
 fi
 
 python3 - "$IOFIT" "$@" <<'PY'
-import collections, json, os, re, shutil, subprocess, sys, tempfile
+import collections, json, os, re, shutil, signal, subprocess, sys, tempfile
 
 iofit, dirs = sys.argv[1], sys.argv[2:]
 if not dirs:
@@ -58,10 +58,16 @@ def reason_key(why):
     return why[:70]
 
 def sh(args, timeout, cwd=None):
+    # In a session of its own, so that a timeout ends fio's forked job processes too (left
+    # running, they kept writing into a directory already removed).
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=cwd, start_new_session=True)
     try:
-        p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, cwd=cwd)
-        return p.returncode, p.stdout, p.stderr
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
         return 124, "", "timed out after %ss" % timeout
 
 paths = []
@@ -131,23 +137,28 @@ for path in paths:
         row["fio_cannot_load"] = sorted(e for e in engines if not fio_loads(e))
     if rc == 0 and fio_rc == 0 and runs_wanted:
         targets = re.findall(r" on (\S+)$", out, re.M)
+        free = shutil.disk_usage(tempfile.gettempdir()).free
         if any(t.startswith("/dev/") for t in targets):
             row["run"] = "skipped: block device target"
+        elif free < 8 << 30:
+            row["run"] = "skipped: %d GiB free in %s" % (free >> 30, tempfile.gettempdir())
         else:
             work = tempfile.mkdtemp(prefix="iofit-compat-")
-            args = [iofit, "run", "--quiet", path, "--runtime=1", "--size=4m",
-                    "--ramp_time=0", "--startdelay=0", "--directory=" + work]
+            # io_size and filesize too: a file that sets them (io_size=400M x numjobs=128 in
+            # one public kit) would otherwise write tens of GB in its "short" run.
+            args = [iofit, "run", "--quiet", path, "--runtime=1", "--size=4m", "--io_size=4m",
+                    "--filesize=4m", "--ramp_time=0", "--startdelay=0", "--directory=" + work]
             if any(not t.endswith("/") for t in targets):
                 args.append("--filename=" + os.path.join(work, "data"))
             # In the run directory: log files (write_*_log prefixes) land there, not here.
-            run_rc, run_out, run_err = sh(args + ["--output-format=json"], 300, cwd=work)
+            run_rc, run_out, run_err = sh(args + ["--output-format=json"], 120, cwd=work)
             first = (reasons(run_err) or [""])[0]
             row["run"] = "ok" if run_rc == 0 else "FAILED: " + first[:160]
             if run_rc == 0:
                 # fio on the same file with the same overrides, in a directory of its own.
                 theirs = tempfile.mkdtemp(prefix="iofit-compat-fio-")
                 fio_args = [a.replace(work, theirs) for a in args[3:]]
-                f_rc, f_out, _ = sh(["fio", "--output-format=json"] + fio_args, 300, cwd=theirs)
+                f_rc, f_out, _ = sh(["fio", "--output-format=json"] + fio_args, 120, cwd=theirs)
                 if f_rc == 0:
                     ok, why = agrees(fio_json(run_out), fio_json(f_out))
                     row["agrees"] = ok
@@ -156,7 +167,7 @@ for path in paths:
                 shutil.rmtree(theirs, ignore_errors=True)
             if run_rc != 0:
                 # Does fio run it with the same overrides? (Then iofit is the odd one out.)
-                fio_run_rc, _, _ = sh(["fio", "--output=/dev/null"] + args[3:], 300, cwd=work)
+                fio_run_rc, _, _ = sh(["fio", "--output=/dev/null"] + args[3:], 120, cwd=work)
                 row["fio_run_fails"] = fio_run_rc != 0
                 if fio_run_rc != 0:
                     row["run"] = "FAILED as fio does: " + first[:140]
