@@ -121,6 +121,33 @@ def agrees(ours, theirs):
             return False, "%s: %.0f IOPS against fio's %.0f" % (name, x, y)
     return True, ""
 
+def with_overrides(text, overrides):
+    """The job file with `overrides` (key=value) appended to every job section."""
+    out, in_job = [], False
+    for line in text.splitlines():
+        m = re.match(r"^\s*\[([^\]]+)\]", line)
+        if m:
+            if in_job:
+                out.extend(overrides)
+            in_job = not m.group(1).strip().startswith("global")
+        out.append(line)
+    if in_job:
+        out.extend(overrides)
+    return "\n".join(out) + "\n"
+
+def fio_run(path, options, work, theirs):
+    """fio on `path` with iofit's `--key=value` overrides, in `theirs`: (exit code, stdout).
+    fio reads command-line options before the file (a file's own runtime=900 would win), so
+    they go at the end of each job section of a copy next to the original (where its includes
+    resolve as before)."""
+    overrides = [a[2:].replace(work, theirs) for a in options]
+    copy = os.path.join(os.path.dirname(path), ".compat-" + os.path.basename(path))
+    with open(copy, "w") as out_file:
+        out_file.write(with_overrides(open(path, errors="replace").read(), overrides))
+    rc, out, _ = sh(["fio", "--output-format=json", copy], 120, cwd=theirs)
+    os.unlink(copy)
+    return rc, out
+
 rows = []
 for path in paths:
     if path in fragments:
@@ -157,8 +184,7 @@ for path in paths:
             if run_rc == 0:
                 # fio on the same file with the same overrides, in a directory of its own.
                 theirs = tempfile.mkdtemp(prefix="iofit-compat-fio-")
-                fio_args = [a.replace(work, theirs) for a in args[3:]]
-                f_rc, f_out, _ = sh(["fio", "--output-format=json"] + fio_args, 120, cwd=theirs)
+                f_rc, f_out = fio_run(path, args[4:], work, theirs)
                 if f_rc == 0:
                     ok, why = agrees(fio_json(run_out), fio_json(f_out))
                     row["agrees"] = ok
@@ -167,7 +193,9 @@ for path in paths:
                 shutil.rmtree(theirs, ignore_errors=True)
             if run_rc != 0:
                 # Does fio run it with the same overrides? (Then iofit is the odd one out.)
-                fio_run_rc, _, _ = sh(["fio", "--output=/dev/null"] + args[3:], 120, cwd=work)
+                theirs = tempfile.mkdtemp(prefix="iofit-compat-fio-")
+                fio_run_rc, _ = fio_run(path, args[4:], work, theirs)
+                shutil.rmtree(theirs, ignore_errors=True)
                 row["fio_run_fails"] = fio_run_rc != 0
                 if fio_run_rc != 0:
                     row["run"] = "FAILED as fio does: " + first[:140]
