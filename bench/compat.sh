@@ -74,7 +74,7 @@ paths = []
 for d in dirs:
     for root, _, names in os.walk(d):
         for name in names:
-            if not name.endswith((".png", ".md", ".jpg", ".svg")):
+            if not name.endswith((".png", ".md", ".jpg", ".svg")) and not name.startswith(".compat-"):
                 paths.append(os.path.abspath(os.path.join(root, name)))
 paths.sort()
 fragments = set()
