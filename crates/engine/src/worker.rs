@@ -664,6 +664,9 @@ pub(crate) struct Run<'a, C: Clock> {
     /// fio's latency_target depth search; `search_done`: its final window is over.
     search: Option<LatencySearch>,
     search_done: bool,
+    /// When the search last let more IOs in flight: a slot it held back issues its next IO
+    /// from then, not from when the slot was last free.
+    depth_opened_ns: u64,
     /// This clone's place in its flow group (fio `flow`), left when the run is dropped.
     flow: Option<crate::flow::FlowMember>,
     /// Draws for per-IO priorities: their own stream, so offsets stay as without cmdprio.
@@ -755,6 +758,7 @@ impl<'a, C: Clock> Run<'a, C> {
             min_rate: MinRateWindow::default(),
             search: None,
             search_done: false,
+            depth_opened_ns: 0,
             flow: plan.pacing.flow.as_ref().map(crate::flow::FlowMember::join),
             prio_rng: SplitMix64::new(plan.seed ^ 0x5851_f42d_4c95_7f2d),
             filled: false,
@@ -922,6 +926,7 @@ impl<'a, C: Clock> Run<'a, C> {
                 self.plan.depth,
                 start,
             )
+            .with_latency_run(t.keep_running)
         });
         if self.plan.ramp_ns == 0 {
             self.begin_measuring(start);
@@ -1137,13 +1142,18 @@ impl<'a, C: Clock> Run<'a, C> {
         self.min_rate.bytes[d] += len as u64;
     }
 
-    /// The latency_target search at `now`: a converged search restarts the statistics for
-    /// its final window; after that window the job ends (unless latency_run).
-    fn step_latency_search(&mut self, now: u64) {
+    /// The latency_target search at `now`, with `in_flight` IOs issued and not complete: a
+    /// converged search, once those are in, restarts the statistics for its final window;
+    /// after that window the job ends (with latency_run the search never converges).
+    fn step_latency_search(&mut self, now: u64, in_flight: usize) {
         let Some(search) = self.search.as_mut() else {
             return;
         };
-        let step = search.check(now);
+        let limit_before = search.issue_limit();
+        let step = search.check(now, in_flight);
+        if search.issue_limit() > limit_before {
+            self.depth_opened_ns = now;
+        }
         self.out.latency_depth = Some(search.depth);
         match step {
             SearchStep::Continue => {}
@@ -1152,15 +1162,7 @@ impl<'a, C: Clock> Run<'a, C> {
                     self.begin_measuring(now);
                 }
             }
-            SearchStep::Done => {
-                let keep_running = self
-                    .plan
-                    .pacing
-                    .latency_target
-                    .as_ref()
-                    .is_some_and(|t| t.keep_running);
-                self.search_done = !keep_running;
-            }
+            SearchStep::Done => self.search_done = true,
         }
     }
 
@@ -1169,7 +1171,7 @@ impl<'a, C: Clock> Run<'a, C> {
     fn depth_limit(&self, depth: usize) -> usize {
         self.search
             .as_ref()
-            .map_or(depth, |s| (s.depth as usize).min(depth))
+            .map_or(depth, |s| (s.issue_limit() as usize).min(depth))
     }
 
     /// fio's `rate_min`/`rate_iops_min`: at the end of each `rate_cycle` window (while
@@ -1265,7 +1267,22 @@ impl<'a, C: Clock> Run<'a, C> {
         self.completed_bytes += meta.len as u64;
         self.pace_completion(meta.op_is_read, meta.len, done_ns);
         if let Some(search) = self.search.as_mut() {
-            search.record(meta.issue_ns, done_ns.saturating_sub(meta.issue_ns));
+            // fio judges the target on total latency, and only while it is measured.
+            let latency_ns = if self.plan.measure.lat {
+                done_ns.saturating_sub(meta.issue_ns)
+            } else {
+                0
+            };
+            if search.record(meta.issue_ns, latency_ns) {
+                return Err(IoFailure::MaxLatency {
+                    latency_ns,
+                    max_ns: search.target_ns(),
+                    path: self.plan.files[meta.file as usize].0.clone(),
+                    what: if meta.op_is_read { "read" } else { "write" },
+                    offset: meta.offset,
+                    len: meta.len,
+                });
+            }
         }
         self.longest_ns = self.longest_ns.max(done_ns.saturating_sub(meta.issue_ns));
         if self.measuring {
@@ -1778,7 +1795,7 @@ fn run_inline<E: Engine, C: Clock>(
             run.out.error = Some(e.to_string());
             break;
         }
-        run.step_latency_search(now);
+        run.step_latency_search(now, 0);
         since_publish += 1;
         // Every 256 IOs, or every 10 ms for slow jobs: the runner samples these counters
         // once a second for steady state.
@@ -1904,14 +1921,14 @@ fn refill<E: Engine, C: Clock>(
         {
             break;
         }
+        // The slot's IO counts from when the slot was free to take one: its last completion,
+        // or when the latency_target search last let more IOs in flight if it held the slot
+        // back until then.
+        let ready_ns = q.meta[slot as usize].free_ns.max(run.depth_opened_ns);
         let (op, len, file, offset, issue_ns) = match q.held.take() {
-            Some((op, len, file, offset, held_ns)) => (
-                op,
-                len,
-                file,
-                offset,
-                held_ns.max(q.meta[slot as usize].free_ns),
-            ),
+            Some((op, len, file, offset, held_ns)) => {
+                (op, len, file, offset, held_ns.max(ready_ns))
+            }
             None if run.replay.is_some() || run.replay_done => match run.replay_next(engine, now) {
                 Replayed::Io {
                     op,
@@ -1919,13 +1936,7 @@ fn refill<E: Engine, C: Clock>(
                     file,
                     offset,
                     due_ns,
-                } => (
-                    op,
-                    len,
-                    file,
-                    offset,
-                    q.meta[slot as usize].free_ns.max(due_ns),
-                ),
+                } => (op, len, file, offset, ready_ns.max(due_ns)),
                 Replayed::Wait(due) => {
                     due_at = Some(due);
                     break;
@@ -1950,7 +1961,7 @@ fn refill<E: Engine, C: Clock>(
                         (op, run.pick_len(op))
                     }
                 };
-                let mut issue_ns = q.meta[slot as usize].free_ns;
+                let mut issue_ns = ready_ns;
                 if let Some(due) = run.due_ns(op) {
                     if due > now {
                         *pending = Some((op, len));
@@ -2198,7 +2209,7 @@ fn run_queued<E: Engine, C: Clock>(
             if let Err(e) = run.check_min_rate(now) {
                 run.out.error.get_or_insert(e.to_string());
             }
-            run.step_latency_search(now);
+            run.step_latency_search(now, q.inflight);
         }
         run.publish_progress();
     }

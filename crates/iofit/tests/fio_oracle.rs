@@ -519,6 +519,164 @@ fn options_fio_accepts_run_with_the_same_counts() {
     assert_same_counts("--eta-newline", base, &["--eta-newline=1"]);
 }
 
+/// rate_iops with a size suffix (public job files write `rate_iops=3k`): fio reads it as an
+/// integer option, whose suffixes are kb_base multiples, so `10k` paces 10,240 IOs a second,
+/// not 10,000. 10,240 null IOs at that pace take 1.0 s (1.024 s at 10,000): both tools' IOPS
+/// must sit nearer 10,240 than 10,000, and within 2% of it.
+#[test]
+fn rate_iops_with_a_suffix_paces_as_fio() {
+    let text = "[r]\nioengine=null\nsize=40m\nbs=4k\nrw=randread\nrate_iops=10k\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    for (tool, o) in [("fio", &pair.fio), ("iofit", &pair.iofit)] {
+        assert_eq!(o.exit, 0, "{tool}: {}{}", o.stdout, o.stderr);
+        let j = job(o, "r");
+        assert_eq!(j["read"]["total_ios"], 10_240, "{tool}");
+        let iops = f64_at(j, &["read", "iops"]);
+        assert!(
+            iops > 10_120.0 && iops < 10_240.0 * 1.02,
+            "{tool}: {iops:.0} IOPS for rate_iops=10k"
+        );
+    }
+}
+
+/// Averaged logs of a job with group_reporting (public job files set it out of habit): one
+/// clone alone in its group is the group's result, so both tools write the same per-clone log
+/// files, of the same kinds and line format, a line per 250 ms window.
+#[test]
+fn averaged_logs_with_group_reporting_of_one_clone_as_fio() {
+    let text = "[j]\nfilename=data\nsize=4m\nbs=4k\nrw=randread\nruntime=1\ntime_based=1\n\
+                group_reporting\nlog_avg_msec=250\nwrite_bw_log=j\nwrite_iops_log=j\nwrite_lat_log=j\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(pair.fio.exit, 0, "{}", pair.fio.stderr);
+    assert_eq!(pair.iofit.exit, 0, "{}", pair.iofit.stderr);
+    let logs = |dir: &Path| -> Vec<(String, Vec<String>)> {
+        let mut out: Vec<(String, Vec<String>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| {
+                let name = e.unwrap().file_name().into_string().unwrap();
+                name.ends_with(".log").then(|| {
+                    let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+                    (name, text.lines().map(str::to_string).collect())
+                })
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let (theirs, ours) = (logs(pair.fio_dir.path()), logs(pair.iofit_dir.path()));
+    let names = |l: &[(String, Vec<String>)]| l.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&theirs), names(&ours));
+    assert!(
+        names(&ours).contains(&"j_iops.1.log".to_string()),
+        "{:?}",
+        names(&ours)
+    );
+    for ((name, fio_lines), (_, our_lines)) in theirs.iter().zip(&ours) {
+        // 1 s in 250 ms windows: 3 to 5 lines each (fio 3.33 writes 3 or 4), or none for
+        // the slat log of a synchronous engine.
+        assert_eq!(fio_lines.is_empty(), our_lines.is_empty(), "{name}");
+        assert!(
+            our_lines.len() <= 5 && (fio_lines.is_empty() || our_lines.len() >= 3),
+            "{name}: {our_lines:?}"
+        );
+        for line in our_lines {
+            let fields: Vec<&str> = line.split(", ").collect();
+            assert_eq!(
+                fields.len(),
+                fio_lines[0].split(", ").count(),
+                "{name}: {line}"
+            );
+            assert_eq!(fields[2], "0", "{name}: reads: {line}");
+        }
+    }
+}
+
+/// Sections of the same name (public job files repeat `[Rand-Read]` with other block sizes, as
+/// CrystalDiskMark-style files do): fio runs each as a job of that name, and so does iofit,
+/// with the same counts; without filename= the same-named jobs share fio's file names.
+#[test]
+fn sections_of_the_same_name_run_as_jobs_as_fio() {
+    let explicit = "[global]\nfilename=data\nsize=64k\nrw=randread\nwait_for_previous\n\
+                    [r]\nbs=4k\n[r]\nbs=16k\n[w]\nrw=randwrite\nbs=8k\n[w]\nrw=randwrite\nbs=32k\n";
+    assert_same_counts("same names, one file", explicit, &[]);
+    let implicit = "[global]\nsize=64k\nbs=4k\n[a]\nrw=write\n[a]\nrw=read\nstonewall\n";
+    assert_same_counts("same names, fio's file names", implicit, &[]);
+    let Some(pair) = run_both(implicit, &[]) else {
+        return;
+    };
+    let files = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n != "job.fio")
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(files(pair.fio_dir.path()), files(pair.iofit_dir.path()));
+}
+
+/// An unset `${NAME}` is empty, as fio reads it: `write_bw_log=${UNSET}` logs under the job's
+/// name in both tools (iofit adds a note), and `bs=${UNSET}` is refused by both.
+#[test]
+fn an_unset_environment_variable_reads_as_empty_as_fio() {
+    let text = "[j]\nfilename=data\nsize=64k\nbs=4k\nrw=read\n\
+                write_bw_log=${IOFIT_ORACLE_UNSET_VARIABLE}\nlog_avg_msec=100\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(pair.fio.exit, 0, "{}", pair.fio.stderr);
+    assert_eq!(pair.iofit.exit, 0, "{}", pair.iofit.stderr);
+    for dir in [pair.fio_dir.path(), pair.iofit_dir.path()] {
+        assert!(dir.join("j_bw.1.log").exists(), "{}", dir.display());
+    }
+    // The note (a --quiet run prints none): with the run's own output.
+    let noted = iofit()
+        .current_dir(pair.iofit_dir.path())
+        .args(["run", "job.fio", "--output-format=json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&noted.stderr);
+    assert!(
+        stderr.contains("note:") && stderr.contains("IOFIT_ORACLE_UNSET_VARIABLE"),
+        "{stderr}"
+    );
+    let empty_bs = "[j]\nfilename=data\nsize=64k\nbs=${IOFIT_ORACLE_UNSET_VARIABLE}\n";
+    let Some(pair) = run_both(empty_bs, &[]) else {
+        return;
+    };
+    assert_ne!(pair.fio.exit, 0, "{}", pair.fio.stdout);
+    assert_eq!(pair.iofit.exit, 2, "{}", pair.iofit.stderr);
+}
+
+/// latency_target at fio's default latency_percentile=100: an IO over the target at depth 1
+/// ends the job with ETIMEDOUT (fio's lat_fatal), exit 1, error 110 in the JSON; below 100 the
+/// same job only stays at depth 1 and completes.
+#[test]
+fn latency_target_at_percentile_100_fails_a_late_io_at_depth_1_as_fio() {
+    let text = "[j]\nfilename=data\nsize=1m\nbs=4k\nrw=randread\nlatency_target=1us\nlatency_window=100ms\n";
+    let Some(pair) = run_both(text, &[]) else {
+        return;
+    };
+    assert_eq!(pair.fio.exit, 1, "{}", pair.fio.stdout);
+    assert_eq!(pair.iofit.exit, 1, "{}", pair.iofit.stderr);
+    for (tool, o) in [("fio", &pair.fio), ("iofit", &pair.iofit)] {
+        assert_eq!(job(o, "j")["error"], 110, "{tool}");
+        assert!(
+            (o.stdout.clone() + &o.stderr).contains("exceeds specified max (1000 nsec)"),
+            "{tool}: {}{}",
+            o.stdout,
+            o.stderr
+        );
+    }
+    let lenient = text.replace("latency_window", "latency_percentile=99\nlatency_window");
+    assert_same_counts("latency_percentile=99", &lenient, &[]);
+}
+
 /// fio's --readonly refuses a job that writes; so does iofit (exit 2 with the reason, where
 /// fio exits 1).
 #[test]
@@ -958,9 +1116,37 @@ fn littles_law(case: &str, j: &Value, iodepth: f64) {
     }
 }
 
+/// fio's counts of a time-bound job: bytes = completed IOs x bs and one latency sample per
+/// completed IO. fio counts `total_ios` when an IO is queued and `io_bytes` when it completes;
+/// a latency_target job that ends after its final window (`td->done`) leaves the IOs then in
+/// flight out of `io_bytes` and the latencies (fio 3.33: 15 of 16, in 3 runs of 40), so there
+/// `total_ios` may exceed the completed IOs by less than the iodepth.
+fn fio_time_bound_counts(case: &str, j: &Value, iodepth: f64) {
+    for d in ["read", "write"] {
+        let ios = j[d]["total_ios"].as_u64().unwrap_or(0);
+        let bytes = j[d]["io_bytes"].as_u64().unwrap_or(0);
+        assert_eq!(bytes % 4096, 0, "{case} fio {d}: {bytes} bytes");
+        let completed = bytes / 4096;
+        let uncounted = if case.contains("latency_target") {
+            iodepth as u64
+        } else {
+            0
+        };
+        assert!(
+            (completed..=completed + uncounted).contains(&ios),
+            "{case} fio {d}: {ios} IOs, {bytes} bytes"
+        );
+        let samples = j[d]["clat_ns"]["N"].as_u64().unwrap_or(0);
+        if j["error"] == 0 && samples > 0 {
+            assert_eq!(samples, completed, "{case} fio {d}: latency samples");
+        }
+    }
+}
+
 /// Time-bound shapes (runtime 500 ms each): both tools exit 0 with the same job names; on each
-/// tool's side, bytes = IOs x bs (bs=4k), one latency sample per IO, Little's law; and where
-/// a case names one, a band between the tools or against what the job asked.
+/// tool's side, bytes = IOs x bs (bs=4k) and one latency sample per IO (for fio, per completed
+/// IO: `fio_time_bound_counts`); on iofit's, Little's law; and where a case names one, a band
+/// between the tools or against what the job asked.
 #[test]
 fn suite_time_bound() {
     struct Case {
@@ -1021,9 +1207,17 @@ fn suite_time_bound() {
             iodepth: 1.0,
             band: 0.0,
         },
-        // latency_target is out of this suite until its defect is fixed: in CI its reports broke
-        // Little's law (58 in flight at iodepth 16) and, once, bytes = IOs x bs; its echo of
-        // the asked target is still checked (jobnames_and_latency_target_echo_as_fio).
+        // The depth search: 1, 2, 4, 8, 16 in 100 ms windows, then (when the 5th window ends
+        // before the runtime) a final window at 16 after the IOs in flight are in. Little's law
+        // holds on iofit's side whichever way the race with the runtime goes (issue 29: slots
+        // the search had held back counted their idle time, and statistics restarted with IOs
+        // in flight, up to 58 "in flight" at depth 16; engine tests/latency_target.rs
+        // reproduces both on an emulated device).
+        Case {
+            body: "rw=randread\ndirect=1\nioengine=io_uring\niodepth=16\nlatency_target=20ms\nlatency_window=100ms\nlatency_percentile=90",
+            iodepth: 16.0,
+            band: 0.0,
+        },
     ];
     let mut failed = Vec::new();
     for c in &cases {
@@ -1042,18 +1236,19 @@ fn suite_time_bound() {
                 jobs(o).iter().map(|j| j["jobname"].clone()).collect()
             };
             assert_eq!(names(&pair.fio), names(&pair.iofit), "{case}: job reports");
-            for o in [&pair.fio, &pair.iofit] {
-                for j in jobs(o) {
-                    for d in ["read", "write"] {
-                        let ios = j[d]["total_ios"].as_u64().unwrap_or(0);
-                        assert_eq!(
-                            j[d]["io_bytes"].as_u64().unwrap_or(0),
-                            ios * 4096,
-                            "{case} {d}"
-                        );
-                    }
-                    invariants(&case, j);
+            for j in jobs(&pair.iofit) {
+                for d in ["read", "write"] {
+                    let ios = j[d]["total_ios"].as_u64().unwrap_or(0);
+                    assert_eq!(
+                        j[d]["io_bytes"].as_u64().unwrap_or(0),
+                        ios * 4096,
+                        "{case} {d}"
+                    );
                 }
+                invariants(&case, j);
+            }
+            for j in jobs(&pair.fio) {
+                fio_time_bound_counts(&case, j, c.iodepth);
             }
             // Little's law on iofit's numbers (fio's own break it now and then: a
             // latency_target run of fio 3.33 may end after ~100 ms and report IOPS over a

@@ -51,8 +51,6 @@ pub enum ErrorKind {
     },
     #[error("option '{0}' needs a value; write {0}=VALUE")]
     MissingValue(String),
-    #[error("job '{name}' is defined twice (first at line {first_line}); job names also name the job's files, rename one")]
-    DuplicateJob { name: String, first_line: usize },
     #[error("job '{job}': {what}; {fix}")]
     InvalidJob {
         job: String,
@@ -100,7 +98,6 @@ impl ErrorKind {
             ErrorKind::UnsupportedEngine { .. } => "UnsupportedEngine",
             ErrorKind::InvalidValue { .. } => "InvalidValue",
             ErrorKind::MissingValue(_) => "MissingValue",
-            ErrorKind::DuplicateJob { .. } => "DuplicateJob",
             ErrorKind::InvalidJob { .. } => "InvalidJob",
             ErrorKind::UnknownReference { .. } => "UnknownReference",
             ErrorKind::Duplicate { .. } => "Duplicate",

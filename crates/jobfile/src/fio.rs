@@ -241,9 +241,14 @@ fn parse_text(
         sections: Vec::new(),
         expanded_bytes: text.len() as u64,
         vars: &values::SystemVars::of_this_machine(),
+        unset_env: Vec::new(),
     };
     reader.read_sections(text, source_name, base_dir, 0)?;
-    build_listing_refusals(reader.sections, source_name, opts)
+    let mut jobs = build_listing_refusals(reader.sections, source_name, opts)?;
+    for job in &mut jobs {
+        job.notes.extend(reader.unset_env.iter().cloned());
+    }
+    Ok(jobs)
 }
 
 /// [`build_jobs`]; with `--parse-only`, a failure lists every refusal of the file at once (a
@@ -324,6 +329,8 @@ struct Reader<'a> {
     sections: Vec<Section>,
     expanded_bytes: u64,
     vars: &'a values::SystemVars,
+    /// Notes on `${NAME}`s that were not set (fio reads them as empty).
+    unset_env: Vec<String>,
 }
 
 impl Reader<'_> {
@@ -369,7 +376,7 @@ impl Reader<'_> {
             let (key, value) = match line.split_once('=') {
                 Some((key, value)) => {
                     let key = key.trim();
-                    let value = expand_env(value.trim(), key, &loc)?;
+                    let value = expand_env(value.trim(), key, &loc, &mut self.unset_env)?;
                     let substituted = self.vars.substitute(&value);
                     let value = values::bc_after_keywords(&value, substituted);
                     let value = values::evaluate_arithmetic(&value, is_time_option(key)).map_err(
@@ -474,9 +481,15 @@ fn is_time_option(key: &str) -> bool {
     fio_options::table().find(key).is_some_and(|o| o.takes_time)
 }
 
-/// fio expands `${NAME}` in option values from the environment; an unset variable is an error
-/// here rather than an empty string that would change the job silently.
-fn expand_env(value: &str, key: &str, loc: &Location) -> Result<String, JobFileError> {
+/// fio expands `${NAME}` in option values from the environment, an unset variable to nothing
+/// (`write_bw_log=${TESTNAME}` then logs under the job's name); iofit does the same and says so
+/// in a note (`notes`), since the job may not be the one its author meant.
+fn expand_env(
+    value: &str,
+    key: &str,
+    loc: &Location,
+    notes: &mut Vec<String>,
+) -> Result<String, JobFileError> {
     if !value.contains("${") {
         return Ok(value.to_string());
     }
@@ -499,14 +512,12 @@ fn expand_env(value: &str, key: &str, loc: &Location) -> Result<String, JobFileE
         }
         match std::env::var(name) {
             Ok(expanded) => out.push_str(&expanded),
-            Err(_) => {
-                return Err(loc.invalid(
-                    key,
-                    &quote(value),
-                    format!("environment variable '{}' is not set", quote(name)),
-                    format!("set {} or write the value itself", quote(name)),
-                ))
-            }
+            Err(_) => notes.push(format!(
+                "{}:{}: {key}: environment variable '{}' is not set; read as empty, as fio reads it (set it to give the value)",
+                loc.file,
+                loc.line,
+                quote(name)
+            )),
         }
         rest = &after[end + 1..];
     }
@@ -535,6 +546,7 @@ fn build_jobs(
     let mut global: Vec<RawOption> = Vec::new();
     let mut jobs: Vec<JobSpec> = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut locations: Vec<Location> = Vec::new();
     let mut group_id = 0u32;
     // Clones the jobs of the current set (up to the next stonewall) start at once, and the
     // most this machine starts (read once: it looks at the CPU affinity and cgroup files).
@@ -546,16 +558,10 @@ fn build_jobs(
             global.extend(section.options);
             continue;
         }
-        if let Some(first_line) = seen.get(&section.name) {
-            return Err(section.loc.error(
-                None,
-                ErrorKind::DuplicateJob {
-                    name: section.name.clone(),
-                    first_line: *first_line,
-                },
-            ));
-        }
-        seen.insert(section.name.clone(), section.loc.line);
+        // fio runs sections of the same name as jobs of their own with that name (public job
+        // files repeat `[Rand-Read]` with other block sizes); without filename= they share
+        // fio's file names, as under fio.
+        seen.entry(section.name.clone()).or_insert(section.loc.line);
         // fio --section: only the named jobs run; [global] sections always apply.
         if !wanted.is_empty() && !wanted.contains(section.name.as_str()) {
             continue;
@@ -588,7 +594,9 @@ fn build_jobs(
             check_clones_here(&job, set_clones, here, numjobs_at.copied(), &section.loc)?;
         }
         jobs.push(job);
+        locations.push(section.loc.clone());
     }
+    check_grouped_logs(&jobs, &locations)?;
     if let Some(missing) = opts.sections.iter().find(|name| !seen.contains_key(*name)) {
         return Err(JobFileError::new(
             source_name,
@@ -1117,11 +1125,45 @@ fn check_logs(job: &mut JobSpec, b: &Builder, at: &Location) -> Result<(), JobFi
     if job.logs.per_io && job.logs.hist_prefix.is_none() {
         return Ok(());
     }
-    if job.group_reporting {
-        return refuse(
-            "with group_reporting iofit keeps one merged series per group, and fio writes one log per clone".into(),
-            "drop group_reporting to get fio's per-clone logs",
-        );
+    // One clone alone in its reporting group is that group's result, so its series is the
+    // clone's (whether another job shares the group is checked once groups are known:
+    // `check_grouped_logs`).
+    if job.group_reporting && job.numjobs > 1 {
+        return refuse(GROUPED_LOGS.into(), GROUPED_LOGS_FIX);
+    }
+    Ok(())
+}
+
+const GROUPED_LOGS: &str =
+    "with group_reporting iofit keeps one merged series per group, and fio writes one log per clone";
+const GROUPED_LOGS_FIX: &str = "drop group_reporting to get fio's per-clone logs";
+
+/// Whether `job` writes fio's averaged logs from its series (not per-IO lines).
+fn logs_from_series(job: &JobSpec) -> bool {
+    job.logs.any() && !(job.logs.per_io && job.logs.hist_prefix.is_none())
+}
+
+/// A job with averaged logs and group_reporting must be alone in its reporting group: another
+/// group_reporting job there would be merged into its series (fio still writes one log each).
+fn check_grouped_logs(jobs: &[JobSpec], locations: &[Location]) -> Result<(), JobFileError> {
+    for (i, job) in jobs.iter().enumerate() {
+        if !(job.group_reporting && logs_from_series(job)) {
+            continue;
+        }
+        let shared = jobs
+            .iter()
+            .enumerate()
+            .any(|(k, other)| k != i && other.group_reporting && other.group_id == job.group_id);
+        if shared {
+            return Err(locations[i].error(
+                None,
+                ErrorKind::InvalidJob {
+                    job: job.name.clone(),
+                    what: GROUPED_LOGS.into(),
+                    fix: GROUPED_LOGS_FIX.into(),
+                },
+            ));
+        }
     }
     Ok(())
 }

@@ -74,7 +74,15 @@ pub(crate) fn per_direction_rate(
                 .map_err(|why| arg.invalid(why, fix))?
                 .as_u64()
         } else {
-            parse_u64(&text).map_err(|why| arg.invalid(why, fix))?
+            // fio reads rate_iops as an integer option, which takes the size suffixes:
+            // `3k` is 3 x kb_base (3,072 IOs per second by default).
+            parse_u64(&text)
+                .or_else(|why| {
+                    parse_size(&text, c.base)
+                        .map(|n| n.as_u64())
+                        .map_err(|_| why)
+                })
+                .map_err(|why| arg.invalid(why, fix))?
         };
         Ok((value != 0).then_some(value))
     };

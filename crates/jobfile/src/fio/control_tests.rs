@@ -39,6 +39,18 @@ fn minimum_rates_and_rate_cycle() {
 }
 
 #[test]
+fn iops_rates_take_fio_size_suffixes() {
+    // fio 3.33 runs rate_iops=100k at 102,400 IOs per second: k is kb_base, 1024 by default.
+    let j = job("rate_iops=3k,500\nrate_iops_min=1k").unwrap();
+    assert_eq!(j.rate_iops.read, Some(3072));
+    assert_eq!(j.rate_iops.write, Some(500));
+    assert_eq!(j.pacing.min_iops.read, Some(1024));
+    let j = job("kb_base=1000\nrate_iops=3k").unwrap();
+    assert_eq!(j.rate_iops.read, Some(3000));
+    assert!(error("rate_iops=fast").contains("rate_iops"));
+}
+
+#[test]
 fn rate_process_and_submit_batches() {
     assert!(job("rate_process=poisson").unwrap().pacing.poisson);
     assert!(!job("rate_process=linear").unwrap().pacing.poisson);

@@ -457,10 +457,28 @@ fn environment_variables_expand_in_values() {
     std::env::set_var("IOFIT_TEST_BS", "16k");
     let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbs=${IOFIT_TEST_BS}\n").unwrap();
     assert_eq!(jobs[0].block_size.max_size(), Bytes::kib(16));
+    // Unset: empty, as fio reads it (public job files log under ${TESTNAME}), with a note.
+    let jobs = parse(
+        "[a]\nsize=1m\ndirectory=/tmp\nwrite_bw_log=${IOFIT_TEST_UNSET_VARIABLE}\nlog_avg_msec=100\n",
+    )
+    .unwrap();
+    assert_eq!(
+        jobs[0].logs.bw_prefix.as_deref(),
+        Some("a"),
+        "fio's default prefix"
+    );
+    assert!(
+        jobs[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("IOFIT_TEST_UNSET_VARIABLE") && n.contains(":4:")),
+        "{:?}",
+        jobs[0].notes
+    );
+    // Where an empty value is no value, the option says so.
     let error =
         parse("[a]\nsize=1m\ndirectory=/tmp\nbs=${IOFIT_TEST_UNSET_VARIABLE}\n").unwrap_err();
     assert_eq!((error.line, error.key.as_deref()), (4, Some("bs")));
-    assert!(error.to_string().contains("IOFIT_TEST_UNSET_VARIABLE"));
 }
 
 #[test]
@@ -829,8 +847,18 @@ fn logs_need_averaging_and_one_series_per_clone() {
             "{mixed}"
         );
     }
+    // group_reporting: one clone alone in its group is the group's result (public job files
+    // set it out of habit); several clones, or another group_reporting job in the group, would
+    // be merged into one series where fio writes a log each.
+    let grouped = "write_bw_log=x\nlog_avg_msec=100\ngroup_reporting\n";
+    assert!(parse(&format!("[a]\nsize=1m\ndirectory=/tmp\n{grouped}")).is_ok());
+    let two = format!("[global]\nsize=1m\ndirectory=/tmp\n{grouped}[a]\n[b]\n");
+    let error = parse(&two).unwrap_err().to_string();
+    assert!(error.contains("one log per clone"), "{error}");
+    let apart = format!("[global]\nsize=1m\ndirectory=/tmp\n{grouped}[a]\n[b]\nstonewall\n");
+    assert_eq!(parse(&apart).unwrap().len(), 2);
     for bad in [
-        "write_bw_log=x\nlog_avg_msec=100\ngroup_reporting\n",
+        "write_bw_log=x\nlog_avg_msec=100\ngroup_reporting\nnumjobs=2\n",
         "write_hist_log=x\n",
         "write_hist_log=x\nlog_hist_msec=100\nlog_avg_msec=200\n",
     ] {
