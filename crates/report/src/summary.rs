@@ -162,6 +162,15 @@ pub fn binding_line(prediction: &Prediction) -> Option<BindingLine> {
     let check = binding_check(prediction)?;
     let suffix = check.unit.suffix();
     let limit = check.limit?;
+    if check.load_unknown {
+        return Some(BindingLine {
+            name: limit_label(check),
+            detail: format!(
+                "{}{suffix}, first of the published limits; the load is unknown",
+                group_thousands(limit)
+            ),
+        });
+    }
     let headroom = check
         .headroom_pct
         .map(|pct| format!(", {} headroom", percent(pct)))
