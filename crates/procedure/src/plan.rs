@@ -117,24 +117,26 @@ fn provisioned_conditions(plan: &iofit_planner::Plan) -> Vec<String> {
     };
     let mut notes = Vec::new();
     if uses(DiskKind::PremiumSsdV2) {
-        notes.push(
-            "Premium SSD v2: attaches only to VMs deployed in an availability zone (zonal VMs), \
-             supports no host caching and cannot be an OS disk (Azure docs 'Deploy a Premium \
-             SSD v2', learn.microsoft.com/azure/virtual-machines/disks-deploy-premium-v2, \
-             Limitations); it is offered in select regions only"
-                .to_string(),
-        );
+        notes.push(PREMIUM_V2_CONDITIONS.to_string());
     }
     if uses(DiskKind::UltraDisk) {
-        notes.push(
-            "Ultra Disk: a data disk only, with no host caching (Azure docs 'Azure managed disk \
-             types', disks-types.md); a VM with Ultra enabled but no Ultra disk attached pays a \
-             per-vCPU reservation fee (not in the totals)"
-                .to_string(),
-        );
+        notes.push(ULTRA_CONDITIONS.to_string());
     }
     notes
 }
+
+/// Azure's conditions for Premium SSD v2, with their source.
+pub const PREMIUM_V2_CONDITIONS: &str =
+    "Premium SSD v2: attaches only to VMs deployed in an availability zone (zonal VMs), \
+     supports no host caching and cannot be an OS disk (Azure docs 'Deploy a Premium SSD v2', \
+     learn.microsoft.com/azure/virtual-machines/disks-deploy-premium-v2, Limitations); it is \
+     offered in select regions only";
+
+/// Azure's conditions for Ultra Disk, with their source.
+pub const ULTRA_CONDITIONS: &str =
+    "Ultra Disk: a data disk only, with no host caching (Azure docs 'Azure managed disk types', \
+     disks-types.md); a VM with Ultra enabled but no Ultra disk attached pays a per-vCPU \
+     reservation fee (not in the totals)";
 
 /// Refuses a region whose prices come in two currencies other than US dollars: a plan adds
 /// one currency and never converts (see `Catalog::price_currency`).
