@@ -384,6 +384,16 @@ fn fetch_follows_pages_waits_out_429_refuses_spot_and_writes_a_catalog_plan_rank
     // Pay-as-you-go, the built-in westeurope prices rank too: another size comes first.
     let (vm_payg, _) = total("payg", "linux");
     assert_ne!(vm_payg, vm_ri3);
+    // Another region (eastus, built-in prices) gives another cheapest design: the same size
+    // at another price.
+    let design = |region: &str| {
+        let outcome = plan_in(region, std::slice::from_ref(&output), "payg", "linux").unwrap();
+        let first = &outcome.plan.designs[0];
+        (first.vm.clone(), first.total_usd_month.unwrap())
+    };
+    let (west, east) = (design("westeurope"), design("eastus"));
+    assert!(west != east, "{west:?} {east:?}");
+    assert!((west.1 - east.1).abs() > 0.01, "{west:?} {east:?}");
 }
 
 #[test]
@@ -412,6 +422,15 @@ fn plan_with(
     pricing: &str,
     os: &str,
 ) -> Result<plan::PlanOutcome, iofit_procedure::ProcedureError> {
+    plan_in("westeurope", files, pricing, os)
+}
+
+fn plan_in(
+    region: &str,
+    files: &[std::path::PathBuf],
+    pricing: &str,
+    os: &str,
+) -> Result<plan::PlanOutcome, iofit_procedure::ProcedureError> {
     plan::plan(&PlanRequest {
         requirements: RequirementsSource::Flags(VolumeFlags {
             iops: Some(3000.0),
@@ -433,7 +452,7 @@ fn plan_with(
         catalog: CatalogChoice {
             edition: "current".into(),
             files: files.to_vec(),
-            region: Some("westeurope".into()),
+            region: Some(region.into()),
             pricing: Some(pricing.into()),
             os: Some(os.into()),
             filters: Default::default(),
