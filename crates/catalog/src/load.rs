@@ -82,6 +82,7 @@ const TABLE_FIELDS: &[Field] = &[
     opt("price_region", Kind::Text),
     opt("price_pricing", Kind::PricingName),
     opt("price_os", Kind::OsName),
+    opt("currency", Kind::Text),
     opt("notes", Kind::Text),
 ];
 
@@ -295,6 +296,19 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
                       prices); add it, e.g. price_region = \"eastus\", price_pricing = \"payg\""
                 .to_string(),
         });
+    }
+    if let Some(currency) = &table.currency {
+        if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_uppercase()) {
+            return Err(CatalogError::Table {
+                file: file.to_string(),
+                line: locator.table_field_line("currency"),
+                field: "currency".to_string(),
+                problem: format!(
+                    "'{currency}' is not an ISO 4217 code; write three capitals, e.g. \
+                     currency = \"EUR\" (absent: USD)"
+                ),
+            });
+        }
     }
     let context = RowContext {
         file,

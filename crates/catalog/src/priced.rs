@@ -47,6 +47,11 @@ pub struct PricedView {
     /// Provisioned disk types some of whose rates have no source in the region
     /// (`PremiumV2 IOPS, MB/s`): a design needing them stays unpriced.
     pub provisioned_rates_missing: Vec<String>,
+    /// The ISO 4217 code of every price in the view ([`Catalog::price_currency`]).
+    pub currency: String,
+    /// Prices of the region in another currency, left out (never converted): how many, and
+    /// the tables they come from.
+    pub other_currency_left_out: (usize, Vec<String>),
 }
 
 /// What makes two price rows price the same thing: name (normalized), region (lower case), way
@@ -75,11 +80,25 @@ impl Catalog {
     ///
     /// The view's `notes()` say all of this in words.
     pub fn priced_for(&self, edition: &str, choice: &PriceChoice) -> PricedView {
+        let currency = self
+            .price_currency(edition, &choice.region)
+            .unwrap_or_else(|_| crate::types::DEFAULT_CURRENCY.to_string());
+        let mut other_currency = (0, Vec::new());
         let prices: Vec<&PriceRow> = self
             .prices
             .iter()
             .filter(|p| self.edition_of(&p.table) == Some(edition))
             .filter(|p| p.region.eq_ignore_ascii_case(&choice.region))
+            .filter(|p| {
+                let same = self.currency_of(&p.table) == currency;
+                if !same {
+                    other_currency.0 += 1;
+                    if !other_currency.1.contains(&p.table) {
+                        other_currency.1.push(p.table.clone());
+                    }
+                }
+                same
+            })
             .collect();
         let by_key: std::collections::HashMap<PriceKey, &PriceRow> =
             prices.iter().map(|p| (price_key(p), *p)).collect();
@@ -103,6 +122,8 @@ impl Catalog {
             other_region_prices_emptied: Vec::new(),
             provisioned_priced_from: Vec::new(),
             provisioned_rates_missing: Vec::new(),
+            currency: currency.clone(),
+            other_currency_left_out: other_currency,
         };
         let mut derived: BTreeMap<String, TableInfo> = BTreeMap::new();
         for vm in self.vms_in(edition) {
@@ -114,7 +135,7 @@ impl Catalog {
                 }
                 continue;
             };
-            let table = self.derived_table(&vm.table, price, choice);
+            let table = self.derived_table(&vm.table, price, choice, &currency);
             let mut vm = vm.clone();
             vm.price_usd_month = Some(price.usd_month);
             vm.table = table.id.clone();
@@ -127,15 +148,26 @@ impl Catalog {
             if disk.price_usd_month.is_none() {
                 view.disks_unpriced.push(disk.name.clone());
             }
+            // An operations charge in another currency is left out, never converted.
+            if self.currency_of(&disk.table) != currency
+                && disk.price_usd_per_10k_operations.take().is_some()
+            {
+                view.other_region_prices_emptied
+                    .push(format!("{} operations", disk.name));
+            }
             view.catalog.disks.push(disk);
         }
-        let in_region = |table_id: &str| self.prices_are_for(table_id, &choice.region);
+        // A table's own prices count only in the region and currency of the view.
+        let in_region = |table_id: &str| {
+            self.prices_are_for(table_id, &choice.region) && self.currency_of(table_id) == currency
+        };
         for disk in self.provisioned_in(edition) {
             let mut disk = disk.clone();
             let regional = self.provisioned_prices.iter().find(|row| {
                 normalize(&row.name) == normalize(&disk.name)
                     && row.region.eq_ignore_ascii_case(&choice.region)
                     && self.edition_of(&row.table) == Some(edition)
+                    && self.currency_of(&row.table) == currency
             });
             if let Some(row) = regional {
                 // The region's own meters; a meter the source lacks stays empty.
@@ -221,6 +253,59 @@ impl Catalog {
         scored.into_iter().take(3).map(|(_, known)| known).collect()
     }
 
+    /// The ISO 4217 code of a table's prices (USD for a table the catalog does not hold).
+    pub fn currency_of(&self, table_id: &str) -> &str {
+        self.table(table_id)
+            .map(TableInfo::currency)
+            .unwrap_or(crate::types::DEFAULT_CURRENCY)
+    }
+
+    /// The one currency a plan in `region` adds up. The region's prices (`[[prices]]`,
+    /// `[[provisioned_prices]]`, tables priced for the region) are US dollars unless a catalog
+    /// file gives them in another currency (`iofit catalog fetch --currency EUR`): then that
+    /// currency, and the region's prices in US dollars are left out of the view, never
+    /// converted. Prices in two currencies other than US dollars cannot be added up: `Err`
+    /// names them and their tables.
+    pub fn price_currency(&self, edition: &str, region: &str) -> Result<String, String> {
+        let in_edition = |table: &str| self.edition_of(table) == Some(edition);
+        let tables = self
+            .prices
+            .iter()
+            .filter(|p| in_edition(&p.table) && p.region.eq_ignore_ascii_case(region))
+            .map(|p| p.table.as_str())
+            .chain(
+                self.provisioned_prices
+                    .iter()
+                    .filter(|p| in_edition(&p.table) && p.region.eq_ignore_ascii_case(region))
+                    .map(|p| p.table.as_str()),
+            )
+            .chain(
+                self.tables
+                    .iter()
+                    .filter(|t| t.edition == edition && self.prices_are_for(&t.id, region))
+                    .map(|t| t.id.as_str()),
+            );
+        let mut others: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for table in tables {
+            let currency = self.currency_of(table);
+            if currency != crate::types::DEFAULT_CURRENCY {
+                let ids = others.entry(currency).or_default();
+                if !ids.contains(&table) {
+                    ids.push(table);
+                }
+            }
+        }
+        match others.len() {
+            0 => Ok(crate::types::DEFAULT_CURRENCY.to_string()),
+            1 => Ok(others.keys().next().unwrap_or(&"USD").to_string()),
+            _ => Err(others
+                .iter()
+                .map(|(currency, ids)| format!("{currency} ({})", ids.join(", ")))
+                .collect::<Vec<_>>()
+                .join(" and ")),
+        }
+    }
+
     /// Whether a table's prices are for `region`: its `price_region` says so.
     fn prices_are_for(&self, table_id: &str, region: &str) -> bool {
         self.table(table_id)
@@ -230,7 +315,13 @@ impl Catalog {
 
     /// The table a VM row of the view points to: its own table, with the price basis, source
     /// and date of the price row it uses.
-    fn derived_table(&self, vm_table: &str, price: &PriceRow, choice: &PriceChoice) -> TableInfo {
+    fn derived_table(
+        &self,
+        vm_table: &str,
+        price: &PriceRow,
+        choice: &PriceChoice,
+        currency: &str,
+    ) -> TableInfo {
         let base = self.table(vm_table).cloned();
         let price_table = self.table(&price.table);
         let id = if price.table == vm_table {
@@ -264,11 +355,13 @@ impl Catalog {
             price_region: None,
             price_pricing: None,
             price_os: None,
+            currency: None,
             notes: None,
         });
         table.id = id;
+        table.currency = Some(currency.to_string());
         table.price_basis = Some(format!(
-            "{}, USD, {}, {}, per VM; {conversion}",
+            "{}, {currency}, {}, {}, per VM; {conversion}",
             choice.region,
             choice.pricing.words(),
             choice.os.name()
@@ -285,11 +378,12 @@ impl PricedView {
     pub fn notes(&self) -> Vec<String> {
         let choice = &self.choice;
         let mut notes = vec![format!(
-            "prices: {} in {} for {}; {} VM sizes priced so (each design names its price table); \
-             disks at the region's pay-as-you-go price{}",
+            "prices: {} in {} for {}, in {}; {} VM sizes priced so (each design names its price \
+             table); disks at the region's pay-as-you-go price{}",
             choice.pricing.words(),
             choice.region,
             choice.os.name(),
+            self.currency,
             self.catalog.vms.len(),
             if choice.pricing == Pricing::Payg {
                 ""
@@ -304,6 +398,16 @@ impl PricedView {
             }
             text
         };
+        let (left_out, tables) = &self.other_currency_left_out;
+        if *left_out > 0 {
+            notes.push(format!(
+                "{left_out} prices of {} in another currency than {} left out (a plan adds one \
+                 currency and never converts): from {}",
+                choice.region,
+                self.currency,
+                tables.join(", ")
+            ));
+        }
         if !self.vms_not_in_region.is_empty() {
             notes.push(format!(
                 "{} VM sizes left out: no price in {} (not offered there, or not sourced): {}",

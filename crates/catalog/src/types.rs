@@ -37,6 +37,11 @@ pub struct TableInfo {
     pub price_pricing: Option<Pricing>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price_os: Option<Os>,
+    /// ISO 4217 code of every price this table's rows hold (its `[[prices]]`, VM and disk
+    /// prices, `[[provisioned_prices]]`): the `usd_*` keys hold amounts in this currency.
+    /// Absent: US dollars. A plan adds prices of one currency only and never converts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
     /// Free text: caveats, disagreements with other tables.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
@@ -44,6 +49,16 @@ pub struct TableInfo {
 
 fn default_edition() -> String {
     "current".to_string()
+}
+
+/// The currency of prices when a table names none.
+pub const DEFAULT_CURRENCY: &str = "USD";
+
+impl TableInfo {
+    /// The ISO 4217 code of this table's prices (USD unless it says otherwise).
+    pub fn currency(&self) -> &str {
+        self.currency.as_deref().unwrap_or(DEFAULT_CURRENCY)
+    }
 }
 
 /// A VM size and its storage limits. Throughput in MB/s (10^6 B/s) as Azure publishes it.

@@ -430,6 +430,12 @@ pub struct FleetPlan {
     pub rows: Vec<FleetRow>,
     /// Bad captures, unreadable requirements, requirements no design meets.
     pub failed: Vec<FailedServer>,
+    /// ISO 4217 code of every cost (`monthly_usd`, `total_monthly_usd` hold amounts in it);
+    /// empty reads as USD.
+    pub currency: String,
+    /// What the plan's choices did: prices used and missing, VM sizes left out and why
+    /// (per server where servers differ, as PerfMon captures plan x64 sizes only).
+    pub notes: Vec<String>,
     pub total_monthly_usd: f64,
     /// Servers whose cost is not in the total (a price the catalog does not source).
     pub unpriced: usize,
@@ -444,6 +450,26 @@ pub fn plan_fleet(
     threads: usize,
     done: &(dyn Fn() + Sync),
 ) -> FleetPlan {
+    plan_fleet_per_server(
+        servers,
+        std::slice::from_ref(rows),
+        &|_| 0,
+        options,
+        threads,
+        done,
+    )
+}
+
+/// [`plan_fleet`] with rows chosen per server: `choose` gives the index into `rows` of the
+/// rows a server's requirements may use (e.g. x64 sizes only for a Windows capture).
+pub fn plan_fleet_per_server(
+    servers: &[ServerResult<Requirements>],
+    rows: &[CatalogRows],
+    choose: &(dyn Fn(&Requirements) -> usize + Sync),
+    options: &PlanOptions,
+    threads: usize,
+    done: &(dyn Fn() + Sync),
+) -> FleetPlan {
     let options = PlanOptions {
         top: 1,
         ..options.clone()
@@ -453,6 +479,12 @@ pub fn plan_fleet(
         threads,
         |server| -> Result<FleetRow, ServerFailure> {
             let requirements = server.result.as_ref().map_err(Clone::clone)?;
+            let rows = rows
+                .get(choose(requirements))
+                .ok_or(ServerFailure::Invalid {
+                    path: None,
+                    error: PlanError::NoVms,
+                })?;
             let plan = iofit_planner::plan(requirements, rows, &options)
                 .map_err(|error| ServerFailure::Invalid { path: None, error })?;
             let Some(best) = plan.designs.first() else {
@@ -464,7 +496,10 @@ pub fn plan_fleet(
         },
         done,
     );
-    let mut fleet = FleetPlan::default();
+    let mut fleet = FleetPlan {
+        currency: options.currency.clone(),
+        ..FleetPlan::default()
+    };
     for (server, result) in servers.iter().zip(results) {
         match result {
             Ok(row) => {

@@ -97,4 +97,26 @@ fn the_fleet_plan_keeps_the_notes_on_missing_prices() {
         text.contains("price missing: NetApp Standard, NetApp Premium, NetApp Ultra"),
         "{text}"
     );
+    // The JSON document carries the same notes and names the currency of its costs.
+    let output = iofit()
+        .args(["plan", "--fleet"])
+        .arg(&req)
+        .args(["--region", "westeurope", "--json"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let fleet: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(fleet["currency"], "USD");
+    let notes: Vec<&str> = fleet["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("prices: pay-as-you-go in westeurope")),
+        "{notes:?}"
+    );
 }

@@ -41,7 +41,10 @@ fn ds14_json_snapshot_is_only_json() {
     assert_eq!(output.status.code(), Some(0));
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
     assert_eq!(value["prediction"]["binding"]["kind"], "vm_uncached_iops");
-    assert_eq!(value["prediction"]["total_iops"], 114000.0);
+    // The cached volume runs flat out into DS14's unpublished cached MB/s: its rates and the
+    // total are unknown (null), never the 114,000 IOPS the published limits alone allow.
+    assert!(value["prediction"]["total_iops"].is_null());
+    assert_eq!(value["prediction"]["volumes"][0]["iops"], 50000.0);
     insta::assert_json_snapshot!("predict_ds14_json", value);
 }
 
@@ -220,8 +223,9 @@ fn ds14_seed_benchmark_per_volume_patterns() {
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let volumes = value["prediction"]["volumes"].as_array().unwrap();
     assert_eq!(volumes[0]["write_iops"], 50000.0);
-    assert_eq!(volumes[1]["cache_read_iops"], 64000.0);
-    assert!(value["prediction"]["total_iops"].as_f64().unwrap() > 100_000.0);
+    // The cached volume runs into DS14's unpublished cached MB/s: unknown, not 64,000.
+    assert!(volumes[1]["cache_read_iops"].is_null());
+    assert!(value["prediction"]["total_iops"].is_null());
 }
 
 /// `--report` on predict: one self-contained HTML file naming the binding limit.

@@ -97,6 +97,9 @@ pub struct PlanOptions {
     /// Hours a month the volumes run at the sized IOPS, for the per-operation charge of
     /// Standard SSD/HDD. Default 730 (Azure's month): sustained load, an upper bound.
     pub busy_hours_per_month: f64,
+    /// ISO 4217 code of every price in the rows (the `*_usd_*` fields hold amounts in it):
+    /// the plan's prices and totals name it. Default USD.
+    pub currency: String,
 }
 
 /// Default headroom kept below every sized limit, percent (see [`PlanOptions::min_headroom_pct`]).
@@ -118,6 +121,7 @@ impl Default for PlanOptions {
             },
             min_headroom_pct: DEFAULT_MIN_HEADROOM_PCT,
             busy_hours_per_month: HOURS_PER_MONTH,
+            currency: iofit_catalog::DEFAULT_CURRENCY.to_string(),
         }
     }
 }
@@ -359,6 +363,14 @@ pub struct Plan {
     pub min_headroom_pct: f64,
     /// Hours a month the operations charge assumes the sized IOPS run.
     pub busy_hours_per_month: f64,
+    /// ISO 4217 code of every price and total in the plan (the `*_usd_*` fields hold amounts
+    /// in it; USD unless the catalog's prices are in another currency).
+    #[serde(default = "default_currency")]
+    pub currency: String,
+}
+
+fn default_currency() -> String {
+    iofit_catalog::DEFAULT_CURRENCY.to_string()
 }
 
 /// One way to build one volume on one VM.
@@ -1200,6 +1212,7 @@ fn plan_with_search(
         requirement_warnings: first_lines,
         min_headroom_pct: options.min_headroom_pct,
         busy_hours_per_month: options.busy_hours_per_month,
+        currency: options.currency.clone(),
     })
 }
 

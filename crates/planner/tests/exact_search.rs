@@ -144,3 +144,98 @@ fn an_os_volume_is_never_planned_on_premium_ssd_v2_or_ultra() {
         }
     }
 }
+
+/// 45 volumes, 78,631 IOPS in all, next to the limits of the largest sizes: on a VM whose
+/// uncached IOPS hold only half of it (Standard_M64ds_v2: 40,000 uncached, 80,000 cached),
+/// the search must choose which volumes go cached, a knapsack. The slots-only cost bound saw
+/// every volume on its cheap uncached option and pruned nothing until deep: the search ran
+/// for minutes. With the shared limits priced into the bound (Lagrangian relaxation) it takes
+/// well under a second; the answer stays exact (the property tests against the exhaustive
+/// search cover the bound).
+fn forty_five_volumes() -> Requirements {
+    let volumes: [(u32, u32, u32); 45] = [
+        (2271, 90, 256),
+        (285, 70, 64),
+        (4743, 90, 128),
+        (846, 90, 128),
+        (934, 90, 256),
+        (1667, 70, 128),
+        (874, 90, 512),
+        (675, 90, 128),
+        (460, 50, 512),
+        (338, 70, 512),
+        (727, 90, 512),
+        (3416, 70, 256),
+        (664, 70, 256),
+        (712, 50, 256),
+        (467, 90, 512),
+        (3852, 70, 128),
+        (3845, 70, 64),
+        (2828, 50, 64),
+        (714, 90, 64),
+        (261, 90, 512),
+        (1346, 90, 64),
+        (4454, 70, 128),
+        (262, 70, 512),
+        (325, 50, 512),
+        (715, 90, 256),
+        (2432, 70, 256),
+        (2876, 50, 128),
+        (351, 90, 64),
+        (403, 70, 128),
+        (928, 90, 64),
+        (4616, 70, 256),
+        (560, 50, 128),
+        (2105, 50, 512),
+        (3915, 50, 128),
+        (229, 70, 64),
+        (3123, 50, 512),
+        (1848, 90, 64),
+        (277, 70, 64),
+        (2812, 50, 128),
+        (1422, 90, 128),
+        (2493, 90, 512),
+        (1720, 90, 512),
+        (2443, 70, 64),
+        (2915, 50, 128),
+        (3482, 90, 512),
+    ];
+    let mut text = String::from("source = \"45 volumes near the limits\"\ngrowth_factor = 1.0\n");
+    for (i, (iops, read_pct, gib)) in volumes.iter().enumerate() {
+        text.push_str(&format!(
+            "\n[[volumes]]\nlabel = \"vol{i:02}\"\nrole = \"data\"\n[volumes.sizing]\n\
+             iops = {iops}.0\nthroughput_mb_s = 0.0\nio_size_bytes = 8192\n\
+             read_pct = {read_pct}.0\nrandom_pct = 100.0\ncapacity_gib = {gib}.0\n"
+        ));
+    }
+    let requirements: Requirements = toml::from_str(&text).unwrap();
+    requirements.validate().unwrap();
+    requirements
+}
+
+#[test]
+fn a_tight_knapsack_over_the_shared_limits_is_searched_quickly() {
+    let requirements = forty_five_volumes();
+    assert_eq!(requirements.total_iops(), 78_631.0);
+    let rows = rows();
+    let mut previous: Option<f64> = None;
+    for headroom in [0.0, 5.0] {
+        let options = PlanOptions {
+            min_headroom_pct: headroom,
+            ..PlanOptions::default()
+        };
+        let started = std::time::Instant::now();
+        let plan = plan(&requirements, &rows, &options).unwrap();
+        // Minutes before; a fraction of a second now (30 s leaves room for a loaded machine
+        // and an unoptimised build).
+        let took = started.elapsed();
+        assert!(took.as_secs() < 30, "{headroom}% headroom took {took:?}");
+        let best = plan.designs.first().expect("a design");
+        assert!(best.prediction.fits(), "{}", best.vm);
+        let total = best.total_usd_month.expect("priced");
+        if let Some(cheaper) = previous {
+            assert!(total >= cheaper - 1e-6, "{total} < {cheaper}");
+        }
+        previous = Some(total);
+    }
+}

@@ -43,6 +43,7 @@
 
 pub mod aws;
 pub mod disk_spec;
+mod json;
 
 use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};
 use iofit_model::formulas::{iops_from_outstanding, latency_ms_from_outstanding, outstanding_ios};
@@ -436,6 +437,7 @@ pub enum LimitStatus {
 
 /// One checked limit: its value, what the design uses of it, and the headroom.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub struct LimitCheck {
     pub kind: LimitKind,
     /// `vm` or the volume label.
@@ -445,13 +447,21 @@ pub struct LimitCheck {
     pub unit: LimitUnit,
     /// The published limit; `None` when not published.
     pub limit: Option<f64>,
-    /// What the design uses of it at the operating point.
+    /// What the design uses of it at the operating point (`null` in JSON when
+    /// [`LimitCheck::load_unknown`]).
+    #[serde(deserialize_with = "json::number_or_null")]
     pub used: f64,
     pub headroom: Option<f64>,
     pub headroom_pct: Option<f64>,
     pub status: LimitStatus,
     /// Catalog table (or "assumption") the limit comes from.
     pub source: String,
+    /// The load on this limit comes from a volume that runs flat out into an unpublished limit
+    /// ([`VolumePrediction::unpublished_limits`]): its rates are unknown, so what it uses of
+    /// this limit and the headroom left are unknown too (the figures held are only what the
+    /// published limits allow; JSON writes `null`, text "unknown").
+    #[serde(skip)]
+    pub load_unknown: bool,
 }
 
 /// The one limit that binds, in a form `--json` readers can act on.
@@ -462,6 +472,8 @@ pub struct Binding {
     pub name: String,
     pub unit: LimitUnit,
     pub limit: f64,
+    /// `null` in JSON when the load on the limit is unknown ([`LimitCheck::load_unknown`]).
+    #[serde(deserialize_with = "json::number_or_null")]
     pub used: f64,
     /// One sentence: what caps the design and at what.
     pub words: String,
@@ -486,8 +498,10 @@ pub struct QueueDepthCheck {
     pub littles_law_iops: f64,
 }
 
-/// What one volume delivers.
+/// What one volume delivers. In JSON the rates an unpublished limit leaves unknown are `null`
+/// (see [`VolumePrediction::rates_known`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub struct VolumePrediction {
     pub label: String,
     pub disk_sku: String,
@@ -502,17 +516,26 @@ pub struct VolumePrediction {
     pub write_io_size_bytes: u64,
     /// What the volume does when every volume runs flat out (no targets). With targets a
     /// volume may do more than this when another's low target leaves room in a shared limit.
+    #[serde(deserialize_with = "json::number_or_null")]
     pub max_iops: f64,
+    #[serde(deserialize_with = "json::number_or_null")]
     pub max_throughput_mb_s: f64,
     /// What it does at the operating point (the target when met, else the maximum).
+    #[serde(deserialize_with = "json::number_or_null")]
     pub iops: f64,
+    #[serde(deserialize_with = "json::number_or_null")]
     pub throughput_mb_s: f64,
+    #[serde(deserialize_with = "json::number_or_null")]
     pub read_iops: f64,
+    #[serde(deserialize_with = "json::number_or_null")]
     pub write_iops: f64,
     /// Reads the host cache serves (they do not reach the disks).
+    #[serde(deserialize_with = "json::number_or_null")]
     pub cache_read_iops: f64,
     /// IOs reaching the disks, after stripe splitting.
+    #[serde(deserialize_with = "json::number_or_null")]
     pub disk_iops: f64,
+    #[serde(deserialize_with = "json::number_or_null")]
     pub latency_ms: f64,
     /// Disk IOs one volume IO becomes when it spans stripe units (1 when it fits in one).
     pub disk_ios_per_read: f64,
@@ -542,8 +565,10 @@ impl VolumePrediction {
     }
 }
 
-/// The whole prediction.
+/// The whole prediction. In JSON the totals an unpublished limit leaves unknown are `null`
+/// (see [`Prediction::max_known`], [`Prediction::delivered_known`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub struct Prediction {
     pub vm: String,
     pub vm_table: String,
@@ -552,9 +577,13 @@ pub struct Prediction {
     pub assumptions: Assumptions,
     pub mb_convention_note: String,
     pub volumes: Vec<VolumePrediction>,
+    #[serde(deserialize_with = "json::number_or_null")]
     pub total_iops: f64,
+    #[serde(deserialize_with = "json::number_or_null")]
     pub total_throughput_mb_s: f64,
+    #[serde(deserialize_with = "json::number_or_null")]
     pub max_total_iops: f64,
+    #[serde(deserialize_with = "json::number_or_null")]
     pub max_total_throughput_mb_s: f64,
     pub limits: Vec<LimitCheck>,
     pub binding: Option<Binding>,
@@ -808,7 +837,12 @@ pub fn predict(
         volume_predictions.push(prediction);
     }
     target_violations(&checks, &mut notes);
-    let binding = binding_index.map(|index| binding_of(&limits, index, rates, volumes));
+    mark_unknown_loads(&limits, &volume_predictions, &mut checks);
+    let mut binding = binding_index.map(|index| binding_of(&limits, index, rates, volumes));
+    if let Some(binding) = binding.as_mut() {
+        unknown_binding_words(binding, &checks);
+    }
+    let rates_known = volume_predictions.iter().all(VolumePrediction::rates_known);
     let advice = advise(
         vm,
         volumes,
@@ -844,11 +878,57 @@ pub fn predict(
         limits: checks,
         binding,
         meets_requirements: has_targets.then_some(all_met && violations.is_empty()),
-        burst: burst_figure(vm, volumes, &limits, &factors, &max, mb),
+        // Flat out into an unpublished limit, what bursting adds is unknown as well.
+        burst: burst_figure(vm, volumes, &limits, &factors, &max, mb).filter(|_| rates_known),
         violations,
         warnings,
         advice,
     })
+}
+
+/// Marks the rate checks whose load comes from a volume running flat out into an unpublished
+/// limit (its rates are unknown): what they use and their headroom are unknown. The rate
+/// checks are the first `limits.len()` checks, in the limits' order.
+fn mark_unknown_loads(
+    limits: &[RateLimit],
+    volumes: &[VolumePrediction],
+    checks: &mut [LimitCheck],
+) {
+    let unknown: Vec<bool> = volumes
+        .iter()
+        .map(|v| !v.rates_known() && v.target_iops.is_none())
+        .collect();
+    for (check, limit) in checks.iter_mut().zip(limits) {
+        check.load_unknown = limit
+            .coeff
+            .iter()
+            .zip(&unknown)
+            .any(|(coeff, unknown)| *coeff > 0.0 && *unknown);
+    }
+}
+
+/// The binding limit's words when its load is unknown: only that it binds first among the
+/// published limits, never the load that the unpublished ones leave unknown.
+fn unknown_binding_words(binding: &mut Binding, checks: &[LimitCheck]) {
+    let Some(check) = checks
+        .iter()
+        .find(|c| c.kind == binding.kind && c.scope == binding.scope && c.load_unknown)
+    else {
+        return;
+    };
+    let unpublished: Vec<&str> = checks
+        .iter()
+        .filter(|c| c.status == LimitStatus::Unknown && c.kind.caps_sustained_rate())
+        .map(|c| c.name.as_str())
+        .collect();
+    binding.words = format!(
+        "of the published limits {} ({}{}) binds first; {} not published, so the load is \
+         unknown",
+        check.name,
+        fmt_num(binding.limit),
+        binding.unit.suffix(),
+        unpublished.join(", ")
+    );
 }
 
 /// What one volume asks of its VM's shared rate limits at its target: the IOs and MB/s the
@@ -1392,6 +1472,7 @@ fn rate_checks(
                 headroom_pct,
                 status,
                 source: limit.source.clone(),
+                load_unknown: false,
             }
         })
         .collect()
@@ -1438,6 +1519,7 @@ fn slots_check(
             LimitStatus::Ok
         },
         source: vm_source.clone(),
+        load_unknown: false,
     });
     if slots_over {
         notes.violations.push(format!(
@@ -1477,6 +1559,7 @@ fn premium_check(
             headroom_pct: None,
             status: LimitStatus::Over,
             source: vm_source.clone(),
+            load_unknown: false,
         });
     }
 }
@@ -1531,6 +1614,7 @@ fn cache_size_check(
                 LimitStatus::Unknown
             },
             source: vm_source.clone(),
+            load_unknown: false,
         });
     }
 }
@@ -1558,6 +1642,12 @@ fn volume_prediction(
         f.service_ms
     };
     let target_latency_ms = volume.target.as_ref().and_then(|t| t.latency_ms);
+    let unpublished_limits: Vec<String> = solved
+        .limits
+        .iter()
+        .filter(|l| l.capacity.is_none() && l.sustained() && l.coeff[v] > 0.0)
+        .map(|l| l.name.clone())
+        .collect();
     let queue = queue_check(volume, f, solved.targets[v], notes);
     let meets = volume.target.as_ref().map(|target| {
         let wanted = solved.targets[v].unwrap_or(0.0);
@@ -1591,17 +1681,14 @@ fn volume_prediction(
         disk_ios_per_write: f.split_write,
         queue,
         binding: binding_words(solved.limits, solved.max, v),
-        io_size_effect: io_size_effect(solved.limits, solved.max, v, f.host_bytes, mb),
+        // Flat out into an unpublished limit, the rate the IO size turns into MB/s is unknown.
+        io_size_effect: io_size_effect(solved.limits, solved.max, v, f.host_bytes, mb)
+            .filter(|_| volume.target.is_some() || unpublished_limits.is_empty()),
         target_iops: volume.target.as_ref().map(|t| t.iops),
         target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s),
         target_latency_ms,
         meets_target: meets,
-        unpublished_limits: solved
-            .limits
-            .iter()
-            .filter(|l| l.capacity.is_none() && l.sustained() && l.coeff[v] > 0.0)
-            .map(|l| l.name.clone())
-            .collect(),
+        unpublished_limits,
     }
 }
 
@@ -1739,6 +1826,7 @@ fn capacity_check(
             LimitStatus::Ok
         },
         source: disk.table.clone(),
+        load_unknown: false,
     });
     !over
 }
@@ -1769,6 +1857,7 @@ fn latency_check(
             LimitStatus::Ok
         },
         source: "assumption".into(),
+        load_unknown: false,
     });
     !over
 }

@@ -27,7 +27,9 @@ const MAX_RETRIES: u32 = 6;
 #[derive(Clone, Debug)]
 pub struct FetchRequest {
     pub region: Option<String>,
-    /// `USD` (the default) only: the catalog's prices are USD (`usd_month`).
+    /// ISO 4217 code of the prices asked for (the API's `currencyCode`); default USD. A
+    /// catalog in another currency names it (`currency = "EUR"`) and a plan adds its prices
+    /// apart from US dollars, never converted.
     pub currency: Option<String>,
     /// The API's address (`RETAIL_PRICES_API`; a test gives a local server).
     pub api: String,
@@ -158,11 +160,16 @@ pub fn fetch_catalog(request: &FetchRequest) -> Result<ImportOutcome, ProcedureE
             "--region '{region}': write Azure's region name, e.g. eastus, westeurope, japaneast"
         )));
     }
-    let currency = request.currency.as_deref().unwrap_or("USD").trim();
-    if !currency.eq_ignore_ascii_case("USD") {
+    let currency = request
+        .currency
+        .as_deref()
+        .unwrap_or("USD")
+        .trim()
+        .to_ascii_uppercase();
+    if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_uppercase()) {
         return Err(bad(format!(
-            "--currency {currency}: the catalog's prices are US dollars (usd_month) and a plan \
-             adds them up as such; fetch USD (the default)"
+            "--currency {currency}: write an ISO 4217 code the Retail Prices API takes, e.g. \
+             USD (the default), EUR, GBP, JPY"
         )));
     }
     if request.output.as_ref().is_some_and(|p| p.exists()) && !request.allow_overwrite {
@@ -177,7 +184,7 @@ pub fn fetch_catalog(request: &FetchRequest) -> Result<ImportOutcome, ProcedureE
     let mut fetched: Vec<(String, String)> = Vec::new();
     for filter in filters(&region) {
         let url = format!(
-            "{}?currencyCode=%27USD%27&$filter={}",
+            "{}?currencyCode=%27{currency}%27&$filter={}",
             request.api,
             encode(&filter)
         );
@@ -191,6 +198,7 @@ pub fn fetch_catalog(request: &FetchRequest) -> Result<ImportOutcome, ProcedureE
         region: region.clone(),
         date: date_of_unix_seconds(request.unix_seconds),
         table_id: request.table_id.clone(),
+        currency: Some(currency),
     };
     let imported = import(&[], &inputs, &options).map_err(|e| bad(e.to_string()))?;
     Catalog::embedded()

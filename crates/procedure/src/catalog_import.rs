@@ -64,6 +64,7 @@ pub fn import_catalog(request: &ImportRequest) -> Result<ImportOutcome, Procedur
         region: region.clone(),
         date: date_of_unix_seconds(request.unix_seconds),
         table_id: request.table_id.clone(),
+        currency: None,
     };
     let imported = import(
         &inputs(&request.skus, &sku_texts),

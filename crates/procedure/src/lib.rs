@@ -39,6 +39,7 @@ pub mod demo;
 pub mod design_input;
 pub mod execute;
 pub mod fio_run;
+pub mod fleet_plan;
 pub mod hosts;
 pub mod inputs;
 pub mod measure;

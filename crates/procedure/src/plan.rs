@@ -7,7 +7,7 @@
 
 use crate::error::shown;
 use crate::ProcedureError;
-use iofit_catalog::{Catalog, PriceChoice, TableInfo, EDITIONS, EDITION_SEED};
+use iofit_catalog::{Catalog, PriceChoice, TableInfo, DEFAULT_CURRENCY, EDITIONS, EDITION_SEED};
 use iofit_model::{Bytes, HostCaching, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
 use iofit_planner::{Plan, PlanOptions};
 use iofit_report::html::HtmlReport;
@@ -68,17 +68,41 @@ impl CatalogChoice {
     /// each carrying that price (see `Catalog::priced_for`), and notes saying which prices
     /// were used and which were missing; without one, the catalog as loaded.
     pub fn load_priced(&self) -> Result<(Catalog, Vec<String>)> {
+        self.load_priced_in()
+            .map(|(catalog, notes, _)| (catalog, notes))
+    }
+
+    /// [`Self::load_priced`] and the one currency of its prices (ISO 4217). Prices in two
+    /// currencies are never added up: a catalog whose region's prices come in two currencies
+    /// other than US dollars is refused, and so is a catalog file priced in another currency
+    /// without `--region` (the built-in prices are US dollars).
+    pub fn load_priced_in(&self) -> Result<(Catalog, Vec<String>, String)> {
         let catalog = self.load()?;
         let Some(choice) = self.price_choice()? else {
-            return Ok((catalog, Vec::new()));
+            if let Some(table) = catalog
+                .tables
+                .iter()
+                .find(|t| t.edition == self.edition && t.currency() != DEFAULT_CURRENCY)
+            {
+                return Err(bad(format!(
+                    "catalog table {} prices in {}, the built-in tables in USD: a plan adds \
+                     one currency; give --region {} so only its {} prices are used",
+                    table.id,
+                    table.currency(),
+                    table.price_region.as_deref().unwrap_or("REGION"),
+                    table.currency()
+                )));
+            }
+            return Ok((catalog, Vec::new(), DEFAULT_CURRENCY.to_string()));
         };
         check_region(&catalog, &self.edition, &choice)?;
+        check_currency(&catalog, &self.edition, &choice)?;
         let view = catalog.priced_for(&self.edition, &choice);
         if view.catalog.vms.is_empty() {
             return Err(bad(no_vm_price_message(&catalog, &self.edition, &choice)));
         }
         let notes = view.notes();
-        Ok((view.catalog, notes))
+        Ok((view.catalog, notes, view.currency))
     }
 }
 
@@ -93,23 +117,40 @@ fn provisioned_conditions(plan: &iofit_planner::Plan) -> Vec<String> {
     };
     let mut notes = Vec::new();
     if uses(DiskKind::PremiumSsdV2) {
-        notes.push(
-            "Premium SSD v2: attaches only to VMs deployed in an availability zone (zonal VMs), \
-             supports no host caching and cannot be an OS disk (Azure docs 'Deploy a Premium \
-             SSD v2', learn.microsoft.com/azure/virtual-machines/disks-deploy-premium-v2, \
-             Limitations); it is offered in select regions only"
-                .to_string(),
-        );
+        notes.push(PREMIUM_V2_CONDITIONS.to_string());
     }
     if uses(DiskKind::UltraDisk) {
-        notes.push(
-            "Ultra Disk: a data disk only, with no host caching (Azure docs 'Azure managed disk \
-             types', disks-types.md); a VM with Ultra enabled but no Ultra disk attached pays a \
-             per-vCPU reservation fee (not in the totals)"
-                .to_string(),
-        );
+        notes.push(ULTRA_CONDITIONS.to_string());
     }
     notes
+}
+
+/// Azure's conditions for Premium SSD v2, with their source.
+pub const PREMIUM_V2_CONDITIONS: &str =
+    "Premium SSD v2: attaches only to VMs deployed in an availability zone (zonal VMs), \
+     supports no host caching and cannot be an OS disk (Azure docs 'Deploy a Premium SSD v2', \
+     learn.microsoft.com/azure/virtual-machines/disks-deploy-premium-v2, Limitations); it is \
+     offered in select regions only";
+
+/// Azure's conditions for Ultra Disk, with their source.
+pub const ULTRA_CONDITIONS: &str =
+    "Ultra Disk: a data disk only, with no host caching (Azure docs 'Azure managed disk types', \
+     disks-types.md); a VM with Ultra enabled but no Ultra disk attached pays a per-vCPU \
+     reservation fee (not in the totals)";
+
+/// Refuses a region whose prices come in two currencies other than US dollars: a plan adds
+/// one currency and never converts (see `Catalog::price_currency`).
+pub fn check_currency(catalog: &Catalog, edition: &str, choice: &PriceChoice) -> Result<()> {
+    catalog
+        .price_currency(edition, &choice.region)
+        .map(|_| ())
+        .map_err(|mixed| {
+            bad(format!(
+                "--region {}: prices in {mixed}; a plan adds one currency and never converts: \
+                 leave out the --catalog files of all but one currency",
+                choice.region
+            ))
+        })
 }
 
 /// An error naming the nearest known regions when no price of the edition is for the
@@ -596,7 +637,7 @@ fn check_options(request: &PlanRequest) -> Result<()> {
 /// Plans a server: loads the catalog, reads the requirements, checks every option and the
 /// report's path before any work, ranks the designs, and writes the report if asked.
 pub fn plan(request: &PlanRequest) -> Result<PlanOutcome> {
-    let (catalog, price_notes) = request.catalog.load_priced()?;
+    let (catalog, price_notes, currency) = request.catalog.load_priced_in()?;
     let edition = request.catalog.edition.clone();
     let (mut requirements, file_filters) = match &request.requirements {
         RequirementsSource::File(path) => read_requirements_with_filters(path)?,
@@ -627,6 +668,7 @@ pub fn plan(request: &PlanRequest) -> Result<PlanOutcome> {
         )?,
         min_headroom_pct: request.min_headroom_pct,
         busy_hours_per_month: request.busy_hours_per_month,
+        currency,
         ..PlanOptions::default()
     };
     let mut rows = crate::inputs::rows_for(&catalog, &edition);

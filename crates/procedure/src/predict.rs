@@ -142,18 +142,27 @@ impl PredictOutcome {
 /// The design's monthly cost from `catalog` (the priced view with --region/--pricing/--os):
 /// the VM's price and each fixed-size disk's times its count. `None` when the VM has no price;
 /// disks the catalog does not price (Premium SSD v2, Ultra: priced by what is bought) leave the
-/// disks' part unknown and say so through `price not sourced`.
+/// disks' part unknown and say so through `price not sourced`. `priced_view`: `catalog` is the
+/// priced view, whose prices are all in its one currency.
 fn design_cost(
     catalog: &Catalog,
+    priced_view: bool,
     edition: &str,
     vm_name: &str,
     loads: &[VolumeLoad],
 ) -> Option<iofit_report::summary::CostSplit> {
     let vm = catalog.vm(vm_name, edition).ok()?;
     let vm_usd_month = vm.price_usd_month?;
+    let currency = catalog.currency_of(&vm.table);
+    // A disk priced in another currency than the VM leaves the disks' part unknown: prices
+    // are never converted or added across currencies. (In a priced view every price is in
+    // the view's currency, whatever the disk table's own.)
     let disks_usd_month = loads.iter().try_fold(0.0, |sum, load| {
         let disk = catalog.disk(&load.design.disk_sku, edition).ok()?;
-        Some(sum + disk.price_usd_month? * f64::from(load.design.disk_count))
+        let price = disk
+            .price_usd_month
+            .filter(|_| priced_view || catalog.currency_of(&disk.table) == currency)?;
+        Some(sum + price * f64::from(load.design.disk_count))
     });
     // Standard SSD/HDD disks are also charged per operation, which a prediction does not count.
     let charged_per_operation = loads.iter().any(|load| {
@@ -169,6 +178,7 @@ fn design_cost(
         total_usd_month: disks_usd_month.map(|disks| vm_usd_month + disks),
         complete: disks_usd_month.is_some() && !charged_per_operation,
         basis: iofit_report::summary::table_price_basis(&vm.table, &tables),
+        currency: currency.to_string(),
     })
 }
 
@@ -459,6 +469,7 @@ pub fn predict(request: &PredictRequest) -> Result<PredictOutcome> {
     let (alternatives, price_notes) = match request.catalog.price_choice()? {
         Some(choice) => {
             crate::plan::check_region(&catalog, &edition, &choice)?;
+            crate::plan::check_currency(&catalog, &edition, &choice)?;
             let view = catalog.priced_for(&edition, &choice);
             let notes = view.notes();
             (Some(view.catalog), notes)
@@ -486,6 +497,7 @@ pub fn predict(request: &PredictRequest) -> Result<PredictOutcome> {
     }
     let cost = design_cost(
         alternatives.as_ref().unwrap_or(&catalog),
+        alternatives.is_some(),
         &edition,
         &request.vm,
         &loads,

@@ -10,6 +10,30 @@ use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+/// The currency the API answers in: the request's `currencyCode` (USD when absent).
+fn currency_of(target: &str) -> String {
+    target
+        .split("currencyCode=%27")
+        .nth(1)
+        .and_then(|rest| rest.get(..3))
+        .unwrap_or("USD")
+        .to_string()
+}
+
+/// What the test's prices become in another currency: the same numbers x 0.9 in EUR, so a
+/// plan that read USD where it asked EUR shows (the figures are written here, not Azure's).
+fn in_currency(price: f64, currency: &str) -> f64 {
+    if currency == "EUR" {
+        price * 0.9
+    } else {
+        price
+    }
+}
+
+thread_local! {
+    static CURRENCY: std::cell::RefCell<String> = std::cell::RefCell::new("USD".into());
+}
+
 fn item(
     sku: &str,
     product: &str,
@@ -32,8 +56,10 @@ fn item(
     let term = term
         .map(|t| format!(",\"reservationTerm\":\"{t}\""))
         .unwrap_or_default();
+    let currency = CURRENCY.with(|c| c.borrow().clone());
+    let price = in_currency(price, &currency);
     format!(
-        "{{\"currencyCode\":\"USD\",\"tierMinimumUnits\":0.0,\"retailPrice\":{price},\
+        "{{\"currencyCode\":\"{currency}\",\"tierMinimumUnits\":0.0,\"retailPrice\":{price},\
          \"unitPrice\":{price},\"armRegionName\":\"westeurope\",\"location\":\"EU West\",\
          \"effectiveStartDate\":\"2026-10-01T00:00:00Z\",\"meterId\":\"m-{sku}\",\
          \"meterName\":\"{meter}\",\"productId\":\"p\",\"skuId\":\"p/1\",\
@@ -45,8 +71,10 @@ fn item(
 
 /// A Premium SSD v2 meter item: per hour, tiered (`tierMinimumUnits`).
 fn v2_meter(meter: &str, tier: f64, price: f64, unit: &str) -> String {
+    let currency = CURRENCY.with(|c| c.borrow().clone());
+    let price = in_currency(price, &currency);
     format!(
-        "{{\"currencyCode\":\"USD\",\"tierMinimumUnits\":{tier},\"retailPrice\":{price},\
+        "{{\"currencyCode\":\"{currency}\",\"tierMinimumUnits\":{tier},\"retailPrice\":{price},\
          \"unitPrice\":{price},\"armRegionName\":\"westeurope\",\"location\":\"EU West\",\
          \"effectiveStartDate\":\"2026-10-01T00:00:00Z\",\"meterId\":\"m-{meter}\",\
          \"meterName\":\"Premium LRS Provisioned {meter}\",\"productId\":\"p2\",\
@@ -61,8 +89,9 @@ fn page(items: &[String], next: Option<String>) -> String {
     let next = next
         .map(|n| format!("\"{n}\""))
         .unwrap_or_else(|| "null".into());
+    let currency = CURRENCY.with(|c| c.borrow().clone());
     format!(
-        "{{\"BillingCurrency\":\"USD\",\"CustomerEntityId\":\"Default\",\
+        "{{\"BillingCurrency\":\"{currency}\",\"CustomerEntityId\":\"Default\",\
          \"CustomerEntityType\":\"Retail\",\"Items\":[{}],\"NextPageLink\":{next},\
          \"Count\":{}}}",
         items.join(","),
@@ -78,6 +107,8 @@ fn serve(broken: bool) -> (String, Arc<AtomicUsize>) {
     let throttled = Arc::new(AtomicUsize::new(0));
     let seen = throttled.clone();
     let next = format!("{base}/api/vm-2");
+    // A page links onward with the query's currency, as the API's NextPageLink does.
+    let next_in = move |currency: &str| format!("{next}?currencyCode=%27{currency}%27&$skip=100");
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
@@ -91,8 +122,30 @@ fn serve(broken: bool) -> (String, Arc<AtomicUsize>) {
                 }
             }
             let target = request_line.split(' ').nth(1).unwrap_or("").to_string();
+            let currency = currency_of(&target);
+            CURRENCY.with(|c| *c.borrow_mut() = currency.clone());
             let (status, extra, body) = if broken {
                 ("200 OK", "", "{\"Items\": [ not json".to_string())
+            } else if currency == "GBP" && !target.contains("Virtual%20Machines") {
+                // A mixed answer: one item in US dollars among the asked currency's.
+                let mut items = vec![item(
+                    "P30 LRS",
+                    "Premium SSD Managed Disks",
+                    "Consumption",
+                    None,
+                    148.68,
+                    "1/Month",
+                )];
+                CURRENCY.with(|c| *c.borrow_mut() = "USD".into());
+                items.push(item(
+                    "P20 LRS",
+                    "Premium SSD Managed Disks",
+                    "Consumption",
+                    None,
+                    80.53,
+                    "1/Month",
+                ));
+                ("200 OK", "", page(&items, None))
             } else if target.starts_with("/api/vm-2") {
                 if seen.fetch_add(1, Ordering::SeqCst) == 0 {
                     ("429 Too Many Requests", "Retry-After: 1\r\n", String::new())
@@ -176,7 +229,7 @@ fn serve(broken: bool) -> (String, Arc<AtomicUsize>) {
                         "1 Hour",
                     ),
                 ];
-                ("200 OK", "", page(&items, Some(next.clone())))
+                ("200 OK", "", page(&items, Some(next_in(&currency))))
             } else {
                 let items = [
                     item(
@@ -331,10 +384,20 @@ fn fetch_follows_pages_waits_out_429_refuses_spot_and_writes_a_catalog_plan_rank
     // Pay-as-you-go, the built-in westeurope prices rank too: another size comes first.
     let (vm_payg, _) = total("payg", "linux");
     assert_ne!(vm_payg, vm_ri3);
+    // Another region (eastus, built-in prices) gives another cheapest design: the same size
+    // at another price.
+    let design = |region: &str| {
+        let outcome = plan_in(region, std::slice::from_ref(&output), "payg", "linux").unwrap();
+        let first = &outcome.plan.designs[0];
+        (first.vm.clone(), first.total_usd_month.unwrap())
+    };
+    let (west, east) = (design("westeurope"), design("eastus"));
+    assert!(west != east, "{west:?} {east:?}");
+    assert!((west.1 - east.1).abs() > 0.01, "{west:?} {east:?}");
 }
 
 #[test]
-fn a_broken_page_or_a_currency_the_catalog_cannot_hold_writes_nothing() {
+fn a_broken_page_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (api, _) = serve(true);
     let output = dir.path().join("broken.toml");
@@ -344,11 +407,166 @@ fn a_broken_page_or_a_currency_the_catalog_cannot_hold_writes_nothing() {
     assert!(text.contains("not a Retail Prices page"), "{text}");
     assert!(text.contains("nothing was written"), "{text}");
     assert!(!output.exists());
+}
+
+/// Whether `text` shows an amount in dollars (`$` and a digit; `$filter` in a source URL is
+/// not one).
+fn dollar_amount(text: &str) -> bool {
+    text.match_indices('$')
+        .any(|(at, _)| text[at + 1..].starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// `plan` with the fetched catalog: the first design's VM, its VM price and the outcome.
+fn plan_with(
+    files: &[std::path::PathBuf],
+    pricing: &str,
+    os: &str,
+) -> Result<plan::PlanOutcome, iofit_procedure::ProcedureError> {
+    plan_in("westeurope", files, pricing, os)
+}
+
+fn plan_in(
+    region: &str,
+    files: &[std::path::PathBuf],
+    pricing: &str,
+    os: &str,
+) -> Result<plan::PlanOutcome, iofit_procedure::ProcedureError> {
+    plan::plan(&PlanRequest {
+        requirements: RequirementsSource::Flags(VolumeFlags {
+            iops: Some(3000.0),
+            throughput_mb_s: None,
+            latency_ms: None,
+            capacity_gib: Some(500.0),
+            read_pct: 70.0,
+            random_pct: 100.0,
+            io_size: "8k".into(),
+            role: "data".into(),
+        }),
+        growth: None,
+        top: 3,
+        caching: None,
+        cache_hit_pct: 0.0,
+        service_latency_ms: None,
+        min_headroom_pct: 10.0,
+        busy_hours_per_month: iofit_planner::HOURS_PER_MONTH,
+        catalog: CatalogChoice {
+            edition: "current".into(),
+            files: files.to_vec(),
+            region: Some(region.into()),
+            pricing: Some(pricing.into()),
+            os: Some(os.into()),
+            filters: Default::default(),
+        },
+        report: None,
+        capture: Vec::new(),
+    })
+}
+
+/// `--currency EUR`: the query asks the API for euros (`currencyCode='EUR'`), the catalog
+/// names its currency, and a plan with it adds euros only: its prices and totals say EUR in
+/// text, JSON, HTML and CSV; the built-in westeurope prices (US dollars) are left out, never
+/// converted, so the sizes the fetch did not price stay unpriced.
+#[test]
+fn fetch_in_eur_gives_a_catalog_whose_plan_names_eur_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let (api, _) = serve(false);
+    let output = dir.path().join("westeurope-eur.toml");
     let mut euro = request(api, output.clone());
+    euro.currency = Some("eur".into());
+    fetch_catalog(&euro).unwrap();
+    let text = std::fs::read_to_string(&output).unwrap();
+    assert!(text.contains("currencyCode=%27EUR%27"), "{text}");
+    assert!(text.contains("currency = \"EUR\""), "{text}");
+    assert!(text.contains("westeurope, EUR, pay-as-you-go"), "{text}");
+
+    let outcome = plan_with(std::slice::from_ref(&output), "ri-3y", "windows").unwrap();
+    let first = &outcome.plan.designs[0];
+    assert_eq!(first.vm, "Standard_D4s_v5");
+    // The euro figures the server gave (x 0.9 of the USD ones): reservation / 36 + licence.
+    let licence = (0.414 - 0.23) * 0.9 * 730.0;
+    let vm_month = first.vm_price_usd_month.unwrap();
+    assert!(
+        (vm_month - (2400.0 * 0.9 / 36.0 + licence)).abs() < 0.01,
+        "{vm_month}"
+    );
+    assert_eq!(outcome.plan.currency, "EUR");
+    // Only the fetched sizes are priced in euros: every other size stays out.
+    for design in &outcome.plan.designs {
+        assert!(
+            ["Standard_D4s_v5", "Standard_E4s_v5"].contains(&design.vm.as_str()),
+            "{}",
+            design.vm
+        );
+    }
+    assert!(
+        outcome
+            .plan
+            .notes
+            .iter()
+            .any(|n| n.contains("in another currency than EUR left out")),
+        "{:?}",
+        outcome.plan.notes
+    );
+
+    // Text: every amount names EUR, none is in dollars.
+    let shown = outcome.text();
+    let line = shown
+        .lines()
+        .find(|l| l.starts_with("#1  Standard_D4s_v5"))
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert!(
+        line.contains("EUR ") && line.contains("= VM EUR "),
+        "{line}"
+    );
+    assert!(!dollar_amount(&shown), "{shown}");
+    // JSON names the currency of the plan's figures.
+    let json = outcome.json();
+    assert_eq!(json["plan"]["currency"], "EUR");
+    // HTML and CSV: the cost columns say EUR/month, the card's total EUR.
+    let report = outcome.report();
+    let html = report.render();
+    assert!(html.contains("total EUR/month"), "the designs table");
+    assert!(html.contains("VM EUR "), "the card's split");
+    assert!(!dollar_amount(&html), "no dollar amount in the HTML");
+    let csv = report.render_csv();
+    assert!(csv.contains("total EUR/month"), "{csv}");
+    assert!(!dollar_amount(&csv), "{csv}");
+}
+
+/// Prices in two currencies are never added up: a catalog of euros beside one of pounds for
+/// the same region is refused, and an answer mixing currencies writes no catalog.
+#[test]
+fn mixed_currencies_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (api, _) = serve(false);
+    let euros = dir.path().join("eur.toml");
+    let mut euro = request(api.clone(), euros.clone());
     euro.currency = Some("EUR".into());
-    assert!(fetch_catalog(&euro)
+    fetch_catalog(&euro).unwrap();
+    let pounds = dir.path().join("gbp.toml");
+    let text = std::fs::read_to_string(&euros)
+        .unwrap()
+        .replace("currency = \"EUR\"", "currency = \"GBP\"")
+        .replace("fetched-westeurope", "fetched-westeurope-gbp");
+    std::fs::write(&pounds, text).unwrap();
+    let error = plan_with(&[euros.clone(), pounds], "payg", "linux")
         .unwrap_err()
-        .to_string()
-        .contains("--currency EUR"));
+        .to_string();
+    assert!(
+        error.contains("EUR") && error.contains("GBP") && error.contains("one currency"),
+        "{error}"
+    );
+    // One currency is fine.
+    assert!(plan_with(&[euros], "payg", "linux").is_ok());
+
+    // The server answers a GBP query with one USD item: the import refuses it.
+    let output = dir.path().join("mixed.toml");
+    let mut mixed = request(api, output.clone());
+    mixed.currency = Some("GBP".into());
+    let error = fetch_catalog(&mixed).unwrap_err().to_string();
+    assert!(
+        error.contains("currencyCode") && error.contains("USD, but the import is in GBP"),
+        "{error}"
+    );
     assert!(!output.exists());
 }

@@ -1,12 +1,141 @@
 //! Unknown stays unknown: for every VM of every catalog edition and every rate limit the
 //! catalog leaves empty (uncached / cached IOPS and MB/s), a volume that runs into it flat out
-//! is predicted with that limit unpublished, and no output (predict's text, the report's
-//! volume table, its CSV) turns the empty field into a number: the rates are "unknown".
+//! is predicted with that limit unpublished, and no output (predict's text and its limits
+//! table, its JSON, the report's volume and limits tables, its CSV) turns the empty field into
+//! a number: the rates, the load on the limits and their headroom are "unknown" (`null` in
+//! JSON). A plan on such a VM keeps its flat-out figures unknown the same way.
 
 use iofit_catalog::{Catalog, DiskKind, VmSize, EDITIONS};
 use iofit_model::{Bytes, HostCaching, VolumeDesign, Workload};
 use iofit_predict::{predict, Assumptions, DiskPerf, LimitKind, LimitStatus, VolumeLoad};
 use iofit_procedure::predict::PredictOutcome;
+use serde_json::Value;
+
+/// Every number in `value`, with the key it sits under, outside the published limits
+/// themselves (`limit`: the catalog's figure) and the queue's own facts.
+fn numbers(value: &Value, key: &str, out: &mut Vec<(String, f64)>) {
+    match value {
+        Value::Number(n) if key != "limit" => out.push((key.to_string(), n.as_f64().unwrap())),
+        Value::Array(items) => items.iter().for_each(|item| numbers(item, key, out)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                if k != "queue" && k != "assumptions" {
+                    numbers(v, k, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The JSON of a prediction whose volume runs flat out into the unpublished `check_name`:
+/// every figure the published limits alone would give is `null`, and no number in the
+/// document is one of them.
+fn json_keeps_unknown(what: &str, json: &Value, prediction: &iofit_predict::Prediction) {
+    let p = &json["prediction"];
+    for key in [
+        "total_iops",
+        "total_throughput_mb_s",
+        "max_total_iops",
+        "max_total_throughput_mb_s",
+    ] {
+        assert!(p[key].is_null(), "{what}: {key} = {}", p[key]);
+    }
+    let volume = &p["volumes"][0];
+    for key in [
+        "max_iops",
+        "max_throughput_mb_s",
+        "iops",
+        "throughput_mb_s",
+        "read_iops",
+        "write_iops",
+        "cache_read_iops",
+        "disk_iops",
+        "latency_ms",
+    ] {
+        assert!(
+            volume[key].is_null(),
+            "{what}: volume {key} = {}",
+            volume[key]
+        );
+    }
+    let mut unknown_loads = 0;
+    for (check, shown) in prediction
+        .limits
+        .iter()
+        .zip(p["limits"].as_array().unwrap())
+    {
+        if check.status == LimitStatus::Unknown {
+            assert!(shown["limit"].is_null(), "{what}: {shown}");
+        }
+        if check.load_unknown {
+            unknown_loads += 1;
+            for key in ["used", "headroom", "headroom_pct"] {
+                assert!(shown[key].is_null(), "{what}: {key} of {shown}");
+            }
+        }
+    }
+    assert!(unknown_loads >= 1, "{what}: the unpublished limit's load");
+    if let (Some(binding), Some(check)) = (
+        &prediction.binding,
+        prediction
+            .binding
+            .as_ref()
+            .and_then(|b| prediction.limit(b.kind, &b.scope)),
+    ) {
+        if check.load_unknown {
+            assert!(p["binding"]["used"].is_null(), "{what}: {}", p["binding"]);
+            // The words name the published limit, never a load (unless the two coincide).
+            if fmt(binding.used) != fmt(binding.limit) {
+                assert!(!binding.words.contains(&fmt(binding.used)), "{what}");
+            }
+        }
+    }
+    // The figures the solver holds for the unknown rates appear nowhere as numbers.
+    let held = &prediction.volumes[0];
+    let mut derived = vec![held.max_iops, held.max_throughput_mb_s];
+    derived.extend(
+        prediction
+            .limits
+            .iter()
+            .filter(|c| c.status == LimitStatus::Unknown)
+            .map(|c| c.used),
+    );
+    let mut found = Vec::new();
+    numbers(&json["prediction"], "", &mut found);
+    for value in derived.into_iter().filter(|v| *v > 0.0) {
+        let same = |x: f64| (x - value).abs() <= 1e-9 * value.abs();
+        assert!(
+            !found.iter().any(|(_, x)| same(*x)),
+            "{what}: {value} is shown under {:?}",
+            found.iter().find(|(_, x)| same(*x))
+        );
+    }
+}
+
+/// A figure as the text shows it (thousands grouped).
+fn fmt(value: f64) -> String {
+    iofit_model::units::group_thousands(value)
+}
+
+/// The limits table of `text`: no row whose load is unknown shows a number as used.
+fn table_keeps_unknown(what: &str, text: &str, prediction: &iofit_predict::Prediction) {
+    for check in prediction.limits.iter().filter(|c| c.load_unknown) {
+        let label = format!("  {}: {}", check.scope, check.name);
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&label))
+            .unwrap_or_else(|| panic!("{what}: no row {label}: {text}"));
+        let columns: Vec<&str> = row[label.len()..]
+            .split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect();
+        // value, used, headroom, status
+        assert_eq!(columns[1], "unknown", "{what}: {row}");
+        assert_eq!(columns[2], "unknown", "{what}: {row}");
+    }
+}
 
 /// Disks no VM limit comes near: whatever binds is the VM's.
 fn boundless_disk() -> DiskPerf {
@@ -104,9 +233,19 @@ fn no_output_turns_an_unpublished_limit_into_a_number() {
                     text.contains("    IOPS and MB/s unknown: "),
                     "{what}: {text}"
                 );
+                assert!(!text.contains("io size: "), "{what}: {text}");
+                assert!(!text.contains("burst: "), "{what}: {text}");
+                table_keeps_unknown(&what, &text, &prediction);
+                json_keeps_unknown(&what, &outcome.json(), &prediction);
                 let report = outcome.report();
                 let html = report.render();
                 assert!(html.contains(">unknown<"), "{what}: the volume table");
+                // The limits table's row of the unpublished limit: no load, no headroom.
+                let row_start = html
+                    .find(&format!("<td>{}</td>", check.name))
+                    .unwrap_or_else(|| panic!("{what}: {html}"));
+                let row = &html[row_start..row_start + html[row_start..].find("</tr>").unwrap()];
+                assert_eq!(row.matches(">unknown<").count(), 2, "{what}: {row}");
                 let csv = report.render_csv();
                 for metric in ["iops", "throughput"] {
                     let row = csv
@@ -117,6 +256,11 @@ fn no_output_turns_an_unpublished_limit_into_a_number() {
                         .unwrap_or_else(|| panic!("{what}: {csv}"));
                     assert!(row.contains(",unknown,"), "{what}: {row}");
                 }
+                let used = csv
+                    .lines()
+                    .find(|l| l.contains(&format!("{},used,", check.name)))
+                    .unwrap_or_else(|| panic!("{what}: {csv}"));
+                assert!(used.contains(",used,unknown,"), "{what}: {used}");
                 walked.push(what);
             }
         }
@@ -142,4 +286,85 @@ fn published_limits_still_give_numbers() {
     assert!(prediction.max_known() && prediction.delivered_known());
     assert!(prediction.volumes[0].unpublished_limits.is_empty());
     assert!(prediction.total_iops > 0.0);
+}
+
+/// A plan on a VM with an unpublished rate limit: its designs meet their targets (rates
+/// known), but flat out the volumes run into the unpublished limit, so the plan's JSON keeps
+/// the flat-out figures `null` and its text says "unknown" rather than a number.
+#[test]
+fn a_plan_keeps_flat_out_figures_unknown_in_json_and_text() {
+    use iofit_model::{Requirements, SizingTarget, VolumeRequirements};
+    use iofit_procedure::plan::PlanOutcome;
+    let catalog = Catalog::embedded().unwrap();
+    let requirements = Requirements {
+        source: "test".into(),
+        growth_factor: 1.0,
+        volumes: vec![VolumeRequirements {
+            label: "data".into(),
+            sizing: SizingTarget {
+                iops: 400.0,
+                throughput_mb_s: 0.0,
+                latency_ms: None,
+                io_size_bytes: 8192,
+                read_pct: 70.0,
+                random_pct: 100.0,
+                capacity_gib: Some(100.0),
+                queue_depth: None,
+            },
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let mut planned = 0;
+    for &edition in EDITIONS {
+        let mut rows = iofit_procedure::inputs::rows_for(&catalog, edition);
+        let all_vms = std::mem::take(&mut rows.vms);
+        for vm in all_vms.iter().filter(|vm| !empty_fields(vm).is_empty()) {
+            rows.vms = vec![vm.clone()];
+            let options = iofit_planner::PlanOptions {
+                top: 1,
+                assumptions: iofit_procedure::inputs::assumptions_for(edition, None, 0.0).unwrap(),
+                ..Default::default()
+            };
+            let plan = iofit_planner::plan(&requirements, &rows, &options).unwrap();
+            let Some(design) = plan.designs.first() else {
+                continue;
+            };
+            if design.prediction.max_known() {
+                continue;
+            }
+            let what = format!("{edition} {}", vm.name);
+            let outcome = PlanOutcome {
+                edition: edition.into(),
+                tables: Vec::new(),
+                requirements: requirements.clone(),
+                options,
+                plan: plan.clone(),
+            };
+            let json = outcome.json();
+            let shown = &json["plan"]["designs"][0]["prediction"];
+            // The targets stand; what every volume does flat out is unknown.
+            assert!(shown["total_iops"].is_number(), "{what}");
+            for key in ["max_total_iops", "max_total_throughput_mb_s"] {
+                assert!(shown[key].is_null(), "{what}: {key} = {}", shown[key]);
+            }
+            for key in ["max_iops", "max_throughput_mb_s"] {
+                assert!(shown["volumes"][0][key].is_null(), "{what}: {key}");
+            }
+            assert!(shown["volumes"][0]["iops"].is_number(), "{what}");
+            for check in shown["limits"].as_array().unwrap() {
+                if check["status"] == "unknown" {
+                    assert!(check["limit"].is_null(), "{what}: {check}");
+                    assert!(check["headroom"].is_null(), "{what}: {check}");
+                }
+            }
+            let text = outcome.text();
+            assert!(text.contains("unknown"), "{what}: {text}");
+            planned += 1;
+        }
+    }
+    assert!(
+        planned > 0,
+        "some VM with an unpublished limit is planned on"
+    );
 }

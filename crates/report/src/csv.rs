@@ -438,7 +438,11 @@ pub fn render_report(report: &Document) -> String {
                         "prediction limit",
                         &check.name,
                         "used",
-                        number(check.used),
+                        if check.load_unknown {
+                            "unknown".to_string()
+                        } else {
+                            number(check.used)
+                        },
                         unit,
                     );
                     record(

@@ -15,6 +15,26 @@ const HEADERS: [&str; 7] = [
     "headroom %",
 ];
 
+/// The fleet's currency (ISO 4217; USD when the plan names none).
+fn currency(plan: &FleetPlan) -> &str {
+    if plan.currency.is_empty() {
+        "USD"
+    } else {
+        &plan.currency
+    }
+}
+
+/// The column headers, the cost column naming the fleet's currency.
+fn headers(plan: &FleetPlan) -> [String; 7] {
+    HEADERS.map(|h| {
+        if h == "monthly USD" {
+            format!("monthly {}", currency(plan))
+        } else {
+            h.to_string()
+        }
+    })
+}
+
 fn cost(value: Option<f64>) -> String {
     value.map_or("not sourced".to_string(), |v| format!("{v:.2}"))
 }
@@ -56,7 +76,8 @@ pub fn render_text(plan: &FleetPlan) -> String {
             ]
         })
         .collect();
-    let mut widths = HEADERS.map(str::len);
+    let headers = headers(plan);
+    let mut widths = headers.clone().map(|h| h.len());
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
@@ -74,15 +95,16 @@ pub fn render_text(plan: &FleetPlan) -> String {
         }
         out.trim_end().to_string() + "\n"
     };
-    let mut out = line(&HEADERS.map(str::to_string));
+    let mut out = line(&headers);
     for row in &rows {
         out.push_str(&line(row));
     }
     out.push_str(&format!(
-        "\ntotal: {} servers planned, {} volumes, {:.2} USD a month{}\n",
+        "\ntotal: {} servers planned, {} volumes, {:.2} {} a month{}\n",
         plan.rows.len(),
         plan.total_volumes,
         plan.total_monthly_usd,
+        currency(plan),
         if plan.unpriced > 0 {
             format!(
                 " ({} servers' cost not sourced, not in the total)",
@@ -96,6 +118,12 @@ pub fn render_text(plan: &FleetPlan) -> String {
         out.push_str(&format!("failed: {} servers\n", plan.failed.len()));
         for failed in &plan.failed {
             out.push_str(&format!("  {}: {}\n", failed.server, failed.failure));
+        }
+    }
+    if !plan.notes.is_empty() {
+        out.push_str("\nnotes:\n");
+        for note in &plan.notes {
+            out.push_str(&format!("  - {note}\n"));
         }
     }
     out
@@ -112,8 +140,10 @@ fn csv_cell(text: &str) -> String {
 /// One row per server and a final `TOTAL` row; failed servers as rows with the reason in the
 /// binding column and empty numbers.
 pub fn render_csv(plan: &FleetPlan) -> String {
-    let mut out =
-        "server,volumes,vm,disks,monthly_usd,binding_limit,headroom_pct,status\r\n".to_string();
+    let mut out = format!(
+        "server,volumes,vm,disks,monthly_{},binding_limit,headroom_pct,status\r\n",
+        currency(plan).to_ascii_lowercase()
+    );
     for r in &plan.rows {
         let cells = [
             r.server.clone(),
@@ -157,8 +187,8 @@ pub fn render_html(plan: &FleetPlan, title: &str) -> String {
         escape(title),
         escape(title)
     );
-    for header in HEADERS {
-        out.push_str(&format!("<th>{}</th>", escape(header)));
+    for header in headers(plan) {
+        out.push_str(&format!("<th>{}</th>", escape(&header)));
     }
     out.push_str("</tr>\n");
     for r in &plan.rows {
@@ -198,6 +228,13 @@ pub fn render_html(plan: &FleetPlan, title: &str) -> String {
                 escape(&failed.server),
                 escape(&failed.failure.to_string())
             ));
+        }
+        out.push_str("</ul>\n");
+    }
+    if !plan.notes.is_empty() {
+        out.push_str("<h2>Notes</h2>\n<ul>\n");
+        for note in &plan.notes {
+            out.push_str(&format!("<li>{}</li>\n", escape(note)));
         }
         out.push_str("</ul>\n");
     }

@@ -875,11 +875,17 @@ pub(crate) fn prediction_limits_table(prediction: &Prediction) -> Table {
                 .limit
                 .map(|limit| format!("{}{suffix}", group_thousands(limit)))
                 .unwrap_or_else(|| "-".to_string()),
-            format!("{}{suffix}", group_thousands(check.used)),
-            check
-                .headroom_pct
-                .map(crate::summary::percent)
-                .unwrap_or_else(|| "-".to_string()),
+            // A load from rates an unpublished limit leaves unknown is unknown, not a number.
+            if check.load_unknown {
+                "unknown".to_string()
+            } else {
+                format!("{}{suffix}", group_thousands(check.used))
+            },
+            match check.headroom_pct {
+                _ if check.load_unknown => "unknown".to_string(),
+                Some(pct) => crate::summary::percent(pct),
+                None => "-".to_string(),
+            },
             if check.kind == iofit_predict::LimitKind::QueueDepth {
                 "the workload's depth (not a limit)".to_string()
             } else if crate::summary::limit_label(check) == binding {

@@ -3,7 +3,7 @@
 //! ruled out cheaper VMs, and the notes.
 
 use crate::html::{HtmlReport, Table};
-use crate::plan_text::money;
+use crate::plan_text::money_in;
 use iofit_model::Requirements;
 use iofit_planner::PlanOptions;
 use iofit_predict::LimitKind;
@@ -18,6 +18,14 @@ pub fn report(
     tables: &[impl std::borrow::Borrow<iofit_catalog::TableInfo>],
 ) -> HtmlReport {
     let group = iofit_model::units::group_thousands;
+    // Every amount names the plan's currency ("$" for US dollars, else its ISO code).
+    let money = |value: Option<f64>| money_in(value, &plan.currency);
+    let unit = if plan.currency == "USD" {
+        "$".to_string()
+    } else {
+        plan.currency.clone()
+    };
+    let per_month = |what: &str| format!("{what} {unit}/month");
     let mut report = HtmlReport::new(format!(
         "iofit plan: {} IOPS, {} MB/s, {} GiB",
         group(plan.totals.iops),
@@ -45,19 +53,21 @@ pub fn report(
             plan.impossible.join("\n\n"),
         );
     } else {
+        let headers = [
+            "#".to_string(),
+            "VM".to_string(),
+            "volumes".to_string(),
+            per_month("VM"),
+            per_month("disks"),
+            per_month("operations"),
+            per_month("total"),
+            "binding limit".to_string(),
+            "least headroom on a sized limit".to_string(),
+        ];
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
         let mut table = Table::new(
             "Designs, cheapest first (total = VM + disks + disk operations)",
-            &[
-                "#",
-                "VM",
-                "volumes",
-                "VM $/month",
-                "disks $/month",
-                "operations $/month",
-                "total $/month",
-                "binding limit",
-                "least headroom on a sized limit",
-            ],
+            &headers,
         )
         .sortable();
         for design in &plan.designs {
@@ -122,7 +132,8 @@ pub fn report(
         report = report.prediction(&top.prediction);
     }
     if !plan.rejected.is_empty() {
-        let mut table = Table::new("Ruled out", &["VM", "VM $/month", "why"]);
+        let vm_per_month = per_month("VM");
+        let mut table = Table::new("Ruled out", &["VM", vm_per_month.as_str(), "why"]);
         for rejected in &plan.rejected {
             table = table.row(vec![
                 rejected.vm.clone(),

@@ -11,12 +11,23 @@ use std::fmt::Write;
 
 /// `$1,548.00`; "price not sourced" for `None`.
 pub fn money(value: Option<f64>) -> String {
+    money_in(value, "USD")
+}
+
+/// An amount in `currency` (ISO 4217): `$1,548.00` in US dollars, `EUR 1,548.00` in any
+/// other (the code names it: prices are never converted); "price not sourced" for `None`.
+pub fn money_in(value: Option<f64>, currency: &str) -> String {
     match value {
         None => "price not sourced".into(),
         Some(v) => {
             let cents = (v * 100.0).round() as i64;
             let whole = iofit_model::units::group_thousands((cents / 100) as f64);
-            format!("${whole}.{:02}", (cents % 100).abs())
+            let symbol = if currency == "USD" {
+                "$".to_string()
+            } else {
+                format!("{currency} ")
+            };
+            format!("{symbol}{whole}.{:02}", (cents % 100).abs())
         }
     }
 }
@@ -108,7 +119,8 @@ fn render_requirements_inner(requirements: &Requirements, bytes_per_mb: Option<f
     out
 }
 
-fn render_design(out: &mut String, design: &PlannedDesign) {
+fn render_design(out: &mut String, design: &PlannedDesign, currency: &str) {
+    let money = |value: Option<f64>| money_in(value, currency);
     let price = match design.total_usd_month {
         Some(total) => {
             let operations = match design.operations_usd_month {
@@ -295,9 +307,10 @@ pub fn render(plan: &Plan, edition: &str, tables: &[&TableInfo]) -> String {
         );
         for design in &plan.designs {
             out.push('\n');
-            render_design(&mut out, design);
+            render_design(&mut out, design, &plan.currency);
         }
     }
+    let money = |value: Option<f64>| money_in(value, &plan.currency);
     if !plan.rejected.is_empty() {
         let _ = writeln!(
             out,

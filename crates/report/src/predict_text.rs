@@ -77,14 +77,20 @@ pub(crate) fn limits_table(out: &mut String, limits: &[LimitCheck], indent: &str
             .map(|v| with_unit(v, check.unit))
             .unwrap_or_else(|| "-".into());
         let headroom = match (check.headroom, check.headroom_pct) {
+            _ if check.load_unknown => "unknown".into(),
             (Some(h), Some(p)) => format!("{} ({:.0}%)", num(h), p),
             (Some(h), None) => num(h),
             _ => "-".into(),
         };
+        // A load from rates an unpublished limit leaves unknown is unknown, not a number.
+        let used = if check.load_unknown {
+            "unknown".into()
+        } else {
+            with_unit(check.used, check.unit)
+        };
         let _ = writeln!(
             out,
-            "{indent}{label:<name_width$}  {value:>16}  {:>16}  {headroom:>16}  {}",
-            with_unit(check.used, check.unit),
+            "{indent}{label:<name_width$}  {value:>16}  {used:>16}  {headroom:>16}  {}",
             status_word(check.status)
         );
     }

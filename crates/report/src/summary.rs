@@ -17,6 +17,7 @@
 //!         total_usd_month: Some(651.09),
 //!         complete: true,
 //!         basis: "eastus, USD, pay-as-you-go, Linux".into(),
+//!         currency: "USD".into(),
 //!     }),
 //!     verdict: Some(SummaryVerdict {
 //!         pass: true,
@@ -29,7 +30,6 @@
 //! assert!(html.contains("VM $224.84 + disks $426.25"));
 //! ```
 
-use crate::plan_text::money;
 use iofit_catalog::TableInfo;
 use iofit_model::units::group_thousands;
 use iofit_planner::PlannedDesign;
@@ -65,6 +65,9 @@ pub struct CostSplit {
     pub complete: bool,
     /// Region, way of paying, OS, currency, catalog date and source of the prices.
     pub basis: String,
+    /// ISO 4217 code of every amount (the `*_usd_*` fields hold amounts in it); empty reads
+    /// as USD.
+    pub currency: String,
 }
 
 /// The binding limit in one line: its name as every section gives it and its use.
@@ -162,6 +165,15 @@ pub fn binding_line(prediction: &Prediction) -> Option<BindingLine> {
     let check = binding_check(prediction)?;
     let suffix = check.unit.suffix();
     let limit = check.limit?;
+    if check.load_unknown {
+        return Some(BindingLine {
+            name: limit_label(check),
+            detail: format!(
+                "{}{suffix}, first of the published limits; the load is unknown",
+                group_thousands(limit)
+            ),
+        });
+    }
     let headroom = check
         .headroom_pct
         .map(|pct| format!(", {} headroom", percent(pct)))
@@ -284,7 +296,18 @@ pub fn planned_cost<T: Borrow<TableInfo>>(design: &PlannedDesign, tables: &[T]) 
         total_usd_month: design.total_usd_month,
         complete: design.cost_complete,
         basis: price_basis(design, tables),
+        currency: currency_of(design, tables),
     }
+}
+
+/// The currency of a design's VM price table (USD when the table names none).
+fn currency_of<T: Borrow<TableInfo>>(design: &PlannedDesign, tables: &[T]) -> String {
+    tables
+        .iter()
+        .map(Borrow::borrow)
+        .find(|t| t.id == design.vm_table)
+        .map(|t| t.currency().to_string())
+        .unwrap_or_else(|| iofit_catalog::DEFAULT_CURRENCY.to_string())
 }
 
 /// The verdict of every comparison: PASS when each volume passed, else which metrics failed.
@@ -316,8 +339,19 @@ pub fn verdict_of(comparisons: &[Comparison]) -> Option<SummaryVerdict> {
 }
 
 impl CostSplit {
+    /// An amount in this split's currency.
+    fn money(&self, value: Option<f64>) -> String {
+        let currency = if self.currency.is_empty() {
+            iofit_catalog::DEFAULT_CURRENCY
+        } else {
+            &self.currency
+        };
+        crate::plan_text::money_in(value, currency)
+    }
+
     /// "$651.09 a month".
     pub fn total_text(&self) -> String {
+        let money = |value: Option<f64>| self.money(value);
         match (self.total_usd_month, self.complete) {
             (Some(total), true) => format!("{} a month", money(Some(total))),
             (Some(total), false) => format!("{} a month + disk operations", money(Some(total))),
@@ -330,6 +364,7 @@ impl CostSplit {
 
     /// "VM $224.84 + disks $426.25".
     pub fn split_text(&self) -> String {
+        let money = |value: Option<f64>| self.money(value);
         let mut parts = vec![
             format!("VM {}", money(self.vm_usd_month)),
             format!("disks {}", money(self.disks_usd_month)),

@@ -38,6 +38,8 @@ fn fleet() -> FleetPlan {
     };
     FleetPlan {
         rows: vec![row],
+        currency: "USD".into(),
+        notes: Vec::new(),
         failed: vec![
             FailedServer {
                 server: "web,02".into(),

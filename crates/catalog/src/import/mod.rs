@@ -28,7 +28,8 @@
 //!   "retailPrice": 0.096, "unitOfMeasure": "1 Hour", "type": "Consumption",
 //!   "serviceName": "Virtual Machines", "productName": "Virtual Machines Dsv5 Series",
 //!   "skuName": "D2s v5", "meterName": "D2s v5"}], "NextPageLink": null}"#;
-//! let options = Options { region: "eastus".into(), date: "2026-11-22".into(), table_id: None };
+//! let options = Options { region: "eastus".into(), date: "2026-11-22".into(), table_id: None,
+//!     currency: None };
 //! let out = import(&[Input::new("skus.json", skus)], &[Input::new("p.json", prices)], &options)
 //!     .unwrap();
 //! let mut catalog = iofit_catalog::Catalog::default();
@@ -71,6 +72,9 @@ pub struct Options {
     pub date: String,
     /// The written table's id; default `import-<region>-<date>`.
     pub table_id: Option<String>,
+    /// ISO 4217 code every price read must be in (the API's `currencyCode`), written as the
+    /// table's `currency`; `None`: USD.
+    pub currency: Option<String>,
 }
 
 /// The written catalog text and what was read, kept and left out.
@@ -104,6 +108,8 @@ pub enum ImportError {
     },
     #[error("--region '{region}': {problem}")]
     Region { region: String, problem: String },
+    #[error("--currency '{currency}': {problem}")]
+    Currency { currency: String, problem: String },
 }
 
 /// Imports list-skus outputs and Retail Prices pages for one region into catalog TOML.
@@ -121,6 +127,18 @@ pub fn import(
                 .into(),
         });
     }
+    let currency = options
+        .currency
+        .as_deref()
+        .unwrap_or(crate::types::DEFAULT_CURRENCY)
+        .trim()
+        .to_ascii_uppercase();
+    if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_uppercase()) {
+        return Err(ImportError::Currency {
+            currency,
+            problem: "not an ISO 4217 code; write three letters, e.g. EUR or USD".into(),
+        });
+    }
     let mut read = skus::Read::default();
     for input in skus {
         let document = parse(input)?;
@@ -129,10 +147,17 @@ pub fn import(
     let mut priced = prices::Read::default();
     for input in prices {
         let document = parse(input)?;
-        prices::read(&input.name, &document, &region, &read, &mut priced)?;
+        prices::read(
+            &input.name,
+            &document,
+            &region,
+            &currency,
+            &read,
+            &mut priced,
+        )?;
     }
     let rows = priced.finish();
-    let toml = write::catalog_toml(options, &region, skus, prices, &read, &rows);
+    let toml = write::catalog_toml(options, &region, &currency, skus, prices, &read, &rows);
     Ok(Imported {
         toml,
         vm_rows: read.vms.len(),

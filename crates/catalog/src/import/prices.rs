@@ -77,6 +77,7 @@ pub(crate) fn read(
     file: &str,
     document: &Value,
     region: &str,
+    currency: &str,
     offered: &skus::Read,
     read: &mut Read,
 ) -> Result<(), ImportError> {
@@ -84,6 +85,19 @@ pub(crate) fn read(
     for (index, item) in items.iter().enumerate() {
         let path = format!("{prefix}[{index}]");
         read.counts.items += 1;
+        // One catalog holds one currency: a price in another is refused, never converted.
+        let item_currency = text(file, &path, item, "currencyCode")?.unwrap_or(currency);
+        if item_currency != currency {
+            return Err(ImportError::Field {
+                file: file.into(),
+                path,
+                key: "currencyCode".into(),
+                problem: format!(
+                    "{item_currency}, but the import is in {currency}; a catalog holds one \
+                     currency: give --currency {item_currency}, or pages of one currency"
+                ),
+            });
+        }
         let item_region = text(file, &path, item, "armRegionName")?.unwrap_or("");
         if !item_region.eq_ignore_ascii_case(region) {
             read.counts.other_regions += 1;
@@ -111,7 +125,8 @@ pub(crate) fn read(
                 None
             }
         };
-        if let Some((key, candidate)) = found {
+        if let Some((key, mut candidate)) = found {
+            candidate.retail_unit = candidate.retail_unit.replacen("USD", currency, 1);
             read.add(key, candidate);
         }
     }

@@ -21,6 +21,7 @@ fn run(region: &str) -> Imported {
         region: region.into(),
         date: "2026-11-22".into(),
         table_id: None,
+        currency: None,
     };
     import(&skus, &prices, &options).unwrap()
 }
@@ -229,6 +230,7 @@ fn bad_input_names_file_path_and_key() {
         region: "westus3".into(),
         date: "2026-11-22".into(),
         table_id: None,
+        currency: None,
     };
     let bad = VMS.replacen("\"value\": \"4\"", "\"value\": \"four\"", 1);
     let error = import(&[Input::new("vms.json", &bad)], &[], &options)
@@ -301,6 +303,7 @@ fn names_that_differ_only_in_blanks_are_one_row() {
         region: "eastus".into(),
         date: "2026-11-23".into(),
         table_id: None,
+        currency: None,
     };
     let imported = import(&[Input::new("skus.json", &skus)], &[], &options).unwrap();
     assert_eq!(imported.vm_rows, 1, "{}", imported.toml);

@@ -29,6 +29,7 @@ fn names(inputs: &[Input]) -> String {
 pub(crate) fn catalog_toml(
     options: &Options,
     region: &str,
+    currency: &str,
     skus: &[Input],
     prices: &[Input],
     read: &Read,
@@ -67,10 +68,19 @@ pub(crate) fn catalog_toml(
         out,
         "price_basis = {}",
         quote(&format!(
-            "{region}, USD, pay-as-you-go (Consumption) retail price, Linux, per VM; monthly = \
-             hourly x 730 h. The [[prices]] rows hold every way of paying and OS found"
+            "{region}, {currency}, pay-as-you-go (Consumption) retail price, Linux, per VM; \
+             monthly = hourly x 730 h. The [[prices]] rows hold every way of paying and OS \
+             found{}",
+            if currency == crate::types::DEFAULT_CURRENCY {
+                String::new()
+            } else {
+                format!("; every price is in {currency} (the usd_* keys hold {currency} amounts)")
+            }
         ))
     );
+    if currency != crate::types::DEFAULT_CURRENCY {
+        let _ = writeln!(out, "currency = {}", quote(currency));
+    }
     let _ = writeln!(out, "price_region = {}", quote(region));
     let _ = writeln!(out, "price_pricing = \"payg\"");
     let _ = writeln!(out, "price_os = \"linux\"");

@@ -78,7 +78,8 @@ pub struct ImportArgs {
     /// Allow replacing files iofit did not create. FILE when it exists.
     #[arg(long = "allow-overwrite")]
     pub allow_overwrite: bool,
-    /// `catalog fetch`: the currency of the prices; USD only (the catalog's prices are USD).
+    /// `catalog fetch`: the currency of the prices (ISO 4217, the API's currencyCode, e.g. EUR)
+    /// [default: USD]; a plan adds one currency and never converts.
     #[arg(long)]
     pub currency: Option<String>,
     /// `catalog fetch`: the Retail Prices API's address [default: the public API].

@@ -5,9 +5,6 @@
 use crate::cmd::{emit, print_json_or_text};
 use crate::exit::{bad_input, FAILED};
 use iofit_fleet::{FleetPlan, ServerResult};
-use iofit_planner::PlanOptions;
-use iofit_procedure::inputs::{assumptions_for, rows_for};
-use iofit_procedure::plan::parse_caching;
 use iofit_profile::{ParseOptions, SizingOptions};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -15,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Worker threads: one per core.
-fn threads() -> usize {
+pub(crate) fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
@@ -92,73 +89,44 @@ fn exit_code(done: usize, failed: usize) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Options of `iofit plan --fleet`.
+/// Options of `iofit plan --fleet`: where the table goes, and the plan itself.
 pub struct PlanFleet<'a> {
-    pub dir: &'a Path,
     pub csv: Option<&'a Path>,
     pub html: Option<&'a Path>,
     pub json: bool,
     /// `--allow-overwrite`: the CSV and HTML may replace files iofit did not write.
     pub allow_overwrite: bool,
-    pub edition: &'a str,
-    pub catalog: &'a iofit_catalog::Catalog,
-    pub caching: Option<&'a str>,
-    pub cache_hit_pct: f64,
-    pub service_latency_ms: Option<f64>,
-    pub min_headroom_pct: f64,
-    pub busy_hours_per_month: f64,
-    /// What the price choice used and missed (`--region`, `--pricing`, `--os`).
-    pub price_notes: Vec<String>,
-    /// Which VM sizes the servers may use (`--arch`, `--family`, ...).
-    pub filters: iofit_procedure::vm_filters::VmFilters,
+    pub request: iofit_procedure::fleet_plan::FleetPlanRequest,
 }
 
-/// `iofit plan --fleet DIR [--fleet-csv FILE] [--fleet-html FILE]`.
+/// `iofit plan --fleet DIR [--fleet-csv FILE] [--fleet-html FILE]`: planned by
+/// `iofit_procedure::fleet_plan`, the same rules as `iofit plan` per server.
 pub fn plan(args: PlanFleet<'_>) -> anyhow::Result<ExitCode> {
-    if !(args.min_headroom_pct.is_finite() && (0.0..100.0).contains(&args.min_headroom_pct)) {
-        return Err(bad_input(format!(
-            "--min-headroom-pct {}: must be within 0..100",
-            args.min_headroom_pct
-        )));
-    }
-    let options = PlanOptions {
-        caching: args.caching.map(parse_caching).transpose()?,
-        assumptions: assumptions_for(args.edition, args.service_latency_ms, args.cache_hit_pct)?,
-        min_headroom_pct: args.min_headroom_pct,
-        busy_hours_per_month: args.busy_hours_per_month,
-        ..PlanOptions::default()
-    };
     // Before any work: the outputs must be writable files, not the inputs.
     for (path, flag) in [(args.csv, "--fleet-csv"), (args.html, "--fleet-html")] {
         if let Some(path) = path {
-            let inputs = [args.dir.to_path_buf()];
+            let inputs = [args.request.dir.clone()];
             super::files::check_output_allowing(path, &inputs, flag, args.allow_overwrite)?;
         }
     }
-    let servers = iofit_fleet::read_requirements_dir(args.dir).map_err(bad_input)?;
-    let mut rows = rows_for(args.catalog, args.edition);
-    let mut notes = args.price_notes.clone();
-    notes.extend(
-        iofit_procedure::vm_filters::apply(
-            &mut rows.vms,
-            &args.filters,
-            false,
-            &iofit_procedure::vm_filters::today(),
-            "--",
-        )
-        .map_err(bad_input)?,
-    );
-    let bar = progress(servers.len(), "planning");
+    // The progress bar's length: the requirements files the plan reads.
+    let servers = std::fs::read_dir(&args.request.dir).map_or(0, |entries| {
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "toml"))
+            .count()
+    });
+    let bar = progress(servers, "planning");
     let tick = || {
         if let Some(bar) = &bar {
             bar.inc(1)
         }
     };
-    let fleet: FleetPlan = iofit_fleet::plan_fleet(&servers, &rows, &options, threads(), &tick);
+    let fleet: FleetPlan = iofit_procedure::fleet_plan::plan_fleet(&args.request, &tick)?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    let title = format!("iofit fleet plan: {}", args.dir.display());
+    let title = format!("iofit fleet plan: {}", args.request.dir.display());
     if let Some(path) = args.csv {
         super::files::write_output(
             path,
@@ -174,23 +142,8 @@ pub fn plan(args: PlanFleet<'_>) -> anyhow::Result<ExitCode> {
     print_json_or_text(
         args.json,
         || &fleet,
-        || {
-            let mut text = iofit_report::fleet_table::render_text(&fleet);
-            if !notes.is_empty() {
-                text.push_str("\nnotes:\n");
-                for note in &notes {
-                    text.push_str(&format!("  - {note}\n"));
-                }
-            }
-            text
-        },
+        || iofit_report::fleet_table::render_text(&fleet),
     )?;
-    if args.json {
-        // The JSON document stays the fleet's; the price notes still reach the user.
-        for note in &notes {
-            eprintln!("iofit: note: {note}");
-        }
-    }
     for failed in &fleet.failed {
         eprintln!(
             "iofit: skipped server {}: {}",

@@ -233,22 +233,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ));
     }
     if let Some(dir) = &args.fleet {
-        let (catalog, price_notes) = args.catalog.load_priced()?;
+        let mut catalog = args.catalog.choice();
+        catalog.filters = args.filters.filters();
         return crate::cmd::fleet::plan(crate::cmd::fleet::PlanFleet {
-            dir,
             csv: args.fleet_csv.as_deref(),
             html: args.fleet_html.as_deref(),
             json: args.output.json,
             allow_overwrite: args.output.allow_overwrite,
-            edition: &args.catalog.edition,
-            catalog: &catalog,
-            caching: args.caching.as_deref(),
-            cache_hit_pct: args.cache_hit_pct,
-            service_latency_ms: args.service_latency_ms,
-            min_headroom_pct: args.min_headroom_pct,
-            busy_hours_per_month: args.busy_hours_per_month,
-            price_notes,
-            filters: args.filters.filters(),
+            request: iofit_procedure::fleet_plan::FleetPlanRequest {
+                dir: dir.clone(),
+                catalog,
+                caching: args.caching.clone(),
+                cache_hit_pct: args.cache_hit_pct,
+                service_latency_ms: args.service_latency_ms,
+                min_headroom_pct: args.min_headroom_pct,
+                busy_hours_per_month: args.busy_hours_per_month,
+                threads: crate::cmd::fleet::threads(),
+            },
         });
     }
     let outcome = plan::plan(&request(&args)?)?;

@@ -45,11 +45,6 @@ impl CatalogArgs {
     pub(crate) fn load(&self) -> anyhow::Result<Catalog> {
         Ok(self.choice().load()?)
     }
-
-    /// The catalog as the plan sees it, with notes on the prices used.
-    pub(crate) fn load_priced(&self) -> anyhow::Result<(Catalog, Vec<String>)> {
-        Ok(self.choice().load_priced()?)
-    }
 }
 
 /// The output flags `plan` and `predict` share.
