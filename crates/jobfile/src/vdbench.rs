@@ -104,7 +104,7 @@ pub struct StorageDef {
 }
 
 /// The synchronous-write open flags vdbench knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SyncFlag {
     /// `o_dsync`: data made durable with every write.
     DataSync,
@@ -122,7 +122,7 @@ pub enum Seek {
 }
 
 /// `xfersize=`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum XferSize {
     Fixed(Bytes),
     Distribution(Vec<(Bytes, f64)>),
@@ -2640,11 +2640,21 @@ impl ParamFile {
     /// The hd lines an SD runs on: those named by `host=` (`*` or none: every hd). Unknown hd
     /// names are errors naming the sd line. With no hd= lines at all, the SD runs here (empty).
     pub fn sd_hosts(&self, sd: &StorageDef) -> Result<Vec<&HostDef>, JobFileError> {
-        if sd.hosts.is_empty() || sd.hosts.iter().any(|h| h == "*") {
+        self.hosts_named(&sd.hosts, &sd.loc)
+    }
+
+    /// The hd lines `names` (a `host=` list, wildcards allowed) name: `*` or none, every hd.
+    /// Unknown names are errors at `loc`; with no hd= lines at all, empty (this machine).
+    pub fn hosts_named(
+        &self,
+        names: &[String],
+        loc: &Location,
+    ) -> Result<Vec<&HostDef>, JobFileError> {
+        if names.is_empty() || names.iter().any(|h| h == "*") {
             return Ok(self.hosts.iter().collect());
         }
         let mut out = Vec::new();
-        for name in &sd.hosts {
+        for name in names {
             if name.contains(['*', '?']) {
                 let matched: Vec<&HostDef> = self
                     .hosts
@@ -2656,7 +2666,7 @@ impl ParamFile {
                         "hd",
                         name,
                         self.hosts.iter().map(|h| h.name.as_str()),
-                        &sd.loc,
+                        loc,
                     ));
                 }
                 for host in matched {
@@ -2675,7 +2685,7 @@ impl ParamFile {
                         "hd",
                         name,
                         self.hosts.iter().map(|h| h.name.as_str()),
-                        &sd.loc,
+                        loc,
                     ))
                 }
             }
@@ -2690,6 +2700,16 @@ impl ParamFile {
             let hosts = self.sd_hosts(sd)?;
             if hosts.len() > 1 || hosts.iter().any(|h| !is_local(h.machine()) || h.jvms > 1) {
                 return Ok(true);
+            }
+        }
+        // File system runs: a fwd on an hd that is not this machine.
+        for run in self.fs_runs()? {
+            for name in run.fwds.iter().flat_map(|f| &f.hosts) {
+                if let Some(hd) = self.hosts.iter().find(|h| &h.name == name) {
+                    if !is_local(hd.machine()) {
+                        return Ok(true);
+                    }
+                }
             }
         }
         Ok(false)
@@ -2712,6 +2732,27 @@ impl ParamFile {
                         used_by: format!("used by sd={}", sd.name),
                     },
                 ));
+            }
+        }
+        // A fwd whose hd is another machine runs there over ssh, never here.
+        for run in self.fs_runs()? {
+            for fwd in &run.fwds {
+                for name in &fwd.hosts {
+                    if let Some(host) = self
+                        .hosts
+                        .iter()
+                        .find(|h| &h.name == name && !is_local(h.machine()))
+                    {
+                        return Err(host.loc.error(
+                            Some("system"),
+                            ErrorKind::RemoteHost {
+                                host: host.name.clone(),
+                                machine: host.machine().to_string(),
+                                used_by: format!("used by fwd={}", fwd.fwd.name),
+                            },
+                        ));
+                    }
+                }
             }
         }
         for wd in &self.wds {

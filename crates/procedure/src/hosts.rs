@@ -240,6 +240,7 @@ pub fn fio_host_specs(
                 destination,
                 remote_iofit: remote_iofit.clone(),
                 keys: None,
+                fs: None,
             })
         })
         .collect()
@@ -399,11 +400,7 @@ pub fn vdbench_host_specs(
             w.rate_share /= sharing as f64;
         }
         let jvms = (hd.jvms as usize).clamp(1, part.workloads.len());
-        let destination = match (&nodes, &hd.user) {
-            (Some(nodes), _) => nodes[hd_index].clone(),
-            (None, Some(user)) => format!("{user}@{}", hd.machine()),
-            (None, None) => hd.machine().to_string(),
-        };
+        let destination = hd_destination(hd, hd_index, nodes.as_deref());
         for jvm in 0..jvms {
             let mut share = part.clone();
             share.workloads = part
@@ -426,14 +423,9 @@ pub fn vdbench_host_specs(
                 name,
                 keys,
                 destination: destination.clone(),
-                // --remote-iofit wins over hd=...,vdbench= (which names iofit, or was
-                // dropped with a note when it names vdbench).
-                remote_iofit: reach
-                    .remote_iofit
-                    .clone()
-                    .or_else(|| hd.remote_binary.clone())
-                    .unwrap_or_else(|| reach.remote_iofit()),
+                remote_iofit: hd_remote_iofit(hd, reach),
                 jobs: share.to_jobs(rate),
+                fs: None,
             });
         }
     }
@@ -444,6 +436,29 @@ pub fn vdbench_host_specs(
         )));
     }
     Ok(specs)
+}
+
+/// Where ssh (or srun) reaches hd number `hd_index`: its Slurm node, else `[user@]system`.
+pub(crate) fn hd_destination(
+    hd: &iofit_jobfile::vdbench::HostDef,
+    hd_index: usize,
+    nodes: Option<&[String]>,
+) -> String {
+    match (nodes, &hd.user) {
+        (Some(nodes), _) => nodes[hd_index].clone(),
+        (None, Some(user)) => format!("{user}@{}", hd.machine()),
+        (None, None) => hd.machine().to_string(),
+    }
+}
+
+/// The iofit on an hd: --remote-iofit wins over hd=...,vdbench= (which names iofit, or was
+/// dropped with a note when it names vdbench), else this binary's path.
+pub(crate) fn hd_remote_iofit(hd: &iofit_jobfile::vdbench::HostDef, reach: &Reach) -> String {
+    reach
+        .remote_iofit
+        .clone()
+        .or_else(|| hd.remote_binary.clone())
+        .unwrap_or_else(|| reach.remote_iofit())
 }
 
 /// A host's name as part of a directory name: anything but letters, digits, `-` and `_`
@@ -520,7 +535,7 @@ pub fn render_vdbench_run(run: &Run, label: &str, multi: &MultiRun) -> (String, 
 /// With `--hosts slurm`, the allocation's node for each `hd=` of the file: the hds in order
 /// onto the nodes in order, starting again at the first node when the file has more hds than
 /// the allocation has nodes (the file's `system=`, `user=` and `shell=` are not used).
-fn slurm_nodes_for_hds(
+pub(crate) fn slurm_nodes_for_hds(
     file: &ParamFile,
     reach: &Reach,
 ) -> Result<Option<Vec<String>>, ProcedureError> {
@@ -666,6 +681,38 @@ pub fn run_vdbench_hosts(
         let interrupted = status.interrupted;
         statuses.push(status);
         if interrupted {
+            break;
+        }
+    }
+    let interrupted = statuses.iter().any(|s| s.interrupted);
+    for run in file.fs_runs()? {
+        if interrupted || reach.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let run = crate::vdbench_fs_hosts::adjust(run, vdbench)?;
+        let status = crate::vdbench_fs_hosts::run_on_hosts(
+            file,
+            &run,
+            reach,
+            runner,
+            observer,
+            &mut doc,
+            &mut reports,
+            &mut flat_rows,
+        )?;
+        if let Some(dir) = &vdbench.output_dir {
+            crate::vdbench_output::write_reports(
+                dir,
+                &path.display().to_string(),
+                &reports,
+                &flat_rows,
+                false,
+            )?;
+        }
+        write_json(&doc, vdbench)?;
+        let stopped = status.interrupted;
+        statuses.push(status);
+        if stopped {
             break;
         }
     }

@@ -102,6 +102,10 @@ pub struct FsRunJson {
     pub run: Option<FsPhaseJson>,
     /// (fsd, files present after the run, files in the tree)
     pub files: Vec<(String, usize, usize)>,
+    /// A run on several hosts: each host's part (`rd` holds the hd's name); the run's own
+    /// figures are their total.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub hosts: Vec<FsRunJson>,
 }
 
 #[derive(Serialize, Debug)]
@@ -321,19 +325,6 @@ pub fn run_file(
         .collect::<Result<Vec<_>, _>>()?;
     file.check_targets(&runs)?;
     let fs_runs = file.fs_runs()?;
-    let remote_hds: Vec<&str> = file
-        .hosts
-        .iter()
-        .filter(|h| !vdbench::is_local_host(h.machine()))
-        .map(|h| h.name.as_str())
-        .collect();
-    if !fs_runs.is_empty() && !remote_hds.is_empty() {
-        // Said, not silent: a file system run over ssh is not there yet.
-        observer.warning(&crate::observer::Warning::JobNote(format!(
-            "fsd/fwd runs run on this machine only: iofit does not start file system workloads on hd={} over ssh yet",
-            remote_hds.join(",")
-        )));
-    }
     // vdbench does not create directories; neither does iofit. Say which sd= line to fix.
     for sd in runs.iter().flat_map(|r| r.workloads.iter().map(|w| &w.sd)) {
         if let Some(parent) = sd.lun.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -534,7 +525,7 @@ fn pause(time: Duration, stop: &AtomicBool) {
 }
 
 /// The command line's time overrides on a file system run.
-fn adjust_fs(mut run: FsRun, options: &VdbenchOptions) -> Result<FsRun, ProcedureError> {
+pub(crate) fn adjust_fs(mut run: FsRun, options: &VdbenchOptions) -> Result<FsRun, ProcedureError> {
     if let Some(elapsed) = options.elapsed {
         run.elapsed = elapsed;
     }
@@ -611,6 +602,7 @@ fn run_fs(
         format: fs_outcome.format.as_ref().map(phase),
         run: fs_outcome.run.as_ref().map(phase),
         files: fs_outcome.files_per_fsd.clone(),
+        hosts: Vec::new(),
     };
     let mut text = String::new();
     if let Some(phase) = &fs_outcome.run {
