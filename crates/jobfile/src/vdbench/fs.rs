@@ -689,7 +689,7 @@ impl Parser {
                     };
                 }
                 "xfersizes" => fwd.xfersizes = parse_xfersize(p, loc)?,
-                "threads" => fwd.threads = count(p, loc)?,
+                "threads" => fwd.threads = super::capped_threads(vec![count(p, loc)?], p, loc)?[0],
                 "skew" => fwd.skew = Some(pct_value(&single(p, loc)?, "skew", loc)?),
                 "openflags" => (fwd.direct, fwd.sync_writes) = parse_openflags(p, loc)?,
                 _ => {}
