@@ -965,10 +965,20 @@ fn finish(
     options: &VdbenchOptions,
     observer: &mut dyn Observer,
 ) -> Result<(), ProcedureError> {
+    // A stop (SIGINT, SIGTERM) ends the run interrupted: a clone it left blocked in the
+    // kernel is part of that stop, not an IO failure (the exit is 130, not 1).
+    let stopped = measured.job.interrupted;
+    let summary = match (&measured.job.error, stopped) {
+        (Some(error), true) => format!(
+            "{}\nrd={}: interrupted by a signal: {error}",
+            measured.text, run.rd
+        ),
+        _ => measured.text.clone(),
+    };
     observer.event(&Event::VdbenchRun {
-        summary: measured.text.clone(),
+        summary,
         rd: run.rd.clone(),
-        error: measured.job.error.clone(),
+        error: measured.job.error.clone().filter(|_| !stopped),
     });
     let result = RunResult {
         jobs: vec![measured.job.clone()],
@@ -984,7 +994,7 @@ fn finish(
         result,
         Vec::new(),
     ));
-    outcome.failed |= measured.job.error.is_some();
+    outcome.failed |= measured.job.error.is_some() && !stopped;
     outcome.reports.summaries.push(measured.text.clone());
     let label = format!("{} {}", run.rd, run.for_label);
     outcome
