@@ -197,3 +197,59 @@ fn an_fsd_worked_on_from_two_hosts_is_refused_as_vdbench_does() {
         "{stderr}"
     );
 }
+
+#[test]
+fn ctrl_c_stops_every_hosts_fwds_and_keeps_what_they_measured() {
+    let hosts = NetnsHosts::up(2);
+    let parm = parm(
+        &hosts,
+        "operation=read,xfersize=4k,threads=2",
+        "rd=rd1,fwd=fwd*,fwdrate=max,format=yes,elapsed=60,interval=1",
+    );
+    let json = hosts.dir.path().join("fs.json");
+    let child = Command::new(IOFIT)
+        .args(["run", "-q", "--ssh-config"])
+        .arg(hosts.ssh_config())
+        .arg("--output")
+        .arg(&json)
+        .arg(&parm)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let signalled = std::time::Instant::now();
+    // SAFETY: kill with a child's pid and a valid signal number.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        signalled.elapsed() < std::time::Duration::from_secs(10),
+        "stopped {:?} after the signal",
+        signalled.elapsed()
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["interrupted"], true);
+    let run = &doc["fs_runs"][0];
+    let per_host = run["hosts"].as_array().unwrap();
+    assert_eq!(per_host.len(), 2, "{run}");
+    let total = total_line(&run["run"])["ops"].as_u64().unwrap();
+    let host_sum: u64 = per_host
+        .iter()
+        .map(|h| total_line(&h["run"])["ops"].as_u64().unwrap())
+        .sum();
+    assert!(total > 0);
+    assert_eq!(total, host_sum);
+    for i in 0..2 {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !hosts.workers(i).is_empty() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert!(hosts.workers(i).is_empty(), "no worker left on host {i}");
+    }
+}

@@ -676,8 +676,9 @@ pub fn run_vdbench_hosts(
             doc.runs
                 .push(RunJson::new(&run, &label, rate, &avg, result, hosts));
         }
-        write_json(&doc, vdbench)?;
         let status = HostsStatus::of(&multi);
+        doc.interrupted |= status.interrupted;
+        write_json(&doc, vdbench)?;
         let interrupted = status.interrupted;
         statuses.push(status);
         if interrupted {
@@ -700,6 +701,8 @@ pub fn run_vdbench_hosts(
             &mut reports,
             &mut flat_rows,
         )?;
+        // A stop keeps what the hosts measured, marked as the file's interrupted end.
+        doc.interrupted |= status.interrupted;
         if let Some(dir) = &vdbench.output_dir {
             crate::vdbench_output::write_reports(
                 dir,
