@@ -685,39 +685,13 @@ pub fn run_vdbench_hosts(
             break;
         }
     }
-    let interrupted = statuses.iter().any(|s| s.interrupted);
-    for run in file.fs_runs()? {
-        if interrupted || reach.stop.load(Ordering::Relaxed) {
-            break;
-        }
-        let run = crate::vdbench_fs_hosts::adjust(run, vdbench)?;
-        let status = crate::vdbench_fs_hosts::run_on_hosts(
-            file,
-            &run,
-            reach,
-            runner,
-            observer,
-            &mut doc,
-            &mut reports,
-            &mut flat_rows,
-        )?;
-        // A stop keeps what the hosts measured, marked as the file's interrupted end.
-        doc.interrupted |= status.interrupted;
-        if let Some(dir) = &vdbench.output_dir {
-            crate::vdbench_output::write_reports(
-                dir,
-                &path.display().to_string(),
-                &reports,
-                &flat_rows,
-                false,
-            )?;
-        }
-        write_json(&doc, vdbench)?;
-        let stopped = status.interrupted;
-        statuses.push(status);
-        if stopped {
-            break;
-        }
-    }
+    let mut out = crate::vdbench_fs_hosts::FileOut {
+        doc: &mut doc,
+        reports: &mut reports,
+        flat_rows: &mut flat_rows,
+    };
+    // The file system runs follow the raw ones, on their own hds.
+    let io = (runner, observer);
+    crate::vdbench_fs_hosts::run_all(path, file, vdbench, reach, io, &mut out, &mut statuses)?;
     Ok(statuses)
 }

@@ -223,6 +223,65 @@ pub fn run_on_hosts(
     Ok(HostsStatus::of(&multi))
 }
 
+/// What a multi-host file writes as its runs go: the JSON document, the output directory's
+/// reports and the flatfile's rows.
+pub struct FileOut<'a> {
+    pub doc: &'a mut crate::vdbench::VdbenchJson,
+    pub reports: &'a mut Reports,
+    pub flat_rows: &'a mut Vec<iofit_report::vdbench_flatfile::FlatRow>,
+}
+
+/// Every file system run of the file on its hosts, after the raw runs (none after an
+/// interrupted one), the JSON and the output directory rewritten after each; stops after an
+/// interrupted run.
+pub fn run_all(
+    path: &std::path::Path,
+    file: &ParamFile,
+    vdbench: &VdbenchOptions,
+    reach: &Reach,
+    (runner, observer): (&mut dyn HostRunner, &mut dyn Observer),
+    out: &mut FileOut<'_>,
+    statuses: &mut Vec<HostsStatus>,
+) -> Result<(), ProcedureError> {
+    if statuses.iter().any(|s| s.interrupted) {
+        return Ok(());
+    }
+    for run in file.fs_runs()? {
+        if reach.stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        let run = adjust(run, vdbench)?;
+        let status = run_on_hosts(
+            file,
+            &run,
+            reach,
+            runner,
+            observer,
+            out.doc,
+            out.reports,
+            out.flat_rows,
+        )?;
+        // A stop keeps what the hosts measured, marked as the file's interrupted end.
+        out.doc.interrupted |= status.interrupted;
+        if let Some(dir) = &vdbench.output_dir {
+            crate::vdbench_output::write_reports(
+                dir,
+                &path.display().to_string(),
+                out.reports,
+                out.flat_rows,
+                false,
+            )?;
+        }
+        crate::vdbench::write_json(out.doc, vdbench)?;
+        let stopped = status.interrupted;
+        statuses.push(status);
+        if stopped {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// The command line's overrides on a file system run (as for one machine).
 pub fn adjust(run: FsRun, options: &VdbenchOptions) -> Result<FsRun, ProcedureError> {
     crate::vdbench::adjust_fs(run, options)

@@ -823,27 +823,7 @@ fn collect(
                         finished[i] = true;
                     }
                     FromWorker::FsDone { outcome, .. } => {
-                        match outcome.decode() {
-                            Ok(result) => {
-                                run.fs_result = Some(result);
-                                run.fs_interrupted = outcome.interrupted;
-                                if outcome.interrupted && !options.stop.load(Ordering::SeqCst) {
-                                    run.failure = Some(HostFailure {
-                                        after_s: since_start(),
-                                        message: "stopped on the host before the end (a \
-                                                  signal to the worker); its results so far \
-                                                  are kept"
-                                            .to_string(),
-                                    });
-                                }
-                            }
-                            Err(e) => {
-                                run.failure = Some(HostFailure {
-                                    after_s: since_start(),
-                                    message: e.to_string(),
-                                })
-                            }
-                        }
+                        fs_done(run, &outcome, options, since_start());
                         finished[i] = true;
                     }
                     FromWorker::Error { message, .. } => {
@@ -886,6 +866,36 @@ fn collect(
         }
     }
     stop_sent
+}
+
+/// A host's file system run ended: its outcome decoded and kept; stopped on the host (not by
+/// the controller's stop), it is also the host's failure, its results kept.
+fn fs_done(
+    run: &mut HostRun,
+    outcome: &iofit_fswork::wire::WireOutcome,
+    options: &ControllerOptions,
+    after_s: f64,
+) {
+    match outcome.decode() {
+        Ok(result) => {
+            run.fs_result = Some(result);
+            run.fs_interrupted = outcome.interrupted;
+            if outcome.interrupted && !options.stop.load(Ordering::SeqCst) {
+                run.failure = Some(HostFailure {
+                    after_s,
+                    message: "stopped on the host before the end (a signal to the worker); \
+                              its results so far are kept"
+                        .to_string(),
+                });
+            }
+        }
+        Err(e) => {
+            run.failure = Some(HostFailure {
+                after_s,
+                message: e.to_string(),
+            })
+        }
+    }
 }
 
 /// Intervals a running worker may stay silent before it counts as lost.
