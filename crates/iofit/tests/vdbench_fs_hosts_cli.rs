@@ -253,3 +253,31 @@ fn ctrl_c_stops_every_hosts_fwds_and_keeps_what_they_measured() {
         assert!(hosts.workers(i).is_empty(), "no worker left on host {i}");
     }
 }
+
+#[test]
+fn parse_only_shows_each_fwds_host_without_contacting_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let parm = dir.path().join("two.vdb");
+    std::fs::write(
+        &parm,
+        "hd=default,user=root\nhd=one,system=192.0.2.1\nhd=two,system=192.0.2.2\n\
+         fsd=fsd1,anchor=/mnt/a,depth=2,width=2,files=2,size=128k\n\
+         fsd=fsd2,anchor=/mnt/b,depth=2,width=2,files=2,size=128k\n\
+         fwd=fwd1,host=one,fsd=fsd1,operation=read,threads=2\n\
+         fwd=fwd2,host=two,fsd=fsd2,operation=read,threads=2\n\
+         rd=rd1,fwd=fwd*,fwdrate=max,format=yes,elapsed=10,interval=1\n",
+    )
+    .unwrap();
+    let output = Command::new(IOFIT)
+        .args(["run", "--parse-only"])
+        .arg(&parm)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("fwd=fwd1 read threads=2 on hd=one")
+            && stdout.contains("fwd=fwd2 read threads=2 on hd=two"),
+        "{stdout}"
+    );
+}
