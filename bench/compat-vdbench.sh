@@ -126,6 +126,7 @@ VDBENCH_FAILS = [
     ("no lun=", "sd without lun= (SD_entry: 'No lun name specified for sd=')"),
     ("matches no hd defined", "sd naming a host never defined (Host.findSelectedHosts: 'Could not find host=')"),
     ("matches no wd defined", "rd naming a wd not defined before it (RD_entry: 'Could not find WD=... for RD=', or a duplicate rd name)"),
+    ("matches no sd defined", "wd naming an sd never defined (WD_entry.getSdsForHost: 'Could not find sd=... for wd=')"),
 ]
 def vdbench_fails(r):
     if r["parse"]:

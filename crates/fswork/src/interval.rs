@@ -4,7 +4,7 @@
 //! boundary, so an operation is counted in exactly one interval and the intervals add up to
 //! the run's totals.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 const OPS: usize = 13;
@@ -47,7 +47,7 @@ impl IntervalCounters {
 
 /// Operations, bytes, summed response time and errors per operation (indexed as
 /// [`iofit_jobfile::vdbench::FileOp::ALL`]) over one interval.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IntervalCounts {
     pub count: [u64; OPS],
     pub bytes: [u64; OPS],
@@ -90,14 +90,14 @@ impl IntervalCounts {
 }
 
 /// CPU use of the whole machine over an interval, percent (vdbench's `cpu% total sys`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CpuPct {
     pub total_pct: f64,
     pub sys_pct: f64,
 }
 
 /// One interval of a run: its 1-based number, length and counts.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     pub index: usize,
     /// When it ended, Unix milliseconds (vdbench's time-of-day column).

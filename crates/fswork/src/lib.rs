@@ -30,8 +30,9 @@ pub mod report;
 mod run;
 pub mod stats;
 pub mod tree;
+pub mod wire;
 
-pub use run::{run, run_observed, FsEvent, FsOptions, FsOutcome, PhaseResult};
+pub use run::{format_phase, run, run_observed, FsEvent, FsOptions, FsOutcome, PhaseResult};
 
 use std::path::{Path, PathBuf};
 

@@ -92,6 +92,22 @@ pub fn run_observed(
     options: &FsOptions,
     on_event: &mut dyn FnMut(FsEvent<'_>),
 ) -> Result<FsOutcome, FsError> {
+    run_phases(run, options, on_event, false)
+}
+
+/// Only what comes before the measured run: the anchors claimed and `format=` carried out
+/// (`clean` too), no workload. A host of a multi-host run formats before the common start,
+/// then runs with `format=no` once every host is ready.
+pub fn format_phase(run: &FsRun, options: &FsOptions) -> Result<FsOutcome, FsError> {
+    run_phases(run, options, &mut |_| {}, true)
+}
+
+fn run_phases(
+    run: &FsRun,
+    options: &FsOptions,
+    on_event: &mut dyn FnMut(FsEvent<'_>),
+    format_only: bool,
+) -> Result<FsOutcome, FsError> {
     check_thread_count(run)?;
     let mut shared = Vec::new();
     let mut claims = Vec::new();
@@ -149,7 +165,7 @@ pub fn run_observed(
     if let Some(format) = &format {
         on_event(FsEvent::Formatted(format));
     }
-    if run.format == FormatMode::Only || options.stop.load(Ordering::Relaxed) {
+    if run.format == FormatMode::Only || format_only || options.stop.load(Ordering::Relaxed) {
         return Ok(outcome(format, None, &shared, run, options));
     }
     let measured = run_workload(&shared, run, options, on_event)?;

@@ -221,7 +221,7 @@ fn place(file: &str, line: usize) -> String {
 }
 
 /// Where a value came from: used to build errors after the text has been read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Location {
     pub file: String,
     pub line: usize,

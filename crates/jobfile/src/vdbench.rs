@@ -104,7 +104,7 @@ pub struct StorageDef {
 }
 
 /// The synchronous-write open flags vdbench knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SyncFlag {
     /// `o_dsync`: data made durable with every write.
     DataSync,
@@ -122,7 +122,7 @@ pub enum Seek {
 }
 
 /// `xfersize=`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum XferSize {
     Fixed(Bytes),
     Distribution(Vec<(Bytes, f64)>),
@@ -642,7 +642,20 @@ impl Run {
                 job.rwmix_read_pct = w.rdpct;
                 job.random_pct = random_pct;
                 job.block_size = w.xfersize.block_size();
-                if random && !self.data.verify.mode.is_on() {
+                let many = (w.stream_count() == 1)
+                    .then(|| many_threads_split(w.threads))
+                    .flatten();
+                if let (true, false, Some((clones, depth))) =
+                    (random, self.data.verify.mode.is_on(), many)
+                {
+                    // Hundreds of vdbench threads are as many IOs in flight: a few io_uring
+                    // clones keep them (a thousand synchronous threads took 13 s to start
+                    // and stop around a 1 s run on two cores; vdbench's threads are its IO
+                    // queue, not CPU work).
+                    job.engine = EngineKind::IoUring;
+                    job.iodepth = depth;
+                    job.numjobs = clones;
+                } else if random && !self.data.verify.mode.is_on() {
                     // One vdbench thread is one synchronous IO in flight.
                     job.engine = EngineKind::Psync;
                     job.iodepth = 1;
@@ -723,6 +736,25 @@ impl Run {
         }
         jobs
     }
+}
+
+/// The most threads of one (wd, sd) pair that run as one synchronous clone each.
+pub const SYNC_THREADS_MAX: u32 = 64;
+/// IOs in flight per io_uring clone when a pair has more threads than that.
+const URING_DEPTH_MAX: u32 = 64;
+
+/// (clones, IOs in flight each) for a pair of more than [`SYNC_THREADS_MAX`] threads: the
+/// fewest clones of at most [`URING_DEPTH_MAX`] in flight whose product is exactly `threads`.
+/// None for fewer threads, or a count with no such split (a prime above 64: one synchronous
+/// clone per thread, as always).
+pub fn many_threads_split(threads: u32) -> Option<(u32, u32)> {
+    if threads <= SYNC_THREADS_MAX {
+        return None;
+    }
+    (threads.div_ceil(URING_DEPTH_MAX)..threads)
+        .find(|c| threads.is_multiple_of(*c))
+        .map(|c| (c, threads / c))
+        .filter(|(_, depth)| *depth > 1)
 }
 
 /// A paced one-direction pair on several psync clones, its rate exact: the engine paces each
@@ -1219,7 +1251,10 @@ impl Parser {
                 }
                 "size" => sd.size = Some(nonzero_size(p, loc)?),
                 "openflags" => (sd.direct, sd.sync_writes) = parse_openflags(p, loc)?,
-                "threads" => sd.max_threads = Some(positive_u32(&single(p, loc)?, "threads", loc)?),
+                "threads" => {
+                    let n = positive_u32(&single(p, loc)?, "threads", loc)?;
+                    sd.max_threads = Some(capped_threads(vec![n], p, loc)?[0]);
+                }
                 "range" => sd.range = Some(parse_range(p, loc)?),
                 // vdbench takes hitarea=0 (SD_entry keeps the number; it only matters with
                 // rhpct/whpct, and then the hits fall on the first block).
@@ -1445,7 +1480,10 @@ impl Parser {
                         ));
                     }
                 }
-                "forthreads" => set_loop(0, ForLoop::Threads(expand_counts(p, loc)?)),
+                "forthreads" => set_loop(
+                    0,
+                    ForLoop::Threads(capped_threads(expand_counts(p, loc)?, p, loc)?),
+                ),
                 "forxfersize" => {
                     let sizes = numbers(p, loc, size_number)?
                         .into_iter()
@@ -2201,6 +2239,26 @@ fn parse_xfersize(p: &Param, loc: &Location) -> Result<XferSize, JobFileError> {
 }
 
 /// `threads=25`, `forthreads=(1,2,4)`, `forthreads=(1-32,d)` (doubling), `(1-10,2)` (step).
+/// The most threads one `threads=` (rd, sd or fwd) may ask for: fio's numjobs limit, and the
+/// engine's and file system runs' limit of threads started at once.
+pub const MAX_THREADS: u32 = 4096;
+
+/// Refuses, while the file is read and before any thread exists, a thread count beyond
+/// [`MAX_THREADS`] (`threads=100000` once panicked a minute into spawning).
+fn capped_threads(counts: Vec<u32>, p: &Param, loc: &Location) -> Result<Vec<u32>, JobFileError> {
+    match counts.iter().find(|n| **n > MAX_THREADS) {
+        Some(n) => Err(loc.invalid(
+            &p.written,
+            &p.raw,
+            format!(
+                "{n} threads is more than iofit starts (at most {MAX_THREADS}, as fio's numjobs)"
+            ),
+            format!("write threads={MAX_THREADS} or fewer"),
+        )),
+        None => Ok(counts),
+    }
+}
+
 fn expand_counts(p: &Param, loc: &Location) -> Result<Vec<u32>, JobFileError> {
     numbers(p, loc, |v| {
         parse_u32(v)
@@ -2620,7 +2678,7 @@ impl ParamFile {
             }
             workloads.push(w);
         }
-        Ok(Run {
+        let run = Run {
             rd: rd.name.clone(),
             for_label: labels.join(" "),
             threads,
@@ -2634,17 +2692,47 @@ impl ParamFile {
             concatenate: self.concatenate,
             workloads,
             data: data::spec(&self.data, false)?,
-        })
+        };
+        // On one machine every clone of the run starts at once: refused here, naming the rd,
+        // before any thread exists (on hosts each worker's share is checked there).
+        let clones: u64 = run
+            .to_jobs(None)
+            .iter()
+            .map(|j| u64::from(j.numjobs.max(1)))
+            .sum();
+        if self.hosts.is_empty() && clones > u64::from(MAX_THREADS) {
+            return Err(rd.loc.invalid(
+                "threads",
+                &threads.to_string(),
+                format!(
+                    "rd={} starts {clones} threads over its {} (wd, sd) pairs; iofit starts at most {MAX_THREADS} at once",
+                    rd.name,
+                    run.workloads.len()
+                ),
+                "lower threads= (or run fewer sds at once)",
+            ));
+        }
+        Ok(run)
     }
 
     /// The hd lines an SD runs on: those named by `host=` (`*` or none: every hd). Unknown hd
     /// names are errors naming the sd line. With no hd= lines at all, the SD runs here (empty).
     pub fn sd_hosts(&self, sd: &StorageDef) -> Result<Vec<&HostDef>, JobFileError> {
-        if sd.hosts.is_empty() || sd.hosts.iter().any(|h| h == "*") {
+        self.hosts_named(&sd.hosts, &sd.loc)
+    }
+
+    /// The hd lines `names` (a `host=` list, wildcards allowed) name: `*` or none, every hd.
+    /// Unknown names are errors at `loc`; with no hd= lines at all, empty (this machine).
+    pub fn hosts_named(
+        &self,
+        names: &[String],
+        loc: &Location,
+    ) -> Result<Vec<&HostDef>, JobFileError> {
+        if names.is_empty() || names.iter().any(|h| h == "*") {
             return Ok(self.hosts.iter().collect());
         }
         let mut out = Vec::new();
-        for name in &sd.hosts {
+        for name in names {
             if name.contains(['*', '?']) {
                 let matched: Vec<&HostDef> = self
                     .hosts
@@ -2656,7 +2744,7 @@ impl ParamFile {
                         "hd",
                         name,
                         self.hosts.iter().map(|h| h.name.as_str()),
-                        &sd.loc,
+                        loc,
                     ));
                 }
                 for host in matched {
@@ -2675,7 +2763,7 @@ impl ParamFile {
                         "hd",
                         name,
                         self.hosts.iter().map(|h| h.name.as_str()),
-                        &sd.loc,
+                        loc,
                     ))
                 }
             }
@@ -2690,6 +2778,16 @@ impl ParamFile {
             let hosts = self.sd_hosts(sd)?;
             if hosts.len() > 1 || hosts.iter().any(|h| !is_local(h.machine()) || h.jvms > 1) {
                 return Ok(true);
+            }
+        }
+        // File system runs: a fwd on an hd that is not this machine.
+        for run in self.fs_runs()? {
+            for name in run.fwds.iter().flat_map(|f| &f.hosts) {
+                if let Some(hd) = self.hosts.iter().find(|h| &h.name == name) {
+                    if !is_local(hd.machine()) {
+                        return Ok(true);
+                    }
+                }
             }
         }
         Ok(false)
@@ -2712,6 +2810,27 @@ impl ParamFile {
                         used_by: format!("used by sd={}", sd.name),
                     },
                 ));
+            }
+        }
+        // A fwd whose hd is another machine runs there over ssh, never here.
+        for run in self.fs_runs()? {
+            for fwd in &run.fwds {
+                for name in &fwd.hosts {
+                    if let Some(host) = self
+                        .hosts
+                        .iter()
+                        .find(|h| &h.name == name && !is_local(h.machine()))
+                    {
+                        return Err(host.loc.error(
+                            Some("system"),
+                            ErrorKind::RemoteHost {
+                                host: host.name.clone(),
+                                machine: host.machine().to_string(),
+                                used_by: format!("used by fwd={}", fwd.fwd.name),
+                            },
+                        ));
+                    }
+                }
             }
         }
         for wd in &self.wds {

@@ -50,7 +50,6 @@ pub fn max_clones_here() -> (u32, u32) {
     (max_clones_for(cpus), cpus)
 }
 
-
 /// The deepest queue a job may ask for. fio's `options.c` gives `iodepth` a minimum of 1 and no
 /// maximum, so the bound is the queue iofit can actually keep: its asynchronous engines queue in
 /// an io_uring ring, and the kernel refuses a ring of more than 32,768 entries

@@ -243,6 +243,7 @@ pub fn fio_host_specs(
                 destination,
                 remote_iofit: remote_iofit.clone(),
                 keys: None,
+                fs: None,
             })
         })
         .collect()
@@ -410,11 +411,7 @@ pub fn vdbench_host_specs(
             w.rate_share /= sharing as f64;
         }
         let jvms = (hd.jvms as usize).clamp(1, part.workloads.len());
-        let destination = match (&nodes, &hd.user) {
-            (Some(nodes), _) => nodes[hd_index].clone(),
-            (None, Some(user)) => format!("{user}@{}", hd.machine()),
-            (None, None) => hd.machine().to_string(),
-        };
+        let destination = hd_destination(hd, hd_index, nodes.as_deref());
         for jvm in 0..jvms {
             let mut share = part.clone();
             share.workloads = part
@@ -437,14 +434,9 @@ pub fn vdbench_host_specs(
                 name,
                 keys,
                 destination: destination.clone(),
-                // --remote-iofit wins over hd=...,vdbench= (which names iofit, or was
-                // dropped with a note when it names vdbench).
-                remote_iofit: reach
-                    .remote_iofit
-                    .clone()
-                    .or_else(|| hd.remote_binary.clone())
-                    .unwrap_or_else(|| reach.remote_iofit()),
+                remote_iofit: hd_remote_iofit(hd, reach),
                 jobs: share.to_jobs(rate),
+                fs: None,
             });
         }
     }
@@ -455,6 +447,29 @@ pub fn vdbench_host_specs(
         )));
     }
     Ok(specs)
+}
+
+/// Where ssh (or srun) reaches hd number `hd_index`: its Slurm node, else `[user@]system`.
+pub(crate) fn hd_destination(
+    hd: &iofit_jobfile::vdbench::HostDef,
+    hd_index: usize,
+    nodes: Option<&[String]>,
+) -> String {
+    match (nodes, &hd.user) {
+        (Some(nodes), _) => nodes[hd_index].clone(),
+        (None, Some(user)) => format!("{user}@{}", hd.machine()),
+        (None, None) => hd.machine().to_string(),
+    }
+}
+
+/// The iofit on an hd: --remote-iofit wins over hd=...,vdbench= (which names iofit, or was
+/// dropped with a note when it names vdbench), else this binary's path.
+pub(crate) fn hd_remote_iofit(hd: &iofit_jobfile::vdbench::HostDef, reach: &Reach) -> String {
+    reach
+        .remote_iofit
+        .clone()
+        .or_else(|| hd.remote_binary.clone())
+        .unwrap_or_else(|| reach.remote_iofit())
 }
 
 /// A host's name as part of a directory name: anything but letters, digits, `-` and `_`
@@ -531,7 +546,7 @@ pub fn render_vdbench_run(run: &Run, label: &str, multi: &MultiRun) -> (String, 
 /// With `--hosts slurm`, the allocation's node for each `hd=` of the file: the hds in order
 /// onto the nodes in order, starting again at the first node when the file has more hds than
 /// the allocation has nodes (the file's `system=`, `user=` and `shell=` are not used).
-fn slurm_nodes_for_hds(
+pub(crate) fn slurm_nodes_for_hds(
     file: &ParamFile,
     reach: &Reach,
 ) -> Result<Option<Vec<String>>, ProcedureError> {
@@ -672,13 +687,22 @@ pub fn run_vdbench_hosts(
             doc.runs
                 .push(RunJson::new(&run, &label, rate, &avg, result, hosts));
         }
-        write_json(&doc, vdbench)?;
         let status = HostsStatus::of(&multi);
+        doc.interrupted |= status.interrupted;
+        write_json(&doc, vdbench)?;
         let interrupted = status.interrupted;
         statuses.push(status);
         if interrupted {
             break;
         }
     }
+    let mut out = crate::vdbench_fs_hosts::FileOut {
+        doc: &mut doc,
+        reports: &mut reports,
+        flat_rows: &mut flat_rows,
+    };
+    // The file system runs follow the raw ones, on their own hds.
+    let io = (runner, observer);
+    crate::vdbench_fs_hosts::run_all(path, file, vdbench, reach, io, &mut out, &mut statuses)?;
     Ok(statuses)
 }

@@ -104,8 +104,12 @@ pub struct FsRunJson {
     pub files: Vec<(String, usize, usize)>,
     /// A signal stopped the format or the run before its end: the numbers cover what ran
     /// until then.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub interrupted: bool,
+    /// A run on several hosts: each host's part (`rd` holds the hd's name); the run's own
+    /// figures are their total.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub hosts: Vec<FsRunJson>,
 }
 
 #[derive(Serialize, Debug)]
@@ -325,19 +329,6 @@ pub fn run_file(
         .collect::<Result<Vec<_>, _>>()?;
     file.check_targets(&runs)?;
     let fs_runs = file.fs_runs()?;
-    let remote_hds: Vec<&str> = file
-        .hosts
-        .iter()
-        .filter(|h| !vdbench::is_local_host(h.machine()))
-        .map(|h| h.name.as_str())
-        .collect();
-    if !fs_runs.is_empty() && !remote_hds.is_empty() {
-        // Said, not silent: a file system run over ssh is not there yet.
-        observer.warning(&crate::observer::Warning::JobNote(format!(
-            "fsd/fwd runs run on this machine only: iofit does not start file system workloads on hd={} over ssh yet",
-            remote_hds.join(",")
-        )));
-    }
     // vdbench does not create directories; neither does iofit. Say which sd= line to fix.
     for sd in runs.iter().flat_map(|r| r.workloads.iter().map(|w| &w.sd)) {
         if let Some(parent) = sd.lun.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -538,7 +529,7 @@ fn pause(time: Duration, stop: &AtomicBool) {
 }
 
 /// The command line's time overrides on a file system run.
-fn adjust_fs(mut run: FsRun, options: &VdbenchOptions) -> Result<FsRun, ProcedureError> {
+pub(crate) fn adjust_fs(mut run: FsRun, options: &VdbenchOptions) -> Result<FsRun, ProcedureError> {
     if let Some(elapsed) = options.elapsed {
         run.elapsed = elapsed;
     }
@@ -616,6 +607,7 @@ fn run_fs(
         run: fs_outcome.run.as_ref().map(phase),
         files: fs_outcome.files_per_fsd.clone(),
         interrupted: fs_outcome.interrupted,
+        hosts: Vec::new(),
     };
     outcome.doc.interrupted |= json.interrupted;
     let mut text = String::new();
@@ -985,10 +977,20 @@ fn finish(
     options: &VdbenchOptions,
     observer: &mut dyn Observer,
 ) -> Result<(), ProcedureError> {
+    // A stop (SIGINT, SIGTERM) ends the run interrupted: a clone it left blocked in the
+    // kernel is part of that stop, not an IO failure (the exit is 130, not 1).
+    let stopped = measured.job.interrupted;
+    let summary = match (&measured.job.error, stopped) {
+        (Some(error), true) => format!(
+            "{}\nrd={}: interrupted by a signal: {error}",
+            measured.text, run.rd
+        ),
+        _ => measured.text.clone(),
+    };
     observer.event(&Event::VdbenchRun {
-        summary: measured.text.clone(),
+        summary,
         rd: run.rd.clone(),
-        error: measured.job.error.clone(),
+        error: measured.job.error.clone().filter(|_| !stopped),
     });
     let result = RunResult {
         jobs: vec![measured.job.clone()],
@@ -1004,7 +1006,7 @@ fn finish(
         result,
         Vec::new(),
     ));
-    outcome.failed |= measured.job.error.is_some();
+    outcome.failed |= measured.job.error.is_some() && !stopped;
     outcome.reports.summaries.push(measured.text.clone());
     let label = format!("{} {}", run.rd, run.for_label);
     outcome

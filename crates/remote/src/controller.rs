@@ -38,6 +38,8 @@ pub struct HostSpec {
     /// validate=yes keys kept on the host between the runs of one file (None: the run's
     /// verification state, if any, is the jobs' own).
     pub keys: Option<HostKeys>,
+    /// A vdbench file system run for this host (its fwds and fsds) instead of `jobs`.
+    pub fs: Option<iofit_jobfile::vdbench::FsRun>,
 }
 
 /// How the controller runs.
@@ -117,6 +119,11 @@ pub struct HostRun {
     pub failure: Option<HostFailure>,
     /// Bytes the host sent over the channel during the timed phase.
     pub bytes_received: u64,
+    /// What a file system run measured on the host (decoded from its `fs_done`).
+    pub fs_result: Option<iofit_fswork::FsOutcome>,
+    /// The host's file system run was stopped before its end (a signal on the host, or the
+    /// controller's stop).
+    pub fs_interrupted: bool,
 }
 
 /// The whole multi-host run.
@@ -136,7 +143,7 @@ impl MultiRun {
     pub fn complete(&self) -> bool {
         self.hosts
             .iter()
-            .all(|h| h.failure.is_none() && h.result.is_some())
+            .all(|h| h.failure.is_none() && (h.result.is_some() || h.fs_result.is_some()))
     }
 }
 
@@ -490,6 +497,7 @@ pub fn run(hosts: &[HostSpec], options: &ControllerOptions) -> Result<MultiRun, 
                 allow_overwrite: options.allow_overwrite,
                 interval_ms: options.interval.as_millis().max(1) as u64,
                 keys: host.keys.clone(),
+                fs: host.fs.clone().map(Box::new),
             })
         });
         if !sent {
@@ -814,6 +822,10 @@ fn collect(
                         }
                         finished[i] = true;
                     }
+                    FromWorker::FsDone { outcome, .. } => {
+                        fs_done(run, &outcome, options, since_start());
+                        finished[i] = true;
+                    }
                     FromWorker::Error { message, .. } => {
                         run.failure.get_or_insert(HostFailure {
                             after_s: since_start(),
@@ -854,6 +866,36 @@ fn collect(
         }
     }
     stop_sent
+}
+
+/// A host's file system run ended: its outcome decoded and kept; stopped on the host (not by
+/// the controller's stop), it is also the host's failure, its results kept.
+fn fs_done(
+    run: &mut HostRun,
+    outcome: &iofit_fswork::wire::WireOutcome,
+    options: &ControllerOptions,
+    after_s: f64,
+) {
+    match outcome.decode() {
+        Ok(result) => {
+            run.fs_result = Some(result);
+            run.fs_interrupted = outcome.interrupted;
+            if outcome.interrupted && !options.stop.load(Ordering::SeqCst) {
+                run.failure = Some(HostFailure {
+                    after_s,
+                    message: "stopped on the host before the end (a signal to the worker); \
+                              its results so far are kept"
+                        .to_string(),
+                });
+            }
+        }
+        Err(e) => {
+            run.failure = Some(HostFailure {
+                after_s,
+                message: e.to_string(),
+            })
+        }
+    }
 }
 
 /// Intervals a running worker may stay silent before it counts as lost.

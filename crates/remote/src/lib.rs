@@ -17,6 +17,7 @@
 //! ```
 
 pub mod controller;
+mod fs_worker;
 pub mod merge;
 pub mod protocol;
 pub mod worker;

@@ -18,7 +18,8 @@ use std::io::{BufRead, Read};
 /// The protocol this build speaks. Bump on any incompatible message change; a controller and a
 /// worker speaking different versions refuse each other before any IO.
 /// 2: `job` carries [`HostKeys`] (validate keys kept on the host between runs).
-pub const PROTOCOL_VERSION: u32 = 2;
+/// 3: `job` may carry a vdbench file system run (`fs`), answered by `fs_done`.
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The longest line either side accepts (a `done` with histograms is a few hundred KiB).
 pub const MAX_LINE_BYTES: usize = 64 << 20;
@@ -45,6 +46,11 @@ pub enum ToWorker {
         /// Where this host keeps the jobs' validate keys between the runs of one file.
         #[serde(default)]
         keys: Option<HostKeys>,
+        /// A vdbench file system run (this host's fwds and fsds) instead of `jobs`: the
+        /// worker formats before `ready` and runs the fwds from `start`, ending with
+        /// `fs_done`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fs: Option<Box<iofit_jobfile::vdbench::FsRun>>,
     },
     /// Start the timed phase at this moment of the worker's own clock (Unix ns): the controller
     /// has already corrected for the host's offset, so every host starts at one true instant.
@@ -122,6 +128,12 @@ pub enum FromWorker {
         message: String,
         /// True when the job is at fault (bad path, data iofit would not overwrite).
         bad_input: bool,
+    },
+    /// The end of a file system run: its format (done before `ready`), its measured run with
+    /// the interval lines, and the files present.
+    FsDone {
+        started_unix_ns: u64,
+        outcome: Box<iofit_fswork::wire::WireOutcome>,
     },
 }
 

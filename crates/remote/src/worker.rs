@@ -18,7 +18,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-type SharedOut = Arc<Mutex<Box<dyn Write + Send>>>;
+pub(crate) type SharedOut = Arc<Mutex<Box<dyn Write + Send>>>;
 
 /// What this worker may do, from its own command line (`iofit worker --allow-dir DIR
 /// --allow-overwrite`), never from the controller: with an ssh forced command
@@ -63,7 +63,7 @@ fn resolved(path: &Path) -> Option<PathBuf> {
     }
 }
 
-fn inside(path: &Path, dirs: &[PathBuf]) -> bool {
+pub(crate) fn inside(path: &Path, dirs: &[PathBuf]) -> bool {
     let Some(path) = absolute(path).and_then(|p| resolved(&p)) else {
         return false;
     };
@@ -141,7 +141,7 @@ fn check_limits(
     Ok(())
 }
 
-fn send(out: &SharedOut, message: &FromWorker) -> std::io::Result<()> {
+pub(crate) fn send(out: &SharedOut, message: &FromWorker) -> std::io::Result<()> {
     let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
     writeln!(out, "{}", encode(message))?;
     out.flush()
@@ -222,6 +222,11 @@ fn serve_jobs(
     limits: &WorkerLimits,
 ) -> Result<(), RemoteError> {
     let mut jobs: Option<(Vec<JobSpec>, bool, u64)> = None;
+    // A vdbench file system run, formatted and waiting for `start`.
+    let mut fs_run: Option<(
+        iofit_jobfile::vdbench::FsRun,
+        Option<iofit_fswork::PhaseResult>,
+    )> = None;
     while let Ok(message) = rx.recv() {
         match message {
             ToWorker::Hello { protocol: p, .. } if p != PROTOCOL_VERSION => {
@@ -238,6 +243,28 @@ fn serve_jobs(
                 return Err(RemoteError::Worker(message));
             }
             ToWorker::Hello { .. } | ToWorker::Ping { .. } => {}
+            ToWorker::Job {
+                fs: Some(run),
+                allow_overwrite,
+                ..
+            } => match crate::fs_worker::prepare(&run, limits, allow_overwrite, stop) {
+                Ok(format) => {
+                    let (files, bytes) = crate::fs_worker::laid_out(format.as_ref());
+                    send(
+                        out,
+                        &FromWorker::Ready {
+                            files_laid_out: files,
+                            bytes_laid_out: bytes,
+                        },
+                    )?;
+                    fs_run = Some((*run, format));
+                    jobs = Some((Vec::new(), allow_overwrite, 1000));
+                }
+                Err((message, bad_input)) => {
+                    send(out, &FromWorker::Error { message, bad_input })?;
+                    return Ok(());
+                }
+            },
             ToWorker::Job {
                 jobs: mut list,
                 allow_overwrite,
@@ -285,6 +312,9 @@ fn serve_jobs(
                     return Ok(());
                 };
                 wait_until(at_unix_ns, stop);
+                if let Some((run, format)) = fs_run.take() {
+                    return crate::fs_worker::execute(&run, format, allow_overwrite, stop, out);
+                }
                 return execute(&list, allow_overwrite, interval_ms, stop, out);
             }
             ToWorker::Stop => return Ok(()),

@@ -75,6 +75,7 @@ fn a_null_engine_job_runs_after_start_and_its_histograms_count_every_io() {
             allow_overwrite: false,
             interval_ms: 1000,
             keys: None,
+            fs: None,
         },
         ToWorker::Start { at_unix_ns: 0 },
     ]
@@ -141,6 +142,7 @@ fn ask(limits: WorkerLimits, job: JobSpec, allow_overwrite: bool) -> Vec<FromWor
             allow_overwrite,
             interval_ms: 1000,
             keys: None,
+            fs: None,
         },
     ]
     .iter()

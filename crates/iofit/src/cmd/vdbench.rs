@@ -70,14 +70,23 @@ pub fn check_file(path: &Path, substitutions: &[String]) -> anyhow::Result<ExitC
         let fwds: Vec<String> = run
             .fwds
             .iter()
-            .map(|f| match f.fwd.rdpct {
-                Some(pct) => format!("fwd={} rdpct={pct} threads={}", f.fwd.name, f.fwd.threads),
-                None => format!(
-                    "fwd={} {} threads={}",
-                    f.fwd.name,
-                    f.fwd.operation.name(),
-                    f.fwd.threads
-                ),
+            .map(|f| {
+                let what = match f.fwd.rdpct {
+                    Some(pct) => {
+                        format!("fwd={} rdpct={pct} threads={}", f.fwd.name, f.fwd.threads)
+                    }
+                    None => format!(
+                        "fwd={} {} threads={}",
+                        f.fwd.name,
+                        f.fwd.operation.name(),
+                        f.fwd.threads
+                    ),
+                };
+                // Where it runs: an hd over ssh, or this machine.
+                match f.hosts.as_slice() {
+                    [] => what,
+                    hosts => format!("{what} on hd={}", hosts.join(",")),
+                }
             })
             .collect();
         println!(

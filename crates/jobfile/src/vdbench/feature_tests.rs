@@ -174,18 +174,31 @@ fn a_paced_curve_point_keeps_its_rate_whatever_the_thread_count() {
         .map(|j| j.rate_iops.read.unwrap() * u64::from(j.numjobs))
         .sum();
     assert_eq!(rate, 1372);
-    // Still 512 synchronous threads: 348 at 3 IO/s and 164 at 2.
-    let clones: Vec<(u32, u64)> = jobs
+    // 512 IOs in flight on 8 io_uring clones of 64: 4 at 171 IO/s and 4 at 172.
+    let clones: Vec<(u32, u32, u64)> = jobs
         .iter()
-        .map(|j| (j.numjobs, j.rate_iops.read.unwrap()))
+        .map(|j| (j.numjobs, j.iodepth, j.rate_iops.read.unwrap()))
         .collect();
-    assert_eq!(clones, vec![(164, 2), (348, 3)]);
-    assert!(jobs.iter().all(|j| j.iodepth == 1 && j.group_reporting));
+    assert_eq!(clones, vec![(4, 64, 171), (4, 64, 172)]);
+    assert!(jobs.iter().all(|j| j.group_reporting));
     assert_ne!(jobs[0].random_seed, jobs[1].random_seed);
-    // Fewer IOs a second than threads: one clone per IO a second.
+    // 512 threads at 100.4 IO/s: the rate exact over their clones.
     let slow = run.to_jobs(Some(100.4));
-    assert_eq!(slow.len(), 1);
-    assert_eq!((slow[0].numjobs, slow[0].rate_iops.read), (100, Some(1)));
+    let rate: u64 = slow
+        .iter()
+        .map(|j| j.rate_iops.read.unwrap() * u64::from(j.numjobs))
+        .sum();
+    assert_eq!(rate, 100);
+    // Fewer threads than that stay one synchronous clone each, the rate split exactly.
+    let few = parse(
+        "sd=sd1,lun=/tmp/x,size=1m\nwd=w,sd=sd1,xfersize=4k,rdpct=100,seekpct=80\nrd=r,wd=w,iorate=curve,curve=(1),threads=50\n",
+    );
+    let jobs = few.runs().unwrap()[0].to_jobs(Some(120.0));
+    let clones: Vec<(u32, u32, u64)> = jobs
+        .iter()
+        .map(|j| (j.numjobs, j.iodepth, j.rate_iops.read.unwrap()))
+        .collect();
+    assert_eq!(clones, vec![(30, 1, 2), (20, 1, 3)]);
     // A write run likewise, on the write rate.
     let writes = parse(
         "sd=sd1,lun=/tmp/x,size=1m\nwd=w,sd=sd1,rdpct=0\nrd=r,wd=w,iorate=1000,threads=300\n",

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// A file system definition (`fsd=`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FsdDef {
     pub name: String,
     pub anchor: PathBuf,
@@ -41,7 +41,9 @@ pub struct FsdDef {
 }
 
 /// One file system operation (`operation=`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum FileOp {
     Read,
     Write,
@@ -102,14 +104,14 @@ impl FileOp {
 }
 
 /// `fileselect=`: which file a thread takes next.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FileSelect {
     Sequential,
     Random,
 }
 
 /// A file system workload definition (`fwd=`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FwdDef {
     pub name: String,
     pub fsd_patterns: Vec<String>,
@@ -127,11 +129,14 @@ pub struct FwdDef {
     pub stopafter: Option<u64>,
     pub direct: bool,
     pub sync_writes: Option<SyncFlag>,
+    /// `host=` (or `hd=`): the hds that run this fwd (`*` or none: every hd, as vdbench's
+    /// FwdEntry defaults to `host=*`).
+    pub hosts: Vec<String>,
     pub loc: Location,
 }
 
 /// `format=` of an rd.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum FormatMode {
     /// Use the tree as it is (vdbench's default).
     #[default]
@@ -147,7 +152,7 @@ pub enum FormatMode {
 }
 
 /// `fwdrate=`.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub enum FwdRate {
     #[default]
     Max,
@@ -242,17 +247,21 @@ pub(crate) fn rd_param(fs: &mut FsRunDef, p: &Param, loc: &Location) -> Result<(
 }
 
 /// One fwd of an expanded file system run, with the rd's for-loop values applied.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FsRunFwd {
     pub fwd: FwdDef,
     /// The fsds it works on.
     pub fsds: Vec<String>,
     /// Share of the run's `fwdrate`, 0..1 (skew, else equal).
     pub rate_share: f64,
+    /// The hds that run it (names of `hd=` lines); empty when the file has no hd= lines
+    /// (the run is this machine's).
+    #[serde(default)]
+    pub hosts: Vec<String>,
 }
 
 /// One expanded file system run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FsRun {
     pub rd: String,
     pub for_label: String,
@@ -364,10 +373,12 @@ impl ParamFile {
                 Some(s) => s / 100.0,
                 None => (100.0 - given_skew) / 100.0 / unskewed.max(1) as f64,
             };
+            let hosts = self.fwd_hosts(&fwd, &fsds)?;
             run_fwds.push(FsRunFwd {
                 fwd,
                 fsds,
                 rate_share,
+                hosts,
             });
         }
         let mut fsds = Vec::new();
@@ -433,6 +444,79 @@ impl ParamFile {
             interval: rd.interval,
             pause: rd.pause,
         })
+    }
+}
+
+impl ParamFile {
+    /// The hds that run `fwd` on `fsds`: its `host=` (vdbench's FwdEntry), else the `host=`
+    /// of its fsds (which iofit takes where vdbench asks for it on the fwd), else every hd.
+    /// An fsd that is not `shared=yes` is one host's (vdbench's RD_entry refuses more), and
+    /// iofit does not split a shared fsd's files between hosts.
+    fn fwd_hosts(&self, fwd: &FwdDef, fsds: &[String]) -> Result<Vec<String>, JobFileError> {
+        let mut names = fwd.hosts.clone();
+        if names.is_empty() {
+            for fsd in self.fsds.iter().filter(|f| fsds.contains(&f.name)) {
+                names.extend(fsd.hosts.iter().cloned());
+            }
+        }
+        let hosts: Vec<String> = self
+            .hosts_named(&names, &fwd.loc)?
+            .into_iter()
+            .map(|h| h.name.clone())
+            .collect();
+        if hosts.len() > 1 {
+            let key = if fwd.hosts.is_empty() { "fsd" } else { "host" };
+            if let Some(fsd) = self
+                .fsds
+                .iter()
+                .find(|f| fsds.contains(&f.name) && !f.shared)
+            {
+                return Err(fwd.loc.invalid(
+                    key,
+                    &hosts.join(","),
+                    format!(
+                        "fwd={} runs on {} hosts and fsd={} is one host's (vdbench allows more hosts only with shared=yes)",
+                        fwd.name,
+                        hosts.len(),
+                        fsd.name
+                    ),
+                    "give the fwd host=HD (one fwd per host, each with its own fsd)",
+                ));
+            }
+            return Err(fwd.loc.unsupported_value(
+                key,
+                &hosts.join(","),
+                "a shared=yes fsd worked on from several hosts (vdbench gives each host every n-th file)",
+                "give each host its own fsd and a fwd with host=HD",
+            ));
+        }
+        Ok(hosts)
+    }
+}
+
+impl FsRun {
+    /// True when some fwd of the run runs on an hd of the file (the run goes over ssh).
+    pub fn has_hosts(&self) -> bool {
+        self.fwds.iter().any(|f| !f.hosts.is_empty())
+    }
+
+    /// The part of this run that hd `host` executes: its fwds and the fsds they use (its
+    /// anchors). `None` when the host has nothing to do in this run.
+    pub fn on_host(&self, host: &str) -> Option<FsRun> {
+        let fwds: Vec<FsRunFwd> = self
+            .fwds
+            .iter()
+            .filter(|f| f.hosts.iter().any(|h| h == host))
+            .cloned()
+            .collect();
+        if fwds.is_empty() {
+            return None;
+        }
+        let mut run = self.clone();
+        run.fsds
+            .retain(|fsd| fwds.iter().any(|f| f.fsds.contains(&fsd.name)));
+        run.fwds = fwds;
+        Some(run)
     }
 }
 
@@ -548,11 +632,13 @@ impl Parser {
             stopafter: None,
             direct: false,
             sync_writes: None,
+            hosts: Vec::new(),
             loc: loc.clone(),
         };
         for p in &all {
             match p.key.as_str() {
                 "fsd" => fwd.fsd_patterns = name_list(p, loc)?,
+                "host" | "hd" => fwd.hosts = p.values.clone(),
                 "stopafter" => fwd.stopafter = Some(u64::from(count(p, loc)?)),
                 "rdpct" => fwd.rdpct = Some(pct_value(&single(p, loc)?, "rdpct", loc)?),
                 "operation" => {
@@ -603,7 +689,7 @@ impl Parser {
                     };
                 }
                 "xfersizes" => fwd.xfersizes = parse_xfersize(p, loc)?,
-                "threads" => fwd.threads = count(p, loc)?,
+                "threads" => fwd.threads = super::capped_threads(vec![count(p, loc)?], p, loc)?[0],
                 "skew" => fwd.skew = Some(pct_value(&single(p, loc)?, "skew", loc)?),
                 "openflags" => (fwd.direct, fwd.sync_writes) = parse_openflags(p, loc)?,
                 _ => {}

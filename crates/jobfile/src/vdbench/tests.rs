@@ -535,3 +535,23 @@ fn vdbench_path_in_hd_is_kept_only_when_it_names_iofit() {
         file.notes
     );
 }
+
+#[test]
+fn many_threads_run_as_io_uring_clones_with_exactly_that_many_in_flight() {
+    assert_eq!(many_threads_split(64), None);
+    assert_eq!(many_threads_split(1024), Some((16, 64)));
+    assert_eq!(many_threads_split(100), Some((2, 50)));
+    // A prime above 64 has no split: one synchronous clone per thread.
+    assert_eq!(many_threads_split(67), None);
+    for threads in [8u32, 65, 100, 1000, 1024, 4096] {
+        let text = format!(
+            "sd=sd1,lun=/tmp/x,size=1m\nwd=w,sd=sd1,seekpct=100\nrd=r,wd=w,iorate=max,elapsed=2,interval=1,threads={threads}\n"
+        );
+        let run = &parse_str(&text, "t.vdb").unwrap().runs().unwrap()[0];
+        let jobs = run.to_jobs(None);
+        let in_flight: u32 = jobs.iter().map(|j| j.numjobs * j.iodepth).sum();
+        assert_eq!(in_flight, threads);
+        assert_eq!(run.total_threads(), threads);
+        assert!(jobs.iter().all(|j| j.numjobs <= 64), "{threads}");
+    }
+}
