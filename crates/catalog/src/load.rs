@@ -319,6 +319,36 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
     let disks: Vec<DiskSku> = context.rows(&document, "disks", DISK_FIELDS, NAME_KEY)?;
     let provisioned: Vec<ProvisionedDiskType> =
         context.rows(&document, "provisioned", PROVISIONED_FIELDS, NAME_KEY)?;
+    check_provisioned(&context, &provisioned)?;
+    let netapp: Vec<NetAppServiceLevel> =
+        context.rows(&document, "netapp", NETAPP_FIELDS, NAME_KEY)?;
+    let prices: Vec<PriceRow> = context.rows(&document, "prices", PRICE_FIELDS, PRICE_KEY)?;
+    let provisioned_prices: Vec<ProvisionedPriceRow> = context.rows(
+        &document,
+        "provisioned_prices",
+        PROVISIONED_PRICE_FIELDS,
+        PROVISIONED_PRICE_KEY,
+    )?;
+    let vm_rules: Vec<VmRule> = context.rows(&document, "vm_rules", VM_RULE_FIELDS, NAME_KEY)?;
+    check_vm_rules(&context, &vm_rules)?;
+
+    Ok(FileRows {
+        table,
+        vms,
+        disks,
+        provisioned,
+        netapp,
+        prices,
+        provisioned_prices,
+        vm_rules,
+    })
+}
+
+/// A provisioned type's ranges must run upwards (size, IOPS).
+fn check_provisioned(
+    context: &RowContext,
+    provisioned: &[ProvisionedDiskType],
+) -> Result<(), CatalogError> {
     for (index, row) in provisioned.iter().enumerate() {
         if row.size_gib_min > row.size_gib_max {
             return Err(context.row_error(
@@ -345,16 +375,11 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
             ));
         }
     }
-    let netapp: Vec<NetAppServiceLevel> =
-        context.rows(&document, "netapp", NETAPP_FIELDS, NAME_KEY)?;
-    let prices: Vec<PriceRow> = context.rows(&document, "prices", PRICE_FIELDS, PRICE_KEY)?;
-    let provisioned_prices: Vec<ProvisionedPriceRow> = context.rows(
-        &document,
-        "provisioned_prices",
-        PROVISIONED_PRICE_FIELDS,
-        PROVISIONED_PRICE_KEY,
-    )?;
-    let vm_rules: Vec<VmRule> = context.rows(&document, "vm_rules", VM_RULE_FIELDS, NAME_KEY)?;
+    Ok(())
+}
+
+/// A retirement date needs its announcement as source.
+fn check_vm_rules(context: &RowContext, vm_rules: &[VmRule]) -> Result<(), CatalogError> {
     for (index, rule) in vm_rules.iter().enumerate() {
         if rule.retirement_date.is_some() && rule.retirement_source.is_none() {
             return Err(context.row_error(
@@ -366,17 +391,7 @@ pub(crate) fn parse_file(file: &str, text: &str) -> Result<FileRows, CatalogErro
             ));
         }
     }
-
-    Ok(FileRows {
-        table,
-        vms,
-        disks,
-        provisioned,
-        netapp,
-        prices,
-        provisioned_prices,
-        vm_rules,
-    })
+    Ok(())
 }
 
 struct RowContext<'a> {

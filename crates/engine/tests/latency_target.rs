@@ -229,6 +229,7 @@ fn run_parallel(plan: &ClonePlan) -> iofit_engine::worker::CloneOutput {
         end_set: None,
         progress: &progress,
         series: &series,
+        start: None,
     };
     run_clone(&mut device, &clock, plan, &shared)
 }

@@ -2647,17 +2647,7 @@ impl ParamFile {
                 direct: sd.direct || wd.direct || rd.direct,
                 sync_writes: wd.sync_writes.or(sd.sync_writes),
             };
-            for value in combo {
-                match value {
-                    ForValue::XferSize(x) => w.xfersize = x.clone(),
-                    ForValue::RdPct(r) => w.rdpct = *r,
-                    ForValue::SeekPct(s) => w.seek = *s,
-                    ForValue::RhPct(p) => w.rhpct = *p,
-                    ForValue::WhPct(p) => w.whpct = *p,
-                    ForValue::HitArea(b) => w.hitarea = Some(*b),
-                    _ => {}
-                }
-            }
+            apply_for_values(&mut w, combo);
             if let Some(size) = sd.size {
                 let max = w.xfersize.block_size().max_size();
                 if size < max {
@@ -2693,8 +2683,13 @@ impl ParamFile {
             workloads,
             data: data::spec(&self.data, false)?,
         };
-        // On one machine every clone of the run starts at once: refused here, naming the rd,
-        // before any thread exists (on hosts each worker's share is checked there).
+        self.check_clone_count(rd, &run)?;
+        Ok(run)
+    }
+
+    /// On one machine every clone of the run starts at once: refused here, naming the rd,
+    /// before any thread exists (on hosts each worker's share is checked there).
+    fn check_clone_count(&self, rd: &RunDef, run: &Run) -> Result<(), JobFileError> {
         let clones: u64 = run
             .to_jobs(None)
             .iter()
@@ -2702,17 +2697,17 @@ impl ParamFile {
             .sum();
         if self.hosts.is_empty() && clones > u64::from(MAX_THREADS) {
             return Err(rd.loc.invalid(
-                "threads",
-                &threads.to_string(),
-                format!(
-                    "rd={} starts {clones} threads over its {} (wd, sd) pairs; iofit starts at most {MAX_THREADS} at once",
-                    rd.name,
-                    run.workloads.len()
-                ),
-                "lower threads= (or run fewer sds at once)",
-            ));
+            "threads",
+            &run.threads.to_string(),
+            format!(
+                "rd={} starts {clones} threads over its {} (wd, sd) pairs; iofit starts at most {MAX_THREADS} at once",
+                rd.name,
+                run.workloads.len()
+            ),
+            "lower threads= (or run fewer sds at once)",
+        ));
         }
-        Ok(run)
+        Ok(())
     }
 
     /// The hd lines an SD runs on: those named by `host=` (`*` or none: every hd). Unknown hd
@@ -2967,3 +2962,18 @@ pub fn is_local_host(name: &str) -> bool {
 mod feature_tests;
 #[cfg(test)]
 mod tests;
+
+/// A `forxfersize=`/`forrdpct=`/... value of the run in place of the workload's own.
+fn apply_for_values(w: &mut RunWorkload, combo: &[ForValue]) {
+    for value in combo {
+        match value {
+            ForValue::XferSize(x) => w.xfersize = x.clone(),
+            ForValue::RdPct(r) => w.rdpct = *r,
+            ForValue::SeekPct(s) => w.seek = *s,
+            ForValue::RhPct(p) => w.rhpct = *p,
+            ForValue::WhPct(p) => w.whpct = *p,
+            ForValue::HitArea(b) => w.hitarea = Some(*b),
+            _ => {}
+        }
+    }
+}

@@ -8,11 +8,9 @@
 //! and `system=` make the ssh destination; `vdbench=` is where iofit is on the host. An SD
 //! shared by k hosts gets 1/k of its share of a fixed `iorate=` on each.
 
-use crate::observer::{Event, Observer};
-use crate::vdbench::{adjust, write_json, RunJson, VdbenchJson, VdbenchOptions};
 use crate::ProcedureError;
 use iofit_jobfile::fio::{parse_str_as_file, ParseOptions};
-use iofit_jobfile::vdbench::{IoRate, ParamFile, Run};
+use iofit_jobfile::vdbench::{ParamFile, Run};
 use iofit_model::job::JobSpec;
 use iofit_remote::protocol::HostKeys;
 use iofit_remote::{ControllerOptions, HostSpec, MultiRun};
@@ -21,10 +19,10 @@ use iofit_report::vdbench_summary::{render_run, AvgLine};
 use iofit_safefs::input::{caps, read_capped_string};
 use iofit_stats::RunResult;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-fn bad(message: impl Into<String>) -> ProcedureError {
+pub(crate) fn bad(message: impl Into<String>) -> ProcedureError {
     ProcedureError::BadInput(message.into())
 }
 
@@ -488,7 +486,7 @@ fn plain(name: &str) -> String {
 
 /// The name of a file's validate keys directory on its hosts (in each host's temp dir): the
 /// controller's pid and the time make it the file's own.
-fn keys_dir_name() -> String {
+pub(crate) fn keys_dir_name() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
@@ -496,7 +494,7 @@ fn keys_dir_name() -> String {
     format!("iofit-validate-hosts-{}-{nanos}", std::process::id())
 }
 
-fn summary(
+pub(crate) fn summary(
     run: &Run,
     label: &str,
     job_result: &RunResult,
@@ -559,150 +557,4 @@ pub(crate) fn slurm_nodes_for_hds(
             .map(|i| nodes[i % nodes.len()].clone())
             .collect(),
     ))
-}
-
-/// A vdbench file's runs on its hosts: each run's text goes to the observer as it finishes
-/// and the JSON document (`vdbench.json_output`) is rewritten after every run, so a lost run
-/// keeps the ones before it. Returns each run's status; stops after an interrupted run.
-pub fn run_vdbench_hosts(
-    path: &Path,
-    file: &ParamFile,
-    runs: Vec<Run>,
-    vdbench: &VdbenchOptions,
-    reach: &Reach,
-    runner: &mut dyn HostRunner,
-    observer: &mut dyn Observer,
-) -> Result<Vec<HostsStatus>, ProcedureError> {
-    let mut doc = VdbenchJson {
-        tool: format!("iofit {}", env!("CARGO_PKG_VERSION")),
-        dialect: "vdbench".into(),
-        file: path.display().to_string(),
-        ..Default::default()
-    };
-    crate::vdbench::say_notes(file, observer);
-    if let Some(nodes) = slurm_nodes_for_hds(file, reach)? {
-        let map: Vec<String> = file
-            .hosts
-            .iter()
-            .zip(&nodes)
-            .map(|(hd, node)| format!("{} -> {node}", hd.name))
-            .collect();
-        observer.warning(&crate::observer::Warning::JobNote(format!(
-            "--hosts slurm: the file's hd= lines run on the allocation's nodes in order ({})",
-            map.join(", ")
-        )));
-    }
-    // validate=yes: each host keeps its keys from one run to the next (vdbench keeps its key
-    // table for the whole file); the last run that validates has them removed.
-    let keys = runs
-        .iter()
-        .any(|r| r.data.verify.mode.is_on())
-        .then(keys_dir_name);
-    let last_validating = runs.iter().rposition(|r| r.data.verify.mode.is_on());
-    let mut statuses = Vec::new();
-    // vdbench's output directory (`-o`): the hosts' total, as vdbench's summary.html holds.
-    let mut reports = crate::vdbench::Reports::default();
-    let mut flat_rows = Vec::new();
-    if vdbench.output_dir.is_some() {
-        reports.parmfile = iofit_safefs::input::read_capped_string(
-            path,
-            iofit_safefs::input::caps::JOB_FILE_BYTES,
-            "parameter file",
-        )?;
-        reports
-            .log
-            .extend(file.notes.iter().map(|n| format!("note: {n}")));
-    }
-    for (index, run) in runs.into_iter().enumerate() {
-        if reach.stop.load(Ordering::Relaxed) {
-            break;
-        }
-        let run = adjust(run, vdbench)?;
-        let (rate, label) = match &run.iorate {
-            IoRate::Max => (None, "Uncontrolled MAX".to_string()),
-            IoRate::Fixed(rate) => (Some(*rate), format!("{rate}")),
-            IoRate::Curve(_) => {
-                return Err(bad(format!(
-                    "rd={}: iorate=curve across hosts is not supported yet; give iorate=max or a fixed rate",
-                    run.rd
-                )))
-            }
-        };
-        let run_keys = keys
-            .as_deref()
-            .filter(|_| run.data.verify.mode.is_on())
-            .map(|dir| (dir, Some(index) == last_validating));
-        let specs = vdbench_host_specs(file, &run, rate, reach, run_keys)?;
-        let multi = runner.run(specs)?;
-        let (text, avg) = render_vdbench_run(&run, &label, &multi);
-        if let Some(dir) = &vdbench.output_dir {
-            let start = multi.combined.timestamp_s as f64;
-            if let (Some((total_avg, total)), Some(job)) = (
-                summary(&run, &label, &multi.combined, start),
-                multi.combined.jobs.first(),
-            ) {
-                reports.summaries.push(total);
-                reports
-                    .histograms
-                    .push(crate::vdbench_output::histogram(&run.rd, job));
-                let header = crate::vdbench::vdbench_header(&run, &label, start);
-                flat_rows.extend(crate::vdbench_flat::raw_rows(
-                    &run, rate, job, &header, &total_avg,
-                ));
-            }
-            for host in &multi.hosts {
-                if let Some(failure) = &host.failure {
-                    reports.errors.push(format!(
-                        "rd={} hd={}: lost after {:.1} s: {}",
-                        run.rd, host.name, failure.after_s, failure.message
-                    ));
-                }
-            }
-            reports
-                .log
-                .push(format!("rd={} done on {} hosts", run.rd, multi.hosts.len()));
-            crate::vdbench_output::write_reports(
-                dir,
-                &path.display().to_string(),
-                &reports,
-                &flat_rows,
-                false,
-            )?;
-        }
-        observer.event(&Event::VdbenchRun {
-            summary: text,
-            rd: run.rd.clone(),
-            error: None,
-        });
-        if let (Some(avg), Some(job)) = (avg, multi.combined.jobs.first()) {
-            let result = RunResult {
-                jobs: vec![job.clone()],
-                ..multi.combined.clone()
-            };
-            let hosts = multi
-                .hosts
-                .iter()
-                .filter_map(|h| h.result.clone())
-                .collect();
-            doc.runs
-                .push(RunJson::new(&run, &label, rate, &avg, result, hosts));
-        }
-        let status = HostsStatus::of(&multi);
-        doc.interrupted |= status.interrupted;
-        write_json(&doc, vdbench)?;
-        let interrupted = status.interrupted;
-        statuses.push(status);
-        if interrupted {
-            break;
-        }
-    }
-    let mut out = crate::vdbench_fs_hosts::FileOut {
-        doc: &mut doc,
-        reports: &mut reports,
-        flat_rows: &mut flat_rows,
-    };
-    // The file system runs follow the raw ones, on their own hds.
-    let io = (runner, observer);
-    crate::vdbench_fs_hosts::run_all(path, file, vdbench, reach, io, &mut out, &mut statuses)?;
-    Ok(statuses)
 }

@@ -54,6 +54,7 @@ pub mod vdbench;
 mod vdbench_flat;
 mod vdbench_fs;
 pub mod vdbench_fs_hosts;
+pub mod vdbench_hosts;
 pub mod vdbench_output;
 pub mod vm_filters;
 pub mod workload;

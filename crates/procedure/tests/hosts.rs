@@ -6,10 +6,11 @@
 use iofit_engine::{run_jobs, ClockChoice, RunOptions, Silent};
 use iofit_model::job::EngineKind;
 use iofit_procedure::hosts::{
-    fio_jobs_for, host_name, parse_hosts, run_vdbench_hosts, vdbench_host_specs, HostRunner, Reach,
+    fio_jobs_for, host_name, parse_hosts, vdbench_host_specs, HostRunner, Reach,
 };
 use iofit_procedure::observer::{Event, Observer};
 use iofit_procedure::vdbench::VdbenchOptions;
+use iofit_procedure::vdbench_hosts::run_vdbench_hosts;
 use iofit_procedure::ProcedureError;
 use iofit_remote::{HostFailure, HostRun, HostSpec, MultiRun};
 use std::sync::atomic::AtomicBool;

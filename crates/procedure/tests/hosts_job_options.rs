@@ -58,6 +58,7 @@ fn a_hosts_run_sends_each_worker_the_jobs_a_single_host_run_parses() {
         allow_overwrite: false,
         interval_ms: 1000,
         keys: None,
+        fs: None,
     });
     let worker: Vec<JobSpec> = match serde_json::from_str::<ToWorker>(&line).expect("decodes") {
         ToWorker::Job { jobs, .. } => jobs,

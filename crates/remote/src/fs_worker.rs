@@ -6,7 +6,7 @@
 //! on the host that owns the files.
 
 use crate::protocol::{unix_ns, FromWorker};
-use crate::worker::{inside, send, SharedOut, WorkerLimits};
+use crate::worker_limits::{inside, send, SharedOut, WorkerLimits};
 use crate::RemoteError;
 use iofit_fswork::wire::WireOutcome;
 use iofit_fswork::{FsEvent, FsOptions};

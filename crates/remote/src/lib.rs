@@ -21,6 +21,7 @@ mod fs_worker;
 pub mod merge;
 pub mod protocol;
 pub mod worker;
+mod worker_limits;
 
 pub use controller::{run, ControllerOptions, HostFailure, HostRun, HostSpec, MultiRun};
 

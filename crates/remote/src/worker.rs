@@ -4,73 +4,19 @@
 //! the results. End of input (the controller or its ssh went away) stops the run at once, so a
 //! worker never outlives its controller.
 
-use crate::protocol::{
-    encode, read_line, unix_ns, FromWorker, HostKeys, ToWorker, PROTOCOL_VERSION,
-};
+use crate::protocol::{read_line, unix_ns, FromWorker, HostKeys, ToWorker, PROTOCOL_VERSION};
+pub use crate::worker_limits::WorkerLimits;
+use crate::worker_limits::{inside, send, SharedOut};
 use crate::RemoteError;
 use iofit_engine::{run_jobs, Observer, Progress, RunOptions};
 use iofit_model::job::{EngineKind, JobSpec};
 use iofit_stats::compact::CompactDirection;
 use std::io::{BufRead, Write};
-use std::path::{Component, Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-pub(crate) type SharedOut = Arc<Mutex<Box<dyn Write + Send>>>;
-
-/// What this worker may do, from its own command line (`iofit worker --allow-dir DIR
-/// --allow-overwrite`), never from the controller: with an ssh forced command
-/// (`command="iofit worker --protocol N --allow-dir /mnt/test"` in `authorized_keys`) the
-/// key's holder cannot make the worker touch anything else.
-#[derive(Clone, Debug, Default)]
-pub struct WorkerLimits {
-    /// Directories every file the jobs read or write must be in (empty: no limit).
-    pub allowed_dirs: Vec<PathBuf>,
-    /// Whether a controller may ask to overwrite devices and files iofit did not create.
-    pub allow_overwrite: bool,
-}
-
-/// `path` made absolute (against the working directory), without `.`; `None` with `..`.
-fn absolute(path: &Path) -> Option<PathBuf> {
-    let base = if path.is_absolute() {
-        PathBuf::new()
-    } else {
-        std::env::current_dir().ok()?
-    };
-    let mut out = base;
-    for component in path.components() {
-        match component {
-            Component::ParentDir => return None,
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    Some(out)
-}
-
-/// `path` with its longest existing ancestor's links resolved (the rest does not exist yet).
-fn resolved(path: &Path) -> Option<PathBuf> {
-    let mut existing = path.to_path_buf();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(real) = existing.canonicalize() {
-            return Some(rest.iter().rev().fold(real, |p, name| p.join(name)));
-        }
-        rest.push(existing.file_name()?.to_os_string());
-        existing = existing.parent()?.to_path_buf();
-    }
-}
-
-pub(crate) fn inside(path: &Path, dirs: &[PathBuf]) -> bool {
-    let Some(path) = absolute(path).and_then(|p| resolved(&p)) else {
-        return false;
-    };
-    dirs.iter()
-        .filter_map(|d| d.canonicalize().ok())
-        .any(|dir| path.starts_with(dir))
-}
 
 /// Every path a job reads or writes: its files, logs, IO logs and verify state.
 fn paths_of(job: &JobSpec) -> Vec<PathBuf> {
@@ -139,12 +85,6 @@ fn check_limits(
         }
     }
     Ok(())
-}
-
-pub(crate) fn send(out: &SharedOut, message: &FromWorker) -> std::io::Result<()> {
-    let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
-    writeln!(out, "{}", encode(message))?;
-    out.flush()
 }
 
 /// Serves one controller. `protocol` is the version the controller asked for on the command

@@ -5,8 +5,9 @@
 use crate::cmd::remote::{exit_code, SshRunner, INCOMPLETE};
 use crate::observe::CliObserver;
 use iofit_jobfile::vdbench::{ParamFile, Run};
-use iofit_procedure::hosts::{run_vdbench_hosts, Reach};
+use iofit_procedure::hosts::Reach;
 use iofit_procedure::vdbench::VdbenchOptions;
+use iofit_procedure::vdbench_hosts::run_vdbench_hosts;
 use std::path::Path;
 use std::process::ExitCode;
 
