@@ -41,9 +41,9 @@ pub struct Args {
     /// The workload's IO size, as fio's bs (k = 1024). Once for every volume, or once per --disk.
     #[arg(long, default_value = "8k")]
     pub bs: Vec<String>,
-    /// IOs in flight per job (fio's iodepth). Default: with --requirements, plan's rule: the depth
-    /// at which the disks reach their limits (Little's law at the service time, at least the
-    /// target's), split into jobs of at most 32; otherwise 32.
+    /// IOs in flight per job (fio's iodepth) [default: with --requirements, plan's rule: the
+    /// depth at which the disks reach their limits (Little's law at the service time, at least
+    /// the target's), split into jobs of at most 32; otherwise 32].
     #[arg(long, allow_negative_numbers = true)]
     pub iodepth: Option<i64>,
     /// Jobs (threads) per volume [default: 1].
