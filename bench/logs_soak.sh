@@ -124,7 +124,7 @@ echo "logs_soak: ${RUNTIME} s run took ${took} s, peak RSS $((hwm / 1024)) MiB (
     "$((hwm_first_minute / 1024)) MiB), logs $((last_bytes >> 20)) MiB, failures: $failures"
 cd / || exit 1
 if [[ -z "${KEEP:-}" && "$WORK" == "$MADE_DIR" ]]; then
-    rm -rf -- "$MADE_DIR"
+    rm -rf "$MADE_DIR"
 elif [[ "$WORK" != "$MADE_DIR" ]]; then
     rmdir -- "$MADE_DIR"
 fi

@@ -200,7 +200,7 @@ sys.exit(0 if ios > 0 and abs(implied - ios) <= 0.01 * ios else 1)
 PY
 }
 attack() {
-    A="$WORK/attack$runs"; mkdir -p "$A"; : >"$A/ledger"
+    A=$(mktemp -d "$WORK/attack.XXXXXX"); : >"$A/ledger"
     attacks[$1]=$(( ${attacks[$1]:-0} + 1 ))
     "attack_${1//-/_}"
     check_planted "$1"

@@ -101,7 +101,7 @@ fn write_iolog_naming_the_job_file_itself_is_refused_even_with_allow_overwrite()
     let data = laid_out(dir.path());
     let text = read_job(&data, "write_iolog=job.fio\n");
     let out = run_job_text(dir.path(), &text, &["--allow-overwrite"]);
-    assert_refused(&out, "which this run reads");
+    assert_refused(&out, "which this command reads");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("job.fio")).unwrap(),
         text
@@ -194,7 +194,7 @@ fn output_naming_an_include_or_the_read_iolog_is_refused() {
         read_job(&data, "write_iolog=replay.log\n").replace("[r]", "[q]")
     );
     let out = run_job_text(dir.path(), &job, &["--allow-overwrite"]);
-    assert_refused(&out, "which this run reads");
+    assert_refused(&out, "which read_iolog= of job 'p' reads");
     assert_eq!(std::fs::read_to_string(&log).unwrap(), log_text);
 }
 

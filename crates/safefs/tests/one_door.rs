@@ -241,10 +241,14 @@ fn unsafe_removals(script: &str) -> Vec<String> {
     recursive_removals(script)
         .into_iter()
         .filter(|word| {
-            let var = word
-                .strip_prefix("\"$")
-                .and_then(|w| w.strip_suffix('"'))
-                .filter(|v| v.chars().all(|c| c.is_alphanumeric() || c == '_'));
+            // "$VAR" or "$VAR/below" (no `..`): the directory the script made, or inside it.
+            let inner = word.strip_prefix("\"$").and_then(|w| w.strip_suffix('"'));
+            let var = inner
+                .map(|w| w.split_once('/').map_or((w, ""), |(v, rest)| (v, rest)))
+                .filter(|(v, rest)| {
+                    v.chars().all(|c| c.is_alphanumeric() || c == '_') && !rest.contains("..")
+                })
+                .map(|(v, _)| v);
             !var.is_some_and(|v| made_by_mktemp(script, v))
         })
         .collect()
@@ -282,4 +286,7 @@ fn the_bench_check_catches_a_build_directory_and_a_given_work_dir() {
     assert_eq!(unsafe_removals(given), ["\"$WORK\""]);
     let good = "MADE=$(mktemp -d /tmp/x.XXXXXX)\nWORK=\"${2:-$MADE}\"\nrm -rf \"$MADE\"\n";
     assert!(unsafe_removals(good).is_empty());
+    // Inside the directory the script made is fine; a way out of it is not.
+    let inside = "MADE=$(mktemp -d)\nrm -rf \"$MADE/sub/dir\"\nrm -rf \"$MADE/../home\"\n";
+    assert_eq!(unsafe_removals(inside), ["\"$MADE/../home\""]);
 }
