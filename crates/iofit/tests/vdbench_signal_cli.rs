@@ -59,10 +59,19 @@ fn sigterm_with_threads_blocked_in_the_kernel_exits_130_with_the_run_interrupted
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stdout}\n{stderr}");
     assert!(!stdout.contains("stopped on an error"), "{stdout}");
-    assert!(
-        stdout.contains("interrupted by a signal") && stdout.contains("blocked in the kernel"),
-        "{stdout}"
-    );
+    // Either the run's own end printed its summary (the blocked clones counted as stopped), or
+    // the stop bound ended it first (1 s after the signal, while a 4 s read still held a
+    // clone) and said so; both exit 130 with the results file whole and marked.
+    let summary = stdout.contains("interrupted by a signal");
+    if summary {
+        assert!(stdout.contains("blocked in the kernel"), "{stdout}");
+        assert!(stdout.contains("avg_"), "{stdout}");
+    } else {
+        assert!(
+            stderr.contains("did not end within 1000 ms of the signal"),
+            "stdout: {stdout}\nstderr: {stderr}"
+        );
+    }
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["interrupted"], true, "{doc}");
     let job = &doc["runs"][0]["result"]["jobs"][0];
@@ -72,5 +81,4 @@ fn sigterm_with_threads_blocked_in_the_kernel_exits_130_with_the_run_interrupted
     let ios = job["read"]["ios"].as_u64().unwrap();
     assert_eq!(job["read"]["io_bytes"].as_u64(), Some(ios << 20), "{job}");
     assert_eq!(doc["runs"][0]["rd"], "rd1");
-    assert!(stdout.contains("avg_"), "{stdout}");
 }
