@@ -57,7 +57,7 @@ while kill -0 "$pid" 2>/dev/null; do
     [[ -n "$kib" ]] || kib=0
     (( kib > hwm )) && hwm=$kib
     (( elapsed <= 60 && kib > hwm_first_minute )) && hwm_first_minute=$kib
-    bytes=$(find . -maxdepth 1 -name '*h_clat_hist*' -printf '%s\n' | awk '{s += $1} END {print s + 0}')
+    bytes=$(find . -maxdepth 1 -name '*h_clat_hist*' -printf '%s\n' | awk '{s += $1} END {printf "%d\n", s}')
     (( bytes > last_bytes )) && grew=$((grew + 1))
     last_bytes=$bytes
     samples+=("${elapsed}s hwm=$((kib / 1024))MiB logs=$((bytes >> 20))MiB")
