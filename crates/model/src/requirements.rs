@@ -77,6 +77,39 @@ pub struct SizingTarget {
     pub queue_depth: Option<f64>,
 }
 
+impl SizingTarget {
+    /// The single operating point that meets both the IOPS and the MB/s of this target:
+    /// `throughput = IOPS x IO size`, so when the MB/s exceed IOPS x the typical IO size, the
+    /// IOs must on average be larger (`MB/s / IOPS`); with no IOPS given, IOPS = MB/s / IO size.
+    /// `bytes_per_mb` is the bytes of one MB in the tables used. Returns (IOPS, bytes per IO).
+    ///
+    /// ```
+    /// use iofit_model::{Bytes, SizingTarget};
+    /// let target = SizingTarget { iops: 1000.0, throughput_mb_s: 64.0, io_size_bytes: 8192,
+    ///     ..SizingTarget::default() };
+    /// // 64 MB/s at 1,000 IOPS needs 64,000-byte IOs, more than the typical 8 KiB.
+    /// assert_eq!(target.operating_point(1e6), (1000.0, Bytes(64_000)));
+    /// ```
+    pub fn operating_point(&self, bytes_per_mb: f64) -> (f64, crate::Bytes) {
+        let size = self.io_size_bytes.max(1) as f64;
+        let bytes_per_s = self.throughput_mb_s * bytes_per_mb;
+        if self.iops <= 0.0 {
+            return (bytes_per_s / size, crate::Bytes(size as u64));
+        }
+        // A profile sizes the IOPS and the MB/s peaks apart (each at its percentile x comfort),
+        // so their ratio wobbles around the typical IO size: within 1 % the typical size stands
+        // (no "8193 B" IOs); beyond it the MB/s really needs larger IOs on average.
+        if bytes_per_s > self.iops * size * 1.01 {
+            (
+                self.iops,
+                crate::Bytes((bytes_per_s / self.iops).ceil() as u64),
+            )
+        } else {
+            (self.iops, crate::Bytes(size as u64))
+        }
+    }
+}
+
 fn default_random_pct() -> f64 {
     100.0
 }

@@ -601,28 +601,10 @@ fn target_iops(target: &SizingTarget, mb: f64) -> f64 {
     operating_point(target, mb).0
 }
 
-/// The single operating point that meets both the IOPS and the MB/s of a target:
-/// `throughput = IOPS x IO size`, so when the MB/s exceed IOPS x the typical IO size, the IOs
-/// must on average be larger (`MB/s / IOPS`); with no IOPS given, IOPS = MB/s / IO size.
-/// `mb` is the bytes of one MB in the tables used.
+/// The single operating point that meets both the IOPS and the MB/s of a target: see
+/// [`SizingTarget::operating_point`], which holds the rule so that renderers can use it too.
 pub fn operating_point(target: &SizingTarget, mb: f64) -> (f64, Bytes) {
-    let size = target.io_size_bytes.max(1) as f64;
-    let bytes_per_s = target.throughput_mb_s * mb;
-    if target.iops > 0.0 {
-        // A profile sizes the IOPS and the MB/s peaks apart (each at its percentile x comfort),
-        // so their ratio wobbles around the typical IO size: within 1 % the typical size stands
-        // (no "8193 B" IOs); beyond it the MB/s really needs larger IOs on average.
-        if bytes_per_s > target.iops * size * 1.01 {
-            (
-                target.iops,
-                Bytes((bytes_per_s / target.iops).ceil() as u64),
-            )
-        } else {
-            (target.iops, Bytes(size as u64))
-        }
-    } else {
-        (bytes_per_s / size, Bytes(size as u64))
-    }
+    target.operating_point(mb)
 }
 
 /// Sizes a provisioned disk type for one volume: the fewest disks, each with the smallest size,

@@ -527,7 +527,7 @@ fn workload_over_time(html: HtmlReport, report: &DemoReport) -> HtmlReport {
     };
     iofit_report::workload_chart::capture_charts(
         html,
-        &capture,
+        &crate::workload::captured_volumes(&capture, &report.requirements),
         &report.requirements,
         "p95 of 10-minute peaks x 1.3",
         Some(&report.plan),

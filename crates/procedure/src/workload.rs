@@ -8,6 +8,7 @@ use iofit_model::Requirements;
 use iofit_planner::{CatalogRows, Plan};
 use iofit_profile::Capture;
 use iofit_report::html::HtmlReport;
+use iofit_report::workload_chart::CapturedVolume;
 
 /// How the profile sized: the words the sizing line carries ("p95 of 10-minute peaks x 1.3").
 pub fn sized_words(options: &iofit_profile::SizingOptions) -> String {
@@ -25,6 +26,30 @@ pub fn sized_words(options: &iofit_profile::SizingOptions) -> String {
     words
 }
 
+/// Each volume of `requirements` over `capture`: the points of the devices it names (none when
+/// it names none or the capture lacks them).
+pub fn captured_volumes(capture: &Capture, requirements: &Requirements) -> Vec<CapturedVolume> {
+    requirements
+        .volumes
+        .iter()
+        .map(|volume| {
+            let spec = iofit_profile::VolumeSpec {
+                label: volume.label.clone(),
+                devices: volume.devices.clone(),
+            };
+            let points = if spec.devices.is_empty() {
+                Vec::new()
+            } else {
+                iofit_profile::volume_timeline(capture, &spec)
+            };
+            CapturedVolume {
+                label: volume.label.clone(),
+                points,
+            }
+        })
+        .collect()
+}
+
 /// `iofit profile --report`: the requirements checklist, then every volume over the capture
 /// with its sizing line.
 pub fn profile_report(
@@ -36,7 +61,7 @@ pub fn profile_report(
     let html = HtmlReport::new(title).requirements(requirements);
     iofit_report::workload_chart::capture_charts(
         html,
-        capture,
+        &captured_volumes(capture, requirements),
         requirements,
         sized_words,
         None,
@@ -54,13 +79,8 @@ pub fn plan_report_with_capture(
     plan: &Plan,
     rows: &CatalogRows,
 ) -> Result<HtmlReport, ProcedureError> {
-    let drawn = requirements.volumes.iter().any(|volume| {
-        let spec = iofit_profile::VolumeSpec {
-            label: volume.label.clone(),
-            devices: volume.devices.clone(),
-        };
-        !spec.devices.is_empty() && !iofit_profile::volume_timeline(capture, &spec).is_empty()
-    });
+    let captured = captured_volumes(capture, requirements);
+    let drawn = captured.iter().any(|volume| !volume.points.is_empty());
     if !drawn {
         let captured: Vec<&str> = capture.devices.iter().map(|d| d.name.as_str()).collect();
         return Err(ProcedureError::BadInput(format!(
@@ -77,7 +97,7 @@ pub fn plan_report_with_capture(
     let cheaper = iofit_planner::next_cheaper_design(plan, requirements, rows);
     Ok(iofit_report::workload_chart::capture_charts(
         report,
-        capture,
+        &captured,
         requirements,
         "the requirements' sized figure",
         Some(plan),

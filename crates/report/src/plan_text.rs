@@ -106,7 +106,7 @@ fn render_requirements_inner(requirements: &Requirements, bytes_per_mb: Option<f
         );
         // The IO size is the capture's mean; when the sized MB/s need larger IOs at the sized
         // IOPS, designs and predictions run at that size: say so here, under its own name.
-        let (_, per_io) = iofit_planner::operating_point(s, bytes_per_mb.unwrap_or(1e6));
+        let (_, per_io) = s.operating_point(bytes_per_mb.unwrap_or(1e6));
         if per_io.0 != s.io_size_bytes {
             let _ = writeln!(
                 out,

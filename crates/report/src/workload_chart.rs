@@ -553,13 +553,22 @@ fn latency_and_queue_depth(
     html
 }
 
-/// Every volume of `requirements` that names its devices, drawn from `capture`: its workload
+/// One volume of the requirements over a capture: the points its devices give there, empty
+/// when the capture does not hold them. The caller reads them from the capture
+/// (`iofit_profile::volume_timeline`), so this crate only draws.
+#[derive(Clone, Debug)]
+pub struct CapturedVolume {
+    pub label: String,
+    pub points: Vec<TimelinePoint>,
+}
+
+/// Every volume of `requirements` that names its devices, drawn from its `captured` points: its workload
 /// over the capture with the sizing line, and the limits of the plan's design #1 and of
 /// `cheaper` (design #1's volumes on the next cheaper VM) when given. A volume whose devices
 /// are not in the capture is said so in one line rather than drawn empty.
 pub fn capture_charts(
     mut html: HtmlReport,
-    capture: &iofit_profile::Capture,
+    captured: &[CapturedVolume],
     requirements: &iofit_model::Requirements,
     sized_words: &str,
     plan: Option<&iofit_planner::Plan>,
@@ -584,16 +593,16 @@ pub fn capture_charts(
     let mut missing = Vec::new();
     let mut drawn = Vec::new();
     for volume in &requirements.volumes {
-        let spec = iofit_profile::VolumeSpec {
-            label: volume.label.clone(),
-            devices: volume.devices.clone(),
-        };
-        let points = iofit_profile::volume_timeline(capture, &spec);
-        if spec.devices.is_empty() || points.is_empty() {
+        let points = captured
+            .iter()
+            .find(|c| c.label == volume.label)
+            .map(|c| c.points.clone())
+            .unwrap_or_default();
+        if volume.devices.is_empty() || points.is_empty() {
             missing.push(format!(
                 "{}: devices [{}] not in the capture",
                 volume.label,
-                spec.devices.join(", ")
+                volume.devices.join(", ")
             ));
         } else {
             drawn.push((volume, points));
