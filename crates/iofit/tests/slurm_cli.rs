@@ -87,6 +87,12 @@ fn check_combined(doc: &Value, workers: &[&str]) {
     assert_eq!(completions(all), ios(all));
 }
 
+/// Every worker of the run was a task of ONE srun step (the "with one srun step").
+fn check_one_step(cluster: &SlurmCluster) {
+    let steps = cluster.launched_steps();
+    assert_eq!(steps.len(), 1, "job steps launched: {steps:?}");
+}
+
 fn wait_no_workers(cluster: &SlurmCluster) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while (0..cluster.nodes.len()).any(|i| !cluster.workers(i).is_empty())
@@ -125,6 +131,7 @@ fn a_fio_job_runs_on_both_allocated_nodes_and_combines_exactly() {
             "no file on node {i}"
         );
     }
+    check_one_step(&cluster);
     wait_no_workers(&cluster);
 }
 
@@ -157,6 +164,14 @@ fn tasks_per_node_starts_that_many_workers_on_every_node() {
         &json_of(&output),
         &["node1.1", "node1.2", "node2.1", "node2.2"],
     );
+    // The four workers were the four tasks of one step, two on each node.
+    check_one_step(&cluster);
+    let ran_on = |node: &str| {
+        std::fs::read_to_string(cluster.dir.path().join(format!("log/slurmd-{node}.log")))
+            .unwrap()
+            .contains("launch task StepId=")
+    };
+    assert!(ran_on("node1") && ran_on("node2"));
 }
 
 /// Starts a long run under salloc and waits until both workers run their timed phase.
@@ -213,6 +228,7 @@ fn a_cancelled_job_ends_at_once_with_every_node_s_results_marked_incomplete() {
             .unwrap()
             .contains("stopped on the host"));
     }
+    check_one_step(&cluster);
     wait_no_workers(&cluster);
 }
 
@@ -249,6 +265,7 @@ fn a_failed_node_is_reported_and_the_other_node_s_results_are_kept() {
     assert_eq!(hosts[1]["complete"], false);
     assert!(hosts[1]["live_ios"].as_u64().unwrap() > 0);
     check_combined(&doc, &["node1"]);
+    check_one_step(&cluster);
     wait_no_workers(&cluster);
 }
 

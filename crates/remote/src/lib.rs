@@ -20,6 +20,7 @@ pub mod controller;
 mod fs_worker;
 pub mod merge;
 pub mod protocol;
+pub mod slurm_stdio;
 pub mod worker;
 mod worker_limits;
 
