@@ -269,6 +269,45 @@ fn a_failed_node_is_reported_and_the_other_node_s_results_are_kept() {
     wait_no_workers(&cluster);
 }
 
+#[test]
+fn a_failed_node_ends_a_long_run_with_what_the_other_node_measured_until_then() {
+    // One step for both workers: node2's failure must not take node1's results with it, and
+    // the run ends with the loss (as Slurm ends a job whose node fails), not 60 s later.
+    let cluster = SlurmCluster::up(2);
+    let child = start_long_run(&cluster);
+    let failed = Instant::now();
+    cluster.fail_node(1);
+    let output = child.wait_with_output().unwrap();
+    let took = failed.elapsed();
+    // Lost after 10 s without a word from it; the other worker then stops within the bound.
+    assert!(
+        took < Duration::from_secs(15),
+        "took {took:?} after the failure"
+    );
+    assert_exit(&output, 3);
+    let doc = json_of(&output);
+    let hosts = doc["iofit"]["hosts"].as_array().unwrap();
+    assert_eq!(hosts[0]["complete"], false);
+    let why = hosts[0]["failure"].as_str().unwrap();
+    assert!(why.contains("stopped when node2 was lost"), "{why}");
+    assert_eq!(hosts[1]["complete"], false);
+    assert!(hosts[1]["failure"]
+        .as_str()
+        .unwrap()
+        .contains("no message from the host"));
+    // node1's measurements until the stop are whole: its block, the total = its own.
+    check_combined(&doc, &["node1"]);
+    let node1 = &doc["client_stats"][0];
+    assert_eq!(node1["iofit"]["interrupted"], true);
+    let runtime_ms = node1["job_runtime"].as_u64().unwrap();
+    assert!(
+        (5_000..30_000).contains(&runtime_ms),
+        "node1 ran {runtime_ms} ms"
+    );
+    check_one_step(&cluster);
+    wait_no_workers(&cluster);
+}
+
 /// The NetApp seed's own generator script, for 2 VMs with 2 volumes each, their mount points
 /// in the test's directory; the hd= lines still name the seed's VMs.
 fn seed_files(cluster: &SlurmCluster) -> PathBuf {
