@@ -444,3 +444,60 @@ fn hosts_slurm_outside_an_allocation_says_how_to_get_one() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_step_task_answers_only_its_own_lines_in_frames() {
+    use std::io::Write;
+    // Task 1 of a step: the controller's lines reach every task, each names the task it is for.
+    let protocol = iofit_remote::protocol::PROTOCOL_VERSION.to_string();
+    let mut worker = Command::new(IOFIT)
+        .args(["worker", "--protocol", &protocol, "--slurm-step"])
+        .env("SLURM_PROCID", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = worker.stdin.take().unwrap();
+    writeln!(stdin, r#"0 {{"type":"ping","id":100}}"#).unwrap();
+    writeln!(stdin, r#"1 {{"type":"ping","id":7}}"#).unwrap();
+    writeln!(stdin, r#"10 {{"type":"ping","id":110}}"#).unwrap();
+    writeln!(stdin, r#"* {{"type":"ping","id":8}}"#).unwrap();
+    drop(stdin);
+    let output = worker.wait_with_output().unwrap();
+    assert_exit(&output, 0);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    // Every line is one whole frame of task 1 (`~1=LEN JSON`: each message fits one frame).
+    let messages: Vec<Value> = stdout
+        .lines()
+        .map(|line| {
+            let (head, json) = line.split_once(' ').unwrap();
+            assert_eq!(head, format!("~1={}", json.len()), "{line}");
+            serde_json::from_str(json).unwrap()
+        })
+        .collect();
+    assert_eq!(messages[0]["type"], "hello");
+    let pongs: Vec<u64> = messages
+        .iter()
+        .filter(|m| m["type"] == "pong")
+        .map(|m| m["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(pongs, [7, 8], "{stdout}");
+}
+
+#[test]
+fn a_step_task_outside_a_step_says_what_starts_it() {
+    let protocol = iofit_remote::protocol::PROTOCOL_VERSION.to_string();
+    let output = Command::new(IOFIT)
+        .args(["worker", "--protocol", &protocol, "--slurm-step"])
+        .env_remove("SLURM_PROCID")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_exit(&output, 2);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("SLURM_PROCID") && stderr.contains("--hosts slurm"),
+        "{stderr}"
+    );
+}

@@ -954,6 +954,8 @@ fn handshake_event(
                     .unwrap_or_default();
                 let mut message = if state.hello {
                     "the connection closed".to_string()
+                } else if options.slurm.is_some() {
+                    "could not start iofit worker as a task of the srun step".to_string()
                 } else {
                     "could not start iofit worker over ssh".to_string()
                 };
@@ -1336,6 +1338,66 @@ fn shut_down(connections: &mut [Option<Connection>]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn host(node: &str, iofit: &str) -> HostSpec {
+        HostSpec {
+            name: node.into(),
+            destination: node.into(),
+            remote_iofit: iofit.into(),
+            jobs: Vec::new(),
+            keys: None,
+            fs: None,
+        }
+    }
+
+    #[test]
+    fn one_srun_step_lays_task_i_on_host_i_s_node() {
+        // Three workers on two nodes (a vdbench file with more hds than nodes): one step, the
+        // node list in task order with node1 twice.
+        let hosts = [
+            host("node1", "/opt/iofit"),
+            host("node2", "/opt/iofit"),
+            host("node1", "/opt/iofit"),
+        ];
+        let (program, command) = slurm_step(&hosts, &SlurmLaunch::default(), true).unwrap();
+        assert_eq!(program, "srun");
+        let args: Vec<String> = command
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        for expected in [
+            "--nodes=2",
+            "--ntasks=3",
+            "--distribution=arbitrary",
+            "--nodelist=node1,node2,node1",
+            "--label",
+            "--input=all",
+            "--no-kill",
+        ] {
+            assert!(args.iter().any(|a| a == expected), "{expected} in {args:?}");
+        }
+        let worker = args.iter().position(|a| a == "--").unwrap();
+        assert_eq!(
+            args[worker + 1..],
+            [
+                "/opt/iofit",
+                "worker",
+                "--protocol",
+                &PROTOCOL_VERSION.to_string(),
+                "--slurm-step",
+                "--allow-overwrite"
+            ]
+        );
+        // One step runs one binary: two different ones are refused, naming both.
+        let mixed = [host("node1", "/opt/iofit"), host("node2", "/usr/bin/iofit")];
+        let error = slurm_step(&mixed, &SlurmLaunch::default(), false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("/opt/iofit") && error.contains("/usr/bin/iofit"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn remote_command_words_are_quoted() {
