@@ -310,7 +310,7 @@ fn a_failed_node_ends_a_long_run_with_what_the_other_node_measured_until_then() 
 
 /// The NetApp seed's own generator script, for 2 VMs with 2 volumes each, their mount points
 /// in the test's directory; the hd= lines still name the seed's VMs.
-fn seed_files(cluster: &SlurmCluster) -> PathBuf {
+fn seed_files(cluster: &SlurmCluster, vms: usize) -> PathBuf {
     let out = cluster.dir.path().join("seed");
     std::fs::create_dir_all(&out).unwrap();
     let script =
@@ -318,7 +318,7 @@ fn seed_files(cluster: &SlurmCluster) -> PathBuf {
     let data = cluster.dir.path().join("data");
     let text = std::fs::read_to_string(script)
         .unwrap()
-        .replace("{1..24}", "{1..2}")
+        .replace("{1..24}", &format!("{{1..{vms}}}"))
         .replace("{1..6}", "{1..2}")
         .replace("/mnt/vdb", &format!("{}/vm${{vm}}/vdb", data.display()));
     std::fs::write(out.join("script.sh"), text).unwrap();
@@ -328,7 +328,7 @@ fn seed_files(cluster: &SlurmCluster) -> PathBuf {
         .status()
         .unwrap()
         .success());
-    for vm in 1..=2 {
+    for vm in 1..=vms {
         for vol in 1..=2 {
             std::fs::create_dir_all(data.join(format!("vm{vm}/vdb{vol}"))).unwrap();
         }
@@ -339,7 +339,7 @@ fn seed_files(cluster: &SlurmCluster) -> PathBuf {
 #[test]
 fn the_netapp_seed_rndread_file_runs_on_the_allocation_s_nodes() {
     let cluster = SlurmCluster::up(2);
-    let seed = seed_files(&cluster);
+    let seed = seed_files(&cluster, 2);
     let json = cluster.dir.path().join("rndread.json");
     let output = salloc_run(
         &cluster,
@@ -370,6 +370,10 @@ fn the_netapp_seed_rndread_file_runs_on_the_allocation_s_nodes() {
     );
     assert!(stdout.contains("Total of all hosts"), "{stdout}");
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // One srun step per run of the file, every hd a task of it.
+    let runs = doc["runs"].as_array().unwrap().len();
+    let steps = cluster.launched_steps();
+    assert_eq!(steps.len(), runs, "{runs} run(s), steps {steps:?}");
     let run = &doc["runs"][0];
     let per_host = run["hosts"].as_array().unwrap();
     assert_eq!(per_host.len(), 2);
@@ -500,4 +504,47 @@ fn a_step_task_outside_a_step_says_what_starts_it() {
         stderr.contains("SLURM_PROCID") && stderr.contains("--hosts slurm"),
         "{stderr}"
     );
+}
+
+#[test]
+fn three_hds_on_two_nodes_are_three_tasks_of_one_step_in_the_file_s_order() {
+    // vm3 goes to node1 again: the step's tasks are laid out node1, node2, node1.
+    let cluster = SlurmCluster::up(2);
+    let seed = seed_files(&cluster, 3);
+    let json = cluster.dir.path().join("rndread.json");
+    let output = salloc_run(
+        &cluster,
+        2,
+        &[
+            "-q",
+            "--elapsed",
+            "1",
+            "--warmup",
+            "0",
+            "--size",
+            "4m",
+            "--output",
+        ],
+    )
+    .arg(&json)
+    .arg(seed.join("vnet1-RndRead-workload"))
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("(vm1 -> node1, vm2 -> node2, vm3 -> node1)"),
+        "{stderr}"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let run = &doc["runs"][0];
+    let per_host = run["hosts"].as_array().unwrap();
+    assert_eq!(per_host.len(), 3);
+    let ios = |j: &Value| j["read"]["ios"].as_u64().unwrap() + j["write"]["ios"].as_u64().unwrap();
+    let host_sum: u64 = per_host.iter().map(|h| ios(&h["jobs"][0])).sum();
+    assert_eq!(ios(&run["result"]["jobs"][0]), host_sum);
+    for host in per_host {
+        assert!(ios(&host["jobs"][0]) > 0, "{host}");
+    }
+    assert_eq!(cluster.launched_steps().len(), 1);
 }
