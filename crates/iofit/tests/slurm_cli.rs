@@ -548,3 +548,90 @@ fn three_hds_on_two_nodes_are_three_tasks_of_one_step_in_the_file_s_order() {
     }
     assert_eq!(cluster.launched_steps().len(), 1);
 }
+
+/// The run's one step while it runs (`JOB.STEP`), checked to be the only one: every worker is
+/// one of its tasks.
+fn the_one_running_step(cluster: &SlurmCluster) -> String {
+    let listed = cluster
+        .command("squeue")
+        .args(["-h", "-s", "-o", "%i %j"])
+        .output()
+        .unwrap();
+    let steps: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.contains(".extern") && !l.contains(".interactive"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(steps.len(), 1, "{steps:?}");
+    let (step, name) = steps[0].split_once(' ').unwrap();
+    assert_eq!(name, "iofit-worker");
+    step.to_string()
+}
+
+#[test]
+fn a_step_signalled_to_stop_ends_with_every_worker_s_results() {
+    let cluster = SlurmCluster::up(2);
+    let child = start_long_run(&cluster);
+    let step = the_one_running_step(&cluster);
+    // SIGTERM to the step's tasks (what the job's cancel and time limit send first).
+    let cancelled = Instant::now();
+    assert!(cluster
+        .command("scancel")
+        .args(["--signal=TERM", &step])
+        .status()
+        .unwrap()
+        .success());
+    let output = child.wait_with_output().unwrap();
+    let took = cancelled.elapsed();
+    assert!(
+        took < Duration::from_secs(2),
+        "took {took:?} after scancel {step}"
+    );
+    assert_exit(&output, 3);
+    let doc = json_of(&output);
+    check_combined(&doc, &["node1", "node2"]);
+    for host in doc["iofit"]["hosts"].as_array().unwrap() {
+        assert_eq!(host["complete"], false);
+        assert!(host["failure"]
+            .as_str()
+            .unwrap()
+            .contains("stopped on the host"));
+    }
+    wait_no_workers(&cluster);
+}
+
+#[test]
+fn a_cancelled_step_ends_the_run_at_once_naming_what_slurm_did() {
+    // `scancel JOB.STEP` kills the step's tasks outright (SIGKILL, no SIGTERM first): no
+    // worker can send its results; the run still ends at once, every host marked lost with
+    // the live counts it had sent and Slurm's own words.
+    let cluster = SlurmCluster::up(2);
+    let child = start_long_run(&cluster);
+    let step = the_one_running_step(&cluster);
+    let cancelled = Instant::now();
+    assert!(cluster
+        .command("scancel")
+        .arg(&step)
+        .status()
+        .unwrap()
+        .success());
+    let output = child.wait_with_output().unwrap();
+    let took = cancelled.elapsed();
+    assert!(
+        took < Duration::from_secs(2),
+        "took {took:?} after scancel {step}"
+    );
+    assert_exit(&output, 3);
+    let doc = json_of(&output);
+    for host in doc["iofit"]["hosts"].as_array().unwrap() {
+        assert_eq!(host["complete"], false);
+        assert!(host["live_ios"].as_u64().unwrap() > 0, "{host}");
+        let why = host["failure"].as_str().unwrap();
+        assert!(
+            why.contains("connection lost") && why.contains("Killed"),
+            "{why}"
+        );
+    }
+    wait_no_workers(&cluster);
+}
