@@ -813,8 +813,11 @@ impl Phase<'_> {
                 self.pump_hello()
             }
             Err(error) => {
+                // Two binaries for one step is the command line's to fix.
+                let bad_input = matches!(error, StartError::MixedBinaries { .. });
                 for state in self.states.iter_mut() {
                     state.problem = Some(error.to_string());
+                    state.bad_input = bad_input;
                 }
                 Ok(())
             }
