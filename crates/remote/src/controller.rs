@@ -1,12 +1,16 @@
 //! The controller: starts `iofit worker` on every host through the OpenSSH client (the user's
 //! config, keys and agent; `BatchMode=yes` so a missing key fails instead of prompting), checks
 //! versions and measures clock offsets, sends the jobs, holds the barrier, collects intervals
-//! and results, and merges them.
+//! and results, and merges them. Inside a Slurm allocation ([`ControllerOptions::slurm`]) the
+//! workers are instead the tasks of one `srun` step, all spoken to over that step's stdio
+//! ([`crate::slurm_stdio`]).
 //!
 //! Nothing starts IO until every host has answered, agreed on the protocol and laid out its
 //! files: a host that cannot be reached or authenticated, a mismatched binary or a refused job
 //! stops the whole run before any IO. A host lost after the start is recorded with the time it
-//! stopped; the others run to the end and keep their results.
+//! stopped; over ssh the others run to the end and keep their results, in a Slurm run the
+//! others are stopped and keep what they measured until then (Slurm ends a job whose node
+//! fails).
 
 use crate::merge::Combiner;
 use crate::protocol::{
