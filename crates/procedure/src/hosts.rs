@@ -120,8 +120,8 @@ pub struct Reach {
     pub ssh_config: Option<PathBuf>,
     pub allow_overwrite: bool,
     pub stop: Arc<AtomicBool>,
-    /// Workers are Slurm job steps on the allocation's nodes (`--hosts slurm`), this many per
-    /// node; None: ssh.
+    /// Workers are the tasks of one Slurm job step on the allocation's nodes (`--hosts slurm`),
+    /// this many per node; None: ssh.
     pub slurm_tasks_per_node: Option<u32>,
 }
 

@@ -77,8 +77,9 @@ pub fn slurm_script(request: &SlurmScriptRequest) -> Result<String, ProcedureErr
          #SBATCH --ntasks-per-node={tpn}\n\
          #SBATCH --time={time}\n\
          #SBATCH --output=iofit-%j.log\n\
-         # iofit starts one worker per allocated node as a job step (srun) and merges their\n\
-         # results: per-node blocks and the combined total in the JSON, a report beside it.\n\
+         # iofit starts one worker per allocated node, all tasks of one job step (srun), and\n\
+         # merges their results: per-node blocks and the combined total in the JSON, a report\n\
+         # beside it.\n\
          # Exit code 3: a node or step was lost (its results so far are kept and marked).\n\
          set -euo pipefail\n\
          {iofit} run --hosts slurm{tasks} --output-format=json \\\n    \

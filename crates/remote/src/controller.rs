@@ -1,17 +1,22 @@
 //! The controller: starts `iofit worker` on every host through the OpenSSH client (the user's
 //! config, keys and agent; `BatchMode=yes` so a missing key fails instead of prompting), checks
 //! versions and measures clock offsets, sends the jobs, holds the barrier, collects intervals
-//! and results, and merges them.
+//! and results, and merges them. Inside a Slurm allocation ([`ControllerOptions::slurm`]) the
+//! workers are instead the tasks of one `srun` step, all spoken to over that step's stdio
+//! ([`crate::slurm_stdio`]).
 //!
 //! Nothing starts IO until every host has answered, agreed on the protocol and laid out its
 //! files: a host that cannot be reached or authenticated, a mismatched binary or a refused job
 //! stops the whole run before any IO. A host lost after the start is recorded with the time it
-//! stopped; the others run to the end and keep their results.
+//! stopped; over ssh the others run to the end and keep their results, in a Slurm run the
+//! others are stopped and keep what they measured until then (Slurm ends a job whose node
+//! fails).
 
 use crate::merge::Combiner;
 use crate::protocol::{
     encode, read_line, unix_ns, FromWorker, HostKeys, ToWorker, PROTOCOL_VERSION,
 };
+use crate::slurm_stdio::{address, task_of_line, Demux, Demuxed};
 use crate::RemoteError;
 use iofit_model::job::JobSpec;
 use iofit_stats::compact::{CompactDirection, CompactError};
@@ -56,14 +61,17 @@ pub struct ControllerOptions {
     pub stop: Arc<AtomicBool>,
     /// Pings per host for the clock offset (the fastest round trip wins).
     pub pings: u32,
-    /// Start workers as Slurm job steps instead of over ssh (see [`SlurmLaunch`]).
+    /// Start the workers as the tasks of one Slurm job step instead of over ssh (see
+    /// [`SlurmLaunch`]).
     pub slurm: Option<SlurmLaunch>,
 }
 
-/// Workers started by Slurm inside the caller's allocation: one `srun` step per worker, pinned
-/// to its node (`--nodelist`), sharing the allocation's resources (`--overlap`), its stdio
-/// forwarded by Slurm. The destination of a [`HostSpec`] is then a node name; no ssh key, known
-/// host or listening port is involved, and Slurm ends the steps when the allocation ends.
+/// Workers started by Slurm inside the caller's allocation: ONE `srun` step for all of them,
+/// task `i` on host `i`'s node (`--distribution=arbitrary` over the node list in task order),
+/// sharing the allocation's resources (`--overlap`), their stdio forwarded by Slurm and
+/// addressed by task id (see [`crate::slurm_stdio`]). The destination of a [`HostSpec`] is
+/// then a node name; no ssh key, known host or listening port is involved, and Slurm ends the
+/// step when the allocation ends.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SlurmLaunch {
     /// The srun client and arguments before iofit's own (`srun` by default).
@@ -153,9 +161,72 @@ enum Event {
     Eof,
 }
 
+/// How the controller reaches one worker.
+enum Link {
+    /// The worker's own client process (ssh): closing its input stops the worker.
+    Own {
+        child: Child,
+        stdin: Option<ChildStdin>,
+    },
+    /// Task `task` of the one srun step every worker of a Slurm run is part of.
+    Task { step: Arc<SlurmStep>, task: usize },
+}
+
+/// The one `srun` of a Slurm run: its stdin reaches every task (lines carry the task they are
+/// for), its labelled stdout carries every task's framed messages (see [`crate::slurm_stdio`]).
+struct SlurmStep {
+    child: Mutex<Child>,
+    stdin: Mutex<Option<ChildStdin>>,
+    /// A task was given up on (its node failed): srun waits for it forever, so its end does
+    /// not wait for srun to end by itself.
+    task_lost: AtomicBool,
+}
+
+impl SlurmStep {
+    /// Closes srun's stdin (every task reads the end of its input and stops), waits for srun
+    /// to end, then signals it: SIGTERM, which srun forwards to the step's tasks (each sends
+    /// what it measured and exits), and SIGKILL when even that does not end it (a failed
+    /// node's tasks never report their end, and srun would wait for them).
+    fn end(&self) {
+        *self.stdin.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
+        let patience = if self.task_lost.load(Ordering::SeqCst) {
+            Duration::ZERO
+        } else {
+            STEP_END_WAIT
+        };
+        if wait_for(&mut child, patience) {
+            return;
+        }
+        // SAFETY: kill(2) on the pid of our own child, which has not been reaped (try_wait
+        // said it runs), so the pid is still that process.
+        unsafe {
+            libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        if !wait_for(&mut child, STEP_END_WAIT) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// How long the end of a Slurm step waits for srun at each stage (closed input, SIGTERM).
+const STEP_END_WAIT: Duration = Duration::from_secs(1);
+
+/// Whether `child` ended within `patience`.
+fn wait_for(child: &mut Child, patience: Duration) -> bool {
+    let deadline = Instant::now() + patience;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) | Err(_) => return true,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => return false,
+        }
+    }
+}
+
 struct Connection {
-    child: Child,
-    stdin: Option<ChildStdin>,
+    link: Link,
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// Set when ssh's stderr is closed (everything it said is in `stderr`).
     stderr_closed: Arc<AtomicBool>,
@@ -163,23 +234,61 @@ struct Connection {
 
 impl Connection {
     fn send(&mut self, message: &ToWorker) -> bool {
-        match self.stdin.as_mut() {
-            Some(stdin) => writeln!(stdin, "{}", encode(message))
+        match &mut self.link {
+            Link::Own {
+                stdin: Some(stdin), ..
+            } => writeln!(stdin, "{}", encode(message))
                 .and_then(|_| stdin.flush())
                 .is_ok(),
-            None => false,
+            Link::Own { stdin: None, .. } => false,
+            Link::Task { step, task } => {
+                let mut stdin = step.stdin.lock().unwrap_or_else(|e| e.into_inner());
+                match stdin.as_mut() {
+                    Some(stdin) => writeln!(stdin, "{}", address(*task, &encode(message)))
+                        .and_then(|_| stdin.flush())
+                        .is_ok(),
+                    None => false,
+                }
+            }
         }
     }
 
-    /// The last lines ssh wrote to stderr. Waits a moment for the stream to close, so an
-    /// authentication error printed just before ssh exits is not missed.
+    /// Stops the worker for good: its own client is closed and killed; a task of the shared
+    /// step is told to stop (the step and the other tasks go on).
+    fn abandon(&mut self) {
+        match &mut self.link {
+            Link::Own { child, stdin } => {
+                *stdin = None;
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            Link::Task { step, .. } => {
+                step.task_lost.store(true, Ordering::SeqCst);
+                self.send(&ToWorker::Stop);
+            }
+        }
+    }
+
+    /// The last lines ssh wrote to stderr (for a task of the Slurm step: its own labelled
+    /// lines and srun's). Waits a moment for the stream to close, so an authentication error
+    /// printed just before ssh exits is not missed.
     fn stderr_tail(&self) -> String {
         let deadline = Instant::now() + Duration::from_secs(2);
         while !self.stderr_closed.load(Ordering::SeqCst) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
         }
         let lines = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
-        lines.iter().cloned().collect::<Vec<_>>().join(" / ")
+        let mine = |line: &&String| match &self.link {
+            Link::Own { .. } => true,
+            Link::Task { task, .. } => task_of_line(line).is_none_or(|t| t == *task),
+        };
+        let mine: Vec<&String> = lines.iter().filter(mine).collect();
+        let from = mine.len().saturating_sub(8);
+        mine[from..]
+            .iter()
+            .map(|l| l.as_str())
+            .collect::<Vec<_>>()
+            .join(" / ")
     }
 }
 
@@ -201,6 +310,13 @@ fn shell_quote(word: &str) -> String {
 enum StartError {
     #[error("no ssh or srun command")]
     NoSshCommand,
+    #[error("no host to start")]
+    NoHosts,
+    #[error(
+        "one Slurm step runs one iofit on every node, and the hosts name two ({first} and \
+         {other}); give --remote-iofit PATH"
+    )]
+    MixedBinaries { first: String, other: String },
     #[error("cannot run {program}: {source}")]
     Spawn {
         program: String,
@@ -238,10 +354,50 @@ fn start(
     options: &ControllerOptions,
     events: Sender<(usize, Event)>,
 ) -> Result<Connection, StartError> {
-    let (program, mut command) = match &options.slurm {
-        Some(slurm) => slurm_step(host, slurm, options.allow_overwrite)?,
-        None => ssh_session(host, options)?,
-    };
+    let (program, command) = ssh_session(host, options)?;
+    let (mut child, stdout, stderr, stderr_closed) = spawn_piped(program, command, 8)?;
+    std::thread::spawn(move || {
+        let mut input = BufReader::new(stdout);
+        loop {
+            let event = match read_line(&mut input) {
+                Ok(Some(line)) => parse_event(line),
+                Ok(None) | Err(_) => Event::Eof,
+            };
+            let end = matches!(event, Event::Eof);
+            if events.send((index, event)).is_err() || end {
+                break;
+            }
+        }
+    });
+    let stdin = child.stdin.take();
+    Ok(Connection {
+        link: Link::Own { child, stdin },
+        stderr,
+        stderr_closed,
+    })
+}
+
+fn parse_event(line: String) -> Event {
+    match serde_json::from_str::<FromWorker>(&line) {
+        Ok(message) => Event::Message(message, line.len() + 1),
+        Err(_) => Event::Garbage(line),
+    }
+}
+
+type Spawned = (
+    Child,
+    std::process::ChildStdout,
+    Arc<Mutex<VecDeque<String>>>,
+    Arc<AtomicBool>,
+);
+
+/// Starts `command` with piped stdio in its own process group, and keeps the last
+/// `stderr_lines` lines of its stderr.
+fn spawn_piped(
+    program: String,
+    mut command: Command,
+    stderr_lines: usize,
+) -> Result<Spawned, StartError> {
     command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -262,36 +418,70 @@ fn start(
         let mut input = BufReader::new(stderr_pipe);
         while let Ok(Some(line)) = read_line(&mut input) {
             let mut lines = tail.lock().unwrap_or_else(|e| e.into_inner());
-            if lines.len() == 8 {
+            if lines.len() == stderr_lines {
                 lines.pop_front();
             }
             lines.push_back(line);
         }
         closed.store(true, Ordering::SeqCst);
     });
+    Ok((child, stdout, stderr, stderr_closed))
+}
+
+/// Starts every worker as a task of ONE srun step (task `i` is host `i`, on the host's node)
+/// and says hello to each. Reads srun's labelled stdout back into each task's messages; the
+/// end of that stdout is the end of every task's channel.
+fn start_slurm_step(
+    hosts: &[HostSpec],
+    slurm: &SlurmLaunch,
+    options: &ControllerOptions,
+    events: Sender<(usize, Event)>,
+) -> Result<Vec<Connection>, StartError> {
+    let (program, command) = slurm_step(hosts, slurm, options.allow_overwrite)?;
+    // Every task's stderr comes through this one srun: keep enough lines for each to name
+    // its own failure.
+    let (mut child, stdout, stderr, stderr_closed) =
+        spawn_piped(program, command, 8 * hosts.len().max(8))?;
+    let tasks = hosts.len();
     std::thread::spawn(move || {
         let mut input = BufReader::new(stdout);
-        loop {
-            let event = match read_line(&mut input) {
-                Ok(Some(line)) => match serde_json::from_str::<FromWorker>(&line) {
-                    Ok(message) => Event::Message(message, line.len() + 1),
-                    Err(_) => Event::Garbage(line),
-                },
-                Ok(None) | Err(_) => Event::Eof,
+        let mut demux = Demux::default();
+        while let Ok(Some(line)) = read_line(&mut input) {
+            let (task, event) = match demux.push(&line) {
+                Demuxed::Message(task, text) => (task, parse_event(text)),
+                Demuxed::Garbage(task, text) => (task, Event::Garbage(text)),
+                Demuxed::Partial | Demuxed::Unlabelled(_) => continue,
             };
-            let end = matches!(event, Event::Eof);
-            if events.send((index, event)).is_err() || end {
-                break;
+            if task < tasks && events.send((task, event)).is_err() {
+                return;
             }
         }
+        for task in 0..tasks {
+            let _ = events.send((task, Event::Eof));
+        }
     });
-    let stdin = child.stdin.take();
-    Ok(Connection {
-        child,
-        stdin,
-        stderr,
-        stderr_closed,
-    })
+    let step = Arc::new(SlurmStep {
+        stdin: Mutex::new(child.stdin.take()),
+        child: Mutex::new(child),
+        task_lost: AtomicBool::new(false),
+    });
+    Ok((0..tasks)
+        .map(|task| {
+            let mut connection = Connection {
+                link: Link::Task {
+                    step: Arc::clone(&step),
+                    task,
+                },
+                stderr: Arc::clone(&stderr),
+                stderr_closed: Arc::clone(&stderr_closed),
+            };
+            connection.send(&ToWorker::Hello {
+                protocol: PROTOCOL_VERSION,
+                version: env!("CARGO_PKG_VERSION").to_string(),
+            });
+            connection
+        })
+        .collect())
 }
 
 /// `ssh HOST 'IOFIT worker --protocol N'`, with keep-alives so a dead host is noticed.
@@ -331,11 +521,15 @@ fn ssh_session(
     Ok((program.clone(), command))
 }
 
-/// `srun --nodelist=NODE ... IOFIT worker --protocol N`: one job step on the host's node.
-/// `--kill-on-bad-exit=0` keeps a failed worker's step from ending the others' (each worker is
-/// its own step anyway); `--overlap` lets several workers share a node's allocated CPUs.
+/// `srun --ntasks=T --distribution=arbitrary --nodelist=N1,N2,N1... IOFIT worker --protocol N
+/// --slurm-step`: ONE job step whose task `i` runs on host `i`'s node (the node list in task
+/// order, a node repeated for each of its workers). `--label` prefixes each task's output lines
+/// with its task id, `--input=all` sends the controller's lines to every task. `--no-kill`
+/// keeps srun from ending the whole step when one node fails: the surviving workers measure on
+/// and send what they measured (`--kill-on-bad-exit=0` likewise for a worker that fails).
+/// `--overlap` and `--overcommit` let several workers share a node's allocated CPUs.
 fn slurm_step(
-    host: &HostSpec,
+    hosts: &[HostSpec],
     slurm: &SlurmLaunch,
     allow_overwrite: bool,
 ) -> Result<(String, Command), StartError> {
@@ -343,21 +537,47 @@ fn slurm_step(
         .srun_command
         .split_first()
         .ok_or(StartError::NoSshCommand)?;
+    let remote_iofit = &hosts.first().ok_or(StartError::NoHosts)?.remote_iofit;
+    if let Some(other) = hosts.iter().find(|h| &h.remote_iofit != remote_iofit) {
+        return Err(StartError::MixedBinaries {
+            first: remote_iofit.clone(),
+            other: other.remote_iofit.clone(),
+        });
+    }
+    let mut nodes: Vec<&str> = hosts.iter().map(|h| h.destination.as_str()).collect();
+    let layout = nodes.join(",");
+    nodes.sort_unstable();
+    nodes.dedup();
     let mut command = Command::new(program);
     command
         .args(leading)
+        .arg(format!("--nodes={}", nodes.len()))
+        .arg(format!("--ntasks={}", hosts.len()))
         .args([
-            "--nodes=1",
-            "--ntasks=1",
+            "--distribution=arbitrary",
             "--overlap",
+            "--overcommit",
             "--quiet",
+            "--label",
+            "--input=all",
+            "--no-kill",
             "--kill-on-bad-exit=0",
             "--job-name=iofit-worker",
         ])
-        .arg(format!("--nodelist={}", host.destination))
+        .arg(format!("--nodelist={layout}"))
+        // These would override the layout (a host file) or give the tasks a terminal and
+        // unbuffered output (lines no longer whole); iofit's own options decide both.
+        .env_remove("SLURM_HOSTFILE")
+        .env_remove("SLURM_UNBUFFEREDIO")
+        .env_remove("SLURM_NTASKS_PER_NODE")
         .arg("--")
-        .arg(&host.remote_iofit)
-        .args(["worker", "--protocol", &PROTOCOL_VERSION.to_string()]);
+        .arg(remote_iofit)
+        .args([
+            "worker",
+            "--protocol",
+            &PROTOCOL_VERSION.to_string(),
+            "--slurm-step",
+        ]);
     if allow_overwrite {
         command.arg("--allow-overwrite");
     }
@@ -445,48 +665,18 @@ pub fn run(hosts: &[HostSpec], options: &ControllerOptions) -> Result<MultiRun, 
             ..Handshake::default()
         })
         .collect();
-    // Phase 1: hello and clock offsets, within the connect timeout, wave by wave.
-    let destinations: Vec<&str> = hosts.iter().map(|h| h.destination.as_str()).collect();
-    let mut attempts = vec![0u32; hosts.len()];
-    for wave in waves(&destinations, SSH_WAVE) {
-        let mut pending = wave;
-        while !pending.is_empty() {
-            for &i in &pending {
-                attempts[i] += 1;
-                states[i] = Handshake::default();
-                connections[i] = connect(i, &hosts[i], options, &tx, &mut states[i]);
-            }
-            let deadline = Instant::now() + options.connect_timeout + Duration::from_secs(5);
-            let phase_done =
-                |s: &Handshake| s.waiting || s.problem.is_some() || s.pings_done >= options.pings;
-            pump(
-                &rx,
-                &mut connections,
-                &mut states,
-                &mut runs,
-                options,
-                deadline,
-                phase_done,
-                "answer hello",
-            )?;
-            // Sessions the server dropped before they authenticated start again.
-            pending.retain(|&i| {
-                !states[i].hello
-                    && attempts[i] < SSH_ATTEMPTS
-                    && states[i].problem.as_deref().is_some_and(is_reset)
-            });
-            for &i in &pending {
-                if let Some(mut old) = connections[i].take() {
-                    let _ = old.child.kill();
-                    let _ = old.child.wait();
-                }
-            }
-            if !pending.is_empty() {
-                std::thread::sleep(Duration::from_millis(200) * attempts[pending[0]]);
-            }
-        }
+    // Phase 1: hello and clock offsets, within the connect timeout.
+    let mut phase = Phase {
+        rx: &rx,
+        connections: &mut connections,
+        states: &mut states,
+        runs: &mut runs,
+        options,
+    };
+    match &options.slurm {
+        Some(slurm) => phase.hello_slurm(hosts, slurm, tx)?,
+        None => phase.hello_ssh(hosts, tx)?,
     }
-    drop(tx);
     refuse_if_any(&mut connections, &states, &runs)?;
     // Phase 2: the jobs; every host lays out its files and checks it may write them.
     for (i, host) in hosts.iter().enumerate() {
@@ -544,6 +734,99 @@ pub fn run(hosts: &[HostSpec], options: &ControllerOptions) -> Result<MultiRun, 
     );
     shut_down(&mut connections);
     Ok(finish(runs, combiner, start_at, interrupted))
+}
+
+/// Everything the start of a run works on.
+struct Phase<'a> {
+    rx: &'a Receiver<(usize, Event)>,
+    connections: &'a mut [Option<Connection>],
+    states: &'a mut [Handshake],
+    runs: &'a mut [HostRun],
+    options: &'a ControllerOptions,
+}
+
+impl Phase<'_> {
+    fn pump_hello(&mut self) -> Result<(), RemoteError> {
+        let deadline = Instant::now() + self.options.connect_timeout + Duration::from_secs(5);
+        let pings = self.options.pings;
+        pump(
+            self.rx,
+            self.connections,
+            self.states,
+            self.runs,
+            self.options,
+            deadline,
+            |s: &Handshake| s.waiting || s.problem.is_some() || s.pings_done >= pings,
+            "answer hello",
+        )
+    }
+
+    /// One ssh session per host, in waves per destination; sessions the server dropped
+    /// before they authenticated start again.
+    fn hello_ssh(
+        &mut self,
+        hosts: &[HostSpec],
+        tx: Sender<(usize, Event)>,
+    ) -> Result<(), RemoteError> {
+        let destinations: Vec<&str> = hosts.iter().map(|h| h.destination.as_str()).collect();
+        let mut attempts = vec![0u32; hosts.len()];
+        for wave in waves(&destinations, SSH_WAVE) {
+            let mut pending = wave;
+            while !pending.is_empty() {
+                for &i in &pending {
+                    attempts[i] += 1;
+                    self.states[i] = Handshake::default();
+                    self.connections[i] =
+                        connect(i, &hosts[i], self.options, &tx, &mut self.states[i]);
+                }
+                self.pump_hello()?;
+                let states = &*self.states;
+                pending.retain(|&i| {
+                    !states[i].hello
+                        && attempts[i] < SSH_ATTEMPTS
+                        && states[i].problem.as_deref().is_some_and(is_reset)
+                });
+                for &i in &pending {
+                    if let Some(mut old) = self.connections[i].take() {
+                        old.abandon();
+                    }
+                }
+                if !pending.is_empty() {
+                    std::thread::sleep(Duration::from_millis(200) * attempts[pending[0]]);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every host a task of one srun step.
+    fn hello_slurm(
+        &mut self,
+        hosts: &[HostSpec],
+        slurm: &SlurmLaunch,
+        tx: Sender<(usize, Event)>,
+    ) -> Result<(), RemoteError> {
+        for state in self.states.iter_mut() {
+            *state = Handshake::default();
+        }
+        match start_slurm_step(hosts, slurm, self.options, tx) {
+            Ok(tasks) => {
+                for (slot, task) in self.connections.iter_mut().zip(tasks) {
+                    *slot = Some(task);
+                }
+                self.pump_hello()
+            }
+            Err(error) => {
+                // Two binaries for one step is the command line's to fix.
+                let bad_input = matches!(error, StartError::MixedBinaries { .. });
+                for state in self.states.iter_mut() {
+                    state.problem = Some(error.to_string());
+                    state.bad_input = bad_input;
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Reads events until every host is `done` (by `done`), a deadline passes or Ctrl-C.
@@ -678,6 +961,8 @@ fn handshake_event(
                     .unwrap_or_default();
                 let mut message = if state.hello {
                     "the connection closed".to_string()
+                } else if options.slurm.is_some() {
+                    "could not start iofit worker as a task of the srun step".to_string()
                 } else {
                     "could not start iofit worker over ssh".to_string()
                 };
@@ -742,10 +1027,13 @@ fn collect(
 ) -> bool {
     let mut finished = vec![false; runs.len()];
     let mut stop_sent = false;
+    // With Slurm, the first host lost (its node failed) ends the run: Slurm ends a job whose
+    // node fails, and the other workers send what they measured until then.
+    let mut lost_first: Option<usize> = None;
     let since_start = || (unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9;
     // A running worker writes an interval line every interval; one silent much longer than
     // that lost its node, network or process even where the channel stays open (a failed
-    // Slurm node's step hangs until the controller declares the node down).
+    // Slurm node's task never ends its part of the step's output).
     let silence_limit = (options.interval * SILENT_INTERVALS).max(MIN_SILENCE);
     let mut last_heard = vec![Instant::now(); runs.len()];
     while !finished.iter().all(|f| *f) {
@@ -755,7 +1043,7 @@ fn collect(
             }
             stop_sent = true;
         }
-        give_up_on_silent(
+        let lost = give_up_on_silent(
             &mut finished,
             &last_heard,
             silence_limit,
@@ -763,6 +1051,9 @@ fn collect(
             connections,
             runs,
         );
+        if let Some(i) = lost {
+            end_run_for_loss(i, &mut lost_first, &finished, connections, options);
+        }
         let (i, event) = match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(x) => x,
             Err(RecvTimeoutError::Timeout) => continue,
@@ -772,6 +1063,7 @@ fn collect(
         if finished[i] {
             continue;
         }
+        let stopped_for = lost_first.map(|l| runs[l].name.clone());
         let run = &mut runs[i];
         match event {
             Event::Message(message, bytes) => {
@@ -780,50 +1072,21 @@ fn collect(
                     FromWorker::Interval { ios, bytes, .. } => run.live.push((ios, bytes)),
                     FromWorker::Done {
                         started_unix_ns,
-                        mut result,
+                        result,
                         stats,
                         trims,
                     } => {
-                        result.hostname.clone_from(&run.name);
-                        let started = started_unix_ns as i128 - run.clock_offset_ns as i128;
-                        let late_ns = (started - start_at_ns as i128).max(0) as f64;
-                        run.shift_intervals =
-                            (late_ns / options.interval.as_nanos() as f64).round() as usize;
-                        // Decoded and merged at once: the controller keeps one set of
-                        // histograms per job, not one per host.
-                        let trims: Result<Vec<DirectionStats>, CompactError> =
-                            trims.iter().map(CompactDirection::decode).collect();
-                        match decode_all(&stats).and_then(|d| Ok((d, trims?))) {
-                            Ok((decoded, trims)) => {
-                                combiner.add(&result, &decoded, run.shift_intervals);
-                                combiner.add_trims(&trims);
-                                // Stopped on its host, not by us (a cancelled Slurm step, a
-                                // signal to the worker): what it measured is kept and merged,
-                                // and the host did not run to the end.
-                                if result.jobs.iter().any(|j| j.interrupted)
-                                    && !options.stop.load(Ordering::SeqCst)
-                                {
-                                    run.failure = Some(HostFailure {
-                                        after_s: since_start(),
-                                        message: "stopped on the host before the end (a \
-                                                  signal to the worker, such as a cancelled \
-                                                  Slurm step); its results so far are kept"
-                                            .to_string(),
-                                    });
-                                }
-                                run.result = Some(result);
-                            }
-                            Err(e) => {
-                                run.failure = Some(HostFailure {
-                                    after_s: since_start(),
-                                    message: e.to_string(),
-                                })
-                            }
-                        }
+                        let done = Done {
+                            started_unix_ns,
+                            result,
+                            stats: &stats,
+                            trims: &trims,
+                        };
+                        on_done(run, done, options, start_at_ns, combiner, stopped_for);
                         finished[i] = true;
                     }
                     FromWorker::FsDone { outcome, .. } => {
-                        fs_done(run, &outcome, options, since_start());
+                        fs_done(run, &outcome, options, since_start(), stopped_for);
                         finished[i] = true;
                     }
                     FromWorker::Error { message, .. } => {
@@ -843,29 +1106,116 @@ fn collect(
                 });
             }
             Event::Eof => {
-                if !finished[i] {
-                    let tail = connections[i]
-                        .as_ref()
-                        .map(|c| c.stderr_tail())
-                        .unwrap_or_default();
-                    let mut message =
-                        format!("connection lost after {} live interval(s)", run.live.len());
-                    if let Some(previous) = run.failure.take() {
-                        message = format!("{message}; {}", previous.message);
-                    }
-                    if !tail.is_empty() {
-                        message.push_str(&format!(": {tail}"));
-                    }
-                    run.failure = Some(HostFailure {
-                        after_s: since_start(),
-                        message,
-                    });
-                    finished[i] = true;
+                let tail = connections[i]
+                    .as_ref()
+                    .map(|c| c.stderr_tail())
+                    .unwrap_or_default();
+                let mut message =
+                    format!("connection lost after {} live interval(s)", run.live.len());
+                if let Some(previous) = run.failure.take() {
+                    message = format!("{message}; {}", previous.message);
                 }
+                if !tail.is_empty() {
+                    message.push_str(&format!(": {tail}"));
+                }
+                run.failure = Some(HostFailure {
+                    after_s: since_start(),
+                    message,
+                });
+                finished[i] = true;
+                end_run_for_loss(i, &mut lost_first, &finished, connections, options);
             }
         }
     }
     stop_sent
+}
+
+/// A worker's `done`, as it came.
+struct Done<'a> {
+    started_unix_ns: u64,
+    result: RunResult,
+    stats: &'a [[CompactDirection; 2]],
+    trims: &'a [CompactDirection],
+}
+
+/// Why a host whose jobs were stopped on its side did not run to the end: the controller
+/// stopped it because `stopped_for` was lost (a Slurm run), else a signal on the host.
+fn stopped_message(stopped_for: Option<&str>) -> String {
+    match stopped_for {
+        Some(lost) => format!(
+            "stopped when {lost} was lost (Slurm ends a job whose node fails, so the run ends \
+             with it); its results so far are kept"
+        ),
+        None => "stopped on the host before the end (a signal to the worker, such as a \
+                 cancelled Slurm step); its results so far are kept"
+            .to_string(),
+    }
+}
+
+/// A host's run ended: its histograms decoded and merged at once (the controller keeps one set
+/// of histograms per job, not one per host), its result kept.
+fn on_done(
+    run: &mut HostRun,
+    done: Done<'_>,
+    options: &ControllerOptions,
+    start_at_ns: u64,
+    combiner: &mut Combiner,
+    stopped_for: Option<String>,
+) {
+    let after_s = (unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9;
+    let mut result = done.result;
+    result.hostname.clone_from(&run.name);
+    let started = done.started_unix_ns as i128 - run.clock_offset_ns as i128;
+    let late_ns = (started - start_at_ns as i128).max(0) as f64;
+    run.shift_intervals = (late_ns / options.interval.as_nanos() as f64).round() as usize;
+    let trims: Result<Vec<DirectionStats>, CompactError> =
+        done.trims.iter().map(CompactDirection::decode).collect();
+    match decode_all(done.stats).and_then(|d| Ok((d, trims?))) {
+        Ok((decoded, trims)) => {
+            combiner.add(&result, &decoded, run.shift_intervals);
+            combiner.add_trims(&trims);
+            // Stopped before its end, not by the user's stop: what it measured is kept and
+            // merged, and the host did not run to the end.
+            if result.jobs.iter().any(|j| j.interrupted) && !options.stop.load(Ordering::SeqCst) {
+                run.failure = Some(HostFailure {
+                    after_s,
+                    message: stopped_message(stopped_for.as_deref()),
+                });
+            }
+            run.result = Some(result);
+        }
+        Err(e) => {
+            run.failure = Some(HostFailure {
+                after_s,
+                message: e.to_string(),
+            })
+        }
+    }
+}
+
+/// In a Slurm run, the first host lost ends the run: every worker still running is told to
+/// stop and sends what it measured (as Slurm itself would end the job once it marks the node
+/// down, only later). Over ssh the other hosts run on.
+fn end_run_for_loss(
+    lost: usize,
+    lost_first: &mut Option<usize>,
+    finished: &[bool],
+    connections: &mut [Option<Connection>],
+    options: &ControllerOptions,
+) {
+    if options.slurm.is_none() || lost_first.is_some() {
+        return;
+    }
+    *lost_first = Some(lost);
+    for (c, _) in connections
+        .iter_mut()
+        .zip(finished)
+        .filter(|(_, done)| !**done)
+    {
+        if let Some(c) = c.as_mut() {
+            c.send(&ToWorker::Stop);
+        }
+    }
 }
 
 /// A host's file system run ended: its outcome decoded and kept; stopped on the host (not by
@@ -875,6 +1225,7 @@ fn fs_done(
     outcome: &iofit_fswork::wire::WireOutcome,
     options: &ControllerOptions,
     after_s: f64,
+    stopped_for: Option<String>,
 ) {
     match outcome.decode() {
         Ok(result) => {
@@ -883,9 +1234,12 @@ fn fs_done(
             if outcome.interrupted && !options.stop.load(Ordering::SeqCst) {
                 run.failure = Some(HostFailure {
                     after_s,
-                    message: "stopped on the host before the end (a signal to the worker); \
-                              its results so far are kept"
-                        .to_string(),
+                    message: match stopped_for {
+                        Some(_) => stopped_message(stopped_for.as_deref()),
+                        None => "stopped on the host before the end (a signal to the \
+                                 worker); its results so far are kept"
+                            .to_string(),
+                    },
                 });
             }
         }
@@ -904,7 +1258,8 @@ const SILENT_INTERVALS: u32 = 10;
 const MIN_SILENCE: Duration = Duration::from_secs(10);
 
 /// Marks lost every unfinished host not heard from for `limit` since the common start (or its
-/// last message), and ends its local client (ssh or srun) so nothing waits on it.
+/// last message), and ends its local client (ssh) or stops its task (srun) so nothing waits
+/// on it. Returns one of the hosts it gave up on.
 fn give_up_on_silent(
     finished: &mut [bool],
     last_heard: &[Instant],
@@ -912,11 +1267,12 @@ fn give_up_on_silent(
     start_at_ns: u64,
     connections: &mut [Option<Connection>],
     runs: &mut [HostRun],
-) {
+) -> Option<usize> {
     let now_ns = unix_ns();
     if now_ns < start_at_ns {
-        return;
+        return None;
     }
+    let mut lost = None;
     let since_start = Duration::from_nanos(now_ns - start_at_ns);
     for i in 0..runs.len() {
         let silent = last_heard[i].elapsed().min(since_start);
@@ -933,11 +1289,12 @@ fn give_up_on_silent(
             ),
         });
         finished[i] = true;
+        lost.get_or_insert(i);
         if let Some(connection) = connections[i].as_mut() {
-            connection.stdin = None;
-            let _ = connection.child.kill();
+            connection.abandon();
         }
     }
+    lost
 }
 
 fn finish(runs: Vec<HostRun>, combiner: Combiner, start_at_ns: u64, interrupted: bool) -> MultiRun {
@@ -961,25 +1318,25 @@ fn decode_all(stats: &[[CompactDirection; 2]]) -> Result<RawStats, CompactError>
 }
 
 /// Closes every worker's input (which stops it), waits briefly, then kills what is left of the
-/// local ssh processes.
+/// local ssh processes (or of the one srun step).
 fn shut_down(connections: &mut [Option<Connection>]) {
+    let mut step: Option<Arc<SlurmStep>> = None;
     for c in connections.iter_mut().flatten() {
         c.send(&ToWorker::Stop);
-        c.stdin = None;
+        match &mut c.link {
+            Link::Own { stdin, .. } => *stdin = None,
+            Link::Task { step: shared, .. } => step = Some(Arc::clone(shared)),
+        }
+    }
+    if let Some(step) = step {
+        step.end();
     }
     let deadline = Instant::now() + Duration::from_secs(5);
     for c in connections.iter_mut().flatten() {
-        loop {
-            match c.child.try_wait() {
-                Ok(Some(_)) | Err(_) => break,
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(20))
-                }
-                Ok(None) => {
-                    let _ = c.child.kill();
-                    let _ = c.child.wait();
-                    break;
-                }
+        if let Link::Own { child, .. } = &mut c.link {
+            if !wait_for(child, deadline.saturating_duration_since(Instant::now())) {
+                let _ = child.kill();
+                let _ = child.wait();
             }
         }
     }
@@ -988,6 +1345,66 @@ fn shut_down(connections: &mut [Option<Connection>]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn host(node: &str, iofit: &str) -> HostSpec {
+        HostSpec {
+            name: node.into(),
+            destination: node.into(),
+            remote_iofit: iofit.into(),
+            jobs: Vec::new(),
+            keys: None,
+            fs: None,
+        }
+    }
+
+    #[test]
+    fn one_srun_step_lays_task_i_on_host_i_s_node() {
+        // Three workers on two nodes (a vdbench file with more hds than nodes): one step, the
+        // node list in task order with node1 twice.
+        let hosts = [
+            host("node1", "/opt/iofit"),
+            host("node2", "/opt/iofit"),
+            host("node1", "/opt/iofit"),
+        ];
+        let (program, command) = slurm_step(&hosts, &SlurmLaunch::default(), true).unwrap();
+        assert_eq!(program, "srun");
+        let args: Vec<String> = command
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        for expected in [
+            "--nodes=2",
+            "--ntasks=3",
+            "--distribution=arbitrary",
+            "--nodelist=node1,node2,node1",
+            "--label",
+            "--input=all",
+            "--no-kill",
+        ] {
+            assert!(args.iter().any(|a| a == expected), "{expected} in {args:?}");
+        }
+        let worker = args.iter().position(|a| a == "--").unwrap();
+        assert_eq!(
+            args[worker + 1..],
+            [
+                "/opt/iofit",
+                "worker",
+                "--protocol",
+                &PROTOCOL_VERSION.to_string(),
+                "--slurm-step",
+                "--allow-overwrite"
+            ]
+        );
+        // One step runs one binary: two different ones are refused, naming both.
+        let mixed = [host("node1", "/opt/iofit"), host("node2", "/usr/bin/iofit")];
+        let error = slurm_step(&mixed, &SlurmLaunch::default(), false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("/opt/iofit") && error.contains("/usr/bin/iofit"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn remote_command_words_are_quoted() {

@@ -5,7 +5,9 @@
 //! ssh's stdin/stdout, holds a barrier so every host starts together, and combines per-host
 //! results ([`merge`]) into exact combined percentiles (merged HDR histograms) and a combined
 //! per-second series (the sum of aligned intervals). The worker side ([`worker::serve`]) lays
-//! out files with the engine's own never-destroy checks, on the host that owns the data.
+//! out files with the engine's own never-destroy checks, on the host that owns the data. In a
+//! Slurm allocation every worker is a task of one `srun` step instead ([`slurm_stdio`] carries
+//! each worker's conversation over that step's shared stdio).
 //!
 //! ```
 //! use iofit_remote::merge::sum_series;
@@ -20,6 +22,7 @@ pub mod controller;
 mod fs_worker;
 pub mod merge;
 pub mod protocol;
+pub mod slurm_stdio;
 pub mod worker;
 mod worker_limits;
 

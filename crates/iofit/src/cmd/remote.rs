@@ -32,10 +32,37 @@ pub struct WorkerArgs {
     /// Let a controller's --allow-overwrite through (without it, such a job is refused).
     #[arg(long = "allow-overwrite")]
     pub allow_overwrite: bool,
+    /// A task of the one srun step of `run --hosts slurm`: read only the controller's lines for
+    /// this task (SLURM_PROCID), answer in frames that srun's --label output keeps whole.
+    #[arg(long = "slurm-step")]
+    pub slurm_step: bool,
 }
 
 pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     let input = std::io::BufReader::new(std::io::stdin());
+    if args.slurm_step {
+        let task = std::env::var("SLURM_PROCID")
+            .ok()
+            .and_then(|t| t.parse::<usize>().ok())
+            .ok_or_else(|| {
+                bad_input(
+                    "iofit worker --slurm-step runs as a task of an srun step, and SLURM_PROCID \
+                     is not set to a task number; iofit run --hosts slurm starts it so",
+                )
+            })?;
+        let input = iofit_remote::slurm_stdio::AddressedInput::new(input, task);
+        let output = iofit_remote::slurm_stdio::FramedOutput::new(std::io::stdout(), task);
+        return serve(args, input, output);
+    }
+    serve(args, input, std::io::stdout())
+}
+
+/// Serves one controller on `input`/`output` until its run ends.
+fn serve(
+    args: WorkerArgs,
+    input: impl std::io::BufRead + Send + 'static,
+    output: impl std::io::Write + Send + 'static,
+) -> anyhow::Result<ExitCode> {
     let limits = iofit_remote::worker::WorkerLimits {
         allowed_dirs: args.allow_dir,
         allow_overwrite: args.allow_overwrite,
@@ -44,13 +71,7 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     // the results so far still go to the controller; a second signal ends the worker at once.
     let stop = Arc::new(AtomicBool::new(false));
     crate::stop::arm(Arc::clone(&stop), crate::stop::Armed::Unbounded);
-    match iofit_remote::worker::serve_with_stop(
-        args.protocol,
-        &limits,
-        input,
-        std::io::stdout(),
-        stop,
-    ) {
+    match iofit_remote::worker::serve_with_stop(args.protocol, &limits, input, output, stop) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(RemoteError::Worker(message)) => Err(bad_input(message)),
         Err(e) => Err(e.into()),

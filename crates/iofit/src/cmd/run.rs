@@ -115,7 +115,8 @@ pub struct Args {
     pub specs: Option<PathBuf>,
     /// Run the jobs on these hosts at once over ssh: `h1,h2` or a file with one `[user@]host`
     /// a line (fio's --client=FILE). `${HOST}` in the job file becomes each host's name.
-    /// `slurm`: the nodes of the Slurm allocation this runs in, each worker a job step (no ssh).
+    /// `slurm`: the nodes of the Slurm allocation this runs in, the workers the tasks of one
+    /// job step (no ssh).
     #[arg(long, value_name = "HOSTS|FILE|slurm")]
     pub hosts: Option<String>,
     /// Workers started on each allocated node (with `--hosts slurm`) [default: 1].
@@ -529,7 +530,8 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
     )
 }
 
-/// How `--hosts` reaches its workers: over ssh, or as Slurm job steps with `--hosts slurm`.
+/// How `--hosts` reaches its workers: over ssh, or as the tasks of one Slurm job step with
+/// `--hosts slurm`.
 fn slurm_reach(request: &RunRequest) -> iofit_procedure::hosts::Reach {
     let slurm = request.hosts.as_deref() == Some(iofit_procedure::hosts::SLURM_HOSTS);
     iofit_procedure::hosts::Reach {

@@ -21,7 +21,8 @@ pub struct HostsOptions {
     pub remote_iofit: Option<String>,
     /// ssh config file for reaching the hosts (ssh -F).
     pub ssh_config: Option<std::path::PathBuf>,
-    /// `--hosts slurm`: workers are job steps on the allocation's nodes (this many per node).
+    /// `--hosts slurm`: workers are the tasks of one job step on the allocation's nodes (this
+    /// many per node).
     pub slurm_tasks_per_node: Option<u32>,
 }
 

@@ -106,6 +106,28 @@ impl SlurmCluster {
         }
     }
 
+    /// The job steps the nodes launched tasks for, as `JOB.STEP`, each once (every slurmd
+    /// logs `launch task StepId=JOB.STEP` when a step starts tasks on its node).
+    pub fn launched_steps(&self) -> Vec<String> {
+        let mut steps: Vec<String> = self
+            .nodes
+            .iter()
+            .filter_map(|node| {
+                std::fs::read_to_string(self.dir.path().join(format!("log/slurmd-{node}.log"))).ok()
+            })
+            .flat_map(|log| {
+                log.lines()
+                    .filter_map(|line| line.split("launch task StepId=").nth(1))
+                    .filter_map(|rest| rest.split_whitespace().next())
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        steps.sort();
+        steps.dedup();
+        steps
+    }
+
     /// Ids of the jobs the cluster has (pending or running).
     pub fn jobs(&self) -> Vec<String> {
         let output = self
