@@ -5,7 +5,7 @@
 
 use crate::{CatalogRows, Plan};
 use iofit_model::Requirements;
-use iofit_predict::{predict, LimitKind, LimitStatus, Prediction};
+use iofit_predict::{predict, LimitKind, Prediction};
 use serde::Serialize;
 
 /// Design #1's volumes predicted on a cheaper VM.
@@ -45,7 +45,7 @@ pub fn next_cheaper_design(
         let unpublished = prediction
             .limits
             .iter()
-            .any(|c| c.kind.caps_sustained_rate() && c.status == LimitStatus::Unknown)
+            .any(|c| c.kind.caps_sustained_rate() && c.unpublished())
             || top.volumes.iter().any(|v| {
                 let kind = if v.caching.is_cached() {
                     LimitKind::VmCachedIops

@@ -1627,7 +1627,7 @@ fn planned_design(vm: &VmSize, trial: Trial) -> PlannedDesign {
     let unknown_limits = prediction
         .limits
         .iter()
-        .filter(|c| c.status == LimitStatus::Unknown)
+        .filter(|c| c.unpublished())
         .map(|c| c.name.clone())
         .collect();
     PlannedDesign {
