@@ -12,6 +12,7 @@ use serde::Serialize;
 #[derive(Clone, Debug, Serialize)]
 pub struct CheaperDesign {
     pub vm: String,
+    #[serde(rename = "vm_price_per_month", alias = "vm_price_usd_month")]
     pub vm_price_usd_month: f64,
     /// What design #1's volumes deliver on `vm`, with the plan's assumptions.
     pub prediction: Prediction,

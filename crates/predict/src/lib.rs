@@ -206,9 +206,14 @@ pub struct DiskPerf {
     pub throughput_mb_s: f64,
     pub burst_iops: Option<f64>,
     pub burst_throughput_mb_s: Option<f64>,
+    #[serde(rename = "price_per_month", alias = "price_usd_month")]
     pub price_usd_month: Option<f64>,
     /// Price of 10,000 billable operations where the kind bills them (Standard SSD/HDD).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "price_per_10k_operations",
+        alias = "price_usd_per_10k_operations"
+    )]
     pub price_usd_per_10k_operations: Option<f64>,
     /// Size of one billable operation, KiB (`None`: every IO counts once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
