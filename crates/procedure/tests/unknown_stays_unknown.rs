@@ -448,6 +448,16 @@ fn a_published_limit_with_an_unknown_load_has_no_verdict_in_any_output() {
             assert_eq!(row.matches(">unknown<").count(), 3, "{row}");
             assert!(!verdicts.iter().any(|v| row.contains(v)), "{row}");
         }
+        // HTML chart: the limit's bar gives the limit alone, no load and no "binding".
+        if check.kind != LimitKind::QueueDepth {
+            let value = fmt(check.limit.unwrap());
+            assert!(
+                !html.contains(&format!("of {value} IOPS used"))
+                    && !html.contains(&format!("of {value} MB/s used")),
+                "{}: the chart draws a load",
+                check.name
+            );
+        }
         // CSV: the status record.
         let status = csv
             .lines()
@@ -455,6 +465,10 @@ fn a_published_limit_with_an_unknown_load_has_no_verdict_in_any_output() {
             .unwrap();
         assert!(status.contains(",status,unknown,"), "{status}");
     }
+    assert!(
+        !html.contains("— binding"),
+        "the chart marks a binding limit"
+    );
     // The binding sentence says the load is unknown rather than giving it.
     let binding = prediction.binding.as_ref().unwrap();
     assert!(

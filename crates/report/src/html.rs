@@ -932,7 +932,12 @@ pub(crate) fn prediction_bars(prediction: &Prediction) -> Vec<LimitBar> {
                 .all(crate::summary::can_bind)
         })
         .map(|mut bar| {
-            bar.binding = bar.name == binding;
+            // With its load unknown a limit gets no verdict, binding or not.
+            let load_unknown = prediction
+                .limits
+                .iter()
+                .any(|check| crate::summary::limit_label(check) == bar.name && check.load_unknown);
+            bar.binding = bar.name == binding && !load_unknown;
             bar
         })
         .collect()
