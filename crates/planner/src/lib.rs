@@ -379,8 +379,8 @@ pub struct Plan {
     pub min_headroom_pct: f64,
     /// Hours a month the operations charge assumes the sized IOPS run.
     pub busy_hours_per_month: f64,
-    /// ISO 4217 code of every price and total in the plan (the `*_usd_*` fields hold amounts
-    /// in it; USD unless the catalog's prices are in another currency).
+    /// ISO 4217 code of every price and total in the plan (the `price` fields, `*_usd_*` in
+    /// Rust, hold amounts in it; USD unless the catalog's prices are in another currency).
     #[serde(default = "default_currency")]
     pub currency: String,
 }
