@@ -6,13 +6,18 @@
 # bound, no cap on tries): 200 volumes need more data disks than any VM size attaches (64 at
 # most), so that case times the proof that no design exists, which must stay as quick.
 # Uses hyperfine when installed (apt-get install hyperfine), else a loop timed with date +%s%N.
+# IOFIT_BIN=path runs that binary instead of building a release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS="${RUNS:-20}"
 COUNTS="${COUNTS:-1 2 8 16 64 200}"
-cargo build --release -p iofit >/dev/null 2>&1 || cargo build --release -p iofit
-BIN=target/release/iofit
+# IOFIT_BIN=target/debug/iofit RUNS=1 checks that the script and the plans run (correctness
+# only: times of a debug build say nothing about the goals) without a release build.
+BIN="${IOFIT_BIN:-target/release/iofit}"
+if [ -z "${IOFIT_BIN:-}" ]; then
+    cargo build --release -p iofit >/dev/null 2>&1 || cargo build --release -p iofit
+fi
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 

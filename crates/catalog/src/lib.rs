@@ -1033,7 +1033,7 @@ memory_gib = 8
 max_data_disks = 4
 premium_storage = true
 uncached_iops = 1000
-price_usd_month = 100
+price_per_month = 100
 
 [[vms]]
 name = "Standard_Q2"
@@ -1043,14 +1043,14 @@ memory_gib = 16
 max_data_disks = 8
 premium_storage = true
 uncached_iops = 2000
-price_usd_month = 200
+price_per_month = 200
 
 [[prices]]
 name = "Standard_Q2"
 region = "westus2"
 pricing = "payg"
 os = "linux"
-usd_month = 150
+price_per_month = 150
 "#;
         let mut catalog = Catalog::default();
         catalog.load_str("t.toml", text).unwrap();
@@ -1169,7 +1169,7 @@ usd_month = 150
             .notes
             .as_deref()
             .unwrap();
-        assert!(notes.contains("price_usd_month stays empty"), "{notes}");
+        assert!(notes.contains("price_per_month stays empty"), "{notes}");
         let d4s = catalog.vm("D4s_v5", EDITION_CURRENT).unwrap();
         assert!((d4s.price_usd_month.unwrap() - 140.16).abs() < 1e-9);
 

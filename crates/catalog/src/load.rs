@@ -102,7 +102,7 @@ const VM_FIELDS: &[Field] = &[
     opt("temp_storage_gib", Kind::Number),
     opt("burst_uncached_iops", Kind::Number),
     opt("burst_uncached_throughput_mb_s", Kind::Number),
-    opt("price_usd_month", Kind::Number),
+    opt("price_per_month", Kind::Number),
 ];
 
 const DISK_FIELDS: &[Field] = &[
@@ -114,8 +114,8 @@ const DISK_FIELDS: &[Field] = &[
     req("throughput_mb_s", Kind::Number),
     opt("burst_iops", Kind::Number),
     opt("burst_throughput_mb_s", Kind::Number),
-    opt("price_usd_month", Kind::Number),
-    opt("price_usd_per_10k_operations", Kind::Number),
+    opt("price_per_month", Kind::Number),
+    opt("price_per_10k_operations", Kind::Number),
     opt("operation_unit_kib", Kind::Whole),
 ];
 
@@ -131,16 +131,16 @@ const PROVISIONED_FIELDS: &[Field] = &[
     req("throughput_mb_s_baseline", Kind::Number),
     req("throughput_mb_s_per_iops_max", Kind::Number),
     req("throughput_mb_s_max", Kind::Number),
-    opt("price_usd_per_gib_month", Kind::Number),
-    opt("price_usd_per_iops_month", Kind::Number),
-    opt("price_usd_per_mb_s_month", Kind::Number),
+    opt("price_per_gib_month", Kind::Number),
+    opt("price_per_iops_month", Kind::Number),
+    opt("price_per_mb_s_month", Kind::Number),
 ];
 
 const NETAPP_FIELDS: &[Field] = &[
     req("name", Kind::Text),
     opt("table", Kind::Text),
     req("throughput_mib_s_per_tib", Kind::Number),
-    opt("price_usd_per_tib_month", Kind::Number),
+    opt("price_per_tib_month", Kind::Number),
     opt("quota_tib_min", Kind::Number),
     opt("quota_tib_max", Kind::Number),
     opt("volume_throughput_mib_s_max", Kind::Number),
@@ -152,8 +152,8 @@ const PRICE_FIELDS: &[Field] = &[
     req("region", Kind::Text),
     req("pricing", Kind::PricingName),
     opt("os", Kind::OsName),
-    req("usd_month", Kind::Number),
-    opt("retail_price_usd", Kind::Number),
+    req("price_per_month", Kind::Number),
+    opt("retail_price", Kind::Number),
     opt("retail_unit", Kind::Text),
     opt("source", Kind::Text),
     opt("date", Kind::Date),
@@ -164,12 +164,12 @@ const PROVISIONED_PRICE_FIELDS: &[Field] = &[
     req("name", Kind::Text),
     opt("table", Kind::Text),
     req("region", Kind::Text),
-    opt("usd_per_gib_month", Kind::Number),
-    opt("usd_per_iops_month", Kind::Number),
-    opt("usd_per_mb_s_month", Kind::Number),
-    opt("retail_usd_per_gib_hour", Kind::Number),
-    opt("retail_usd_per_iops_hour", Kind::Number),
-    opt("retail_usd_per_mb_s_hour", Kind::Number),
+    opt("price_per_gib_month", Kind::Number),
+    opt("price_per_iops_month", Kind::Number),
+    opt("price_per_mb_s_month", Kind::Number),
+    opt("retail_price_per_gib_hour", Kind::Number),
+    opt("retail_price_per_iops_hour", Kind::Number),
+    opt("retail_price_per_mb_s_hour", Kind::Number),
     opt("source", Kind::Text),
     opt("date", Kind::Date),
     opt("notes", Kind::Text),
@@ -186,6 +186,46 @@ const VM_RULE_FIELDS: &[Field] = &[
     opt("source", Kind::Text),
     opt("notes", Kind::Text),
 ];
+
+/// Price keys as files written before 2026-11-27 name them (`usd_*`, though they held the
+/// table's currency) and their names now: a row may use either, so older catalog files load.
+const KEY_ALIASES: &[(&str, &str)] = &[
+    ("price_usd_month", "price_per_month"),
+    ("price_usd_per_10k_operations", "price_per_10k_operations"),
+    ("price_usd_per_gib_month", "price_per_gib_month"),
+    ("price_usd_per_iops_month", "price_per_iops_month"),
+    ("price_usd_per_mb_s_month", "price_per_mb_s_month"),
+    ("price_usd_per_tib_month", "price_per_tib_month"),
+    ("usd_month", "price_per_month"),
+    ("retail_price_usd", "retail_price"),
+    ("usd_per_gib_month", "price_per_gib_month"),
+    ("usd_per_iops_month", "price_per_iops_month"),
+    ("usd_per_mb_s_month", "price_per_mb_s_month"),
+    ("retail_usd_per_gib_hour", "retail_price_per_gib_hour"),
+    ("retail_usd_per_iops_hour", "retail_price_per_iops_hour"),
+    ("retail_usd_per_mb_s_hour", "retail_price_per_mb_s_hour"),
+];
+
+/// Renames the old `usd_*` keys of a row to their names now (only where the schema has the
+/// new name); a row with both spellings of one key is refused, since they could disagree.
+fn rename_old_keys(row: &mut toml::Table, schema: &[Field]) -> Result<(), (String, String)> {
+    for (old, new) in KEY_ALIASES {
+        if !schema.iter().any(|field| field.name == *new) {
+            continue;
+        }
+        let Some(value) = row.remove(*old) else {
+            continue;
+        };
+        if row.contains_key(*new) {
+            return Err((
+                old.to_string(),
+                format!("is the old name of '{new}', which this row also has; keep only {new}"),
+            ));
+        }
+        row.insert(new.to_string(), value);
+    }
+    Ok(())
+}
 
 /// What makes a row unique within its section: the name, and for prices also where, how and
 /// for which OS.
@@ -455,10 +495,12 @@ impl RowContext<'_> {
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_string();
-            check_fields(row, schema).map_err(|(field, problem)| {
-                self.row_error(section, index, &name, &field, problem)
-            })?;
             let mut row = row.clone();
+            rename_old_keys(&mut row, schema)
+                .and_then(|()| check_fields(&row, schema))
+                .map_err(|(field, problem)| {
+                    self.row_error(section, index, &name, &field, problem)
+                })?;
             match row.get("table").and_then(Value::as_str) {
                 None => {
                     row.insert(
@@ -778,6 +820,156 @@ throughput_mb_s = 25
         assert_eq!(rows.vms[0].uncached_iops.map(|i| i.0), Some(3750.0));
         assert_eq!(rows.vms[0].cached_iops, None);
         assert_eq!(rows.disks[0].size_gib, 4.0);
+    }
+
+    /// Every kind of priced row, written with the key names of `names` (new or old).
+    fn priced_file(names: &[(&str, &str)]) -> String {
+        let mut text = String::from(
+            "[table]\nid = \"p\"\nedition = \"current\"\ntitle = \"t\"\nsource = \"s\"\n\
+             date = \"2026-11-27\"\ncurrency = \"EUR\"\n\n\
+             [[vms]]\nname = \"Standard_A\"\nfamily = \"A\"\nvcpu = 2\nmemory_gib = 8\n\
+             max_data_disks = 4\npremium_storage = true\nprice_per_month = 70.08\n\n\
+             [[disks]]\nname = \"E4\"\nkind = \"standard_ssd\"\nsize_gib = 32\niops = 500\n\
+             throughput_mb_s = 100\nprice_per_month = 2.4\nprice_per_10k_operations = 0.002\n\n\
+             [[provisioned]]\nname = \"PremiumV2\"\nkind = \"premium_ssd_v2\"\nsize_gib_min = 1\n\
+             size_gib_max = 65536\niops_baseline = 3000\niops_per_gib_max = 500\n\
+             iops_max = 80000\nthroughput_mb_s_baseline = 125\n\
+             throughput_mb_s_per_iops_max = 0.25\nthroughput_mb_s_max = 1200\n\
+             price_per_gib_month = 0.08\nprice_per_iops_month = 0.005\n\
+             price_per_mb_s_month = 0.04\n\n\
+             [[netapp]]\nname = \"Premium\"\nthroughput_mib_s_per_tib = 64\n\
+             price_per_tib_month = 300\n\n\
+             [[prices]]\nname = \"Standard_A\"\nregion = \"westeurope\"\npricing = \"payg\"\n\
+             os = \"linux\"\nprice_per_month = 80.3\nretail_price = 0.11\n\
+             retail_unit = \"1 Hour\"\n\n\
+             [[provisioned_prices]]\nname = \"PremiumV2\"\nregion = \"westeurope\"\n\
+             price_per_gib_month = 0.0949\nprice_per_iops_month = 0.00584\n\
+             price_per_mb_s_month = 0.04745\nretail_price_per_gib_hour = 0.00013\n\
+             retail_price_per_iops_hour = 0.000008\nretail_price_per_mb_s_hour = 0.000065\n",
+        );
+        for (new, old) in names {
+            text = text.replace(&format!("\n{new} = "), &format!("\n{old} = "));
+        }
+        text
+    }
+
+    #[test]
+    fn price_keys_load_by_their_names_now_and_by_the_old_usd_names() {
+        let now = parse_file("now.toml", &priced_file(&[])).unwrap();
+        // The old names, one spelling a file: every key of each section is written the old way
+        // (`usd_month` and `price_usd_month` both stand for price_per_month in different rows).
+        let vm_disk_old = [
+            ("price_per_month", "price_usd_month"),
+            ("price_per_10k_operations", "price_usd_per_10k_operations"),
+            ("price_per_tib_month", "price_usd_per_tib_month"),
+        ];
+        let old_text = priced_file(&vm_disk_old);
+        assert!(old_text.contains("price_usd_month = 70.08"));
+        let old = parse_file("old.toml", &old_text).unwrap();
+        assert_eq!(old.vms, now.vms);
+        assert_eq!(old.disks, now.disks);
+        assert_eq!(old.netapp, now.netapp);
+        assert_eq!(now.vms[0].price_usd_month, Some(70.08));
+        assert_eq!(now.disks[0].price_usd_per_10k_operations, Some(0.002));
+        assert_eq!(now.netapp[0].price_usd_per_tib_month, Some(300.0));
+        // The price rows' and provisioned rows' old names (usd_month, usd_per_*, retail_*).
+        let rows_old = priced_file(&[
+            ("retail_price", "retail_price_usd"),
+            ("retail_price_per_gib_hour", "retail_usd_per_gib_hour"),
+            ("retail_price_per_iops_hour", "retail_usd_per_iops_hour"),
+            ("retail_price_per_mb_s_hour", "retail_usd_per_mb_s_hour"),
+        ])
+        .replace("\nprice_per_month = 80.3", "\nusd_month = 80.3")
+        .replace(
+            "\"westeurope\"\nprice_per_gib_month",
+            "\"westeurope\"\nusd_per_gib_month",
+        )
+        .replace("0.0949\nprice_per_iops_month", "0.0949\nusd_per_iops_month")
+        .replace(
+            "0.00584\nprice_per_mb_s_month",
+            "0.00584\nusd_per_mb_s_month",
+        )
+        .replace(
+            "\nprice_per_gib_month = 0.08",
+            "\nprice_usd_per_gib_month = 0.08",
+        )
+        .replace(
+            "\nprice_per_iops_month = 0.005\n",
+            "\nprice_usd_per_iops_month = 0.005\n",
+        )
+        .replace(
+            "\nprice_per_mb_s_month = 0.04\n",
+            "\nprice_usd_per_mb_s_month = 0.04\n",
+        );
+        for old_key in [
+            "usd_month = 80.3",
+            "retail_price_usd = 0.11",
+            "usd_per_gib_month = 0.0949",
+            "usd_per_iops_month = 0.00584",
+            "usd_per_mb_s_month = 0.04745",
+            "retail_usd_per_gib_hour",
+            "price_usd_per_gib_month = 0.08",
+            "price_usd_per_mb_s_month = 0.04",
+        ] {
+            assert!(rows_old.contains(old_key), "{old_key}");
+        }
+        let old = parse_file("old.toml", &rows_old).unwrap();
+        assert_eq!(old.prices, now.prices);
+        assert_eq!(old.provisioned, now.provisioned);
+        assert_eq!(old.provisioned_prices, now.provisioned_prices);
+        assert_eq!(now.prices[0].usd_month, 80.3);
+        assert_eq!(now.prices[0].retail_price_usd, Some(0.11));
+        assert_eq!(now.provisioned_prices[0].usd_per_iops_month, Some(0.00584));
+        assert_eq!(
+            now.provisioned_prices[0].retail_usd_per_mb_s_hour,
+            Some(0.000065)
+        );
+        assert_eq!(now.provisioned[0].price_usd_per_mb_s_month, Some(0.04));
+        assert_eq!(now.table.currency.as_deref(), Some("EUR"));
+        // Every alias maps to a key some schema has.
+        for (old_key, new_key) in KEY_ALIASES {
+            assert!(
+                [
+                    VM_FIELDS,
+                    DISK_FIELDS,
+                    PROVISIONED_FIELDS,
+                    NETAPP_FIELDS,
+                    PRICE_FIELDS,
+                    PROVISIONED_PRICE_FIELDS
+                ]
+                .iter()
+                .any(|schema| schema.iter().any(|f| f.name == *new_key)),
+                "{old_key} -> {new_key}"
+            );
+        }
+        // Serialised (JSON, as plan and predict write rows), the new names; read back, both.
+        let json = serde_json::to_value(&now.prices[0]).unwrap();
+        assert_eq!(json["price_per_month"], 80.3);
+        assert!(json.get("usd_month").is_none());
+        let mut legacy = json.clone();
+        let value = legacy
+            .as_object_mut()
+            .unwrap()
+            .remove("price_per_month")
+            .unwrap();
+        legacy
+            .as_object_mut()
+            .unwrap()
+            .insert("usd_month".into(), value);
+        let back: PriceRow = serde_json::from_value(legacy).unwrap();
+        assert_eq!(back, now.prices[0]);
+    }
+
+    #[test]
+    fn a_row_with_both_spellings_of_a_price_key_is_refused() {
+        let text = priced_file(&[]).replace(
+            "price_per_month = 70.08\n",
+            "price_per_month = 70.08\nprice_usd_month = 71\n",
+        );
+        let error = parse_file("both.toml", &text).unwrap_err().to_string();
+        assert!(error.contains("both.toml"), "{error}");
+        assert!(error.contains("price_usd_month"), "{error}");
+        assert!(error.contains("keep only price_per_month"), "{error}");
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub struct TableInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price_os: Option<Os>,
     /// ISO 4217 code of every price this table's rows hold (its `[[prices]]`, VM and disk
-    /// prices, `[[provisioned_prices]]`): the `usd_*` keys hold amounts in this currency.
+    /// prices, `[[provisioned_prices]]`): every `price_*` key holds amounts in this currency.
     /// Absent: US dollars. A plan adds prices of one currency only and never converts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub currency: Option<String>,
@@ -88,6 +88,7 @@ pub struct VmSize {
     pub burst_uncached_iops: Option<Iops>,
     pub burst_uncached_throughput_mb_s: Option<MBps>,
     /// Monthly price of the VM in the table's price basis; `None` where not sourced.
+    #[serde(rename = "price_per_month", alias = "price_usd_month")]
     pub price_usd_month: Option<f64>,
     /// Architecture, burstable CPU and announced retirement, from the catalog's
     /// `[[vm_rules]]` (filled in when the catalog loads; not written in VM rows).
@@ -242,11 +243,16 @@ pub struct DiskSku {
     pub throughput_mb_s: MBps,
     pub burst_iops: Option<Iops>,
     pub burst_throughput_mb_s: Option<MBps>,
+    #[serde(rename = "price_per_month", alias = "price_usd_month")]
     pub price_usd_month: Option<f64>,
     /// Price of 10,000 billable disk operations (transactions), for the kinds Azure bills per
     /// operation on top of the monthly price (Standard SSD, Standard HDD); `None` where not
     /// sourced (a plan then marks the cost incomplete) or where the kind bills none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "price_per_10k_operations",
+        alias = "price_usd_per_10k_operations"
+    )]
     pub price_usd_per_10k_operations: Option<f64>,
     /// Size of one billable operation, KiB: an IO larger than this counts as several
     /// (Standard SSD: 256). `None`: every IO counts as one operation whatever its size.
@@ -273,8 +279,11 @@ pub struct ProvisionedDiskType {
     /// Highest MB/s per provisioned IOPS.
     pub throughput_mb_s_per_iops_max: f64,
     pub throughput_mb_s_max: MBps,
+    #[serde(rename = "price_per_gib_month", alias = "price_usd_per_gib_month")]
     pub price_usd_per_gib_month: Option<f64>,
+    #[serde(rename = "price_per_iops_month", alias = "price_usd_per_iops_month")]
     pub price_usd_per_iops_month: Option<f64>,
+    #[serde(rename = "price_per_mb_s_month", alias = "price_usd_per_mb_s_month")]
     pub price_usd_per_mb_s_month: Option<f64>,
 }
 
@@ -310,6 +319,7 @@ pub struct NetAppServiceLevel {
     pub name: String,
     pub table: String,
     pub throughput_mib_s_per_tib: MiBps,
+    #[serde(rename = "price_per_tib_month", alias = "price_usd_per_tib_month")]
     pub price_usd_per_tib_month: Option<f64>,
     /// Smallest and largest volume quota, TiB.
     pub quota_tib_min: Option<f64>,
@@ -415,7 +425,7 @@ impl std::str::FromStr for Os {
 }
 
 /// One price of one VM size or fixed-size disk in one region, one way of paying and (for VMs)
-/// one operating system, in USD per month. A VM size or disk may have many; the planner reads
+/// one operating system, per month in its table's currency. A VM size or disk may have many; the planner reads
 /// the one [`crate::Catalog::priced_for`] chooses.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PriceRow {
@@ -428,12 +438,14 @@ pub struct PriceRow {
     /// For VM sizes; `None` for disks (their price does not depend on the OS).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub os: Option<Os>,
-    /// USD per month: hourly x 730 for pay-as-you-go, the term's total / 12 or / 36 for a
+    /// Per month, in the table's currency: hourly x 730 for pay-as-you-go, the term's total / 12 or / 36 for a
     /// reservation, the monthly meter for disks.
+    #[serde(rename = "price_per_month", alias = "usd_month")]
     pub usd_month: f64,
     /// The price as the source states it (per hour, per term, per month) and its unit, so the
     /// conversion to `usd_month` can be checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "retail_price", alias = "retail_price_usd")]
     pub retail_price_usd: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retail_unit: Option<String>,
@@ -449,7 +461,7 @@ pub struct PriceRow {
 }
 
 /// The rates of one provisioned disk type (Premium SSD v2, Ultra) in one region, pay-as-you-go,
-/// USD per month (the Retail Prices API's hourly meters x 730 h). A region's rates replace the
+/// per month in the table's currency (the Retail Prices API's hourly meters x 730 h). A region's rates replace the
 /// type's own `price_usd_per_*` when a plan is priced for that region
 /// ([`crate::Catalog::priced_for`]); a rate left out stays unpriced there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -461,19 +473,34 @@ pub struct ProvisionedPriceRow {
     pub region: String,
     /// Capacity, per GiB-month (meter `... LRS Provisioned Capacity`, per GiB-hour x 730).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "price_per_gib_month", alias = "usd_per_gib_month")]
     pub usd_per_gib_month: Option<f64>,
     /// IOPS billed (above the free baseline for Premium SSD v2), per IOPS-month.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "price_per_iops_month", alias = "usd_per_iops_month")]
     pub usd_per_iops_month: Option<f64>,
     /// MB/s billed (above the free baseline for Premium SSD v2), per MB/s-month.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "price_per_mb_s_month", alias = "usd_per_mb_s_month")]
     pub usd_per_mb_s_month: Option<f64>,
     /// The hourly meters as the source states them, so the x 730 can be checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "retail_price_per_gib_hour",
+        alias = "retail_usd_per_gib_hour"
+    )]
     pub retail_usd_per_gib_hour: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "retail_price_per_iops_hour",
+        alias = "retail_usd_per_iops_hour"
+    )]
     pub retail_usd_per_iops_hour: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "retail_price_per_mb_s_hour",
+        alias = "retail_usd_per_mb_s_hour"
+    )]
     pub retail_usd_per_mb_s_hour: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,

@@ -164,7 +164,7 @@ fn catalog_file_overrides_a_row() {
         "[table]\nid = \"test-prices\"\nedition = \"seed-2016\"\ntitle = \"test override\"\n\
          source = \"iofit plan_cli test\"\ndate = \"2026-11-22\"\n\n[[vms]]\nname = \"Standard_DS4\"\n\
          family = \"DS\"\nvcpu = 8\nmemory_gib = 28\nmax_data_disks = 16\npremium_storage = true\n\
-         uncached_iops = 25600\nuncached_throughput_mb_s = 256\nprice_usd_month = 500.0\n",
+         uncached_iops = 25600\nuncached_throughput_mb_s = 256\nprice_per_month = 500.0\n",
     )
     .unwrap();
     let output = iofit()
@@ -178,9 +178,9 @@ fn catalog_file_overrides_a_row() {
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let first = &value["plan"]["designs"][0];
     assert_eq!(first["vm"], "Standard_DS4");
-    let total = first["total_usd_month"].as_f64().unwrap();
-    let parts = first["vm_price_usd_month"].as_f64().unwrap()
-        + first["disks_price_usd_month"].as_f64().unwrap();
+    let total = first["total_price_per_month"].as_f64().unwrap();
+    let parts = first["vm_price_per_month"].as_f64().unwrap()
+        + first["disks_price_per_month"].as_f64().unwrap();
     // serde_json's default float parsing may be off by one ulp; the total is the exact sum.
     assert!((total - parts).abs() < 1e-9, "{total} vs {parts}");
 }
@@ -235,10 +235,10 @@ fn demanding_plan_keeps_headroom_and_charges_operations() {
         }
         // total = VM + disks + operations, and a design whose operations charge is not
         // sourced says so.
-        let vm = design["vm_price_usd_month"].as_f64().unwrap();
-        let disks = design["disks_price_usd_month"].as_f64().unwrap();
-        let total = design["total_usd_month"].as_f64().unwrap();
-        match design["operations_usd_month"].as_f64() {
+        let vm = design["vm_price_per_month"].as_f64().unwrap();
+        let disks = design["disks_price_per_month"].as_f64().unwrap();
+        let total = design["total_price_per_month"].as_f64().unwrap();
+        match design["operations_price_per_month"].as_f64() {
             Some(ops) => assert!((total - (vm + disks + ops)).abs() < 1e-6),
             None => assert_eq!(design["cost_complete"], false),
         }
@@ -292,7 +292,7 @@ fn standard_disk_designs_carry_their_operations_charge() {
     // per 10,000 operations.
     let operations = 16000.0 * 3600.0 * 200.0;
     assert_eq!(volume["operations_per_month"].as_f64().unwrap(), operations);
-    let charge = volume["operations_usd_month"].as_f64().unwrap();
+    let charge = volume["operations_price_per_month"].as_f64().unwrap();
     assert!(
         (charge - operations / 1e4 * 0.0005).abs() < 1e-6,
         "{charge}"

@@ -371,10 +371,10 @@ fn predict_prints_the_cost_when_it_has_a_price() {
     assert_eq!(output.status.code(), Some(0));
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let cost = &value["cost"];
-    let vm = cost["vm_usd_month"].as_f64().unwrap();
-    let disks = cost["disks_usd_month"].as_f64().unwrap();
+    let vm = cost["vm_price_per_month"].as_f64().unwrap();
+    let disks = cost["disks_price_per_month"].as_f64().unwrap();
     assert!(vm > 0.0 && disks > 0.0, "{cost}");
-    assert!((cost["total_usd_month"].as_f64().unwrap() - (vm + disks)).abs() < 1e-9);
+    assert!((cost["total_price_per_month"].as_f64().unwrap() - (vm + disks)).abs() < 1e-9);
     let basis = cost["basis"].as_str().unwrap();
     assert!(
         basis.contains("USD") && basis.contains("pay-as-you-go"),

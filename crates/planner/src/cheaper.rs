@@ -5,13 +5,14 @@
 
 use crate::{CatalogRows, Plan};
 use iofit_model::Requirements;
-use iofit_predict::{predict, LimitKind, LimitStatus, Prediction};
+use iofit_predict::{predict, LimitKind, Prediction};
 use serde::Serialize;
 
 /// Design #1's volumes predicted on a cheaper VM.
 #[derive(Clone, Debug, Serialize)]
 pub struct CheaperDesign {
     pub vm: String,
+    #[serde(rename = "vm_price_per_month", alias = "vm_price_usd_month")]
     pub vm_price_usd_month: f64,
     /// What design #1's volumes deliver on `vm`, with the plan's assumptions.
     pub prediction: Prediction,
@@ -45,7 +46,7 @@ pub fn next_cheaper_design(
         let unpublished = prediction
             .limits
             .iter()
-            .any(|c| c.kind.caps_sustained_rate() && c.status == LimitStatus::Unknown)
+            .any(|c| c.kind.caps_sustained_rate() && c.unpublished())
             || top.volumes.iter().any(|v| {
                 let kind = if v.caching.is_cached() {
                     LimitKind::VmCachedIops

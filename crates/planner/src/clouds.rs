@@ -57,11 +57,15 @@ impl Default for AwsPlanOptions {
 /// What one volume costs a month, split as AWS bills it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AwsVolumeCost {
+    #[serde(rename = "storage_price_per_month", alias = "storage_usd_month")]
     pub storage_usd_month: f64,
     /// Provisioned IOPS billed (gp3: above the free 3,000; io2: all).
+    #[serde(rename = "iops_price_per_month", alias = "iops_usd_month")]
     pub iops_usd_month: f64,
     /// Provisioned MiB/s billed (gp3: above the free 125).
+    #[serde(rename = "throughput_price_per_month", alias = "throughput_usd_month")]
     pub throughput_usd_month: f64,
+    #[serde(rename = "total_price_per_month", alias = "total_usd_month")]
     pub total_usd_month: f64,
 }
 
@@ -82,11 +86,14 @@ pub struct AwsDesign {
     pub instance: String,
     pub vcpu: u32,
     pub memory_gib: f64,
+    #[serde(rename = "instance_price_per_month", alias = "instance_usd_month")]
     pub instance_usd_month: f64,
     /// The instance price is computed from another one (its notes in the catalog say how).
     pub instance_price_derived: bool,
     pub volumes: Vec<AwsPlannedVolume>,
+    #[serde(rename = "volumes_price_per_month", alias = "volumes_usd_month")]
     pub volumes_usd_month: f64,
+    #[serde(rename = "total_price_per_month", alias = "total_usd_month")]
     pub total_usd_month: f64,
     /// The state the design is sized for: sustained (instance baseline) or burst (instance
     /// maximum, 30 minutes per 24 hours).

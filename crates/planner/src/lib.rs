@@ -215,8 +215,13 @@ pub struct PlannedVolume {
     pub provisioned_iops: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provisioned_throughput_mb_s: Option<f64>,
+    #[serde(
+        rename = "price_per_disk_per_month",
+        alias = "price_per_disk_usd_month"
+    )]
     pub price_per_disk_usd_month: Option<f64>,
     /// `disk_count x price_per_disk`.
+    #[serde(rename = "price_per_month", alias = "price_usd_month")]
     pub price_usd_month: Option<f64>,
     /// Billable disk operations a month at the sized IOPS, where the disk kind bills them
     /// (Standard SSD/HDD); `None` where it does not.
@@ -224,6 +229,7 @@ pub struct PlannedVolume {
     pub operations_per_month: Option<f64>,
     /// Their charge; `Some(0)` where the kind bills no operations, `None` where the kind bills
     /// them but the price is not sourced (the design's cost is then incomplete).
+    #[serde(rename = "operations_price_per_month", alias = "operations_usd_month")]
     pub operations_usd_month: Option<f64>,
     /// How the operations charge was computed, or why it is missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -243,20 +249,24 @@ pub struct PlannedDesign {
     pub vm_table: String,
     pub vm_vcpu: u32,
     pub vm_memory_gib: f64,
+    #[serde(rename = "vm_price_per_month", alias = "vm_price_usd_month")]
     pub vm_price_usd_month: Option<f64>,
     /// The size's architecture, burstable CPU and announced retirement (catalog rules).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vm_traits: Option<iofit_catalog::VmTraits>,
     pub volumes: Vec<PlannedVolume>,
     /// Sum of the volumes' prices.
+    #[serde(rename = "disks_price_per_month", alias = "disks_price_usd_month")]
     pub disks_price_usd_month: Option<f64>,
     /// Sum of the volumes' disk-operation charges (Standard SSD/HDD); `None` when one is not
     /// sourced.
+    #[serde(rename = "operations_price_per_month", alias = "operations_usd_month")]
     pub operations_usd_month: Option<f64>,
     /// VM + disks + operations, computed from the parts; `None` when the VM's or a disk's
     /// price is not sourced. When only an operations charge is not sourced the total is what
     /// is known (VM + disks + the sourced operations charges) and `cost_complete` is false;
     /// the search minimises the same figure.
+    #[serde(rename = "total_price_per_month", alias = "total_usd_month")]
     pub total_usd_month: Option<f64>,
     /// Whether every part of the cost is in the total (false: an operations charge is missing).
     pub cost_complete: bool,
@@ -308,8 +318,13 @@ pub struct Rejected {
     pub vm: String,
     pub vm_vcpu: u32,
     pub vm_memory_gib: f64,
+    #[serde(rename = "vm_price_per_month", alias = "vm_price_usd_month")]
     pub vm_price_usd_month: Option<f64>,
     /// The cheapest combination tried on it (VM + disks), when one was formed.
+    #[serde(
+        rename = "cheapest_tried_price_per_month",
+        alias = "cheapest_tried_usd_month"
+    )]
     pub cheapest_tried_usd_month: Option<f64>,
     pub tried: Option<String>,
     pub limit: Option<LimitKind>,
@@ -327,6 +342,7 @@ pub struct NetAppOption {
     /// `max(throughput / rate per TiB, capacity, minimum quota)`.
     pub quota_tib: f64,
     pub throughput_mib_s: f64,
+    #[serde(rename = "price_per_month", alias = "price_usd_month")]
     pub price_usd_month: Option<f64>,
     /// False when the throughput exceeds the level's published single-volume maximum.
     pub fits: bool,
@@ -363,8 +379,8 @@ pub struct Plan {
     pub min_headroom_pct: f64,
     /// Hours a month the operations charge assumes the sized IOPS run.
     pub busy_hours_per_month: f64,
-    /// ISO 4217 code of every price and total in the plan (the `*_usd_*` fields hold amounts
-    /// in it; USD unless the catalog's prices are in another currency).
+    /// ISO 4217 code of every price and total in the plan (the `price` fields, `*_usd_*` in
+    /// Rust, hold amounts in it; USD unless the catalog's prices are in another currency).
     #[serde(default = "default_currency")]
     pub currency: String,
 }
@@ -1609,7 +1625,7 @@ fn planned_design(vm: &VmSize, trial: Trial) -> PlannedDesign {
     let unknown_limits = prediction
         .limits
         .iter()
-        .filter(|c| c.status == LimitStatus::Unknown)
+        .filter(|c| c.unpublished())
         .map(|c| c.name.clone())
         .collect();
     PlannedDesign {

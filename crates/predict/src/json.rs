@@ -5,7 +5,7 @@
 //! the design's. The structs are serialised by serde's derive (`remote = "Self"`) and the
 //! unknown fields are then set to `null`; reading JSON back takes `null` as NaN.
 
-use crate::{LimitCheck, Prediction, VolumePrediction};
+use crate::{LimitCheck, LimitStatus, Prediction, VolumePrediction};
 use serde::ser::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -13,6 +13,13 @@ use serde_json::Value;
 /// A number, or `null` (an unknown figure) read as NaN.
 pub(crate) fn number_or_null<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
     Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN))
+}
+
+/// A limit's status; `null` (a published limit whose load is unknown) reads as unknown.
+pub(crate) fn status_or_unknown<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<LimitStatus, D::Error> {
+    Ok(Option::<LimitStatus>::deserialize(deserializer)?.unwrap_or(LimitStatus::Unknown))
 }
 
 fn set_null(value: &mut Value, keys: &[&str]) {
@@ -56,6 +63,10 @@ impl Serialize for LimitCheck {
             |value| {
                 if self.load_unknown {
                     set_null(value, &["used", "headroom", "headroom_pct"]);
+                    // Published, but with its load unknown the limit has no status.
+                    if self.limit.is_some() {
+                        set_null(value, &["status"]);
+                    }
                 }
             },
             serializer,

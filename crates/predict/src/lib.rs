@@ -206,9 +206,14 @@ pub struct DiskPerf {
     pub throughput_mb_s: f64,
     pub burst_iops: Option<f64>,
     pub burst_throughput_mb_s: Option<f64>,
+    #[serde(rename = "price_per_month", alias = "price_usd_month")]
     pub price_usd_month: Option<f64>,
     /// Price of 10,000 billable operations where the kind bills them (Standard SSD/HDD).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "price_per_10k_operations",
+        alias = "price_usd_per_10k_operations"
+    )]
     pub price_usd_per_10k_operations: Option<f64>,
     /// Size of one billable operation, KiB (`None`: every IO counts once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -428,7 +433,9 @@ pub enum LimitStatus {
     /// Over the limit: the design does not work as given (only for yes/no checks, capacity,
     /// latency; a rate is throttled, never over).
     Over,
-    /// The catalog does not publish this limit.
+    /// The catalog does not publish this limit ([`LimitCheck::unpublished`]), or it does but
+    /// the load on it is unknown ([`LimitCheck::load_unknown`]): no verdict either way (JSON
+    /// writes `null` for the second).
     Unknown,
     /// Informational: a burst allowance, or an advisory check such as host cache size; shown
     /// with its headroom, never caps sustained load.
@@ -453,6 +460,8 @@ pub struct LimitCheck {
     pub used: f64,
     pub headroom: Option<f64>,
     pub headroom_pct: Option<f64>,
+    /// `null` in JSON when the limit is published but its load is unknown.
+    #[serde(deserialize_with = "json::status_or_unknown")]
     pub status: LimitStatus,
     /// Catalog table (or "assumption") the limit comes from.
     pub source: String,
@@ -462,6 +471,13 @@ pub struct LimitCheck {
     /// published limits allow; JSON writes `null`, text "unknown").
     #[serde(skip)]
     pub load_unknown: bool,
+}
+
+impl LimitCheck {
+    /// The catalog does not publish this limit (its status is [`LimitStatus::Unknown`]).
+    pub fn unpublished(&self) -> bool {
+        self.limit.is_none() && self.status == LimitStatus::Unknown
+    }
 }
 
 /// The one limit that binds, in a form `--json` readers can act on.
@@ -904,6 +920,10 @@ fn mark_unknown_loads(
             .iter()
             .zip(&unknown)
             .any(|(coeff, unknown)| *coeff > 0.0 && *unknown);
+        // With its load unknown no verdict (binding, at limit, ok) holds for the limit.
+        if check.load_unknown {
+            check.status = LimitStatus::Unknown;
+        }
     }
 }
 
@@ -918,7 +938,7 @@ fn unknown_binding_words(binding: &mut Binding, checks: &[LimitCheck]) {
     };
     let unpublished: Vec<&str> = checks
         .iter()
-        .filter(|c| c.status == LimitStatus::Unknown && c.kind.caps_sustained_rate())
+        .filter(|c| c.unpublished() && c.kind.caps_sustained_rate())
         .map(|c| c.name.as_str())
         .collect();
     binding.words = format!(

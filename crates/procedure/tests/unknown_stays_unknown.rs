@@ -65,13 +65,18 @@ fn json_keeps_unknown(what: &str, json: &Value, prediction: &iofit_predict::Pred
         .iter()
         .zip(p["limits"].as_array().unwrap())
     {
-        if check.status == LimitStatus::Unknown {
+        if check.unpublished() {
             assert!(shown["limit"].is_null(), "{what}: {shown}");
+            assert_eq!(shown["status"], "unknown", "{what}: {shown}");
         }
         if check.load_unknown {
             unknown_loads += 1;
             for key in ["used", "headroom", "headroom_pct"] {
                 assert!(shown[key].is_null(), "{what}: {key} of {shown}");
+            }
+            // A published limit whose load is unknown has no verdict: no status at all.
+            if !check.unpublished() {
+                assert!(shown["status"].is_null(), "{what}: status of {shown}");
             }
         }
     }
@@ -134,6 +139,13 @@ fn table_keeps_unknown(what: &str, text: &str, prediction: &iofit_predict::Predi
         // value, used, headroom, status
         assert_eq!(columns[1], "unknown", "{what}: {row}");
         assert_eq!(columns[2], "unknown", "{what}: {row}");
+        let status = columns[3..].join(" ");
+        if check.unpublished() {
+            assert_eq!(status, "unknown (not published)", "{what}: {row}");
+        } else {
+            // No verdict ("BINDING", "at limit", "ok") on a load nobody knows.
+            assert_eq!(status, "unknown", "{what}: {row}");
+        }
     }
 }
 
@@ -367,4 +379,102 @@ fn a_plan_keeps_flat_out_figures_unknown_in_json_and_text() {
         planned > 0,
         "some VM with an unpublished limit is planned on"
     );
+}
+
+/// The case: DS14 (2016 seed) publishes its cached IOPS, not its cached MB/s, so a
+/// cached volume run flat out leaves the load on the published cached IOPS limit unknown. That
+/// limit gets no verdict in any renderer: "unknown" in the text, the HTML and the CSV, `null`
+/// in JSON, where it was "at limit" or "BINDING" before.
+#[test]
+fn a_published_limit_with_an_unknown_load_has_no_verdict_in_any_output() {
+    let catalog = Catalog::embedded().unwrap();
+    let vm = catalog.vm("Standard_DS14", "seed-2016").unwrap();
+    let prediction = predict(
+        vm,
+        &[flat_out(HostCaching::ReadOnly)],
+        &Assumptions::default(),
+        None,
+    )
+    .unwrap();
+    let published_unknown: Vec<_> = prediction
+        .limits
+        .iter()
+        .filter(|c| c.load_unknown && !c.unpublished())
+        .collect();
+    let cached_iops = prediction.limit(LimitKind::VmCachedIops, "vm").unwrap();
+    assert!(cached_iops.limit.is_some() && cached_iops.load_unknown);
+    assert!(!published_unknown.is_empty());
+    let outcome = PredictOutcome {
+        edition: "seed-2016".into(),
+        tables: Vec::new(),
+        prediction: prediction.clone(),
+        requirements: None,
+        job_loads: None,
+        price_notes: Vec::new(),
+        disks: vec!["8xBoundless".into()],
+        cost: None,
+    };
+    let text = outcome.text();
+    let json = outcome.json();
+    let report = outcome.report();
+    let html = report.render();
+    let csv = report.render_csv();
+    let verdicts = ["BINDING", "at limit", ">ok<", "OVER", "info"];
+    for check in published_unknown {
+        assert_eq!(check.status, LimitStatus::Unknown, "{check:?}");
+        // Text: the row's last column.
+        let label = format!("  {}: {}", check.scope, check.name);
+        let row = text.lines().find(|l| l.starts_with(&label)).unwrap();
+        assert!(row.ends_with("  unknown"), "{row}");
+        assert!(!verdicts.iter().any(|v| row.contains(v)), "{row}");
+        // JSON: the status is null, the limit stays the published figure.
+        let shown = json["prediction"]["limits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == check.name.as_str() && c["scope"] == check.scope.as_str())
+            .unwrap();
+        assert!(shown["status"].is_null(), "{shown}");
+        assert_eq!(shown["limit"].as_f64(), check.limit, "{shown}");
+        // Read back, it is still unknown.
+        let back: iofit_predict::LimitCheck = serde_json::from_value(shown.clone()).unwrap();
+        assert_eq!(back.status, LimitStatus::Unknown);
+        assert!(back.load_unknown && !back.unpublished());
+        // HTML: the limits table's row (the queue's depth is shown as the workload's, not
+        // as a limit, and its name is escaped).
+        if check.kind != LimitKind::QueueDepth {
+            let start = html.find(&format!("<td>{}</td>", check.name)).unwrap();
+            let row = &html[start..start + html[start..].find("</tr>").unwrap()];
+            assert_eq!(row.matches(">unknown<").count(), 3, "{row}");
+            assert!(!verdicts.iter().any(|v| row.contains(v)), "{row}");
+        }
+        // HTML chart: the limit's bar gives the limit alone, no load and no "binding".
+        if check.kind != LimitKind::QueueDepth {
+            let value = fmt(check.limit.unwrap());
+            assert!(
+                !html.contains(&format!("of {value} IOPS used"))
+                    && !html.contains(&format!("of {value} MB/s used")),
+                "{}: the chart draws a load",
+                check.name
+            );
+        }
+        // CSV: the status record.
+        let status = csv
+            .lines()
+            .find(|l| l.contains(&format!("{},status,", check.name)))
+            .unwrap();
+        assert!(status.contains(",status,unknown,"), "{status}");
+    }
+    assert!(
+        !html.contains("— binding"),
+        "the chart marks a binding limit"
+    );
+    // The binding sentence says the load is unknown rather than giving it.
+    let binding = prediction.binding.as_ref().unwrap();
+    assert!(
+        binding.words.contains("the load is unknown"),
+        "{}",
+        binding.words
+    );
+    assert!(json["prediction"]["binding"]["used"].is_null());
 }

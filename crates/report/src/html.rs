@@ -840,8 +840,10 @@ pub(crate) fn prediction_volumes_table(prediction: &Prediction) -> Table {
     table
 }
 
-fn status_word(status: LimitStatus) -> &'static str {
-    match status {
+fn status_word(check: &iofit_predict::LimitCheck) -> &'static str {
+    match check.status {
+        // Published, but the load on it is unknown: no verdict.
+        LimitStatus::Unknown if !check.unpublished() => "unknown",
         LimitStatus::Ok => "ok",
         LimitStatus::Binding => "BINDING",
         LimitStatus::AtLimit => "at limit",
@@ -888,12 +890,15 @@ pub(crate) fn prediction_limits_table(prediction: &Prediction) -> Table {
             },
             if check.kind == iofit_predict::LimitKind::QueueDepth {
                 "the workload's depth (not a limit)".to_string()
+            } else if check.load_unknown {
+                // With its load unknown the limit has no verdict, binding or not.
+                status_word(check).to_string()
             } else if crate::summary::limit_label(check) == binding {
                 "BINDING".to_string()
             } else if check.status == LimitStatus::Binding {
                 "ok".to_string()
             } else {
-                status_word(check.status).to_string()
+                status_word(check).to_string()
             },
             check.source.clone(),
         ]);
@@ -927,7 +932,12 @@ pub(crate) fn prediction_bars(prediction: &Prediction) -> Vec<LimitBar> {
                 .all(crate::summary::can_bind)
         })
         .map(|mut bar| {
-            bar.binding = bar.name == binding;
+            // With its load unknown a limit gets no verdict, binding or not.
+            let load_unknown = prediction
+                .limits
+                .iter()
+                .any(|check| crate::summary::limit_label(check) == bar.name && check.load_unknown);
+            bar.binding = bar.name == binding && !load_unknown;
             bar
         })
         .collect()

@@ -238,7 +238,12 @@ fn render_design(out: &mut String, design: &PlannedDesign, currency: &str) {
         if !(check.kind.caps_sustained_rate() || check.status == LimitStatus::Ok) {
             continue;
         }
-        let item = format!("{} {:.0}%", check.name.replace(&vm_suffix, ""), pct);
+        let name = check.name.replace(&vm_suffix, "");
+        let item = if check.load_unknown {
+            format!("{name} unknown")
+        } else {
+            format!("{name} {pct:.0}%")
+        };
         match scopes.iter_mut().find(|(scope, _)| *scope == check.scope) {
             Some((_, items)) => items.push(item),
             None => scopes.push((check.scope.clone(), vec![item])),

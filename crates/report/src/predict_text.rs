@@ -42,8 +42,10 @@ fn rw_words(volume: &VolumePrediction) -> String {
     format!("{}% read, {pattern}, {sizes}", num(volume.read_pct))
 }
 
-fn status_word(status: LimitStatus) -> &'static str {
-    match status {
+fn status_word(check: &LimitCheck) -> &'static str {
+    match check.status {
+        // Published, but the load on it is unknown: no verdict.
+        LimitStatus::Unknown if !check.unpublished() => "unknown",
         LimitStatus::Ok => "ok",
         LimitStatus::Binding => "BINDING",
         LimitStatus::AtLimit => "at limit",
@@ -91,7 +93,7 @@ pub(crate) fn limits_table(out: &mut String, limits: &[LimitCheck], indent: &str
         let _ = writeln!(
             out,
             "{indent}{label:<name_width$}  {value:>16}  {used:>16}  {headroom:>16}  {}",
-            status_word(check.status)
+            status_word(check)
         );
     }
 }

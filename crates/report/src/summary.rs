@@ -56,10 +56,14 @@ pub struct Summary {
 /// The monthly cost of a design, VM and disks apart, and what the prices are.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct CostSplit {
+    #[serde(rename = "vm_price_per_month", alias = "vm_usd_month")]
     pub vm_usd_month: Option<f64>,
+    #[serde(rename = "disks_price_per_month", alias = "disks_usd_month")]
     pub disks_usd_month: Option<f64>,
     /// Standard SSD/HDD disk operations, when charged and sourced.
+    #[serde(rename = "operations_price_per_month", alias = "operations_usd_month")]
     pub operations_usd_month: Option<f64>,
+    #[serde(rename = "total_price_per_month", alias = "total_usd_month")]
     pub total_usd_month: Option<f64>,
     /// Whether the total holds every charge (operations sourced).
     pub complete: bool,

@@ -108,16 +108,19 @@ pub fn limit_bars_from_prediction(prediction: &iofit_predict::Prediction) -> Vec
             } else {
                 format!("{}: {}", check.scope, check.name)
             };
-            Some(
-                LimitBar::new(
-                    name,
-                    check.limit?,
-                    unit,
-                    check.status == LimitStatus::Binding,
-                )
-                .scope(scope)
-                .with_used(check.used),
+            let bar = LimitBar::new(
+                name,
+                check.limit?,
+                unit,
+                check.status == LimitStatus::Binding,
             )
+            .scope(scope);
+            // A load the unpublished limits leave unknown is not drawn as a number.
+            Some(if check.load_unknown {
+                bar
+            } else {
+                bar.with_used(check.used)
+            })
         })
         .collect()
 }

@@ -256,10 +256,13 @@ pub struct EbsPrice {
     #[serde(default)]
     pub table: String,
     pub region: String,
+    #[serde(rename = "price_per_gib_month", alias = "usd_per_gib_month")]
     pub usd_per_gib_month: Option<f64>,
     /// Per provisioned IOPS-month (gp3: above the free baseline; io2: all of them).
+    #[serde(rename = "price_per_iops_month", alias = "usd_per_iops_month")]
     pub usd_per_iops_month: Option<f64>,
     /// gp3: per provisioned MiB/s-month above the free baseline.
+    #[serde(rename = "price_per_mib_s_month", alias = "usd_per_mib_s_month")]
     pub usd_per_mib_s_month: Option<f64>,
     /// The rate per IOPS is sourced up to this many IOPS (io2's lower tiers above it are not).
     pub iops_priced_up_to: Option<f64>,
@@ -276,6 +279,7 @@ pub struct AwsInstancePrice {
     pub table: String,
     pub region: String,
     pub os: Os,
+    #[serde(rename = "price_per_hour", alias = "usd_hour")]
     pub usd_hour: f64,
     pub source: Option<String>,
     pub notes: Option<String>,
@@ -373,9 +377,9 @@ impl AwsCatalog {
         }
         for (index, row) in parsed.volume_prices.iter().enumerate() {
             let numbers = [
-                ("usd_per_gib_month", row.usd_per_gib_month),
-                ("usd_per_iops_month", row.usd_per_iops_month),
-                ("usd_per_mib_s_month", row.usd_per_mib_s_month),
+                ("price_per_gib_month", row.usd_per_gib_month),
+                ("price_per_iops_month", row.usd_per_iops_month),
+                ("price_per_mib_s_month", row.usd_per_mib_s_month),
                 ("iops_priced_up_to", row.iops_priced_up_to),
             ];
             check_numbers(&numbers).map_err(|(field, problem)| {
@@ -383,9 +387,9 @@ impl AwsCatalog {
             })?;
         }
         for (index, row) in parsed.instance_prices.iter().enumerate() {
-            check_numbers(&[("usd_hour", Some(row.usd_hour))]).map_err(|(field, problem)| {
-                row_error("instance_prices", index, &row.name, field, problem)
-            })?;
+            check_numbers(&[("price_per_hour", Some(row.usd_hour))]).map_err(
+                |(field, problem)| row_error("instance_prices", index, &row.name, field, problem),
+            )?;
         }
         let id = table.id.clone();
         for mut row in parsed.instances {
@@ -669,14 +673,39 @@ mod tests {
         let negative =
             "[table]\nid = \"x\"\ntitle = \"t\"\nsource = \"s\"\ndate = \"2026-01-01\"\n\n\
                         [[instance_prices]]\nname = \"m6i.large\"\nregion = \"us-east-1\"\n\
-                        os = \"linux\"\nusd_hour = -1\n";
+                        os = \"linux\"\nprice_per_hour = -1\n";
         let error = AwsCatalog::default()
             .add_text("p.toml", negative)
             .unwrap_err()
             .to_string();
         assert!(
-            error.contains("p.toml: line 8") && error.contains("usd_hour"),
+            error.contains("p.toml: line 8") && error.contains("price_per_hour"),
             "{error}"
         );
+    }
+
+    /// Price files written before the keys were named for any currency (`usd_hour`,
+    /// `usd_per_*`) load to the same rows as files with the names now.
+    #[test]
+    fn old_usd_price_keys_still_load() {
+        let now = "[table]\nid = \"x\"\ntitle = \"t\"\nsource = \"s\"\ndate = \"2026-01-01\"\n\n\
+                   [[instance_prices]]\nname = \"m6i.large\"\nregion = \"us-east-1\"\n\
+                   os = \"linux\"\nprice_per_hour = 0.096\n\n\
+                   [[volume_prices]]\nname = \"gp3\"\nregion = \"us-east-1\"\n\
+                   price_per_gib_month = 0.08\nprice_per_iops_month = 0.005\n\
+                   price_per_mib_s_month = 0.04\n";
+        let old = now
+            .replace("price_per_hour", "usd_hour")
+            .replace("price_per_gib_month", "usd_per_gib_month")
+            .replace("price_per_iops_month", "usd_per_iops_month")
+            .replace("price_per_mib_s_month", "usd_per_mib_s_month");
+        let mut a = AwsCatalog::default();
+        a.add_text("now.toml", now).unwrap();
+        let mut b = AwsCatalog::default();
+        b.add_text("old.toml", &old).unwrap();
+        assert_eq!(a.instance_prices, b.instance_prices);
+        assert_eq!(a.volume_prices, b.volume_prices);
+        assert_eq!(a.instance_prices[0].usd_hour, 0.096);
+        assert_eq!(a.volume_prices[0].usd_per_mib_s_month, Some(0.04));
     }
 }

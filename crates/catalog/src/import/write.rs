@@ -74,7 +74,7 @@ pub(crate) fn catalog_toml(
             if currency == crate::types::DEFAULT_CURRENCY {
                 String::new()
             } else {
-                format!("; every price is in {currency} (the usd_* keys hold {currency} amounts)")
+                format!("; every price is in {currency}")
             }
         ))
     );
@@ -127,12 +127,12 @@ pub(crate) fn catalog_toml(
         let _ = writeln!(out, "region = {}", quote(region));
         // The API's meters are per hour; the catalog's rates per month of 730 h.
         let month = |hour: Option<f64>| hour.map(|h| h * 730.0);
-        optional(&mut out, "usd_per_gib_month", month(rates.gib_hour));
-        optional(&mut out, "usd_per_iops_month", month(rates.iops_hour));
-        optional(&mut out, "usd_per_mb_s_month", month(rates.mb_s_hour));
-        optional(&mut out, "retail_usd_per_gib_hour", rates.gib_hour);
-        optional(&mut out, "retail_usd_per_iops_hour", rates.iops_hour);
-        optional(&mut out, "retail_usd_per_mb_s_hour", rates.mb_s_hour);
+        optional(&mut out, "price_per_gib_month", month(rates.gib_hour));
+        optional(&mut out, "price_per_iops_month", month(rates.iops_hour));
+        optional(&mut out, "price_per_mb_s_month", month(rates.mb_s_hour));
+        optional(&mut out, "retail_price_per_gib_hour", rates.gib_hour);
+        optional(&mut out, "retail_price_per_iops_hour", rates.iops_hour);
+        optional(&mut out, "retail_price_per_mb_s_hour", rates.mb_s_hour);
         let _ = writeln!(out, "source = {}", quote(&rates.file));
     }
     out
@@ -211,7 +211,7 @@ fn write_vm(out: &mut String, vm: &super::skus::Sourced<crate::VmSize>, price: O
     );
     optional(out, "cache_size_gib", row.cache_size_gib);
     optional(out, "temp_storage_gib", row.temp_storage_gib);
-    optional(out, "price_usd_month", price);
+    optional(out, "price_per_month", price);
 }
 
 fn write_disk(out: &mut String, disk: &super::skus::Sourced<crate::DiskSku>, price: Option<f64>) {
@@ -234,7 +234,7 @@ fn write_disk(out: &mut String, disk: &super::skus::Sourced<crate::DiskSku>, pri
         "burst_throughput_mb_s",
         row.burst_throughput_mb_s.map(|v| v.0),
     );
-    optional(out, "price_usd_month", price);
+    optional(out, "price_per_month", price);
 }
 
 fn write_price(
@@ -252,8 +252,8 @@ fn write_price(
     if let Some(os) = os {
         let _ = writeln!(out, "os = \"{}\"", os.name());
     }
-    let _ = writeln!(out, "usd_month = {}", number(price.usd_month));
-    let _ = writeln!(out, "retail_price_usd = {}", number(price.retail_price_usd));
+    let _ = writeln!(out, "price_per_month = {}", number(price.usd_month));
+    let _ = writeln!(out, "retail_price = {}", number(price.retail_price_usd));
     let _ = writeln!(out, "retail_unit = {}", quote(&price.retail_unit));
     let _ = writeln!(out, "source = {}", quote(&price.file));
     if let Some(date) = price.date.as_deref().filter(|d| crate::load::is_date(d)) {

@@ -204,7 +204,12 @@ fn azure_block(outcome: &PlanOutcome) -> String {
         Some(b) => (b.words.clone(), 0.0),
         None => ("none found".to_string(), f64::NAN),
     };
-    let opt = |v: Option<f64>| v.map(money).unwrap_or_else(|| "not sourced".into());
+    // The Azure catalog may be priced in another currency (catalog fetch --currency): name it.
+    let currency = outcome.plan.currency.as_str();
+    let opt = |v: Option<f64>| {
+        v.map(|amount| iofit_report::plan_text::money_in(Some(amount), currency))
+            .unwrap_or_else(|| "not sourced".into())
+    };
     let basis = outcome
         .tables
         .iter()
@@ -281,4 +286,61 @@ fn all_json(azure_outcome: &PlanOutcome, aws: &AwsPlan) -> serde_json::Value {
         "aws": aws,
         "gcp": { "planned": false, "reason": GCP_NOT_DONE },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Azure block names the plan's currency: a plan priced in euros never shows "$".
+    #[test]
+    fn the_azure_block_names_the_plans_currency() {
+        use iofit_model::{SizingTarget, VolumeRequirements};
+        let catalog = iofit_catalog::Catalog::embedded().unwrap();
+        let requirements = Requirements {
+            source: "test".into(),
+            growth_factor: 1.0,
+            volumes: vec![VolumeRequirements {
+                label: "data".into(),
+                sizing: SizingTarget {
+                    iops: 2000.0,
+                    throughput_mb_s: 0.0,
+                    latency_ms: None,
+                    io_size_bytes: 8192,
+                    read_pct: 70.0,
+                    random_pct: 100.0,
+                    capacity_gib: Some(256.0),
+                    queue_depth: None,
+                },
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let edition = iofit_catalog::EDITION_CURRENT;
+        let rows = iofit_procedure::inputs::rows_for(&catalog, edition);
+        let options = iofit_planner::PlanOptions {
+            top: 1,
+            assumptions: iofit_procedure::inputs::assumptions_for(edition, None, 0.0).unwrap(),
+            ..Default::default()
+        };
+        let plan = iofit_planner::plan(&requirements, &rows, &options).unwrap();
+        assert!(!plan.designs.is_empty());
+        let mut outcome = PlanOutcome {
+            edition: edition.into(),
+            tables: Vec::new(),
+            requirements,
+            options,
+            plan,
+        };
+        let dollars = azure_block(&outcome);
+        assert!(dollars.contains("/month = VM $"), "{dollars}");
+        // The same amounts read as euros (as a catalog fetched with --currency EUR holds them).
+        outcome.plan.currency = "EUR".into();
+        let euros = azure_block(&outcome);
+        assert!(
+            euros.contains("EUR ") && euros.contains("= VM EUR "),
+            "{euros}"
+        );
+        assert!(!euros.contains('$'), "{euros}");
+    }
 }
