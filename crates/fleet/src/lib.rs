@@ -410,7 +410,7 @@ pub struct FleetRow {
     pub volumes: usize,
     pub vm: String,
     pub disks: Vec<FleetVolume>,
-    pub monthly_usd: Option<f64>,
+    pub price_per_month: Option<f64>,
     /// The limit that caps the design first (`None`: nothing binds).
     pub binding: Option<Binding>,
     /// Room left under that limit at the sized load, percent of the limit.
@@ -430,13 +430,13 @@ pub struct FleetPlan {
     pub rows: Vec<FleetRow>,
     /// Bad captures, unreadable requirements, requirements no design meets.
     pub failed: Vec<FailedServer>,
-    /// ISO 4217 code of every cost (`monthly_usd`, `total_monthly_usd` hold amounts in it);
-    /// empty reads as USD.
+    /// ISO 4217 code of every cost (`price_per_month` and `total_price_per_month` hold
+    /// amounts in it); empty reads as USD.
     pub currency: String,
     /// What the plan's choices did: prices used and missing, VM sizes left out and why
     /// (per server where servers differ, as PerfMon captures plan x64 sizes only).
     pub notes: Vec<String>,
-    pub total_monthly_usd: f64,
+    pub total_price_per_month: f64,
     /// Servers whose cost is not in the total (a price the catalog does not source).
     pub unpriced: usize,
     pub total_volumes: usize,
@@ -503,8 +503,8 @@ pub fn plan_fleet_per_server(
     for (server, result) in servers.iter().zip(results) {
         match result {
             Ok(row) => {
-                match row.monthly_usd {
-                    Some(cost) => fleet.total_monthly_usd += cost,
+                match row.price_per_month {
+                    Some(cost) => fleet.total_price_per_month += cost,
                     None => fleet.unpriced += 1,
                 }
                 fleet.total_volumes += row.volumes;
@@ -543,7 +543,7 @@ fn row_of(
         volumes: requirements.volumes.len(),
         vm: best.vm.clone(),
         disks,
-        monthly_usd: best.total_usd_month,
+        price_per_month: best.total_usd_month,
         binding,
         headroom_pct,
     }

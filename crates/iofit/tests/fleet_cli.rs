@@ -69,9 +69,9 @@ fn fleet_profile_skips_the_bad_capture_and_plan_totals_the_rest() {
     assert_eq!(rows[0]["server"], "db01");
     let sum: f64 = rows
         .iter()
-        .map(|r| r["monthly_usd"].as_f64().unwrap())
+        .map(|r| r["price_per_month"].as_f64().unwrap())
         .sum();
-    assert!((plan["total_monthly_usd"].as_f64().unwrap() - sum).abs() < 1e-6);
+    assert!((plan["total_price_per_month"].as_f64().unwrap() - sum).abs() < 1e-6);
     let volumes: u64 = rows.iter().map(|r| r["volumes"].as_u64().unwrap()).sum();
     assert_eq!(plan["total_volumes"].as_u64().unwrap(), volumes);
     for row in rows {

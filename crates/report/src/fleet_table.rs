@@ -70,7 +70,7 @@ pub fn render_text(plan: &FleetPlan) -> String {
                 r.volumes.to_string(),
                 r.vm.clone(),
                 disks(r),
-                cost(r.monthly_usd),
+                cost(r.price_per_month),
                 binding(r),
                 headroom(r.headroom_pct),
             ]
@@ -103,7 +103,7 @@ pub fn render_text(plan: &FleetPlan) -> String {
         "\ntotal: {} servers planned, {} volumes, {:.2} {} a month{}\n",
         plan.rows.len(),
         plan.total_volumes,
-        plan.total_monthly_usd,
+        plan.total_price_per_month,
         currency(plan),
         if plan.unpriced > 0 {
             format!(
@@ -150,7 +150,8 @@ pub fn render_csv(plan: &FleetPlan) -> String {
             r.volumes.to_string(),
             r.vm.clone(),
             disks(r),
-            r.monthly_usd.map_or(String::new(), |v| format!("{v:.2}")),
+            r.price_per_month
+                .map_or(String::new(), |v| format!("{v:.2}")),
             binding(r),
             r.headroom_pct.map_or(String::new(), |v| format!("{v:.1}")),
             "planned".to_string(),
@@ -169,7 +170,7 @@ pub fn render_csv(plan: &FleetPlan) -> String {
     out.push_str(&format!(
         "TOTAL,{},,,{:.2},,,{} planned {} failed\r\n",
         plan.total_volumes,
-        plan.total_monthly_usd,
+        plan.total_price_per_month,
         plan.rows.len(),
         plan.failed.len()
     ));
@@ -199,7 +200,7 @@ pub fn render_html(plan: &FleetPlan, title: &str) -> String {
             r.volumes,
             escape(&r.vm),
             escape(&disks(r)),
-            escape(&cost(r.monthly_usd)),
+            escape(&cost(r.price_per_month)),
             escape(&binding(r)),
             escape(&headroom(r.headroom_pct))
         ));
@@ -209,7 +210,7 @@ pub fn render_html(plan: &FleetPlan, title: &str) -> String {
          <td class=\"n\">{:.2}</td><td></td><td></td></tr>\n</table>\n",
         plan.rows.len(),
         plan.total_volumes,
-        plan.total_monthly_usd
+        plan.total_price_per_month
     ));
     if plan.unpriced > 0 {
         out.push_str(&format!(

@@ -24,7 +24,7 @@ fn fleet() -> FleetPlan {
                 disk_sku: "P20".into(),
             },
         ],
-        monthly_usd: Some(1234.5),
+        price_per_month: Some(1234.5),
         binding: Some(Binding {
             kind: LimitKind::VmUncachedIops,
             scope: "vm".into(),
@@ -64,7 +64,7 @@ fn fleet() -> FleetPlan {
                 },
             },
         ],
-        total_monthly_usd: 1234.5,
+        total_price_per_month: 1234.5,
         unpriced: 0,
         total_volumes: 2,
     }
