@@ -55,6 +55,7 @@ mod vdbench_flat;
 mod vdbench_fs;
 pub mod vdbench_fs_hosts;
 pub mod vdbench_hosts;
+mod vdbench_outcome;
 pub mod vdbench_output;
 pub mod vm_filters;
 pub mod workload;

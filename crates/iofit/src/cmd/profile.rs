@@ -116,7 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     // With --live, Ctrl-C ends the sampling early: `cut_short` says so in words.
     let Some(LiveCapture { capture, cut_short }) = read_capture(&args)? else {
-        return Ok(ExitCode::from(crate::cmd::run::INTERRUPTED));
+        return Ok(ExitCode::from(crate::exit::INTERRUPTED));
     };
     for note in &capture.notes {
         eprintln!("iofit: note: {note}");
@@ -193,7 +193,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         emit(&text)?;
     }
     Ok(match cut_short {
-        Some(_) => ExitCode::from(crate::cmd::run::INTERRUPTED),
+        Some(_) => ExitCode::from(crate::exit::INTERRUPTED),
         None => ExitCode::SUCCESS,
     })
 }
