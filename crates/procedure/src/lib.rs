@@ -46,6 +46,7 @@ pub mod measure;
 pub mod observer;
 pub mod plan;
 pub mod predict;
+pub mod profile_flags;
 pub mod run_request;
 pub mod size_threads;
 pub mod slurm_script;
