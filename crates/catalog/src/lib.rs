@@ -43,7 +43,7 @@ mod priced;
 pub mod types;
 
 pub use error::CatalogError;
-pub use priced::{PriceChoice, PricedView};
+pub use priced::{MixedCurrencies, PriceChoice, PricedView};
 pub use types::*;
 
 use std::path::Path;

@@ -7,6 +7,25 @@ use crate::types::{Os, PriceRow, Pricing, TableInfo};
 use crate::{normalize, Catalog};
 use std::collections::BTreeMap;
 
+/// A region whose prices come in two or more currencies other than US dollars, which a plan
+/// cannot add up ([`Catalog::price_currency`]). Displays as `EUR (t1, t2) and GBP (t3)`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.describe())]
+pub struct MixedCurrencies {
+    /// Each currency (ISO 4217 code) with the tables priced in it, currencies in order.
+    pub tables_by_currency: Vec<(String, Vec<String>)>,
+}
+
+impl MixedCurrencies {
+    fn describe(&self) -> String {
+        self.tables_by_currency
+            .iter()
+            .map(|(currency, ids)| format!("{currency} ({})", ids.join(", ")))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    }
+}
+
 /// Where and how the user will buy: `--region`, `--pricing`, `--os`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PriceChoice {
@@ -266,7 +285,7 @@ impl Catalog {
     /// currency, and the region's prices in US dollars are left out of the view, never
     /// converted. Prices in two currencies other than US dollars cannot be added up: `Err`
     /// names them and their tables.
-    pub fn price_currency(&self, edition: &str, region: &str) -> Result<String, String> {
+    pub fn price_currency(&self, edition: &str, region: &str) -> Result<String, MixedCurrencies> {
         let in_edition = |table: &str| self.edition_of(table) == Some(edition);
         let tables = self
             .prices
@@ -298,11 +317,17 @@ impl Catalog {
         match others.len() {
             0 => Ok(crate::types::DEFAULT_CURRENCY.to_string()),
             1 => Ok(others.keys().next().unwrap_or(&"USD").to_string()),
-            _ => Err(others
-                .iter()
-                .map(|(currency, ids)| format!("{currency} ({})", ids.join(", ")))
-                .collect::<Vec<_>>()
-                .join(" and ")),
+            _ => Err(MixedCurrencies {
+                tables_by_currency: others
+                    .into_iter()
+                    .map(|(currency, ids)| {
+                        (
+                            currency.to_string(),
+                            ids.into_iter().map(str::to_string).collect(),
+                        )
+                    })
+                    .collect(),
+            }),
         }
     }
 

@@ -8,6 +8,7 @@
 //!   hosts' results are written.
 //! - 4: data verification (fio `verify=`, vdbench `validate=yes`) found bad data; the results
 //!   name every bad unit's file, offset, length, what was expected and what was found.
+//! - 130: a signal (Ctrl-C) stopped the work; what ran before it is reported.
 
 use std::fmt;
 use std::process::ExitCode;
@@ -15,6 +16,8 @@ use std::process::ExitCode;
 pub const FAILED: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
 pub const DATA_ERRORS: u8 = 4;
+/// The run was interrupted by Ctrl-C (128 + SIGINT, as shells report it).
+pub const INTERRUPTED: u8 = 130;
 
 /// The jobs whose verification found bad data, as `name (N bad units)`.
 pub fn data_error_jobs(jobs: &[iofit_stats::JobResult]) -> Vec<String> {

@@ -18,7 +18,7 @@
 //!   `emulate` without the bound and without the second-signal exit: it must remove what it
 //!   made (mounts, cgroups).
 
-use crate::cmd::run::INTERRUPTED;
+use crate::exit::INTERRUPTED;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};

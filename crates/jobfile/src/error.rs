@@ -5,6 +5,9 @@
 use std::fmt;
 
 /// What went wrong; the variant is what tests match on.
+/// Where command-line options and overrides are said to come from in errors.
+pub const COMMAND_LINE: &str = "command line";
+
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ErrorKind {
     #[error("cannot read the file: {0}")]
@@ -213,7 +216,7 @@ impl JobFileError {
 /// `file:line`, or `command line, argument N` for options given as arguments: their number
 /// counts arguments, and `command line:4` would read like a line of some file.
 fn place(file: &str, line: usize) -> String {
-    if file == crate::fio::COMMAND_LINE {
+    if file == COMMAND_LINE {
         format!("{file}, argument {line}")
     } else {
         format!("{file}:{line}")

@@ -47,8 +47,8 @@ pub struct ParseOptions {
     pub run_elsewhere: bool,
 }
 
-/// Where command-line options and overrides are said to come from in errors.
-pub const COMMAND_LINE: &str = "command line";
+pub use crate::error::COMMAND_LINE;
+pub use crate::fio_options::names as option_names;
 
 /// Includes may nest this deep (fio has no limit; a loop would otherwise never end).
 const MAX_INCLUDE_DEPTH: usize = 8;
@@ -589,7 +589,10 @@ fn build_jobs(
         }
         set_clones = set_clones.saturating_add(job.numjobs.max(1));
         if !opts.skip_target_checks && !opts.run_elsewhere {
-            let numjobs_at = options.iter().rev().find(|o| o.key == "numjobs");
+            let numjobs_at = options
+                .iter()
+                .rev()
+                .find(|o| o.key == option_names::NUMJOBS);
             let here = *here.get_or_init(iofit_model::limits::max_clones_here);
             check_clones_here(&job, set_clones, here, numjobs_at.copied(), &section.loc)?;
         }
@@ -653,7 +656,7 @@ fn check_clones_here(
         Some(option) => (&option.loc, option.value.as_deref().unwrap_or("").trim()),
         None => (section_loc, "1"),
     };
-    Err(loc.invalid("numjobs", value, why, fix))
+    Err(loc.invalid(option_names::NUMJOBS, value, why, fix))
 }
 
 /// Options as written, for fio's JSON `"job options"`/`"global options"`: valued ones only (fio
@@ -767,6 +770,63 @@ fn resolve_job(
 
 fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSpec, JobFileError> {
     let Ctx { mut job, mut b, .. } = ctx;
+    job = finish_mode(job, &b, opts)?;
+    let bs_loc = finish_block_sizes(&mut job, &mut b);
+    let (file_count, target_loc) = finish_target(&mut job, &b)?;
+    check_blockalign(&mut job, &b)?;
+    control::settle_steady_state(&mut job, &mut b)?;
+    control::settle_latency_target(&mut job, &mut b)?;
+    if job.file_sync.pre_read && job.direct {
+        let note = "pre_read with direct=1: the job's IO bypasses the page cache, so iofit reads nothing ahead (fio's pre-read through the job's O_DIRECT descriptor leaves nothing cached either)".to_string();
+        if !job.notes.contains(&note) {
+            job.notes.push(note);
+        }
+    }
+    settle_cache_hints(&mut job, &b);
+    if let Some(at) = &b.readonly {
+        if job.rw.has_writes() || job.rw.has_trims() {
+            return Err(at.unsupported_value(
+                "readonly",
+                "1",
+                format!("job {} has rw={}, which writes, and fio's --readonly refuses every job that writes or trims", job.name, job.rw.fio_name()),
+                "drop --readonly, or give the job a read-only rw (read, randread)",
+            ));
+        }
+    }
+    let placed = Layout {
+        file_count,
+        bs_loc,
+        target_loc,
+    };
+    finish_size(&mut job, &mut b, opts, &placed, section_loc)?;
+    check_direct_sizes(&job, placed.bs_loc, section_loc)?;
+    if let Some(at) = &b.log_at {
+        check_logs(&mut job, &b, at)?;
+    }
+    trim::finish(&mut job, section_loc)?;
+    if let Some(count) = b.number_ios {
+        apply_number_ios(&mut job, count)?;
+    }
+    if b.new_group {
+        job.group_id = NEW_GROUP_MARK;
+    }
+    Ok(job)
+}
+
+/// Where a job's block size and target were given, and how many files the target has: what
+/// the size checks need to point at the right line.
+struct Layout {
+    file_count: u32,
+    bs_loc: Option<Location>,
+    target_loc: Option<Location>,
+}
+
+/// The IO pattern: rw and its mix, direct or buffered, and time_based with its runtime.
+fn finish_mode(
+    mut job: JobSpec,
+    b: &Builder,
+    opts: &ParseOptions,
+) -> Result<JobSpec, JobFileError> {
     let rw = b.rw.unwrap_or(RwMode::Read);
     job = job.with_rw(rw);
     data::finish(&mut job, &b.dedupe);
@@ -809,8 +869,12 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         job.time_based = true;
     }
 
-    // Block sizes.
-    job.stated_block_sizes = Some(stated_block_sizes(&b));
+    Ok(job)
+}
+
+/// The block sizes (bssplit, or bs per direction); returns where bs was given.
+fn finish_block_sizes(job: &mut JobSpec, b: &mut Builder) -> Option<Location> {
+    job.stated_block_sizes = Some(stated_block_sizes(b));
     let (bs_loc, block_size) = if let Some(split) = b.bssplit.take() {
         let [read, write, trim] = split.value;
         let block_size = if job.rw.has_trims() {
@@ -837,11 +901,14 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
             BlockSizeSpec::Fixed(sizes),
         )
     };
-    trim_sizes_note(&mut job, &b);
-    control::finish_trim_rates(&mut job, &b.trim_rates);
+    trim_sizes_note(job, b);
+    control::finish_trim_rates(job, &b.trim_rates);
     job.block_size = block_size;
+    bs_loc
+}
 
-    // Target.
+/// The files or directory the job does IO on; returns how many files and where it was given.
+fn finish_target(job: &mut JobSpec, b: &Builder) -> Result<(u32, Option<Location>), JobFileError> {
     let nrfiles = b.nrfiles.unwrap_or(1);
     let (target, file_count, target_loc) = match (&b.filename, &b.directory) {
         (Some(filename), directory) => {
@@ -888,27 +955,24 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         ),
     };
     job.target = target;
+    Ok((file_count, target_loc))
+}
 
-    check_blockalign(&mut job, &b)?;
-    control::settle_steady_state(&mut job, &mut b)?;
-    control::settle_latency_target(&mut job, &mut b)?;
-    if job.file_sync.pre_read && job.direct {
-        let note = "pre_read with direct=1: the job's IO bypasses the page cache, so iofit reads nothing ahead (fio's pre-read through the job's O_DIRECT descriptor leaves nothing cached either)".to_string();
-        if !job.notes.contains(&note) {
-            job.notes.push(note);
-        }
-    }
-    settle_cache_hints(&mut job, &b);
-    if let Some(at) = &b.readonly {
-        if job.rw.has_writes() || job.rw.has_trims() {
-            return Err(at.unsupported_value(
-                "readonly",
-                "1",
-                format!("job {} has rw={}, which writes, and fio's --readonly refuses every job that writes or trims", job.name, job.rw.fio_name()),
-                "drop --readonly, or give the job a read-only rw (read, randread)",
-            ));
-        }
-    }
+/// The size per file (fio's size is per clone and divided among the files; filesize is per
+/// file), or the note or error when none can be known.
+fn finish_size(
+    job: &mut JobSpec,
+    b: &mut Builder,
+    opts: &ParseOptions,
+    placed: &Layout,
+    section_loc: &Location,
+) -> Result<(), JobFileError> {
+    let Layout {
+        file_count,
+        bs_loc,
+        target_loc,
+    } = placed;
+    let file_count = *file_count;
     // fio's filesize is the size of each file; size is then the total the job does IO over.
     let size = match (b.size.take(), &b.filesize) {
         (_, Some(filesize)) => {
@@ -939,7 +1003,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
                     "block size {max_bs} is larger than the size per file {per_file}: fio --parse-only accepts this, a run refuses it (as fio does: 'size too small')"
                 ));
             } else if per_file < max_bs {
-                let (key, at) = match &bs_loc {
+                let (key, at) = match bs_loc {
                     Some(bs_loc) if bs_loc.line >= loc.line || loc.file != bs_loc.file => {
                         ("bs", bs_loc.clone())
                     }
@@ -970,7 +1034,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
                     "no size= and no existing file to take the size from: fio --parse-only accepts this, a run refuses it until size= is given".into(),
                 ),
                 Target::Directory { .. } => {
-                    return Err(target_loc.unwrap_or_else(|| section_loc.clone()).error(
+                    return Err(target_loc.clone().unwrap_or_else(|| section_loc.clone()).error(
                         Some("size"),
                         ErrorKind::InvalidJob {
                             job: job.name.clone(),
@@ -983,7 +1047,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
                 Target::Files(_) if opts.skip_target_checks => {}
                 Target::Files(files) => {
                     if let Some(missing) = files.iter().find(|f| !f.exists()) {
-                        return Err(target_loc.unwrap_or_else(|| section_loc.clone()).error(
+                        return Err(target_loc.clone().unwrap_or_else(|| section_loc.clone()).error(
                             Some("filename"),
                             ErrorKind::InvalidJob {
                                 job: job.name.clone(),
@@ -997,7 +1061,15 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
         }
     }
 
-    // Direct IO needs sector-aligned sizes.
+    Ok(())
+}
+
+/// Direct IO needs sector-aligned sizes.
+fn check_direct_sizes(
+    job: &JobSpec,
+    bs_loc: Option<Location>,
+    section_loc: &Location,
+) -> Result<(), JobFileError> {
     if job.direct {
         let sizes: Vec<Bytes> = match &job.block_size {
             BlockSizeSpec::Fixed(sizes) => vec![sizes.read, sizes.write],
@@ -1016,17 +1088,7 @@ fn finish(ctx: Ctx, section_loc: &Location, opts: &ParseOptions) -> Result<JobSp
             ));
         }
     }
-    if let Some(at) = &b.log_at {
-        check_logs(&mut job, &b, at)?;
-    }
-    trim::finish(&mut job, section_loc)?;
-    if let Some(count) = b.number_ios {
-        apply_number_ios(&mut job, count)?;
-    }
-    if b.new_group {
-        job.group_id = NEW_GROUP_MARK;
-    }
-    Ok(job)
+    Ok(())
 }
 
 /// fio's `blockalign`: random offsets are multiples of it (default: the smallest block size).
@@ -1302,14 +1364,14 @@ fn bound_start_delay(job: &mut JobSpec, overrides: &[RawOption]) {
     let given = |key: &str| overrides.iter().any(|o| o.key == key);
     let delay_s = job.start_delay.as_secs_f64();
     match job.runtime {
-        Some(runtime) if given("runtime") && job.start_delay > runtime => {
+        Some(runtime) if given(option_names::RUNTIME) && job.start_delay > runtime => {
             job.notes.push(format!(
                 "startdelay={delay_s}s is longer than --runtime: the job waits {}s instead (the --runtime given to shorten the file bounds its waits too)",
                 runtime.as_secs_f64()
             ));
             job.start_delay = runtime;
         }
-        _ if given("size") && !given("runtime") => job.notes.push(format!(
+        _ if given(option_names::SIZE) && !given(option_names::RUNTIME) => job.notes.push(format!(
             "startdelay={delay_s}s is kept: --size shortens the IO, not the wait; add --runtime to bound the wait as well"
         )),
         _ => {}

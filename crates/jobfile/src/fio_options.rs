@@ -15,10 +15,25 @@ use crate::fio::data as d;
 use crate::fio::engine_opts as eo;
 use crate::fio::errors as er;
 use crate::fio::replay as rp;
+pub(crate) use crate::fio_engines::{engine, EngineChoice};
+pub use crate::option_bounds::{Bounds, Unit};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Sets the option's effect on the job being built.
+/// The options other code names (presets, overrides, the clone check, messages): one
+/// spelling each, beside the table that defines them, so a name outside the registry is a
+/// constant, never a literal that could drift from the table's.
+pub mod names {
+    pub const IODEPTH: &str = "iodepth";
+    pub const NUMJOBS: &str = "numjobs";
+    pub const RUNTIME: &str = "runtime";
+    pub const RAMP_TIME: &str = "ramp_time";
+    pub const SIZE: &str = "size";
+    pub const DIRECTORY: &str = "directory";
+    pub const FILENAME: &str = "filename";
+}
+
 pub(crate) type Apply = fn(&mut Ctx, &Arg) -> Result<(), JobFileError>;
 
 /// Whether the option may be written bare (`time_based`), which also means on the command line
@@ -111,25 +126,6 @@ impl PathKind {
     pub fn output_may_replace_same_kind(self) -> bool {
         self == PathKind::VerifyState
     }
-}
-
-/// The unit of a numeric option's bounds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Unit {
-    /// A plain count (queue entries, clones, loops, files).
-    Count,
-    Bytes,
-    Percent,
-}
-
-/// The smallest and largest value an option accepts, in `unit`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bounds {
-    pub min: u64,
-    pub max: u64,
-    pub unit: Unit,
-    /// What the number counts, for messages ("clones" in "20000 clones is above...").
-    pub noun: &'static str,
 }
 
 /// The options that are not plain workload tuning; every other honoured option shapes the IO.
@@ -313,8 +309,8 @@ const HONOURED: &[FioOption] = &[
     opt("time_based", &[], Flag, Supported(a::time_based)),
     opt("ramp_time", &[], Value, Supported(a::ramp_time)),
     opt("startdelay", &[], Value, Supported(a::startdelay)),
-    opt("rate", &[], Value, Supported(a::rate)),
-    opt("rate_iops", &[], Value, Supported(a::rate_iops)),
+    opt("rate", &[], Value, Supported(ctl::rate)),
+    opt("rate_iops", &[], Value, Supported(ctl::rate_iops)),
     opt("norandommap", &[], Flag, Supported(a::norandommap)),
     opt("randrepeat", &["allrandrepeat"], Flag, Supported(a::randrepeat)),
     opt("randseed", &[], Value, Supported(a::randseed)),
@@ -585,41 +581,6 @@ pub(crate) fn table() -> &'static Table {
 /// `--time_based --name=x` does not swallow the next argument.
 pub(crate) fn is_flag(key: &str) -> bool {
     table().find(key).is_some_and(|o| o.takes == Flag)
-}
-
-/// The engines fio names, and what iofit does with each.
-pub(crate) enum EngineChoice {
-    Run(iofit_model::job::EngineKind),
-    /// Runs as another engine of iofit's, with this note.
-    Mapped(iofit_model::job::EngineKind, &'static str),
-    Refused(&'static str),
-}
-
-pub(crate) fn engine(name: &str) -> EngineChoice {
-    use iofit_model::job::EngineKind as K;
-    use EngineChoice::{Mapped, Refused as No, Run};
-    // The engines iofit runs come from the one name table in `model::job`.
-    if let Some(kind) = K::from_fio_name(name) {
-        return Run(kind);
-    }
-    match name {
-        "vsync" => Run(K::Pvsync),
-        "pvsync2" => Mapped(K::Pvsync, "ioengine=pvsync2 runs as pvsync (preadv/pwritev without per-IO flags)"),
-        "posixaio" => Mapped(K::IoUring, "ioengine=posixaio runs on io_uring with the same iodepth (asynchronous IO, kernel queue instead of glibc's threads)"),
-        "mmap" => Mapped(K::Psync, "ioengine=mmap runs as psync: iofit copies with pread/pwrite instead of memcpy through a mapping"),
-        "splice" => Mapped(K::Psync, "ioengine=splice runs as psync: iofit moves data with pread/pwrite instead of splice and vmsplice through a pipe (the storage sees the same reads and writes)"),
-        "rdma" | "rdmaio" => No("RDMA needs an RDMA network and a peer; iofit has no RDMA engine"),
-        "spdk" | "spdk_bdev" | "xnvme" | "io_uring_cmd" | "sg" | "nvme" | "libblkio" | "bsg" =>
-            No("it needs a raw device or passthrough access (SPDK, NVMe/SCSI commands); iofit does IO through files only"),
-        "net" | "netsplice" | "http" | "nbd" | "nfs" | "libiscsi" | "rados" | "rbd" | "gfapi"
-        | "gfapi_async" | "libhdfs" | "dfs" | "ime_psync" | "ime_psyncv" | "ime_aio"
-        | "windowsaio" | "solarisaio" =>
-            No("it is a network, cluster or other-platform engine, and iofit runs local file IO only"),
-        "libzbc" => No("zoned block devices need hardware and zone handling iofit does not have"),
-        "dev-dax" | "libpmem" | "pmemblk" | "mtd" | "libcufile" | "libhipfile" | "gpudirect" =>
-            No("it needs special hardware (persistent memory, flash, GPU) iofit has no engine for"),
-        _ => No("iofit has no such engine"),
-    }
 }
 
 /// Options of the fio program itself (its `--help`), not of a job: written on iofit's command

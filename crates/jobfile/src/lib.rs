@@ -24,8 +24,10 @@
 
 pub mod error;
 pub mod fio;
+mod fio_engines;
 pub(crate) mod fio_options;
 pub mod iometer;
+mod option_bounds;
 mod values;
 pub mod vdbench;
 

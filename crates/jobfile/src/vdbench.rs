@@ -39,7 +39,7 @@ pub use fs::{
 };
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
-use crate::values::{parse_percent, parse_size, parse_time, parse_u32};
+use crate::values::{parse_percent, parse_size, parse_time, parse_u32, ValueError};
 use iofit_model::job::{
     AccessZone, BlockSizeShare, BlockSizeSpec, EngineKind, JobSpec, PerDirection,
     RandomDistribution, RwMode, SizeSpec, Target, ZoneSize,
@@ -1023,7 +1023,8 @@ impl Parser {
             if line.chars().any(|c| c.is_control() && c != '\t') {
                 return Err(loc.error(None, ErrorKind::Binary));
             }
-            let line = lists::substitute(line, &mut self.substitutions).map_err(|name| {
+            let line = lists::substitute(line, &mut self.substitutions).map_err(|why| {
+                let name = why.to_string();
                 loc.error(
                     Some(&name),
                     ErrorKind::Other(format!(
@@ -1240,7 +1241,7 @@ impl Parser {
                         loc.invalid(
                             "host",
                             &p.raw,
-                            &why,
+                            why.to_string(),
                             "write host=hd1, host=(hd1-hd4) or host=hd*",
                         )
                     })?;
@@ -1386,181 +1387,27 @@ impl Parser {
         let mut iorate_set = false;
         // Loops: a later value for the same loop kind replaces the earlier one (defaults first).
         let mut loops: Vec<(u8, ForLoop)> = Vec::new();
-        let mut set_loop = |kind: u8, value: ForLoop| {
-            if let Some(slot) = loops.iter_mut().find(|(k, _)| *k == kind) {
-                slot.1 = value;
-            } else {
-                loops.push((kind, value));
-            }
-        };
-        let time = |p: &Param| -> Result<Duration, JobFileError> {
-            let value = single(p, loc)?;
-            parse_time(&value, Duration::from_secs(1)).map_err(|why| {
-                loc.invalid(
-                    &p.written,
-                    &value,
-                    why,
-                    "write seconds or a number with s, m or h such as 600 or 10m",
-                )
-            })
-        };
         for p in &all {
+            if let Some((kind, value)) = self.rd_loop(&name, p, loc)? {
+                if let Some(slot) = loops.iter_mut().find(|(k, _)| *k == kind) {
+                    slot.1 = value;
+                } else {
+                    loops.push((kind, value));
+                }
+                continue;
+            }
             match p.key.as_str() {
                 "wd" => rd.wd_patterns = name_list(p, loc)?,
                 "sd" => rd.sd_patterns = Some(name_list(p, loc)?),
                 "iorate" => {
                     iorate_set = true;
-                    let mut rates = Vec::new();
-                    let mut numbers: Vec<String> = Vec::new();
-                    for (index, value) in p.values.iter().enumerate() {
-                        match value.to_ascii_lowercase().as_str() {
-                            "max" => rates.push(IoRate::Max),
-                            "curve" => {
-                                wants_curve = true;
-                                rates.push(IoRate::Curve(Vec::new()));
-                            }
-                            _ => numbers.push(value.clone()),
-                        }
-                        if is_last_or_keyword(&p.values, index) {
-                            // vdbench's numeric lists: (10000-300000,10000) steps, (100-800,d)
-                            // doubles (RD_entry reads iorate= through the same list code).
-                            for rate in iorate_list(&numbers, loc)? {
-                                rates.push(IoRate::Fixed(rate));
-                            }
-                            numbers.clear();
-                        }
-                    }
+                    let (rates, curve_named) = iorate_values(p, loc)?;
+                    wants_curve |= curve_named;
                     rd.iorates = rates;
                 }
-                "curve" => {
-                    curve = p
-                        .values
-                        .iter()
-                        .map(|v| {
-                            let pct: f64 = v.parse().map_err(|_| {
-                                loc.invalid(
-                                    "curve",
-                                    v,
-                                    "not a percentage",
-                                    "write curve=(10,50,100)",
-                                )
-                            })?;
-                            if !(pct > 0.0 && pct <= 1000.0) {
-                                return Err(loc.invalid(
-                                    "curve",
-                                    v,
-                                    "a curve point must be above 0%",
-                                    "write curve=(10,50,100)",
-                                ));
-                            }
-                            Ok(pct)
-                        })
-                        .collect::<Result<_, _>>()?;
-                }
-                "elapsed" => {
-                    rd.elapsed = time(p)?;
-                    if rd.elapsed.is_zero() {
-                        return Err(loc.invalid(
-                            "elapsed",
-                            &p.raw,
-                            "an elapsed time of 0",
-                            "write elapsed=30 or more",
-                        ));
-                    }
-                }
-                "warmup" => rd.warmup = time(p)?,
-                "interval" => {
-                    rd.interval = time(p)?;
-                    if rd.interval.is_zero() {
-                        return Err(loc.invalid(
-                            "interval",
-                            &p.raw,
-                            "an interval of 0",
-                            "write interval=1",
-                        ));
-                    }
-                }
-                "forthreads" => set_loop(
-                    0,
-                    ForLoop::Threads(capped_threads(expand_counts(p, loc)?, p, loc)?),
-                ),
-                "forxfersize" => {
-                    let sizes = numbers(p, loc, size_number)?
-                        .into_iter()
-                        .map(|n| XferSize::Fixed(Bytes(n as u64)))
-                        .collect();
-                    set_loop(1, ForLoop::XferSize(sizes));
-                }
-                "forrdpct" => set_loop(2, ForLoop::RdPct(numbers(p, loc, pct_number)?)),
-                "forseekpct" => {
-                    // Words (seq, random, eof) stay words; numbers may be ranges.
-                    let seeks = if p
-                        .values
-                        .iter()
-                        .any(|v| v.chars().any(|c| c.is_ascii_alphabetic()))
-                    {
-                        p.values
-                            .iter()
-                            .map(|v| parse_seek(v, loc))
-                            .collect::<Result<Vec<_>, _>>()?
-                    } else {
-                        numbers(p, loc, pct_number)?
-                            .into_iter()
-                            .map(Seek::RandomPct)
-                            .collect()
-                    };
-                    set_loop(3, ForLoop::SeekPct(seeks));
-                }
-                "forrhpct" => set_loop(4, ForLoop::RhPct(numbers(p, loc, pct_number)?)),
-                "forwhpct" => set_loop(5, ForLoop::WhPct(numbers(p, loc, pct_number)?)),
-                "forhitarea" => {
-                    let sizes = numbers(p, loc, size_number)?
-                        .into_iter()
-                        .map(|n| Bytes(n as u64))
-                        .collect();
-                    set_loop(6, ForLoop::HitArea(sizes));
-                }
-                "forcompratio" | "forcompression" => {
-                    self.file.data.push(DataParam {
-                        key: format!("rd={name} {}", p.key),
-                        value: p.raw.clone(),
-                        loc: loc.clone(),
-                    });
-                    let ratios = numbers(p, loc, |v| {
-                        v.parse::<f64>()
-                            .map_err(|_| format!("'{v}' is not a number"))
-                    })?;
-                    set_loop(7, ForLoop::CompRatio(ratios));
-                }
-                "fordepth" => set_loop(8, ForLoop::Depth(expand_counts(p, loc)?)),
-                "forwidth" => set_loop(9, ForLoop::Width(expand_counts(p, loc)?)),
-                "forfiles" => set_loop(10, ForLoop::Files(expand_counts(p, loc)?)),
-                "forsizes" => {
-                    let sizes = numbers(p, loc, size_number)?
-                        .into_iter()
-                        .map(|n| Bytes(n as u64))
-                        .collect();
-                    set_loop(11, ForLoop::Sizes(sizes));
-                }
-                "foroperations" | "operations" => {
-                    set_loop(12, ForLoop::Operations(fs::parse_operations(p, loc)?))
-                }
-                "pause" => rd.pause = time(p)?,
-                "distribution" => {
-                    rd.arrivals = match single(p, loc)?.to_ascii_lowercase().as_str() {
-                        "exponential" | "e" => Arrivals::Exponential,
-                        "uniform" | "u" => Arrivals::Uniform,
-                        "deterministic" | "d" => Arrivals::Deterministic,
-                        other => {
-                            return Err(loc.invalid(
-                                "distribution",
-                                other,
-                                "not an arrival distribution",
-                                "write exponential, uniform or deterministic",
-                            ))
-                        }
-                    }
-                }
+                "curve" => curve = curve_points(p, loc)?,
+                "elapsed" | "warmup" | "interval" | "pause" => rd_time(&mut rd, p, loc)?,
+                "distribution" => rd.arrivals = arrivals(p, loc)?,
                 "maxdata" => rd.maxdata = Some(nonzero_size(p, loc)?),
                 "openflags" => {
                     let (direct, sync) = parse_openflags(p, loc)?;
@@ -1588,6 +1435,97 @@ impl Parser {
                 }
             }
         }
+        rd.loops = loops.into_iter().map(|(_, l)| l).collect();
+        self.finish_rd(rd, iorate_set, loc)
+    }
+
+    /// A `for...` key of an rd: the loop's kind (its nesting order) and its values; `None`
+    /// for any other key.
+    fn rd_loop(
+        &mut self,
+        name: &str,
+        p: &Param,
+        loc: &Location,
+    ) -> Result<Option<(u8, ForLoop)>, JobFileError> {
+        Ok(Some(match p.key.as_str() {
+            "forthreads" => (
+                0,
+                ForLoop::Threads(capped_threads(expand_counts(p, loc)?, p, loc)?),
+            ),
+            "forxfersize" => {
+                let sizes = numbers(p, loc, size_number)?
+                    .into_iter()
+                    .map(|n| XferSize::Fixed(Bytes(n as u64)))
+                    .collect();
+                (1, ForLoop::XferSize(sizes))
+            }
+            "forrdpct" => (2, ForLoop::RdPct(numbers(p, loc, pct_number)?)),
+            "forseekpct" => {
+                // Words (seq, random, eof) stay words; numbers may be ranges.
+                let seeks = if p
+                    .values
+                    .iter()
+                    .any(|v| v.chars().any(|c| c.is_ascii_alphabetic()))
+                {
+                    p.values
+                        .iter()
+                        .map(|v| parse_seek(v, loc))
+                        .collect::<Result<Vec<_>, _>>()?
+                } else {
+                    numbers(p, loc, pct_number)?
+                        .into_iter()
+                        .map(Seek::RandomPct)
+                        .collect()
+                };
+                (3, ForLoop::SeekPct(seeks))
+            }
+            "forrhpct" => (4, ForLoop::RhPct(numbers(p, loc, pct_number)?)),
+            "forwhpct" => (5, ForLoop::WhPct(numbers(p, loc, pct_number)?)),
+            "forhitarea" => {
+                let sizes = numbers(p, loc, size_number)?
+                    .into_iter()
+                    .map(|n| Bytes(n as u64))
+                    .collect();
+                (6, ForLoop::HitArea(sizes))
+            }
+            "forcompratio" | "forcompression" => {
+                self.file.data.push(DataParam {
+                    key: format!("rd={name} {}", p.key),
+                    value: p.raw.clone(),
+                    loc: loc.clone(),
+                });
+                let ratios = numbers(p, loc, |v| {
+                    v.parse::<f64>()
+                        .map_err(|_| ValueError(format!("'{v}' is not a number")))
+                })?;
+                (7, ForLoop::CompRatio(ratios))
+            }
+            "fordepth" => (8, ForLoop::Depth(expand_counts(p, loc)?)),
+            "forwidth" => (9, ForLoop::Width(expand_counts(p, loc)?)),
+            "forfiles" => (10, ForLoop::Files(expand_counts(p, loc)?)),
+            "forsizes" => {
+                let sizes = numbers(p, loc, size_number)?
+                    .into_iter()
+                    .map(|n| Bytes(n as u64))
+                    .collect();
+                (11, ForLoop::Sizes(sizes))
+            }
+            "foroperations" | "operations" => {
+                (12, ForLoop::Operations(fs::parse_operations(p, loc)?))
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// What an rd needs besides its keys: an iorate (unless it runs a file system workload), a
+    /// workload (its own of defaults for `rd=...,sd=...`), and names that exist.
+    fn finish_rd(
+        &mut self,
+        mut rd: RunDef,
+        iorate_set: bool,
+        loc: &Location,
+    ) -> Result<(), JobFileError> {
+        let name = rd.name.clone();
         if !iorate_set && rd.fs.is_none() {
             // vdbench requires iorate=; the seed sets it in rd=default. Refuse rather than guess.
             return Err(loc.error(
@@ -1610,7 +1548,6 @@ impl Parser {
                 rd.interval.as_secs_f64()
             ));
         }
-        rd.loops = loops.into_iter().map(|(_, l)| l).collect();
         if rd.wd_patterns.is_empty() && rd.fs.is_none() && rd.sd_patterns.is_some() {
             // rd=...,sd=... without wd=: vdbench runs a workload of its defaults (and the rd's
             // xfersize/rdpct/seekpct) on those sds.
@@ -1654,8 +1591,9 @@ impl Parser {
     }
 
     fn with_substitutions(items: &[String], source_name: &str) -> Result<Parser, JobFileError> {
-        let substitutions = lists::substitutions(items)
-            .map_err(|why| JobFileError::new(source_name, 0, None, ErrorKind::Other(why)))?;
+        let substitutions = lists::substitutions(items).map_err(|why| {
+            JobFileError::new(source_name, 0, None, ErrorKind::Other(why.to_string()))
+        })?;
         Ok(Parser {
             substitutions,
             ..Parser::default()
@@ -2001,28 +1939,133 @@ fn check_shell(value: &str, loc: &Location) -> Result<Option<String>, JobFileErr
 fn numbers(
     p: &Param,
     loc: &Location,
-    parse: impl Fn(&str) -> Result<f64, String>,
+    parse: impl Fn(&str) -> Result<f64, ValueError>,
 ) -> Result<Vec<f64>, JobFileError> {
     lists::expand_numeric(&p.values, parse).map_err(|why| {
         loc.invalid(
             &p.written,
             &p.raw,
-            why,
+            why.to_string(),
             "write a value, a list (a,b,c), or a range (LOW-HIGH,d) doubling or (LOW-HIGH,STEP)",
         )
     })
 }
 
-fn size_number(text: &str) -> Result<f64, String> {
-    let size = parse_size(text, SizeBase::Binary).map_err(|e| e.to_string())?;
+/// An rd's `iorate=` values (`max`, `curve`, numbers and numeric ranges) and whether
+/// `curve` is among them.
+fn iorate_values(p: &Param, loc: &Location) -> Result<(Vec<IoRate>, bool), JobFileError> {
+    let mut wants_curve = false;
+    let mut rates = Vec::new();
+    let mut numbers: Vec<String> = Vec::new();
+    for (index, value) in p.values.iter().enumerate() {
+        match value.to_ascii_lowercase().as_str() {
+            "max" => rates.push(IoRate::Max),
+            "curve" => {
+                wants_curve = true;
+                rates.push(IoRate::Curve(Vec::new()));
+            }
+            _ => numbers.push(value.clone()),
+        }
+        if is_last_or_keyword(&p.values, index) {
+            // vdbench's numeric lists: (10000-300000,10000) steps, (100-800,d)
+            // doubles (RD_entry reads iorate= through the same list code).
+            for rate in iorate_list(&numbers, loc)? {
+                rates.push(IoRate::Fixed(rate));
+            }
+            numbers.clear();
+        }
+    }
+    Ok((rates, wants_curve))
+}
+
+/// An rd's `curve=` percentages, each above 0 and at most 1000.
+fn curve_points(p: &Param, loc: &Location) -> Result<Vec<f64>, JobFileError> {
+    p.values
+        .iter()
+        .map(|v| {
+            let pct: f64 = v.parse().map_err(|_| {
+                loc.invalid("curve", v, "not a percentage", "write curve=(10,50,100)")
+            })?;
+            if !(pct > 0.0 && pct <= 1000.0) {
+                return Err(loc.invalid(
+                    "curve",
+                    v,
+                    "a curve point must be above 0%",
+                    "write curve=(10,50,100)",
+                ));
+            }
+            Ok(pct)
+        })
+        .collect::<Result<_, _>>()
+}
+
+/// An rd's `elapsed=`, `warmup=`, `interval=` or `pause=` (elapsed and interval above 0).
+fn rd_time(rd: &mut RunDef, p: &Param, loc: &Location) -> Result<(), JobFileError> {
+    let value = single(p, loc)?;
+    let time = parse_time(&value, Duration::from_secs(1)).map_err(|why| {
+        loc.invalid(
+            &p.written,
+            &value,
+            why,
+            "write seconds or a number with s, m or h such as 600 or 10m",
+        )
+    })?;
+    match p.key.as_str() {
+        "elapsed" => {
+            if time.is_zero() {
+                return Err(loc.invalid(
+                    "elapsed",
+                    &p.raw,
+                    "an elapsed time of 0",
+                    "write elapsed=30 or more",
+                ));
+            }
+            rd.elapsed = time;
+        }
+        "interval" => {
+            if time.is_zero() {
+                return Err(loc.invalid(
+                    "interval",
+                    &p.raw,
+                    "an interval of 0",
+                    "write interval=1",
+                ));
+            }
+            rd.interval = time;
+        }
+        "warmup" => rd.warmup = time,
+        _ => rd.pause = time,
+    }
+    Ok(())
+}
+
+/// An rd's `distribution=`: how arrivals are spaced at a fixed IO rate.
+fn arrivals(p: &Param, loc: &Location) -> Result<Arrivals, JobFileError> {
+    Ok(match single(p, loc)?.to_ascii_lowercase().as_str() {
+        "exponential" | "e" => Arrivals::Exponential,
+        "uniform" | "u" => Arrivals::Uniform,
+        "deterministic" | "d" => Arrivals::Deterministic,
+        other => {
+            return Err(loc.invalid(
+                "distribution",
+                other,
+                "not an arrival distribution",
+                "write exponential, uniform or deterministic",
+            ))
+        }
+    })
+}
+
+fn size_number(text: &str) -> Result<f64, ValueError> {
+    let size = parse_size(text, SizeBase::Binary)?;
     if size == Bytes::ZERO {
-        return Err("a size of 0".into());
+        return Err(ValueError("a size of 0".into()));
     }
     Ok(size.as_u64() as f64)
 }
 
-fn pct_number(text: &str) -> Result<f64, String> {
-    parse_percent(text).map_err(|e| e.to_string())
+fn pct_number(text: &str) -> Result<f64, ValueError> {
+    parse_percent(text)
 }
 
 /// `sd=(sd1-sd8,sd10)`: a list of names, ranges expanded.
@@ -2031,7 +2074,7 @@ fn name_list(p: &Param, loc: &Location) -> Result<Vec<String>, JobFileError> {
         loc.invalid(
             &p.written,
             &p.raw,
-            why,
+            why.to_string(),
             "write names such as (sd1-sd8) or sd*",
         )
     })
@@ -2068,17 +2111,17 @@ fn is_last_or_keyword(values: &[String], index: usize) -> bool {
 
 /// The IO rates of a run of `iorate=` numbers, ranges expanded.
 fn iorate_list(numbers: &[String], loc: &Location) -> Result<Vec<f64>, JobFileError> {
-    let parse = |text: &str| -> Result<f64, String> {
+    let parse = |text: &str| -> Result<f64, ValueError> {
         text.parse::<f64>()
             .ok()
             .filter(|r| r.is_finite() && *r > 0.0)
-            .ok_or_else(|| format!("'{text}' is not an IO rate"))
+            .ok_or_else(|| ValueError(format!("'{text}' is not an IO rate")))
     };
     lists::expand_numeric(numbers, parse).map_err(|why| {
         loc.invalid(
             "iorate",
             &numbers.join(","),
-            &why,
+            why.to_string(),
             "write iorate=max, iorate=curve, a number of IOs per second such as iorate=5000, or a list such as iorate=(1000-5000,1000)",
         )
     })
@@ -2261,16 +2304,13 @@ fn capped_threads(counts: Vec<u32>, p: &Param, loc: &Location) -> Result<Vec<u32
 
 fn expand_counts(p: &Param, loc: &Location) -> Result<Vec<u32>, JobFileError> {
     numbers(p, loc, |v| {
-        parse_u32(v)
-            .map_err(|e| e.to_string())
-            .map(f64::from)
-            .and_then(|n| {
-                if n == 0.0 {
-                    Err("0 is not a count; write 1 or more".to_string())
-                } else {
-                    Ok(n)
-                }
-            })
+        parse_u32(v).map(f64::from).and_then(|n| {
+            if n == 0.0 {
+                Err(ValueError("0 is not a count; write 1 or more".into()))
+            } else {
+                Ok(n)
+            }
+        })
     })?
     .into_iter()
     .map(|n| {

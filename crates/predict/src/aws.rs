@@ -405,6 +405,31 @@ fn summarise(
     }
 }
 
+/// Why a `--disk` spec of [`parse_volume_spec`] cannot be read; each names the spec.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum DiskFlagError {
+    #[error("{0}")]
+    Count(#[from] std::num::ParseIntError),
+    #[error("--disk {0}: the count must be at least 1")]
+    ZeroCount(String),
+    #[error("--disk {spec}: unknown EBS volume type '{kind}'; use gp3, gp2, io2 or st1")]
+    UnknownType { spec: String, kind: String },
+    #[error("--disk {spec}: '{part}' is not KEY=VALUE")]
+    NotKeyValue { spec: String, part: String },
+    #[error("--disk {spec}: {key}={value} is not a plain number")]
+    NotANumber {
+        spec: String,
+        key: String,
+        value: String,
+    },
+    #[error("--disk {spec}: {key} must be above 0")]
+    NotPositive { spec: String, key: String },
+    #[error("--disk {spec}: unknown key '{key}'; use size_gib, iops, mb_s (MB/s) or mib_s")]
+    UnknownKey { spec: String, key: String },
+    #[error("--disk {0}: gp2 performance follows its size; add size_gib=N")]
+    SizeNeeded(String),
+}
+
 /// Parses `[LABEL=]COUNTxTYPE[,size_gib=N][,iops=N][,mb_s=N|mib_s=N]` (`mb_s` is MB/s,
 /// 10^6 B/s, converted to AWS's MiB/s). Size defaults to the smallest the IOPS allow (gp3:
 /// 1 GiB per 500 IOPS; io2 likewise, at least 4 GiB; st1: 125 GiB); gp2 needs `size_gib`.
@@ -412,7 +437,7 @@ pub fn parse_volume_spec(
     text: &str,
     index: usize,
     rules_of: &dyn Fn(&str) -> Option<EbsVolumeType>,
-) -> Result<(AwsVolumeSpec, EbsVolumeType), String> {
+) -> Result<(AwsVolumeSpec, EbsVolumeType), DiskFlagError> {
     let mut parts = text.split(',');
     let head = parts.next().unwrap_or_default().trim();
     let (label, body) = match head.split_once('=') {
@@ -421,15 +446,16 @@ pub fn parse_volume_spec(
     };
     let (count, kind) = match body.split_once(['x', 'X']) {
         Some((count, kind)) if count.chars().all(|c| c.is_ascii_digit()) && !count.is_empty() => {
-            (count.parse::<u32>().map_err(|e| e.to_string())?, kind)
+            (count.parse::<u32>()?, kind)
         }
         _ => (1, body),
     };
     if count == 0 {
-        return Err(format!("--disk {text}: the count must be at least 1"));
+        return Err(DiskFlagError::ZeroCount(text.to_string()));
     }
-    let rules = rules_of(kind).ok_or_else(|| {
-        format!("--disk {text}: unknown EBS volume type '{kind}'; use gp3, gp2, io2 or st1")
+    let rules = rules_of(kind).ok_or_else(|| DiskFlagError::UnknownType {
+        spec: text.to_string(),
+        kind: kind.to_string(),
     })?;
     let mut spec = AwsVolumeSpec {
         label,
@@ -442,13 +468,23 @@ pub fn parse_volume_spec(
     for part in parts {
         let (key, value) = part
             .split_once('=')
-            .ok_or_else(|| format!("--disk {text}: '{part}' is not KEY=VALUE"))?;
+            .ok_or_else(|| DiskFlagError::NotKeyValue {
+                spec: text.to_string(),
+                part: part.to_string(),
+            })?;
         let value: f64 = value
             .trim()
             .parse()
-            .map_err(|_| format!("--disk {text}: {key}={value} is not a plain number"))?;
+            .map_err(|_| DiskFlagError::NotANumber {
+                spec: text.to_string(),
+                key: key.to_string(),
+                value: value.to_string(),
+            })?;
         if !(value.is_finite() && value > 0.0) {
-            return Err(format!("--disk {text}: {key} must be above 0"));
+            return Err(DiskFlagError::NotPositive {
+                spec: text.to_string(),
+                key: key.to_string(),
+            });
         }
         match key.trim() {
             "size_gib" => spec.size_gib = value,
@@ -456,16 +492,16 @@ pub fn parse_volume_spec(
             "mb_s" => spec.throughput_mib_s = Some(value * MB / MIB),
             "mib_s" => spec.throughput_mib_s = Some(value),
             other => {
-                return Err(format!(
-                    "--disk {text}: unknown key '{other}'; use size_gib, iops, mb_s (MB/s) or mib_s"
-                ))
+                return Err(DiskFlagError::UnknownKey {
+                    spec: text.to_string(),
+                    key: other.to_string(),
+                })
             }
         }
     }
     if spec.size_gib == 0.0 {
-        spec.size_gib = default_size_gib(&spec, &rules).ok_or_else(|| {
-            format!("--disk {text}: gp2 performance follows its size; add size_gib=N")
-        })?;
+        spec.size_gib = default_size_gib(&spec, &rules)
+            .ok_or_else(|| DiskFlagError::SizeNeeded(text.to_string()))?;
     }
     Ok((spec, rules))
 }

@@ -153,10 +153,16 @@ fn issue_example_parses_and_predicts() {
 fn bad_specs_say_what_to_write() {
     let catalog = catalog();
     let rules_of = |name: &str| catalog.volume_type(name).ok().cloned();
-    let error = parse_volume_spec("data=2xgp9", 0, &rules_of).unwrap_err();
+    let error = parse_volume_spec("data=2xgp9", 0, &rules_of)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("gp3, gp2, io2 or st1"), "{error}");
-    let error = parse_volume_spec("data=1xgp2", 0, &rules_of).unwrap_err();
+    let error = parse_volume_spec("data=1xgp2", 0, &rules_of)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("size_gib"), "{error}");
-    let error = parse_volume_spec("data=1xgp3,iops=abc", 0, &rules_of).unwrap_err();
+    let error = parse_volume_spec("data=1xgp3,iops=abc", 0, &rules_of)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("plain number"), "{error}");
 }

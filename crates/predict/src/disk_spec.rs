@@ -71,8 +71,42 @@ pub fn resolve_volume(
         .parse()
         .map_err(|e: iofit_model::design::DiskSpecError| error(e.to_string()))?;
     design.label = label;
-    let disk = disk_of(catalog, edition, &mut design, figures, defaults).map_err(error)?;
+    let disk = disk_of(catalog, edition, &mut design, figures, defaults)
+        .map_err(|why| error(why.to_string()))?;
     Ok((design, disk))
+}
+
+/// Why a volume's disk cannot be used: the `reason` of a [`DiskSpecError`].
+#[derive(Debug, thiserror::Error)]
+enum DiskReason {
+    #[error(
+        "{0} (a fixed-size SKU such as P30 or E30, or PremiumV2/Ultra with \
+         ,size_gib=N,iops=N,mb_s=N)"
+    )]
+    UnknownSku(Box<iofit_catalog::CatalogError>),
+    #[error("{0} has fixed limits; size, IOPS and MB/s are bought only for PremiumV2 and Ultra")]
+    FixedLimits(String),
+    #[error("{0} supports no host caching (Azure's disk types page); write :none or leave it out")]
+    NoHostCaching(String),
+    #[error("{why}; {kind} needs ,size_gib=N,iops=N,mb_s=N")]
+    Figures { why: FiguresError, kind: String },
+    #[error(transparent)]
+    Provisioned(#[from] crate::PredictError),
+}
+
+/// Why the `size_gib=,iops=,mb_s=` figures of a provisioned disk cannot be read.
+#[derive(Debug, thiserror::Error)]
+enum FiguresError {
+    #[error("'{0}' is not KEY=VALUE")]
+    NotKeyValue(String),
+    #[error("{key}={value}: not a positive number")]
+    NotPositive { key: String, value: String },
+    #[error("unknown key '{0}'")]
+    UnknownKey(String),
+    #[error("{0} is given twice")]
+    Twice(String),
+    #[error("{MISSING_FIGURES}")]
+    Missing,
 }
 
 /// The disk row of one volume: a fixed SKU, or a provisioned type with its figures checked
@@ -83,7 +117,7 @@ fn disk_of(
     design: &mut VolumeDesign,
     figures: Option<&str>,
     defaults: Bought,
-) -> Result<DiskPerf, String> {
+) -> Result<DiskPerf, DiskReason> {
     let fixed = catalog.disk(&design.disk_sku, edition);
     if let (Ok(sku), None) = (&fixed, figures) {
         design.disk_sku = sku.name.clone();
@@ -91,26 +125,19 @@ fn disk_of(
     }
     let Ok(kind) = catalog.provisioned_disk(&design.disk_sku, edition) else {
         return Err(match fixed {
-            Err(e) => format!(
-                "{e} (a fixed-size SKU such as P30 or E30, or PremiumV2/Ultra with \
-                 ,size_gib=N,iops=N,mb_s=N)"
-            ),
-            Ok(sku) => format!(
-                "{} has fixed limits; size, IOPS and MB/s are bought only for PremiumV2 and Ultra",
-                sku.name
-            ),
+            Err(e) => DiskReason::UnknownSku(Box::new(e)),
+            Ok(sku) => DiskReason::FixedLimits(sku.name.clone()),
         });
     };
     if design.caching.is_cached() && !kind.kind.supports_host_caching() {
-        return Err(format!(
-            "{} supports no host caching (Azure's disk types page); write :none or leave it out",
-            kind.name
-        ));
+        return Err(DiskReason::NoHostCaching(kind.name.clone()));
     }
-    let bought = figures_of(figures.unwrap_or(""), defaults)
-        .map_err(|reason| format!("{reason}; {} needs ,size_gib=N,iops=N,mb_s=N", kind.name))?;
-    let disk = DiskPerf::from_provisioned(kind, bought.0, bought.1, bought.2)
-        .map_err(|e| e.to_string())?;
+    let bought =
+        figures_of(figures.unwrap_or(""), defaults).map_err(|why| DiskReason::Figures {
+            why,
+            kind: kind.name.clone(),
+        })?;
+    let disk = DiskPerf::from_provisioned(kind, bought.0, bought.1, bought.2)?;
     design.disk_sku = kind.name.clone();
     design.provisioned_size_gib = Some(bought.0);
     design.provisioned_iops = Some(bought.1);
@@ -122,35 +149,38 @@ const MISSING_FIGURES: &str = "size_gib, iops and mb_s are each needed";
 
 /// `size_gib=512,iops=6000,mb_s=250` (any order, each once) over `defaults`, as (GiB, IOPS,
 /// MB/s).
-fn figures_of(text: &str, defaults: Bought) -> Result<(f64, f64, f64), String> {
+fn figures_of(text: &str, defaults: Bought) -> Result<(f64, f64, f64), FiguresError> {
     let mut bought = defaults;
     let mut seen = Vec::new();
     for pair in text.split(',').filter(|p| !p.is_empty()) {
         let (key, value) = pair
             .split_once('=')
-            .ok_or_else(|| format!("'{pair}' is not KEY=VALUE"))?;
+            .ok_or_else(|| FiguresError::NotKeyValue(pair.to_string()))?;
         let key = key.trim();
         let number: f64 = value
             .trim()
             .parse()
             .ok()
             .filter(|v: &f64| v.is_finite() && *v > 0.0)
-            .ok_or_else(|| format!("{key}={value}: not a positive number"))?;
+            .ok_or_else(|| FiguresError::NotPositive {
+                key: key.to_string(),
+                value: value.to_string(),
+            })?;
         let slot = match key {
             "size_gib" => &mut bought.size_gib,
             "iops" => &mut bought.iops,
             "mb_s" => &mut bought.mb_s,
-            other => return Err(format!("unknown key '{other}'")),
+            other => return Err(FiguresError::UnknownKey(other.to_string())),
         };
         if seen.contains(&key) {
-            return Err(format!("{key} is given twice"));
+            return Err(FiguresError::Twice(key.to_string()));
         }
         seen.push(key);
         *slot = Some(number);
     }
     match (bought.size_gib, bought.iops, bought.mb_s) {
         (Some(size), Some(iops), Some(mb)) => Ok((size, iops, mb)),
-        _ => Err(MISSING_FIGURES.into()),
+        _ => Err(FiguresError::Missing),
     }
 }
 

@@ -241,8 +241,7 @@ fn default_rows(
         requirements.source.starts_with("PerfMon"),
         &crate::vm_filters::today(),
         "--",
-    )
-    .map_err(ProcedureError::BadInput)?;
+    )?;
     Ok((rows, notes))
 }
 

@@ -78,6 +78,13 @@ impl ProcedureError {
     }
 }
 
+/// A filter the user wrote that cannot be used is bad input, its message as written.
+impl From<crate::vm_filters::FilterError> for ProcedureError {
+    fn from(error: crate::vm_filters::FilterError) -> Self {
+        ProcedureError::BadInput(error.to_string())
+    }
+}
+
 impl From<iofit_jobfile::JobFileError> for ProcedureError {
     fn from(error: iofit_jobfile::JobFileError) -> Self {
         ProcedureError::BadInput(error.to_string())

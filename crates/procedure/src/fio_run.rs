@@ -209,7 +209,7 @@ pub fn render(format: OutputFormat, report: &RunReport, jobs: &[JobSpec]) -> Str
         .iter()
         .map(|&i| job_options(&jobs[i]))
         .collect();
-    iofit_report::fio_common::render_run(format, &report.result, jobs, &report.job_index, &options)
+    iofit_report::fio_output::render_run(format, &report.result, jobs, &report.job_index, &options)
 }
 
 /// The run as one self-contained HTML document: what ran, the jobs table, IOPS, MB/s and

@@ -75,9 +75,9 @@ pub fn plan_fleet(request: &FleetPlanRequest, done: &(dyn Fn() + Sync)) -> Resul
     let filters = &request.catalog.filters;
     let mut any = base.clone();
     let mut notes = price_notes;
-    notes.extend(apply(&mut any.vms, filters, false, &today(), "--").map_err(bad)?);
+    notes.extend(apply(&mut any.vms, filters, false, &today(), "--")?);
     let mut x64 = base;
-    let windows_notes = apply(&mut x64.vms, filters, true, &today(), "--").map_err(bad)?;
+    let windows_notes = apply(&mut x64.vms, filters, true, &today(), "--")?;
     if !windows.is_empty() {
         // What only the servers from Windows captures were planned without, said so.
         for note in windows_notes {

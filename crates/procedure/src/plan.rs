@@ -297,9 +297,7 @@ pub fn parse_requirements_with_filters(
             e.message().replace('\n', " ").trim_end_matches('.')
         ))
     })?;
-    filters
-        .check(&format!("{label}: [filters] "))
-        .map_err(bad)?;
+    filters.check(&format!("{label}: [filters] "))?;
     let rest = toml::to_string(&table).map_err(|e| bad(format!("{label}: {e}")))?;
     Ok((parse_requirements(label, &rest)?, filters))
 }
@@ -678,8 +676,7 @@ pub fn plan(request: &PlanRequest) -> Result<PlanOutcome> {
         requirements.source.starts_with("PerfMon"),
         &crate::vm_filters::today(),
         "--",
-    )
-    .map_err(bad)?;
+    )?;
     if rows.vms.is_empty() {
         return Err(bad(format!(
             "no VM size is left to plan with: {}; loosen the filters",

@@ -15,6 +15,7 @@
 //! ```
 
 use crate::ProcedureError;
+use iofit_jobfile::fio::option_names as opt;
 use iofit_jobfile::fio::{job_options, parse_command_line, parse_file, ParseOptions};
 use iofit_jobfile::{iometer, Dialect};
 use iofit_model::job::{JobSpec, Target};
@@ -215,11 +216,11 @@ impl RunRequest {
     pub fn overrides(&self, fio_args: &[String]) -> Vec<(String, String)> {
         let mut out = Vec::new();
         for (key, value) in [
-            ("runtime", &self.runtime),
-            ("ramp_time", &self.warmup),
-            ("size", &self.size),
-            ("directory", &self.directory),
-            ("filename", &self.filename),
+            (opt::RUNTIME, &self.runtime),
+            (opt::RAMP_TIME, &self.warmup),
+            (opt::SIZE, &self.size),
+            (opt::DIRECTORY, &self.directory),
+            (opt::FILENAME, &self.filename),
         ] {
             if let Some(value) = value {
                 out.push((key.to_string(), value.clone()));
@@ -399,20 +400,12 @@ fn preset_settings(
     };
     for (key, value) in overrides_from(&inputs.fio_args) {
         match key.as_str() {
-            "iodepth" => {
-                // Bounded by the option table, as iodepth= in a job file is.
-                settings.iodepth = iofit_jobfile::fio::check_count_option("iodepth", &value)
-                    .map_err(|e| bad(format!("--iodepth={value}: {}", e.kind)))?
-            }
-            "runtime" | "elapsed" => settings.runtime = Some(value),
-            "size" => settings.size = Some(value),
-            "warmup" | "ramp-time" | "ramp_time" => settings.warmup = Some(value),
-            "numjobs" => {
-                settings.workers = Some(
-                    iofit_jobfile::fio::check_count_option("numjobs", &value)
-                        .map_err(|e| bad(format!("--numjobs={value}: {}", e.kind)))?,
-                )
-            }
+            // Counts are bounded by the option table, as in a job file.
+            opt::IODEPTH => settings.iodepth = preset_count(opt::IODEPTH, &value)?,
+            opt::NUMJOBS => settings.workers = Some(preset_count(opt::NUMJOBS, &value)?),
+            opt::RUNTIME | "elapsed" => settings.runtime = Some(value),
+            opt::SIZE => settings.size = Some(value),
+            "warmup" | "ramp-time" | opt::RAMP_TIME => settings.warmup = Some(value),
             other => {
                 return Err(bad(format!(
                     "--{other} does not apply to --preset; a preset takes --target, --workers, --iodepth, --runtime, --size, --warmup and --specs"
@@ -421,6 +414,13 @@ fn preset_settings(
         }
     }
     Ok(settings)
+}
+
+/// A whole-number option of a preset (`--iodepth`, `--numjobs`), within the option table's
+/// bounds.
+fn preset_count(key: &str, value: &str) -> Result<u32, ProcedureError> {
+    iofit_jobfile::fio::check_count_option(key, value)
+        .map_err(|e| bad(format!("--{key}={value}: {}", e.kind)))
 }
 
 /// The jobs of `--preset`: the access specification lowered by `iometer::preset_to_jobs`.

@@ -8,6 +8,9 @@ use crate::error::shown;
 use crate::execute::Executor;
 use crate::observer::{Event, Observer};
 use crate::so_far::SoFar;
+pub use crate::vdbench_outcome::{
+    CurveJson, FsPhaseJson, FsRunJson, Reports, RunJson, VdbenchJson, VdbenchOutcome,
+};
 use crate::ProcedureError;
 use iofit_jobfile::vdbench::{self, FsRun, IoRate, Run};
 use iofit_model::units::Bytes;
@@ -16,7 +19,6 @@ use iofit_report::vdbench_summary::{
 };
 use iofit_safefs::atomic::write_atomic;
 use iofit_stats::{JobResult, RunResult};
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -76,116 +78,6 @@ impl Default for VdbenchOptions {
     }
 }
 
-/// iofit's JSON for a vdbench file.
-#[derive(Serialize, Debug, Default)]
-pub struct VdbenchJson {
-    pub tool: String,
-    pub dialect: String,
-    pub file: String,
-    /// A signal stopped the file: the last run holds what it had measured until then, and
-    /// the runs after it did not run.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub interrupted: bool,
-    pub runs: Vec<RunJson>,
-    pub curves: Vec<CurveJson>,
-    /// File system runs (fsd/fwd): per operation, as vdbench's file system summary.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub fs_runs: Vec<FsRunJson>,
-}
-
-/// One file system run: its format phase and its measured run, one line per operation.
-#[derive(Serialize, Debug)]
-pub struct FsRunJson {
-    pub rd: String,
-    pub for_label: String,
-    pub format: Option<FsPhaseJson>,
-    pub run: Option<FsPhaseJson>,
-    /// (fsd, files present after the run, files in the tree)
-    pub files: Vec<(String, usize, usize)>,
-    /// A signal stopped the format or the run before its end: the numbers cover what ran
-    /// until then.
-    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
-    pub interrupted: bool,
-    /// A run on several hosts: each host's part (`rd` holds the hd's name); the run's own
-    /// figures are their total.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub hosts: Vec<FsRunJson>,
-}
-
-#[derive(Serialize, Debug)]
-pub struct FsPhaseJson {
-    pub seconds: f64,
-    /// Until the last operation (shorter when the workload ran out of files).
-    pub busy_seconds: f64,
-    pub operations: Vec<iofit_fswork::report::OpLine>,
-    /// Attempts that found no file or directory in the state the operation needs.
-    pub no_candidate: u64,
-    /// vdbench's interval lines (empty for the format phase); the non-warmup ones add up to
-    /// `operations`.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub intervals: Vec<iofit_fswork::interval::Interval>,
-}
-
-#[derive(Serialize, Debug)]
-pub struct RunJson {
-    pub rd: String,
-    pub for_label: String,
-    pub iorate: String,
-    pub target_iops: Option<f64>,
-    pub threads_per_sd: u32,
-    pub total_threads: u32,
-    pub elapsed_s: f64,
-    pub warmup_s: f64,
-    pub avg_iops: f64,
-    pub avg_mib_per_s: f64,
-    pub avg_read_pct: f64,
-    pub avg_resp_ms: f64,
-    pub result: RunResult,
-    /// Per host of a multi-host run (empty on one machine); `result` is their combination.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub hosts: Vec<RunResult>,
-}
-
-impl RunJson {
-    /// One run's record: its settings, the averages of its summary, its result and (for a
-    /// multi-host run) each host's.
-    pub fn new(
-        run: &Run,
-        label: &str,
-        rate: Option<f64>,
-        avg: &AvgLine,
-        result: RunResult,
-        hosts: Vec<RunResult>,
-    ) -> RunJson {
-        RunJson {
-            rd: run.rd.clone(),
-            for_label: run.for_label.clone(),
-            iorate: label.to_string(),
-            target_iops: rate,
-            threads_per_sd: run.threads,
-            total_threads: run.total_threads(),
-            elapsed_s: run.elapsed.as_secs_f64(),
-            warmup_s: run.warmup.as_secs_f64(),
-            avg_iops: avg.line.iops,
-            avg_mib_per_s: avg.line.mib_per_s,
-            avg_read_pct: avg.line.read_pct,
-            avg_resp_ms: avg.line.resp_ms,
-            result,
-            hosts,
-        }
-    }
-}
-
-#[derive(Serialize, Debug)]
-pub struct CurveJson {
-    pub rd: String,
-    pub for_label: String,
-    pub max_iops: f64,
-    /// (label, target IO/s, measured IO/s, response ms)
-    pub points: Vec<(String, Option<f64>, f64, f64)>,
-    pub knee: Option<String>,
-}
-
 /// What one executed run measured.
 pub struct RunOutcome {
     pub avg: AvgLine,
@@ -193,50 +85,6 @@ pub struct RunOutcome {
     pub header: RunHeader,
     pub job: JobResult,
     pub text: String,
-}
-
-/// What a whole file's runs measured.
-#[derive(Debug)]
-pub struct VdbenchOutcome {
-    pub doc: VdbenchJson,
-    /// vdbench flatfile rows so far (raw runs' intervals and averages, file system totals).
-    pub flat_rows: Vec<iofit_report::vdbench_flatfile::FlatRow>,
-    /// A run stopped on an IO error.
-    pub failed: bool,
-    /// A stop (Ctrl-C) ended the file early.
-    pub interrupted: bool,
-    /// Bad units validate=yes found over every run.
-    pub data_errors: u64,
-    /// What vdbench's output directory holds, so far.
-    pub reports: Reports,
-}
-
-/// The text of vdbench's reports so far (written by [`crate::vdbench_output`]).
-#[derive(Debug, Default)]
-pub struct Reports {
-    /// Each run's summary: Starting line, headers, interval lines, avg/std/max lines.
-    pub summaries: Vec<String>,
-    /// logfile.html's lines: notes, each run's start, the end.
-    pub log: Vec<String>,
-    /// errorlog.html's lines: IO and data errors.
-    pub errors: Vec<String>,
-    /// Each raw run's response time histogram.
-    pub histograms: Vec<String>,
-    /// The parameter file as read.
-    pub parmfile: String,
-}
-
-impl Reports {
-    fn log(&mut self, line: String) {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs_f64())
-            .unwrap_or(0.0);
-        self.log.push(format!(
-            "{} {line}",
-            iofit_report::vdbench_summary::time_of_day(now)
-        ));
-    }
 }
 
 /// A private directory for validate=yes keys (safefs's scratch: random name, 0700), removed
@@ -296,6 +144,64 @@ pub fn run_file(
     executor: &mut dyn Executor,
     observer: &mut dyn Observer,
 ) -> Result<VdbenchOutcome, ProcedureError> {
+    let (file, runs, fs_runs) = prepare_file(path, options, observer)?;
+    let mut outcome = new_outcome(path, &file, options)?;
+    // validate=yes: each SD's keys (block generations) carry from one run to the next, as
+    // vdbench keeps them in memory for the whole file.
+    let keys = runs
+        .iter()
+        .any(|run| run.data.verify.mode.is_on())
+        .then(KeysDir::new)
+        .transpose()?;
+    for run in runs {
+        if executor.stop_requested() {
+            break;
+        }
+        run_raw(
+            run,
+            keys.as_ref(),
+            &mut outcome,
+            options,
+            executor,
+            observer,
+        )?;
+    }
+    for run in fs_runs {
+        if executor.stop_requested() || options.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let run = adjust_fs(run, options)?;
+        run_fs(&run, &mut outcome, options, observer)?;
+        pause(
+            pause_time(&run.rd, run.pause, options, observer),
+            &options.stop,
+        );
+    }
+    outcome.interrupted = executor.stop_requested() || options.stop.load(Ordering::Relaxed);
+    outcome.reports.log(if outcome.interrupted {
+        "iofit stopped by a signal; the runs before it are reported".to_string()
+    } else {
+        "iofit execution completed".to_string()
+    });
+    write_output(&outcome, options)?;
+    let totals = totals_text(&outcome.doc);
+    if !totals.is_empty() {
+        observer.event(&Event::VdbenchRun {
+            summary: totals,
+            rd: "totals".into(),
+            error: None,
+        });
+    }
+    Ok(outcome)
+}
+
+/// The file parsed with `-v` applied, its hosts, data keys and targets checked, its outputs
+/// guarded, and its raw and file system runs.
+fn prepare_file(
+    path: &Path,
+    options: &VdbenchOptions,
+    observer: &mut dyn Observer,
+) -> Result<(vdbench::ParamFile, Vec<Run>, Vec<FsRun>), ProcedureError> {
     let mut file = vdbench::parse_file_with(path, &options.substitutions)?;
     // Now that every include= was read (safefs knows each as an input), the outputs again.
     for (out, flag) in [
@@ -343,6 +249,16 @@ pub fn run_file(
             }
         }
     }
+    Ok((file, runs, fs_runs))
+}
+
+/// The outcome before any run: the document's header and, with an output directory, the
+/// parameter file and the log's first lines.
+fn new_outcome(
+    path: &Path,
+    file: &vdbench::ParamFile,
+    options: &VdbenchOptions,
+) -> Result<VdbenchOutcome, ProcedureError> {
     let mut outcome = VdbenchOutcome {
         doc: VdbenchJson {
             tool: format!("iofit {}", env!("CARGO_PKG_VERSION")),
@@ -371,86 +287,52 @@ pub fn run_file(
             outcome.reports.log(format!("note: {note}"));
         }
     }
-    // validate=yes: each SD's keys (block generations) carry from one run to the next, as
-    // vdbench keeps them in memory for the whole file.
-    let keys = runs
-        .iter()
-        .any(|run| run.data.verify.mode.is_on())
-        .then(KeysDir::new)
-        .transpose()?;
-    for run in runs {
-        if executor.stop_requested() {
-            break;
-        }
-        let mut run = adjust(run, options)?;
-        if let Some(keys) = &keys {
-            run.data.verify.state_save = Some(keys.0.path().to_path_buf());
-            run.data.verify.state_load = Some(keys.0.path().to_path_buf());
-        }
-        match run.iorate.clone() {
-            IoRate::Max => {
-                keep_so_far(&outcome, options, Some((&run, None, "Uncontrolled MAX")));
-                let measured = execute(&run, None, "Uncontrolled MAX", executor, observer)?;
-                finish(
-                    &run,
-                    None,
-                    "max",
-                    &measured,
-                    &mut outcome,
-                    options,
-                    observer,
-                )?;
-            }
-            IoRate::Fixed(rate) => {
-                let label = format!("{rate}");
-                keep_so_far(&outcome, options, Some((&run, Some(rate), &label)));
-                let measured = execute(&run, Some(rate), &label, executor, observer)?;
-                finish(
-                    &run,
-                    Some(rate),
-                    &label,
-                    &measured,
-                    &mut outcome,
-                    options,
-                    observer,
-                )?;
-            }
-            IoRate::Curve(pcts) => {
-                run_curve(&run, &pcts, &mut outcome, options, executor, observer)?;
-            }
-        }
-        pause(
-            pause_time(&run.rd, run.pause, options, observer),
-            &options.stop,
-        );
-    }
-    for run in fs_runs {
-        if executor.stop_requested() || options.stop.load(Ordering::Relaxed) {
-            break;
-        }
-        let run = adjust_fs(run, options)?;
-        run_fs(&run, &mut outcome, options, observer)?;
-        pause(
-            pause_time(&run.rd, run.pause, options, observer),
-            &options.stop,
-        );
-    }
-    outcome.interrupted = executor.stop_requested() || options.stop.load(Ordering::Relaxed);
-    outcome.reports.log(if outcome.interrupted {
-        "iofit stopped by a signal; the runs before it are reported".to_string()
-    } else {
-        "iofit execution completed".to_string()
-    });
-    write_output(&outcome, options)?;
-    let totals = totals_text(&outcome.doc);
-    if !totals.is_empty() {
-        observer.event(&Event::VdbenchRun {
-            summary: totals,
-            rd: "totals".into(),
-            error: None,
-        });
-    }
     Ok(outcome)
+}
+
+/// One raw run of the file at its iorate (max, fixed or a curve), then its pause.
+fn run_raw(
+    run: Run,
+    keys: Option<&KeysDir>,
+    outcome: &mut VdbenchOutcome,
+    options: &VdbenchOptions,
+    executor: &mut dyn Executor,
+    observer: &mut dyn Observer,
+) -> Result<(), ProcedureError> {
+    let mut run = adjust(run, options)?;
+    if let Some(keys) = keys {
+        run.data.verify.state_save = Some(keys.0.path().to_path_buf());
+        run.data.verify.state_load = Some(keys.0.path().to_path_buf());
+    }
+    match run.iorate.clone() {
+        IoRate::Max => {
+            keep_so_far(outcome, options, Some((&run, None, "Uncontrolled MAX")));
+            let measured = execute(&run, None, "Uncontrolled MAX", executor, observer)?;
+            finish(&run, None, "max", &measured, outcome, options, observer)?;
+        }
+        IoRate::Fixed(rate) => {
+            let label = format!("{rate}");
+            keep_so_far(outcome, options, Some((&run, Some(rate), &label)));
+            let measured = execute(&run, Some(rate), &label, executor, observer)?;
+            finish(
+                &run,
+                Some(rate),
+                &label,
+                &measured,
+                outcome,
+                options,
+                observer,
+            )?;
+        }
+        IoRate::Curve(pcts) => {
+            run_curve(&run, &pcts, outcome, options, executor, observer)?;
+        }
+    }
+    pause(
+        pause_time(&run.rd, run.pause, options, observer),
+        &options.stop,
+    );
+    Ok(())
 }
 
 /// vdbench's totals: one line per run of the file (its avg line), raw and file system.

@@ -5,7 +5,7 @@
 //! written for vdbench's files read them. Every file is rewritten (atomically, through safefs)
 //! after each run, so an interrupted file keeps what finished.
 
-use crate::vdbench::{Reports, VdbenchOutcome};
+use crate::vdbench_outcome::{Reports, VdbenchOutcome};
 use crate::ProcedureError;
 use iofit_report::vdbench_flatfile::FlatRow;
 use iofit_safefs::atomic::{output_dir, write_atomic};

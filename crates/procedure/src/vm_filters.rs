@@ -12,6 +12,19 @@ use serde::{Deserialize, Serialize};
 /// reservation) leaves out sizes Azure retires within this many months.
 pub const RETIREMENT_HORIZON_MONTHS: u32 = 36;
 
+/// A filter value that cannot be used; `label` is where it came from (`--` or
+/// `file: [filters] `), so the message names the flag or key.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FilterError {
+    #[error("{label}arch: {why} (or any)")]
+    Arch {
+        label: String,
+        why: iofit_catalog::UnknownChoice,
+    },
+    #[error("{label}min-memory-gib {gib}: must be a number >= 0")]
+    MinMemory { label: String, gib: f64 },
+}
+
 /// The filters of one plan. `arch` is `x64`, `arm64` or `any`; family names match the
 /// catalog's `family` (Dsv5, Bsv2...) in any case.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -56,25 +69,26 @@ impl VmFilters {
     }
 
     /// The architecture asked for: `None` for any. `label` names where the value came from.
-    fn arch_wanted(&self, label: &str) -> Result<Option<Arch>, String> {
+    fn arch_wanted(&self, label: &str) -> Result<Option<Arch>, FilterError> {
         match self.arch.as_deref().map(str::trim) {
             None => Ok(None),
             Some(text) if text.eq_ignore_ascii_case("any") => Ok(None),
-            Some(text) => text
-                .parse()
-                .map(Some)
-                .map_err(|e| format!("{label}arch: {e} (or any)")),
+            Some(text) => text.parse().map(Some).map_err(|why| FilterError::Arch {
+                label: label.to_string(),
+                why,
+            }),
         }
     }
 
     /// Checks values a filter cannot take; `label` prefixes the key (`--` or `file: filters.`).
-    pub fn check(&self, label: &str) -> Result<(), String> {
+    pub fn check(&self, label: &str) -> Result<(), FilterError> {
         self.arch_wanted(label)?;
         if let Some(gib) = self.min_memory_gib {
             if !(gib.is_finite() && gib >= 0.0) {
-                return Err(format!(
-                    "{label}min-memory-gib {gib}: must be a number >= 0"
-                ));
+                return Err(FilterError::MinMemory {
+                    label: label.to_string(),
+                    gib,
+                });
             }
         }
         Ok(())
@@ -149,7 +163,7 @@ pub fn apply(
     windows_capture: bool,
     today: &str,
     label: &str,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, FilterError> {
     filters.check(label)?;
     let mut notes = Vec::new();
     let mut arch = filters.arch_wanted(label)?;
@@ -259,6 +273,10 @@ mod tests {
             arch: Some("sparc".into()),
             ..Default::default()
         };
-        assert!(bad.check("--").unwrap_err().starts_with("--arch: 'sparc'"));
+        assert!(bad
+            .check("--")
+            .unwrap_err()
+            .to_string()
+            .starts_with("--arch: 'sparc'"));
     }
 }

@@ -249,7 +249,7 @@ pub struct Capture {
     /// What the parser did that the user should know (skipped reports, ...).
     pub notes: Vec<String>,
     /// Azure Monitor captures: which limits the deployment hit, and how often.
-    pub azure: Option<crate::azure::Verdict>,
+    pub azure: Option<crate::throttling::Verdict>,
 }
 
 impl Capture {

@@ -43,6 +43,7 @@ pub mod procfs;
 mod sanity;
 pub mod sar;
 pub mod summarize;
+pub mod throttling;
 pub mod timeline;
 
 pub use capture::{Capture, DeviceSeries, DiskSample, HostSample, Samples, Tool};

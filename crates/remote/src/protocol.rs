@@ -73,9 +73,17 @@ pub struct HostKeys {
     pub last: bool,
 }
 
+/// A keys directory name that is not a plain name: a path or a hidden name could point the
+/// worker's key files anywhere on its host.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("keys directory '{name}' is not a plain name (letters, digits, - _ .)")]
+pub struct KeysDirError {
+    pub name: String,
+}
+
 impl HostKeys {
     /// The directory on this host, or why the name is refused.
-    pub fn dir(&self) -> Result<std::path::PathBuf, String> {
+    pub fn dir(&self) -> Result<std::path::PathBuf, KeysDirError> {
         let name = &self.dir_name;
         let safe = !name.is_empty()
             && !name.starts_with('.')
@@ -83,9 +91,7 @@ impl HostKeys {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
         if !safe {
-            return Err(format!(
-                "keys directory '{name}' is not a plain name (letters, digits, - _ .)"
-            ));
+            return Err(KeysDirError { name: name.clone() });
         }
         Ok(std::env::temp_dir().join(name))
     }

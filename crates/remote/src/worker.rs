@@ -327,9 +327,9 @@ fn use_keys(
     };
     let dir = keys
         .dir()
-        .map_err(|message| iofit_engine::EngineError::Invalid {
+        .map_err(|why| iofit_engine::EngineError::Invalid {
             job: "validate keys".into(),
-            message,
+            message: why.to_string(),
         })?;
     // Made private (0700) on the file's first run; on a later one it must still be ours and
     // private, not a link or another user's directory planted under the same name.

@@ -141,7 +141,7 @@ fn run_records(out: &mut String, run: &RunResult) {
                 out,
                 "run",
                 &subject,
-                "runtime",
+                crate::format_keys::CSV_RUNTIME,
                 number(direction.runtime_ns as f64 / 1e9),
                 "s",
             );
@@ -220,279 +220,285 @@ pub fn render_report(report: &Document) -> String {
         match block {
             // Prose has no numbers to tabulate.
             Block::Text { .. } => {}
-            Block::Summary(summary) => {
-                let cost = summary.cost.as_ref();
-                for (metric, value) in [
-                    ("total", cost.and_then(|c| c.total_usd_month)),
-                    ("VM", cost.and_then(|c| c.vm_usd_month)),
-                    ("disks", cost.and_then(|c| c.disks_usd_month)),
-                    ("disk operations", cost.and_then(|c| c.operations_usd_month)),
-                ] {
-                    if let Some(value) = value {
-                        record(
-                            &mut out,
-                            "summary",
-                            "monthly cost",
-                            metric,
-                            format!("{value:.2}"),
-                            "USD/month",
-                        );
-                    }
-                }
-            }
+            Block::Summary(summary) => summary_records(&mut out, summary),
             Block::Run(run) => run_records(&mut out, run),
-            Block::Comparison(comparison) => {
-                for check in &comparison.checks {
-                    let subject = format!("{} {}", comparison.volume, check.metric.label());
-                    let unit = if check.unit == "KiB" {
-                        "bytes"
-                    } else {
-                        &check.unit
-                    };
-                    record(
-                        &mut out,
-                        "compare",
-                        &subject,
-                        "required",
-                        optional(check.required),
-                        unit,
-                    );
-                    record(
-                        &mut out,
-                        "compare",
-                        &subject,
-                        "measured",
-                        optional(check.measured),
-                        unit,
-                    );
-                    record(
-                        &mut out,
-                        "compare",
-                        &subject,
-                        "verdict",
-                        check.verdict.word().to_ascii_lowercase(),
-                        "",
-                    );
-                    if let Some(margin) = check.margin {
-                        let unit = if matches!(check.rule, Rule::WithinPoints { .. }) {
-                            "points"
-                        } else {
-                            "%"
-                        };
-                        record(
-                            &mut out,
-                            "compare",
-                            &subject,
-                            "margin",
-                            number(margin),
-                            unit,
-                        );
-                    }
-                }
-            }
-            Block::Limits { title, bars } => {
-                for bar in bars {
-                    record(
-                        &mut out,
-                        title,
-                        &bar.name,
-                        if bar.scope == crate::chart::LimitScope::Requirement {
-                            "requirement"
-                        } else {
-                            "limit"
-                        },
-                        number(bar.value),
-                        &bar.unit,
-                    );
-                    if bar.binding {
-                        record(&mut out, title, &bar.name, "binding", "yes".into(), "");
-                    }
-                }
-            }
-            Block::Requirements(requirements) => {
-                for volume in &requirements.volumes {
-                    let s = &volume.sizing;
-                    let subject = volume.label.as_str();
-                    record(
-                        &mut out,
-                        "requirements",
-                        subject,
-                        "iops",
-                        number(s.iops),
-                        "IOPS",
-                    );
-                    record(
-                        &mut out,
-                        "requirements",
-                        subject,
-                        "throughput",
-                        number(s.throughput_mb_s),
-                        "MB/s",
-                    );
-                    if let Some(latency) = s.latency_ms {
-                        record(
-                            &mut out,
-                            "requirements",
-                            subject,
-                            "latency",
-                            number(latency),
-                            "ms",
-                        );
-                    }
-                    record(
-                        &mut out,
-                        "requirements",
-                        subject,
-                        "io size",
-                        s.io_size_bytes.to_string(),
-                        "bytes",
-                    );
-                    record(
-                        &mut out,
-                        "requirements",
-                        subject,
-                        "read",
-                        number(s.read_pct),
-                        "%",
-                    );
-                    record(
-                        &mut out,
-                        "requirements",
-                        subject,
-                        "random",
-                        number(s.random_pct),
-                        "%",
-                    );
-                    if let Some(capacity) = s.capacity_gib {
-                        record(
-                            &mut out,
-                            "requirements",
-                            subject,
-                            "capacity",
-                            number(capacity),
-                            "GiB",
-                        );
-                    }
-                    if let Some(depth) = s.queue_depth {
-                        record(
-                            &mut out,
-                            "requirements",
-                            subject,
-                            "queue depth",
-                            number(depth),
-                            "IOs",
-                        );
-                    }
-                }
-            }
-            Block::Prediction(prediction) => {
-                for volume in &prediction.volumes {
-                    let subject = volume.label.as_str();
-                    // A rate that runs into an unpublished limit is unknown, not a number.
-                    let rate = |value: f64| {
-                        if volume.rates_known() || volume.target_iops.is_some() {
-                            number(value)
-                        } else {
-                            "unknown".to_string()
-                        }
-                    };
-                    record(
-                        &mut out,
-                        "prediction",
-                        subject,
-                        "iops",
-                        rate(volume.iops),
-                        "IOPS",
-                    );
-                    record(
-                        &mut out,
-                        "prediction",
-                        subject,
-                        "throughput",
-                        rate(volume.throughput_mb_s),
-                        "MB/s",
-                    );
-                    record(
-                        &mut out,
-                        "prediction",
-                        subject,
-                        "latency",
-                        number(volume.latency_ms),
-                        "ms",
-                    );
-                }
-                for check in &prediction.limits {
-                    let unit = check.unit.suffix().trim();
-                    if let Some(limit) = check.limit {
-                        record(
-                            &mut out,
-                            "prediction limit",
-                            &check.name,
-                            "limit",
-                            number(limit),
-                            unit,
-                        );
-                    }
-                    record(
-                        &mut out,
-                        "prediction limit",
-                        &check.name,
-                        "used",
-                        if check.load_unknown {
-                            "unknown".to_string()
-                        } else {
-                            number(check.used)
-                        },
-                        unit,
-                    );
-                    record(
-                        &mut out,
-                        "prediction limit",
-                        &check.name,
-                        "status",
-                        format!("{:?}", check.status).to_ascii_lowercase(),
-                        "",
-                    );
-                }
-            }
-            Block::Table(table) => {
-                for row in &table.rows {
-                    let subject = row.first().cloned().unwrap_or_default();
-                    for (header, value) in table.headers.iter().zip(row).skip(1) {
-                        record(
-                            &mut out,
-                            &table.caption,
-                            &subject,
-                            header,
-                            value.clone(),
-                            "",
-                        );
-                    }
-                }
-            }
+            Block::Comparison(comparison) => comparison_records(&mut out, comparison),
+            Block::Limits { title, bars } => limit_records(&mut out, title, bars),
+            Block::Requirements(requirements) => requirement_records(&mut out, requirements),
+            Block::Prediction(prediction) => prediction_records(&mut out, prediction),
+            Block::Table(table) => table_records(&mut out, table),
             Block::Chart {
                 title,
                 x_label,
                 y_label,
                 series,
                 ..
-            } => {
-                for line in series {
-                    for (x, y) in &line.points {
-                        record(
-                            &mut out,
-                            title,
-                            &line.name,
-                            &format!("{y_label} at {x_label} {x}"),
-                            format!("{y}"),
-                            "",
-                        );
-                    }
-                }
-            }
+            } => chart_records(&mut out, title, x_label, y_label, series),
         }
     }
     out
+}
+
+/// A summary's monthly cost, part by part.
+fn summary_records(out: &mut String, summary: &crate::summary::Summary) {
+    let cost = summary.cost.as_ref();
+    for (metric, value) in [
+        ("total", cost.and_then(|c| c.total_usd_month)),
+        ("VM", cost.and_then(|c| c.vm_usd_month)),
+        ("disks", cost.and_then(|c| c.disks_usd_month)),
+        ("disk operations", cost.and_then(|c| c.operations_usd_month)),
+    ] {
+        if let Some(value) = value {
+            record(
+                out,
+                "summary",
+                "monthly cost",
+                metric,
+                format!("{value:.2}"),
+                "USD/month",
+            );
+        }
+    }
+}
+
+/// A comparison's checks: required, measured, verdict and margin per metric.
+fn comparison_records(out: &mut String, comparison: &Comparison) {
+    for check in &comparison.checks {
+        let subject = format!("{} {}", comparison.volume, check.metric.label());
+        let unit = if check.unit == "KiB" {
+            "bytes"
+        } else {
+            &check.unit
+        };
+        record(
+            out,
+            "compare",
+            &subject,
+            "required",
+            optional(check.required),
+            unit,
+        );
+        record(
+            out,
+            "compare",
+            &subject,
+            "measured",
+            optional(check.measured),
+            unit,
+        );
+        record(
+            out,
+            "compare",
+            &subject,
+            "verdict",
+            check.verdict.word().to_ascii_lowercase(),
+            "",
+        );
+        if let Some(margin) = check.margin {
+            let unit = if matches!(check.rule, Rule::WithinPoints { .. }) {
+                "points"
+            } else {
+                "%"
+            };
+            record(out, "compare", &subject, "margin", number(margin), unit);
+        }
+    }
+}
+
+/// A limits chart's bars, and which binds.
+fn limit_records(out: &mut String, title: &str, bars: &[iofit_verdict::LimitBar]) {
+    for bar in bars {
+        record(
+            out,
+            title,
+            &bar.name,
+            if bar.scope == crate::chart::LimitScope::Requirement {
+                "requirement"
+            } else {
+                "limit"
+            },
+            number(bar.value),
+            &bar.unit,
+        );
+        if bar.binding {
+            record(out, title, &bar.name, "binding", "yes".into(), "");
+        }
+    }
+}
+
+/// Each volume's sizing target.
+fn requirement_records(out: &mut String, requirements: &iofit_model::requirements::Requirements) {
+    for volume in &requirements.volumes {
+        let s = &volume.sizing;
+        let subject = volume.label.as_str();
+        record(out, "requirements", subject, "iops", number(s.iops), "IOPS");
+        record(
+            out,
+            "requirements",
+            subject,
+            "throughput",
+            number(s.throughput_mb_s),
+            "MB/s",
+        );
+        if let Some(latency) = s.latency_ms {
+            record(
+                out,
+                "requirements",
+                subject,
+                "latency",
+                number(latency),
+                "ms",
+            );
+        }
+        record(
+            out,
+            "requirements",
+            subject,
+            "io size",
+            s.io_size_bytes.to_string(),
+            "bytes",
+        );
+        record(
+            out,
+            "requirements",
+            subject,
+            "read",
+            number(s.read_pct),
+            "%",
+        );
+        record(
+            out,
+            "requirements",
+            subject,
+            "random",
+            number(s.random_pct),
+            "%",
+        );
+        if let Some(capacity) = s.capacity_gib {
+            record(
+                out,
+                "requirements",
+                subject,
+                "capacity",
+                number(capacity),
+                "GiB",
+            );
+        }
+        if let Some(depth) = s.queue_depth {
+            record(
+                out,
+                "requirements",
+                subject,
+                "queue depth",
+                number(depth),
+                "IOs",
+            );
+        }
+    }
+}
+
+/// Each volume's predicted rates and latency, and each limit's use.
+fn prediction_records(out: &mut String, prediction: &iofit_predict::Prediction) {
+    for volume in &prediction.volumes {
+        let subject = volume.label.as_str();
+        // A rate that runs into an unpublished limit is unknown, not a number.
+        let rate = |value: f64| {
+            if volume.rates_known() || volume.target_iops.is_some() {
+                number(value)
+            } else {
+                "unknown".to_string()
+            }
+        };
+        record(
+            out,
+            "prediction",
+            subject,
+            "iops",
+            rate(volume.iops),
+            "IOPS",
+        );
+        record(
+            out,
+            "prediction",
+            subject,
+            "throughput",
+            rate(volume.throughput_mb_s),
+            "MB/s",
+        );
+        record(
+            out,
+            "prediction",
+            subject,
+            "latency",
+            number(volume.latency_ms),
+            "ms",
+        );
+    }
+    for check in &prediction.limits {
+        let unit = check.unit.suffix().trim();
+        if let Some(limit) = check.limit {
+            record(
+                out,
+                "prediction limit",
+                &check.name,
+                "limit",
+                number(limit),
+                unit,
+            );
+        }
+        record(
+            out,
+            "prediction limit",
+            &check.name,
+            "used",
+            if check.load_unknown {
+                "unknown".to_string()
+            } else {
+                number(check.used)
+            },
+            unit,
+        );
+        record(
+            out,
+            "prediction limit",
+            &check.name,
+            "status",
+            format!("{:?}", check.status).to_ascii_lowercase(),
+            "",
+        );
+    }
+}
+
+/// A table's cells, the first column naming the row.
+fn table_records(out: &mut String, table: &crate::document::Table) {
+    for row in &table.rows {
+        let subject = row.first().cloned().unwrap_or_default();
+        for (header, value) in table.headers.iter().zip(row).skip(1) {
+            record(out, &table.caption, &subject, header, value.clone(), "");
+        }
+    }
+}
+
+/// A chart's points, one record per point.
+fn chart_records(
+    out: &mut String,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[crate::chart::Series],
+) {
+    for line in series {
+        for (x, y) in &line.points {
+            record(
+                out,
+                title,
+                &line.name,
+                &format!("{y_label} at {x_label} {x}"),
+                format!("{y}"),
+                "",
+            );
+        }
+    }
 }
 
 #[cfg(test)]

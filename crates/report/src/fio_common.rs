@@ -81,55 +81,6 @@ impl FioFormat {
     }
 }
 
-/// A whole run's output in `format`: `jobs` are the run's job definitions, `job_index[i]` the
-/// definition of `run.jobs[i]`, `derived_options[i]` its options as iofit would write them
-/// (for jobs that came from no job file, such as presets).
-pub fn render_run(
-    format: FioFormat,
-    run: &iofit_stats::RunResult,
-    jobs: &[iofit_model::JobSpec],
-    job_index: &[usize],
-    derived_options: &[Vec<(String, String)>],
-) -> String {
-    let output = FioOutput {
-        reporting: job_index
-            .iter()
-            .map(|&i| jobs.get(i).map(|j| j.reporting.clone()).unwrap_or_default())
-            .collect(),
-        json_plus: format == FioFormat::JsonPlus
-            || matches!(format, FioFormat::Combined(b) if b & FioFormat::JSON_PLUS != 0),
-    };
-    match format {
-        FioFormat::Combined(bits) => {
-            let mut text = String::new();
-            if bits & FioFormat::NORMAL != 0 {
-                text.push_str(&crate::fio_text::header(jobs, &run.version));
-                text.push('\n');
-            }
-            if bits & FioFormat::TERSE != 0 {
-                text.push_str(&crate::fio_terse::render(run, &output));
-            }
-            if bits & (FioFormat::JSON | FioFormat::JSON_PLUS) != 0 {
-                text.push_str(&crate::fio_json::render_with(run, derived_options, &output));
-            }
-            if bits & FioFormat::NORMAL != 0 {
-                text.push_str(&crate::fio_text::render_with(run, &output));
-            }
-            text
-        }
-        FioFormat::Json | FioFormat::JsonPlus => {
-            crate::fio_json::render_with(run, derived_options, &output)
-        }
-        FioFormat::Normal => {
-            let mut text = crate::fio_text::header(jobs, &run.version);
-            text.push('\n');
-            text.push_str(&crate::fio_text::render_with(run, &output));
-            text
-        }
-        FioFormat::Terse => crate::fio_terse::render(run, &output),
-    }
-}
-
 /// The percentiles a job reports: its `percentile_list`, else fio's default list.
 pub fn percentile_list(reporting: &Reporting) -> Vec<f64> {
     if reporting.percentile_list.is_empty() {
@@ -229,12 +180,34 @@ pub fn pool(a: &LatencySummary, b: &LatencySummary) -> LatencySummary {
     }
 }
 
+/// Per-interval (KiB/s, IOPS) of one direction, from whole intervals only: a final interval
+/// shorter than half the nominal one would distort min and max, and a run shorter than half a
+/// second has no sample at all (fio samples bandwidth every 500 ms).
+pub fn interval_rates(series: &[IntervalSample], ddir: Ddir) -> (Vec<f64>, Vec<f64>) {
+    let nominal = series.iter().map(|s| s.interval_ms).max().unwrap_or(0);
+    let mut bw = Vec::new();
+    let mut iops = Vec::new();
+    for sample in series {
+        let too_short = sample.interval_ms * 2 < nominal
+            || (series.len() == 1 && sample.interval_ms < 500)
+            || sample.interval_ms == 0;
+        if too_short {
+            continue;
+        }
+        let seconds = sample.interval_ms as f64 / 1000.0;
+        let (ios, bytes) = sample.of(ddir);
+        bw.push(bytes as f64 / 1024.0 / seconds);
+        iops.push(ios as f64 / seconds);
+    }
+    (bw, iops)
+}
+
 /// Per-interval (KiB/s, IOPS) of reads and writes together (`mixed`), whole intervals only.
 pub fn mixed_rates(series: &[IntervalSample]) -> (Vec<f64>, Vec<f64>) {
     // Every direction's rates come from the same intervals, so the lists line up.
     let mut sum: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     for ddir in Ddir::ALL {
-        let (bw, iops) = crate::fio_json::interval_rates(series, ddir);
+        let (bw, iops) = interval_rates(series, ddir);
         for (total, rates) in [(&mut sum.0, bw), (&mut sum.1, iops)] {
             total.resize(rates.len(), 0.0);
             total.iter_mut().zip(rates).for_each(|(t, r)| *t += r);

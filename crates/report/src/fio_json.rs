@@ -6,11 +6,12 @@
 //! sit under each job's `"iofit"` object (engine requested and used, clones, seed, syncs,
 //! interrupted, error, the time series) and the top-level `"iofit"` object.
 
-pub use crate::fio_common::FioOutput;
 use crate::fio_common::{
     self, depth_shares, directions, latency_range_shares, percentile_list, to_pretty, BATCH_LABELS,
     DEPTH_LABELS,
 };
+pub use crate::fio_common::{interval_rates, FioOutput};
+use crate::format_keys as keys;
 use iofit_model::job::{EngineKind, Reporting};
 use iofit_stats::{
     fio_bins, Ddir, DirectionResult, IntervalSample, JobResult, LatencySummary, RunResult,
@@ -129,7 +130,10 @@ fn options_value(
             if let Some(engine) = job.engine_requested {
                 opts.insert("ioengine".into(), Value::String(engine.fio_name().into()));
             }
-            opts.insert("iodepth".into(), Value::String(job.iodepth.to_string()));
+            opts.insert(
+                keys::FIO_IODEPTH.into(),
+                Value::String(job.iodepth.to_string()),
+            );
         }
     }
     Value::Object(opts)
@@ -191,7 +195,7 @@ fn job_value(
             "engine_requested": job.engine_requested.map(EngineKind::fio_name),
             "engine_used": job.engine_used.map(EngineKind::fio_name),
             "clones": job.clones,
-            "iodepth": job.iodepth,
+            (keys::FIO_IODEPTH): job.iodepth,
             "random_seed": job.random_seed,
             "syncs": job.syncs,
             "interrupted": job.interrupted,
@@ -359,28 +363,6 @@ pub(crate) fn rate_stats(values: &[f64]) -> (f64, f64, f64, f64, usize) {
     (min, max, mean, dev, values.len())
 }
 
-/// Per-interval (KiB/s, IOPS) of one direction, from whole intervals only: a final interval
-/// shorter than half the nominal one would distort min and max, and a run shorter than half a
-/// second has no sample at all (fio samples bandwidth every 500 ms).
-pub fn interval_rates(series: &[IntervalSample], ddir: Ddir) -> (Vec<f64>, Vec<f64>) {
-    let nominal = series.iter().map(|s| s.interval_ms).max().unwrap_or(0);
-    let mut bw = Vec::new();
-    let mut iops = Vec::new();
-    for sample in series {
-        let too_short = sample.interval_ms * 2 < nominal
-            || (series.len() == 1 && sample.interval_ms < 500)
-            || sample.interval_ms == 0;
-        if too_short {
-            continue;
-        }
-        let seconds = sample.interval_ms as f64 / 1000.0;
-        let (ios, bytes) = sample.of(ddir);
-        bw.push(bytes as f64 / 1024.0 / seconds);
-        iops.push(ios as f64 / seconds);
-    }
-    (bw, iops)
-}
-
 /// fio's `error` field: the errno of a failed IO or of `max_latency` (ETIMEDOUT, 110), read
 /// from the message's "(os error N)"; 1 for a failure without one.
 fn errno_of(message: &str) -> i32 {
@@ -422,7 +404,7 @@ fn direction_value(
         "bw_bytes": d.bandwidth_bytes_per_second.round() as u64,
         "bw": (d.bandwidth_bytes_per_second / 1024.0).round() as u64,
         "iops": d.iops,
-        "runtime": d.runtime_ns / 1_000_000,
+        (keys::FIO_RUNTIME): d.runtime_ns / 1_000_000,
         "total_ios": d.ios,
         "short_ios": 0,
         "drop_ios": 0,

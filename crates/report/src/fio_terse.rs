@@ -7,8 +7,9 @@
 //! depth shares, 10 µs latency shares (ns ranges folded into the first, as fio does), 12 ms
 //! latency shares, and per measured disk its nine `disk_util` fields.
 
+use crate::fio_common::interval_rates;
 use crate::fio_common::{depth_shares, latency_range_shares, percentile_list, FioOutput};
-use crate::fio_json::{interval_rates, rate_stats};
+use crate::fio_json::rate_stats;
 use iofit_model::job::Reporting;
 use iofit_stats::{Ddir, DirectionResult, JobResult, LatencySummary, RunResult};
 use std::collections::BTreeMap;

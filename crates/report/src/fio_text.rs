@@ -8,11 +8,12 @@
 //! per reporting group the aggregate; and `Disk stats`. iofit adds, after fio's lines, which
 //! engine really ran, the seed, and whether the job was interrupted or failed.
 
+use crate::fio_common::interval_rates;
 use crate::fio_common::{
     depth_shares, directions, latency_range_shares, percentile_list, FioOutput, BATCH_LABELS,
     DEPTH_LABELS,
 };
-use crate::fio_json::{ctime_utc, interval_rates, rate_stats};
+use crate::fio_json::{ctime_utc, rate_stats};
 use iofit_model::job::{BlockSizeSpec, JobSpec, Reporting, UnifiedRw};
 use iofit_stats::{fio_bins, Ddir, DirectionResult, JobResult, LatencySummary, RunResult};
 use std::collections::BTreeMap;

@@ -113,6 +113,32 @@ fn duration_words(seconds: f64) -> String {
 /// Renders a prediction as text.
 pub fn render(prediction: &Prediction) -> String {
     let mut out = String::new();
+    headline(&mut out, prediction);
+    assumption_lines(&mut out, prediction);
+    let _ = writeln!(out, "\nvolumes");
+    for volume in &prediction.volumes {
+        volume_lines(&mut out, volume, prediction);
+    }
+    let _ = writeln!(out, "\nlimits (headroom at the operating point)");
+    limits_table(&mut out, &prediction.limits, "  ");
+
+    for (title, items) in [
+        ("violations", &prediction.violations),
+        ("warnings", &prediction.warnings),
+        ("advice", &prediction.advice),
+    ] {
+        if !items.is_empty() {
+            let _ = writeln!(out, "\n{title}");
+            for item in items {
+                let _ = writeln!(out, "  - {item}");
+            }
+        }
+    }
+    out
+}
+
+/// What the design delivers, bursts to and at most does, and what binds it.
+fn headline(out: &mut String, prediction: &Prediction) {
     // A design that cannot be built says so before any number it would deliver.
     if !prediction.violations.is_empty() {
         let _ = writeln!(
@@ -188,6 +214,10 @@ pub fn render(prediction: &Prediction) -> String {
             let _ = writeln!(out, "binding:   none known (every rate limit unpublished)");
         }
     }
+}
+
+/// The units and the latencies and cache hits the prediction assumes.
+fn assumption_lines(out: &mut String, prediction: &Prediction) {
     let _ = writeln!(out, "units:     {}", prediction.mb_convention_note);
     let assumptions = &prediction.assumptions;
     let _ = writeln!(
@@ -222,124 +252,105 @@ pub fn render(prediction: &Prediction) -> String {
             num(assumptions.cache_hit_pct)
         );
     }
+}
 
-    let _ = writeln!(out, "\nvolumes");
-    for volume in &prediction.volumes {
-        let stripe = volume
-            .stripe_size_bytes
-            .map(|s| format!(", stripe {}", size(s)))
-            .unwrap_or_default();
+/// One volume: its disks, rates, what limits it, its queue and its target.
+fn volume_lines(out: &mut String, volume: &VolumePrediction, prediction: &Prediction) {
+    let stripe = volume
+        .stripe_size_bytes
+        .map(|s| format!(", stripe {}", size(s)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "  {}: {} x {} ({}), caching {}{stripe}; {}; {} outstanding IOs",
+        volume.label,
+        volume.disk_count,
+        volume.disk_sku,
+        volume.disk_table,
+        volume.caching,
+        rw_words(volume),
+        volume.queue.outstanding_ios
+    );
+    if volume.rates_known() || volume.target_iops.is_some() {
         let _ = writeln!(
             out,
-            "  {}: {} x {} ({}), caching {}{stripe}; {}; {} outstanding IOs",
-            volume.label,
-            volume.disk_count,
-            volume.disk_sku,
-            volume.disk_table,
-            volume.caching,
-            rw_words(volume),
-            volume.queue.outstanding_ios
+            "    {} IOPS ({} read, {} write; {} from cache, {} to disks), {} MB/s, latency {} ms",
+            num(volume.iops),
+            num(volume.read_iops),
+            num(volume.write_iops),
+            num(volume.cache_read_iops),
+            num(volume.disk_iops),
+            num(volume.throughput_mb_s),
+            num(volume.latency_ms)
         );
-        if volume.rates_known() || volume.target_iops.is_some() {
-            let _ = writeln!(
-                out,
-                "    {} IOPS ({} read, {} write; {} from cache, {} to disks), {} MB/s, latency {} ms",
-                num(volume.iops),
-                num(volume.read_iops),
-                num(volume.write_iops),
-                num(volume.cache_read_iops),
-                num(volume.disk_iops),
-                num(volume.throughput_mb_s),
-                num(volume.latency_ms)
-            );
-        } else {
-            let _ = writeln!(
-                out,
-                "    IOPS and MB/s unknown: {} not published",
-                volume.unpublished_limits.join(", ")
-            );
-        }
-        if !volume.rates_known() && volume.target_iops.is_some() {
-            let _ = writeln!(
-                out,
-                "    not checked: {} not published",
-                volume.unpublished_limits.join(", ")
-            );
-        }
-        let _ = writeln!(out, "    limited by: {}", volume.binding);
-        if let Some(effect) = &volume.io_size_effect {
-            let _ = writeln!(out, "    io size: {effect}");
-        }
-        if volume.disk_ios_per_read > 1.0 || volume.disk_ios_per_write > 1.0 {
-            let _ = writeln!(
-                out,
-                "    each IO spans stripe units: {} disk IOs per read, {} per write",
-                num(volume.disk_ios_per_read),
-                num(volume.disk_ios_per_write)
-            );
-        }
-        let queue = &volume.queue;
+    } else {
         let _ = writeln!(
             out,
-            "    queue depth: {} busy of {} members; {} keeps all busy, {} reaches the disks' limits{}",
-            queue.busy_members,
-            queue.stripe_members,
-            queue.depth_to_keep_members_busy,
-            queue.depth_to_reach_disk_limits,
-            match (queue.depth_for_target, volume.target_iops) {
-                (Some(depth), Some(_)) => format!(
-                    "; Little's law: the target at {} ms = {depth} IOs in flight",
-                    num(
-                        volume
-                            .target_latency_ms
-                            .unwrap_or(prediction.assumptions.service_latency_ms)
-                    )
-                ),
-                _ => String::new(),
-            }
+            "    IOPS and MB/s unknown: {} not published",
+            volume.unpublished_limits.join(", ")
         );
-        if let Some(meets) = volume.meets_target {
-            // A target given as IOPS only still asks IOPS x IO size of MB/s: say so.
-            let target_iops = volume.target_iops.unwrap_or(0.0);
-            let given_mb_s = volume.target_throughput_mb_s.unwrap_or(0.0);
-            let mean_size = volume.read_pct / 100.0 * volume.read_io_size_bytes as f64
-                + (1.0 - volume.read_pct / 100.0) * volume.write_io_size_bytes as f64;
-            let derived_mb_s = target_iops * mean_size / prediction.assumptions.mb.bytes_per_mb();
-            // (The planner may round the IO size up by a byte to meet a given MB/s.)
-            let mb_text = if derived_mb_s > given_mb_s * 1.001 {
-                format!("{} MB/s derived (IOPS x IO size)", num(derived_mb_s))
-            } else {
-                format!("{} MB/s", num(given_mb_s))
-            };
-            let _ = writeln!(
-                out,
-                "    target: {} IOPS, {mb_text}{}: {}",
-                num(target_iops),
-                volume
+    }
+    if !volume.rates_known() && volume.target_iops.is_some() {
+        let _ = writeln!(
+            out,
+            "    not checked: {} not published",
+            volume.unpublished_limits.join(", ")
+        );
+    }
+    let _ = writeln!(out, "    limited by: {}", volume.binding);
+    if let Some(effect) = &volume.io_size_effect {
+        let _ = writeln!(out, "    io size: {effect}");
+    }
+    if volume.disk_ios_per_read > 1.0 || volume.disk_ios_per_write > 1.0 {
+        let _ = writeln!(
+            out,
+            "    each IO spans stripe units: {} disk IOs per read, {} per write",
+            num(volume.disk_ios_per_read),
+            num(volume.disk_ios_per_write)
+        );
+    }
+    let queue = &volume.queue;
+    let _ = writeln!(
+        out,
+        "    queue depth: {} busy of {} members; {} keeps all busy, {} reaches the disks' limits{}",
+        queue.busy_members,
+        queue.stripe_members,
+        queue.depth_to_keep_members_busy,
+        queue.depth_to_reach_disk_limits,
+        match (queue.depth_for_target, volume.target_iops) {
+            (Some(depth), Some(_)) => format!(
+                "; Little's law: the target at {} ms = {depth} IOs in flight",
+                num(volume
                     .target_latency_ms
-                    .map(|l| format!(", <= {} ms", num(l)))
-                    .unwrap_or_default(),
-                if meets { "met" } else { "NOT met" }
-            );
+                    .unwrap_or(prediction.assumptions.service_latency_ms))
+            ),
+            _ => String::new(),
         }
+    );
+    if let Some(meets) = volume.meets_target {
+        // A target given as IOPS only still asks IOPS x IO size of MB/s: say so.
+        let target_iops = volume.target_iops.unwrap_or(0.0);
+        let given_mb_s = volume.target_throughput_mb_s.unwrap_or(0.0);
+        let mean_size = volume.read_pct / 100.0 * volume.read_io_size_bytes as f64
+            + (1.0 - volume.read_pct / 100.0) * volume.write_io_size_bytes as f64;
+        let derived_mb_s = target_iops * mean_size / prediction.assumptions.mb.bytes_per_mb();
+        // (The planner may round the IO size up by a byte to meet a given MB/s.)
+        let mb_text = if derived_mb_s > given_mb_s * 1.001 {
+            format!("{} MB/s derived (IOPS x IO size)", num(derived_mb_s))
+        } else {
+            format!("{} MB/s", num(given_mb_s))
+        };
+        let _ = writeln!(
+            out,
+            "    target: {} IOPS, {mb_text}{}: {}",
+            num(target_iops),
+            volume
+                .target_latency_ms
+                .map(|l| format!(", <= {} ms", num(l)))
+                .unwrap_or_default(),
+            if meets { "met" } else { "NOT met" }
+        );
     }
-
-    let _ = writeln!(out, "\nlimits (headroom at the operating point)");
-    limits_table(&mut out, &prediction.limits, "  ");
-
-    for (title, items) in [
-        ("violations", &prediction.violations),
-        ("warnings", &prediction.warnings),
-        ("advice", &prediction.advice),
-    ] {
-        if !items.is_empty() {
-            let _ = writeln!(out, "\n{title}");
-            for item in items {
-                let _ = writeln!(out, "  - {item}");
-            }
-        }
-    }
-    out
 }
 
 /// Which jobs of a job file each volume carries (`iofit predict --job`), and the rate limits

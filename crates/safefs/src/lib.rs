@@ -30,6 +30,7 @@
 
 pub mod anchor;
 pub mod atomic;
+mod atomic_file;
 pub mod beneath;
 pub mod control;
 pub mod error;

@@ -21,7 +21,7 @@
 //! into the same inode keeps the xattr but not the size, time and checksum), a copy (new
 //! inode) or a file of another kind does not match, so it is foreign.
 
-use crate::atomic::AtomicFile;
+use crate::atomic_file::AtomicFile;
 use crate::error::SafeFsError;
 use crate::{input, sys};
 use std::ffi::OsString;
@@ -240,10 +240,13 @@ impl OutputFile {
         self.keep_on_drop = true;
         if let Some(inner) = &self.inner {
             if !inner.is_stream() {
-                crate::atomic::publish_at_exit(
+                let kind = self.kind;
+                crate::atomic_file::publish_at_exit(
                     inner.temp_path(),
                     inner.path().to_path_buf(),
-                    self.kind,
+                    Box::new(move |file| {
+                        stamp_file(file, kind);
+                    }),
                 );
             }
         }
@@ -489,7 +492,7 @@ fn read_sidecar(path: &Path) -> Option<Stamp> {
 /// temporary file renamed into place, so a planted link there is replaced, never followed.
 fn write_sidecar(path: &Path, stamp: &Stamp) {
     if let Some((dir, name)) = sidecar_of(path) {
-        let _ = crate::atomic::write_plain(&dir.join(name), stamp.encode().as_bytes());
+        let _ = crate::atomic_file::write_plain(&dir.join(name), stamp.encode().as_bytes());
     }
 }
 

@@ -17,12 +17,6 @@ const MAX_LINES: usize = 150;
 const KNOWN: &[(&str, &str)] = &[
     ("engine/src/runner.rs", "run_jobs"),
     ("engine/src/runner.rs", "clone_plan"),
-    ("verdict/src/lib.rs", "advise"),
-    ("jobfile/src/vdbench.rs", "run"),
-    ("report/src/csv.rs", "render_report"),
-    ("jobfile/src/fio.rs", "finish"),
-    ("report/src/predict_text.rs", "render"),
-    ("procedure/src/vdbench.rs", "run_file"),
     ("fswork/src/run.rs", "run_workload"),
 ];
 

@@ -39,6 +39,7 @@
 //! assert_eq!(comparison.check(Metric::QueueDepth).unwrap().verdict, Verdict::Pass);
 //! ```
 
+mod fio_keys;
 mod limits;
 use iofit_model::design::HostCaching;
 use iofit_model::formulas::outstanding_ios;
@@ -288,7 +289,7 @@ impl FioReader<'_> {
         };
         let engine_requested =
             option("ioengine").and_then(|name| EngineKind::from_reported_name(&name));
-        let iodepth = match option("iodepth") {
+        let iodepth = match option(fio_keys::IODEPTH) {
             Some(text) => text.trim().parse::<u32>().map_err(|_| {
                 self.bad(
                     &format!("{at}.job options.iodepth"),
@@ -297,7 +298,7 @@ impl FioReader<'_> {
             })?,
             None => 1,
         };
-        let clones = match option("numjobs") {
+        let clones = match option(fio_keys::NUMJOBS) {
             Some(text) => text.trim().parse::<u32>().map_err(|_| {
                 self.bad(
                     &format!("{at}.job options.numjobs"),
@@ -367,7 +368,7 @@ impl FioReader<'_> {
                 *slot = EngineKind::from_reported_name(text).or(*slot);
             }
         }
-        if let Some(iodepth) = extra.get("iodepth").and_then(Value::as_u64) {
+        if let Some(iodepth) = extra.get(fio_keys::IODEPTH).and_then(Value::as_u64) {
             result.iodepth = iodepth.max(1) as u32;
         }
         if let Some(clones) = extra.get("clones").and_then(Value::as_u64) {
@@ -401,7 +402,7 @@ impl FioReader<'_> {
                     .ok_or_else(|| self.bad(&format!("{at}.{key}"), "expected a number")),
             }
         };
-        let runtime_ms = number("runtime")?
+        let runtime_ms = number(fio_keys::RUNTIME)?
             .ok_or_else(|| self.missing(&format!("{at}.runtime"), "fio gives the runtime in ms"))?;
         let iops = number("iops")?
             .ok_or_else(|| self.missing(&format!("{at}.iops"), "fio gives IOPS per direction"))?;
@@ -1137,26 +1138,48 @@ pub fn compare_run(
     ))
 }
 
+/// Which metrics failed their check, for the advice that explains them.
+struct Failed<'a>(&'a [Check]);
+
+impl Failed<'_> {
+    fn any(&self, metric: Metric) -> bool {
+        self.0
+            .iter()
+            .any(|check| check.metric == metric && check.verdict == Verdict::Fail)
+    }
+    fn of(&self, metrics: &[Metric]) -> Vec<Metric> {
+        metrics.iter().copied().filter(|m| self.any(*m)).collect()
+    }
+}
+
+/// The causes of the failed checks visible in the results, most basic first (a workload unlike
+/// the application's makes every other number moot), then one line for what none explains.
 fn advise(
     checks: &[Check],
     measured: &Measured,
     volume: &VolumeRequirements,
     context: &CompareContext,
 ) -> Vec<Advice> {
-    let failed = |metric: Metric| {
-        checks
-            .iter()
-            .any(|check| check.metric == metric && check.verdict == Verdict::Fail)
-    };
-    let failed_of = |metrics: &[Metric]| -> Vec<Metric> {
-        metrics.iter().copied().filter(|m| failed(*m)).collect()
-    };
-    let sizing = &volume.sizing;
+    let failed = Failed(checks);
     let mut advice = Vec::new();
-    let rate_failures = failed_of(&[Metric::Iops, Metric::ThroughputMbS]);
+    workload_advice(&failed, measured, &volume.sizing, &mut advice);
+    queue_advice(&failed, measured, &volume.sizing, context, &mut advice);
+    cache_advice(&failed, measured, volume, context, &mut advice);
+    limit_advice(&failed, measured, context, &mut advice);
+    unexplained_advice(checks, context, &mut advice);
+    advice
+}
 
+/// An IO size or read share unlike the application's.
+fn workload_advice(
+    failed: &Failed,
+    measured: &Measured,
+    sizing: &iofit_model::requirements::SizingTarget,
+    advice: &mut Vec<Advice>,
+) {
+    let rate_failures = failed.of(&[Metric::Iops, Metric::ThroughputMbS]);
     // IO size and mix first: with another workload the other numbers do not describe the app.
-    if failed(Metric::IoSizeBytes) {
+    if failed.any(Metric::IoSizeBytes) {
         if let Some(size) = measured.io_size_bytes {
             advice.push(Advice {
                 kind: AdviceKind::IoSizeUnlikeApplication,
@@ -1172,7 +1195,7 @@ fn advise(
             });
         }
     }
-    if failed(Metric::ReadPct) {
+    if failed.any(Metric::ReadPct) {
         if let Some(read_pct) = measured.read_pct {
             advice.push(Advice {
                 kind: AdviceKind::MixUnlikeApplication,
@@ -1186,10 +1209,20 @@ fn advise(
             });
         }
     }
+}
 
+/// Too few IOs in flight for the IOPS, too many for the latency, or too few for a stripe.
+fn queue_advice(
+    failed: &Failed,
+    measured: &Measured,
+    sizing: &iofit_model::requirements::SizingTarget,
+    context: &CompareContext,
+    advice: &mut Vec<Advice>,
+) {
+    let rate_failures = failed.of(&[Metric::Iops, Metric::ThroughputMbS]);
     // Little's law: to reach the required IOPS at the latency measured, IOPS x latency IOs must
     // be outstanding.
-    if failed(Metric::Iops) || failed(Metric::QueueDepth) {
+    if failed.any(Metric::Iops) || failed.any(Metric::QueueDepth) {
         if let (Some(latency_ms), Some(outstanding)) =
             (measured.latency_ms_avg, measured.outstanding_ios)
         {
@@ -1197,7 +1230,7 @@ fn advise(
             if (outstanding as f64) < needed {
                 advice.push(Advice {
                     kind: AdviceKind::TooFewOutstandingIos,
-                    metrics: failed_of(&[Metric::Iops, Metric::QueueDepth]),
+                    metrics: failed.of(&[Metric::Iops, Metric::QueueDepth]),
                     message: format!(
                         "too few IOs in flight: Little's law needs {} IOPS x {latency_ms:.3} ms = \
                          {needed:.1} outstanding, the run kept {outstanding} (iodepth x jobs); \
@@ -1212,7 +1245,7 @@ fn advise(
 
     // The other side of Little's law: IOs beyond what the target needs only wait in a queue,
     // and the method's factor table says lower queue depth gives lower latency.
-    let latency_failures_now = failed_of(&[Metric::LatencyMsAvg, Metric::LatencyMsP99]);
+    let latency_failures_now = failed.of(&[Metric::LatencyMsAvg, Metric::LatencyMsP99]);
     if let (Some(target_ms), Some(outstanding)) = (sizing.latency_ms, measured.outstanding_ios) {
         let enough = outstanding_ios(sizing.iops, target_ms).ceil().max(1.0);
         if !latency_failures_now.is_empty() && f64::from(outstanding) > enough {
@@ -1247,12 +1280,22 @@ fn advise(
             });
         }
     }
+}
 
+/// A host cache not warmed, or writes through a host cache that slows them.
+fn cache_advice(
+    failed: &Failed,
+    measured: &Measured,
+    volume: &VolumeRequirements,
+    context: &CompareContext,
+    advice: &mut Vec<Advice>,
+) {
+    let sizing = &volume.sizing;
     let cached = context.caching.is_some_and(HostCaching::is_cached);
     let caching_name = context.caching.unwrap_or_default();
 
     // Host cache not warm: reads slower than a cache hit, or too short a run to fill the cache.
-    let read_failures = failed_of(&[
+    let read_failures = failed.of(&[
         Metric::Iops,
         Metric::ThroughputMbS,
         Metric::LatencyMsAvg,
@@ -1291,7 +1334,7 @@ fn advise(
     }
 
     // Writes through a host cache are slower than on an uncached disk; logs belong on None.
-    let latency_failures = failed_of(&[Metric::LatencyMsAvg, Metric::LatencyMsP99]);
+    let latency_failures = failed.of(&[Metric::LatencyMsAvg, Metric::LatencyMsP99]);
     let write_heavy = measured.read_pct.is_some_and(|read_pct| read_pct < 50.0);
     let writes_slow = match (measured.write_latency_ms_avg, sizing.latency_ms) {
         (Some(write), Some(target)) => write > target,
@@ -1325,7 +1368,15 @@ fn advise(
             ),
         });
     }
+}
 
+/// A failed rate measured at the limit the prediction says binds: the VM's or the disks'.
+fn limit_advice(
+    failed: &Failed,
+    measured: &Measured,
+    context: &CompareContext,
+    advice: &mut Vec<Advice>,
+) {
     // A prediction says which limit binds; a measured rate at that limit names the cap.
     // Limits in MiB/s come from tables that count 1 MB = 2^20 bytes (the seed's); the measured
     // rate is converted to match rather than the published limit being restated.
@@ -1338,7 +1389,7 @@ fn advise(
             measured.throughput_mb_s * 1e6 / 1_048_576.0,
         ),
     ] {
-        if !failed(metric) {
+        if !failed.any(metric) {
             continue;
         }
         let Some(limit) = context
@@ -1391,7 +1442,10 @@ fn advise(
             _ => {}
         }
     }
+}
 
+/// The failed metrics no advice explains, with where to look next.
+fn unexplained_advice(checks: &[Check], context: &CompareContext, advice: &mut Vec<Advice>) {
     let explained: Vec<Metric> = advice
         .iter()
         .flat_map(|advice| advice.metrics.iter().copied())
@@ -1424,7 +1478,6 @@ fn advise(
             message,
         });
     }
-    advice
 }
 
 /// The fio options that give a read share and randomness: `rw=randrw rwmixread=70`,

@@ -163,7 +163,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         && !outcome.json.cache_warmed
     {
         eprintln!("iofit: interrupted during the warm-up; no benchmark ran");
-        return Ok(ExitCode::from(super::run::INTERRUPTED));
+        return Ok(ExitCode::from(crate::exit::INTERRUPTED));
     }
     if json_stdout {
         super::emit(&format!(
@@ -181,7 +181,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if outcome.interrupted() {
-        ExitCode::from(super::run::INTERRUPTED)
+        ExitCode::from(crate::exit::INTERRUPTED)
     } else {
         ExitCode::SUCCESS
     })

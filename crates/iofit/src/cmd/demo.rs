@@ -36,7 +36,7 @@ pub struct Args {
     pub no_run: bool,
     /// How long the IO runs. The real run's, per volume, seconds (fractions allowed).
     #[arg(
-        long = "runtime",
+        long = iofit_jobfile::fio::option_names::RUNTIME,
         alias = "run-seconds",
         default_value_t = 1.5,
         value_name = "SECONDS"

@@ -365,7 +365,7 @@ impl Observer for Printer {
 
 fn exit_code(outcome: &Outcome) -> ExitCode {
     if outcome.interrupted {
-        return ExitCode::from(super::run::INTERRUPTED);
+        return ExitCode::from(crate::exit::INTERRUPTED);
     }
     match (outcome.exit_code, outcome.signal) {
         (Some(0), _) if outcome.cleaned_up => ExitCode::SUCCESS,

@@ -22,12 +22,6 @@ pub mod vdbench;
 pub mod vdbench_cli;
 pub mod vdbench_hosts;
 
-/// A time flag (30, 30s, 500ms, 2m, 1h): [`iofit_procedure::run_request::duration_flag`], the
-/// one time-flag reader every command uses; the error names the flag.
-pub(crate) fn duration_flag(flag: &str, text: &str) -> Result<std::time::Duration, String> {
-    iofit_procedure::run_request::duration_flag(flag, text).map_err(|e| e.to_string())
-}
-
 /// Results to `path` (whole or not at all) or, without one, to stdout.
 pub(crate) fn write_or_print(path: Option<&std::path::Path>, text: &str) -> anyhow::Result<()> {
     match path {

@@ -3,6 +3,7 @@
 
 use super::shared::{CatalogArgs, OutputArgs};
 use super::{exit_for, print_json_or_text};
+use iofit_jobfile::fio::option_names as opt;
 use iofit_procedure::predict::{self, PredictRequest, Provisioned};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -56,7 +57,11 @@ pub struct Args {
     /// A fio job file as the workload: its jobs are grouped by the directory they do IO in
     /// (in order of first appearance), one --disk per directory; rw, bs/bssplit,
     /// iodepth x numjobs and rate limits come from the file.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["requirements", "iodepth", "numjobs"])]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["requirements", opt::IODEPTH, opt::NUMJOBS]
+    )]
     pub job: Option<PathBuf>,
     /// Service time of one IO on an unthrottled SSD disk, ms (Little's law): replaces the 1 ms
     /// assumed for Premium SSD, Premium SSD v2 and Ultra and the 10 ms bound taken for Standard

@@ -5,8 +5,9 @@ use super::emit;
 use crate::exit::bad_input;
 use anyhow::Context;
 use iofit_model::requirements::Requirements;
+use iofit_procedure::profile_flags::{seconds_flag, sizing_options, SizingFlags};
 use iofit_profile::{
-    left_out_notes, parse_files, requirements, DeviceKind, ParseOptions, SizingOptions, VolumeSpec,
+    left_out_notes, parse_files, requirements, DeviceKind, ParseOptions, SizingOptions,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -89,7 +90,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let options = sizing_options(&args).map_err(bad_input)?;
+    let options = sizing_options(&sizing_flags(&args)).map_err(bad_input)?;
     if let Some(out) = &args.fleet_out {
         return crate::cmd::fleet::profile(
             &args.files,
@@ -116,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     // With --live, Ctrl-C ends the sampling early: `cut_short` says so in words.
     let Some(LiveCapture { capture, cut_short }) = read_capture(&args)? else {
-        return Ok(ExitCode::from(crate::cmd::run::INTERRUPTED));
+        return Ok(ExitCode::from(crate::exit::INTERRUPTED));
     };
     for note in &capture.notes {
         eprintln!("iofit: note: {note}");
@@ -193,7 +194,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         emit(&text)?;
     }
     Ok(match cut_short {
-        Some(_) => ExitCode::from(crate::cmd::run::INTERRUPTED),
+        Some(_) => ExitCode::from(crate::exit::INTERRUPTED),
         None => ExitCode::SUCCESS,
     })
 }
@@ -323,86 +324,19 @@ fn sample_live(
     Ok(Some(LiveCapture { capture, cut_short }))
 }
 
-fn sizing_options(args: &Args) -> Result<SizingOptions, String> {
-    if args.labels.len() > args.devices.len() {
-        return Err(format!(
-            "{} --label but only {} --device; give one --device NAME before each --label",
-            args.labels.len(),
-            args.devices.len()
-        ));
-    }
-    let mut volumes: Vec<VolumeSpec> = args
-        .devices
-        .iter()
-        .enumerate()
-        .map(|(i, device)| VolumeSpec {
-            label: args
-                .labels
-                .get(i)
-                .cloned()
-                .unwrap_or_else(|| device.clone()),
-            devices: vec![device.clone()],
-        })
-        .collect();
-    for text in &args.volumes {
-        let Some((label, devices)) = text.split_once('=') else {
-            return Err(format!(
-                "--volume '{text}' is not LABEL=DEV,DEV; write e.g. --volume data=sdb,sdc"
-            ));
-        };
-        let devices: Vec<String> = devices
-            .split(',')
-            .map(str::trim)
-            .filter(|d| !d.is_empty())
-            .map(str::to_string)
-            .collect();
-        if label.trim().is_empty() || devices.is_empty() {
-            return Err(format!(
-                "--volume '{text}' needs a label and at least one device; write e.g. --volume data=sdb,sdc"
-            ));
-        }
-        volumes.push(VolumeSpec {
-            label: label.trim().to_string(),
-            devices,
-        });
-    }
-    let mut labels: Vec<&str> = volumes.iter().map(|v| v.label.as_str()).collect();
-    labels.sort_unstable();
-    if let Some(pair) = labels.windows(2).find(|w| w[0] == w[1]) {
-        return Err(format!(
-            "the label '{}' is given twice; give each volume its own --label",
-            pair[0]
-        ));
-    }
-    let interval_s = match &args.interval {
-        Some(text) if args.live.is_none() => Some(seconds_flag(text, "--interval")?),
-        _ => None,
-    };
-    let window_s = match &args.window {
-        Some(text) => Some(seconds_flag(text, "--window")?),
-        None => None,
-    };
-    Ok(SizingOptions {
-        volumes,
-        window_s,
-        interval_s,
+/// The sizing flags as `procedure` reads them.
+fn sizing_flags(args: &Args) -> SizingFlags<'_> {
+    SizingFlags {
+        devices: &args.devices,
+        labels: &args.labels,
+        volumes: &args.volumes,
+        interval: args.interval.as_deref(),
+        window: args.window.as_deref(),
+        live: args.live.is_some(),
         percentile: args.percentile,
         comfort: args.comfort,
         growth: args.growth,
         latency_target: args.latency_target,
-    })
-}
-
-/// A duration flag in seconds, above 0 and at most a week.
-fn seconds_flag(text: &str, flag: &str) -> Result<f64, String> {
-    const MAX_S: f64 = 7.0 * 86_400.0;
-    let seconds = super::duration_flag(flag, text)?.as_secs_f64();
-    if seconds > 0.0 && seconds <= MAX_S {
-        Ok(seconds)
-    } else {
-        Err(format!(
-            "{flag} '{text}': write a duration above 0 and at most 7 days (604800 s)"
-        ))
     }
 }
 
@@ -438,20 +372,4 @@ fn chosen_stacked_notes(capture: &iofit_profile::Capture, options: &SizingOption
             }
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(seconds_flag("60s", "--live"), Ok(60.0));
-        assert_eq!(seconds_flag("10m", "--window"), Ok(600.0));
-        assert_eq!(seconds_flag("1h", "--window"), Ok(3600.0));
-        assert_eq!(seconds_flag("500ms", "--interval"), Ok(0.5));
-        assert_eq!(seconds_flag("2", "--interval"), Ok(2.0));
-        assert!(seconds_flag("ten", "--live").is_err());
-        assert!(seconds_flag("0s", "--live").is_err());
-    }
 }

@@ -137,7 +137,7 @@ pub fn exit_code(status: &HostsStatus, quiet: bool) -> ExitCode {
                 "iofit: interrupted; every worker was stopped and the results cover what ran"
             );
         }
-        return ExitCode::from(crate::cmd::run::INTERRUPTED);
+        return ExitCode::from(crate::exit::INTERRUPTED);
     }
     if !status.complete {
         for lost in &status.lost {

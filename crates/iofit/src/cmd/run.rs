@@ -17,8 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Exit code when the run was interrupted by Ctrl-C (128 + SIGINT, as shells report it).
-pub(crate) const INTERRUPTED: u8 = 130;
+use crate::exit::INTERRUPTED;
 
 /// fio's `--output-format`: normal, json, json+, terse, or several joined by commas
 /// (`normal,terse`), as fio takes it.

@@ -33,7 +33,11 @@ pub struct Args {
     #[arg(long, default_value = "64m")]
     pub size: String,
     /// How long the IO runs. Each of the two measurements, seconds (fractions allowed).
-    #[arg(long = "runtime", alias = "duration", default_value_t = 5.0)]
+    #[arg(
+        long = iofit_jobfile::fio::option_names::RUNTIME,
+        alias = "duration",
+        default_value_t = 5.0
+    )]
     pub duration: f64,
     /// Buffered IO instead of direct IO.
     #[arg(long)]

@@ -185,7 +185,7 @@ pub fn run_file(
         if !quiet {
             eprintln!("iofit: interrupted; the results cover the runs before the signal");
         }
-        ExitCode::from(crate::cmd::run::INTERRUPTED)
+        ExitCode::from(crate::exit::INTERRUPTED)
     } else {
         ExitCode::SUCCESS
     })

@@ -2,9 +2,9 @@
 //! the table in `fio_options.rs`. Values whose final meaning depends on other options (sizes per
 //! file, block sizes, the target) are collected in [`Builder`] and settled by `finish`.
 
-use super::control::{per_direction_rate, RateKind};
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
-use crate::fio_options::{self, EngineChoice};
+use crate::fio_engines::{self, EngineChoice};
+use crate::option_bounds::{Bounds, Unit};
 use crate::values::{
     parse_bool, parse_percent, parse_size, parse_time, parse_u32, parse_u64, split_per_ddir,
     split_per_direction,
@@ -33,6 +33,16 @@ impl<T> Placed<T> {
             loc: arg.loc.clone(),
         }
     }
+}
+
+/// Dedupe keys settled together at the end (fio takes them in any order).
+#[derive(Default)]
+pub(crate) struct DedupeKeys {
+    pub pct: Option<f64>,
+    pub working_set_mode: bool,
+    pub working_set_pct: Option<f64>,
+    /// fio `dedupe_global`.
+    pub global: bool,
 }
 
 /// Options whose final effect depends on others.
@@ -70,7 +80,7 @@ pub(crate) struct Builder {
     pub log_at: Option<Location>,
     pub log_avg_msec: u64,
     /// fio's dedupe keys, settled together (`fio::data`).
-    pub dedupe: super::data::DedupeKeys,
+    pub dedupe: DedupeKeys,
     /// log_hist_msec (0: not set).
     pub log_hist_msec: u64,
     /// fio `steadystate` (criterion and limit), `ss_dur`, `ss_ramp`: settled in `finish`.
@@ -106,7 +116,7 @@ pub(crate) struct Arg<'a> {
     pub value: Option<&'a str>,
     pub loc: &'a Location,
     /// The option's bounds in the table, which [`Arg::bounded`] applies.
-    pub bounds: Option<fio_options::Bounds>,
+    pub bounds: Option<Bounds>,
 }
 
 impl Arg<'_> {
@@ -176,9 +186,9 @@ impl Arg<'_> {
             return Ok(value);
         };
         let unit = match bounds.unit {
-            fio_options::Unit::Count => "",
-            fio_options::Unit::Bytes => " bytes",
-            fio_options::Unit::Percent => "%",
+            Unit::Count => "",
+            Unit::Bytes => " bytes",
+            Unit::Percent => "%",
         };
         let range = format!("write {}={}..{}{unit}", self.key, bounds.min, bounds.max);
         let fix = fix.unwrap_or(&range);
@@ -588,7 +598,7 @@ pub(crate) fn ioengine(c: &mut Ctx, arg: &Arg) -> R {
     let value = arg.value()?;
     // fio accepts `external:path.so` and a trailing engine-specific `:option`.
     let name = value.split(':').next().unwrap_or(value);
-    match fio_options::engine(name) {
+    match fio_engines::engine(name) {
         EngineChoice::Run(kind) => c.job.engine = kind,
         EngineChoice::Mapped(kind, note) => {
             c.job.engine = kind;
@@ -650,17 +660,6 @@ pub(crate) fn startdelay(c: &mut Ctx, arg: &Arg) -> R {
         ));
     }
     c.job.start_delay = arg.time()?;
-    Ok(())
-}
-pub(crate) fn rate(c: &mut Ctx, arg: &Arg) -> R {
-    let fix = "write bytes per second with a size suffix such as rate=10m (10 MiB/s), or rate=READ,WRITE[,TRIM]";
-    c.job.rate_bytes_per_second = per_direction_rate(c, arg, RateKind::Bytes, fix)?;
-    Ok(())
-}
-pub(crate) fn rate_iops(c: &mut Ctx, arg: &Arg) -> R {
-    let fix =
-        "write a whole number of IOs per second such as rate_iops=12500, or READ,WRITE[,TRIM]";
-    c.job.rate_iops = per_direction_rate(c, arg, RateKind::Iops, fix)?;
     Ok(())
 }
 pub(crate) fn norandommap(c: &mut Ctx, arg: &Arg) -> R {

@@ -66,13 +66,14 @@ pub(crate) fn log_prio(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 
+use crate::values::ValueError;
 use iofit_model::placement::{CmdPrio, CmdPrioDirection, CmdPrioSplit};
 
 /// The two directions' values of a per-direction option (`N` or `READ,WRITE`).
 fn per_direction<T>(
     arg: &Arg,
     fix: &str,
-    parse: impl Fn(&str) -> Result<T, String>,
+    parse: impl Fn(&str) -> Result<T, ValueError>,
 ) -> Result<[Option<T>; 2], JobFileError> {
     let (read, write) =
         crate::values::split_per_direction(arg.value()?).map_err(|why| arg.invalid(why, fix))?;
@@ -96,7 +97,7 @@ pub(crate) fn cmdprio_percentage(c: &mut Ctx, arg: &Arg) -> R {
     let values = per_direction(
         arg,
         "write cmdprio_percentage=20 or 20,0 (read,write)",
-        |v| crate::values::parse_percent(v).map_err(String::from),
+        crate::values::parse_percent,
     )?;
     for (rule, value) in cmdprio_rules(c).iter_mut().zip(values) {
         if let Some(pct) = value {
@@ -110,9 +111,11 @@ pub(crate) fn cmdprio_class(c: &mut Ctx, arg: &Arg) -> R {
     let values = per_direction(
         arg,
         "write cmdprio_class=1 (realtime), 2 or 3",
-        |v| match parse_u32(v).map_err(String::from)? {
+        |v| match parse_u32(v)? {
             class @ 1..=3 => Ok(class as u8),
-            other => Err(format!("{other} is not an IO priority class (1, 2 or 3)")),
+            other => Err(ValueError(format!(
+                "{other} is not an IO priority class (1, 2 or 3)"
+            ))),
         },
     )?;
     for (rule, value) in cmdprio_rules(c).iter_mut().zip(values) {
@@ -132,10 +135,12 @@ pub(crate) fn cmdprio(c: &mut Ctx, arg: &Arg) -> R {
     }
     Ok(())
 }
-fn level(v: &str) -> Result<u8, String> {
-    match parse_u32(v).map_err(String::from)? {
+fn level(v: &str) -> Result<u8, ValueError> {
+    match parse_u32(v)? {
         level @ 0..=7 => Ok(level as u8),
-        other => Err(format!("{other} is not an IO priority level (0 to 7)")),
+        other => Err(ValueError(format!(
+            "{other} is not an IO priority level (0 to 7)"
+        ))),
     }
 }
 /// fio `cmdprio_bssplit=BS/PCT[/CLASS/LEVEL[/HINT]]:...[,...]`: per block size, the share of
@@ -150,17 +155,19 @@ pub(crate) fn cmdprio_bssplit(c: &mut Ctx, arg: &Arg) -> R {
             .map(|entry| {
                 let fields: Vec<&str> = entry.trim().split('/').collect();
                 if !(fields.len() == 2 || fields.len() == 4 || fields.len() == 5) {
-                    return Err(format!("'{entry}' is not bs/percent[/class/level[/hint]]"));
+                    return Err(ValueError(format!(
+                        "'{entry}' is not bs/percent[/class/level[/hint]]"
+                    )));
                 }
-                let bs_bytes = crate::values::parse_size(fields[0], base)
-                    .map_err(String::from)?
-                    .as_u64();
-                let pct = crate::values::parse_percent(fields[1]).map_err(String::from)?;
+                let bs_bytes = crate::values::parse_size(fields[0], base)?.as_u64();
+                let pct = crate::values::parse_percent(fields[1])?;
                 let class_level = if fields.len() >= 4 {
-                    let class = match parse_u32(fields[2]).map_err(String::from)? {
+                    let class = match parse_u32(fields[2])? {
                         class @ 1..=3 => class as u8,
                         other => {
-                            return Err(format!("{other} is not an IO priority class (1, 2 or 3)"))
+                            return Err(ValueError(format!(
+                                "{other} is not an IO priority class (1, 2 or 3)"
+                            )))
                         }
                     };
                     Some((class, level(fields[3])?))
@@ -176,7 +183,7 @@ pub(crate) fn cmdprio_bssplit(c: &mut Ctx, arg: &Arg) -> R {
                     fields.len() == 5,
                 ))
             })
-            .collect::<Result<Vec<_>, String>>()
+            .collect::<Result<Vec<_>, ValueError>>()
     })?;
     for (rule, value) in cmdprio_rules(c).iter_mut().zip(values) {
         if let Some(entries) = value {

@@ -57,6 +57,20 @@ pub(crate) enum RateKind {
     MinIops = 3,
 }
 
+/// fio `rate=`: bytes per second per direction (0: no limit).
+pub(crate) fn rate(c: &mut Ctx, arg: &Arg) -> R {
+    let fix = "write bytes per second with a size suffix such as rate=10m (10 MiB/s), or rate=READ,WRITE[,TRIM]";
+    c.job.rate_bytes_per_second = per_direction_rate(c, arg, RateKind::Bytes, fix)?;
+    Ok(())
+}
+/// fio `rate_iops=`: IOs per second per direction (0: no limit).
+pub(crate) fn rate_iops(c: &mut Ctx, arg: &Arg) -> R {
+    let fix =
+        "write a whole number of IOs per second such as rate_iops=12500, or READ,WRITE[,TRIM]";
+    c.job.rate_iops = per_direction_rate(c, arg, RateKind::Iops, fix)?;
+    Ok(())
+}
+
 /// A rate option's `READ,WRITE,TRIM` values (0: no limit): the read and write ones, and the
 /// trim one kept for `finish`, which makes it a trim job's write entry (iofit paces a trim
 /// job's trims by its write entry).

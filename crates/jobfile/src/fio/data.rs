@@ -3,7 +3,7 @@
 //! `apply.rs` so the data keys are one place; each function is named by the table in
 //! `fio_options.rs`.
 
-use super::apply::{Arg, Ctx};
+use super::apply::{Arg, Ctx, DedupeKeys};
 use crate::error::JobFileError;
 use crate::values::{parse_percent, parse_u64};
 use iofit_model::data::{DedupeSpec, PatternPart, VerifyMode};
@@ -11,16 +11,6 @@ use iofit_model::job::JobSpec;
 use std::path::PathBuf;
 
 type R = Result<(), JobFileError>;
-
-/// Dedupe keys settled together at the end (fio takes them in any order).
-#[derive(Default)]
-pub(crate) struct DedupeKeys {
-    pub pct: Option<f64>,
-    pub working_set_mode: bool,
-    pub working_set_pct: Option<f64>,
-    /// fio `dedupe_global`.
-    pub global: bool,
-}
 
 pub(crate) fn verify(c: &mut Ctx, arg: &Arg) -> R {
     let value = arg.value()?.to_ascii_lowercase();

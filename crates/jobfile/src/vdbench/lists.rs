@@ -3,16 +3,44 @@
 //! substitution (`vdbench -f parm lun=/dev/x` replaces `$lun` and `!lun`), after vdbench's
 //! `Var_parms` and `InsertHosts.substituteLine`.
 
+use crate::values::ValueError;
+
 /// The most values one list may expand to (vdbench allocates 10,240).
 pub const MAX_LIST_VALUES: usize = 10_240;
+
+/// Why a list or a substitution cannot be read, without its place (the caller adds the file,
+/// line and key).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ListError {
+    /// An item that is not a number of the list's kind (the item parser's reason).
+    #[error(transparent)]
+    Item(#[from] ValueError),
+    #[error("the range {0} needs a step after it: ({0},d) doubles, ({0},N) steps by N")]
+    NoStep(String),
+    #[error("the doubling range {0} must start above 0")]
+    DoublingFromZero(String),
+    #[error("the range {item} with step {step} never reaches its end; write a step above 0")]
+    StepNotPositive { item: String, step: f64 },
+    #[error("the list expands to more than {MAX_LIST_VALUES} values")]
+    TooManyValues,
+    #[error("the name range {0} must count up (sd1-sd8) and hold at most {MAX_LIST_VALUES} names")]
+    NameRange(String),
+    #[error(
+        "'{0}' is not a substitution; write name=value to replace $name in the parameter file"
+    )]
+    NotASubstitution(String),
+    /// `=$name` with no `name=value` given on the command line.
+    #[error("{0}")]
+    Unresolved(String),
+}
 
 /// Expands numeric ranges in a list: an item `LOW-HIGH` followed by `d` doubles from LOW up
 /// to HIGH (halves when HIGH < LOW), followed by a number steps by it. `parse` turns an item
 /// into its number (sizes with k/m/g, percentages). Errors are text for the caller to place.
 pub fn expand_numeric(
     items: &[String],
-    parse: impl Fn(&str) -> Result<f64, String>,
-) -> Result<Vec<f64>, String> {
+    parse: impl Fn(&str) -> Result<f64, ValueError>,
+) -> Result<Vec<f64>, ListError> {
     let mut out: Vec<f64> = Vec::new();
     let mut index = 0;
     while index < items.len() {
@@ -28,14 +56,14 @@ pub fn expand_numeric(
                 let high = parse(high)?;
                 let step = items
                     .get(index + 1)
-                    .ok_or_else(|| format!("the range {item} needs a step after it: ({item},d) doubles, ({item},N) steps by N"))?
+                    .ok_or_else(|| ListError::NoStep(item.to_string()))?
                     .trim()
                     .to_ascii_lowercase();
                 index += 2;
                 out.push(low);
                 if step == "d" {
                     if low <= 0.0 {
-                        return Err(format!("the doubling range {item} must start above 0"));
+                        return Err(ListError::DoublingFromZero(item.to_string()));
                     }
                     let mut value = low;
                     loop {
@@ -57,9 +85,10 @@ pub fn expand_numeric(
                 } else {
                     let step = parse(&step)?;
                     if step <= 0.0 {
-                        return Err(format!(
-                            "the range {item} with step {step} never reaches its end; write a step above 0"
-                        ));
+                        return Err(ListError::StepNotPositive {
+                            item: item.to_string(),
+                            step,
+                        });
                     }
                     // (100-0,10) steps down: 100, 90, ... 0.
                     let down = high < low;
@@ -79,18 +108,16 @@ pub fn expand_numeric(
     Ok(out)
 }
 
-fn push(out: &mut Vec<f64>, value: f64) -> Result<(), String> {
+fn push(out: &mut Vec<f64>, value: f64) -> Result<(), ListError> {
     if out.len() >= MAX_LIST_VALUES {
-        return Err(format!(
-            "the list expands to more than {MAX_LIST_VALUES} values"
-        ));
+        return Err(ListError::TooManyValues);
     }
     out.push(value);
     Ok(())
 }
 
 /// Expands `sd1-sd8` into `sd1`..`sd8` (same prefix, increasing number); other items stay.
-pub fn expand_names(items: &[String]) -> Result<Vec<String>, String> {
+pub fn expand_names(items: &[String]) -> Result<Vec<String>, ListError> {
     let mut out = Vec::new();
     for item in items {
         let Some((first, last)) = item.split_once('-') else {
@@ -102,9 +129,7 @@ pub fn expand_names(items: &[String]) -> Result<Vec<String>, String> {
         match (n1, n2) {
             (Some(n1), Some(n2)) if prefix1 == prefix2 && !prefix1.is_empty() => {
                 if n2 <= n1 || n2 - n1 >= MAX_LIST_VALUES as u64 {
-                    return Err(format!(
-                        "the name range {item} must count up (sd1-sd8) and hold at most {MAX_LIST_VALUES} names"
-                    ));
+                    return Err(ListError::NameRange(item.clone()));
                 }
                 out.extend((n1..=n2).map(|n| format!("{prefix1}{n}")));
             }
@@ -130,7 +155,7 @@ pub struct Substitution {
 }
 
 /// Parses `name=value` items from the command line (`iofit run parm lun=/tmp/x`).
-pub fn substitutions(items: &[String]) -> Result<Vec<Substitution>, String> {
+pub fn substitutions(items: &[String]) -> Result<Vec<Substitution>, ListError> {
     items
         .iter()
         .map(|item| match item.split_once('=') {
@@ -139,9 +164,7 @@ pub fn substitutions(items: &[String]) -> Result<Vec<Substitution>, String> {
                 value: value.to_string(),
                 used: 0,
             }),
-            _ => Err(format!(
-                "'{item}' is not a substitution; write name=value to replace $name in the parameter file"
-            )),
+            _ => Err(ListError::NotASubstitution(item.clone())),
         })
         .collect()
 }
@@ -150,7 +173,7 @@ pub fn substitutions(items: &[String]) -> Result<Vec<Substitution>, String> {
 /// the first character that cannot be part of one, so `$lun` leaves `$lun2` alone. Returns
 /// the unresolved `$name` when one is left (`$host` stays: it is vdbench's per-host
 /// repetition, not a substitution).
-pub fn substitute(line: &str, subs: &mut [Substitution]) -> Result<String, String> {
+pub fn substitute(line: &str, subs: &mut [Substitution]) -> Result<String, ListError> {
     let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
     let chars: Vec<char> = line.chars().collect();
     let mut out = String::new();
@@ -176,7 +199,7 @@ pub fn substitute(line: &str, subs: &mut [Substitution]) -> Result<String, Strin
                 // Only `=$name` is a request vdbench refuses when unresolved; `!` elsewhere
                 // is ordinary text.
                 if c == '$' && name != "host" && out.ends_with('=') {
-                    return Err(name);
+                    return Err(ListError::Unresolved(name));
                 }
             }
         }
@@ -190,10 +213,9 @@ pub fn substitute(line: &str, subs: &mut [Substitution]) -> Result<String, Strin
 mod tests {
     use super::*;
 
-    fn size(text: &str) -> Result<f64, String> {
+    fn size(text: &str) -> Result<f64, ValueError> {
         crate::values::parse_size(text, iofit_model::units::SizeBase::Binary)
             .map(|b| b.as_u64() as f64)
-            .map_err(|e| e.to_string())
     }
     fn items(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
@@ -225,6 +247,7 @@ mod tests {
         );
         assert!(expand_numeric(&items(&["1-100000000", "1"]), size)
             .unwrap_err()
+            .to_string()
             .contains("more than"));
     }
 
@@ -248,10 +271,13 @@ mod tests {
         assert_eq!(subs[0].used, 1);
         assert_eq!(substitute("x=${lun}y", &mut subs).unwrap(), "x=/tmp/xy");
         let mut only_lun = substitutions(&items(&["lun=/a"])).unwrap();
-        assert_eq!(substitute("lun=$lun2", &mut only_lun).unwrap_err(), "lun2");
+        assert_eq!(
+            substitute("lun=$lun2", &mut only_lun).unwrap_err(),
+            ListError::Unresolved("lun2".into())
+        );
         assert_eq!(
             substitute("sd=a,lun=$other", &mut subs).unwrap_err(),
-            "other"
+            ListError::Unresolved("other".into())
         );
         assert!(substitute("fsd=fsd_$host,anchor=/x", &mut subs).is_ok());
         assert!(substitutions(&items(&["novalue"])).is_err());
