@@ -337,13 +337,21 @@ fn region_length(job: &JobSpec, path: &Path, offset: u64) -> Result<u64, EngineE
     })
 }
 
+/// Whether the job changes its files: writes (but not verify_only, which reads what a write
+/// job would have written), and every IO of the falloc and ftruncate engines, which open
+/// read-write whatever the direction (a falloc read still allocates blocks).
+pub fn modifies_files(job: &JobSpec) -> bool {
+    use iofit_model::job::EngineKind;
+    (job.rw.has_writes() && !job.data.verify.only)
+        || matches!(job.engine, EngineKind::Falloc | EngineKind::Ftruncate)
+}
+
 /// Every path the jobs use, what they need from it, and the safety verdict, each target opened
 /// once and checked on its descriptor. Nothing is written.
 pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Layout, EngineError> {
     let mut wanted: BTreeMap<PathBuf, (u64, bool)> = BTreeMap::new();
     for job in jobs {
-        // verify_only reads what a write job would have written: it writes nothing.
-        let writes = job.rw.has_writes() && !job.data.verify.only;
+        let writes = modifies_files(job);
         for clone in 0..job.numjobs.max(1) {
             for region in regions_for_clone(job, clone)? {
                 let entry = wanted.entry(region.path.clone()).or_insert((0, false));

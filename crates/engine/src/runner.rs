@@ -642,7 +642,8 @@ fn open_files(job: &JobSpec, plan: &ClonePlan, layout: &Layout) -> Result<Vec<Fi
     plan.files
         .iter()
         .map(|(path, _, _)| {
-            layout.open_for_job_with(path, job.rw.has_writes(), job.direct, sync_flags(job))
+            let write = job.rw.has_writes() || crate::layout::modifies_files(job);
+            layout.open_for_job_with(path, write, job.direct, sync_flags(job))
         })
         .collect()
 }
@@ -777,10 +778,16 @@ fn run_engine<C: Clock>(
         // fio's null engine completes inline at iodepth 1 and at the next reap when deeper.
         EngineKind::Null if plan.depth <= 1 => go(NullEngine::new(), plan, clock, shared),
         EngineKind::Null => go(NullQueue::new(plan.depth as usize), plan, clock, shared),
-        EngineKind::Psync | EngineKind::Sync | EngineKind::Pvsync => {
+        EngineKind::Psync
+        | EngineKind::Sync
+        | EngineKind::Pvsync
+        | EngineKind::Falloc
+        | EngineKind::Ftruncate => {
             let flavor = match job_engine {
                 EngineKind::Sync => SyncFlavor::Sync,
                 EngineKind::Pvsync => SyncFlavor::Pvsync,
+                EngineKind::Falloc => SyncFlavor::Falloc,
+                EngineKind::Ftruncate => SyncFlavor::Ftruncate,
                 _ => SyncFlavor::Psync,
             };
             match BufferPool::new(1, max_bs, plan.seed) {
