@@ -609,10 +609,13 @@ fn clone_log(
             time_base_ms: 0,
             block_size: job.block_size.max_size().as_u64(),
             with_prio: job.logs.with_prio,
+            log_max: job.logs.max_value,
         },
         unix_epoch: job.logs.unix_epoch,
         // fio writes a latency line per direction for a job of several directions.
-        keep_directions: (job.rw.is_mixed() || job.rw.is_trimwrite()) && has_latency,
+        // log_max_value: the window's maxima are kept per direction only.
+        keep_directions: (job.rw.is_mixed() || job.rw.is_trimwrite() || job.logs.max_value)
+            && has_latency,
         interval_ns: interval.as_nanos().max(1) as u64,
         held: None,
         flushed_to_ns: 0,

@@ -1,8 +1,10 @@
-//! fio as the oracle for the engines that move no data (falloc, ftruncate) and for what the
-//! layout leaves in the page cache: fio 3.x and `iofit run` run the same small job file, each
-//! in its own empty directory on the same file system, and the meanings are compared: IO
-//! counts and bytes per direction, the job's error, the files left afterwards with their
-//! sizes and allocated bytes, and the pages of a fresh file in the page cache.
+//! fio as the oracle for the engines that move no data (falloc, ftruncate), for what the
+//! layout leaves in the page cache, and for averaged logs (log_max_value, one log per clone
+//! under group_reporting): fio 3.x and `iofit run` run the same small job file, each in its
+//! own empty directory on the same file system, and the meanings are compared: IO counts and
+//! bytes per direction, the job's error, the files left afterwards with their sizes and
+//! allocated bytes, the pages of a fresh file in the page cache, which log files are written
+//! and what their columns add up to.
 //!
 //! Where fio is not installed each test prints why it is skipped (CI installs fio: .ci/run).
 
@@ -250,5 +252,137 @@ fn the_page_cache_at_the_start_of_a_job_is_as_fio_leaves_it() {
                 "cached file, invalidate=1 drops it: fio {fio_pages}, iofit {our_pages} of 2048"
             );
         }
+    }
+}
+
+/// An averaged log's lines: (time ms, value, direction).
+fn log_lines(path: &Path) -> Vec<(u64, u64, u64)> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(|line| {
+            let cols: Vec<u64> = line.split(',').map(|c| c.trim().parse().unwrap()).collect();
+            assert_eq!(cols.len(), 5, "{}: {line}", path.display());
+            (cols[0], cols[1], cols[2])
+        })
+        .collect()
+}
+
+/// The log files a run wrote in `dir` (names starting with `x_`), sorted.
+fn log_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("x_"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// log_max_value=1 with log_avg_msec: each latency line is its window's longest latency, so
+/// the largest value of a direction's lines is that direction's max in the JSON (lat_ns and
+/// clat_ns), exactly, in fio as in iofit; with the mean (log_max_value=0) the lines stay below
+/// it.
+/// The slat log of a synchronous engine is empty in both.
+#[test]
+fn log_max_value_logs_each_windows_longest_latency_as_fio() {
+    let base = "[j]\nioengine=psync\nrw=randrw\nbs=4k\nsize=4m\nruntime=1\ntime_based\n\
+                write_lat_log=x\nlog_avg_msec=200\n";
+    for max in [true, false] {
+        let job = format!("{base}log_max_value={}\n", u8::from(max));
+        let (fio_dir, iofit_dir) = (scratch(), scratch());
+        let Some(fio) = fio_in(fio_dir.path(), &job, &[]) else {
+            return;
+        };
+        let ours = iofit_in(iofit_dir.path(), &job, &[]);
+        assert_eq!(ours.exit, 0, "{}", ours.stderr);
+        for (tool, dir, run) in [("fio", &fio_dir, &fio), ("iofit", &iofit_dir, &ours)] {
+            assert_eq!(
+                log_names(dir.path()),
+                ["x_clat.1.log", "x_lat.1.log", "x_slat.1.log"],
+                "{tool}"
+            );
+            assert!(
+                log_lines(&dir.path().join("x_slat.1.log")).is_empty(),
+                "{tool}"
+            );
+            let json = &run.json.as_ref().unwrap()["jobs"][0];
+            for (log, key) in [("x_lat.1.log", "lat_ns"), ("x_clat.1.log", "clat_ns")] {
+                let lines = log_lines(&dir.path().join(log));
+                for (ddir, name) in [(0, "read"), (1, "write")] {
+                    let json_max = json[name][key]["max"].as_u64().unwrap();
+                    let values: Vec<u64> =
+                        lines.iter().filter(|l| l.2 == ddir).map(|l| l.1).collect();
+                    let log_max = values.iter().max();
+                    let log_max = *log_max.unwrap_or_else(|| panic!("{tool} {log}: no {name}"));
+                    if max {
+                        assert_eq!(log_max, json_max, "{tool} {log} {name}: max of the lines");
+                    } else {
+                        // Means: below the max, but for a window of one IO (a short last one).
+                        let at_max = values.iter().filter(|&&v| v >= json_max).count();
+                        assert!(
+                            at_max <= 1,
+                            "{tool} {log} {name}: {values:?}, max {json_max}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// numjobs=3 with group_reporting: fio reports one group but writes one log per clone
+/// (`x_bw.1.log` .. `x_bw.3.log`, and lat, clat, slat, iops and histogram logs alike), each
+/// the clone's own series. In both tools: the same file names, each clone's iops log adding up
+/// (rate x window) to its share, all of them together to the group's total_ios within 15%
+/// (fio's windows start at the job's start and its last IOs may fall after its last line),
+/// and a line per 250 ms window.
+#[test]
+fn group_reporting_clones_write_one_log_each_as_fio() {
+    let job = "[j]\nioengine=psync\nrw=randread\nbs=4k\nsize=4m\nruntime=1\ntime_based\n\
+               write_lat_log=x\nwrite_bw_log=x\nwrite_iops_log=x\nwrite_hist_log=x\n\
+               log_avg_msec=250\nlog_hist_msec=250\nnumjobs=3\ngroup_reporting\n";
+    let (fio_dir, iofit_dir) = (scratch(), scratch());
+    let Some(fio) = fio_in(fio_dir.path(), job, &[]) else {
+        return;
+    };
+    let ours = iofit_in(iofit_dir.path(), job, &[]);
+    assert_eq!(ours.exit, 0, "{}", ours.stderr);
+    let names = log_names(fio_dir.path());
+    assert_eq!(names.len(), 18, "{names:?}");
+    assert_eq!(log_names(iofit_dir.path()), names);
+    let mut windows = Vec::new();
+    for (tool, dir, run) in [("fio", &fio_dir, &fio), ("iofit", &iofit_dir, &ours)] {
+        let json = &run.json.as_ref().unwrap()["jobs"];
+        assert_eq!(json.as_array().unwrap().len(), 1, "{tool}: one group");
+        let total_ios = json[0]["read"]["total_ios"].as_f64().unwrap();
+        let mut sum = 0.0;
+        let mut counts = Vec::new();
+        for clone in 1..=3 {
+            let lines = log_lines(&dir.path().join(format!("x_iops.{clone}.log")));
+            let mut prev_ms = 0;
+            let mut ios = 0.0;
+            for &(ms, iops, _) in &lines {
+                ios += iops as f64 * (ms - prev_ms) as f64 / 1000.0;
+                prev_ms = ms;
+            }
+            assert!(ios > 0.0, "{tool} clone {clone}: no IO in its log");
+            sum += ios;
+            counts.push(lines.len());
+        }
+        assert!(
+            (sum - total_ios).abs() <= 0.15 * total_ios,
+            "{tool}: the clones' iops logs add up to {sum:.0} IOs, the group did {total_ios}"
+        );
+        windows.push(counts);
+    }
+    // 1 s in 250 ms windows: fio 3.33 writes 3 or 4 lines (its last window is taken when a
+    // sample falls due, and a late one is folded or lost); iofit writes the 4 whole windows
+    // and the short one after them that still completed IOs.
+    for clone in 0..3 {
+        let (theirs, ours) = (windows[0][clone], windows[1][clone]);
+        assert!(
+            (3..=4).contains(&theirs) && (4..=5).contains(&ours),
+            "lines per clone, fio and iofit: {windows:?}"
+        );
     }
 }

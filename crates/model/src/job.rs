@@ -456,6 +456,11 @@ pub struct FioLogs {
     /// fio `log_prio=1`: the logs' last column is the IO's ioprio value, not 0/1.
     #[serde(default)]
     pub with_prio: bool,
+    /// fio `log_max_value=1`: an averaged latency log (`log_avg_msec`) holds each window's
+    /// longest latency instead of its mean (bw and iops logs have one sample per window, so
+    /// their lines are the same either way).
+    #[serde(default)]
+    pub max_value: bool,
 }
 
 impl FioLogs {
@@ -1217,7 +1222,10 @@ mod tests {
         }
         assert_eq!(EngineKind::parse("IO_URING"), Ok(EngineKind::IoUring));
         let error = EngineKind::parse("posixaio").unwrap_err();
-        assert!(error.to_string().contains("libaio, falloc or ftruncate"), "{error}");
+        assert!(
+            error.to_string().contains("libaio, falloc or ftruncate"),
+            "{error}"
+        );
         assert_eq!(RwMode::parse(" RandRead "), Ok(RwMode::RandRead));
         assert_eq!(RwMode::parse("RandTrim"), Ok(RwMode::RandTrim));
         assert!(RwMode::parse("randtrm")
