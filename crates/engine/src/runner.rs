@@ -304,8 +304,10 @@ fn block_pickers(
         .collect()
 }
 
-pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineError> {
-    let regions = if job.engine == EngineKind::Null {
+/// The clone's (file, offset, length) regions: from the layout's rules, or for the null
+/// engine (no file is touched) the job's absolute size at the clone's offset.
+fn clone_regions(job: &JobSpec, clone: u32) -> Result<Vec<(PathBuf, u64, u64)>, EngineError> {
+    Ok(if job.engine == EngineKind::Null {
         // The null engine touches no file, so it needs an explicit size and nothing on disk.
         let length = match job.size {
             Some(SizeSpec::Bytes(b)) => b.as_u64(),
@@ -329,7 +331,12 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
             .into_iter()
             .map(|r| (r.path, r.offset, r.length))
             .collect()
-    };
+    })
+}
+
+/// Bytes one pass over `regions` moves: each file's length in whole blocks, or for sequential
+/// IO with holes the IOs that fit in one pass.
+fn pass_bytes(job: &JobSpec, regions: &[(PathBuf, u64, u64)]) -> u64 {
     let mut region_bytes: u64 = regions.iter().map(|(_, _, len)| *len).sum();
     // fio rounds each file's IO size down to whole blocks: a 300k file read in 64k blocks is
     // 4 IOs (256k), not a fifth past its end.
@@ -364,6 +371,12 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
             })
             .sum();
     }
+    region_bytes
+}
+
+pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineError> {
+    let regions = clone_regions(job, clone)?;
+    let region_bytes = pass_bytes(job, &regions);
     // fio loops: each loop is its own pass (each_loop.rs), with one loop's budget.
     let loops = match crate::each_loop::passes(job) {
         Some(_) => 1,
