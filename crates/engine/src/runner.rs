@@ -538,8 +538,7 @@ fn open_io_logs(
     allow_overwrite: bool,
 ) -> Result<(Option<crate::interval_log::LogWriter>, Vec<Duration>), EngineError> {
     let intervals = crate::interval_log::paced_intervals(jobs);
-    let (writer, clone_logs) = crate::interval_log::open(jobs, &intervals, allow_overwrite)
-        .map_err(|(job, e)| EngineError::invalid(&job, e))?;
+    let (writer, clone_logs) = crate::interval_log::open(jobs, &intervals, allow_overwrite)?;
     for ((clones, logs), interval) in plans.iter_mut().zip(clone_logs).zip(&intervals) {
         for (plan, log) in clones.iter_mut().zip(logs) {
             plan.interval_ns = interval.as_nanos().max(1) as u64;
