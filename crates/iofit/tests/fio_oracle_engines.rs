@@ -332,10 +332,9 @@ fn log_max_value_logs_each_windows_longest_latency_as_fio() {
 
 /// numjobs=3 with group_reporting: fio reports one group but writes one log per clone
 /// (`x_bw.1.log` .. `x_bw.3.log`, and lat, clat, slat, iops and histogram logs alike), each
-/// the clone's own series. In both tools: the same file names, each clone's iops log adding up
-/// (rate x window) to its share, all of them together to the group's total_ios within 15%
-/// (fio's windows start at the job's start and its last IOs may fall after its last line),
-/// and a line per 250 ms window.
+/// the clone's own series. In both tools: the same file names, the clones' iops logs adding up
+/// (rate x window) to the group's total_ios once (within 15% of what the lines cover), and a
+/// line per 250 ms window.
 #[test]
 fn group_reporting_clones_write_one_log_each_as_fio() {
     let job = "[j]\nioengine=psync\nrw=randread\nbs=4k\nsize=4m\nruntime=1\ntime_based\n\
@@ -355,7 +354,9 @@ fn group_reporting_clones_write_one_log_each_as_fio() {
         let json = &run.json.as_ref().unwrap()["jobs"];
         assert_eq!(json.as_array().unwrap().len(), 1, "{tool}: one group");
         let total_ios = json[0]["read"]["total_ios"].as_f64().unwrap();
+        let runtime_ms = json[0]["read"]["runtime"].as_f64().unwrap().max(1.0);
         let mut sum = 0.0;
+        let mut covered = 0.0;
         let mut counts = Vec::new();
         for clone in 1..=3 {
             let lines = log_lines(&dir.path().join(format!("x_iops.{clone}.log")));
@@ -367,21 +368,27 @@ fn group_reporting_clones_write_one_log_each_as_fio() {
             }
             assert!(ios > 0.0, "{tool} clone {clone}: no IO in its log");
             sum += ios;
+            covered += (prev_ms as f64 / runtime_ms).min(1.0) / 3.0;
             counts.push(lines.len());
         }
+        // Each clone's log is its own share: together they make the group's IOs once (a log
+        // of the group's series in every file would be 3x). fio's last window may be missing
+        // (a loaded machine takes its sample late or not at all): the logs then cover only up
+        // to their last line.
         assert!(
-            (sum - total_ios).abs() <= 0.15 * total_ios,
-            "{tool}: the clones' iops logs add up to {sum:.0} IOs, the group did {total_ios}"
+            sum <= 1.05 * total_ios && sum >= 0.85 * covered * total_ios,
+            "{tool}: the clones' iops logs add up to {sum:.0} IOs over {:.0}% of the runtime, the group did {total_ios}",
+            covered * 100.0
         );
         windows.push(counts);
     }
     // 1 s in 250 ms windows: fio 3.33 writes 3 or 4 lines (its last window is taken when a
-    // sample falls due, and a late one is folded or lost); iofit writes the 4 whole windows
-    // and the short one after them that still completed IOs.
+    // sample falls due, and a late one is folded or lost; one fewer on a loaded machine);
+    // iofit writes the 4 whole windows and the short one after them that still completed IOs.
     for clone in 0..3 {
         let (theirs, ours) = (windows[0][clone], windows[1][clone]);
         assert!(
-            (3..=4).contains(&theirs) && (4..=5).contains(&ours),
+            (2..=5).contains(&theirs) && (4..=5).contains(&ours),
             "lines per clone, fio and iofit: {windows:?}"
         );
     }
