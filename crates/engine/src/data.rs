@@ -224,7 +224,7 @@ impl DataState {
         matches!(self, DataState::Verify(v) if v.verifier.limit_reached())
     }
 
-    pub(crate) fn save_state(&self) -> Result<(), String> {
+    pub(crate) fn save_state(&self) -> Result<(), crate::error::LogError> {
         let DataState::Verify(v) = self else {
             return Ok(());
         };
@@ -233,7 +233,7 @@ impl DataState {
                 .verifier
                 .generations()
                 .save(path, v.seed, v.allow_overwrite)
-                .map_err(|e| e.to_string()),
+                .map_err(crate::error::LogError::from),
             None => Ok(()),
         }
     }

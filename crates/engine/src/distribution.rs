@@ -4,16 +4,6 @@
 //! zeta(n) summed over at most 10 million ranks, pareto by `n * u^(log h / log(1-h))`, normal as
 //! the mean of 12 uniform draws plus fio's deviation term. The rank is then scattered over the
 //! file by a hash (fio hashes too), so the hot blocks are spread rather than all at the start.
-//!
-//! ```
-//! use iofit_engine::distribution::BlockPicker;
-//! use iofit_model::job::RandomDistribution;
-//!
-//! let zipf = RandomDistribution::Zipf { theta: 1.2, center: None };
-//! let mut picker = BlockPicker::new(&zipf, 1000, 4096, 7).unwrap().expect("not uniform");
-//! let block = picker.next_block();
-//! assert!(block < 1000);
-//! ```
 
 use crate::random::{mix64, SplitMix64};
 use iofit_model::job::{AccessZone, RandomDistribution, ZoneSize};

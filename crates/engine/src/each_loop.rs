@@ -26,7 +26,7 @@ pub fn run_loops(
     first: &ClonePlan,
     files: Vec<File>,
     ended: impl Fn() -> bool,
-    mut relay_out: impl FnMut() -> Result<Vec<File>, String>,
+    mut relay_out: impl FnMut() -> Result<Vec<File>, crate::EngineError>,
     mut run_pass: impl FnMut(Vec<File>, &ClonePlan) -> CloneOutput,
 ) -> CloneOutput {
     let mut total = run_pass(files, first);

@@ -116,3 +116,29 @@ pub enum IoFailure {
         error: std::io::Error,
     },
 }
+
+/// A file the run writes beside its results (fio's per-IO and interval logs, `write_iolog`,
+/// the verify state) could not be written. The clone records its text as its error, as fio
+/// fails a job whose log cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// Writing (or flushing) the file failed; `what` says which log ("log", "IO log").
+    #[error("writing the {what} {} failed: {error}", path.display())]
+    Write {
+        what: &'static str,
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// The file could not be started (safefs refused the path, or could not create it).
+    #[error("{0}")]
+    Open(#[from] iofit_safefs::SafeFsError),
+    /// The thread that writes the interval logs could not be started.
+    #[error("cannot start the log writer thread: {0}")]
+    Thread(std::io::Error),
+    /// The interval-log writer failed earlier (its first error, as every clone reports it).
+    #[error("{0}")]
+    WriterFailed(String),
+    /// The verify state (`verify_state_save`) could not be saved.
+    #[error(transparent)]
+    VerifyState(#[from] iofit_blockdata::state::StateError),
+}

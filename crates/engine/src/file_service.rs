@@ -38,7 +38,11 @@ pub struct FileChooser {
 impl FileChooser {
     /// A chooser over files of `lengths` bytes. Errors say what is wrong with a skewed
     /// distribution's numbers.
-    pub fn new(service: &FileService, lengths: &[u64], seed: u64) -> Result<FileChooser, String> {
+    pub fn new(
+        service: &FileService,
+        lengths: &[u64],
+        seed: u64,
+    ) -> Result<FileChooser, crate::distribution::DistributionError> {
         let files = lengths.len().max(1);
         let choice = match &service.kind {
             FileServiceKind::RoundRobin => Choice::RoundRobin,
@@ -49,7 +53,7 @@ impl FileChooser {
             FileServiceKind::Random => Choice::Random,
             FileServiceKind::Skewed(distribution) => {
                 let ranks = (files as u64) << RANK_SHIFT;
-                match BlockPicker::new(distribution, ranks, 1, seed).map_err(|e| e.0)? {
+                match BlockPicker::new(distribution, ranks, 1, seed)? {
                     Some(picker) => Choice::Skewed(picker.without_hash()),
                     None => Choice::Random,
                 }

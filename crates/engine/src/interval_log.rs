@@ -16,6 +16,7 @@
 //! clones asks for 340 MiB/s) gets longer windows up front ([`paced_intervals`]), said before
 //! the run ([`pacing_note`]).
 
+use crate::error::LogError;
 use iofit_model::job::JobSpec;
 use iofit_safefs::output::{OutputFile, OutputKind};
 use iofit_stats::fio_log::{
@@ -227,12 +228,11 @@ impl LogWriter {
         paths: &[PathBuf],
         writers: Vec<u32>,
         allow_overwrite: bool,
-    ) -> Result<LogWriter, String> {
+    ) -> Result<LogWriter, LogError> {
         let mut files = Vec::with_capacity(paths.len());
         for (path, writers) in paths.iter().zip(writers) {
-            let file = OutputFile::create(path, OutputKind::StatsLog, allow_overwrite)
-                .map_err(|e| e.to_string())?
-                .keep_on_drop();
+            let file =
+                OutputFile::create(path, OutputKind::StatsLog, allow_overwrite)?.keep_on_drop();
             files.push(OpenLog {
                 path: path.clone(),
                 file: Some(file),
@@ -254,7 +254,7 @@ impl LogWriter {
         let thread = std::thread::Builder::new()
             .name("log-writer".into())
             .spawn(move || write_until_closed(&for_thread, files))
-            .map_err(|e| format!("cannot start the log writer thread: {e}"))?;
+            .map_err(LogError::Thread)?;
         Ok(LogWriter {
             shared,
             thread: Some(thread),
@@ -449,7 +449,7 @@ impl CloneLog {
 
     /// The clone's end (also after a stop): every line it holds goes to the writer. The
     /// writer's error, if writing a log failed.
-    pub fn finish(&self) -> Result<(), String> {
+    pub fn finish(&self) -> Result<(), LogError> {
         let mut state = self.lock();
         if let Some((first, held)) = state.held.take() {
             state.render(first, &held);
@@ -461,7 +461,7 @@ impl CloneLog {
             }
         }
         match state.shared.error() {
-            Some(e) => Err(e),
+            Some(e) => Err(LogError::WriterFailed(e)),
             None => Ok(()),
         }
     }
@@ -513,7 +513,7 @@ pub fn open(
     jobs: &[JobSpec],
     intervals: &[Duration],
     allow_overwrite: bool,
-) -> Result<(Option<LogWriter>, CloneLogs), (String, String)> {
+) -> Result<(Option<LogWriter>, CloneLogs), crate::error::EngineError> {
     let mut paths: Vec<PathBuf> = Vec::new();
     // Per file: the clones that will say they are done with it (MAX: one never will).
     let mut writers: Vec<u32> = Vec::new();
@@ -559,7 +559,7 @@ pub fn open(
             .iter()
             .find(|j| !interval_kinds(j).is_empty())
             .map_or(String::new(), |j| j.name.clone());
-        (job, format!("log file: {e}"))
+        crate::error::EngineError::invalid(&job, format!("log file: {e}"))
     })?;
     let per_job = jobs
         .iter()
@@ -609,10 +609,13 @@ fn clone_log(
             time_base_ms: 0,
             block_size: job.block_size.max_size().as_u64(),
             with_prio: job.logs.with_prio,
+            log_max: job.logs.max_value,
         },
         unix_epoch: job.logs.unix_epoch,
         // fio writes a latency line per direction for a job of several directions.
-        keep_directions: (job.rw.is_mixed() || job.rw.is_trimwrite()) && has_latency,
+        // log_max_value: the window's maxima are kept per direction only.
+        keep_directions: (job.rw.is_mixed() || job.rw.is_trimwrite() || job.logs.max_value)
+            && has_latency,
         interval_ns: interval.as_nanos().max(1) as u64,
         held: None,
         flushed_to_ns: 0,

@@ -7,6 +7,7 @@
 //! (`clat`), submission latency (`slat`, asynchronous engines only), 1 (`iops`), and
 //! `bytes x 1,000,000 / completion-latency-ns` (`bw`).
 
+use crate::error::LogError;
 use iofit_safefs::output::{OutputFile, OutputKind};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -91,7 +92,7 @@ pub struct IoLogPlan {
 
 impl IoLogPlan {
     /// Appends `io`'s line to every log; the first write error, naming the file.
-    pub fn record(&self, io: &IoRecord) -> Result<(), String> {
+    pub fn record(&self, io: &IoRecord) -> Result<(), LogError> {
         let mut line = String::with_capacity(64);
         for (kind, sink) in &self.sinks {
             let value = match kind {
@@ -109,28 +110,30 @@ impl IoLogPlan {
             line.clear();
             format_line(&mut line, io, value, self.with_offset, self.with_prio);
             let mut sink = sink.lock().expect("log lock");
-            if let Err(e) = sink.writer.write_all(line.as_bytes()) {
-                return Err(format!(
-                    "writing the log {} failed: {e}",
-                    sink.path.display()
-                ));
+            if let Err(error) = sink.writer.write_all(line.as_bytes()) {
+                return Err(write_failed(&sink.path, error));
             }
         }
         Ok(())
     }
 
     /// Writes out what is buffered.
-    pub fn flush(&self) -> Result<(), String> {
+    pub fn flush(&self) -> Result<(), LogError> {
         for (_, sink) in &self.sinks {
             let mut sink = sink.lock().expect("log lock");
-            if let Err(e) = sink.writer.flush() {
-                return Err(format!(
-                    "writing the log {} failed: {e}",
-                    sink.path.display()
-                ));
+            if let Err(error) = sink.writer.flush() {
+                return Err(write_failed(&sink.path, error));
             }
         }
         Ok(())
+    }
+}
+
+fn write_failed(path: &std::path::Path, error: std::io::Error) -> LogError {
+    LogError::Write {
+        what: "log",
+        path: path.to_path_buf(),
+        error,
     }
 }
 

@@ -13,6 +13,35 @@ pub enum SyncFlavor {
     Psync,
     Sync,
     Pvsync,
+    /// fio's `falloc`: a fallocate per IO (see [`falloc`]).
+    Falloc,
+    /// fio's `ftruncate`: a write truncates the file to its offset (see [`ftruncate`]).
+    Ftruncate,
+}
+
+/// fio's `falloc` engine: a read reserves its range without growing the file
+/// (FALLOC_FL_KEEP_SIZE), a write reserves it and grows the file to its end (mode 0), a trim
+/// punches it out. No data moves; the IO counts its whole length, as fio's does.
+fn falloc(fd: i32, op: Op, offset: u64, len: usize) -> io::Result<usize> {
+    let mode = match op {
+        Op::Read => libc::FALLOC_FL_KEEP_SIZE,
+        Op::Write => 0,
+        Op::Trim => libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+    };
+    // SAFETY: a plain syscall on an open descriptor; no memory is passed.
+    let rc = unsafe { libc::fallocate(fd, mode, offset as libc::off_t, len as libc::off_t) };
+    check(rc as isize).map(|_| len)
+}
+
+/// fio's `ftruncate` engine: a write sets the file's size to the IO's offset (not its end);
+/// a read or trim fails with EINVAL, as fio's engine fails it.
+fn ftruncate(fd: i32, op: Op, offset: u64, len: usize) -> io::Result<usize> {
+    if op != Op::Write {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    // SAFETY: a plain syscall on an open descriptor; no memory is passed.
+    let rc = unsafe { libc::ftruncate(fd, offset as libc::off_t) };
+    check(rc as isize).map(|_| len)
 }
 
 pub struct SyncEngine {
@@ -77,6 +106,8 @@ impl Engine for SyncEngine {
         // job's largest block size) that no other IO uses; fd is open for the engine's life.
         unsafe {
             match (self.flavor, op) {
+                (SyncFlavor::Falloc, _) => falloc(fd, op, offset as u64, len),
+                (SyncFlavor::Ftruncate, _) => ftruncate(fd, op, offset as u64, len),
                 // Every flavour trims the same way (fio's engines call one do_io_u_trim).
                 (_, Op::Trim) => trim_fd(fd, offset as u64, len as u32),
                 (SyncFlavor::Psync, Op::Read) => check(libc::pread(fd, buf, len, offset)),

@@ -77,14 +77,6 @@ impl Permutation {
         }
     }
 
-    pub fn len(&self) -> u64 {
-        self.n
-    }
-
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
     #[inline]
     fn round(&self, mut x: u64) -> u64 {
         for (key, multiplier) in self.keys.iter().zip(MULTIPLIERS) {

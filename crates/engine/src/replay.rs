@@ -483,8 +483,12 @@ impl IoLogWriter {
         })
     }
 
-    fn failed(&self, e: std::io::Error) -> String {
-        format!("writing the IO log {} failed: {e}", self.log.path.display())
+    fn failed(&self, error: std::io::Error) -> crate::error::LogError {
+        crate::error::LogError::Write {
+            what: "IO log",
+            path: self.log.path.clone(),
+            error,
+        }
     }
 
     /// Appends one line: `TIME FILE ACTION` or `TIME FILE ACTION OFFSET LENGTH`. The first
@@ -495,7 +499,7 @@ impl IoLogWriter {
         file: &Path,
         action: &str,
         io: Option<(u64, u32)>,
-    ) -> Result<(), String> {
+    ) -> Result<(), crate::error::LogError> {
         let mut spool = self.spool.lock().expect("iolog lock");
         if spool.is_none() {
             let dir = match self.log.path.parent() {
@@ -523,7 +527,7 @@ impl IoLogWriter {
     }
 
     /// Appends the section so far to the log, whole; the next line starts a new section.
-    pub fn flush(&self) -> Result<(), String> {
+    pub fn flush(&self) -> Result<(), crate::error::LogError> {
         use std::io::{Seek, SeekFrom};
         let Some(out) = self.spool.lock().expect("iolog lock").take() else {
             return Ok(());

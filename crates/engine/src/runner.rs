@@ -304,8 +304,10 @@ fn block_pickers(
         .collect()
 }
 
-pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineError> {
-    let regions = if job.engine == EngineKind::Null {
+/// The clone's (file, offset, length) regions: from the layout's rules, or for the null
+/// engine (no file is touched) the job's absolute size at the clone's offset.
+fn clone_regions(job: &JobSpec, clone: u32) -> Result<Vec<(PathBuf, u64, u64)>, EngineError> {
+    Ok(if job.engine == EngineKind::Null {
         // The null engine touches no file, so it needs an explicit size and nothing on disk.
         let length = match job.size {
             Some(SizeSpec::Bytes(b)) => b.as_u64(),
@@ -329,7 +331,12 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
             .into_iter()
             .map(|r| (r.path, r.offset, r.length))
             .collect()
-    };
+    })
+}
+
+/// Bytes one pass over `regions` moves: each file's length in whole blocks, or for sequential
+/// IO with holes the IOs that fit in one pass.
+fn pass_bytes(job: &JobSpec, regions: &[(PathBuf, u64, u64)]) -> u64 {
     let mut region_bytes: u64 = regions.iter().map(|(_, _, len)| *len).sum();
     // fio rounds each file's IO size down to whole blocks: a 300k file read in 64k blocks is
     // 4 IOs (256k), not a fifth past its end.
@@ -364,6 +371,12 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
             })
             .sum();
     }
+    region_bytes
+}
+
+pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePlan, EngineError> {
+    let regions = clone_regions(job, clone)?;
+    let region_bytes = pass_bytes(job, &regions);
     // fio loops: each loop is its own pass (each_loop.rs), with one loop's budget.
     let loops = match crate::each_loop::passes(job) {
         Some(_) => 1,
@@ -525,8 +538,7 @@ fn open_io_logs(
     allow_overwrite: bool,
 ) -> Result<(Option<crate::interval_log::LogWriter>, Vec<Duration>), EngineError> {
     let intervals = crate::interval_log::paced_intervals(jobs);
-    let (writer, clone_logs) = crate::interval_log::open(jobs, &intervals, allow_overwrite)
-        .map_err(|(job, e)| EngineError::invalid(&job, e))?;
+    let (writer, clone_logs) = crate::interval_log::open(jobs, &intervals, allow_overwrite)?;
     for ((clones, logs), interval) in plans.iter_mut().zip(clone_logs).zip(&intervals) {
         for (plan, log) in clones.iter_mut().zip(logs) {
             plan.interval_ns = interval.as_nanos().max(1) as u64;
@@ -642,7 +654,8 @@ fn open_files(job: &JobSpec, plan: &ClonePlan, layout: &Layout) -> Result<Vec<Fi
     plan.files
         .iter()
         .map(|(path, _, _)| {
-            layout.open_for_job_with(path, job.rw.has_writes(), job.direct, sync_flags(job))
+            let write = job.rw.has_writes() || crate::layout::modifies_files(job);
+            layout.open_for_job_with(path, write, job.direct, sync_flags(job))
         })
         .collect()
 }
@@ -777,10 +790,16 @@ fn run_engine<C: Clock>(
         // fio's null engine completes inline at iodepth 1 and at the next reap when deeper.
         EngineKind::Null if plan.depth <= 1 => go(NullEngine::new(), plan, clock, shared),
         EngineKind::Null => go(NullQueue::new(plan.depth as usize), plan, clock, shared),
-        EngineKind::Psync | EngineKind::Sync | EngineKind::Pvsync => {
+        EngineKind::Psync
+        | EngineKind::Sync
+        | EngineKind::Pvsync
+        | EngineKind::Falloc
+        | EngineKind::Ftruncate => {
             let flavor = match job_engine {
                 EngineKind::Sync => SyncFlavor::Sync,
                 EngineKind::Pvsync => SyncFlavor::Pvsync,
+                EngineKind::Falloc => SyncFlavor::Falloc,
+                EngineKind::Ftruncate => SyncFlavor::Ftruncate,
                 _ => SyncFlavor::Psync,
             };
             match BufferPool::new(1, max_bs, plan.seed) {
@@ -868,10 +887,87 @@ pub fn run_jobs(
         .enumerate()
         .map(|(i, job)| base_seed(job, i))
         .collect();
+    let mut plans = plan_clones(jobs, &seeds)?;
+    check_verify_states(jobs, &mut plans, options.allow_overwrite)?;
+    let (log_writer, intervals) = open_io_logs(jobs, &mut plans, options.allow_overwrite)?;
+    crate::replay::open_write_logs(jobs, &mut plans, options.allow_overwrite)?;
+    share_dedupe(jobs, &mut plans);
+    let (to_write, to_create) = layout.to_write();
+    let laid_out = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    if to_create > 0 {
+        observer.layout(to_create, to_write);
+        observer.layout_written(Arc::clone(&laid_out));
+    }
+    lay_out_counting(&mut layout, &options.stop, &laid_out)?;
+    // Shared with the clones that lay their files out again between loops (unlink_each_loop).
+    let layout = Arc::new(Mutex::new(layout));
+
+    let (slots, slot_of) = result_slots(jobs, &intervals, &seeds);
+    let sets = stonewall_sets(jobs);
+    let origin = Instant::now();
+    let report = empty_report();
+    if let Some(live) = &options.live {
+        live.begin(&report.result, jobs, slot_templates(&slots));
+    }
+    let live_feed = crate::live::LiveFeed::new(slots.len());
+    // fio's Disk stats: the disks under the laid-out files, from now to the end of the run.
+    let disks = crate::diskstats::DiskSampler::start(
+        plans
+            .iter()
+            .flatten()
+            .flat_map(|plan| plan.files.iter().map(|file| file.0.as_path())),
+    );
+    let shared = RunShared {
+        jobs,
+        plans: &plans,
+        slot_of: &slot_of,
+        options,
+        layout: &layout,
+        origin,
+        set_count: sets.len(),
+    };
+    let mut state = RunState {
+        slots,
+        report,
+        live_feed,
+        // fio counts status intervals from the start of the run, across stonewalled sets.
+        next_status: options.status_interval.map(|every| origin + every),
+    };
+    for (set_index, set) in sets.iter().enumerate() {
+        if options.stop.load(Ordering::Relaxed) {
+            // Ctrl-C before this set started: its jobs did not run and are not reported.
+            break;
+        }
+        run_set(&shared, &mut state, set_index, set, observer)?;
+    }
+    let RunState {
+        slots, mut report, ..
+    } = state;
+    unlink_created_files(jobs, &lock_layout(&layout), &mut report);
+    lock_layout(&layout).seal_all();
+    report.stats = slots
+        .iter()
+        .filter(|s| s.finished.is_some())
+        .map(|s| (s.read.clone(), s.write.clone()))
+        .collect();
+    report.trim_stats = slots
+        .iter()
+        .filter(|s| s.finished.is_some())
+        .map(|s| s.trim.clone())
+        .collect();
+    report.result.disk_util = disks.finish();
+    if let Some(writer) = log_writer {
+        crate::interval_log::finish_run(writer, jobs, &mut report, observer);
+    }
+    Ok(report)
+}
+
+/// Every clone's plan, per job; fio's flow groups (global to the run: jobs join when they
+/// start, leave when done) shared by the clones of the jobs that name them.
+fn plan_clones(jobs: &[JobSpec], seeds: &[u64]) -> Result<Vec<Vec<ClonePlan>>, EngineError> {
     let mut plans: Vec<Vec<ClonePlan>> = Vec::with_capacity(jobs.len());
-    // fio's flow groups are global to the run: jobs join when they start, leave when done.
     let mut flow_groups = crate::flow::FlowGroups::default();
-    for (job, seed) in jobs.iter().zip(&seeds) {
+    for (job, seed) in jobs.iter().zip(seeds) {
         let mut clones = (0..job.numjobs.max(1))
             .map(|c| clone_plan(job, c, *seed))
             .collect::<Result<Vec<_>, _>>()?;
@@ -887,21 +983,16 @@ pub fn run_jobs(
         }
         plans.push(clones);
     }
-    check_verify_states(jobs, &mut plans, options.allow_overwrite)?;
-    let (log_writer, intervals) = open_io_logs(jobs, &mut plans, options.allow_overwrite)?;
-    crate::replay::open_write_logs(jobs, &mut plans, options.allow_overwrite)?;
-    share_dedupe(jobs, &mut plans);
-    let (to_write, to_create) = layout.to_write();
-    let laid_out = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    if to_create > 0 {
-        observer.layout(to_create, to_write);
-        observer.layout_written(Arc::clone(&laid_out));
-    }
-    lay_out_counting(&mut layout, &options.stop, &laid_out)?;
-    // Shared with the clones that lay their files out again between loops (unlink_each_loop).
-    let layout = Arc::new(Mutex::new(layout));
+    Ok(plans)
+}
 
-    // Result slots: one per clone, or one per reporting group with group_reporting.
+/// Result slots: one per clone, or one per reporting group with group_reporting; and per
+/// job, per clone, the slot it reports into.
+fn result_slots(
+    jobs: &[JobSpec],
+    intervals: &[Duration],
+    seeds: &[u64],
+) -> (Vec<Slot>, Vec<Vec<usize>>) {
     let mut slots: Vec<Slot> = Vec::new();
     let mut slot_of: Vec<Vec<usize>> = Vec::with_capacity(jobs.len());
     let mut group_slot: std::collections::HashMap<u32, usize> = Default::default();
@@ -959,8 +1050,11 @@ pub fn run_jobs(
             slot_of.push(indices);
         }
     }
+    (slots, slot_of)
+}
 
-    // Sets of jobs that run together: a stonewall starts a new set.
+/// Sets of jobs that run together: a stonewall starts a new set.
+fn stonewall_sets(jobs: &[JobSpec]) -> Vec<Vec<usize>> {
     let mut sets: Vec<Vec<usize>> = Vec::new();
     for (j, job) in jobs.iter().enumerate() {
         if sets.is_empty() || job.stonewall {
@@ -968,9 +1062,12 @@ pub fn run_jobs(
         }
         sets.last_mut().expect("a set").push(j);
     }
+    sets
+}
 
-    let origin = Instant::now();
-    let mut report = RunReport {
+/// The run's report before any job has finished.
+fn empty_report() -> RunReport {
+    RunReport {
         result: RunResult {
             tool: "iofit".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
@@ -985,336 +1082,463 @@ pub fn run_jobs(
         job_index: Vec::new(),
         stats: Vec::new(),
         trim_stats: Vec::new(),
-    };
-    if let Some(live) = &options.live {
-        live.begin(&report.result, jobs, slot_templates(&slots));
     }
-    let mut live_feed = crate::live::LiveFeed::new(slots.len());
-    // fio's Disk stats: the disks under the laid-out files, from now to the end of the run.
-    let disks = crate::diskstats::DiskSampler::start(
-        plans
-            .iter()
-            .flatten()
-            .flat_map(|plan| plan.files.iter().map(|file| file.0.as_path())),
+}
+
+/// What every set of a run shares: the jobs, their clones' plans, the slot each clone
+/// reports into, the run's options and layout, and its clock origin.
+struct RunShared<'a> {
+    jobs: &'a [JobSpec],
+    plans: &'a [Vec<ClonePlan>],
+    slot_of: &'a [Vec<usize>],
+    options: &'a RunOptions,
+    layout: &'a Arc<Mutex<Layout>>,
+    origin: Instant,
+    set_count: usize,
+}
+
+/// The run's results as the sets fill them in.
+struct RunState {
+    slots: Vec<Slot>,
+    report: RunReport,
+    live_feed: crate::live::LiveFeed,
+    next_status: Option<Instant>,
+}
+
+/// The longest planned time of a set's jobs (runtime, ramp and start delay; None when one
+/// has no runtime) and the bytes its clones will move (None when one has no budget).
+fn set_budget(
+    jobs: &[JobSpec],
+    plans: &[Vec<ClonePlan>],
+    set: &[usize],
+) -> (Option<Duration>, Option<u64>) {
+    let planned = set
+        .iter()
+        .map(|&j| {
+            jobs[j]
+                .runtime
+                .map(|r| r + jobs[j].ramp_time + jobs[j].start_delay)
+        })
+        .try_fold(Duration::ZERO, |acc, d| d.map(|d| acc.max(d)));
+    let budget_bytes = set
+        .iter()
+        .flat_map(|&j| {
+            let passes = u64::from(crate::each_loop::passes(&jobs[j]).unwrap_or(1));
+            plans[j]
+                .iter()
+                .map(move |p| p.budget_bytes.map(|b| b * passes))
+        })
+        .try_fold(0u64, |acc, b| b.map(|b| acc + b));
+    (planned, budget_bytes)
+}
+
+/// Runs one set of jobs (those between two stonewalls) to its end: every clone started at
+/// once, results taken as they come, progress and status reported while they run.
+fn run_set(
+    shared: &RunShared<'_>,
+    state: &mut RunState,
+    set_index: usize,
+    set: &[usize],
+    observer: &mut dyn Observer,
+) -> Result<(), EngineError> {
+    let RunShared {
+        jobs,
+        plans,
+        slot_of,
+        options,
+        set_count,
+        ..
+    } = *shared;
+    let RunState {
+        slots,
+        report,
+        live_feed,
+        next_status,
+    } = state;
+    let (planned, budget_bytes) = set_budget(jobs, plans, set);
+    let cells: Arc<Vec<ProgressCell>> = Arc::new(
+        (0..set.iter().map(|&j| plans[j].len()).sum::<usize>())
+            .map(|_| ProgressCell::default())
+            .collect(),
     );
-    let set_count = sets.len();
-    // fio counts status intervals from the start of the run, across stonewalled sets.
-    let mut next_status = options.status_interval.map(|every| origin + every);
-    for (set_index, set) in sets.iter().enumerate() {
-        if options.stop.load(Ordering::Relaxed) {
-            // Ctrl-C before this set started: its jobs did not run and are not reported.
+    let (tx, rx) = mpsc::channel::<(usize, usize, CloneOutput)>();
+    // One flag per job of the set: set, the job's clones end as when their runtime is
+    // over (steady state reached, or another job's exitall).
+    let end_flags: Arc<Vec<AtomicBool>> =
+        Arc::new(set.iter().map(|_| AtomicBool::new(false)).collect());
+    // Per cell: the clone's output was taken into its slot (its snapshot no longer counts).
+    let mut absorbed = vec![false; cells.len()];
+    // Every clone of the set gets ready, then all start at once (see `gate`).
+    let gate = Arc::new(crate::gate::StartGate::new());
+    let Spawned {
+        mut steady,
+        mut handles,
+        cell_slots,
+        spawned,
+    } = spawn_set(shared, slots, set, &cells, &tx, &end_flags, &gate)?;
+    let cell = cell_slots.len();
+    drop(tx);
+    if let Some(live) = &options.live {
+        live.start_set(&cells, &cell_slots);
+    }
+    // Time zero of the set: every clone's runtime, ramp and start delay count from here.
+    let set_start = gate.open_when_ready(spawned, &options.stop);
+    let mut outstanding = cell;
+    let mut stop_seen: Option<Instant> = None;
+    while outstanding > 0 {
+        if stop_seen.is_none() && options.stop.load(Ordering::Relaxed) {
+            stop_seen = Some(Instant::now());
+        }
+        let wait = match stop_seen {
+            Some(seen) => STOP_GRACE.saturating_sub(seen.elapsed()),
+            None => PROGRESS_EVERY,
+        };
+        if wait.is_zero() {
+            // A clone blocked in the kernel past the grace: report without it.
+            let unfinished = set.iter().flat_map(|&j| slot_of[j].iter().copied());
+            give_up(slots, unfinished, jobs);
+            publish_finished(slots, report, observer, options);
+            // Its thread is left to end on its own; it owns everything it touches.
+            handles.clear();
             break;
         }
-        let planned = set
+        sample_steady_state(&mut steady, &cells, &end_flags, set_start);
+        // Wake for the next steady-state sample too (at least 1 ms on).
+        let next_sample = steady
             .iter()
-            .map(|&j| {
-                jobs[j]
-                    .runtime
-                    .map(|r| r + jobs[j].ramp_time + jobs[j].start_delay)
+            .filter(|s| !s.tracker.attained())
+            .map(|s| {
+                Duration::from_nanos(s.tracker.next_sample_ns())
+                    .saturating_sub(set_start.elapsed())
+                    .max(Duration::from_millis(1))
             })
-            .try_fold(Duration::ZERO, |acc, d| d.map(|d| acc.max(d)));
-        let budget_bytes = set
-            .iter()
-            .flat_map(|&j| {
-                let passes = u64::from(crate::each_loop::passes(&jobs[j]).unwrap_or(1));
-                plans[j]
-                    .iter()
-                    .map(move |p| p.budget_bytes.map(|b| b * passes))
-            })
-            .try_fold(0u64, |acc, b| b.map(|b| acc + b));
-        let cells: Arc<Vec<ProgressCell>> = Arc::new(
-            (0..set.iter().map(|&j| plans[j].len()).sum::<usize>())
-                .map(|_| ProgressCell::default())
-                .collect(),
-        );
-        let (tx, rx) = mpsc::channel::<(usize, usize, CloneOutput)>();
-        // One flag per job of the set: set, the job's clones end as when their runtime is
-        // over (steady state reached, or another job's exitall).
-        let end_flags: Arc<Vec<AtomicBool>> =
-            Arc::new(set.iter().map(|_| AtomicBool::new(false)).collect());
-        let mut steady: Vec<SteadyJob> = Vec::new();
-        let mut handles = Vec::new();
-        let mut cell = 0usize;
-        // The slot each progress cell's clone reports into.
-        let mut cell_slots: Vec<usize> = Vec::new();
-        // Per cell: the clone's output was taken into its slot (its snapshot no longer counts).
-        let mut absorbed = vec![false; cells.len()];
-        // Every clone of the set gets ready, then all start at once (see `gate`).
-        let gate = Arc::new(crate::gate::StartGate::new());
-        let mut spawned = 0usize;
-        for (position, &j) in set.iter().enumerate() {
-            let job = &jobs[j];
-            if let Some(spec) = &job.steady_state {
-                steady.push(SteadyJob {
-                    job: j,
-                    position,
-                    cells: cell..cell + plans[j].len(),
-                    tracker: SteadyStateTracker::new(spec, 0),
+            .fold(PROGRESS_EVERY, Duration::min);
+        let until_status = next_status.map_or(PROGRESS_EVERY, |at| {
+            at.saturating_duration_since(Instant::now())
+        });
+        match rx.recv_timeout(wait.min(next_sample).min(until_status)) {
+            Ok((slot_index, cell_index, output)) => {
+                absorbed[cell_index] = true;
+                outstanding -= 1;
+                let slot = &mut slots[slot_index];
+                let taken = absorb(slot, output);
+                if let Some(live) = &options.live {
+                    live_feed.absorbed(live, cell_index, slot_index, taken);
+                }
+                if slot.clones_done == slot.clones_expected {
+                    let job = &jobs[slot.job_index];
+                    let mut result = finish_slot(slot, job);
+                    result.steadystate = steady
+                        .iter()
+                        .find(|s| s.job == slot.job_index)
+                        .map(|s| s.tracker.result());
+                    slot.finished = Some(result);
+                    publish_finished(slots, report, observer, options);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let (ios, bytes) = cells.iter().fold((0, 0), |(i, b), c| {
+                    (
+                        i + c.ios.load(Ordering::Relaxed),
+                        b + c.bytes.load(Ordering::Relaxed),
+                    )
+                });
+                observer.progress(&Progress {
+                    set_index,
+                    sets: set_count,
+                    elapsed: set_start.elapsed(),
+                    planned,
+                    ios,
+                    bytes,
+                    budget_bytes,
                 });
             }
-            for (c, plan) in plans[j].iter().enumerate() {
-                let slot = slot_of[j][c];
-                let opened = open_files(job, plan, &lock_layout(&layout)).and_then(|files| {
-                    pre_read(job, plan, &files)?;
-                    cache_hints(job, plan, &files)?;
-                    Ok(files)
-                });
-                if job.file_sync.create_only {
-                    // fio's create_only: the files are laid out; no IO runs or is reported.
-                    let output = match opened {
-                        Ok(_) => CloneOutput::default(),
-                        Err(e) => setup_failed(e.to_string()),
-                    };
-                    let _ = tx.send((slot, cell, output));
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if let (Some(at), Some(every), None) = (*next_status, options.status_interval, stop_seen) {
+            if Instant::now() >= at {
+                let interim = Interim {
+                    slots,
+                    cells: &cells,
+                    cell_slots: &cell_slots,
+                    absorbed: &absorbed,
+                    jobs,
+                };
+                observer.status(&interim.report(report));
+                *next_status = Some(at + every);
+            }
+        }
+    }
+    for handle in handles {
+        if handle.join().is_err() {
+            return Err(EngineError::Setup {
+                engine: "runner",
+                message: "a worker thread panicked".to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A set's clones once started: the steady-state trackers of its jobs, the threads, the
+/// slot each progress cell reports into, and how many threads run.
+struct Spawned {
+    steady: Vec<SteadyJob>,
+    handles: Vec<std::thread::JoinHandle<()>>,
+    cell_slots: Vec<usize>,
+    spawned: usize,
+}
+
+/// Opens every clone's files of a set and starts its thread (each waits at `gate`); a clone
+/// whose files fail to open reports that at once through `tx`, as do create_only clones.
+fn spawn_set(
+    shared: &RunShared<'_>,
+    slots: &[Slot],
+    set: &[usize],
+    cells: &Arc<Vec<ProgressCell>>,
+    tx: &mpsc::Sender<(usize, usize, CloneOutput)>,
+    end_flags: &Arc<Vec<AtomicBool>>,
+    gate: &Arc<crate::gate::StartGate>,
+) -> Result<Spawned, EngineError> {
+    let RunShared {
+        jobs,
+        plans,
+        slot_of,
+        options,
+        layout,
+        origin,
+        ..
+    } = *shared;
+    let mut steady: Vec<SteadyJob> = Vec::new();
+    let mut handles = Vec::new();
+    let mut cell = 0usize;
+    // The slot each progress cell's clone reports into.
+    let mut cell_slots: Vec<usize> = Vec::new();
+    let mut spawned = 0usize;
+    for (position, &j) in set.iter().enumerate() {
+        let job = &jobs[j];
+        if let Some(spec) = &job.steady_state {
+            steady.push(SteadyJob {
+                job: j,
+                position,
+                cells: cell..cell + plans[j].len(),
+                tracker: SteadyStateTracker::new(spec, 0),
+            });
+        }
+        for (c, plan) in plans[j].iter().enumerate() {
+            let slot = slot_of[j][c];
+            let opened = open_files(job, plan, &lock_layout(layout)).and_then(|files| {
+                pre_read(job, plan, &files)?;
+                cache_hints(job, plan, &files)?;
+                Ok(files)
+            });
+            if job.file_sync.create_only {
+                // fio's create_only: the files are laid out; no IO runs or is reported.
+                let output = match opened {
+                    Ok(_) => CloneOutput::default(),
+                    Err(e) => setup_failed(e.to_string()),
+                };
+                let _ = tx.send((slot, cell, output));
+                cell_slots.push(slot);
+                cell += 1;
+                continue;
+            }
+            let files = match opened {
+                Ok(files) => files,
+                Err(e) => {
+                    // Tell the loop below this clone is done, with the error.
+                    let _ = tx.send((
+                        slot,
+                        cell,
+                        CloneOutput {
+                            error: Some(e.to_string()),
+                            ..CloneOutput::default()
+                        },
+                    ));
                     cell_slots.push(slot);
                     cell += 1;
                     continue;
                 }
-                let files = match opened {
-                    Ok(files) => files,
-                    Err(e) => {
-                        // Tell the loop below this clone is done, with the error.
-                        let _ = tx.send((
-                            slot,
-                            cell,
-                            CloneOutput {
-                                error: Some(e.to_string()),
-                                ..CloneOutput::default()
-                            },
-                        ));
-                        cell_slots.push(slot);
-                        cell += 1;
-                        continue;
-                    }
-                };
-                let plan = plan.clone();
-                let tx = tx.clone();
-                let stop = Arc::clone(&options.stop);
-                let cells = Arc::clone(&cells);
-                let series = Arc::clone(&slots[slot].series);
-                let engine = job.engine;
-                // fio numbers threads over every clone of every job, in job order.
-                let thread_index = plans[..j].iter().map(Vec::len).sum::<usize>() + c;
-                let thread_control = job.thread_control.for_thread(thread_index);
-                let uring = job.uring.clone();
-                let ends_on_error = Arc::clone(&end_flags);
-                let end_flags = Arc::clone(&end_flags);
-                let gate_of_set = Arc::clone(&gate);
-                let clock_choice = options.clock;
-                let my_cell = cell;
-                let each_loop = crate::each_loop::passes(job).map(|loops| {
-                    let unlink = crate::each_loop::unlinks_between_loops(job);
-                    (loops, unlink, Arc::clone(&layout), job.clone())
-                });
-                cell_slots.push(slot);
-                cell += 1;
-                let handle = std::thread::Builder::new()
-                    .name(format!("{}.{}", job.name, c))
-                    .spawn(move || {
-                        // Timer slack of 1 us so that rate-limited sleeps end on time.
-                        // SAFETY: PR_SET_TIMERSLACK takes integer arguments only and changes
-                        // this thread's timer slack, nothing else.
-                        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0, 0, 0) };
-                        // Dropped unused if the clone fails before its first IO: it counts
-                        // as ready, so the gate never waits for it.
-                        let ticket = crate::gate::StartTicket::new(&gate_of_set);
-                        let shared = CloneShared {
-                            stop: &stop,
-                            end_set: Some(&end_flags[position]),
-                            progress: &cells[my_cell],
-                            series: &series,
-                            start: Some(&ticket),
-                        };
-                        if let Err(e) = crate::threads::apply_to_current_thread(&thread_control) {
-                            let _ = tx.send((slot, my_cell, setup_failed(e.to_string())));
-                            return;
-                        }
-                        let run_pass = |files: Vec<File>, plan: &ClonePlan| match clock_choice {
-                            ClockChoice::Monotonic => {
-                                let clock = MonotonicClock::with_origin(origin);
-                                run_engine(engine, &uring, files, plan, &clock, &shared)
-                            }
-                            ClockChoice::Fake { step_ns } => {
-                                let clock = FakeClock::new(step_ns);
-                                run_engine(engine, &uring, files, plan, &clock, &shared)
-                            }
-                        };
-                        let output = match each_loop {
-                            None => run_pass(files, &plan),
-                            Some((loops, unlink, layout, job)) => {
-                                // fio's clear_io_state closes the files between loops; they
-                                // are opened again (after a new layout with unlink_each_loop).
-                                let relay_out = || {
-                                    let mut layout = lock_layout(&layout);
-                                    if !unlink {
-                                        let files = open_files(&job, &plan, &layout)?;
-                                        cache_hints(&job, &plan, &files)?;
-                                        return Ok(files);
-                                    }
-                                    let paths: Vec<_> =
-                                        plan.files.iter().map(|f| f.0.clone()).collect();
-                                    layout.relay_out(&paths, &stop)?;
-                                    let files = open_files(&job, &plan, &layout)?;
-                                    pre_read(&job, &plan, &files)?;
-                                    cache_hints(&job, &plan, &files)?;
-                                    Ok(files)
-                                };
-                                let relay_out =
-                                    || relay_out().map_err(|e: EngineError| e.to_string());
-                                let ended = || {
-                                    stop.load(Ordering::Relaxed)
-                                        || end_flags[position].load(Ordering::Relaxed)
-                                };
-                                crate::each_loop::run_loops(
-                                    loops, &plan, files, ended, relay_out, run_pass,
-                                )
-                            }
-                        };
-                        if thread_control.exit_all
-                            || (thread_control.exit_all_on_error && output.error.is_some())
-                        {
-                            // fio exitall: the first job of the set to finish ends the others.
-                            for flag in end_flags.iter() {
-                                flag.store(true, Ordering::Relaxed);
-                            }
-                        }
-                        cells[my_cell].finished.store(true, Ordering::Relaxed);
-                        let _ = tx.send((slot, my_cell, output));
-                    })
-                    .map_err(|e| {
-                        // The clones already started must not wait at the gate for ever.
-                        for flag in ends_on_error.iter() {
-                            flag.store(true, Ordering::Relaxed);
-                        }
-                        gate.open_now();
-                        EngineError::Setup {
-                            engine: "runner",
-                            message: format!("cannot start a thread: {e}"),
-                        }
-                    })?;
-                handles.push(handle);
-                spawned += 1;
-            }
-        }
-        drop(tx);
-        if let Some(live) = &options.live {
-            live.start_set(&cells, &cell_slots);
-        }
-        // Time zero of the set: every clone's runtime, ramp and start delay count from here.
-        let set_start = gate.open_when_ready(spawned, &options.stop);
-        let mut outstanding = cell;
-        let mut stop_seen: Option<Instant> = None;
-        while outstanding > 0 {
-            if stop_seen.is_none() && options.stop.load(Ordering::Relaxed) {
-                stop_seen = Some(Instant::now());
-            }
-            let wait = match stop_seen {
-                Some(seen) => STOP_GRACE.saturating_sub(seen.elapsed()),
-                None => PROGRESS_EVERY,
             };
-            if wait.is_zero() {
-                // A clone blocked in the kernel past the grace: report without it.
-                let unfinished = set.iter().flat_map(|&j| slot_of[j].iter().copied());
-                give_up(&mut slots, unfinished, jobs);
-                publish_finished(&slots, &mut report, observer, options);
-                // Its thread is left to end on its own; it owns everything it touches.
-                handles.clear();
-                break;
-            }
-            sample_steady_state(&mut steady, &cells, &end_flags, set_start);
-            // Wake for the next steady-state sample too (at least 1 ms on).
-            let next_sample = steady
-                .iter()
-                .filter(|s| !s.tracker.attained())
-                .map(|s| {
-                    Duration::from_nanos(s.tracker.next_sample_ns())
-                        .saturating_sub(set_start.elapsed())
-                        .max(Duration::from_millis(1))
-                })
-                .fold(PROGRESS_EVERY, Duration::min);
-            let until_status = next_status.map_or(PROGRESS_EVERY, |at| {
-                at.saturating_duration_since(Instant::now())
+            let plan = plan.clone();
+            let tx = tx.clone();
+            let stop = Arc::clone(&options.stop);
+            let cells = Arc::clone(cells);
+            let series = Arc::clone(&slots[slot].series);
+            let engine = job.engine;
+            // fio numbers threads over every clone of every job, in job order.
+            let thread_index = plans[..j].iter().map(Vec::len).sum::<usize>() + c;
+            let thread_control = job.thread_control.for_thread(thread_index);
+            let uring = job.uring.clone();
+            let end_flags = Arc::clone(end_flags);
+            let gate_of_set = Arc::clone(gate);
+            let clock_choice = options.clock;
+            let my_cell = cell;
+            let each_loop = crate::each_loop::passes(job).map(|loops| {
+                let unlink = crate::each_loop::unlinks_between_loops(job);
+                (loops, unlink, Arc::clone(layout), job.clone())
             });
-            match rx.recv_timeout(wait.min(next_sample).min(until_status)) {
-                Ok((slot_index, cell_index, output)) => {
-                    absorbed[cell_index] = true;
-                    outstanding -= 1;
-                    let slot = &mut slots[slot_index];
-                    let taken = absorb(slot, output);
-                    if let Some(live) = &options.live {
-                        live_feed.absorbed(live, cell_index, slot_index, taken);
-                    }
-                    if slot.clones_done == slot.clones_expected {
-                        let job = &jobs[slot.job_index];
-                        let mut result = finish_slot(slot, job);
-                        result.steadystate = steady
-                            .iter()
-                            .find(|s| s.job == slot.job_index)
-                            .map(|s| s.tracker.result());
-                        slot.finished = Some(result);
-                        publish_finished(&slots, &mut report, observer, options);
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    let (ios, bytes) = cells.iter().fold((0, 0), |(i, b), c| {
-                        (
-                            i + c.ios.load(Ordering::Relaxed),
-                            b + c.bytes.load(Ordering::Relaxed),
-                        )
-                    });
-                    observer.progress(&Progress {
-                        set_index,
-                        sets: set_count,
-                        elapsed: set_start.elapsed(),
-                        planned,
-                        ios,
-                        bytes,
-                        budget_bytes,
-                    });
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            cell_slots.push(slot);
+            cell += 1;
+            let start = CloneStart {
+                thread_name: format!("{}.{}", job.name, c),
+                plan,
+                files,
+                tx,
+                stop,
+                cells,
+                series,
+                engine,
+                thread_control,
+                uring,
+                end_flags,
+                gate_of_set,
+                clock_choice,
+                my_cell,
+                each_loop,
+                slot,
+                position,
+                origin,
+            };
+            handles.push(spawn_clone(start, gate)?);
+            spawned += 1;
+        }
+    }
+    Ok(Spawned {
+        steady,
+        handles,
+        cell_slots,
+        spawned,
+    })
+}
+
+/// Everything one clone's thread takes with it.
+struct CloneStart {
+    thread_name: String,
+    plan: ClonePlan,
+    files: Vec<File>,
+    tx: mpsc::Sender<(usize, usize, CloneOutput)>,
+    stop: Arc<AtomicBool>,
+    cells: Arc<Vec<ProgressCell>>,
+    series: Arc<Mutex<SeriesMerger>>,
+    engine: EngineKind,
+    thread_control: iofit_model::job::ThreadControl,
+    uring: UringOptions,
+    end_flags: Arc<Vec<AtomicBool>>,
+    gate_of_set: Arc<crate::gate::StartGate>,
+    clock_choice: ClockChoice,
+    my_cell: usize,
+    each_loop: Option<(u32, bool, Arc<Mutex<Layout>>, JobSpec)>,
+    slot: usize,
+    position: usize,
+    origin: Instant,
+}
+
+/// Starts one clone's thread: it waits at the set's gate, runs the clone (its loops as
+/// separate passes where fio's each-loop rules say so) and sends its output.
+fn spawn_clone(
+    start: CloneStart,
+    gate: &crate::gate::StartGate,
+) -> Result<std::thread::JoinHandle<()>, EngineError> {
+    let CloneStart {
+        thread_name,
+        plan,
+        files,
+        tx,
+        stop,
+        cells,
+        series,
+        engine,
+        thread_control,
+        uring,
+        end_flags,
+        gate_of_set,
+        clock_choice,
+        my_cell,
+        each_loop,
+        slot,
+        position,
+        origin,
+    } = start;
+    let ends_on_error = Arc::clone(&end_flags);
+    std::thread::Builder::new()
+        .name(thread_name)
+        .spawn(move || {
+            // Timer slack of 1 us so that rate-limited sleeps end on time.
+            // SAFETY: PR_SET_TIMERSLACK takes integer arguments only and changes
+            // this thread's timer slack, nothing else.
+            unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0, 0, 0) };
+            // Dropped unused if the clone fails before its first IO: it counts
+            // as ready, so the gate never waits for it.
+            let ticket = crate::gate::StartTicket::new(&gate_of_set);
+            let shared = CloneShared {
+                stop: &stop,
+                end_set: Some(&end_flags[position]),
+                progress: &cells[my_cell],
+                series: &series,
+                start: Some(&ticket),
+            };
+            if let Err(e) = crate::threads::apply_to_current_thread(&thread_control) {
+                let _ = tx.send((slot, my_cell, setup_failed(e.to_string())));
+                return;
             }
-            if let (Some(at), Some(every), None) = (next_status, options.status_interval, stop_seen)
-            {
-                if Instant::now() >= at {
-                    let interim = Interim {
-                        slots: &slots,
-                        cells: &cells,
-                        cell_slots: &cell_slots,
-                        absorbed: &absorbed,
-                        jobs,
+            let run_pass = |files: Vec<File>, plan: &ClonePlan| match clock_choice {
+                ClockChoice::Monotonic => {
+                    let clock = MonotonicClock::with_origin(origin);
+                    run_engine(engine, &uring, files, plan, &clock, &shared)
+                }
+                ClockChoice::Fake { step_ns } => {
+                    let clock = FakeClock::new(step_ns);
+                    run_engine(engine, &uring, files, plan, &clock, &shared)
+                }
+            };
+            let output = match each_loop {
+                None => run_pass(files, &plan),
+                Some((loops, unlink, layout, job)) => {
+                    // fio's clear_io_state closes the files between loops; they
+                    // are opened again (after a new layout with unlink_each_loop).
+                    let relay_out = || {
+                        let mut layout = lock_layout(&layout);
+                        if !unlink {
+                            let files = open_files(&job, &plan, &layout)?;
+                            cache_hints(&job, &plan, &files)?;
+                            return Ok(files);
+                        }
+                        let paths: Vec<_> = plan.files.iter().map(|f| f.0.clone()).collect();
+                        layout.relay_out(&paths, &stop)?;
+                        let files = open_files(&job, &plan, &layout)?;
+                        pre_read(&job, &plan, &files)?;
+                        cache_hints(&job, &plan, &files)?;
+                        Ok(files)
                     };
-                    observer.status(&interim.report(&report));
-                    next_status = Some(at + every);
+                    let ended = || {
+                        stop.load(Ordering::Relaxed) || end_flags[position].load(Ordering::Relaxed)
+                    };
+                    crate::each_loop::run_loops(loops, &plan, files, ended, relay_out, run_pass)
+                }
+            };
+            if thread_control.exit_all
+                || (thread_control.exit_all_on_error && output.error.is_some())
+            {
+                // fio exitall: the first job of the set to finish ends the others.
+                for flag in end_flags.iter() {
+                    flag.store(true, Ordering::Relaxed);
                 }
             }
-        }
-        for handle in handles {
-            if handle.join().is_err() {
-                return Err(EngineError::Setup {
-                    engine: "runner",
-                    message: "a worker thread panicked".to_string(),
-                });
+            cells[my_cell].finished.store(true, Ordering::Relaxed);
+            let _ = tx.send((slot, my_cell, output));
+        })
+        .map_err(|e| {
+            // The clones already started must not wait at the gate for ever.
+            for flag in ends_on_error.iter() {
+                flag.store(true, Ordering::Relaxed);
             }
-        }
-    }
-    unlink_created_files(jobs, &lock_layout(&layout), &mut report);
-    lock_layout(&layout).seal_all();
-    report.stats = slots
-        .iter()
-        .filter(|s| s.finished.is_some())
-        .map(|s| (s.read.clone(), s.write.clone()))
-        .collect();
-    report.trim_stats = slots
-        .iter()
-        .filter(|s| s.finished.is_some())
-        .map(|s| s.trim.clone())
-        .collect();
-    report.result.disk_util = disks.finish();
-    if let Some(writer) = log_writer {
-        crate::interval_log::finish_run(writer, jobs, &mut report, observer);
-    }
-    Ok(report)
+            gate.open_now();
+            EngineError::Setup {
+                engine: "runner",
+                message: format!("cannot start a thread: {e}"),
+            }
+        })
 }
 
 /// A job of the running set with a steady-state criterion: its clones' progress cells.

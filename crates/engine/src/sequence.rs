@@ -2,17 +2,9 @@
 //! with holes or backwards (`rw=write:4k`, `rw=read:-8k`: the next IO starts that many bytes
 //! after the end of the last one), and random IO that takes a new random offset only every N
 //! IOs (`rw=randread:8`), the IOs between following on sequentially (`rw_sequencer=sequential`)
-//! or repeating the same offset (`rw_sequencer=identical`).
-//!
-//! ```
-//! use iofit_engine::sequence::{Sequence, SeqState};
-//!
-//! // rw=read:-8k with 4 KiB IOs over a 64 KiB region reads backwards, block by block.
-//! let sequence = Sequence { seq_add_bytes: -8192, ..Sequence::default() };
-//! let mut state = SeqState::default();
-//! let offsets: Vec<u64> = (0..3).map(|_| sequence.next_sequential(&mut state, 4096, 65536)).collect();
-//! assert_eq!(offsets, [57344, 53248, 49152]);
-//! ```
+//! or repeating the same offset (`rw_sequencer=identical`). For example `rw=read:-8k` with
+//! 4 KiB IOs over a 64 KiB region reads backwards from 57344, block by block (the test
+//! `backwards_reads_go_down_block_by_block`).
 
 /// The modifiers of one job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +131,19 @@ impl Sequence {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backwards_reads_go_down_block_by_block() {
+        let sequence = Sequence {
+            seq_add_bytes: -8192,
+            ..Sequence::default()
+        };
+        let mut state = SeqState::default();
+        let offsets: Vec<u64> = (0..3)
+            .map(|_| sequence.next_sequential(&mut state, 4096, 65536))
+            .collect();
+        assert_eq!(offsets, [57344, 53248, 49152]);
+    }
 
     fn seq(add: i64) -> Sequence {
         Sequence {

@@ -844,7 +844,7 @@ impl<'a, C: Clock> Run<'a, C> {
         let time_us = now.saturating_sub(self.iolog_start_ns) / 1000;
         let path = &self.plan.files[file as usize].0;
         if let Err(e) = log.line(time_us, path, action, io) {
-            self.out.error.get_or_insert(e);
+            self.out.error.get_or_insert(e.to_string());
         }
     }
 
@@ -1446,7 +1446,7 @@ impl<'a, C: Clock> Run<'a, C> {
             ioprio: meta.ioprio,
         };
         if let Err(e) = log.record(&record) {
-            self.out.error = Some(e);
+            self.out.error = Some(e.to_string());
         }
     }
 
@@ -1596,7 +1596,7 @@ impl<'a, C: Clock> Run<'a, C> {
         }
         // The logs hold every window up to here, also after a stop.
         if let Some(Err(e)) = self.plan.interval_log.as_ref().map(|log| log.finish()) {
-            self.out.error.get_or_insert(e);
+            self.out.error.get_or_insert(e.to_string());
         }
         // An interrupted run ends now: a final fsync on a busy disk could take seconds.
         let ending_well = self.out.error.is_none() && !self.out.interrupted;
@@ -1618,10 +1618,10 @@ impl<'a, C: Clock> Run<'a, C> {
             }
         }
         if let Err(e) = self.data.save_state() {
-            self.out.error.get_or_insert(e);
+            self.out.error.get_or_insert(e.to_string());
         }
         if let Some(Err(e)) = self.plan.io_log.as_ref().map(|log| log.flush()) {
-            self.out.error.get_or_insert(e);
+            self.out.error.get_or_insert(e.to_string());
         }
         if let Some(log) = self.plan.write_iolog.clone() {
             let now = self.clock.now_ns();
@@ -1629,7 +1629,7 @@ impl<'a, C: Clock> Run<'a, C> {
                 self.log_action(now, file, "close", None);
             }
             if let Err(e) = log.flush() {
-                self.out.error.get_or_insert(e);
+                self.out.error.get_or_insert(e.to_string());
             }
         }
         self.out.verify = self.data.result(self.plan);

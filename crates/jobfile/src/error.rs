@@ -33,7 +33,7 @@ pub enum ErrorKind {
         "fio option '{key}' is not supported by iofit: {why}; remove it to run the job without it"
     )]
     UnsupportedOption { key: String, why: String },
-    #[error("ioengine={engine}: iofit cannot run this engine: {why}; use one of null, psync, sync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap, splice")]
+    #[error("ioengine={engine}: iofit cannot run this engine: {why}; use one of null, psync, sync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap, splice, falloc, ftruncate")]
     UnsupportedEngine { engine: String, why: String },
     #[error(
         "{key}={value}: {} is not supported by iofit yet; {fix}",

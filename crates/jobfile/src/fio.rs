@@ -599,7 +599,6 @@ fn build_jobs(
         jobs.push(job);
         locations.push(section.loc.clone());
     }
-    check_grouped_logs(&jobs, &locations)?;
     if let Some(missing) = opts.sections.iter().find(|name| !seen.contains_key(*name)) {
         return Err(JobFileError::new(
             source_name,
@@ -1183,50 +1182,9 @@ fn check_logs(job: &mut JobSpec, b: &Builder, at: &Location) -> Result<(), JobFi
     }
     // No log_avg_msec: fio's per-IO logs, which the engine writes per clone as IOs complete
     // (so group_reporting and mixed jobs are no obstacle).
+    // Averaged and histogram logs: every clone writes its own from its own series as it runs
+    // (engine/interval_log.rs), group_reporting or not, as fio's `PREFIX_KIND.N.log` per clone.
     job.logs.per_io = averaged && b.log_avg_msec == 0;
-    if job.logs.per_io && job.logs.hist_prefix.is_none() {
-        return Ok(());
-    }
-    // One clone alone in its reporting group is that group's result, so its series is the
-    // clone's (whether another job shares the group is checked once groups are known:
-    // `check_grouped_logs`).
-    if job.group_reporting && job.numjobs > 1 {
-        return refuse(GROUPED_LOGS.into(), GROUPED_LOGS_FIX);
-    }
-    Ok(())
-}
-
-const GROUPED_LOGS: &str =
-    "with group_reporting iofit keeps one merged series per group, and fio writes one log per clone";
-const GROUPED_LOGS_FIX: &str = "drop group_reporting to get fio's per-clone logs";
-
-/// Whether `job` writes fio's averaged logs from its series (not per-IO lines).
-fn logs_from_series(job: &JobSpec) -> bool {
-    job.logs.any() && !(job.logs.per_io && job.logs.hist_prefix.is_none())
-}
-
-/// A job with averaged logs and group_reporting must be alone in its reporting group: another
-/// group_reporting job there would be merged into its series (fio still writes one log each).
-fn check_grouped_logs(jobs: &[JobSpec], locations: &[Location]) -> Result<(), JobFileError> {
-    for (i, job) in jobs.iter().enumerate() {
-        if !(job.group_reporting && logs_from_series(job)) {
-            continue;
-        }
-        let shared = jobs
-            .iter()
-            .enumerate()
-            .any(|(k, other)| k != i && other.group_reporting && other.group_id == job.group_id);
-        if shared {
-            return Err(locations[i].error(
-                None,
-                ErrorKind::InvalidJob {
-                    job: job.name.clone(),
-                    what: GROUPED_LOGS.into(),
-                    fix: GROUPED_LOGS_FIX.into(),
-                },
-            ));
-        }
-    }
     Ok(())
 }
 

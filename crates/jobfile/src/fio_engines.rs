@@ -33,6 +33,10 @@ pub(crate) fn engine(name: &str) -> EngineChoice {
         "libzbc" => No("zoned block devices need hardware and zone handling iofit does not have"),
         "dev-dax" | "libpmem" | "pmemblk" | "mtd" | "libcufile" | "libhipfile" | "gpudirect" =>
             No("it needs special hardware (persistent memory, flash, GPU) iofit has no engine for"),
+        "cpuio" => No("iofit has no such engine (it burns CPU with cpuload and cpuchunks and does no storage IO); iofit measures storage only: drop the job or run it with fio"),
+        "exec" => No("iofit has no such engine (it runs an outside program: program=, arguments=); iofit runs no programs from job files: start it yourself or run the file with fio"),
+        "filecreate" | "filestat" | "filedelete" | "dircreate" | "dirstat" | "dirdelete" =>
+            No("iofit has no such engine (it times file-system metadata calls: create, stat, unlink per file); iofit measures data IO only: run it with fio"),
         _ => No("iofit has no such engine"),
     }
 }

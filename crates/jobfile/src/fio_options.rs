@@ -160,6 +160,7 @@ fn role_of(name: &str, status: Status) -> Role {
             | "log_offset"
             | "log_unix_epoch"
             | "log_prio"
+            | "log_max_value"
             | "error_dump"
             | "disk_util"
             | "bwavgtime"
@@ -444,6 +445,7 @@ const HONOURED: &[FioOption] = &[
         "flow_watermark is deprecated in fio, which ignores it; so does iofit")),
     opt("serialize_overlap", &[], Flag, Supported(cm::serialize_overlap)),
     opt("log_prio", &[], Flag, Supported(cm::log_prio)),
+    opt("log_max_value", &[], Flag, Supported(cm::log_max_value)),
     opt("cmdprio_percentage", &[], Value, Supported(cm::cmdprio_percentage)),
     opt("cmdprio_class", &[], Value, Supported(cm::cmdprio_class)),
     opt("cmdprio", &[], Value, Supported(cm::cmdprio)),
@@ -512,7 +514,7 @@ const REFUSED: &[(&[&str], &str)] = &[
        "log_hist_coarseness", "log_alternate_epoch",
        "log_alternate_epoch_clock_id",
        "log_compression", "log_compression_cpus", "log_store_compressed", "log_entries",
-       "log_max_value", "log_window_value", "log_issue_time",
+       "log_window_value", "log_issue_time",
        "stats", "ramp_size", "unit_base"],
      "iofit does not implement it yet"),
 ];

@@ -249,6 +249,12 @@ pub enum EngineKind {
     Pvsync,
     IoUring,
     Libaio,
+    /// fio's `falloc`: every IO is a fallocate of its range (read: KEEP_SIZE, write: mode 0,
+    /// trim: PUNCH_HOLE), one at a time; no data moves.
+    Falloc,
+    /// fio's `ftruncate`: every write truncates the file to the IO's offset; reads fail
+    /// (EINVAL), as fio's do.
+    Ftruncate,
 }
 
 /// A name that is not one of a fixed set (an IO pattern, an IO engine); says which are.
@@ -261,13 +267,15 @@ pub struct UnknownName {
 
 /// Every engine name iofit knows: fio's own names first, then the spellings fio's JSON output
 /// and other tools use for the same engine (`false`: read from results, not taken in job files).
-const ENGINE_NAMES: [(&str, EngineKind, bool); 10] = [
+const ENGINE_NAMES: [(&str, EngineKind, bool); 12] = [
     ("null", EngineKind::Null, true),
     ("psync", EngineKind::Psync, true),
     ("sync", EngineKind::Sync, true),
     ("pvsync", EngineKind::Pvsync, true),
     ("io_uring", EngineKind::IoUring, true),
     ("libaio", EngineKind::Libaio, true),
+    ("falloc", EngineKind::Falloc, true),
+    ("ftruncate", EngineKind::Ftruncate, true),
     ("pvsync2", EngineKind::Pvsync, false),
     ("vsync", EngineKind::Pvsync, false),
     ("iouring", EngineKind::IoUring, false),
@@ -276,7 +284,8 @@ const ENGINE_NAMES: [(&str, EngineKind, bool); 10] = [
 
 impl EngineKind {
     /// The names a job file's `ioengine=` takes, as a message lists them.
-    pub const FIO_NAMES: &'static str = "null, psync, sync, pvsync, io_uring or libaio";
+    pub const FIO_NAMES: &'static str =
+        "null, psync, sync, pvsync, io_uring, libaio, falloc or ftruncate";
 
     /// The engine fio calls `name` (exact spelling), as a job file names it.
     pub fn from_fio_name(name: &str) -> Option<EngineKind> {
@@ -312,13 +321,19 @@ impl EngineKind {
             EngineKind::Pvsync => "pvsync",
             EngineKind::IoUring => "io_uring",
             EngineKind::Libaio => "libaio",
+            EngineKind::Falloc => "falloc",
+            EngineKind::Ftruncate => "ftruncate",
         }
     }
     /// Synchronous engines have one IO in flight per job whatever `iodepth` says (fio agrees).
     pub fn is_synchronous(self) -> bool {
         matches!(
             self,
-            EngineKind::Psync | EngineKind::Sync | EngineKind::Pvsync
+            EngineKind::Psync
+                | EngineKind::Sync
+                | EngineKind::Pvsync
+                | EngineKind::Falloc
+                | EngineKind::Ftruncate
         )
     }
 }
@@ -441,6 +456,11 @@ pub struct FioLogs {
     /// fio `log_prio=1`: the logs' last column is the IO's ioprio value, not 0/1.
     #[serde(default)]
     pub with_prio: bool,
+    /// fio `log_max_value=1`: an averaged latency log (`log_avg_msec`) holds each window's
+    /// longest latency instead of its mean (bw and iops logs have one sample per window, so
+    /// their lines are the same either way).
+    #[serde(default)]
+    pub max_value: bool,
 }
 
 impl FioLogs {
@@ -1202,7 +1222,10 @@ mod tests {
         }
         assert_eq!(EngineKind::parse("IO_URING"), Ok(EngineKind::IoUring));
         let error = EngineKind::parse("posixaio").unwrap_err();
-        assert!(error.to_string().contains("io_uring or libaio"), "{error}");
+        assert!(
+            error.to_string().contains("libaio, falloc or ftruncate"),
+            "{error}"
+        );
         assert_eq!(RwMode::parse(" RandRead "), Ok(RwMode::RandRead));
         assert_eq!(RwMode::parse("RandTrim"), Ok(RwMode::RandTrim));
         assert!(RwMode::parse("randtrm")

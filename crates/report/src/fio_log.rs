@@ -63,6 +63,7 @@ mod tests {
             time_base_ms: 1_795_000_000_000,
             block_size: 4096,
             with_prio: false,
+            log_max: false,
         };
         assert_eq!(
             render_with(&series[..1], LogKind::Iops, READS, &style),

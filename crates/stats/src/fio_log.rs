@@ -56,6 +56,9 @@ pub struct LogStyle {
     pub block_size: u64,
     /// fio `log_prio=1`: the priority column in fio's `0x%04x` form (0x0000 in averaged lines).
     pub with_prio: bool,
+    /// fio `log_max_value=1`: latency lines hold the window's longest latency, which is kept
+    /// per direction (the series must be taken with its directions).
+    pub log_max: bool,
 }
 
 /// The directions a job's logs have lines for (fio's `td_read`/`td_write`/`td_trim`): a
@@ -108,14 +111,21 @@ pub fn render_sample(
             .by_direction
             .as_ref()
             .and_then(|d| d.get(direction.index()));
-        let (latency_ns, clat_ns, slat_ns) = own.map_or(
-            (
+        let (latency_ns, clat_ns, slat_ns) = match own {
+            // fio keeps a max only where it takes samples: the slat log of a synchronous
+            // engine stays empty (no samples), so a max of 0 is written as no line.
+            Some(d) if style.log_max => (
+                d.latency_max_ns as f64,
+                d.clat_max_ns as f64,
+                d.slat_max_ns as f64,
+            ),
+            Some(d) => (d.latency_mean_ns, d.clat_mean_ns, d.slat_mean_ns),
+            None => (
                 sample.latency_mean_ns,
                 sample.clat_mean_ns,
                 sample.slat_mean_ns,
             ),
-            |d| (d.latency_mean_ns, d.clat_mean_ns, d.slat_mean_ns),
-        );
+        };
         let value = match kind {
             LogKind::Histogram => {
                 let bins = own.map_or(&sample.latency_bins, |d| &d.latency_bins);

@@ -152,6 +152,14 @@ pub struct DirectionInterval {
     pub latency_mean_ns: f64,
     pub clat_mean_ns: f64,
     pub slat_mean_ns: f64,
+    /// The direction's longest total, completion and submission latency in the interval, ns
+    /// (fio's `log_max_value=1` logs).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub latency_max_ns: u64,
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub clat_max_ns: u64,
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub slat_max_ns: u64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_bins: Vec<(u64, u64)>,
 }

@@ -35,6 +35,10 @@ pub struct IntervalBucket {
     pub slat_sum_ns: [u64; 3],
     /// IOs with a submission latency (none for synchronous engines).
     pub slat_ios: [u64; 3],
+    /// Per direction, the interval's longest completion and submission latency (fio's
+    /// `log_max_value=1` logs; the total's longest is in `latency`).
+    pub clat_max_ns: [u64; 3],
+    pub slat_max_ns: [u64; 3],
 }
 
 impl IntervalBucket {
@@ -52,6 +56,8 @@ impl IntervalBucket {
             latency: [(); 3].map(|_| LatencyHistogram::with_precision(INTERVAL_PRECISION)),
             clat_sum_ns: [0; 3],
             slat_sum_ns: [0; 3],
+            clat_max_ns: [0; 3],
+            slat_max_ns: [0; 3],
             slat_ios: [0; 3],
         }
     }
@@ -66,6 +72,8 @@ impl IntervalBucket {
         }
         self.clat_sum_ns = [0; 3];
         self.slat_sum_ns = [0; 3];
+        self.clat_max_ns = [0; 3];
+        self.slat_max_ns = [0; 3];
         self.slat_ios = [0; 3];
     }
 }
@@ -120,8 +128,10 @@ impl IntervalAccumulator {
     pub fn record_parts(&mut self, ddir: Ddir, clat_ns: u64, slat_ns: Option<u64>) {
         let d = ddir.index();
         self.current.clat_sum_ns[d] += clat_ns;
+        self.current.clat_max_ns[d] = self.current.clat_max_ns[d].max(clat_ns);
         if let Some(slat) = slat_ns {
             self.current.slat_sum_ns[d] += slat;
+            self.current.slat_max_ns[d] = self.current.slat_max_ns[d].max(slat);
             self.current.slat_ios[d] += 1;
         }
     }
@@ -362,6 +372,8 @@ impl IntervalBucket {
             self.clat_sum_ns[d] += other.clat_sum_ns[d];
             self.slat_sum_ns[d] += other.slat_sum_ns[d];
             self.slat_ios[d] += other.slat_ios[d];
+            self.clat_max_ns[d] = self.clat_max_ns[d].max(other.clat_max_ns[d]);
+            self.slat_max_ns[d] = self.slat_max_ns[d].max(other.slat_max_ns[d]);
         }
     }
 
@@ -387,6 +399,9 @@ impl IntervalBucket {
                         latency_mean_ns: self.latency[d].mean_ns(),
                         clat_mean_ns: mean(self.clat_sum_ns[d], self.ios[d]),
                         slat_mean_ns: mean(self.slat_sum_ns[d], self.slat_ios[d]),
+                        latency_max_ns: self.latency[d].max_ns(),
+                        clat_max_ns: self.clat_max_ns[d],
+                        slat_max_ns: self.slat_max_ns[d],
                         latency_bins: if keep_bins {
                             self.latency[d].fio_bins()
                         } else {

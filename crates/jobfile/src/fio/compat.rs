@@ -60,6 +60,12 @@ pub(crate) fn serialize_overlap(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 
+/// fio `log_max_value=1`: averaged latency logs hold each window's maximum, not its mean.
+pub(crate) fn log_max_value(c: &mut Ctx, arg: &Arg) -> R {
+    c.job.logs.max_value = arg.flag()?;
+    Ok(())
+}
+
 /// fio `log_prio=1`: the logs' last column is each IO's ioprio value (`0x%04x`), not 0/1.
 pub(crate) fn log_prio(c: &mut Ctx, arg: &Arg) -> R {
     c.job.logs.with_prio = arg.flag()?;

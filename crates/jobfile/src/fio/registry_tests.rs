@@ -262,7 +262,7 @@ fn free_options() -> Vec<BoxedStrategy<Option<String>>> {
         opt(Just("atomic=1\n".to_string()).boxed()),
         opt(prop_oneof![Just("random:4"), Just("sequential"), Just("zipf:1.2")].prop_map(|v| line("file_service_type", v)).boxed()),
         opt(Just("write_iolog=/tmp/iofit-registry-iolog\n".to_string()).boxed()),
-        opt(Just(1000u64).prop_map(|ms| format!("write_bw_log=/tmp/bw\nwrite_iops_log=/tmp/iops\nlog_avg_msec={ms}\nlog_offset=1\nlog_unix_epoch=1\nper_job_logs=0\nlog_prio=1\n")).boxed()),
+        opt(Just(1000u64).prop_map(|ms| format!("write_bw_log=/tmp/bw\nwrite_iops_log=/tmp/iops\nlog_avg_msec={ms}\nlog_offset=1\nlog_unix_epoch=1\nper_job_logs=0\nlog_prio=1\nlog_max_value=1\n")).boxed()),
         opt(Just("write_hist_log=/tmp/hist\nlog_hist_msec=1000\n".to_string()).boxed()),
         opt(Just("write_lat_log=/tmp/lat\n".to_string()).boxed()),
         opt((1u32..400).prop_map(|scale| format!("read_iolog=/tmp/a.log:/tmp/b.log\nreplay_no_stall=1\nreplay_time_scale={scale}\nreplay_redirect=/tmp/dev\nreplay_align=4k\nreplay_scale=2\nreplay_skip=read,sync\nread_iolog_chunked=1\n")).boxed()),

@@ -463,6 +463,7 @@ fn engine(name: &str) -> Option<Render> {
             })
         }),
         "log_prio" => Value(|j| on(j.logs.with_prio)),
+        "log_max_value" => Value(|j| on(j.logs.max_value)),
         "read_iolog" => Value(|j| {
             let logs = &j.replay.as_ref()?.logs;
             Some(
