@@ -190,7 +190,11 @@ mod tests {
             &first,
             Vec::new(),
             || false,
-            || Err("no space".to_string()),
+            || {
+                Err(crate::EngineError::Resources {
+                    message: "no space".into(),
+                })
+            },
             |_, _| pass(2, 10),
         );
         assert_eq!(out.write.ios, 2);

@@ -43,6 +43,7 @@ mod psync;
 mod random;
 pub mod replay;
 mod resources;
+mod run_report;
 mod runner;
 mod sequence;
 mod steadystate;

@@ -7,7 +7,7 @@
 //! counters and histograms themselves the moment they see the stop, so a snapshot holds
 //! whole IOs: bytes = IOs x block size, histogram count = completions.
 
-use crate::runner::{engine_used, RunReport};
+use crate::run_report::{engine_used, RunReport};
 use crate::worker::ProgressCell;
 use iofit_model::job::JobSpec;
 use iofit_stats::{DirectionStats, JobResult, RunResult};

@@ -102,27 +102,7 @@ pub trait Observer {
 pub struct Silent;
 impl Observer for Silent {}
 
-/// A run's results plus, per result, the index of the job it came from.
-#[derive(Clone, Debug, Default)]
-pub struct RunReport {
-    pub result: RunResult,
-    pub job_index: Vec<usize>,
-    /// Per result (same order as `result.jobs`), the raw read and write counters and HDR
-    /// histograms, filled when the run returns: what a multi-host controller merges into exact
-    /// combined percentiles. Empty in the reports `Observer::job_done` sees.
-    pub stats: Vec<(DirectionStats, DirectionStats)>,
-    /// Per result, the raw trim counters and histograms (fio's third direction), filled with
-    /// `stats`.
-    pub trim_stats: Vec<DirectionStats>,
-}
-
-/// The engine a job actually runs on: libaio runs on io_uring.
-pub fn engine_used(requested: EngineKind) -> EngineKind {
-    match requested {
-        EngineKind::Libaio => EngineKind::IoUring,
-        other => other,
-    }
-}
+pub use crate::run_report::{engine_used, RunReport};
 
 struct Slot {
     job_index: usize,
