@@ -34,7 +34,10 @@ pub const KERNEL_MARGIN: f64 = 0.97;
 /// of a volume run, a real rehearsal splits this share of the volume's share between them, and
 /// when two or more volumes run, this share of the VM's (`Controller::with_mixed_margin`).
 /// At 0.95 a 70/30 8k stream still had one second at 105.3 % of its cap in about one run of
-/// ten (a CI run: 1,348 against 1,280 after a slow first second), so 0.90.
+/// ten (a CI run: 1,348 against 1,280 after a slow first second), so 0.90. That is where such
+/// a case starts; `Lift` then gives the margin back while the measured use stays under
+/// `MIXED_TARGET` (with both margins alone, a 70/30 stream held 85 % of its cap, which put
+/// the fidelity pair out of its 10 %).
 pub const MIXED_MARGIN: f64 = 0.90;
 
 /// The part of a volume's share an idle direction keeps while the other one runs alone.
@@ -144,9 +147,99 @@ pub struct Controller {
     /// tick or more (a 1 MiB write at 6 MB/s waits 170 ms), and an idle-looking direction
     /// would lose its share and starve that request.
     recent: Vec<std::collections::VecDeque<(Split, Split)>>,
-    /// Each volume's share of the VM's limits (its own cap when the VM's does not bind).
+    /// Each volume's share of the VM's limits (its own cap when the VM's does not bind), before
+    /// any margin: what its use is measured against.
     iops_share: Vec<f64>,
     mb_share: Vec<f64>,
+    /// Per volume: what gives back the margins of a mixed volume or of volumes sharing a VM
+    /// cap once the measured use shows they are not needed (see `Lift`).
+    iops_lift: Vec<Lift>,
+    mb_lift: Vec<Lift>,
+    /// Per volume, the use per direction smoothed over about `MIX_S` (IOPS, MB/s): the read
+    /// share a volume's parts follow when both directions run.
+    mix: Vec<(Split, Split)>,
+}
+
+/// How long the read/write mix is smoothed over. Counters read every 100 ms catch the
+/// kernel's per-direction batches unevenly (a 70/30 stream read 2,572/1,792 in one tick and
+/// 3,347/1,017 two ticks later); parts that follow such ticks swing by 20 % and a closed-loop
+/// stream runs at `min(read part / 0.7, write part / 0.3)`, the lower of the two each time.
+const MIX_S: f64 = 1.0;
+
+/// The share of its limit a mixed volume (or volumes sharing the VM's cap) is steered to by
+/// `Lift`: the margins start every such case 10-13 % under the limit (`MIXED_MARGIN`,
+/// `KERNEL_MARGIN`), which is more than fidelity allows; 5 % under keeps room for the uneven
+/// batches that made the margins.
+pub const MIXED_TARGET: f64 = 0.95;
+
+/// Feedback on a volume whose caps carry the mixed margin: while the caps in force hold the
+/// workload back (it used nearly all they let through) and it runs under `MIXED_TARGET` of
+/// its share, its caps rise, never past the share itself; over 99 % of the share, they fall.
+#[derive(Clone, Copy, Debug)]
+struct Lift {
+    factor: f64,
+    used: f64,
+    share: f64,
+    in_force: f64,
+    ticks: u32,
+}
+
+impl Lift {
+    const WINDOW_TICKS: u32 = 10;
+    /// The most one window raises the caps. Each step aims at the target at once: the
+    /// throttle writes a cap only when it rises by more than 5 % (`throttle::HYSTERESIS`), so
+    /// half steps would wait a window or two each before the kernel sees them.
+    const MOST_UP: f64 = 1.08;
+    /// Use at or above this share of the caps in force counts as held back by them. Lower
+    /// than `Gain::HELD_FROM`: a mixed stream's parts never match its mix exactly (the
+    /// smaller direction keeps 5 % of room), so it runs a few % under the sum of its caps.
+    /// A workload that sets its own pace above it may lift the caps to the share, no further.
+    const HELD_FROM: f64 = 0.9;
+
+    fn new() -> Lift {
+        Lift {
+            factor: 1.0,
+            used: 0.0,
+            share: 0.0,
+            in_force: 0.0,
+            ticks: 0,
+        }
+    }
+
+    /// Records one tick of a volume whose caps carry a margin (`ceiling` > 1: the factor that
+    /// would make them add up to the share): `used`, `share` and `in_force` (the caps the kernel
+    /// held, both directions) in units x seconds.
+    fn record(&mut self, used: f64, share: f64, in_force: f64, ceiling: f64) {
+        if ceiling <= 1.0 + 1e-3 {
+            // No margin in force: nothing to give back, and no window half made of it.
+            (self.used, self.share, self.in_force, self.ticks) = (0.0, 0.0, 0.0, 0);
+            return;
+        }
+        self.used += used;
+        self.share += share;
+        self.in_force += in_force;
+        self.ticks += 1;
+        if self.ticks < Self::WINDOW_TICKS {
+            return;
+        }
+        if self.used > 0.0 && self.share > 0.0 {
+            let goal = MIXED_TARGET * self.share;
+            let ratio = goal / self.used;
+            let held = self.used >= Self::HELD_FROM * self.in_force;
+            if self.used > 0.99 * self.share && ratio > 1.0 / 1.5 {
+                self.factor *= ratio.sqrt();
+            } else if ratio > 1.0 && held {
+                self.factor *= ratio.min(Self::MOST_UP);
+            }
+            self.factor = self.factor.clamp(1.0, ceiling);
+        }
+        (self.used, self.share, self.in_force, self.ticks) = (0.0, 0.0, 0.0, 0);
+    }
+
+    /// The factor the caps take now: never past the share.
+    fn applied(&self, ceiling: f64) -> f64 {
+        self.factor.min(ceiling.max(1.0))
+    }
 }
 
 /// Ticks of use whose peak stands for a direction's demand (300 ms at 100 ms ticks). A direction
@@ -273,6 +366,9 @@ impl Controller {
             recent: vec![Default::default(); count],
             iops_share: vec![0.0; count],
             mb_share: vec![0.0; count],
+            iops_lift: vec![Lift::new(); count],
+            mb_lift: vec![Lift::new(); count],
+            mix: vec![Default::default(); count],
         };
         // Before any IO: every volume may use its own cap (within the VM's), half each way.
         let used = vec![(Split::default(), Split::default()); count];
@@ -357,9 +453,12 @@ impl Controller {
     pub fn caps(&self) -> Vec<DeviceCaps> {
         (0..self.iops_allot.len())
             .map(|i| {
+                let (iops_lift, mb_lift) = self.lift_ceilings(i);
                 let (iops_gain, mb_gain) = (
-                    self.iops_gain[i].factor * self.kernel_margin,
-                    self.mb_gain[i].factor * self.kernel_margin,
+                    self.iops_gain[i].factor
+                        * self.kernel_margin
+                        * self.iops_lift[i].applied(iops_lift),
+                    self.mb_gain[i].factor * self.kernel_margin * self.mb_lift[i].applied(mb_lift),
                 );
                 let iops = self.iops_allot[i];
                 let units = self.units_per_request[i];
@@ -372,6 +471,27 @@ impl Controller {
                 }
             })
             .collect()
+    }
+
+    /// Per volume, the factors (IOPS, MB/s) that would make the caps written add up to its
+    /// share: above 1 where a margin holds them under it (see `Lift`).
+    fn lift_ceilings(&self, i: usize) -> (f64, f64) {
+        let ceiling = |share: f64, allot: Split, gain: f64| {
+            let written = allot.total() * gain * self.kernel_margin;
+            if written > 0.0 {
+                (share / written).max(1.0)
+            } else {
+                1.0
+            }
+        };
+        (
+            ceiling(
+                self.iops_share[i],
+                self.iops_allot[i],
+                self.iops_gain[i].factor,
+            ),
+            ceiling(self.mb_share[i], self.mb_allot[i], self.mb_gain[i].factor),
+        )
     }
 
     /// Takes the cumulative counters of every volume after `elapsed_s` seconds, returns what
@@ -464,20 +584,19 @@ impl Controller {
                 (iops, mb)
             })
             .collect();
-        let means: Vec<(Split, Split)> = self
-            .recent
-            .iter()
-            .map(|recent| {
-                let n = recent.len().max(1) as f64;
-                let sum = recent
-                    .iter()
-                    .fold((Split::default(), Split::default()), |sum, u| {
-                        (sum.0.plus(u.0), sum.1.plus(u.1))
-                    });
-                (sum.0.scaled(1.0 / n), sum.1.scaled(1.0 / n))
-            })
-            .collect();
-        self.allot(&peaks, &means, false);
+        let weight = (elapsed_s / MIX_S).min(1.0);
+        for ((mix, now), recent) in self.mix.iter_mut().zip(&used).zip(&self.recent) {
+            let n = recent.len().max(1) as f64;
+            let fast = recent
+                .iter()
+                .fold((Split::default(), Split::default()), |sum, u| {
+                    (sum.0.plus(u.0), sum.1.plus(u.1))
+                });
+            mix.0 = smooth(mix.0, now.0, fast.0.scaled(1.0 / n), weight);
+            mix.1 = smooth(mix.1, now.1, fast.1.scaled(1.0 / n), weight);
+        }
+        let mix = self.mix.clone();
+        self.allot(&peaks, &mix, false);
         usage
     }
 
@@ -559,6 +678,23 @@ impl Controller {
         let burst_seconds_left = self.iops_buckets[i].as_ref().map(|b| b.seconds_left());
         self.iops_gain[i].record(iops.total() * elapsed_s, self.iops_share[i] * elapsed_s);
         self.mb_gain[i].record(mb.total() * elapsed_s, self.mb_share[i] * elapsed_s);
+        let units = self.units_per_request[i];
+        let held = |v: Option<u64>, per: f64| v.map_or(f64::INFINITY, |v| v as f64 * per);
+        let in_force_iops = held(caps.read_iops, units.read) + held(caps.write_iops, units.write);
+        let in_force_mb = (held(caps.read_bytes_s, 1.0) + held(caps.write_bytes_s, 1.0)) / 1e6;
+        let (iops_ceiling, mb_ceiling) = self.lift_ceilings(i);
+        self.iops_lift[i].record(
+            iops.total() * elapsed_s,
+            self.iops_share[i] * elapsed_s,
+            in_force_iops * elapsed_s,
+            iops_ceiling,
+        );
+        self.mb_lift[i].record(
+            mb.total() * elapsed_s,
+            self.mb_share[i] * elapsed_s,
+            in_force_mb * elapsed_s,
+            mb_ceiling,
+        );
         if let Some(bucket) = &mut self.iops_buckets[i] {
             bucket.account(iops.total() * elapsed_s, elapsed_s);
         }
@@ -578,7 +714,7 @@ impl Controller {
     }
 
     /// Divides the VM caps among volumes (by `used`, the recent peaks) and each volume's share
-    /// between directions (by `means`, the recent mean use).
+    /// between directions (by `means`, the smoothed use: see `MIX_S`).
     fn allot(&mut self, used: &[(Split, Split)], means: &[(Split, Split)], first: bool) {
         let volume_caps_iops: Vec<f64> = (0..used.len())
             .map(|i| {
@@ -631,7 +767,7 @@ fn level(
     previous: &[Split],
     (first, idle_least, mixed_margin): (bool, f64, f64),
 ) -> (Vec<Split>, Vec<f64>) {
-    let volume_share: Vec<f64> = match vm_cap {
+    let (volume_share, whole_share): (Vec<f64>, Vec<f64>) = match vm_cap {
         Some(vm_cap) => {
             let demands: Vec<f64> = (0..used.len())
                 .map(|i| {
@@ -653,9 +789,16 @@ fn level(
             } else {
                 1.0
             };
-            divide(vm_cap * margin, &demands, volume_caps)
+            let shares = divide(vm_cap * margin, &demands, volume_caps);
+            // What each volume is measured against: its part of the VM's whole cap.
+            let whole = if margin < 1.0 {
+                divide(vm_cap, &demands, volume_caps)
+            } else {
+                shares.clone()
+            };
+            (shares, whole)
         }
-        None => volume_caps.to_vec(),
+        None => (volume_caps.to_vec(), volume_caps.to_vec()),
     };
     let split = (0..used.len())
         .map(|i| {
@@ -700,7 +843,25 @@ fn level(
             )
         })
         .collect();
-    (split, volume_share)
+    (split, whole_share)
+}
+
+/// A read share of the recent ticks this far (relative to the smaller direction's share) from
+/// the smoothed one is a new mix, not noise: the smoothed use starts again from the recent.
+const MIX_RESET: f64 = 0.25;
+
+/// One tick more of a direction split's smoothed use (`MIX_S`): `now` is this tick's use,
+/// `fast` the mean of the last few. A workload that changes its mix (a read phase after a
+/// file layout, or a split that held one direction at its sliver) is followed at once; noise
+/// around a steady mix is averaged out.
+fn smooth(mix: Split, now: Split, fast: Split, weight: f64) -> Split {
+    let read_share = |s: Split| (s.total() > 0.0).then(|| s.read / s.total());
+    match (read_share(mix), read_share(fast)) {
+        (Some(m), Some(f)) if (f - m).abs() <= MIX_RESET * m.min(1.0 - m) => {
+            mix.scaled(1.0 - weight).plus(now.scaled(weight))
+        }
+        _ => fast,
+    }
 }
 
 /// Parts that moved by less than this share of the volume's share stay as they were.

@@ -277,7 +277,7 @@ impl Drop for ThrottleGroup {
 /// always written. So a cap in force is never above the one the controller asked for, and caps
 /// that the controller made add up to a limit never pass it (one direction's cap kept while the
 /// other's rose would).
-fn settle(old: &DeviceCaps, new: &DeviceCaps) -> DeviceCaps {
+pub fn settle(old: &DeviceCaps, new: &DeviceCaps) -> DeviceCaps {
     let pick = |o: Option<u64>, n: Option<u64>| match (o, n) {
         (Some(o), Some(n)) if n >= o && (n - o) as f64 <= HYSTERESIS * o as f64 => Some(o),
         _ => n,
