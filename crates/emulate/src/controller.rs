@@ -158,7 +158,15 @@ pub struct Controller {
     /// Per volume, the use per direction smoothed over about `MIX_S` (IOPS, MB/s): the read
     /// share a volume's parts follow when both directions run.
     mix: Vec<(Split, Split)>,
+    /// Per volume, how many allotments in a row split its share between two running
+    /// directions (IOPS, MB/s): 0 while one or none runs.
+    iops_mixed_ticks: Vec<u32>,
+    mb_mixed_ticks: Vec<u32>,
 }
+
+/// For this many ticks after both directions start running, the split follows the last tick's
+/// use alone: the ticks before were held by a sliver and would drag a smoothed mix.
+const MIX_FRESH_TICKS: u32 = 3;
 
 /// How long the read/write mix is smoothed over. Counters read every 100 ms catch the
 /// kernel's per-direction batches unevenly (a 70/30 stream read 2,572/1,792 in one tick and
@@ -189,7 +197,7 @@ impl Lift {
     /// The most one window raises the caps. Each step aims at the target at once: the
     /// throttle writes a cap only when it rises by more than 5 % (`throttle::HYSTERESIS`), so
     /// half steps would wait a window or two each before the kernel sees them.
-    const MOST_UP: f64 = 1.08;
+    const MOST_UP: f64 = 1.1;
     /// Use at or above this share of the caps in force counts as held back by them. Lower
     /// than `Gain::HELD_FROM`: a mixed stream's parts never match its mix exactly (the
     /// smaller direction keeps 5 % of room), so it runs a few % under the sum of its caps.
@@ -369,6 +377,8 @@ impl Controller {
             iops_lift: vec![Lift::new(); count],
             mb_lift: vec![Lift::new(); count],
             mix: vec![Default::default(); count],
+            iops_mixed_ticks: vec![0; count],
+            mb_mixed_ticks: vec![0; count],
         };
         // Before any IO: every volume may use its own cap (within the VM's), half each way.
         let used = vec![(Split::default(), Split::default()); count];
@@ -585,15 +595,26 @@ impl Controller {
             })
             .collect();
         let weight = (elapsed_s / MIX_S).min(1.0);
-        for ((mix, now), recent) in self.mix.iter_mut().zip(&used).zip(&self.recent) {
+        for (i, ((mix, now), recent)) in
+            self.mix.iter_mut().zip(&used).zip(&self.recent).enumerate()
+        {
             let n = recent.len().max(1) as f64;
             let fast = recent
                 .iter()
                 .fold((Split::default(), Split::default()), |sum, u| {
                     (sum.0.plus(u.0), sum.1.plus(u.1))
                 });
-            mix.0 = smooth(mix.0, now.0, fast.0.scaled(1.0 / n), weight);
-            mix.1 = smooth(mix.1, now.1, fast.1.scaled(1.0 / n), weight);
+            let fresh = |ticks: u32| ticks < MIX_FRESH_TICKS;
+            mix.0 = if fresh(self.iops_mixed_ticks[i]) {
+                now.0
+            } else {
+                smooth(mix.0, now.0, fast.0.scaled(1.0 / n), weight)
+            };
+            mix.1 = if fresh(self.mb_mixed_ticks[i]) {
+                now.1
+            } else {
+                smooth(mix.1, now.1, fast.1.scaled(1.0 / n), weight)
+            };
         }
         let mix = self.mix.clone();
         self.allot(&peaks, &mix, false);
@@ -743,14 +764,14 @@ impl Controller {
             vm.iops,
             &volume_caps_iops,
             (&iops_used, &iops_means),
-            &self.iops_allot,
+            (&self.iops_allot, &mut self.iops_mixed_ticks),
             (first, 1.0 / self.tick_s, self.mixed_margin),
         );
         (self.mb_allot, self.mb_share) = level(
             vm.mb_s,
             &volume_caps_mb,
             (&mb_used, &mb_means),
-            &self.mb_allot,
+            (&self.mb_allot, &mut self.mb_mixed_ticks),
             (first, 0.0, self.mixed_margin),
         );
     }
@@ -764,7 +785,7 @@ fn level(
     vm_cap: Option<f64>,
     volume_caps: &[f64],
     (used, means): (&[Split], &[Split]),
-    previous: &[Split],
+    (previous, mixed_ticks): (&[Split], &mut [u32]),
     (first, idle_least, mixed_margin): (bool, f64, f64),
 ) -> (Vec<Split>, Vec<f64>) {
     let (volume_share, whole_share): (Vec<f64>, Vec<f64>) = match vm_cap {
@@ -817,10 +838,16 @@ fn level(
             let active =
                 |u: f64, part: f64| u > share * ACTIVE_SHARE || (u > 0.0 && u >= 0.9 * part);
             let idle = (share * IDLE_DIRECTION).max(idle_least).min(share / 2.0);
-            match (
+            let both = (
                 active(used[i].read, previous[i].read),
                 active(used[i].write, previous[i].write),
-            ) {
+            );
+            mixed_ticks[i] = if both == (true, true) {
+                mixed_ticks[i].saturating_add(1)
+            } else {
+                0
+            };
+            match both {
                 (true, true) => {}
                 (false, true) => {
                     return Split {
@@ -828,14 +855,33 @@ fn level(
                         write: share - idle,
                     }
                 }
-                _ => {
+                (true, false) => {
                     return Split {
                         read: share - idle,
                         write: idle,
                     }
                 }
+                // Nothing running (or a few stray requests): half each way, as before the
+                // first IO, so that whichever direction starts, or both, starts at half its
+                // share, not at a sliver that stalls a mixed stream (every IO of a closed loop
+                // waits for the slower direction).
+                (false, false) => {
+                    return Split {
+                        read: share / 2.0,
+                        write: share / 2.0,
+                    }
+                }
             }
             let mixed_share = share * mixed_margin;
+            if mixed_ticks[i] == 1 {
+                // Both directions just started running: what each used so far was held by the
+                // other's sliver and says nothing of the mix, so half each, and the next ticks'
+                // use (see `MIX_FRESH_TICKS`) sets the split.
+                return Split {
+                    read: mixed_share / 2.0,
+                    write: mixed_share / 2.0,
+                };
+            }
             sticky(
                 split_between_directions(mixed_share, means[i]),
                 previous[i],
@@ -864,14 +910,17 @@ fn smooth(mix: Split, now: Split, fast: Split, weight: f64) -> Split {
     }
 }
 
-/// Parts that moved by less than this share of the volume's share stay as they were.
-const STICKY_SHARE: f64 = 0.05;
+/// Parts that moved by less than this share of themselves stay as they were. Of each part,
+/// not of the share: a closed-loop stream runs at the lower of `part / its share of the mix`,
+/// so a 30 % direction kept 5 % of the share under its mix (the rule until now) ran the whole
+/// stream 17 % under.
+const STICKY_PART: f64 = 0.03;
 
 /// The previous parts when the new ones are close to them and they still fit the share: every
 /// rewrite of a cap restarts the kernel's throttle slice, which lets a little more through
 /// (a 70/30 stream whose parts were rewritten every tick ran 6 % over its cap here).
 fn sticky(new: Split, previous: Split, share: f64) -> Split {
-    let close = |a: f64, b: f64| (a - b).abs() <= STICKY_SHARE * share;
+    let close = |a: f64, b: f64| (a - b).abs() <= STICKY_PART * b;
     if previous.total() <= share
         && close(new.read, previous.read)
         && close(new.write, previous.write)
