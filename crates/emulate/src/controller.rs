@@ -162,7 +162,20 @@ pub struct Controller {
     /// directions (IOPS, MB/s): 0 while one or none runs.
     iops_mixed_ticks: Vec<u32>,
     mb_mixed_ticks: Vec<u32>,
+    /// The caps `caps()` gives, per volume, and for how many ticks they have stood.
+    presented: Vec<DeviceCaps>,
+    presented_ticks: Vec<u32>,
 }
+
+/// Every write of a throttle file restarts the kernel's throttle slices of that device (both
+/// directions): what the slice had let out is forgotten and up to a slice (100 ms) of the caps
+/// passes again. A 70/30 stream whose parts moved every 200 ms ran 6,327 IOPS in one second
+/// under caps adding up to 4,920 here. So a volume's caps stand at least this many ticks,
+/// unless a total must fall or a part must rise (see `present`).
+const HOLD_CAPS_TICKS: u32 = 10;
+
+/// A part rising past this factor of the one in force is written at once.
+const HOLD_RISE: f64 = 1.25;
 
 /// For this many ticks after both directions start running, the split follows the last tick's
 /// use alone: the ticks before were held by a sliver and would drag a smoothed mix.
@@ -181,8 +194,8 @@ const MIX_S: f64 = 1.0;
 pub const MIXED_TARGET: f64 = 0.95;
 
 /// Feedback on a volume whose caps carry the mixed margin: while the caps in force hold the
-/// workload back (it used nearly all they let through) and it runs under `MIXED_TARGET` of
-/// its share, its caps rise, never past the share itself; over 99 % of the share, they fall.
+/// workload back (it used nearly all they let through) and it runs under 92 % of its share,
+/// its caps rise to `MIXED_TARGET` of it, never past the share itself; over 102 %, they fall.
 #[derive(Clone, Copy, Debug)]
 struct Lift {
     factor: f64,
@@ -203,6 +216,9 @@ impl Lift {
     /// smaller direction keeps 5 % of room), so it runs a few % under the sum of its caps.
     /// A workload that sets its own pace above it may lift the caps to the share, no further.
     const HELD_FROM: f64 = 0.9;
+    /// Caps rise only from under this share of the share: between it and `Gain::OVER` they
+    /// stay, since every change is a rewrite that lets more through (`HOLD_CAPS_TICKS`).
+    const UP_BELOW: f64 = 0.92;
 
     fn new() -> Lift {
         Lift {
@@ -234,9 +250,9 @@ impl Lift {
             let goal = MIXED_TARGET * self.share;
             let ratio = goal / self.used;
             let held = self.used >= Self::HELD_FROM * self.in_force;
-            if self.used > 0.99 * self.share && ratio > 1.0 / 1.5 {
+            if self.used > Gain::OVER * self.share && ratio > 1.0 / 1.5 {
                 self.factor *= ratio.sqrt();
-            } else if ratio > 1.0 && held {
+            } else if self.used < Self::UP_BELOW * self.share && held {
                 self.factor *= ratio.min(Self::MOST_UP);
             }
             self.factor = self.factor.clamp(1.0, ceiling);
@@ -269,6 +285,10 @@ impl Gain {
     const WINDOW_TICKS: u32 = 10;
     /// Use at or above this share of the kernel cap in force counts as held back by it.
     const HELD_FROM: f64 = 0.95;
+    /// A window over the allotment by more than this factor lowers the caps. Not less: every
+    /// change is a rewrite, which itself lets up to a slice more through (`HOLD_CAPS_TICKS`),
+    /// so a correction of a 1 % excess made the next second 5 % over.
+    const OVER: f64 = 1.02;
 
     fn new() -> Gain {
         Gain {
@@ -298,7 +318,7 @@ impl Gain {
             // past the allotment (more than 1.5x) is not the throttle's overshoot but IO the
             // throttle never saw (writeback on cgroup v1): it is left alone.
             let held = self.used >= Self::HELD_FROM * self.factor * self.allotted;
-            if (1.0 / 1.5..0.99).contains(&ratio) {
+            if (1.0 / 1.5..1.0 / Self::OVER).contains(&ratio) {
                 self.factor *= ratio.sqrt();
             } else if ratio > 1.02 && held {
                 self.factor *= ratio.sqrt().min(1.03);
@@ -379,6 +399,8 @@ impl Controller {
             mix: vec![Default::default(); count],
             iops_mixed_ticks: vec![0; count],
             mb_mixed_ticks: vec![0; count],
+            presented: Vec::new(),
+            presented_ticks: Vec::new(),
         };
         // Before any IO: every volume may use its own cap (within the VM's), half each way.
         let used = vec![(Split::default(), Split::default()); count];
@@ -402,6 +424,7 @@ impl Controller {
         self.vm_in_force = self.vm_caps();
         let used = vec![(Split::default(), Split::default()); self.last.len()];
         self.allot(&used, &used, true);
+        self.presented.clear();
         self
     }
 
@@ -423,6 +446,7 @@ impl Controller {
     /// Writes every kernel cap `margin` (0..=1) times the allotment: see `KERNEL_MARGIN`.
     pub fn with_kernel_margin(mut self, margin: f64) -> Controller {
         self.kernel_margin = margin.clamp(0.5, 1.0);
+        self.presented.clear();
         self
     }
 
@@ -430,6 +454,7 @@ impl Controller {
     /// `MIXED_MARGIN`.
     pub fn with_mixed_margin(mut self, margin: f64) -> Controller {
         self.mixed_margin = margin.clamp(0.5, 1.0);
+        self.presented.clear();
         self
     }
 
@@ -461,6 +486,52 @@ impl Controller {
 
     /// The kernel caps to set now, one per volume.
     pub fn caps(&self) -> Vec<DeviceCaps> {
+        if self.presented.len() == self.iops_allot.len() {
+            self.presented.clone()
+        } else {
+            self.fresh_caps()
+        }
+    }
+
+    /// Takes the fresh caps where a volume must change (see `HOLD_CAPS_TICKS`), keeps the
+    /// ones in force elsewhere.
+    fn present(&mut self) {
+        let fresh = self.fresh_caps();
+        if self.presented.len() != fresh.len() {
+            self.presented = fresh;
+            self.presented_ticks = vec![0; self.presented.len()];
+            return;
+        }
+        for (i, fresh) in fresh.into_iter().enumerate() {
+            let held = self.presented[i];
+            let units = self.units_per_request[i];
+            let value = |v: Option<u64>| v.map_or(f64::INFINITY, |v| v as f64);
+            let iops = |c: &DeviceCaps| {
+                value(c.read_iops) * units.read + value(c.write_iops) * units.write
+            };
+            let bytes = |c: &DeviceCaps| value(c.read_bytes_s) + value(c.write_bytes_s);
+            // A total that falls is written at once (the volume's share shrank: the caps must
+            // keep adding up to no more than the limits), as is a part that rises by a quarter
+            // (a direction starting, or held at its sliver); the rest waits its turn.
+            let rises = |f: Option<u64>, h: Option<u64>| value(f) > HOLD_RISE * value(h);
+            let must = iops(&fresh) < iops(&held) - 2.0
+                || bytes(&fresh) < bytes(&held) - 2.0 * 4096.0
+                || rises(fresh.read_iops, held.read_iops)
+                || rises(fresh.write_iops, held.write_iops)
+                || rises(fresh.read_bytes_s, held.read_bytes_s)
+                || rises(fresh.write_bytes_s, held.write_bytes_s)
+                || self.presented_ticks[i] + 1 >= HOLD_CAPS_TICKS;
+            if must {
+                self.presented_ticks[i] = 0;
+                self.presented[i] = fresh;
+            } else {
+                self.presented_ticks[i] += 1;
+            }
+        }
+    }
+
+    /// The caps the allotments give now, before `present` holds them.
+    fn fresh_caps(&self) -> Vec<DeviceCaps> {
         (0..self.iops_allot.len())
             .map(|i| {
                 let (iops_lift, mb_lift) = self.lift_ceilings(i);
@@ -483,24 +554,19 @@ impl Controller {
             .collect()
     }
 
-    /// Per volume, the factors (IOPS, MB/s) that would make the caps written add up to its
-    /// share: above 1 where a margin holds them under it (see `Lift`).
+    /// Per volume, the factors (IOPS, MB/s) that would make its parts add up to its share:
+    /// above 1 where a margin holds them under it (see `Lift`).
     fn lift_ceilings(&self, i: usize) -> (f64, f64) {
-        let ceiling = |share: f64, allot: Split, gain: f64| {
-            let written = allot.total() * gain * self.kernel_margin;
-            if written > 0.0 {
-                (share / written).max(1.0)
+        let ceiling = |share: f64, allot: Split| {
+            if allot.total() > 0.0 {
+                (share / allot.total()).max(1.0)
             } else {
                 1.0
             }
         };
         (
-            ceiling(
-                self.iops_share[i],
-                self.iops_allot[i],
-                self.iops_gain[i].factor,
-            ),
-            ceiling(self.mb_share[i], self.mb_allot[i], self.mb_gain[i].factor),
+            ceiling(self.iops_share[i], self.iops_allot[i]),
+            ceiling(self.mb_share[i], self.mb_allot[i]),
         )
     }
 
@@ -565,6 +631,13 @@ impl Controller {
                     .and_then(|w| w.get(i).copied())
                     .unwrap_or_default();
                 let (read, write) = (read || device_read, write || device_write);
+                // The MB/s parts grow for bytes that wait (or what the device shows waiting),
+                // not for requests an IOPS cap holds: that would mark a limit far from binding
+                // busy, and rewrite its caps (see `HOLD_CAPS_TICKS`).
+                let (read_bytes, write_bytes) = (
+                    queued.read_bytes > 0.0 || device_read,
+                    queued.write_bytes > 0.0 || device_write,
+                );
                 let units = self.units_per_request[i];
                 let per = self.bytes_per_request[i];
                 // Queued requests: counted, or from the queued bytes at the last request size.
@@ -575,6 +648,8 @@ impl Controller {
                         .read
                         .max(2.0 * self.iops_allot[i].read)
                         .max(waiting * units.read);
+                }
+                if read_bytes {
                     mb.read = mb
                         .read
                         .max(2.0 * self.mb_allot[i].read)
@@ -586,6 +661,8 @@ impl Controller {
                         .write
                         .max(2.0 * self.iops_allot[i].write)
                         .max(waiting * units.write);
+                }
+                if write_bytes {
                     mb.write = mb
                         .write
                         .max(2.0 * self.mb_allot[i].write)
@@ -618,6 +695,7 @@ impl Controller {
         }
         let mix = self.mix.clone();
         self.allot(&peaks, &mix, false);
+        self.present();
         usage
     }
 
@@ -861,15 +939,22 @@ fn level(
                         write: idle,
                     }
                 }
-                // Nothing running (or a few stray requests): half each way, as before the
-                // first IO, so that whichever direction starts, or both, starts at half its
-                // share, not at a sliver that stalls a mixed stream (every IO of a closed loop
-                // waits for the slower direction).
+                // Nothing running (or a few stray requests, or a limit far from binding):
+                // the parts stay as they were, scaled to the share (half each way before the
+                // first IO), so that stray requests do not hand the share to one direction and
+                // leave a mixed stream that starts next a sliver to stall on (every IO of a
+                // closed loop waits for the slower direction), and a limit nobody nears is
+                // not rewritten (see `HOLD_CAPS_TICKS`).
                 (false, false) => {
-                    return Split {
-                        read: share / 2.0,
-                        write: share / 2.0,
-                    }
+                    let before = previous[i];
+                    return if before.total() > 0.0 {
+                        before.scaled(share / before.total())
+                    } else {
+                        Split {
+                            read: share / 2.0,
+                            write: share / 2.0,
+                        }
+                    };
                 }
             }
             let mixed_share = share * mixed_margin;
