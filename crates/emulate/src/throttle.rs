@@ -273,20 +273,26 @@ impl Drop for ThrottleGroup {
     }
 }
 
-/// Keeps each old value where the new one is at most `HYSTERESIS` above it; a lower value is
-/// always written. So a cap in force is never above the one the controller asked for, and caps
-/// that the controller made add up to a limit never pass it (one direction's cap kept while the
-/// other's rose would).
+/// The old caps where every new one is at most `HYSTERESIS` above its old value (none lower);
+/// otherwise all the new ones. So a cap in force is never above the one the controller asked
+/// for, and caps that the controller made add up to a limit never pass it (one direction's cap
+/// kept while the other's rose would). All or none: writing only the caps that fell, as this
+/// did cap by cap, kept a rising part at its old value while the falling one was written, so a
+/// split that moved a little each second lost a few % of its total each time.
 pub fn settle(old: &DeviceCaps, new: &DeviceCaps) -> DeviceCaps {
-    let pick = |o: Option<u64>, n: Option<u64>| match (o, n) {
-        (Some(o), Some(n)) if n >= o && (n - o) as f64 <= HYSTERESIS * o as f64 => Some(o),
-        _ => n,
+    let keeps = |o: Option<u64>, n: Option<u64>| match (o, n) {
+        (Some(o), Some(n)) => n >= o && (n - o) as f64 <= HYSTERESIS * o as f64,
+        (None, None) => true,
+        _ => false,
     };
-    DeviceCaps {
-        read_iops: pick(old.read_iops, new.read_iops),
-        write_iops: pick(old.write_iops, new.write_iops),
-        read_bytes_s: pick(old.read_bytes_s, new.read_bytes_s),
-        write_bytes_s: pick(old.write_bytes_s, new.write_bytes_s),
+    let all_kept = keeps(old.read_iops, new.read_iops)
+        && keeps(old.write_iops, new.write_iops)
+        && keeps(old.read_bytes_s, new.read_bytes_s)
+        && keeps(old.write_bytes_s, new.write_bytes_s);
+    if all_kept {
+        *old
+    } else {
+        *new
     }
 }
 
@@ -399,17 +405,21 @@ mod tests {
             read_bytes_s: Some(7_000_000),
             write_bytes_s: Some(5),
         };
-        let settled = settle(&old, &new);
-        // Up by 4 %: kept. Down by any amount: written.
-        assert_eq!(settled.read_iops, Some(1000));
-        let lower = DeviceCaps {
-            read_iops: Some(990),
+        // Some fall or rise far: all the new values are written, the small rise too.
+        assert_eq!(settle(&old, &new), new);
+        // Only small rises: all kept.
+        let up_a_little = DeviceCaps {
+            read_iops: Some(1040),
             ..old
         };
-        assert_eq!(settle(&old, &lower).read_iops, Some(990));
-        assert_eq!(settled.write_iops, Some(20));
-        assert_eq!(settled.read_bytes_s, Some(7_000_000));
-        assert_eq!(settled.write_bytes_s, Some(5));
+        assert_eq!(settle(&old, &up_a_little), old);
+        // Down by any amount: written, with the rest as asked.
+        let lower = DeviceCaps {
+            read_iops: Some(990),
+            write_iops: Some(10),
+            ..old
+        };
+        assert_eq!(settle(&old, &lower), lower);
     }
 
     #[test]
