@@ -536,12 +536,6 @@ impl Controller {
                 || rises(fresh.read_bytes_s, held.read_bytes_s)
                 || rises(fresh.write_bytes_s, held.write_bytes_s)
                 || (self.presented_ticks[i] + 1 >= HOLD_CAPS_TICKS && moved(&fresh, &held));
-            if must && std::env::var("HOLD_DEBUG").is_ok() {
-                eprintln!(
-                    "present {i}: fresh {fresh:?} held {held:?} ticks {}",
-                    self.presented_ticks[i]
-                );
-            }
             if must {
                 self.presented_ticks[i] = 0;
                 self.presented[i] = fresh;
