@@ -569,12 +569,16 @@ impl Controller {
             .collect()
     }
 
-    /// Per volume, the factors (IOPS, MB/s) that would make its parts add up to its share:
-    /// above 1 where a margin holds them under it (see `Lift`).
+    /// Per volume, the factors (IOPS, MB/s) that would make the caps written add up to
+    /// `MIXED_TARGET` of its share: above 1 where a margin holds them under it (see `Lift`).
     fn lift_ceilings(&self, i: usize) -> (f64, f64) {
+        // Caps written stay under `MIXED_TARGET` of the share: a rewrite lets up to a slice
+        // more through (`HOLD_CAPS_TICKS`), and caps at the full share ran seconds at 114 %
+        // (a 70/30 stream) and 120 % (two volumes) of the VM's cap here.
         let ceiling = |share: f64, allot: Split| {
-            if allot.total() > 0.0 {
-                (share / allot.total()).max(1.0)
+            let written = allot.total() * self.kernel_margin;
+            if written > 0.0 {
+                (MIXED_TARGET * share / written).max(1.0)
             } else {
                 1.0
             }
@@ -1056,7 +1060,7 @@ fn sticky(new: Split, previous: Split, share: f64) -> Split {
 }
 
 /// Extra room the smaller direction keeps above its mean use when both are active.
-const SMALLER_DIRECTION_ROOM: f64 = 1.05;
+const SMALLER_DIRECTION_ROOM: f64 = 1.03;
 
 /// A volume's share between its two active directions, in proportion to their mean use over
 /// the last second. A mixed stream (one queue with a fixed read share) uses its directions in
