@@ -191,11 +191,12 @@ const MIX_FRESH_TICKS: u32 = 3;
 /// stream runs at `min(read part / 0.7, write part / 0.3)`, the lower of the two each time.
 const MIX_S: f64 = 1.0;
 
-/// The share of its limit a mixed volume (or volumes sharing the VM's cap) is steered to by
-/// `Lift`: the margins start every such case 10-13 % under the limit (`MIXED_MARGIN`,
-/// `KERNEL_MARGIN`), which is more than fidelity allows; 5 % under keeps room for the uneven
-/// batches that made the margins.
-pub const MIXED_TARGET: f64 = 0.95;
+/// The share of its limit the caps written of a mixed volume (or of volumes sharing the VM's
+/// cap) may rise to under `Lift`: the margins start every such case 13 % under the limit
+/// (`MIXED_MARGIN`, `KERNEL_MARGIN`), more than fidelity allows. At 95 % the command's own
+/// log showed seconds at 105.1 % (two volumes, a DS1's 800 IOPS) and 114 % (a 70/30 stream,
+/// caps at the full share) after rewrites; 93 % keeps room for the slice a rewrite lets through.
+pub const MIXED_TARGET: f64 = 0.93;
 
 /// Feedback on a volume whose caps carry the mixed margin: while the caps in force hold the
 /// workload back (it used nearly all they let through) and it runs under 92 % of its share,
