@@ -217,11 +217,10 @@ impl Lift {
     /// half steps would wait a window or two each before the kernel sees them.
     const MOST_UP: f64 = 1.1;
     /// Use at or above this share of the caps in force counts as held back by them. Lower
-    /// than `Gain::HELD_FROM`: a mixed stream's parts never match its mix exactly, so it runs
-    /// under the sum of its caps (`iofit run`'s 70/30 stream used 85 % of them here). A
-    /// workload that sets its own pace above it may lift the caps to `MIXED_TARGET` of the
-    /// share, no further.
-    const HELD_FROM: f64 = 0.8;
+    /// than `Gain::HELD_FROM`: a mixed stream's parts never match its mix exactly (the
+    /// smaller direction keeps 5 % of room), so it runs a few % under the sum of its caps.
+    /// A workload that sets its own pace above it may lift the caps to the share, no further.
+    const HELD_FROM: f64 = 0.9;
     /// Caps rise only from under this share of the share: between it and `Gain::OVER` they
     /// stay, since every change is a rewrite that lets more through (`HOLD_CAPS_TICKS`).
     const UP_BELOW: f64 = 0.92;
