@@ -276,17 +276,50 @@ impl Drop for ThrottleGroup {
 /// Keeps each old value where the new one is at most `HYSTERESIS` above it; a lower value is
 /// always written. So a cap in force is never above the one the controller asked for, and caps
 /// that the controller made add up to a limit never pass it (one direction's cap kept while the
-/// other's rose would).
-fn settle(old: &DeviceCaps, new: &DeviceCaps) -> DeviceCaps {
+/// other's rose would). But where one direction's cap falls while the other's rises (the split
+/// between them moved), both are written as asked: keeping the rising one at its old value
+/// while writing the falling one lost a few % of the total at every move (a ratchet), and the
+/// two still add up to no more than was asked.
+pub fn settle(old: &DeviceCaps, new: &DeviceCaps) -> DeviceCaps {
     let pick = |o: Option<u64>, n: Option<u64>| match (o, n) {
         (Some(o), Some(n)) if n >= o && (n - o) as f64 <= HYSTERESIS * o as f64 => Some(o),
         _ => n,
     };
+    let moved = |o: (Option<u64>, Option<u64>), n: (Option<u64>, Option<u64>)| match (o, n) {
+        ((Some(or), Some(ow)), (Some(nr), Some(nw))) => {
+            (nr < or && nw > ow) || (nw < ow && nr > or)
+        }
+        _ => false,
+    };
+    let iops_moved = moved(
+        (old.read_iops, old.write_iops),
+        (new.read_iops, new.write_iops),
+    );
+    let bytes_moved = moved(
+        (old.read_bytes_s, old.write_bytes_s),
+        (new.read_bytes_s, new.write_bytes_s),
+    );
+    let (read_iops, write_iops) = if iops_moved {
+        (new.read_iops, new.write_iops)
+    } else {
+        (
+            pick(old.read_iops, new.read_iops),
+            pick(old.write_iops, new.write_iops),
+        )
+    };
+    let (read_bytes_s, write_bytes_s) = if bytes_moved {
+        (new.read_bytes_s, new.write_bytes_s)
+    } else {
+        (
+            pick(old.read_bytes_s, new.read_bytes_s),
+            pick(old.write_bytes_s, new.write_bytes_s),
+        )
+    };
     DeviceCaps {
-        read_iops: pick(old.read_iops, new.read_iops),
-        write_iops: pick(old.write_iops, new.write_iops),
-        read_bytes_s: pick(old.read_bytes_s, new.read_bytes_s),
-        write_bytes_s: pick(old.write_bytes_s, new.write_bytes_s),
+        read_iops,
+        write_iops,
+        read_bytes_s,
+        write_bytes_s,
     }
 }
 
@@ -410,6 +443,30 @@ mod tests {
         assert_eq!(settled.write_iops, Some(20));
         assert_eq!(settled.read_bytes_s, Some(7_000_000));
         assert_eq!(settled.write_bytes_s, Some(5));
+    }
+
+    #[test]
+    fn a_split_that_moved_is_written_whole() {
+        let old = DeviceCaps {
+            read_iops: Some(3000),
+            write_iops: Some(1400),
+            read_bytes_s: Some(8_000_000),
+            write_bytes_s: Some(8_000_000),
+        };
+        // Reads down 3 %, writes up 4 %: both written, not the fall alone.
+        let new = DeviceCaps {
+            read_iops: Some(2910),
+            write_iops: Some(1456),
+            ..old
+        };
+        assert_eq!(settle(&old, &new), new);
+        // Both up a little: both kept.
+        let up = DeviceCaps {
+            read_iops: Some(3090),
+            write_iops: Some(1442),
+            ..old
+        };
+        assert_eq!(settle(&old, &up), old);
     }
 
     #[test]

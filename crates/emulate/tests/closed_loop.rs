@@ -1,0 +1,246 @@
+//! The controller against a simulated closed-loop device, as a rehearsal drives it: every tick
+//! the caps the controller asks for pass the throttle's hysteresis (`throttle::settle`, what
+//! `session` writes), and each volume's workload, a fixed queue whose every IO is a read with
+//! probability `read_share`, completes as many IOs as the tighter direction lets it:
+//! `min(read cap / read share, write cap / write share)`, split by the mix with binomial noise
+//! (a fixed-seed generator, so the test is deterministic). The counters are read at ticks that
+//! do not line up with the kernel's dispatch batches, so each direction's count in a tick is
+//! lumpy: up to `LUMP` of what it completed is counted a tick late (a 70/30 stream read at
+//! 100 ms showed parts from 2,572/1,792 to 3,347/1,017 here). Every rewrite of a volume's caps
+//! restarts the kernel's throttle slices, and up to a slice's worth passes again (a 70/30
+//! stream whose parts moved every 200 ms ran 6,327 IOPS in one second under caps adding up
+//! to 4,920 here). The margins are the ones a real rehearsal uses (`KERNEL_MARGIN`,
+//! `MIXED_MARGIN`).
+//!
+//! What must hold (issue 30): every 1-second window of every volume and of the VM within its
+//! cap + 5 % from the first second, and from the fourth second on, the binding cap delivered on
+//! average to what each case reaches now (89-96 %; predict's figure is the cap, fidelity asks
+//! for 90 %) and 85 % in every second (a rewrite's extra slice and the correction after it
+//! move single seconds).
+
+use iofit_emulate::controller::{Controller, KERNEL_MARGIN, MIXED_MARGIN};
+use iofit_emulate::throttle::{settle, DeviceCaps, DeviceCounters};
+use iofit_emulate::{DesignLimits, VmLimits, VolumeLimits};
+
+const TICK_S: f64 = 0.1;
+const TICKS_PER_S: usize = 10;
+/// The most of one tick's completions per direction that are counted in the next tick.
+const LUMP: f64 = 0.3;
+/// The kernel's throttle slice (blk-throttle: 100 ms).
+const SLICE_S: f64 = 0.1;
+
+/// Volumes of `volume_iops` and 200 MB/s each (a P30's), so 4 KiB IO uses a few % of the
+/// MB/s limit: far from binding, but a sliver of it binds.
+fn design(vm_iops: Option<f64>, volume_iops: &[f64]) -> DesignLimits {
+    DesignLimits {
+        vm: VmLimits {
+            name: "vm".into(),
+            uncached_iops: vm_iops,
+            uncached_throughput_mb_s: None,
+            burst_uncached_iops: None,
+            burst_uncached_throughput_mb_s: None,
+        },
+        volumes: volume_iops
+            .iter()
+            .enumerate()
+            .map(|(i, iops)| VolumeLimits {
+                label: format!("v{i}"),
+                design: String::new(),
+                iops: *iops,
+                throughput_mb_s: 200.0,
+                burst_iops: None,
+                burst_throughput_mb_s: None,
+                host_cached: false,
+            })
+            .collect(),
+        scale: 1.0,
+        notes: vec![],
+    }
+}
+
+/// A small fixed-seed generator of standard normal numbers (Box-Muller on an LCG).
+struct Noise(u64);
+
+impl Noise {
+    fn uniform(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+
+    fn normal(&mut self) -> f64 {
+        let (u, v) = (self.uniform(), self.uniform());
+        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    }
+}
+
+/// IOs per second each volume completed, per 1-second window, over `seconds`. `kernel` is
+/// what the throttle lets through per cap written (1.0: exactly the cap).
+fn rehearse(
+    limits: DesignLimits,
+    read_shares: &[f64],
+    seconds: usize,
+    kernel: f64,
+) -> Vec<Vec<f64>> {
+    let count = read_shares.len();
+    let mut controller = Controller::new(limits, 1.0, TICK_S)
+        .with_kernel_margin(KERNEL_MARGIN)
+        .with_mixed_margin(MIXED_MARGIN);
+    let mut written: Vec<Option<DeviceCaps>> = vec![None; count];
+    let mut done = vec![(0.0f64, 0.0f64); count];
+    // Completed but not yet counted, per volume and direction.
+    let mut late = vec![(0.0f64, 0.0f64); count];
+    let mut counted = vec![(0.0f64, 0.0f64); count];
+    let mut noise = Noise(30);
+    let mut windows = vec![vec![0.0; count]; seconds];
+    for tick in 0..seconds * TICKS_PER_S {
+        let asked = controller.caps();
+        let mut rewritten = vec![false; count];
+        let in_force: Vec<DeviceCaps> = asked
+            .iter()
+            .zip(&mut written)
+            .zip(&mut rewritten)
+            .map(|((caps, old), rewritten)| {
+                let caps = old.as_ref().map_or(*caps, |o| settle(o, caps));
+                *rewritten = old.is_some_and(|o| o != caps);
+                *old = Some(caps);
+                caps
+            })
+            .collect();
+        controller.caps_in_force(in_force.clone());
+        for (i, (caps, share)) in in_force.iter().zip(read_shares).enumerate() {
+            // A rewrite restarts both directions' throttle slices: what the slice had already
+            // let out is forgotten, so up to a slice's worth passes again.
+            let again = |cap: f64, noise: &mut Noise| {
+                if rewritten[i] {
+                    cap * SLICE_S * noise.uniform()
+                } else {
+                    0.0
+                }
+            };
+            let read_cap = caps.read_iops.unwrap() as f64;
+            let read_cap = read_cap * kernel * TICK_S + again(read_cap, &mut noise);
+            let write_cap = caps.write_iops.unwrap() as f64;
+            let write_cap = write_cap * kernel * TICK_S + again(write_cap, &mut noise);
+            let total = match *share {
+                s if s >= 1.0 => read_cap,
+                s if s <= 0.0 => write_cap,
+                s => (read_cap / s).min(write_cap / (1.0 - s)),
+            };
+            let spread = (total * share * (1.0 - share)).sqrt() * noise.normal();
+            let reads = (total * share + spread).clamp(0.0, read_cap);
+            let writes = (total - reads).clamp(0.0, write_cap);
+            done[i].0 += reads;
+            done[i].1 += writes;
+            windows[tick / TICKS_PER_S][i] += reads + writes;
+            let (read_late, write_late) = (
+                reads * LUMP * noise.uniform(),
+                writes * LUMP * noise.uniform(),
+            );
+            counted[i].0 += reads + late[i].0 - read_late;
+            counted[i].1 += writes + late[i].1 - write_late;
+            late[i] = (read_late, write_late);
+        }
+        let counters: Vec<DeviceCounters> = counted
+            .iter()
+            .map(|(r, w)| DeviceCounters {
+                read_ios: *r as u64,
+                write_ios: *w as u64,
+                read_bytes: *r as u64 * 4096,
+                write_bytes: *w as u64 * 4096,
+            })
+            .collect();
+        controller.tick(&counters, TICK_S);
+    }
+    windows
+}
+
+/// Every window within `cap` + 5 % (each volume against its own, their sum against the VM's),
+/// and from the fourth second on the binding cap reached: `least` of it on average, 85 %
+/// every second.
+fn check(windows: &[Vec<f64>], caps: (&[f64], Option<f64>), least: f64, what: &str) {
+    let (volume_caps, vm_cap) = caps;
+    let binding = vm_cap.map_or(volume_caps.iter().sum(), |vm| {
+        vm.min(volume_caps.iter().sum())
+    });
+    for (second, window) in windows.iter().enumerate() {
+        for (used, cap) in window.iter().zip(volume_caps) {
+            assert!(
+                *used <= cap * 1.05,
+                "{what}: second {second} ran {used:.0} IOPS against a cap of {cap}: {windows:.0?}"
+            );
+        }
+        let total: f64 = window.iter().sum();
+        if let Some(vm) = vm_cap {
+            assert!(
+                total <= vm * 1.05,
+                "{what}: second {second}, VM {total:.0} against {vm}: {windows:.0?}"
+            );
+        }
+        if second >= 3 {
+            assert!(
+                total >= 0.85 * binding,
+                "{what}: second {second} delivered {total:.0} of {binding} ({:.1} %): {windows:.0?}",
+                total / binding * 100.0
+            );
+        }
+    }
+    let settled = &windows[3..];
+    let mean = settled.iter().map(|w| w.iter().sum::<f64>()).sum::<f64>() / settled.len() as f64;
+    assert!(
+        mean >= least * binding,
+        "{what}: from the fourth second a mean of {mean:.0} of {binding} ({:.1} %): {windows:.0?}",
+        mean / binding * 100.0
+    );
+}
+
+#[test]
+fn one_volume_reaches_its_cap_whatever_the_mix_and_never_passes_it() {
+    // One direction reaches 96 % on average; 70/30 and 50/50 90-92 % (the caps written stop
+    // at `MIXED_TARGET`, 93 %, of the cap: the rewrites' extra slices need the rest); 30/70
+    // (reads the smaller part) holds 88 %: at its caps' ceiling it uses 94 % of what they let
+    // through, so its parts miss its mix by a few %; why is not pinned down. Asserted as they
+    // stand (less a point), so that a change that widens a gap fails. Before this controller:
+    // 85 % for 70/30.
+    for (share, least) in [
+        (0.7, 0.89),
+        (0.5, 0.89),
+        (1.0, 0.95),
+        (0.0, 0.95),
+        (0.3, 0.87),
+    ] {
+        for kernel in [1.0, 1.04] {
+            let windows = rehearse(design(None, &[5000.0]), &[share], 10, kernel);
+            check(
+                &windows,
+                (&[5000.0], None),
+                least,
+                &format!(
+                    "{:.0}/{:.0} mix, kernel x{kernel}",
+                    share * 100.0,
+                    (1.0 - share) * 100.0
+                ),
+            );
+        }
+    }
+}
+
+#[test]
+fn two_volumes_sharing_the_vm_cap_reach_it_and_never_pass_it() {
+    // A D2s_v5-like VM (3,750 uncached IOPS) over two P30s (5,000 each): the VM binds.
+    for shares in [[1.0, 1.0], [1.0, 0.0], [0.7, 1.0]] {
+        for kernel in [1.0, 1.04] {
+            let windows = rehearse(design(Some(3750.0), &[5000.0, 5000.0]), &shares, 10, kernel);
+            // 90-92 % (89.9 % with a kernel 4 % over, whose gain holds the caps lower);
+            // 86 % before this controller.
+            check(
+                &windows,
+                (&[5000.0, 5000.0], Some(3750.0)),
+                0.89,
+                &format!("two volumes {shares:?}, kernel x{kernel}"),
+            );
+        }
+    }
+}
