@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 const ABSENT: u8 = 0;
 const PRESENT: u8 = 1;
 const BUSY: u8 = 2;
+/// Another host's file of a shared fsd (`shared=yes`): never claimed, created or counted here.
+const OTHERS: u8 = 3;
 /// A run stops after this many failed operations (a full disk must not spin for the run).
 const MAX_ERRORS: u64 = 1000;
 
@@ -45,6 +47,8 @@ pub(crate) struct Shared {
     sync: Option<SyncFlag>,
     /// `wss=`: the files a run may pick (None: every file).
     pool: Option<Vec<usize>>,
+    /// A shared fsd: other hosts make the same directories (one already made is no error).
+    shared_dirs: bool,
 }
 
 /// What one phase (format or the run) measured.
@@ -112,8 +116,7 @@ fn run_phases(
     let mut shared = Vec::new();
     let mut claims = Vec::new();
     for fsd in &run.fsds {
-        let claim = anchor::claim(&fsd.anchor, options.allow_overwrite)?;
-        claims.push(claim);
+        claims.push(claim_anchor(fsd, options)?);
         let tree = Tree::new(fsd);
         let fwd_direct = run
             .fwds
@@ -124,11 +127,23 @@ fn run_phases(
         }
         let root = Beneath::open(&fsd.anchor)
             .map_err(|e| FsError::io("cannot open anchor", &fsd.anchor, e))?;
-        shared.push(Shared {
-            root,
-            files: (0..tree.file_count())
+        let files: Vec<AtomicU8> = match fsd.share {
+            None => (0..tree.file_count())
                 .map(|_| AtomicU8::new(ABSENT))
                 .collect(),
+            Some(share) => {
+                let states: Vec<AtomicU8> = (0..tree.file_count())
+                    .map(|_| AtomicU8::new(OTHERS))
+                    .collect();
+                for i in tree.shared_files(share.slave, share.slaves) {
+                    states[i].store(ABSENT, Ordering::Relaxed);
+                }
+                states
+            }
+        };
+        shared.push(Shared {
+            root,
+            files,
             dirs: (0..tree.file_dirs.len())
                 .map(|_| AtomicU8::new(ABSENT))
                 .collect(),
@@ -139,13 +154,18 @@ fn run_phases(
             tree,
             direct: fsd.direct,
             sync: fsd.sync_writes,
+            shared_dirs: fsd.share.is_some(),
         });
     }
     let mut format = None;
     match run.format {
         FormatMode::Clean => {
             for (fsd, claim) in run.fsds.iter().zip(&claims) {
-                anchor::clear(&fsd.anchor, *claim)?;
+                // A shared fsd is cleared by its first host alone (the others would race
+                // it for the same names).
+                if fsd.share.is_none_or(|share| share.slave == 0) {
+                    anchor::clear(&fsd.anchor, *claim)?;
+                }
             }
             return Ok(outcome(None, None, &shared, run, options));
         }
@@ -155,7 +175,7 @@ fn run_phases(
             }
             format = Some(format_trees(&shared, run, options)?);
         }
-        FormatMode::Restart => {
+        FormatMode::Restart | FormatMode::RestartOnly => {
             scan(&shared);
             format = Some(format_trees(&shared, run, options)?);
         }
@@ -165,7 +185,8 @@ fn run_phases(
     if let Some(format) = &format {
         on_event(FsEvent::Formatted(format));
     }
-    if run.format == FormatMode::Only || format_only || options.stop.load(Ordering::Relaxed) {
+    let only = matches!(run.format, FormatMode::Only | FormatMode::RestartOnly);
+    if only || format_only || options.stop.load(Ordering::Relaxed) {
         return Ok(outcome(format, None, &shared, run, options));
     }
     let measured = run_workload(&shared, run, options, on_event)?;
@@ -189,14 +210,37 @@ fn outcome(
             .iter()
             .zip(shared)
             .map(|(fsd, s)| {
-                let present = s
-                    .files
-                    .iter()
-                    .filter(|f| f.load(Ordering::Relaxed) == PRESENT)
-                    .count();
-                (fsd.name.clone(), present, s.tree.file_count())
+                let state = |want: u8| {
+                    s.files
+                        .iter()
+                        .filter(|f| f.load(Ordering::Relaxed) == want)
+                        .count()
+                };
+                // A shared fsd's host counts its own files only.
+                let own = s.tree.file_count() - state(OTHERS);
+                (fsd.name.clone(), state(PRESENT), own)
             })
             .collect(),
+    }
+}
+
+/// Claims an fsd's anchor. The hosts of a shared fsd claim the same anchor at the same
+/// time: one creates and marks it while another may find it half made (no mark yet, or the
+/// mark being written), so a shared fsd's claim is retried for a while before its error
+/// stands; a foreign anchor is still refused, only later.
+fn claim_anchor(
+    fsd: &iofit_jobfile::vdbench::FsdDef,
+    options: &FsOptions,
+) -> Result<anchor::AnchorClaim, FsError> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match anchor::claim(&fsd.anchor, options.allow_overwrite) {
+            Ok(claim) => return Ok(claim),
+            Err(_) if fsd.share.is_some() && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
 }
 
@@ -276,6 +320,9 @@ fn scan(shared: &[Shared]) {
             }
         }
         for (i, state) in s.files.iter().enumerate() {
+            if state.load(Ordering::Relaxed) == OTHERS {
+                continue;
+            }
             let complete = s
                 .root
                 .stat(&s.tree.file_path(i))
@@ -305,10 +352,12 @@ fn format_trees(
                 continue;
             }
             let t = Instant::now();
-            s.root
-                .create_dir(dir)
-                .map_err(|e| FsError::io("cannot create directory", dir, e))?;
-            stats.record(FileOp::Mkdir, 0, t.elapsed().as_nanos() as u64);
+            match s.root.create_dir(dir) {
+                Ok(()) => stats.record(FileOp::Mkdir, 0, t.elapsed().as_nanos() as u64),
+                // Another host of a shared fsd made it first (vdbench's DIR_CREATE_SHARED).
+                Err(_) if s.shared_dirs && s.root.is_dir(dir) => {}
+                Err(e) => return Err(FsError::io("cannot create directory", dir, e)),
+            }
         }
         for state in &s.dirs {
             state.store(PRESENT, Ordering::Relaxed);
@@ -327,7 +376,7 @@ fn format_trees(
                             if options.stop.load(Ordering::Relaxed) {
                                 return Ok(stats);
                             }
-                            if s.files[i].load(Ordering::Relaxed) == PRESENT {
+                            if matches!(s.files[i].load(Ordering::Relaxed), PRESENT | OTHERS) {
                                 continue;
                             }
                             create_file(s, i, xfer, &mut buffer, &mut stats)?;

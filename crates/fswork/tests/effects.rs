@@ -476,3 +476,94 @@ fn fwdrate_paces_each_read_not_each_file() {
         "{opens} opens for {reads} reads"
     );
 }
+
+/// Two hosts of a `shared=yes` fsd, run here as two concurrent runs of the same anchor, each
+/// with its host number (what `FsRun::on_host` gives each host): they make the directories
+/// together without an error, each creates and reads only its own every-other file, and
+/// between them every file is made exactly once.
+#[test]
+fn a_shared_fsd_splits_its_files_between_hosts_every_nth_file() {
+    use iofit_jobfile::vdbench::FileShare;
+    let root = tempfile::tempdir().unwrap();
+    let anchor = root.path().join("shared");
+    let text = format!(
+        "fsd=fsd1,anchor={},depth=2,width=2,files=3,size=4k,shared=yes\n\
+         fwd=fwd1,fsd=fsd1,operation=read,xfersize=4k,threads=2\n\
+         rd=make,fwd=fwd1,fwdrate=max,format=(restart,only),elapsed=1,interval=1\n\
+         rd=read,fwd=fwd1,fwdrate=max,format=no,elapsed=1,interval=1\n",
+        anchor.display()
+    );
+    let file = parse_str(&text, "shared.vdb").unwrap();
+    let runs = file.fs_runs().unwrap();
+    assert_eq!(
+        runs[0].format,
+        iofit_jobfile::vdbench::FormatMode::RestartOnly
+    );
+    let options = FsOptions {
+        allow_overwrite: false,
+        stop: Default::default(),
+    };
+    let host_run = |run: &iofit_jobfile::vdbench::FsRun, slave: u32| {
+        let mut run = run.clone();
+        run.fsds[0].share = Some(FileShare { slave, slaves: 2 });
+        run
+    };
+    // Both hosts claim the new anchor and format at once.
+    let made: Vec<FsOutcome> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2)
+            .map(|slave| {
+                let run = host_run(&runs[0], slave);
+                let options = options.clone();
+                scope.spawn(move || run_on(&run, &options))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    // 4 leaf directories x 3 files = 12 files: 6 each, all present.
+    for outcome in &made {
+        assert_eq!(outcome.files_per_fsd[0], ("fsd1".to_string(), 6, 6));
+        let format = outcome.format.as_ref().unwrap();
+        assert_eq!(format.stats.ops[index(FileOp::Create)].count, 6);
+    }
+    assert_eq!(count_tree(&anchor), (6, 12));
+    // vdbench's order: leaf directories by J, then parent (1_1/2_1, 1_2/2_1, 1_1/2_2,
+    // 1_2/2_2), files counted through them: host 0 has files 0, 2, 4, ... of that order
+    // (counted parent by parent, as iofit lists them, 1_1/2_2 would start with f0002).
+    let tree = iofit_fswork::tree::Tree::new(&runs[0].fsds[0]);
+    let host0: Vec<String> = tree
+        .shared_files(0, 2)
+        .into_iter()
+        .map(|i| {
+            let path = tree.file_path(i);
+            path.strip_prefix(&anchor).unwrap().display().to_string()
+        })
+        .collect();
+    assert_eq!(
+        host0,
+        [
+            "vdb.1_1.dir/vdb.2_1.dir/vdb_f0001.file",
+            "vdb.1_1.dir/vdb.2_1.dir/vdb_f0003.file",
+            "vdb.1_1.dir/vdb.2_2.dir/vdb_f0001.file",
+            "vdb.1_1.dir/vdb.2_2.dir/vdb_f0003.file",
+            "vdb.1_2.dir/vdb.2_1.dir/vdb_f0002.file",
+            "vdb.1_2.dir/vdb.2_2.dir/vdb_f0002.file",
+        ]
+    );
+    let host1 = tree.shared_files(1, 2);
+    assert!(host1.iter().all(|i| !tree.shared_files(0, 2).contains(i)));
+    assert_eq!(host1.len(), 6);
+    // The measured run of one host finds its 6 files and reads only those: deleting the
+    // other host's files changes nothing for it.
+    for i in &host1 {
+        std::fs::remove_file(tree.file_path(*i)).unwrap();
+    }
+    let read = run_on(&host_run(&runs[1], 0), &options);
+    assert_eq!(read.files_per_fsd[0], ("fsd1".to_string(), 6, 6));
+    assert!(count(&read, FileOp::Read) > 0);
+    assert_eq!(read.run.as_ref().unwrap().stats.total_errors(), 0);
+    assert_eq!(read.run.as_ref().unwrap().stats.no_candidate, 0);
+}
+
+fn run_on(fs_run: &iofit_jobfile::vdbench::FsRun, options: &FsOptions) -> FsOutcome {
+    run(fs_run, options).unwrap()
+}
