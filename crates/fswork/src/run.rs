@@ -11,12 +11,12 @@ use crate::tree::{splitmix, Tree};
 use crate::FsError;
 use iofit_jobfile::vdbench::{FileOp, FileSelect, FormatMode, FsRun, FwdRate, SyncFlag, XferSize};
 use iofit_safefs::anchor;
-use iofit_safefs::beneath::Beneath;
+use iofit_safefs::beneath::{Beneath, BeneathDir};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const ABSENT: u8 = 0;
@@ -49,6 +49,33 @@ pub(crate) struct Shared {
     pool: Option<Vec<usize>>,
     /// A shared fsd: other hosts make the same directories (one already made is no error).
     shared_dirs: bool,
+    /// The directories that hold files, each opened (beneath the anchor) on its first
+    /// delete or getattr and kept: those are then one system call, as fio's, not three (open
+    /// the directory, act, close it). An rmdir drops its directory's.
+    dir_handles: Vec<Mutex<Option<Arc<BeneathDir>>>>,
+}
+
+impl Shared {
+    /// The open directory of file `i` (opened on first use).
+    fn dir_handle(&self, i: usize) -> std::io::Result<Arc<BeneathDir>> {
+        let d = self.tree.file_dir_of(i);
+        let mut slot = self.dir_handles[d]
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(dir) = slot.as_ref() {
+            return Ok(Arc::clone(dir));
+        }
+        let dir = Arc::new(self.root.open_dir(self.tree.dir_of_file(i))?);
+        *slot = Some(Arc::clone(&dir));
+        Ok(dir)
+    }
+
+    /// Forgets the open directory `d` (by position among the file directories): removed.
+    fn drop_dir_handle(&self, d: usize) {
+        if let Some(slot) = self.dir_handles.get(d) {
+            *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+        }
+    }
 }
 
 /// What one phase (format or the run) measured.
@@ -127,6 +154,7 @@ fn run_phases(
         }
         let root = Beneath::open(&fsd.anchor)
             .map_err(|e| FsError::io("cannot open anchor", &fsd.anchor, e))?;
+        let tree_dirs = tree.file_dir_count();
         let files: Vec<AtomicU8> = match fsd.share {
             None => (0..tree.file_count())
                 .map(|_| AtomicU8::new(ABSENT))
@@ -155,6 +183,7 @@ fn run_phases(
             direct: fsd.direct,
             sync: fsd.sync_writes,
             shared_dirs: fsd.share.is_some(),
+            dir_handles: (0..tree_dirs).map(|_| Mutex::new(None)).collect(),
         });
     }
     let mut format = None;
@@ -888,7 +917,27 @@ impl Worker<'_> {
             })
     }
 
+    /// delete and getattr: one call on the file's open directory ([`Shared::dir_handle`]).
+    fn name_op(&mut self, s: &Shared, i: usize, op: FileOp) -> Result<(), FsError> {
+        let name = s.tree.file_name(i);
+        let t = Instant::now();
+        let result = s.dir_handle(i).and_then(|dir| match op {
+            FileOp::Delete => dir.remove_file(name.as_ref()),
+            _ => dir.stat(name.as_ref()).map(|_| ()),
+        });
+        let context = match op {
+            FileOp::Delete => "cannot delete",
+            _ => "cannot stat",
+        };
+        result.map_err(|e| FsError::io(context, &s.tree.file_path(i), e))?;
+        self.stats.record(op, 0, t.elapsed().as_nanos() as u64);
+        Ok(())
+    }
+
     fn file_op(&mut self, s: &Shared, i: usize, op: FileOp) -> Result<(), FsError> {
+        if matches!(op, FileOp::Delete | FileOp::Getattr) {
+            return self.name_op(s, i, op);
+        }
         let path = s.tree.file_path(i);
         let t = Instant::now();
         let ns = |t: Instant| t.elapsed().as_nanos() as u64;
@@ -947,18 +996,6 @@ impl Worker<'_> {
                 let t = Instant::now();
                 drop(file);
                 self.stats.record(FileOp::Close, 0, ns(t));
-            }
-            FileOp::Delete => {
-                s.root
-                    .remove_file(&path)
-                    .map_err(|e| FsError::io("cannot delete", &path, e))?;
-                self.stats.record(op, 0, ns(t));
-            }
-            FileOp::Getattr => {
-                s.root
-                    .stat(&path)
-                    .map_err(|e| FsError::io("cannot stat", &path, e))?;
-                self.stats.record(op, 0, ns(t));
             }
             FileOp::Setattr => {
                 let mode = if self.random().is_multiple_of(2) {
@@ -1030,7 +1067,11 @@ impl Worker<'_> {
             self.stats.no_candidate += 1;
             return Ok(());
         } else {
-            s.root.remove_dir(path).map(|_| ABSENT)
+            let removed = s.root.remove_dir(path).map(|_| ABSENT);
+            if removed.is_ok() {
+                s.drop_dir_handle(d);
+            }
+            removed
         };
         match result {
             Ok(state) => {

@@ -88,9 +88,19 @@ impl Tree {
     }
 
     pub fn file_path(&self, index: usize) -> PathBuf {
+        self.dir_of_file(index).join(self.file_name(index))
+    }
+
+    /// The name of file `index` in its directory.
+    pub fn file_name(&self, index: usize) -> String {
         let number = index % self.files_per_dir.max(1) as usize + 1;
-        self.dir_of_file(index)
-            .join(format!("vdb_f{number:04}.file"))
+        format!("vdb_f{number:04}.file")
+    }
+
+    /// The position of file `index`'s directory among the directories that hold files
+    /// (0: the anchor, at depth 0).
+    pub fn file_dir_of(&self, index: usize) -> usize {
+        index / self.files_per_dir.max(1) as usize
     }
 
     /// The size of file `index`: one of `sizes=`, chosen by a hash of the index so the

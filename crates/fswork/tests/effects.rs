@@ -567,3 +567,54 @@ fn a_shared_fsd_splits_its_files_between_hosts_every_nth_file() {
 fn run_on(fs_run: &iofit_jobfile::vdbench::FsRun, options: &FsOptions) -> FsOutcome {
     run(fs_run, options).unwrap()
 }
+
+/// Deletes and getattrs go through each directory opened once below the anchor: a
+/// subdirectory replaced by a link to a user's directory holding files of the same names
+/// before the run is never walked into (its operations fail and are counted), and the
+/// user's files stay.
+#[test]
+fn deletes_never_reach_a_users_directory_linked_in_place_of_a_subdirectory() {
+    for root in roots() {
+        let anchor = root.path().join("anchor");
+        let users = root.path().join("users");
+        std::fs::create_dir(&users).unwrap();
+        for n in 1..=4 {
+            std::fs::write(users.join(format!("vdb_f{n:04}.file")), b"the user's").unwrap();
+        }
+        let text = |rd: &str| {
+            format!(
+                "fsd=fsd1,anchor={},depth=1,width=2,files=4,size=4k\n\
+                 fwd=fwdd,fsd=fsd1,operation=delete,threads=2\n\
+                 fwd=fwdg,fsd=fsd1,operation=getattr,threads=1\n\
+                 {rd}\n",
+                anchor.display()
+            )
+        };
+        run_text(&text(
+            "rd=make,fwd=fwdd,fwdrate=max,format=only,elapsed=1,interval=1",
+        ));
+        let sub = anchor.join("vdb.1_1.dir");
+        std::fs::rename(&sub, root.path().join("moved")).unwrap();
+        std::os::unix::fs::symlink(&users, &sub).unwrap();
+        let outcome = &run_text(&text(
+            "rd=del,fwd=(fwdd,fwdg),fwdrate=max,format=no,elapsed=1,interval=1",
+        ))[0];
+        // The scan found only vdb.1_2.dir's 4 files (the link is not a directory of the tree).
+        assert_eq!(
+            outcome.files_per_fsd[0].1, 0,
+            "all that was found is deleted"
+        );
+        for n in 1..=4 {
+            assert_eq!(
+                std::fs::read(users.join(format!("vdb_f{n:04}.file"))).unwrap(),
+                b"the user's"
+            );
+        }
+        assert_eq!(
+            std::fs::read_dir(anchor.join("vdb.1_2.dir"))
+                .unwrap()
+                .count(),
+            0
+        );
+    }
+}
