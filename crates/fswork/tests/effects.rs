@@ -618,3 +618,32 @@ fn deletes_never_reach_a_users_directory_linked_in_place_of_a_subdirectory() {
         );
     }
 }
+
+/// A worker out of work (every file deleted in the first milliseconds of a 2 s run) waits
+/// for work with growing sleeps instead of scanning the file states in a loop: it looks at
+/// most about once a millisecond (it used to look tens of thousands of times, holding a core).
+#[test]
+fn a_worker_out_of_files_waits_rather_than_spins() {
+    let root = tempfile::tempdir().unwrap();
+    let outcomes = run_text(&format!(
+        "fsd=fsd1,anchor={}/a,depth=1,width=2,files=20,size=4k\n\
+         fwd=fwd1,fsd=fsd1,operation=delete,threads=1\n\
+         rd=make,fwd=fwd1,fwdrate=max,format=only,elapsed=1,interval=1\n\
+         rd=rd1,fwd=fwd1,fwdrate=max,format=no,elapsed=2,interval=1\n",
+        root.path().display()
+    ));
+    let outcome = &outcomes[1];
+    assert_eq!(outcome.files_per_fsd[0].1, 0);
+    let run = outcome.run.as_ref().unwrap();
+    let deleted: u64 = run
+        .intervals
+        .iter()
+        .map(|i| i.counts.count[index(FileOp::Delete)])
+        .sum();
+    assert_eq!(deleted, 40);
+    let looks = run.stats.no_candidate;
+    assert!(
+        (1..2_500).contains(&looks),
+        "{looks} looks for a file to delete in 1 s"
+    );
+}
