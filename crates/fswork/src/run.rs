@@ -11,17 +11,19 @@ use crate::tree::{splitmix, Tree};
 use crate::FsError;
 use iofit_jobfile::vdbench::{FileOp, FileSelect, FormatMode, FsRun, FwdRate, SyncFlag, XferSize};
 use iofit_safefs::anchor;
-use iofit_safefs::beneath::Beneath;
+use iofit_safefs::beneath::{Beneath, BeneathDir};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const ABSENT: u8 = 0;
 const PRESENT: u8 = 1;
 const BUSY: u8 = 2;
+/// Another host's file of a shared fsd (`shared=yes`): never claimed, created or counted here.
+const OTHERS: u8 = 3;
 /// A run stops after this many failed operations (a full disk must not spin for the run).
 const MAX_ERRORS: u64 = 1000;
 
@@ -45,6 +47,35 @@ pub(crate) struct Shared {
     sync: Option<SyncFlag>,
     /// `wss=`: the files a run may pick (None: every file).
     pool: Option<Vec<usize>>,
+    /// A shared fsd: other hosts make the same directories (one already made is no error).
+    shared_dirs: bool,
+    /// The directories that hold files, each opened (beneath the anchor) on its first
+    /// delete or getattr and kept: those are then one system call, as fio's, not three (open
+    /// the directory, act, close it). An rmdir drops its directory's.
+    dir_handles: Vec<Mutex<Option<Arc<BeneathDir>>>>,
+}
+
+impl Shared {
+    /// The open directory of file `i` (opened on first use).
+    fn dir_handle(&self, i: usize) -> std::io::Result<Arc<BeneathDir>> {
+        let d = self.tree.file_dir_of(i);
+        let mut slot = self.dir_handles[d]
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(dir) = slot.as_ref() {
+            return Ok(Arc::clone(dir));
+        }
+        let dir = Arc::new(self.root.open_dir(self.tree.dir_of_file(i))?);
+        *slot = Some(Arc::clone(&dir));
+        Ok(dir)
+    }
+
+    /// Forgets the open directory `d` (by position among the file directories): removed.
+    fn drop_dir_handle(&self, d: usize) {
+        if let Some(slot) = self.dir_handles.get(d) {
+            *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+        }
+    }
 }
 
 /// What one phase (format or the run) measured.
@@ -112,8 +143,7 @@ fn run_phases(
     let mut shared = Vec::new();
     let mut claims = Vec::new();
     for fsd in &run.fsds {
-        let claim = anchor::claim(&fsd.anchor, options.allow_overwrite)?;
-        claims.push(claim);
+        claims.push(claim_anchor(fsd, options)?);
         let tree = Tree::new(fsd);
         let fwd_direct = run
             .fwds
@@ -124,11 +154,24 @@ fn run_phases(
         }
         let root = Beneath::open(&fsd.anchor)
             .map_err(|e| FsError::io("cannot open anchor", &fsd.anchor, e))?;
-        shared.push(Shared {
-            root,
-            files: (0..tree.file_count())
+        let tree_dirs = tree.file_dir_count();
+        let files: Vec<AtomicU8> = match fsd.share {
+            None => (0..tree.file_count())
                 .map(|_| AtomicU8::new(ABSENT))
                 .collect(),
+            Some(share) => {
+                let states: Vec<AtomicU8> = (0..tree.file_count())
+                    .map(|_| AtomicU8::new(OTHERS))
+                    .collect();
+                for i in tree.shared_files(share.slave, share.slaves) {
+                    states[i].store(ABSENT, Ordering::Relaxed);
+                }
+                states
+            }
+        };
+        shared.push(Shared {
+            root,
+            files,
             dirs: (0..tree.file_dirs.len())
                 .map(|_| AtomicU8::new(ABSENT))
                 .collect(),
@@ -139,13 +182,19 @@ fn run_phases(
             tree,
             direct: fsd.direct,
             sync: fsd.sync_writes,
+            shared_dirs: fsd.share.is_some(),
+            dir_handles: (0..tree_dirs).map(|_| Mutex::new(None)).collect(),
         });
     }
     let mut format = None;
     match run.format {
         FormatMode::Clean => {
             for (fsd, claim) in run.fsds.iter().zip(&claims) {
-                anchor::clear(&fsd.anchor, *claim)?;
+                // A shared fsd is cleared by its first host alone (the others would race
+                // it for the same names).
+                if fsd.share.is_none_or(|share| share.slave == 0) {
+                    anchor::clear(&fsd.anchor, *claim)?;
+                }
             }
             return Ok(outcome(None, None, &shared, run, options));
         }
@@ -155,7 +204,7 @@ fn run_phases(
             }
             format = Some(format_trees(&shared, run, options)?);
         }
-        FormatMode::Restart => {
+        FormatMode::Restart | FormatMode::RestartOnly => {
             scan(&shared);
             format = Some(format_trees(&shared, run, options)?);
         }
@@ -165,7 +214,8 @@ fn run_phases(
     if let Some(format) = &format {
         on_event(FsEvent::Formatted(format));
     }
-    if run.format == FormatMode::Only || format_only || options.stop.load(Ordering::Relaxed) {
+    let only = matches!(run.format, FormatMode::Only | FormatMode::RestartOnly);
+    if only || format_only || options.stop.load(Ordering::Relaxed) {
         return Ok(outcome(format, None, &shared, run, options));
     }
     let measured = run_workload(&shared, run, options, on_event)?;
@@ -189,14 +239,37 @@ fn outcome(
             .iter()
             .zip(shared)
             .map(|(fsd, s)| {
-                let present = s
-                    .files
-                    .iter()
-                    .filter(|f| f.load(Ordering::Relaxed) == PRESENT)
-                    .count();
-                (fsd.name.clone(), present, s.tree.file_count())
+                let state = |want: u8| {
+                    s.files
+                        .iter()
+                        .filter(|f| f.load(Ordering::Relaxed) == want)
+                        .count()
+                };
+                // A shared fsd's host counts its own files only.
+                let own = s.tree.file_count() - state(OTHERS);
+                (fsd.name.clone(), state(PRESENT), own)
             })
             .collect(),
+    }
+}
+
+/// Claims an fsd's anchor. The hosts of a shared fsd claim the same anchor at the same
+/// time: one creates and marks it while another may find it half made (no mark yet, or the
+/// mark being written), so a shared fsd's claim is retried for a while before its error
+/// stands; a foreign anchor is still refused, only later.
+fn claim_anchor(
+    fsd: &iofit_jobfile::vdbench::FsdDef,
+    options: &FsOptions,
+) -> Result<anchor::AnchorClaim, FsError> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match anchor::claim(&fsd.anchor, options.allow_overwrite) {
+            Ok(claim) => return Ok(claim),
+            Err(_) if fsd.share.is_some() && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
 }
 
@@ -276,6 +349,9 @@ fn scan(shared: &[Shared]) {
             }
         }
         for (i, state) in s.files.iter().enumerate() {
+            if state.load(Ordering::Relaxed) == OTHERS {
+                continue;
+            }
             let complete = s
                 .root
                 .stat(&s.tree.file_path(i))
@@ -305,10 +381,12 @@ fn format_trees(
                 continue;
             }
             let t = Instant::now();
-            s.root
-                .create_dir(dir)
-                .map_err(|e| FsError::io("cannot create directory", dir, e))?;
-            stats.record(FileOp::Mkdir, 0, t.elapsed().as_nanos() as u64);
+            match s.root.create_dir(dir) {
+                Ok(()) => stats.record(FileOp::Mkdir, 0, t.elapsed().as_nanos() as u64),
+                // Another host of a shared fsd made it first (vdbench's DIR_CREATE_SHARED).
+                Err(_) if s.shared_dirs && s.root.is_dir(dir) => {}
+                Err(e) => return Err(FsError::io("cannot create directory", dir, e)),
+            }
         }
         for state in &s.dirs {
             state.store(PRESENT, Ordering::Relaxed);
@@ -327,7 +405,7 @@ fn format_trees(
                             if options.stop.load(Ordering::Relaxed) {
                                 return Ok(stats);
                             }
-                            if s.files[i].load(Ordering::Relaxed) == PRESENT {
+                            if matches!(s.files[i].load(Ordering::Relaxed), PRESENT | OTHERS) {
                                 continue;
                             }
                             create_file(s, i, xfer, &mut buffer, &mut stats)?;
@@ -666,6 +744,30 @@ fn run_workload(
     })
 }
 
+thread_local! {
+    /// Consecutive steps of this worker thread (one per worker) that found no file or
+    /// directory to work on.
+    static IDLE_STEPS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// A step found nothing to work on (every file created, every one deleted): yield the first
+/// few times, then sleep, doubling up to about 1 ms, so a worker out of work waits for
+/// another fwd to make some rather than scan the file states in a loop. Spinning held a core
+/// for the rest of the run (a create run that ended its files in 5 s of 12 spent 56 % of its
+/// CPU scanning), slowing whatever else ran: the other fwds, or other programs.
+fn idle() {
+    let streak = IDLE_STEPS.with(|c| {
+        let n = c.get();
+        c.set(n.saturating_add(1));
+        n
+    });
+    if streak < 8 {
+        std::thread::yield_now();
+    } else {
+        std::thread::sleep(Duration::from_micros(1 << (streak - 8).min(10)));
+    }
+}
+
 /// The shortest interval reported (a typo like interval=0 must not spin the reporter).
 const MIN_INTERVAL: Duration = Duration::from_millis(100);
 
@@ -800,7 +902,7 @@ impl Worker<'_> {
     ) -> Result<(), FsError> {
         let Some(i) = self.claim(&s.files, s.pool.as_deref(), want) else {
             self.stats.no_candidate += 1;
-            std::thread::yield_now();
+            idle();
             return Ok(());
         };
         let result = f(self, i);
@@ -837,9 +939,30 @@ impl Worker<'_> {
                     .compare_exchange(want, BUSY, Ordering::Acquire, Ordering::Relaxed)
                     .is_ok()
             })
+            .inspect(|_| IDLE_STEPS.with(|c| c.set(0)))
+    }
+
+    /// delete and getattr: one call on the file's open directory ([`Shared::dir_handle`]).
+    fn name_op(&mut self, s: &Shared, i: usize, op: FileOp) -> Result<(), FsError> {
+        let name = s.tree.file_name(i);
+        let t = Instant::now();
+        let result = s.dir_handle(i).and_then(|dir| match op {
+            FileOp::Delete => dir.remove_file(name.as_ref()),
+            _ => dir.stat(name.as_ref()).map(|_| ()),
+        });
+        let context = match op {
+            FileOp::Delete => "cannot delete",
+            _ => "cannot stat",
+        };
+        result.map_err(|e| FsError::io(context, &s.tree.file_path(i), e))?;
+        self.stats.record(op, 0, t.elapsed().as_nanos() as u64);
+        Ok(())
     }
 
     fn file_op(&mut self, s: &Shared, i: usize, op: FileOp) -> Result<(), FsError> {
+        if matches!(op, FileOp::Delete | FileOp::Getattr) {
+            return self.name_op(s, i, op);
+        }
         let path = s.tree.file_path(i);
         let t = Instant::now();
         let ns = |t: Instant| t.elapsed().as_nanos() as u64;
@@ -899,18 +1022,6 @@ impl Worker<'_> {
                 drop(file);
                 self.stats.record(FileOp::Close, 0, ns(t));
             }
-            FileOp::Delete => {
-                s.root
-                    .remove_file(&path)
-                    .map_err(|e| FsError::io("cannot delete", &path, e))?;
-                self.stats.record(op, 0, ns(t));
-            }
-            FileOp::Getattr => {
-                s.root
-                    .stat(&path)
-                    .map_err(|e| FsError::io("cannot stat", &path, e))?;
-                self.stats.record(op, 0, ns(t));
-            }
             FileOp::Setattr => {
                 let mode = if self.random().is_multiple_of(2) {
                     0o644
@@ -965,7 +1076,7 @@ impl Worker<'_> {
         let want = if op == FileOp::Mkdir { ABSENT } else { PRESENT };
         let Some(d) = self.claim(&s.dirs, None, want) else {
             self.stats.no_candidate += 1;
-            std::thread::yield_now();
+            idle();
             return Ok(());
         };
         let path = &s.tree.dirs[s.tree.file_dirs[d]];
@@ -981,7 +1092,11 @@ impl Worker<'_> {
             self.stats.no_candidate += 1;
             return Ok(());
         } else {
-            s.root.remove_dir(path).map(|_| ABSENT)
+            let removed = s.root.remove_dir(path).map(|_| ABSENT);
+            if removed.is_ok() {
+                s.drop_dir_handle(d);
+            }
+            removed
         };
         match result {
             Ok(state) => {
@@ -1000,11 +1115,13 @@ impl Worker<'_> {
     fn copy_or_move(&mut self, s: &Shared, op: FileOp) -> Result<(), FsError> {
         let Some(from) = self.claim(&s.files, s.pool.as_deref(), PRESENT) else {
             self.stats.no_candidate += 1;
+            idle();
             return Ok(());
         };
         let Some(to) = self.claim(&s.files, s.pool.as_deref(), ABSENT) else {
             s.files[from].store(PRESENT, Ordering::Release);
             self.stats.no_candidate += 1;
+            idle();
             return Ok(());
         };
         let (src, dst) = (s.tree.file_path(from), s.tree.file_path(to));

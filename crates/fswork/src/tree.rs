@@ -16,6 +16,8 @@ pub struct Tree {
     pub file_dirs: Vec<usize>,
     pub files_per_dir: u32,
     sizes: Vec<(u64, f64)>,
+    /// (level, J) of every entry of `dirs`: `vdb.L_J.dir`.
+    levels: Vec<(u32, u32)>,
     /// Files a format creates: all of them, or the first ones up to `totalsize=`.
     pub format_files: usize,
 }
@@ -25,6 +27,7 @@ impl Tree {
         let mut dirs = Vec::new();
         let mut level: Vec<PathBuf> = vec![fsd.anchor.clone()];
         let mut file_dirs = Vec::new();
+        let mut levels = Vec::new();
         for depth in 1..=fsd.depth {
             let mut next = Vec::new();
             for parent in &level {
@@ -34,6 +37,7 @@ impl Tree {
                         file_dirs.push(dirs.len());
                     }
                     dirs.push(dir.clone());
+                    levels.push((depth, j));
                     next.push(dir);
                 }
             }
@@ -49,6 +53,7 @@ impl Tree {
             file_dirs,
             files_per_dir: fsd.files,
             sizes,
+            levels,
             format_files: 0,
         };
         tree.format_files = tree.file_count();
@@ -83,9 +88,19 @@ impl Tree {
     }
 
     pub fn file_path(&self, index: usize) -> PathBuf {
+        self.dir_of_file(index).join(self.file_name(index))
+    }
+
+    /// The name of file `index` in its directory.
+    pub fn file_name(&self, index: usize) -> String {
         let number = index % self.files_per_dir.max(1) as usize + 1;
-        self.dir_of_file(index)
-            .join(format!("vdb_f{number:04}.file"))
+        format!("vdb_f{number:04}.file")
+    }
+
+    /// The position of file `index`'s directory among the directories that hold files
+    /// (0: the anchor, at depth 0).
+    pub fn file_dir_of(&self, index: usize) -> usize {
+        index / self.files_per_dir.max(1) as usize
     }
 
     /// The size of file `index`: one of `sizes=`, chosen by a hash of the index so the
@@ -109,6 +124,33 @@ impl Tree {
     pub fn files_in_dir(&self, dir: usize) -> std::ops::Range<usize> {
         let n = self.files_per_dir as usize;
         dir * n..(dir + 1) * n
+    }
+}
+
+impl Tree {
+    /// The file indices a host of a shared fsd may touch (`slave` of `slaves`): vdbench
+    /// counts the files directory by directory, its directories sorted by level and then by
+    /// their J (a stable sort of its depth-first list, Directory.compareTo), and gives file
+    /// number k to slave k % slaves (FileAnchor.createFileList).
+    pub fn shared_files(&self, slave: u32, slaves: u32) -> Vec<usize> {
+        // (Depth 0: one file directory, the anchor, with no level.)
+        let mut order: Vec<usize> = (0..self.file_dir_count()).collect();
+        // `dirs` is level by level, parents in order: within one (level, J) that is the
+        // depth-first order vdbench's stable sort keeps.
+        order.sort_by_key(|&d| self.file_dirs.get(d).map(|&x| self.levels[x]));
+        let slaves = u64::from(slaves.max(1));
+        let mut mine = Vec::new();
+        let mut k = 0u64;
+        for d in order {
+            for i in self.files_in_dir(d) {
+                if k % slaves == u64::from(slave) {
+                    mine.push(i);
+                }
+                k += 1;
+            }
+        }
+        mine.sort_unstable();
+        mine
     }
 }
 

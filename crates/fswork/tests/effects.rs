@@ -476,3 +476,174 @@ fn fwdrate_paces_each_read_not_each_file() {
         "{opens} opens for {reads} reads"
     );
 }
+
+/// Two hosts of a `shared=yes` fsd, run here as two concurrent runs of the same anchor, each
+/// with its host number (what `FsRun::on_host` gives each host): they make the directories
+/// together without an error, each creates and reads only its own every-other file, and
+/// between them every file is made exactly once.
+#[test]
+fn a_shared_fsd_splits_its_files_between_hosts_every_nth_file() {
+    use iofit_jobfile::vdbench::FileShare;
+    let root = tempfile::tempdir().unwrap();
+    let anchor = root.path().join("shared");
+    let text = format!(
+        "fsd=fsd1,anchor={},depth=2,width=2,files=3,size=4k,shared=yes\n\
+         fwd=fwd1,fsd=fsd1,operation=read,xfersize=4k,threads=2\n\
+         rd=make,fwd=fwd1,fwdrate=max,format=(restart,only),elapsed=1,interval=1\n\
+         rd=read,fwd=fwd1,fwdrate=max,format=no,elapsed=1,interval=1\n",
+        anchor.display()
+    );
+    let file = parse_str(&text, "shared.vdb").unwrap();
+    let runs = file.fs_runs().unwrap();
+    assert_eq!(
+        runs[0].format,
+        iofit_jobfile::vdbench::FormatMode::RestartOnly
+    );
+    let options = FsOptions {
+        allow_overwrite: false,
+        stop: Default::default(),
+    };
+    let host_run = |run: &iofit_jobfile::vdbench::FsRun, slave: u32| {
+        let mut run = run.clone();
+        run.fsds[0].share = Some(FileShare { slave, slaves: 2 });
+        run
+    };
+    // Both hosts claim the new anchor and format at once.
+    let made: Vec<FsOutcome> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2)
+            .map(|slave| {
+                let run = host_run(&runs[0], slave);
+                let options = options.clone();
+                scope.spawn(move || run_on(&run, &options))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    // 4 leaf directories x 3 files = 12 files: 6 each, all present.
+    for outcome in &made {
+        assert_eq!(outcome.files_per_fsd[0], ("fsd1".to_string(), 6, 6));
+        let format = outcome.format.as_ref().unwrap();
+        assert_eq!(format.stats.ops[index(FileOp::Create)].count, 6);
+    }
+    assert_eq!(count_tree(&anchor), (6, 12));
+    // vdbench's order: leaf directories by J, then parent (1_1/2_1, 1_2/2_1, 1_1/2_2,
+    // 1_2/2_2), files counted through them: host 0 has files 0, 2, 4, ... of that order
+    // (counted parent by parent, as iofit lists them, 1_1/2_2 would start with f0002).
+    let tree = iofit_fswork::tree::Tree::new(&runs[0].fsds[0]);
+    let host0: Vec<String> = tree
+        .shared_files(0, 2)
+        .into_iter()
+        .map(|i| {
+            let path = tree.file_path(i);
+            path.strip_prefix(&anchor).unwrap().display().to_string()
+        })
+        .collect();
+    assert_eq!(
+        host0,
+        [
+            "vdb.1_1.dir/vdb.2_1.dir/vdb_f0001.file",
+            "vdb.1_1.dir/vdb.2_1.dir/vdb_f0003.file",
+            "vdb.1_1.dir/vdb.2_2.dir/vdb_f0001.file",
+            "vdb.1_1.dir/vdb.2_2.dir/vdb_f0003.file",
+            "vdb.1_2.dir/vdb.2_1.dir/vdb_f0002.file",
+            "vdb.1_2.dir/vdb.2_2.dir/vdb_f0002.file",
+        ]
+    );
+    let host1 = tree.shared_files(1, 2);
+    assert!(host1.iter().all(|i| !tree.shared_files(0, 2).contains(i)));
+    assert_eq!(host1.len(), 6);
+    // The measured run of one host finds its 6 files and reads only those: deleting the
+    // other host's files changes nothing for it.
+    for i in &host1 {
+        std::fs::remove_file(tree.file_path(*i)).unwrap();
+    }
+    let read = run_on(&host_run(&runs[1], 0), &options);
+    assert_eq!(read.files_per_fsd[0], ("fsd1".to_string(), 6, 6));
+    assert!(count(&read, FileOp::Read) > 0);
+    assert_eq!(read.run.as_ref().unwrap().stats.total_errors(), 0);
+    assert_eq!(read.run.as_ref().unwrap().stats.no_candidate, 0);
+}
+
+fn run_on(fs_run: &iofit_jobfile::vdbench::FsRun, options: &FsOptions) -> FsOutcome {
+    run(fs_run, options).unwrap()
+}
+
+/// Deletes and getattrs go through each directory opened once below the anchor: a
+/// subdirectory replaced by a link to a user's directory holding files of the same names
+/// before the run is never walked into (its operations fail and are counted), and the
+/// user's files stay.
+#[test]
+fn deletes_never_reach_a_users_directory_linked_in_place_of_a_subdirectory() {
+    for root in roots() {
+        let anchor = root.path().join("anchor");
+        let users = root.path().join("users");
+        std::fs::create_dir(&users).unwrap();
+        for n in 1..=4 {
+            std::fs::write(users.join(format!("vdb_f{n:04}.file")), b"the user's").unwrap();
+        }
+        let text = |rd: &str| {
+            format!(
+                "fsd=fsd1,anchor={},depth=1,width=2,files=4,size=4k\n\
+                 fwd=fwdd,fsd=fsd1,operation=delete,threads=2\n\
+                 fwd=fwdg,fsd=fsd1,operation=getattr,threads=1\n\
+                 {rd}\n",
+                anchor.display()
+            )
+        };
+        run_text(&text(
+            "rd=make,fwd=fwdd,fwdrate=max,format=only,elapsed=1,interval=1",
+        ));
+        let sub = anchor.join("vdb.1_1.dir");
+        std::fs::rename(&sub, root.path().join("moved")).unwrap();
+        std::os::unix::fs::symlink(&users, &sub).unwrap();
+        let outcome = &run_text(&text(
+            "rd=del,fwd=(fwdd,fwdg),fwdrate=max,format=no,elapsed=1,interval=1",
+        ))[0];
+        // The scan found only vdb.1_2.dir's 4 files (the link is not a directory of the tree).
+        assert_eq!(
+            outcome.files_per_fsd[0].1, 0,
+            "all that was found is deleted"
+        );
+        for n in 1..=4 {
+            assert_eq!(
+                std::fs::read(users.join(format!("vdb_f{n:04}.file"))).unwrap(),
+                b"the user's"
+            );
+        }
+        assert_eq!(
+            std::fs::read_dir(anchor.join("vdb.1_2.dir"))
+                .unwrap()
+                .count(),
+            0
+        );
+    }
+}
+
+/// A worker out of work (every file deleted in the first milliseconds of a 2 s run) waits
+/// for work with growing sleeps instead of scanning the file states in a loop: it looks at
+/// most about once a millisecond (it used to look tens of thousands of times, holding a core).
+#[test]
+fn a_worker_out_of_files_waits_rather_than_spins() {
+    let root = tempfile::tempdir().unwrap();
+    let outcomes = run_text(&format!(
+        "fsd=fsd1,anchor={}/a,depth=1,width=2,files=20,size=4k\n\
+         fwd=fwd1,fsd=fsd1,operation=delete,threads=1\n\
+         rd=make,fwd=fwd1,fwdrate=max,format=only,elapsed=1,interval=1\n\
+         rd=rd1,fwd=fwd1,fwdrate=max,format=no,elapsed=2,interval=1\n",
+        root.path().display()
+    ));
+    let outcome = &outcomes[1];
+    assert_eq!(outcome.files_per_fsd[0].1, 0);
+    let run = outcome.run.as_ref().unwrap();
+    let deleted: u64 = run
+        .intervals
+        .iter()
+        .map(|i| i.counts.count[index(FileOp::Delete)])
+        .sum();
+    assert_eq!(deleted, 40);
+    let looks = run.stats.no_candidate;
+    assert!(
+        (1..2_500).contains(&looks),
+        "{looks} looks for a file to delete in 1 s"
+    );
+}

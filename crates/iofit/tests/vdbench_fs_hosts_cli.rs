@@ -281,3 +281,74 @@ fn parse_only_shows_each_fwds_host_without_contacting_it() {
         "{stdout}"
     );
 }
+
+/// A `shared=yes` fsd worked on from two hosts, as vdbench runs it: one anchor (here one
+/// directory both namespaces see, as an NFS share would be), formatted in vdbench's two steps,
+/// each host making, reading and deleting only its own every-other file.
+#[test]
+fn a_shared_fsd_on_two_hosts_gives_each_host_every_other_file() {
+    let hosts = NetnsHosts::up(2);
+    let share = hosts.dir.path().join("share");
+    std::fs::create_dir(&share).unwrap();
+    let anchor = share.join("fs");
+    let mut text = String::from("hd=default,shell=ssh,user=root\n");
+    for (i, address) in hosts.addresses.iter().enumerate() {
+        text.push_str(&format!("hd=hd{},system={address}\n", i + 1));
+    }
+    text.push_str(&format!(
+        "fsd=fsd1,anchor={},depth=1,width=2,files=10,size=16k,shared=yes\n\
+         fwd=fwd1,fsd=fsd1,operation=read,xfersize=4k,threads=2\n\
+         fwd=fwdd,fsd=fsd1,operation=delete,fileselect=sequential,threads=1\n\
+         rd=clean,fwd=fwd1,fwdrate=max,format=(clean,only),elapsed=2,interval=1\n\
+         rd=make,fwd=fwd1,fwdrate=max,format=(restart,only),elapsed=2,interval=1\n\
+         rd=read,fwd=fwd1,fwdrate=max,format=no,elapsed=2,interval=1\n\
+         rd=delete,fwd=fwdd,fwdrate=max,format=no,elapsed=2,interval=1\n",
+        anchor.display()
+    ));
+    let parm = hosts.dir.path().join("shared.vdb");
+    std::fs::write(&parm, text).unwrap();
+    let (output, doc) = run_json(&hosts, &parm);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}\n{stdout}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let runs = doc["fs_runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 4, "{doc}");
+    let per_host = |run: &Value| run["hosts"].as_array().expect("per-host parts").clone();
+    // The format: 20 files, 10 made by each host, the directories made without an error.
+    for h in per_host(&runs[1]) {
+        assert_eq!(op_count(&h["format"], "create"), 10, "{h}");
+    }
+    // The read: each host finds its own 10 files present (of its 10) and reads them.
+    for h in per_host(&runs[2]) {
+        assert_eq!(h["files"][0][1], 10, "{h}");
+        assert_eq!(h["files"][0][2], 10, "{h}");
+        assert!(op_count(&h["run"], "read") > 0, "{h}");
+    }
+    // The delete: each host deletes exactly its 10 (none of the other's, no failures), and
+    // the share is empty after.
+    // (Counted over every interval: they are done within the first, vdbench's warm-up.)
+    for h in per_host(&runs[3]) {
+        let deletes: u64 = interval_counts(&h["run"], 7).iter().sum();
+        assert_eq!(deletes, 10, "{h}");
+        let errors: u64 = h["run"]["intervals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|i| i["counts"]["errors"].as_array().unwrap().clone())
+            .map(|e| e.as_u64().unwrap())
+            .sum();
+        assert_eq!(errors, 0, "{h}");
+        assert_eq!(h["files"][0][1], 0, "{h}");
+    }
+    let left: usize = std::fs::read_dir(&anchor)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|d| std::fs::read_dir(d.path()).unwrap().count())
+        .sum();
+    assert_eq!(left, 0);
+}

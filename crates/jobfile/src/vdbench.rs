@@ -35,7 +35,8 @@ mod keys;
 pub mod lists;
 
 pub use fs::{
-    leaf_dirs, FileOp, FileSelect, FormatMode, FsRun, FsRunDef, FsRunFwd, FsdDef, FwdDef, FwdRate,
+    leaf_dirs, FileOp, FileSelect, FileShare, FormatMode, FsRun, FsRunDef, FsRunFwd, FsdDef,
+    FwdDef, FwdRate,
 };
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};

@@ -71,9 +71,16 @@ pub(crate) fn execute(
     let mut measured = run.clone();
     let formatted = matches!(
         run.format,
-        FormatMode::Yes | FormatMode::Restart | FormatMode::Only | FormatMode::Clean
+        FormatMode::Yes
+            | FormatMode::Restart
+            | FormatMode::Only
+            | FormatMode::RestartOnly
+            | FormatMode::Clean
     );
-    let outcome = if matches!(run.format, FormatMode::Only | FormatMode::Clean) {
+    let outcome = if matches!(
+        run.format,
+        FormatMode::Only | FormatMode::RestartOnly | FormatMode::Clean
+    ) {
         // Nothing to measure: the format (or clean) was the run.
         Ok(iofit_fswork::FsOutcome {
             format: None,

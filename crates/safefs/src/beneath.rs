@@ -99,6 +99,17 @@ impl Beneath {
         Ok((dir, name))
     }
 
+    /// Opens a directory below the anchor (or the anchor itself) once, never through a link,
+    /// for many operations on the names in it ([`BeneathDir`]).
+    pub fn open_dir(&self, path: &Path) -> io::Result<BeneathDir> {
+        let dir = if path == self.path {
+            self.root.try_clone()?
+        } else {
+            self.resolve(self.relative(path)?, libc::O_RDONLY | libc::O_DIRECTORY, 0)?
+        };
+        Ok(BeneathDir { dir })
+    }
+
     /// Opens a file below the anchor with `flags` (`O_CREAT|O_EXCL` to create one).
     pub fn open_file(
         &self,
@@ -198,5 +209,41 @@ impl Beneath {
         let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
         let mut target = self.open_file(to, flags, 0o644)?;
         std::io::copy(&mut source, &mut target)
+    }
+}
+
+/// A directory below an anchor, open ([`Beneath::open_dir`]): operations on one name in it
+/// need no path walk and no descriptor of their own (a delete is one `unlinkat`, as fio's
+/// `unlink`), and they keep acting on this very directory: should its name below the anchor
+/// later be replaced (by a link to a user's directory, or by another directory moved there),
+/// nothing in the replacement is touched.
+#[derive(Debug)]
+pub struct BeneathDir {
+    dir: File,
+}
+
+impl BeneathDir {
+    /// A single name in the directory: no `/`, not `.` or `..`.
+    fn check(name: &OsStr) -> io::Result<()> {
+        let bytes = name.as_bytes();
+        if bytes.is_empty() || bytes.contains(&b'/') || bytes == b"." || bytes == b".." {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not a name in the directory", name.to_string_lossy()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Removes the file `name` in this directory: the name itself, never what a link points to.
+    pub fn remove_file(&self, name: &OsStr) -> io::Result<()> {
+        Self::check(name)?;
+        sys::unlinkat(&self.dir, name)
+    }
+
+    /// `lstat` of `name` in this directory (a link is reported as a link, not followed).
+    pub fn stat(&self, name: &OsStr) -> io::Result<libc::stat> {
+        Self::check(name)?;
+        sys::lstatat(&self.dir, name)
     }
 }

@@ -265,3 +265,51 @@ fn creating_over_a_name_that_appeared_is_eexist_and_bad_input() {
     assert!(err.is_bad_input(), "{err}");
     assert_eq!(std::fs::read(&user).unwrap(), b"the user's only copy");
 }
+
+/// A directory opened below an anchor (kept open for a run's deletes) keeps acting on
+/// itself: when its name is then replaced by a link to a user's directory holding files of
+/// the same names, or by the user's directory moved there, a delete or stat through it never
+/// reaches the user's files; a name that is a path is refused.
+#[test]
+fn an_open_anchor_directory_never_acts_on_what_replaced_its_name() {
+    use iofit_safefs::beneath::Beneath;
+    use std::ffi::OsStr;
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = dir.path().join("anchor");
+    std::fs::create_dir_all(anchor.join("sub")).unwrap();
+    std::fs::write(anchor.join("sub/vdb_f0001.file"), b"iofit's").unwrap();
+    std::fs::write(anchor.join("sub/vdb_f0002.file"), b"iofit's").unwrap();
+    let users = dir.path().join("users");
+    std::fs::create_dir(&users).unwrap();
+    let first = precious(&users, "vdb_f0001.file");
+    precious(&users, "vdb_f0002.file");
+    let root = Beneath::open(&anchor).unwrap();
+    let sub = root.open_dir(&anchor.join("sub")).unwrap();
+    // The name now leads to the user's directory, by a link.
+    std::fs::rename(anchor.join("sub"), anchor.join("moved")).unwrap();
+    symlink(&users, anchor.join("sub")).unwrap();
+    sub.remove_file(OsStr::new("vdb_f0001.file")).unwrap();
+    assert!(first.exists() && !anchor.join("moved/vdb_f0001.file").exists());
+    // ... and then as the user's directory itself, moved in under that name.
+    std::fs::remove_file(anchor.join("sub")).unwrap();
+    std::fs::rename(&users, anchor.join("sub")).unwrap();
+    assert!(sub.stat(OsStr::new("vdb_f0001.file")).is_err());
+    sub.remove_file(OsStr::new("vdb_f0002.file")).unwrap();
+    let moved_back = anchor.join("sub");
+    assert_eq!(
+        std::fs::read(moved_back.join("vdb_f0001.file")).unwrap(),
+        b"the user's only copy"
+    );
+    assert_eq!(
+        std::fs::read(moved_back.join("vdb_f0002.file")).unwrap(),
+        b"the user's only copy"
+    );
+    // A name with a path in it is not a name in the directory.
+    for bad in ["../users/vdb_f0001.file", "a/b", "..", ".", ""] {
+        assert!(sub.remove_file(OsStr::new(bad)).is_err(), "{bad}");
+    }
+    // A directory reached through a link is not opened at all.
+    let linked = dir.path().join("anchor/link");
+    symlink(anchor.join("moved"), &linked).unwrap();
+    assert!(root.open_dir(&linked).is_err());
+}

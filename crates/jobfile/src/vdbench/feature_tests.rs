@@ -351,3 +351,58 @@ fn streams_split_the_sd_into_equal_regions_each_with_its_share_of_threads_and_ra
         "{error}"
     );
 }
+
+/// `shared=yes` lets one fsd be worked on from several hosts as vdbench does: each host's
+/// part carries its number among them (every n-th file is its own) and an n-th of the fwd's
+/// rate; format=yes is refused with vdbench's two-step advice, and without shared=yes two
+/// hosts are still refused.
+#[test]
+fn a_shared_fsd_on_two_hosts_gives_each_host_its_number_and_a_share_of_the_rate() {
+    let text = |shared: &str, format: &str| {
+        format!(
+            "hd=default,shell=ssh\nhd=hd1,system=192.0.2.1\nhd=hd2,system=192.0.2.2\n\
+             fsd=fsd1,anchor=/mnt/share/a,depth=1,width=2,files=4,size=8k{shared}\n\
+             fwd=fwd1,fsd=fsd1,operation=read,threads=3\n\
+             rd=rd1,fwd=fwd1,fwdrate=100,format={format},elapsed=2,interval=1\n"
+        )
+    };
+    let runs = parse(&text(",shared=yes", "restart")).fs_runs().unwrap();
+    let run = &runs[0];
+    assert_eq!(run.fwds[0].hosts, ["hd1", "hd2"]);
+    assert_eq!(run.fsd_hosts("fsd1"), ["hd1", "hd2"]);
+    for (slave, host) in ["hd1", "hd2"].into_iter().enumerate() {
+        let part = run.on_host(host).unwrap();
+        assert_eq!(
+            part.fsds[0].share,
+            Some(FileShare {
+                slave: slave as u32,
+                slaves: 2
+            })
+        );
+        // Each host runs the fwd's threads, at half of its rate.
+        assert_eq!(part.fwds[0].fwd.threads, 3);
+        assert!((part.fwds[0].rate_share - 0.5).abs() < 1e-9);
+    }
+    // One machine (no hd lines): no share, the whole tree.
+    let local = parse(
+        "fsd=fsd1,anchor=/tmp/a,depth=1,width=2,files=4,size=8k,shared=yes\n\
+         fwd=fwd1,fsd=fsd1,operation=read\n\
+         rd=rd1,fwd=fwd1,fwdrate=max,format=yes,elapsed=2,interval=1\n",
+    );
+    assert_eq!(local.fs_runs().unwrap()[0].fsds[0].share, None);
+
+    let steps = parse(&text(",shared=yes", "(restart,only)"))
+        .fs_runs()
+        .unwrap();
+    assert_eq!(steps[0].format, FormatMode::RestartOnly);
+    let error = parse(&text(",shared=yes", "yes")).fs_runs().unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("feature.vdb:6")
+            && message.contains("format=(clean,only)")
+            && message.contains("format=(restart,only)"),
+        "{message}"
+    );
+    let error = parse(&text("", "restart")).fs_runs().unwrap_err();
+    assert!(error.to_string().contains("shared=yes"), "{error}");
+}

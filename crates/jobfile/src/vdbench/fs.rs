@@ -38,6 +38,21 @@ pub struct FsdDef {
     pub sync_writes: Option<SyncFlag>,
     pub hosts: Vec<String>,
     pub loc: Location,
+    /// Set on one host's part of a run ([`FsRun::on_host`]) when this `shared=yes` fsd is
+    /// worked on from several hosts: the files this host may touch.
+    #[serde(default)]
+    pub share: Option<FileShare>,
+}
+
+/// vdbench's rule for a `shared=yes` fsd used by several slaves (FileAnchor.createFileList):
+/// the files are counted in vdbench's directory order, and slave `slave` of `slaves` takes
+/// file number `k` only when `k % slaves == slave`; the directories are everyone's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileShare {
+    /// This host's number, from 0.
+    pub slave: u32,
+    /// How many hosts share the fsd.
+    pub slaves: u32,
 }
 
 /// One file system operation (`operation=`).
@@ -147,6 +162,9 @@ pub enum FormatMode {
     Restart,
     /// Format as `yes`, then stop without running.
     Only,
+    /// `format=(restart,only)`: create what is missing, then stop without running (vdbench's
+    /// second step of a shared fsd's format, after `format=(clean,only)`).
+    RestartOnly,
     /// Delete the tree, then stop.
     Clean,
 }
@@ -224,6 +242,8 @@ pub(crate) fn rd_param(fs: &mut FsRunDef, p: &Param, loc: &Location) -> Result<(
             let has = |w: &str| words.iter().any(|x| x == w);
             fs.format = if has("clean") {
                 FormatMode::Clean
+            } else if has("only") && has("restart") {
+                FormatMode::RestartOnly
             } else if has("only") {
                 FormatMode::Only
             } else if has("restart") {
@@ -418,7 +438,7 @@ impl ParamFile {
             .or_else(|| run_fwds.iter().map(|f| f.fwd.threads).max())
             .unwrap_or(8);
         let plan = super::IntervalPlan::new(rd.elapsed, rd.warmup, rd.interval);
-        Ok(FsRun {
+        let run = FsRun {
             rd: rd.name.clone(),
             for_label: combo
                 .iter()
@@ -443,15 +463,17 @@ impl ParamFile {
             },
             interval: rd.interval,
             pause: rd.pause,
-        })
+        };
+        check_shared_format(rd, &run)?;
+        Ok(run)
     }
 }
 
 impl ParamFile {
     /// The hds that run `fwd` on `fsds`: its `host=` (vdbench's FwdEntry), else the `host=`
     /// of its fsds (which iofit takes where vdbench asks for it on the fwd), else every hd.
-    /// An fsd that is not `shared=yes` is one host's (vdbench's RD_entry refuses more), and
-    /// iofit does not split a shared fsd's files between hosts.
+    /// An fsd that is not `shared=yes` is one host's (vdbench's RD_entry refuses more); a
+    /// shared one is split between the hosts file by file ([`FileShare`]).
     fn fwd_hosts(&self, fwd: &FwdDef, fsds: &[String]) -> Result<Vec<String>, JobFileError> {
         let mut names = fwd.hosts.clone();
         if names.is_empty() {
@@ -480,18 +502,37 @@ impl ParamFile {
                         hosts.len(),
                         fsd.name
                     ),
-                    "give the fwd host=HD (one fwd per host, each with its own fsd)",
+                    "add shared=yes to the fsd (each host then works on every n-th file), or give the fwd host=HD (one fwd per host, each with its own fsd)",
                 ));
             }
-            return Err(fwd.loc.unsupported_value(
-                key,
-                &hosts.join(","),
-                "a shared=yes fsd worked on from several hosts (vdbench gives each host every n-th file)",
-                "give each host its own fsd and a fwd with host=HD",
-            ));
         }
         Ok(hosts)
     }
+}
+
+/// vdbench refuses `format=yes` (and `only`) on a shared fsd worked on from several hosts
+/// (RD_entry.createFormatList): one host's clean would delete what another has just made.
+fn check_shared_format(rd: &RunDef, run: &FsRun) -> Result<(), JobFileError> {
+    if !matches!(run.format, FormatMode::Yes | FormatMode::Only) {
+        return Ok(());
+    }
+    let Some(fsd) = run
+        .fsds
+        .iter()
+        .find(|f| f.shared && run.fsd_hosts(&f.name).len() > 1)
+    else {
+        return Ok(());
+    };
+    Err(rd.loc.invalid(
+        "format",
+        if run.format == FormatMode::Yes { "yes" } else { "only" },
+        format!(
+            "fsd={} is shared=yes and worked on from {} hosts: a host still clearing the anchor would delete the files another has just made (vdbench refuses it too)",
+            fsd.name,
+            run.fsd_hosts(&fsd.name).len()
+        ),
+        "split the format in two runs as vdbench asks: rd=step1,...,format=(clean,only) then rd=step2,...,format=(restart,only)",
+    ))
 }
 
 impl FsRun {
@@ -503,7 +544,7 @@ impl FsRun {
     /// The part of this run that hd `host` executes: its fwds and the fsds they use (its
     /// anchors). `None` when the host has nothing to do in this run.
     pub fn on_host(&self, host: &str) -> Option<FsRun> {
-        let fwds: Vec<FsRunFwd> = self
+        let mut fwds: Vec<FsRunFwd> = self
             .fwds
             .iter()
             .filter(|f| f.hosts.iter().any(|h| h == host))
@@ -512,11 +553,43 @@ impl FsRun {
         if fwds.is_empty() {
             return None;
         }
+        // fwdrate is the run's total (vdbench divides it by the slaves): a fwd on n hosts
+        // does 1/n of its share on each.
+        for fwd in &mut fwds {
+            fwd.rate_share /= fwd.hosts.len().max(1) as f64;
+        }
         let mut run = self.clone();
         run.fsds
             .retain(|fsd| fwds.iter().any(|f| f.fsds.contains(&fsd.name)));
+        for fsd in &mut run.fsds {
+            let hosts = self.fsd_hosts(&fsd.name);
+            if fsd.shared && hosts.len() > 1 {
+                fsd.share = hosts.iter().position(|h| h == host).map(|slave| FileShare {
+                    slave: slave as u32,
+                    slaves: hosts.len() as u32,
+                });
+            }
+        }
         run.fwds = fwds;
         Some(run)
+    }
+
+    /// The hds that work on fsd `name` in this run, in the order the fwds name them (the
+    /// same on every host, so each host knows its number among them).
+    pub fn fsd_hosts(&self, name: &str) -> Vec<String> {
+        let mut hosts: Vec<String> = Vec::new();
+        for fwd in self
+            .fwds
+            .iter()
+            .filter(|f| f.fsds.iter().any(|n| n == name))
+        {
+            for host in &fwd.hosts {
+                if !hosts.contains(host) {
+                    hosts.push(host.clone());
+                }
+            }
+        }
+        hosts
     }
 }
 
@@ -544,6 +617,7 @@ impl Parser {
             sync_writes: None,
             hosts: Vec::new(),
             loc: loc.clone(),
+            share: None,
         };
         let mut has_sizes = false;
         for p in &all {
