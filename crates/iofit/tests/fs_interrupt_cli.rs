@@ -7,9 +7,15 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs `file` (in `dir`), sends SIGINT after `after`; exit code, stdout, the JSON and the
-/// time from the signal to the end.
-fn interrupt(dir: &Path, file: &str, after: Duration) -> (i32, String, Value, Duration) {
+/// Runs `file` (in `dir`), sends SIGINT after `after` and once `ready` holds (polled, so that
+/// on a loaded machine the signal does not land before the phase it is meant for); exit code,
+/// stdout, the JSON and the time from the signal to the end.
+fn interrupt(
+    dir: &Path,
+    file: &str,
+    after: Duration,
+    ready: impl Fn() -> bool,
+) -> (i32, String, Value, Duration) {
     std::fs::write(dir.join("fs.vdb"), file).unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_iofit"))
         .current_dir(dir)
@@ -19,6 +25,10 @@ fn interrupt(dir: &Path, file: &str, after: Duration) -> (i32, String, Value, Du
         .spawn()
         .unwrap();
     std::thread::sleep(after);
+    let waited = Instant::now();
+    while !ready() && waited.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     // SAFETY: kill on the pid of a child this test started and has not reaped.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
     let signalled = Instant::now();
@@ -28,6 +38,29 @@ fn interrupt(dir: &Path, file: &str, after: Duration) -> (i32, String, Value, Du
     let json = serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).unwrap())
         .unwrap_or_else(|e| panic!("out.json: {e}\n{stdout}"));
     (out.status.code().unwrap_or(-1), stdout, json, took)
+}
+
+/// The workload's files under `dir`, at any depth (0 while it does not exist): regular files
+/// named `vdb*.file` as vdbench names them (not iofit's anchor mark or control files).
+fn count_files(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => count_files(&e.path()),
+            Ok(t) if t.is_file() => {
+                let name = e.file_name().to_string_lossy().into_owned();
+                usize::from(
+                    name.starts_with("vdb")
+                        && name.ends_with(".file")
+                        && name != "vdb_control.file",
+                )
+            }
+            _ => 0,
+        })
+        .sum()
 }
 
 #[test]
@@ -40,7 +73,9 @@ fn sigint_in_a_file_system_run_marks_it_interrupted_and_exits_130() {
          rd=rd1,fwd=fwd1,fwdrate=max,format=yes,elapsed=60,interval=1\n",
         d.display()
     );
-    let (code, stdout, json, took) = interrupt(d, &file, Duration::from_millis(2500));
+    // The run has begun once the format's 20 files are all there.
+    let formatted = || count_files(&d.join("a")) >= 20;
+    let (code, stdout, json, took) = interrupt(d, &file, Duration::from_millis(2500), formatted);
     assert_eq!(code, 130, "128 + SIGINT\n{stdout}");
     assert!(took < Duration::from_secs(3), "{took:?}");
     assert_eq!(json["interrupted"], true, "{json}");
@@ -73,7 +108,9 @@ fn sigint_in_a_file_system_format_marks_it_interrupted_and_exits_130() {
          rd=rd1,fwd=fwd1,fwdrate=max,format=yes,elapsed=60,interval=1\n",
         d.display()
     );
-    let (code, stdout, json, took) = interrupt(d, &file, Duration::from_millis(1000));
+    // The format has begun once its first file is there.
+    let formatting = || count_files(&d.join("a")) >= 1;
+    let (code, stdout, json, took) = interrupt(d, &file, Duration::from_millis(1000), formatting);
     assert_eq!(code, 130, "128 + SIGINT\n{stdout}");
     assert!(took < Duration::from_secs(3), "{took:?}");
     assert_eq!(json["interrupted"], true, "{json}");
