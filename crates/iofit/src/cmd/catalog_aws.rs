@@ -8,27 +8,11 @@ use iofit_catalog::clouds::aws_import::import_instance_types;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The largest input read (describe-instance-types for every type is a few MB).
-const INPUT_BYTES: u64 = 512 << 20;
-
-fn read(path: &Path) -> anyhow::Result<String> {
-    Ok(iofit_safefs::input::read_capped_string(
-        path,
-        INPUT_BYTES,
-        "AWS catalog input",
-    )?)
-}
+use iofit_procedure::plan_clouds::read_aws_input as read;
 
 /// The built-in AWS tables plus `files` (AWS-shaped catalog files).
 pub(crate) fn aws_catalog(files: &[PathBuf]) -> anyhow::Result<AwsCatalog> {
-    let mut catalog = AwsCatalog::embedded().map_err(bad_input)?;
-    for file in files {
-        let text = read(file)?;
-        catalog
-            .add_text(&file.display().to_string(), &text)
-            .map_err(bad_input)?;
-    }
-    Ok(catalog)
+    Ok(iofit_procedure::plan_clouds::aws_catalog(files)?)
 }
 
 pub(crate) fn import(
