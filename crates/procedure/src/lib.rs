@@ -35,6 +35,7 @@
 pub mod bench;
 pub mod catalog_fetch;
 pub mod catalog_import;
+pub mod compare;
 pub mod demo;
 pub mod design_input;
 pub mod execute;
