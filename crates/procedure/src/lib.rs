@@ -41,6 +41,7 @@ pub mod design_input;
 pub mod execute;
 pub mod fio_run;
 pub mod fleet_plan;
+pub mod fleet_profile;
 pub mod hosts;
 pub mod inputs;
 pub mod measure;

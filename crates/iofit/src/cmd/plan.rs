@@ -236,22 +236,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.fleet {
         let mut catalog = args.catalog.choice();
         catalog.filters = args.filters.filters();
-        return crate::cmd::fleet::plan(crate::cmd::fleet::PlanFleet {
-            csv: args.fleet_csv.as_deref(),
-            html: args.fleet_html.as_deref(),
-            json: args.output.json,
+        let request = iofit_procedure::fleet_plan::FleetPlanRequest {
+            dir: dir.clone(),
+            catalog,
+            caching: args.caching.clone(),
+            cache_hit_pct: args.cache_hit_pct,
+            service_latency_ms: args.service_latency_ms,
+            min_headroom_pct: args.min_headroom_pct,
+            busy_hours_per_month: args.busy_hours_per_month,
+            threads: crate::cmd::fleet::threads(),
+        };
+        let outputs = iofit_procedure::fleet_plan::FleetOutputs {
+            csv: args.fleet_csv.clone(),
+            html: args.fleet_html.clone(),
             allow_overwrite: args.output.allow_overwrite,
-            request: iofit_procedure::fleet_plan::FleetPlanRequest {
-                dir: dir.clone(),
-                catalog,
-                caching: args.caching.clone(),
-                cache_hit_pct: args.cache_hit_pct,
-                service_latency_ms: args.service_latency_ms,
-                min_headroom_pct: args.min_headroom_pct,
-                busy_hours_per_month: args.busy_hours_per_month,
-                threads: crate::cmd::fleet::threads(),
-            },
-        });
+        };
+        return crate::cmd::fleet::plan(&request, &outputs, args.output.json);
     }
     let outcome = plan::plan(&request(&args)?)?;
     print_json_or_text(args.output.json, || outcome.json(), || outcome.text())?;

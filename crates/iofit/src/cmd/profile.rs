@@ -92,16 +92,17 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = sizing_options(&sizing_flags(&args)).map_err(bad_input)?;
     if let Some(out) = &args.fleet_out {
-        return crate::cmd::fleet::profile(
-            &args.files,
-            args.servers.as_deref(),
+        return crate::cmd::fleet::profile(&iofit_procedure::fleet_profile::FleetProfileRequest {
+            inputs: &args.files,
+            mapping: args.servers.as_deref(),
             out,
-            args.allow_overwrite,
-            &ParseOptions {
+            allow_overwrite: args.allow_overwrite,
+            parse: &ParseOptions {
                 keep_first_report: args.keep_first,
             },
-            &options,
-        );
+            sizing: &options,
+            threads: crate::cmd::fleet::threads(),
+        });
     }
     if let Some(path) = &args.output {
         // Before reading anything: -o must not replace a capture it reads.
