@@ -134,18 +134,17 @@ fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
         .map(|d| d.as_secs())
         .unwrap_or(0);
     if !args.aws_instance_types.is_empty() {
-        if !args.skus.is_empty() || !args.prices.is_empty() || args.region.is_some() {
-            return Err(bad_input(
-                "--aws-instance-types writes an AWS file; --skus, --prices and --region are Azure's: give one or the other",
-            ));
-        }
-        return super::catalog_aws::import(
-            &args.aws_instance_types,
-            args.output.as_deref(),
-            args.table_id.as_deref(),
-            args.allow_overwrite,
-            &iofit_catalog::import::date_of_unix_seconds(unix_seconds),
-        );
+        use iofit_procedure::catalog_aws_import::{import_aws_catalog, AwsImportRequest};
+        let outcome = import_aws_catalog(&AwsImportRequest {
+            azure_flags: !args.skus.is_empty() || !args.prices.is_empty() || args.region.is_some(),
+            inputs: args.aws_instance_types,
+            output: args.output,
+            table_id: args.table_id,
+            allow_overwrite: args.allow_overwrite,
+            date: iofit_catalog::import::date_of_unix_seconds(unix_seconds),
+        })?;
+        crate::cmd::emit(&outcome.summary())?;
+        return Ok(ExitCode::SUCCESS);
     }
     let request = ImportRequest {
         skus: args.skus,
