@@ -127,7 +127,7 @@ mod tests {
             "{summary}"
         );
         assert!(summary.contains("left out t1.micro: "), "{summary}");
-        let catalog = crate::plan_clouds::aws_catalog(&[output.clone()]).unwrap();
+        let catalog = crate::plan_clouds::aws_catalog(std::slice::from_ref(&output)).unwrap();
         assert_eq!(catalog.instance("r7g.4xlarge").unwrap().vcpu, 16);
         // A second import onto it needs allow_overwrite.
         let again = import_aws_catalog(&request).unwrap_err();
