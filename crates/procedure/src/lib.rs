@@ -51,6 +51,7 @@ pub mod plan;
 pub mod plan_clouds;
 pub mod predict;
 pub mod predict_clouds;
+pub mod profile_capture;
 pub mod profile_flags;
 pub mod run_request;
 pub mod size_threads;

@@ -4,11 +4,11 @@
 use super::emit;
 use crate::exit::bad_input;
 use anyhow::Context;
-use iofit_model::requirements::Requirements;
-use iofit_procedure::profile_flags::{seconds_flag, sizing_options, SizingFlags};
-use iofit_profile::{
-    left_out_notes, parse_files, requirements, DeviceKind, ParseOptions, SizingOptions,
+use iofit_procedure::profile_capture::{
+    check_outputs, notes_of, size_capture, ProfileOutcome, ProfileOutputs,
 };
+use iofit_procedure::profile_flags::{seconds_flag, sizing_options, SizingFlags};
+use iofit_profile::{parse_files, ParseOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -104,85 +104,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             threads: crate::cmd::fleet::threads(),
         });
     }
-    if let Some(path) = &args.output {
-        // Before reading anything: -o must not replace a capture it reads.
-        super::files::check_output_allowing(path, &args.files, "-o", args.allow_overwrite)?;
-    }
-    if let Some(path) = &args.report {
-        super::files::check_output_allowing(path, &args.files, "--report", args.allow_overwrite)?;
-        if args.output.as_ref() == Some(path) {
-            return Err(bad_input(
-                "--report and -o name the same file; give each its own",
-            ));
-        }
-    }
+    let outputs = ProfileOutputs {
+        output: args.output.as_deref(),
+        report: args.report.as_deref(),
+        allow_overwrite: args.allow_overwrite,
+        inputs: &args.files,
+    };
+    check_outputs(&outputs)?;
     // With --live, Ctrl-C ends the sampling early: `cut_short` says so in words.
     let Some(LiveCapture { capture, cut_short }) = read_capture(&args)? else {
         return Ok(ExitCode::from(crate::exit::INTERRUPTED));
     };
-    for note in &capture.notes {
+    for note in notes_of(&capture, &options) {
         eprintln!("iofit: note: {note}");
     }
-    if options.volumes.is_empty() {
-        for note in left_out_notes(&capture) {
-            eprintln!("iofit: note: {note}");
-        }
-    } else {
-        for note in chosen_stacked_notes(&capture, &options) {
-            eprintln!("iofit: note: {note}");
-        }
-    }
-    let mut requirements = requirements(&capture, &options).map_err(bad_input)?;
-    if let Some(words) = &cut_short {
-        // The file itself says it is short: whoever plans from it sees it in the source.
-        requirements.source = format!("{} ({words})", requirements.source);
-    }
-    requirements
-        .validate()
-        .map_err(|e| anyhow::anyhow!("internal: the requirements do not validate: {e}"))?;
-    let title = format!(
-        "Requirements checklist from {} ({} reports)",
-        requirements.source,
-        capture.reports()
-    );
-    let mut text = iofit_report::checklist::render(&requirements, &title, true);
-    if let Some(verdict) = &capture.azure {
-        text.push_str("\nAzure limits (consumed-percentage metrics)\n");
-        for line in verdict.lines() {
-            text.push_str(&format!("  {line}\n"));
-        }
-        if verdict.binding().is_some() {
-            text.push_str(
-                "  while throttled the metrics show the limit, not the demand: the sized \
-                 numbers (percentile x comfort) ask for more than the limit; check the design \
-                 with `iofit predict --vm CURRENT_VM --disk ... --requirements FILE` and let \
-                 `iofit plan --requirements FILE` pick one without it\n",
-            );
-        }
-    }
-    if let Some(path) = &args.report {
-        let html = iofit_procedure::workload::profile_report(
-            &title,
-            &capture,
-            &requirements,
-            &iofit_procedure::workload::sized_words(&options),
-        );
-        super::files::write_output(path, html.render().as_bytes())?;
-        text.push_str(&format!("\nwrote {}\n", path.display()));
-    }
-    match &args.output {
-        Some(path) => {
-            write_toml(&requirements, path)?;
-            text.push_str(&format!(
-                "\nwrote {}; next: iofit plan --requirements {}\n",
-                path.display(),
-                path.display()
-            ));
-        }
-        None => text.push_str(
-            "\nwrite these requirements with -o req.toml, then: iofit plan --requirements req.toml\n",
-        ),
-    }
+    let ProfileOutcome { requirements, text } =
+        size_capture(&capture, cut_short.as_deref(), &options, &outputs)?;
     if let Some(words) = &cut_short {
         eprintln!("iofit: {words}; the requirements cover what was sampled");
     }
@@ -339,38 +276,4 @@ fn sizing_flags(args: &Args) -> SizingFlags<'_> {
         growth: args.growth,
         latency_target: args.latency_target,
     }
-}
-
-/// Writes the TOML whole or not at all (a random temporary name, then a rename).
-fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
-    let body = toml::to_string_pretty(requirements).context("serialising the requirements")?;
-    let text = format!(
-        "# Requirements written by `iofit profile` from {}.\n# `sizing` is what a design must \
-         meet; `observed` is what was measured; `derivation` says how.\n\n{body}",
-        requirements.source
-    );
-    super::files::write_output(path, text.as_bytes())
-}
-
-/// When --device names a stacked volume (a striped md or dm device), the disks under it are
-/// not sized: say so, so the user knows its IO is counted once.
-fn chosen_stacked_notes(capture: &iofit_profile::Capture, options: &SizingOptions) -> Vec<String> {
-    let names: Vec<&str> = capture.devices.iter().map(|d| d.name.as_str()).collect();
-    let linux = iofit_profile::devices::is_linux(capture.tool);
-    options
-        .volumes
-        .iter()
-        .flat_map(|v| v.devices.iter())
-        .filter_map(|device| {
-            let wanted = device.trim_start_matches("/dev/");
-            let name = names.iter().find(|n| n.eq_ignore_ascii_case(wanted))?;
-            match iofit_profile::devices::classify(name, &names, linux) {
-                DeviceKind::Stacked { what } => Some(format!(
-                    "sizing {name} ({what}) instead of the disks under it: they are left out, \
-                     so its IO is counted once"
-                )),
-                _ => None,
-            }
-        })
-        .collect()
 }
