@@ -53,6 +53,7 @@ pub mod predict;
 pub mod predict_clouds;
 pub mod profile_capture;
 pub mod profile_flags;
+pub mod profile_live;
 pub mod run_request;
 pub mod size_threads;
 pub mod slurm_script;

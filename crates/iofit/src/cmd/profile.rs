@@ -8,6 +8,7 @@ use iofit_procedure::profile_capture::{
     check_outputs, notes_of, size_capture, ProfileOutcome, ProfileOutputs,
 };
 use iofit_procedure::profile_flags::{seconds_flag, sizing_options, SizingFlags};
+use iofit_procedure::profile_live::{check_sampling, sample_live, LiveCapture};
 use iofit_profile::{parse_files, ParseOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -174,92 +175,31 @@ fn read_capture(args: &Args) -> anyhow::Result<Option<LiveCapture>> {
          what was sampled)",
         root.display()
     );
-    sample_live(&root, duration, interval)
+    sample(&root, duration, interval)
 }
 
-/// A capture, and whether a signal cut it short (in words).
-struct LiveCapture {
-    capture: iofit_profile::Capture,
-    cut_short: Option<String>,
-}
-
-/// `--live`: a snapshot every `interval_s` for `duration_s`, with a countdown on a terminal's
-/// stderr. The first Ctrl-C ends the sampling: what was sampled is kept (when it spans one
-/// interval at least), so a long capture is not lost to an impatient key.
-/// `None`: stopped before there was an interval to size.
-fn sample_live(
-    root: &Path,
-    duration_s: f64,
-    interval_s: f64,
-) -> anyhow::Result<Option<LiveCapture>> {
-    use iofit_profile::procfs::{LiveRecorder, Snapshot, LIVE_MAX_SAMPLES};
+/// `--live`: [`sample_live`] with Ctrl-C as its stop and a countdown on a terminal's stderr.
+fn sample(root: &Path, duration_s: f64, interval_s: f64) -> anyhow::Result<Option<LiveCapture>> {
     use std::io::IsTerminal;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
-    if interval_s > duration_s {
-        return Err(bad_input(format!(
-            "--interval {interval_s} s is longer than --live {duration_s} s; sample at least once"
-        )));
-    }
-    let steps = (duration_s / interval_s).round().max(1.0);
-    if steps > LIVE_MAX_SAMPLES {
-        return Err(bad_input(format!(
-            "--interval {interval_s} s over --live {duration_s} s is {steps} samples; at most \
-             {LIVE_MAX_SAMPLES}: raise --interval"
-        )));
-    }
+    check_sampling(duration_s, interval_s)?;
     let stop = Arc::new(AtomicBool::new(false));
     crate::stop::arm(Arc::clone(&stop), crate::stop::Armed::Unbounded);
-    let countdown = std::io::stderr().is_terminal();
-    let start = std::time::Instant::now();
-    let mut recorder = LiveRecorder::new(&format!("{} (live)", root.display()), interval_s);
-    let mut taken = 0u32;
-    let mut shown_s = u64::MAX;
-    'sampling: for step in 0..=steps as u32 {
-        let due_s = interval_s * f64::from(step);
-        loop {
-            if stop.load(Ordering::SeqCst) {
-                break 'sampling;
-            }
-            let now_s = start.elapsed().as_secs_f64();
-            if countdown {
-                let left_s = (duration_s - now_s).max(0.0).ceil() as u64;
-                if left_s != shown_s {
-                    eprint!("\riofit: sampling, {left_s} s left, {taken} samples   ");
-                    shown_s = left_s;
-                }
-            }
-            if now_s >= due_s {
-                break;
-            }
-            // Short naps: a Ctrl-C is seen within 0.1 s, the countdown ticks every second.
-            std::thread::sleep(std::time::Duration::from_secs_f64((due_s - now_s).min(0.1)));
+    let terminal = std::io::stderr().is_terminal();
+    let mut countdown = |left_s: u64, taken: u32| {
+        if terminal {
+            eprint!("\riofit: sampling, {left_s} s left, {taken} samples   ");
         }
-        recorder.push(
-            Snapshot::read(root).map_err(bad_input)?,
-            start.elapsed().as_secs_f64(),
-        );
-        taken += 1;
-    }
-    if countdown {
+    };
+    let live = sample_live(root, duration_s, interval_s, &stop, &mut countdown)?;
+    if terminal {
         eprintln!();
     }
-    let stopped = stop.load(Ordering::SeqCst);
-    if stopped && taken < 2 {
+    if live.is_none() {
         eprintln!("iofit: stopped before two samples: nothing to size, no file written");
-        return Ok(None);
     }
-    let cut_short = stopped.then(|| {
-        format!(
-            "cut short by a signal after {:.1} of {duration_s} s, {taken} samples",
-            start.elapsed().as_secs_f64()
-        )
-    });
-    let mut capture = recorder.finish();
-    if let Some(words) = &cut_short {
-        capture.notes.push(words.clone());
-    }
-    Ok(Some(LiveCapture { capture, cut_short }))
+    Ok(live)
 }
 
 /// The sizing flags as `procedure` reads them.
