@@ -36,6 +36,7 @@ pub mod bench;
 pub mod catalog_aws_import;
 pub mod catalog_fetch;
 pub mod catalog_import;
+pub mod catalog_list;
 pub mod compare;
 pub mod demo;
 pub mod design_input;
