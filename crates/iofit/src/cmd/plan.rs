@@ -196,15 +196,7 @@ pub(super) fn request(args: &Args) -> anyhow::Result<PlanRequest> {
         io_size: args.io_size.clone(),
         role: args.role.clone(),
     };
-    let requirements = match &args.requirements {
-        Some(_) if flags.any_target() => {
-            return Err(bad_input(
-                "--requirements FILE replaces --iops/--throughput-mb-s/--latency-ms/--capacity-gib; give one or the other",
-            ))
-        }
-        Some(path) => RequirementsSource::File(path.clone()),
-        None => RequirementsSource::Flags(flags),
-    };
+    let requirements = RequirementsSource::choose(args.requirements.clone(), flags)?;
     Ok(PlanRequest {
         requirements,
         growth: args.growth,
