@@ -42,6 +42,18 @@ pub fn check_outputs(outputs: &ProfileOutputs<'_>) -> Result<()> {
     Ok(())
 }
 
+/// The capture the files hold (iostat -x, sar -d, sadf -d, PerfMon CSV, Azure Monitor).
+pub fn read_captures(files: &[PathBuf], parse: &iofit_profile::ParseOptions) -> Result<Capture> {
+    if files.is_empty() {
+        return Err(bad(
+            "no capture given; name a FILE (iostat -x, sar -d, sadf -d, PerfMon CSV) or \
+             use --live 60s",
+        ));
+    }
+    let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    iofit_profile::parse_files(&paths, parse).map_err(|e| bad(e.to_string()))
+}
+
 /// What the user is told about the capture before it is sized: its own notes, and which
 /// devices are left out (every device sized) or which stacked volume stands for its disks.
 pub fn notes_of(capture: &Capture, options: &SizingOptions) -> Vec<String> {
@@ -161,7 +173,7 @@ fn chosen_stacked_notes(capture: &Capture, options: &SizingOptions) -> Vec<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use iofit_profile::{parse_files, ParseOptions};
+    use iofit_profile::ParseOptions;
 
     fn iostat() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -172,7 +184,7 @@ mod tests {
     fn a_capture_is_sized_and_its_toml_and_report_written() {
         let dir = tempfile::tempdir().unwrap();
         let inputs = [iostat()];
-        let capture = parse_files(&[inputs[0].as_path()], &ParseOptions::default()).unwrap();
+        let capture = read_captures(&inputs, &ParseOptions::default()).unwrap();
         let toml_path = dir.path().join("req.toml");
         let report = dir.path().join("profile.html");
         let outputs = ProfileOutputs {
@@ -227,5 +239,7 @@ mod tests {
             check_outputs(&both).unwrap_err().to_string(),
             "--report and -o name the same file; give each its own"
         );
+        let none = read_captures(&[], &ParseOptions::default()).unwrap_err();
+        assert!(none.is_bad_input() && none.to_string().starts_with("no capture given"));
     }
 }

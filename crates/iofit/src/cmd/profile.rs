@@ -5,11 +5,11 @@ use super::emit;
 use crate::exit::bad_input;
 use anyhow::Context;
 use iofit_procedure::profile_capture::{
-    check_outputs, notes_of, size_capture, ProfileOutcome, ProfileOutputs,
+    check_outputs, notes_of, read_captures, size_capture, ProfileOutcome, ProfileOutputs,
 };
 use iofit_procedure::profile_flags::{seconds_flag, sizing_options, SizingFlags};
 use iofit_procedure::profile_live::{check_sampling, sample_live, LiveCapture};
-use iofit_profile::{parse_files, ParseOptions};
+use iofit_profile::ParseOptions;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -142,20 +142,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// it had an interval to size.
 fn read_capture(args: &Args) -> anyhow::Result<Option<LiveCapture>> {
     let Some(duration) = &args.live else {
-        if args.files.is_empty() {
-            return Err(bad_input(
-                "no capture given; name a FILE (iostat -x, sar -d, sadf -d, PerfMon CSV) or \
-                 use --live 60s",
-            ));
-        }
-        let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
-        let capture = parse_files(
-            &paths,
-            &ParseOptions {
-                keep_first_report: args.keep_first,
-            },
-        )
-        .map_err(bad_input)?;
+        let parse = ParseOptions {
+            keep_first_report: args.keep_first,
+        };
+        let capture = read_captures(&args.files, &parse)?;
         return Ok(Some(LiveCapture {
             capture,
             cut_short: None,
