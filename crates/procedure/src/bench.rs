@@ -292,6 +292,54 @@ impl BenchOutcome {
     pub fn interrupted(&self) -> bool {
         self.json.status == Status::Interrupted
     }
+
+    /// Interrupted while warming the cache, before any benchmark ran: nothing to print.
+    pub fn interrupted_in_warmup(&self) -> bool {
+        self.interrupted()
+            && self.json.rows.is_empty()
+            && self.json.warmup_s_each > 0.0
+            && !self.json.cache_warmed
+    }
+}
+
+/// Where `bench`'s JSON goes: stdout (`--json` alone), a file (`--output FILE`, or the
+/// deprecated `--json FILE`), or neither.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonDestination {
+    pub stdout: bool,
+    pub file: Option<PathBuf>,
+    /// `--json FILE` was used: the binary says it is deprecated.
+    pub deprecated: bool,
+}
+
+/// `--json [FILE]` (`json`, with `to_stdout` the value `--json` alone stands for) and
+/// `--output FILE` read together.
+pub fn json_destination(
+    json: Option<&Path>,
+    to_stdout: &str,
+    output: Option<&Path>,
+) -> Result<JsonDestination, ProcedureError> {
+    let output = output.map(Path::to_path_buf);
+    match json {
+        None => Ok(JsonDestination {
+            stdout: false,
+            file: output,
+            deprecated: false,
+        }),
+        Some(path) if path.as_os_str() == to_stdout => Ok(JsonDestination {
+            stdout: true,
+            file: output,
+            deprecated: false,
+        }),
+        Some(_) if output.is_some() => Err(ProcedureError::bad_input(
+            "--json FILE and --output FILE both name a JSON file; give only --output FILE",
+        )),
+        Some(path) => Ok(JsonDestination {
+            stdout: false,
+            file: Some(path.to_path_buf()),
+            deprecated: true,
+        }),
+    }
 }
 
 /// The file that records a warm-up, with the boot it happened in: the seed warms "after every
@@ -914,6 +962,31 @@ pub fn report(outcome: &BenchOutcome) -> iofit_report::html::HtmlReport {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn json_goes_to_stdout_a_file_or_nowhere_and_two_files_are_refused() {
+        let out = Path::new("out.json");
+        let dest = |json: Option<&str>, output| json_destination(json.map(Path::new), "-", output);
+        assert_eq!(
+            dest(Some("-"), Some(out)).unwrap(),
+            JsonDestination {
+                stdout: true,
+                file: Some(out.to_path_buf()),
+                deprecated: false
+            }
+        );
+        let old = dest(Some("old.json"), None).unwrap();
+        assert!(old.deprecated && !old.stdout);
+        assert_eq!(old.file.as_deref(), Some(Path::new("old.json")));
+        assert_eq!(dest(None, None).unwrap().file, None);
+        let both = dest(Some("old.json"), Some(out)).unwrap_err();
+        assert!(
+            both.is_bad_input()
+                && both
+                    .to_string()
+                    .starts_with("--json FILE and --output FILE")
+        );
+    }
     use super::*;
 
     /// The seed's DS14 with 1 x P30 ReadOnly (warm) as CacheReads: the seed publishes DS14's

@@ -567,6 +567,64 @@ fn summary(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) -> Summary
     summary
 }
 
+/// Where the demo writes its report and from which catalog: `iofit demo`'s flags.
+#[derive(Clone, Debug)]
+pub struct DemoRequest {
+    pub options: DemoOptions,
+    /// `--catalog` files added to the edition's tables.
+    pub catalog_files: Vec<PathBuf>,
+    /// `--report FILE` [default: report.html in iofit's own temp directory].
+    pub report: Option<PathBuf>,
+    pub allow_overwrite: bool,
+}
+
+/// The demo's report and what it prints.
+#[derive(Debug)]
+pub struct DemoOutcome {
+    pub report: DemoReport,
+    pub text: String,
+}
+
+/// The default report: report.html in `iofit-demo` under the temp directory, a directory of
+/// this user that no one else writes in.
+fn default_report_path() -> Result<PathBuf, ProcedureError> {
+    let dir = std::env::temp_dir().join("iofit-demo");
+    let dir = iofit_safefs::scratch::own_dir(&dir)
+        .map_err(|source| ProcedureError::DemoDirectory { path: dir, source })?;
+    Ok(dir.join("report.html"))
+}
+
+/// [`run_demo`] with its report: the path checked before any work, the HTML written whole.
+pub fn run_demo_to(
+    request: &DemoRequest,
+    executor: &mut dyn Executor,
+    observer: &mut dyn Observer,
+    probe: &dyn Fn() -> Result<(), EngineError>,
+) -> Result<DemoOutcome, ProcedureError> {
+    let options = &request.options;
+    options.validate()?;
+    let report_path = match &request.report {
+        Some(path) => path.clone(),
+        None => default_report_path()?,
+    };
+    // The default report lives in iofit's own directory (checked above to be a real directory
+    // of this user that no one else writes in), so an earlier demo's report there is replaced
+    // even when an older iofit wrote it without a stamp; a --report FILE follows the one rule.
+    let allow = request.report.is_none() || request.allow_overwrite;
+    iofit_safefs::guard::check_output_allowing(&report_path, &[], "--report", allow)?;
+    let catalog = crate::plan::load_catalog(&options.edition, &request.catalog_files)?;
+    let mut report = run_demo(&catalog, options, executor, observer, probe)?;
+    let tables: Vec<_> = catalog.tables_in(&options.edition).collect();
+    crate::plan::write_report(
+        &report_path,
+        iofit_report::ReportFormat::Html,
+        &html_report(&report, &tables),
+    )?;
+    report.report_path = Some(report_path);
+    let text = render_text(&report, &tables);
+    Ok(DemoOutcome { report, text })
+}
+
 /// Step 6: the HTML report; `tables` are the catalog tables of the edition (the price basis).
 pub fn html_report(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) -> HtmlReport {
     let mut html = HtmlReport::new("iofit demo: an example database server, profiled to a verdict")
@@ -797,4 +855,67 @@ fn checklist(report: &DemoReport) -> String {
         "(iofit profile FILE prints the whole checklist with how each number was derived)\n",
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::execute::EngineExecutor;
+    use crate::observer::Quiet;
+
+    fn request(report: PathBuf, allow_overwrite: bool) -> DemoRequest {
+        DemoRequest {
+            options: DemoOptions {
+                edition: iofit_catalog::EDITION_CURRENT.into(),
+                top: 2,
+                run: None,
+            },
+            catalog_files: Vec::new(),
+            report: Some(report),
+            allow_overwrite,
+        }
+    }
+
+    #[test]
+    fn the_demo_without_a_run_writes_its_report_and_names_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("demo.html");
+        let mut executor = EngineExecutor::null_with_fake_clock(10_000);
+        let outcome = run_demo_to(
+            &request(path.clone(), false),
+            &mut executor,
+            &mut Quiet,
+            &|| Ok(()),
+        )
+        .unwrap();
+        assert_eq!(outcome.report.report_path.as_deref(), Some(path.as_path()));
+        assert!(
+            outcome.text.contains(&path.display().to_string()),
+            "{}",
+            outcome.text
+        );
+        let html = std::fs::read_to_string(&path).unwrap();
+        assert!(html.contains("Skipped (--no-run)"));
+        // A file iofit did not write is refused before any work, unless allowed.
+        let foreign = dir.path().join("notes.html");
+        std::fs::write(&foreign, "mine").unwrap();
+        let error = run_demo_to(
+            &request(foreign.clone(), false),
+            &mut executor,
+            &mut Quiet,
+            &|| Ok(()),
+        )
+        .unwrap_err();
+        assert!(
+            error.is_bad_input() && error.to_string().contains("--report"),
+            "{error}"
+        );
+        assert_eq!(std::fs::read_to_string(&foreign).unwrap(), "mine");
+        assert!(
+            run_demo_to(&request(foreign, true), &mut executor, &mut Quiet, &|| Ok(
+                ()
+            ))
+            .is_ok()
+        );
+    }
 }

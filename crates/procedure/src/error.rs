@@ -36,6 +36,13 @@ pub enum ProcedureError {
         #[source]
         source: iofit_safefs::SafeFsError,
     },
+    /// The demo's own directory for its default report cannot be used.
+    #[error("cannot use {} for the demo report", path.display())]
+    DemoDirectory {
+        path: PathBuf,
+        #[source]
+        source: iofit_safefs::SafeFsError,
+    },
     /// A multi-host run could not start or be reached (ssh, a worker's refusal).
     #[error(transparent)]
     Remote(#[from] iofit_remote::RemoteError),
@@ -68,6 +75,7 @@ impl ProcedureError {
             ProcedureError::Output(error) => error.is_bad_input(),
             ProcedureError::FileSystem { source, .. } => source.is_bad_input(),
             ProcedureError::WriteResults { source, .. } => source.is_bad_input(),
+            ProcedureError::DemoDirectory { source, .. } => source.is_bad_input(),
             ProcedureError::Remote(error) => error.is_bad_input(),
             _ => false,
         }

@@ -118,3 +118,59 @@ fn disk_conditions(fleet: &FleetPlan) -> Vec<String> {
     }
     notes
 }
+
+/// Where `plan --fleet` writes its table besides stdout (`--fleet-csv`, `--fleet-html`).
+#[derive(Clone, Debug, Default)]
+pub struct FleetOutputs {
+    pub csv: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    /// `--allow-overwrite`: they may replace files iofit did not write.
+    pub allow_overwrite: bool,
+}
+
+/// How many requirements files (servers) `dir` holds: the length of a progress bar.
+fn servers_in(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .filter_map(std::result::Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "toml"))
+            .count()
+    })
+}
+
+/// [`plan_fleet`], its outputs checked before any work (writable files, not the directory
+/// read) and written whole after; `start` is told how many servers the directory holds.
+pub fn plan_fleet_to(
+    request: &FleetPlanRequest,
+    outputs: &FleetOutputs,
+    start: &dyn Fn(usize),
+    done: &(dyn Fn() + Sync),
+) -> Result<FleetPlan> {
+    let checked = [
+        (&outputs.csv, "--fleet-csv"),
+        (&outputs.html, "--fleet-html"),
+    ];
+    for (path, flag) in checked {
+        if let Some(path) = path {
+            let inputs = [request.dir.clone()];
+            iofit_safefs::guard::check_output_allowing(
+                path,
+                &inputs,
+                flag,
+                outputs.allow_overwrite,
+            )?;
+        }
+    }
+    start(servers_in(&request.dir));
+    let fleet = plan_fleet(request, done)?;
+    if let Some(path) = &outputs.csv {
+        let csv = iofit_report::fleet_table::render_csv(&fleet);
+        iofit_safefs::atomic::write_atomic(path, csv.as_bytes())?;
+    }
+    if let Some(path) = &outputs.html {
+        let title = format!("iofit fleet plan: {}", request.dir.display());
+        let html = iofit_report::fleet_table::render_html(&fleet, &title);
+        iofit_safefs::atomic::write_atomic(path, html.as_bytes())?;
+    }
+    Ok(fleet)
+}

@@ -33,20 +33,28 @@
 //! ```
 
 pub mod bench;
+pub mod catalog_aws_import;
 pub mod catalog_fetch;
 pub mod catalog_import;
+pub mod catalog_list;
+pub mod compare;
 pub mod demo;
 pub mod design_input;
 pub mod execute;
 pub mod fio_run;
 pub mod fleet_plan;
+pub mod fleet_profile;
 pub mod hosts;
 pub mod inputs;
 pub mod measure;
 pub mod observer;
 pub mod plan;
+pub mod plan_clouds;
 pub mod predict;
+pub mod predict_clouds;
+pub mod profile_capture;
 pub mod profile_flags;
+pub mod profile_live;
 pub mod run_request;
 pub mod size_threads;
 pub mod slurm_script;

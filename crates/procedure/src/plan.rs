@@ -540,6 +540,20 @@ pub enum RequirementsSource {
     Flags(VolumeFlags),
 }
 
+impl RequirementsSource {
+    /// `--requirements FILE` or one volume's flags: a file replaces the flags' targets, so
+    /// both together are refused.
+    pub fn choose(file: Option<PathBuf>, flags: VolumeFlags) -> Result<Self> {
+        match file {
+            Some(_) if flags.any_target() => Err(bad(
+                "--requirements FILE replaces --iops/--throughput-mb-s/--latency-ms/--capacity-gib; give one or the other",
+            )),
+            Some(path) => Ok(RequirementsSource::File(path)),
+            None => Ok(RequirementsSource::Flags(flags)),
+        }
+    }
+}
+
 /// Everything `iofit plan` (without `--fleet`) asks for.
 #[derive(Clone, Debug)]
 pub struct PlanRequest {
@@ -716,4 +730,40 @@ pub fn plan(request: &PlanRequest) -> Result<PlanOutcome> {
         write_report(&report.path, report.format, &document)?;
     }
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(iops: Option<f64>) -> VolumeFlags {
+        VolumeFlags {
+            iops,
+            throughput_mb_s: None,
+            latency_ms: None,
+            capacity_gib: None,
+            read_pct: 50.0,
+            random_pct: 100.0,
+            io_size: "8k".into(),
+            role: "data".into(),
+        }
+    }
+
+    #[test]
+    fn a_requirements_file_or_the_flags_never_both() {
+        let file = PathBuf::from("req.toml");
+        assert!(matches!(
+            RequirementsSource::choose(Some(file.clone()), flags(None)).unwrap(),
+            RequirementsSource::File(path) if path == file
+        ));
+        assert!(matches!(
+            RequirementsSource::choose(None, flags(Some(5000.0))).unwrap(),
+            RequirementsSource::Flags(f) if f.iops == Some(5000.0)
+        ));
+        let both = RequirementsSource::choose(Some(file), flags(Some(5000.0))).unwrap_err();
+        assert!(both.is_bad_input());
+        assert!(both
+            .to_string()
+            .starts_with("--requirements FILE replaces --iops"));
+    }
 }

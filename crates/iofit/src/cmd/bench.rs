@@ -93,28 +93,17 @@ const JSON_TO_STDOUT: &str = "-";
 
 /// `--json` alone prints JSON on stdout; `--json FILE` is the deprecated spelling of
 /// `--output FILE`. Returns (print JSON on stdout, the JSON file).
-fn json_flags(args: &Args) -> anyhow::Result<(bool, Option<PathBuf>)> {
-    match &args.json {
-        None => Ok((false, args.output.clone())),
-        Some(path) if path.as_os_str() == JSON_TO_STDOUT => Ok((true, args.output.clone())),
-        Some(path) => {
-            if args.output.is_some() {
-                return Err(bad_input(
-                    "--json FILE and --output FILE both name a JSON file; give only --output FILE",
-                ));
-            }
-            eprintln!(
-                "iofit: note: `bench --json FILE` is deprecated; use `--output FILE` (`--json` \
-                 alone prints the JSON on stdout, as on the other commands)"
-            );
-            Ok((false, Some(path.clone())))
-        }
-    }
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let Suite::AzurePremium = args.suite;
-    let (json_stdout, json_file) = json_flags(&args)?;
+    let json =
+        bench::json_destination(args.json.as_deref(), JSON_TO_STDOUT, args.output.as_deref())?;
+    if json.deprecated {
+        eprintln!(
+            "iofit: note: `bench --json FILE` is deprecated; use `--output FILE` (`--json` \
+             alone prints the JSON on stdout, as on the other commands)"
+        );
+    }
+    let (json_stdout, json_file) = (json.stdout, json.file);
     let options = BenchOptions {
         nocache: args.nocache,
         readcache: args.readcache,
@@ -157,11 +146,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // The results are in the output file, whole: the bound must not replace them.
         crate::stop::clear_last_word();
     }
-    if outcome.interrupted()
-        && outcome.json.rows.is_empty()
-        && outcome.json.warmup_s_each > 0.0
-        && !outcome.json.cache_warmed
-    {
+    if outcome.interrupted_in_warmup() {
         eprintln!("iofit: interrupted during the warm-up; no benchmark ran");
         return Ok(ExitCode::from(crate::exit::INTERRUPTED));
     }

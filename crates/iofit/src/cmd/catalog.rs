@@ -2,10 +2,12 @@
 //! and the tables they come from), each listing naming its tables and their sources
 //! ([`iofit_report::catalog_listing`]), and `catalog import` ([`iofit_procedure::catalog_import`]).
 
-use crate::exit::bad_input;
-use iofit_catalog::{Catalog, EDITIONS};
+use iofit_catalog::EDITIONS;
 use iofit_procedure::catalog_import::{import_catalog, ImportRequest};
-use iofit_report::catalog_listing::{listing, ListingKind, ListingQuery};
+use iofit_procedure::catalog_list::{
+    check_fetch_flags, check_import_flags, list_catalog, unix_seconds_now,
+};
+use iofit_report::catalog_listing::{ListingKind, ListingQuery};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -93,12 +95,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         || !args.import.prices.is_empty()
         || args.import.region.is_some()
         || args.import.output.is_some();
-    if import_flags && !matches!(args.listing, Listing::Import | Listing::Fetch) {
-        return Err(bad_input(
-            "--skus, --prices, --region and -o belong to `iofit catalog import` (--region and \
-             -o also to `iofit catalog fetch`)",
-        ));
-    }
+    check_import_flags(
+        import_flags,
+        matches!(args.listing, Listing::Import | Listing::Fetch),
+    )?;
     let kind = match args.listing {
         Listing::Vms => ListingKind::Vms,
         Listing::Disks => ListingKind::Disks,
@@ -107,8 +107,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Listing::Import => return import(args.import),
         Listing::Fetch => return fetch(args.import),
     };
-    // The built-in files are tested to load, so any error here comes from a --catalog file.
-    let catalog = Catalog::embedded_with_files(&args.catalog_files).map_err(bad_input)?;
     let query = ListingQuery {
         kind,
         edition: args.edition,
@@ -116,36 +114,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         min_vcpu: args.min_vcpu,
         json: args.json,
     };
-    let output = listing(&catalog, &query).map_err(|e| {
-        if e.is_bad_input() {
-            bad_input(e)
-        } else {
-            anyhow::Error::new(e)
-        }
-    })?;
-    print!("{output}");
+    print!("{}", list_catalog(&args.catalog_files, &query)?);
     Ok(ExitCode::SUCCESS)
 }
 
 /// `iofit catalog import`: writes the catalog file whole, prints what was kept and left out.
 fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
-    let unix_seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let unix_seconds = unix_seconds_now();
     if !args.aws_instance_types.is_empty() {
-        if !args.skus.is_empty() || !args.prices.is_empty() || args.region.is_some() {
-            return Err(bad_input(
-                "--aws-instance-types writes an AWS file; --skus, --prices and --region are Azure's: give one or the other",
-            ));
-        }
-        return super::catalog_aws::import(
-            &args.aws_instance_types,
-            args.output.as_deref(),
-            args.table_id.as_deref(),
-            args.allow_overwrite,
-            &iofit_catalog::import::date_of_unix_seconds(unix_seconds),
-        );
+        use iofit_procedure::catalog_aws_import::{import_aws_catalog, AwsImportRequest};
+        let outcome = import_aws_catalog(&AwsImportRequest {
+            azure_flags: !args.skus.is_empty() || !args.prices.is_empty() || args.region.is_some(),
+            inputs: args.aws_instance_types,
+            output: args.output,
+            table_id: args.table_id,
+            allow_overwrite: args.allow_overwrite,
+            date: iofit_catalog::import::date_of_unix_seconds(unix_seconds),
+        })?;
+        crate::cmd::emit(&outcome.summary())?;
+        return Ok(ExitCode::SUCCESS);
     }
     let request = ImportRequest {
         skus: args.skus,
@@ -163,16 +150,8 @@ fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
 
 /// `iofit catalog fetch`: reads the Retail Prices API, writes the catalog file whole.
 fn fetch(args: ImportArgs) -> anyhow::Result<ExitCode> {
-    if !args.skus.is_empty() || !args.prices.is_empty() {
-        return Err(bad_input(
-            "--skus and --prices belong to `iofit catalog import`; `catalog fetch` reads the \
-             Retail Prices API itself",
-        ));
-    }
-    let unix_seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    check_fetch_flags(!args.skus.is_empty() || !args.prices.is_empty())?;
+    let unix_seconds = unix_seconds_now();
     let request = iofit_procedure::catalog_fetch::FetchRequest {
         region: args.region,
         currency: args.currency,

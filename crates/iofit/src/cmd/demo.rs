@@ -4,14 +4,11 @@
 
 use super::print_json_or_text;
 use crate::observe::CliObserver;
-use anyhow::Context;
 use iofit_catalog::EDITION_CURRENT;
 use iofit_engine::uring::UringEngine;
 use iofit_model::job::EngineKind;
-use iofit_procedure::demo::{self, DemoOptions, DemoRunOptions};
+use iofit_procedure::demo::{self, DemoOptions, DemoRequest, DemoRunOptions};
 use iofit_procedure::execute::EngineExecutor;
-use iofit_procedure::plan::{load_catalog, write_report};
-use iofit_report::ReportFormat;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -63,62 +60,27 @@ pub enum DemoEngine {
     Psync,
 }
 
-/// Where the report goes by default: `<temp dir>/iofit-demo/report.html`. The directory must
-/// be a real directory of this user that others cannot write (safefs refuses a link planted
-/// at that name).
-fn default_report_path() -> anyhow::Result<PathBuf> {
-    let dir = std::env::temp_dir().join("iofit-demo");
-    let dir = iofit_safefs::scratch::own_dir(&dir)
-        .with_context(|| format!("cannot use {} for the demo report", dir.display()))?;
-    Ok(dir.join("report.html"))
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let options = DemoOptions {
-        edition: args.edition.clone(),
-        top: args.top,
-        run: (!args.no_run).then_some(DemoRunOptions {
-            seconds: args.run_seconds,
-            engine: match args.engine {
-                DemoEngine::IoUring => EngineKind::IoUring,
-                DemoEngine::Psync => EngineKind::Psync,
-            },
-        }),
+    let request = DemoRequest {
+        options: DemoOptions {
+            edition: args.edition,
+            top: args.top,
+            run: (!args.no_run).then_some(DemoRunOptions {
+                seconds: args.run_seconds,
+                engine: match args.engine {
+                    DemoEngine::IoUring => EngineKind::IoUring,
+                    DemoEngine::Psync => EngineKind::Psync,
+                },
+            }),
+        },
+        catalog_files: args.catalog,
+        report: args.report,
+        allow_overwrite: args.allow_overwrite,
     };
-    options.validate()?;
-    // Before any work: the report's name must be a new file or an earlier iofit report.
-    let report_path = match &args.report {
-        Some(path) => path.clone(),
-        None => default_report_path()?,
-    };
-    // The default report lives in iofit's own directory (checked above to be a real directory
-    // of this user that no one else writes in), so an earlier demo's report there is replaced
-    // even when an older iofit wrote it without a stamp; a --report FILE follows the one rule.
-    let own_default = args.report.is_none();
-    let allow = own_default || args.allow_overwrite;
-    iofit_safefs::guard::check_output_allowing(&report_path, &[], "--report", allow)?;
-    let catalog = load_catalog(&args.edition, &args.catalog)?;
     let mut executor = EngineExecutor::new(false, Arc::new(AtomicBool::new(false)));
     // The run's start goes to stderr (stdout holds the steps, or only JSON).
     let mut observer = CliObserver::new(!args.json, true);
-    let mut report = demo::run_demo(
-        &catalog,
-        &options,
-        &mut executor,
-        &mut observer,
-        &UringEngine::probe,
-    )?;
-    let tables: Vec<_> = catalog.tables_in(&args.edition).collect();
-    write_report(
-        &report_path,
-        ReportFormat::Html,
-        &demo::html_report(&report, &tables),
-    )?;
-    report.report_path = Some(report_path);
-    print_json_or_text(
-        args.json,
-        || &report,
-        || demo::render_text(&report, &tables),
-    )?;
+    let outcome = demo::run_demo_to(&request, &mut executor, &mut observer, &UringEngine::probe)?;
+    print_json_or_text(args.json, || &outcome.report, || outcome.text.clone())?;
     Ok(ExitCode::SUCCESS)
 }

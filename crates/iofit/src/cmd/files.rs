@@ -6,8 +6,6 @@
 use iofit_safefs::{atomic, guard, input, SafeFsError};
 use std::path::{Path, PathBuf};
 
-pub(crate) use iofit_safefs::input::caps;
-
 /// A safefs error as the CLI reports it; `exit::is_bad_input` reads its kind (exit 2 when
 /// the user must fix something), as for every library error.
 pub(crate) fn cli_error(error: SafeFsError) -> anyhow::Error {

@@ -181,6 +181,7 @@ fn plain_number(text: &str) -> Result<f64, String> {
 
 fn parse_cloud(text: &str) -> Result<CloudChoice, String> {
     text.parse()
+        .map_err(|e: iofit_catalog::UnknownChoice| e.to_string())
 }
 
 /// The plan request the flags describe.
@@ -195,15 +196,7 @@ pub(super) fn request(args: &Args) -> anyhow::Result<PlanRequest> {
         io_size: args.io_size.clone(),
         role: args.role.clone(),
     };
-    let requirements = match &args.requirements {
-        Some(_) if flags.any_target() => {
-            return Err(bad_input(
-                "--requirements FILE replaces --iops/--throughput-mb-s/--latency-ms/--capacity-gib; give one or the other",
-            ))
-        }
-        Some(path) => RequirementsSource::File(path.clone()),
-        None => RequirementsSource::Flags(flags),
-    };
+    let requirements = RequirementsSource::choose(args.requirements.clone(), flags)?;
     Ok(PlanRequest {
         requirements,
         growth: args.growth,
@@ -235,22 +228,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.fleet {
         let mut catalog = args.catalog.choice();
         catalog.filters = args.filters.filters();
-        return crate::cmd::fleet::plan(crate::cmd::fleet::PlanFleet {
-            csv: args.fleet_csv.as_deref(),
-            html: args.fleet_html.as_deref(),
-            json: args.output.json,
+        let request = iofit_procedure::fleet_plan::FleetPlanRequest {
+            dir: dir.clone(),
+            catalog,
+            caching: args.caching.clone(),
+            cache_hit_pct: args.cache_hit_pct,
+            service_latency_ms: args.service_latency_ms,
+            min_headroom_pct: args.min_headroom_pct,
+            busy_hours_per_month: args.busy_hours_per_month,
+            threads: crate::cmd::fleet::threads(),
+        };
+        let outputs = iofit_procedure::fleet_plan::FleetOutputs {
+            csv: args.fleet_csv.clone(),
+            html: args.fleet_html.clone(),
             allow_overwrite: args.output.allow_overwrite,
-            request: iofit_procedure::fleet_plan::FleetPlanRequest {
-                dir: dir.clone(),
-                catalog,
-                caching: args.caching.clone(),
-                cache_hit_pct: args.cache_hit_pct,
-                service_latency_ms: args.service_latency_ms,
-                min_headroom_pct: args.min_headroom_pct,
-                busy_hours_per_month: args.busy_hours_per_month,
-                threads: crate::cmd::fleet::threads(),
-            },
-        });
+        };
+        return crate::cmd::fleet::plan(&request, &outputs, args.output.json);
     }
     let outcome = plan::plan(&request(&args)?)?;
     print_json_or_text(args.output.json, || outcome.json(), || outcome.text())?;

@@ -4,11 +4,12 @@
 use super::emit;
 use crate::exit::bad_input;
 use anyhow::Context;
-use iofit_model::requirements::Requirements;
-use iofit_procedure::profile_flags::{seconds_flag, sizing_options, SizingFlags};
-use iofit_profile::{
-    left_out_notes, parse_files, requirements, DeviceKind, ParseOptions, SizingOptions,
+use iofit_procedure::profile_capture::{
+    check_outputs, notes_of, read_captures, size_capture, ProfileOutcome, ProfileOutputs,
 };
+use iofit_procedure::profile_flags::{seconds_flag, sizing_options, SizingFlags};
+use iofit_procedure::profile_live::{check_sampling, sample_live, LiveCapture};
+use iofit_profile::ParseOptions;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -92,96 +93,34 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = sizing_options(&sizing_flags(&args)).map_err(bad_input)?;
     if let Some(out) = &args.fleet_out {
-        return crate::cmd::fleet::profile(
-            &args.files,
-            args.servers.as_deref(),
+        return crate::cmd::fleet::profile(&iofit_procedure::fleet_profile::FleetProfileRequest {
+            inputs: &args.files,
+            mapping: args.servers.as_deref(),
             out,
-            args.allow_overwrite,
-            &ParseOptions {
+            allow_overwrite: args.allow_overwrite,
+            parse: &ParseOptions {
                 keep_first_report: args.keep_first,
             },
-            &options,
-        );
+            sizing: &options,
+            threads: crate::cmd::fleet::threads(),
+        });
     }
-    if let Some(path) = &args.output {
-        // Before reading anything: -o must not replace a capture it reads.
-        super::files::check_output_allowing(path, &args.files, "-o", args.allow_overwrite)?;
-    }
-    if let Some(path) = &args.report {
-        super::files::check_output_allowing(path, &args.files, "--report", args.allow_overwrite)?;
-        if args.output.as_ref() == Some(path) {
-            return Err(bad_input(
-                "--report and -o name the same file; give each its own",
-            ));
-        }
-    }
+    let outputs = ProfileOutputs {
+        output: args.output.as_deref(),
+        report: args.report.as_deref(),
+        allow_overwrite: args.allow_overwrite,
+        inputs: &args.files,
+    };
+    check_outputs(&outputs)?;
     // With --live, Ctrl-C ends the sampling early: `cut_short` says so in words.
     let Some(LiveCapture { capture, cut_short }) = read_capture(&args)? else {
         return Ok(ExitCode::from(crate::exit::INTERRUPTED));
     };
-    for note in &capture.notes {
+    for note in notes_of(&capture, &options) {
         eprintln!("iofit: note: {note}");
     }
-    if options.volumes.is_empty() {
-        for note in left_out_notes(&capture) {
-            eprintln!("iofit: note: {note}");
-        }
-    } else {
-        for note in chosen_stacked_notes(&capture, &options) {
-            eprintln!("iofit: note: {note}");
-        }
-    }
-    let mut requirements = requirements(&capture, &options).map_err(bad_input)?;
-    if let Some(words) = &cut_short {
-        // The file itself says it is short: whoever plans from it sees it in the source.
-        requirements.source = format!("{} ({words})", requirements.source);
-    }
-    requirements
-        .validate()
-        .map_err(|e| anyhow::anyhow!("internal: the requirements do not validate: {e}"))?;
-    let title = format!(
-        "Requirements checklist from {} ({} reports)",
-        requirements.source,
-        capture.reports()
-    );
-    let mut text = iofit_report::checklist::render(&requirements, &title, true);
-    if let Some(verdict) = &capture.azure {
-        text.push_str("\nAzure limits (consumed-percentage metrics)\n");
-        for line in verdict.lines() {
-            text.push_str(&format!("  {line}\n"));
-        }
-        if verdict.binding().is_some() {
-            text.push_str(
-                "  while throttled the metrics show the limit, not the demand: the sized \
-                 numbers (percentile x comfort) ask for more than the limit; check the design \
-                 with `iofit predict --vm CURRENT_VM --disk ... --requirements FILE` and let \
-                 `iofit plan --requirements FILE` pick one without it\n",
-            );
-        }
-    }
-    if let Some(path) = &args.report {
-        let html = iofit_procedure::workload::profile_report(
-            &title,
-            &capture,
-            &requirements,
-            &iofit_procedure::workload::sized_words(&options),
-        );
-        super::files::write_output(path, html.render().as_bytes())?;
-        text.push_str(&format!("\nwrote {}\n", path.display()));
-    }
-    match &args.output {
-        Some(path) => {
-            write_toml(&requirements, path)?;
-            text.push_str(&format!(
-                "\nwrote {}; next: iofit plan --requirements {}\n",
-                path.display(),
-                path.display()
-            ));
-        }
-        None => text.push_str(
-            "\nwrite these requirements with -o req.toml, then: iofit plan --requirements req.toml\n",
-        ),
-    }
+    let ProfileOutcome { requirements, text } =
+        size_capture(&capture, cut_short.as_deref(), &options, &outputs)?;
     if let Some(words) = &cut_short {
         eprintln!("iofit: {words}; the requirements cover what was sampled");
     }
@@ -203,20 +142,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// it had an interval to size.
 fn read_capture(args: &Args) -> anyhow::Result<Option<LiveCapture>> {
     let Some(duration) = &args.live else {
-        if args.files.is_empty() {
-            return Err(bad_input(
-                "no capture given; name a FILE (iostat -x, sar -d, sadf -d, PerfMon CSV) or \
-                 use --live 60s",
-            ));
-        }
-        let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
-        let capture = parse_files(
-            &paths,
-            &ParseOptions {
-                keep_first_report: args.keep_first,
-            },
-        )
-        .map_err(bad_input)?;
+        let parse = ParseOptions {
+            keep_first_report: args.keep_first,
+        };
+        let capture = read_captures(&args.files, &parse)?;
         return Ok(Some(LiveCapture {
             capture,
             cut_short: None,
@@ -236,92 +165,31 @@ fn read_capture(args: &Args) -> anyhow::Result<Option<LiveCapture>> {
          what was sampled)",
         root.display()
     );
-    sample_live(&root, duration, interval)
+    sample(&root, duration, interval)
 }
 
-/// A capture, and whether a signal cut it short (in words).
-struct LiveCapture {
-    capture: iofit_profile::Capture,
-    cut_short: Option<String>,
-}
-
-/// `--live`: a snapshot every `interval_s` for `duration_s`, with a countdown on a terminal's
-/// stderr. The first Ctrl-C ends the sampling: what was sampled is kept (when it spans one
-/// interval at least), so a long capture is not lost to an impatient key.
-/// `None`: stopped before there was an interval to size.
-fn sample_live(
-    root: &Path,
-    duration_s: f64,
-    interval_s: f64,
-) -> anyhow::Result<Option<LiveCapture>> {
-    use iofit_profile::procfs::{LiveRecorder, Snapshot, LIVE_MAX_SAMPLES};
+/// `--live`: [`sample_live`] with Ctrl-C as its stop and a countdown on a terminal's stderr.
+fn sample(root: &Path, duration_s: f64, interval_s: f64) -> anyhow::Result<Option<LiveCapture>> {
     use std::io::IsTerminal;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
-    if interval_s > duration_s {
-        return Err(bad_input(format!(
-            "--interval {interval_s} s is longer than --live {duration_s} s; sample at least once"
-        )));
-    }
-    let steps = (duration_s / interval_s).round().max(1.0);
-    if steps > LIVE_MAX_SAMPLES {
-        return Err(bad_input(format!(
-            "--interval {interval_s} s over --live {duration_s} s is {steps} samples; at most \
-             {LIVE_MAX_SAMPLES}: raise --interval"
-        )));
-    }
+    check_sampling(duration_s, interval_s)?;
     let stop = Arc::new(AtomicBool::new(false));
     crate::stop::arm(Arc::clone(&stop), crate::stop::Armed::Unbounded);
-    let countdown = std::io::stderr().is_terminal();
-    let start = std::time::Instant::now();
-    let mut recorder = LiveRecorder::new(&format!("{} (live)", root.display()), interval_s);
-    let mut taken = 0u32;
-    let mut shown_s = u64::MAX;
-    'sampling: for step in 0..=steps as u32 {
-        let due_s = interval_s * f64::from(step);
-        loop {
-            if stop.load(Ordering::SeqCst) {
-                break 'sampling;
-            }
-            let now_s = start.elapsed().as_secs_f64();
-            if countdown {
-                let left_s = (duration_s - now_s).max(0.0).ceil() as u64;
-                if left_s != shown_s {
-                    eprint!("\riofit: sampling, {left_s} s left, {taken} samples   ");
-                    shown_s = left_s;
-                }
-            }
-            if now_s >= due_s {
-                break;
-            }
-            // Short naps: a Ctrl-C is seen within 0.1 s, the countdown ticks every second.
-            std::thread::sleep(std::time::Duration::from_secs_f64((due_s - now_s).min(0.1)));
+    let terminal = std::io::stderr().is_terminal();
+    let mut countdown = |left_s: u64, taken: u32| {
+        if terminal {
+            eprint!("\riofit: sampling, {left_s} s left, {taken} samples   ");
         }
-        recorder.push(
-            Snapshot::read(root).map_err(bad_input)?,
-            start.elapsed().as_secs_f64(),
-        );
-        taken += 1;
-    }
-    if countdown {
+    };
+    let live = sample_live(root, duration_s, interval_s, &stop, &mut countdown)?;
+    if terminal {
         eprintln!();
     }
-    let stopped = stop.load(Ordering::SeqCst);
-    if stopped && taken < 2 {
+    if live.is_none() {
         eprintln!("iofit: stopped before two samples: nothing to size, no file written");
-        return Ok(None);
     }
-    let cut_short = stopped.then(|| {
-        format!(
-            "cut short by a signal after {:.1} of {duration_s} s, {taken} samples",
-            start.elapsed().as_secs_f64()
-        )
-    });
-    let mut capture = recorder.finish();
-    if let Some(words) = &cut_short {
-        capture.notes.push(words.clone());
-    }
-    Ok(Some(LiveCapture { capture, cut_short }))
+    Ok(live)
 }
 
 /// The sizing flags as `procedure` reads them.
@@ -338,38 +206,4 @@ fn sizing_flags(args: &Args) -> SizingFlags<'_> {
         growth: args.growth,
         latency_target: args.latency_target,
     }
-}
-
-/// Writes the TOML whole or not at all (a random temporary name, then a rename).
-fn write_toml(requirements: &Requirements, path: &Path) -> anyhow::Result<()> {
-    let body = toml::to_string_pretty(requirements).context("serialising the requirements")?;
-    let text = format!(
-        "# Requirements written by `iofit profile` from {}.\n# `sizing` is what a design must \
-         meet; `observed` is what was measured; `derivation` says how.\n\n{body}",
-        requirements.source
-    );
-    super::files::write_output(path, text.as_bytes())
-}
-
-/// When --device names a stacked volume (a striped md or dm device), the disks under it are
-/// not sized: say so, so the user knows its IO is counted once.
-fn chosen_stacked_notes(capture: &iofit_profile::Capture, options: &SizingOptions) -> Vec<String> {
-    let names: Vec<&str> = capture.devices.iter().map(|d| d.name.as_str()).collect();
-    let linux = iofit_profile::devices::is_linux(capture.tool);
-    options
-        .volumes
-        .iter()
-        .flat_map(|v| v.devices.iter())
-        .filter_map(|device| {
-            let wanted = device.trim_start_matches("/dev/");
-            let name = names.iter().find(|n| n.eq_ignore_ascii_case(wanted))?;
-            match iofit_profile::devices::classify(name, &names, linux) {
-                DeviceKind::Stacked { what } => Some(format!(
-                    "sizing {name} ({what}) instead of the disks under it: they are left out, \
-                     so its IO is counted once"
-                )),
-                _ => None,
-            }
-        })
-        .collect()
 }

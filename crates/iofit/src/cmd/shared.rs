@@ -84,21 +84,4 @@ impl OutputArgs {
     }
 }
 
-/// What `--cloud` asks for: one cloud or all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CloudChoice {
-    One(iofit_catalog::clouds::Cloud),
-    All,
-}
-
-impl std::str::FromStr for CloudChoice {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        if text.trim().eq_ignore_ascii_case("all") {
-            return Ok(CloudChoice::All);
-        }
-        text.parse::<iofit_catalog::clouds::Cloud>()
-            .map(CloudChoice::One)
-            .map_err(|e| e.to_string())
-    }
-}
+pub use iofit_procedure::plan_clouds::CloudChoice;

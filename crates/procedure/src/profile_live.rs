@@ -1,0 +1,158 @@
+//! `iofit profile --live`: a snapshot of /proc every `interval_s` for `duration_s`. The stop
+//! flag (the binary's Ctrl-C) ends the sampling early: what was sampled is kept when it spans
+//! one interval at least, so a long capture is not lost to an impatient key.
+
+use crate::ProcedureError;
+use iofit_profile::procfs::{LiveRecorder, Snapshot, LIVE_MAX_SAMPLES};
+use iofit_profile::Capture;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+type Result<T> = std::result::Result<T, ProcedureError>;
+
+fn bad(message: impl Into<String>) -> ProcedureError {
+    ProcedureError::BadInput(message.into())
+}
+
+/// A capture, and whether the stop flag cut it short (in words).
+#[derive(Clone, Debug)]
+pub struct LiveCapture {
+    pub capture: Capture,
+    pub cut_short: Option<String>,
+}
+
+/// Refuses an interval longer than the duration, or more samples than a capture holds.
+pub fn check_sampling(duration_s: f64, interval_s: f64) -> Result<()> {
+    if interval_s > duration_s {
+        return Err(bad(format!(
+            "--interval {interval_s} s is longer than --live {duration_s} s; sample at least once"
+        )));
+    }
+    let steps = (duration_s / interval_s).round().max(1.0);
+    if steps > LIVE_MAX_SAMPLES {
+        return Err(bad(format!(
+            "--interval {interval_s} s over --live {duration_s} s is {steps} samples; at most \
+             {LIVE_MAX_SAMPLES}: raise --interval"
+        )));
+    }
+    Ok(())
+}
+
+/// Samples `root` (a /proc). `countdown(seconds_left, samples_taken)` is called as the
+/// seconds left change. `None`: stopped before two samples, nothing to size.
+pub fn sample_live(
+    root: &Path,
+    duration_s: f64,
+    interval_s: f64,
+    stop: &AtomicBool,
+    countdown: &mut dyn FnMut(u64, u32),
+) -> Result<Option<LiveCapture>> {
+    check_sampling(duration_s, interval_s)?;
+    let steps = (duration_s / interval_s).round().max(1.0);
+    let start = std::time::Instant::now();
+    let mut recorder = LiveRecorder::new(&format!("{} (live)", root.display()), interval_s);
+    let mut taken = 0u32;
+    let mut shown_s = u64::MAX;
+    'sampling: for step in 0..=steps as u32 {
+        let due_s = interval_s * f64::from(step);
+        loop {
+            if stop.load(Ordering::SeqCst) {
+                break 'sampling;
+            }
+            let now_s = start.elapsed().as_secs_f64();
+            let left_s = (duration_s - now_s).max(0.0).ceil() as u64;
+            if left_s != shown_s {
+                countdown(left_s, taken);
+                shown_s = left_s;
+            }
+            if now_s >= due_s {
+                break;
+            }
+            // Short naps: a stop is seen within 0.1 s, the countdown ticks every second.
+            std::thread::sleep(std::time::Duration::from_secs_f64((due_s - now_s).min(0.1)));
+        }
+        let snapshot = Snapshot::read(root).map_err(|e| bad(e.to_string()))?;
+        recorder.push(snapshot, start.elapsed().as_secs_f64());
+        taken += 1;
+    }
+    let stopped = stop.load(Ordering::SeqCst);
+    if stopped && taken < 2 {
+        return Ok(None);
+    }
+    let cut_short = stopped.then(|| {
+        format!(
+            "cut short by a signal after {:.1} of {duration_s} s, {taken} samples",
+            start.elapsed().as_secs_f64()
+        )
+    });
+    let mut capture = recorder.finish();
+    if let Some(words) = &cut_short {
+        capture.notes.push(words.clone());
+    }
+    Ok(Some(LiveCapture { capture, cut_short }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A /proc of its own with disk `vdz` after `reads` reads.
+    fn fake_proc(root: &Path, reads: u64) {
+        std::fs::write(root.join("stat"), "cpu  100 0 100 800 0 0 0 0 0 0\n").unwrap();
+        std::fs::write(
+            root.join("meminfo"),
+            "MemTotal: 1000 kB\nMemAvailable: 500 kB\n",
+        )
+        .unwrap();
+        let line = format!(
+            " 254       0 vdz {reads} 0 {} {} 0 0 0 0 0 {} {} 0 0 0 0 0 0\n",
+            reads * 16,
+            reads / 2,
+            reads / 2,
+            reads / 2
+        );
+        std::fs::write(root.join("diskstats"), line).unwrap();
+    }
+
+    #[test]
+    fn a_short_live_capture_samples_every_interval_and_counts_down() {
+        let dir = tempfile::tempdir().unwrap();
+        fake_proc(dir.path(), 1000);
+        let mut shown = Vec::new();
+        let live = sample_live(
+            dir.path(),
+            0.2,
+            0.1,
+            &AtomicBool::new(false),
+            &mut |left, n| shown.push((left, n)),
+        )
+        .unwrap()
+        .unwrap();
+        assert!(live.cut_short.is_none());
+        // Three snapshots (0, 0.1, 0.2 s) make two intervals.
+        assert_eq!(live.capture.reports(), 2);
+        assert_eq!(shown.first(), Some(&(1, 0)));
+    }
+
+    #[test]
+    fn a_stop_before_two_samples_leaves_nothing_to_size() {
+        let dir = tempfile::tempdir().unwrap();
+        fake_proc(dir.path(), 1000);
+        let stopped = AtomicBool::new(true);
+        assert!(sample_live(dir.path(), 5.0, 1.0, &stopped, &mut |_, _| {})
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn sampling_flags_out_of_range_are_bad_input() {
+        let error = check_sampling(1.0, 2.0).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "--interval 2 s is longer than --live 1 s; sample at least once"
+        );
+        let error = check_sampling(1e9, 0.001).unwrap_err();
+        assert!(error.is_bad_input() && error.to_string().contains("raise --interval"));
+        assert!(check_sampling(60.0, 1.0).is_ok());
+    }
+}
