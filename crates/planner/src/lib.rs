@@ -1083,7 +1083,7 @@ fn failure_reason(prediction: &Prediction) -> (Option<LimitKind>, String) {
         c.status == LimitStatus::Over && !matches!(c.kind, LimitKind::Capacity | LimitKind::Latency)
     });
     if let (Some(check), Some(violation)) = (hard, prediction.violations.first()) {
-        return (Some(check.kind), violation.clone());
+        return (Some(check.kind), violation.to_string());
     }
     // Then a rate: the throttle is the cause, a missed latency its symptom.
     for volume in &prediction.volumes {
@@ -1114,8 +1114,8 @@ fn failure_reason(prediction: &Prediction) -> (Option<LimitKind>, String) {
         let reason = prediction
             .violations
             .iter()
-            .find(|v| v.contains(&format!("'{}'", check.scope)))
-            .cloned()
+            .find(|v| v.volume() == Some(check.scope.as_str()))
+            .map(ToString::to_string)
             .unwrap_or_else(|| check.name.clone());
         return (Some(check.kind), reason);
     }

@@ -43,6 +43,8 @@
 
 pub mod aws;
 pub mod disk_spec;
+mod findings;
+pub use findings::Violation;
 mod json;
 
 use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};
@@ -604,7 +606,7 @@ pub struct Prediction {
     pub limits: Vec<LimitCheck>,
     pub binding: Option<Binding>,
     /// Yes/no checks the design fails (too many disks, premium disk on a standard VM...).
-    pub violations: Vec<String>,
+    pub violations: Vec<Violation>,
     pub warnings: Vec<String>,
     pub advice: Vec<String>,
     /// With targets: whether every volume meets its target and no check fails.
@@ -636,6 +638,11 @@ pub struct BurstFigure {
 pub const BURST_CREDIT_SECONDS: f64 = 1800.0;
 
 impl Prediction {
+    /// Every violation's sentence, in the order found (what the reports list).
+    pub fn violation_sentences(&self) -> Vec<String> {
+        self.violations.iter().map(ToString::to_string).collect()
+    }
+
     /// Whether the design is buildable and meets every target (when targets were given).
     pub fn fits(&self) -> bool {
         self.violations.is_empty() && self.meets_requirements.unwrap_or(true)
@@ -1056,7 +1063,7 @@ fn burst_figure(
 #[derive(Default)]
 struct Notes {
     warnings: Vec<String>,
-    violations: Vec<String>,
+    violations: Vec<Violation>,
 }
 
 /// The solved operating points and what they were solved from.
@@ -1198,10 +1205,11 @@ fn volume_notes(volume: &VolumeLoad, notes: &mut Notes) {
     let label = &volume.design.label;
     let cached = volume.design.caching.is_cached();
     if cached && !volume.disk.kind.supports_host_caching() {
-        notes.violations.push(format!(
-            "volume '{label}': {} disks do not support host caching ({}); use caching None",
-            volume.disk.name, volume.design.caching
-        ));
+        notes.violations.push(Violation::CachingNotSupported {
+            volume: label.clone(),
+            disk: volume.disk.name.clone(),
+            caching: volume.design.caching,
+        });
     }
     if let Some(target) = &volume.target {
         let sensitive = target.iops > 0.0 || target.latency_ms.is_some();
@@ -1542,10 +1550,11 @@ fn slots_check(
         load_unknown: false,
     });
     if slots_over {
-        notes.violations.push(format!(
-            "{total_disks} data disks but {} allows {}",
-            vm.name, vm.max_data_disks
-        ));
+        notes.violations.push(Violation::TooManyDisks {
+            disks: total_disks,
+            vm: vm.name.clone(),
+            max: vm.max_data_disks,
+        });
     }
 }
 
@@ -1563,11 +1572,10 @@ fn premium_check(
         .map(|v| v.disk.name.as_str())
         .collect();
     if !needs_premium.is_empty() && !vm.premium_storage {
-        notes.violations.push(format!(
-            "{} does not support premium storage, which {} needs",
-            vm.name,
-            needs_premium.join(", ")
-        ));
+        notes.violations.push(Violation::NoPremiumStorage {
+            vm: vm.name.clone(),
+            disks: needs_premium.iter().map(|d| d.to_string()).collect(),
+        });
         checks.push(LimitCheck {
             kind: LimitKind::VmPremiumStorage,
             scope: "vm".into(),
@@ -1892,19 +1900,17 @@ fn target_violations(checks: &[LimitCheck], notes: &mut Notes) {
             // Reported through meets_target; listed here too so one list says what fails.
             let limit = check.limit.unwrap_or(0.0);
             notes.violations.push(if check.kind == LimitKind::Capacity {
-                format!(
-                    "volume '{}': capacity {} GiB needed, {} GiB provided",
-                    check.scope,
-                    fmt_num(check.used),
-                    fmt_num(limit)
-                )
+                Violation::CapacityShort {
+                    volume: check.scope.clone(),
+                    needed_gib: check.used,
+                    provided_gib: limit,
+                }
             } else {
-                format!(
-                    "volume '{}': expected latency {} ms exceeds the {} ms target",
-                    check.scope,
-                    fmt_num_precise(check.used),
-                    fmt_num_precise(limit)
-                )
+                Violation::LatencyOver {
+                    volume: check.scope.clone(),
+                    expected_ms: check.used,
+                    target_ms: limit,
+                }
             });
         }
     }

@@ -179,6 +179,23 @@ fn too_many_disks_and_standard_vm_are_violations() {
     );
     let p = predict(&small, &[volume], &Assumptions::default(), None).unwrap();
     assert_eq!(p.violations.len(), 2, "{:?}", p.violations);
+    // Typed: which check failed and with what figures, not only words.
+    assert!(p.violations.contains(&crate::Violation::TooManyDisks {
+        disks: 4,
+        vm: "X".into(),
+        max: 2
+    }));
+    assert!(p.violations.contains(&crate::Violation::NoPremiumStorage {
+        vm: "X".into(),
+        disks: vec!["P30".into()]
+    }));
+    assert_eq!(
+        p.violation_sentences(),
+        [
+            "4 data disks but X allows 2",
+            "X does not support premium storage, which P30 needs"
+        ]
+    );
     assert!(!p.fits());
 }
 

@@ -995,7 +995,7 @@ fn render_prediction(out: &mut String, prediction: &Prediction) {
         ));
     }
     render_table(out, &prediction_limits_table(prediction));
-    render_list(out, "Violations", &prediction.violations);
+    render_list(out, "Violations", &prediction.violation_sentences());
     render_list(out, "Warnings", &prediction.warnings);
     render_list(out, "Advice", &prediction.advice);
 }

@@ -212,8 +212,9 @@ pub fn render_report(report: &Document) -> String {
                 }
                 table(&mut out, &prediction_volumes_table(prediction));
                 table(&mut out, &prediction_limits_table(prediction));
+                let violations = prediction.violation_sentences();
                 for (heading, items) in [
-                    ("Violations", &prediction.violations),
+                    ("Violations", &violations),
                     ("Warnings", &prediction.warnings),
                     ("Advice", &prediction.advice),
                 ] {

@@ -122,8 +122,9 @@ pub fn render(prediction: &Prediction) -> String {
     let _ = writeln!(out, "\nlimits (headroom at the operating point)");
     limits_table(&mut out, &prediction.limits, "  ");
 
+    let violations = prediction.violation_sentences();
     for (title, items) in [
-        ("violations", &prediction.violations),
+        ("violations", &violations),
         ("warnings", &prediction.warnings),
         ("advice", &prediction.advice),
     ] {
@@ -144,7 +145,7 @@ fn headline(out: &mut String, prediction: &Prediction) {
         let _ = writeln!(
             out,
             "IMPOSSIBLE DESIGN: {} (the numbers below are what it would deliver if it could be built)",
-            prediction.violations.join("; ")
+            prediction.violation_sentences().join("; ")
         );
     }
     let _ = writeln!(

@@ -560,7 +560,10 @@ impl Summary {
         let verdict = if !prediction.violations.is_empty() {
             Some(SummaryVerdict {
                 pass: false,
-                words: format!("cannot be built: {}", prediction.violations.join("; ")),
+                words: format!(
+                    "cannot be built: {}",
+                    prediction.violation_sentences().join("; ")
+                ),
                 badge: None,
             })
         } else {
