@@ -176,28 +176,8 @@ impl AtomicFile {
 
     /// Publishes an output the door checked: `replace` false renames only if the name is
     /// still free (`RENAME_NOREPLACE`), so a file that appeared meanwhile is never replaced.
-    pub(crate) fn publish_as_output(
-        mut self,
-        synced: bool,
-        replace: bool,
-    ) -> Result<(), SafeFsError> {
-        if replace || self.final_name.is_empty() {
-            return self.publish(synced);
-        }
-        let file = self.file.take().expect("committed once");
-        if synced {
-            file.sync_all()
-                .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
-        }
-        drop(file);
-        sys::renameat_noreplace(&self.dir, &self.temp_name, &self.final_name)
-            .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
-        forget(&self.temp_path());
-        self.temp_name.clear();
-        if synced {
-            let _ = self.dir.sync_all();
-        }
-        Ok(())
+    pub(crate) fn publish_as_output(self, synced: bool, replace: bool) -> Result<(), SafeFsError> {
+        self.rename_into_place(synced, replace)
     }
 
     /// The temporary file's path (for tests and messages).
@@ -220,7 +200,14 @@ impl AtomicFile {
         self.publish(false)
     }
 
-    pub(crate) fn publish(mut self, synced: bool) -> Result<(), SafeFsError> {
+    pub(crate) fn publish(self, synced: bool) -> Result<(), SafeFsError> {
+        self.rename_into_place(synced, true)
+    }
+
+    /// Syncs (when `synced`) and renames the temporary file to the output's name: over what is
+    /// there when `replace`, otherwise only while the name is still free (`RENAME_NOREPLACE`).
+    /// A stream (device or FIFO) is only flushed.
+    fn rename_into_place(mut self, synced: bool, replace: bool) -> Result<(), SafeFsError> {
         let mut file = self.file.take().expect("committed once");
         if self.final_name.is_empty() {
             // A stream (device or FIFO): nothing to sync or rename.
@@ -233,8 +220,12 @@ impl AtomicFile {
                 .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
         }
         drop(file);
-        sys::renameat(&self.dir, &self.temp_name, &self.final_name)
-            .map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
+        let renamed = if replace {
+            sys::renameat(&self.dir, &self.temp_name, &self.final_name)
+        } else {
+            sys::renameat_noreplace(&self.dir, &self.temp_name, &self.final_name)
+        };
+        renamed.map_err(|e| SafeFsError::io("cannot write", &self.path, e))?;
         forget(&self.temp_path());
         self.temp_name.clear();
         if synced {
