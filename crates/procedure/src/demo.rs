@@ -911,11 +911,9 @@ mod tests {
             "{error}"
         );
         assert_eq!(std::fs::read_to_string(&foreign).unwrap(), "mine");
-        assert!(
-            run_demo_to(&request(foreign, true), &mut executor, &mut Quiet, &|| Ok(
-                ()
-            ))
-            .is_ok()
-        );
+        let allowed = run_demo_to(&request(foreign, true), &mut executor, &mut Quiet, &|| {
+            Ok(())
+        });
+        assert!(allowed.is_ok(), "{:?}", allowed.err());
     }
 }

@@ -9,12 +9,47 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// Every input this process has read (device, inode, the path it was named by): no output
-/// may replace or write into one of them ([`crate::output`] checks here), whichever spelling,
-/// hard link or include brought it in.
-static INPUTS: Mutex<Vec<(u64, u64, PathBuf)>> = Mutex::new(Vec::new());
+/// Every input this process has read: its device, inode and birth time, and the path it was
+/// named by. No output may replace or write into one of them ([`crate::output`] checks here),
+/// whichever spelling, hard link or include brought it in.
+///
+/// The birth time is kept because an inode number is reused once its file is deleted: a file
+/// made later (a test's output in a fresh directory, in a process that read and deleted an
+/// input earlier) can have the number of a deleted input. Its birth time is later, so it is
+/// not taken for that input. A file system that does not keep birth times compares by device
+/// and inode alone (refusing more, never less).
+static INPUTS: Mutex<Vec<Identity>> = Mutex::new(Vec::new());
 
-fn inputs() -> std::sync::MutexGuard<'static, Vec<(u64, u64, PathBuf)>> {
+#[derive(Clone, Debug)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    born: Option<std::time::SystemTime>,
+    path: PathBuf,
+}
+
+impl Identity {
+    fn of(meta: &std::fs::Metadata, path: &Path) -> Identity {
+        Identity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            born: meta.created().ok(),
+            path: path.to_path_buf(),
+        }
+    }
+
+    /// Whether `meta` is this input's inode: same device and inode, and the same birth time
+    /// where both are known.
+    fn is(&self, meta: &std::fs::Metadata) -> bool {
+        let same_birth = match (self.born, meta.created().ok()) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        self.dev == meta.dev() && self.ino == meta.ino() && same_birth
+    }
+}
+
+fn inputs() -> std::sync::MutexGuard<'static, Vec<Identity>> {
     INPUTS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -23,30 +58,27 @@ fn inputs() -> std::sync::MutexGuard<'static, Vec<(u64, u64, PathBuf)>> {
 /// an input themselves call this; [`open_input`] and [`read_capped`] do it on their own.
 pub fn note_input(file: &std::fs::File, path: &Path) {
     if let Ok(meta) = file.metadata() {
-        note_identity(meta.dev(), meta.ino(), path);
+        note_identity(&meta, path);
     }
 }
 
 /// Records the file at `path`, if there is one, as an input of this run ([`note_input`]).
 pub fn note_input_path(path: &Path) {
     if let Ok(meta) = std::fs::metadata(path) {
-        note_identity(meta.dev(), meta.ino(), path);
+        note_identity(&meta, path);
     }
 }
 
-fn note_identity(dev: u64, ino: u64, path: &Path) {
+fn note_identity(meta: &std::fs::Metadata, path: &Path) {
     let mut known = inputs();
-    if !known.iter().any(|(d, i, _)| *d == dev && *i == ino) {
-        known.push((dev, ino, path.to_path_buf()));
+    if !known.iter().any(|k| k.is(meta)) {
+        known.push(Identity::of(meta, path));
     }
 }
 
-/// The input of this run that is the inode `(dev, ino)`, by the path it was read from.
-pub fn input_named(dev: u64, ino: u64) -> Option<PathBuf> {
-    inputs()
-        .iter()
-        .find(|(d, i, _)| *d == dev && *i == ino)
-        .map(|(_, _, p)| p.clone())
+/// The input of this run whose inode `meta` describes, by the path it was read from.
+pub fn input_named(meta: &std::fs::Metadata) -> Option<PathBuf> {
+    inputs().iter().find(|k| k.is(meta)).map(|k| k.path.clone())
 }
 
 /// Size caps per input format, in bytes.
@@ -96,7 +128,7 @@ pub fn open_input(path: &Path, cap_bytes: u64, what: &str) -> Result<std::fs::Fi
     if st.st_size as u64 > cap_bytes {
         return Err(too_big(path, cap_bytes, what));
     }
-    note_identity(st.st_dev, st.st_ino, path);
+    note_input(&file, path);
     Ok(file)
 }
 

@@ -155,7 +155,7 @@ pub fn check(
             ),
         ));
     }
-    if let Some(input) = input::input_named(meta.dev(), meta.ino()) {
+    if let Some(input) = input::input_named(&meta) {
         return Err(SafeFsError::refused(path, format!(
             "it is {}, which this run reads; the {} would replace it. Write it to another file name",
             input.display(),

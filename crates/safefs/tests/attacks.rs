@@ -230,6 +230,40 @@ fn an_output_naming_an_input_is_refused_before_any_work() {
 }
 
 #[test]
+fn a_read_input_stays_protected_by_any_name_and_a_reused_inode_number_is_not_it() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let allowed =
+        |out: &Path| iofit_safefs::guard::check_output_allowing(out, &[], "--output", true);
+    // An input this process read is refused as an output by another name (a hard link), even
+    // with --allow-overwrite and without being listed by the command.
+    let input = precious(dir.path(), "catalog.toml");
+    read_capped(&input, caps::CATALOG_BYTES, "catalog file").unwrap();
+    std::fs::hard_link(&input, dir.path().join("link.toml")).unwrap();
+    let err = allowed(&dir.path().join("link.toml")).unwrap_err();
+    assert!(err.to_string().contains("which this run reads"), "{err}");
+    // Inputs read and then deleted free their inode numbers, which new files may get. A new
+    // file is never taken for the deleted input (it was, by device and inode alone: a demo
+    // report refused as "the catalog this run reads" in a process that had read and deleted a
+    // catalog in another test). The loop tries until a number comes back; every new file is
+    // checked whether or not it got one.
+    let mut reused = 0;
+    for round in 0..300 {
+        let old = precious(dir.path(), &format!("in{round}.toml"));
+        read_capped(&old, caps::CATALOG_BYTES, "catalog file").unwrap();
+        let ino = std::fs::metadata(&old).unwrap().ino();
+        std::fs::remove_file(&old).unwrap();
+        let new = precious(dir.path(), &format!("out{round}.html"));
+        reused += usize::from(std::fs::metadata(&new).unwrap().ino() == ino);
+        allowed(&new).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        if reused >= 3 {
+            break;
+        }
+    }
+    eprintln!("inode numbers reused: {reused}");
+}
+
+#[test]
 fn inputs_must_be_regular_files_of_bounded_size() {
     let err = read_capped(Path::new("/dev/zero"), caps::JOB_FILE_BYTES, "job file").unwrap_err();
     assert!(err.to_string().contains("character device"), "{err}");
