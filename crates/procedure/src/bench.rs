@@ -357,7 +357,7 @@ fn warmed_this_boot(dir: &Path) -> bool {
     !id.is_empty()
         // A regular file of a few bytes only: a marker planted as a link to /dev/zero or a
         // FIFO is not read (and counts as no warm-up).
-        && iofit_safefs::input::read_capped_string(&dir.join(WARM_MARKER), 4096, "warm-up marker")
+        && iofit_safefs::input::read_own_state(&dir.join(WARM_MARKER), 4096, "warm-up marker")
             .map(|text| text.lines().next() == Some(id.as_str()))
             .unwrap_or(false)
 }

@@ -127,8 +127,6 @@ mod tests {
             "{summary}"
         );
         assert!(summary.contains("left out t1.micro: "), "{summary}");
-        let catalog = crate::plan_clouds::aws_catalog(std::slice::from_ref(&output)).unwrap();
-        assert_eq!(catalog.instance("r7g.4xlarge").unwrap().vcpu, 16);
         // A second import onto it needs allow_overwrite.
         let again = import_aws_catalog(&request).unwrap_err();
         assert!(again.is_bad_input() && again.to_string().contains("--allow-overwrite"));
@@ -137,6 +135,14 @@ mod tests {
             ..request
         };
         assert!(import_aws_catalog(&allowed).is_ok());
+        // Loaded as plan loads it; once read, this process never writes over it.
+        let catalog = crate::plan_clouds::aws_catalog(std::slice::from_ref(&output)).unwrap();
+        assert_eq!(catalog.instance("r7g.4xlarge").unwrap().vcpu, 16);
+        let onto_input = import_aws_catalog(&allowed).unwrap_err();
+        assert!(
+            onto_input.to_string().contains("which this run reads"),
+            "{onto_input}"
+        );
     }
 
     #[test]

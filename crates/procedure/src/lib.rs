@@ -34,6 +34,7 @@
 
 pub mod bench;
 pub mod catalog_aws_import;
+pub mod catalog_aws_prices;
 pub mod catalog_fetch;
 pub mod catalog_import;
 pub mod catalog_list;

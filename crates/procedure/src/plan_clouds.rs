@@ -133,10 +133,13 @@ fn requirements(request: &PlanRequest) -> Result<Requirements> {
     Ok(requirements)
 }
 
+/// `aws_region`: the region AWS prices come from (`--region` with `--cloud aws`; with `--cloud
+/// all` the region is Azure's and AWS keeps its default). `--os` holds on every cloud.
 fn aws_plan(
     request: &PlanRequest,
     burst_tolerant: bool,
     requirements: &Requirements,
+    aws_region: Option<&str>,
 ) -> Result<AwsPlan> {
     let headroom = request.min_headroom_pct;
     if !(headroom.is_finite() && (0.0..100.0).contains(&headroom)) {
@@ -145,12 +148,19 @@ fn aws_plan(
         )));
     }
     let catalog = aws_catalog(&request.catalog.files)?;
-    let options = AwsPlanOptions {
+    let mut options = AwsPlanOptions {
         top: request.top,
         min_headroom_pct: headroom,
         burst_tolerant,
         ..Default::default()
     };
+    if let Some(region) = aws_region {
+        crate::catalog_aws_prices::check_aws_region(region)?;
+        options.region = region.to_string();
+    }
+    if let Some(os) = &request.catalog.os {
+        options.os = os.parse().map_err(|e| bad(format!("--os {os}: {e}")))?;
+    }
     Ok(plan_aws(requirements, &catalog, &options))
 }
 
@@ -169,6 +179,7 @@ pub fn plan_clouds(
             request,
             burst_tolerant,
             &requirements,
+            request.catalog.region.as_deref(),
         )?)),
         CloudChoice::All => {
             if !request.catalog.files.is_empty() {
@@ -177,7 +188,7 @@ pub fn plan_clouds(
                 ));
             }
             let azure = azure::plan(request)?;
-            let aws = aws_plan(request, burst_tolerant, &requirements)?;
+            let aws = aws_plan(request, burst_tolerant, &requirements, None)?;
             Ok(CloudsPlanOutcome::All {
                 azure: Box::new(azure),
                 aws,

@@ -27,6 +27,20 @@ pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<(), SafeFsErro
 
 fn write_stamped(path: &Path, bytes: &[u8], synced: bool) -> Result<(), SafeFsError> {
     use crate::output::{stamp_file, stamp_sidecar, OutputKind};
+    // Whatever the caller allowed (--allow-overwrite), a file this run reads is never replaced
+    // by what it writes: `-o` naming the input, by any name or hard link.
+    if let Some(input) = std::fs::metadata(path)
+        .ok()
+        .and_then(|meta| crate::input::input_named(&meta))
+    {
+        return Err(SafeFsError::refused(
+            path,
+            format!(
+                "it is {}, which this run reads; the output would replace it. Write it to another file name",
+                input.display()
+            ),
+        ));
+    }
     let mut file = AtomicFile::create(path)?;
     file.write_all(bytes)
         .map_err(|e| SafeFsError::io("cannot write", path, e))?;

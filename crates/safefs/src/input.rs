@@ -99,6 +99,28 @@ pub mod caps {
 /// parser still needs the cap: a file without line breaks is one endless line). `what` names
 /// the input in messages ("job file", "results JSON").
 pub fn open_input(path: &Path, cap_bytes: u64, what: &str) -> Result<std::fs::File, SafeFsError> {
+    let file = open_checked(path, cap_bytes, what)?;
+    note_input(&file, path);
+    Ok(file)
+}
+
+/// Reads one of iofit's own small state files that it rewrites itself (the bench's warm-up
+/// marker) with [`open_input`]'s checks, without recording it as an input: an input is never
+/// replaced by an output ([`crate::atomic::write_atomic`] refuses), and this file is meant to be.
+pub fn read_own_state(path: &Path, cap_bytes: u64, what: &str) -> Result<String, SafeFsError> {
+    let file = open_checked(path, cap_bytes, what)?;
+    let mut bytes = Vec::new();
+    file.take(cap_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| SafeFsError::io("cannot read", path, e))?;
+    if bytes.len() as u64 > cap_bytes {
+        return Err(too_big(path, cap_bytes, what));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| SafeFsError::bad(path, format!("is not UTF-8 text; is this really a {what}?")))
+}
+
+fn open_checked(path: &Path, cap_bytes: u64, what: &str) -> Result<std::fs::File, SafeFsError> {
     // O_NONBLOCK: opening a FIFO must not wait for a writer.
     let file = sys::open(path, libc::O_RDONLY | libc::O_NONBLOCK, 0).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
@@ -128,7 +150,6 @@ pub fn open_input(path: &Path, cap_bytes: u64, what: &str) -> Result<std::fs::Fi
     if st.st_size as u64 > cap_bytes {
         return Err(too_big(path, cap_bytes, what));
     }
-    note_input(&file, path);
     Ok(file)
 }
 

@@ -347,3 +347,29 @@ fn an_open_anchor_directory_never_acts_on_what_replaced_its_name() {
     symlink(anchor.join("moved"), &linked).unwrap();
     assert!(root.open_dir(&linked).is_err());
 }
+
+/// `write_atomic` (catalog files, reports, CSV) never replaces a file this run reads, by its
+/// name or a hard link, although it replaces what callers allowed (--allow-overwrite); iofit's
+/// own state read with `read_own_state` stays replaceable.
+#[test]
+fn write_atomic_refuses_an_input_by_any_name_and_keeps_it_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = precious(dir.path(), "index.json");
+    let before = std::fs::read(&input).unwrap();
+    read_capped(&input, caps::CATALOG_BYTES, "AWS offer file").unwrap();
+    std::fs::hard_link(&input, dir.path().join("alias.toml")).unwrap();
+    for target in [input.clone(), dir.path().join("alias.toml")] {
+        let err = iofit_safefs::atomic::write_atomic(&target, b"prices").unwrap_err();
+        assert!(err.to_string().contains("which this run reads"), "{err}");
+    }
+    assert_eq!(std::fs::read(&input).unwrap(), before);
+    // A file that is not an input is replaced as the caller asked.
+    let other = precious(dir.path(), "other.toml");
+    iofit_safefs::atomic::write_atomic(&other, b"prices").unwrap();
+    assert_eq!(std::fs::read(&other).unwrap(), b"prices");
+    // iofit's own marker, read as state, is rewritten.
+    let marker = precious(dir.path(), ".marker");
+    iofit_safefs::input::read_own_state(&marker, 4096, "marker").unwrap();
+    iofit_safefs::atomic::write_atomic(&marker, b"new").unwrap();
+    assert_eq!(std::fs::read(&marker).unwrap(), b"new");
+}

@@ -5,6 +5,7 @@
 
 pub mod aws;
 pub mod aws_import;
+pub mod aws_prices;
 
 /// The clouds `plan --cloud` and `predict --cloud` know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

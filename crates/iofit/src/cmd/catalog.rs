@@ -3,6 +3,7 @@
 //! ([`iofit_report::catalog_listing`]), and `catalog import` ([`iofit_procedure::catalog_import`]).
 
 use iofit_catalog::EDITIONS;
+use iofit_procedure::catalog_aws_prices::{aws_prices_if_asked, AwsPriceFlags};
 use iofit_procedure::catalog_import::{import_catalog, ImportRequest};
 use iofit_procedure::catalog_list::{
     check_fetch_flags, check_import_flags, list_catalog, unix_seconds_now,
@@ -29,6 +30,13 @@ pub enum Listing {
     /// itself (--region, -o; VM pay-as-you-go Linux and Windows, 1- and 3-year reservations,
     /// disk tiers).
     Fetch,
+}
+
+/// The clouds `catalog fetch` reads prices of.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FetchCloud {
+    Azure,
+    Aws,
 }
 
 #[derive(clap::Args, Debug)]
@@ -65,6 +73,15 @@ pub struct ImportArgs {
     /// (for `plan`/`predict --cloud aws --catalog FILE`) instead of an Azure one; repeatable.
     #[arg(long = "aws-instance-types", value_name = "FILE")]
     pub aws_instance_types: Vec<PathBuf>,
+    /// AWS's EC2 offer file of one region as saved from the Price List Bulk API
+    /// (offers/v1.0/aws/AmazonEC2/current/REGION/index.json): writes an AWS price file of
+    /// that region (--region, -o) for `plan`/`predict --cloud aws --region R --catalog FILE`.
+    #[arg(long = "aws-prices", value_name = "FILE")]
+    pub aws_prices: Option<PathBuf>,
+    /// `catalog fetch`: whose prices: azure (the Retail Prices API) or aws (the Price List
+    /// Bulk API's EC2 offer file of --region) [default: azure].
+    #[arg(long, value_enum)]
+    pub cloud: Option<FetchCloud>,
     /// A page of the Azure Retail Prices API as saved (`{"Items": [...]}`); repeatable.
     #[arg(long, value_name = "FILE")]
     pub prices: Vec<PathBuf>,
@@ -92,6 +109,8 @@ pub struct ImportArgs {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let import_flags = !args.import.skus.is_empty()
         || !args.import.aws_instance_types.is_empty()
+        || args.import.aws_prices.is_some()
+        || args.import.cloud.is_some()
         || !args.import.prices.is_empty()
         || args.import.region.is_some()
         || args.import.output.is_some();
@@ -121,6 +140,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// `iofit catalog import`: writes the catalog file whole, prints what was kept and left out.
 fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let unix_seconds = unix_seconds_now();
+    if aws_prices(&args, false)? {
+        return Ok(ExitCode::SUCCESS);
+    }
     if !args.aws_instance_types.is_empty() {
         use iofit_procedure::catalog_aws_import::{import_aws_catalog, AwsImportRequest};
         let outcome = import_aws_catalog(&AwsImportRequest {
@@ -150,6 +172,9 @@ fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
 
 /// `iofit catalog fetch`: reads the Retail Prices API, writes the catalog file whole.
 fn fetch(args: ImportArgs) -> anyhow::Result<ExitCode> {
+    if aws_prices(&args, true)? {
+        return Ok(ExitCode::SUCCESS);
+    }
     check_fetch_flags(!args.skus.is_empty() || !args.prices.is_empty())?;
     let unix_seconds = unix_seconds_now();
     let request = iofit_procedure::catalog_fetch::FetchRequest {
@@ -167,4 +192,26 @@ fn fetch(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let outcome = iofit_procedure::catalog_fetch::fetch_catalog(&request)?;
     crate::cmd::emit(&outcome.summary())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `catalog fetch --cloud aws` and `catalog import --aws-prices`: one AWS region's prices;
+/// `false` when the flags ask for Azure's.
+fn aws_prices(args: &ImportArgs, fetch: bool) -> anyhow::Result<bool> {
+    let flags = AwsPriceFlags {
+        fetch,
+        cloud_aws: args.cloud.map(|c| c == FetchCloud::Aws),
+        aws_prices: args.aws_prices.clone(),
+        api: args.api.clone(),
+        region: args.region.clone(),
+        output: args.output.clone(),
+        table_id: args.table_id.clone(),
+        allow_overwrite: args.allow_overwrite,
+        azure_inputs: !args.skus.is_empty() || !args.prices.is_empty(),
+    };
+    let date = iofit_catalog::import::date_of_unix_seconds(unix_seconds_now());
+    let outcome = aws_prices_if_asked(&flags, &date)?;
+    if let Some(outcome) = &outcome {
+        crate::cmd::emit(&outcome.summary())?;
+    }
+    Ok(outcome.is_some())
 }
