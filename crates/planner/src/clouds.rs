@@ -424,7 +424,8 @@ pub fn plan_aws(
         );
     }
     notes.push(
-        "gp2 and st1 are sized on their baselines: their burst credits are not counted on".into(),
+        "gp2, st1 and sc1 are sized on their baselines: their burst credits are not counted on"
+            .into(),
     );
     notes.push(format!(
         "stripes of at most {} EBS volumes (AWS: arrays larger than 8 volumes have diminished returns)",

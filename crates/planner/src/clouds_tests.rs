@@ -130,6 +130,30 @@ fn fifteen_hundred_mb_s_sequential() {
     );
 }
 
+/// A cold archive: 10,000 GiB read sequentially at 100 MB/s. sc1 (12 MiB/s per TiB, $0.015 per
+/// GiB-month) carries it at a third of st1's price; a 1,000 GiB volume of the same need gets st1
+/// or gp3, sc1's baseline there being 11.7 MiB/s.
+#[test]
+fn a_cold_sequential_archive_goes_to_sc1() {
+    let requirements = requirements(vec![volume("archive", 95.4, 100.0, 1024, 0.0, 10_000.0)]);
+    let plan = plan_aws(&requirements, &catalog(), &AwsPlanOptions::default());
+    check_designs(&plan, &requirements);
+    let best = &plan.designs[0];
+    let archive = &best.volumes[0];
+    assert_eq!(archive.spec.volume_type, "sc1");
+    let gib = archive.spec.size_gib * f64::from(archive.spec.count);
+    assert!(gib >= 10_000.0);
+    assert!((archive.cost.total_usd_month - gib * 0.015).abs() < 1e-6);
+    let small = requirements_small();
+    let plan = plan_aws(&small, &catalog(), &AwsPlanOptions::default());
+    check_designs(&plan, &small);
+    assert_ne!(plan.designs[0].volumes[0].spec.volume_type, "sc1");
+}
+
+fn requirements_small() -> Requirements {
+    requirements(vec![volume("archive", 95.4, 100.0, 1024, 0.0, 1_000.0)])
+}
+
 /// A small burst-tolerant volume: a 10,000 IOPS peak that lasts under 30 minutes a day fits a
 /// 2-vCPU size's maximum (m5.large 18,750, m6i.large 40,000; baseline 3,600 both); held all
 /// day it needs a 2xlarge's 12,000 baseline.

@@ -86,8 +86,8 @@ pub fn volume_caps(
                 return Err(spec_error(
                     spec,
                     format!(
-                        "iops={iops}: a {size} GiB gp3 volume takes {}..{} IOPS (500 per GiB, at most {})",
-                        n("iops_baseline"), iops_cap, n("iops_max")
+                        "iops={iops}: a {size} GiB {} volume takes {}..{} IOPS ({} per GiB, at most {})",
+                        rules.name, n("iops_baseline"), iops_cap, n("iops_per_gib_max"), n("iops_max")
                     ),
                 ));
             }
@@ -101,8 +101,8 @@ pub fn volume_caps(
                 return Err(spec_error(
                     spec,
                     format!(
-                        "throughput {mib_s:.1} MiB/s: gp3 with {iops} IOPS takes {}..{mib_s_cap} MiB/s (0.25 MiB/s per IOPS, at most {})",
-                        n("throughput_mib_s_baseline"), n("throughput_mib_s_max")
+                        "throughput {mib_s:.1} MiB/s: {} with {iops} IOPS takes {}..{mib_s_cap} MiB/s ({} MiB/s per IOPS, at most {})",
+                        rules.name, n("throughput_mib_s_baseline"), n("throughput_mib_s_per_iops_max"), n("throughput_mib_s_max")
                     ),
                 ));
             }
@@ -117,16 +117,19 @@ pub fn volume_caps(
         }
         EbsKind::Gp2 => gp2_caps(spec, rules)?,
         EbsKind::Io2 => {
-            let iops = spec
-                .iops
-                .ok_or_else(|| spec_error(spec, "io2 needs iops=N (provisioned IOPS)".into()))?;
+            let iops = spec.iops.ok_or_else(|| {
+                spec_error(
+                    spec,
+                    format!("{} needs iops=N (provisioned IOPS)", rules.name),
+                )
+            })?;
             let iops_cap = n("iops_max").min(n("iops_per_gib_max") * size);
             if iops < n("iops_min") || iops > iops_cap {
                 return Err(spec_error(
                     spec,
                     format!(
-                        "iops={iops}: a {size} GiB io2 volume takes {}..{iops_cap} IOPS (500 per GiB, at most {})",
-                        n("iops_min"), n("iops_max")
+                        "iops={iops}: a {size} GiB {} volume takes {}..{iops_cap} IOPS ({} per GiB, at most {})",
+                        rules.name, n("iops_min"), n("iops_per_gib_max"), n("iops_max")
                     ),
                 ));
             }

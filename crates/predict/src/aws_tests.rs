@@ -166,3 +166,51 @@ fn bad_specs_say_what_to_write() {
         .to_string();
     assert!(error.contains("plain number"), "{error}");
 }
+
+/// io1 (Provisioned IOPS SSD volumes): 'The maximum ratio of provisioned IOPS to requested
+/// volume size (in GiB) is 50:1 for io1 volumes ... a 100 GiB io1 volume can be provisioned
+/// with up to 5,000 IOPS'; 64,000 IOPS from 'io1 volume 1,280 GiB in size or greater'; the
+/// throughput rule is io2's (48,000 IOPS: 750 MiB/s).
+#[test]
+fn io1_ratio_and_sizes_of_the_docs() {
+    let catalog = catalog();
+    let io1 = catalog.volume_type("io1").unwrap();
+    assert!(volume_caps(&spec("io1", 1, 100.0, Some(5_000.0), None), io1).is_ok());
+    let error = volume_caps(&spec("io1", 1, 100.0, Some(5_001.0), None), io1).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("a 100 GiB io1 volume takes 100..5000 IOPS (50 per GiB"),
+        "{error}"
+    );
+    let full = volume_caps(&spec("io1", 1, 1280.0, Some(64_000.0), None), io1).unwrap();
+    assert_eq!((full.iops, full.throughput_mib_s), (64_000.0, 1000.0));
+    assert!(volume_caps(&spec("io1", 1, 1279.0, Some(64_000.0), None), io1).is_err());
+    let mid = volume_caps(&spec("io1", 1, 1000.0, Some(48_000.0), None), io1).unwrap();
+    assert_eq!(mid.throughput_mib_s, 750.0);
+}
+
+/// sc1 (Cold HDD volumes) table: 0.125 TiB -> 1.5 MiB/s base, 10 burst; 1 TiB -> 12 and 80;
+/// 3.125 TiB -> 37.5 and 250; 16 TiB -> 192 and 250; at most 250 IOPS (1 MiB I/O).
+#[test]
+fn sc1_base_and_burst_table_of_the_docs() {
+    let catalog = catalog();
+    let sc1 = catalog.volume_type("sc1").unwrap();
+    for (tib, base, burst) in [
+        (0.125, 1.5, 10.0),
+        (1.0, 12.0, 80.0),
+        (3.125, 37.5, 250.0),
+        (16.0, 192.0, 250.0),
+    ] {
+        let caps = volume_caps(&spec("sc1", 1, tib * 1024.0, None, None), sc1).unwrap();
+        assert_eq!(
+            (
+                caps.throughput_mib_s,
+                caps.burst_throughput_mib_s,
+                caps.iops
+            ),
+            (base, burst, 250.0),
+            "{tib} TiB"
+        );
+    }
+}

@@ -11,7 +11,7 @@
 //! - instances: `Compute Instance` products with shared tenancy, no pre-installed software,
 //!   capacity status `Used`, `BoxUsage` usage type, Linux (`No License required`) or Windows
 //!   (`License Included`), in the region asked; their hourly on-demand price;
-//! - EBS volumes the catalog has rules for (gp3, gp2, io2, st1): per GB-month (`Storage`),
+//! - EBS volumes the catalog has rules for (gp3, gp2, io2, io1, st1, sc1): per GB-month (`Storage`),
 //!   per provisioned IOPS-month (`System Operation`, `EBS:VolumeP-IOPS.*`; io2's first tier)
 //!   and gp3's per provisioned throughput (`Provisioned Throughput`, billed per GiBps-month:
 //!   divided by 1,024 to the catalog's per MiB/s-month).
@@ -37,7 +37,7 @@ use std::fmt;
 use std::io::Read;
 
 /// The volume types the catalog has rules for; prices of others would plan nothing.
-const VOLUME_TYPES: [&str; 4] = ["gp3", "gp2", "io2", "st1"];
+const VOLUME_TYPES: [&str; 6] = ["gp3", "gp2", "io2", "io1", "st1", "sc1"];
 /// AWS bills io2's provisioned IOPS in tiers; the first tier's rate holds up to this many
 /// (Amazon EBS pricing: "up to 32,000 IOPS"); the file's `.tier2`/`.tier3` SKUs are the rest.
 const IO2_FIRST_TIER_IOPS: f64 = 32_000.0;
@@ -144,7 +144,9 @@ fn wanted(product: &Product, region: &str) -> Option<Wanted> {
 /// it; io2's higher IOPS tiers (`.io2.tier2`) are not its first tier and are left out.
 fn volume_of(product: &Product, usage: &str, kind: &str) -> Option<String> {
     let name = attr(product, "volumeApiName");
-    let suffix = format!("{kind}.{name}");
+    // io1 is billed under its old name, Provisioned IOPS: `EBS:VolumeUsage.piops`.
+    let billed_as = if name == "io1" { "piops" } else { name };
+    let suffix = format!("{kind}.{billed_as}");
     (VOLUME_TYPES.contains(&name) && usage.ends_with(&suffix)).then(|| name.to_string())
 }
 
@@ -383,7 +385,7 @@ fn render(
          title = \"AWS {region} on-demand prices from AWS's Price List (EC2 offer file)\"\n\
          source = \"AWS Price List Bulk API, offers/v1.0/aws/AmazonEC2/current/{region}/index.json: {}, version {}, publicationDate {}\"\n\
          date = \"{date}\"\nprice_basis = \"{region}, USD, on-demand; month = 730 hours\"\n\
-         notes = \"Instances: shared tenancy, no pre-installed software, Linux (No License required) and Windows (License Included). gp3 throughput is billed per GiBps-month in the file, divided by 1,024 here. io2's IOPS rate is its first tier (up to 32,000); the lower rates above it are not used.\"\n",
+         notes = \"Instances: shared tenancy, no pre-installed software, Linux (No License required) and Windows (License Included). gp3 throughput is billed per GiBps-month in the file, divided by 1,024 here. io2's IOPS rate is its first tier (up to 32,000); the lower rates above it are not used, and io1 is priced up to 32,000 IOPS as io2.\"\n",
         file.replace('"', "'"),
         offer.version.replace('"', "'"),
         offer.publication_date.replace('"', "'"),
@@ -401,7 +403,7 @@ fn render(
                 toml.push_str(&format!("{key} = {v}\n"));
             }
         }
-        if name == "io2" && rates.per_iops.is_some() {
+        if matches!(name.as_str(), "io2" | "io1") && rates.per_iops.is_some() {
             toml.push_str(&format!("iops_priced_up_to = {IO2_FIRST_TIER_IOPS}\n"));
         }
     }
@@ -536,6 +538,14 @@ mod tests {
             ),
             ebs("V7", "Storage", "st1", "EUC1-EBS:VolumeUsage.st1"),
             ebs("V8", "Storage", "sc1", "EUC1-EBS:VolumeUsage.sc1"),
+            ebs("V10", "Storage", "io1", "EUC1-EBS:VolumeUsage.piops"),
+            ebs(
+                "V11",
+                "System Operation",
+                "io1",
+                "EUC1-EBS:VolumeP-IOPS.piops",
+            ),
+            ebs("V12", "Storage", "standard", "EUC1-EBS:VolumeUsage"),
             ebs("V9", "Storage Snapshot", "", "EUC1-EBS:SnapshotUsage"),
         ];
         let terms = [
@@ -557,6 +567,9 @@ mod tests {
             on_demand("V7", "GB-Mo", "0.0540000000"),
             on_demand("V8", "GB-Mo", "0.0180000000"),
             on_demand("V9", "GB-Mo", "0.0540000000"),
+            on_demand("V10", "GB-Mo", "0.1490000000"),
+            on_demand("V11", "IOPS-Mo", "0.0780000000"),
+            on_demand("V12", "GB-Mo", "0.0500000000"),
         ];
         format!(
             "{{\"formatVersion\":\"v1.0\",\"disclaimer\":\"...\",\"offerCode\":\"AmazonEC2\",\
@@ -580,7 +593,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(imported.instance_rows, 3, "{}", imported.toml);
-        assert_eq!(imported.volume_types, vec!["gp3", "io2", "st1"]);
+        // sc1 and io1 (billed as piops) kept; magnetic `standard` has no rules: left out.
+        assert_eq!(
+            imported.volume_types,
+            vec!["gp3", "io1", "io2", "sc1", "st1"]
+        );
         assert_eq!(imported.publication_date, "2026-11-20T00:00:00Z");
         let mut catalog = AwsCatalog::embedded().unwrap();
         catalog.add_text("prices.toml", &imported.toml).unwrap();
@@ -605,7 +622,19 @@ mod tests {
             "the first tier, not tier2"
         );
         assert_eq!(io2.iops_priced_up_to, Some(32_000.0));
-        assert!(catalog.volume_price("sc1", "eu-central-1").is_none());
+        assert_eq!(
+            catalog
+                .volume_price("sc1", "eu-central-1")
+                .unwrap()
+                .usd_per_gib_month,
+            Some(0.018)
+        );
+        let io1 = catalog.volume_price("io1", "eu-central-1").unwrap();
+        assert_eq!(
+            (io1.usd_per_gib_month, io1.usd_per_iops_month),
+            (Some(0.149), Some(0.078))
+        );
+        assert!(catalog.volume_price("standard", "eu-central-1").is_none());
         // us-east-1's sourced rows are still there beside the new region's.
         assert!(catalog.volume_price("gp3", "us-east-1").is_some());
         assert!(imported.toml.contains("version 20261120000000"));
