@@ -144,6 +144,20 @@ fn misused_price_flags_exit_2_with_the_fix() {
         .assert()
         .code(2)
         .stderr(contains("write AWS's region code"));
+    iofit()
+        .args([
+            "catalog",
+            "fetch",
+            "--cloud",
+            "gcp",
+            "--region",
+            "us-central1",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(contains("reads azure's or aws's prices"));
     // -o onto the offer file itself: refused, the file unchanged.
     iofit()
         .args(["catalog", "import", "--allow-overwrite", "--aws-prices"])

@@ -77,8 +77,8 @@ impl AwsPricesOutcome {
 pub struct AwsPriceFlags {
     /// `catalog fetch` (else `catalog import`).
     pub fetch: bool,
-    /// `--cloud aws` (`Some(false)`: `--cloud azure`).
-    pub cloud_aws: Option<bool>,
+    /// `--cloud`.
+    pub cloud: Option<crate::plan_clouds::CloudChoice>,
     pub aws_prices: Option<PathBuf>,
     pub api: Option<String>,
     pub region: Option<String>,
@@ -91,15 +91,23 @@ pub struct AwsPriceFlags {
 
 /// Imports or fetches AWS prices when the flags ask for them (`None`: they ask for Azure's).
 pub fn aws_prices_if_asked(flags: &AwsPriceFlags, date: &str) -> Result<Option<AwsPricesOutcome>> {
+    use crate::plan_clouds::CloudChoice;
+    use iofit_catalog::clouds::Cloud;
     check_price_source_flags(
         flags.fetch,
-        flags.cloud_aws.is_some(),
+        flags.cloud.is_some(),
         flags.aws_prices.is_some(),
     )?;
-    let source = match (
-        &flags.aws_prices,
-        flags.fetch && flags.cloud_aws == Some(true),
-    ) {
+    let aws = match flags.cloud {
+        None | Some(CloudChoice::One(Cloud::Azure)) => false,
+        Some(CloudChoice::One(Cloud::Aws)) => true,
+        Some(_) => {
+            return Err(bad(
+                "--cloud: `catalog fetch` reads azure's or aws's prices; Google Cloud's are in the built-in tables",
+            ))
+        }
+    };
+    let source = match (&flags.aws_prices, flags.fetch && aws) {
         (Some(file), _) => OfferSource::File(file.clone()),
         (None, true) => {
             OfferSource::Api(flags.api.clone().unwrap_or_else(|| PRICE_LIST_API.into()))
@@ -135,27 +143,6 @@ fn check_price_source_flags(fetch: bool, cloud: bool, aws_prices: bool) -> Resul
         ));
     }
     Ok(())
-}
-
-/// An AWS region name as AWS writes it (`us-east-1`, `eu-central-1`, `ap-northeast-1`).
-pub fn check_aws_region(region: &str) -> Result<()> {
-    let parts: Vec<&str> = region.split('-').collect();
-    let shaped = parts.len() >= 3
-        && parts.iter().all(|p| {
-            !p.is_empty()
-                && p.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        })
-        && parts
-            .last()
-            .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()));
-    if shaped {
-        Ok(())
-    } else {
-        Err(bad(format!(
-            "--region '{region}': write AWS's region code, e.g. us-east-1, eu-central-1, ap-northeast-1"
-        )))
-    }
 }
 
 fn open_source(source: &OfferSource, region: &str) -> Result<(String, Box<dyn Read>)> {
@@ -199,7 +186,7 @@ pub fn import_aws_prices(request: &AwsPricesRequest) -> Result<AwsPricesOutcome>
             "give --region REGION and -o FILE, e.g. `iofit catalog fetch --cloud aws --region eu-central-1 -o aws-eu-central-1.toml`",
         ));
     };
-    check_aws_region(region)?;
+    crate::plan_clouds::check_aws_region(region)?;
     if output.exists() && !request.allow_overwrite {
         return Err(bad(format!(
             "-o {}: exists; choose another name or add --allow-overwrite",

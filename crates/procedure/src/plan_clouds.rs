@@ -41,6 +41,27 @@ impl std::str::FromStr for CloudChoice {
     }
 }
 
+/// An AWS region name as AWS writes it (`us-east-1`, `eu-central-1`, `ap-northeast-1`).
+pub fn check_aws_region(region: &str) -> Result<()> {
+    let parts: Vec<&str> = region.split('-').collect();
+    let shaped = parts.len() >= 3
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+        && parts
+            .last()
+            .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()));
+    if shaped {
+        Ok(())
+    } else {
+        Err(bad(format!(
+            "--region '{region}': write AWS's region code, e.g. us-east-1, eu-central-1, ap-northeast-1"
+        )))
+    }
+}
+
 /// An AWS catalog input file's text, read within [`AWS_INPUT_BYTES`].
 pub fn read_aws_input(path: &Path) -> Result<String> {
     Ok(iofit_safefs::input::read_capped_string(
@@ -155,7 +176,7 @@ fn aws_plan(
         ..Default::default()
     };
     if let Some(region) = aws_region {
-        crate::catalog_aws_prices::check_aws_region(region)?;
+        check_aws_region(region)?;
         options.region = region.to_string();
     }
     if let Some(os) = &request.catalog.os {

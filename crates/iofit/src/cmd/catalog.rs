@@ -32,13 +32,6 @@ pub enum Listing {
     Fetch,
 }
 
-/// The clouds `catalog fetch` reads prices of.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FetchCloud {
-    Azure,
-    Aws,
-}
-
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// What to list.
@@ -78,10 +71,11 @@ pub struct ImportArgs {
     /// that region (--region, -o) for `plan`/`predict --cloud aws --region R --catalog FILE`.
     #[arg(long = "aws-prices", value_name = "FILE")]
     pub aws_prices: Option<PathBuf>,
-    /// `catalog fetch`: whose prices: azure (the Retail Prices API) or aws (the Price List
-    /// Bulk API's EC2 offer file of --region) [default: azure].
-    #[arg(long, value_enum)]
-    pub cloud: Option<FetchCloud>,
+    /// The cloud: azure, aws, gcp, or all (plan only: the cheapest design of each side by
+    /// side). `catalog fetch` reads azure's prices (the Retail Prices API) or aws's (the Price
+    /// List Bulk API's EC2 offer file of --region) [default: azure].
+    #[arg(long, value_parser = super::plan::parse_cloud)]
+    pub cloud: Option<iofit_procedure::plan_clouds::CloudChoice>,
     /// A page of the Azure Retail Prices API as saved (`{"Items": [...]}`); repeatable.
     #[arg(long, value_name = "FILE")]
     pub prices: Vec<PathBuf>,
@@ -199,7 +193,7 @@ fn fetch(args: ImportArgs) -> anyhow::Result<ExitCode> {
 fn aws_prices(args: &ImportArgs, fetch: bool) -> anyhow::Result<bool> {
     let flags = AwsPriceFlags {
         fetch,
-        cloud_aws: args.cloud.map(|c| c == FetchCloud::Aws),
+        cloud: args.cloud,
         aws_prices: args.aws_prices.clone(),
         api: args.api.clone(),
         region: args.region.clone(),

@@ -179,7 +179,7 @@ fn plain_number(text: &str) -> Result<f64, String> {
     })
 }
 
-fn parse_cloud(text: &str) -> Result<CloudChoice, String> {
+pub(crate) fn parse_cloud(text: &str) -> Result<CloudChoice, String> {
     text.parse()
         .map_err(|e: iofit_catalog::UnknownChoice| e.to_string())
 }
