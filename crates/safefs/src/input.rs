@@ -109,15 +109,7 @@ pub fn open_input(path: &Path, cap_bytes: u64, what: &str) -> Result<std::fs::Fi
 /// replaced by an output ([`crate::atomic::write_atomic`] refuses), and this file is meant to be.
 pub fn read_own_state(path: &Path, cap_bytes: u64, what: &str) -> Result<String, SafeFsError> {
     let file = open_checked(path, cap_bytes, what)?;
-    let mut bytes = Vec::new();
-    file.take(cap_bytes + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| SafeFsError::io("cannot read", path, e))?;
-    if bytes.len() as u64 > cap_bytes {
-        return Err(too_big(path, cap_bytes, what));
-    }
-    String::from_utf8(bytes)
-        .map_err(|_| SafeFsError::bad(path, format!("is not UTF-8 text; is this really a {what}?")))
+    utf8(path, read_to_cap(file, path, cap_bytes, what)?, what)
 }
 
 fn open_checked(path: &Path, cap_bytes: u64, what: &str) -> Result<std::fs::File, SafeFsError> {
@@ -165,7 +157,15 @@ fn too_big(path: &Path, cap_bytes: u64, what: &str) -> SafeFsError {
 
 /// Reads the whole of `path` if it is a regular file of at most `cap_bytes`.
 pub fn read_capped(path: &Path, cap_bytes: u64, what: &str) -> Result<Vec<u8>, SafeFsError> {
-    let file = open_input(path, cap_bytes, what)?;
+    read_to_cap(open_input(path, cap_bytes, what)?, path, cap_bytes, what)
+}
+
+fn read_to_cap(
+    file: std::fs::File,
+    path: &Path,
+    cap_bytes: u64,
+    what: &str,
+) -> Result<Vec<u8>, SafeFsError> {
     // The file may grow while read: never read past the cap.
     let mut bytes = Vec::new();
     file.take(cap_bytes + 1)
@@ -179,7 +179,10 @@ pub fn read_capped(path: &Path, cap_bytes: u64, what: &str) -> Result<Vec<u8>, S
 
 /// [`read_capped`] for text formats: the bytes must be UTF-8.
 pub fn read_capped_string(path: &Path, cap_bytes: u64, what: &str) -> Result<String, SafeFsError> {
-    let bytes = read_capped(path, cap_bytes, what)?;
+    utf8(path, read_capped(path, cap_bytes, what)?, what)
+}
+
+fn utf8(path: &Path, bytes: Vec<u8>, what: &str) -> Result<String, SafeFsError> {
     String::from_utf8(bytes).map_err(|e| {
         SafeFsError::bad(
             path,
