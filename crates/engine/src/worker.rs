@@ -20,7 +20,7 @@
 
 use crate::clock::Clock;
 use crate::distribution::BlockPicker;
-use crate::engine::{Completion, Engine, Op};
+use crate::engine::{Completion, Engine, Op, SlotMeta};
 use crate::error::IoFailure;
 use crate::latency_target::{LatencySearch, SearchStep};
 use crate::random::{mix64, Permutation, SplitMix64};
@@ -29,6 +29,8 @@ use iofit_stats::{Ddir, DirectionStats, IntervalAccumulator, IntervalBucket, Ser
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+
+mod verify;
 
 /// The longest a clone waits (for a completion, a rate-limited IO or its start delay) before
 /// it looks at the stop flag and the deadline again.
@@ -430,22 +432,6 @@ pub struct CloneOutput {
 /// At most this many lines are kept for errors that were not fatal: the count stays exact.
 pub const ERROR_LINES: usize = 16;
 
-#[derive(Clone, Copy, Default)]
-pub(crate) struct SlotMeta {
-    pub(crate) op_is_read: bool,
-    pub(crate) len: u32,
-    pub(crate) file: u32,
-    pub(crate) offset: u64,
-    pub(crate) issue_ns: u64,
-    pub(crate) submit_ns: u64,
-    /// When the slot was last freed: the earliest issue time of its next IO.
-    pub(crate) free_ns: u64,
-    /// The IO's ioprio value (fio cmdprio, or the job's priority).
-    pub(crate) ioprio: u16,
-    /// The IO is a trim (`op_is_read` is false then).
-    pub(crate) trim: bool,
-}
-
 impl SlotMeta {
     /// fio's direction of the IO.
     fn ddir(&self) -> Ddir {
@@ -730,7 +716,7 @@ impl<'a, C: Clock> Run<'a, C> {
             rng: SplitMix64::new(plan.seed),
             offsets: OffsetGen::new(plan),
             out: CloneOutput::default(),
-            data: crate::data::DataState::new(plan),
+            data: crate::data::DataState::new(&plan.data, &plan.files, plan.depth, plan.seed),
             series: IntervalAccumulator::new(plan.interval_ns),
             measuring: false,
             measure_start: 0,
@@ -1632,7 +1618,7 @@ impl<'a, C: Clock> Run<'a, C> {
                 self.out.error.get_or_insert(e.to_string());
             }
         }
-        self.out.verify = self.data.result(self.plan);
+        self.out.verify = self.data.result(&self.plan.data, &self.plan.files);
         std::mem::take(&mut self.out)
     }
 }
@@ -1658,7 +1644,7 @@ pub fn run_clone<E: Engine, C: Clock>(
         .and_then(|opened| clock.ns_at(opened));
     run.start(gate_ns);
     if plan.data.verify_only() {
-        return crate::data::verify_only(&mut run, engine);
+        return verify::verify_only(&mut run, engine);
     }
     let series_lock = shared.series;
     let shift = plan.earlier_loops.intervals;
@@ -1779,7 +1765,7 @@ fn run_inline<E: Engine, C: Clock>(
             }
         }
         if run.data.backlog_due() {
-            crate::data::check_backlog(run, engine);
+            verify::check_backlog(run, engine);
             now = clock.now_ns();
         }
         match run.maybe_sync(engine) {
@@ -1805,7 +1791,7 @@ fn run_inline<E: Engine, C: Clock>(
             run.publish_progress();
         }
     }
-    let now = crate::data::verify_phase(run, engine, now);
+    let now = verify::verify_phase(run, engine, now);
     run.finish(engine, now)
 }
 
@@ -2156,7 +2142,7 @@ fn run_queued<E: Engine, C: Clock>(
             None
         };
         if q.inflight == 0 && phase == Phase::Issuing && run.data.backlog_due() {
-            crate::data::check_backlog(run, engine);
+            verify::check_backlog(run, engine);
             now = clock.now_ns();
             continue;
         }
@@ -2214,7 +2200,7 @@ fn run_queued<E: Engine, C: Clock>(
         run.publish_progress();
     }
     let last_done = if q.inflight == 0 {
-        crate::data::verify_phase(run, engine, last_done)
+        verify::verify_phase(run, engine, last_done)
     } else {
         last_done
     };
