@@ -1,9 +1,9 @@
 //! What a clone's writes hold and how its reads are checked: fio `verify=` / vdbench
 //! `validate=yes` (through `iofit_blockdata::verifier`) and buffer content (compressible,
 //! deduplicable, patterns). The worker calls [`DataState::before_io`] before an IO is handed
-//! to the engine and [`DataState::after_io`] after it completed; the worker's verify phase and
-//! backlog checks (its `verify` module) walk the [`Units`] to read back and check each block
-//! with [`DataState::check_written`]. Nothing here knows the worker.
+//! to the engine and [`DataState::after_io`] after it completed; the verify phase and backlog
+//! checks (`crate::read_back`) walk the [`Units`] to read back and check each block with
+//! [`DataState::check_written`]. Nothing here knows the worker or the running clone.
 
 use crate::engine::{Engine, Op, SlotMeta};
 use crate::EngineError;

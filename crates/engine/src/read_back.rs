@@ -1,17 +1,18 @@
-//! The worker's read-back passes of fio `verify=`: the `verify_backlog` batches while the job
+//! The read-back passes of fio `verify=`: the `verify_backlog` batches while the job
 //! runs, the verify phase after its writes (`do_verify`), and `verify_only`. They drive the
 //! clone's [`Run`] (its clock, slots, counters and stop) through the same engine as the job's
 //! IOs, counted as reads; what a unit should hold and whether it does is the data module's
 //! [`DataState`](crate::data::DataState).
 
-use super::{CloneOutput, Run, POLL_NS};
 use crate::clock::Clock;
+use crate::clone_plan::{CloneOutput, POLL_NS};
+use crate::clone_run::Run;
 use crate::data::Units;
 use crate::engine::{Completion, Engine, Op, SlotMeta};
 use std::sync::atomic::Ordering;
 
 /// `verify_backlog`: reads back the units of the last writes (nothing is in flight).
-pub(super) fn check_backlog<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E) {
+pub(crate) fn check_backlog<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E) {
     let Some(units) = run.data.take_backlog() else {
         return;
     };
@@ -20,7 +21,7 @@ pub(super) fn check_backlog<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &
 
 /// After the writes (fio `do_verify`): reads back every unit written and checks it. Returns
 /// the time it ended.
-pub(super) fn verify_phase<E: Engine, C: Clock>(
+pub(crate) fn verify_phase<E: Engine, C: Clock>(
     run: &mut Run<'_, C>,
     engine: &mut E,
     now: u64,
@@ -75,7 +76,7 @@ pub(super) fn verify_phase<E: Engine, C: Clock>(
 
 /// fio `verify_only`: no writes; the generations come from `verify_state_load` or from
 /// replaying the job's writes (same seed, same offsets), then every written unit is checked.
-pub(super) fn verify_only<E: Engine, C: Clock>(
+pub(crate) fn verify_only<E: Engine, C: Clock>(
     run: &mut Run<'_, C>,
     engine: &mut E,
 ) -> CloneOutput {
