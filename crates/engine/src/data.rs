@@ -1,12 +1,11 @@
 //! What a clone's writes hold and how its reads are checked: fio `verify=` / vdbench
 //! `validate=yes` (through `iofit_blockdata::verifier`) and buffer content (compressible,
 //! deduplicable, patterns). The worker calls [`DataState::before_io`] before an IO is handed
-//! to the engine and [`DataState::after_io`] after it completed; the verify phase and the
-//! backlog checks read units back through the same engine, counted as reads.
+//! to the engine and [`DataState::after_io`] after it completed; the verify phase and backlog
+//! checks (`crate::read_back`) walk the [`Units`] to read back and check each block with
+//! [`DataState::check_written`]. Nothing here knows the worker or the running clone.
 
-use crate::clock::Clock;
-use crate::engine::{Completion, Engine, Op};
-use crate::worker::{CloneOutput, ClonePlan, Run, SlotMeta, POLL_NS};
+use crate::engine::{Engine, Op, SlotMeta};
 use crate::EngineError;
 use iofit_blockdata::content::ContentFiller;
 use iofit_blockdata::verifier::Verifier;
@@ -15,7 +14,6 @@ use iofit_model::job::{BlockSizeSpec, Direction, JobSpec};
 use iofit_stats::{DataError, VerifyResult};
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 
 /// A clone's data settings, resolved by the runner.
 #[derive(Clone, Debug, Default)]
@@ -72,17 +70,23 @@ pub(crate) enum DataState {
 }
 
 impl DataState {
-    pub(crate) fn new(plan: &ClonePlan) -> DataState {
-        let data = &plan.data;
-        let regions: Vec<(u64, u64)> = plan.files.iter().map(|f| (f.1, f.2)).collect();
+    /// The clone's data state from its plan: its `files` (path, start, length), its queue
+    /// `depth` and its content `seed`.
+    pub(crate) fn new(
+        data: &DataPlan,
+        files: &[(PathBuf, u64, u64)],
+        depth: u32,
+        seed: u64,
+    ) -> DataState {
+        let regions: Vec<(u64, u64)> = files.iter().map(|f| (f.1, f.2)).collect();
         if data.spec.verify.mode.is_on() {
-            let paths: Vec<PathBuf> = plan.files.iter().map(|f| f.0.clone()).collect();
+            let paths: Vec<PathBuf> = files.iter().map(|f| f.0.clone()).collect();
             let (verifier, mut setup_error) = match Verifier::new(
                 &data.spec.verify,
                 data.unit_bytes,
                 &regions,
                 data.verify_seed,
-                plan.depth as usize,
+                depth as usize,
                 &paths,
             ) {
                 Ok(v) => (v, None),
@@ -118,8 +122,7 @@ impl DataState {
                 setup_error,
             }));
         }
-        let mut filler =
-            ContentFiller::new(&data.spec.content, plan.seed, &regions, data.write_bytes);
+        let mut filler = ContentFiller::new(&data.spec.content, seed, &regions, data.write_bytes);
         if let Some(shared) = &data.shared_dedupe {
             filler = filler.with_shared(std::sync::Arc::clone(shared));
         }
@@ -224,6 +227,62 @@ impl DataState {
         matches!(self, DataState::Verify(v) if v.verifier.limit_reached())
     }
 
+    /// `verify_backlog`: the units of the last writes to read back (the batch's share of them),
+    /// and the count restarts; `None` when the job does not verify.
+    pub(crate) fn take_backlog(&mut self) -> Option<Vec<(u32, u64)>> {
+        let DataState::Verify(v) = self else {
+            return None;
+        };
+        v.writes_since_backlog = 0;
+        let skip = match v.batch {
+            Some(batch) => v.recent.len().saturating_sub(batch as usize),
+            None => 0,
+        };
+        Some(v.recent.drain(..).skip(skip).collect())
+    }
+
+    /// With `verify_backlog`: whether writes wait to be read back; `None` without a backlog
+    /// (or without verify).
+    pub(crate) fn backlog_pending(&self) -> Option<bool> {
+        match self {
+            DataState::Verify(v) if v.backlog.is_some() => Some(v.writes_since_backlog > 0),
+            _ => None,
+        }
+    }
+
+    /// The job verifies what it wrote (it may have been stopped by its error limit since).
+    pub(crate) fn verifies(&self) -> bool {
+        matches!(self, DataState::Verify(_))
+    }
+
+    /// Bytes per verified unit; `None` when the job does not verify.
+    pub(crate) fn unit_bytes(&self) -> Option<u64> {
+        match self {
+            DataState::Verify(v) => Some(v.verifier.unit_bytes()),
+            _ => None,
+        }
+    }
+
+    /// Counts a write of `len` bytes at `offset` as done without doing it (verify_only's
+    /// replay of the job's writes): each unit's generation moves on.
+    pub(crate) fn count_write(&mut self, file: u32, offset: u64, len: u32) {
+        if let DataState::Verify(v) = self {
+            let unit = v.verifier.unit_bytes();
+            for i in 0..len as u64 / unit {
+                let gens = v.verifier.generations_mut();
+                gens.begin_write(file, offset + i * unit);
+                gens.end_write(file, offset + i * unit);
+            }
+        }
+    }
+
+    /// Checks a block read back after the writes against what was written there.
+    pub(crate) fn check_written(&mut self, buf: &[u8], file: u32, offset: u64) {
+        if let DataState::Verify(v) = self {
+            v.verifier.check_written(buf, file, offset);
+        }
+    }
+
     pub(crate) fn save_state(&self) -> Result<(), crate::error::LogError> {
         let DataState::Verify(v) = self else {
             return Ok(());
@@ -239,21 +298,24 @@ impl DataState {
     }
 
     /// The verify findings for the result, file indexes turned into names.
-    pub(crate) fn result(&self, plan: &ClonePlan) -> Option<VerifyResult> {
+    pub(crate) fn result(
+        &self,
+        data: &DataPlan,
+        files: &[(PathBuf, u64, u64)],
+    ) -> Option<VerifyResult> {
         let DataState::Verify(v) = self else {
             return None;
         };
         let verifier = &v.verifier;
         Some(VerifyResult {
-            mode: format!("{:?}", plan.data.spec.verify.mode).to_lowercase(),
+            mode: format!("{:?}", data.spec.verify.mode).to_lowercase(),
             units_checked: verifier.checked_units,
             bad_units: verifier.bad_count,
             errors: verifier
                 .bad
                 .iter()
                 .map(|bad| DataError {
-                    file: plan
-                        .files
+                    file: files
                         .get(bad.file as usize)
                         .map(|f| f.0.display().to_string())
                         .unwrap_or_default(),
@@ -268,129 +330,9 @@ impl DataState {
     }
 }
 
-/// `verify_backlog`: reads back the units of the last writes (nothing is in flight).
-pub(crate) fn check_backlog<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E) {
-    let units: Vec<(u32, u64)> = match &mut run.data {
-        DataState::Verify(v) => {
-            v.writes_since_backlog = 0;
-            let skip = match v.batch {
-                Some(batch) => v.recent.len().saturating_sub(batch as usize),
-                None => 0,
-            };
-            v.recent.drain(..).skip(skip).collect()
-        }
-        _ => return,
-    };
-    check_units(run, engine, Units::List(units.into_iter()));
-}
-
-/// After the writes (fio `do_verify`): reads back every unit written and checks it. Returns
-/// the time it ended.
-pub(crate) fn verify_phase<E: Engine, C: Clock>(
-    run: &mut Run<'_, C>,
-    engine: &mut E,
-    now: u64,
-) -> u64 {
-    match &run.data {
-        // With verify_backlog every write is read back once, in batches as the job goes; as
-        // in fio, the end only reads back the writes since the last batch (no second pass).
-        DataState::Verify(v) if v.backlog.is_some() => {
-            if v.writes_since_backlog > 0 && run.out.error.is_none() && !run.out.interrupted {
-                check_backlog(run, engine);
-                return run.clock.now_ns();
-            }
-            return now;
-        }
-        DataState::Verify(v)
-            if run.plan.data.spec.verify.do_verify
-                && run.plan.data.has_writes
-                && run.out.error.is_none()
-                && !run.out.interrupted
-                && !v.verifier.limit_reached() => {}
-        _ => return now,
-    };
-    // As fio does before its verify phase: the writes reach storage first (a buffered job
-    // then reads back what the page cache holds, as fio with invalidate=0).
-    if let Err(e) = run.sync_all(engine, false) {
-        run.out.error.get_or_insert(e.to_string());
-        return run.clock.now_ns();
-    }
-    // fio's do_verify: synced, then (invalidate=1) dropped from the cache, so that a buffered
-    // job reads back what storage holds.
-    if run.plan.invalidate {
-        for (file, (path, start, len)) in run.plan.files.iter().enumerate() {
-            if let Err(e) = engine.drop_cache(file as u32, *start, *len) {
-                let path = path.display();
-                run.out.error.get_or_insert(format!(
-                    "invalidate: cannot drop the cache of {path} before verifying: {e}"
-                ));
-                return run.clock.now_ns();
-            }
-        }
-    }
-    // fio's write runtime ends where its verify phase begins (after the sync); the phase's
-    // time is the read runtime.
-    let start = run.clock.now_ns();
-    check_units(run, engine, Units::Written { file: 0, offset: 0 });
-    let end = run.clock.now_ns();
-    if run.measuring {
-        run.out.verify_phase_ns = end.saturating_sub(start.max(run.measure_start));
-    }
-    end
-}
-
-/// fio `verify_only`: no writes; the generations come from `verify_state_load` or from
-/// replaying the job's writes (same seed, same offsets), then every written unit is checked.
-pub(crate) fn verify_only<E: Engine, C: Clock>(
-    run: &mut Run<'_, C>,
-    engine: &mut E,
-) -> CloneOutput {
-    if run.plan.data.spec.verify.state_load.is_none() {
-        replay_writes(run);
-    }
-    let now = run.clock.now_ns();
-    if !run.measuring {
-        run.begin_measuring(now);
-    }
-    // A job that never writes (rw=read with verify_only) checks what is on storage: every
-    // unit of its regions, each against its own header, as fio's read of each block does.
-    let units = if run.plan.data.has_writes {
-        Units::Written { file: 0, offset: 0 }
-    } else {
-        Units::All { file: 0, offset: 0 }
-    };
-    if run.out.error.is_none() {
-        check_units(run, engine, units);
-    }
-    let end = run.clock.now_ns();
-    run.finish(engine, end)
-}
-
-/// Walks the job's writes without doing them, counting each unit's generation.
-fn replay_writes<C: Clock>(run: &mut Run<'_, C>) {
-    while run.budget_left() {
-        let op = run.choose_op();
-        let len = run.pick_len(op);
-        let (file, offset) = run.offsets.next(len, &mut run.rng);
-        run.note_issue(op, len);
-        if op == Op::Write {
-            if let DataState::Verify(v) = &mut run.data {
-                let unit = v.verifier.unit_bytes();
-                for i in 0..len as u64 / unit {
-                    let gens = v.verifier.generations_mut();
-                    gens.begin_write(file, offset + i * unit);
-                    gens.end_write(file, offset + i * unit);
-                }
-            }
-        }
-    }
-}
-
-/// Reads `units` back (unit-sized reads, all slots in use) and checks each. Counted as reads.
-/// Stops on an IO error, a stop, or the job's error limit. Nothing may be in flight.
 /// The units a check reads back: a list (the backlog's last writes), or every written unit
 /// in file and offset order, walked in the generation table (no list for the verify phase).
-enum Units {
+pub(crate) enum Units {
     List(std::vec::IntoIter<(u32, u64)>),
     Written {
         file: u32,
@@ -404,7 +346,7 @@ enum Units {
 }
 
 impl Units {
-    fn next(&mut self, data: &DataState) -> Option<(u32, u64)> {
+    pub(crate) fn next(&mut self, data: &DataState) -> Option<(u32, u64)> {
         match self {
             Units::List(list) => list.next(),
             Units::Written { file, offset } => {
@@ -426,115 +368,6 @@ impl Units {
                 Some(found)
             }
         }
-    }
-}
-
-fn check_units<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, mut units: Units) {
-    let unit = match &run.data {
-        DataState::Verify(v) => v.verifier.unit_bytes(),
-        _ => return,
-    };
-    // Read back in the size the blocks were written in (as fio does), each read checking
-    // every unit in it; unit by unit when the writes had several sizes.
-    let write = run.plan.data.write_bytes;
-    let io = if run.plan.data.fixed_write && write.is_multiple_of(unit) {
-        write
-    } else {
-        unit
-    };
-    // The next block to read: the block of the next unit, each block once.
-    let mut last: Option<(u32, u64)> = None;
-    let mut next_block = |run: &Run<'_, C>| loop {
-        let (file, offset) = units.next(&run.data)?;
-        let base = run.plan.files.get(file as usize).map_or(0, |f| f.1);
-        let block = (file, base + (offset - base) / io * io);
-        if last != Some(block) {
-            last = Some(block);
-            return Some(block);
-        }
-    };
-    let unit = io as u32;
-    let depth = if E::INLINE {
-        1
-    } else {
-        run.plan.depth.max(1) as usize
-    };
-    let mut meta = vec![SlotMeta::default(); depth];
-    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-    let mut inflight = 0usize;
-    let mut completions: Vec<Completion> = Vec::with_capacity(depth);
-    loop {
-        let stopping = run.shared.stop.load(Ordering::Relaxed)
-            || run.out.error.is_some()
-            || run.data.limit_reached();
-        // Queue (or, inline, run) a read in every free slot.
-        while let (false, Some(&slot)) = (stopping, free.last()) {
-            let Some((file, offset)) = next_block(run) else {
-                break;
-            };
-            free.pop();
-            let now = run.clock.now_ns();
-            meta[slot as usize] = SlotMeta {
-                op_is_read: true,
-                len: unit,
-                file,
-                offset,
-                issue_ns: now,
-                submit_ns: now,
-                ..SlotMeta::default()
-            };
-            if E::INLINE {
-                let result = match engine.execute(slot, Op::Read, file, offset, unit) {
-                    Ok(n) => n as i64,
-                    Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
-                };
-                completions.push(Completion { slot, result });
-                break;
-            }
-            engine.queue(slot, Op::Read, file, offset, unit);
-            inflight += 1;
-        }
-        if !E::INLINE && inflight > 0 {
-            if let Err(e) = engine.submit() {
-                run.out
-                    .error
-                    .get_or_insert(format!("io_uring submit failed: {e}"));
-            }
-            if let Err(e) = engine.reap(1, POLL_NS, &mut completions) {
-                run.out
-                    .error
-                    .get_or_insert(format!("io_uring wait failed: {e}"));
-                run.out.cancelled_ios += inflight as u64;
-                return;
-            }
-        }
-        if completions.is_empty() && inflight == 0 {
-            return;
-        }
-        let done = run.clock.now_ns();
-        for c in std::mem::take(&mut completions) {
-            if !E::INLINE {
-                inflight -= 1;
-            }
-            free.push(c.slot);
-            let m = meta[c.slot as usize];
-            match run.complete(&m, c.result, done, E::INLINE) {
-                Ok(true) => {}
-                // A read error the job goes on after (continue_on_error): nothing to check.
-                Ok(false) => continue,
-                Err(e) => {
-                    run.out.error.get_or_insert(e.to_string());
-                    continue;
-                }
-            }
-            if let DataState::Verify(v) = &mut run.data {
-                // SAFETY: the read was reaped (or ran inline): the kernel is done with the slot.
-                if let Some(buf) = unsafe { engine.slot_buffer(c.slot, m.len) } {
-                    v.verifier.check_written(buf, m.file, m.offset);
-                }
-            }
-        }
-        run.publish_progress();
     }
 }
 

@@ -180,3 +180,21 @@ pub fn sync_fd(fd: i32, data_only: bool) -> io::Result<()> {
         Ok(())
     }
 }
+
+/// What the worker knows of the IO in a slot while the engine holds it: what it is, where it
+/// goes and when it was issued (the data checks read it on completion too).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct SlotMeta {
+    pub(crate) op_is_read: bool,
+    pub(crate) len: u32,
+    pub(crate) file: u32,
+    pub(crate) offset: u64,
+    pub(crate) issue_ns: u64,
+    pub(crate) submit_ns: u64,
+    /// When the slot was last freed: the earliest issue time of its next IO.
+    pub(crate) free_ns: u64,
+    /// The IO's ioprio value (fio cmdprio, or the job's priority).
+    pub(crate) ioprio: u16,
+    /// The IO is a trim (`op_is_read` is false then).
+    pub(crate) trim: bool,
+}

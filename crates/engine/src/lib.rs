@@ -23,6 +23,8 @@
 
 pub mod buffer;
 pub mod clock;
+mod clone_plan;
+mod clone_run;
 mod data;
 mod diskstats;
 mod distribution;
@@ -41,6 +43,7 @@ mod loops;
 mod null;
 mod psync;
 mod random;
+mod read_back;
 pub mod replay;
 mod resources;
 mod run_report;

@@ -23,7 +23,6 @@
 //! iologs"); fio 3.33 drops them with "bad ddir: 2".
 
 use crate::error::EngineError;
-use crate::worker::ClonePlan;
 use iofit_model::job::{BlockSizeSpec, JobSpec, PerDirection, RwMode, SizeSpec, Target};
 use iofit_model::replay::ReplaySpec;
 use iofit_model::units::Bytes;
@@ -610,13 +609,13 @@ fn resolve_job(job: &JobSpec) -> Result<JobSpec, EngineError> {
     Ok(job)
 }
 
-/// Creates each job's `write_iolog` file (one per path, shared by the clones and jobs that
-/// name it, as fio's clones append to the same file) and gives each clone its section.
+/// Creates each job's `write_iolog` file (one per path, shared by the jobs that name it, as
+/// fio's clones append to the same file): one entry per job, `None` for a job without one.
+/// Each clone then writes its own [`IoLogWriter::section`] of its job's file.
 pub fn open_write_logs(
     jobs: &[JobSpec],
-    plans: &mut [Vec<ClonePlan>],
     allow_overwrite: bool,
-) -> Result<(), EngineError> {
+) -> Result<Vec<Option<Arc<IoLogFile>>>, EngineError> {
     // The logs being replayed are inputs: a write_iolog naming one is refused.
     for spec in jobs.iter().filter_map(|job| job.replay.as_ref()) {
         spec.logs
@@ -624,8 +623,10 @@ pub fn open_write_logs(
             .for_each(|log| iofit_safefs::input::note_input_path(log));
     }
     let mut open: HashMap<PathBuf, Arc<IoLogFile>> = HashMap::new();
-    for (job, clones) in jobs.iter().zip(plans.iter_mut()) {
+    let mut logs = Vec::with_capacity(jobs.len());
+    for job in jobs {
         let Some(path) = &job.write_iolog else {
+            logs.push(None);
             continue;
         };
         let log = match open.get(path) {
@@ -637,12 +638,9 @@ pub fn open_write_logs(
                 log
             }
         };
-        for plan in clones.iter_mut() {
-            let files = plan.files.iter().map(|(file, _, _)| file.clone()).collect();
-            plan.write_iolog = Some(IoLogWriter::section(&log, files));
-        }
+        logs.push(Some(log));
     }
-    Ok(())
+    Ok(logs)
 }
 
 #[cfg(test)]

@@ -870,7 +870,14 @@ pub fn run_jobs(
     let mut plans = plan_clones(jobs, &seeds)?;
     check_verify_states(jobs, &mut plans, options.allow_overwrite)?;
     let (log_writer, intervals) = open_io_logs(jobs, &mut plans, options.allow_overwrite)?;
-    crate::replay::open_write_logs(jobs, &mut plans, options.allow_overwrite)?;
+    let write_logs = crate::replay::open_write_logs(jobs, options.allow_overwrite)?;
+    for (log, clones) in write_logs.iter().zip(plans.iter_mut()) {
+        let Some(log) = log else { continue };
+        for plan in clones.iter_mut() {
+            let files = plan.files.iter().map(|(file, _, _)| file.clone()).collect();
+            plan.write_iolog = Some(crate::replay::IoLogWriter::section(log, files));
+        }
+    }
     share_dedupe(jobs, &mut plans);
     let (to_write, to_create) = layout.to_write();
     let laid_out = Arc::new(std::sync::atomic::AtomicU64::new(0));

@@ -575,6 +575,8 @@ impl Pacer {
     }
 }
 
+/// Runs the workload's fwds on their threads until the run's elapsed time (or a stop), with
+/// the warmup left out of the figures, and reports each interval as it ends.
 fn run_workload(
     shared: &[Shared],
     run: &FsRun,
@@ -582,8 +584,71 @@ fn run_workload(
     on_event: &mut dyn FnMut(FsEvent<'_>),
 ) -> Result<PhaseResult, FsError> {
     let start = Instant::now();
-    let measure_from = start + run.warmup;
-    let deadline = start + run.elapsed;
+    let timing = IntervalTiming {
+        start,
+        interval: run.interval,
+        measure_from: start + run.warmup,
+        deadline: start + run.elapsed,
+    };
+    let mut workers = workers_of(shared, run, timing.deadline);
+    let counters: Vec<Arc<IntervalCounters>> = workers
+        .iter()
+        .map(|_| Arc::new(IntervalCounters::default()))
+        .collect();
+    for ((worker, _), c) in workers.iter_mut().zip(&counters) {
+        worker.stats.interval = Some(Arc::clone(c));
+    }
+    let stop = &options.stop;
+    let mut intervals = Vec::new();
+    let results: Vec<Result<(OpStats, Instant), FsError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = workers
+            .into_iter()
+            .map(|(worker, pace)| {
+                let timing = &timing;
+                scope.spawn(move || drive(worker, pace, run.warmup.is_zero(), timing, stop))
+            })
+            .collect();
+        let cpu_before;
+        (intervals, cpu_before) = report_intervals(&timing, &counters, &handles, stop, on_event);
+        let results = handles
+            .into_iter()
+            .map(|h| h.join().expect("worker thread"))
+            .collect();
+        if let Some(last) = last_interval(&timing, &counters, intervals.len(), cpu_before) {
+            on_event(FsEvent::Interval(&last));
+            intervals.push(last);
+        }
+        results
+    });
+    let mut stats = OpStats::default();
+    let mut last = timing.measure_from;
+    for result in results {
+        let (worker_stats, worker_last) = result?;
+        stats.merge(&worker_stats);
+        last = last.max(worker_last);
+    }
+    let measured = Instant::now()
+        .min(timing.deadline)
+        .saturating_duration_since(timing.measure_from.min(timing.deadline));
+    Ok(PhaseResult {
+        stats,
+        seconds: measured.as_secs_f64().max(1e-9),
+        busy_seconds: last
+            .saturating_duration_since(timing.measure_from)
+            .as_secs_f64()
+            .max(1e-9),
+        intervals,
+    })
+}
+
+/// One worker per thread of each fwd, on the fsds the fwd names, with the spacing between its
+/// steps when `fwdrate` paces whole operations (reads and writes are paced transfer by
+/// transfer, inside the worker).
+fn workers_of<'a>(
+    shared: &'a [Shared],
+    run: &FsRun,
+    deadline: Instant,
+) -> Vec<(Worker<'a>, Option<Duration>)> {
     let mut workers = Vec::new();
     for (f, fwd) in run.fwds.iter().enumerate() {
         let targets: Vec<&Shared> = run
@@ -644,103 +709,74 @@ fn run_workload(
             ));
         }
     }
-    let counters: Vec<Arc<IntervalCounters>> = workers
-        .iter()
-        .map(|_| Arc::new(IntervalCounters::default()))
-        .collect();
-    for ((worker, _), c) in workers.iter_mut().zip(&counters) {
-        worker.stats.interval = Some(Arc::clone(c));
-    }
-    let stop = &options.stop;
-    let mut intervals = Vec::new();
-    let results: Vec<Result<(OpStats, Instant), FsError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = workers
-            .into_iter()
-            .map(|(mut worker, pace)| {
-                scope.spawn(move || {
-                    let mut measuring = run.warmup.is_zero();
-                    let mut next = Instant::now();
-                    let mut last_op = measure_from;
-                    loop {
-                        let now = Instant::now();
-                        if now >= deadline || stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        if !measuring && now >= measure_from {
-                            worker.stats = OpStats {
-                                interval: worker.stats.interval.take(),
-                                ..OpStats::default()
-                            };
-                            measuring = true;
-                        }
-                        if let Some(pace) = pace {
-                            if next > now {
-                                std::thread::sleep((next - now).min(deadline - now));
-                                continue;
-                            }
-                            next += pace;
-                        }
-                        let before = worker.stats.total_ops();
-                        worker.step()?;
-                        if worker.stats.total_ops() > before {
-                            last_op = Instant::now();
-                        }
-                        if worker.stats.total_errors() > MAX_ERRORS {
-                            return Err(FsError::TooManyErrors(MAX_ERRORS));
-                        }
-                    }
-                    Ok((worker.stats, last_op))
-                })
-            })
-            .collect();
-        let timing = IntervalTiming {
-            start,
-            interval: run.interval,
-            measure_from,
-            deadline,
-        };
-        let cpu_before;
-        (intervals, cpu_before) = report_intervals(&timing, &counters, &handles, stop, on_event);
-        let results = handles
-            .into_iter()
-            .map(|h| h.join().expect("worker thread"))
-            .collect();
-        // What the workers did after the last boundary: the last (often partial) interval.
-        let tail = collect(&counters);
-        let end = Instant::now().min(deadline);
-        let from = start + run.interval.max(MIN_INTERVAL) * intervals.len() as u32;
-        if tail.total_ops() > 0 || tail.errors.iter().sum::<u64>() > 0 || end > from {
-            let last = Interval {
-                index: intervals.len() + 1,
-                end_unix_ms: now_unix_ms(),
-                seconds: end.saturating_duration_since(from).as_secs_f64().max(1e-9),
-                warmup: end <= measure_from,
-                counts: tail,
-                cpu: cpu_between(cpu_before, cpu_ticks()),
-            };
-            on_event(FsEvent::Interval(&last));
-            intervals.push(last);
+    workers
+}
+
+/// One worker thread: steps (`pace` apart when given) until the deadline or a stop, its
+/// figures restarted when the warmup ends. Returns them with the time of its last operation.
+fn drive(
+    mut worker: Worker<'_>,
+    pace: Option<Duration>,
+    no_warmup: bool,
+    timing: &IntervalTiming,
+    stop: &AtomicBool,
+) -> Result<(OpStats, Instant), FsError> {
+    let (measure_from, deadline) = (timing.measure_from, timing.deadline);
+    let mut measuring = no_warmup;
+    let mut next = Instant::now();
+    let mut last_op = measure_from;
+    loop {
+        let now = Instant::now();
+        if now >= deadline || stop.load(Ordering::Relaxed) {
+            break;
         }
-        results
-    });
-    let mut stats = OpStats::default();
-    let mut last = measure_from;
-    for result in results {
-        let (worker_stats, worker_last) = result?;
-        stats.merge(&worker_stats);
-        last = last.max(worker_last);
+        if !measuring && now >= measure_from {
+            worker.stats = OpStats {
+                interval: worker.stats.interval.take(),
+                ..OpStats::default()
+            };
+            measuring = true;
+        }
+        if let Some(pace) = pace {
+            if next > now {
+                std::thread::sleep((next - now).min(deadline - now));
+                continue;
+            }
+            next += pace;
+        }
+        let before = worker.stats.total_ops();
+        worker.step()?;
+        if worker.stats.total_ops() > before {
+            last_op = Instant::now();
+        }
+        if worker.stats.total_errors() > MAX_ERRORS {
+            return Err(FsError::TooManyErrors(MAX_ERRORS));
+        }
     }
-    let measured = Instant::now()
-        .min(deadline)
-        .saturating_duration_since(measure_from.min(deadline));
-    Ok(PhaseResult {
-        stats,
-        seconds: measured.as_secs_f64().max(1e-9),
-        busy_seconds: last
-            .saturating_duration_since(measure_from)
-            .as_secs_f64()
-            .max(1e-9),
-        intervals,
+    Ok((worker.stats, last_op))
+}
+
+/// What the workers did after the last full interval's boundary (`full` intervals reported):
+/// the last, often partial, interval; `None` when nothing happened and no time is left in it.
+fn last_interval(
+    timing: &IntervalTiming,
+    counters: &[Arc<IntervalCounters>],
+    full: usize,
+    cpu_before: Option<(u64, u64, u64)>,
+) -> Option<Interval> {
+    let tail = collect(counters);
+    let end = Instant::now().min(timing.deadline);
+    let from = timing.start + timing.interval.max(MIN_INTERVAL) * full as u32;
+    if tail.total_ops() == 0 && tail.errors.iter().sum::<u64>() == 0 && end <= from {
+        return None;
+    }
+    Some(Interval {
+        index: full + 1,
+        end_unix_ms: now_unix_ms(),
+        seconds: end.saturating_duration_since(from).as_secs_f64().max(1e-9),
+        warmup: end <= timing.measure_from,
+        counts: tail,
+        cpu: cpu_between(cpu_before, cpu_ticks()),
     })
 }
 

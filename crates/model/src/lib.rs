@@ -23,6 +23,7 @@ pub mod limits;
 pub mod placement;
 pub mod replay;
 pub mod requirements;
+pub mod timeline;
 pub mod units;
 pub mod workload;
 

@@ -162,6 +162,11 @@ pub struct VolumeRequirements {
     pub derivation: Vec<String>,
 }
 
+/// Starts the derivation line of a volume whose capture has no byte counters (`profile`
+/// writes it; the checklist reads a volume's IO size and throughput as assumed when it is
+/// there).
+pub const BYTES_NOT_MEASURED: &str = "throughput and IO size not measured";
+
 /// Host-wide metrics of the checklist (CPU and memory).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

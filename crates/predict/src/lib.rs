@@ -44,7 +44,7 @@
 pub mod aws;
 pub mod disk_spec;
 mod findings;
-pub use findings::Violation;
+pub use findings::{Advice, Candidate, UpToDisk, Violation, Warning};
 mod json;
 
 use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};
@@ -607,8 +607,10 @@ pub struct Prediction {
     pub binding: Option<Binding>,
     /// Yes/no checks the design fails (too many disks, premium disk on a standard VM...).
     pub violations: Vec<Violation>,
-    pub warnings: Vec<String>,
-    pub advice: Vec<String>,
+    /// What to watch: assumptions made, risks taken, limits not published.
+    pub warnings: Vec<Warning>,
+    /// What to change for a volume that misses its target.
+    pub advice: Vec<Advice>,
     /// With targets: whether every volume meets its target and no check fails.
     pub meets_requirements: Option<bool>,
     /// What the design delivers flat out while credit bursting lasts (VM-level and disk-level,
@@ -641,6 +643,16 @@ impl Prediction {
     /// Every violation's sentence, in the order found (what the reports list).
     pub fn violation_sentences(&self) -> Vec<String> {
         self.violations.iter().map(ToString::to_string).collect()
+    }
+
+    /// Every warning's sentence, in the order found (what the reports list).
+    pub fn warning_sentences(&self) -> Vec<String> {
+        self.warnings.iter().map(ToString::to_string).collect()
+    }
+
+    /// Every piece of advice's sentence, volume by volume (what the reports list).
+    pub fn advice_sentences(&self) -> Vec<String> {
+        self.advice.iter().map(ToString::to_string).collect()
     }
 
     /// Whether the design is buildable and meets every target (when targets were given).
@@ -1062,7 +1074,7 @@ fn burst_figure(
 /// What a prediction found wrong (violations) and should say (warnings), in the order found.
 #[derive(Default)]
 struct Notes {
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
     violations: Vec<Violation>,
 }
 
@@ -1139,11 +1151,10 @@ fn volume_factors(
         .map(|s| s.as_f64())
         .filter(|s| *s > 0.0);
     if volume.design.disk_count > 1 && stripe.is_none() {
-        notes.warnings.push(format!(
-            "volume '{label}': {} disks without a stripe size; assuming no IO spans two \
-             members (give --stripe, e.g. 64k for small random IO, 256k for sequential)",
-            volume.design.disk_count
-        ));
+        notes.warnings.push(Warning::NoStripeSize {
+            volume: label.clone(),
+            disks: volume.design.disk_count,
+        });
     }
     // An IO larger than the stripe unit becomes one disk IO per unit it spans, and each disk
     // IO counts against the IOPS limits in Azure's IO units (one per started 256 KiB:
@@ -1189,12 +1200,11 @@ fn volume_factors(
 fn cache_limits_published(vm: &VmSize, volume: &VolumeLoad, notes: &mut Notes) -> bool {
     let published = vm.cached_iops.is_some() || vm.cached_throughput_mb_s.is_some();
     if !published {
-        notes.warnings.push(format!(
-            "volume '{}': caching {} on {}, whose cached limits are not published: predicted as \
-             uncached (every IO to the disks, under the VM's uncached limits), as plan does; \
-             the real host cache may do better, unmeasured",
-            volume.design.label, volume.design.caching, vm.name
-        ));
+        notes.warnings.push(Warning::CachedLimitsUnpublished {
+            volume: volume.design.label.clone(),
+            caching: volume.design.caching,
+            vm: vm.name.clone(),
+        });
     }
     published
 }
@@ -1213,23 +1223,22 @@ fn volume_notes(volume: &VolumeLoad, notes: &mut Notes) {
     }
     if let Some(target) = &volume.target {
         let sensitive = target.iops > 0.0 || target.latency_ms.is_some();
-        let wording = match volume.disk.kind {
-            DiskKind::StandardSsd => Some(("Standard SSD", STANDARD_SSD_WORDING)),
-            DiskKind::StandardHdd => Some(("Standard HDD", STANDARD_HDD_WORDING)),
+        let up_to = match volume.disk.kind {
+            DiskKind::StandardSsd => Some(UpToDisk::StandardSsd),
+            DiskKind::StandardHdd => Some(UpToDisk::StandardHdd),
             _ => None,
         };
-        if let (true, Some((kind, wording))) = (sensitive, wording) {
-            notes.warnings.push(format!(
-                "volume '{label}': {kind} IOPS and MB/s are 'up to' figures, not provisioned \
-                 ({DISKS_TYPES_SOURCE}: \"{wording}\")"
-            ));
+        if let (true, Some(disk)) = (sensitive, up_to) {
+            notes.warnings.push(Warning::UpToFigures {
+                volume: label.clone(),
+                disk,
+            });
         }
     }
     if volume.design.caching == HostCaching::ReadWrite {
-        notes.warnings.push(format!(
-            "volume '{label}': ReadWrite caching is safe only when the application itself \
-             persists cached writes; otherwise a VM crash loses data (use ReadOnly or None)"
-        ));
+        notes.warnings.push(Warning::ReadWriteCaching {
+            volume: label.clone(),
+        });
     }
 }
 
@@ -1614,14 +1623,12 @@ fn cache_size_check(
         let limit = vm.cache_size_gib;
         if let Some(cache) = limit {
             if cached_gib > cache && assumptions.cache_hit_pct > 0.0 {
-                notes.warnings.push(format!(
-                    "cached disks hold {} GiB but the host cache of {} is {} GiB: the cache \
-                     serves {}% of reads only when the hot data fits in it",
-                    fmt_num(cached_gib),
-                    vm.name,
-                    fmt_num(cache),
-                    fmt_num(assumptions.cache_hit_pct)
-                ));
+                notes.warnings.push(Warning::CacheSmallerThanDisks {
+                    vm: vm.name.clone(),
+                    cached_gib,
+                    cache_gib: cache,
+                    cache_hit_pct: assumptions.cache_hit_pct,
+                });
             }
         }
         checks.push(LimitCheck {
@@ -1747,16 +1754,14 @@ fn queue_check(
         littles_law_iops: iops_from_outstanding(f.outstanding as f64, f.service_ms),
     };
     if f.busy_members < n {
-        notes.warnings.push(format!(
-            "volume '{label}': queue depth {} on a {n}-disk stripe keeps {} members busy \
-             and leaves {} idle; run at least {n} outstanding IOs ({per_disk_depth} per \
-             disk x {n} disks = {} reaches the disks' limits at {} ms)",
-            f.outstanding,
-            f.busy_members,
-            n - f.busy_members,
-            per_disk_depth.saturating_mul(n),
-            f.service_ms
-        ));
+        notes.warnings.push(Warning::IdleStripeMembers {
+            volume: label.clone(),
+            outstanding_ios: f.outstanding,
+            members: n,
+            busy_members: f.busy_members,
+            depth_per_disk: per_disk_depth,
+            service_ms: f.service_ms,
+        });
     }
     queue
 }
@@ -1914,16 +1919,15 @@ fn target_violations(checks: &[LimitCheck], notes: &mut Notes) {
             });
         }
     }
-    let unknown: Vec<&str> = checks
+    let unknown: Vec<String> = checks
         .iter()
         .filter(|c| c.status == LimitStatus::Unknown)
-        .map(|c| c.name.as_str())
+        .map(|c| c.name.clone())
         .collect();
     if !unknown.is_empty() {
-        notes.warnings.push(format!(
-            "not published in the catalog, so not checked: {}",
-            unknown.join("; ")
-        ));
+        notes
+            .warnings
+            .push(Warning::NotPublished { limits: unknown });
     }
 }
 
@@ -2039,7 +2043,7 @@ fn advise(
     targets: &[Option<f64>],
     assumptions: &Assumptions,
     alternatives: Option<Alternatives<'_>>,
-) -> Vec<String> {
+) -> Vec<Advice> {
     let mb = assumptions.mb.bytes_per_mb();
     let mut advice = Vec::new();
     for (v, volume) in volumes.iter().enumerate() {
@@ -2064,14 +2068,13 @@ fn advise(
                 let depth = (outstanding_ios(target, f.service_ms) - 1e-9)
                     .ceil()
                     .max(n as f64) as u32;
-                advice.push(format!(
-                    "volume '{}': raise outstanding IOs from {} to at least {depth} \
-                     (Little's law: {} IOPS x {} ms, and at least one per stripe member)",
-                    volume.design.label,
-                    f.outstanding,
-                    fmt_num(target),
-                    f.service_ms
-                ));
+                advice.push(Advice::RaiseQueueDepth {
+                    volume: volume.design.label.clone(),
+                    outstanding_ios: f.outstanding,
+                    depth,
+                    target_iops: target,
+                    service_ms: f.service_ms,
+                });
             }
             LimitKind::VmUncachedIops
             | LimitKind::VmUncachedThroughput
@@ -2099,58 +2102,55 @@ fn disk_advice(
     target: f64,
     mb: f64,
     alternatives: Option<Alternatives<'_>>,
-) -> String {
-    let label = &volume.design.label;
+) -> Advice {
     let disk = &volume.disk;
     let n = volume.design.disk_count;
     let iops_metric = matches!(limit.kind, LimitKind::DiskIops | LimitKind::VolumeIops);
     let (needed, per_disk, unit) = if iops_metric {
-        (target * f.disk_ios, disk.iops, " IOPS")
+        (target * f.disk_ios, disk.iops, LimitUnit::Iops)
     } else {
-        (target * f.disk_bytes / mb, disk.throughput_mb_s, " MB/s")
+        (
+            target * f.disk_bytes / mb,
+            disk.throughput_mb_s,
+            LimitUnit::MbPerSecond,
+        )
     };
     let disks_needed = (needed / per_disk - 1e-9).ceil().max(1.0) as u32;
-    let mut text = format!(
-        "volume '{label}' needs {}{unit} from its disks; {n} x {} give {}{unit}: \
-         use {disks_needed} x {} striped ({}{unit})",
-        fmt_num(needed),
-        disk.name,
-        fmt_num(per_disk * n as f64),
-        disk.name,
-        fmt_num(per_disk * disks_needed as f64),
-    );
+    let value = |d: &DiskSku| {
+        if iops_metric {
+            d.iops.0
+        } else {
+            d.throughput_mb_s.0
+        }
+    };
+    let mut larger_disks = Vec::new();
     if let Some(alt) = alternatives {
         let mut bigger: Vec<&DiskSku> = alt
             .disks
             .iter()
             .filter(|d| d.kind == disk.kind && d.name != disk.name)
-            .filter(|d| {
-                let value = if iops_metric {
-                    d.iops.0
-                } else {
-                    d.throughput_mb_s.0
-                };
-                value * n as f64 >= needed * (1.0 - 1e-9)
-            })
+            .filter(|d| value(d) * n as f64 >= needed * (1.0 - 1e-9))
             .collect();
         bigger.sort_by(|a, b| a.size_gib.total_cmp(&b.size_gib));
-        if !bigger.is_empty() {
-            let names: Vec<String> = bigger
-                .iter()
-                .take(4)
-                .map(|d| {
-                    let value = if iops_metric {
-                        d.iops.0
-                    } else {
-                        d.throughput_mb_s.0
-                    };
-                    format!("{} ({}{unit})", d.name, fmt_num(value))
-                })
-                .collect();
-            text.push_str(&format!(", or a larger disk: {n} x {}", names.join(" or ")));
-        }
+        larger_disks = bigger
+            .iter()
+            .take(4)
+            .map(|d| Candidate {
+                name: d.name.clone(),
+                value: value(d),
+            })
+            .collect();
     }
-    text
+    Advice::MoreDisks {
+        volume: volume.design.label.clone(),
+        unit,
+        needed,
+        disk: disk.name.clone(),
+        disks: n,
+        per_disk,
+        disks_needed,
+        larger_disks,
+    }
 }
 
 /// A volume capped by a VM limit: what the targets need of it, larger VMs that allow it, and
@@ -2161,19 +2161,12 @@ fn vm_advice(
     limit: &RateLimit,
     wanted: &[f64],
     alternatives: Option<Alternatives<'_>>,
-) -> String {
+) -> Advice {
     let kind = limit.kind;
     let disk = &volume.disk;
     // What the VM would carry if every volume reached its target.
     let needed = limit.used(wanted);
-    let mut text = format!(
-        "{} allows {}{} here, the targets need {}{}",
-        limit.name,
-        fmt_num(limit.capacity.unwrap_or(0.0)),
-        limit.unit.suffix(),
-        fmt_num(needed),
-        limit.unit.suffix()
-    );
+    let mut larger_vms = Vec::new();
     if let Some(alt) = alternatives {
         let value = |candidate: &VmSize| -> Option<f64> {
             match kind {
@@ -2196,24 +2189,29 @@ fn vm_advice(
             let pb = b.0.price_usd_month.unwrap_or(f64::INFINITY);
             pa.total_cmp(&pb).then(a.1.total_cmp(&b.1))
         });
-        if !bigger.is_empty() {
-            let names: Vec<String> = bigger
-                .iter()
-                .take(3)
-                .map(|(c, x)| format!("{} ({}{})", c.name, fmt_num(*x), limit.unit.suffix()))
-                .collect();
-            text.push_str(&format!("; a larger VM: {}", names.join(", ")));
-        }
+        larger_vms = bigger
+            .iter()
+            .take(3)
+            .map(|(c, x)| Candidate {
+                name: c.name.clone(),
+                value: *x,
+            })
+            .collect();
     }
-    if matches!(
+    let read_only_caching = matches!(
         kind,
         LimitKind::VmUncachedIops | LimitKind::VmUncachedThroughput
     ) && volume.workload.read_pct >= 50.0
-        && disk.kind.supports_host_caching()
-    {
-        text.push_str("; or ReadOnly host caching on read-heavy volumes");
+        && disk.kind.supports_host_caching();
+    Advice::LargerVm {
+        volume: volume.design.label.clone(),
+        limit: limit.name.clone(),
+        unit: limit.unit,
+        allowed: limit.capacity.unwrap_or(0.0),
+        needed,
+        larger_vms,
+        read_only_caching,
     }
-    text
 }
 
 #[cfg(test)]

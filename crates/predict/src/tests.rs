@@ -71,7 +71,21 @@ fn unknown_vm_limit_is_reported_not_assumed() {
     assert_eq!(check.status, LimitStatus::Unknown);
     assert_eq!(check.limit, None);
     assert_eq!(p.total_iops, 5000.0);
-    assert!(p.warnings.iter().any(|w| w.contains("not published")));
+    let unpublished: Vec<&Vec<String>> = p
+        .warnings
+        .iter()
+        .filter_map(|w| match w {
+            crate::Warning::NotPublished { limits } => Some(limits),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(unpublished.len(), 1, "{:?}", p.warnings);
+    assert!(
+        unpublished[0].contains(&check.name),
+        "{:?} should name {}",
+        unpublished[0],
+        check.name
+    );
 }
 
 #[test]

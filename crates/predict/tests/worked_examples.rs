@@ -6,7 +6,8 @@ use iofit_catalog::{Catalog, DiskSku, VmSize, EDITION_SEED};
 use iofit_model::formulas::littles_law_queue_depth;
 use iofit_model::{Bytes, HostCaching, Iops, Latency, SizingTarget, VolumeDesign, Workload};
 use iofit_predict::{
-    predict, Alternatives, Assumptions, DiskPerf, LimitKind, MbConvention, Prediction, VolumeLoad,
+    predict, Advice, Alternatives, Assumptions, DiskPerf, LimitKind, MbConvention, Prediction,
+    VolumeLoad, Warning,
 };
 
 fn catalog() -> Catalog {
@@ -116,9 +117,31 @@ fn p30_on_ds4_is_capped_by_the_disk_and_advice_names_more_disks_or_p40_p50() {
     assert!((p.total_throughput_mb_s - p30.throughput_mb_s.0).abs() < 1e-9);
     assert_eq!(p.binding.as_ref().unwrap().kind, LimitKind::DiskThroughput);
     assert_eq!(p.meets_requirements, Some(false));
-    let advice = p.advice.join("\n");
+    match &p.advice[..] {
+        [Advice::MoreDisks {
+            volume,
+            disk,
+            disks,
+            disks_needed,
+            larger_disks,
+            ..
+        }] => {
+            assert_eq!((volume.as_str(), disk.as_str()), ("data", "P30"));
+            assert_eq!((*disks, *disks_needed), (1, 2));
+            let names: Vec<&str> = larger_disks.iter().map(|c| c.name.as_str()).collect();
+            assert!(
+                names.contains(&"P40") && names.contains(&"P50"),
+                "{names:?}"
+            );
+            assert!(
+                larger_disks.iter().all(|c| c.value >= 250.0),
+                "{larger_disks:?}"
+            );
+        }
+        other => panic!("one disk advice expected, got {other:?}"),
+    }
+    let advice = p.advice_sentences().join("\n");
     assert!(advice.contains("2 x P30 striped"), "{advice}");
-    assert!(advice.contains("P40") && advice.contains("P50"), "{advice}");
 }
 
 #[test]
@@ -227,7 +250,23 @@ fn littles_law_5000_iops_at_1_ms_needs_qd_5() {
     let p = run(ds14, &[load], &catalog);
     assert_eq!(p.meets_requirements, Some(false));
     assert_eq!(p.binding.as_ref().unwrap().kind, LimitKind::QueueDepth);
-    assert!(p.advice.join(" ").contains("at least 5"), "{:?}", p.advice);
+    assert!(
+        matches!(
+            p.advice[..],
+            [Advice::RaiseQueueDepth {
+                outstanding_ios: 4,
+                depth: 5,
+                ..
+            }]
+        ),
+        "{:?}",
+        p.advice
+    );
+    assert!(
+        p.advice[0].to_string().contains("at least 5"),
+        "{:?}",
+        p.advice
+    );
 }
 
 #[test]
@@ -249,10 +288,27 @@ fn qd_2_on_a_4_disk_stripe_is_flagged() {
     assert_eq!(queue.depth_to_keep_members_busy, 4);
     let per_disk = (p30.iops.0 * 1e-3).ceil() as u32;
     assert_eq!(queue.depth_to_reach_disk_limits, per_disk * 4);
-    let warning = p.warnings.iter().find(|w| w.contains("idle")).unwrap();
+    let warning = p
+        .warnings
+        .iter()
+        .find(|w| matches!(w, Warning::IdleStripeMembers { .. }))
+        .unwrap();
     assert!(
-        warning.contains("leaves 2 idle") && warning.contains("at least 4"),
-        "{warning}"
+        matches!(
+            warning,
+            Warning::IdleStripeMembers {
+                outstanding_ios: 2,
+                members: 4,
+                busy_members: 2,
+                ..
+            }
+        ),
+        "{warning:?}"
+    );
+    let sentence = warning.to_string();
+    assert!(
+        sentence.contains("leaves 2 idle") && sentence.contains("at least 4"),
+        "{sentence}"
     );
     assert!(p.limit(LimitKind::StripeMembersBusy, "stripe").is_some());
 }
@@ -329,10 +385,16 @@ fn unpublished_cache_limits_predict_the_volume_as_uncached() {
     assert!(p.limit(LimitKind::DiskIops, "data").unwrap().used > 0.0);
     assert!(p.limit(LimitKind::VmUncachedIops, "vm").unwrap().used > 0.0);
     assert!(
-        p.warnings
-            .iter()
-            .any(|w| w.contains("cached limits are not published: predicted as uncached")),
+        p.warnings.iter().any(|w| matches!(
+            w,
+            Warning::CachedLimitsUnpublished { volume, vm, .. }
+                if volume == "data" && vm == &ds13.name
+        )),
         "{:?}",
         p.warnings
     );
+    assert!(p
+        .warning_sentences()
+        .iter()
+        .any(|w| w.contains("cached limits are not published: predicted as uncached")));
 }

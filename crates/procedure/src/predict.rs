@@ -314,7 +314,8 @@ fn own_depth_warnings(
     requirements: &Requirements,
     loads: &[VolumeLoad],
     assumptions: &Assumptions,
-) -> Vec<String> {
+) -> Vec<iofit_predict::Warning> {
+    use iofit_predict::Warning;
     let mb = assumptions.mb.bytes_per_mb();
     requirements
         .volumes
@@ -331,17 +332,13 @@ fn own_depth_warnings(
                 load.disk.iops,
                 load.design.disk_count,
             );
-            (own < f64::from(queue.littles_law)).then(|| {
-                format!(
-                    "volume '{}': the capture kept {own:.1} IOs outstanding on average; {} IOPS \
-                     at {} ms per IO takes {} (Little's law): predicted at plan's depth ({}), \
-                     which the application must keep in flight to reach its target",
-                    load.design.label,
-                    iofit_model::units::group_thousands(wanted.round()),
-                    shown(service_ms),
-                    queue.littles_law,
-                    queue.to_limits
-                )
+            (own < f64::from(queue.littles_law)).then(|| Warning::CapturedDepthShort {
+                volume: load.design.label.clone(),
+                captured_depth: own,
+                target_iops: wanted,
+                service_ms,
+                littles_law_depth: queue.littles_law,
+                plan_depth: queue.to_limits,
             })
         })
         .collect()

@@ -253,12 +253,29 @@ fn requirement_sets_queue_depth_by_plans_rule() {
     })
     .unwrap();
     assert_eq!(own.prediction.volumes[0].queue.outstanding_ios, 5);
+    let captured = own
+        .prediction
+        .warnings
+        .iter()
+        .find(|w| matches!(w, iofit_predict::Warning::CapturedDepthShort { .. }))
+        .unwrap_or_else(|| panic!("{:?}", own.prediction.warnings));
     assert!(
-        own.prediction.warnings.iter().any(|w| w.contains(
+        matches!(
+            captured,
+            iofit_predict::Warning::CapturedDepthShort {
+                littles_law_depth: 4,
+                plan_depth: 5,
+                ..
+            }
+        ),
+        "{captured:?}"
+    );
+    assert_eq!(captured.volume(), Some("data"));
+    assert!(
+        captured.to_string().contains(
             "the capture kept 2.0 IOs outstanding on average; 4,000 IOPS at 1 ms per IO takes 4"
-        )),
-        "{:?}",
-        own.prediction.warnings
+        ),
+        "{captured}"
     );
 }
 

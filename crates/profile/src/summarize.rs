@@ -59,8 +59,9 @@ impl Default for SizingOptions {
 /// From this many reports on, volumes are summarised in parallel.
 const PARALLEL_MIN_REPORTS: usize = 20_000;
 
-/// Starts the derivation line of a volume whose capture has no byte counters.
-pub const BYTES_NOT_MEASURED: &str = "throughput and IO size not measured";
+/// Starts the derivation line of a volume whose capture has no byte counters (the model's, so
+/// that a renderer reads it without this crate).
+pub use iofit_model::requirements::BYTES_NOT_MEASURED;
 
 /// The IO size a capture without byte counters is planned with (stated as an assumption).
 const ASSUMED_IO_SIZE_BYTES: f64 = 8192.0;

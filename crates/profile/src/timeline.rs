@@ -4,30 +4,8 @@
 
 use crate::{Capture, VolumeSpec};
 
-/// One report of one volume: its devices added up.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TimelinePoint {
-    /// Seconds since the capture's start (the report's index x interval when the source has
-    /// no times).
-    pub time_s: f64,
-    pub read_iops: f64,
-    pub write_iops: f64,
-    /// MB/s with 1 MB = 10^6 bytes (Azure's unit); NaN when the source has no byte counters.
-    pub throughput_mb_s: f64,
-    /// Mean time per IO over the volume's devices, ms, each device weighted by its IOPS (the
-    /// reads' and writes' own awaits when the source has them, its one await otherwise); NaN
-    /// when the source has no latency or the volume was idle.
-    pub latency_ms: f64,
-    /// IOs outstanding on the volume: the devices' average queue lengths (aqu-sz) added up,
-    /// since a striped volume's queue is its members' queues together; NaN when not captured.
-    pub queue_depth: f64,
-}
-
-impl TimelinePoint {
-    pub fn iops(&self) -> f64 {
-        self.read_iops + self.write_iops
-    }
-}
+/// Where the points live: the result type is the model's, so a renderer needs no capture reader.
+pub use iofit_model::timeline::TimelinePoint;
 
 /// The reports in which every device of `spec` has a sample, in order. `iostat -z` leaves an
 /// idle device out of a report; such a report is left out here too (the chart shows what

@@ -1,8 +1,8 @@
 //! The seed's requirements checklist as text: per volume each metric at p50/p90/p99 beside the
 //! number a design is sized for (`iofit profile` prints it whole, `iofit demo` its tables).
 
+use iofit_model::requirements::BYTES_NOT_MEASURED;
 use iofit_model::requirements::{ObservedMetrics, Percentiles, Requirements, VolumeRequirements};
-use iofit_profile::summarize::BYTES_NOT_MEASURED;
 
 /// The metric lines of one volume: observed percentiles beside the sized number.
 fn metric_rows(volume: &VolumeRequirements, o: &ObservedMetrics) -> String {

@@ -996,8 +996,8 @@ fn render_prediction(out: &mut String, prediction: &Prediction) {
     }
     render_table(out, &prediction_limits_table(prediction));
     render_list(out, "Violations", &prediction.violation_sentences());
-    render_list(out, "Warnings", &prediction.warnings);
-    render_list(out, "Advice", &prediction.advice);
+    render_list(out, "Warnings", &prediction.warning_sentences());
+    render_list(out, "Advice", &prediction.advice_sentences());
 }
 
 fn render_requirements(out: &mut String, requirements: &Requirements) {

@@ -212,11 +212,10 @@ pub fn render_report(report: &Document) -> String {
                 }
                 table(&mut out, &prediction_volumes_table(prediction));
                 table(&mut out, &prediction_limits_table(prediction));
-                let violations = prediction.violation_sentences();
                 for (heading, items) in [
-                    ("Violations", &violations),
-                    ("Warnings", &prediction.warnings),
-                    ("Advice", &prediction.advice),
+                    ("Violations", prediction.violation_sentences()),
+                    ("Warnings", prediction.warning_sentences()),
+                    ("Advice", prediction.advice_sentences()),
                 ] {
                     if !items.is_empty() {
                         let _ = writeln!(out, "{heading}:\n");

@@ -122,11 +122,10 @@ pub fn render(prediction: &Prediction) -> String {
     let _ = writeln!(out, "\nlimits (headroom at the operating point)");
     limits_table(&mut out, &prediction.limits, "  ");
 
-    let violations = prediction.violation_sentences();
     for (title, items) in [
-        ("violations", &violations),
-        ("warnings", &prediction.warnings),
-        ("advice", &prediction.advice),
+        ("violations", prediction.violation_sentences()),
+        ("warnings", prediction.warning_sentences()),
+        ("advice", prediction.advice_sentences()),
     ] {
         if !items.is_empty() {
             let _ = writeln!(out, "\n{title}");

@@ -18,8 +18,8 @@
 use crate::chart::{Band, Series, BAND_AMBER, BAND_RED};
 use crate::html::{HtmlReport, Table};
 use iofit_model::requirements::SizingTarget;
+use iofit_model::timeline::TimelinePoint;
 use iofit_predict::{LimitKind, Prediction};
-use iofit_profile::TimelinePoint;
 
 /// One limit drawn across the chart.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,13 +1,14 @@
 //! `report` renders results; it does not compute them. It may depend on `model` and `stats`
-//! for anything, and on the crates that produce results (catalog, predict, planner, profile,
-//! verdict, fleet, emulate) for their result types only: their structs, enums and constants,
+//! for anything, and on the crates that produce results (catalog, predict, planner, verdict,
+//! fleet, emulate) for their result types only: their structs, enums and constants,
 //! and the methods those types carry. It never calls a free function of theirs (a sizing rule,
 //! a parser, a timeline reader): what a report shows was decided before it was handed over,
 //! so a second renderer cannot decide it differently.
 //!
 //! Checked here on the source, test modules left out:
 //! - report's `[dependencies]` name no workspace crate outside that list (no engine, jobfile,
-//!   procedure, safefs, remote, fswork or blockdata);
+//!   procedure, safefs, remote, fswork, blockdata, nor profile, whose timeline points and
+//!   derivation words report takes from `model`);
 //! - no path `iofit_<producer>::...::lower_case(` (a free function call) and no free function
 //!   imported by `use` from a producer and then called.
 
@@ -20,7 +21,6 @@ const PRODUCERS: &[&str] = &[
     "iofit-catalog",
     "iofit-predict",
     "iofit-planner",
-    "iofit-profile",
     "iofit-verdict",
     "iofit-fleet",
     "iofit-emulate",
@@ -159,11 +159,11 @@ fn the_scan_finds_a_call_and_passes_types_and_methods() {
     let code = "let p = iofit_planner::operating_point(s, 1e6);\n";
     assert_eq!(producer_calls(code), ["iofit_planner::operating_point"]);
     let imported =
-        "use iofit_profile::volume_timeline;\nfn f() { let t = volume_timeline(c, &s); }\n";
-    assert_eq!(producer_calls(imported), ["iofit_profile::volume_timeline"]);
+        "use iofit_fleet::plan_fleet;\nfn f() { let t = plan_fleet(s, &r, &o, 2, &d); }\n";
+    assert_eq!(producer_calls(imported), ["iofit_fleet::plan_fleet"]);
     let types = "use iofit_predict::{LimitKind, Prediction};\n\
                  fn f(p: &iofit_predict::Prediction) -> bool { p.kind == iofit_predict::LimitKind::QueueDepth }\n\
-                 const X: u64 = iofit_profile::summarize::BYTES_NOT_MEASURED;\n\
+                 const X: u64 = iofit_planner::limits::MAX_DISKS;\n\
                  fn g(t: &iofit_catalog::TableInfo) { t.name(); }\n\
                  let c = iofit_catalog::Catalog::embedded();\n";
     assert!(
