@@ -19,16 +19,6 @@ pub const DATA_ERRORS: u8 = 4;
 /// The run was interrupted by Ctrl-C (128 + SIGINT, as shells report it).
 pub const INTERRUPTED: u8 = 130;
 
-/// The jobs whose verification found bad data, as `name (N bad units)`.
-pub fn data_error_jobs(jobs: &[iofit_stats::JobResult]) -> Vec<String> {
-    jobs.iter()
-        .filter_map(|j| {
-            let v = j.verify.as_ref().filter(|v| v.bad_units > 0)?;
-            Some(format!("{} ({} bad units)", j.name, v.bad_units))
-        })
-        .collect()
-}
-
 /// Marks an error as the user's input to fix; `report` then exits with code 2.
 #[derive(Debug)]
 pub struct BadInput(pub String);
