@@ -4,7 +4,8 @@
 //! - 1: the work ran but did not succeed (for `compare`: a requirement failed), or an
 //!   operating error (an IO error during a run).
 //! - 2: bad input: a file, line, key or flag the user must fix. Never a panic.
-//! - 3: a multi-host run lost a host after the start (`cmd::remote::INCOMPLETE`); the other
+//! - 3: a multi-host run lost a host after the start
+//!   (`iofit_procedure::ending::Exit::Incomplete`); the other
 //!   hosts' results are written.
 //! - 4: data verification (fio `verify=`, vdbench `validate=yes`) found bad data; the results
 //!   name every bad unit's file, offset, length, what was expected and what was found.
@@ -15,7 +16,6 @@ use std::process::ExitCode;
 
 pub const FAILED: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
-pub const DATA_ERRORS: u8 = 4;
 /// The run was interrupted by Ctrl-C (128 + SIGINT, as shells report it).
 pub const INTERRUPTED: u8 = 130;
 

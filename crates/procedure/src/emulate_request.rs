@@ -51,9 +51,11 @@ pub fn prepare(request: &EmulateRequest) -> Result<EmulateOptions, ProcedureErro
     let aws = match request.cloud.trim().to_ascii_lowercase().as_str() {
         "azure" => false,
         "aws" => true,
-        other => return Err(bad(format!(
+        other => {
+            return Err(bad(format!(
             "--cloud {other}: emulate knows azure and aws (Google Cloud is not in the catalog yet)"
-        ))),
+        )))
+        }
     };
     if aws && request.disks.is_empty() {
         return Err(bad(

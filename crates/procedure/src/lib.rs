@@ -64,6 +64,7 @@ pub mod size_threads;
 pub mod slurm_script;
 pub mod so_far;
 pub mod vdbench;
+pub mod vdbench_cmd;
 mod vdbench_flat;
 mod vdbench_fs;
 pub mod vdbench_fs_hosts;
