@@ -58,6 +58,7 @@ pub mod predict_clouds;
 pub mod profile_capture;
 pub mod profile_flags;
 pub mod profile_live;
+pub mod run_display;
 pub mod run_progress;
 pub mod run_request;
 pub mod size_threads;

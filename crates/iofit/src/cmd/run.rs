@@ -6,20 +6,17 @@
 //! every job cleanly and reports what was measured; a second one exits at once.
 
 use crate::stop::LastWordTo;
-use iofit_engine::{LiveResults, Progress, RunOptions};
+use iofit_engine::{LiveResults, RunOptions};
 use iofit_model::job::JobSpec;
 use iofit_procedure::fio_run::{run_fio_jobs, FioRunOutcome};
 use iofit_procedure::hosts_ending;
-use iofit_procedure::observer::{Observer, Warning};
-use iofit_procedure::run_progress::{
-    fio_ending, layout_done_text, layout_progress_text, layout_start_text, status_ending, Offered,
-    ProgressMeter, StatusOutcome, StatusPump, FIRST_SKIP_NOTE,
-};
+use iofit_procedure::run_display::{RunDisplay, Screen};
+use iofit_procedure::run_progress::{fio_ending, status_ending, BarView};
 use iofit_procedure::run_request::{self as request, Inputs, RunRequest, VdbenchCall, What};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -178,23 +175,13 @@ fn parse_status_interval(text: &str) -> Result<std::time::Duration, String> {
     request::status_interval(text).map_err(|e| e.to_string())
 }
 
-/// The run's progress bar and notes on stderr.
-struct RunObserver {
-    quiet: bool,
+/// The run's screen: a progress bar on a terminal's stderr (unless quiet), notes on stderr,
+/// status reports on stdout within the stop's bound.
+struct Terminal {
     bar: Option<indicatif::ProgressBar>,
-    meter: ProgressMeter,
-    /// When the layout began and how many bytes it writes: the first progress of the run
-    /// ends it, and says how long it took at what rate.
-    layout: Option<(Instant, u64)>,
-    /// On a terminal, while the layout runs: the thread that shows its bytes and rate, and
-    /// the flag that ends it.
-    layout_ticker: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
-    /// The thread printing `--status-interval` reports, from the first one on.
-    status: Option<StatusPump>,
-    status_outcome: StatusOutcome,
 }
 
-impl RunObserver {
+impl Terminal {
     fn new(quiet: bool) -> Self {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = indicatif::ProgressBar::new(0);
@@ -205,124 +192,46 @@ impl RunObserver {
             );
             bar
         });
-        RunObserver {
-            quiet,
-            bar,
-            meter: ProgressMeter::default(),
-            layout: None,
-            layout_ticker: None,
-            status: None,
-            status_outcome: StatusOutcome::default(),
-        }
-    }
-
-    /// The layout is over (the run reports progress, or ended first): its bytes, time, rate.
-    fn finish_layout(&mut self) {
-        if let Some((done, ticker)) = self.layout_ticker.take() {
-            done.store(true, Ordering::SeqCst);
-            let _ = ticker.join();
-        }
-        if let Some((started, bytes)) = self.layout.take() {
-            let line = format!("iofit: {}", layout_done_text(bytes, started.elapsed()));
-            match &self.bar {
-                Some(bar) => bar.println(line),
-                None => eprintln!("{line}"),
-            }
-        }
+        Terminal { bar }
     }
 }
 
-impl Drop for RunObserver {
-    fn drop(&mut self) {
-        if let Some((done, ticker)) = self.layout_ticker.take() {
-            done.store(true, Ordering::SeqCst);
-            let _ = ticker.join();
-        }
-    }
-}
-
-impl Observer for RunObserver {
-    fn warning(&mut self, warning: &Warning) {
-        if !self.quiet {
-            eprintln!("iofit: {warning}");
-        }
+impl Screen for Terminal {
+    fn has_bar(&self) -> bool {
+        self.bar.is_some()
     }
 
-    fn layout(&mut self, _label: &str, files: usize, bytes: u64) {
-        if !self.quiet {
-            eprintln!("iofit: {}", layout_start_text(files, bytes));
-            self.layout = Some((Instant::now(), bytes));
-        }
-    }
-
-    fn layout_written(&mut self, _label: &str, written: Arc<std::sync::atomic::AtomicU64>) {
-        let (Some(bar), Some((started, total))) = (&self.bar, self.layout) else {
-            return;
-        };
-        let (bar, done) = (bar.clone(), Arc::new(AtomicBool::new(false)));
-        let stop = Arc::clone(&done);
-        let ticker = std::thread::Builder::new()
-            .name("layout-progress".into())
-            .spawn(move || {
-                bar.set_length(total.max(1));
-                while !stop.load(Ordering::SeqCst) {
-                    let so_far = written.load(Ordering::Relaxed);
-                    bar.set_position(so_far.min(total));
-                    bar.set_message(layout_progress_text(so_far, total, started.elapsed()));
-                    std::thread::sleep(std::time::Duration::from_millis(250));
-                }
-            });
-        if let Ok(ticker) = ticker {
-            self.layout_ticker = Some((done, ticker));
-        }
-    }
-
-    fn progress(&mut self, _label: &str, progress: &Progress) {
-        self.finish_layout();
+    fn draw(&self, view: &BarView) {
         if let Some(bar) = &self.bar {
-            let view = self.meter.view(progress, Instant::now());
             bar.set_length(view.length);
             bar.set_position(view.position);
-            bar.set_message(view.message);
+            bar.set_message(view.message.clone());
         }
     }
 
-    fn run_done(&mut self, _label: &str) {
-        self.finish_layout();
+    fn clear_bar(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
-        if let Some(pump) = &mut self.status {
-            self.status_outcome = pump.finish(crate::stop::STOP_BOUND, || {
-                // The thread's print returns within its poll interval of that moment.
-                crate::stop::give_up_stdout_at(Instant::now())
-            });
+    }
+
+    fn line(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => eprintln!("{text}"),
         }
     }
 
-    fn status_report(&mut self, _label: &str, text: &str) {
-        let mut text = text.to_string();
-        if !text.ends_with('\n') {
-            text.push('\n');
+    fn report(&self, text: &str) -> std::io::Result<()> {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| crate::stop::print_status(text)),
+            None => crate::stop::print_status(text),
         }
-        if self.status.is_none() {
-            let bar = self.bar.clone();
-            self.status = StatusPump::start(move |text| match &bar {
-                Some(bar) => bar.suspend(|| crate::stop::print_status(text)),
-                None => crate::stop::print_status(text),
-            });
-        }
-        match &mut self.status {
-            Some(pump) => {
-                if pump.offer(text) == (Offered::Skipped { first: true }) {
-                    eprintln!("iofit: {FIRST_SKIP_NOTE}");
-                }
-            }
-            // No thread to print from: printed here, as before (cannot block: see `start`).
-            None => {
-                let _ = crate::stop::print_status(&text);
-            }
-        }
+    }
+
+    fn give_up_stdout(&self) {
+        // The report's print returns within its poll interval of that moment.
+        crate::stop::give_up_stdout_at(Instant::now())
     }
 }
 
@@ -427,8 +336,9 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         live: Some(live),
         ..RunOptions::default()
     };
-    let mut observer = RunObserver::new(request.quiet);
-    let outcome = run_fio_jobs(&request, &inputs.files, &jobs, &options, &mut observer)?;
+    let screen = Arc::new(Terminal::new(request.quiet));
+    let mut display = RunDisplay::new(screen, request.quiet, crate::stop::STOP_BOUND);
+    let outcome = run_fio_jobs(&request, &inputs.files, &jobs, &options, &mut display)?;
     if request.output.is_some() {
         // The results are in the output file, whole: the bound must not replace them.
         crate::stop::clear_last_word();
@@ -442,7 +352,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     }
     let to_stdout = request.output.is_none();
     let (notes, stalled) = status_ending(
-        &observer.status_outcome,
+        &display.status_outcome(),
         to_stdout,
         results.interrupted,
         crate::stop::STOP_BOUND,
