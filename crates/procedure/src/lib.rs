@@ -33,6 +33,7 @@
 //! ```
 
 pub mod bench;
+pub mod bench_end;
 pub mod catalog_aws_import;
 pub mod catalog_fetch;
 pub mod catalog_import;
