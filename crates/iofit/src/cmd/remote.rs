@@ -3,12 +3,13 @@
 //! live in the `iofit-remote` crate, which hosts run what and the output in
 //! [`iofit_procedure::hosts`]; this file calls them, prints and picks the exit code.
 
-use iofit_procedure::hosts::{fio_host_specs, Reach};
+use iofit_procedure::hosts::fio_host_specs;
 use iofit_procedure::hosts_ending::{
-    hosts_ending, run_fio_hosts, serve_worker, slurm_task, write_hosts_report, SshRunner,
+    hosts_ending, reach_for, run_fio_hosts, serve_worker, slurm_task, write_hosts_report, SshRunner,
 };
+use iofit_procedure::run_request::{Inputs, RunRequest};
 use iofit_remote::worker::WorkerLimits;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -50,31 +51,24 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What `iofit run --hosts` prints and writes.
-pub struct Output<'a> {
-    pub json: bool,
-    pub path: Option<&'a Path>,
-    pub quiet: bool,
-    /// An HTML report with the hosts table and IOPS per host over time.
-    pub report: Option<&'a Path>,
-}
-
 /// `iofit run --hosts H job.fio`: runs every host's jobs and prints per-host and combined
 /// results.
-pub fn run_fio(
-    hosts: &str,
-    files: &[PathBuf],
-    overrides: &[(String, String)],
-    ignore_unknown: bool,
-    reach: &Reach,
-    output: &Output<'_>,
-) -> anyhow::Result<ExitCode> {
-    let specs = fio_host_specs(hosts, files, overrides, ignore_unknown, reach)?;
+pub fn run_fio(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::Result<ExitCode> {
+    let reach = reach_for(request);
+    let overrides = request.overrides(&inputs.fio_args);
+    let specs = fio_host_specs(
+        hosts,
+        &inputs.files,
+        &overrides,
+        request.ignore_unknown,
+        &reach,
+    )?;
     crate::stop::arm(reach.stop.clone(), crate::stop::Armed::Unbounded);
-    let ran = run_fio_hosts(specs, output.json, &mut SshRunner { reach })?;
-    super::write_or_print(output.path, &ran.text)?;
-    if let Some(path) = output.report {
+    let json = request.output_format.machine_readable();
+    let ran = run_fio_hosts(specs, json, &mut SshRunner { reach: &reach })?;
+    super::write_or_print(request.output.as_deref(), &ran.text)?;
+    if let Some(path) = &request.report {
         write_hosts_report(path, &ran.run)?;
     }
-    Ok(super::end(hosts_ending(&ran.status, output.quiet)))
+    Ok(super::end(hosts_ending(&ran.status, request.quiet)))
 }

@@ -9,6 +9,7 @@ use crate::stop::LastWordTo;
 use iofit_engine::{LiveResults, RunOptions};
 use iofit_model::job::JobSpec;
 use iofit_procedure::fio_run::{run_fio_jobs, FioRunOutcome};
+use iofit_procedure::hosts::Reach;
 use iofit_procedure::hosts_ending;
 use iofit_procedure::run_display::{RunDisplay, Screen};
 use iofit_procedure::run_progress::{fio_ending, status_ending, BarView};
@@ -243,20 +244,7 @@ fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::R
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let output = crate::cmd::remote::Output {
-        json: request.output_format.machine_readable(),
-        path: request.output.as_deref(),
-        quiet: request.quiet,
-        report: request.report.as_deref(),
-    };
-    crate::cmd::remote::run_fio(
-        hosts,
-        &inputs.files,
-        &request.overrides(&inputs.fio_args),
-        request.ignore_unknown,
-        &hosts_ending::reach_for(request),
-        &output,
-    )
+    crate::cmd::remote::run_fio(request, hosts, inputs)
 }
 
 /// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
@@ -269,20 +257,12 @@ fn run_vdbench(
         VdbenchCall::Check => return crate::cmd::vdbench::check_file(file, substitutions),
         VdbenchCall::Run(options) => options,
     };
-    let stop = Arc::clone(&options.stop);
-    install_ctrl_c(Arc::clone(&stop));
-    crate::cmd::vdbench::run_file(
-        file,
-        &options,
-        request.allow_overwrite,
-        request.quiet,
-        stop,
-        (
-            request.remote_iofit.clone(),
-            request.ssh_config.clone(),
-            hosts_ending::reach_for(request).slurm_tasks_per_node,
-        ),
-    )
+    install_ctrl_c(Arc::clone(&options.stop));
+    let reach = Reach {
+        stop: Arc::clone(&options.stop),
+        ..hosts_ending::reach_for(request)
+    };
+    crate::cmd::vdbench::run_file(file, &options, &reach, request.quiet)
 }
 
 /// Should the stop bound end the process before the results are out, it prints (or writes to

@@ -4,12 +4,12 @@
 use crate::observe::CliObserver;
 use iofit_engine::LiveResults;
 use iofit_procedure::execute::EngineExecutor;
+use iofit_procedure::hosts::Reach;
 use iofit_procedure::so_far::SoFar;
 use iofit_procedure::vdbench::{self, VdbenchOptions};
 use iofit_procedure::vdbench_cmd::{check_lines, multi_host_runs, run_ending};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// `iofit run --parse-only` for a vdbench file: one line per expanded run.
@@ -21,27 +21,19 @@ pub fn check_file(path: &Path, substitutions: &[String]) -> anyhow::Result<ExitC
 }
 
 /// Runs every run of the file; exit 1 when a run stopped on an IO error, 130 after Ctrl-C;
-/// a file whose `hd=` lines name other machines runs on them over ssh (`vdbench_hosts`).
+/// a file whose `hd=` lines name other machines runs on them as `reach` says
+/// (`vdbench_hosts`).
 pub fn run_file(
     path: &Path,
     options: &VdbenchOptions,
-    allow_overwrite: bool,
+    reach: &Reach,
     quiet: bool,
-    stop: Arc<AtomicBool>,
-    remote: (Option<String>, Option<std::path::PathBuf>, Option<u32>),
 ) -> anyhow::Result<ExitCode> {
-    let slurm = remote.2.is_some();
+    let slurm = reach.slurm_tasks_per_node.is_some();
     if let Some((file, runs)) = multi_host_runs(path, &options.substitutions, slurm)? {
-        let reach = iofit_procedure::hosts::Reach {
-            remote_iofit: remote.0,
-            ssh_config: remote.1,
-            allow_overwrite,
-            stop,
-            slurm_tasks_per_node: remote.2,
-        };
-        return super::vdbench_hosts::run_file(path, &file, runs, options, &reach, quiet);
+        return super::vdbench_hosts::run_file(path, &file, runs, options, reach, quiet);
     }
-    let mut executor = EngineExecutor::new(allow_overwrite, stop);
+    let mut executor = EngineExecutor::new(reach.allow_overwrite, Arc::clone(&reach.stop));
     let live = Arc::new(LiveResults::default());
     executor.options.live = Some(Arc::clone(&live));
     let so_far = Arc::new(SoFar::default());

@@ -3,6 +3,7 @@
 //! by changing the command's name. The output directory (default `output/`, as vdbench's)
 //! gets vdbench's report files; stdout shows the summary lines vdbench prints.
 
+use iofit_procedure::hosts::Reach;
 use iofit_procedure::vdbench_cmd::{
     cli_options, prepare_output_dir, simulate_lines, VdbenchCliRequest,
 };
@@ -75,17 +76,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     prepare_output_dir(&request)?;
-    let stop = Arc::clone(&options.stop);
-    crate::cmd::run::install_ctrl_c(Arc::clone(&stop));
-    let remote = (args.remote_iofit.clone(), args.ssh_config.clone(), None);
-    let code = super::vdbench::run_file(
-        &args.parmfile,
-        &options,
-        args.allow_overwrite,
-        false,
-        stop,
-        remote,
-    )?;
+    crate::cmd::run::install_ctrl_c(Arc::clone(&options.stop));
+    let reach = Reach {
+        remote_iofit: args.remote_iofit.clone(),
+        ssh_config: args.ssh_config.clone(),
+        allow_overwrite: args.allow_overwrite,
+        stop: Arc::clone(&options.stop),
+        slurm_tasks_per_node: None,
+    };
+    let code = super::vdbench::run_file(&args.parmfile, &options, &reach, false)?;
     // vdbench's last console line names its output directory.
     println!(
         "iofit execution ended. Output directory: {}",
