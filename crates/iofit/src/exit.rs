@@ -4,7 +4,8 @@
 //! - 1: the work ran but did not succeed (for `compare`: a requirement failed), or an
 //!   operating error (an IO error during a run).
 //! - 2: bad input: a file, line, key or flag the user must fix. Never a panic.
-//! - 3: a multi-host run lost a host after the start (`cmd::remote::INCOMPLETE`); the other
+//! - 3: a multi-host run lost a host after the start
+//!   (`iofit_procedure::ending::Exit::Incomplete`); the other
 //!   hosts' results are written.
 //! - 4: data verification (fio `verify=`, vdbench `validate=yes`) found bad data; the results
 //!   name every bad unit's file, offset, length, what was expected and what was found.
@@ -15,19 +16,8 @@ use std::process::ExitCode;
 
 pub const FAILED: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
-pub const DATA_ERRORS: u8 = 4;
 /// The run was interrupted by Ctrl-C (128 + SIGINT, as shells report it).
 pub const INTERRUPTED: u8 = 130;
-
-/// The jobs whose verification found bad data, as `name (N bad units)`.
-pub fn data_error_jobs(jobs: &[iofit_stats::JobResult]) -> Vec<String> {
-    jobs.iter()
-        .filter_map(|j| {
-            let v = j.verify.as_ref().filter(|v| v.bad_units > 0)?;
-            Some(format!("{} ({} bad units)", j.name, v.bad_units))
-        })
-        .collect()
-}
 
 /// Marks an error as the user's input to fix; `report` then exits with code 2.
 #[derive(Debug)]

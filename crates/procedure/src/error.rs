@@ -60,6 +60,9 @@ pub enum ProcedureError {
         #[source]
         source: iofit_fswork::FsError,
     },
+    /// A rehearsal (`emulate`) could not be set up or run; its input errors are the user's.
+    #[error(transparent)]
+    Emulate(#[from] iofit_emulate::EmulateError),
     /// Something the procedure built itself did not hold (a defect, not the user's input).
     #[error("internal: {0}")]
     Internal(String),
@@ -77,6 +80,10 @@ impl ProcedureError {
             ProcedureError::WriteResults { source, .. } => source.is_bad_input(),
             ProcedureError::DemoDirectory { source, .. } => source.is_bad_input(),
             ProcedureError::Remote(error) => error.is_bad_input(),
+            ProcedureError::Emulate(error) => matches!(
+                error,
+                iofit_emulate::EmulateError::Input(_) | iofit_emulate::EmulateError::Unsupported(_)
+            ),
             _ => false,
         }
     }

@@ -2,10 +2,12 @@
 //! flag (the binary's Ctrl-C) ends the sampling early: what was sampled is kept when it spans
 //! one interval at least, so a long capture is not lost to an impatient key.
 
+use crate::ending::{Ending, Exit};
+use crate::profile_flags::seconds_flag;
 use crate::ProcedureError;
 use iofit_profile::procfs::{LiveRecorder, Snapshot, LIVE_MAX_SAMPLES};
 use iofit_profile::Capture;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 type Result<T> = std::result::Result<T, ProcedureError>;
@@ -19,6 +21,59 @@ fn bad(message: impl Into<String>) -> ProcedureError {
 pub struct LiveCapture {
     pub capture: Capture,
     pub cut_short: Option<String>,
+}
+
+/// `--live DURATION [--interval T] [--proc-root DIR]` as read: what to sample, how long, how
+/// often (1 s unless given).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveSampling {
+    pub root: PathBuf,
+    pub duration_s: f64,
+    pub interval_s: f64,
+}
+
+impl LiveSampling {
+    /// Reads the flags (each a duration above 0 and at most a week); [`check_sampling`] checks
+    /// them together.
+    pub fn from_flags(
+        live: &str,
+        interval: Option<&str>,
+        proc_root: Option<&Path>,
+    ) -> Result<Self> {
+        let duration_s = seconds_flag(live, "--live")?;
+        let interval_s = match interval {
+            Some(text) => seconds_flag(text, "--interval")?,
+            None => 1.0,
+        };
+        let root = proc_root.map_or_else(|| PathBuf::from("/proc"), Path::to_path_buf);
+        Ok(LiveSampling {
+            root,
+            duration_s,
+            interval_s,
+        })
+    }
+
+    /// The line said before sampling starts.
+    pub fn start_line(&self) -> String {
+        format!(
+            "sampling {} every {} s for {} s (Ctrl-C stops early and sizes what was sampled)",
+            self.root.display(),
+            self.interval_s,
+            self.duration_s
+        )
+    }
+}
+
+/// How `profile` ends: 130 when the stop cut the sampling short (`cut_short`, in words; what
+/// was sampled is sized), else 0.
+pub fn profile_ending(cut_short: Option<&str>) -> Ending {
+    match cut_short {
+        Some(words) => Ending::with(
+            Exit::Interrupted,
+            format!("{words}; the requirements cover what was sampled"),
+        ),
+        None => Ending::quiet(Exit::Success),
+    }
 }
 
 /// Refuses an interval longer than the duration, or more samples than a capture holds.
@@ -95,6 +150,32 @@ pub fn sample_live(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn live_flags_say_what_is_sampled() {
+        let sampling = LiveSampling::from_flags("2m", Some("5"), None).unwrap();
+        assert_eq!(sampling.root, PathBuf::from("/proc"));
+        assert_eq!((sampling.duration_s, sampling.interval_s), (120.0, 5.0));
+        assert_eq!(
+            sampling.start_line(),
+            "sampling /proc every 5 s for 120 s (Ctrl-C stops early and sizes what was sampled)"
+        );
+        let own = LiveSampling::from_flags("10", None, Some(Path::new("/tmp/p"))).unwrap();
+        assert_eq!((own.root, own.interval_s), (PathBuf::from("/tmp/p"), 1.0));
+        let error = LiveSampling::from_flags("0", None, None).unwrap_err();
+        assert!(error.is_bad_input() && error.to_string().starts_with("--live '0'"));
+    }
+
+    #[test]
+    fn a_capture_cut_short_ends_interrupted_and_says_so() {
+        let ending = profile_ending(Some("stopped after 3 of 10 s"));
+        assert_eq!(ending.exit, Exit::Interrupted);
+        assert_eq!(
+            ending.notes,
+            vec!["stopped after 3 of 10 s; the requirements cover what was sampled".to_string()]
+        );
+        assert_eq!(profile_ending(None), Ending::quiet(Exit::Success));
+    }
 
     /// A /proc of its own with disk `vdz` after `reads` reads.
     fn fake_proc(root: &Path, reads: u64) {

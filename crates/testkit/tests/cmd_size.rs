@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// The issue's goal for `cmd/` besides the clap definitions.
 const GOAL_LINES: usize = 1_000;
 /// The count today; lower it as procedures leave `cmd/`, never raise it.
-const CEILING_LINES: usize = 2_373;
+const CEILING_LINES: usize = 1_277;
 
 const CLAP_DERIVES: &[&str] = &["Parser", "Args", "Subcommand", "ValueEnum"];
 
@@ -21,22 +21,23 @@ fn cmd_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../iofit/src/cmd")
 }
 
-/// `line` without string literals and `//` comments, so that braces inside them do not count.
-fn code_of(line: &str) -> String {
+/// `line` without string literals and `//` comments, so that braces and semicolons inside
+/// them do not count. `in_string` carries a string literal from one line into the next (an
+/// attribute's `after_help = "...` over several lines).
+fn code_of(line: &str, in_string: &mut bool) -> String {
     let mut out = String::new();
     let mut chars = line.chars().peekable();
-    let mut in_string = false;
     while let Some(c) = chars.next() {
-        if in_string {
+        if *in_string {
             match c {
                 '\\' => {
                     chars.next();
                 }
-                '"' => in_string = false,
+                '"' => *in_string = false,
                 _ => {}
             }
         } else if c == '"' {
-            in_string = true;
+            *in_string = true;
         } else if c == '/' && chars.peek() == Some(&'/') {
             break;
         } else if c == '\'' {
@@ -60,12 +61,15 @@ fn code_of(line: &str) -> String {
 fn item_end(lines: &[&str], start: usize) -> usize {
     let mut depth = 0usize;
     let mut opened = false;
+    let mut in_string = false;
     for (index, line) in lines.iter().enumerate().skip(start) {
         let trimmed = line.trim_start();
-        if trimmed.starts_with("//") || (trimmed.starts_with("#[") && !opened) {
+        if !in_string && (trimmed.starts_with("//") || (trimmed.starts_with("#[") && !opened)) {
+            // An attribute's own code may open a string that goes on past this line.
+            code_of(line, &mut in_string);
             continue;
         }
-        for c in code_of(line).chars() {
+        for c in code_of(line, &mut in_string).chars() {
             match c {
                 '{' if !opened => {
                     opened = true;
@@ -167,7 +171,8 @@ use clap::Args;
 
 /// Flags of a command.
 #[derive(Args, Debug)]
-#[command(about = "{not a brace}")]
+#[command(about = "{not a brace}", after_help = "Exit codes: 0 done; 2 bad input \
+    (a second line of the string; not the item's end) {")]
 pub struct Flags {
     #[arg(long)]
     pub size: u64,

@@ -2,12 +2,13 @@
 //! ([`iofit_procedure::bench`]) as one command. The JSON and the report are written after every
 //! benchmark, so a failure or Ctrl-C keeps what finished.
 
-use crate::exit::bad_input;
 use crate::observe::CliObserver;
 use iofit_catalog::{EDITIONS, EDITION_SEED};
 use iofit_engine::LiveResults;
-use iofit_model::units::Bytes;
 use iofit_procedure::bench::{self, BenchOptions};
+use iofit_procedure::bench_end::{
+    report_line, size_flag, suite_exit, warmup_ending, ReportLine, JSON_FILE_DEPRECATED,
+};
 use iofit_procedure::execute::EngineExecutor;
 use iofit_procedure::so_far::SoFar;
 use std::path::PathBuf;
@@ -98,12 +99,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let json =
         bench::json_destination(args.json.as_deref(), JSON_TO_STDOUT, args.output.as_deref())?;
     if json.deprecated {
-        eprintln!(
-            "iofit: note: `bench --json FILE` is deprecated; use `--output FILE` (`--json` \
-             alone prints the JSON on stdout, as on the other commands)"
-        );
+        eprintln!("iofit: {JSON_FILE_DEPRECATED}");
     }
-    let (json_stdout, json_file) = (json.stdout, json.file);
+    let (json_stdout, json_file) = (json.stdout, json.file.clone());
     let options = BenchOptions {
         nocache: args.nocache,
         readcache: args.readcache,
@@ -113,11 +111,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         nocache_disks: args.nocache_disks,
         scale: args.scale,
         runtime_s: args.runtime,
-        file_size: args
-            .size
-            .as_deref()
-            .map(|text| Bytes::parse(text).map_err(|e| bad_input(format!("--size {text}: {e}"))))
-            .transpose()?,
+        file_size: size_flag(args.size.as_deref())?,
         workers: args.workers,
         iodepth: args.iodepth,
         skip_warmup: args.skip_warmup,
@@ -146,9 +140,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // The results are in the output file, whole: the bound must not replace them.
         crate::stop::clear_last_word();
     }
-    if outcome.interrupted_in_warmup() {
-        eprintln!("iofit: interrupted during the warm-up; no benchmark ran");
-        return Ok(ExitCode::from(crate::exit::INTERRUPTED));
+    if let Some(ending) = warmup_ending(&outcome) {
+        return Ok(super::end(ending));
     }
     if json_stdout {
         super::emit(&format!(
@@ -158,16 +151,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         super::emit(&bench::render_text(&outcome))?;
     }
-    if let Some(path) = &options.report {
-        if json_stdout {
-            eprintln!("iofit: wrote the report {}", path.display());
-        } else {
-            println!("wrote the report {}", path.display());
-        }
+    match report_line(&json, options.report.as_deref()) {
+        Some(ReportLine::Stdout(line)) => println!("{line}"),
+        Some(ReportLine::Stderr(line)) => eprintln!("{line}"),
+        None => {}
     }
-    Ok(if outcome.interrupted() {
-        ExitCode::from(crate::exit::INTERRUPTED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::from(suite_exit(&outcome).code()))
 }

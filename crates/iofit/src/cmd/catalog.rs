@@ -1,13 +1,11 @@
 //! `iofit catalog`: lists what the catalog knows (VM sizes, disks, NetApp Files service levels,
 //! and the tables they come from), each listing naming its tables and their sources
-//! ([`iofit_report::catalog_listing`]), and `catalog import` ([`iofit_procedure::catalog_import`]).
+//! ([`iofit_report::catalog_listing`]), and `catalog import`/`fetch`
+//! ([`iofit_procedure::catalog_file`]).
 
 use iofit_catalog::EDITIONS;
-use iofit_procedure::catalog_aws_prices::{aws_prices_if_asked, AwsPriceFlags};
-use iofit_procedure::catalog_import::{import_catalog, ImportRequest};
-use iofit_procedure::catalog_list::{
-    check_fetch_flags, check_import_flags, list_catalog, unix_seconds_now,
-};
+use iofit_procedure::catalog_file::{write_catalog_file, CatalogFileFlags};
+use iofit_procedure::catalog_list::{check_import_flags, list_catalog, unix_seconds_now};
 use iofit_report::catalog_listing::{ListingKind, ListingQuery};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -117,8 +115,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Listing::Disks => ListingKind::Disks,
         Listing::Netapp => ListingKind::Netapp,
         Listing::Tables => ListingKind::Tables,
-        Listing::Import => return import(args.import),
-        Listing::Fetch => return fetch(args.import),
+        Listing::Import => return write_file(args.import, false),
+        Listing::Fetch => return write_file(args.import, true),
     };
     let query = ListingQuery {
         kind,
@@ -131,81 +129,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `iofit catalog import`: writes the catalog file whole, prints what was kept and left out.
-fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
-    let unix_seconds = unix_seconds_now();
-    if aws_prices(&args, false)? {
-        return Ok(ExitCode::SUCCESS);
-    }
-    if !args.aws_instance_types.is_empty() {
-        use iofit_procedure::catalog_aws_import::{import_aws_catalog, AwsImportRequest};
-        let outcome = import_aws_catalog(&AwsImportRequest {
-            azure_flags: !args.skus.is_empty() || !args.prices.is_empty() || args.region.is_some(),
-            inputs: args.aws_instance_types,
-            output: args.output,
-            table_id: args.table_id,
-            allow_overwrite: args.allow_overwrite,
-            date: iofit_catalog::import::date_of_unix_seconds(unix_seconds),
-        })?;
-        crate::cmd::emit(&outcome.summary())?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let request = ImportRequest {
+/// `iofit catalog import` and `catalog fetch`: the catalog file written whole, and what it holds.
+fn write_file(args: ImportArgs, fetch: bool) -> anyhow::Result<ExitCode> {
+    let flags = CatalogFileFlags {
+        fetch,
         skus: args.skus,
+        aws_instance_types: args.aws_instance_types,
+        aws_prices: args.aws_prices,
+        cloud: args.cloud,
         prices: args.prices,
         region: args.region,
         output: args.output,
         table_id: args.table_id,
         allow_overwrite: args.allow_overwrite,
-        unix_seconds,
-    };
-    let outcome = import_catalog(&request)?;
-    crate::cmd::emit(&outcome.summary())?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `iofit catalog fetch`: reads the Retail Prices API, writes the catalog file whole.
-fn fetch(args: ImportArgs) -> anyhow::Result<ExitCode> {
-    if aws_prices(&args, true)? {
-        return Ok(ExitCode::SUCCESS);
-    }
-    check_fetch_flags(!args.skus.is_empty() || !args.prices.is_empty())?;
-    let unix_seconds = unix_seconds_now();
-    let request = iofit_procedure::catalog_fetch::FetchRequest {
-        region: args.region,
         currency: args.currency,
-        api: args
-            .api
-            .unwrap_or_else(|| iofit_procedure::catalog_fetch::RETAIL_PRICES_API.to_string()),
-        output: args.output,
-        table_id: args.table_id,
-        allow_overwrite: args.allow_overwrite,
-        unix_seconds,
-        max_wait_s: 60,
+        api: args.api,
     };
-    let outcome = iofit_procedure::catalog_fetch::fetch_catalog(&request)?;
-    crate::cmd::emit(&outcome.summary())?;
+    crate::cmd::emit(&write_catalog_file(flags, unix_seconds_now())?)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// `catalog fetch --cloud aws` and `catalog import --aws-prices`: one AWS region's prices;
-/// `false` when the flags ask for Azure's.
-fn aws_prices(args: &ImportArgs, fetch: bool) -> anyhow::Result<bool> {
-    let flags = AwsPriceFlags {
-        fetch,
-        cloud: args.cloud,
-        aws_prices: args.aws_prices.clone(),
-        api: args.api.clone(),
-        region: args.region.clone(),
-        output: args.output.clone(),
-        table_id: args.table_id.clone(),
-        allow_overwrite: args.allow_overwrite,
-        azure_inputs: !args.skus.is_empty() || !args.prices.is_empty(),
-    };
-    let date = iofit_catalog::import::date_of_unix_seconds(unix_seconds_now());
-    let outcome = aws_prices_if_asked(&flags, &date)?;
-    if let Some(outcome) = &outcome {
-        crate::cmd::emit(&outcome.summary())?;
-    }
-    Ok(outcome.is_some())
 }

@@ -4,9 +4,8 @@
 //! could be done).
 
 use crate::cmd::{emit, print_json_or_text};
-use crate::exit::FAILED;
 use iofit_procedure::fleet_plan::{plan_fleet_to, FleetOutputs, FleetPlanRequest};
-use iofit_procedure::fleet_profile::{fleet_passed, profile_fleet, FleetProfileRequest};
+use iofit_procedure::fleet_profile::{fleet_ending, profile_fleet, FleetProfileRequest};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::OnceLock;
@@ -59,11 +58,7 @@ pub fn profile(request: &FleetProfileRequest<'_>) -> anyhow::Result<ExitCode> {
 }
 
 fn exit_code(done: usize, failed: usize) -> anyhow::Result<ExitCode> {
-    if fleet_passed(done, failed)? {
-        return Ok(ExitCode::SUCCESS);
-    }
-    eprintln!("iofit: {failed} servers failed and were skipped; exit code {FAILED}");
-    Ok(ExitCode::from(FAILED))
+    Ok(super::end(fleet_ending(done, failed)?))
 }
 
 /// `iofit plan --fleet DIR [--fleet-csv FILE] [--fleet-html FILE]`.

@@ -2,7 +2,6 @@
 
 pub mod bench;
 pub mod catalog;
-pub(crate) mod catalog_aws;
 pub mod compare;
 pub mod demo;
 pub mod emulate;
@@ -66,5 +65,18 @@ pub(crate) fn exit_for(succeeded: bool) -> std::process::ExitCode {
         std::process::ExitCode::SUCCESS
     } else {
         std::process::ExitCode::from(crate::exit::FAILED)
+    }
+}
+
+/// Says the ending's notes on stderr (each after `iofit: `) and returns its exit code.
+pub(crate) fn end(ending: iofit_procedure::ending::Ending) -> std::process::ExitCode {
+    say(&ending.notes);
+    std::process::ExitCode::from(ending.exit.code())
+}
+
+/// Each note on stderr after `iofit: `.
+pub(crate) fn say(notes: &[String]) {
+    for note in notes {
+        eprintln!("iofit: {note}");
     }
 }

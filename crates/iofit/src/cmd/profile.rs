@@ -7,10 +7,13 @@ use anyhow::Context;
 use iofit_procedure::profile_capture::{
     check_outputs, notes_of, read_captures, size_capture, ProfileOutcome, ProfileOutputs,
 };
-use iofit_procedure::profile_flags::{seconds_flag, sizing_options, SizingFlags};
-use iofit_procedure::profile_live::{check_sampling, sample_live, LiveCapture};
+use iofit_procedure::profile_flags::{sizing_options, SizingFlags};
+use iofit_procedure::profile_live::{
+    check_sampling, profile_ending, sample_live, LiveCapture, LiveSampling,
+};
 use iofit_profile::ParseOptions;
-use std::path::{Path, PathBuf};
+
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -121,9 +124,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let ProfileOutcome { requirements, text } =
         size_capture(&capture, cut_short.as_deref(), &options, &outputs)?;
-    if let Some(words) = &cut_short {
-        eprintln!("iofit: {words}; the requirements cover what was sampled");
-    }
+    let ending = profile_ending(cut_short.as_deref());
+    super::say(&ending.notes);
     if args.json {
         emit(&format!(
             "{}\n",
@@ -132,10 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         emit(&text)?;
     }
-    Ok(match cut_short {
-        Some(_) => ExitCode::from(crate::exit::INTERRUPTED),
-        None => ExitCode::SUCCESS,
-    })
+    Ok(ExitCode::from(ending.exit.code()))
 }
 
 /// The capture: sampled live, or read from the files. `None`: a live capture stopped before
@@ -151,29 +150,26 @@ fn read_capture(args: &Args) -> anyhow::Result<Option<LiveCapture>> {
             cut_short: None,
         }));
     };
-    let duration = seconds_flag(duration, "--live").map_err(bad_input)?;
-    let interval = match &args.interval {
-        Some(text) => seconds_flag(text, "--interval").map_err(bad_input)?,
-        None => 1.0,
-    };
-    let root = args
-        .proc_root
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("/proc"));
-    eprintln!(
-        "iofit: sampling {} every {interval} s for {duration} s (Ctrl-C stops early and sizes \
-         what was sampled)",
-        root.display()
-    );
-    sample(&root, duration, interval)
+    let sampling = LiveSampling::from_flags(
+        duration,
+        args.interval.as_deref(),
+        args.proc_root.as_deref(),
+    )?;
+    eprintln!("iofit: {}", sampling.start_line());
+    sample(&sampling)
 }
 
 /// `--live`: [`sample_live`] with Ctrl-C as its stop and a countdown on a terminal's stderr.
-fn sample(root: &Path, duration_s: f64, interval_s: f64) -> anyhow::Result<Option<LiveCapture>> {
+fn sample(sampling: &LiveSampling) -> anyhow::Result<Option<LiveCapture>> {
     use std::io::IsTerminal;
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
-    check_sampling(duration_s, interval_s)?;
+    let LiveSampling {
+        root,
+        duration_s,
+        interval_s,
+    } = sampling;
+    check_sampling(*duration_s, *interval_s)?;
     let stop = Arc::new(AtomicBool::new(false));
     crate::stop::arm(Arc::clone(&stop), crate::stop::Armed::Unbounded);
     let terminal = std::io::stderr().is_terminal();
@@ -182,7 +178,7 @@ fn sample(root: &Path, duration_s: f64, interval_s: f64) -> anyhow::Result<Optio
             eprint!("\riofit: sampling, {left_s} s left, {taken} samples   ");
         }
     };
-    let live = sample_live(root, duration_s, interval_s, &stop, &mut countdown)?;
+    let live = sample_live(root, *duration_s, *interval_s, &stop, &mut countdown)?;
     if terminal {
         eprintln!();
     }

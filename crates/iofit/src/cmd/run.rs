@@ -6,14 +6,18 @@
 //! every job cleanly and reports what was measured; a second one exits at once.
 
 use crate::stop::LastWordTo;
-use iofit_engine::{LiveResults, Progress, RunOptions};
+use iofit_engine::{LiveResults, RunOptions};
+use iofit_model::job::JobSpec;
 use iofit_procedure::fio_run::{run_fio_jobs, FioRunOutcome};
-use iofit_procedure::observer::{Observer, Warning};
+use iofit_procedure::hosts::Reach;
+use iofit_procedure::hosts_ending;
+use iofit_procedure::run_display::{RunDisplay, Screen};
+use iofit_procedure::run_progress::{fio_ending, status_ending, BarView};
 use iofit_procedure::run_request::{self as request, Inputs, RunRequest, VdbenchCall, What};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -168,119 +172,19 @@ impl Args {
     }
 }
 
-/// Bytes in MiB or GiB, one decimal.
-fn mib_text(bytes: u64) -> String {
-    let mib = bytes as f64 / (1024.0 * 1024.0);
-    if mib >= 1024.0 {
-        format!("{:.1} GiB", mib / 1024.0)
-    } else {
-        format!("{mib:.1} MiB")
-    }
-}
-
-/// "laid out 1.0 GiB in 5.0 s (214.7 MB/s)".
-fn layout_done_text(bytes: u64, took: std::time::Duration) -> String {
-    let seconds = took.as_secs_f64();
-    let rate = if seconds > 0.0 {
-        format!(" ({:.1} MB/s)", bytes as f64 / seconds / 1e6)
-    } else {
-        String::new()
-    };
-    format!("laid out {} in {seconds:.1} s{rate}", mib_text(bytes))
-}
-
-/// "laying out 512.0 MiB of 1.0 GiB (107.4 MB/s)": the layout's progress line.
-fn layout_progress_text(written: u64, total: u64, took: std::time::Duration) -> String {
-    let seconds = took.as_secs_f64();
-    let rate = if seconds > 0.0 && written > 0 {
-        format!(" ({:.1} MB/s)", written as f64 / seconds / 1e6)
-    } else {
-        String::new()
-    };
-    format!(
-        "laying out {} of {}{rate}",
-        mib_text(written),
-        mib_text(total)
-    )
-}
-
-/// What is left of the current set: with a runtime, the planned time minus the elapsed (never
-/// more than that: a rate estimate early in a run guesses minutes for a run of seconds);
-/// size-bounded, the bytes left at the rate so far.
-fn eta_text(progress: &Progress) -> String {
-    let left_s = match (progress.planned, progress.budget_bytes) {
-        (Some(planned), _) => Some(planned.saturating_sub(progress.elapsed).as_secs_f64()),
-        (None, Some(budget)) if progress.bytes > 0 => {
-            let rate = progress.bytes as f64 / progress.elapsed.as_secs_f64().max(1e-3);
-            Some(budget.saturating_sub(progress.bytes) as f64 / rate)
-        }
-        _ => None,
-    };
-    // Sets after this one may run for other times: with several, the ETA says it is this set's.
-    let of_set = if progress.sets > 1 { " (this set)" } else { "" };
-    match left_s {
-        Some(s) if s >= 60.0 => format!(
-            "ETA {}m{:02}s{of_set}",
-            (s / 60.0) as u64,
-            (s % 60.0) as u64
-        ),
-        Some(s) => format!("ETA {}s{of_set}", s.ceil() as u64),
-        None => "ETA -".into(),
-    }
-}
-
 fn parse_status_interval(text: &str) -> Result<std::time::Duration, String> {
     request::status_interval(text).map_err(|e| e.to_string())
 }
 
-/// The run's progress bar and notes on stderr.
-struct RunObserver {
-    quiet: bool,
+/// The run's screen: a progress bar on a terminal's stderr (unless quiet), notes on stderr,
+/// status reports on stdout within the stop's bound.
+struct Terminal {
     bar: Option<indicatif::ProgressBar>,
-    last: Option<(Instant, u64, u64)>,
-    /// When the layout began and how many bytes it writes: the first progress of the run
-    /// ends it, and says how long it took at what rate.
-    layout: Option<(Instant, u64)>,
-    /// On a terminal, while the layout runs: the thread that shows its bytes and rate, and
-    /// the flag that ends it.
-    layout_ticker: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
-    /// The thread printing `--status-interval` reports, from the first one on.
-    status: Option<StatusWriter>,
-    status_outcome: StatusOutcome,
 }
 
-impl RunObserver {
-    /// Ends the layout's progress display, if one runs.
-    fn end_layout_ticker(&mut self) {
-        if let Some((done, ticker)) = self.layout_ticker.take() {
-            done.store(true, Ordering::SeqCst);
-            let _ = ticker.join();
-        }
-    }
-
-    /// The layout is over (the run reports progress, or ended first): its bytes, time, rate.
-    fn finish_layout(&mut self) {
-        self.end_layout_ticker();
-        if let Some((started, bytes)) = self.layout.take() {
-            let line = format!("iofit: {}", layout_done_text(bytes, started.elapsed()));
-            match &self.bar {
-                Some(bar) => bar.println(line),
-                None => eprintln!("{line}"),
-            }
-        }
-    }
-}
-
-impl Drop for RunObserver {
-    fn drop(&mut self) {
-        self.end_layout_ticker();
-    }
-}
-
-impl RunObserver {
+impl Terminal {
     fn new(quiet: bool) -> Self {
-        let show_progress = !quiet && std::io::stderr().is_terminal();
-        let bar = show_progress.then(|| {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = indicatif::ProgressBar::new(0);
             bar.set_style(
                 indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {msg}")
@@ -289,257 +193,58 @@ impl RunObserver {
             );
             bar
         });
-        RunObserver {
-            quiet,
-            bar,
-            last: None,
-            layout: None,
-            layout_ticker: None,
-            status: None,
-            status_outcome: StatusOutcome::default(),
-        }
+        Terminal { bar }
     }
 }
 
-impl Observer for RunObserver {
-    fn warning(&mut self, warning: &Warning) {
-        if !self.quiet {
-            eprintln!("iofit: {warning}");
+impl Screen for Terminal {
+    fn has_bar(&self) -> bool {
+        self.bar.is_some()
+    }
+
+    fn draw(&self, view: &BarView) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(view.length);
+            bar.set_position(view.position);
+            bar.set_message(view.message.clone());
         }
     }
 
-    fn layout(&mut self, _label: &str, files: usize, bytes: u64) {
-        if !self.quiet {
-            eprintln!(
-                "iofit: laying out {files} file(s), {}, before timing starts",
-                mib_text(bytes)
-            );
-            self.layout = Some((Instant::now(), bytes));
-        }
-    }
-
-    fn layout_written(&mut self, _label: &str, written: Arc<std::sync::atomic::AtomicU64>) {
-        let (Some(bar), Some((started, total))) = (&self.bar, self.layout) else {
-            return;
-        };
-        let (bar, done) = (bar.clone(), Arc::new(AtomicBool::new(false)));
-        let stop = Arc::clone(&done);
-        let ticker = std::thread::Builder::new()
-            .name("layout-progress".into())
-            .spawn(move || {
-                bar.set_length(total.max(1));
-                while !stop.load(Ordering::SeqCst) {
-                    let so_far = written.load(Ordering::Relaxed);
-                    bar.set_position(so_far.min(total));
-                    bar.set_message(layout_progress_text(so_far, total, started.elapsed()));
-                    std::thread::sleep(std::time::Duration::from_millis(250));
-                }
-            });
-        if let Ok(ticker) = ticker {
-            self.layout_ticker = Some((done, ticker));
-        }
-    }
-
-    fn progress(&mut self, _label: &str, progress: &Progress) {
-        self.finish_layout();
-        let Some(bar) = &self.bar else {
-            return;
-        };
-        let now = Instant::now();
-        let (iops, mb_s) = match self.last {
-            Some((t, ios, bytes)) if now > t && progress.ios >= ios => {
-                let dt = (now - t).as_secs_f64();
-                (
-                    (progress.ios - ios) as f64 / dt,
-                    (progress.bytes - bytes) as f64 / dt / 1e6,
-                )
-            }
-            _ => (0.0, 0.0),
-        };
-        self.last = Some((now, progress.ios, progress.bytes));
-        let (position, length) = match (progress.planned, progress.budget_bytes) {
-            (Some(planned), _) => (
-                progress.elapsed.as_millis() as u64,
-                planned.as_millis().max(1) as u64,
-            ),
-            (None, Some(budget)) => (progress.bytes, budget.max(1)),
-            _ => (0, 0),
-        };
-        bar.set_length(length);
-        bar.set_position(position.min(length));
-        bar.set_message(format!(
-            "{}  set {}/{}  IOPS={}  {:.1} MB/s",
-            eta_text(progress),
-            progress.set_index + 1,
-            progress.sets,
-            iofit_report::fio_text::count(iops),
-            mb_s
-        ));
-    }
-
-    fn run_done(&mut self, _label: &str) {
-        self.finish_layout();
+    fn clear_bar(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
-        if let Some(writer) = &mut self.status {
-            self.status_outcome = writer.finish();
+    }
+
+    fn line(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => eprintln!("{text}"),
         }
     }
 
-    fn status_report(&mut self, _label: &str, text: &str) {
-        let mut text = text.to_string();
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        if self.status.is_none() {
-            self.status = StatusWriter::start(self.bar.clone());
-        }
-        match &mut self.status {
-            Some(writer) => writer.offer(text),
-            // No thread to print from: printed here, as before (cannot block: see `start`).
-            None => {
-                let _ = crate::stop::print_status(&text);
-            }
-        }
-    }
-}
-
-/// Prints the `--status-interval` reports from a thread of its own, so that a stdout that
-/// takes nothing (a pipe whose reader stopped reading) never holds the run: the runner hands a
-/// report over and goes on; while the thread still has one waiting, a new one is skipped, and
-/// stderr says so once.
-struct StatusWriter {
-    reports: Option<std::sync::mpsc::SyncSender<String>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    offered: u64,
-    skipped: u64,
-}
-
-/// What became of the `--status-interval` reports by the end of the run.
-#[derive(Clone, Copy, Debug, Default)]
-struct StatusOutcome {
-    offered: u64,
-    skipped: u64,
-    /// stdout had not taken the reports [`crate::stop::STOP_BOUND`] after the run ended: the
-    /// results cannot be printed either.
-    stalled: bool,
-}
-
-impl StatusWriter {
-    fn start(bar: Option<indicatif::ProgressBar>) -> Option<StatusWriter> {
-        // One report may wait while another is printed; a third is skipped.
-        let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1);
-        let thread = std::thread::Builder::new()
-            .name("status-out".into())
-            .spawn(move || {
-                for text in rx {
-                    let print = || crate::stop::print_status(&text);
-                    let printed = match &bar {
-                        Some(bar) => bar.suspend(print),
-                        None => print(),
-                    };
-                    // A closed stdout (its reader left) or one given up on: no more reports.
-                    if printed.is_err() {
-                        return;
-                    }
-                }
-            })
-            .ok()?;
-        Some(StatusWriter {
-            reports: Some(tx),
-            thread: Some(thread),
-            offered: 0,
-            skipped: 0,
-        })
-    }
-
-    /// Hands `text` to the thread, or skips it when the thread has one waiting already.
-    fn offer(&mut self, text: String) {
-        self.offered += 1;
-        let Some(reports) = &self.reports else { return };
-        if let Err(std::sync::mpsc::TrySendError::Full(_)) = reports.try_send(text) {
-            self.skipped += 1;
-            if self.skipped == 1 {
-                eprintln!(
-                    "iofit: stdout is not taking the --status-interval reports (its reader is not reading); skipping reports until it does, the run goes on"
-                );
-            }
+    fn report(&self, text: &str) -> std::io::Result<()> {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| crate::stop::print_status(text)),
+            None => crate::stop::print_status(text),
         }
     }
 
-    /// The run is over: waits for the reports handed over to be printed, up to the stop
-    /// bound; past it, gives stdout up (the report under way is cut, and so would the
-    /// results be).
-    fn finish(&mut self) -> StatusOutcome {
-        drop(self.reports.take());
-        let ended = Instant::now();
-        let mut stalled = false;
-        if let Some(thread) = self.thread.take() {
-            while !thread.is_finished() && ended.elapsed() < crate::stop::STOP_BOUND {
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-            if !thread.is_finished() {
-                stalled = true;
-                crate::stop::give_up_stdout_at(Instant::now());
-                // The thread's print returns within its poll interval of that moment.
-                let _ = thread.join();
-            }
-        }
-        StatusOutcome {
-            offered: self.offered,
-            skipped: self.skipped,
-            stalled,
-        }
+    fn give_up_stdout(&self) {
+        // The report's print returns within its poll interval of that moment.
+        crate::stop::give_up_stdout_at(Instant::now())
     }
 }
 
 /// `--hosts`: the fio jobs on every host at once (see `cmd::remote`).
 fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::Result<ExitCode> {
-    let overrides = request.overrides(&inputs.fio_args);
     if request.parse_only {
-        // Each host's jobs, after ${HOST} became its name: nothing is contacted.
-        for (name, destination) in slurm_reach(request).workers(hosts)? {
-            let jobs = iofit_procedure::hosts::fio_jobs_for(
-                &name,
-                &inputs.files,
-                &overrides,
-                request.ignore_unknown,
-            )?;
-            for job in &jobs {
-                println!("{destination}: {}", request::describe_job(job));
-            }
+        for line in hosts_ending::parse_only_lines(request, hosts, inputs)? {
+            println!("{line}");
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let reach = slurm_reach(request);
-    let output = crate::cmd::remote::Output {
-        json: request.output_format.machine_readable(),
-        path: request.output.as_deref(),
-        quiet: request.quiet,
-        report: request.report.as_deref(),
-    };
-    crate::cmd::remote::run_fio(
-        hosts,
-        &inputs.files,
-        &overrides,
-        request.ignore_unknown,
-        &reach,
-        &output,
-    )
-}
-
-/// How `--hosts` reaches its workers: over ssh, or as the tasks of one Slurm job step with
-/// `--hosts slurm`.
-fn slurm_reach(request: &RunRequest) -> iofit_procedure::hosts::Reach {
-    let slurm = request.hosts.as_deref() == Some(iofit_procedure::hosts::SLURM_HOSTS);
-    iofit_procedure::hosts::Reach {
-        remote_iofit: request.remote_iofit.clone(),
-        ssh_config: request.ssh_config.clone(),
-        allow_overwrite: request.allow_overwrite,
-        stop: Arc::new(AtomicBool::new(false)),
-        slurm_tasks_per_node: slurm.then(|| request.tasks_per_node.unwrap_or(1)),
-    }
+    crate::cmd::remote::run_fio(request, hosts, inputs)
 }
 
 /// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
@@ -552,20 +257,29 @@ fn run_vdbench(
         VdbenchCall::Check => return crate::cmd::vdbench::check_file(file, substitutions),
         VdbenchCall::Run(options) => options,
     };
-    let stop = Arc::clone(&options.stop);
-    install_ctrl_c(Arc::clone(&stop));
-    crate::cmd::vdbench::run_file(
-        file,
-        &options,
-        request.allow_overwrite,
-        request.quiet,
-        stop,
-        (
-            request.remote_iofit.clone(),
-            request.ssh_config.clone(),
-            slurm_reach(request).slurm_tasks_per_node,
-        ),
-    )
+    install_ctrl_c(Arc::clone(&options.stop));
+    let reach = Reach {
+        stop: Arc::clone(&options.stop),
+        ..hosts_ending::reach_for(request)
+    };
+    crate::cmd::vdbench::run_file(file, &options, &reach, request.quiet)
+}
+
+/// Should the stop bound end the process before the results are out, it prints (or writes to
+/// --output) what the jobs had measured, the running job marked interrupted.
+fn set_last_word(request: &RunRequest, live: &Arc<LiveResults>, jobs: &[JobSpec]) {
+    let (live, format, jobs) = (Arc::clone(live), request.output_format, jobs.to_vec());
+    let to = match &request.output {
+        Some(path) => LastWordTo::File(path.clone()),
+        None => LastWordTo::Stdout,
+    };
+    crate::stop::set_last_word(
+        Box::new(move |by| {
+            let report = live.interrupted_report(by)?;
+            Some(iofit_procedure::fio_run::render(format, &report, &jobs))
+        }),
+        to,
+    );
 }
 
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
@@ -594,22 +308,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(Arc::clone(&stop));
     let live = Arc::new(LiveResults::default());
-    {
-        // Should the stop bound end the process before the results are out, it prints (or
-        // writes to --output) what the jobs had measured, the running job marked interrupted.
-        let (live, format, jobs) = (Arc::clone(&live), request.output_format, jobs.clone());
-        let to = match &request.output {
-            Some(path) => LastWordTo::File(path.clone()),
-            None => LastWordTo::Stdout,
-        };
-        crate::stop::set_last_word(
-            Box::new(move |by| {
-                let report = live.interrupted_report(by)?;
-                Some(iofit_procedure::fio_run::render(format, &report, &jobs))
-            }),
-            to,
-        );
-    }
+    set_last_word(&request, &live, &jobs);
     let options = RunOptions {
         allow_overwrite: request.allow_overwrite,
         stop,
@@ -617,8 +316,9 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         live: Some(live),
         ..RunOptions::default()
     };
-    let mut observer = RunObserver::new(request.quiet);
-    let outcome = run_fio_jobs(&request, &inputs.files, &jobs, &options, &mut observer)?;
+    let screen = Arc::new(Terminal::new(request.quiet));
+    let mut display = RunDisplay::new(screen, request.quiet, crate::stop::STOP_BOUND);
+    let outcome = run_fio_jobs(&request, &inputs.files, &jobs, &options, &mut display)?;
     if request.output.is_some() {
         // The results are in the output file, whole: the bound must not replace them.
         crate::stop::clear_last_word();
@@ -630,26 +330,18 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if let (Some(path), false) = (&results.report_written, request.quiet) {
         eprintln!("iofit: wrote the report {}", path.display());
     }
-    let status = observer.status_outcome;
-    if status.skipped > 0 {
-        eprintln!(
-            "iofit: skipped {} of {} --status-interval reports: stdout did not take them",
-            status.skipped, status.offered
-        );
+    let to_stdout = request.output.is_none();
+    let (notes, stalled) = status_ending(
+        &display.status_outcome(),
+        to_stdout,
+        results.interrupted,
+        crate::stop::STOP_BOUND,
+    );
+    super::say(&notes);
+    if let Some(ending) = stalled {
+        return Ok(super::end(ending));
     }
-    if status.stalled && request.output.is_none() {
-        // The run ended on time; its results cannot be printed to a stdout nobody reads.
-        eprintln!(
-            "iofit: error: stdout took nothing within {} ms of the run's end (its reader is not reading), so the results are not printed; give --output FILE to keep them",
-            crate::stop::STOP_BOUND.as_millis()
-        );
-        return Ok(ExitCode::from(if results.interrupted {
-            INTERRUPTED
-        } else {
-            crate::exit::FAILED
-        }));
-    }
-    if request.output.is_none() {
+    if to_stdout {
         if let Err(e) = super::write_or_print(None, &results.text) {
             if !results.interrupted {
                 return Err(e);
@@ -659,93 +351,11 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(INTERRUPTED));
         }
     }
-    if results.interrupted {
-        if !request.quiet {
-            eprintln!("iofit: interrupted; the results cover what ran before Ctrl-C");
-        }
-        return Ok(ExitCode::from(INTERRUPTED));
-    }
-    let bad_data = crate::exit::data_error_jobs(&results.report.result.jobs);
-    if !bad_data.is_empty() {
-        eprintln!(
-            "iofit: error: data verification found bad data in job(s) {} (see the results)",
-            bad_data.join(", ")
-        );
-        return Ok(ExitCode::from(crate::exit::DATA_ERRORS));
-    }
-    if !results.failed_jobs.is_empty() {
-        eprintln!(
-            "iofit: error: job(s) {} stopped on an IO error (see the results)",
-            results.failed_jobs.join(", ")
-        );
-        return Ok(ExitCode::from(crate::exit::FAILED));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(super::end(fio_ending(&results, request.quiet)))
 }
 
 /// Ctrl-C/SIGTERM set `stop` (jobs end cleanly, results cover what ran); a second signal, or
 /// the stop bound passing, ends the process at once ([`crate::stop`]).
 pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
     crate::stop::arm(stop, crate::stop::Armed::Bounded);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    fn progress(
-        elapsed_ms: u64,
-        planned_ms: Option<u64>,
-        bytes: u64,
-        budget: Option<u64>,
-    ) -> Progress {
-        Progress {
-            set_index: 0,
-            sets: 1,
-            elapsed: Duration::from_millis(elapsed_ms),
-            planned: planned_ms.map(Duration::from_millis),
-            ios: bytes / 4096,
-            bytes,
-            budget_bytes: budget,
-        }
-    }
-
-    #[test]
-    fn eta_is_the_planned_time_left_never_more() {
-        // An 8 s run: 8 s left at its start, 4 s halfway, 0 at the end and after.
-        assert_eq!(eta_text(&progress(0, Some(8000), 0, None)), "ETA 8s");
-        assert_eq!(
-            eta_text(&progress(4000, Some(8000), 1 << 30, None)),
-            "ETA 4s"
-        );
-        assert_eq!(
-            eta_text(&progress(9000, Some(8000), 1 << 30, None)),
-            "ETA 0s"
-        );
-        assert_eq!(eta_text(&progress(0, Some(150_000), 0, None)), "ETA 2m30s");
-        // Size-bounded: a quarter moved in 1 s leaves 3 s at that rate.
-        assert_eq!(eta_text(&progress(1000, None, 256, Some(1024))), "ETA 3s");
-        assert_eq!(eta_text(&progress(0, None, 0, Some(1024))), "ETA -");
-        let mut second_of_two = progress(1000, Some(3000), 0, None);
-        second_of_two.sets = 2;
-        assert_eq!(eta_text(&second_of_two), "ETA 2s (this set)");
-    }
-
-    #[test]
-    fn layout_says_bytes_and_rate() {
-        assert_eq!(
-            layout_done_text(1 << 30, Duration::from_secs(5)),
-            "laid out 1.0 GiB in 5.0 s (214.7 MB/s)"
-        );
-        assert_eq!(mib_text(3 << 19), "1.5 MiB");
-        assert_eq!(
-            layout_progress_text(512 << 20, 1 << 30, Duration::from_secs(5)),
-            "laying out 512.0 MiB of 1.0 GiB (107.4 MB/s)"
-        );
-        assert_eq!(
-            layout_progress_text(0, 1 << 30, Duration::ZERO),
-            "laying out 0.0 MiB of 1.0 GiB"
-        );
-    }
 }

@@ -1,6 +1,6 @@
 //! The flag groups several commands share: the catalog choice and the report outputs.
 
-use iofit_catalog::{Catalog, EDITION_CURRENT};
+use iofit_catalog::EDITION_CURRENT;
 use iofit_procedure::plan::{self, CatalogChoice, ReportRequest};
 use std::path::PathBuf;
 
@@ -39,11 +39,6 @@ impl CatalogArgs {
             os: self.os.clone(),
             filters: Default::default(),
         }
-    }
-
-    /// The embedded catalog plus the --catalog files; the edition checked.
-    pub(crate) fn load(&self) -> anyhow::Result<Catalog> {
-        Ok(self.choice().load()?)
     }
 }
 

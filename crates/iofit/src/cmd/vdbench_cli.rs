@@ -3,9 +3,10 @@
 //! by changing the command's name. The output directory (default `output/`, as vdbench's)
 //! gets vdbench's report files; stdout shows the summary lines vdbench prints.
 
-use iofit_procedure::run_request::duration_flag;
-use iofit_procedure::vdbench::VdbenchOptions;
-use iofit_report::vdbench_summary::{starting_line, RunHeader};
+use iofit_procedure::hosts::Reach;
+use iofit_procedure::vdbench_cmd::{
+    cli_options, prepare_output_dir, simulate_lines, VdbenchCliRequest,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -49,83 +50,45 @@ pub struct Args {
     pub substitutions: Vec<String>,
 }
 
-fn seconds(flag: &str, text: &Option<String>) -> anyhow::Result<Option<std::time::Duration>> {
-    text.as_deref()
-        .map(|t| duration_flag(flag, t))
-        .transpose()
-        .map_err(crate::exit::bad_input)
+impl Args {
+    /// The request as the procedure takes it (no clap types).
+    fn request(&self) -> VdbenchCliRequest {
+        VdbenchCliRequest {
+            parmfile: self.parmfile.clone(),
+            output: self.output.clone(),
+            elapsed: self.elapsed.clone(),
+            interval: self.interval.clone(),
+            warmup: self.warmup.clone(),
+            validate: self.validate,
+            substitutions: self.substitutions.clone(),
+            allow_overwrite: self.allow_overwrite,
+        }
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    for s in &args.substitutions {
-        if !s.contains('=') {
-            return Err(crate::exit::bad_input(format!(
-                "'{s}': after the options vdbench takes name=value substitutions; write {s}=VALUE"
-            )));
-        }
-    }
-    let options = VdbenchOptions {
-        elapsed: seconds("-e", &args.elapsed)?,
-        warmup: seconds("-w", &args.warmup)?,
-        interval: seconds("-i", &args.interval)?,
-        validate: args.validate,
-        substitutions: args.substitutions.clone(),
-        allow_overwrite: args.allow_overwrite,
-        output_dir: Some(args.output.clone()),
-        ..Default::default()
-    };
+    let request = args.request();
+    let options = cli_options(&request)?;
     if args.simulate {
-        return simulate(&args, &options);
+        for line in simulate_lines(&request, &options)? {
+            println!("{line}");
+        }
+        return Ok(ExitCode::SUCCESS);
     }
-    iofit_safefs::atomic::output_dir(&args.output).map_err(crate::exit::bad_input)?;
-    iofit_safefs::guard::check_output_allowing(
-        &args.output.join("summary.html"),
-        std::slice::from_ref(&args.parmfile),
-        "-o",
-        args.allow_overwrite,
-    )
-    .map_err(crate::exit::bad_input)?;
-    let stop = Arc::clone(&options.stop);
-    crate::cmd::run::install_ctrl_c(Arc::clone(&stop));
-    let code = super::vdbench::run_file(
-        &args.parmfile,
-        &options,
-        args.allow_overwrite,
-        false,
-        stop,
-        (args.remote_iofit.clone(), args.ssh_config.clone(), None),
-    )?;
+    prepare_output_dir(&request)?;
+    crate::cmd::run::install_ctrl_c(Arc::clone(&options.stop));
+    let reach = Reach {
+        remote_iofit: args.remote_iofit.clone(),
+        ssh_config: args.ssh_config.clone(),
+        allow_overwrite: args.allow_overwrite,
+        stop: Arc::clone(&options.stop),
+        slurm_tasks_per_node: None,
+    };
+    let code = super::vdbench::run_file(&args.parmfile, &options, &reach, false)?;
     // vdbench's last console line names its output directory.
     println!(
         "iofit execution ended. Output directory: {}",
         args.output.display()
     );
     Ok(code)
-}
-
-/// `-s`: each run's "Simulating RD=..." line (vdbench's display_run), nothing run.
-fn simulate(args: &Args, options: &VdbenchOptions) -> anyhow::Result<ExitCode> {
-    let checked = iofit_procedure::vdbench::check_file(&args.parmfile, &args.substitutions)?;
-    for note in &checked.notes {
-        println!("note: {note}");
-    }
-    for run in checked.runs {
-        let run = iofit_procedure::vdbench::adjust(run, options)?;
-        let label = match &run.iorate {
-            iofit_jobfile::vdbench::IoRate::Max => "Uncontrolled MAX".to_string(),
-            iofit_jobfile::vdbench::IoRate::Fixed(rate) => format!("{rate}"),
-            iofit_jobfile::vdbench::IoRate::Curve(_) => "Uncontrolled curve".to_string(),
-        };
-        let header: RunHeader = iofit_procedure::vdbench::vdbench_header(&run, &label, 0.0);
-        println!("{}", starting_line(&header, true));
-    }
-    for run in checked.fs_runs {
-        println!(
-            "Simulating RD={}; elapsed={}; {}",
-            run.rd,
-            run.elapsed.as_secs_f64(),
-            run.for_label
-        );
-    }
-    Ok(ExitCode::SUCCESS)
 }
