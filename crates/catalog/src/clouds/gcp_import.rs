@@ -47,12 +47,11 @@ fn whole(file: &str, path: &str, item: &Value, key: &str, min: u64) -> Result<u6
     }
 }
 
+/// A kept type's name and row, or a left-out type's name and why.
+type Row = Result<(String, String), (String, String)>;
+
 /// One machine type's row, or why it is left out.
-fn row(
-    file: &str,
-    index: usize,
-    item: &Value,
-) -> Result<Result<(String, String), (String, String)>, CatalogError> {
+fn row(file: &str, index: usize, item: &Value) -> Result<Row, CatalogError> {
     let path = format!("$[{index}]");
     let name = item
         .get("name")
