@@ -35,8 +35,10 @@
 pub mod bench;
 pub mod catalog_aws_import;
 pub mod catalog_fetch;
+pub mod catalog_gcp_import;
 pub mod catalog_import;
 pub mod catalog_list;
+pub mod clouds_gcp;
 pub mod compare;
 pub mod demo;
 pub mod design_input;

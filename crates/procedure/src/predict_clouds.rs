@@ -17,15 +17,15 @@ fn bad(message: impl Into<String>) -> ProcedureError {
     ProcedureError::BadInput(message.into())
 }
 
-/// The cloud `predict --cloud TEXT` predicts on: Azure (the default) or AWS.
+/// The cloud `predict --cloud TEXT` predicts on: Azure (the default), AWS or Google Cloud.
 pub fn predict_cloud(text: &str, burst_tolerant: bool) -> Result<Cloud> {
     match text.parse::<CloudChoice>() {
-        Ok(CloudChoice::One(Cloud::Azure)) if burst_tolerant => Err(bad(
+        Ok(CloudChoice::One(Cloud::Azure | Cloud::Gcp)) if burst_tolerant => Err(bad(
             "--burst-tolerant is AWS's instance burst window; use it with --cloud aws",
         )),
-        Ok(CloudChoice::One(cloud @ (Cloud::Azure | Cloud::Aws))) => Ok(cloud),
-        Ok(_) => Err(bad(format!(
-            "--cloud {text}: predict knows azure and aws (Google Cloud is not in the catalog yet)"
+        Ok(CloudChoice::One(cloud)) => Ok(cloud),
+        Ok(CloudChoice::All) => Err(bad(format!(
+            "--cloud {text}: predict takes one cloud: azure, aws or gcp"
         ))),
         Err(e) => Err(bad(format!("--cloud: {e}"))),
     }
@@ -355,15 +355,17 @@ mod tests {
     }
 
     #[test]
-    fn the_cloud_flag_picks_azure_or_aws_only() {
+    fn the_cloud_flag_picks_one_cloud() {
         assert_eq!(predict_cloud("azure", false).unwrap(), Cloud::Azure);
         assert_eq!(predict_cloud("AWS", true).unwrap(), Cloud::Aws);
+        assert_eq!(predict_cloud("gcp", false).unwrap(), Cloud::Gcp);
         let error = predict_cloud("azure", true).unwrap_err();
         assert!(error.is_bad_input() && error.to_string().contains("--burst-tolerant"));
+        assert!(predict_cloud("gcp", true).is_err());
         assert!(predict_cloud("all", false)
             .unwrap_err()
             .to_string()
-            .starts_with("--cloud all: predict knows azure and aws"));
+            .starts_with("--cloud all: predict takes one cloud"));
         assert!(predict_cloud("ibm", false)
             .unwrap_err()
             .to_string()
