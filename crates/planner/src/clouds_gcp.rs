@@ -398,6 +398,7 @@ fn notes(
         ));
     }
     notes.push("Persistent Disk performance is the VM's: baseline + per-GiB rate x the GiB of each type attached, capped by the machine's limit for its vCPU count (Google, About Persistent Disk performance); disks are sized for IOPS and MiB/s as well as capacity, and bought by the GiB only".into());
+    notes.push("each disk type has its own per-VM limit (as Google's tables give them); whether disks of different types also share one limit is not sourced, and CPU and memory are not sized".into());
     notes.push("pd-extreme and Hyperdisk (provisioned IOPS and MiB/s) are not planned: their IOPS and throughput prices are not sourced in this build".into());
     notes
 }

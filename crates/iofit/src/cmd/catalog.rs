@@ -65,6 +65,10 @@ pub struct ImportArgs {
     /// (for `plan`/`predict --cloud aws --catalog FILE`) instead of an Azure one; repeatable.
     #[arg(long = "aws-instance-types", value_name = "FILE")]
     pub aws_instance_types: Vec<PathBuf>,
+    /// `gcloud compute machine-types list --format=json` output: writes a Google Cloud catalog
+    /// file (for `plan`/`predict --cloud gcp --catalog FILE`) instead of an Azure one; repeatable.
+    #[arg(long = "gcp-machine-types", value_name = "FILE")]
+    pub gcp_machine_types: Vec<PathBuf>,
     /// A page of the Azure Retail Prices API as saved (`{"Items": [...]}`); repeatable.
     #[arg(long, value_name = "FILE")]
     pub prices: Vec<PathBuf>,
@@ -92,6 +96,7 @@ pub struct ImportArgs {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let import_flags = !args.import.skus.is_empty()
         || !args.import.aws_instance_types.is_empty()
+        || !args.import.gcp_machine_types.is_empty()
         || !args.import.prices.is_empty()
         || args.import.region.is_some()
         || args.import.output.is_some();
@@ -121,6 +126,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// `iofit catalog import`: writes the catalog file whole, prints what was kept and left out.
 fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let unix_seconds = unix_seconds_now();
+    if !args.gcp_machine_types.is_empty() {
+        use iofit_procedure::catalog_gcp_import::{import_gcp_catalog, GcpImportRequest};
+        let outcome = import_gcp_catalog(&GcpImportRequest {
+            other_flags: !args.skus.is_empty()
+                || !args.prices.is_empty()
+                || args.region.is_some()
+                || !args.aws_instance_types.is_empty(),
+            inputs: args.gcp_machine_types,
+            output: args.output,
+            table_id: args.table_id,
+            allow_overwrite: args.allow_overwrite,
+            date: iofit_catalog::import::date_of_unix_seconds(unix_seconds),
+        })?;
+        crate::cmd::emit(&outcome.summary())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if !args.aws_instance_types.is_empty() {
         use iofit_procedure::catalog_aws_import::{import_aws_catalog, AwsImportRequest};
         let outcome = import_aws_catalog(&AwsImportRequest {
