@@ -86,6 +86,45 @@ pub fn import_gcp_catalog(request: &GcpImportRequest) -> Result<GcpImportOutcome
     })
 }
 
+/// Everything `catalog import --aws-instance-types|--gcp-machine-types` asks for.
+#[derive(Clone, Debug, Default)]
+pub struct CloudImportRequest {
+    pub aws_instance_types: Vec<PathBuf>,
+    pub gcp_machine_types: Vec<PathBuf>,
+    /// Azure's import flags (`--skus`, `--prices`, `--region`) were given too (refused).
+    pub azure_flags: bool,
+    pub output: Option<PathBuf>,
+    pub table_id: Option<String>,
+    pub allow_overwrite: bool,
+    /// The table's date, YYYY-MM-DD.
+    pub date: String,
+}
+
+/// Imports one cloud's file (AWS's or Google Cloud's); returns what the command prints.
+pub fn import_cloud_catalog(request: CloudImportRequest) -> Result<String> {
+    if request.gcp_machine_types.is_empty() {
+        use crate::catalog_aws_import::{import_aws_catalog, AwsImportRequest};
+        return import_aws_catalog(&AwsImportRequest {
+            inputs: request.aws_instance_types,
+            output: request.output,
+            table_id: request.table_id,
+            allow_overwrite: request.allow_overwrite,
+            azure_flags: request.azure_flags,
+            date: request.date,
+        })
+        .map(|outcome| outcome.summary());
+    }
+    import_gcp_catalog(&GcpImportRequest {
+        other_flags: request.azure_flags || !request.aws_instance_types.is_empty(),
+        inputs: request.gcp_machine_types,
+        output: request.output,
+        table_id: request.table_id,
+        allow_overwrite: request.allow_overwrite,
+        date: request.date,
+    })
+    .map(|outcome| outcome.summary())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,6 @@
 //! line: the catalog (built-in tables plus `--catalog` files), the plan's text, and what a
 //! Compute Engine VM with Persistent Disks delivers ([`iofit_predict::gcp`]).
 
-use crate::plan_clouds::read_aws_input;
 use crate::ProcedureError;
 use iofit_catalog::clouds::gcp::GcpCatalog;
 use iofit_model::Bytes;
@@ -16,9 +15,16 @@ fn bad(message: impl Into<String>) -> ProcedureError {
     ProcedureError::BadInput(message.into())
 }
 
-/// A Google Cloud catalog input file's text (as capped as AWS's).
+/// The largest Google Cloud catalog input read (a machine-types list of every zone is a few MB).
+pub const GCP_INPUT_BYTES: u64 = 512 << 20;
+
+/// A Google Cloud catalog input file's text, read within [`GCP_INPUT_BYTES`].
 pub fn read_gcp_input(path: &Path) -> Result<String> {
-    read_aws_input(path)
+    Ok(iofit_safefs::input::read_capped_string(
+        path,
+        GCP_INPUT_BYTES,
+        "Google Cloud catalog input",
+    )?)
 }
 
 /// The built-in Google Cloud tables plus `files` (Google-Cloud-shaped catalog files).

@@ -106,12 +106,12 @@ impl CloudsPlanOutcome {
     }
 
     /// What `--json` prints.
-    pub fn json(&self) -> Option<CloudsJson<'_>> {
+    pub fn json(&self) -> CloudsJson<'_> {
         match self {
-            CloudsPlanOutcome::Gcp(plan) => Some(CloudsJson::Gcp(plan)),
-            CloudsPlanOutcome::Aws(plan) => Some(CloudsJson::Aws(plan)),
+            CloudsPlanOutcome::Gcp(plan) => CloudsJson::Gcp(plan),
+            CloudsPlanOutcome::Aws(plan) => CloudsJson::Aws(plan),
             CloudsPlanOutcome::All { azure, aws, gcp } => {
-                Some(CloudsJson::All(all_json(azure, aws, gcp)))
+                CloudsJson::All(all_json(azure, aws, gcp))
             }
         }
     }
@@ -520,7 +520,7 @@ mod tests {
         );
         assert!(text.contains(&check), "{text}");
         // The JSON keeps the plan's own field order (`designs` first, as AwsPlan declares it).
-        let json = serde_json::to_value(outcome.json().unwrap()).unwrap();
+        let json = serde_json::to_value(outcome.json()).unwrap();
         assert_eq!(json["designs"].as_array().unwrap().len(), 3);
     }
 
@@ -547,7 +547,7 @@ mod tests {
             plan.designs[0].machine_type
         );
         assert!(text.contains(&check), "{text}");
-        let json = serde_json::to_value(outcome.json().unwrap()).unwrap();
+        let json = serde_json::to_value(outcome.json()).unwrap();
         assert_eq!(json["designs"].as_array().unwrap().len(), 3);
         let error = plan_clouds(CloudChoice::One(Cloud::Gcp), &request(3), true).unwrap_err();
         assert!(error.is_bad_input() && error.to_string().starts_with("--burst-tolerant"));
@@ -571,7 +571,7 @@ mod tests {
         assert!(azure_at < aws_at && aws_at < gcp_at, "{text}");
         assert_eq!(text.matches("binding: ").count(), 3, "{text}");
         assert_eq!(text.matches("price basis: ").count(), 3, "{text}");
-        let json = serde_json::to_value(outcome.json().unwrap()).unwrap();
+        let json = serde_json::to_value(outcome.json()).unwrap();
         assert_eq!(
             json["gcp"]["designs"][0]["machine_type"],
             gcp.designs[0].machine_type.as_str()

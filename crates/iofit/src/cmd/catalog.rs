@@ -126,33 +126,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// `iofit catalog import`: writes the catalog file whole, prints what was kept and left out.
 fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let unix_seconds = unix_seconds_now();
-    if !args.gcp_machine_types.is_empty() {
-        use iofit_procedure::catalog_gcp_import::{import_gcp_catalog, GcpImportRequest};
-        let outcome = import_gcp_catalog(&GcpImportRequest {
-            other_flags: !args.skus.is_empty()
-                || !args.prices.is_empty()
-                || args.region.is_some()
-                || !args.aws_instance_types.is_empty(),
-            inputs: args.gcp_machine_types,
-            output: args.output,
-            table_id: args.table_id,
-            allow_overwrite: args.allow_overwrite,
-            date: iofit_catalog::import::date_of_unix_seconds(unix_seconds),
-        })?;
-        crate::cmd::emit(&outcome.summary())?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    if !args.aws_instance_types.is_empty() {
-        use iofit_procedure::catalog_aws_import::{import_aws_catalog, AwsImportRequest};
-        let outcome = import_aws_catalog(&AwsImportRequest {
+    if !args.aws_instance_types.is_empty() || !args.gcp_machine_types.is_empty() {
+        use iofit_procedure::catalog_gcp_import::{import_cloud_catalog, CloudImportRequest};
+        let summary = import_cloud_catalog(CloudImportRequest {
             azure_flags: !args.skus.is_empty() || !args.prices.is_empty() || args.region.is_some(),
-            inputs: args.aws_instance_types,
+            aws_instance_types: args.aws_instance_types,
+            gcp_machine_types: args.gcp_machine_types,
             output: args.output,
             table_id: args.table_id,
             allow_overwrite: args.allow_overwrite,
             date: iofit_catalog::import::date_of_unix_seconds(unix_seconds),
         })?;
-        crate::cmd::emit(&outcome.summary())?;
+        crate::cmd::emit(&summary)?;
         return Ok(ExitCode::SUCCESS);
     }
     let request = ImportRequest {
