@@ -628,3 +628,52 @@ fn import_gcloud_machine_types_then_predict_with_it() {
         "{text}"
     );
 }
+
+/// `iofit profile` reads Google Cloud Monitoring disk metrics (a hand-written timeSeries.list
+/// response: one disk, 1-minute DELTA counts, reads throttled in the last minute) as a capture
+/// and says what the disk hit: its Persistent Disk limit in 1 of 3 periods.
+#[test]
+fn profile_reads_cloud_monitoring_disk_metrics_with_a_verdict() {
+    let point = |end: &str, start: &str, count: u64| {
+        format!(
+            r#"{{"interval": {{"startTime": "2026-11-20T00:{start}:00Z", "endTime": "2026-11-20T00:{end}:00Z"}}, "value": {{"int64Value": "{count}"}}}}"#
+        )
+    };
+    let series = |metric: &str, counts: [u64; 3]| {
+        format!(
+            r#"{{"metric": {{"type": "compute.googleapis.com/instance/disk/{metric}", "labels": {{"device_name": "data"}}}},
+               "resource": {{"type": "gce_instance", "labels": {{"instance_id": "42"}}}},
+               "metricKind": "DELTA", "valueType": "INT64", "points": [{}, {}, {}]}}"#,
+            point("03", "02", counts[2]),
+            point("02", "01", counts[1]),
+            point("01", "00", counts[0])
+        )
+    };
+    let all = [
+        series("read_ops_count", [60_000, 120_000, 900_000]),
+        series("write_ops_count", [30_000, 30_000, 30_000]),
+        series(
+            "read_bytes_count",
+            [491_520_000, 983_040_000, 7_372_800_000],
+        ),
+        series("write_bytes_count", [245_760_000, 245_760_000, 245_760_000]),
+        series("throttled_read_ops_count", [0, 0, 90_000]),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("gcm.json");
+    std::fs::write(&input, format!("{{\"timeSeries\": [{}]}}", all.join(","))).unwrap();
+    let output = iofit().arg("profile").arg(&input).output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.starts_with("Requirements checklist from Cloud Monitoring disk metrics"),
+        "{stdout}"
+    );
+    // 900,000 reads + 30,000 writes in the last minute: 15,500 IOPS at its peak.
+    assert!(stdout.contains("max IOPS 15500.00"), "{stdout}");
+    assert!(
+        stderr.contains("Cloud Monitoring verdict: data was throttled in 1 of 3 periods"),
+        "{stderr}"
+    );
+}

@@ -162,13 +162,21 @@ fn aws_plan(
     Ok(plan_aws(requirements, &catalog, &options))
 }
 
-fn gcp_plan(request: &PlanRequest, requirements: &Requirements) -> Result<GcpPlan> {
+/// Google Cloud's plan, in `region` (`--region` with `--cloud gcp`) or us-central1.
+fn gcp_plan(
+    request: &PlanRequest,
+    requirements: &Requirements,
+    region: Option<&str>,
+) -> Result<GcpPlan> {
     let catalog = crate::clouds_gcp::gcp_catalog(&request.catalog.files)?;
-    let options = GcpPlanOptions {
+    let mut options = GcpPlanOptions {
         top: request.top,
         min_headroom_pct: request.min_headroom_pct,
         ..Default::default()
     };
+    if let Some(region) = region {
+        options.region = region.trim().to_ascii_lowercase();
+    }
     Ok(plan_gcp(requirements, &catalog, &options))
 }
 
@@ -189,7 +197,12 @@ pub fn plan_clouds(
                 ));
             }
             check_headroom(request.min_headroom_pct)?;
-            Ok(CloudsPlanOutcome::Gcp(gcp_plan(request, &requirements)?))
+            let region = request.catalog.region.as_deref();
+            Ok(CloudsPlanOutcome::Gcp(gcp_plan(
+                request,
+                &requirements,
+                region,
+            )?))
         }
         CloudChoice::One(Cloud::Aws) => Ok(CloudsPlanOutcome::Aws(aws_plan(
             request,
@@ -204,7 +217,8 @@ pub fn plan_clouds(
             }
             let azure = azure::plan(request)?;
             let aws = aws_plan(request, burst_tolerant, &requirements)?;
-            let gcp = gcp_plan(request, &requirements)?;
+            // `--region` names Azure's region here: Google Cloud is priced in us-central1.
+            let gcp = gcp_plan(request, &requirements, None)?;
             Ok(CloudsPlanOutcome::All {
                 azure: Box::new(azure),
                 aws,
@@ -549,6 +563,12 @@ mod tests {
         assert!(text.contains(&check), "{text}");
         let json = serde_json::to_value(outcome.json()).unwrap();
         assert_eq!(json["designs"].as_array().unwrap().len(), 3);
+        let mut tokyo = request(1);
+        tokyo.catalog.region = Some("asia-northeast1".into());
+        let outcome = plan_clouds(CloudChoice::One(Cloud::Gcp), &tokyo, false).unwrap();
+        assert!(outcome
+            .text()
+            .contains("price basis: Google Cloud asia-northeast1"));
         let error = plan_clouds(CloudChoice::One(Cloud::Gcp), &request(3), true).unwrap_err();
         assert!(error.is_bad_input() && error.to_string().starts_with("--burst-tolerant"));
     }
