@@ -148,7 +148,7 @@ fn disk_specs_parse_and_refuse_with_the_spec_named() {
     }
     // A machine whose family has no sourced limit for the type is refused, naming both.
     let mut odd = catalog.machine_type("n2-standard-8").unwrap().clone();
-    odd.family = "c3".into();
+    odd.family = "c4".into();
     let error = predict(
         &catalog,
         &odd,
@@ -157,7 +157,7 @@ fn disk_specs_parse_and_refuse_with_the_spec_named() {
     .unwrap_err()
     .to_string();
     assert!(
-        error.contains("no sourced pd-ssd limit") && error.contains("c3"),
+        error.contains("no sourced pd-ssd limit") && error.contains("c4"),
         "{error}"
     );
 }
