@@ -173,5 +173,14 @@ mod tests {
             .starts_with("--gcp-machine-types writes a Google Cloud file"));
         let error = import_gcp_catalog(&GcpImportRequest::default()).unwrap_err();
         assert!(error.to_string().starts_with("give -o FILE"));
+        // One cloud's file at a time: both clouds' inputs are refused, naming the flags.
+        let both = import_cloud_catalog(CloudImportRequest {
+            aws_instance_types: vec!["a.json".into()],
+            gcp_machine_types: vec!["g.json".into()],
+            output: Some(dir.path().join("x.toml")),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert!(both.is_bad_input() && both.to_string().contains("--aws-instance-types"));
     }
 }
