@@ -248,15 +248,17 @@ fn cheapest_on(
     region: &str,
 ) -> Option<(f64, Vec<GcpPlannedDisk>, GcpPrediction)> {
     let mut best: Option<(f64, Vec<GcpPlannedDisk>, GcpPrediction)> = None;
-    for types in choices {
+    'choices: for types in choices {
         let Some(disks) = disks_for(requirements, catalog, machine, types, headroom) else {
             continue;
         };
         let mut planned = Vec::new();
         for spec in disks {
-            let rate = catalog
-                .disk_price(&spec.disk_type, region)?
-                .price_per_gib_month;
+            // The choices hold priced types only; an unpriced one is never a design.
+            let Some(price) = catalog.disk_price(&spec.disk_type, region) else {
+                continue 'choices;
+            };
+            let rate = price.price_per_gib_month;
             planned.push(GcpPlannedDisk {
                 disk_arg: disk_arg(&spec),
                 price_per_gib_month: rate,
