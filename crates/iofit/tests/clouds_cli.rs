@@ -1,10 +1,12 @@
-//! `plan --cloud` and `predict --cloud aws` on the demo's capture and on the issue's example:
-//! a cheapest design on each cloud with its cost split and binding limit, and every listed AWS
-//! design passing `predict --cloud aws` against the same requirements.
+//! `plan --cloud` and `predict --cloud aws|gcp` on the demo's capture and on the issue's
+//! example: a cheapest design on each cloud with its cost split and binding limit, and every
+//! listed AWS and Google Cloud design passing `predict --cloud` against the same requirements.
 
 use assert_cmd::Command;
 use iofit_catalog::clouds::aws::AwsCatalog;
+use iofit_catalog::clouds::gcp::GcpCatalog;
 use iofit_planner::clouds::{plan_aws, AwsPlanOptions};
+use iofit_planner::clouds_gcp::{plan_gcp, GcpPlanOptions};
 
 fn iofit() -> Command {
     Command::cargo_bin("iofit").unwrap()
@@ -63,8 +65,47 @@ fn demo_capture_cheapest_aws_design_with_cost_split_and_binding() {
     );
 }
 
-/// `plan --cloud all` on the demo's capture: Azure's and AWS's cheapest designs side by side,
-/// each with its cost split, binding limit, headroom and price basis; Google Cloud said.
+/// The demo's capture on Google Cloud, with the demo's capacities (data 1,536 GiB, log 256
+/// GiB): bought as pd-balanced, the capacities alone carry the IO, because the VM's pd-balanced
+/// budget is 3,000 + 6 IOPS per GiB of both disks (13,752 reads a second), above the data
+/// volume's reads with 10% headroom; pd-ssd would cost $0.17 instead of $0.10 per GiB for the
+/// same capacity. Every machine type takes 15,000 pd-balanced IOPS, so the cheapest machine of
+/// all carries it; the cost is its hourly price x 730 plus each disk's GiB x its rate.
+#[test]
+fn demo_capture_cheapest_gcp_design_with_cost_split_and_binding() {
+    let dir = tempfile::tempdir().unwrap();
+    let (requirements, _) = demo_requirements(dir.path());
+    let catalog = GcpCatalog::embedded().unwrap();
+    let plan = plan_gcp(&requirements, &catalog, &GcpPlanOptions::default());
+    let best = &plan.designs[0];
+    for (disk, volume) in best.disks.iter().zip(&requirements.volumes) {
+        assert_eq!(disk.spec.label, volume.label);
+        assert_eq!(disk.spec.disk_type, "pd-balanced");
+        assert_eq!(Some(disk.spec.size_gib), volume.sizing.capacity_gib);
+        assert!((disk.price_per_month - disk.spec.size_gib * 0.10).abs() < 1e-9);
+    }
+    let demand = iofit_planner::clouds_gcp::demand_of(&requirements.volumes[0]);
+    let reads = demand.iops * demand.read_pct / 100.0;
+    let total_gib: f64 = best.disks.iter().map(|d| d.spec.size_gib).sum();
+    assert!(
+        3000.0 + 6.0 * total_gib >= reads / 0.9,
+        "{reads} {total_gib}"
+    );
+    let cheapest = catalog
+        .machine_prices
+        .iter()
+        .filter(|p| p.region == "us-central1")
+        .map(|p| p.price_per_month())
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(best.machine_price_per_month, cheapest);
+    let parts: f64 = best.disks.iter().map(|d| d.price_per_month).sum();
+    assert!((best.total_price_per_month - best.machine_price_per_month - parts).abs() < 1e-9);
+    assert!(best.prediction.meets && best.prediction.headroom_pct >= 10.0);
+    assert_eq!(best.prediction.binding, "pd-balanced read IOPS by size");
+}
+
+/// `plan --cloud all` on the demo's capture: Azure's, AWS's and Google Cloud's cheapest designs
+/// side by side, each with its cost split, binding limit, headroom and price basis.
 #[test]
 fn plan_cloud_all_sets_clouds_side_by_side() {
     let dir = tempfile::tempdir().unwrap();
@@ -78,14 +119,19 @@ fn plan_cloud_all_sets_clouds_side_by_side() {
     assert_eq!(output.status.code(), Some(0), "{text}");
     let azure = text.find("\nAzure: ").expect(&text);
     let aws = text.find("\nAWS: m5.4xlarge + data ").expect(&text);
-    assert!(azure < aws);
-    assert_eq!(text.matches("binding: ").count(), 2, "{text}");
-    assert_eq!(text.matches("price basis: ").count(), 2, "{text}");
+    let gcp = text.find("\nGoogle Cloud: ").expect(&text);
+    assert!(azure < aws && aws < gcp);
+    assert_eq!(text.matches("binding: ").count(), 3, "{text}");
+    assert_eq!(text.matches("price basis: ").count(), 3, "{text}");
     assert!(
         text.contains("= instance $560.64 (derived) + volumes $"),
         "{text}"
     );
-    assert!(text.contains("Google Cloud: not planned"), "{text}");
+    assert!(text[gcp..].contains("/month = machine $"), "{text}");
+    assert!(
+        text.contains("price basis: Google Cloud us-central1, USD"),
+        "{text}"
+    );
     // JSON holds the same three answers.
     let output = iofit()
         .args(["plan", "--cloud", "all", "--json", "--requirements"])
@@ -95,7 +141,111 @@ fn plan_cloud_all_sets_clouds_side_by_side() {
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(json["aws"]["designs"][0]["instance"], "m5.4xlarge");
     assert!(json["azure"]["plan"]["designs"][0]["vm"].is_string());
-    assert_eq!(json["gcp"]["planned"], false);
+    assert!(json["gcp"]["designs"][0]["machine_type"].is_string());
+    assert!(json["gcp"]["designs"][0]["disks"][0]["price_per_month"].is_number());
+}
+
+/// Runs every `check:` line of `plan --cloud CLOUD` on `requirements` with the same
+/// requirements: each exits 0 and says it meets them. Returns how many were run.
+fn every_check_passes(cloud: &str, requirements: &std::path::Path, top: &str) -> usize {
+    let output = iofit()
+        .args(["plan", "--cloud", cloud, "--top", top, "--requirements"])
+        .arg(requirements)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let checks: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("check: iofit "))
+        .collect();
+    for check in &checks {
+        let output = iofit()
+            .args(check.split_whitespace())
+            .arg("--requirements")
+            .arg(requirements)
+            .output()
+            .unwrap();
+        let out = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(output.status.code(), Some(0), "{check}\n{out}");
+        assert!(out.contains("; meets the requirements"), "{out}");
+    }
+    checks.len()
+}
+
+/// Every design `plan --cloud gcp` lists passes `predict --cloud gcp` with the same
+/// requirements: on the demo's capture, on 50,000 IOPS of random reads and on a 1,000 MB/s
+/// sequential volume. At 1,500 MB/s no machine type's Persistent Disk limit (1,200 MiB/s at
+/// most) carries it: no design, exit 1, and the note says so.
+#[test]
+fn every_listed_gcp_design_passes_predict() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, demo) = demo_requirements(dir.path());
+    assert_eq!(every_check_passes("gcp", &demo, "5"), 5);
+    let random = dir.path().join("random.toml");
+    std::fs::write(
+        &random,
+        "[[volumes]]\nlabel = \"data\"\n[volumes.sizing]\niops = 50000\nthroughput_mb_s = 0\n\
+         io_size_bytes = 8192\nread_pct = 100\nrandom_pct = 100\ncapacity_gib = 500\n",
+    )
+    .unwrap();
+    assert_eq!(every_check_passes("gcp", &random, "4"), 4);
+    let sequential = dir.path().join("seq.toml");
+    let seq = |mb_s: u32| {
+        format!(
+            "[[volumes]]\nlabel = \"scan\"\n[volumes.sizing]\niops = 0\nthroughput_mb_s = {mb_s}\n\
+             io_size_bytes = 1048576\nread_pct = 100\nrandom_pct = 0\ncapacity_gib = 2000\n"
+        )
+    };
+    std::fs::write(&sequential, seq(1000)).unwrap();
+    assert_eq!(every_check_passes("gcp", &sequential, "3"), 3);
+    std::fs::write(&sequential, seq(1500)).unwrap();
+    let output = iofit()
+        .args(["plan", "--cloud", "gcp", "--requirements"])
+        .arg(&sequential)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("no Google Cloud design meets the requirements"),
+        "{text}"
+    );
+    assert!(text.contains("1200 MiB/s read"), "{text}");
+}
+
+/// `predict --cloud gcp`: Google's rule on one disk (1,000 GiB pd-ssd: 6,000 + 30 x 1,000 =
+/// 36,000 IOPS by size) bound by an n2-standard-8's 15,000 pd-ssd IOPS, and on an
+/// n2-standard-32 by its size.
+#[test]
+fn predict_cloud_gcp_names_the_binding_limit() {
+    let run = |vm: &str| {
+        let output = iofit()
+            .args([
+                "predict",
+                "--cloud",
+                "gcp",
+                "--vm",
+                vm,
+                "--disk",
+                "data=pd-ssd,size_gib=1000",
+                "--bs",
+                "4k",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let text = run("n2-standard-8");
+    assert!(
+        text.contains("delivers 15000 IOPS, 61.4 MB/s; binding: VM n2-standard-8 pd-ssd read IOPS"),
+        "{text}"
+    );
+    let text = run("n2-standard-32");
+    assert!(
+        text.contains("delivers 36000 IOPS, 147.5 MB/s; binding: pd-ssd read IOPS by size"),
+        "{text}"
+    );
 }
 
 /// Every design `plan --cloud aws` lists passes `predict --cloud aws` with the same
@@ -257,6 +407,33 @@ fn bad_cloud_input_is_one_line_and_exit_2() {
             "data=1xgp3,iops=20000",
         ],
         vec!["plan", "--burst-tolerant", "--iops", "100"],
+        vec![
+            "predict",
+            "--cloud",
+            "gcp",
+            "--vm",
+            "n2-standard-8",
+            "--disk",
+            "data=pd-ssd",
+        ],
+        vec![
+            "predict",
+            "--cloud",
+            "gcp",
+            "--vm",
+            "n2-standard-8",
+            "--burst-tolerant",
+            "--disk",
+            "data=pd-ssd,size_gib=10",
+        ],
+        vec![
+            "plan",
+            "--cloud",
+            "gcp",
+            "--burst-tolerant",
+            "--iops",
+            "100",
+        ],
     ] {
         let output = iofit().args(&args).output().unwrap();
         let stderr = String::from_utf8(output.stderr).unwrap();
@@ -388,6 +565,115 @@ fn emulate_cloud_aws_enforces_the_instance_limits() {
     );
     assert!(
         stderr.contains("cleanup: every cgroup, mount, loop device and image made was removed"),
+        "{stderr}"
+    );
+}
+
+/// `catalog import --gcp-machine-types` of a hand-written `gcloud compute machine-types list
+/// --format=json` sample, then `predict --cloud gcp --catalog` on a type only the import knows
+/// (its family's built-in Persistent Disk limits apply: n2, 16-31 vCPUs, 25,000 pd-ssd IOPS).
+#[test]
+fn import_gcloud_machine_types_then_predict_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("types.json");
+    std::fs::write(
+        &input,
+        r#"[
+          {"kind": "compute#machineType", "name": "n2-highcpu-16", "guestCpus": 16,
+           "memoryMb": 16384, "maximumPersistentDisks": 128, "zone": "us-central1-a",
+           "isSharedCpu": false},
+          {"kind": "compute#machineType", "name": "n2-highcpu-16", "guestCpus": 16,
+           "memoryMb": 16384, "maximumPersistentDisks": 128, "zone": "us-central1-c",
+           "isSharedCpu": false},
+          {"kind": "compute#machineType", "name": "e2-micro", "guestCpus": 2, "memoryMb": 1024,
+           "maximumPersistentDisks": 16, "zone": "us-central1-a", "isSharedCpu": true}
+        ]"#,
+    )
+    .unwrap();
+    let output_file = dir.path().join("gcp.toml");
+    let output = iofit()
+        .args(["catalog", "import", "--gcp-machine-types"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output_file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("1 Google Cloud machine type(s) (n2-highcpu-16)"),
+        "{text}"
+    );
+    assert!(text.contains("left out e2-micro: shared-core"), "{text}");
+    let output = iofit()
+        .args([
+            "predict",
+            "--cloud",
+            "gcp",
+            "--vm",
+            "n2-highcpu-16",
+            "--disk",
+            "data=pd-ssd,size_gib=2000",
+            "--catalog",
+        ])
+        .arg(&output_file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(
+            "delivers 25000 IOPS, 204.8 MB/s; binding: VM n2-highcpu-16 pd-ssd read IOPS"
+        ),
+        "{text}"
+    );
+}
+
+/// `iofit profile` reads Google Cloud Monitoring disk metrics (a hand-written timeSeries.list
+/// response: one disk, 1-minute DELTA counts, reads throttled in the last minute) as a capture
+/// and says what the disk hit: its Persistent Disk limit in 1 of 3 periods.
+#[test]
+fn profile_reads_cloud_monitoring_disk_metrics_with_a_verdict() {
+    let point = |end: &str, start: &str, count: u64| {
+        format!(
+            r#"{{"interval": {{"startTime": "2026-11-20T00:{start}:00Z", "endTime": "2026-11-20T00:{end}:00Z"}}, "value": {{"int64Value": "{count}"}}}}"#
+        )
+    };
+    let series = |metric: &str, counts: [u64; 3]| {
+        format!(
+            r#"{{"metric": {{"type": "compute.googleapis.com/instance/disk/{metric}", "labels": {{"device_name": "data"}}}},
+               "resource": {{"type": "gce_instance", "labels": {{"instance_id": "42"}}}},
+               "metricKind": "DELTA", "valueType": "INT64", "points": [{}, {}, {}]}}"#,
+            point("03", "02", counts[2]),
+            point("02", "01", counts[1]),
+            point("01", "00", counts[0])
+        )
+    };
+    let all = [
+        series("read_ops_count", [60_000, 120_000, 900_000]),
+        series("write_ops_count", [30_000, 30_000, 30_000]),
+        series(
+            "read_bytes_count",
+            [491_520_000, 983_040_000, 7_372_800_000],
+        ),
+        series("write_bytes_count", [245_760_000, 245_760_000, 245_760_000]),
+        series("throttled_read_ops_count", [0, 0, 90_000]),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("gcm.json");
+    std::fs::write(&input, format!("{{\"timeSeries\": [{}]}}", all.join(","))).unwrap();
+    let output = iofit().arg("profile").arg(&input).output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.starts_with("Requirements checklist from Cloud Monitoring disk metrics"),
+        "{stdout}"
+    );
+    // 900,000 reads + 30,000 writes in the last minute: 15,500 IOPS at its peak.
+    assert!(stdout.contains("max IOPS 15500.00"), "{stdout}");
+    assert!(
+        stderr.contains("Cloud Monitoring verdict: data was throttled in 1 of 3 periods"),
         "{stderr}"
     );
 }

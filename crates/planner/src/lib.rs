@@ -62,6 +62,7 @@ use std::rc::Rc;
 
 mod cheaper;
 pub mod clouds;
+pub mod clouds_gcp;
 mod requirement_checks;
 mod search;
 

@@ -44,6 +44,7 @@
 pub mod aws;
 pub mod disk_spec;
 mod findings;
+pub mod gcp;
 pub use findings::{Advice, Candidate, UpToDisk, Violation, Warning};
 mod json;
 

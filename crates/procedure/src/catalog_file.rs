@@ -1,11 +1,12 @@
 //! `iofit catalog import` and `iofit catalog fetch` apart from the command line: which catalog
 //! file the flags ask for (Azure's from `az vm list-skus` and Retail Prices pages, or from the
 //! Retail Prices API; AWS's from `describe-instance-types`, or one region's prices from AWS's
-//! Price List), written whole by the procedure that makes it.
+//! Price List; Google Cloud's from `gcloud compute machine-types list`), written whole by the
+//! procedure that makes it.
 
-use crate::catalog_aws_import::{import_aws_catalog, AwsImportRequest};
 use crate::catalog_aws_prices::{aws_prices_if_asked, AwsPriceFlags};
 use crate::catalog_fetch::{fetch_catalog, FetchRequest, RETAIL_PRICES_API};
+use crate::catalog_gcp_import::{import_cloud_catalog, CloudImportRequest};
 use crate::catalog_import::{import_catalog, ImportRequest};
 use crate::catalog_list::check_fetch_flags;
 use crate::plan_clouds::CloudChoice;
@@ -19,6 +20,7 @@ pub struct CatalogFileFlags {
     pub fetch: bool,
     pub skus: Vec<PathBuf>,
     pub aws_instance_types: Vec<PathBuf>,
+    pub gcp_machine_types: Vec<PathBuf>,
     pub aws_prices: Option<PathBuf>,
     pub cloud: Option<CloudChoice>,
     pub prices: Vec<PathBuf>,
@@ -65,16 +67,16 @@ pub fn write_catalog_file(
         };
         return Ok(fetch_catalog(&request)?.summary());
     }
-    if !flags.aws_instance_types.is_empty() {
-        let request = AwsImportRequest {
+    if !flags.aws_instance_types.is_empty() || !flags.gcp_machine_types.is_empty() {
+        return import_cloud_catalog(CloudImportRequest {
             azure_flags: azure_inputs || flags.region.is_some(),
-            inputs: flags.aws_instance_types,
+            aws_instance_types: flags.aws_instance_types,
+            gcp_machine_types: flags.gcp_machine_types,
             output: flags.output,
             table_id: flags.table_id,
             allow_overwrite: flags.allow_overwrite,
             date,
-        };
-        return Ok(import_aws_catalog(&request)?.summary());
+        });
     }
     let request = ImportRequest {
         skus: flags.skus,

@@ -1,6 +1,6 @@
 //! `iofit plan --cloud aws|gcp|all` apart from the command line: the same requirements planned
-//! on other clouds, each with its own catalog, limits and prices; `all` sets the cheapest
-//! design of each side by side with its binding limit, headroom and price basis. The binary
+//! on other clouds, each with its own catalog, limits and prices (Google Cloud's text is in
+//! [`crate::clouds_gcp`]); `all` sets the cheapest design of each side by side with its binding limit, headroom and price basis. The binary
 //! builds the [`PlanRequest`] (as for Azure's plan), calls [`plan_clouds`] and prints
 //! [`CloudsPlanOutcome::text`] or [`CloudsPlanOutcome::json`].
 
@@ -10,6 +10,7 @@ use iofit_catalog::clouds::aws::AwsCatalog;
 use iofit_catalog::clouds::Cloud;
 use iofit_model::Requirements;
 use iofit_planner::clouds::{plan_aws, AwsDesign, AwsPlan, AwsPlanOptions};
+use iofit_planner::clouds_gcp::{plan_gcp, GcpPlan, GcpPlanOptions};
 use std::path::{Path, PathBuf};
 
 type Result<T> = std::result::Result<T, ProcedureError>;
@@ -17,9 +18,6 @@ type Result<T> = std::result::Result<T, ProcedureError>;
 fn bad(message: impl Into<String>) -> ProcedureError {
     ProcedureError::BadInput(message.into())
 }
-
-/// Why Google Cloud has no design: said, not hidden.
-pub const GCP_NOT_DONE: &str = "not planned: this build has no Google Cloud catalog yet (machine types' Persistent Disk and Hyperdisk limits, disk rules and us-central1 prices are not sourced)";
 
 /// The largest AWS catalog input read (describe-instance-types for every type is a few MB).
 pub const AWS_INPUT_BYTES: u64 = 512 << 20;
@@ -99,19 +97,20 @@ pub fn check_azure_only(fleet: bool, report: bool) -> Result<()> {
 #[serde(untagged)]
 pub enum CloudsJson<'a> {
     Aws(&'a AwsPlan),
+    Gcp(&'a GcpPlan),
     All(serde_json::Value),
 }
 
 /// A plan on the clouds `--cloud` names (Azure alone is [`azure::plan`]'s).
 #[derive(Clone, Debug)]
 pub enum CloudsPlanOutcome {
-    /// Google Cloud: not planned ([`GCP_NOT_DONE`]).
-    Gcp,
+    Gcp(GcpPlan),
     Aws(AwsPlan),
     /// The cheapest design of each cloud side by side.
     All {
         azure: Box<PlanOutcome>,
         aws: AwsPlan,
+        gcp: GcpPlan,
     },
 }
 
@@ -119,27 +118,31 @@ impl CloudsPlanOutcome {
     /// Whether any design meets the requirements (exit 0), or none (exit 1).
     pub fn found(&self) -> bool {
         match self {
-            CloudsPlanOutcome::Gcp => false,
+            CloudsPlanOutcome::Gcp(plan) => !plan.designs.is_empty(),
             CloudsPlanOutcome::Aws(plan) => !plan.designs.is_empty(),
-            CloudsPlanOutcome::All { azure, aws } => azure.found() || !aws.designs.is_empty(),
+            CloudsPlanOutcome::All { azure, aws, gcp } => {
+                azure.found() || !aws.designs.is_empty() || !gcp.designs.is_empty()
+            }
         }
     }
 
-    /// What `--json` prints; `None` for Google Cloud, which prints its sentence as text.
-    pub fn json(&self) -> Option<CloudsJson<'_>> {
+    /// What `--json` prints.
+    pub fn json(&self) -> CloudsJson<'_> {
         match self {
-            CloudsPlanOutcome::Gcp => None,
-            CloudsPlanOutcome::Aws(plan) => Some(CloudsJson::Aws(plan)),
-            CloudsPlanOutcome::All { azure, aws } => Some(CloudsJson::All(all_json(azure, aws))),
+            CloudsPlanOutcome::Gcp(plan) => CloudsJson::Gcp(plan),
+            CloudsPlanOutcome::Aws(plan) => CloudsJson::Aws(plan),
+            CloudsPlanOutcome::All { azure, aws, gcp } => {
+                CloudsJson::All(all_json(azure, aws, gcp))
+            }
         }
     }
 
     /// What the command prints.
     pub fn text(&self) -> String {
         match self {
-            CloudsPlanOutcome::Gcp => format!("Google Cloud: {GCP_NOT_DONE}\n"),
+            CloudsPlanOutcome::Gcp(plan) => crate::clouds_gcp::plan_text(plan),
             CloudsPlanOutcome::Aws(plan) => aws_text(plan),
-            CloudsPlanOutcome::All { azure, aws } => all_text(azure, aws),
+            CloudsPlanOutcome::All { azure, aws, gcp } => all_text(azure, aws, gcp),
         }
     }
 }
@@ -154,6 +157,15 @@ fn requirements(request: &PlanRequest) -> Result<Requirements> {
     Ok(requirements)
 }
 
+fn check_headroom(headroom: f64) -> Result<()> {
+    if !(headroom.is_finite() && (0.0..100.0).contains(&headroom)) {
+        return Err(bad(format!(
+            "--min-headroom-pct {headroom}: must be within 0..100"
+        )));
+    }
+    Ok(())
+}
+
 /// `aws_region`: the region AWS prices come from (`--region` with `--cloud aws`; with `--cloud
 /// all` the region is Azure's and AWS keeps its default). `--os` holds on every cloud.
 fn aws_plan(
@@ -163,11 +175,7 @@ fn aws_plan(
     aws_region: Option<&str>,
 ) -> Result<AwsPlan> {
     let headroom = request.min_headroom_pct;
-    if !(headroom.is_finite() && (0.0..100.0).contains(&headroom)) {
-        return Err(bad(format!(
-            "--min-headroom-pct {headroom}: must be within 0..100"
-        )));
-    }
+    check_headroom(headroom)?;
     let catalog = aws_catalog(&request.catalog.files)?;
     let mut options = AwsPlanOptions {
         top: request.top,
@@ -185,8 +193,26 @@ fn aws_plan(
     Ok(plan_aws(requirements, &catalog, &options))
 }
 
-/// Plans `request` on the clouds `choice` names: AWS with its own catalog (`request`'s
-/// `--catalog` files are AWS-shaped then), Google Cloud said not planned, or all side by side.
+/// Google Cloud's plan, in `region` (`--region` with `--cloud gcp`) or us-central1.
+fn gcp_plan(
+    request: &PlanRequest,
+    requirements: &Requirements,
+    region: Option<&str>,
+) -> Result<GcpPlan> {
+    let catalog = crate::clouds_gcp::gcp_catalog(&request.catalog.files)?;
+    let mut options = GcpPlanOptions {
+        top: request.top,
+        min_headroom_pct: request.min_headroom_pct,
+        ..Default::default()
+    };
+    if let Some(region) = region {
+        options.region = region.trim().to_ascii_lowercase();
+    }
+    Ok(plan_gcp(requirements, &catalog, &options))
+}
+
+/// Plans `request` on the clouds `choice` names, each with its own catalog (`request`'s
+/// `--catalog` files are that cloud's shape), or all side by side.
 pub fn plan_clouds(
     choice: CloudChoice,
     request: &PlanRequest,
@@ -195,7 +221,20 @@ pub fn plan_clouds(
     let requirements = requirements(request)?;
     match choice {
         CloudChoice::One(Cloud::Azure) => Err(bad("--cloud azure is planned by plan itself")),
-        CloudChoice::One(Cloud::Gcp) => Ok(CloudsPlanOutcome::Gcp),
+        CloudChoice::One(Cloud::Gcp) => {
+            if burst_tolerant {
+                return Err(bad(
+                    "--burst-tolerant is AWS's instance burst window; Google Cloud's Persistent Disks do not burst: leave it out with --cloud gcp",
+                ));
+            }
+            check_headroom(request.min_headroom_pct)?;
+            let region = request.catalog.region.as_deref();
+            Ok(CloudsPlanOutcome::Gcp(gcp_plan(
+                request,
+                &requirements,
+                region,
+            )?))
+        }
         CloudChoice::One(Cloud::Aws) => Ok(CloudsPlanOutcome::Aws(aws_plan(
             request,
             burst_tolerant,
@@ -205,14 +244,17 @@ pub fn plan_clouds(
         CloudChoice::All => {
             if !request.catalog.files.is_empty() {
                 return Err(bad(
-                    "--catalog FILE is one cloud's file; with --cloud all leave it out (give it with --cloud azure or --cloud aws)",
+                    "--catalog FILE is one cloud's file; with --cloud all leave it out (give it with --cloud azure, aws or gcp)",
                 ));
             }
             let azure = azure::plan(request)?;
             let aws = aws_plan(request, burst_tolerant, &requirements, None)?;
+            // `--region` names Azure's region here: Google Cloud is priced in us-central1.
+            let gcp = gcp_plan(request, &requirements, None)?;
             Ok(CloudsPlanOutcome::All {
                 azure: Box::new(azure),
                 aws,
+                gcp,
             })
         }
     }
@@ -385,7 +427,7 @@ fn aws_block(plan: &AwsPlan) -> String {
     text
 }
 
-fn all_text(azure_outcome: &PlanOutcome, aws: &AwsPlan) -> String {
+fn all_text(azure_outcome: &PlanOutcome, aws: &AwsPlan, gcp: &GcpPlan) -> String {
     let mut text = String::from(
         "Cheapest design on each cloud (the same requirements; each cloud's own limits and prices)\n\n",
     );
@@ -393,22 +435,25 @@ fn all_text(azure_outcome: &PlanOutcome, aws: &AwsPlan) -> String {
     text.push('\n');
     text.push_str(&aws_block(aws));
     text.push('\n');
-    text.push_str(&format!("Google Cloud: {GCP_NOT_DONE}\n"));
+    text.push_str(&crate::clouds_gcp::plan_block(gcp));
     text.push_str("\nnotes:\n");
     for note in &aws.notes {
         text.push_str(&format!("  - AWS: {note}\n"));
     }
+    for note in &gcp.notes {
+        text.push_str(&format!("  - Google Cloud: {note}\n"));
+    }
     text.push_str(
-        "  - `plan --cloud azure` and `plan --cloud aws` list every cloud's ranked designs\n",
+        "  - `plan --cloud azure`, `--cloud aws` and `--cloud gcp` list each cloud's ranked designs\n",
     );
     text
 }
 
-fn all_json(azure_outcome: &PlanOutcome, aws: &AwsPlan) -> serde_json::Value {
+fn all_json(azure_outcome: &PlanOutcome, aws: &AwsPlan, gcp: &GcpPlan) -> serde_json::Value {
     serde_json::json!({
         "azure": azure_outcome.json(),
         "aws": aws,
-        "gcp": { "planned": false, "reason": GCP_NOT_DONE },
+        "gcp": gcp,
     })
 }
 
@@ -521,34 +566,68 @@ mod tests {
         );
         assert!(text.contains(&check), "{text}");
         // The JSON keeps the plan's own field order (`designs` first, as AwsPlan declares it).
-        let json = serde_json::to_value(outcome.json().unwrap()).unwrap();
+        let json = serde_json::to_value(outcome.json()).unwrap();
         assert_eq!(json["designs"].as_array().unwrap().len(), 3);
     }
 
     #[test]
-    fn google_cloud_is_said_not_planned_and_finds_nothing() {
-        let outcome = plan_clouds(CloudChoice::One(Cloud::Gcp), &request(5), false).unwrap();
-        assert!(!outcome.found());
-        assert!(outcome.json().is_none());
-        assert_eq!(outcome.text(), format!("Google Cloud: {GCP_NOT_DONE}\n"));
+    fn google_cloud_designs_are_ranked_by_price_and_each_meets_the_requirements() {
+        let outcome = plan_clouds(CloudChoice::One(Cloud::Gcp), &request(3), false).unwrap();
+        let CloudsPlanOutcome::Gcp(plan) = &outcome else {
+            panic!("{outcome:?}");
+        };
+        assert!(outcome.found());
+        assert_eq!(plan.designs.len(), 3);
+        assert!(plan
+            .designs
+            .windows(2)
+            .all(|w| w[0].total_price_per_month <= w[1].total_price_per_month));
+        assert!(plan.designs.iter().all(|d| d.prediction.meets));
+        let text = outcome.text();
+        assert!(
+            text.starts_with("Google Cloud: 3 design(s) meet the requirements"),
+            "{text}"
+        );
+        let check = format!(
+            "check: iofit predict --cloud gcp --vm {} --disk data=",
+            plan.designs[0].machine_type
+        );
+        assert!(text.contains(&check), "{text}");
+        let json = serde_json::to_value(outcome.json()).unwrap();
+        assert_eq!(json["designs"].as_array().unwrap().len(), 3);
+        let mut tokyo = request(1);
+        tokyo.catalog.region = Some("asia-northeast1".into());
+        let outcome = plan_clouds(CloudChoice::One(Cloud::Gcp), &tokyo, false).unwrap();
+        assert!(outcome
+            .text()
+            .contains("price basis: Google Cloud asia-northeast1"));
+        let error = plan_clouds(CloudChoice::One(Cloud::Gcp), &request(3), true).unwrap_err();
+        assert!(error.is_bad_input() && error.to_string().starts_with("--burst-tolerant"));
     }
 
     #[test]
     fn all_sets_each_clouds_cheapest_design_side_by_side() {
         let outcome = plan_clouds(CloudChoice::All, &request(5), false).unwrap();
-        let CloudsPlanOutcome::All { azure, aws } = &outcome else {
+        let CloudsPlanOutcome::All { azure, aws, gcp } = &outcome else {
             panic!("{outcome:?}");
         };
-        assert!(azure.found() && !aws.designs.is_empty());
+        assert!(azure.found() && !aws.designs.is_empty() && !gcp.designs.is_empty());
         let text = outcome.text();
         let azure_at = text.find("Azure: ").unwrap();
         let aws_at = text
             .find(&format!("AWS: {} + ", aws.designs[0].instance))
             .unwrap();
-        let gcp_at = text.find("Google Cloud: not planned").unwrap();
+        let gcp_at = text
+            .find(&format!("Google Cloud: {} + ", gcp.designs[0].machine_type))
+            .unwrap();
         assert!(azure_at < aws_at && aws_at < gcp_at, "{text}");
-        let json = serde_json::to_value(outcome.json().unwrap()).unwrap();
-        assert_eq!(json["gcp"]["planned"], false);
+        assert_eq!(text.matches("binding: ").count(), 3, "{text}");
+        assert_eq!(text.matches("price basis: ").count(), 3, "{text}");
+        let json = serde_json::to_value(outcome.json()).unwrap();
+        assert_eq!(
+            json["gcp"]["designs"][0]["machine_type"],
+            gcp.designs[0].machine_type.as_str()
+        );
         assert_eq!(
             json["aws"]["designs"][0]["instance"],
             aws.designs[0].instance.as_str()

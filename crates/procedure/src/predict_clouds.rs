@@ -17,15 +17,15 @@ fn bad(message: impl Into<String>) -> ProcedureError {
     ProcedureError::BadInput(message.into())
 }
 
-/// The cloud `predict --cloud TEXT` predicts on: Azure (the default) or AWS.
+/// The cloud `predict --cloud TEXT` predicts on: Azure (the default), AWS or Google Cloud.
 pub fn predict_cloud(text: &str, burst_tolerant: bool) -> Result<Cloud> {
     match text.parse::<CloudChoice>() {
-        Ok(CloudChoice::One(Cloud::Azure)) if burst_tolerant => Err(bad(
+        Ok(CloudChoice::One(Cloud::Azure | Cloud::Gcp)) if burst_tolerant => Err(bad(
             "--burst-tolerant is AWS's instance burst window; use it with --cloud aws",
         )),
-        Ok(CloudChoice::One(cloud @ (Cloud::Azure | Cloud::Aws))) => Ok(cloud),
-        Ok(_) => Err(bad(format!(
-            "--cloud {text}: predict knows azure and aws (Google Cloud is not in the catalog yet)"
+        Ok(CloudChoice::One(cloud)) => Ok(cloud),
+        Ok(CloudChoice::All) => Err(bad(format!(
+            "--cloud {text}: predict takes one cloud: azure, aws or gcp"
         ))),
         Err(e) => Err(bad(format!("--cloud: {e}"))),
     }
@@ -34,15 +34,20 @@ pub fn predict_cloud(text: &str, burst_tolerant: bool) -> Result<Cloud> {
 /// Demand that no EBS limit reaches: the design runs flat out and its least limit binds.
 const FLAT_OUT_IOPS: f64 = 1e12;
 
-/// Everything `iofit predict --cloud aws` asks for.
+/// Everything `iofit predict --cloud aws|gcp` asks for.
 #[derive(Clone, Debug, Default)]
 pub struct AwsPredictRequest {
+    /// `--cloud` [default: AWS]; Google Cloud's request reads the same flags.
+    pub cloud: Option<Cloud>,
     /// `--vm`: the EC2 instance type.
     pub vm: String,
     /// `--disk`: one volume spec each ([`aws::parse_volume_spec`]).
     pub disks: Vec<String>,
     /// `--bs`: once for every volume or once per `--disk` [default: 8k].
     pub bs: Vec<String>,
+    /// `--rw` and `--rwmixread` (Google Cloud: reads and writes have their own limits).
+    pub rw: Vec<String>,
+    pub rwmixread: f64,
     /// `--requirements`: targets per volume, matched to `--disk` in order.
     pub requirements: Option<PathBuf>,
     pub no_burst: bool,
@@ -51,6 +56,56 @@ pub struct AwsPredictRequest {
     pub catalog_files: Vec<PathBuf>,
     /// Azure predict's `--job` and `--stripe` were given (refused here).
     pub azure_only_flags: bool,
+}
+
+/// A prediction on AWS or Google Cloud, as `predict --cloud aws|gcp` prints it.
+#[derive(Clone, Debug)]
+pub enum CloudPredictOutcome {
+    Aws(AwsPredictOutcome),
+    Gcp(crate::clouds_gcp::GcpPredictOutcome),
+}
+
+impl CloudPredictOutcome {
+    /// Exit 0 when no requirements were given or they are met.
+    pub fn passes(&self) -> bool {
+        match self {
+            CloudPredictOutcome::Aws(o) => o.passes(),
+            CloudPredictOutcome::Gcp(o) => o.passes(),
+        }
+    }
+    /// What `--json` prints.
+    pub fn json(&self) -> serde_json::Value {
+        match self {
+            CloudPredictOutcome::Aws(o) => o.json(),
+            CloudPredictOutcome::Gcp(o) => o.json(),
+        }
+    }
+    /// What the command prints.
+    pub fn text(&self) -> String {
+        match self {
+            CloudPredictOutcome::Aws(o) => o.text(),
+            CloudPredictOutcome::Gcp(o) => o.text(),
+        }
+    }
+}
+
+/// Predicts `request` on its cloud (AWS or Google Cloud; Azure is `predict`'s own).
+pub fn predict_on(request: &AwsPredictRequest) -> Result<CloudPredictOutcome> {
+    match request.cloud.unwrap_or(Cloud::Aws) {
+        Cloud::Aws => predict_aws(request).map(CloudPredictOutcome::Aws),
+        Cloud::Gcp => crate::clouds_gcp::predict_gcp(&crate::clouds_gcp::GcpPredictRequest {
+            vm: request.vm.clone(),
+            disks: request.disks.clone(),
+            bs: request.bs.clone(),
+            rw: request.rw.clone(),
+            rwmixread: request.rwmixread,
+            requirements: request.requirements.clone(),
+            catalog_files: request.catalog_files.clone(),
+            azure_only_flags: request.azure_only_flags,
+        })
+        .map(CloudPredictOutcome::Gcp),
+        Cloud::Azure => Err(bad("--cloud azure is predicted by predict itself")),
+    }
 }
 
 /// A prediction on AWS: sustained, and the burst state when it differs.
@@ -355,15 +410,17 @@ mod tests {
     }
 
     #[test]
-    fn the_cloud_flag_picks_azure_or_aws_only() {
+    fn the_cloud_flag_picks_one_cloud() {
         assert_eq!(predict_cloud("azure", false).unwrap(), Cloud::Azure);
         assert_eq!(predict_cloud("AWS", true).unwrap(), Cloud::Aws);
+        assert_eq!(predict_cloud("gcp", false).unwrap(), Cloud::Gcp);
         let error = predict_cloud("azure", true).unwrap_err();
         assert!(error.is_bad_input() && error.to_string().contains("--burst-tolerant"));
+        assert!(predict_cloud("gcp", true).is_err());
         assert!(predict_cloud("all", false)
             .unwrap_err()
             .to_string()
-            .starts_with("--cloud all: predict knows azure and aws"));
+            .starts_with("--cloud all: predict takes one cloud"));
         assert!(predict_cloud("ibm", false)
             .unwrap_err()
             .to_string()

@@ -12,6 +12,8 @@ pub enum Tool {
     AzureMonitor,
     /// AWS CloudWatch EBS metrics (`aws cloudwatch get-metric-data`).
     CloudWatch,
+    /// Google Cloud Monitoring disk metrics (the timeSeries.list response).
+    CloudMonitoring,
     /// `iostat -x -o JSON`: read as iostat's text (the same columns).
     IostatJson,
     /// `sadf -j`, `sadf -x`, `sadf -p`: read as sar's rows.
@@ -30,6 +32,7 @@ impl Tool {
             Tool::Live => "live /proc/diskstats",
             Tool::AzureMonitor => "Azure Monitor metrics",
             Tool::CloudWatch => "CloudWatch EBS metrics",
+            Tool::CloudMonitoring => "Cloud Monitoring disk metrics",
             Tool::IostatJson => "iostat -x -o JSON",
             Tool::SadfJson => "sadf -j",
             Tool::SadfXml => "sadf -x",

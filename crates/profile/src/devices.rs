@@ -173,7 +173,10 @@ fn classify_numbers(major: u32, minor: u32, all: &[&str]) -> DeviceKind {
 }
 
 pub fn is_linux(tool: Tool) -> bool {
-    !matches!(tool, Tool::PerfMon | Tool::AzureMonitor | Tool::CloudWatch)
+    !matches!(
+        tool,
+        Tool::PerfMon | Tool::AzureMonitor | Tool::CloudWatch | Tool::CloudMonitoring
+    )
 }
 
 /// The devices left out of the default sizing: partitions whose disk is in the capture, and

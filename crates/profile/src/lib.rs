@@ -30,6 +30,7 @@
 pub mod azure;
 pub mod capture;
 pub mod clock;
+pub mod cloud_monitoring;
 pub mod cloudwatch;
 pub mod devices;
 pub mod error;
@@ -76,6 +77,8 @@ pub enum Format {
     AzureCsv,
     /// `aws cloudwatch get-metric-data --output json` (EBS volume and instance metrics).
     CloudWatchJson,
+    /// Google Cloud Monitoring's timeSeries.list response (Compute Engine disk metrics).
+    CloudMonitoringJson,
     /// `iostat -x -o JSON`.
     IostatJson,
     /// `sadf -j` (JSON).
@@ -136,6 +139,11 @@ pub fn detect(head: &[u8], file: &str) -> Result<Format, ProfileError> {
         && clock::time_of_day_s(cells[2]).is_some()
     {
         return Ok(Format::SadfP);
+    }
+    if (opening.starts_with('{') || opening.starts_with('['))
+        && text.contains(cloud_monitoring::METRIC_PREFIX)
+    {
+        return Ok(Format::CloudMonitoringJson);
     }
     if opening.starts_with('{') && text.contains("\"MetricDataResults\"") {
         return Ok(Format::CloudWatchJson);
@@ -213,6 +221,7 @@ pub fn parse_bytes(
         Format::AzureJson => azure::parse_azure_json(bytes, file),
         Format::AzureCsv => azure::parse_azure_csv(&perfmon::decode(bytes), file),
         Format::CloudWatchJson => cloudwatch::parse_cloudwatch_json(bytes, file),
+        Format::CloudMonitoringJson => cloud_monitoring::parse_cloud_monitoring_json(bytes, file),
         Format::IostatJson => machine::parse_iostat_json(bytes, file, options.keep_first_report),
         Format::SadfJson => machine::parse_sadf_json(bytes, file),
         Format::SadfXml => machine::parse_sadf_xml(&String::from_utf8_lossy(bytes), file),
@@ -291,6 +300,7 @@ pub fn parse_file_on(
         | Format::AzureJson
         | Format::AzureCsv
         | Format::CloudWatchJson
+        | Format::CloudMonitoringJson
         | Format::IostatJson
         | Format::SadfJson
         | Format::SadfXml => {

@@ -466,7 +466,11 @@ impl AwsCatalog {
     }
 }
 
-fn unknown<'a>(what: &str, name: &str, names: impl Iterator<Item = &'a String>) -> CatalogError {
+pub(crate) fn unknown<'a>(
+    what: &str,
+    name: &str,
+    names: impl Iterator<Item = &'a String>,
+) -> CatalogError {
     let mut scored: Vec<(f64, &String)> = names
         .map(|n| {
             (
@@ -486,12 +490,12 @@ fn unknown<'a>(what: &str, name: &str, names: impl Iterator<Item = &'a String>) 
 }
 
 /// The 1-based line where `needle` first occurs, to point an error at its row.
-fn line_of(text: &str, needle: &str) -> Option<usize> {
+pub(crate) fn line_of(text: &str, needle: &str) -> Option<usize> {
     text.find(needle)
         .map(|offset| text[..offset].lines().count() + 1)
 }
 
-fn check_table(file: &str, table: &TableInfo) -> Result<(), CatalogError> {
+pub(crate) fn check_table(file: &str, table: &TableInfo) -> Result<(), CatalogError> {
     let problem = |field: &str, problem: &str| CatalogError::Table {
         file: file.to_string(),
         line: None,
@@ -530,9 +534,9 @@ fn check_table(file: &str, table: &TableInfo) -> Result<(), CatalogError> {
     Ok(())
 }
 
-type FieldProblem = (&'static str, String);
+pub(crate) type FieldProblem = (&'static str, String);
 
-fn check_numbers(numbers: &[(&'static str, Option<f64>)]) -> Result<(), FieldProblem> {
+pub(crate) fn check_numbers(numbers: &[(&'static str, Option<f64>)]) -> Result<(), FieldProblem> {
     for (field, value) in numbers {
         if let Some(value) = value {
             if !(value.is_finite() && *value >= 0.0) {

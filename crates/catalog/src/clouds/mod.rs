@@ -6,6 +6,8 @@
 pub mod aws;
 pub mod aws_import;
 pub mod aws_prices;
+pub mod gcp;
+pub mod gcp_import;
 
 /// The clouds `plan --cloud` and `predict --cloud` know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -74,6 +74,10 @@ pub struct ImportArgs {
     /// List Bulk API's EC2 offer file of --region) [default: azure].
     #[arg(long, value_parser = super::plan::parse_cloud)]
     pub cloud: Option<iofit_procedure::plan_clouds::CloudChoice>,
+    /// `gcloud compute machine-types list --format=json` output: writes a Google Cloud catalog
+    /// file (for `plan`/`predict --cloud gcp --catalog FILE`) instead of an Azure one; repeatable.
+    #[arg(long = "gcp-machine-types", value_name = "FILE")]
+    pub gcp_machine_types: Vec<PathBuf>,
     /// A page of the Azure Retail Prices API as saved (`{"Items": [...]}`); repeatable.
     #[arg(long, value_name = "FILE")]
     pub prices: Vec<PathBuf>,
@@ -103,6 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         || !args.import.aws_instance_types.is_empty()
         || args.import.aws_prices.is_some()
         || args.import.cloud.is_some()
+        || !args.import.gcp_machine_types.is_empty()
         || !args.import.prices.is_empty()
         || args.import.region.is_some()
         || args.import.output.is_some();
@@ -135,6 +140,7 @@ fn write_file(args: ImportArgs, fetch: bool) -> anyhow::Result<ExitCode> {
         fetch,
         skus: args.skus,
         aws_instance_types: args.aws_instance_types,
+        gcp_machine_types: args.gcp_machine_types,
         aws_prices: args.aws_prices,
         cloud: args.cloud,
         prices: args.prices,

@@ -1,5 +1,4 @@
-//! `iofit plan --cloud aws|gcp|all`: the same requirements planned on other clouds
-//! ([`iofit_procedure::plan_clouds`]).
+//! `iofit plan --cloud aws|gcp|all` ([`iofit_procedure::plan_clouds`]).
 
 use super::plan::Args;
 pub use super::shared::CloudChoice;
@@ -19,9 +18,6 @@ pub fn dispatch(args: Args) -> anyhow::Result<ExitCode> {
 pub fn run(args: &Args, choice: CloudChoice) -> anyhow::Result<ExitCode> {
     check_azure_only(args.fleet.is_some(), args.output.report.is_some())?;
     let outcome = plan_clouds(choice, &super::plan::request(args)?, args.burst_tolerant)?;
-    match outcome.json().filter(|_| args.output.json) {
-        Some(json) => print_json_or_text(true, || json, String::new)?,
-        None => super::emit(&outcome.text())?,
-    }
+    print_json_or_text(args.output.json, || outcome.json(), || outcome.text())?;
     Ok(exit_for(outcome.found()))
 }

@@ -20,6 +20,8 @@ pub struct Args {
     /// what is bought per disk (,size_gib=N,iops=N,mb_s=N). Repeat per volume. With --cloud aws
     /// (and --vm an EC2 instance type such as m6i.2xlarge):
     /// [LABEL=]COUNTxTYPE[,size_gib=N][,iops=N][,mb_s=N|mib_s=N], TYPE gp3, gp2, io2 or st1.
+    /// With --cloud gcp (--vm a machine type such as n2-standard-8): [LABEL=]TYPE,size_gib=N,
+    /// TYPE pd-balanced, pd-ssd or pd-standard.
     #[arg(long = "disk", required = true, value_name = "SPEC")]
     pub disks: Vec<String>,
     /// Stripe unit of multi-disk volumes (64k for small random IO, 256k for sequential). Once

@@ -15,7 +15,8 @@ pub struct CatalogArgs {
     pub files: Vec<PathBuf>,
     /// The Azure region of the prices (eastus, westeurope, japaneast...). Only VM sizes with a
     /// price there (for --pricing and --os) are considered [default: eastus when --pricing or --os
-    /// is given; without all three, the rows' own prices as they are].
+    /// is given; without all three, the rows' own prices as they are]. With `plan --cloud gcp`:
+    /// us-central1, europe-west3 or asia-northeast1 [default: us-central1].
     #[arg(long)]
     pub region: Option<String>,
     /// How the VMs are paid: payg, ri-1y or ri-3y (1- or 3-year reservation, per month).

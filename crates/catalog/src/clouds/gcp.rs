@@ -1,0 +1,403 @@
+//! Google Cloud rows: Compute Engine machine types, Persistent Disk types with their per-GiB
+//! rules, the per-VM Persistent Disk limits by machine family and vCPU count, and on-demand
+//! prices by region. Loaded from `catalog/gcp-*.toml` (built into the binary) plus any
+//! `--catalog FILE` of the same shape.
+//!
+//! The shape is Google's own: a Persistent Disk's performance is not a property of one disk but
+//! of the VM: `baseline + rate x total GiB of that type attached`, up to the VM's limit for its
+//! vCPU count, with separate read and write limits (Google's 'About Persistent Disk
+//! performance', as Google's gcpdiag computes it). Nothing is provisioned and nothing bursts.
+
+use crate::clouds::aws::{check_numbers, check_table, unknown, FieldProblem};
+use crate::error::CatalogError;
+use crate::types::TableInfo;
+use serde::{Deserialize, Serialize};
+
+/// The Google Cloud data files built into the binary.
+const EMBEDDED: &[(&str, &str)] = &[
+    (
+        "catalog/gcp-machine-types.toml",
+        include_str!("../../../../catalog/gcp-machine-types.toml"),
+    ),
+    (
+        "catalog/gcp-persistent-disk.toml",
+        include_str!("../../../../catalog/gcp-persistent-disk.toml"),
+    ),
+    (
+        "catalog/gcp-prices.toml",
+        include_str!("../../../../catalog/gcp-prices.toml"),
+    ),
+];
+
+/// The region Google Cloud plans are priced in unless told otherwise.
+pub const DEFAULT_REGION: &str = "us-central1";
+
+/// The regions whose prices are in the built-in tables.
+pub const SOURCED_REGIONS: [&str; 3] = ["us-central1", "europe-west3", "asia-northeast1"];
+
+/// A machine type: its family picks its Persistent Disk limits, its vCPU count the row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GcpMachineType {
+    pub name: String,
+    #[serde(default)]
+    pub table: String,
+    /// `n2`, `n2d`, `e2`, `n1`: the family whose `[[vm_limits]]` apply.
+    pub family: String,
+    pub vcpu: u32,
+    pub memory_gib: f64,
+    /// Most Persistent Disk volumes (gcloud's `maximumPersistentDisks`), when known.
+    pub max_persistent_disks: Option<u32>,
+}
+
+/// A Persistent Disk type: what each GiB adds and the VM-wide baseline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PdType {
+    pub name: String,
+    #[serde(default)]
+    pub table: String,
+    pub read_iops_per_gib: f64,
+    pub write_iops_per_gib: f64,
+    /// MiB/s per GiB, reads and writes alike.
+    pub throughput_mib_s_per_gib: f64,
+    /// IOPS a VM gets from this type whatever its size (counted once per VM).
+    pub baseline_iops: f64,
+    pub baseline_mib_s: f64,
+}
+
+/// One family's per-VM limit of one disk type for a range of vCPU counts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VmPdLimit {
+    #[serde(default)]
+    pub table: String,
+    pub family: String,
+    pub disk_type: String,
+    pub vcpu_min: u32,
+    /// `None`: this many vCPUs or more.
+    pub vcpu_max: Option<u32>,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_mib_s: f64,
+    pub write_mib_s: f64,
+}
+
+impl VmPdLimit {
+    fn covers(&self, family: &str, disk_type: &str, vcpu: u32) -> bool {
+        self.family.eq_ignore_ascii_case(family)
+            && self.disk_type.eq_ignore_ascii_case(disk_type)
+            && vcpu >= self.vcpu_min
+            && self.vcpu_max.is_none_or(|max| vcpu <= max)
+    }
+}
+
+/// One region's rate of one disk type, per GiB-month.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PdPrice {
+    pub name: String,
+    #[serde(default)]
+    pub table: String,
+    pub region: String,
+    pub price_per_gib_month: f64,
+    pub source: Option<String>,
+}
+
+/// One region's on-demand price of one machine type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GcpMachinePrice {
+    pub name: String,
+    #[serde(default)]
+    pub table: String,
+    pub region: String,
+    pub price_per_hour: f64,
+    pub source: Option<String>,
+}
+
+impl GcpMachinePrice {
+    /// Per month of 730 hours (the month every iofit price uses).
+    pub fn price_per_month(&self) -> f64 {
+        self.price_per_hour * 730.0
+    }
+}
+
+/// One Google Cloud catalog file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GcpFile {
+    table: TableInfo,
+    #[serde(default)]
+    machine_types: Vec<GcpMachineType>,
+    #[serde(default)]
+    disk_types: Vec<PdType>,
+    #[serde(default)]
+    vm_limits: Vec<VmPdLimit>,
+    #[serde(default)]
+    disk_prices: Vec<PdPrice>,
+    #[serde(default)]
+    machine_prices: Vec<GcpMachinePrice>,
+}
+
+/// Everything known about Google Cloud.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct GcpCatalog {
+    pub tables: Vec<TableInfo>,
+    pub machine_types: Vec<GcpMachineType>,
+    pub disk_types: Vec<PdType>,
+    pub vm_limits: Vec<VmPdLimit>,
+    pub disk_prices: Vec<PdPrice>,
+    pub machine_prices: Vec<GcpMachinePrice>,
+}
+
+/// The 1-based line of the `index`-th `[[section]]` header, to point an error at its row.
+fn row_line(text: &str, section: &str, index: usize) -> Option<usize> {
+    let header = format!("[[{section}]]");
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| line.trim() == header)
+        .nth(index)
+        .map(|(number, _)| number + 1)
+}
+
+impl GcpCatalog {
+    /// The built-in Google Cloud tables.
+    pub fn embedded() -> Result<GcpCatalog, CatalogError> {
+        let mut catalog = GcpCatalog::default();
+        for (file, text) in EMBEDDED {
+            catalog.add_text(file, text)?;
+        }
+        Ok(catalog)
+    }
+
+    /// Adds one file's rows; a row with the name (and region) of an earlier one replaces it.
+    pub fn add_text(&mut self, file: &str, text: &str) -> Result<(), CatalogError> {
+        let parsed: GcpFile = toml::from_str(text).map_err(|e| CatalogError::Syntax {
+            file: file.to_string(),
+            line: e
+                .span()
+                .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1)
+                .unwrap_or(1),
+            message: e.message().replace('\n', " "),
+        })?;
+        let table = parsed.table;
+        check_table(file, &table)?;
+        if self.tables.iter().any(|t| t.id == table.id) {
+            return Err(CatalogError::Table {
+                file: file.to_string(),
+                line: text
+                    .lines()
+                    .position(|l| l.trim_start().starts_with("id ="))
+                    .map(|i| i + 1),
+                field: "id".into(),
+                problem: format!(
+                    "table id '{}' is already loaded; give the file its own id",
+                    table.id
+                ),
+            });
+        }
+        let row_error =
+            |section: &str, index: usize, name: &str, problem: FieldProblem| CatalogError::Row {
+                file: file.to_string(),
+                line: row_line(text, section, index),
+                section: section.to_string(),
+                index,
+                name: name.to_string(),
+                field: problem.0.to_string(),
+                problem: problem.1,
+            };
+        for (index, row) in parsed.machine_types.iter().enumerate() {
+            check_machine_type(row).map_err(|p| row_error("machine_types", index, &row.name, p))?;
+        }
+        for (index, row) in parsed.disk_types.iter().enumerate() {
+            check_disk_type(row).map_err(|p| row_error("disk_types", index, &row.name, p))?;
+        }
+        for (index, row) in parsed.vm_limits.iter().enumerate() {
+            let name = format!("{} {}", row.family, row.disk_type);
+            check_vm_limit(row).map_err(|p| row_error("vm_limits", index, &name, p))?;
+        }
+        for (index, row) in parsed.disk_prices.iter().enumerate() {
+            check_price(&row.region, "price_per_gib_month", row.price_per_gib_month)
+                .map_err(|p| row_error("disk_prices", index, &row.name, p))?;
+        }
+        for (index, row) in parsed.machine_prices.iter().enumerate() {
+            check_price(&row.region, "price_per_hour", row.price_per_hour)
+                .map_err(|p| row_error("machine_prices", index, &row.name, p))?;
+        }
+        self.merge(
+            table,
+            parsed.machine_types,
+            parsed.disk_types,
+            parsed.vm_limits,
+        );
+        let id = &self.tables.last().map(|t| t.id.clone()).unwrap_or_default();
+        for mut row in parsed.disk_prices {
+            row.table = id.clone();
+            self.disk_prices
+                .retain(|r| !(r.name == row.name && r.region == row.region));
+            self.disk_prices.push(row);
+        }
+        for mut row in parsed.machine_prices {
+            row.table = id.clone();
+            self.machine_prices
+                .retain(|r| !(r.name == row.name && r.region == row.region));
+            self.machine_prices.push(row);
+        }
+        Ok(())
+    }
+
+    /// Adds checked rows, each naming `table`.
+    fn merge(
+        &mut self,
+        table: TableInfo,
+        machine_types: Vec<GcpMachineType>,
+        disk_types: Vec<PdType>,
+        vm_limits: Vec<VmPdLimit>,
+    ) {
+        let id = table.id.clone();
+        for mut row in machine_types {
+            row.table = id.clone();
+            self.machine_types.retain(|r| r.name != row.name);
+            self.machine_types.push(row);
+        }
+        for mut row in disk_types {
+            row.table = id.clone();
+            self.disk_types.retain(|r| r.name != row.name);
+            self.disk_types.push(row);
+        }
+        for mut row in vm_limits {
+            row.table = id.clone();
+            self.vm_limits.retain(|r| {
+                !(r.family == row.family
+                    && r.disk_type == row.disk_type
+                    && r.vcpu_min == row.vcpu_min)
+            });
+            self.vm_limits.push(row);
+        }
+        self.tables.push(table);
+    }
+
+    /// A machine type by name (any case).
+    pub fn machine_type(&self, name: &str) -> Result<&GcpMachineType, CatalogError> {
+        self.machine_types
+            .iter()
+            .find(|m| m.name.eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| {
+                unknown(
+                    "Google Cloud machine type",
+                    name,
+                    self.machine_types.iter().map(|m| &m.name),
+                )
+            })
+    }
+
+    /// A Persistent Disk type by name (any case).
+    pub fn disk_type(&self, name: &str) -> Result<&PdType, CatalogError> {
+        self.disk_types
+            .iter()
+            .find(|d| d.name.eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| {
+                unknown(
+                    "Persistent Disk type",
+                    name,
+                    self.disk_types.iter().map(|d| &d.name),
+                )
+            })
+    }
+
+    /// The per-VM limit of `disk_type` on `machine`, when sourced.
+    pub fn vm_limit(&self, machine: &GcpMachineType, disk_type: &str) -> Option<&VmPdLimit> {
+        self.vm_limits
+            .iter()
+            .find(|l| l.covers(&machine.family, disk_type, machine.vcpu))
+    }
+
+    /// The on-demand price of a machine type in a region, when sourced.
+    pub fn machine_price(&self, name: &str, region: &str) -> Option<&GcpMachinePrice> {
+        self.machine_prices
+            .iter()
+            .find(|p| p.name == name && p.region == region)
+    }
+
+    /// A disk type's rate in a region, when sourced.
+    pub fn disk_price(&self, name: &str, region: &str) -> Option<&PdPrice> {
+        self.disk_prices
+            .iter()
+            .find(|p| p.name == name && p.region == region)
+    }
+
+    /// The table a row names.
+    pub fn table(&self, id: &str) -> Option<&TableInfo> {
+        self.tables.iter().find(|t| t.id == id)
+    }
+
+    /// The regions some price row names, sorted.
+    pub fn priced_regions(&self) -> Vec<String> {
+        let mut regions: Vec<String> = self
+            .machine_prices
+            .iter()
+            .map(|p| p.region.clone())
+            .collect();
+        regions.sort();
+        regions.dedup();
+        regions
+    }
+}
+
+fn check_machine_type(row: &GcpMachineType) -> Result<(), FieldProblem> {
+    if row.name.trim().is_empty() {
+        return Err(("name", "must not be empty".into()));
+    }
+    if row.family.trim().is_empty() {
+        return Err(("family", "must not be empty; write n2, n2d, e2...".into()));
+    }
+    if row.vcpu == 0 {
+        return Err(("vcpu", "must be at least 1".into()));
+    }
+    check_numbers(&[("memory_gib", Some(row.memory_gib))])
+}
+
+fn check_disk_type(row: &PdType) -> Result<(), FieldProblem> {
+    check_numbers(&[
+        ("read_iops_per_gib", Some(row.read_iops_per_gib)),
+        ("write_iops_per_gib", Some(row.write_iops_per_gib)),
+        (
+            "throughput_mib_s_per_gib",
+            Some(row.throughput_mib_s_per_gib),
+        ),
+        ("baseline_iops", Some(row.baseline_iops)),
+        ("baseline_mib_s", Some(row.baseline_mib_s)),
+    ])?;
+    if row.read_iops_per_gib <= 0.0 && row.write_iops_per_gib <= 0.0 {
+        return Err((
+            "read_iops_per_gib",
+            "a disk type's performance grows with its size: give its IOPS per GiB".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn check_vm_limit(row: &VmPdLimit) -> Result<(), FieldProblem> {
+    check_numbers(&[
+        ("read_iops", Some(row.read_iops)),
+        ("write_iops", Some(row.write_iops)),
+        ("read_mib_s", Some(row.read_mib_s)),
+        ("write_mib_s", Some(row.write_mib_s)),
+    ])?;
+    if row.vcpu_max.is_some_and(|max| max < row.vcpu_min) {
+        return Err(("vcpu_max", "is below vcpu_min".into()));
+    }
+    Ok(())
+}
+
+fn check_price(region: &str, field: &'static str, value: f64) -> Result<(), FieldProblem> {
+    if region.trim().is_empty() {
+        return Err(("region", "must not be empty; write us-central1...".into()));
+    }
+    check_numbers(&[(field, Some(value))])
+}
+
+#[cfg(test)]
+#[path = "gcp_tests.rs"]
+mod tests;

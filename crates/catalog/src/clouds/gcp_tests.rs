@@ -1,0 +1,166 @@
+use super::*;
+
+/// Every row names a table that says where its numbers come from and when they were read.
+#[test]
+fn every_row_has_a_table_with_source_and_date() {
+    let catalog = GcpCatalog::embedded().unwrap();
+    let tables: Vec<&str> = catalog
+        .machine_types
+        .iter()
+        .map(|r| r.table.as_str())
+        .chain(catalog.disk_types.iter().map(|r| r.table.as_str()))
+        .chain(catalog.vm_limits.iter().map(|r| r.table.as_str()))
+        .chain(catalog.disk_prices.iter().map(|r| r.table.as_str()))
+        .chain(catalog.machine_prices.iter().map(|r| r.table.as_str()))
+        .collect();
+    assert!(tables.len() > 100, "{}", tables.len());
+    for id in tables {
+        let table = catalog
+            .table(id)
+            .unwrap_or_else(|| panic!("row names {id}"));
+        assert!(
+            table.source.contains("github.com/"),
+            "{id}: {}",
+            table.source
+        );
+        assert!(table.source.contains("read 2026-11-27"), "{id}");
+        assert_eq!(table.date.len(), 10, "{id}");
+    }
+    // Every machine type has a sourced limit for every disk type (c3 takes no pd-standard: the
+    // source gives it none) and a price in each region.
+    for machine in &catalog.machine_types {
+        for disk in &catalog.disk_types {
+            let skipped = machine.family == "c3" && disk.name == "pd-standard";
+            assert_eq!(
+                catalog.vm_limit(machine, &disk.name).is_some(),
+                !skipped,
+                "{} {}",
+                machine.name,
+                disk.name
+            );
+        }
+        for region in SOURCED_REGIONS {
+            assert!(catalog.machine_price(&machine.name, region).is_some());
+        }
+    }
+    assert_eq!(
+        catalog.priced_regions(),
+        vec!["asia-northeast1", "europe-west3", "us-central1"]
+    );
+}
+
+#[test]
+fn the_tables_hold_googles_figures() {
+    let catalog = GcpCatalog::embedded().unwrap();
+    // limits_per_gb.json: pd-ssd 30 IOPS and 0.48 MiB/s per GiB, 6,000 IOPS / 240 MiB/s baseline.
+    let ssd = catalog.disk_type("PD-SSD").unwrap();
+    assert_eq!(
+        (ssd.read_iops_per_gib, ssd.throughput_mib_s_per_gib),
+        (30.0, 0.48)
+    );
+    assert_eq!((ssd.baseline_iops, ssd.baseline_mib_s), (6000.0, 240.0));
+    // n-family.json: an N2 with 16-31 vCPUs takes 25,000 pd-ssd IOPS, 1,200 MiB/s; with 64 or
+    // more 100,000.
+    let n2_16 = catalog.machine_type("n2-standard-16").unwrap();
+    let limit = catalog.vm_limit(n2_16, "pd-ssd").unwrap();
+    assert_eq!((limit.read_iops, limit.read_mib_s), (25_000.0, 1200.0));
+    let n2_128 = catalog.machine_type("n2-standard-128").unwrap();
+    assert_eq!(
+        catalog.vm_limit(n2_128, "pd-ssd").unwrap().read_iops,
+        100_000.0
+    );
+    // pricing.yml: n2-standard-8 in us-central1 is 8 x $0.031611 + 32 x $0.004237 an hour.
+    let price = catalog
+        .machine_price("n2-standard-8", DEFAULT_REGION)
+        .unwrap();
+    assert!((price.price_per_hour - (8.0 * 0.031611 + 32.0 * 0.004237)).abs() < 1e-9);
+    assert!((price.price_per_month() - 0.388472 * 730.0).abs() < 1e-9);
+    let balanced = catalog.disk_price("pd-balanced", "europe-west3").unwrap();
+    assert_eq!(balanced.price_per_gib_month, 0.12);
+    assert!(catalog.disk_price("pd-extreme", DEFAULT_REGION).is_none());
+}
+
+#[test]
+fn unknown_names_suggest_nearest() {
+    let catalog = GcpCatalog::embedded().unwrap();
+    let error = catalog
+        .machine_type("n2-standard-7")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("n2-standard-"), "{error}");
+    let error = catalog.disk_type("pd-balance").unwrap_err().to_string();
+    assert!(error.contains("pd-balanced"), "{error}");
+}
+
+const HEAD: &str = "[table]\nid = \"x\"\ntitle = \"t\"\nsource = \"s\"\ndate = \"2026-01-01\"\n";
+
+/// A bad row is refused with its file, line, section, row and key.
+#[test]
+fn bad_rows_name_file_line_and_key() {
+    let text = format!(
+        "{HEAD}\n[[machine_prices]]\nname = \"n2-standard-2\"\nregion = \"us-central1\"\nprice_per_hour = 0.1\n\n\
+         [[machine_prices]]\nname = \"n2-standard-2\"\nregion = \"europe-west3\"\nprice_per_hour = -1\n"
+    );
+    let error = GcpCatalog::default()
+        .add_text("p.toml", &text)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("p.toml: line 12") && error.contains("machine_prices[1] (n2-standard-2)"),
+        "{error}"
+    );
+    assert!(error.contains("price_per_hour"), "{error}");
+    let limits = format!(
+        "{HEAD}\n[[vm_limits]]\nfamily = \"n2\"\ndisk_type = \"pd-ssd\"\nvcpu_min = 8\nvcpu_max = 4\n\
+         read_iops = 1\nwrite_iops = 1\nread_mib_s = 1\nwrite_mib_s = 1\n"
+    );
+    let error = GcpCatalog::default()
+        .add_text("l.toml", &limits)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("l.toml: line 7") && error.contains("vcpu_max"),
+        "{error}"
+    );
+    let misspelt = format!(
+        "{HEAD}\n[[disk_types]]\nname = \"pd-x\"\nread_iops_per_gib = 1\nwrite_iops_per_gib = 1\n\
+         throughput_mib_s_per_gib = 1\nbaseline_iops = 0\nbaseline_mbs = 0\n"
+    );
+    let error = GcpCatalog::default()
+        .add_text("d.toml", &misspelt)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("d.toml") && error.contains("line 13") && error.contains("baseline_mbs"),
+        "{error}"
+    );
+    let undated = HEAD.replace("2026-01-01", "July 2026");
+    let error = GcpCatalog::default()
+        .add_text("t.toml", &undated)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("t.toml") && error.contains("date"),
+        "{error}"
+    );
+}
+
+/// A file's row replaces the built-in row of the same name and region.
+#[test]
+fn a_later_file_replaces_a_price() {
+    let mut catalog = GcpCatalog::embedded().unwrap();
+    let text = format!(
+        "{}\n[[machine_prices]]\nname = \"n2-standard-8\"\nregion = \"us-central1\"\nprice_per_hour = 0.3\n",
+        HEAD.replace("\"x\"", "\"mine\"")
+    );
+    catalog.add_text("mine.toml", &text).unwrap();
+    let price = catalog
+        .machine_price("n2-standard-8", "us-central1")
+        .unwrap();
+    assert_eq!((price.price_per_hour, price.table.as_str()), (0.3, "mine"));
+    let error = catalog
+        .add_text("again.toml", &text)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("already loaded"), "{error}");
+}

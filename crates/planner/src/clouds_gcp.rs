@@ -1,0 +1,410 @@
+//! Planning on Google Cloud: the cheapest Compute Engine machine type + Persistent Disks that
+//! meet each volume's requirements, searched exactly.
+//!
+//! Why the search is exact: a disk type's performance on a VM is `baseline + rate x the total
+//! GiB of that type`, capped by the VM's limit (see [`iofit_predict::gcp`]), and each GiB is
+//! billed the same. So for a machine type and a choice of disk type per volume, the cheapest
+//! sizes are closed form: each type's total is the least that carries its volumes' demand (and
+//! holds their capacity), and the disks split it by demand. Every choice of types over the
+//! volumes is tried (3 types, a few volumes), on every priced machine type.
+
+use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType, PdType};
+use iofit_model::requirements::VolumeRequirements;
+use iofit_model::Requirements;
+use iofit_predict::gcp::{self as model, GcpDemand, GcpDiskSpec, GcpPrediction};
+use serde::{Deserialize, Serialize};
+
+const MIB: f64 = 1_048_576.0;
+
+/// More volumes than this are given one disk type for all (the choices grow as 3^volumes).
+const MAX_VOLUMES_MIXED: usize = 6;
+
+/// How a Google Cloud plan is made.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GcpPlanOptions {
+    pub top: usize,
+    /// Headroom kept below every limit, percent (as the Azure plan's).
+    pub min_headroom_pct: f64,
+    pub region: String,
+}
+
+impl Default for GcpPlanOptions {
+    fn default() -> Self {
+        GcpPlanOptions {
+            top: 5,
+            min_headroom_pct: crate::DEFAULT_MIN_HEADROOM_PCT,
+            region: iofit_catalog::clouds::gcp::DEFAULT_REGION.to_string(),
+        }
+    }
+}
+
+/// One disk of a design, priced.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GcpPlannedDisk {
+    pub spec: GcpDiskSpec,
+    pub price_per_gib_month: f64,
+    pub price_per_month: f64,
+    /// The `--disk` text `predict --cloud gcp` takes for it.
+    pub disk_arg: String,
+}
+
+/// One design: a machine type and its disks, priced and predicted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GcpDesign {
+    pub rank: usize,
+    pub machine_type: String,
+    pub vcpu: u32,
+    pub memory_gib: f64,
+    pub machine_price_per_month: f64,
+    pub disks: Vec<GcpPlannedDisk>,
+    pub disks_price_per_month: f64,
+    pub total_price_per_month: f64,
+    /// The design's prediction at the requirements.
+    pub prediction: GcpPrediction,
+    pub price_basis: String,
+}
+
+/// The result of planning on Google Cloud.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GcpPlan {
+    pub designs: Vec<GcpDesign>,
+    pub machine_types_considered: usize,
+    pub notes: Vec<String>,
+}
+
+/// The demand a requirement puts on its disk (without headroom).
+pub fn demand_of(volume: &VolumeRequirements) -> GcpDemand {
+    let s = &volume.sizing;
+    let io = (s.io_size_bytes as f64).max(512.0);
+    GcpDemand {
+        iops: s.iops.max(s.throughput_mb_s * 1e6 / io),
+        io_size_bytes: io,
+        read_pct: s.read_pct.clamp(0.0, 100.0),
+    }
+}
+
+/// `label=TYPE,size_gib=N`, as `predict --cloud gcp --disk` takes it.
+pub fn disk_arg(spec: &GcpDiskSpec) -> String {
+    format!(
+        "{}={},size_gib={}",
+        spec.label, spec.disk_type, spec.size_gib
+    )
+}
+
+/// The least total GiB of `rules` that carries `volumes` (demand already divided by the
+/// headroom factor) on `machine`, or `None` when the VM's limit is below the demand.
+fn least_total_gib(
+    catalog: &GcpCatalog,
+    machine: &GcpMachineType,
+    rules: &PdType,
+    volumes: &[(&VolumeRequirements, GcpDemand)],
+    headroom: f64,
+) -> Option<f64> {
+    let vm = catalog.vm_limit(machine, &rules.name)?;
+    let mut sums = [0.0f64; 4];
+    for (_, d) in volumes {
+        let r = d.read_pct / 100.0;
+        let mib_s = d.iops * d.io_size_bytes / MIB;
+        for (sum, part) in
+            sums.iter_mut()
+                .zip([d.iops * r, d.iops * (1.0 - r), mib_s * r, mib_s * (1.0 - r)])
+        {
+            *sum += part / headroom;
+        }
+    }
+    let [read_ops, write_ops, read_mib, write_mib] = sums;
+    let tolerance = 1.0 + 1e-12;
+    if read_ops > vm.read_iops * tolerance
+        || write_ops > vm.write_iops * tolerance
+        || read_mib > vm.read_mib_s * tolerance
+        || write_mib > vm.write_mib_s * tolerance
+    {
+        return None;
+    }
+    let gib_for = |need: f64, baseline: f64, per_gib: f64| {
+        if need <= baseline {
+            0.0
+        } else if per_gib > 0.0 {
+            (need - baseline) / per_gib
+        } else {
+            f64::INFINITY
+        }
+    };
+    let capacity: f64 = volumes
+        .iter()
+        .map(|(v, _)| v.sizing.capacity_gib.unwrap_or(0.0).max(1.0).ceil())
+        .sum();
+    let total = capacity
+        .max(gib_for(
+            read_ops,
+            rules.baseline_iops,
+            rules.read_iops_per_gib,
+        ))
+        .max(gib_for(
+            write_ops,
+            rules.baseline_iops,
+            rules.write_iops_per_gib,
+        ))
+        .max(gib_for(
+            read_mib,
+            rules.baseline_mib_s,
+            rules.throughput_mib_s_per_gib,
+        ))
+        .max(gib_for(
+            write_mib,
+            rules.baseline_mib_s,
+            rules.throughput_mib_s_per_gib,
+        ));
+    total.is_finite().then(|| total.ceil())
+}
+
+/// Splits `total_gib` between the volumes: each its capacity, the rest by demand (rounded up
+/// to whole GiB, so the sum is at least the total).
+fn split_sizes(volumes: &[(&VolumeRequirements, GcpDemand)], total_gib: f64) -> Vec<f64> {
+    let capacities: Vec<f64> = volumes
+        .iter()
+        .map(|(v, _)| v.sizing.capacity_gib.unwrap_or(0.0).max(1.0).ceil())
+        .collect();
+    let extra = (total_gib - capacities.iter().sum::<f64>()).max(0.0);
+    let demand: f64 = volumes.iter().map(|(_, d)| d.iops).sum();
+    capacities
+        .iter()
+        .zip(volumes)
+        .map(|(capacity, (_, d))| {
+            let share = if demand > 0.0 {
+                d.iops / demand
+            } else {
+                1.0 / volumes.len() as f64
+            };
+            capacity + (extra * share).ceil()
+        })
+        .collect()
+}
+
+/// The disks of one choice of types (`types[i]` for volume `i`) on `machine`, or `None` when
+/// a type cannot carry its volumes there or is not priced.
+fn disks_for(
+    requirements: &Requirements,
+    catalog: &GcpCatalog,
+    machine: &GcpMachineType,
+    types: &[&PdType],
+    headroom: f64,
+) -> Option<Vec<GcpDiskSpec>> {
+    let mut disks: Vec<Option<GcpDiskSpec>> = vec![None; types.len()];
+    for rules in types {
+        if disks.iter().flatten().any(|d| d.disk_type == rules.name) {
+            continue;
+        }
+        let members: Vec<usize> = (0..types.len())
+            .filter(|&i| types[i].name == rules.name)
+            .collect();
+        let group: Vec<(&VolumeRequirements, GcpDemand)> = members
+            .iter()
+            .map(|&i| {
+                let v = &requirements.volumes[i];
+                (v, demand_of(v))
+            })
+            .collect();
+        let total = least_total_gib(catalog, machine, rules, &group, headroom)?;
+        for (&i, size_gib) in members.iter().zip(split_sizes(&group, total)) {
+            disks[i] = Some(GcpDiskSpec {
+                label: requirements.volumes[i].label.clone(),
+                disk_type: rules.name.clone(),
+                size_gib,
+            });
+        }
+    }
+    disks.into_iter().collect()
+}
+
+/// Every choice of one disk type per volume (one type for all past [`MAX_VOLUMES_MIXED`]).
+fn type_choices<'a>(types: &[&'a PdType], volumes: usize) -> Vec<Vec<&'a PdType>> {
+    if volumes > MAX_VOLUMES_MIXED {
+        return types.iter().map(|t| vec![*t; volumes]).collect();
+    }
+    let mut choices: Vec<Vec<&PdType>> = vec![Vec::new()];
+    for _ in 0..volumes {
+        choices = choices
+            .into_iter()
+            .flat_map(|chosen| {
+                types.iter().map(move |t| {
+                    let mut next = chosen.clone();
+                    next.push(*t);
+                    next
+                })
+            })
+            .collect();
+    }
+    choices
+}
+
+/// The cheapest design on `machine`, checked by the model, or `None`.
+fn cheapest_on(
+    requirements: &Requirements,
+    catalog: &GcpCatalog,
+    machine: &GcpMachineType,
+    choices: &[Vec<&PdType>],
+    headroom: f64,
+    region: &str,
+) -> Option<(f64, Vec<GcpPlannedDisk>, GcpPrediction)> {
+    let mut best: Option<(f64, Vec<GcpPlannedDisk>, GcpPrediction)> = None;
+    'choices: for types in choices {
+        let Some(disks) = disks_for(requirements, catalog, machine, types, headroom) else {
+            continue;
+        };
+        let mut planned = Vec::new();
+        for spec in disks {
+            // The choices hold priced types only; an unpriced one is never a design.
+            let Some(price) = catalog.disk_price(&spec.disk_type, region) else {
+                continue 'choices;
+            };
+            let rate = price.price_per_gib_month;
+            planned.push(GcpPlannedDisk {
+                disk_arg: disk_arg(&spec),
+                price_per_gib_month: rate,
+                price_per_month: rate * spec.size_gib,
+                spec,
+            });
+        }
+        let cost: f64 = planned.iter().map(|d| d.price_per_month).sum();
+        if best.as_ref().is_some_and(|(c, _, _)| *c <= cost) {
+            continue;
+        }
+        let inputs: Vec<(GcpDiskSpec, GcpDemand)> = planned
+            .iter()
+            .zip(&requirements.volumes)
+            .map(|(d, v)| (d.spec.clone(), demand_of(v)))
+            .collect();
+        let Ok(prediction) = model::predict(catalog, machine, &inputs) else {
+            continue;
+        };
+        // A design whose prediction misses the requirements or the headroom is never listed.
+        let floor = (1.0 - headroom) * 100.0 - 1e-6;
+        if prediction.meets && prediction.headroom_pct >= floor {
+            best = Some((cost, planned, prediction));
+        }
+    }
+    best
+}
+
+/// Plans `requirements` on Google Cloud.
+pub fn plan_gcp(
+    requirements: &Requirements,
+    catalog: &GcpCatalog,
+    options: &GcpPlanOptions,
+) -> GcpPlan {
+    let headroom = 1.0 - options.min_headroom_pct / 100.0;
+    let priced: Vec<&PdType> = catalog
+        .disk_types
+        .iter()
+        .filter(|t| catalog.disk_price(&t.name, &options.region).is_some())
+        .collect();
+    let choices = type_choices(&priced, requirements.volumes.len());
+    let mut unpriced = Vec::new();
+    let mut designs = Vec::new();
+    for machine in &catalog.machine_types {
+        let Some(price) = catalog.machine_price(&machine.name, &options.region) else {
+            unpriced.push(machine.name.clone());
+            continue;
+        };
+        let Some((disks_cost, disks, prediction)) = cheapest_on(
+            requirements,
+            catalog,
+            machine,
+            &choices,
+            headroom,
+            &options.region,
+        ) else {
+            continue;
+        };
+        let machine_cost = price.price_per_month();
+        designs.push(GcpDesign {
+            rank: 0,
+            machine_type: machine.name.clone(),
+            vcpu: machine.vcpu,
+            memory_gib: machine.memory_gib,
+            machine_price_per_month: machine_cost,
+            disks,
+            disks_price_per_month: disks_cost,
+            total_price_per_month: machine_cost + disks_cost,
+            prediction,
+            price_basis: format!(
+                "Google Cloud {}, USD, on-demand, Linux, no sustained-use discount; month = 730 h",
+                options.region
+            ),
+        });
+    }
+    designs.sort_by(|a, b| {
+        a.total_price_per_month
+            .total_cmp(&b.total_price_per_month)
+            .then_with(|| a.machine_type.cmp(&b.machine_type))
+    });
+    designs.truncate(options.top.max(1));
+    for (index, design) in designs.iter_mut().enumerate() {
+        design.rank = index + 1;
+    }
+    let mut notes = notes(catalog, options, &unpriced, requirements.volumes.len());
+    if designs.is_empty() {
+        notes.insert(0, largest_limits_note(catalog));
+    }
+    GcpPlan {
+        machine_types_considered: catalog.machine_types.len(),
+        designs,
+        notes,
+    }
+}
+
+/// Why nothing fits, in the catalog's own terms: the largest per-VM Persistent Disk limits.
+fn largest_limits_note(catalog: &GcpCatalog) -> String {
+    let most = |f: fn(&iofit_catalog::clouds::gcp::VmPdLimit) -> f64| {
+        catalog.vm_limits.iter().map(f).fold(0.0, f64::max)
+    };
+    format!(
+        "no machine type carries the requirements with the headroom kept: the largest per-VM Persistent Disk limits in the catalog are {:.0} read / {:.0} write IOPS and {:.0} MiB/s read / {:.0} MiB/s write",
+        most(|l| l.read_iops),
+        most(|l| l.write_iops),
+        most(|l| l.read_mib_s),
+        most(|l| l.write_mib_s)
+    )
+}
+
+fn notes(
+    catalog: &GcpCatalog,
+    options: &GcpPlanOptions,
+    unpriced: &[String],
+    volumes: usize,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !unpriced.is_empty() {
+        notes.push(format!(
+            "{} machine types left out: no sourced {} price ({})",
+            unpriced.len(),
+            options.region,
+            unpriced.join(", ")
+        ));
+    }
+    if catalog
+        .machine_prices
+        .iter()
+        .all(|p| p.region != options.region)
+    {
+        notes.push(format!(
+            "no prices for {}; sourced regions: {}",
+            options.region,
+            catalog.priced_regions().join(", ")
+        ));
+    }
+    if volumes > MAX_VOLUMES_MIXED {
+        notes.push(format!(
+            "more than {MAX_VOLUMES_MIXED} volumes: one disk type for all of them"
+        ));
+    }
+    notes.push("Persistent Disk performance is the VM's: baseline + per-GiB rate x the GiB of each type attached, capped by the machine's limit for its vCPU count (Google, About Persistent Disk performance); disks are sized for IOPS and MiB/s as well as capacity, and bought by the GiB only".into());
+    notes.push("each disk type has its own per-VM limit (as Google's tables give them); whether disks of different types also share one limit is not sourced, and CPU and memory are not sized".into());
+    notes.push("pd-extreme and Hyperdisk (provisioned IOPS and MiB/s) are not planned: their IOPS and throughput prices are not sourced in this build".into());
+    notes
+}
+
+#[cfg(test)]
+#[path = "clouds_gcp_tests.rs"]
+mod tests;
