@@ -1071,7 +1071,7 @@ fn sticky(new: Split, previous: Split, share: f64) -> Split {
     }
 }
 
-/// Extra room the smaller direction keeps above its mean use when both are active.
+/// Extra room the smaller direction keeps above its proportional part when both are active.
 const SMALLER_DIRECTION_ROOM: f64 = 1.03;
 
 /// A volume's share between its two active directions, in proportion to their mean use over
@@ -1080,16 +1080,20 @@ const SMALLER_DIRECTION_ROOM: f64 = 1.03;
 /// directions reach their parts together and the total lands on the share. (The kernel holds
 /// static per-direction caps to within 1 % here: caps of 3,500 reads + 1,500 writes gave a
 /// 70/30 stream 5,020 IOPS. The earlier max-min split by doubled demand starved the directions
-/// in turn and put the 70/30 fidelity pair 12 % under.) The smaller direction keeps 5 % above
-/// its use, so that one tick's shortfall cannot shrink its part tick after tick while the
-/// other direction takes all it is given; the feedback gain makes up the 5 %.
+/// in turn and put the 70/30 fidelity pair 12 % under.) The smaller direction keeps 3 % above
+/// its proportional part, so that one tick's shortfall cannot shrink its part tick after tick
+/// while the other direction takes all it is given. Above the part, not above its use: the
+/// caps written are the parts times the margins and `Lift`, so room on the use came on top of
+/// the lift (a 70/30 stream's caps were 68/32 here, its reads bound at 91 % of its cap).
 fn split_between_directions(share: f64, mean: Split) -> Split {
     let floor = share * IDLE_SHARE;
     let (read, write) = (mean.read.max(floor), mean.write.max(floor));
     let proportional = |part: f64| share * part / (read + write);
     let smaller_gets = |part: f64| {
-        proportional(part)
-            .max((part * SMALLER_DIRECTION_ROOM).min(share / 2.0))
+        let fair = proportional(part);
+        (fair * SMALLER_DIRECTION_ROOM)
+            .min(share / 2.0)
+            .max(fair)
             .max(share * ACTIVE_SHARE * 2.0)
     };
     if read <= write {
@@ -1469,6 +1473,24 @@ mod tests {
         // 4 KiB requests (the size submitted in that tick), it was 2,563.
         assert!((10.4..10.6).contains(&usage.write_mb_s), "{usage:?}");
         assert!((39.0..42.0).contains(&usage.write_iops), "{usage:?}");
+    }
+
+    #[test]
+    fn the_smaller_direction_keeps_room_on_its_part_not_on_its_use() {
+        // A 70/30 stream using more than the share it is split from (the caps written are the
+        // parts times the margins and the lift): its reads keep their proportional part less
+        // the writes' 3 % room on theirs, not less 3 % of the writes' larger use.
+        let split = split_between_directions(
+            4500.0,
+            Split {
+                read: 3200.0,
+                write: 1370.0,
+            },
+        );
+        let fair_read = 4500.0 * 3200.0 / 4570.0;
+        assert!((split.total() - 4500.0).abs() < 1e-6, "{split:?}");
+        assert!(split.read >= 0.985 * fair_read, "{split:?} of {fair_read}");
+        assert!(split.write >= 1.029 * (4500.0 - fair_read), "{split:?}");
     }
 
     #[test]
