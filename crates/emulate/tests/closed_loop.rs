@@ -14,7 +14,7 @@
 //!
 //! What must hold (issue 30): every 1-second window of every volume and of the VM within its
 //! cap + 5 % from the first second, and from the fourth second on, the binding cap delivered on
-//! average to what each case reaches now (89-96 %; predict's figure is the cap, fidelity asks
+//! average to what each case reaches now (91-96 %; predict's figure is the cap, fidelity asks
 //! for 90 %) and 85 % in every second (a rewrite's extra slice and the correction after it
 //! move single seconds).
 
@@ -84,7 +84,37 @@ fn rehearse(
     seconds: usize,
     kernel: f64,
 ) -> Vec<Vec<f64>> {
+    rehearse_after_layout(limits, read_shares, seconds, kernel, 0)
+}
+
+/// The size of the requests a file layout writes (`iofit run` and fio write 1 MiB at a time).
+const LAYOUT_REQUEST_BYTES: f64 = 1_048_576.0;
+
+/// In a new group's first tick the throttle let out this many times the bytes cap in force
+/// (`iofit run`'s 64 MiB layout here: 26 MB in the first 0.12 s under a 97 MB/s cap, as the
+/// device's own counters showed), so it ends a tick or so before a model of the throttle's
+/// queue that drains at the cap.
+const FIRST_SLICE: f64 = 2.0;
+
+/// Azure's IO unit: a 1 MiB request counts as 4 IOs against an IOPS limit.
+const AZURE_UNIT_BYTES: f64 = 262_144.0;
+
+/// As `rehearse`, but each volume's command first lays out a file of `layout_mib` MiB in
+/// 1 MiB writes, as `iofit run` does before its timed IO: cgroup v1 counts them all when they
+/// are submitted (the first tick), the throttle lets them out at the write caps in force
+/// (MB/s and requests), and the workload starts once the file is written. Each window counts
+/// the layout in Azure's units (4 per 1 MiB request) beside the workload's 4 KiB IOs.
+fn rehearse_after_layout(
+    limits: DesignLimits,
+    read_shares: &[f64],
+    seconds: usize,
+    kernel: f64,
+    layout_mib: u32,
+) -> Vec<Vec<f64>> {
     let count = read_shares.len();
+    let layout_bytes = f64::from(layout_mib) * LAYOUT_REQUEST_BYTES;
+    // Per volume: bytes of the layout the throttle still holds.
+    let mut layout_left = vec![layout_bytes; count];
     let mut controller = Controller::new(limits, 1.0, TICK_S)
         .with_kernel_margin(KERNEL_MARGIN)
         .with_mixed_margin(MIXED_MARGIN);
@@ -111,6 +141,28 @@ fn rehearse(
             .collect();
         controller.caps_in_force(in_force.clone());
         for (i, (caps, share)) in in_force.iter().zip(read_shares).enumerate() {
+            // The share of this tick the workload runs: what the layout leaves of it.
+            let mut rest = 1.0;
+            if layout_left[i] > 0.0 {
+                // The layout goes first: let out at the write caps, the workload waits. A new
+                // group's first slice lets out more (`FIRST_SLICE`).
+                let first = if tick == 0 { FIRST_SLICE } else { 1.0 };
+                let by_bytes = caps.write_bytes_s.unwrap() as f64 * kernel * first * TICK_S;
+                let by_requests = caps.write_iops.unwrap() as f64
+                    * kernel
+                    * first
+                    * TICK_S
+                    * LAYOUT_REQUEST_BYTES;
+                let most = by_bytes.min(by_requests);
+                let out = layout_left[i].min(most);
+                layout_left[i] -= out;
+                windows[tick / TICKS_PER_S][i] += out / AZURE_UNIT_BYTES;
+                if layout_left[i] > 0.0 {
+                    continue;
+                }
+                // The file is written: the workload starts in the same tick.
+                rest = 1.0 - out / most;
+            }
             // A rewrite restarts both directions' throttle slices: what the slice had already
             // let out is forgotten, so up to a slice's worth passes again.
             let again = |cap: f64, noise: &mut Noise| {
@@ -121,9 +173,9 @@ fn rehearse(
                 }
             };
             let read_cap = caps.read_iops.unwrap() as f64;
-            let read_cap = read_cap * kernel * TICK_S + again(read_cap, &mut noise);
+            let read_cap = read_cap * kernel * TICK_S * rest + again(read_cap, &mut noise);
             let write_cap = caps.write_iops.unwrap() as f64;
-            let write_cap = write_cap * kernel * TICK_S + again(write_cap, &mut noise);
+            let write_cap = write_cap * kernel * TICK_S * rest + again(write_cap, &mut noise);
             let total = match *share {
                 s if s >= 1.0 => read_cap,
                 s if s <= 0.0 => write_cap,
@@ -143,13 +195,18 @@ fn rehearse(
             counted[i].1 += writes + late[i].1 - write_late;
             late[i] = (read_late, write_late);
         }
+        // cgroup v1 counts the whole layout in the first tick, when it was submitted.
+        let (layout_ios, layout_bytes) = (
+            u64::from(layout_mib),
+            u64::from(layout_mib) * LAYOUT_REQUEST_BYTES as u64,
+        );
         let counters: Vec<DeviceCounters> = counted
             .iter()
             .map(|(r, w)| DeviceCounters {
                 read_ios: *r as u64,
-                write_ios: *w as u64,
+                write_ios: *w as u64 + layout_ios,
                 read_bytes: *r as u64 * 4096,
-                write_bytes: *w as u64 * 4096,
+                write_bytes: *w as u64 * 4096 + layout_bytes,
             })
             .collect();
         controller.tick(&counters, TICK_S);
@@ -198,18 +255,18 @@ fn check(windows: &[Vec<f64>], caps: (&[f64], Option<f64>), least: f64, what: &s
 
 #[test]
 fn one_volume_reaches_its_cap_whatever_the_mix_and_never_passes_it() {
-    // One direction reaches 96 % on average; 70/30 and 50/50 90-92 % (the caps written stop
-    // at `MIXED_TARGET`, 93 %, of the cap: the rewrites' extra slices need the rest); 30/70
-    // (reads the smaller part) holds 88 %: at its caps' ceiling it uses 94 % of what they let
-    // through, so its parts miss its mix by a few %; why is not pinned down. Asserted as they
-    // stand (less a point), so that a change that widens a gap fails. Before this controller:
-    // 85 % for 70/30.
+    // One direction reaches 96 % on average; the mixes 91-97 % (the caps written stop at
+    // `MIXED_TARGET`, 93 %, of the cap: the rewrites' extra slices need the rest). Asserted as
+    // they stand (less a point or two), so that a change that widens a gap fails. Before this
+    // controller: 85 % for 70/30. 30/70 held 88 % until the throttle wrote a pair of caps
+    // whole (`throttle::settle`): both parts rising, only the one past the hysteresis was
+    // written, so its parts left its mix.
     for (share, least) in [
         (0.7, 0.89),
         (0.5, 0.89),
         (1.0, 0.95),
         (0.0, 0.95),
-        (0.3, 0.87),
+        (0.3, 0.89),
     ] {
         for kernel in [1.0, 1.04] {
             let windows = rehearse(design(None, &[5000.0]), &[share], 10, kernel);
@@ -240,6 +297,38 @@ fn two_volumes_sharing_the_vm_cap_reach_it_and_never_pass_it() {
                 (&[5000.0, 5000.0], Some(3750.0)),
                 0.89,
                 &format!("two volumes {shares:?}, kernel x{kernel}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_file_laid_out_first_does_not_hold_the_workload_under_its_cap() {
+    // `iofit run` lays out its 64 MiB file in 1 MiB writes, then runs 4 KiB IO at QD 32 (the
+    // fidelity pairs). The throttle lets the layout out over several ticks after cgroup v1
+    // counted it at once; what it lets out is 1 MiB requests, 4 Azure units each, not 256
+    // requests of 4 KiB each. Counted as the latter (the size submitted in the tick the
+    // workload started), one tick looked 40,000 IOPS, and the gain cut every cap to 83-89 %:
+    // randwrite and randrw ran 13-19 % under predict, or 4 % when the excursion was big
+    // enough for the gain to leave it alone. After that a 50/50 stream stayed at 85 % with
+    // caps lifted less than the throttle's hysteresis (`Controller::present`).
+    for (share, least) in [
+        (0.0, 0.95),
+        (1.0, 0.95),
+        (0.7, 0.89),
+        (0.5, 0.89),
+        (0.3, 0.89),
+    ] {
+        for kernel in [1.0, 1.04] {
+            let windows = rehearse_after_layout(design(None, &[5000.0]), &[share], 10, kernel, 64);
+            check(
+                &windows,
+                (&[5000.0], None),
+                least,
+                &format!(
+                    "64 MiB layout, then {:.0} % reads, kernel x{kernel}",
+                    share * 100.0
+                ),
             );
         }
     }
