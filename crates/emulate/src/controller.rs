@@ -197,10 +197,12 @@ const MIX_S: f64 = 1.0;
 
 /// The share of its limit the caps written of a mixed volume (or of volumes sharing the VM's
 /// cap) may rise to under `Lift`: the margins start every such case 13 % under the limit
-/// (`MIXED_MARGIN`, `KERNEL_MARGIN`), more than fidelity allows. At 95 % the command's own
-/// log showed seconds at 105.1 % (two volumes, a DS1's 800 IOPS) and 114 % (a 70/30 stream,
-/// caps at the full share) after rewrites; 93 % keeps room for the slice a rewrite lets through.
-pub const MIXED_TARGET: f64 = 0.93;
+/// (`MIXED_MARGIN`, `KERNEL_MARGIN`), more than fidelity allows. 93 % held the mixed fidelity
+/// pairs at -9 to -12 % of predict. 95 % passes the compliance cases on this machine (5 quiet
+/// runs, peak 1,310 of 1,280) but `closed_loop.rs`'s layout-first simulation (kernel x1.04)
+/// has a second at 106 %; 94 % passes both: 3 quiet runs of bench/fidelity.sh at 12 of 12
+/// (mixed pairs -7.3 to -9.7 %), compliance peaks 1,319 of 1,280 (103 %) and 793 of 800.
+pub const MIXED_TARGET: f64 = 0.94;
 
 /// Feedback on a volume whose caps carry the mixed margin: while the caps in force hold the
 /// workload back (it used nearly all they let through) and it runs under 92 % of its share,
