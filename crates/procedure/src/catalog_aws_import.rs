@@ -30,23 +30,29 @@ pub struct AwsImportRequest {
     pub date: String,
 }
 
-/// The file written and what it holds.
+/// The file written and what it holds (AWS instance types or Google Cloud machine types).
 #[derive(Clone, Debug, PartialEq)]
-pub struct AwsImportOutcome {
+pub struct TypesImportOutcome {
     pub output: PathBuf,
-    /// Instance types kept.
+    /// What the rows are: "AWS instance type(s)", "Google Cloud machine type(s)".
+    pub what: &'static str,
+    /// Types kept.
     pub kept: Vec<String>,
-    /// Instance types left out, with why.
+    /// Types left out, with why.
     pub left_out: Vec<(String, String)>,
 }
 
-impl AwsImportOutcome {
+/// `catalog import --aws-instance-types`'s outcome.
+pub type AwsImportOutcome = TypesImportOutcome;
+
+impl TypesImportOutcome {
     /// What the command prints.
     pub fn summary(&self) -> String {
         let mut summary = format!(
-            "wrote {}: {} AWS instance type(s) ({})\n",
+            "wrote {}: {} {} ({})\n",
             self.output.display(),
             self.kept.len(),
+            self.what,
             self.kept.join(", ")
         );
         for (name, why) in &self.left_out {
@@ -56,6 +62,37 @@ impl AwsImportOutcome {
     }
 }
 
+/// What a cloud's type importer gives: the file's text, the types kept, those left out.
+pub(crate) type Imported = (String, Vec<String>, Vec<(String, String)>);
+
+/// Imports with `import` and writes the file whole to `output` (`usage` shows the command that
+/// names one when it is missing); an existing file needs `allow_overwrite`.
+pub(crate) fn write_types(
+    output: Option<&PathBuf>,
+    usage: &str,
+    allow_overwrite: bool,
+    what: &'static str,
+    import: impl FnOnce() -> Result<Imported>,
+) -> Result<TypesImportOutcome> {
+    let Some(output) = output else {
+        return Err(bad(format!("give -o FILE: `{usage}`")));
+    };
+    let (toml, kept, left_out) = import()?;
+    if output.exists() && !allow_overwrite {
+        return Err(bad(format!(
+            "-o {}: exists; choose another name or add --allow-overwrite",
+            output.display()
+        )));
+    }
+    iofit_safefs::atomic::write_atomic(output, toml.as_bytes())?;
+    Ok(TypesImportOutcome {
+        output: output.clone(),
+        what,
+        kept,
+        left_out,
+    })
+}
+
 /// Reads the inputs, builds the AWS catalog file and writes it whole.
 pub fn import_aws_catalog(request: &AwsImportRequest) -> Result<AwsImportOutcome> {
     if request.azure_flags {
@@ -63,29 +100,22 @@ pub fn import_aws_catalog(request: &AwsImportRequest) -> Result<AwsImportOutcome
             "--aws-instance-types writes an AWS file; --skus, --prices and --region are Azure's: give one or the other",
         ));
     }
-    let Some(output) = &request.output else {
-        return Err(bad(
-            "give -o FILE: `iofit catalog import --aws-instance-types types.json -o aws.toml`",
-        ));
-    };
-    let mut texts = Vec::new();
-    for path in &request.inputs {
-        texts.push((path.display().to_string(), read_aws_input(path)?));
-    }
-    let imported = import_instance_types(&texts, &request.date, request.table_id.as_deref())
-        .map_err(|e| bad(e.to_string()))?;
-    if output.exists() && !request.allow_overwrite {
-        return Err(bad(format!(
-            "-o {}: exists; choose another name or add --allow-overwrite",
-            output.display()
-        )));
-    }
-    iofit_safefs::atomic::write_atomic(output, imported.toml.as_bytes())?;
-    Ok(AwsImportOutcome {
-        output: output.clone(),
-        kept: imported.kept,
-        left_out: imported.left_out,
-    })
+    write_types(
+        request.output.as_ref(),
+        "iofit catalog import --aws-instance-types types.json -o aws.toml",
+        request.allow_overwrite,
+        "AWS instance type(s)",
+        || {
+            let mut texts = Vec::new();
+            for path in &request.inputs {
+                texts.push((path.display().to_string(), read_aws_input(path)?));
+            }
+            let imported =
+                import_instance_types(&texts, &request.date, request.table_id.as_deref())
+                    .map_err(|e| bad(e.to_string()))?;
+            Ok((imported.toml, imported.kept, imported.left_out))
+        },
+    )
 }
 
 #[cfg(test)]

@@ -30,29 +30,8 @@ pub struct GcpImportRequest {
     pub date: String,
 }
 
-/// The file written and what it holds.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GcpImportOutcome {
-    pub output: PathBuf,
-    pub kept: Vec<String>,
-    pub left_out: Vec<(String, String)>,
-}
-
-impl GcpImportOutcome {
-    /// What the command prints.
-    pub fn summary(&self) -> String {
-        let mut summary = format!(
-            "wrote {}: {} Google Cloud machine type(s) ({})\n",
-            self.output.display(),
-            self.kept.len(),
-            self.kept.join(", ")
-        );
-        for (name, why) in &self.left_out {
-            summary.push_str(&format!("left out {name}: {why}\n"));
-        }
-        summary
-    }
-}
+/// `catalog import --gcp-machine-types`'s outcome.
+pub type GcpImportOutcome = crate::catalog_aws_import::TypesImportOutcome;
 
 /// Reads the inputs, builds the Google Cloud catalog file and writes it whole.
 pub fn import_gcp_catalog(request: &GcpImportRequest) -> Result<GcpImportOutcome> {
@@ -61,29 +40,21 @@ pub fn import_gcp_catalog(request: &GcpImportRequest) -> Result<GcpImportOutcome
             "--gcp-machine-types writes a Google Cloud file; --skus, --prices, --region and --aws-instance-types are other clouds': give one or the other",
         ));
     }
-    let Some(output) = &request.output else {
-        return Err(bad(
-            "give -o FILE: `iofit catalog import --gcp-machine-types types.json -o gcp.toml`",
-        ));
-    };
-    let mut texts = Vec::new();
-    for path in &request.inputs {
-        texts.push((path.display().to_string(), read_gcp_input(path)?));
-    }
-    let imported = import_machine_types(&texts, &request.date, request.table_id.as_deref())
-        .map_err(|e| bad(e.to_string()))?;
-    if output.exists() && !request.allow_overwrite {
-        return Err(bad(format!(
-            "-o {}: exists; choose another name or add --allow-overwrite",
-            output.display()
-        )));
-    }
-    iofit_safefs::atomic::write_atomic(output, imported.toml.as_bytes())?;
-    Ok(GcpImportOutcome {
-        output: output.clone(),
-        kept: imported.kept,
-        left_out: imported.left_out,
-    })
+    crate::catalog_aws_import::write_types(
+        request.output.as_ref(),
+        "iofit catalog import --gcp-machine-types types.json -o gcp.toml",
+        request.allow_overwrite,
+        "Google Cloud machine type(s)",
+        || {
+            let mut texts = Vec::new();
+            for path in &request.inputs {
+                texts.push((path.display().to_string(), read_gcp_input(path)?));
+            }
+            let imported = import_machine_types(&texts, &request.date, request.table_id.as_deref())
+                .map_err(|e| bad(e.to_string()))?;
+            Ok((imported.toml, imported.kept, imported.left_out))
+        },
+    )
 }
 
 /// Everything `catalog import --aws-instance-types|--gcp-machine-types` asks for.
