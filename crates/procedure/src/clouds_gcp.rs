@@ -235,33 +235,21 @@ fn volume_inputs(
         };
         inputs.push((spec, demand));
     }
-    if let Some(t) = targets {
-        if t.volumes.len() != inputs.len() {
-            return Err(bad(format!(
-                "--requirements has {} volume(s) but {} --disk given; give one --disk per volume, in order",
-                t.volumes.len(),
-                inputs.len()
-            )));
-        }
-    }
+    crate::cloud_inputs::check_one_disk_per_volume(targets, inputs.len())?;
     Ok(inputs)
 }
 
 /// Predicts the design `request` describes on Google Cloud.
 pub fn predict_gcp(request: &GcpPredictRequest) -> Result<GcpPredictOutcome> {
-    if request.azure_only_flags {
-        return Err(bad(
-            "--job and --stripe are Azure predict's; with --cloud gcp give --disk, --bs, --rw and optionally --requirements",
-        ));
-    }
     let catalog = gcp_catalog(&request.catalog_files)?;
     let machine = catalog
         .machine_type(&request.vm)
         .map_err(|e| bad(e.to_string()))?;
-    let targets = match &request.requirements {
-        Some(path) => Some(crate::plan::read_requirements(path)?),
-        None => None,
-    };
+    let targets = crate::cloud_inputs::checked_targets(
+        "gcp",
+        request.azure_only_flags,
+        request.requirements.as_ref(),
+    )?;
     let inputs = volume_inputs(request, &catalog, targets.as_ref())?;
     let prediction = model::predict(&catalog, machine, &inputs).map_err(|e| bad(e.to_string()))?;
     Ok(GcpPredictOutcome {

@@ -41,6 +41,7 @@ pub mod catalog_file;
 pub mod catalog_gcp_import;
 pub mod catalog_import;
 pub mod catalog_list;
+mod cloud_inputs;
 pub mod clouds_gcp;
 pub mod compare;
 pub mod demo;

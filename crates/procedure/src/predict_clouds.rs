@@ -172,33 +172,21 @@ fn volume_inputs(
         };
         specs.push((spec, rules, demand));
     }
-    if let Some(t) = targets {
-        if t.volumes.len() != specs.len() {
-            return Err(bad(format!(
-                "--requirements has {} volume(s) but {} --disk given; give one --disk per volume, in order",
-                t.volumes.len(),
-                specs.len()
-            )));
-        }
-    }
+    crate::cloud_inputs::check_one_disk_per_volume(targets, specs.len())?;
     Ok(specs)
 }
 
 /// Predicts the design `request` describes on AWS.
 pub fn predict_aws(request: &AwsPredictRequest) -> Result<AwsPredictOutcome> {
-    if request.azure_only_flags {
-        return Err(bad(
-            "--job and --stripe are Azure predict's; with --cloud aws give --disk, --bs, --rw and optionally --requirements",
-        ));
-    }
     let catalog = aws_catalog(&request.catalog_files)?;
     let instance = catalog
         .instance(&request.vm)
         .map_err(|e| bad(e.to_string()))?;
-    let targets = match &request.requirements {
-        Some(path) => Some(crate::plan::read_requirements(path)?),
-        None => None,
-    };
+    let targets = crate::cloud_inputs::checked_targets(
+        "aws",
+        request.azure_only_flags,
+        request.requirements.as_ref(),
+    )?;
     let specs = volume_inputs(request, &catalog, targets.as_ref())?;
     let inputs: Vec<_> = specs
         .iter()
