@@ -38,3 +38,32 @@ pub(crate) fn check_one_disk_per_volume(
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iofit_model::requirements::VolumeRequirements;
+
+    #[test]
+    fn azure_only_flags_are_refused_naming_the_cloud_and_disks_match_volumes() {
+        let err = checked_targets("gcp", true, None).unwrap_err();
+        assert!(err.is_bad_input());
+        assert!(
+            err.to_string().contains("with --cloud gcp give --disk"),
+            "{err}"
+        );
+        assert!(checked_targets("aws", false, None).unwrap().is_none());
+        let two = Requirements {
+            volumes: vec![VolumeRequirements::default(), VolumeRequirements::default()],
+            ..Default::default()
+        };
+        let err = check_one_disk_per_volume(Some(&two), 1).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("has 2 volume(s) but 1 --disk given"),
+            "{err}"
+        );
+        assert!(check_one_disk_per_volume(Some(&two), 2).is_ok());
+        assert!(check_one_disk_per_volume(None, 5).is_ok());
+    }
+}
