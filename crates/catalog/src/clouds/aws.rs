@@ -420,30 +420,12 @@ impl AwsCatalog {
 
     /// An instance type by name (any case).
     pub fn instance(&self, name: &str) -> Result<&AwsInstance, CatalogError> {
-        self.instances
-            .iter()
-            .find(|i| i.name.eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| {
-                unknown(
-                    "AWS instance type",
-                    name,
-                    self.instances.iter().map(|i| &i.name),
-                )
-            })
+        named(&self.instances, name, "AWS instance type", |i| &i.name)
     }
 
     /// A volume type by name (any case).
     pub fn volume_type(&self, name: &str) -> Result<&EbsVolumeType, CatalogError> {
-        self.volume_types
-            .iter()
-            .find(|v| v.name.eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| {
-                unknown(
-                    "EBS volume type",
-                    name,
-                    self.volume_types.iter().map(|v| &v.name),
-                )
-            })
+        named(&self.volume_types, name, "EBS volume type", |v| &v.name)
     }
 
     /// The on-demand price of an instance type in a region for an OS, when sourced.
@@ -464,6 +446,18 @@ impl AwsCatalog {
     pub fn table(&self, id: &str) -> Option<&TableInfo> {
         self.tables.iter().find(|t| t.id == id)
     }
+}
+
+/// The row of `rows` named `name` (any case, trimmed), or an error naming the nearest three.
+pub(crate) fn named<'a, T>(
+    rows: &'a [T],
+    name: &str,
+    what: &str,
+    name_of: impl Fn(&T) -> &String,
+) -> Result<&'a T, CatalogError> {
+    rows.iter()
+        .find(|row| name_of(row).eq_ignore_ascii_case(name.trim()))
+        .ok_or_else(|| unknown(what, name, rows.iter().map(&name_of)))
 }
 
 pub(crate) fn unknown<'a>(

@@ -8,7 +8,7 @@
 //! vCPU count, with separate read and write limits (Google's 'About Persistent Disk
 //! performance', as Google's gcpdiag computes it). Nothing is provisioned and nothing bursts.
 
-use crate::clouds::aws::{check_numbers, check_table, unknown, FieldProblem};
+use crate::clouds::aws::{check_numbers, check_table, named, FieldProblem};
 use crate::error::CatalogError;
 use crate::types::TableInfo;
 use serde::{Deserialize, Serialize};
@@ -280,30 +280,17 @@ impl GcpCatalog {
 
     /// A machine type by name (any case).
     pub fn machine_type(&self, name: &str) -> Result<&GcpMachineType, CatalogError> {
-        self.machine_types
-            .iter()
-            .find(|m| m.name.eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| {
-                unknown(
-                    "Google Cloud machine type",
-                    name,
-                    self.machine_types.iter().map(|m| &m.name),
-                )
-            })
+        named(
+            &self.machine_types,
+            name,
+            "Google Cloud machine type",
+            |m| &m.name,
+        )
     }
 
     /// A Persistent Disk type by name (any case).
     pub fn disk_type(&self, name: &str) -> Result<&PdType, CatalogError> {
-        self.disk_types
-            .iter()
-            .find(|d| d.name.eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| {
-                unknown(
-                    "Persistent Disk type",
-                    name,
-                    self.disk_types.iter().map(|d| &d.name),
-                )
-            })
+        named(&self.disk_types, name, "Persistent Disk type", |d| &d.name)
     }
 
     /// The per-VM limit of `disk_type` on `machine`, when sourced.
