@@ -256,6 +256,29 @@ pub struct Capture {
 }
 
 impl Capture {
+    /// Adds a cloud metric series of one volume: the samples that have both read and write
+    /// IOPS; when none of them has bytes, the capture says its bytes are missing. A volume
+    /// without such a sample is left out.
+    pub(crate) fn push_metric_device(&mut self, name: String, samples: Vec<DiskSample>) {
+        let kept: Vec<DiskSample> = samples
+            .into_iter()
+            .filter(|s| !(s.read_iops.is_nan() || s.write_iops.is_nan()))
+            .collect();
+        if kept
+            .iter()
+            .all(|s| s.read_bytes_s.is_nan() && s.write_bytes_s.is_nan())
+        {
+            self.bytes_missing = true;
+        }
+        if !kept.is_empty() {
+            self.devices.push(DeviceSeries {
+                name,
+                logical: false,
+                samples: kept.into(),
+            });
+        }
+    }
+
     pub fn new(source: String, tool: Tool) -> Capture {
         Capture {
             source: vec![source],

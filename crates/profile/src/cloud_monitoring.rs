@@ -16,7 +16,7 @@
 //! VM's or the disk's), so the sized numbers there are the limit, not the demand.
 
 use crate::azure::iso8601_s;
-use crate::capture::{Capture, DeviceSeries, DiskSample, Tool};
+use crate::capture::{Capture, DiskSample, Tool};
 use crate::error::{excerpt, ProfileError};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -295,23 +295,7 @@ fn build(series: &[Series], file: &str) -> Result<Capture, ProfileError> {
                 }
             }
         }
-        let kept: Vec<DiskSample> = row
-            .into_iter()
-            .filter(|s| !(s.read_iops.is_nan() || s.write_iops.is_nan()))
-            .collect();
-        if kept
-            .iter()
-            .all(|s| s.read_bytes_s.is_nan() && s.write_bytes_s.is_nan())
-        {
-            capture.bytes_missing = true;
-        }
-        if !kept.is_empty() {
-            capture.devices.push(DeviceSeries {
-                name: device.to_string(),
-                logical: false,
-                samples: kept.into(),
-            });
-        }
+        capture.push_metric_device(device.to_string(), row);
     }
     if capture.devices.is_empty() {
         return Err(ProfileError::content(

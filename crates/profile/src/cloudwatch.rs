@@ -19,7 +19,7 @@
 //! baseline IOPS.
 
 use crate::azure::iso8601_s;
-use crate::capture::{Capture, DeviceSeries, DiskSample, Tool};
+use crate::capture::{Capture, DiskSample, Tool};
 use crate::error::{excerpt, ProfileError};
 use serde::Deserialize;
 
@@ -279,23 +279,7 @@ fn build(series: &[Series], file: &str) -> Result<Capture, ProfileError> {
                 sample.write_latency_ms = ms;
             }
         }
-        let kept: Vec<DiskSample> = row
-            .into_iter()
-            .filter(|s| !(s.read_iops.is_nan() || s.write_iops.is_nan()))
-            .collect();
-        if kept
-            .iter()
-            .all(|s| s.read_bytes_s.is_nan() && s.write_bytes_s.is_nan())
-        {
-            capture.bytes_missing = true;
-        }
-        if !kept.is_empty() {
-            capture.devices.push(DeviceSeries {
-                name: volume,
-                logical: false,
-                samples: kept.into(),
-            });
-        }
+        capture.push_metric_device(volume, row);
     }
     if capture.devices.is_empty() {
         return Err(ProfileError::content(
