@@ -1,5 +1,6 @@
-//! What `predict --cloud aws` and `predict --cloud gcp` read the same way: the flags that are
-//! Azure's alone, the optional requirements file, and one `--disk` per required volume.
+//! What `predict --cloud aws` and `predict --cloud gcp` share: the flags that are Azure's
+//! alone, the optional requirements file, one `--disk` per required volume, and the line that
+//! says what the design delivers.
 
 use crate::ProcedureError;
 use iofit_model::Requirements;
@@ -37,6 +38,28 @@ pub(crate) fn check_one_disk_per_volume(
         ))),
         _ => Ok(()),
     }
+}
+
+/// `  delivers N IOPS, M MB/s; binding: B[; headroom H%; meets the requirements]` and a newline.
+pub(crate) fn delivers_line(
+    iops: f64,
+    mb_s: f64,
+    binding: &str,
+    targets: Option<(f64, bool)>,
+) -> String {
+    let mut text = format!("  delivers {iops:.0} IOPS, {mb_s:.1} MB/s; binding: {binding}");
+    if let Some((headroom_pct, meets)) = targets {
+        text.push_str(&format!(
+            "; headroom {headroom_pct:.1}%; {}",
+            if meets {
+                "meets the requirements"
+            } else {
+                "does NOT meet the requirements"
+            }
+        ));
+    }
+    text.push('\n');
+    text
 }
 
 #[cfg(test)]

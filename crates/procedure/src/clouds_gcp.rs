@@ -287,22 +287,12 @@ fn predict_text(prediction: &GcpPrediction, with_targets: bool) -> String {
             ));
         }
     }
-    text.push_str(&format!(
-        "  delivers {:.0} IOPS, {:.1} MB/s; binding: {}",
-        prediction.delivered_iops, prediction.delivered_mb_s, prediction.binding
+    text.push_str(&crate::cloud_inputs::delivers_line(
+        prediction.delivered_iops,
+        prediction.delivered_mb_s,
+        &prediction.binding,
+        with_targets.then_some((prediction.headroom_pct, prediction.meets)),
     ));
-    if with_targets {
-        text.push_str(&format!(
-            "; headroom {:.1}%; {}",
-            prediction.headroom_pct,
-            if prediction.meets {
-                "meets the requirements"
-            } else {
-                "does NOT meet the requirements"
-            }
-        ));
-    }
-    text.push('\n');
     text.push_str(
         "limits: Google's Persistent Disk rates per GiB and per-VM limits by vCPU count (catalog/gcp-persistent-disk.toml); \
          a type's budget is the VM's, shared by its disks; one IO counts as one operation\n",

@@ -254,22 +254,12 @@ fn state_text(prediction: &AwsPrediction, with_targets: bool) -> String {
             ));
         }
     }
-    text.push_str(&format!(
-        "  delivers {:.0} IOPS, {:.1} MB/s; binding: {}",
-        prediction.delivered_iops, prediction.delivered_mb_s, prediction.binding
+    text.push_str(&crate::cloud_inputs::delivers_line(
+        prediction.delivered_iops,
+        prediction.delivered_mb_s,
+        &prediction.binding,
+        with_targets.then_some((prediction.headroom_pct, prediction.meets)),
     ));
-    if with_targets {
-        text.push_str(&format!(
-            "; headroom {:.1}%; {}",
-            prediction.headroom_pct,
-            if prediction.meets {
-                "meets the requirements"
-            } else {
-                "does NOT meet the requirements"
-            }
-        ));
-    }
-    text.push('\n');
     text
 }
 
