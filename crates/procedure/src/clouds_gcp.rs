@@ -241,15 +241,16 @@ fn volume_inputs(
 
 /// Predicts the design `request` describes on Google Cloud.
 pub fn predict_gcp(request: &GcpPredictRequest) -> Result<GcpPredictOutcome> {
-    let catalog = gcp_catalog(&request.catalog_files)?;
-    let machine = catalog
-        .machine_type(&request.vm)
-        .map_err(|e| bad(e.to_string()))?;
+    // Azure's flags are refused before any file is read.
     let targets = crate::cloud_inputs::checked_targets(
         "gcp",
         request.azure_only_flags,
         request.requirements.as_ref(),
     )?;
+    let catalog = gcp_catalog(&request.catalog_files)?;
+    let machine = catalog
+        .machine_type(&request.vm)
+        .map_err(|e| bad(e.to_string()))?;
     let inputs = volume_inputs(request, &catalog, targets.as_ref())?;
     let prediction = model::predict(&catalog, machine, &inputs).map_err(|e| bad(e.to_string()))?;
     Ok(GcpPredictOutcome {

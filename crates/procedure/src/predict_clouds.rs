@@ -178,15 +178,16 @@ fn volume_inputs(
 
 /// Predicts the design `request` describes on AWS.
 pub fn predict_aws(request: &AwsPredictRequest) -> Result<AwsPredictOutcome> {
-    let catalog = aws_catalog(&request.catalog_files)?;
-    let instance = catalog
-        .instance(&request.vm)
-        .map_err(|e| bad(e.to_string()))?;
+    // Azure's flags are refused before any file is read.
     let targets = crate::cloud_inputs::checked_targets(
         "aws",
         request.azure_only_flags,
         request.requirements.as_ref(),
     )?;
+    let catalog = aws_catalog(&request.catalog_files)?;
+    let instance = catalog
+        .instance(&request.vm)
+        .map_err(|e| bad(e.to_string()))?;
     let specs = volume_inputs(request, &catalog, targets.as_ref())?;
     let inputs: Vec<_> = specs
         .iter()
