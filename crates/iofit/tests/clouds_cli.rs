@@ -404,7 +404,7 @@ fn bad_cloud_input_is_one_line_and_exit_2() {
             "--vm",
             "m6i.2xlarge",
             "--disk",
-            "data=1xgp3,iops=20000",
+            "data=1xgp3,iops=90000",
         ],
         vec!["plan", "--burst-tolerant", "--iops", "100"],
         vec![

@@ -191,6 +191,20 @@ fn cheapest_of_type(
             let size = size_floor.max((iops / n("iops_per_gib_max")).ceil());
             (size, Some(iops), None)
         }
+        EbsKind::Io2BlockExpress => {
+            // Throughput follows the IOPS: provision enough IOPS for the MiB/s too.
+            let iops = ops
+                .max(n("iops_min"))
+                .max((mib / n("throughput_mib_s_per_iops_max")).ceil());
+            if iops > n("iops_max") || mib > n("throughput_mib_s_max") {
+                return None;
+            }
+            if iops > price.iops_priced_up_to.unwrap_or(f64::INFINITY) {
+                return None;
+            }
+            let size = size_floor.max((iops / n("iops_per_gib_max")).ceil());
+            (size, Some(iops), None)
+        }
         EbsKind::St1 => {
             // HDD volumes 'deliver optimal performance only when I/O operations are large and
             // sequential' (AWS, I/O characteristics): offered for sequential volumes only.
@@ -238,11 +252,8 @@ pub fn volume_cost(
     };
     let billed_iops = (spec.iops.unwrap_or(0.0) - free_iops).max(0.0);
     let billed_mib_s = (spec.throughput_mib_s.unwrap_or(0.0) - free_mib_s).max(0.0);
-    let iops = if billed_iops > 0.0 {
-        c * billed_iops * price.usd_per_iops_month?
-    } else {
-        0.0
-    };
+    // io2 bills each volume's IOPS in tiers: a stripe's volumes each start at the first.
+    let iops = c * price.iops_usd_month(billed_iops)?;
     let throughput = if billed_mib_s > 0.0 {
         c * billed_mib_s * price.usd_per_mib_s_month?
     } else {
@@ -431,12 +442,47 @@ pub fn plan_aws(
         "stripes of at most {} EBS volumes (AWS: arrays larger than 8 volumes have diminished returns)",
         options.max_volumes_per_stripe
     ));
-    notes.push("gp3 IOPS and MiB/s are provisioned per volume and billed above the free 3,000 IOPS and 125 MiB/s; io2 above 32,000 IOPS is not priced (its lower tiers are not sourced)".into());
+    notes.push(io_pricing_note(catalog, &options.region));
     AwsPlan {
         instances_considered: catalog.instances.len(),
         designs,
         notes,
     }
+}
+
+/// How provisioned IOPS are billed in `region`, and where the sourced io2 rates end.
+fn io_pricing_note(catalog: &AwsCatalog, region: &str) -> String {
+    let gp3 = "gp3 IOPS and MiB/s are provisioned per volume and billed above the free 3,000 IOPS and 125 MiB/s";
+    let io2 = match catalog.volume_price("io2", region) {
+        Some(price) if price.iops_priced_up_to.is_some() => format!(
+            "io2 above {} IOPS per volume is not priced (its lower tiers are not sourced for {region})",
+            thousands(price.iops_priced_up_to.unwrap_or_default())
+        ),
+        Some(price) if !price.iops_tiers.is_empty() => format!(
+            "io2 IOPS are billed per volume in tiers (lower rates above {})",
+            price
+                .iops_tiers
+                .iter()
+                .map(|t| thousands(t.above_iops))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ),
+        _ => return gp3.to_string(),
+    };
+    format!("{gp3}; {io2}")
+}
+
+/// 32000 -> "32,000".
+fn thousands(count: f64) -> String {
+    let digits = format!("{}", count.round() as u64);
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// Builds the design and checks it with the model: a design whose prediction does not meet

@@ -190,3 +190,49 @@ fn unpriced_instances_are_named() {
         .any(|n| n.contains("r6i.large") && n.contains("no sourced")));
     assert!(plan.designs.iter().all(|d| d.instance.starts_with('m')));
 }
+
+/// io2 is billed per volume in AWS's tiers when the price file has them (as `catalog import
+/// --aws-prices` writes them): two volumes of 80,000 IOPS each pay 32,000 at the first rate,
+/// 32,000 at the second and 16,000 at the third, each; the built-in us-east-1 row, whose lower
+/// tiers are not sourced, prices nothing above 32,000 and its io2 design is left out.
+#[test]
+fn io2_iops_are_billed_per_volume_in_tiers() {
+    let mut catalog = catalog();
+    catalog
+        .add_text(
+            "tiers.toml",
+            "[table]\nid = \"t\"\ntitle = \"t\"\nsource = \"s\"\ndate = \"2026-11-27\"\n\n\
+             [[volume_prices]]\nname = \"io2\"\nregion = \"r\"\nprice_per_gib_month = 0.125\n\
+             price_per_iops_month = 0.065\niops_tiers = [{ above_iops = 32000, price_per_iops_month = 0.0455 }, \
+             { above_iops = 64000, price_per_iops_month = 0.03185 }]\n",
+        )
+        .unwrap();
+    let rules = catalog.volume_type("io2").unwrap().clone();
+    let spec = AwsVolumeSpec {
+        label: "data".into(),
+        count: 2,
+        volume_type: "io2".into(),
+        size_gib: 100.0,
+        iops: Some(80_000.0),
+        throughput_mib_s: None,
+    };
+    let cost = volume_cost(&spec, &rules, &catalog, "r").unwrap();
+    let per_volume = 32_000.0 * 0.065 + 32_000.0 * 0.0455 + 16_000.0 * 0.03185;
+    assert!((cost.iops_usd_month - 2.0 * per_volume).abs() < 1e-6);
+    assert!((cost.storage_usd_month - 2.0 * 100.0 * 0.125).abs() < 1e-9);
+    assert!(volume_cost(&spec, &rules, &catalog, "us-east-1").is_none());
+    // The planner sizes io2 for its MiB/s too: 1,000 MiB/s on one volume asks 3,907 IOPS
+    // (0.256 MiB/s per IOPS), and a 1 GiB floor grows to 4 GiB (1,000 IOPS per GiB).
+    let need = Need {
+        ops_per_s: 1000.0,
+        mib_s: 1000.0,
+        capacity_gib: 1.0,
+        io_size_bytes: 262_144.0,
+        sequential: true,
+    };
+    let option = cheapest_of_type("data", &need, 1, &rules, &catalog, "r").unwrap();
+    assert_eq!(
+        (option.spec.iops, option.spec.size_gib),
+        (Some(3_907.0), 4.0)
+    );
+}

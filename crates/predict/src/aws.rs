@@ -147,6 +147,7 @@ pub fn volume_caps(
                 op_bytes: n("io_size_kib_max") * 1024.0,
             }
         }
+        EbsKind::Io2BlockExpress => io2_block_express_caps(spec, rules, ssd_op)?,
         EbsKind::St1 => {
             let tib = size / 1024.0;
             VolumeCaps {
@@ -162,6 +163,54 @@ pub fn volume_caps(
         }
     };
     Ok(caps)
+}
+
+/// io2 Block Express: provisioned IOPS up to `iops_per_gib_max` x size and `iops_max`;
+/// throughput follows the IOPS at `throughput_mib_s_per_iops_max` up to `throughput_mib_s_max`
+/// ('Throughput scales proportionally up to 0.256 MiB/s per provisioned IOPS').
+fn io2_block_express_caps(
+    spec: &AwsVolumeSpec,
+    rules: &EbsVolumeType,
+    op_bytes: f64,
+) -> Result<VolumeCaps, AwsSpecError> {
+    let n = |name: &str| rules.number(name);
+    let size = spec.size_gib;
+    let iops = spec.iops.ok_or_else(|| {
+        spec_error(
+            spec,
+            format!("{} needs iops=N (provisioned IOPS)", rules.name),
+        )
+    })?;
+    if spec.throughput_mib_s.is_some() {
+        return Err(spec_error(
+            spec,
+            format!(
+                "{} throughput follows its IOPS ({} MiB/s per IOPS, at most {}); give iops=N only",
+                rules.name,
+                n("throughput_mib_s_per_iops_max"),
+                n("throughput_mib_s_max")
+            ),
+        ));
+    }
+    let iops_cap = n("iops_max").min(n("iops_per_gib_max") * size);
+    if iops < n("iops_min") || iops > iops_cap {
+        return Err(spec_error(
+            spec,
+            format!(
+                "iops={iops}: a {size} GiB {} volume takes {}..{iops_cap} IOPS ({} per GiB, at most {})",
+                rules.name, n("iops_min"), n("iops_per_gib_max"), n("iops_max")
+            ),
+        ));
+    }
+    let mib_s = (iops * n("throughput_mib_s_per_iops_max")).min(n("throughput_mib_s_max"));
+    Ok(VolumeCaps {
+        iops,
+        throughput_mib_s: mib_s,
+        burst_iops: iops,
+        burst_throughput_mib_s: mib_s,
+        burst_seconds: None,
+        op_bytes,
+    })
 }
 
 /// gp2: 3 IOPS per GiB (100..16,000); under 1 TiB it bursts to 3,000 IOPS while its credits
@@ -512,7 +561,7 @@ pub fn parse_volume_spec(
 fn default_size_gib(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Option<f64> {
     let per_gib = rules.number("iops_per_gib_max");
     match rules.kind() {
-        EbsKind::Gp3 | EbsKind::Io2 => {
+        EbsKind::Gp3 | EbsKind::Io2 | EbsKind::Io2BlockExpress => {
             let iops = spec.iops.unwrap_or(rules.number("iops_baseline"));
             Some((iops / per_gib).ceil().max(rules.size_gib_min))
         }

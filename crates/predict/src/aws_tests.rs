@@ -68,19 +68,55 @@ fn gp3_provisioning_rules_of_the_docs() {
     assert_eq!((free.iops, free.throughput_mib_s), (3000.0, 125.0));
 }
 
-/// io2: 'a volume provisioned with 48,000 IOPS can support up to 750 MiB/s of throughput (16
-/// KiB per provisioned IOPS x 48,000 provisioned IOPS = 750 MiB/s)'; up to 32,000 IOPS, 500
-/// MiB/s.
+/// io1 keeps the 2023 page's Provisioned IOPS rule: 'a volume provisioned with 48,000 IOPS can
+/// support up to 750 MiB/s of throughput (16 KiB per provisioned IOPS x 48,000 provisioned IOPS
+/// = 750 MiB/s)'; up to 32,000 IOPS, 500 MiB/s; at most 50 IOPS per GiB.
 #[test]
-fn io2_throughput_example_of_the_docs() {
+fn io1_throughput_example_of_the_docs() {
+    let catalog = catalog();
+    let io1 = catalog.volume_type("io1").unwrap();
+    let caps = volume_caps(&spec("io1", 1, 1000.0, Some(48_000.0), None), io1).unwrap();
+    assert_eq!(caps.throughput_mib_s, 750.0);
+    let caps = volume_caps(&spec("io1", 1, 1000.0, Some(20_000.0), None), io1).unwrap();
+    assert_eq!(caps.throughput_mib_s, 500.0);
+    assert!(volume_caps(&spec("io1", 1, 100.0, Some(5_001.0), None), io1).is_err());
+}
+
+/// io2 is Block Express (every io2 volume since 30 April 2025): 'Maximum IOPS can be
+/// provisioned with volumes 256 GiB and larger (1,000 IOPS x 256 GiB = 256,000 IOPS)';
+/// 'Throughput scales proportionally up to 0.256 MiB/s per provisioned IOPS. Maximum throughput
+/// of 4,000 MiB/s'.
+#[test]
+fn io2_block_express_rules_of_the_docs() {
     let catalog = catalog();
     let io2 = catalog.volume_type("io2").unwrap();
-    let caps = volume_caps(&spec("io2", 1, 100.0, Some(48_000.0), None), io2).unwrap();
-    assert_eq!(caps.throughput_mib_s, 750.0);
-    let caps = volume_caps(&spec("io2", 1, 100.0, Some(20_000.0), None), io2).unwrap();
-    assert_eq!(caps.throughput_mib_s, 500.0);
-    // 'the maximum ratio ... is 500:1 for io2': a 100 GiB volume takes at most 50,000 IOPS.
-    assert!(volume_caps(&spec("io2", 1, 100.0, Some(50_001.0), None), io2).is_err());
+    let most = volume_caps(&spec("io2", 1, 256.0, Some(256_000.0), None), io2).unwrap();
+    assert_eq!((most.iops, most.throughput_mib_s), (256_000.0, 4000.0));
+    let error = volume_caps(&spec("io2", 1, 255.0, Some(256_000.0), None), io2).unwrap_err();
+    assert!(error.to_string().contains("100..255000"), "{error}");
+    // Below the 4,000 MiB/s cap, throughput is 0.256 MiB/s per IOPS: 10,000 IOPS give 2,560.
+    let caps = volume_caps(&spec("io2", 1, 100.0, Some(10_000.0), None), io2).unwrap();
+    assert!((caps.throughput_mib_s - 2560.0).abs() < 1e-9);
+    // 64 TiB is the largest size; throughput is not provisioned apart from IOPS.
+    assert!(volume_caps(&spec("io2", 1, 65_536.0, Some(1000.0), None), io2).is_ok());
+    assert!(volume_caps(&spec("io2", 1, 65_537.0, Some(1000.0), None), io2).is_err());
+    let error = volume_caps(&spec("io2", 1, 100.0, Some(1000.0), Some(500.0)), io2).unwrap_err();
+    assert!(error.to_string().contains("give iops=N only"), "{error}");
+}
+
+/// gp3 since the September 2025 increase (EC2 API reference: 'gp3: 3,000 - 80,000 IOPS',
+/// throughput 'a maximum of 2,000 MiB/s', sizes '1 - 65,536 GiB'), with the page's ratios of
+/// 500 IOPS per GiB and 0.25 MiB/s per IOPS: 80,000 IOPS need 160 GiB, 2,000 MiB/s 8,000 IOPS.
+#[test]
+fn gp3_maximums_of_september_2025() {
+    let catalog = catalog();
+    let gp3 = catalog.volume_type("gp3").unwrap();
+    let most = volume_caps(&spec("gp3", 1, 160.0, Some(80_000.0), Some(2000.0)), gp3).unwrap();
+    assert_eq!((most.iops, most.throughput_mib_s), (80_000.0, 2000.0));
+    assert!(volume_caps(&spec("gp3", 1, 159.0, Some(80_000.0), None), gp3).is_err());
+    assert!(volume_caps(&spec("gp3", 1, 200.0, Some(80_001.0), None), gp3).is_err());
+    assert!(volume_caps(&spec("gp3", 1, 100.0, Some(7_999.0), Some(2000.0)), gp3).is_err());
+    assert!(volume_caps(&spec("gp3", 1, 65_536.0, None, None), gp3).is_ok());
 }
 
 /// 'Amazon EBS-optimized instances': m6i.2xlarge has a 12,000 IOPS baseline and 40,000 IOPS

@@ -75,6 +75,10 @@ pub enum EbsKind {
     Gp3,
     Gp2,
     Io2,
+    /// io2 Block Express: IOPS per GiB up to 256,000, throughput a fixed MiB/s per provisioned
+    /// IOPS (every io2 volume since 30 April 2025, on Nitro instances).
+    #[serde(rename = "io2-block-express")]
+    Io2BlockExpress,
     St1,
 }
 
@@ -84,6 +88,7 @@ impl EbsKind {
             EbsKind::Gp3 => "gp3",
             EbsKind::Gp2 => "gp2",
             EbsKind::Io2 => "io2",
+            EbsKind::Io2BlockExpress => "io2-block-express",
             EbsKind::St1 => "st1",
         }
     }
@@ -161,6 +166,13 @@ fn needed_fields(kind: EbsKind) -> &'static [&'static str] {
             "throughput_mib_s_max_low_iops",
             "low_iops_max",
             "throughput_kib_per_iops_high",
+            "throughput_mib_s_max",
+        ],
+        EbsKind::Io2BlockExpress => &[
+            "iops_min",
+            "iops_max",
+            "iops_per_gib_max",
+            "throughput_mib_s_per_iops_max",
             "throughput_mib_s_max",
         ],
         EbsKind::St1 => &[
@@ -266,8 +278,78 @@ pub struct EbsPrice {
     pub usd_per_mib_s_month: Option<f64>,
     /// The rate per IOPS is sourced up to this many IOPS (io2's lower tiers above it are not).
     pub iops_priced_up_to: Option<f64>,
+    /// Lower rates for a volume's provisioned IOPS above a count (io2: above 32,000 and above
+    /// 64,000), ascending; `price_per_iops_month` holds below the first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iops_tiers: Vec<IopsTier>,
     pub source: Option<String>,
     pub notes: Option<String>,
+}
+
+/// One tier of a volume's provisioned IOPS: the rate of each IOPS above `above_iops` (up to
+/// the next tier's).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IopsTier {
+    pub above_iops: f64,
+    #[serde(rename = "price_per_iops_month")]
+    pub usd_per_iops_month: f64,
+}
+
+impl EbsPrice {
+    /// What `iops` provisioned IOPS of one volume cost a month, tier by tier; `None` when a
+    /// rate they need is not sourced (no rate, or above `iops_priced_up_to`).
+    pub fn iops_usd_month(&self, iops: f64) -> Option<f64> {
+        if iops <= 0.0 {
+            return Some(0.0);
+        }
+        if iops > self.iops_priced_up_to.unwrap_or(f64::INFINITY) {
+            return None;
+        }
+        let mut bounds: Vec<(f64, f64)> = vec![(0.0, self.usd_per_iops_month?)];
+        bounds.extend(
+            self.iops_tiers
+                .iter()
+                .map(|t| (t.above_iops, t.usd_per_iops_month)),
+        );
+        let mut usd = 0.0;
+        for (index, &(from, rate)) in bounds.iter().enumerate() {
+            let to = bounds.get(index + 1).map_or(f64::INFINITY, |next| next.0);
+            usd += (iops.min(to) - from).max(0.0) * rate;
+        }
+        Some(usd)
+    }
+}
+
+/// Tiers must rise and be priced (a tier out of order would bill IOPS twice or not at all).
+fn check_tiers(row: &EbsPrice) -> Result<(), FieldProblem> {
+    if !row.iops_tiers.is_empty() && row.usd_per_iops_month.is_none() {
+        return Err((
+            "iops_tiers",
+            "need price_per_iops_month for the IOPS below the first tier".into(),
+        ));
+    }
+    let mut last = 0.0;
+    for tier in &row.iops_tiers {
+        check_numbers(&[
+            ("iops_tiers.above_iops", Some(tier.above_iops)),
+            (
+                "iops_tiers.price_per_iops_month",
+                Some(tier.usd_per_iops_month),
+            ),
+        ])?;
+        if tier.above_iops <= last {
+            return Err((
+                "iops_tiers",
+                format!(
+                    "above_iops {} is not above the tier before ({last}); list tiers ascending",
+                    tier.above_iops
+                ),
+            ));
+        }
+        last = tier.above_iops;
+    }
+    Ok(())
 }
 
 /// One region's on-demand price of one instance type.
@@ -382,9 +464,11 @@ impl AwsCatalog {
                 ("price_per_mib_s_month", row.usd_per_mib_s_month),
                 ("iops_priced_up_to", row.iops_priced_up_to),
             ];
-            check_numbers(&numbers).map_err(|(field, problem)| {
-                row_error("volume_prices", index, &row.name, field, problem)
-            })?;
+            check_numbers(&numbers)
+                .and_then(|()| check_tiers(row))
+                .map_err(|(field, problem)| {
+                    row_error("volume_prices", index, &row.name, field, problem)
+                })?;
         }
         for (index, row) in parsed.instance_prices.iter().enumerate() {
             check_numbers(&[("price_per_hour", Some(row.usd_hour))]).map_err(
@@ -583,7 +667,10 @@ fn check_instance(row: &AwsInstance) -> Result<(), FieldProblem> {
 
 fn check_volume_type(row: &EbsVolumeType) -> Result<(), FieldProblem> {
     let Some(kind) = row.kind else {
-        return Err(("kind", "missing; use gp3, gp2, io2 or st1".into()));
+        return Err((
+            "kind",
+            "missing; use gp3, gp2, io2, io2-block-express or st1".into(),
+        ));
     };
     check_numbers(&row.numbers())?;
     for field in needed_fields(kind) {

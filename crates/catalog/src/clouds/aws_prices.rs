@@ -12,7 +12,7 @@
 //!   capacity status `Used`, `BoxUsage` usage type, Linux (`No License required`) or Windows
 //!   (`License Included`), in the region asked; their hourly on-demand price;
 //! - EBS volumes the catalog has rules for (gp3, gp2, io2, io1, st1, sc1): per GB-month (`Storage`),
-//!   per provisioned IOPS-month (`System Operation`, `EBS:VolumeP-IOPS.*`; io2's first tier)
+//!   per provisioned IOPS-month (`System Operation`, `EBS:VolumeP-IOPS.*`; io2's three tiers)
 //!   and gp3's per provisioned throughput (`Provisioned Throughput`, billed per GiBps-month:
 //!   divided by 1,024 to the catalog's per MiB/s-month).
 //!
@@ -38,9 +38,13 @@ use std::io::Read;
 
 /// The volume types the catalog has rules for; prices of others would plan nothing.
 const VOLUME_TYPES: [&str; 6] = ["gp3", "gp2", "io2", "io1", "st1", "sc1"];
-/// AWS bills io2's provisioned IOPS in tiers; the first tier's rate holds up to this many
-/// (Amazon EBS pricing: "up to 32,000 IOPS"); the file's `.tier2`/`.tier3` SKUs are the rest.
+/// AWS bills io2's provisioned IOPS per volume in tiers (Amazon EBS pricing: up to 32,000
+/// IOPS, 32,001 to 64,000, more than 64,000). The offer file lists each tier as its own usage
+/// type (`EBS:VolumeP-IOPS.io2`, `.io2.tier2`, `.io2.tier3`), each priced from 0 to Inf, so
+/// the bounds come from the pricing page, not the file.
 const IO2_FIRST_TIER_IOPS: f64 = 32_000.0;
+/// The io2 tiers after the first: usage-type suffix and the IOPS count each starts above.
+const IO2_TIERS: [(&str, f64); 2] = [(".io2.tier2", 32_000.0), (".io2.tier3", 64_000.0)];
 
 /// The written file and what it holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,9 +63,14 @@ pub struct AwsPriceImport {
 /// What one wanted product is.
 #[derive(Clone, Debug, PartialEq)]
 enum Wanted {
-    Instance { name: String, os: &'static str },
+    Instance {
+        name: String,
+        os: &'static str,
+    },
     VolumeStorage(String),
     VolumeIops(String),
+    /// A lower io2 IOPS rate above this many IOPS of a volume.
+    VolumeIopsTier(String, u32),
     VolumeThroughput(String),
 }
 
@@ -132,7 +141,9 @@ fn wanted(product: &Product, region: &str) -> Option<Wanted> {
             })
         }
         "Storage" => volume_of(product, usage, "EBS:VolumeUsage").map(Wanted::VolumeStorage),
-        "System Operation" => volume_of(product, usage, "EBS:VolumeP-IOPS").map(Wanted::VolumeIops),
+        "System Operation" => volume_of(product, usage, "EBS:VolumeP-IOPS")
+            .map(Wanted::VolumeIops)
+            .or_else(|| io2_tier_of(product, usage)),
         "Provisioned Throughput" => {
             volume_of(product, usage, "EBS:VolumeP-Throughput").map(Wanted::VolumeThroughput)
         }
@@ -141,13 +152,24 @@ fn wanted(product: &Product, region: &str) -> Option<Wanted> {
 }
 
 /// The volume type of an EBS usage type `[PREFIX-]EBS:Volume...{.TYPE}`, when the catalog knows
-/// it; io2's higher IOPS tiers (`.io2.tier2`) are not its first tier and are left out.
+/// it; io2's higher IOPS tiers (`.io2.tier2`) are read by [`io2_tier_of`].
 fn volume_of(product: &Product, usage: &str, kind: &str) -> Option<String> {
     let name = attr(product, "volumeApiName");
     // io1 is billed under its old name, Provisioned IOPS: `EBS:VolumeUsage.piops`.
     let billed_as = if name == "io1" { "piops" } else { name };
     let suffix = format!("{kind}.{billed_as}");
     (VOLUME_TYPES.contains(&name) && usage.ends_with(&suffix)).then(|| name.to_string())
+}
+
+/// An io2 IOPS tier after the first (`EBS:VolumeP-IOPS.io2.tier2`, `.tier3`).
+fn io2_tier_of(product: &Product, usage: &str) -> Option<Wanted> {
+    if attr(product, "volumeApiName") != "io2" {
+        return None;
+    }
+    IO2_TIERS
+        .iter()
+        .find(|(suffix, _)| usage.ends_with(&format!("EBS:VolumeP-IOPS{suffix}")))
+        .map(|&(_, above)| Wanted::VolumeIopsTier("io2".into(), above as u32))
 }
 
 /// The offer file's top level, read as a stream.
@@ -335,12 +357,50 @@ pub fn import_offer(
     render(file, offer, date, table_id)
 }
 
+/// io2's tiers as far as the file prices them without a gap (tier 3 without tier 2 would
+/// leave 32,001 to 64,000 unpriced); io1, billed flat as io2's first tier, up to 32,000 (a
+/// higher io1 rate is not sourced).
+fn iops_tiers_toml(name: &str, tiers: &BTreeMap<u32, f64>) -> String {
+    if !matches!(name, "io2" | "io1") {
+        return String::new();
+    }
+    let listed: Vec<String> = if name == "io2" {
+        IO2_TIERS
+            .iter()
+            .map_while(|&(_, above)| {
+                tiers.get(&(above as u32)).map(|rate| {
+                    format!("{{ above_iops = {above}, price_per_iops_month = {rate} }}")
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // Priced up to the start of the first tier the file does not price; all of it when it
+    // prices every tier.
+    let priced_up_to = if listed.is_empty() {
+        Some(IO2_FIRST_TIER_IOPS)
+    } else {
+        IO2_TIERS.get(listed.len()).map(|&(_, above)| above)
+    };
+    let mut out = String::new();
+    if !listed.is_empty() {
+        out.push_str(&format!("iops_tiers = [{}]\n", listed.join(", ")));
+    }
+    if let Some(up_to) = priced_up_to {
+        out.push_str(&format!("iops_priced_up_to = {up_to}\n"));
+    }
+    out
+}
+
 /// The rows of one volume type, as rates per month.
 #[derive(Default)]
 struct VolumeRates {
     per_gib: Option<f64>,
     per_iops: Option<f64>,
     per_mib_s: Option<f64>,
+    /// (above IOPS, rate), io2's tiers after the first.
+    iops_tiers: BTreeMap<u32, f64>,
 }
 
 fn render(
@@ -361,6 +421,9 @@ fn render(
                 volumes.entry(v).or_default().per_gib = Some(usd)
             }
             (Wanted::VolumeIops(v), "IOPS-Mo") => volumes.entry(v).or_default().per_iops = Some(usd),
+            (Wanted::VolumeIopsTier(v, above), "IOPS-Mo") => {
+                volumes.entry(v).or_default().iops_tiers.insert(above, usd);
+            }
             (Wanted::VolumeThroughput(v), "GiBps-mo") => {
                 volumes.entry(v).or_default().per_mib_s = Some(usd / 1024.0)
             }
@@ -385,7 +448,7 @@ fn render(
          title = \"AWS {region} on-demand prices from AWS's Price List (EC2 offer file)\"\n\
          source = \"AWS Price List Bulk API, offers/v1.0/aws/AmazonEC2/current/{region}/index.json: {}, version {}, publicationDate {}\"\n\
          date = \"{date}\"\nprice_basis = \"{region}, USD, on-demand; month = 730 hours\"\n\
-         notes = \"Instances: shared tenancy, no pre-installed software, Linux (No License required) and Windows (License Included). gp3 throughput is billed per GiBps-month in the file, divided by 1,024 here. io2's IOPS rate is its first tier (up to 32,000); the lower rates above it are not used, and io1 is priced up to 32,000 IOPS as io2.\"\n",
+         notes = \"Instances: shared tenancy, no pre-installed software, Linux (No License required) and Windows (License Included). gp3 throughput is billed per GiBps-month in the file, divided by 1,024 here. io2's IOPS are billed per volume in tiers: up to 32,000, 32,001 to 64,000 and above 64,000 (the bounds are Amazon EBS pricing's; the file lists each tier as a usage type of its own, .io2, .io2.tier2, .io2.tier3); a tier the file does not price ends the priced range. io1 has one rate, used up to 32,000 IOPS.\"\n",
         file.replace('"', "'"),
         offer.version.replace('"', "'"),
         offer.publication_date.replace('"', "'"),
@@ -403,8 +466,8 @@ fn render(
                 toml.push_str(&format!("{key} = {v}\n"));
             }
         }
-        if matches!(name.as_str(), "io2" | "io1") && rates.per_iops.is_some() {
-            toml.push_str(&format!("iops_priced_up_to = {IO2_FIRST_TIER_IOPS}\n"));
+        if rates.per_iops.is_some() {
+            toml.push_str(&iops_tiers_toml(name, &rates.iops_tiers));
         }
     }
     for ((name, os), (usd, sku)) in &instances {
@@ -536,6 +599,12 @@ mod tests {
                 "io2",
                 "EUC1-EBS:VolumeP-IOPS.io2.tier2",
             ),
+            ebs(
+                "V13",
+                "System Operation",
+                "io2",
+                "EUC1-EBS:VolumeP-IOPS.io2.tier3",
+            ),
             ebs("V7", "Storage", "st1", "EUC1-EBS:VolumeUsage.st1"),
             ebs("V8", "Storage", "sc1", "EUC1-EBS:VolumeUsage.sc1"),
             ebs("V10", "Storage", "io1", "EUC1-EBS:VolumeUsage.piops"),
@@ -564,6 +633,7 @@ mod tests {
             on_demand("V4", "GB-Mo", "0.1490000000"),
             on_demand("V5", "IOPS-Mo", "0.0780000000"),
             on_demand("V6", "IOPS-Mo", "0.0546000000"),
+            on_demand("V13", "IOPS-Mo", "0.0382200000"),
             on_demand("V7", "GB-Mo", "0.0540000000"),
             on_demand("V8", "GB-Mo", "0.0180000000"),
             on_demand("V9", "GB-Mo", "0.0540000000"),
@@ -621,7 +691,19 @@ mod tests {
             Some(0.078),
             "the first tier, not tier2"
         );
-        assert_eq!(io2.iops_priced_up_to, Some(32_000.0));
+        // Every tier priced: no limit, and a volume's IOPS are billed tier by tier.
+        assert_eq!(io2.iops_priced_up_to, None);
+        let tiers: Vec<(f64, f64)> = io2
+            .iops_tiers
+            .iter()
+            .map(|t| (t.above_iops, t.usd_per_iops_month))
+            .collect();
+        assert_eq!(tiers, vec![(32_000.0, 0.0546), (64_000.0, 0.03822)]);
+        let usd = io2.iops_usd_month(80_000.0).unwrap();
+        let expected = 32_000.0 * 0.078 + 32_000.0 * 0.0546 + 16_000.0 * 0.03822;
+        assert!((usd - expected).abs() < 1e-9, "{usd} vs {expected}");
+        assert!((io2.iops_usd_month(10_000.0).unwrap() - 780.0).abs() < 1e-9);
+        // io1 has one rate, sourced up to 32,000 IOPS.
         assert_eq!(
             catalog
                 .volume_price("sc1", "eu-central-1")
@@ -630,6 +712,8 @@ mod tests {
             Some(0.018)
         );
         let io1 = catalog.volume_price("io1", "eu-central-1").unwrap();
+        assert_eq!(io1.iops_priced_up_to, Some(32_000.0));
+        assert_eq!(io1.iops_usd_month(32_001.0), None);
         assert_eq!(
             (io1.usd_per_gib_month, io1.usd_per_iops_month),
             (Some(0.149), Some(0.078))
@@ -638,6 +722,66 @@ mod tests {
         // us-east-1's sourced rows are still there beside the new region's.
         assert!(catalog.volume_price("gp3", "us-east-1").is_some());
         assert!(imported.toml.contains("version 20261120000000"));
+    }
+
+    /// A file that prices io2's third tier but not its second leaves IOPS above 32,000 unpriced
+    /// (a gap would bill 32,001 to 64,000 at nothing); with the second alone, up to 64,000.
+    #[test]
+    fn io2_tiers_are_priced_only_without_a_gap() {
+        let without_tier2 = sample().replace("EUC1-EBS:VolumeP-IOPS.io2.tier2", "EUC1-EBS:Other");
+        let imported = import_offer(
+            "f.json",
+            without_tier2.as_bytes(),
+            "eu-central-1",
+            "2026-11-27",
+            None,
+        )
+        .unwrap();
+        let mut catalog = AwsCatalog::default();
+        catalog.add_text("f.toml", &imported.toml).unwrap();
+        let io2 = catalog.volume_price("io2", "eu-central-1").unwrap();
+        assert!(io2.iops_tiers.is_empty());
+        assert_eq!(io2.iops_priced_up_to, Some(32_000.0));
+        let without_tier3 = sample().replace("EUC1-EBS:VolumeP-IOPS.io2.tier3", "EUC1-EBS:Other");
+        let imported = import_offer(
+            "f.json",
+            without_tier3.as_bytes(),
+            "eu-central-1",
+            "2026-11-27",
+            None,
+        )
+        .unwrap();
+        let mut catalog = AwsCatalog::default();
+        catalog.add_text("f.toml", &imported.toml).unwrap();
+        let io2 = catalog.volume_price("io2", "eu-central-1").unwrap();
+        assert_eq!(io2.iops_tiers.len(), 1);
+        assert_eq!(io2.iops_priced_up_to, Some(64_000.0));
+        assert!(io2.iops_usd_month(64_000.0).is_some() && io2.iops_usd_month(64_001.0).is_none());
+    }
+
+    /// Tiers out of order, or without the first rate, are refused with the row and the fix.
+    #[test]
+    fn bad_iops_tiers_are_refused() {
+        let head = "[table]\nid = \"x\"\ntitle = \"t\"\nsource = \"s\"\ndate = \"2026-01-01\"\n\n\
+                    [[volume_prices]]\nname = \"io2\"\nregion = \"r\"\n";
+        let descending = format!(
+            "{head}price_per_iops_month = 0.065\niops_tiers = [{{ above_iops = 64000, price_per_iops_month = 0.03 }}, {{ above_iops = 32000, price_per_iops_month = 0.04 }}]\n"
+        );
+        let error = AwsCatalog::default()
+            .add_text("p.toml", &descending)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("iops_tiers") && error.contains("ascending"),
+            "{error}"
+        );
+        let no_base =
+            format!("{head}iops_tiers = [{{ above_iops = 32000, price_per_iops_month = 0.04 }}]\n");
+        let error = AwsCatalog::default()
+            .add_text("p.toml", &no_base)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("price_per_iops_month"), "{error}");
     }
 
     #[test]
