@@ -420,6 +420,9 @@ pub fn plan_aws(
     for (index, design) in designs.iter_mut().enumerate() {
         design.rank = index + 1;
     }
+    if designs.is_empty() {
+        notes.extend(why_no_design(catalog, options, &needs, &per_volume));
+    }
     if !unpriced.is_empty() {
         notes.push(format!(
             "{} instance types left out: no sourced {} {} price ({})",
@@ -448,6 +451,63 @@ pub fn plan_aws(
         designs,
         notes,
     }
+}
+
+/// When no design is listed, what stood in the way: a volume no stripe of any type carries,
+/// or a total above every priced instance type's EBS limit (the most any one carries, named).
+fn why_no_design(
+    catalog: &AwsCatalog,
+    options: &AwsPlanOptions,
+    needs: &[Need],
+    per_volume: &[Vec<Option<VolumeOption>>],
+) -> Vec<String> {
+    let mut why = Vec::new();
+    for (need, options_of_count) in needs.iter().zip(per_volume) {
+        if options_of_count.iter().all(Option::is_none) {
+            why.push(format!(
+                "no priced EBS volume type carries {:.0} IOPS and {:.0} MiB/s (headroom included) in a stripe of at most {} volumes",
+                need.ops_per_s, need.mib_s, options.max_volumes_per_stripe
+            ));
+        }
+    }
+    let ops: f64 = needs.iter().map(|n| n.ops_per_s).sum();
+    let mb_s: f64 = needs.iter().map(|n| n.mib_s * MIB / 1e6).sum();
+    let priced = catalog.instances.iter().filter(|i| {
+        catalog
+            .instance_price(&i.name, &options.region, options.os)
+            .is_some()
+    });
+    let limit = |i: &AwsInstance| {
+        if options.burst_tolerant && i.bursts() {
+            (i.maximum_iops, i.maximum_throughput_mb_s)
+        } else {
+            (i.baseline_iops, i.baseline_throughput_mb_s)
+        }
+    };
+    let when = if options.burst_tolerant {
+        "at its maximum"
+    } else {
+        "all day"
+    };
+    let most_iops = priced
+        .clone()
+        .max_by(|a, b| limit(a).0.total_cmp(&limit(b).0));
+    let most_mb_s = priced.max_by(|a, b| limit(a).1.total_cmp(&limit(b).1));
+    if let Some(top) = most_iops.filter(|i| limit(i).0 < ops) {
+        why.push(format!(
+            "the design needs {ops:.0} IOPS at the instance (headroom included); the most a priced instance type carries {when} is {:.0} ({})",
+            limit(top).0,
+            top.name
+        ));
+    }
+    if let Some(top) = most_mb_s.filter(|i| limit(i).1 < mb_s) {
+        why.push(format!(
+            "the design needs {mb_s:.0} MB/s at the instance (headroom included); the most a priced instance type carries {when} is {:.0} MB/s ({})",
+            limit(top).1,
+            top.name
+        ));
+    }
+    why
 }
 
 /// How provisioned IOPS are billed in `region`, and where the sourced io2 rates end.

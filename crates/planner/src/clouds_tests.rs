@@ -236,3 +236,43 @@ fn io2_iops_are_billed_per_volume_in_tiers() {
         (Some(3_907.0), 4.0)
     );
 }
+
+/// Nothing fits: the plan says which limit stood in the way and the most any priced instance
+/// type carries, not just that there is no design.
+#[test]
+fn an_empty_plan_says_what_stood_in_the_way() {
+    let catalog = catalog();
+    let most_iops = catalog
+        .instances
+        .iter()
+        .filter(|i| {
+            catalog
+                .instance_price(&i.name, "us-east-1", Os::Linux)
+                .is_some()
+        })
+        .max_by(|a, b| a.baseline_iops.total_cmp(&b.baseline_iops))
+        .unwrap();
+    let requirements = requirements(vec![volume("data", 200_000.0, 100.0, 8, 100.0, 100.0)]);
+    let plan = plan_aws(&requirements, &catalog, &AwsPlanOptions::default());
+    assert!(plan.designs.is_empty());
+    let expected = format!(
+        "the most a priced instance type carries all day is {:.0} ({})",
+        most_iops.baseline_iops, most_iops.name
+    );
+    assert!(
+        plan.notes
+            .iter()
+            .any(|n| n.contains(&expected) && n.contains("222222 IOPS")),
+        "{:#?}",
+        plan.notes
+    );
+    // A design that fits says nothing of the kind.
+    let fits = requirements_fit();
+    let plan = plan_aws(&fits, &catalog, &AwsPlanOptions::default());
+    assert!(!plan.designs.is_empty());
+    assert!(!plan.notes.iter().any(|n| n.contains("the most a priced")));
+}
+
+fn requirements_fit() -> Requirements {
+    requirements(vec![volume("data", 5_000.0, 50.0, 8, 100.0, 100.0)])
+}
