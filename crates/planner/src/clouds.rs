@@ -177,29 +177,20 @@ fn cheapest_of_type(
             }
             (size, None, None)
         }
-        EbsKind::Io2 => {
-            let mut iops = ops.max(n("iops_min"));
-            if mib > n("throughput_mib_s_max_low_iops") {
-                iops = iops.max((mib * 1024.0 / n("throughput_kib_per_iops_high")).ceil());
-            }
-            if iops > n("iops_max") || mib > n("throughput_mib_s_max") {
-                return None;
-            }
-            if iops > price.iops_priced_up_to.unwrap_or(f64::INFINITY) {
-                return None;
-            }
-            let size = size_floor.max((iops / n("iops_per_gib_max")).ceil());
-            (size, Some(iops), None)
-        }
-        EbsKind::Io2BlockExpress => {
+        EbsKind::Io2 | EbsKind::Io2BlockExpress => {
             // Throughput follows the IOPS: provision enough IOPS for the MiB/s too.
-            let iops = ops
-                .max(n("iops_min"))
-                .max((mib / n("throughput_mib_s_per_iops_max")).ceil());
-            if iops > n("iops_max") || mib > n("throughput_mib_s_max") {
-                return None;
-            }
-            if iops > price.iops_priced_up_to.unwrap_or(f64::INFINITY) {
+            let for_mib_s = if rules.kind() == EbsKind::Io2BlockExpress {
+                (mib / n("throughput_mib_s_per_iops_max")).ceil()
+            } else if mib > n("throughput_mib_s_max_low_iops") {
+                (mib * 1024.0 / n("throughput_kib_per_iops_high")).ceil()
+            } else {
+                0.0
+            };
+            let iops = ops.max(n("iops_min")).max(for_mib_s);
+            if iops > n("iops_max")
+                || mib > n("throughput_mib_s_max")
+                || iops > price.iops_priced_up_to.unwrap_or(f64::INFINITY)
+            {
                 return None;
             }
             let size = size_floor.max((iops / n("iops_per_gib_max")).ceil());

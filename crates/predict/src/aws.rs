@@ -117,22 +117,7 @@ pub fn volume_caps(
         }
         EbsKind::Gp2 => gp2_caps(spec, rules)?,
         EbsKind::Io2 => {
-            let iops = spec.iops.ok_or_else(|| {
-                spec_error(
-                    spec,
-                    format!("{} needs iops=N (provisioned IOPS)", rules.name),
-                )
-            })?;
-            let iops_cap = n("iops_max").min(n("iops_per_gib_max") * size);
-            if iops < n("iops_min") || iops > iops_cap {
-                return Err(spec_error(
-                    spec,
-                    format!(
-                        "iops={iops}: a {size} GiB {} volume takes {}..{iops_cap} IOPS ({} per GiB, at most {})",
-                        rules.name, n("iops_min"), n("iops_per_gib_max"), n("iops_max")
-                    ),
-                ));
-            }
+            let iops = provisioned_iops(spec, rules)?;
             let mib_s = if iops <= n("low_iops_max") {
                 n("throughput_mib_s_max_low_iops")
             } else {
@@ -165,6 +150,30 @@ pub fn volume_caps(
     Ok(caps)
 }
 
+/// The IOPS an io1/io2 spec provisions, within `iops_min`..`iops_per_gib_max` x size (at most
+/// `iops_max`).
+fn provisioned_iops(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Result<f64, AwsSpecError> {
+    let n = |name: &str| rules.number(name);
+    let size = spec.size_gib;
+    let iops = spec.iops.ok_or_else(|| {
+        spec_error(
+            spec,
+            format!("{} needs iops=N (provisioned IOPS)", rules.name),
+        )
+    })?;
+    let iops_cap = n("iops_max").min(n("iops_per_gib_max") * size);
+    if iops < n("iops_min") || iops > iops_cap {
+        return Err(spec_error(
+            spec,
+            format!(
+                "iops={iops}: a {size} GiB {} volume takes {}..{iops_cap} IOPS ({} per GiB, at most {})",
+                rules.name, n("iops_min"), n("iops_per_gib_max"), n("iops_max")
+            ),
+        ));
+    }
+    Ok(iops)
+}
+
 /// io2 Block Express: provisioned IOPS up to `iops_per_gib_max` x size and `iops_max`;
 /// throughput follows the IOPS at `throughput_mib_s_per_iops_max` up to `throughput_mib_s_max`
 /// ('Throughput scales proportionally up to 0.256 MiB/s per provisioned IOPS').
@@ -174,13 +183,7 @@ fn io2_block_express_caps(
     op_bytes: f64,
 ) -> Result<VolumeCaps, AwsSpecError> {
     let n = |name: &str| rules.number(name);
-    let size = spec.size_gib;
-    let iops = spec.iops.ok_or_else(|| {
-        spec_error(
-            spec,
-            format!("{} needs iops=N (provisioned IOPS)", rules.name),
-        )
-    })?;
+    let iops = provisioned_iops(spec, rules)?;
     if spec.throughput_mib_s.is_some() {
         return Err(spec_error(
             spec,
@@ -189,16 +192,6 @@ fn io2_block_express_caps(
                 rules.name,
                 n("throughput_mib_s_per_iops_max"),
                 n("throughput_mib_s_max")
-            ),
-        ));
-    }
-    let iops_cap = n("iops_max").min(n("iops_per_gib_max") * size);
-    if iops < n("iops_min") || iops > iops_cap {
-        return Err(spec_error(
-            spec,
-            format!(
-                "iops={iops}: a {size} GiB {} volume takes {}..{iops_cap} IOPS ({} per GiB, at most {})",
-                rules.name, n("iops_min"), n("iops_per_gib_max"), n("iops_max")
             ),
         ));
     }

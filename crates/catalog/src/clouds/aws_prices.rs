@@ -728,32 +728,24 @@ mod tests {
     /// (a gap would bill 32,001 to 64,000 at nothing); with the second alone, up to 64,000.
     #[test]
     fn io2_tiers_are_priced_only_without_a_gap() {
-        let without_tier2 = sample().replace("EUC1-EBS:VolumeP-IOPS.io2.tier2", "EUC1-EBS:Other");
-        let imported = import_offer(
-            "f.json",
-            without_tier2.as_bytes(),
-            "eu-central-1",
-            "2026-11-27",
-            None,
-        )
-        .unwrap();
-        let mut catalog = AwsCatalog::default();
-        catalog.add_text("f.toml", &imported.toml).unwrap();
-        let io2 = catalog.volume_price("io2", "eu-central-1").unwrap();
+        let io2_without = |usage: &str| {
+            let offer = sample().replace(usage, "EUC1-EBS:Other");
+            let imported = import_offer(
+                "f.json",
+                offer.as_bytes(),
+                "eu-central-1",
+                "2026-11-27",
+                None,
+            )
+            .unwrap();
+            let mut catalog = AwsCatalog::default();
+            catalog.add_text("f.toml", &imported.toml).unwrap();
+            catalog.volume_price("io2", "eu-central-1").unwrap().clone()
+        };
+        let io2 = io2_without("EUC1-EBS:VolumeP-IOPS.io2.tier2");
         assert!(io2.iops_tiers.is_empty());
         assert_eq!(io2.iops_priced_up_to, Some(32_000.0));
-        let without_tier3 = sample().replace("EUC1-EBS:VolumeP-IOPS.io2.tier3", "EUC1-EBS:Other");
-        let imported = import_offer(
-            "f.json",
-            without_tier3.as_bytes(),
-            "eu-central-1",
-            "2026-11-27",
-            None,
-        )
-        .unwrap();
-        let mut catalog = AwsCatalog::default();
-        catalog.add_text("f.toml", &imported.toml).unwrap();
-        let io2 = catalog.volume_price("io2", "eu-central-1").unwrap();
+        let io2 = io2_without("EUC1-EBS:VolumeP-IOPS.io2.tier3");
         assert_eq!(io2.iops_tiers.len(), 1);
         assert_eq!(io2.iops_priced_up_to, Some(64_000.0));
         assert!(io2.iops_usd_month(64_000.0).is_some() && io2.iops_usd_month(64_001.0).is_none());
