@@ -211,6 +211,60 @@ fn every_listed_gcp_design_passes_predict() {
         "{text}"
     );
     assert!(text.contains("1200 MiB/s read"), "{text}");
+    // A small cold volume: pd-standard's 100 GiB floor (gcpdiag) carries it at 20 GiB, and
+    // every design still passes predict; pd-extreme and Hyperdisk are named as not planned,
+    // each with the facts it lacks.
+    let cold = dir.path().join("cold.toml");
+    std::fs::write(
+        &cold,
+        "[[volumes]]\nlabel = \"cold\"\n[volumes.sizing]\niops = 60\nthroughput_mb_s = 0\n\
+         io_size_bytes = 4096\nread_pct = 100\nrandom_pct = 100\ncapacity_gib = 20\n",
+    )
+    .unwrap();
+    assert_eq!(every_check_passes("gcp", &cold, "3"), 3);
+    let output = iofit()
+        .args(["plan", "--cloud", "gcp", "--requirements"])
+        .arg(&cold)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("cold=pd-standard,size_gib=20"), "{text}");
+    for name in [
+        "pd-extreme",
+        "hyperdisk-balanced",
+        "hyperdisk-extreme",
+        "hyperdisk-throughput",
+    ] {
+        assert!(text.contains(&format!("{name} not planned: ")), "{text}");
+    }
+    assert!(
+        text.contains("pd-extreme not planned: provisioned IOPS price per IOPS-month in us-central1 not sourced"),
+        "{text}"
+    );
+}
+
+/// `predict --cloud gcp` refuses a provisioned type it does not model, saying why (exit 2).
+#[test]
+fn predict_cloud_gcp_refuses_hyperdisk_saying_why() {
+    let output = iofit()
+        .args([
+            "predict",
+            "--cloud",
+            "gcp",
+            "--vm",
+            "c3-standard-8",
+            "--disk",
+            "data=hyperdisk-balanced,size_gib=500",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("hyperdisk-balanced is provisioned per disk")
+            && stderr.contains("per-VM limits by machine type are not sourced"),
+        "{stderr}"
+    );
 }
 
 /// `predict --cloud gcp`: Google's rule on one disk (1,000 GiB pd-ssd: 6,000 + 30 x 1,000 =
