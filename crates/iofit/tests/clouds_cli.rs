@@ -731,3 +731,105 @@ fn profile_reads_cloud_monitoring_disk_metrics_with_a_verdict() {
         "{stderr}"
     );
 }
+
+/// `catalog import --gcp-prices` on a saved page writes a file `plan --cloud gcp --region
+/// --catalog` prices from; `catalog fetch --cloud gcp` without a key, and the flags' misuses,
+/// exit 2 with the fix (the fetch itself is tested against a local server in procedure).
+#[test]
+fn gcp_prices_import_and_fetch_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gcp-eu.toml");
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/gcp/compute-skus-sample-europe-west3.json"
+    );
+    let output = iofit()
+        .args([
+            "catalog",
+            "import",
+            "--gcp-prices",
+            sample,
+            "--region",
+            "europe-west3",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("10 machine type price row(s)"), "{text}");
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        written.contains("sku = \"0A00-0000-0001+0A00-0000-0002\""),
+        "{written}"
+    );
+    let output = iofit()
+        .args([
+            "predict",
+            "--cloud",
+            "gcp",
+            "--region",
+            "europe-west3",
+            "--catalog",
+        ])
+        .arg(&out)
+        .args([
+            "--vm",
+            "n2-standard-8",
+            "--disk",
+            "data=pd-ssd,size_gib=100",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    for (args, words) in [
+        (
+            vec![
+                "catalog",
+                "fetch",
+                "--cloud",
+                "gcp",
+                "--region",
+                "europe-west3",
+            ],
+            "set IOFIT_GCP_API_KEY or give --api-key-file FILE",
+        ),
+        (
+            vec![
+                "catalog",
+                "fetch",
+                "--cloud",
+                "gcp",
+                "--region",
+                "europe-west3",
+                "--gcp-prices",
+                sample,
+            ],
+            "--gcp-prices FILE belongs to `iofit catalog import`",
+        ),
+        (
+            vec![
+                "catalog",
+                "import",
+                "--gcp-prices",
+                sample,
+                "--api-key-file",
+                sample,
+            ],
+            "--api-key-file belongs to `iofit catalog fetch --cloud gcp`",
+        ),
+    ] {
+        let output = iofit()
+            .args(&args)
+            .arg("-o")
+            .arg(dir.path().join("x.toml"))
+            .env_remove("IOFIT_GCP_API_KEY")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(words), "{stderr}");
+        assert!(!dir.path().join("x.toml").exists());
+    }
+}

@@ -420,15 +420,22 @@ fn notes(
 }
 
 /// One note per provisioned type (pd-extreme, Hyperdisk) saying which facts a plan would need
-/// and no table gives; a type with none missing would be planned, and says nothing.
+/// and no table gives. A type with none missing (a `--catalog` file added its prices) is still
+/// not planned: this build sizes Persistent Disks only, and says so.
 pub fn unplanned_notes(catalog: &GcpCatalog, region: &str) -> Vec<String> {
     catalog
         .provisioned_types
         .iter()
-        .filter_map(|row| {
+        .map(|row| {
             let gaps = catalog.planning_gaps(row, region);
-            (!gaps.is_empty())
-                .then(|| format!("{} not planned: {} not sourced", row.name, gaps.join("; ")))
+            if gaps.is_empty() {
+                format!(
+                    "{} not planned: its rules and {region} prices are in the tables, but this build does not size provisioned disks yet",
+                    row.name
+                )
+            } else {
+                format!("{} not planned: {} not sourced", row.name, gaps.join("; "))
+            }
         })
         .collect()
 }

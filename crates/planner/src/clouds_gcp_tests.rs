@@ -243,3 +243,24 @@ fn pd_standard_below_its_floor_is_sized_for_capacity() {
         assert_eq!(total, gib, "{iops} IOPS");
     }
 }
+
+/// With every fact of pd-extreme in the tables (a file adds its IOPS rate), the note no longer
+/// blames a missing fact: it says provisioned disks are not sized by this build.
+#[test]
+fn a_type_lacking_no_fact_says_what_is_not_built() {
+    let mut catalog = catalog();
+    catalog
+        .add_text(
+            "iops.toml",
+            "[table]\nid = \"iops\"\ntitle = \"t\"\nsource = \"s\"\ndate = \"2026-11-27\"\n\n\
+             [[disk_prices]]\nname = \"pd-extreme\"\nregion = \"us-central1\"\n\
+             price_per_gib_month = 0.125\nprice_per_iops_month = 0.05\n",
+        )
+        .unwrap();
+    let notes = unplanned_notes(&catalog, "us-central1");
+    assert_eq!(
+        notes[0],
+        "pd-extreme not planned: its rules and us-central1 prices are in the tables, but this build does not size provisioned disks yet"
+    );
+    assert!(notes[1].starts_with("hyperdisk-balanced not planned: per-VM limits"));
+}

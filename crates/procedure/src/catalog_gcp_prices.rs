@@ -86,7 +86,7 @@ impl GcpPricesOutcome {
         );
         if !i.families_unpriced.is_empty() {
             text += &format!(
-                "no core or RAM SKU in {} for families {}: their machine types keep no price here\n",
+                "no core or RAM SKU of {} for families {}: the file prices none of their machine types (with --catalog, the built-in rows still do)\n",
                 i.region,
                 i.families_unpriced.join(", ")
             );
