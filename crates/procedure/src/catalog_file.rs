@@ -39,6 +39,23 @@ pub struct CatalogFileFlags {
     pub api: Option<String>,
 }
 
+impl CatalogFileFlags {
+    /// Whether any flag that only `catalog import`/`fetch` takes was given (the listings
+    /// refuse them rather than ignore them).
+    pub fn any_given(&self) -> bool {
+        !self.skus.is_empty()
+            || !self.aws_instance_types.is_empty()
+            || self.aws_prices.is_some()
+            || !self.gcp_prices.is_empty()
+            || self.api_key_file.is_some()
+            || self.cloud.is_some()
+            || !self.gcp_machine_types.is_empty()
+            || !self.prices.is_empty()
+            || self.region.is_some()
+            || self.output.is_some()
+    }
+}
+
 /// Writes the catalog file the flags ask for; returns what the command prints.
 pub fn write_catalog_file(
     flags: CatalogFileFlags,

@@ -232,32 +232,32 @@ fn wanted_prefix(description: &str) -> Option<(&'static str, &'static str)> {
         .find(|(prefix, _)| starts(description, prefix))
 }
 
-fn money_usd(sku: &Sku, money: &Money) -> Result<f64, String> {
+/// A Money's value in USD; `page` names the page in errors.
+fn money_usd(page: &str, sku: &Sku, money: &Money) -> Result<f64, CatalogError> {
+    let problem = |message: String| bad(page, 1, message);
     if money.currency_code != "USD" {
-        return Err(format!(
+        return Err(problem(format!(
             "SKU {} ({}): currencyCode '{}'; iofit's Google Cloud prices are USD: fetch without currencyCode",
             sku.sku_id, sku.description, money.currency_code
-        ));
+        )));
     }
-    let units = match &money.units {
-        None => 0.0,
-        Some(serde_json::Value::String(text)) => text.trim().parse::<i64>().map_err(|_| {
-            format!(
-                "SKU {}: unitPrice.units '{text}' is not an integer",
-                sku.sku_id
-            )
-        })? as f64,
-        Some(serde_json::Value::Number(n)) => n
-            .as_i64()
-            .ok_or_else(|| format!("SKU {}: unitPrice.units {n} is not an integer", sku.sku_id))?
-            as f64,
-        Some(other) => {
-            return Err(format!(
-                "SKU {}: unitPrice.units {other} is not an integer",
-                sku.sku_id
-            ))
-        }
+    let not_integer = |shown: String| {
+        problem(format!(
+            "SKU {}: unitPrice.units {shown} is not an integer",
+            sku.sku_id
+        ))
     };
+    let units = match &money.units {
+        None => 0,
+        Some(serde_json::Value::String(text)) => text
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| not_integer(format!("'{text}'")))?,
+        Some(serde_json::Value::Number(n)) => {
+            n.as_i64().ok_or_else(|| not_integer(n.to_string()))?
+        }
+        Some(other) => return Err(not_integer(other.to_string())),
+    } as f64;
     Ok(units + money.nanos as f64 * 1e-9)
 }
 
@@ -282,12 +282,12 @@ impl GcpSkuCollector {
         })?;
         self.pages += 1;
         for sku in &page.skus {
-            self.keep(sku).map_err(|message| bad(name, 1, message))?;
+            self.keep(name, sku)?;
         }
         Ok(Some(page.next_page_token).filter(|t| !t.trim().is_empty()))
     }
 
-    fn keep(&mut self, sku: &Sku) -> Result<(), String> {
+    fn keep(&mut self, page: &str, sku: &Sku) -> Result<(), CatalogError> {
         let Some((prefix, unit)) = wanted_prefix(&sku.description) else {
             return Ok(());
         };
@@ -302,9 +302,13 @@ impl GcpSkuCollector {
         };
         let expression = &info.pricing_expression;
         let Some(rate) = expression.tiered_rates.last() else {
-            return Err(format!(
-                "SKU {} ({}): pricingExpression has no tieredRates",
-                sku.sku_id, sku.description
+            return Err(bad(
+                page,
+                1,
+                format!(
+                    "SKU {} ({}): pricingExpression has no tieredRates",
+                    sku.sku_id, sku.description
+                ),
             ));
         };
         // A unit iofit does not expect is left out and named, not converted by a guess.
@@ -315,7 +319,7 @@ impl GcpSkuCollector {
             ));
             return Ok(());
         }
-        let price_usd = money_usd(sku, &rate.unit_price)?;
+        let price_usd = money_usd(page, sku, &rate.unit_price)?;
         self.kept.insert(
             prefix.to_string(),
             KeptSku {

@@ -267,6 +267,27 @@ fn bad_pages_are_refused_naming_the_page() {
         error.contains("CCCC-0001") && error.contains("currencyCode 'EUR'"),
         "{error}"
     );
+    let odd = page(
+        &[sku(
+            "CCCC-0002",
+            "E2 Instance Core running in Frankfurt",
+            "OnDemand",
+            &[R],
+            "h",
+            "1.5",
+            0,
+        )],
+        "",
+    );
+    let error = collector
+        .add_page("odd.json", &odd)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("odd.json: line 1")
+            && error.contains("CCCC-0002: unitPrice.units '1.5' is not an integer"),
+        "{error}"
+    );
 }
 
 #[test]
