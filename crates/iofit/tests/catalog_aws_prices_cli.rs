@@ -155,9 +155,12 @@ fn misused_price_flags_exit_2_with_the_fix() {
             "-o",
         ])
         .arg(&out)
+        .env_remove("IOFIT_GCP_API_KEY")
         .assert()
         .code(2)
-        .stderr(contains("reads azure's or aws's prices"));
+        .stderr(contains(
+            "set IOFIT_GCP_API_KEY or give --api-key-file FILE",
+        ));
     // -o onto the offer file itself: refused, the file unchanged.
     iofit()
         .args(["catalog", "import", "--allow-overwrite", "--aws-prices"])

@@ -211,6 +211,60 @@ fn every_listed_gcp_design_passes_predict() {
         "{text}"
     );
     assert!(text.contains("1200 MiB/s read"), "{text}");
+    // A small cold volume: pd-standard's 100 GiB floor (gcpdiag) carries it at 20 GiB, and
+    // every design still passes predict; pd-extreme and Hyperdisk are named as not planned,
+    // each with the facts it lacks.
+    let cold = dir.path().join("cold.toml");
+    std::fs::write(
+        &cold,
+        "[[volumes]]\nlabel = \"cold\"\n[volumes.sizing]\niops = 60\nthroughput_mb_s = 0\n\
+         io_size_bytes = 4096\nread_pct = 100\nrandom_pct = 100\ncapacity_gib = 20\n",
+    )
+    .unwrap();
+    assert_eq!(every_check_passes("gcp", &cold, "3"), 3);
+    let output = iofit()
+        .args(["plan", "--cloud", "gcp", "--requirements"])
+        .arg(&cold)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("cold=pd-standard,size_gib=20"), "{text}");
+    for name in [
+        "pd-extreme",
+        "hyperdisk-balanced",
+        "hyperdisk-extreme",
+        "hyperdisk-throughput",
+    ] {
+        assert!(text.contains(&format!("{name} not planned: ")), "{text}");
+    }
+    assert!(
+        text.contains("pd-extreme not planned: provisioned IOPS price per IOPS-month in us-central1 not sourced"),
+        "{text}"
+    );
+}
+
+/// `predict --cloud gcp` refuses a provisioned type it does not model, saying why (exit 2).
+#[test]
+fn predict_cloud_gcp_refuses_hyperdisk_saying_why() {
+    let output = iofit()
+        .args([
+            "predict",
+            "--cloud",
+            "gcp",
+            "--vm",
+            "c3-standard-8",
+            "--disk",
+            "data=hyperdisk-balanced,size_gib=500",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("hyperdisk-balanced is provisioned per disk")
+            && stderr.contains("per-VM limits by machine type are not sourced"),
+        "{stderr}"
+    );
 }
 
 /// `predict --cloud gcp`: Google's rule on one disk (1,000 GiB pd-ssd: 6,000 + 30 x 1,000 =
@@ -676,4 +730,106 @@ fn profile_reads_cloud_monitoring_disk_metrics_with_a_verdict() {
         stderr.contains("Cloud Monitoring verdict: data was throttled in 1 of 3 periods"),
         "{stderr}"
     );
+}
+
+/// `catalog import --gcp-prices` on a saved page writes a file `plan --cloud gcp --region
+/// --catalog` prices from; `catalog fetch --cloud gcp` without a key, and the flags' misuses,
+/// exit 2 with the fix (the fetch itself is tested against a local server in procedure).
+#[test]
+fn gcp_prices_import_and_fetch_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gcp-eu.toml");
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/gcp/compute-skus-sample-europe-west3.json"
+    );
+    let output = iofit()
+        .args([
+            "catalog",
+            "import",
+            "--gcp-prices",
+            sample,
+            "--region",
+            "europe-west3",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("10 machine type price row(s)"), "{text}");
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        written.contains("sku = \"0A00-0000-0001+0A00-0000-0002\""),
+        "{written}"
+    );
+    let output = iofit()
+        .args([
+            "predict",
+            "--cloud",
+            "gcp",
+            "--region",
+            "europe-west3",
+            "--catalog",
+        ])
+        .arg(&out)
+        .args([
+            "--vm",
+            "n2-standard-8",
+            "--disk",
+            "data=pd-ssd,size_gib=100",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    for (args, words) in [
+        (
+            vec![
+                "catalog",
+                "fetch",
+                "--cloud",
+                "gcp",
+                "--region",
+                "europe-west3",
+            ],
+            "set IOFIT_GCP_API_KEY or give --api-key-file FILE",
+        ),
+        (
+            vec![
+                "catalog",
+                "fetch",
+                "--cloud",
+                "gcp",
+                "--region",
+                "europe-west3",
+                "--gcp-prices",
+                sample,
+            ],
+            "--gcp-prices FILE belongs to `iofit catalog import`",
+        ),
+        (
+            vec![
+                "catalog",
+                "import",
+                "--gcp-prices",
+                sample,
+                "--api-key-file",
+                sample,
+            ],
+            "--api-key-file belongs to `iofit catalog fetch --cloud gcp`",
+        ),
+    ] {
+        let output = iofit()
+            .args(&args)
+            .arg("-o")
+            .arg(dir.path().join("x.toml"))
+            .env_remove("IOFIT_GCP_API_KEY")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(words), "{stderr}");
+        assert!(!dir.path().join("x.toml").exists());
+    }
 }

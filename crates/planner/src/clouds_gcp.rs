@@ -121,13 +121,21 @@ fn least_total_gib(
     {
         return None;
     }
+    // A type with a rate floor (pd-standard) performs as the floor below it: a need the
+    // floor meets asks for no GiB of its own.
+    let floor = rules.rate_floor_gib.unwrap_or(0.0);
     let gib_for = |need: f64, baseline: f64, per_gib: f64| {
-        if need <= baseline {
+        let gib = if need <= baseline {
             0.0
         } else if per_gib > 0.0 {
             (need - baseline) / per_gib
         } else {
             f64::INFINITY
+        };
+        if gib <= floor {
+            0.0
+        } else {
+            gib
         }
     };
     let capacity: f64 = volumes
@@ -356,8 +364,14 @@ pub fn plan_gcp(
 
 /// Why nothing fits, in the catalog's own terms: the largest per-VM Persistent Disk limits.
 fn largest_limits_note(catalog: &GcpCatalog) -> String {
+    // Only the types a plan uses: pd-extreme's limits are listed but it is not planned.
     let most = |f: fn(&iofit_catalog::clouds::gcp::VmPdLimit) -> f64| {
-        catalog.vm_limits.iter().map(f).fold(0.0, f64::max)
+        catalog
+            .vm_limits
+            .iter()
+            .filter(|l| catalog.disk_type(&l.disk_type).is_ok())
+            .map(f)
+            .fold(0.0, f64::max)
     };
     format!(
         "no machine type carries the requirements with the headroom kept: the largest per-VM Persistent Disk limits in the catalog are {:.0} read / {:.0} write IOPS and {:.0} MiB/s read / {:.0} MiB/s write",
@@ -401,8 +415,29 @@ fn notes(
     }
     notes.push("Persistent Disk performance is the VM's: baseline + per-GiB rate x the GiB of each type attached, capped by the machine's limit for its vCPU count (Google, About Persistent Disk performance); disks are sized for IOPS and MiB/s as well as capacity, and bought by the GiB only".into());
     notes.push("each disk type has its own per-VM limit (as Google's tables give them); whether disks of different types also share one limit is not sourced, and CPU and memory are not sized".into());
-    notes.push("pd-extreme and Hyperdisk (provisioned IOPS and MiB/s) are not planned: their IOPS and throughput prices are not sourced in this build".into());
+    notes.extend(unplanned_notes(catalog, &options.region));
     notes
+}
+
+/// One note per provisioned type (pd-extreme, Hyperdisk) saying which facts a plan would need
+/// and no table gives. A type with none missing (a `--catalog` file added its prices) is still
+/// not planned: this build sizes Persistent Disks only, and says so.
+pub fn unplanned_notes(catalog: &GcpCatalog, region: &str) -> Vec<String> {
+    catalog
+        .provisioned_types
+        .iter()
+        .map(|row| {
+            let gaps = catalog.planning_gaps(row, region);
+            if gaps.is_empty() {
+                format!(
+                    "{} not planned: its rules and {region} prices are in the tables, but this build does not size provisioned disks yet",
+                    row.name
+                )
+            } else {
+                format!("{} not planned: {} not sourced", row.name, gaps.join("; "))
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -198,3 +198,69 @@ fn regions_price_the_same_design() {
         .iter()
         .any(|n| n.starts_with("no prices for us-west1")));
 }
+
+/// pd-extreme and Hyperdisk are not planned, and the plan says per type which facts are
+/// missing (computed from the tables, so a file adding them would change the note).
+#[test]
+fn provisioned_types_are_named_with_the_facts_they_lack() {
+    let requirements = requirements(vec![volume("data", 2_000.0, 20.0, 8, 70.0, 200.0)]);
+    let plan = plan_gcp(&requirements, &catalog(), &GcpPlanOptions::default());
+    check_designs(&plan, &requirements);
+    for design in &plan.designs {
+        assert!(design
+            .disks
+            .iter()
+            .all(|d| d.spec.disk_type.starts_with("pd-") && d.spec.disk_type != "pd-extreme"));
+    }
+    let unplanned: Vec<&String> = plan
+        .notes
+        .iter()
+        .filter(|n| n.contains(" not planned: "))
+        .collect();
+    assert_eq!(unplanned.len(), 4, "{:?}", plan.notes);
+    assert!(unplanned.contains(&&"pd-extreme not planned: provisioned IOPS price per IOPS-month in us-central1 not sourced".to_string()));
+    assert!(
+        unplanned
+            .iter()
+            .any(|n| n.starts_with("hyperdisk-throughput not planned: per-VM limits by machine type; capacity price per GiB-month in us-central1; provisioned throughput price per MiB/s-month in us-central1")),
+        "{unplanned:?}"
+    );
+}
+
+/// pd-standard below 100 GiB performs as 100 GiB (gcpdiag): a small cold volume needing 70 read
+/// IOPS (77.8 with the 10% headroom: 104 GiB at 0.75 IOPS per GiB) is still sized for the IO,
+/// and one needing 60 (66.7: within the 75 of the floor) is sized for its capacity alone.
+#[test]
+fn pd_standard_below_its_floor_is_sized_for_capacity() {
+    let catalog = catalog();
+    let machine = catalog.machine_type("n2-standard-2").unwrap();
+    let rules = catalog.disk_type("pd-standard").unwrap();
+    let headroom = 0.9;
+    for (iops, gib) in [(70.0, 104.0), (60.0, 20.0)] {
+        let v = volume("cold", iops, 0.0, 4, 100.0, 20.0);
+        let d = demand_of(&v);
+        let total = least_total_gib(&catalog, machine, rules, &[(&v, d)], headroom).unwrap();
+        assert_eq!(total, gib, "{iops} IOPS");
+    }
+}
+
+/// With every fact of pd-extreme in the tables (a file adds its IOPS rate), the note no longer
+/// blames a missing fact: it says provisioned disks are not sized by this build.
+#[test]
+fn a_type_lacking_no_fact_says_what_is_not_built() {
+    let mut catalog = catalog();
+    catalog
+        .add_text(
+            "iops.toml",
+            "[table]\nid = \"iops\"\ntitle = \"t\"\nsource = \"s\"\ndate = \"2026-11-27\"\n\n\
+             [[disk_prices]]\nname = \"pd-extreme\"\nregion = \"us-central1\"\n\
+             price_per_gib_month = 0.125\nprice_per_iops_month = 0.05\n",
+        )
+        .unwrap();
+    let notes = unplanned_notes(&catalog, "us-central1");
+    assert_eq!(
+        notes[0],
+        "pd-extreme not planned: its rules and us-central1 prices are in the tables, but this build does not size provisioned disks yet"
+    );
+    assert!(notes[1].starts_with("hyperdisk-balanced not planned: per-VM limits"));
+}

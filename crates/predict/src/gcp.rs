@@ -108,11 +108,13 @@ pub fn type_budget(
     total_gib: f64,
 ) -> Option<TypeBudget> {
     let vm = catalog.vm_limit(machine, &rules.name)?.clone();
+    // Below its floor (pd-standard: 100 GiB) a type performs as the floor.
+    let rated_gib = rules.rated_gib(total_gib);
     Some(TypeBudget {
         total_gib,
-        read_iops_by_size: rules.baseline_iops + rules.read_iops_per_gib * total_gib,
-        write_iops_by_size: rules.baseline_iops + rules.write_iops_per_gib * total_gib,
-        mib_s_by_size: rules.baseline_mib_s + rules.throughput_mib_s_per_gib * total_gib,
+        read_iops_by_size: rules.baseline_iops + rules.read_iops_per_gib * rated_gib,
+        write_iops_by_size: rules.baseline_iops + rules.write_iops_per_gib * rated_gib,
+        mib_s_by_size: rules.baseline_mib_s + rules.throughput_mib_s_per_gib * rated_gib,
         vm,
     })
 }
@@ -342,6 +344,25 @@ pub enum GcpDiskFlagError {
     UnknownKey { spec: String, key: String },
     #[error("--disk {0}: add size_gib=N (a Persistent Disk's performance follows its size)")]
     SizeNeeded(String),
+    #[error("--disk {spec}: {kind} is provisioned per disk (IOPS and MiB/s chosen, not following its size) and predict does not model it in this build; {why}; use {known}")]
+    Provisioned {
+        spec: String,
+        kind: String,
+        why: String,
+        known: String,
+    },
+}
+
+/// Why `predict` refuses provisioned type `name`, from what its rows lack.
+fn provisioned_refusal(catalog: &GcpCatalog, name: &str) -> Option<String> {
+    let row = catalog.provisioned_type(name)?;
+    let has_vm_limits = catalog.vm_limits.iter().any(|l| l.disk_type == row.name);
+    Some(if has_vm_limits {
+        "its per-VM limits are listed for some machine types, its per-disk throughput rule is not sourced (catalog/README.md, Google Cloud)".to_string()
+    } else {
+        "its per-VM limits by machine type are not sourced (catalog/README.md, Google Cloud)"
+            .to_string()
+    })
 }
 
 /// Parses `[LABEL=]TYPE,size_gib=N` (`data=pd-ssd,size_gib=1000`).
@@ -356,17 +377,28 @@ pub fn parse_disk_spec(
         Some((label, kind)) => (label.trim().to_string(), kind.trim()),
         None => (format!("disk{}", index + 1), head),
     };
+    let known = || {
+        catalog
+            .disk_types
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if let Some(why) = provisioned_refusal(catalog, kind) {
+        return Err(GcpDiskFlagError::Provisioned {
+            spec: text.to_string(),
+            kind: kind.to_string(),
+            why,
+            known: known(),
+        });
+    }
     let rules = catalog
         .disk_type(kind)
         .map_err(|_| GcpDiskFlagError::UnknownType {
             spec: text.to_string(),
             kind: kind.to_string(),
-            known: catalog
-                .disk_types
-                .iter()
-                .map(|d| d.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
+            known: known(),
         })?;
     let mut size_gib = None;
     for part in parts {

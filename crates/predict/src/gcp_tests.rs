@@ -141,6 +141,18 @@ fn disk_specs_parse_and_refuse_with_the_spec_named() {
         ),
         ("data=pd-ssd,iops=5000", "unknown key 'iops'"),
         ("data=pd-ssd,1000", "'1000' is not KEY=VALUE"),
+        (
+            "data=hyperdisk-balanced,size_gib=100",
+            "hyperdisk-balanced is provisioned per disk",
+        ),
+        (
+            "data=hyperdisk-throughput,size_gib=4096",
+            "its per-VM limits by machine type are not sourced",
+        ),
+        (
+            "data=pd-extreme,size_gib=1000",
+            "its per-disk throughput rule is not sourced",
+        ),
     ] {
         let error = parse_disk_spec(text, 0, &catalog).unwrap_err().to_string();
         assert!(error.starts_with(&format!("--disk {text}: ")), "{error}");
@@ -160,4 +172,54 @@ fn disk_specs_parse_and_refuse_with_the_spec_named() {
         error.contains("no sourced pd-ssd limit") && error.contains("c4"),
         "{error}"
     );
+}
+
+/// gcpdiag's own test case (not Google's page: the stored copies of 'About Persistent Disk
+/// performance' gave its opening text only, no worked example with numbers). gcpdiag's lint
+/// rule gce/BP_EXT/2024_002 ("Calculate GCE VM's IOPS and Throughput Limits"), snapshot
+/// gcpdiag/lint/gce/snapshots/BP_EXT_2024_002.txt, instance gce1 of its test project: an
+/// e2-micro (2 vCPUs, shared-core: not a built-in row, so added as a catalog file would) with
+/// a 32 GiB pd-standard boot disk gets "Max Read-IOPS Count: 75, Max Read-Throughput: 12 MB/s,
+/// Max Write-IOPS Count: 150, Max Write-Throughput: 12 MB/s" (gcpdiag prints MiB/s as MB/s:
+/// 0.12 MiB/s per GiB x 100 GiB). So does gce2, with 10 GiB.
+#[test]
+fn gcpdiag_bp_ext_2024_002_snapshot_e2_micro_with_32_gib_pd_standard() {
+    let mut catalog = catalog();
+    catalog
+        .add_text(
+            "e2-micro.toml",
+            "[table]\nid = \"e2-micro\"\ntitle = \"t\"\nsource = \"gcpdiag test-data gce1\"\ndate = \"2026-08-07\"\n\n\
+             [[machine_types]]\nname = \"e2-micro\"\nfamily = \"e2\"\nvcpu = 2\nmemory_gib = 1\n",
+        )
+        .unwrap();
+    let machine = catalog.machine_type("e2-micro").unwrap();
+    for size_gib in [32.0, 10.0] {
+        let reads = [(
+            disk("boot", "pd-standard", size_gib),
+            demand(FLAT_OUT, 4.0, 100.0),
+        )];
+        let p = predict(&catalog, machine, &reads).unwrap();
+        assert_eq!(p.delivered_iops.round(), 75.0, "{size_gib} GiB");
+        assert_eq!(p.binding, "pd-standard read IOPS by size");
+        let writes = [(
+            disk("boot", "pd-standard", size_gib),
+            demand(FLAT_OUT, 4.0, 0.0),
+        )];
+        let p = predict(&catalog, machine, &writes).unwrap();
+        assert_eq!(p.delivered_iops.round(), 150.0, "{size_gib} GiB");
+        // 12 MiB/s at 1 MiB IOs, reads and writes alike.
+        for read_pct in [100.0, 0.0] {
+            let large = [(
+                disk("boot", "pd-standard", size_gib),
+                demand(FLAT_OUT, 1024.0, read_pct),
+            )];
+            let p = predict(&catalog, machine, &large).unwrap();
+            assert!(
+                (p.delivered_iops - 12.0).abs() < 1e-9,
+                "{}",
+                p.delivered_iops
+            );
+            assert!(p.binding.contains("throughput by size"), "{}", p.binding);
+        }
+    }
 }

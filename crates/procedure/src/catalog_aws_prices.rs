@@ -101,11 +101,9 @@ pub fn aws_prices_if_asked(flags: &AwsPriceFlags, date: &str) -> Result<Option<A
     let aws = match flags.cloud {
         None | Some(CloudChoice::One(Cloud::Azure)) => false,
         Some(CloudChoice::One(Cloud::Aws)) => true,
-        Some(_) => {
-            return Err(bad(
-                "--cloud: `catalog fetch` reads azure's or aws's prices; Google Cloud's are in the built-in tables",
-            ))
-        }
+        Some(_) => return Err(bad(
+            "--cloud: `catalog fetch` reads azure's, aws's or gcp's prices, one cloud at a time",
+        )),
     };
     let source = match (&flags.aws_prices, flags.fetch && aws) {
         (Some(file), _) => OfferSource::File(file.clone()),

@@ -1,12 +1,15 @@
 //! `iofit catalog import` and `iofit catalog fetch` apart from the command line: which catalog
 //! file the flags ask for (Azure's from `az vm list-skus` and Retail Prices pages, or from the
 //! Retail Prices API; AWS's from `describe-instance-types`, or one region's prices from AWS's
-//! Price List; Google Cloud's from `gcloud compute machine-types list`), written whole by the
-//! procedure that makes it.
+//! Price List; Google Cloud's from `gcloud compute machine-types list`, or one region's prices
+//! from the Cloud Billing Catalog API), written whole by the procedure that makes it.
 
 use crate::catalog_aws_prices::{aws_prices_if_asked, AwsPriceFlags};
 use crate::catalog_fetch::{fetch_catalog, FetchRequest, RETAIL_PRICES_API};
 use crate::catalog_gcp_import::{import_cloud_catalog, CloudImportRequest};
+use crate::catalog_gcp_prices::{
+    api_key, import_gcp_prices, GcpPricesRequest, SkuSource, CLOUD_BILLING_API,
+};
 use crate::catalog_import::{import_catalog, ImportRequest};
 use crate::catalog_list::check_fetch_flags;
 use crate::plan_clouds::CloudChoice;
@@ -22,6 +25,10 @@ pub struct CatalogFileFlags {
     pub aws_instance_types: Vec<PathBuf>,
     pub gcp_machine_types: Vec<PathBuf>,
     pub aws_prices: Option<PathBuf>,
+    /// `catalog import --gcp-prices FILE`: saved Cloud Billing Catalog pages, in order.
+    pub gcp_prices: Vec<PathBuf>,
+    /// `catalog fetch --cloud gcp --api-key-file FILE`.
+    pub api_key_file: Option<PathBuf>,
     pub cloud: Option<CloudChoice>,
     pub prices: Vec<PathBuf>,
     pub region: Option<String>,
@@ -32,6 +39,23 @@ pub struct CatalogFileFlags {
     pub api: Option<String>,
 }
 
+impl CatalogFileFlags {
+    /// Whether any flag that only `catalog import`/`fetch` takes was given (the listings
+    /// refuse them rather than ignore them).
+    pub fn any_given(&self) -> bool {
+        !self.skus.is_empty()
+            || !self.aws_instance_types.is_empty()
+            || self.aws_prices.is_some()
+            || !self.gcp_prices.is_empty()
+            || self.api_key_file.is_some()
+            || self.cloud.is_some()
+            || !self.gcp_machine_types.is_empty()
+            || !self.prices.is_empty()
+            || self.region.is_some()
+            || self.output.is_some()
+    }
+}
+
 /// Writes the catalog file the flags ask for; returns what the command prints.
 pub fn write_catalog_file(
     flags: CatalogFileFlags,
@@ -39,6 +63,9 @@ pub fn write_catalog_file(
 ) -> Result<String, ProcedureError> {
     let date = iofit_catalog::import::date_of_unix_seconds(unix_seconds);
     let azure_inputs = !flags.skus.is_empty() || !flags.prices.is_empty();
+    if let Some(summary) = gcp_prices_if_asked(&flags, azure_inputs, &date)? {
+        return Ok(summary);
+    }
     let aws = AwsPriceFlags {
         fetch: flags.fetch,
         cloud: flags.cloud,
@@ -88,4 +115,52 @@ pub fn write_catalog_file(
         unix_seconds,
     };
     Ok(import_catalog(&request)?.summary())
+}
+
+/// `catalog fetch --cloud gcp` and `catalog import --gcp-prices FILE`; `None` when the flags
+/// ask for another cloud's file.
+fn gcp_prices_if_asked(
+    flags: &CatalogFileFlags,
+    azure_inputs: bool,
+    date: &str,
+) -> Result<Option<String>, ProcedureError> {
+    use iofit_catalog::clouds::Cloud;
+    let gcp = matches!(flags.cloud, Some(CloudChoice::One(Cloud::Gcp)));
+    if flags.fetch && !flags.gcp_prices.is_empty() {
+        return Err(ProcedureError::BadInput(
+            "--gcp-prices FILE belongs to `iofit catalog import` (saved pages); `catalog fetch --cloud gcp` reads the Cloud Billing Catalog API itself".into(),
+        ));
+    }
+    if flags.api_key_file.is_some() && !(flags.fetch && gcp) {
+        return Err(ProcedureError::BadInput(
+            "--api-key-file belongs to `iofit catalog fetch --cloud gcp`".into(),
+        ));
+    }
+    let source = if !flags.gcp_prices.is_empty() {
+        SkuSource::Files(flags.gcp_prices.clone())
+    } else if flags.fetch && gcp {
+        SkuSource::Api {
+            base: flags
+                .api
+                .clone()
+                .unwrap_or_else(|| CLOUD_BILLING_API.to_string()),
+            key: api_key(flags.api_key_file.as_deref())?,
+        }
+    } else {
+        return Ok(None);
+    };
+    if azure_inputs || flags.aws_prices.is_some() {
+        return Err(ProcedureError::BadInput(
+            "Google Cloud prices come from the Cloud Billing Catalog alone: leave out --skus, --prices and --aws-prices".into(),
+        ));
+    }
+    let outcome = import_gcp_prices(&GcpPricesRequest {
+        source,
+        region: flags.region.clone(),
+        output: flags.output.clone(),
+        table_id: flags.table_id.clone(),
+        allow_overwrite: flags.allow_overwrite,
+        date: date.to_string(),
+    })?;
+    Ok(Some(outcome.summary()))
 }

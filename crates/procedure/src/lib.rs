@@ -39,6 +39,7 @@ pub mod catalog_aws_prices;
 pub mod catalog_fetch;
 pub mod catalog_file;
 pub mod catalog_gcp_import;
+pub mod catalog_gcp_prices;
 pub mod catalog_import;
 pub mod catalog_list;
 mod cloud_inputs;

@@ -9,6 +9,7 @@
 //! performance', as Google's gcpdiag computes it). Nothing is provisioned and nothing bursts.
 
 use crate::clouds::aws::{check_numbers, check_table, named, FieldProblem};
+use crate::clouds::gcp_provisioned::{check_provisioned, ProvisionedType};
 use crate::error::CatalogError;
 use crate::types::TableInfo;
 use serde::{Deserialize, Serialize};
@@ -26,6 +27,10 @@ const EMBEDDED: &[(&str, &str)] = &[
     (
         "catalog/gcp-prices.toml",
         include_str!("../../../../catalog/gcp-prices.toml"),
+    ),
+    (
+        "catalog/gcp-provisioned-disk.toml",
+        include_str!("../../../../catalog/gcp-provisioned-disk.toml"),
     ),
 ];
 
@@ -64,6 +69,16 @@ pub struct PdType {
     /// IOPS a VM gets from this type whatever its size (counted once per VM).
     pub baseline_iops: f64,
     pub baseline_mib_s: f64,
+    /// A total below this many GiB performs as this many (gcpdiag: "upto first 100GB,
+    /// pd-standard disks have fixed IO limits"); `None`: the rate holds from 1 GiB.
+    pub rate_floor_gib: Option<f64>,
+}
+
+impl PdType {
+    /// The GiB the per-GiB rates apply to when `total_gib` of the type is attached.
+    pub fn rated_gib(&self, total_gib: f64) -> f64 {
+        total_gib.max(self.rate_floor_gib.unwrap_or(0.0))
+    }
 }
 
 /// One family's per-VM limit of one disk type for a range of vCPU counts.
@@ -101,6 +116,12 @@ pub struct PdPrice {
     pub table: String,
     pub region: String,
     pub price_per_gib_month: f64,
+    /// Provisioned types: the price of one provisioned IOPS a month (beyond what is included).
+    pub price_per_iops_month: Option<f64>,
+    /// Provisioned types: the price of one provisioned MiB/s a month (beyond what is included).
+    pub price_per_mib_s_month: Option<f64>,
+    /// The Cloud Billing Catalog SKU ids the row was read from, when fetched.
+    pub sku: Option<String>,
     pub source: Option<String>,
 }
 
@@ -113,6 +134,8 @@ pub struct GcpMachinePrice {
     pub table: String,
     pub region: String,
     pub price_per_hour: f64,
+    /// The Cloud Billing Catalog SKU ids the row was read from, when fetched.
+    pub sku: Option<String>,
     pub source: Option<String>,
 }
 
@@ -138,6 +161,8 @@ struct GcpFile {
     disk_prices: Vec<PdPrice>,
     #[serde(default)]
     machine_prices: Vec<GcpMachinePrice>,
+    #[serde(default)]
+    provisioned_types: Vec<ProvisionedType>,
 }
 
 /// Everything known about Google Cloud.
@@ -149,6 +174,7 @@ pub struct GcpCatalog {
     pub vm_limits: Vec<VmPdLimit>,
     pub disk_prices: Vec<PdPrice>,
     pub machine_prices: Vec<GcpMachinePrice>,
+    pub provisioned_types: Vec<ProvisionedType>,
 }
 
 /// The 1-based line of the `index`-th `[[section]]` header, to point an error at its row.
@@ -219,7 +245,17 @@ impl GcpCatalog {
         }
         for (index, row) in parsed.disk_prices.iter().enumerate() {
             check_price(&row.region, "price_per_gib_month", row.price_per_gib_month)
+                .and_then(|()| {
+                    check_numbers(&[
+                        ("price_per_iops_month", row.price_per_iops_month),
+                        ("price_per_mib_s_month", row.price_per_mib_s_month),
+                    ])
+                })
                 .map_err(|p| row_error("disk_prices", index, &row.name, p))?;
+        }
+        for (index, row) in parsed.provisioned_types.iter().enumerate() {
+            check_provisioned(row)
+                .map_err(|p| row_error("provisioned_types", index, &row.name, p))?;
         }
         for (index, row) in parsed.machine_prices.iter().enumerate() {
             check_price(&row.region, "price_per_hour", row.price_per_hour)
@@ -232,6 +268,11 @@ impl GcpCatalog {
             parsed.vm_limits,
         );
         let id = &self.tables.last().map(|t| t.id.clone()).unwrap_or_default();
+        for mut row in parsed.provisioned_types {
+            row.table = id.clone();
+            self.provisioned_types.retain(|r| r.name != row.name);
+            self.provisioned_types.push(row);
+        }
         for mut row in parsed.disk_prices {
             row.table = id.clone();
             self.disk_prices
@@ -312,6 +353,42 @@ impl GcpCatalog {
         self.disk_prices
             .iter()
             .find(|p| p.name == name && p.region == region)
+    }
+
+    /// A provisioned disk type (pd-extreme, Hyperdisk) by name (any case), when listed.
+    pub fn provisioned_type(&self, name: &str) -> Option<&ProvisionedType> {
+        self.provisioned_types
+            .iter()
+            .find(|t| t.name.eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// What a plan in `region` would need of provisioned type `row` and no table gives:
+    /// empty when it could be planned.
+    pub fn planning_gaps(&self, row: &ProvisionedType, region: &str) -> Vec<String> {
+        let mut gaps = Vec::new();
+        if !self.vm_limits.iter().any(|l| l.disk_type == row.name) {
+            gaps.push("per-VM limits by machine type".to_string());
+        } else if !self
+            .machine_types
+            .iter()
+            .any(|m| self.vm_limit(m, &row.name).is_some())
+        {
+            gaps.push("per-VM limits of any machine type in the catalog".to_string());
+        }
+        let price = self.disk_price(&row.name, region);
+        if price.is_none() {
+            gaps.push(format!("capacity price per GiB-month in {region}"));
+        }
+        let bills = |unit: &str| row.bills.iter().any(|b| b == unit);
+        if bills("iops") && price.and_then(|p| p.price_per_iops_month).is_none() {
+            gaps.push(format!("provisioned IOPS price per IOPS-month in {region}"));
+        }
+        if bills("throughput") && price.and_then(|p| p.price_per_mib_s_month).is_none() {
+            gaps.push(format!(
+                "provisioned throughput price per MiB/s-month in {region}"
+            ));
+        }
+        gaps
     }
 
     /// The table a row names.

@@ -77,7 +77,95 @@ fn the_tables_hold_googles_figures() {
     assert!((price.price_per_month() - 0.388472 * 730.0).abs() < 1e-9);
     let balanced = catalog.disk_price("pd-balanced", "europe-west3").unwrap();
     assert_eq!(balanced.price_per_gib_month, 0.12);
-    assert!(catalog.disk_price("pd-extreme", DEFAULT_REGION).is_none());
+    // pricing.yml holds pd-extreme's capacity rate, not its IOPS rate.
+    let extreme = catalog.disk_price("pd-extreme", DEFAULT_REGION).unwrap();
+    assert_eq!(extreme.price_per_gib_month, 0.125);
+    assert_eq!(extreme.price_per_iops_month, None);
+    // gcpdiag vm_performance.py: pd-standard below 100 GiB performs as 100 GiB.
+    let standard = catalog.disk_type("pd-standard").unwrap();
+    assert_eq!(standard.rated_gib(32.0), 100.0);
+    assert_eq!(standard.rated_gib(250.0), 250.0);
+    assert_eq!(ssd.rated_gib(32.0), 32.0);
+}
+
+/// The provisioned types hold what Google's pages state, each row naming its pages and the
+/// date read, and none is planned: each names the facts missing (no IOPS or throughput price,
+/// no Hyperdisk per-VM limit).
+#[test]
+fn provisioned_types_hold_the_pages_rules_and_say_what_is_missing() {
+    let catalog = GcpCatalog::embedded().unwrap();
+    let names: Vec<&str> = catalog
+        .provisioned_types
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "pd-extreme",
+            "hyperdisk-balanced",
+            "hyperdisk-extreme",
+            "hyperdisk-throughput"
+        ]
+    );
+    for row in &catalog.provisioned_types {
+        assert!(row.source.contains("read 2026-11-27"), "{}", row.name);
+        assert_eq!(row.table, "gcp-provisioned-disk");
+        assert!(row.bills.iter().any(|b| b == "capacity"), "{}", row.name);
+    }
+    let balanced = catalog.provisioned_type("Hyperdisk-Balanced").unwrap();
+    assert_eq!(
+        (balanced.iops_max, balanced.mib_s_max),
+        (Some(160_000.0), Some(2_400.0))
+    );
+    assert_eq!(
+        (balanced.included_iops, balanced.included_mib_s),
+        (Some(3_000.0), Some(140.0))
+    );
+    // Not on the stored pages: left out, not guessed.
+    assert_eq!(balanced.iops_max_per_gib, None);
+    let extreme = catalog.provisioned_type("hyperdisk-extreme").unwrap();
+    // 2 IOPS per GiB at the least size, 64 GiB, is the least IOPS the page states, 128.
+    assert_eq!(
+        extreme.iops_min_per_gib.unwrap() * extreme.size_min_gib.unwrap(),
+        extreme.iops_min.unwrap()
+    );
+    assert_eq!(extreme.vcpu_min_by_family.get("c3"), Some(&88));
+    let n2_64 = catalog.machine_type("n2-standard-64").unwrap();
+    let limit = catalog.vm_limit(n2_64, "pd-extreme").unwrap();
+    assert_eq!((limit.read_iops, limit.write_mib_s), (120_000.0, 3_000.0));
+    let gaps = catalog.planning_gaps(
+        catalog.provisioned_type("pd-extreme").unwrap(),
+        "us-central1",
+    );
+    assert_eq!(
+        gaps,
+        ["provisioned IOPS price per IOPS-month in us-central1"]
+    );
+    let gaps = catalog.planning_gaps(balanced, "europe-west3");
+    assert_eq!(
+        gaps,
+        [
+            "per-VM limits by machine type",
+            "capacity price per GiB-month in europe-west3",
+            "provisioned IOPS price per IOPS-month in europe-west3",
+            "provisioned throughput price per MiB/s-month in europe-west3"
+        ]
+    );
+}
+
+/// A file that adds what is missing makes a type plannable: the gaps are computed, not listed.
+#[test]
+fn a_file_with_the_missing_prices_closes_the_gaps() {
+    let mut catalog = GcpCatalog::embedded().unwrap();
+    let text = format!(
+        "{}\n[[disk_prices]]\nname = \"pd-extreme\"\nregion = \"us-central1\"\nprice_per_gib_month = 0.125\nprice_per_iops_month = 0.5\n",
+        HEAD.replace("\"x\"", "\"mine\"")
+    );
+    catalog.add_text("mine.toml", &text).unwrap();
+    let row = catalog.provisioned_type("pd-extreme").unwrap();
+    assert!(catalog.planning_gaps(row, "us-central1").is_empty());
+    assert_eq!(catalog.planning_gaps(row, "europe-west3").len(), 1);
 }
 
 #[test]
@@ -132,6 +220,32 @@ fn bad_rows_name_file_line_and_key() {
         .to_string();
     assert!(
         error.contains("d.toml") && error.contains("line 13") && error.contains("baseline_mbs"),
+        "{error}"
+    );
+    let provisioned = format!(
+        "{HEAD}\n[[provisioned_types]]\nname = \"hyperdisk-balanced\"\nbills = [\"capacity\"]\nsource = \"s\"\n\n\
+         [[provisioned_types]]\nname = \"hyperdisk-extreme\"\nbills = [\"capacity\", \"iops\"]\nsource = \"s\"\n\
+         iops_min = 350000\niops_max = 128\n"
+    );
+    let error = GcpCatalog::default()
+        .add_text("h.toml", &provisioned)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("h.toml: line 12")
+            && error.contains("provisioned_types[1] (hyperdisk-extreme)")
+            && error.contains("iops_max"),
+        "{error}"
+    );
+    let price = format!(
+        "{HEAD}\n[[disk_prices]]\nname = \"pd-extreme\"\nregion = \"us-central1\"\nprice_per_gib_month = 0.1\nprice_per_iops_month = -0.5\n"
+    );
+    let error = GcpCatalog::default()
+        .add_text("q.toml", &price)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("q.toml: line 7") && error.contains("price_per_iops_month"),
         "{error}"
     );
     let undated = HEAD.replace("2026-01-01", "July 2026");

@@ -8,6 +8,8 @@ pub mod aws_import;
 pub mod aws_prices;
 pub mod gcp;
 pub mod gcp_import;
+pub mod gcp_prices;
+pub mod gcp_provisioned;
 
 /// The clouds `plan --cloud` and `predict --cloud` know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -69,9 +69,20 @@ pub struct ImportArgs {
     /// that region (--region, -o) for `plan`/`predict --cloud aws --region R --catalog FILE`.
     #[arg(long = "aws-prices", value_name = "FILE")]
     pub aws_prices: Option<PathBuf>,
+    /// Pages of Google's Cloud Billing Catalog API as saved (GET
+    /// /v1/services/6F81-5844-456A/skus, Compute Engine): writes a Google Cloud price file of
+    /// --region (-o) for `plan`/`predict --cloud gcp --region R --catalog FILE`; repeatable, in
+    /// page order.
+    #[arg(long = "gcp-prices", value_name = "FILE")]
+    pub gcp_prices: Vec<PathBuf>,
+    /// `catalog fetch --cloud gcp`: a file whose first line is the Cloud Billing API key
+    /// [default: the IOFIT_GCP_API_KEY environment variable]. The key is never printed.
+    #[arg(long = "api-key-file", value_name = "FILE")]
+    pub api_key_file: Option<PathBuf>,
     /// The cloud: azure, aws, gcp, or all (plan only: the cheapest design of each side by
-    /// side). `catalog fetch` reads azure's prices (the Retail Prices API) or aws's (the Price
-    /// List Bulk API's EC2 offer file of --region) [default: azure].
+    /// side). `catalog fetch` reads azure's prices (the Retail Prices API), aws's (the Price
+    /// List Bulk API's EC2 offer file of --region) or gcp's (the Cloud Billing Catalog API's
+    /// Compute Engine SKUs of --region) [default: azure].
     #[arg(long, value_parser = super::plan::parse_cloud)]
     pub cloud: Option<iofit_procedure::plan_clouds::CloudChoice>,
     /// `gcloud compute machine-types list --format=json` output: writes a Google Cloud catalog
@@ -103,25 +114,18 @@ pub struct ImportArgs {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let import_flags = !args.import.skus.is_empty()
-        || !args.import.aws_instance_types.is_empty()
-        || args.import.aws_prices.is_some()
-        || args.import.cloud.is_some()
-        || !args.import.gcp_machine_types.is_empty()
-        || !args.import.prices.is_empty()
-        || args.import.region.is_some()
-        || args.import.output.is_some();
-    check_import_flags(
-        import_flags,
-        matches!(args.listing, Listing::Import | Listing::Fetch),
-    )?;
+    let writes = matches!(args.listing, Listing::Import | Listing::Fetch);
+    let flags = file_flags(args.import, args.listing == Listing::Fetch);
+    check_import_flags(flags.any_given(), writes)?;
     let kind = match args.listing {
         Listing::Vms => ListingKind::Vms,
         Listing::Disks => ListingKind::Disks,
         Listing::Netapp => ListingKind::Netapp,
         Listing::Tables => ListingKind::Tables,
-        Listing::Import => return write_file(args.import, false),
-        Listing::Fetch => return write_file(args.import, true),
+        Listing::Import | Listing::Fetch => {
+            crate::cmd::emit(&write_catalog_file(flags, unix_seconds_now())?)?;
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     let query = ListingQuery {
         kind,
@@ -134,14 +138,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `iofit catalog import` and `catalog fetch`: the catalog file written whole, and what it holds.
-fn write_file(args: ImportArgs, fetch: bool) -> anyhow::Result<ExitCode> {
-    let flags = CatalogFileFlags {
+/// The flags of `iofit catalog import` and `catalog fetch`, for the procedure.
+fn file_flags(args: ImportArgs, fetch: bool) -> CatalogFileFlags {
+    CatalogFileFlags {
         fetch,
         skus: args.skus,
         aws_instance_types: args.aws_instance_types,
         gcp_machine_types: args.gcp_machine_types,
         aws_prices: args.aws_prices,
+        gcp_prices: args.gcp_prices,
+        api_key_file: args.api_key_file,
         cloud: args.cloud,
         prices: args.prices,
         region: args.region,
@@ -150,7 +156,5 @@ fn write_file(args: ImportArgs, fetch: bool) -> anyhow::Result<ExitCode> {
         allow_overwrite: args.allow_overwrite,
         currency: args.currency,
         api: args.api,
-    };
-    crate::cmd::emit(&write_catalog_file(flags, unix_seconds_now())?)?;
-    Ok(ExitCode::SUCCESS)
+    }
 }
