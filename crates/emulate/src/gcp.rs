@@ -48,8 +48,8 @@ pub fn gcp_design_limits(
         volumes.push(VolumeLimits {
             label: disk.label.clone(),
             design: format!(
-                "1 x {} {} GiB (shares the {} caps)",
-                disk.disk_type, disk.size_gib, group.name
+                "1 x {} {} GiB (shares the {} caps of {})",
+                disk.disk_type, disk.size_gib, group.name, machine.name
             ),
             // No cap of its own: alone, it may take both directions of its type's caps.
             iops: group.read_iops + group.write_iops,
@@ -99,7 +99,7 @@ fn type_groups(
         let rules = catalog
             .disk_type(&disk.disk_type)
             .map_err(|e| EmulateError::Input(format!("--disk {}: {e}", disk.label)))?;
-        let name = format!("{} on {}", rules.name, machine.name);
+        let name = rules.name.clone();
         if let Some(group) = groups.iter_mut().find(|g| g.name == name) {
             group.volumes.push(index);
             continue;

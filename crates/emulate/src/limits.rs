@@ -40,7 +40,7 @@ pub struct VmLimits {
 /// volumes every tick as the VM's cap is (`controller`), one direction at a time.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SharedGroup {
-    /// What it is: `pd-ssd on n2-standard-8`.
+    /// What it is: `pd-ssd` (the disk type whose budget it is).
     pub name: String,
     /// The volumes sharing it (indices into `DesignLimits::volumes`).
     pub volumes: Vec<usize>,
