@@ -1112,13 +1112,38 @@ fn share_direction(
             .map(|(u, p)| demand_estimate(*u, *p, cap * IDLE_SHARE))
             .collect()
     };
-    let running = used.iter().filter(|u| **u > cap * ACTIVE_SHARE).count();
+    let active: Vec<bool> = used.iter().map(|u| *u > cap * ACTIVE_SHARE).collect();
+    let running = active.iter().filter(|a| **a).count();
     let margin = if running >= 2 && !first {
         mixed_margin
     } else {
         1.0
     };
-    let mut parts = divide(cap * margin, &demands, &ceilings);
+    // While some volumes run this direction and others do not, the idle ones keep a sliver
+    // (and twice what they used), as an idle direction of a volume does in `level`, and the
+    // running ones divide the rest by demand. Spread by headroom, an idle volume took a tenth
+    // of the cap whenever a reader's count dipped for a few ticks, and every such move is a
+    // rewrite that lets a slice more through (109 % in a second in `closed_loop.rs`).
+    let split = running > 0 && running < used.len() && !first;
+    let divide_in = |total: f64| -> Vec<f64> {
+        if !split {
+            return divide(total, &demands, &ceilings);
+        }
+        let sliver = |u: f64| (cap * IDLE_DIRECTION).max(2.0 * u).min(cap / 2.0);
+        let slivers: f64 = (0..used.len())
+            .filter(|i| !active[*i])
+            .map(|i| sliver(used[i]))
+            .sum();
+        let running: Vec<usize> = (0..used.len()).filter(|i| active[*i]).collect();
+        let of = |v: &[f64]| -> Vec<f64> { running.iter().map(|i| v[*i]).collect() };
+        let shares = divide((total - slivers).max(0.0), &of(&demands), &of(&ceilings));
+        let mut parts: Vec<f64> = used.iter().map(|u| sliver(*u)).collect();
+        for (share, i) in shares.into_iter().zip(&running) {
+            parts[*i] = share;
+        }
+        parts
+    };
+    let mut parts = divide_in(cap * margin);
     // Parts close to the ones in force stay (as `sticky` keeps a volume's split): each
     // rewrite lets a slice more through (`HOLD_CAPS_TICKS`), and two readers' parts followed
     // each tick's noise, rewritten every other tick, to 110 % of the cap in a second.
@@ -1137,7 +1162,7 @@ fn share_direction(
         parts = previous.to_vec();
     }
     let whole = if margin < 1.0 {
-        divide(cap, &demands, &ceilings)
+        divide_in(cap)
     } else {
         parts.clone()
     };

@@ -461,13 +461,20 @@ fn a_gcp_disk_reaches_its_type_caps_reads_writes_or_mixed_and_never_passes_them(
 #[test]
 fn two_gcp_disks_of_one_type_share_its_caps_by_direction() {
     // Two pd-balanced disks on an n2-standard-4: reads only on both (they share the read
-    // cap), and 70/30 beside reads only (both press on the read cap: half each, and the
-    // 70/30 one adds its writes). A reader beside a writer: `gcp_known_overshoots`.
+    // cap), writes only on both, 70/30 beside reads only (both press on the read cap: half
+    // each, and the 70/30 one adds its writes), and a reader beside a writer (each has its
+    // direction's cap but the other's sliver; with the kernel 4 % over:
+    // `gcp_known_overshoots`).
     let limits = two_pd_balanced();
     let (read, write) = limits.groups[0].caps(true);
     let mixed = read + (read * 0.5 / 0.7 * 0.3).min(write);
-    for (shares, ideal) in [([1.0, 1.0], read), ([0.7, 1.0], mixed)] {
-        for kernel in [1.0, 1.04] {
+    for (shares, ideal, kernels) in [
+        ([1.0, 1.0], read, &[1.0, 1.04][..]),
+        ([0.0, 0.0], write, &[1.0, 1.04][..]),
+        ([0.7, 1.0], mixed, &[1.0, 1.04][..]),
+        ([1.0, 0.0], read + write, &[1.0][..]),
+    ] {
+        for &kernel in kernels {
             let windows = rehearse_after_layout(limits.clone(), &shares, 10, kernel, 0);
             check_groups(
                 &limits,
@@ -510,6 +517,7 @@ fn gcp_disks_of_two_types_each_reach_their_own_caps() {
     assert_eq!(limits.groups.len(), 2);
     for (shares, kernels) in [
         ([1.0, 1.0], &[1.0, 1.04][..]),
+        ([0.5, 0.3], &[1.0, 1.04][..]),
         ([1.0, 0.0], &[1.0][..]),
         ([0.7, 0.5], &[1.0][..]),
         ([0.0, 0.0], &[1.0][..]),
@@ -528,21 +536,21 @@ fn gcp_disks_of_two_types_each_reach_their_own_caps() {
     }
 }
 
-/// Cases that pass a cap by more than 5 % in one second today: a writer alone in its
-/// direction (beside a reader of its type, or on its own type) with the kernel 4 % over, and
-/// a reader beside a writer of one type even with an exact kernel. The held rate is within
-/// 1 % of the cap; a `Gain` correction on a noisy window (or a part moved by the other
-/// volume's demand) rewrites the caps, and the rewrite's extra slice puts one second at
-/// 106-109 %.
+/// Cases that pass a cap by more than 5 % in one second today, all with the kernel 4 % over:
+/// a writer beside a reader of its type, and single disks of two types (one writing, or
+/// both, or 70/30 beside 50/50). The rate held is within 1 % of the cap; what passes it is a
+/// `Gain` correction: a window of lumpy counts (`LUMP`) reads 2-3 % over the part, the caps
+/// fall, later rise back, and each rewrite lets up to a slice more through (105.3-107.8 % in one
+/// second). Azure's cases run the same feedback on the same noise and pass with their seeds
+/// (`one_volume_reaches_its_cap_whatever_the_mix_and_never_passes_it` corrects its lone
+/// writer three times in 10 s too, all falls); these draw a rise as well.
 #[test]
-#[ignore = "known overshoot of one second (106-109 %) in these GCP cases; see the doc comment"]
+#[ignore = "known: one second at 105.3-107.8 % of a cap in these GCP cases (kernel x1.04); see the doc comment"]
 fn gcp_known_overshoots() {
     let limits = two_pd_balanced();
     let (read, write) = limits.groups[0].caps(true);
-    for kernel in [1.0, 1.04] {
-        let windows = rehearse_after_layout(limits.clone(), &[1.0, 0.0], 10, kernel, 0);
-        check_groups(&limits, &windows, &[read + write], 0.90, "reader + writer");
-    }
+    let windows = rehearse_after_layout(limits.clone(), &[1.0, 0.0], 10, 1.04, 0);
+    check_groups(&limits, &windows, &[read + write], 0.90, "reader + writer");
     let limits = pd_ssd_and_pd_balanced();
     for shares in [[1.0, 0.0], [0.7, 0.5], [0.0, 0.0]] {
         let ideal = ideal_per_group(&limits, &shares);
