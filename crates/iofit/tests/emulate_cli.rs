@@ -1470,3 +1470,42 @@ fn a_gcp_disk_type_caps_reads_and_writes_apart_as_the_command_sees_it() {
     );
     assert_clean();
 }
+
+#[test]
+fn a_reader_and_a_writer_on_one_gcp_disk_type_each_get_their_directions_cap() {
+    let _serial = serial();
+    require_root_and_throttling();
+    require_fio();
+    let tmp = tempfile::tempdir().unwrap();
+    // Two pd-balanced disks of 50 GiB on an n2-standard-4, x 0.1: the type's budget is its
+    // 100 GiB, 360 read and 360 write IOPS, shared by the two. One reads, one writes: each
+    // takes its direction's whole cap (an Azure VM cap of 360 would hold them to 360 together).
+    let jobs = [
+        fio_job("a", "a", tmp.path(), "randread", "4k"),
+        fio_job("b", "b", tmp.path(), "randwrite", "4k"),
+    ];
+    let design = [
+        "--cloud",
+        "gcp",
+        "--vm",
+        "n2-standard-4",
+        "--disk",
+        "a=pd-balanced,size_gib=50",
+        "--disk",
+        "b=pd-balanced,size_gib=50",
+        "--scale",
+        "0.1",
+    ];
+    fio_under_emulate(tmp.path(), &design, &jobs);
+    assert_within_cap(
+        &fio_seconds_of(tmp.path(), "a_iops", 0),
+        360.0,
+        "reads of a",
+    );
+    assert_within_cap(
+        &fio_seconds_of(tmp.path(), "b_iops", 1),
+        360.0,
+        "writes of b",
+    );
+    assert_clean();
+}
