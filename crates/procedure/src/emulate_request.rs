@@ -82,7 +82,7 @@ pub fn prepare(request: &EmulateRequest) -> Result<EmulateOptions, ProcedureErro
 fn aws_limits(request: &EmulateRequest) -> Result<DesignLimits, ProcedureError> {
     if request.plan.is_some() {
         return Err(bad(
-            "--plan reads Azure plans; with --cloud aws give --vm INSTANCE and --disk SPEC (the `check:` line of `plan --cloud aws`)",
+            "--plan reads Azure plans and Google Cloud ones (plan --cloud gcp --json); with --cloud aws give --vm INSTANCE and --disk SPEC (the `check:` line of `plan --cloud aws`)",
         ));
     }
     let catalog = crate::plan_clouds::aws_catalog(&request.catalog.files)?;
