@@ -6,6 +6,9 @@
 //! each volume's share is divided between reads and writes by demand, because Azure caps the
 //! two together while the kernel throttles them apart. IOPS are counted in Azure's IO units
 //! (`iofit_model::formulas::azure_io_units`): a request larger than the unit counts as several.
+//! Caps shared per direction (`DesignLimits::groups`, Google Cloud's disk types) are divided
+//! among their volumes one direction at a time (`allot_groups`), each direction with its own
+//! feedback (`DirectionFeedback`); there a request counts as one IO.
 
 use crate::backlog::{Queued, Submitted};
 use crate::bucket::BurstBucket;
@@ -897,6 +900,8 @@ impl Controller {
         let cap_mb_s = cap_of(&self.mb_buckets[i], volume.throughput_mb_s, self.tick_s);
         let burst_seconds_left = self.iops_buckets[i].as_ref().map(|b| b.seconds_left());
         if self.directions[i].is_some() {
+            // Its caps follow each direction's feedback; the combined feedback below runs on
+            // but is not applied to them (`fresh_caps`).
             self.record_directions(i, (iops, mb), caps, elapsed_s);
         }
         self.iops_gain[i].record(iops.total() * elapsed_s, self.iops_share[i] * elapsed_s);
