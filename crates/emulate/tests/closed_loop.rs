@@ -564,3 +564,27 @@ fn gcp_known_overshoots() {
         );
     }
 }
+
+/// A 90/10 and a 10/90 stream on one disk type: each stream's light direction is saturated at
+/// a small part, its demand doubles and the parts swing (see `gcp.rs`'s
+/// `a_read_heavy_and_a_write_heavy_volume_each_get_their_part_of_each_direction`): the
+/// group's writes ran 108.7 % of their cap in one second with an exact kernel, 109.5 % with
+/// the kernel 4 % over. (Bounding the light direction's demand by what its other direction
+/// lets it run fixed the noiseless case but made this one 126 %: not done.)
+#[test]
+#[ignore = "known: one second at 108.7-109.5 % of the write cap; see the doc comment"]
+fn gcp_known_overshoot_of_opposite_mixes_on_one_type() {
+    let limits = two_pd_balanced();
+    let (read, write) = limits.groups[0].caps(true);
+    for kernel in [1.0, 1.04] {
+        let windows = rehearse_after_layout(limits.clone(), &[0.9, 0.1], 10, kernel, 0);
+        // Both streams at the caps: 0.9 t + 0.1 t = the read cap, and the same for writes.
+        check_groups(
+            &limits,
+            &windows,
+            &[read.min(write) * 2.0],
+            0.90,
+            &format!("90/10 + 10/90, kernel x{kernel}"),
+        );
+    }
+}
