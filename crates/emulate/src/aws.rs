@@ -84,6 +84,8 @@ pub fn aws_design_limits(
         volumes: limits,
         scale,
         notes,
+        groups: Vec::new(),
+        one_io_per_request: false,
     })
 }
 

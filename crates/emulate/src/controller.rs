@@ -6,6 +6,9 @@
 //! each volume's share is divided between reads and writes by demand, because Azure caps the
 //! two together while the kernel throttles them apart. IOPS are counted in Azure's IO units
 //! (`iofit_model::formulas::azure_io_units`): a request larger than the unit counts as several.
+//! Caps shared per direction (`DesignLimits::groups`, Google Cloud's disk types) are divided
+//! among their volumes one direction at a time (`allot_groups`), each direction with its own
+//! feedback (`DirectionFeedback`); there a request counts as one IO.
 
 use crate::backlog::{Queued, Submitted};
 use crate::bucket::BurstBucket;
@@ -173,6 +176,38 @@ pub struct Controller {
     /// The caps `caps()` gives, per volume, and for how many ticks they have stood.
     presented: Vec<DeviceCaps>,
     presented_ticks: Vec<u32>,
+    /// Per volume whose caps are shared per direction (`DesignLimits::groups`): the feedback
+    /// of each direction on its own. `None` for the others.
+    directions: Vec<Option<DirectionFeedback>>,
+}
+
+/// Feedback on a volume whose caps are shared per direction (a `SharedGroup`): one direction
+/// may be at its cap while the other is far from it, so each is measured against its own part
+/// and corrected on its own, by the same `Gain` and `Lift` the combined caps have.
+#[derive(Clone, Copy, Debug)]
+struct DirectionFeedback {
+    /// (read, write).
+    iops_gain: [Gain; 2],
+    mb_gain: [Gain; 2],
+    iops_lift: [Lift; 2],
+    mb_lift: [Lift; 2],
+    /// The volume's part of its group's whole caps per direction, before any margin: what
+    /// each direction's use is measured against.
+    iops_whole: Split,
+    mb_whole: Split,
+}
+
+impl DirectionFeedback {
+    fn new() -> DirectionFeedback {
+        DirectionFeedback {
+            iops_gain: [Gain::new(); 2],
+            mb_gain: [Gain::new(); 2],
+            iops_lift: [Lift::new(); 2],
+            mb_lift: [Lift::new(); 2],
+            iops_whole: Split::default(),
+            mb_whole: Split::default(),
+        }
+    }
 }
 
 /// Every write of a throttle file restarts the kernel's throttle slices of that device (both
@@ -370,6 +405,14 @@ impl Controller {
             .uncached_throughput_mb_s
             .and_then(|base| bucket(base, limits.vm.burst_uncached_throughput_mb_s));
         let count = limits.volumes.len();
+        let mut directions = vec![None; count];
+        for group in &limits.groups {
+            for &i in &group.volumes {
+                if let Some(slot) = directions.get_mut(i) {
+                    *slot = Some(DirectionFeedback::new());
+                }
+            }
+        }
         let mut controller = Controller {
             limits,
             iops_buckets,
@@ -419,6 +462,7 @@ impl Controller {
             mb_mixed_ticks: vec![0; count],
             presented: Vec::new(),
             presented_ticks: Vec::new(),
+            directions,
         };
         // Before any IO: every volume may use its own cap (within the VM's), half each way.
         let used = vec![(Split::default(), Split::default()); count];
@@ -577,6 +621,9 @@ impl Controller {
     fn fresh_caps(&self) -> Vec<DeviceCaps> {
         (0..self.iops_allot.len())
             .map(|i| {
+                if let Some(directions) = &self.directions[i] {
+                    return self.direction_caps(i, directions);
+                }
                 let (iops_lift, mb_lift) = self.lift_ceilings(i);
                 let (iops_gain, mb_gain) = (
                     self.iops_gain[i].factor
@@ -595,6 +642,43 @@ impl Controller {
                 }
             })
             .collect()
+    }
+
+    /// The caps of a volume shared per direction: each direction's part times its own gain and
+    /// lift (see `DirectionFeedback`).
+    fn direction_caps(&self, i: usize, d: &DirectionFeedback) -> DeviceCaps {
+        let margin = self.kernel_margin;
+        let factor = |gain: &Gain, lift: &Lift, whole: f64, part: f64| {
+            gain.factor
+                * margin
+                * DIRECTION_ROOM
+                * lift.applied(direction_lift_ceiling(whole, part, margin))
+        };
+        let (iops, mb, units) = (
+            self.iops_allot[i],
+            self.mb_allot[i],
+            self.units_per_request[i],
+        );
+        let read_iops = factor(
+            &d.iops_gain[0],
+            &d.iops_lift[0],
+            d.iops_whole.read,
+            iops.read,
+        );
+        let write_iops = factor(
+            &d.iops_gain[1],
+            &d.iops_lift[1],
+            d.iops_whole.write,
+            iops.write,
+        );
+        let read_mb = factor(&d.mb_gain[0], &d.mb_lift[0], d.mb_whole.read, mb.read);
+        let write_mb = factor(&d.mb_gain[1], &d.mb_lift[1], d.mb_whole.write, mb.write);
+        DeviceCaps {
+            read_iops: Some(requests(iops.read * read_iops, units.read)),
+            write_iops: Some(requests(iops.write * write_iops, units.write)),
+            read_bytes_s: Some(bytes_s(mb.read * read_mb)),
+            write_bytes_s: Some(bytes_s(mb.write * write_mb)),
+        }
     }
 
     /// Per volume, the factors (IOPS, MB/s) that would make the caps written add up to
@@ -774,6 +858,11 @@ impl Controller {
         let before = std::mem::replace(&mut self.queued[i], queued);
         let per = &mut self.bytes_per_request[i];
         let backlog_per = &mut self.backlog_bytes_per_request[i];
+        let unit: fn(f64) -> f64 = if self.limits.one_io_per_request {
+            |_| 1.0
+        } else {
+            azure_io_units
+        };
         let read = passed(
             (
                 delta(now.read_ios, last.read_ios),
@@ -781,6 +870,7 @@ impl Controller {
             ),
             (before.read_bytes, queued.read_bytes),
             (&mut per.read, &mut backlog_per.read),
+            unit,
         );
         let write = passed(
             (
@@ -789,12 +879,13 @@ impl Controller {
             ),
             (before.write_bytes, queued.write_bytes),
             (&mut per.write, &mut backlog_per.write),
+            unit,
         );
         let (read_units, read_bytes) = read;
         let (write_units, write_bytes) = write;
         self.units_per_request[i] = Split {
-            read: azure_io_units(per.read),
-            write: azure_io_units(per.write),
+            read: unit(per.read),
+            write: unit(per.write),
         };
         let iops = Split {
             read: read_units / elapsed_s,
@@ -808,6 +899,11 @@ impl Controller {
         let cap_iops = cap_of(&self.iops_buckets[i], volume.iops, self.tick_s);
         let cap_mb_s = cap_of(&self.mb_buckets[i], volume.throughput_mb_s, self.tick_s);
         let burst_seconds_left = self.iops_buckets[i].as_ref().map(|b| b.seconds_left());
+        if self.directions[i].is_some() {
+            // Its caps follow each direction's feedback; the combined feedback below runs on
+            // but is not applied to them (`fresh_caps`).
+            self.record_directions(i, (iops, mb), caps, elapsed_s);
+        }
         self.iops_gain[i].record(iops.total() * elapsed_s, self.iops_share[i] * elapsed_s);
         self.mb_gain[i].record(mb.total() * elapsed_s, self.mb_share[i] * elapsed_s);
         let units = self.units_per_request[i];
@@ -845,6 +941,111 @@ impl Controller {
         (usage, iops, mb)
     }
 
+    /// One tick of a volume shared per direction: each direction's use against its part of the
+    /// group's whole caps (`Gain`) and against the caps in force (`Lift`).
+    fn record_directions(
+        &mut self,
+        i: usize,
+        (iops, mb): (Split, Split),
+        caps: &DeviceCaps,
+        elapsed_s: f64,
+    ) {
+        let (units, margin) = (self.units_per_request[i], self.kernel_margin);
+        let (iops_allot, mb_allot) = (self.iops_allot[i], self.mb_allot[i]);
+        let Some(d) = self.directions[i].as_mut() else {
+            return;
+        };
+        let held = |v: Option<u64>, per: f64| v.map_or(f64::INFINITY, |v| v as f64 * per);
+        let rows = [
+            (0, true, iops.read, d.iops_whole.read, iops_allot.read),
+            (1, true, iops.write, d.iops_whole.write, iops_allot.write),
+            (0, false, mb.read, d.mb_whole.read, mb_allot.read),
+            (1, false, mb.write, d.mb_whole.write, mb_allot.write),
+        ];
+        for (direction, is_iops, used, whole, part) in rows {
+            let in_force = match (is_iops, direction) {
+                (true, 0) => held(caps.read_iops, units.read),
+                (true, _) => held(caps.write_iops, units.write),
+                (false, 0) => held(caps.read_bytes_s, 1.0) / 1e6,
+                (false, _) => held(caps.write_bytes_s, 1.0) / 1e6,
+            };
+            let (gain, lift) = if is_iops {
+                (&mut d.iops_gain[direction], &mut d.iops_lift[direction])
+            } else {
+                (&mut d.mb_gain[direction], &mut d.mb_lift[direction])
+            };
+            gain.record(used * elapsed_s, whole * elapsed_s);
+            lift.record(
+                used * elapsed_s,
+                whole * elapsed_s,
+                in_force * elapsed_s,
+                direction_lift_ceiling(whole, part, margin),
+            );
+        }
+    }
+
+    /// Divides each group's per-direction caps among its volumes by demand, as `level` divides
+    /// the VM's cap (the same demand estimate, idle floor and margin when two or more run),
+    /// one direction at a time: the kernel throttles each direction apart, as Google caps
+    /// them. A volume's parts then fit within its own share (its cap, or its part of the VM's).
+    fn allot_groups(
+        &mut self,
+        (iops_used, iops_before): (&[Split], &[Split]),
+        (mb_used, mb_before): (&[Split], &[Split]),
+        first: bool,
+    ) {
+        for g in 0..self.limits.groups.len() {
+            let members = self.limits.groups[g].volumes.clone();
+            for is_iops in [true, false] {
+                let (read_cap, write_cap) = self.limits.groups[g].caps(is_iops);
+                let used = if is_iops { iops_used } else { mb_used };
+                let allot = if is_iops { iops_before } else { mb_before };
+                let of = |f: fn(&Split) -> f64, from: &[Split]| -> Vec<f64> {
+                    members.iter().map(|&i| f(&from[i])).collect()
+                };
+                let (read_used, write_used) = (of(|s| s.read, used), of(|s| s.write, used));
+                let (read_before, write_before) = (of(|s| s.read, allot), of(|s| s.write, allot));
+                let margin = self.mixed_margin;
+                let (read, read_whole) =
+                    share_direction(read_cap, (&read_used, &read_before), first, margin);
+                let (write, write_whole) =
+                    share_direction(write_cap, (&write_used, &write_before), first, margin);
+                for (k, &i) in members.iter().enumerate() {
+                    let own = if is_iops {
+                        self.iops_share[i]
+                    } else {
+                        self.mb_share[i]
+                    };
+                    let fit = |s: Split| {
+                        if s.total() > own && s.total() > 0.0 {
+                            s.scaled(own / s.total())
+                        } else {
+                            s
+                        }
+                    };
+                    let part = fit(Split {
+                        read: read[k],
+                        write: write[k],
+                    });
+                    let whole = fit(Split {
+                        read: read_whole[k],
+                        write: write_whole[k],
+                    });
+                    let Some(d) = self.directions[i].as_mut() else {
+                        continue;
+                    };
+                    if is_iops {
+                        (self.iops_allot[i], self.iops_share[i], d.iops_whole) =
+                            (part, whole.total(), whole);
+                    } else {
+                        (self.mb_allot[i], self.mb_share[i], d.mb_whole) =
+                            (part, whole.total(), whole);
+                    }
+                }
+            }
+        }
+    }
+
     /// Divides the VM caps among volumes (by `used`, the recent peaks) and each volume's share
     /// between directions (by `means`, the smoothed use: see `MIX_S`).
     fn allot(&mut self, used: &[(Split, Split)], means: &[(Split, Split)], first: bool) {
@@ -871,6 +1072,12 @@ impl Controller {
         let iops_means: Vec<Split> = means.iter().map(|u| u.0).collect();
         let mb_means: Vec<Split> = means.iter().map(|u| u.1).collect();
         let vm = self.vm_caps();
+        // A group's parts before this tick, for its demand estimates (`level` rewrites them).
+        let before = if self.limits.groups.is_empty() {
+            None
+        } else {
+            Some((self.iops_allot.clone(), self.mb_allot.clone()))
+        };
         (self.iops_allot, self.iops_share) = level(
             vm.iops,
             &volume_caps_iops,
@@ -885,6 +1092,103 @@ impl Controller {
             (&self.mb_allot, &mut self.mb_mixed_ticks),
             (first, 0.0, self.mixed_margin),
         );
+        if let Some((iops_before, mb_before)) = before {
+            self.allot_groups((&iops_used, &iops_before), (&mb_used, &mb_before), first);
+        }
+    }
+}
+
+/// One direction of a group's cap divided among its volumes: `(used, previous)` are each
+/// volume's recent peak and its part before. Returns the parts (under the margin when two or
+/// more volumes run, as the VM's cap is divided in `level`) and the whole parts they are
+/// measured against.
+fn share_direction(
+    cap: f64,
+    (used, previous): (&[f64], &[f64]),
+    first: bool,
+    mixed_margin: f64,
+) -> (Vec<f64>, Vec<f64>) {
+    let ceilings = vec![cap; used.len()];
+    let demands: Vec<f64> = if first {
+        ceilings.clone()
+    } else {
+        used.iter()
+            .zip(previous)
+            .map(|(u, p)| demand_estimate(*u, *p, cap * IDLE_SHARE))
+            .collect()
+    };
+    let active: Vec<bool> = used.iter().map(|u| *u > cap * ACTIVE_SHARE).collect();
+    let running = active.iter().filter(|a| **a).count();
+    let margin = if running >= 2 && !first {
+        mixed_margin
+    } else {
+        1.0
+    };
+    // While some volumes run this direction and others do not, the idle ones keep a sliver
+    // (and twice what they used), as an idle direction of a volume does in `level`, and the
+    // running ones divide the rest by demand. Spread by headroom, an idle volume took a tenth
+    // of the cap whenever a reader's count dipped for a few ticks, and every such move is a
+    // rewrite that lets a slice more through (109 % in a second in `closed_loop.rs`).
+    let split = running > 0 && running < used.len() && !first;
+    let divide_in = |total: f64| -> Vec<f64> {
+        if !split {
+            return divide(total, &demands, &ceilings);
+        }
+        let sliver = |u: f64| (cap * IDLE_DIRECTION).max(2.0 * u).min(cap / 2.0);
+        let slivers: f64 = (0..used.len())
+            .filter(|i| !active[*i])
+            .map(|i| sliver(used[i]))
+            .sum();
+        let running: Vec<usize> = (0..used.len()).filter(|i| active[*i]).collect();
+        let of = |v: &[f64]| -> Vec<f64> { running.iter().map(|i| v[*i]).collect() };
+        let shares = divide((total - slivers).max(0.0), &of(&demands), &of(&ceilings));
+        let mut parts: Vec<f64> = used.iter().map(|u| sliver(*u)).collect();
+        for (share, i) in shares.into_iter().zip(&running) {
+            parts[*i] = share;
+        }
+        parts
+    };
+    let mut parts = divide_in(cap * margin);
+    // Parts close to the ones in force stay (as `sticky` keeps a volume's split): each
+    // rewrite lets a slice more through (`HOLD_CAPS_TICKS`), and two readers' parts followed
+    // each tick's noise, rewritten every other tick, to 110 % of the cap in a second.
+    // A direction far from binding (each volume under half its part) keeps its parts too, as
+    // `level` keeps a limit nobody nears: 4 KiB reads use a few % of the MB/s caps, whose
+    // parts followed each tick's noise and rewrote the caps to 109 % of the IOPS cap.
+    let close = |a: f64, b: f64| (a - b).abs() <= STICKY_PART * b;
+    let far = used
+        .iter()
+        .zip(previous)
+        .all(|(u, b)| *u < FAR_FROM_BINDING * b);
+    if !first
+        && previous.iter().sum::<f64>() <= cap * margin
+        && (far || parts.iter().zip(previous).all(|(p, b)| close(*p, *b)))
+    {
+        parts = previous.to_vec();
+    }
+    let whole = if margin < 1.0 {
+        divide_in(cap)
+    } else {
+        parts.clone()
+    };
+    (parts, whole)
+}
+
+/// A direction capped on its own is written this share of its part: the room a lone direction
+/// of a combined cap leaves (its idle direction's sliver, `IDLE_DIRECTION`). Without it a
+/// direction at its part sat 1 % over it with a kernel 4 % over (`KERNEL_MARGIN`), one noisy
+/// window in three passed `Gain::OVER`, and each correction is a rewrite that lets a slice
+/// more through (`HOLD_CAPS_TICKS`): 106 % in a second in `closed_loop.rs`.
+const DIRECTION_ROOM: f64 = 1.0 - IDLE_DIRECTION;
+
+/// The factor that would make one direction's cap written `MIXED_TARGET` of its whole part:
+/// above 1 where a margin holds it under (see `Lift`).
+fn direction_lift_ceiling(whole: f64, part: f64, kernel_margin: f64) -> f64 {
+    let written = part * kernel_margin;
+    if written > 0.0 {
+        (MIXED_TARGET * whole / written).max(1.0)
+    } else {
+        1.0
     }
 }
 
@@ -1139,6 +1443,7 @@ fn passed(
     (ios, submitted): (f64, f64),
     (before, after): (f64, f64),
     (per, backlog_per): (&mut f64, &mut f64),
+    unit: fn(f64) -> f64,
 ) -> (f64, f64) {
     if ios > 0.0 && submitted > 0.0 {
         *per = submitted / ios;
@@ -1146,7 +1451,7 @@ fn passed(
     let out = (submitted + before - after).max(0.0);
     let from_backlog = out.min(before);
     let fresh = out - from_backlog;
-    let units = |bytes: f64, size: f64| bytes / size.max(1.0) * azure_io_units(size);
+    let units = |bytes: f64, size: f64| bytes / size.max(1.0) * unit(size);
     let passed_units = units(from_backlog, *backlog_per) + units(fresh, *per);
     // The queue now: what is left of the old backlog, then what joined it this tick.
     let left = before - from_backlog;
@@ -1187,6 +1492,8 @@ mod tests {
                 .collect(),
             scale: 1.0,
             notes: vec![],
+            groups: vec![],
+            one_io_per_request: false,
         }
     }
 
@@ -1541,6 +1848,8 @@ mod queued_tests {
             volumes: vec![volume("a"), volume("b")],
             scale: 1.0,
             notes: vec![],
+            groups: vec![],
+            one_io_per_request: false,
         };
         let mut c = Controller::new(limits, 1.0, 0.1);
         let file = DeviceCounters {

@@ -31,13 +31,14 @@ pub mod backlog;
 pub mod bucket;
 pub mod controller;
 pub mod divide;
+pub mod gcp;
 pub mod journal;
 pub mod limits;
 pub mod session;
 pub mod throttle;
 pub mod volume;
 
-pub use limits::{DesignLimits, VmLimits, VolumeLimits};
+pub use limits::{DesignLimits, SharedGroup, VmLimits, VolumeLimits};
 pub use volume::{ScratchOptions, VolumeSource};
 
 use iofit_catalog::{Catalog, VmSize};

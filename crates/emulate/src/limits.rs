@@ -34,6 +34,33 @@ pub struct VmLimits {
     pub burst_uncached_throughput_mb_s: Option<f64>,
 }
 
+/// Caps that some volumes share, each direction on its own: Google Cloud's budget of one disk
+/// type on one VM (`baseline + rate x GiB` of the type attached, up to the VM's limit), which
+/// its disks of that type share by demand, reads and writes limited apart. Divided among its
+/// volumes every tick as the VM's cap is (`controller`), one direction at a time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SharedGroup {
+    /// What it is: `pd-ssd` (the disk type whose budget it is).
+    pub name: String,
+    /// The volumes sharing it (indices into `DesignLimits::volumes`).
+    pub volumes: Vec<usize>,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_mb_s: f64,
+    pub write_mb_s: f64,
+}
+
+impl SharedGroup {
+    /// The group's caps of one limit, (read, write): IOPS or MB/s.
+    pub fn caps(&self, iops: bool) -> (f64, f64) {
+        if iops {
+            (self.read_iops, self.write_iops)
+        } else {
+            (self.read_mb_s, self.write_mb_s)
+        }
+    }
+}
+
 /// Every cap of a design, scaled by `scale` (1.0 = the catalog's figures).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DesignLimits {
@@ -42,6 +69,15 @@ pub struct DesignLimits {
     pub scale: f64,
     /// What the emulation cannot reproduce, said once for the output.
     pub notes: Vec<String>,
+    /// Per-direction caps shared by some of the volumes (Google Cloud: one per disk type);
+    /// empty for Azure and AWS, whose shared cap is the VM's (`vm`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<SharedGroup>,
+    /// Every request counts as one IO against the IOPS caps, whatever its size (Google Cloud
+    /// states no splitting of large IOs); false: a request over 256 KiB counts as several, as
+    /// Azure and EBS count them.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub one_io_per_request: bool,
 }
 
 impl DesignLimits {
@@ -85,6 +121,8 @@ impl DesignLimits {
             volumes: limits,
             scale,
             notes,
+            groups: Vec::new(),
+            one_io_per_request: false,
         })
     }
 }

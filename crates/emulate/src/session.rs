@@ -533,6 +533,11 @@ fn consumed(
             pct(usage.mb_s(), usage.cap_mb_s),
         ));
     }
+    shares.extend(
+        group_rows(limits, volumes)
+            .into_iter()
+            .map(|(name, used, cap)| (name, pct(used, cap))),
+    );
     // Against the cap in force, as for the volumes: a bursting VM at its burst rate is at
     // its limit.
     if let Some(cap) = vm.iops.or(limits.vm.uncached_iops) {
@@ -542,6 +547,43 @@ fn consumed(
         shares.push(("VM uncached MB/s".into(), pct(vm_mb_s, cap)));
     }
     shares
+}
+
+/// Each shared group's four limits in one second: (name, used, cap). Its volumes' reads
+/// against its read caps, their writes against its write caps.
+fn group_rows(limits: &DesignLimits, volumes: &[VolumeUsage]) -> Vec<(String, f64, f64)> {
+    let mut rows = Vec::new();
+    for group in &limits.groups {
+        let sum = |f: fn(&VolumeUsage) -> f64| -> f64 {
+            group
+                .volumes
+                .iter()
+                .filter_map(|i| volumes.get(*i))
+                .map(f)
+                .sum()
+        };
+        rows.push((
+            format!("{} read IOPS", group.name),
+            sum(|u| u.read_iops),
+            group.read_iops,
+        ));
+        rows.push((
+            format!("{} write IOPS", group.name),
+            sum(|u| u.write_iops),
+            group.write_iops,
+        ));
+        rows.push((
+            format!("{} read MB/s", group.name),
+            sum(|u| u.read_mb_s),
+            group.read_mb_s,
+        ));
+        rows.push((
+            format!("{} write MB/s", group.name),
+            sum(|u| u.write_mb_s),
+            group.write_mb_s,
+        ));
+    }
+    rows
 }
 
 fn pct(used: f64, cap: f64) -> f64 {
@@ -597,6 +639,17 @@ fn summarize(limits: &DesignLimits, seconds: &[Second]) -> Vec<LimitSummary> {
                 .iter()
                 .map(|s| (s.volumes[i].mb_s(), s.volumes[i].cap_mb_s))
                 .collect(),
+        );
+    }
+    let per_second: Vec<Vec<(String, f64, f64)>> = seconds
+        .iter()
+        .map(|s| group_rows(limits, &s.volumes))
+        .collect();
+    for (row, (name, _, cap)) in group_rows(limits, &[]).into_iter().enumerate() {
+        add(
+            name,
+            cap,
+            per_second.iter().map(|r| (r[row].1, r[row].2)).collect(),
         );
     }
     if let Some(base) = limits.vm.uncached_iops {

@@ -1225,3 +1225,287 @@ fn predict_and_emulate_agree_with_and_without_burst() {
     );
     assert_clean();
 }
+
+/// The number right after `after` in the first line of `text` holding it (`delivers 15000`).
+fn number_after(text: &str, after: &str) -> f64 {
+    let line = text
+        .lines()
+        .find(|l| l.contains(after))
+        .unwrap_or_else(|| panic!("no '{after}' in {text}"));
+    let rest = &line[line.find(after).unwrap() + after.len()..];
+    rest.split_whitespace()
+        .next()
+        .and_then(|n| n.trim_end_matches(',').parse().ok())
+        .unwrap_or_else(|| panic!("no number after '{after}' in {line}"))
+}
+
+/// `emulate --cloud gcp` holds a Compute Engine design as `predict --cloud gcp` models it: it
+/// prints each disk type's read and write caps (what predict delivers for the same design,
+/// flat out, reads only and writes only), takes a design from `plan --cloud gcp --json`, and
+/// refuses a bad --disk or --vm with one line naming the flag (exit 2), before anything is made.
+#[test]
+fn emulate_cloud_gcp_holds_what_predict_says_and_names_a_bad_flag() {
+    let _serial = serial();
+    require_root_and_throttling();
+    let (tmp, mount_root) = dirs();
+    let design = [
+        "--cloud",
+        "gcp",
+        "--vm",
+        "n2-standard-8",
+        "--disk",
+        "data=pd-ssd,size_gib=500",
+        "--disk",
+        "logs=pd-balanced,size_gib=200",
+    ];
+    let out = emulate(&mount_root, &design)
+        .args(["--quiet", "--", "true"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(said.contains("emulating n2-standard-8"), "{said}");
+    assert!(
+        said.contains(
+            "pd-ssd: read 15000 IOPS, 503.3 MB/s; write 15000 IOPS, 503.3 MB/s (shared by data)"
+        ),
+        "{said}"
+    );
+    assert!(said.contains("(shared by logs)"), "{said}");
+    assert!(
+        !said.contains("VM uncached"),
+        "no VM-wide cap on Google Cloud: {said}"
+    );
+    assert!(
+        said.contains("pd-ssd read IOPS"),
+        "the summary has the type's rows: {said}"
+    );
+    // What predict delivers flat out is the cap emulate holds: 4 KiB reads and writes at the
+    // read and write IOPS caps, 1 MiB reads at the read MB/s cap.
+    let caps = said
+        .lines()
+        .find(|l| l.contains("pd-balanced: read"))
+        .unwrap();
+    for rw in ["randread", "randwrite", "read"] {
+        let bs = if rw == "read" { "1m" } else { "4k" };
+        let predicted = iofit()
+            .args(["predict", "--cloud", "gcp", "--vm", "n2-standard-8"])
+            .args([
+                "--disk",
+                "logs=pd-balanced,size_gib=200",
+                "--rw",
+                rw,
+                "--bs",
+                bs,
+            ])
+            .output()
+            .unwrap();
+        assert_exit(&predicted, 0);
+        let text = String::from_utf8_lossy(&predicted.stdout);
+        let (delivered, held) = match rw {
+            "randread" => (number_after(&text, "delivers"), number_after(caps, "read")),
+            "randwrite" => (number_after(&text, "delivers"), number_after(caps, "write")),
+            _ => (number_after(&text, "IOPS,"), number_after(caps, "IOPS,")),
+        };
+        assert!(
+            (delivered - held).abs() <= 0.1,
+            "{rw} {bs}: predict {delivered}, emulate {held}\n{text}\n{caps}"
+        );
+    }
+    // A design from `plan --cloud gcp --json`, by rank.
+    let plan = tmp.path().join("plan.json");
+    let planned = iofit()
+        .args([
+            "plan",
+            "--cloud",
+            "gcp",
+            "--iops",
+            "3000",
+            "--throughput-mb-s",
+            "50",
+        ])
+        .args([
+            "--io-size",
+            "8k",
+            "--capacity-gib",
+            "500",
+            "--top",
+            "2",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&planned, 0);
+    std::fs::write(&plan, &planned.stdout).unwrap();
+    let doc: Value = serde_json::from_slice(&planned.stdout).unwrap();
+    let first = &doc["designs"][0];
+    let out = emulate(&mount_root, &["--cloud", "gcp", "--plan"])
+        .arg(&plan)
+        .args(["--design", "1", "--quiet", "--", "true"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(&format!(
+            "emulating {}",
+            first["machine_type"].as_str().unwrap()
+        )),
+        "{said}"
+    );
+    let label = first["disks"][0]["spec"]["label"].as_str().unwrap();
+    assert!(said.contains(&format!("(shared by {label})")), "{said}");
+    // Bad input: one line naming the flag, exit 2.
+    for (args, names) in [
+        (
+            vec![
+                "--vm",
+                "n2-standard-8",
+                "--disk",
+                "data=pd-ssdx,size_gib=500",
+            ],
+            "--disk data=pd-ssdx",
+        ),
+        (
+            vec!["--vm", "n2-standard-8", "--disk", "data=pd-ssd"],
+            "--disk data=pd-ssd: add size_gib=N",
+        ),
+        (
+            vec!["--vm", "n2-standard-8", "--disk", "data=pd-ssd,iops=5"],
+            "--disk data=pd-ssd,iops=5: unknown key 'iops'",
+        ),
+        (
+            vec!["--vm", "n9-standard-8", "--disk", "data=pd-ssd,size_gib=50"],
+            "--vm n9-standard-8",
+        ),
+    ] {
+        let out = emulate(&mount_root, &["--cloud", "gcp"])
+            .args(&args)
+            .args(["--", "true"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(err.contains(names), "{args:?}: {err}");
+    }
+    let out = emulate(&mount_root, &["--cloud", "gcp", "--plan"])
+        .arg(&plan)
+        .args(["--design", "9", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds designs 1..=2"));
+    assert_clean();
+}
+
+/// fio's per-second log of one direction (ddir 0 reads, 1 writes) of the jobs whose logs
+/// start with `prefix`, per 1-second window.
+fn fio_seconds_of(dir: &Path, prefix: &str, ddir: u32) -> Vec<f64> {
+    let mut windows: Vec<f64> = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !(name.starts_with(prefix) && name.ends_with(".log")) {
+            continue;
+        }
+        for line in std::fs::read_to_string(entry.path()).unwrap().lines() {
+            let fields: Vec<f64> = line
+                .split(',')
+                .take(3)
+                .map(|f| f.trim().parse().unwrap())
+                .collect();
+            if fields[2] as u32 != ddir {
+                continue;
+            }
+            let index = ((fields[0] / 1000.0).round() as usize).max(1) - 1;
+            if windows.len() <= index {
+                windows.resize(index + 1, 0.0);
+            }
+            windows[index] += fields[1];
+        }
+    }
+    assert!(
+        !windows.is_empty(),
+        "no fio log {prefix}* ddir {ddir} in {dir:?}"
+    );
+    windows
+}
+
+#[test]
+fn a_gcp_disk_type_caps_reads_and_writes_apart_as_the_command_sees_it() {
+    let _serial = serial();
+    require_root_and_throttling();
+    require_fio();
+    let tmp = tempfile::tempdir().unwrap();
+    // n2-standard-4 with 100 GiB of pd-balanced, x 0.1: 3,600 read and 3,600 write IOPS by
+    // size (3,000 + 6 per GiB), 360 each at the scale. A 70/30 stream is bound by its reads
+    // (360 reads, ~154 writes), not by a total of 360 as Azure would cap it.
+    let jobs = [fio_job("g", "data", tmp.path(), "randrw", "4k")];
+    let design = [
+        "--cloud",
+        "gcp",
+        "--vm",
+        "n2-standard-4",
+        "--disk",
+        "data=pd-balanced,size_gib=100",
+        "--scale",
+        "0.1",
+    ];
+    let out = fio_under_emulate(tmp.path(), &design, &jobs);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("pd-balanced: read 360 IOPS"), "{said}");
+    let reads = fio_seconds_of(tmp.path(), "g_iops", 0);
+    let writes = fio_seconds_of(tmp.path(), "g_iops", 1);
+    assert_within_cap(&reads, 360.0, "pd-balanced reads");
+    for w in &writes {
+        assert!(
+            *w <= 360.0 * 1.05,
+            "writes {w} over the write cap: {writes:?}"
+        );
+    }
+    let total: Vec<f64> = reads.iter().zip(&writes).map(|(r, w)| r + w).collect();
+    assert!(
+        median(&total) >= 360.0 * 1.2,
+        "reads and writes are capped apart, so a 70/30 stream passes 360 in total: {total:?}"
+    );
+    assert_clean();
+}
+
+#[test]
+fn a_reader_and_a_writer_on_one_gcp_disk_type_each_get_their_directions_cap() {
+    let _serial = serial();
+    require_root_and_throttling();
+    require_fio();
+    let tmp = tempfile::tempdir().unwrap();
+    // Two pd-balanced disks of 50 GiB on an n2-standard-4, x 0.1: the type's budget is its
+    // 100 GiB, 360 read and 360 write IOPS, shared by the two. One reads, one writes: each
+    // takes its direction's whole cap (an Azure VM cap of 360 would hold them to 360 together).
+    let jobs = [
+        fio_job("a", "a", tmp.path(), "randread", "4k"),
+        fio_job("b", "b", tmp.path(), "randwrite", "4k"),
+    ];
+    let design = [
+        "--cloud",
+        "gcp",
+        "--vm",
+        "n2-standard-4",
+        "--disk",
+        "a=pd-balanced,size_gib=50",
+        "--disk",
+        "b=pd-balanced,size_gib=50",
+        "--scale",
+        "0.1",
+    ];
+    fio_under_emulate(tmp.path(), &design, &jobs);
+    assert_within_cap(
+        &fio_seconds_of(tmp.path(), "a_iops", 0),
+        360.0,
+        "reads of a",
+    );
+    assert_within_cap(
+        &fio_seconds_of(tmp.path(), "b_iops", 1),
+        360.0,
+        "writes of b",
+    );
+    assert_clean();
+}

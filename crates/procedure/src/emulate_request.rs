@@ -1,5 +1,5 @@
 //! `iofit emulate`: what the flags ask for, checked and turned into the rehearsal's options
-//! (the design's limits from --vm/--disk, --plan/--design or AWS, each volume's source, the
+//! (the design's limits from --vm/--disk, --plan/--design, AWS or Google Cloud, each volume's source, the
 //! scratch volumes), the outputs checked before anything is made and written after, the
 //! per-second line, `--cleanup`, and the exit status. The binary prints and arms Ctrl-C.
 
@@ -48,24 +48,22 @@ fn bad(message: impl Into<String>) -> ProcedureError {
 /// The rehearsal's options, every flag checked; then the outputs, before anything is made (a
 /// bad --report or --output must not cost a rehearsal).
 pub fn prepare(request: &EmulateRequest) -> Result<EmulateOptions, ProcedureError> {
-    let aws = match request.cloud.trim().to_ascii_lowercase().as_str() {
-        "azure" => false,
-        "aws" => true,
+    let mut limits = match request.cloud.trim().to_ascii_lowercase().as_str() {
+        "azure" => azure_limits(request)?,
+        "aws" => {
+            if request.disks.is_empty() {
+                return Err(bad(
+                    "give at least one --disk [LABEL=]COUNTxTYPE[,size_gib=N][,iops=N][,mib_s=N]",
+                ));
+            }
+            aws_limits(request)?
+        }
+        "gcp" => gcp_limits(request)?,
         other => {
             return Err(bad(format!(
-            "--cloud {other}: emulate knows azure and aws (Google Cloud is not in the catalog yet)"
-        )))
+                "--cloud {other}: emulate knows azure, aws and gcp"
+            )))
         }
-    };
-    if aws && request.disks.is_empty() {
-        return Err(bad(
-            "give at least one --disk [LABEL=]COUNTxTYPE[,size_gib=N][,iops=N][,mib_s=N]",
-        ));
-    }
-    let mut limits = if aws {
-        aws_limits(request)?
-    } else {
-        azure_limits(request)?
     };
     if request.no_burst {
         limits = limits.sustained();
@@ -84,7 +82,7 @@ pub fn prepare(request: &EmulateRequest) -> Result<EmulateOptions, ProcedureErro
 fn aws_limits(request: &EmulateRequest) -> Result<DesignLimits, ProcedureError> {
     if request.plan.is_some() {
         return Err(bad(
-            "--plan reads Azure plans; with --cloud aws give --vm INSTANCE and --disk SPEC (the `check:` line of `plan --cloud aws`)",
+            "--plan reads Azure plans and Google Cloud ones (plan --cloud gcp --json); with --cloud aws give --vm INSTANCE and --disk SPEC (the `check:` line of `plan --cloud aws`)",
         ));
     }
     let catalog = crate::plan_clouds::aws_catalog(&request.catalog.files)?;
@@ -104,6 +102,91 @@ fn aws_limits(request: &EmulateRequest) -> Result<DesignLimits, ProcedureError> 
         &volumes,
         request.scale,
     )?)
+}
+
+/// A Google Cloud design's limits (`--cloud gcp`): each disk type's budget on the machine type,
+/// as `predict --cloud gcp` computes it, shared by that type's disks per direction. From
+/// --vm/--disk, or --plan/--design with `plan --cloud gcp --json` output.
+fn gcp_limits(request: &EmulateRequest) -> Result<DesignLimits, ProcedureError> {
+    let (machine_name, disks) = match (&request.plan, request.design) {
+        (Some(path), Some(number)) => {
+            let text = iofit_safefs::input::read_capped_string(path, 64 << 20, "plan JSON")?;
+            gcp_design_from_plan_json(&text, path, number)?
+        }
+        (Some(_), None) => return Err(bad("--plan needs --design N (a rank of the plan)")),
+        _ => (
+            request.vm.clone().unwrap_or_default(),
+            request.disks.clone(),
+        ),
+    };
+    if disks.is_empty() {
+        return Err(bad(
+            "give at least one --disk [LABEL=]TYPE,size_gib=N (as predict --cloud gcp takes it)",
+        ));
+    }
+    let catalog = crate::clouds_gcp::gcp_catalog(&request.catalog.files)?;
+    let machine = catalog
+        .machine_type(&machine_name)
+        .map_err(|e| bad(format!("--vm {machine_name}: {e}")))?;
+    let mut specs = Vec::new();
+    for (index, text) in disks.iter().enumerate() {
+        specs.push(
+            iofit_predict::gcp::parse_disk_spec(text, index, &catalog)
+                .map_err(|e| bad(e.to_string()))?,
+        );
+    }
+    Ok(iofit_emulate::gcp::gcp_design_limits(
+        &catalog,
+        machine,
+        &specs,
+        request.scale,
+    )?)
+}
+
+/// The machine type and `--disk` texts of design `number` (its rank, from 1) of a
+/// `plan --cloud gcp --json` document (or the Google Cloud part of `plan --cloud all --json`).
+fn gcp_design_from_plan_json(
+    text: &str,
+    path: &Path,
+    number: usize,
+) -> Result<(String, Vec<String>), ProcedureError> {
+    let bad_plan = |why: String| bad(format!("{}: {why}", path.display()));
+    let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        bad_plan(format!(
+            "not JSON ({e}); give the output of `iofit plan --cloud gcp --json`"
+        ))
+    })?;
+    let designs = doc["designs"]
+        .as_array()
+        .or_else(|| doc["gcp"]["designs"].as_array())
+        .ok_or_else(|| {
+            bad_plan(
+                "no Google Cloud designs array; give the output of `iofit plan --cloud gcp \
+                 --json`, or --vm and --disk from a plan's `check:` line"
+                    .into(),
+            )
+        })?;
+    let design = number
+        .checked_sub(1)
+        .and_then(|i| designs.get(i))
+        .ok_or_else(|| {
+            bad(format!(
+                "--design {number}: {} holds designs 1..={}",
+                path.display(),
+                designs.len()
+            ))
+        })?;
+    let machine = design["machine_type"]
+        .as_str()
+        .ok_or_else(|| bad_plan(format!("design {number} has no 'machine_type'")))?;
+    let mut disks = Vec::new();
+    for disk in design["disks"].as_array().into_iter().flatten() {
+        let arg = disk["disk_arg"]
+            .as_str()
+            .ok_or_else(|| bad_plan(format!("design {number}: a disk has no 'disk_arg'")))?;
+        disks.push(arg.to_string());
+    }
+    Ok((machine.to_string(), disks))
 }
 
 /// An Azure design's limits, from --vm/--disk or --plan/--design.

@@ -86,11 +86,25 @@ fn each_flag_out_of_range_is_named() {
         ..request()
     };
     assert!(message(&no_command).starts_with("no command"));
-    let gcp = EmulateRequest {
-        cloud: "gcp".into(),
+    let other = EmulateRequest {
+        cloud: "oracle".into(),
         ..request()
     };
-    assert!(message(&gcp).starts_with("--cloud gcp: emulate knows azure and aws"));
+    assert_eq!(
+        message(&other),
+        "--cloud oracle: emulate knows azure, aws and gcp"
+    );
+    // An Azure disk spec with --cloud gcp: the Persistent Disk reader names it.
+    let gcp = EmulateRequest {
+        cloud: "gcp".into(),
+        vm: Some("n2-standard-8".into()),
+        ..request()
+    };
+    assert!(
+        message(&gcp).starts_with("--disk data=1xP10: unknown Persistent Disk type '1xP10'"),
+        "{}",
+        message(&gcp)
+    );
     let no_disk = EmulateRequest {
         disks: vec![],
         ..request()
@@ -210,4 +224,83 @@ fn the_outcome_is_written_as_json() {
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(json["exit_code"], 0);
     assert_eq!(json["cleaned_up"], true);
+}
+
+fn gcp_request(disks: &[&str]) -> EmulateRequest {
+    EmulateRequest {
+        cloud: "gcp".into(),
+        vm: Some("n2-standard-8".into()),
+        disks: disks.iter().map(|d| d.to_string()).collect(),
+        ..request()
+    }
+}
+
+#[test]
+fn a_gcp_design_becomes_one_group_per_disk_type() {
+    let options = prepare(&gcp_request(&[
+        "data=pd-ssd,size_gib=300",
+        "more=pd-ssd,size_gib=200",
+        "logs=pd-balanced,size_gib=100",
+    ]))
+    .unwrap();
+    let limits = &options.limits;
+    assert_eq!(limits.vm.name, "n2-standard-8");
+    assert_eq!(limits.vm.uncached_iops, None);
+    let names: Vec<&str> = limits.groups.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(names, vec!["pd-ssd", "pd-balanced"]);
+    assert_eq!(limits.groups[0].volumes, vec![0, 1]);
+    // 500 GiB of pd-ssd: 21,000 IOPS by size, the 8-vCPU VM's 15,000 bind.
+    assert_eq!(limits.groups[0].read_iops, 15_000.0);
+    // 100 GiB of pd-balanced: 3,000 + 6 x 100.
+    assert_eq!(limits.groups[1].read_iops, 3_600.0);
+    assert!(limits.one_io_per_request);
+    assert_eq!(options.sources.len(), 3);
+    let scaled = prepare(&EmulateRequest {
+        scale: 0.1,
+        ..gcp_request(&["logs=pd-balanced,size_gib=100"])
+    })
+    .unwrap();
+    assert!((scaled.limits.groups[0].read_iops - 360.0).abs() < 1e-9);
+    assert!(message(&gcp_request(&[])).starts_with("give at least one --disk [LABEL=]TYPE"));
+    assert!(message(&gcp_request(&["d=pd-ssd"])).contains("add size_gib=N"));
+    let unknown = EmulateRequest {
+        vm: Some("n2-standard-7".into()),
+        ..gcp_request(&["d=pd-ssd,size_gib=10"])
+    };
+    assert!(message(&unknown).starts_with("--vm n2-standard-7: "));
+}
+
+#[test]
+fn a_gcp_plan_gives_its_designs_machine_type_and_disks() {
+    let text = r#"{"designs": [
+        {"rank": 1, "machine_type": "n2-standard-4",
+         "disks": [{"disk_arg": "data=pd-balanced,size_gib=500"}]},
+        {"rank": 2, "machine_type": "n2-standard-8",
+         "disks": [{"disk_arg": "data=pd-ssd,size_gib=300"}, {"disk_arg": "log=pd-ssd,size_gib=100"}]}
+    ]}"#;
+    let path = Path::new("plan.json");
+    let (machine, disks) = gcp_design_from_plan_json(text, path, 2).unwrap();
+    assert_eq!(machine, "n2-standard-8");
+    assert_eq!(
+        disks,
+        vec!["data=pd-ssd,size_gib=300", "log=pd-ssd,size_gib=100"]
+    );
+    // `plan --cloud all --json` holds Google Cloud's designs under "gcp".
+    let all = format!(r#"{{"azure": {{}}, "gcp": {text}}}"#);
+    let (machine, _) = gcp_design_from_plan_json(&all, path, 1).unwrap();
+    assert_eq!(machine, "n2-standard-4");
+    let refused = |text: &str, number: usize| {
+        let error = gcp_design_from_plan_json(text, path, number).unwrap_err();
+        assert!(error.is_bad_input());
+        error.to_string()
+    };
+    assert!(refused(text, 3).contains("--design 3: plan.json holds designs 1..=2"));
+    // An Azure plan: no Google Cloud designs; the fix names the `check:` line.
+    let azure = r#"{"plan": {"designs": []}}"#;
+    let said = refused(azure, 1);
+    assert!(
+        said.contains("no Google Cloud designs") && said.contains("`check:` line"),
+        "{said}"
+    );
+    assert!(refused("{", 1).contains("not JSON"));
 }

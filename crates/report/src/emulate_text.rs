@@ -11,11 +11,30 @@ use iofit_emulate::DesignLimits;
 pub fn header(limits: &DesignLimits) -> String {
     let mut text = format!("emulating {} (limits x {})\n", limits.vm.name, limits.scale);
     let cap = |v: Option<f64>| v.map_or("not published".into(), |v| format!("{v:.1}"));
-    text.push_str(&format!(
-        "  VM uncached: {} IOPS, {} MB/s (shared by all volumes)\n",
-        cap(limits.vm.uncached_iops),
-        cap(limits.vm.uncached_throughput_mb_s)
-    ));
+    // Google Cloud's shared caps are per disk type and per direction, not the VM's total.
+    if limits.groups.is_empty() || limits.vm.uncached_iops.is_some() {
+        text.push_str(&format!(
+            "  VM uncached: {} IOPS, {} MB/s (shared by all volumes)\n",
+            cap(limits.vm.uncached_iops),
+            cap(limits.vm.uncached_throughput_mb_s)
+        ));
+    }
+    for group in &limits.groups {
+        let labels: Vec<&str> = group
+            .volumes
+            .iter()
+            .filter_map(|i| limits.volumes.get(*i).map(|v| v.label.as_str()))
+            .collect();
+        text.push_str(&format!(
+            "  {}: read {:.0} IOPS, {:.1} MB/s; write {:.0} IOPS, {:.1} MB/s (shared by {})\n",
+            group.name,
+            group.read_iops,
+            group.read_mb_s,
+            group.write_iops,
+            group.write_mb_s,
+            labels.join(", ")
+        ));
+    }
     if let (Some(i), Some(m)) = (
         limits.vm.burst_uncached_iops,
         limits.vm.burst_uncached_throughput_mb_s,
