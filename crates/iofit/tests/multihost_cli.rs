@@ -413,12 +413,15 @@ fn the_netapp_seed_runs_across_three_hosts_with_two_luns_each() {
         ("FillWrite", 1, 2),
     ] {
         let json = hosts.dir.path().join(format!("{pattern}.json"));
+        // FillWrite ends at the end of its luns (seekpct=eof); a 1 s bound would cut the pass
+        // short on a loaded machine, so it gets time to finish and stops on its own.
+        let elapsed_s = if pattern == "FillWrite" { "120" } else { "1" };
         let output = Command::new(IOFIT)
             .args([
                 "run",
                 "-q",
                 "--elapsed",
-                "1",
+                elapsed_s,
                 "--warmup",
                 "0",
                 "--size",
