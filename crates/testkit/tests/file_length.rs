@@ -22,7 +22,6 @@ const MAX_LINES: usize = 1000;
 /// Files over the limit when this test was written (relative to `crates/`).
 /// Remove a line when its file is split; never add one.
 const KNOWN: &[&str] = &[
-    "predict/src/lib.rs",
     "planner/src/lib.rs",
     "engine/src/runner.rs",
     "verdict/src/lib.rs",
