@@ -24,7 +24,6 @@ const MAX_LINES: usize = 1000;
 const KNOWN: &[&str] = &[
     "planner/src/lib.rs",
     "verdict/src/lib.rs",
-    "fswork/src/run.rs",
     "emulate/src/controller.rs",
     "jobfile/src/fio/apply.rs",
     "profile/src/summarize.rs",
