@@ -25,7 +25,6 @@ const KNOWN: &[&str] = &[
     "planner/src/lib.rs",
     "verdict/src/lib.rs",
     "emulate/src/controller.rs",
-    "profile/src/summarize.rs",
     "procedure/src/vdbench.rs",
     "report/src/html.rs",
 ];
