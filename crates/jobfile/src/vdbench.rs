@@ -1,6 +1,6 @@
 //! vdbench parameter files: `hd=`, `sd=`, `wd=`, `rd=` lines (with their `default` entries),
 //! `include=`, `*` comments, quoted and parenthesised lists, wildcards and for-loops, expanded
-//! into runs and lowered to [`JobSpec`]s with vdbench's semantics.
+//! into runs and lowered to [`JobSpec`](iofit_model::job::JobSpec)s with vdbench's semantics.
 //!
 //! vdbench semantics kept (from vdbench's user guide):
 //! - `threads=` is the number of concurrent outstanding IOs per SD; each thread has one IO in

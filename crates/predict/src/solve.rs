@@ -72,7 +72,7 @@ pub(super) fn solve(
 /// What one volume asks of its VM's shared rate limits at its target: the IOs and MB/s the
 /// host sees, and which of the VM's two pools (cached or uncached) carries them. Predict's own
 /// factors, so a search can add volumes' demands and compare them with the VM's limits exactly
-/// as [`predict`] does. `None` without a target.
+/// as [`predict`](crate::predict) does. `None` without a target.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VmDemand {
     /// Counted against the VM's cached limits (else its uncached ones).

@@ -356,7 +356,7 @@ impl ParamFile {
     }
 
     /// Refuses SDs placed on a host that is not this machine (for a run on this machine
-    /// only). `is_local` decides what "this machine" is (see [`is_local_host`]).
+    /// only). `is_local` decides what "this machine" is (see [`is_local_host`](super::is_local_host)).
     pub fn check_hosts(&self, is_local: impl Fn(&str) -> bool) -> Result<(), JobFileError> {
         for sd in &self.sds {
             if let Some(host) = self

@@ -11,7 +11,7 @@ use std::time::Duration;
 #[derive(Clone, Debug)]
 pub(super) struct Param {
     pub(super) key: String,
-    /// The key as written (an abbreviation, before [`check_keys`] resolves `key`).
+    /// The key as written (an abbreviation, before `parse.rs`'s `check_keys` resolves `key`).
     pub(super) written: String,
     pub(super) raw: String,
     pub(super) values: Vec<String>,

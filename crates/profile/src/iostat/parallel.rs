@@ -14,7 +14,7 @@ pub const PARALLEL_MIN_BYTES: u64 = 16 << 20;
 /// Parses a large `iostat -x` file on up to `threads` cores: the file is cut at report starts
 /// (an `avg-cpu:` line, with the `-t` stamp before it), the pieces are parsed at the same time,
 /// each streaming from its own offset, and joined in order (times continued across pieces,
-/// over midnight too). The result equals [`parse_iostat`]'s, errors included (their line
+/// over midnight too). The result equals [`parse_iostat`](super::parse_iostat)'s, errors included (their line
 /// numbers count from the start of the file). Files without `avg-cpu:` lines (`iostat -d`)
 /// or with a logger prefix on every line are parsed on one core.
 pub fn parse_iostat_parallel(

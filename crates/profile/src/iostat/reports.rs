@@ -486,7 +486,7 @@ fn drop_report_zero(capture: &mut Capture) {
     }
 }
 
-/// What [`drop_first_report`] does after the parse, for a capture whose report 0 went while
+/// What [`drop_first_report`](super::drop_first_report) does after the parse, for a capture whose report 0 went while
 /// parsing ([`drop_report_zero`]): times from the first kept report, devices seen only in the
 /// dropped report removed, and the note.
 pub(super) fn first_report_dropped(capture: &mut Capture, file: &str) {
