@@ -20,17 +20,16 @@ pub(crate) mod render;
 pub(crate) mod replay;
 pub(crate) mod trim;
 
-use jobs::build_jobs;
-use reader::{quote, Reader};
-
 pub use crate::fio_options::PathKind;
 pub use paths::{job_paths, path_options, JobPaths, NamedPath, PathOption};
 
 use crate::error::{nearest, ErrorKind, JobFileError, Location};
 use crate::fio_options::{self, Status};
-use crate::values::{self};
+use crate::values;
 use apply::Arg;
 use iofit_model::job::JobSpec;
+use jobs::build_jobs;
+use reader::{quote, Reader};
 use std::path::Path;
 
 /// How to parse: the caller's overrides and leniency.

@@ -46,13 +46,15 @@ pub mod disk_spec;
 mod findings;
 pub mod gcp;
 pub use findings::{Advice, Candidate, UpToDisk, Violation, Warning};
+mod json;
+
 mod advice;
 mod assumptions;
 mod checks;
 mod disk_perf;
-mod json;
 mod limits;
 mod solve;
+
 pub use assumptions::{
     Assumptions, MbConvention, DISKS_TYPES_SOURCE, PREMIUM_SSD_WORDING, STANDARD_HDD_WORDING,
     STANDARD_SSD_WORDING,

@@ -19,10 +19,11 @@ mod parallel;
 mod reports;
 mod rows;
 
-use parallel::finish;
 pub use parallel::{parse_iostat_parallel, PARALLEL_MIN_BYTES};
-use reports::{first_report_note, parse_reports};
 pub(crate) use rows::store;
+
+use parallel::finish;
+use reports::{first_report_note, parse_reports};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Slot {

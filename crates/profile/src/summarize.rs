@@ -18,13 +18,12 @@ mod describe;
 mod stats;
 mod volumes;
 
-use describe::{describe_latency_and_queue, describe_shape, guess_role, idle_role};
-use volumes::{gather, observe, size_rates, Totals};
-
-use stats::{percentiles, tidy};
-use volumes::Scratch;
-
 pub use stats::{percentile, sequential_share, RANDOM_METHOD};
+
+use describe::{describe_latency_and_queue, describe_shape, guess_role, idle_role};
+use stats::{percentiles, tidy};
+use volumes::{gather, observe, size_rates, Scratch, Totals};
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct VolumeSpec {
     pub label: String,

@@ -26,8 +26,9 @@ mod collect;
 mod connect;
 mod handshake;
 
-use collect::{collect, finish};
 pub use connect::{is_reset, waves, SSH_ATTEMPTS, SSH_WAVE};
+
+use collect::{collect, finish};
 use connect::{shut_down, Connection};
 use handshake::{pump, refuse_if_any, Handshake, Phase};
 

@@ -1,6 +1,7 @@
 //! Reading a vdbench parameter file: logical lines, `include=`, general parameters, the order
-//! of line types, `default` entries, abbreviated keys, and the names lines define and refer to.
-//! What each definition line sets is in `definitions.rs`; its values in `params.rs`.
+//! of line types, `default` entries and abbreviated keys. What each definition line sets is in
+//! `definitions.rs`, its values in `params.rs`, the names lines define and refer to in
+//! `names.rs`.
 
 use super::params::{paren_depth, single, split_params, yes_no, Param};
 use super::{keys, lists, DataParam, ParamFile, MAX_INCLUDE_DEPTH};

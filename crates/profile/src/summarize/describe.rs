@@ -1,5 +1,5 @@
 //! The words of a summary: the workload's shape (read share, random share, IO sizes), its
-//! latency and queue, its busiest windows, and the volume's guessed role.
+//! latency and queue, and the volume's guessed role.
 
 use super::stats::{fmt_num, sequential_share, tidy, RANDOM_METHOD};
 use super::volumes::{AtPercentile, Totals};

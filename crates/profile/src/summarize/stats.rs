@@ -1,5 +1,6 @@
 //! The statistics a summary is made of: percentiles (by selection, not a full sort), the
-//! rounding of reported figures, and the sequential share of a volume's IO.
+//! rounding and printing of reported figures, the sequential share of a volume's IO, and the
+//! scratch column the percentiles are selected in.
 
 use iofit_model::requirements::Percentiles;
 

@@ -1,5 +1,6 @@
 //! One volume's figures from a capture: its points (one per interval), idle intervals filled
-//! in, and the percentiles of IOPS, throughput, IO sizes, latency and queue depth observed.
+//! in, the percentiles of IOPS, throughput, IO sizes, latency and queue depth observed, and
+//! the peaks of its busiest windows.
 
 use super::stats::{
     fmt_duration, fmt_num, percentile, percentiles, percentiles_and, refill, round_up,
