@@ -427,35 +427,7 @@ fn combine(place: PathBuf, jobs: &[&JobSpec]) -> TargetLoad {
 
 #[cfg(test)]
 mod tests {
-    use super::io::ENGINE_NAMES;
     use super::*;
-
-    #[test]
-    fn engine_names_round_trip_and_aliases_are_only_read() {
-        for (name, kind, in_job_files) in ENGINE_NAMES {
-            assert_eq!(EngineKind::from_reported_name(name), Some(kind));
-            assert_eq!(
-                EngineKind::from_fio_name(name).is_some(),
-                in_job_files,
-                "{name}"
-            );
-            if in_job_files {
-                assert_eq!(kind.fio_name(), name);
-            }
-        }
-        assert_eq!(EngineKind::parse("IO_URING"), Ok(EngineKind::IoUring));
-        let error = EngineKind::parse("posixaio").unwrap_err();
-        assert!(
-            error.to_string().contains("libaio, falloc or ftruncate"),
-            "{error}"
-        );
-        assert_eq!(RwMode::parse(" RandRead "), Ok(RwMode::RandRead));
-        assert_eq!(RwMode::parse("RandTrim"), Ok(RwMode::RandTrim));
-        assert!(RwMode::parse("randtrm")
-            .unwrap_err()
-            .to_string()
-            .contains("randtrimwrite"));
-    }
 
     #[test]
     fn jobs_combine_per_place() {
@@ -504,36 +476,6 @@ mod tests {
     }
 
     #[test]
-    fn rw_modes_from_fio_names_and_mixes() {
-        for mode in [
-            RwMode::Read,
-            RwMode::Write,
-            RwMode::RandRead,
-            RwMode::RandWrite,
-            RwMode::ReadWrite,
-            RwMode::RandRw,
-            RwMode::Trim,
-            RwMode::RandTrim,
-            RwMode::TrimWrite,
-            RwMode::RandTrimWrite,
-        ] {
-            assert_eq!(RwMode::from_fio_name(mode.fio_name()), Some(mode));
-            // A trim changes the target as a write does (the never-destroy rule sees it).
-            assert!(!mode.has_trims() || mode.has_writes() && !mode.has_reads());
-        }
-        assert_eq!(RwMode::from_fio_name("readwrite"), Some(RwMode::ReadWrite));
-        assert!(RwMode::RandTrimWrite.is_random() && RwMode::RandTrimWrite.is_trimwrite());
-        assert!(!RwMode::Trim.is_random() && !RwMode::Trim.is_trimwrite());
-        assert_eq!(RwMode::from_fio_name("RandRead"), None);
-        assert_eq!(RwMode::from_mix(100.0, true), RwMode::RandRead);
-        assert_eq!(RwMode::from_mix(100.0, false), RwMode::Read);
-        assert_eq!(RwMode::from_mix(0.0, true), RwMode::RandWrite);
-        assert_eq!(RwMode::from_mix(0.0, false), RwMode::Write);
-        assert_eq!(RwMode::from_mix(70.0, true), RwMode::RandRw);
-        assert_eq!(RwMode::from_mix(70.0, false), RwMode::ReadWrite);
-    }
-
-    #[test]
     fn directory_files_are_named_like_fio() {
         let job = JobSpec::new(
             "writer1",
@@ -565,27 +507,5 @@ mod tests {
         assert_eq!(job.effective_iodepth(), 1);
         job.engine = EngineKind::IoUring;
         assert_eq!(job.effective_iodepth(), 32);
-    }
-
-    #[test]
-    fn split_mean_size() {
-        let spec = BlockSizeSpec::Split {
-            read: vec![
-                BlockSizeShare {
-                    size: Bytes::kib(4),
-                    pct: 50.0,
-                },
-                BlockSizeShare {
-                    size: Bytes::kib(12),
-                    pct: 50.0,
-                },
-            ],
-            write: vec![BlockSizeShare {
-                size: Bytes::kib(64),
-                pct: 100.0,
-            }],
-        };
-        assert_eq!(spec.mean_size(Direction::Read), Bytes::kib(8));
-        assert_eq!(spec.max_size(), Bytes::kib(64));
     }
 }
