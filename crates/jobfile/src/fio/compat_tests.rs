@@ -1,6 +1,8 @@
 //! What real job files need that fio accepts: fio's reading of odd values, and what its
 //! `--parse-only` leaves to the run.
 
+use iofit_model::units::Bytes;
+
 use super::*;
 use iofit_model::job::SizeSpec;
 

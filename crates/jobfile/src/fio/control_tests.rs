@@ -1,6 +1,8 @@
 //! Parsing of the pacing, sync, file and run-control options into the job (their effects on a
 //! run are tested in crates/engine/tests/pacing.rs).
 
+use iofit_model::job::SizeSpec;
+
 use super::*;
 use iofit_model::job::{IoPriority, OpenSync};
 use std::time::Duration;

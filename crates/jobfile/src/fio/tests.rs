@@ -1,5 +1,9 @@
 use super::*;
-use iofit_model::job::{Direction, EngineKind};
+use iofit_model::job::{
+    BlockSizeSpec, Direction, EngineKind, PerDirection, RwMode, SizeSpec, Target,
+};
+use iofit_model::units::Bytes;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The seed's `fiowrite.ini`, verbatim (seed 000, FIO section).

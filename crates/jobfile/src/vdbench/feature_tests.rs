@@ -1,5 +1,7 @@
 //! One small parameter file per vdbench feature, checked by what it lowers to.
 
+use iofit_model::job::{JobSpec, RandomDistribution, SizeSpec, ZoneSize};
+
 use super::*;
 
 fn parse(text: &str) -> ParamFile {

@@ -3,11 +3,17 @@
 //! `operations=`), with vdbench's defaults (from its `FsdEntry` and `FwdEntry`: width 1,
 //! depth 1, 10 files, 1 thread, 4k transfers, sequential file IO and file selection).
 
-use super::{
-    for_combinations, name_list, nonzero_size, parse_openflags, parse_xfersize, pct_value,
-    positive_u32, single, unknown_reference, wildcard_match, yes_no, ForValue, Param, ParamFile,
-    Parser, RunDef, SyncFlag, XferSize,
+use super::expand::for_combinations;
+use super::lower::IntervalPlan;
+use super::names::{check_references, push_new, unknown_reference, wildcard_match, Named};
+use super::params::{
+    capped_threads, name_list, nonzero_size, parse_openflags, parse_xfersize, pct_value,
+    positive_u32, single, yes_no, Param,
 };
+use super::parse::{Line, Parser};
+use super::{ForValue, ParamFile, RunDef, SyncFlag, XferSize};
+use crate::values::parse_u32;
+
 use crate::error::{ErrorKind, JobFileError, Location};
 use iofit_model::units::Bytes;
 use std::path::PathBuf;
@@ -437,7 +443,7 @@ impl ParamFile {
             .map(|f| f.threads)
             .or_else(|| run_fwds.iter().map(|f| f.fwd.threads).max())
             .unwrap_or(8);
-        let plan = super::IntervalPlan::new(rd.elapsed, rd.warmup, rd.interval);
+        let plan = IntervalPlan::new(rd.elapsed, rd.warmup, rd.interval);
         let run = FsRun {
             rd: rd.name.clone(),
             for_label: combo
@@ -599,7 +605,7 @@ fn count(p: &Param, loc: &Location) -> Result<u32, JobFileError> {
 
 impl Parser {
     pub(super) fn fsd(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let Some((name, all)) = self.named(super::Line::Fsd, params, loc)? else {
+        let Some((name, all)) = self.named(Line::Fsd, params, loc)? else {
             return Ok(());
         };
         let mut fsd = FsdDef {
@@ -625,7 +631,7 @@ impl Parser {
                 "anchor" => fsd.anchor = PathBuf::from(single(p, loc)?),
                 "width" => fsd.width = count(p, loc)?,
                 "depth" => {
-                    fsd.depth = super::parse_u32(&single(p, loc)?).map_err(|why| {
+                    fsd.depth = parse_u32(&single(p, loc)?).map_err(|why| {
                         loc.invalid("depth", &p.raw, why, "write a whole number such as 2")
                     })?
                 }
@@ -686,11 +692,11 @@ impl Parser {
                 "lower width, depth or files",
             ));
         }
-        super::push_new(&mut self.file.fsds, fsd, "fsd", loc)
+        push_new(&mut self.file.fsds, fsd, "fsd", loc)
     }
 
     pub(super) fn fwd(&mut self, params: Vec<Param>, loc: &Location) -> Result<(), JobFileError> {
-        let Some((name, all)) = self.named(super::Line::Fwd, params, loc)? else {
+        let Some((name, all)) = self.named(Line::Fwd, params, loc)? else {
             return Ok(());
         };
         let mut fwd = FwdDef {
@@ -763,7 +769,7 @@ impl Parser {
                     };
                 }
                 "xfersizes" => fwd.xfersizes = parse_xfersize(p, loc)?,
-                "threads" => fwd.threads = super::capped_threads(vec![count(p, loc)?], p, loc)?[0],
+                "threads" => fwd.threads = capped_threads(vec![count(p, loc)?], p, loc)?[0],
                 "skew" => fwd.skew = Some(pct_value(&single(p, loc)?, "skew", loc)?),
                 "openflags" => (fwd.direct, fwd.sync_writes) = parse_openflags(p, loc)?,
                 _ => {}
@@ -772,8 +778,8 @@ impl Parser {
         if fwd.fsd_patterns.is_empty() && name != "format" {
             return Err(missing(&name, "fwd", "fsd", "add fsd=NAME", loc));
         }
-        super::check_references(&fwd.fsd_patterns, &self.file.fsds, "fsd", loc)?;
-        super::push_new(&mut self.file.fwds, fwd, "fwd", loc)
+        check_references(&fwd.fsd_patterns, &self.file.fsds, "fsd", loc)?;
+        push_new(&mut self.file.fwds, fwd, "fwd", loc)
     }
 }
 
@@ -811,4 +817,17 @@ fn missing(name: &str, kind: &str, key: &str, fix: &str, loc: &Location) -> JobF
             fix: fix.into(),
         },
     )
+}
+
+// File system definitions are referred to by name like the others (see `names.rs`).
+impl Named for FsdDef {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Named for FwdDef {
+    fn name(&self) -> &str {
+        &self.name
+    }
 }

@@ -1,3 +1,6 @@
+use iofit_model::job::RwMode;
+use std::path::Path;
+
 use super::*;
 use std::process::Command;
 
