@@ -67,7 +67,7 @@ mod requirement_checks;
 mod search;
 
 pub use cheaper::{next_cheaper_design, CheaperDesign};
-pub use requirement_checks::requirement_warnings;
+pub use requirement_checks::{requirement_warnings, RequirementWarning, SizedBy};
 
 /// The catalog rows a plan may choose from (one edition).
 #[derive(Clone, Debug, Default)]
@@ -375,7 +375,7 @@ pub struct Plan {
     pub notes: Vec<String>,
     /// What the plan says before its designs: requirements that disagree or are missing.
     #[serde(default)]
-    pub requirement_warnings: Vec<String>,
+    pub requirement_warnings: Vec<RequirementWarning>,
     /// The headroom kept below every sized limit, percent.
     pub min_headroom_pct: f64,
     /// Hours a month the operations charge assumes the sized IOPS run.
