@@ -2,7 +2,7 @@
 //! (IOPS x IO size against the MB/s given) and requirements left out (capacity), so that a
 //! plan never looks more certain than its input.
 
-use crate::PlannedDesign;
+use crate::types::PlannedDesign;
 use iofit_model::units::group_thousands;
 use iofit_model::{Bytes, Requirements};
 use iofit_predict::LimitKind;
@@ -36,7 +36,7 @@ pub enum SizedBy {
 /// from JSON is the `Recorded` kind.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RequirementWarning {
-    /// The MB/s required is more than IOPS x IO size carries (beyond [`AGREE_WITHIN`]).
+    /// The MB/s required is more than IOPS x IO size carries (by more than half again).
     Disagree {
         volume: String,
         iops: f64,

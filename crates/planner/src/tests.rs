@@ -2,8 +2,13 @@
 //! `tests/seed_examples.rs`.
 
 use super::*;
-use iofit_catalog::DiskKind;
-use iofit_model::{Iops, MBps, VolumeRequirements};
+use crate::disk_rules::{rank_cost, size_provisioned};
+use crate::search::RankCost;
+use crate::vm_trials::{attempt, Attempt, Prepared};
+use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};
+use iofit_model::units::Bytes;
+use iofit_model::{HostCaching, Iops, MBps, SizingTarget, VolumeRequirements, VolumeRole};
+use iofit_predict::{LimitKind, LimitStatus};
 use proptest::prelude::*;
 
 fn disk(name: &str, kind: DiskKind, gib: f64, iops: f64, mb: f64, price: Option<f64>) -> DiskSku {
