@@ -15,6 +15,8 @@
 //! assert!((depth - 5.0).abs() < 1e-9);
 //! ```
 
+pub mod catalog;
+pub mod catalog_import;
 pub mod data;
 pub mod design;
 pub mod formulas;

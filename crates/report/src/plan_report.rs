@@ -15,7 +15,7 @@ pub fn report(
     plan: &iofit_planner::Plan,
     edition: &str,
     options: &PlanOptions,
-    tables: &[impl std::borrow::Borrow<iofit_catalog::TableInfo>],
+    tables: &[impl std::borrow::Borrow<iofit_model::catalog::TableInfo>],
 ) -> HtmlReport {
     let group = iofit_model::units::group_thousands;
     // Every amount names the plan's currency ("$" for US dollars, else its ISO code).
