@@ -52,12 +52,14 @@ mod cheaper;
 pub mod clouds;
 pub mod clouds_gcp;
 mod disk_rules;
+pub mod fleet_plan;
 mod headroom;
 mod impossible;
 mod netapp;
 mod operating;
 mod queue;
 mod requirement_checks;
+mod requirement_warning;
 mod search;
 mod types;
 mod vm_trials;
@@ -69,7 +71,8 @@ use impossible::{impossible_reasons, plan_notes, requirement_totals};
 pub use netapp::netapp_option;
 pub use operating::operating_point;
 pub use queue::{queue_depths, QueueDepths};
-pub use requirement_checks::{requirement_warnings, RequirementWarning, SizedBy};
+pub use requirement_checks::requirement_warnings;
+pub use requirement_warning::{RequirementWarning, SizedBy};
 pub use types::{
     CatalogRows, NetAppOption, Plan, PlanError, PlanOptions, PlannedDesign, PlannedVolume,
     Rejected, RequirementTotals, DEFAULT_MIN_HEADROOM_PCT, HOURS_PER_MONTH,

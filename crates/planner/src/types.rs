@@ -1,7 +1,7 @@
 //! What planning takes and gives: the catalog rows and options in, the plan and its designs out.
 
 use crate::operating::workload_of;
-use crate::requirement_checks::RequirementWarning;
+use crate::requirement_warning::RequirementWarning;
 use iofit_catalog::{DiskSku, NetAppServiceLevel, ProvisionedDiskType, VmSize};
 use iofit_model::{Design, HostCaching, Requirements, VolumeRole};
 use iofit_predict::{Assumptions, DiskPerf, LimitKind, Prediction, VolumeLoad};
