@@ -449,7 +449,7 @@ pub fn plan_fleet_per_server(
                 .map_err(|error| ServerFailure::Invalid { path: None, error })?;
             let Some(best) = plan.designs.first() else {
                 return Err(ServerFailure::NoDesign {
-                    impossible: plan.impossible,
+                    impossible: plan.impossible.iter().map(ToString::to_string).collect(),
                 });
             };
             Ok(row_of(&server.label, requirements, best))

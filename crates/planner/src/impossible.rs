@@ -2,6 +2,7 @@
 //! catalog row reaches.
 
 use crate::disk_rules::fmt_num;
+use crate::impossible_reason::{ImpossibleReason, VmRate};
 use crate::operating::operating_point;
 use crate::operating::target_iops;
 use crate::types::CatalogRows;
@@ -178,20 +179,18 @@ pub(crate) fn impossible_reasons(
     rows: &CatalogRows,
     rejected: &[Rejected],
     options: &PlanOptions,
-) -> Vec<String> {
+) -> Vec<ImpossibleReason> {
     let mut reasons = Vec::new();
     vm_total_reasons(requirements, rows, options, &mut reasons);
     latency_reasons(requirements, options, &mut reasons);
     capacity_reason(requirements, rows, &mut reasons);
     if rows.disks.is_empty() && rows.provisioned.is_empty() {
-        reasons.push("the catalog has no disks in this edition".into());
+        reasons.push(ImpossibleReason::NoDisks);
     }
     if options.min_headroom_pct > 0.0 && !reasons.is_empty() {
-        reasons.push(format!(
-            "every limit was kept {}% above the need (--min-headroom-pct; 0 restores the strict \
-             fit)",
-            fmt_num(options.min_headroom_pct)
-        ));
+        reasons.push(ImpossibleReason::HeadroomKept {
+            min_headroom_pct: options.min_headroom_pct,
+        });
     }
     if reasons.is_empty() {
         reasons.extend(commonest_rejection(rows, rejected));
@@ -204,7 +203,7 @@ pub(crate) fn vm_total_reasons(
     requirements: &Requirements,
     rows: &CatalogRows,
     options: &PlanOptions,
-    reasons: &mut Vec<String>,
+    reasons: &mut Vec<ImpossibleReason>,
 ) {
     let mb = options.assumptions.mb.bytes_per_mb();
     let total_iops: f64 = requirements
@@ -227,11 +226,10 @@ pub(crate) fn vm_total_reasons(
             .max_by(|a, b| a.1.total_cmp(&b.1))
     };
     type VmValue = Box<dyn Fn(&VmSize) -> Option<f64>>;
-    let vm_checks: [(&str, f64, &str, VmValue); 2] = [
+    let vm_checks: [(VmRate, f64, VmValue); 2] = [
         (
-            "uncached IOPS",
+            VmRate::UncachedIops,
             total_iops,
-            " IOPS",
             Box::new(|vm: &VmSize| {
                 Some(
                     vm.uncached_iops?
@@ -241,9 +239,8 @@ pub(crate) fn vm_total_reasons(
             }),
         ),
         (
-            "uncached MB/s",
+            VmRate::UncachedThroughputMbS,
             total_mb,
-            " MB/s",
             Box::new(|vm: &VmSize| {
                 Some(
                     vm.uncached_throughput_mb_s?
@@ -253,15 +250,15 @@ pub(crate) fn vm_total_reasons(
             }),
         ),
     ];
-    for (what, needed, unit, value) in &vm_checks {
+    for (rate, needed, value) in &vm_checks {
         if let Some((name, most)) = best(value.as_ref()) {
             if most < needed * (1.0 - 1e-9) {
-                reasons.push(format!(
-                    "VM {what}: the requirements need {}{unit} in total; the largest VM in the \
-                     catalog, {name}, allows {}{unit}",
-                    fmt_num(*needed),
-                    fmt_num(most)
-                ));
+                reasons.push(ImpossibleReason::VmTotal {
+                    rate: *rate,
+                    needed: *needed,
+                    largest_vm: name,
+                    allows: most,
+                });
             }
         }
     }
@@ -271,16 +268,16 @@ pub(crate) fn vm_total_reasons(
 pub(crate) fn latency_reasons(
     requirements: &Requirements,
     options: &PlanOptions,
-    reasons: &mut Vec<String>,
+    reasons: &mut Vec<ImpossibleReason>,
 ) {
     for volume in &requirements.volumes {
         if let Some(latency) = volume.sizing.latency_ms {
             if latency < options.assumptions.service_latency_ms {
-                reasons.push(format!(
-                    "latency: volume '{}' asks for {latency} ms, below the {} ms service time \
-                     assumed per IO (set --service-latency-ms if you have measured lower)",
-                    volume.label, options.assumptions.service_latency_ms
-                ));
+                reasons.push(ImpossibleReason::Latency {
+                    volume: volume.label.clone(),
+                    target_ms: latency,
+                    service_ms: options.assumptions.service_latency_ms,
+                });
             }
         }
     }
@@ -290,7 +287,7 @@ pub(crate) fn latency_reasons(
 pub(crate) fn capacity_reason(
     requirements: &Requirements,
     rows: &CatalogRows,
-    reasons: &mut Vec<String>,
+    reasons: &mut Vec<ImpossibleReason>,
 ) {
     // Capacity: the most any VM can attach, from its data-disk slots and the largest disk.
     let largest_fixed = rows.disks.iter().map(|d| d.size_gib).fold(0.0, f64::max);
@@ -312,18 +309,20 @@ pub(crate) fn capacity_reason(
         .filter_map(|v| v.sizing.capacity_gib)
         .sum();
     if capacity > most_gib {
-        reasons.push(format!(
-            "capacity: the requirements need {} GiB; at most {most_slots} data disks of at most \
-             {} GiB each can be attached to one VM in the catalog ({} GiB)",
-            fmt_num(capacity),
-            fmt_num(largest_fixed.max(largest_provisioned)),
-            fmt_num(most_gib)
-        ));
+        reasons.push(ImpossibleReason::Capacity {
+            needed_gib: capacity,
+            most_slots,
+            largest_disk_gib: largest_fixed.max(largest_provisioned),
+            most_gib,
+        });
     }
 }
 
 /// The limit that ruled out most VMs, with one example.
-pub(crate) fn commonest_rejection(rows: &CatalogRows, rejected: &[Rejected]) -> Option<String> {
+pub(crate) fn commonest_rejection(
+    rows: &CatalogRows,
+    rejected: &[Rejected],
+) -> Option<ImpossibleReason> {
     // Name the limit that ruled out most VMs.
     let mut counts: Vec<(String, usize, String)> = Vec::new();
     for r in rejected {
@@ -337,10 +336,11 @@ pub(crate) fn commonest_rejection(rows: &CatalogRows, rejected: &[Rejected]) -> 
         }
     }
     counts.sort_by_key(|entry| std::cmp::Reverse(entry.1));
-    counts.first().map(|(_, count, example)| {
-        format!(
-            "no VM and disk combination fits; {count} of {} VMs fail the same way, e.g. {example}",
-            rows.vms.len()
-        )
-    })
+    counts
+        .first()
+        .map(|(_, count, example)| ImpossibleReason::CommonestRejection {
+            vms_failing: *count,
+            vms: rows.vms.len(),
+            example: example.clone(),
+        })
 }

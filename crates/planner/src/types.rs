@@ -1,5 +1,6 @@
 //! What planning takes and gives: the catalog rows and options in, the plan and its designs out.
 
+use crate::impossible_reason::ImpossibleReason;
 use crate::operating::workload_of;
 use crate::requirement_warning::RequirementWarning;
 use iofit_catalog::{DiskSku, NetAppServiceLevel, ProvisionedDiskType, VmSize};
@@ -257,7 +258,7 @@ pub struct Plan {
     pub designs: Vec<PlannedDesign>,
     pub rejected: Vec<Rejected>,
     /// When no design meets the requirements: the limits no catalog row reaches.
-    pub impossible: Vec<String>,
+    pub impossible: Vec<ImpossibleReason>,
     pub netapp: Vec<NetAppOption>,
     pub notes: Vec<String>,
     /// What the plan says before its designs: requirements that disagree or are missing.

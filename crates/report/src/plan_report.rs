@@ -50,7 +50,11 @@ pub fn report(
     if plan.designs.is_empty() {
         report = report.section(
             "No design meets the requirements",
-            plan.impossible.join("\n\n"),
+            plan.impossible
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n\n"),
         );
     } else {
         let headers = [

@@ -393,7 +393,7 @@ impl Summary {
                 next: vec![plan
                     .impossible
                     .first()
-                    .cloned()
+                    .map(ToString::to_string)
                     .unwrap_or_else(|| "relax a requirement or add catalog rows".into())],
                 ..Default::default()
             };
