@@ -203,8 +203,19 @@ pub enum ServerFailure {
         error: PlanError,
     },
     /// No design meets the requirements; what ruled out each VM the planner gave up on.
-    #[error("no design meets the requirements{}", if impossible.is_empty() { String::new() } else { format!(": {}", impossible.join("; ")) })]
-    NoDesign { impossible: Vec<String> },
+    #[error("no design meets the requirements{}", joined(impossible))]
+    NoDesign {
+        impossible: Vec<iofit_planner::ImpossibleReason>,
+    },
+}
+
+/// ": reason; reason" after "no design meets the requirements", or nothing without reasons.
+fn joined(impossible: &[iofit_planner::ImpossibleReason]) -> String {
+    if impossible.is_empty() {
+        return String::new();
+    }
+    let reasons: Vec<String> = impossible.iter().map(ToString::to_string).collect();
+    format!(": {}", reasons.join("; "))
 }
 
 fn at(line: Option<usize>, column: Option<usize>) -> String {
@@ -449,7 +460,7 @@ pub fn plan_fleet_per_server(
                 .map_err(|error| ServerFailure::Invalid { path: None, error })?;
             let Some(best) = plan.designs.first() else {
                 return Err(ServerFailure::NoDesign {
-                    impossible: plan.impossible.iter().map(ToString::to_string).collect(),
+                    impossible: plan.impossible,
                 });
             };
             Ok(row_of(&server.label, requirements, best))
