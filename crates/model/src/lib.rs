@@ -1,5 +1,6 @@
 //! The vocabulary every iofit crate shares: unit newtypes, the method's formulas, workloads,
-//! runnable jobs, requirements and designs. It depends on nothing else in the workspace; every
+//! runnable jobs, requirements, designs and the catalog's rows (`catalog`, `catalog_import`:
+//! the types only; `iofit_catalog` loads them). It depends on nothing else in the workspace; every
 //! other crate's arrows point down to it.
 //!
 //! ```
