@@ -40,20 +40,17 @@ mod error;
 pub mod import;
 mod load;
 mod priced;
-pub mod types;
+pub mod types {
+    //! The typed rows of the catalog, defined in `iofit_model::catalog` (so that renderers need
+    //! no crate that reads files) and re-exported here where they always were.
+    pub use iofit_model::catalog::*;
+}
 
 pub use error::CatalogError;
 pub use priced::{MixedCurrencies, PriceChoice, PricedView};
 pub use types::*;
 
 use std::path::Path;
-
-/// Azure's current pages; the default for planning.
-pub const EDITION_CURRENT: &str = "current";
-/// The seed guide's dated 2016-2018 figures.
-pub const EDITION_SEED: &str = "seed-2016";
-/// Every edition a table may belong to.
-pub const EDITIONS: &[&str] = &[EDITION_CURRENT, EDITION_SEED];
 
 /// The data files built into the binary: (name shown in errors, contents).
 const EMBEDDED: &[(&str, &str)] = &[
@@ -214,6 +211,25 @@ pub struct Catalog {
     pub provisioned_prices: Vec<ProvisionedPriceRow>,
     /// Azure's rules per VM family or size: architecture, burstable, retirement.
     pub vm_rules: Vec<VmRule>,
+}
+
+/// What a renderer reads of a loaded catalog (`iofit_report`'s listings), without this crate.
+impl CatalogContents for Catalog {
+    fn table_infos(&self) -> &[TableInfo] {
+        &self.tables
+    }
+    fn vm_sizes(&self) -> &[VmSize] {
+        &self.vms
+    }
+    fn disk_skus(&self) -> &[DiskSku] {
+        &self.disks
+    }
+    fn provisioned_types(&self) -> &[ProvisionedDiskType] {
+        &self.provisioned
+    }
+    fn netapp_levels(&self) -> &[NetAppServiceLevel] {
+        &self.netapp
+    }
 }
 
 impl Catalog {

@@ -19,7 +19,6 @@
 
 use iofit_model::Requirements;
 use iofit_planner::{CatalogRows, PlanError, PlanOptions};
-use iofit_predict::Binding;
 use iofit_profile::{ParseOptions, ProfileError, SizingOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -204,8 +203,19 @@ pub enum ServerFailure {
         error: PlanError,
     },
     /// No design meets the requirements; what ruled out each VM the planner gave up on.
-    #[error("no design meets the requirements{}", if impossible.is_empty() { String::new() } else { format!(": {}", impossible.join("; ")) })]
-    NoDesign { impossible: Vec<String> },
+    #[error("no design meets the requirements{}", joined(impossible))]
+    NoDesign {
+        impossible: Vec<iofit_planner::ImpossibleReason>,
+    },
+}
+
+/// ": reason; reason" after "no design meets the requirements", or nothing without reasons.
+fn joined(impossible: &[iofit_planner::ImpossibleReason]) -> String {
+    if impossible.is_empty() {
+        return String::new();
+    }
+    let reasons: Vec<String> = impossible.iter().map(ToString::to_string).collect();
+    format!(": {}", reasons.join("; "))
 }
 
 fn at(line: Option<usize>, column: Option<usize>) -> String {
@@ -395,52 +405,13 @@ pub fn read_requirements_dir(dir: &Path) -> Result<Vec<ServerResult<Requirements
         .collect())
 }
 
-/// One volume of a server's cheapest design.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct FleetVolume {
-    pub label: String,
-    pub disk_count: u32,
-    pub disk_sku: String,
-}
-
-/// One server's cheapest design.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct FleetRow {
-    pub server: String,
-    pub volumes: usize,
-    pub vm: String,
-    pub disks: Vec<FleetVolume>,
-    pub price_per_month: Option<f64>,
-    /// The limit that caps the design first (`None`: nothing binds).
-    pub binding: Option<Binding>,
-    /// Room left under that limit at the sized load, percent of the limit.
-    pub headroom_pct: Option<f64>,
-}
-
+/// The fleet's result types live in `iofit_planner::fleet_plan` (so that renderers need no
+/// crate that reads files); here they are named with this crate's failure type.
+pub use iofit_planner::fleet_plan::{FleetRow, FleetVolume};
 /// A server with no row, and why.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct FailedServer {
-    pub server: String,
-    pub failure: ServerFailure,
-}
-
+pub type FailedServer = iofit_planner::fleet_plan::FailedServer<ServerFailure>;
 /// The fleet's table, the servers that failed, and totals.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct FleetPlan {
-    pub rows: Vec<FleetRow>,
-    /// Bad captures, unreadable requirements, requirements no design meets.
-    pub failed: Vec<FailedServer>,
-    /// ISO 4217 code of every cost (`price_per_month` and `total_price_per_month` hold
-    /// amounts in it); empty reads as USD.
-    pub currency: String,
-    /// What the plan's choices did: prices used and missing, VM sizes left out and why
-    /// (per server where servers differ, as PerfMon captures plan x64 sizes only).
-    pub notes: Vec<String>,
-    pub total_price_per_month: f64,
-    /// Servers whose cost is not in the total (a price the catalog does not source).
-    pub unpriced: usize,
-    pub total_volumes: usize,
-}
+pub type FleetPlan = iofit_planner::fleet_plan::FleetPlan<ServerFailure>;
 
 /// Plans every server (in parallel) and picks its cheapest design.
 pub fn plan_fleet(

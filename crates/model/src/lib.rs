@@ -1,5 +1,6 @@
 //! The vocabulary every iofit crate shares: unit newtypes, the method's formulas, workloads,
-//! runnable jobs, requirements and designs. It depends on nothing else in the workspace; every
+//! runnable jobs, requirements, designs and the catalog's rows (`catalog`, `catalog_import`:
+//! the types only; `iofit_catalog` loads them). It depends on nothing else in the workspace; every
 //! other crate's arrows point down to it.
 //!
 //! ```
@@ -15,6 +16,8 @@
 //! assert!((depth - 5.0).abs() < 1e-9);
 //! ```
 
+pub mod catalog;
+pub mod catalog_import;
 pub mod data;
 pub mod design;
 pub mod formulas;

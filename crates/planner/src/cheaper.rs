@@ -3,7 +3,7 @@
 //! workload-over-time chart draws its limits beside design #1's so that one look shows when,
 //! and by how much, the workload would have throttled had the next cheaper design been built.
 
-use crate::{CatalogRows, Plan};
+use crate::types::{CatalogRows, Plan};
 use iofit_model::Requirements;
 use iofit_predict::{predict, LimitKind, Prediction};
 use serde::Serialize;

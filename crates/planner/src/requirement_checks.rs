@@ -2,9 +2,9 @@
 //! (IOPS x IO size against the MB/s given) and requirements left out (capacity), so that a
 //! plan never looks more certain than its input.
 
-use crate::PlannedDesign;
-use iofit_model::units::group_thousands;
-use iofit_model::{Bytes, Requirements};
+use crate::requirement_warning::{RequirementWarning, SizedBy};
+use crate::types::PlannedDesign;
+use iofit_model::Requirements;
 use iofit_predict::LimitKind;
 
 /// How far the MB/s given may exceed IOPS x IO size before the two contradict each other. A
@@ -14,14 +14,6 @@ use iofit_predict::LimitKind;
 /// than the IOs can carry is no mix of peaks.
 const AGREE_WITHIN: f64 = 0.5;
 
-fn num(value: f64) -> String {
-    if value.abs() < 100.0 {
-        format!("{value:.1}")
-    } else {
-        group_thousands(value.round())
-    }
-}
-
 /// The warnings a plan prints on its first lines: per volume, MB/s given that IOPS x IO size
 /// cannot reach (and which of the two sizes `best`, the cheapest design), and a capacity not
 /// given. `bytes_per_mb` is the plan's MB.
@@ -29,7 +21,7 @@ pub fn requirement_warnings(
     requirements: &Requirements,
     bytes_per_mb: f64,
     best: Option<&PlannedDesign>,
-) -> Vec<String> {
+) -> Vec<RequirementWarning> {
     let mut warnings = Vec::new();
     for volume in &requirements.volumes {
         let s = &volume.sizing;
@@ -37,43 +29,33 @@ pub fn requirement_warnings(
         if s.iops > 0.0 && s.io_size_bytes > 0 && s.throughput_mb_s > 0.0 {
             let derived = s.iops * s.io_size_bytes as f64 / bytes_per_mb;
             if s.throughput_mb_s > derived * (1.0 + AGREE_WITHIN) {
-                let iops_for_mb = s.throughput_mb_s * bytes_per_mb / s.io_size_bytes as f64;
                 let size_for_both = s.throughput_mb_s * bytes_per_mb / s.iops;
-                warnings.push(format!(
-                    "volume '{label}': the requirements disagree: {} IOPS x {} = {} MB/s, but {} \
-                     MB/s is required (at {} per IO that takes {} IOPS; at {} IOPS, {} \
-                     IOs); \
-                     the plan meets both, each limit sized for its own number{}; check the IO \
-                     size",
-                    num(s.iops),
-                    Bytes(s.io_size_bytes).readable(),
-                    num(derived),
-                    num(s.throughput_mb_s),
-                    Bytes(s.io_size_bytes).readable(),
-                    num(iops_for_mb),
-                    num(s.iops),
-                    Bytes(size_for_both.ceil() as u64).readable(),
-                    which_sizes(best, label, s.iops, s.throughput_mb_s),
-                ));
+                warnings.push(RequirementWarning::Disagree {
+                    volume: label.clone(),
+                    iops: s.iops,
+                    io_size_bytes: s.io_size_bytes,
+                    derived_mb_s: derived,
+                    required_mb_s: s.throughput_mb_s,
+                    iops_for_required_mb_s: s.throughput_mb_s * bytes_per_mb
+                        / s.io_size_bytes as f64,
+                    io_size_for_both_bytes: size_for_both.ceil() as u64,
+                    sized_by: which_sizes(best, label),
+                });
             }
         }
         if s.capacity_gib.is_none() {
-            warnings.push(format!(
-                "volume '{label}': no capacity given, so its disks are sized for IO only (the \
-                 smallest that carry it) and may not hold the data; add sizing.capacity_gib to \
-                 the requirements (or --capacity-gib)"
-            ));
+            warnings.push(RequirementWarning::NoCapacity {
+                volume: label.clone(),
+            });
         }
     }
     warnings
 }
 
-/// ", so IOPS sizes design #1" or ", so MB/s ...": the one of the two with less headroom on
-/// the volume's own disks in the cheapest design.
-fn which_sizes(best: Option<&PlannedDesign>, label: &str, iops: f64, mb_s: f64) -> String {
-    let Some(design) = best else {
-        return String::new();
-    };
+/// The one of the two rates with less headroom on the volume's own disks in the cheapest
+/// design.
+fn which_sizes(best: Option<&PlannedDesign>, label: &str) -> Option<SizedBy> {
+    let design = best?;
     let headroom = |kinds: &[LimitKind]| {
         design
             .prediction
@@ -86,11 +68,81 @@ fn which_sizes(best: Option<&PlannedDesign>, label: &str, iops: f64, mb_s: f64) 
     let iops_room = headroom(&[LimitKind::VolumeIops, LimitKind::DiskIops]);
     let mb_room = headroom(&[LimitKind::VolumeThroughput, LimitKind::DiskThroughput]);
     if !iops_room.is_finite() && !mb_room.is_finite() {
-        return String::new();
+        return None;
     }
-    if iops_room <= mb_room {
-        format!(", and {} IOPS is what sizes design #1's disks", num(iops))
+    Some(if iops_room <= mb_room {
+        SizedBy::Iops
     } else {
-        format!(", and {} MB/s is what sizes design #1's disks", num(mb_s))
+        SizedBy::ThroughputMbS
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iofit_model::{SizingTarget, VolumeRequirements};
+
+    fn requirements(throughput_mb_s: f64, capacity_gib: Option<f64>) -> Requirements {
+        Requirements {
+            volumes: vec![VolumeRequirements {
+                label: "data".into(),
+                sizing: SizingTarget {
+                    iops: 16000.0,
+                    throughput_mb_s,
+                    io_size_bytes: 8192,
+                    read_pct: 70.0,
+                    capacity_gib,
+                    ..Default::default()
+                },
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn disagreeing_rates_and_a_missing_capacity_are_told_apart_by_kind() {
+        // 16,000 IOPS x 8 KiB = 131 MB/s; 300 MB/s is more than half again as much.
+        let warnings = requirement_warnings(&requirements(300.0, None), 1e6, None);
+        assert_eq!(warnings.len(), 2);
+        let RequirementWarning::Disagree {
+            volume,
+            derived_mb_s,
+            iops_for_required_mb_s,
+            io_size_for_both_bytes,
+            sized_by,
+            ..
+        } = &warnings[0]
+        else {
+            panic!("{:?}", warnings[0]);
+        };
+        assert_eq!(volume, "data");
+        assert!((derived_mb_s - 16000.0 * 8192.0 / 1e6).abs() < 1e-9);
+        assert!((iops_for_required_mb_s - 300e6 / 8192.0).abs() < 1e-9);
+        assert_eq!(*io_size_for_both_bytes, 18750);
+        assert_eq!(*sized_by, None);
+        assert_eq!(
+            warnings[1],
+            RequirementWarning::NoCapacity {
+                volume: "data".into()
+            }
+        );
+        assert!(warnings[0]
+            .to_string()
+            .starts_with("volume 'data': the requirements disagree: 16,000 IOPS x 8 KiB = 131 MB/s, but 300 MB/s"));
+        // Within half again, with a capacity: nothing to say.
+        assert!(requirement_warnings(&requirements(190.0, Some(100.0)), 1e6, None).is_empty());
+    }
+
+    #[test]
+    fn in_json_a_warning_is_its_sentence_and_reads_back_as_recorded() {
+        let warning = RequirementWarning::NoCapacity {
+            volume: "logs".into(),
+        };
+        let json = serde_json::to_string(&warning).unwrap();
+        assert_eq!(json, serde_json::to_string(&warning.to_string()).unwrap());
+        let back: RequirementWarning = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, RequirementWarning::Recorded(warning.to_string()));
+        assert_eq!(back.volume(), None);
     }
 }

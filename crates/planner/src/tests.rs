@@ -2,8 +2,13 @@
 //! `tests/seed_examples.rs`.
 
 use super::*;
-use iofit_catalog::DiskKind;
-use iofit_model::{Iops, MBps, VolumeRequirements};
+use crate::disk_rules::{rank_cost, size_provisioned};
+use crate::search::RankCost;
+use crate::vm_trials::{attempt, Attempt, Prepared};
+use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};
+use iofit_model::units::Bytes;
+use iofit_model::{HostCaching, Iops, MBps, SizingTarget, VolumeRequirements, VolumeRole};
+use iofit_predict::{LimitKind, LimitStatus};
 use proptest::prelude::*;
 
 fn disk(name: &str, kind: DiskKind, gib: f64, iops: f64, mb: f64, price: Option<f64>) -> DiskSku {
@@ -176,7 +181,10 @@ fn impossible_requirements_name_the_limit() {
     .unwrap();
     assert!(plan.designs.is_empty());
     assert!(
-        plan.impossible.iter().any(|r| r.contains("uncached IOPS")),
+        plan.impossible.iter().any(|r| matches!(
+            r,
+            ImpossibleReason::VmTotal { rate: VmRate::UncachedIops, needed, .. } if *needed >= 1e7
+        )),
         "{:?}",
         plan.impossible
     );
@@ -269,13 +277,23 @@ fn impossible_capacity_names_slots_and_largest_disk() {
     requirements.volumes[0].sizing.capacity_gib = Some(1e9);
     let plan = plan(&requirements, &rows(), &PlanOptions::default()).unwrap();
     assert!(plan.designs.is_empty());
-    assert!(
-        plan.impossible
-            .iter()
-            .any(|r| r.starts_with("capacity:") && r.contains("64 data disks")),
-        "{:?}",
-        plan.impossible
-    );
+    let capacity = plan
+        .impossible
+        .iter()
+        .find(|r| matches!(r, ImpossibleReason::Capacity { .. }))
+        .unwrap_or_else(|| panic!("{:?}", plan.impossible));
+    let ImpossibleReason::Capacity {
+        needed_gib,
+        most_slots,
+        ..
+    } = capacity
+    else {
+        unreachable!()
+    };
+    assert_eq!((*needed_gib, *most_slots), (1e9, 64));
+    // The sentence the plan prints is the one it always printed.
+    assert!(capacity.to_string().starts_with("capacity:"), "{capacity}");
+    assert!(capacity.to_string().contains("64 data disks"), "{capacity}");
 }
 
 /// A Standard SSD row as the current catalog has it (E30: 500 IOPS, $76.80, $0.002 per 10,000

@@ -2,7 +2,9 @@
 
 use iofit_catalog::{Catalog, EDITION_CURRENT, EDITION_SEED};
 use iofit_model::{Requirements, SizingTarget, VolumeRequirements, VolumeRole};
-use iofit_planner::{netapp_option, plan, CatalogRows, PlanOptions, EXAMPLE_REQUIREMENTS};
+use iofit_planner::{
+    netapp_option, plan, CatalogRows, ImpossibleReason, PlanOptions, VmRate, EXAMPLE_REQUIREMENTS,
+};
 use iofit_predict::{Assumptions, MbConvention};
 
 fn rows(catalog: &Catalog, edition: &str) -> CatalogRows {
@@ -181,9 +183,13 @@ fn impossible_requirements_name_the_limit_no_vm_meets() {
     .unwrap();
     assert!(plan.designs.is_empty());
     assert!(
-        plan.impossible
-            .iter()
-            .any(|r| r.contains("IOPS") && r.contains("largest VM")),
+        plan.impossible.iter().any(|r| matches!(
+            r,
+            ImpossibleReason::VmTotal {
+                rate: VmRate::UncachedIops,
+                ..
+            }
+        )),
         "{:?}",
         plan.impossible
     );

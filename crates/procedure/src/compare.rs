@@ -116,9 +116,10 @@ pub fn compare(request: &CompareRequest) -> Result<CompareOutcome> {
     if reports > 1 {
         comparison.warnings.insert(
             0,
-            format!(
-                "read the final report of {reports} in {results_name} (a --status-interval stream: the reports before it are interim, measured while the jobs ran)"
-            ),
+            verdict::ResultsWarning::FinalOfStream {
+                reports,
+                results: results_name.clone(),
+            },
         );
     }
     if let Some(path) = &request.report {
@@ -361,7 +362,10 @@ mod tests {
             ..request("req-oltp-pass.toml")
         })
         .unwrap();
-        assert!(outcome.comparison.warnings[0].starts_with("read the final report of 2 in "));
+        assert!(matches!(
+            &outcome.comparison.warnings[0],
+            verdict::ResultsWarning::FinalOfStream { reports: 2, results } if results.ends_with("stream.json")
+        ));
     }
 
     #[test]

@@ -647,7 +647,13 @@ pub fn html_report(report: &DemoReport, tables: &[&iofit_catalog::TableInfo]) ->
     if report.plan.designs.is_empty() {
         html = html.section(
             "No design meets the requirements",
-            report.plan.impossible.join("\n\n"),
+            report
+                .plan
+                .impossible
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n\n"),
         );
     } else {
         let mut table = Table::new(

@@ -12,8 +12,8 @@
 //! assert!(text.contains("Tables used:"));
 //! ```
 
-use iofit_catalog::{
-    Catalog, DiskKind, DiskSku, NetAppServiceLevel, ProvisionedDiskType, TableInfo, VmSize,
+use iofit_model::catalog::{
+    CatalogContents, DiskKind, DiskSku, NetAppServiceLevel, ProvisionedDiskType, TableInfo, VmSize,
     EDITION_CURRENT,
 };
 use iofit_model::units::group_thousands;
@@ -61,7 +61,10 @@ impl ListingError {
 }
 
 /// The listing `query` asks for, as text or JSON.
-pub fn listing(catalog: &Catalog, query: &ListingQuery) -> Result<String, ListingError> {
+pub fn listing(
+    catalog: &impl CatalogContents,
+    query: &ListingQuery,
+) -> Result<String, ListingError> {
     if query.min_vcpu.is_some() && query.kind != ListingKind::Vms {
         return Err(ListingError::MinVcpuNotVms);
     }
@@ -73,8 +76,7 @@ pub fn listing(catalog: &Catalog, query: &ListingQuery) -> Result<String, Listin
     let edition = query.edition.as_deref().unwrap_or(EDITION_CURRENT);
     match query.kind {
         ListingKind::Vms => {
-            let rows: Vec<&VmSize> = catalog
-                .vms_in(edition)
+            let rows: Vec<&VmSize> = in_edition(catalog, catalog.vm_sizes(), edition)
                 .filter(|vm| matches(&[&vm.name, &vm.family, &vm.table]))
                 .filter(|vm| vm.vcpu >= query.min_vcpu.unwrap_or(0))
                 .collect();
@@ -87,12 +89,10 @@ pub fn listing(catalog: &Catalog, query: &ListingQuery) -> Result<String, Listin
         }
         ListingKind::Disks => list_disks(catalog, edition, query.json, &matches),
         ListingKind::Netapp => {
-            let rows: Vec<&NetAppServiceLevel> = catalog
-                .netapp
-                .iter()
-                .filter(|level| catalog.edition_of(&level.table) == Some(edition))
-                .filter(|level| matches(&[&level.name, &level.table]))
-                .collect();
+            let rows: Vec<&NetAppServiceLevel> =
+                in_edition(catalog, catalog.netapp_levels(), edition)
+                    .filter(|level| matches(&[&level.name, &level.table]))
+                    .collect();
             let tables = used_tables(catalog, rows.iter().map(|l| l.table.as_str()));
             if query.json {
                 json(edition, &tables, &rows)
@@ -102,7 +102,7 @@ pub fn listing(catalog: &Catalog, query: &ListingQuery) -> Result<String, Listin
         }
         ListingKind::Tables => {
             let rows: Vec<&TableInfo> = catalog
-                .tables
+                .table_infos()
                 .iter()
                 .filter(|t| {
                     query.edition.is_none() || query.edition.as_deref() == Some(t.edition.as_str())
@@ -119,19 +119,18 @@ pub fn listing(catalog: &Catalog, query: &ListingQuery) -> Result<String, Listin
 }
 
 fn list_disks(
-    catalog: &Catalog,
+    catalog: &impl CatalogContents,
     edition: &str,
     as_json: bool,
     matches: &dyn Fn(&[&str]) -> bool,
 ) -> Result<String, ListingError> {
-    let disks: Vec<&DiskSku> = catalog
-        .disks_in(edition)
+    let disks: Vec<&DiskSku> = in_edition(catalog, catalog.disk_skus(), edition)
         .filter(|d| matches(&[&d.name, kind_name(d.kind), &d.table]))
         .collect();
-    let provisioned: Vec<&ProvisionedDiskType> = catalog
-        .provisioned_in(edition)
-        .filter(|d| matches(&[&d.name, kind_name(d.kind), &d.table]))
-        .collect();
+    let provisioned: Vec<&ProvisionedDiskType> =
+        in_edition(catalog, catalog.provisioned_types(), edition)
+            .filter(|d| matches(&[&d.name, kind_name(d.kind), &d.table]))
+            .collect();
     let tables = used_tables(
         catalog,
         disks
@@ -157,11 +156,41 @@ fn list_disks(
     )
 }
 
+/// The rows of `rows` whose table belongs to `edition`, in file order.
+fn in_edition<'a, Row: HasTable>(
+    catalog: &'a impl CatalogContents,
+    rows: &'a [Row],
+    edition: &'a str,
+) -> impl Iterator<Item = &'a Row> + 'a {
+    rows.iter()
+        .filter(move |row| catalog.table_edition(row.table_id()) == Some(edition))
+}
+
+/// A catalog row's table id.
+trait HasTable {
+    fn table_id(&self) -> &str;
+}
+
+macro_rules! has_table {
+    ($($row:ty),*) => {$(
+        impl HasTable for $row {
+            fn table_id(&self) -> &str {
+                &self.table
+            }
+        }
+    )*};
+}
+
+has_table!(VmSize, DiskSku, ProvisionedDiskType, NetAppServiceLevel);
+
 /// The tables the listed rows come from, in catalog order.
-fn used_tables<'a>(catalog: &'a Catalog, ids: impl Iterator<Item = &'a str>) -> Vec<&'a TableInfo> {
+fn used_tables<'a>(
+    catalog: &'a impl CatalogContents,
+    ids: impl Iterator<Item = &'a str>,
+) -> Vec<&'a TableInfo> {
     let ids: BTreeSet<&str> = ids.collect();
     catalog
-        .tables
+        .table_infos()
         .iter()
         .filter(|t| ids.contains(t.id.as_str()))
         .collect()
@@ -540,7 +569,7 @@ fn render_tables(rows: &[&TableInfo]) -> String {
 pub fn import_summary(
     output: &std::path::Path,
     region: &str,
-    imported: &iofit_catalog::import::Imported,
+    imported: &iofit_model::catalog_import::Imported,
 ) -> String {
     let (kept, disks, prices) = (imported.vm_rows, imported.disk_rows, imported.price_rows);
     let skus = &imported.skus;

@@ -1,9 +1,11 @@
 //! The fleet table (`iofit plan --fleet`) as text, CSV (RFC 4180) and a self-contained HTML
 //! page, from `iofit_fleet`'s typed plan: each server's volumes, binding limit and failure are
-//! put in words here.
+//! put in words here. The plan's types are `iofit_planner::fleet_plan`'s, generic over the
+//! failure type (`iofit_fleet::ServerFailure`), of which a table shows the `Display`.
 
 use crate::html::escape;
-use iofit_fleet::{FleetPlan, FleetRow};
+use iofit_planner::fleet_plan::{FleetPlan, FleetRow};
+use std::fmt::Display;
 
 const HEADERS: [&str; 7] = [
     "server",
@@ -16,7 +18,7 @@ const HEADERS: [&str; 7] = [
 ];
 
 /// The fleet's currency (ISO 4217; USD when the plan names none).
-fn currency(plan: &FleetPlan) -> &str {
+fn currency<F>(plan: &FleetPlan<F>) -> &str {
     if plan.currency.is_empty() {
         "USD"
     } else {
@@ -25,7 +27,7 @@ fn currency(plan: &FleetPlan) -> &str {
 }
 
 /// The column headers, the cost column naming the fleet's currency.
-fn headers(plan: &FleetPlan) -> [String; 7] {
+fn headers<F>(plan: &FleetPlan<F>) -> [String; 7] {
     HEADERS.map(|h| {
         if h == "monthly USD" {
             format!("monthly {}", currency(plan))
@@ -60,7 +62,7 @@ fn binding(row: &FleetRow) -> String {
 }
 
 /// The table with totals and the failed servers, for a terminal.
-pub fn render_text(plan: &FleetPlan) -> String {
+pub fn render_text<F: Display>(plan: &FleetPlan<F>) -> String {
     let rows: Vec<[String; 7]> = plan
         .rows
         .iter()
@@ -139,7 +141,7 @@ fn csv_cell(text: &str) -> String {
 
 /// One row per server and a final `TOTAL` row; failed servers as rows with the reason in the
 /// binding column and empty numbers.
-pub fn render_csv(plan: &FleetPlan) -> String {
+pub fn render_csv<F: Display>(plan: &FleetPlan<F>) -> String {
     let mut out = format!(
         "server,volumes,vm,disks,monthly_{},binding_limit,headroom_pct,status\r\n",
         currency(plan).to_ascii_lowercase()
@@ -178,7 +180,7 @@ pub fn render_csv(plan: &FleetPlan) -> String {
 }
 
 /// A self-contained HTML page: the table, totals, failed servers.
-pub fn render_html(plan: &FleetPlan, title: &str) -> String {
+pub fn render_html<F: Display>(plan: &FleetPlan<F>, title: &str) -> String {
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n\
          <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}\

@@ -641,7 +641,12 @@ fn render_comparison(out: &mut String, comparison: &Comparison) {
         "Required vs measured (each metric on its own scale)",
         &paired_bars(comparison),
     ));
-    render_list(out, "Warnings", &comparison.warnings);
+    let warnings: Vec<String> = comparison
+        .warnings
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    render_list(out, "Warnings", &warnings);
     if !comparison.advice.is_empty() {
         out.push_str("<h3>Advice</h3>\n<ul class=\"advice\">\n");
         for advice in &comparison.advice {

@@ -104,7 +104,7 @@ fn comparison_body(out: &mut String, comparison: &Comparison, level: &str) {
     if !comparison.warnings.is_empty() {
         out.push_str("Warnings:\n\n");
         for warning in &comparison.warnings {
-            let _ = writeln!(out, "- {}", warning.replace('\n', " "));
+            let _ = writeln!(out, "- {}", warning.to_string().replace('\n', " "));
         }
         out.push('\n');
     }

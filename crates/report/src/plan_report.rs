@@ -15,7 +15,7 @@ pub fn report(
     plan: &iofit_planner::Plan,
     edition: &str,
     options: &PlanOptions,
-    tables: &[impl std::borrow::Borrow<iofit_catalog::TableInfo>],
+    tables: &[impl std::borrow::Borrow<iofit_model::catalog::TableInfo>],
 ) -> HtmlReport {
     let group = iofit_model::units::group_thousands;
     // Every amount names the plan's currency ("$" for US dollars, else its ISO code).
@@ -50,7 +50,11 @@ pub fn report(
     if plan.designs.is_empty() {
         report = report.section(
             "No design meets the requirements",
-            plan.impossible.join("\n\n"),
+            plan.impossible
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n\n"),
         );
     } else {
         let headers = [

@@ -3,7 +3,7 @@
 //! ruled out the cheaper VMs, and the NetApp Files option.
 
 use crate::predict_text::num;
-use iofit_catalog::TableInfo;
+use iofit_model::catalog::TableInfo;
 use iofit_model::Requirements;
 use iofit_planner::{Plan, PlannedDesign};
 use iofit_predict::LimitStatus;

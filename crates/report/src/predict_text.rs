@@ -228,7 +228,7 @@ fn assumption_lines(out: &mut String, prediction: &Prediction) {
     );
     // The Standard HDD and Standard SSD assumptions only where a volume uses that kind.
     let uses = |kind| prediction.volumes.iter().any(|v| v.disk_kind == kind);
-    if uses(iofit_catalog::DiskKind::StandardHdd) {
+    if uses(iofit_model::catalog::DiskKind::StandardHdd) {
         let _ = writeln!(
             out,
             "           {} ms reads, {} ms writes on Standard HDD ({})",
@@ -237,7 +237,7 @@ fn assumption_lines(out: &mut String, prediction: &Prediction) {
             assumptions.hdd_latency_source
         );
     }
-    if uses(iofit_catalog::DiskKind::StandardSsd) {
+    if uses(iofit_model::catalog::DiskKind::StandardSsd) {
         let _ = writeln!(
             out,
             "           {} ms per IO on Standard SSD ({})",

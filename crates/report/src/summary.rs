@@ -30,7 +30,7 @@
 //! assert!(html.contains("VM $224.84 + disks $426.25"));
 //! ```
 
-use iofit_catalog::TableInfo;
+use iofit_model::catalog::TableInfo;
 use iofit_model::units::group_thousands;
 use iofit_planner::PlannedDesign;
 use iofit_predict::{LimitCheck, LimitKind, Prediction};
@@ -311,7 +311,7 @@ fn currency_of<T: Borrow<TableInfo>>(design: &PlannedDesign, tables: &[T]) -> St
         .map(Borrow::borrow)
         .find(|t| t.id == design.vm_table)
         .map(|t| t.currency().to_string())
-        .unwrap_or_else(|| iofit_catalog::DEFAULT_CURRENCY.to_string())
+        .unwrap_or_else(|| iofit_model::catalog::DEFAULT_CURRENCY.to_string())
 }
 
 /// The verdict of every comparison: PASS when each volume passed, else which metrics failed.
@@ -346,7 +346,7 @@ impl CostSplit {
     /// An amount in this split's currency.
     fn money(&self, value: Option<f64>) -> String {
         let currency = if self.currency.is_empty() {
-            iofit_catalog::DEFAULT_CURRENCY
+            iofit_model::catalog::DEFAULT_CURRENCY
         } else {
             &self.currency
         };
@@ -393,7 +393,7 @@ impl Summary {
                 next: vec![plan
                     .impossible
                     .first()
-                    .cloned()
+                    .map(ToString::to_string)
                     .unwrap_or_else(|| "relax a requirement or add catalog rows".into())],
                 ..Default::default()
             };

@@ -2,7 +2,7 @@
 //! and failures of each kind put in words, the same in text, CSV and HTML.
 
 use iofit_fleet::{FailedServer, FleetPlan, FleetRow, FleetVolume, ServerFailure};
-use iofit_planner::PlanError;
+use iofit_planner::{ImpossibleReason, PlanError};
 use iofit_predict::{Binding, LimitKind, LimitUnit};
 use iofit_report::fleet_table::{render_csv, render_html, render_text};
 use std::path::PathBuf;
@@ -53,7 +53,9 @@ fn fleet() -> FleetPlan {
             FailedServer {
                 server: "big".into(),
                 failure: ServerFailure::NoDesign {
-                    impossible: vec!["Standard_DS1: 3,200 IOPS < 50,000".into()],
+                    impossible: vec![ImpossibleReason::Recorded(
+                        "Standard_DS1: 3,200 IOPS < 50,000".into(),
+                    )],
                 },
             },
             FailedServer {

@@ -1,6 +1,7 @@
 //! `report` renders results; it does not compute them. It may depend on `model` and `stats`
 //! for anything, and on the crates that produce results (catalog, predict, planner, verdict,
-//! fleet, emulate) for their result types only: their structs, enums and constants,
+//! fleet, emulate; `report_no_io.rs` keeps out those that do IO, catalog and fleet among them)
+//! for their result types only: their structs, enums and constants,
 //! and the methods those types carry. It never calls a free function of theirs (a sizing rule,
 //! a parser, a timeline reader): what a report shows was decided before it was handed over,
 //! so a second renderer cannot decide it differently.

@@ -42,8 +42,7 @@ mod prices;
 mod skus;
 mod write;
 
-pub use prices::PriceCounts;
-pub use skus::SkuCounts;
+pub use iofit_model::catalog_import::{Imported, PriceCounts, SkuCounts};
 
 use serde_json::Value;
 
@@ -75,18 +74,6 @@ pub struct Options {
     /// ISO 4217 code every price read must be in (the API's `currencyCode`), written as the
     /// table's `currency`; `None`: USD.
     pub currency: Option<String>,
-}
-
-/// The written catalog text and what was read, kept and left out.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Imported {
-    pub toml: String,
-    /// Rows written: VM sizes, disk tiers, prices.
-    pub vm_rows: usize,
-    pub disk_rows: usize,
-    pub price_rows: usize,
-    pub skus: SkuCounts,
-    pub prices: PriceCounts,
 }
 
 /// Why an input could not be imported: one line naming file, JSON path and key.

@@ -4,33 +4,12 @@
 use super::skus;
 use super::{records, required_text, text, ImportError};
 use crate::types::{Os, Pricing};
+use iofit_model::catalog_import::PriceCounts;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// Azure's month: 730 hours.
 pub const HOURS_PER_MONTH: f64 = 730.0;
-
-/// What the price pages held.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct PriceCounts {
-    pub items: usize,
-    /// Items of other regions (a page may hold several).
-    pub other_regions: usize,
-    /// Spot and Low Priority items: never taken for on-demand prices.
-    pub spot_or_low_priority: usize,
-    /// VM items for sizes the SKU input does not offer in the region (restricted or absent).
-    pub sizes_not_offered: usize,
-    /// Items with a unit or reservation term this importer does not convert.
-    pub unit_not_understood: usize,
-    /// Items of another service or type (DevTestConsumption, savings-plan-only, bandwidth...).
-    pub not_used: usize,
-    /// Items that price the same thing twice with different prices; the primary-meter-region
-    /// item, else the first, is kept.
-    pub conflicts: usize,
-    /// Windows reservation prices derived (compute reservation + the Windows licence's
-    /// pay-as-you-go rate).
-    pub windows_reservations_derived: usize,
-}
 
 type Key = (String, Pricing, Option<Os>);
 

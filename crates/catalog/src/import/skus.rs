@@ -2,30 +2,9 @@
 
 use super::{records, required_text, text, ImportError};
 use crate::types::{DiskKind, DiskSku, VmSize};
+use iofit_model::catalog_import::SkuCounts;
 use iofit_model::units::{Iops, MBps};
 use serde_json::Value;
-
-/// What the SKU inputs held for the region.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SkuCounts {
-    /// Records read in all (every region and resource type).
-    pub records: usize,
-    /// Sizes left out because the region restricts them (`restrictions` of type `Location`, or
-    /// of type `Zone` covering every zone it has there), with the reason code.
-    pub restricted: Vec<(String, String)>,
-    /// Sizes kept although some zones of the region restrict them.
-    pub zone_limited: Vec<String>,
-    /// VM records that lack `vCPUs`, `MemoryGB` or `MaxDataDiskCount` and so were left out.
-    pub incomplete: Vec<String>,
-    /// Disk SKUs of kinds other than Premium SSD, Standard SSD and Standard HDD LRS (ZRS,
-    /// Premium SSD v2, Ultra: iofit's provisioned types come from its own tables).
-    pub other_disk_kinds: usize,
-    /// VM sizes that say `UltraSSDAvailable` True (iofit does not model the flag).
-    pub ultra_ssd_available: usize,
-    /// Records without `locations` (trimmed copies of one region's list, `--location REGION`):
-    /// taken as offered in the region.
-    pub without_locations: usize,
-}
 
 /// A row and where it was read (file and JSON path), for the written file's comments.
 #[derive(Clone, Debug)]

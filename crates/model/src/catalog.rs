@@ -1,10 +1,37 @@
 //! The typed rows of the catalog. These types are the contract between `catalog` (which loads
-//! them from data files) and `predict`/`planner` (which reason about them). Every fact carries
+//! them from data files), `predict`/`planner` (which reason about them) and `report` (which
+//! lists them); they live here so that `report` needs no crate that reads files
+//! (`iofit_catalog` re-exports them where they were). Every fact carries
 //! the table it came from; every table carries its source and date. A value nobody could
 //! source is `None`, and the tools say so instead of inventing one.
 
-use iofit_model::units::{Iops, MBps, MiBps};
+use crate::units::{Iops, MBps, MiBps};
 use serde::{Deserialize, Serialize};
+
+/// Azure's current pages; the default for planning.
+pub const EDITION_CURRENT: &str = "current";
+/// The seed guide's dated 2016-2018 figures.
+pub const EDITION_SEED: &str = "seed-2016";
+/// Every edition a table may belong to.
+pub const EDITIONS: &[&str] = &[EDITION_CURRENT, EDITION_SEED];
+
+/// The rows of a loaded catalog, as a renderer reads them: `iofit_catalog::Catalog` implements
+/// it, so that a listing takes a catalog without depending on the crate that loads one.
+pub trait CatalogContents {
+    fn table_infos(&self) -> &[TableInfo];
+    fn vm_sizes(&self) -> &[VmSize];
+    fn disk_skus(&self) -> &[DiskSku];
+    fn provisioned_types(&self) -> &[ProvisionedDiskType];
+    fn netapp_levels(&self) -> &[NetAppServiceLevel];
+
+    /// The edition of the table with this id (`None`: no such table).
+    fn table_edition(&self, table_id: &str) -> Option<&str> {
+        self.table_infos()
+            .iter()
+            .find(|table| table.id == table_id)
+            .map(|table| table.edition.as_str())
+    }
+}
 
 /// One data table: where its numbers come from and when they were read.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -426,7 +453,7 @@ impl std::str::FromStr for Os {
 
 /// One price of one VM size or fixed-size disk in one region, one way of paying and (for VMs)
 /// one operating system, per month in its table's currency. A VM size or disk may have many; the planner reads
-/// the one [`crate::Catalog::priced_for`] chooses.
+/// the one `iofit_catalog::Catalog::priced_for` chooses.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PriceRow {
     /// The VM size (`Standard_D4s_v5`) or disk tier (`P30`) priced.
@@ -463,7 +490,7 @@ pub struct PriceRow {
 /// The rates of one provisioned disk type (Premium SSD v2, Ultra) in one region, pay-as-you-go,
 /// per month in the table's currency (the Retail Prices API's hourly meters x 730 h). A region's rates replace the
 /// type's own `price_usd_per_*` when a plan is priced for that region
-/// ([`crate::Catalog::priced_for`]); a rate left out stays unpriced there.
+/// (`iofit_catalog::Catalog::priced_for`); a rate left out stays unpriced there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProvisionedPriceRow {
     /// The provisioned type priced (`PremiumV2`, `Ultra`).
