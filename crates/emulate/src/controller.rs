@@ -50,27 +50,7 @@ const FAR_FROM_BINDING: f64 = 0.5;
 /// The part of a volume's share an idle direction keeps while the other one runs alone.
 const IDLE_DIRECTION: f64 = 0.01;
 
-/// What one volume did in one tick, against the caps in force during it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct VolumeUsage {
-    pub read_iops: f64,
-    pub write_iops: f64,
-    pub read_mb_s: f64,
-    pub write_mb_s: f64,
-    /// The volume's own caps in force (burst while credits last), Azure IO units.
-    pub cap_iops: f64,
-    pub cap_mb_s: f64,
-    pub burst_seconds_left: Option<f64>,
-}
-
-impl VolumeUsage {
-    pub fn iops(&self) -> f64 {
-        self.read_iops + self.write_iops
-    }
-    pub fn mb_s(&self) -> f64 {
-        self.read_mb_s + self.write_mb_s
-    }
-}
+pub use iofit_model::emulation::VolumeUsage;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Split {

@@ -9,7 +9,7 @@
 //! use std::sync::atomic::AtomicBool;
 //! let catalog = iofit_catalog::Catalog::embedded().unwrap();
 //! let (vm, volumes) = resolve(&catalog, "current", "Standard_D4s_v5", &["data=1xP10".into()]).unwrap();
-//! let limits = DesignLimits::from_design(&vm, &volumes, 1.0).unwrap();
+//! let limits = iofit_emulate::limits::from_design(&vm, &volumes, 1.0).unwrap();
 //! let options = session::EmulateOptions {
 //!     limits,
 //!     sources: vec![VolumeSource::Scratch],

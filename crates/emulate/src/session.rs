@@ -7,7 +7,6 @@ use crate::limits::DesignLimits;
 use crate::throttle::{detect, CgroupVersion, DeviceCounters, ThrottleGroup};
 use crate::volume::{prepare, PreparedVolume, ScratchOptions, VolumeSource};
 use crate::EmulateError;
-use serde::Serialize;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Command};
@@ -34,25 +33,7 @@ pub struct EmulateOptions {
     pub state_dir: PathBuf,
 }
 
-/// One second of the rehearsal: what each volume did against the caps in force.
-#[derive(Clone, Debug, Serialize)]
-pub struct Second {
-    pub t_s: f64,
-    pub volumes: Vec<VolumeUsage>,
-    pub vm_iops: f64,
-    pub vm_mb_s: f64,
-    /// The VM's uncached caps in force (above the baseline while VM-level burst credits last).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub vm_cap_iops: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub vm_cap_mb_s: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub vm_burst_seconds_left: Option<f64>,
-    /// The limit most consumed in this second and its consumed share (Azure Monitor's
-    /// "consumed percentage").
-    pub binding: String,
-    pub binding_consumed_pct: f64,
-}
+pub use iofit_model::emulation::{LimitSummary, Outcome, Second};
 
 /// Receives progress while the command runs.
 pub trait Observer {
@@ -62,41 +43,6 @@ pub trait Observer {
 
 /// A consumed share at or above this counts as "at the limit" for a second.
 pub const AT_LIMIT_PCT: f64 = 95.0;
-
-/// What one limit saw over the whole rehearsal.
-#[derive(Clone, Debug, Serialize)]
-pub struct LimitSummary {
-    pub limit: String,
-    pub cap: f64,
-    pub mean_used: f64,
-    pub peak_used: f64,
-    pub mean_consumed_pct: f64,
-    /// The typical second's consumed share: a start-up burst (page cache flushed in one go)
-    /// does not move it, as it moves the mean.
-    pub median_consumed_pct: f64,
-    /// Share of seconds at >= 95 % of the limit.
-    pub at_limit_pct_of_time: f64,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Outcome {
-    pub cgroup: CgroupVersion,
-    pub volumes: Vec<PreparedVolume>,
-    pub seconds: Vec<Second>,
-    pub limits: Vec<LimitSummary>,
-    /// The limit with the highest median consumed share, when any reached 50 %.
-    pub binding: Option<String>,
-    pub exit_code: Option<i32>,
-    pub signal: Option<i32>,
-    pub interrupted: bool,
-    /// Seconds any cap in force was above its baseline (credit bursting, the VM's or a
-    /// volume's), of `seconds.len()`; `None` where the design cannot burst (or `--no-burst`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub burst_seconds: Option<usize>,
-    pub notes: Vec<String>,
-    /// Everything made was removed (false lists what was left in `notes`).
-    pub cleaned_up: bool,
-}
 
 /// Runs one rehearsal. `stop` (set from a signal handler) ends the command early; everything
 /// iofit made is removed before this returns, on success and on error alike.

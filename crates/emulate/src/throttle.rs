@@ -10,39 +10,26 @@ use crate::EmulateError;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// A block device by number, as the cgroup files name it ("8:16").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-pub struct DeviceNumber {
-    pub major: u32,
-    pub minor: u32,
-}
+pub use iofit_model::emulation::{CgroupVersion, DeviceNumber};
 
-impl std::fmt::Display for DeviceNumber {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.major, self.minor)
+/// The device number of a block device node; refuses anything else.
+pub fn device_number_of(path: &Path) -> Result<DeviceNumber, EmulateError> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let meta = fs::metadata(path).map_err(|e| EmulateError::Io {
+        what: format!("reading {}", path.display()),
+        source: e,
+    })?;
+    if !meta.file_type().is_block_device() {
+        return Err(EmulateError::Input(format!(
+            "{} is not a block device; --map takes a device such as /dev/sdb or /dev/loop3",
+            path.display()
+        )));
     }
-}
-
-impl DeviceNumber {
-    /// The device number of a block device node; refuses anything else.
-    pub fn of_block_device(path: &Path) -> Result<DeviceNumber, EmulateError> {
-        use std::os::unix::fs::{FileTypeExt, MetadataExt};
-        let meta = fs::metadata(path).map_err(|e| EmulateError::Io {
-            what: format!("reading {}", path.display()),
-            source: e,
-        })?;
-        if !meta.file_type().is_block_device() {
-            return Err(EmulateError::Input(format!(
-                "{} is not a block device; --map takes a device such as /dev/sdb or /dev/loop3",
-                path.display()
-            )));
-        }
-        let rdev = meta.rdev();
-        Ok(DeviceNumber {
-            major: libc::major(rdev),
-            minor: libc::minor(rdev),
-        })
-    }
+    let rdev = meta.rdev();
+    Ok(DeviceNumber {
+        major: libc::major(rdev),
+        minor: libc::minor(rdev),
+    })
 }
 
 /// Caps for one device, in requests and bytes per second; `None` is unlimited.
@@ -61,13 +48,6 @@ pub struct DeviceCounters {
     pub write_ios: u64,
     pub read_bytes: u64,
     pub write_bytes: u64,
-}
-
-/// Which cgroup interface this machine offers for block throttling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum CgroupVersion {
-    V1,
-    V2,
 }
 
 /// A cgroup made for one emulation; removed by `remove` (and by `Drop` as a last resort).

@@ -3,7 +3,7 @@
 //! mounted where the user asked), each recorded in the journal before it is made.
 
 use crate::journal::{is_mounted, loop_backing, run_tool, Journal, Made};
-use crate::throttle::DeviceNumber;
+use crate::throttle::device_number_of;
 use crate::EmulateError;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -27,16 +27,7 @@ pub struct ScratchOptions {
     pub size_bytes: u64,
 }
 
-/// A volume ready for the command.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct PreparedVolume {
-    pub label: String,
-    pub device_path: PathBuf,
-    pub device: DeviceNumber,
-    /// What the command gets: the mount point of a scratch volume, the device of a mapped one.
-    pub path: PathBuf,
-    pub scratch: bool,
-}
+pub use iofit_model::emulation::PreparedVolume;
 
 pub fn prepare(
     label: &str,
@@ -46,7 +37,7 @@ pub fn prepare(
 ) -> Result<PreparedVolume, EmulateError> {
     match source {
         VolumeSource::Mapped(device_path) => {
-            let device = DeviceNumber::of_block_device(device_path)?;
+            let device = device_number_of(device_path)?;
             Ok(PreparedVolume {
                 label: label.into(),
                 device_path: device_path.clone(),
@@ -128,7 +119,7 @@ fn prepare_scratch(
     )?;
     Ok(PreparedVolume {
         label: label.into(),
-        device: DeviceNumber::of_block_device(&device_path)?,
+        device: device_number_of(&device_path)?,
         device_path,
         path: mount_point,
         scratch: true,

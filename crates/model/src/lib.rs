@@ -20,6 +20,7 @@ pub mod catalog;
 pub mod catalog_import;
 pub mod data;
 pub mod design;
+pub mod emulation;
 pub mod formulas;
 pub mod job;
 pub mod limits;

@@ -206,7 +206,11 @@ fn azure_limits(request: &EmulateRequest) -> Result<DesignLimits, ProcedureError
         return Err(bad("give at least one --disk [LABEL=]COUNTxSKU[:CACHING]"));
     }
     let (vm, volumes) = resolve(&catalog, &request.catalog.edition, &vm_name, &disks)?;
-    Ok(DesignLimits::from_design(&vm, &volumes, request.scale)?)
+    Ok(iofit_emulate::limits::from_design(
+        &vm,
+        &volumes,
+        request.scale,
+    )?)
 }
 
 fn finish_options(
@@ -270,7 +274,7 @@ fn sources(maps: &[String], limits: &DesignLimits) -> Result<Vec<VolumeSource>, 
             )));
         };
         // A mapped volume must be a block device; checked before anything is made.
-        iofit_emulate::throttle::DeviceNumber::of_block_device(Path::new(device))
+        iofit_emulate::throttle::device_number_of(Path::new(device))
             .map_err(|e| bad(format!("--map '{map}': {e}")))?;
         sources[index] = VolumeSource::Mapped(PathBuf::from(device));
     }

@@ -4,8 +4,7 @@
 use crate::chart::Series;
 use crate::document::Table;
 use crate::html::HtmlReport;
-use iofit_emulate::session::{Outcome, Second};
-use iofit_emulate::DesignLimits;
+use iofit_model::emulation::{DesignLimits, Outcome, Second};
 
 /// What is emulated: the VM's shared caps and each volume's, with bursts and notes.
 pub fn header(limits: &DesignLimits) -> String {
