@@ -65,6 +65,7 @@ pub mod profile_capture;
 pub mod profile_flags;
 pub mod profile_live;
 pub mod run_display;
+pub mod run_flow;
 pub mod run_progress;
 pub mod run_request;
 pub mod size_threads;

@@ -74,6 +74,14 @@ pub(crate) fn end(ending: iofit_procedure::ending::Ending) -> std::process::Exit
     std::process::ExitCode::from(ending.exit.code())
 }
 
+/// Each line on stdout (a check's or a simulation's lines); the command succeeded.
+pub(crate) fn print_lines(lines: &[String]) -> anyhow::Result<std::process::ExitCode> {
+    for line in lines {
+        println!("{line}");
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
 /// Each note on stderr after `iofit: `.
 pub(crate) fn say(notes: &[String]) {
     for note in notes {

@@ -8,12 +8,14 @@
 use crate::stop::LastWordTo;
 use iofit_engine::{LiveResults, RunOptions};
 use iofit_model::job::JobSpec;
-use iofit_procedure::fio_run::{run_fio_jobs, FioRunOutcome};
+use iofit_procedure::fio_run::run_fio_jobs;
 use iofit_procedure::hosts::Reach;
 use iofit_procedure::hosts_ending;
 use iofit_procedure::run_display::{RunDisplay, Screen};
-use iofit_procedure::run_progress::{fio_ending, status_ending, BarView};
-use iofit_procedure::run_request::{self as request, Inputs, RunRequest, VdbenchCall, What};
+use iofit_procedure::run_flow::{choose, fio_end, RunChoice};
+use iofit_procedure::run_progress::BarView;
+use iofit_procedure::run_request::{self as request, RunRequest};
+use iofit_procedure::vdbench::VdbenchOptions;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,14 +24,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::exit::INTERRUPTED;
-
-/// fio's `--output-format`: normal, json, json+, terse, or several joined by commas
-/// (`normal,terse`), as fio takes it.
-fn output_format(text: &str) -> Result<request::OutputFormat, String> {
-    request::OutputFormat::parse(text).ok_or_else(|| {
-        format!("'{text}' is not an output format; use normal, json, json+ or terse, or several joined by commas (normal,terse)")
-    })
-}
 
 /// Run fio job files, or fio-style jobs given on the command line.
 ///
@@ -74,7 +68,7 @@ pub struct Args {
     pub section: Vec<String>,
     /// Output format: normal (fio's text), json, json+ (JSON with every latency histogram's
     /// bins), terse (fio's version 3 line), or several joined by commas (normal,terse) as fio.
-    #[arg(long, value_parser = output_format, default_value = "normal")]
+    #[arg(long, value_parser = request::output_format_flag, default_value = "normal")]
     pub output_format: request::OutputFormat,
     /// Print the result as JSON on stdout. The same as --output-format=json.
     #[arg(long, conflicts_with = "output_format")]
@@ -84,7 +78,7 @@ pub struct Args {
     pub output: Option<PathBuf>,
     /// Print the full report so far every T (seconds, or with a unit: 500ms) while jobs run,
     /// in the --output-format (fio --status-interval; json prints one JSON object each time).
-    #[arg(long, value_name = "T", value_parser = parse_status_interval)]
+    #[arg(long, value_name = "T", value_parser = request::status_interval)]
     pub status_interval: Option<std::time::Duration>,
     /// For a vdbench file: also write vdbench's flatfile (flatfile.html columns) to FILE.
     #[arg(long, value_name = "FILE")]
@@ -153,7 +147,10 @@ impl Args {
             parse_only: self.parse_only,
             ignore_unknown: self.ignore_unknown,
             section: std::mem::take(&mut self.section),
-            output_format: self.output_format,
+            output_format: match self.json {
+                true => request::OutputFormat::Json,
+                false => self.output_format,
+            },
             output: self.output.take(),
             allow_overwrite: self.allow_overwrite,
             quiet: self.quiet,
@@ -170,10 +167,6 @@ impl Args {
             status_interval: self.status_interval,
         }
     }
-}
-
-fn parse_status_interval(text: &str) -> Result<std::time::Duration, String> {
-    request::status_interval(text).map_err(|e| e.to_string())
 }
 
 /// The run's screen: a progress bar on a terminal's stderr (unless quiet), notes on stderr,
@@ -236,33 +229,18 @@ impl Screen for Terminal {
     }
 }
 
-/// `--hosts`: the fio jobs on every host at once (see `cmd::remote`).
-fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::Result<ExitCode> {
-    if request.parse_only {
-        for line in hosts_ending::parse_only_lines(request, hosts, inputs)? {
-            println!("{line}");
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    crate::cmd::remote::run_fio(request, hosts, inputs)
-}
-
 /// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
 fn run_vdbench(
     request: &RunRequest,
     file: &std::path::Path,
-    substitutions: &[String],
+    options: &VdbenchOptions,
 ) -> anyhow::Result<ExitCode> {
-    let options = match request::vdbench_call(request, file, substitutions)? {
-        VdbenchCall::Check => return crate::cmd::vdbench::check_file(file, substitutions),
-        VdbenchCall::Run(options) => options,
-    };
     install_ctrl_c(Arc::clone(&options.stop));
     let reach = Reach {
         stop: Arc::clone(&options.stop),
         ..hosts_ending::reach_for(request)
     };
-    crate::cmd::vdbench::run_file(file, &options, &reach, request.quiet)
+    crate::cmd::vdbench::run_file(file, options, &reach, request.quiet)
 }
 
 /// Should the stop bound end the process before the results are out, it prints (or writes to
@@ -283,28 +261,14 @@ fn set_last_word(request: &RunRequest, live: &Arc<LiveResults>, jobs: &[JobSpec]
 }
 
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
-    // After a job file every word goes to `rest` (fio options); fio has no --json, so there it
-    // is iofit's own flag.
-    if let Some(at) = args.rest.iter().position(|a| a == "--json") {
-        args.rest.remove(at);
-        args.json = true;
-    }
-    if args.json {
-        args.output_format = request::OutputFormat::Json;
-    }
     let mut request = args.request();
     let inputs = request.take_rest(std::mem::take(&mut args.rest))?;
-    let jobs = match request::what_to_run(&request, &inputs)? {
-        What::Vdbench(file) => return run_vdbench(&request, &file, &inputs.substitutions),
-        What::Hosts(hosts) => return run_on_hosts(&request, &hosts, &inputs),
-        What::Jobs(jobs) => jobs,
+    let jobs = match choose(&request, &inputs)? {
+        RunChoice::Lines(lines) => return super::print_lines(&lines),
+        RunChoice::Vdbench(file, options) => return run_vdbench(&request, &file, &options),
+        RunChoice::Hosts(hosts) => return crate::cmd::remote::run_fio(&request, &hosts, &inputs),
+        RunChoice::Jobs(jobs) => jobs,
     };
-    if request.parse_only {
-        for line in request::parse_only_lines(&jobs) {
-            println!("{line}");
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(Arc::clone(&stop));
     let live = Arc::new(LiveResults::default());
@@ -323,35 +287,25 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         // The results are in the output file, whole: the bound must not replace them.
         crate::stop::clear_last_word();
     }
-    let FioRunOutcome::Ran(results) = outcome else {
-        eprintln!("iofit: interrupted while laying out test files; no job ran");
-        return Ok(ExitCode::from(INTERRUPTED));
-    };
-    if let (Some(path), false) = (&results.report_written, request.quiet) {
-        eprintln!("iofit: wrote the report {}", path.display());
-    }
     let to_stdout = request.output.is_none();
-    let (notes, stalled) = status_ending(
-        &display.status_outcome(),
+    let status = display.status_outcome();
+    let end = fio_end(
+        &outcome,
+        &status,
         to_stdout,
-        results.interrupted,
+        request.quiet,
         crate::stop::STOP_BOUND,
     );
-    super::say(&notes);
-    if let Some(ending) = stalled {
-        return Ok(super::end(ending));
-    }
-    if to_stdout {
-        if let Err(e) = super::write_or_print(None, &results.text) {
-            if !results.interrupted {
-                return Err(e);
-            }
-            // Past the stop bound, stdout (a pipe nobody reads) did not take the results.
-            eprintln!("iofit: interrupted; stdout did not take the results in time: {e:#}");
-            return Ok(ExitCode::from(INTERRUPTED));
+    super::say(&end.notes);
+    if let Some(Err(e)) = end.stdout.as_deref().map(super::emit) {
+        if !end.interrupted {
+            return Err(e);
         }
+        // Past the stop bound, stdout (a pipe nobody reads) did not take the results.
+        eprintln!("iofit: interrupted; stdout did not take the results in time: {e:#}");
+        return Ok(ExitCode::from(INTERRUPTED));
     }
-    Ok(super::end(fio_ending(&results, request.quiet)))
+    Ok(super::end(end.ending))
 }
 
 /// Ctrl-C/SIGTERM set `stop` (jobs end cleanly, results cover what ran); a second signal, or

@@ -7,18 +7,10 @@ use iofit_procedure::execute::EngineExecutor;
 use iofit_procedure::hosts::Reach;
 use iofit_procedure::so_far::SoFar;
 use iofit_procedure::vdbench::{self, VdbenchOptions};
-use iofit_procedure::vdbench_cmd::{check_lines, multi_host_runs, run_ending};
+use iofit_procedure::vdbench_cmd::{multi_host_runs, run_ending};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-
-/// `iofit run --parse-only` for a vdbench file: one line per expanded run.
-pub fn check_file(path: &Path, substitutions: &[String]) -> anyhow::Result<ExitCode> {
-    for line in check_lines(path, substitutions)? {
-        println!("{line}");
-    }
-    Ok(ExitCode::SUCCESS)
-}
 
 /// Runs every run of the file; exit 1 when a run stopped on an IO error, 130 after Ctrl-C;
 /// a file whose `hd=` lines name other machines runs on them as `reach` says

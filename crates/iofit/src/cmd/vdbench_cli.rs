@@ -70,10 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let request = args.request();
     let options = cli_options(&request)?;
     if args.simulate {
-        for line in simulate_lines(&request, &options)? {
-            println!("{line}");
-        }
-        return Ok(ExitCode::SUCCESS);
+        return super::print_lines(&simulate_lines(&request, &options)?);
     }
     prepare_output_dir(&request)?;
     crate::cmd::run::install_ctrl_c(Arc::clone(&options.stop));
