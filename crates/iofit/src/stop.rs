@@ -381,7 +381,12 @@ fn lock_until<T>(mutex: &Mutex<T>, deadline_ns: u64) -> Option<MutexGuard<'_, T>
 
 /// What the stop bound prints if the process must end before the command has printed its
 /// results: `word` renders the results so far. Replaces an earlier one.
-pub(crate) fn set_last_word(word: LastWord, to: LastWordTo) {
+/// `output`: the command's `--output` file; without one the last word goes to stdout.
+pub(crate) fn set_last_word(word: LastWord, output: Option<&std::path::Path>) {
+    let to = match output {
+        Some(path) => LastWordTo::File(path.to_path_buf()),
+        None => LastWordTo::Stdout,
+    };
     *LAST_WORD.lock().unwrap_or_else(|e| e.into_inner()) = Some((word, to));
 }
 
@@ -392,16 +397,12 @@ pub(crate) fn set_last_word_so_far(
     so_far: std::sync::Arc<iofit_procedure::so_far::SoFar>,
     output: Option<&std::path::Path>,
 ) {
-    let to = match output {
-        Some(path) => LastWordTo::File(path.to_path_buf()),
-        None => LastWordTo::Stdout,
-    };
     set_last_word(
         Box::new(move |by| {
             let running = live.interrupted_report(by).map(|report| report.result);
             so_far.render(running.as_ref(), by)
         }),
-        to,
+        output,
     );
 }
 

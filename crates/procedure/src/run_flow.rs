@@ -7,13 +7,15 @@ use crate::ending::{Ending, Exit};
 use crate::fio_run::FioRunOutcome;
 use crate::hosts_ending;
 use crate::run_progress::{fio_ending, status_ending, StatusOutcome};
-use crate::run_request::{self, Inputs, RunRequest, VdbenchCall, What};
+use crate::run_request::{self, Inputs, OutputFormat, RunRequest, VdbenchCall, What};
 use crate::vdbench::VdbenchOptions;
 use crate::vdbench_cmd::check_lines;
 use crate::ProcedureError;
+use iofit_engine::LiveResults;
 use iofit_model::job::JobSpec;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// What `iofit run` does with its request.
 #[derive(Debug)]
@@ -109,6 +111,20 @@ pub fn fio_end(
         stdout: to_stdout.then(|| results.text.clone()),
         interrupted: results.interrupted,
         ending: fio_ending(results, quiet),
+    }
+}
+
+/// What the stop bound prints (or writes to `--output`) should it end the process before the
+/// results are out: what `jobs` had measured by the bound's moment, the running job marked
+/// interrupted, in `format` (None before the run began).
+pub fn last_word(
+    live: Arc<LiveResults>,
+    format: OutputFormat,
+    jobs: Vec<JobSpec>,
+) -> impl FnOnce(Instant) -> Option<String> + Send {
+    move |by| {
+        let report = live.interrupted_report(by)?;
+        Some(crate::fio_run::render(format, &report, &jobs))
     }
 }
 
@@ -237,6 +253,39 @@ mod tests {
         assert!(error
             .to_string()
             .starts_with("'xml' is not an output format; use normal"));
+    }
+
+    #[test]
+    fn the_last_word_is_what_the_jobs_measured_and_nothing_before_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = format!("--filename={}", dir.path().join("data").display());
+        let args = [
+            "--name=a",
+            "--rw=read",
+            "--size=64k",
+            "--ioengine=null",
+            &file,
+        ];
+        let mut request = RunRequest::default();
+        let inputs = request.take_rest(strings(&args)).unwrap();
+        let RunChoice::Jobs(jobs) = choose(&request, &inputs).unwrap() else {
+            panic!("a command-line job");
+        };
+        let live = Arc::new(LiveResults::default());
+        let far = Instant::now() + Duration::from_secs(60);
+        let before = last_word(Arc::clone(&live), OutputFormat::Json, jobs.clone());
+        assert_eq!(before(far), None);
+        let options = iofit_engine::RunOptions {
+            clock: iofit_engine::ClockChoice::Fake { step_ns: 1_000 },
+            live: Some(Arc::clone(&live)),
+            ..iofit_engine::RunOptions::default()
+        };
+        let mut quiet = crate::observer::Quiet;
+        crate::fio_run::run_fio_jobs(&request, &[], &jobs, &options, &mut quiet).unwrap();
+        let word = last_word(live, OutputFormat::Json, jobs)(far).expect("the run's results");
+        let json: serde_json::Value = serde_json::from_str(&word).unwrap();
+        assert_eq!(json["jobs"][0]["jobname"], "a");
+        assert_eq!(json["jobs"][0]["read"]["io_bytes"], 65_536);
     }
 
     #[test]

@@ -19,7 +19,6 @@ pub mod size_threads;
 pub mod slurm_script;
 pub mod vdbench;
 pub mod vdbench_cli;
-pub mod vdbench_hosts;
 
 /// Results to `path` (whole or not at all) or, without one, to stdout.
 pub(crate) fn write_or_print(path: Option<&std::path::Path>, text: &str) -> anyhow::Result<()> {

@@ -5,14 +5,12 @@
 //! file and a rename), so Ctrl-C or a crash keeps every finished job. The first Ctrl-C stops
 //! every job cleanly and reports what was measured; a second one exits at once.
 
-use crate::stop::LastWordTo;
 use iofit_engine::{LiveResults, RunOptions};
-use iofit_model::job::JobSpec;
 use iofit_procedure::fio_run::run_fio_jobs;
 use iofit_procedure::hosts::Reach;
 use iofit_procedure::hosts_ending;
 use iofit_procedure::run_display::{RunDisplay, Screen};
-use iofit_procedure::run_flow::{choose, fio_end, RunChoice};
+use iofit_procedure::run_flow::{choose, fio_end, last_word, RunChoice};
 use iofit_procedure::run_progress::BarView;
 use iofit_procedure::run_request::{self as request, RunRequest};
 use iofit_procedure::vdbench::VdbenchOptions;
@@ -243,23 +241,6 @@ fn run_vdbench(
     crate::cmd::vdbench::run_file(file, options, &reach, request.quiet)
 }
 
-/// Should the stop bound end the process before the results are out, it prints (or writes to
-/// --output) what the jobs had measured, the running job marked interrupted.
-fn set_last_word(request: &RunRequest, live: &Arc<LiveResults>, jobs: &[JobSpec]) {
-    let (live, format, jobs) = (Arc::clone(live), request.output_format, jobs.to_vec());
-    let to = match &request.output {
-        Some(path) => LastWordTo::File(path.clone()),
-        None => LastWordTo::Stdout,
-    };
-    crate::stop::set_last_word(
-        Box::new(move |by| {
-            let report = live.interrupted_report(by)?;
-            Some(iofit_procedure::fio_run::render(format, &report, &jobs))
-        }),
-        to,
-    );
-}
-
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let mut request = args.request();
     let inputs = request.take_rest(std::mem::take(&mut args.rest))?;
@@ -272,7 +253,10 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(Arc::clone(&stop));
     let live = Arc::new(LiveResults::default());
-    set_last_word(&request, &live, &jobs);
+    // Should the stop bound end the process before the results are out, it prints (or writes
+    // to --output) what the jobs had measured.
+    let word = last_word(Arc::clone(&live), request.output_format, jobs.clone());
+    crate::stop::set_last_word(Box::new(word), request.output.as_deref());
     let options = RunOptions {
         allow_overwrite: request.allow_overwrite,
         stop,
