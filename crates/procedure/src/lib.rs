@@ -59,6 +59,7 @@ pub mod measure;
 pub mod observer;
 pub mod plan;
 pub mod plan_clouds;
+pub mod plan_cmd;
 pub mod predict;
 pub mod predict_clouds;
 pub mod profile_capture;

@@ -72,7 +72,7 @@ pub struct ImportArgs {
     /// The cloud: azure, aws, gcp, or all (plan only: the cheapest design of each side by
     /// side). `catalog fetch` reads azure's prices (the Retail Prices API) or aws's (the Price
     /// List Bulk API's EC2 offer file of --region) [default: azure].
-    #[arg(long, value_parser = super::plan::parse_cloud)]
+    #[arg(long)]
     pub cloud: Option<iofit_procedure::plan_clouds::CloudChoice>,
     /// `gcloud compute machine-types list --format=json` output: writes a Google Cloud catalog
     /// file (for `plan`/`predict --cloud gcp --catalog FILE`) instead of an Azure one; repeatable.

@@ -8,7 +8,6 @@ pub mod emulate;
 pub(crate) mod files;
 pub mod fleet;
 pub mod plan;
-pub(crate) mod plan_clouds;
 pub mod predict;
 pub(crate) mod predict_clouds;
 pub mod profile;

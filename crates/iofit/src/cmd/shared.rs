@@ -79,5 +79,3 @@ impl OutputArgs {
             }))
     }
 }
-
-pub use iofit_procedure::plan_clouds::CloudChoice;
