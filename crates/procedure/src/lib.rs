@@ -62,6 +62,7 @@ pub mod plan_clouds;
 pub mod plan_cmd;
 pub mod predict;
 pub mod predict_clouds;
+pub mod predict_cmd;
 pub mod profile_capture;
 pub mod profile_flags;
 pub mod profile_live;

@@ -3,7 +3,7 @@
 //! [`crate::plan_clouds::plan_clouds`]) and the fleet request the same flags describe.
 
 use crate::fleet_plan::FleetPlanRequest;
-use crate::plan::{self, PlanOutcome, PlanRequest};
+use crate::plan::{self, report_format, PlanOutcome, PlanRequest, ReportRequest};
 use crate::plan_clouds::{
     check_azure_only, plan_clouds, CloudChoice, CloudsJson, CloudsPlanOutcome,
 };
@@ -20,6 +20,30 @@ pub fn plain_number(text: &str) -> Result<f64> {
             "write a plain number such as 5000 (no unit or suffix like k: '{text}' is not one)"
         ))
     })
+}
+
+/// `--report FILE`, `--report-format` and `--allow-overwrite` as given (`plan`, `predict`).
+#[derive(Clone, Debug, Default)]
+pub struct ReportFlags {
+    pub path: Option<PathBuf>,
+    pub format: Option<String>,
+    pub allow_overwrite: bool,
+}
+
+impl ReportFlags {
+    /// The report asked for, its format checked ([`report_format`]); `None` when none was.
+    pub fn request(&self) -> Result<Option<ReportRequest>> {
+        let format = report_format(self.format.as_deref(), self.path.as_deref())?;
+        Ok(self
+            .path
+            .clone()
+            .zip(format)
+            .map(|(path, format)| ReportRequest {
+                path,
+                format,
+                allow_overwrite: self.allow_overwrite,
+            }))
+    }
 }
 
 /// Refuses, before anything is read, the flags that do not apply to the cloud `choice` names:
@@ -157,6 +181,26 @@ mod tests {
             error.to_string(),
             "write a plain number such as 5000 (no unit or suffix like k: '5k' is not one)"
         );
+    }
+
+    #[test]
+    fn report_flags_give_the_report_with_its_format_or_none() {
+        let none = ReportFlags::default();
+        assert!(none.request().unwrap().is_none());
+        let markdown = ReportFlags {
+            path: Some(PathBuf::from("r.md")),
+            format: Some("MD".into()),
+            allow_overwrite: true,
+        };
+        let report = markdown.request().unwrap().expect("a report");
+        assert_eq!(report.path, PathBuf::from("r.md"));
+        assert_eq!(report.format, iofit_report::ReportFormat::Markdown);
+        assert!(report.allow_overwrite);
+        let without_file = ReportFlags {
+            format: Some("markdown".into()),
+            ..ReportFlags::default()
+        };
+        assert!(without_file.request().unwrap_err().is_bad_input());
     }
 
     #[test]

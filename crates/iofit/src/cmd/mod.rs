@@ -9,7 +9,6 @@ pub(crate) mod files;
 pub mod fleet;
 pub mod plan;
 pub mod predict;
-pub(crate) mod predict_clouds;
 pub mod profile;
 pub mod remote;
 pub mod run;

@@ -224,7 +224,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         return crate::cmd::fleet::plan(&request, &outputs, args.output.json);
     }
-    let request = request(&args, args.output.report_request()?)?;
+    let request = request(&args, args.output.report_flags().request()?)?;
     let outcome = plan_cmd::plan_on(args.cloud, &request, args.burst_tolerant)?;
     print_json_or_text(args.output.json, || outcome.json(), || outcome.text())?;
     Ok(exit_for(outcome.found()))
