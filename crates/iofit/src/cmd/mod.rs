@@ -5,7 +5,6 @@ pub mod catalog;
 pub mod compare;
 pub mod demo;
 pub mod emulate;
-pub(crate) mod files;
 pub mod fleet;
 pub mod plan;
 pub mod predict;
@@ -21,7 +20,8 @@ pub mod vdbench_cli;
 /// Results to `path` (whole or not at all) or, without one, to stdout.
 pub(crate) fn write_or_print(path: Option<&std::path::Path>, text: &str) -> anyhow::Result<()> {
     match path {
-        Some(path) => files::write_output(path, text.as_bytes()),
+        // Whole or not at all; a refusal is the user's to fix (`exit::is_bad_input`).
+        Some(path) => Ok(iofit_safefs::atomic::write_atomic(path, text.as_bytes())?),
         None => emit(text),
     }
 }
