@@ -32,6 +32,22 @@ pub struct CatalogFileFlags {
     pub api: Option<String>,
 }
 
+impl CatalogFileFlags {
+    /// Whether any flag that names what to import or where to write it was given (`--skus`,
+    /// `--prices`, `--region`, `-o`, `--cloud`, the AWS and Google Cloud inputs): the
+    /// listings refuse them ([`crate::catalog_list::check_import_flags`]).
+    pub fn any_given(&self) -> bool {
+        !self.skus.is_empty()
+            || !self.aws_instance_types.is_empty()
+            || self.aws_prices.is_some()
+            || self.cloud.is_some()
+            || !self.gcp_machine_types.is_empty()
+            || !self.prices.is_empty()
+            || self.region.is_some()
+            || self.output.is_some()
+    }
+}
+
 /// Writes the catalog file the flags ask for; returns what the command prints.
 pub fn write_catalog_file(
     flags: CatalogFileFlags,
@@ -88,4 +104,50 @@ pub fn write_catalog_file(
         unix_seconds,
     };
     Ok(import_catalog(&request)?.summary())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn import_flags_are_seen_one_by_one_and_the_others_are_not() {
+        assert!(!CatalogFileFlags::default().any_given());
+        let quiet = CatalogFileFlags {
+            fetch: true,
+            table_id: Some("t".into()),
+            allow_overwrite: true,
+            currency: Some("EUR".into()),
+            api: Some("http://localhost".into()),
+            ..CatalogFileFlags::default()
+        };
+        assert!(!quiet.any_given(), "flags the listings ignore");
+        let given = [
+            CatalogFileFlags {
+                skus: vec![PathBuf::from("s.json")],
+                ..CatalogFileFlags::default()
+            },
+            CatalogFileFlags {
+                aws_prices: Some(PathBuf::from("index.json")),
+                ..CatalogFileFlags::default()
+            },
+            CatalogFileFlags {
+                cloud: Some(CloudChoice::All),
+                ..CatalogFileFlags::default()
+            },
+            CatalogFileFlags {
+                gcp_machine_types: vec![PathBuf::from("m.json")],
+                ..CatalogFileFlags::default()
+            },
+            CatalogFileFlags {
+                region: Some("eastus".into()),
+                ..CatalogFileFlags::default()
+            },
+            CatalogFileFlags {
+                output: Some(PathBuf::from("c.toml")),
+                ..CatalogFileFlags::default()
+            },
+        ];
+        assert!(given.iter().all(CatalogFileFlags::any_given));
+    }
 }

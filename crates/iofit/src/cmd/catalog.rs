@@ -103,25 +103,19 @@ pub struct ImportArgs {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let import_flags = !args.import.skus.is_empty()
-        || !args.import.aws_instance_types.is_empty()
-        || args.import.aws_prices.is_some()
-        || args.import.cloud.is_some()
-        || !args.import.gcp_machine_types.is_empty()
-        || !args.import.prices.is_empty()
-        || args.import.region.is_some()
-        || args.import.output.is_some();
-    check_import_flags(
-        import_flags,
-        matches!(args.listing, Listing::Import | Listing::Fetch),
-    )?;
+    let flags = file_flags(args.import, args.listing == Listing::Fetch);
+    let import_or_fetch = matches!(args.listing, Listing::Import | Listing::Fetch);
+    check_import_flags(flags.any_given(), import_or_fetch)?;
     let kind = match args.listing {
         Listing::Vms => ListingKind::Vms,
         Listing::Disks => ListingKind::Disks,
         Listing::Netapp => ListingKind::Netapp,
         Listing::Tables => ListingKind::Tables,
-        Listing::Import => return write_file(args.import, false),
-        Listing::Fetch => return write_file(args.import, true),
+        Listing::Import | Listing::Fetch => {
+            // The catalog file written whole, and what it holds.
+            crate::cmd::emit(&write_catalog_file(flags, unix_seconds_now())?)?;
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     let query = ListingQuery {
         kind,
@@ -134,9 +128,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `iofit catalog import` and `catalog fetch`: the catalog file written whole, and what it holds.
-fn write_file(args: ImportArgs, fetch: bool) -> anyhow::Result<ExitCode> {
-    let flags = CatalogFileFlags {
+/// The flags of `iofit catalog import` and `catalog fetch` as the procedure takes them.
+fn file_flags(args: ImportArgs, fetch: bool) -> CatalogFileFlags {
+    CatalogFileFlags {
         fetch,
         skus: args.skus,
         aws_instance_types: args.aws_instance_types,
@@ -150,7 +144,5 @@ fn write_file(args: ImportArgs, fetch: bool) -> anyhow::Result<ExitCode> {
         allow_overwrite: args.allow_overwrite,
         currency: args.currency,
         api: args.api,
-    };
-    crate::cmd::emit(&write_catalog_file(flags, unix_seconds_now())?)?;
-    Ok(ExitCode::SUCCESS)
+    }
 }
