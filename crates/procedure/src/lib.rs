@@ -46,6 +46,7 @@ pub mod clouds_gcp;
 pub mod compare;
 pub mod demo;
 pub mod design_input;
+pub mod emulate_lines;
 pub mod emulate_request;
 pub mod ending;
 pub mod execute;
