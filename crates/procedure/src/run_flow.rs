@@ -5,6 +5,7 @@
 
 use crate::ending::{Ending, Exit};
 use crate::fio_run::FioRunOutcome;
+use crate::hosts::Reach;
 use crate::hosts_ending;
 use crate::run_progress::{fio_ending, status_ending, StatusOutcome};
 use crate::run_request::{self, Inputs, OutputFormat, RunRequest, VdbenchCall, What};
@@ -22,8 +23,9 @@ use std::time::{Duration, Instant};
 pub enum RunChoice {
     /// `--parse-only`: these lines on stdout, then exit 0 (nothing runs, no host is reached).
     Lines(Vec<String>),
-    /// A vdbench parameter file, run with these options.
-    Vdbench(PathBuf, Box<VdbenchOptions>),
+    /// A vdbench parameter file, run with these options; its `hd=` hosts reached as `Reach`
+    /// says, stopped by the options' stop flag.
+    Vdbench(PathBuf, Box<VdbenchOptions>, Reach),
     /// The fio jobs on these hosts at once (`--hosts`).
     Hosts(String),
     /// fio jobs on this machine.
@@ -38,7 +40,11 @@ pub fn choose(request: &RunRequest, inputs: &Inputs) -> Result<RunChoice, Proced
             match run_request::vdbench_call(request, &file, &inputs.substitutions)? {
                 VdbenchCall::Check => check_lines(&file, &inputs.substitutions)?,
                 VdbenchCall::Run(options) => {
-                    return Ok(RunChoice::Vdbench(file, Box::new(options)))
+                    let reach = Reach {
+                        stop: Arc::clone(&options.stop),
+                        ..hosts_ending::reach_for(request)
+                    };
+                    return Ok(RunChoice::Vdbench(file, Box::new(options), reach));
                 }
             }
         }
@@ -231,7 +237,10 @@ mod tests {
         let mut request = RunRequest::default();
         let inputs = request.take_rest(files).unwrap();
         match choose(&request, &inputs).unwrap() {
-            RunChoice::Vdbench(file, _) => assert_eq!(file, parm),
+            RunChoice::Vdbench(file, options, reach) => {
+                assert_eq!(file, parm);
+                assert!(Arc::ptr_eq(&options.stop, &reach.stop), "one stop for both");
+            }
             other => panic!("expected the vdbench file, got {other:?}"),
         }
     }

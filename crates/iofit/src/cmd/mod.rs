@@ -9,6 +9,7 @@ pub mod fleet;
 pub mod plan;
 pub mod predict;
 pub mod profile;
+pub(crate) mod progress;
 pub mod remote;
 pub mod run;
 pub(crate) mod shared;
@@ -58,11 +59,7 @@ pub(crate) fn print_json_or_text<J: serde::Serialize>(
 
 /// Exit 0 when the outcome `succeeded` (designs found, requirements met), 1 otherwise.
 pub(crate) fn exit_for(succeeded: bool) -> std::process::ExitCode {
-    if succeeded {
-        std::process::ExitCode::SUCCESS
-    } else {
-        std::process::ExitCode::from(crate::exit::FAILED)
-    }
+    end(iofit_procedure::ending::Ending::passed(succeeded))
 }
 
 /// Says the ending's notes on stderr (each after `iofit: `) and returns its exit code.

@@ -7,19 +7,13 @@
 
 use iofit_engine::{LiveResults, RunOptions};
 use iofit_procedure::fio_run::run_fio_jobs;
-use iofit_procedure::hosts::Reach;
-use iofit_procedure::hosts_ending;
-use iofit_procedure::run_display::{RunDisplay, Screen};
+use iofit_procedure::run_display::RunDisplay;
 use iofit_procedure::run_flow::{choose, fio_end, last_word, RunChoice};
-use iofit_procedure::run_progress::BarView;
 use iofit_procedure::run_request::{self as request, RunRequest};
-use iofit_procedure::vdbench::VdbenchOptions;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Instant;
 
 use crate::exit::INTERRUPTED;
 
@@ -167,86 +161,14 @@ impl Args {
     }
 }
 
-/// The run's screen: a progress bar on a terminal's stderr (unless quiet), notes on stderr,
-/// status reports on stdout within the stop's bound.
-struct Terminal {
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl Terminal {
-    fn new(quiet: bool) -> Self {
-        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = indicatif::ProgressBar::new(0);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {msg}")
-                    .expect("static template")
-                    .progress_chars("=> "),
-            );
-            bar
-        });
-        Terminal { bar }
-    }
-}
-
-impl Screen for Terminal {
-    fn has_bar(&self) -> bool {
-        self.bar.is_some()
-    }
-
-    fn draw(&self, view: &BarView) {
-        if let Some(bar) = &self.bar {
-            bar.set_length(view.length);
-            bar.set_position(view.position);
-            bar.set_message(view.message.clone());
-        }
-    }
-
-    fn clear_bar(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-
-    fn line(&self, text: &str) {
-        match &self.bar {
-            Some(bar) => bar.println(text),
-            None => eprintln!("{text}"),
-        }
-    }
-
-    fn report(&self, text: &str) -> std::io::Result<()> {
-        match &self.bar {
-            Some(bar) => bar.suspend(|| crate::stop::print_status(text)),
-            None => crate::stop::print_status(text),
-        }
-    }
-
-    fn give_up_stdout(&self) {
-        // The report's print returns within its poll interval of that moment.
-        crate::stop::give_up_stdout_at(Instant::now())
-    }
-}
-
-/// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
-fn run_vdbench(
-    request: &RunRequest,
-    file: &std::path::Path,
-    options: &VdbenchOptions,
-) -> anyhow::Result<ExitCode> {
-    install_ctrl_c(Arc::clone(&options.stop));
-    let reach = Reach {
-        stop: Arc::clone(&options.stop),
-        ..hosts_ending::reach_for(request)
-    };
-    crate::cmd::vdbench::run_file(file, options, &reach, request.quiet)
-}
-
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let mut request = args.request();
     let inputs = request.take_rest(std::mem::take(&mut args.rest))?;
     let jobs = match choose(&request, &inputs)? {
         RunChoice::Lines(lines) => return super::print_lines(&lines),
-        RunChoice::Vdbench(file, options) => return run_vdbench(&request, &file, &options),
+        RunChoice::Vdbench(file, options, reach) => {
+            return crate::cmd::vdbench::run_file(&file, &options, &reach, request.quiet)
+        }
         RunChoice::Hosts(hosts) => return crate::cmd::remote::run_fio(&request, &hosts, &inputs),
         RunChoice::Jobs(jobs) => jobs,
     };
@@ -264,7 +186,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         live: Some(live),
         ..RunOptions::default()
     };
-    let screen = Arc::new(Terminal::new(request.quiet));
+    let screen = Arc::new(super::progress::Terminal::new(request.quiet));
     let mut display = RunDisplay::new(screen, request.quiet, crate::stop::STOP_BOUND);
     let outcome = run_fio_jobs(&request, &inputs.files, &jobs, &options, &mut display)?;
     if request.output.is_some() {

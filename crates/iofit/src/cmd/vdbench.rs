@@ -25,6 +25,8 @@ pub fn run_file(
     reach: &Reach,
     quiet: bool,
 ) -> anyhow::Result<ExitCode> {
+    // Ctrl-C stops the runs cleanly; what ran is reported.
+    crate::cmd::run::install_ctrl_c(Arc::clone(&reach.stop));
     // vdbench reports MiB/s.
     let mut observer = CliObserver {
         mib: true,
