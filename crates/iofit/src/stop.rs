@@ -391,19 +391,24 @@ pub(crate) fn set_last_word(word: LastWord, output: Option<&std::path::Path>) {
 }
 
 /// [`set_last_word`] for a procedure of several runs (bench, a vdbench file): the results so
-/// far, with the running run's from `live`, go to `output` (or stdout).
+/// far, with the running run's from the returned live results (the executor's to fill), go to
+/// `output` (or stdout).
 pub(crate) fn set_last_word_so_far(
-    live: std::sync::Arc<iofit_engine::LiveResults>,
     so_far: std::sync::Arc<iofit_procedure::so_far::SoFar>,
     output: Option<&std::path::Path>,
-) {
+) -> std::sync::Arc<iofit_engine::LiveResults> {
+    let live = std::sync::Arc::new(iofit_engine::LiveResults::default());
+    let running_live = std::sync::Arc::clone(&live);
     set_last_word(
         Box::new(move |by| {
-            let running = live.interrupted_report(by).map(|report| report.result);
+            let running = running_live
+                .interrupted_report(by)
+                .map(|report| report.result);
             so_far.render(running.as_ref(), by)
         }),
         output,
     );
+    live
 }
 
 /// The command has written its own results (to its output file): the bound has nothing to add.

@@ -4,7 +4,6 @@
 
 use crate::observe::CliObserver;
 use iofit_catalog::{EDITIONS, EDITION_SEED};
-use iofit_engine::LiveResults;
 use iofit_procedure::bench::{self, BenchOptions};
 use iofit_procedure::bench_end::{bench_end, size_flag, JSON_FILE_DEPRECATED};
 use iofit_procedure::execute::EngineExecutor;
@@ -124,12 +123,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     super::run::install_ctrl_c(Arc::clone(&stop));
     let mut executor = EngineExecutor::new(args.allow_overwrite, stop);
-    let live = Arc::new(LiveResults::default());
-    executor.options.live = Some(Arc::clone(&live));
     // Should the stop bound end the process before the suite has put out its results, it
     // prints (or writes to --output) the rows so far and what the running benchmark had
     // measured.
-    crate::stop::set_last_word_so_far(live, Arc::clone(&so_far), json_file.as_deref());
+    let live = crate::stop::set_last_word_so_far(Arc::clone(&so_far), json_file.as_deref());
+    executor.options.live = Some(live);
     // With --json, stdout holds only the JSON: the step lines are left out.
     let mut observer = CliObserver::new(!json_stdout, args.quiet);
     let outcome = bench::run_suite(&options, &mut executor, &mut observer)?;

@@ -4,7 +4,6 @@
 //! [`iofit_procedure::vdbench_hosts::run_vdbench_hosts`].
 
 use crate::observe::CliObserver;
-use iofit_engine::LiveResults;
 use iofit_procedure::execute::EngineExecutor;
 use iofit_procedure::hosts::Reach;
 use iofit_procedure::hosts_ending::{vdbench_hosts_ending, SshRunner};
@@ -47,17 +46,19 @@ pub fn run_file(
         return Ok(super::end(vdbench_hosts_ending(&statuses, quiet)));
     }
     let mut executor = EngineExecutor::new(reach.allow_overwrite, Arc::clone(&reach.stop));
-    let live = Arc::new(LiveResults::default());
-    executor.options.live = Some(Arc::clone(&live));
     let so_far = Arc::new(SoFar::default());
-    let options = &VdbenchOptions {
-        so_far: Some(Arc::clone(&so_far)),
-        ..options.clone()
-    };
     // Should the stop bound end the process before the file's runs are done, it writes the
     // runs so far with what the running one had measured to --output (or prints that run's
     // summary).
-    crate::stop::set_last_word_so_far(live, so_far, options.json_output.as_deref());
+    let output = options.json_output.as_deref();
+    executor.options.live = Some(crate::stop::set_last_word_so_far(
+        Arc::clone(&so_far),
+        output,
+    ));
+    let options = &VdbenchOptions {
+        so_far: Some(so_far),
+        ..options.clone()
+    };
     let outcome = vdbench::run_file(path, options, &mut executor, &mut observer)?;
     // What the file measured is out (printed run by run, and in --output): the bound must not
     // replace it.
