@@ -72,6 +72,17 @@ pub struct FioEnd {
 }
 
 impl FioEnd {
+    /// How the run ends when stdout did not take its results (`why`): past the stop's bound
+    /// after Ctrl-C that is 130, saying so; otherwise `None`, the error is the command's.
+    pub fn stdout_refused(&self, why: &str) -> Option<Ending> {
+        self.interrupted.then(|| {
+            Ending::with(
+                Exit::Interrupted,
+                format!("interrupted; stdout did not take the results in time: {why}"),
+            )
+        })
+    }
+
     /// Nothing for stdout: end as `ending` says.
     fn now(ending: Ending) -> Self {
         FioEnd {
@@ -328,6 +339,16 @@ mod tests {
         let interrupted = fio_end(&ran(true, None), &status, true, false, Duration::ZERO);
         assert!(interrupted.interrupted);
         assert_eq!(interrupted.ending.exit, Exit::Interrupted);
+        // Stdout refusing the results: 130 after Ctrl-C, else the error stands.
+        assert_eq!(
+            interrupted.stdout_refused("timed out"),
+            Some(Ending::with(
+                Exit::Interrupted,
+                "interrupted; stdout did not take the results in time: timed out"
+            ))
+        );
+        let done = fio_end(&outcome, &status, true, false, Duration::ZERO);
+        assert_eq!(done.stdout_refused("timed out"), None);
     }
 
     #[test]

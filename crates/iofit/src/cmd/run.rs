@@ -15,8 +15,6 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use crate::exit::INTERRUPTED;
-
 /// Run fio job files, or fio-style jobs given on the command line.
 ///
 /// Examples: `iofit run --runtime 30 fiowrite.ini`;
@@ -204,12 +202,11 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     );
     super::say(&end.notes);
     if let Some(Err(e)) = end.stdout.as_deref().map(super::emit) {
-        if !end.interrupted {
-            return Err(e);
-        }
         // Past the stop bound, stdout (a pipe nobody reads) did not take the results.
-        eprintln!("iofit: interrupted; stdout did not take the results in time: {e:#}");
-        return Ok(ExitCode::from(INTERRUPTED));
+        return end
+            .stdout_refused(&format!("{e:#}"))
+            .map(super::end)
+            .ok_or(e);
     }
     Ok(super::end(end.ending))
 }
