@@ -90,7 +90,7 @@ pub struct Args {
 const JSON_TO_STDOUT: &str = "-";
 
 /// `--json` alone prints JSON on stdout; `--json FILE` is the deprecated spelling of
-/// `--output FILE`. Returns (print JSON on stdout, the JSON file).
+/// `--output FILE`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let Suite::AzurePremium = args.suite;
     let json =
@@ -98,7 +98,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if json.deprecated {
         eprintln!("iofit: {JSON_FILE_DEPRECATED}");
     }
-    let (json_stdout, json_file) = (json.stdout, json.file.clone());
     let so_far = Arc::new(SoFar::default());
     let options = BenchOptions {
         nocache: args.nocache,
@@ -113,11 +112,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         workers: args.workers,
         iodepth: args.iodepth,
         skip_warmup: args.skip_warmup,
-        json: json_file.clone(),
+        json: json.file.clone(),
         report: args.report,
         allow_overwrite: args.allow_overwrite,
         so_far: Some(Arc::clone(&so_far)),
-        so_far_as_json: json_stdout || json_file.is_some(),
+        so_far_as_json: json.stdout || json.file.is_some(),
     };
     options.validate()?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -126,12 +125,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Should the stop bound end the process before the suite has put out its results, it
     // prints (or writes to --output) the rows so far and what the running benchmark had
     // measured.
-    let live = crate::stop::set_last_word_so_far(Arc::clone(&so_far), json_file.as_deref());
+    let live = crate::stop::set_last_word_so_far(Arc::clone(&so_far), json.file.as_deref());
     executor.options.live = Some(live);
     // With --json, stdout holds only the JSON: the step lines are left out.
-    let mut observer = CliObserver::new(!json_stdout, args.quiet);
+    let mut observer = CliObserver::new(!json.stdout, args.quiet);
     let outcome = bench::run_suite(&options, &mut executor, &mut observer)?;
-    if json_file.is_some() {
+    if json.file.is_some() {
         // The results are in the output file, whole: the bound must not replace them.
         crate::stop::clear_last_word();
     }

@@ -2,7 +2,6 @@
 //! requirements checklist and the TOML `iofit plan --requirements` reads.
 
 use super::print_json_or_text;
-use crate::exit::bad_input;
 use iofit_procedure::profile_capture::{
     check_outputs, notes_of, read_captures, size_capture, ProfileOutcome, ProfileOutputs,
 };
@@ -91,7 +90,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let options = sizing_options(&sizing_flags(&args)).map_err(bad_input)?;
+    let options = sizing_options(&sizing_flags(&args))?;
     let parse = ParseOptions {
         keep_first_report: args.keep_first,
     };

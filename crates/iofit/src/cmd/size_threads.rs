@@ -6,8 +6,6 @@ use iofit_procedure::execute::EngineExecutor;
 use iofit_procedure::size_threads::{size_threads, SizeThreadsFlags};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -63,7 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_threads: args.max_threads,
     }
     .options()?;
-    let mut executor = EngineExecutor::new(args.allow_overwrite, Arc::new(AtomicBool::new(false)));
+    let mut executor = EngineExecutor::without_stop(args.allow_overwrite);
     let mut observer = CliObserver::new(!args.json, args.json);
     let result = size_threads(&options, &mut executor, &mut observer)?;
     super::print_json_or_text(
