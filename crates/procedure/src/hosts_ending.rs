@@ -93,7 +93,8 @@ pub fn run_fio_hosts(
 
 /// `iofit run --hosts H`: every host's fio jobs (`${HOST}` its name, the request's overrides
 /// applied) through `runner`; `arm` is handed the run's stop flag once every host's jobs are
-/// read, before any host is reached.
+/// read, before any host is reached. The results are written to `--output` (whole or not at
+/// all) when it is given; else they are the binary's to print.
 pub fn fio_on_hosts(
     request: &RunRequest,
     hosts: &str,
@@ -111,7 +112,11 @@ pub fn fio_on_hosts(
         reach,
     )?;
     arm(Arc::clone(&reach.stop));
-    run_fio_hosts(specs, request.output_format.machine_readable(), runner)
+    let ran = run_fio_hosts(specs, request.output_format.machine_readable(), runner)?;
+    if let Some(path) = &request.output {
+        iofit_safefs::atomic::write_atomic(path, ran.text.as_bytes())?;
+    }
+    Ok(ran)
 }
 
 /// The HTML report of a multi-host run: the hosts table and IOPS per host over time.

@@ -369,4 +369,9 @@ fn fio_jobs_on_hosts_run_each_hosts_own_jobs_after_the_stop_is_armed() {
     );
     let json: serde_json::Value = serde_json::from_str(&ran.text).unwrap();
     assert!(json.is_object(), "{}", ran.text);
+    // With --output the results are written there, whole.
+    let output = dir.path().join("results.json");
+    request.output = Some(output.clone());
+    let ran = fio_on_hosts(&request, "h1,h2", &inputs, &reach, &mut runner, &|_| {}).unwrap();
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), ran.text);
 }

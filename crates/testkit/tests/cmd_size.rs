@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// The goal for `cmd/` besides the clap definitions.
 const GOAL_LINES: usize = 1_000;
 /// The count today; lower it as procedures leave `cmd/`, never raise it.
-const CEILING_LINES: usize = 994;
+const CEILING_LINES: usize = 988;
 
 const CLAP_DERIVES: &[&str] = &["Parser", "Args", "Subcommand", "ValueEnum"];
 

@@ -120,7 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     options.validate()?;
     let stop = Arc::new(AtomicBool::new(false));
-    super::run::install_ctrl_c(Arc::clone(&stop));
+    super::install_ctrl_c(Arc::clone(&stop));
     let mut executor = EngineExecutor::new(args.allow_overwrite, stop);
     // Should the stop bound end the process before the suite has put out its results, it
     // prints (or writes to --output) the rows so far and what the running benchmark had

@@ -18,15 +18,6 @@ pub mod slurm_script;
 pub mod vdbench;
 pub mod vdbench_cli;
 
-/// Results to `path` (whole or not at all) or, without one, to stdout.
-pub(crate) fn write_or_print(path: Option<&std::path::Path>, text: &str) -> anyhow::Result<()> {
-    match path {
-        // Whole or not at all; a refusal is the user's to fix (`exit::is_bad_input`).
-        Some(path) => Ok(iofit_safefs::atomic::write_atomic(path, text.as_bytes())?),
-        None => emit(text),
-    }
-}
-
 /// Writes a command's output to stdout. A closed pipe (`iofit plan | head`) ends the output
 /// quietly instead of panicking the way `print!` does.
 pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
@@ -81,4 +72,10 @@ pub(crate) fn say(notes: &[String]) {
     for note in notes {
         eprintln!("iofit: {note}");
     }
+}
+
+/// Ctrl-C/SIGTERM set `stop` (jobs end cleanly, results cover what ran); a second signal, or
+/// the stop bound passing, ends the process at once ([`crate::stop`]).
+pub(crate) fn install_ctrl_c(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    crate::stop::arm(stop, crate::stop::Armed::Bounded);
 }

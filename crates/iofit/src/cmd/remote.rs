@@ -56,7 +56,9 @@ pub fn run_fio(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::Re
     let mut runner = SshRunner { reach: &reach };
     let arm = |stop| crate::stop::arm(stop, crate::stop::Armed::Unbounded);
     let ran = fio_on_hosts(request, hosts, inputs, &reach, &mut runner, &arm)?;
-    super::write_or_print(request.output.as_deref(), &ran.text)?;
+    if request.output.is_none() {
+        super::emit(&ran.text)?;
+    }
     if let Some(path) = &request.report {
         write_hosts_report(path, &ran.run)?;
     }

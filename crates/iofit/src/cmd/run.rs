@@ -171,7 +171,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         RunChoice::Jobs(jobs) => jobs,
     };
     let stop = Arc::new(AtomicBool::new(false));
-    install_ctrl_c(Arc::clone(&stop));
+    super::install_ctrl_c(Arc::clone(&stop));
     let live = Arc::new(LiveResults::default());
     // Should the stop bound end the process before the results are out, it prints (or writes
     // to --output) what the jobs had measured.
@@ -209,10 +209,4 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             .ok_or(e);
     }
     Ok(super::end(end.ending))
-}
-
-/// Ctrl-C/SIGTERM set `stop` (jobs end cleanly, results cover what ran); a second signal, or
-/// the stop bound passing, ends the process at once ([`crate::stop`]).
-pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
-    crate::stop::arm(stop, crate::stop::Armed::Bounded);
 }

@@ -25,7 +25,7 @@ pub fn run_file(
     quiet: bool,
 ) -> anyhow::Result<ExitCode> {
     // Ctrl-C stops the runs cleanly; what ran is reported.
-    crate::cmd::run::install_ctrl_c(Arc::clone(&reach.stop));
+    super::install_ctrl_c(Arc::clone(&reach.stop));
     // vdbench reports MiB/s.
     let mut observer = CliObserver {
         mib: true,
