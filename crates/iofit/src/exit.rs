@@ -11,30 +11,12 @@
 //!   name every bad unit's file, offset, length, what was expected and what was found.
 //! - 130: a signal (Ctrl-C) stopped the work; what ran before it is reported.
 
-use std::fmt;
 use std::process::ExitCode;
 
 pub const FAILED: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
 /// The run was interrupted by Ctrl-C (128 + SIGINT, as shells report it).
 pub const INTERRUPTED: u8 = 130;
-
-/// Marks an error as the user's input to fix; `report` then exits with code 2.
-#[derive(Debug)]
-pub struct BadInput(pub String);
-
-impl fmt::Display for BadInput {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BadInput {}
-
-/// Wraps any displayable error as bad input: `parse(...).map_err(bad_input)?`.
-pub fn bad_input(error: impl fmt::Display) -> anyhow::Error {
-    anyhow::Error::new(BadInput(error.to_string()))
-}
 
 /// Prints the error chain on one line to stderr and picks the exit code.
 pub fn report(error: &anyhow::Error) -> ExitCode {
@@ -69,10 +51,9 @@ pub fn one_line(error: &anyhow::Error) -> String {
 /// input are 2, everything else 1.
 pub fn is_bad_input(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
-        cause.is::<BadInput>()
-            || cause
-                .downcast_ref::<iofit_engine::EngineError>()
-                .is_some_and(|e| e.is_bad_input())
+        cause
+            .downcast_ref::<iofit_engine::EngineError>()
+            .is_some_and(|e| e.is_bad_input())
             || cause
                 .downcast_ref::<iofit_procedure::ProcedureError>()
                 .is_some_and(|e| e.is_bad_input())

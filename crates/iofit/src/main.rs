@@ -104,8 +104,8 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Demo(args) => cmd::demo::run(args),
-        Command::Plan(args) => cmd::plan_clouds::dispatch(args),
-        Command::Predict(args) => cmd::predict_clouds::dispatch(args),
+        Command::Plan(args) => cmd::plan::run(args),
+        Command::Predict(args) => cmd::predict::run(args),
         Command::Catalog(args) => cmd::catalog::run(args),
         Command::Run(args) => cmd::run::run(*args),
         Command::Vdbench(args) => cmd::vdbench_cli::run(args),

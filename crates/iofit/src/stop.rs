@@ -381,28 +381,34 @@ fn lock_until<T>(mutex: &Mutex<T>, deadline_ns: u64) -> Option<MutexGuard<'_, T>
 
 /// What the stop bound prints if the process must end before the command has printed its
 /// results: `word` renders the results so far. Replaces an earlier one.
-pub(crate) fn set_last_word(word: LastWord, to: LastWordTo) {
-    *LAST_WORD.lock().unwrap_or_else(|e| e.into_inner()) = Some((word, to));
-}
-
-/// [`set_last_word`] for a procedure of several runs (bench, a vdbench file): the results so
-/// far, with the running run's from `live`, go to `output` (or stdout).
-pub(crate) fn set_last_word_so_far(
-    live: std::sync::Arc<iofit_engine::LiveResults>,
-    so_far: std::sync::Arc<iofit_procedure::so_far::SoFar>,
-    output: Option<&std::path::Path>,
-) {
+/// `output`: the command's `--output` file; without one the last word goes to stdout.
+pub(crate) fn set_last_word(word: LastWord, output: Option<&std::path::Path>) {
     let to = match output {
         Some(path) => LastWordTo::File(path.to_path_buf()),
         None => LastWordTo::Stdout,
     };
+    *LAST_WORD.lock().unwrap_or_else(|e| e.into_inner()) = Some((word, to));
+}
+
+/// [`set_last_word`] for a procedure of several runs (bench, a vdbench file): the results so
+/// far, with the running run's from the returned live results (the executor's to fill), go to
+/// `output` (or stdout).
+pub(crate) fn set_last_word_so_far(
+    so_far: std::sync::Arc<iofit_procedure::so_far::SoFar>,
+    output: Option<&std::path::Path>,
+) -> std::sync::Arc<iofit_engine::LiveResults> {
+    let live = std::sync::Arc::new(iofit_engine::LiveResults::default());
+    let running_live = std::sync::Arc::clone(&live);
     set_last_word(
         Box::new(move |by| {
-            let running = live.interrupted_report(by).map(|report| report.result);
+            let running = running_live
+                .interrupted_report(by)
+                .map(|report| report.result);
             so_far.render(running.as_ref(), by)
         }),
-        to,
+        output,
     );
+    live
 }
 
 /// The command has written its own results (to its output file): the bound has nothing to add.

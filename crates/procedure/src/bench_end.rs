@@ -28,21 +28,46 @@ pub fn warmup_ending(outcome: &BenchOutcome) -> Option<Ending> {
     })
 }
 
-/// Where the "wrote the report" line goes: stdout with the text, stderr when stdout holds
-/// only the JSON.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReportLine {
-    Stdout(String),
-    Stderr(String),
+/// What `bench` puts out once the suite is done: on stdout the JSON (`--json`) or the table
+/// followed by the report's line; then the ending, which says the report's line on stderr when
+/// stdout holds only the JSON. A warm-up cut short puts out nothing.
+#[derive(Debug)]
+pub struct BenchEnd {
+    pub stdout: Option<String>,
+    pub ending: Ending,
 }
 
-/// The line for the report written to `path` (None without one).
-pub fn report_line(json: &JsonDestination, path: Option<&Path>) -> Option<ReportLine> {
-    let path = path?;
-    Some(if json.stdout {
-        ReportLine::Stderr(format!("iofit: wrote the report {}", path.display()))
+/// The end of the suite's `outcome`, its JSON going where `json` says and the report written
+/// to `report` (if asked for).
+pub fn bench_end(
+    outcome: &BenchOutcome,
+    json: &JsonDestination,
+    report: Option<&Path>,
+) -> Result<BenchEnd, ProcedureError> {
+    if let Some(ending) = warmup_ending(outcome) {
+        return Ok(BenchEnd {
+            stdout: None,
+            ending,
+        });
+    }
+    let mut ending = Ending::quiet(suite_exit(outcome));
+    let wrote = report.map(|path| format!("wrote the report {}", path.display()));
+    let stdout = if json.stdout {
+        ending.notes.extend(wrote);
+        let text = serde_json::to_string_pretty(&outcome.json)
+            .map_err(|e| ProcedureError::Internal(format!("the suite's JSON: {e}")))?;
+        format!("{text}\n")
     } else {
-        ReportLine::Stdout(format!("wrote the report {}", path.display()))
+        let mut text = crate::bench::render_text(outcome);
+        if let Some(line) = wrote {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
+    };
+    Ok(BenchEnd {
+        stdout: Some(stdout),
+        ending,
     })
 }
 
@@ -109,24 +134,35 @@ mod tests {
 
     #[test]
     fn the_report_line_leaves_a_json_stdout_alone() {
+        use crate::bench::Status;
         let to_stdout = JsonDestination {
             stdout: true,
             file: None,
             deprecated: false,
         };
         let path = PathBuf::from("r.html");
+        let done = outcome(Status::Complete, true);
+        let json = bench_end(&done, &to_stdout, Some(&path)).unwrap();
+        let printed: serde_json::Value =
+            serde_json::from_str(json.stdout.as_deref().unwrap()).unwrap();
+        assert_eq!(printed["suite"], "azure-premium");
         assert_eq!(
-            report_line(&to_stdout, Some(&path)),
-            Some(ReportLine::Stderr("iofit: wrote the report r.html".into()))
+            json.ending,
+            Ending::with(Exit::Success, "wrote the report r.html")
         );
         let text = JsonDestination {
             stdout: false,
             ..to_stdout
         };
-        assert_eq!(
-            report_line(&text, Some(&path)),
-            Some(ReportLine::Stdout("wrote the report r.html".into()))
-        );
-        assert_eq!(report_line(&text, None), None);
+        let table = bench_end(&done, &text, Some(&path)).unwrap();
+        let stdout = table.stdout.unwrap();
+        assert!(stdout.starts_with(&crate::bench::render_text(&done)));
+        assert!(stdout.ends_with("\nwrote the report r.html\n"), "{stdout}");
+        assert_eq!(table.ending, Ending::quiet(Exit::Success));
+        let without = bench_end(&done, &text, None).unwrap();
+        assert_eq!(without.stdout.unwrap(), crate::bench::render_text(&done));
+        let cut = bench_end(&outcome(Status::Interrupted, false), &text, Some(&path)).unwrap();
+        assert!(cut.stdout.is_none());
+        assert_eq!(cut.ending.exit, Exit::Interrupted);
     }
 }

@@ -40,8 +40,9 @@ pub struct CatalogFileFlags {
 }
 
 impl CatalogFileFlags {
-    /// Whether any flag that only `catalog import`/`fetch` takes was given (the listings
-    /// refuse them rather than ignore them).
+    /// Whether any flag that names what to import or where to write it was given (`--skus`,
+    /// `--prices`, `--region`, `-o`, `--cloud`, the AWS and Google Cloud inputs): the
+    /// listings refuse them ([`crate::catalog_list::check_import_flags`]).
     pub fn any_given(&self) -> bool {
         !self.skus.is_empty()
             || !self.aws_instance_types.is_empty()
@@ -163,4 +164,58 @@ fn gcp_prices_if_asked(
         date: date.to_string(),
     })?;
     Ok(Some(outcome.summary()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn import_flags_are_seen_one_by_one_and_the_others_are_not() {
+        assert!(!CatalogFileFlags::default().any_given());
+        let quiet = CatalogFileFlags {
+            fetch: true,
+            table_id: Some("t".into()),
+            allow_overwrite: true,
+            currency: Some("EUR".into()),
+            api: Some("http://localhost".into()),
+            ..CatalogFileFlags::default()
+        };
+        assert!(!quiet.any_given(), "flags the listings ignore");
+        let given = [
+            CatalogFileFlags {
+                skus: vec![PathBuf::from("s.json")],
+                ..CatalogFileFlags::default()
+            },
+            CatalogFileFlags {
+                aws_prices: Some(PathBuf::from("index.json")),
+                ..CatalogFileFlags::default()
+            },
+            CatalogFileFlags {
+                cloud: Some(CloudChoice::All),
+                ..CatalogFileFlags::default()
+            },
+            CatalogFileFlags {
+                gcp_machine_types: vec![PathBuf::from("m.json")],
+                ..CatalogFileFlags::default()
+            },
+            CatalogFileFlags {
+                region: Some("eastus".into()),
+                ..CatalogFileFlags::default()
+            },
+            CatalogFileFlags {
+                output: Some(PathBuf::from("c.toml")),
+                ..CatalogFileFlags::default()
+            },
+            CatalogFileFlags {
+                gcp_prices: vec![PathBuf::from("skus.json")],
+                ..CatalogFileFlags::default()
+            },
+            CatalogFileFlags {
+                api_key_file: Some(PathBuf::from("key")),
+                ..CatalogFileFlags::default()
+            },
+        ];
+        assert!(given.iter().all(CatalogFileFlags::any_given));
+    }
 }

@@ -51,6 +51,16 @@ impl Ending {
         }
     }
 
+    /// Exit 0 when the outcome `succeeded` (designs found, requirements met), 1 otherwise;
+    /// nothing to say.
+    pub fn passed(succeeded: bool) -> Self {
+        Ending::quiet(if succeeded {
+            Exit::Success
+        } else {
+            Exit::Failed
+        })
+    }
+
     /// Ends with `exit` after one line.
     pub fn with(exit: Exit, note: impl Into<String>) -> Self {
         Ending {
@@ -75,5 +85,7 @@ mod tests {
         let ending = Ending::with(Exit::Failed, "why");
         assert_eq!(ending.notes, vec!["why".to_string()]);
         assert!(Ending::quiet(Exit::Success).notes.is_empty());
+        assert_eq!(Ending::passed(true), Ending::quiet(Exit::Success));
+        assert_eq!(Ending::passed(false), Ending::quiet(Exit::Failed));
     }
 }

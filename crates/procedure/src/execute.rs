@@ -45,6 +45,12 @@ impl EngineExecutor {
         }
     }
 
+    /// Real IO on the jobs' engines, with a stop flag nothing sets: for the commands that do
+    /// not arm a stop (the demo, thread sizing), which a signal ends at once.
+    pub fn without_stop(allow_overwrite: bool) -> Self {
+        Self::new(allow_overwrite, Arc::new(AtomicBool::new(false)))
+    }
+
     /// No IO and deterministic time: the null engine, each clock reading `step_ns` later.
     pub fn null_with_fake_clock(step_ns: u64) -> Self {
         EngineExecutor {
@@ -125,5 +131,19 @@ pub fn first_job_error(result: &RunResult, label: &str) -> Result<(), ProcedureE
             message: job.error.clone().unwrap_or_default(),
         }),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn an_executor_without_stop_runs_real_engines_and_is_never_stopped() {
+        let executor = EngineExecutor::without_stop(true);
+        assert!(executor.options.allow_overwrite && executor.engine.is_none());
+        assert!(!executor.options.stop.load(Ordering::SeqCst));
+        assert!(!EngineExecutor::without_stop(false).options.allow_overwrite);
     }
 }

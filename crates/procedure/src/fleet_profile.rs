@@ -5,6 +5,7 @@
 
 use crate::ProcedureError;
 use iofit_profile::{ParseOptions, SizingOptions};
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
 
 type Result<T> = std::result::Result<T, ProcedureError>;
@@ -56,6 +57,21 @@ impl FleetProfileOutcome {
             self.out.display()
         )
     }
+
+    /// What is said on stderr of each server skipped, before the summary.
+    pub fn skipped_notes(&self) -> Vec<String> {
+        skipped_notes(self.skipped.iter().map(|(server, why)| (server, why)))
+    }
+}
+
+/// `skipped server SERVER: WHY` for each server a fleet command skipped.
+pub fn skipped_notes<S: Display, W: Display>(
+    skipped: impl IntoIterator<Item = (S, W)>,
+) -> Vec<String> {
+    skipped
+        .into_iter()
+        .map(|(server, why)| format!("skipped server {server}: {why}"))
+        .collect()
 }
 
 /// Profiles the fleet: `start` is told how many servers there are, `done` is called once
@@ -127,6 +143,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_skipped_server_is_named_with_why() {
+        let notes = skipped_notes([("web03", "no samples"), ("db02", "unreadable")]);
+        assert_eq!(
+            notes,
+            vec![
+                "skipped server web03: no samples".to_string(),
+                "skipped server db02: unreadable".to_string()
+            ]
+        );
+    }
+
+    #[test]
     fn a_fleet_with_skipped_servers_ends_failed_and_counts_them() {
         use crate::ending::Exit;
         assert_eq!(fleet_ending(3, 0).unwrap().exit, Exit::Success);
@@ -181,6 +209,9 @@ mod tests {
         assert_eq!(ticks.load(Ordering::SeqCst), 3);
         assert_eq!(outcome.skipped.len(), 1);
         assert_eq!(outcome.skipped[0].0, "web03");
+        let notes = outcome.skipped_notes();
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].starts_with("skipped server web03: "), "{notes:?}");
         assert!(outcome
             .summary()
             .starts_with("profiled 2 of 3 servers (3 capture files) into "));

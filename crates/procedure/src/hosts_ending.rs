@@ -5,7 +5,8 @@
 
 use crate::ending::{Ending, Exit};
 use crate::hosts::SLURM_HOSTS;
-use crate::hosts::{fio_jobs_for, html_report, render_fio, HostRunner, HostsStatus, Reach};
+use crate::hosts::{fio_host_specs, fio_jobs_for, html_report, render_fio};
+use crate::hosts::{HostRunner, HostsStatus, Reach};
 use crate::run_request::{describe_job, Inputs, RunRequest};
 use crate::ProcedureError;
 use iofit_remote::worker::WorkerLimits;
@@ -88,6 +89,34 @@ pub fn run_fio_hosts(
         status: HostsStatus::of(&run),
         run,
     })
+}
+
+/// `iofit run --hosts H`: every host's fio jobs (`${HOST}` its name, the request's overrides
+/// applied) through `runner`; `arm` is handed the run's stop flag once every host's jobs are
+/// read, before any host is reached. The results are written to `--output` (whole or not at
+/// all) when it is given; else they are the binary's to print.
+pub fn fio_on_hosts(
+    request: &RunRequest,
+    hosts: &str,
+    inputs: &Inputs,
+    reach: &Reach,
+    runner: &mut dyn HostRunner,
+    arm: &dyn Fn(Arc<AtomicBool>),
+) -> Result<FioHostsRun, ProcedureError> {
+    let overrides = request.overrides(&inputs.fio_args);
+    let specs = fio_host_specs(
+        hosts,
+        &inputs.files,
+        &overrides,
+        request.ignore_unknown,
+        reach,
+    )?;
+    arm(Arc::clone(&reach.stop));
+    let ran = run_fio_hosts(specs, request.output_format.machine_readable(), runner)?;
+    if let Some(path) = &request.output {
+        iofit_safefs::atomic::write_atomic(path, ran.text.as_bytes())?;
+    }
+    Ok(ran)
 }
 
 /// The HTML report of a multi-host run: the hosts table and IOPS per host over time.

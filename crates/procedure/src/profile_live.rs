@@ -23,6 +23,16 @@ pub struct LiveCapture {
     pub cut_short: Option<String>,
 }
 
+impl LiveCapture {
+    /// A capture read whole from files (nothing cut it short).
+    pub fn whole(capture: Capture) -> Self {
+        LiveCapture {
+            capture,
+            cut_short: None,
+        }
+    }
+}
+
 /// `--live DURATION [--interval T] [--proc-root DIR]` as read: what to sample, how long, how
 /// often (1 s unless given).
 #[derive(Clone, Debug, PartialEq)]
@@ -53,6 +63,21 @@ impl LiveSampling {
         })
     }
 
+    /// [`sample_live`] as these flags say.
+    pub fn sample(
+        &self,
+        stop: &AtomicBool,
+        countdown: &mut dyn FnMut(u64, u32),
+    ) -> Result<Option<LiveCapture>> {
+        sample_live(
+            &self.root,
+            self.duration_s,
+            self.interval_s,
+            stop,
+            countdown,
+        )
+    }
+
     /// The line said before sampling starts.
     pub fn start_line(&self) -> String {
         format!(
@@ -74,6 +99,14 @@ pub fn profile_ending(cut_short: Option<&str>) -> Ending {
         ),
         None => Ending::quiet(Exit::Success),
     }
+}
+
+/// How `profile --live` ends when the stop came before two samples: 130, nothing sized.
+pub fn nothing_sampled() -> Ending {
+    Ending::with(
+        Exit::Interrupted,
+        "stopped before two samples: nothing to size, no file written",
+    )
 }
 
 /// Refuses an interval longer than the duration, or more samples than a capture holds.
@@ -213,6 +246,8 @@ mod tests {
         // Three snapshots (0, 0.1, 0.2 s) make two intervals.
         assert_eq!(live.capture.reports(), 2);
         assert_eq!(shown.first(), Some(&(1, 0)));
+        let whole = LiveCapture::whole(live.capture.clone());
+        assert!(whole.cut_short.is_none() && whole.capture.reports() == 2);
     }
 
     #[test]
@@ -220,9 +255,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fake_proc(dir.path(), 1000);
         let stopped = AtomicBool::new(true);
-        assert!(sample_live(dir.path(), 5.0, 1.0, &stopped, &mut |_, _| {})
-            .unwrap()
-            .is_none());
+        let sampling = LiveSampling::from_flags("5", Some("1"), Some(dir.path())).unwrap();
+        assert!(sampling.sample(&stopped, &mut |_, _| {}).unwrap().is_none());
+        let ending = nothing_sampled();
+        assert_eq!(ending.exit, Exit::Interrupted);
+        assert_eq!(
+            ending.notes,
+            vec!["stopped before two samples: nothing to size, no file written".to_string()]
+        );
     }
 
     #[test]

@@ -124,7 +124,12 @@ const VALUED_OWN_FLAGS: &[&str] = &[
 impl RunRequest {
     /// Splits the arguments after the first job file or fio option (clap passes them through):
     /// iofit's own flags set this request; the rest are job files and fio options.
-    pub fn take_rest(&mut self, rest: Vec<String>) -> Result<Inputs, ProcedureError> {
+    /// fio has no `--json`: the first one among them is iofit's own (JSON results).
+    pub fn take_rest(&mut self, mut rest: Vec<String>) -> Result<Inputs, ProcedureError> {
+        if let Some(at) = rest.iter().position(|a| a == "--json") {
+            rest.remove(at);
+            self.output_format = OutputFormat::Json;
+        }
         let mut inputs = Inputs::default();
         let mut index = 0;
         while index < rest.len() {
@@ -229,6 +234,14 @@ impl RunRequest {
         out.extend(overrides_from(fio_args));
         out
     }
+}
+
+/// `--output-format`: normal, json, json+, terse, or several joined by commas
+/// (`normal,terse`), as fio takes it.
+pub fn output_format_flag(text: &str) -> Result<OutputFormat, ProcedureError> {
+    OutputFormat::parse(text).ok_or_else(|| {
+        bad(format!("'{text}' is not an output format; use normal, json, json+ or terse, or several joined by commas (normal,terse)"))
+    })
 }
 
 /// fio's `--status-interval=T`: seconds unless a unit is given (fio reads it so), at least 1 ms.

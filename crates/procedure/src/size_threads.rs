@@ -34,6 +34,42 @@ pub struct SizeThreadsOptions {
     pub max_threads: u32,
 }
 
+/// `size-threads`' flags as written; [`SizeThreadsFlags::options`] reads the workload's
+/// `--rw`, `--bs` and `--size` as fio reads them.
+#[derive(Clone, Debug, Default)]
+pub struct SizeThreadsFlags {
+    pub target_iops: f64,
+    pub target: PathBuf,
+    pub rw: String,
+    pub bs: String,
+    pub rwmixread: f64,
+    pub size: String,
+    pub duration_s: f64,
+    pub buffered: bool,
+    pub max_threads: u32,
+}
+
+impl SizeThreadsFlags {
+    /// The options, each bad value naming its flag (exit 2).
+    pub fn options(&self) -> Result<SizeThreadsOptions, ProcedureError> {
+        let bad = ProcedureError::bad_input;
+        let bytes = |flag: &str, text: &str| {
+            Bytes::parse(text).map_err(|e| bad(format!("{flag} {text}: {e}")))
+        };
+        Ok(SizeThreadsOptions {
+            target_iops: self.target_iops,
+            target: self.target.clone(),
+            rw: RwMode::parse(&self.rw).map_err(|e| bad(format!("--rw {e}")))?,
+            io_size: bytes("--bs", &self.bs)?,
+            rwmix_read_pct: self.rwmixread,
+            file_size: bytes("--size", &self.size)?,
+            duration_s: self.duration_s,
+            buffered: self.buffered,
+            max_threads: self.max_threads,
+        })
+    }
+}
+
 /// The largest IO rate worth sizing for (10^9 IO/s is beyond any storage there is).
 pub const MAX_TARGET_IOPS: f64 = 1e9;
 /// The longest measurement: a day.
@@ -246,6 +282,58 @@ fn run_one(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flags_read_the_workload_as_fio_does_and_name_a_bad_one() {
+        let flags = SizeThreadsFlags {
+            target_iops: 2_000.0,
+            target: PathBuf::from("/tmp"),
+            rw: "randrw".into(),
+            bs: "8k".into(),
+            rwmixread: 70.0,
+            size: "64m".into(),
+            duration_s: 5.0,
+            buffered: true,
+            max_threads: 256,
+        };
+        let options = flags.options().unwrap();
+        assert_eq!(options.rw, RwMode::RandRw);
+        assert_eq!(
+            (options.io_size, options.file_size),
+            (Bytes::kib(8), Bytes::mib(64))
+        );
+        assert_eq!((options.rwmix_read_pct, options.max_threads), (70.0, 256));
+        assert!(options.buffered);
+        for (bad, flag) in [
+            (
+                SizeThreadsFlags {
+                    rw: "sideways".into(),
+                    ..flags.clone()
+                },
+                "--rw ",
+            ),
+            (
+                SizeThreadsFlags {
+                    bs: "8q".into(),
+                    ..flags.clone()
+                },
+                "--bs 8q: ",
+            ),
+            (
+                SizeThreadsFlags {
+                    size: "big".into(),
+                    ..flags.clone()
+                },
+                "--size big: ",
+            ),
+        ] {
+            let error = bad.options().unwrap_err();
+            assert!(
+                error.is_bad_input() && error.to_string().starts_with(flag),
+                "{error}"
+            );
+        }
+    }
     use crate::execute::EngineExecutor;
     use crate::observer::Quiet;
 

@@ -18,8 +18,9 @@ pub struct SlurmScriptRequest {
     /// Slurm's time limit (`MM`, `MM:SS`, `HH:MM:SS`, `D-HH`, `D-HH:MM`, `D-HH:MM:SS`).
     pub time: String,
     pub tasks_per_node: u32,
-    /// The iofit the nodes run (absolute; the allocation's nodes share the file system).
-    pub iofit: PathBuf,
+    /// The iofit the nodes run (absolute; the allocation's nodes share the file system);
+    /// None: this process's own binary.
+    pub iofit: Option<PathBuf>,
 }
 
 fn bad(message: impl Into<String>) -> ProcedureError {
@@ -30,6 +31,14 @@ fn bad(message: impl Into<String>) -> ProcedureError {
 /// that it runs from any directory; results go to `iofit-JOBID.json` and `.html` in the
 /// directory sbatch was started from.
 pub fn slurm_script(request: &SlurmScriptRequest) -> Result<String, ProcedureError> {
+    let iofit = match &request.iofit {
+        Some(path) => path.clone(),
+        None => std::env::current_exe().map_err(|e| {
+            ProcedureError::Internal(format!(
+                "cannot find this binary's path ({e}); give --iofit"
+            ))
+        })?,
+    };
     let file = std::fs::canonicalize(&request.file).map_err(|e| {
         bad(format!(
             "{}: cannot read the job file ({e}); check the path",
@@ -87,7 +96,7 @@ pub fn slurm_script(request: &SlurmScriptRequest) -> Result<String, ProcedureErr
          {file}\n",
         tpn = request.tasks_per_node,
         time = request.time,
-        iofit = shell_word(&request.iofit),
+        iofit = shell_word(&iofit),
         file = shell_word(&file),
     ))
 }
@@ -166,7 +175,7 @@ mod tests {
             nodes: None,
             time: "30".into(),
             tasks_per_node: 1,
-            iofit: "/usr/local/bin/iofit".into(),
+            iofit: Some("/usr/local/bin/iofit".into()),
         })
         .unwrap();
         assert!(script.contains("#SBATCH --nodes=3\n"), "{script}");
@@ -177,5 +186,17 @@ mod tests {
             "{script}"
         );
         assert!(script.contains("run --hosts slurm --output-format=json"));
+        assert!(script.contains("/usr/local/bin/iofit "), "{script}");
+        // Without --iofit the nodes run this binary (the test's own, here).
+        let own = slurm_script(&SlurmScriptRequest {
+            file,
+            nodes: Some(1),
+            time: "30".into(),
+            tasks_per_node: 1,
+            iofit: None,
+        })
+        .unwrap();
+        let exe = std::env::current_exe().unwrap();
+        assert!(own.contains(&exe.display().to_string()), "{own}");
     }
 }

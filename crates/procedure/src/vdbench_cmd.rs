@@ -4,6 +4,7 @@
 //! a file's runs end (exit status and notes).
 
 use crate::ending::{Ending, Exit};
+use crate::hosts::Reach;
 use crate::run_request::duration_flag;
 use crate::vdbench::{adjust, check_file, vdbench_header, VdbenchOptions, VdbenchOutcome};
 use crate::ProcedureError;
@@ -11,6 +12,7 @@ use iofit_jobfile::vdbench::{is_local_host, leaf_dirs, parse_file_with, FsRun, I
 use iofit_jobfile::vdbench::{ParamFile, Run};
 use iofit_report::vdbench_summary::{starting_line, RunHeader};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The runs of a file whose `hd=` lines name other machines (None: a one-machine file).
 /// Under `--hosts slurm` (`slurm`) every hd= runs on an allocated node, local names or not.
@@ -168,6 +170,22 @@ pub struct VdbenchCliRequest {
     pub validate: bool,
     pub substitutions: Vec<String>,
     pub allow_overwrite: bool,
+    /// `--remote-iofit`, `--ssh-config`: how the hosts of `hd=` lines are reached.
+    pub remote_iofit: Option<String>,
+    pub ssh_config: Option<PathBuf>,
+}
+
+impl VdbenchCliRequest {
+    /// How the file's hosts are reached (over ssh), stopped by the runs' own stop flag.
+    pub fn reach(&self, options: &VdbenchOptions) -> Reach {
+        Reach {
+            remote_iofit: self.remote_iofit.clone(),
+            ssh_config: self.ssh_config.clone(),
+            allow_overwrite: self.allow_overwrite,
+            stop: Arc::clone(&options.stop),
+            slurm_tasks_per_node: None,
+        }
+    }
 }
 
 fn seconds(

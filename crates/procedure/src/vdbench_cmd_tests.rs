@@ -161,6 +161,17 @@ fn vdbench_flags_become_the_options() {
     assert_eq!(options.interval, None);
     assert!(options.validate);
     assert_eq!(options.output_dir, Some(PathBuf::from("out")));
+    let hosts = VdbenchCliRequest {
+        remote_iofit: Some("/opt/iofit".into()),
+        ssh_config: Some(PathBuf::from("ssh.conf")),
+        allow_overwrite: true,
+        ..request.clone()
+    };
+    let reach = hosts.reach(&options);
+    assert!(std::sync::Arc::ptr_eq(&reach.stop, &options.stop));
+    assert_eq!(reach.remote_iofit.as_deref(), Some("/opt/iofit"));
+    assert_eq!(reach.ssh_config, Some(PathBuf::from("ssh.conf")));
+    assert!(reach.allow_overwrite && reach.slurm_tasks_per_node.is_none());
     let word = VdbenchCliRequest {
         substitutions: vec!["threads".into()],
         ..request

@@ -317,3 +317,61 @@ fn validate_verdicts_of_the_hosts_are_summed_once_and_named_by_host() {
     };
     assert_eq!(HostsStatus::of(&clean).data_errors, 0);
 }
+
+#[test]
+fn fio_jobs_on_hosts_run_each_hosts_own_jobs_after_the_stop_is_armed() {
+    use iofit_procedure::hosts_ending::fio_on_hosts;
+    use iofit_procedure::run_request::{OutputFormat, RunRequest};
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job.fio");
+    let data = dir.path().join("${HOST}.dat");
+    std::fs::write(
+        &job,
+        format!(
+            "[a]\nrw=read\nbs=4k\nsize=64k\nfilename={}\n",
+            data.display()
+        ),
+    )
+    .unwrap();
+    let mut request = RunRequest {
+        output_format: OutputFormat::Json,
+        ..RunRequest::default()
+    };
+    let inputs = request
+        .take_rest(vec![job.display().to_string(), "--size=32k".into()])
+        .unwrap();
+    let reach = reach();
+    let armed = std::cell::Cell::new(false);
+    let mut runner = LocalRunner {
+        lose: None,
+        calls: 0,
+    };
+    let ran = fio_on_hosts(&request, "h1,h2", &inputs, &reach, &mut runner, &|stop| {
+        assert!(Arc::ptr_eq(&stop, &reach.stop));
+        armed.set(true);
+    })
+    .unwrap();
+    assert!(armed.get() && runner.calls == 1);
+    assert_eq!(ran.run.hosts.len(), 2);
+    // The override reached every host: 32 KiB read per host, 64 KiB together.
+    for host in &ran.run.hosts {
+        let result = host.result.as_ref().unwrap();
+        assert_eq!(result.jobs[0].read.io_bytes, 32 << 10, "{}", host.name);
+    }
+    assert_eq!(
+        ran.run
+            .combined
+            .jobs
+            .iter()
+            .map(|j| j.read.io_bytes)
+            .sum::<u64>(),
+        64 << 10
+    );
+    let json: serde_json::Value = serde_json::from_str(&ran.text).unwrap();
+    assert!(json.is_object(), "{}", ran.text);
+    // With --output the results are written there, whole.
+    let output = dir.path().join("results.json");
+    request.output = Some(output.clone());
+    let ran = fio_on_hosts(&request, "h1,h2", &inputs, &reach, &mut runner, &|_| {}).unwrap();
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), ran.text);
+}

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// The goal for `cmd/` besides the clap definitions.
 const GOAL_LINES: usize = 1_000;
 /// The count today; lower it as procedures leave `cmd/`, never raise it.
-const CEILING_LINES: usize = 1_277;
+const CEILING_LINES: usize = 990;
 
 const CLAP_DERIVES: &[&str] = &["Parser", "Args", "Subcommand", "ValueEnum"];
 
@@ -160,7 +160,8 @@ fn cmd_holds_no_more_than_its_ceiling_besides_clap() {
         listing.join("\n")
     );
     eprintln!(
-        "cmd/: {total} lines besides clap (ceiling {CEILING_LINES}, goal under {GOAL_LINES})"
+        "cmd/: {total} lines besides clap (ceiling {CEILING_LINES}, goal under {GOAL_LINES}):\n{}",
+        listing.join("\n")
     );
 }
 

@@ -4,11 +4,8 @@
 
 use crate::observe::CliObserver;
 use iofit_catalog::{EDITIONS, EDITION_SEED};
-use iofit_engine::LiveResults;
 use iofit_procedure::bench::{self, BenchOptions};
-use iofit_procedure::bench_end::{
-    report_line, size_flag, suite_exit, warmup_ending, ReportLine, JSON_FILE_DEPRECATED,
-};
+use iofit_procedure::bench_end::{bench_end, size_flag, JSON_FILE_DEPRECATED};
 use iofit_procedure::execute::EngineExecutor;
 use iofit_procedure::so_far::SoFar;
 use std::path::PathBuf;
@@ -93,7 +90,7 @@ pub struct Args {
 const JSON_TO_STDOUT: &str = "-";
 
 /// `--json` alone prints JSON on stdout; `--json FILE` is the deprecated spelling of
-/// `--output FILE`. Returns (print JSON on stdout, the JSON file).
+/// `--output FILE`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let Suite::AzurePremium = args.suite;
     let json =
@@ -101,7 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if json.deprecated {
         eprintln!("iofit: {JSON_FILE_DEPRECATED}");
     }
-    let (json_stdout, json_file) = (json.stdout, json.file.clone());
+    let so_far = Arc::new(SoFar::default());
     let options = BenchOptions {
         nocache: args.nocache,
         readcache: args.readcache,
@@ -115,46 +112,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         workers: args.workers,
         iodepth: args.iodepth,
         skip_warmup: args.skip_warmup,
-        json: json_file.clone(),
+        json: json.file.clone(),
         report: args.report,
         allow_overwrite: args.allow_overwrite,
-        so_far: Some(Arc::new(SoFar::default())),
-        so_far_as_json: json_stdout || json_file.is_some(),
+        so_far: Some(Arc::clone(&so_far)),
+        so_far_as_json: json.stdout || json.file.is_some(),
     };
     options.validate()?;
     let stop = Arc::new(AtomicBool::new(false));
-    super::run::install_ctrl_c(Arc::clone(&stop));
+    super::install_ctrl_c(Arc::clone(&stop));
     let mut executor = EngineExecutor::new(args.allow_overwrite, stop);
-    let live = Arc::new(LiveResults::default());
-    executor.options.live = Some(Arc::clone(&live));
-    if let Some(so_far) = options.so_far.clone() {
-        // Should the stop bound end the process before the suite has put out its results, it
-        // prints (or writes to --output) the rows so far and what the running benchmark had
-        // measured.
-        crate::stop::set_last_word_so_far(live, so_far, json_file.as_deref());
-    }
+    // Should the stop bound end the process before the suite has put out its results, it
+    // prints (or writes to --output) the rows so far and what the running benchmark had
+    // measured.
+    let live = crate::stop::set_last_word_so_far(Arc::clone(&so_far), json.file.as_deref());
+    executor.options.live = Some(live);
     // With --json, stdout holds only the JSON: the step lines are left out.
-    let mut observer = CliObserver::new(!json_stdout, args.quiet);
+    let mut observer = CliObserver::new(!json.stdout, args.quiet);
     let outcome = bench::run_suite(&options, &mut executor, &mut observer)?;
-    if json_file.is_some() {
+    if json.file.is_some() {
         // The results are in the output file, whole: the bound must not replace them.
         crate::stop::clear_last_word();
     }
-    if let Some(ending) = warmup_ending(&outcome) {
-        return Ok(super::end(ending));
+    let end = bench_end(&outcome, &json, options.report.as_deref())?;
+    if let Some(text) = &end.stdout {
+        super::emit(text)?;
     }
-    if json_stdout {
-        super::emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&outcome.json)?
-        ))?;
-    } else {
-        super::emit(&bench::render_text(&outcome))?;
-    }
-    match report_line(&json, options.report.as_deref()) {
-        Some(ReportLine::Stdout(line)) => println!("{line}"),
-        Some(ReportLine::Stderr(line)) => eprintln!("{line}"),
-        None => {}
-    }
-    Ok(ExitCode::from(suite_exit(&outcome).code()))
+    Ok(super::end(end.ending))
 }

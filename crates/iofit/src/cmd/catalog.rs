@@ -83,7 +83,7 @@ pub struct ImportArgs {
     /// side). `catalog fetch` reads azure's prices (the Retail Prices API), aws's (the Price
     /// List Bulk API's EC2 offer file of --region) or gcp's (the Cloud Billing Catalog API's
     /// Compute Engine SKUs of --region) [default: azure].
-    #[arg(long, value_parser = super::plan::parse_cloud)]
+    #[arg(long)]
     pub cloud: Option<iofit_procedure::plan_clouds::CloudChoice>,
     /// `gcloud compute machine-types list --format=json` output: writes a Google Cloud catalog
     /// file (for `plan`/`predict --cloud gcp --catalog FILE`) instead of an Azure one; repeatable.
@@ -114,15 +114,16 @@ pub struct ImportArgs {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let writes = matches!(args.listing, Listing::Import | Listing::Fetch);
     let flags = file_flags(args.import, args.listing == Listing::Fetch);
-    check_import_flags(flags.any_given(), writes)?;
+    let import_or_fetch = matches!(args.listing, Listing::Import | Listing::Fetch);
+    check_import_flags(flags.any_given(), import_or_fetch)?;
     let kind = match args.listing {
         Listing::Vms => ListingKind::Vms,
         Listing::Disks => ListingKind::Disks,
         Listing::Netapp => ListingKind::Netapp,
         Listing::Tables => ListingKind::Tables,
         Listing::Import | Listing::Fetch => {
+            // The catalog file written whole, and what it holds.
             crate::cmd::emit(&write_catalog_file(flags, unix_seconds_now())?)?;
             return Ok(ExitCode::SUCCESS);
         }
@@ -138,7 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The flags of `iofit catalog import` and `catalog fetch`, for the procedure.
+/// The flags of `iofit catalog import` and `catalog fetch` as the procedure takes them.
 fn file_flags(args: ImportArgs, fetch: bool) -> CatalogFileFlags {
     CatalogFileFlags {
         fetch,

@@ -11,8 +11,6 @@ use iofit_procedure::demo::{self, DemoOptions, DemoRequest, DemoRunOptions};
 use iofit_procedure::execute::EngineExecutor;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -77,7 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         report: args.report,
         allow_overwrite: args.allow_overwrite,
     };
-    let mut executor = EngineExecutor::new(false, Arc::new(AtomicBool::new(false)));
+    let mut executor = EngineExecutor::without_stop(false);
     // The run's start goes to stderr (stdout holds the steps, or only JSON).
     let mut observer = CliObserver::new(!args.json, true);
     let outcome = demo::run_demo_to(&request, &mut executor, &mut observer, &UringEngine::probe)?;

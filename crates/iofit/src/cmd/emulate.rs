@@ -2,8 +2,8 @@
 
 use super::shared::CatalogArgs;
 use iofit_emulate::journal::STATE_DIR;
-use iofit_emulate::session::{self, Observer, Second};
-use iofit_emulate::volume::PreparedVolume;
+use iofit_emulate::session;
+use iofit_procedure::emulate_lines::EmulateLines;
 use iofit_procedure::emulate_request::{self as emulate, EmulateRequest};
 use iofit_procedure::ProcedureError;
 use iofit_report::emulate_text;
@@ -141,10 +141,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Every press only asks to stop: the command is ended and everything made is removed.
     crate::stop::arm(stop.clone(), crate::stop::Armed::Cleanup);
     let labels = options.limits.volumes.iter().map(|v| v.label.clone());
-    let mut printer = Printer {
-        quiet,
-        labels: labels.collect(),
-    };
+    let mut printer = EmulateLines::new(quiet, labels.collect(), |line: &str| eprintln!("{line}"));
     // Everything emulate says goes to stderr: the command's stdout is its own (a fio JSON
     // document piped to a file stays a JSON document).
     eprint!("{}", emulate_text::header(&options.limits));
@@ -152,27 +149,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     emulate::write_outputs(&request, &options.limits, &outcome)?;
     eprint!("{}", emulate_text::summary(&outcome));
     Ok(ExitCode::from(emulate::ending(&outcome).code()))
-}
-
-struct Printer {
-    quiet: bool,
-    labels: Vec<String>,
-}
-
-impl Observer for Printer {
-    fn ready(&mut self, volumes: &[PreparedVolume]) {
-        if self.quiet {
-            return;
-        }
-        for volume in volumes {
-            let kind = if volume.scratch { "scratch" } else { "mapped" };
-            eprintln!("  {} -> {} ({kind})", volume.label, volume.path.display());
-        }
-    }
-
-    fn second(&mut self, second: &Second) {
-        if !self.quiet {
-            eprintln!("{}", emulate::second_line(&self.labels, second));
-        }
-    }
 }

@@ -5,13 +5,11 @@ pub mod catalog;
 pub mod compare;
 pub mod demo;
 pub mod emulate;
-pub(crate) mod files;
 pub mod fleet;
 pub mod plan;
-pub(crate) mod plan_clouds;
 pub mod predict;
-pub(crate) mod predict_clouds;
 pub mod profile;
+pub(crate) mod progress;
 pub mod remote;
 pub mod run;
 pub(crate) mod shared;
@@ -19,15 +17,6 @@ pub mod size_threads;
 pub mod slurm_script;
 pub mod vdbench;
 pub mod vdbench_cli;
-pub mod vdbench_hosts;
-
-/// Results to `path` (whole or not at all) or, without one, to stdout.
-pub(crate) fn write_or_print(path: Option<&std::path::Path>, text: &str) -> anyhow::Result<()> {
-    match path {
-        Some(path) => files::write_output(path, text.as_bytes()),
-        None => emit(text),
-    }
-}
 
 /// Writes a command's output to stdout. A closed pipe (`iofit plan | head`) ends the output
 /// quietly instead of panicking the way `print!` does.
@@ -61,11 +50,7 @@ pub(crate) fn print_json_or_text<J: serde::Serialize>(
 
 /// Exit 0 when the outcome `succeeded` (designs found, requirements met), 1 otherwise.
 pub(crate) fn exit_for(succeeded: bool) -> std::process::ExitCode {
-    if succeeded {
-        std::process::ExitCode::SUCCESS
-    } else {
-        std::process::ExitCode::from(crate::exit::FAILED)
-    }
+    end(iofit_procedure::ending::Ending::passed(succeeded))
 }
 
 /// Says the ending's notes on stderr (each after `iofit: `) and returns its exit code.
@@ -74,9 +59,23 @@ pub(crate) fn end(ending: iofit_procedure::ending::Ending) -> std::process::Exit
     std::process::ExitCode::from(ending.exit.code())
 }
 
+/// Each line on stdout (a check's or a simulation's lines); the command succeeded.
+pub(crate) fn print_lines(lines: &[String]) -> anyhow::Result<std::process::ExitCode> {
+    for line in lines {
+        println!("{line}");
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
 /// Each note on stderr after `iofit: `.
 pub(crate) fn say(notes: &[String]) {
     for note in notes {
         eprintln!("iofit: {note}");
     }
+}
+
+/// Ctrl-C/SIGTERM set `stop` (jobs end cleanly, results cover what ran); a second signal, or
+/// the stop bound passing, ends the process at once ([`crate::stop`]).
+pub(crate) fn install_ctrl_c(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    crate::stop::arm(stop, crate::stop::Armed::Bounded);
 }

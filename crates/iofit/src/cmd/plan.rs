@@ -1,10 +1,14 @@
 //! `iofit plan`: requirements (from flags or a TOML file) + catalog -> designs ranked by cost.
 
-use super::shared::{CatalogArgs, CloudChoice, OutputArgs};
+use super::shared::{CatalogArgs, OutputArgs};
 use super::{emit, exit_for, print_json_or_text};
-use crate::exit::bad_input;
+use iofit_catalog::clouds::Cloud;
 use iofit_planner::EXAMPLE_REQUIREMENTS;
-use iofit_procedure::plan::{self, PlanRequest, RequirementsSource, VolumeFlags};
+use iofit_procedure::plan::{
+    CatalogChoice, PlanRequest, ReportRequest, RequirementsSource, VolumeFlags,
+};
+use iofit_procedure::plan_clouds::CloudChoice;
+use iofit_procedure::plan_cmd;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -14,16 +18,16 @@ use std::process::ExitCode;
 )]
 pub struct Args {
     /// IOPS the volume must sustain.
-    #[arg(long, allow_negative_numbers = true, value_parser = plain_number)]
+    #[arg(long, allow_negative_numbers = true, value_parser = plan_cmd::plain_number)]
     pub iops: Option<f64>,
     /// Throughput the volume must sustain, MB/s (1 MB = 10^6 bytes).
-    #[arg(long = "throughput-mb-s", allow_negative_numbers = true, value_parser = plain_number)]
+    #[arg(long = "throughput-mb-s", allow_negative_numbers = true, value_parser = plan_cmd::plain_number)]
     pub throughput_mb_s: Option<f64>,
     /// Highest acceptable average latency per IO, ms.
-    #[arg(long = "latency-ms", allow_negative_numbers = true, value_parser = plain_number)]
+    #[arg(long = "latency-ms", allow_negative_numbers = true, value_parser = plan_cmd::plain_number)]
     pub latency_ms: Option<f64>,
     /// Capacity the volume must hold, GiB.
-    #[arg(long = "capacity-gib", allow_negative_numbers = true, value_parser = plain_number)]
+    #[arg(long = "capacity-gib", allow_negative_numbers = true, value_parser = plan_cmd::plain_number)]
     pub capacity_gib: Option<f64>,
     /// Share of reads, 0..100.
     #[arg(
@@ -108,7 +112,7 @@ pub struct Args {
     pub capture: Vec<PathBuf>,
     /// The cloud: azure, aws, gcp, or all (plan only: the cheapest design of each side by
     /// side) [default: azure].
-    #[arg(long, default_value = "azure", value_parser = parse_cloud)]
+    #[arg(long, default_value = "azure")]
     pub cloud: CloudChoice,
     /// With --cloud aws|all: the sized peak lasts at most the instance's burst window (30
     /// minutes per 24 hours), so an instance's EBS maximum may carry it, not only its baseline.
@@ -172,20 +176,8 @@ impl VmFilterArgs {
     }
 }
 
-/// A number flag (`--iops 5000`): clap's "invalid float literal" does not say what to write.
-fn plain_number(text: &str) -> Result<f64, String> {
-    text.trim().parse::<f64>().map_err(|_| {
-        format!("write a plain number such as 5000 (no unit or suffix like k: '{text}' is not one)")
-    })
-}
-
-pub(crate) fn parse_cloud(text: &str) -> Result<CloudChoice, String> {
-    text.parse()
-        .map_err(|e: iofit_catalog::UnknownChoice| e.to_string())
-}
-
-/// The plan request the flags describe.
-pub(super) fn request(args: &Args) -> anyhow::Result<PlanRequest> {
+/// The plan request the flags describe, with `report` (none for `--fleet`).
+fn request(args: &Args, report: Option<ReportRequest>) -> anyhow::Result<PlanRequest> {
     let flags = VolumeFlags {
         iops: args.iops,
         throughput_mb_s: args.throughput_mb_s,
@@ -206,38 +198,25 @@ pub(super) fn request(args: &Args) -> anyhow::Result<PlanRequest> {
         service_latency_ms: args.service_latency_ms,
         min_headroom_pct: args.min_headroom_pct,
         busy_hours_per_month: args.busy_hours_per_month,
-        catalog: iofit_procedure::plan::CatalogChoice {
+        catalog: CatalogChoice {
             filters: args.filters.filters(),
             ..args.catalog.choice()
         },
-        report: args.output.report_request()?,
+        report,
         capture: args.capture.clone(),
     })
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if args.example_requirements {
+    if args.example_requirements && args.cloud == CloudChoice::One(Cloud::Azure) {
         emit(EXAMPLE_REQUIREMENTS)?;
         return Ok(ExitCode::SUCCESS);
     }
-    if args.burst_tolerant {
-        return Err(bad_input(
-            "--burst-tolerant is AWS's instance burst window; use it with --cloud aws or --cloud all",
-        ));
-    }
+    let (fleet, report) = (args.fleet.is_some(), args.output.report.is_some());
+    plan_cmd::check_cloud_flags(args.cloud, args.burst_tolerant, fleet, report)?;
     if let Some(dir) = &args.fleet {
-        let mut catalog = args.catalog.choice();
-        catalog.filters = args.filters.filters();
-        let request = iofit_procedure::fleet_plan::FleetPlanRequest {
-            dir: dir.clone(),
-            catalog,
-            caching: args.caching.clone(),
-            cache_hit_pct: args.cache_hit_pct,
-            service_latency_ms: args.service_latency_ms,
-            min_headroom_pct: args.min_headroom_pct,
-            busy_hours_per_month: args.busy_hours_per_month,
-            threads: crate::cmd::fleet::threads(),
-        };
+        let threads = crate::cmd::fleet::threads();
+        let request = plan_cmd::fleet_request(dir.clone(), &request(&args, None)?, threads);
         let outputs = iofit_procedure::fleet_plan::FleetOutputs {
             csv: args.fleet_csv.clone(),
             html: args.fleet_html.clone(),
@@ -245,7 +224,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         return crate::cmd::fleet::plan(&request, &outputs, args.output.json);
     }
-    let outcome = plan::plan(&request(&args)?)?;
+    let request = request(&args, args.output.report_flags().request()?)?;
+    let outcome = plan_cmd::plan_on(args.cloud, &request, args.burst_tolerant)?;
     print_json_or_text(args.output.json, || outcome.json(), || outcome.text())?;
     Ok(exit_for(outcome.found()))
 }

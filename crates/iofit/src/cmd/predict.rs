@@ -4,7 +4,8 @@
 use super::shared::{CatalogArgs, OutputArgs};
 use super::{exit_for, print_json_or_text};
 use iofit_jobfile::fio::option_names as opt;
-use iofit_procedure::predict::{self, PredictRequest, Provisioned};
+use iofit_procedure::predict::{PredictRequest, Provisioned};
+use iofit_procedure::predict_cmd::{predict_any, PredictFlags};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -124,14 +125,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             mb_s: args.provisioned_mb_s,
         },
         catalog: args.catalog.choice(),
-        report: args.output.report_request()?,
+        report: None,
     };
-    let mut outcome = predict::predict(&request)?;
-    if args.no_burst {
-        outcome.prediction.burst = None;
-    }
-    // An impossible design (too many disks for the VM, premium disks on a standard VM) fails
-    // like a missed requirement: exit 1, whatever it would deliver.
+    let flags = PredictFlags {
+        cloud: args.cloud,
+        no_burst: args.no_burst,
+        burst_tolerant: args.burst_tolerant,
+        report: args.output.report_flags(),
+    };
+    let outcome = predict_any(request, &flags)?;
     print_json_or_text(args.output.json, || outcome.json(), || outcome.text())?;
-    Ok(exit_for(outcome.fits()))
+    Ok(exit_for(outcome.passes()))
 }

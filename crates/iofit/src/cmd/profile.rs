@@ -1,16 +1,12 @@
 //! `iofit profile`: iostat / sar / sadf / PerfMon captures, or live /proc samples, into the
 //! requirements checklist and the TOML `iofit plan --requirements` reads.
 
-use super::emit;
-use crate::exit::bad_input;
-use anyhow::Context;
+use super::print_json_or_text;
 use iofit_procedure::profile_capture::{
     check_outputs, notes_of, read_captures, size_capture, ProfileOutcome, ProfileOutputs,
 };
 use iofit_procedure::profile_flags::{sizing_options, SizingFlags};
-use iofit_procedure::profile_live::{
-    check_sampling, profile_ending, sample_live, LiveCapture, LiveSampling,
-};
+use iofit_procedure::profile_live::{nothing_sampled, profile_ending, LiveCapture, LiveSampling};
 use iofit_profile::ParseOptions;
 
 use std::path::PathBuf;
@@ -94,16 +90,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let options = sizing_options(&sizing_flags(&args)).map_err(bad_input)?;
+    let options = sizing_options(&sizing_flags(&args))?;
+    let parse = ParseOptions {
+        keep_first_report: args.keep_first,
+    };
     if let Some(out) = &args.fleet_out {
         return crate::cmd::fleet::profile(&iofit_procedure::fleet_profile::FleetProfileRequest {
             inputs: &args.files,
             mapping: args.servers.as_deref(),
             out,
             allow_overwrite: args.allow_overwrite,
-            parse: &ParseOptions {
-                keep_first_report: args.keep_first,
-            },
+            parse: &parse,
             sizing: &options,
             threads: crate::cmd::fleet::threads(),
         });
@@ -116,8 +113,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     check_outputs(&outputs)?;
     // With --live, Ctrl-C ends the sampling early: `cut_short` says so in words.
-    let Some(LiveCapture { capture, cut_short }) = read_capture(&args)? else {
-        return Ok(ExitCode::from(crate::exit::INTERRUPTED));
+    let LiveCapture { capture, cut_short } = match &args.live {
+        None => LiveCapture::whole(read_captures(&args.files, &parse)?),
+        Some(duration) => {
+            let (interval, root) = (args.interval.as_deref(), args.proc_root.as_deref());
+            match sample(&LiveSampling::from_flags(duration, interval, root)?)? {
+                Some(live) => live,
+                None => return Ok(super::end(nothing_sampled())),
+            }
+        }
     };
     for note in notes_of(&capture, &options) {
         eprintln!("iofit: note: {note}");
@@ -126,50 +130,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         size_capture(&capture, cut_short.as_deref(), &options, &outputs)?;
     let ending = profile_ending(cut_short.as_deref());
     super::say(&ending.notes);
-    if args.json {
-        emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&requirements).context("rendering JSON")?
-        ))?;
-    } else {
-        emit(&text)?;
-    }
+    print_json_or_text(args.json, || &requirements, || text)?;
     Ok(ExitCode::from(ending.exit.code()))
 }
 
-/// The capture: sampled live, or read from the files. `None`: a live capture stopped before
-/// it had an interval to size.
-fn read_capture(args: &Args) -> anyhow::Result<Option<LiveCapture>> {
-    let Some(duration) = &args.live else {
-        let parse = ParseOptions {
-            keep_first_report: args.keep_first,
-        };
-        let capture = read_captures(&args.files, &parse)?;
-        return Ok(Some(LiveCapture {
-            capture,
-            cut_short: None,
-        }));
-    };
-    let sampling = LiveSampling::from_flags(
-        duration,
-        args.interval.as_deref(),
-        args.proc_root.as_deref(),
-    )?;
-    eprintln!("iofit: {}", sampling.start_line());
-    sample(&sampling)
-}
-
-/// `--live`: [`sample_live`] with Ctrl-C as its stop and a countdown on a terminal's stderr.
+/// `--live`: the sampling with Ctrl-C as its stop and a countdown on a terminal's stderr.
+/// `None`: stopped before it had an interval to size.
 fn sample(sampling: &LiveSampling) -> anyhow::Result<Option<LiveCapture>> {
     use std::io::IsTerminal;
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
-    let LiveSampling {
-        root,
-        duration_s,
-        interval_s,
-    } = sampling;
-    check_sampling(*duration_s, *interval_s)?;
+    eprintln!("iofit: {}", sampling.start_line());
     let stop = Arc::new(AtomicBool::new(false));
     crate::stop::arm(Arc::clone(&stop), crate::stop::Armed::Unbounded);
     let terminal = std::io::stderr().is_terminal();
@@ -178,12 +149,9 @@ fn sample(sampling: &LiveSampling) -> anyhow::Result<Option<LiveCapture>> {
             eprint!("\riofit: sampling, {left_s} s left, {taken} samples   ");
         }
     };
-    let live = sample_live(root, *duration_s, *interval_s, &stop, &mut countdown)?;
+    let live = sampling.sample(&stop, &mut countdown)?;
     if terminal {
         eprintln!();
-    }
-    if live.is_none() {
-        eprintln!("iofit: stopped before two samples: nothing to size, no file written");
     }
     Ok(live)
 }

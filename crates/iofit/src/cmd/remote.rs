@@ -3,10 +3,8 @@
 //! live in the `iofit-remote` crate, which hosts run what and the output in
 //! [`iofit_procedure::hosts`]; this file calls them, prints and picks the exit code.
 
-use iofit_procedure::hosts::fio_host_specs;
-use iofit_procedure::hosts_ending::{
-    hosts_ending, reach_for, run_fio_hosts, serve_worker, slurm_task, write_hosts_report, SshRunner,
-};
+use iofit_procedure::hosts_ending::{fio_on_hosts, hosts_ending, reach_for, serve_worker};
+use iofit_procedure::hosts_ending::{slurm_task, write_hosts_report, SshRunner};
 use iofit_procedure::run_request::{Inputs, RunRequest};
 use iofit_remote::worker::WorkerLimits;
 use std::path::PathBuf;
@@ -55,18 +53,12 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
 /// results.
 pub fn run_fio(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::Result<ExitCode> {
     let reach = reach_for(request);
-    let overrides = request.overrides(&inputs.fio_args);
-    let specs = fio_host_specs(
-        hosts,
-        &inputs.files,
-        &overrides,
-        request.ignore_unknown,
-        &reach,
-    )?;
-    crate::stop::arm(reach.stop.clone(), crate::stop::Armed::Unbounded);
-    let json = request.output_format.machine_readable();
-    let ran = run_fio_hosts(specs, json, &mut SshRunner { reach: &reach })?;
-    super::write_or_print(request.output.as_deref(), &ran.text)?;
+    let mut runner = SshRunner { reach: &reach };
+    let arm = |stop| crate::stop::arm(stop, crate::stop::Armed::Unbounded);
+    let ran = fio_on_hosts(request, hosts, inputs, &reach, &mut runner, &arm)?;
+    if request.output.is_none() {
+        super::emit(&ran.text)?;
+    }
     if let Some(path) = &request.report {
         write_hosts_report(path, &ran.run)?;
     }

@@ -5,31 +5,15 @@
 //! file and a rename), so Ctrl-C or a crash keeps every finished job. The first Ctrl-C stops
 //! every job cleanly and reports what was measured; a second one exits at once.
 
-use crate::stop::LastWordTo;
 use iofit_engine::{LiveResults, RunOptions};
-use iofit_model::job::JobSpec;
-use iofit_procedure::fio_run::{run_fio_jobs, FioRunOutcome};
-use iofit_procedure::hosts::Reach;
-use iofit_procedure::hosts_ending;
-use iofit_procedure::run_display::{RunDisplay, Screen};
-use iofit_procedure::run_progress::{fio_ending, status_ending, BarView};
-use iofit_procedure::run_request::{self as request, Inputs, RunRequest, VdbenchCall, What};
-use std::io::IsTerminal;
+use iofit_procedure::fio_run::run_fio_jobs;
+use iofit_procedure::run_display::RunDisplay;
+use iofit_procedure::run_flow::{choose, fio_end, last_word, RunChoice};
+use iofit_procedure::run_request::{self as request, RunRequest};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Instant;
-
-use crate::exit::INTERRUPTED;
-
-/// fio's `--output-format`: normal, json, json+, terse, or several joined by commas
-/// (`normal,terse`), as fio takes it.
-fn output_format(text: &str) -> Result<request::OutputFormat, String> {
-    request::OutputFormat::parse(text).ok_or_else(|| {
-        format!("'{text}' is not an output format; use normal, json, json+ or terse, or several joined by commas (normal,terse)")
-    })
-}
 
 /// Run fio job files, or fio-style jobs given on the command line.
 ///
@@ -74,7 +58,7 @@ pub struct Args {
     pub section: Vec<String>,
     /// Output format: normal (fio's text), json, json+ (JSON with every latency histogram's
     /// bins), terse (fio's version 3 line), or several joined by commas (normal,terse) as fio.
-    #[arg(long, value_parser = output_format, default_value = "normal")]
+    #[arg(long, value_parser = request::output_format_flag, default_value = "normal")]
     pub output_format: request::OutputFormat,
     /// Print the result as JSON on stdout. The same as --output-format=json.
     #[arg(long, conflicts_with = "output_format")]
@@ -84,7 +68,7 @@ pub struct Args {
     pub output: Option<PathBuf>,
     /// Print the full report so far every T (seconds, or with a unit: 500ms) while jobs run,
     /// in the --output-format (fio --status-interval; json prints one JSON object each time).
-    #[arg(long, value_name = "T", value_parser = parse_status_interval)]
+    #[arg(long, value_name = "T", value_parser = request::status_interval)]
     pub status_interval: Option<std::time::Duration>,
     /// For a vdbench file: also write vdbench's flatfile (flatfile.html columns) to FILE.
     #[arg(long, value_name = "FILE")]
@@ -153,7 +137,10 @@ impl Args {
             parse_only: self.parse_only,
             ignore_unknown: self.ignore_unknown,
             section: std::mem::take(&mut self.section),
-            output_format: self.output_format,
+            output_format: match self.json {
+                true => request::OutputFormat::Json,
+                false => self.output_format,
+            },
             output: self.output.take(),
             allow_overwrite: self.allow_overwrite,
             quiet: self.quiet,
@@ -172,143 +159,24 @@ impl Args {
     }
 }
 
-fn parse_status_interval(text: &str) -> Result<std::time::Duration, String> {
-    request::status_interval(text).map_err(|e| e.to_string())
-}
-
-/// The run's screen: a progress bar on a terminal's stderr (unless quiet), notes on stderr,
-/// status reports on stdout within the stop's bound.
-struct Terminal {
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl Terminal {
-    fn new(quiet: bool) -> Self {
-        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = indicatif::ProgressBar::new(0);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {msg}")
-                    .expect("static template")
-                    .progress_chars("=> "),
-            );
-            bar
-        });
-        Terminal { bar }
-    }
-}
-
-impl Screen for Terminal {
-    fn has_bar(&self) -> bool {
-        self.bar.is_some()
-    }
-
-    fn draw(&self, view: &BarView) {
-        if let Some(bar) = &self.bar {
-            bar.set_length(view.length);
-            bar.set_position(view.position);
-            bar.set_message(view.message.clone());
-        }
-    }
-
-    fn clear_bar(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-
-    fn line(&self, text: &str) {
-        match &self.bar {
-            Some(bar) => bar.println(text),
-            None => eprintln!("{text}"),
-        }
-    }
-
-    fn report(&self, text: &str) -> std::io::Result<()> {
-        match &self.bar {
-            Some(bar) => bar.suspend(|| crate::stop::print_status(text)),
-            None => crate::stop::print_status(text),
-        }
-    }
-
-    fn give_up_stdout(&self) {
-        // The report's print returns within its poll interval of that moment.
-        crate::stop::give_up_stdout_at(Instant::now())
-    }
-}
-
-/// `--hosts`: the fio jobs on every host at once (see `cmd::remote`).
-fn run_on_hosts(request: &RunRequest, hosts: &str, inputs: &Inputs) -> anyhow::Result<ExitCode> {
-    if request.parse_only {
-        for line in hosts_ending::parse_only_lines(request, hosts, inputs)? {
-            println!("{line}");
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    crate::cmd::remote::run_fio(request, hosts, inputs)
-}
-
-/// A vdbench parameter file: handed to the vdbench runner with the overrides that apply.
-fn run_vdbench(
-    request: &RunRequest,
-    file: &std::path::Path,
-    substitutions: &[String],
-) -> anyhow::Result<ExitCode> {
-    let options = match request::vdbench_call(request, file, substitutions)? {
-        VdbenchCall::Check => return crate::cmd::vdbench::check_file(file, substitutions),
-        VdbenchCall::Run(options) => options,
-    };
-    install_ctrl_c(Arc::clone(&options.stop));
-    let reach = Reach {
-        stop: Arc::clone(&options.stop),
-        ..hosts_ending::reach_for(request)
-    };
-    crate::cmd::vdbench::run_file(file, &options, &reach, request.quiet)
-}
-
-/// Should the stop bound end the process before the results are out, it prints (or writes to
-/// --output) what the jobs had measured, the running job marked interrupted.
-fn set_last_word(request: &RunRequest, live: &Arc<LiveResults>, jobs: &[JobSpec]) {
-    let (live, format, jobs) = (Arc::clone(live), request.output_format, jobs.to_vec());
-    let to = match &request.output {
-        Some(path) => LastWordTo::File(path.clone()),
-        None => LastWordTo::Stdout,
-    };
-    crate::stop::set_last_word(
-        Box::new(move |by| {
-            let report = live.interrupted_report(by)?;
-            Some(iofit_procedure::fio_run::render(format, &report, &jobs))
-        }),
-        to,
-    );
-}
-
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
-    // After a job file every word goes to `rest` (fio options); fio has no --json, so there it
-    // is iofit's own flag.
-    if let Some(at) = args.rest.iter().position(|a| a == "--json") {
-        args.rest.remove(at);
-        args.json = true;
-    }
-    if args.json {
-        args.output_format = request::OutputFormat::Json;
-    }
     let mut request = args.request();
     let inputs = request.take_rest(std::mem::take(&mut args.rest))?;
-    let jobs = match request::what_to_run(&request, &inputs)? {
-        What::Vdbench(file) => return run_vdbench(&request, &file, &inputs.substitutions),
-        What::Hosts(hosts) => return run_on_hosts(&request, &hosts, &inputs),
-        What::Jobs(jobs) => jobs,
-    };
-    if request.parse_only {
-        for line in request::parse_only_lines(&jobs) {
-            println!("{line}");
+    let jobs = match choose(&request, &inputs)? {
+        RunChoice::Lines(lines) => return super::print_lines(&lines),
+        RunChoice::Vdbench(file, options, reach) => {
+            return crate::cmd::vdbench::run_file(&file, &options, &reach, request.quiet)
         }
-        return Ok(ExitCode::SUCCESS);
-    }
+        RunChoice::Hosts(hosts) => return crate::cmd::remote::run_fio(&request, &hosts, &inputs),
+        RunChoice::Jobs(jobs) => jobs,
+    };
     let stop = Arc::new(AtomicBool::new(false));
-    install_ctrl_c(Arc::clone(&stop));
+    super::install_ctrl_c(Arc::clone(&stop));
     let live = Arc::new(LiveResults::default());
-    set_last_word(&request, &live, &jobs);
+    // Should the stop bound end the process before the results are out, it prints (or writes
+    // to --output) what the jobs had measured.
+    let word = last_word(Arc::clone(&live), request.output_format, jobs.clone());
+    crate::stop::set_last_word(Box::new(word), request.output.as_deref());
     let options = RunOptions {
         allow_overwrite: request.allow_overwrite,
         stop,
@@ -316,46 +184,29 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         live: Some(live),
         ..RunOptions::default()
     };
-    let screen = Arc::new(Terminal::new(request.quiet));
+    let screen = Arc::new(super::progress::Terminal::new(request.quiet));
     let mut display = RunDisplay::new(screen, request.quiet, crate::stop::STOP_BOUND);
     let outcome = run_fio_jobs(&request, &inputs.files, &jobs, &options, &mut display)?;
     if request.output.is_some() {
         // The results are in the output file, whole: the bound must not replace them.
         crate::stop::clear_last_word();
     }
-    let FioRunOutcome::Ran(results) = outcome else {
-        eprintln!("iofit: interrupted while laying out test files; no job ran");
-        return Ok(ExitCode::from(INTERRUPTED));
-    };
-    if let (Some(path), false) = (&results.report_written, request.quiet) {
-        eprintln!("iofit: wrote the report {}", path.display());
-    }
     let to_stdout = request.output.is_none();
-    let (notes, stalled) = status_ending(
-        &display.status_outcome(),
+    let status = display.status_outcome();
+    let end = fio_end(
+        &outcome,
+        &status,
         to_stdout,
-        results.interrupted,
+        request.quiet,
         crate::stop::STOP_BOUND,
     );
-    super::say(&notes);
-    if let Some(ending) = stalled {
-        return Ok(super::end(ending));
+    super::say(&end.notes);
+    if let Some(Err(e)) = end.stdout.as_deref().map(super::emit) {
+        // Past the stop bound, stdout (a pipe nobody reads) did not take the results.
+        return end
+            .stdout_refused(&format!("{e:#}"))
+            .map(super::end)
+            .ok_or(e);
     }
-    if to_stdout {
-        if let Err(e) = super::write_or_print(None, &results.text) {
-            if !results.interrupted {
-                return Err(e);
-            }
-            // Past the stop bound, stdout (a pipe nobody reads) did not take the results.
-            eprintln!("iofit: interrupted; stdout did not take the results in time: {e:#}");
-            return Ok(ExitCode::from(INTERRUPTED));
-        }
-    }
-    Ok(super::end(fio_ending(&results, request.quiet)))
-}
-
-/// Ctrl-C/SIGTERM set `stop` (jobs end cleanly, results cover what ran); a second signal, or
-/// the stop bound passing, ends the process at once ([`crate::stop`]).
-pub(crate) fn install_ctrl_c(stop: Arc<AtomicBool>) {
-    crate::stop::arm(stop, crate::stop::Armed::Bounded);
+    Ok(super::end(end.ending))
 }

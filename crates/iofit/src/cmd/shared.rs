@@ -1,7 +1,8 @@
 //! The flag groups several commands share: the catalog choice and the report outputs.
 
 use iofit_catalog::EDITION_CURRENT;
-use iofit_procedure::plan::{self, CatalogChoice, ReportRequest};
+use iofit_procedure::plan::CatalogChoice;
+use iofit_procedure::plan_cmd::ReportFlags;
 use std::path::PathBuf;
 
 /// The catalog flags `plan` and `predict` share.
@@ -65,19 +66,12 @@ pub struct OutputArgs {
 }
 
 impl OutputArgs {
-    /// `--report FILE` with its `--format`; `None` when no report was asked for.
-    pub(crate) fn report_request(&self) -> anyhow::Result<Option<ReportRequest>> {
-        let format = plan::report_format(self.format.as_deref(), self.report.as_deref())?;
-        Ok(self
-            .report
-            .clone()
-            .zip(format)
-            .map(|(path, format)| ReportRequest {
-                path,
-                format,
-                allow_overwrite: self.allow_overwrite,
-            }))
+    /// `--report FILE` with its `--format`, as given.
+    pub(crate) fn report_flags(&self) -> ReportFlags {
+        ReportFlags {
+            path: self.report.clone(),
+            format: self.format.clone(),
+            allow_overwrite: self.allow_overwrite,
+        }
     }
 }
-
-pub use iofit_procedure::plan_clouds::CloudChoice;

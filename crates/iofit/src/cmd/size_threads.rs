@@ -1,16 +1,11 @@
 //! `iofit size-threads`: the NetApp seed's thread-sizing method
 //! ([`iofit_procedure::size_threads`]); exit 0 when the target IOPS was reached, 1 when not.
 
-use crate::exit::bad_input;
 use crate::observe::CliObserver;
-use iofit_model::job::RwMode;
-use iofit_model::units::Bytes;
 use iofit_procedure::execute::EngineExecutor;
-use iofit_procedure::size_threads::{size_threads, SizeThreadsOptions};
+use iofit_procedure::size_threads::{size_threads, SizeThreadsFlags};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -54,19 +49,19 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let options = SizeThreadsOptions {
+    let options = SizeThreadsFlags {
         target_iops: args.target_iops,
         target: args.target.clone(),
-        rw: RwMode::parse(&args.rw).map_err(|e| bad_input(format!("--rw {e}")))?,
-        io_size: Bytes::parse(&args.bs).map_err(|e| bad_input(format!("--bs {}: {e}", args.bs)))?,
-        rwmix_read_pct: args.rwmixread,
-        file_size: Bytes::parse(&args.size)
-            .map_err(|e| bad_input(format!("--size {}: {e}", args.size)))?,
+        rw: args.rw,
+        bs: args.bs,
+        rwmixread: args.rwmixread,
+        size: args.size,
         duration_s: args.duration,
         buffered: args.buffered,
         max_threads: args.max_threads,
-    };
-    let mut executor = EngineExecutor::new(args.allow_overwrite, Arc::new(AtomicBool::new(false)));
+    }
+    .options()?;
+    let mut executor = EngineExecutor::without_stop(args.allow_overwrite);
     let mut observer = CliObserver::new(!args.json, args.json);
     let result = size_threads(&options, &mut executor, &mut observer)?;
     super::print_json_or_text(

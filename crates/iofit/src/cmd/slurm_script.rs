@@ -24,16 +24,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let iofit = match args.iofit {
-        Some(path) => path,
-        None => std::env::current_exe()?,
-    };
     let script = slurm_script(&SlurmScriptRequest {
         file: args.file,
         nodes: args.nodes,
         time: args.time,
         tasks_per_node: args.tasks_per_node,
-        iofit,
+        iofit: args.iofit,
     })?;
     super::emit(&script)?;
     Ok(ExitCode::SUCCESS)

@@ -3,13 +3,11 @@
 //! by changing the command's name. The output directory (default `output/`, as vdbench's)
 //! gets vdbench's report files; stdout shows the summary lines vdbench prints.
 
-use iofit_procedure::hosts::Reach;
 use iofit_procedure::vdbench_cmd::{
     cli_options, prepare_output_dir, simulate_lines, VdbenchCliRequest,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -62,6 +60,8 @@ impl Args {
             validate: self.validate,
             substitutions: self.substitutions.clone(),
             allow_overwrite: self.allow_overwrite,
+            remote_iofit: self.remote_iofit.clone(),
+            ssh_config: self.ssh_config.clone(),
         }
     }
 }
@@ -70,21 +70,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let request = args.request();
     let options = cli_options(&request)?;
     if args.simulate {
-        for line in simulate_lines(&request, &options)? {
-            println!("{line}");
-        }
-        return Ok(ExitCode::SUCCESS);
+        return super::print_lines(&simulate_lines(&request, &options)?);
     }
     prepare_output_dir(&request)?;
-    crate::cmd::run::install_ctrl_c(Arc::clone(&options.stop));
-    let reach = Reach {
-        remote_iofit: args.remote_iofit.clone(),
-        ssh_config: args.ssh_config.clone(),
-        allow_overwrite: args.allow_overwrite,
-        stop: Arc::clone(&options.stop),
-        slurm_tasks_per_node: None,
-    };
-    let code = super::vdbench::run_file(&args.parmfile, &options, &reach, false)?;
+    let code = super::vdbench::run_file(&args.parmfile, &options, &request.reach(&options), false)?;
     // vdbench's last console line names its output directory.
     println!(
         "iofit execution ended. Output directory: {}",
