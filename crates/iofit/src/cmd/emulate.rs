@@ -35,7 +35,9 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub design: Option<usize>,
     /// A volume: [LABEL=]COUNTxSKU[:CACHING], e.g. data=2xP30:none; Premium SSD v2 and Ultra add
-    /// what is bought per disk (,size_gib=N,iops=N,mb_s=N). Repeat per volume.
+    /// what is bought per disk (,size_gib=N,iops=N,mb_s=N). With --cloud aws or gcp, the syntax
+    /// `predict --cloud aws|gcp` takes: data=2xgp3,iops=6000,mib_s=250; data=pd-ssd,size_gib=500.
+    /// Repeat per volume.
     #[arg(long = "disk", value_name = "SPEC")]
     pub disks: Vec<String>,
     /// Use an existing block device for a volume (never formatted): LABEL=/dev/DEVICE.
