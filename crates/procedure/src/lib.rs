@@ -77,12 +77,16 @@ pub mod slurm_script;
 pub mod so_far;
 pub mod vdbench;
 pub mod vdbench_cmd;
+mod vdbench_execute;
 mod vdbench_flat;
 mod vdbench_fs;
 pub mod vdbench_fs_hosts;
+mod vdbench_fs_run;
 pub mod vdbench_hosts;
+mod vdbench_options;
 mod vdbench_outcome;
 pub mod vdbench_output;
+mod vdbench_save;
 pub mod vm_filters;
 pub mod workload;
 

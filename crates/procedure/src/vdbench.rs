@@ -7,85 +7,22 @@
 use crate::error::shown;
 use crate::execute::Executor;
 use crate::observer::{Event, Observer};
-use crate::so_far::SoFar;
+pub use crate::vdbench_execute::{execute, vdbench_header, RunOutcome};
+use crate::vdbench_fs_run::run_fs;
+pub(crate) use crate::vdbench_options::adjust_fs;
+pub use crate::vdbench_options::{adjust, VdbenchOptions, MAX_SCALE};
 pub use crate::vdbench_outcome::{
     CurveJson, FsPhaseJson, FsRunJson, Reports, RunJson, VdbenchJson, VdbenchOutcome,
 };
+pub(crate) use crate::vdbench_save::write_json;
+use crate::vdbench_save::{keep_so_far, write_flatfile, write_output};
 use crate::ProcedureError;
 use iofit_jobfile::vdbench::{self, FsRun, IoRate, Run};
-use iofit_model::units::Bytes;
-use iofit_report::vdbench_summary::{
-    render_curve, render_run, AvgLine, Cpu, CurvePoint, RunHeader,
-};
-use iofit_safefs::atomic::write_atomic;
-use iofit_stats::{JobResult, RunResult};
-use std::path::{Path, PathBuf};
+use iofit_report::vdbench_summary::{render_curve, CurvePoint};
+use iofit_stats::RunResult;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
-
-/// How a vdbench file runs: the command line's overrides.
-#[derive(Clone, Debug)]
-pub struct VdbenchOptions {
-    /// Replaces every run's `elapsed=`.
-    pub elapsed: Option<Duration>,
-    /// Replaces every run's `warmup=`.
-    pub warmup: Option<Duration>,
-    /// Multiplies elapsed and warmup (after the overrides); 1.0 runs them as written.
-    pub scale: f64,
-    /// Replaces every SD's `size=` (the seed's 693g is not for a laptop).
-    pub sd_size: Option<Bytes>,
-    /// Where to write iofit's JSON of every run (after each one).
-    pub json_output: Option<PathBuf>,
-    /// `name=value` substitutions from the command line (`$name`/`!name` in the file).
-    pub substitutions: Vec<String>,
-    /// File system runs may use an anchor iofit did not create (`--allow-overwrite`).
-    pub allow_overwrite: bool,
-    /// Set on Ctrl-C: file system runs stop at once (raw runs stop through the executor).
-    pub stop: Arc<AtomicBool>,
-    /// Where to write vdbench's flatfile (tab-separated, vdbench's column names).
-    pub flatfile: Option<PathBuf>,
-    /// Replaces every run's `interval=` (vdbench's `-i`).
-    pub interval: Option<Duration>,
-    /// vdbench's `-v`: every run validates its data (validate=yes).
-    pub validate: bool,
-    /// vdbench's `-o DIR`: write summary.html, totals.html, flatfile.html... there after every
-    /// run ([`crate::vdbench_output`]).
-    pub output_dir: Option<PathBuf>,
-    /// Where the results so far are kept renderable for a stop that cannot wait for the
-    /// file's end ([`SoFar`]): the JSON document when `json_output` is set, else the running
-    /// run's summary.
-    pub so_far: Option<Arc<SoFar>>,
-}
-
-impl Default for VdbenchOptions {
-    fn default() -> Self {
-        VdbenchOptions {
-            elapsed: None,
-            warmup: None,
-            scale: 1.0,
-            sd_size: None,
-            json_output: None,
-            substitutions: Vec::new(),
-            allow_overwrite: false,
-            stop: Arc::new(AtomicBool::new(false)),
-            flatfile: None,
-            interval: None,
-            validate: false,
-            output_dir: None,
-            so_far: None,
-        }
-    }
-}
-
-/// What one executed run measured.
-pub struct RunOutcome {
-    pub avg: AvgLine,
-    /// The summary's header (start time, interval plan) the lines were numbered by.
-    pub header: RunHeader,
-    pub job: JobResult,
-    pub text: String,
-}
 
 /// A private directory for validate=yes keys (safefs's scratch: random name, 0700), removed
 /// when the file's runs end.
@@ -410,148 +347,6 @@ fn pause(time: Duration, stop: &AtomicBool) {
     }
 }
 
-/// The command line's time overrides on a file system run.
-pub(crate) fn adjust_fs(mut run: FsRun, options: &VdbenchOptions) -> Result<FsRun, ProcedureError> {
-    if let Some(elapsed) = options.elapsed {
-        run.elapsed = elapsed;
-    }
-    if let Some(warmup) = options.warmup {
-        run.warmup = warmup;
-    }
-    run.elapsed = scaled(run.elapsed, options.scale, &run.rd, "elapsed")?;
-    run.warmup = scaled(run.warmup, options.scale, &run.rd, "warmup")?;
-    if run.elapsed.is_zero() {
-        return Err(ProcedureError::bad_input(format!(
-            "rd={}: elapsed is 0 after scaling; raise --scale or --elapsed",
-            run.rd
-        )));
-    }
-    Ok(run)
-}
-
-/// One file system run through `fswork`, reported per operation.
-fn run_fs(
-    run: &FsRun,
-    outcome: &mut VdbenchOutcome,
-    options: &VdbenchOptions,
-    observer: &mut dyn Observer,
-) -> Result<(), ProcedureError> {
-    let fs_options = iofit_fswork::FsOptions {
-        allow_overwrite: options.allow_overwrite,
-        stop: Arc::clone(&options.stop),
-    };
-    let label = format!("rd={}", run.rd);
-    // The interval lines as printed, for summary.html.
-    let mut printed = String::new();
-    let fs_outcome = {
-        // The format's summary and every interval line go out as they happen, as vdbench
-        // prints them; what needs the whole run (the average, the summary) follows it.
-        let title = format!(
-            "rd={} {} interval lines ({:.1}s each)\n",
-            run.rd,
-            run.for_label,
-            run.interval.as_secs_f64()
-        );
-        let mut header = Some(title + &crate::vdbench_fs::header());
-        let mut live = |event: iofit_fswork::FsEvent<'_>| {
-            let text = match event {
-                iofit_fswork::FsEvent::Formatted(format) => iofit_fswork::report::render(
-                    &format!("rd=format_for_{} ({:.1}s)", run.rd, format.seconds),
-                    &iofit_fswork::report::op_lines(&format.stats, format.seconds),
-                ),
-                iofit_fswork::FsEvent::Interval(interval) => {
-                    header.take().unwrap_or_default() + &crate::vdbench_fs::interval_line(interval)
-                }
-            };
-            let text = text.trim_end_matches('\n').to_string();
-            printed.push_str(&text);
-            printed.push('\n');
-            observer.event(&Event::VdbenchLines { text });
-        };
-        iofit_fswork::run_observed(run, &fs_options, &mut live).map_err(|source| {
-            ProcedureError::FileSystem {
-                label: label.clone(),
-                source,
-            }
-        })?
-    };
-    let phase = |p: &iofit_fswork::PhaseResult| FsPhaseJson {
-        seconds: p.seconds,
-        busy_seconds: p.busy_seconds,
-        operations: iofit_fswork::report::op_lines(&p.stats, p.seconds),
-        no_candidate: p.stats.no_candidate,
-        intervals: p.intervals.clone(),
-    };
-    let json = FsRunJson {
-        rd: run.rd.clone(),
-        for_label: run.for_label.clone(),
-        format: fs_outcome.format.as_ref().map(phase),
-        run: fs_outcome.run.as_ref().map(phase),
-        files: fs_outcome.files_per_fsd.clone(),
-        interrupted: fs_outcome.interrupted,
-        hosts: Vec::new(),
-    };
-    outcome.doc.interrupted |= json.interrupted;
-    let mut text = String::new();
-    if let Some(phase) = &fs_outcome.run {
-        text.push_str(&crate::vdbench_fs::average_line(&phase.intervals));
-    }
-    if let Some(measured) = &json.run {
-        text.push_str(&iofit_fswork::report::render(
-            &format!(
-                "rd={} {} fwdrate={} ({:.1}s measured)",
-                run.rd,
-                run.for_label,
-                match run.fwdrate {
-                    vdbench::FwdRate::Max => "max".to_string(),
-                    vdbench::FwdRate::Fixed(rate) => shown(rate),
-                },
-                measured.seconds
-            ),
-            &measured.operations,
-        ));
-    }
-    for (fsd, present, total) in &json.files {
-        text.push_str(&format!("fsd={fsd}: {present} of {total} files present\n"));
-    }
-    if json.interrupted {
-        text.push_str(&format!(
-            "rd={}: interrupted by a signal; the numbers cover what ran before it\n",
-            run.rd
-        ));
-    }
-    outcome.reports.summaries.push(format!("\n{printed}{text}"));
-    outcome.reports.log(format!("rd={} done", run.rd));
-    observer.event(&Event::VdbenchRun {
-        summary: text,
-        rd: run.rd.clone(),
-        error: None,
-    });
-    if let Some(measured) = &json.run {
-        let reqrate = match run.fwdrate {
-            vdbench::FwdRate::Max => iofit_report::vdbench_flatfile::Cell::Text("max".into()),
-            vdbench::FwdRate::Fixed(r) => iofit_report::vdbench_flatfile::Cell::Num(r),
-        };
-        for interval in fs_outcome.run.iter().flat_map(|p| &p.intervals) {
-            outcome.flat_rows.push(crate::vdbench_flat::fs_interval_row(
-                &run.rd,
-                reqrate.clone(),
-                interval,
-            ));
-        }
-        outcome.flat_rows.push(crate::vdbench_flat::fs_row(
-            &run.rd,
-            reqrate,
-            &measured.operations,
-            measured.seconds,
-        ));
-        write_flatfile(outcome, options, true)?;
-    }
-    outcome.doc.fs_runs.push(json);
-    write_output(outcome, options)?;
-    write_json(&outcome.doc, options)
-}
-
 /// `iorate=curve`: max first, then each point as a percentage of the measured max.
 fn run_curve(
     run: &Run,
@@ -614,239 +409,6 @@ fn run_curve(
         knee: knee.map(|k| points[k].label.clone()),
     });
     write_json(&outcome.doc, options)
-}
-
-/// Applies the command line's overrides to a run.
-pub fn adjust(mut run: Run, options: &VdbenchOptions) -> Result<Run, ProcedureError> {
-    if let Some(elapsed) = options.elapsed {
-        run.elapsed = elapsed;
-    }
-    if let Some(warmup) = options.warmup {
-        run.warmup = warmup;
-    }
-    if let Some(interval) = options.interval.filter(|i| !i.is_zero()) {
-        run.interval = interval;
-    }
-    if !(options.scale > 0.0 && options.scale <= MAX_SCALE) {
-        return Err(ProcedureError::bad_input(format!(
-            "--scale {}: write a number above 0 and at most {MAX_SCALE}",
-            shown(options.scale)
-        )));
-    }
-    run.elapsed = scaled(run.elapsed, options.scale, &run.rd, "elapsed")?;
-    run.warmup = scaled(run.warmup, options.scale, &run.rd, "warmup")?;
-    if run.elapsed.is_zero() {
-        return Err(ProcedureError::bad_input(format!(
-            "rd={}: elapsed is 0 after scaling; raise --scale or --elapsed",
-            run.rd
-        )));
-    }
-    if let Some(size) = options.sd_size {
-        for w in &mut run.workloads {
-            w.sd.size = Some(size);
-        }
-    }
-    for w in &mut run.workloads {
-        // range=/hitarea=/hotband= are shares of the lun: an existing file's size is known.
-        if w.sd.size.is_none() {
-            if let Ok(meta) = std::fs::metadata(&w.sd.lun) {
-                if meta.is_file() && meta.len() > 0 {
-                    w.sd.size = Some(Bytes(meta.len()));
-                }
-            }
-        }
-    }
-    Ok(run)
-}
-
-/// The largest `--scale` a vdbench file takes (a year of 10-hour runs is far beyond any use).
-pub const MAX_SCALE: f64 = 1e6;
-/// The longest a run may last after scaling: about 31 years, far below `Duration`'s range.
-const MAX_RUN_S: f64 = 1e9;
-
-fn scaled(time: Duration, scale: f64, rd: &str, key: &str) -> Result<Duration, ProcedureError> {
-    let seconds = time.as_secs_f64() * scale;
-    if !(seconds.is_finite() && seconds <= MAX_RUN_S) {
-        return Err(ProcedureError::bad_input(format!(
-            "rd={rd}: {key} {seconds:e} s after --scale is beyond the {MAX_RUN_S:e} s a run may last; lower --scale or --{key}"
-        )));
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
-
-/// Runs one run at `rate` (None: uncontrolled) and renders its summary.
-pub fn execute(
-    run: &Run,
-    rate: Option<f64>,
-    iorate_label: &str,
-    executor: &mut dyn Executor,
-    observer: &mut dyn Observer,
-) -> Result<RunOutcome, ProcedureError> {
-    let jobs = run.to_jobs(rate);
-    let started = std::time::SystemTime::now();
-    let cpu = CpuSampler::start(run.interval);
-    let result = executor.execute(&jobs, &format!("RD={}", run.rd), observer);
-    let cpu = cpu.finish(run.interval_plan().total_intervals);
-    let result = result?;
-    // Every job of a run shares group 0 with group_reporting: one merged result.
-    let job = result.jobs.first().cloned().ok_or_else(|| {
-        ProcedureError::NothingMeasured(format!("rd={}: the run produced no result", run.rd))
-    })?;
-    let header = run_header(run, iorate_label, started);
-    let (text, avg) = render_run(&header, &job.series, &cpu);
-    Ok(RunOutcome {
-        avg,
-        header,
-        job,
-        text,
-    })
-}
-
-/// The machine's CPU use, sampled from /proc/stat at every interval boundary while a run
-/// runs (vdbench's `cpu% sys+u` and `cpu% sys` columns, which are the machine's too).
-struct CpuSampler {
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<Vec<Option<Cpu>>>>,
-}
-
-impl CpuSampler {
-    fn start(interval: Duration) -> CpuSampler {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let interval = interval.max(Duration::from_millis(10));
-        let thread = std::thread::Builder::new()
-            .name("vdbench-cpu".into())
-            .spawn(move || {
-                use iofit_fswork::interval::{cpu_between, cpu_ticks};
-                let start = std::time::Instant::now();
-                let mut before = cpu_ticks();
-                let mut out = Vec::new();
-                'intervals: for k in 1u32.. {
-                    let boundary = start + interval * k;
-                    loop {
-                        if flag.load(Ordering::Relaxed) {
-                            // The time since the last boundary: the CPU of the intervals the
-                            // sampler did not see end (all of them on a fake clock).
-                            let tail = cpu_between(before, cpu_ticks());
-                            out.push(tail.map(|c| Cpu {
-                                total_pct: c.total_pct,
-                                sys_pct: c.sys_pct,
-                            }));
-                            break 'intervals;
-                        }
-                        let now = std::time::Instant::now();
-                        if now >= boundary {
-                            break;
-                        }
-                        std::thread::sleep((boundary - now).min(Duration::from_millis(50)));
-                    }
-                    let after = cpu_ticks();
-                    out.push(cpu_between(before, after).map(|c| Cpu {
-                        total_pct: c.total_pct,
-                        sys_pct: c.sys_pct,
-                    }));
-                    before = after;
-                }
-                out
-            })
-            .ok();
-        CpuSampler { stop, thread }
-    }
-
-    /// One value per interval of `intervals`: those the sampler saw end, then the last
-    /// stretch's for the rest.
-    fn finish(mut self, intervals: u64) -> Vec<Option<Cpu>> {
-        self.stop.store(true, Ordering::Relaxed);
-        let mut cpu: Vec<Option<Cpu>> = self
-            .thread
-            .take()
-            .and_then(|t| t.join().ok())
-            .unwrap_or_default();
-        let tail = cpu.last().copied().flatten();
-        cpu.resize(intervals as usize, tail);
-        cpu
-    }
-}
-
-/// The summary's header of `run`, started at `started`.
-fn run_header(run: &Run, iorate_label: &str, started: std::time::SystemTime) -> RunHeader {
-    let start_unix_s = started
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0);
-    vdbench_header(run, iorate_label, start_unix_s)
-}
-
-/// The summary's header of `run` started at `start_unix_s`, with vdbench's interval plan.
-pub fn vdbench_header(run: &Run, iorate_label: &str, start_unix_s: f64) -> RunHeader {
-    let plan = run.interval_plan();
-    RunHeader {
-        rd: run.rd.clone(),
-        for_label: run.for_label.clone(),
-        iorate_label: iorate_label.to_string(),
-        elapsed_s: run.elapsed.as_secs_f64(),
-        warmup_s: run.warmup.as_secs_f64(),
-        interval_s: run.interval.as_secs_f64(),
-        start_unix_s,
-        warmup_intervals: plan.warmup_intervals,
-        total_intervals: plan.total_intervals,
-    }
-}
-
-/// Keeps the results so far renderable ([`SoFar`]): the JSON of the runs so far with the
-/// running run's record (`running`: the run, its rate and label) from what it had measured
-/// when a stop renders it; without `--output`, that run's summary.
-fn keep_so_far(
-    outcome: &VdbenchOutcome,
-    options: &VdbenchOptions,
-    running: Option<(&Run, Option<f64>, &str)>,
-) {
-    let Some(so_far) = &options.so_far else {
-        return;
-    };
-    let as_json = options.json_output.is_some();
-    let doc = if as_json {
-        match serde_json::to_value(&outcome.doc) {
-            Ok(doc) => Some(doc),
-            Err(_) => return,
-        }
-    } else {
-        None
-    };
-    let running = running.map(|(run, rate, label)| (run.clone(), rate, label.to_string()));
-    let started = std::time::SystemTime::now();
-    so_far.set(Box::new(move |measured| {
-        let record = match (&running, measured.and_then(|m| m.jobs.first())) {
-            (Some((run, rate, label)), Some(job)) => {
-                let mut job = job.clone();
-                // What the clones had measured when they saw the stop.
-                job.interrupted = true;
-                let header = run_header(run, label, started);
-                let (text, avg) = render_run(&header, &job.series, &[]);
-                Some((run, *rate, label, job, avg, text))
-            }
-            _ => None,
-        };
-        let Some(mut doc) = doc.clone() else {
-            let (run, _, _, _, _, text) = record?;
-            return Some(format!("{text}(rd={} was stopped part way)\n", run.rd));
-        };
-        if let Some((run, rate, label, job, avg, _)) = record {
-            let result = RunResult {
-                jobs: vec![job],
-                tool: "iofit".into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-                ..Default::default()
-            };
-            let json =
-                serde_json::to_value(RunJson::new(run, label, rate, &avg, result, Vec::new()));
-            if let (Some(runs), Ok(json)) = (doc["runs"].as_array_mut(), json) {
-                runs.push(json);
-            }
-        }
-        doc["interrupted"] = serde_json::Value::Bool(true);
-        serde_json::to_string_pretty(&doc).ok()
-    }));
 }
 
 /// Reports a finished run and writes the JSON so far.
@@ -930,40 +492,6 @@ fn finish(
     write_json(&outcome.doc, options)
 }
 
-/// vdbench's output directory (`-o`) with the runs so far.
-fn write_output(outcome: &VdbenchOutcome, options: &VdbenchOptions) -> Result<(), ProcedureError> {
-    match &options.output_dir {
-        Some(dir) => crate::vdbench_output::write(dir, outcome),
-        None => Ok(()),
-    }
-}
-
-/// vdbench's flatfile of the runs so far (`--flatfile`), raw or file system columns.
-fn write_flatfile(
-    outcome: &VdbenchOutcome,
-    options: &VdbenchOptions,
-    file_system: bool,
-) -> Result<(), ProcedureError> {
-    use iofit_report::vdbench_flatfile::{render, FS_COLUMNS, RAW_COLUMNS};
-    if let Some(path) = &options.flatfile {
-        let columns = if file_system { FS_COLUMNS } else { RAW_COLUMNS };
-        write_atomic(path, render(columns, &outcome.flat_rows).as_bytes())?;
-    }
-    Ok(())
-}
-
-pub(crate) fn write_json(
-    doc: &VdbenchJson,
-    options: &VdbenchOptions,
-) -> Result<(), ProcedureError> {
-    if let Some(path) = &options.json_output {
-        let text = serde_json::to_string_pretty(doc)
-            .map_err(|e| ProcedureError::Internal(format!("serialising the results: {e}")))?;
-        write_atomic(path, text.as_bytes())?;
-    }
-    Ok(())
-}
-
 /// The knee of a latency-versus-IO-rate curve (Kneedle): with IO rate and response time each
 /// scaled to 0..1, the point furthest below the straight line from the lowest to the highest
 /// point. Beyond it response time grows faster than the rate. Needs three distinct rates and a
@@ -1004,6 +532,7 @@ mod tests {
     use super::*;
     use crate::execute::EngineExecutor;
     use crate::observer::Quiet;
+    use iofit_model::units::Bytes;
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
 
@@ -1040,37 +569,6 @@ mod tests {
             point(9_000.0, 0.52),
         ];
         assert_eq!(find_knee(&flat), None);
-    }
-
-    #[test]
-    fn overrides_apply_and_scale() {
-        let file = iofit_jobfile::vdbench::parse_str(
-            "sd=sd1,lun=/tmp/x,size=693g\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max,elapsed=600,warmup=60\n",
-            "t",
-        )
-        .unwrap();
-        let run = file.runs().unwrap().remove(0);
-        let common = VdbenchOptions {
-            scale: 0.01,
-            sd_size: Some(Bytes::mib(8)),
-            ..Default::default()
-        };
-        let run = adjust(run, &common).unwrap();
-        assert_eq!(run.elapsed, Duration::from_secs(6));
-        assert_eq!(run.warmup, Duration::from_millis(600));
-        assert_eq!(run.workloads[0].sd.size, Some(Bytes::mib(8)));
-        // vdbench runs warmup= before elapsed=: a warmup longer than elapsed is allowed.
-        let long_warmup = VdbenchOptions {
-            warmup: Some(Duration::from_secs(700)),
-            ..Default::default()
-        };
-        let run = adjust(file.runs().unwrap().remove(0), &long_warmup).unwrap();
-        assert_eq!(run.interval_plan().runtime(), Duration::from_secs(1300));
-        let bad = VdbenchOptions {
-            scale: 0.0,
-            ..Default::default()
-        };
-        assert!(adjust(file.runs().unwrap().remove(0), &bad).is_err());
     }
 
     /// Generates the seed's files with the seed's own script into a temp dir (one VM, mounts
@@ -1189,46 +687,6 @@ mod tests {
     #[test]
     fn seed_seqmix_two_runs() {
         check_sequential("SeqMix", &[6, 7], 50.0);
-    }
-
-    #[test]
-    fn summary_has_avg_line_and_iorate_is_capped() {
-        let dir = tempfile::tempdir().unwrap();
-        let param = dir.path().join("capped.vdb");
-        std::fs::write(
-            &param,
-            format!(
-                "sd=sd1,lun={}/f1,size=4m\nwd=w,sd=sd1,rdpct=100,xfersize=4k\nrd=r,wd=w,iorate=400,elapsed=2,interval=1,threads=4\n",
-                dir.path().display()
-            ),
-        )
-        .unwrap();
-        let file = vdbench::parse_file(&param).unwrap();
-        let run = file.runs().unwrap().remove(0);
-        let outcome = execute(&run, Some(400.0), "400", &mut real(), &mut Quiet).unwrap();
-        let avg_lines: Vec<&str> = outcome
-            .text
-            .lines()
-            .filter(|l| l.contains("avg_"))
-            .collect();
-        assert_eq!(avg_lines.len(), 1, "{}", outcome.text);
-        assert!(outcome.text.contains("Starting RD=r; I/O rate: 400"));
-        assert!(
-            outcome
-                .text
-                .lines()
-                .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
-                .count()
-                >= 2
-        );
-        // iorate=400 is the run's total, split over 4 threads: within 5%. (A mixed rdpct caps
-        // each direction separately, as fio's rate_iops does, and lands a few % lower.)
-        assert!(
-            (outcome.avg.line.iops - 400.0).abs() <= 20.0,
-            "{}",
-            outcome.avg.line.iops
-        );
-        assert_eq!(outcome.job.clones, 4);
     }
 
     #[test]

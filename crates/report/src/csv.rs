@@ -171,7 +171,7 @@ fn run_records(out: &mut String, run: &RunResult) {
                 );
             }
         }
-        for sample in crate::html::full_intervals(&job.series) {
+        for sample in crate::run_series::full_intervals(&job.series) {
             let seconds = sample.interval_ms.max(1) as f64 / 1e3;
             let at = format!("{} t={}s", job.name, number(sample.start_ms as f64 / 1e3));
             record(

@@ -4,7 +4,7 @@
 
 use crate::compare::Comparison;
 use crate::document::{Block, Document, Table};
-use crate::html::{
+use crate::tables::{
     job_rows, limits_by_unit, observed_tables, prediction_limits_table, prediction_volumes_table,
     sizing_table,
 };

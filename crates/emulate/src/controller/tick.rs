@@ -1,0 +1,427 @@
+//! One tick of the control loop: account what each volume did (queue model, Azure units,
+//! burst buckets, feedback), estimate demand from the recent peaks, and allot the limits for
+//! the next tick.
+
+use super::counting::{cap_of, passed};
+use super::feedback::direction_lift_ceiling;
+use super::level::{level, share_direction};
+use super::split::{smooth, Split};
+use super::Controller;
+use crate::backlog::Submitted;
+use crate::throttle::{DeviceCaps, DeviceCounters};
+use iofit_model::emulation::VolumeUsage;
+use iofit_model::formulas::azure_io_units;
+
+/// For this many ticks after both directions start running, the split follows the last tick's
+/// use alone: the ticks before were held by a sliver and would drag a smoothed mix.
+const MIX_FRESH_TICKS: u32 = 3;
+
+/// How long the read/write mix is smoothed over. Counters read every 100 ms catch the
+/// kernel's per-direction batches unevenly (a 70/30 stream read 2,572/1,792 in one tick and
+/// 3,347/1,017 two ticks later); parts that follow such ticks swing by 20 % and a closed-loop
+/// stream runs at `min(read part / 0.7, write part / 0.3)`, the lower of the two each time.
+const MIX_S: f64 = 1.0;
+
+/// Ticks of use whose peak stands for a direction's demand (300 ms at 100 ms ticks). A direction
+/// whose requests wait in the throttle is seen through the queue (`backlog.rs`), so the window
+/// only has to bridge the gaps of a bursty stream; a longer one kept a finished file layout's
+/// writes "active" for a second and slowed the reads that followed it.
+const HOLD_TICKS: usize = 3;
+
+impl Controller {
+    /// Takes the cumulative counters of every volume after `elapsed_s` seconds, returns what
+    /// each volume did in that tick; the caps for the next tick are then in `caps()`.
+    pub fn tick(&mut self, counters: &[DeviceCounters], elapsed_s: f64) -> Vec<VolumeUsage> {
+        assert_eq!(
+            counters.len(),
+            self.last.len(),
+            "one counter set per volume"
+        );
+        let elapsed_s = elapsed_s.max(1e-3);
+        self.vm_in_force = self.vm_caps();
+        let mut usage = Vec::with_capacity(counters.len());
+        let mut used = Vec::with_capacity(counters.len());
+        let mut held = Vec::with_capacity(counters.len());
+        let caps = self.in_force.take().unwrap_or_else(|| self.caps());
+        let kernel = caps.clone();
+        for (i, now) in counters.iter().enumerate() {
+            let (volume_usage, iops_used, mb_used) = self.account(i, now, &caps[i], elapsed_s);
+            let queued = self.queued[i];
+            usage.push(volume_usage);
+            used.push((iops_used, mb_used));
+            // Requests queued behind a direction's cap: it is held back by it, however
+            // little it passed, and wants what drains its queue within a second.
+            held.push(queued);
+        }
+        self.last = counters.to_vec();
+        let vm_iops: f64 = used.iter().map(|u| u.0.total()).sum();
+        let vm_mb: f64 = used.iter().map(|u| u.1.total()).sum();
+        if let Some(bucket) = &mut self.vm_iops_bucket {
+            bucket.account(vm_iops * elapsed_s, elapsed_s);
+        }
+        if let Some(bucket) = &mut self.vm_mb_bucket {
+            bucket.account(vm_mb * elapsed_s, elapsed_s);
+        }
+        let peaks: Vec<(Split, Split)> = used
+            .iter()
+            .enumerate()
+            .map(|(i, now)| {
+                let recent = &mut self.recent[i];
+                recent.push_back(*now);
+                if recent.len() > HOLD_TICKS {
+                    recent.pop_front();
+                }
+                recent
+                    .iter()
+                    .fold((Split::default(), Split::default()), |peak, u| {
+                        (peak.0.max(u.0), peak.1.max(u.1))
+                    })
+            })
+            .collect();
+        let device_waiting = self.device_waiting.take();
+        // A held direction counts as using all of its parts: active and saturated.
+        let peaks: Vec<(Split, Split)> = peaks
+            .into_iter()
+            .zip(&held)
+            .enumerate()
+            .map(|(i, ((mut iops, mut mb), queued))| {
+                let (read, write) = queued.waiting();
+                let (device_read, device_write) = device_waiting
+                    .as_ref()
+                    .and_then(|w| w.get(i).copied())
+                    .unwrap_or_default();
+                let (read, write) = (read || device_read, write || device_write);
+                // The MB/s parts grow for bytes that wait (or what the device shows waiting),
+                // not for requests an IOPS cap holds: that would mark a limit far from binding
+                // busy, and rewrite its caps (see `HOLD_CAPS_TICKS`).
+                let (read_bytes, write_bytes) = (
+                    queued.read_bytes > 0.0 || device_read,
+                    queued.write_bytes > 0.0 || device_write,
+                );
+                let units = self.units_per_request[i];
+                let per = self.bytes_per_request[i];
+                // Queued requests: counted, or from the queued bytes at the last request size.
+                let ios = |ios: f64, bytes: f64, per: f64| ios.max(bytes / per.max(1.0));
+                if read {
+                    let waiting = ios(queued.read_ios, queued.read_bytes, per.read);
+                    iops.read = iops
+                        .read
+                        .max(2.0 * self.iops_allot[i].read)
+                        .max(waiting * units.read);
+                }
+                if read_bytes {
+                    mb.read = mb
+                        .read
+                        .max(2.0 * self.mb_allot[i].read)
+                        .max(queued.read_bytes / 1e6);
+                }
+                if write {
+                    let waiting = ios(queued.write_ios, queued.write_bytes, per.write);
+                    iops.write = iops
+                        .write
+                        .max(2.0 * self.iops_allot[i].write)
+                        .max(waiting * units.write);
+                }
+                if write_bytes {
+                    mb.write = mb
+                        .write
+                        .max(2.0 * self.mb_allot[i].write)
+                        .max(queued.write_bytes / 1e6);
+                }
+                (iops, mb)
+            })
+            .collect();
+        let weight = (elapsed_s / MIX_S).min(1.0);
+        for (i, ((mix, now), recent)) in
+            self.mix.iter_mut().zip(&used).zip(&self.recent).enumerate()
+        {
+            let n = recent.len().max(1) as f64;
+            let fast = recent
+                .iter()
+                .fold((Split::default(), Split::default()), |sum, u| {
+                    (sum.0.plus(u.0), sum.1.plus(u.1))
+                });
+            let fresh = |ticks: u32| ticks < MIX_FRESH_TICKS;
+            mix.0 = if fresh(self.iops_mixed_ticks[i]) {
+                now.0
+            } else {
+                smooth(mix.0, now.0, fast.0.scaled(1.0 / n), weight)
+            };
+            mix.1 = if fresh(self.mb_mixed_ticks[i]) {
+                now.1
+            } else {
+                smooth(mix.1, now.1, fast.1.scaled(1.0 / n), weight)
+            };
+        }
+        let mix = self.mix.clone();
+        self.allot(&peaks, &mix, false);
+        self.present(&kernel);
+        usage
+    }
+
+    fn account(
+        &mut self,
+        i: usize,
+        now: &DeviceCounters,
+        caps: &DeviceCaps,
+        elapsed_s: f64,
+    ) -> (VolumeUsage, Split, Split) {
+        let last = self.last[i];
+        let delta = |now: u64, last: u64| now.saturating_sub(last) as f64;
+        let queued = self.queued[i].after(
+            Submitted {
+                bytes: delta(now.read_bytes, last.read_bytes),
+                ios: delta(now.read_ios, last.read_ios),
+                cap_bytes_s: caps.read_bytes_s.map(|v| v as f64),
+                cap_ios_s: caps.read_iops.map(|v| v as f64),
+            },
+            Submitted {
+                bytes: delta(now.write_bytes, last.write_bytes),
+                ios: delta(now.write_ios, last.write_ios),
+                cap_bytes_s: caps.write_bytes_s.map(|v| v as f64),
+                cap_ios_s: caps.write_iops.map(|v| v as f64),
+            },
+            elapsed_s,
+        );
+        let before = std::mem::replace(&mut self.queued[i], queued);
+        let per = &mut self.bytes_per_request[i];
+        let backlog_per = &mut self.backlog_bytes_per_request[i];
+        let unit: fn(f64) -> f64 = if self.limits.one_io_per_request {
+            |_| 1.0
+        } else {
+            azure_io_units
+        };
+        let read = passed(
+            (
+                delta(now.read_ios, last.read_ios),
+                delta(now.read_bytes, last.read_bytes),
+            ),
+            (before.read_bytes, queued.read_bytes),
+            (&mut per.read, &mut backlog_per.read),
+            unit,
+        );
+        let write = passed(
+            (
+                delta(now.write_ios, last.write_ios),
+                delta(now.write_bytes, last.write_bytes),
+            ),
+            (before.write_bytes, queued.write_bytes),
+            (&mut per.write, &mut backlog_per.write),
+            unit,
+        );
+        let (read_units, read_bytes) = read;
+        let (write_units, write_bytes) = write;
+        self.units_per_request[i] = Split {
+            read: unit(per.read),
+            write: unit(per.write),
+        };
+        let iops = Split {
+            read: read_units / elapsed_s,
+            write: write_units / elapsed_s,
+        };
+        let mb = Split {
+            read: read_bytes / 1e6 / elapsed_s,
+            write: write_bytes / 1e6 / elapsed_s,
+        };
+        let volume = &self.limits.volumes[i];
+        let cap_iops = cap_of(&self.iops_buckets[i], volume.iops, self.tick_s);
+        let cap_mb_s = cap_of(&self.mb_buckets[i], volume.throughput_mb_s, self.tick_s);
+        let burst_seconds_left = self.iops_buckets[i].as_ref().map(|b| b.seconds_left());
+        if self.directions[i].is_some() {
+            // Its caps follow each direction's feedback; the combined feedback below runs on
+            // but is not applied to them (`fresh_caps`).
+            self.record_directions(i, (iops, mb), caps, elapsed_s);
+        }
+        self.iops_gain[i].record(iops.total() * elapsed_s, self.iops_share[i] * elapsed_s);
+        self.mb_gain[i].record(mb.total() * elapsed_s, self.mb_share[i] * elapsed_s);
+        let units = self.units_per_request[i];
+        let held = |v: Option<u64>, per: f64| v.map_or(f64::INFINITY, |v| v as f64 * per);
+        let in_force_iops = held(caps.read_iops, units.read) + held(caps.write_iops, units.write);
+        let in_force_mb = (held(caps.read_bytes_s, 1.0) + held(caps.write_bytes_s, 1.0)) / 1e6;
+        let (iops_ceiling, mb_ceiling) = self.lift_ceilings(i);
+        self.iops_lift[i].record(
+            iops.total() * elapsed_s,
+            self.iops_share[i] * elapsed_s,
+            in_force_iops * elapsed_s,
+            iops_ceiling,
+        );
+        self.mb_lift[i].record(
+            mb.total() * elapsed_s,
+            self.mb_share[i] * elapsed_s,
+            in_force_mb * elapsed_s,
+            mb_ceiling,
+        );
+        if let Some(bucket) = &mut self.iops_buckets[i] {
+            bucket.account(iops.total() * elapsed_s, elapsed_s);
+        }
+        if let Some(bucket) = &mut self.mb_buckets[i] {
+            bucket.account(mb.total() * elapsed_s, elapsed_s);
+        }
+        let usage = VolumeUsage {
+            read_iops: iops.read,
+            write_iops: iops.write,
+            read_mb_s: mb.read,
+            write_mb_s: mb.write,
+            cap_iops,
+            cap_mb_s,
+            burst_seconds_left,
+        };
+        (usage, iops, mb)
+    }
+
+    /// One tick of a volume shared per direction: each direction's use against its part of the
+    /// group's whole caps (`Gain`) and against the caps in force (`Lift`).
+    fn record_directions(
+        &mut self,
+        i: usize,
+        (iops, mb): (Split, Split),
+        caps: &DeviceCaps,
+        elapsed_s: f64,
+    ) {
+        let (units, margin) = (self.units_per_request[i], self.kernel_margin);
+        let (iops_allot, mb_allot) = (self.iops_allot[i], self.mb_allot[i]);
+        let Some(d) = self.directions[i].as_mut() else {
+            return;
+        };
+        let held = |v: Option<u64>, per: f64| v.map_or(f64::INFINITY, |v| v as f64 * per);
+        let rows = [
+            (0, true, iops.read, d.iops_whole.read, iops_allot.read),
+            (1, true, iops.write, d.iops_whole.write, iops_allot.write),
+            (0, false, mb.read, d.mb_whole.read, mb_allot.read),
+            (1, false, mb.write, d.mb_whole.write, mb_allot.write),
+        ];
+        for (direction, is_iops, used, whole, part) in rows {
+            let in_force = match (is_iops, direction) {
+                (true, 0) => held(caps.read_iops, units.read),
+                (true, _) => held(caps.write_iops, units.write),
+                (false, 0) => held(caps.read_bytes_s, 1.0) / 1e6,
+                (false, _) => held(caps.write_bytes_s, 1.0) / 1e6,
+            };
+            let (gain, lift) = if is_iops {
+                (&mut d.iops_gain[direction], &mut d.iops_lift[direction])
+            } else {
+                (&mut d.mb_gain[direction], &mut d.mb_lift[direction])
+            };
+            gain.record(used * elapsed_s, whole * elapsed_s);
+            lift.record(
+                used * elapsed_s,
+                whole * elapsed_s,
+                in_force * elapsed_s,
+                direction_lift_ceiling(whole, part, margin),
+            );
+        }
+    }
+
+    /// Divides each group's per-direction caps among its volumes by demand, as `level` divides
+    /// the VM's cap (the same demand estimate, idle floor and margin when two or more run),
+    /// one direction at a time: the kernel throttles each direction apart, as Google caps
+    /// them. A volume's parts then fit within its own share (its cap, or its part of the VM's).
+    fn allot_groups(
+        &mut self,
+        (iops_used, iops_before): (&[Split], &[Split]),
+        (mb_used, mb_before): (&[Split], &[Split]),
+        first: bool,
+    ) {
+        for g in 0..self.limits.groups.len() {
+            let members = self.limits.groups[g].volumes.clone();
+            for is_iops in [true, false] {
+                let (read_cap, write_cap) = self.limits.groups[g].caps(is_iops);
+                let used = if is_iops { iops_used } else { mb_used };
+                let allot = if is_iops { iops_before } else { mb_before };
+                let of = |f: fn(&Split) -> f64, from: &[Split]| -> Vec<f64> {
+                    members.iter().map(|&i| f(&from[i])).collect()
+                };
+                let (read_used, write_used) = (of(|s| s.read, used), of(|s| s.write, used));
+                let (read_before, write_before) = (of(|s| s.read, allot), of(|s| s.write, allot));
+                let margin = self.mixed_margin;
+                let (read, read_whole) =
+                    share_direction(read_cap, (&read_used, &read_before), first, margin);
+                let (write, write_whole) =
+                    share_direction(write_cap, (&write_used, &write_before), first, margin);
+                for (k, &i) in members.iter().enumerate() {
+                    let own = if is_iops {
+                        self.iops_share[i]
+                    } else {
+                        self.mb_share[i]
+                    };
+                    let fit = |s: Split| {
+                        if s.total() > own && s.total() > 0.0 {
+                            s.scaled(own / s.total())
+                        } else {
+                            s
+                        }
+                    };
+                    let part = fit(Split {
+                        read: read[k],
+                        write: write[k],
+                    });
+                    let whole = fit(Split {
+                        read: read_whole[k],
+                        write: write_whole[k],
+                    });
+                    let Some(d) = self.directions[i].as_mut() else {
+                        continue;
+                    };
+                    if is_iops {
+                        (self.iops_allot[i], self.iops_share[i], d.iops_whole) =
+                            (part, whole.total(), whole);
+                    } else {
+                        (self.mb_allot[i], self.mb_share[i], d.mb_whole) =
+                            (part, whole.total(), whole);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Divides the VM caps among volumes (by `used`, the recent peaks) and each volume's share
+    /// between directions (by `means`, the smoothed use: see `MIX_S`).
+    pub(super) fn allot(&mut self, used: &[(Split, Split)], means: &[(Split, Split)], first: bool) {
+        let volume_caps_iops: Vec<f64> = (0..used.len())
+            .map(|i| {
+                cap_of(
+                    &self.iops_buckets[i],
+                    self.limits.volumes[i].iops,
+                    self.tick_s,
+                )
+            })
+            .collect();
+        let volume_caps_mb: Vec<f64> = (0..used.len())
+            .map(|i| {
+                cap_of(
+                    &self.mb_buckets[i],
+                    self.limits.volumes[i].throughput_mb_s,
+                    self.tick_s,
+                )
+            })
+            .collect();
+        let iops_used: Vec<Split> = used.iter().map(|u| u.0).collect();
+        let mb_used: Vec<Split> = used.iter().map(|u| u.1).collect();
+        let iops_means: Vec<Split> = means.iter().map(|u| u.0).collect();
+        let mb_means: Vec<Split> = means.iter().map(|u| u.1).collect();
+        let vm = self.vm_caps();
+        // A group's parts before this tick, for its demand estimates (`level` rewrites them).
+        let before = if self.limits.groups.is_empty() {
+            None
+        } else {
+            Some((self.iops_allot.clone(), self.mb_allot.clone()))
+        };
+        (self.iops_allot, self.iops_share) = level(
+            vm.iops,
+            &volume_caps_iops,
+            (&iops_used, &iops_means),
+            (&self.iops_allot, &mut self.iops_mixed_ticks),
+            (first, 1.0 / self.tick_s, self.mixed_margin),
+        );
+        (self.mb_allot, self.mb_share) = level(
+            vm.mb_s,
+            &volume_caps_mb,
+            (&mb_used, &mb_means),
+            (&self.mb_allot, &mut self.mb_mixed_ticks),
+            (first, 0.0, self.mixed_margin),
+        );
+        if let Some((iops_before, mb_before)) = before {
+            self.allot_groups((&iops_used, &iops_before), (&mb_used, &mb_before), first);
+        }
+    }
+}
