@@ -1,0 +1,190 @@
+//! Units travel in types, not only in names: a public field whose name ends in a unit that
+//! `iofit_model::units` has a type for (`_mb_s` MBps, `_mib_s` MiBps, `_iops` Iops, `_bytes`
+//! Bytes, `_bytes_s` BytesPerSecond) but whose type is a bare number (`f64`, `u64`,
+//! `Option<f64>` ...) is counted, per library crate. With the type, MB/s and MiB/s cannot be
+//! added by mistake (EBS states volumes in MiB/s and instances in MB/s; Azure both in MB/s).
+//!
+//! `KNOWN` holds each crate's count today and may only shrink: a crate above its number fails
+//! (use the unit's type for the new field), and a crate below it fails too (lower its number),
+//! so the list stays the state of the code. Test modules and test files are not counted; the
+//! binary crate and testkit are not library crates.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Unit suffixes `iofit_model::units` has a type for.
+const SUFFIXES: &[&str] = &["_mb_s", "_mib_s", "_iops", "_bytes", "_bytes_s"];
+const BARE: &[&str] = &["f64", "f32", "u64", "u32", "usize", "i64"];
+const NOT_LIBRARIES: &[&str] = &["iofit", "testkit"];
+
+/// (crate, bare-typed unit fields) today. Lower a number when a crate's fields take their
+/// unit's type; never raise one.
+const KNOWN: &[(&str, usize)] = &[
+    ("blockdata", 3),
+    ("catalog", 17),
+    ("emulate", 10),
+    ("engine", 11),
+    ("model", 35),
+    ("planner", 6),
+    ("predict", 39),
+    ("procedure", 16),
+    ("profile", 4),
+    ("report", 1),
+    ("safefs", 1),
+    ("stats", 6),
+    ("verdict", 4),
+];
+
+fn crates_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// A field line `pub name_unit: f64,` (or `Option<u64>`) with a unit suffix and a bare type.
+fn bare_unit_field(line: &str) -> Option<&str> {
+    let rest = line.trim().strip_prefix("pub ")?;
+    let (name, ty) = rest.split_once(':')?;
+    let name = name.trim();
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    {
+        return None;
+    }
+    if !SUFFIXES.iter().any(|s| name.ends_with(s)) {
+        return None;
+    }
+    let ty = ty.trim().trim_end_matches(',').trim();
+    let inner = ty
+        .strip_prefix("Option<")
+        .and_then(|t| t.strip_suffix('>'))
+        .unwrap_or(ty);
+    BARE.contains(&inner).then_some(name)
+}
+
+/// The lines of a file outside its top-level `#[cfg(test)]` modules.
+fn library_lines(text: &str) -> Vec<&str> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let next = lines.get(i + 1).map(|l| l.trim_end()).unwrap_or("");
+        if lines[i].trim_end() == "#[cfg(test)]" && next.starts_with("mod ") {
+            if next.ends_with(';') {
+                i += 2;
+                continue;
+            }
+            i = lines[i + 1..]
+                .iter()
+                .position(|l| l.trim_end() == "}")
+                .map_or(lines.len(), |at| i + 1 + at + 1);
+            continue;
+        }
+        out.push(lines[i]);
+        i += 1;
+    }
+    out
+}
+
+fn is_test_file(path: &Path) -> bool {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .is_some_and(|s| s == "tests" || s.ends_with("_tests"))
+}
+
+/// Each library crate's bare-typed unit fields, with where they are.
+fn found() -> BTreeMap<String, Vec<String>> {
+    let root = crates_dir();
+    let mut by_crate = BTreeMap::new();
+    for entry in std::fs::read_dir(&root).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if NOT_LIBRARIES.contains(&name.as_str()) {
+            continue;
+        }
+        let mut files = Vec::new();
+        rust_files(&entry.path().join("src"), &mut files);
+        let mut fields = Vec::new();
+        for file in files.iter().filter(|f| !is_test_file(f)) {
+            let text = std::fs::read_to_string(file).unwrap();
+            for line in library_lines(&text) {
+                if let Some(field) = bare_unit_field(line) {
+                    let at = file.strip_prefix(&root).unwrap().display();
+                    fields.push(format!("{at}: {field}"));
+                }
+            }
+        }
+        if !fields.is_empty() {
+            by_crate.insert(name, fields);
+        }
+    }
+    by_crate
+}
+
+#[test]
+fn unit_fields_take_their_units_type_and_the_count_only_shrinks() {
+    let found = found();
+    let known: BTreeMap<&str, usize> = KNOWN.iter().copied().collect();
+    let mut problems = Vec::new();
+    for (krate, fields) in &found {
+        let allowed = known.get(krate.as_str()).copied().unwrap_or(0);
+        if fields.len() > allowed {
+            problems.push(format!(
+                "{krate}: {} public fields name a unit but hold a bare number (at most {allowed}); \
+                 give the new one its type from iofit_model::units (MBps, MiBps, Iops, Bytes, \
+                 BytesPerSecond):\n  {}",
+                fields.len(),
+                fields.join("\n  ")
+            ));
+        }
+    }
+    for (krate, allowed) in &known {
+        let now = found.get(*krate).map_or(0, Vec::len);
+        if now < *allowed {
+            problems.push(format!(
+                "{krate}: {now} bare-typed unit fields, fewer than KNOWN's {allowed}: lower its number to {now}"
+            ));
+        }
+    }
+    let total: usize = found.values().map(Vec::len).sum();
+    eprintln!("bare-typed unit fields in library crates: {total}");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_scan_sees_bare_unit_fields_and_not_typed_ones() {
+    assert_eq!(
+        bare_unit_field("    pub throughput_mb_s: f64,"),
+        Some("throughput_mb_s")
+    );
+    assert_eq!(
+        bare_unit_field("pub burst_iops: Option<f64>,"),
+        Some("burst_iops")
+    );
+    assert_eq!(bare_unit_field("    pub throughput_mb_s: MBps,"), None);
+    assert_eq!(bare_unit_field("    pub io_size_bytes: Bytes,"), None);
+    assert_eq!(bare_unit_field("    pub read_pct: f64,"), None);
+    assert_eq!(
+        bare_unit_field("    pub fn iops_mb_s(x: f64) -> f64 {"),
+        None
+    );
+    let text =
+        "pub a_iops: f64,\n#[cfg(test)]\nmod tests {\n    pub b_iops: f64,\n}\npub c_bytes: u64,\n";
+    let counted: Vec<_> = library_lines(text)
+        .into_iter()
+        .filter_map(bare_unit_field)
+        .collect();
+    assert_eq!(counted, vec!["a_iops", "c_bytes"]);
+}
