@@ -10,7 +10,6 @@ use iofit_catalog::clouds::aws::{AwsInstance, EbsVolumeType};
 use iofit_predict::aws::{volume_caps, AwsVolumeSpec};
 
 /// MB per MiB: EBS volumes are stated in MiB/s, the throttle counts MB/s (10^6 B/s).
-const MB_PER_MIB: f64 = 1.048_576;
 
 /// The limits of `instance` with `volumes`, every figure times `scale`.
 pub fn aws_design_limits(
@@ -46,10 +45,12 @@ pub fn aws_design_limits(
                     .unwrap_or_default()
             ),
             iops: caps.iops * count,
-            throughput_mb_s: caps.throughput_mib_s * MB_PER_MIB * count,
+            throughput_mb_s: caps.throughput_mib_s.to_mb_s().get() * count,
             burst_iops: burst(caps.burst_iops, caps.iops),
-            burst_throughput_mb_s: burst(caps.burst_throughput_mib_s, caps.throughput_mib_s)
-                .map(|v| v * MB_PER_MIB),
+            burst_throughput_mb_s: burst(
+                caps.burst_throughput_mib_s.to_mb_s().get(),
+                caps.throughput_mib_s.to_mb_s().get(),
+            ),
             host_cached: false,
         });
     }

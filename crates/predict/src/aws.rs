@@ -8,6 +8,7 @@
 //! IOPS limit is counted the same way as its SSD volumes'.
 
 use iofit_catalog::clouds::aws::{AwsInstance, EbsKind, EbsVolumeType};
+use iofit_model::units::MiBps;
 use serde::{Deserialize, Serialize};
 
 /// Bytes in one MiB and one MB.
@@ -41,9 +42,9 @@ pub struct AwsSpecError {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VolumeCaps {
     pub iops: f64,
-    pub throughput_mib_s: f64,
+    pub throughput_mib_s: MiBps,
     pub burst_iops: f64,
-    pub burst_throughput_mib_s: f64,
+    pub burst_throughput_mib_s: MiBps,
     /// How long the burst lasts from a full credit balance, seconds (gp2); `None` where the
     /// volume does not burst or the duration is not modelled (st1).
     pub burst_seconds: Option<f64>,
@@ -108,9 +109,9 @@ pub fn volume_caps(
             }
             VolumeCaps {
                 iops,
-                throughput_mib_s: mib_s,
+                throughput_mib_s: MiBps(mib_s),
                 burst_iops: iops,
-                burst_throughput_mib_s: mib_s,
+                burst_throughput_mib_s: MiBps(mib_s),
                 burst_seconds: None,
                 op_bytes: ssd_op,
             }
@@ -125,9 +126,9 @@ pub fn volume_caps(
             };
             VolumeCaps {
                 iops,
-                throughput_mib_s: mib_s,
+                throughput_mib_s: MiBps(mib_s),
                 burst_iops: iops,
-                burst_throughput_mib_s: mib_s,
+                burst_throughput_mib_s: MiBps(mib_s),
                 burst_seconds: None,
                 op_bytes: n("io_size_kib_max") * 1024.0,
             }
@@ -137,11 +138,13 @@ pub fn volume_caps(
             let tib = size / 1024.0;
             VolumeCaps {
                 iops: n("iops_max"),
-                throughput_mib_s: (n("throughput_mib_s_per_tib_baseline") * tib)
-                    .min(n("throughput_mib_s_max")),
+                throughput_mib_s: MiBps(
+                    (n("throughput_mib_s_per_tib_baseline") * tib).min(n("throughput_mib_s_max")),
+                ),
                 burst_iops: n("iops_max"),
-                burst_throughput_mib_s: (n("throughput_mib_s_per_tib_burst") * tib)
-                    .min(n("throughput_mib_s_max")),
+                burst_throughput_mib_s: MiBps(
+                    (n("throughput_mib_s_per_tib_burst") * tib).min(n("throughput_mib_s_max")),
+                ),
                 burst_seconds: None,
                 op_bytes: MIB,
             }
@@ -198,9 +201,9 @@ fn io2_block_express_caps(
     let mib_s = (iops * n("throughput_mib_s_per_iops_max")).min(n("throughput_mib_s_max"));
     Ok(VolumeCaps {
         iops,
-        throughput_mib_s: mib_s,
+        throughput_mib_s: MiBps(mib_s),
         burst_iops: iops,
-        burst_throughput_mib_s: mib_s,
+        burst_throughput_mib_s: MiBps(mib_s),
         burst_seconds: None,
         op_bytes,
     })
@@ -232,9 +235,9 @@ fn gp2_caps(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Result<VolumeCaps, A
     };
     Ok(VolumeCaps {
         iops,
-        throughput_mib_s: mib_s,
+        throughput_mib_s: MiBps(mib_s),
         burst_iops,
-        burst_throughput_mib_s: burst_mib_s,
+        burst_throughput_mib_s: MiBps(burst_mib_s),
         burst_seconds: bursts.then(|| n("burst_credits_max") / (burst_iops - iops)),
         op_bytes: 256.0 * 1024.0,
     })
@@ -315,9 +318,9 @@ pub fn predict(
         let caps = volume_caps(spec, rules)?;
         let count = spec.count.max(1) as f64;
         let (iops, mib_s) = if burst {
-            (caps.burst_iops, caps.burst_throughput_mib_s)
+            (caps.burst_iops, caps.burst_throughput_mib_s.get())
         } else {
-            (caps.iops, caps.throughput_mib_s)
+            (caps.iops, caps.throughput_mib_s.get())
         };
         let io = demand.io_size_bytes.max(512.0);
         let ops = ops_per_io(io, caps.op_bytes);

@@ -46,7 +46,7 @@ fn gp2_burst_table_of_the_docs() {
     let small = volume_caps(&spec("gp2", 1, 170.0, None, None), gp2).unwrap();
     let large = volume_caps(&spec("gp2", 1, 334.0, None, None), gp2).unwrap();
     assert_eq!(
-        (small.throughput_mib_s, large.throughput_mib_s),
+        (small.throughput_mib_s.get(), large.throughput_mib_s.get()),
         (128.0, 250.0)
     );
 }
@@ -65,7 +65,7 @@ fn gp3_provisioning_rules_of_the_docs() {
     assert!(volume_caps(&spec("gp3", 1, 8.0, Some(3_999.0), Some(1000.0)), gp3).is_err());
     // Without provisioning: the free 3,000 IOPS and 125 MiB/s.
     let free = volume_caps(&spec("gp3", 1, 10.0, None, None), gp3).unwrap();
-    assert_eq!((free.iops, free.throughput_mib_s), (3000.0, 125.0));
+    assert_eq!((free.iops, free.throughput_mib_s.get()), (3000.0, 125.0));
 }
 
 /// io1 keeps the 2023 page's Provisioned IOPS rule: 'a volume provisioned with 48,000 IOPS can
@@ -76,9 +76,9 @@ fn io1_throughput_example_of_the_docs() {
     let catalog = catalog();
     let io1 = catalog.volume_type("io1").unwrap();
     let caps = volume_caps(&spec("io1", 1, 1000.0, Some(48_000.0), None), io1).unwrap();
-    assert_eq!(caps.throughput_mib_s, 750.0);
+    assert_eq!(caps.throughput_mib_s.get(), 750.0);
     let caps = volume_caps(&spec("io1", 1, 1000.0, Some(20_000.0), None), io1).unwrap();
-    assert_eq!(caps.throughput_mib_s, 500.0);
+    assert_eq!(caps.throughput_mib_s.get(), 500.0);
     assert!(volume_caps(&spec("io1", 1, 100.0, Some(5_001.0), None), io1).is_err());
 }
 
@@ -91,12 +91,15 @@ fn io2_block_express_rules_of_the_docs() {
     let catalog = catalog();
     let io2 = catalog.volume_type("io2").unwrap();
     let most = volume_caps(&spec("io2", 1, 256.0, Some(256_000.0), None), io2).unwrap();
-    assert_eq!((most.iops, most.throughput_mib_s), (256_000.0, 4000.0));
+    assert_eq!(
+        (most.iops, most.throughput_mib_s.get()),
+        (256_000.0, 4000.0)
+    );
     let error = volume_caps(&spec("io2", 1, 255.0, Some(256_000.0), None), io2).unwrap_err();
     assert!(error.to_string().contains("100..255000"), "{error}");
     // Below the 4,000 MiB/s cap, throughput is 0.256 MiB/s per IOPS: 10,000 IOPS give 2,560.
     let caps = volume_caps(&spec("io2", 1, 100.0, Some(10_000.0), None), io2).unwrap();
-    assert!((caps.throughput_mib_s - 2560.0).abs() < 1e-9);
+    assert!((caps.throughput_mib_s.get() - 2560.0).abs() < 1e-9);
     // 64 TiB is the largest size; throughput is not provisioned apart from IOPS.
     assert!(volume_caps(&spec("io2", 1, 65_536.0, Some(1000.0), None), io2).is_ok());
     assert!(volume_caps(&spec("io2", 1, 65_537.0, Some(1000.0), None), io2).is_err());
@@ -112,7 +115,7 @@ fn gp3_maximums_of_september_2025() {
     let catalog = catalog();
     let gp3 = catalog.volume_type("gp3").unwrap();
     let most = volume_caps(&spec("gp3", 1, 160.0, Some(80_000.0), Some(2000.0)), gp3).unwrap();
-    assert_eq!((most.iops, most.throughput_mib_s), (80_000.0, 2000.0));
+    assert_eq!((most.iops, most.throughput_mib_s.get()), (80_000.0, 2000.0));
     assert!(volume_caps(&spec("gp3", 1, 159.0, Some(80_000.0), None), gp3).is_err());
     assert!(volume_caps(&spec("gp3", 1, 200.0, Some(80_001.0), None), gp3).is_err());
     assert!(volume_caps(&spec("gp3", 1, 100.0, Some(7_999.0), Some(2000.0)), gp3).is_err());
@@ -220,10 +223,10 @@ fn io1_ratio_and_sizes_of_the_docs() {
         "{error}"
     );
     let full = volume_caps(&spec("io1", 1, 1280.0, Some(64_000.0), None), io1).unwrap();
-    assert_eq!((full.iops, full.throughput_mib_s), (64_000.0, 1000.0));
+    assert_eq!((full.iops, full.throughput_mib_s.get()), (64_000.0, 1000.0));
     assert!(volume_caps(&spec("io1", 1, 1279.0, Some(64_000.0), None), io1).is_err());
     let mid = volume_caps(&spec("io1", 1, 1000.0, Some(48_000.0), None), io1).unwrap();
-    assert_eq!(mid.throughput_mib_s, 750.0);
+    assert_eq!(mid.throughput_mib_s.get(), 750.0);
 }
 
 /// sc1 (Cold HDD volumes) table: 0.125 TiB -> 1.5 MiB/s base, 10 burst; 1 TiB -> 12 and 80;
@@ -241,8 +244,8 @@ fn sc1_base_and_burst_table_of_the_docs() {
         let caps = volume_caps(&spec("sc1", 1, tib * 1024.0, None, None), sc1).unwrap();
         assert_eq!(
             (
-                caps.throughput_mib_s,
-                caps.burst_throughput_mib_s,
+                caps.throughput_mib_s.get(),
+                caps.burst_throughput_mib_s.get(),
                 caps.iops
             ),
             (base, burst, 250.0),

@@ -227,7 +227,10 @@ fn bursts_differ(
     instance.bursts()
         || specs.iter().any(|(spec, rules, _)| {
             aws::volume_caps(spec, rules)
-                .map(|c| c.burst_iops > c.iops || c.burst_throughput_mib_s > c.throughput_mib_s)
+                .map(|c| {
+                    c.burst_iops > c.iops
+                        || c.burst_throughput_mib_s.get() > c.throughput_mib_s.get()
+                })
                 .unwrap_or(false)
         })
 }

@@ -26,7 +26,7 @@ const KNOWN: &[(&str, usize)] = &[
     ("engine", 11),
     ("model", 35),
     ("planner", 6),
-    ("predict", 39),
+    ("predict", 37),
     ("procedure", 16),
     ("profile", 4),
     ("report", 1),
