@@ -9,8 +9,6 @@ use crate::EmulateError;
 use iofit_catalog::clouds::aws::{AwsInstance, EbsVolumeType};
 use iofit_predict::aws::{volume_caps, AwsVolumeSpec};
 
-/// MB per MiB: EBS volumes are stated in MiB/s, the throttle counts MB/s (10^6 B/s).
-
 /// The limits of `instance` with `volumes`, every figure times `scale`.
 pub fn aws_design_limits(
     instance: &AwsInstance,
