@@ -121,8 +121,8 @@ fn type_groups(
             volumes: vec![index],
             read_iops: budget.read_iops_by_size.min(vm.read_iops) * scale,
             write_iops: budget.write_iops_by_size.min(vm.write_iops) * scale,
-            read_mb_s: budget.mib_s_by_size.min(vm.read_mib_s) * MB_PER_MIB * scale,
-            write_mb_s: budget.mib_s_by_size.min(vm.write_mib_s) * MB_PER_MIB * scale,
+            read_mb_s: budget.mib_s_by_size.min(vm.read_mib_s.get()) * MB_PER_MIB * scale,
+            write_mb_s: budget.mib_s_by_size.min(vm.write_mib_s.get()) * MB_PER_MIB * scale,
         });
     }
     Ok(groups)

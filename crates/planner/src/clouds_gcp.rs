@@ -116,8 +116,8 @@ fn least_total_gib(
     let tolerance = 1.0 + 1e-12;
     if read_ops > vm.read_iops * tolerance
         || write_ops > vm.write_iops * tolerance
-        || read_mib > vm.read_mib_s * tolerance
-        || write_mib > vm.write_mib_s * tolerance
+        || read_mib > vm.read_mib_s.get() * tolerance
+        || write_mib > vm.write_mib_s.get() * tolerance
     {
         return None;
     }
@@ -155,12 +155,12 @@ fn least_total_gib(
         ))
         .max(gib_for(
             read_mib,
-            rules.baseline_mib_s,
+            rules.baseline_mib_s.get(),
             rules.throughput_mib_s_per_gib,
         ))
         .max(gib_for(
             write_mib,
-            rules.baseline_mib_s,
+            rules.baseline_mib_s.get(),
             rules.throughput_mib_s_per_gib,
         ));
     total.is_finite().then(|| total.ceil())
@@ -377,8 +377,8 @@ fn largest_limits_note(catalog: &GcpCatalog) -> String {
         "no machine type carries the requirements with the headroom kept: the largest per-VM Persistent Disk limits in the catalog are {:.0} read / {:.0} write IOPS and {:.0} MiB/s read / {:.0} MiB/s write",
         most(|l| l.read_iops),
         most(|l| l.write_iops),
-        most(|l| l.read_mib_s),
-        most(|l| l.write_mib_s)
+        most(|l| l.read_mib_s.get()),
+        most(|l| l.write_mib_s.get())
     )
 }
 

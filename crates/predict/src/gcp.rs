@@ -114,7 +114,7 @@ pub fn type_budget(
         total_gib,
         read_iops_by_size: rules.baseline_iops + rules.read_iops_per_gib * rated_gib,
         write_iops_by_size: rules.baseline_iops + rules.write_iops_per_gib * rated_gib,
-        mib_s_by_size: rules.baseline_mib_s + rules.throughput_mib_s_per_gib * rated_gib,
+        mib_s_by_size: rules.baseline_mib_s.get() + rules.throughput_mib_s_per_gib * rated_gib,
         vm,
     })
 }
@@ -255,15 +255,15 @@ fn volume_limits(
         ),
         (
             format!("VM {} {disk_type} read throughput", machine.name),
-            format!("{:.0} MiB/s ({} vCPU)", vm.read_mib_s, machine.vcpu),
-            vm.read_mib_s,
+            format!("{:.0} MiB/s ({} vCPU)", vm.read_mib_s.get(), machine.vcpu),
+            vm.read_mib_s.get(),
             2,
             false,
         ),
         (
             format!("VM {} {disk_type} write throughput", machine.name),
-            format!("{:.0} MiB/s ({} vCPU)", vm.write_mib_s, machine.vcpu),
-            vm.write_mib_s,
+            format!("{:.0} MiB/s ({} vCPU)", vm.write_mib_s.get(), machine.vcpu),
+            vm.write_mib_s.get(),
             3,
             false,
         ),

@@ -58,12 +58,18 @@ fn the_tables_hold_googles_figures() {
         (ssd.read_iops_per_gib, ssd.throughput_mib_s_per_gib),
         (30.0, 0.48)
     );
-    assert_eq!((ssd.baseline_iops, ssd.baseline_mib_s), (6000.0, 240.0));
+    assert_eq!(
+        (ssd.baseline_iops, ssd.baseline_mib_s.get()),
+        (6000.0, 240.0)
+    );
     // n-family.json: an N2 with 16-31 vCPUs takes 25,000 pd-ssd IOPS, 1,200 MiB/s; with 64 or
     // more 100,000.
     let n2_16 = catalog.machine_type("n2-standard-16").unwrap();
     let limit = catalog.vm_limit(n2_16, "pd-ssd").unwrap();
-    assert_eq!((limit.read_iops, limit.read_mib_s), (25_000.0, 1200.0));
+    assert_eq!(
+        (limit.read_iops, limit.read_mib_s.get()),
+        (25_000.0, 1200.0)
+    );
     let n2_128 = catalog.machine_type("n2-standard-128").unwrap();
     assert_eq!(
         catalog.vm_limit(n2_128, "pd-ssd").unwrap().read_iops,
@@ -133,7 +139,10 @@ fn provisioned_types_hold_the_pages_rules_and_say_what_is_missing() {
     assert_eq!(extreme.vcpu_min_by_family.get("c3"), Some(&88));
     let n2_64 = catalog.machine_type("n2-standard-64").unwrap();
     let limit = catalog.vm_limit(n2_64, "pd-extreme").unwrap();
-    assert_eq!((limit.read_iops, limit.write_mib_s), (120_000.0, 3_000.0));
+    assert_eq!(
+        (limit.read_iops, limit.write_mib_s.get()),
+        (120_000.0, 3_000.0)
+    );
     let gaps = catalog.planning_gaps(
         catalog.provisioned_type("pd-extreme").unwrap(),
         "us-central1",
