@@ -57,11 +57,11 @@ pub fn aws_design_limits(
         "AWS {}: its EBS baseline ({} IOPS, {} MB/s) is the shared cap{}",
         instance.name,
         instance.baseline_iops,
-        instance.baseline_throughput_mb_s,
+        instance.baseline_throughput_mb_s.get(),
         if bursts {
             format!(
                 "; its maximum ({} IOPS, {} MB/s) is a bucket of 30 minutes at the maximum, refilled below the baseline as Azure's are (AWS states the window, 'at least once every 24 hours', not the refill rate)",
-                instance.maximum_iops, instance.maximum_throughput_mb_s
+                instance.maximum_iops, instance.maximum_throughput_mb_s.get()
             )
         } else {
             " (it sustains its maximum: no burst)".to_string()
@@ -75,10 +75,10 @@ pub fn aws_design_limits(
         vm: VmLimits {
             name: instance.name.clone(),
             uncached_iops: Some(instance.baseline_iops * scale),
-            uncached_throughput_mb_s: Some(instance.baseline_throughput_mb_s * scale),
+            uncached_throughput_mb_s: Some(instance.baseline_throughput_mb_s.get() * scale),
             burst_uncached_iops: bursts.then_some(instance.maximum_iops * scale),
             burst_uncached_throughput_mb_s: bursts
-                .then_some(instance.maximum_throughput_mb_s * scale),
+                .then_some(instance.maximum_throughput_mb_s.get() * scale),
         },
         volumes: limits,
         scale,

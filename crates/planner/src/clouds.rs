@@ -327,8 +327,14 @@ fn cheapest_by_slots(
 /// Whether the instance carries the total demand in `state`, headroom kept.
 fn instance_carries(instance: &AwsInstance, needs: &[Need], state: AwsState) -> bool {
     let (iops, mb_s) = match state {
-        AwsState::Sustained => (instance.baseline_iops, instance.baseline_throughput_mb_s),
-        AwsState::Burst => (instance.maximum_iops, instance.maximum_throughput_mb_s),
+        AwsState::Sustained => (
+            instance.baseline_iops,
+            instance.baseline_throughput_mb_s.get(),
+        ),
+        AwsState::Burst => (
+            instance.maximum_iops,
+            instance.maximum_throughput_mb_s.get(),
+        ),
     };
     let ops: f64 = needs.iter().map(|n| n.ops_per_s).sum();
     let mb: f64 = needs.iter().map(|n| n.mib_s * MIB / 1e6).sum();
@@ -470,9 +476,9 @@ fn why_no_design(
     });
     let limit = |i: &AwsInstance| {
         if options.burst_tolerant && i.bursts() {
-            (i.maximum_iops, i.maximum_throughput_mb_s)
+            (i.maximum_iops, i.maximum_throughput_mb_s.get())
         } else {
-            (i.baseline_iops, i.baseline_throughput_mb_s)
+            (i.baseline_iops, i.baseline_throughput_mb_s.get())
         }
     };
     let when = if options.burst_tolerant {

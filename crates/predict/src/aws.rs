@@ -359,13 +359,13 @@ fn apply_instance(instance: &AwsInstance, results: &mut [AwsVolumeResult], burst
     let (iops, mb_s, which) = if burst {
         (
             instance.maximum_iops,
-            instance.maximum_throughput_mb_s,
+            instance.maximum_throughput_mb_s.get(),
             "maximum",
         )
     } else {
         (
             instance.baseline_iops,
-            instance.baseline_throughput_mb_s,
+            instance.baseline_throughput_mb_s.get(),
             "baseline",
         )
     };

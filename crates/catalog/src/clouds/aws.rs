@@ -9,6 +9,7 @@
 
 use crate::error::CatalogError;
 use crate::types::{Arch, Os, TableInfo};
+use iofit_model::units::MBps;
 use serde::{Deserialize, Serialize};
 
 /// The AWS data files built into the binary.
@@ -47,11 +48,11 @@ pub struct AwsInstance {
     pub ebs_volume_slots: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_bandwidth_mbps: Option<f64>,
-    pub baseline_throughput_mb_s: f64,
+    pub baseline_throughput_mb_s: MBps,
     pub baseline_iops: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maximum_bandwidth_mbps: Option<f64>,
-    pub maximum_throughput_mb_s: f64,
+    pub maximum_throughput_mb_s: MBps,
     pub maximum_iops: f64,
     /// Minutes per 24 hours the maximum may be held; `None`: the maximum is sustained
     /// indefinitely (AWS's sizes without an asterisk, where baseline = maximum).
@@ -639,11 +640,14 @@ fn check_instance(row: &AwsInstance) -> Result<(), FieldProblem> {
         ("baseline_bandwidth_mbps", row.baseline_bandwidth_mbps),
         (
             "baseline_throughput_mb_s",
-            Some(row.baseline_throughput_mb_s),
+            Some(row.baseline_throughput_mb_s.get()),
         ),
         ("baseline_iops", Some(row.baseline_iops)),
         ("maximum_bandwidth_mbps", row.maximum_bandwidth_mbps),
-        ("maximum_throughput_mb_s", Some(row.maximum_throughput_mb_s)),
+        (
+            "maximum_throughput_mb_s",
+            Some(row.maximum_throughput_mb_s.get()),
+        ),
         ("maximum_iops", Some(row.maximum_iops)),
         ("burst_minutes_per_24h", row.burst_minutes_per_24h),
     ])?;
@@ -702,7 +706,7 @@ mod tests {
         // for 30 minutes a day; m6i.8xlarge sustains 40,000 (no asterisk).
         let m6i = catalog.instance("M6I.2xlarge").unwrap();
         assert_eq!((m6i.baseline_iops, m6i.maximum_iops), (12_000.0, 40_000.0));
-        assert_eq!(m6i.baseline_throughput_mb_s, 312.5);
+        assert_eq!(m6i.baseline_throughput_mb_s.get(), 312.5);
         assert_eq!(m6i.burst_minutes_per_24h, Some(30.0));
         assert!(m6i.bursts());
         let big = catalog.instance("m6i.8xlarge").unwrap();
