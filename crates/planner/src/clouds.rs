@@ -12,6 +12,7 @@
 use iofit_catalog::clouds::aws::{AwsCatalog, AwsInstance, EbsKind, EbsVolumeType};
 use iofit_catalog::Os;
 use iofit_model::requirements::VolumeRequirements;
+use iofit_model::units::group_thousands;
 use iofit_model::Requirements;
 use iofit_predict::aws::{self as model, AwsDemand, AwsPrediction, AwsState, AwsVolumeSpec};
 use serde::{Deserialize, Serialize};
@@ -513,33 +514,20 @@ fn io_pricing_note(catalog: &AwsCatalog, region: &str) -> String {
     let io2 = match catalog.volume_price("io2", region) {
         Some(price) if price.iops_priced_up_to.is_some() => format!(
             "io2 above {} IOPS per volume is not priced (its lower tiers are not sourced for {region})",
-            thousands(price.iops_priced_up_to.unwrap_or_default())
+            group_thousands(price.iops_priced_up_to.unwrap_or_default())
         ),
         Some(price) if !price.iops_tiers.is_empty() => format!(
             "io2 IOPS are billed per volume in tiers (lower rates above {})",
             price
                 .iops_tiers
                 .iter()
-                .map(|t| thousands(t.above_iops))
+                .map(|t| group_thousands(t.above_iops))
                 .collect::<Vec<_>>()
                 .join(" and ")
         ),
         _ => return gp3.to_string(),
     };
     format!("{gp3}; {io2}")
-}
-
-/// 32000 -> "32,000".
-fn thousands(count: f64) -> String {
-    let digits = format!("{}", count.round() as u64);
-    let mut out = String::new();
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 /// Builds the design and checks it with the model: a design whose prediction does not meet

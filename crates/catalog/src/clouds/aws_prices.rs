@@ -168,7 +168,11 @@ fn io2_tier_of(product: &Product, usage: &str) -> Option<Wanted> {
     }
     IO2_TIERS
         .iter()
-        .find(|(suffix, _)| usage.ends_with(&format!("EBS:VolumeP-IOPS{suffix}")))
+        .find(|(suffix, _)| {
+            usage
+                .strip_suffix(suffix)
+                .is_some_and(|u| u.ends_with("EBS:VolumeP-IOPS"))
+        })
         .map(|&(_, above)| Wanted::VolumeIopsTier("io2".into(), above as u32))
 }
 
