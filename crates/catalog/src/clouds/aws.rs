@@ -307,17 +307,15 @@ impl EbsPrice {
         if iops > self.iops_priced_up_to.unwrap_or(f64::INFINITY) {
             return None;
         }
-        let mut bounds: Vec<(f64, f64)> = vec![(0.0, self.usd_per_iops_month?)];
-        bounds.extend(
-            self.iops_tiers
-                .iter()
-                .map(|t| (t.above_iops, t.usd_per_iops_month)),
-        );
+        // Each rate holds from its bound up to the next tier's: below the first tier the base
+        // rate, above it the tier's.
         let mut usd = 0.0;
-        for (index, &(from, rate)) in bounds.iter().enumerate() {
-            let to = bounds.get(index + 1).map_or(f64::INFINITY, |next| next.0);
-            usd += (iops.min(to) - from).max(0.0) * rate;
+        let (mut from, mut rate) = (0.0, self.usd_per_iops_month?);
+        for tier in &self.iops_tiers {
+            usd += (iops.min(tier.above_iops) - from).max(0.0) * rate;
+            (from, rate) = (tier.above_iops, tier.usd_per_iops_month);
         }
+        usd += (iops - from).max(0.0) * rate;
         Some(usd)
     }
 }
