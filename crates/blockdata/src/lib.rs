@@ -15,8 +15,9 @@
 //! ```
 //! use iofit_blockdata::verify::{check_unit, fill_unit, Layout, MismatchKind, Stamp};
 //! use iofit_model::data::VerifyMode;
+//! use iofit_model::units::Bytes;
 //!
-//! let layout = Layout::new(VerifyMode::Crc32c, 4096, 0).unwrap();
+//! let layout = Layout::new(VerifyMode::Crc32c, Bytes::kib(4), 0).unwrap();
 //! let stamp = Stamp { file: 0, offset: 8192, generation: 2, seed: 1 };
 //! let mut block = vec![0u8; 4096];
 //! fill_unit(&layout, &mut block, &stamp, &[]);

@@ -53,7 +53,7 @@ impl Verifier {
     ) -> Result<Verifier, LayoutError> {
         let layout = Layout::new(
             spec.mode,
-            unit_bytes as usize,
+            iofit_model::units::Bytes(unit_bytes),
             spec.header_offset_bytes as usize,
         )?;
         Ok(Verifier {
@@ -79,7 +79,7 @@ impl Verifier {
     }
 
     pub fn unit_bytes(&self) -> u64 {
-        self.layout.unit_bytes as u64
+        self.layout.unit_bytes.as_u64()
     }
     pub fn generations(&self) -> &Generations {
         &self.gens
@@ -93,13 +93,13 @@ impl Verifier {
     }
 
     fn units(&self, offset: u64, len: usize) -> impl Iterator<Item = (usize, u64)> {
-        let unit = self.layout.unit_bytes;
+        let unit = self.layout.unit_len();
         (0..len / unit).map(move |i| (i * unit, offset + (i * unit) as u64))
     }
 
     /// Fills a write of `buf.len()` bytes at `offset`: each unit gets its next generation.
     pub fn fill_write(&mut self, buf: &mut [u8], file: u32, offset: u64) {
-        let unit = self.layout.unit_bytes;
+        let unit = self.layout.unit_len();
         for (at, unit_offset) in self.units(offset, buf.len()) {
             let generation = self.gens.begin_write(file, unit_offset);
             let stamp = self.stamp(file, unit_offset, generation);
@@ -142,7 +142,7 @@ impl Verifier {
             return;
         }
         let snapshot = std::mem::take(&mut self.snapshots[slot as usize]);
-        let unit = self.layout.unit_bytes;
+        let unit = self.layout.unit_len();
         for (i, (at, unit_offset)) in self.units(offset, buf.len()).enumerate() {
             let before = snapshot.get(i).copied().unwrap_or(0);
             if before != self.gens.raw(file, unit_offset) {
@@ -160,7 +160,7 @@ impl Verifier {
     /// The verify phase: checks a unit read back (a unit never written is not checked, unless
     /// the job never writes: then each is checked against its own header).
     pub fn check_written(&mut self, buf: &[u8], file: u32, offset: u64) {
-        let unit = self.layout.unit_bytes;
+        let unit = self.layout.unit_len();
         for (at, unit_offset) in self.units(offset, buf.len()) {
             if let Some(generation) = self.gens.expected(file, unit_offset) {
                 self.check(&buf[at..at + unit], file, unit_offset, generation);

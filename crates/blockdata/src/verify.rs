@@ -7,6 +7,7 @@
 use crate::checksum::{sum, sum_len};
 use crate::random::{fill_random, key};
 use iofit_model::data::{PatternPart, VerifyMode};
+use iofit_model::units::Bytes;
 use std::fmt;
 
 /// "iofit" in the first bytes of every verified unit.
@@ -18,23 +19,23 @@ pub const HEADER_FIXED: usize = 48;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     pub mode: VerifyMode,
-    pub unit_bytes: usize,
+    pub unit_bytes: Bytes,
     pub header_at: usize,
 }
 
 /// Why a layout cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("a verify unit of {unit_bytes} bytes cannot hold a {header_bytes}-byte header at offset {header_at}; use a larger verify_interval or bs, or a smaller verify_offset")]
+#[error("a verify unit of {} bytes cannot hold a {}-byte header at offset {header_at}; use a larger verify_interval or bs, or a smaller verify_offset", unit_bytes.as_u64(), header_bytes.as_u64())]
 pub struct LayoutError {
-    pub unit_bytes: usize,
-    pub header_bytes: usize,
+    pub unit_bytes: Bytes,
+    pub header_bytes: Bytes,
     pub header_at: usize,
 }
 
 impl Layout {
     pub fn new(
         mode: VerifyMode,
-        unit_bytes: usize,
+        unit_bytes: Bytes,
         header_at: usize,
     ) -> Result<Layout, LayoutError> {
         let layout = Layout {
@@ -42,14 +43,18 @@ impl Layout {
             unit_bytes,
             header_at,
         };
-        if mode.has_header() && header_at + layout.header_bytes() > unit_bytes {
+        if mode.has_header() && (header_at + layout.header_bytes()) as u64 > unit_bytes.as_u64() {
             return Err(LayoutError {
                 unit_bytes,
-                header_bytes: layout.header_bytes(),
+                header_bytes: Bytes(layout.header_bytes() as u64),
                 header_at,
             });
         }
         Ok(layout)
+    }
+    /// The unit's length as a buffer length.
+    pub fn unit_len(&self) -> usize {
+        self.unit_bytes.as_u64() as usize
     }
     pub fn header_bytes(&self) -> usize {
         if self.mode.has_header() {
@@ -129,7 +134,7 @@ impl fmt::Display for Mismatch {
 
 /// Fills `unit` (exactly `layout.unit_bytes` long) with what a write of `stamp` holds.
 pub fn fill_unit(layout: &Layout, unit: &mut [u8], stamp: &Stamp, pattern: &[PatternPart]) {
-    debug_assert_eq!(unit.len(), layout.unit_bytes);
+    debug_assert_eq!(unit.len(), layout.unit_len());
     if !pattern.is_empty() {
         fill_pattern(unit, pattern, stamp.offset);
     } else {
@@ -154,7 +159,7 @@ pub fn fill_unit(layout: &Layout, unit: &mut [u8], stamp: &Stamp, pattern: &[Pat
     header[4] = 1;
     header[5] = mode_code(layout.mode);
     header[6..8].fill(0);
-    header[8..12].copy_from_slice(&(layout.unit_bytes as u32).to_le_bytes());
+    header[8..12].copy_from_slice(&(layout.unit_bytes.as_u64() as u32).to_le_bytes());
     header[12..16].fill(0);
     header[16..24].copy_from_slice(&stamp.offset.to_le_bytes());
     header[24..32].copy_from_slice(&stamp.generation.to_le_bytes());
@@ -168,7 +173,7 @@ pub fn fill_unit(layout: &Layout, unit: &mut [u8], stamp: &Stamp, pattern: &[Pat
 
 /// The bytes a unit of `stamp` should hold (for `verify_dump`).
 pub fn expected_unit(layout: &Layout, stamp: &Stamp, pattern: &[PatternPart]) -> Vec<u8> {
-    let mut unit = vec![0u8; layout.unit_bytes];
+    let mut unit = vec![0u8; layout.unit_len()];
     fill_unit(layout, &mut unit, stamp, pattern);
     unit
 }
@@ -273,11 +278,11 @@ pub fn check_unit(
             format!("{stored_crc:#010x}"),
         );
     }
-    let length = u32_at(header, 8) as usize;
-    if length != layout.unit_bytes {
+    let length = u32_at(header, 8) as u64;
+    if length != layout.unit_bytes.as_u64() {
         return bad(
             MismatchKind::WrongLength,
-            format!("length {}", layout.unit_bytes),
+            format!("length {}", layout.unit_bytes.as_u64()),
             format!("length {length}"),
         );
     }
@@ -375,7 +380,7 @@ mod tests {
     fn every_fault_kind_is_told_apart() {
         for mode in MODES {
             for header_at in [0, 1000] {
-                let layout = Layout::new(mode, 4096, header_at).unwrap();
+                let layout = Layout::new(mode, Bytes(4096), header_at).unwrap();
                 let good = expected_unit(&layout, &stamp(8192, 2), &[]);
                 let check = |unit: &[u8]| check_unit(&layout, unit, &stamp(8192, 2), &[], true);
                 assert_eq!(check(&good), Ok(()));
@@ -404,9 +409,15 @@ mod tests {
 
     #[test]
     fn a_header_that_does_not_fit_is_refused() {
-        let error = Layout::new(VerifyMode::Sha512, 512, 401).unwrap_err();
+        let error = Layout::new(VerifyMode::Sha512, Bytes(512), 401).unwrap_err();
         assert!(error.to_string().contains("verify_offset"), "{error}");
-        assert!(Layout::new(VerifyMode::Pattern, 512, 400).is_ok());
+        assert!(
+            error.to_string().starts_with(
+                "a verify unit of 512 bytes cannot hold a 112-byte header at offset 401;"
+            ),
+            "{error}"
+        );
+        assert!(Layout::new(VerifyMode::Pattern, Bytes(512), 400).is_ok());
     }
 
     #[test]
@@ -415,7 +426,7 @@ mod tests {
         let mut buf = [0u8; 13];
         fill_pattern(&mut buf, &pattern, 0x0102);
         assert_eq!(buf, [0xab, 0xcd, 2, 1, 0, 0, 0, 0, 0, 0, 0xab, 0xcd, 2]);
-        let layout = Layout::new(VerifyMode::Pattern, 13, 0).unwrap();
+        let layout = Layout::new(VerifyMode::Pattern, Bytes(13), 0).unwrap();
         assert_eq!(
             check_unit(&layout, &buf, &stamp(0x0102, 1), &pattern, true),
             Ok(())
@@ -427,7 +438,7 @@ mod tests {
             "bad pattern: expected byte 0x03 at +2, found 0x02"
         );
         // A checksum mode with a pattern checks both.
-        let layout = Layout::new(VerifyMode::Crc32c, 512, 0).unwrap();
+        let layout = Layout::new(VerifyMode::Crc32c, Bytes(512), 0).unwrap();
         let unit = expected_unit(&layout, &stamp(512, 1), &pattern);
         assert_eq!(
             check_unit(&layout, &unit, &stamp(512, 1), &pattern, true),

@@ -7,6 +7,7 @@ use crate::distribution::BlockPicker;
 use crate::engine::Op;
 use crate::random::SplitMix64;
 use crate::sequence::Sequence;
+use iofit_model::units::Bytes;
 use iofit_stats::{DirectionStats, SeriesMerger};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -117,7 +118,7 @@ pub struct ClonePlan {
     pub runtime_ns: Option<u64>,
     /// Bytes to move before stopping (size, or io_limit: one loop, each loop being a pass of
     /// its own, see each_loop.rs); None: until runtime.
-    pub budget_bytes: Option<u64>,
+    pub budget_bytes: Option<Bytes>,
     pub rate_iops: [Option<u64>; 2],
     pub rate_bytes_per_second: [Option<u64>; 2],
     pub fsync_every: u32,

@@ -11,6 +11,7 @@ use iofit_blockdata::content::ContentFiller;
 use iofit_blockdata::verifier::Verifier;
 use iofit_model::data::DataSpec;
 use iofit_model::job::{BlockSizeSpec, Direction, JobSpec};
+use iofit_model::units::Bytes;
 use iofit_stats::{DataError, VerifyResult};
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -20,9 +21,9 @@ use std::path::PathBuf;
 pub struct DataPlan {
     pub spec: DataSpec,
     /// Bytes per verified unit (verify_interval, else the write block size).
-    pub unit_bytes: u64,
+    pub unit_bytes: Bytes,
     /// The write block size (content's dedupe unit for fio).
-    pub write_bytes: u64,
+    pub write_bytes: Bytes,
     /// Every write has that one size (the verify phase reads back in it).
     pub fixed_write: bool,
     /// The job writes (else there is nothing to verify after it).
@@ -83,7 +84,7 @@ impl DataState {
             let paths: Vec<PathBuf> = files.iter().map(|f| f.0.clone()).collect();
             let (verifier, mut setup_error) = match Verifier::new(
                 &data.spec.verify,
-                data.unit_bytes,
+                data.unit_bytes.as_u64(),
                 &regions,
                 data.verify_seed,
                 depth as usize,
@@ -122,7 +123,12 @@ impl DataState {
                 setup_error,
             }));
         }
-        let mut filler = ContentFiller::new(&data.spec.content, seed, &regions, data.write_bytes);
+        let mut filler = ContentFiller::new(
+            &data.spec.content,
+            seed,
+            &regions,
+            data.write_bytes.as_u64(),
+        );
         if let Some(shared) = &data.shared_dedupe {
             filler = filler.with_shared(std::sync::Arc::clone(shared));
         }
@@ -443,7 +449,7 @@ pub(crate) fn check_job(job: &JobSpec) -> Result<(), EngineError> {
     }
     iofit_blockdata::verify::Layout::new(
         verify.mode,
-        unit as usize,
+        Bytes(unit),
         verify.header_offset_bytes as usize,
     )
     .map_err(|e| EngineError::invalid(&job.name, e.to_string()))?;
@@ -522,8 +528,8 @@ pub(crate) fn data_plan(job: &JobSpec, clone: u32) -> Result<DataPlan, EngineErr
     let dir = verify.state_save.as_ref().or(verify.state_load.as_ref());
     Ok(DataPlan {
         spec: job.data.clone(),
-        unit_bytes: verify_unit(job),
-        write_bytes: job.block_size.mean_size(Direction::Write).as_u64().max(1),
+        unit_bytes: Bytes(verify_unit(job)),
+        write_bytes: job.block_size.mean_size(Direction::Write).max(Bytes(1)),
         fixed_write: fixed_write_bytes(job).is_some(),
         has_writes: job.rw.has_writes() && job.rwmix_read_pct < 100.0,
         verify_seed: iofit_blockdata::random::key(&[job.random_seed, clone as u64]),

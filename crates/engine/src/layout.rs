@@ -14,6 +14,7 @@
 use crate::error::EngineError;
 use crate::random::SplitMix64;
 use iofit_model::job::{JobSpec, SizeSpec};
+use iofit_model::units::Bytes;
 use iofit_safefs::marker::{self, MarkKind};
 use iofit_safefs::target::{self, Kind, Target, Use};
 use iofit_safefs::{human_bytes, SafeFsError};
@@ -214,7 +215,7 @@ pub fn existing_size(path: &Path) -> Result<Option<u64>, EngineError> {
     }
     let usage = Use {
         writes: false,
-        needed_bytes: 0,
+        needed_bytes: Bytes::ZERO,
         allow_overwrite: false,
     };
     match target::open_existing(path, usage) {
@@ -368,7 +369,7 @@ pub fn plan_layout(jobs: &[JobSpec], allow_overwrite: bool) -> Result<Layout, En
     for (path, (size, writes)) in wanted {
         let usage = Use {
             writes,
-            needed_bytes: size,
+            needed_bytes: Bytes(size),
             allow_overwrite,
         };
         let action = match target::open_existing(&path, usage)? {

@@ -122,7 +122,7 @@ fn check_units<E: Engine, C: Clock>(run: &mut Run<'_, C>, engine: &mut E, mut un
     };
     // Read back in the size the blocks were written in (as fio does), each read checking
     // every unit in it; unit by unit when the writes had several sizes.
-    let write = run.plan.data.write_bytes;
+    let write = run.plan.data.write_bytes.as_u64();
     let io = if run.plan.data.fixed_write && write.is_multiple_of(unit) {
         write
     } else {

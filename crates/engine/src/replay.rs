@@ -76,9 +76,9 @@ pub struct LogSummary {
     pub writes: u64,
     pub trims: u64,
     pub syncs: u64,
-    pub read_bytes: u64,
-    pub write_bytes: u64,
-    pub trim_bytes: u64,
+    pub read_bytes: Bytes,
+    pub write_bytes: Bytes,
+    pub trim_bytes: Bytes,
     pub max_read_len: u32,
     pub max_write_len: u32,
     pub max_trim_len: u32,
@@ -119,17 +119,17 @@ pub fn scan(spec: &ReplaySpec, clone: u32) -> Result<LogSummary, ReplayError> {
         match io.op {
             ReplayOp::Read => {
                 summary.reads += 1;
-                summary.read_bytes += u64::from(io.len);
+                summary.read_bytes += Bytes(u64::from(io.len));
                 summary.max_read_len = summary.max_read_len.max(io.len);
             }
             ReplayOp::Write => {
                 summary.writes += 1;
-                summary.write_bytes += u64::from(io.len);
+                summary.write_bytes += Bytes(u64::from(io.len));
                 summary.max_write_len = summary.max_write_len.max(io.len);
             }
             ReplayOp::Trim => {
                 summary.trims += 1;
-                summary.trim_bytes += u64::from(io.len);
+                summary.trim_bytes += Bytes(u64::from(io.len));
                 summary.max_trim_len = summary.max_trim_len.max(io.len);
             }
             ReplayOp::Sync { .. } => summary.syncs += 1,
@@ -792,7 +792,7 @@ mod tests {
         let summary = scan(&spec, 0).unwrap();
         assert_eq!(
             (summary.trims, summary.trim_bytes, summary.writes),
-            (1, 4096, 0)
+            (1, Bytes(4096), 0)
         );
         spec.skip.trim = true;
         assert!(all(&spec).unwrap().is_empty());

@@ -9,6 +9,7 @@
 use crate::buffer::BUFFER_ALIGN;
 use crate::error::EngineError;
 use iofit_model::job::{EngineKind, JobSpec, Target};
+use iofit_model::units::Bytes;
 use iofit_stats::LatencyHistogram;
 
 /// The most clones that run at once on any machine (`iofit_model::limits::MAX_CLONES`, fio's
@@ -25,12 +26,12 @@ const SLOT_STATE_BYTES: u64 = 192;
 /// What a run needs at its peak.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Needs {
-    pub memory_bytes: u64,
+    pub memory_bytes: Bytes,
     /// Largest number of clones (threads) running at once.
     pub threads: u64,
     pub open_files: u64,
     /// The parts of `memory_bytes`, for the message.
-    pub buffer_bytes: u64,
+    pub buffer_bytes: Bytes,
     pub clones_total: u64,
 }
 
@@ -41,7 +42,7 @@ pub struct Limits {
     /// `iofit_model::limits::max_clones_for(cpus)` clones at once.
     pub cpus: Option<u32>,
     /// Memory available to this process, and where that figure comes from.
-    pub memory_bytes: Option<(u64, &'static str)>,
+    pub memory_bytes: Option<(Bytes, &'static str)>,
     /// Threads this process may start, and the limit's name.
     pub threads: Option<(u64, &'static str)>,
     /// Open file descriptors allowed (soft RLIMIT_NOFILE) and already in use.
@@ -138,11 +139,13 @@ pub fn needs(jobs: &[JobSpec]) -> Needs {
         }
         let clones = job.numjobs.max(1) as u64;
         let buffers = buffer_bytes_per_clone(job).saturating_mul(clones);
-        set.buffer_bytes = set.buffer_bytes.saturating_add(buffers);
-        set.memory_bytes = set
-            .memory_bytes
-            .saturating_add(buffers)
-            .saturating_add(running_bytes_per_clone(job).saturating_mul(clones));
+        set.buffer_bytes = Bytes(set.buffer_bytes.as_u64().saturating_add(buffers));
+        set.memory_bytes = Bytes(
+            set.memory_bytes
+                .as_u64()
+                .saturating_add(buffers)
+                .saturating_add(running_bytes_per_clone(job).saturating_mul(clones)),
+        );
         set.threads = set.threads.saturating_add(clones);
         set.open_files = set
             .open_files
@@ -154,7 +157,7 @@ pub fn needs(jobs: &[JobSpec]) -> Needs {
         peak.clones_total = peak.clones_total.saturating_add(clones);
     }
     let mut peak = peak_of(peak, set);
-    peak.memory_bytes = peak.memory_bytes.saturating_add(results_bytes);
+    peak.memory_bytes = Bytes(peak.memory_bytes.as_u64().saturating_add(results_bytes));
     peak.open_files = peak.open_files.saturating_add(layout_files(jobs));
     peak
 }
@@ -210,9 +213,9 @@ pub fn check(needs: &Needs, limits: &Limits) -> Result<(), EngineError> {
         if needs.memory_bytes > available {
             return Err(too_big(format!(
                 "the run needs {} of memory ({} of IO buffers: iodepth x bs per clone; the rest statistics) but {} is available ({source}); lower iodepth, bs or numjobs",
-                show_bytes(needs.memory_bytes),
-                show_bytes(needs.buffer_bytes),
-                show_bytes(available)
+                show_bytes(needs.memory_bytes.as_u64()),
+                show_bytes(needs.buffer_bytes.as_u64()),
+                show_bytes(available.as_u64())
             )));
         }
     }
@@ -251,7 +254,7 @@ pub fn limits() -> Limits {
     }
 }
 
-fn available_memory() -> Option<(u64, &'static str)> {
+fn available_memory() -> Option<(Bytes, &'static str)> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kib: u64 = meminfo
         .lines()
@@ -270,6 +273,7 @@ fn available_memory() -> Option<(u64, &'static str)> {
         .into_iter()
         .flatten()
         .min_by_key(|(bytes, _)| *bytes)
+        .map(|(bytes, source)| (Bytes(bytes), source))
 }
 
 /// A data-size limit (ulimit -d) caps every allocation, IO buffers included.
@@ -351,7 +355,7 @@ mod tests {
     fn roomy() -> Limits {
         Limits {
             cpus: Some(64),
-            memory_bytes: Some((64 << 30, "test")),
+            memory_bytes: Some((Bytes::gib(64), "test")),
             threads: Some((100_000, "test threads")),
             open_files: Some((1 << 20, 3)),
         }
@@ -375,8 +379,8 @@ mod tests {
     fn a_clone_of_a_small_job_needs_about_one_mib() {
         let one = needs(&[job(EngineKind::IoUring, 1, 1, Bytes::kib(4))]);
         // Read-only, queued: 3 histograms in the clone and 3 in its result.
-        assert!(one.memory_bytes < 2 << 20, "{}", one.memory_bytes);
-        assert!(one.memory_bytes > 1 << 20, "{}", one.memory_bytes);
+        assert!(one.memory_bytes < Bytes::mib(2), "{}", one.memory_bytes);
+        assert!(one.memory_bytes > Bytes::mib(1), "{}", one.memory_bytes);
         assert_eq!(one.threads, 1);
         assert_eq!(
             one.open_files, 3,
@@ -388,7 +392,7 @@ mod tests {
     fn thirty_two_gib_of_buffers_is_refused_naming_both_numbers() {
         let n = needs(&[job(EngineKind::IoUring, 1, 32768, Bytes::mib(1))]);
         let limits = Limits {
-            memory_bytes: Some((20 << 30, "MemAvailable in /proc/meminfo")),
+            memory_bytes: Some((Bytes::gib(20), "MemAvailable in /proc/meminfo")),
             ..roomy()
         };
         let e = check(&n, &limits).unwrap_err().to_string();

@@ -6,6 +6,7 @@
 use crate::error::EngineError;
 use crate::layout::{lay_out_counting, plan_layout};
 use iofit_model::job::{EngineKind, JobSpec};
+use iofit_model::units::Bytes;
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -75,7 +76,7 @@ pub struct Progress {
     pub ios: u64,
     pub bytes: u64,
     /// Bytes the current set will move, when every job in it is size-bounded.
-    pub budget_bytes: Option<u64>,
+    pub budget_bytes: Option<Bytes>,
 }
 
 /// Receives events of a run. Every method has a default that does nothing.

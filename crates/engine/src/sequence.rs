@@ -6,14 +6,17 @@
 //! 4 KiB IOs over a 64 KiB region reads backwards from 57344, block by block (the test
 //! `backwards_reads_go_down_block_by_block`).
 
+use iofit_model::units::Bytes;
+
 /// The modifiers of one job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sequence {
     /// Bytes added after the end of each sequential IO (negative: backwards).
+    // Stays a bare i64: the step is signed (backwards IO) and units::Bytes is unsigned.
     pub seq_add_bytes: i64,
     /// vdbench `stride=(min,max)`: a further random skip of 0..this many bytes (whole IO
     /// lengths) after each sequential IO; the worker draws it ([`Sequence::jitter_blocks`]).
-    pub seq_add_jitter_bytes: u64,
+    pub seq_add_jitter_bytes: Bytes,
     /// A new random offset every this many IOs (1: every IO).
     pub random_run: u32,
     /// Between random offsets, repeat the same offset instead of following on.
@@ -24,7 +27,7 @@ impl Default for Sequence {
     fn default() -> Sequence {
         Sequence {
             seq_add_bytes: 0,
-            seq_add_jitter_bytes: 0,
+            seq_add_jitter_bytes: Bytes::ZERO,
             random_run: 1,
             identical: false,
         }
@@ -52,7 +55,7 @@ impl Sequence {
     /// the skip is a uniform draw of 0..this, times the IO length); 0 without a stride.
     #[inline]
     pub fn jitter_blocks(&self, len: u64) -> u64 {
-        self.seq_add_jitter_bytes / len.max(1)
+        self.seq_add_jitter_bytes.as_u64() / len.max(1)
     }
 
     /// [`Sequence::next_sequential`] with `extra` bytes skipped on top of `seq_add_bytes`

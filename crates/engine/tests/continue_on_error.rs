@@ -7,6 +7,7 @@ use iofit_engine::clock::FakeClock;
 use iofit_engine::engine::{Completion, Engine, Op};
 use iofit_engine::worker::{run_clone, CloneOutput, ClonePlan, CloneShared, ProgressCell};
 use iofit_model::job::ErrorPolicy;
+use iofit_model::units::Bytes;
 use iofit_stats::SeriesMerger;
 use std::io;
 use std::sync::atomic::AtomicBool;
@@ -45,7 +46,7 @@ impl Engine for FailingDevice {
 fn run(write: bool, errno: i32, errors: ErrorPolicy) -> CloneOutput {
     let plan = ClonePlan {
         rwmix_read_pct: if write { 0.0 } else { 100.0 },
-        budget_bytes: Some(400 * 4096),
+        budget_bytes: Some(Bytes(400 * 4096)),
         errors,
         ..ClonePlan::random_reads("errors", "x", 1 << 20)
     };

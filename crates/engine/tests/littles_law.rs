@@ -200,7 +200,7 @@ mod stamps {
             };
             let plan = ClonePlan {
                 depth,
-                budget_bytes: Some(4096 * 2000),
+                budget_bytes: Some(iofit_model::units::Bytes(4096 * 2000)),
                 ..ClonePlan::random_reads("timed", "x", 64 << 20)
             };
             let stop = AtomicBool::new(false);

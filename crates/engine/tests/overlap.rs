@@ -6,6 +6,7 @@
 use iofit_engine::clock::FakeClock;
 use iofit_engine::engine::{Completion, Engine, Op};
 use iofit_engine::worker::{run_clone, ClonePlan, CloneShared, PacingPlan, ProgressCell};
+use iofit_model::units::Bytes;
 use iofit_stats::SeriesMerger;
 use std::io;
 use std::sync::atomic::AtomicBool;
@@ -60,7 +61,7 @@ fn plan(serialize_overlap: bool) -> ClonePlan {
         rwmix_read_pct: 0.0,
         norandommap: true,
         depth: 32,
-        budget_bytes: Some(2000 * 4096),
+        budget_bytes: Some(Bytes(2000 * 4096)),
         pacing: PacingPlan {
             serialize_overlap,
             ..PacingPlan::default()

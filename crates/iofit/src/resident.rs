@@ -18,16 +18,18 @@
 //! ```no_run
 //! // In main, before a command that runs IO:
 //! // let kept = resident::keep_code_resident();
-//! // assert!(kept.locked_bytes + kept.populated_bytes > 0);
+//! // assert!(kept.locked_bytes + kept.populated_bytes > Bytes::ZERO);
 //! ```
+
+use iofit_model::units::Bytes;
 
 /// What [`keep_code_resident`] did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Kept {
     /// Bytes of file mappings locked in RAM.
-    pub locked_bytes: u64,
+    pub locked_bytes: Bytes,
     /// Bytes of file mappings read in but not locked (locking was refused).
-    pub populated_bytes: u64,
+    pub populated_bytes: Bytes,
 }
 
 /// More than any executable and its libraries: a mapping list beyond it is not iofit's code
@@ -52,9 +54,9 @@ pub(crate) fn keep_code_resident() -> Kept {
         // SAFETY: the range is one whole mapping of this process as /proc/self/maps lists it;
         // mlock and madvise(MADV_POPULATE_READ) only fault its pages in, they change no data.
         if unsafe { libc::mlock(address, len) } == 0 {
-            kept.locked_bytes += len_bytes;
+            kept.locked_bytes += Bytes(len_bytes);
         } else if unsafe { libc::madvise(address, len, libc::MADV_POPULATE_READ) } == 0 {
-            kept.populated_bytes += len_bytes;
+            kept.populated_bytes += Bytes(len_bytes);
         }
     }
     kept
@@ -109,7 +111,7 @@ mod tests {
     fn the_test_binary_keeps_its_code_in_memory() {
         let kept = keep_code_resident();
         assert!(
-            kept.locked_bytes + kept.populated_bytes > 0,
+            kept.locked_bytes + kept.populated_bytes > Bytes::ZERO,
             "nothing locked or populated: {kept:?}"
         );
     }

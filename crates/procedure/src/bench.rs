@@ -24,7 +24,7 @@ use crate::ProcedureError;
 use iofit_catalog::{Catalog, DiskSku, VmSize};
 use iofit_jobfile::iometer::{self, AccessSpec};
 use iofit_model::job::JobSpec;
-use iofit_model::units::{group_thousands, Bytes};
+use iofit_model::units::{group_thousands, Bytes, BytesPerSecond, Iops, MBps};
 use iofit_model::{HostCaching, VolumeDesign, Workload};
 use iofit_predict::{predict, Assumptions, DiskPerf, Prediction, VolumeLoad};
 use iofit_report::columns::{align, Align};
@@ -226,15 +226,15 @@ pub struct Row {
     pub scenario: String,
     pub target: String,
     pub specs: String,
-    pub measured_iops: f64,
+    pub measured_iops: Iops,
     /// 10^6 bytes per second.
-    pub measured_mb_s: f64,
+    pub measured_mb_s: MBps,
     pub measured_latency_ms: f64,
     pub seed_expected: String,
     /// `None` when the prediction failed, or when a rate limit the scenario runs under is
     /// unpublished (`predicted_unknown` names it): its room is unknown, so is the rate.
-    pub predicted_iops: Option<f64>,
-    pub predicted_mb_s: Option<f64>,
+    pub predicted_iops: Option<Iops>,
+    pub predicted_mb_s: Option<MBps>,
     pub predicted_binding: Option<String>,
     /// The unpublished rate limits that leave the predicted rates unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -273,7 +273,7 @@ pub struct BenchJson {
     pub runtime_s: f64,
     pub warmup_s_each: f64,
     pub cache_warmed: bool,
-    pub test_file_bytes: u64,
+    pub test_file_bytes: Bytes,
     pub prediction_note: String,
     pub rows: Vec<Row>,
 }
@@ -413,7 +413,7 @@ pub fn run_suite(
             runtime_s: options.runtime().as_secs_f64(),
             warmup_s_each: 0.0,
             cache_warmed: false,
-            test_file_bytes: options.file_size().map_or(0, Bytes::as_u64),
+            test_file_bytes: options.file_size().unwrap_or(Bytes::ZERO),
             prediction_note: prediction_note(options, &vm, &disk),
             rows: Vec::new(),
         },
@@ -425,7 +425,7 @@ pub fn run_suite(
         readcache: options.readcache.clone(),
         workers: options.workers,
         iodepth: options.iodepth,
-        file_bytes: outcome.json.test_file_bytes,
+        file_bytes: outcome.json.test_file_bytes.as_u64(),
         runtime_s: outcome.json.runtime_s,
         scale: options.scale,
     });
@@ -614,12 +614,14 @@ fn row_of(
         scenario: scenario.name.to_string(),
         target: labels.targets.clone(),
         specs: labels.specs.clone(),
-        measured_iops: results.iter().map(iops_of).sum(),
-        measured_mb_s: results
-            .iter()
-            .map(|j| j.read.bandwidth_bytes_per_second + j.write.bandwidth_bytes_per_second)
-            .sum::<f64>()
-            / 1e6,
+        measured_iops: Iops(results.iter().map(iops_of).sum()),
+        measured_mb_s: BytesPerSecond(
+            results
+                .iter()
+                .map(|j| j.read.bandwidth_bytes_per_second + j.write.bandwidth_bytes_per_second)
+                .sum::<f64>(),
+        )
+        .to_mb_s(),
         measured_latency_ms: latency_ms,
         seed_expected: scenario.expected.to_string(),
         predicted_iops,
@@ -640,9 +642,13 @@ fn row_of(
 /// limits' figure (DS14's cached reads are not 4,194 MB/s: its cached MB/s is unpublished).
 fn predicted_figures(
     prediction: Option<&Prediction>,
-) -> (Option<f64>, Option<f64>, Option<String>) {
+) -> (Option<Iops>, Option<MBps>, Option<String>) {
     match prediction {
-        Some(p) if p.delivered_known() => (Some(p.total_iops), Some(p.total_throughput_mb_s), None),
+        Some(p) if p.delivered_known() => (
+            Some(Iops(p.total_iops)),
+            Some(MBps(p.total_throughput_mb_s)),
+            None,
+        ),
         Some(p) => (None, None, Some(p.unpublished_limits().join(", "))),
         None => (None, None, None),
     }
@@ -774,9 +780,9 @@ fn value(iops: bool, v: f64) -> String {
 
 fn measured_cell(row: &Row) -> String {
     let measured = if row.metric_iops {
-        row.measured_iops
+        row.measured_iops.get()
     } else {
-        row.measured_mb_s
+        row.measured_mb_s.get()
     };
     let note = if row.unwarmed_cache {
         " (cache not warmed)"
@@ -792,9 +798,14 @@ fn predicted_cell(row: &Row) -> String {
         row.predicted_mb_s,
         &row.predicted_unknown,
     ) {
-        (Some(iops), Some(mb), _) => {
-            value(row.metric_iops, if row.metric_iops { iops } else { mb })
-        }
+        (Some(iops), Some(mb), _) => value(
+            row.metric_iops,
+            if row.metric_iops {
+                iops.get()
+            } else {
+                mb.get()
+            },
+        ),
         (_, _, Some(unpublished)) => format!("unknown ({unpublished}: not published)"),
         _ => "n/a (prediction failed)".to_string(),
     }
@@ -1031,8 +1042,8 @@ mod tests {
                 scenario: scenario.name.into(),
                 target: String::new(),
                 specs: String::new(),
-                measured_iops: 0.0,
-                measured_mb_s: 0.0,
+                measured_iops: Iops(0.0),
+                measured_mb_s: MBps(0.0),
                 measured_latency_ms: 0.0,
                 seed_expected: String::new(),
                 predicted_iops: iops,

@@ -105,7 +105,7 @@ mod tests {
                 runtime_s: 30.0,
                 warmup_s_each: 60.0,
                 cache_warmed: warmed,
-                test_file_bytes: 1 << 30,
+                test_file_bytes: iofit_model::units::Bytes::gib(1),
                 prediction_note: String::new(),
                 rows: vec![],
             },

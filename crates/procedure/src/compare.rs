@@ -163,7 +163,10 @@ fn predict_design(
     let catalog = crate::plan::load_catalog(&request.edition, &request.catalog)?;
     let shape = crate::design_input::MeasuredShape {
         read_pct: measured.read_pct,
-        io_size_bytes: measured.io_size_bytes,
+        // A measured mean size is fractional; the prediction takes whole bytes.
+        io_size_bytes: measured
+            .io_size_bytes
+            .map(|size| iofit_model::units::Bytes(size.round() as u64)),
         outstanding_ios: measured.outstanding_ios,
     };
     let prediction = crate::design_input::predict_measured(

@@ -5,6 +5,7 @@
 use crate::ProcedureError;
 use iofit_catalog::Catalog;
 use iofit_model::requirements::VolumeRequirements;
+use iofit_model::units::Bytes;
 use iofit_model::HostCaching;
 use iofit_predict::disk_spec::{resolve_volume, Bought};
 use iofit_predict::{Prediction, VolumeLoad};
@@ -74,7 +75,7 @@ pub fn design_from_plan_json(
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MeasuredShape {
     pub read_pct: Option<f64>,
-    pub io_size_bytes: Option<f64>,
+    pub io_size_bytes: Option<Bytes>,
     pub outstanding_ios: Option<u32>,
 }
 
@@ -101,7 +102,7 @@ pub fn predict_measured(
     }
     let io_size = measured
         .io_size_bytes
-        .map(|size| size.round().max(1.0) as u64)
+        .map(|size| size.max(Bytes(1)).as_u64())
         .unwrap_or(volume.sizing.io_size_bytes);
     let workload = iofit_model::Workload::new(
         measured.read_pct.unwrap_or(volume.sizing.read_pct),

@@ -12,11 +12,11 @@
 //! use iofit_procedure::execute::EngineExecutor;
 //! use iofit_procedure::observer::Quiet;
 //! use iofit_procedure::size_threads::{size_threads, SizeThreadsOptions};
-//! use iofit_model::{job::RwMode, units::Bytes};
+//! use iofit_model::{job::RwMode, units::{Bytes, Iops}};
 //!
 //! let dir = std::env::temp_dir();
 //! let options = SizeThreadsOptions {
-//!     target_iops: 2_000.0,
+//!     target_iops: Iops(2_000.0),
 //!     target: dir,
 //!     rw: RwMode::RandRead,
 //!     io_size: Bytes::kib(8),

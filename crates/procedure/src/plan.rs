@@ -8,6 +8,7 @@
 use crate::error::shown;
 use crate::ProcedureError;
 use iofit_catalog::{Catalog, PriceChoice, TableInfo, DEFAULT_CURRENCY, EDITIONS, EDITION_SEED};
+use iofit_model::units::MBps;
 use iofit_model::{Bytes, HostCaching, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
 use iofit_planner::{Plan, PlanOptions};
 use iofit_report::html::HtmlReport;
@@ -352,7 +353,7 @@ fn parse_role(text: &str) -> Result<VolumeRole> {
 #[derive(Clone, Debug)]
 pub struct VolumeFlags {
     pub iops: Option<f64>,
-    pub throughput_mb_s: Option<f64>,
+    pub throughput_mb_s: Option<MBps>,
     pub latency_ms: Option<f64>,
     pub capacity_gib: Option<f64>,
     pub read_pct: f64,
@@ -385,7 +386,11 @@ pub fn requirements_from_flags(flags: &VolumeFlags) -> Result<Requirements> {
     // planner makes of them stays finite.
     for (flag, value, max) in [
         ("--iops", flags.iops, 1e9),
-        ("--throughput-mb-s", flags.throughput_mb_s, 1e7),
+        (
+            "--throughput-mb-s",
+            flags.throughput_mb_s.map(MBps::get),
+            1e7,
+        ),
         ("--latency-ms", flags.latency_ms, 1e6),
         ("--capacity-gib", flags.capacity_gib, 1e9),
     ] {
@@ -406,7 +411,7 @@ pub fn requirements_from_flags(flags: &VolumeFlags) -> Result<Requirements> {
             role: parse_role(&flags.role)?,
             sizing: SizingTarget {
                 iops: flags.iops.unwrap_or(0.0),
-                throughput_mb_s: flags.throughput_mb_s.unwrap_or(0.0),
+                throughput_mb_s: flags.throughput_mb_s.map_or(0.0, MBps::get),
                 latency_ms: flags.latency_ms,
                 io_size_bytes: io_size.0,
                 read_pct: flags.read_pct,

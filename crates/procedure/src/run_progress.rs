@@ -61,7 +61,7 @@ pub fn eta_text(progress: &Progress) -> String {
         (Some(planned), _) => Some(planned.saturating_sub(progress.elapsed).as_secs_f64()),
         (None, Some(budget)) if progress.bytes > 0 => {
             let rate = progress.bytes as f64 / progress.elapsed.as_secs_f64().max(1e-3);
-            Some(budget.saturating_sub(progress.bytes) as f64 / rate)
+            Some(budget.as_u64().saturating_sub(progress.bytes) as f64 / rate)
         }
         _ => None,
     };
@@ -112,7 +112,7 @@ impl ProgressMeter {
                 progress.elapsed.as_millis() as u64,
                 planned.as_millis().max(1) as u64,
             ),
-            (None, Some(budget)) => (progress.bytes, budget.max(1)),
+            (None, Some(budget)) => (progress.bytes, budget.as_u64().max(1)),
             _ => (0, 0),
         };
         BarView {

@@ -12,7 +12,7 @@ fn progress(elapsed_ms: u64, planned_ms: Option<u64>, bytes: u64, budget: Option
         planned: planned_ms.map(Duration::from_millis),
         ios: bytes / 4096,
         bytes,
-        budget_bytes: budget,
+        budget_bytes: budget.map(iofit_model::units::Bytes),
     }
 }
 

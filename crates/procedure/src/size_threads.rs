@@ -20,7 +20,7 @@ use std::time::Duration;
 /// What to size, checked by [`SizeThreadsOptions::validate`].
 #[derive(Clone, Debug)]
 pub struct SizeThreadsOptions {
-    pub target_iops: f64,
+    pub target_iops: Iops,
     /// Directory to test in (a file `iofit-size-threads.0.0` is created there).
     pub target: PathBuf,
     pub rw: RwMode,
@@ -38,7 +38,7 @@ pub struct SizeThreadsOptions {
 /// `--rw`, `--bs` and `--size` as fio reads them.
 #[derive(Clone, Debug, Default)]
 pub struct SizeThreadsFlags {
-    pub target_iops: f64,
+    pub target_iops: Iops,
     pub target: PathBuf,
     pub rw: String,
     pub bs: String,
@@ -81,10 +81,11 @@ impl SizeThreadsOptions {
     /// Every number in range, each error naming its flag and the allowed range.
     pub fn validate(&self) -> Result<(), ProcedureError> {
         let bad = ProcedureError::bad_input;
-        if !(self.target_iops > 0.0 && self.target_iops <= MAX_TARGET_IOPS) {
+        let target_iops = self.target_iops.get();
+        if !(target_iops > 0.0 && target_iops <= MAX_TARGET_IOPS) {
             return Err(bad(format!(
                 "--target-iops {}: write a number of IOs per second above 0 and at most {MAX_TARGET_IOPS:e}, such as 5000",
-                shown(self.target_iops)
+                shown(target_iops)
             )));
         }
         if !(self.duration_s > 0.0 && self.duration_s <= MAX_DURATION_S) {
@@ -148,19 +149,19 @@ impl SizeThreadsOptions {
 /// What the method found.
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct SizeThreadsResult {
-    pub target_iops: f64,
+    pub target_iops: Iops,
     pub rw: String,
-    pub io_size_bytes: u64,
+    pub io_size_bytes: Bytes,
     /// Mean completion-to-submission latency with one IO in flight.
     pub best_latency_us: f64,
-    pub single_thread_iops: f64,
+    pub single_thread_iops: Iops,
     /// `latency_s x target IOPS`, unrounded.
     pub threads_exact: f64,
     /// Rounded up: the thread count that was run (at most `--max-threads`).
     pub threads: u32,
     /// `threads_exact` was above `--max-threads`, so `threads` is that cap.
     pub capped_at_max_threads: bool,
-    pub measured_iops: f64,
+    pub measured_iops: Iops,
     pub measured_latency_us: f64,
     pub reached: bool,
     /// The test file the runs used; left in place (as fio leaves its files), so the next run
@@ -173,10 +174,10 @@ pub struct SizeThreadsResult {
 pub fn render_text(result: &SizeThreadsResult) -> String {
     use iofit_model::units::group_thousands;
     let threads = threads_text(result.threads);
-    let target = group_thousands(result.target_iops);
+    let target = group_thousands(result.target_iops.get());
     let mut text = format!(
         "  measured {} IOPS at {:.1} us mean latency with {threads}\n",
-        group_thousands(result.measured_iops.round()),
+        group_thousands(result.measured_iops.get().round()),
         result.measured_latency_us
     );
     if result.reached {
@@ -226,7 +227,7 @@ pub fn size_threads(
         ));
     }
     let best = Latency::from_nanos(best_latency_ns);
-    let threads_exact = vdbench_threads(best, Iops(options.target_iops));
+    let threads_exact = vdbench_threads(best, options.target_iops);
     // More threads than --max-threads allows: run at the cap and say so; the result is then
     // "not reached" if the cap cannot carry the target (a measurement, not bad input: a
     // starved CPU or a slow device can put the one-thread latency anywhere).
@@ -239,20 +240,20 @@ pub fn size_threads(
     observer.event(&Event::ThreadsSized {
         best_latency_us: best.as_micros(),
         single_thread_iops: iops_of(&single),
-        target_iops: options.target_iops,
+        target_iops: options.target_iops.get(),
         threads_exact,
         threads,
         capped_at_max_threads,
         seconds: options.duration_s,
     });
     let sized = run_one(options, threads, &threads_text(threads), executor, observer)?;
-    let measured_iops = iops_of(&sized);
+    let measured_iops = Iops(iops_of(&sized));
     Ok(SizeThreadsResult {
         target_iops: options.target_iops,
         rw: options.rw.fio_name().to_string(),
-        io_size_bytes: options.io_size.as_u64(),
+        io_size_bytes: options.io_size,
         best_latency_us: best.as_micros(),
-        single_thread_iops: iops_of(&single),
+        single_thread_iops: Iops(iops_of(&single)),
         threads_exact,
         threads,
         capped_at_max_threads,
@@ -286,7 +287,7 @@ mod tests {
     #[test]
     fn flags_read_the_workload_as_fio_does_and_name_a_bad_one() {
         let flags = SizeThreadsFlags {
-            target_iops: 2_000.0,
+            target_iops: Iops(2_000.0),
             target: PathBuf::from("/tmp"),
             rw: "randrw".into(),
             bs: "8k".into(),
@@ -339,7 +340,7 @@ mod tests {
 
     fn options(dir: &std::path::Path, target_iops: f64) -> SizeThreadsOptions {
         SizeThreadsOptions {
-            target_iops,
+            target_iops: Iops(target_iops),
             target: dir.to_path_buf(),
             rw: RwMode::RandRead,
             io_size: Bytes::kib(8),
@@ -366,8 +367,8 @@ mod tests {
             result.threads_exact.ceil().max(1.0)
         );
         // One thread with one IO in flight: IOPS x latency = 1 (Little's law), within 1%.
-        assert!((result.single_thread_iops * latency_s - 1.0).abs() < 0.01);
-        assert_eq!(result.reached, result.measured_iops >= 5_000.0);
+        assert!((result.single_thread_iops.get() * latency_s - 1.0).abs() < 0.01);
+        assert_eq!(result.reached, result.measured_iops >= Iops(5_000.0));
         // Deterministic: the same inputs give the same numbers.
         let again = size_threads(&options(dir.path(), 5_000.0), &mut executor, &mut Quiet).unwrap();
         assert_eq!(result, again);
@@ -412,11 +413,14 @@ mod tests {
         let mut executor = EngineExecutor::null_with_fake_clock(10_000);
         for (change, flag) in [
             (
-                Box::new(|o: &mut SizeThreadsOptions| o.target_iops = 1e300)
+                Box::new(|o: &mut SizeThreadsOptions| o.target_iops = Iops(1e300))
                     as Box<dyn Fn(&mut SizeThreadsOptions)>,
                 "--target-iops",
             ),
-            (Box::new(|o| o.target_iops = f64::NAN), "--target-iops"),
+            (
+                Box::new(|o| o.target_iops = Iops(f64::NAN)),
+                "--target-iops",
+            ),
             (Box::new(|o| o.duration_s = 1e20), "--runtime"),
             (Box::new(|o| o.max_threads = 0), "--max-threads"),
             (Box::new(|o| o.rwmix_read_pct = 101.0), "--rwmixread"),

@@ -18,6 +18,7 @@ pub(crate) use crate::vdbench_save::write_json;
 use crate::vdbench_save::{keep_so_far, write_flatfile, write_output};
 use crate::ProcedureError;
 use iofit_jobfile::vdbench::{self, FsRun, IoRate, Run};
+use iofit_model::units::Iops;
 use iofit_report::vdbench_summary::{render_curve, CurvePoint};
 use iofit_stats::RunResult;
 use std::path::Path;
@@ -287,7 +288,7 @@ pub fn totals_text(doc: &VdbenchJson) -> String {
         out.push_str(&format!(
             "{:<40} {:>12.1} {:>10.2} {:>8.1} {:>10.3}\n",
             label.trim(),
-            run.avg_iops,
+            run.avg_iops.get(),
             run.avg_mib_per_s,
             run.avg_read_pct,
             run.avg_resp_ms
@@ -401,7 +402,7 @@ fn run_curve(
     outcome.doc.curves.push(CurveJson {
         rd: run.rd.clone(),
         for_label: run.for_label.clone(),
-        max_iops,
+        max_iops: Iops(max_iops),
         points: points
             .iter()
             .map(|p| (p.label.clone(), p.target_iops, p.iops, p.resp_ms))

@@ -94,7 +94,7 @@ fn outcome(failed: bool, interrupted: bool, data_errors: u64) -> VdbenchOutcome 
         total_threads: 1,
         elapsed_s: 1.0,
         warmup_s: 0.0,
-        avg_iops: 0.0,
+        avg_iops: iofit_model::units::Iops(0.0),
         avg_mib_per_s: 0.0,
         avg_read_pct: 0.0,
         avg_resp_ms: 0.0,

@@ -3,6 +3,7 @@
 //! [`crate::vdbench_output`] writes it out; neither needs the other to read it.
 
 use iofit_jobfile::vdbench::Run;
+use iofit_model::units::Iops;
 use iofit_report::vdbench_summary::AvgLine;
 use iofit_stats::RunResult;
 use serde::Serialize;
@@ -62,12 +63,12 @@ pub struct RunJson {
     pub rd: String,
     pub for_label: String,
     pub iorate: String,
-    pub target_iops: Option<f64>,
+    pub target_iops: Option<Iops>,
     pub threads_per_sd: u32,
     pub total_threads: u32,
     pub elapsed_s: f64,
     pub warmup_s: f64,
-    pub avg_iops: f64,
+    pub avg_iops: Iops,
     pub avg_mib_per_s: f64,
     pub avg_read_pct: f64,
     pub avg_resp_ms: f64,
@@ -92,12 +93,12 @@ impl RunJson {
             rd: run.rd.clone(),
             for_label: run.for_label.clone(),
             iorate: label.to_string(),
-            target_iops: rate,
+            target_iops: rate.map(Iops),
             threads_per_sd: run.threads,
             total_threads: run.total_threads(),
             elapsed_s: run.elapsed.as_secs_f64(),
             warmup_s: run.warmup.as_secs_f64(),
-            avg_iops: avg.line.iops,
+            avg_iops: Iops(avg.line.iops),
             avg_mib_per_s: avg.line.mib_per_s,
             avg_read_pct: avg.line.read_pct,
             avg_resp_ms: avg.line.resp_ms,
@@ -111,7 +112,7 @@ impl RunJson {
 pub struct CurveJson {
     pub rd: String,
     pub for_label: String,
-    pub max_iops: f64,
+    pub max_iops: Iops,
     /// (label, target IO/s, measured IO/s, response ms)
     pub points: Vec<(String, Option<f64>, f64, f64)>,
     pub knee: Option<String>,

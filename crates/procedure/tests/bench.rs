@@ -2,6 +2,7 @@
 //! repeatable numbers, and failures injected on purpose.
 
 use iofit_model::job::JobSpec;
+use iofit_model::units::Iops;
 use iofit_procedure::bench::{render_text, run_suite, BenchOptions, SCENARIOS};
 use iofit_procedure::execute::{EngineExecutor, Executor};
 use iofit_procedure::observer::{Event, Observer, Warning};
@@ -82,7 +83,7 @@ fn the_whole_suite_on_the_null_engine() {
         // latency = 3 workers x QD 128 per spec.
         let specs = scenario.read_spec.is_some() as u32 + scenario.write_spec.is_some() as u32;
         let expected = f64::from(3 * 128 * specs);
-        let outstanding = row.measured_iops * row.measured_latency_ms / 1e3;
+        let outstanding = row.measured_iops.get() * row.measured_latency_ms / 1e3;
         assert!(
             (outstanding - expected).abs() < 0.05 * expected,
             "{}: IOPS x latency = {outstanding}, expected {expected}",
@@ -100,7 +101,7 @@ fn the_whole_suite_on_the_null_engine() {
         }
     }
     // The seed's DS14 at 3 workers x QD 128: the VM's 50,000 uncached IOPS bind.
-    assert_eq!(rows[0].predicted_iops, Some(50_000.0));
+    assert_eq!(rows[0].predicted_iops, Some(Iops(50_000.0)));
     let json = read_json(&dir.path().join("bench.json"));
     assert_eq!(json["status"], "complete");
     assert_eq!(json["rows"].as_array().unwrap().len(), 6);

@@ -175,7 +175,7 @@ fn plan_in(region: &str, catalog: &std::path::Path) -> iofit_planner::clouds::Aw
     let plan = PlanRequest {
         requirements: RequirementsSource::Flags(VolumeFlags {
             iops: Some(5_000.0),
-            throughput_mb_s: Some(30.0),
+            throughput_mb_s: Some(iofit_model::units::MBps(30.0)),
             latency_ms: None,
             capacity_gib: Some(1024.0),
             read_pct: 70.0,

@@ -157,7 +157,7 @@ fn plan_in(catalog: &std::path::Path) -> iofit_planner::clouds_gcp::GcpPlan {
     let plan = PlanRequest {
         requirements: RequirementsSource::Flags(VolumeFlags {
             iops: Some(3_000.0),
-            throughput_mb_s: Some(20.0),
+            throughput_mb_s: Some(iofit_model::units::MBps(20.0)),
             latency_ms: None,
             capacity_gib: Some(200.0),
             read_pct: 70.0,

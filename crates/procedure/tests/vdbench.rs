@@ -50,16 +50,16 @@ fn curve_points_are_shares_of_the_measured_max() {
     assert!(!outcome.failed && !outcome.interrupted);
     let runs = &outcome.doc.runs;
     assert_eq!(runs.len(), 4, "max, then 25%, 50% and 75% of it");
-    let max = outcome.doc.curves[0].max_iops;
+    let max = outcome.doc.curves[0].max_iops.get();
     assert!(max > 0.0);
     for (run, pct) in runs[1..].iter().zip([25.0, 50.0, 75.0]) {
-        let target = run.target_iops.unwrap();
+        let target = run.target_iops.unwrap().get();
+        let avg_iops = run.avg_iops.get();
         assert!((target - max * pct / 100.0).abs() < 1e-6);
         // On the fake clock the rate limit is exact: within 2% of the target, never above 1%.
         assert!(
-            run.avg_iops <= target * 1.01 && run.avg_iops >= target * 0.98,
-            "{pct}%: {} against {target}",
-            run.avg_iops
+            avg_iops <= target * 1.01 && avg_iops >= target * 0.98,
+            "{pct}%: {avg_iops} against {target}"
         );
     }
     // One summary per run, the curve table, then the totals of every run, in that order.
@@ -79,7 +79,7 @@ fn curve_points_are_shares_of_the_measured_max() {
         &mut Events::default(),
     )
     .unwrap();
-    assert_eq!(again.doc.curves[0].max_iops, max);
+    assert_eq!(again.doc.curves[0].max_iops.get(), max);
     // The null engine touched no file: only the parameter file and the JSON are there.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
 }

@@ -86,7 +86,7 @@ fn raw_run_rows_carry_vdbenchs_columns() {
     assert_eq!(avg["xfersize"], "8192");
     assert_eq!(avg["threads"], "2");
     let rate: f64 = avg["rate"].parse().unwrap();
-    let json_rate = outcome.doc.runs[0].avg_iops;
+    let json_rate = outcome.doc.runs[0].avg_iops.get();
     assert!(
         (rate - json_rate).abs() <= json_rate * 1e-4 + 1e-3,
         "{rate} vs {json_rate}"

@@ -6,6 +6,7 @@
 use crate::error::SafeFsError;
 use crate::marker::{self, Identity, MarkKind};
 use crate::sys;
+use iofit_model::units::Bytes;
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
@@ -148,7 +149,7 @@ pub struct Use {
     /// Some job writes it.
     pub writes: bool,
     /// The bytes the jobs need it to hold.
-    pub needed_bytes: u64,
+    pub needed_bytes: Bytes,
     /// Writing to block devices and files iofit did not create is allowed.
     pub allow_overwrite: bool,
 }
@@ -251,10 +252,10 @@ fn check_use(target: &Target, usage: Use) -> Result<(), SafeFsError> {
                     "{what}. Use a file or directory for the test, or pass --allow-overwrite if you really mean to overwrite it"
                 )));
             }
-            if target.kind == Kind::BlockDevice && have < usage.needed_bytes {
+            if target.kind == Kind::BlockDevice && have < usage.needed_bytes.as_u64() {
                 return Err(SafeFsError::bad(path, format!(
                     "the jobs need {} but the device holds {}; lower size=",
-                    crate::human_bytes(usage.needed_bytes),
+                    crate::human_bytes(usage.needed_bytes.as_u64()),
                     crate::human_bytes(have)
                 )));
             }
@@ -265,9 +266,9 @@ fn check_use(target: &Target, usage: Use) -> Result<(), SafeFsError> {
             path,
             "the file exists and iofit did not create it, so it may hold data that a write job would destroy. Point the job at a new file or directory, delete the file yourself, or pass --allow-overwrite",
         )),
-        Kind::Regular if have < usage.needed_bytes => Err(SafeFsError::refused(path, format!(
+        Kind::Regular if have < usage.needed_bytes.as_u64() => Err(SafeFsError::refused(path, format!(
             "the file exists, iofit did not create it, and it holds {have} bytes but the job reads {}; extending it would modify it. Lower size= to at most {have}, use a new file, or pass --allow-overwrite",
-            usage.needed_bytes
+            usage.needed_bytes.as_u64()
         ))),
         Kind::Regular => Ok(()),
     }

@@ -13,7 +13,7 @@ use std::process::Command;
 
 const WRITE: Use = Use {
     writes: true,
-    needed_bytes: 4096,
+    needed_bytes: iofit_model::units::Bytes(4096),
     allow_overwrite: false,
 };
 

@@ -179,7 +179,7 @@ impl<'a, C: Clock> Run<'a, C> {
     #[inline]
     pub(crate) fn budget_left(&self) -> bool {
         match self.plan.budget_bytes {
-            Some(budget) => self.issued_bytes < budget,
+            Some(budget) => self.issued_bytes < budget.as_u64(),
             None => true,
         }
     }
@@ -203,7 +203,7 @@ impl<'a, C: Clock> Run<'a, C> {
         else {
             return len;
         };
-        let left = budget.saturating_sub(self.issued_bytes);
+        let left = budget.as_u64().saturating_sub(self.issued_bytes);
         let min = u64::from(self.plan.sizes.min_size());
         if u64::from(len) <= left || left < min {
             return len;

@@ -9,6 +9,7 @@ use crate::random::mix64;
 use crate::sequence::Sequence;
 use crate::worker::{ClonePlan, LatencyTargetPlan, MeasurePlan, PacingPlan, SizePicker};
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, SizeSpec};
+use iofit_model::units::Bytes;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -245,7 +246,7 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         // A replay ends with its log.
         None
     } else {
-        Some(job.io_limit.map(|b| b.as_u64()).unwrap_or(region_bytes) * loops)
+        Some(job.io_limit.unwrap_or(Bytes(region_bytes)) * loops)
     };
     let depth = job.effective_iodepth();
     let sizes = size_picker(&job.block_size);
@@ -275,7 +276,7 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         align,
         sequence: Sequence {
             seq_add_bytes: job.seq_add_bytes,
-            seq_add_jitter_bytes: job.seq_add_jitter_bytes,
+            seq_add_jitter_bytes: Bytes(job.seq_add_jitter_bytes),
             random_run: job.random_run.max(1),
             identical: job.repeat_offset_in_run,
         },
@@ -354,7 +355,7 @@ pub(super) fn share_dedupe(jobs: &[JobSpec], plans: &mut [Vec<ClonePlan>]) {
             working_set_pct = working_set_pct.or(pct);
             for plan in clones {
                 let bytes: u64 = plan.files.iter().map(|f| f.2).sum();
-                blocks += bytes / plan.data.write_bytes.max(1);
+                blocks += bytes / plan.data.write_bytes.as_u64().max(1);
             }
         }
     }

@@ -16,6 +16,7 @@ use crate::run_report::RunReport;
 use crate::steadystate::SteadyStateTracker;
 use crate::worker::{CloneOutput, ClonePlan, ProgressCell};
 use iofit_model::job::JobSpec;
+use iofit_model::units::Bytes;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -46,7 +47,7 @@ fn set_budget(
     jobs: &[JobSpec],
     plans: &[Vec<ClonePlan>],
     set: &[usize],
-) -> (Option<Duration>, Option<u64>) {
+) -> (Option<Duration>, Option<Bytes>) {
     let planned = set
         .iter()
         .map(|&j| {
@@ -63,7 +64,7 @@ fn set_budget(
                 .iter()
                 .map(move |p| p.budget_bytes.map(|b| b * passes))
         })
-        .try_fold(0u64, |acc, b| b.map(|b| acc + b));
+        .try_fold(Bytes::ZERO, |acc, b| b.map(|b| acc + b));
     (planned, budget_bytes)
 }
 

@@ -180,7 +180,7 @@ impl VmFilterArgs {
 fn request(args: &Args, report: Option<ReportRequest>) -> anyhow::Result<PlanRequest> {
     let flags = VolumeFlags {
         iops: args.iops,
-        throughput_mb_s: args.throughput_mb_s,
+        throughput_mb_s: args.throughput_mb_s.map(iofit_model::units::MBps),
         latency_ms: args.latency_ms,
         capacity_gib: args.capacity_gib,
         read_pct: args.read_pct,

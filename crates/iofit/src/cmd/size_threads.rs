@@ -50,7 +50,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = SizeThreadsFlags {
-        target_iops: args.target_iops,
+        target_iops: iofit_model::units::Iops(args.target_iops),
         target: args.target.clone(),
         rw: args.rw,
         bs: args.bs,
