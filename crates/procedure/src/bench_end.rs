@@ -2,7 +2,7 @@
 //! warm-up cut short (nothing to print), where the report's line goes, and the exit status.
 
 use crate::bench::{BenchOutcome, JsonDestination};
-use crate::ending::{Ending, Exit};
+use crate::ending::{Ending, Exit, Note};
 use crate::ProcedureError;
 use iofit_model::units::Bytes;
 use std::path::Path;
@@ -20,12 +20,9 @@ pub fn size_flag(text: Option<&str>) -> Result<Option<Bytes>, ProcedureError> {
 
 /// Ctrl-C during the cache warm-up, before any benchmark ran: no results to print, 130.
 pub fn warmup_ending(outcome: &BenchOutcome) -> Option<Ending> {
-    outcome.interrupted_in_warmup().then(|| {
-        Ending::with(
-            Exit::Interrupted,
-            "interrupted during the warm-up; no benchmark ran",
-        )
-    })
+    outcome
+        .interrupted_in_warmup()
+        .then(|| Ending::with(Exit::Interrupted, Note::InterruptedInWarmup))
 }
 
 /// What `bench` puts out once the suite is done: on stdout the JSON (`--json`) or the table
@@ -51,7 +48,9 @@ pub fn bench_end(
         });
     }
     let mut ending = Ending::quiet(suite_exit(outcome));
-    let wrote = report.map(|path| format!("wrote the report {}", path.display()));
+    let wrote = report.map(|path| Note::ReportWritten {
+        path: path.to_path_buf(),
+    });
     let stdout = if json.stdout {
         ending.notes.extend(wrote);
         let text = serde_json::to_string_pretty(&outcome.json)
@@ -59,9 +58,8 @@ pub fn bench_end(
         format!("{text}\n")
     } else {
         let mut text = crate::bench::render_text(outcome);
-        if let Some(line) = wrote {
-            text.push_str(&line);
-            text.push('\n');
+        if let Some(note) = wrote {
+            text.push_str(&format!("{note}\n"));
         }
         text
     };
@@ -119,9 +117,10 @@ mod tests {
         use crate::bench::Status;
         let cut = warmup_ending(&outcome(Status::Interrupted, false)).unwrap();
         assert_eq!(cut.exit, Exit::Interrupted);
+        assert_eq!(cut.notes, vec![Note::InterruptedInWarmup]);
         assert_eq!(
-            cut.notes,
-            vec!["interrupted during the warm-up; no benchmark ran".to_string()]
+            cut.notes[0].to_string(),
+            "interrupted during the warm-up; no benchmark ran"
         );
         // Warmed, then interrupted: the rows so far are printed, and the exit says 130.
         assert!(warmup_ending(&outcome(Status::Interrupted, true)).is_none());
@@ -148,7 +147,7 @@ mod tests {
         assert_eq!(printed["suite"], "azure-premium");
         assert_eq!(
             json.ending,
-            Ending::with(Exit::Success, "wrote the report r.html")
+            Ending::with(Exit::Success, Note::ReportWritten { path: path.clone() })
         );
         let text = JsonDestination {
             stdout: false,

@@ -125,17 +125,11 @@ pub fn fleet_passed(done: usize, failed: usize) -> Result<bool> {
 /// How a fleet command ends: 0 when every server was done, 1 (saying how many failed) when
 /// some were skipped, bad input when none could be done.
 pub fn fleet_ending(done: usize, failed: usize) -> Result<crate::ending::Ending> {
-    use crate::ending::{Ending, Exit};
+    use crate::ending::{Ending, Exit, Note};
     if fleet_passed(done, failed)? {
         return Ok(Ending::quiet(Exit::Success));
     }
-    Ok(Ending::with(
-        Exit::Failed,
-        format!(
-            "{failed} servers failed and were skipped; exit code {}",
-            Exit::Failed.code()
-        ),
-    ))
+    Ok(Ending::with(Exit::Failed, Note::ServersFailed { failed }))
 }
 
 #[cfg(test)]
@@ -156,13 +150,14 @@ mod tests {
 
     #[test]
     fn a_fleet_with_skipped_servers_ends_failed_and_counts_them() {
-        use crate::ending::Exit;
+        use crate::ending::{Exit, Note};
         assert_eq!(fleet_ending(3, 0).unwrap().exit, Exit::Success);
         let some = fleet_ending(3, 2).unwrap();
         assert_eq!(some.exit, Exit::Failed);
+        assert_eq!(some.notes, vec![Note::ServersFailed { failed: 2 }]);
         assert_eq!(
-            some.notes,
-            vec!["2 servers failed and were skipped; exit code 1".to_string()]
+            some.notes[0].to_string(),
+            "2 servers failed and were skipped; exit code 1"
         );
         assert!(fleet_ending(0, 2).unwrap_err().is_bad_input());
     }

@@ -3,7 +3,7 @@
 //! and the exit status with its notes (130 interrupted, 3 a host lost, 4 bad data, 1 a job
 //! stopped on an error).
 
-use crate::ending::{Ending, Exit};
+use crate::ending::{Ending, Exit, Note};
 use crate::hosts::SLURM_HOSTS;
 use crate::hosts::{fio_host_specs, fio_jobs_for, html_report, render_fio};
 use crate::hosts::{HostRunner, HostsStatus, Reach};
@@ -169,36 +169,26 @@ pub fn hosts_ending(status: &HostsStatus, quiet: bool) -> Ending {
         if quiet {
             return Ending::quiet(Exit::Interrupted);
         }
-        return Ending::with(
-            Exit::Interrupted,
-            "interrupted; every worker was stopped and the results cover what ran",
-        );
+        return Ending::with(Exit::Interrupted, Note::HostsInterrupted);
     }
     if !status.complete {
-        let mut notes: Vec<String> = status
+        let mut notes: Vec<Note> = status
             .lost
             .iter()
-            .map(|lost| {
-                format!(
-                    "host {} stopped {:.1} s after the start: {}",
-                    lost.name, lost.after_s, lost.message
-                )
+            .map(|lost| Note::HostLost {
+                host: lost.name.clone(),
+                after_s: lost.after_s,
+                message: lost.message.clone(),
             })
             .collect();
-        notes.push(format!(
-            "the run is incomplete (exit code {}); the other hosts' results are kept",
-            Exit::Incomplete.code()
-        ));
+        notes.push(Note::Incomplete);
         return Ending {
             exit: Exit::Incomplete,
             notes,
         };
     }
     if status.job_failed {
-        return Ending::with(
-            Exit::Failed,
-            "error: a job stopped on an IO error (see the results)",
-        );
+        return Ending::with(Exit::Failed, Note::HostJobFailed);
     }
     Ending::quiet(Exit::Success)
 }
@@ -209,15 +199,13 @@ pub fn hosts_ending(status: &HostsStatus, quiet: bool) -> Ending {
 pub fn vdbench_hosts_ending(statuses: &[HostsStatus], quiet: bool) -> Ending {
     let data_errors: u64 = statuses.iter().map(|s| s.data_errors).sum();
     if data_errors > 0 {
-        let mut notes: Vec<String> = statuses
+        let mut notes: Vec<Note> = statuses
             .iter()
             .flat_map(|s| &s.data_error_lines)
             .take(10)
-            .map(|line| format!("data error: {line}"))
+            .map(|line| Note::HostDataError { line: line.clone() })
             .collect();
-        notes.push(format!(
-            "error: validate=yes found {data_errors} bad block(s) over the hosts (see the results)"
-        ));
+        notes.push(Note::HostsBadBlocks { count: data_errors });
         return Ending {
             exit: Exit::DataErrors,
             notes,
@@ -277,9 +265,20 @@ mod tests {
         assert_eq!(
             ending.notes,
             vec![
-                "host h2 stopped 2.2 s after the start: ssh exited".to_string(),
+                Note::HostLost {
+                    host: "h2".into(),
+                    after_s: 2.25,
+                    message: "ssh exited".into()
+                },
+                Note::Incomplete
+            ]
+        );
+        let said: Vec<String> = ending.notes.iter().map(Note::to_string).collect();
+        assert_eq!(
+            said,
+            [
+                "host h2 stopped 2.2 s after the start: ssh exited",
                 "the run is incomplete (exit code 3); the other hosts' results are kept"
-                    .to_string()
             ]
         );
         let interrupted = HostsStatus {
@@ -311,9 +310,18 @@ mod tests {
         assert_eq!(
             ending.notes,
             vec![
-                "data error: hd=a lun=/x offset 0 length 4096: bad".to_string(),
+                Note::HostDataError {
+                    line: "hd=a lun=/x offset 0 length 4096: bad".into()
+                },
+                Note::HostsBadBlocks { count: 3 }
+            ]
+        );
+        let said: Vec<String> = ending.notes.iter().map(Note::to_string).collect();
+        assert_eq!(
+            said,
+            [
+                "data error: hd=a lun=/x offset 0 length 4096: bad",
                 "error: validate=yes found 3 bad block(s) over the hosts (see the results)"
-                    .to_string()
             ]
         );
         // A lost host in the first run, a failed job in the second: incomplete, both said.
@@ -323,7 +331,14 @@ mod tests {
         };
         let ending = vdbench_hosts_ending(&[lost("h1"), failed.clone()], false);
         assert_eq!(ending.exit, Exit::Incomplete);
-        assert_eq!(ending.notes.len(), 3);
+        assert!(
+            matches!(
+                ending.notes.as_slice(),
+                [Note::HostLost { .. }, Note::Incomplete, Note::HostJobFailed]
+            ),
+            "{:?}",
+            ending.notes
+        );
         assert_eq!(
             vdbench_hosts_ending(&[complete(), failed], false).exit,
             Exit::Failed
@@ -335,7 +350,7 @@ mod tests {
         };
         let ending = vdbench_hosts_ending(&[interrupted, lost("h3")], false);
         assert_eq!(ending.exit, Exit::Interrupted);
-        assert_eq!(ending.notes.len(), 1);
+        assert_eq!(ending.notes, vec![Note::HostsInterrupted]);
     }
 
     #[test]

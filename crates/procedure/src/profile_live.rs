@@ -2,7 +2,7 @@
 //! flag (the binary's Ctrl-C) ends the sampling early: what was sampled is kept when it spans
 //! one interval at least, so a long capture is not lost to an impatient key.
 
-use crate::ending::{Ending, Exit};
+use crate::ending::{Ending, Exit, Note};
 use crate::profile_flags::seconds_flag;
 use crate::ProcedureError;
 use iofit_profile::procfs::{LiveRecorder, Snapshot, LIVE_MAX_SAMPLES};
@@ -95,7 +95,9 @@ pub fn profile_ending(cut_short: Option<&str>) -> Ending {
     match cut_short {
         Some(words) => Ending::with(
             Exit::Interrupted,
-            format!("{words}; the requirements cover what was sampled"),
+            Note::SamplingCutShort {
+                words: words.to_string(),
+            },
         ),
         None => Ending::quiet(Exit::Success),
     }
@@ -103,10 +105,7 @@ pub fn profile_ending(cut_short: Option<&str>) -> Ending {
 
 /// How `profile --live` ends when the stop came before two samples: 130, nothing sized.
 pub fn nothing_sampled() -> Ending {
-    Ending::with(
-        Exit::Interrupted,
-        "stopped before two samples: nothing to size, no file written",
-    )
+    Ending::with(Exit::Interrupted, Note::NothingSampled)
 }
 
 /// Refuses an interval longer than the duration, or more samples than a capture holds.
@@ -205,7 +204,13 @@ mod tests {
         assert_eq!(ending.exit, Exit::Interrupted);
         assert_eq!(
             ending.notes,
-            vec!["stopped after 3 of 10 s; the requirements cover what was sampled".to_string()]
+            vec![Note::SamplingCutShort {
+                words: "stopped after 3 of 10 s".into()
+            }]
+        );
+        assert_eq!(
+            ending.notes[0].to_string(),
+            "stopped after 3 of 10 s; the requirements cover what was sampled"
         );
         assert_eq!(profile_ending(None), Ending::quiet(Exit::Success));
     }
@@ -259,9 +264,10 @@ mod tests {
         assert!(sampling.sample(&stopped, &mut |_, _| {}).unwrap().is_none());
         let ending = nothing_sampled();
         assert_eq!(ending.exit, Exit::Interrupted);
+        assert_eq!(ending.notes, vec![Note::NothingSampled]);
         assert_eq!(
-            ending.notes,
-            vec!["stopped before two samples: nothing to size, no file written".to_string()]
+            ending.notes[0].to_string(),
+            "stopped before two samples: nothing to size, no file written"
         );
     }
 

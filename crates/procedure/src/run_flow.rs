@@ -3,7 +3,7 @@
 //! file; a vdbench file to run; hosts; jobs here), and how a run of jobs here ends (the notes,
 //! what goes to stdout, the exit status). The binary prints what these say.
 
-use crate::ending::{Ending, Exit};
+use crate::ending::{Ending, Exit, Note};
 use crate::fio_run::FioRunOutcome;
 use crate::hosts::Reach;
 use crate::hosts_ending;
@@ -60,9 +60,9 @@ pub fn choose(request: &RunRequest, inputs: &Inputs) -> Result<RunChoice, Proced
 
 /// How a run of jobs here ends: say `notes` (each after `iofit: `), print `stdout` when it
 /// holds the results, then end as `ending` says.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 pub struct FioEnd {
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// The results for stdout (none with `--output`, or when they cannot be printed).
     pub stdout: Option<String>,
     /// Ctrl-C stopped the run: should stdout not take the results within the stop's bound,
@@ -78,7 +78,9 @@ impl FioEnd {
         self.interrupted.then(|| {
             Ending::with(
                 Exit::Interrupted,
-                format!("interrupted; stdout did not take the results in time: {why}"),
+                Note::StdoutRefusedAfterStop {
+                    why: why.to_string(),
+                },
             )
         })
     }
@@ -105,14 +107,11 @@ pub fn fio_end(
     bound: Duration,
 ) -> FioEnd {
     let FioRunOutcome::Ran(results) = outcome else {
-        return FioEnd::now(Ending::with(
-            Exit::Interrupted,
-            "interrupted while laying out test files; no job ran",
-        ));
+        return FioEnd::now(Ending::with(Exit::Interrupted, Note::InterruptedInLayout));
     };
     let mut notes = Vec::new();
     if let (Some(path), false) = (&results.report_written, quiet) {
-        notes.push(format!("wrote the report {}", path.display()));
+        notes.push(Note::ReportWritten { path: path.clone() });
     }
     let (status_notes, stalled) = status_ending(status, to_stdout, results.interrupted, bound);
     notes.extend(status_notes);
@@ -318,9 +317,10 @@ mod tests {
             Duration::ZERO,
         );
         assert_eq!(end.ending.exit, Exit::Interrupted);
+        assert_eq!(end.ending.notes, vec![Note::InterruptedInLayout]);
         assert_eq!(
-            end.ending.notes,
-            vec!["interrupted while laying out test files; no job ran".to_string()]
+            end.ending.notes[0].to_string(),
+            "interrupted while laying out test files; no job ran"
         );
         assert_eq!(end.stdout, None);
         assert!(end.notes.is_empty());
@@ -331,7 +331,13 @@ mod tests {
         let outcome = ran(false, Some("r.html"));
         let status = StatusOutcome::default();
         let end = fio_end(&outcome, &status, true, false, Duration::ZERO);
-        assert_eq!(end.notes, vec!["wrote the report r.html".to_string()]);
+        assert_eq!(
+            end.notes,
+            vec![Note::ReportWritten {
+                path: "r.html".into()
+            }]
+        );
+        assert_eq!(end.notes[0].to_string(), "wrote the report r.html");
         assert_eq!(end.stdout.as_deref(), Some("the results\n"));
         assert_eq!(end.ending, Ending::quiet(Exit::Success));
         let quiet = fio_end(&outcome, &status, false, true, Duration::ZERO);
@@ -344,7 +350,9 @@ mod tests {
             interrupted.stdout_refused("timed out"),
             Some(Ending::with(
                 Exit::Interrupted,
-                "interrupted; stdout did not take the results in time: timed out"
+                Note::StdoutRefusedAfterStop {
+                    why: "timed out".into()
+                }
             ))
         );
         let done = fio_end(&outcome, &status, true, false, Duration::ZERO);
@@ -368,7 +376,21 @@ mod tests {
         assert_eq!(end.stdout, None);
         assert_eq!(end.ending.exit, Exit::Failed);
         assert_eq!(end.ending.notes.len(), 2, "{:?}", end.ending.notes);
-        assert!(end.ending.notes[0].starts_with("skipped 1 of 4"));
-        assert!(end.ending.notes[1].contains("within 5 ms"));
+        assert_eq!(
+            end.ending.notes,
+            vec![
+                Note::StatusReportsSkipped {
+                    skipped: 1,
+                    offered: 4
+                },
+                Note::StdoutStalled { bound_ms: 5 }
+            ]
+        );
+        assert!(end.ending.notes[0]
+            .to_string()
+            .starts_with("skipped 1 of 4 --status-interval reports"));
+        assert!(end.ending.notes[1]
+            .to_string()
+            .starts_with("error: stdout took nothing within 5 ms of the run's end"));
     }
 }

@@ -2,7 +2,7 @@
 //! progress bar's lines, the `--status-interval` reports handed to a printing thread that may
 //! stall, and how the run ends (exit status and notes). The binary draws the bar and prints.
 
-use crate::ending::{Ending, Exit};
+use crate::ending::{Ending, Exit, Note};
 use crate::fio_run::FioRunResults;
 use iofit_engine::Progress;
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
@@ -235,13 +235,13 @@ pub fn status_ending(
     to_stdout: bool,
     interrupted: bool,
     bound: Duration,
-) -> (Vec<String>, Option<Ending>) {
+) -> (Vec<Note>, Option<Ending>) {
     let mut notes = Vec::new();
     if status.skipped > 0 {
-        notes.push(format!(
-            "skipped {} of {} --status-interval reports: stdout did not take them",
-            status.skipped, status.offered
-        ));
+        notes.push(Note::StatusReportsSkipped {
+            skipped: status.skipped,
+            offered: status.offered,
+        });
     }
     if !(status.stalled && to_stdout) {
         return (notes, None);
@@ -254,10 +254,9 @@ pub fn status_ending(
     };
     let ending = Ending::with(
         exit,
-        format!(
-            "error: stdout took nothing within {} ms of the run's end (its reader is not reading), so the results are not printed; give --output FILE to keep them",
-            bound.as_millis()
-        ),
+        Note::StdoutStalled {
+            bound_ms: bound.as_millis(),
+        },
     );
     (notes, Some(ending))
 }
@@ -279,28 +278,18 @@ pub fn fio_ending(results: &FioRunResults, quiet: bool) -> Ending {
         if quiet {
             return Ending::quiet(Exit::Interrupted);
         }
-        return Ending::with(
-            Exit::Interrupted,
-            "interrupted; the results cover what ran before Ctrl-C",
-        );
+        return Ending::with(Exit::Interrupted, Note::Interrupted);
     }
     let bad_data = data_error_jobs(&results.report.result.jobs);
     if !bad_data.is_empty() {
-        return Ending::with(
-            Exit::DataErrors,
-            format!(
-                "error: data verification found bad data in job(s) {} (see the results)",
-                bad_data.join(", ")
-            ),
-        );
+        return Ending::with(Exit::DataErrors, Note::BadData { jobs: bad_data });
     }
     if !results.failed_jobs.is_empty() {
         return Ending::with(
             Exit::Failed,
-            format!(
-                "error: job(s) {} stopped on an IO error (see the results)",
-                results.failed_jobs.join(", ")
-            ),
+            Note::JobsFailed {
+                jobs: results.failed_jobs.clone(),
+            },
         );
     }
     Ending::quiet(Exit::Success)

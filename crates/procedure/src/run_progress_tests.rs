@@ -145,11 +145,23 @@ fn a_stalled_stdout_keeps_the_results_from_it() {
     let (notes, ending) = status_ending(&stalled, true, false, Duration::from_millis(1000));
     assert_eq!(
         notes,
-        vec!["skipped 3 of 5 --status-interval reports: stdout did not take them".to_string()]
+        vec![Note::StatusReportsSkipped {
+            skipped: 3,
+            offered: 5
+        }]
+    );
+    assert_eq!(
+        notes[0].to_string(),
+        "skipped 3 of 5 --status-interval reports: stdout did not take them"
     );
     let ending = ending.unwrap();
     assert_eq!(ending.exit, Exit::Failed);
-    assert!(ending.notes[0].contains("within 1000 ms"));
+    assert_eq!(ending.notes, vec![Note::StdoutStalled { bound_ms: 1000 }]);
+    assert_eq!(
+        ending.notes[0].to_string(),
+        "error: stdout took nothing within 1000 ms of the run's end (its reader is not \
+         reading), so the results are not printed; give --output FILE to keep them"
+    );
     let (_, interrupted) = status_ending(&stalled, true, true, Duration::from_millis(1000));
     assert_eq!(interrupted.unwrap().exit, Exit::Interrupted);
     // With --output the results are in the file: the run ends as its jobs did.
@@ -187,9 +199,10 @@ fn the_ending_puts_interruption_then_bad_data_then_failures() {
     };
     let interrupted = fio_ending(&results(vec![bad.clone()], &["g"], true), false);
     assert_eq!(interrupted.exit, Exit::Interrupted);
+    assert_eq!(interrupted.notes, vec![Note::Interrupted]);
     assert_eq!(
-        interrupted.notes,
-        vec!["interrupted; the results cover what ran before Ctrl-C".to_string()]
+        interrupted.notes[0].to_string(),
+        "interrupted; the results cover what ran before Ctrl-C"
     );
     assert!(fio_ending(&results(vec![], &[], true), true)
         .notes
@@ -198,14 +211,26 @@ fn the_ending_puts_interruption_then_bad_data_then_failures() {
     assert_eq!(data.exit, Exit::DataErrors);
     assert_eq!(
         data.notes,
-        vec![
-            "error: data verification found bad data in job(s) v (2 bad units) (see the results)"
-                .to_string()
-        ]
+        vec![Note::BadData {
+            jobs: vec!["v (2 bad units)".into()]
+        }]
+    );
+    assert_eq!(
+        data.notes[0].to_string(),
+        "error: data verification found bad data in job(s) v (2 bad units) (see the results)"
     );
     let failed = fio_ending(&results(vec![good.clone()], &["g"], false), false);
     assert_eq!(failed.exit, Exit::Failed);
-    assert!(failed.notes[0].contains("job(s) g stopped on an IO error"));
+    assert_eq!(
+        failed.notes,
+        vec![Note::JobsFailed {
+            jobs: vec!["g".into()]
+        }]
+    );
+    assert_eq!(
+        failed.notes[0].to_string(),
+        "error: job(s) g stopped on an IO error (see the results)"
+    );
     assert_eq!(
         fio_ending(&results(vec![good], &[], false), false),
         Ending::quiet(Exit::Success)

@@ -3,7 +3,7 @@
 //! `--parse-only` and vdbench's `-s` show, how vdbench's own flags become the options, and how
 //! a file's runs end (exit status and notes).
 
-use crate::ending::{Ending, Exit};
+use crate::ending::{Ending, Exit, Note};
 use crate::hosts::Reach;
 use crate::run_request::duration_flag;
 use crate::vdbench::{adjust, check_file, vdbench_header, VdbenchOptions, VdbenchOutcome};
@@ -113,7 +113,7 @@ fn fs_run_line(run: &FsRun) -> String {
 /// named), 1 when a run stopped on an IO error, 130 after Ctrl-C, else 0.
 pub fn run_ending(outcome: &VdbenchOutcome, quiet: bool) -> Ending {
     if outcome.data_errors > 0 {
-        let mut notes: Vec<String> = outcome
+        let mut notes: Vec<Note> = outcome
             .doc
             .runs
             .iter()
@@ -124,17 +124,14 @@ pub fn run_ending(outcome: &VdbenchOutcome, quiet: bool) -> Ending {
                     .flat_map(move |v| v.errors.iter().map(move |e| (run, e)))
             })
             .take(10)
-            .map(|(run, e)| {
-                format!(
-                    "data error: rd={} lun={} offset {} length {}: {}: expected {}, found {}",
-                    run.rd, e.file, e.offset, e.length, e.kind, e.expected, e.found
-                )
+            .map(|(run, e)| Note::DataError {
+                rd: run.rd.clone(),
+                error: e.clone(),
             })
             .collect();
-        notes.push(format!(
-            "error: validate=yes found {} bad block(s) (see the results)",
-            outcome.data_errors
-        ));
+        notes.push(Note::BadBlocks {
+            count: outcome.data_errors,
+        });
         return Ending {
             exit: Exit::DataErrors,
             notes,
@@ -151,10 +148,7 @@ pub fn run_ending(outcome: &VdbenchOutcome, quiet: bool) -> Ending {
     if quiet {
         return Ending::quiet(Exit::Interrupted);
     }
-    Ending::with(
-        Exit::Interrupted,
-        "interrupted; the results cover the runs before the signal",
-    )
+    Ending::with(Exit::Interrupted, Note::VdbenchInterrupted)
 }
 
 /// `iofit vdbench`'s flags (vdbench's own command line), as the binary parsed them.

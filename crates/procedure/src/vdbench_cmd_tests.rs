@@ -122,12 +122,16 @@ fn bad_blocks_come_first_and_at_most_ten_are_named() {
     let ending = run_ending(&outcome(true, true, 12), false);
     assert_eq!(ending.exit, Exit::DataErrors);
     assert_eq!(ending.notes.len(), 11);
+    assert!(ending.notes[..10]
+        .iter()
+        .all(|note| matches!(note, Note::DataError { rd, .. } if rd == "r1")));
     assert_eq!(
-        ending.notes[1],
+        ending.notes[1].to_string(),
         "data error: rd=r1 lun=/d/f1 offset 4096 length 4096: bad checksum: expected 1, found 2"
     );
+    assert_eq!(ending.notes[10], Note::BadBlocks { count: 12 });
     assert_eq!(
-        ending.notes[10],
+        ending.notes[10].to_string(),
         "error: validate=yes found 12 bad block(s) (see the results)"
     );
     assert_eq!(
@@ -136,7 +140,11 @@ fn bad_blocks_come_first_and_at_most_ten_are_named() {
     );
     let interrupted = run_ending(&outcome(false, true, 0), false);
     assert_eq!(interrupted.exit, Exit::Interrupted);
-    assert_eq!(interrupted.notes.len(), 1);
+    assert_eq!(interrupted.notes, vec![Note::VdbenchInterrupted]);
+    assert_eq!(
+        interrupted.notes[0].to_string(),
+        "interrupted; the results cover the runs before the signal"
+    );
     assert!(run_ending(&outcome(false, true, 0), true).notes.is_empty());
     assert_eq!(
         run_ending(&outcome(false, false, 0), false),

@@ -68,7 +68,7 @@ pub(crate) fn print_lines(lines: &[String]) -> anyhow::Result<std::process::Exit
 }
 
 /// Each note on stderr after `iofit: `.
-pub(crate) fn say(notes: &[String]) {
+pub(crate) fn say<N: std::fmt::Display>(notes: &[N]) {
     for note in notes {
         eprintln!("iofit: {note}");
     }
