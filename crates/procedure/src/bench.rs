@@ -425,7 +425,7 @@ pub fn run_suite(
         readcache: options.readcache.clone(),
         workers: options.workers,
         iodepth: options.iodepth,
-        file_bytes: outcome.json.test_file_bytes.as_u64(),
+        file_bytes: outcome.json.test_file_bytes,
         runtime_s: outcome.json.runtime_s,
         scale: options.scale,
     });

@@ -3,6 +3,7 @@
 //! terminal.
 
 use iofit_engine::Progress;
+use iofit_model::units::{Bytes, Iops};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -43,7 +44,7 @@ pub enum Event {
         readcache: PathBuf,
         workers: u32,
         iodepth: u32,
-        file_bytes: u64,
+        file_bytes: Bytes,
         runtime_s: f64,
         scale: f64,
     },
@@ -62,15 +63,15 @@ pub enum Event {
     /// `size-threads` step 1: one thread to find the best latency.
     SingleThread {
         rw: &'static str,
-        io_size_bytes: u64,
+        io_size_bytes: Bytes,
         buffered: bool,
         seconds: f64,
     },
     /// `size-threads` step 2: Little's law gave the thread count.
     ThreadsSized {
         best_latency_us: f64,
-        single_thread_iops: f64,
-        target_iops: f64,
+        single_thread_iops: Iops,
+        target_iops: Iops,
         threads_exact: f64,
         threads: u32,
         /// Little's law asked for more than `--max-threads`; `threads` is the cap.
@@ -94,7 +95,7 @@ pub enum Event {
 
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use iofit_model::units::{group_thousands, Bytes};
+        use iofit_model::units::group_thousands;
         match self {
             Event::BenchStart {
                 nocache,
@@ -109,7 +110,7 @@ impl fmt::Display for Event {
                 "azure-premium: NoCacheWrites={} CacheReads={} workers={workers} QD={iodepth} test file {} runtime {runtime_s:.1}s (scale {scale})",
                 nocache.display(),
                 readcache.display(),
-                Bytes(*file_bytes),
+                file_bytes,
             ),
             Event::Warmup {
                 spec,
@@ -132,7 +133,7 @@ impl fmt::Display for Event {
             } => write!(
                 f,
                 "step 1: one thread ({rw} {} {}) for {seconds:.1} s to find the best latency",
-                Bytes(*io_size_bytes),
+                io_size_bytes,
                 if *buffered { "buffered" } else { "direct" },
             ),
             Event::ThreadsSized {
@@ -146,9 +147,9 @@ impl fmt::Display for Event {
             } => write!(
                 f,
                 "  best latency {best_latency_us:.1} us ({} IOPS with one thread)\nstep 2: threads = latency_s x IOPS = {:.6} x {} = {threads_exact:.2} -> {}{}\nstep 3: {} for {seconds:.1} s",
-                group_thousands(single_thread_iops.round()),
+                group_thousands(single_thread_iops.get().round()),
                 best_latency_us / 1e6,
-                group_thousands(*target_iops),
+                group_thousands(target_iops.get()),
                 if *capped_at_max_threads {
                     threads_exact.ceil()
                 } else {
@@ -218,5 +219,54 @@ pub(crate) fn threads_text(threads: u32) -> String {
     match threads {
         1 => "1 thread".to_string(),
         n => format!("{n} threads"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The figures in typed units print as they did as bare numbers: sizes in the compact
+    /// form, IOPS grouped by thousands, never a unit's own `Display` twice.
+    #[test]
+    fn sizing_and_bench_steps_print_their_figures() {
+        let single = Event::SingleThread {
+            rw: "randread",
+            io_size_bytes: Bytes::kib(8),
+            buffered: false,
+            seconds: 5.0,
+        };
+        assert_eq!(
+            single.to_string(),
+            "step 1: one thread (randread 8KiB direct) for 5.0 s to find the best latency"
+        );
+        let sized = Event::ThreadsSized {
+            best_latency_us: 200.0,
+            single_thread_iops: Iops(4_999.6),
+            target_iops: Iops(20_000.0),
+            threads_exact: 4.0,
+            threads: 4,
+            capped_at_max_threads: false,
+            seconds: 5.0,
+        };
+        assert_eq!(
+            sized.to_string(),
+            "  best latency 200.0 us (5,000 IOPS with one thread)\nstep 2: threads = latency_s x \
+             IOPS = 0.000200 x 20,000 = 4.00 -> 4\nstep 3: 4 threads for 5.0 s"
+        );
+        let start = Event::BenchStart {
+            nocache: "a".into(),
+            readcache: "b".into(),
+            workers: 3,
+            iodepth: 128,
+            file_bytes: Bytes::gib(1),
+            runtime_s: 30.0,
+            scale: 1.0,
+        };
+        assert_eq!(
+            start.to_string(),
+            "azure-premium: NoCacheWrites=a CacheReads=b workers=3 QD=128 test file 1GiB runtime \
+             30.0s (scale 1)"
+        );
     }
 }

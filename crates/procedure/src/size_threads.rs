@@ -215,7 +215,7 @@ pub fn size_threads(
     options.validate()?;
     observer.event(&Event::SingleThread {
         rw: options.rw.fio_name(),
-        io_size_bytes: options.io_size.as_u64(),
+        io_size_bytes: options.io_size,
         buffered: options.buffered,
         seconds: options.duration_s,
     });
@@ -239,8 +239,8 @@ pub fn size_threads(
     };
     observer.event(&Event::ThreadsSized {
         best_latency_us: best.as_micros(),
-        single_thread_iops: iops_of(&single),
-        target_iops: options.target_iops.get(),
+        single_thread_iops: Iops(iops_of(&single)),
+        target_iops: options.target_iops,
         threads_exact,
         threads,
         capped_at_max_threads,
