@@ -219,6 +219,7 @@ fn disks_for(
                 label: requirements.volumes[i].label.clone(),
                 disk_type: rules.name.clone(),
                 size_gib,
+                ..Default::default()
             });
         }
     }

@@ -15,12 +15,21 @@ use serde::{Deserialize, Serialize};
 const MIB: f64 = 1_048_576.0;
 const MB: f64 = 1_000_000.0;
 
-/// One volume of a design: one Persistent Disk of `size_gib`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One volume of a design: one disk of `size_gib` (a Persistent Disk, or a provisioned type
+/// given its IOPS and MiB/s).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GcpDiskSpec {
     pub label: String,
     pub disk_type: String,
     pub size_gib: f64,
+    /// Provisioned types billed by IOPS (pd-extreme, Hyperdisk Balanced and Extreme): the IOPS
+    /// the disk is given, reads and writes together (`iops=`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioned_iops: Option<f64>,
+    /// Provisioned types billed by throughput (Hyperdisk Balanced and Throughput): the MiB/s
+    /// the disk is given, reads and writes together (`mib_s=`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioned_mib_s: Option<f64>,
 }
 
 /// What the application asks of one volume.
@@ -143,45 +152,17 @@ pub fn predict(
             disk_type: spec.disk_type.clone(),
             problem,
         };
-        let rules = catalog
-            .disk_type(&spec.disk_type)
-            .map_err(|e| error(e.to_string()))?;
-        if !(spec.size_gib.is_finite() && spec.size_gib >= 1.0) {
-            return Err(error(format!(
-                "size {} GiB: give size_gib=N, at least 1",
-                spec.size_gib
-            )));
-        }
-        // The type's budget is the VM's, from every disk of the type: share it by demand.
-        let same: Vec<&(GcpDiskSpec, GcpDemand)> = volumes
-            .iter()
-            .filter(|(s, _)| s.disk_type.eq_ignore_ascii_case(&rules.name))
-            .collect();
-        let total_gib: f64 = same.iter().map(|(s, _)| s.size_gib).sum();
-        let budget = type_budget(catalog, machine, rules, total_gib).ok_or_else(|| {
-            error(format!(
-                "no sourced {} limit for {} ({} family, {} vCPU)",
-                rules.name, machine.name, machine.family, machine.vcpu
-            ))
-        })?;
-        let mine = parts(demand);
-        let mut group = [0.0; 4];
-        for (_, d) in &same {
-            for (sum, part) in group.iter_mut().zip(parts(d)) {
-                *sum += part;
-            }
-        }
-        let share = |i: usize| {
-            if group[i] > 0.0 {
-                mine[i] / group[i]
-            } else {
-                1.0 / same.len() as f64
-            }
+        let (disk_type, limits) = match catalog.provisioned_type(&spec.disk_type) {
+            Some(row) => (
+                row.name.clone(),
+                crate::gcp_provisioned::volume_limits(catalog, machine, row, spec, demand, volumes)
+                    .map_err(error)?,
+            ),
+            None => pd_volume(catalog, machine, spec, demand, volumes).map_err(error)?,
         };
-        let limits = volume_limits(machine, &rules.name, &budget, demand, &share);
         results.push(GcpVolumeResult {
             label: spec.label.clone(),
-            disk_type: rules.name.clone(),
+            disk_type,
             size_gib: spec.size_gib,
             demand: demand.clone(),
             delivered_iops: 0.0,
@@ -194,6 +175,74 @@ pub fn predict(
     Ok(summarise(machine, results))
 }
 
+/// The demand-weighted share of each part (read ops, write ops, read MiB/s, write MiB/s) of
+/// `demand` among the volumes of `disk_type`: the disks of one type share its VM budget.
+pub(crate) fn shares(
+    disk_type: &str,
+    demand: &GcpDemand,
+    volumes: &[(GcpDiskSpec, GcpDemand)],
+) -> [f64; 4] {
+    let same: Vec<&(GcpDiskSpec, GcpDemand)> = volumes
+        .iter()
+        .filter(|(s, _)| s.disk_type.eq_ignore_ascii_case(disk_type))
+        .collect();
+    let mine = parts(demand);
+    let mut group = [0.0; 4];
+    for (_, d) in &same {
+        for (sum, part) in group.iter_mut().zip(parts(d)) {
+            *sum += part;
+        }
+    }
+    let mut out = [0.0; 4];
+    for (i, share) in out.iter_mut().enumerate() {
+        *share = if group[i] > 0.0 {
+            mine[i] / group[i]
+        } else {
+            1.0 / same.len().max(1) as f64
+        };
+    }
+    out
+}
+
+/// The total GiB of `disk_type` among `volumes`.
+pub(crate) fn total_gib_of(disk_type: &str, volumes: &[(GcpDiskSpec, GcpDemand)]) -> f64 {
+    volumes
+        .iter()
+        .filter(|(s, _)| s.disk_type.eq_ignore_ascii_case(disk_type))
+        .map(|(s, _)| s.size_gib)
+        .sum()
+}
+
+/// One Persistent Disk's type name and limits.
+fn pd_volume(
+    catalog: &GcpCatalog,
+    machine: &GcpMachineType,
+    spec: &GcpDiskSpec,
+    demand: &GcpDemand,
+    volumes: &[(GcpDiskSpec, GcpDemand)],
+) -> Result<(String, Vec<GcpLimit>), String> {
+    let rules = catalog
+        .disk_type(&spec.disk_type)
+        .map_err(|e| e.to_string())?;
+    if !(spec.size_gib.is_finite() && spec.size_gib >= 1.0) {
+        return Err(format!(
+            "size {} GiB: give size_gib=N, at least 1",
+            spec.size_gib
+        ));
+    }
+    // The type's budget is the VM's, from every disk of the type: share it by demand.
+    let total_gib = total_gib_of(&rules.name, volumes);
+    let budget = type_budget(catalog, machine, rules, total_gib).ok_or_else(|| {
+        format!(
+            "no sourced {} limit for {} ({} family, {} vCPU)",
+            rules.name, machine.name, machine.family, machine.vcpu
+        )
+    })?;
+    let share = shares(&rules.name, demand, volumes);
+    let limits = volume_limits(machine, &rules.name, &budget, demand, &|i| share[i]);
+    Ok((rules.name.clone(), limits))
+}
+
 /// The eight limits of one volume (by size and the VM's, reads and writes, IOPS and MiB/s),
 /// each in application IOPS for the volume's share; a limit the demand never touches (no
 /// writes: no write limit) is left out.
@@ -204,13 +253,9 @@ fn volume_limits(
     demand: &GcpDemand,
     share: &dyn Fn(usize) -> f64,
 ) -> Vec<GcpLimit> {
-    let r = demand.read_fraction();
-    let io = demand.io_size_bytes.max(512.0);
     let gib = budget.total_gib;
-    let vm = &budget.vm;
     let by_size = format!("{gib:.0} GiB of {disk_type} attached");
-    // (name, stated, limit, index of the demand part it limits, unit ops or MiB/s)
-    let rows: [(String, String, f64, usize, bool); 8] = [
+    let mut rows: Vec<DirectionalRow> = vec![
         (
             format!("{disk_type} read IOPS by size"),
             format!("{:.0} IOPS ({by_size})", budget.read_iops_by_size),
@@ -239,6 +284,52 @@ fn volume_limits(
             3,
             false,
         ),
+    ];
+    rows.extend(vm_rows(machine, disk_type, &budget.vm));
+    directional_limits(rows, demand, share)
+}
+
+/// One limit of one direction: (name, stated, limit, index of the demand part it limits
+/// (read ops, write ops, read MiB/s, write MiB/s), whether it counts ops or MiB/s).
+pub(crate) type DirectionalRow = (String, String, f64, usize, bool);
+
+/// Each row as the application IOPS it allows this volume (its `share` of the limit, over the
+/// fraction of its IOs in the row's direction); a direction the demand never uses is left out.
+pub(crate) fn directional_limits(
+    rows: Vec<DirectionalRow>,
+    demand: &GcpDemand,
+    share: &dyn Fn(usize) -> f64,
+) -> Vec<GcpLimit> {
+    let r = demand.read_fraction();
+    let io = demand.io_size_bytes.max(512.0);
+    rows.into_iter()
+        .filter_map(|(name, stated, limit, part, ops)| {
+            let fraction = if part % 2 == 0 { r } else { 1.0 - r };
+            if fraction <= 0.0 {
+                return None;
+            }
+            let mine = limit * share(part);
+            let iops_allowed = if ops {
+                mine / fraction
+            } else {
+                mine * MIB / io / fraction
+            };
+            Some(GcpLimit {
+                name,
+                stated,
+                iops_allowed,
+            })
+        })
+        .collect()
+}
+
+/// The four limits of `machine`'s per-VM figures for `disk_type`, as directional rows.
+pub(crate) fn vm_rows(
+    machine: &GcpMachineType,
+    disk_type: &str,
+    vm: &VmPdLimit,
+) -> Vec<DirectionalRow> {
+    vec![
         (
             format!("VM {} {disk_type} read IOPS", machine.name),
             format!("{:.0} IOPS ({} vCPU)", vm.read_iops, machine.vcpu),
@@ -267,26 +358,7 @@ fn volume_limits(
             3,
             false,
         ),
-    ];
-    rows.into_iter()
-        .filter_map(|(name, stated, limit, part, ops)| {
-            let fraction = if part % 2 == 0 { r } else { 1.0 - r };
-            if fraction <= 0.0 {
-                return None;
-            }
-            let mine = limit * share(part);
-            let iops_allowed = if ops {
-                mine / fraction
-            } else {
-                mine * MIB / io / fraction
-            };
-            Some(GcpLimit {
-                name,
-                stated,
-                iops_allowed,
-            })
-        })
-        .collect()
+    ]
 }
 
 fn summarise(machine: &GcpMachineType, mut results: Vec<GcpVolumeResult>) -> GcpPrediction {
@@ -344,28 +416,87 @@ pub enum GcpDiskFlagError {
     UnknownKey { spec: String, key: String },
     #[error("--disk {0}: add size_gib=N (a Persistent Disk's performance follows its size)")]
     SizeNeeded(String),
-    #[error("--disk {spec}: {kind} is provisioned per disk (IOPS and MiB/s chosen, not following its size) and predict does not model it in this build; {why}; use {known}")]
+    #[error("--disk {spec}: {kind} is provisioned per disk (IOPS and MiB/s chosen, not following its size) and is not modelled: {why} not sourced (catalog/README.md, Google Cloud); use {known}")]
     Provisioned {
         spec: String,
         kind: String,
         why: String,
         known: String,
     },
+    #[error("--disk {spec}: {problem}")]
+    ProvisionedValue { spec: String, problem: String },
 }
 
-/// Why `predict` refuses provisioned type `name`, from what its rows lack.
-fn provisioned_refusal(catalog: &GcpCatalog, name: &str) -> Option<String> {
-    let row = catalog.provisioned_type(name)?;
-    let has_vm_limits = catalog.vm_limits.iter().any(|l| l.disk_type == row.name);
-    Some(if has_vm_limits {
-        "its per-VM limits are listed for some machine types, its per-disk throughput rule is not sourced (catalog/README.md, Google Cloud)".to_string()
-    } else {
-        "its per-VM limits by machine type are not sourced (catalog/README.md, Google Cloud)"
-            .to_string()
-    })
+/// The disk types `predict` models: the Persistent Disk types and each provisioned type with
+/// nothing missing.
+fn known_types(catalog: &GcpCatalog) -> String {
+    catalog
+        .disk_types
+        .iter()
+        .map(|d| d.name.as_str())
+        .chain(
+            catalog
+                .provisioned_types
+                .iter()
+                .filter(|row| catalog.model_gaps(row).is_empty())
+                .map(|row| row.name.as_str()),
+        )
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
-/// Parses `[LABEL=]TYPE,size_gib=N` (`data=pd-ssd,size_gib=1000`).
+/// `size_gib=`, `iops=`, `mib_s=` of a provisioned type's spec, checked against its rules.
+fn parse_provisioned(
+    text: &str,
+    label: String,
+    row: &iofit_catalog::clouds::gcp_provisioned::ProvisionedType,
+    parts: std::str::Split<'_, char>,
+) -> Result<GcpDiskSpec, GcpDiskFlagError> {
+    let bad = |problem: String| GcpDiskFlagError::ProvisionedValue {
+        spec: text.to_string(),
+        problem,
+    };
+    let mut spec = GcpDiskSpec {
+        label,
+        disk_type: row.name.clone(),
+        ..Default::default()
+    };
+    let mut size = None;
+    for part in parts {
+        let (key, value) = part
+            .split_once('=')
+            .ok_or_else(|| GcpDiskFlagError::NotKeyValue {
+                spec: text.to_string(),
+                part: part.to_string(),
+            })?;
+        let number: f64 = value
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("{}={value} is not a number", key.trim())))?;
+        match key.trim() {
+            "size_gib" => size = Some(number),
+            "iops" => spec.provisioned_iops = Some(number),
+            "mib_s" => spec.provisioned_mib_s = Some(number),
+            other => {
+                return Err(bad(format!(
+                    "unknown key '{other}'; a {} disk takes size_gib, and iops or mib_s as Google bills it",
+                    row.name
+                )))
+            }
+        }
+    }
+    spec.size_gib = size.ok_or_else(|| {
+        bad(format!(
+            "add size_gib=N ({} GiB at least)",
+            row.size_min_gib.unwrap_or(1.0)
+        ))
+    })?;
+    crate::gcp_provisioned::check_spec(row, &spec).map_err(bad)?;
+    Ok(spec)
+}
+
+/// Parses `[LABEL=]TYPE,size_gib=N` (`data=pd-ssd,size_gib=1000`), and for a provisioned type
+/// its `iops=N` and `mib_s=N` as Google bills it (`data=pd-extreme,size_gib=1000,iops=50000`).
 pub fn parse_disk_spec(
     text: &str,
     index: usize,
@@ -377,21 +508,18 @@ pub fn parse_disk_spec(
         Some((label, kind)) => (label.trim().to_string(), kind.trim()),
         None => (format!("disk{}", index + 1), head),
     };
-    let known = || {
-        catalog
-            .disk_types
-            .iter()
-            .map(|d| d.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if let Some(why) = provisioned_refusal(catalog, kind) {
-        return Err(GcpDiskFlagError::Provisioned {
-            spec: text.to_string(),
-            kind: kind.to_string(),
-            why,
-            known: known(),
-        });
+    let known = || known_types(catalog);
+    if let Some(row) = catalog.provisioned_type(kind) {
+        let gaps = catalog.model_gaps(row);
+        if !gaps.is_empty() {
+            return Err(GcpDiskFlagError::Provisioned {
+                spec: text.to_string(),
+                kind: kind.to_string(),
+                why: gaps.join("; "),
+                known: known(),
+            });
+        }
+        return parse_provisioned(text, label, row, parts);
     }
     let rules = catalog
         .disk_type(kind)
@@ -429,6 +557,7 @@ pub fn parse_disk_spec(
         label,
         disk_type: rules.name.clone(),
         size_gib: size_gib.ok_or_else(|| GcpDiskFlagError::SizeNeeded(text.to_string()))?,
+        ..Default::default()
     })
 }
 

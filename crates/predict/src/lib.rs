@@ -45,6 +45,7 @@ pub mod aws;
 pub mod disk_spec;
 mod findings;
 pub mod gcp;
+pub mod gcp_provisioned;
 pub use findings::{Advice, Candidate, UpToDisk, Violation, Warning};
 mod json;
 

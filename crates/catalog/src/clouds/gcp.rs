@@ -363,9 +363,9 @@ impl GcpCatalog {
             .find(|t| t.name.eq_ignore_ascii_case(name.trim()))
     }
 
-    /// What a plan in `region` would need of provisioned type `row` and no table gives:
-    /// empty when it could be planned.
-    pub fn planning_gaps(&self, row: &ProvisionedType, region: &str) -> Vec<String> {
+    /// What a prediction of provisioned type `row` would need and no table gives (its rules
+    /// and per-VM limits; prices aside): empty when `predict` can model it.
+    pub fn model_gaps(&self, row: &ProvisionedType) -> Vec<String> {
         let mut gaps: Vec<String> = row.unsourced_rules.clone();
         if !row.iops_rule_known() {
             gaps.push("how a disk's IOPS follow from what it is given".to_string());
@@ -387,6 +387,13 @@ impl GcpCatalog {
         {
             gaps.push("per-VM limits of any machine type in the catalog".to_string());
         }
+        gaps
+    }
+
+    /// What a plan in `region` would need of provisioned type `row` and no table gives (the
+    /// model's gaps and the region's prices): empty when it could be planned.
+    pub fn planning_gaps(&self, row: &ProvisionedType, region: &str) -> Vec<String> {
+        let mut gaps = self.model_gaps(row);
         let price = self.disk_price(&row.name, region);
         if price.is_none() {
             gaps.push(format!("capacity price per GiB-month in {region}"));
