@@ -346,3 +346,81 @@ fn a_file_with_a_missing_price_makes_the_type_planned_in_its_region() {
     assert!((disk.iops_price_per_month - disk.spec.provisioned_iops.unwrap() * 0.08).abs() < 1e-9);
     assert!((disk.capacity_price_per_month - disk.spec.size_gib * 0.15).abs() < 1e-9);
 }
+
+/// What a `--catalog` file written for this test adds (its own figures, not Google's): a full
+/// Hyperdisk Balanced row (the built-in one lacks its bounds by size), a c3 per-VM limit of
+/// it and us-central1 prices of its GiB, IOPS and MiB/s.
+const HYPERDISK_FILE: &str = r#"[table]
+id = "mine"
+title = "test figures"
+source = "this test"
+date = "2026-11-27"
+
+[[provisioned_types]]
+name = "hyperdisk-balanced"
+source = "this test"
+bills = ["capacity", "iops", "throughput"]
+size_min_gib = 4
+size_max_gib = 65536
+iops_min = 3000
+iops_max = 160000
+iops_max_per_gib = 500
+mib_s_min = 140
+mib_s_max = 2400
+included_iops = 3000
+included_mib_s = 140
+
+[[vm_limits]]
+family = "c3"
+disk_type = "hyperdisk-balanced"
+vcpu_min = 4
+read_iops = 200000
+write_iops = 200000
+read_mib_s = 5000
+write_mib_s = 5000
+
+[[disk_prices]]
+name = "hyperdisk-balanced"
+region = "us-central1"
+price_per_gib_month = 0.08
+price_per_iops_month = 0.005
+price_per_mib_s_month = 0.04
+"#;
+
+/// With the file, Hyperdisk Balanced is planned: 50,000 random reads of 8 KiB (55,556 with
+/// headroom) on a c3 machine of 4 vCPUs (the file's limit carries it; no Persistent Disk
+/// limit of so small a machine does), the disk given exactly the IOPS and MiB/s needed, the
+/// IOPS and MiB/s above the included 3,000 and 140 billed; the design passes the model.
+#[test]
+fn hyperdisk_balanced_is_planned_when_a_file_adds_its_facts() {
+    let mut catalog = catalog();
+    catalog.add_text("mine.toml", HYPERDISK_FILE).unwrap();
+    let requirements = requirements(vec![volume("db", 50_000.0, 0.0, 8, 100.0, 500.0)]);
+    let plan = plan_gcp(&requirements, &catalog, &GcpPlanOptions::default());
+    let best = &plan.designs[0];
+    assert_eq!(best.machine_type, "c3-standard-4", "{best:?}");
+    let disk = &best.disks[0];
+    let iops = (50_000.0 / 0.9_f64).ceil();
+    let mib_s = (50_000.0 * 8192.0 / MIB / 0.9).ceil();
+    assert_eq!(
+        (disk.spec.disk_type.as_str(), disk.spec.size_gib),
+        ("hyperdisk-balanced", 500.0)
+    );
+    assert_eq!(
+        (disk.spec.provisioned_iops, disk.spec.provisioned_mib_s),
+        (Some(iops), Some(mib_s))
+    );
+    assert!((disk.iops_price_per_month - (iops - 3000.0) * 0.005).abs() < 1e-9);
+    assert!((disk.throughput_price_per_month - (mib_s - 140.0) * 0.04).abs() < 1e-9);
+    assert!((disk.capacity_price_per_month - 500.0 * 0.08).abs() < 1e-9);
+    assert!(disk
+        .disk_arg
+        .ends_with(&format!(",iops={iops},mib_s={mib_s}")));
+    let machine = catalog.machine_type(&best.machine_type).unwrap();
+    let inputs = [(disk.spec.clone(), demand_of(&requirements.volumes[0]))];
+    let prediction = model::predict(&catalog, machine, &inputs).unwrap();
+    assert!(prediction.meets && prediction.headroom_pct >= 10.0 - 1e-6);
+    assert!(plan.notes.iter().any(|n| n.starts_with(
+        "hyperdisk-balanced planned: each disk is given the least size and IOPS and MiB/s"
+    )));
+}
