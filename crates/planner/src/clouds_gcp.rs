@@ -104,10 +104,10 @@ pub fn disk_arg(spec: &GcpDiskSpec) -> String {
         spec.label, spec.disk_type, spec.size_gib
     );
     if let Some(iops) = spec.provisioned_iops {
-        arg.push_str(&format!(",iops={iops}"));
+        arg.push_str(&format!(",iops={}", iops.get()));
     }
     if let Some(mib_s) = spec.provisioned_mib_s {
-        arg.push_str(&format!(",mib_s={mib_s}"));
+        arg.push_str(&format!(",mib_s={}", mib_s.get()));
     }
     arg
 }

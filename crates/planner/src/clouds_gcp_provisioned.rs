@@ -14,6 +14,7 @@
 use iofit_catalog::clouds::gcp::{GcpCatalog, PdPrice};
 use iofit_catalog::clouds::gcp_provisioned::ProvisionedType;
 use iofit_model::requirements::VolumeRequirements;
+use iofit_model::units::{Iops, MiBps};
 use iofit_predict::gcp::{GcpDemand, GcpDiskSpec};
 
 const MIB: f64 = 1_048_576.0;
@@ -87,8 +88,8 @@ pub fn size_disk(
         label: label.to_string(),
         disk_type: row.name.clone(),
         size_gib: size,
-        provisioned_iops: iops,
-        provisioned_mib_s: mib_s,
+        provisioned_iops: iops.map(Iops),
+        provisioned_mib_s: mib_s.map(MiBps),
     })
 }
 
@@ -156,12 +157,12 @@ pub fn price_parts(row: Option<&ProvisionedType>, spec: &GcpDiskSpec, price: &Pd
     [
         spec.size_gib * price.price_per_gib_month,
         beyond(
-            spec.provisioned_iops,
+            spec.provisioned_iops.map(Iops::get),
             included_iops,
             price.price_per_iops_month,
         ),
         beyond(
-            spec.provisioned_mib_s,
+            spec.provisioned_mib_s.map(MiBps::get),
             included_mib_s,
             price.price_per_mib_s_month,
         ),

@@ -3,6 +3,7 @@
 use super::*;
 use iofit_catalog::clouds::gcp::PdPrice;
 use iofit_model::requirements::SizingTarget;
+use iofit_model::units::{Iops, MiBps};
 
 const HEADROOM: f64 = 0.9;
 
@@ -46,12 +47,12 @@ fn pd_extreme_is_given_the_iops_needed_on_its_least_size() {
     let disk = size_disk(row, "db", &demand(100_000.0, 8.0, 100.0), 1000.0, HEADROOM).unwrap();
     assert_eq!(
         (disk.size_gib, disk.provisioned_iops, disk.provisioned_mib_s),
-        (1000.0, Some((100_000.0 / HEADROOM).ceil()), None)
+        (1000.0, Some(Iops((100_000.0 / HEADROOM).ceil())), None)
     );
     let disk = size_disk(row, "db", &demand(1_000.0, 8.0, 100.0), 100.0, HEADROOM).unwrap();
     assert_eq!(
         (disk.size_gib, disk.provisioned_iops),
-        (500.0, Some(2_500.0))
+        (500.0, Some(Iops(2_500.0)))
     );
     assert!(size_disk(row, "db", &demand(110_000.0, 8.0, 100.0), 1000.0, HEADROOM).is_none());
     let price = catalog.disk_price("pd-extreme", "us-central1").unwrap();
@@ -87,7 +88,7 @@ fn pd_extreme_grows_for_the_mib_s_its_size_brings() {
         disks[0].size_gib,
         2000.0 + ((need - 240.0) / 0.48 - 2000.0).ceil()
     );
-    assert_eq!(disks[0].provisioned_iops, Some(2_500.0));
+    assert_eq!(disks[0].provisioned_iops, Some(Iops(2_500.0)));
 }
 
 /// Hyperdisk Balanced (test figures): what is included is given in full (it costs nothing);
@@ -99,14 +100,17 @@ fn hyperdisk_balanced_is_given_the_included_in_full_and_grows_for_iops() {
     let disk = size_disk(&row, "app", &demand(1_000.0, 8.0, 70.0), 50.0, HEADROOM).unwrap();
     assert_eq!(
         (disk.size_gib, disk.provisioned_iops, disk.provisioned_mib_s),
-        (50.0, Some(3_000.0), Some(140.0))
+        (50.0, Some(Iops(3_000.0)), Some(MiBps(140.0)))
     );
     let disk = size_disk(&row, "db", &demand(60_000.0, 16.0, 70.0), 50.0, HEADROOM).unwrap();
     let iops = (60_000.0 / HEADROOM).ceil();
-    assert_eq!(disk.provisioned_iops, Some(iops));
+    assert_eq!(disk.provisioned_iops, Some(Iops(iops)));
     assert_eq!(disk.size_gib, (iops / 500.0).ceil());
     // 60,000 x 16 KiB = 937.5 MiB/s, 1,041.7 with headroom.
-    assert_eq!(disk.provisioned_mib_s, Some((937.5 / HEADROOM).ceil()));
+    assert_eq!(
+        disk.provisioned_mib_s,
+        Some(MiBps((937.5 / HEADROOM).ceil()))
+    );
     let price = PdPrice {
         name: row.name.clone(),
         table: String::new(),
@@ -150,7 +154,7 @@ fn what_comes_with_the_other_value_is_provisioned_for() {
     .unwrap();
     assert_eq!(
         disk.provisioned_iops,
-        Some((2000.0 / HEADROOM * 4.0).ceil())
+        Some(Iops((2000.0 / HEADROOM * 4.0).ceil()))
     );
     // 10,000 GiB must be given 20,000 IOPS at least.
     let disk = size_disk(
@@ -161,7 +165,7 @@ fn what_comes_with_the_other_value_is_provisioned_for() {
         HEADROOM,
     )
     .unwrap();
-    assert_eq!(disk.provisioned_iops, Some(20_000.0));
+    assert_eq!(disk.provisioned_iops, Some(Iops(20_000.0)));
     let throughput = catalog.provisioned_type("hyperdisk-throughput").unwrap();
     let disk = size_disk(
         throughput,
@@ -174,7 +178,7 @@ fn what_comes_with_the_other_value_is_provisioned_for() {
     assert_eq!(disk.size_gib, 2048.0);
     assert_eq!(
         disk.provisioned_mib_s,
-        Some((1000.0 / HEADROOM / 4.0).ceil())
+        Some(MiBps((1000.0 / HEADROOM / 4.0).ceil()))
     );
     let disk = size_disk(
         throughput,
@@ -185,5 +189,5 @@ fn what_comes_with_the_other_value_is_provisioned_for() {
     )
     .unwrap();
     // 8 TiB: 80 MiB/s at least; the 20 MiB/s minimum and the demand are below it.
-    assert_eq!(disk.provisioned_mib_s, Some(80.0));
+    assert_eq!(disk.provisioned_mib_s, Some(MiBps(80.0)));
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 use iofit_model::requirements::SizingTarget;
+use iofit_model::units::{Iops, MiBps};
 
 fn volume(
     label: &str,
@@ -69,7 +70,7 @@ fn check_designs(plan: &GcpPlan, requirements: &Requirements) {
                     .abs()
                     < 1e-9
             );
-            let iops = disk.spec.provisioned_iops.unwrap_or(0.0);
+            let iops = disk.spec.provisioned_iops.map_or(0.0, Iops::get);
             let iops_rate = rate.price_per_iops_month.unwrap_or(0.0);
             assert!((disk.iops_price_per_month - iops * iops_rate).abs() < 1e-9);
             let split = disk.capacity_price_per_month
@@ -142,7 +143,7 @@ fn fifteen_hundred_mb_s_sequential_takes_pd_extreme() {
     let disk = &best.disks[0];
     let mib_s = 1500.0e6 / MIB / 0.9;
     assert_eq!(disk.spec.size_gib, ((mib_s - 240.0) / 0.48).ceil());
-    assert_eq!(disk.spec.provisioned_iops, Some(2_500.0));
+    assert_eq!(disk.spec.provisioned_iops, Some(Iops(2_500.0)));
     assert_eq!(disk.iops_price_per_month, 2_500.0 * 0.065);
     assert_eq!(
         best.prediction.binding,
@@ -187,7 +188,7 @@ fn a_hundred_thousand_iops_take_pd_extreme_given_its_iops() {
     let disk = &best.disks[0];
     assert_eq!(disk.spec.disk_type, "pd-extreme");
     let iops = (100_000.0 / 0.9_f64).ceil();
-    assert_eq!(disk.spec.provisioned_iops, Some(iops));
+    assert_eq!(disk.spec.provisioned_iops, Some(Iops(iops)));
     let mib_s = 100_000.0 * 8192.0 / MIB / 0.9;
     assert_eq!(
         disk.spec.size_gib,
@@ -343,7 +344,9 @@ fn a_file_with_a_missing_price_makes_the_type_planned_in_its_region() {
     let plan = plan_gcp(&requirements, &catalog, &options);
     let disk = &plan.designs[0].disks[0];
     assert_eq!(disk.spec.disk_type, "pd-extreme");
-    assert!((disk.iops_price_per_month - disk.spec.provisioned_iops.unwrap() * 0.08).abs() < 1e-9);
+    assert!(
+        (disk.iops_price_per_month - disk.spec.provisioned_iops.unwrap().get() * 0.08).abs() < 1e-9
+    );
     assert!((disk.capacity_price_per_month - disk.spec.size_gib * 0.15).abs() < 1e-9);
 }
 
@@ -408,7 +411,7 @@ fn hyperdisk_balanced_is_planned_when_a_file_adds_its_facts() {
     );
     assert_eq!(
         (disk.spec.provisioned_iops, disk.spec.provisioned_mib_s),
-        (Some(iops), Some(mib_s))
+        (Some(Iops(iops)), Some(MiBps(mib_s)))
     );
     assert!((disk.iops_price_per_month - (iops - 3000.0) * 0.005).abs() < 1e-9);
     assert!((disk.throughput_price_per_month - (mib_s - 140.0) * 0.04).abs() < 1e-9);

@@ -9,46 +9,12 @@
 //! the demand (as the instance's limits are shared in [`crate::aws`]). One IO counts as one
 //! operation: Google's splitting of large IOs is not sourced.
 
+use crate::gcp_volume::{directional_limits, shares, total_gib_of, vm_rows, DirectionalRow};
+pub use crate::gcp_volume::{DiskProblem, GcpDemand, GcpDiskSpec, GcpLimit};
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType, PdType, VmPdLimit};
 use serde::{Deserialize, Serialize};
 
-const MIB: f64 = 1_048_576.0;
 const MB: f64 = 1_000_000.0;
-
-/// One volume of a design: one disk of `size_gib` (a Persistent Disk, or a provisioned type
-/// given its IOPS and MiB/s).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct GcpDiskSpec {
-    pub label: String,
-    pub disk_type: String,
-    pub size_gib: f64,
-    /// Provisioned types billed by IOPS (pd-extreme, Hyperdisk Balanced and Extreme): the IOPS
-    /// the disk is given, reads and writes together (`iops=`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provisioned_iops: Option<f64>,
-    /// Provisioned types billed by throughput (Hyperdisk Balanced and Throughput): the MiB/s
-    /// the disk is given, reads and writes together (`mib_s=`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provisioned_mib_s: Option<f64>,
-}
-
-/// What the application asks of one volume.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GcpDemand {
-    pub iops: f64,
-    pub io_size_bytes: f64,
-    /// Reads as a percentage of the IOs, 0..100.
-    pub read_pct: f64,
-}
-
-impl GcpDemand {
-    fn read_fraction(&self) -> f64 {
-        (self.read_pct / 100.0).clamp(0.0, 1.0)
-    }
-    fn mib_s(&self) -> f64 {
-        self.iops * self.io_size_bytes / MIB
-    }
-}
 
 /// Why a design is not one Google Cloud would run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -57,17 +23,6 @@ pub struct GcpSpecError {
     pub label: String,
     pub disk_type: String,
     pub problem: String,
-}
-
-/// One limit met by one volume's IO, in the application's IOs at its IO size.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GcpLimit {
-    /// What it is: `pd-ssd read IOPS by size`, `VM n2-standard-8 pd-ssd read IOPS`.
-    pub name: String,
-    /// The limit as Google states it, with how it was reached.
-    pub stated: String,
-    /// The application IOPS this limit allows for this volume's share.
-    pub iops_allowed: f64,
 }
 
 /// What one volume delivers.
@@ -128,17 +83,6 @@ pub fn type_budget(
     })
 }
 
-/// The demand of each volume on its type's budget: (read ops, write ops, read MiB/s, write MiB/s).
-fn parts(demand: &GcpDemand) -> [f64; 4] {
-    let r = demand.read_fraction();
-    [
-        demand.iops * r,
-        demand.iops * (1.0 - r),
-        demand.mib_s() * r,
-        demand.mib_s() * (1.0 - r),
-    ]
-}
-
 /// Predicts `volumes` (each one disk with its demand) on `machine`.
 pub fn predict(
     catalog: &GcpCatalog,
@@ -147,10 +91,10 @@ pub fn predict(
 ) -> Result<GcpPrediction, GcpSpecError> {
     let mut results = Vec::new();
     for (spec, demand) in volumes {
-        let error = |problem: String| GcpSpecError {
+        let error = |problem: DiskProblem| GcpSpecError {
             label: spec.label.clone(),
             disk_type: spec.disk_type.clone(),
-            problem,
+            problem: problem.0,
         };
         let (disk_type, limits) = match catalog.provisioned_type(&spec.disk_type) {
             Some(row) => (
@@ -175,44 +119,6 @@ pub fn predict(
     Ok(summarise(machine, results))
 }
 
-/// The demand-weighted share of each part (read ops, write ops, read MiB/s, write MiB/s) of
-/// `demand` among the volumes of `disk_type`: the disks of one type share its VM budget.
-pub(crate) fn shares(
-    disk_type: &str,
-    demand: &GcpDemand,
-    volumes: &[(GcpDiskSpec, GcpDemand)],
-) -> [f64; 4] {
-    let same: Vec<&(GcpDiskSpec, GcpDemand)> = volumes
-        .iter()
-        .filter(|(s, _)| s.disk_type.eq_ignore_ascii_case(disk_type))
-        .collect();
-    let mine = parts(demand);
-    let mut group = [0.0; 4];
-    for (_, d) in &same {
-        for (sum, part) in group.iter_mut().zip(parts(d)) {
-            *sum += part;
-        }
-    }
-    let mut out = [0.0; 4];
-    for (i, share) in out.iter_mut().enumerate() {
-        *share = if group[i] > 0.0 {
-            mine[i] / group[i]
-        } else {
-            1.0 / same.len().max(1) as f64
-        };
-    }
-    out
-}
-
-/// The total GiB of `disk_type` among `volumes`.
-pub(crate) fn total_gib_of(disk_type: &str, volumes: &[(GcpDiskSpec, GcpDemand)]) -> f64 {
-    volumes
-        .iter()
-        .filter(|(s, _)| s.disk_type.eq_ignore_ascii_case(disk_type))
-        .map(|(s, _)| s.size_gib)
-        .sum()
-}
-
 /// One Persistent Disk's type name and limits.
 fn pd_volume(
     catalog: &GcpCatalog,
@@ -220,23 +126,23 @@ fn pd_volume(
     spec: &GcpDiskSpec,
     demand: &GcpDemand,
     volumes: &[(GcpDiskSpec, GcpDemand)],
-) -> Result<(String, Vec<GcpLimit>), String> {
+) -> Result<(String, Vec<GcpLimit>), DiskProblem> {
     let rules = catalog
         .disk_type(&spec.disk_type)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| DiskProblem(e.to_string()))?;
     if !(spec.size_gib.is_finite() && spec.size_gib >= 1.0) {
-        return Err(format!(
+        return Err(DiskProblem(format!(
             "size {} GiB: give size_gib=N, at least 1",
             spec.size_gib
-        ));
+        )));
     }
     // The type's budget is the VM's, from every disk of the type: share it by demand.
     let total_gib = total_gib_of(&rules.name, volumes);
     let budget = type_budget(catalog, machine, rules, total_gib).ok_or_else(|| {
-        format!(
+        DiskProblem(format!(
             "no sourced {} limit for {} ({} family, {} vCPU)",
             rules.name, machine.name, machine.family, machine.vcpu
-        )
+        ))
     })?;
     let share = shares(&rules.name, demand, volumes);
     let limits = volume_limits(machine, &rules.name, &budget, demand, &|i| share[i]);
@@ -287,78 +193,6 @@ fn volume_limits(
     ];
     rows.extend(vm_rows(machine, disk_type, &budget.vm));
     directional_limits(rows, demand, share)
-}
-
-/// One limit of one direction: (name, stated, limit, index of the demand part it limits
-/// (read ops, write ops, read MiB/s, write MiB/s), whether it counts ops or MiB/s).
-pub(crate) type DirectionalRow = (String, String, f64, usize, bool);
-
-/// Each row as the application IOPS it allows this volume (its `share` of the limit, over the
-/// fraction of its IOs in the row's direction); a direction the demand never uses is left out.
-pub(crate) fn directional_limits(
-    rows: Vec<DirectionalRow>,
-    demand: &GcpDemand,
-    share: &dyn Fn(usize) -> f64,
-) -> Vec<GcpLimit> {
-    let r = demand.read_fraction();
-    let io = demand.io_size_bytes.max(512.0);
-    rows.into_iter()
-        .filter_map(|(name, stated, limit, part, ops)| {
-            let fraction = if part % 2 == 0 { r } else { 1.0 - r };
-            if fraction <= 0.0 {
-                return None;
-            }
-            let mine = limit * share(part);
-            let iops_allowed = if ops {
-                mine / fraction
-            } else {
-                mine * MIB / io / fraction
-            };
-            Some(GcpLimit {
-                name,
-                stated,
-                iops_allowed,
-            })
-        })
-        .collect()
-}
-
-/// The four limits of `machine`'s per-VM figures for `disk_type`, as directional rows.
-pub(crate) fn vm_rows(
-    machine: &GcpMachineType,
-    disk_type: &str,
-    vm: &VmPdLimit,
-) -> Vec<DirectionalRow> {
-    vec![
-        (
-            format!("VM {} {disk_type} read IOPS", machine.name),
-            format!("{:.0} IOPS ({} vCPU)", vm.read_iops, machine.vcpu),
-            vm.read_iops,
-            0,
-            true,
-        ),
-        (
-            format!("VM {} {disk_type} write IOPS", machine.name),
-            format!("{:.0} IOPS ({} vCPU)", vm.write_iops, machine.vcpu),
-            vm.write_iops,
-            1,
-            true,
-        ),
-        (
-            format!("VM {} {disk_type} read throughput", machine.name),
-            format!("{:.0} MiB/s ({} vCPU)", vm.read_mib_s.get(), machine.vcpu),
-            vm.read_mib_s.get(),
-            2,
-            false,
-        ),
-        (
-            format!("VM {} {disk_type} write throughput", machine.name),
-            format!("{:.0} MiB/s ({} vCPU)", vm.write_mib_s.get(), machine.vcpu),
-            vm.write_mib_s.get(),
-            3,
-            false,
-        ),
-    ]
 }
 
 fn summarise(machine: &GcpMachineType, mut results: Vec<GcpVolumeResult>) -> GcpPrediction {
@@ -475,8 +309,8 @@ fn parse_provisioned(
             .map_err(|_| bad(format!("{}={value} is not a number", key.trim())))?;
         match key.trim() {
             "size_gib" => size = Some(number),
-            "iops" => spec.provisioned_iops = Some(number),
-            "mib_s" => spec.provisioned_mib_s = Some(number),
+            "iops" => spec.provisioned_iops = Some(iofit_model::units::Iops(number)),
+            "mib_s" => spec.provisioned_mib_s = Some(iofit_model::units::MiBps(number)),
             other => {
                 return Err(bad(format!(
                     "unknown key '{other}'; a {} disk takes size_gib, and iops or mib_s as Google bills it",
@@ -491,7 +325,7 @@ fn parse_provisioned(
             row.size_min_gib.unwrap_or(1.0)
         ))
     })?;
-    crate::gcp_provisioned::check_spec(row, &spec).map_err(bad)?;
+    crate::gcp_provisioned::check_spec(row, &spec).map_err(|e| bad(e.0))?;
     Ok(spec)
 }
 

@@ -12,12 +12,14 @@
 //! computes it). A type whose rules or per-VM limits are not all sourced is not modelled: the
 //! error names what is missing ([`GcpCatalog::model_gaps`]).
 
-use crate::gcp::{
+pub use crate::gcp_volume::DiskProblem;
+use crate::gcp_volume::{
     directional_limits, shares, total_gib_of, vm_rows, DirectionalRow, GcpDemand, GcpDiskSpec,
     GcpLimit,
 };
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType};
 use iofit_catalog::clouds::gcp_provisioned::ProvisionedType;
+use iofit_model::units::{Iops, MiBps};
 
 const MIB: f64 = 1_048_576.0;
 const GIB_PER_TIB: f64 = 1024.0;
@@ -44,12 +46,18 @@ fn within(
     low: Option<f64>,
     high: Option<f64>,
     why: &str,
-) -> Result<(), String> {
+) -> Result<(), DiskProblem> {
     if let Some(low) = low.filter(|low| value < *low) {
-        return Err(format!("{key}={value} is below {} ({why})", number(low)));
+        return Err(DiskProblem(format!(
+            "{key}={value} is below {} ({why})",
+            number(low)
+        )));
     }
     if let Some(high) = high.filter(|high| value > *high) {
-        return Err(format!("{key}={value} is above {} ({why})", number(high)));
+        return Err(DiskProblem(format!(
+            "{key}={value} is above {} ({why})",
+            number(high)
+        )));
     }
     Ok(())
 }
@@ -61,29 +69,34 @@ fn given(
     unit: &str,
     key: &str,
     value: Option<f64>,
-) -> Result<Option<f64>, String> {
+) -> Result<Option<f64>, DiskProblem> {
     match (row.bills(unit), value) {
         (true, Some(v)) if v.is_finite() && v > 0.0 => Ok(Some(v)),
-        (true, Some(v)) => Err(format!("{key}={v}: give a number above 0")),
-        (true, None) => Err(format!(
+        (true, Some(v)) => Err(DiskProblem(format!("{key}={v}: give a number above 0"))),
+        (true, None) => Err(DiskProblem(format!(
             "{} is given its {unit} when created: add {key}=N",
             row.name
-        )),
-        (false, Some(_)) => Err(format!(
+        ))),
+        (false, Some(_)) => Err(DiskProblem(format!(
             "{} is not given {unit} (Google bills it for {}): drop {key}=",
             row.name,
             row.bills.join(" and ")
-        )),
+        ))),
         (false, None) => Ok(None),
     }
 }
 
 /// Checks `spec` against `row`'s rules (size, IOPS and MiB/s within what Google lets a disk
 /// be given) and says what the disk delivers.
-pub fn check_spec(row: &ProvisionedType, spec: &GcpDiskSpec) -> Result<ProvisionedDisk, String> {
+pub fn check_spec(
+    row: &ProvisionedType,
+    spec: &GcpDiskSpec,
+) -> Result<ProvisionedDisk, DiskProblem> {
     let size = spec.size_gib;
     if !(size.is_finite() && size >= 1.0) {
-        return Err(format!("size {size} GiB: give size_gib=N, at least 1"));
+        return Err(DiskProblem(format!(
+            "size {size} GiB: give size_gib=N, at least 1"
+        )));
     }
     within(
         "size_gib",
@@ -92,8 +105,13 @@ pub fn check_spec(row: &ProvisionedType, spec: &GcpDiskSpec) -> Result<Provision
         row.size_max_gib,
         "the sizes Google allows",
     )?;
-    let iops = given(row, "iops", "iops", spec.provisioned_iops)?;
-    let mib_s = given(row, "throughput", "mib_s", spec.provisioned_mib_s)?;
+    let iops = given(row, "iops", "iops", spec.provisioned_iops.map(Iops::get))?;
+    let mib_s = given(
+        row,
+        "throughput",
+        "mib_s",
+        spec.provisioned_mib_s.map(MiBps::get),
+    )?;
     if let Some(iops) = iops {
         within(
             "iops",
@@ -138,10 +156,10 @@ pub fn check_spec(row: &ProvisionedType, spec: &GcpDiskSpec) -> Result<Provision
             )
         }
         _ => {
-            return Err(format!(
+            return Err(DiskProblem(format!(
                 "how a {} disk's IOPS follow is not sourced",
                 row.name
-            ))
+            )))
         }
     };
     let mib_s = match (mib_s, row.mib_s_per_1000_iops) {
@@ -152,10 +170,10 @@ pub fn check_spec(row: &ProvisionedType, spec: &GcpDiskSpec) -> Result<Provision
         }
         (None, None) if row.throughput_by_size_as.is_some() => None,
         (None, None) => {
-            return Err(format!(
+            return Err(DiskProblem(format!(
                 "how a {} disk's MiB/s follow is not sourced",
                 row.name
-            ))
+            )))
         }
     };
     Ok(ProvisionedDisk {
@@ -175,31 +193,31 @@ pub fn volume_limits(
     spec: &GcpDiskSpec,
     demand: &GcpDemand,
     volumes: &[(GcpDiskSpec, GcpDemand)],
-) -> Result<Vec<GcpLimit>, String> {
+) -> Result<Vec<GcpLimit>, DiskProblem> {
     let gaps = catalog.model_gaps(row);
     if !gaps.is_empty() {
-        return Err(format!(
+        return Err(DiskProblem(format!(
             "not modelled: {} not sourced (catalog/README.md, Google Cloud)",
             gaps.join("; ")
-        ));
+        )));
     }
     if let Some(least) = row
         .vcpu_min_by_family
         .get(&machine.family.to_ascii_lowercase())
     {
         if machine.vcpu < *least {
-            return Err(format!(
+            return Err(DiskProblem(format!(
                 "{} takes {} on {} machines of {least} vCPUs or more only; {} has {}",
                 machine.family, row.name, machine.family, machine.name, machine.vcpu
-            ));
+            )));
         }
     }
     let disk = check_spec(row, spec)?;
     let vm = catalog.vm_limit(machine, &row.name).ok_or_else(|| {
-        format!(
+        DiskProblem(format!(
             "no sourced {} limit for {} ({} family, {} vCPU)",
             row.name, machine.name, machine.family, machine.vcpu
-        )
+        ))
     })?;
     let io = demand.io_size_bytes.max(512.0);
     // The disk's own IOPS and MiB/s count reads and writes together, and are its alone.
@@ -217,7 +235,9 @@ pub fn volume_limits(
     }
     let mut rows: Vec<DirectionalRow> = Vec::new();
     if let Some(name) = &row.throughput_by_size_as {
-        let rules = catalog.disk_type(name).map_err(|e| e.to_string())?;
+        let rules = catalog
+            .disk_type(name)
+            .map_err(|e| DiskProblem(e.to_string()))?;
         let gib = total_gib_of(&row.name, volumes);
         let mib_s =
             rules.baseline_mib_s.get() + rules.throughput_mib_s_per_gib * rules.rated_gib(gib);

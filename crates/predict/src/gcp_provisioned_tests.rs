@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::gcp::{parse_disk_spec, predict, GcpDiskFlagError};
+use iofit_model::units::{Iops, MiBps};
 
 fn catalog() -> GcpCatalog {
     GcpCatalog::embedded().unwrap()
@@ -14,7 +15,7 @@ fn extreme(label: &str, size_gib: f64, iops: f64) -> GcpDiskSpec {
         label: label.into(),
         disk_type: "pd-extreme".into(),
         size_gib,
-        provisioned_iops: Some(iops),
+        provisioned_iops: Some(Iops(iops)),
         provisioned_mib_s: None,
     }
 }
@@ -89,26 +90,32 @@ fn pd_extreme_outside_its_sourced_rules_is_refused() {
         .problem
         .contains("no sourced pd-extreme limit for n2-standard-32"));
     let row = catalog.provisioned_type("pd-extreme").unwrap();
-    let error = check_spec(row, &extreme("db", 100.0, 50_000.0)).unwrap_err();
+    let error = check_spec(row, &extreme("db", 100.0, 50_000.0))
+        .unwrap_err()
+        .to_string();
     assert_eq!(error, "size_gib=100 is below 500 (the sizes Google allows)");
-    let error = check_spec(row, &extreme("db", 1000.0, 1_000.0)).unwrap_err();
+    let error = check_spec(row, &extreme("db", 1000.0, 1_000.0))
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         error,
         "iops=1000 is below 2,500 (what one disk may be given)"
     );
-    let error = check_spec(row, &extreme("db", 1000.0, 130_000.0)).unwrap_err();
+    let error = check_spec(row, &extreme("db", 1000.0, 130_000.0))
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("above 120,000"), "{error}");
     let with_mib_s = GcpDiskSpec {
-        provisioned_mib_s: Some(500.0),
+        provisioned_mib_s: Some(MiBps(500.0)),
         ..extreme("db", 1000.0, 50_000.0)
     };
-    let error = check_spec(row, &with_mib_s).unwrap_err();
+    let error = check_spec(row, &with_mib_s).unwrap_err().to_string();
     assert!(error.contains("drop mib_s="), "{error}");
     let without_iops = GcpDiskSpec {
         provisioned_iops: None,
         ..extreme("db", 1000.0, 50_000.0)
     };
-    let error = check_spec(row, &without_iops).unwrap_err();
+    let error = check_spec(row, &without_iops).unwrap_err().to_string();
     assert!(error.contains("add iops=N"), "{error}");
 }
 
@@ -197,7 +204,7 @@ fn hyperdisk_with_a_file_adding_its_missing_facts() {
     .unwrap();
     assert_eq!(
         (spec.provisioned_iops, spec.provisioned_mib_s),
-        (Some(30_000.0), Some(500.0))
+        (Some(Iops(30_000.0)), Some(MiBps(500.0)))
     );
     let p = predict(
         &catalog,

@@ -46,6 +46,7 @@ pub mod disk_spec;
 mod findings;
 pub mod gcp;
 pub mod gcp_provisioned;
+mod gcp_volume;
 pub use findings::{Advice, Candidate, UpToDisk, Violation, Warning};
 mod json;
 

@@ -54,10 +54,10 @@ fn disks_line(design: &GcpDesign) -> String {
                 d.spec.label, d.spec.disk_type, d.spec.size_gib
             );
             if let Some(iops) = d.spec.provisioned_iops {
-                line.push_str(&format!(" {} IOPS", group_thousands(iops)));
+                line.push_str(&format!(" {} IOPS", group_thousands(iops.get())));
             }
             if let Some(mib_s) = d.spec.provisioned_mib_s {
-                line.push_str(&format!(" {} MiB/s", group_thousands(mib_s)));
+                line.push_str(&format!(" {} MiB/s", group_thousands(mib_s.get())));
             }
             line
         })
@@ -75,20 +75,20 @@ fn disk_line(disk: &GcpPlannedDisk) -> String {
         spec.size_gib, disk.price_per_gib_month
     );
     if let Some(iops) = spec.provisioned_iops {
-        given.push_str(&format!(", {} IOPS", group_thousands(iops)));
+        given.push_str(&format!(", {} IOPS", group_thousands(iops.get())));
         if let Some(rate) = disk.price_per_iops_month {
             split = format!(
-                "capacity {} ({split}) + IOPS {} (${rate}/IOPS-month beyond what is included)",
+                "capacity {} ({split}) + IOPS {} (${rate}/IOPS-month)",
                 money(disk.capacity_price_per_month),
                 money(disk.iops_price_per_month)
             );
         }
     }
     if let Some(mib_s) = spec.provisioned_mib_s {
-        given.push_str(&format!(", {} MiB/s", group_thousands(mib_s)));
+        given.push_str(&format!(", {} MiB/s", group_thousands(mib_s.get())));
         if let Some(rate) = disk.price_per_mib_s_month {
             split.push_str(&format!(
-                " + throughput {} (${rate}/MiB/s-month beyond what is included)",
+                " + throughput {} (${rate}/MiB/s-month)",
                 money(disk.throughput_price_per_month)
             ));
         }
