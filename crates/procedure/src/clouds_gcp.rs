@@ -397,6 +397,42 @@ mod tests {
         assert_eq!(outcome.prediction.delivered_iops.round(), 1500.0);
     }
 
+    /// `plan --cloud all`'s block of a pd-extreme design splits the disks' month into the GiB
+    /// and the provisioned IOPS; the design's line names what each disk is given.
+    #[test]
+    fn a_provisioned_design_shows_its_cost_split() {
+        let requirements: iofit_model::Requirements = toml::from_str(
+            "[[volumes]]\nlabel = \"db\"\n[volumes.sizing]\niops = 100000\nthroughput_mb_s = 0\n\
+             io_size_bytes = 8192\nread_pct = 100\nrandom_pct = 100\ncapacity_gib = 1000\n",
+        )
+        .unwrap();
+        let catalog = gcp_catalog(&[]).unwrap();
+        let plan =
+            iofit_planner::clouds_gcp::plan_gcp(&requirements, &catalog, &Default::default());
+        let block = plan_block(&plan);
+        let disk = &plan.designs[0].disks[0];
+        assert!(
+            block.contains(&format!(
+                "db pd-extreme {} GiB 111,112 IOPS",
+                disk.spec.size_gib
+            )),
+            "{block}"
+        );
+        assert!(
+            block.contains(&format!(
+                "disks = capacity {} + provisioned IOPS {} + provisioned throughput $0.00",
+                money(disk.capacity_price_per_month),
+                money(disk.iops_price_per_month)
+            )),
+            "{block}"
+        );
+        let text = plan_text(&plan);
+        assert!(
+            text.contains("+ IOPS $7222.28 ($0.065/IOPS-month)"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn bad_requests_are_bad_input_naming_the_flag() {
         let error = predict_gcp(&GcpPredictRequest {
