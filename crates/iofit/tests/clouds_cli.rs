@@ -984,3 +984,87 @@ fn gcp_prices_import_and_fetch_flags() {
         assert!(!dir.path().join("x.toml").exists());
     }
 }
+
+/// With a `--catalog` file adding what no source gave for Hyperdisk Balanced (this test's own
+/// figures, not Google's: a full rule row, a c3 per-VM limit, us-central1 prices), `predict
+/// --cloud gcp` takes `iops=` and `mib_s=` and names the limit that binds, and every design
+/// `plan --cloud gcp --catalog` lists passes predict with the same file.
+#[test]
+fn hyperdisk_with_a_catalog_file_is_predicted_and_planned() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hyperdisk.toml");
+    std::fs::write(
+        &file,
+        "[table]\nid = \"mine\"\ntitle = \"test figures\"\nsource = \"this test\"\ndate = \"2026-11-27\"\n\n\
+         [[provisioned_types]]\nname = \"hyperdisk-balanced\"\nsource = \"this test\"\n\
+         bills = [\"capacity\", \"iops\", \"throughput\"]\nsize_min_gib = 4\nsize_max_gib = 65536\n\
+         iops_min = 3000\niops_max = 160000\niops_max_per_gib = 500\nmib_s_min = 140\nmib_s_max = 2400\n\
+         included_iops = 3000\nincluded_mib_s = 140\n\n\
+         [[vm_limits]]\nfamily = \"c3\"\ndisk_type = \"hyperdisk-balanced\"\nvcpu_min = 4\n\
+         read_iops = 100000\nwrite_iops = 100000\nread_mib_s = 2000\nwrite_mib_s = 2000\n\n\
+         [[disk_prices]]\nname = \"hyperdisk-balanced\"\nregion = \"us-central1\"\n\
+         price_per_gib_month = 0.08\nprice_per_iops_month = 0.005\nprice_per_mib_s_month = 0.04\n",
+    )
+    .unwrap();
+    let output = iofit()
+        .args(["predict", "--cloud", "gcp", "--catalog"])
+        .arg(&file)
+        .args([
+            "--vm",
+            "c3-standard-22",
+            "--disk",
+            "data=hyperdisk-balanced,size_gib=500,iops=30000,mib_s=400",
+            "--bs",
+            "16k",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    // 30,000 IOPS of 16 KiB would be 468.75 MiB/s: the 400 given bind first, 25,600 IOPS.
+    assert!(
+        text.contains(
+            "delivers 25600 IOPS, 419.4 MB/s; binding: hyperdisk-balanced disk throughput"
+        ),
+        "{text}"
+    );
+    let requirements = dir.path().join("db.toml");
+    std::fs::write(
+        &requirements,
+        "[[volumes]]\nlabel = \"db\"\n[volumes.sizing]\niops = 50000\nthroughput_mb_s = 0\n\
+         io_size_bytes = 8192\nread_pct = 100\nrandom_pct = 100\ncapacity_gib = 500\n",
+    )
+    .unwrap();
+    let output = iofit()
+        .args(["plan", "--cloud", "gcp", "--top", "3", "--catalog"])
+        .arg(&file)
+        .arg("--requirements")
+        .arg(&requirements)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("db: hyperdisk-balanced, 500 GiB, 55,556 IOPS, 435 MiB/s"),
+        "{text}"
+    );
+    assert!(text.contains("hyperdisk-balanced planned: "), "{text}");
+    let checks: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("check: iofit "))
+        .collect();
+    assert_eq!(checks.len(), 3, "{text}");
+    for check in checks {
+        let output = iofit()
+            .args(check.split_whitespace())
+            .arg("--catalog")
+            .arg(&file)
+            .arg("--requirements")
+            .arg(&requirements)
+            .output()
+            .unwrap();
+        let out = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(output.status.code(), Some(0), "{check}\n{out}");
+        assert!(out.contains("; meets the requirements"), "{out}");
+    }
+}
