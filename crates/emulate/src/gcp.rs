@@ -4,11 +4,18 @@
 //! vCPU count, reads and writes limited apart; the disks of one type share it by demand. So
 //! each disk type is one [`SharedGroup`] with four caps (read and write IOPS and MB/s), and a
 //! volume has no cap of its own. Nothing bursts.
+//!
+//! A disk of a provisioned type (pd-extreme; Hyperdisk when a `--catalog` file adds what no
+//! source gave) has caps of its own, reads and writes together: the IOPS and MiB/s it is given
+//! or its rules bring ([`iofit_predict::gcp_provisioned::check_spec`]). Its type's group holds
+//! the VM's limit of the type (and, for pd-extreme, the MiB/s by size its disks share), which
+//! the type's disks share by demand.
 
 use crate::limits::{DesignLimits, SharedGroup, VmLimits, VolumeLimits};
 use crate::EmulateError;
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType};
 use iofit_predict::gcp::{type_budget, GcpDiskSpec};
+use iofit_predict::gcp_provisioned::check_spec;
 
 /// MB per MiB: Google states MiB/s, the throttle counts MB/s (10^6 B/s).
 const MB_PER_MIB: f64 = 1.048_576;
@@ -45,21 +52,35 @@ pub fn gcp_design_limits(
             .iter()
             .find(|g| g.volumes.contains(&index))
             .ok_or_else(|| EmulateError::Input(format!("--disk {}: no group", disk.label)))?;
+        // Alone, a disk may take both directions of its type's caps; a provisioned disk no
+        // more than it is given, reads and writes together.
+        let mut iops = group.read_iops + group.write_iops;
+        let mut throughput_mb_s = group.read_mb_s + group.write_mb_s;
+        let mut given = String::new();
+        if let Some(row) = catalog.provisioned_type(&disk.disk_type) {
+            let own = check_spec(row, disk)
+                .map_err(|e| EmulateError::Input(format!("--disk {}: {e}", disk.label)))?;
+            iops = iops.min(own.iops * scale);
+            given = format!(", {:.0} IOPS", own.iops);
+            if let Some((mib_s, _)) = own.mib_s {
+                throughput_mb_s = throughput_mb_s.min(mib_s * MB_PER_MIB * scale);
+                given.push_str(&format!(", {mib_s:.0} MiB/s"));
+            }
+        }
         volumes.push(VolumeLimits {
             label: disk.label.clone(),
             design: format!(
-                "1 x {} {} GiB (shares the {} caps of {})",
+                "1 x {} {} GiB{given} (shares the {} caps of {})",
                 disk.disk_type, disk.size_gib, group.name, machine.name
             ),
-            // No cap of its own: alone, it may take both directions of its type's caps.
-            iops: group.read_iops + group.write_iops,
-            throughput_mb_s: group.read_mb_s + group.write_mb_s,
+            iops,
+            throughput_mb_s,
             burst_iops: None,
             burst_throughput_mb_s: None,
             host_cached: false,
         });
     }
-    let notes = vec![
+    let mut notes = vec![
         format!(
             "Google Cloud {}: each disk type's caps (baseline + rate x the GiB of that type \
              attached, up to the VM's limit for {} vCPU) are shared by that type's disks by \
@@ -70,6 +91,17 @@ pub fn gcp_design_limits(
          --cloud gcp counts it (Google's splitting of large IOs is not sourced)"
             .into(),
     ];
+    if disks
+        .iter()
+        .any(|d| catalog.provisioned_type(&d.disk_type).is_some())
+    {
+        notes.push(
+            "a provisioned disk (pd-extreme, Hyperdisk) is also capped at the IOPS and MiB/s it \
+             is given or its rules bring, reads and writes together; its type's caps are the \
+             VM's limit of the type"
+                .into(),
+        );
+    }
     Ok(DesignLimits {
         vm: VmLimits {
             name: machine.name.clone(),
@@ -87,7 +119,8 @@ pub fn gcp_design_limits(
 }
 
 /// One group per disk type, in the order the types first appear: the budget of every GiB of
-/// the type attached, each direction at the lower of its by-size figure and the VM's.
+/// the type attached, each direction at the lower of its by-size figure and the VM's (a
+/// provisioned type: the VM's limit of the type, and the MiB/s by size it follows, if any).
 fn type_groups(
     catalog: &GcpCatalog,
     machine: &GcpMachineType,
@@ -96,33 +129,92 @@ fn type_groups(
 ) -> Result<Vec<SharedGroup>, EmulateError> {
     let mut groups: Vec<SharedGroup> = Vec::new();
     for (index, disk) in disks.iter().enumerate() {
-        let rules = catalog
-            .disk_type(&disk.disk_type)
-            .map_err(|e| EmulateError::Input(format!("--disk {}: {e}", disk.label)))?;
-        let name = rules.name.clone();
+        let refuse = |why: String| {
+            EmulateError::Input(format!(
+                "--disk {}: {why}; choose another --vm or disk type",
+                disk.label
+            ))
+        };
+        let name = match catalog.provisioned_type(&disk.disk_type) {
+            Some(row) => row.name.clone(),
+            None => catalog
+                .disk_type(&disk.disk_type)
+                .map_err(|e| EmulateError::Input(format!("--disk {}: {e}", disk.label)))?
+                .name
+                .clone(),
+        };
         if let Some(group) = groups.iter_mut().find(|g| g.name == name) {
             group.volumes.push(index);
             continue;
         }
         let members: Vec<usize> = (0..disks.len())
-            .filter(|i| disks[*i].disk_type.eq_ignore_ascii_case(&rules.name))
+            .filter(|i| disks[*i].disk_type.eq_ignore_ascii_case(&name))
             .collect();
         let total_gib: f64 = members.iter().map(|i| disks[*i].size_gib).sum();
-        let budget = type_budget(catalog, machine, rules, total_gib).ok_or_else(|| {
-            EmulateError::Input(format!(
-                "--disk {}: no sourced {} limit for {} ({} family, {} vCPU); choose another \
-                 --vm or disk type",
-                disk.label, rules.name, machine.name, machine.family, machine.vcpu
+        let no_limit = || {
+            refuse(format!(
+                "no sourced {name} limit for {} ({} family, {} vCPU)",
+                machine.name, machine.family, machine.vcpu
             ))
-        })?;
-        let vm = &budget.vm;
+        };
+        // (read IOPS, write IOPS, read MiB/s, write MiB/s) the type's disks share.
+        let caps = match catalog.provisioned_type(&name) {
+            Some(row) => {
+                let gaps = catalog.model_gaps(row);
+                if !gaps.is_empty() {
+                    return Err(refuse(format!(
+                        "{name} is not modelled: {} not sourced",
+                        gaps.join("; ")
+                    )));
+                }
+                let least = row
+                    .vcpu_min_by_family
+                    .get(&machine.family.to_ascii_lowercase());
+                if let Some(least) = least.filter(|least| machine.vcpu < **least) {
+                    return Err(refuse(format!(
+                        "{} takes {name} with {least} vCPUs or more only; {} has {}",
+                        machine.family, machine.name, machine.vcpu
+                    )));
+                }
+                let vm = catalog.vm_limit(machine, &name).ok_or_else(no_limit)?;
+                let by_size = row
+                    .throughput_by_size_as
+                    .as_deref()
+                    .and_then(|as_type| catalog.disk_type(as_type).ok())
+                    .map(|rules| {
+                        rules.baseline_mib_s.get()
+                            + rules.throughput_mib_s_per_gib * rules.rated_gib(total_gib)
+                    })
+                    .unwrap_or(f64::INFINITY);
+                (
+                    vm.read_iops,
+                    vm.write_iops,
+                    by_size.min(vm.read_mib_s.get()),
+                    by_size.min(vm.write_mib_s.get()),
+                )
+            }
+            None => {
+                let rules = catalog
+                    .disk_type(&name)
+                    .map_err(|e| EmulateError::Input(format!("--disk {}: {e}", disk.label)))?;
+                let budget =
+                    type_budget(catalog, machine, rules, total_gib).ok_or_else(no_limit)?;
+                let vm = &budget.vm;
+                (
+                    budget.read_iops_by_size.min(vm.read_iops),
+                    budget.write_iops_by_size.min(vm.write_iops),
+                    budget.mib_s_by_size.min(vm.read_mib_s.get()),
+                    budget.mib_s_by_size.min(vm.write_mib_s.get()),
+                )
+            }
+        };
         groups.push(SharedGroup {
             name,
             volumes: vec![index],
-            read_iops: budget.read_iops_by_size.min(vm.read_iops) * scale,
-            write_iops: budget.write_iops_by_size.min(vm.write_iops) * scale,
-            read_mb_s: budget.mib_s_by_size.min(vm.read_mib_s.get()) * MB_PER_MIB * scale,
-            write_mb_s: budget.mib_s_by_size.min(vm.write_mib_s.get()) * MB_PER_MIB * scale,
+            read_iops: caps.0 * scale,
+            write_iops: caps.1 * scale,
+            read_mb_s: caps.2 * MB_PER_MIB * scale,
+            write_mb_s: caps.3 * MB_PER_MIB * scale,
         });
     }
     Ok(groups)

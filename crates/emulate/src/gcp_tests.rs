@@ -26,7 +26,8 @@ const FLAT_OUT: f64 = 1e12;
 
 /// For each volume of the design driven flat out alone (the others idle), in each direction
 /// at 4 KiB and 1 MiB, what predict delivers is what the caps emulate holds allow: the IOPS
-/// cap, or the MB/s cap at that IO size, whichever is lower.
+/// cap, or the MB/s cap at that IO size, whichever is lower (the volume's own caps, for a
+/// provisioned disk, and its type's group).
 #[test]
 fn emulate_holds_what_predict_delivers_for_the_same_design() {
     let catalog = catalog();
@@ -37,57 +38,145 @@ fn emulate_holds_what_predict_delivers_for_the_same_design() {
         "cold=pd-standard,size_gib=2000",
     ];
     for machine_name in ["n2-standard-8", "n2-standard-32", "e2-standard-4"] {
-        let machine = catalog.machine_type(machine_name).unwrap();
-        let disks: Vec<GcpDiskSpec> = specs
+        holds_what_predict_delivers(&catalog, machine_name, &specs, 3);
+    }
+    // pd-extreme: each disk's own IOPS; the n2's pd-extreme limits and the MiB/s by size
+    // (as pd-ssd, gcpdiag) shared by the type's disks.
+    let specs = [
+        "db=pd-extreme,size_gib=1000,iops=50000",
+        "idx=pd-extreme,size_gib=3000,iops=100000",
+        "logs=pd-ssd,size_gib=500",
+    ];
+    for machine_name in ["n2-standard-64", "n2-standard-128"] {
+        holds_what_predict_delivers(&catalog, machine_name, &specs, 2);
+    }
+    let machine = catalog.machine_type("n2-standard-64").unwrap();
+    let disks: Vec<GcpDiskSpec> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| parse_disk_spec(s, i, &catalog).unwrap())
+        .collect();
+    let limits = gcp_design_limits(&catalog, machine, &disks, 1.0).unwrap();
+    assert_eq!(limits.volumes[0].iops, 50_000.0);
+    assert!(
+        limits.volumes[0].design.contains("50000 IOPS"),
+        "{}",
+        limits.volumes[0].design
+    );
+    let extreme = &limits.groups[0];
+    assert_eq!(
+        (extreme.name.as_str(), extreme.read_iops),
+        ("pd-extreme", 120_000.0)
+    );
+    // 4,000 GiB of pd-extreme: 240 + 0.48 x 4,000 = 2,160 MiB/s, under the n2's 3,000 writes.
+    assert!((extreme.write_mb_s - 2_160.0 * MB_PER_MIB).abs() < 1e-6);
+    // Hyperdisk with a file adding its facts (this test's figures): the disk's own IOPS and
+    // MiB/s, the VM's limit of the type shared.
+    let mut catalog = catalog;
+    catalog.add_text("mine.toml", HYPERDISK_FILE).unwrap();
+    let specs = [
+        "db=hyperdisk-balanced,size_gib=500,iops=30000,mib_s=400",
+        "logs=hyperdisk-balanced,size_gib=100,iops=5000,mib_s=800",
+    ];
+    holds_what_predict_delivers(&catalog, "c3-standard-22", &specs, 1);
+    let c3_8 = catalog.machine_type("c3-standard-8").unwrap();
+    let disks = [parse_disk_spec(specs[0], 0, &catalog).unwrap()];
+    let error = gcp_design_limits(&catalog, c3_8, &disks, 1.0).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("no sourced hyperdisk-balanced limit for c3-standard-8"),
+        "{error}"
+    );
+}
+
+/// What a `--catalog` file written for this test adds (its own figures, not Google's).
+const HYPERDISK_FILE: &str = r#"[table]
+id = "mine"
+title = "test figures"
+source = "this test"
+date = "2026-11-27"
+
+[[provisioned_types]]
+name = "hyperdisk-balanced"
+source = "this test"
+bills = ["capacity", "iops", "throughput"]
+size_min_gib = 4
+iops_max = 160000
+mib_s_max = 2400
+
+[[vm_limits]]
+family = "c3"
+disk_type = "hyperdisk-balanced"
+vcpu_min = 22
+read_iops = 32000
+write_iops = 24000
+read_mib_s = 1000
+write_mib_s = 700
+"#;
+
+/// Each volume of `specs` on `machine_name` driven flat out alone, both directions at 4 KiB
+/// and 1 MiB: predict's delivered IOPS are what emulate's caps (the volume's and its group's)
+/// hold it to.
+fn holds_what_predict_delivers(
+    catalog: &GcpCatalog,
+    machine_name: &str,
+    specs: &[&str],
+    group_count: usize,
+) {
+    let machine = catalog.machine_type(machine_name).unwrap();
+    let disks: Vec<GcpDiskSpec> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| parse_disk_spec(s, i, catalog).unwrap())
+        .collect();
+    let limits = gcp_design_limits(catalog, machine, &disks, 1.0).unwrap();
+    assert_eq!(limits.groups.len(), group_count, "one group per disk type");
+    for (volume, _) in disks.iter().enumerate() {
+        let group = limits
+            .groups
             .iter()
-            .enumerate()
-            .map(|(i, s)| parse_disk_spec(s, i, &catalog).unwrap())
-            .collect();
-        let limits = gcp_design_limits(&catalog, machine, &disks, 1.0).unwrap();
-        assert_eq!(limits.groups.len(), 3, "one group per disk type");
-        for (volume, _) in disks.iter().enumerate() {
-            let group = limits
-                .groups
+            .find(|g| g.volumes.contains(&volume))
+            .unwrap();
+        for (read_pct, io_bytes) in [
+            (100.0, 4096.0),
+            (0.0, 4096.0),
+            (100.0, 1048576.0),
+            (0.0, 1048576.0),
+        ] {
+            let volumes: Vec<(GcpDiskSpec, GcpDemand)> = disks
                 .iter()
-                .find(|g| g.volumes.contains(&volume))
-                .unwrap();
-            for (read_pct, io_bytes) in [
-                (100.0, 4096.0),
-                (0.0, 4096.0),
-                (100.0, 1048576.0),
-                (0.0, 1048576.0),
-            ] {
-                let volumes: Vec<(GcpDiskSpec, GcpDemand)> = disks
-                    .iter()
-                    .enumerate()
-                    .map(|(i, d)| {
-                        let iops = if i == volume { FLAT_OUT } else { 0.0 };
-                        (
-                            d.clone(),
-                            GcpDemand {
-                                iops,
-                                io_size_bytes: io_bytes,
-                                read_pct,
-                            },
-                        )
-                    })
-                    .collect();
-                let p = predict(&catalog, machine, &volumes).unwrap();
-                let (iops_cap, mb_cap) = if read_pct > 0.0 {
-                    (group.read_iops, group.read_mb_s)
-                } else {
-                    (group.write_iops, group.write_mb_s)
-                };
-                let held = iops_cap.min(mb_cap * 1e6 / io_bytes);
-                let delivered = p.volumes[volume].delivered_iops;
-                assert!(
-                    (delivered - held).abs() <= 1e-9 * held,
-                    "{machine_name} {} {read_pct}% reads at {io_bytes} B: predict {delivered}, emulate {held}",
-                    disks[volume].label
-                );
-                let delivered_mb_s = p.volumes[volume].delivered_mb_s;
-                assert!((delivered_mb_s - held * io_bytes / 1e6).abs() <= 1e-6 * delivered_mb_s);
-            }
+                .enumerate()
+                .map(|(i, d)| {
+                    let iops = if i == volume { FLAT_OUT } else { 0.0 };
+                    (
+                        d.clone(),
+                        GcpDemand {
+                            iops,
+                            io_size_bytes: io_bytes,
+                            read_pct,
+                        },
+                    )
+                })
+                .collect();
+            let p = predict(catalog, machine, &volumes).unwrap();
+            let (iops_cap, mb_cap) = if read_pct > 0.0 {
+                (group.read_iops, group.read_mb_s)
+            } else {
+                (group.write_iops, group.write_mb_s)
+            };
+            let own = &limits.volumes[volume];
+            let held = iops_cap
+                .min(own.iops)
+                .min(mb_cap.min(own.throughput_mb_s) * 1e6 / io_bytes);
+            let delivered = p.volumes[volume].delivered_iops;
+            assert!(
+                (delivered - held).abs() <= 1e-9 * held,
+                "{machine_name} {} {read_pct}% reads at {io_bytes} B: predict {delivered}, emulate {held}",
+                disks[volume].label
+            );
+            let delivered_mb_s = p.volumes[volume].delivered_mb_s;
+            assert!((delivered_mb_s - held * io_bytes / 1e6).abs() <= 1e-6 * delivered_mb_s);
         }
     }
 }

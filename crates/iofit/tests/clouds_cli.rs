@@ -173,21 +173,25 @@ fn every_check_passes(cloud: &str, requirements: &std::path::Path, top: &str) ->
 }
 
 /// Every design `plan --cloud gcp` lists passes `predict --cloud gcp` with the same
-/// requirements: on the demo's capture, on 50,000 IOPS of random reads and on a 1,000 MB/s
-/// sequential volume. At 1,500 MB/s no machine type's Persistent Disk limit (1,200 MiB/s at
-/// most) carries it: no design, exit 1, and the note says so.
+/// requirements: on the demo's capture, on 50,000 and 100,000 IOPS of random reads (the
+/// latter only pd-extreme carries, given its IOPS) and on 1,000 and 1,500 MB/s sequential
+/// volumes (the latter beyond every Persistent Disk limit but pd-extreme's). At 4,000 MB/s
+/// nothing carries it: no design, exit 1, and the note says so.
 #[test]
 fn every_listed_gcp_design_passes_predict() {
     let dir = tempfile::tempdir().unwrap();
     let (_, demo) = demo_requirements(dir.path());
     assert_eq!(every_check_passes("gcp", &demo, "5"), 5);
     let random = dir.path().join("random.toml");
-    std::fs::write(
-        &random,
-        "[[volumes]]\nlabel = \"data\"\n[volumes.sizing]\niops = 50000\nthroughput_mb_s = 0\n\
-         io_size_bytes = 8192\nread_pct = 100\nrandom_pct = 100\ncapacity_gib = 500\n",
-    )
-    .unwrap();
+    let rand = |iops: u32| {
+        format!(
+            "[[volumes]]\nlabel = \"data\"\n[volumes.sizing]\niops = {iops}\nthroughput_mb_s = 0\n\
+             io_size_bytes = 8192\nread_pct = 100\nrandom_pct = 100\ncapacity_gib = 500\n"
+        )
+    };
+    std::fs::write(&random, rand(50_000)).unwrap();
+    assert_eq!(every_check_passes("gcp", &random, "4"), 4);
+    std::fs::write(&random, rand(100_000)).unwrap();
     assert_eq!(every_check_passes("gcp", &random, "4"), 4);
     let sequential = dir.path().join("seq.toml");
     let seq = |mb_s: u32| {
@@ -199,6 +203,22 @@ fn every_listed_gcp_design_passes_predict() {
     std::fs::write(&sequential, seq(1000)).unwrap();
     assert_eq!(every_check_passes("gcp", &sequential, "3"), 3);
     std::fs::write(&sequential, seq(1500)).unwrap();
+    assert_eq!(every_check_passes("gcp", &sequential, "3"), 3);
+    let output = iofit()
+        .args(["plan", "--cloud", "gcp", "--requirements"])
+        .arg(&sequential)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains("scan: pd-extreme, 2812 GiB, 2,500 IOPS  $514.00/month (capacity $351.50 (2812 GiB x $0.125/GiB-month) + IOPS $162.50 ($0.065/IOPS-month))"),
+        "{text}"
+    );
+    assert!(
+        text.contains("binding: pd-extreme read throughput by size"),
+        "{text}"
+    );
+    std::fs::write(&sequential, seq(4000)).unwrap();
     let output = iofit()
         .args(["plan", "--cloud", "gcp", "--requirements"])
         .arg(&sequential)
@@ -210,10 +230,10 @@ fn every_listed_gcp_design_passes_predict() {
         text.contains("no Google Cloud design meets the requirements"),
         "{text}"
     );
-    assert!(text.contains("1200 MiB/s read"), "{text}");
+    assert!(text.contains("4000 MiB/s read"), "{text}");
     // A small cold volume: pd-standard's 100 GiB floor (gcpdiag) carries it at 20 GiB, and
-    // every design still passes predict; pd-extreme and Hyperdisk are named as not planned,
-    // each with the facts it lacks.
+    // every design still passes predict; pd-extreme says how it is planned, each Hyperdisk
+    // type names the facts it lacks.
     let cold = dir.path().join("cold.toml");
     std::fs::write(
         &cold,
@@ -230,15 +250,146 @@ fn every_listed_gcp_design_passes_predict() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("cold=pd-standard,size_gib=20"), "{text}");
     for name in [
-        "pd-extreme",
         "hyperdisk-balanced",
         "hyperdisk-extreme",
         "hyperdisk-throughput",
     ] {
         assert!(text.contains(&format!("{name} not planned: ")), "{text}");
     }
+    assert!(text.contains("pd-extreme planned: "), "{text}");
+}
+
+/// A price file written here, in the Cloud Billing Catalog's shape, for Tokyo (where no
+/// pd-extreme IOPS price is built in) with Hyperdisk Balanced's SKUs too: imported, it makes
+/// pd-extreme planned there at the file's rates; Hyperdisk Balanced, priced now, is still not
+/// planned and the note names only what prices cannot give.
+#[test]
+fn fetched_prices_make_a_type_planned_where_only_prices_were_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let sku = |id: &str, description: &str, unit: &str, units: u32, nanos: u64| {
+        format!(
+            r#"{{"name": "services/6F81-5844-456A/skus/{id}", "skuId": "{id}", "description": "{description}",
+              "category": {{"serviceDisplayName": "Compute Engine", "resourceFamily": "Storage", "resourceGroup": "SSD", "usageType": "OnDemand"}},
+              "serviceRegions": ["asia-northeast1"],
+              "pricingInfo": [{{"pricingExpression": {{"usageUnit": "{unit}", "tieredRates": [{{"startUsageAmount": 0, "unitPrice": {{"currencyCode": "USD", "units": "{units}", "nanos": {nanos}}}}}]}}}}]}}"#
+        )
+    };
+    let skus = [
+        sku(
+            "7E57-0000-0001",
+            "N2 Instance Core running in Tokyo",
+            "h",
+            0,
+            40_000_000,
+        ),
+        sku(
+            "7E57-0000-0002",
+            "N2 Instance Ram running in Tokyo",
+            "GiBy.h",
+            0,
+            5_000_000,
+        ),
+        sku(
+            "7E57-0000-0003",
+            "Extreme PD Capacity in Tokyo",
+            "GiBy.mo",
+            0,
+            160_000_000,
+        ),
+        sku(
+            "7E57-0000-0004",
+            "Extreme PD IOPS in Tokyo",
+            "mo",
+            0,
+            70_000_000,
+        ),
+        sku(
+            "7E57-0000-0005",
+            "Hyperdisk Balanced Capacity in Tokyo",
+            "GiBy.mo",
+            0,
+            100_000_000,
+        ),
+        sku(
+            "7E57-0000-0006",
+            "Hyperdisk Balanced IOPS in Tokyo",
+            "mo",
+            0,
+            6_000_000,
+        ),
+        sku(
+            "7E57-0000-0007",
+            "Hyperdisk Balanced Throughput in Tokyo",
+            "MiBy/s.mo",
+            0,
+            48_000_000,
+        ),
+    ];
+    let page = dir.path().join("skus-tokyo.json");
+    std::fs::write(
+        &page,
+        format!(
+            "{{\"skus\": [{}], \"nextPageToken\": \"\"}}",
+            skus.join(",")
+        ),
+    )
+    .unwrap();
+    let prices = dir.path().join("gcp-tokyo.toml");
+    let output = iofit()
+        .args(["catalog", "import", "--gcp-prices"])
+        .arg(&page)
+        .args(["--region", "asia-northeast1", "-o"])
+        .arg(&prices)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let requirements = dir.path().join("db.toml");
+    std::fs::write(
+        &requirements,
+        "[[volumes]]\nlabel = \"db\"\n[volumes.sizing]\niops = 100000\nthroughput_mb_s = 0\n\
+         io_size_bytes = 8192\nread_pct = 100\nrandom_pct = 100\ncapacity_gib = 1000\n",
+    )
+    .unwrap();
+    let plan = |catalog: Option<&std::path::Path>| {
+        let mut command = iofit();
+        command.args([
+            "plan",
+            "--cloud",
+            "gcp",
+            "--region",
+            "asia-northeast1",
+            "--requirements",
+        ]);
+        command.arg(&requirements);
+        if let Some(file) = catalog {
+            command.arg("--catalog").arg(file);
+        }
+        let output = command.output().unwrap();
+        (
+            output.status.code(),
+            String::from_utf8(output.stdout).unwrap(),
+        )
+    };
+    let (code, text) = plan(None);
+    assert_eq!(code, Some(1), "{text}");
     assert!(
-        text.contains("pd-extreme not planned: provisioned IOPS price per IOPS-month in us-central1 not sourced"),
+        text.contains("pd-extreme not planned: provisioned IOPS price per IOPS-month in asia-northeast1 not sourced"),
+        "{text}"
+    );
+    let (code, text) = plan(Some(&prices));
+    assert_eq!(code, Some(0), "{text}");
+    // 111,112 IOPS at the file's $0.07: $7,777.84 a month; 1,309 GiB at $0.16; the machine
+    // at the file's n2 rates, 64 x $0.04 + 256 GiB x $0.005 an hour.
+    assert!(
+        text.contains("db: pd-extreme, 1309 GiB, 111,112 IOPS  $7987.28/month (capacity $209.44 (1309 GiB x $0.16/GiB-month) + IOPS $7777.84 ($0.07/IOPS-month))"),
+        "{text}"
+    );
+    assert!(
+        text.contains("price basis: Google Cloud asia-northeast1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("hyperdisk-balanced not planned: IOPS bounds by size; throughput bounds by size and IOPS; per-VM limits by machine type not sourced"),
         "{text}"
     );
 }
@@ -262,7 +413,7 @@ fn predict_cloud_gcp_refuses_hyperdisk_saying_why() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("hyperdisk-balanced is provisioned per disk")
-            && stderr.contains("per-VM limits by machine type are not sourced"),
+            && stderr.contains("IOPS bounds by size; throughput bounds by size and IOPS; per-VM limits by machine type not sourced"),
         "{stderr}"
     );
 }
@@ -831,5 +982,89 @@ fn gcp_prices_import_and_fetch_flags() {
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(words), "{stderr}");
         assert!(!dir.path().join("x.toml").exists());
+    }
+}
+
+/// With a `--catalog` file adding what no source gave for Hyperdisk Balanced (this test's own
+/// figures, not Google's: a full rule row, a c3 per-VM limit, us-central1 prices), `predict
+/// --cloud gcp` takes `iops=` and `mib_s=` and names the limit that binds, and every design
+/// `plan --cloud gcp --catalog` lists passes predict with the same file.
+#[test]
+fn hyperdisk_with_a_catalog_file_is_predicted_and_planned() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hyperdisk.toml");
+    std::fs::write(
+        &file,
+        "[table]\nid = \"mine\"\ntitle = \"test figures\"\nsource = \"this test\"\ndate = \"2026-11-27\"\n\n\
+         [[provisioned_types]]\nname = \"hyperdisk-balanced\"\nsource = \"this test\"\n\
+         bills = [\"capacity\", \"iops\", \"throughput\"]\nsize_min_gib = 4\nsize_max_gib = 65536\n\
+         iops_min = 3000\niops_max = 160000\niops_max_per_gib = 500\nmib_s_min = 140\nmib_s_max = 2400\n\
+         included_iops = 3000\nincluded_mib_s = 140\n\n\
+         [[vm_limits]]\nfamily = \"c3\"\ndisk_type = \"hyperdisk-balanced\"\nvcpu_min = 4\n\
+         read_iops = 100000\nwrite_iops = 100000\nread_mib_s = 2000\nwrite_mib_s = 2000\n\n\
+         [[disk_prices]]\nname = \"hyperdisk-balanced\"\nregion = \"us-central1\"\n\
+         price_per_gib_month = 0.08\nprice_per_iops_month = 0.005\nprice_per_mib_s_month = 0.04\n",
+    )
+    .unwrap();
+    let output = iofit()
+        .args(["predict", "--cloud", "gcp", "--catalog"])
+        .arg(&file)
+        .args([
+            "--vm",
+            "c3-standard-22",
+            "--disk",
+            "data=hyperdisk-balanced,size_gib=500,iops=30000,mib_s=400",
+            "--bs",
+            "16k",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    // 30,000 IOPS of 16 KiB would be 468.75 MiB/s: the 400 given bind first, 25,600 IOPS.
+    assert!(
+        text.contains(
+            "delivers 25600 IOPS, 419.4 MB/s; binding: hyperdisk-balanced disk throughput"
+        ),
+        "{text}"
+    );
+    let requirements = dir.path().join("db.toml");
+    std::fs::write(
+        &requirements,
+        "[[volumes]]\nlabel = \"db\"\n[volumes.sizing]\niops = 50000\nthroughput_mb_s = 0\n\
+         io_size_bytes = 8192\nread_pct = 100\nrandom_pct = 100\ncapacity_gib = 500\n",
+    )
+    .unwrap();
+    let output = iofit()
+        .args(["plan", "--cloud", "gcp", "--top", "3", "--catalog"])
+        .arg(&file)
+        .arg("--requirements")
+        .arg(&requirements)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("db: hyperdisk-balanced, 500 GiB, 55,556 IOPS, 435 MiB/s"),
+        "{text}"
+    );
+    assert!(text.contains("hyperdisk-balanced planned: "), "{text}");
+    let checks: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("check: iofit "))
+        .collect();
+    assert_eq!(checks.len(), 3, "{text}");
+    for check in checks {
+        let output = iofit()
+            .args(check.split_whitespace())
+            .arg("--catalog")
+            .arg(&file)
+            .arg("--requirements")
+            .arg(&requirements)
+            .output()
+            .unwrap();
+        let out = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(output.status.code(), Some(0), "{check}\n{out}");
+        assert!(out.contains("; meets the requirements"), "{out}");
     }
 }

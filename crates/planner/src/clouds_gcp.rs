@@ -7,8 +7,15 @@
 //! sizes are closed form: each type's total is the least that carries its volumes' demand (and
 //! holds their capacity), and the disks split it by demand. Every choice of types over the
 //! volumes is tried (3 types, a few volumes), on every priced machine type.
+//!
+//! A provisioned type (pd-extreme; Hyperdisk when a `--catalog` file adds the facts no source
+//! gave) is one more choice when every fact a plan needs is in the tables: each of its disks
+//! is given the least size, IOPS and MiB/s that carry its volume
+//! ([`crate::clouds_gcp_provisioned`]), billed by the GiB, the IOPS and the MiB/s.
 
+use crate::clouds_gcp_provisioned::{price_parts, size_group};
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType, PdType};
+use iofit_catalog::clouds::gcp_provisioned::ProvisionedType;
 use iofit_model::requirements::VolumeRequirements;
 use iofit_model::Requirements;
 use iofit_predict::gcp::{self as model, GcpDemand, GcpDiskSpec, GcpPrediction};
@@ -43,6 +50,13 @@ impl Default for GcpPlanOptions {
 pub struct GcpPlannedDisk {
     pub spec: GcpDiskSpec,
     pub price_per_gib_month: f64,
+    /// Provisioned types: the rates of one IOPS and one MiB/s a month, beyond what is included.
+    pub price_per_iops_month: Option<f64>,
+    pub price_per_mib_s_month: Option<f64>,
+    /// The month's price split: the GiB, the provisioned IOPS, the provisioned MiB/s.
+    pub capacity_price_per_month: f64,
+    pub iops_price_per_month: f64,
+    pub throughput_price_per_month: f64,
     pub price_per_month: f64,
     /// The `--disk` text `predict --cloud gcp` takes for it.
     pub disk_arg: String,
@@ -83,12 +97,36 @@ pub fn demand_of(volume: &VolumeRequirements) -> GcpDemand {
     }
 }
 
-/// `label=TYPE,size_gib=N`, as `predict --cloud gcp --disk` takes it.
+/// `label=TYPE,size_gib=N[,iops=N][,mib_s=N]`, as `predict --cloud gcp --disk` takes it.
 pub fn disk_arg(spec: &GcpDiskSpec) -> String {
-    format!(
+    let mut arg = format!(
         "{}={},size_gib={}",
         spec.label, spec.disk_type, spec.size_gib
-    )
+    );
+    if let Some(iops) = spec.provisioned_iops {
+        arg.push_str(&format!(",iops={}", iops.get()));
+    }
+    if let Some(mib_s) = spec.provisioned_mib_s {
+        arg.push_str(&format!(",mib_s={}", mib_s.get()));
+    }
+    arg
+}
+
+/// One disk type a volume may be given: a Persistent Disk type sized by the GiB, or a
+/// provisioned type given its IOPS and MiB/s.
+#[derive(Clone, Copy, Debug)]
+enum DiskChoice<'a> {
+    Pd(&'a PdType),
+    Provisioned(&'a ProvisionedType),
+}
+
+impl DiskChoice<'_> {
+    fn name(&self) -> &str {
+        match self {
+            DiskChoice::Pd(rules) => &rules.name,
+            DiskChoice::Provisioned(row) => &row.name,
+        }
+    }
 }
 
 /// The least total GiB of `rules` that carries `volumes` (demand already divided by the
@@ -195,16 +233,16 @@ fn disks_for(
     requirements: &Requirements,
     catalog: &GcpCatalog,
     machine: &GcpMachineType,
-    types: &[&PdType],
+    types: &[DiskChoice],
     headroom: f64,
 ) -> Option<Vec<GcpDiskSpec>> {
     let mut disks: Vec<Option<GcpDiskSpec>> = vec![None; types.len()];
-    for rules in types {
-        if disks.iter().flatten().any(|d| d.disk_type == rules.name) {
+    for choice in types {
+        if disks.iter().flatten().any(|d| d.disk_type == choice.name()) {
             continue;
         }
         let members: Vec<usize> = (0..types.len())
-            .filter(|&i| types[i].name == rules.name)
+            .filter(|&i| types[i].name() == choice.name())
             .collect();
         let group: Vec<(&VolumeRequirements, GcpDemand)> = members
             .iter()
@@ -213,24 +251,39 @@ fn disks_for(
                 (v, demand_of(v))
             })
             .collect();
-        let total = least_total_gib(catalog, machine, rules, &group, headroom)?;
-        for (&i, size_gib) in members.iter().zip(split_sizes(&group, total)) {
-            disks[i] = Some(GcpDiskSpec {
-                label: requirements.volumes[i].label.clone(),
-                disk_type: rules.name.clone(),
-                size_gib,
-            });
+        let specs = match choice {
+            DiskChoice::Pd(rules) => {
+                let total = least_total_gib(catalog, machine, rules, &group, headroom)?;
+                split_sizes(&group, total)
+                    .into_iter()
+                    .zip(&members)
+                    .map(|(size_gib, &i)| GcpDiskSpec {
+                        label: requirements.volumes[i].label.clone(),
+                        disk_type: rules.name.clone(),
+                        size_gib,
+                        ..Default::default()
+                    })
+                    .collect()
+            }
+            DiskChoice::Provisioned(row) => {
+                // No per-VM limit for this machine: the type is not a choice here.
+                catalog.vm_limit(machine, &row.name)?;
+                size_group(catalog, row, &group, headroom)?
+            }
+        };
+        for (&i, spec) in members.iter().zip(specs) {
+            disks[i] = Some(spec);
         }
     }
     disks.into_iter().collect()
 }
 
 /// Every choice of one disk type per volume (one type for all past [`MAX_VOLUMES_MIXED`]).
-fn type_choices<'a>(types: &[&'a PdType], volumes: usize) -> Vec<Vec<&'a PdType>> {
+fn type_choices<'a>(types: &[DiskChoice<'a>], volumes: usize) -> Vec<Vec<DiskChoice<'a>>> {
     if volumes > MAX_VOLUMES_MIXED {
         return types.iter().map(|t| vec![*t; volumes]).collect();
     }
-    let mut choices: Vec<Vec<&PdType>> = vec![Vec::new()];
+    let mut choices: Vec<Vec<DiskChoice>> = vec![Vec::new()];
     for _ in 0..volumes {
         choices = choices
             .into_iter()
@@ -246,34 +299,46 @@ fn type_choices<'a>(types: &[&'a PdType], volumes: usize) -> Vec<Vec<&'a PdType>
     choices
 }
 
+/// `spec` priced in `region`, or `None` when its type has no price there.
+fn priced(catalog: &GcpCatalog, spec: GcpDiskSpec, region: &str) -> Option<GcpPlannedDisk> {
+    let price = catalog.disk_price(&spec.disk_type, region)?;
+    let [capacity, iops, throughput] =
+        price_parts(catalog.provisioned_type(&spec.disk_type), &spec, price);
+    Some(GcpPlannedDisk {
+        disk_arg: disk_arg(&spec),
+        price_per_gib_month: price.price_per_gib_month,
+        price_per_iops_month: spec.provisioned_iops.and(price.price_per_iops_month),
+        price_per_mib_s_month: spec.provisioned_mib_s.and(price.price_per_mib_s_month),
+        capacity_price_per_month: capacity,
+        iops_price_per_month: iops,
+        throughput_price_per_month: throughput,
+        price_per_month: capacity + iops + throughput,
+        spec,
+    })
+}
+
 /// The cheapest design on `machine`, checked by the model, or `None`.
 fn cheapest_on(
     requirements: &Requirements,
     catalog: &GcpCatalog,
     machine: &GcpMachineType,
-    choices: &[Vec<&PdType>],
+    choices: &[Vec<DiskChoice>],
     headroom: f64,
     region: &str,
 ) -> Option<(f64, Vec<GcpPlannedDisk>, GcpPrediction)> {
     let mut best: Option<(f64, Vec<GcpPlannedDisk>, GcpPrediction)> = None;
-    'choices: for types in choices {
+    for types in choices {
         let Some(disks) = disks_for(requirements, catalog, machine, types, headroom) else {
             continue;
         };
-        let mut planned = Vec::new();
-        for spec in disks {
-            // The choices hold priced types only; an unpriced one is never a design.
-            let Some(price) = catalog.disk_price(&spec.disk_type, region) else {
-                continue 'choices;
-            };
-            let rate = price.price_per_gib_month;
-            planned.push(GcpPlannedDisk {
-                disk_arg: disk_arg(&spec),
-                price_per_gib_month: rate,
-                price_per_month: rate * spec.size_gib,
-                spec,
-            });
-        }
+        // The choices hold priced types only; an unpriced one is never a design.
+        let Some(planned) = disks
+            .into_iter()
+            .map(|spec| priced(catalog, spec, region))
+            .collect::<Option<Vec<_>>>()
+        else {
+            continue;
+        };
         let cost: f64 = planned.iter().map(|d| d.price_per_month).sum();
         if best.as_ref().is_some_and(|(c, _, _)| *c <= cost) {
             continue;
@@ -302,12 +367,19 @@ pub fn plan_gcp(
     options: &GcpPlanOptions,
 ) -> GcpPlan {
     let headroom = 1.0 - options.min_headroom_pct / 100.0;
-    let priced: Vec<&PdType> = catalog
+    let types: Vec<DiskChoice> = catalog
         .disk_types
         .iter()
         .filter(|t| catalog.disk_price(&t.name, &options.region).is_some())
+        .map(DiskChoice::Pd)
+        .chain(
+            catalog
+                .plannable_provisioned(&options.region)
+                .into_iter()
+                .map(DiskChoice::Provisioned),
+        )
         .collect();
-    let choices = type_choices(&priced, requirements.volumes.len());
+    let choices = type_choices(&types, requirements.volumes.len());
     let mut unpriced = Vec::new();
     let mut designs = Vec::new();
     for machine in &catalog.machine_types {
@@ -353,7 +425,7 @@ pub fn plan_gcp(
     }
     let mut notes = notes(catalog, options, &unpriced, requirements.volumes.len());
     if designs.is_empty() {
-        notes.insert(0, largest_limits_note(catalog));
+        notes.insert(0, largest_limits_note(catalog, &options.region));
     }
     GcpPlan {
         machine_types_considered: catalog.machine_types.len(),
@@ -362,19 +434,31 @@ pub fn plan_gcp(
     }
 }
 
-/// Why nothing fits, in the catalog's own terms: the largest per-VM Persistent Disk limits.
-fn largest_limits_note(catalog: &GcpCatalog) -> String {
-    // Only the types a plan uses: pd-extreme's limits are listed but it is not planned.
+/// Why nothing fits, in the catalog's own terms: the largest per-VM limits of the disk types
+/// a plan in `region` uses.
+fn largest_limits_note(catalog: &GcpCatalog, region: &str) -> String {
+    let planned: Vec<&str> = catalog
+        .disk_types
+        .iter()
+        .map(|t| t.name.as_str())
+        .chain(
+            catalog
+                .plannable_provisioned(region)
+                .into_iter()
+                .map(|row| row.name.as_str()),
+        )
+        .collect();
     let most = |f: fn(&iofit_catalog::clouds::gcp::VmPdLimit) -> f64| {
         catalog
             .vm_limits
             .iter()
-            .filter(|l| catalog.disk_type(&l.disk_type).is_ok())
+            .filter(|l| planned.contains(&l.disk_type.as_str()))
             .map(f)
             .fold(0.0, f64::max)
     };
     format!(
-        "no machine type carries the requirements with the headroom kept: the largest per-VM Persistent Disk limits in the catalog are {:.0} read / {:.0} write IOPS and {:.0} MiB/s read / {:.0} MiB/s write",
+        "no machine type carries the requirements with the headroom kept: the largest per-VM disk limits of the types planned ({}) are {:.0} read / {:.0} write IOPS and {:.0} MiB/s read / {:.0} MiB/s write",
+        planned.join(", "),
         most(|l| l.read_iops),
         most(|l| l.write_iops),
         most(|l| l.read_mib_s.get()),
@@ -415,27 +499,44 @@ fn notes(
     }
     notes.push("Persistent Disk performance is the VM's: baseline + per-GiB rate x the GiB of each type attached, capped by the machine's limit for its vCPU count (Google, About Persistent Disk performance); disks are sized for IOPS and MiB/s as well as capacity, and bought by the GiB only".into());
     notes.push("each disk type has its own per-VM limit (as Google's tables give them); whether disks of different types also share one limit is not sourced, and CPU and memory are not sized".into());
-    notes.extend(unplanned_notes(catalog, &options.region));
+    notes.extend(provisioned_notes(catalog, &options.region));
     notes
 }
 
-/// One note per provisioned type (pd-extreme, Hyperdisk) saying which facts a plan would need
-/// and no table gives. A type with none missing (a `--catalog` file added its prices) is still
-/// not planned: this build sizes Persistent Disks only, and says so.
-pub fn unplanned_notes(catalog: &GcpCatalog, region: &str) -> Vec<String> {
+/// One note per provisioned type (pd-extreme, Hyperdisk): how a planned one is sized and
+/// billed, or which facts a plan would need and no table gives.
+pub fn provisioned_notes(catalog: &GcpCatalog, region: &str) -> Vec<String> {
     catalog
         .provisioned_types
         .iter()
         .map(|row| {
             let gaps = catalog.planning_gaps(row, region);
-            if gaps.is_empty() {
-                format!(
-                    "{} not planned: its rules and {region} prices are in the tables, but this build does not size provisioned disks yet",
-                    row.name
-                )
-            } else {
-                format!("{} not planned: {} not sourced", row.name, gaps.join("; "))
+            if !gaps.is_empty() {
+                return format!("{} not planned: {} not sourced", row.name, gaps.join("; "));
             }
+            let families: Vec<String> = {
+                let mut f: Vec<String> = catalog
+                    .machine_types
+                    .iter()
+                    .filter(|m| catalog.vm_limit(m, &row.name).is_some())
+                    .map(|m| m.family.clone())
+                    .collect();
+                f.sort();
+                f.dedup();
+                f
+            };
+            let throughput = match &row.throughput_by_size_as {
+                Some(name) => format!("its MiB/s are {name}'s by the size of all its disks (as Google's gcpdiag computes it)"),
+                None => "its MiB/s are what it is given or what its IOPS bring".to_string(),
+            };
+            format!(
+                "{} planned: each disk is given the least size and IOPS{} that carry its volume, billed per GiB, per IOPS{}; {throughput}; only on {} machine types, the ones whose per-VM {} limits are sourced",
+                row.name,
+                if row.bills("throughput") { " and MiB/s" } else { "" },
+                if row.bills("throughput") { " and per MiB/s" } else { "" },
+                families.join(", "),
+                row.name
+            )
         })
         .collect()
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 use iofit_model::requirements::SizingTarget;
+use iofit_model::units::{Iops, MiBps};
 
 fn volume(
     label: &str,
@@ -65,8 +66,17 @@ fn check_designs(plan: &GcpPlan, requirements: &Requirements) {
                 .disk_price(&disk.spec.disk_type, "us-central1")
                 .unwrap();
             assert!(
-                (disk.price_per_month - rate.price_per_gib_month * disk.spec.size_gib).abs() < 1e-9
+                (disk.capacity_price_per_month - rate.price_per_gib_month * disk.spec.size_gib)
+                    .abs()
+                    < 1e-9
             );
+            let iops = disk.spec.provisioned_iops.map_or(0.0, Iops::get);
+            let iops_rate = rate.price_per_iops_month.unwrap_or(0.0);
+            assert!((disk.iops_price_per_month - iops * iops_rate).abs() < 1e-9);
+            let split = disk.capacity_price_per_month
+                + disk.iops_price_per_month
+                + disk.throughput_price_per_month;
+            assert!((disk.price_per_month - split).abs() < 1e-9);
         }
         let parts: f64 = design.disks.iter().map(|d| d.price_per_month).sum();
         assert!(
@@ -110,22 +120,45 @@ fn fifty_thousand_iops_random_read() {
     assert!(plan.designs.iter().all(|d| d.vcpu >= 32));
 }
 
-/// 1,500 MB/s of 1 MiB sequential reads is 1,431 MiB/s: every machine type in the catalog
-/// takes at most 1,200 MiB/s of Persistent Disk reads, so Google Cloud has no design and the
-/// note says what the largest limit is. At 1,000 MB/s (1,060 MiB/s with headroom) a 16-vCPU
-/// machine carries it, and pd-ssd sized for the MiB/s is cheaper than pd-balanced or
-/// pd-standard sized for them.
+/// 1,500 MB/s of 1 MiB sequential reads is 1,431 MiB/s (1,590 with headroom): every machine
+/// type takes at most 1,200 MiB/s of pd-balanced, pd-ssd or pd-standard reads, so the only
+/// designs are pd-extreme on n2 machines of 64+ vCPUs (4,000 MiB/s of pd-extreme reads), the
+/// disk grown until pd-ssd's by-size rule (240 + 0.48 x GiB, as gcpdiag computes pd-extreme)
+/// carries it, and given the least IOPS, 2,500. At 1,000 MB/s (1,060 MiB/s with headroom) a
+/// 16-vCPU machine carries it on pd-ssd sized for the MiB/s.
 #[test]
-fn fifteen_hundred_mb_s_sequential_has_no_persistent_disk_design() {
+fn fifteen_hundred_mb_s_sequential_takes_pd_extreme() {
     let big = requirements(vec![volume("scan", 0.0, 1500.0, 1024, 100.0, 2000.0)]);
     let plan = plan_gcp(&big, &catalog(), &GcpPlanOptions::default());
+    check_designs(&plan, &big);
+    for design in &plan.designs {
+        assert!(
+            design.machine_type.starts_with("n2-") && design.vcpu >= 64,
+            "{design:?}"
+        );
+        assert_eq!(design.disks[0].spec.disk_type, "pd-extreme");
+    }
+    let best = &plan.designs[0];
+    assert_eq!(best.machine_type, "n2-standard-64");
+    let disk = &best.disks[0];
+    let mib_s = 1500.0e6 / MIB / 0.9;
+    assert_eq!(disk.spec.size_gib, ((mib_s - 240.0) / 0.48).ceil());
+    assert_eq!(disk.spec.provisioned_iops, Some(Iops(2_500.0)));
+    assert_eq!(disk.iops_price_per_month, 2_500.0 * 0.065);
+    assert_eq!(
+        best.prediction.binding,
+        "pd-extreme read throughput by size"
+    );
+    assert!(disk.disk_arg.ends_with(",iops=2500"), "{}", disk.disk_arg);
+    // Above the n2's 4,000 MiB/s of pd-extreme reads nothing carries it, and the note says so.
+    let huge = requirements(vec![volume("scan", 0.0, 4000.0, 1024, 100.0, 2000.0)]);
+    let plan = plan_gcp(&huge, &catalog(), &GcpPlanOptions::default());
     assert!(plan.designs.is_empty());
-    let note = plan
-        .notes
-        .iter()
-        .find(|n| n.starts_with("no machine type carries"))
-        .unwrap();
-    assert!(note.contains("1200 MiB/s"), "{note}");
+    assert!(
+        plan.notes[0].contains("4000 MiB/s read"),
+        "{}",
+        plan.notes[0]
+    );
     let smaller = requirements(vec![volume("scan", 0.0, 1000.0, 1024, 100.0, 500.0)]);
     let plan = plan_gcp(&smaller, &catalog(), &GcpPlanOptions::default());
     check_designs(&plan, &smaller);
@@ -135,6 +168,34 @@ fn fifteen_hundred_mb_s_sequential_has_no_persistent_disk_design() {
     assert_eq!(best.disks[0].spec.disk_type, "pd-ssd");
     assert_eq!(best.disks[0].spec.size_gib, ((mib_s - 240.0) / 0.48).ceil());
     assert_eq!(best.prediction.binding, "pd-ssd read throughput by size");
+}
+
+/// 110,000 random 8 KiB reads (122,223 with headroom) exceed every machine's Persistent Disk
+/// limit of pd-ssd (100,000 at most) and pd-extreme's 120,000: no design. 100,000 (111,112)
+/// fit pd-extreme's 120,000 on n2 machines of 64+ vCPUs: the disk is given exactly those IOPS,
+/// billed $0.065 each a month, and grown from 1,000 GiB until pd-ssd's by-size rule carries
+/// the 868 MiB/s (with headroom) those 8 KiB reads make.
+#[test]
+fn a_hundred_thousand_iops_take_pd_extreme_given_its_iops() {
+    let too_many = requirements(vec![volume("db", 110_000.0, 0.0, 8, 100.0, 1000.0)]);
+    let plan = plan_gcp(&too_many, &catalog(), &GcpPlanOptions::default());
+    assert!(plan.designs.is_empty(), "{:?}", plan.designs.first());
+    let requirements = requirements(vec![volume("db", 100_000.0, 0.0, 8, 100.0, 1000.0)]);
+    let plan = plan_gcp(&requirements, &catalog(), &GcpPlanOptions::default());
+    check_designs(&plan, &requirements);
+    let best = &plan.designs[0];
+    assert_eq!(best.machine_type, "n2-standard-64");
+    let disk = &best.disks[0];
+    assert_eq!(disk.spec.disk_type, "pd-extreme");
+    let iops = (100_000.0 / 0.9_f64).ceil();
+    assert_eq!(disk.spec.provisioned_iops, Some(Iops(iops)));
+    let mib_s = 100_000.0 * 8192.0 / MIB / 0.9;
+    assert_eq!(
+        disk.spec.size_gib,
+        1000.0 + ((mib_s - 240.0) / 0.48 - 1000.0).ceil()
+    );
+    assert!((disk.iops_price_per_month - iops * 0.065).abs() < 1e-9);
+    assert_eq!(best.prediction.binding, "pd-extreme disk IOPS");
 }
 
 /// A small volume rides the baseline: 2,000 IOPS and 50 GiB need no more than the capacity,
@@ -199,10 +260,11 @@ fn regions_price_the_same_design() {
         .any(|n| n.starts_with("no prices for us-west1")));
 }
 
-/// pd-extreme and Hyperdisk are not planned, and the plan says per type which facts are
-/// missing (computed from the tables, so a file adding them would change the note).
+/// pd-extreme is planned in us-central1 and says how; each Hyperdisk type is not, and the
+/// plan says which facts are missing (computed from the tables, so a file adding them would
+/// change the note). A small volume never takes pd-extreme: n2-64 and 2,500 IOPS cost more.
 #[test]
-fn provisioned_types_are_named_with_the_facts_they_lack() {
+fn provisioned_types_are_planned_or_named_with_the_facts_they_lack() {
     let requirements = requirements(vec![volume("data", 2_000.0, 20.0, 8, 70.0, 200.0)]);
     let plan = plan_gcp(&requirements, &catalog(), &GcpPlanOptions::default());
     check_designs(&plan, &requirements);
@@ -217,13 +279,28 @@ fn provisioned_types_are_named_with_the_facts_they_lack() {
         .iter()
         .filter(|n| n.contains(" not planned: "))
         .collect();
-    assert_eq!(unplanned.len(), 4, "{:?}", plan.notes);
-    assert!(unplanned.contains(&&"pd-extreme not planned: provisioned IOPS price per IOPS-month in us-central1 not sourced".to_string()));
+    assert_eq!(unplanned.len(), 3, "{:?}", plan.notes);
+    assert!(plan.notes.iter().any(|n| n.starts_with("pd-extreme planned: each disk is given the least size and IOPS that carry its volume, billed per GiB, per IOPS; its MiB/s are pd-ssd's by the size of all its disks (as Google's gcpdiag computes it); only on n2 machine types")), "{:?}", plan.notes);
     assert!(
         unplanned
             .iter()
             .any(|n| n.starts_with("hyperdisk-throughput not planned: per-VM limits by machine type; capacity price per GiB-month in us-central1; provisioned throughput price per MiB/s-month in us-central1")),
         "{unplanned:?}"
+    );
+    assert!(
+        unplanned.iter().any(|n| n.as_str()
+            == "hyperdisk-extreme not planned: per-VM limits by machine type not sourced"),
+        "{unplanned:?}"
+    );
+    // In Frankfurt no pd-extreme IOPS price is sourced: not planned there, saying so.
+    let options = GcpPlanOptions {
+        region: "europe-west3".into(),
+        ..Default::default()
+    };
+    let notes = provisioned_notes(&catalog(), &options.region);
+    assert_eq!(
+        notes[0],
+        "pd-extreme not planned: provisioned IOPS price per IOPS-month in europe-west3 not sourced"
     );
 }
 
@@ -244,23 +321,109 @@ fn pd_standard_below_its_floor_is_sized_for_capacity() {
     }
 }
 
-/// With every fact of pd-extreme in the tables (a file adds its IOPS rate), the note no longer
-/// blames a missing fact: it says provisioned disks are not sized by this build.
+/// A file with pd-extreme's IOPS rate in Frankfurt makes it planned there: a type missing only
+/// the built-in prices is planned with the user's.
 #[test]
-fn a_type_lacking_no_fact_says_what_is_not_built() {
+fn a_file_with_a_missing_price_makes_the_type_planned_in_its_region() {
     let mut catalog = catalog();
     catalog
         .add_text(
             "iops.toml",
             "[table]\nid = \"iops\"\ntitle = \"t\"\nsource = \"s\"\ndate = \"2026-11-27\"\n\n\
-             [[disk_prices]]\nname = \"pd-extreme\"\nregion = \"us-central1\"\n\
-             price_per_gib_month = 0.125\nprice_per_iops_month = 0.05\n",
+             [[disk_prices]]\nname = \"pd-extreme\"\nregion = \"europe-west3\"\n\
+             price_per_gib_month = 0.15\nprice_per_iops_month = 0.08\n",
         )
         .unwrap();
-    let notes = unplanned_notes(&catalog, "us-central1");
-    assert_eq!(
-        notes[0],
-        "pd-extreme not planned: its rules and us-central1 prices are in the tables, but this build does not size provisioned disks yet"
+    let notes = provisioned_notes(&catalog, "europe-west3");
+    assert!(notes[0].starts_with("pd-extreme planned: "), "{}", notes[0]);
+    let requirements = requirements(vec![volume("db", 100_000.0, 0.0, 8, 100.0, 1000.0)]);
+    let options = GcpPlanOptions {
+        region: "europe-west3".into(),
+        ..Default::default()
+    };
+    let plan = plan_gcp(&requirements, &catalog, &options);
+    let disk = &plan.designs[0].disks[0];
+    assert_eq!(disk.spec.disk_type, "pd-extreme");
+    assert!(
+        (disk.iops_price_per_month - disk.spec.provisioned_iops.unwrap().get() * 0.08).abs() < 1e-9
     );
-    assert!(notes[1].starts_with("hyperdisk-balanced not planned: per-VM limits"));
+    assert!((disk.capacity_price_per_month - disk.spec.size_gib * 0.15).abs() < 1e-9);
+}
+
+/// What a `--catalog` file written for this test adds (its own figures, not Google's): a full
+/// Hyperdisk Balanced row (the built-in one lacks its bounds by size), a c3 per-VM limit of
+/// it and us-central1 prices of its GiB, IOPS and MiB/s.
+const HYPERDISK_FILE: &str = r#"[table]
+id = "mine"
+title = "test figures"
+source = "this test"
+date = "2026-11-27"
+
+[[provisioned_types]]
+name = "hyperdisk-balanced"
+source = "this test"
+bills = ["capacity", "iops", "throughput"]
+size_min_gib = 4
+size_max_gib = 65536
+iops_min = 3000
+iops_max = 160000
+iops_max_per_gib = 500
+mib_s_min = 140
+mib_s_max = 2400
+included_iops = 3000
+included_mib_s = 140
+
+[[vm_limits]]
+family = "c3"
+disk_type = "hyperdisk-balanced"
+vcpu_min = 4
+read_iops = 200000
+write_iops = 200000
+read_mib_s = 5000
+write_mib_s = 5000
+
+[[disk_prices]]
+name = "hyperdisk-balanced"
+region = "us-central1"
+price_per_gib_month = 0.08
+price_per_iops_month = 0.005
+price_per_mib_s_month = 0.04
+"#;
+
+/// With the file, Hyperdisk Balanced is planned: 50,000 random reads of 8 KiB (55,556 with
+/// headroom) on a c3 machine of 4 vCPUs (the file's limit carries it; no Persistent Disk
+/// limit of so small a machine does), the disk given exactly the IOPS and MiB/s needed, the
+/// IOPS and MiB/s above the included 3,000 and 140 billed; the design passes the model.
+#[test]
+fn hyperdisk_balanced_is_planned_when_a_file_adds_its_facts() {
+    let mut catalog = catalog();
+    catalog.add_text("mine.toml", HYPERDISK_FILE).unwrap();
+    let requirements = requirements(vec![volume("db", 50_000.0, 0.0, 8, 100.0, 500.0)]);
+    let plan = plan_gcp(&requirements, &catalog, &GcpPlanOptions::default());
+    let best = &plan.designs[0];
+    assert_eq!(best.machine_type, "c3-standard-4", "{best:?}");
+    let disk = &best.disks[0];
+    let iops = (50_000.0 / 0.9_f64).ceil();
+    let mib_s = (50_000.0 * 8192.0 / MIB / 0.9).ceil();
+    assert_eq!(
+        (disk.spec.disk_type.as_str(), disk.spec.size_gib),
+        ("hyperdisk-balanced", 500.0)
+    );
+    assert_eq!(
+        (disk.spec.provisioned_iops, disk.spec.provisioned_mib_s),
+        (Some(Iops(iops)), Some(MiBps(mib_s)))
+    );
+    assert!((disk.iops_price_per_month - (iops - 3000.0) * 0.005).abs() < 1e-9);
+    assert!((disk.throughput_price_per_month - (mib_s - 140.0) * 0.04).abs() < 1e-9);
+    assert!((disk.capacity_price_per_month - 500.0 * 0.08).abs() < 1e-9);
+    assert!(disk
+        .disk_arg
+        .ends_with(&format!(",iops={iops},mib_s={mib_s}")));
+    let machine = catalog.machine_type(&best.machine_type).unwrap();
+    let inputs = [(disk.spec.clone(), demand_of(&requirements.volumes[0]))];
+    let prediction = model::predict(&catalog, machine, &inputs).unwrap();
+    assert!(prediction.meets && prediction.headroom_pct >= 10.0 - 1e-6);
+    assert!(plan.notes.iter().any(|n| n.starts_with(
+        "hyperdisk-balanced planned: each disk is given the least size and IOPS and MiB/s"
+    )));
 }

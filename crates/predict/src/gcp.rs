@@ -9,37 +9,12 @@
 //! the demand (as the instance's limits are shared in [`crate::aws`]). One IO counts as one
 //! operation: Google's splitting of large IOs is not sourced.
 
+use crate::gcp_volume::{directional_limits, shares, total_gib_of, vm_rows, DirectionalRow};
+pub use crate::gcp_volume::{DiskProblem, GcpDemand, GcpDiskSpec, GcpLimit};
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType, PdType, VmPdLimit};
 use serde::{Deserialize, Serialize};
 
-const MIB: f64 = 1_048_576.0;
 const MB: f64 = 1_000_000.0;
-
-/// One volume of a design: one Persistent Disk of `size_gib`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GcpDiskSpec {
-    pub label: String,
-    pub disk_type: String,
-    pub size_gib: f64,
-}
-
-/// What the application asks of one volume.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GcpDemand {
-    pub iops: f64,
-    pub io_size_bytes: f64,
-    /// Reads as a percentage of the IOs, 0..100.
-    pub read_pct: f64,
-}
-
-impl GcpDemand {
-    fn read_fraction(&self) -> f64 {
-        (self.read_pct / 100.0).clamp(0.0, 1.0)
-    }
-    fn mib_s(&self) -> f64 {
-        self.iops * self.io_size_bytes / MIB
-    }
-}
 
 /// Why a design is not one Google Cloud would run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -48,17 +23,6 @@ pub struct GcpSpecError {
     pub label: String,
     pub disk_type: String,
     pub problem: String,
-}
-
-/// One limit met by one volume's IO, in the application's IOs at its IO size.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GcpLimit {
-    /// What it is: `pd-ssd read IOPS by size`, `VM n2-standard-8 pd-ssd read IOPS`.
-    pub name: String,
-    /// The limit as Google states it, with how it was reached.
-    pub stated: String,
-    /// The application IOPS this limit allows for this volume's share.
-    pub iops_allowed: f64,
 }
 
 /// What one volume delivers.
@@ -119,17 +83,6 @@ pub fn type_budget(
     })
 }
 
-/// The demand of each volume on its type's budget: (read ops, write ops, read MiB/s, write MiB/s).
-fn parts(demand: &GcpDemand) -> [f64; 4] {
-    let r = demand.read_fraction();
-    [
-        demand.iops * r,
-        demand.iops * (1.0 - r),
-        demand.mib_s() * r,
-        demand.mib_s() * (1.0 - r),
-    ]
-}
-
 /// Predicts `volumes` (each one disk with its demand) on `machine`.
 pub fn predict(
     catalog: &GcpCatalog,
@@ -138,50 +91,22 @@ pub fn predict(
 ) -> Result<GcpPrediction, GcpSpecError> {
     let mut results = Vec::new();
     for (spec, demand) in volumes {
-        let error = |problem: String| GcpSpecError {
+        let error = |problem: DiskProblem| GcpSpecError {
             label: spec.label.clone(),
             disk_type: spec.disk_type.clone(),
-            problem,
+            problem: problem.0,
         };
-        let rules = catalog
-            .disk_type(&spec.disk_type)
-            .map_err(|e| error(e.to_string()))?;
-        if !(spec.size_gib.is_finite() && spec.size_gib >= 1.0) {
-            return Err(error(format!(
-                "size {} GiB: give size_gib=N, at least 1",
-                spec.size_gib
-            )));
-        }
-        // The type's budget is the VM's, from every disk of the type: share it by demand.
-        let same: Vec<&(GcpDiskSpec, GcpDemand)> = volumes
-            .iter()
-            .filter(|(s, _)| s.disk_type.eq_ignore_ascii_case(&rules.name))
-            .collect();
-        let total_gib: f64 = same.iter().map(|(s, _)| s.size_gib).sum();
-        let budget = type_budget(catalog, machine, rules, total_gib).ok_or_else(|| {
-            error(format!(
-                "no sourced {} limit for {} ({} family, {} vCPU)",
-                rules.name, machine.name, machine.family, machine.vcpu
-            ))
-        })?;
-        let mine = parts(demand);
-        let mut group = [0.0; 4];
-        for (_, d) in &same {
-            for (sum, part) in group.iter_mut().zip(parts(d)) {
-                *sum += part;
-            }
-        }
-        let share = |i: usize| {
-            if group[i] > 0.0 {
-                mine[i] / group[i]
-            } else {
-                1.0 / same.len() as f64
-            }
+        let (disk_type, limits) = match catalog.provisioned_type(&spec.disk_type) {
+            Some(row) => (
+                row.name.clone(),
+                crate::gcp_provisioned::volume_limits(catalog, machine, row, spec, demand, volumes)
+                    .map_err(error)?,
+            ),
+            None => pd_volume(catalog, machine, spec, demand, volumes).map_err(error)?,
         };
-        let limits = volume_limits(machine, &rules.name, &budget, demand, &share);
         results.push(GcpVolumeResult {
             label: spec.label.clone(),
-            disk_type: rules.name.clone(),
+            disk_type,
             size_gib: spec.size_gib,
             demand: demand.clone(),
             delivered_iops: 0.0,
@@ -194,6 +119,36 @@ pub fn predict(
     Ok(summarise(machine, results))
 }
 
+/// One Persistent Disk's type name and limits.
+fn pd_volume(
+    catalog: &GcpCatalog,
+    machine: &GcpMachineType,
+    spec: &GcpDiskSpec,
+    demand: &GcpDemand,
+    volumes: &[(GcpDiskSpec, GcpDemand)],
+) -> Result<(String, Vec<GcpLimit>), DiskProblem> {
+    let rules = catalog
+        .disk_type(&spec.disk_type)
+        .map_err(|e| DiskProblem(e.to_string()))?;
+    if !(spec.size_gib.is_finite() && spec.size_gib >= 1.0) {
+        return Err(DiskProblem(format!(
+            "size {} GiB: give size_gib=N, at least 1",
+            spec.size_gib
+        )));
+    }
+    // The type's budget is the VM's, from every disk of the type: share it by demand.
+    let total_gib = total_gib_of(&rules.name, volumes);
+    let budget = type_budget(catalog, machine, rules, total_gib).ok_or_else(|| {
+        DiskProblem(format!(
+            "no sourced {} limit for {} ({} family, {} vCPU)",
+            rules.name, machine.name, machine.family, machine.vcpu
+        ))
+    })?;
+    let share = shares(&rules.name, demand, volumes);
+    let limits = volume_limits(machine, &rules.name, &budget, demand, &|i| share[i]);
+    Ok((rules.name.clone(), limits))
+}
+
 /// The eight limits of one volume (by size and the VM's, reads and writes, IOPS and MiB/s),
 /// each in application IOPS for the volume's share; a limit the demand never touches (no
 /// writes: no write limit) is left out.
@@ -204,13 +159,9 @@ fn volume_limits(
     demand: &GcpDemand,
     share: &dyn Fn(usize) -> f64,
 ) -> Vec<GcpLimit> {
-    let r = demand.read_fraction();
-    let io = demand.io_size_bytes.max(512.0);
     let gib = budget.total_gib;
-    let vm = &budget.vm;
     let by_size = format!("{gib:.0} GiB of {disk_type} attached");
-    // (name, stated, limit, index of the demand part it limits, unit ops or MiB/s)
-    let rows: [(String, String, f64, usize, bool); 8] = [
+    let mut rows: Vec<DirectionalRow> = vec![
         (
             format!("{disk_type} read IOPS by size"),
             format!("{:.0} IOPS ({by_size})", budget.read_iops_by_size),
@@ -239,54 +190,9 @@ fn volume_limits(
             3,
             false,
         ),
-        (
-            format!("VM {} {disk_type} read IOPS", machine.name),
-            format!("{:.0} IOPS ({} vCPU)", vm.read_iops, machine.vcpu),
-            vm.read_iops,
-            0,
-            true,
-        ),
-        (
-            format!("VM {} {disk_type} write IOPS", machine.name),
-            format!("{:.0} IOPS ({} vCPU)", vm.write_iops, machine.vcpu),
-            vm.write_iops,
-            1,
-            true,
-        ),
-        (
-            format!("VM {} {disk_type} read throughput", machine.name),
-            format!("{:.0} MiB/s ({} vCPU)", vm.read_mib_s.get(), machine.vcpu),
-            vm.read_mib_s.get(),
-            2,
-            false,
-        ),
-        (
-            format!("VM {} {disk_type} write throughput", machine.name),
-            format!("{:.0} MiB/s ({} vCPU)", vm.write_mib_s.get(), machine.vcpu),
-            vm.write_mib_s.get(),
-            3,
-            false,
-        ),
     ];
-    rows.into_iter()
-        .filter_map(|(name, stated, limit, part, ops)| {
-            let fraction = if part % 2 == 0 { r } else { 1.0 - r };
-            if fraction <= 0.0 {
-                return None;
-            }
-            let mine = limit * share(part);
-            let iops_allowed = if ops {
-                mine / fraction
-            } else {
-                mine * MIB / io / fraction
-            };
-            Some(GcpLimit {
-                name,
-                stated,
-                iops_allowed,
-            })
-        })
-        .collect()
+    rows.extend(vm_rows(machine, disk_type, &budget.vm));
+    directional_limits(rows, demand, share)
 }
 
 fn summarise(machine: &GcpMachineType, mut results: Vec<GcpVolumeResult>) -> GcpPrediction {
@@ -344,28 +250,87 @@ pub enum GcpDiskFlagError {
     UnknownKey { spec: String, key: String },
     #[error("--disk {0}: add size_gib=N (a Persistent Disk's performance follows its size)")]
     SizeNeeded(String),
-    #[error("--disk {spec}: {kind} is provisioned per disk (IOPS and MiB/s chosen, not following its size) and predict does not model it in this build; {why}; use {known}")]
+    #[error("--disk {spec}: {kind} is provisioned per disk (IOPS and MiB/s chosen, not following its size) and is not modelled: {why} not sourced (catalog/README.md, Google Cloud); use {known}")]
     Provisioned {
         spec: String,
         kind: String,
         why: String,
         known: String,
     },
+    #[error("--disk {spec}: {problem}")]
+    ProvisionedValue { spec: String, problem: String },
 }
 
-/// Why `predict` refuses provisioned type `name`, from what its rows lack.
-fn provisioned_refusal(catalog: &GcpCatalog, name: &str) -> Option<String> {
-    let row = catalog.provisioned_type(name)?;
-    let has_vm_limits = catalog.vm_limits.iter().any(|l| l.disk_type == row.name);
-    Some(if has_vm_limits {
-        "its per-VM limits are listed for some machine types, its per-disk throughput rule is not sourced (catalog/README.md, Google Cloud)".to_string()
-    } else {
-        "its per-VM limits by machine type are not sourced (catalog/README.md, Google Cloud)"
-            .to_string()
-    })
+/// The disk types `predict` models: the Persistent Disk types and each provisioned type with
+/// nothing missing.
+fn known_types(catalog: &GcpCatalog) -> String {
+    catalog
+        .disk_types
+        .iter()
+        .map(|d| d.name.as_str())
+        .chain(
+            catalog
+                .provisioned_types
+                .iter()
+                .filter(|row| catalog.model_gaps(row).is_empty())
+                .map(|row| row.name.as_str()),
+        )
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
-/// Parses `[LABEL=]TYPE,size_gib=N` (`data=pd-ssd,size_gib=1000`).
+/// `size_gib=`, `iops=`, `mib_s=` of a provisioned type's spec, checked against its rules.
+fn parse_provisioned(
+    text: &str,
+    label: String,
+    row: &iofit_catalog::clouds::gcp_provisioned::ProvisionedType,
+    parts: std::str::Split<'_, char>,
+) -> Result<GcpDiskSpec, GcpDiskFlagError> {
+    let bad = |problem: String| GcpDiskFlagError::ProvisionedValue {
+        spec: text.to_string(),
+        problem,
+    };
+    let mut spec = GcpDiskSpec {
+        label,
+        disk_type: row.name.clone(),
+        ..Default::default()
+    };
+    let mut size = None;
+    for part in parts {
+        let (key, value) = part
+            .split_once('=')
+            .ok_or_else(|| GcpDiskFlagError::NotKeyValue {
+                spec: text.to_string(),
+                part: part.to_string(),
+            })?;
+        let number: f64 = value
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("{}={value} is not a number", key.trim())))?;
+        match key.trim() {
+            "size_gib" => size = Some(number),
+            "iops" => spec.provisioned_iops = Some(iofit_model::units::Iops(number)),
+            "mib_s" => spec.provisioned_mib_s = Some(iofit_model::units::MiBps(number)),
+            other => {
+                return Err(bad(format!(
+                    "unknown key '{other}'; a {} disk takes size_gib, and iops or mib_s as Google bills it",
+                    row.name
+                )))
+            }
+        }
+    }
+    spec.size_gib = size.ok_or_else(|| {
+        bad(format!(
+            "add size_gib=N ({} GiB at least)",
+            row.size_min_gib.unwrap_or(1.0)
+        ))
+    })?;
+    crate::gcp_provisioned::check_spec(row, &spec).map_err(|e| bad(e.0))?;
+    Ok(spec)
+}
+
+/// Parses `[LABEL=]TYPE,size_gib=N` (`data=pd-ssd,size_gib=1000`), and for a provisioned type
+/// its `iops=N` and `mib_s=N` as Google bills it (`data=pd-extreme,size_gib=1000,iops=50000`).
 pub fn parse_disk_spec(
     text: &str,
     index: usize,
@@ -377,21 +342,18 @@ pub fn parse_disk_spec(
         Some((label, kind)) => (label.trim().to_string(), kind.trim()),
         None => (format!("disk{}", index + 1), head),
     };
-    let known = || {
-        catalog
-            .disk_types
-            .iter()
-            .map(|d| d.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if let Some(why) = provisioned_refusal(catalog, kind) {
-        return Err(GcpDiskFlagError::Provisioned {
-            spec: text.to_string(),
-            kind: kind.to_string(),
-            why,
-            known: known(),
-        });
+    let known = || known_types(catalog);
+    if let Some(row) = catalog.provisioned_type(kind) {
+        let gaps = catalog.model_gaps(row);
+        if !gaps.is_empty() {
+            return Err(GcpDiskFlagError::Provisioned {
+                spec: text.to_string(),
+                kind: kind.to_string(),
+                why: gaps.join("; "),
+                known: known(),
+            });
+        }
+        return parse_provisioned(text, label, row, parts);
     }
     let rules = catalog
         .disk_type(kind)
@@ -429,6 +391,7 @@ pub fn parse_disk_spec(
         label,
         disk_type: rules.name.clone(),
         size_gib: size_gib.ok_or_else(|| GcpDiskFlagError::SizeNeeded(text.to_string()))?,
+        ..Default::default()
     })
 }
 

@@ -16,6 +16,7 @@ fn disk(label: &str, disk_type: &str, size_gib: f64) -> GcpDiskSpec {
         label: label.into(),
         disk_type: disk_type.into(),
         size_gib,
+        ..Default::default()
     }
 }
 
@@ -147,11 +148,11 @@ fn disk_specs_parse_and_refuse_with_the_spec_named() {
         ),
         (
             "data=hyperdisk-throughput,size_gib=4096",
-            "its per-VM limits by machine type are not sourced",
+            "not modelled: per-VM limits by machine type not sourced",
         ),
         (
             "data=pd-extreme,size_gib=1000",
-            "its per-disk throughput rule is not sourced",
+            "pd-extreme is given its iops when created: add iops=N",
         ),
     ] {
         let error = parse_disk_spec(text, 0, &catalog).unwrap_err().to_string();

@@ -45,6 +45,8 @@ pub mod aws;
 pub mod disk_spec;
 mod findings;
 pub mod gcp;
+pub mod gcp_provisioned;
+mod gcp_volume;
 pub use findings::{Advice, Candidate, UpToDisk, Violation, Warning};
 mod json;
 

@@ -4,8 +4,9 @@
 
 use crate::ProcedureError;
 use iofit_catalog::clouds::gcp::GcpCatalog;
+use iofit_model::units::group_thousands;
 use iofit_model::Bytes;
-use iofit_planner::clouds_gcp::{demand_of, GcpDesign, GcpPlan};
+use iofit_planner::clouds_gcp::{demand_of, GcpDesign, GcpPlan, GcpPlannedDisk};
 use iofit_predict::gcp::{self as model, GcpDemand, GcpPrediction};
 use std::path::{Path, PathBuf};
 
@@ -48,13 +49,56 @@ fn disks_line(design: &GcpDesign) -> String {
         .disks
         .iter()
         .map(|d| {
-            format!(
+            let mut line = format!(
                 "{} {} {} GiB",
                 d.spec.label, d.spec.disk_type, d.spec.size_gib
-            )
+            );
+            if let Some(iops) = d.spec.provisioned_iops {
+                line.push_str(&format!(" {} IOPS", group_thousands(iops.get())));
+            }
+            if let Some(mib_s) = d.spec.provisioned_mib_s {
+                line.push_str(&format!(" {} MiB/s", group_thousands(mib_s.get())));
+            }
+            line
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// One disk's line: what it is given and its month's price split into the GiB, the IOPS and
+/// the MiB/s it is billed for.
+fn disk_line(disk: &GcpPlannedDisk) -> String {
+    let spec = &disk.spec;
+    let mut given = format!("{} GiB", spec.size_gib);
+    let mut split = format!(
+        "{} GiB x ${}/GiB-month",
+        spec.size_gib, disk.price_per_gib_month
+    );
+    if let Some(iops) = spec.provisioned_iops {
+        given.push_str(&format!(", {} IOPS", group_thousands(iops.get())));
+        if let Some(rate) = disk.price_per_iops_month {
+            split = format!(
+                "capacity {} ({split}) + IOPS {} (${rate}/IOPS-month)",
+                money(disk.capacity_price_per_month),
+                money(disk.iops_price_per_month)
+            );
+        }
+    }
+    if let Some(mib_s) = spec.provisioned_mib_s {
+        given.push_str(&format!(", {} MiB/s", group_thousands(mib_s.get())));
+        if let Some(rate) = disk.price_per_mib_s_month {
+            split.push_str(&format!(
+                " + throughput {} (${rate}/MiB/s-month)",
+                money(disk.throughput_price_per_month)
+            ));
+        }
+    }
+    format!(
+        "    {}: {}, {given}  {}/month ({split})\n",
+        spec.label,
+        spec.disk_type,
+        money(disk.price_per_month),
+    )
 }
 
 fn design_text(design: &GcpDesign) -> String {
@@ -69,15 +113,7 @@ fn design_text(design: &GcpDesign) -> String {
         money(design.disks_price_per_month),
     );
     for disk in &design.disks {
-        text.push_str(&format!(
-            "    {}: {}, {} GiB  {}/month ({} GiB x ${}/GiB-month)\n",
-            disk.spec.label,
-            disk.spec.disk_type,
-            disk.spec.size_gib,
-            money(disk.price_per_month),
-            disk.spec.size_gib,
-            disk.price_per_gib_month
-        ));
+        text.push_str(&disk_line(disk));
     }
     let p = &design.prediction;
     text.push_str(&format!(
@@ -134,6 +170,21 @@ pub fn plan_block(plan: &GcpPlan) -> String {
         money(design.machine_price_per_month),
         money(design.disks_price_per_month),
     );
+    let [capacity, iops, throughput] = design.disks.iter().fold([0.0; 3], |sum, d| {
+        [
+            sum[0] + d.capacity_price_per_month,
+            sum[1] + d.iops_price_per_month,
+            sum[2] + d.throughput_price_per_month,
+        ]
+    });
+    if iops + throughput > 0.0 {
+        text.push_str(&format!(
+            "  disks = capacity {} + provisioned IOPS {} + provisioned throughput {}\n",
+            money(capacity),
+            money(iops),
+            money(throughput)
+        ));
+    }
     text.push_str(&format!(
         "  binding: {} (sustained); headroom {:.1}%\n  price basis: {}\n",
         design.prediction.binding, design.prediction.headroom_pct, design.price_basis
@@ -261,7 +312,7 @@ pub fn predict_gcp(request: &GcpPredictRequest) -> Result<GcpPredictOutcome> {
 
 fn predict_text(prediction: &GcpPrediction, with_targets: bool) -> String {
     let mut text = format!(
-        "Google Cloud {}: sustained (Persistent Disk does not burst)\n",
+        "Google Cloud {}: sustained (Persistent Disk and Hyperdisk do not burst)\n",
         prediction.machine_type
     );
     for volume in &prediction.volumes {
@@ -298,6 +349,16 @@ fn predict_text(prediction: &GcpPrediction, with_targets: bool) -> String {
         "limits: Google's Persistent Disk rates per GiB and per-VM limits by vCPU count (catalog/gcp-persistent-disk.toml); \
          a type's budget is the VM's, shared by its disks; one IO counts as one operation\n",
     );
+    if prediction
+        .volumes
+        .iter()
+        .any(|v| v.limits.iter().any(|l| l.name.ends_with(" disk IOPS")))
+    {
+        text.push_str(
+            "provisioned disks: each gets the IOPS and MiB/s it is given (or its rules bring), reads and writes together; \
+             the VM's limit of its type is shared by the type's disks (catalog/gcp-provisioned-disk.toml)\n",
+        );
+    }
     text
 }
 
@@ -334,6 +395,42 @@ mod tests {
         // pd-standard writes 1.5 IOPS per GiB: 1,500.
         let outcome = predict_gcp(&writes).unwrap();
         assert_eq!(outcome.prediction.delivered_iops.round(), 1500.0);
+    }
+
+    /// `plan --cloud all`'s block of a pd-extreme design splits the disks' month into the GiB
+    /// and the provisioned IOPS; the design's line names what each disk is given.
+    #[test]
+    fn a_provisioned_design_shows_its_cost_split() {
+        let requirements: iofit_model::Requirements = toml::from_str(
+            "[[volumes]]\nlabel = \"db\"\n[volumes.sizing]\niops = 100000\nthroughput_mb_s = 0\n\
+             io_size_bytes = 8192\nread_pct = 100\nrandom_pct = 100\ncapacity_gib = 1000\n",
+        )
+        .unwrap();
+        let catalog = gcp_catalog(&[]).unwrap();
+        let plan =
+            iofit_planner::clouds_gcp::plan_gcp(&requirements, &catalog, &Default::default());
+        let block = plan_block(&plan);
+        let disk = &plan.designs[0].disks[0];
+        assert!(
+            block.contains(&format!(
+                "db pd-extreme {} GiB 111,112 IOPS",
+                disk.spec.size_gib
+            )),
+            "{block}"
+        );
+        assert!(
+            block.contains(&format!(
+                "disks = capacity {} + provisioned IOPS {} + provisioned throughput $0.00",
+                money(disk.capacity_price_per_month),
+                money(disk.iops_price_per_month)
+            )),
+            "{block}"
+        );
+        let text = plan_text(&plan);
+        assert!(
+            text.contains("+ IOPS $7222.28 ($0.065/IOPS-month)"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -304,3 +304,26 @@ fn a_gcp_plan_gives_its_designs_machine_type_and_disks() {
     );
     assert!(refused("{", 1).contains("not JSON"));
 }
+
+/// A pd-extreme disk (as `plan --cloud gcp` prints it) has caps of its own, the IOPS it is
+/// given; its group is the n2's pd-extreme limit. A Hyperdisk type the tables cannot model is
+/// refused in one line naming what no source gave.
+#[test]
+fn a_gcp_provisioned_disk_is_capped_at_what_it_is_given() {
+    let options = prepare(&EmulateRequest {
+        vm: Some("n2-standard-64".into()),
+        ..gcp_request(&["db=pd-extreme,size_gib=1309,iops=111112"])
+    })
+    .unwrap();
+    let limits = &options.limits;
+    assert_eq!(limits.volumes[0].iops, 111_112.0);
+    assert_eq!(limits.groups[0].name, "pd-extreme");
+    assert_eq!(limits.groups[0].read_iops, 120_000.0);
+    let refused = message(&gcp_request(&[
+        "db=hyperdisk-balanced,size_gib=100,iops=3000,mib_s=140",
+    ]));
+    assert!(
+        refused.contains("not modelled: IOPS bounds by size") && !refused.contains('\n'),
+        "{refused}"
+    );
+}

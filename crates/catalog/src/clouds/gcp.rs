@@ -363,10 +363,21 @@ impl GcpCatalog {
             .find(|t| t.name.eq_ignore_ascii_case(name.trim()))
     }
 
-    /// What a plan in `region` would need of provisioned type `row` and no table gives:
-    /// empty when it could be planned.
-    pub fn planning_gaps(&self, row: &ProvisionedType, region: &str) -> Vec<String> {
-        let mut gaps = Vec::new();
+    /// What a prediction of provisioned type `row` would need and no table gives (its rules
+    /// and per-VM limits; prices aside): empty when `predict` can model it.
+    pub fn model_gaps(&self, row: &ProvisionedType) -> Vec<String> {
+        let mut gaps: Vec<String> = row.unsourced_rules.clone();
+        if !row.iops_rule_known() {
+            gaps.push("how a disk's IOPS follow from what it is given".to_string());
+        }
+        if !row.throughput_rule_known() {
+            gaps.push("how a disk's MiB/s follow from what it is given".to_string());
+        }
+        if let Some(name) = &row.throughput_by_size_as {
+            if self.disk_type(name).is_err() {
+                gaps.push(format!("the Persistent Disk type {name} its MiB/s follow"));
+            }
+        }
         if !self.vm_limits.iter().any(|l| l.disk_type == row.name) {
             gaps.push("per-VM limits by machine type".to_string());
         } else if !self
@@ -376,20 +387,34 @@ impl GcpCatalog {
         {
             gaps.push("per-VM limits of any machine type in the catalog".to_string());
         }
+        gaps
+    }
+
+    /// What a plan in `region` would need of provisioned type `row` and no table gives (the
+    /// model's gaps and the region's prices): empty when it could be planned.
+    pub fn planning_gaps(&self, row: &ProvisionedType, region: &str) -> Vec<String> {
+        let mut gaps = self.model_gaps(row);
         let price = self.disk_price(&row.name, region);
         if price.is_none() {
             gaps.push(format!("capacity price per GiB-month in {region}"));
         }
-        let bills = |unit: &str| row.bills.iter().any(|b| b == unit);
-        if bills("iops") && price.and_then(|p| p.price_per_iops_month).is_none() {
+        if row.bills("iops") && price.and_then(|p| p.price_per_iops_month).is_none() {
             gaps.push(format!("provisioned IOPS price per IOPS-month in {region}"));
         }
-        if bills("throughput") && price.and_then(|p| p.price_per_mib_s_month).is_none() {
+        if row.bills("throughput") && price.and_then(|p| p.price_per_mib_s_month).is_none() {
             gaps.push(format!(
                 "provisioned throughput price per MiB/s-month in {region}"
             ));
         }
         gaps
+    }
+
+    /// The provisioned types a plan in `region` can use: every fact it needs is in the tables.
+    pub fn plannable_provisioned(&self, region: &str) -> Vec<&ProvisionedType> {
+        self.provisioned_types
+            .iter()
+            .filter(|row| self.planning_gaps(row, region).is_empty())
+            .collect()
     }
 
     /// The table a row names.

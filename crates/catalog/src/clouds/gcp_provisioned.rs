@@ -51,6 +51,34 @@ pub struct ProvisionedType {
     /// The least vCPUs a machine of a family needs to take the type (`c3 = 88`).
     #[serde(default)]
     pub vcpu_min_by_family: BTreeMap<String, u32>,
+    /// A Persistent Disk type whose by-size throughput rule (baseline + MiB/s per GiB of the
+    /// type attached) gives this type's MiB/s: pd-extreme as Google's gcpdiag computes it.
+    pub throughput_by_size_as: Option<String>,
+    /// Rules Google states the type has and no source gave (`IOPS bounds by size`): a type
+    /// with one is not planned, since a disk sized without the rule might not be one Google
+    /// would create.
+    #[serde(default)]
+    pub unsourced_rules: Vec<String>,
+}
+
+impl ProvisionedType {
+    /// Whether Google bills the type by `unit` (`capacity`, `iops`, `throughput`).
+    pub fn bills(&self, unit: &str) -> bool {
+        self.bills.iter().any(|b| b == unit)
+    }
+
+    /// Whether a disk's IOPS follow from what it is given (provisioned, or per MiB/s).
+    pub fn iops_rule_known(&self) -> bool {
+        self.bills("iops") || self.iops_per_mib_s.is_some()
+    }
+
+    /// Whether a disk's MiB/s follow from what it is given (provisioned, per 1,000 IOPS, or
+    /// by size as a Persistent Disk type).
+    pub fn throughput_rule_known(&self) -> bool {
+        self.bills("throughput")
+            || self.mib_s_per_1000_iops.is_some()
+            || self.throughput_by_size_as.is_some()
+    }
 }
 
 /// Checks one row: numbers finite and not negative, ranges in order, a source, known units.
@@ -72,6 +100,12 @@ pub(crate) fn check_provisioned(row: &ProvisionedType) -> Result<(), FieldProble
         return Err((
             "bills",
             format!("unknown unit '{unit}'; write some of capacity, iops, throughput"),
+        ));
+    }
+    if row.unsourced_rules.iter().any(|r| r.trim().is_empty()) {
+        return Err((
+            "unsourced_rules",
+            "an entry is empty; name the rule no source gave".into(),
         ));
     }
     check_numbers(&[

@@ -83,10 +83,13 @@ fn the_tables_hold_googles_figures() {
     assert!((price.price_per_month() - 0.388472 * 730.0).abs() < 1e-9);
     let balanced = catalog.disk_price("pd-balanced", "europe-west3").unwrap();
     assert_eq!(balanced.price_per_gib_month, 0.12);
-    // pricing.yml holds pd-extreme's capacity rate, not its IOPS rate.
+    // pricing.yml holds pd-extreme's capacity rate, Infracost's golden file its IOPS rate (in
+    // us-central1 only).
     let extreme = catalog.disk_price("pd-extreme", DEFAULT_REGION).unwrap();
     assert_eq!(extreme.price_per_gib_month, 0.125);
-    assert_eq!(extreme.price_per_iops_month, None);
+    assert_eq!(extreme.price_per_iops_month, Some(0.065));
+    let frankfurt = catalog.disk_price("pd-extreme", "europe-west3").unwrap();
+    assert_eq!(frankfurt.price_per_iops_month, None);
     // gcpdiag vm_performance.py: pd-standard below 100 GiB performs as 100 GiB.
     let standard = catalog.disk_type("pd-standard").unwrap();
     assert_eq!(standard.rated_gib(32.0), 100.0);
@@ -95,8 +98,9 @@ fn the_tables_hold_googles_figures() {
 }
 
 /// The provisioned types hold what Google's pages state, each row naming its pages and the
-/// date read, and none is planned: each names the facts missing (no IOPS or throughput price,
-/// no Hyperdisk per-VM limit).
+/// date read. pd-extreme lacks nothing in us-central1 (its IOPS price is Infracost's), only its
+/// IOPS price elsewhere; each Hyperdisk type names the facts missing (no per-VM limit, and for
+/// Hyperdisk Balanced no IOPS or throughput price and no bounds by size).
 #[test]
 fn provisioned_types_hold_the_pages_rules_and_say_what_is_missing() {
     let catalog = GcpCatalog::embedded().unwrap();
@@ -143,24 +147,45 @@ fn provisioned_types_hold_the_pages_rules_and_say_what_is_missing() {
         (limit.read_iops, limit.write_mib_s.get()),
         (120_000.0, 3_000.0)
     );
-    let gaps = catalog.planning_gaps(
-        catalog.provisioned_type("pd-extreme").unwrap(),
-        "us-central1",
-    );
+    let pd_extreme = catalog.provisioned_type("pd-extreme").unwrap();
+    assert!(catalog.planning_gaps(pd_extreme, "us-central1").is_empty());
+    // 100,000 provisioned IOPS were $6,500.00 a month in Infracost's us-central1 golden file.
+    let rate = catalog.disk_price("pd-extreme", "us-central1").unwrap();
+    assert_eq!(rate.price_per_iops_month.unwrap() * 100_000.0, 6_500.0);
     assert_eq!(
-        gaps,
-        ["provisioned IOPS price per IOPS-month in us-central1"]
+        (pd_extreme.size_min_gib, pd_extreme.iops_min),
+        (Some(500.0), Some(2_500.0))
     );
+    assert_eq!(pd_extreme.throughput_by_size_as.as_deref(), Some("pd-ssd"));
+    assert_eq!(
+        catalog.planning_gaps(pd_extreme, "europe-west3"),
+        ["provisioned IOPS price per IOPS-month in europe-west3"]
+    );
+    let names: Vec<&str> = catalog
+        .plannable_provisioned("us-central1")
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(names, ["pd-extreme"]);
     let gaps = catalog.planning_gaps(balanced, "europe-west3");
     assert_eq!(
         gaps,
         [
+            "IOPS bounds by size",
+            "throughput bounds by size and IOPS",
             "per-VM limits by machine type",
             "capacity price per GiB-month in europe-west3",
             "provisioned IOPS price per IOPS-month in europe-west3",
             "provisioned throughput price per MiB/s-month in europe-west3"
         ]
     );
+    assert_eq!(
+        (balanced.size_min_gib, balanced.size_max_gib),
+        (Some(4.0), Some(65_536.0))
+    );
+    // Hyperdisk Extreme: every per-disk rule and its us-central1 prices, no per-VM limit.
+    let gaps = catalog.planning_gaps(extreme, "us-central1");
+    assert_eq!(gaps, ["per-VM limits by machine type"]);
 }
 
 /// A file that adds what is missing makes a type plannable: the gaps are computed, not listed.
@@ -168,13 +193,24 @@ fn provisioned_types_hold_the_pages_rules_and_say_what_is_missing() {
 fn a_file_with_the_missing_prices_closes_the_gaps() {
     let mut catalog = GcpCatalog::embedded().unwrap();
     let text = format!(
-        "{}\n[[disk_prices]]\nname = \"pd-extreme\"\nregion = \"us-central1\"\nprice_per_gib_month = 0.125\nprice_per_iops_month = 0.5\n",
+        "{}\n[[disk_prices]]\nname = \"pd-extreme\"\nregion = \"europe-west3\"\nprice_per_gib_month = 0.15\nprice_per_iops_month = 0.5\n",
         HEAD.replace("\"x\"", "\"mine\"")
     );
     catalog.add_text("mine.toml", &text).unwrap();
     let row = catalog.provisioned_type("pd-extreme").unwrap();
-    assert!(catalog.planning_gaps(row, "us-central1").is_empty());
-    assert_eq!(catalog.planning_gaps(row, "europe-west3").len(), 1);
+    assert!(catalog.planning_gaps(row, "europe-west3").is_empty());
+    assert_eq!(catalog.planning_gaps(row, "asia-northeast1").len(), 1);
+    // A row naming a throughput rule of a disk type nobody lists is a gap, not a guess.
+    let text = format!(
+        "{}\n[[provisioned_types]]\nname = \"pd-extreme\"\nsource = \"s\"\nbills = [\"capacity\", \"iops\"]\nthroughput_by_size_as = \"pd-fast\"\n",
+        HEAD.replace("\"x\"", "\"other\"")
+    );
+    catalog.add_text("other.toml", &text).unwrap();
+    let row = catalog.provisioned_type("pd-extreme").unwrap();
+    assert_eq!(
+        catalog.planning_gaps(row, "us-central1"),
+        ["the Persistent Disk type pd-fast its MiB/s follow"]
+    );
 }
 
 #[test]
