@@ -92,6 +92,15 @@ pub struct Controller {
     /// The caps the kernel had during the coming tick, where they differ from `caps()` (the
     /// throttle keeps a cap that would rise by only a little): the queue model drains at them.
     in_force: Option<Vec<DeviceCaps>>,
+    /// Per volume, the caps the kernel held in the tick before the last, and how many ticks
+    /// ago they last changed (see `SLICE_AGAIN`).
+    kernel_before: Vec<Option<DeviceCaps>>,
+    ticks_since_rewrite: Vec<u32>,
+    /// Per volume, the last `HOLD_TICKS` ticks of use without a rewrite's extra slice (see
+    /// `steady_peak`), and their peaks with the held directions from the last tick: whether
+    /// a volume of a shared group presses on its part.
+    steady: Vec<std::collections::VecDeque<(Split, Split)>>,
+    group_steady: Option<Vec<(Split, Split)>>,
     /// See `waiting_on_devices`.
     device_waiting: Option<Vec<(bool, bool)>>,
     tick_s: f64,
@@ -209,6 +218,10 @@ impl Controller {
             kernel_margin: 1.0,
             mixed_margin: 1.0,
             in_force: None,
+            kernel_before: vec![None; count],
+            ticks_since_rewrite: vec![u32::MAX; count],
+            steady: vec![Default::default(); count],
+            group_steady: None,
             device_waiting: None,
             tick_s,
             iops_gain: vec![Gain::new(); count],

@@ -4,6 +4,15 @@
 
 use super::split::{Split, IDLE_DIRECTION};
 
+/// The window of a direction's `Gain` (ticks): 2 s. Counters read between the kernel's
+/// dispatch batches move up to 30 % of a tick's count into the next one, so a 1 s window of
+/// a direction at its part read up to 3 % over it, past `Gain::OVER`; each such correction,
+/// and the rise back after it, is a rewrite that lets a slice more through
+/// (`HOLD_CAPS_TICKS`): a lone writer ran 105-108 % of its cap in a second (`closed_loop.rs`,
+/// kernel x1.04). Over 2 s the lumps are at most 1.5 %; a kernel's real overshoot is still
+/// corrected, a window later.
+const DIRECTION_GAIN_TICKS: u32 = 20;
+
 /// Feedback on a volume whose caps are shared per direction (a `SharedGroup`): one direction
 /// may be at its cap while the other is far from it, so each is measured against its own part
 /// and corrected on its own, by the same `Gain` and `Lift` the combined caps have.
@@ -23,8 +32,8 @@ pub(super) struct DirectionFeedback {
 impl DirectionFeedback {
     pub(super) fn new() -> DirectionFeedback {
         DirectionFeedback {
-            iops_gain: [Gain::new(); 2],
-            mb_gain: [Gain::new(); 2],
+            iops_gain: [Gain::over(DIRECTION_GAIN_TICKS); 2],
+            mb_gain: [Gain::over(DIRECTION_GAIN_TICKS); 2],
             iops_lift: [Lift::new(); 2],
             mb_lift: [Lift::new(); 2],
             iops_whole: Split::default(),
@@ -119,6 +128,8 @@ impl Lift {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Gain {
     pub(super) factor: f64,
+    /// Ticks per window (`WINDOW_TICKS`, or `DIRECTION_GAIN_TICKS` for a direction).
+    pub(super) window_ticks: u32,
     pub(super) used: f64,
     pub(super) allotted: f64,
     pub(super) ticks: u32,
@@ -134,8 +145,14 @@ impl Gain {
     const OVER: f64 = 1.02;
 
     pub(super) fn new() -> Gain {
+        Gain::over(Self::WINDOW_TICKS)
+    }
+
+    /// A gain whose windows are `window_ticks` long.
+    pub(super) fn over(window_ticks: u32) -> Gain {
         Gain {
             factor: 1.0,
+            window_ticks,
             used: 0.0,
             allotted: 0.0,
             ticks: 0,
@@ -147,7 +164,7 @@ impl Gain {
         self.used += used;
         self.allotted += allotted;
         self.ticks += 1;
-        if self.ticks < Self::WINDOW_TICKS {
+        if self.ticks < self.window_ticks {
             return;
         }
         if self.allotted > 0.0 && self.used > 0.0 {

@@ -8,13 +8,17 @@ use super::split::{
 };
 use crate::divide::{demand_estimate, divide};
 
-/// One direction of a group's cap divided among its volumes: `(used, previous)` are each
-/// volume's recent peak and its part before. Returns the parts (under the margin when two or
+/// A volume using this share of its part (without a rewrite's extra slice) presses on it.
+const PRESSING: f64 = 0.9;
+
+/// One direction of a group's cap divided among its volumes: `(used, steady, previous)` are
+/// each volume's recent peak, the same without the slice its last rewrite let through again
+/// (`Controller::steady_peak`), and its part before. Returns the parts (under the margin when two or
 /// more volumes run, as the VM's cap is divided in `level`) and the whole parts they are
 /// measured against.
 pub(super) fn share_direction(
     cap: f64,
-    (used, previous): (&[f64], &[f64]),
+    (used, steady, previous): (&[f64], &[f64], &[f64]),
     first: bool,
     mixed_margin: f64,
 ) -> (Vec<f64>, Vec<f64>) {
@@ -27,7 +31,7 @@ pub(super) fn share_direction(
             .map(|(u, p)| demand_estimate(*u, *p, cap * IDLE_SHARE))
             .collect()
     };
-    let active: Vec<bool> = used.iter().map(|u| *u > cap * ACTIVE_SHARE).collect();
+    let active: Vec<bool> = steady.iter().map(|u| *u > cap * ACTIVE_SHARE).collect();
     let running = active.iter().filter(|a| **a).count();
     let margin = if running >= 2 && !first {
         mixed_margin
@@ -62,14 +66,22 @@ pub(super) fn share_direction(
     // Parts close to the ones in force stay (as `sticky` keeps a volume's split): each
     // rewrite lets a slice more through (`HOLD_CAPS_TICKS`), and two readers' parts followed
     // each tick's noise, rewritten every other tick, to 110 % of the cap in a second.
-    // A direction far from binding (each volume under half its part) keeps its parts too, as
-    // `level` keeps a limit nobody nears: 4 KiB reads use a few % of the MB/s caps, whose
-    // parts followed each tick's noise and rewrote the caps to 109 % of the IOPS cap.
+    // A direction nobody presses on (each volume's steady use under `PRESSING` of its part)
+    // keeps its parts too, unless an idle volume holds more than its sliver while others run
+    // (a reader beside a writer, in the first tick): nobody is short of it, and a re-division
+    // only follows noise. 4 KiB reads use a few % of the MB/s caps, whose parts followed each
+    // tick's noise and rewrote the caps to 109 % of the IOPS cap; the light direction of two
+    // 70/30 streams (45 % of its part) followed the slices their rewrites let through, each
+    // rewrite of one volume's part another's, to 126-140 % of the read cap in a second.
+    // Activity is judged on the steady use as well: a slice after a rewrite made 4 KiB
+    // writes look active on the MB/s caps and split them.
     let close = |a: f64, b: f64| (a - b).abs() <= STICKY_PART * b;
-    let far = used
-        .iter()
-        .zip(previous)
-        .all(|(u, b)| *u < FAR_FROM_BINDING * b);
+    let calm = steady.iter().zip(previous).all(|(u, b)| *u < PRESSING * b);
+    let sliver = |u: f64| (cap * IDLE_DIRECTION).max(2.0 * u).min(cap / 2.0);
+    let idle_holding = split
+        && (0..used.len())
+            .any(|i| steady[i] <= cap * IDLE_DIRECTION && previous[i] > 2.0 * sliver(used[i]));
+    let far = calm && !idle_holding;
     if !first
         && previous.iter().sum::<f64>() <= cap * margin
         && (far || parts.iter().zip(previous).all(|(p, b)| close(*p, *b)))

@@ -28,6 +28,26 @@ const MIX_S: f64 = 1.0;
 /// writes "active" for a second and slowed the reads that followed it.
 const HOLD_TICKS: usize = 3;
 
+/// The kernel's throttle slice: a rewrite of a device's caps restarts it, and up to this
+/// much of the new caps passes again (see `HOLD_CAPS_TICKS`).
+const SLICE_AGAIN_S: f64 = 0.1;
+
+/// The peak of each limit and direction over some ticks of use.
+fn peak_of(ticks: &std::collections::VecDeque<(Split, Split)>) -> (Split, Split) {
+    ticks
+        .iter()
+        .fold((Split::default(), Split::default()), |peak, u| {
+            (peak.0.max(u.0), peak.1.max(u.1))
+        })
+}
+
+fn min_of(a: Split, b: Split) -> Split {
+    Split {
+        read: a.read.min(b.read),
+        write: a.write.min(b.write),
+    }
+}
+
 impl Controller {
     /// Takes the cumulative counters of every volume after `elapsed_s` seconds, returns what
     /// each volume did in that tick; the caps for the next tick are then in `caps()`.
@@ -41,17 +61,20 @@ impl Controller {
         self.vm_in_force = self.vm_caps();
         let mut usage = Vec::with_capacity(counters.len());
         let mut used = Vec::with_capacity(counters.len());
-        let mut held = Vec::with_capacity(counters.len());
         let caps = self.in_force.take().unwrap_or_else(|| self.caps());
         let kernel = caps.clone();
+        for (i, now) in caps.iter().enumerate() {
+            let before = self.kernel_before[i].replace(*now);
+            self.ticks_since_rewrite[i] = if before.is_some_and(|b| b != *now) {
+                0
+            } else {
+                self.ticks_since_rewrite[i].saturating_add(1)
+            };
+        }
         for (i, now) in counters.iter().enumerate() {
             let (volume_usage, iops_used, mb_used) = self.account(i, now, &caps[i], elapsed_s);
-            let queued = self.queued[i];
             usage.push(volume_usage);
             used.push((iops_used, mb_used));
-            // Requests queued behind a direction's cap: it is held back by it, however
-            // little it passed, and wants what drains its queue within a second.
-            held.push(queued);
         }
         self.last = counters.to_vec();
         let vm_iops: f64 = used.iter().map(|u| u.0.total()).sum();
@@ -71,66 +94,32 @@ impl Controller {
                 if recent.len() > HOLD_TICKS {
                     recent.pop_front();
                 }
-                recent
-                    .iter()
-                    .fold((Split::default(), Split::default()), |peak, u| {
-                        (peak.0.max(u.0), peak.1.max(u.1))
-                    })
+                peak_of(recent)
             })
             .collect();
+        let steady: Vec<(Split, Split)> = (0..used.len())
+            .map(|i| self.steady_peak(i, used[i]))
+            .collect();
         let device_waiting = self.device_waiting.take();
+        let device = |i: usize| {
+            device_waiting
+                .as_ref()
+                .and_then(|w| w.get(i).copied())
+                .unwrap_or_default()
+        };
         // A held direction counts as using all of its parts: active and saturated.
         let peaks: Vec<(Split, Split)> = peaks
             .into_iter()
-            .zip(&held)
             .enumerate()
-            .map(|(i, ((mut iops, mut mb), queued))| {
-                let (read, write) = queued.waiting();
-                let (device_read, device_write) = device_waiting
-                    .as_ref()
-                    .and_then(|w| w.get(i).copied())
-                    .unwrap_or_default();
-                let (read, write) = (read || device_read, write || device_write);
-                // The MB/s parts grow for bytes that wait (or what the device shows waiting),
-                // not for requests an IOPS cap holds: that would mark a limit far from binding
-                // busy, and rewrite its caps (see `HOLD_CAPS_TICKS`).
-                let (read_bytes, write_bytes) = (
-                    queued.read_bytes > 0.0 || device_read,
-                    queued.write_bytes > 0.0 || device_write,
-                );
-                let units = self.units_per_request[i];
-                let per = self.bytes_per_request[i];
-                // Queued requests: counted, or from the queued bytes at the last request size.
-                let ios = |ios: f64, bytes: f64, per: f64| ios.max(bytes / per.max(1.0));
-                if read {
-                    let waiting = ios(queued.read_ios, queued.read_bytes, per.read);
-                    iops.read = iops
-                        .read
-                        .max(2.0 * self.iops_allot[i].read)
-                        .max(waiting * units.read);
-                }
-                if read_bytes {
-                    mb.read = mb
-                        .read
-                        .max(2.0 * self.mb_allot[i].read)
-                        .max(queued.read_bytes / 1e6);
-                }
-                if write {
-                    let waiting = ios(queued.write_ios, queued.write_bytes, per.write);
-                    iops.write = iops
-                        .write
-                        .max(2.0 * self.iops_allot[i].write)
-                        .max(waiting * units.write);
-                }
-                if write_bytes {
-                    mb.write = mb
-                        .write
-                        .max(2.0 * self.mb_allot[i].write)
-                        .max(queued.write_bytes / 1e6);
-                }
-                (iops, mb)
-            })
+            .map(|(i, peak)| self.with_held(i, peak, device(i)))
             .collect();
+        self.group_steady = Some(
+            steady
+                .into_iter()
+                .enumerate()
+                .map(|(i, peak)| self.with_held(i, peak, device(i)))
+                .collect(),
+        );
         let weight = (elapsed_s / MIX_S).min(1.0);
         for (i, ((mix, now), recent)) in
             self.mix.iter_mut().zip(&used).zip(&self.recent).enumerate()
@@ -159,6 +148,83 @@ impl Controller {
         usage
     }
 
+    /// A volume's peak use with its held directions: requests queued behind a direction's
+    /// cap (modelled, or what the device shows waiting, `device`) mean it is held back by it,
+    /// however little it passed, and wants what drains its queue within a second.
+    fn with_held(
+        &self,
+        i: usize,
+        (mut iops, mut mb): (Split, Split),
+        device: (bool, bool),
+    ) -> (Split, Split) {
+        let queued = self.queued[i];
+        let (read, write) = queued.waiting();
+        let (device_read, device_write) = device;
+        let (read, write) = (read || device_read, write || device_write);
+        // The MB/s parts grow for bytes that wait (or what the device shows waiting), not for
+        // requests an IOPS cap holds: that would mark a limit far from binding busy, and
+        // rewrite its caps (see `HOLD_CAPS_TICKS`).
+        let (read_bytes, write_bytes) = (
+            queued.read_bytes > 0.0 || device_read,
+            queued.write_bytes > 0.0 || device_write,
+        );
+        let units = self.units_per_request[i];
+        let per = self.bytes_per_request[i];
+        // Queued requests: counted, or from the queued bytes at the last request size.
+        let ios = |ios: f64, bytes: f64, per: f64| ios.max(bytes / per.max(1.0));
+        if read {
+            let waiting = ios(queued.read_ios, queued.read_bytes, per.read);
+            iops.read = iops
+                .read
+                .max(2.0 * self.iops_allot[i].read)
+                .max(waiting * units.read);
+        }
+        if read_bytes {
+            mb.read = mb
+                .read
+                .max(2.0 * self.mb_allot[i].read)
+                .max(queued.read_bytes / 1e6);
+        }
+        if write {
+            let waiting = ios(queued.write_ios, queued.write_bytes, per.write);
+            iops.write = iops
+                .write
+                .max(2.0 * self.iops_allot[i].write)
+                .max(waiting * units.write);
+        }
+        if write_bytes {
+            mb.write = mb
+                .write
+                .max(2.0 * self.mb_allot[i].write)
+                .max(queued.write_bytes / 1e6);
+        }
+        (iops, mb)
+    }
+
+    /// The peak use of a volume of a shared group over the last `HOLD_TICKS` ticks without the
+    /// slice its last rewrite let through again: in the two ticks after a rewrite (this one
+    /// and, for what is counted late, the next) no more than the peak before. A rewrite
+    /// restarts the kernel's throttle slices and up to a slice more passes (`SLICE_AGAIN_S`);
+    /// read as a volume pressing on its part, it re-divided a direction nobody was short
+    /// of, which is a rewrite of the other volumes' caps, whose slices did the same: two
+    /// 70/30 streams on one disk type rewrote each other's write caps every tick and ran
+    /// their reads at 126 % of the read cap in a second.
+    fn steady_peak(&mut self, i: usize, now: (Split, Split)) -> (Split, Split) {
+        let steady = &mut self.steady[i];
+        let now = match steady.is_empty() || self.ticks_since_rewrite[i] > 1 {
+            true => now,
+            false => {
+                let before = peak_of(steady);
+                (min_of(now.0, before.0), min_of(now.1, before.1))
+            }
+        };
+        steady.push_back(now);
+        if steady.len() > HOLD_TICKS {
+            steady.pop_front();
+        }
+        peak_of(steady)
+    }
+
     fn account(
         &mut self,
         i: usize,
@@ -168,18 +234,26 @@ impl Controller {
     ) -> (VolumeUsage, Split, Split) {
         let last = self.last[i];
         let delta = |now: u64, last: u64| now.saturating_sub(last) as f64;
+        // A volume of a shared group whose caps were just rewritten let out up to a slice
+        // more (`SLICE_AGAIN`): that is not a queue.
+        let again = match self.ticks_since_rewrite[i] {
+            0 if self.directions[i].is_some() => 1.0 + SLICE_AGAIN_S / elapsed_s,
+            1 if self.directions[i].is_some() => 1.0 + 0.5 * SLICE_AGAIN_S / elapsed_s,
+            _ => 1.0,
+        };
+        let cap = |v: Option<u64>| v.map(|v| v as f64 * again);
         let queued = self.queued[i].after(
             Submitted {
                 bytes: delta(now.read_bytes, last.read_bytes),
                 ios: delta(now.read_ios, last.read_ios),
-                cap_bytes_s: caps.read_bytes_s.map(|v| v as f64),
-                cap_ios_s: caps.read_iops.map(|v| v as f64),
+                cap_bytes_s: cap(caps.read_bytes_s),
+                cap_ios_s: cap(caps.read_iops),
             },
             Submitted {
                 bytes: delta(now.write_bytes, last.write_bytes),
                 ios: delta(now.write_ios, last.write_ios),
-                cap_bytes_s: caps.write_bytes_s.map(|v| v as f64),
-                cap_ios_s: caps.write_iops.map(|v| v as f64),
+                cap_bytes_s: cap(caps.write_bytes_s),
+                cap_ios_s: cap(caps.write_iops),
             },
             elapsed_s,
         );
@@ -227,9 +301,10 @@ impl Controller {
         let cap_iops = cap_of(&self.iops_buckets[i], volume.iops, self.tick_s);
         let cap_mb_s = cap_of(&self.mb_buckets[i], volume.throughput_mb_s, self.tick_s);
         let burst_seconds_left = self.iops_buckets[i].as_ref().map(|b| b.seconds_left());
-        if self.directions[i].is_some() {
-            // Its caps follow each direction's feedback; the combined feedback below runs on
-            // but is not applied to them (`fresh_caps`).
+        // Its caps follow each direction's feedback; the combined feedback below runs on but
+        // is not applied to them (`fresh_caps`). The two ticks after a rewrite carry the slice
+        // it let through again (`SLICE_AGAIN_S`), not the kernel's steady overshoot: left out.
+        if self.directions[i].is_some() && self.ticks_since_rewrite[i] > 1 {
             self.record_directions(i, (iops, mb), caps, elapsed_s);
         }
         self.iops_gain[i].record(iops.total() * elapsed_s, self.iops_share[i] * elapsed_s);
@@ -332,12 +407,27 @@ impl Controller {
                     members.iter().map(|&i| f(&from[i])).collect()
                 };
                 let (read_used, write_used) = (of(|s| s.read, used), of(|s| s.write, used));
+                let steady = match &self.group_steady {
+                    Some(steady) if is_iops => steady.iter().map(|s| s.0).collect(),
+                    Some(steady) => steady.iter().map(|s| s.1).collect(),
+                    None => used.to_vec(),
+                };
+                let (read_steady, write_steady) =
+                    (of(|s| s.read, &steady), of(|s| s.write, &steady));
                 let (read_before, write_before) = (of(|s| s.read, allot), of(|s| s.write, allot));
                 let margin = self.mixed_margin;
-                let (read, read_whole) =
-                    share_direction(read_cap, (&read_used, &read_before), first, margin);
-                let (write, write_whole) =
-                    share_direction(write_cap, (&write_used, &write_before), first, margin);
+                let (read, read_whole) = share_direction(
+                    read_cap,
+                    (&read_used, &read_steady, &read_before),
+                    first,
+                    margin,
+                );
+                let (write, write_whole) = share_direction(
+                    write_cap,
+                    (&write_used, &write_steady, &write_before),
+                    first,
+                    margin,
+                );
                 for (k, &i) in members.iter().enumerate() {
                     let own = if is_iops {
                         self.iops_share[i]
