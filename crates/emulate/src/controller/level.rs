@@ -19,10 +19,14 @@ const PRESSING: f64 = 0.9;
 pub(super) fn share_direction(
     cap: f64,
     (used, steady, previous): (&[f64], &[f64], &[f64]),
+    bounds: &[f64],
     first: bool,
     mixed_margin: f64,
 ) -> (Vec<f64>, Vec<f64>) {
-    let ceilings = vec![cap; used.len()];
+    let ceilings: Vec<f64> = bounds
+        .iter()
+        .map(|b| cap.min(b.max(cap * IDLE_DIRECTION)))
+        .collect();
     let demands: Vec<f64> = if first {
         ceilings.clone()
     } else {

@@ -32,6 +32,35 @@ const HOLD_TICKS: usize = 3;
 /// much of the new caps passes again (see `HOLD_CAPS_TICKS`).
 const SLICE_AGAIN_S: f64 = 0.1;
 
+/// A mixed stream's light direction may take this much more than its heavy direction's part
+/// lets it use at its mix.
+const LIGHT_ROOM: f64 = 1.15;
+
+/// A stream with less than this share of its use in one direction runs that direction alone.
+const ALONE_SHARE: f64 = 0.02;
+
+/// How much of each tick's use the smoothed mix of a volume of a shared group takes.
+const GROUP_MIX_WEIGHT: f64 = 0.2;
+
+/// The most each direction of a mixed stream can use (read, write): its other direction's
+/// part at its mix `mix` (smoothed use), with `LIGHT_ROOM`; unbounded for a stream running one
+/// direction, or before any IO.
+fn light_bounds(mix: Split, part: Split, first: bool) -> (f64, f64) {
+    let total = mix.total();
+    if first || total <= 0.0 {
+        return (f64::INFINITY, f64::INFINITY);
+    }
+    let read_share = mix.read / total;
+    if !(ALONE_SHARE..=1.0 - ALONE_SHARE).contains(&read_share) {
+        return (f64::INFINITY, f64::INFINITY);
+    }
+    let ratio = read_share / (1.0 - read_share);
+    (
+        part.write * ratio * LIGHT_ROOM,
+        part.read / ratio * LIGHT_ROOM,
+    )
+}
+
 /// The peak of each limit and direction over some ticks of use.
 fn peak_of(ticks: &std::collections::VecDeque<(Split, Split)>) -> (Split, Split) {
     ticks
@@ -97,6 +126,13 @@ impl Controller {
                 peak_of(recent)
             })
             .collect();
+        for (mix, now) in self.group_mix.iter_mut().zip(&used) {
+            let ewma = |m: Split, n: Split| {
+                m.scaled(1.0 - GROUP_MIX_WEIGHT)
+                    .plus(n.scaled(GROUP_MIX_WEIGHT))
+            };
+            *mix = (ewma(mix.0, now.0), ewma(mix.1, now.1));
+        }
         let steady: Vec<(Split, Split)> = (0..used.len())
             .map(|i| self.steady_peak(i, used[i]))
             .collect();
@@ -416,15 +452,28 @@ impl Controller {
                     (of(|s| s.read, &steady), of(|s| s.write, &steady));
                 let (read_before, write_before) = (of(|s| s.read, allot), of(|s| s.write, allot));
                 let margin = self.mixed_margin;
+                let (read_bounds, write_bounds): (Vec<f64>, Vec<f64>) = members
+                    .iter()
+                    .map(|&i| {
+                        let mix = if is_iops {
+                            self.group_mix[i].0
+                        } else {
+                            self.group_mix[i].1
+                        };
+                        light_bounds(mix, allot[i], first)
+                    })
+                    .unzip();
                 let (read, read_whole) = share_direction(
                     read_cap,
                     (&read_used, &read_steady, &read_before),
+                    &read_bounds,
                     first,
                     margin,
                 );
                 let (write, write_whole) = share_direction(
                     write_cap,
                     (&write_used, &write_steady, &write_before),
+                    &write_bounds,
                     first,
                     margin,
                 );
