@@ -198,7 +198,13 @@ impl Gain {
             // throttle never saw (writeback on cgroup v1): it is left alone.
             let held = self.used >= Self::HELD_FROM * self.factor * self.allotted;
             if (1.0 / 1.5..1.0 / Self::OVER).contains(&ratio) {
-                self.factor *= ratio.sqrt();
+                // A direction's 2 s window (`DIRECTION_GAIN_TICKS`) is quiet enough for the
+                // whole step: with half steps a kernel 10 % over held 101 % of the cap.
+                self.factor *= if self.window_ticks > Self::WINDOW_TICKS {
+                    ratio
+                } else {
+                    ratio.sqrt()
+                };
             } else if ratio > 1.02 && held {
                 self.factor *= ratio.sqrt().min(1.03);
             }
