@@ -529,7 +529,7 @@ fn two_pd_balanced_cases(limits: &DesignLimits) -> Vec<([f64; 2], f64, f64)> {
         // A reader beside a writer: each has its direction's cap but the other's sliver.
         ([1.0, 0.0], read + write, 0.94),
         // Two 70/30 streams: the reads bind, the writes run at 45 % of their parts.
-        ([0.7, 0.7], read.min(write) / 0.7, 0.94),
+        ([0.7, 0.7], read.min(write) / 0.7, 0.92),
         // Two 50/50 streams: both directions bind, each stream at the lower of its two
         // parts every tick (91 %, as Azure's lone 50/50 stream).
         ([0.5, 0.5], read.min(write) * 2.0, 0.90),
@@ -624,12 +624,12 @@ fn gcp_disks_of_two_types_each_reach_their_own_caps() {
 /// Every Google Cloud case above under other noise draws (seeds 1 to 40; the other tests
 /// draw seed 30), as it stands: the cases above hold under one draw, and this shows how much
 /// that draw decides. Of the 2,240 group runs, 5 do not hold (`GroupFigures::hold`, at least
-/// 90 % on average), all with two volumes on one type: 90/10 beside 10/90 at 105.4-106.2 %
-/// of a cap in one second (3 runs, one of them in the first second), 70/30 beside reads only
-/// at 105.4 % (one), and 50/50 beside 50/50 at 89.9 % of its caps' closed loop on average
-/// (one). Before the shared groups' parts were re-divided only for a volume pressing on its
-/// part, rewritten together and the light direction of a mix bounded, 227 did not, by up to
-/// 142 % of a cap in a second (two 70/30 streams), and 90/10 beside 10/90 in every run.
+/// 90 % on average), all with two volumes on one type and all by one second over 105 %:
+/// 90/10 beside 10/90 at 105.2-107.0 % of a cap (4 runs, one of them in the first second) and
+/// 70/30 beside reads only at 106.1 % (one, in the third second). Before the shared groups'
+/// parts were re-divided only for a volume pressing on its part, rewritten together and the
+/// light direction of a mix bounded, 227 did not, by up to 142 % of a cap in a second (two
+/// 70/30 streams), and 90/10 beside 10/90 in every run.
 #[test]
 fn gcp_cases_hold_whatever_the_noise() {
     let mut runs: Vec<(String, f64, GroupFigures)> = Vec::new();
@@ -668,11 +668,11 @@ fn gcp_cases_hold_whatever_the_noise() {
         "{} runs do not hold: {failed:#?}",
         failed.len()
     );
-    // However a draw falls, no second passes a cap by 7 % and no group runs under 89 % of
-    // its caps' closed loop on average or 84 % in a second.
+    // However a draw falls, no second passes a cap by 8 % and no group runs under 90 % of
+    // its caps' closed loop on average or 87 % in a second.
     for (what, _, f) in &runs {
         assert!(
-            f.worst <= 1.07 && f.mean >= 0.89 && f.least >= 0.84,
+            f.worst <= 1.08 && f.mean >= 0.90 && f.least >= 0.87,
             "{what}: {f:?}"
         );
     }
