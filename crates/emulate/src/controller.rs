@@ -92,6 +92,18 @@ pub struct Controller {
     /// The caps the kernel had during the coming tick, where they differ from `caps()` (the
     /// throttle keeps a cap that would rise by only a little): the queue model drains at them.
     in_force: Option<Vec<DeviceCaps>>,
+    /// Per volume, the caps the kernel held in the tick before the last, and how many ticks
+    /// ago they last changed (see `SLICE_AGAIN`).
+    kernel_before: Vec<Option<DeviceCaps>>,
+    ticks_since_rewrite: Vec<u32>,
+    /// Per volume, the last `HOLD_TICKS` ticks of use without a rewrite's extra slice (see
+    /// `steady_peak`), and their peaks with the held directions from the last tick: whether
+    /// a volume of a shared group presses on its part.
+    steady: Vec<std::collections::VecDeque<(Split, Split)>>,
+    group_steady: Option<Vec<(Split, Split)>>,
+    /// Per volume, its use (IOPS, MB/s) smoothed over a few ticks: the mix a shared group's
+    /// parts of a mixed stream follow (see `light_bounds`).
+    group_mix: Vec<(Split, Split)>,
     /// See `waiting_on_devices`.
     device_waiting: Option<Vec<(bool, bool)>>,
     tick_s: f64,
@@ -134,6 +146,16 @@ pub struct Controller {
 /// under caps adding up to 4,920 here. So a volume's caps stand at least this many ticks,
 /// unless a total must fall or a part must rise (see `present`).
 const HOLD_CAPS_TICKS: u32 = 10;
+
+/// How a volume's fresh caps differ from the ones presented.
+struct Change {
+    /// Its IOPS or MB/s caps add up to less.
+    falls: bool,
+    /// A cap rises past `HOLD_RISE` of the one presented.
+    rises: bool,
+    /// Its hold is over and a cap moved past `STICKY_PART`, or past what the kernel holds.
+    moved_after_hold: bool,
+}
 
 /// A part rising past this factor of the one in force is written at once.
 const HOLD_RISE: f64 = 1.25;
@@ -209,6 +231,11 @@ impl Controller {
             kernel_margin: 1.0,
             mixed_margin: 1.0,
             in_force: None,
+            kernel_before: vec![None; count],
+            ticks_since_rewrite: vec![u32::MAX; count],
+            steady: vec![Default::default(); count],
+            group_steady: None,
+            group_mix: vec![Default::default(); count],
             device_waiting: None,
             tick_s,
             iops_gain: vec![Gain::new(); count],
@@ -318,6 +345,7 @@ impl Controller {
 
     /// Takes the fresh caps where a volume must change (see `HOLD_CAPS_TICKS`), keeps the
     /// ones in force elsewhere. `kernel`: the caps the kernel held during the last tick.
+    /// The volumes of a shared group change together (`group_changes`).
     fn present(&mut self, kernel: &[DeviceCaps]) {
         let fresh = self.fresh_caps();
         if self.presented.len() != fresh.len() {
@@ -325,56 +353,84 @@ impl Controller {
             self.presented_ticks = vec![0; self.presented.len()];
             return;
         }
+        let changes: Vec<Change> = (0..fresh.len())
+            .map(|i| self.change(i, &fresh[i], kernel.get(i).copied()))
+            .collect();
+        let mut must: Vec<bool> = changes
+            .iter()
+            .map(|c| c.falls || c.rises || c.moved_after_hold)
+            .collect();
+        for group in &self.limits.groups {
+            let members = &group.volumes;
+            // A member's part rising by a quarter (a direction starting) is written at once,
+            // any other move after the group's hold; its members' falls wait with them: the
+            // parts in force and the fresh ones each add up to no more than the group's caps,
+            // so writing either set whole keeps to them. Written one by one, each member's
+            // fall and rise was a rewrite, whose slice (`HOLD_CAPS_TICKS`) moved the others'
+            // demand: a 90/10 and a 10/90 stream rewrote a volume's caps every tick or two and
+            // ran 108-116 % of a cap in a second.
+            let now = members.iter().any(|&i| changes[i].rises)
+                || members.iter().any(|&i| changes[i].moved_after_hold);
+            for &i in members {
+                if let Some(slot) = must.get_mut(i) {
+                    *slot = now && fresh[i] != self.presented[i];
+                }
+            }
+        }
         for (i, fresh) in fresh.into_iter().enumerate() {
-            let held = self.presented[i];
-            let in_kernel = kernel.get(i).copied().unwrap_or(held);
-            let units = self.units_per_request[i];
-            let value = |v: Option<u64>| v.map_or(f64::INFINITY, |v| v as f64);
-            let iops = |c: &DeviceCaps| {
-                value(c.read_iops) * units.read + value(c.write_iops) * units.write
-            };
-            let bytes = |c: &DeviceCaps| value(c.read_bytes_s) + value(c.write_bytes_s);
-            // A total that falls is written at once (the volume's share shrank: the caps must
-            // keep adding up to no more than the limits), as is a part that rises by a quarter
-            // (a direction starting, or held at its sliver); the rest waits its turn.
-            let rises = |f: Option<u64>, h: Option<u64>| value(f) > HOLD_RISE * value(h);
-            // After its second, a volume's caps change only where some cap moved by more than
-            // `STICKY_PART`: a rewrite for a 1 % move costs more than it brings.
-            let moved = |f: &DeviceCaps, h: &DeviceCaps| {
-                let far = |f: Option<u64>, h: Option<u64>| {
-                    (value(f) - value(h)).abs() > STICKY_PART * value(h)
-                };
-                far(f.read_iops, h.read_iops)
-                    || far(f.write_iops, h.write_iops)
-                    || far(f.read_bytes_s, h.read_bytes_s)
-                    || far(f.write_bytes_s, h.write_bytes_s)
-            };
-            // The kernel may hold less than was presented: the throttle keeps a cap that would
-            // rise by no more than `HYSTERESIS`. Fresh caps past that, measured from what the
-            // kernel holds, are presented at the end of a hold, however close to the ones
-            // presented: a 50/50 stream lifted 4.7 % (kept by the throttle), then 1.7 % more
-            // (kept here as a small move) stayed at 85 % of its cap (closed_loop.rs).
-            let past_kernel = |f: Option<u64>, k: Option<u64>| {
-                value(f) > (1.0 + crate::throttle::HYSTERESIS) * value(k)
-            };
-            let above_kernel = past_kernel(fresh.read_iops, in_kernel.read_iops)
-                || past_kernel(fresh.write_iops, in_kernel.write_iops)
-                || past_kernel(fresh.read_bytes_s, in_kernel.read_bytes_s)
-                || past_kernel(fresh.write_bytes_s, in_kernel.write_bytes_s);
-            let must = iops(&fresh) < iops(&held) - 2.0
-                || bytes(&fresh) < bytes(&held) - 2.0 * 4096.0
-                || rises(fresh.read_iops, held.read_iops)
-                || rises(fresh.write_iops, held.write_iops)
-                || rises(fresh.read_bytes_s, held.read_bytes_s)
-                || rises(fresh.write_bytes_s, held.write_bytes_s)
-                || (self.presented_ticks[i] + 1 >= HOLD_CAPS_TICKS
-                    && (moved(&fresh, &held) || above_kernel));
-            if must {
+            if must[i] {
                 self.presented_ticks[i] = 0;
                 self.presented[i] = fresh;
             } else {
                 self.presented_ticks[i] = (self.presented_ticks[i] + 1).min(HOLD_CAPS_TICKS);
             }
+        }
+    }
+
+    /// How volume `i`'s fresh caps differ from the ones presented (see `present`).
+    fn change(&self, i: usize, fresh: &DeviceCaps, in_kernel: Option<DeviceCaps>) -> Change {
+        let held = self.presented[i];
+        let in_kernel = in_kernel.unwrap_or(held);
+        let units = self.units_per_request[i];
+        let value = |v: Option<u64>| v.map_or(f64::INFINITY, |v| v as f64);
+        let iops =
+            |c: &DeviceCaps| value(c.read_iops) * units.read + value(c.write_iops) * units.write;
+        let bytes = |c: &DeviceCaps| value(c.read_bytes_s) + value(c.write_bytes_s);
+        // A total that falls is written at once (the volume's share shrank: the caps must
+        // keep adding up to no more than the limits), as is a part that rises by a quarter
+        // (a direction starting, or held at its sliver); the rest waits its turn.
+        let rises = |f: Option<u64>, h: Option<u64>| value(f) > HOLD_RISE * value(h);
+        // After its second, a volume's caps change only where some cap moved by more than
+        // `STICKY_PART`: a rewrite for a 1 % move costs more than it brings.
+        let moved = |f: &DeviceCaps, h: &DeviceCaps| {
+            let far = |f: Option<u64>, h: Option<u64>| {
+                (value(f) - value(h)).abs() > STICKY_PART * value(h)
+            };
+            far(f.read_iops, h.read_iops)
+                || far(f.write_iops, h.write_iops)
+                || far(f.read_bytes_s, h.read_bytes_s)
+                || far(f.write_bytes_s, h.write_bytes_s)
+        };
+        // The kernel may hold less than was presented: the throttle keeps a cap that would
+        // rise by no more than `HYSTERESIS`. Fresh caps past that, measured from what the
+        // kernel holds, are presented at the end of a hold, however close to the ones
+        // presented: a 50/50 stream lifted 4.7 % (kept by the throttle), then 1.7 % more
+        // (kept here as a small move) stayed at 85 % of its cap (closed_loop.rs).
+        let past_kernel = |f: Option<u64>, k: Option<u64>| {
+            value(f) > (1.0 + crate::throttle::HYSTERESIS) * value(k)
+        };
+        let above_kernel = past_kernel(fresh.read_iops, in_kernel.read_iops)
+            || past_kernel(fresh.write_iops, in_kernel.write_iops)
+            || past_kernel(fresh.read_bytes_s, in_kernel.read_bytes_s)
+            || past_kernel(fresh.write_bytes_s, in_kernel.write_bytes_s);
+        Change {
+            falls: iops(fresh) < iops(&held) - 2.0 || bytes(fresh) < bytes(&held) - 2.0 * 4096.0,
+            rises: rises(fresh.read_iops, held.read_iops)
+                || rises(fresh.write_iops, held.write_iops)
+                || rises(fresh.read_bytes_s, held.read_bytes_s)
+                || rises(fresh.write_bytes_s, held.write_bytes_s),
+            moved_after_hold: self.presented_ticks[i] + 1 >= HOLD_CAPS_TICKS
+                && (moved(fresh, &held) || above_kernel),
         }
     }
 

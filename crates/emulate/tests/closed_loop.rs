@@ -128,6 +128,24 @@ fn rehearse_after_layout(
     kernel: f64,
     layout_mib: u32,
 ) -> Vec<Vec<(f64, f64)>> {
+    rehearse_with_noise(
+        NOISE_SEED,
+        limits,
+        read_shares,
+        (seconds, kernel, layout_mib),
+    )
+}
+
+/// The seed of every case's noise but `gcp_cases_hold_whatever_the_noise`'s.
+const NOISE_SEED: u64 = 30;
+
+/// `rehearse_after_layout` with the noise drawn from `seed`.
+fn rehearse_with_noise(
+    seed: u64,
+    limits: DesignLimits,
+    read_shares: &[f64],
+    (seconds, kernel, layout_mib): (usize, f64, u32),
+) -> Vec<Vec<(f64, f64)>> {
     let count = read_shares.len();
     let layout_bytes = f64::from(layout_mib) * LAYOUT_REQUEST_BYTES;
     // Per volume: bytes of the layout the throttle still holds.
@@ -140,7 +158,7 @@ fn rehearse_after_layout(
     // Completed but not yet counted, per volume and direction.
     let mut late = vec![(0.0f64, 0.0f64); count];
     let mut counted = vec![(0.0f64, 0.0f64); count];
-    let mut noise = Noise(30);
+    let mut noise = Noise(seed);
     let mut windows = vec![vec![(0.0, 0.0); count]; seconds];
     for tick in 0..seconds * TICKS_PER_S {
         let asked = controller.caps();
@@ -371,6 +389,64 @@ fn gcp_design(machine: &str, specs: &[&str]) -> DesignLimits {
     iofit_emulate::gcp::gcp_design_limits(&catalog, machine, &disks, 1.0).unwrap()
 }
 
+/// How one group of a Google Cloud design did in a rehearsal: its worst second against its
+/// caps (the larger of reads / read cap and writes / write cap), and from the fourth second
+/// on, its mean and its least second against what a closed loop at exactly its caps would
+/// deliver (`ideal`).
+#[derive(Clone, Copy, Debug)]
+struct GroupFigures {
+    worst: f64,
+    mean: f64,
+    least: f64,
+}
+
+impl GroupFigures {
+    /// Every second within each cap + 5 %, `least` of the ideal on average, 85 % every second.
+    fn hold(&self, least: f64) -> bool {
+        self.worst <= 1.05 && self.mean >= least && self.least >= 0.85
+    }
+}
+
+/// Each group's figures (see `GroupFigures`), `ideal` IOPS per group.
+fn group_figures(
+    limits: &DesignLimits,
+    windows: &[Vec<(f64, f64)>],
+    ideal: &[f64],
+) -> Vec<GroupFigures> {
+    limits
+        .groups
+        .iter()
+        .zip(ideal)
+        .map(|(group, ideal)| {
+            let sum = |w: &Vec<(f64, f64)>| {
+                group
+                    .volumes
+                    .iter()
+                    .fold((0.0, 0.0), |(r, wr), &i| (r + w[i].0, wr + w[i].1))
+            };
+            let worst = windows
+                .iter()
+                .map(|w| {
+                    let (reads, writes) = sum(w);
+                    (reads / group.read_iops).max(writes / group.write_iops)
+                })
+                .fold(0.0, f64::max);
+            let settled: Vec<f64> = windows[3..]
+                .iter()
+                .map(|w| {
+                    let (reads, writes) = sum(w);
+                    (reads + writes) / ideal
+                })
+                .collect();
+            GroupFigures {
+                worst,
+                mean: settled.iter().sum::<f64>() / settled.len() as f64,
+                least: settled.iter().copied().fold(f64::INFINITY, f64::min),
+            }
+        })
+        .collect()
+}
+
 /// Google Cloud's caps are per disk type and per direction: every window of every group
 /// within its read cap + 5 % and its write cap + 5 % (its volumes' reads, their writes), and
 /// from the fourth second on, each group delivering on average at least `least` of what a
@@ -382,49 +458,25 @@ fn check_groups(
     least: f64,
     what: &str,
 ) {
-    for (g, group) in limits.groups.iter().enumerate() {
-        let sum = |w: &Vec<(f64, f64)>| {
-            group
-                .volumes
-                .iter()
-                .fold((0.0, 0.0), |(r, wr), &i| (r + w[i].0, wr + w[i].1))
-        };
-        for (second, window) in windows.iter().enumerate() {
-            let (reads, writes) = sum(window);
-            assert!(
-                reads <= group.read_iops * 1.05 && writes <= group.write_iops * 1.05,
-                "{what}: second {second}, {} ran {reads:.0} reads / {writes:.0} writes against \
-                 {} / {}: {windows:.0?}",
-                group.name,
-                group.read_iops,
-                group.write_iops
-            );
-            if second >= 3 {
-                assert!(
-                    reads + writes >= 0.85 * ideal[g],
-                    "{what}: second {second}, {} delivered {:.0} of {:.0}: {windows:.0?}",
-                    group.name,
-                    reads + writes,
-                    ideal[g]
-                );
-            }
-        }
-        let settled = &windows[3..];
-        let mean = settled
-            .iter()
-            .map(|w| {
-                let (r, wr) = sum(w);
-                r + wr
-            })
-            .sum::<f64>()
-            / settled.len() as f64;
+    let figures = group_figures(limits, windows, ideal);
+    for (group, f) in limits.groups.iter().zip(&figures) {
         assert!(
-            mean >= least * ideal[g],
-            "{what}: {} from the fourth second a mean of {mean:.0} of {:.0} ({:.1} %): \
-             {windows:.0?}",
+            f.hold(least),
+            "{what}: {} (caps {} reads / {} writes) ran its worst second at {:.1} % of a cap, \
+             from the fourth second a mean of {:.1} % of {:.0} (at least {:.0} % asked) and a \
+             least second of {:.1} %: {windows:.0?}",
             group.name,
-            ideal[g],
-            mean / ideal[g] * 100.0
+            group.read_iops,
+            group.write_iops,
+            f.worst * 100.0,
+            f.mean * 100.0,
+            ideal[limits
+                .groups
+                .iter()
+                .position(|g| g.name == group.name)
+                .unwrap()],
+            least * 100.0,
+            f.least * 100.0
         );
     }
 }
@@ -438,49 +490,72 @@ fn at_caps(share: f64, (read, write): (f64, f64)) -> f64 {
     }
 }
 
+/// Both kernels: exact, and 4 % over the caps written (this machine's, see `KERNEL_MARGIN`).
+const KERNELS: [f64; 2] = [1.0, 1.04];
+
 #[test]
 fn a_gcp_disk_reaches_its_type_caps_reads_writes_or_mixed_and_never_passes_them() {
     // n2-standard-8 with 500 GiB of pd-ssd: 15,000 read and 15,000 write IOPS (the VM's
-    // limits for 8 vCPU, under 21,000 by size), each direction capped on its own.
+    // limits for 8 vCPU, under 21,000 by size), each direction capped on its own. 95-96 % of
+    // the caps' closed loop with an exact kernel, 99-100 % with the kernel 4 % over.
     let limits = gcp_design("n2-standard-8", &["data=pd-ssd,size_gib=500"]);
     let caps = limits.groups[0].caps(true);
-    for share in [1.0, 0.0, 0.7, 0.5, 0.3] {
-        for kernel in [1.0, 1.04] {
+    for share in [1.0, 0.0, 0.7, 0.5, 0.3, 0.9, 0.1] {
+        for kernel in KERNELS {
             let windows = rehearse_after_layout(limits.clone(), &[share], 10, kernel, 0);
             check_groups(
                 &limits,
                 &windows,
                 &[at_caps(share, caps)],
-                0.90,
+                0.94,
                 &format!("pd-ssd, {:.0} % reads, kernel x{kernel}", share * 100.0),
             );
         }
     }
 }
 
+/// The cases of two pd-balanced disks (one type, one set of caps): the volumes' read shares,
+/// what a closed loop at exactly the caps delivers, and the least of it asserted on average.
+fn two_pd_balanced_cases(limits: &DesignLimits) -> Vec<([f64; 2], f64, f64)> {
+    let (read, write) = limits.groups[0].caps(true);
+    vec![
+        // Reads only on both: they share the read cap (93 % of it, 97 % with the kernel
+        // 4 % over; 90.0 % before their parts stopped following each tick's noise).
+        ([1.0, 1.0], read, 0.92),
+        ([0.0, 0.0], write, 0.92),
+        // 70/30 beside reads only: both press on the read cap, half each, and the 70/30 one
+        // adds its writes.
+        ([0.7, 1.0], read + (read * 0.5 / 0.7 * 0.3).min(write), 0.93),
+        // A reader beside a writer: each has its direction's cap but the other's sliver.
+        ([1.0, 0.0], read + write, 0.94),
+        // Two 70/30 streams: the reads bind, the writes run at 45 % of their parts.
+        ([0.7, 0.7], read.min(write) / 0.7, 0.92),
+        // Two 50/50 streams: both directions bind, each stream at the lower of its two
+        // parts every tick (91 %, as Azure's lone 50/50 stream).
+        ([0.5, 0.5], read.min(write) * 2.0, 0.90),
+        // A 90/10 and a 10/90 stream: both at the caps, 0.9 t + 0.1 t = the read cap, and the
+        // same for writes. Each stream's light direction is bounded by what its heavy one
+        // lets it use at its mix (`light_bounds`).
+        ([0.9, 0.1], read.min(write) * 2.0, 0.92),
+    ]
+}
+
 #[test]
 fn two_gcp_disks_of_one_type_share_its_caps_by_direction() {
-    // Two pd-balanced disks on an n2-standard-4: reads only on both (they share the read
-    // cap), writes only on both, 70/30 beside reads only (both press on the read cap: half
-    // each, and the 70/30 one adds its writes), and a reader beside a writer (each has its
-    // direction's cap but the other's sliver; with the kernel 4 % over:
-    // `gcp_known_overshoots`).
+    // Two pd-balanced disks on an n2-standard-4. Before their parts were re-divided only for a
+    // volume pressing on its part (judged without the slice a rewrite lets through again)
+    // and rewritten together, a reader beside a writer ran 107.8 % of the write cap in a
+    // second with the kernel 4 % over, two 70/30 streams 129-131 % of the read cap, and a
+    // 90/10 beside a 10/90 stream 108.7-109.5 % of the write cap.
     let limits = two_pd_balanced();
-    let (read, write) = limits.groups[0].caps(true);
-    let mixed = read + (read * 0.5 / 0.7 * 0.3).min(write);
-    for (shares, ideal, kernels) in [
-        ([1.0, 1.0], read, &[1.0, 1.04][..]),
-        ([0.0, 0.0], write, &[1.0, 1.04][..]),
-        ([0.7, 1.0], mixed, &[1.0, 1.04][..]),
-        ([1.0, 0.0], read + write, &[1.0][..]),
-    ] {
-        for &kernel in kernels {
+    for (shares, ideal, least) in two_pd_balanced_cases(&limits) {
+        for kernel in KERNELS {
             let windows = rehearse_after_layout(limits.clone(), &shares, 10, kernel, 0);
             check_groups(
                 &limits,
                 &windows,
                 &[ideal],
-                0.90,
+                least,
                 &format!("two pd-balanced {shares:?}, kernel x{kernel}"),
             );
         }
@@ -510,81 +585,95 @@ fn ideal_per_group(limits: &DesignLimits, shares: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// Read shares of a pd-ssd disk and a pd-balanced one beside it.
+const TWO_TYPES: [[f64; 2]; 7] = [
+    [1.0, 1.0],
+    [0.5, 0.3],
+    [1.0, 0.0],
+    [0.7, 0.5],
+    [0.0, 0.0],
+    [0.3, 0.7],
+    [0.0, 1.0],
+];
+
 #[test]
 fn gcp_disks_of_two_types_each_reach_their_own_caps() {
-    // pd-ssd and pd-balanced on one n2-standard-8: two budgets, neither taking from the other.
+    // pd-ssd and pd-balanced on one n2-standard-8: two budgets, neither taking from the
+    // other, each disk alone on its type (95-96 % of the caps' closed loop, 99-100 % with the
+    // kernel 4 % over). With the kernel 4 % over, a lone direction at 99.9 % of its cap read
+    // 2-3 % over it in a 1 s window of lumpy counts, its gain fell and rose back, and each
+    // rewrite let a slice more through: 105.3-105.8 % in a second; a direction's gain now
+    // reads 2 s windows.
     let limits = pd_ssd_and_pd_balanced();
     assert_eq!(limits.groups.len(), 2);
-    for (shares, kernels) in [
-        ([1.0, 1.0], &[1.0, 1.04][..]),
-        ([0.5, 0.3], &[1.0, 1.04][..]),
-        ([1.0, 0.0], &[1.0][..]),
-        ([0.7, 0.5], &[1.0][..]),
-        ([0.0, 0.0], &[1.0][..]),
-    ] {
+    for shares in TWO_TYPES {
         let ideal = ideal_per_group(&limits, &shares);
-        for &kernel in kernels {
+        for kernel in KERNELS {
             let windows = rehearse_after_layout(limits.clone(), &shares, 10, kernel, 0);
             check_groups(
                 &limits,
                 &windows,
                 &ideal,
-                0.90,
+                0.94,
                 &format!("pd-ssd + pd-balanced {shares:?}, kernel x{kernel}"),
             );
         }
     }
 }
 
-/// Cases that pass a cap by more than 5 % in one second today, all with the kernel 4 % over:
-/// a writer beside a reader of its type, and single disks of two types (one writing, or
-/// both, or 70/30 beside 50/50). The rate held is within 1 % of the cap; what passes it is a
-/// `Gain` correction: a window of lumpy counts (`LUMP`) reads 2-3 % over the part, the caps
-/// fall, later rise back, and each rewrite lets up to a slice more through (105.3-107.8 % in one
-/// second). Azure's cases run the same feedback on the same noise and pass with their seeds
-/// (`one_volume_reaches_its_cap_whatever_the_mix_and_never_passes_it` corrects its lone
-/// writer three times in 10 s too, all falls); these draw a rise as well.
+/// Every Google Cloud case above under other noise draws (seeds 1 to 40; the other tests
+/// draw seed 30), as it stands: the cases above hold under one draw, and this shows how much
+/// that draw decides. Of the 2,240 group runs, 5 do not hold (`GroupFigures::hold`, at least
+/// 90 % on average), all with two volumes on one type and all by one second over 105 %:
+/// 90/10 beside 10/90 at 105.2-107.0 % of a cap (4 runs, one of them in the first second) and
+/// 70/30 beside reads only at 106.1 % (one, in the third second). Before the shared groups'
+/// parts were re-divided only for a volume pressing on its part, rewritten together and the
+/// light direction of a mix bounded, 227 did not, by up to 142 % of a cap in a second (two
+/// 70/30 streams), and 90/10 beside 10/90 in every run.
 #[test]
-#[ignore = "known: one second at 105.3-107.8 % of a cap in these GCP cases (kernel x1.04); see the doc comment"]
-fn gcp_known_overshoots() {
-    let limits = two_pd_balanced();
-    let (read, write) = limits.groups[0].caps(true);
-    let windows = rehearse_after_layout(limits.clone(), &[1.0, 0.0], 10, 1.04, 0);
-    check_groups(&limits, &windows, &[read + write], 0.90, "reader + writer");
-    let limits = pd_ssd_and_pd_balanced();
-    for shares in [[1.0, 0.0], [0.7, 0.5], [0.0, 0.0]] {
-        let ideal = ideal_per_group(&limits, &shares);
-        let windows = rehearse_after_layout(limits.clone(), &shares, 10, 1.04, 0);
-        check_groups(
-            &limits,
-            &windows,
-            &ideal,
-            0.90,
-            &format!("{shares:?} x1.04"),
-        );
+fn gcp_cases_hold_whatever_the_noise() {
+    let mut runs: Vec<(String, f64, GroupFigures)> = Vec::new();
+    let mut rehearse = |limits: &DesignLimits, shares: &[f64], ideal: &[f64], least: f64| {
+        for seed in 1..=40 {
+            for kernel in KERNELS {
+                let windows = rehearse_with_noise(seed, limits.clone(), shares, (10, kernel, 0));
+                for f in group_figures(limits, &windows, ideal) {
+                    let what = format!("{shares:?}, kernel x{kernel}, seed {seed}");
+                    runs.push((what, least, f));
+                }
+            }
+        }
+    };
+    let pd_ssd = gcp_design("n2-standard-8", &["data=pd-ssd,size_gib=500"]);
+    for share in [1.0, 0.0, 0.7, 0.5, 0.3, 0.9, 0.1] {
+        let ideal = at_caps(share, pd_ssd.groups[0].caps(true));
+        rehearse(&pd_ssd, &[share], &[ideal], 0.90);
     }
-}
-
-/// A 90/10 and a 10/90 stream on one disk type: each stream's light direction is saturated at
-/// a small part, its demand doubles and the parts swing (see `gcp.rs`'s
-/// `a_read_heavy_and_a_write_heavy_volume_each_get_their_part_of_each_direction`): the
-/// group's writes ran 108.7 % of their cap in one second with an exact kernel, 109.5 % with
-/// the kernel 4 % over. (Bounding the light direction's demand by what its other direction
-/// lets it run fixed the noiseless case but made this one 126 %: not done.)
-#[test]
-#[ignore = "known: one second at 108.7-109.5 % of the write cap; see the doc comment"]
-fn gcp_known_overshoot_of_opposite_mixes_on_one_type() {
     let limits = two_pd_balanced();
-    let (read, write) = limits.groups[0].caps(true);
-    for kernel in [1.0, 1.04] {
-        let windows = rehearse_after_layout(limits.clone(), &[0.9, 0.1], 10, kernel, 0);
-        // Both streams at the caps: 0.9 t + 0.1 t = the read cap, and the same for writes.
-        check_groups(
-            &limits,
-            &windows,
-            &[read.min(write) * 2.0],
-            0.90,
-            &format!("90/10 + 10/90, kernel x{kernel}"),
+    for (shares, ideal, _) in two_pd_balanced_cases(&limits) {
+        rehearse(&limits, &shares, &[ideal], 0.90);
+    }
+    let limits = pd_ssd_and_pd_balanced();
+    for shares in TWO_TYPES {
+        rehearse(&limits, &shares, &ideal_per_group(&limits, &shares), 0.90);
+    }
+    let failed: Vec<&(String, f64, GroupFigures)> = runs
+        .iter()
+        .filter(|(_, least, f)| !f.hold(*least))
+        .collect();
+    // 21 designs and mixes, 2 kernels, 40 seeds; the two-type design has two groups.
+    assert_eq!(runs.len(), 2_240);
+    assert!(
+        failed.len() <= 5,
+        "{} runs do not hold: {failed:#?}",
+        failed.len()
+    );
+    // However a draw falls, no second passes a cap by 8 % and no group runs under 90 % of
+    // its caps' closed loop on average or 87 % in a second.
+    for (what, _, f) in &runs {
+        assert!(
+            f.worst <= 1.08 && f.mean >= 0.90 && f.least >= 0.87,
+            "{what}: {f:?}"
         );
     }
 }
