@@ -7,6 +7,7 @@
 use crate::limits::{DesignLimits, VmLimits, VolumeLimits};
 use crate::EmulateError;
 use iofit_catalog::clouds::aws::{AwsInstance, EbsVolumeType};
+use iofit_model::units::{Iops, MBps};
 use iofit_predict::aws::{volume_caps, AwsVolumeSpec};
 
 /// The limits of `instance` with `volumes`, every figure times `scale`.
@@ -43,12 +44,13 @@ pub fn aws_design_limits(
                     .unwrap_or_default()
             ),
             iops: caps.iops * count,
-            throughput_mb_s: caps.throughput_mib_s.to_mb_s().get() * count,
-            burst_iops: burst(caps.burst_iops, caps.iops),
+            throughput_mb_s: caps.throughput_mib_s.to_mb_s() * count,
+            burst_iops: burst(caps.burst_iops, caps.iops).map(Iops),
             burst_throughput_mb_s: burst(
                 caps.burst_throughput_mib_s.to_mb_s().get(),
                 caps.throughput_mib_s.to_mb_s().get(),
-            ),
+            )
+            .map(MBps),
             host_cached: false,
         });
     }
@@ -74,11 +76,11 @@ pub fn aws_design_limits(
     Ok(DesignLimits {
         vm: VmLimits {
             name: instance.name.clone(),
-            uncached_iops: Some(instance.baseline_iops * scale),
-            uncached_throughput_mb_s: Some(instance.baseline_throughput_mb_s.get() * scale),
-            burst_uncached_iops: bursts.then_some(instance.maximum_iops * scale),
+            uncached_iops: Some(Iops(instance.baseline_iops * scale)),
+            uncached_throughput_mb_s: Some(instance.baseline_throughput_mb_s * scale),
+            burst_uncached_iops: bursts.then_some(Iops(instance.maximum_iops * scale)),
             burst_uncached_throughput_mb_s: bursts
-                .then_some(instance.maximum_throughput_mb_s.get() * scale),
+                .then_some(instance.maximum_throughput_mb_s * scale),
         },
         volumes: limits,
         scale,
@@ -116,8 +118,8 @@ mod tests {
         let volume =
             parse_volume_spec("data=2xgp3,size_gib=32,iops=16000,mib_s=250", 0, &rules_of).unwrap();
         let limits = aws_design_limits(instance, &[volume], 1.0).unwrap();
-        assert_eq!(limits.vm.uncached_iops, Some(12_000.0));
-        assert_eq!(limits.vm.burst_uncached_iops, Some(40_000.0));
+        assert_eq!(limits.vm.uncached_iops, Some(Iops(12_000.0)));
+        assert_eq!(limits.vm.burst_uncached_iops, Some(Iops(40_000.0)));
         assert_eq!(limits.volumes[0].iops, 32_000.0);
         let mut c = Controller::new(limits, 1800.0, 0.1);
         let mut counter = reads(0);
@@ -146,6 +148,6 @@ mod tests {
         let limits = aws_design_limits(instance, &[volume], 1.0).unwrap();
         assert_eq!(limits.vm.burst_uncached_iops, None);
         assert_eq!(limits.volumes[0].iops, 300.0);
-        assert_eq!(limits.volumes[0].burst_iops, Some(3000.0));
+        assert_eq!(limits.volumes[0].burst_iops, Some(Iops(3000.0)));
     }
 }

@@ -8,6 +8,7 @@
 use crate::limits::{DesignLimits, SharedGroup, VmLimits, VolumeLimits};
 use crate::EmulateError;
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType};
+use iofit_model::units::{Iops, MBps};
 use iofit_predict::gcp::{type_budget, GcpDiskSpec};
 
 /// MB per MiB: Google states MiB/s, the throttle counts MB/s (10^6 B/s).
@@ -52,7 +53,7 @@ pub fn gcp_design_limits(
                 disk.disk_type, disk.size_gib, group.name, machine.name
             ),
             // No cap of its own: alone, it may take both directions of its type's caps.
-            iops: group.read_iops + group.write_iops,
+            iops: (group.read_iops + group.write_iops).get(),
             throughput_mb_s: group.read_mb_s + group.write_mb_s,
             burst_iops: None,
             burst_throughput_mb_s: None,
@@ -119,10 +120,10 @@ fn type_groups(
         groups.push(SharedGroup {
             name,
             volumes: vec![index],
-            read_iops: budget.read_iops_by_size.min(vm.read_iops) * scale,
-            write_iops: budget.write_iops_by_size.min(vm.write_iops) * scale,
-            read_mb_s: budget.mib_s_by_size.min(vm.read_mib_s.get()) * MB_PER_MIB * scale,
-            write_mb_s: budget.mib_s_by_size.min(vm.write_mib_s.get()) * MB_PER_MIB * scale,
+            read_iops: Iops(budget.read_iops_by_size.min(vm.read_iops) * scale),
+            write_iops: Iops(budget.write_iops_by_size.min(vm.write_iops) * scale),
+            read_mb_s: MBps(budget.mib_s_by_size.min(vm.read_mib_s.get()) * MB_PER_MIB * scale),
+            write_mb_s: MBps(budget.mib_s_by_size.min(vm.write_mib_s.get()) * MB_PER_MIB * scale),
         });
     }
     Ok(groups)

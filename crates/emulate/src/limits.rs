@@ -3,6 +3,7 @@
 use crate::EmulateError;
 use iofit_catalog::VmSize;
 pub use iofit_model::emulation::{DesignLimits, SharedGroup, VmLimits, VolumeLimits};
+use iofit_model::units::{Iops, MBps};
 use iofit_model::VolumeDesign;
 use iofit_predict::DiskPerf;
 
@@ -37,10 +38,10 @@ pub fn from_design(
     Ok(DesignLimits {
         vm: VmLimits {
             name: vm.name.clone(),
-            uncached_iops: vm.uncached_iops.map(|v| v.0 * scale),
-            uncached_throughput_mb_s: vm.uncached_throughput_mb_s.map(|v| v.0 * scale),
-            burst_uncached_iops: vm.burst_uncached_iops.map(|v| v.0 * scale),
-            burst_uncached_throughput_mb_s: vm.burst_uncached_throughput_mb_s.map(|v| v.0 * scale),
+            uncached_iops: vm.uncached_iops.map(|v| v * scale),
+            uncached_throughput_mb_s: vm.uncached_throughput_mb_s.map(|v| v * scale),
+            burst_uncached_iops: vm.burst_uncached_iops.map(|v| v * scale),
+            burst_uncached_throughput_mb_s: vm.burst_uncached_throughput_mb_s.map(|v| v * scale),
         },
         volumes: limits,
         scale,
@@ -84,9 +85,9 @@ fn volume_limits(
             design.disk_count, disk.name, design.caching
         ),
         iops: disk.iops * count * scale,
-        throughput_mb_s: disk.throughput_mb_s * count * scale,
-        burst_iops: disk.burst_iops.map(|v| v * count * scale),
-        burst_throughput_mb_s: disk.burst_throughput_mb_s.map(|v| v * count * scale),
+        throughput_mb_s: MBps(disk.throughput_mb_s * count * scale),
+        burst_iops: disk.burst_iops.map(|v| Iops(v * count * scale)),
+        burst_throughput_mb_s: disk.burst_throughput_mb_s.map(|v| MBps(v * count * scale)),
         host_cached,
     }
 }
@@ -106,8 +107,8 @@ mod tests {
         )
         .unwrap();
         let limits = from_design(&vm, &volumes, 1.0).unwrap();
-        assert_eq!(limits.vm.burst_uncached_iops, Some(10_000.0));
-        assert_eq!(limits.volumes[0].burst_iops, Some(3500.0));
+        assert_eq!(limits.vm.burst_uncached_iops, Some(Iops(10_000.0)));
+        assert_eq!(limits.volumes[0].burst_iops, Some(Iops(3500.0)));
         let sustained = limits.sustained();
         assert_eq!(sustained.vm.burst_uncached_iops, None);
         assert_eq!(sustained.volumes[0].burst_iops, None);

@@ -21,6 +21,7 @@
 use iofit_emulate::controller::{Controller, KERNEL_MARGIN, MIXED_MARGIN};
 use iofit_emulate::throttle::{settle, DeviceCaps, DeviceCounters};
 use iofit_emulate::{DesignLimits, VmLimits, VolumeLimits};
+use iofit_model::units::{Iops, MBps};
 
 const TICK_S: f64 = 0.1;
 const TICKS_PER_S: usize = 10;
@@ -35,7 +36,7 @@ fn design(vm_iops: Option<f64>, volume_iops: &[f64]) -> DesignLimits {
     DesignLimits {
         vm: VmLimits {
             name: "vm".into(),
-            uncached_iops: vm_iops,
+            uncached_iops: vm_iops.map(Iops),
             uncached_throughput_mb_s: None,
             burst_uncached_iops: None,
             burst_uncached_throughput_mb_s: None,
@@ -47,7 +48,7 @@ fn design(vm_iops: Option<f64>, volume_iops: &[f64]) -> DesignLimits {
                 label: format!("v{i}"),
                 design: String::new(),
                 iops: *iops,
-                throughput_mb_s: 200.0,
+                throughput_mb_s: MBps(200.0),
                 burst_iops: None,
                 burst_throughput_mb_s: None,
                 host_cached: false,
@@ -392,12 +393,12 @@ fn check_groups(
         for (second, window) in windows.iter().enumerate() {
             let (reads, writes) = sum(window);
             assert!(
-                reads <= group.read_iops * 1.05 && writes <= group.write_iops * 1.05,
+                reads <= group.read_iops.get() * 1.05 && writes <= group.write_iops.get() * 1.05,
                 "{what}: second {second}, {} ran {reads:.0} reads / {writes:.0} writes against \
                  {} / {}: {windows:.0?}",
                 group.name,
-                group.read_iops,
-                group.write_iops
+                group.read_iops.get(),
+                group.write_iops.get()
             );
             if second >= 3 {
                 assert!(

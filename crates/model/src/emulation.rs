@@ -5,10 +5,12 @@
 //!
 //! ```
 //! use iofit_model::emulation::VolumeUsage;
-//! let usage = VolumeUsage { read_iops: 300.0, write_iops: 200.0, ..Default::default() };
+//! use iofit_model::units::Iops;
+//! let usage = VolumeUsage { read_iops: Iops(300.0), write_iops: Iops(200.0), ..Default::default() };
 //! assert_eq!(usage.iops(), 500.0);
 //! ```
 
+use crate::units::{Iops, MBps};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -20,9 +22,9 @@ pub struct VolumeLimits {
     /// "2 x P30 (None)": what the volume stands for.
     pub design: String,
     pub iops: f64,
-    pub throughput_mb_s: f64,
-    pub burst_iops: Option<f64>,
-    pub burst_throughput_mb_s: Option<f64>,
+    pub throughput_mb_s: MBps,
+    pub burst_iops: Option<Iops>,
+    pub burst_throughput_mb_s: Option<MBps>,
     pub host_cached: bool,
 }
 
@@ -30,14 +32,14 @@ pub struct VolumeLimits {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct VmLimits {
     pub name: String,
-    pub uncached_iops: Option<f64>,
-    pub uncached_throughput_mb_s: Option<f64>,
+    pub uncached_iops: Option<Iops>,
+    pub uncached_throughput_mb_s: Option<MBps>,
     /// VM-level credit bursting (the size tables' "max burst uncached" figures, up to 30
     /// minutes): `None` where the VM has none.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub burst_uncached_iops: Option<f64>,
+    pub burst_uncached_iops: Option<Iops>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub burst_uncached_throughput_mb_s: Option<f64>,
+    pub burst_uncached_throughput_mb_s: Option<MBps>,
 }
 
 /// Caps that some volumes share, each direction on its own: Google Cloud's budget of one disk
@@ -50,19 +52,19 @@ pub struct SharedGroup {
     pub name: String,
     /// The volumes sharing it (indices into `DesignLimits::volumes`).
     pub volumes: Vec<usize>,
-    pub read_iops: f64,
-    pub write_iops: f64,
-    pub read_mb_s: f64,
-    pub write_mb_s: f64,
+    pub read_iops: Iops,
+    pub write_iops: Iops,
+    pub read_mb_s: MBps,
+    pub write_mb_s: MBps,
 }
 
 impl SharedGroup {
     /// The group's caps of one limit, (read, write): IOPS or MB/s.
     pub fn caps(&self, iops: bool) -> (f64, f64) {
         if iops {
-            (self.read_iops, self.write_iops)
+            (self.read_iops.get(), self.write_iops.get())
         } else {
-            (self.read_mb_s, self.write_mb_s)
+            (self.read_mb_s.get(), self.write_mb_s.get())
         }
     }
 }
@@ -117,22 +119,22 @@ impl DesignLimits {
 /// What one volume did in one tick, against the caps in force during it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct VolumeUsage {
-    pub read_iops: f64,
-    pub write_iops: f64,
-    pub read_mb_s: f64,
-    pub write_mb_s: f64,
+    pub read_iops: Iops,
+    pub write_iops: Iops,
+    pub read_mb_s: MBps,
+    pub write_mb_s: MBps,
     /// The volume's own caps in force (burst while credits last), Azure IO units.
-    pub cap_iops: f64,
-    pub cap_mb_s: f64,
+    pub cap_iops: Iops,
+    pub cap_mb_s: MBps,
     pub burst_seconds_left: Option<f64>,
 }
 
 impl VolumeUsage {
     pub fn iops(&self) -> f64 {
-        self.read_iops + self.write_iops
+        (self.read_iops + self.write_iops).get()
     }
     pub fn mb_s(&self) -> f64 {
-        self.read_mb_s + self.write_mb_s
+        (self.read_mb_s + self.write_mb_s).get()
     }
 }
 
@@ -172,13 +174,13 @@ pub struct PreparedVolume {
 pub struct Second {
     pub t_s: f64,
     pub volumes: Vec<VolumeUsage>,
-    pub vm_iops: f64,
-    pub vm_mb_s: f64,
+    pub vm_iops: Iops,
+    pub vm_mb_s: MBps,
     /// The VM's uncached caps in force (above the baseline while VM-level burst credits last).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub vm_cap_iops: Option<f64>,
+    pub vm_cap_iops: Option<Iops>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub vm_cap_mb_s: Option<f64>,
+    pub vm_cap_mb_s: Option<MBps>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vm_burst_seconds_left: Option<f64>,
     /// The limit most consumed in this second and its consumed share (Azure Monitor's

@@ -320,9 +320,9 @@ pub fn second_line(labels: &[String], second: &Second) -> String {
         line.push_str(&format!(
             "  {label}: {:.0} IOPS ({:.0}%) {:.1} MB/s ({:.0}%)",
             usage.iops(),
-            100.0 * usage.iops() / usage.cap_iops.max(1e-9),
+            100.0 * usage.iops() / usage.cap_iops.get().max(1e-9),
             usage.mb_s(),
-            100.0 * usage.mb_s() / usage.cap_mb_s.max(1e-9)
+            100.0 * usage.mb_s() / usage.cap_mb_s.get().max(1e-9)
         ));
     }
     line.push_str(&format!(

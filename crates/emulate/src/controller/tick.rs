@@ -11,6 +11,7 @@ use crate::backlog::Submitted;
 use crate::throttle::{DeviceCaps, DeviceCounters};
 use iofit_model::emulation::VolumeUsage;
 use iofit_model::formulas::azure_io_units;
+use iofit_model::units::{Iops, MBps};
 
 /// For this many ticks after both directions start running, the split follows the last tick's
 /// use alone: the ticks before were held by a sliver and would drag a smoothed mix.
@@ -225,7 +226,11 @@ impl Controller {
         };
         let volume = &self.limits.volumes[i];
         let cap_iops = cap_of(&self.iops_buckets[i], volume.iops, self.tick_s);
-        let cap_mb_s = cap_of(&self.mb_buckets[i], volume.throughput_mb_s, self.tick_s);
+        let cap_mb_s = cap_of(
+            &self.mb_buckets[i],
+            volume.throughput_mb_s.get(),
+            self.tick_s,
+        );
         let burst_seconds_left = self.iops_buckets[i].as_ref().map(|b| b.seconds_left());
         if self.directions[i].is_some() {
             // Its caps follow each direction's feedback; the combined feedback below runs on
@@ -258,12 +263,12 @@ impl Controller {
             bucket.account(mb.total() * elapsed_s, elapsed_s);
         }
         let usage = VolumeUsage {
-            read_iops: iops.read,
-            write_iops: iops.write,
-            read_mb_s: mb.read,
-            write_mb_s: mb.write,
-            cap_iops,
-            cap_mb_s,
+            read_iops: Iops(iops.read),
+            write_iops: Iops(iops.write),
+            read_mb_s: MBps(mb.read),
+            write_mb_s: MBps(mb.write),
+            cap_iops: Iops(cap_iops),
+            cap_mb_s: MBps(cap_mb_s),
             burst_seconds_left,
         };
         (usage, iops, mb)
@@ -390,7 +395,7 @@ impl Controller {
             .map(|i| {
                 cap_of(
                     &self.mb_buckets[i],
-                    self.limits.volumes[i].throughput_mb_s,
+                    self.limits.volumes[i].throughput_mb_s.get(),
                     self.tick_s,
                 )
             })
