@@ -54,7 +54,7 @@ impl Verifier {
         let layout = Layout::new(
             spec.mode,
             unit_bytes as usize,
-            spec.header_offset_bytes as usize,
+            spec.header_offset_bytes.as_u64() as usize,
         )?;
         Ok(Verifier {
             layout,

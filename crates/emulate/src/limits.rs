@@ -68,6 +68,7 @@ fn volume_limits(
     }
     let bought = match (design.provisioned_size_gib, design.provisioned_iops) {
         (Some(size), Some(iops)) => {
+            let iops = iops.get();
             notes.push(format!(
                 "volume '{}' is {}: capped at the IOPS and MB/s bought per disk; the VM's \
                  uncached limits enforced are its Premium SSD ones (some sizes publish higher \

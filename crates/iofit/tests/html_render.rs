@@ -47,9 +47,9 @@ fn report_html() -> String {
             label: "data".into(),
             sizing: SizingTarget {
                 iops: 12_000.0,
-                throughput_mb_s: 80.0,
+                throughput_mb_s: iofit_model::MBps(80.0),
                 latency_ms: Some(1.0),
-                io_size_bytes: 8192,
+                io_size_bytes: iofit_model::Bytes(8192),
                 read_pct: 70.0,
                 random_pct: 100.0,
                 capacity_gib: Some(512.0),

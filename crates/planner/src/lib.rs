@@ -91,7 +91,7 @@ pub fn validate(requirements: &Requirements) -> Result<(), PlanError> {
         .validate()
         .map_err(|e| PlanError::Requirements(e.to_string()))?;
     for volume in &requirements.volumes {
-        if volume.sizing.iops == 0.0 && volume.sizing.throughput_mb_s == 0.0 {
+        if volume.sizing.iops == 0.0 && volume.sizing.throughput_mb_s.get() == 0.0 {
             return Err(PlanError::Requirements(format!(
                 "volume '{}': sizing.iops and sizing.throughput_mb_s are both 0; give at least one",
                 volume.label

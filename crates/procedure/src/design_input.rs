@@ -102,7 +102,7 @@ pub fn predict_measured(
     let io_size = measured
         .io_size_bytes
         .map(|size| size.round().max(1.0) as u64)
-        .unwrap_or(volume.sizing.io_size_bytes);
+        .unwrap_or(volume.sizing.io_size_bytes.as_u64());
     let workload = iofit_model::Workload::new(
         measured.read_pct.unwrap_or(volume.sizing.read_pct),
         volume.sizing.random_pct,

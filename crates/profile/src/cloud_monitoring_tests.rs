@@ -83,7 +83,7 @@ fn detected_by_content_and_sized_as_any_capture() {
     let requirements = crate::requirements(&capture, &Default::default()).unwrap();
     assert_eq!(requirements.volumes.len(), 1);
     let sizing = &requirements.volumes[0].sizing;
-    assert_eq!(sizing.io_size_bytes, 8192);
+    assert_eq!(sizing.io_size_bytes, iofit_model::Bytes(8192));
     assert!(sizing.iops > 1_500.0, "{}", sizing.iops);
     // A bare array of TimeSeries reads the same.
     let start = text.find('[').unwrap();

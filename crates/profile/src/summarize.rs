@@ -12,6 +12,7 @@
 use crate::capture::{Capture, DiskSample};
 use crate::error::ProfileError;
 use iofit_model::requirements::{HostMetrics, Requirements, SizingTarget, VolumeRequirements};
+use iofit_model::units::{Bytes, MBps};
 
 /// A volume to size: a label and the devices whose counters add up to it.
 mod describe;
@@ -328,9 +329,9 @@ fn volume(
         devices: spec.devices.clone(),
         sizing: SizingTarget {
             iops: sized_iops,
-            throughput_mb_s: sized_throughput,
+            throughput_mb_s: MBps(sized_throughput),
             latency_ms,
-            io_size_bytes: shape.io_size_bytes as u64,
+            io_size_bytes: Bytes(shape.io_size_bytes as u64),
             read_pct: shape.read_pct,
             random_pct: shape.random_pct,
             capacity_gib: None,

@@ -3,6 +3,7 @@
 //! workload would have throttled.
 
 use crate::{Capture, VolumeSpec};
+use iofit_model::units::{Iops, MBps};
 
 /// Where the points live: the result type is the model's, so a renderer needs no capture reader.
 pub use iofit_model::timeline::TimelinePoint;
@@ -39,9 +40,9 @@ pub fn volume_timeline(capture: &Capture, spec: &VolumeSpec) -> Vec<TimelinePoin
                 } else {
                     report as f64 * interval
                 },
-                read_iops: sum.read_iops,
-                write_iops: sum.write_iops,
-                throughput_mb_s: sum.bytes_s / 1e6,
+                read_iops: Iops(sum.read_iops),
+                write_iops: Iops(sum.write_iops),
+                throughput_mb_s: MBps(sum.bytes_s / 1e6),
                 latency_ms: if sum.latency_weight > 0.0 {
                     sum.latency_weighted_ms / sum.latency_weight
                 } else {
@@ -112,8 +113,8 @@ mod tests {
         let median = crate::summarize::percentile(&mut iops, 50.0).unwrap();
         assert!((median - 3605.83).abs() < 1.0, "{median}");
         for point in &points {
-            assert!(point.read_iops >= 0.0 && point.write_iops >= 0.0);
-            assert!(point.throughput_mb_s.is_finite());
+            assert!(point.read_iops >= Iops(0.0) && point.write_iops >= Iops(0.0));
+            assert!(point.throughput_mb_s.get().is_finite());
             assert!(point.latency_ms.is_finite() && point.latency_ms >= 0.0);
             assert!(point.queue_depth.is_finite() && point.queue_depth >= 0.0);
         }

@@ -37,7 +37,7 @@ fn iostat_pretty_sub_tables_join_into_one_sample_per_device() {
     let req = requirements(&capture, &SizingOptions::default()).unwrap();
     let sda = req.volumes.iter().find(|v| v.label == "sda").unwrap();
     // 150 + 400 IOs of 8 KiB each.
-    assert_eq!(sda.sizing.io_size_bytes, 8192);
+    assert_eq!(sda.sizing.io_size_bytes, iofit_model::Bytes(8192));
     assert_eq!(sda.sizing.read_pct, 72.7273); // 400 / 550, to 4 decimals
 }
 
@@ -106,7 +106,10 @@ fn logger_prefixed_old_sysstat_with_sectors_and_short_banner() {
         },
     )
     .unwrap();
-    assert_eq!(req.volumes[0].sizing.io_size_bytes, 8192);
+    assert_eq!(
+        req.volumes[0].sizing.io_size_bytes,
+        iofit_model::Bytes(8192)
+    );
     // One 20 s window: its peak, 600 IOPS, x comfort 1.3.
     assert!(close(req.volumes[0].sizing.iops, 780.0));
 }
@@ -162,7 +165,7 @@ fn perfmon_lower_case_total_only_ops_only_sizes_iops_and_read_share() {
     // IOPS 125, 250, 375, 500, 1250: p95 of 5 = the largest, x 1.3.
     assert!(close(v.sizing.iops, 1625.0));
     assert_eq!(v.sizing.read_pct, 80.0);
-    assert_eq!(v.sizing.throughput_mb_s, 0.0);
+    assert_eq!(v.sizing.throughput_mb_s, iofit_model::MBps(0.0));
     assert!(v
         .derivation
         .iter()
@@ -205,7 +208,7 @@ fn russian_perfmon_in_cp1251_and_utf16_reads_like_english() {
         assert_eq!(russian.host, english.host, "{name}");
         let req = requirements(&russian, &SizingOptions::default()).unwrap();
         let e = req.volumes.iter().find(|v| v.label == "1 E:").unwrap();
-        assert_eq!(e.sizing.io_size_bytes, 8192);
+        assert_eq!(e.sizing.io_size_bytes, iofit_model::Bytes(8192));
         assert_eq!(e.sizing.read_pct, 80.0);
     }
 }

@@ -24,7 +24,7 @@ const KNOWN: &[(&str, usize)] = &[
     ("catalog", 12),
     ("emulate", 10),
     ("engine", 11),
-    ("model", 14),
+    ("model", 1),
     ("planner", 6),
     ("predict", 37),
     ("procedure", 16),

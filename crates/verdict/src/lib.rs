@@ -136,7 +136,7 @@ pub fn compare(
         ),
         Check::judge(
             Metric::ThroughputMbS,
-            Some(sizing.throughput_mb_s),
+            Some(sizing.throughput_mb_s.get()),
             (measured.jobs > 0).then_some(measured.throughput_mb_s),
             Rule::AtLeast,
             Some("1 MB = 10^6 bytes, as Azure counts".to_string()),
@@ -183,7 +183,7 @@ pub fn compare(
         ),
         Check::judge(
             Metric::IoSizeBytes,
-            Some(sizing.io_size_bytes as f64),
+            Some(sizing.io_size_bytes.as_f64()),
             measured.io_size_bytes,
             Rule::WithinPct {
                 tolerance: IO_SIZE_TOLERANCE_PCT,
@@ -337,9 +337,9 @@ mod tests {
             label: "data".into(),
             sizing: SizingTarget {
                 iops,
-                throughput_mb_s: mb_s,
+                throughput_mb_s: iofit_model::MBps(mb_s),
                 latency_ms,
-                io_size_bytes: io_size,
+                io_size_bytes: iofit_model::Bytes(io_size),
                 read_pct,
                 random_pct: 100.0,
                 capacity_gib: None,
