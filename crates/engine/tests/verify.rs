@@ -71,7 +71,10 @@ fn clean_runs_check_every_block_and_find_nothing() {
                 "{rw:?} {mode:?}"
             );
             assert_eq!(result.read.completion_latency.count, result.read.ios);
-            assert_eq!(result.read.io_bytes, result.read.ios * BLOCK);
+            assert_eq!(
+                result.read.io_bytes,
+                iofit_model::Bytes(result.read.ios * BLOCK)
+            );
             assert!(result.read.ios >= v.units_checked);
         }
     }

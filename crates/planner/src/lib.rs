@@ -31,7 +31,7 @@
 //! let requirements = Requirements {
 //!     volumes: vec![VolumeRequirements {
 //!         label: "data".into(),
-//!         sizing: SizingTarget { iops: 16000.0, io_size_bytes: 8192, read_pct: 70.0,
+//!         sizing: SizingTarget { iops: 16000.0, io_size_bytes: iofit_model::Bytes(8192), read_pct: 70.0,
 //!             random_pct: 100.0, ..Default::default() },
 //!         ..Default::default()
 //!     }],

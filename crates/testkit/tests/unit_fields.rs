@@ -31,7 +31,6 @@ const KNOWN: &[(&str, usize)] = &[
     ("profile", 4),
     ("report", 1),
     ("safefs", 1),
-    ("stats", 6),
     ("verdict", 4),
 ];
 
