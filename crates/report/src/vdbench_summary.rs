@@ -13,6 +13,7 @@
 //! Queue depth is the time-weighted IOs in flight (SdStats.qdepth: rlentime / elapsed), which
 //! is rate x response time.
 
+use iofit_model::units::Iops;
 use iofit_stats::{IntervalSample, JobResult};
 use std::fmt::Write;
 
@@ -493,7 +494,7 @@ fn trim_float(value: f64) -> String {
 pub struct CurvePoint {
     /// "max" or the percentage of the measured max that was asked for.
     pub label: String,
-    pub target_iops: Option<f64>,
+    pub target_iops: Option<Iops>,
     pub iops: f64,
     pub resp_ms: f64,
 }
@@ -506,7 +507,7 @@ pub fn render_curve(rd: &str, points: &[CurvePoint], knee: Option<usize>) -> Str
     for (index, p) in points.iter().enumerate() {
         let target = p
             .target_iops
-            .map(|t| format!("{t:.0}"))
+            .map(|t| format!("{:.0}", t.get()))
             .unwrap_or_else(|| "max".to_string());
         let mark = if Some(index) == knee { "  <- knee" } else { "" };
         let _ = writeln!(
@@ -678,13 +679,13 @@ mod tests {
             },
             CurvePoint {
                 label: "50%".into(),
-                target_iops: Some(5000.0),
+                target_iops: Some(Iops(5000.0)),
                 iops: 5000.0,
                 resp_ms: 0.5,
             },
             CurvePoint {
                 label: "90%".into(),
-                target_iops: Some(9000.0),
+                target_iops: Some(Iops(9000.0)),
                 iops: 9000.0,
                 resp_ms: 1.0,
             },

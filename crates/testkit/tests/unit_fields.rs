@@ -29,7 +29,6 @@ const KNOWN: &[(&str, usize)] = &[
     ("predict", 37),
     ("procedure", 16),
     ("profile", 4),
-    ("report", 1),
     ("safefs", 1),
     ("verdict", 4),
 ];
