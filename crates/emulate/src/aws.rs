@@ -101,7 +101,7 @@ mod tests {
     fn reads(ios: u64) -> DeviceCounters {
         DeviceCounters {
             read_ios: ios,
-            read_bytes: ios * 4096,
+            read_bytes: iofit_model::Bytes(ios * 4096),
             ..Default::default()
         }
     }

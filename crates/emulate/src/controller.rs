@@ -508,7 +508,7 @@ mod tests {
     fn reads(ios: u64) -> DeviceCounters {
         DeviceCounters {
             read_ios: ios,
-            read_bytes: ios * 4096,
+            read_bytes: iofit_model::Bytes(ios * 4096),
             ..Default::default()
         }
     }
@@ -672,7 +672,7 @@ mod tests {
         // 1 MiB reads: 4 units of 256 KiB each.
         let counters = DeviceCounters {
             read_ios: 5,
-            read_bytes: 5 << 20,
+            read_bytes: iofit_model::Bytes(5 << 20),
             ..Default::default()
         };
         let usage = c.tick(&[counters], 0.1);
@@ -733,8 +733,8 @@ mod tests {
         DeviceCounters {
             read_ios,
             write_ios,
-            read_bytes: read_ios * 4096,
-            write_bytes: write_ios * 4096,
+            read_bytes: iofit_model::Bytes(read_ios * 4096),
+            write_bytes: iofit_model::Bytes(write_ios * 4096),
         }
     }
 
@@ -773,14 +773,14 @@ mod tests {
         };
         let layout = DeviceCounters {
             write_ios: 64,
-            write_bytes: 64 << 20,
+            write_bytes: iofit_model::Bytes(64 << 20),
             ..Default::default()
         };
         c.caps_in_force(vec![caps]);
         c.tick(&[layout], 0.1);
         let small = DeviceCounters {
             write_ios: 64 + 100,
-            write_bytes: (64 << 20) + 100 * 4096,
+            write_bytes: iofit_model::Bytes((64 << 20) + 100 * 4096),
             ..Default::default()
         };
         c.caps_in_force(vec![caps]);
@@ -847,7 +847,7 @@ mod queued_tests {
         let mut c = Controller::new(limits, 1.0, 0.1);
         let file = DeviceCounters {
             write_ios: 4,
-            write_bytes: 4 << 20,
+            write_bytes: iofit_model::Bytes(4 << 20),
             ..Default::default()
         };
         c.tick(&[DeviceCounters::default(); 2], 0.1);

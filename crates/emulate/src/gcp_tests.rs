@@ -148,8 +148,8 @@ fn counters(read_ios: u64, write_ios: u64) -> DeviceCounters {
     DeviceCounters {
         read_ios,
         write_ios,
-        read_bytes: read_ios * 4096,
-        write_bytes: write_ios * 4096,
+        read_bytes: iofit_model::Bytes(read_ios * 4096),
+        write_bytes: iofit_model::Bytes(write_ios * 4096),
     }
 }
 

@@ -313,15 +313,15 @@ fn waiting_on_devices(
             };
             (
                 waits(
-                    group.read_bytes,
-                    done.read_bytes,
-                    base.read_bytes,
+                    group.read_bytes.as_u64(),
+                    done.read_bytes.as_u64(),
+                    base.read_bytes.as_u64(),
                     in_flight.0,
                 ),
                 waits(
-                    group.write_bytes,
-                    done.write_bytes,
-                    base.write_bytes,
+                    group.write_bytes.as_u64(),
+                    done.write_bytes.as_u64(),
+                    base.write_bytes.as_u64(),
                     in_flight.1,
                 ),
             )

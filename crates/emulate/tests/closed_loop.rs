@@ -224,8 +224,8 @@ fn rehearse_after_layout(
             .map(|(r, w)| DeviceCounters {
                 read_ios: *r as u64,
                 write_ios: *w as u64 + layout_ios,
-                read_bytes: *r as u64 * 4096,
-                write_bytes: *w as u64 * 4096 + layout_bytes,
+                read_bytes: iofit_model::Bytes(*r as u64 * 4096),
+                write_bytes: iofit_model::Bytes(*w as u64 * 4096 + layout_bytes),
             })
             .collect();
         controller.tick(&counters, TICK_S);

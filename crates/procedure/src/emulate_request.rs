@@ -249,7 +249,7 @@ fn finish_options(
         scratch: ScratchOptions {
             image_dir: request.image_dir.clone(),
             mount_root,
-            size_bytes: scratch_size(&request.scratch_size)?,
+            size_bytes: iofit_model::Bytes(scratch_size(&request.scratch_size)?),
         },
         command: request.command.clone(),
         tick: Duration::from_millis(request.tick_ms),

@@ -40,7 +40,7 @@ fn a_design_becomes_the_rehearsals_options() {
     // A P10 is 500 IOPS, 100 MB/s: the limit as the catalog has it at scale 1.
     assert_eq!(options.limits.volumes[0].iops, 500.0);
     assert_eq!(options.sources, vec![VolumeSource::Scratch]);
-    assert_eq!(options.scratch.size_bytes, 1 << 30);
+    assert_eq!(options.scratch.size_bytes, iofit_model::Bytes(1 << 30));
     assert_eq!(options.scratch.mount_root, PathBuf::from("/mnt/rehearsal"));
     assert_eq!(options.tick, Duration::from_millis(100));
     assert_eq!(options.start_credits, 0.5);

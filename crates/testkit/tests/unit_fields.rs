@@ -22,7 +22,7 @@ const NOT_LIBRARIES: &[&str] = &["iofit", "testkit"];
 const KNOWN: &[(&str, usize)] = &[
     ("blockdata", 3),
     ("catalog", 12),
-    ("emulate", 10),
+    ("emulate", 6),
     ("engine", 11),
     ("model", 1),
     ("planner", 6),

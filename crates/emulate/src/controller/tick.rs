@@ -11,7 +11,7 @@ use crate::backlog::Submitted;
 use crate::throttle::{DeviceCaps, DeviceCounters};
 use iofit_model::emulation::VolumeUsage;
 use iofit_model::formulas::azure_io_units;
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{BytesPerSecond, Iops, MBps};
 
 /// For this many ticks after both directions start running, the split follows the last tick's
 /// use alone: the ticks before were held by a sliver and would drag a smoothed mix.
@@ -171,15 +171,15 @@ impl Controller {
         let delta = |now: u64, last: u64| now.saturating_sub(last) as f64;
         let queued = self.queued[i].after(
             Submitted {
-                bytes: delta(now.read_bytes, last.read_bytes),
+                bytes: delta(now.read_bytes.as_u64(), last.read_bytes.as_u64()),
                 ios: delta(now.read_ios, last.read_ios),
-                cap_bytes_s: caps.read_bytes_s.map(|v| v as f64),
+                cap_bytes_s: caps.read_bytes_s.map(|v| BytesPerSecond(v as f64)),
                 cap_ios_s: caps.read_iops.map(|v| v as f64),
             },
             Submitted {
-                bytes: delta(now.write_bytes, last.write_bytes),
+                bytes: delta(now.write_bytes.as_u64(), last.write_bytes.as_u64()),
                 ios: delta(now.write_ios, last.write_ios),
-                cap_bytes_s: caps.write_bytes_s.map(|v| v as f64),
+                cap_bytes_s: caps.write_bytes_s.map(|v| BytesPerSecond(v as f64)),
                 cap_ios_s: caps.write_iops.map(|v| v as f64),
             },
             elapsed_s,
@@ -195,7 +195,7 @@ impl Controller {
         let read = passed(
             (
                 delta(now.read_ios, last.read_ios),
-                delta(now.read_bytes, last.read_bytes),
+                delta(now.read_bytes.as_u64(), last.read_bytes.as_u64()),
             ),
             (before.read_bytes, queued.read_bytes),
             (&mut per.read, &mut backlog_per.read),
@@ -204,7 +204,7 @@ impl Controller {
         let write = passed(
             (
                 delta(now.write_ios, last.write_ios),
-                delta(now.write_bytes, last.write_bytes),
+                delta(now.write_bytes.as_u64(), last.write_bytes.as_u64()),
             ),
             (before.write_bytes, queued.write_bytes),
             (&mut per.write, &mut backlog_per.write),
