@@ -195,7 +195,11 @@ fn resolve_volumes(
             .iter()
             .filter(|d| !(any_physical && d.logical))
             .filter(|d| !stacked.iter().any(|s| s.device == d.name))
-            .filter(|d| d.samples.iter().any(|s| s.read_iops + s.write_iops > 0.0))
+            .filter(|d| {
+                d.samples
+                    .iter()
+                    .any(|s| s.read_iops + s.write_iops > iofit_model::Iops(0.0))
+            })
             .map(|d| VolumeSpec {
                 label: d.name.clone(),
                 devices: vec![d.name.clone()],
@@ -375,14 +379,15 @@ impl Point {
     }
 
     fn add(&mut self, s: &DiskSample) {
-        self.read_iops += s.read_iops;
-        self.write_iops += s.write_iops;
-        self.read_bytes_s += s.read_bytes_s;
-        self.write_bytes_s += s.write_bytes_s;
-        let ios = s.read_iops + s.write_iops;
+        let (read_iops, write_iops) = (s.read_iops.get(), s.write_iops.get());
+        self.read_iops += read_iops;
+        self.write_iops += write_iops;
+        self.read_bytes_s += s.read_bytes_s.0;
+        self.write_bytes_s += s.write_bytes_s.0;
+        let ios = read_iops + write_iops;
         if !s.read_latency_ms.is_nan() && !s.write_latency_ms.is_nan() {
             self.latency_weighted +=
-                s.read_iops * s.read_latency_ms + s.write_iops * s.write_latency_ms;
+                read_iops * s.read_latency_ms + write_iops * s.write_latency_ms;
             self.latency_ios += ios;
         } else if !s.latency_ms.is_nan() {
             self.latency_weighted += ios * s.latency_ms;

@@ -71,19 +71,20 @@ struct Sums {
 impl Sums {
     fn add(&mut self, sample: &crate::DiskSample) {
         self.devices += 1;
-        self.read_iops += sample.read_iops;
-        self.write_iops += sample.write_iops;
-        self.bytes_s += sample.read_bytes_s + sample.write_bytes_s;
+        let (read_iops, write_iops) = (sample.read_iops.get(), sample.write_iops.get());
+        self.read_iops += read_iops;
+        self.write_iops += write_iops;
+        self.bytes_s += sample.read_bytes_s.0 + sample.write_bytes_s.0;
         let split = [
-            (sample.read_latency_ms, sample.read_iops),
-            (sample.write_latency_ms, sample.write_iops),
+            (sample.read_latency_ms, read_iops),
+            (sample.write_latency_ms, write_iops),
         ];
         if split.iter().any(|(latency, _)| latency.is_finite()) {
             for (latency, iops) in split {
                 self.weigh(latency, iops);
             }
         } else {
-            self.weigh(sample.latency_ms, sample.read_iops + sample.write_iops);
+            self.weigh(sample.latency_ms, read_iops + write_iops);
         }
         self.queue_depth += sample.queue_depth;
     }

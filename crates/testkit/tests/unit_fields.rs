@@ -28,7 +28,6 @@ const KNOWN: &[(&str, usize)] = &[
     ("planner", 6),
     ("predict", 37),
     ("procedure", 16),
-    ("profile", 4),
     ("safefs", 1),
     ("verdict", 4),
 ];
