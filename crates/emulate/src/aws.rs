@@ -4,7 +4,7 @@
 //! they revert to their baseline performance"); each volume's caps are its EBS figures (gp3
 //! as provisioned, gp2's burst to 3,000 IOPS on its own bucket, st1's MiB/s per TiB).
 
-use crate::limits::{DesignLimits, VmLimits, VolumeLimits};
+use crate::limits::{DesignLimits, EmulationNote, VmLimits, VolumeLimits};
 use crate::EmulateError;
 use iofit_catalog::clouds::aws::{AwsInstance, EbsVolumeType};
 use iofit_model::units::{Iops, MBps};
@@ -55,24 +55,20 @@ pub fn aws_design_limits(
         });
     }
     let bursts = instance.bursts();
-    let mut notes = vec![format!(
-        "AWS {}: its EBS baseline ({} IOPS, {} MB/s) is the shared cap{}",
-        instance.name,
-        instance.baseline_iops,
-        instance.baseline_throughput_mb_s.get(),
-        if bursts {
-            format!(
-                "; its maximum ({} IOPS, {} MB/s) is a bucket of 30 minutes at the maximum, refilled below the baseline as Azure's are (AWS states the window, 'at least once every 24 hours', not the refill rate)",
-                instance.maximum_iops, instance.maximum_throughput_mb_s.get()
-            )
-        } else {
-            " (it sustains its maximum: no burst)".to_string()
-        }
-    )];
-    notes.push(
-        "EBS counts one SSD operation per 256 KiB; the throttle counts larger IOs as several the same way"
-            .into(),
-    );
+    let notes = vec![
+        EmulationNote::AwsInstanceCaps {
+            instance: instance.name.clone(),
+            baseline_iops: instance.baseline_iops,
+            baseline_mb_s: instance.baseline_throughput_mb_s.get(),
+            maximum: bursts.then(|| {
+                (
+                    instance.maximum_iops,
+                    instance.maximum_throughput_mb_s.get(),
+                )
+            }),
+        },
+        EmulationNote::EbsIoUnits,
+    ];
     Ok(DesignLimits {
         vm: VmLimits {
             name: instance.name.clone(),

@@ -5,7 +5,7 @@
 //! each disk type is one [`SharedGroup`] with four caps (read and write IOPS and MB/s), and a
 //! volume has no cap of its own. Nothing bursts.
 
-use crate::limits::{DesignLimits, SharedGroup, VmLimits, VolumeLimits};
+use crate::limits::{DesignLimits, EmulationNote, SharedGroup, VmLimits, VolumeLimits};
 use crate::EmulateError;
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType};
 use iofit_model::units::{Iops, MBps};
@@ -61,15 +61,11 @@ pub fn gcp_design_limits(
         });
     }
     let notes = vec![
-        format!(
-            "Google Cloud {}: each disk type's caps (baseline + rate x the GiB of that type \
-             attached, up to the VM's limit for {} vCPU) are shared by that type's disks by \
-             demand, reads and writes apart; nothing bursts",
-            machine.name, machine.vcpu
-        ),
-        "each request counts as one IO against the IOPS caps, whatever its size, as predict \
-         --cloud gcp counts it (Google's splitting of large IOs is not sourced)"
-            .into(),
+        EmulationNote::GcpSharedTypeCaps {
+            machine: machine.name.clone(),
+            vcpu: machine.vcpu,
+        },
+        EmulationNote::GcpOneIoPerRequest,
     ];
     Ok(DesignLimits {
         vm: VmLimits {

@@ -3,7 +3,7 @@
 
 use crate::controller::{Controller, VmCaps, VolumeUsage};
 use crate::journal::{Journal, Made};
-use crate::limits::DesignLimits;
+use crate::limits::{DesignLimits, EmulationNote};
 use crate::throttle::{detect, CgroupVersion, DeviceCounters, ThrottleGroup};
 use crate::volume::{prepare, PreparedVolume, ScratchOptions, VolumeSource};
 use crate::EmulateError;
@@ -65,14 +65,9 @@ pub fn run(
     outcome.cleaned_up = failures.is_empty();
     outcome
         .notes
-        .extend(failures.into_iter().map(|f| format!("cleanup: {f}")));
+        .extend(failures.into_iter().map(EmulationNote::Cleanup));
     if version == CgroupVersion::V1 {
-        outcome.notes.push(
-            "cgroup v1 throttles reads and direct writes only: buffered writes the kernel \
-             flushes later are not charged to the command (use direct IO, or a machine with \
-             cgroup v2)"
-                .into(),
-        );
+        outcome.notes.push(EmulationNote::CgroupV1BufferedWrites);
     }
     Ok(outcome)
 }

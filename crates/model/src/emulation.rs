@@ -69,6 +69,114 @@ impl SharedGroup {
     }
 }
 
+/// What an emulation cannot reproduce or did differently, said once in its output. `Display`
+/// is the sentence the output shows; JSON holds the same sentence.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EmulationNote {
+    /// The VM has no published uncached IOPS or MB/s limit, so no VM cap is enforced.
+    NoVmCap { vm: String },
+    /// A host-cached volume is emulated uncached (the throttle has no host cache).
+    HostCacheNotEmulated { volume: String, caching: String },
+    /// A provisioned disk (Premium SSD v2, Ultra) is capped at what was bought per disk.
+    ProvisionedCaps { volume: String, disk: String },
+    /// An AWS instance's EBS baseline is the shared cap; `maximum` (IOPS, MB/s) is its burst
+    /// bucket when it has one.
+    AwsInstanceCaps {
+        instance: String,
+        baseline_iops: f64,
+        baseline_mb_s: f64,
+        maximum: Option<(f64, f64)>,
+    },
+    /// EBS counts one operation per 256 KiB and so does the throttle.
+    EbsIoUnits,
+    /// Google Cloud's per-disk-type caps are shared by that type's disks.
+    GcpSharedTypeCaps { machine: String, vcpu: u32 },
+    /// Google Cloud: one IO per request, whatever its size.
+    GcpOneIoPerRequest,
+    /// `--no-burst`: credit bursting is off.
+    BurstOff,
+    /// cgroup v1 does not charge buffered writes flushed later.
+    CgroupV1BufferedWrites,
+    /// Something made for the emulation could not be removed.
+    Cleanup(String),
+}
+
+impl std::fmt::Display for EmulationNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EmulationNote::NoVmCap { vm } => write!(
+                f,
+                "{vm} has no published uncached IOPS or MB/s limit in the catalog: the VM cap is \
+                 not enforced"
+            ),
+            EmulationNote::HostCacheNotEmulated { volume, caching } => write!(
+                f,
+                "volume '{volume}' is planned with {caching} host caching; the kernel throttle \
+                 has no host cache, so it is emulated as uncached (pessimistic for cache-friendly \
+                 reads)"
+            ),
+            EmulationNote::ProvisionedCaps { volume, disk } => write!(
+                f,
+                "volume '{volume}' is {disk}: capped at the IOPS and MB/s bought per disk; the \
+                 VM's uncached limits enforced are its Premium SSD ones (some sizes publish \
+                 higher ones for Premium SSD v2 and Ultra, not in the catalog: pessimistic there)"
+            ),
+            EmulationNote::AwsInstanceCaps {
+                instance,
+                baseline_iops,
+                baseline_mb_s,
+                maximum,
+            } => {
+                write!(
+                    f,
+                    "AWS {instance}: its EBS baseline ({baseline_iops} IOPS, {baseline_mb_s} \
+                     MB/s) is the shared cap"
+                )?;
+                match maximum {
+                    Some((iops, mb_s)) => write!(
+                        f,
+                        "; its maximum ({iops} IOPS, {mb_s} MB/s) is a bucket of 30 minutes at \
+                         the maximum, refilled below the baseline as Azure's are (AWS states the \
+                         window, 'at least once every 24 hours', not the refill rate)"
+                    ),
+                    None => f.write_str(" (it sustains its maximum: no burst)"),
+                }
+            }
+            EmulationNote::EbsIoUnits => f.write_str(
+                "EBS counts one SSD operation per 256 KiB; the throttle counts larger IOs as \
+                 several the same way",
+            ),
+            EmulationNote::GcpSharedTypeCaps { machine, vcpu } => write!(
+                f,
+                "Google Cloud {machine}: each disk type's caps (baseline + rate x the GiB of that \
+                 type attached, up to the VM's limit for {vcpu} vCPU) are shared by that type's \
+                 disks by demand, reads and writes apart; nothing bursts"
+            ),
+            EmulationNote::GcpOneIoPerRequest => f.write_str(
+                "each request counts as one IO against the IOPS caps, whatever its size, as \
+                 predict --cloud gcp counts it (Google's splitting of large IOs is not sourced)",
+            ),
+            EmulationNote::BurstOff => f.write_str(
+                "credit bursting is off (--no-burst): the sustained limits only, as predict \
+                 gives them",
+            ),
+            EmulationNote::CgroupV1BufferedWrites => f.write_str(
+                "cgroup v1 throttles reads and direct writes only: buffered writes the kernel \
+                 flushes later are not charged to the command (use direct IO, or a machine with \
+                 cgroup v2)",
+            ),
+            EmulationNote::Cleanup(what) => write!(f, "cleanup: {what}"),
+        }
+    }
+}
+
+/// JSON holds the sentence, as it did when notes were strings.
+impl Serialize for EmulationNote {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 /// Every cap of a design, scaled by `scale` (1.0 = the catalog's figures).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DesignLimits {
@@ -76,7 +184,7 @@ pub struct DesignLimits {
     pub volumes: Vec<VolumeLimits>,
     pub scale: f64,
     /// What the emulation cannot reproduce, said once for the output.
-    pub notes: Vec<String>,
+    pub notes: Vec<EmulationNote>,
     /// Per-direction caps shared by some of the volumes (Google Cloud: one per disk type);
     /// empty for Azure and AWS, whose shared cap is the VM's (`vm`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -106,11 +214,7 @@ impl DesignLimits {
             volume.burst_throughput_mb_s = None;
         }
         if had_burst {
-            self.notes.push(
-                "credit bursting is off (--no-burst): the sustained limits only, as predict \
-                 gives them"
-                    .into(),
-            );
+            self.notes.push(EmulationNote::BurstOff);
         }
         self
     }
@@ -219,7 +323,107 @@ pub struct Outcome {
     /// volume's), of `seconds.len()`; `None` where the design cannot burst (or `--no-burst`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub burst_seconds: Option<usize>,
-    pub notes: Vec<String>,
+    pub notes: Vec<EmulationNote>,
     /// Everything made was removed (false lists what was left in `notes`).
     pub cleaned_up: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each note says exactly the sentence it said as a string (the output and the JSON do not
+    /// change), with its figures in their places.
+    #[test]
+    fn notes_say_the_sentences_they_said_as_strings() {
+        let cases = [
+            (
+                EmulationNote::NoVmCap {
+                    vm: "Standard_X".into(),
+                },
+                "Standard_X has no published uncached IOPS or MB/s limit in the catalog: the VM \
+                 cap is not enforced",
+            ),
+            (
+                EmulationNote::HostCacheNotEmulated {
+                    volume: "data".into(),
+                    caching: "ReadOnly".into(),
+                },
+                "volume 'data' is planned with ReadOnly host caching; the kernel throttle has no \
+                 host cache, so it is emulated as uncached (pessimistic for cache-friendly reads)",
+            ),
+            (
+                EmulationNote::ProvisionedCaps {
+                    volume: "log".into(),
+                    disk: "PremiumV2_LRS".into(),
+                },
+                "volume 'log' is PremiumV2_LRS: capped at the IOPS and MB/s bought per disk; the \
+                 VM's uncached limits enforced are its Premium SSD ones (some sizes publish higher \
+                 ones for Premium SSD v2 and Ultra, not in the catalog: pessimistic there)",
+            ),
+            (
+                EmulationNote::AwsInstanceCaps {
+                    instance: "m6i.2xlarge".into(),
+                    baseline_iops: 12000.0,
+                    baseline_mb_s: 156.25,
+                    maximum: Some((40000.0, 1250.0)),
+                },
+                "AWS m6i.2xlarge: its EBS baseline (12000 IOPS, 156.25 MB/s) is the shared cap; \
+                 its maximum (40000 IOPS, 1250 MB/s) is a bucket of 30 minutes at the maximum, \
+                 refilled below the baseline as Azure's are (AWS states the window, 'at least \
+                 once every 24 hours', not the refill rate)",
+            ),
+            (
+                EmulationNote::AwsInstanceCaps {
+                    instance: "m6i.8xlarge".into(),
+                    baseline_iops: 40000.0,
+                    baseline_mb_s: 1250.0,
+                    maximum: None,
+                },
+                "AWS m6i.8xlarge: its EBS baseline (40000 IOPS, 1250 MB/s) is the shared cap (it \
+                 sustains its maximum: no burst)",
+            ),
+            (
+                EmulationNote::EbsIoUnits,
+                "EBS counts one SSD operation per 256 KiB; the throttle counts larger IOs as \
+                 several the same way",
+            ),
+            (
+                EmulationNote::GcpSharedTypeCaps {
+                    machine: "n2-standard-8".into(),
+                    vcpu: 8,
+                },
+                "Google Cloud n2-standard-8: each disk type's caps (baseline + rate x the GiB of \
+                 that type attached, up to the VM's limit for 8 vCPU) are shared by that type's \
+                 disks by demand, reads and writes apart; nothing bursts",
+            ),
+            (
+                EmulationNote::GcpOneIoPerRequest,
+                "each request counts as one IO against the IOPS caps, whatever its size, as \
+                 predict --cloud gcp counts it (Google's splitting of large IOs is not sourced)",
+            ),
+            (
+                EmulationNote::BurstOff,
+                "credit bursting is off (--no-burst): the sustained limits only, as predict gives \
+                 them",
+            ),
+            (
+                EmulationNote::CgroupV1BufferedWrites,
+                "cgroup v1 throttles reads and direct writes only: buffered writes the kernel \
+                 flushes later are not charged to the command (use direct IO, or a machine with \
+                 cgroup v2)",
+            ),
+            (
+                EmulationNote::Cleanup("rmdir /sys/fs/cgroup/x: busy".into()),
+                "cleanup: rmdir /sys/fs/cgroup/x: busy",
+            ),
+        ];
+        for (note, sentence) in cases {
+            assert_eq!(note.to_string(), sentence);
+            assert_eq!(
+                serde_json::to_string(&note).unwrap(),
+                serde_json::to_string(sentence).unwrap()
+            );
+        }
+    }
 }

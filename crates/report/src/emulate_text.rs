@@ -187,7 +187,12 @@ pub fn html(limits: &DesignLimits, outcome: &Outcome) -> HtmlReport {
             ],
         );
     }
-    let notes = outcome.notes.join("\n\n");
+    let notes = outcome
+        .notes
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n\n");
     if !notes.is_empty() {
         html = html.section("What the emulation cannot reproduce", notes);
     }
