@@ -192,7 +192,7 @@ impl ContentFiller {
             buf,
             seed,
             self.spec.compress_pct,
-            self.spec.compress_chunk_bytes as usize,
+            self.spec.compress_chunk_bytes.as_u64() as usize,
         );
     }
 }

@@ -54,7 +54,7 @@ impl Verifier {
         let layout = Layout::new(
             spec.mode,
             iofit_model::units::Bytes(unit_bytes),
-            spec.header_offset_bytes as usize,
+            spec.header_offset_bytes.as_u64() as usize,
         )?;
         Ok(Verifier {
             layout,

@@ -4,9 +4,10 @@
 //! they revert to their baseline performance"); each volume's caps are its EBS figures (gp3
 //! as provisioned, gp2's burst to 3,000 IOPS on its own bucket, st1's MiB/s per TiB).
 
-use crate::limits::{DesignLimits, VmLimits, VolumeLimits};
+use crate::limits::{DesignLimits, EmulationNote, VmLimits, VolumeLimits};
 use crate::EmulateError;
 use iofit_catalog::clouds::aws::{AwsInstance, EbsVolumeType};
+use iofit_model::units::{Iops, MBps};
 use iofit_predict::aws::{volume_caps, AwsVolumeSpec};
 
 /// The limits of `instance` with `volumes`, every figure times `scale`.
@@ -43,42 +44,39 @@ pub fn aws_design_limits(
                     .unwrap_or_default()
             ),
             iops: caps.iops * count,
-            throughput_mb_s: caps.throughput_mib_s.to_mb_s().get() * count,
-            burst_iops: burst(caps.burst_iops, caps.iops),
+            throughput_mb_s: caps.throughput_mib_s.to_mb_s() * count,
+            burst_iops: burst(caps.burst_iops, caps.iops).map(Iops),
             burst_throughput_mb_s: burst(
                 caps.burst_throughput_mib_s.to_mb_s().get(),
                 caps.throughput_mib_s.to_mb_s().get(),
-            ),
+            )
+            .map(MBps),
             host_cached: false,
         });
     }
     let bursts = instance.bursts();
-    let mut notes = vec![format!(
-        "AWS {}: its EBS baseline ({} IOPS, {} MB/s) is the shared cap{}",
-        instance.name,
-        instance.baseline_iops,
-        instance.baseline_throughput_mb_s.get(),
-        if bursts {
-            format!(
-                "; its maximum ({} IOPS, {} MB/s) is a bucket of 30 minutes at the maximum, refilled below the baseline as Azure's are (AWS states the window, 'at least once every 24 hours', not the refill rate)",
-                instance.maximum_iops, instance.maximum_throughput_mb_s.get()
-            )
-        } else {
-            " (it sustains its maximum: no burst)".to_string()
-        }
-    )];
-    notes.push(
-        "EBS counts one SSD operation per 256 KiB; the throttle counts larger IOs as several the same way"
-            .into(),
-    );
+    let notes = vec![
+        EmulationNote::AwsInstanceCaps {
+            instance: instance.name.clone(),
+            baseline_iops: instance.baseline_iops,
+            baseline_mb_s: instance.baseline_throughput_mb_s.get(),
+            maximum: bursts.then(|| {
+                (
+                    instance.maximum_iops,
+                    instance.maximum_throughput_mb_s.get(),
+                )
+            }),
+        },
+        EmulationNote::EbsIoUnits,
+    ];
     Ok(DesignLimits {
         vm: VmLimits {
             name: instance.name.clone(),
-            uncached_iops: Some(instance.baseline_iops * scale),
-            uncached_throughput_mb_s: Some(instance.baseline_throughput_mb_s.get() * scale),
-            burst_uncached_iops: bursts.then_some(instance.maximum_iops * scale),
+            uncached_iops: Some(Iops(instance.baseline_iops * scale)),
+            uncached_throughput_mb_s: Some(instance.baseline_throughput_mb_s * scale),
+            burst_uncached_iops: bursts.then_some(Iops(instance.maximum_iops * scale)),
             burst_uncached_throughput_mb_s: bursts
-                .then_some(instance.maximum_throughput_mb_s.get() * scale),
+                .then_some(instance.maximum_throughput_mb_s * scale),
         },
         volumes: limits,
         scale,
@@ -99,7 +97,7 @@ mod tests {
     fn reads(ios: u64) -> DeviceCounters {
         DeviceCounters {
             read_ios: ios,
-            read_bytes: ios * 4096,
+            read_bytes: iofit_model::Bytes(ios * 4096),
             ..Default::default()
         }
     }
@@ -116,8 +114,8 @@ mod tests {
         let volume =
             parse_volume_spec("data=2xgp3,size_gib=32,iops=16000,mib_s=250", 0, &rules_of).unwrap();
         let limits = aws_design_limits(instance, &[volume], 1.0).unwrap();
-        assert_eq!(limits.vm.uncached_iops, Some(12_000.0));
-        assert_eq!(limits.vm.burst_uncached_iops, Some(40_000.0));
+        assert_eq!(limits.vm.uncached_iops, Some(Iops(12_000.0)));
+        assert_eq!(limits.vm.burst_uncached_iops, Some(Iops(40_000.0)));
         assert_eq!(limits.volumes[0].iops, 32_000.0);
         let mut c = Controller::new(limits, 1800.0, 0.1);
         let mut counter = reads(0);
@@ -146,6 +144,6 @@ mod tests {
         let limits = aws_design_limits(instance, &[volume], 1.0).unwrap();
         assert_eq!(limits.vm.burst_uncached_iops, None);
         assert_eq!(limits.volumes[0].iops, 300.0);
-        assert_eq!(limits.volumes[0].burst_iops, Some(3000.0));
+        assert_eq!(limits.volumes[0].burst_iops, Some(Iops(3000.0)));
     }
 }

@@ -11,6 +11,8 @@
 //! it does not have. (The device's own completions cannot tell instead: the file system's
 //! journal and writeback nobody charged to the cgroup land there too.)
 
+use iofit_model::units::BytesPerSecond;
+
 /// The kernel's own overshoot allowed for when draining the modelled queue.
 const SLACK: f64 = 0.05;
 
@@ -18,6 +20,7 @@ const SLACK: f64 = 0.05;
 /// direction's caps (requests and bytes per second) allow it, so each is modelled.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Queued {
+    // Bare f64: a modelled queue drains by fractions of a byte per tick; `Bytes` is whole.
     pub read_bytes: f64,
     pub write_bytes: f64,
     pub read_ios: f64,
@@ -29,7 +32,7 @@ pub struct Queued {
 pub struct Submitted {
     pub bytes: f64,
     pub ios: f64,
-    pub cap_bytes_s: Option<f64>,
+    pub cap_bytes_s: Option<BytesPerSecond>,
     pub cap_ios_s: Option<f64>,
 }
 
@@ -41,8 +44,12 @@ impl Queued {
             None => 0.0,
         };
         Queued {
-            read_bytes: next(self.read_bytes, read.bytes, read.cap_bytes_s),
-            write_bytes: next(self.write_bytes, write.bytes, write.cap_bytes_s),
+            read_bytes: next(self.read_bytes, read.bytes, read.cap_bytes_s.map(|c| c.0)),
+            write_bytes: next(
+                self.write_bytes,
+                write.bytes,
+                write.cap_bytes_s.map(|c| c.0),
+            ),
             read_ios: next(self.read_ios, read.ios, read.cap_ios_s),
             write_ios: next(self.write_ios, write.ios, write.cap_ios_s),
         }
@@ -65,7 +72,7 @@ mod tests {
         Submitted {
             bytes,
             ios,
-            cap_bytes_s: Some(cap_bytes_s),
+            cap_bytes_s: Some(BytesPerSecond(cap_bytes_s)),
             cap_ios_s: Some(cap_ios_s),
         }
     }

@@ -29,6 +29,7 @@ use crate::backlog::Queued;
 use crate::bucket::BurstBucket;
 use crate::limits::DesignLimits;
 use crate::throttle::{DeviceCaps, DeviceCounters};
+use iofit_model::units::{Iops, MBps};
 use serde::Serialize;
 
 /// The kernel lets a few % more through than the caps written (3-4 % per second with steady
@@ -172,21 +173,28 @@ impl Controller {
         let iops_buckets = limits
             .volumes
             .iter()
-            .map(|v| bucket(v.iops, v.burst_iops))
+            .map(|v| bucket(v.iops, v.burst_iops.map(Iops::get)))
             .collect();
         let mb_buckets = limits
             .volumes
             .iter()
-            .map(|v| bucket(v.throughput_mb_s, v.burst_throughput_mb_s))
+            .map(|v| {
+                bucket(
+                    v.throughput_mb_s.get(),
+                    v.burst_throughput_mb_s.map(MBps::get),
+                )
+            })
             .collect();
         let vm_iops_bucket = limits
             .vm
             .uncached_iops
-            .and_then(|base| bucket(base, limits.vm.burst_uncached_iops));
-        let vm_mb_bucket = limits
-            .vm
-            .uncached_throughput_mb_s
-            .and_then(|base| bucket(base, limits.vm.burst_uncached_throughput_mb_s));
+            .and_then(|base| bucket(base.get(), limits.vm.burst_uncached_iops.map(Iops::get)));
+        let vm_mb_bucket = limits.vm.uncached_throughput_mb_s.and_then(|base| {
+            bucket(
+                base.get(),
+                limits.vm.burst_uncached_throughput_mb_s.map(MBps::get),
+            )
+        });
         let count = limits.volumes.len();
         let mut directions = vec![None; count];
         for group in &limits.groups {
@@ -319,12 +327,12 @@ impl Controller {
                 .limits
                 .vm
                 .uncached_iops
-                .map(|base| cap_of(&self.vm_iops_bucket, base, self.tick_s)),
+                .map(|base| cap_of(&self.vm_iops_bucket, base.get(), self.tick_s)),
             mb_s: self
                 .limits
                 .vm
                 .uncached_throughput_mb_s
-                .map(|base| cap_of(&self.vm_mb_bucket, base, self.tick_s)),
+                .map(|base| cap_of(&self.vm_mb_bucket, base.get(), self.tick_s)),
             burst_seconds_left: self.vm_iops_bucket.as_ref().map(BurstBucket::seconds_left),
         }
     }
@@ -528,7 +536,7 @@ mod tests {
         DesignLimits {
             vm: VmLimits {
                 name: "test".into(),
-                uncached_iops: vm_iops,
+                uncached_iops: vm_iops.map(Iops),
                 uncached_throughput_mb_s: None,
                 burst_uncached_iops: None,
                 burst_uncached_throughput_mb_s: None,
@@ -540,8 +548,8 @@ mod tests {
                     label: format!("v{i}"),
                     design: String::new(),
                     iops: *iops,
-                    throughput_mb_s: 1000.0,
-                    burst_iops: *burst,
+                    throughput_mb_s: MBps(1000.0),
+                    burst_iops: burst.map(Iops),
                     burst_throughput_mb_s: None,
                     host_cached: false,
                 })
@@ -556,7 +564,7 @@ mod tests {
     fn reads(ios: u64) -> DeviceCounters {
         DeviceCounters {
             read_ios: ios,
-            read_bytes: ios * 4096,
+            read_bytes: iofit_model::Bytes(ios * 4096),
             ..Default::default()
         }
     }
@@ -605,7 +613,7 @@ mod tests {
             let cap = c.caps()[0].read_iops.unwrap();
             ios += cap / 10;
             let usage = c.tick(&[reads(ios)], 0.1);
-            caps_seen.push(usage[0].cap_iops);
+            caps_seen.push(usage[0].cap_iops.get());
         }
         assert_eq!(caps_seen[0], 3500.0);
         // The reader holds 99 % of the cap (1 % stays with the idle writes), so it earns a
@@ -623,7 +631,7 @@ mod tests {
             // This "kernel" lets 12 % more through than the cap written.
             let cap = c.caps()[0].read_iops.unwrap() as f64;
             ios += (cap * 1.12 / 10.0).round() as u64;
-            last = c.tick(&[reads(ios)], 0.1)[0].read_iops;
+            last = c.tick(&[reads(ios)], 0.1)[0].read_iops.get();
         }
         assert!((last - 1000.0).abs() < 30.0, "settled at {last}");
     }
@@ -643,7 +651,7 @@ mod tests {
         for _ in 0..30 {
             let cap = c.caps()[0].read_iops.unwrap() as f64;
             ios += (cap / 10.0).round() as u64;
-            delivered.push(c.tick(&[reads(ios)], 0.1)[0].read_iops);
+            delivered.push(c.tick(&[reads(ios)], 0.1)[0].read_iops.get());
         }
         for iops in &delivered {
             assert!(*iops <= 600.0 * 1.055, "{iops} over 600: {delivered:?}");
@@ -720,11 +728,11 @@ mod tests {
         // 1 MiB reads: 4 units of 256 KiB each.
         let counters = DeviceCounters {
             read_ios: 5,
-            read_bytes: 5 << 20,
+            read_bytes: iofit_model::Bytes(5 << 20),
             ..Default::default()
         };
         let usage = c.tick(&[counters], 0.1);
-        assert_eq!(usage[0].read_iops, 200.0);
+        assert_eq!(usage[0].read_iops, Iops(200.0));
         assert!(c.caps()[0].read_iops.unwrap() <= 25);
     }
 
@@ -733,7 +741,7 @@ mod tests {
         // A D2s_v5-like VM: 3,750 uncached IOPS, burst 10,000; two volumes of 8,000 each, so
         // the VM binds. Time scale 1800 -> 1 s of full VM burst.
         let mut limits = limits(Some(3750.0), &[(8000.0, None), (8000.0, None)]);
-        limits.vm.burst_uncached_iops = Some(10_000.0);
+        limits.vm.burst_uncached_iops = Some(Iops(10_000.0));
         let mut c = Controller::new(limits, 1800.0, 0.1);
         let mut counters = [reads(0), reads(0)];
         let mut totals = vec![];
@@ -767,7 +775,7 @@ mod tests {
     #[test]
     fn an_empty_start_rehearses_the_sustained_state() {
         let mut limits = limits(Some(3750.0), &[(500.0, Some(3500.0))]);
-        limits.vm.burst_uncached_iops = Some(10_000.0);
+        limits.vm.burst_uncached_iops = Some(Iops(10_000.0));
         let c = Controller::new(limits, 1.0, 0.1).with_start_credits(0.0);
         assert_eq!(c.vm_caps().iops, Some(3750.0));
         assert_eq!(
@@ -781,8 +789,8 @@ mod tests {
         DeviceCounters {
             read_ios,
             write_ios,
-            read_bytes: read_ios * 4096,
-            write_bytes: write_ios * 4096,
+            read_bytes: iofit_model::Bytes(read_ios * 4096),
+            write_bytes: iofit_model::Bytes(write_ios * 4096),
         }
     }
 
@@ -821,14 +829,14 @@ mod tests {
         };
         let layout = DeviceCounters {
             write_ios: 64,
-            write_bytes: 64 << 20,
+            write_bytes: iofit_model::Bytes(64 << 20),
             ..Default::default()
         };
         c.caps_in_force(vec![caps]);
         c.tick(&[layout], 0.1);
         let small = DeviceCounters {
             write_ios: 64 + 100,
-            write_bytes: (64 << 20) + 100 * 4096,
+            write_bytes: iofit_model::Bytes((64 << 20) + 100 * 4096),
             ..Default::default()
         };
         c.caps_in_force(vec![caps]);
@@ -836,8 +844,8 @@ mod tests {
         // What the throttle let out in the second tick is 1.05 MB of the layout (10 MB/s and
         // the model's 5 % slack): 1 MiB requests, 4 Azure units each, so 40 IOPS. Counted as
         // 4 KiB requests (the size submitted in that tick), it was 2,563.
-        assert!((10.4..10.6).contains(&usage.write_mb_s), "{usage:?}");
-        assert!((39.0..42.0).contains(&usage.write_iops), "{usage:?}");
+        assert!((10.4..10.6).contains(&usage.write_mb_s.get()), "{usage:?}");
+        assert!((39.0..42.0).contains(&usage.write_iops.get()), "{usage:?}");
     }
 
     #[test]
@@ -852,8 +860,11 @@ mod tests {
             writes += caps.write_iops.unwrap().min(500) / 10;
             last = c.tick(&[mixed(reads, writes)], 0.1)[0].clone();
         }
-        assert_eq!(last.write_iops, 500.0, "{last:?}");
-        assert!((4400.0..=5100.0).contains(&last.read_iops), "{last:?}");
+        assert_eq!(last.write_iops, Iops(500.0), "{last:?}");
+        assert!(
+            (4400.0..=5100.0).contains(&last.read_iops.get()),
+            "{last:?}"
+        );
     }
 }
 
@@ -870,7 +881,7 @@ mod queued_tests {
             label: label.into(),
             design: String::new(),
             iops: 1250.0,
-            throughput_mb_s: 50.0,
+            throughput_mb_s: MBps(50.0),
             burst_iops: None,
             burst_throughput_mb_s: None,
             host_cached: false,
@@ -878,8 +889,8 @@ mod queued_tests {
         let limits = DesignLimits {
             vm: VmLimits {
                 name: "vm".into(),
-                uncached_iops: Some(800.0),
-                uncached_throughput_mb_s: Some(8.0),
+                uncached_iops: Some(Iops(800.0)),
+                uncached_throughput_mb_s: Some(MBps(8.0)),
                 burst_uncached_iops: None,
                 burst_uncached_throughput_mb_s: None,
             },
@@ -892,7 +903,7 @@ mod queued_tests {
         let mut c = Controller::new(limits, 1.0, 0.1);
         let file = DeviceCounters {
             write_ios: 4,
-            write_bytes: 4 << 20,
+            write_bytes: iofit_model::Bytes(4 << 20),
             ..Default::default()
         };
         c.tick(&[DeviceCounters::default(); 2], 0.1);

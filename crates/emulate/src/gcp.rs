@@ -11,9 +11,10 @@
 //! the VM's limit of the type (and, for pd-extreme, the MiB/s by size its disks share), which
 //! the type's disks share by demand.
 
-use crate::limits::{DesignLimits, SharedGroup, VmLimits, VolumeLimits};
+use crate::limits::{DesignLimits, EmulationNote, SharedGroup, VmLimits, VolumeLimits};
 use crate::EmulateError;
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType};
+use iofit_model::units::{Iops, MBps};
 use iofit_predict::gcp::{type_budget, GcpDiskSpec};
 use iofit_predict::gcp_provisioned::check_spec;
 
@@ -54,8 +55,8 @@ pub fn gcp_design_limits(
             .ok_or_else(|| EmulateError::Input(format!("--disk {}: no group", disk.label)))?;
         // Alone, a disk may take both directions of its type's caps; a provisioned disk no
         // more than it is given, reads and writes together.
-        let mut iops = group.read_iops + group.write_iops;
-        let mut throughput_mb_s = group.read_mb_s + group.write_mb_s;
+        let mut iops = (group.read_iops + group.write_iops).get();
+        let mut throughput_mb_s = (group.read_mb_s + group.write_mb_s).get();
         let mut given = String::new();
         if let Some(row) = catalog.provisioned_type(&disk.disk_type) {
             let own = check_spec(row, disk)
@@ -74,33 +75,24 @@ pub fn gcp_design_limits(
                 disk.disk_type, disk.size_gib, group.name, machine.name
             ),
             iops,
-            throughput_mb_s,
+            throughput_mb_s: MBps(throughput_mb_s),
             burst_iops: None,
             burst_throughput_mb_s: None,
             host_cached: false,
         });
     }
     let mut notes = vec![
-        format!(
-            "Google Cloud {}: each disk type's caps (baseline + rate x the GiB of that type \
-             attached, up to the VM's limit for {} vCPU) are shared by that type's disks by \
-             demand, reads and writes apart; nothing bursts",
-            machine.name, machine.vcpu
-        ),
-        "each request counts as one IO against the IOPS caps, whatever its size, as predict \
-         --cloud gcp counts it (Google's splitting of large IOs is not sourced)"
-            .into(),
+        EmulationNote::GcpSharedTypeCaps {
+            machine: machine.name.clone(),
+            vcpu: machine.vcpu,
+        },
+        EmulationNote::GcpOneIoPerRequest,
     ];
     if disks
         .iter()
         .any(|d| catalog.provisioned_type(&d.disk_type).is_some())
     {
-        notes.push(
-            "a provisioned disk (pd-extreme, Hyperdisk) is also capped at the IOPS and MiB/s it \
-             is given or its rules bring, reads and writes together; its type's caps are the \
-             VM's limit of the type"
-                .into(),
-        );
+        notes.push(EmulationNote::GcpProvisionedCaps);
     }
     Ok(DesignLimits {
         vm: VmLimits {
@@ -211,10 +203,10 @@ fn type_groups(
         groups.push(SharedGroup {
             name,
             volumes: vec![index],
-            read_iops: caps.0 * scale,
-            write_iops: caps.1 * scale,
-            read_mb_s: caps.2 * MB_PER_MIB * scale,
-            write_mb_s: caps.3 * MB_PER_MIB * scale,
+            read_iops: Iops(caps.0 * scale),
+            write_iops: Iops(caps.1 * scale),
+            read_mb_s: MBps(caps.2 * MB_PER_MIB * scale),
+            write_mb_s: MBps(caps.3 * MB_PER_MIB * scale),
         });
     }
     Ok(groups)

@@ -65,11 +65,11 @@ fn emulate_holds_what_predict_delivers_for_the_same_design() {
     );
     let extreme = &limits.groups[0];
     assert_eq!(
-        (extreme.name.as_str(), extreme.read_iops),
+        (extreme.name.as_str(), extreme.read_iops.get()),
         ("pd-extreme", 120_000.0)
     );
     // 4,000 GiB of pd-extreme: 240 + 0.48 x 4,000 = 2,160 MiB/s, under the n2's 3,000 writes.
-    assert!((extreme.write_mb_s - 2_160.0 * MB_PER_MIB).abs() < 1e-6);
+    assert!((extreme.write_mb_s.get() - 2_160.0 * MB_PER_MIB).abs() < 1e-6);
     // Hyperdisk with a file adding its facts (this test's figures): the disk's own IOPS and
     // MiB/s, the VM's limit of the type shared.
     let mut catalog = catalog;
@@ -161,14 +161,14 @@ fn holds_what_predict_delivers(
                 .collect();
             let p = predict(catalog, machine, &volumes).unwrap();
             let (iops_cap, mb_cap) = if read_pct > 0.0 {
-                (group.read_iops, group.read_mb_s)
+                (group.read_iops.get(), group.read_mb_s.get())
             } else {
-                (group.write_iops, group.write_mb_s)
+                (group.write_iops.get(), group.write_mb_s.get())
             };
             let own = &limits.volumes[volume];
             let held = iops_cap
                 .min(own.iops)
-                .min(mb_cap.min(own.throughput_mb_s) * 1e6 / io_bytes);
+                .min(mb_cap.min(own.throughput_mb_s.get()) * 1e6 / io_bytes);
             let delivered = p.volumes[volume].delivered_iops;
             assert!(
                 (delivered - held).abs() <= 1e-9 * held,
@@ -193,8 +193,8 @@ fn two_disks_of_a_type_share_the_budget_of_their_total_size() {
     assert_eq!(both.groups.len(), 1);
     assert_eq!(both.groups[0].volumes, vec![0, 1]);
     // pd-ssd: 6,000 + 30 IOPS per GiB, under the 32-vCPU VM's 60,000.
-    assert_eq!(alone.groups[0].read_iops, 6_000.0 + 30.0 * 300.0);
-    assert_eq!(both.groups[0].read_iops, 6_000.0 + 30.0 * 800.0);
+    assert_eq!(alone.groups[0].read_iops.get(), 6_000.0 + 30.0 * 300.0);
+    assert_eq!(both.groups[0].read_iops.get(), 6_000.0 + 30.0 * 800.0);
     assert!(both.one_io_per_request && both.vm.uncached_iops.is_none());
     let catalog = catalog();
     let machine = catalog.machine_type("n2-standard-32").unwrap();
@@ -216,7 +216,7 @@ fn two_disks_of_a_type_share_the_budget_of_their_total_size() {
         ],
     )
     .unwrap();
-    assert!((p.delivered_iops - both.groups[0].read_iops).abs() < 1e-6);
+    assert!((p.delivered_iops - both.groups[0].read_iops.get()).abs() < 1e-6);
 }
 
 #[test]
@@ -237,8 +237,8 @@ fn counters(read_ios: u64, write_ios: u64) -> DeviceCounters {
     DeviceCounters {
         read_ios,
         write_ios,
-        read_bytes: read_ios * 4096,
-        write_bytes: write_ios * 4096,
+        read_bytes: iofit_model::Bytes(read_ios * 4096),
+        write_bytes: iofit_model::Bytes(write_ios * 4096),
     }
 }
 
@@ -266,19 +266,19 @@ fn a_reader_and_a_writer_sharing_one_disk_type_each_get_their_direction() {
         caps[1].write_iops.unwrap() as f64,
     );
     assert!(
-        read >= 0.9 * group.read_iops && read <= group.read_iops,
+        read >= 0.9 * group.read_iops.get() && read <= group.read_iops.get(),
         "{read} of {}",
-        group.read_iops
+        group.read_iops.get()
     );
     assert!(
-        write >= 0.9 * group.write_iops && write <= group.write_iops,
+        write >= 0.9 * group.write_iops.get() && write <= group.write_iops.get(),
         "{write} of {}",
-        group.write_iops
+        group.write_iops.get()
     );
     // Both volumes' caps of a direction never add up past the group's.
     let reads: u64 = caps.iter().map(|c| c.read_iops.unwrap()).sum();
     let writes: u64 = caps.iter().map(|c| c.write_iops.unwrap()).sum();
-    assert!(reads as f64 <= group.read_iops && writes as f64 <= group.write_iops);
+    assert!(reads as f64 <= group.read_iops.get() && writes as f64 <= group.write_iops.get());
 
     let mut c = Controller::new(limits, 1.0, 0.1);
     let mut now = vec![counters(0, 0); 2];
@@ -291,11 +291,14 @@ fn a_reader_and_a_writer_sharing_one_disk_type_each_get_their_direction() {
     }
     let caps = c.caps();
     let parts: Vec<f64> = caps.iter().map(|c| c.read_iops.unwrap() as f64).collect();
-    assert!(parts.iter().sum::<f64>() <= group.read_iops, "{parts:?}");
     assert!(
-        parts.iter().all(|p| *p >= 0.4 * group.read_iops),
+        parts.iter().sum::<f64>() <= group.read_iops.get(),
+        "{parts:?}"
+    );
+    assert!(
+        parts.iter().all(|p| *p >= 0.4 * group.read_iops.get()),
         "each reader gets about half: {parts:?} of {}",
-        group.read_iops
+        group.read_iops.get()
     );
 }
 
@@ -337,10 +340,13 @@ fn a_read_heavy_and_a_write_heavy_volume_each_get_their_part_of_each_direction()
     let caps = c.caps();
     let read_of = |i: usize| caps[i].read_iops.unwrap() as f64;
     let write_of = |i: usize| caps[i].write_iops.unwrap() as f64;
-    assert!(read_of(0) >= 0.75 * group.read_iops, "{caps:?}");
-    assert!(write_of(1) >= 0.75 * group.write_iops, "{caps:?}");
-    assert!(read_of(0) + read_of(1) <= group.read_iops, "{caps:?}");
-    assert!(write_of(0) + write_of(1) <= group.write_iops, "{caps:?}");
+    assert!(read_of(0) >= 0.75 * group.read_iops.get(), "{caps:?}");
+    assert!(write_of(1) >= 0.75 * group.write_iops.get(), "{caps:?}");
+    assert!(read_of(0) + read_of(1) <= group.read_iops.get(), "{caps:?}");
+    assert!(
+        write_of(0) + write_of(1) <= group.write_iops.get(),
+        "{caps:?}"
+    );
     for total in last {
         assert!(total >= 0.83 * 15_000.0, "{last:?} {caps:?}");
     }

@@ -13,7 +13,7 @@
 //! let options = session::EmulateOptions {
 //!     limits,
 //!     sources: vec![VolumeSource::Scratch],
-//!     scratch: ScratchOptions { image_dir: "/var/tmp".into(), mount_root: "/mnt/rehearsal".into(), size_bytes: 1 << 30 },
+//!     scratch: ScratchOptions { image_dir: "/var/tmp".into(), mount_root: "/mnt/rehearsal".into(), size_bytes: iofit_model::Bytes(1 << 30) },
 //!     command: vec!["fio".into(), "--name=a".into(), "--directory={data}".into(), "--size=64m".into()],
 //!     tick: std::time::Duration::from_millis(100),
 //!     time_scale: 1.0,

@@ -2,7 +2,10 @@
 
 use crate::EmulateError;
 use iofit_catalog::VmSize;
-pub use iofit_model::emulation::{DesignLimits, SharedGroup, VmLimits, VolumeLimits};
+pub use iofit_model::emulation::{
+    DesignLimits, EmulationNote, SharedGroup, VmLimits, VolumeLimits,
+};
+use iofit_model::units::{Iops, MBps};
 use iofit_model::VolumeDesign;
 use iofit_predict::DiskPerf;
 
@@ -28,19 +31,17 @@ pub fn from_design(
         .map(|(design, disk)| volume_limits(design, disk, scale, &mut notes))
         .collect();
     if vm.uncached_iops.is_none() || vm.uncached_throughput_mb_s.is_none() {
-        notes.push(format!(
-            "{} has no published uncached IOPS or MB/s limit in the catalog: the VM cap is \
-             not enforced",
-            vm.name
-        ));
+        notes.push(EmulationNote::NoVmCap {
+            vm: vm.name.clone(),
+        });
     }
     Ok(DesignLimits {
         vm: VmLimits {
             name: vm.name.clone(),
-            uncached_iops: vm.uncached_iops.map(|v| v.0 * scale),
-            uncached_throughput_mb_s: vm.uncached_throughput_mb_s.map(|v| v.0 * scale),
-            burst_uncached_iops: vm.burst_uncached_iops.map(|v| v.0 * scale),
-            burst_uncached_throughput_mb_s: vm.burst_uncached_throughput_mb_s.map(|v| v.0 * scale),
+            uncached_iops: vm.uncached_iops.map(|v| v * scale),
+            uncached_throughput_mb_s: vm.uncached_throughput_mb_s.map(|v| v * scale),
+            burst_uncached_iops: vm.burst_uncached_iops.map(|v| v * scale),
+            burst_uncached_throughput_mb_s: vm.burst_uncached_throughput_mb_s.map(|v| v * scale),
         },
         volumes: limits,
         scale,
@@ -54,25 +55,23 @@ fn volume_limits(
     design: &VolumeDesign,
     disk: &DiskPerf,
     scale: f64,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<EmulationNote>,
 ) -> VolumeLimits {
     let count = f64::from(design.disk_count.max(1));
     let host_cached = design.caching.is_cached();
     if host_cached {
-        notes.push(format!(
-            "volume '{}' is planned with {} host caching; the kernel throttle has no host \
-             cache, so it is emulated as uncached (pessimistic for cache-friendly reads)",
-            design.label, design.caching
-        ));
+        notes.push(EmulationNote::HostCacheNotEmulated {
+            volume: design.label.clone(),
+            caching: design.caching.to_string(),
+        });
     }
     let bought = match (design.provisioned_size_gib, design.provisioned_iops) {
         (Some(size), Some(iops)) => {
-            notes.push(format!(
-                "volume '{}' is {}: capped at the IOPS and MB/s bought per disk; the VM's \
-                 uncached limits enforced are its Premium SSD ones (some sizes publish higher \
-                 ones for Premium SSD v2 and Ultra, not in the catalog: pessimistic there)",
-                design.label, disk.name
-            ));
+            let iops = iops.get();
+            notes.push(EmulationNote::ProvisionedCaps {
+                volume: design.label.clone(),
+                disk: disk.name.clone(),
+            });
             format!(" {size} GiB, {iops} IOPS, {} MB/s", disk.throughput_mb_s)
         }
         _ => String::new(),
@@ -84,9 +83,9 @@ fn volume_limits(
             design.disk_count, disk.name, design.caching
         ),
         iops: disk.iops * count * scale,
-        throughput_mb_s: disk.throughput_mb_s * count * scale,
-        burst_iops: disk.burst_iops.map(|v| v * count * scale),
-        burst_throughput_mb_s: disk.burst_throughput_mb_s.map(|v| v * count * scale),
+        throughput_mb_s: MBps(disk.throughput_mb_s * count * scale),
+        burst_iops: disk.burst_iops.map(|v| Iops(v * count * scale)),
+        burst_throughput_mb_s: disk.burst_throughput_mb_s.map(|v| MBps(v * count * scale)),
         host_cached,
     }
 }
@@ -106,12 +105,12 @@ mod tests {
         )
         .unwrap();
         let limits = from_design(&vm, &volumes, 1.0).unwrap();
-        assert_eq!(limits.vm.burst_uncached_iops, Some(10_000.0));
-        assert_eq!(limits.volumes[0].burst_iops, Some(3500.0));
+        assert_eq!(limits.vm.burst_uncached_iops, Some(Iops(10_000.0)));
+        assert_eq!(limits.volumes[0].burst_iops, Some(Iops(3500.0)));
         let sustained = limits.sustained();
         assert_eq!(sustained.vm.burst_uncached_iops, None);
         assert_eq!(sustained.volumes[0].burst_iops, None);
         assert_eq!(sustained.volumes[0].iops, 500.0);
-        assert!(sustained.notes.iter().any(|n| n.contains("--no-burst")));
+        assert!(sustained.notes.contains(&EmulationNote::BurstOff));
     }
 }

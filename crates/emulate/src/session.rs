@@ -3,10 +3,11 @@
 
 use crate::controller::{Controller, VmCaps, VolumeUsage};
 use crate::journal::{Journal, Made};
-use crate::limits::DesignLimits;
+use crate::limits::{DesignLimits, EmulationNote};
 use crate::throttle::{detect, CgroupVersion, DeviceCounters, ThrottleGroup};
 use crate::volume::{prepare, PreparedVolume, ScratchOptions, VolumeSource};
 use crate::EmulateError;
+use iofit_model::units::{Iops, MBps};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Command};
@@ -64,14 +65,9 @@ pub fn run(
     outcome.cleaned_up = failures.is_empty();
     outcome
         .notes
-        .extend(failures.into_iter().map(|f| format!("cleanup: {f}")));
+        .extend(failures.into_iter().map(EmulationNote::Cleanup));
     if version == CgroupVersion::V1 {
-        outcome.notes.push(
-            "cgroup v1 throttles reads and direct writes only: buffered writes the kernel \
-             flushes later are not charged to the command (use direct IO, or a machine with \
-             cgroup v2)"
-                .into(),
-        );
+        outcome.notes.push(EmulationNote::CgroupV1BufferedWrites);
     }
     Ok(outcome)
 }
@@ -312,15 +308,15 @@ fn waiting_on_devices(
             };
             (
                 waits(
-                    group.read_bytes,
-                    done.read_bytes,
-                    base.read_bytes,
+                    group.read_bytes.as_u64(),
+                    done.read_bytes.as_u64(),
+                    base.read_bytes.as_u64(),
                     in_flight.0,
                 ),
                 waits(
-                    group.write_bytes,
-                    done.write_bytes,
-                    base.write_bytes,
+                    group.write_bytes.as_u64(),
+                    done.write_bytes.as_u64(),
+                    base.write_bytes.as_u64(),
                     in_flight.1,
                 ),
             )
@@ -378,12 +374,12 @@ impl SecondBuilder {
         self.vm_cap_mb_s = weigh(self.vm_cap_mb_s, vm.mb_s);
         self.vm_burst_seconds_left = vm.burst_seconds_left;
         for (sum, tick) in self.sums.iter_mut().zip(usage) {
-            sum.read_iops += tick.read_iops * elapsed_s;
-            sum.write_iops += tick.write_iops * elapsed_s;
-            sum.read_mb_s += tick.read_mb_s * elapsed_s;
-            sum.write_mb_s += tick.write_mb_s * elapsed_s;
-            sum.cap_iops += tick.cap_iops * elapsed_s;
-            sum.cap_mb_s += tick.cap_mb_s * elapsed_s;
+            sum.read_iops = sum.read_iops + tick.read_iops * elapsed_s;
+            sum.write_iops = sum.write_iops + tick.write_iops * elapsed_s;
+            sum.read_mb_s = sum.read_mb_s + tick.read_mb_s * elapsed_s;
+            sum.write_mb_s = sum.write_mb_s + tick.write_mb_s * elapsed_s;
+            sum.cap_iops = sum.cap_iops + tick.cap_iops * elapsed_s;
+            sum.cap_mb_s = sum.cap_mb_s + tick.cap_mb_s * elapsed_s;
             sum.burst_seconds_left = tick.burst_seconds_left;
         }
     }
@@ -394,12 +390,12 @@ impl SecondBuilder {
             .sums
             .into_iter()
             .map(|s| VolumeUsage {
-                read_iops: s.read_iops / span,
-                write_iops: s.write_iops / span,
-                read_mb_s: s.read_mb_s / span,
-                write_mb_s: s.write_mb_s / span,
-                cap_iops: s.cap_iops / span,
-                cap_mb_s: s.cap_mb_s / span,
+                read_iops: Iops(s.read_iops.get() / span),
+                write_iops: Iops(s.write_iops.get() / span),
+                read_mb_s: MBps(s.read_mb_s.get() / span),
+                write_mb_s: MBps(s.write_mb_s.get() / span),
+                cap_iops: Iops(s.cap_iops.get() / span),
+                cap_mb_s: MBps(s.cap_mb_s.get() / span),
                 burst_seconds_left: s.burst_seconds_left,
             })
             .collect();
@@ -418,10 +414,10 @@ impl SecondBuilder {
         Second {
             t_s,
             volumes,
-            vm_iops,
-            vm_mb_s,
-            vm_cap_iops: vm.iops,
-            vm_cap_mb_s: vm.mb_s,
+            vm_iops: Iops(vm_iops),
+            vm_mb_s: MBps(vm_mb_s),
+            vm_cap_iops: vm.iops.map(Iops),
+            vm_cap_mb_s: vm.mb_s.map(MBps),
             vm_burst_seconds_left: vm.burst_seconds_left,
             binding,
             binding_consumed_pct,
@@ -446,16 +442,20 @@ fn seconds_in_burst(limits: &DesignLimits, seconds: &[Second]) -> Option<usize> 
         _ => false,
     };
     let in_burst = |second: &Second| {
-        above(second.vm_cap_iops, vm.uncached_iops)
-            || above(second.vm_cap_mb_s, vm.uncached_throughput_mb_s)
-            || limits
-                .volumes
-                .iter()
-                .zip(&second.volumes)
-                .any(|(limit, used)| {
-                    above(Some(used.cap_iops), Some(limit.iops))
-                        || above(Some(used.cap_mb_s), Some(limit.throughput_mb_s))
-                })
+        above(
+            second.vm_cap_iops.map(Iops::get),
+            vm.uncached_iops.map(Iops::get),
+        ) || above(
+            second.vm_cap_mb_s.map(MBps::get),
+            vm.uncached_throughput_mb_s.map(MBps::get),
+        ) || limits
+            .volumes
+            .iter()
+            .zip(&second.volumes)
+            .any(|(limit, used)| {
+                above(Some(used.cap_iops.get()), Some(limit.iops))
+                    || above(Some(used.cap_mb_s.get()), Some(limit.throughput_mb_s.get()))
+            })
     };
     Some(seconds.iter().filter(|s| in_burst(s)).count())
 }
@@ -472,11 +472,11 @@ fn consumed(
     for (limit, usage) in limits.volumes.iter().zip(volumes) {
         shares.push((
             format!("{} IOPS", limit.label),
-            pct(usage.iops(), usage.cap_iops),
+            pct(usage.iops(), usage.cap_iops.get()),
         ));
         shares.push((
             format!("{} MB/s", limit.label),
-            pct(usage.mb_s(), usage.cap_mb_s),
+            pct(usage.mb_s(), usage.cap_mb_s.get()),
         ));
     }
     shares.extend(
@@ -486,10 +486,13 @@ fn consumed(
     );
     // Against the cap in force, as for the volumes: a bursting VM at its burst rate is at
     // its limit.
-    if let Some(cap) = vm.iops.or(limits.vm.uncached_iops) {
+    if let Some(cap) = vm.iops.or(limits.vm.uncached_iops.map(Iops::get)) {
         shares.push(("VM uncached IOPS".into(), pct(vm_iops, cap)));
     }
-    if let Some(cap) = vm.mb_s.or(limits.vm.uncached_throughput_mb_s) {
+    if let Some(cap) = vm
+        .mb_s
+        .or(limits.vm.uncached_throughput_mb_s.map(MBps::get))
+    {
         shares.push(("VM uncached MB/s".into(), pct(vm_mb_s, cap)));
     }
     shares
@@ -510,23 +513,23 @@ fn group_rows(limits: &DesignLimits, volumes: &[VolumeUsage]) -> Vec<(String, f6
         };
         rows.push((
             format!("{} read IOPS", group.name),
-            sum(|u| u.read_iops),
-            group.read_iops,
+            sum(|u| u.read_iops.get()),
+            group.read_iops.get(),
         ));
         rows.push((
             format!("{} write IOPS", group.name),
-            sum(|u| u.write_iops),
-            group.write_iops,
+            sum(|u| u.write_iops.get()),
+            group.write_iops.get(),
         ));
         rows.push((
             format!("{} read MB/s", group.name),
-            sum(|u| u.read_mb_s),
-            group.read_mb_s,
+            sum(|u| u.read_mb_s.get()),
+            group.read_mb_s.get(),
         ));
         rows.push((
             format!("{} write MB/s", group.name),
-            sum(|u| u.write_mb_s),
-            group.write_mb_s,
+            sum(|u| u.write_mb_s.get()),
+            group.write_mb_s.get(),
         ));
     }
     rows
@@ -575,15 +578,15 @@ fn summarize(limits: &DesignLimits, seconds: &[Second]) -> Vec<LimitSummary> {
             limit.iops,
             seconds
                 .iter()
-                .map(|s| (s.volumes[i].iops(), s.volumes[i].cap_iops))
+                .map(|s| (s.volumes[i].iops(), s.volumes[i].cap_iops.get()))
                 .collect(),
         );
         add(
             format!("{} MB/s", limit.label),
-            limit.throughput_mb_s,
+            limit.throughput_mb_s.get(),
             seconds
                 .iter()
-                .map(|s| (s.volumes[i].mb_s(), s.volumes[i].cap_mb_s))
+                .map(|s| (s.volumes[i].mb_s(), s.volumes[i].cap_mb_s.get()))
                 .collect(),
         );
     }
@@ -601,20 +604,20 @@ fn summarize(limits: &DesignLimits, seconds: &[Second]) -> Vec<LimitSummary> {
     if let Some(base) = limits.vm.uncached_iops {
         add(
             "VM uncached IOPS".into(),
-            base,
+            base.get(),
             seconds
                 .iter()
-                .map(|s| (s.vm_iops, s.vm_cap_iops.unwrap_or(base)))
+                .map(|s| (s.vm_iops.get(), s.vm_cap_iops.unwrap_or(base).get()))
                 .collect(),
         );
     }
     if let Some(base) = limits.vm.uncached_throughput_mb_s {
         add(
             "VM uncached MB/s".into(),
-            base,
+            base.get(),
             seconds
                 .iter()
-                .map(|s| (s.vm_mb_s, s.vm_cap_mb_s.unwrap_or(base)))
+                .map(|s| (s.vm_mb_s.get(), s.vm_cap_mb_s.unwrap_or(base).get()))
                 .collect(),
         );
     }

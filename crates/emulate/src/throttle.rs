@@ -7,6 +7,7 @@
 //! controller); the emulation says so when it runs on v1.
 
 use crate::EmulateError;
+use iofit_model::units::Bytes;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -35,8 +36,10 @@ pub fn device_number_of(path: &Path) -> Result<DeviceNumber, EmulateError> {
 /// Caps for one device, in requests and bytes per second; `None` is unlimited.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DeviceCaps {
+    // Bare u64: the whole numbers the kernel's throttle files take (Iops is an f64 rate).
     pub read_iops: Option<u64>,
     pub write_iops: Option<u64>,
+    // Bare u64: whole bytes per second, as `io.max` and `blkio.throttle.*` take them.
     pub read_bytes_s: Option<u64>,
     pub write_bytes_s: Option<u64>,
 }
@@ -46,8 +49,8 @@ pub struct DeviceCaps {
 pub struct DeviceCounters {
     pub read_ios: u64,
     pub write_ios: u64,
-    pub read_bytes: u64,
-    pub write_bytes: u64,
+    pub read_bytes: Bytes,
+    pub write_bytes: Bytes,
 }
 
 /// A cgroup made for one emulation; removed by `remove` (and by `Drop` as a last resort).
@@ -202,8 +205,8 @@ impl ThrottleGroup {
                 Ok(DeviceCounters {
                     read_ios,
                     write_ios,
-                    read_bytes,
-                    write_bytes,
+                    read_bytes: Bytes(read_bytes),
+                    write_bytes: Bytes(write_bytes),
                 })
             }
             CgroupVersion::V2 => {
@@ -325,9 +328,9 @@ pub fn device_view(device: DeviceNumber) -> Option<(DeviceCounters, (u64, u64))>
     }
     let done = DeviceCounters {
         read_ios: stat[0],
-        read_bytes: stat[2] * 512,
+        read_bytes: Bytes(stat[2] * 512),
         write_ios: stat[4],
-        write_bytes: stat[6] * 512,
+        write_bytes: Bytes(stat[6] * 512),
     };
     Some((done, (inflight[0], inflight[1])))
 }
@@ -368,8 +371,8 @@ fn parse_v2(text: &str, device: DeviceNumber) -> DeviceCounters {
             };
             let value = value.parse().unwrap_or(0);
             match name {
-                "rbytes" => counters.read_bytes = value,
-                "wbytes" => counters.write_bytes = value,
+                "rbytes" => counters.read_bytes = Bytes(value),
+                "wbytes" => counters.write_bytes = Bytes(value),
                 "rios" => counters.read_ios = value,
                 "wios" => counters.write_ios = value,
                 _ => {}
@@ -495,7 +498,7 @@ mod tests {
         let c = parse_v2(text, LOOP0);
         assert_eq!(
             (c.read_bytes, c.write_bytes, c.read_ios, c.write_ios),
-            (4096, 8192, 1, 2)
+            (Bytes(4096), Bytes(8192), 1, 2)
         );
     }
 }

@@ -5,6 +5,7 @@
 use crate::journal::{is_mounted, loop_backing, run_tool, Journal, Made};
 use crate::throttle::device_number_of;
 use crate::EmulateError;
+use iofit_model::units::Bytes;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -24,7 +25,7 @@ pub struct ScratchOptions {
     pub image_dir: PathBuf,
     /// Each scratch volume is mounted at `mount_root/LABEL`.
     pub mount_root: PathBuf,
-    pub size_bytes: u64,
+    pub size_bytes: Bytes,
 }
 
 pub use iofit_model::emulation::PreparedVolume;
@@ -62,12 +63,10 @@ fn prepare_scratch(
         path: image.clone(),
     })?;
     // create_new: never reuse or truncate a file that is already there.
-    let file =
-        iofit_safefs::scratch::create_sized_file(&image, options.size_bytes).map_err(|e| {
-            EmulateError::Io {
-                what: format!("creating scratch image {}", image.display()),
-                source: e,
-            }
+    let file = iofit_safefs::scratch::create_sized_file(&image, options.size_bytes.as_u64())
+        .map_err(|e| EmulateError::Io {
+            what: format!("creating scratch image {}", image.display()),
+            source: e,
         })?;
     drop(file);
     let device_text = tool(

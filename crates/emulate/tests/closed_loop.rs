@@ -21,6 +21,7 @@
 use iofit_emulate::controller::{Controller, KERNEL_MARGIN, MIXED_MARGIN};
 use iofit_emulate::throttle::{settle, DeviceCaps, DeviceCounters};
 use iofit_emulate::{DesignLimits, VmLimits, VolumeLimits};
+use iofit_model::units::{Iops, MBps};
 
 const TICK_S: f64 = 0.1;
 const TICKS_PER_S: usize = 10;
@@ -35,7 +36,7 @@ fn design(vm_iops: Option<f64>, volume_iops: &[f64]) -> DesignLimits {
     DesignLimits {
         vm: VmLimits {
             name: "vm".into(),
-            uncached_iops: vm_iops,
+            uncached_iops: vm_iops.map(Iops),
             uncached_throughput_mb_s: None,
             burst_uncached_iops: None,
             burst_uncached_throughput_mb_s: None,
@@ -47,7 +48,7 @@ fn design(vm_iops: Option<f64>, volume_iops: &[f64]) -> DesignLimits {
                 label: format!("v{i}"),
                 design: String::new(),
                 iops: *iops,
-                throughput_mb_s: 200.0,
+                throughput_mb_s: MBps(200.0),
                 burst_iops: None,
                 burst_throughput_mb_s: None,
                 host_cached: false,
@@ -241,8 +242,8 @@ fn rehearse_with_noise(
             .map(|(r, w)| DeviceCounters {
                 read_ios: *r as u64,
                 write_ios: *w as u64 + layout_ios,
-                read_bytes: *r as u64 * 4096,
-                write_bytes: *w as u64 * 4096 + layout_bytes,
+                read_bytes: iofit_model::Bytes(*r as u64 * 4096),
+                write_bytes: iofit_model::Bytes(*w as u64 * 4096 + layout_bytes),
             })
             .collect();
         controller.tick(&counters, TICK_S);
@@ -428,7 +429,7 @@ fn group_figures(
                 .iter()
                 .map(|w| {
                     let (reads, writes) = sum(w);
-                    (reads / group.read_iops).max(writes / group.write_iops)
+                    (reads / group.read_iops.get()).max(writes / group.write_iops.get())
                 })
                 .fold(0.0, f64::max);
             let settled: Vec<f64> = windows[3..]

@@ -450,7 +450,7 @@ pub(crate) fn check_job(job: &JobSpec) -> Result<(), EngineError> {
     iofit_blockdata::verify::Layout::new(
         verify.mode,
         Bytes(unit),
-        verify.header_offset_bytes as usize,
+        verify.header_offset_bytes.as_u64() as usize,
     )
     .map_err(|e| EngineError::invalid(&job.name, e.to_string()))?;
     if verify.mode == iofit_model::data::VerifyMode::Pattern && verify.pattern.is_empty() {
@@ -507,7 +507,11 @@ fn gcd(a: u64, b: u64) -> u64 {
 pub(crate) fn verify_unit(job: &JobSpec) -> u64 {
     let (min_write, max_write) = size_range(job, Direction::Write);
     let (min_read, _) = size_range(job, Direction::Read);
-    let mut unit = job.data.verify.interval_bytes.unwrap_or(0);
+    let mut unit = job
+        .data
+        .verify
+        .interval_bytes
+        .map_or(0, iofit_model::Bytes::as_u64);
     if max_write != min_write && unit == 0 {
         unit = min_write;
     }

@@ -54,7 +54,7 @@ pub fn run_loops(
             runtime_ns,
             earlier_loops: EarlierLoops {
                 ios: total.read.ios + total.write.ios + total.trim.ios,
-                bytes: total.read.io_bytes + total.write.io_bytes + total.trim.io_bytes,
+                bytes: (total.read.io_bytes + total.write.io_bytes + total.trim.io_bytes).as_u64(),
                 intervals,
             },
             earlier_measured: Some(std::sync::Arc::new(measured(&total))),
@@ -136,7 +136,7 @@ mod tests {
         };
         for i in 0..ios {
             out.write.ios += 1;
-            out.write.io_bytes += 4096;
+            out.write.io_bytes += iofit_model::Bytes(4096);
             out.write.total.record(1000 + i);
         }
         out
@@ -168,7 +168,7 @@ mod tests {
         );
         assert_eq!(relayouts, 2);
         assert_eq!(out.write.ios, 30);
-        assert_eq!(out.write.io_bytes, 30 * 4096);
+        assert_eq!(out.write.io_bytes, iofit_model::Bytes(30 * 4096));
         assert_eq!(out.write.total.count(), 30);
         assert_eq!(out.runtime_ns, 750);
         assert_eq!(seen[0], (EarlierLoops::default(), 5, 7));

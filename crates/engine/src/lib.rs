@@ -17,7 +17,7 @@
 //! let report = run_jobs(&[job], &RunOptions::default(), &mut Silent).unwrap();
 //! let read = &report.result.jobs[0].read;
 //! assert_eq!(read.ios, 1024); // 4 MiB in 4 KiB IOs
-//! assert_eq!(read.io_bytes, read.ios * 4096);
+//! assert_eq!(read.io_bytes.as_u64(), read.ios * 4096);
 //! assert_eq!(read.completion_latency.count, read.ios);
 //! ```
 

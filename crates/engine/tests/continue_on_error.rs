@@ -85,7 +85,7 @@ fn a_listed_error_of_a_continued_type_is_counted_and_the_job_goes_on() {
     assert_eq!(out.write.ios + out.total_err, 400);
     assert_eq!(out.total_err, 100);
     assert_eq!(out.first_error, libc::ENOSPC);
-    assert_eq!(out.write.io_bytes, 300 * 4096);
+    assert_eq!(out.write.io_bytes, iofit_model::Bytes(300 * 4096));
     assert_eq!(out.error_lines.len(), 16, "capped");
     // fio's default list for a continued type is EIO and EILSEQ.
     let out = run(false, libc::EIO, policy(ErrorPolicy::READ, None));

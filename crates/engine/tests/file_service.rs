@@ -88,7 +88,7 @@ fn touched(dir: &Path, service: FileService, io_bytes: u64) -> Vec<usize> {
     .unwrap();
     let r = &report.result.jobs[0];
     assert!(r.error.is_none(), "{:?}", r.error);
-    assert_eq!(r.read.io_bytes, io_bytes);
+    assert_eq!(r.read.io_bytes, iofit_model::Bytes(io_bytes));
     let after = resident_pages(&paths);
     eprintln!("resident pages before {before:?}, after {after:?}");
     after
@@ -164,7 +164,10 @@ fn create_only_lays_the_files_out_and_runs_no_io() {
     let report = run_jobs(&[j], &RunOptions::default(), &mut Silent).unwrap();
     let r = &report.result.jobs[0];
     assert!(r.error.is_none(), "{:?}", r.error);
-    assert_eq!((r.read.ios, r.read.io_bytes, r.read.runtime_ns), (0, 0, 0));
+    assert_eq!(
+        (r.read.ios, r.read.io_bytes, r.read.runtime_ns),
+        (0, iofit_model::Bytes(0), 0)
+    );
     for path in &paths {
         assert_eq!(
             std::fs::metadata(path).unwrap().len(),

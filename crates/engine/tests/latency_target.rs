@@ -241,7 +241,11 @@ fn assert_report_holds(out: &iofit_engine::worker::CloneOutput, what: &str) {
     assert!(out.error.is_none(), "{what}: {:?}", out.error);
     let total = out.read.total.summary();
     assert_eq!(total.count, out.read.ios, "{what}: samples");
-    assert_eq!(out.read.io_bytes, out.read.ios * 4096, "{what}: bytes");
+    assert_eq!(
+        out.read.io_bytes,
+        iofit_model::Bytes(out.read.ios * 4096),
+        "{what}: bytes"
+    );
     assert!(
         total.max_ns < PARALLEL_NS + 50_000,
         "{what}: an IO of {} ns on a device that takes {PARALLEL_NS} ns",

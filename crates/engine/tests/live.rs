@@ -70,7 +70,12 @@ fn the_live_report_of_a_held_runner_is_whole_and_equals_the_final_one() {
         assert!(live.interrupted, "{}", live.name);
         assert!(live.error.is_none(), "{}: {:?}", live.name, live.error);
         assert!(read.ios > 0, "{}", live.name);
-        assert_eq!(read.io_bytes, read.ios * 4096, "{}", live.name);
+        assert_eq!(
+            read.io_bytes,
+            iofit_model::Bytes(read.ios * 4096),
+            "{}",
+            live.name
+        );
         assert_eq!(read.completion_latency.count, read.ios, "{}", live.name);
         assert_eq!(read.total_latency.count, read.ios, "{}", live.name);
         assert!(read.iops > 0.0, "{}", live.name);

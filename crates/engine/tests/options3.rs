@@ -108,7 +108,7 @@ fn disable_lat_clat_slat_leave_their_histograms_empty_and_keep_the_counts() {
         assert!(r.error.is_none(), "{:?}", r.error);
         let d = &r.read;
         assert_eq!(d.ios, 256, "IOs are still counted");
-        assert_eq!(d.io_bytes, 256 * 4096);
+        assert_eq!(d.io_bytes, iofit_model::Bytes(256 * 4096));
         let expect = |off: bool| if off { 0 } else { d.ios };
         assert_eq!(
             d.total_latency.count,

@@ -350,7 +350,7 @@ fn unlink_removes_only_the_files_the_run_created() {
     assert!(results.iter().all(|r| r.error.is_none()), "{results:?}");
     assert_eq!(
         results[0].write.io_bytes,
-        2 * 256 * 1024,
+        iofit_model::Bytes(2 * 256 * 1024),
         "the job ran on its files"
     );
     for file in &files {

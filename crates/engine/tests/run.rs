@@ -65,7 +65,7 @@ fn null_engine_with_fake_clock_is_exact() {
     let r = &report.result.jobs[0];
     check_invariants(r);
     assert_eq!(r.read.ios, 256);
-    assert_eq!(r.read.io_bytes, 256 * 4096);
+    assert_eq!(r.read.io_bytes, iofit_model::Bytes(256 * 4096));
     // One clock reading per IO, each 100 ns later: every latency is exactly 100 ns.
     assert_eq!(r.read.completion_latency.min_ns, 100);
     assert_eq!(r.read.completion_latency.max_ns, 100);
@@ -81,7 +81,7 @@ fn psync_randread_covers_the_file_once() {
     let r = &run(&[job])[0];
     check_invariants(r);
     assert_eq!(r.read.ios, 1024);
-    assert_eq!(r.read.io_bytes, 1024 * 4096);
+    assert_eq!(r.read.io_bytes, iofit_model::Bytes(1024 * 4096));
     assert_eq!(r.write.ios, 0);
     assert!(
         dir.path().join("r.0.0").exists(),
@@ -168,9 +168,9 @@ fn bssplit_sizes_follow_the_split() {
     };
     let r = &run(&[job])[0];
     check_invariants(r);
-    let mean = r.write.io_bytes as f64 / r.write.ios as f64;
+    let mean = r.write.io_bytes.as_f64() / r.write.ios as f64;
     assert!((mean - 10240.0).abs() < 1200.0, "mean size {mean}");
-    assert!(r.write.io_bytes >= 4 * 1024 * 1024);
+    assert!(r.write.io_bytes >= iofit_model::Bytes(4 * 1024 * 1024));
 }
 
 #[test]
@@ -290,7 +290,7 @@ fn io_limit_and_loops_bound_the_bytes() {
     job.io_limit = Some(Bytes::mib(1));
     job.loops = 3;
     let r = &run(&[job])[0];
-    assert_eq!(r.read.io_bytes, 3 * 1024 * 1024);
+    assert_eq!(r.read.io_bytes, iofit_model::Bytes(3 * 1024 * 1024));
 }
 
 #[test]
@@ -345,7 +345,7 @@ fn norandommap_still_covers_the_bytes_asked() {
     job.iodepth = 4;
     let r = &run(&[job])[0];
     check_invariants(r);
-    assert_eq!(r.write.io_bytes, 4 * 1024 * 1024);
+    assert_eq!(r.write.io_bytes, iofit_model::Bytes(4 * 1024 * 1024));
 }
 
 #[test]

@@ -82,7 +82,7 @@ fn check_group(on: &On, numjobs: u32) {
     assert_eq!(group.clones, numjobs);
     let read = &group.read;
     assert!(read.ios > 0, "{numjobs} clones did no IO");
-    assert_eq!(read.io_bytes, read.ios * 4096);
+    assert_eq!(read.io_bytes, iofit_model::Bytes(read.ios * 4096));
     let runtime = Duration::from_nanos(read.runtime_ns);
     // Exactly IOs over runtime: the product is the IO count to f64 rounding (a relative
     // 1e-12 of some millions of IOs, well under one IO).

@@ -48,7 +48,11 @@ fn run(job: &JobSpec, allow_overwrite: bool) -> Result<JobResult, EngineError> {
 fn check_counts(r: &JobResult, ios: u64) {
     let d = if r.read.ios > 0 { &r.read } else { &r.write };
     assert_eq!(d.ios, ios, "IOs over the loops");
-    assert_eq!(d.io_bytes, d.ios * BLOCK, "bytes = IOs x bs");
+    assert_eq!(
+        d.io_bytes,
+        iofit_model::Bytes(d.ios * BLOCK),
+        "bytes = IOs x bs"
+    );
     assert_eq!(d.completion_latency.count, d.ios, "clat count");
     assert_eq!(d.total_latency.count, d.ios, "lat count");
     let series: u64 = r.series.iter().map(|s| s.read_ios + s.write_ios).sum();
@@ -114,7 +118,7 @@ fn each_loop_verifies_its_own_writes_and_unlink_leaves_nothing() {
     // Two clones x three loops x 16 blocks, as fio 3.33 counts this job (48 writes and 48
     // verify reads per clone).
     assert_eq!(r.write.ios, 2 * 3 * 16);
-    assert_eq!(r.write.io_bytes, r.write.ios * BLOCK);
+    assert_eq!(r.write.io_bytes, iofit_model::Bytes(r.write.ios * BLOCK));
     assert_eq!(r.write.completion_latency.count, r.write.ios);
     let verify = r.verify.as_ref().expect("verified");
     assert_eq!(verify.units_checked, 2 * 3 * 16);
@@ -196,7 +200,7 @@ fn plain_loops_are_passes_over_the_same_file_each_verified_as_fio_does() {
     done.store(true, Ordering::Relaxed);
     assert_eq!(watcher.join().unwrap().len(), 1, "one file, never replaced");
     assert_eq!((r.write.ios, r.read.ios), (48, 48));
-    assert_eq!(r.write.io_bytes, r.write.ios * BLOCK);
+    assert_eq!(r.write.io_bytes, iofit_model::Bytes(r.write.ios * BLOCK));
     let verify = r.verify.as_ref().expect("verified");
     assert_eq!((verify.units_checked, verify.bad_units), (48, 0));
 }

@@ -71,7 +71,10 @@ fn clean_runs_check_every_block_and_find_nothing() {
                 "{rw:?} {mode:?}"
             );
             assert_eq!(result.read.completion_latency.count, result.read.ios);
-            assert_eq!(result.read.io_bytes, result.read.ios * BLOCK);
+            assert_eq!(
+                result.read.io_bytes,
+                iofit_model::Bytes(result.read.ios * BLOCK)
+            );
             assert!(result.read.ios >= v.units_checked);
         }
     }
@@ -170,8 +173,8 @@ fn backlog_interval_offset_pattern_and_dump() {
         1,
     );
     j.block_size = BlockSizeSpec::fixed(Bytes::kib(16));
-    j.data.verify.interval_bytes = Some(4096);
-    j.data.verify.header_offset_bytes = 1024;
+    j.data.verify.interval_bytes = Some(iofit_model::Bytes(4096));
+    j.data.verify.header_offset_bytes = iofit_model::Bytes(1024);
     let r = run(&j);
     assert_eq!(
         (verify_of(&r).units_checked, verify_of(&r).bad_units),
@@ -228,7 +231,7 @@ fn backlog_interval_offset_pattern_and_dump() {
         EngineKind::Psync,
         1,
     );
-    j.data.verify.header_offset_bytes = 4050;
+    j.data.verify.header_offset_bytes = iofit_model::Bytes(4050);
     let e = run_jobs(&[j], &RunOptions::default(), &mut Silent).unwrap_err();
     assert!(e.to_string().contains("verify_offset"), "{e}");
     // The generation table (4 bytes a unit) counts in the run's memory check: 1 PiB of

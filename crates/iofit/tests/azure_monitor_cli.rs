@@ -197,7 +197,10 @@ fn az_cli_shape_with_a_time_grain_and_missing_points() {
         sized,
         [("os", 39.0, 11), ("lun0", 3250.0, 11), ("lun1", 910.0, 10)]
     );
-    assert_eq!(requirements.volumes[2].sizing.io_size_bytes, 65536);
+    assert_eq!(
+        requirements.volumes[2].sizing.io_size_bytes,
+        iofit_model::Bytes(65536)
+    );
     // Percentage CPU 30 + k: p50 of 30..40 = 35.
     assert_eq!(requirements.host.cpu_pct.unwrap().p50, 35.0);
 }

@@ -88,7 +88,7 @@ fn iostat_sysstat10_to_requirements_and_plan() {
     );
     assert_eq!(o.iops_max, 1000.0);
     assert_eq!(data.sizing.iops, 1300.0); // p95 = 1000, x comfort 1.3
-    assert_eq!(data.sizing.io_size_bytes, 8192);
+    assert_eq!(data.sizing.io_size_bytes, iofit_model::Bytes(8192));
     // reads 100+200+300+400+1000 of 2400 IOs
     assert!(
         close(data.sizing.read_pct, 2000.0 / 2400.0 * 100.0),
@@ -115,7 +115,7 @@ fn iostat_sysstat10_to_requirements_and_plan() {
     let log = &req.volumes[1];
     assert_eq!(log.role, VolumeRole::Log, "{:?}", log.derivation);
     assert_eq!(log.sizing.iops, 1170.0); // 900 x 1.3
-    assert_eq!(log.sizing.io_size_bytes, 16384);
+    assert_eq!(log.sizing.io_size_bytes, iofit_model::Bytes(16384));
     assert_eq!(log.sizing.read_pct, 0.0);
     // merges: 2 x 0.5w / 1.5w = 2/3 sequential
     assert!(
@@ -144,7 +144,7 @@ fn captured_sysstat12_iostat_runs_end_to_end() {
         );
         let vda = req.volumes.iter().find(|v| v.label == "vda").expect("vda");
         assert!(
-            vda.sizing.iops > 0.0 && vda.sizing.throughput_mb_s > 0.0,
+            vda.sizing.iops > 0.0 && vda.sizing.throughput_mb_s > iofit_model::MBps(0.0),
             "{name}"
         );
         plan_reads(&dir);
@@ -169,7 +169,7 @@ fn xm_megabytes_are_mebibytes() {
     assert_eq!(req.volumes[0].observed.as_ref().unwrap().samples, 3);
     assert_eq!(
         req.volumes[0].sizing.io_size_bytes,
-        (bytes / ios).round() as u64
+        iofit_model::Bytes((bytes / ios).round() as u64)
     );
 }
 
@@ -205,7 +205,7 @@ fn old_sectors_layout() {
     // write r/2 IOs of (r x 8 x 512)/(r/2) = 8 KiB.
     let (req, _, _, _) = profile(&[&data("iostat/sysstat-10.2.1_x_posix_sectors.txt")]);
     let v = &req.volumes[0];
-    assert_eq!(v.sizing.io_size_bytes, 8192);
+    assert_eq!(v.sizing.io_size_bytes, iofit_model::Bytes(8192));
     assert_eq!(v.observed.as_ref().unwrap().iops.p99, 450.0);
 }
 
@@ -242,7 +242,7 @@ fn the_example_database_server_splits_data_and_log() {
     assert_eq!(role("sdb"), VolumeRole::Data);
     assert_eq!(role("sdc"), VolumeRole::Log);
     let sdb = req.volumes.iter().find(|v| v.label == "sdb").unwrap();
-    assert_eq!(sdb.sizing.io_size_bytes, 8192);
+    assert_eq!(sdb.sizing.io_size_bytes, iofit_model::Bytes(8192));
     assert!(sdb.sizing.read_pct > 75.0 && sdb.sizing.read_pct < 85.0);
     assert!(
         sdb.derivation[0].contains("12 windows of 10 min"),
@@ -263,7 +263,7 @@ fn perfmon_english_to_requirements_and_plan() {
     assert_eq!((o.iops.p50, o.iops.p90), (2000.0, 5000.0));
     assert_eq!(e.sizing.iops, 6500.0);
     assert_eq!(e.sizing.read_pct, 80.0);
-    assert_eq!(e.sizing.io_size_bytes, 8192);
+    assert_eq!(e.sizing.io_size_bytes, iofit_model::Bytes(8192));
     // Avg. Disk sec/Read 0.0015, sec/Write 0.0025: (4 x 1.5 + 2.5) / 5 = 1.7 ms
     assert!(close(
         e.observed.as_ref().unwrap().latency_ms.unwrap().p50,

@@ -2,6 +2,7 @@
 //! vdbench `validate=yes`) and data content (compressibility, dedupe, patterns). Plain data:
 //! `iofit-blockdata` fills and checks buffers from it, the engine decides when.
 
+use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -69,9 +70,9 @@ pub struct VerifySpec {
     pub pattern: Vec<PatternPart>,
     /// Bytes per verified unit, each with its own header (fio `verify_interval`); `None`: the
     /// write block size.
-    pub interval_bytes: Option<u64>,
+    pub interval_bytes: Option<Bytes>,
     /// Where in the unit the header sits (fio `verify_offset`).
-    pub header_offset_bytes: u64,
+    pub header_offset_bytes: Bytes,
     /// Read back and check what was written once the writes are done (fio `do_verify`).
     pub do_verify: bool,
     /// Skip the writes; only read and check (fio `verify_only`).
@@ -108,7 +109,7 @@ impl Default for VerifySpec {
             mode: VerifyMode::None,
             pattern: Vec::new(),
             interval_bytes: None,
-            header_offset_bytes: 0,
+            header_offset_bytes: Bytes(0),
             do_verify: true,
             only: false,
             max_errors: None,
@@ -172,7 +173,7 @@ pub struct ContentSpec {
     /// `buffer_compress_percentage`; vdbench `compratio` R is 100 x (1 - 1/R)).
     pub compress_pct: f64,
     /// Bytes per compressible chunk (fio `buffer_compress_chunk`; 512 like fio's default).
-    pub compress_chunk_bytes: u64,
+    pub compress_chunk_bytes: Bytes,
     /// New content for every write (fio `refill_buffers`).
     pub refill: bool,
     /// Stamp the offset in every 512-byte sector so no two writes are alike (fio
@@ -190,7 +191,7 @@ impl Default for ContentSpec {
     fn default() -> Self {
         ContentSpec {
             compress_pct: 0.0,
-            compress_chunk_bytes: 512,
+            compress_chunk_bytes: Bytes(512),
             refill: false,
             scramble: true,
             zero: false,

@@ -1,6 +1,6 @@
 //! A storage design: a VM, its disks grouped into volumes, host caching, striping, concurrency.
 
-use crate::units::Bytes;
+use crate::units::{Bytes, Iops, MBps};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -61,9 +61,9 @@ pub struct VolumeDesign {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provisioned_size_gib: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provisioned_iops: Option<f64>,
+    pub provisioned_iops: Option<Iops>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provisioned_throughput_mb_s: Option<f64>,
+    pub provisioned_throughput_mb_s: Option<MBps>,
 }
 
 impl VolumeDesign {

@@ -34,8 +34,8 @@ fn is_zero_i64(value: &i64) -> bool {
     *value == 0
 }
 
-fn is_zero_u64(value: &u64) -> bool {
-    *value == 0
+fn is_zero_bytes(value: &Bytes) -> bool {
+    *value == Bytes::ZERO
 }
 
 fn one() -> u32 {
@@ -85,12 +85,13 @@ pub struct JobSpec {
     pub norandommap: bool,
     /// fio `rw=read:-8k` / `rw=write:4k`: bytes between the end of one sequential IO and the
     /// start of the next (negative: backwards).
+    // Stays a bare i64: a signed step (backwards skips), which `Bytes` (unsigned) cannot hold.
     #[serde(default, skip_serializing_if = "is_zero_i64")]
     pub seq_add_bytes: i64,
     /// vdbench `stride=(min,max)`: on top of `seq_add_bytes` (the minimum) a random skip of
     /// 0..this many bytes, in whole IO lengths, after each sequential IO.
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
-    pub seq_add_jitter_bytes: u64,
+    #[serde(default, skip_serializing_if = "is_zero_bytes")]
+    pub seq_add_jitter_bytes: Bytes,
     /// fio `rw=randread:N`: a new random offset every N IOs (1: every IO).
     #[serde(default = "one")]
     pub random_run: u32,
@@ -217,7 +218,7 @@ impl JobSpec {
             rate_bytes_per_second: PerDirection::both(None),
             norandommap: false,
             seq_add_bytes: 0,
-            seq_add_jitter_bytes: 0,
+            seq_add_jitter_bytes: Bytes::ZERO,
             random_run: 1,
             repeat_offset_in_run: false,
             block_align: None,

@@ -2,6 +2,7 @@
 //! `offset=N%`, `offset_increment`, `offset_align` (its `get_start_offset`, filesetup.c) and
 //! its flow control between jobs (`flow`, `flow_id`, `flow_sleep`).
 
+use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -40,7 +41,7 @@ pub struct StartOffset {
     /// fio `offset_align`: a percentage-derived start is rounded up to this (default: the
     /// smallest block size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub align_bytes: Option<u64>,
+    pub align_bytes: Option<Bytes>,
 }
 
 impl StartOffset {
@@ -69,7 +70,10 @@ impl StartOffset {
         };
         let start = base.saturating_add(u64::from(clone).saturating_mul(increment));
         if self.needs_file_size() {
-            let align = self.align_bytes.unwrap_or(min_block_bytes).max(1);
+            let align = self
+                .align_bytes
+                .map_or(min_block_bytes, Bytes::as_u64)
+                .max(1);
             start.div_ceil(align).saturating_mul(align)
         } else {
             start
@@ -109,7 +113,7 @@ mod tests {
         };
         assert_eq!(pct.for_clone(0, 0, 4_096_000, 4096), 532_480);
         let aligned = StartOffset {
-            align_bytes: Some(1 << 20),
+            align_bytes: Some(Bytes(1 << 20)),
             ..pct
         };
         assert_eq!(aligned.for_clone(0, 0, 4_096_000, 4096), 1 << 20);
@@ -150,7 +154,7 @@ impl Default for CmdPrioDirection {
 /// (`class`/`level`, or the direction's when not given).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CmdPrioSplit {
-    pub bs_bytes: u64,
+    pub bs_bytes: Bytes,
     pub pct: f64,
     pub class_level: Option<(u8, u8)>,
 }
@@ -165,7 +169,7 @@ impl CmdPrio {
             return (draw < rule.percentage).then(|| value((rule.class, rule.level)));
         }
         let mut cumulative = 0.0;
-        for entry in rule.bssplit.iter().filter(|e| e.bs_bytes == len) {
+        for entry in rule.bssplit.iter().filter(|e| e.bs_bytes == Bytes(len)) {
             cumulative += entry.pct;
             if draw < cumulative {
                 return (entry.pct > 0.0)

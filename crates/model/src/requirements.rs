@@ -6,6 +6,7 @@
 //! one came from the other (percentile, comfort factor, growth). A user who writes requirements
 //! by hand fills only `sizing`.
 
+use crate::units::{Bytes, MBps};
 use serde::{Deserialize, Serialize};
 
 /// A metric summarised at the three percentiles the seed's checklist asks for.
@@ -58,12 +59,12 @@ pub struct SizingTarget {
     /// IOPS the volume must sustain.
     pub iops: f64,
     /// Throughput the volume must sustain, MB/s with 1 MB = 10^6 bytes (Azure's unit).
-    pub throughput_mb_s: f64,
+    pub throughput_mb_s: MBps,
     /// Highest acceptable average latency per IO, milliseconds; `None`: no latency target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_ms: Option<f64>,
     /// Typical IO size in bytes.
-    pub io_size_bytes: u64,
+    pub io_size_bytes: Bytes,
     /// Share of reads, 0..=100.
     pub read_pct: f64,
     /// Share of random IO, 0..=100.
@@ -84,15 +85,15 @@ impl SizingTarget {
     /// `bytes_per_mb` is the bytes of one MB in the tables used. Returns (IOPS, bytes per IO).
     ///
     /// ```
-    /// use iofit_model::{Bytes, SizingTarget};
-    /// let target = SizingTarget { iops: 1000.0, throughput_mb_s: 64.0, io_size_bytes: 8192,
+    /// use iofit_model::{Bytes, MBps, SizingTarget};
+    /// let target = SizingTarget { iops: 1000.0, throughput_mb_s: MBps(64.0), io_size_bytes: Bytes(8192),
     ///     ..SizingTarget::default() };
     /// // 64 MB/s at 1,000 IOPS needs 64,000-byte IOs, more than the typical 8 KiB.
     /// assert_eq!(target.operating_point(1e6), (1000.0, Bytes(64_000)));
     /// ```
     pub fn operating_point(&self, bytes_per_mb: f64) -> (f64, crate::Bytes) {
-        let size = self.io_size_bytes.max(1) as f64;
-        let bytes_per_s = self.throughput_mb_s * bytes_per_mb;
+        let size = self.io_size_bytes.as_u64().max(1) as f64;
+        let bytes_per_s = self.throughput_mb_s.get() * bytes_per_mb;
         if self.iops <= 0.0 {
             return (bytes_per_s / size, crate::Bytes(size as u64));
         }
@@ -213,7 +214,10 @@ impl Requirements {
     }
     /// Total MB/s over all volumes.
     pub fn total_throughput_mb_s(&self) -> f64 {
-        self.volumes.iter().map(|v| v.sizing.throughput_mb_s).sum()
+        self.volumes
+            .iter()
+            .map(|v| v.sizing.throughput_mb_s.get())
+            .sum()
     }
 
     /// Multiplies every rate (IOPS, throughput, capacity) by `factor` for expected growth.
@@ -222,7 +226,7 @@ impl Requirements {
         assert!(factor > 0.0, "growth factor must be positive");
         for volume in &mut self.volumes {
             volume.sizing.iops *= factor;
-            volume.sizing.throughput_mb_s *= factor;
+            volume.sizing.throughput_mb_s = volume.sizing.throughput_mb_s * factor;
             if let Some(capacity) = volume.sizing.capacity_gib.as_mut() {
                 *capacity *= factor;
             }
@@ -265,10 +269,11 @@ impl SizingTarget {
         if !(s.iops.is_finite() && s.iops >= 0.0) {
             return Err(("iops", AT_LEAST_0));
         }
-        if !(s.throughput_mb_s.is_finite() && s.throughput_mb_s >= 0.0) {
+        let mb_s = s.throughput_mb_s.get();
+        if !(mb_s.is_finite() && mb_s >= 0.0) {
             return Err(("throughput_mb_s", AT_LEAST_0));
         }
-        if s.io_size_bytes == 0 {
+        if s.io_size_bytes == Bytes(0) {
             return Err(("io_size_bytes", "must be at least 1 (bytes)"));
         }
         if !(0.0..=100.0).contains(&s.read_pct) {
@@ -332,9 +337,9 @@ mod tests {
                 role: VolumeRole::Data,
                 sizing: SizingTarget {
                     iops: 16000.0,
-                    throughput_mb_s: 300.0,
+                    throughput_mb_s: MBps(300.0),
                     latency_ms: Some(5.0),
-                    io_size_bytes: 8192,
+                    io_size_bytes: Bytes(8192),
                     read_pct: 70.0,
                     random_pct: 100.0,
                     capacity_gib: Some(2000.0),
@@ -351,7 +356,7 @@ mod tests {
         requirements.apply_growth(1.5);
         let sizing = &requirements.volumes[0].sizing;
         assert_eq!(sizing.iops, 24000.0);
-        assert_eq!(sizing.throughput_mb_s, 450.0);
+        assert_eq!(sizing.throughput_mb_s, MBps(450.0));
         assert_eq!(sizing.capacity_gib, Some(3000.0));
         assert_eq!(sizing.latency_ms, Some(5.0));
         assert_eq!(requirements.growth_factor, 1.5);

@@ -588,8 +588,8 @@ fn verified_design(
 /// The demand a requirement puts on its volume (without headroom).
 pub fn demand_of(volume: &VolumeRequirements) -> AwsDemand {
     let s = &volume.sizing;
-    let io = (s.io_size_bytes as f64).max(512.0);
-    let iops = s.iops.max(s.throughput_mb_s * 1e6 / io);
+    let io = s.io_size_bytes.as_f64().max(512.0);
+    let iops = s.iops.max(s.throughput_mb_s.get() * 1e6 / io);
     AwsDemand {
         iops,
         throughput_mb_s: iops * io / 1e6,

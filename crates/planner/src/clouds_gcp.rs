@@ -89,9 +89,9 @@ pub struct GcpPlan {
 /// The demand a requirement puts on its disk (without headroom).
 pub fn demand_of(volume: &VolumeRequirements) -> GcpDemand {
     let s = &volume.sizing;
-    let io = (s.io_size_bytes as f64).max(512.0);
+    let io = s.io_size_bytes.as_f64().max(512.0);
     GcpDemand {
-        iops: s.iops.max(s.throughput_mb_s * 1e6 / io),
+        iops: s.iops.max(s.throughput_mb_s.get() * 1e6 / io),
         io_size_bytes: io,
         read_pct: s.read_pct.clamp(0.0, 100.0),
     }

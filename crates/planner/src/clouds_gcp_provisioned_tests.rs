@@ -74,7 +74,7 @@ fn pd_extreme_grows_for_the_mib_s_its_size_brings() {
         label: "scan".into(),
         sizing: SizingTarget {
             iops: 1500.0e6 / 1_048_576.0,
-            io_size_bytes: 1_048_576,
+            io_size_bytes: iofit_model::Bytes(1_048_576),
             read_pct: 100.0,
             capacity_gib: Some(2000.0),
             ..Default::default()

@@ -16,8 +16,8 @@ fn volume(
         label: label.into(),
         sizing: SizingTarget {
             iops,
-            throughput_mb_s: mb_s,
-            io_size_bytes: io_kib * 1024,
+            throughput_mb_s: iofit_model::MBps(mb_s),
+            io_size_bytes: iofit_model::Bytes(io_kib * 1024),
             read_pct: 100.0,
             random_pct,
             capacity_gib: Some(capacity_gib),

@@ -201,7 +201,7 @@ pub fn choose_caching(
 
 /// Stripe unit by the method's rule: small for small random IO, large for sequential.
 pub fn choose_stripe(target: &SizingTarget) -> (Bytes, String) {
-    if target.random_pct >= 50.0 && target.io_size_bytes <= 64 * 1024 {
+    if target.random_pct >= 50.0 && target.io_size_bytes <= Bytes::kib(64) {
         (
             Bytes::kib(64),
             "64 KiB: small random IO (the seed's OLTP value)".into(),

@@ -25,7 +25,8 @@ pub(crate) fn requirement_totals(requirements: &Requirements, mb: f64) -> Requir
             .map(|v| {
                 v.sizing
                     .throughput_mb_s
-                    .max(v.sizing.iops * v.sizing.io_size_bytes as f64 / mb)
+                    .get()
+                    .max(v.sizing.iops * v.sizing.io_size_bytes.as_f64() / mb)
             })
             .sum(),
         capacity_gib: requirements

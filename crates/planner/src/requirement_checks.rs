@@ -26,18 +26,18 @@ pub fn requirement_warnings(
     for volume in &requirements.volumes {
         let s = &volume.sizing;
         let label = &volume.label;
-        if s.iops > 0.0 && s.io_size_bytes > 0 && s.throughput_mb_s > 0.0 {
-            let derived = s.iops * s.io_size_bytes as f64 / bytes_per_mb;
-            if s.throughput_mb_s > derived * (1.0 + AGREE_WITHIN) {
-                let size_for_both = s.throughput_mb_s * bytes_per_mb / s.iops;
+        let (io_size_bytes, required_mb_s) = (s.io_size_bytes.as_u64(), s.throughput_mb_s.get());
+        if s.iops > 0.0 && io_size_bytes > 0 && required_mb_s > 0.0 {
+            let derived = s.iops * io_size_bytes as f64 / bytes_per_mb;
+            if required_mb_s > derived * (1.0 + AGREE_WITHIN) {
+                let size_for_both = required_mb_s * bytes_per_mb / s.iops;
                 warnings.push(RequirementWarning::Disagree {
                     volume: label.clone(),
                     iops: s.iops,
-                    io_size_bytes: s.io_size_bytes,
+                    io_size_bytes,
                     derived_mb_s: derived,
-                    required_mb_s: s.throughput_mb_s,
-                    iops_for_required_mb_s: s.throughput_mb_s * bytes_per_mb
-                        / s.io_size_bytes as f64,
+                    required_mb_s,
+                    iops_for_required_mb_s: required_mb_s * bytes_per_mb / io_size_bytes as f64,
                     io_size_for_both_bytes: size_for_both.ceil() as u64,
                     sized_by: which_sizes(best, label),
                 });
@@ -88,8 +88,8 @@ mod tests {
                 label: "data".into(),
                 sizing: SizingTarget {
                     iops: 16000.0,
-                    throughput_mb_s,
-                    io_size_bytes: 8192,
+                    throughput_mb_s: iofit_model::MBps(throughput_mb_s),
+                    io_size_bytes: iofit_model::Bytes(8192),
                     read_pct: 70.0,
                     capacity_gib,
                     ..Default::default()

@@ -82,9 +82,9 @@ fn one_volume(iops: f64, read_pct: f64, role: VolumeRole) -> Requirements {
             role,
             sizing: SizingTarget {
                 iops,
-                throughput_mb_s: 0.0,
+                throughput_mb_s: iofit_model::MBps(0.0),
                 latency_ms: Some(5.0),
-                io_size_bytes: 8192,
+                io_size_bytes: iofit_model::Bytes(8192),
                 read_pct,
                 random_pct: 100.0,
                 capacity_gib: None,
@@ -130,7 +130,7 @@ fn stripe_small_for_random_large_for_sequential() {
         .clone();
     assert_eq!(choose_stripe(&target).0, Bytes::kib(64));
     target.random_pct = 0.0;
-    target.io_size_bytes = 1 << 20;
+    target.io_size_bytes = iofit_model::Bytes(1 << 20);
     assert_eq!(choose_stripe(&target).0, Bytes::kib(256));
 }
 
@@ -371,7 +371,7 @@ fn large_ios_on_standard_ssd_count_as_several_operations() {
     };
     // 1 MiB sequential writes on one disk: 4 operations of 256 KiB each.
     let mut requirements = one_volume(10.0, 0.0, VolumeRole::Data);
-    requirements.volumes[0].sizing.io_size_bytes = 1 << 20;
+    requirements.volumes[0].sizing.io_size_bytes = iofit_model::Bytes(1 << 20);
     requirements.volumes[0].sizing.random_pct = 0.0;
     requirements.volumes[0].sizing.latency_ms = None;
     let plan = plan(&requirements, &rows, &strict()).unwrap();
@@ -479,9 +479,9 @@ fn requirements_of(volumes: &[RandomVolume]) -> Requirements {
                     role: [VolumeRole::Data, VolumeRole::Log, VolumeRole::Temp][role as usize],
                     sizing: SizingTarget {
                         iops,
-                        throughput_mb_s: mb,
+                        throughput_mb_s: iofit_model::MBps(mb),
                         latency_ms: None,
-                        io_size_bytes: size,
+                        io_size_bytes: iofit_model::Bytes(size),
                         read_pct: read,
                         random_pct: if role == 1 { 0.0 } else { 100.0 },
                         capacity_gib: capacity,

@@ -492,8 +492,9 @@ pub(crate) fn design_of(vm: &VmSize, volumes: &[PlannedVolume]) -> Design {
                 d.stripe_size = v.stripe_size_bytes.map(Bytes);
                 if v.provisioned_iops.is_some() {
                     d.provisioned_size_gib = Some(v.disk_size_gib);
-                    d.provisioned_iops = v.provisioned_iops;
-                    d.provisioned_throughput_mb_s = v.provisioned_throughput_mb_s;
+                    d.provisioned_iops = v.provisioned_iops.map(iofit_model::Iops);
+                    d.provisioned_throughput_mb_s =
+                        v.provisioned_throughput_mb_s.map(iofit_model::MBps);
                 }
                 d
             })

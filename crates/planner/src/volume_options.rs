@@ -52,7 +52,7 @@ impl VolumeNeed {
         let size = operating_point(target, mb).1.as_f64();
         VolumeNeed {
             wanted: target_iops(target, mb),
-            wanted_by_mb: target.throughput_mb_s * mb / size,
+            wanted_by_mb: target.throughput_mb_s.get() * mb / size,
             size,
             stripe,
             split: (size / stripe.as_f64()).ceil().max(1.0),
@@ -272,8 +272,8 @@ pub(crate) fn plan_volume(
     }
     if let Some((iops, mb_s)) = option.provisioned {
         design.provisioned_size_gib = Some(option.disk.size_gib);
-        design.provisioned_iops = Some(iops);
-        design.provisioned_throughput_mb_s = Some(mb_s);
+        design.provisioned_iops = Some(iofit_model::Iops(iops));
+        design.provisioned_throughput_mb_s = Some(iofit_model::MBps(mb_s));
     }
     let service_ms = options
         .assumptions

@@ -30,9 +30,9 @@ fn volume() -> impl Strategy<Value = SizingTarget> {
         .prop_map(
             |(iops, mb, latency, io, read, random, capacity)| SizingTarget {
                 iops,
-                throughput_mb_s: mb,
+                throughput_mb_s: iofit_model::MBps(mb),
                 latency_ms: latency,
-                io_size_bytes: io,
+                io_size_bytes: iofit_model::Bytes(io),
                 read_pct: read,
                 random_pct: random,
                 capacity_gib: capacity,

@@ -29,9 +29,9 @@ fn sixteen_thousand_iops() -> Requirements {
             role: VolumeRole::Data,
             sizing: SizingTarget {
                 iops: 16000.0,
-                throughput_mb_s: 0.0,
+                throughput_mb_s: iofit_model::MBps(0.0),
                 latency_ms: None,
-                io_size_bytes: 8192,
+                io_size_bytes: iofit_model::Bytes(8192),
                 read_pct: 70.0,
                 random_pct: 100.0,
                 capacity_gib: None,

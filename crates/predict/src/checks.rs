@@ -272,7 +272,7 @@ pub(super) fn volume_prediction(
         io_size_effect: io_size_effect(solved.limits, solved.max, v, f.host_bytes, mb)
             .filter(|_| volume.target.is_some() || unpublished_limits.is_empty()),
         target_iops: volume.target.as_ref().map(|t| t.iops),
-        target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s),
+        target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s.get()),
         target_latency_ms,
         meets_target: meets,
         unpublished_limits,

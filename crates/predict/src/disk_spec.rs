@@ -140,8 +140,8 @@ fn disk_of(
     let disk = DiskPerf::from_provisioned(kind, bought.0, bought.1, bought.2)?;
     design.disk_sku = kind.name.clone();
     design.provisioned_size_gib = Some(bought.0);
-    design.provisioned_iops = Some(bought.1);
-    design.provisioned_throughput_mb_s = Some(bought.2);
+    design.provisioned_iops = Some(iofit_model::Iops(bought.1));
+    design.provisioned_throughput_mb_s = Some(iofit_model::MBps(bought.2));
     Ok(disk)
 }
 
@@ -232,7 +232,7 @@ mod tests {
             (disk.size_gib, disk.iops, disk.throughput_mb_s),
             (128.0, 4000.0, 150.0)
         );
-        assert_eq!(design.provisioned_iops, Some(4000.0));
+        assert_eq!(design.provisioned_iops, Some(iofit_model::Iops(4000.0)));
         let (_, from_defaults) = resolve("1xPremiumV2", defaults).unwrap();
         assert_eq!(from_defaults.iops, 3000.0);
     }

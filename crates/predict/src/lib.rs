@@ -682,7 +682,7 @@ fn check_target(label: &str, target: &SizingTarget) -> Result<(), PredictError> 
     if !(target.iops.is_finite() && target.iops >= 0.0) {
         return Err(bad("iops", "must be a number >= 0"));
     }
-    if !(target.throughput_mb_s.is_finite() && target.throughput_mb_s >= 0.0) {
+    if !(target.throughput_mb_s.get().is_finite() && target.throughput_mb_s.get() >= 0.0) {
         return Err(bad("throughput_mb_s", "must be a number >= 0"));
     }
     if let Some(latency) = target.latency_ms {

@@ -378,7 +378,7 @@ pub(super) fn targets_of(volumes: &[VolumeLoad], factors: &[Factors], mb: f64) -
             volume
                 .target
                 .as_ref()
-                .map(|t| t.iops.max(t.throughput_mb_s * mb / f.host_bytes))
+                .map(|t| t.iops.max(t.throughput_mb_s.get() * mb / f.host_bytes))
         })
         .collect()
 }

@@ -247,9 +247,9 @@ fn arbitrary_case() -> impl Strategy<Value = (VmSize, Vec<VolumeLoad>)> {
                         volume.design.label = format!("v{i}");
                         volume.target = target.map(|iops| SizingTarget {
                             iops,
-                            throughput_mb_s: 0.0,
+                            throughput_mb_s: iofit_model::MBps(0.0),
                             latency_ms: None,
-                            io_size_bytes: kib * 1024,
+                            io_size_bytes: iofit_model::Bytes(kib * 1024),
                             read_pct: read,
                             random_pct: random,
                             capacity_gib: None,

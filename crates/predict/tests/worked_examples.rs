@@ -43,9 +43,9 @@ fn volume(
 fn target(iops: f64, throughput_mb_s: f64, io: Bytes, read_pct: f64) -> SizingTarget {
     SizingTarget {
         iops,
-        throughput_mb_s,
+        throughput_mb_s: iofit_model::MBps(throughput_mb_s),
         latency_ms: None,
-        io_size_bytes: io.0,
+        io_size_bytes: iofit_model::Bytes(io.0),
         read_pct,
         random_pct: 100.0,
         capacity_gib: None,

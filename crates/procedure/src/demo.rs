@@ -332,7 +332,8 @@ pub fn demo_jobs(
         let rw = RwMode::from_mix(sizing.read_pct, sizing.random_pct >= 50.0);
         // Direct IO needs whole sectors; 4 KiB multiples suit every device (the nearest one
         // stays within compare's 10% IO-size tolerance for sizes of 4 KiB and up).
-        let io_size = Bytes(((sizing.io_size_bytes as f64 / 4096.0).round() as u64).max(1) * 4096);
+        let io_size =
+            Bytes(((sizing.io_size_bytes.as_f64() / 4096.0).round() as u64).max(1) * 4096);
         let log = volume.role == iofit_model::VolumeRole::Log;
         let file_size = if log { LOG_FILE } else { DATA_FILE };
         let mut job = JobSpec::new(
@@ -371,13 +372,13 @@ pub fn demo_jobs(
             other => rw_words(other).to_string(),
         };
         // Direct IO moves whole 4 KiB blocks: the mean IO size rounded, and said so.
-        let size_words = if io_size.0 == sizing.io_size_bytes {
+        let size_words = if io_size == sizing.io_size_bytes {
             format!("{} IO", io_size.readable())
         } else {
             format!(
                 "{} IO (the {} mean rounded to 4 KiB blocks for direct IO)",
                 io_size.readable(),
-                Bytes(sizing.io_size_bytes).readable()
+                sizing.io_size_bytes.readable()
             )
         };
         lines.push(format!(

@@ -103,7 +103,7 @@ pub fn predict_measured(
     let io_size = measured
         .io_size_bytes
         .map(|size| size.max(Bytes(1)).as_u64())
-        .unwrap_or(volume.sizing.io_size_bytes);
+        .unwrap_or(volume.sizing.io_size_bytes.as_u64());
     let workload = iofit_model::Workload::new(
         measured.read_pct.unwrap_or(volume.sizing.read_pct),
         volume.sizing.random_pct,

@@ -47,6 +47,7 @@ mod tests {
     use super::*;
     use iofit_emulate::controller::VolumeUsage;
     use iofit_emulate::throttle::DeviceNumber;
+    use iofit_model::units::{Iops, MBps};
     use std::path::PathBuf;
 
     fn volume(label: &str, path: &str, scratch: bool) -> PreparedVolume {
@@ -63,16 +64,16 @@ mod tests {
         Second {
             t_s: 1.0,
             volumes: vec![VolumeUsage {
-                read_iops: 100.0,
-                write_iops: 0.0,
-                read_mb_s: 1.0,
-                write_mb_s: 0.0,
-                cap_iops: 200.0,
-                cap_mb_s: 10.0,
+                read_iops: Iops(100.0),
+                write_iops: Iops(0.0),
+                read_mb_s: MBps(1.0),
+                write_mb_s: MBps(0.0),
+                cap_iops: Iops(200.0),
+                cap_mb_s: MBps(10.0),
                 burst_seconds_left: None,
             }],
-            vm_iops: 100.0,
-            vm_mb_s: 1.0,
+            vm_iops: Iops(100.0),
+            vm_mb_s: MBps(1.0),
             vm_cap_iops: None,
             vm_cap_mb_s: None,
             vm_burst_seconds_left: None,

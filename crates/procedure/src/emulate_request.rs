@@ -249,7 +249,7 @@ fn finish_options(
         scratch: ScratchOptions {
             image_dir: request.image_dir.clone(),
             mount_root,
-            size_bytes: scratch_size(&request.scratch_size)?,
+            size_bytes: iofit_model::Bytes(scratch_size(&request.scratch_size)?),
         },
         command: request.command.clone(),
         tick: Duration::from_millis(request.tick_ms),
@@ -320,9 +320,9 @@ pub fn second_line(labels: &[String], second: &Second) -> String {
         line.push_str(&format!(
             "  {label}: {:.0} IOPS ({:.0}%) {:.1} MB/s ({:.0}%)",
             usage.iops(),
-            100.0 * usage.iops() / usage.cap_iops.max(1e-9),
+            100.0 * usage.iops() / usage.cap_iops.get().max(1e-9),
             usage.mb_s(),
-            100.0 * usage.mb_s() / usage.cap_mb_s.max(1e-9)
+            100.0 * usage.mb_s() / usage.cap_mb_s.get().max(1e-9)
         ));
     }
     line.push_str(&format!(

@@ -1,6 +1,7 @@
 use super::*;
 use iofit_emulate::controller::VolumeUsage;
 use iofit_emulate::throttle::CgroupVersion;
+use iofit_model::units::{Iops, MBps};
 
 /// A DS13 with one P10 scratch volume, everything else as the flags' defaults.
 fn request() -> EmulateRequest {
@@ -39,7 +40,7 @@ fn a_design_becomes_the_rehearsals_options() {
     // A P10 is 500 IOPS, 100 MB/s: the limit as the catalog has it at scale 1.
     assert_eq!(options.limits.volumes[0].iops, 500.0);
     assert_eq!(options.sources, vec![VolumeSource::Scratch]);
-    assert_eq!(options.scratch.size_bytes, 1 << 30);
+    assert_eq!(options.scratch.size_bytes, iofit_model::Bytes(1 << 30));
     assert_eq!(options.scratch.mount_root, PathBuf::from("/mnt/rehearsal"));
     assert_eq!(options.tick, Duration::from_millis(100));
     assert_eq!(options.start_credits, 0.5);
@@ -172,16 +173,16 @@ fn a_second_shows_each_volumes_share_of_its_cap() {
     let second = Second {
         t_s: 3.0,
         volumes: vec![VolumeUsage {
-            read_iops: 250.0,
-            write_iops: 0.0,
-            read_mb_s: 50.0,
-            write_mb_s: 0.0,
-            cap_iops: 500.0,
-            cap_mb_s: 100.0,
+            read_iops: Iops(250.0),
+            write_iops: Iops(0.0),
+            read_mb_s: MBps(50.0),
+            write_mb_s: MBps(0.0),
+            cap_iops: Iops(500.0),
+            cap_mb_s: MBps(100.0),
             burst_seconds_left: None,
         }],
-        vm_iops: 250.0,
-        vm_mb_s: 50.0,
+        vm_iops: Iops(250.0),
+        vm_mb_s: MBps(50.0),
         vm_cap_iops: None,
         vm_cap_mb_s: None,
         vm_burst_seconds_left: None,
@@ -250,9 +251,9 @@ fn a_gcp_design_becomes_one_group_per_disk_type() {
     assert_eq!(names, vec!["pd-ssd", "pd-balanced"]);
     assert_eq!(limits.groups[0].volumes, vec![0, 1]);
     // 500 GiB of pd-ssd: 21,000 IOPS by size, the 8-vCPU VM's 15,000 bind.
-    assert_eq!(limits.groups[0].read_iops, 15_000.0);
+    assert_eq!(limits.groups[0].read_iops, Iops(15_000.0));
     // 100 GiB of pd-balanced: 3,000 + 6 x 100.
-    assert_eq!(limits.groups[1].read_iops, 3_600.0);
+    assert_eq!(limits.groups[1].read_iops, Iops(3_600.0));
     assert!(limits.one_io_per_request);
     assert_eq!(options.sources.len(), 3);
     let scaled = prepare(&EmulateRequest {
@@ -260,7 +261,7 @@ fn a_gcp_design_becomes_one_group_per_disk_type() {
         ..gcp_request(&["logs=pd-balanced,size_gib=100"])
     })
     .unwrap();
-    assert!((scaled.limits.groups[0].read_iops - 360.0).abs() < 1e-9);
+    assert!((scaled.limits.groups[0].read_iops.get() - 360.0).abs() < 1e-9);
     assert!(message(&gcp_request(&[])).starts_with("give at least one --disk [LABEL=]TYPE"));
     assert!(message(&gcp_request(&["d=pd-ssd"])).contains("add size_gib=N"));
     let unknown = EmulateRequest {
@@ -318,7 +319,7 @@ fn a_gcp_provisioned_disk_is_capped_at_what_it_is_given() {
     let limits = &options.limits;
     assert_eq!(limits.volumes[0].iops, 111_112.0);
     assert_eq!(limits.groups[0].name, "pd-extreme");
-    assert_eq!(limits.groups[0].read_iops, 120_000.0);
+    assert_eq!(limits.groups[0].read_iops.get(), 120_000.0);
     let refused = message(&gcp_request(&[
         "db=hyperdisk-balanced,size_gib=100,iops=3000,mib_s=140",
     ]));

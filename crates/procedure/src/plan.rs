@@ -411,9 +411,9 @@ pub fn requirements_from_flags(flags: &VolumeFlags) -> Result<Requirements> {
             role: parse_role(&flags.role)?,
             sizing: SizingTarget {
                 iops: flags.iops.unwrap_or(0.0),
-                throughput_mb_s: flags.throughput_mb_s.map_or(0.0, MBps::get),
+                throughput_mb_s: flags.throughput_mb_s.unwrap_or(MBps(0.0)),
                 latency_ms: flags.latency_ms,
-                io_size_bytes: io_size.0,
+                io_size_bytes: io_size,
                 read_pct: flags.read_pct,
                 random_pct: flags.random_pct,
                 capacity_gib: flags.capacity_gib,

@@ -390,7 +390,7 @@ fn run_curve(
         )?;
         points.push(CurvePoint {
             label: format!("{pct}%"),
-            target_iops: Some(target),
+            target_iops: Some(iofit_model::Iops(target)),
             iops: measured.avg.line.iops,
             resp_ms: measured.avg.line.resp_ms,
         });
@@ -405,7 +405,14 @@ fn run_curve(
         max_iops: Iops(max_iops),
         points: points
             .iter()
-            .map(|p| (p.label.clone(), p.target_iops, p.iops, p.resp_ms))
+            .map(|p| {
+                (
+                    p.label.clone(),
+                    p.target_iops.map(|t| t.get()),
+                    p.iops,
+                    p.resp_ms,
+                )
+            })
             .collect(),
         knee: knee.map(|k| points[k].label.clone()),
     });
@@ -545,7 +552,7 @@ mod tests {
     fn point(iops: f64, resp_ms: f64) -> CurvePoint {
         CurvePoint {
             label: format!("{iops}"),
-            target_iops: Some(iops),
+            target_iops: Some(iofit_model::Iops(iops)),
             iops,
             resp_ms,
         }

@@ -356,14 +356,19 @@ fn fio_jobs_on_hosts_run_each_hosts_own_jobs_after_the_stop_is_armed() {
     // The override reached every host: 32 KiB read per host, 64 KiB together.
     for host in &ran.run.hosts {
         let result = host.result.as_ref().unwrap();
-        assert_eq!(result.jobs[0].read.io_bytes, 32 << 10, "{}", host.name);
+        assert_eq!(
+            result.jobs[0].read.io_bytes,
+            iofit_model::Bytes(32 << 10),
+            "{}",
+            host.name
+        );
     }
     assert_eq!(
         ran.run
             .combined
             .jobs
             .iter()
-            .map(|j| j.read.io_bytes)
+            .map(|j| j.read.io_bytes.as_u64())
             .sum::<u64>(),
         64 << 10
     );

@@ -315,9 +315,9 @@ fn a_plan_keeps_flat_out_figures_unknown_in_json_and_text() {
             label: "data".into(),
             sizing: SizingTarget {
                 iops: 400.0,
-                throughput_mb_s: 0.0,
+                throughput_mb_s: iofit_model::MBps(0.0),
                 latency_ms: None,
-                io_size_bytes: 8192,
+                io_size_bytes: iofit_model::Bytes(8192),
                 read_pct: 70.0,
                 random_pct: 100.0,
                 capacity_gib: Some(100.0),

@@ -549,10 +549,10 @@ fn build(
         for &(t, v) in &s.points {
             let sample = &mut row[report_of(t)];
             match s.quantity {
-                Quantity::ReadBytes => sample.read_bytes_s = v,
-                Quantity::WriteBytes => sample.write_bytes_s = v,
-                Quantity::ReadOps => sample.read_iops = v,
-                Quantity::WriteOps => sample.write_iops = v,
+                Quantity::ReadBytes => sample.read_bytes_s = iofit_model::BytesPerSecond(v),
+                Quantity::WriteBytes => sample.write_bytes_s = iofit_model::BytesPerSecond(v),
+                Quantity::ReadOps => sample.read_iops = iofit_model::Iops(v),
+                Quantity::WriteOps => sample.write_iops = iofit_model::Iops(v),
                 Quantity::QueueDepth => sample.queue_depth = v,
                 Quantity::LatencyMs => sample.latency_ms = v,
                 Quantity::Consumed(_) | Quantity::Cpu => {}
@@ -564,15 +564,15 @@ fn build(
     for (name, row) in samples {
         let mut kept: Vec<DiskSample> = row
             .into_iter()
-            .filter(|s| !(s.read_iops.is_nan() || s.write_iops.is_nan()))
+            .filter(|s| !(s.read_iops.get().is_nan() || s.write_iops.get().is_nan()))
             .collect();
         if kept
             .iter()
-            .all(|s| s.read_bytes_s.is_nan() && s.write_bytes_s.is_nan())
+            .all(|s| s.read_bytes_s.0.is_nan() && s.write_bytes_s.0.is_nan())
         {
             bytes_missing = true;
         } else {
-            kept.retain(|s| !(s.read_bytes_s.is_nan() || s.write_bytes_s.is_nan()));
+            kept.retain(|s| !(s.read_bytes_s.0.is_nan() || s.write_bytes_s.0.is_nan()));
         }
         if !kept.is_empty() {
             capture.devices.push(crate::capture::DeviceSeries {

@@ -1,6 +1,8 @@
 //! The common shape every parser produces: per device a series of interval samples, per report
 //! the host's CPU and memory, and the times of the reports.
 
+use iofit_model::units::{BytesPerSecond, Iops};
+
 /// Which tool wrote a capture; decides which metrics are exact and which are estimates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tool {
@@ -47,10 +49,10 @@ impl Tool {
 pub struct DiskSample {
     /// Index of the report (interval) this sample belongs to, shared by all devices.
     pub report: u32,
-    pub read_iops: f64,
-    pub write_iops: f64,
-    pub read_bytes_s: f64,
-    pub write_bytes_s: f64,
+    pub read_iops: Iops,
+    pub write_iops: Iops,
+    pub read_bytes_s: BytesPerSecond,
+    pub write_bytes_s: BytesPerSecond,
     /// Average time per read, ms (iostat r_await, PerfMon Avg. Disk sec/Read x 1000).
     pub read_latency_ms: f64,
     pub write_latency_ms: f64,
@@ -67,10 +69,10 @@ impl DiskSample {
     pub const fn empty(report: u32) -> DiskSample {
         DiskSample {
             report,
-            read_iops: f64::NAN,
-            write_iops: f64::NAN,
-            read_bytes_s: f64::NAN,
-            write_bytes_s: f64::NAN,
+            read_iops: Iops(f64::NAN),
+            write_iops: Iops(f64::NAN),
+            read_bytes_s: BytesPerSecond(f64::NAN),
+            write_bytes_s: BytesPerSecond(f64::NAN),
             read_latency_ms: f64::NAN,
             write_latency_ms: f64::NAN,
             latency_ms: f64::NAN,
@@ -262,11 +264,11 @@ impl Capture {
     pub(crate) fn push_metric_device(&mut self, name: String, samples: Vec<DiskSample>) {
         let kept: Vec<DiskSample> = samples
             .into_iter()
-            .filter(|s| !(s.read_iops.is_nan() || s.write_iops.is_nan()))
+            .filter(|s| !(s.read_iops.get().is_nan() || s.write_iops.get().is_nan()))
             .collect();
         if kept
             .iter()
-            .all(|s| s.read_bytes_s.is_nan() && s.write_bytes_s.is_nan())
+            .all(|s| s.read_bytes_s.0.is_nan() && s.write_bytes_s.0.is_nan())
         {
             self.bytes_missing = true;
         }
@@ -435,10 +437,10 @@ mod tests {
             let v = f64::from(report);
             DiskSample {
                 report,
-                read_iops: v * 1.5,
-                write_iops: v,
-                read_bytes_s: v * 4096.0,
-                write_bytes_s: v * 8192.0,
+                read_iops: iofit_model::Iops(v * 1.5),
+                write_iops: iofit_model::Iops(v),
+                read_bytes_s: iofit_model::BytesPerSecond(v * 4096.0),
+                write_bytes_s: iofit_model::BytesPerSecond(v * 8192.0),
                 read_latency_ms: 0.5,
                 write_latency_ms: 1.5,
                 latency_ms: 1.0,
@@ -473,8 +475,8 @@ mod tests {
         for s in &mut plain {
             s.report += 10;
         }
-        chunked.last_mut().unwrap().write_iops = 2.0;
-        plain.last_mut().unwrap().write_iops = 2.0;
+        chunked.last_mut().unwrap().write_iops = iofit_model::Iops(2.0);
+        plain.last_mut().unwrap().write_iops = iofit_model::Iops(2.0);
         assert_eq!(chunked.to_vec(), plain);
         assert_eq!(chunked, Samples::from(plain.clone()));
         assert_eq!(format!("{chunked:?}"), format!("{plain:?}"));

@@ -287,10 +287,10 @@ fn build(series: &[Series], file: &str) -> Result<Capture, ProfileError> {
             for &(t, rate, _) in &s.points {
                 let sample = &mut row[report_of(t)];
                 match s.metric {
-                    Metric::ReadOps => sample.read_iops = rate,
-                    Metric::WriteOps => sample.write_iops = rate,
-                    Metric::ReadBytes => sample.read_bytes_s = rate,
-                    Metric::WriteBytes => sample.write_bytes_s = rate,
+                    Metric::ReadOps => sample.read_iops = iofit_model::Iops(rate),
+                    Metric::WriteOps => sample.write_iops = iofit_model::Iops(rate),
+                    Metric::ReadBytes => sample.read_bytes_s = iofit_model::BytesPerSecond(rate),
+                    Metric::WriteBytes => sample.write_bytes_s = iofit_model::BytesPerSecond(rate),
                     _ => {}
                 }
             }

@@ -55,9 +55,12 @@ fn reads_disks_rates_and_the_throttling_verdict() {
     assert_eq!(disk.name, "data");
     // 60,000 reads in the first minute -> 1,000/s; 491,520,000 B -> 8,192,000 B/s (8 KiB IOs).
     let first = disk.samples[0];
-    assert_eq!((first.read_iops, first.write_iops), (1000.0, 500.0));
-    assert_eq!(first.read_bytes_s, 8_192_000.0);
-    assert_eq!(disk.samples[2].read_iops, 15_000.0);
+    assert_eq!(
+        (first.read_iops.get(), first.write_iops.get()),
+        (1000.0, 500.0)
+    );
+    assert_eq!(first.read_bytes_s, iofit_model::BytesPerSecond(8_192_000.0));
+    assert_eq!(disk.samples[2].read_iops, iofit_model::Iops(15_000.0));
     let verdict: Vec<&String> = capture
         .notes
         .iter()
@@ -83,14 +86,17 @@ fn detected_by_content_and_sized_as_any_capture() {
     let requirements = crate::requirements(&capture, &Default::default()).unwrap();
     assert_eq!(requirements.volumes.len(), 1);
     let sizing = &requirements.volumes[0].sizing;
-    assert_eq!(sizing.io_size_bytes, 8192);
+    assert_eq!(sizing.io_size_bytes, iofit_model::Bytes(8192));
     assert!(sizing.iops > 1_500.0, "{}", sizing.iops);
     // A bare array of TimeSeries reads the same.
     let start = text.find('[').unwrap();
     let end = text.rfind(']').unwrap();
     let bare = &text[start..=end];
     let again = parse_cloud_monitoring_json(bare.as_bytes(), "bare.json").unwrap();
-    assert_eq!(again.devices[0].samples[0].read_iops, 1000.0);
+    assert_eq!(
+        again.devices[0].samples[0].read_iops,
+        iofit_model::Iops(1000.0)
+    );
 }
 
 #[test]

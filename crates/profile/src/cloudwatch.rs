@@ -257,10 +257,14 @@ fn build(series: &[Series], file: &str) -> Result<Capture, ProfileError> {
                 let i = report_of(t);
                 let sample = &mut row[i];
                 match s.metric {
-                    Metric::ReadOps => sample.read_iops = v / period,
-                    Metric::WriteOps => sample.write_iops = v / period,
-                    Metric::ReadBytes => sample.read_bytes_s = v / period,
-                    Metric::WriteBytes => sample.write_bytes_s = v / period,
+                    Metric::ReadOps => sample.read_iops = iofit_model::Iops(v / period),
+                    Metric::WriteOps => sample.write_iops = iofit_model::Iops(v / period),
+                    Metric::ReadBytes => {
+                        sample.read_bytes_s = iofit_model::BytesPerSecond(v / period)
+                    }
+                    Metric::WriteBytes => {
+                        sample.write_bytes_s = iofit_model::BytesPerSecond(v / period)
+                    }
                     Metric::QueueLength => sample.queue_depth = v,
                     Metric::TotalReadTime => read_time[i] = v,
                     Metric::TotalWriteTime => write_time[i] = v,
@@ -272,10 +276,10 @@ fn build(series: &[Series], file: &str) -> Result<Capture, ProfileError> {
             let ms = |time_s: f64, ops_s: f64| {
                 (ops_s > 0.0 && time_s.is_finite()).then(|| time_s * 1000.0 / (ops_s * period))
             };
-            if let Some(ms) = ms(read_time[i], sample.read_iops) {
+            if let Some(ms) = ms(read_time[i], sample.read_iops.get()) {
                 sample.read_latency_ms = ms;
             }
-            if let Some(ms) = ms(write_time[i], sample.write_iops) {
+            if let Some(ms) = ms(write_time[i], sample.write_iops.get()) {
                 sample.write_latency_ms = ms;
             }
         }
@@ -381,8 +385,11 @@ mod tests {
         assert_eq!(volume.name, "vol-0abc123");
         // Sums per 300 s period: 300,000 reads -> 1,000/s; 2,457,600,000 B -> 8,192,000 B/s.
         let first = volume.samples[0];
-        assert_eq!((first.read_iops, first.write_iops), (1000.0, 1000.0));
-        assert_eq!(first.read_bytes_s, 8_192_000.0);
+        assert_eq!(
+            (first.read_iops.get(), first.write_iops.get()),
+            (1000.0, 1000.0)
+        );
+        assert_eq!(first.read_bytes_s, iofit_model::BytesPerSecond(8_192_000.0));
         // 150 s of read time over 300,000 reads = 0.5 ms each.
         assert!((first.read_latency_ms - 0.5).abs() < 1e-12);
         assert_eq!(volume.samples[2].queue_depth, 12.0);
@@ -407,7 +414,7 @@ mod tests {
         assert_eq!(requirements.volumes.len(), 1);
         let sizing = &requirements.volumes[0].sizing;
         // 8 KiB reads and writes, IOPS between 2,000 and 4,000 before the comfort factor.
-        assert_eq!(sizing.io_size_bytes, 8192);
+        assert_eq!(sizing.io_size_bytes, iofit_model::Bytes(8192));
         assert!(sizing.iops > 2_000.0, "{}", sizing.iops);
     }
 

@@ -58,7 +58,10 @@ mod tests {
         let req = requirements(&capture, &options).unwrap();
         assert_eq!(req.volumes[0].role, VolumeRole::Data);
         assert_eq!(req.volumes[1].role, VolumeRole::Log);
-        assert_eq!(req.volumes[0].sizing.io_size_bytes, 8192);
+        assert_eq!(
+            req.volumes[0].sizing.io_size_bytes,
+            iofit_model::Bytes(8192)
+        );
         assert!(req.volumes[1].sizing.read_pct == 0.0);
         assert!(req.volumes[0].sizing.iops > req.volumes[1].sizing.iops);
     }

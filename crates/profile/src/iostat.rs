@@ -195,9 +195,12 @@ sdb               0.00     0.00  100.00    0.00   800.00     0.00    16.00     0
         let samples = &capture.devices[0].samples;
         assert_eq!(samples.len(), 2);
         assert_eq!(samples[0].report, 0);
-        assert_eq!(samples[0].read_iops, 300.0);
-        assert_eq!(samples[0].write_iops, 100.0);
-        assert_eq!(samples[0].read_bytes_s, 2400.0 * 1024.0);
+        assert_eq!(samples[0].read_iops, iofit_model::Iops(300.0));
+        assert_eq!(samples[0].write_iops, iofit_model::Iops(100.0));
+        assert_eq!(
+            samples[0].read_bytes_s,
+            iofit_model::BytesPerSecond(2400.0 * 1024.0)
+        );
         assert_eq!(samples[0].write_latency_ms, 8.0);
         assert_eq!(samples[0].queue_depth, 2.0);
         assert_eq!(samples[0].write_merges_s, 3.0);

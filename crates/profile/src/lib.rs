@@ -24,7 +24,7 @@
 //! let data = &req.volumes[0];
 //! assert_eq!(data.sizing.iops, 1300.0); // 1000 IOPS x comfort 1.3
 //! assert_eq!(data.sizing.read_pct, 90.0);
-//! assert_eq!(data.sizing.io_size_bytes, 8192);
+//! assert_eq!(data.sizing.io_size_bytes, iofit_model::Bytes(8192));
 //! ```
 
 pub mod azure;

@@ -293,15 +293,15 @@ impl SarBuilder {
             ));
         };
         let mut sample = DiskSample::empty(self.report);
-        sample.read_bytes_s = read;
-        sample.write_bytes_s = write;
+        sample.read_bytes_s = iofit_model::BytesPerSecond(read);
+        sample.write_bytes_s = iofit_model::BytesPerSecond(write);
         sample.latency_ms = record.latency_ms.unwrap_or(f64::NAN);
         sample.queue_depth = record.queue_depth.unwrap_or(f64::NAN);
         // As `sar -d` (see sar.rs): transfers split into reads and writes by byte share.
         let bytes = read + write;
         let read_share = if bytes > 0.0 { read / bytes } else { 0.0 };
-        sample.read_iops = tps * read_share;
-        sample.write_iops = tps - sample.read_iops;
+        sample.read_iops = iofit_model::Iops(tps * read_share);
+        sample.write_iops = iofit_model::Iops(tps) - sample.read_iops;
         let index = self.capture.device_index(name.as_bytes(), self.hint);
         self.hint = index + 1;
         self.capture.devices[index].samples.push(sample);
@@ -654,9 +654,12 @@ mod tests {
         assert_eq!(capture.interval_s, Some(10.0));
         let sample = capture.devices[0].samples[0];
         assert_eq!(capture.devices[0].name, "dev8-16");
-        assert_eq!(sample.read_bytes_s, 120.0 * 512.0);
-        assert_eq!(sample.read_iops, 7.5); // 10 tps x 120 / 160
-        assert_eq!(sample.write_iops, 2.5);
+        assert_eq!(
+            sample.read_bytes_s,
+            iofit_model::BytesPerSecond(120.0 * 512.0)
+        );
+        assert_eq!(sample.read_iops, iofit_model::Iops(7.5)); // 10 tps x 120 / 160
+        assert_eq!(sample.write_iops, iofit_model::Iops(2.5));
         assert_eq!(sample.queue_depth, 0.1);
         assert_eq!(capture.host[0].cpu_pct, 16.0);
         assert_eq!(capture.host[0].memory_pct, 12.5);
@@ -715,7 +718,10 @@ mod tests {
         assert_eq!(capture.host[0].cpu_pct, 35.0);
         assert_eq!(capture.host[0].memory_pct, 4.74);
         let sample = capture.devices[0].samples[0];
-        assert_eq!((sample.read_iops, sample.write_iops), (75.0, 25.0));
+        assert_eq!(
+            (sample.read_iops.get(), sample.write_iops.get()),
+            (75.0, 25.0)
+        );
         assert_eq!(sample.latency_ms, 0.5);
         let short = "vm\t1\t2026-11-27 05:30:40 UTC\tvda\ttps\n";
         let error = parse_sadf_p(short.as_bytes(), "p.txt")

@@ -435,8 +435,8 @@ fn read_row(
         }
     }
     for (d, sample) in row.into_iter().enumerate() {
-        let bytes_known = !(sample.read_bytes_s.is_nan() || sample.write_bytes_s.is_nan());
-        let complete = !(sample.read_iops.is_nan() || sample.write_iops.is_nan())
+        let bytes_known = !(sample.read_bytes_s.0.is_nan() || sample.write_bytes_s.0.is_nan());
+        let complete = !(sample.read_iops.get().is_nan() || sample.write_iops.get().is_nan())
             && (bytes_known || capture.bytes_missing);
         if complete {
             capture.devices[d].samples.push(sample);
@@ -449,10 +449,10 @@ fn read_row(
 /// over the average one).
 fn apply(sample: &mut DiskSample, counter: Counter, value: f64) {
     match counter {
-        Counter::Reads => sample.read_iops = value,
-        Counter::Writes => sample.write_iops = value,
-        Counter::ReadBytes => sample.read_bytes_s = value,
-        Counter::WriteBytes => sample.write_bytes_s = value,
+        Counter::Reads => sample.read_iops = iofit_model::Iops(value),
+        Counter::Writes => sample.write_iops = iofit_model::Iops(value),
+        Counter::ReadBytes => sample.read_bytes_s = iofit_model::BytesPerSecond(value),
+        Counter::WriteBytes => sample.write_bytes_s = iofit_model::BytesPerSecond(value),
         Counter::SecPerRead => sample.read_latency_ms = value * 1000.0,
         Counter::SecPerWrite => sample.write_latency_ms = value * 1000.0,
         Counter::CurrentQueue => sample.queue_depth = value,
@@ -616,7 +616,7 @@ mod tests {
         assert_eq!(capture.devices.len(), 1);
         assert_eq!(capture.devices[0].name, "1 E:");
         let sample = capture.devices[0].samples[0];
-        assert_eq!(sample.read_iops, 100.5);
+        assert_eq!(sample.read_iops, iofit_model::Iops(100.5));
         assert_eq!(sample.read_latency_ms, 2.5);
         assert_eq!(
             capture.devices[0].samples.len(),

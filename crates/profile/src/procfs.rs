@@ -183,10 +183,14 @@ pub fn disk_delta(
     let per_io = |ms: f64, ios: f64| if ios > 0.0 { ms / ios } else { 0.0 };
     DiskSample {
         report,
-        read_iops: reads / elapsed_s,
-        write_iops: writes / elapsed_s,
-        read_bytes_s: d(before.sectors_read, after.sectors_read) * 512.0 / elapsed_s,
-        write_bytes_s: d(before.sectors_written, after.sectors_written) * 512.0 / elapsed_s,
+        read_iops: iofit_model::Iops(reads / elapsed_s),
+        write_iops: iofit_model::Iops(writes / elapsed_s),
+        read_bytes_s: iofit_model::BytesPerSecond(
+            d(before.sectors_read, after.sectors_read) * 512.0 / elapsed_s,
+        ),
+        write_bytes_s: iofit_model::BytesPerSecond(
+            d(before.sectors_written, after.sectors_written) * 512.0 / elapsed_s,
+        ),
         read_latency_ms: per_io(d(before.read_ms, after.read_ms), reads),
         write_latency_ms: per_io(d(before.write_ms, after.write_ms), writes),
         latency_ms: f64::NAN,
@@ -240,9 +244,11 @@ impl LiveRecorder {
 
     /// The capture so far; devices that did no IO at all are dropped (loop, ram, idle disks).
     pub fn finish(mut self) -> Capture {
-        self.capture
-            .devices
-            .retain(|d| d.samples.iter().any(|s| s.read_iops + s.write_iops > 0.0));
+        self.capture.devices.retain(|d| {
+            d.samples
+                .iter()
+                .any(|s| s.read_iops + s.write_iops > iofit_model::Iops(0.0))
+        });
         self.capture
     }
 }
@@ -332,9 +338,12 @@ mod tests {
         let before = parse_diskstats(BEFORE, "a").unwrap();
         let after = parse_diskstats(AFTER, "b").unwrap();
         let sample = disk_delta(&before[1], &after[1], 2.0, 0);
-        assert_eq!(sample.read_iops, 100.0); // 200 reads in 2 s
-        assert_eq!(sample.write_iops, 50.0);
-        assert_eq!(sample.read_bytes_s, 3200.0 * 512.0 / 2.0);
+        assert_eq!(sample.read_iops, iofit_model::Iops(100.0)); // 200 reads in 2 s
+        assert_eq!(sample.write_iops, iofit_model::Iops(50.0));
+        assert_eq!(
+            sample.read_bytes_s,
+            iofit_model::BytesPerSecond(3200.0 * 512.0 / 2.0)
+        );
         assert_eq!(sample.read_latency_ms, 1.0); // 200 ms over 200 reads
         assert_eq!(sample.write_latency_ms, 5.0);
         assert_eq!(sample.queue_depth, 0.35); // 700 weighted ms in 2000 ms
@@ -377,7 +386,10 @@ mod tests {
         assert_eq!(capture.reports(), 1);
         assert_eq!(capture.devices.len(), 1, "idle loop0 dropped");
         assert_eq!(capture.host[0].cpu_pct, 25.0);
-        assert_eq!(capture.devices[0].samples[0].write_iops, 50.0);
+        assert_eq!(
+            capture.devices[0].samples[0].write_iops,
+            iofit_model::Iops(50.0)
+        );
     }
 
     #[test]
@@ -394,8 +406,8 @@ mod tests {
         let vda = capture.devices.iter().find(|d| d.name == "vda").unwrap();
         let s = vda.samples[0];
         // writes 1128385 -> 1143886, sectors 92805744 -> 93053752
-        assert_eq!(s.write_iops, 15501.0 / 2.0);
-        let write_size = s.write_bytes_s / s.write_iops;
+        assert_eq!(s.write_iops, iofit_model::Iops(15501.0 / 2.0));
+        let write_size = s.write_bytes_s.0 / s.write_iops.get();
         assert!((write_size - 248008.0 * 512.0 / 15501.0).abs() < 1e-6);
         assert!(
             (write_size - 8192.0).abs() < 8.0,
@@ -455,7 +467,7 @@ mod tests {
         let capture = record_live(&root, 3.0, 1.0, &mut clock).unwrap();
         assert_eq!(capture.interval_s, Some(1.0));
         let vda = capture.devices.iter().find(|d| d.name == "vda").unwrap();
-        let iops: Vec<f64> = vda.samples.iter().map(|s| s.read_iops).collect();
+        let iops: Vec<f64> = vda.samples.iter().map(|s| s.read_iops.get()).collect();
         assert_eq!(iops, [200.0, 200.0, 200.0]);
         assert_eq!(sleeps, [0.0, 1.0, 2.0, 3.0]);
         let mut idle = FakeClock {

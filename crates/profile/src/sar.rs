@@ -192,8 +192,14 @@ fn read_cells(
         let sample = &mut cells.sample;
         match slot {
             Slot::Tps => cells.tps = value,
-            Slot::ReadBytes(scale) => sample.read_bytes_s = value * unit_bytes.unwrap_or(scale),
-            Slot::WriteBytes(scale) => sample.write_bytes_s = value * unit_bytes.unwrap_or(scale),
+            Slot::ReadBytes(scale) => {
+                sample.read_bytes_s =
+                    iofit_model::BytesPerSecond(value * unit_bytes.unwrap_or(scale))
+            }
+            Slot::WriteBytes(scale) => {
+                sample.write_bytes_s =
+                    iofit_model::BytesPerSecond(value * unit_bytes.unwrap_or(scale))
+            }
             Slot::Latency => sample.latency_ms = value,
             Slot::QueueDepth => sample.queue_depth = value,
             Slot::Idle => cells.idle = value,
@@ -501,14 +507,14 @@ fn store(
     match table.section {
         Section::Disk => {
             let Some(name) = name else { return };
-            let bytes = sample.read_bytes_s + sample.write_bytes_s;
+            let bytes = sample.read_bytes_s.0 + sample.write_bytes_s.0;
             let read_share = if bytes > 0.0 {
-                sample.read_bytes_s / bytes
+                sample.read_bytes_s.0 / bytes
             } else {
                 0.0
             };
-            sample.read_iops = tps * read_share;
-            sample.write_iops = tps - sample.read_iops;
+            sample.read_iops = iofit_model::Iops(tps * read_share);
+            sample.write_iops = iofit_model::Iops(tps) - sample.read_iops;
             let index = capture.device_index(name, *device_hint);
             *device_hint = index + 1;
             capture.devices[index].samples.push(sample);
@@ -557,7 +563,10 @@ Average:        50.00      0.00    200.00      0.00      4.00      0.05      0.2
         );
         assert_eq!(capture.report_time_s[71], 71.0 * 3600.0);
         assert_eq!(capture.devices[0].samples.len(), 72);
-        assert_eq!(capture.devices[0].samples[71].read_iops, 72.0);
+        assert_eq!(
+            capture.devices[0].samples[71].read_iops,
+            iofit_model::Iops(72.0)
+        );
         // The same days as two files appended: the second banner starts day 2.
         let half = text.find("00:00:00 24 ").unwrap();
         let split = format!(
@@ -576,10 +585,13 @@ Average:        50.00      0.00    200.00      0.00      4.00      0.05      0.2
         assert_eq!(capture.report_time_s, vec![0.0, 1.0]);
         let sdb = &capture.devices[0];
         assert_eq!(sdb.name, "sdb");
-        assert_eq!(sdb.samples[0].read_iops, 300.0);
-        assert_eq!(sdb.samples[0].write_iops, 100.0);
-        assert_eq!(sdb.samples[1].read_iops, 200.0);
-        assert_eq!(capture.devices[1].samples[0].write_iops, 100.0);
+        assert_eq!(sdb.samples[0].read_iops, iofit_model::Iops(300.0));
+        assert_eq!(sdb.samples[0].write_iops, iofit_model::Iops(100.0));
+        assert_eq!(sdb.samples[1].read_iops, iofit_model::Iops(200.0));
+        assert_eq!(
+            capture.devices[1].samples[0].write_iops,
+            iofit_model::Iops(100.0)
+        );
         assert!(capture.read_split_estimated);
     }
 
@@ -596,8 +608,14 @@ Average:        50.00      0.00    200.00      0.00      4.00      0.05      0.2
         let capture = parse_sar(text.as_bytes(), "old.txt").unwrap();
         assert_eq!(capture.reports(), 1);
         assert_eq!(capture.devices[0].name, "dev8-16");
-        assert_eq!(capture.devices[0].samples[0].read_bytes_s, 80.0 * 512.0);
-        assert_eq!(capture.devices[0].samples[0].read_iops, 5.0);
+        assert_eq!(
+            capture.devices[0].samples[0].read_bytes_s,
+            iofit_model::BytesPerSecond(80.0 * 512.0)
+        );
+        assert_eq!(
+            capture.devices[0].samples[0].read_iops,
+            iofit_model::Iops(5.0)
+        );
         assert_eq!(capture.host[0].cpu_pct, 16.0);
     }
 
@@ -618,7 +636,10 @@ Average:        50.00      0.00    200.00      0.00      4.00      0.05      0.2
         assert_eq!(capture.reports(), 1);
         assert_eq!(capture.host[0].cpu_pct, 16.0);
         assert_eq!(capture.host[0].memory_pct, 12.5);
-        assert_eq!(capture.devices[0].samples[0].read_iops, 5.0);
+        assert_eq!(
+            capture.devices[0].samples[0].read_iops,
+            iofit_model::Iops(5.0)
+        );
     }
 
     #[test]
@@ -630,8 +651,14 @@ vm;1;2026-11-22 17:20:14 UTC;vda;50.00;0.00;400.00;0.00;8.00;1.57;0.09;88.80
 ";
         let capture = parse_sadf(text.as_bytes(), "s.csv").unwrap();
         assert_eq!(capture.interval_s, Some(1.0));
-        assert_eq!(capture.devices[0].samples[0].read_iops, 50.0);
-        assert_eq!(capture.devices[0].samples[1].write_iops, 50.0);
+        assert_eq!(
+            capture.devices[0].samples[0].read_iops,
+            iofit_model::Iops(50.0)
+        );
+        assert_eq!(
+            capture.devices[0].samples[1].write_iops,
+            iofit_model::Iops(50.0)
+        );
     }
 
     #[test]

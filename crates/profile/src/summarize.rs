@@ -12,6 +12,7 @@
 use crate::capture::{Capture, DiskSample};
 use crate::error::ProfileError;
 use iofit_model::requirements::{HostMetrics, Requirements, SizingTarget, VolumeRequirements};
+use iofit_model::units::{Bytes, MBps};
 
 /// A volume to size: a label and the devices whose counters add up to it.
 mod describe;
@@ -194,7 +195,11 @@ fn resolve_volumes(
             .iter()
             .filter(|d| !(any_physical && d.logical))
             .filter(|d| !stacked.iter().any(|s| s.device == d.name))
-            .filter(|d| d.samples.iter().any(|s| s.read_iops + s.write_iops > 0.0))
+            .filter(|d| {
+                d.samples
+                    .iter()
+                    .any(|s| s.read_iops + s.write_iops > iofit_model::Iops(0.0))
+            })
             .map(|d| VolumeSpec {
                 label: d.name.clone(),
                 devices: vec![d.name.clone()],
@@ -328,9 +333,9 @@ fn volume(
         devices: spec.devices.clone(),
         sizing: SizingTarget {
             iops: sized_iops,
-            throughput_mb_s: sized_throughput,
+            throughput_mb_s: MBps(sized_throughput),
             latency_ms,
-            io_size_bytes: shape.io_size_bytes as u64,
+            io_size_bytes: Bytes(shape.io_size_bytes as u64),
             read_pct: shape.read_pct,
             random_pct: shape.random_pct,
             capacity_gib: None,
@@ -374,14 +379,15 @@ impl Point {
     }
 
     fn add(&mut self, s: &DiskSample) {
-        self.read_iops += s.read_iops;
-        self.write_iops += s.write_iops;
-        self.read_bytes_s += s.read_bytes_s;
-        self.write_bytes_s += s.write_bytes_s;
-        let ios = s.read_iops + s.write_iops;
+        let (read_iops, write_iops) = (s.read_iops.get(), s.write_iops.get());
+        self.read_iops += read_iops;
+        self.write_iops += write_iops;
+        self.read_bytes_s += s.read_bytes_s.0;
+        self.write_bytes_s += s.write_bytes_s.0;
+        let ios = read_iops + write_iops;
         if !s.read_latency_ms.is_nan() && !s.write_latency_ms.is_nan() {
             self.latency_weighted +=
-                s.read_iops * s.read_latency_ms + s.write_iops * s.write_latency_ms;
+                read_iops * s.read_latency_ms + write_iops * s.write_latency_ms;
             self.latency_ios += ios;
         } else if !s.latency_ms.is_nan() {
             self.latency_weighted += ios * s.latency_ms;

@@ -3,6 +3,7 @@
 //! workload would have throttled.
 
 use crate::{Capture, VolumeSpec};
+use iofit_model::units::{Iops, MBps};
 
 /// Where the points live: the result type is the model's, so a renderer needs no capture reader.
 pub use iofit_model::timeline::TimelinePoint;
@@ -39,9 +40,9 @@ pub fn volume_timeline(capture: &Capture, spec: &VolumeSpec) -> Vec<TimelinePoin
                 } else {
                     report as f64 * interval
                 },
-                read_iops: sum.read_iops,
-                write_iops: sum.write_iops,
-                throughput_mb_s: sum.bytes_s / 1e6,
+                read_iops: Iops(sum.read_iops),
+                write_iops: Iops(sum.write_iops),
+                throughput_mb_s: MBps(sum.bytes_s / 1e6),
                 latency_ms: if sum.latency_weight > 0.0 {
                     sum.latency_weighted_ms / sum.latency_weight
                 } else {
@@ -70,19 +71,20 @@ struct Sums {
 impl Sums {
     fn add(&mut self, sample: &crate::DiskSample) {
         self.devices += 1;
-        self.read_iops += sample.read_iops;
-        self.write_iops += sample.write_iops;
-        self.bytes_s += sample.read_bytes_s + sample.write_bytes_s;
+        let (read_iops, write_iops) = (sample.read_iops.get(), sample.write_iops.get());
+        self.read_iops += read_iops;
+        self.write_iops += write_iops;
+        self.bytes_s += sample.read_bytes_s.0 + sample.write_bytes_s.0;
         let split = [
-            (sample.read_latency_ms, sample.read_iops),
-            (sample.write_latency_ms, sample.write_iops),
+            (sample.read_latency_ms, read_iops),
+            (sample.write_latency_ms, write_iops),
         ];
         if split.iter().any(|(latency, _)| latency.is_finite()) {
             for (latency, iops) in split {
                 self.weigh(latency, iops);
             }
         } else {
-            self.weigh(sample.latency_ms, sample.read_iops + sample.write_iops);
+            self.weigh(sample.latency_ms, read_iops + write_iops);
         }
         self.queue_depth += sample.queue_depth;
     }
@@ -112,8 +114,8 @@ mod tests {
         let median = crate::summarize::percentile(&mut iops, 50.0).unwrap();
         assert!((median - 3605.83).abs() < 1.0, "{median}");
         for point in &points {
-            assert!(point.read_iops >= 0.0 && point.write_iops >= 0.0);
-            assert!(point.throughput_mb_s.is_finite());
+            assert!(point.read_iops >= Iops(0.0) && point.write_iops >= Iops(0.0));
+            assert!(point.throughput_mb_s.get().is_finite());
             assert!(point.latency_ms.is_finite() && point.latency_ms >= 0.0);
             assert!(point.queue_depth.is_finite() && point.queue_depth >= 0.0);
         }

@@ -25,19 +25,22 @@ fn iostat_pretty_sub_tables_join_into_one_sample_per_device() {
     let sda = capture.devices.iter().find(|d| d.name == "sda").unwrap();
     assert_eq!(sda.samples.len(), 2);
     let s = sda.samples[1];
-    assert_eq!((s.read_iops, s.write_iops), (300.0, 100.0));
-    assert_eq!(s.read_bytes_s, 2400.0 * 1024.0);
-    assert_eq!(s.write_bytes_s, 800.0 * 1024.0);
+    assert_eq!((s.read_iops.get(), s.write_iops.get()), (300.0, 100.0));
+    assert_eq!(s.read_bytes_s, iofit_model::BytesPerSecond(2400.0 * 1024.0));
+    assert_eq!(s.write_bytes_s, iofit_model::BytesPerSecond(800.0 * 1024.0));
     assert_eq!((s.read_latency_ms, s.write_latency_ms), (1.5, 2.5));
     // aqu-sz comes from the flush sub-table: Little's law, 300 x 1.5 ms + 100 x 2.5 ms.
     assert!(close(s.queue_depth, 0.7), "{}", s.queue_depth);
     let sdb = capture.devices.iter().find(|d| d.name == "sdb").unwrap();
-    assert_eq!(sdb.samples[0].write_iops, 200.0);
-    assert_eq!(sdb.samples[1].read_bytes_s, 640.0 * 1024.0);
+    assert_eq!(sdb.samples[0].write_iops, iofit_model::Iops(200.0));
+    assert_eq!(
+        sdb.samples[1].read_bytes_s,
+        iofit_model::BytesPerSecond(640.0 * 1024.0)
+    );
     let req = requirements(&capture, &SizingOptions::default()).unwrap();
     let sda = req.volumes.iter().find(|v| v.label == "sda").unwrap();
     // 150 + 400 IOs of 8 KiB each.
-    assert_eq!(sda.sizing.io_size_bytes, 8192);
+    assert_eq!(sda.sizing.io_size_bytes, iofit_model::Bytes(8192));
     assert_eq!(sda.sizing.read_pct, 72.7273); // 400 / 550, to 4 decimals
 }
 
@@ -92,9 +95,9 @@ fn logger_prefixed_old_sysstat_with_sectors_and_short_banner() {
     assert_eq!(capture.report_time_s, vec![0.0, 10.0]);
     let s = capture.devices[0].samples[1];
     assert_eq!(capture.devices[0].name, "sdb");
-    assert_eq!((s.read_iops, s.write_iops), (450.0, 150.0));
+    assert_eq!((s.read_iops.get(), s.write_iops.get()), (450.0, 150.0));
     // rsec/s: 512-byte sectors.
-    assert_eq!(s.read_bytes_s, 7200.0 * 512.0);
+    assert_eq!(s.read_bytes_s, iofit_model::BytesPerSecond(7200.0 * 512.0));
     assert_eq!(s.latency_ms, 2.0);
     assert_eq!(capture.host[1].cpu_pct, 7.0);
     assert!(capture.notes.iter().any(|n| n.contains("logger")));
@@ -106,7 +109,10 @@ fn logger_prefixed_old_sysstat_with_sectors_and_short_banner() {
         },
     )
     .unwrap();
-    assert_eq!(req.volumes[0].sizing.io_size_bytes, 8192);
+    assert_eq!(
+        req.volumes[0].sizing.io_size_bytes,
+        iofit_model::Bytes(8192)
+    );
     // One 20 s window: its peak, 600 IOPS, x comfort 1.3.
     assert!(close(req.volumes[0].sizing.iops, 780.0));
 }
@@ -117,14 +123,14 @@ fn sar_human_units_are_powers_of_1024_bytes() {
     assert_eq!(capture.reports(), 3);
     let sdb = capture.devices.iter().find(|d| d.name == "sdb").unwrap();
     let s = sdb.samples[0];
-    assert!(close(s.read_bytes_s, 7.9 * 1024.0 * 1024.0));
-    assert!(close(s.write_bytes_s, 40.5 * 1024.0 * 1024.0));
+    assert!(close(s.read_bytes_s.0, 7.9 * 1024.0 * 1024.0));
+    assert!(close(s.write_bytes_s.0, 40.5 * 1024.0 * 1024.0));
     let sda = capture.devices.iter().find(|d| d.name == "sda").unwrap();
-    assert!(close(sda.samples[0].read_bytes_s, 8.0 * 1024.0));
+    assert!(close(sda.samples[0].read_bytes_s.0, 8.0 * 1024.0));
     // tps split by byte share; the total stays tps.
-    assert!(close(s.read_iops + s.write_iops, 1000.0));
+    assert!(close((s.read_iops + s.write_iops).get(), 1000.0));
     assert!(close(
-        s.read_iops / 1000.0,
+        s.read_iops.get() / 1000.0,
         7.9 / (7.9 + 40.5) // read bytes / all bytes
     ));
 }
@@ -139,8 +145,8 @@ fn sar_persistent_names_and_their_partitions() {
         vec![(format!("{disk}-part1"), disk.to_string())]
     );
     let s = capture.devices[0].samples[1];
-    assert!(close(s.read_bytes_s, 4.7 * 1024.0 * 1024.0));
-    assert_eq!(s.read_iops, 600.0);
+    assert!(close(s.read_bytes_s.0, 4.7 * 1024.0 * 1024.0));
+    assert_eq!(s.read_iops, iofit_model::Iops(600.0));
     let req = requirements(&capture, &SizingOptions::default()).unwrap();
     assert_eq!(req.volumes.len(), 1);
 }
@@ -162,7 +168,7 @@ fn perfmon_lower_case_total_only_ops_only_sizes_iops_and_read_share() {
     // IOPS 125, 250, 375, 500, 1250: p95 of 5 = the largest, x 1.3.
     assert!(close(v.sizing.iops, 1625.0));
     assert_eq!(v.sizing.read_pct, 80.0);
-    assert_eq!(v.sizing.throughput_mb_s, 0.0);
+    assert_eq!(v.sizing.throughput_mb_s, iofit_model::MBps(0.0));
     assert!(v
         .derivation
         .iter()
@@ -205,7 +211,7 @@ fn russian_perfmon_in_cp1251_and_utf16_reads_like_english() {
         assert_eq!(russian.host, english.host, "{name}");
         let req = requirements(&russian, &SizingOptions::default()).unwrap();
         let e = req.volumes.iter().find(|v| v.label == "1 E:").unwrap();
-        assert_eq!(e.sizing.io_size_bytes, 8192);
+        assert_eq!(e.sizing.io_size_bytes, iofit_model::Bytes(8192));
         assert_eq!(e.sizing.read_pct, 80.0);
     }
 }
@@ -230,12 +236,18 @@ fn azure_monitor_json_per_lun_numbers_and_verdict() {
     let names: Vec<&str> = capture.devices.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["os", "lun0", "lun1"]);
     let lun0 = &capture.devices[1].samples[59];
-    assert_eq!((lun0.read_iops, lun0.write_iops), (2282.0, 978.0));
-    assert_eq!(lun0.read_bytes_s, 2282.0 * 8192.0);
+    assert_eq!(
+        (lun0.read_iops.get(), lun0.write_iops.get()),
+        (2282.0, 978.0)
+    );
+    assert_eq!(
+        lun0.read_bytes_s,
+        iofit_model::BytesPerSecond(2282.0 * 8192.0)
+    );
     // bytes = IOs x block size, for every sample of every disk.
     for device in &capture.devices {
         for s in &device.samples {
-            let size = (s.read_bytes_s + s.write_bytes_s) / (s.read_iops + s.write_iops);
+            let size = (s.read_bytes_s.0 + s.write_bytes_s.0) / (s.read_iops + s.write_iops).get();
             assert!(
                 [8192.0, 16384.0, 65536.0].contains(&size),
                 "{}",
@@ -255,7 +267,7 @@ fn azure_monitor_json_per_lun_numbers_and_verdict() {
     let total: f64 = capture
         .devices
         .iter()
-        .map(|d| d.samples[59].read_iops + d.samples[59].write_iops)
+        .map(|d| (d.samples[59].read_iops + d.samples[59].write_iops).get())
         .sum();
     assert_eq!(total, 3750.0);
     let lun1 = verdict

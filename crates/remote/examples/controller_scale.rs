@@ -32,7 +32,7 @@ fn direction(worker: u64, ios: u64) -> DirectionStats {
     for i in 0..ios {
         let ns = latency(i + worker * 1_000_003, base);
         d.ios += 1;
-        d.io_bytes += 4096;
+        d.io_bytes += iofit_model::Bytes(4096);
         d.submission.record(ns / 20);
         d.completion.record(ns);
         d.total.record(ns + ns / 20);
@@ -91,7 +91,7 @@ fn main() {
                 start_ms: second * 1000,
                 interval_ms: 1000,
                 read_ios: ios,
-                read_bytes: bytes,
+                read_bytes: iofit_model::Bytes(bytes),
                 ..Default::default()
             });
         }

@@ -217,7 +217,7 @@ mod tests {
             start_ms: i * 1000,
             interval_ms: 1000,
             read_ios: ios,
-            read_bytes: ios * 4096,
+            read_bytes: iofit_model::Bytes(ios * 4096),
             latency_mean_ns: mean,
             latency_p99_ns: mean as u64 * 2,
             ..Default::default()
@@ -239,7 +239,7 @@ mod tests {
             sum.iter().map(|s| s.read_ios).collect::<Vec<_>>(),
             vec![100, 210, 320]
         );
-        assert_eq!(sum[1].read_bytes, 210 * 4096);
+        assert_eq!(sum[1].read_bytes, iofit_model::Bytes(210 * 4096));
         assert_eq!(sum[2].start_ms, 2000);
         // IO-weighted mean: (200 x 1000 + 10 x 4000) / 210.
         assert!((sum[1].latency_mean_ns - 240_000.0 / 210.0).abs() < 1e-9);
@@ -255,7 +255,7 @@ mod tests {
             let mut t = DirectionStats::default();
             for _ in 0..n {
                 t.ios += 1;
-                t.io_bytes += 16384;
+                t.io_bytes += iofit_model::Bytes(16384);
                 t.completion.record(ns);
                 t.total.record(ns);
             }
@@ -270,7 +270,10 @@ mod tests {
         }
         let (run, _) = combiner.finish();
         let trim = &run.jobs[0].trim;
-        assert_eq!((trim.ios, trim.io_bytes), (40, 40 * 16384));
+        assert_eq!(
+            (trim.ios, trim.io_bytes),
+            (40, iofit_model::Bytes(40 * 16384))
+        );
         assert_eq!(trim.completion_latency.count, 40);
         assert!((trim.total_latency.mean_ns - 7_000.0).abs() < 100.0);
         // A host without trim counters (an older worker) adds none: not its first host's block.
@@ -286,7 +289,7 @@ mod tests {
         let mut read = DirectionStats::default();
         for &ns in latencies {
             read.ios += 1;
-            read.io_bytes += 4096;
+            read.io_bytes += iofit_model::Bytes(4096);
             read.submission.record(ns / 10);
             read.completion.record(ns);
             read.total.record(ns);
@@ -349,7 +352,10 @@ mod tests {
         assert_ne!(got.percentile_ns(99.0), Some(averaged));
         // Per-host sums equal the combined totals.
         assert_eq!(combined.jobs[0].read.ios, 16_000);
-        assert_eq!(combined.jobs[0].read.io_bytes, 16_000 * 4096);
+        assert_eq!(
+            combined.jobs[0].read.io_bytes,
+            iofit_model::Bytes(16_000 * 4096)
+        );
         assert_eq!(combined.jobs[0].clones, 3);
         assert_eq!(combined.jobs[0].series[0].read_ios, 16_000);
     }

@@ -110,7 +110,7 @@ fn a_null_engine_job_runs_after_start_and_its_histograms_count_every_io() {
     let read = stats[0][0].decode().unwrap();
     assert_eq!(read.ios, result.jobs[0].read.ios);
     assert_eq!(read.completion.count(), read.ios);
-    assert_eq!(read.io_bytes, read.ios * 4096);
+    assert_eq!(read.io_bytes, iofit_model::Bytes(read.ios * 4096));
 }
 
 #[test]

@@ -46,7 +46,7 @@ fn metric_rows(volume: &VolumeRequirements, o: &ObservedMetrics) -> String {
         Some(kib(o.io_size_bytes)).filter(|_| bytes_measured),
         Some(format!(
             "{:.2}{}",
-            s.io_size_bytes as f64 / 1024.0,
+            s.io_size_bytes.as_f64() / 1024.0,
             if bytes_measured { "" } else { " (assumed)" }
         )),
     ));
@@ -54,7 +54,7 @@ fn metric_rows(volume: &VolumeRequirements, o: &ObservedMetrics) -> String {
         "throughput MB/s",
         Some(o.throughput_mb_s).filter(|_| bytes_measured),
         Some(if bytes_measured {
-            format!("{:.2}", s.throughput_mb_s)
+            format!("{:.2}", s.throughput_mb_s.get())
         } else {
             "unknown".to_string()
         }),

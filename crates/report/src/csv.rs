@@ -337,7 +337,7 @@ fn requirement_records(out: &mut String, requirements: &iofit_model::requirement
             "requirements",
             subject,
             "throughput",
-            number(s.throughput_mb_s),
+            number(s.throughput_mb_s.get()),
             "MB/s",
         );
         if let Some(latency) = s.latency_ms {
@@ -355,7 +355,7 @@ fn requirement_records(out: &mut String, requirements: &iofit_model::requirement
             "requirements",
             subject,
             "io size",
-            s.io_size_bytes.to_string(),
+            s.io_size_bytes.as_u64().to_string(),
             "bytes",
         );
         record(

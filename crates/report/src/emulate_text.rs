@@ -14,8 +14,8 @@ pub fn header(limits: &DesignLimits) -> String {
     if limits.groups.is_empty() || limits.vm.uncached_iops.is_some() {
         text.push_str(&format!(
             "  VM uncached: {} IOPS, {} MB/s (shared by all volumes)\n",
-            cap(limits.vm.uncached_iops),
-            cap(limits.vm.uncached_throughput_mb_s)
+            cap(limits.vm.uncached_iops.map(|v| v.get())),
+            cap(limits.vm.uncached_throughput_mb_s.map(|v| v.get()))
         ));
     }
     for group in &limits.groups {
@@ -27,29 +27,35 @@ pub fn header(limits: &DesignLimits) -> String {
         text.push_str(&format!(
             "  {}: read {:.0} IOPS, {:.1} MB/s; write {:.0} IOPS, {:.1} MB/s (shared by {})\n",
             group.name,
-            group.read_iops,
-            group.read_mb_s,
-            group.write_iops,
-            group.write_mb_s,
+            group.read_iops.get(),
+            group.read_mb_s.get(),
+            group.write_iops.get(),
+            group.write_mb_s.get(),
             labels.join(", ")
         ));
     }
     if let (Some(i), Some(m)) = (
-        limits.vm.burst_uncached_iops,
-        limits.vm.burst_uncached_throughput_mb_s,
+        limits.vm.burst_uncached_iops.map(|v| v.get()),
+        limits.vm.burst_uncached_throughput_mb_s.map(|v| v.get()),
     ) {
         text.push_str(&format!(
             "  VM burst: {i:.0} IOPS / {m:.1} MB/s while its credits last (VM-level bursting)\n"
         ));
     }
     for volume in &limits.volumes {
-        let burst = match (volume.burst_iops, volume.burst_throughput_mb_s) {
+        let burst = match (
+            volume.burst_iops.map(|v| v.get()),
+            volume.burst_throughput_mb_s.map(|v| v.get()),
+        ) {
             (Some(i), Some(m)) => format!(", burst {i:.0} IOPS / {m:.0} MB/s while credits last"),
             _ => String::new(),
         };
         text.push_str(&format!(
             "  {}: {}: {:.0} IOPS, {:.1} MB/s{burst}\n",
-            volume.label, volume.design, volume.iops, volume.throughput_mb_s
+            volume.label,
+            volume.design,
+            volume.iops,
+            volume.throughput_mb_s.get()
         ));
     }
     for note in &limits.notes {
@@ -157,7 +163,7 @@ pub fn html(limits: &DesignLimits, outcome: &Outcome) -> HtmlReport {
                 "IO/s (Azure IO units)",
                 vec![
                     Series::new("used", over_time(&|s| s.volumes[i].iops())),
-                    Series::new("cap", over_time(&|s| s.volumes[i].cap_iops)),
+                    Series::new("cap", over_time(&|s| s.volumes[i].cap_iops.get())),
                 ],
             )
             .chart(
@@ -166,7 +172,7 @@ pub fn html(limits: &DesignLimits, outcome: &Outcome) -> HtmlReport {
                 "MB/s (10^6 B/s)",
                 vec![
                     Series::new("used", over_time(&|s| s.volumes[i].mb_s())),
-                    Series::new("cap", over_time(&|s| s.volumes[i].cap_mb_s)),
+                    Series::new("cap", over_time(&|s| s.volumes[i].cap_mb_s.get())),
                 ],
             );
     }
@@ -176,12 +182,17 @@ pub fn html(limits: &DesignLimits, outcome: &Outcome) -> HtmlReport {
             "seconds",
             "IO/s",
             vec![
-                Series::new("used", over_time(&|s| s.vm_iops)),
-                Series::new("cap", over_time(&|_| cap)),
+                Series::new("used", over_time(&|s| s.vm_iops.get())),
+                Series::new("cap", over_time(&|_| cap.get())),
             ],
         );
     }
-    let notes = outcome.notes.join("\n\n");
+    let notes = outcome
+        .notes
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n\n");
     if !notes.is_empty() {
         html = html.section("What the emulation cannot reproduce", notes);
     }

@@ -400,7 +400,7 @@ fn direction_value(
     let pick = |on: bool| on.then_some(list.as_slice());
     let mut value = json!({
         "io_bytes": d.io_bytes,
-        "io_kbytes": d.io_bytes / 1024,
+        "io_kbytes": d.io_bytes.as_u64() / 1024,
         "bw_bytes": d.bandwidth_bytes_per_second.round() as u64,
         "bw": (d.bandwidth_bytes_per_second / 1024.0).round() as u64,
         "iops": d.iops,
@@ -518,11 +518,11 @@ pub(crate) mod tests {
                     start_ms: i * 1000,
                     interval_ms: 1000,
                     read_ios: reads + i * 10,
-                    read_bytes: (reads + i * 10) * 4096,
+                    read_bytes: iofit_model::Bytes((reads + i * 10) * 4096),
                     write_ios: writes,
-                    write_bytes: writes * 4096,
+                    write_bytes: iofit_model::Bytes(writes * 4096),
                     trim_ios: 0,
-                    trim_bytes: 0,
+                    trim_bytes: iofit_model::Bytes(0),
                     latency_mean_ns: 80_000.0,
                     latency_p99_ns: 250_000,
                     ..Default::default()
@@ -551,7 +551,7 @@ pub(crate) mod tests {
             iodepth: 128,
             read: DirectionResult {
                 ios: 30_030,
-                io_bytes: 30_030 * 4096,
+                io_bytes: iofit_model::Bytes(30_030 * 4096),
                 runtime_ns: 3_000_000_000,
                 iops: 10_010.0,
                 bandwidth_bytes_per_second: 10_010.0 * 4096.0,
@@ -581,7 +581,7 @@ pub(crate) mod tests {
             read: DirectionResult::default(),
             write: DirectionResult {
                 ios: 37_500,
-                io_bytes: 37_500 * 4096,
+                io_bytes: iofit_model::Bytes(37_500 * 4096),
                 runtime_ns: 3_000_000_000,
                 iops: 12_500.0,
                 bandwidth_bytes_per_second: 12_500.0 * 4096.0,

@@ -62,7 +62,7 @@ fn direction(
     let _ = write!(
         out,
         ";{};{};{};{}",
-        d.io_bytes >> 10,
+        d.io_bytes.as_u64() >> 10,
         (d.bandwidth_bytes_per_second / 1024.0).round() as u64,
         d.iops.round() as u64,
         d.runtime_ns / 1_000_000

@@ -305,7 +305,7 @@ fn render_direction(
             1000,
             "B/s"
         ),
-        num2str(d.io_bytes, digits, 1024, "B"),
+        num2str(d.io_bytes.as_u64(), digits, 1024, "B"),
         d.runtime_ns / 1_000_000
     );
     for (name, summary) in [
@@ -456,7 +456,7 @@ fn render_group(out: &mut String, group: u32, jobs: &[&JobResult], reporting: &R
         let total_bw: u64 = rates.iter().sum();
         let min_bw = rates.iter().copied().min().unwrap_or(0);
         let max_bw = rates.iter().copied().max().unwrap_or(0);
-        let io: u64 = dirs.iter().map(|d| d.io_bytes).sum();
+        let io: u64 = dirs.iter().map(|d| d.io_bytes.as_u64()).sum();
         let run_min = dirs
             .iter()
             .map(|d| d.runtime_ns / 1_000_000)

@@ -96,7 +96,7 @@ fn totals(result: &RunResult) -> (u64, u64, f64, f64, f64, f64) {
     for job in &result.jobs {
         for d in [&job.read, &job.write] {
             out.0 += d.ios;
-            out.1 += d.io_bytes;
+            out.1 += d.io_bytes.as_u64();
             out.2 += d.iops;
             out.3 += d.bandwidth_bytes_per_second / 1e6;
             out.4 += d.completion_latency.mean_ns * d.ios as f64;
@@ -251,7 +251,7 @@ mod tests {
                 clones: 1,
                 read: DirectionResult {
                     ios,
-                    io_bytes: ios * 4096,
+                    io_bytes: iofit_model::Bytes(ios * 4096),
                     runtime_ns: 1_000_000_000,
                     iops: ios as f64,
                     bandwidth_bytes_per_second: ios as f64 * 4096.0,

@@ -47,11 +47,11 @@ pub fn render_requirements_mb(requirements: &Requirements, bytes_per_mb: f64) ->
 /// MB/s of a volume as the plan sizes it: the given MB/s, or IOPS x IO size when that is more
 /// (the plan's operating point meets both). `(value, derived)`.
 pub fn sized_throughput_mb_s(sizing: &iofit_model::SizingTarget, bytes_per_mb: f64) -> (f64, bool) {
-    let derived = sizing.iops * sizing.io_size_bytes as f64 / bytes_per_mb;
-    if derived > sizing.throughput_mb_s {
+    let derived = sizing.iops * sizing.io_size_bytes.as_f64() / bytes_per_mb;
+    if derived > sizing.throughput_mb_s.get() {
         (derived, true)
     } else {
-        (sizing.throughput_mb_s, false)
+        (sizing.throughput_mb_s.get(), false)
     }
 }
 
@@ -80,10 +80,10 @@ fn render_requirements_inner(requirements: &Requirements, bytes_per_mb: Option<f
         };
         let mb_text = if !derived {
             format!("{} MB/s", num(mb_s))
-        } else if s.throughput_mb_s > 0.0 {
+        } else if s.throughput_mb_s.get() > 0.0 {
             format!(
                 "{value} derived (IOPS x IO size; {} MB/s given)",
-                num(s.throughput_mb_s)
+                num(s.throughput_mb_s.get())
             )
         } else {
             format!("{value} derived (IOPS x IO size)")
@@ -94,7 +94,7 @@ fn render_requirements_inner(requirements: &Requirements, bytes_per_mb: Option<f
             volume.label,
             volume.role.name(),
             num(s.iops),
-            iofit_model::Bytes(s.io_size_bytes).readable(),
+            s.io_size_bytes.readable(),
             num(s.read_pct),
             num(s.random_pct),
             s.latency_ms
@@ -107,7 +107,7 @@ fn render_requirements_inner(requirements: &Requirements, bytes_per_mb: Option<f
         // The IO size is the capture's mean; when the sized MB/s need larger IOs at the sized
         // IOPS, designs and predictions run at that size: say so here, under its own name.
         let (_, per_io) = s.operating_point(bytes_per_mb.unwrap_or(1e6));
-        if per_io.0 != s.io_size_bytes {
+        if per_io != s.io_size_bytes {
             let _ = writeln!(
                 out,
                 "    designs run it at {} per IO: the MB/s over the IOPS, more than the IO \

@@ -44,9 +44,9 @@ pub(crate) fn mixed_run() -> RunResult {
         start_ms,
         interval_ms: 1000,
         read_ios,
-        read_bytes: read_ios * 8192,
+        read_bytes: iofit_model::Bytes(read_ios * 8192),
         write_ios,
-        write_bytes: write_ios * 8192,
+        write_bytes: iofit_model::Bytes(write_ios * 8192),
         latency_mean_ns: 500_000.0,
         latency_p99_ns: 2_000_000,
         ..Default::default()
@@ -246,7 +246,7 @@ mod tests {
         let trims = IntervalSample {
             interval_ms: 1000,
             trim_ios: 50,
-            trim_bytes: 50 * 65536,
+            trim_bytes: iofit_model::Bytes(50 * 65536),
             latency_mean_ns: 3_000_000.0,
             ..Default::default()
         };

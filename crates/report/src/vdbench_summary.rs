@@ -13,6 +13,7 @@
 //! Queue depth is the time-weighted IOs in flight (SdStats.qdepth: rlentime / elapsed), which
 //! is rate x response time.
 
+use iofit_model::units::Iops;
 use iofit_stats::{IntervalSample, JobResult};
 use std::fmt::Write;
 
@@ -73,7 +74,7 @@ impl Sums {
             seconds: sample.interval_ms as f64 / 1000.0,
             read_ios,
             write_ios: sample.write_ios as f64,
-            bytes: (sample.read_bytes + sample.write_bytes) as f64,
+            bytes: (sample.read_bytes + sample.write_bytes).as_f64(),
             read_latency_ns: sample.read_latency_mean_ns * read_ios,
             latency_ns: sample.latency_mean_ns * ios,
             latency_sq_ns2: sample.latency_sum_sq_ns2,
@@ -265,7 +266,7 @@ impl AvgLine {
             seconds: runtime_ns as f64 / 1e9,
             read_ios: job.read.ios as f64,
             write_ios: job.write.ios as f64,
-            bytes: (job.read.io_bytes + job.write.io_bytes) as f64,
+            bytes: (job.read.io_bytes + job.write.io_bytes).as_f64(),
             read_latency_ns: read.mean_ns * read.count as f64,
             latency_ns: read.mean_ns * read.count as f64 + write.mean_ns * write.count as f64,
             latency_sq_ns2: square_sum(read) + square_sum(write),
@@ -493,7 +494,7 @@ fn trim_float(value: f64) -> String {
 pub struct CurvePoint {
     /// "max" or the percentage of the measured max that was asked for.
     pub label: String,
-    pub target_iops: Option<f64>,
+    pub target_iops: Option<Iops>,
     pub iops: f64,
     pub resp_ms: f64,
 }
@@ -506,7 +507,7 @@ pub fn render_curve(rd: &str, points: &[CurvePoint], knee: Option<usize>) -> Str
     for (index, p) in points.iter().enumerate() {
         let target = p
             .target_iops
-            .map(|t| format!("{t:.0}"))
+            .map(|t| format!("{:.0}", t.get()))
             .unwrap_or_else(|| "max".to_string());
         let mark = if Some(index) == knee { "  <- knee" } else { "" };
         let _ = writeln!(
@@ -563,9 +564,9 @@ mod tests {
             start_ms,
             interval_ms: 1000,
             read_ios,
-            read_bytes: read_ios * 8192,
+            read_bytes: iofit_model::Bytes(read_ios * 8192),
             write_ios,
-            write_bytes: write_ios * 8192,
+            write_bytes: iofit_model::Bytes(write_ios * 8192),
             latency_mean_ns: if ios > 0.0 { sum / ios } else { 0.0 },
             read_latency_mean_ns: read_ns,
             latency_max_ns: read_ns.max(write_ns) as u64,
@@ -678,13 +679,13 @@ mod tests {
             },
             CurvePoint {
                 label: "50%".into(),
-                target_iops: Some(5000.0),
+                target_iops: Some(Iops(5000.0)),
                 iops: 5000.0,
                 resp_ms: 0.5,
             },
             CurvePoint {
                 label: "90%".into(),
-                target_iops: Some(9000.0),
+                target_iops: Some(Iops(9000.0)),
                 iops: 9000.0,
                 resp_ms: 1.0,
             },

@@ -244,11 +244,15 @@ pub fn volume_charts(
     let mut verdicts = Vec::new();
     for (rate, unit, sized) in [
         (Rate::Iops, "IOPS", volume.sizing.iops),
-        (Rate::ThroughputMbS, "MB/s", volume.sizing.throughput_mb_s),
+        (
+            Rate::ThroughputMbS,
+            "MB/s",
+            volume.sizing.throughput_mb_s.get(),
+        ),
     ] {
         let points = match rate {
             Rate::Iops => minutes(TimelinePoint::iops),
-            Rate::ThroughputMbS => minutes(|p| p.throughput_mb_s),
+            Rate::ThroughputMbS => minutes(|p| p.throughput_mb_s.get()),
         };
         if points.is_empty() {
             continue;
@@ -318,7 +322,7 @@ fn shared_points(
 ) -> Vec<(f64, f64)> {
     let value = |p: &TimelinePoint| match rate {
         Rate::Iops => p.iops(),
-        Rate::ThroughputMbS => p.throughput_mb_s,
+        Rate::ThroughputMbS => p.throughput_mb_s.get(),
     };
     points
         .iter()
@@ -688,9 +692,9 @@ mod tests {
     fn a_shared_vm_limit_sees_the_volumes_together() {
         let point = |time_s: f64, iops: f64| TimelinePoint {
             time_s,
-            read_iops: iops,
-            write_iops: 0.0,
-            throughput_mb_s: f64::NAN,
+            read_iops: iofit_model::Iops(iops),
+            write_iops: iofit_model::Iops(0.0),
+            throughput_mb_s: iofit_model::MBps(f64::NAN),
             latency_ms: f64::NAN,
             queue_depth: f64::NAN,
         };

@@ -41,7 +41,7 @@ fn direction(iops: f64, seconds: u64, mean_us: f64, scale: u64) -> DirectionResu
     .collect();
     DirectionResult {
         ios,
-        io_bytes: ios * 8192,
+        io_bytes: iofit_model::Bytes(ios * 8192),
         runtime_ns: seconds * 1_000_000_000,
         iops,
         bandwidth_bytes_per_second: iops * 8192.0,
@@ -62,11 +62,11 @@ fn run() -> RunResult {
             start_ms: second * 1000,
             interval_ms: 1000,
             read_ios: 5400 + (second % 4) * 150,
-            read_bytes: (5400 + (second % 4) * 150) * 8192,
+            read_bytes: iofit_model::Bytes((5400 + (second % 4) * 150) * 8192),
             write_ios: 2300 + (second % 3) * 100,
-            write_bytes: (2300 + (second % 3) * 100) * 8192,
+            write_bytes: iofit_model::Bytes((2300 + (second % 3) * 100) * 8192),
             trim_ios: 0,
-            trim_bytes: 0,
+            trim_bytes: iofit_model::Bytes(0),
             latency_mean_ns: 800_000.0 + (second % 5) as f64 * 50_000.0,
             latency_p99_ns: 4_000_000 + (second % 6) * 250_000,
             ..Default::default()
@@ -105,9 +105,9 @@ fn requirements() -> Requirements {
             devices: vec!["sdb".into(), "sdc".into()],
             sizing: SizingTarget {
                 iops: 12_000.0,
-                throughput_mb_s: 90.0,
+                throughput_mb_s: iofit_model::MBps(90.0),
                 latency_ms: Some(2.0),
-                io_size_bytes: 8192,
+                io_size_bytes: iofit_model::Bytes(8192),
                 read_pct: 70.0,
                 random_pct: 100.0,
                 capacity_gib: Some(1024.0),

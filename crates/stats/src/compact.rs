@@ -8,6 +8,7 @@ use crate::histogram::LatencyHistogram;
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
+use iofit_model::units::Bytes;
 use serde::{Deserialize, Serialize};
 
 /// Why a compact histogram could not be read back.
@@ -93,7 +94,7 @@ impl CompactHistogram {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompactDirection {
     pub ios: u64,
-    pub io_bytes: u64,
+    pub io_bytes: Bytes,
     pub submission: CompactHistogram,
     pub completion: CompactHistogram,
     pub total: CompactHistogram,
@@ -225,7 +226,7 @@ mod tests {
                 };
                 let ns = 10_000 + (i * 7919 + seed) % 90_000;
                 d.ios += 1;
-                d.io_bytes += 4096;
+                d.io_bytes += Bytes(4096);
                 d.completion.record(ns);
                 d.total.record(ns + 500);
                 d.record_prio(ioprio, ns, ns + 500);

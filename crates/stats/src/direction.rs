@@ -2,12 +2,13 @@
 
 use crate::histogram::LatencyHistogram;
 use crate::result::{DirectionResult, PrioLatency};
+use iofit_model::units::Bytes;
 
 /// What one direction of one clone (or a merged group) did.
 #[derive(Clone, Debug, Default)]
 pub struct DirectionStats {
     pub ios: u64,
-    pub io_bytes: u64,
+    pub io_bytes: Bytes,
     /// Submission latency: from the moment the IO was issued to the return of the submit call.
     pub submission: LatencyHistogram,
     /// Completion latency: from submission to completion.
@@ -67,7 +68,7 @@ impl DirectionStats {
 
     pub fn reset(&mut self) {
         self.ios = 0;
-        self.io_bytes = 0;
+        self.io_bytes = Bytes::ZERO;
         self.submission.reset();
         self.completion.reset();
         self.total.reset();
@@ -92,7 +93,7 @@ impl DirectionStats {
         }
         let seconds = runtime_ns as f64 / 1e9;
         let (iops, bandwidth) = if seconds > 0.0 {
-            (self.ios as f64 / seconds, self.io_bytes as f64 / seconds)
+            (self.ios as f64 / seconds, self.io_bytes.as_f64() / seconds)
         } else {
             (0.0, 0.0)
         };
@@ -134,14 +135,14 @@ mod tests {
         let mut d = DirectionStats::default();
         for _ in 0..1000 {
             d.ios += 1;
-            d.io_bytes += 4096;
+            d.io_bytes += Bytes(4096);
             d.submission.record(100);
             d.completion.record(900);
             d.total.record(1000);
         }
         let r = d.to_result(2_000_000_000);
         assert_eq!(r.ios, 1000);
-        assert_eq!(r.io_bytes, 1000 * 4096);
+        assert_eq!(r.io_bytes, Bytes(1000 * 4096));
         assert!((r.iops - 500.0).abs() < 1e-9);
         assert!((r.bandwidth_bytes_per_second - 2_048_000.0).abs() < 1e-6);
         assert_eq!(r.completion_latency.count, r.ios);

@@ -6,6 +6,7 @@
 //! the renderer, never stored).
 
 use iofit_model::job::{EngineKind, RwMode};
+use iofit_model::units::Bytes;
 use serde::{Deserialize, Serialize};
 
 /// A latency distribution summarised from an HDR histogram. All values in nanoseconds.
@@ -55,7 +56,7 @@ pub struct DirectionResult {
     /// Completed IOs.
     pub ios: u64,
     /// Bytes moved by completed IOs.
-    pub io_bytes: u64,
+    pub io_bytes: Bytes,
     /// Length of the measured window, nanoseconds (after ramp time).
     pub runtime_ns: u64,
     pub iops: f64,
@@ -87,14 +88,14 @@ pub struct IntervalSample {
     pub start_ms: u64,
     pub interval_ms: u64,
     pub read_ios: u64,
-    pub read_bytes: u64,
+    pub read_bytes: Bytes,
     pub write_ios: u64,
-    pub write_bytes: u64,
+    pub write_bytes: Bytes,
     /// Trims (fio's third direction, `DDIR_TRIM`): none unless the job trims.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub trim_ios: u64,
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
-    pub trim_bytes: u64,
+    #[serde(default, skip_serializing_if = "is_zero_bytes")]
+    pub trim_bytes: Bytes,
     /// Mean total latency of IOs completed in the interval, nanoseconds (0 when none).
     pub latency_mean_ns: f64,
     /// 99th percentile total latency of IOs completed in the interval, nanoseconds.
@@ -139,9 +140,9 @@ impl IntervalSample {
     /// The interval's (IOs, bytes) of one direction.
     pub fn of(&self, ddir: crate::ddir::Ddir) -> (u64, u64) {
         match ddir {
-            crate::ddir::Ddir::Read => (self.read_ios, self.read_bytes),
-            crate::ddir::Ddir::Write => (self.write_ios, self.write_bytes),
-            crate::ddir::Ddir::Trim => (self.trim_ios, self.trim_bytes),
+            crate::ddir::Ddir::Read => (self.read_ios, self.read_bytes.as_u64()),
+            crate::ddir::Ddir::Write => (self.write_ios, self.write_bytes.as_u64()),
+            crate::ddir::Ddir::Trim => (self.trim_ios, self.trim_bytes.as_u64()),
         }
     }
 }
@@ -166,6 +167,10 @@ pub struct DirectionInterval {
 
 fn is_zero(value: &f64) -> bool {
     *value == 0.0
+}
+
+fn is_zero_bytes(value: &Bytes) -> bool {
+    *value == Bytes::ZERO
 }
 
 fn is_zero_u64(value: &u64) -> bool {

@@ -12,6 +12,7 @@
 
 use crate::histogram::LatencyHistogram;
 use crate::result::{DirectionInterval, IntervalSample};
+use iofit_model::units::Bytes;
 
 /// Precision of per-interval histograms (2 significant digits: 1% error, small memory).
 const INTERVAL_PRECISION: u8 = 2;
@@ -416,11 +417,11 @@ impl IntervalBucket {
             start_ms: index * interval_ns / 1_000_000,
             interval_ms: self.length_ns / 1_000_000,
             read_ios: self.ios[0],
-            read_bytes: self.bytes[0],
+            read_bytes: Bytes(self.bytes[0]),
             write_ios: self.ios[1],
-            write_bytes: self.bytes[1],
+            write_bytes: Bytes(self.bytes[1]),
             trim_ios: self.ios[2],
-            trim_bytes: self.bytes[2],
+            trim_bytes: Bytes(self.bytes[2]),
             latency_mean_ns: total_latency.mean_ns(),
             latency_p99_ns: total_latency.percentile_ns(99.0),
             latency_max_ns: total_latency.max_ns(),

@@ -22,16 +22,11 @@ const NOT_LIBRARIES: &[&str] = &["iofit", "testkit"];
 const KNOWN: &[(&str, usize)] = &[
     ("blockdata", 0),
     ("catalog", 12),
-    ("emulate", 10),
+    ("emulate", 6),
     ("engine", 1),
-    ("model", 35),
+    ("model", 1),
     ("planner", 6),
     ("predict", 37),
-    ("procedure", 0),
-    ("profile", 4),
-    ("report", 1),
-    ("safefs", 0),
-    ("stats", 6),
     ("verdict", 4),
 ];
 

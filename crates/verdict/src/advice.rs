@@ -96,8 +96,8 @@ fn workload_advice(
                      another IO size describe another workload (smaller IOs give more IOPS, larger \
                      more MB/s); run again with bs={}",
                     Metric::IoSizeBytes.format(size),
-                    Metric::IoSizeBytes.format(sizing.io_size_bytes as f64),
-                    fio_size(sizing.io_size_bytes)
+                    Metric::IoSizeBytes.format(sizing.io_size_bytes.as_f64()),
+                    fio_size(sizing.io_size_bytes.as_u64())
                 ),
             });
         }

@@ -25,8 +25,8 @@
 //! let run = read_results(json, "results.json").unwrap();
 //! let volume = VolumeRequirements {
 //!     label: "data".into(),
-//!     sizing: SizingTarget { iops: 5000.0, throughput_mb_s: 30.0, latency_ms: Some(1.0),
-//!         io_size_bytes: 8192, read_pct: 100.0, ..Default::default() },
+//!     sizing: SizingTarget { iops: 5000.0, throughput_mb_s: iofit_model::MBps(30.0), latency_ms: Some(1.0),
+//!         io_size_bytes: iofit_model::Bytes(8192), read_pct: 100.0, ..Default::default() },
 //!     ..Default::default()
 //! };
 //! let jobs: Vec<_> = run.jobs.iter().collect();
@@ -136,7 +136,7 @@ pub fn compare(
         ),
         Check::judge(
             Metric::ThroughputMbS,
-            Some(sizing.throughput_mb_s),
+            Some(sizing.throughput_mb_s.get()),
             (measured.jobs > 0).then_some(measured.throughput_mb_s),
             Rule::AtLeast,
             Some("1 MB = 10^6 bytes, as Azure counts".to_string()),
@@ -183,7 +183,7 @@ pub fn compare(
         ),
         Check::judge(
             Metric::IoSizeBytes,
-            Some(sizing.io_size_bytes as f64),
+            Some(sizing.io_size_bytes.as_f64()),
             measured.io_size_bytes,
             Rule::WithinPct {
                 tolerance: IO_SIZE_TOLERANCE_PCT,
@@ -301,7 +301,7 @@ mod tests {
         let ios = (iops * seconds).round() as u64;
         DirectionResult {
             ios,
-            io_bytes: ios * io_size,
+            io_bytes: iofit_model::Bytes(ios * io_size),
             runtime_ns: (seconds * 1e9) as u64,
             iops,
             bandwidth_bytes_per_second: iops * io_size as f64,
@@ -337,9 +337,9 @@ mod tests {
             label: "data".into(),
             sizing: SizingTarget {
                 iops,
-                throughput_mb_s: mb_s,
+                throughput_mb_s: iofit_model::MBps(mb_s),
                 latency_ms,
-                io_size_bytes: io_size,
+                io_size_bytes: iofit_model::Bytes(io_size),
                 read_pct,
                 random_pct: 100.0,
                 capacity_gib: None,
@@ -823,8 +823,8 @@ mod tests {
         assert_eq!(job.engine_requested, Some(EngineKind::Psync));
         assert_eq!(job.read.iops, 7000.0);
         assert_eq!(job.read.ios, 7007);
-        assert_eq!(job.read.io_bytes, 57_401_344);
-        assert_eq!(job.read.io_bytes, job.read.ios * 8192);
+        assert_eq!(job.read.io_bytes, iofit_model::Bytes(57_401_344));
+        assert_eq!(job.read.io_bytes, iofit_model::Bytes(job.read.ios * 8192));
         assert_eq!(job.read.runtime_ns, 1_001_000_000);
         assert_eq!(job.read.completion_latency.percentile_ns(1.0), Some(55040));
         assert_eq!(job.read.completion_latency.count, 7007);

@@ -89,7 +89,7 @@ impl Measured {
                 }
                 measured.runtime_s = measured.runtime_s.max(direction.runtime_ns as f64 / 1e9);
                 measured.throughput_mb_s += direction.bandwidth_bytes_per_second / 1e6;
-                io_bytes += direction.io_bytes;
+                io_bytes += direction.io_bytes.as_u64();
                 let (mean_ns, direction_p99) = direction_latency(direction);
                 if let Some(mean_ns) = mean_ns {
                     latency_weighted[slot] += mean_ns * direction.ios as f64;

@@ -379,7 +379,7 @@ impl FioReader<'_> {
         };
         Ok(DirectionResult {
             ios: ios.max(0.0) as u64,
-            io_bytes: io_bytes.max(0.0) as u64,
+            io_bytes: iofit_model::Bytes(io_bytes.max(0.0) as u64),
             runtime_ns: (runtime_ms.max(0.0) * 1e6) as u64,
             iops,
             bandwidth_bytes_per_second: bandwidth,

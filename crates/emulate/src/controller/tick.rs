@@ -11,6 +11,7 @@ use crate::backlog::Submitted;
 use crate::throttle::{DeviceCaps, DeviceCounters};
 use iofit_model::emulation::VolumeUsage;
 use iofit_model::formulas::azure_io_units;
+use iofit_model::units::{BytesPerSecond, Iops, MBps};
 
 /// For this many ticks after both directions start running, the split follows the last tick's
 /// use alone: the ticks before were held by a sliver and would drag a smoothed mix.
@@ -293,15 +294,15 @@ impl Controller {
         let cap = |v: Option<u64>| v.map(|v| v as f64 * again);
         let queued = self.queued[i].after(
             Submitted {
-                bytes: delta(now.read_bytes, last.read_bytes),
+                bytes: delta(now.read_bytes.as_u64(), last.read_bytes.as_u64()),
                 ios: delta(now.read_ios, last.read_ios),
-                cap_bytes_s: cap(caps.read_bytes_s),
+                cap_bytes_s: cap(caps.read_bytes_s).map(BytesPerSecond),
                 cap_ios_s: cap(caps.read_iops),
             },
             Submitted {
-                bytes: delta(now.write_bytes, last.write_bytes),
+                bytes: delta(now.write_bytes.as_u64(), last.write_bytes.as_u64()),
                 ios: delta(now.write_ios, last.write_ios),
-                cap_bytes_s: cap(caps.write_bytes_s),
+                cap_bytes_s: cap(caps.write_bytes_s).map(BytesPerSecond),
                 cap_ios_s: cap(caps.write_iops),
             },
             elapsed_s,
@@ -317,7 +318,7 @@ impl Controller {
         let read = passed(
             (
                 delta(now.read_ios, last.read_ios),
-                delta(now.read_bytes, last.read_bytes),
+                delta(now.read_bytes.as_u64(), last.read_bytes.as_u64()),
             ),
             (before.read_bytes, queued.read_bytes),
             (&mut per.read, &mut backlog_per.read),
@@ -326,7 +327,7 @@ impl Controller {
         let write = passed(
             (
                 delta(now.write_ios, last.write_ios),
-                delta(now.write_bytes, last.write_bytes),
+                delta(now.write_bytes.as_u64(), last.write_bytes.as_u64()),
             ),
             (before.write_bytes, queued.write_bytes),
             (&mut per.write, &mut backlog_per.write),
@@ -348,7 +349,11 @@ impl Controller {
         };
         let volume = &self.limits.volumes[i];
         let cap_iops = cap_of(&self.iops_buckets[i], volume.iops, self.tick_s);
-        let cap_mb_s = cap_of(&self.mb_buckets[i], volume.throughput_mb_s, self.tick_s);
+        let cap_mb_s = cap_of(
+            &self.mb_buckets[i],
+            volume.throughput_mb_s.get(),
+            self.tick_s,
+        );
         let burst_seconds_left = self.iops_buckets[i].as_ref().map(|b| b.seconds_left());
         // Its caps follow each direction's feedback; the combined feedback below runs on but
         // is not applied to them (`fresh_caps`). The two ticks after a rewrite carry the slice
@@ -382,12 +387,12 @@ impl Controller {
             bucket.account(mb.total() * elapsed_s, elapsed_s);
         }
         let usage = VolumeUsage {
-            read_iops: iops.read,
-            write_iops: iops.write,
-            read_mb_s: mb.read,
-            write_mb_s: mb.write,
-            cap_iops,
-            cap_mb_s,
+            read_iops: Iops(iops.read),
+            write_iops: Iops(iops.write),
+            read_mb_s: MBps(mb.read),
+            write_mb_s: MBps(mb.write),
+            cap_iops: Iops(cap_iops),
+            cap_mb_s: MBps(cap_mb_s),
             burst_seconds_left,
         };
         (usage, iops, mb)
@@ -549,7 +554,7 @@ impl Controller {
             .map(|i| {
                 cap_of(
                     &self.mb_buckets[i],
-                    self.limits.volumes[i].throughput_mb_s,
+                    self.limits.volumes[i].throughput_mb_s.get(),
                     self.tick_s,
                 )
             })

@@ -225,7 +225,7 @@ impl<'a, C: Clock> Run<'a, C> {
             &mut self.out.write
         };
         stats.ios += 1;
-        stats.io_bytes += meta.len as u64;
+        stats.io_bytes += iofit_model::Bytes(meta.len as u64);
         let total = done_ns.saturating_sub(meta.issue_ns);
         if inline {
             // Completion and total latency are the same sample for a synchronous IO: with

@@ -134,7 +134,7 @@ mod stride_tests {
         job.engine = EngineKind::Null;
         job.size = Some(SizeSpec::Bytes(Bytes::mib(1)));
         job.seq_add_bytes = min as i64;
-        job.seq_add_jitter_bytes = max - min;
+        job.seq_add_jitter_bytes = iofit_model::Bytes(max - min);
         let plan = crate::runner::clone_plan(&job, 0, 7).unwrap();
         let mut gen = OffsetGen::new(&plan);
         let mut rng = SplitMix64::new(11);

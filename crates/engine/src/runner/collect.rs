@@ -267,9 +267,18 @@ pub(super) fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
     // completed IO moved exactly one block (a replay's IOs are the log's sizes).
     if let BlockSizeSpec::Fixed(sizes) = &job.block_size {
         if !job.group_reporting && job.replay.is_none() {
-            debug_assert_eq!(slot.read.io_bytes, slot.read.ios * sizes.read.as_u64());
-            debug_assert_eq!(slot.write.io_bytes, slot.write.ios * sizes.write.as_u64());
-            debug_assert_eq!(slot.trim.io_bytes, slot.trim.ios * sizes.write.as_u64());
+            debug_assert_eq!(
+                slot.read.io_bytes,
+                iofit_model::Bytes(slot.read.ios * sizes.read.as_u64())
+            );
+            debug_assert_eq!(
+                slot.write.io_bytes,
+                iofit_model::Bytes(slot.write.ios * sizes.write.as_u64())
+            );
+            debug_assert_eq!(
+                slot.trim.io_bytes,
+                iofit_model::Bytes(slot.trim.ios * sizes.write.as_u64())
+            );
         }
     }
     let mut errors = std::mem::take(&mut slot.errors);

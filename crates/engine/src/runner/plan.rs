@@ -276,7 +276,7 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         align,
         sequence: Sequence {
             seq_add_bytes: job.seq_add_bytes,
-            seq_add_jitter_bytes: Bytes(job.seq_add_jitter_bytes),
+            seq_add_jitter_bytes: job.seq_add_jitter_bytes,
             random_run: job.random_run.max(1),
             identical: job.repeat_offset_in_run,
         },

@@ -165,7 +165,7 @@ pub(crate) fn cmdprio_bssplit(c: &mut Ctx, arg: &Arg) -> R {
                         "'{entry}' is not bs/percent[/class/level[/hint]]"
                     )));
                 }
-                let bs_bytes = crate::values::parse_size(fields[0], base)?.as_u64();
+                let bs_bytes = crate::values::parse_size(fields[0], base)?;
                 let pct = crate::values::parse_percent(fields[1])?;
                 let class_level = if fields.len() >= 4 {
                     let class = match parse_u32(fields[2])? {

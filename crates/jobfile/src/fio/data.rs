@@ -8,6 +8,7 @@ use crate::error::JobFileError;
 use crate::values::{parse_percent, parse_u64};
 use iofit_model::data::{DedupeSpec, PatternPart, VerifyMode};
 use iofit_model::job::JobSpec;
+use iofit_model::units::Bytes;
 use std::path::PathBuf;
 
 type R = Result<(), JobFileError>;
@@ -68,12 +69,12 @@ pub(crate) fn verify_state_load(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 pub(crate) fn verify_interval(c: &mut Ctx, arg: &Arg) -> R {
-    let bytes = arg.size(c.base)?.as_u64();
-    c.job.data.verify.interval_bytes = (bytes > 0).then_some(bytes);
+    let bytes = arg.size(c.base)?;
+    c.job.data.verify.interval_bytes = (bytes > Bytes::ZERO).then_some(bytes);
     Ok(())
 }
 pub(crate) fn verify_offset(c: &mut Ctx, arg: &Arg) -> R {
-    c.job.data.verify.header_offset_bytes = arg.size(c.base)?.as_u64();
+    c.job.data.verify.header_offset_bytes = arg.size(c.base)?;
     Ok(())
 }
 fn count(arg: &Arg) -> Result<u64, JobFileError> {
@@ -112,8 +113,12 @@ pub(crate) fn buffer_compress_percentage(c: &mut Ctx, arg: &Arg) -> R {
     Ok(())
 }
 pub(crate) fn buffer_compress_chunk(c: &mut Ctx, arg: &Arg) -> R {
-    let bytes = arg.size(c.base)?.as_u64();
-    c.job.data.content.compress_chunk_bytes = if bytes == 0 { 512 } else { bytes };
+    let bytes = arg.size(c.base)?;
+    c.job.data.content.compress_chunk_bytes = if bytes == Bytes::ZERO {
+        Bytes(512)
+    } else {
+        bytes
+    };
     Ok(())
 }
 pub(crate) fn refill_buffers(c: &mut Ctx, arg: &Arg) -> R {
@@ -314,6 +319,7 @@ mod tests {
     use crate::fio::parse_str;
     use crate::ParseOptions;
     use iofit_model::data::{DedupeSpec, PatternPart, VerifyMode};
+    use iofit_model::units::Bytes;
 
     fn job(body: &str) -> iofit_model::job::JobSpec {
         let text = format!("[a]\nsize=1m\ndirectory=/tmp\n{body}");
@@ -326,8 +332,8 @@ mod tests {
         let j = job("rw=randwrite\nbs=8k\nverify=crc32c-intel\nverify_interval=4k\nverify_offset=512\nverify_fatal=1\nverify_dump=1\nverify_backlog=16\nverify_backlog_batch=8\nverify_header_seed=0\ndo_verify=0\nverify_state_save=1\n");
         let v = &j.data.verify;
         assert_eq!(v.mode, VerifyMode::Crc32c);
-        assert_eq!(v.interval_bytes, Some(4096));
-        assert_eq!(v.header_offset_bytes, 512);
+        assert_eq!(v.interval_bytes, Some(Bytes(4096)));
+        assert_eq!(v.header_offset_bytes, Bytes(512));
         assert_eq!(v.max_errors, Some(1));
         assert!(v.dump && !v.header_seed && !v.do_verify);
         assert_eq!((v.backlog, v.backlog_batch), (Some(16), Some(8)));
@@ -362,7 +368,10 @@ mod tests {
     fn content_keys_land_in_the_job() {
         let j = job("rw=write\nbuffer_compress_percentage=60\nbuffer_compress_chunk=4k\nrefill_buffers=1\nscramble_buffers=0\ndedupe_working_set_percentage=10\ndedupe_percentage=30\ndedupe_mode=working_set\n");
         let c = &j.data.content;
-        assert_eq!((c.compress_pct, c.compress_chunk_bytes), (60.0, 4096));
+        assert_eq!(
+            (c.compress_pct, c.compress_chunk_bytes),
+            (60.0, Bytes(4096))
+        );
         assert!(c.refill && !c.scramble);
         assert_eq!(
             c.dedupe,

@@ -192,7 +192,7 @@ fn target_or_size(name: &str) -> Option<Render> {
             FileAmount::Bytes(b) => Some(b.to_string()),
             FileAmount::Percent(p) => Some(format!("{p}%")),
         }),
-        "offset_align" => Value(|j| j.start.align_bytes.map(|b| b.to_string())),
+        "offset_align" => Value(|j| j.start.align_bytes.map(|b| b.as_u64().to_string())),
         "io_size" => Value(|j| j.io_limit.map(|b| b.as_u64().to_string())),
         "fill_device" => Value(|j| on(j.fill_device)),
         _ => return None,
@@ -454,9 +454,9 @@ fn engine(name: &str) -> Option<Render> {
                     .iter()
                     .map(|s| match s.class_level {
                         Some((class, level)) => {
-                            format!("{}/{}/{class}/{level}", s.bs_bytes, s.pct)
+                            format!("{}/{}/{class}/{level}", s.bs_bytes.as_u64(), s.pct)
                         }
-                        None => format!("{}/{}", s.bs_bytes, s.pct),
+                        None => format!("{}/{}", s.bs_bytes.as_u64(), s.pct),
                     })
                     .collect::<Vec<_>>()
                     .join(":")
@@ -500,9 +500,11 @@ fn data(name: &str) -> Option<Render> {
         "verify_header_seed" => Value(|j| off(j.data.verify.header_seed)),
         "verify_state_save" => Value(|j| on(j.data.verify.state_save.is_some())),
         "verify_state_load" => Value(|j| on(j.data.verify.state_load.is_some())),
-        "verify_interval" => Value(|j| j.data.verify.interval_bytes.map(|b| b.to_string())),
+        "verify_interval" => {
+            Value(|j| j.data.verify.interval_bytes.map(|b| b.as_u64().to_string()))
+        }
         "verify_offset" => Value(|j| {
-            let offset = j.data.verify.header_offset_bytes;
+            let offset = j.data.verify.header_offset_bytes.as_u64();
             (offset != 0).then(|| offset.to_string())
         }),
         "verify_backlog" => Value(|j| j.data.verify.backlog.map(|n| n.to_string())),
@@ -527,7 +529,7 @@ fn data(name: &str) -> Option<Render> {
             (pct != 0.0).then(|| format!("{pct}"))
         }),
         "buffer_compress_chunk" => Value(|j| {
-            let bytes = j.data.content.compress_chunk_bytes;
+            let bytes = j.data.content.compress_chunk_bytes.as_u64();
             (bytes != 512).then(|| bytes.to_string())
         }),
         "refill_buffers" => Value(|j| on(j.data.content.refill)),

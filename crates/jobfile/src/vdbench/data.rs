@@ -216,7 +216,7 @@ mod tests {
         assert_eq!(v.mode, VerifyMode::Crc32c);
         assert!(v.check_reads && !v.do_verify);
         assert_eq!(v.max_errors, Some(3));
-        assert_eq!(v.interval_bytes, Some(4096));
+        assert_eq!(v.interval_bytes, Some(iofit_model::Bytes(4096)));
         assert_eq!(job.data.content.compress_pct, 75.0);
         assert_eq!(
             job.data.content.dedupe,

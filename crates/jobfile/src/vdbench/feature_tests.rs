@@ -293,7 +293,7 @@ fn stride_is_one_forward_skipping_stream_on_random_workloads() {
     let job = &strided[0];
     assert_eq!(job.random_pct, 0.0);
     assert_eq!(job.seq_add_bytes, 8192);
-    assert_eq!(job.seq_add_jitter_bytes, 16384);
+    assert_eq!(job.seq_add_jitter_bytes, iofit_model::Bytes(16384));
     // vdbench's threads share the SD's one stride stream: one clone, 8 IOs in flight.
     assert_eq!((job.numjobs, job.iodepth), (1, 8));
     // On a sequential workload vdbench does not use stride=; iofit says so.

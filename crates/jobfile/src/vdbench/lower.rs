@@ -79,7 +79,7 @@ impl RunWorkload {
     fn apply_stride(&self, stride: Option<(Bytes, Bytes)>, job: &mut JobSpec) {
         if let Some((min, max)) = stride {
             job.seq_add_bytes = min.as_u64().min(i64::MAX as u64) as i64;
-            job.seq_add_jitter_bytes = max.as_u64() - min.as_u64();
+            job.seq_add_jitter_bytes = max - min;
             if let Seek::RandomPct(p) = self.seek {
                 if p < 100.0 {
                     job.notes.push(format!(
@@ -349,7 +349,8 @@ impl Run {
                 job.data = self.data.clone();
                 if job.data.verify.mode.is_on() {
                     // Keys per smallest transfer size: every xfersize is a multiple of it.
-                    job.data.verify.interval_bytes = Some(data::min_block(&job.block_size));
+                    job.data.verify.interval_bytes =
+                        Some(Bytes(data::min_block(&job.block_size)));
                     job.data.verify.state_name = Some(format!("sd-{}", w.sd.name));
                 }
                 if self.arrivals != Arrivals::Deterministic && (total_iops.is_some() || w.iorate.is_some()) {

@@ -126,10 +126,10 @@ pub(super) fn read_row(
 /// The value a slot holds in a sample (NaN when its column was not read).
 fn stored(sample: &DiskSample, slot: Slot) -> f64 {
     match slot {
-        Slot::ReadIops => sample.read_iops,
-        Slot::WriteIops => sample.write_iops,
-        Slot::ReadBytes(_) => sample.read_bytes_s,
-        Slot::WriteBytes(_) => sample.write_bytes_s,
+        Slot::ReadIops => sample.read_iops.get(),
+        Slot::WriteIops => sample.write_iops.get(),
+        Slot::ReadBytes(_) => sample.read_bytes_s.0,
+        Slot::WriteBytes(_) => sample.write_bytes_s.0,
         Slot::ReadLatency => sample.read_latency_ms,
         Slot::WriteLatency => sample.write_latency_ms,
         Slot::Latency => sample.latency_ms,
@@ -329,10 +329,14 @@ fn sane_slow(
 #[inline]
 pub(crate) fn store(sample: &mut DiskSample, slot: Slot, value: f64, unit: Option<f64>) {
     match slot {
-        Slot::ReadIops => sample.read_iops = value,
-        Slot::WriteIops => sample.write_iops = value,
-        Slot::ReadBytes(scale) => sample.read_bytes_s = value * unit.unwrap_or(scale),
-        Slot::WriteBytes(scale) => sample.write_bytes_s = value * unit.unwrap_or(scale),
+        Slot::ReadIops => sample.read_iops = iofit_model::Iops(value),
+        Slot::WriteIops => sample.write_iops = iofit_model::Iops(value),
+        Slot::ReadBytes(scale) => {
+            sample.read_bytes_s = iofit_model::BytesPerSecond(value * unit.unwrap_or(scale))
+        }
+        Slot::WriteBytes(scale) => {
+            sample.write_bytes_s = iofit_model::BytesPerSecond(value * unit.unwrap_or(scale))
+        }
         Slot::ReadLatency => sample.read_latency_ms = value,
         Slot::WriteLatency => sample.write_latency_ms = value,
         Slot::Latency => sample.latency_ms = value,
@@ -403,10 +407,14 @@ pub(super) fn scan_cells(
         };
         sane(slot, value, unit, file, line_no, &table.names[index])?;
         match slot {
-            Slot::ReadIops => sample.read_iops = value,
-            Slot::WriteIops => sample.write_iops = value,
-            Slot::ReadBytes(scale) => sample.read_bytes_s = value * unit.unwrap_or(scale),
-            Slot::WriteBytes(scale) => sample.write_bytes_s = value * unit.unwrap_or(scale),
+            Slot::ReadIops => sample.read_iops = iofit_model::Iops(value),
+            Slot::WriteIops => sample.write_iops = iofit_model::Iops(value),
+            Slot::ReadBytes(scale) => {
+                sample.read_bytes_s = iofit_model::BytesPerSecond(value * unit.unwrap_or(scale))
+            }
+            Slot::WriteBytes(scale) => {
+                sample.write_bytes_s = iofit_model::BytesPerSecond(value * unit.unwrap_or(scale))
+            }
             Slot::ReadLatency => sample.read_latency_ms = value,
             Slot::WriteLatency => sample.write_latency_ms = value,
             Slot::Latency => sample.latency_ms = value,

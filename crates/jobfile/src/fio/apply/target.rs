@@ -102,8 +102,8 @@ pub(crate) fn offset_increment(c: &mut Ctx, arg: &Arg) -> R {
 }
 /// fio's `offset_align`: what a start from a percentage is rounded up to.
 pub(crate) fn offset_align(c: &mut Ctx, arg: &Arg) -> R {
-    let bytes = arg.size(c.base)?.as_u64();
-    c.job.start.align_bytes = (bytes > 0).then_some(bytes);
+    let bytes = arg.size(c.base)?;
+    c.job.start.align_bytes = (bytes > Bytes::ZERO).then_some(bytes);
     Ok(())
 }
 /// Bytes, or a percentage of the file's size from 0 to 100 (`N%`).
