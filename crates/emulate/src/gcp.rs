@@ -119,8 +119,8 @@ fn type_groups(
         groups.push(SharedGroup {
             name,
             volumes: vec![index],
-            read_iops: budget.read_iops_by_size.min(vm.read_iops) * scale,
-            write_iops: budget.write_iops_by_size.min(vm.write_iops) * scale,
+            read_iops: budget.read_iops_by_size.min(vm.read_iops.get()) * scale,
+            write_iops: budget.write_iops_by_size.min(vm.write_iops.get()) * scale,
             read_mb_s: budget.mib_s_by_size.min(vm.read_mib_s.get()) * MB_PER_MIB * scale,
             write_mb_s: budget.mib_s_by_size.min(vm.write_mib_s.get()) * MB_PER_MIB * scale,
         });

@@ -10,6 +10,7 @@
 //! operation: Google's splitting of large IOs is not sourced.
 
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType, PdType, VmPdLimit};
+use iofit_model::units::{Bytes, Iops, MBps};
 use serde::{Deserialize, Serialize};
 
 const MIB: f64 = 1_048_576.0;
@@ -27,7 +28,8 @@ pub struct GcpDiskSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GcpDemand {
     pub iops: f64,
-    pub io_size_bytes: f64,
+    #[serde(with = "iofit_model::units::bytes_as_f64")]
+    pub io_size_bytes: Bytes,
     /// Reads as a percentage of the IOs, 0..100.
     pub read_pct: f64,
 }
@@ -37,7 +39,7 @@ impl GcpDemand {
         (self.read_pct / 100.0).clamp(0.0, 1.0)
     }
     fn mib_s(&self) -> f64 {
-        self.iops * self.io_size_bytes / MIB
+        self.iops * self.io_size_bytes.as_f64() / MIB
     }
 }
 
@@ -68,8 +70,8 @@ pub struct GcpVolumeResult {
     pub disk_type: String,
     pub size_gib: f64,
     pub demand: GcpDemand,
-    pub delivered_iops: f64,
-    pub delivered_mb_s: f64,
+    pub delivered_iops: Iops,
+    pub delivered_mb_s: MBps,
     pub binding: String,
     /// `(limit - demand) / limit` of the binding limit, percent (negative: throttled).
     pub headroom_pct: f64,
@@ -81,8 +83,8 @@ pub struct GcpVolumeResult {
 pub struct GcpPrediction {
     pub machine_type: String,
     pub volumes: Vec<GcpVolumeResult>,
-    pub delivered_iops: f64,
-    pub delivered_mb_s: f64,
+    pub delivered_iops: Iops,
+    pub delivered_mb_s: MBps,
     /// The limit that binds first over the whole design.
     pub binding: String,
     pub headroom_pct: f64,
@@ -112,8 +114,8 @@ pub fn type_budget(
     let rated_gib = rules.rated_gib(total_gib);
     Some(TypeBudget {
         total_gib,
-        read_iops_by_size: rules.baseline_iops + rules.read_iops_per_gib * rated_gib,
-        write_iops_by_size: rules.baseline_iops + rules.write_iops_per_gib * rated_gib,
+        read_iops_by_size: rules.baseline_iops.get() + rules.read_iops_per_gib * rated_gib,
+        write_iops_by_size: rules.baseline_iops.get() + rules.write_iops_per_gib * rated_gib,
         mib_s_by_size: rules.baseline_mib_s.get() + rules.throughput_mib_s_per_gib * rated_gib,
         vm,
     })
@@ -184,8 +186,8 @@ pub fn predict(
             disk_type: rules.name.clone(),
             size_gib: spec.size_gib,
             demand: demand.clone(),
-            delivered_iops: 0.0,
-            delivered_mb_s: 0.0,
+            delivered_iops: Iops(0.0),
+            delivered_mb_s: MBps(0.0),
             binding: String::new(),
             headroom_pct: 0.0,
             limits,
@@ -205,7 +207,7 @@ fn volume_limits(
     share: &dyn Fn(usize) -> f64,
 ) -> Vec<GcpLimit> {
     let r = demand.read_fraction();
-    let io = demand.io_size_bytes.max(512.0);
+    let io = demand.io_size_bytes.as_f64().max(512.0);
     let gib = budget.total_gib;
     let vm = &budget.vm;
     let by_size = format!("{gib:.0} GiB of {disk_type} attached");
@@ -241,15 +243,15 @@ fn volume_limits(
         ),
         (
             format!("VM {} {disk_type} read IOPS", machine.name),
-            format!("{:.0} IOPS ({} vCPU)", vm.read_iops, machine.vcpu),
-            vm.read_iops,
+            format!("{:.0} IOPS ({} vCPU)", vm.read_iops.get(), machine.vcpu),
+            vm.read_iops.get(),
             0,
             true,
         ),
         (
             format!("VM {} {disk_type} write IOPS", machine.name),
-            format!("{:.0} IOPS ({} vCPU)", vm.write_iops, machine.vcpu),
-            vm.write_iops,
+            format!("{:.0} IOPS ({} vCPU)", vm.write_iops.get(), machine.vcpu),
+            vm.write_iops.get(),
             1,
             true,
         ),
@@ -301,8 +303,9 @@ fn summarise(machine: &GcpMachineType, mut results: Vec<GcpVolumeResult>) -> Gcp
             continue;
         };
         let demand = result.demand.iops;
-        result.delivered_iops = demand.min(binding.iops_allowed);
-        result.delivered_mb_s = result.delivered_iops * result.demand.io_size_bytes / MB;
+        result.delivered_iops = Iops(demand.min(binding.iops_allowed));
+        result.delivered_mb_s =
+            MBps(result.delivered_iops.get() * result.demand.io_size_bytes.as_f64() / MB);
         result.headroom_pct = if binding.iops_allowed > 0.0 {
             (binding.iops_allowed - demand) / binding.iops_allowed * 100.0
         } else {
@@ -316,11 +319,11 @@ fn summarise(machine: &GcpMachineType, mut results: Vec<GcpVolumeResult>) -> Gcp
     let (headroom_pct, binding) = worst.unwrap_or((100.0, "none".into()));
     GcpPrediction {
         machine_type: machine.name.clone(),
-        delivered_iops: results.iter().map(|r| r.delivered_iops).sum(),
-        delivered_mb_s: results.iter().map(|r| r.delivered_mb_s).sum(),
+        delivered_iops: Iops(results.iter().map(|r| r.delivered_iops.get()).sum()),
+        delivered_mb_s: MBps(results.iter().map(|r| r.delivered_mb_s.get()).sum()),
         meets: results
             .iter()
-            .all(|r| r.delivered_iops >= r.demand.iops * (1.0 - 1e-9)),
+            .all(|r| r.delivered_iops.get() >= r.demand.iops * (1.0 - 1e-9)),
         volumes: results,
         binding,
         headroom_pct,
