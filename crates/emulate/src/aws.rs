@@ -39,12 +39,12 @@ pub fn aws_design_limits(
                 spec.size_gib,
                 spec.iops.map(|i| format!(", {i} IOPS")).unwrap_or_default(),
                 spec.throughput_mib_s
-                    .map(|m| format!(", {m:.0} MiB/s"))
+                    .map(|m| format!(", {:.0} MiB/s", m.get()))
                     .unwrap_or_default()
             ),
             iops: caps.iops * count,
             throughput_mb_s: caps.throughput_mib_s.to_mb_s().get() * count,
-            burst_iops: burst(caps.burst_iops, caps.iops),
+            burst_iops: burst(caps.burst_iops.get(), caps.iops),
             burst_throughput_mb_s: burst(
                 caps.burst_throughput_mib_s.to_mb_s().get(),
                 caps.throughput_mib_s.to_mb_s().get(),
@@ -56,12 +56,13 @@ pub fn aws_design_limits(
     let mut notes = vec![format!(
         "AWS {}: its EBS baseline ({} IOPS, {} MB/s) is the shared cap{}",
         instance.name,
-        instance.baseline_iops,
+        instance.baseline_iops.get(),
         instance.baseline_throughput_mb_s.get(),
         if bursts {
             format!(
                 "; its maximum ({} IOPS, {} MB/s) is a bucket of 30 minutes at the maximum, refilled below the baseline as Azure's are (AWS states the window, 'at least once every 24 hours', not the refill rate)",
-                instance.maximum_iops, instance.maximum_throughput_mb_s.get()
+                instance.maximum_iops.get(),
+                instance.maximum_throughput_mb_s.get()
             )
         } else {
             " (it sustains its maximum: no burst)".to_string()
@@ -74,9 +75,9 @@ pub fn aws_design_limits(
     Ok(DesignLimits {
         vm: VmLimits {
             name: instance.name.clone(),
-            uncached_iops: Some(instance.baseline_iops * scale),
+            uncached_iops: Some(instance.baseline_iops.get() * scale),
             uncached_throughput_mb_s: Some(instance.baseline_throughput_mb_s.get() * scale),
-            burst_uncached_iops: bursts.then_some(instance.maximum_iops * scale),
+            burst_uncached_iops: bursts.then_some(instance.maximum_iops.get() * scale),
             burst_uncached_throughput_mb_s: bursts
                 .then_some(instance.maximum_throughput_mb_s.get() * scale),
         },

@@ -12,7 +12,7 @@
 use iofit_catalog::clouds::aws::{AwsCatalog, AwsInstance, EbsKind, EbsVolumeType};
 use iofit_catalog::Os;
 use iofit_model::requirements::VolumeRequirements;
-use iofit_model::units::group_thousands;
+use iofit_model::units::{group_thousands, Bytes, MBps, MiBps};
 use iofit_model::Requirements;
 use iofit_predict::aws::{self as model, AwsDemand, AwsPrediction, AwsState, AwsVolumeSpec};
 use serde::{Deserialize, Serialize};
@@ -130,10 +130,10 @@ struct Need {
 
 fn need_of(volume: &VolumeRequirements, headroom: f64) -> Need {
     let demand = demand_of(volume);
-    let io = demand.io_size_bytes;
+    let io = demand.io_size_bytes.as_f64();
     Need {
         ops_per_s: demand.iops * (io / SSD_OP_BYTES).ceil().max(1.0) / headroom,
-        mib_s: demand.throughput_mb_s * 1e6 / MIB / headroom,
+        mib_s: demand.throughput_mb_s.get() * 1e6 / MIB / headroom,
         capacity_gib: volume.sizing.capacity_gib.unwrap_or(0.0),
         io_size_bytes: io,
         sequential: volume.sizing.random_pct <= 50.0,
@@ -218,7 +218,7 @@ fn cheapest_of_type(
         volume_type: rules.name.clone(),
         size_gib: size,
         iops,
-        throughput_mib_s: mib_s,
+        throughput_mib_s: mib_s.map(MiBps),
     };
     let cost = volume_cost(&spec, rules, catalog, region)?;
     Some(VolumeOption { spec, cost })
@@ -243,7 +243,7 @@ pub fn volume_cost(
         _ => (0.0, 0.0),
     };
     let billed_iops = (spec.iops.unwrap_or(0.0) - free_iops).max(0.0);
-    let billed_mib_s = (spec.throughput_mib_s.unwrap_or(0.0) - free_mib_s).max(0.0);
+    let billed_mib_s = (spec.throughput_mib_s.map_or(0.0, MiBps::get) - free_mib_s).max(0.0);
     // io2 bills each volume's IOPS in tiers: a stripe's volumes each start at the first.
     let iops = c * price.iops_usd_month(billed_iops)?;
     let throughput = if billed_mib_s > 0.0 {
@@ -329,11 +329,11 @@ fn cheapest_by_slots(
 fn instance_carries(instance: &AwsInstance, needs: &[Need], state: AwsState) -> bool {
     let (iops, mb_s) = match state {
         AwsState::Sustained => (
-            instance.baseline_iops,
+            instance.baseline_iops.get(),
             instance.baseline_throughput_mb_s.get(),
         ),
         AwsState::Burst => (
-            instance.maximum_iops,
+            instance.maximum_iops.get(),
             instance.maximum_throughput_mb_s.get(),
         ),
     };
@@ -477,9 +477,9 @@ fn why_no_design(
     });
     let limit = |i: &AwsInstance| {
         if options.burst_tolerant && i.bursts() {
-            (i.maximum_iops, i.maximum_throughput_mb_s.get())
+            (i.maximum_iops.get(), i.maximum_throughput_mb_s.get())
         } else {
-            (i.baseline_iops, i.baseline_throughput_mb_s.get())
+            (i.baseline_iops.get(), i.baseline_throughput_mb_s.get())
         }
     };
     let when = if options.burst_tolerant {
@@ -521,7 +521,7 @@ fn io_pricing_note(catalog: &AwsCatalog, region: &str) -> String {
             price
                 .iops_tiers
                 .iter()
-                .map(|t| group_thousands(t.above_iops))
+                .map(|t| group_thousands(t.above_iops.get()))
                 .collect::<Vec<_>>()
                 .join(" and ")
         ),
@@ -592,8 +592,9 @@ pub fn demand_of(volume: &VolumeRequirements) -> AwsDemand {
     let iops = s.iops.max(s.throughput_mb_s * 1e6 / io);
     AwsDemand {
         iops,
-        throughput_mb_s: iops * io / 1e6,
-        io_size_bytes: io,
+        throughput_mb_s: MBps(iops * io / 1e6),
+        // A whole number of bytes: the requirement's size, or 512.
+        io_size_bytes: Bytes(io as u64),
     }
 }
 
@@ -607,7 +608,7 @@ pub fn disk_arg(spec: &AwsVolumeSpec) -> String {
         text.push_str(&format!(",iops={iops}"));
     }
     if let Some(mib_s) = spec.throughput_mib_s {
-        text.push_str(&format!(",mib_s={mib_s}"));
+        text.push_str(&format!(",mib_s={}", mib_s.get()));
     }
     text
 }

@@ -121,7 +121,7 @@ fn fifteen_hundred_mb_s_sequential() {
     assert_eq!(best.instance, "m6i.12xlarge");
     let scan = &best.volumes[0].spec;
     assert_eq!((scan.volume_type.as_str(), scan.count), ("gp3", 8));
-    assert_eq!(scan.throughput_mib_s, Some(199.0));
+    assert_eq!(scan.throughput_mib_s, Some(MiBps(199.0)));
     assert!(best.volumes[0].cost.throughput_usd_month > 0.0);
     assert!(
         best.prediction.binding.contains("throughput"),
@@ -250,14 +250,15 @@ fn an_empty_plan_says_what_stood_in_the_way() {
                 .instance_price(&i.name, "us-east-1", Os::Linux)
                 .is_some()
         })
-        .max_by(|a, b| a.baseline_iops.total_cmp(&b.baseline_iops))
+        .max_by(|a, b| a.baseline_iops.get().total_cmp(&b.baseline_iops.get()))
         .unwrap();
     let requirements = requirements(vec![volume("data", 200_000.0, 100.0, 8, 100.0, 100.0)]);
     let plan = plan_aws(&requirements, &catalog, &AwsPlanOptions::default());
     assert!(plan.designs.is_empty());
     let expected = format!(
         "the most a priced instance type carries all day is {:.0} ({})",
-        most_iops.baseline_iops, most_iops.name
+        most_iops.baseline_iops.get(),
+        most_iops.name
     );
     assert!(
         plan.notes
