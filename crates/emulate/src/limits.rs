@@ -73,7 +73,10 @@ fn volume_limits(
                  ones for Premium SSD v2 and Ultra, not in the catalog: pessimistic there)",
                 design.label, disk.name
             ));
-            format!(" {size} GiB, {iops} IOPS, {} MB/s", disk.throughput_mb_s)
+            format!(
+                " {size} GiB, {iops} IOPS, {} MB/s",
+                disk.throughput_mb_s.get()
+            )
         }
         _ => String::new(),
     };
@@ -84,9 +87,9 @@ fn volume_limits(
             design.disk_count, disk.name, design.caching
         ),
         iops: disk.iops * count * scale,
-        throughput_mb_s: disk.throughput_mb_s * count * scale,
-        burst_iops: disk.burst_iops.map(|v| v * count * scale),
-        burst_throughput_mb_s: disk.burst_throughput_mb_s.map(|v| v * count * scale),
+        throughput_mb_s: disk.throughput_mb_s.get() * count * scale,
+        burst_iops: disk.burst_iops.map(|v| v.get() * count * scale),
+        burst_throughput_mb_s: disk.burst_throughput_mb_s.map(|v| v.get() * count * scale),
         host_cached,
     }
 }

@@ -175,7 +175,7 @@ pub(crate) fn prepare(
                     crate::search::UNCACHED_IOPS
                 };
                 uses[at] = d.iops;
-                uses[at + 1] = d.throughput_mb_s;
+                uses[at + 1] = d.throughput_mb_s.get();
             }
             let choice = Choice {
                 option: index,

@@ -224,7 +224,7 @@ pub(crate) fn provisioned_option(
     )?;
     let price = disk.price_usd_month.map(|p| p * count as f64);
     Some(VolumeOption {
-        provisioned: Some((disk.iops, disk.throughput_mb_s)),
+        provisioned: Some((disk.iops, disk.throughput_mb_s.get())),
         disk,
         count,
         caching,

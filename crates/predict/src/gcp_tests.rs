@@ -63,7 +63,7 @@ fn docs_rule_pd_balanced_throughput_by_size_reads_and_writes_apart() {
     assert!(
         (p.delivered_iops.get() - 420.0).abs() < 1e-6,
         "{}",
-        p.delivered_iops
+        p.delivered_iops.get()
     );
     assert_eq!(p.binding, "pd-balanced read throughput by size");
     let mixed = [(
@@ -74,7 +74,7 @@ fn docs_rule_pd_balanced_throughput_by_size_reads_and_writes_apart() {
     assert!(
         (p.delivered_iops.get() - 700.0).abs() < 1e-6,
         "{}",
-        p.delivered_iops
+        p.delivered_iops.get()
     );
     // pd-standard reads 0.75 IOPS per GiB and writes 1.5: 2,000 GiB reads 1,500 IOPS.
     let hdd = [(
@@ -217,7 +217,7 @@ fn gcpdiag_bp_ext_2024_002_snapshot_e2_micro_with_32_gib_pd_standard() {
             assert!(
                 (p.delivered_iops.get() - 12.0).abs() < 1e-9,
                 "{}",
-                p.delivered_iops
+                p.delivered_iops.get()
             );
             assert!(p.binding.contains("throughput by size"), "{}", p.binding);
         }

@@ -642,7 +642,11 @@ fn predicted_figures(
     prediction: Option<&Prediction>,
 ) -> (Option<f64>, Option<f64>, Option<String>) {
     match prediction {
-        Some(p) if p.delivered_known() => (Some(p.total_iops), Some(p.total_throughput_mb_s), None),
+        Some(p) if p.delivered_known() => (
+            Some(p.total_iops.get()),
+            Some(p.total_throughput_mb_s.get()),
+            None,
+        ),
         Some(p) => (None, None, Some(p.unpublished_limits().join(", "))),
         None => (None, None, None),
     }

@@ -212,7 +212,10 @@ fn render_design(out: &mut String, design: &PlannedDesign, currency: &str) {
     let prediction = &design.prediction;
     // Flat out, an unpublished limit's room is unknown: no number is made of it.
     let flat_out = if prediction.max_known() {
-        format!("up to {} IOPS flat out", num(prediction.max_total_iops))
+        format!(
+            "up to {} IOPS flat out",
+            num(prediction.max_total_iops.get())
+        )
     } else {
         format!(
             "flat out unknown ({}: not published)",
@@ -222,8 +225,8 @@ fn render_design(out: &mut String, design: &PlannedDesign, currency: &str) {
     let _ = writeln!(
         out,
         "    delivers {} IOPS, {} MB/s at the targets; {flat_out}",
-        num(prediction.total_iops),
-        num(prediction.total_throughput_mb_s),
+        num(prediction.total_iops.get()),
+        num(prediction.total_throughput_mb_s.get()),
     );
     if let Some(binding) = &prediction.binding {
         let _ = writeln!(out, "    {}", binding.words);

@@ -250,7 +250,7 @@ pub fn predicted_design_rows(prediction: &Prediction) -> Vec<(String, String)> {
             format!("caching {}", volume.caching),
         ];
         if let Some(stripe) = volume.stripe_size_bytes.filter(|_| volume.disk_count > 1) {
-            parts.push(format!("stripe {} KiB", stripe / 1024));
+            parts.push(format!("stripe {} KiB", stripe.as_u64() / 1024));
         }
         parts.push(format!("{} outstanding IOs", volume.queue.outstanding_ios));
         rows.push((volume.label.clone(), parts.join(", ")));

@@ -26,7 +26,7 @@ const KNOWN: &[(&str, usize)] = &[
     ("engine", 11),
     ("model", 35),
     ("planner", 6),
-    ("predict", 23),
+    ("predict", 0),
     ("procedure", 16),
     ("profile", 4),
     ("report", 1),
