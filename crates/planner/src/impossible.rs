@@ -11,6 +11,7 @@ use crate::types::PlannedVolume;
 use crate::types::Rejected;
 use crate::types::RequirementTotals;
 use iofit_catalog::VmSize;
+use iofit_model::units::MBps;
 use iofit_model::Requirements;
 use iofit_predict::{LimitKind, VolumeLoad};
 
@@ -19,15 +20,17 @@ pub(crate) fn requirement_totals(requirements: &Requirements, mb: f64) -> Requir
     RequirementTotals {
         volumes: requirements.volumes.len(),
         iops: requirements.total_iops(),
-        throughput_mb_s: requirements
-            .volumes
-            .iter()
-            .map(|v| {
-                v.sizing
-                    .throughput_mb_s
-                    .max(v.sizing.iops * v.sizing.io_size_bytes as f64 / mb)
-            })
-            .sum(),
+        throughput_mb_s: MBps(
+            requirements
+                .volumes
+                .iter()
+                .map(|v| {
+                    v.sizing
+                        .throughput_mb_s
+                        .max(v.sizing.iops * v.sizing.io_size_bytes as f64 / mb)
+                })
+                .sum(),
+        ),
         capacity_gib: requirements
             .volumes
             .iter()

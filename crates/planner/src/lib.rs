@@ -153,7 +153,7 @@ fn plan_with_search(
         .map(|level| {
             netapp_option(
                 level,
-                totals.throughput_mb_s * mb / MIB as f64,
+                totals.throughput_mb_s.get() * mb / MIB as f64,
                 totals.capacity_gib / 1024.0,
             )
         })

@@ -153,7 +153,7 @@ fn cheapest_fitting_design_first_and_rejected_say_why() {
     );
     assert_eq!(best.total_usd_month, Some(1000.0 + 4.0 * 136.0));
     assert_eq!(best.volumes[0].caching, HostCaching::ReadOnly);
-    assert_eq!(best.volumes[0].stripe_size_bytes, Some(65536));
+    assert_eq!(best.volumes[0].stripe_size_bytes, Some(Bytes::kib(64)));
     // 16,000 IOPS x 1 ms = 16 outstanding IOs.
     assert_eq!(best.volumes[0].queue_depth_total, 16);
     // Unpriced designs rank after priced ones and say so.

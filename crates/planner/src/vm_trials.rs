@@ -23,7 +23,7 @@ use crate::volume_options::build_loads;
 use crate::volume_options::plan_volume;
 use crate::volume_options::volume_options;
 use iofit_catalog::VmSize;
-use iofit_model::units::Bytes;
+use iofit_model::units::{Iops, MBps};
 use iofit_model::{Design, Requirements, VolumeDesign};
 use iofit_predict::{predict, Alternatives, LimitKind, Prediction, VolumeLoad};
 use std::collections::{HashMap, HashSet};
@@ -489,11 +489,11 @@ pub(crate) fn design_of(vm: &VmSize, volumes: &[PlannedVolume]) -> Design {
             .map(|v| {
                 let mut d =
                     VolumeDesign::new(v.label.clone(), v.disk_sku.clone(), v.disk_count, v.caching);
-                d.stripe_size = v.stripe_size_bytes.map(Bytes);
+                d.stripe_size = v.stripe_size_bytes;
                 if v.provisioned_iops.is_some() {
                     d.provisioned_size_gib = Some(v.disk_size_gib);
-                    d.provisioned_iops = v.provisioned_iops;
-                    d.provisioned_throughput_mb_s = v.provisioned_throughput_mb_s;
+                    d.provisioned_iops = v.provisioned_iops.map(Iops::get);
+                    d.provisioned_throughput_mb_s = v.provisioned_throughput_mb_s.map(MBps::get);
                 }
                 d
             })

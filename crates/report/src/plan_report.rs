@@ -29,7 +29,7 @@ pub fn report(
     let mut report = HtmlReport::new(format!(
         "iofit plan: {} IOPS, {} MB/s, {} GiB",
         group(plan.totals.iops),
-        group(plan.totals.throughput_mb_s),
+        group(plan.totals.throughput_mb_s.get()),
         group(plan.totals.capacity_gib)
     ))
     .summary(crate::summary::Summary::for_plan(plan, tables))

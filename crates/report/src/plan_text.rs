@@ -168,8 +168,8 @@ fn render_design(out: &mut String, design: &PlannedDesign, currency: &str) {
             (Some(iops), Some(mb)) => format!(
                 ", provisioned {} GiB / {} IOPS / {} MB/s each",
                 num(volume.disk_size_gib),
-                num(iops),
-                num(mb)
+                num(iops.get()),
+                num(mb.get())
             ),
             _ => format!(", {} GiB each", num(volume.disk_size_gib)),
         };
@@ -196,7 +196,7 @@ fn render_design(out: &mut String, design: &PlannedDesign, currency: &str) {
             let _ = writeln!(
                 out,
                 "        stripe {} over {} disks: {reason}",
-                iofit_model::Bytes(stripe).readable(),
+                stripe.readable(),
                 volume.disk_count
             );
         }
@@ -281,7 +281,7 @@ pub fn render(plan: &Plan, edition: &str, tables: &[&TableInfo]) -> String {
         "iofit plan: {} volume(s), {} IOPS, {} MB/s, {} GiB in total",
         plan.totals.volumes,
         num(plan.totals.iops),
-        num(plan.totals.throughput_mb_s),
+        num(plan.totals.throughput_mb_s.get()),
         num(plan.totals.capacity_gib)
     );
     let _ = writeln!(out, "catalog edition {edition}:");
@@ -350,7 +350,7 @@ pub fn render(plan: &Plan, edition: &str, tables: &[&TableInfo]) -> String {
                 "  {}: quota {:.2} TiB -> {} MiB/s, {}{}  [{}]",
                 option.level,
                 option.quota_tib,
-                num(option.throughput_mib_s),
+                num(option.throughput_mib_s.get()),
                 money(option.price_usd_month),
                 if option.fits { "" } else { " (does not fit)" },
                 option.note

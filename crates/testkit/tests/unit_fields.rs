@@ -25,14 +25,14 @@ const KNOWN: &[(&str, usize)] = &[
     ("emulate", 10),
     ("engine", 11),
     ("model", 35),
-    ("planner", 6),
+    ("planner", 0),
     ("predict", 0),
     ("procedure", 16),
     ("profile", 4),
     ("report", 1),
     ("safefs", 1),
     ("stats", 6),
-    ("verdict", 4),
+    ("verdict", 1),
 ];
 
 fn crates_dir() -> PathBuf {
