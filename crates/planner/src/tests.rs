@@ -460,7 +460,19 @@ fn headroom_is_kept_on_every_sized_limit() {
     if let Some(medium) = medium {
         assert!(medium.reason.contains("headroom"), "{medium:?}");
     }
-    assert!(plan.notes.iter().any(|n| n.contains("10% headroom")));
+    let headroom = plan
+        .notes
+        .iter()
+        .find(|n| matches!(n, PlanNote::Headroom { .. }))
+        .unwrap();
+    assert_eq!(
+        headroom,
+        &PlanNote::Headroom {
+            min_headroom_pct: 10.0
+        }
+    );
+    assert!(headroom.to_string().contains("10% headroom"));
+    assert!(!plan.notes.contains(&PlanNote::StrictFit));
 }
 
 /// IOPS, MB/s, read %, IO size, role (data, log, temp), capacity GiB.

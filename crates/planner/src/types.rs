@@ -2,6 +2,7 @@
 
 use crate::impossible_reason::ImpossibleReason;
 use crate::operating::workload_of;
+use crate::plan_note::PlanNote;
 use crate::requirement_warning::RequirementWarning;
 use iofit_catalog::{DiskSku, NetAppServiceLevel, ProvisionedDiskType, VmSize};
 use iofit_model::units::{Bytes, Iops, MBps, MiBps};
@@ -261,7 +262,8 @@ pub struct Plan {
     /// When no design meets the requirements: the limits no catalog row reaches.
     pub impossible: Vec<ImpossibleReason>,
     pub netapp: Vec<NetAppOption>,
-    pub notes: Vec<String>,
+    /// What the plan was made under and the conditions its designs carry.
+    pub notes: Vec<PlanNote>,
     /// What the plan says before its designs: requirements that disagree or are missing.
     #[serde(default)]
     pub requirement_warnings: Vec<RequirementWarning>,

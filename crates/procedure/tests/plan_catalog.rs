@@ -2,6 +2,7 @@
 //! free baseline, from the region's sourced meters), prices by region, OS and way of paying,
 //! and Azure's rules about which sizes and disks a design may use.
 
+use iofit_planner::PlanNote;
 use iofit_procedure::plan::{self, CatalogChoice, PlanRequest, RequirementsSource, VolumeFlags};
 
 fn flags(iops: f64, capacity_gib: Option<f64>, role: &str) -> VolumeFlags {
@@ -99,11 +100,9 @@ fn a_3000_iops_64_gib_volume_is_planned_on_premium_ssd_v2_with_its_iops_bought()
     }
     // The plan states the condition Azure sets for v2 (zonal VMs), with its source.
     let outcome = plan::plan(&request(flags(3000.0, Some(64.0), "data"), current())).unwrap();
-    assert!(outcome
-        .plan
-        .notes
-        .iter()
-        .any(|n| n.contains("availability zone") && n.contains("disks-deploy-premium-v2")));
+    assert!(outcome.plan.notes.contains(&PlanNote::PremiumV2Conditions));
+    assert!(plan::PREMIUM_V2_CONDITIONS.contains("availability zone"));
+    assert!(plan::PREMIUM_V2_CONDITIONS.contains("disks-deploy-premium-v2"));
 }
 
 #[test]
@@ -306,7 +305,7 @@ fn a_perfmon_capture_plans_x64_and_a_file_may_carry_filters() {
         .plan
         .notes
         .iter()
-        .any(|n| n.contains("PerfMon (Windows)")));
+        .any(|n| matches!(n, PlanNote::VmFilter(words) if words.contains("PerfMon (Windows)"))));
     // Told otherwise in the file.
     let told = run(text(
         "PerfMon CSV: sql02.csv",

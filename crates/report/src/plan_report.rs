@@ -147,7 +147,8 @@ pub fn report(
         }
         report = report.table(table);
     }
-    report.section("Notes", plan.notes.join("\n\n"))
+    let notes: Vec<String> = plan.notes.iter().map(ToString::to_string).collect();
+    report.section("Notes", notes.join("\n\n"))
 }
 
 /// The name of the limit that binds a prediction as every section of a report names it
