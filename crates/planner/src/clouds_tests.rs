@@ -184,10 +184,18 @@ fn small_burst_tolerant_volume_uses_the_burst_window() {
 fn unpriced_instances_are_named() {
     let requirements = requirements(vec![volume("data", 1000.0, 8.0, 8, 100.0, 10.0)]);
     let plan = plan_aws(&requirements, &catalog(), &AwsPlanOptions::default());
-    assert!(plan
+    let unpriced = plan
         .notes
         .iter()
-        .any(|n| n.contains("r6i.large") && n.contains("no sourced")));
+        .find_map(|n| match n {
+            AwsPlanNote::Unpriced {
+                region, instances, ..
+            } => Some((region, instances)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(unpriced.0, "us-east-1");
+    assert!(unpriced.1.iter().any(|i| i == "r6i.large"));
     assert!(plan.designs.iter().all(|d| d.instance.starts_with('m')));
 }
 
@@ -255,23 +263,51 @@ fn an_empty_plan_says_what_stood_in_the_way() {
     let requirements = requirements(vec![volume("data", 200_000.0, 100.0, 8, 100.0, 100.0)]);
     let plan = plan_aws(&requirements, &catalog, &AwsPlanOptions::default());
     assert!(plan.designs.is_empty());
+    let total = plan
+        .notes
+        .iter()
+        .find(|n| {
+            matches!(
+                n,
+                AwsPlanNote::InstanceTotal {
+                    rate: InstanceRate::Iops,
+                    ..
+                }
+            )
+        })
+        .unwrap_or_else(|| panic!("{:#?}", plan.notes));
+    let AwsPlanNote::InstanceTotal {
+        needed,
+        limit,
+        instance,
+        at_maximum,
+        ..
+    } = total
+    else {
+        unreachable!()
+    };
+    assert_eq!(needed.round(), 222_222.0);
+    assert_eq!(*limit, most_iops.baseline_iops.get());
+    assert_eq!(instance, &most_iops.name);
+    assert!(!at_maximum);
     let expected = format!(
         "the most a priced instance type carries all day is {:.0} ({})",
         most_iops.baseline_iops.get(),
         most_iops.name
     );
+    let sentence = total.to_string();
     assert!(
-        plan.notes
-            .iter()
-            .any(|n| n.contains(&expected) && n.contains("222222 IOPS")),
-        "{:#?}",
-        plan.notes
+        sentence.contains(&expected) && sentence.contains("222222 IOPS"),
+        "{sentence}"
     );
     // A design that fits says nothing of the kind.
     let fits = requirements_fit();
     let plan = plan_aws(&fits, &catalog, &AwsPlanOptions::default());
     assert!(!plan.designs.is_empty());
-    assert!(!plan.notes.iter().any(|n| n.contains("the most a priced")));
+    assert!(!plan
+        .notes
+        .iter()
+        .any(|n| matches!(n, AwsPlanNote::InstanceTotal { .. })));
 }
 
 fn requirements_fit() -> Requirements {

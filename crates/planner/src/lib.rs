@@ -51,6 +51,7 @@ use iofit_model::Requirements;
 mod cheaper;
 pub mod clouds;
 pub mod clouds_gcp;
+mod clouds_note;
 mod disk_rules;
 pub mod fleet_plan;
 mod headroom;
