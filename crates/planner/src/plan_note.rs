@@ -3,7 +3,7 @@
 //! the plan prints after `- `; in JSON each note is that sentence, and one read back from JSON
 //! is the `Recorded` kind (as [`crate::RequirementWarning`] and [`crate::ImpossibleReason`]).
 
-use crate::disk_rules::fmt_num;
+use iofit_model::units::group_thousands as fmt_num;
 use iofit_predict::{Assumptions, MbConvention};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
