@@ -62,6 +62,11 @@ pub enum PlanNote {
         vm_usd: f64,
         disks_usd: f64,
     },
+    /// A fleet plan's note that holds for some of its servers only (`servers a, b: ...`).
+    ForServers {
+        servers: Vec<String>,
+        note: Box<PlanNote>,
+    },
     /// A note read back from a plan's JSON: its sentence only.
     Recorded(String),
 }
@@ -154,6 +159,9 @@ impl fmt::Display for PlanNote {
             PlanNote::Prices(words) | PlanNote::VmFilter(words) | PlanNote::Recorded(words) => {
                 f.write_str(words)
             }
+            PlanNote::ForServers { servers, note } => {
+                write!(f, "servers {}: {note}", servers.join(", "))
+            }
             PlanNote::PremiumV2Conditions => f.write_str(PREMIUM_V2_CONDITIONS),
             PlanNote::UltraConditions => f.write_str(ULTRA_CONDITIONS),
             PlanNote::SeedTotal {
@@ -224,6 +232,14 @@ mod tests {
         assert_eq!(
             PlanNote::PremiumV2Conditions.to_string(),
             PREMIUM_V2_CONDITIONS
+        );
+        let scoped = PlanNote::ForServers {
+            servers: vec!["sql02".into(), "sql03".into()],
+            note: Box::new(PlanNote::VmFilter("architecture: x64 sizes only".into())),
+        };
+        assert_eq!(
+            scoped.to_string(),
+            "servers sql02, sql03: architecture: x64 sizes only"
         );
         let json = serde_json::to_string(&vec![notes[0].clone(), seed]).unwrap();
         let back: Vec<PlanNote> = serde_json::from_str(&json).unwrap();
