@@ -292,6 +292,8 @@ pub struct VolumePrediction {
     pub write_io_size_bytes: Bytes,
     /// What the volume does when every volume runs flat out (no targets). With targets a
     /// volume may do more than this when another's low target leaves room in a shared limit.
+    /// Its MB/s (here and below) are the catalog's MB as [`MbConvention`] counts them: the
+    /// same `MBps` as the catalog rows, 2^20 bytes each under `MbConvention::Binary`.
     #[serde(deserialize_with = "json::number_or_null")]
     pub max_iops: Iops,
     #[serde(deserialize_with = "json::number_or_null")]
