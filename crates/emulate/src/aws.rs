@@ -40,12 +40,12 @@ pub fn aws_design_limits(
                 spec.size_gib,
                 spec.iops.map(|i| format!(", {i} IOPS")).unwrap_or_default(),
                 spec.throughput_mib_s
-                    .map(|m| format!(", {m:.0} MiB/s"))
+                    .map(|m| format!(", {:.0} MiB/s", m.get()))
                     .unwrap_or_default()
             ),
             iops: caps.iops * count,
             throughput_mb_s: caps.throughput_mib_s.to_mb_s() * count,
-            burst_iops: burst(caps.burst_iops, caps.iops).map(Iops),
+            burst_iops: burst(caps.burst_iops.get(), caps.iops).map(Iops),
             burst_throughput_mb_s: burst(
                 caps.burst_throughput_mib_s.to_mb_s().get(),
                 caps.throughput_mib_s.to_mb_s().get(),
@@ -58,11 +58,11 @@ pub fn aws_design_limits(
     let notes = vec![
         EmulationNote::AwsInstanceCaps {
             instance: instance.name.clone(),
-            baseline_iops: instance.baseline_iops,
+            baseline_iops: instance.baseline_iops.get(),
             baseline_mb_s: instance.baseline_throughput_mb_s.get(),
             maximum: bursts.then(|| {
                 (
-                    instance.maximum_iops,
+                    instance.maximum_iops.get(),
                     instance.maximum_throughput_mb_s.get(),
                 )
             }),
@@ -72,9 +72,9 @@ pub fn aws_design_limits(
     Ok(DesignLimits {
         vm: VmLimits {
             name: instance.name.clone(),
-            uncached_iops: Some(Iops(instance.baseline_iops * scale)),
+            uncached_iops: Some(Iops(instance.baseline_iops.get() * scale)),
             uncached_throughput_mb_s: Some(instance.baseline_throughput_mb_s * scale),
-            burst_uncached_iops: bursts.then_some(Iops(instance.maximum_iops * scale)),
+            burst_uncached_iops: bursts.then_some(Iops(instance.maximum_iops.get() * scale)),
             burst_uncached_throughput_mb_s: bursts
                 .then_some(instance.maximum_throughput_mb_s * scale),
         },

@@ -179,8 +179,8 @@ fn type_groups(
                     })
                     .unwrap_or(f64::INFINITY);
                 (
-                    vm.read_iops,
-                    vm.write_iops,
+                    vm.read_iops.get(),
+                    vm.write_iops.get(),
                     by_size.min(vm.read_mib_s.get()),
                     by_size.min(vm.write_mib_s.get()),
                 )
@@ -193,8 +193,8 @@ fn type_groups(
                     type_budget(catalog, machine, rules, total_gib).ok_or_else(no_limit)?;
                 let vm = &budget.vm;
                 (
-                    budget.read_iops_by_size.min(vm.read_iops),
-                    budget.write_iops_by_size.min(vm.write_iops),
+                    budget.read_iops_by_size.min(vm.read_iops.get()),
+                    budget.write_iops_by_size.min(vm.write_iops.get()),
                     budget.mib_s_by_size.min(vm.read_mib_s.get()),
                     budget.mib_s_by_size.min(vm.write_mib_s.get()),
                 )

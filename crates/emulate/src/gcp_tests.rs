@@ -4,6 +4,7 @@
 use super::*;
 use crate::controller::Controller;
 use crate::throttle::DeviceCounters;
+use iofit_model::units::Bytes;
 use iofit_predict::gcp::{parse_disk_spec, predict, GcpDemand};
 
 fn catalog() -> GcpCatalog {
@@ -153,7 +154,7 @@ fn holds_what_predict_delivers(
                         d.clone(),
                         GcpDemand {
                             iops,
-                            io_size_bytes: io_bytes,
+                            io_size_bytes: Bytes(io_bytes as u64),
                             read_pct,
                         },
                     )
@@ -169,13 +170,13 @@ fn holds_what_predict_delivers(
             let held = iops_cap
                 .min(own.iops)
                 .min(mb_cap.min(own.throughput_mb_s.get()) * 1e6 / io_bytes);
-            let delivered = p.volumes[volume].delivered_iops;
+            let delivered = p.volumes[volume].delivered_iops.get();
             assert!(
                 (delivered - held).abs() <= 1e-9 * held,
                 "{machine_name} {} {read_pct}% reads at {io_bytes} B: predict {delivered}, emulate {held}",
                 disks[volume].label
             );
-            let delivered_mb_s = p.volumes[volume].delivered_mb_s;
+            let delivered_mb_s = p.volumes[volume].delivered_mb_s.get();
             assert!((delivered_mb_s - held * io_bytes / 1e6).abs() <= 1e-6 * delivered_mb_s);
         }
     }
@@ -200,7 +201,7 @@ fn two_disks_of_a_type_share_the_budget_of_their_total_size() {
     let machine = catalog.machine_type("n2-standard-32").unwrap();
     let greedy = GcpDemand {
         iops: FLAT_OUT,
-        io_size_bytes: 4096.0,
+        io_size_bytes: Bytes(4096),
         read_pct: 100.0,
     };
     let disks = [
@@ -216,7 +217,7 @@ fn two_disks_of_a_type_share_the_budget_of_their_total_size() {
         ],
     )
     .unwrap();
-    assert!((p.delivered_iops - both.groups[0].read_iops.get()).abs() < 1e-6);
+    assert!((p.delivered_iops.get() - both.groups[0].read_iops.get()).abs() < 1e-6);
 }
 
 #[test]

@@ -115,7 +115,7 @@ mod tests {
             ),
             ("data", 2, "PremiumV2")
         );
-        assert_eq!((disk.iops, disk.throughput_mb_s), (6000.0, 250.0));
+        assert_eq!((disk.iops, disk.throughput_mb_s.get()), (6000.0, 250.0));
         assert_eq!(design.provisioned_size_gib, Some(512.0));
         let (_, volumes) = resolve(
             &catalog(),

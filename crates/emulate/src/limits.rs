@@ -72,7 +72,10 @@ fn volume_limits(
                 volume: design.label.clone(),
                 disk: disk.name.clone(),
             });
-            format!(" {size} GiB, {iops} IOPS, {} MB/s", disk.throughput_mb_s)
+            format!(
+                " {size} GiB, {iops} IOPS, {} MB/s",
+                disk.throughput_mb_s.get()
+            )
         }
         _ => String::new(),
     };
@@ -83,9 +86,11 @@ fn volume_limits(
             design.disk_count, disk.name, design.caching
         ),
         iops: disk.iops * count * scale,
-        throughput_mb_s: MBps(disk.throughput_mb_s * count * scale),
-        burst_iops: disk.burst_iops.map(|v| Iops(v * count * scale)),
-        burst_throughput_mb_s: disk.burst_throughput_mb_s.map(|v| MBps(v * count * scale)),
+        throughput_mb_s: MBps(disk.throughput_mb_s.get() * count * scale),
+        burst_iops: disk.burst_iops.map(|v| Iops(v.get() * count * scale)),
+        burst_throughput_mb_s: disk
+            .burst_throughput_mb_s
+            .map(|v| MBps(v.get() * count * scale)),
         host_cached,
     }
 }

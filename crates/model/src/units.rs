@@ -403,6 +403,28 @@ pub fn group_thousands(value: f64) -> String {
     }
 }
 
+/// Serde for a [`Bytes`] field whose JSON has always been a float (`8192.0`, from the days it
+/// was an `f64`): `#[serde(with = "iofit_model::units::bytes_as_f64")]` keeps that JSON byte
+/// for byte. Reading takes any non-negative number and rounds it to whole bytes.
+pub mod bytes_as_f64 {
+    use super::Bytes;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &Bytes, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_f64(bytes.as_f64())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Bytes, D::Error> {
+        let value = f64::deserialize(deserializer)?;
+        if !(value.is_finite() && value >= 0.0 && value <= u64::MAX as f64) {
+            return Err(D::Error::custom(format!(
+                "{value} is not a number of bytes; write a whole number of at least 0"
+            )));
+        }
+        Ok(Bytes(value.round() as u64))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,5 +499,27 @@ mod tests {
     #[test]
     fn netapp_mib_is_not_mb() {
         assert!((MiBps(1.0).to_mb_s().0 - 1.048576).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bytes_as_f64_keeps_the_float_json() {
+        #[derive(Serialize, Deserialize, PartialEq, Debug)]
+        struct Io {
+            #[serde(with = "bytes_as_f64")]
+            io_size_bytes: Bytes,
+        }
+        let io = Io {
+            io_size_bytes: Bytes::kib(8),
+        };
+        let json = serde_json::to_string(&io).unwrap();
+        assert_eq!(json, r#"{"io_size_bytes":8192.0}"#);
+        assert_eq!(serde_json::from_str::<Io>(&json).unwrap(), io);
+        assert_eq!(
+            serde_json::from_str::<Io>(r#"{"io_size_bytes":4096}"#).unwrap(),
+            Io {
+                io_size_bytes: Bytes(4096)
+            }
+        );
+        assert!(serde_json::from_str::<Io>(r#"{"io_size_bytes":-1.0}"#).is_err());
     }
 }

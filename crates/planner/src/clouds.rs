@@ -12,10 +12,12 @@
 use iofit_catalog::clouds::aws::{AwsCatalog, AwsInstance, EbsKind, EbsVolumeType};
 use iofit_catalog::Os;
 use iofit_model::requirements::VolumeRequirements;
-use iofit_model::units::group_thousands;
+use iofit_model::units::{Bytes, MBps, MiBps};
 use iofit_model::Requirements;
 use iofit_predict::aws::{self as model, AwsDemand, AwsPrediction, AwsState, AwsVolumeSpec};
 use serde::{Deserialize, Serialize};
+
+pub use crate::clouds_note::{AwsPlanNote, InstanceRate, Io2Pricing};
 
 const MIB: f64 = 1_048_576.0;
 const SSD_OP_BYTES: f64 = 262_144.0;
@@ -109,7 +111,7 @@ pub struct AwsDesign {
 pub struct AwsPlan {
     pub designs: Vec<AwsDesign>,
     pub instances_considered: usize,
-    pub notes: Vec<String>,
+    pub notes: Vec<AwsPlanNote>,
 }
 
 /// The cheapest way to give one volume its demand with exactly `count` EBS volumes.
@@ -130,10 +132,10 @@ struct Need {
 
 fn need_of(volume: &VolumeRequirements, headroom: f64) -> Need {
     let demand = demand_of(volume);
-    let io = demand.io_size_bytes;
+    let io = demand.io_size_bytes.as_f64();
     Need {
         ops_per_s: demand.iops * (io / SSD_OP_BYTES).ceil().max(1.0) / headroom,
-        mib_s: demand.throughput_mb_s * 1e6 / MIB / headroom,
+        mib_s: demand.throughput_mb_s.get() * 1e6 / MIB / headroom,
         capacity_gib: volume.sizing.capacity_gib.unwrap_or(0.0),
         io_size_bytes: io,
         sequential: volume.sizing.random_pct <= 50.0,
@@ -218,7 +220,7 @@ fn cheapest_of_type(
         volume_type: rules.name.clone(),
         size_gib: size,
         iops,
-        throughput_mib_s: mib_s,
+        throughput_mib_s: mib_s.map(MiBps),
     };
     let cost = volume_cost(&spec, rules, catalog, region)?;
     Some(VolumeOption { spec, cost })
@@ -243,7 +245,7 @@ pub fn volume_cost(
         _ => (0.0, 0.0),
     };
     let billed_iops = (spec.iops.unwrap_or(0.0) - free_iops).max(0.0);
-    let billed_mib_s = (spec.throughput_mib_s.unwrap_or(0.0) - free_mib_s).max(0.0);
+    let billed_mib_s = (spec.throughput_mib_s.map_or(0.0, MiBps::get) - free_mib_s).max(0.0);
     // io2 bills each volume's IOPS in tiers: a stripe's volumes each start at the first.
     let iops = c * price.iops_usd_month(billed_iops)?;
     let throughput = if billed_mib_s > 0.0 {
@@ -329,11 +331,11 @@ fn cheapest_by_slots(
 fn instance_carries(instance: &AwsInstance, needs: &[Need], state: AwsState) -> bool {
     let (iops, mb_s) = match state {
         AwsState::Sustained => (
-            instance.baseline_iops,
+            instance.baseline_iops.get(),
             instance.baseline_throughput_mb_s.get(),
         ),
         AwsState::Burst => (
-            instance.maximum_iops,
+            instance.maximum_iops.get(),
             instance.maximum_throughput_mb_s.get(),
         ),
     };
@@ -401,10 +403,9 @@ pub fn plan_aws(
             state,
             options,
         ) else {
-            notes.push(format!(
-                "{}: left out, its prediction did not meet the requirements",
-                instance.name
-            ));
+            notes.push(AwsPlanNote::PredictionMissed {
+                instance: instance.name.clone(),
+            });
             continue;
         };
         designs.push(design);
@@ -422,27 +423,19 @@ pub fn plan_aws(
         notes.extend(why_no_design(catalog, options, &needs, &per_volume));
     }
     if !unpriced.is_empty() {
-        notes.push(format!(
-            "{} instance types left out: no sourced {} {} price ({})",
-            unpriced.len(),
-            options.region,
-            options.os.name(),
-            unpriced.join(", ")
-        ));
+        notes.push(AwsPlanNote::Unpriced {
+            region: options.region.clone(),
+            os: options.os.name().to_string(),
+            instances: unpriced,
+        });
     }
     if options.burst_tolerant {
-        notes.push(
-            "burst-tolerant: the sized peak may use the instance's maximum, which smaller sizes hold 30 minutes at least once every 24 hours (AWS, EBS-optimized instances); the rest of the day their baseline applies".into(),
-        );
+        notes.push(AwsPlanNote::BurstTolerant);
     }
-    notes.push(
-        "gp2, st1 and sc1 are sized on their baselines: their burst credits are not counted on"
-            .into(),
-    );
-    notes.push(format!(
-        "stripes of at most {} EBS volumes (AWS: arrays larger than 8 volumes have diminished returns)",
-        options.max_volumes_per_stripe
-    ));
+    notes.push(AwsPlanNote::BaselinesOnly);
+    notes.push(AwsPlanNote::StripeWidth {
+        max_volumes: options.max_volumes_per_stripe,
+    });
     notes.push(io_pricing_note(catalog, &options.region));
     AwsPlan {
         instances_considered: catalog.instances.len(),
@@ -458,14 +451,15 @@ fn why_no_design(
     options: &AwsPlanOptions,
     needs: &[Need],
     per_volume: &[Vec<Option<VolumeOption>>],
-) -> Vec<String> {
+) -> Vec<AwsPlanNote> {
     let mut why = Vec::new();
     for (need, options_of_count) in needs.iter().zip(per_volume) {
         if options_of_count.iter().all(Option::is_none) {
-            why.push(format!(
-                "no priced EBS volume type carries {:.0} IOPS and {:.0} MiB/s (headroom included) in a stripe of at most {} volumes",
-                need.ops_per_s, need.mib_s, options.max_volumes_per_stripe
-            ));
+            why.push(AwsPlanNote::NoVolumeType {
+                iops: need.ops_per_s,
+                mib_s: need.mib_s,
+                max_volumes: options.max_volumes_per_stripe,
+            });
         }
     }
     let ops: f64 = needs.iter().map(|n| n.ops_per_s).sum();
@@ -477,57 +471,55 @@ fn why_no_design(
     });
     let limit = |i: &AwsInstance| {
         if options.burst_tolerant && i.bursts() {
-            (i.maximum_iops, i.maximum_throughput_mb_s.get())
+            (i.maximum_iops.get(), i.maximum_throughput_mb_s.get())
         } else {
-            (i.baseline_iops, i.baseline_throughput_mb_s.get())
+            (i.baseline_iops.get(), i.baseline_throughput_mb_s.get())
         }
-    };
-    let when = if options.burst_tolerant {
-        "at its maximum"
-    } else {
-        "all day"
     };
     let most_iops = priced
         .clone()
         .max_by(|a, b| limit(a).0.total_cmp(&limit(b).0));
     let most_mb_s = priced.max_by(|a, b| limit(a).1.total_cmp(&limit(b).1));
     if let Some(top) = most_iops.filter(|i| limit(i).0 < ops) {
-        why.push(format!(
-            "the design needs {ops:.0} IOPS at the instance (headroom included); the most a priced instance type carries {when} is {:.0} ({})",
-            limit(top).0,
-            top.name
-        ));
+        why.push(AwsPlanNote::InstanceTotal {
+            rate: InstanceRate::Iops,
+            needed: ops,
+            limit: limit(top).0,
+            instance: top.name.clone(),
+            at_maximum: options.burst_tolerant,
+        });
     }
     if let Some(top) = most_mb_s.filter(|i| limit(i).1 < mb_s) {
-        why.push(format!(
-            "the design needs {mb_s:.0} MB/s at the instance (headroom included); the most a priced instance type carries {when} is {:.0} MB/s ({})",
-            limit(top).1,
-            top.name
-        ));
+        why.push(AwsPlanNote::InstanceTotal {
+            rate: InstanceRate::MbS,
+            needed: mb_s,
+            limit: limit(top).1,
+            instance: top.name.clone(),
+            at_maximum: options.burst_tolerant,
+        });
     }
     why
 }
 
 /// How provisioned IOPS are billed in `region`, and where the sourced io2 rates end.
-fn io_pricing_note(catalog: &AwsCatalog, region: &str) -> String {
-    let gp3 = "gp3 IOPS and MiB/s are provisioned per volume and billed above the free 3,000 IOPS and 125 MiB/s";
+fn io_pricing_note(catalog: &AwsCatalog, region: &str) -> AwsPlanNote {
     let io2 = match catalog.volume_price("io2", region) {
-        Some(price) if price.iops_priced_up_to.is_some() => format!(
-            "io2 above {} IOPS per volume is not priced (its lower tiers are not sourced for {region})",
-            group_thousands(price.iops_priced_up_to.unwrap_or_default())
-        ),
-        Some(price) if !price.iops_tiers.is_empty() => format!(
-            "io2 IOPS are billed per volume in tiers (lower rates above {})",
+        Some(price) if price.iops_priced_up_to.is_some() => {
+            Io2Pricing::PricedUpTo(price.iops_priced_up_to.unwrap_or_default())
+        }
+        Some(price) if !price.iops_tiers.is_empty() => Io2Pricing::Tiers(
             price
                 .iops_tiers
                 .iter()
-                .map(|t| group_thousands(t.above_iops))
-                .collect::<Vec<_>>()
-                .join(" and ")
+                .map(|t| t.above_iops.get())
+                .collect(),
         ),
-        _ => return gp3.to_string(),
+        _ => Io2Pricing::Unpriced,
     };
-    format!("{gp3}; {io2}")
+    AwsPlanNote::IopsPricing {
+        region: region.to_string(),
+        io2,
+    }
 }
 
 /// Builds the design and checks it with the model: a design whose prediction does not meet
@@ -592,8 +584,9 @@ pub fn demand_of(volume: &VolumeRequirements) -> AwsDemand {
     let iops = s.iops.max(s.throughput_mb_s.get() * 1e6 / io);
     AwsDemand {
         iops,
-        throughput_mb_s: iops * io / 1e6,
-        io_size_bytes: io,
+        throughput_mb_s: MBps(iops * io / 1e6),
+        // A whole number of bytes: the requirement's size, or 512.
+        io_size_bytes: Bytes(io as u64),
     }
 }
 
@@ -607,7 +600,7 @@ pub fn disk_arg(spec: &AwsVolumeSpec) -> String {
         text.push_str(&format!(",iops={iops}"));
     }
     if let Some(mib_s) = spec.throughput_mib_s {
-        text.push_str(&format!(",mib_s={mib_s}"));
+        text.push_str(&format!(",mib_s={}", mib_s.get()));
     }
     text
 }

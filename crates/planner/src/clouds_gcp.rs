@@ -17,6 +17,7 @@ use crate::clouds_gcp_provisioned::{price_parts, size_group};
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType, PdType};
 use iofit_catalog::clouds::gcp_provisioned::ProvisionedType;
 use iofit_model::requirements::VolumeRequirements;
+use iofit_model::units::Bytes;
 use iofit_model::Requirements;
 use iofit_predict::gcp::{self as model, GcpDemand, GcpDiskSpec, GcpPrediction};
 use serde::{Deserialize, Serialize};
@@ -92,7 +93,8 @@ pub fn demand_of(volume: &VolumeRequirements) -> GcpDemand {
     let io = s.io_size_bytes.as_f64().max(512.0);
     GcpDemand {
         iops: s.iops.max(s.throughput_mb_s.get() * 1e6 / io),
-        io_size_bytes: io,
+        // A whole number of bytes: the requirement's size, or 512.
+        io_size_bytes: Bytes(io as u64),
         read_pct: s.read_pct.clamp(0.0, 100.0),
     }
 }
@@ -142,7 +144,7 @@ fn least_total_gib(
     let mut sums = [0.0f64; 4];
     for (_, d) in volumes {
         let r = d.read_pct / 100.0;
-        let mib_s = d.iops * d.io_size_bytes / MIB;
+        let mib_s = d.iops * d.io_size_bytes.as_f64() / MIB;
         for (sum, part) in
             sums.iter_mut()
                 .zip([d.iops * r, d.iops * (1.0 - r), mib_s * r, mib_s * (1.0 - r)])
@@ -152,8 +154,8 @@ fn least_total_gib(
     }
     let [read_ops, write_ops, read_mib, write_mib] = sums;
     let tolerance = 1.0 + 1e-12;
-    if read_ops > vm.read_iops * tolerance
-        || write_ops > vm.write_iops * tolerance
+    if read_ops > vm.read_iops.get() * tolerance
+        || write_ops > vm.write_iops.get() * tolerance
         || read_mib > vm.read_mib_s.get() * tolerance
         || write_mib > vm.write_mib_s.get() * tolerance
     {
@@ -183,12 +185,12 @@ fn least_total_gib(
     let total = capacity
         .max(gib_for(
             read_ops,
-            rules.baseline_iops,
+            rules.baseline_iops.get(),
             rules.read_iops_per_gib,
         ))
         .max(gib_for(
             write_ops,
-            rules.baseline_iops,
+            rules.baseline_iops.get(),
             rules.write_iops_per_gib,
         ))
         .max(gib_for(
@@ -459,8 +461,8 @@ fn largest_limits_note(catalog: &GcpCatalog, region: &str) -> String {
     format!(
         "no machine type carries the requirements with the headroom kept: the largest per-VM disk limits of the types planned ({}) are {:.0} read / {:.0} write IOPS and {:.0} MiB/s read / {:.0} MiB/s write",
         planned.join(", "),
-        most(|l| l.read_iops),
-        most(|l| l.write_iops),
+        most(|l| l.read_iops.get()),
+        most(|l| l.write_iops.get()),
         most(|l| l.read_mib_s.get()),
         most(|l| l.write_mib_s.get())
     )

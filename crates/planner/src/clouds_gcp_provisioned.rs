@@ -31,13 +31,13 @@ pub fn size_disk(
     headroom: f64,
 ) -> Option<GcpDiskSpec> {
     let need_iops = demand.iops / headroom;
-    let need_mib_s = demand.iops * demand.io_size_bytes / MIB / headroom;
+    let need_mib_s = demand.iops * demand.io_size_bytes.as_f64() / MIB / headroom;
     let at_least = |values: &[Option<f64>]| values.iter().flatten().fold(0.0f64, |a, b| a.max(*b));
     let mut iops = row.bills("iops").then(|| {
         at_least(&[
             Some(need_iops),
             row.iops_min,
-            row.included_iops,
+            row.included_iops.map(Iops::get),
             // Hyperdisk Extreme: the MiB/s come with the IOPS.
             row.mib_s_per_1000_iops
                 .map(|rate| need_mib_s * 1000.0 / rate),
@@ -47,7 +47,7 @@ pub fn size_disk(
         at_least(&[
             Some(need_mib_s),
             row.mib_s_min,
-            row.included_mib_s,
+            row.included_mib_s.map(MiBps::get),
             // Hyperdisk Throughput: the IOPS come with the MiB/s.
             row.iops_per_mib_s.map(|rate| need_iops / rate),
         ])
@@ -119,7 +119,7 @@ pub fn size_group(
     };
     let mut need = [0.0f64; 2];
     for (_, d) in volumes {
-        let mib_s = d.iops * d.io_size_bytes / MIB / headroom;
+        let mib_s = d.iops * d.io_size_bytes.as_f64() / MIB / headroom;
         let r = (d.read_pct / 100.0).clamp(0.0, 1.0);
         need[0] += mib_s * r;
         need[1] += mib_s * (1.0 - r);
@@ -130,10 +130,13 @@ pub fn size_group(
         rules.baseline_mib_s.get() + rules.throughput_mib_s_per_gib * rules.rated_gib(total);
     if by_size < most && rules.throughput_mib_s_per_gib > 0.0 {
         let extra = (most - by_size) / rules.throughput_mib_s_per_gib;
-        let demand: f64 = volumes.iter().map(|(_, d)| d.iops * d.io_size_bytes).sum();
+        let demand: f64 = volumes
+            .iter()
+            .map(|(_, d)| d.iops * d.io_size_bytes.as_f64())
+            .sum();
         for (disk, (_, d)) in disks.iter_mut().zip(volumes) {
             let share = if demand > 0.0 {
-                d.iops * d.io_size_bytes / demand
+                d.iops * d.io_size_bytes.as_f64() / demand
             } else {
                 1.0 / volumes.len() as f64
             };
@@ -152,8 +155,8 @@ pub fn price_parts(row: Option<&ProvisionedType>, spec: &GcpDiskSpec, price: &Pd
     let beyond = |given: Option<f64>, included: Option<f64>, rate: Option<f64>| {
         (given.unwrap_or(0.0) - included.unwrap_or(0.0)).max(0.0) * rate.unwrap_or(0.0)
     };
-    let included_iops = row.and_then(|r| r.included_iops);
-    let included_mib_s = row.and_then(|r| r.included_mib_s);
+    let included_iops = row.and_then(|r| r.included_iops).map(Iops::get);
+    let included_mib_s = row.and_then(|r| r.included_mib_s).map(MiBps::get);
     [
         spec.size_gib * price.price_per_gib_month,
         beyond(

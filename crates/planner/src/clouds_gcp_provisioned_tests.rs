@@ -14,7 +14,7 @@ fn catalog() -> GcpCatalog {
 fn demand(iops: f64, io_kib: f64, read_pct: f64) -> GcpDemand {
     GcpDemand {
         iops,
-        io_size_bytes: io_kib * 1024.0,
+        io_size_bytes: iofit_model::Bytes((io_kib * 1024.0) as u64),
         read_pct,
     }
 }
@@ -31,8 +31,8 @@ fn balanced() -> ProvisionedType {
         iops_max: Some(160_000.0),
         iops_max_per_gib: Some(500.0),
         mib_s_max: Some(2_400.0),
-        included_iops: Some(3_000.0),
-        included_mib_s: Some(140.0),
+        included_iops: Some(iofit_model::Iops(3_000.0)),
+        included_mib_s: Some(iofit_model::MiBps(140.0)),
         ..Default::default()
     }
 }

@@ -121,7 +121,7 @@ fn fifteen_hundred_mb_s_sequential() {
     assert_eq!(best.instance, "m6i.12xlarge");
     let scan = &best.volumes[0].spec;
     assert_eq!((scan.volume_type.as_str(), scan.count), ("gp3", 8));
-    assert_eq!(scan.throughput_mib_s, Some(199.0));
+    assert_eq!(scan.throughput_mib_s, Some(MiBps(199.0)));
     assert!(best.volumes[0].cost.throughput_usd_month > 0.0);
     assert!(
         best.prediction.binding.contains("throughput"),
@@ -184,10 +184,18 @@ fn small_burst_tolerant_volume_uses_the_burst_window() {
 fn unpriced_instances_are_named() {
     let requirements = requirements(vec![volume("data", 1000.0, 8.0, 8, 100.0, 10.0)]);
     let plan = plan_aws(&requirements, &catalog(), &AwsPlanOptions::default());
-    assert!(plan
+    let unpriced = plan
         .notes
         .iter()
-        .any(|n| n.contains("r6i.large") && n.contains("no sourced")));
+        .find_map(|n| match n {
+            AwsPlanNote::Unpriced {
+                region, instances, ..
+            } => Some((region, instances)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(unpriced.0, "us-east-1");
+    assert!(unpriced.1.iter().any(|i| i == "r6i.large"));
     assert!(plan.designs.iter().all(|d| d.instance.starts_with('m')));
 }
 
@@ -250,27 +258,56 @@ fn an_empty_plan_says_what_stood_in_the_way() {
                 .instance_price(&i.name, "us-east-1", Os::Linux)
                 .is_some()
         })
-        .max_by(|a, b| a.baseline_iops.total_cmp(&b.baseline_iops))
+        .max_by(|a, b| a.baseline_iops.get().total_cmp(&b.baseline_iops.get()))
         .unwrap();
     let requirements = requirements(vec![volume("data", 200_000.0, 100.0, 8, 100.0, 100.0)]);
     let plan = plan_aws(&requirements, &catalog, &AwsPlanOptions::default());
     assert!(plan.designs.is_empty());
+    let total = plan
+        .notes
+        .iter()
+        .find(|n| {
+            matches!(
+                n,
+                AwsPlanNote::InstanceTotal {
+                    rate: InstanceRate::Iops,
+                    ..
+                }
+            )
+        })
+        .unwrap_or_else(|| panic!("{:#?}", plan.notes));
+    let AwsPlanNote::InstanceTotal {
+        needed,
+        limit,
+        instance,
+        at_maximum,
+        ..
+    } = total
+    else {
+        unreachable!()
+    };
+    assert_eq!(needed.round(), 222_222.0);
+    assert_eq!(*limit, most_iops.baseline_iops.get());
+    assert_eq!(instance, &most_iops.name);
+    assert!(!at_maximum);
     let expected = format!(
         "the most a priced instance type carries all day is {:.0} ({})",
-        most_iops.baseline_iops, most_iops.name
+        most_iops.baseline_iops.get(),
+        most_iops.name
     );
+    let sentence = total.to_string();
     assert!(
-        plan.notes
-            .iter()
-            .any(|n| n.contains(&expected) && n.contains("222222 IOPS")),
-        "{:#?}",
-        plan.notes
+        sentence.contains(&expected) && sentence.contains("222222 IOPS"),
+        "{sentence}"
     );
     // A design that fits says nothing of the kind.
     let fits = requirements_fit();
     let plan = plan_aws(&fits, &catalog, &AwsPlanOptions::default());
     assert!(!plan.designs.is_empty());
-    assert!(!plan.notes.iter().any(|n| n.contains("the most a priced")));
+    assert!(!plan
+        .notes
+        .iter()
+        .any(|n| matches!(n, AwsPlanNote::InstanceTotal { .. })));
 }
 
 fn requirements_fit() -> Requirements {

@@ -46,7 +46,7 @@ pub struct FleetPlan<Failure> {
     pub currency: String,
     /// What the plan's choices did: prices used and missing, VM sizes left out and why
     /// (per server where servers differ, as PerfMon captures plan x64 sizes only).
-    pub notes: Vec<String>,
+    pub notes: Vec<crate::PlanNote>,
     pub total_price_per_month: f64,
     /// Servers whose cost is not in the total (a price the catalog does not source).
     pub unpriced: usize,

@@ -5,12 +5,14 @@ use crate::disk_rules::fmt_num;
 use crate::impossible_reason::{ImpossibleReason, VmRate};
 use crate::operating::operating_point;
 use crate::operating::target_iops;
+use crate::plan_note::PlanNote;
 use crate::types::CatalogRows;
 use crate::types::PlanOptions;
 use crate::types::PlannedVolume;
 use crate::types::Rejected;
 use crate::types::RequirementTotals;
 use iofit_catalog::VmSize;
+use iofit_model::units::MBps;
 use iofit_model::Requirements;
 use iofit_predict::{LimitKind, VolumeLoad};
 
@@ -19,16 +21,18 @@ pub(crate) fn requirement_totals(requirements: &Requirements, mb: f64) -> Requir
     RequirementTotals {
         volumes: requirements.volumes.len(),
         iops: requirements.total_iops(),
-        throughput_mb_s: requirements
-            .volumes
-            .iter()
-            .map(|v| {
-                v.sizing
-                    .throughput_mb_s
-                    .get()
-                    .max(v.sizing.iops * v.sizing.io_size_bytes.as_f64() / mb)
-            })
-            .sum(),
+        throughput_mb_s: MBps(
+            requirements
+                .volumes
+                .iter()
+                .map(|v| {
+                    v.sizing
+                        .throughput_mb_s
+                        .get()
+                        .max(v.sizing.iops * v.sizing.io_size_bytes.as_f64() / mb)
+                })
+                .sum(),
+        ),
         capacity_gib: requirements
             .volumes
             .iter()
@@ -38,55 +42,17 @@ pub(crate) fn requirement_totals(requirements: &Requirements, mb: f64) -> Requir
     }
 }
 
-/// The assumptions the plan was made under, in words.
-pub(crate) fn plan_notes(requirements: &Requirements, options: &PlanOptions) -> Vec<String> {
-    let mut notes = vec![
-        format!(
-            "sized for a {}% cache hit on ReadOnly disks ({}); a warm cache only adds headroom",
-            fmt_num(options.assumptions.cache_hit_pct),
-            if options.assumptions.cache_hit_pct == 0.0 {
-                "cold cache: every read reaches the disks"
-            } else {
-                "reads served by the cache do not reach the disks"
-            }
-        ),
-        format!(
-            "service time per IO {} ms on Premium SSD, Premium SSD v2 and Ultra ({}); Standard \
-             SSD {} ms ({}); Standard HDD {} ms reads, {} ms writes ({})",
-            options.assumptions.service_latency_ms,
-            options.assumptions.service_latency_source,
-            options.assumptions.standard_ssd_latency_ms,
-            options.assumptions.standard_ssd_latency_source,
-            options.assumptions.hdd_read_latency_ms,
-            options.assumptions.hdd_write_latency_ms,
-            options.assumptions.hdd_latency_source
-        ),
-        format!("MB: {}", options.assumptions.mb.describe()),
-        if options.min_headroom_pct > 0.0 {
-            format!(
-                "every design keeps at least {}% headroom below each limit it is sized against \
-                 (disk and stripe IOPS and MB/s, the VM's IOPS and MB/s, data-disk slots): \
-                 measured workloads fluctuate and Azure limits throttle rather than fail; \
-                 --min-headroom-pct 0 restores the strict fit",
-                fmt_num(options.min_headroom_pct)
-            )
-        } else {
-            "strict fit (--min-headroom-pct 0): a design may sit at 0% headroom on a limit, and \
-             the first peak above the sized figures is throttled"
-                .to_string()
-        },
-        format!(
-            "Standard SSD/HDD bill disk operations per 10,000 on top of their monthly price; the \
-             plan counts the sized IOPS for {} h/month (--busy-hours-per-month; 730 = sustained) \
-             and adds the charge to the total",
-            fmt_num(options.busy_hours_per_month)
-        ),
-    ];
+/// The assumptions the plan was made under.
+pub(crate) fn plan_notes(requirements: &Requirements, options: &PlanOptions) -> Vec<PlanNote> {
+    let mut notes = PlanNote::assumptions(
+        &options.assumptions,
+        options.min_headroom_pct,
+        options.busy_hours_per_month,
+    );
     if requirements.growth_factor != 1.0 {
-        notes.push(format!(
-            "rates and capacity include growth x{}",
-            requirements.growth_factor
-        ));
+        notes.push(PlanNote::Growth {
+            factor: requirements.growth_factor,
+        });
     }
     notes
 }

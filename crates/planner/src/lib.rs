@@ -52,6 +52,7 @@ mod cheaper;
 pub mod clouds;
 pub mod clouds_gcp;
 pub mod clouds_gcp_provisioned;
+mod clouds_note;
 mod disk_rules;
 pub mod fleet_plan;
 mod headroom;
@@ -59,6 +60,7 @@ mod impossible;
 mod impossible_reason;
 mod netapp;
 mod operating;
+pub mod plan_note;
 mod queue;
 mod requirement_checks;
 mod requirement_warning;
@@ -73,6 +75,7 @@ use impossible::{impossible_reasons, plan_notes, requirement_totals};
 pub use impossible_reason::{ImpossibleReason, VmRate};
 pub use netapp::netapp_option;
 pub use operating::operating_point;
+pub use plan_note::PlanNote;
 pub use queue::{queue_depths, QueueDepths};
 pub use requirement_checks::requirement_warnings;
 pub use requirement_warning::{RequirementWarning, SizedBy};
@@ -154,7 +157,7 @@ fn plan_with_search(
         .map(|level| {
             netapp_option(
                 level,
-                totals.throughput_mb_s * mb / MIB as f64,
+                totals.throughput_mb_s.get() * mb / MIB as f64,
                 totals.capacity_gib / 1024.0,
             )
         })

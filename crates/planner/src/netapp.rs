@@ -3,6 +3,7 @@
 use crate::disk_rules::fmt_num;
 use crate::types::NetAppOption;
 use iofit_catalog::NetAppServiceLevel;
+use iofit_model::units::MiBps;
 
 /// Sizes one NetApp Files service level: quota = max(throughput / rate per TiB, capacity,
 /// minimum quota). 4,500 MiB/s at Premium's rate gives its quota in TiB.
@@ -54,10 +55,10 @@ pub fn netapp_option(
         level: level.name.clone(),
         table: level.table.clone(),
         throughput_mib_s_per_tib: rate,
-        throughput_needed_mib_s: throughput_mib_s,
+        throughput_needed_mib_s: MiBps(throughput_mib_s),
         capacity_needed_tib: capacity_tib,
         quota_tib: quota,
-        throughput_mib_s: quota * rate,
+        throughput_mib_s: MiBps(quota * rate),
         price_usd_month: level.price_usd_per_tib_month.map(|p| p * quota),
         fits: fits_quota && fits_throughput,
         note,

@@ -4,6 +4,7 @@ use crate::disk_rules::fmt_num;
 use crate::disk_rules::VolumeOption;
 use crate::operating::split_outstanding;
 use iofit_model::formulas::outstanding_ios;
+use iofit_model::units::{Iops, MBps};
 use iofit_predict::{LimitKind, LimitStatus, Prediction};
 
 /// The outstanding IOs a volume runs at, and those at which its disks reach their limits: the
@@ -122,10 +123,10 @@ pub(crate) fn failure_reason(prediction: &Prediction) -> (Option<LimitKind>, Str
     }
     // Then a rate: the throttle is the cause, a missed latency its symptom.
     for volume in &prediction.volumes {
-        let target = volume.target_iops.unwrap_or(0.0);
-        let by_mb = volume.target_throughput_mb_s.unwrap_or(0.0);
-        let short =
-            volume.iops < target * (1.0 - 1e-9) || volume.throughput_mb_s < by_mb * (1.0 - 1e-9);
+        let target = volume.target_iops.map_or(0.0, Iops::get);
+        let by_mb = volume.target_throughput_mb_s.map_or(0.0, MBps::get);
+        let short = volume.iops < target * (1.0 - 1e-9)
+            || volume.throughput_mb_s.get() < by_mb * (1.0 - 1e-9);
         if short {
             if let Some(binding) = prediction.binding.as_ref() {
                 return (
@@ -134,7 +135,7 @@ pub(crate) fn failure_reason(prediction: &Prediction) -> (Option<LimitKind>, Str
                         "volume '{}' misses its target ({} IOPS, {} MB/s delivered): {}",
                         volume.label,
                         fmt_num(volume.iops),
-                        fmt_num(volume.throughput_mb_s),
+                        fmt_num(volume.throughput_mb_s.get()),
                         binding.words
                     ),
                 );

@@ -153,7 +153,7 @@ fn cheapest_fitting_design_first_and_rejected_say_why() {
     );
     assert_eq!(best.total_usd_month, Some(1000.0 + 4.0 * 136.0));
     assert_eq!(best.volumes[0].caching, HostCaching::ReadOnly);
-    assert_eq!(best.volumes[0].stripe_size_bytes, Some(65536));
+    assert_eq!(best.volumes[0].stripe_size_bytes, Some(Bytes::kib(64)));
     // 16,000 IOPS x 1 ms = 16 outstanding IOs.
     assert_eq!(best.volumes[0].queue_depth_total, 16);
     // Unpriced designs rank after priced ones and say so.
@@ -221,7 +221,7 @@ fn provisioned_sizing_follows_rules() {
     // 20,000 IOPS need 40 GiB by the 500/GiB rule; capacity asks 100.
     assert_eq!(disk.size_gib, 100.0);
     assert_eq!(disk.iops, 20000.0);
-    assert_eq!(disk.throughput_mb_s, 300.0);
+    assert_eq!(disk.throughput_mb_s.get(), 300.0);
     let price = 100.0 * 0.1 + 17000.0 * 0.005 + 175.0 * 0.04;
     assert!((disk.price_usd_month.unwrap() - price).abs() < 1e-9);
     // Beyond one disk's maximum: two disks.
@@ -243,7 +243,7 @@ proptest! {
                     prop_assert!(check.used <= limit * (1.0 + 1e-9));
                 }
             }
-            prop_assert!(design.prediction.total_iops >= iops * (1.0 - 1e-9));
+            prop_assert!(design.prediction.total_iops.get() >= iops * (1.0 - 1e-9));
         }
     }
 }
@@ -460,7 +460,19 @@ fn headroom_is_kept_on_every_sized_limit() {
     if let Some(medium) = medium {
         assert!(medium.reason.contains("headroom"), "{medium:?}");
     }
-    assert!(plan.notes.iter().any(|n| n.contains("10% headroom")));
+    let headroom = plan
+        .notes
+        .iter()
+        .find(|n| matches!(n, PlanNote::Headroom { .. }))
+        .unwrap();
+    assert_eq!(
+        headroom,
+        &PlanNote::Headroom {
+            min_headroom_pct: 10.0
+        }
+    );
+    assert!(headroom.to_string().contains("10% headroom"));
+    assert!(!plan.notes.contains(&PlanNote::StrictFit));
 }
 
 /// IOPS, MB/s, read %, IO size, role (data, log, temp), capacity GiB.

@@ -2,8 +2,10 @@
 
 use crate::impossible_reason::ImpossibleReason;
 use crate::operating::workload_of;
+use crate::plan_note::PlanNote;
 use crate::requirement_warning::RequirementWarning;
 use iofit_catalog::{DiskSku, NetAppServiceLevel, ProvisionedDiskType, VmSize};
+use iofit_model::units::{Bytes, Iops, MBps, MiBps};
 use iofit_model::{Design, HostCaching, Requirements, VolumeRole};
 use iofit_predict::{Assumptions, DiskPerf, LimitKind, Prediction, VolumeLoad};
 use serde::{Deserialize, Serialize};
@@ -90,7 +92,7 @@ pub struct PlannedVolume {
     pub disk_size_gib: f64,
     pub caching: HostCaching,
     pub caching_reason: String,
-    pub stripe_size_bytes: Option<u64>,
+    pub stripe_size_bytes: Option<Bytes>,
     pub stripe_reason: Option<String>,
     /// Outstanding IOs to run the volume at (Little's law), split into threads x depth.
     pub queue_depth_total: u32,
@@ -101,9 +103,9 @@ pub struct PlannedVolume {
     pub queue_depth_to_reach_limits: u32,
     /// For Premium SSD v2 / Ultra: what each disk is provisioned with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provisioned_iops: Option<f64>,
+    pub provisioned_iops: Option<Iops>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provisioned_throughput_mb_s: Option<f64>,
+    pub provisioned_throughput_mb_s: Option<MBps>,
     #[serde(
         rename = "price_per_disk_per_month",
         alias = "price_per_disk_usd_month"
@@ -226,11 +228,11 @@ pub struct NetAppOption {
     pub level: String,
     pub table: String,
     pub throughput_mib_s_per_tib: f64,
-    pub throughput_needed_mib_s: f64,
+    pub throughput_needed_mib_s: MiBps,
     pub capacity_needed_tib: f64,
     /// `max(throughput / rate per TiB, capacity, minimum quota)`.
     pub quota_tib: f64,
-    pub throughput_mib_s: f64,
+    pub throughput_mib_s: MiBps,
     #[serde(rename = "price_per_month", alias = "price_usd_month")]
     pub price_usd_month: Option<f64>,
     /// False when the throughput exceeds the level's published single-volume maximum.
@@ -243,7 +245,7 @@ pub struct NetAppOption {
 pub struct RequirementTotals {
     pub volumes: usize,
     pub iops: f64,
-    pub throughput_mb_s: f64,
+    pub throughput_mb_s: MBps,
     pub capacity_gib: f64,
     pub growth_factor: f64,
 }
@@ -260,7 +262,8 @@ pub struct Plan {
     /// When no design meets the requirements: the limits no catalog row reaches.
     pub impossible: Vec<ImpossibleReason>,
     pub netapp: Vec<NetAppOption>,
-    pub notes: Vec<String>,
+    /// What the plan was made under and the conditions its designs carry.
+    pub notes: Vec<PlanNote>,
     /// What the plan says before its designs: requirements that disagree or are missing.
     #[serde(default)]
     pub requirement_warnings: Vec<RequirementWarning>,

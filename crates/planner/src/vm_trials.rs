@@ -23,7 +23,6 @@ use crate::volume_options::build_loads;
 use crate::volume_options::plan_volume;
 use crate::volume_options::volume_options;
 use iofit_catalog::VmSize;
-use iofit_model::units::Bytes;
 use iofit_model::{Design, Requirements, VolumeDesign};
 use iofit_predict::{predict, Alternatives, LimitKind, Prediction, VolumeLoad};
 use std::collections::{HashMap, HashSet};
@@ -175,7 +174,7 @@ pub(crate) fn prepare(
                     crate::search::UNCACHED_IOPS
                 };
                 uses[at] = d.iops;
-                uses[at + 1] = d.throughput_mb_s;
+                uses[at + 1] = d.throughput_mb_s.get();
             }
             let choice = Choice {
                 option: index,
@@ -489,12 +488,11 @@ pub(crate) fn design_of(vm: &VmSize, volumes: &[PlannedVolume]) -> Design {
             .map(|v| {
                 let mut d =
                     VolumeDesign::new(v.label.clone(), v.disk_sku.clone(), v.disk_count, v.caching);
-                d.stripe_size = v.stripe_size_bytes.map(Bytes);
+                d.stripe_size = v.stripe_size_bytes;
                 if v.provisioned_iops.is_some() {
                     d.provisioned_size_gib = Some(v.disk_size_gib);
-                    d.provisioned_iops = v.provisioned_iops.map(iofit_model::Iops);
-                    d.provisioned_throughput_mb_s =
-                        v.provisioned_throughput_mb_s.map(iofit_model::MBps);
+                    d.provisioned_iops = v.provisioned_iops;
+                    d.provisioned_throughput_mb_s = v.provisioned_throughput_mb_s;
                 }
                 d
             })

@@ -20,7 +20,7 @@ use crate::types::CatalogRows;
 use crate::types::PlanOptions;
 use crate::types::PlannedVolume;
 use iofit_catalog::{DiskSku, ProvisionedDiskType, VmSize};
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Iops, MBps};
 use iofit_model::{HostCaching, Requirements, SizingTarget, VolumeDesign, VolumeRole};
 use iofit_predict::{DiskPerf, VolumeLoad};
 
@@ -224,7 +224,7 @@ pub(crate) fn provisioned_option(
     )?;
     let price = disk.price_usd_month.map(|p| p * count as f64);
     Some(VolumeOption {
-        provisioned: Some((disk.iops, disk.throughput_mb_s)),
+        provisioned: Some((disk.iops, disk.throughput_mb_s.get())),
         disk,
         count,
         caching,
@@ -295,15 +295,15 @@ pub(crate) fn plan_volume(
         disk_size_gib: option.disk.size_gib,
         caching: option.caching,
         caching_reason: option.caching_reason.words(vm, volume, options),
-        stripe_size_bytes: (option.count > 1).then_some(stripe.0),
+        stripe_size_bytes: (option.count > 1).then_some(stripe),
         stripe_reason: (option.count > 1).then_some(stripe_reason),
         queue_depth_total: queue.outstanding,
         threads: queue.threads,
         queue_depth_per_thread: queue.depth,
         queue_depth_reason: queue.reason,
         queue_depth_to_reach_limits: queue.to_limits,
-        provisioned_iops: option.provisioned.map(|p| p.0),
-        provisioned_throughput_mb_s: option.provisioned.map(|p| p.1),
+        provisioned_iops: option.provisioned.map(|p| Iops(p.0)),
+        provisioned_throughput_mb_s: option.provisioned.map(|p| MBps(p.1)),
         price_per_disk_usd_month: option.disk.price_usd_month,
         price_usd_month: option.price,
         operations_per_month: option.operations_per_month,

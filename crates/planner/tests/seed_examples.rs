@@ -108,7 +108,7 @@ fn seed_cost_example_ds13_with_4_p30_beats_d14_with_32_standard_disks() {
     assert_ne!(cents(premium), 154_434);
     assert_eq!(cents(standard), 320_898);
     // 4 x P30 give 20,000 IOPS within DS13's 25,600.
-    assert_eq!(first.prediction.max_total_iops, 4.0 * p30.iops.0);
+    assert_eq!(first.prediction.max_total_iops.get(), 4.0 * p30.iops.0);
     assert!(4.0 * p30.iops.0 <= ds13.uncached_iops.unwrap().0);
     // DS13's cached limits are not published: the plan keeps caching None and says why.
     assert!(first.volumes[0].caching_reason.contains("not published"));

@@ -89,7 +89,7 @@ fn disk_advice(
     } else {
         (
             target * f.disk_bytes / mb,
-            disk.throughput_mb_s,
+            disk.throughput_mb_s.get(),
             LimitUnit::MbPerSecond,
         )
     };

@@ -8,7 +8,7 @@
 //! IOPS limit is counted the same way as its SSD volumes'.
 
 use iofit_catalog::clouds::aws::{AwsInstance, EbsKind, EbsVolumeType};
-use iofit_model::units::MiBps;
+use iofit_model::units::{Bytes, Iops, MBps, MiBps};
 use serde::{Deserialize, Serialize};
 
 /// Bytes in one MiB and one MB.
@@ -26,7 +26,7 @@ pub struct AwsVolumeSpec {
     /// Provisioned IOPS of each volume (gp3, io2).
     pub iops: Option<f64>,
     /// Provisioned throughput of each volume, MiB/s (gp3), AWS's `--throughput` unit.
-    pub throughput_mib_s: Option<f64>,
+    pub throughput_mib_s: Option<MiBps>,
 }
 
 /// Why a volume spec is not a volume AWS would create.
@@ -43,13 +43,14 @@ pub struct AwsSpecError {
 pub struct VolumeCaps {
     pub iops: f64,
     pub throughput_mib_s: MiBps,
-    pub burst_iops: f64,
+    pub burst_iops: Iops,
     pub burst_throughput_mib_s: MiBps,
     /// How long the burst lasts from a full credit balance, seconds (gp2); `None` where the
     /// volume does not burst or the duration is not modelled (st1).
     pub burst_seconds: Option<f64>,
     /// The largest operation the volume counts as one, bytes.
-    pub op_bytes: f64,
+    #[serde(with = "iofit_model::units::bytes_as_f64")]
+    pub op_bytes: Bytes,
 }
 
 fn spec_error(spec: &AwsVolumeSpec, problem: String) -> AwsSpecError {
@@ -76,7 +77,7 @@ pub fn volume_caps(
             ),
         ));
     }
-    let ssd_op = 256.0 * 1024.0;
+    let ssd_op = Bytes::kib(256);
     let caps = match rules.kind() {
         EbsKind::Gp3 => {
             let iops = spec.iops.unwrap_or(n("iops_baseline"));
@@ -94,7 +95,7 @@ pub fn volume_caps(
             }
             let mib_s = spec
                 .throughput_mib_s
-                .unwrap_or(n("throughput_mib_s_baseline"));
+                .map_or(n("throughput_mib_s_baseline"), MiBps::get);
             let mib_s_cap = n("throughput_mib_s_max")
                 .min(n("throughput_mib_s_per_iops_max") * iops)
                 .max(n("throughput_mib_s_baseline"));
@@ -110,7 +111,7 @@ pub fn volume_caps(
             VolumeCaps {
                 iops,
                 throughput_mib_s: MiBps(mib_s),
-                burst_iops: iops,
+                burst_iops: Iops(iops),
                 burst_throughput_mib_s: MiBps(mib_s),
                 burst_seconds: None,
                 op_bytes: ssd_op,
@@ -127,10 +128,11 @@ pub fn volume_caps(
             VolumeCaps {
                 iops,
                 throughput_mib_s: MiBps(mib_s),
-                burst_iops: iops,
+                burst_iops: Iops(iops),
                 burst_throughput_mib_s: MiBps(mib_s),
                 burst_seconds: None,
-                op_bytes: n("io_size_kib_max") * 1024.0,
+                // A whole number of KiB in the catalog (io2: 256).
+                op_bytes: Bytes((n("io_size_kib_max") * 1024.0).round() as u64),
             }
         }
         EbsKind::Io2BlockExpress => io2_block_express_caps(spec, rules, ssd_op)?,
@@ -141,12 +143,12 @@ pub fn volume_caps(
                 throughput_mib_s: MiBps(
                     (n("throughput_mib_s_per_tib_baseline") * tib).min(n("throughput_mib_s_max")),
                 ),
-                burst_iops: n("iops_max"),
+                burst_iops: Iops(n("iops_max")),
                 burst_throughput_mib_s: MiBps(
                     (n("throughput_mib_s_per_tib_burst") * tib).min(n("throughput_mib_s_max")),
                 ),
                 burst_seconds: None,
-                op_bytes: MIB,
+                op_bytes: Bytes::mib(1),
             }
         }
     };
@@ -183,7 +185,7 @@ fn provisioned_iops(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Result<f64, 
 fn io2_block_express_caps(
     spec: &AwsVolumeSpec,
     rules: &EbsVolumeType,
-    op_bytes: f64,
+    op_bytes: Bytes,
 ) -> Result<VolumeCaps, AwsSpecError> {
     let n = |name: &str| rules.number(name);
     let iops = provisioned_iops(spec, rules)?;
@@ -202,7 +204,7 @@ fn io2_block_express_caps(
     Ok(VolumeCaps {
         iops,
         throughput_mib_s: MiBps(mib_s),
-        burst_iops: iops,
+        burst_iops: Iops(iops),
         burst_throughput_mib_s: MiBps(mib_s),
         burst_seconds: None,
         op_bytes,
@@ -236,10 +238,10 @@ fn gp2_caps(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Result<VolumeCaps, A
     Ok(VolumeCaps {
         iops,
         throughput_mib_s: MiBps(mib_s),
-        burst_iops,
+        burst_iops: Iops(burst_iops),
         burst_throughput_mib_s: MiBps(burst_mib_s),
         burst_seconds: bursts.then(|| n("burst_credits_max") / (burst_iops - iops)),
-        op_bytes: 256.0 * 1024.0,
+        op_bytes: Bytes::kib(256),
     })
 }
 
@@ -247,8 +249,9 @@ fn gp2_caps(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Result<VolumeCaps, A
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AwsDemand {
     pub iops: f64,
-    pub throughput_mb_s: f64,
-    pub io_size_bytes: f64,
+    pub throughput_mb_s: MBps,
+    #[serde(with = "iofit_model::units::bytes_as_f64")]
+    pub io_size_bytes: Bytes,
 }
 
 /// One limit met by one volume's IO, in the application's IOs at its IO size.
@@ -267,8 +270,8 @@ pub struct AwsLimit {
 pub struct AwsVolumeResult {
     pub label: String,
     pub demand: AwsDemand,
-    pub delivered_iops: f64,
-    pub delivered_mb_s: f64,
+    pub delivered_iops: Iops,
+    pub delivered_mb_s: MBps,
     pub binding: String,
     /// `(limit - demand) / limit` of the binding limit, percent (negative: throttled).
     pub headroom_pct: f64,
@@ -291,8 +294,8 @@ pub struct AwsPrediction {
     pub instance: String,
     pub state: AwsState,
     pub volumes: Vec<AwsVolumeResult>,
-    pub delivered_iops: f64,
-    pub delivered_mb_s: f64,
+    pub delivered_iops: Iops,
+    pub delivered_mb_s: MBps,
     /// The limit that binds first over the whole design.
     pub binding: String,
     pub headroom_pct: f64,
@@ -318,12 +321,12 @@ pub fn predict(
         let caps = volume_caps(spec, rules)?;
         let count = spec.count.max(1) as f64;
         let (iops, mib_s) = if burst {
-            (caps.burst_iops, caps.burst_throughput_mib_s.get())
+            (caps.burst_iops.get(), caps.burst_throughput_mib_s.get())
         } else {
             (caps.iops, caps.throughput_mib_s.get())
         };
-        let io = demand.io_size_bytes.max(512.0);
-        let ops = ops_per_io(io, caps.op_bytes);
+        let io = demand.io_size_bytes.as_f64().max(512.0);
+        let ops = ops_per_io(io, caps.op_bytes.as_f64());
         let what = format!(
             "volume {}: {} x {}",
             spec.label, spec.count, spec.volume_type
@@ -343,8 +346,8 @@ pub fn predict(
         results.push(AwsVolumeResult {
             label: spec.label.clone(),
             demand: demand.clone(),
-            delivered_iops: 0.0,
-            delivered_mb_s: 0.0,
+            delivered_iops: Iops(0.0),
+            delivered_mb_s: MBps(0.0),
             binding: String::new(),
             headroom_pct: 0.0,
             limits,
@@ -358,27 +361,27 @@ pub fn predict(
 fn apply_instance(instance: &AwsInstance, results: &mut [AwsVolumeResult], burst: bool) {
     let (iops, mb_s, which) = if burst {
         (
-            instance.maximum_iops,
+            instance.maximum_iops.get(),
             instance.maximum_throughput_mb_s.get(),
             "maximum",
         )
     } else {
         (
-            instance.baseline_iops,
+            instance.baseline_iops.get(),
             instance.baseline_throughput_mb_s.get(),
             "baseline",
         )
     };
     let ops_demand: f64 = results
         .iter()
-        .map(|r| r.demand.iops * ops_per_io(r.demand.io_size_bytes, 256.0 * 1024.0))
+        .map(|r| r.demand.iops * ops_per_io(r.demand.io_size_bytes.as_f64(), 256.0 * 1024.0))
         .sum();
     let bytes_demand: f64 = results
         .iter()
-        .map(|r| r.demand.iops * r.demand.io_size_bytes)
+        .map(|r| r.demand.iops * r.demand.io_size_bytes.as_f64())
         .sum();
     for result in results.iter_mut() {
-        let io = result.demand.io_size_bytes.max(512.0);
+        let io = result.demand.io_size_bytes.as_f64().max(512.0);
         let ops_share = if ops_demand > 0.0 {
             result.demand.iops * ops_per_io(io, 256.0 * 1024.0) / ops_demand
         } else {
@@ -416,8 +419,9 @@ fn summarise(
             .cloned();
         let Some(binding) = binding else { continue };
         let demand = result.demand.iops;
-        result.delivered_iops = demand.min(binding.iops_allowed);
-        result.delivered_mb_s = result.delivered_iops * result.demand.io_size_bytes / MB;
+        result.delivered_iops = Iops(demand.min(binding.iops_allowed));
+        result.delivered_mb_s =
+            MBps(result.delivered_iops.get() * result.demand.io_size_bytes.as_f64() / MB);
         result.headroom_pct = if binding.iops_allowed > 0.0 {
             (binding.iops_allowed - demand) / binding.iops_allowed * 100.0
         } else {
@@ -441,11 +445,11 @@ fn summarise(
     AwsPrediction {
         instance: instance.name.clone(),
         state,
-        delivered_iops: results.iter().map(|r| r.delivered_iops).sum(),
-        delivered_mb_s: results.iter().map(|r| r.delivered_mb_s).sum(),
+        delivered_iops: Iops(results.iter().map(|r| r.delivered_iops.get()).sum()),
+        delivered_mb_s: MBps(results.iter().map(|r| r.delivered_mb_s.get()).sum()),
         meets: results
             .iter()
-            .all(|r| r.delivered_iops >= r.demand.iops * (1.0 - 1e-9)),
+            .all(|r| r.delivered_iops.get() >= r.demand.iops * (1.0 - 1e-9)),
         volumes: results,
         binding,
         headroom_pct,
@@ -537,8 +541,8 @@ pub fn parse_volume_spec(
         match key.trim() {
             "size_gib" => spec.size_gib = value,
             "iops" => spec.iops = Some(value),
-            "mb_s" => spec.throughput_mib_s = Some(value * MB / MIB),
-            "mib_s" => spec.throughput_mib_s = Some(value),
+            "mb_s" => spec.throughput_mib_s = Some(MBps(value).to_bytes_per_second().to_mib_s()),
+            "mib_s" => spec.throughput_mib_s = Some(MiBps(value)),
             other => {
                 return Err(DiskFlagError::UnknownKey {
                     spec: text.to_string(),

@@ -20,7 +20,7 @@ fn spec(
         volume_type: kind.into(),
         size_gib,
         iops,
-        throughput_mib_s: mib_s,
+        throughput_mib_s: mib_s.map(MiBps),
     }
 }
 
@@ -134,8 +134,8 @@ fn instance_baseline_binds_and_its_window_lifts_it() {
     let volume = spec("gp3", 2, 32.0, Some(16_000.0), Some(250.0));
     let demand = AwsDemand {
         iops: 32_000.0,
-        throughput_mb_s: 32_000.0 * 16_384.0 / 1e6,
-        io_size_bytes: 16_384.0,
+        throughput_mb_s: MBps(32_000.0 * 16_384.0 / 1e6),
+        io_size_bytes: Bytes(16_384),
     };
     let sustained = predict(
         instance,
@@ -143,11 +143,11 @@ fn instance_baseline_binds_and_its_window_lifts_it() {
         AwsState::Sustained,
     )
     .unwrap();
-    assert!((sustained.delivered_iops - 12_000.0).abs() < 1e-6);
+    assert!((sustained.delivered_iops.get() - 12_000.0).abs() < 1e-6);
     assert_eq!(sustained.binding, "instance m6i.2xlarge baseline IOPS");
     assert!(!sustained.meets);
     let burst = predict(instance, &[(volume, gp3, demand)], AwsState::Burst).unwrap();
-    assert!((burst.delivered_iops - 32_000.0).abs() < 1e-6);
+    assert!((burst.delivered_iops.get() - 32_000.0).abs() < 1e-6);
     assert!(burst.meets);
     assert!(
         burst.held_for.contains("30 minutes per 24 hours"),
@@ -165,26 +165,26 @@ fn issue_example_parses_and_predicts() {
     let rules_of = |name: &str| catalog.volume_type(name).ok().cloned();
     let (volume, rules) = parse_volume_spec("data=2xgp3,iops=6000,mb_s=250", 0, &rules_of).unwrap();
     assert_eq!((volume.count, volume.size_gib), (2, 12.0));
-    assert!((volume.throughput_mib_s.unwrap() - 238.418).abs() < 1e-3);
+    assert!((volume.throughput_mib_s.unwrap().get() - 238.418).abs() < 1e-3);
     let instance = catalog.instance("m6i.2xlarge").unwrap();
     let demand = AwsDemand {
         iops: 50_000.0,
-        throughput_mb_s: 50_000.0 * 8192.0 / 1e6,
-        io_size_bytes: 8192.0,
+        throughput_mb_s: MBps(50_000.0 * 8192.0 / 1e6),
+        io_size_bytes: Bytes(8192),
     };
     let result = predict(instance, &[(volume, &rules, demand)], AwsState::Sustained).unwrap();
-    assert!((result.delivered_iops - 12_000.0).abs() < 1e-6);
+    assert!((result.delivered_iops.get() - 12_000.0).abs() < 1e-6);
     assert!(result.binding.ends_with("IOPS"), "{}", result.binding);
     // At 256 KiB sequential reads the volumes allow 2 x 250 MB/s = 500 MB/s, the instance's
     // baseline 312.5 MB/s: the instance binds.
     let (volume, rules) = parse_volume_spec("data=2xgp3,iops=6000,mb_s=250", 0, &rules_of).unwrap();
     let demand = AwsDemand {
         iops: 4_000.0,
-        throughput_mb_s: 4_000.0 * 262_144.0 / 1e6,
-        io_size_bytes: 262_144.0,
+        throughput_mb_s: MBps(4_000.0 * 262_144.0 / 1e6),
+        io_size_bytes: Bytes(262_144),
     };
     let result = predict(instance, &[(volume, &rules, demand)], AwsState::Sustained).unwrap();
-    assert!((result.delivered_mb_s - 312.5).abs() < 1e-6);
+    assert!((result.delivered_mb_s.get() - 312.5).abs() < 1e-6);
     assert_eq!(result.binding, "instance m6i.2xlarge baseline throughput");
 }
 

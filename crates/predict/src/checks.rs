@@ -12,6 +12,7 @@ use crate::{
 use crate::{Violation, Warning};
 use iofit_catalog::VmSize;
 use iofit_model::formulas::{iops_from_outstanding, latency_ms_from_outstanding, outstanding_ios};
+use iofit_model::units::{Iops, MBps};
 use iofit_model::SizingTarget;
 
 /// Every rate limit at the operating point: used, headroom and status.
@@ -250,19 +251,19 @@ pub(super) fn volume_prediction(
         disk_kind: disk.kind,
         disk_count: n,
         caching: volume.design.caching,
-        stripe_size_bytes: volume.design.stripe_size.map(|s| s.0),
+        stripe_size_bytes: volume.design.stripe_size,
         read_pct: volume.workload.read_pct,
         random_pct: volume.workload.random_pct,
-        read_io_size_bytes: volume.workload.read_io_size.0,
-        write_io_size_bytes: volume.workload.write_io_size.0,
-        max_iops,
-        max_throughput_mb_s: max_iops * f.host_bytes / mb,
+        read_io_size_bytes: volume.workload.read_io_size,
+        write_io_size_bytes: volume.workload.write_io_size,
+        max_iops: Iops(max_iops),
+        max_throughput_mb_s: MBps(max_iops * f.host_bytes / mb),
         iops,
-        throughput_mb_s: iops * f.host_bytes / mb,
-        read_iops: iops * f.read_share,
-        write_iops: iops * (1.0 - f.read_share),
-        cache_read_iops: iops * f.read_share * f.hit_share,
-        disk_iops: iops * f.disk_ios,
+        throughput_mb_s: MBps(iops * f.host_bytes / mb),
+        read_iops: Iops(iops * f.read_share),
+        write_iops: Iops(iops * (1.0 - f.read_share)),
+        cache_read_iops: Iops(iops * f.read_share * f.hit_share),
+        disk_iops: Iops(iops * f.disk_ios),
         latency_ms,
         disk_ios_per_read: f.split_read,
         disk_ios_per_write: f.split_write,
@@ -271,8 +272,8 @@ pub(super) fn volume_prediction(
         // Flat out into an unpublished limit, the rate the IO size turns into MB/s is unknown.
         io_size_effect: io_size_effect(solved.limits, solved.max, v, f.host_bytes, mb)
             .filter(|_| volume.target.is_some() || unpublished_limits.is_empty()),
-        target_iops: volume.target.as_ref().map(|t| t.iops),
-        target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s.get()),
+        target_iops: volume.target.as_ref().map(|t| Iops(t.iops)),
+        target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s),
         target_latency_ms,
         meets_target: meets,
         unpublished_limits,
@@ -303,7 +304,7 @@ fn queue_check(
         depth_to_keep_members_busy: n,
         depth_to_reach_disk_limits: per_disk_depth.saturating_mul(n),
         depth_for_target,
-        littles_law_iops: iops_from_outstanding(f.outstanding as f64, f.service_ms),
+        littles_law_iops: Iops(iops_from_outstanding(f.outstanding as f64, f.service_ms)),
     };
     if f.busy_members < n {
         notes.warnings.push(Warning::IdleStripeMembers {

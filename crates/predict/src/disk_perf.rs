@@ -3,6 +3,7 @@
 
 use crate::{PredictError, EPS};
 use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType};
+use iofit_model::units::{Iops, MBps};
 use serde::{Deserialize, Serialize};
 
 /// The performance of one disk of a volume, from a fixed SKU or a provisioned disk type.
@@ -14,9 +15,9 @@ pub struct DiskPerf {
     pub kind: DiskKind,
     pub size_gib: f64,
     pub iops: f64,
-    pub throughput_mb_s: f64,
-    pub burst_iops: Option<f64>,
-    pub burst_throughput_mb_s: Option<f64>,
+    pub throughput_mb_s: MBps,
+    pub burst_iops: Option<Iops>,
+    pub burst_throughput_mb_s: Option<MBps>,
     #[serde(rename = "price_per_month", alias = "price_usd_month")]
     pub price_usd_month: Option<f64>,
     /// Price of 10,000 billable operations where the kind bills them (Standard SSD/HDD).
@@ -39,9 +40,9 @@ impl From<&DiskSku> for DiskPerf {
             kind: sku.kind,
             size_gib: sku.size_gib,
             iops: sku.iops.0,
-            throughput_mb_s: sku.throughput_mb_s.0,
-            burst_iops: sku.burst_iops.map(|v| v.0),
-            burst_throughput_mb_s: sku.burst_throughput_mb_s.map(|v| v.0),
+            throughput_mb_s: sku.throughput_mb_s,
+            burst_iops: sku.burst_iops,
+            burst_throughput_mb_s: sku.burst_throughput_mb_s,
             price_usd_month: sku.price_usd_month,
             price_usd_per_10k_operations: sku.price_usd_per_10k_operations,
             operation_unit_kib: sku.operation_unit_kib,
@@ -90,7 +91,7 @@ impl DiskPerf {
             kind: disk_type.kind,
             size_gib,
             iops,
-            throughput_mb_s,
+            throughput_mb_s: MBps(throughput_mb_s),
             burst_iops: None,
             burst_throughput_mb_s: None,
             price_usd_month: provisioned_price(disk_type, size_gib, iops, throughput_mb_s),

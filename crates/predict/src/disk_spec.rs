@@ -216,7 +216,7 @@ mod tests {
         assert_eq!(design.label, "vol2");
         assert_eq!(design.disk_count, 2);
         assert!(design.caching.is_cached());
-        assert_eq!((disk.iops, disk.throughput_mb_s), (5000.0, 200.0));
+        assert_eq!((disk.iops, disk.throughput_mb_s.get()), (5000.0, 200.0));
     }
 
     #[test]
@@ -229,7 +229,7 @@ mod tests {
         let (design, disk) = resolve("log=1xPremiumV2,iops=4000,mb_s=150", defaults).unwrap();
         assert_eq!(design.label, "log");
         assert_eq!(
-            (disk.size_gib, disk.iops, disk.throughput_mb_s),
+            (disk.size_gib, disk.iops, disk.throughput_mb_s.get()),
             (128.0, 4000.0, 150.0)
         );
         assert_eq!(design.provisioned_iops, Some(iofit_model::Iops(4000.0)));

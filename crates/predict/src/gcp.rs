@@ -12,6 +12,7 @@
 use crate::gcp_volume::{directional_limits, shares, total_gib_of, vm_rows, DirectionalRow};
 pub use crate::gcp_volume::{DiskProblem, GcpDemand, GcpDiskSpec, GcpLimit};
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType, PdType, VmPdLimit};
+use iofit_model::units::{Iops, MBps};
 use serde::{Deserialize, Serialize};
 
 const MB: f64 = 1_000_000.0;
@@ -32,8 +33,8 @@ pub struct GcpVolumeResult {
     pub disk_type: String,
     pub size_gib: f64,
     pub demand: GcpDemand,
-    pub delivered_iops: f64,
-    pub delivered_mb_s: f64,
+    pub delivered_iops: Iops,
+    pub delivered_mb_s: MBps,
     pub binding: String,
     /// `(limit - demand) / limit` of the binding limit, percent (negative: throttled).
     pub headroom_pct: f64,
@@ -45,8 +46,8 @@ pub struct GcpVolumeResult {
 pub struct GcpPrediction {
     pub machine_type: String,
     pub volumes: Vec<GcpVolumeResult>,
-    pub delivered_iops: f64,
-    pub delivered_mb_s: f64,
+    pub delivered_iops: Iops,
+    pub delivered_mb_s: MBps,
     /// The limit that binds first over the whole design.
     pub binding: String,
     pub headroom_pct: f64,
@@ -76,8 +77,8 @@ pub fn type_budget(
     let rated_gib = rules.rated_gib(total_gib);
     Some(TypeBudget {
         total_gib,
-        read_iops_by_size: rules.baseline_iops + rules.read_iops_per_gib * rated_gib,
-        write_iops_by_size: rules.baseline_iops + rules.write_iops_per_gib * rated_gib,
+        read_iops_by_size: rules.baseline_iops.get() + rules.read_iops_per_gib * rated_gib,
+        write_iops_by_size: rules.baseline_iops.get() + rules.write_iops_per_gib * rated_gib,
         mib_s_by_size: rules.baseline_mib_s.get() + rules.throughput_mib_s_per_gib * rated_gib,
         vm,
     })
@@ -109,8 +110,8 @@ pub fn predict(
             disk_type,
             size_gib: spec.size_gib,
             demand: demand.clone(),
-            delivered_iops: 0.0,
-            delivered_mb_s: 0.0,
+            delivered_iops: Iops(0.0),
+            delivered_mb_s: MBps(0.0),
             binding: String::new(),
             headroom_pct: 0.0,
             limits,
@@ -207,8 +208,9 @@ fn summarise(machine: &GcpMachineType, mut results: Vec<GcpVolumeResult>) -> Gcp
             continue;
         };
         let demand = result.demand.iops;
-        result.delivered_iops = demand.min(binding.iops_allowed);
-        result.delivered_mb_s = result.delivered_iops * result.demand.io_size_bytes / MB;
+        result.delivered_iops = Iops(demand.min(binding.iops_allowed));
+        result.delivered_mb_s =
+            MBps(result.delivered_iops.get() * result.demand.io_size_bytes.as_f64() / MB);
         result.headroom_pct = if binding.iops_allowed > 0.0 {
             (binding.iops_allowed - demand) / binding.iops_allowed * 100.0
         } else {
@@ -222,11 +224,11 @@ fn summarise(machine: &GcpMachineType, mut results: Vec<GcpVolumeResult>) -> Gcp
     let (headroom_pct, binding) = worst.unwrap_or((100.0, "none".into()));
     GcpPrediction {
         machine_type: machine.name.clone(),
-        delivered_iops: results.iter().map(|r| r.delivered_iops).sum(),
-        delivered_mb_s: results.iter().map(|r| r.delivered_mb_s).sum(),
+        delivered_iops: Iops(results.iter().map(|r| r.delivered_iops.get()).sum()),
+        delivered_mb_s: MBps(results.iter().map(|r| r.delivered_mb_s.get()).sum()),
         meets: results
             .iter()
-            .all(|r| r.delivered_iops >= r.demand.iops * (1.0 - 1e-9)),
+            .all(|r| r.delivered_iops.get() >= r.demand.iops * (1.0 - 1e-9)),
         volumes: results,
         binding,
         headroom_pct,

@@ -219,7 +219,7 @@ pub fn volume_limits(
             row.name, machine.name, machine.family, machine.vcpu
         ))
     })?;
-    let io = demand.io_size_bytes.max(512.0);
+    let io = demand.io_size_bytes.as_f64().max(512.0);
     // The disk's own IOPS and MiB/s count reads and writes together, and are its alone.
     let mut limits = vec![GcpLimit {
         name: format!("{} disk IOPS", row.name),

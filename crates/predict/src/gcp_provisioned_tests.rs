@@ -23,7 +23,7 @@ fn extreme(label: &str, size_gib: f64, iops: f64) -> GcpDiskSpec {
 fn demand(iops: f64, io_kib: f64, read_pct: f64) -> GcpDemand {
     GcpDemand {
         iops,
-        io_size_bytes: io_kib * 1024.0,
+        io_size_bytes: iofit_model::Bytes((io_kib * 1024.0) as u64),
         read_pct,
     }
 }
@@ -41,7 +41,7 @@ fn pd_extreme_delivers_what_it_is_given_up_to_the_vms_limit() {
         demand(FLAT_OUT, 8.0, 100.0),
     )];
     let p = predict(&catalog, n2_64, &one).unwrap();
-    assert_eq!(p.delivered_iops.round(), 50_000.0);
+    assert_eq!(p.delivered_iops.get().round(), 50_000.0);
     assert_eq!(p.binding, "pd-extreme disk IOPS");
     assert_eq!(p.volumes[0].disk_type, "pd-extreme");
     let two = [
@@ -49,9 +49,9 @@ fn pd_extreme_delivers_what_it_is_given_up_to_the_vms_limit() {
         (extreme("b", 1000.0, 80_000.0), demand(FLAT_OUT, 8.0, 100.0)),
     ];
     let p = predict(&catalog, n2_64, &two).unwrap();
-    assert_eq!(p.volumes[0].delivered_iops.round(), 60_000.0);
+    assert_eq!(p.volumes[0].delivered_iops.get().round(), 60_000.0);
     assert_eq!(p.binding, "VM n2-standard-64 pd-extreme read IOPS");
-    assert_eq!(p.delivered_iops.round(), 120_000.0);
+    assert_eq!(p.delivered_iops.get().round(), 120_000.0);
 }
 
 /// pd-extreme's MiB/s are pd-ssd's by size (240 + 0.48 x GiB, gcpdiag's vm_performance.py):
@@ -67,14 +67,14 @@ fn pd_extreme_throughput_follows_its_size_as_pd_ssd_capped_by_the_vm() {
     )];
     let p = predict(&catalog, n2_64, &volumes).unwrap();
     // 1,200 MiB/s at 1 MiB IOs is 1,200 IOPS, under the 2,500 given.
-    assert_eq!(p.delivered_iops.round(), 1200.0);
+    assert_eq!(p.delivered_iops.get().round(), 1200.0);
     assert_eq!(p.binding, "pd-extreme read throughput by size");
     let volumes = [(
         extreme("scan", 10_000.0, 5_000.0),
         demand(FLAT_OUT, 1024.0, 100.0),
     )];
     let p = predict(&catalog, n2_64, &volumes).unwrap();
-    assert_eq!(p.delivered_iops.round(), 4000.0);
+    assert_eq!(p.delivered_iops.get().round(), 4000.0);
     assert_eq!(p.binding, "VM n2-standard-64 pd-extreme read throughput");
 }
 
@@ -212,7 +212,7 @@ fn hyperdisk_with_a_file_adding_its_missing_facts() {
         &[(spec.clone(), demand(FLAT_OUT, 8.0, 100.0))],
     )
     .unwrap();
-    assert_eq!(p.delivered_iops.round(), 30_000.0);
+    assert_eq!(p.delivered_iops.get().round(), 30_000.0);
     assert_eq!(p.binding, "hyperdisk-balanced disk IOPS");
     // 1 MiB reads: the 500 MiB/s given bind before the 30,000 IOPS.
     let p = predict(
@@ -221,7 +221,7 @@ fn hyperdisk_with_a_file_adding_its_missing_facts() {
         &[(spec.clone(), demand(FLAT_OUT, 1024.0, 100.0))],
     )
     .unwrap();
-    assert_eq!(p.delivered_iops.round(), 500.0);
+    assert_eq!(p.delivered_iops.get().round(), 500.0);
     assert_eq!(p.binding, "hyperdisk-balanced disk throughput");
     // Two disks of 30,000 share the VM's 40,000.
     let second = GcpDiskSpec {
@@ -237,7 +237,7 @@ fn hyperdisk_with_a_file_adding_its_missing_facts() {
         ],
     )
     .unwrap();
-    assert_eq!(p.volumes[1].delivered_iops.round(), 20_000.0);
+    assert_eq!(p.volumes[1].delivered_iops.get().round(), 20_000.0);
     assert_eq!(p.binding, "VM c3-standard-22 hyperdisk-balanced read IOPS");
     // The file's 500 IOPS per GiB: 100 GiB may be given 50,000 at most.
     let error = parse_disk_spec(
@@ -260,7 +260,7 @@ fn hyperdisk_with_a_file_adding_its_missing_facts() {
     )
     .unwrap();
     // 100,000 IOPS bring 25,000 MiB/s, capped at 5,000 a disk.
-    assert_eq!(p.delivered_iops.round(), 5000.0);
+    assert_eq!(p.delivered_iops.get().round(), 5000.0);
     assert!(
         p.volumes[0].limits[1]
             .stated

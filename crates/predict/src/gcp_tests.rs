@@ -6,6 +6,7 @@
 
 use super::*;
 use iofit_catalog::clouds::gcp::GcpCatalog;
+use iofit_model::units::Bytes;
 
 fn catalog() -> GcpCatalog {
     GcpCatalog::embedded().unwrap()
@@ -23,7 +24,7 @@ fn disk(label: &str, disk_type: &str, size_gib: f64) -> GcpDiskSpec {
 fn demand(iops: f64, io_kib: f64, read_pct: f64) -> GcpDemand {
     GcpDemand {
         iops,
-        io_size_bytes: io_kib * 1024.0,
+        io_size_bytes: Bytes((io_kib * 1024.0) as u64),
         read_pct,
     }
 }
@@ -40,11 +41,11 @@ fn docs_rule_pd_ssd_by_size_or_by_the_vms_vcpu_limit() {
     let small = catalog.machine_type("n2-standard-8").unwrap();
     let volumes = [(disk("data", "pd-ssd", 1000.0), demand(FLAT_OUT, 4.0, 100.0))];
     let p = predict(&catalog, small, &volumes).unwrap();
-    assert_eq!(p.delivered_iops.round(), 15_000.0);
+    assert_eq!(p.delivered_iops.get().round(), 15_000.0);
     assert_eq!(p.binding, "VM n2-standard-8 pd-ssd read IOPS");
     let large = catalog.machine_type("n2-standard-32").unwrap();
     let p = predict(&catalog, large, &volumes).unwrap();
-    assert_eq!(p.delivered_iops.round(), 36_000.0);
+    assert_eq!(p.delivered_iops.get().round(), 36_000.0);
     assert_eq!(p.binding, "pd-ssd read IOPS by size");
     assert!(!p.meets);
 }
@@ -62,9 +63,9 @@ fn docs_rule_pd_balanced_throughput_by_size_reads_and_writes_apart() {
     )];
     let p = predict(&catalog, machine, &volumes).unwrap();
     assert!(
-        (p.delivered_iops - 420.0).abs() < 1e-6,
+        (p.delivered_iops.get() - 420.0).abs() < 1e-6,
         "{}",
-        p.delivered_iops
+        p.delivered_iops.get()
     );
     assert_eq!(p.binding, "pd-balanced read throughput by size");
     let mixed = [(
@@ -73,9 +74,9 @@ fn docs_rule_pd_balanced_throughput_by_size_reads_and_writes_apart() {
     )];
     let p = predict(&catalog, machine, &mixed).unwrap();
     assert!(
-        (p.delivered_iops - 700.0).abs() < 1e-6,
+        (p.delivered_iops.get() - 700.0).abs() < 1e-6,
         "{}",
-        p.delivered_iops
+        p.delivered_iops.get()
     );
     // pd-standard reads 0.75 IOPS per GiB and writes 1.5: 2,000 GiB reads 1,500 IOPS.
     let hdd = [(
@@ -83,13 +84,13 @@ fn docs_rule_pd_balanced_throughput_by_size_reads_and_writes_apart() {
         demand(FLAT_OUT, 4.0, 100.0),
     )];
     let p = predict(&catalog, machine, &hdd).unwrap();
-    assert_eq!(p.delivered_iops.round(), 1500.0);
+    assert_eq!(p.delivered_iops.get().round(), 1500.0);
     let hdd_writes = [(
         disk("cold", "pd-standard", 2000.0),
         demand(FLAT_OUT, 4.0, 0.0),
     )];
     let p = predict(&catalog, machine, &hdd_writes).unwrap();
-    assert_eq!(p.delivered_iops.round(), 3000.0);
+    assert_eq!(p.delivered_iops.get().round(), 3000.0);
 }
 
 /// Two disks of one type share one budget: the baseline counts once and the sizes add up
@@ -103,9 +104,9 @@ fn disks_of_one_type_share_the_vms_budget() {
         (disk("b", "pd-ssd", 500.0), demand(20_000.0, 4.0, 100.0)),
     ];
     let p = predict(&catalog, machine, &volumes).unwrap();
-    assert_eq!(p.volumes[0].delivered_iops.round(), 24_000.0);
-    assert_eq!(p.volumes[1].delivered_iops.round(), 12_000.0);
-    assert_eq!(p.delivered_iops.round(), 36_000.0);
+    assert_eq!(p.volumes[0].delivered_iops.get().round(), 24_000.0);
+    assert_eq!(p.volumes[1].delivered_iops.get().round(), 12_000.0);
+    assert_eq!(p.delivered_iops.get().round(), 36_000.0);
     // Another type has its own budget: a pd-balanced disk beside them is not slowed.
     let volumes = [
         (disk("a", "pd-ssd", 1000.0), demand(10_000.0, 4.0, 100.0)),
@@ -200,14 +201,14 @@ fn gcpdiag_bp_ext_2024_002_snapshot_e2_micro_with_32_gib_pd_standard() {
             demand(FLAT_OUT, 4.0, 100.0),
         )];
         let p = predict(&catalog, machine, &reads).unwrap();
-        assert_eq!(p.delivered_iops.round(), 75.0, "{size_gib} GiB");
+        assert_eq!(p.delivered_iops.get().round(), 75.0, "{size_gib} GiB");
         assert_eq!(p.binding, "pd-standard read IOPS by size");
         let writes = [(
             disk("boot", "pd-standard", size_gib),
             demand(FLAT_OUT, 4.0, 0.0),
         )];
         let p = predict(&catalog, machine, &writes).unwrap();
-        assert_eq!(p.delivered_iops.round(), 150.0, "{size_gib} GiB");
+        assert_eq!(p.delivered_iops.get().round(), 150.0, "{size_gib} GiB");
         // 12 MiB/s at 1 MiB IOs, reads and writes alike.
         for read_pct in [100.0, 0.0] {
             let large = [(
@@ -216,9 +217,9 @@ fn gcpdiag_bp_ext_2024_002_snapshot_e2_micro_with_32_gib_pd_standard() {
             )];
             let p = predict(&catalog, machine, &large).unwrap();
             assert!(
-                (p.delivered_iops - 12.0).abs() < 1e-9,
+                (p.delivered_iops.get() - 12.0).abs() < 1e-9,
                 "{}",
-                p.delivered_iops
+                p.delivered_iops.get()
             );
             assert!(p.binding.contains("throughput by size"), "{}", p.binding);
         }

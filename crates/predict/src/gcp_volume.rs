@@ -3,7 +3,7 @@
 //! split of a type's VM budget among its disks by demand, and the per-VM rows.
 
 use iofit_catalog::clouds::gcp::{GcpMachineType, VmPdLimit};
-use iofit_model::units::{Iops, MiBps};
+use iofit_model::units::{Bytes, Iops, MiBps};
 use serde::{Deserialize, Serialize};
 
 const MIB: f64 = 1_048_576.0;
@@ -35,7 +35,8 @@ pub struct GcpDiskSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GcpDemand {
     pub iops: f64,
-    pub io_size_bytes: f64,
+    #[serde(with = "iofit_model::units::bytes_as_f64")]
+    pub io_size_bytes: Bytes,
     /// Reads as a percentage of the IOs, 0..100.
     pub read_pct: f64,
 }
@@ -45,7 +46,7 @@ impl GcpDemand {
         (self.read_pct / 100.0).clamp(0.0, 1.0)
     }
     pub(crate) fn mib_s(&self) -> f64 {
-        self.iops * self.io_size_bytes / MIB
+        self.iops * self.io_size_bytes.as_f64() / MIB
     }
 }
 
@@ -121,7 +122,7 @@ pub(crate) fn directional_limits(
     share: &dyn Fn(usize) -> f64,
 ) -> Vec<GcpLimit> {
     let r = demand.read_fraction();
-    let io = demand.io_size_bytes.max(512.0);
+    let io = demand.io_size_bytes.as_f64().max(512.0);
     rows.into_iter()
         .filter_map(|(name, stated, limit, part, ops)| {
             let fraction = if part % 2 == 0 { r } else { 1.0 - r };
@@ -152,15 +153,15 @@ pub(crate) fn vm_rows(
     vec![
         (
             format!("VM {} {disk_type} read IOPS", machine.name),
-            format!("{:.0} IOPS ({} vCPU)", vm.read_iops, machine.vcpu),
-            vm.read_iops,
+            format!("{:.0} IOPS ({} vCPU)", vm.read_iops.get(), machine.vcpu),
+            vm.read_iops.get(),
             0,
             true,
         ),
         (
             format!("VM {} {disk_type} write IOPS", machine.name),
-            format!("{:.0} IOPS ({} vCPU)", vm.write_iops, machine.vcpu),
-            vm.write_iops,
+            format!("{:.0} IOPS ({} vCPU)", vm.write_iops.get(), machine.vcpu),
+            vm.write_iops.get(),
             1,
             true,
         ),

@@ -6,13 +6,41 @@
 //! unknown fields are then set to `null`; reading JSON back takes `null` as NaN.
 
 use crate::{LimitCheck, LimitStatus, Prediction, VolumePrediction};
+use iofit_model::units::{Iops, MBps};
 use serde::ser::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+/// A figure JSON may write as `null` (unknown): a bare number or one of the unit types.
+pub(crate) trait Figure {
+    fn from_f64(value: f64) -> Self;
+}
+
+impl Figure for f64 {
+    fn from_f64(value: f64) -> Self {
+        value
+    }
+}
+
+impl Figure for Iops {
+    fn from_f64(value: f64) -> Self {
+        Iops(value)
+    }
+}
+
+impl Figure for MBps {
+    fn from_f64(value: f64) -> Self {
+        MBps(value)
+    }
+}
+
 /// A number, or `null` (an unknown figure) read as NaN.
-pub(crate) fn number_or_null<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
-    Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN))
+pub(crate) fn number_or_null<'de, D: Deserializer<'de>, T: Figure>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    Ok(T::from_f64(
+        Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN),
+    ))
 }
 
 /// A limit's status; `null` (a published limit whose load is unknown) reads as unknown.

@@ -37,7 +37,7 @@
 //!     target: None,
 //! };
 //! let prediction = predict(&vm, &[volume], &Assumptions::default(), None).unwrap();
-//! assert_eq!(prediction.total_iops, 3200.0);
+//! assert_eq!(prediction.total_iops, Iops(3200.0));
 //! assert_eq!(prediction.binding.as_ref().unwrap().kind, LimitKind::VmUncachedIops);
 //! ```
 
@@ -72,7 +72,7 @@ use limits::{targets_of, vm_rate_limits, volume_factors, volume_rate_limits, Rat
 use solve::{binding_limit, burst_figure, solve, Solution};
 
 use iofit_catalog::{DiskKind, DiskSku, VmSize};
-use iofit_model::units::group_thousands;
+use iofit_model::units::{group_thousands, Bytes, Iops, MBps};
 use iofit_model::{HostCaching, SizingTarget, VolumeDesign, Workload};
 use serde::{Deserialize, Serialize};
 
@@ -273,7 +273,7 @@ pub struct QueueDepthCheck {
     /// Depth the target needs: target IOPS x target latency (or service time).
     pub depth_for_target: Option<u32>,
     /// IOPS that the outstanding IOs can carry at the service time (outstanding / latency).
-    pub littles_law_iops: f64,
+    pub littles_law_iops: Iops,
 }
 
 /// What one volume delivers. In JSON the rates an unpublished limit leaves unknown are `null`
@@ -287,32 +287,34 @@ pub struct VolumePrediction {
     pub disk_kind: DiskKind,
     pub disk_count: u32,
     pub caching: HostCaching,
-    pub stripe_size_bytes: Option<u64>,
+    pub stripe_size_bytes: Option<Bytes>,
     pub read_pct: f64,
     pub random_pct: f64,
-    pub read_io_size_bytes: u64,
-    pub write_io_size_bytes: u64,
+    pub read_io_size_bytes: Bytes,
+    pub write_io_size_bytes: Bytes,
     /// What the volume does when every volume runs flat out (no targets). With targets a
     /// volume may do more than this when another's low target leaves room in a shared limit.
+    /// Its MB/s (here and below) are the catalog's MB as [`MbConvention`] counts them: the
+    /// same `MBps` as the catalog rows, 2^20 bytes each under `MbConvention::Binary`.
     #[serde(deserialize_with = "json::number_or_null")]
-    pub max_iops: f64,
+    pub max_iops: Iops,
     #[serde(deserialize_with = "json::number_or_null")]
-    pub max_throughput_mb_s: f64,
+    pub max_throughput_mb_s: MBps,
     /// What it does at the operating point (the target when met, else the maximum).
     #[serde(deserialize_with = "json::number_or_null")]
     pub iops: f64,
     #[serde(deserialize_with = "json::number_or_null")]
-    pub throughput_mb_s: f64,
+    pub throughput_mb_s: MBps,
     #[serde(deserialize_with = "json::number_or_null")]
-    pub read_iops: f64,
+    pub read_iops: Iops,
     #[serde(deserialize_with = "json::number_or_null")]
-    pub write_iops: f64,
+    pub write_iops: Iops,
     /// Reads the host cache serves (they do not reach the disks).
     #[serde(deserialize_with = "json::number_or_null")]
-    pub cache_read_iops: f64,
+    pub cache_read_iops: Iops,
     /// IOs reaching the disks, after stripe splitting.
     #[serde(deserialize_with = "json::number_or_null")]
-    pub disk_iops: f64,
+    pub disk_iops: Iops,
     #[serde(deserialize_with = "json::number_or_null")]
     pub latency_ms: f64,
     /// Disk IOs one volume IO becomes when it spans stripe units (1 when it fits in one).
@@ -323,8 +325,8 @@ pub struct VolumePrediction {
     pub binding: String,
     /// How the IO size turns the binding limit into IOPS or MB/s (throughput = IOPS x size).
     pub io_size_effect: Option<String>,
-    pub target_iops: Option<f64>,
-    pub target_throughput_mb_s: Option<f64>,
+    pub target_iops: Option<Iops>,
+    pub target_throughput_mb_s: Option<MBps>,
     pub target_latency_ms: Option<f64>,
     pub meets_target: Option<bool>,
     /// Sustained rate limits this volume's IO counts against whose figure the catalog does not
@@ -356,13 +358,13 @@ pub struct Prediction {
     pub mb_convention_note: String,
     pub volumes: Vec<VolumePrediction>,
     #[serde(deserialize_with = "json::number_or_null")]
-    pub total_iops: f64,
+    pub total_iops: Iops,
     #[serde(deserialize_with = "json::number_or_null")]
-    pub total_throughput_mb_s: f64,
+    pub total_throughput_mb_s: MBps,
     #[serde(deserialize_with = "json::number_or_null")]
-    pub max_total_iops: f64,
+    pub max_total_iops: Iops,
     #[serde(deserialize_with = "json::number_or_null")]
-    pub max_total_throughput_mb_s: f64,
+    pub max_total_throughput_mb_s: MBps,
     pub limits: Vec<LimitCheck>,
     pub binding: Option<Binding>,
     /// Yes/no checks the design fails (too many disks, premium disk on a standard VM...).
@@ -388,8 +390,8 @@ pub struct Prediction {
 /// provisioned limit). `emulate` enforces the same buckets.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BurstFigure {
-    pub total_iops: f64,
-    pub total_throughput_mb_s: f64,
+    pub total_iops: Iops,
+    pub total_throughput_mb_s: MBps,
     /// Seconds the fullest-drained bucket lasts at this rate, starting full.
     pub credit_seconds: f64,
     /// What caps the design while it bursts.
@@ -563,10 +565,10 @@ pub fn predict(
         assumptions: assumptions.clone(),
         mb_convention_note: assumptions.mb.describe().to_string(),
         volumes: volume_predictions,
-        total_iops: rates.iter().sum(),
-        total_throughput_mb_s: per_mb(rates),
-        max_total_iops: max.rates.iter().sum(),
-        max_total_throughput_mb_s: per_mb(&max.rates),
+        total_iops: Iops(rates.iter().sum()),
+        total_throughput_mb_s: MBps(per_mb(rates)),
+        max_total_iops: Iops(max.rates.iter().sum()),
+        max_total_throughput_mb_s: MBps(per_mb(&max.rates)),
         limits: checks,
         binding,
         meets_requirements: has_targets.then_some(all_met && violations.is_empty()),

@@ -303,7 +303,7 @@ pub(super) fn volume_rate_limits(
             format!("{n} x {} striped, MB/s", disk.name),
             LimitUnit::MbPerSecond,
             only(f.disk_bytes / mb),
-            Some(f.members * disk.throughput_mb_s),
+            Some(f.members * disk.throughput_mb_s.get()),
             disk.table.clone(),
         ));
     }
@@ -320,7 +320,7 @@ pub(super) fn volume_rate_limits(
         format!("per disk {} MB/s", disk.name),
         LimitUnit::MbPerSecond,
         only(f.disk_bytes / mb / f.members),
-        Some(disk.throughput_mb_s),
+        Some(disk.throughput_mb_s.get()),
         disk.table.clone(),
     ));
     if f.busy_members < n && f.disk_ios > 0.0 {
@@ -353,7 +353,7 @@ pub(super) fn volume_rate_limits(
             format!("per disk {} burst IOPS", disk.name),
             LimitUnit::Iops,
             only(f.disk_ios / f.members),
-            Some(burst),
+            Some(burst.get()),
             disk.table.clone(),
         ));
     }
@@ -363,7 +363,7 @@ pub(super) fn volume_rate_limits(
             format!("per disk {} burst MB/s", disk.name),
             LimitUnit::MbPerSecond,
             only(f.disk_bytes / mb / f.members),
-            Some(burst),
+            Some(burst.get()),
             disk.table.clone(),
         ));
     }

@@ -5,6 +5,7 @@ use crate::assumptions::Assumptions;
 use crate::limits::{targets_of, volume_factors, Factors, RateLimit};
 use crate::{BurstFigure, LimitKind, Notes, PredictError, VolumeLoad, BURST_CREDIT_SECONDS, EPS};
 use iofit_catalog::VmSize;
+use iofit_model::units::{Iops, MBps};
 
 pub(super) struct Solution {
     pub(super) rates: Vec<f64>,
@@ -78,7 +79,7 @@ pub struct VmDemand {
     /// Counted against the VM's cached limits (else its uncached ones).
     pub cached: bool,
     pub iops: f64,
-    pub throughput_mb_s: f64,
+    pub throughput_mb_s: MBps,
 }
 
 /// The [`VmDemand`] of `volume` on `vm`; `None` when the volume has no target.
@@ -93,7 +94,7 @@ pub fn vm_demand(
     Ok(target.map(|rate| VmDemand {
         cached: f.cached,
         iops: rate * f.host_ios,
-        throughput_mb_s: rate * f.host_bytes / mb,
+        throughput_mb_s: MBps(rate * f.host_bytes / mb),
     }))
 }
 
@@ -109,11 +110,12 @@ fn burst_capacity(limit: &RateLimit, vm: &VmSize, volumes: &[VolumeLoad]) -> Opt
             ratio(vm.burst_uncached_throughput_mb_s.map(|v| v.0), capacity)
         }
         (LimitKind::DiskIops | LimitKind::VolumeIops | LimitKind::StripeMembersBusy, Some(d)) => {
-            ratio(d.burst_iops, d.iops)
+            ratio(d.burst_iops.map(Iops::get), d.iops)
         }
-        (LimitKind::DiskThroughput | LimitKind::VolumeThroughput, Some(d)) => {
-            ratio(d.burst_throughput_mb_s, d.throughput_mb_s)
-        }
+        (LimitKind::DiskThroughput | LimitKind::VolumeThroughput, Some(d)) => ratio(
+            d.burst_throughput_mb_s.map(MBps::get),
+            d.throughput_mb_s.get(),
+        ),
         _ => None,
     }?;
     Some(capacity * factor)
@@ -158,13 +160,15 @@ pub(super) fn burst_figure(
     }
     let (index, _) = binding_limit(&bursting, &solved.rates);
     Some(BurstFigure {
-        total_iops,
-        total_throughput_mb_s: solved
-            .rates
-            .iter()
-            .zip(factors)
-            .map(|(x, f)| x * f.host_bytes / mb)
-            .sum(),
+        total_iops: Iops(total_iops),
+        total_throughput_mb_s: MBps(
+            solved
+                .rates
+                .iter()
+                .zip(factors)
+                .map(|(x, f)| x * f.host_bytes / mb)
+                .sum(),
+        ),
         credit_seconds,
         binding: index.map_or_else(|| "none known".to_string(), |i| bursting[i].name.clone()),
     })

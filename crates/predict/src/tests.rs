@@ -70,7 +70,7 @@ fn unknown_vm_limit_is_reported_not_assumed() {
     let check = p.limit(LimitKind::VmUncachedIops, "vm").unwrap();
     assert_eq!(check.status, LimitStatus::Unknown);
     assert_eq!(check.limit, None);
-    assert_eq!(p.total_iops, 5000.0);
+    assert_eq!(p.total_iops.get(), 5000.0);
     let unpublished: Vec<&Vec<String>> = p
         .warnings
         .iter()
@@ -98,7 +98,7 @@ fn cached_reads_skip_disk_limits_and_use_cached_limit() {
         Workload::new(100.0, 100.0, Bytes::kib(4), 256, 4),
     );
     let p = predict(&vm, &[volume], &Assumptions::default(), None).unwrap();
-    assert_eq!(p.total_iops, 64000.0);
+    assert_eq!(p.total_iops.get(), 64000.0);
     assert_eq!(p.binding.as_ref().unwrap().kind, LimitKind::VmCachedIops);
     assert_eq!(p.limit(LimitKind::DiskIops, "vol0").unwrap().used, 0.0);
 }
@@ -117,7 +117,11 @@ fn large_io_splits_across_small_stripe_units() {
     assert_eq!(p.volumes[0].disk_ios_per_read, 16.0);
     // Throughput bound: 4 x 200 MB/s = 800e6 B/s / 1 MiB.
     let expected = 4.0 * 200e6 / 1_048_576.0;
-    assert!((p.total_iops - expected).abs() < 1e-6, "{}", p.total_iops);
+    assert!(
+        (p.total_iops.get() - expected).abs() < 1e-6,
+        "{}",
+        p.total_iops.get()
+    );
 }
 
 #[test]
@@ -133,7 +137,11 @@ fn an_io_over_256_kib_counts_as_several_against_iops_limits() {
     );
     let p = predict(&vm, &[volume], &Assumptions::default(), None).unwrap();
     assert_eq!(p.volumes[0].disk_ios_per_read, 4.0);
-    assert!((p.total_iops - 250.0).abs() < 1e-6, "{}", p.total_iops);
+    assert!(
+        (p.total_iops.get() - 250.0).abs() < 1e-6,
+        "{}",
+        p.total_iops.get()
+    );
     assert_eq!(p.binding.as_ref().unwrap().kind, LimitKind::DiskIops);
 }
 
@@ -153,7 +161,7 @@ fn shared_vm_limit_scales_volumes_in_proportion() {
     );
     b.design.label = "vol1".into();
     let p = predict(&vm, &[a, b], &Assumptions::default(), None).unwrap();
-    assert!((p.total_iops - 12000.0).abs() < 1e-6);
+    assert!((p.total_iops.get() - 12000.0).abs() < 1e-6);
     assert!((p.volumes[0].iops - 6000.0).abs() < 1e-6);
     assert_eq!(p.binding.unwrap().kind, LimitKind::VmUncachedIops);
 }
@@ -282,11 +290,11 @@ proptest! {
         let mb = assumptions.mb.bytes_per_mb();
         for (volume, load) in p.volumes.iter().zip(&loads) {
             // throughput = IOPS x IO size, per direction.
-            let bytes = volume.read_iops * load.workload.read_io_size.as_f64()
-                + volume.write_iops * load.workload.write_io_size.as_f64();
-            prop_assert!((volume.throughput_mb_s - bytes / mb).abs() <= 1e-6 * (1.0 + bytes / mb));
+            let bytes = volume.read_iops.get() * load.workload.read_io_size.as_f64()
+                + volume.write_iops.get() * load.workload.write_io_size.as_f64();
+            prop_assert!((volume.throughput_mb_s.get() - bytes / mb).abs() <= 1e-6 * (1.0 + bytes / mb));
             if loads.iter().all(|l| l.target.is_none()) {
-                prop_assert!(volume.iops <= volume.max_iops * (1.0 + 1e-9));
+                prop_assert!(volume.iops <= volume.max_iops.get() * (1.0 + 1e-9));
             }
             prop_assert!(volume.iops >= 0.0 && volume.latency_ms > 0.0);
         }
@@ -340,9 +348,9 @@ fn a_bursting_vm_shows_its_burst_figure_and_how_long_the_credits_last() {
         None,
     )
     .unwrap();
-    assert_eq!(prediction.total_iops, 6400.0);
+    assert_eq!(prediction.total_iops.get(), 6400.0);
     let burst = prediction.burst.clone().unwrap();
-    assert_eq!(burst.total_iops, 10_000.0);
+    assert_eq!(burst.total_iops.get(), 10_000.0);
     assert!(burst.binding.contains("P30"), "{}", burst.binding);
     // The VM's bucket: (20,000 - 6,400) x 1,800 s, drained by 10,000 - 6,400 per second.
     assert!((burst.credit_seconds - 13_600.0 * 1800.0 / 3600.0).abs() < 1e-6);
@@ -366,6 +374,6 @@ fn a_bursting_vm_shows_its_burst_figure_and_how_long_the_credits_last() {
         .unwrap()
         .burst
         .unwrap();
-    assert_eq!(burst.total_iops, 3500.0);
+    assert_eq!(burst.total_iops.get(), 3500.0);
     assert!((burst.credit_seconds - 1800.0).abs() < 1e-6);
 }

@@ -88,7 +88,7 @@ fn p30_on_ds1_is_capped_by_the_vm() {
         vm_limit < p30.iops.0,
         "the example needs the VM below the disk"
     );
-    assert_eq!(p.total_iops, vm_limit);
+    assert_eq!(p.total_iops.get(), vm_limit);
     let binding = p.binding.as_ref().unwrap();
     assert_eq!(binding.kind, LimitKind::VmUncachedIops);
     assert!(binding.words.contains("3,200"), "{}", binding.words);
@@ -114,7 +114,7 @@ fn p30_on_ds4_is_capped_by_the_disk_and_advice_names_more_disks_or_p40_p50() {
     load.target = Some(target(0.0, 250.0, Bytes::mib(1), 100.0));
     let p = run(ds4, &[load], &catalog);
     assert!(ds4.uncached_throughput_mb_s.unwrap().0 >= 250.0);
-    assert!((p.total_throughput_mb_s - p30.throughput_mb_s.0).abs() < 1e-9);
+    assert!((p.total_throughput_mb_s.get() - p30.throughput_mb_s.0).abs() < 1e-9);
     assert_eq!(p.binding.as_ref().unwrap().kind, LimitKind::DiskThroughput);
     assert_eq!(p.meets_requirements, Some(false));
     match &p.advice[..] {
@@ -174,11 +174,13 @@ fn p30_io_size_table() {
             LimitKind::DiskIops => p30.iops.0,
             _ => p30.throughput_mb_s.0 * mb / size.as_f64(),
         };
-        assert!((p.total_iops - expected_iops).abs() < 1e-9, "{size}");
+        assert!((p.total_iops.get() - expected_iops).abs() < 1e-9, "{size}");
         // throughput = IOPS x IO size.
-        assert!((p.total_throughput_mb_s - p.total_iops * size.as_f64() / mb).abs() < 1e-9);
+        assert!(
+            (p.total_throughput_mb_s.get() - p.total_iops.get() * size.as_f64() / mb).abs() < 1e-9
+        );
         assert!(p.mb_convention_note.contains("1 MB = 1024 KB"));
-        results.push((p.total_iops, p.total_throughput_mb_s));
+        results.push((p.total_iops.get(), p.total_throughput_mb_s.get()));
     }
     // The seed's table: 5,000 / 200 / 3,200 / 5,000 IOPS; 200 and 200 MB/s in the
     // throughput-bound rows.
@@ -206,7 +208,7 @@ fn two_p30_striped_add_up() {
         Workload::new(100.0, 100.0, Bytes::kib(8), 64, 1),
     );
     let p = run(ds14, &[random], &catalog);
-    assert_eq!(p.total_iops, 2.0 * p30.iops.0);
+    assert_eq!(p.total_iops.get(), 2.0 * p30.iops.0);
     assert_eq!(p.binding.as_ref().unwrap().kind, LimitKind::VolumeIops);
     let sequential = volume(
         "stripe",
@@ -217,7 +219,7 @@ fn two_p30_striped_add_up() {
         Workload::new(100.0, 0.0, Bytes::mib(1), 64, 1),
     );
     let p = run(ds14, &[sequential], &catalog);
-    assert!((p.total_throughput_mb_s - 2.0 * p30.throughput_mb_s.0).abs() < 1e-9);
+    assert!((p.total_throughput_mb_s.get() - 2.0 * p30.throughput_mb_s.0).abs() < 1e-9);
     assert_eq!(
         p.binding.as_ref().unwrap().kind,
         LimitKind::VolumeThroughput
@@ -340,13 +342,15 @@ fn ds14_seed_benchmark() {
         )
     };
     let p = run(ds14, &[reads(Bytes::kib(8))], &catalog);
-    assert_eq!(p.total_iops, ds14.cached_iops.unwrap().0);
+    assert_eq!(p.total_iops.get(), ds14.cached_iops.unwrap().0);
     assert_eq!(p.binding.as_ref().unwrap().kind, LimitKind::VmCachedIops);
     let p = run(ds14, &[writes(Bytes::kib(8))], &catalog);
-    assert_eq!(p.total_iops, ds14.uncached_iops.unwrap().0);
+    assert_eq!(p.total_iops.get(), ds14.uncached_iops.unwrap().0);
     assert_eq!(p.binding.as_ref().unwrap().kind, LimitKind::VmUncachedIops);
     let p = run(ds14, &[writes(Bytes::kib(64))], &catalog);
-    assert!((p.total_throughput_mb_s - ds14.uncached_throughput_mb_s.unwrap().0).abs() < 1e-9);
+    assert!(
+        (p.total_throughput_mb_s.get() - ds14.uncached_throughput_mb_s.unwrap().0).abs() < 1e-9
+    );
     assert_eq!(
         p.binding.as_ref().unwrap().kind,
         LimitKind::VmUncachedThroughput
@@ -356,9 +360,9 @@ fn ds14_seed_benchmark() {
         &[writes(Bytes::kib(8)), reads(Bytes::kib(8))],
         &catalog,
     );
-    assert!(p.total_iops > 100_000.0, "{}", p.total_iops);
+    assert!(p.total_iops.get() > 100_000.0, "{}", p.total_iops.get());
     assert_eq!(
-        p.total_iops,
+        p.total_iops.get(),
         ds14.cached_iops.unwrap().0 + ds14.uncached_iops.unwrap().0
     );
     // The cached volume's reads never reach the disk.

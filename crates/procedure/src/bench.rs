@@ -644,11 +644,7 @@ fn predicted_figures(
     prediction: Option<&Prediction>,
 ) -> (Option<Iops>, Option<MBps>, Option<String>) {
     match prediction {
-        Some(p) if p.delivered_known() => (
-            Some(Iops(p.total_iops)),
-            Some(MBps(p.total_throughput_mb_s)),
-            None,
-        ),
+        Some(p) if p.delivered_known() => (Some(p.total_iops), Some(p.total_throughput_mb_s), None),
         Some(p) => (None, None, Some(p.unpublished_limits().join(", "))),
         None => (None, None, None),
     }

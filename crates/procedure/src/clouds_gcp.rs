@@ -118,7 +118,10 @@ fn design_text(design: &GcpDesign) -> String {
     let p = &design.prediction;
     text.push_str(&format!(
         "    delivers {:.0} IOPS, {:.1} MB/s, sustained; binding: {} (headroom {:.1}%)\n",
-        p.delivered_iops, p.delivered_mb_s, p.binding, p.headroom_pct
+        p.delivered_iops.get(),
+        p.delivered_mb_s.get(),
+        p.binding,
+        p.headroom_pct
     ));
     let disks: Vec<String> = design
         .disks
@@ -273,9 +276,8 @@ fn volume_inputs(
                 .unwrap_or_else(|| default.to_string())
         };
         let bs_text = pick(&request.bs, "8k");
-        let io_size_bytes = Bytes::parse(&bs_text)
-            .map_err(|e| bad(format!("--bs {bs_text}: {e}")))?
-            .as_f64();
+        let io_size_bytes =
+            Bytes::parse(&bs_text).map_err(|e| bad(format!("--bs {bs_text}: {e}")))?;
         let demand = match targets.and_then(|t| t.volumes.get(index)) {
             Some(volume) => demand_of(volume),
             None => GcpDemand {
@@ -326,9 +328,9 @@ fn predict_text(prediction: &GcpPrediction, with_targets: bool) -> String {
             volume.label,
             volume.disk_type,
             volume.size_gib,
-            volume.delivered_iops,
-            volume.delivered_mb_s,
-            volume.demand.io_size_bytes / 1024.0,
+            volume.delivered_iops.get(),
+            volume.delivered_mb_s.get(),
+            volume.demand.io_size_bytes.as_kib_f64(),
             volume.demand.read_pct,
             volume.binding
         ));
@@ -340,8 +342,8 @@ fn predict_text(prediction: &GcpPrediction, with_targets: bool) -> String {
         }
     }
     text.push_str(&crate::cloud_inputs::delivers_line(
-        prediction.delivered_iops,
-        prediction.delivered_mb_s,
+        prediction.delivered_iops.get(),
+        prediction.delivered_mb_s.get(),
         &prediction.binding,
         with_targets.then_some((prediction.headroom_pct, prediction.meets)),
     ));
@@ -380,7 +382,7 @@ mod tests {
         let outcome = predict_gcp(&request(&["data=pd-ssd,size_gib=100"])).unwrap();
         assert!(outcome.passes() && !outcome.with_targets);
         // 6,000 + 30 x 100 = 9,000 read IOPS by size, under the VM's 15,000.
-        assert_eq!(outcome.prediction.delivered_iops.round(), 9000.0);
+        assert_eq!(outcome.prediction.delivered_iops.get().round(), 9000.0);
         let text = outcome.text();
         assert!(
             text.starts_with("Google Cloud n2-standard-8: sustained"),
@@ -394,7 +396,7 @@ mod tests {
         };
         // pd-standard writes 1.5 IOPS per GiB: 1,500.
         let outcome = predict_gcp(&writes).unwrap();
-        assert_eq!(outcome.prediction.delivered_iops.round(), 1500.0);
+        assert_eq!(outcome.prediction.delivered_iops.get().round(), 1500.0);
     }
 
     /// `plan --cloud all`'s block of a pd-extreme design splits the disks' month into the GiB

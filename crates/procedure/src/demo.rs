@@ -223,7 +223,8 @@ pub fn step_plan(
     let (rows, notes) = default_rows(catalog, edition, requirements)?;
     let mut plan = iofit_planner::plan(requirements, &rows, &options)
         .map_err(|e| ProcedureError::BadInput(e.to_string()))?;
-    plan.notes.extend(notes);
+    plan.notes
+        .extend(notes.into_iter().map(iofit_planner::PlanNote::VmFilter));
     Ok(plan)
 }
 

@@ -10,7 +10,7 @@ use crate::vm_filters::{apply, today};
 use crate::ProcedureError;
 use iofit_fleet::FleetPlan;
 use iofit_model::Requirements;
-use iofit_planner::PlanOptions;
+use iofit_planner::{PlanNote, PlanOptions};
 use std::path::PathBuf;
 
 type Result<T> = std::result::Result<T, ProcedureError>;
@@ -74,15 +74,22 @@ pub fn plan_fleet(request: &FleetPlanRequest, done: &(dyn Fn() + Sync)) -> Resul
     let base = crate::inputs::rows_for(&catalog, edition);
     let filters = &request.catalog.filters;
     let mut any = base.clone();
-    let mut notes = price_notes;
-    notes.extend(apply(&mut any.vms, filters, false, &today(), "--")?);
+    let mut notes: Vec<PlanNote> = price_notes.into_iter().map(PlanNote::Prices).collect();
+    notes.extend(
+        apply(&mut any.vms, filters, false, &today(), "--")?
+            .into_iter()
+            .map(PlanNote::VmFilter),
+    );
     let mut x64 = base;
     let windows_notes = apply(&mut x64.vms, filters, true, &today(), "--")?;
     if !windows.is_empty() {
         // What only the servers from Windows captures were planned without, said so.
-        for note in windows_notes {
+        for note in windows_notes.into_iter().map(PlanNote::VmFilter) {
             if !notes.contains(&note) {
-                notes.push(format!("servers {}: {note}", windows.join(", ")));
+                notes.push(PlanNote::ForServers {
+                    servers: windows.iter().map(|s| s.to_string()).collect(),
+                    note: Box::new(note),
+                });
             }
         }
     }
@@ -102,7 +109,7 @@ pub fn plan_fleet(request: &FleetPlanRequest, done: &(dyn Fn() + Sync)) -> Resul
 
 /// The conditions Azure sets for the provisioned disk kinds the fleet's designs use (as
 /// `iofit plan` says them for one server).
-fn disk_conditions(fleet: &FleetPlan) -> Vec<String> {
+fn disk_conditions(fleet: &FleetPlan) -> Vec<PlanNote> {
     let uses = |sku: &str| {
         fleet
             .rows
@@ -111,10 +118,10 @@ fn disk_conditions(fleet: &FleetPlan) -> Vec<String> {
     };
     let mut notes = Vec::new();
     if uses("PremiumV2") {
-        notes.push(crate::plan::PREMIUM_V2_CONDITIONS.to_string());
+        notes.push(PlanNote::PremiumV2Conditions);
     }
     if uses("Ultra") {
-        notes.push(crate::plan::ULTRA_CONDITIONS.to_string());
+        notes.push(PlanNote::UltraConditions);
     }
     notes
 }

@@ -10,7 +10,7 @@ use crate::ProcedureError;
 use iofit_catalog::{Catalog, PriceChoice, TableInfo, DEFAULT_CURRENCY, EDITIONS, EDITION_SEED};
 use iofit_model::units::MBps;
 use iofit_model::{Bytes, HostCaching, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
-use iofit_planner::{Plan, PlanOptions};
+use iofit_planner::{Plan, PlanNote, PlanOptions};
 use iofit_report::html::HtmlReport;
 use iofit_report::ReportFormat;
 use iofit_safefs::input::caps;
@@ -109,7 +109,7 @@ impl CatalogChoice {
 
 /// The conditions Azure sets for the provisioned disk kinds the listed designs use, with
 /// their source: a design on them is buildable only so.
-fn provisioned_conditions(plan: &iofit_planner::Plan) -> Vec<String> {
+fn provisioned_conditions(plan: &iofit_planner::Plan) -> Vec<PlanNote> {
     use iofit_catalog::DiskKind;
     let uses = |kind: DiskKind| {
         plan.designs
@@ -118,26 +118,17 @@ fn provisioned_conditions(plan: &iofit_planner::Plan) -> Vec<String> {
     };
     let mut notes = Vec::new();
     if uses(DiskKind::PremiumSsdV2) {
-        notes.push(PREMIUM_V2_CONDITIONS.to_string());
+        notes.push(PlanNote::PremiumV2Conditions);
     }
     if uses(DiskKind::UltraDisk) {
-        notes.push(ULTRA_CONDITIONS.to_string());
+        notes.push(PlanNote::UltraConditions);
     }
     notes
 }
 
-/// Azure's conditions for Premium SSD v2, with their source.
-pub const PREMIUM_V2_CONDITIONS: &str =
-    "Premium SSD v2: attaches only to VMs deployed in an availability zone (zonal VMs), \
-     supports no host caching and cannot be an OS disk (Azure docs 'Deploy a Premium SSD v2', \
-     learn.microsoft.com/azure/virtual-machines/disks-deploy-premium-v2, Limitations); it is \
-     offered in select regions only";
-
-/// Azure's conditions for Ultra Disk, with their source.
-pub const ULTRA_CONDITIONS: &str =
-    "Ultra Disk: a data disk only, with no host caching (Azure docs 'Azure managed disk types', \
-     disks-types.md); a VM with Ultra enabled but no Ultra disk attached pays a per-vCPU \
-     reservation fee (not in the totals)";
+/// Azure's conditions for Premium SSD v2 and Ultra Disk, with their source (the fleet plan
+/// says them too).
+pub use iofit_planner::plan_note::{PREMIUM_V2_CONDITIONS, ULTRA_CONDITIONS};
 
 /// Refuses a region whose prices come in two currencies other than US dollars: a plan adds
 /// one currency and never converts (see `Catalog::price_currency`).
@@ -464,7 +455,7 @@ pub fn apply_growth(requirements: &mut Requirements, growth: Option<f64>) -> Res
 
 /// The seed prints 1,544.34 $ as the total of its premium design; iofit computes totals from
 /// the parts and says where that differs.
-pub fn seed_total_note(catalog: &Catalog) -> Option<String> {
+pub fn seed_total_note(catalog: &Catalog) -> Option<PlanNote> {
     const SEED_PRINTED_TOTAL: f64 = 1544.34;
     let vm = catalog
         .vm("Standard_DS13", EDITION_SEED)
@@ -472,12 +463,10 @@ pub fn seed_total_note(catalog: &Catalog) -> Option<String> {
         .price_usd_month?;
     let disk = catalog.disk("P30", EDITION_SEED).ok()?.price_usd_month?;
     let total = vm + 4.0 * disk;
-    ((total - SEED_PRINTED_TOTAL).abs() >= 0.005).then(|| {
-        format!(
-            "totals are computed from the parts: the seed prints {SEED_PRINTED_TOTAL:.2} $ for \
-             Standard_DS13 + 4 x P30, but its parts add up to {vm:.2} + {:.2} = {total:.2} $",
-            4.0 * disk
-        )
+    ((total - SEED_PRINTED_TOTAL).abs() >= 0.005).then_some(PlanNote::SeedTotal {
+        printed_usd: SEED_PRINTED_TOTAL,
+        vm_usd: vm,
+        disks_usd: 4.0 * disk,
     })
 }
 
@@ -704,8 +693,10 @@ pub fn plan(request: &PlanRequest) -> Result<PlanOutcome> {
     }
     let mut plan =
         iofit_planner::plan(&requirements, &rows, &options).map_err(|e| bad(e.to_string()))?;
-    plan.notes.extend(price_notes);
-    plan.notes.extend(filter_notes);
+    plan.notes
+        .extend(price_notes.into_iter().map(PlanNote::Prices));
+    plan.notes
+        .extend(filter_notes.into_iter().map(PlanNote::VmFilter));
     plan.notes.extend(provisioned_conditions(&plan));
     if edition == EDITION_SEED {
         plan.notes.extend(seed_total_note(&catalog));

@@ -271,7 +271,7 @@ fn aws_volume_line(volume: &iofit_planner::clouds::AwsPlannedVolume) -> String {
         what.push_str(&format!(", {iops:.0} IOPS"));
     }
     if let Some(mib_s) = s.throughput_mib_s {
-        what.push_str(&format!(", {mib_s:.0} MiB/s"));
+        what.push_str(&format!(", {:.0} MiB/s", mib_s.get()));
     }
     if s.count > 1 {
         what.push_str(" each");
@@ -309,7 +309,11 @@ fn aws_design_text(design: &AwsDesign) -> String {
     let p = &design.prediction;
     text.push_str(&format!(
         "    delivers {:.0} IOPS, {:.1} MB/s, {}; binding: {} (headroom {:.1}%)\n",
-        p.delivered_iops, p.delivered_mb_s, p.held_for, p.binding, p.headroom_pct
+        p.delivered_iops.get(),
+        p.delivered_mb_s.get(),
+        p.held_for,
+        p.binding,
+        p.headroom_pct
     ));
     let disks: Vec<String> = design
         .volumes

@@ -7,7 +7,7 @@
 use crate::plan_clouds::{aws_catalog, CloudChoice};
 use crate::ProcedureError;
 use iofit_catalog::clouds::Cloud;
-use iofit_model::Bytes;
+use iofit_model::{Bytes, MBps};
 use iofit_predict::aws::{self, AwsDemand, AwsPrediction, AwsState};
 use std::path::PathBuf;
 
@@ -159,14 +159,13 @@ fn volume_inputs(
             .or(request.bs.first())
             .map(String::as_str)
             .unwrap_or("8k");
-        let io_size_bytes = Bytes::parse(bs_text)
-            .map_err(|e| bad(format!("--bs {bs_text}: {e}")))?
-            .as_f64();
+        let io_size_bytes =
+            Bytes::parse(bs_text).map_err(|e| bad(format!("--bs {bs_text}: {e}")))?;
         let demand = match targets.and_then(|t| t.volumes.get(index)) {
             Some(volume) => iofit_planner::clouds::demand_of(volume),
             None => AwsDemand {
                 iops: FLAT_OUT_IOPS,
-                throughput_mb_s: FLAT_OUT_IOPS * io_size_bytes / 1e6,
+                throughput_mb_s: MBps(FLAT_OUT_IOPS * io_size_bytes.as_f64() / 1e6),
                 io_size_bytes,
             },
         };
@@ -228,7 +227,7 @@ fn bursts_differ(
         || specs.iter().any(|(spec, rules, _)| {
             aws::volume_caps(spec, rules)
                 .map(|c| {
-                    c.burst_iops > c.iops
+                    c.burst_iops.get() > c.iops
                         || c.burst_throughput_mib_s.get() > c.throughput_mib_s.get()
                 })
                 .unwrap_or(false)
@@ -246,9 +245,9 @@ fn state_text(prediction: &AwsPrediction, with_targets: bool) -> String {
         text.push_str(&format!(
             "  {}: {:.0} IOPS{target}, {:.1} MB/s at {} KiB IOs; binding: {}\n",
             volume.label,
-            volume.delivered_iops,
-            volume.delivered_mb_s,
-            volume.demand.io_size_bytes / 1024.0,
+            volume.delivered_iops.get(),
+            volume.delivered_mb_s.get(),
+            volume.demand.io_size_bytes.as_kib_f64(),
             volume.binding
         ));
         for limit in &volume.limits {
@@ -259,8 +258,8 @@ fn state_text(prediction: &AwsPrediction, with_targets: bool) -> String {
         }
     }
     text.push_str(&crate::cloud_inputs::delivers_line(
-        prediction.delivered_iops,
-        prediction.delivered_mb_s,
+        prediction.delivered_iops.get(),
+        prediction.delivered_mb_s.get(),
         &prediction.binding,
         with_targets.then_some((prediction.headroom_pct, prediction.meets)),
     ));
@@ -334,7 +333,10 @@ mod tests {
         // One gp3 volume at its free baseline: 3,000 IOPS, the volume's limit binds.
         let volume = &outcome.sustained.volumes[0];
         assert_eq!(volume.label, "data");
-        assert!((volume.delivered_iops - 3000.0).abs() < 1.0, "{volume:?}");
+        assert!(
+            (volume.delivered_iops.get() - 3000.0).abs() < 1.0,
+            "{volume:?}"
+        );
         let text = outcome.text();
         assert!(text.starts_with("AWS m5.4xlarge: sustained"), "{text}");
         assert!(!text.contains("meets the requirements"), "{text}");

@@ -3,6 +3,7 @@
 //! "Count"}`): a query spread over two pages, a page first answered 429 with Retry-After, and
 //! a broken page. The live API is never contacted. The items are written here for the test.
 
+use iofit_planner::PlanNote;
 use iofit_procedure::catalog_fetch::{fetch_catalog, FetchRequest};
 use iofit_procedure::plan::{self, CatalogChoice, PlanRequest, RequirementsSource, VolumeFlags};
 use std::io::{BufRead, BufReader, Write};
@@ -503,7 +504,7 @@ fn fetch_in_eur_gives_a_catalog_whose_plan_names_eur_everywhere() {
             .plan
             .notes
             .iter()
-            .any(|n| n.contains("in another currency than EUR left out")),
+            .any(|n| matches!(n, PlanNote::Prices(words) if words.contains("in another currency than EUR left out"))),
         "{:?}",
         outcome.plan.notes
     );

@@ -3,6 +3,7 @@
 //! the fleet plan keeps its notes (prices used and missing, sizes left out and for which
 //! servers), in its JSON too.
 
+use iofit_planner::PlanNote;
 use iofit_procedure::fleet_plan::{plan_fleet, FleetPlanRequest};
 use iofit_procedure::plan::{self, CatalogChoice, PlanRequest, RequirementsSource};
 use iofit_procedure::vm_filters::VmFilters;
@@ -100,7 +101,23 @@ fn a_perfmon_server_plans_x64_only_and_the_fleet_keeps_its_notes() {
     assert_eq!(sql02.vm, single(&req.join("sql02.toml")));
 
     // The notes: prices of the region, sizes left out, and which server planned x64 only.
-    let notes = fleet.notes.join("\n");
+    // Only the Windows server's filter is scoped to it, by kind.
+    let scoped: Vec<&Vec<String>> = fleet
+        .notes
+        .iter()
+        .filter_map(|n| match n {
+            PlanNote::ForServers { servers, note } => {
+                assert!(matches!(**note, PlanNote::VmFilter(_)), "{note:?}");
+                Some(servers)
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(!scoped.is_empty());
+    assert!(scoped.iter().all(|s| *s == &vec!["sql02".to_string()]));
+    assert!(fleet.notes.iter().any(|n| matches!(n, PlanNote::Prices(_))));
+    let notes: Vec<String> = fleet.notes.iter().map(ToString::to_string).collect();
+    let notes = notes.join("\n");
     assert!(
         notes.contains("prices: pay-as-you-go in westeurope"),
         "{notes}"
@@ -131,5 +148,9 @@ fn a_perfmon_server_plans_x64_only_and_the_fleet_keeps_its_notes() {
     // Told otherwise (--arch any), the Windows server may use Arm64 too.
     let any = plan_fleet(&fleet_request(&req, Some("any")), &|| {}).unwrap();
     assert_eq!(any.rows[1].vm, db01.vm);
-    assert!(!any.notes.join("\n").contains("x64 sizes only"));
+    assert!(!any
+        .notes
+        .iter()
+        .any(|n| matches!(n, PlanNote::ForServers { .. })
+            || n.to_string().contains("x64 sizes only")));
 }

@@ -2,6 +2,7 @@
 //! free baseline, from the region's sourced meters), prices by region, OS and way of paying,
 //! and Azure's rules about which sizes and disks a design may use.
 
+use iofit_planner::PlanNote;
 use iofit_procedure::plan::{self, CatalogChoice, PlanRequest, RequirementsSource, VolumeFlags};
 
 fn flags(iops: f64, capacity_gib: Option<f64>, role: &str) -> VolumeFlags {
@@ -73,8 +74,8 @@ fn first_is_v2_priced_from_meters(
     let first = &outcome.plan.designs[0];
     let v = first.volumes[0].clone();
     assert_eq!(v.disk_sku, "PremiumV2", "{}", outcome.text());
-    let iops = v.provisioned_iops.unwrap();
-    let mb_s = v.provisioned_throughput_mb_s.unwrap();
+    let iops = v.provisioned_iops.unwrap().get();
+    let mb_s = v.provisioned_throughput_mb_s.unwrap().get();
     let expected = v.disk_size_gib * rates.0
         + (iops - 3000.0).max(0.0) * rates.1
         + (mb_s - 125.0).max(0.0) * rates.2;
@@ -93,17 +94,15 @@ fn a_3000_iops_64_gib_volume_is_planned_on_premium_ssd_v2_with_its_iops_bought()
         // 10% headroom: 3,334 IOPS bought, 334 of them above the free 3,000.
         assert_eq!(v.disk_count, 1);
         assert_eq!(v.disk_size_gib, 64.0);
-        assert!(v.provisioned_iops.unwrap() >= 3000.0 / 0.9 - 1.0);
+        assert!(v.provisioned_iops.unwrap().get() >= 3000.0 / 0.9 - 1.0);
         // Far below the cheapest Premium SSD that carries 3,334 IOPS (a P30, $135.17).
         assert!(v.price_usd_month.unwrap() < 20.0, "{v:?}");
     }
     // The plan states the condition Azure sets for v2 (zonal VMs), with its source.
     let outcome = plan::plan(&request(flags(3000.0, Some(64.0), "data"), current())).unwrap();
-    assert!(outcome
-        .plan
-        .notes
-        .iter()
-        .any(|n| n.contains("availability zone") && n.contains("disks-deploy-premium-v2")));
+    assert!(outcome.plan.notes.contains(&PlanNote::PremiumV2Conditions));
+    assert!(plan::PREMIUM_V2_CONDITIONS.contains("availability zone"));
+    assert!(plan::PREMIUM_V2_CONDITIONS.contains("disks-deploy-premium-v2"));
 }
 
 #[test]
@@ -111,7 +110,7 @@ fn a_56000_iops_volume_is_planned_on_one_premium_ssd_v2() {
     for choice in [current(), region("westeurope")] {
         let v = first_is_v2_priced_from_meters(choice, flags(56_000.0, None, "data"));
         assert_eq!(v.disk_count, 1);
-        let iops = v.provisioned_iops.unwrap();
+        let iops = v.provisioned_iops.unwrap().get();
         assert!((56_000.0 / 0.9 - 1.0..=80_000.0).contains(&iops), "{iops}");
         // v2's rule: at most 500 IOPS per GiB beyond the baseline.
         assert!(iops <= v.disk_size_gib * 500.0 + 1e-6, "{v:?}");
@@ -306,7 +305,7 @@ fn a_perfmon_capture_plans_x64_and_a_file_may_carry_filters() {
         .plan
         .notes
         .iter()
-        .any(|n| n.contains("PerfMon (Windows)")));
+        .any(|n| matches!(n, PlanNote::VmFilter(words) if words.contains("PerfMon (Windows)"))));
     // Told otherwise in the file.
     let told = run(text(
         "PerfMon CSV: sql02.csv",

@@ -195,7 +195,7 @@ fn ds14() -> PredictRequest {
 fn ds14_benchmark_is_capped_by_the_vm_uncached_iops() {
     let outcome = predict::predict(&ds14()).unwrap();
     assert!(outcome.fits());
-    assert_eq!(outcome.prediction.total_iops, 114_000.0);
+    assert_eq!(outcome.prediction.total_iops.get(), 114_000.0);
     let json = outcome.json();
     assert_eq!(json["prediction"]["binding"]["kind"], "vm_uncached_iops");
     // Only the tables the prediction used are listed.
@@ -236,7 +236,7 @@ fn requirement_sets_queue_depth_by_plans_rule() {
         (plan_rule.littles_law, plan_rule.to_limits),
         (4, volume.queue.outstanding_ios)
     );
-    assert_eq!(volume.max_iops, 3_200.0);
+    assert_eq!(volume.max_iops.get(), 3_200.0);
     assert!(outcome.text().contains("DOES NOT meet"));
 
     // The application's own average queue (a capture's aqu-sz) is not the depth predicted at;

@@ -75,12 +75,17 @@ fn predict_request(design: &iofit_planner::PlannedDesign, requirements: &Path) -
         );
         if let (Some(iops), Some(mb_s)) = (v.provisioned_iops, v.provisioned_throughput_mb_s) {
             spec.push_str(&format!(
-                ",size_gib={},iops={iops},mb_s={mb_s}",
-                v.disk_size_gib
+                ",size_gib={},iops={},mb_s={}",
+                v.disk_size_gib,
+                iops.get(),
+                mb_s.get()
             ));
         }
         disks.push(spec);
-        stripes.push(format!("{}", v.stripe_size_bytes.unwrap_or(65536)));
+        stripes.push(format!(
+            "{}",
+            v.stripe_size_bytes.map_or(65536, |s| s.as_u64())
+        ));
     }
     PredictRequest {
         vm: design.vm.clone(),
@@ -237,7 +242,10 @@ fn every_gcp_design_passes_predict_gcp_with_the_same_requirements() {
             let predicted = &outcome.prediction;
             assert_eq!(predicted.binding, design.prediction.binding, "{what}");
             assert!(
-                (predicted.delivered_iops - design.prediction.delivered_iops).abs() < 1e-6,
+                (predicted.delivered_iops - design.prediction.delivered_iops)
+                    .get()
+                    .abs()
+                    < 1e-6,
                 "{what}"
             );
             assert!(

@@ -98,7 +98,7 @@ fn json_keeps_unknown(what: &str, json: &Value, prediction: &iofit_predict::Pred
     }
     // The figures the solver holds for the unknown rates appear nowhere as numbers.
     let held = &prediction.volumes[0];
-    let mut derived = vec![held.max_iops, held.max_throughput_mb_s];
+    let mut derived = vec![held.max_iops.get(), held.max_throughput_mb_s.get()];
     derived.extend(
         prediction
             .limits
@@ -157,7 +157,7 @@ fn boundless_disk() -> DiskPerf {
         kind: DiskKind::PremiumSsd,
         size_gib: 1024.0,
         iops: 1e7,
-        throughput_mb_s: 1e6,
+        throughput_mb_s: iofit_model::units::MBps(1e6),
         burst_iops: None,
         burst_throughput_mb_s: None,
         price_usd_month: None,
@@ -297,7 +297,7 @@ fn published_limits_still_give_numbers() {
     .unwrap();
     assert!(prediction.max_known() && prediction.delivered_known());
     assert!(prediction.volumes[0].unpublished_limits.is_empty());
-    assert!(prediction.total_iops > 0.0);
+    assert!(prediction.total_iops.get() > 0.0);
 }
 
 /// A plan on a VM with an unpublished rate limit: its designs meet their targets (rates

@@ -422,7 +422,7 @@ fn prediction_records(out: &mut String, prediction: &iofit_predict::Prediction) 
             "prediction",
             subject,
             "throughput",
-            rate(volume.throughput_mb_s),
+            rate(volume.throughput_mb_s.get()),
             "MB/s",
         );
         record(

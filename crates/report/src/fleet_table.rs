@@ -237,7 +237,7 @@ pub fn render_html<F: Display>(plan: &FleetPlan<F>, title: &str) -> String {
     if !plan.notes.is_empty() {
         out.push_str("<h2>Notes</h2>\n<ul>\n");
         for note in &plan.notes {
-            out.push_str(&format!("<li>{}</li>\n", escape(note)));
+            out.push_str(&format!("<li>{}</li>\n", escape(&note.to_string())));
         }
         out.push_str("</ul>\n");
     }

@@ -29,7 +29,7 @@ pub fn report(
     let mut report = HtmlReport::new(format!(
         "iofit plan: {} IOPS, {} MB/s, {} GiB",
         group(plan.totals.iops),
-        group(plan.totals.throughput_mb_s),
+        group(plan.totals.throughput_mb_s.get()),
         group(plan.totals.capacity_gib)
     ))
     .summary(crate::summary::Summary::for_plan(plan, tables))
@@ -147,7 +147,8 @@ pub fn report(
         }
         report = report.table(table);
     }
-    report.section("Notes", plan.notes.join("\n\n"))
+    let notes: Vec<String> = plan.notes.iter().map(ToString::to_string).collect();
+    report.section("Notes", notes.join("\n\n"))
 }
 
 /// The name of the limit that binds a prediction as every section of a report names it

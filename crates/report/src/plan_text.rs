@@ -168,8 +168,8 @@ fn render_design(out: &mut String, design: &PlannedDesign, currency: &str) {
             (Some(iops), Some(mb)) => format!(
                 ", provisioned {} GiB / {} IOPS / {} MB/s each",
                 num(volume.disk_size_gib),
-                num(iops),
-                num(mb)
+                num(iops.get()),
+                num(mb.get())
             ),
             _ => format!(", {} GiB each", num(volume.disk_size_gib)),
         };
@@ -196,7 +196,7 @@ fn render_design(out: &mut String, design: &PlannedDesign, currency: &str) {
             let _ = writeln!(
                 out,
                 "        stripe {} over {} disks: {reason}",
-                iofit_model::Bytes(stripe).readable(),
+                stripe.readable(),
                 volume.disk_count
             );
         }
@@ -212,7 +212,10 @@ fn render_design(out: &mut String, design: &PlannedDesign, currency: &str) {
     let prediction = &design.prediction;
     // Flat out, an unpublished limit's room is unknown: no number is made of it.
     let flat_out = if prediction.max_known() {
-        format!("up to {} IOPS flat out", num(prediction.max_total_iops))
+        format!(
+            "up to {} IOPS flat out",
+            num(prediction.max_total_iops.get())
+        )
     } else {
         format!(
             "flat out unknown ({}: not published)",
@@ -222,8 +225,8 @@ fn render_design(out: &mut String, design: &PlannedDesign, currency: &str) {
     let _ = writeln!(
         out,
         "    delivers {} IOPS, {} MB/s at the targets; {flat_out}",
-        num(prediction.total_iops),
-        num(prediction.total_throughput_mb_s),
+        num(prediction.total_iops.get()),
+        num(prediction.total_throughput_mb_s.get()),
     );
     if let Some(binding) = &prediction.binding {
         let _ = writeln!(out, "    {}", binding.words);
@@ -278,7 +281,7 @@ pub fn render(plan: &Plan, edition: &str, tables: &[&TableInfo]) -> String {
         "iofit plan: {} volume(s), {} IOPS, {} MB/s, {} GiB in total",
         plan.totals.volumes,
         num(plan.totals.iops),
-        num(plan.totals.throughput_mb_s),
+        num(plan.totals.throughput_mb_s.get()),
         num(plan.totals.capacity_gib)
     );
     let _ = writeln!(out, "catalog edition {edition}:");
@@ -347,7 +350,7 @@ pub fn render(plan: &Plan, edition: &str, tables: &[&TableInfo]) -> String {
                 "  {}: quota {:.2} TiB -> {} MiB/s, {}{}  [{}]",
                 option.level,
                 option.quota_tib,
-                num(option.throughput_mib_s),
+                num(option.throughput_mib_s.get()),
                 money(option.price_usd_month),
                 if option.fits { "" } else { " (does not fit)" },
                 option.note

@@ -2,7 +2,7 @@
 //! limit, every limit with its headroom, then warnings and advice. Readable at a glance:
 //! the first three lines answer "how much" and "what caps it".
 
-use iofit_model::units::group_thousands;
+use iofit_model::units::{group_thousands, Iops, MBps};
 use iofit_predict::{LimitCheck, LimitStatus, LimitUnit, Prediction, VolumePrediction};
 use std::fmt::Write;
 
@@ -20,8 +20,8 @@ pub(crate) fn num(value: f64) -> String {
     }
 }
 
-fn size(bytes: u64) -> String {
-    iofit_model::Bytes(bytes).readable()
+fn size(bytes: iofit_model::Bytes) -> String {
+    bytes.readable()
 }
 
 fn rw_words(volume: &VolumePrediction) -> String {
@@ -169,8 +169,8 @@ fn headline(out: &mut String, prediction: &Prediction) {
         let _ = writeln!(
             out,
             "delivers:  {} IOPS, {} MB/s{verdict}",
-            num(prediction.total_iops),
-            num(prediction.total_throughput_mb_s),
+            num(prediction.total_iops.get()),
+            num(prediction.total_throughput_mb_s.get()),
         );
     } else {
         let _ = writeln!(
@@ -183,8 +183,8 @@ fn headline(out: &mut String, prediction: &Prediction) {
             out,
             "burst:     {} IOPS, {} MB/s for {} from full credits (VM and disk credit bursting, \
              capped by {}), then the figures above",
-            num(burst.total_iops),
-            num(burst.total_throughput_mb_s),
+            num(burst.total_iops.get()),
+            num(burst.total_throughput_mb_s.get()),
             duration_words(burst.credit_seconds),
             burst.binding
         );
@@ -195,15 +195,15 @@ fn headline(out: &mut String, prediction: &Prediction) {
             "maximum:   unknown when every volume runs flat out ({unpublished}: not published)"
         );
     } else if prediction.meets_requirements.is_some()
-        && prediction.max_total_iops > prediction.total_iops * (1.0 + 1e-9)
+        && prediction.max_total_iops.get() > prediction.total_iops.get() * (1.0 + 1e-9)
     {
         // With targets, the most every volume can do at once; shown when it exceeds the
         // targets (flat out, one volume may take shared room another's target leaves).
         let _ = writeln!(
             out,
             "maximum:   {} IOPS, {} MB/s when every volume runs flat out",
-            num(prediction.max_total_iops),
-            num(prediction.max_total_throughput_mb_s)
+            num(prediction.max_total_iops.get()),
+            num(prediction.max_total_throughput_mb_s.get())
         );
     }
     match &prediction.binding {
@@ -276,11 +276,11 @@ fn volume_lines(out: &mut String, volume: &VolumePrediction, prediction: &Predic
             out,
             "    {} IOPS ({} read, {} write; {} from cache, {} to disks), {} MB/s, latency {} ms",
             num(volume.iops),
-            num(volume.read_iops),
-            num(volume.write_iops),
-            num(volume.cache_read_iops),
-            num(volume.disk_iops),
-            num(volume.throughput_mb_s),
+            num(volume.read_iops.get()),
+            num(volume.write_iops.get()),
+            num(volume.cache_read_iops.get()),
+            num(volume.disk_iops.get()),
+            num(volume.throughput_mb_s.get()),
             num(volume.latency_ms)
         );
     } else {
@@ -329,10 +329,10 @@ fn volume_lines(out: &mut String, volume: &VolumePrediction, prediction: &Predic
     );
     if let Some(meets) = volume.meets_target {
         // A target given as IOPS only still asks IOPS x IO size of MB/s: say so.
-        let target_iops = volume.target_iops.unwrap_or(0.0);
-        let given_mb_s = volume.target_throughput_mb_s.unwrap_or(0.0);
-        let mean_size = volume.read_pct / 100.0 * volume.read_io_size_bytes as f64
-            + (1.0 - volume.read_pct / 100.0) * volume.write_io_size_bytes as f64;
+        let target_iops = volume.target_iops.map_or(0.0, Iops::get);
+        let given_mb_s = volume.target_throughput_mb_s.map_or(0.0, MBps::get);
+        let mean_size = volume.read_pct / 100.0 * volume.read_io_size_bytes.as_f64()
+            + (1.0 - volume.read_pct / 100.0) * volume.write_io_size_bytes.as_f64();
         let derived_mb_s = target_iops * mean_size / prediction.assumptions.mb.bytes_per_mb();
         // (The planner may round the IO size up by a byte to meet a given MB/s.)
         let mb_text = if derived_mb_s > given_mb_s * 1.001 {
@@ -392,8 +392,8 @@ pub fn job_lines(loads: &[iofit_model::job::TargetLoad], prediction: &Prediction
                 out,
                 "    rate_iops x numjobs caps this volume at {} IOPS: the job gets {} IOPS (the design's {} or the cap, the lower)",
                 group_thousands(cap),
-                group_thousands(cap.min(volume.max_iops)),
-                group_thousands(volume.max_iops),
+                group_thousands(cap.min(volume.max_iops.get())),
+                group_thousands(volume.max_iops.get()),
             );
         }
         if let Some(cap) = load.rate_bytes_per_second_cap {

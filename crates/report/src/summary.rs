@@ -227,13 +227,13 @@ pub fn planned_design_rows(design: &PlannedDesign) -> Vec<(String, String)> {
         {
             parts.push(format!(
                 "provisioned {} IOPS / {} MB/s",
-                group_thousands(iops),
-                group_thousands(mb_s)
+                group_thousands(iops.get()),
+                group_thousands(mb_s.get())
             ));
         }
         parts.push(format!("caching {}", volume.caching));
         if let Some(stripe) = volume.stripe_size_bytes.filter(|_| volume.disk_count > 1) {
-            parts.push(format!("stripe {} KiB", stripe / 1024));
+            parts.push(format!("stripe {} KiB", stripe.as_u64() / 1024));
         }
         parts.push(format!("{} outstanding IOs", volume.queue_depth_total));
         rows.push((volume.label.clone(), parts.join(", ")));
@@ -250,7 +250,7 @@ pub fn predicted_design_rows(prediction: &Prediction) -> Vec<(String, String)> {
             format!("caching {}", volume.caching),
         ];
         if let Some(stripe) = volume.stripe_size_bytes.filter(|_| volume.disk_count > 1) {
-            parts.push(format!("stripe {} KiB", stripe / 1024));
+            parts.push(format!("stripe {} KiB", stripe.as_u64() / 1024));
         }
         parts.push(format!("{} outstanding IOs", volume.queue.outstanding_ios));
         rows.push((volume.label.clone(), parts.join(", ")));

@@ -289,11 +289,15 @@ fn limit_advice(
     // rate is converted to match rather than the published limit being restated.
     for (metric, unit, value) in [
         (Metric::Iops, "IOPS", measured.iops),
-        (Metric::ThroughputMbS, "MB/s", measured.throughput_mb_s),
+        (
+            Metric::ThroughputMbS,
+            "MB/s",
+            measured.throughput_mb_s.get(),
+        ),
         (
             Metric::ThroughputMbS,
             "MiB/s",
-            measured.throughput_mb_s * 1e6 / 1_048_576.0,
+            measured.throughput_mb_s.get() * 1e6 / 1_048_576.0,
         ),
     ] {
         if !failed.any(metric) {

@@ -137,7 +137,7 @@ pub fn compare(
         Check::judge(
             Metric::ThroughputMbS,
             Some(sizing.throughput_mb_s.get()),
-            (measured.jobs > 0).then_some(measured.throughput_mb_s),
+            (measured.jobs > 0).then_some(measured.throughput_mb_s.get()),
             Rule::AtLeast,
             Some("1 MB = 10^6 bytes, as Azure counts".to_string()),
         ),

@@ -1,6 +1,7 @@
 //! What a run measured, summed over the jobs a selection picks.
 
 use iofit_model::formulas::outstanding_ios;
+use iofit_model::units::{Iops, MBps};
 use iofit_stats::{DirectionResult, JobResult, RunResult};
 use serde::{Deserialize, Serialize};
 
@@ -12,10 +13,11 @@ pub struct Measured {
     pub read_ios: u64,
     pub write_ios: u64,
     pub iops: f64,
-    pub read_iops: f64,
-    pub write_iops: f64,
-    pub throughput_mb_s: f64,
+    pub read_iops: Iops,
+    pub write_iops: Iops,
+    pub throughput_mb_s: MBps,
     pub read_pct: Option<f64>,
+    /// Bare: the mean of the jobs' IO sizes (bytes moved / IOs), fractional; `Bytes` is whole.
     pub io_size_bytes: Option<f64>,
     pub latency_ms_avg: Option<f64>,
     pub read_latency_ms_avg: Option<f64>,
@@ -88,7 +90,8 @@ impl Measured {
                     continue;
                 }
                 measured.runtime_s = measured.runtime_s.max(direction.runtime_ns as f64 / 1e9);
-                measured.throughput_mb_s += direction.bandwidth_bytes_per_second / 1e6;
+                measured.throughput_mb_s =
+                    measured.throughput_mb_s + MBps(direction.bandwidth_bytes_per_second / 1e6);
                 io_bytes += direction.io_bytes.as_u64();
                 let (mean_ns, direction_p99) = direction_latency(direction);
                 if let Some(mean_ns) = mean_ns {
@@ -104,14 +107,14 @@ impl Measured {
                 }
                 if slot == 0 {
                     measured.read_ios += direction.ios;
-                    measured.read_iops += direction.iops;
+                    measured.read_iops = measured.read_iops + Iops(direction.iops);
                 } else {
                     measured.write_ios += direction.ios;
-                    measured.write_iops += direction.iops;
+                    measured.write_iops = measured.write_iops + Iops(direction.iops);
                 }
             }
         }
-        measured.iops = measured.read_iops + measured.write_iops;
+        measured.iops = measured.read_iops.get() + measured.write_iops.get();
         let total_ios = measured.read_ios + measured.write_ios;
         if total_ios > 0 {
             measured.read_pct = Some(measured.read_ios as f64 * 100.0 / total_ios as f64);

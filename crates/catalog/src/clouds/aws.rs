@@ -9,7 +9,7 @@
 
 use crate::error::CatalogError;
 use crate::types::{Arch, Os, TableInfo};
-use iofit_model::units::MBps;
+use iofit_model::units::{Iops, MBps, MiBps};
 use serde::{Deserialize, Serialize};
 
 /// The AWS data files built into the binary.
@@ -49,11 +49,11 @@ pub struct AwsInstance {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_bandwidth_mbps: Option<f64>,
     pub baseline_throughput_mb_s: MBps,
-    pub baseline_iops: f64,
+    pub baseline_iops: Iops,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maximum_bandwidth_mbps: Option<f64>,
     pub maximum_throughput_mb_s: MBps,
-    pub maximum_iops: f64,
+    pub maximum_iops: Iops,
     /// Minutes per 24 hours the maximum may be held; `None`: the maximum is sustained
     /// indefinitely (AWS's sizes without an asterisk, where baseline = maximum).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,7 +117,7 @@ pub struct EbsVolumeType {
     // gp2
     pub iops_per_gib: Option<f64>,
     pub iops_min: Option<f64>,
-    pub burst_iops: Option<f64>,
+    pub burst_iops: Option<Iops>,
     pub burst_size_gib_below: Option<f64>,
     pub burst_credits_max: Option<f64>,
     pub burst_credits_per_gib_s: Option<f64>,
@@ -126,7 +126,7 @@ pub struct EbsVolumeType {
     pub throughput_max_size_gib_min: Option<f64>,
     // io2
     pub io_size_kib_max: Option<f64>,
-    pub throughput_mib_s_max_low_iops: Option<f64>,
+    pub throughput_mib_s_max_low_iops: Option<MiBps>,
     pub low_iops_max: Option<f64>,
     pub throughput_kib_per_iops_high: Option<f64>,
     // st1
@@ -202,7 +202,7 @@ impl EbsVolumeType {
             "throughput_mib_s_per_iops_max" => self.throughput_mib_s_per_iops_max,
             "iops_per_gib" => self.iops_per_gib,
             "iops_min" => self.iops_min,
-            "burst_iops" => self.burst_iops,
+            "burst_iops" => self.burst_iops.map(Iops::get),
             "burst_size_gib_below" => self.burst_size_gib_below,
             "burst_credits_max" => self.burst_credits_max,
             "burst_credits_per_gib_s" => self.burst_credits_per_gib_s,
@@ -210,7 +210,7 @@ impl EbsVolumeType {
             "throughput_small_size_gib_max" => self.throughput_small_size_gib_max,
             "throughput_max_size_gib_min" => self.throughput_max_size_gib_min,
             "io_size_kib_max" => self.io_size_kib_max,
-            "throughput_mib_s_max_low_iops" => self.throughput_mib_s_max_low_iops,
+            "throughput_mib_s_max_low_iops" => self.throughput_mib_s_max_low_iops.map(MiBps::get),
             "low_iops_max" => self.low_iops_max,
             "throughput_kib_per_iops_high" => self.throughput_kib_per_iops_high,
             "throughput_mib_s_per_tib_baseline" => self.throughput_mib_s_per_tib_baseline,
@@ -292,7 +292,7 @@ pub struct EbsPrice {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IopsTier {
-    pub above_iops: f64,
+    pub above_iops: Iops,
     #[serde(rename = "price_per_iops_month")]
     pub usd_per_iops_month: f64,
 }
@@ -312,8 +312,8 @@ impl EbsPrice {
         let mut usd = 0.0;
         let (mut from, mut rate) = (0.0, self.usd_per_iops_month?);
         for tier in &self.iops_tiers {
-            usd += (iops.min(tier.above_iops) - from).max(0.0) * rate;
-            (from, rate) = (tier.above_iops, tier.usd_per_iops_month);
+            usd += (iops.min(tier.above_iops.get()) - from).max(0.0) * rate;
+            (from, rate) = (tier.above_iops.get(), tier.usd_per_iops_month);
         }
         usd += (iops - from).max(0.0) * rate;
         Some(usd)
@@ -331,22 +331,22 @@ fn check_tiers(row: &EbsPrice) -> Result<(), FieldProblem> {
     let mut last = 0.0;
     for tier in &row.iops_tiers {
         check_numbers(&[
-            ("iops_tiers.above_iops", Some(tier.above_iops)),
+            ("iops_tiers.above_iops", Some(tier.above_iops.get())),
             (
                 "iops_tiers.price_per_iops_month",
                 Some(tier.usd_per_iops_month),
             ),
         ])?;
-        if tier.above_iops <= last {
+        if tier.above_iops.get() <= last {
             return Err((
                 "iops_tiers",
                 format!(
                     "above_iops {} is not above the tier before ({last}); list tiers ascending",
-                    tier.above_iops
+                    tier.above_iops.get()
                 ),
             ));
         }
-        last = tier.above_iops;
+        last = tier.above_iops.get();
     }
     Ok(())
 }
@@ -640,13 +640,13 @@ fn check_instance(row: &AwsInstance) -> Result<(), FieldProblem> {
             "baseline_throughput_mb_s",
             Some(row.baseline_throughput_mb_s.get()),
         ),
-        ("baseline_iops", Some(row.baseline_iops)),
+        ("baseline_iops", Some(row.baseline_iops.get())),
         ("maximum_bandwidth_mbps", row.maximum_bandwidth_mbps),
         (
             "maximum_throughput_mb_s",
             Some(row.maximum_throughput_mb_s.get()),
         ),
-        ("maximum_iops", Some(row.maximum_iops)),
+        ("maximum_iops", Some(row.maximum_iops.get())),
         ("burst_minutes_per_24h", row.burst_minutes_per_24h),
     ])?;
     if row.maximum_iops < row.baseline_iops {
@@ -654,7 +654,8 @@ fn check_instance(row: &AwsInstance) -> Result<(), FieldProblem> {
             "maximum_iops",
             format!(
                 "{} is below baseline_iops {}; the maximum is at least the baseline",
-                row.maximum_iops, row.baseline_iops
+                row.maximum_iops.get(),
+                row.baseline_iops.get()
             ),
         ));
     }
@@ -703,7 +704,10 @@ mod tests {
         // AWS's table: m6i.2xlarge 12,000 IOPS / 312.5 MB/s baseline, 40,000 / 1,250 maximum
         // for 30 minutes a day; m6i.8xlarge sustains 40,000 (no asterisk).
         let m6i = catalog.instance("M6I.2xlarge").unwrap();
-        assert_eq!((m6i.baseline_iops, m6i.maximum_iops), (12_000.0, 40_000.0));
+        assert_eq!(
+            (m6i.baseline_iops.get(), m6i.maximum_iops.get()),
+            (12_000.0, 40_000.0)
+        );
         assert_eq!(m6i.baseline_throughput_mb_s.get(), 312.5);
         assert_eq!(m6i.burst_minutes_per_24h, Some(30.0));
         assert!(m6i.bursts());

@@ -262,7 +262,10 @@ mod tests {
         catalog.add_text("imported", &imported.toml).unwrap();
         let large = catalog.instance("m6i.large").unwrap();
         // The same figures AWS's EBS-optimized table gives m6i.large.
-        assert_eq!((large.baseline_iops, large.maximum_iops), (3600.0, 40000.0));
+        assert_eq!(
+            (large.baseline_iops.get(), large.maximum_iops.get()),
+            (3600.0, 40000.0)
+        );
         assert_eq!(large.burst_minutes_per_24h, Some(30.0));
         assert_eq!((large.vcpu, large.memory_gib), (2, 8.0));
         let graviton = catalog.instance("m6g.8xlarge").unwrap();

@@ -700,7 +700,7 @@ mod tests {
         let tiers: Vec<(f64, f64)> = io2
             .iops_tiers
             .iter()
-            .map(|t| (t.above_iops, t.usd_per_iops_month))
+            .map(|t| (t.above_iops.get(), t.usd_per_iops_month))
             .collect();
         assert_eq!(tiers, vec![(32_000.0, 0.0546), (64_000.0, 0.03822)]);
         let usd = io2.iops_usd_month(80_000.0).unwrap();

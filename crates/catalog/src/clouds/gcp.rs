@@ -12,7 +12,7 @@ use crate::clouds::aws::{check_numbers, check_table, named, FieldProblem};
 use crate::clouds::gcp_provisioned::{check_provisioned, ProvisionedType};
 use crate::error::CatalogError;
 use crate::types::TableInfo;
-use iofit_model::units::MiBps;
+use iofit_model::units::{Iops, MiBps};
 use serde::{Deserialize, Serialize};
 
 /// The Google Cloud data files built into the binary.
@@ -68,7 +68,7 @@ pub struct PdType {
     /// MiB/s per GiB, reads and writes alike.
     pub throughput_mib_s_per_gib: f64,
     /// IOPS a VM gets from this type whatever its size (counted once per VM).
-    pub baseline_iops: f64,
+    pub baseline_iops: Iops,
     pub baseline_mib_s: MiBps,
     /// A total below this many GiB performs as this many (gcpdiag: "upto first 100GB,
     /// pd-standard disks have fixed IO limits"); `None`: the rate holds from 1 GiB.
@@ -93,8 +93,8 @@ pub struct VmPdLimit {
     pub vcpu_min: u32,
     /// `None`: this many vCPUs or more.
     pub vcpu_max: Option<u32>,
-    pub read_iops: f64,
-    pub write_iops: f64,
+    pub read_iops: Iops,
+    pub write_iops: Iops,
     pub read_mib_s: MiBps,
     pub write_mib_s: MiBps,
 }
@@ -456,7 +456,7 @@ fn check_disk_type(row: &PdType) -> Result<(), FieldProblem> {
             "throughput_mib_s_per_gib",
             Some(row.throughput_mib_s_per_gib),
         ),
-        ("baseline_iops", Some(row.baseline_iops)),
+        ("baseline_iops", Some(row.baseline_iops.get())),
         ("baseline_mib_s", Some(row.baseline_mib_s.get())),
     ])?;
     if row.read_iops_per_gib <= 0.0 && row.write_iops_per_gib <= 0.0 {
@@ -470,8 +470,8 @@ fn check_disk_type(row: &PdType) -> Result<(), FieldProblem> {
 
 fn check_vm_limit(row: &VmPdLimit) -> Result<(), FieldProblem> {
     check_numbers(&[
-        ("read_iops", Some(row.read_iops)),
-        ("write_iops", Some(row.write_iops)),
+        ("read_iops", Some(row.read_iops.get())),
+        ("write_iops", Some(row.write_iops.get())),
         ("read_mib_s", Some(row.read_mib_s.get())),
         ("write_mib_s", Some(row.write_mib_s.get())),
     ])?;

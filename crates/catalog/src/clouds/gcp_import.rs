@@ -176,7 +176,10 @@ mod tests {
         assert_eq!(highmem.max_persistent_disks, Some(128));
         // The family's built-in limits apply to the imported type: n2d, 2-7 vCPUs, pd-ssd.
         let limit = catalog.vm_limit(highmem, "pd-ssd").unwrap();
-        assert_eq!((limit.read_iops, limit.read_mib_s.get()), (15_000.0, 240.0));
+        assert_eq!(
+            (limit.read_iops.get(), limit.read_mib_s.get()),
+            (15_000.0, 240.0)
+        );
         assert!(catalog
             .machine_price("n2d-highmem-4", "us-central1")
             .is_none());

@@ -10,6 +10,7 @@
 //! what is missing, so a plan can say why the type was left out.
 
 use crate::clouds::aws::{check_numbers, FieldProblem};
+use iofit_model::units::{Iops, MiBps};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -42,8 +43,8 @@ pub struct ProvisionedType {
     /// Least MiB/s per TiB of size (Hyperdisk Throughput).
     pub mib_s_min_per_tib: Option<f64>,
     /// IOPS and MiB/s every disk has without being billed for them (Hyperdisk Balanced).
-    pub included_iops: Option<f64>,
-    pub included_mib_s: Option<f64>,
+    pub included_iops: Option<Iops>,
+    pub included_mib_s: Option<MiBps>,
     /// MiB/s that come with each 1,000 provisioned IOPS (Hyperdisk Extreme).
     pub mib_s_per_1000_iops: Option<f64>,
     /// IOPS that come with each provisioned MiB/s (Hyperdisk Throughput).
@@ -118,8 +119,8 @@ pub(crate) fn check_provisioned(row: &ProvisionedType) -> Result<(), FieldProble
         ("mib_s_min", row.mib_s_min),
         ("mib_s_max", row.mib_s_max),
         ("mib_s_min_per_tib", row.mib_s_min_per_tib),
-        ("included_iops", row.included_iops),
-        ("included_mib_s", row.included_mib_s),
+        ("included_iops", row.included_iops.map(Iops::get)),
+        ("included_mib_s", row.included_mib_s.map(MiBps::get)),
         ("mib_s_per_1000_iops", row.mib_s_per_1000_iops),
         ("iops_per_mib_s", row.iops_per_mib_s),
     ])?;

@@ -59,7 +59,7 @@ fn the_tables_hold_googles_figures() {
         (30.0, 0.48)
     );
     assert_eq!(
-        (ssd.baseline_iops, ssd.baseline_mib_s.get()),
+        (ssd.baseline_iops.get(), ssd.baseline_mib_s.get()),
         (6000.0, 240.0)
     );
     // n-family.json: an N2 with 16-31 vCPUs takes 25,000 pd-ssd IOPS, 1,200 MiB/s; with 64 or
@@ -67,12 +67,12 @@ fn the_tables_hold_googles_figures() {
     let n2_16 = catalog.machine_type("n2-standard-16").unwrap();
     let limit = catalog.vm_limit(n2_16, "pd-ssd").unwrap();
     assert_eq!(
-        (limit.read_iops, limit.read_mib_s.get()),
+        (limit.read_iops.get(), limit.read_mib_s.get()),
         (25_000.0, 1200.0)
     );
     let n2_128 = catalog.machine_type("n2-standard-128").unwrap();
     assert_eq!(
-        catalog.vm_limit(n2_128, "pd-ssd").unwrap().read_iops,
+        catalog.vm_limit(n2_128, "pd-ssd").unwrap().read_iops.get(),
         100_000.0
     );
     // pricing.yml: n2-standard-8 in us-central1 is 8 x $0.031611 + 32 x $0.004237 an hour.
@@ -130,7 +130,7 @@ fn provisioned_types_hold_the_pages_rules_and_say_what_is_missing() {
     );
     assert_eq!(
         (balanced.included_iops, balanced.included_mib_s),
-        (Some(3_000.0), Some(140.0))
+        (Some(Iops(3_000.0)), Some(MiBps(140.0)))
     );
     // Not on the stored pages: left out, not guessed.
     assert_eq!(balanced.iops_max_per_gib, None);
@@ -144,7 +144,7 @@ fn provisioned_types_hold_the_pages_rules_and_say_what_is_missing() {
     let n2_64 = catalog.machine_type("n2-standard-64").unwrap();
     let limit = catalog.vm_limit(n2_64, "pd-extreme").unwrap();
     assert_eq!(
-        (limit.read_iops, limit.write_mib_s.get()),
+        (limit.read_iops.get(), limit.write_mib_s.get()),
         (120_000.0, 3_000.0)
     );
     let pd_extreme = catalog.provisioned_type("pd-extreme").unwrap();
