@@ -13,6 +13,7 @@
 //! is given the least size, IOPS and MiB/s that carry its volume
 //! ([`crate::clouds_gcp_provisioned`]), billed by the GiB, the IOPS and the MiB/s.
 
+use crate::clouds_gcp_note::GcpPlanNote;
 use crate::clouds_gcp_provisioned::{price_parts, size_group};
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType, PdType};
 use iofit_catalog::clouds::gcp_provisioned::ProvisionedType;
@@ -84,7 +85,7 @@ pub struct GcpDesign {
 pub struct GcpPlan {
     pub designs: Vec<GcpDesign>,
     pub machine_types_considered: usize,
-    pub notes: Vec<String>,
+    pub notes: Vec<GcpPlanNote>,
 }
 
 /// The demand a requirement puts on its disk (without headroom).
@@ -438,7 +439,7 @@ pub fn plan_gcp(
 
 /// Why nothing fits, in the catalog's own terms: the largest per-VM limits of the disk types
 /// a plan in `region` uses.
-fn largest_limits_note(catalog: &GcpCatalog, region: &str) -> String {
+fn largest_limits_note(catalog: &GcpCatalog, region: &str) -> GcpPlanNote {
     let planned: Vec<&str> = catalog
         .disk_types
         .iter()
@@ -458,14 +459,13 @@ fn largest_limits_note(catalog: &GcpCatalog, region: &str) -> String {
             .map(f)
             .fold(0.0, f64::max)
     };
-    format!(
-        "no machine type carries the requirements with the headroom kept: the largest per-VM disk limits of the types planned ({}) are {:.0} read / {:.0} write IOPS and {:.0} MiB/s read / {:.0} MiB/s write",
-        planned.join(", "),
-        most(|l| l.read_iops.get()),
-        most(|l| l.write_iops.get()),
-        most(|l| l.read_mib_s.get()),
-        most(|l| l.write_mib_s.get())
-    )
+    GcpPlanNote::NoneFits {
+        types: planned.iter().map(|t| t.to_string()).collect(),
+        read_iops: most(|l| l.read_iops.get()),
+        write_iops: most(|l| l.write_iops.get()),
+        read_mib_s: most(|l| l.read_mib_s.get()),
+        write_mib_s: most(|l| l.write_mib_s.get()),
+    }
 }
 
 fn notes(
@@ -473,72 +473,63 @@ fn notes(
     options: &GcpPlanOptions,
     unpriced: &[String],
     volumes: usize,
-) -> Vec<String> {
+) -> Vec<GcpPlanNote> {
     let mut notes = Vec::new();
     if !unpriced.is_empty() {
-        notes.push(format!(
-            "{} machine types left out: no sourced {} price ({})",
-            unpriced.len(),
-            options.region,
-            unpriced.join(", ")
-        ));
+        notes.push(GcpPlanNote::Unpriced {
+            region: options.region.clone(),
+            machine_types: unpriced.to_vec(),
+        });
     }
     if catalog
         .machine_prices
         .iter()
         .all(|p| p.region != options.region)
     {
-        notes.push(format!(
-            "no prices for {}; sourced regions: {}",
-            options.region,
-            catalog.priced_regions().join(", ")
-        ));
+        notes.push(GcpPlanNote::NoRegionPrices {
+            region: options.region.clone(),
+            sourced: catalog.priced_regions(),
+        });
     }
     if volumes > MAX_VOLUMES_MIXED {
-        notes.push(format!(
-            "more than {MAX_VOLUMES_MIXED} volumes: one disk type for all of them"
-        ));
+        notes.push(GcpPlanNote::OneDiskType {
+            max_volumes: MAX_VOLUMES_MIXED,
+        });
     }
-    notes.push("Persistent Disk performance is the VM's: baseline + per-GiB rate x the GiB of each type attached, capped by the machine's limit for its vCPU count (Google, About Persistent Disk performance); disks are sized for IOPS and MiB/s as well as capacity, and bought by the GiB only".into());
-    notes.push("each disk type has its own per-VM limit (as Google's tables give them); whether disks of different types also share one limit is not sourced, and CPU and memory are not sized".into());
+    notes.push(GcpPlanNote::PersistentDiskModel);
+    notes.push(GcpPlanNote::PerTypeLimits);
     notes.extend(provisioned_notes(catalog, &options.region));
     notes
 }
 
 /// One note per provisioned type (pd-extreme, Hyperdisk): how a planned one is sized and
 /// billed, or which facts a plan would need and no table gives.
-pub fn provisioned_notes(catalog: &GcpCatalog, region: &str) -> Vec<String> {
+pub fn provisioned_notes(catalog: &GcpCatalog, region: &str) -> Vec<GcpPlanNote> {
     catalog
         .provisioned_types
         .iter()
         .map(|row| {
             let gaps = catalog.planning_gaps(row, region);
             if !gaps.is_empty() {
-                return format!("{} not planned: {} not sourced", row.name, gaps.join("; "));
+                return GcpPlanNote::ProvisionedNotPlanned {
+                    disk_type: row.name.clone(),
+                    gaps,
+                };
             }
-            let families: Vec<String> = {
-                let mut f: Vec<String> = catalog
-                    .machine_types
-                    .iter()
-                    .filter(|m| catalog.vm_limit(m, &row.name).is_some())
-                    .map(|m| m.family.clone())
-                    .collect();
-                f.sort();
-                f.dedup();
-                f
-            };
-            let throughput = match &row.throughput_by_size_as {
-                Some(name) => format!("its MiB/s are {name}'s by the size of all its disks (as Google's gcpdiag computes it)"),
-                None => "its MiB/s are what it is given or what its IOPS bring".to_string(),
-            };
-            format!(
-                "{} planned: each disk is given the least size and IOPS{} that carry its volume, billed per GiB, per IOPS{}; {throughput}; only on {} machine types, the ones whose per-VM {} limits are sourced",
-                row.name,
-                if row.bills("throughput") { " and MiB/s" } else { "" },
-                if row.bills("throughput") { " and per MiB/s" } else { "" },
-                families.join(", "),
-                row.name
-            )
+            let mut families: Vec<String> = catalog
+                .machine_types
+                .iter()
+                .filter(|m| catalog.vm_limit(m, &row.name).is_some())
+                .map(|m| m.family.clone())
+                .collect();
+            families.sort();
+            families.dedup();
+            GcpPlanNote::ProvisionedPlanned {
+                disk_type: row.name.clone(),
+                bills_throughput: row.bills("throughput"),
+                throughput_by_size_as: row.throughput_by_size_as.clone(),
+                families,
+            }
         })
         .collect()
 }

@@ -155,10 +155,11 @@ fn fifteen_hundred_mb_s_sequential_takes_pd_extreme() {
     let plan = plan_gcp(&huge, &catalog(), &GcpPlanOptions::default());
     assert!(plan.designs.is_empty());
     assert!(
-        plan.notes[0].contains("4000 MiB/s read"),
+        matches!(plan.notes[0], GcpPlanNote::NoneFits { read_mib_s, .. } if read_mib_s == 4000.0),
         "{}",
         plan.notes[0]
     );
+    assert!(plan.notes[0].to_string().contains("4000 MiB/s read"));
     let smaller = requirements(vec![volume("scan", 0.0, 1000.0, 1024, 100.0, 500.0)]);
     let plan = plan_gcp(&smaller, &catalog(), &GcpPlanOptions::default());
     check_designs(&plan, &smaller);
@@ -254,10 +255,14 @@ fn regions_price_the_same_design() {
     };
     let plan = plan_gcp(&requirements, &catalog(), &options);
     assert!(plan.designs.is_empty());
+    assert!(plan.notes.iter().any(|n| matches!(
+        n,
+        GcpPlanNote::NoRegionPrices { region, .. } if region == "us-west1"
+    )));
     assert!(plan
         .notes
         .iter()
-        .any(|n| n.starts_with("no prices for us-west1")));
+        .any(|n| n.to_string().starts_with("no prices for us-west1")));
 }
 
 /// pd-extreme is planned in us-central1 and says how; each Hyperdisk type is not, and the
@@ -274,13 +279,14 @@ fn provisioned_types_are_planned_or_named_with_the_facts_they_lack() {
             .iter()
             .all(|d| d.spec.disk_type.starts_with("pd-") && d.spec.disk_type != "pd-extreme"));
     }
-    let unplanned: Vec<&String> = plan
+    let unplanned: Vec<String> = plan
         .notes
         .iter()
-        .filter(|n| n.contains(" not planned: "))
+        .filter(|n| matches!(n, GcpPlanNote::ProvisionedNotPlanned { .. }))
+        .map(ToString::to_string)
         .collect();
     assert_eq!(unplanned.len(), 3, "{:?}", plan.notes);
-    assert!(plan.notes.iter().any(|n| n.starts_with("pd-extreme planned: each disk is given the least size and IOPS that carry its volume, billed per GiB, per IOPS; its MiB/s are pd-ssd's by the size of all its disks (as Google's gcpdiag computes it); only on n2 machine types")), "{:?}", plan.notes);
+    assert!(plan.notes.iter().any(|n| n.to_string().starts_with("pd-extreme planned: each disk is given the least size and IOPS that carry its volume, billed per GiB, per IOPS; its MiB/s are pd-ssd's by the size of all its disks (as Google's gcpdiag computes it); only on n2 machine types")), "{:?}", plan.notes);
     assert!(
         unplanned
             .iter()
@@ -299,9 +305,13 @@ fn provisioned_types_are_planned_or_named_with_the_facts_they_lack() {
     };
     let notes = provisioned_notes(&catalog(), &options.region);
     assert_eq!(
-        notes[0],
+        notes[0].to_string(),
         "pd-extreme not planned: provisioned IOPS price per IOPS-month in europe-west3 not sourced"
     );
+    assert!(matches!(
+        &notes[0],
+        GcpPlanNote::ProvisionedNotPlanned { disk_type, gaps } if disk_type == "pd-extreme" && gaps.len() == 1
+    ));
 }
 
 /// pd-standard below 100 GiB performs as 100 GiB (gcpdiag): a small cold volume needing 70 read
@@ -335,7 +345,11 @@ fn a_file_with_a_missing_price_makes_the_type_planned_in_its_region() {
         )
         .unwrap();
     let notes = provisioned_notes(&catalog, "europe-west3");
-    assert!(notes[0].starts_with("pd-extreme planned: "), "{}", notes[0]);
+    assert!(
+        matches!(&notes[0], GcpPlanNote::ProvisionedPlanned { disk_type, .. } if disk_type == "pd-extreme"),
+        "{}",
+        notes[0]
+    );
     let requirements = requirements(vec![volume("db", 100_000.0, 0.0, 8, 100.0, 1000.0)]);
     let options = GcpPlanOptions {
         region: "europe-west3".into(),
@@ -423,7 +437,7 @@ fn hyperdisk_balanced_is_planned_when_a_file_adds_its_facts() {
     let inputs = [(disk.spec.clone(), demand_of(&requirements.volumes[0]))];
     let prediction = model::predict(&catalog, machine, &inputs).unwrap();
     assert!(prediction.meets && prediction.headroom_pct >= 10.0 - 1e-6);
-    assert!(plan.notes.iter().any(|n| n.starts_with(
+    assert!(plan.notes.iter().any(|n| n.to_string().starts_with(
         "hyperdisk-balanced planned: each disk is given the least size and IOPS and MiB/s"
     )));
 }

@@ -51,6 +51,7 @@ use iofit_model::Requirements;
 mod cheaper;
 pub mod clouds;
 pub mod clouds_gcp;
+mod clouds_gcp_note;
 pub mod clouds_gcp_provisioned;
 mod clouds_note;
 mod disk_rules;
@@ -70,6 +71,7 @@ mod vm_trials;
 mod volume_options;
 
 pub use cheaper::{next_cheaper_design, CheaperDesign};
+pub use clouds_gcp_note::GcpPlanNote;
 pub use disk_rules::{choose_caching, choose_stripe};
 use impossible::{impossible_reasons, plan_notes, requirement_totals};
 pub use impossible_reason::{ImpossibleReason, VmRate};

@@ -7,6 +7,7 @@ use iofit_catalog::clouds::gcp::GcpCatalog;
 use iofit_model::units::group_thousands;
 use iofit_model::Bytes;
 use iofit_planner::clouds_gcp::{demand_of, GcpDesign, GcpPlan, GcpPlannedDisk};
+use iofit_planner::GcpPlanNote;
 use iofit_predict::gcp::{self as model, GcpDemand, GcpPrediction};
 use std::path::{Path, PathBuf};
 
@@ -162,7 +163,12 @@ pub fn plan_text(plan: &GcpPlan) -> String {
 /// headroom and price basis.
 pub fn plan_block(plan: &GcpPlan) -> String {
     let Some(design) = plan.designs.first() else {
-        let why = plan.notes.first().cloned().unwrap_or_default();
+        let why = plan
+            .notes
+            .iter()
+            .find(|n| matches!(n, GcpPlanNote::NoneFits { .. }))
+            .map(ToString::to_string)
+            .unwrap_or_default();
         return format!("Google Cloud: no design meets the requirements ({why})\n");
     };
     let mut text = format!(
