@@ -28,6 +28,27 @@ pub fn repo_path(relative: &str) -> PathBuf {
         .join(relative)
 }
 
+/// The workspace's `crates/` directory, where the source scans (function length, file
+/// length, unit fields...) start.
+pub fn crates_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every `.rs` file under `dir`, at any depth, added to `out` (a missing `dir` adds none).
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
 /// A path under the repository's `tests/data`.
 pub fn test_data(relative: &str) -> PathBuf {
     repo_path("tests/data").join(relative)

@@ -16,31 +16,14 @@
 //! test, and so does a listed one that is no longer over it (remove its line), so the list can
 //! only shrink.
 
-use std::path::{Path, PathBuf};
+use iofit_testkit::{crates_dir, rust_files};
+use std::path::Path;
 
 const MAX_LINES: usize = 1000;
 
 /// Files over the limit when this test was written (relative to `crates/`).
 /// Remove a line when its file is split; never add one.
 const KNOWN: &[&str] = &[];
-
-fn crates_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// A file that holds only a test module, by the workspace's naming convention.
 fn is_test_file(path: &Path) -> bool {

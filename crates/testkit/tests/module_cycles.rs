@@ -8,16 +8,13 @@
 //! finds the strongly connected components of that graph. `KNOWN` lists the cycles the code
 //! has today; a cycle that is not inside one of them fails the test, so they can only shrink.
 
+use iofit_testkit::crates_dir;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Cycles present when this test was written, each as its files (relative to `crates/`).
 /// Remove a line when its cycle is gone; never add one.
 const KNOWN: &[&[&str]] = &[];
-
-fn crates_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// Library source files of one crate, by module path (`[]` is lib.rs).
 fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {

@@ -8,6 +8,7 @@
 //! the lines that are not code left out: comments (a doc example is a doctest), test modules
 //! (`#[cfg(test)]` to the end of the file), test files and insta snapshots.
 
+use iofit_testkit::crates_dir;
 use std::path::{Path, PathBuf};
 
 const NAMES: &[&str] = &["\"iodepth\"", "\"numjobs\"", "\"runtime\""];
@@ -32,10 +33,6 @@ const ALLOWED: &[(&str, &str)] = &[
          the job-file parser)",
     ),
 ];
-
-fn crates_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

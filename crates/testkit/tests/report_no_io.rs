@@ -9,8 +9,9 @@
 //! shrink: a listed crate report no longer depends on, or that no longer does IO, fails too,
 //! so that its line is removed.
 
+use iofit_testkit::crates_dir;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Workspace crates that do IO and that report still depends on. Remove a line when its types
 /// have moved below it (into `iofit-model`); never add one.
@@ -26,10 +27,6 @@ const IO_WORDS: &[&str] = &[
     "std::net",
     "iofit_safefs",
 ];
-
-fn crates_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// The text without `#[cfg(test)]` items (to the end of their block or `;`) and `//` comments.
 fn library_text(text: &str) -> String {

@@ -10,7 +10,7 @@
 //! take `Result<T, String>`) is left out. `KNOWN` lists the files that still have some, with
 //! how many; it is empty now and may only stay so (a file over its count fails).
 
-use std::path::{Path, PathBuf};
+use iofit_testkit::{crates_dir, rust_files};
 
 /// Files with `Result<_, String>` when this test was written (relative to `crates/`), and
 /// how many. Lower a count or remove a line as they go; never add one.
@@ -18,24 +18,6 @@ const KNOWN: &[(&str, usize)] = &[];
 
 /// Crates that are not libraries: their `src` is not scanned.
 const BINARIES: &[&str] = &["iofit"];
-
-fn crates_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// `text` with comments, string literals (raw too) and char literals replaced by spaces,
 /// newlines kept so positions still map to lines.

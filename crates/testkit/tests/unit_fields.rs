@@ -9,8 +9,9 @@
 //! so the list stays the state of the code. Test modules and test files are not counted; the
 //! binary crate and testkit are not library crates.
 
+use iofit_testkit::{crates_dir, rust_files};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Unit suffixes `iofit_model::units` has a type for.
 const SUFFIXES: &[&str] = &["_mb_s", "_mib_s", "_iops", "_bytes", "_bytes_s"];
@@ -29,24 +30,6 @@ const KNOWN: &[(&str, usize)] = &[
     ("predict", 0),
     ("verdict", 1),
 ];
-
-fn crates_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// A field line `pub name_unit: f64,` (or `Option<u64>`) with a unit suffix and a bare type.
 fn bare_unit_field(line: &str) -> Option<&str> {
