@@ -9,6 +9,12 @@
 //!   8192 bytes, `1m` = 1 MiB. The seed's IO-size table uses the same convention ("1 MB = 1024 KB").
 //! - [`Bytes::parse_with_base`] takes an explicit base for the odd places (fio's `KB` with
 //!   `kb_base=1000`, sar's kB) that count in powers of ten.
+//! - Time: [`Seconds`], [`Millis`], [`Micros`] and [`Nanos`] are spans (generic over `f64` or
+//!   `u64`, so JSON keeps its form); [`UnixSeconds`] and [`UnixMillis`] are instants;
+//!   [`Latency`] is one request's time, printed in whichever unit reads best.
+
+mod time;
+pub use time::{Micros, Millis, Nanos, Seconds, UnixMillis, UnixSeconds};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

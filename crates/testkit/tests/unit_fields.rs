@@ -21,18 +21,59 @@ const NOT_LIBRARIES: &[&str] = &["iofit", "testkit"];
 /// (crate, bare-typed unit fields) today. Lower a number when a crate's fields take their
 /// unit's type; never raise one.
 const KNOWN: &[(&str, usize)] = &[
-    ("blockdata", 0),
-    ("catalog", 0),
-    ("emulate", 6),
-    ("engine", 1),
-    ("model", 1),
-    ("planner", 0),
-    ("predict", 0),
+    ("emulate", 9),
+    ("engine", 3),
+    ("fswork", 3),
+    ("model", 3),
+    ("planner", 1),
+    ("predict", 10),
+    ("procedure", 1),
+    ("report", 2),
+    ("stats", 1),
+    ("verdict", 2),
+];
+
+/// Time suffixes `iofit_model::units` has a type for: `Seconds`, `Millis`, `Micros`, `Nanos`
+/// (and `UnixSeconds`/`UnixMillis` for instants). `_s` means seconds unless it ends a rate
+/// (`_mb_s`, `_per_s` ...): a per-second count is named `_per_s` so that `_s` has one meaning.
+const TIME_SUFFIXES: &[&str] = &["_seconds", "_secs", "_ms", "_us", "_ns", "_s"];
+const RATE_ENDINGS: &[&str] = &["_mb_s", "_mib_s", "_kib_s", "_bytes_s", "_per_s"];
+
+/// Which kind of unit a bare-typed field names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Bytes, IOPS, MB/s, MiB/s, bytes/s.
+    Amount,
+    /// Seconds, milliseconds, microseconds, nanoseconds.
+    Time,
+}
+
+/// (crate, bare-typed time fields) today, the same way.
+const KNOWN_TIME: &[(&str, usize)] = &[
+    ("emulate", 1),
+    ("engine", 27),
+    ("fswork", 12),
+    ("model", 5),
+    ("predict", 8),
+    ("procedure", 25),
+    ("profile", 13),
+    ("remote", 4),
+    ("report", 13),
+    ("stats", 29),
     ("verdict", 1),
 ];
 
 /// A field line `pub name_unit: f64,` (or `Option<u64>`) with a unit suffix and a bare type.
 fn bare_unit_field(line: &str) -> Option<&str> {
+    bare_field(line).and_then(|(name, kind)| (kind == Kind::Amount).then_some(name))
+}
+
+/// A field line `pub name_ms: f64,` (or `Option<u64>`) with a time suffix and a bare type.
+fn bare_time_field(line: &str) -> Option<&str> {
+    bare_field(line).and_then(|(name, kind)| (kind == Kind::Time).then_some(name))
+}
+
+fn bare_field(line: &str) -> Option<(&str, Kind)> {
     let rest = line.trim().strip_prefix("pub ")?;
     let (name, ty) = rest.split_once(':')?;
     let name = name.trim();
@@ -42,17 +83,26 @@ fn bare_unit_field(line: &str) -> Option<&str> {
     {
         return None;
     }
+    // `mb_s` alone names its unit as much as `throughput_mb_s` does.
+    let underscored = format!("_{name}");
+    let ends = |suffixes: &[&str]| suffixes.iter().any(|s| underscored.ends_with(s));
     // `x_per_y` is a ratio (MiB/s per 1,000 IOPS, IOPS per MiB/s), not an amount of the unit
     // its name ends in: no unit type fits it.
-    if !SUFFIXES.iter().any(|s| name.ends_with(s)) || name.contains("_per_") {
+    let kind = if name.contains("_per_") {
         return None;
-    }
+    } else if ends(SUFFIXES) {
+        Kind::Amount
+    } else if ends(TIME_SUFFIXES) && !ends(RATE_ENDINGS) {
+        Kind::Time
+    } else {
+        return None;
+    };
     let ty = ty.trim().trim_end_matches(',').trim();
     let inner = ty
         .strip_prefix("Option<")
         .and_then(|t| t.strip_suffix('>'))
         .unwrap_or(ty);
-    BARE.contains(&inner).then_some(name)
+    BARE.contains(&inner).then_some((name, kind))
 }
 
 /// The lines of a file outside its top-level `#[cfg(test)]` modules.
@@ -86,7 +136,7 @@ fn is_test_file(path: &Path) -> bool {
 }
 
 /// Each library crate's bare-typed unit fields, with where they are.
-fn found() -> BTreeMap<String, Vec<String>> {
+fn found(scan: fn(&str) -> Option<&str>) -> BTreeMap<String, Vec<String>> {
     let root = crates_dir();
     let mut by_crate = BTreeMap::new();
     for entry in std::fs::read_dir(&root).unwrap().flatten() {
@@ -100,7 +150,7 @@ fn found() -> BTreeMap<String, Vec<String>> {
         for file in files.iter().filter(|f| !is_test_file(f)) {
             let text = std::fs::read_to_string(file).unwrap();
             for line in library_lines(&text) {
-                if let Some(field) = bare_unit_field(line) {
+                if let Some(field) = scan(line) {
                     let at = file.strip_prefix(&root).unwrap().display();
                     fields.push(format!("{at}: {field}"));
                 }
@@ -113,18 +163,20 @@ fn found() -> BTreeMap<String, Vec<String>> {
     by_crate
 }
 
-#[test]
-fn unit_fields_take_their_units_type_and_the_count_only_shrinks() {
-    let found = found();
-    let known: BTreeMap<&str, usize> = KNOWN.iter().copied().collect();
+/// The crates above their KNOWN number (a new bare field) or below it (KNOWN is stale).
+fn over_or_under(
+    found: &BTreeMap<String, Vec<String>>,
+    known: &[(&str, usize)],
+    types: &str,
+) -> Vec<String> {
+    let known: BTreeMap<&str, usize> = known.iter().copied().collect();
     let mut problems = Vec::new();
-    for (krate, fields) in &found {
+    for (krate, fields) in found {
         let allowed = known.get(krate.as_str()).copied().unwrap_or(0);
         if fields.len() > allowed {
             problems.push(format!(
                 "{krate}: {} public fields name a unit but hold a bare number (at most {allowed}); \
-                 give the new one its type from iofit_model::units (MBps, MiBps, Iops, Bytes, \
-                 BytesPerSecond):\n  {}",
+                 give the new one its type from iofit_model::units ({types}):\n  {}",
                 fields.len(),
                 fields.join("\n  ")
             ));
@@ -138,8 +190,28 @@ fn unit_fields_take_their_units_type_and_the_count_only_shrinks() {
             ));
         }
     }
+    problems
+}
+
+#[test]
+fn unit_fields_take_their_units_type_and_the_count_only_shrinks() {
+    let found = found(bare_unit_field);
+    let problems = over_or_under(&found, KNOWN, "MBps, MiBps, Iops, Bytes, BytesPerSecond");
     let total: usize = found.values().map(Vec::len).sum();
     eprintln!("bare-typed unit fields in library crates: {total}");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn time_fields_take_their_units_type_and_the_count_only_shrinks() {
+    let found = found(bare_time_field);
+    let problems = over_or_under(
+        &found,
+        KNOWN_TIME,
+        "Seconds, Millis, Micros, Nanos, UnixSeconds, UnixMillis",
+    );
+    let total: usize = found.values().map(Vec::len).sum();
+    eprintln!("bare-typed time fields in library crates: {total}");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -166,6 +238,19 @@ fn the_scan_sees_bare_unit_fields_and_not_typed_ones() {
     );
     let text =
         "pub a_iops: f64,\n#[cfg(test)]\nmod tests {\n    pub b_iops: f64,\n}\npub c_bytes: u64,\n";
+    assert_eq!(bare_unit_field("    pub mb_s: Option<f64>,"), Some("mb_s"));
+    assert_eq!(
+        bare_time_field("    pub runtime_ns: u64,"),
+        Some("runtime_ns")
+    );
+    assert_eq!(
+        bare_time_field("    pub elapsed_s: f64,"),
+        Some("elapsed_s")
+    );
+    assert_eq!(bare_time_field("    pub reads_per_s: f64,"), None);
+    assert_eq!(bare_time_field("    pub throughput_mb_s: f64,"), None);
+    assert_eq!(bare_time_field("    pub runtime: Seconds,"), None);
+    assert_eq!(bare_time_field("    pub runtime_ns: Nanos<u64>,"), None);
     let counted: Vec<_> = library_lines(text)
         .into_iter()
         .filter_map(bare_unit_field)
