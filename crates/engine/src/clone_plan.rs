@@ -7,7 +7,7 @@ use crate::distribution::BlockPicker;
 use crate::engine::Op;
 use crate::random::SplitMix64;
 use crate::sequence::Sequence;
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Nanos, UnixMillis};
 use iofit_stats::{DirectionStats, SeriesMerger};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -113,9 +113,9 @@ pub struct ClonePlan {
     pub pickers: Vec<Option<BlockPicker>>,
     pub seed: u64,
     pub depth: u32,
-    pub start_delay_ns: u64,
-    pub ramp_ns: u64,
-    pub runtime_ns: Option<u64>,
+    pub start_delay_ns: Nanos<u64>,
+    pub ramp_ns: Nanos<u64>,
+    pub runtime_ns: Option<Nanos<u64>>,
     /// Bytes to move before stopping (size, or io_limit: one loop, each loop being a pass of
     /// its own, see each_loop.rs); None: until runtime.
     pub budget_bytes: Option<Bytes>,
@@ -124,7 +124,7 @@ pub struct ClonePlan {
     pub fsync_every: u32,
     pub fdatasync_every: u32,
     pub end_fsync: bool,
-    pub interval_ns: u64,
+    pub interval_ns: Nanos<u64>,
     /// Most IOs handed to the kernel in one submit call (fio's `iodepth_batch_submit`).
     pub submit_batch: usize,
     /// What writes hold and how reads are checked (verify, content).
@@ -178,14 +178,14 @@ pub struct EarlierMeasured {
     pub read: DirectionStats,
     pub write: DirectionStats,
     pub trim: DirectionStats,
-    pub runtime_ns: u64,
+    pub runtime_ns: Nanos<u64>,
 }
 
 /// What a clone's earlier loops completed (fio `unlink_each_loop` runs each loop as a pass).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EarlierLoops {
     pub ios: u64,
-    pub bytes: u64,
+    pub bytes: Bytes,
     /// Interval indexes the earlier loops used: this pass's intervals are numbered after them.
     pub intervals: u64,
 }
@@ -225,8 +225,8 @@ impl ClonePlan {
             pickers: vec![None],
             seed: 1,
             depth: 1,
-            start_delay_ns: 0,
-            ramp_ns: 0,
+            start_delay_ns: Nanos(0),
+            ramp_ns: Nanos(0),
             runtime_ns: None,
             budget_bytes: None,
             rate_iops: [None, None],
@@ -234,7 +234,7 @@ impl ClonePlan {
             fsync_every: 0,
             fdatasync_every: 0,
             end_fsync: false,
-            interval_ns: 1_000_000_000,
+            interval_ns: Nanos(1_000_000_000),
             submit_batch: 1,
             data: Default::default(),
             pacing: Default::default(),
@@ -283,15 +283,15 @@ impl Default for MeasurePlan {
 #[derive(Clone, Debug, Default)]
 pub struct PacingPlan {
     /// Pause after every `think_blocks` completed IOs (0: no pause).
-    pub think_ns: u64,
+    pub think_ns: Nanos<u64>,
     /// Of the pause, the part spent spinning on the CPU instead of sleeping.
-    pub think_spin_ns: u64,
+    pub think_spin_ns: Nanos<u64>,
     pub think_blocks: u32,
     /// Minimum bandwidth and IOPS per direction over each `rate_cycle_ns` window; below
     /// either, the clone ends with an error (as fio does).
     pub min_bytes_per_second: [Option<u64>; 2],
     pub min_iops: [Option<u64>; 2],
-    pub rate_cycle_ns: u64,
+    pub rate_cycle_ns: Nanos<u64>,
     /// Rate-capped IOs arrive with exponential gaps (fio `rate_process=poisson`).
     pub poisson: bool,
     /// fio `latency_target`: search for the deepest queue that meets it.
@@ -305,8 +305,8 @@ pub struct PacingPlan {
 /// fio's `latency_target` search, resolved for one clone.
 #[derive(Clone, Debug)]
 pub struct LatencyTargetPlan {
-    pub target_ns: u64,
-    pub window_ns: u64,
+    pub target_ns: Nanos<u64>,
+    pub window_ns: Nanos<u64>,
     pub percentile: f64,
     /// fio `latency_run`: keep running at the depth found instead of ending.
     pub keep_running: bool,
@@ -340,7 +340,7 @@ pub struct CloneSnapshot {
     pub write: DirectionStats,
     pub trim: DirectionStats,
     /// Measured time so far (0 while ramping).
-    pub runtime_ns: u64,
+    pub runtime_ns: Nanos<u64>,
     /// Counts the snapshots taken, so that the runner tells a fresh one from the last.
     pub generation: u64,
 }
@@ -369,12 +369,12 @@ pub struct CloneOutput {
     pub syncs: u64,
     /// Each fsync/fdatasync of `fsync=`/`fdatasync=` in the measured window (fio's "sync").
     pub sync_latency: iofit_stats::LatencyHistogram,
-    pub runtime_ns: u64,
+    pub runtime_ns: Nanos<u64>,
     /// The verify phase's share of `runtime_ns` (fio counts it as the read runtime, and the
     /// rest as the write runtime); 0 without a verify phase.
-    pub verify_phase_ns: u64,
-    pub usr_ns: u64,
-    pub sys_ns: u64,
+    pub verify_phase_ns: Nanos<u64>,
+    pub usr_ns: Nanos<u64>,
+    pub sys_ns: Nanos<u64>,
     pub context_switches: u64,
     pub error: Option<String>,
     pub interrupted: bool,
@@ -391,7 +391,7 @@ pub struct CloneOutput {
     /// The clone's thread id (fio's `pid=`).
     pub tid: u32,
     /// When measuring began, ms since the Unix epoch.
-    pub start_epoch_ms: u64,
+    pub start_epoch_ms: UnixMillis,
     /// The depth a `latency_target` search was at when the clone ended.
     pub latency_depth: Option<u32>,
     /// IOs that failed with an error the job goes on after (fio's `total_err`), the first

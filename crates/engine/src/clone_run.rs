@@ -8,6 +8,7 @@ use crate::clone_plan::{CloneOutput, ClonePlan, CloneShared, CloneSnapshot, POLL
 use crate::engine::{Engine, Op, SlotMeta};
 use crate::latency_target::LatencySearch;
 use crate::random::SplitMix64;
+use iofit_model::units::{Nanos, UnixMillis};
 use iofit_stats::{Ddir, IntervalAccumulator, IntervalBucket};
 use std::sync::atomic::Ordering;
 
@@ -51,7 +52,7 @@ fn thread_cpu() -> (u64, u64, u64) {
 /// clone the CPU scheduled late after its start gate still began its window when the gate
 /// opened. The clock and the wall clock are read back to back; a pair the CPU split (the
 /// thread preempted between them) is read again, a few times at most.
-fn epoch_ms_at<C: Clock>(clock: &C, at_ns: u64) -> u64 {
+fn epoch_ms_at<C: Clock>(clock: &C, at_ns: u64) -> UnixMillis {
     use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
     const TIGHT_NS: u64 = 50_000;
     let mut wall = SystemTime::now();
@@ -70,7 +71,7 @@ fn epoch_ms_at<C: Clock>(clock: &C, at_ns: u64) -> u64 {
     wall.checked_sub(Duration::from_nanos(late_ns))
         .unwrap_or(wall)
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
+        .map_or(UnixMillis(0), |d| UnixMillis(d.as_millis() as u64))
 }
 
 fn thread_faults() -> (u64, u64) {
@@ -195,7 +196,7 @@ impl<'a, C: Clock> Run<'a, C> {
             offsets: OffsetGen::new(plan),
             out: CloneOutput::default(),
             data: crate::data::DataState::new(&plan.data, &plan.files, plan.depth, plan.seed),
-            series: IntervalAccumulator::new(plan.interval_ns),
+            series: IntervalAccumulator::new(plan.interval_ns.get()),
             measuring: false,
             measure_start: 0,
             ramp_end: 0,
@@ -247,7 +248,7 @@ impl<'a, C: Clock> Run<'a, C> {
                 self.log_action(t, file, "open", None);
             }
         }
-        let delay_ns = self.plan.start_delay_ns;
+        let delay_ns = self.plan.start_delay_ns.get();
         let start = match gate_ns {
             // From the gate, the delay ends when it is due (a stop may end it sooner).
             Some(gate) if delay_ns > 0 => self.pause_until(gate + delay_ns).min(gate + delay_ns),
@@ -261,19 +262,19 @@ impl<'a, C: Clock> Run<'a, C> {
         };
         self.start_ns = start;
         self.rate_start = start;
-        self.ramp_end = start + self.plan.ramp_ns;
-        self.deadline = self.plan.runtime_ns.map(|r| self.ramp_end + r);
+        self.ramp_end = start + self.plan.ramp_ns.get();
+        self.deadline = self.plan.runtime_ns.map(|r| self.ramp_end + r.get());
         self.search = self.plan.pacing.latency_target.as_ref().map(|t| {
             LatencySearch::new(
-                t.target_ns,
-                t.window_ns,
+                t.target_ns.get(),
+                t.window_ns.get(),
                 t.percentile,
                 self.plan.depth,
                 start,
             )
             .with_latency_run(t.keep_running)
         });
-        if self.plan.ramp_ns == 0 {
+        if self.plan.ramp_ns.get() == 0 {
             self.begin_measuring(start);
         }
     }
@@ -341,7 +342,7 @@ impl<'a, C: Clock> Run<'a, C> {
         self.out.tid = unsafe { libc::gettid() } as u32;
         self.out.start_epoch_ms = epoch_ms_at(self.clock, now);
         if let Some(log) = &self.plan.interval_log {
-            log.begin(self.out.start_epoch_ms);
+            log.begin(self.out.start_epoch_ms.get());
         }
         self.out.io_depths = Default::default();
     }
@@ -352,8 +353,10 @@ impl<'a, C: Clock> Run<'a, C> {
         let earlier = &self.plan.earlier_loops;
         cell.ios
             .store(earlier.ios + self.completed, Ordering::Relaxed);
-        cell.bytes
-            .store(earlier.bytes + self.completed_bytes, Ordering::Relaxed);
+        cell.bytes.store(
+            earlier.bytes.as_u64() + self.completed_bytes,
+            Ordering::Relaxed,
+        );
         // One relaxed load per publication; the copy happens once per status interval.
         if cell.snapshot_wanted.load(Ordering::Relaxed) {
             cell.snapshot_wanted.store(false, Ordering::Relaxed);
@@ -381,7 +384,7 @@ impl<'a, C: Clock> Run<'a, C> {
             read.merge(&earlier.read);
             write.merge(&earlier.write);
             trim.merge(&earlier.trim);
-            runtime_ns += earlier.runtime_ns;
+            runtime_ns += earlier.runtime_ns.get();
         }
         let mut slot = self.shared.progress.snapshot.lock().expect("snapshot lock");
         let generation = slot.as_ref().map_or(0, |s| s.generation) + 1;
@@ -389,7 +392,7 @@ impl<'a, C: Clock> Run<'a, C> {
             read,
             write,
             trim,
-            runtime_ns,
+            runtime_ns: Nanos(runtime_ns),
             generation,
         });
     }
@@ -405,10 +408,10 @@ impl<'a, C: Clock> Run<'a, C> {
             self.out.write.total = self.out.write.completion.clone();
         }
         if self.measuring {
-            self.out.runtime_ns = end_ns.saturating_sub(self.measure_start);
+            self.out.runtime_ns = Nanos(end_ns.saturating_sub(self.measure_start));
             let cpu = thread_cpu();
-            self.out.usr_ns = cpu.0.saturating_sub(self.cpu_start.0);
-            self.out.sys_ns = cpu.1.saturating_sub(self.cpu_start.1);
+            self.out.usr_ns = Nanos(cpu.0.saturating_sub(self.cpu_start.0));
+            self.out.sys_ns = Nanos(cpu.1.saturating_sub(self.cpu_start.1));
             self.out.context_switches = cpu.2.saturating_sub(self.cpu_start.2);
             let faults = thread_faults();
             self.out.major_faults = faults.0.saturating_sub(self.faults_start.0);
@@ -422,7 +425,7 @@ impl<'a, C: Clock> Run<'a, C> {
                     log.add(b, shift);
                 }
             };
-            self.series.finish(self.out.runtime_ns, &mut sink);
+            self.series.finish(self.out.runtime_ns.get(), &mut sink);
         }
         // The logs hold every window up to here, also after a stop.
         if let Some(Err(e)) = self.plan.interval_log.as_ref().map(|log| log.finish()) {

@@ -4,6 +4,7 @@
 //! reported as its whole disk, as fio reports it. Files on devices without a block device
 //! (tmpfs, overlay) contribute nothing, and a machine without `/proc/diskstats` reports none.
 
+use iofit_model::units::Millis;
 use iofit_stats::DiskUtil;
 use std::collections::BTreeMap;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -15,12 +16,12 @@ use std::time::Instant;
 pub struct DiskCounters {
     pub read_ios: u64,
     pub read_merges: u64,
-    pub read_ticks_ms: u64,
+    pub read_ticks_ms: Millis<u64>,
     pub write_ios: u64,
     pub write_merges: u64,
-    pub write_ticks_ms: u64,
-    pub io_ticks_ms: u64,
-    pub in_queue_ms: u64,
+    pub write_ticks_ms: Millis<u64>,
+    pub io_ticks_ms: Millis<u64>,
+    pub in_queue_ms: Millis<u64>,
 }
 
 /// Parses `/proc/diskstats` text: device name -> counters. Lines too short are skipped.
@@ -32,17 +33,18 @@ pub fn parse(text: &str) -> BTreeMap<String, DiskCounters> {
             continue;
         }
         let n = |i: usize| fields[i].parse::<u64>().unwrap_or(0);
+        let ms = |i: usize| Millis(n(i));
         out.insert(
             fields[2].to_string(),
             DiskCounters {
                 read_ios: n(3),
                 read_merges: n(4),
-                read_ticks_ms: n(6),
+                read_ticks_ms: ms(6),
                 write_ios: n(7),
                 write_merges: n(8),
-                write_ticks_ms: n(10),
-                io_ticks_ms: n(12),
-                in_queue_ms: n(13),
+                write_ticks_ms: ms(10),
+                io_ticks_ms: ms(12),
+                in_queue_ms: ms(13),
             },
         );
     }
@@ -95,11 +97,11 @@ impl DiskSampler {
 
     /// The change of every disk's counters since [`DiskSampler::start`].
     pub fn finish(self) -> Vec<DiskUtil> {
-        let elapsed_ms = self.start.elapsed().as_millis().max(1) as f64;
+        let elapsed = Millis(self.start.elapsed().as_millis().max(1) as f64);
         let now = read_all();
         self.before
             .iter()
-            .filter_map(|(name, before)| Some(delta(name, before, now.get(name)?, elapsed_ms)))
+            .filter_map(|(name, before)| Some(delta(name, before, now.get(name)?, elapsed)))
             .collect()
     }
 }
@@ -110,19 +112,20 @@ fn read_all() -> BTreeMap<String, DiskCounters> {
         .unwrap_or_default()
 }
 
-/// One disk's use between two readings `elapsed_ms` apart.
-pub fn delta(name: &str, a: &DiskCounters, b: &DiskCounters, elapsed_ms: f64) -> DiskUtil {
+/// One disk's use between two readings `elapsed` apart.
+pub fn delta(name: &str, a: &DiskCounters, b: &DiskCounters, elapsed: Millis) -> DiskUtil {
     let d = |x: u64, y: u64| y.saturating_sub(x);
+    let d_ms = |x: Millis<u64>, y: Millis<u64>| d(x.get(), y.get());
     DiskUtil {
         name: name.to_string(),
         read_ios: d(a.read_ios, b.read_ios),
         write_ios: d(a.write_ios, b.write_ios),
         read_merges: d(a.read_merges, b.read_merges),
         write_merges: d(a.write_merges, b.write_merges),
-        read_ticks: d(a.read_ticks_ms, b.read_ticks_ms),
-        write_ticks: d(a.write_ticks_ms, b.write_ticks_ms),
-        in_queue: d(a.in_queue_ms, b.in_queue_ms),
-        util: (d(a.io_ticks_ms, b.io_ticks_ms) as f64 * 100.0 / elapsed_ms).min(100.0),
+        read_ticks: d_ms(a.read_ticks_ms, b.read_ticks_ms),
+        write_ticks: d_ms(a.write_ticks_ms, b.write_ticks_ms),
+        in_queue: d_ms(a.in_queue_ms, b.in_queue_ms),
+        util: (d_ms(a.io_ticks_ms, b.io_ticks_ms) as f64 * 100.0 / elapsed.get()).min(100.0),
     }
 }
 
@@ -137,13 +140,16 @@ mod tests {
         let loop0 = all["loop0"];
         assert_eq!(
             (loop0.read_ios, loop0.read_merges, loop0.read_ticks_ms),
-            (2_299_919, 910, 1_406_861)
+            (2_299_919, 910, Millis(1_406_861))
         );
         assert_eq!(
             (loop0.write_ios, loop0.write_merges, loop0.write_ticks_ms),
-            (200_381, 38_854, 136_026)
+            (200_381, 38_854, Millis(136_026))
         );
-        assert_eq!((loop0.io_ticks_ms, loop0.in_queue_ms), (73_616, 1_544_242));
+        assert_eq!(
+            (loop0.io_ticks_ms, loop0.in_queue_ms),
+            (Millis(73_616), Millis(1_544_242))
+        );
         assert_eq!(all.len(), 1);
     }
 
@@ -152,10 +158,10 @@ mod tests {
         let a = DiskCounters::default();
         let b = DiskCounters {
             read_ios: 10,
-            io_ticks_ms: 250,
+            io_ticks_ms: Millis(250),
             ..a
         };
-        let util = delta("vda", &a, &b, 1000.0);
+        let util = delta("vda", &a, &b, Millis(1000.0));
         assert_eq!(util.read_ios, 10);
         assert!((util.util - 25.0).abs() < 1e-9);
     }

@@ -11,6 +11,7 @@
 //! `unlink=1`), and `time_based` ignores `loops` (one pass until the runtime is over).
 
 use crate::worker::{CloneOutput, ClonePlan, EarlierLoops, EarlierMeasured, ERROR_LINES};
+use iofit_model::units::Nanos;
 use std::fs::File;
 
 pub use crate::loops::{passes, unlinks_between_loops};
@@ -49,12 +50,12 @@ pub fn run_loops(
         };
         let plan = ClonePlan {
             // Once per job in fio: the delay before the first loop, the ramp at its start.
-            start_delay_ns: 0,
-            ramp_ns: 0,
+            start_delay_ns: Nanos(0),
+            ramp_ns: Nanos(0),
             runtime_ns,
             earlier_loops: EarlierLoops {
                 ios: total.read.ios + total.write.ios + total.trim.ios,
-                bytes: (total.read.io_bytes + total.write.io_bytes + total.trim.io_bytes).as_u64(),
+                bytes: total.read.io_bytes + total.write.io_bytes + total.trim.io_bytes,
                 intervals,
             },
             earlier_measured: Some(std::sync::Arc::new(measured(&total))),
@@ -80,8 +81,8 @@ fn measured(total: &CloneOutput) -> EarlierMeasured {
 
 /// The first interval index free after a pass of `runtime_ns` numbered from `from`: its last,
 /// partial interval is `runtime / interval`, so the next pass starts one after it.
-fn next_interval(from: u64, runtime_ns: u64, interval_ns: u64) -> u64 {
-    from + runtime_ns / interval_ns.max(1) + 1
+fn next_interval(from: u64, runtime_ns: Nanos<u64>, interval_ns: Nanos<u64>) -> u64 {
+    from + runtime_ns.get() / interval_ns.get().max(1) + 1
 }
 
 /// Adds a later loop's output to the clone's: the loops ran one after another, so counts,
@@ -105,7 +106,7 @@ pub fn add_loop(total: &mut CloneOutput, next: CloneOutput) {
     total.io_depths.merge(&next.io_depths);
     total.major_faults += next.major_faults;
     total.minor_faults += next.minor_faults;
-    if total.start_epoch_ms == 0 {
+    if total.start_epoch_ms.get() == 0 {
         total.start_epoch_ms = next.start_epoch_ms;
     }
     if total.tid == 0 {
@@ -131,7 +132,7 @@ mod tests {
 
     fn pass(ios: u64, runtime_ns: u64) -> CloneOutput {
         let mut out = CloneOutput {
-            runtime_ns,
+            runtime_ns: Nanos(runtime_ns),
             ..CloneOutput::default()
         };
         for i in 0..ios {
@@ -145,9 +146,9 @@ mod tests {
     #[test]
     fn loops_add_up_and_later_passes_start_after_the_earlier() {
         let first = ClonePlan {
-            ramp_ns: 5,
-            start_delay_ns: 7,
-            interval_ns: 100,
+            ramp_ns: Nanos(5),
+            start_delay_ns: Nanos(7),
+            interval_ns: Nanos(100),
             ..ClonePlan::random_reads("l", "x", 1 << 20)
         };
         let mut relayouts = 0;
@@ -170,14 +171,14 @@ mod tests {
         assert_eq!(out.write.ios, 30);
         assert_eq!(out.write.io_bytes, iofit_model::Bytes(30 * 4096));
         assert_eq!(out.write.total.count(), 30);
-        assert_eq!(out.runtime_ns, 750);
-        assert_eq!(seen[0], (EarlierLoops::default(), 5, 7));
+        assert_eq!(out.runtime_ns, Nanos(750));
+        assert_eq!(seen[0], (EarlierLoops::default(), Nanos(5), Nanos(7)));
         let second = EarlierLoops {
             ios: 10,
-            bytes: 10 * 4096,
+            bytes: iofit_model::Bytes(10 * 4096),
             intervals: 3,
         };
-        assert_eq!(seen[1], (second, 0, 0));
+        assert_eq!(seen[1], (second, Nanos(0), Nanos(0)));
         assert_eq!(seen[2].0.intervals, 6);
         assert_eq!(seen[2].0.ios, 20);
     }
@@ -201,7 +202,7 @@ mod tests {
         assert_eq!(out.error.as_deref(), Some("unlink_each_loop: no space"));
 
         let timed = ClonePlan {
-            runtime_ns: Some(25),
+            runtime_ns: Some(Nanos(25)),
             ..first.clone()
         };
         let mut runtimes = Vec::new();
@@ -216,7 +217,7 @@ mod tests {
                 pass(1, 10)
             },
         );
-        assert_eq!(runtimes, [Some(25), Some(15), Some(5)]);
+        assert_eq!(runtimes, [Some(Nanos(25)), Some(Nanos(15)), Some(Nanos(5))]);
         assert_eq!(out.write.ios, 3);
 
         // Told to end (exitall, steady state): no further loop starts.

@@ -3,6 +3,7 @@
 //! clone compares its share of the group's IOs with its share of the group's weight; when it is
 //! ahead it does not issue, and waits `flow_sleep` first.
 
+use iofit_model::units::Nanos;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -41,7 +42,7 @@ pub struct FlowPlan {
     pub group: Arc<FlowGroup>,
     pub weight: u64,
     /// How long a clone that is ahead waits before it looks again (fio `flow_sleep`).
-    pub sleep_ns: u64,
+    pub sleep_ns: Nanos<u64>,
 }
 
 /// A running clone's membership: joins the group's weight when made, leaves it (with its IOs)
@@ -71,7 +72,7 @@ impl FlowMember {
         let own_share = self.own_ios as f64 / ios as f64;
         let weight_share = self.plan.weight as f64 / total_weight as f64;
         if own_share > weight_share {
-            return Some(self.plan.sleep_ns);
+            return Some(self.plan.sleep_ns.get());
         }
         group.ios.fetch_add(1, Ordering::Relaxed);
         self.own_ios += 1;
@@ -100,7 +101,7 @@ mod tests {
         let plan = |weight| FlowPlan {
             group: Arc::clone(&group),
             weight,
-            sleep_ns: 1000,
+            sleep_ns: Nanos(1000),
         };
         let (one, eight) = (plan(1), plan(8));
         let mut a = FlowMember::join(&one);

@@ -8,6 +8,7 @@
 //! `bytes x 1,000,000 / completion-latency-ns` (`bw`).
 
 use crate::error::LogError;
+use iofit_model::units::{Millis, Nanos};
 use iofit_safefs::output::{OutputFile, OutputKind};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -65,16 +66,18 @@ impl LogSink {
 /// One completed IO, as the logs see it.
 #[derive(Clone, Copy, Debug)]
 pub struct IoRecord {
-    pub time_ms: u64,
+    /// The log's time column: ms since measuring began, or since the Unix epoch with
+    /// `log_unix_epoch=1` (the log's origin, as fio's, differs by option, not by type).
+    pub time_ms: Millis<u64>,
     pub is_read: bool,
     /// A trim: fio's ddir 2 in the log's third column.
     pub is_trim: bool,
     pub len: u32,
     pub offset: u64,
-    pub total_ns: u64,
-    pub completion_ns: u64,
+    pub total_ns: Nanos<u64>,
+    pub completion_ns: Nanos<u64>,
     /// `None` for synchronous engines (no submission step).
-    pub submission_ns: Option<u64>,
+    pub submission_ns: Option<Nanos<u64>>,
     /// The IO's ioprio value (class << 13 | level), 0: none set.
     pub ioprio: u16,
 }
@@ -97,13 +100,13 @@ impl IoLogPlan {
         for (kind, sink) in &self.sinks {
             let value = match kind {
                 IoLogKind::Bandwidth => (io.len as u64 * 1_000_000)
-                    .checked_div(io.completion_ns)
+                    .checked_div(io.completion_ns.get())
                     .unwrap_or(0),
                 IoLogKind::Iops => 1,
-                IoLogKind::Latency => io.total_ns,
-                IoLogKind::CompletionLatency => io.completion_ns,
+                IoLogKind::Latency => io.total_ns.get(),
+                IoLogKind::CompletionLatency => io.completion_ns.get(),
                 IoLogKind::SubmissionLatency => match io.submission_ns {
-                    Some(ns) => ns,
+                    Some(ns) => ns.get(),
                     None => continue,
                 },
             };
@@ -142,7 +145,7 @@ fn write_failed(path: &std::path::Path, error: std::io::Error) -> LogError {
 fn format_line(out: &mut String, io: &IoRecord, value: u64, with_offset: bool, with_prio: bool) {
     use std::fmt::Write as _;
     let ddir = if io.is_trim { 2 } else { u8::from(!io.is_read) };
-    let _ = write!(out, "{}, {value}, {ddir}, {}, ", io.time_ms, io.len);
+    let _ = write!(out, "{}, {value}, {ddir}, {}, ", io.time_ms.get(), io.len);
     if with_offset {
         let _ = write!(out, "{}, ", io.offset);
     }
@@ -160,14 +163,14 @@ mod tests {
     #[test]
     fn lines_are_fio_3_33s() {
         let io = IoRecord {
-            time_ms: 12,
+            time_ms: Millis(12),
             is_read: false,
             is_trim: false,
             len: 4096,
             offset: 8192,
-            total_ns: 50_000,
-            completion_ns: 40_000,
-            submission_ns: Some(10_000),
+            total_ns: Nanos(50_000),
+            completion_ns: Nanos(40_000),
+            submission_ns: Some(Nanos(10_000)),
             ioprio: (1 << 13) | 2,
         };
         let mut line = String::new();

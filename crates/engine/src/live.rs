@@ -10,6 +10,7 @@
 use crate::run_report::{engine_used, RunReport};
 use crate::worker::ProgressCell;
 use iofit_model::job::JobSpec;
+use iofit_model::units::Nanos;
 use iofit_stats::{DirectionStats, JobResult, RunResult};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
@@ -185,7 +186,7 @@ pub(crate) struct Sums {
     pub read: DirectionStats,
     pub write: DirectionStats,
     pub trim: DirectionStats,
-    pub runtime_ns: u64,
+    pub runtime_ns: Nanos<u64>,
 }
 
 impl Sums {
@@ -262,9 +263,9 @@ impl LiveRun {
             }
         }
         let mut result = JobResult {
-            read: sums.read.to_result(sums.runtime_ns),
-            write: sums.write.to_result(sums.runtime_ns),
-            trim: sums.trim.to_result(sums.runtime_ns),
+            read: sums.read.to_result(sums.runtime_ns.get()),
+            write: sums.write.to_result(sums.runtime_ns.get()),
+            trim: sums.trim.to_result(sums.runtime_ns.get()),
             interrupted: true,
             ..slot.template.clone()
         };

@@ -9,6 +9,7 @@ use crate::clone_plan::{CloneOutput, POLL_NS};
 use crate::clone_run::Run;
 use crate::data::Units;
 use crate::engine::{Completion, Engine, Op, SlotMeta};
+use iofit_model::units::Nanos;
 use std::sync::atomic::Ordering;
 
 /// `verify_backlog`: reads back the units of the last writes (nothing is in flight).
@@ -69,7 +70,7 @@ pub(crate) fn verify_phase<E: Engine, C: Clock>(
     check_units(run, engine, Units::Written { file: 0, offset: 0 });
     let end = run.clock.now_ns();
     if run.measuring {
-        run.out.verify_phase_ns = end.saturating_sub(start.max(run.measure_start));
+        run.out.verify_phase_ns = Nanos(end.saturating_sub(start.max(run.measure_start)));
     }
     end
 }

@@ -25,7 +25,7 @@
 use crate::error::EngineError;
 use iofit_model::job::{BlockSizeSpec, JobSpec, PerDirection, RwMode, SizeSpec, Target};
 use iofit_model::replay::ReplaySpec;
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Nanos};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
@@ -61,7 +61,7 @@ pub struct ReplayIo {
     pub offset: u64,
     pub len: u32,
     /// When it is due, in ns after the replay started (0: at once).
-    pub due_ns: u64,
+    pub due_ns: Nanos<u64>,
 }
 
 /// What [`scan`] found in a log.
@@ -340,7 +340,7 @@ impl ReplayReader {
         } else {
             None
         };
-        let due_ns = self.due_ns(time_us);
+        let due_ns = Nanos(self.due_ns(time_us));
         let op = match (action, numbers) {
             ("add" | "open" | "close", None) => {
                 self.file_index(name);
@@ -674,16 +674,16 @@ mod tests {
             (ios[0].op, ios[0].offset, ios[0].len),
             (ReplayOp::Write, 0, 4096)
         );
-        assert_eq!(ios[0].due_ns, 50_000);
+        assert_eq!(ios[0].due_ns, Nanos(50_000));
         assert_eq!(
             (ios[1].op, ios[1].offset, ios[1].due_ns),
-            (ReplayOp::Read, 8192, 1_050_000)
+            (ReplayOp::Read, 8192, Nanos(1_050_000))
         );
         assert_eq!(ios[2].op, ReplayOp::Sync { data_only: false });
         spec.time_scale_pct = 200;
-        assert_eq!(all(&spec).unwrap()[1].due_ns, 525_000);
+        assert_eq!(all(&spec).unwrap()[1].due_ns, Nanos(525_000));
         spec.no_stall = true;
-        assert!(all(&spec).unwrap().iter().all(|io| io.due_ns == 0));
+        assert!(all(&spec).unwrap().iter().all(|io| io.due_ns == Nanos(0)));
     }
 
     #[test]
@@ -700,7 +700,7 @@ mod tests {
         let ios = all(&spec).unwrap();
         assert_eq!(
             (ios[0].due_ns, ios[1].due_ns, ios[1].file),
-            (0, 20_000_000, 1)
+            (Nanos(0), Nanos(20_000_000), 1)
         );
         spec.scale = 2;
         spec.align = Some(iofit_model::units::Bytes(4096));
@@ -725,7 +725,7 @@ mod tests {
         let due: Vec<u64> = all(&spec)
             .unwrap()
             .iter()
-            .map(|io| io.due_ns / 1000)
+            .map(|io| io.due_ns.get() / 1000)
             .collect();
         assert_eq!(due, [10, 60, 80, 105]);
     }

@@ -6,7 +6,7 @@
 use crate::error::EngineError;
 use crate::layout::{lay_out_counting, plan_layout};
 use iofit_model::job::{EngineKind, JobSpec};
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Nanos};
 use iofit_stats::{DirectionStats, JobResult, RunResult, SeriesMerger};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -74,7 +74,7 @@ pub struct Progress {
     /// How long the current set should take, when every job in it has a runtime.
     pub planned: Option<Duration>,
     pub ios: u64,
-    pub bytes: u64,
+    pub bytes: Bytes,
     /// Bytes the current set will move, when every job in it is size-bounded.
     pub budget_bytes: Option<Bytes>,
 }
@@ -114,13 +114,13 @@ struct Slot {
     trim: DirectionStats,
     syncs: u64,
     sync_latency: iofit_stats::LatencyHistogram,
-    runtime_ns: u64,
+    runtime_ns: Nanos<u64>,
     /// Longest write phase and longest verify phase of the clones that had one.
-    write_phase_ns: u64,
-    verify_phase_ns: u64,
-    runtime_sum_ns: u64,
-    usr_ns: u64,
-    sys_ns: u64,
+    write_phase_ns: Nanos<u64>,
+    verify_phase_ns: Nanos<u64>,
+    runtime_sum_ns: Nanos<u64>,
+    usr_ns: Nanos<u64>,
+    sys_ns: Nanos<u64>,
     ctx: u64,
     fio: iofit_stats::FioJobExtras,
     errors: Vec<String>,
@@ -272,12 +272,12 @@ fn result_slots(
             trim: DirectionStats::default(),
             syncs: 0,
             sync_latency: Default::default(),
-            write_phase_ns: 0,
-            verify_phase_ns: 0,
-            runtime_ns: 0,
-            runtime_sum_ns: 0,
-            usr_ns: 0,
-            sys_ns: 0,
+            write_phase_ns: Nanos(0),
+            verify_phase_ns: Nanos(0),
+            runtime_ns: Nanos(0),
+            runtime_sum_ns: Nanos(0),
+            usr_ns: Nanos(0),
+            sys_ns: Nanos(0),
             ctx: 0,
             fio: Default::default(),
             errors: Vec::new(),

@@ -218,7 +218,7 @@ mod stalled {
         };
         let plan = ClonePlan {
             depth: DEPTH,
-            runtime_ns: Some(RUNTIME_NS),
+            runtime_ns: Some(iofit_model::units::Nanos(RUNTIME_NS)),
             ..ClonePlan::random_reads("stall", "x", 64 << 20)
         };
         let stop = AtomicBool::new(false);

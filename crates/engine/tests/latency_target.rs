@@ -9,6 +9,7 @@ use iofit_engine::engine::{Completion, Engine, Op};
 use iofit_engine::worker::{
     run_clone, ClonePlan, CloneShared, LatencyTargetPlan, PacingPlan, ProgressCell,
 };
+use iofit_model::units::Nanos;
 use iofit_stats::SeriesMerger;
 use std::io;
 use std::sync::atomic::AtomicBool;
@@ -67,11 +68,11 @@ impl Engine for SerialDevice<'_> {
 fn plan(target_ns: u64, keep_running: bool) -> ClonePlan {
     ClonePlan {
         depth: 64,
-        runtime_ns: Some(30_000_000_000),
+        runtime_ns: Some(Nanos(30_000_000_000)),
         pacing: PacingPlan {
             latency_target: Some(LatencyTargetPlan {
-                target_ns,
-                window_ns: 50_000_000,
+                target_ns: Nanos(target_ns),
+                window_ns: Nanos(50_000_000),
                 percentile: 99.0,
                 keep_running,
             }),
@@ -110,12 +111,16 @@ fn settles_on_the_deepest_queue_that_meets_the_target_and_ends() {
     assert!(out.error.is_none(), "{:?}", out.error);
     assert_eq!(out.latency_depth, Some(10));
     // The job ended after the final window, long before its 30 s runtime.
-    assert!(out.runtime_ns < 2_000_000_000, "runtime {}", out.runtime_ns);
+    assert!(
+        out.runtime_ns < Nanos(2_000_000_000),
+        "runtime {:?}",
+        out.runtime_ns
+    );
     // Statistics cover the final window at depth 10 only: every IO within the target, and
     // Little's law gives 10 outstanding.
     let total = out.read.total.summary();
     assert!(total.max_ns <= 1_050_000, "max latency {}", total.max_ns);
-    let iops = out.read.ios as f64 * 1e9 / out.runtime_ns as f64;
+    let iops = out.read.ios as f64 * 1e9 / out.runtime_ns.get() as f64;
     let outstanding = iops * out.read.total.mean_ns() / 1e9;
     assert!(
         (outstanding - 10.0).abs() < 0.5,
@@ -126,15 +131,15 @@ fn settles_on_the_deepest_queue_that_meets_the_target_and_ends() {
 #[test]
 fn latency_run_keeps_searching_for_the_whole_runtime() {
     let mut p = plan(1_050_000, true);
-    p.runtime_ns = Some(3_000_000_000);
+    p.runtime_ns = Some(Nanos(3_000_000_000));
     let out = run(&p);
     assert!(out.error.is_none(), "{:?}", out.error);
     // As fio's latency_run: no final window and no restart of the statistics, which cover
     // the whole 3 s runtime (search included: the latencies of depths 11 to 16 are in them).
     assert!(
-        (3_000_000_000..3_100_000_000).contains(&out.runtime_ns),
+        (3_000_000_000..3_100_000_000).contains(&out.runtime_ns.get()),
         "measured {} ns",
-        out.runtime_ns
+        out.runtime_ns.get()
     );
     assert!(out.read.total.summary().max_ns > 1_100_000);
     // It stays around the deepest queue that meets the target: 10, with fio's retry of 11
@@ -200,11 +205,11 @@ impl Engine for ParallelDevice<'_> {
 fn parallel_plan(runtime_ns: u64) -> ClonePlan {
     ClonePlan {
         depth: 16,
-        runtime_ns: Some(runtime_ns),
+        runtime_ns: Some(Nanos(runtime_ns)),
         pacing: PacingPlan {
             latency_target: Some(LatencyTargetPlan {
-                target_ns: 20_000_000,
-                window_ns: 10_000_000,
+                target_ns: Nanos(20_000_000),
+                window_ns: Nanos(10_000_000),
                 percentile: 90.0,
                 keep_running: false,
             }),
@@ -252,13 +257,18 @@ fn assert_report_holds(out: &iofit_engine::worker::CloneOutput, what: &str) {
         total.max_ns
     );
     if out.read.ios > 0 {
-        assert!(out.runtime_ns > 0, "{what}: {} IOs in 0 ns", out.read.ios);
-        let in_flight = out.read.total.mean_ns() * out.read.ios as f64 / out.runtime_ns as f64;
+        assert!(
+            out.runtime_ns.get() > 0,
+            "{what}: {} IOs in 0 ns",
+            out.read.ios
+        );
+        let in_flight =
+            out.read.total.mean_ns() * out.read.ios as f64 / out.runtime_ns.get() as f64;
         assert!(
             in_flight <= 16.0 * 1.001,
             "{what}: {} IOs in {} ns at a mean of {:.0} ns = {in_flight:.2} in flight at iodepth 16",
             out.read.ios,
-            out.runtime_ns,
+            out.runtime_ns.get(),
             out.read.total.mean_ns()
         );
     }
@@ -274,7 +284,7 @@ fn a_deeper_queue_starts_its_new_slots_when_the_depth_grows() {
     assert_report_holds(&out, "45 ms");
     // Depth 1, 2, 4, 8 for 10 ms each and 16 for 5: (10 + 20 + 40 + 80 + 80) / 45 = 5.11 in
     // flight on average.
-    let in_flight = out.read.total.mean_ns() * out.read.ios as f64 / out.runtime_ns as f64;
+    let in_flight = out.read.total.mean_ns() * out.read.ios as f64 / out.runtime_ns.get() as f64;
     assert!((4.9..5.3).contains(&in_flight), "{in_flight:.2} in flight");
 }
 

@@ -223,7 +223,7 @@ mod stamps {
             );
             assert!(total_min >= clat_min, "QD{depth}");
             // And the queue was kept full: Little's law on what the worker measured.
-            let iops = out.read.ios as f64 * 1e9 / out.runtime_ns as f64;
+            let iops = out.read.ios as f64 * 1e9 / out.runtime_ns.get() as f64;
             let l = iops * out.read.total.mean_ns() / 1e9;
             assert!(
                 (l / depth as f64 - 1.0).abs() <= 0.03,

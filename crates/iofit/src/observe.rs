@@ -54,7 +54,7 @@ impl Observer for CliObserver {
             .planned
             .map(|p| format!("/{:.0}s", p.as_secs_f64()))
             .unwrap_or_default();
-        let rate = progress.bytes as f64 / seconds;
+        let rate = progress.bytes.as_u64() as f64 / seconds;
         let (rate, unit) = if self.mib {
             (rate / 1_048_576.0, "MiB/s")
         } else {

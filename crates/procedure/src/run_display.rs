@@ -213,7 +213,7 @@ mod tests {
             elapsed: Duration::from_secs(1),
             planned: Some(Duration::from_secs(4)),
             ios: 10,
-            bytes: 40_960,
+            bytes: iofit_model::units::Bytes(40_960),
             budget_bytes: None,
         }
     }

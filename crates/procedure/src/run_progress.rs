@@ -59,9 +59,10 @@ pub fn layout_progress_text(written: u64, total: u64, took: Duration) -> String 
 pub fn eta_text(progress: &Progress) -> String {
     let left_s = match (progress.planned, progress.budget_bytes) {
         (Some(planned), _) => Some(planned.saturating_sub(progress.elapsed).as_secs_f64()),
-        (None, Some(budget)) if progress.bytes > 0 => {
-            let rate = progress.bytes as f64 / progress.elapsed.as_secs_f64().max(1e-3);
-            Some(budget.as_u64().saturating_sub(progress.bytes) as f64 / rate)
+        (None, Some(budget)) if progress.bytes.as_u64() > 0 => {
+            let bytes = progress.bytes.as_u64();
+            let rate = bytes as f64 / progress.elapsed.as_secs_f64().max(1e-3);
+            Some(budget.as_u64().saturating_sub(bytes) as f64 / rate)
         }
         _ => None,
     };
@@ -101,18 +102,18 @@ impl ProgressMeter {
                 let dt = (now - t).as_secs_f64();
                 (
                     (progress.ios - ios) as f64 / dt,
-                    (progress.bytes.saturating_sub(bytes)) as f64 / dt / 1e6,
+                    (progress.bytes.as_u64().saturating_sub(bytes)) as f64 / dt / 1e6,
                 )
             }
             _ => (0.0, 0.0),
         };
-        self.last = Some((now, progress.ios, progress.bytes));
+        self.last = Some((now, progress.ios, progress.bytes.as_u64()));
         let (position, length) = match (progress.planned, progress.budget_bytes) {
             (Some(planned), _) => (
                 progress.elapsed.as_millis() as u64,
                 planned.as_millis().max(1) as u64,
             ),
-            (None, Some(budget)) => (progress.bytes, budget.as_u64().max(1)),
+            (None, Some(budget)) => (progress.bytes.as_u64(), budget.as_u64().max(1)),
             _ => (0, 0),
         };
         BarView {

@@ -11,7 +11,7 @@ fn progress(elapsed_ms: u64, planned_ms: Option<u64>, bytes: u64, budget: Option
         elapsed: Duration::from_millis(elapsed_ms),
         planned: planned_ms.map(Duration::from_millis),
         ios: bytes / 4096,
-        bytes,
+        bytes: iofit_model::units::Bytes(bytes),
         budget_bytes: budget.map(iofit_model::units::Bytes),
     }
 }

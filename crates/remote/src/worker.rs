@@ -397,7 +397,7 @@ impl Observer for LiveIntervals {
         }
         let total = (
             self.set_base.0 + progress.ios,
-            self.set_base.1 + progress.bytes,
+            self.set_base.1 + progress.bytes.as_u64(),
         );
         let elapsed = self.started.elapsed();
         while elapsed >= self.interval * (self.next_index as u32 + 1) {

@@ -8,18 +8,19 @@ use crate::clone_plan::ERROR_LINES;
 use crate::engine::SlotMeta;
 use crate::error::IoFailure;
 use crate::latency_target::SearchStep;
+use iofit_model::units::{Millis, Nanos};
 
 impl<'a, C: Clock> Run<'a, C> {
     /// Counts a completion towards the next thinktime pause and the minimum-rate window.
     #[inline]
     fn pace_completion(&mut self, is_read: bool, len: u32, done_ns: u64) {
         let pacing = &self.plan.pacing;
-        if pacing.think_ns > 0 {
+        if pacing.think_ns.get() > 0 {
             self.completed_since_think += 1;
             if self.completed_since_think >= pacing.think_blocks.max(1) {
                 self.completed_since_think = 0;
-                self.think_until = done_ns + pacing.think_ns;
-                self.spin_until = done_ns + pacing.think_spin_ns.min(pacing.think_ns);
+                self.think_until = done_ns + pacing.think_ns.get();
+                self.spin_until = done_ns + pacing.think_spin_ns.min(pacing.think_ns).get();
             }
         }
         let d = usize::from(!is_read);
@@ -67,7 +68,7 @@ impl<'a, C: Clock> Run<'a, C> {
             return Ok(());
         }
         let elapsed_ns = now.saturating_sub(self.min_rate.start_ns);
-        if elapsed_ns < pacing.rate_cycle_ns {
+        if elapsed_ns < pacing.rate_cycle_ns.get() {
             return Ok(());
         }
         let seconds = elapsed_ns as f64 / 1e9;
@@ -310,13 +311,13 @@ impl<'a, C: Clock> Run<'a, C> {
             return;
         }
         let base_ms = if log.unix_epoch {
-            self.out.start_epoch_ms
+            self.out.start_epoch_ms.get()
         } else {
             0
         };
-        let total_ns = done_ns.saturating_sub(meta.issue_ns);
+        let total_ns = Nanos(done_ns.saturating_sub(meta.issue_ns));
         let record = crate::iolog::IoRecord {
-            time_ms: base_ms + done_ns.saturating_sub(self.measure_start) / 1_000_000,
+            time_ms: Millis(base_ms + done_ns.saturating_sub(self.measure_start) / 1_000_000),
             is_read: meta.op_is_read,
             is_trim: meta.trim,
             len: meta.len,
@@ -325,9 +326,9 @@ impl<'a, C: Clock> Run<'a, C> {
             completion_ns: if inline {
                 total_ns
             } else {
-                done_ns.saturating_sub(meta.submit_ns)
+                Nanos(done_ns.saturating_sub(meta.submit_ns))
             },
-            submission_ns: (!inline).then(|| meta.submit_ns.saturating_sub(meta.issue_ns)),
+            submission_ns: (!inline).then(|| Nanos(meta.submit_ns.saturating_sub(meta.issue_ns))),
             ioprio: meta.ioprio,
         };
         if let Err(e) = log.record(&record) {

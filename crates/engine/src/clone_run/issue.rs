@@ -44,7 +44,7 @@ impl<'a, C: Clock> Run<'a, C> {
                     }
                 }
             };
-            let due_ns = self.start_ns + io.due_ns;
+            let due_ns = self.start_ns + io.due_ns.get();
             if due_ns > now {
                 self.replay_peek = Some(io);
                 return Replayed::Wait(due_ns);

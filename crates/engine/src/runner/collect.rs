@@ -8,6 +8,7 @@ use super::{RunOptions, Slot};
 use crate::run_report::{engine_used, RunReport};
 use crate::worker::{CloneOutput, ProgressCell};
 use iofit_model::job::{BlockSizeSpec, JobSpec};
+use iofit_model::units::Nanos;
 use iofit_stats::{JobResult, RunResult, SeriesMerger};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -109,9 +110,9 @@ impl Interim<'_> {
             engine_used: Some(engine_used(job.engine)),
             rw: Some(job.rw),
             iodepth: job.effective_iodepth(),
-            read: read.to_result(runtime_ns),
-            write: write.to_result(runtime_ns),
-            trim: trim.to_result(runtime_ns),
+            read: read.to_result(runtime_ns.get()),
+            write: write.to_result(runtime_ns.get()),
+            trim: trim.to_result(runtime_ns.get()),
             random_seed: slot.seed,
             ..JobResult::default()
         })
@@ -189,8 +190,13 @@ pub(super) fn absorb(slot: &mut Slot, output: CloneOutput) -> crate::live::Sums 
     slot.syncs += output.syncs;
     slot.sync_latency.merge(&output.sync_latency);
     slot.runtime_ns = slot.runtime_ns.max(output.runtime_ns);
-    if output.verify_phase_ns > 0 {
-        let write_phase = output.runtime_ns.saturating_sub(output.verify_phase_ns);
+    if output.verify_phase_ns.get() > 0 {
+        let write_phase = Nanos(
+            output
+                .runtime_ns
+                .get()
+                .saturating_sub(output.verify_phase_ns.get()),
+        );
         slot.write_phase_ns = slot.write_phase_ns.max(write_phase);
         slot.verify_phase_ns = slot.verify_phase_ns.max(output.verify_phase_ns);
     }
@@ -202,8 +208,9 @@ pub(super) fn absorb(slot: &mut Slot, output: CloneOutput) -> crate::live::Sums 
     if slot.fio.pid == 0 {
         slot.fio.pid = output.tid;
     }
-    if slot.fio.start_epoch_ms == 0 || output.start_epoch_ms < slot.fio.start_epoch_ms {
-        slot.fio.start_epoch_ms = output.start_epoch_ms;
+    let start_epoch_ms = output.start_epoch_ms.get();
+    if slot.fio.start_epoch_ms == 0 || start_epoch_ms < slot.fio.start_epoch_ms {
+        slot.fio.start_epoch_ms = start_epoch_ms;
     }
     slot.fio.total_err += output.total_err;
     if slot.fio.first_error == 0 {
@@ -256,11 +263,11 @@ pub(super) fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
             std::mem::replace(&mut *guard, SeriesMerger::new(1, 1)).finish()
         }
     };
-    let cpu_pct = |ns: u64| {
-        if slot.runtime_sum_ns == 0 {
+    let cpu_pct = |ns: Nanos<u64>| {
+        if slot.runtime_sum_ns.get() == 0 {
             0.0
         } else {
-            ns as f64 * 100.0 / slot.runtime_sum_ns as f64
+            ns.get() as f64 * 100.0 / slot.runtime_sum_ns.get() as f64
         }
     };
     // The engine's accounting, stated where it can be checked: with a fixed block size every
@@ -285,7 +292,7 @@ pub(super) fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
     errors.dedup();
     // A write job with a verify phase: as fio, the writes' runtime is the write phase and the
     // reads' (the verify reads) the verify phase; the job's runtime is both.
-    let phases = slot.verify_phase_ns > 0 && !job.rw.has_reads();
+    let phases = slot.verify_phase_ns.get() > 0 && !job.rw.has_reads();
     let (read_runtime_ns, write_runtime_ns) = if phases {
         (slot.verify_phase_ns, slot.write_phase_ns)
     } else {
@@ -299,9 +306,9 @@ pub(super) fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         engine_used: Some(engine_used(job.engine)),
         rw: Some(job.rw),
         iodepth: job.effective_iodepth(),
-        read: slot.read.to_result(read_runtime_ns),
-        write: slot.write.to_result(write_runtime_ns),
-        trim: slot.trim.to_result(slot.runtime_ns),
+        read: slot.read.to_result(read_runtime_ns.get()),
+        write: slot.write.to_result(write_runtime_ns.get()),
+        trim: slot.trim.to_result(slot.runtime_ns.get()),
         syncs: slot.syncs,
         sync_latency: slot.sync_latency.summary(),
         series,
@@ -319,7 +326,7 @@ pub(super) fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         fio: iofit_stats::FioJobExtras {
             bw_measurement_off: job.measurement.disable_bw,
             continue_on_error: job.thread_control.errors.continue_on != 0,
-            job_runtime_ns: if phases { slot.runtime_ns } else { 0 },
+            job_runtime_ns: if phases { slot.runtime_ns.get() } else { 0 },
             // fio echoes the latency_target settings asked, whether or not a search ran.
             latency_target: job
                 .latency_target

@@ -7,6 +7,7 @@ use crate::layout::Layout;
 use crate::run_report::RunReport;
 use crate::worker::ClonePlan;
 use iofit_model::job::{EngineKind, JobSpec};
+use iofit_model::units::Nanos;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,7 +28,7 @@ pub(super) fn open_io_logs(
     let (writer, clone_logs) = crate::interval_log::open(jobs, &intervals, allow_overwrite)?;
     for ((clones, logs), interval) in plans.iter_mut().zip(clone_logs).zip(&intervals) {
         for (plan, log) in clones.iter_mut().zip(logs) {
-            plan.interval_ns = interval.as_nanos().max(1) as u64;
+            plan.interval_ns = Nanos::<u64>::from_duration(*interval).max(Nanos(1));
             plan.interval_log = log;
         }
     }

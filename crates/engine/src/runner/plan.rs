@@ -9,7 +9,7 @@ use crate::random::mix64;
 use crate::sequence::Sequence;
 use crate::worker::{ClonePlan, LatencyTargetPlan, MeasurePlan, PacingPlan, SizePicker};
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, SizeSpec};
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Nanos};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -283,9 +283,9 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         pickers,
         seed: seed ^ mix64(clone as u64 + 1),
         depth,
-        start_delay_ns: job.start_delay.as_nanos() as u64,
-        ramp_ns: job.ramp_time.as_nanos() as u64,
-        runtime_ns: job.runtime.map(|d| d.as_nanos() as u64),
+        start_delay_ns: Nanos::<u64>::from_duration(job.start_delay),
+        ramp_ns: Nanos::<u64>::from_duration(job.ramp_time),
+        runtime_ns: job.runtime.map(Nanos::<u64>::from_duration),
         budget_bytes,
         rate_iops: [job.rate_iops.read, job.rate_iops.write],
         rate_bytes_per_second: [
@@ -295,7 +295,7 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
         fsync_every: job.fsync_every,
         fdatasync_every: job.fdatasync_every,
         end_fsync: job.end_fsync,
-        interval_ns: job.log_interval.as_nanos().max(1) as u64,
+        interval_ns: Nanos::<u64>::from_duration(job.log_interval).max(Nanos(1)),
         // At most a 32nd of the queue per submit call: at QD32 each IO goes to the kernel as
         // soon as it is prepared (as fio does by default), deeper queues share a syscall among
         // a few IOs. Measured on a virtio disk at QD32 (BENCHMARKS.md): whole-queue batches
@@ -307,8 +307,8 @@ pub(crate) fn clone_plan(job: &JobSpec, clone: u32, seed: u64) -> Result<ClonePl
             .map_or((depth as usize / 32).max(1), |b| b.max(1) as usize),
         pacing: PacingPlan {
             latency_target: job.latency_target.as_ref().map(|t| LatencyTargetPlan {
-                target_ns: t.target.as_nanos() as u64,
-                window_ns: t.window.as_nanos() as u64,
+                target_ns: Nanos::<u64>::from_duration(t.target),
+                window_ns: Nanos::<u64>::from_duration(t.window),
                 percentile: t.percentile,
                 keep_running: t.keep_running,
             }),
@@ -391,15 +391,15 @@ const DEFAULT_RATE_CYCLE: Duration = Duration::from_millis(1000);
 
 fn pacing_plan(pacing: &iofit_model::job::Pacing) -> PacingPlan {
     PacingPlan {
-        think_ns: pacing.think_time.as_nanos() as u64,
-        think_spin_ns: pacing.think_spin.as_nanos() as u64,
+        think_ns: Nanos::<u64>::from_duration(pacing.think_time),
+        think_spin_ns: Nanos::<u64>::from_duration(pacing.think_spin),
         think_blocks: pacing.think_blocks.max(1),
         min_bytes_per_second: [
             pacing.min_bytes_per_second.read,
             pacing.min_bytes_per_second.write,
         ],
         min_iops: [pacing.min_iops.read, pacing.min_iops.write],
-        rate_cycle_ns: pacing.rate_cycle.unwrap_or(DEFAULT_RATE_CYCLE).as_nanos() as u64,
+        rate_cycle_ns: Nanos::<u64>::from_duration(pacing.rate_cycle.unwrap_or(DEFAULT_RATE_CYCLE)),
         poisson: pacing.poisson,
         latency_target: None,
         flow: None,
@@ -425,7 +425,7 @@ pub(super) fn plan_clones(
                 plan.pacing.flow = Some(crate::flow::FlowPlan {
                     group: std::sync::Arc::clone(&group),
                     weight: u64::from(flow.weight),
-                    sleep_ns: flow.sleep.as_nanos() as u64,
+                    sleep_ns: Nanos::<u64>::from_duration(flow.sleep),
                 });
             }
         }

@@ -185,7 +185,7 @@ pub(super) fn run_set(
                     elapsed: set_start.elapsed(),
                     planned,
                     ios,
-                    bytes,
+                    bytes: Bytes(bytes),
                     budget_bytes,
                 });
             }
