@@ -4,6 +4,7 @@
 //! boundary, so an operation is counted in exactly one interval and the intervals add up to
 //! the run's totals.
 
+use iofit_model::units::{Seconds, UnixMillis};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -101,8 +102,8 @@ pub struct CpuPct {
 pub struct Interval {
     pub index: usize,
     /// When it ended, Unix milliseconds (vdbench's time-of-day column).
-    pub end_unix_ms: u64,
-    pub seconds: f64,
+    pub end_unix_ms: UnixMillis,
+    pub seconds: Seconds,
     /// Ended before the warmup did: reported, not part of the run's totals.
     pub warmup: bool,
     pub counts: IntervalCounts,
@@ -110,11 +111,13 @@ pub struct Interval {
     pub cpu: Option<CpuPct>,
 }
 
-pub(crate) fn now_unix_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+pub(crate) fn now_unix_ms() -> UnixMillis {
+    UnixMillis(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0),
+    )
 }
 
 /// (busy, system, total) clock ticks of /proc/stat's `cpu` line.

@@ -4,6 +4,7 @@
 
 use crate::stats::{index, OpStats};
 use iofit_jobfile::vdbench::FileOp;
+use iofit_model::units::{Bytes, Millis, Seconds};
 use serde::Serialize;
 
 /// One operation's line.
@@ -14,19 +15,20 @@ pub struct OpLine {
     pub ops_per_s: f64,
     /// Megabytes of 1,048,576 bytes per second, as vdbench's MB/sec (Report.MB = 1024 * 1024).
     pub mb_per_s: f64,
-    pub bytes: u64,
-    pub resp_mean_ms: f64,
-    pub resp_max_ms: f64,
-    pub resp_p50_ms: f64,
-    pub resp_p90_ms: f64,
-    pub resp_p99_ms: f64,
-    pub resp_p999_ms: f64,
+    pub bytes: Bytes,
+    pub resp_mean_ms: Millis,
+    pub resp_max_ms: Millis,
+    pub resp_p50_ms: Millis,
+    pub resp_p90_ms: Millis,
+    pub resp_p99_ms: Millis,
+    pub resp_p999_ms: Millis,
     pub errors: u64,
 }
 
 /// Every operation's line and the total of a phase lasting `seconds`.
-pub fn op_lines(stats: &OpStats, seconds: f64) -> Vec<OpLine> {
-    let ms = |ns: u64| ns as f64 / 1e6;
+pub fn op_lines(stats: &OpStats, seconds: Seconds) -> Vec<OpLine> {
+    let seconds = seconds.get();
+    let ms = |ns: u64| Millis(ns as f64 / 1e6);
     let mut lines: Vec<OpLine> = FileOp::ALL
         .iter()
         .filter(|op| stats.ops[index(**op)].count > 0 || stats.errors[index(**op)] > 0)
@@ -36,9 +38,9 @@ pub fn op_lines(stats: &OpStats, seconds: f64) -> Vec<OpLine> {
                 operation: op.name().to_string(),
                 ops: c.count,
                 ops_per_s: c.count as f64 / seconds,
-                mb_per_s: c.bytes as f64 / 1_048_576.0 / seconds,
+                mb_per_s: c.bytes.as_u64() as f64 / 1_048_576.0 / seconds,
                 bytes: c.bytes,
-                resp_mean_ms: c.latency.mean_ns() / 1e6,
+                resp_mean_ms: Millis(c.latency.mean_ns() / 1e6),
                 resp_max_ms: ms(c.latency.summary().max_ns),
                 resp_p50_ms: ms(c.latency.percentile_ns(50.0)),
                 resp_p90_ms: ms(c.latency.percentile_ns(90.0)),
@@ -53,38 +55,38 @@ pub fn op_lines(stats: &OpStats, seconds: f64) -> Vec<OpLine> {
         total.merge(&c.latency);
     }
     let count = stats.total_ops();
-    let bytes: u64 = stats.ops.iter().map(|c| c.bytes).sum();
+    let bytes: u64 = stats.ops.iter().map(|c| c.bytes.as_u64()).sum();
     lines.push(OpLine {
         operation: "total".into(),
         ops: count,
         ops_per_s: count as f64 / seconds,
         mb_per_s: bytes as f64 / 1_048_576.0 / seconds,
-        bytes,
+        bytes: Bytes(bytes),
         resp_mean_ms: if count > 0 {
-            total.mean_ns() / 1e6
+            Millis(total.mean_ns() / 1e6)
         } else {
-            0.0
+            Millis(0.0)
         },
         resp_max_ms: ms(total.summary().max_ns),
         resp_p50_ms: if count > 0 {
             ms(total.percentile_ns(50.0))
         } else {
-            0.0
+            Millis(0.0)
         },
         resp_p90_ms: if count > 0 {
             ms(total.percentile_ns(90.0))
         } else {
-            0.0
+            Millis(0.0)
         },
         resp_p99_ms: if count > 0 {
             ms(total.percentile_ns(99.0))
         } else {
-            0.0
+            Millis(0.0)
         },
         resp_p999_ms: if count > 0 {
             ms(total.percentile_ns(99.9))
         } else {
-            0.0
+            Millis(0.0)
         },
         errors: stats.total_errors(),
     });
@@ -114,11 +116,11 @@ pub fn render(title: &str, lines: &[OpLine]) -> String {
             l.ops,
             l.ops_per_s,
             l.mb_per_s,
-            l.resp_mean_ms,
-            l.resp_max_ms,
-            l.resp_p50_ms,
-            l.resp_p99_ms,
-            l.resp_p999_ms,
+            l.resp_mean_ms.get(),
+            l.resp_max_ms.get(),
+            l.resp_p50_ms.get(),
+            l.resp_p99_ms.get(),
+            l.resp_p999_ms.get(),
             l.errors
         ));
     }

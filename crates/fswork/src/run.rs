@@ -7,6 +7,7 @@ use crate::stats::OpStats;
 use crate::tree::{splitmix, Tree};
 use crate::FsError;
 use iofit_jobfile::vdbench::{FormatMode, FsRun, SyncFlag, XferSize};
+use iofit_model::units::Seconds;
 use iofit_safefs::anchor;
 use iofit_safefs::beneath::{Beneath, BeneathDir};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -83,10 +84,10 @@ impl Shared {
 #[derive(Clone, Debug)]
 pub struct PhaseResult {
     pub stats: OpStats,
-    pub seconds: f64,
+    pub seconds: Seconds,
     /// From the start of measurement to the last operation: shorter than `seconds` when the
     /// workload ran out of files (every file created, every file deleted).
-    pub busy_seconds: f64,
+    pub busy_seconds: Seconds,
     /// vdbench's interval lines (`interval=`), warmup ones included and marked; the others add
     /// up to `stats`. Empty for the format phase.
     pub intervals: Vec<Interval>,

@@ -3,6 +3,7 @@
 
 use crate::interval::IntervalCounters;
 use iofit_jobfile::vdbench::FileOp;
+use iofit_model::units::Bytes;
 use iofit_stats::LatencyHistogram;
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use std::sync::Arc;
 #[derive(Clone, Debug, Default)]
 pub struct OpCounter {
     pub count: u64,
-    pub bytes: u64,
+    pub bytes: Bytes,
     pub latency: LatencyHistogram,
 }
 
@@ -38,7 +39,7 @@ impl OpStats {
     pub fn record(&mut self, op: FileOp, bytes: u64, latency_ns: u64) {
         let counter = &mut self.ops[index(op)];
         counter.count += 1;
-        counter.bytes += bytes;
+        counter.bytes += Bytes(bytes);
         counter.latency.record(latency_ns.max(1));
         if let Some(interval) = &self.interval {
             interval.add(index(op), bytes, latency_ns.max(1));

@@ -6,6 +6,7 @@
 use crate::interval::{Interval, IntervalCounts};
 use crate::stats::{OpCounter, OpStats};
 use crate::{FsOutcome, PhaseResult};
+use iofit_model::units::{Bytes, Seconds, UnixMillis};
 use iofit_stats::compact::{CompactError, CompactHistogram};
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +14,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WireOp {
     pub count: u64,
-    pub bytes: u64,
+    pub bytes: Bytes,
     pub errors: u64,
     pub latency: CompactHistogram,
 }
@@ -64,8 +65,8 @@ impl WireStats {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WirePhase {
     pub stats: WireStats,
-    pub seconds: f64,
-    pub busy_seconds: f64,
+    pub seconds: Seconds,
+    pub busy_seconds: Seconds,
     pub intervals: Vec<Interval>,
 }
 
@@ -136,8 +137,8 @@ pub fn combine(phases: &[&PhaseResult]) -> Option<PhaseResult> {
             while intervals.len() <= i {
                 intervals.push(Interval {
                     index: intervals.len() + 1,
-                    end_unix_ms: 0,
-                    seconds: 0.0,
+                    end_unix_ms: UnixMillis(0),
+                    seconds: Seconds(0.0),
                     warmup: interval.warmup,
                     counts: IntervalCounts::default(),
                     cpu: None,
@@ -166,11 +167,11 @@ pub fn combine(phases: &[&PhaseResult]) -> Option<PhaseResult> {
         seconds: phases
             .iter()
             .map(|p| p.seconds)
-            .fold(first.seconds, f64::max),
+            .fold(first.seconds, Seconds::max),
         busy_seconds: phases
             .iter()
             .map(|p| p.busy_seconds)
-            .fold(first.busy_seconds, f64::max),
+            .fold(first.busy_seconds, Seconds::max),
         intervals,
     })
 }
@@ -193,8 +194,8 @@ mod tests {
                 counts.count[crate::stats::index(FileOp::Create)] = *n;
                 Interval {
                     index: i + 1,
-                    end_unix_ms: 1000 * (i as u64 + 1),
-                    seconds: 1.0,
+                    end_unix_ms: UnixMillis(1000 * (i as u64 + 1)),
+                    seconds: Seconds(1.0),
                     warmup: false,
                     counts,
                     cpu: None,
@@ -203,8 +204,8 @@ mod tests {
             .collect();
         PhaseResult {
             stats,
-            seconds: 2.0,
-            busy_seconds: 2.0,
+            seconds: Seconds(2.0),
+            busy_seconds: Seconds(2.0),
             intervals,
         }
     }
@@ -229,5 +230,31 @@ mod tests {
             .map(|i| i.counts.count[create])
             .collect();
         assert_eq!(per_interval, vec![13, 24]);
+    }
+
+    #[test]
+    fn the_wire_keeps_its_number_forms() {
+        // Hosts of different versions talk over this JSON: spans stay floats with a decimal
+        // point, instants and byte counts stay integers, whatever Rust types hold them.
+        let mut a = phase(3, &[2]);
+        a.stats.record(FileOp::Write, 4096, 5_000);
+        let text = serde_json::to_string(&WirePhase::encode(&a)).unwrap();
+        assert!(
+            text.contains(r#""seconds":2.0,"busy_seconds":2.0,"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#""end_unix_ms":1000,"seconds":1.0,"#),
+            "{text}"
+        );
+        let write = crate::stats::index(FileOp::Write);
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            value["stats"]["ops"][write]["bytes"],
+            serde_json::json!(4096)
+        );
+        assert!(value["stats"]["ops"][write]["bytes"].is_u64());
+        let back: WirePhase = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
     }
 }

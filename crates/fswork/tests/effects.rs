@@ -4,6 +4,7 @@
 use iofit_fswork::stats::index;
 use iofit_fswork::{run, FsOptions, FsOutcome};
 use iofit_jobfile::vdbench::{parse_str, FileOp};
+use iofit_model::units::Bytes;
 use std::path::Path;
 
 fn roots() -> Vec<tempfile::TempDir> {
@@ -70,7 +71,10 @@ fn format_yes_creates_width_to_the_depth_directories_of_files() {
         assert_eq!(format.stats.ops[index(FileOp::Create)].count, 108);
         // Each 4k file is one 128k-format write, then its close.
         assert_eq!(format.stats.ops[index(FileOp::Write)].count, 108);
-        assert_eq!(format.stats.ops[index(FileOp::Write)].bytes, 108 * 4096);
+        assert_eq!(
+            format.stats.ops[index(FileOp::Write)].bytes,
+            Bytes(108 * 4096)
+        );
         assert!(
             outcome.run.is_none(),
             "format=only runs nothing after the format"
@@ -114,7 +118,7 @@ fn read_counts_add_up_and_a_mix_holds_within_five_percent() {
         assert_eq!(reads + writes, 4 * opens);
         let stats = &outcome.run.as_ref().unwrap().stats;
         assert_eq!(stats.total_ops(), reads + writes + opens + closes);
-        assert_eq!(stats.ops[index(FileOp::Read)].bytes, reads * 4096);
+        assert_eq!(stats.ops[index(FileOp::Read)].bytes, Bytes(reads * 4096));
         let read_share = reads as f64 / (reads + writes) as f64;
         assert!((read_share - 0.70).abs() < 0.05, "read share {read_share}");
         // The latency histogram counted every operation.
@@ -271,8 +275,8 @@ fn a_create_run_that_fills_the_tree_stops_its_busy_time_at_the_last_file() {
     assert!(
         run.busy_seconds < run.seconds,
         "{} vs {}",
-        run.busy_seconds,
-        run.seconds
+        run.busy_seconds.get(),
+        run.seconds.get()
     );
     assert_eq!(count_tree(&anchor).1, 20);
 }
@@ -325,7 +329,7 @@ fn interval_lines_add_up_to_the_run_totals() {
     for (n, interval) in run.intervals.iter().enumerate() {
         assert_eq!(interval.index, n + 1);
         assert_eq!(interval.warmup, n == 0);
-        assert!((interval.seconds - 0.5).abs() < 0.2, "{interval:?}");
+        assert!((interval.seconds.get() - 0.5).abs() < 0.2, "{interval:?}");
         // Paced at 400/s over 4 threads: every interval did some work.
         assert!(interval.counts.total_ops() > 0, "{interval:?}");
     }
@@ -344,7 +348,10 @@ fn interval_lines_add_up_to_the_run_totals() {
     }
     let reads = run.stats.ops[index(FileOp::Read)].count;
     assert!(reads > 0);
-    assert_eq!(run.stats.ops[index(FileOp::Read)].bytes, reads * 4096);
+    assert_eq!(
+        run.stats.ops[index(FileOp::Read)].bytes,
+        Bytes(reads * 4096)
+    );
 }
 
 #[test]
@@ -464,11 +471,11 @@ fn fwdrate_paces_each_read_not_each_file() {
     let run = outcome.run.as_ref().unwrap();
     let reads = run.stats.ops[index(FileOp::Read)].count as f64;
     let opens = run.stats.ops[index(FileOp::Open)].count as f64;
-    let rate = reads / run.seconds;
+    let rate = reads / run.seconds.get();
     assert!(
         rate > 35.0 && rate <= 55.0,
         "{reads} reads over {} s",
-        run.seconds
+        run.seconds.get()
     );
     // About one open per 16 reads (the file being read when the run starts adds one).
     assert!(

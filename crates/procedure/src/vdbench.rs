@@ -307,7 +307,7 @@ pub fn totals_text(doc: &VdbenchJson) -> String {
                 total.ops_per_s,
                 total.mb_per_s,
                 "-",
-                total.resp_mean_ms
+                total.resp_mean_ms.get()
             ));
         }
     }

@@ -139,7 +139,7 @@ pub fn fs_row(
         lines
             .iter()
             .find(|l| l.operation == name)
-            .map(|l| (l.ops, l.ops_per_s, l.resp_mean_ms, l.bytes))
+            .map(|l| (l.ops, l.ops_per_s, l.resp_mean_ms.get(), l.bytes.as_u64()))
     };
     let total = op("total").map(|t| (t.1, t.2));
     fs_cells(rd, "avg".into(), reqrate, &op, total, seconds, None)
@@ -149,7 +149,7 @@ pub fn fs_row(
 /// vdbench writes them).
 pub fn fs_interval_row(rd: &str, reqrate: Cell, interval: &Interval) -> FlatRow {
     let c = &interval.counts;
-    let seconds = interval.seconds.max(1e-9);
+    let seconds = interval.seconds.get().max(1e-9);
     let op = |name: &str| {
         let i = FileOp::ALL.iter().position(|o| o.name() == name)?;
         Some((
@@ -169,7 +169,7 @@ pub fn fs_interval_row(rd: &str, reqrate: Cell, interval: &Interval) -> FlatRow 
         seconds,
         interval.cpu,
     );
-    row.unix_ms = interval.end_unix_ms;
+    row.unix_ms = interval.end_unix_ms.get();
     row
 }
 

@@ -40,7 +40,7 @@ pub fn header() -> String {
 pub fn interval_line(interval: &Interval) -> String {
     // vdbench numbers warm-up intervals like the others (the avg_F-L label says which count).
     let label = interval.index.to_string();
-    let time = time_of_day(interval.end_unix_ms as f64 / 1000.0);
+    let time = time_of_day(interval.end_unix_ms.get() as f64 / 1000.0);
     let cpu = interval.cpu.map(|c| (c.total_pct, c.sys_pct));
     let mut out = String::new();
     line(
@@ -48,7 +48,7 @@ pub fn interval_line(interval: &Interval) -> String {
         &time,
         &label,
         &interval.counts,
-        interval.seconds,
+        interval.seconds.get(),
         cpu,
     );
     out
@@ -63,7 +63,7 @@ pub fn average_line(intervals: &[Interval]) -> String {
         for i in &measured {
             sum.merge(&i.counts);
         }
-        let seconds: f64 = measured.iter().map(|i| i.seconds).sum();
+        let seconds: f64 = measured.iter().map(|i| i.seconds.get()).sum();
         let cpus: Vec<(f64, f64)> = measured
             .iter()
             .filter_map(|i| i.cpu.map(|c| (c.total_pct, c.sys_pct)))
@@ -134,8 +134,8 @@ mod tests {
         counts.latency_ns[slot(FileOp::Write)] = creates * 1_000_000;
         Interval {
             index,
-            end_unix_ms: 3_600_000 * 13 + 1000 * index as u64,
-            seconds: 1.0,
+            end_unix_ms: iofit_model::units::UnixMillis(3_600_000 * 13 + 1000 * index as u64),
+            seconds: iofit_model::units::Seconds(1.0),
             warmup,
             counts,
             cpu: None,

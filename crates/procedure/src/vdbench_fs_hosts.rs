@@ -46,8 +46,8 @@ pub fn fs_host_specs(
 
 fn phase_json(p: &PhaseResult) -> FsPhaseJson {
     FsPhaseJson {
-        seconds: p.seconds,
-        busy_seconds: p.busy_seconds,
+        seconds: p.seconds.get(),
+        busy_seconds: p.busy_seconds.get(),
         operations: iofit_fswork::report::op_lines(&p.stats, p.seconds),
         no_candidate: p.stats.no_candidate,
         intervals: p.intervals.clone(),
@@ -73,7 +73,7 @@ pub fn outcome_text(run: &FsRun, outcome: &FsOutcome) -> String {
     let mut out = String::new();
     if let Some(format) = &outcome.format {
         out.push_str(&iofit_fswork::report::render(
-            &format!("rd=format_for_{} ({:.1}s)", run.rd, format.seconds),
+            &format!("rd=format_for_{} ({:.1}s)", run.rd, format.seconds.get()),
             &iofit_fswork::report::op_lines(&format.stats, format.seconds),
         ));
     }
@@ -99,7 +99,7 @@ pub fn outcome_text(run: &FsRun, outcome: &FsOutcome) -> String {
                     FwdRate::Max => "max".to_string(),
                     FwdRate::Fixed(rate) => crate::error::shown(rate),
                 },
-                phase.seconds
+                phase.seconds.get()
             ),
             &iofit_fswork::report::op_lines(&phase.stats, phase.seconds),
         ));
@@ -199,7 +199,7 @@ pub fn run_on_hosts(
                 &run.rd,
                 reqrate,
                 &iofit_fswork::report::op_lines(&phase.stats, phase.seconds),
-                phase.seconds,
+                phase.seconds.get(),
             ));
         }
         let mut json = outcome_json(run, total);

@@ -37,7 +37,7 @@ pub(crate) fn run_fs(
         let mut live = |event: iofit_fswork::FsEvent<'_>| {
             let text = match event {
                 iofit_fswork::FsEvent::Formatted(format) => iofit_fswork::report::render(
-                    &format!("rd=format_for_{} ({:.1}s)", run.rd, format.seconds),
+                    &format!("rd=format_for_{} ({:.1}s)", run.rd, format.seconds.get()),
                     &iofit_fswork::report::op_lines(&format.stats, format.seconds),
                 ),
                 iofit_fswork::FsEvent::Interval(interval) => {
@@ -57,8 +57,8 @@ pub(crate) fn run_fs(
         })?
     };
     let phase = |p: &iofit_fswork::PhaseResult| FsPhaseJson {
-        seconds: p.seconds,
-        busy_seconds: p.busy_seconds,
+        seconds: p.seconds.get(),
+        busy_seconds: p.busy_seconds.get(),
         operations: iofit_fswork::report::op_lines(&p.stats, p.seconds),
         no_candidate: p.stats.no_candidate,
         intervals: p.intervals.clone(),

@@ -155,7 +155,10 @@ pub(crate) fn laid_out(format: Option<&iofit_fswork::PhaseResult>) -> (usize, u6
         .map(|f| {
             let create = iofit_fswork::stats::index(iofit_jobfile::vdbench::FileOp::Create);
             let write = iofit_fswork::stats::index(iofit_jobfile::vdbench::FileOp::Write);
-            (f.stats.ops[create].count as usize, f.stats.ops[write].bytes)
+            (
+                f.stats.ops[create].count as usize,
+                f.stats.ops[write].bytes.as_u64(),
+            )
         })
         .unwrap_or((0, 0))
 }

@@ -23,7 +23,6 @@ const NOT_LIBRARIES: &[&str] = &["iofit", "testkit"];
 const KNOWN: &[(&str, usize)] = &[
     ("emulate", 9),
     ("engine", 1),
-    ("fswork", 3),
     ("model", 3),
     ("planner", 1),
     ("predict", 10),
@@ -51,7 +50,6 @@ enum Kind {
 /// (crate, bare-typed time fields) today, the same way.
 const KNOWN_TIME: &[(&str, usize)] = &[
     ("emulate", 1),
-    ("fswork", 12),
     ("model", 5),
     ("predict", 8),
     ("procedure", 25),

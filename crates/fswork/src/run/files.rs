@@ -7,6 +7,7 @@ use crate::buffer::AlignedBuffer;
 use crate::stats::OpStats;
 use crate::FsError;
 use iofit_jobfile::vdbench::{FileOp, FsRun, SyncFlag};
+use iofit_model::units::Seconds;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -70,7 +71,7 @@ pub(super) fn format_trees(
     for result in results {
         stats.merge(&result?);
     }
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = Seconds(start.elapsed().as_secs_f64());
     Ok(PhaseResult {
         stats,
         seconds,

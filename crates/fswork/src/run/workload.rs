@@ -11,6 +11,7 @@ use crate::stats::OpStats;
 use crate::tree::splitmix;
 use crate::FsError;
 use iofit_jobfile::vdbench::{FileOp, FsRun, FwdRate, XferSize};
+use iofit_model::units::Seconds;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -72,11 +73,12 @@ pub(super) fn run_workload(
         .saturating_duration_since(timing.measure_from.min(timing.deadline));
     Ok(PhaseResult {
         stats,
-        seconds: measured.as_secs_f64().max(1e-9),
-        busy_seconds: last
-            .saturating_duration_since(timing.measure_from)
-            .as_secs_f64()
-            .max(1e-9),
+        seconds: Seconds(measured.as_secs_f64().max(1e-9)),
+        busy_seconds: Seconds(
+            last.saturating_duration_since(timing.measure_from)
+                .as_secs_f64()
+                .max(1e-9),
+        ),
         intervals,
     })
 }
@@ -213,7 +215,7 @@ fn last_interval(
     Some(Interval {
         index: full + 1,
         end_unix_ms: now_unix_ms(),
-        seconds: end.saturating_duration_since(from).as_secs_f64().max(1e-9),
+        seconds: Seconds(end.saturating_duration_since(from).as_secs_f64().max(1e-9)),
         warmup: end <= timing.measure_from,
         counts: tail,
         cpu: cpu_between(cpu_before, cpu_ticks()),
@@ -270,7 +272,7 @@ fn report_intervals<T>(
         let interval = Interval {
             index: intervals.len() + 1,
             end_unix_ms: now_unix_ms(),
-            seconds: step.as_secs_f64(),
+            seconds: Seconds(step.as_secs_f64()),
             warmup: boundary <= timing.measure_from,
             counts: collect(counters),
             cpu: cpu_between(cpu_before, cpu_after),
