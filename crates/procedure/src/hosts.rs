@@ -256,8 +256,11 @@ pub fn rows(run: &MultiRun) -> Vec<HostRow<'_>> {
             destination: &h.destination,
             result: h.result.as_ref(),
             clock_offset_ms: h.clock_offset_ns as f64 / 1e6,
-            rtt_ms: h.rtt_ns as f64 / 1e6,
-            failure: h.failure.as_ref().map(|f| (f.after_s, f.message.as_str())),
+            rtt_ms: h.rtt_ns.get() as f64 / 1e6,
+            failure: h
+                .failure
+                .as_ref()
+                .map(|f| (f.after_s.get(), f.message.as_str())),
             live_ios: h.live.iter().map(|(ios, _)| ios).sum(),
             bytes_received: h.bytes_received,
         })
@@ -285,12 +288,14 @@ pub fn render_fio(run: &MultiRun, json: bool, jobs: &[JobSpec]) -> String {
             host.name,
             host.destination,
             host.clock_offset_ns as f64 / 1e6,
-            host.rtt_ns as f64 / 1e6
+            host.rtt_ns.get() as f64 / 1e6
         ));
         match (&host.result, &host.failure) {
-            (_, Some(f)) => {
-                out.push_str(&format!("  LOST after {:.1} s: {}\n", f.after_s, f.message))
-            }
+            (_, Some(f)) => out.push_str(&format!(
+                "  LOST after {:.1} s: {}\n",
+                f.after_s.get(),
+                f.message
+            )),
             (Some(result), None) => out.push_str(&iofit_report::fio_text::render(result)),
             (None, None) => out.push_str("  no result\n"),
         }
@@ -353,7 +358,7 @@ impl HostsStatus {
                 .filter_map(|h| {
                     h.failure.as_ref().map(|f| LostHost {
                         name: h.name.clone(),
-                        after_s: f.after_s,
+                        after_s: f.after_s.get(),
                         message: f.message.clone(),
                     })
                 })
@@ -522,7 +527,7 @@ pub fn render_vdbench_run(run: &Run, label: &str, multi: &MultiRun) -> (String, 
         );
         match (&host.result, &host.failure) {
             (_, Some(f)) => {
-                let _ = writeln!(out, "  LOST after {:.1} s: {}", f.after_s, f.message);
+                let _ = writeln!(out, "  LOST after {:.1} s: {}", f.after_s.get(), f.message);
             }
             (Some(result), None) => {
                 if let Some((_, text)) = summary(run, label, result, start) {

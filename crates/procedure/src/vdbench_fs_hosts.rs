@@ -164,14 +164,19 @@ pub fn run_on_hosts(
             (Some(outcome), failure) => {
                 text.push_str(&outcome_text(run, outcome));
                 if let Some(f) = failure {
-                    let _ = writeln!(text, "  stopped after {:.1} s: {}", f.after_s, f.message);
+                    let _ = writeln!(
+                        text,
+                        "  stopped after {:.1} s: {}",
+                        f.after_s.get(),
+                        f.message
+                    );
                 }
                 let mut json = outcome_json(run, outcome);
                 json.rd = host.name.clone();
                 hosts_json.push(json);
             }
             (None, Some(f)) => {
-                let _ = writeln!(text, "  LOST after {:.1} s: {}", f.after_s, f.message);
+                let _ = writeln!(text, "  LOST after {:.1} s: {}", f.after_s.get(), f.message);
             }
             (None, None) => text.push_str("  no result\n"),
         }
@@ -210,7 +215,10 @@ pub fn run_on_hosts(
         if let Some(failure) = &host.failure {
             reports.errors.push(format!(
                 "rd={} hd={}: {:.1} s: {}",
-                run.rd, host.name, failure.after_s, failure.message
+                run.rd,
+                host.name,
+                failure.after_s.get(),
+                failure.message
             ));
         }
     }

@@ -106,7 +106,10 @@ pub fn run_vdbench_hosts(
                 if let Some(failure) = &host.failure {
                     reports.errors.push(format!(
                         "rd={} hd={}: lost after {:.1} s: {}",
-                        run.rd, host.name, failure.after_s, failure.message
+                        run.rd,
+                        host.name,
+                        failure.after_s.get(),
+                        failure.message
                     ));
                 }
             }

@@ -169,7 +169,7 @@ impl HostRunner for LocalRunner {
                     Some(null(&host.jobs).unwrap())
                 },
                 failure: lost.then(|| HostFailure {
-                    after_s: 1.0,
+                    after_s: iofit_model::units::Seconds(1.0),
                     message: "ssh: connection closed".into(),
                 }),
                 ..HostRun::default()

@@ -16,6 +16,7 @@ use crate::merge::Combiner;
 use crate::protocol::{unix_ns, HostKeys, ToWorker};
 use crate::RemoteError;
 use iofit_model::job::JobSpec;
+use iofit_model::units::{Nanos, Seconds};
 use iofit_stats::{DirectionStats, RunResult};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -106,7 +107,7 @@ impl Default for ControllerOptions {
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostFailure {
     /// Seconds after the common start when the controller lost the host.
-    pub after_s: f64,
+    pub after_s: Seconds,
     pub message: String,
 }
 
@@ -119,8 +120,10 @@ pub struct HostRun {
     pub hostname: String,
     pub remote_version: String,
     /// Host clock minus controller clock, nanoseconds (NTP-style, from the fastest ping).
+    // Stays a bare i64: the offset is signed (a host's clock may be behind) and the span
+    // types hold no signed number.
     pub clock_offset_ns: i64,
-    pub rtt_ns: u64,
+    pub rtt_ns: Nanos<u64>,
     pub result: Option<RunResult>,
     /// Live (IOs, bytes) per interval as the host streamed them.
     pub live: Vec<(u64, u64)>,
@@ -144,7 +147,7 @@ pub struct MultiRun {
     pub combined: RunResult,
     pub combined_stats: Vec<(DirectionStats, DirectionStats)>,
     /// Seconds from the start until the last host finished.
-    pub wall_s: f64,
+    pub wall_s: Seconds,
     pub interrupted: bool,
 }
 
@@ -225,7 +228,7 @@ pub fn run(hosts: &[HostSpec], options: &ControllerOptions) -> Result<MultiRun, 
     refuse_if_any(&mut connections, &states, &runs)?;
     // Phase 3: the barrier. Everyone starts at one instant of the controller's clock, told to
     // each host in its own clock.
-    let max_rtt = runs.iter().map(|r| r.rtt_ns).max().unwrap_or(0);
+    let max_rtt = runs.iter().map(|r| r.rtt_ns.get()).max().unwrap_or(0);
     let start_at = unix_ns() + 2 * max_rtt + 200_000_000;
     for (i, connection) in connections.iter_mut().enumerate() {
         let at = (start_at as i128 + runs[i].clock_offset_ns as i128).max(0) as u64;

@@ -54,7 +54,7 @@ const KNOWN_TIME: &[(&str, usize)] = &[
     ("predict", 8),
     ("procedure", 25),
     ("profile", 13),
-    ("remote", 4),
+    ("remote", 1),
     ("report", 13),
     ("stats", 29),
     ("verdict", 1),

@@ -6,6 +6,7 @@ use super::{ControllerOptions, HostFailure, HostRun, MultiRun};
 
 use crate::merge::Combiner;
 use crate::protocol::{unix_ns, FromWorker, ToWorker};
+use iofit_model::units::Seconds;
 use iofit_stats::compact::{CompactDirection, CompactError};
 use iofit_stats::{DirectionStats, RunResult};
 use std::sync::atomic::Ordering;
@@ -27,7 +28,7 @@ pub(super) fn collect(
     // With Slurm, the first host lost (its node failed) ends the run: Slurm ends a job whose
     // node fails, and the other workers send what they measured until then.
     let mut lost_first: Option<usize> = None;
-    let since_start = || (unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9;
+    let since_start = || Seconds((unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9);
     // A running worker writes an interval line every interval; one silent much longer than
     // that lost its node, network or process even where the channel stays open (a failed
     // Slurm node's task never ends its part of the step's output).
@@ -159,7 +160,7 @@ fn on_done(
     combiner: &mut Combiner,
     stopped_for: Option<String>,
 ) {
-    let after_s = (unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9;
+    let after_s = Seconds((unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9);
     let mut result = done.result;
     result.hostname.clone_from(&run.name);
     let started = done.started_unix_ns as i128 - run.clock_offset_ns as i128;
@@ -221,7 +222,7 @@ fn fs_done(
     run: &mut HostRun,
     outcome: &iofit_fswork::wire::WireOutcome,
     options: &ControllerOptions,
-    after_s: f64,
+    after_s: Seconds,
     stopped_for: Option<String>,
 ) {
     match outcome.decode() {
@@ -277,7 +278,7 @@ fn give_up_on_silent(
             continue;
         }
         runs[i].failure.get_or_insert(HostFailure {
-            after_s: since_start.as_secs_f64(),
+            after_s: Seconds(since_start.as_secs_f64()),
             message: format!(
                 "no message from the host for {:.0} s after {} live interval(s): its node, \
                  network or worker failed",
@@ -302,7 +303,7 @@ pub(super) fn finish(
 ) -> MultiRun {
     let (combined, combined_stats) = combiner.finish();
     MultiRun {
-        wall_s: (unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9,
+        wall_s: Seconds((unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9),
         hosts: runs,
         combined,
         combined_stats,

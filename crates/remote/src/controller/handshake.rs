@@ -9,6 +9,7 @@ use super::{ControllerOptions, HostRun, HostSpec, SlurmLaunch};
 
 use crate::protocol::{encode, unix_ns, FromWorker, ToWorker, PROTOCOL_VERSION};
 use crate::RemoteError;
+use iofit_model::units::Nanos;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
@@ -215,7 +216,7 @@ fn handshake_event(
                 let rtt_ns = sent.elapsed().as_nanos() as u64;
                 if id == state.pings_done as u64 && state.best_rtt_ns.is_none_or(|b| rtt_ns < b) {
                     state.best_rtt_ns = Some(rtt_ns);
-                    run.rtt_ns = rtt_ns;
+                    run.rtt_ns = Nanos(rtt_ns);
                     run.clock_offset_ns = remote_ns as i64 - (sent_ns + rtt_ns / 2) as i64;
                 }
                 state.pings_done += 1;
