@@ -4,7 +4,7 @@
 
 use crate::stats::{index, OpStats};
 use iofit_jobfile::vdbench::FileOp;
-use iofit_model::units::{Bytes, Millis, Seconds};
+use iofit_model::units::{Bytes, MiBps, Millis, Seconds};
 use serde::Serialize;
 
 /// One operation's line.
@@ -13,8 +13,10 @@ pub struct OpLine {
     pub operation: String,
     pub ops: u64,
     pub ops_per_s: f64,
-    /// Megabytes of 1,048,576 bytes per second, as vdbench's MB/sec (Report.MB = 1024 * 1024).
-    pub mb_per_s: f64,
+    /// Megabytes of 1,048,576 bytes per second, as vdbench's MB/sec (Report.MB = 1024 * 1024):
+    /// MiB/s in iofit's names. The JSON key stays vdbench's `mb_per_s`.
+    #[serde(rename = "mb_per_s")]
+    pub mib_s: MiBps,
     pub bytes: Bytes,
     pub resp_mean_ms: Millis,
     pub resp_max_ms: Millis,
@@ -38,7 +40,7 @@ pub fn op_lines(stats: &OpStats, seconds: Seconds) -> Vec<OpLine> {
                 operation: op.name().to_string(),
                 ops: c.count,
                 ops_per_s: c.count as f64 / seconds,
-                mb_per_s: c.bytes.as_u64() as f64 / 1_048_576.0 / seconds,
+                mib_s: MiBps(c.bytes.as_u64() as f64 / 1_048_576.0 / seconds),
                 bytes: c.bytes,
                 resp_mean_ms: Millis(c.latency.mean_ns() / 1e6),
                 resp_max_ms: ms(c.latency.summary().max_ns),
@@ -60,7 +62,7 @@ pub fn op_lines(stats: &OpStats, seconds: Seconds) -> Vec<OpLine> {
         operation: "total".into(),
         ops: count,
         ops_per_s: count as f64 / seconds,
-        mb_per_s: bytes as f64 / 1_048_576.0 / seconds,
+        mib_s: MiBps(bytes as f64 / 1_048_576.0 / seconds),
         bytes: Bytes(bytes),
         resp_mean_ms: if count > 0 {
             Millis(total.mean_ns() / 1e6)
@@ -115,7 +117,7 @@ pub fn render(title: &str, lines: &[OpLine]) -> String {
             l.operation,
             l.ops,
             l.ops_per_s,
-            l.mb_per_s,
+            l.mib_s.get(),
             l.resp_mean_ms.get(),
             l.resp_max_ms.get(),
             l.resp_p50_ms.get(),
@@ -125,4 +127,28 @@ pub fn render(title: &str, lines: &[OpLine]) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_state_mib_per_second_and_milliseconds_under_vdbench_s_keys() {
+        let mut stats = OpStats::default();
+        stats.record(FileOp::Write, 1 << 20, 2_000_000);
+        stats.record(FileOp::Write, 1 << 20, 4_000_000);
+        let lines = op_lines(&stats, Seconds(2.0));
+        let write = &lines[0];
+        assert_eq!(write.operation, "write");
+        assert_eq!(write.bytes, Bytes(2 << 20));
+        // 2 MiB over 2 s: vdbench's "MB/sec" counts 1,048,576-byte megabytes.
+        assert_eq!(write.mib_s, MiBps(1.0));
+        assert!((write.resp_mean_ms.get() - 3.0).abs() < 0.01, "{write:?}");
+        assert_eq!(lines.last().unwrap().operation, "total");
+        let json = serde_json::to_value(write).unwrap();
+        assert_eq!(json["mb_per_s"], serde_json::json!(1.0));
+        assert_eq!(json["bytes"], serde_json::json!(2 << 20));
+        assert!(json["resp_max_ms"].is_f64() && json.get("mib_s").is_none());
+    }
 }

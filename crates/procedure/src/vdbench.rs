@@ -305,7 +305,7 @@ pub fn totals_text(doc: &VdbenchJson) -> String {
                 "{:<40} {:>12.1} {:>10.2} {:>8} {:>10.3}\n",
                 label.trim(),
                 total.ops_per_s,
-                total.mb_per_s,
+                total.mib_s.get(),
                 "-",
                 total.resp_mean_ms.get()
             ));
