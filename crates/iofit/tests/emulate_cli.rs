@@ -889,9 +889,14 @@ fn require_fio() {
 /// within `cap` + 5 %, from the first second on; and the run is not vacuous: the median
 /// second reaches 80 % of the cap.
 fn assert_within_cap(seconds: &[f64], cap: f64, what: &str) {
+    assert_within(seconds, cap, 1.05, what);
+}
+
+/// As `assert_within_cap`, with each second allowed `most` times the cap.
+fn assert_within(seconds: &[f64], cap: f64, most: f64, what: &str) {
     for (i, v) in seconds.iter().enumerate() {
         assert!(
-            *v <= cap * 1.05,
+            *v <= cap * most,
             "{what}: second {} ran {v:.0} against a cap of {cap}: {seconds:?}",
             i + 1
         );
@@ -985,7 +990,9 @@ fn two_volumes_in_two_directions_share_the_vm_cap_from_the_first_second() {
     let a = fio_seconds(tmp.path(), "a_iops");
     let b = fio_seconds(tmp.path(), "b_iops");
     let vm: Vec<f64> = a.iter().zip(&b).map(|(a, b)| a + b).collect();
-    assert_within_cap(&vm, 800.0, "VM total of two volumes");
+    // The README's bound for volumes sharing the VM's cap: about one run in ten has a second at
+    // 105-108 % (each rewrite of a device's caps lets up to a kernel slice more through).
+    assert_within(&vm, 800.0, 1.10, "VM total of two volumes");
     for (label, seconds) in [("a", &a), ("b", &b)] {
         for v in seconds {
             assert!(
