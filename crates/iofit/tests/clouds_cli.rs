@@ -151,7 +151,7 @@ fn plan_cloud_all_sets_clouds_side_by_side() {
 /// is priced from Tokyo's own rates (m5.4xlarge $0.992 an hour, gp3 $0.096 per GiB-month) and
 /// passes its `check:` line; in eu-central-1, whose EBS rates no source gave, nothing is priced
 /// and the plan says so (exit 1) rather than borrowing another region's rates; `--os windows`
-/// in us-east-1 prices the licence-included rate.
+/// prices the licence-included rate (Tokyo's m5.4xlarge $1.728, us-east-1's c6i.4xlarge $1.416).
 #[test]
 fn demo_capture_plans_in_tokyo_and_says_frankfurt_has_no_ebs_rates() {
     let dir = tempfile::tempdir().unwrap();
@@ -213,6 +213,13 @@ fn demo_capture_plans_in_tokyo_and_says_frankfurt_has_no_ebs_rates() {
         notes.contains("no priced EBS volume type carries"),
         "{notes}"
     );
+
+    let (code, tokyo_windows) = plan(&["--region", "ap-northeast-1", "--os", "windows"]);
+    assert_eq!(code, Some(0), "{tokyo_windows}");
+    let best = &tokyo_windows["designs"][0];
+    assert_eq!(best["instance"], "m5.4xlarge");
+    let instance_usd = best["instance_price_per_month"].as_f64().unwrap();
+    assert!((instance_usd - 1.728 * 730.0).abs() < 1e-6, "{best}");
 
     let (code, windows) = plan(&["--os", "windows"]);
     assert_eq!(code, Some(0), "{windows}");

@@ -38,6 +38,10 @@ const EMBEDDED: &[(&str, &str)] = &[
         "catalog/aws-prices-eu-central-1.toml",
         include_str!("../../../../catalog/aws-prices-eu-central-1.toml"),
     ),
+    (
+        "catalog/aws-prices-windows-m5-eu-central-1-ap-northeast-1.toml",
+        include_str!("../../../../catalog/aws-prices-windows-m5-eu-central-1-ap-northeast-1.toml"),
+    ),
 ];
 
 /// The region AWS plans are priced in unless told otherwise.
@@ -780,8 +784,8 @@ mod tests {
     }
 
     /// ap-northeast-1: every EBS type the catalog has rules for is priced from AWS's Price List
-    /// (SKUs pinned 2026-09-13), io2 in its three tiers, and the m5 sizes the source lists;
-    /// eu-central-1: m5 only, its EBS rates left out (none was found with a source).
+    /// (SKUs pinned 2026-09-13), io2 in its three tiers, and the m5 sizes the source lists, Linux
+    /// and Windows; eu-central-1: m5 only, its EBS rates left out (none was found with a source).
     #[test]
     fn tokyo_prices_volumes_and_m5_frankfurt_m5_only() {
         let catalog = AwsCatalog::embedded().unwrap();
@@ -811,8 +815,14 @@ mod tests {
             assert!(catalog
                 .instance_price("m6i.large", region, Os::Linux)
                 .is_none());
-            assert!(catalog
+            // Windows m5 from ec2instances.info's 2019 data: the licence on top of Linux.
+            let windows = catalog
                 .instance_price("m5.large", region, Os::Windows)
+                .unwrap();
+            assert!(windows.usd_hour > m5.usd_hour);
+            assert!(windows.source.as_deref().unwrap().contains("mswin"));
+            assert!(catalog
+                .instance_price("m6i.large", region, Os::Windows)
                 .is_none());
             // The source lists no m5.8xlarge: it stays unpriced, not interpolated.
             assert!(catalog
