@@ -148,10 +148,10 @@ fn plan_cloud_all_sets_clouds_side_by_side() {
 }
 
 /// `plan --cloud aws --region R` on the demo's capture: in ap-northeast-1 the cheapest design
-/// is priced from Tokyo's own rates (m5.4xlarge $0.992 an hour, gp3 $0.096 per GiB-month) and
+/// is priced from Tokyo's own rates (c6i.4xlarge $0.856 an hour, gp3 $0.096 per GiB-month) and
 /// passes its `check:` line; in eu-central-1, whose EBS rates no source gave, nothing is priced
 /// and the plan says so (exit 1) rather than borrowing another region's rates; `--os windows`
-/// prices the licence-included rate (Tokyo's m5.4xlarge $1.728, us-east-1's c6i.4xlarge $1.416).
+/// prices the licence-included rate (Tokyo's c6i.4xlarge $1.592, us-east-1's $1.416).
 #[test]
 fn demo_capture_plans_in_tokyo_and_says_frankfurt_has_no_ebs_rates() {
     let dir = tempfile::tempdir().unwrap();
@@ -169,9 +169,9 @@ fn demo_capture_plans_in_tokyo_and_says_frankfurt_has_no_ebs_rates() {
     let (code, tokyo) = plan(&["--region", "ap-northeast-1"]);
     assert_eq!(code, Some(0), "{tokyo}");
     let best = &tokyo["designs"][0];
-    assert_eq!(best["instance"], "m5.4xlarge");
+    assert_eq!(best["instance"], "c6i.4xlarge");
     let instance_usd = best["instance_price_per_month"].as_f64().unwrap();
-    assert!((instance_usd - 0.992 * 730.0).abs() < 1e-6, "{best}");
+    assert!((instance_usd - 0.856 * 730.0).abs() < 1e-6, "{best}");
     assert!(best["price_basis"]
         .as_str()
         .unwrap()
@@ -217,9 +217,9 @@ fn demo_capture_plans_in_tokyo_and_says_frankfurt_has_no_ebs_rates() {
     let (code, tokyo_windows) = plan(&["--region", "ap-northeast-1", "--os", "windows"]);
     assert_eq!(code, Some(0), "{tokyo_windows}");
     let best = &tokyo_windows["designs"][0];
-    assert_eq!(best["instance"], "m5.4xlarge");
+    assert_eq!(best["instance"], "c6i.4xlarge");
     let instance_usd = best["instance_price_per_month"].as_f64().unwrap();
-    assert!((instance_usd - 1.728 * 730.0).abs() < 1e-6, "{best}");
+    assert!((instance_usd - 1.592 * 730.0).abs() < 1e-6, "{best}");
 
     let (code, windows) = plan(&["--os", "windows"]);
     assert_eq!(code, Some(0), "{windows}");

@@ -179,9 +179,9 @@ fn small_burst_tolerant_volume_uses_the_burst_window() {
     assert!(best.total_usd_month < sustained.designs[0].total_usd_month);
 }
 
-/// In ap-northeast-1 only the m5 sizes the source lists are priced: the rest (m5.8xlarge,
-/// m5.16xlarge, m6i, r6i, c6i) are left out and the plan says so, and its design is an m5 with
-/// Tokyo's own rates (gp3 $0.096 per GiB-month).
+/// In ap-northeast-1 two sizes have no sourced price (c6i.12xlarge, r6i.12xlarge): they are left
+/// out and the plan says so, and its design is priced with Tokyo's own rates (c6i.large $0.107
+/// an hour, gp3 $0.096 per GiB-month).
 #[test]
 fn unpriced_instances_are_named() {
     let requirements = requirements(vec![volume("data", 1000.0, 8.0, 8, 100.0, 10.0)]);
@@ -202,12 +202,17 @@ fn unpriced_instances_are_named() {
         })
         .unwrap();
     assert_eq!(unpriced.0, "ap-northeast-1");
-    assert!(unpriced.1.iter().any(|i| i == "r6i.large"));
-    assert!(unpriced.1.iter().any(|i| i == "m5.8xlarge"));
-    assert!(plan.designs.iter().all(|d| d.instance.starts_with("m5.")));
+    assert_eq!(
+        unpriced.1,
+        &vec!["c6i.12xlarge".to_string(), "r6i.12xlarge".to_string()]
+    );
+    assert!(plan
+        .designs
+        .iter()
+        .all(|d| d.instance != "c6i.12xlarge" && d.instance != "r6i.12xlarge"));
     let best = &plan.designs[0];
-    assert_eq!(best.instance, "m5.large");
-    assert!((best.instance_usd_month - 0.124 * 730.0).abs() < 1e-6);
+    assert_eq!(best.instance, "c6i.large");
+    assert!((best.instance_usd_month - 0.107 * 730.0).abs() < 1e-6);
     let data = &best.volumes[0];
     assert_eq!(data.spec.volume_type, "gp3");
     assert!((data.cost.storage_usd_month - data.spec.size_gib * 0.096).abs() < 1e-9);
@@ -220,8 +225,8 @@ fn unpriced_instances_are_named() {
         .any(|n| matches!(n, AwsPlanNote::Unpriced { .. })));
 }
 
-/// eu-central-1 has m5 prices but no sourced EBS rate: nothing is priced, so no design, and
-/// the plan says no volume type is priced rather than inventing one.
+/// eu-central-1 has instance prices but no sourced EBS rate: no volume is priced, so no design,
+/// and the plan says no priced volume type carries it rather than borrowing another region's.
 #[test]
 fn frankfurt_without_ebs_rates_plans_nothing() {
     let requirements = requirements(vec![volume("data", 1000.0, 8.0, 8, 100.0, 10.0)]);

@@ -35,12 +35,8 @@ const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../../../catalog/aws-prices-ap-northeast-1.toml"),
     ),
     (
-        "catalog/aws-prices-eu-central-1.toml",
-        include_str!("../../../../catalog/aws-prices-eu-central-1.toml"),
-    ),
-    (
-        "catalog/aws-prices-windows-m5-eu-central-1-ap-northeast-1.toml",
-        include_str!("../../../../catalog/aws-prices-windows-m5-eu-central-1-ap-northeast-1.toml"),
+        "catalog/aws-prices-instances-eu-central-1-ap-northeast-1.toml",
+        include_str!("../../../../catalog/aws-prices-instances-eu-central-1-ap-northeast-1.toml"),
     ),
 ];
 
@@ -784,10 +780,11 @@ mod tests {
     }
 
     /// ap-northeast-1: every EBS type the catalog has rules for is priced from AWS's Price List
-    /// (SKUs pinned 2026-09-13), io2 in its three tiers, and the m5 sizes the source lists, Linux
-    /// and Windows; eu-central-1: m5 only, its EBS rates left out (none was found with a source).
+    /// (SKUs pinned 2026-09-13), io2 in its three tiers; eu-central-1's EBS rates are left out
+    /// (none was found with a source). Both regions price the instance types, Linux and Windows,
+    /// from the Price List as generated on 2026-09-04, except the two Tokyo sizes not read.
     #[test]
-    fn tokyo_prices_volumes_and_m5_frankfurt_m5_only() {
+    fn tokyo_prices_volumes_and_both_regions_price_instances() {
         let catalog = AwsCatalog::embedded().unwrap();
         let tokyo = "ap-northeast-1";
         for volume_type in ["gp3", "gp2", "io2", "io1", "st1", "sc1"] {
@@ -806,31 +803,40 @@ mod tests {
         // 32,000 x 0.074 + 32,000 x 0.0518 + 16,000 x 0.03626
         let usd = io2.iops_usd_month(80_000.0).unwrap();
         assert!((usd - (2368.0 + 1657.6 + 580.16)).abs() < 1e-6, "{usd}");
-        for (region, large) in [(tokyo, 0.124), ("eu-central-1", 0.115)] {
-            let m5 = catalog
-                .instance_price("m5.large", region, Os::Linux)
-                .unwrap();
-            assert_eq!(m5.usd_hour, large);
-            assert!(!m5.derived());
-            assert!(catalog
-                .instance_price("m6i.large", region, Os::Linux)
-                .is_none());
-            // Windows m5 from ec2instances.info's 2019 data: the licence on top of Linux.
-            let windows = catalog
-                .instance_price("m5.large", region, Os::Windows)
-                .unwrap();
-            assert!(windows.usd_hour > m5.usd_hour);
-            assert!(windows.source.as_deref().unwrap().contains("mswin"));
-            assert!(catalog
-                .instance_price("m6i.large", region, Os::Windows)
-                .is_none());
-            // The source lists no m5.8xlarge: it stays unpriced, not interpolated.
-            assert!(catalog
-                .instance_price("m5.8xlarge", region, Os::Linux)
-                .is_none());
-            let id = format!("aws-prices-{region}");
-            assert!(catalog.table(&id).unwrap().source.contains("7a6e6154"));
+        let unread = ["c6i.12xlarge", "r6i.12xlarge"];
+        for region in [tokyo, "eu-central-1"] {
+            for instance in &catalog.instances {
+                for os in [Os::Linux, Os::Windows] {
+                    let price = catalog.instance_price(&instance.name, region, os);
+                    if region == tokyo && unread.contains(&instance.name.as_str()) {
+                        // Not read from the source: unpriced, not interpolated.
+                        assert!(price.is_none(), "{}", instance.name);
+                        continue;
+                    }
+                    let price = price.unwrap_or_else(|| panic!("{} {region}", instance.name));
+                    assert!(!price.derived());
+                    assert!(price.source.as_deref().unwrap().contains(&instance.name));
+                }
+                if let (Some(linux), Some(windows)) = (
+                    catalog.instance_price(&instance.name, region, Os::Linux),
+                    catalog.instance_price(&instance.name, region, Os::Windows),
+                ) {
+                    // Windows carries the licence on top of the Linux rate.
+                    assert!(windows.usd_hour > linux.usd_hour, "{}", instance.name);
+                }
+            }
         }
+        let hourly = |name: &str, region: &str, os| {
+            catalog.instance_price(name, region, os).unwrap().usd_hour
+        };
+        assert_eq!(hourly("m5.large", tokyo, Os::Linux), 0.124);
+        assert_eq!(hourly("c6i.4xlarge", tokyo, Os::Windows), 1.592);
+        assert_eq!(hourly("m6i.32xlarge", "eu-central-1", Os::Linux), 7.36);
+        assert_eq!(hourly("r6i.xlarge", "eu-central-1", Os::Windows), 0.488);
+        let table = catalog
+            .table("aws-prices-instances-eu-central-1-ap-northeast-1")
+            .unwrap();
+        assert!(table.source.contains("104f716e") && table.date == "2026-09-04");
     }
 
     #[test]
