@@ -179,11 +179,10 @@ fn small_burst_tolerant_volume_uses_the_burst_window() {
     assert!(best.total_usd_month < sustained.designs[0].total_usd_month);
 }
 
-/// In ap-northeast-1 two sizes have no sourced price (c6i.12xlarge, r6i.12xlarge): they are left
-/// out and the plan says so, and its design is priced with Tokyo's own rates (c6i.large $0.107
-/// an hour, gp3 $0.096 per GiB-month).
+/// In ap-northeast-1 every instance type is priced: the design is priced with Tokyo's own rates
+/// (c6i.large $0.107 an hour, gp3 $0.096 per GiB-month) and no type is left out.
 #[test]
-fn unpriced_instances_are_named() {
+fn tokyo_designs_use_tokyo_rates() {
     let requirements = requirements(vec![volume("data", 1000.0, 8.0, 8, 100.0, 10.0)]);
     let options = AwsPlanOptions {
         region: "ap-northeast-1".into(),
@@ -191,6 +190,31 @@ fn unpriced_instances_are_named() {
     };
     let plan = plan_aws(&requirements, &catalog(), &options);
     check_designs(&plan, &requirements);
+    assert!(!plan
+        .notes
+        .iter()
+        .any(|n| matches!(n, AwsPlanNote::Unpriced { .. })));
+    let best = &plan.designs[0];
+    assert_eq!(best.instance, "c6i.large");
+    assert!((best.instance_usd_month - 0.107 * 730.0).abs() < 1e-6);
+    let data = &best.volumes[0];
+    assert_eq!(data.spec.volume_type, "gp3");
+    assert!((data.cost.storage_usd_month - data.spec.size_gib * 0.096).abs() < 1e-9);
+    assert!(best.price_basis.starts_with("AWS ap-northeast-1"));
+}
+
+/// A region with no sourced price (us-west-2): every instance type is left out and named, and
+/// no design is made from another region's rates.
+#[test]
+fn unpriced_instances_are_named() {
+    let requirements = requirements(vec![volume("data", 1000.0, 8.0, 8, 100.0, 10.0)]);
+    let options = AwsPlanOptions {
+        region: "us-west-2".into(),
+        ..Default::default()
+    };
+    let catalog = catalog();
+    let plan = plan_aws(&requirements, &catalog, &options);
+    assert!(plan.designs.is_empty());
     let unpriced = plan
         .notes
         .iter()
@@ -201,28 +225,9 @@ fn unpriced_instances_are_named() {
             _ => None,
         })
         .unwrap();
-    assert_eq!(unpriced.0, "ap-northeast-1");
-    assert_eq!(
-        unpriced.1,
-        &vec!["c6i.12xlarge".to_string(), "r6i.12xlarge".to_string()]
-    );
-    assert!(plan
-        .designs
-        .iter()
-        .all(|d| d.instance != "c6i.12xlarge" && d.instance != "r6i.12xlarge"));
-    let best = &plan.designs[0];
-    assert_eq!(best.instance, "c6i.large");
-    assert!((best.instance_usd_month - 0.107 * 730.0).abs() < 1e-6);
-    let data = &best.volumes[0];
-    assert_eq!(data.spec.volume_type, "gp3");
-    assert!((data.cost.storage_usd_month - data.spec.size_gib * 0.096).abs() < 1e-9);
-    assert!(best.price_basis.starts_with("AWS ap-northeast-1"));
-    // In us-east-1 every instance type is priced: no such note.
-    let plan = plan_aws(&requirements, &catalog(), &AwsPlanOptions::default());
-    assert!(!plan
-        .notes
-        .iter()
-        .any(|n| matches!(n, AwsPlanNote::Unpriced { .. })));
+    assert_eq!(unpriced.0, "us-west-2");
+    assert_eq!(unpriced.1.len(), catalog.instances.len());
+    assert!(unpriced.1.iter().any(|i| i == "r6i.large"));
 }
 
 /// eu-central-1 has instance prices but no sourced EBS rate: no volume is priced, so no design,

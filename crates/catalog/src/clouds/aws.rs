@@ -781,8 +781,8 @@ mod tests {
 
     /// ap-northeast-1: every EBS type the catalog has rules for is priced from AWS's Price List
     /// (SKUs pinned 2026-09-13), io2 in its three tiers; eu-central-1's EBS rates are left out
-    /// (none was found with a source). Both regions price the instance types, Linux and Windows,
-    /// from the Price List as generated on 2026-09-04, except the two Tokyo sizes not read.
+    /// (none was found with a source). Both regions price every instance type, Linux and Windows,
+    /// from the Price List as generated on 2026-09-04.
     #[test]
     fn tokyo_prices_volumes_and_both_regions_price_instances() {
         let catalog = AwsCatalog::embedded().unwrap();
@@ -803,27 +803,19 @@ mod tests {
         // 32,000 x 0.074 + 32,000 x 0.0518 + 16,000 x 0.03626
         let usd = io2.iops_usd_month(80_000.0).unwrap();
         assert!((usd - (2368.0 + 1657.6 + 580.16)).abs() < 1e-6, "{usd}");
-        let unread = ["c6i.12xlarge", "r6i.12xlarge"];
         for region in [tokyo, "eu-central-1"] {
             for instance in &catalog.instances {
                 for os in [Os::Linux, Os::Windows] {
-                    let price = catalog.instance_price(&instance.name, region, os);
-                    if region == tokyo && unread.contains(&instance.name.as_str()) {
-                        // Not read from the source: unpriced, not interpolated.
-                        assert!(price.is_none(), "{}", instance.name);
-                        continue;
-                    }
-                    let price = price.unwrap_or_else(|| panic!("{} {region}", instance.name));
+                    let price = catalog
+                        .instance_price(&instance.name, region, os)
+                        .unwrap_or_else(|| panic!("{} {region}", instance.name));
                     assert!(!price.derived());
                     assert!(price.source.as_deref().unwrap().contains(&instance.name));
                 }
-                if let (Some(linux), Some(windows)) = (
-                    catalog.instance_price(&instance.name, region, Os::Linux),
-                    catalog.instance_price(&instance.name, region, Os::Windows),
-                ) {
-                    // Windows carries the licence on top of the Linux rate.
-                    assert!(windows.usd_hour > linux.usd_hour, "{}", instance.name);
-                }
+                let linux = catalog.instance_price(&instance.name, region, Os::Linux);
+                let windows = catalog.instance_price(&instance.name, region, Os::Windows);
+                // Windows carries the licence on top of the Linux rate.
+                assert!(windows.unwrap().usd_hour > linux.unwrap().usd_hour);
             }
         }
         let hourly = |name: &str, region: &str, os| {
@@ -831,6 +823,7 @@ mod tests {
         };
         assert_eq!(hourly("m5.large", tokyo, Os::Linux), 0.124);
         assert_eq!(hourly("c6i.4xlarge", tokyo, Os::Windows), 1.592);
+        assert_eq!(hourly("r6i.12xlarge", tokyo, Os::Linux), 3.648);
         assert_eq!(hourly("m6i.32xlarge", "eu-central-1", Os::Linux), 7.36);
         assert_eq!(hourly("r6i.xlarge", "eu-central-1", Os::Windows), 0.488);
         let table = catalog
