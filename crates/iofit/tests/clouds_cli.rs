@@ -22,9 +22,10 @@ fn demo_requirements(dir: &std::path::Path) -> (iofit_model::Requirements, std::
 }
 
 /// The demo's capture on AWS: data (12,906 IOPS of 8 KiB, 1,536 GiB) and log volumes. With 10%
-/// headroom the instance must carry their IOPS at its baseline: m5.4xlarge's 18,750 is the
-/// cheapest that does (the 2xlarge sizes' 12,000 do not). The data volume is 5 gp3 volumes,
-/// each within its free 3,000 IOPS; its cost is storage only.
+/// headroom the instance must carry their IOPS at its baseline: c6i.4xlarge's 20,000 at $0.68 an
+/// hour is the cheapest that does (the 2xlarge sizes' 12,000 do not; m5.4xlarge's 18,750 costs
+/// $0.768). The data volume is 5 gp3 volumes, each within its free 3,000 IOPS; its cost is
+/// storage only.
 #[test]
 fn demo_capture_cheapest_aws_design_with_cost_split_and_binding() {
     let dir = tempfile::tempdir().unwrap();
@@ -41,7 +42,7 @@ fn demo_capture_cheapest_aws_design_with_cost_split_and_binding() {
         &AwsPlanOptions::default(),
     );
     let best = &plan.designs[0];
-    assert_eq!(best.instance, "m5.4xlarge");
+    assert_eq!(best.instance, "c6i.4xlarge");
     let data = &best.volumes[0];
     assert_eq!(
         (data.spec.label.as_str(), data.spec.volume_type.as_str()),
@@ -56,12 +57,16 @@ fn demo_capture_cheapest_aws_design_with_cost_split_and_binding() {
     );
     let parts: f64 = best.volumes.iter().map(|v| v.cost.total_usd_month).sum();
     assert!((best.total_usd_month - best.instance_usd_month - parts).abs() < 1e-9);
-    assert!((best.instance_usd_month - 16.0 * 0.048 * 730.0).abs() < 1e-9);
+    assert!((best.instance_usd_month - 0.68 * 730.0).abs() < 1e-9);
+    assert!(!best.instance_price_derived);
     assert!(best.prediction.meets);
     assert!(best.prediction.headroom_pct >= 10.0);
+    // The instance's 20,000 leaves room: a volume's gp3 IOPS bind first.
     assert!(
-        best.prediction.binding.starts_with("volume data")
-            || best.prediction.binding.starts_with("instance m5.4xlarge")
+        best.prediction.binding.starts_with("volume ")
+            || best.prediction.binding.starts_with("instance c6i.4xlarge"),
+        "{}",
+        best.prediction.binding
     );
 }
 
@@ -118,15 +123,12 @@ fn plan_cloud_all_sets_clouds_side_by_side() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert_eq!(output.status.code(), Some(0), "{text}");
     let azure = text.find("\nAzure: ").expect(&text);
-    let aws = text.find("\nAWS: m5.4xlarge + data ").expect(&text);
+    let aws = text.find("\nAWS: c6i.4xlarge + data ").expect(&text);
     let gcp = text.find("\nGoogle Cloud: ").expect(&text);
     assert!(azure < aws && aws < gcp);
     assert_eq!(text.matches("binding: ").count(), 3, "{text}");
     assert_eq!(text.matches("price basis: ").count(), 3, "{text}");
-    assert!(
-        text.contains("= instance $560.64 (derived) + volumes $"),
-        "{text}"
-    );
+    assert!(text.contains("= instance $496.40 + volumes $"), "{text}");
     assert!(text[gcp..].contains("/month = machine $"), "{text}");
     assert!(
         text.contains("price basis: Google Cloud us-central1, USD"),
@@ -139,10 +141,92 @@ fn plan_cloud_all_sets_clouds_side_by_side() {
         .output()
         .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(json["aws"]["designs"][0]["instance"], "m5.4xlarge");
+    assert_eq!(json["aws"]["designs"][0]["instance"], "c6i.4xlarge");
     assert!(json["azure"]["plan"]["designs"][0]["vm"].is_string());
     assert!(json["gcp"]["designs"][0]["machine_type"].is_string());
     assert!(json["gcp"]["designs"][0]["disks"][0]["price_per_month"].is_number());
+}
+
+/// `plan --cloud aws --region R` on the demo's capture: in ap-northeast-1 the cheapest design
+/// is priced from Tokyo's own rates (c6i.4xlarge $0.856 an hour, gp3 $0.096 per GiB-month) and
+/// passes its `check:` line; in eu-central-1, whose EBS rates no source gave, nothing is priced
+/// and the plan says so (exit 1) rather than borrowing another region's rates; `--os windows`
+/// prices the licence-included rate (Tokyo's c6i.4xlarge $1.592, us-east-1's $1.416).
+#[test]
+fn demo_capture_plans_in_tokyo_and_says_frankfurt_has_no_ebs_rates() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, path) = demo_requirements(dir.path());
+    let plan = |extra: &[&str]| {
+        let output = iofit()
+            .args(["plan", "--cloud", "aws", "--json", "--requirements"])
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        (output.status.code(), json)
+    };
+    let (code, tokyo) = plan(&["--region", "ap-northeast-1"]);
+    assert_eq!(code, Some(0), "{tokyo}");
+    let best = &tokyo["designs"][0];
+    assert_eq!(best["instance"], "c6i.4xlarge");
+    let instance_usd = best["instance_price_per_month"].as_f64().unwrap();
+    assert!((instance_usd - 0.856 * 730.0).abs() < 1e-6, "{best}");
+    assert!(best["price_basis"]
+        .as_str()
+        .unwrap()
+        .starts_with("AWS ap-northeast-1"));
+    let data = &best["volumes"][0];
+    let gib = data["spec"]["size_gib"].as_f64().unwrap() * data["spec"]["count"].as_f64().unwrap();
+    let storage = data["cost"]["storage_price_per_month"].as_f64().unwrap();
+    assert!((storage - gib * 0.096).abs() < 1e-9, "{data}");
+    let check = iofit()
+        .args([
+            "plan",
+            "--cloud",
+            "aws",
+            "--region",
+            "ap-northeast-1",
+            "--requirements",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(check.stdout).unwrap();
+    let line = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("check: iofit "))
+        .expect(&text);
+    let output = iofit()
+        .args(line.split_whitespace())
+        .arg("--requirements")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{line}");
+
+    let (code, frankfurt) = plan(&["--region", "eu-central-1"]);
+    assert_eq!(code, Some(1), "{frankfurt}");
+    assert_eq!(frankfurt["designs"].as_array().unwrap().len(), 0);
+    let notes = frankfurt.to_string();
+    assert!(
+        notes.contains("no priced EBS volume type carries"),
+        "{notes}"
+    );
+
+    let (code, tokyo_windows) = plan(&["--region", "ap-northeast-1", "--os", "windows"]);
+    assert_eq!(code, Some(0), "{tokyo_windows}");
+    let best = &tokyo_windows["designs"][0];
+    assert_eq!(best["instance"], "c6i.4xlarge");
+    let instance_usd = best["instance_price_per_month"].as_f64().unwrap();
+    assert!((instance_usd - 1.592 * 730.0).abs() < 1e-6, "{best}");
+
+    let (code, windows) = plan(&["--os", "windows"]);
+    assert_eq!(code, Some(0), "{windows}");
+    let best = &windows["designs"][0];
+    assert_eq!(best["instance"], "c6i.4xlarge");
+    let instance_usd = best["instance_price_per_month"].as_f64().unwrap();
+    assert!((instance_usd - 1.416 * 730.0).abs() < 1e-6, "{best}");
 }
 
 /// Runs every `check:` line of `plan --cloud CLOUD` on `requirements` with the same
@@ -510,7 +594,7 @@ fn burst_tolerant_designs_pass_predict_in_their_window() {
         .output()
         .unwrap();
     let text = String::from_utf8(output.stdout).unwrap();
-    assert!(text.contains("#1  m5.large (2 vCPU"), "{text}");
+    assert!(text.contains("#1  c6i.large (2 vCPU"), "{text}");
     let checks: Vec<&str> = text
         .lines()
         .filter_map(|l| l.trim().strip_prefix("check: iofit "))

@@ -78,47 +78,47 @@ fn check_designs(plan: &AwsPlan, requirements: &Requirements) {
 /// 50,000 IOPS of 8 KiB random reads: gp3 tops out at 16,000 IOPS per volume and each volume
 /// has 3,000 IOPS free, so the cheapest stripe is the widest allowed: 8 gp3 volumes of 6,945
 /// IOPS (55,556 with 10% headroom) and 63 GiB (500 GiB / 8); only an instance with at least
-/// 55,556 baseline IOPS carries it all day: m5.16xlarge (60,000) or m6i.12xlarge (60,000),
-/// the cheaper m6i.12xlarge.
+/// 55,556 baseline IOPS carries it all day: m5.16xlarge, m6i.12xlarge, r6i.12xlarge or
+/// c6i.12xlarge (60,000 each), the cheapest c6i.12xlarge ($2.04 an hour in us-east-1).
 #[test]
 fn fifty_thousand_iops_random_read() {
     let requirements = requirements(vec![volume("data", 50_000.0, 409.6, 8, 100.0, 500.0)]);
     let plan = plan_aws(&requirements, &catalog(), &AwsPlanOptions::default());
     check_designs(&plan, &requirements);
     let best = &plan.designs[0];
-    assert_eq!(best.instance, "m6i.12xlarge");
+    assert_eq!(best.instance, "c6i.12xlarge");
     let data = &best.volumes[0].spec;
     assert_eq!((data.count, data.volume_type.as_str()), (8, "gp3"));
     assert_eq!((data.iops, data.size_gib), (Some(6_945.0), 63.0));
-    // 8 x (63 GiB x $0.08 + 3,945 billed IOPS x $0.005) = $198.12; the instance 48 vCPU x
-    // $0.048 x 730 h.
+    // 8 x (63 GiB x $0.08 + 3,945 billed IOPS x $0.005) = $198.12; the instance $2.04 x 730 h.
     assert!((best.volumes_usd_month - 8.0 * (63.0 * 0.08 + 3_945.0 * 0.005)).abs() < 1e-6);
     let split = &best.volumes[0].cost;
     assert!((split.storage_usd_month - 8.0 * 63.0 * 0.08).abs() < 1e-9);
     assert!((split.iops_usd_month - 8.0 * 3_945.0 * 0.005).abs() < 1e-9);
     assert_eq!(split.throughput_usd_month, 0.0);
-    assert!((best.instance_usd_month - 48.0 * 0.048 * 730.0).abs() < 1e-6);
+    assert!((best.instance_usd_month - 2.04 * 730.0).abs() < 1e-6);
     // The stripe's 55,560 IOPS binds (10.0% headroom) before the instance's 60,000 (16.7%).
     assert_eq!(best.prediction.binding, "volume data: 8 x gp3 IOPS");
     let instance_limit = best.prediction.volumes[0]
         .limits
         .iter()
-        .find(|l| l.name == "instance m6i.12xlarge baseline IOPS")
+        .find(|l| l.name == "instance c6i.12xlarge baseline IOPS")
         .unwrap();
     assert!((instance_limit.iops_allowed - 60_000.0).abs() < 1e-6);
 }
 
 /// 1,500 MB/s of 1 MiB sequential reads: 1,667 MB/s with headroom is 1,590 MiB/s; every gp3
 /// volume has 125 MiB/s free, so 8 volumes of 199 MiB/s (st1 would need 40 TiB at 40 MiB/s
-/// per TiB); an instance needs 1,667 MB/s of baseline throughput: m6i.12xlarge's 1,875 MB/s
-/// (m5's nearest, m5.16xlarge's 1,700, costs more).
+/// per TiB); an instance needs 1,667 MB/s of baseline throughput: c6i.12xlarge's 1,875 MB/s,
+/// the cheapest of the 12xlarge sizes that give it (m5's nearest, m5.16xlarge's 1,700, costs
+/// more).
 #[test]
 fn fifteen_hundred_mb_s_sequential() {
     let requirements = requirements(vec![volume("scan", 1430.5, 1500.0, 1024, 0.0, 2000.0)]);
     let plan = plan_aws(&requirements, &catalog(), &AwsPlanOptions::default());
     check_designs(&plan, &requirements);
     let best = &plan.designs[0];
-    assert_eq!(best.instance, "m6i.12xlarge");
+    assert_eq!(best.instance, "c6i.12xlarge");
     let scan = &best.volumes[0].spec;
     assert_eq!((scan.volume_type.as_str(), scan.count), ("gp3", 8));
     assert_eq!(scan.throughput_mib_s, Some(MiBps(199.0)));
@@ -155,14 +155,14 @@ fn requirements_small() -> Requirements {
 }
 
 /// A small burst-tolerant volume: a 10,000 IOPS peak that lasts under 30 minutes a day fits a
-/// 2-vCPU size's maximum (m5.large 18,750, m6i.large 40,000; baseline 3,600 both); held all
-/// day it needs a 2xlarge's 12,000 baseline.
+/// 2-vCPU size's maximum (m5.large 18,750, c6i.large 40,000; baseline 3,600 both), the cheapest
+/// c6i.large; held all day it needs a 2xlarge's 12,000 baseline.
 #[test]
 fn small_burst_tolerant_volume_uses_the_burst_window() {
     let requirements = requirements(vec![volume("app", 10_000.0, 80.0, 8, 100.0, 100.0)]);
     let sustained = plan_aws(&requirements, &catalog(), &AwsPlanOptions::default());
     check_designs(&sustained, &requirements);
-    // m5.2xlarge and m6i.2xlarge both have a 12,000 IOPS baseline and the same price.
+    // Every 2xlarge here has a 12,000 IOPS baseline; c6i.2xlarge is the cheapest.
     assert_eq!(sustained.designs[0].vcpu, 8);
     assert!(sustained.designs[0].instance.ends_with(".2xlarge"));
     assert_eq!(sustained.designs[0].state, AwsState::Sustained);
@@ -173,17 +173,48 @@ fn small_burst_tolerant_volume_uses_the_burst_window() {
     let burst = plan_aws(&requirements, &catalog(), &options);
     check_designs(&burst, &requirements);
     let best = &burst.designs[0];
-    assert_eq!(best.instance, "m5.large");
+    assert_eq!(best.instance, "c6i.large");
     assert_eq!(best.state, AwsState::Burst);
     assert!(best.prediction.held_for.contains("30 minutes per 24 hours"));
     assert!(best.total_usd_month < sustained.designs[0].total_usd_month);
 }
 
-/// Unpriced instance types (r6i, c6i) are left out and the plan says so.
+/// In ap-northeast-1 every instance type is priced: the design is priced with Tokyo's own rates
+/// (c6i.large $0.107 an hour, gp3 $0.096 per GiB-month) and no type is left out.
+#[test]
+fn tokyo_designs_use_tokyo_rates() {
+    let requirements = requirements(vec![volume("data", 1000.0, 8.0, 8, 100.0, 10.0)]);
+    let options = AwsPlanOptions {
+        region: "ap-northeast-1".into(),
+        ..Default::default()
+    };
+    let plan = plan_aws(&requirements, &catalog(), &options);
+    check_designs(&plan, &requirements);
+    assert!(!plan
+        .notes
+        .iter()
+        .any(|n| matches!(n, AwsPlanNote::Unpriced { .. })));
+    let best = &plan.designs[0];
+    assert_eq!(best.instance, "c6i.large");
+    assert!((best.instance_usd_month - 0.107 * 730.0).abs() < 1e-6);
+    let data = &best.volumes[0];
+    assert_eq!(data.spec.volume_type, "gp3");
+    assert!((data.cost.storage_usd_month - data.spec.size_gib * 0.096).abs() < 1e-9);
+    assert!(best.price_basis.starts_with("AWS ap-northeast-1"));
+}
+
+/// A region with no sourced price (us-west-2): every instance type is left out and named, and
+/// no design is made from another region's rates.
 #[test]
 fn unpriced_instances_are_named() {
     let requirements = requirements(vec![volume("data", 1000.0, 8.0, 8, 100.0, 10.0)]);
-    let plan = plan_aws(&requirements, &catalog(), &AwsPlanOptions::default());
+    let options = AwsPlanOptions {
+        region: "us-west-2".into(),
+        ..Default::default()
+    };
+    let catalog = catalog();
+    let plan = plan_aws(&requirements, &catalog, &options);
+    assert!(plan.designs.is_empty());
     let unpriced = plan
         .notes
         .iter()
@@ -194,9 +225,29 @@ fn unpriced_instances_are_named() {
             _ => None,
         })
         .unwrap();
-    assert_eq!(unpriced.0, "us-east-1");
+    assert_eq!(unpriced.0, "us-west-2");
+    assert_eq!(unpriced.1.len(), catalog.instances.len());
     assert!(unpriced.1.iter().any(|i| i == "r6i.large"));
-    assert!(plan.designs.iter().all(|d| d.instance.starts_with('m')));
+}
+
+/// eu-central-1 has instance prices but no sourced EBS rate: no volume is priced, so no design,
+/// and the plan says no priced volume type carries it rather than borrowing another region's.
+#[test]
+fn frankfurt_without_ebs_rates_plans_nothing() {
+    let requirements = requirements(vec![volume("data", 1000.0, 8.0, 8, 100.0, 10.0)]);
+    let options = AwsPlanOptions {
+        region: "eu-central-1".into(),
+        ..Default::default()
+    };
+    let plan = plan_aws(&requirements, &catalog(), &options);
+    assert!(plan.designs.is_empty());
+    assert!(
+        plan.notes
+            .iter()
+            .any(|n| matches!(n, AwsPlanNote::NoVolumeType { .. })),
+        "{:?}",
+        plan.notes
+    );
 }
 
 /// io2 is billed per volume in AWS's tiers when the price file has them (as `catalog import

@@ -61,7 +61,9 @@ fn offer() -> String {
                 ("usagetype", format!("EUC1-BoxUsage:{name}")),
             ],
         ));
-        terms.push(term(&sku, "Hrs", 0.06 * f64::from(*vcpu)));
+        // 0.04 per vCPU-hour: below every built-in eu-central-1 rate (the least, c6i's, is
+        // $0.0485), so the plan's cheapest instance is one this file prices.
+        terms.push(term(&sku, "Hrs", 0.04 * f64::from(*vcpu)));
     }
     for (sku, family, volume, usage, unit, usd) in [
         (
@@ -244,9 +246,9 @@ fn a_fetched_region_prices_the_plan_in_that_region() {
         !best.instance_price_derived,
         "priced from the file, not derived"
     );
-    // The instance is priced from the file: 0.06 per vCPU-hour x 730 h.
+    // The instance is priced from the file: 0.04 per vCPU-hour x 730 h.
     let vcpu = f64::from(best.vcpu);
-    assert!((best.instance_usd_month - 0.06 * vcpu * 730.0).abs() < 1e-6);
+    assert!((best.instance_usd_month - 0.04 * vcpu * 730.0).abs() < 1e-6);
     // gp3 storage at the file's 0.0952 per GiB-month: every volume costs at least its storage.
     assert!(
         best.volumes_usd_month >= 1024.0 * 0.0952 - 1e-6,

@@ -26,9 +26,21 @@ const EMBEDDED: &[(&str, &str)] = &[
         "catalog/aws-prices-us-east-1.toml",
         include_str!("../../../../catalog/aws-prices-us-east-1.toml"),
     ),
+    (
+        "catalog/aws-prices-windows-us-east-1.toml",
+        include_str!("../../../../catalog/aws-prices-windows-us-east-1.toml"),
+    ),
+    (
+        "catalog/aws-prices-ap-northeast-1.toml",
+        include_str!("../../../../catalog/aws-prices-ap-northeast-1.toml"),
+    ),
+    (
+        "catalog/aws-prices-instances-eu-central-1-ap-northeast-1.toml",
+        include_str!("../../../../catalog/aws-prices-instances-eu-central-1-ap-northeast-1.toml"),
+    ),
 ];
 
-/// The region AWS plans are priced in unless told otherwise (the only one sourced).
+/// The region AWS plans are priced in unless told otherwise.
 pub const DEFAULT_REGION: &str = "us-east-1";
 
 /// An EC2 instance type and its dedicated EBS limits. Throughput is MB/s (10^6 B/s) at 128 KiB
@@ -723,9 +735,101 @@ mod tests {
             .unwrap();
         assert!(!m6i_price.derived());
         assert!((m6i_price.usd_month() - 140.16).abs() < 1e-9);
-        assert!(catalog
-            .instance_price("r6i.large", DEFAULT_REGION, Os::Linux)
-            .is_none());
+    }
+
+    /// Every instance type of the catalog has a sourced us-east-1 price for Linux and for
+    /// Windows, none derived from another size; the figures are the sources' own (Karpenter's
+    /// generated table for Linux, ec2instances.info's for Windows).
+    #[test]
+    fn us_east_1_prices_every_instance_for_linux_and_windows_from_a_source() {
+        let catalog = AwsCatalog::embedded().unwrap();
+        assert_eq!(catalog.instances.len(), 35);
+        for instance in &catalog.instances {
+            for os in [Os::Linux, Os::Windows] {
+                let price = catalog
+                    .instance_price(&instance.name, DEFAULT_REGION, os)
+                    .unwrap_or_else(|| panic!("{} {os:?} unpriced", instance.name));
+                assert!(!price.derived(), "{} {os:?}", instance.name);
+                let source = price.source.as_deref().unwrap();
+                assert!(source.contains(&instance.name), "{source}");
+                assert!(price
+                    .notes
+                    .as_deref()
+                    .is_none_or(|n| !n.contains("derived")));
+            }
+        }
+        let hourly = |name: &str, os| {
+            catalog
+                .instance_price(name, DEFAULT_REGION, os)
+                .unwrap()
+                .usd_hour
+        };
+        assert_eq!(hourly("r6i.large", Os::Linux), 0.126);
+        assert_eq!(hourly("c6i.32xlarge", Os::Linux), 5.44);
+        assert_eq!(hourly("m5.24xlarge", Os::Linux), 4.608);
+        assert_eq!(hourly("m6i.xlarge", Os::Windows), 0.376);
+        assert_eq!(hourly("r6i.32xlarge", Os::Windows), 13.952);
+        // Windows carries the licence on top of the Linux rate.
+        for instance in &catalog.instances {
+            assert!(hourly(&instance.name, Os::Windows) > hourly(&instance.name, Os::Linux));
+        }
+        let windows = catalog.table("aws-prices-windows-us-east-1").unwrap();
+        assert!(windows.source.contains("ef5638af") && windows.date == "2023-08-30");
+        let linux = catalog.table("aws-prices-us-east-1").unwrap();
+        assert!(linux.source.contains("karpenter-provider-aws") && linux.date == "2026-01-19");
+    }
+
+    /// ap-northeast-1: every EBS type the catalog has rules for is priced from AWS's Price List
+    /// (SKUs pinned 2026-09-13), io2 in its three tiers; eu-central-1's EBS rates are left out
+    /// (none was found with a source). Both regions price every instance type, Linux and Windows,
+    /// from the Price List as generated on 2026-09-04.
+    #[test]
+    fn tokyo_prices_volumes_and_both_regions_price_instances() {
+        let catalog = AwsCatalog::embedded().unwrap();
+        let tokyo = "ap-northeast-1";
+        for volume_type in ["gp3", "gp2", "io2", "io1", "st1", "sc1"] {
+            let price = catalog.volume_price(volume_type, tokyo).unwrap();
+            assert!(price.usd_per_gib_month.is_some());
+            assert!(
+                price.source.as_deref().unwrap().contains("SKU"),
+                "{volume_type}"
+            );
+            assert!(catalog.volume_price(volume_type, "eu-central-1").is_none());
+        }
+        let gp3 = catalog.volume_price("gp3", tokyo).unwrap();
+        // 49.152 USD per GiBps-month is 0.048 per MiB/s-month.
+        assert_eq!(gp3.usd_per_mib_s_month, Some(0.048));
+        let io2 = catalog.volume_price("io2", tokyo).unwrap();
+        // 32,000 x 0.074 + 32,000 x 0.0518 + 16,000 x 0.03626
+        let usd = io2.iops_usd_month(80_000.0).unwrap();
+        assert!((usd - (2368.0 + 1657.6 + 580.16)).abs() < 1e-6, "{usd}");
+        for region in [tokyo, "eu-central-1"] {
+            for instance in &catalog.instances {
+                for os in [Os::Linux, Os::Windows] {
+                    let price = catalog
+                        .instance_price(&instance.name, region, os)
+                        .unwrap_or_else(|| panic!("{} {region}", instance.name));
+                    assert!(!price.derived());
+                    assert!(price.source.as_deref().unwrap().contains(&instance.name));
+                }
+                let linux = catalog.instance_price(&instance.name, region, Os::Linux);
+                let windows = catalog.instance_price(&instance.name, region, Os::Windows);
+                // Windows carries the licence on top of the Linux rate.
+                assert!(windows.unwrap().usd_hour > linux.unwrap().usd_hour);
+            }
+        }
+        let hourly = |name: &str, region: &str, os| {
+            catalog.instance_price(name, region, os).unwrap().usd_hour
+        };
+        assert_eq!(hourly("m5.large", tokyo, Os::Linux), 0.124);
+        assert_eq!(hourly("c6i.4xlarge", tokyo, Os::Windows), 1.592);
+        assert_eq!(hourly("r6i.12xlarge", tokyo, Os::Linux), 3.648);
+        assert_eq!(hourly("m6i.32xlarge", "eu-central-1", Os::Linux), 7.36);
+        assert_eq!(hourly("r6i.xlarge", "eu-central-1", Os::Windows), 0.488);
+        let table = catalog
+            .table("aws-prices-instances-eu-central-1-ap-northeast-1")
+            .unwrap();
+        assert!(table.source.contains("104f716e") && table.date == "2026-09-04");
     }
 
     #[test]

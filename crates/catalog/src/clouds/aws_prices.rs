@@ -683,7 +683,15 @@ mod tests {
         assert_eq!(price("m6i.large", Os::Linux), Some(0.114));
         assert_eq!(price("m6i.large", Os::Windows), Some(0.206));
         assert_eq!(price("m6i.xlarge", Os::Linux), Some(0.228));
-        assert_eq!(price("m6i.xlarge", Os::Windows), None);
+        // The file has no Windows m6i.xlarge: the built-in row stays, not one from this file.
+        let windows = catalog
+            .instance_price("m6i.xlarge", "eu-central-1", Os::Windows)
+            .unwrap();
+        assert!(windows
+            .source
+            .as_deref()
+            .unwrap()
+            .contains("ec2-cheaper-finder"));
         let gp3 = catalog.volume_price("gp3", "eu-central-1").unwrap();
         assert_eq!(gp3.usd_per_gib_month, Some(0.0952));
         assert_eq!(gp3.usd_per_iops_month, Some(0.006));
