@@ -403,6 +403,83 @@ mod tests {
         );
     }
 
+    /// The fio kinds' sentences, as `iofit run --parse-only` printed them before the notes were
+    /// typed.
+    #[test]
+    fn fio_kinds_say_their_sentences() {
+        let cases = [
+            (
+                JobNote::UnknownIgnored {
+                    at: "d.fio:13".into(),
+                    option: "bogus_option".into(),
+                },
+                "d.fio:13: unknown option 'bogus_option' ignored (--ignore-unknown)",
+            ),
+            (
+                JobNote::UnsetEnv {
+                    file: "a.fio".into(),
+                    line: 33,
+                    option: "write_bw_log".into(),
+                    variable: "NEVER_SET".into(),
+                },
+                "a.fio:33: write_bw_log: environment variable 'NEVER_SET' is not set; read as \
+                 empty, as fio reads it (set it to give the value)",
+            ),
+            (
+                JobNote::CompletionBatching {
+                    option: "iodepth_low".into(),
+                },
+                "iodepth_low: iofit reaps every completed IO at once (waiting for at least one) \
+                 and refills the queue to iodepth as soon as a slot frees (fio's defaults)",
+            ),
+            (
+                JobNote::UnparenthesizedSize {
+                    option: "filesize".into(),
+                    value: "10*1000".into(),
+                    bytes: Bytes(10),
+                },
+                "filesize=10*1000: fio 3.33 reads this as 10 bytes (it evaluates arithmetic only \
+                 inside parentheses) and so does iofit; write filesize=(10*1000) for the product",
+            ),
+            (
+                JobNote::FileSizeDrawn {
+                    range: "1m:2m".into(),
+                    drawn: Bytes(1_634_304),
+                },
+                "filesize=1m:2m: iofit drew one size for all the job's files, 1634304 bytes (fio \
+                 draws one per file)",
+            ),
+            (
+                JobNote::TrimWriteSize {
+                    mode: "trimwrite".into(),
+                    trim: Bytes(4096),
+                    write: Bytes(8192),
+                },
+                "bs: in rw=trimwrite each write has the length of the trim before it (4096 \
+                 bytes); the write size 8192 bytes is not used (fio's sequential trimwrite uses it)",
+            ),
+            (
+                JobNote::StartDelayKept {
+                    delay_s: Seconds(100.0),
+                },
+                "startdelay=100s is kept: --size shortens the IO, not the wait; add --runtime to \
+                 bound the wait as well",
+            ),
+            (
+                JobNote::VerifyRunsAs {
+                    written: "crc32".into(),
+                    runs_as: "crc32c".into(),
+                },
+                "verify=crc32 runs as verify=crc32c: iofit writes its own block header (fio's and \
+                 iofit's verified data do not read back in the other tool), so only the \
+                 checksum's kind differs, and every bad block either sum catches is reported",
+            ),
+        ];
+        for (note, sentence) in cases {
+            assert_eq!(note.to_string(), sentence);
+        }
+    }
+
     /// In JSON a note is its sentence, and read back it is that sentence again.
     #[test]
     fn json_holds_the_sentence() {
