@@ -37,6 +37,7 @@ mod keys;
 pub mod lists;
 mod lower;
 mod names;
+mod notes;
 mod params;
 mod parse;
 
@@ -46,6 +47,7 @@ pub use fs::{
 };
 pub use lower::{many_threads_split, IntervalPlan, SYNC_THREADS_MAX};
 pub use names::wildcard_match;
+pub use notes::{RemoteShell, VdbenchNote};
 pub use params::MAX_THREADS;
 pub use parse::{parse_file, parse_file_with, parse_str, parse_str_with};
 
@@ -296,7 +298,7 @@ pub struct ParamFile {
     /// `concatenatesds=yes`: the sds of a wd form one volume.
     pub concatenate: bool,
     /// What iofit reads differently from the letter of the file, one sentence each.
-    pub notes: Vec<String>,
+    pub notes: Vec<VdbenchNote>,
 }
 
 /// A data content or validation parameter, where it was written.

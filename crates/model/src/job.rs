@@ -10,10 +10,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 mod io;
+mod note;
 mod options;
 mod reporting;
 
 use reporting::is_default_reporting;
+
+pub use note::JobNote;
 
 pub use io::{
     BlockSizeShare, BlockSizeSpec, Direction, EngineKind, PerDirection, RwMode, SizeSpec, Target,
@@ -131,7 +134,7 @@ pub struct JobSpec {
     /// What iofit does differently from what the job file asked, one sentence each (an option
     /// accepted with a note, an engine run as another): printed with the job, never silent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<JobNote>,
     /// Pauses between IOs and minimum rates (fio `thinktime*`, `rate_min`, `rate_process`).
     #[serde(default, skip_serializing_if = "Pacing::is_default")]
     pub pacing: Pacing,

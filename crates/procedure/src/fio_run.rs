@@ -130,11 +130,13 @@ pub fn warnings(jobs: &[JobSpec]) -> Vec<Warning> {
     if let Some(note) = iofit_engine::interval_log::pacing_note(jobs) {
         out.push(Warning::JobNote(note));
     }
-    let mut said: Vec<&str> = Vec::new();
+    // Said once by sentence: clones and jobs of one file often carry the same note.
+    let mut said: Vec<String> = Vec::new();
     for note in jobs.iter().flat_map(|job| job.notes.iter()) {
-        if !said.contains(&note.as_str()) {
-            said.push(note);
-            out.push(Warning::JobNote(note.clone()));
+        let sentence = note.to_string();
+        if !said.contains(&sentence) {
+            said.push(sentence.clone());
+            out.push(Warning::JobNote(sentence));
         }
     }
     out

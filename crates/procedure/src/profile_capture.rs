@@ -5,7 +5,9 @@
 
 use crate::ProcedureError;
 use iofit_model::requirements::Requirements;
-use iofit_profile::{left_out_notes, requirements, Capture, DeviceKind, SizingOptions};
+use iofit_profile::{
+    left_out_notes, requirements, Capture, CaptureNote, DeviceKind, SizingOptions,
+};
 use std::path::{Path, PathBuf};
 
 type Result<T> = std::result::Result<T, ProcedureError>;
@@ -56,7 +58,7 @@ pub fn read_captures(files: &[PathBuf], parse: &iofit_profile::ParseOptions) -> 
 
 /// What the user is told about the capture before it is sized: its own notes, and which
 /// devices are left out (every device sized) or which stacked volume stands for its disks.
-pub fn notes_of(capture: &Capture, options: &SizingOptions) -> Vec<String> {
+pub fn notes_of(capture: &Capture, options: &SizingOptions) -> Vec<CaptureNote> {
     let mut notes = capture.notes.clone();
     if options.volumes.is_empty() {
         notes.extend(left_out_notes(capture));
@@ -149,7 +151,7 @@ fn write_toml(requirements: &Requirements, path: &Path) -> Result<()> {
 
 /// When --device names a stacked volume (a striped md or dm device), the disks under it are
 /// not sized: say so, so the user knows its IO is counted once.
-fn chosen_stacked_notes(capture: &Capture, options: &SizingOptions) -> Vec<String> {
+fn chosen_stacked_notes(capture: &Capture, options: &SizingOptions) -> Vec<CaptureNote> {
     let names: Vec<&str> = capture.devices.iter().map(|d| d.name.as_str()).collect();
     let linux = iofit_profile::devices::is_linux(capture.tool);
     options
@@ -160,10 +162,10 @@ fn chosen_stacked_notes(capture: &Capture, options: &SizingOptions) -> Vec<Strin
             let wanted = device.trim_start_matches("/dev/");
             let name = names.iter().find(|n| n.eq_ignore_ascii_case(wanted))?;
             match iofit_profile::devices::classify(name, &names, linux) {
-                DeviceKind::Stacked { what } => Some(format!(
-                    "sizing {name} ({what}) instead of the disks under it: they are left out, \
-                     so its IO is counted once"
-                )),
+                DeviceKind::Stacked { what } => Some(CaptureNote::StackedChosen {
+                    volume: name.to_string(),
+                    what: what.to_string(),
+                }),
                 _ => None,
             }
         })

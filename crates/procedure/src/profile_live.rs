@@ -5,8 +5,9 @@
 use crate::ending::{Ending, Exit, Note};
 use crate::profile_flags::seconds_flag;
 use crate::ProcedureError;
+use iofit_model::units::Seconds;
 use iofit_profile::procfs::{LiveRecorder, Snapshot, LIVE_MAX_SAMPLES};
-use iofit_profile::Capture;
+use iofit_profile::{Capture, CaptureNote};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -166,16 +167,16 @@ pub fn sample_live(
     if stopped && taken < 2 {
         return Ok(None);
     }
-    let cut_short = stopped.then(|| {
-        format!(
-            "cut short by a signal after {:.1} of {duration_s} s, {taken} samples",
-            start.elapsed().as_secs_f64()
-        )
+    let cut_short = stopped.then(|| CaptureNote::CutShort {
+        elapsed_s: Seconds(start.elapsed().as_secs_f64()),
+        duration_s: Seconds(duration_s),
+        samples: u64::from(taken),
     });
     let mut capture = recorder.finish();
-    if let Some(words) = &cut_short {
-        capture.notes.push(words.clone());
-    }
+    // The same words go into the requirements' source and the ending's note.
+    let words = cut_short.as_ref().map(CaptureNote::to_string);
+    capture.notes.extend(cut_short);
+    let cut_short = words;
     Ok(Some(LiveCapture { capture, cut_short }))
 }
 
@@ -253,6 +254,42 @@ mod tests {
         assert_eq!(shown.first(), Some(&(1, 0)));
         let whole = LiveCapture::whole(live.capture.clone());
         assert!(whole.cut_short.is_none() && whole.capture.reports() == 2);
+    }
+
+    #[test]
+    fn a_stop_after_some_samples_keeps_them_and_notes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        fake_proc(dir.path(), 1000);
+        let stop = AtomicBool::new(false);
+        // The countdown ticks once a second: the second tick (after about ten samples) stops.
+        let live = sample_live(dir.path(), 2.0, 0.1, &stop, &mut |_, taken| {
+            if taken >= 2 {
+                stop.store(true, Ordering::SeqCst);
+            }
+        })
+        .unwrap()
+        .unwrap();
+        let [CaptureNote::CutShort {
+            elapsed_s,
+            duration_s,
+            samples,
+        }] = live.capture.notes.as_slice()
+        else {
+            panic!("{:?}", live.capture.notes)
+        };
+        assert_eq!(*duration_s, Seconds(2.0));
+        assert!(
+            *samples >= 2 && elapsed_s.0 < 2.0,
+            "{samples} {elapsed_s:?}"
+        );
+        assert_eq!(live.capture.reports() as u64, samples - 1);
+        let words = live.cut_short.unwrap();
+        assert_eq!(words, live.capture.notes[0].to_string());
+        assert!(
+            words.starts_with("cut short by a signal after ")
+                && words.ends_with(&format!(" of 2 s, {samples} samples")),
+            "{words}"
+        );
     }
 
     #[test]

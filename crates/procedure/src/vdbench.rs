@@ -61,7 +61,7 @@ pub fn check_file(path: &Path, substitutions: &[String]) -> Result<CheckedFile, 
 /// What iofit reads differently from the letter of the file, said once before the runs.
 pub fn say_notes(file: &vdbench::ParamFile, observer: &mut dyn Observer) {
     for note in &file.notes {
-        observer.warning(&crate::observer::Warning::JobNote(note.clone()));
+        observer.warning(&crate::observer::Warning::JobNote(note.to_string()));
     }
 }
 
@@ -72,7 +72,7 @@ pub struct CheckedFile {
     /// Data keys the file has that a run refuses (`journal=`...; `validate=`, `compratio=`
     /// and the dedup keys run).
     pub refused_data_keys: Vec<String>,
-    pub notes: Vec<String>,
+    pub notes: Vec<vdbench::VdbenchNote>,
 }
 
 /// Runs every run of the vdbench file at `path`.

@@ -50,6 +50,30 @@ fn parse_only_shows_each_run_and_the_file_system_runs() {
 }
 
 #[test]
+fn parse_only_ends_with_the_files_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("short.vdb");
+    let text = std::fs::read_to_string(raw_file(dir.path()))
+        .unwrap()
+        .replace("elapsed=10,warmup=2,interval=1", "elapsed=3,interval=2");
+    std::fs::write(&path, text).unwrap();
+    let checked = crate::vdbench::check_file(&path, &[]).unwrap();
+    let short = iofit_jobfile::vdbench::VdbenchNote::ShortElapsed {
+        at: iofit_jobfile::error::Location::new(path.display().to_string(), 5),
+        run: "r1".into(),
+        elapsed_s: iofit_model::units::Seconds(3.0),
+        interval_s: iofit_model::units::Seconds(2.0),
+    };
+    assert_eq!(checked.notes, std::slice::from_ref(&short));
+    let lines = check_lines(&path, &[]).unwrap();
+    assert_eq!(lines.last(), Some(&format!("  note: {short}")));
+    assert!(lines
+        .last()
+        .unwrap()
+        .ends_with(":5: rd=r1 elapsed=3s is less than twice interval=2s (vdbench refuses it): iofit averages the run's only measured interval"));
+}
+
+#[test]
 fn a_file_for_this_machine_is_not_multi_host_unless_under_slurm() {
     let dir = tempfile::tempdir().unwrap();
     let file = raw_file(dir.path());

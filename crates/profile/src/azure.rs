@@ -17,20 +17,13 @@
 
 use crate::capture::{Capture, DiskSample, Tool};
 use crate::error::{excerpt, ProfileError};
+use crate::notes::CaptureNote;
 use crate::num::parse_decimal;
 pub use crate::throttling::{AzureLimit, LimitShare, Verdict, THROTTLED_AT_PCT};
 use serde::Deserialize;
 
 /// The command whose output [`parse_azure_json`] reads; named in messages.
-pub const AZ_COMMAND: &str = "`az monitor metrics list --resource VM_RESOURCE_ID --metric \
-\"Data Disk Read Bytes/sec\" \"Data Disk Write Bytes/sec\" \"Data Disk Read Operations/Sec\" \
-\"Data Disk Write Operations/Sec\" \"Data Disk Queue Depth\" \"Data Disk IOPS Consumed Percentage\" \
-\"Data Disk Bandwidth Consumed Percentage\" \"OS Disk Read Bytes/sec\" \"OS Disk Write Bytes/sec\" \
-\"OS Disk Read Operations/Sec\" \"OS Disk Write Operations/Sec\" \"VM Cached IOPS Consumed Percentage\" \
-\"VM Cached Bandwidth Consumed Percentage\" \"VM Uncached IOPS Consumed Percentage\" \
-\"VM Uncached Bandwidth Consumed Percentage\" \"Percentage CPU\" --dimension LUN --interval PT1M \
---aggregation Average Maximum --start-time START --end-time END --output json > metrics.json` \
-(one call takes up to 20 metric names; run it twice and give both files if needed)";
+pub use crate::commands::AZ_COMMAND;
 
 // ---------------------------------------------------------------- the REST response schema
 
@@ -229,22 +222,22 @@ pub fn parse_azure_json(bytes: &[u8], file: &str) -> Result<Capture, ProfileErro
     let interval_s = response.interval.as_deref().and_then(duration_s);
     let mut capture = build(series, file, interval_s)?;
     if !empty.is_empty() {
-        capture.notes.push(format!(
-            "{file}: no values for {} (Azure returned no points in the time span)",
-            empty.join(", ")
-        ));
+        capture.notes.push(CaptureNote::AzureNoValues {
+            file: file.to_string(),
+            metrics: empty,
+        });
     }
     if gaps > 0 {
-        capture.notes.push(format!(
-            "{file}: {gaps} points without a value were left out (the interval still open when \
-             the metrics were listed, or gaps); a report lacking a disk's IOPS is not sized for it"
-        ));
+        capture.notes.push(CaptureNote::AzureGaps {
+            file: file.to_string(),
+            points: gaps,
+        });
     }
     if !failed.is_empty() {
-        capture.notes.push(format!(
-            "{file}: Azure returned no data for {}",
-            failed.join(", ")
-        ));
+        capture.notes.push(CaptureNote::AzureNoData {
+            file: file.to_string(),
+            metrics: failed,
+        });
     }
     Ok(capture)
 }
@@ -584,10 +577,9 @@ fn build(
     }
     if bytes_missing {
         capture.bytes_missing = true;
-        capture.notes.push(format!(
-            "{file}: no Read/Write Bytes/sec for some disks: throughput and IO size are not \
-             measured there; add them to {AZ_COMMAND}"
-        ));
+        capture.notes.push(CaptureNote::AzureNoBytes {
+            file: file.to_string(),
+        });
     }
     verdict.limits.sort_by(|a, b| {
         b.throttled_share_pct
@@ -595,10 +587,9 @@ fn build(
             .then(b.average_consumed_pct.total_cmp(&a.average_consumed_pct))
     });
     if verdict.limits.is_empty() {
-        capture.notes.push(format!(
-            "{file}: no consumed-percentage metrics, so no throttling verdict; add 'VM Uncached \
-             IOPS Consumed Percentage' and the other five to {AZ_COMMAND}"
-        ));
+        capture.notes.push(CaptureNote::AzureNoConsumedPct {
+            file: file.to_string(),
+        });
     }
     capture.azure = Some(verdict);
     Ok(capture)

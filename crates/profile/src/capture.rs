@@ -252,7 +252,7 @@ pub struct Capture {
     /// Reads/sec and Disk Writes/sec only): bytes are NaN, throughput and IO size unknown.
     pub bytes_missing: bool,
     /// What the parser did that the user should know (skipped reports, ...).
-    pub notes: Vec<String>,
+    pub notes: Vec<crate::notes::CaptureNote>,
     /// Azure Monitor captures: which limits the deployment hit, and how often.
     pub azure: Option<crate::throttling::Verdict>,
 }
@@ -391,20 +391,19 @@ impl Capture {
             }
         }
         if self.tool != other.tool {
-            self.notes.push(format!(
-                "combined {} with {}",
-                self.tool.name(),
-                other.tool.name()
-            ));
+            self.notes.push(crate::notes::CaptureNote::CombinedTools {
+                first: self.tool.name(),
+                then: other.tool.name(),
+            });
         }
         if let (Some(a), Some(b)) = (self.interval_s, other.interval_s) {
             if (a - b).abs() >= 1e-9 {
                 // Azure's time grains (PT1M, PT5M) or sadf's intervals differ between files.
-                self.notes.push(format!(
-                    "{} is sampled every {b} s, the files before it every {a} s: percentiles \
-                     mix both; compare like with like (profile each file alone, or use --window)",
-                    other_name
-                ));
+                self.notes.push(crate::notes::CaptureNote::MixedIntervals {
+                    file: other_name,
+                    interval_s: iofit_model::units::Seconds(b),
+                    before_s: iofit_model::units::Seconds(a),
+                });
             }
         }
         self.interval_s = match (self.interval_s, other.interval_s) {

@@ -18,6 +18,7 @@
 use crate::azure::iso8601_s;
 use crate::capture::{Capture, DiskSample, Tool};
 use crate::error::{excerpt, ProfileError};
+use crate::notes::CaptureNote;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -148,10 +149,11 @@ pub fn parse_cloud_monitoring_json(bytes: &[u8], file: &str) -> Result<Capture, 
             .and_then(|short| METRICS.iter().find(|(n, _)| *n == short))
             .map(|(_, m)| *m);
         let Some(metric) = metric else {
-            notes.push(format!(
-                "{file}: timeSeries[{index}] ('{}') is no disk metric iofit reads; left out",
-                excerpt(name)
-            ));
+            notes.push(CaptureNote::GcpSeriesLeftOut {
+                file: file.to_string(),
+                index,
+                metric: name.to_string(),
+            });
             continue;
         };
         let Some(device) = item.metric.labels.get("device_name") else {
@@ -309,7 +311,7 @@ fn build(series: &[Series], file: &str) -> Result<Capture, ProfileError> {
 
 /// What the throttled counts say, per disk: in how many periods its limit held IO back, and
 /// how much of it.
-fn verdict(series: &[Series], file: &str) -> Vec<String> {
+fn verdict(series: &[Series], file: &str) -> Vec<CaptureNote> {
     let throttled = |m: Metric| {
         matches!(
             m,
@@ -327,9 +329,9 @@ fn verdict(series: &[Series], file: &str) -> Vec<String> {
     devices.sort();
     devices.dedup();
     if devices.is_empty() {
-        return vec![format!(
-            "{file}: no throttled_* disk metrics, so no throttling verdict; add throttled_read_ops_count and throttled_write_ops_count to the query"
-        )];
+        return vec![CaptureNote::GcpNoThrottledMetrics {
+            file: file.to_string(),
+        }];
     }
     let mut lines = Vec::new();
     for device in devices {
@@ -366,13 +368,16 @@ fn verdict(series: &[Series], file: &str) -> Vec<String> {
         let ops = total(Metric::ThrottledReadOps) + total(Metric::ThrottledWriteOps);
         let done = total(Metric::ReadOps) + total(Metric::WriteOps);
         lines.push(if held.is_empty() {
-            format!("Cloud Monitoring verdict: {device} was never throttled: not held to its Persistent Disk limit")
+            CaptureNote::GcpNeverThrottled {
+                device: device.to_string(),
+            }
         } else {
-            format!(
-                "Cloud Monitoring verdict: {device} was throttled in {} of {periods} periods ({:.1} throttled operations per 100 done): held to its Persistent Disk limit (the VM's or the disk's) then; the sized numbers there are the limit, not the demand",
-                held.len(),
-                share(ops, done)
-            )
+            CaptureNote::GcpThrottled {
+                device: device.to_string(),
+                held: held.len(),
+                periods,
+                throttled_per_100: share(ops, done),
+            }
         });
     }
     lines

@@ -61,21 +61,39 @@ fn reads_disks_rates_and_the_throttling_verdict() {
     );
     assert_eq!(first.read_bytes_s, iofit_model::BytesPerSecond(8_192_000.0));
     assert_eq!(disk.samples[2].read_iops, iofit_model::Iops(15_000.0));
-    let verdict: Vec<&String> = capture
+    let verdict: Vec<&CaptureNote> = capture
         .notes
         .iter()
-        .filter(|n| n.starts_with("Cloud Monitoring verdict"))
+        .filter(|n| {
+            matches!(
+                n,
+                CaptureNote::GcpThrottled { .. } | CaptureNote::GcpNeverThrottled { .. }
+            )
+        })
         .collect();
     assert_eq!(verdict.len(), 1, "{:?}", capture.notes);
     // 90,000 throttled of 1,170,000 done: 7.7 per 100, in 1 of 3 periods.
+    let CaptureNote::GcpThrottled {
+        device,
+        held,
+        periods,
+        throttled_per_100,
+    } = verdict[0]
+    else {
+        panic!("{verdict:?}")
+    };
+    assert_eq!((device.as_str(), *held, *periods), ("data", 1, 3));
+    assert!((throttled_per_100 - 100.0 * 90_000.0 / 1_170_000.0).abs() < 1e-9);
     assert!(
-        verdict[0].contains("data was throttled in 1 of 3 periods (7.7 throttled"),
+        verdict[0]
+            .to_string()
+            .contains("data was throttled in 1 of 3 periods (7.7 throttled"),
         "{verdict:?}"
     );
-    assert!(capture
-        .notes
-        .iter()
-        .any(|n| n.contains("cpu/utilization") && n.contains("left out")));
+    assert!(capture.notes.iter().any(|n| matches!(
+        n,
+        CaptureNote::GcpSeriesLeftOut { metric, .. } if metric.ends_with("cpu/utilization")
+    )));
 }
 
 #[test]
@@ -106,10 +124,9 @@ fn no_throttled_metrics_says_so_and_bad_input_names_the_series() {
         .replace("throttled_write_ops_count", "reserved_cores");
     let capture = parse_cloud_monitoring_json(text.as_bytes(), "gcm.json").unwrap();
     assert!(
-        capture
-            .notes
-            .iter()
-            .any(|n| n.contains("no throttled_* disk metrics")),
+        capture.notes.contains(&CaptureNote::GcpNoThrottledMetrics {
+            file: "gcm.json".to_string()
+        }),
         "{:?}",
         capture.notes
     );

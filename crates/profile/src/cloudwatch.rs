@@ -21,6 +21,7 @@
 use crate::azure::iso8601_s;
 use crate::capture::{Capture, DiskSample, Tool};
 use crate::error::{excerpt, ProfileError};
+use crate::notes::{CaptureNote, EbsBalance};
 use serde::Deserialize;
 
 /// A balance at or below this is empty: the resource runs at its baseline.
@@ -131,10 +132,11 @@ pub fn parse_cloudwatch_json(bytes: &[u8], file: &str) -> Result<Capture, Profil
     for (index, result) in response.metric_data_results.iter().enumerate() {
         let name = result.label.clone().unwrap_or_default() + " " + &result.id;
         let Some(metric) = metric_of(&name) else {
-            notes.push(format!(
-                "{file}: MetricDataResults[{index}] ('{}') names no EBS metric iofit reads; left out",
-                excerpt(&name)
-            ));
+            notes.push(CaptureNote::CloudWatchResultLeftOut {
+                file: file.to_string(),
+                index,
+                name,
+            });
             continue;
         };
         if result.timestamps.len() != result.values.len() {
@@ -151,10 +153,11 @@ pub fn parse_cloudwatch_json(bytes: &[u8], file: &str) -> Result<Capture, Profil
         }
         if let Some(code) = &result.status_code {
             if code != "Complete" {
-                notes.push(format!(
-                    "{file}: '{}' has StatusCode {code}: more points may exist (NextToken); the ones given are used",
-                    excerpt(&name)
-                ));
+                notes.push(CaptureNote::CloudWatchIncomplete {
+                    file: file.to_string(),
+                    name: name.clone(),
+                    status_code: code.clone(),
+                });
             }
         }
         let volume = volume_of(&name);
@@ -296,46 +299,36 @@ fn build(series: &[Series], file: &str) -> Result<Capture, ProfileError> {
 }
 
 /// What the balances say: which burst credits ran out, and for what share of the periods.
-fn verdict(series: &[Series], file: &str) -> Vec<String> {
+fn verdict(series: &[Series], file: &str) -> Vec<CaptureNote> {
     let mut lines = Vec::new();
     let mut any = false;
     for s in series {
-        let what = match s.metric {
-            Metric::InstanceIoBalance => {
-                "the instance's EBS IO balance (EBSIOBalance%)".to_string()
-            }
-            Metric::InstanceByteBalance => {
-                "the instance's EBS byte balance (EBSByteBalance%)".to_string()
-            }
-            Metric::BurstBalance => format!(
-                "{}'s burst credits (BurstBalance)",
-                s.volume.as_deref().unwrap_or("a volume")
-            ),
+        let balance = match s.metric {
+            Metric::InstanceIoBalance => EbsBalance::InstanceIo,
+            Metric::InstanceByteBalance => EbsBalance::InstanceBytes,
+            Metric::BurstBalance => EbsBalance::Volume(s.volume.clone()),
             _ => continue,
         };
         any = true;
         let empty = s.points.iter().filter(|p| p.1 <= EMPTY_BALANCE_PCT).count();
         let lowest = s.points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
-        let held = match s.metric {
-            Metric::BurstBalance => "the volume's baseline IOPS",
-            _ => "the instance's EBS baseline",
-        };
         lines.push(if empty > 0 {
-            format!(
-                "CloudWatch verdict: {what} was empty in {empty} of {} periods ({:.1} % of the time): held to {held} then; the sized numbers there are the limit, not the demand",
-                s.points.len(),
-                100.0 * empty as f64 / s.points.len().max(1) as f64
-            )
+            CaptureNote::BalanceEmpty {
+                balance,
+                empty,
+                periods: s.points.len(),
+            }
         } else {
-            format!(
-                "CloudWatch verdict: {what} never ran out (lowest {lowest:.1} %): not held to {held}"
-            )
+            CaptureNote::BalanceKept {
+                balance,
+                lowest_pct: lowest,
+            }
         });
     }
     if !any {
-        lines.push(format!(
-            "{file}: no EBSIOBalance%, EBSByteBalance% or BurstBalance, so no throttling verdict; add them to the queries"
-        ));
+        lines.push(CaptureNote::CloudWatchNoBalances {
+            file: file.to_string(),
+        });
     }
     lines
 }
@@ -393,14 +386,27 @@ mod tests {
         // 150 s of read time over 300,000 reads = 0.5 ms each.
         assert!((first.read_latency_ms - 0.5).abs() < 1e-12);
         assert_eq!(volume.samples[2].queue_depth, 12.0);
-        let verdict: Vec<&String> = capture
+        let verdict: Vec<&CaptureNote> = capture
             .notes
             .iter()
-            .filter(|n| n.starts_with("CloudWatch verdict"))
+            .filter(|n| {
+                matches!(
+                    n,
+                    CaptureNote::BalanceEmpty { .. } | CaptureNote::BalanceKept { .. }
+                )
+            })
             .collect();
-        assert_eq!(verdict.len(), 1);
+        assert_eq!(
+            verdict,
+            [&CaptureNote::BalanceEmpty {
+                balance: EbsBalance::InstanceIo,
+                empty: 1,
+                periods: 3
+            }]
+        );
         assert!(
-            verdict[0].contains("EBSIOBalance%") && verdict[0].contains("1 of 3 periods"),
+            verdict[0].to_string().contains("EBSIOBalance%")
+                && verdict[0].to_string().contains("1 of 3 periods"),
             "{verdict:?}"
         );
     }

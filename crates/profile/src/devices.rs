@@ -10,6 +10,7 @@
 //! `md-uuid-...`).
 
 use crate::capture::{Capture, Tool};
+use crate::notes::CaptureNote;
 
 /// What a device is, as far as its name tells.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -216,7 +217,7 @@ pub fn left_out(capture: &Capture) -> Vec<LeftOut> {
 }
 
 /// The notes telling what the default sizing left out, one per disk or kind.
-pub fn left_out_notes(capture: &Capture) -> Vec<String> {
+pub fn left_out_notes(capture: &Capture) -> Vec<CaptureNote> {
     let left = left_out(capture);
     let mut notes = Vec::new();
     let mut disks: Vec<(&str, Vec<&str>)> = Vec::new();
@@ -234,11 +235,10 @@ pub fn left_out_notes(capture: &Capture) -> Vec<String> {
         }
     }
     for (disk, parts) in disks {
-        notes.push(format!(
-            "left out the partitions of {disk} ({}): the disk's counters include their IO; \
-             name one with --device to size it alone",
-            parts.join(", ")
-        ));
+        notes.push(CaptureNote::PartitionsLeftOut {
+            disk: disk.to_string(),
+            partitions: parts.iter().map(|p| p.to_string()).collect(),
+        });
     }
     // blkext (259) numbers NVMe namespaces and partitions alike, in the order they appear:
     // the numbers cannot say which is which, so each is sized; the names can.
@@ -249,20 +249,14 @@ pub fn left_out_notes(capture: &Capture) -> Vec<String> {
         .filter(|n| major_minor(n).is_some_and(|(major, _)| major == 259))
         .collect();
     if blkext.len() > 1 {
-        notes.push(format!(
-            "{} are block-extended numbers (major 259: NVMe disks and their partitions alike), \
-             each sized as a disk; if some are partitions of others their IO counts twice: \
-             capture with `sar -d -p` for names, or pick with --device",
-            blkext.join(", ")
-        ));
+        notes.push(CaptureNote::BlockExtended {
+            devices: blkext.iter().map(|d| d.to_string()).collect(),
+        });
     }
     if !stacked.is_empty() {
-        notes.push(format!(
-            "left out the stacked volumes {} (device-mapper/LVM, md RAID, DRBD, bcache or zvols, stacked on the disks \
-             in the capture): the disks' counters include their IO; name one with --device to \
-             size it instead of its disks",
-            stacked.join(", ")
-        ));
+        notes.push(CaptureNote::StackedLeftOut {
+            volumes: stacked.iter().map(|v| v.to_string()).collect(),
+        });
     }
     notes
 }
@@ -353,8 +347,15 @@ mod tests {
             capture.device_index(name.as_bytes(), 0);
         }
         let notes = left_out_notes(&capture);
-        assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].starts_with("dev259-0, dev259-1 are block-extended numbers"));
+        assert_eq!(
+            notes,
+            [CaptureNote::BlockExtended {
+                devices: vec!["dev259-0".to_string(), "dev259-1".to_string()]
+            }]
+        );
+        assert!(notes[0]
+            .to_string()
+            .starts_with("dev259-0, dev259-1 are block-extended numbers"));
         assert_eq!(major_minor("dev-8-0"), None);
     }
 
@@ -441,11 +442,18 @@ mod tests {
             ]
         );
         let notes = left_out_notes(&capture);
-        assert!(
-            notes[0].contains("partitions of sda (sda1, sda2)"),
-            "{notes:?}"
+        assert_eq!(
+            notes,
+            [
+                CaptureNote::PartitionsLeftOut {
+                    disk: "sda".to_string(),
+                    partitions: vec!["sda1".to_string(), "sda2".to_string()]
+                },
+                CaptureNote::StackedLeftOut {
+                    volumes: vec!["dm-0".to_string(), "md0".to_string()]
+                }
+            ]
         );
-        assert!(notes[1].contains("stacked volumes dm-0, md0"), "{notes:?}");
         let req = crate::requirements(&capture, &Default::default()).unwrap();
         let sized: Vec<(&str, f64)> = req
             .volumes

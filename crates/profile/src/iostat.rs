@@ -13,6 +13,7 @@
 
 use crate::capture::Capture;
 use crate::error::ProfileError;
+use crate::notes::CaptureNote;
 use std::io::BufRead;
 
 mod parallel;
@@ -23,7 +24,7 @@ pub use parallel::{parse_iostat_parallel, PARALLEL_MIN_BYTES};
 pub(crate) use rows::store;
 
 use parallel::finish;
-use reports::{first_report_note, parse_reports};
+use reports::parse_reports;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Slot {
@@ -144,7 +145,9 @@ pub(crate) fn drop_first_report(capture: &mut Capture, file: &str) -> Result<(),
         }
     }
     capture.devices.retain(|d| !d.samples.is_empty());
-    capture.notes.push(first_report_note(file));
+    capture.notes.push(CaptureNote::FirstReportSkipped {
+        file: file.to_string(),
+    });
     Ok(())
 }
 
@@ -206,7 +209,12 @@ sdb               0.00     0.00  100.00    0.00   800.00     0.00    16.00     0
         assert_eq!(samples[0].write_merges_s, 3.0);
         assert_eq!(capture.host[0].cpu_pct, 35.0);
         assert_eq!(capture.host[1].cpu_pct, 20.0);
-        assert!(capture.notes[0].contains("skipped the first report"));
+        assert_eq!(
+            capture.notes,
+            [CaptureNote::FirstReportSkipped {
+                file: "old.txt".to_string()
+            }]
+        );
     }
 
     /// A `-t` capture over midnight with a device missing now and then (`-z`).

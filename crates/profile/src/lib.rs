@@ -7,7 +7,7 @@
 //! ([`iofit_model::Requirements`], the TOML `iofit plan --requirements` reads).
 //!
 //! ```
-//! use iofit_profile::{parse_bytes, requirements, ParseOptions, SizingOptions};
+//! use iofit_profile::{parse_bytes, requirements, CaptureNote, ParseOptions, SizingOptions};
 //!
 //! let text = "Linux 6.1.0 (db01) \t11/22/2026 \t_x86_64_\t(2 CPU)
 //!
@@ -19,7 +19,7 @@
 //! ";
 //! let capture = parse_bytes(text.as_bytes(), "iostat.txt", &ParseOptions::default()).unwrap();
 //! // The first report (since boot) is skipped, and the capture says so.
-//! assert!(capture.notes[0].contains("skipped the first report"));
+//! assert!(matches!(capture.notes[0], CaptureNote::FirstReportSkipped { .. }));
 //! let req = requirements(&capture, &SizingOptions::default()).unwrap();
 //! let data = &req.volumes[0];
 //! assert_eq!(data.sizing.iops, 1300.0); // 1000 IOPS x comfort 1.3
@@ -32,12 +32,14 @@ pub mod capture;
 pub mod clock;
 pub mod cloud_monitoring;
 pub mod cloudwatch;
+mod commands;
 pub mod devices;
 pub mod error;
 pub mod example;
 pub mod iostat;
 mod lines;
 pub mod machine;
+pub mod notes;
 pub mod num;
 pub mod perfmon;
 pub mod procfs;
@@ -51,6 +53,7 @@ pub use capture::{Capture, DeviceSeries, DiskSample, HostSample, Samples, Tool};
 pub use devices::{left_out, left_out_notes, DeviceKind};
 pub use error::ProfileError;
 pub use iostat::IostatOptions;
+pub use notes::{CaptureNote, EbsBalance};
 pub use summarize::{partitions_left_out, requirements, SizingOptions, VolumeSpec};
 pub use timeline::{volume_timeline, TimelinePoint};
 

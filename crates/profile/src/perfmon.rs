@@ -14,6 +14,7 @@
 use crate::capture::{Capture, DiskSample, Tool};
 use crate::clock::{time_of_day_s, Timeline};
 use crate::error::{excerpt, ProfileError};
+use crate::notes::CaptureNote;
 use crate::num::parse_decimal;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -234,11 +235,7 @@ fn split_csv(line: &str, out: &mut Vec<String>) -> Result<(), &'static str> {
 }
 
 /// The exact command that captures what a requirement needs, for the messages.
-pub const BYTES_COMMAND: &str = "`typeperf \"\\PhysicalDisk(*)\\Disk Reads/sec\" \
-\"\\PhysicalDisk(*)\\Disk Writes/sec\" \"\\PhysicalDisk(*)\\Disk Read Bytes/sec\" \
-\"\\PhysicalDisk(*)\\Disk Write Bytes/sec\" \"\\PhysicalDisk(*)\\Avg. Disk sec/Read\" \
-\"\\PhysicalDisk(*)\\Avg. Disk sec/Write\" \"\\PhysicalDisk(*)\\Current Disk Queue Length\" \
--si 15 -sc 5760 -f CSV -o perf.csv` (24 hours at 15 s)";
+pub use crate::commands::BYTES_COMMAND;
 
 struct Column {
     /// Index into the capture's devices, or None for host counters.
@@ -368,11 +365,9 @@ fn read_header(
         columns.push(classify(path, capture, &mut physical, keep_total));
     }
     if keep_total.contains(&true) {
-        capture.notes.push(format!(
-            "{file}: only the _Total instance of the disks was captured: all disks are \
-             sized together as one volume; capture `\\PhysicalDisk(*)\\...` to size \
-             each disk"
-        ));
+        capture.notes.push(CaptureNote::PerfmonTotalOnly {
+            file: file.to_string(),
+        });
     }
     if !columns.iter().flatten().any(|c| c.device.is_some()) {
         return Err(ProfileError::content(
@@ -559,11 +554,9 @@ fn check_required(
             .collect();
         if with_ops.iter().any(|c| *c) {
             capture.bytes_missing = true;
-            capture.notes.push(format!(
-                "{file}: no Disk Read Bytes/sec or Disk Write Bytes/sec: IOPS and read % are \
-                 sized, throughput and IO size are not measured; capture them too with \
-                 {BYTES_COMMAND}"
-            ));
+            capture.notes.push(CaptureNote::PerfmonNoBytes {
+                file: file.to_string(),
+            });
             return Ok(with_ops);
         }
         let (disk, counter) = first_missing.expect("some disk is incomplete");
@@ -575,20 +568,18 @@ fn check_required(
             format!("capture at least Disk Reads/sec and Disk Writes/sec (better all four) for every disk: {BYTES_COMMAND}"),
         ));
     }
-    let left_out: Vec<&str> = capture
+    let left_out: Vec<String> = capture
         .devices
         .iter()
         .zip(&complete)
         .filter(|(_, c)| !**c)
-        .map(|(d, _)| d.name.as_str())
+        .map(|(d, _)| d.name.clone())
         .collect();
     if !left_out.is_empty() {
-        let note = format!(
-            "{file}: left out {} (not all of Disk Reads/sec, Disk Writes/sec, Disk Read \
-             Bytes/sec, Disk Write Bytes/sec captured)",
-            left_out.join(", ")
-        );
-        capture.notes.push(note);
+        capture.notes.push(CaptureNote::PerfmonIncompleteDisks {
+            file: file.to_string(),
+            disks: left_out,
+        });
     }
     Ok(complete)
 }

@@ -1,7 +1,9 @@
 //! Captures as users bring them (issue 13): each written sample under tests/data (see its
 //! README) parses to the numbers it was written with, and sizes into requirements.
 
-use iofit_profile::{parse_file, partitions_left_out, requirements, ParseOptions, SizingOptions};
+use iofit_profile::{
+    parse_file, partitions_left_out, requirements, CaptureNote, ParseOptions, SizingOptions,
+};
 use std::path::PathBuf;
 
 fn data(name: &str) -> PathBuf {
@@ -100,7 +102,10 @@ fn logger_prefixed_old_sysstat_with_sectors_and_short_banner() {
     assert_eq!(s.read_bytes_s, iofit_model::BytesPerSecond(7200.0 * 512.0));
     assert_eq!(s.latency_ms, 2.0);
     assert_eq!(capture.host[1].cpu_pct, 7.0);
-    assert!(capture.notes.iter().any(|n| n.contains("logger")));
+    assert!(capture
+        .notes
+        .iter()
+        .any(|n| matches!(n, CaptureNote::LoggerTimeStamps { .. })));
     let req = requirements(
         &capture,
         &SizingOptions {
@@ -158,7 +163,12 @@ fn perfmon_lower_case_total_only_ops_only_sizes_iops_and_read_share() {
     assert_eq!(capture.devices.len(), 1);
     assert_eq!(capture.devices[0].name, "_total");
     assert_eq!(capture.host[4].cpu_pct, 24.0);
-    let note = capture.notes.join("\n");
+    let no_bytes = capture
+        .notes
+        .iter()
+        .find(|n| matches!(n, CaptureNote::PerfmonNoBytes { .. }))
+        .expect("the capture says its bytes are missing");
+    let note = no_bytes.to_string();
     assert!(
         note.contains("Disk Read Bytes/sec") && note.contains("typeperf"),
         "{note}"

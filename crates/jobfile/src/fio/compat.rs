@@ -198,7 +198,7 @@ pub(crate) fn cmdprio_bssplit(c: &mut Ctx, arg: &Arg) -> R {
         }
     }
     if hints {
-        c.note("cmdprio_bssplit: priority hints (CDL descriptors, the fifth field) are dropped; iofit sets the class and level only");
+        c.accepted("cmdprio_bssplit", "cmdprio_bssplit: priority hints (CDL descriptors, the fifth field) are dropped; iofit sets the class and level only");
     }
     Ok(())
 }

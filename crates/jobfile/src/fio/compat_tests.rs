@@ -4,6 +4,7 @@
 use iofit_model::units::Bytes;
 
 use super::*;
+use iofit_model::job::JobNote;
 use iofit_model::job::SizeSpec;
 
 fn parse_only(text: &str) -> Result<Vec<JobSpec>, JobFileError> {
@@ -24,10 +25,17 @@ fn arithmetic_without_parentheses_is_the_leading_number_as_fio_reads_it() {
     let text = "[j]\nfilename=/tmp/x\nbs=1\nfilesize=10*10*1000*24105\n";
     let job = &run_parse(text).unwrap()[0];
     assert_eq!(job.size, Some(SizeSpec::Bytes(Bytes(10))));
-    assert!(job
-        .notes
-        .iter()
-        .any(|n| n.starts_with("filesize=10*10*1000*24105: fio 3.33 reads this as 10 bytes")));
+    assert_eq!(
+        job.notes,
+        [JobNote::UnparenthesizedSize {
+            option: "filesize".into(),
+            value: "10*10*1000*24105".into(),
+            bytes: Bytes(10)
+        }]
+    );
+    assert!(job.notes[0]
+        .to_string()
+        .starts_with("filesize=10*10*1000*24105: fio 3.33 reads this as 10 bytes"));
     let job = &run_parse("[j]\nfilename=/tmp/x\nbs=1\nsize=4*1000\n").unwrap()[0];
     assert_eq!(job.size, Some(SizeSpec::Bytes(Bytes(4))));
     // In parentheses it is arithmetic.
@@ -48,11 +56,11 @@ fn parse_only_leaves_run_time_questions_to_the_run() {
     assert!(job
         .notes
         .iter()
-        .any(|n| n.starts_with("time_based is set but no runtime")));
-    assert!(job
-        .notes
-        .iter()
-        .any(|n| n.starts_with("no size= and no existing file")));
+        .any(|n| n.accepted_option() == Some("time_based")
+            && n.to_string()
+                .starts_with("time_based is set but no runtime")));
+    assert!(job.notes.iter().any(|n| n.accepted_option() == Some("size")
+        && n.to_string().starts_with("no size= and no existing file")));
     let err = run_parse(text).unwrap_err().to_string();
     assert!(err.contains("time_based is set but no runtime"), "{err}");
     let err = run_parse("[j]\nrw=read\n").unwrap_err().to_string();
@@ -60,9 +68,12 @@ fn parse_only_leaves_run_time_questions_to_the_run() {
 
     // A block larger than the file: fio refuses it when it lays the file out.
     let small = "[j]\nfilename=/tmp/x\nsize=10\nbs=4k\n";
-    assert!(parse_only(small).unwrap()[0]
-        .notes
-        .iter()
-        .any(|n| n.contains("a run refuses it")));
+    assert_eq!(
+        parse_only(small).unwrap()[0].notes,
+        [JobNote::SizeTooSmall {
+            block: Bytes(4096),
+            per_file: Bytes(10)
+        }]
+    );
     assert!(run_parse(small).is_err());
 }

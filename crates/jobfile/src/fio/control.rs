@@ -6,6 +6,7 @@
 use super::apply::{Arg, Ctx};
 use crate::error::JobFileError;
 use crate::values::{parse_size, parse_time, parse_u32, parse_u64, split_per_ddir};
+use iofit_model::job::JobNote;
 use iofit_model::job::{
     IoPriority, JobSpec, LatencyTargetSpec, OpenSync, PerDirection, SteadyMetric, SteadyStateSpec,
 };
@@ -40,7 +41,7 @@ pub(crate) fn thinktime_blocks_type(c: &mut Ctx, arg: &Arg) -> R {
     match arg.value()? {
         "complete" => Ok(()),
         "issue" => {
-            c.note("thinktime_blocks_type=issue: iofit counts completed IOs between pauses (fio's default, complete); with iodepth=1 the two are the same");
+            c.accepted("thinktime_blocks_type", "thinktime_blocks_type=issue: iofit counts completed IOs between pauses (fio's default, complete); with iodepth=1 the two are the same");
             Ok(())
         }
         _ => Err(arg.invalid("not a thinktime_blocks_type", "write complete or issue")),
@@ -165,10 +166,9 @@ pub(crate) fn iodepth_batch(c: &mut Ctx, arg: &Arg) -> R {
 /// to the full depth, which is fio's behaviour with these options at their defaults.
 pub(crate) fn completion_batching(c: &mut Ctx, arg: &Arg) -> R {
     parse_u32(arg.value()?).map_err(|why| arg.invalid(why, "write a whole number"))?;
-    c.note(format!(
-        "{}: iofit reaps every completed IO at once (waiting for at least one) and refills the queue to iodepth as soon as a slot frees (fio's defaults)",
-        arg.key
-    ));
+    c.note(JobNote::CompletionBatching {
+        option: arg.key.to_string(),
+    });
     Ok(())
 }
 
@@ -200,7 +200,7 @@ pub(crate) fn end_syncfs(c: &mut Ctx, arg: &Arg) -> R {
 /// blocks: fio's `overwrite=1`.
 pub(crate) fn overwrite(c: &mut Ctx, arg: &Arg) -> R {
     if !arg.flag()? {
-        c.note("overwrite=0: iofit lays out every file in full before timing starts, so writes overwrite allocated blocks (fio's overwrite=1) instead of extending a new file");
+        c.accepted("overwrite", "overwrite=0: iofit lays out every file in full before timing starts, so writes overwrite allocated blocks (fio's overwrite=1) instead of extending a new file");
     }
     Ok(())
 }
@@ -209,7 +209,9 @@ pub(crate) fn openfiles(c: &mut Ctx, arg: &Arg) -> R {
     if open == 0 {
         return Err(arg.invalid("no file open", "write openfiles=1 or more"));
     }
-    c.note(format!("openfiles={open}: iofit keeps every file of a job open for the whole run (no open/close between IOs)"));
+    c.note(JobNote::OpenFiles {
+        count: u64::from(open),
+    });
     Ok(())
 }
 /// iofit moves from file to file round-robin, one IO each: fio's default `roundrobin`.
@@ -383,7 +385,9 @@ pub(crate) fn prio(c: &mut Ctx, arg: &Arg) -> R {
 /// Changing the device's IO scheduler needs root and a block device, and outlives the run.
 pub(crate) fn ioscheduler(c: &mut Ctx, arg: &Arg) -> R {
     let wanted = arg.value()?;
-    c.note(format!("ioscheduler={wanted}: iofit does not switch the device's IO scheduler (it would outlive the run); the run uses the scheduler the device has"));
+    c.note(JobNote::IoScheduler {
+        scheduler: wanted.to_string(),
+    });
     Ok(())
 }
 
@@ -456,8 +460,10 @@ pub(crate) fn settle_steady_state(
     };
     let duration = b.ss_dur.unwrap_or_default();
     if duration.is_zero() {
-        let note = "steadystate without ss_dur: fio checks nothing (ss_dur=0), and neither does iofit; add ss_dur=30s to end the job when steady";
-        job.notes.push(note.to_string());
+        job.notes.push(JobNote::Accepted {
+            option: "steadystate",
+            how: "steadystate without ss_dur: fio checks nothing (ss_dur=0), and neither does iofit; add ss_dur=30s to end the job when steady",
+        });
         return Ok(());
     }
     if duration < Duration::from_secs(2) {
@@ -519,7 +525,7 @@ pub(crate) fn settle_latency_target(
     let window = match b.latency_window.filter(|w| !w.is_zero()) {
         Some(window) => window,
         None => {
-            job.notes.push("latency_target without latency_window: iofit tries each queue depth for 1 s (fio would judge after every IO)".to_string());
+            job.notes.push(JobNote::Accepted { option: "latency_target", how: "latency_target without latency_window: iofit tries each queue depth for 1 s (fio would judge after every IO)" });
             DEFAULT_LATENCY_WINDOW
         }
     };
@@ -538,7 +544,9 @@ pub(crate) fn settle_latency_target(
 pub(crate) fn wait_for(c: &mut Ctx, arg: &Arg) -> R {
     let name = arg.value()?;
     c.job.stonewall = true;
-    c.note(format!("wait_for={name}: iofit starts this job when every earlier job has finished (a stonewall), which waits for {name} and for any other job still running before it"));
+    c.note(JobNote::WaitFor {
+        job: name.to_string(),
+    });
     Ok(())
 }
 
@@ -546,7 +554,7 @@ pub(crate) fn wait_for(c: &mut Ctx, arg: &Arg) -> R {
 pub(crate) fn unlink(c: &mut Ctx, arg: &Arg) -> R {
     c.job.file_sync.unlink = arg.flag()?;
     if c.job.file_sync.unlink {
-        c.note("unlink: iofit removes the job's files after the run only if the run created them; files that existed before stay (never-destroy rule)");
+        c.accepted("unlink", "unlink: iofit removes the job's files after the run only if the run created them; files that existed before stay (never-destroy rule)");
     }
     Ok(())
 }
@@ -557,7 +565,7 @@ pub(crate) fn unlink(c: &mut Ctx, arg: &Arg) -> R {
 pub(crate) fn unlink_each_loop(c: &mut Ctx, arg: &Arg) -> R {
     c.job.file_sync.unlink_each_loop = arg.flag()?;
     if c.job.file_sync.unlink_each_loop {
-        c.note("unlink_each_loop: between loops iofit removes only the files it created and lays them out again (fio leaves a read job's file missing); a file without iofit's marker (reached with --allow-overwrite) is refused");
+        c.accepted("unlink_each_loop", "unlink_each_loop: between loops iofit removes only the files it created and lays them out again (fio leaves a read job's file missing); a file without iofit's marker (reached with --allow-overwrite) is refused");
     }
     Ok(())
 }
@@ -568,11 +576,11 @@ pub(crate) fn exit_what(c: &mut Ctx, arg: &Arg) -> R {
     match arg.value()? {
         "stonewall" => Ok(()),
         "group" => {
-            c.note("exit_what=group: iofit's exitall ends every job running with it (the stonewall set), not only those of the reporting group");
+            c.accepted("exit_what", "exit_what=group: iofit's exitall ends every job running with it (the stonewall set), not only those of the reporting group");
             Ok(())
         }
         "all" => {
-            c.note("exit_what=all: iofit's exitall ends the jobs running with it (the stonewall set); jobs after a later stonewall still run");
+            c.accepted("exit_what", "exit_what=all: iofit's exitall ends the jobs running with it (the stonewall set); jobs after a later stonewall still run");
             Ok(())
         }
         _ => Err(arg.invalid("not an exit scope", "write group, stonewall or all")),
@@ -581,7 +589,7 @@ pub(crate) fn exit_what(c: &mut Ctx, arg: &Arg) -> R {
 /// fio's `bs_unaligned`: block sizes from a range need not be multiples of the smallest.
 pub(crate) fn bs_unaligned(c: &mut Ctx, arg: &Arg) -> R {
     if arg.flag()? {
-        c.note("bs_unaligned: iofit draws a range's block sizes as whole multiples of its smallest size (same mean size as fio's unaligned draw, coarser steps)");
+        c.accepted("bs_unaligned", "bs_unaligned: iofit draws a range's block sizes as whole multiples of its smallest size (same mean size as fio's unaligned draw, coarser steps)");
     }
     Ok(())
 }

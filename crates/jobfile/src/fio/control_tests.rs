@@ -4,6 +4,7 @@
 use iofit_model::job::SizeSpec;
 
 use super::*;
+use iofit_model::job::JobNote;
 use iofit_model::job::{IoPriority, OpenSync};
 use std::time::Duration;
 
@@ -61,7 +62,19 @@ fn rate_process_and_submit_batches() {
     assert_eq!(j.pacing.submit_batch, Some(16), "0 means the whole depth");
     let j = job("iodepth_batch_submit=4\niodepth_low=8").unwrap();
     assert_eq!(j.pacing.submit_batch, Some(4));
-    assert!(j.notes.iter().any(|n| n.contains("iodepth_low")));
+    // The reader's note, then the table's.
+    assert_eq!(
+        j.notes,
+        [
+            JobNote::CompletionBatching {
+                option: "iodepth_low".into()
+            },
+            JobNote::Accepted {
+            option: "iodepth_low",
+            how: "iodepth_low: iofit refills the queue to iodepth as soon as a slot frees (fio's default iodepth_low=iodepth)"
+            }
+        ]
+    );
 }
 
 #[test]
@@ -84,8 +97,14 @@ fn sync_modes_and_end_syncs() {
 #[test]
 fn file_options_say_what_iofit_does() {
     assert!(job("overwrite=1").unwrap().notes.is_empty());
-    assert!(job("overwrite=0").unwrap().notes[0].contains("lays out every file"));
-    assert!(job("openfiles=1").unwrap().notes[0].contains("keeps every file"));
+    assert_eq!(
+        job("overwrite=0").unwrap().notes[0].accepted_option(),
+        Some("overwrite")
+    );
+    assert_eq!(
+        job("openfiles=1").unwrap().notes,
+        [JobNote::OpenFiles { count: 1 }]
+    );
     assert!(job("file_service_type=roundrobin").is_ok());
     assert!(error("file_service_type=later").contains("write roundrobin, sequential or random"));
 }
@@ -142,7 +161,8 @@ fn steady_state_criteria() {
     assert_eq!(bw.limit, 2048.0, "bytes per second become KiB/s");
     let no_window = job("ss=iops:5%").unwrap();
     assert!(no_window.steady_state.is_none());
-    assert!(no_window.notes[0].contains("ss_dur"));
+    assert_eq!(no_window.notes[0].accepted_option(), Some("steadystate"));
+    assert!(no_window.notes[0].to_string().contains("ss_dur"));
     assert!(error("ss=iops:5%\nss_dur=1s").contains("two one-second samples"));
     assert!(error("ss=lat:5ms\nss_dur=5s").contains("latency"));
     assert!(error("ss=iops").contains("no limit"));
@@ -164,7 +184,8 @@ fn latency_target_options() {
     let t = j.latency_target.unwrap();
     assert_eq!(t.window, Duration::from_secs(1));
     assert!(t.keep_running);
-    assert!(j.notes[0].contains("latency_window"));
+    assert_eq!(j.notes[0].accepted_option(), Some("latency_target"));
+    assert!(j.notes[0].to_string().contains("latency_window"));
     assert!(error("latency_target=1ms\nlatency_percentile=120").contains("0 to 100"));
 }
 
@@ -174,7 +195,8 @@ fn wait_for_is_a_stonewall_with_a_note() {
     let jobs = parse_str(text, "t.fio", &ParseOptions::default()).unwrap();
     assert!(!jobs[0].stonewall);
     assert!(jobs[1].stonewall, "b starts after a");
-    assert!(jobs[1].notes[0].contains("wait_for=a"));
+    assert_eq!(jobs[1].notes, [JobNote::WaitFor { job: "a".into() }]);
+    assert!(jobs[1].notes[0].to_string().starts_with("wait_for=a: "));
 }
 
 #[test]
@@ -190,11 +212,15 @@ fn exit_what_and_bs_unaligned() {
         .unwrap()
         .notes
         .is_empty());
-    assert!(job("exitall\nexit_what=all").unwrap().notes[0].contains("later stonewall"));
+    let all = &job("exitall\nexit_what=all").unwrap().notes[0];
+    assert_eq!(all.accepted_option(), Some("exit_what"));
+    assert!(all.to_string().contains("later stonewall"));
     assert!(error("exit_what=some").contains("group, stonewall or all"));
     let notes = job("bsrange=4k-16k\nbs_unaligned").unwrap().notes;
     assert!(
-        notes.iter().any(|n| n.starts_with("bs_unaligned")),
+        notes
+            .iter()
+            .any(|n| n.accepted_option() == Some("bs_unaligned")),
         "{notes:?}"
     );
 }
@@ -210,7 +236,10 @@ fn filesize_range_draws_one_size_in_it() {
     };
     assert!((10 << 20..=20 << 20).contains(&size.as_u64()), "{size:?}");
     assert_eq!(size.as_u64() % 4096, 0);
-    assert!(j.notes.iter().any(|n| n.contains("fio draws one per file")));
+    assert!(j.notes.iter().any(|n| matches!(
+        n,
+        JobNote::FileSizeDrawn { range, drawn } if range == "10m:20m" && *drawn == size
+    )));
     let again = parse_str(text, "t.fio", &ParseOptions::default())
         .unwrap()
         .remove(0);

@@ -7,6 +7,7 @@ use super::apply::{Arg, Ctx, DedupeKeys};
 use crate::error::JobFileError;
 use crate::values::{parse_percent, parse_u64};
 use iofit_model::data::{DedupeSpec, PatternPart, VerifyMode};
+use iofit_model::job::JobNote;
 use iofit_model::job::JobSpec;
 use iofit_model::units::Bytes;
 use std::path::PathBuf;
@@ -26,9 +27,10 @@ pub(crate) fn verify(c: &mut Ctx, arg: &Arg) -> R {
     };
     if let Some((name, mode)) = nearest {
         c.job.data.verify.mode = mode;
-        c.note(format!(
-            "verify={value} runs as verify={name}: iofit writes its own block header (fio's and iofit's verified data do not read back in the other tool), so only the checksum's kind differs, and every bad block either sum catches is reported"
-        ));
+        c.note(JobNote::VerifyRunsAs {
+            written: value.to_string(),
+            runs_as: name.to_string(),
+        });
         return Ok(());
     }
     c.job.data.verify.mode = VerifyMode::from_fio_name(&value).ok_or_else(|| {
@@ -184,14 +186,10 @@ pub(crate) fn finish(job: &mut JobSpec, keys: &DedupeKeys) {
         verify.mode = VerifyMode::Pattern;
     }
     if verify.mode.is_on() && job.engine == iofit_model::job::EngineKind::Null {
-        job.notes.push(
-            "verify with ioengine=null: as in fio, the verify reads are issued and counted but no data moves, so nothing is checked".into(),
-        );
+        job.notes.push(JobNote::Accepted { option: "verify", how: "verify with ioengine=null: as in fio, the verify reads are issued and counted but no data moves, so nothing is checked" });
     }
     if verify.mode.is_on() && !job.rw.has_writes() && verify.state_load.is_none() && !verify.only {
-        job.notes.push(
-            "verify on a job that only reads: as fio, each block read is checked against its own header (a block iofit never wrote has none and is reported bad); iofit's header is its own, so the data must have been written by iofit with the same verify mode".into(),
-        );
+        job.notes.push(JobNote::Accepted { option: "verify", how: "verify on a job that only reads: as fio, each block read is checked against its own header (a block iofit never wrote has none and is reported bad); iofit's header is its own, so the data must have been written by iofit with the same verify mode" });
     }
 }
 
@@ -361,7 +359,8 @@ mod tests {
         assert!(job("rw=read\nverify=md5\n")
             .notes
             .iter()
-            .any(|n| n.contains("checked against its own header")));
+            .any(|n| n.accepted_option() == Some("verify")
+                && n.to_string().contains("checked against its own header")));
     }
 
     #[test]

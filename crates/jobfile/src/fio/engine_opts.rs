@@ -21,7 +21,7 @@ pub(crate) fn registerfiles(c: &mut Ctx, arg: &Arg) -> R {
 pub(crate) fn sqthread_poll(c: &mut Ctx, arg: &Arg) -> R {
     c.job.uring.sq_thread_poll = arg.flag()?;
     if c.job.uring.sq_thread_poll {
-        c.note("sqthread_poll: a kernel thread submits the IOs, so submission latency is only the time to fill the queue entry (fio turns slat off for it); files are registered, as fio requires");
+        c.accepted("sqthread_poll", "sqthread_poll: a kernel thread submits the IOs, so submission latency is only the time to fill the queue entry (fio turns slat off for it); files are registered, as fio requires");
     }
     Ok(())
 }
@@ -42,7 +42,7 @@ pub(crate) fn sqthread_poll_cpu(c: &mut Ctx, arg: &Arg) -> R {
 pub(crate) fn hipri(c: &mut Ctx, arg: &Arg) -> R {
     c.job.uring.hipri = arg.flag()?;
     if c.job.uring.hipri {
-        c.note("hipri: polled completions (IORING_SETUP_IOPOLL) work only with direct=1 on a device with poll queues (nvme poll_queues); elsewhere the kernel fails each IO with EOPNOTSUPP and the job stops with that error, as fio's does");
+        c.accepted("hipri", "hipri: polled completions (IORING_SETUP_IOPOLL) work only with direct=1 on a device with poll queues (nvme poll_queues); elsewhere the kernel fails each IO with EOPNOTSUPP and the job stops with that error, as fio's does");
     }
     Ok(())
 }
@@ -62,7 +62,7 @@ pub(crate) fn nonvectored(c: &mut Ctx, arg: &Arg) -> R {
         _ => return Err(arg.invalid("not a nonvectored value", "write 0 (readv/writev), 1 (read/write) or -1 (fio's default: read/write when the kernel has them)")),
     };
     if c.job.uring.nonvectored == Some(false) && c.job.uring.fixed_buffers == Some(true) {
-        c.note("nonvectored=0 with fixedbufs: fio uses the fixed-buffer opcodes then, and so does iofit");
+        c.accepted("nonvectored", "nonvectored=0 with fixedbufs: fio uses the fixed-buffer opcodes then, and so does iofit");
     }
     Ok(())
 }
@@ -115,7 +115,7 @@ pub(crate) fn exitall_on_error(c: &mut Ctx, arg: &Arg) -> R {
 pub(crate) fn filename_format(c: &mut Ctx, arg: &Arg) -> R {
     c.job.filename_format = Some(arg.value()?.to_string());
     if arg.value()?.to_ascii_lowercase().contains("$clientuid") {
-        c.note("filename_format: $clientuid is the client's address in fio's client/server mode and empty otherwise; iofit has no such mode, so it is empty");
+        c.accepted("filename_format", "filename_format: $clientuid is the client's address in fio's client/server mode and empty otherwise; iofit has no such mode, so it is empty");
     }
     Ok(())
 }

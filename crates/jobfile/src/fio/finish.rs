@@ -5,8 +5,10 @@ use super::apply::{Builder, Ctx, Placed};
 use super::{apply, compat, control, data, replay, split_filenames, trim, ParseOptions, RawOption};
 use crate::error::{ErrorKind, JobFileError, Location};
 use crate::fio_options::names as option_names;
+use iofit_model::job::JobNote;
 use iofit_model::job::{BlockSizeSpec, JobSpec, PerDirection, RwMode, SizeSpec, Target};
 use iofit_model::units::Bytes;
+use iofit_model::units::Seconds;
 use std::path::{Path, PathBuf};
 
 /// The group id a job that asked for `new_group` is given while its options are settled here;
@@ -26,7 +28,10 @@ pub(super) fn finish(
     control::settle_steady_state(&mut job, &mut b)?;
     control::settle_latency_target(&mut job, &mut b)?;
     if job.file_sync.pre_read && job.direct {
-        let note = "pre_read with direct=1: the job's IO bypasses the page cache, so iofit reads nothing ahead (fio's pre-read through the job's O_DIRECT descriptor leaves nothing cached either)".to_string();
+        let note = JobNote::Accepted {
+            option: "pre_read",
+            how: "pre_read with direct=1: the job's IO bypasses the page cache, so iofit reads nothing ahead (fio's pre-read through the job's O_DIRECT descriptor leaves nothing cached either)",
+        };
         if !job.notes.contains(&note) {
             job.notes.push(note);
         }
@@ -102,9 +107,7 @@ fn finish_mode(
         if job.runtime.is_none() && opts.skip_target_checks {
             // fio's --parse-only accepts it too: the runtime may come from the command line of
             // the run, so only a run refuses it.
-            job.notes.push(
-                "time_based is set but no runtime: fio --parse-only accepts this, a run refuses it until runtime= or --runtime is given".into(),
-            );
+            job.notes.push(JobNote::Accepted { option: "time_based", how: "time_based is set but no runtime: fio --parse-only accepts this, a run refuses it until runtime= or --runtime is given" });
         } else if job.runtime.is_none() {
             return Err(loc.error(
                 Some("time_based"),
@@ -248,9 +251,10 @@ fn finish_size(
             let max_bs = job.block_size.max_size();
             if per_file < max_bs && opts.skip_target_checks {
                 // fio checks this when it sets up the files, so its --parse-only accepts it.
-                job.notes.push(format!(
-                    "block size {max_bs} is larger than the size per file {per_file}: fio --parse-only accepts this, a run refuses it (as fio does: 'size too small')"
-                ));
+                job.notes.push(JobNote::SizeTooSmall {
+                    block: max_bs,
+                    per_file,
+                });
             } else if per_file < max_bs {
                 let (key, at) = match bs_loc {
                     Some(bs_loc) if bs_loc.line >= loc.line || loc.file != bs_loc.file => {
@@ -279,9 +283,7 @@ fn finish_size(
                 Target::Directory { .. } | Target::Files(_) if job.fill_device => {}
                 // read_iolog: the log names the files and their extents, read at run time.
                 Target::Directory { .. } | Target::Files(_) if job.replay.is_some() => {}
-                Target::Directory { .. } if opts.skip_target_checks => job.notes.push(
-                    "no size= and no existing file to take the size from: fio --parse-only accepts this, a run refuses it until size= is given".into(),
-                ),
+                Target::Directory { .. } if opts.skip_target_checks => job.notes.push(JobNote::Accepted { option: "size", how: "no size= and no existing file to take the size from: fio --parse-only accepts this, a run refuses it until size= is given" }),
                 Target::Directory { .. } => {
                     return Err(target_loc.clone().unwrap_or_else(|| section_loc.clone()).error(
                         Some("size"),
@@ -386,12 +388,11 @@ fn trim_sizes_note(job: &mut JobSpec, b: &Builder) {
         return;
     };
     if job.rw.is_trimwrite() && write.value != trim.value {
-        job.notes.push(format!(
-            "bs: in rw={} each write has the length of the trim before it ({} bytes); the write size {} bytes is not used (fio's sequential trimwrite uses it)",
-            job.rw.fio_name(),
-            trim.value.as_u64(),
-            write.value.as_u64()
-        ));
+        job.notes.push(JobNote::TrimWriteSize {
+            mode: job.rw.fio_name().to_string(),
+            trim: trim.value,
+            write: write.value,
+        });
     }
 }
 
@@ -493,15 +494,17 @@ pub(super) fn bound_start_delay(job: &mut JobSpec, overrides: &[RawOption]) {
     let delay_s = job.start_delay.as_secs_f64();
     match job.runtime {
         Some(runtime) if given(option_names::RUNTIME) && job.start_delay > runtime => {
-            job.notes.push(format!(
-                "startdelay={delay_s}s is longer than --runtime: the job waits {}s instead (the --runtime given to shorten the file bounds its waits too)",
-                runtime.as_secs_f64()
-            ));
+            job.notes.push(JobNote::StartDelayBounded {
+                delay_s: Seconds(delay_s),
+                runtime_s: Seconds(runtime.as_secs_f64()),
+            });
             job.start_delay = runtime;
         }
-        _ if given(option_names::SIZE) && !given(option_names::RUNTIME) => job.notes.push(format!(
-            "startdelay={delay_s}s is kept: --size shortens the IO, not the wait; add --runtime to bound the wait as well"
-        )),
+        _ if given(option_names::SIZE) && !given(option_names::RUNTIME) => {
+            job.notes.push(JobNote::StartDelayKept {
+                delay_s: Seconds(delay_s),
+            })
+        }
         _ => {}
     }
 }

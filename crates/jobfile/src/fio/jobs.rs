@@ -11,6 +11,7 @@ use crate::fio_options;
 use crate::fio_options::names as option_names;
 use crate::fio_options::Status;
 use crate::values::size_base_from_kb_base;
+use iofit_model::job::JobNote;
 use iofit_model::job::{JobSpec, Target};
 use iofit_model::units::SizeBase;
 use std::collections::{HashMap, HashSet};
@@ -205,10 +206,10 @@ fn resolve_job(
         let key = option.key.as_str();
         let Some(known) = table.find(key) else {
             if opts.ignore_unknown {
-                ctx.note(format!(
-                    "{}: unknown option '{key}' ignored (--ignore-unknown)",
-                    option.loc
-                ));
+                ctx.note(JobNote::UnknownIgnored {
+                    at: option.loc.to_string(),
+                    option: key.to_string(),
+                });
                 continue;
             }
             if let Some(why) = fio_options::fio_program_option(key) {
@@ -236,9 +237,9 @@ fn resolve_job(
         };
         match known.status {
             Status::Supported(apply) => apply(&mut ctx, &arg)?,
-            Status::Noted(apply, note) => {
+            Status::Noted(apply, how) => {
                 apply(&mut ctx, &arg)?;
-                ctx.note(note);
+                ctx.accepted(known.name, how);
             }
             Status::Refused(why) => {
                 return Err(option.loc.error(

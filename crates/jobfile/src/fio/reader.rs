@@ -4,6 +4,7 @@
 use super::{read_text, RawOption, Section, MAX_EXPANDED_BYTES, MAX_INCLUDE_DEPTH};
 use crate::error::{ErrorKind, JobFileError, Location};
 use crate::{fio_options, values};
+use iofit_model::job::JobNote;
 use std::path::{Path, PathBuf};
 
 /// Splits job text into sections, following includes within the depth and size budgets.
@@ -12,7 +13,7 @@ pub(super) struct Reader<'a> {
     pub(super) expanded_bytes: u64,
     pub(super) vars: &'a values::SystemVars,
     /// Notes on `${NAME}`s that were not set (fio reads them as empty).
-    pub(super) unset_env: Vec<String>,
+    pub(super) unset_env: Vec<JobNote>,
 }
 
 impl Reader<'_> {
@@ -170,7 +171,7 @@ fn expand_env(
     value: &str,
     key: &str,
     loc: &Location,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<JobNote>,
 ) -> Result<String, JobFileError> {
     if !value.contains("${") {
         return Ok(value.to_string());
@@ -194,12 +195,12 @@ fn expand_env(
         }
         match std::env::var(name) {
             Ok(expanded) => out.push_str(&expanded),
-            Err(_) => notes.push(format!(
-                "{}:{}: {key}: environment variable '{}' is not set; read as empty, as fio reads it (set it to give the value)",
-                loc.file,
-                loc.line,
-                quote(name)
-            )),
+            Err(_) => notes.push(JobNote::UnsetEnv {
+                file: loc.file.clone(),
+                line: loc.line,
+                option: key.to_string(),
+                variable: quote(name),
+            }),
         }
         rest = &after[end + 1..];
     }

@@ -6,6 +6,7 @@
 use super::apply::{Arg, Ctx};
 use crate::error::JobFileError;
 use crate::values::parse_u32;
+use iofit_model::job::JobNote;
 use iofit_model::replay::ReplaySpec;
 use std::path::PathBuf;
 
@@ -132,23 +133,20 @@ pub(crate) fn finish_replay(job: &mut iofit_model::JobSpec) {
     // A log's trims are replayed on every engine, the null engine too (it completes them as
     // any IO), as fio does since 3.34; fio 3.33 dropped them ("bad ddir: 2").
     if let Some(replay) = &job.replay {
-        let logs: Vec<String> = replay
-            .logs
-            .iter()
-            .map(|l| l.display().to_string())
-            .collect();
-        job.notes.push(format!(
-            "read_iolog: the IOs, their files and directions come from {} (read when the job runs), not from rw, bs, size or filename",
-            logs.join(", ")
-        ));
+        job.notes.push(JobNote::Replay {
+            logs: replay.logs.clone(),
+        });
     }
     if job.replay.is_some() && job.write_iolog.take().is_some() {
-        job.notes
-            .push("write_iolog is dropped: read_iolog overrides it (as fio does)".into());
+        job.notes.push(JobNote::Accepted {
+            option: "write_iolog",
+            how: "write_iolog is dropped: read_iolog overrides it (as fio does)",
+        });
     }
     if job.replay.as_ref().is_some_and(|r| r.chunked) {
-        job.notes.push(
-            "read_iolog_chunked: iofit always reads the log in pieces as the replay goes".into(),
-        );
+        job.notes.push(JobNote::Accepted {
+            option: "read_iolog_chunked",
+            how: "read_iolog_chunked: iofit always reads the log in pieces as the replay goes",
+        });
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use iofit_model::job::JobNote;
 use iofit_model::job::{
     BlockSizeSpec, Direction, EngineKind, PerDirection, RwMode, SizeSpec, Target,
 };
@@ -472,10 +473,10 @@ fn environment_variables_expand_in_values() {
         "fio's default prefix"
     );
     assert!(
-        jobs[0]
-            .notes
-            .iter()
-            .any(|n| n.contains("IOFIT_TEST_UNSET_VARIABLE") && n.contains(":4:")),
+        jobs[0].notes.iter().any(|n| matches!(
+            n,
+            JobNote::UnsetEnv { line: 4, variable, .. } if variable == "IOFIT_TEST_UNSET_VARIABLE"
+        )),
         "{:?}",
         jobs[0].notes
     );
@@ -607,7 +608,10 @@ fn bsrange_is_the_sizes_fio_draws() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(jobs[0].notes.iter().any(|n| n.starts_with("bsrange")));
+    assert!(jobs[0]
+        .notes
+        .iter()
+        .any(|n| n.accepted_option() == Some("bsrange")));
     let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nbsrange=8k-8k\n").unwrap();
     assert_eq!(jobs[0].block_size.mean_size(Direction::Read), Bytes::kib(8));
     // 4k-10k: r = 2.5, so 4k and 8k take 40% each and the rest (20%) goes to 10k.
@@ -661,7 +665,10 @@ fn filesize_is_per_file() {
 fn engines_run_mapped_or_refused_with_reason() {
     let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nioengine=posixaio\niodepth=8\n").unwrap();
     assert_eq!(jobs[0].engine, EngineKind::IoUring);
-    assert!(jobs[0].notes.iter().any(|n| n.contains("posixaio")));
+    assert!(jobs[0]
+        .notes
+        .iter()
+        .any(|n| n.accepted_option() == Some("ioengine") && n.to_string().contains("posixaio")));
     let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nioengine=pvsync2\n").unwrap();
     assert_eq!(jobs[0].engine, EngineKind::Pvsync);
     let error = parse("[a]\nsize=1m\ndirectory=/tmp\nioengine=rdma\n").unwrap_err();
@@ -673,15 +680,20 @@ fn engines_run_mapped_or_refused_with_reason() {
 #[test]
 fn noted_options_are_accepted_and_said() {
     let jobs = parse("[a]\nsize=1m\ndirectory=/tmp\nrandom_generator=lfsr\nio_submit_mode=offload\ngtod_reduce=1\nthreads=1\n").unwrap();
-    let notes = jobs[0].notes.join("\n");
-    for word in [
-        "random_generator",
-        "io_submit_mode=offload",
-        "gtod_reduce",
-        "threads=",
-    ] {
-        assert!(notes.contains(word), "{word} missing from {notes}");
-    }
+    let options: Vec<&str> = jobs[0]
+        .notes
+        .iter()
+        .filter_map(JobNote::accepted_option)
+        .collect();
+    assert_eq!(
+        options,
+        [
+            "random_generator",
+            "io_submit_mode",
+            "gtod_reduce",
+            "threads"
+        ]
+    );
     assert!(parse("[a]\nsize=1m\ndirectory=/tmp\nrandom_generator=mt\n").is_err());
     // A refused option names its reason.
     let error = parse("[a]\nsize=1m\ndirectory=/tmp\nzonemode=zbd\n").unwrap_err();
@@ -975,5 +987,14 @@ fn a_runtime_override_bounds_startdelay() {
     )
     .unwrap();
     assert_eq!(jobs[0].start_delay, std::time::Duration::from_secs(2));
-    assert!(jobs[0].notes.iter().any(|n| n.contains("startdelay=1470s")));
+    assert_eq!(
+        jobs[0].notes,
+        [JobNote::StartDelayBounded {
+            delay_s: iofit_model::units::Seconds(1470.0),
+            runtime_s: iofit_model::units::Seconds(2.0)
+        }]
+    );
+    assert!(jobs[0].notes[0]
+        .to_string()
+        .starts_with("startdelay=1470s "));
 }

@@ -3,6 +3,7 @@
 
 use crate::error::{JobFileError, Location};
 use iofit_model::data::VerifyMode;
+use iofit_model::job::JobNote;
 use iofit_model::job::{JobSpec, Target};
 
 /// Checks a trim job's other options. fio verifies only blocks it wrote, so `verify=` on a job
@@ -18,9 +19,9 @@ pub(crate) fn finish(job: &mut JobSpec, section: &Location) -> Result<(), JobFil
         _ => false,
     };
     if !on_devices {
-        job.notes.push(format!(
-            "rw={mode} on a regular file: fio's psync, libaio and io_uring engines fail the first trim with error 25 (ENOTTY: they send BLKDISCARD, which only a block device takes); iofit punches a hole instead (fallocate PUNCH_HOLE, what fio's falloc engine does), so the job runs and the range reads back as zeros. On a block device both send BLKDISCARD"
-        ));
+        job.notes.push(JobNote::TrimOnFile {
+            mode: mode.to_string(),
+        });
     }
     let refuse = |why: &str, fix: &str| section.unsupported_value("rw", mode, why, fix);
     if job.data.verify.mode.is_on() {
@@ -31,9 +32,9 @@ pub(crate) fn finish(job: &mut JobSpec, section: &Location) -> Result<(), JobFil
             ));
         }
         job.data.verify.mode = VerifyMode::None;
-        job.notes.push(format!(
-            "verify on rw={mode}: fio verifies only blocks the job wrote, and a trim job writes none, so nothing is checked (as in fio)"
-        ));
+        job.notes.push(JobNote::TrimNotVerified {
+            mode: mode.to_string(),
+        });
     }
     Ok(())
 }

@@ -11,11 +11,11 @@ use super::params::{
 use super::parse::{Line, Parser};
 use super::{
     fs, lists, Arrivals, DataParam, ForLoop, HostDef, IoRate, RunDef, Seek, StorageDef,
-    WorkloadDef, XferSize, DEFAULT_CURVE_PCT,
+    VdbenchNote, WorkloadDef, XferSize, DEFAULT_CURVE_PCT,
 };
 use crate::error::{ErrorKind, JobFileError, Location};
 use crate::values::ValueError;
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Seconds};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -54,9 +54,11 @@ impl Parser {
                     if names_iofit {
                         host.remote_binary = Some(path);
                     } else {
-                        self.file.notes.push(format!(
-                            "{loc}: hd={name} vdbench={path} is vdbench's path: iofit ignores it and starts iofit on the host from --remote-iofit (default: this binary's path)"
-                        ));
+                        self.file.notes.push(VdbenchNote::VdbenchPathIgnored {
+                            at: loc.clone(),
+                            host: name.clone(),
+                            path,
+                        });
                     }
                 }
                 "jvms" => host.jvms = positive_u32(&single(p, loc)?, "jvms", loc)?,
@@ -405,11 +407,12 @@ impl Parser {
         if rd.elapsed.as_nanos() < 2 * rd.interval.as_nanos() {
             // vdbench refuses this (RD_entry: "elapsed= must be at least twice interval=");
             // iofit runs it, averaging its one interval, and says so.
-            self.file.notes.push(format!(
-                "{loc}: rd={name} elapsed={}s is less than twice interval={}s (vdbench refuses it): iofit averages the run's only measured interval",
-                rd.elapsed.as_secs_f64(),
-                rd.interval.as_secs_f64()
-            ));
+            self.file.notes.push(VdbenchNote::ShortElapsed {
+                at: loc.clone(),
+                run: name.clone(),
+                elapsed_s: Seconds(rd.elapsed.as_secs_f64()),
+                interval_s: Seconds(rd.interval.as_secs_f64()),
+            });
         }
         if rd.wd_patterns.is_empty() && rd.fs.is_none() && rd.sd_patterns.is_some() {
             // rd=...,sd=... without wd=: vdbench runs a workload of its defaults (and the rd's

@@ -3,6 +3,7 @@
 use iofit_model::job::{JobSpec, RandomDistribution, SizeSpec, ZoneSize};
 
 use super::*;
+use iofit_model::job::JobNote;
 
 fn parse(text: &str) -> ParamFile {
     parse_str(text, "feature.vdb").unwrap_or_else(|e| panic!("{e}"))
@@ -159,7 +160,13 @@ fn curve_maxdata_pause_distribution_and_wd_iorate() {
     assert_eq!(jobs[0].io_limit, Some(Bytes::mib(4)));
     // The wd's own rate, split over its 2 threads.
     assert_eq!(jobs[0].rate_iops.read, Some(50));
-    assert!(jobs[0].notes.iter().any(|n| n.contains("uniform")));
+    assert!(jobs[0].notes.contains(&JobNote::Arrivals {
+        distribution: "Uniform".into()
+    }));
+    assert!(jobs[0]
+        .notes
+        .iter()
+        .any(|n| n.to_string().starts_with("distribution=uniform: ")));
 }
 
 #[test]
@@ -301,7 +308,10 @@ fn stride_is_one_forward_skipping_stream_on_random_workloads() {
         "sd=sd1,lun=/tmp/x,size=1g\nwd=w,sd=sd1,seekpct=0,stride=(8k,8k)\nrd=r,wd=w,iorate=max\n",
     );
     assert_eq!(seq[0].seq_add_bytes, 0);
-    assert!(seq[0].notes.iter().any(|n| n.contains("stride=")));
+    assert!(seq[0]
+        .notes
+        .iter()
+        .any(|n| n.accepted_option() == Some("stride")));
     let error = parse_str(
         "sd=sd1,lun=/tmp/x\nwd=w,sd=sd1,stride=(24k,8k)\nrd=r,wd=w\n",
         "s.vdb",
@@ -407,4 +417,59 @@ fn a_shared_fsd_on_two_hosts_gives_each_host_its_number_and_a_share_of_the_rate(
     );
     let error = parse(&text("", "restart")).fs_runs().unwrap_err();
     assert!(error.to_string().contains("shared=yes"), "{error}");
+}
+
+#[test]
+fn lowering_notes_say_their_kind_and_figures() {
+    let notes =
+        |text: &str| -> Vec<JobNote> { jobs(text).into_iter().flat_map(|job| job.notes).collect() };
+    let hot = notes(
+        "sd=sd1,lun=/tmp/x,size=100m\nwd=w,sd=sd1,hotband=(10,20),xfersize=4k\nrd=r,wd=w,iorate=max,threads=2\n",
+    );
+    assert!(
+        hot.contains(&JobNote::Hotband {
+            low_pct: 10.0,
+            high_pct: 20.0
+        }),
+        "{hot:?}"
+    );
+    let hits = notes(
+        "sd=sd1,lun=/tmp/x,size=100m\nwd=w,sd=sd1,rhpct=10,whpct=20,rdpct=50\nrd=r,wd=w,iorate=max,threads=2\n",
+    );
+    assert!(
+        hits.contains(&JobNote::HitArea {
+            rhpct: 10.0,
+            whpct: 20.0,
+            hit_pct: 15.0
+        }),
+        "{hits:?}"
+    );
+    let streams = notes(
+        "sd=sd1,lun=/tmp/x,size=100m\nwd=w,sd=sd1,streams=3\nrd=r,wd=w,iorate=max,threads=4\n",
+    );
+    assert!(
+        streams.contains(&JobNote::StreamThreads {
+            streams: 3,
+            threads: 4,
+            per_stream: 1
+        }),
+        "{streams:?}"
+    );
+    let no_size =
+        notes("sd=sd1,lun=/tmp/x\nwd=w,sd=sd1,streams=2,range=(10,20)\nrd=r,wd=w,iorate=max\n");
+    let options: Vec<&str> = no_size
+        .iter()
+        .filter_map(JobNote::accepted_option)
+        .collect();
+    assert!(
+        options.contains(&"range") && options.contains(&"streams"),
+        "{no_size:?}"
+    );
+    let validated = notes(
+        "validate=yes\nsd=sd1,lun=/tmp/x,size=100m\nwd=w,sd=sd1,seekpct=100\nrd=r,wd=w,iorate=max,threads=4\n",
+    );
+    assert!(
+        validated.contains(&JobNote::ValidateOneClone { threads: 4 }),
+        "{validated:?}"
+    );
 }

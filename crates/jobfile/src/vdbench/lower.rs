@@ -3,6 +3,7 @@
 //! and the IO rate split between them.
 
 use super::{data, Arrivals, Run, RunWorkload, Seek, SyncFlag};
+use iofit_model::job::JobNote;
 use iofit_model::job::{
     AccessZone, EngineKind, JobSpec, PerDirection, RandomDistribution, RwMode, SizeSpec, Target,
     ZoneSize,
@@ -25,9 +26,10 @@ impl RunWorkload {
         }
         let Some(size) = self.sd.size else {
             if wants_region {
-                job.notes.push(
-                    "range/offset/hitarea/hotband need the lun's size; give size= on the sd".into(),
-                );
+                job.notes.push(JobNote::Accepted {
+                    option: "range",
+                    how: "range/offset/hitarea/hotband need the lun's size; give size= on the sd",
+                });
             }
             return;
         };
@@ -42,9 +44,10 @@ impl RunWorkload {
         let region = end - start;
         if let Some((lo, hi)) = self.hotband {
             job.random_distribution = hotband_zones(region);
-            job.notes.push(format!(
-                "hotband=({lo},{hi}): IOs spread over the band by vdbench's cache-access curve (HotBand.java) as zones"
-            ));
+            job.notes.push(JobNote::Hotband {
+                low_pct: lo,
+                high_pct: hi,
+            });
         } else if self.rhpct > 0.0 || self.whpct > 0.0 {
             let hit_pct = (self.rdpct * self.rhpct + (100.0 - self.rdpct) * self.whpct) / 100.0;
             // hitarea=0: vdbench's hits land at the start of the area; one block here.
@@ -65,10 +68,11 @@ impl RunWorkload {
                 },
             ]);
             if self.rhpct != self.whpct && self.rdpct > 0.0 && self.rdpct < 100.0 {
-                job.notes.push(format!(
-                    "rhpct={} whpct={}: iofit sends {hit_pct:.1}% of all IOs (reads and writes alike) to the hit area",
-                    self.rhpct, self.whpct
-                ));
+                job.notes.push(JobNote::HitArea {
+                    rhpct: self.rhpct,
+                    whpct: self.whpct,
+                    hit_pct,
+                });
             }
         }
     }
@@ -82,15 +86,14 @@ impl RunWorkload {
             job.seq_add_jitter_bytes = max - min;
             if let Seek::RandomPct(p) = self.seek {
                 if p < 100.0 {
-                    job.notes.push(format!(
-                        "stride= with seekpct={p}: vdbench mixes {p}% strided and sequential IOs; iofit strides every IO"
-                    ));
+                    job.notes.push(JobNote::StrideMixed { seek_pct: p });
                 }
             }
         } else if self.stride.is_some() {
-            job.notes.push(
-                "stride= is used by random IOs only (vdbench); this workload is sequential".into(),
-            );
+            job.notes.push(JobNote::Accepted {
+                option: "stride",
+                how: "stride= is used by random IOs only (vdbench); this workload is sequential",
+            });
         }
     }
 
@@ -110,8 +113,10 @@ impl RunWorkload {
         let Some(SizeSpec::Bytes(region)) = job.size else {
             let mut job = job;
             if self.streams.is_some() {
-                job.notes
-                    .push("streams= needs the lun's size; give size= on the sd".into());
+                job.notes.push(JobNote::Accepted {
+                    option: "streams",
+                    how: "streams= needs the lun's size; give size= on the sd",
+                });
             }
             return vec![job];
         };
@@ -122,9 +127,7 @@ impl RunWorkload {
         let stream_bytes = region.as_u64() / u64::from(n) / block * block;
         if stream_bytes == 0 {
             let mut job = job;
-            job.notes.push(format!(
-                "streams={n}: the region is too small for {n} streams"
-            ));
+            job.notes.push(JobNote::StreamsTooSmall { streams: n });
             return vec![job];
         }
         let clones_before = job.numjobs.max(1);
@@ -142,11 +145,11 @@ impl RunWorkload {
             write: scaled(template.rate_iops.write),
         };
         if !self.threads.is_multiple_of(n) {
-            template.notes.push(format!(
-                "streams={n} with threads={}: vdbench needs threads a multiple of streams; each stream gets {}",
-                self.threads,
-                (self.threads / n).max(1)
-            ));
+            template.notes.push(JobNote::StreamThreads {
+                streams: n,
+                threads: self.threads,
+                per_stream: (self.threads / n).max(1),
+            });
         }
         (0..n)
             .map(|k| {
@@ -165,13 +168,17 @@ impl RunWorkload {
         match self.sync_writes {
             Some(SyncFlag::DataSync) => {
                 job.fdatasync_every = 1;
-                job.notes
-                    .push("openflags=o_dsync: an fdatasync after every write".into());
+                job.notes.push(JobNote::Accepted {
+                    option: "openflags",
+                    how: "openflags=o_dsync: an fdatasync after every write",
+                });
             }
             Some(SyncFlag::Sync) => {
                 job.fsync_every = 1;
-                job.notes
-                    .push("openflags=o_sync: an fsync after every write".into());
+                job.notes.push(JobNote::Accepted {
+                    option: "openflags",
+                    how: "openflags=o_sync: an fsync after every write",
+                });
             }
             None => {}
         }
@@ -276,7 +283,8 @@ impl Run {
     /// `run_index` makes file-independent seeds differ between runs.
     pub fn to_jobs(&self, total_iops: Option<f64>) -> Vec<JobSpec> {
         let sequential_pass = self.workloads.iter().any(|w| w.seek == Seek::Eof);
-        let mut jobs = self.workloads
+        let mut jobs = self
+            .workloads
             .iter()
             .enumerate()
             .flat_map(|(index, w)| {
@@ -326,10 +334,8 @@ impl Run {
                     job.iodepth = w.threads.max(1);
                     job.numjobs = 1;
                     if random {
-                        job.notes.push(format!(
-                            "validate=yes: the {} threads run as one io_uring clone with {} IOs in flight, so one key table sees every write (as vdbench keeps one per SD)",
-                            w.threads, w.threads
-                        ));
+                        job.notes
+                            .push(JobNote::ValidateOneClone { threads: w.threads });
                     }
                 }
                 w.apply_stride(stride, &mut job);
@@ -349,15 +355,15 @@ impl Run {
                 job.data = self.data.clone();
                 if job.data.verify.mode.is_on() {
                     // Keys per smallest transfer size: every xfersize is a multiple of it.
-                    job.data.verify.interval_bytes =
-                        Some(Bytes(data::min_block(&job.block_size)));
+                    job.data.verify.interval_bytes = Some(Bytes(data::min_block(&job.block_size)));
                     job.data.verify.state_name = Some(format!("sd-{}", w.sd.name));
                 }
-                if self.arrivals != Arrivals::Deterministic && (total_iops.is_some() || w.iorate.is_some()) {
-                    job.notes.push(format!(
-                        "distribution={:?}: iofit spaces IOs evenly at the rate (deterministic arrivals), vdbench draws {:?} arrival times; the mean rate is the same",
-                        self.arrivals, self.arrivals
-                    ).to_ascii_lowercase());
+                if self.arrivals != Arrivals::Deterministic
+                    && (total_iops.is_some() || w.iorate.is_some())
+                {
+                    job.notes.push(JobNote::Arrivals {
+                        distribution: format!("{:?}", self.arrivals),
+                    });
                 }
                 let pair_iops = match (w.iorate, total_iops) {
                     (Some(own), _) => Some(own),

@@ -1,7 +1,7 @@
 //! One line's `key=value` parameters and the readers of their values: lists and ranges, sizes,
 //! percentages, thread counts, `iorate=`, `xfersize=`, `openflags=`, `range=`, `shell=`.
 
-use super::{lists, Arrivals, IoRate, RunDef, Seek, SyncFlag, XferSize};
+use super::{lists, Arrivals, IoRate, RemoteShell, RunDef, Seek, SyncFlag, VdbenchNote, XferSize};
 use crate::error::{ErrorKind, JobFileError, Location};
 use crate::values::{parse_percent, parse_size, parse_time, parse_u32, ValueError};
 use iofit_model::units::{Bytes, SizeBase};
@@ -30,21 +30,21 @@ pub(super) fn yes_no(value: &str, key: &str, loc: &Location) -> Result<bool, Job
 /// `vdbench rsh` left listening); what runs there and what comes back is the same. So rsh and
 /// vdbench map onto iofit's worker over ssh, and the note returned says so (the host then
 /// needs sshd and a key login for `user=`, as `shell=ssh` does in vdbench).
-pub(super) fn check_shell(value: &str, loc: &Location) -> Result<Option<String>, JobFileError> {
-    let instead = |why: &str| {
-        Some(format!(
-            "{}:{}: shell={value} runs over ssh: iofit starts its worker on each host through the OpenSSH client ({why}); the hosts need sshd and a key login for user=",
-            loc.file, loc.line
-        ))
+pub(super) fn check_shell(
+    value: &str,
+    loc: &Location,
+) -> Result<Option<VdbenchNote>, JobFileError> {
+    let instead = |shell: RemoteShell| {
+        Some(VdbenchNote::ShellOverSsh {
+            at: loc.clone(),
+            written: value.to_string(),
+            shell,
+        })
     };
     match value.to_ascii_lowercase().as_str() {
         "ssh" => Ok(None),
-        "rsh" => Ok(instead(
-            "rsh is not used: it sends everything in clear text",
-        )),
-        "vdbench" => Ok(instead(
-            "vdbench's RMI daemon is not used: nothing needs to listen on the hosts",
-        )),
+        "rsh" => Ok(instead(RemoteShell::Rsh)),
+        "vdbench" => Ok(instead(RemoteShell::VdbenchRmi)),
         _ => Err(loc.invalid(
             "shell",
             value,

@@ -356,12 +356,22 @@ wd=w,sd=*\nrd=r,wd=w,iorate=max,elapsed=2,threads=4\n";
     };
     let ssh = with_shell("ssh").unwrap();
     assert!(ssh.notes.is_empty(), "{:?}", ssh.notes);
-    for (shell, why) in [("rsh", "clear text"), ("vdbench", "RMI daemon")] {
+    for (shell, kind, why) in [
+        ("rsh", RemoteShell::Rsh, "clear text"),
+        ("vdbench", RemoteShell::VdbenchRmi, "RMI daemon"),
+    ] {
         let file = with_shell(shell).unwrap();
         assert_eq!(file.hosts, ssh.hosts, "shell={shell}");
         assert_eq!(file.runs().unwrap(), ssh.runs().unwrap(), "shell={shell}");
-        assert_eq!(file.notes.len(), 1, "{:?}", file.notes);
-        let note = &file.notes[0];
+        assert_eq!(
+            file.notes,
+            [VdbenchNote::ShellOverSsh {
+                at: Location::new("shell.vdb", 1),
+                written: shell.to_string(),
+                shell: kind
+            }]
+        );
+        let note = file.notes[0].to_string();
         assert!(note.starts_with("shell.vdb:1: "), "{note}");
         assert!(
             note.contains("runs over ssh") && note.contains(why),
@@ -530,13 +540,34 @@ fn vdbench_path_in_hd_is_kept_only_when_it_names_iofit() {
         file.hosts[1].remote_binary.as_deref(),
         Some("/opt/iofit/bin/iofit")
     );
-    assert!(
-        file.notes.iter().any(|n| n.contains("v.vdb:2")
-            && n.contains("/root/vdbench/vdbench")
-            && n.contains("ignores it")),
-        "{:?}",
-        file.notes
+    assert_eq!(
+        file.notes,
+        [VdbenchNote::VdbenchPathIgnored {
+            at: Location::new("v.vdb", 2),
+            host: "a".to_string(),
+            path: "/root/vdbench/vdbench".to_string()
+        }]
     );
+}
+
+#[test]
+fn an_elapsed_under_two_intervals_runs_and_is_noted() {
+    let text =
+        "sd=sd1,lun=/tmp/x,size=1m\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max,elapsed=3,interval=2\n";
+    let file = parse_str(text, "e.vdb").unwrap();
+    assert_eq!(
+        file.notes,
+        [VdbenchNote::ShortElapsed {
+            at: Location::new("e.vdb", 3),
+            run: "r".to_string(),
+            elapsed_s: iofit_model::units::Seconds(3.0),
+            interval_s: iofit_model::units::Seconds(2.0)
+        }]
+    );
+    assert_eq!(file.runs().unwrap().len(), 1);
+    // Two intervals or more: nothing to say.
+    let enough = parse_str(&text.replace("elapsed=3", "elapsed=4"), "e.vdb").unwrap();
+    assert!(enough.notes.is_empty(), "{:?}", enough.notes);
 }
 
 #[test]

@@ -7,6 +7,7 @@ use crate::capture::Capture;
 use crate::clock::stamp_line;
 use crate::error::ProfileError;
 use crate::lines::{is_blank, logger_prefix};
+use crate::notes::CaptureNote;
 
 /// Below this size a file is parsed on one core: splitting costs more than it saves.
 pub const PARALLEL_MIN_BYTES: u64 = 16 << 20;
@@ -191,15 +192,16 @@ pub(super) fn finish(
     let timestamps = chunk.timestamps;
     let reports = capture.reports() + usize::from(chunk.first_dropped);
     if timestamps > 0 && timestamps < reports as u64 {
-        capture.notes.push(format!(
-            "{file}: only {timestamps} of {reports} reports carry a time stamp"
-        ));
+        capture.notes.push(CaptureNote::FewTimeStamps {
+            file: file.to_string(),
+            stamped: timestamps,
+            reports,
+        });
     }
     if chunk.prefixed {
-        capture.notes.push(format!(
-            "{file}: every line carries a logger's time stamp; reports without iostat's own -t \
-             stamp take it"
-        ));
+        capture.notes.push(CaptureNote::LoggerTimeStamps {
+            file: file.to_string(),
+        });
     }
     if chunk.first_dropped {
         first_report_dropped(&mut capture, file);

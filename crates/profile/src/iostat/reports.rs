@@ -11,6 +11,7 @@ use crate::capture::{Capture, DiskSample, Tool};
 use crate::clock::{stamp_line, Timeline};
 use crate::error::{excerpt, ProfileError};
 use crate::lines::{is_blank, logger_prefix, split_fields, LineReader};
+use crate::notes::CaptureNote;
 use crate::num::human_cell;
 use std::io::BufRead;
 
@@ -496,14 +497,9 @@ pub(super) fn first_report_dropped(capture: &mut Capture, file: &str) {
         }
     }
     capture.devices.retain(|d| !d.samples.is_empty());
-    capture.notes.push(first_report_note(file));
-}
-
-pub(super) fn first_report_note(file: &str) -> String {
-    format!(
-        "{file}: skipped the first report (iostat's averages since boot); pass --keep-first if \
-         the capture was made with `iostat -y`"
-    )
+    capture.notes.push(CaptureNote::FirstReportSkipped {
+        file: file.to_string(),
+    });
 }
 
 /// The first `--pretty` report must have had r/s, w/s and read and write throughput over its

@@ -5,7 +5,7 @@
 use crate::error::{ErrorKind, JobFileError, Location};
 use crate::option_bounds::{Bounds, Unit};
 use crate::values::{parse_bool, parse_size, parse_time, parse_u32};
-use iofit_model::job::{BlockSizeShare, JobSpec, RwMode, SizeSpec};
+use iofit_model::job::{BlockSizeShare, JobNote, JobSpec, RwMode, SizeSpec};
 use iofit_model::units::{Bytes, SizeBase};
 use std::time::Duration;
 
@@ -96,11 +96,16 @@ pub(crate) struct Ctx {
 }
 
 impl Ctx {
-    pub fn note(&mut self, text: impl Into<String>) {
-        let text = text.into();
-        if !self.job.notes.contains(&text) {
-            self.job.notes.push(text);
+    /// Adds `note` to the job's notes once (an option given twice says it once).
+    pub fn note(&mut self, note: JobNote) {
+        if !self.job.notes.contains(&note) {
+            self.job.notes.push(note);
         }
+    }
+
+    /// An option accepted with the table's (or its reader's) words on how iofit differs.
+    pub fn accepted(&mut self, option: &'static str, how: &'static str) {
+        self.note(JobNote::Accepted { option, how });
     }
 }
 
@@ -212,10 +217,11 @@ pub(super) fn size_as_fio(c: &mut Ctx, arg: &Arg) -> Result<Bytes, JobFileError>
     let value = arg.value()?;
     match crate::values::fio_unparenthesized_size(value) {
         Some(bytes) => {
-            c.note(format!(
-                "{}={value}: fio 3.33 reads this as {bytes} bytes (it evaluates arithmetic only inside parentheses) and so does iofit; write {}=({value}) for the product",
-                arg.key, arg.key
-            ));
+            c.note(JobNote::UnparenthesizedSize {
+                option: arg.key.to_string(),
+                value: value.to_string(),
+                bytes: Bytes(bytes),
+            });
             Ok(Bytes(bytes))
         }
         None => arg.size(c.base),

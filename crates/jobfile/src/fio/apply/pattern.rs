@@ -78,7 +78,7 @@ pub(crate) fn bs(c: &mut Ctx, arg: &Arg) -> R {
         .flatten()
         .any(|part| part.contains('-'))
     {
-        c.note("a bs range runs as a bssplit of the multiples of its smallest size, in the shares fio draws them");
+        c.accepted("bs", "a bs range runs as a bssplit of the multiples of its smallest size, in the shares fio draws them");
         return bsrange(c, arg);
     }
     let parse_one = |text: String| -> Result<Bytes, JobFileError> {
@@ -316,7 +316,7 @@ pub(crate) fn random_distribution(c: &mut Ctx, arg: &Arg) -> R {
         }
     };
     if dist != RandomDistribution::Uniform {
-        c.note("random_distribution: each random IO is drawn independently from the distribution (no random map), the hot blocks scattered over the file by a hash, as fio does");
+        c.accepted("random_distribution", "random_distribution: each random IO is drawn independently from the distribution (no random map), the hot blocks scattered over the file by a hash, as fio does");
     }
     c.job.random_distribution = dist;
     Ok(())

@@ -7,6 +7,7 @@ use crate::error::ErrorKind;
 use crate::fio_engines;
 use crate::fio_engines::EngineChoice;
 use crate::values::parse_u64;
+use iofit_model::job::JobNote;
 use iofit_model::units::Bytes;
 
 pub(crate) fn nothing(_: &mut Ctx, _: &Arg) -> R {
@@ -31,7 +32,7 @@ pub(crate) fn mem(c: &mut Ctx, arg: &Arg) -> R {
     match kind {
         "malloc" => Ok(()),
         "shm" | "shmhuge" | "mmap" | "mmaphuge" | "mmapshared" => {
-            c.note(format!("mem={value}: iofit's IO buffers are one page-aligned allocation of its own, as fio's mem=malloc; where a buffer lives does not change what the storage sees"));
+            c.note(JobNote::Mem { value });
             Ok(())
         }
         "cudamalloc" => Err(arg.unsupported(
@@ -71,7 +72,7 @@ pub(crate) fn readonly(c: &mut Ctx, arg: &Arg) -> R {
 /// files that do not exist and never destroys one, so 0 is noted.
 pub(crate) fn allow_file_create(c: &mut Ctx, arg: &Arg) -> R {
     if !arg.flag()? {
-        c.note("allow_file_create=0: iofit still creates a job's missing files (fio would stop the job instead); existing files are never replaced");
+        c.accepted("allow_file_create", "allow_file_create=0: iofit still creates a job's missing files (fio would stop the job instead); existing files are never replaced");
     }
     Ok(())
 }
@@ -80,7 +81,7 @@ pub(crate) fn allow_file_create(c: &mut Ctx, arg: &Arg) -> R {
 pub(crate) fn atomic(c: &mut Ctx, arg: &Arg) -> R {
     if arg.flag()? {
         c.b.direct = Some(true);
-        c.note("atomic=1: the job runs with direct=1, as in fio; no atomic-write flag is passed (fio 3.33 passes none on Linux either)");
+        c.accepted("atomic", "atomic=1: the job runs with direct=1, as in fio; no atomic-write flag is passed (fio 3.33 passes none on Linux either)");
     }
     Ok(())
 }
@@ -91,9 +92,9 @@ pub(crate) fn ioengine(c: &mut Ctx, arg: &Arg) -> R {
     let name = value.split(':').next().unwrap_or(value);
     match fio_engines::engine(name) {
         EngineChoice::Run(kind) => c.job.engine = kind,
-        EngineChoice::Mapped(kind, note) => {
+        EngineChoice::Mapped(kind, how) => {
             c.job.engine = kind;
-            c.note(note);
+            c.accepted("ioengine", how);
         }
         EngineChoice::Refused(why) => {
             return Err(arg.loc.error(
@@ -211,7 +212,7 @@ pub(crate) fn io_submit_mode(c: &mut Ctx, arg: &Arg) -> R {
     match arg.value()? {
         "inline" => Ok(()),
         "offload" => {
-            c.note("io_submit_mode=offload: iofit submits from the job's own thread (inline); with a rate limit each IO is still issued at its scheduled time");
+            c.accepted("io_submit_mode", "io_submit_mode=offload: iofit submits from the job's own thread (inline); with a rate limit each IO is still issued at its scheduled time");
             Ok(())
         }
         _ => Err(arg.invalid(

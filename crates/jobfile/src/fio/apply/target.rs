@@ -4,6 +4,7 @@
 use super::context::{size_as_fio, Arg, Ctx, Placed, R, SIZE_FIX};
 use crate::error::JobFileError;
 use crate::values::{parse_percent, parse_size};
+use iofit_model::job::JobNote;
 use iofit_model::job::SizeSpec;
 use iofit_model::placement::FileAmount;
 use iofit_model::units::Bytes;
@@ -54,7 +55,10 @@ pub(crate) fn filesize(c: &mut Ctx, arg: &Arg) -> R {
             return Err(arg.invalid("the range is empty", FIX));
         }
         let drawn = draw_in_range(low.as_u64(), high.as_u64(), c.job.random_seed);
-        c.note(format!("filesize={value}: iofit drew one size for all the job's files, {drawn} bytes (fio draws one per file)"));
+        c.note(JobNote::FileSizeDrawn {
+            range: value.to_string(),
+            drawn: Bytes(drawn),
+        });
         c.b.filesize = Some(Placed::at(Bytes(drawn), arg));
         return Ok(());
     }
