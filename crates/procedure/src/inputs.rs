@@ -4,6 +4,7 @@
 use crate::error::shown;
 use crate::ProcedureError;
 use iofit_catalog::{Catalog, EDITION_CURRENT, EDITION_SEED};
+use iofit_model::units::Millis;
 use iofit_planner::CatalogRows;
 use iofit_predict::{Assumptions, MbConvention};
 
@@ -52,9 +53,9 @@ pub fn assumptions_for(
                 shown(latency)
             )));
         }
-        assumptions.service_latency_ms = latency;
+        assumptions.service_latency_ms = Millis(latency);
         assumptions.service_latency_source = "given with --service-latency-ms".into();
-        assumptions.standard_ssd_latency_ms = latency;
+        assumptions.standard_ssd_latency_ms = Millis(latency);
         assumptions.standard_ssd_latency_source = "given with --service-latency-ms".into();
     }
     if !(0.0..=100.0).contains(&cache_hit_pct) {

@@ -121,8 +121,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         cache_hit_pct: args.cache_hit_pct,
         provisioned: Provisioned {
             size_gib: args.provisioned_size_gib,
-            iops: args.provisioned_iops,
-            mb_s: args.provisioned_mb_s,
+            iops: args.provisioned_iops.map(iofit_model::Iops),
+            mb_s: args.provisioned_mb_s.map(iofit_model::MBps),
         },
         catalog: args.catalog.choice(),
         report: None,
