@@ -18,7 +18,7 @@ use crate::ProcedureError;
 use iofit_catalog::Catalog;
 use iofit_engine::EngineError;
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, RwMode, SizeSpec, Target};
-use iofit_model::units::{group_thousands, Bytes};
+use iofit_model::units::{group_thousands, Bytes, Seconds};
 use iofit_model::Requirements;
 use iofit_planner::{Plan, PlanOptions};
 use iofit_predict::Prediction;
@@ -182,7 +182,7 @@ pub fn step_profile() -> Result<(Requirements, usize), ProcedureError> {
         iofit_profile::example::db_server_capture().map_err(|e| internal("parsing", &e))?;
     let options = iofit_profile::SizingOptions {
         volumes: iofit_profile::example::db_server_volumes(),
-        window_s: Some(WINDOW_S),
+        window_s: Some(Seconds(WINDOW_S)),
         ..Default::default()
     };
     let mut requirements =
