@@ -34,7 +34,7 @@ pub const MAX_SERVICE_LATENCY_MS: f64 = 1000.0;
 /// `--service-latency-ms` and `--cache-hit-pct` the user gave.
 pub fn assumptions_for(
     edition: &str,
-    service_latency_ms: Option<f64>,
+    service_latency_ms: Option<Millis>,
     cache_hit_pct: f64,
 ) -> Result<Assumptions, ProcedureError> {
     let mut assumptions = Assumptions {
@@ -46,7 +46,7 @@ pub fn assumptions_for(
         },
         ..Assumptions::default()
     };
-    if let Some(latency) = service_latency_ms {
+    if let Some(latency) = service_latency_ms.map(|ms| ms.get()) {
         if !(latency > 0.0 && latency <= MAX_SERVICE_LATENCY_MS) {
             return Err(ProcedureError::BadInput(format!(
                 "--service-latency-ms {}: must be a number of milliseconds above 0 and at most {MAX_SERVICE_LATENCY_MS}",

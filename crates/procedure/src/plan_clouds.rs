@@ -521,7 +521,7 @@ mod tests {
     fn request(top: usize) -> PlanRequest {
         PlanRequest {
             requirements: RequirementsSource::Flags(azure::VolumeFlags {
-                iops: Some(4000.0),
+                iops: Some(iofit_model::units::Iops(4000.0)),
                 throughput_mb_s: None,
                 latency_ms: None,
                 capacity_gib: Some(500.0),

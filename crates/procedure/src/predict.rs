@@ -10,6 +10,7 @@ use crate::plan::{check_report, parse_size, read_requirements, write_report, Cat
 use crate::ProcedureError;
 use iofit_catalog::{Catalog, DiskSku, TableInfo, VmSize};
 use iofit_model::job::TargetLoad;
+use iofit_model::units::Millis;
 use iofit_model::{Bytes, Requirements, RwMode, SizingTarget, Workload};
 use iofit_predict::disk_spec::resolve_volume;
 use iofit_predict::{Alternatives, Assumptions, DiskPerf, Prediction, VolumeLoad};
@@ -46,7 +47,7 @@ pub struct PredictRequest {
     pub numjobs: Option<i64>,
     pub requirements: Option<PathBuf>,
     pub job: Option<PathBuf>,
-    pub service_latency_ms: Option<f64>,
+    pub service_latency_ms: Option<Millis>,
     pub cache_hit_pct: f64,
     pub provisioned: Provisioned,
     pub catalog: CatalogChoice,

@@ -19,7 +19,7 @@ fn seed() -> CatalogChoice {
 
 fn flags(iops: f64, read_pct: f64) -> VolumeFlags {
     VolumeFlags {
-        iops: Some(iops),
+        iops: Some(iofit_model::units::Iops(iops)),
         throughput_mb_s: None,
         latency_ms: None,
         capacity_gib: None,

@@ -117,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         numjobs: args.numjobs,
         requirements: args.requirements,
         job: args.job,
-        service_latency_ms: args.service_latency_ms,
+        service_latency_ms: args.service_latency_ms.map(iofit_model::units::Millis),
         cache_hit_pct: args.cache_hit_pct,
         provisioned: Provisioned {
             size_gib: args.provisioned_size_gib,
