@@ -38,14 +38,16 @@ pub fn aws_design_limits(
                 spec.count,
                 spec.volume_type,
                 spec.size_gib,
-                spec.iops.map(|i| format!(", {i} IOPS")).unwrap_or_default(),
+                spec.iops
+                    .map(|i| format!(", {} IOPS", i.get()))
+                    .unwrap_or_default(),
                 spec.throughput_mib_s
                     .map(|m| format!(", {:.0} MiB/s", m.get()))
                     .unwrap_or_default()
             ),
-            iops: caps.iops * count,
+            iops: caps.iops.get() * count,
             throughput_mb_s: caps.throughput_mib_s.to_mb_s() * count,
-            burst_iops: burst(caps.burst_iops.get(), caps.iops).map(Iops),
+            burst_iops: burst(caps.burst_iops.get(), caps.iops.get()).map(Iops),
             burst_throughput_mb_s: burst(
                 caps.burst_throughput_mib_s.to_mb_s().get(),
                 caps.throughput_mib_s.to_mb_s().get(),

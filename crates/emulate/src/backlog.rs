@@ -30,10 +30,12 @@ pub struct Queued {
 /// What one direction submitted in a tick, and its caps in force (`None`: unlimited).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Submitted {
+    // Bare f64, as `Queued`'s bytes: the modelled queue it feeds holds fractions of a byte.
     pub bytes: f64,
     pub ios: f64,
     pub cap_bytes_s: Option<BytesPerSecond>,
-    pub cap_ios_s: Option<f64>,
+    /// Requests per second.
+    pub cap_ios_per_s: Option<f64>,
 }
 
 impl Queued {
@@ -50,8 +52,8 @@ impl Queued {
                 write.bytes,
                 write.cap_bytes_s.map(|c| c.0),
             ),
-            read_ios: next(self.read_ios, read.ios, read.cap_ios_s),
-            write_ios: next(self.write_ios, write.ios, write.cap_ios_s),
+            read_ios: next(self.read_ios, read.ios, read.cap_ios_per_s),
+            write_ios: next(self.write_ios, write.ios, write.cap_ios_per_s),
         }
     }
 
@@ -68,12 +70,12 @@ impl Queued {
 mod tests {
     use super::*;
 
-    fn writes(bytes: f64, ios: f64, cap_bytes_s: f64, cap_ios_s: f64) -> Submitted {
+    fn writes(bytes: f64, ios: f64, cap_bytes_s: f64, cap_ios_per_s: f64) -> Submitted {
         Submitted {
             bytes,
             ios,
             cap_bytes_s: Some(BytesPerSecond(cap_bytes_s)),
-            cap_ios_s: Some(cap_ios_s),
+            cap_ios_per_s: Some(cap_ios_per_s),
         }
     }
 

@@ -56,8 +56,8 @@ pub use iofit_model::emulation::VolumeUsage;
 /// The VM's uncached caps in force (burst included while its credits last), for one tick.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct VmCaps {
-    pub iops: Option<f64>,
-    pub mb_s: Option<f64>,
+    pub iops: Option<Iops>,
+    pub mb_s: Option<MBps>,
     /// Seconds of VM-level bursting left at the full burst rate (IOPS bucket), for VMs that
     /// burst.
     pub burst_seconds_left: Option<f64>,
@@ -327,12 +327,12 @@ impl Controller {
                 .limits
                 .vm
                 .uncached_iops
-                .map(|base| cap_of(&self.vm_iops_bucket, base.get(), self.tick_s)),
+                .map(|base| Iops(cap_of(&self.vm_iops_bucket, base.get(), self.tick_s))),
             mb_s: self
                 .limits
                 .vm
                 .uncached_throughput_mb_s
-                .map(|base| cap_of(&self.vm_mb_bucket, base.get(), self.tick_s)),
+                .map(|base| MBps(cap_of(&self.vm_mb_bucket, base.get(), self.tick_s))),
             burst_seconds_left: self.vm_iops_bucket.as_ref().map(BurstBucket::seconds_left),
         }
     }
@@ -754,7 +754,7 @@ mod tests {
             }
             let usage = c.tick(&counters, 0.1);
             totals.push(usage.iter().map(|u| u.iops()).sum::<f64>());
-            caps.push(c.vm_caps_in_force().iops.unwrap());
+            caps.push(c.vm_caps_in_force().iops.unwrap().get());
         }
         // Into burst: the VM lets 10,000 through...
         assert!(totals[1..4].iter().all(|t| *t > 9_000.0), "{totals:?}");
@@ -777,7 +777,7 @@ mod tests {
         let mut limits = limits(Some(3750.0), &[(500.0, Some(3500.0))]);
         limits.vm.burst_uncached_iops = Some(Iops(10_000.0));
         let c = Controller::new(limits, 1.0, 0.1).with_start_credits(0.0);
-        assert_eq!(c.vm_caps().iops, Some(3750.0));
+        assert_eq!(c.vm_caps().iops, Some(Iops(3750.0)));
         assert_eq!(
             c.caps()[0].read_iops,
             Some(250),

@@ -61,8 +61,8 @@ pub fn gcp_design_limits(
         if let Some(row) = catalog.provisioned_type(&disk.disk_type) {
             let own = check_spec(row, disk)
                 .map_err(|e| EmulateError::Input(format!("--disk {}: {e}", disk.label)))?;
-            iops = iops.min(own.iops * scale);
-            given = format!(", {:.0} IOPS", own.iops);
+            iops = iops.min(own.iops.get() * scale);
+            given = format!(", {:.0} IOPS", own.iops.get());
             if let Some((mib_s, _)) = own.mib_s {
                 throughput_mb_s = throughput_mb_s.min(mib_s * MB_PER_MIB * scale);
                 given.push_str(&format!(", {mib_s:.0} MiB/s"));

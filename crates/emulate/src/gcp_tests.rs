@@ -4,7 +4,7 @@
 use super::*;
 use crate::controller::Controller;
 use crate::throttle::DeviceCounters;
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Iops};
 use iofit_predict::gcp::{parse_disk_spec, predict, GcpDemand};
 
 fn catalog() -> GcpCatalog {
@@ -153,7 +153,7 @@ fn holds_what_predict_delivers(
                     (
                         d.clone(),
                         GcpDemand {
-                            iops,
+                            iops: Iops(iops),
                             io_size_bytes: Bytes(io_bytes as u64),
                             read_pct,
                         },
@@ -200,7 +200,7 @@ fn two_disks_of_a_type_share_the_budget_of_their_total_size() {
     let catalog = catalog();
     let machine = catalog.machine_type("n2-standard-32").unwrap();
     let greedy = GcpDemand {
-        iops: FLAT_OUT,
+        iops: Iops(FLAT_OUT),
         io_size_bytes: Bytes(4096),
         read_pct: 100.0,
     };

@@ -115,7 +115,10 @@ mod tests {
             ),
             ("data", 2, "PremiumV2")
         );
-        assert_eq!((disk.iops, disk.throughput_mb_s.get()), (6000.0, 250.0));
+        assert_eq!(
+            (disk.iops.get(), disk.throughput_mb_s.get()),
+            (6000.0, 250.0)
+        );
         assert_eq!(design.provisioned_size_gib, Some(512.0));
         let (_, volumes) = resolve(
             &catalog(),
@@ -124,7 +127,7 @@ mod tests {
             &["u=1xUltra:none,mb_s=400,iops=20000,size_gib=1024".to_string()],
         )
         .unwrap();
-        assert_eq!(volumes[0].1.iops, 20000.0);
+        assert_eq!(volumes[0].1.iops.get(), 20000.0);
     }
 
     #[test]

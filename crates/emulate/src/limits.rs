@@ -85,7 +85,7 @@ fn volume_limits(
             "{} x {}{bought} ({})",
             design.disk_count, disk.name, design.caching
         ),
-        iops: disk.iops * count * scale,
+        iops: disk.iops.get() * count * scale,
         throughput_mb_s: MBps(disk.throughput_mb_s.get() * count * scale),
         burst_iops: disk.burst_iops.map(|v| Iops(v.get() * count * scale)),
         burst_throughput_mb_s: disk

@@ -370,8 +370,8 @@ impl SecondBuilder {
         self.elapsed_s += elapsed_s;
         let weigh =
             |sum: Option<f64>, cap: Option<f64>| cap.map(|c| sum.unwrap_or(0.0) + c * elapsed_s);
-        self.vm_cap_iops = weigh(self.vm_cap_iops, vm.iops);
-        self.vm_cap_mb_s = weigh(self.vm_cap_mb_s, vm.mb_s);
+        self.vm_cap_iops = weigh(self.vm_cap_iops, vm.iops.map(Iops::get));
+        self.vm_cap_mb_s = weigh(self.vm_cap_mb_s, vm.mb_s.map(MBps::get));
         self.vm_burst_seconds_left = vm.burst_seconds_left;
         for (sum, tick) in self.sums.iter_mut().zip(usage) {
             sum.read_iops = sum.read_iops + tick.read_iops * elapsed_s;
@@ -402,8 +402,8 @@ impl SecondBuilder {
         let vm_iops: f64 = volumes.iter().map(VolumeUsage::iops).sum();
         let vm_mb_s: f64 = volumes.iter().map(VolumeUsage::mb_s).sum();
         let vm = VmCaps {
-            iops: self.vm_cap_iops.map(|c| c / span),
-            mb_s: self.vm_cap_mb_s.map(|c| c / span),
+            iops: self.vm_cap_iops.map(|c| Iops(c / span)),
+            mb_s: self.vm_cap_mb_s.map(|c| MBps(c / span)),
             burst_seconds_left: self.vm_burst_seconds_left,
         };
         let (binding, binding_consumed_pct) =
@@ -416,8 +416,8 @@ impl SecondBuilder {
             volumes,
             vm_iops: Iops(vm_iops),
             vm_mb_s: MBps(vm_mb_s),
-            vm_cap_iops: vm.iops.map(Iops),
-            vm_cap_mb_s: vm.mb_s.map(MBps),
+            vm_cap_iops: vm.iops,
+            vm_cap_mb_s: vm.mb_s,
             vm_burst_seconds_left: vm.burst_seconds_left,
             binding,
             binding_consumed_pct,
@@ -486,12 +486,13 @@ fn consumed(
     );
     // Against the cap in force, as for the volumes: a bursting VM at its burst rate is at
     // its limit.
-    if let Some(cap) = vm.iops.or(limits.vm.uncached_iops.map(Iops::get)) {
+    if let Some(cap) = vm.iops.or(limits.vm.uncached_iops).map(Iops::get) {
         shares.push(("VM uncached IOPS".into(), pct(vm_iops, cap)));
     }
     if let Some(cap) = vm
         .mb_s
-        .or(limits.vm.uncached_throughput_mb_s.map(MBps::get))
+        .or(limits.vm.uncached_throughput_mb_s)
+        .map(MBps::get)
     {
         shares.push(("VM uncached MB/s".into(), pct(vm_mb_s, cap)));
     }

@@ -12,7 +12,7 @@
 use iofit_catalog::clouds::aws::{AwsCatalog, AwsInstance, EbsKind, EbsVolumeType};
 use iofit_catalog::Os;
 use iofit_model::requirements::VolumeRequirements;
-use iofit_model::units::{Bytes, MBps, MiBps};
+use iofit_model::units::{Bytes, Iops, MBps, MiBps};
 use iofit_model::Requirements;
 use iofit_predict::aws::{self as model, AwsDemand, AwsPrediction, AwsState, AwsVolumeSpec};
 use serde::{Deserialize, Serialize};
@@ -134,7 +134,7 @@ fn need_of(volume: &VolumeRequirements, headroom: f64) -> Need {
     let demand = demand_of(volume);
     let io = demand.io_size_bytes.as_f64();
     Need {
-        ops_per_s: demand.iops * (io / SSD_OP_BYTES).ceil().max(1.0) / headroom,
+        ops_per_s: demand.iops.get() * (io / SSD_OP_BYTES).ceil().max(1.0) / headroom,
         mib_s: demand.throughput_mb_s.get() * 1e6 / MIB / headroom,
         capacity_gib: volume.sizing.capacity_gib.unwrap_or(0.0),
         io_size_bytes: io,
@@ -219,7 +219,7 @@ fn cheapest_of_type(
         count,
         volume_type: rules.name.clone(),
         size_gib: size,
-        iops,
+        iops: iops.map(Iops),
         throughput_mib_s: mib_s.map(MiBps),
     };
     let cost = volume_cost(&spec, rules, catalog, region)?;
@@ -244,7 +244,7 @@ pub fn volume_cost(
         ),
         _ => (0.0, 0.0),
     };
-    let billed_iops = (spec.iops.unwrap_or(0.0) - free_iops).max(0.0);
+    let billed_iops = (spec.iops.map_or(0.0, Iops::get) - free_iops).max(0.0);
     let billed_mib_s = (spec.throughput_mib_s.map_or(0.0, MiBps::get) - free_mib_s).max(0.0);
     // io2 bills each volume's IOPS in tiers: a stripe's volumes each start at the first.
     let iops = c * price.iops_usd_month(billed_iops)?;
@@ -583,7 +583,7 @@ pub fn demand_of(volume: &VolumeRequirements) -> AwsDemand {
     let io = s.io_size_bytes.as_f64().max(512.0);
     let iops = s.iops.max(s.throughput_mb_s.get() * 1e6 / io);
     AwsDemand {
-        iops,
+        iops: Iops(iops),
         throughput_mb_s: MBps(iops * io / 1e6),
         // A whole number of bytes: the requirement's size, or 512.
         io_size_bytes: Bytes(io as u64),
@@ -597,7 +597,7 @@ pub fn disk_arg(spec: &AwsVolumeSpec) -> String {
         spec.label, spec.count, spec.volume_type, spec.size_gib
     );
     if let Some(iops) = spec.iops {
-        text.push_str(&format!(",iops={iops}"));
+        text.push_str(&format!(",iops={}", iops.get()));
     }
     if let Some(mib_s) = spec.throughput_mib_s {
         text.push_str(&format!(",mib_s={}", mib_s.get()));

@@ -18,7 +18,7 @@ use crate::clouds_gcp_provisioned::{price_parts, size_group};
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType, PdType};
 use iofit_catalog::clouds::gcp_provisioned::ProvisionedType;
 use iofit_model::requirements::VolumeRequirements;
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Iops};
 use iofit_model::Requirements;
 use iofit_predict::gcp::{self as model, GcpDemand, GcpDiskSpec, GcpPrediction};
 use serde::{Deserialize, Serialize};
@@ -93,7 +93,7 @@ pub fn demand_of(volume: &VolumeRequirements) -> GcpDemand {
     let s = &volume.sizing;
     let io = s.io_size_bytes.as_f64().max(512.0);
     GcpDemand {
-        iops: s.iops.max(s.throughput_mb_s.get() * 1e6 / io),
+        iops: Iops(s.iops.max(s.throughput_mb_s.get() * 1e6 / io)),
         // A whole number of bytes: the requirement's size, or 512.
         io_size_bytes: Bytes(io as u64),
         read_pct: s.read_pct.clamp(0.0, 100.0),
@@ -145,11 +145,13 @@ fn least_total_gib(
     let mut sums = [0.0f64; 4];
     for (_, d) in volumes {
         let r = d.read_pct / 100.0;
-        let mib_s = d.iops * d.io_size_bytes.as_f64() / MIB;
-        for (sum, part) in
-            sums.iter_mut()
-                .zip([d.iops * r, d.iops * (1.0 - r), mib_s * r, mib_s * (1.0 - r)])
-        {
+        let mib_s = d.iops.get() * d.io_size_bytes.as_f64() / MIB;
+        for (sum, part) in sums.iter_mut().zip([
+            d.iops.get() * r,
+            d.iops.get() * (1.0 - r),
+            mib_s * r,
+            mib_s * (1.0 - r),
+        ]) {
             *sum += part / headroom;
         }
     }
@@ -215,13 +217,13 @@ fn split_sizes(volumes: &[(&VolumeRequirements, GcpDemand)], total_gib: f64) -> 
         .map(|(v, _)| v.sizing.capacity_gib.unwrap_or(0.0).max(1.0).ceil())
         .collect();
     let extra = (total_gib - capacities.iter().sum::<f64>()).max(0.0);
-    let demand: f64 = volumes.iter().map(|(_, d)| d.iops).sum();
+    let demand: f64 = volumes.iter().map(|(_, d)| d.iops.get()).sum();
     capacities
         .iter()
         .zip(volumes)
         .map(|(capacity, (_, d))| {
             let share = if demand > 0.0 {
-                d.iops / demand
+                d.iops.get() / demand
             } else {
                 1.0 / volumes.len() as f64
             };

@@ -30,8 +30,8 @@ pub fn size_disk(
     capacity_gib: f64,
     headroom: f64,
 ) -> Option<GcpDiskSpec> {
-    let need_iops = demand.iops / headroom;
-    let need_mib_s = demand.iops * demand.io_size_bytes.as_f64() / MIB / headroom;
+    let need_iops = demand.iops.get() / headroom;
+    let need_mib_s = demand.iops.get() * demand.io_size_bytes.as_f64() / MIB / headroom;
     let at_least = |values: &[Option<f64>]| values.iter().flatten().fold(0.0f64, |a, b| a.max(*b));
     let mut iops = row.bills("iops").then(|| {
         at_least(&[
@@ -119,7 +119,7 @@ pub fn size_group(
     };
     let mut need = [0.0f64; 2];
     for (_, d) in volumes {
-        let mib_s = d.iops * d.io_size_bytes.as_f64() / MIB / headroom;
+        let mib_s = d.iops.get() * d.io_size_bytes.as_f64() / MIB / headroom;
         let r = (d.read_pct / 100.0).clamp(0.0, 1.0);
         need[0] += mib_s * r;
         need[1] += mib_s * (1.0 - r);
@@ -132,11 +132,11 @@ pub fn size_group(
         let extra = (most - by_size) / rules.throughput_mib_s_per_gib;
         let demand: f64 = volumes
             .iter()
-            .map(|(_, d)| d.iops * d.io_size_bytes.as_f64())
+            .map(|(_, d)| d.iops.get() * d.io_size_bytes.as_f64())
             .sum();
         for (disk, (_, d)) in disks.iter_mut().zip(volumes) {
             let share = if demand > 0.0 {
-                d.iops * d.io_size_bytes.as_f64() / demand
+                d.iops.get() * d.io_size_bytes.as_f64() / demand
             } else {
                 1.0 / volumes.len() as f64
             };

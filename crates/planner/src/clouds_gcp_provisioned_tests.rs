@@ -13,7 +13,7 @@ fn catalog() -> GcpCatalog {
 
 fn demand(iops: f64, io_kib: f64, read_pct: f64) -> GcpDemand {
     GcpDemand {
-        iops,
+        iops: Iops(iops),
         io_size_bytes: iofit_model::Bytes((io_kib * 1024.0) as u64),
         read_pct,
     }

@@ -89,7 +89,7 @@ fn fifty_thousand_iops_random_read() {
     assert_eq!(best.instance, "c6i.12xlarge");
     let data = &best.volumes[0].spec;
     assert_eq!((data.count, data.volume_type.as_str()), (8, "gp3"));
-    assert_eq!((data.iops, data.size_gib), (Some(6_945.0), 63.0));
+    assert_eq!((data.iops, data.size_gib), (Some(Iops(6_945.0)), 63.0));
     // 8 x (63 GiB x $0.08 + 3,945 billed IOPS x $0.005) = $198.12; the instance $2.04 x 730 h.
     assert!((best.volumes_usd_month - 8.0 * (63.0 * 0.08 + 3_945.0 * 0.005)).abs() < 1e-6);
     let split = &best.volumes[0].cost;
@@ -272,7 +272,7 @@ fn io2_iops_are_billed_per_volume_in_tiers() {
         count: 2,
         volume_type: "io2".into(),
         size_gib: 100.0,
-        iops: Some(80_000.0),
+        iops: Some(Iops(80_000.0)),
         throughput_mib_s: None,
     };
     let cost = volume_cost(&spec, &rules, &catalog, "r").unwrap();
@@ -292,7 +292,7 @@ fn io2_iops_are_billed_per_volume_in_tiers() {
     let option = cheapest_of_type("data", &need, 1, &rules, &catalog, "r").unwrap();
     assert_eq!(
         (option.spec.iops, option.spec.size_gib),
-        (Some(3_907.0), 4.0)
+        (Some(Iops(3_907.0)), 4.0)
     );
 }
 

@@ -262,7 +262,7 @@ pub(crate) fn size_provisioned(
         .ceil()
         .min(provisioned_throughput_max(disk_type, iops_buy));
     let disk = DiskPerf::from_provisioned(disk_type, size, iops_buy, mb_buy).ok()?;
-    if disk.iops * n < iops * (1.0 - 1e-9)
+    if disk.iops.get() * n < iops * (1.0 - 1e-9)
         || disk.throughput_mb_s.get() * n < throughput_mb_s * (1.0 - 1e-9)
     {
         return None;

@@ -12,7 +12,7 @@ use crate::types::PlannedVolume;
 use crate::types::Rejected;
 use crate::types::RequirementTotals;
 use iofit_catalog::VmSize;
-use iofit_model::units::MBps;
+use iofit_model::units::{Iops, MBps};
 use iofit_model::Requirements;
 use iofit_predict::{LimitKind, VolumeLoad};
 
@@ -20,7 +20,7 @@ use iofit_predict::{LimitKind, VolumeLoad};
 pub(crate) fn requirement_totals(requirements: &Requirements, mb: f64) -> RequirementTotals {
     RequirementTotals {
         volumes: requirements.volumes.len(),
-        iops: requirements.total_iops(),
+        iops: Iops(requirements.total_iops()),
         throughput_mb_s: MBps(
             requirements
                 .volumes
@@ -239,11 +239,11 @@ pub(crate) fn latency_reasons(
 ) {
     for volume in &requirements.volumes {
         if let Some(latency) = volume.sizing.latency_ms {
-            if latency < options.assumptions.service_latency_ms {
+            if latency < options.assumptions.service_latency_ms.get() {
                 reasons.push(ImpossibleReason::Latency {
                     volume: volume.label.clone(),
                     target_ms: latency,
-                    service_ms: options.assumptions.service_latency_ms,
+                    service_ms: options.assumptions.service_latency_ms.get(),
                 });
             }
         }

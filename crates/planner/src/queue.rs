@@ -71,7 +71,7 @@ pub(crate) struct QueuePlan {
 /// volume run up to its disks' limits, and the check uses that depth so the headroom shown is
 /// the hardware's, not the queue's.
 pub(crate) fn queue_plan(wanted: f64, service_ms: f64, option: &VolumeOption) -> QueuePlan {
-    let q = queue_depths(wanted, service_ms, option.disk.iops, option.count);
+    let q = queue_depths(wanted, service_ms, option.disk.iops.get(), option.count);
     let raised = if q.littles_law.max(option.count) > q.littles_law {
         format!(
             ", raised to {} so each of the {} members has work",
@@ -125,7 +125,7 @@ pub(crate) fn failure_reason(prediction: &Prediction) -> (Option<LimitKind>, Str
     for volume in &prediction.volumes {
         let target = volume.target_iops.map_or(0.0, Iops::get);
         let by_mb = volume.target_throughput_mb_s.map_or(0.0, MBps::get);
-        let short = volume.iops < target * (1.0 - 1e-9)
+        let short = volume.iops.get() < target * (1.0 - 1e-9)
             || volume.throughput_mb_s.get() < by_mb * (1.0 - 1e-9);
         if short {
             if let Some(binding) = prediction.binding.as_ref() {
@@ -134,7 +134,7 @@ pub(crate) fn failure_reason(prediction: &Prediction) -> (Option<LimitKind>, Str
                     format!(
                         "volume '{}' misses its target ({} IOPS, {} MB/s delivered): {}",
                         volume.label,
-                        fmt_num(volume.iops),
+                        fmt_num(volume.iops.get()),
                         fmt_num(volume.throughput_mb_s.get()),
                         binding.words
                     ),

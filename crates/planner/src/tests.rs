@@ -220,7 +220,7 @@ fn provisioned_sizing_follows_rules() {
     assert_eq!(count, 1);
     // 20,000 IOPS need 40 GiB by the 500/GiB rule; capacity asks 100.
     assert_eq!(disk.size_gib, 100.0);
-    assert_eq!(disk.iops, 20000.0);
+    assert_eq!(disk.iops, Iops(20000.0));
     assert_eq!(disk.throughput_mb_s.get(), 300.0);
     let price = 100.0 * 0.1 + 17000.0 * 0.005 + 175.0 * 0.04;
     assert!((disk.price_usd_month.unwrap() - price).abs() < 1e-9);

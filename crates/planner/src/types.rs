@@ -244,7 +244,7 @@ pub struct NetAppOption {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RequirementTotals {
     pub volumes: usize,
-    pub iops: f64,
+    pub iops: Iops,
     pub throughput_mb_s: MBps,
     pub capacity_gib: f64,
     pub growth_factor: f64,

@@ -173,7 +173,7 @@ pub(crate) fn prepare(
                 } else {
                     crate::search::UNCACHED_IOPS
                 };
-                uses[at] = d.iops;
+                uses[at] = d.iops.get();
                 uses[at + 1] = d.throughput_mb_s.get();
             }
             let choice = Choice {

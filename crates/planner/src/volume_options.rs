@@ -224,7 +224,7 @@ pub(crate) fn provisioned_option(
     )?;
     let price = disk.price_usd_month.map(|p| p * count as f64);
     Some(VolumeOption {
-        provisioned: Some((disk.iops, disk.throughput_mb_s.get())),
+        provisioned: Some((disk.iops.get(), disk.throughput_mb_s.get())),
         disk,
         count,
         caching,
@@ -277,7 +277,8 @@ pub(crate) fn plan_volume(
     }
     let service_ms = options
         .assumptions
-        .service_latency_ms_for(option.disk.kind, target.read_pct);
+        .service_latency_ms_for(option.disk.kind, target.read_pct)
+        .get();
     let queue = queue_plan(target_iops(target, mb), service_ms, option);
     let load = VolumeLoad {
         design: design.clone(),

@@ -85,7 +85,7 @@ fn disk_advice(
     let n = volume.design.disk_count;
     let iops_metric = matches!(limit.kind, LimitKind::DiskIops | LimitKind::VolumeIops);
     let (needed, per_disk, unit) = if iops_metric {
-        (target * f.disk_ios, disk.iops, LimitUnit::Iops)
+        (target * f.disk_ios, disk.iops.get(), LimitUnit::Iops)
     } else {
         (
             target * f.disk_bytes / mb,

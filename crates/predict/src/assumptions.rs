@@ -2,6 +2,7 @@
 //! throughput limits and the latency Azure documents for each disk type, with their sources.
 
 use iofit_catalog::DiskKind;
+use iofit_model::units::Millis;
 use serde::{Deserialize, Serialize};
 
 /// How many bytes one "MB" has in the tables a prediction uses.
@@ -39,7 +40,7 @@ impl MbConvention {
 pub struct Assumptions {
     /// Time one IO takes on an unthrottled disk, milliseconds. Little's law turns it and the
     /// outstanding IOs into an IOPS bound.
-    pub service_latency_ms: f64,
+    pub service_latency_ms: Millis,
     /// Where the service latency comes from.
     pub service_latency_source: String,
     /// Share of reads on host-cached disks that the (warm) cache serves, 0..=100.
@@ -48,16 +49,16 @@ pub struct Assumptions {
     /// Standard HDD service times: Azure designs them for reads under 20 ms and writes under
     /// 10 ms; the prediction takes those bounds (conservative) instead of the SSD figure.
     #[serde(default = "hdd_read_ms")]
-    pub hdd_read_latency_ms: f64,
+    pub hdd_read_latency_ms: Millis,
     #[serde(default = "hdd_write_ms")]
-    pub hdd_write_latency_ms: f64,
+    pub hdd_write_latency_ms: Millis,
     #[serde(default = "hdd_source")]
     pub hdd_latency_source: String,
     /// Standard SSD service time: Azure designs Standard SSDs for "single-digit millisecond
     /// latencies" and their "up to" IOPS only 99% of the time; the prediction takes the bound
     /// (10 ms, conservative, as for HDD) instead of the 1 ms Premium SSD assumption.
     #[serde(default = "standard_ssd_ms")]
-    pub standard_ssd_latency_ms: f64,
+    pub standard_ssd_latency_ms: Millis,
     #[serde(default = "standard_ssd_source")]
     pub standard_ssd_latency_source: String,
 }
@@ -85,8 +86,8 @@ pub const PREMIUM_SSD_WORDING: &str = "Premium SSDs are designed to provide the 
     millisecond latencies, target IOPS, and throughput described in the preceding table 99.9% \
     of the time.";
 
-fn standard_ssd_ms() -> f64 {
-    10.0
+fn standard_ssd_ms() -> Millis {
+    Millis(10.0)
 }
 fn standard_ssd_source() -> String {
     format!(
@@ -96,11 +97,11 @@ fn standard_ssd_source() -> String {
     )
 }
 
-fn hdd_read_ms() -> f64 {
-    20.0
+fn hdd_read_ms() -> Millis {
+    Millis(20.0)
 }
-fn hdd_write_ms() -> f64 {
-    10.0
+fn hdd_write_ms() -> Millis {
+    Millis(10.0)
 }
 fn hdd_source() -> String {
     "Azure docs 'Azure managed disk types' (articles/virtual-machines/disks-types.md): Standard \
@@ -112,11 +113,11 @@ impl Assumptions {
     /// Service time of one IO on a disk of `kind` with `read_pct` reads: the Standard HDD
     /// bounds for HDDs (weighted by the mix), the Standard SSD bound for Standard SSDs,
     /// `service_latency_ms` for Premium SSD, Premium SSD v2 and Ultra.
-    pub fn service_latency_ms_for(&self, kind: DiskKind, read_pct: f64) -> f64 {
+    pub fn service_latency_ms_for(&self, kind: DiskKind, read_pct: f64) -> Millis {
         match kind {
             DiskKind::StandardHdd => {
                 let read = read_pct / 100.0;
-                read * self.hdd_read_latency_ms + (1.0 - read) * self.hdd_write_latency_ms
+                self.hdd_read_latency_ms * read + self.hdd_write_latency_ms * (1.0 - read)
             }
             DiskKind::StandardSsd => self.standard_ssd_latency_ms,
             _ => self.service_latency_ms,
@@ -127,7 +128,7 @@ impl Assumptions {
 impl Default for Assumptions {
     fn default() -> Self {
         Assumptions {
-            service_latency_ms: 1.0,
+            service_latency_ms: Millis(1.0),
             service_latency_source: "assumed: no disk table publishes a latency; 1 ms is the \
                                      seeds' own example (Little's law example, NetApp report's \
                                      ~1 ms); set --service-latency-ms to a measured value"

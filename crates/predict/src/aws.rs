@@ -8,7 +8,7 @@
 //! IOPS limit is counted the same way as its SSD volumes'.
 
 use iofit_catalog::clouds::aws::{AwsInstance, EbsKind, EbsVolumeType};
-use iofit_model::units::{Bytes, Iops, MBps, MiBps};
+use iofit_model::units::{Bytes, Iops, MBps, MiBps, Seconds};
 use serde::{Deserialize, Serialize};
 
 /// Bytes in one MiB and one MB.
@@ -24,7 +24,7 @@ pub struct AwsVolumeSpec {
     /// Size of each volume, GiB.
     pub size_gib: f64,
     /// Provisioned IOPS of each volume (gp3, io2).
-    pub iops: Option<f64>,
+    pub iops: Option<Iops>,
     /// Provisioned throughput of each volume, MiB/s (gp3), AWS's `--throughput` unit.
     pub throughput_mib_s: Option<MiBps>,
 }
@@ -41,13 +41,13 @@ pub struct AwsSpecError {
 /// What one EBS volume can do, sustained and while it bursts (gp2 credits, st1 credits).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VolumeCaps {
-    pub iops: f64,
+    pub iops: Iops,
     pub throughput_mib_s: MiBps,
     pub burst_iops: Iops,
     pub burst_throughput_mib_s: MiBps,
     /// How long the burst lasts from a full credit balance, seconds (gp2); `None` where the
     /// volume does not burst or the duration is not modelled (st1).
-    pub burst_seconds: Option<f64>,
+    pub burst_seconds: Option<Seconds>,
     /// The largest operation the volume counts as one, bytes.
     #[serde(with = "iofit_model::units::bytes_as_f64")]
     pub op_bytes: Bytes,
@@ -80,7 +80,7 @@ pub fn volume_caps(
     let ssd_op = Bytes::kib(256);
     let caps = match rules.kind() {
         EbsKind::Gp3 => {
-            let iops = spec.iops.unwrap_or(n("iops_baseline"));
+            let iops = spec.iops.map_or(n("iops_baseline"), Iops::get);
             let iops_cap = n("iops_max")
                 .min(n("iops_per_gib_max") * size)
                 .max(n("iops_baseline"));
@@ -109,7 +109,7 @@ pub fn volume_caps(
                 ));
             }
             VolumeCaps {
-                iops,
+                iops: Iops(iops),
                 throughput_mib_s: MiBps(mib_s),
                 burst_iops: Iops(iops),
                 burst_throughput_mib_s: MiBps(mib_s),
@@ -126,7 +126,7 @@ pub fn volume_caps(
                 (iops * n("throughput_kib_per_iops_high") / 1024.0).min(n("throughput_mib_s_max"))
             };
             VolumeCaps {
-                iops,
+                iops: Iops(iops),
                 throughput_mib_s: MiBps(mib_s),
                 burst_iops: Iops(iops),
                 burst_throughput_mib_s: MiBps(mib_s),
@@ -139,7 +139,7 @@ pub fn volume_caps(
         EbsKind::St1 => {
             let tib = size / 1024.0;
             VolumeCaps {
-                iops: n("iops_max"),
+                iops: Iops(n("iops_max")),
                 throughput_mib_s: MiBps(
                     (n("throughput_mib_s_per_tib_baseline") * tib).min(n("throughput_mib_s_max")),
                 ),
@@ -160,7 +160,7 @@ pub fn volume_caps(
 fn provisioned_iops(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Result<f64, AwsSpecError> {
     let n = |name: &str| rules.number(name);
     let size = spec.size_gib;
-    let iops = spec.iops.ok_or_else(|| {
+    let iops = spec.iops.map(Iops::get).ok_or_else(|| {
         spec_error(
             spec,
             format!("{} needs iops=N (provisioned IOPS)", rules.name),
@@ -202,7 +202,7 @@ fn io2_block_express_caps(
     }
     let mib_s = (iops * n("throughput_mib_s_per_iops_max")).min(n("throughput_mib_s_max"));
     Ok(VolumeCaps {
-        iops,
+        iops: Iops(iops),
         throughput_mib_s: MiBps(mib_s),
         burst_iops: Iops(iops),
         burst_throughput_mib_s: MiBps(mib_s),
@@ -236,11 +236,11 @@ fn gp2_caps(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Result<VolumeCaps, A
         mib_s
     };
     Ok(VolumeCaps {
-        iops,
+        iops: Iops(iops),
         throughput_mib_s: MiBps(mib_s),
         burst_iops: Iops(burst_iops),
         burst_throughput_mib_s: MiBps(burst_mib_s),
-        burst_seconds: bursts.then(|| n("burst_credits_max") / (burst_iops - iops)),
+        burst_seconds: bursts.then(|| Seconds(n("burst_credits_max") / (burst_iops - iops))),
         op_bytes: Bytes::kib(256),
     })
 }
@@ -248,7 +248,7 @@ fn gp2_caps(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Result<VolumeCaps, A
 /// The demand on one volume: what the application asks for at one IO size.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AwsDemand {
-    pub iops: f64,
+    pub iops: Iops,
     pub throughput_mb_s: MBps,
     #[serde(with = "iofit_model::units::bytes_as_f64")]
     pub io_size_bytes: Bytes,
@@ -323,7 +323,7 @@ pub fn predict(
         let (iops, mib_s) = if burst {
             (caps.burst_iops.get(), caps.burst_throughput_mib_s.get())
         } else {
-            (caps.iops, caps.throughput_mib_s.get())
+            (caps.iops.get(), caps.throughput_mib_s.get())
         };
         let io = demand.io_size_bytes.as_f64().max(512.0);
         let ops = ops_per_io(io, caps.op_bytes.as_f64());
@@ -374,21 +374,21 @@ fn apply_instance(instance: &AwsInstance, results: &mut [AwsVolumeResult], burst
     };
     let ops_demand: f64 = results
         .iter()
-        .map(|r| r.demand.iops * ops_per_io(r.demand.io_size_bytes.as_f64(), 256.0 * 1024.0))
+        .map(|r| r.demand.iops.get() * ops_per_io(r.demand.io_size_bytes.as_f64(), 256.0 * 1024.0))
         .sum();
     let bytes_demand: f64 = results
         .iter()
-        .map(|r| r.demand.iops * r.demand.io_size_bytes.as_f64())
+        .map(|r| r.demand.iops.get() * r.demand.io_size_bytes.as_f64())
         .sum();
     for result in results.iter_mut() {
         let io = result.demand.io_size_bytes.as_f64().max(512.0);
         let ops_share = if ops_demand > 0.0 {
-            result.demand.iops * ops_per_io(io, 256.0 * 1024.0) / ops_demand
+            result.demand.iops.get() * ops_per_io(io, 256.0 * 1024.0) / ops_demand
         } else {
             1.0
         };
         let bytes_share = if bytes_demand > 0.0 {
-            result.demand.iops * io / bytes_demand
+            result.demand.iops.get() * io / bytes_demand
         } else {
             1.0
         };
@@ -418,7 +418,7 @@ fn summarise(
             .min_by(|a, b| a.iops_allowed.total_cmp(&b.iops_allowed))
             .cloned();
         let Some(binding) = binding else { continue };
-        let demand = result.demand.iops;
+        let demand = result.demand.iops.get();
         result.delivered_iops = Iops(demand.min(binding.iops_allowed));
         result.delivered_mb_s =
             MBps(result.delivered_iops.get() * result.demand.io_size_bytes.as_f64() / MB);
@@ -449,7 +449,7 @@ fn summarise(
         delivered_mb_s: MBps(results.iter().map(|r| r.delivered_mb_s.get()).sum()),
         meets: results
             .iter()
-            .all(|r| r.delivered_iops.get() >= r.demand.iops * (1.0 - 1e-9)),
+            .all(|r| r.delivered_iops.get() >= r.demand.iops.get() * (1.0 - 1e-9)),
         volumes: results,
         binding,
         headroom_pct,
@@ -540,7 +540,7 @@ pub fn parse_volume_spec(
         }
         match key.trim() {
             "size_gib" => spec.size_gib = value,
-            "iops" => spec.iops = Some(value),
+            "iops" => spec.iops = Some(Iops(value)),
             "mb_s" => spec.throughput_mib_s = Some(MBps(value).to_bytes_per_second().to_mib_s()),
             "mib_s" => spec.throughput_mib_s = Some(MiBps(value)),
             other => {
@@ -562,7 +562,7 @@ fn default_size_gib(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Option<f64> 
     let per_gib = rules.number("iops_per_gib_max");
     match rules.kind() {
         EbsKind::Gp3 | EbsKind::Io2 | EbsKind::Io2BlockExpress => {
-            let iops = spec.iops.unwrap_or(rules.number("iops_baseline"));
+            let iops = spec.iops.map_or(rules.number("iops_baseline"), Iops::get);
             Some((iops / per_gib).ceil().max(rules.size_gib_min))
         }
         EbsKind::St1 => Some(rules.size_gib_min),

@@ -19,7 +19,7 @@ fn spec(
         count,
         volume_type: kind.into(),
         size_gib,
-        iops,
+        iops: iops.map(Iops),
         throughput_mib_s: mib_s.map(MiBps),
     }
 }
@@ -38,8 +38,12 @@ fn gp2_burst_table_of_the_docs() {
         (1000.0, 3000.0, None),
     ] {
         let caps = volume_caps(&spec("gp2", 1, size, None, None), gp2).unwrap();
-        assert_eq!(caps.iops, baseline, "{size} GiB");
-        assert_eq!(caps.burst_seconds.map(f64::round), seconds, "{size} GiB");
+        assert_eq!(caps.iops.get(), baseline, "{size} GiB");
+        assert_eq!(
+            caps.burst_seconds.map(|s| s.get().round()),
+            seconds,
+            "{size} GiB"
+        );
     }
     // 'Volumes that are 170 GiB and smaller deliver a maximum throughput of 128 MiB/s',
     // '334 GiB and larger deliver 250 MiB/s'.
@@ -65,7 +69,10 @@ fn gp3_provisioning_rules_of_the_docs() {
     assert!(volume_caps(&spec("gp3", 1, 8.0, Some(3_999.0), Some(1000.0)), gp3).is_err());
     // Without provisioning: the free 3,000 IOPS and 125 MiB/s.
     let free = volume_caps(&spec("gp3", 1, 10.0, None, None), gp3).unwrap();
-    assert_eq!((free.iops, free.throughput_mib_s.get()), (3000.0, 125.0));
+    assert_eq!(
+        (free.iops.get(), free.throughput_mib_s.get()),
+        (3000.0, 125.0)
+    );
 }
 
 /// io1 keeps the 2023 page's Provisioned IOPS rule: 'a volume provisioned with 48,000 IOPS can
@@ -92,7 +99,7 @@ fn io2_block_express_rules_of_the_docs() {
     let io2 = catalog.volume_type("io2").unwrap();
     let most = volume_caps(&spec("io2", 1, 256.0, Some(256_000.0), None), io2).unwrap();
     assert_eq!(
-        (most.iops, most.throughput_mib_s.get()),
+        (most.iops.get(), most.throughput_mib_s.get()),
         (256_000.0, 4000.0)
     );
     let error = volume_caps(&spec("io2", 1, 255.0, Some(256_000.0), None), io2).unwrap_err();
@@ -115,7 +122,10 @@ fn gp3_maximums_of_september_2025() {
     let catalog = catalog();
     let gp3 = catalog.volume_type("gp3").unwrap();
     let most = volume_caps(&spec("gp3", 1, 160.0, Some(80_000.0), Some(2000.0)), gp3).unwrap();
-    assert_eq!((most.iops, most.throughput_mib_s.get()), (80_000.0, 2000.0));
+    assert_eq!(
+        (most.iops.get(), most.throughput_mib_s.get()),
+        (80_000.0, 2000.0)
+    );
     assert!(volume_caps(&spec("gp3", 1, 159.0, Some(80_000.0), None), gp3).is_err());
     assert!(volume_caps(&spec("gp3", 1, 200.0, Some(80_001.0), None), gp3).is_err());
     assert!(volume_caps(&spec("gp3", 1, 100.0, Some(7_999.0), Some(2000.0)), gp3).is_err());
@@ -133,7 +143,7 @@ fn instance_baseline_binds_and_its_window_lifts_it() {
     let gp3 = catalog.volume_type("gp3").unwrap();
     let volume = spec("gp3", 2, 32.0, Some(16_000.0), Some(250.0));
     let demand = AwsDemand {
-        iops: 32_000.0,
+        iops: Iops(32_000.0),
         throughput_mb_s: MBps(32_000.0 * 16_384.0 / 1e6),
         io_size_bytes: Bytes(16_384),
     };
@@ -168,7 +178,7 @@ fn issue_example_parses_and_predicts() {
     assert!((volume.throughput_mib_s.unwrap().get() - 238.418).abs() < 1e-3);
     let instance = catalog.instance("m6i.2xlarge").unwrap();
     let demand = AwsDemand {
-        iops: 50_000.0,
+        iops: Iops(50_000.0),
         throughput_mb_s: MBps(50_000.0 * 8192.0 / 1e6),
         io_size_bytes: Bytes(8192),
     };
@@ -179,7 +189,7 @@ fn issue_example_parses_and_predicts() {
     // baseline 312.5 MB/s: the instance binds.
     let (volume, rules) = parse_volume_spec("data=2xgp3,iops=6000,mb_s=250", 0, &rules_of).unwrap();
     let demand = AwsDemand {
-        iops: 4_000.0,
+        iops: Iops(4_000.0),
         throughput_mb_s: MBps(4_000.0 * 262_144.0 / 1e6),
         io_size_bytes: Bytes(262_144),
     };
@@ -223,7 +233,10 @@ fn io1_ratio_and_sizes_of_the_docs() {
         "{error}"
     );
     let full = volume_caps(&spec("io1", 1, 1280.0, Some(64_000.0), None), io1).unwrap();
-    assert_eq!((full.iops, full.throughput_mib_s.get()), (64_000.0, 1000.0));
+    assert_eq!(
+        (full.iops.get(), full.throughput_mib_s.get()),
+        (64_000.0, 1000.0)
+    );
     assert!(volume_caps(&spec("io1", 1, 1279.0, Some(64_000.0), None), io1).is_err());
     let mid = volume_caps(&spec("io1", 1, 1000.0, Some(48_000.0), None), io1).unwrap();
     assert_eq!(mid.throughput_mib_s.get(), 750.0);
@@ -246,7 +259,7 @@ fn sc1_base_and_burst_table_of_the_docs() {
             (
                 caps.throughput_mib_s.get(),
                 caps.burst_throughput_mib_s.get(),
-                caps.iops
+                caps.iops.get()
             ),
             (base, burst, 250.0),
             "{tib} TiB"

@@ -12,7 +12,7 @@ use crate::{
 use crate::{Violation, Warning};
 use iofit_catalog::VmSize;
 use iofit_model::formulas::{iops_from_outstanding, latency_ms_from_outstanding, outstanding_ios};
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{Iops, MBps, Millis};
 use iofit_model::SizingTarget;
 
 /// Every rate limit at the operating point: used, headroom and status.
@@ -258,13 +258,13 @@ pub(super) fn volume_prediction(
         write_io_size_bytes: volume.workload.write_io_size,
         max_iops: Iops(max_iops),
         max_throughput_mb_s: MBps(max_iops * f.host_bytes / mb),
-        iops,
+        iops: Iops(iops),
         throughput_mb_s: MBps(iops * f.host_bytes / mb),
         read_iops: Iops(iops * f.read_share),
         write_iops: Iops(iops * (1.0 - f.read_share)),
         cache_read_iops: Iops(iops * f.read_share * f.hit_share),
         disk_iops: Iops(iops * f.disk_ios),
-        latency_ms,
+        latency_ms: Millis(latency_ms),
         disk_ios_per_read: f.split_read,
         disk_ios_per_write: f.split_write,
         queue,
@@ -274,7 +274,7 @@ pub(super) fn volume_prediction(
             .filter(|_| volume.target.is_some() || unpublished_limits.is_empty()),
         target_iops: volume.target.as_ref().map(|t| Iops(t.iops)),
         target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s),
-        target_latency_ms,
+        target_latency_ms: target_latency_ms.map(Millis),
         meets_target: meets,
         unpublished_limits,
     }
@@ -292,7 +292,9 @@ fn queue_check(
     let disk = &volume.disk;
     let n = volume.design.disk_count;
     let target_latency_ms = volume.target.as_ref().and_then(|t| t.latency_ms);
-    let per_disk_depth = outstanding_ios(disk.iops, f.service_ms).ceil().max(1.0) as u32;
+    let per_disk_depth = outstanding_ios(disk.iops.get(), f.service_ms)
+        .ceil()
+        .max(1.0) as u32;
     let depth_for_target = target_iops.map(|t| {
         let latency_ms = target_latency_ms.unwrap_or(f.service_ms);
         (outstanding_ios(t, latency_ms) - 1e-9).ceil().max(1.0) as u32

@@ -11,11 +11,12 @@
 //!     resolve_volume(&catalog, edition, "data=2xPremiumV2,size_gib=64,iops=4000,mb_s=150", 0, Bought::default())
 //!         .unwrap();
 //! assert_eq!((design.label.as_str(), design.disk_count), ("data", 2));
-//! assert_eq!(disk.iops, 4000.0);
+//! assert_eq!(disk.iops.get(), 4000.0);
 //! ```
 
 use crate::DiskPerf;
 use iofit_catalog::Catalog;
+use iofit_model::units::{Iops, MBps};
 use iofit_model::VolumeDesign;
 
 /// A `--disk` spec that cannot be used; the message names the spec and what to write.
@@ -33,8 +34,8 @@ pub struct DiskSpecError {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Bought {
     pub size_gib: Option<f64>,
-    pub iops: Option<f64>,
-    pub mb_s: Option<f64>,
+    pub iops: Option<Iops>,
+    pub mb_s: Option<MBps>,
 }
 
 /// The volume design and disk row of spec number `index` (0-based; the default label is
@@ -166,20 +167,19 @@ fn figures_of(text: &str, defaults: Bought) -> Result<(f64, f64, f64), FiguresEr
                 key: key.to_string(),
                 value: value.to_string(),
             })?;
-        let slot = match key {
-            "size_gib" => &mut bought.size_gib,
-            "iops" => &mut bought.iops,
-            "mb_s" => &mut bought.mb_s,
-            other => return Err(FiguresError::UnknownKey(other.to_string())),
-        };
         if seen.contains(&key) {
             return Err(FiguresError::Twice(key.to_string()));
         }
+        match key {
+            "size_gib" => bought.size_gib = Some(number),
+            "iops" => bought.iops = Some(Iops(number)),
+            "mb_s" => bought.mb_s = Some(MBps(number)),
+            other => return Err(FiguresError::UnknownKey(other.to_string())),
+        }
         seen.push(key);
-        *slot = Some(number);
     }
     match (bought.size_gib, bought.iops, bought.mb_s) {
-        (Some(size), Some(iops), Some(mb)) => Ok((size, iops, mb)),
+        (Some(size), Some(iops), Some(mb)) => Ok((size, iops.get(), mb.get())),
         _ => Err(FiguresError::Missing),
     }
 }
@@ -216,25 +216,28 @@ mod tests {
         assert_eq!(design.label, "vol2");
         assert_eq!(design.disk_count, 2);
         assert!(design.caching.is_cached());
-        assert_eq!((disk.iops, disk.throughput_mb_s.get()), (5000.0, 200.0));
+        assert_eq!(
+            (disk.iops.get(), disk.throughput_mb_s.get()),
+            (5000.0, 200.0)
+        );
     }
 
     #[test]
     fn figures_in_the_spec_win_over_the_defaults() {
         let defaults = Bought {
             size_gib: Some(128.0),
-            iops: Some(3000.0),
-            mb_s: Some(125.0),
+            iops: Some(Iops(3000.0)),
+            mb_s: Some(MBps(125.0)),
         };
         let (design, disk) = resolve("log=1xPremiumV2,iops=4000,mb_s=150", defaults).unwrap();
         assert_eq!(design.label, "log");
         assert_eq!(
-            (disk.size_gib, disk.iops, disk.throughput_mb_s.get()),
+            (disk.size_gib, disk.iops.get(), disk.throughput_mb_s.get()),
             (128.0, 4000.0, 150.0)
         );
         assert_eq!(design.provisioned_iops, Some(iofit_model::Iops(4000.0)));
         let (_, from_defaults) = resolve("1xPremiumV2", defaults).unwrap();
-        assert_eq!(from_defaults.iops, 3000.0);
+        assert_eq!(from_defaults.iops, Iops(3000.0));
     }
 
     #[test]

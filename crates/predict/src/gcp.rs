@@ -207,7 +207,7 @@ fn summarise(machine: &GcpMachineType, mut results: Vec<GcpVolumeResult>) -> Gcp
         else {
             continue;
         };
-        let demand = result.demand.iops;
+        let demand = result.demand.iops.get();
         result.delivered_iops = Iops(demand.min(binding.iops_allowed));
         result.delivered_mb_s =
             MBps(result.delivered_iops.get() * result.demand.io_size_bytes.as_f64() / MB);
@@ -228,7 +228,7 @@ fn summarise(machine: &GcpMachineType, mut results: Vec<GcpVolumeResult>) -> Gcp
         delivered_mb_s: MBps(results.iter().map(|r| r.delivered_mb_s.get()).sum()),
         meets: results
             .iter()
-            .all(|r| r.delivered_iops.get() >= r.demand.iops * (1.0 - 1e-9)),
+            .all(|r| r.delivered_iops.get() >= r.demand.iops.get() * (1.0 - 1e-9)),
         volumes: results,
         binding,
         headroom_pct,

@@ -28,7 +28,7 @@ const GIB_PER_TIB: f64 = 1024.0;
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProvisionedDisk {
     /// IOPS the disk delivers (provisioned, or from its MiB/s), with how it was reached.
-    pub iops: f64,
+    pub iops: Iops,
     pub iops_stated: String,
     /// MiB/s the disk delivers (provisioned, or from its IOPS), with how; `None` when the
     /// type's MiB/s follow the size of all its disks (pd-extreme), a budget they share.
@@ -177,7 +177,7 @@ pub fn check_spec(
         }
     };
     Ok(ProvisionedDisk {
-        iops,
+        iops: Iops(iops),
         iops_stated,
         mib_s,
     })
@@ -224,7 +224,7 @@ pub fn volume_limits(
     let mut limits = vec![GcpLimit {
         name: format!("{} disk IOPS", row.name),
         stated: disk.iops_stated.clone(),
-        iops_allowed: disk.iops,
+        iops_allowed: disk.iops.get(),
     }];
     if let Some((mib_s, stated)) = &disk.mib_s {
         limits.push(GcpLimit {

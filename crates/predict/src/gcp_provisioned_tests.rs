@@ -22,7 +22,7 @@ fn extreme(label: &str, size_gib: f64, iops: f64) -> GcpDiskSpec {
 
 fn demand(iops: f64, io_kib: f64, read_pct: f64) -> GcpDemand {
     GcpDemand {
-        iops,
+        iops: Iops(iops),
         io_size_bytes: iofit_model::Bytes((io_kib * 1024.0) as u64),
         read_pct,
     }

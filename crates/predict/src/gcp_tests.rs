@@ -6,7 +6,7 @@
 
 use super::*;
 use iofit_catalog::clouds::gcp::GcpCatalog;
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Iops};
 
 fn catalog() -> GcpCatalog {
     GcpCatalog::embedded().unwrap()
@@ -23,7 +23,7 @@ fn disk(label: &str, disk_type: &str, size_gib: f64) -> GcpDiskSpec {
 
 fn demand(iops: f64, io_kib: f64, read_pct: f64) -> GcpDemand {
     GcpDemand {
-        iops,
+        iops: Iops(iops),
         io_size_bytes: Bytes((io_kib * 1024.0) as u64),
         read_pct,
     }

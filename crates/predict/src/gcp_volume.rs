@@ -34,7 +34,7 @@ pub struct GcpDiskSpec {
 /// What the application asks of one volume.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GcpDemand {
-    pub iops: f64,
+    pub iops: Iops,
     #[serde(with = "iofit_model::units::bytes_as_f64")]
     pub io_size_bytes: Bytes,
     /// Reads as a percentage of the IOs, 0..100.
@@ -46,7 +46,7 @@ impl GcpDemand {
         (self.read_pct / 100.0).clamp(0.0, 1.0)
     }
     pub(crate) fn mib_s(&self) -> f64 {
-        self.iops * self.io_size_bytes.as_f64() / MIB
+        self.iops.get() * self.io_size_bytes.as_f64() / MIB
     }
 }
 
@@ -65,8 +65,8 @@ pub struct GcpLimit {
 pub(crate) fn parts(demand: &GcpDemand) -> [f64; 4] {
     let r = demand.read_fraction();
     [
-        demand.iops * r,
-        demand.iops * (1.0 - r),
+        demand.iops.get() * r,
+        demand.iops.get() * (1.0 - r),
         demand.mib_s() * r,
         demand.mib_s() * (1.0 - r),
     ]

@@ -6,7 +6,7 @@
 //! unknown fields are then set to `null`; reading JSON back takes `null` as NaN.
 
 use crate::{LimitCheck, LimitStatus, Prediction, VolumePrediction};
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{Iops, MBps, Millis};
 use serde::ser::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -25,6 +25,12 @@ impl Figure for f64 {
 impl Figure for Iops {
     fn from_f64(value: f64) -> Self {
         Iops(value)
+    }
+}
+
+impl Figure for Millis {
+    fn from_f64(value: f64) -> Self {
+        Millis(value)
     }
 }
 

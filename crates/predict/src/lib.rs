@@ -72,7 +72,7 @@ use limits::{targets_of, vm_rate_limits, volume_factors, volume_rate_limits, Rat
 use solve::{binding_limit, burst_figure, solve, Solution};
 
 use iofit_catalog::{DiskKind, DiskSku, VmSize};
-use iofit_model::units::{group_thousands, Bytes, Iops, MBps};
+use iofit_model::units::{group_thousands, Bytes, Iops, MBps, Millis, Seconds};
 use iofit_model::{HostCaching, SizingTarget, VolumeDesign, Workload};
 use serde::{Deserialize, Serialize};
 
@@ -302,7 +302,7 @@ pub struct VolumePrediction {
     pub max_throughput_mb_s: MBps,
     /// What it does at the operating point (the target when met, else the maximum).
     #[serde(deserialize_with = "json::number_or_null")]
-    pub iops: f64,
+    pub iops: Iops,
     #[serde(deserialize_with = "json::number_or_null")]
     pub throughput_mb_s: MBps,
     #[serde(deserialize_with = "json::number_or_null")]
@@ -316,7 +316,7 @@ pub struct VolumePrediction {
     #[serde(deserialize_with = "json::number_or_null")]
     pub disk_iops: Iops,
     #[serde(deserialize_with = "json::number_or_null")]
-    pub latency_ms: f64,
+    pub latency_ms: Millis,
     /// Disk IOs one volume IO becomes when it spans stripe units (1 when it fits in one).
     pub disk_ios_per_read: f64,
     pub disk_ios_per_write: f64,
@@ -327,7 +327,7 @@ pub struct VolumePrediction {
     pub io_size_effect: Option<String>,
     pub target_iops: Option<Iops>,
     pub target_throughput_mb_s: Option<MBps>,
-    pub target_latency_ms: Option<f64>,
+    pub target_latency_ms: Option<Millis>,
     pub meets_target: Option<bool>,
     /// Sustained rate limits this volume's IO counts against whose figure the catalog does not
     /// publish. Their room is unknown, so the volume's flat-out rates (`max_iops`, and `iops`
@@ -393,7 +393,7 @@ pub struct BurstFigure {
     pub total_iops: Iops,
     pub total_throughput_mb_s: MBps,
     /// Seconds the fullest-drained bucket lasts at this rate, starting full.
-    pub credit_seconds: f64,
+    pub credit_seconds: Seconds,
     /// What caps the design while it bursts.
     pub binding: String,
 }
@@ -650,10 +650,11 @@ fn check_inputs(volumes: &[VolumeLoad], assumptions: &Assumptions) -> Result<(),
     if volumes.is_empty() {
         return Err(PredictError::NoVolumes);
     }
-    if !(assumptions.service_latency_ms.is_finite() && assumptions.service_latency_ms > 0.0) {
+    let service_ms = assumptions.service_latency_ms.get();
+    if !(service_ms.is_finite() && service_ms > 0.0) {
         return Err(PredictError::Assumption {
             name: "service latency".into(),
-            problem: format!("{} ms must be a number > 0", assumptions.service_latency_ms),
+            problem: format!("{service_ms} ms must be a number > 0"),
         });
     }
     if !(0.0..=100.0).contains(&assumptions.cache_hit_pct) {

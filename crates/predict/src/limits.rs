@@ -135,7 +135,9 @@ pub(super) fn volume_factors(
         host_bytes,
         outstanding,
         busy_members,
-        service_ms: assumptions.service_latency_ms_for(volume.disk.kind, workload.read_pct),
+        service_ms: assumptions
+            .service_latency_ms_for(volume.disk.kind, workload.read_pct)
+            .get(),
     })
 }
 
@@ -295,7 +297,7 @@ pub(super) fn volume_rate_limits(
             format!("{n} x {} striped, IOPS", disk.name),
             LimitUnit::Iops,
             only(f.disk_ios),
-            Some(f.members * disk.iops),
+            Some(f.members * disk.iops.get()),
             disk.table.clone(),
         ));
         limits.push(own(
@@ -312,7 +314,7 @@ pub(super) fn volume_rate_limits(
         format!("per disk {} IOPS", disk.name),
         LimitUnit::Iops,
         only(f.disk_ios / f.members),
-        Some(disk.iops),
+        Some(disk.iops.get()),
         disk.table.clone(),
     ));
     limits.push(own(
@@ -332,7 +334,7 @@ pub(super) fn volume_rate_limits(
             ),
             LimitUnit::Iops,
             only(f.disk_ios),
-            Some(f.busy_members as f64 * disk.iops),
+            Some(f.busy_members as f64 * disk.iops.get()),
             disk.table.clone(),
         ));
     }

@@ -5,7 +5,7 @@ use crate::assumptions::Assumptions;
 use crate::limits::{targets_of, volume_factors, Factors, RateLimit};
 use crate::{BurstFigure, LimitKind, Notes, PredictError, VolumeLoad, BURST_CREDIT_SECONDS, EPS};
 use iofit_catalog::VmSize;
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{Iops, MBps, Seconds};
 
 pub(super) struct Solution {
     pub(super) rates: Vec<f64>,
@@ -78,7 +78,7 @@ pub(super) fn solve(
 pub struct VmDemand {
     /// Counted against the VM's cached limits (else its uncached ones).
     pub cached: bool,
-    pub iops: f64,
+    pub iops: Iops,
     pub throughput_mb_s: MBps,
 }
 
@@ -93,7 +93,7 @@ pub fn vm_demand(
     let target = targets_of(std::slice::from_ref(volume), std::slice::from_ref(&f), mb)[0];
     Ok(target.map(|rate| VmDemand {
         cached: f.cached,
-        iops: rate * f.host_ios,
+        iops: Iops(rate * f.host_ios),
         throughput_mb_s: MBps(rate * f.host_bytes / mb),
     }))
 }
@@ -110,7 +110,7 @@ fn burst_capacity(limit: &RateLimit, vm: &VmSize, volumes: &[VolumeLoad]) -> Opt
             ratio(vm.burst_uncached_throughput_mb_s.map(|v| v.0), capacity)
         }
         (LimitKind::DiskIops | LimitKind::VolumeIops | LimitKind::StripeMembersBusy, Some(d)) => {
-            ratio(d.burst_iops.map(Iops::get), d.iops)
+            ratio(d.burst_iops.map(Iops::get), d.iops.get())
         }
         (LimitKind::DiskThroughput | LimitKind::VolumeThroughput, Some(d)) => ratio(
             d.burst_throughput_mb_s.map(MBps::get),
@@ -169,7 +169,7 @@ pub(super) fn burst_figure(
                 .map(|(x, f)| x * f.host_bytes / mb)
                 .sum(),
         ),
-        credit_seconds,
+        credit_seconds: Seconds(credit_seconds),
         binding: index.map_or_else(|| "none known".to_string(), |i| bursting[i].name.clone()),
     })
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};
+use iofit_model::units::Millis;
 use iofit_model::{Bytes, Iops, MBps};
 use proptest::prelude::*;
 
@@ -162,7 +163,7 @@ fn shared_vm_limit_scales_volumes_in_proportion() {
     b.design.label = "vol1".into();
     let p = predict(&vm, &[a, b], &Assumptions::default(), None).unwrap();
     assert!((p.total_iops.get() - 12000.0).abs() < 1e-6);
-    assert!((p.volumes[0].iops - 6000.0).abs() < 1e-6);
+    assert!((p.volumes[0].iops.get() - 6000.0).abs() < 1e-6);
     assert_eq!(p.binding.unwrap().kind, LimitKind::VmUncachedIops);
 }
 
@@ -182,7 +183,7 @@ fn bad_inputs_are_errors() {
     assert!(predict(&vm, &[volume.clone()], &Assumptions::default(), None).is_err());
     volume.workload.read_pct = 50.0;
     let assumptions = Assumptions {
-        service_latency_ms: 0.0,
+        service_latency_ms: Millis(0.0),
         ..Assumptions::default()
     };
     assert!(predict(&vm, &[volume], &assumptions, None).is_err());
@@ -294,9 +295,9 @@ proptest! {
                 + volume.write_iops.get() * load.workload.write_io_size.as_f64();
             prop_assert!((volume.throughput_mb_s.get() - bytes / mb).abs() <= 1e-6 * (1.0 + bytes / mb));
             if loads.iter().all(|l| l.target.is_none()) {
-                prop_assert!(volume.iops <= volume.max_iops.get() * (1.0 + 1e-9));
+                prop_assert!(volume.iops.get() <= volume.max_iops.get() * (1.0 + 1e-9));
             }
-            prop_assert!(volume.iops >= 0.0 && volume.latency_ms > 0.0);
+            prop_assert!(volume.iops.get() >= 0.0 && volume.latency_ms.get() > 0.0);
         }
     }
 }
@@ -353,7 +354,7 @@ fn a_bursting_vm_shows_its_burst_figure_and_how_long_the_credits_last() {
     assert_eq!(burst.total_iops.get(), 10_000.0);
     assert!(burst.binding.contains("P30"), "{}", burst.binding);
     // The VM's bucket: (20,000 - 6,400) x 1,800 s, drained by 10,000 - 6,400 per second.
-    assert!((burst.credit_seconds - 13_600.0 * 1800.0 / 3600.0).abs() < 1e-6);
+    assert!((burst.credit_seconds.get() - 13_600.0 * 1800.0 / 3600.0).abs() < 1e-6);
     // A design whose sustained limits are not the VM's gains nothing from the VM's bursting.
     let one = load(
         "1xP30:none",
@@ -375,5 +376,5 @@ fn a_bursting_vm_shows_its_burst_figure_and_how_long_the_credits_last() {
         .burst
         .unwrap();
     assert_eq!(burst.total_iops.get(), 3500.0);
-    assert!((burst.credit_seconds - 1800.0).abs() < 1e-6);
+    assert!((burst.credit_seconds.get() - 1800.0).abs() < 1e-6);
 }

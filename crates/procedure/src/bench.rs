@@ -24,7 +24,7 @@ use crate::ProcedureError;
 use iofit_catalog::{Catalog, DiskSku, VmSize};
 use iofit_jobfile::iometer::{self, AccessSpec};
 use iofit_model::job::JobSpec;
-use iofit_model::units::{group_thousands, Bytes, BytesPerSecond, Iops, MBps};
+use iofit_model::units::{group_thousands, Bytes, BytesPerSecond, Iops, MBps, Millis, Seconds};
 use iofit_model::{HostCaching, VolumeDesign, Workload};
 use iofit_predict::{predict, Assumptions, DiskPerf, Prediction, VolumeLoad};
 use iofit_report::columns::{align, Align};
@@ -51,7 +51,7 @@ pub struct BenchOptions {
     /// Multiplies the seed's durations and its 200 GB test file.
     pub scale: f64,
     /// Seconds per benchmark, used as given (default: 30 s x scale, at least 1 s).
-    pub runtime_s: Option<f64>,
+    pub runtime_s: Option<Seconds>,
     /// Test file size per volume (default: 200 GB x scale, at least 16 MiB).
     pub file_size: Option<Bytes>,
     pub workers: u32,
@@ -101,7 +101,7 @@ impl BenchOptions {
                 shown(self.scale)
             )));
         }
-        if let Some(seconds) = self.runtime_s {
+        if let Some(seconds) = self.runtime_s.map(|s| s.get()) {
             if !(seconds > 0.0 && seconds <= MAX_RUNTIME_S) {
                 return Err(bad(format!(
                     "--runtime {}: write a number of seconds above 0 and at most {MAX_RUNTIME_S}",
@@ -136,7 +136,10 @@ impl BenchOptions {
 
     /// One benchmark's length.
     pub fn runtime(&self) -> Duration {
-        Duration::from_secs_f64(self.runtime_s.unwrap_or((30.0 * self.scale).max(1.0)))
+        Duration::from_secs_f64(
+            self.runtime_s
+                .map_or((30.0 * self.scale).max(1.0), |s| s.get()),
+        )
     }
 
     /// The test file per volume: given, or the seed's 200 GB x scale in whole MiB (direct IO
@@ -229,7 +232,7 @@ pub struct Row {
     pub measured_iops: Iops,
     /// 10^6 bytes per second.
     pub measured_mb_s: MBps,
-    pub measured_latency_ms: f64,
+    pub measured_latency_ms: Millis,
     pub seed_expected: String,
     /// `None` when the prediction failed, or when a rate limit the scenario runs under is
     /// unpublished (`predicted_unknown` names it): its room is unknown, so is the rate.
@@ -270,7 +273,7 @@ pub struct BenchJson {
     pub vm: String,
     pub disk_assumed: String,
     pub scale: f64,
-    pub runtime_s: f64,
+    pub runtime_s: Seconds,
     pub warmup_s_each: f64,
     pub cache_warmed: bool,
     pub test_file_bytes: Bytes,
@@ -410,7 +413,7 @@ pub fn run_suite(
             vm: vm.name.clone(),
             disk_assumed: disk.name.clone(),
             scale: options.scale,
-            runtime_s: options.runtime().as_secs_f64(),
+            runtime_s: Seconds(options.runtime().as_secs_f64()),
             warmup_s_each: 0.0,
             cache_warmed: false,
             test_file_bytes: options.file_size().unwrap_or(Bytes::ZERO),
@@ -426,7 +429,7 @@ pub fn run_suite(
         workers: options.workers,
         iodepth: options.iodepth,
         file_bytes: outcome.json.test_file_bytes,
-        runtime_s: outcome.json.runtime_s,
+        runtime_s: outcome.json.runtime_s.get(),
         scale: options.scale,
     });
     warm_up(options, &mut outcome, executor, observer)?;
@@ -622,7 +625,7 @@ fn row_of(
                 .sum::<f64>(),
         )
         .to_mb_s(),
-        measured_latency_ms: latency_ms,
+        measured_latency_ms: Millis(latency_ms),
         seed_expected: scenario.expected.to_string(),
         predicted_iops,
         predicted_mb_s,
@@ -914,7 +917,7 @@ pub fn report(outcome: &BenchOutcome) -> iofit_report::html::HtmlReport {
             row.target.clone(),
             row.specs.clone(),
             measured_cell(row),
-            format!("{:.3}", row.measured_latency_ms),
+            format!("{:.3}", row.measured_latency_ms.get()),
             row.seed_expected.clone(),
             predicted_cell(row),
             row.predicted_binding.clone().unwrap_or_else(|| "-".into()),
@@ -1040,7 +1043,7 @@ mod tests {
                 specs: String::new(),
                 measured_iops: Iops(0.0),
                 measured_mb_s: MBps(0.0),
-                measured_latency_ms: 0.0,
+                measured_latency_ms: Millis(0.0),
                 seed_expected: String::new(),
                 predicted_iops: iops,
                 predicted_mb_s: mb_s,

@@ -100,7 +100,7 @@ mod tests {
                 vm: "Standard_DS14".into(),
                 disk_assumed: "P30".into(),
                 scale: 1.0,
-                runtime_s: 30.0,
+                runtime_s: iofit_model::units::Seconds(30.0),
                 warmup_s_each: 60.0,
                 cache_warmed: warmed,
                 test_file_bytes: iofit_model::units::Bytes::gib(1),

@@ -11,6 +11,7 @@ use crate::catalog_import::{write_new_file, ImportOutcome};
 use crate::ProcedureError;
 use iofit_catalog::import::{date_of_unix_seconds, import, Input, Options};
 use iofit_catalog::Catalog;
+use iofit_model::units::{Seconds, UnixSeconds};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -37,9 +38,9 @@ pub struct FetchRequest {
     pub table_id: Option<String>,
     pub allow_overwrite: bool,
     /// The time of the fetch (seconds since 1970): the table's date.
-    pub unix_seconds: u64,
+    pub unix_seconds: UnixSeconds,
     /// The longest wait a `Retry-After` may ask for, seconds.
-    pub max_wait_s: u64,
+    pub max_wait_s: Seconds<u64>,
 }
 
 fn bad(message: impl Into<String>) -> ProcedureError {
@@ -188,7 +189,7 @@ pub fn fetch_catalog(request: &FetchRequest) -> Result<ImportOutcome, ProcedureE
             request.api,
             encode(&filter)
         );
-        pages(&agent, url, request.max_wait_s, &mut fetched)?;
+        pages(&agent, url, request.max_wait_s.get(), &mut fetched)?;
     }
     let inputs: Vec<Input> = fetched
         .iter()
@@ -196,7 +197,7 @@ pub fn fetch_catalog(request: &FetchRequest) -> Result<ImportOutcome, ProcedureE
         .collect();
     let options = Options {
         region: region.clone(),
-        date: date_of_unix_seconds(request.unix_seconds),
+        date: date_of_unix_seconds(request.unix_seconds.get()),
         table_id: request.table_id.clone(),
         currency: Some(currency),
     };

@@ -90,8 +90,8 @@ pub fn write_catalog_file(
             output: flags.output,
             table_id: flags.table_id,
             allow_overwrite: flags.allow_overwrite,
-            unix_seconds,
-            max_wait_s: 60,
+            unix_seconds: iofit_model::units::UnixSeconds(unix_seconds),
+            max_wait_s: iofit_model::units::Seconds(60),
         };
         return Ok(fetch_catalog(&request)?.summary());
     }
@@ -113,7 +113,7 @@ pub fn write_catalog_file(
         output: flags.output,
         table_id: flags.table_id,
         allow_overwrite: flags.allow_overwrite,
-        unix_seconds,
+        unix_seconds: iofit_model::units::UnixSeconds(unix_seconds),
     };
     Ok(import_catalog(&request)?.summary())
 }

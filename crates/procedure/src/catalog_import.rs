@@ -6,6 +6,7 @@
 use crate::ProcedureError;
 use iofit_catalog::import::{date_of_unix_seconds, import, Imported, Input, Options};
 use iofit_catalog::Catalog;
+use iofit_model::units::UnixSeconds;
 use std::path::{Path, PathBuf};
 
 /// A list-skus output of every region is tens of MB; a cap well above that stops a device or
@@ -23,7 +24,7 @@ pub struct ImportRequest {
     /// Replace `output` when it exists.
     pub allow_overwrite: bool,
     /// The time of the import (seconds since 1970): the table's date.
-    pub unix_seconds: u64,
+    pub unix_seconds: UnixSeconds,
 }
 
 /// What was written.
@@ -62,7 +63,7 @@ pub fn import_catalog(request: &ImportRequest) -> Result<ImportOutcome, Procedur
     let price_texts = read_all(&request.prices)?;
     let options = Options {
         region: region.clone(),
-        date: date_of_unix_seconds(request.unix_seconds),
+        date: date_of_unix_seconds(request.unix_seconds.get()),
         table_id: request.table_id.clone(),
         currency: None,
     };

@@ -5,7 +5,7 @@
 use crate::ProcedureError;
 use iofit_catalog::clouds::gcp::GcpCatalog;
 use iofit_model::units::group_thousands;
-use iofit_model::Bytes;
+use iofit_model::{Bytes, Iops};
 use iofit_planner::clouds_gcp::{demand_of, GcpDesign, GcpPlan, GcpPlannedDisk};
 use iofit_planner::GcpPlanNote;
 use iofit_predict::gcp::{self as model, GcpDemand, GcpPrediction};
@@ -287,7 +287,7 @@ fn volume_inputs(
         let demand = match targets.and_then(|t| t.volumes.get(index)) {
             Some(volume) => demand_of(volume),
             None => GcpDemand {
-                iops: FLAT_OUT_IOPS,
+                iops: Iops(FLAT_OUT_IOPS),
                 io_size_bytes,
                 read_pct: read_pct_of(&pick(&request.rw, "randread"), request.rwmixread)?,
             },
@@ -325,7 +325,7 @@ fn predict_text(prediction: &GcpPrediction, with_targets: bool) -> String {
     );
     for volume in &prediction.volumes {
         let target = if with_targets {
-            format!(" of {:.0} IOPS required", volume.demand.iops)
+            format!(" of {:.0} IOPS required", volume.demand.iops.get())
         } else {
             String::new()
         };

@@ -7,6 +7,7 @@
 use crate::ProcedureError;
 use iofit_model::design::{HostCaching, VolumeDesign};
 use iofit_model::requirements::{Requirements, VolumeRequirements};
+use iofit_model::units::Millis;
 use iofit_predict::Prediction;
 use iofit_report::compare::{self as verdict, CompareContext, Comparison, JobSelection};
 use iofit_report::html::HtmlReport;
@@ -42,7 +43,7 @@ pub struct CompareRequest {
     pub edition: String,
     pub catalog: Vec<PathBuf>,
     /// `--latency-p99-ms`.
-    pub latency_p99_ms: Option<f64>,
+    pub latency_p99_ms: Option<Millis>,
     /// `--report FILE`: a self-contained HTML report, written whole.
     pub report: Option<PathBuf>,
     pub allow_overwrite: bool,
@@ -222,10 +223,10 @@ fn pick_volume<'a>(
 /// What the request says about the measured design: disks, host caching, the p99 limit.
 fn context_of(request: &CompareRequest) -> Result<CompareContext> {
     let mut context = CompareContext {
-        latency_ms_p99: request.latency_p99_ms,
+        latency_ms_p99: request.latency_p99_ms.map(|ms| ms.get()),
         ..Default::default()
     };
-    if let Some(p99) = request.latency_p99_ms {
+    if let Some(p99) = request.latency_p99_ms.map(|ms| ms.get()) {
         if !(p99.is_finite() && p99 > 0.0) {
             return Err(bad(format!(
                 "--latency-p99-ms {p99}: must be a number of milliseconds > 0"
@@ -387,7 +388,7 @@ mod tests {
             .to_string()
             .ends_with("no volume 'temp'; it has 'data', 'log'"));
         let p99 = compare(&CompareRequest {
-            latency_p99_ms: Some(-1.0),
+            latency_p99_ms: Some(Millis(-1.0)),
             ..request("req-oltp-pass.toml")
         })
         .unwrap_err();

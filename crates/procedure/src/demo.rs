@@ -18,7 +18,7 @@ use crate::ProcedureError;
 use iofit_catalog::Catalog;
 use iofit_engine::EngineError;
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, RwMode, SizeSpec, Target};
-use iofit_model::units::{group_thousands, Bytes};
+use iofit_model::units::{group_thousands, Bytes, Seconds};
 use iofit_model::Requirements;
 use iofit_planner::{Plan, PlanOptions};
 use iofit_predict::Prediction;
@@ -45,7 +45,7 @@ pub struct DemoOptions {
 #[derive(Clone, Copy, Debug)]
 pub struct DemoRunOptions {
     /// Seconds per volume.
-    pub seconds: f64,
+    pub seconds: Seconds,
     /// `IoUring` (psync when io_uring cannot be set up here) or `Psync`.
     pub engine: EngineKind,
 }
@@ -65,10 +65,11 @@ impl DemoOptions {
             )));
         }
         if let Some(run) = &self.run {
-            if !(run.seconds > 0.0 && run.seconds <= MAX_RUN_SECONDS) {
+            let seconds = run.seconds.get();
+            if !(seconds > 0.0 && seconds <= MAX_RUN_SECONDS) {
                 return Err(ProcedureError::BadInput(format!(
                     "--runtime {}: write a number of seconds above 0 and at most {MAX_RUN_SECONDS}, e.g. 1.5",
-                    shown(run.seconds)
+                    shown(seconds)
                 )));
             }
             if !matches!(run.engine, EngineKind::IoUring | EngineKind::Psync) {
@@ -142,7 +143,7 @@ pub fn run_demo(
     let run = match &options.run {
         Some(run) => {
             observer.event(&Event::DemoRun {
-                seconds_per_volume: run.seconds,
+                seconds_per_volume: run.seconds.get(),
             });
             Some(step_run(
                 &requirements,
@@ -182,7 +183,7 @@ pub fn step_profile() -> Result<(Requirements, usize), ProcedureError> {
         iofit_profile::example::db_server_capture().map_err(|e| internal("parsing", &e))?;
     let options = iofit_profile::SizingOptions {
         volumes: iofit_profile::example::db_server_volumes(),
-        window_s: Some(WINDOW_S),
+        window_s: Some(Seconds(WINDOW_S)),
         ..Default::default()
     };
     let mut requirements =
@@ -447,7 +448,7 @@ pub fn step_run(
     probe: &dyn Fn() -> Result<(), EngineError>,
 ) -> Result<DemoRun, ProcedureError> {
     let dir = RunDir::create()?;
-    let runtime = Duration::from_secs_f64(options.seconds);
+    let runtime = options.seconds.to_duration();
     let (direct, direct_note) = match direct_io_works(dir.path()) {
         Ok(()) => (
             true,

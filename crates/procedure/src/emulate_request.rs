@@ -9,8 +9,8 @@ use crate::ProcedureError;
 use iofit_emulate::journal::Journal;
 use iofit_emulate::session::{EmulateOptions, Outcome, Second};
 use iofit_emulate::{resolve, DesignLimits, ScratchOptions, VolumeSource};
+use iofit_model::units::Millis;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// `iofit emulate`'s flags, as the binary parsed them (no clap types).
 #[derive(Clone, Debug, Default)]
@@ -30,7 +30,7 @@ pub struct EmulateRequest {
     pub burst_time_scale: f64,
     pub start_credits_pct: f64,
     pub no_burst: bool,
-    pub tick_ms: u64,
+    pub tick_ms: Millis<u64>,
     pub output: Option<PathBuf>,
     pub report: Option<PathBuf>,
     pub allow_overwrite: bool,
@@ -229,7 +229,7 @@ fn finish_options(
             ))
         }
     };
-    if !(1..=10_000).contains(&request.tick_ms) {
+    if !(1..=10_000).contains(&request.tick_ms.get()) {
         return Err(bad("--tick-ms must be within 1..=10000"));
     }
     if !(request.burst_time_scale.is_finite() && request.burst_time_scale > 0.0) {
@@ -252,7 +252,7 @@ fn finish_options(
             size_bytes: iofit_model::Bytes(scratch_size(&request.scratch_size)?),
         },
         command: request.command.clone(),
-        tick: Duration::from_millis(request.tick_ms),
+        tick: request.tick_ms.to_duration(),
         time_scale: request.burst_time_scale,
         start_credits: request.start_credits_pct / 100.0,
         state_dir: request.state_dir.clone(),

@@ -2,6 +2,7 @@ use super::*;
 use iofit_emulate::controller::VolumeUsage;
 use iofit_emulate::throttle::CgroupVersion;
 use iofit_model::units::{Iops, MBps};
+use std::time::Duration;
 
 /// A DS13 with one P10 scratch volume, everything else as the flags' defaults.
 fn request() -> EmulateRequest {
@@ -14,7 +15,7 @@ fn request() -> EmulateRequest {
         scale: 1.0,
         burst_time_scale: 1.0,
         start_credits_pct: 50.0,
-        tick_ms: 100,
+        tick_ms: iofit_model::units::Millis(100),
         cloud: "azure".into(),
         catalog: CatalogChoice {
             edition: iofit_catalog::EDITION_CURRENT.into(),
@@ -60,7 +61,7 @@ fn each_flag_out_of_range_is_named() {
     };
     assert!(message(&no_root).contains("give --mount-root DIR"));
     let tick = EmulateRequest {
-        tick_ms: 0,
+        tick_ms: iofit_model::units::Millis(0),
         ..request()
     };
     assert_eq!(message(&tick), "--tick-ms must be within 1..=10000");

@@ -9,6 +9,7 @@ use crate::plan::{parse_caching, CatalogChoice};
 use crate::vm_filters::{apply, today};
 use crate::ProcedureError;
 use iofit_fleet::FleetPlan;
+use iofit_model::units::Millis;
 use iofit_model::Requirements;
 use iofit_planner::{PlanNote, PlanOptions};
 use std::path::PathBuf;
@@ -27,7 +28,7 @@ pub struct FleetPlanRequest {
     pub catalog: CatalogChoice,
     pub caching: Option<String>,
     pub cache_hit_pct: f64,
-    pub service_latency_ms: Option<f64>,
+    pub service_latency_ms: Option<Millis>,
     pub min_headroom_pct: f64,
     pub busy_hours_per_month: f64,
     /// Servers planned at once.

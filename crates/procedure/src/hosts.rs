@@ -12,6 +12,7 @@ use crate::ProcedureError;
 use iofit_jobfile::fio::{parse_str_as_file, ParseOptions};
 use iofit_jobfile::vdbench::{ParamFile, Run};
 use iofit_model::job::JobSpec;
+use iofit_model::units::Seconds;
 use iofit_remote::protocol::HostKeys;
 use iofit_remote::{ControllerOptions, HostSpec, MultiRun};
 use iofit_report::multihost::{render_clients_json_with, render_hosts_table, HostRow};
@@ -328,7 +329,7 @@ pub fn html_report(run: &MultiRun) -> iofit_report::html::HtmlReport {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LostHost {
     pub name: String,
-    pub after_s: f64,
+    pub after_s: Seconds,
     pub message: String,
 }
 
@@ -358,7 +359,7 @@ impl HostsStatus {
                 .filter_map(|h| {
                     h.failure.as_ref().map(|f| LostHost {
                         name: h.name.clone(),
-                        after_s: f.after_s.get(),
+                        after_s: f.after_s,
                         message: f.message.clone(),
                     })
                 })

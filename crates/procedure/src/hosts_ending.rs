@@ -177,7 +177,7 @@ pub fn hosts_ending(status: &HostsStatus, quiet: bool) -> Ending {
             .iter()
             .map(|lost| Note::HostLost {
                 host: lost.name.clone(),
-                after_s: lost.after_s,
+                after_s: lost.after_s.get(),
                 message: lost.message.clone(),
             })
             .collect();
@@ -251,7 +251,7 @@ mod tests {
             complete: false,
             lost: vec![LostHost {
                 name: name.into(),
-                after_s: 2.25,
+                after_s: iofit_model::units::Seconds(2.25),
                 message: "ssh exited".into(),
             }],
             ..HostsStatus::default()

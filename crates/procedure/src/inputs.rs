@@ -4,6 +4,7 @@
 use crate::error::shown;
 use crate::ProcedureError;
 use iofit_catalog::{Catalog, EDITION_CURRENT, EDITION_SEED};
+use iofit_model::units::Millis;
 use iofit_planner::CatalogRows;
 use iofit_predict::{Assumptions, MbConvention};
 
@@ -33,7 +34,7 @@ pub const MAX_SERVICE_LATENCY_MS: f64 = 1000.0;
 /// `--service-latency-ms` and `--cache-hit-pct` the user gave.
 pub fn assumptions_for(
     edition: &str,
-    service_latency_ms: Option<f64>,
+    service_latency_ms: Option<Millis>,
     cache_hit_pct: f64,
 ) -> Result<Assumptions, ProcedureError> {
     let mut assumptions = Assumptions {
@@ -45,16 +46,16 @@ pub fn assumptions_for(
         },
         ..Assumptions::default()
     };
-    if let Some(latency) = service_latency_ms {
+    if let Some(latency) = service_latency_ms.map(|ms| ms.get()) {
         if !(latency > 0.0 && latency <= MAX_SERVICE_LATENCY_MS) {
             return Err(ProcedureError::BadInput(format!(
                 "--service-latency-ms {}: must be a number of milliseconds above 0 and at most {MAX_SERVICE_LATENCY_MS}",
                 shown(latency)
             )));
         }
-        assumptions.service_latency_ms = latency;
+        assumptions.service_latency_ms = Millis(latency);
         assumptions.service_latency_source = "given with --service-latency-ms".into();
-        assumptions.standard_ssd_latency_ms = latency;
+        assumptions.standard_ssd_latency_ms = Millis(latency);
         assumptions.standard_ssd_latency_source = "given with --service-latency-ms".into();
     }
     if !(0.0..=100.0).contains(&cache_hit_pct) {

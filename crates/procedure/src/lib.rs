@@ -12,7 +12,7 @@
 //! use iofit_procedure::execute::EngineExecutor;
 //! use iofit_procedure::observer::Quiet;
 //! use iofit_procedure::size_threads::{size_threads, SizeThreadsOptions};
-//! use iofit_model::{job::RwMode, units::{Bytes, Iops}};
+//! use iofit_model::{job::RwMode, units::{Bytes, Iops, Seconds}};
 //!
 //! let dir = std::env::temp_dir();
 //! let options = SizeThreadsOptions {
@@ -22,7 +22,7 @@
 //!     io_size: Bytes::kib(8),
 //!     rwmix_read_pct: 50.0,
 //!     file_size: Bytes::mib(1),
-//!     duration_s: 0.05,
+//!     duration_s: Seconds(0.05),
 //!     buffered: false,
 //!     max_threads: 64,
 //! };

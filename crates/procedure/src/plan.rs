@@ -8,7 +8,7 @@
 use crate::error::shown;
 use crate::ProcedureError;
 use iofit_catalog::{Catalog, PriceChoice, TableInfo, DEFAULT_CURRENCY, EDITIONS, EDITION_SEED};
-use iofit_model::units::MBps;
+use iofit_model::units::{Iops, MBps, Millis};
 use iofit_model::{Bytes, HostCaching, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
 use iofit_planner::{Plan, PlanNote, PlanOptions};
 use iofit_report::html::HtmlReport;
@@ -343,9 +343,9 @@ fn parse_role(text: &str) -> Result<VolumeRole> {
 /// One volume's requirements as `iofit plan`'s flags give them.
 #[derive(Clone, Debug)]
 pub struct VolumeFlags {
-    pub iops: Option<f64>,
+    pub iops: Option<Iops>,
     pub throughput_mb_s: Option<MBps>,
-    pub latency_ms: Option<f64>,
+    pub latency_ms: Option<Millis>,
     pub capacity_gib: Option<f64>,
     pub read_pct: f64,
     pub random_pct: f64,
@@ -376,13 +376,13 @@ pub fn requirements_from_flags(flags: &VolumeFlags) -> Result<Requirements> {
     // Beyond any storage there is, and far inside f64's range, so every sum and product the
     // planner makes of them stays finite.
     for (flag, value, max) in [
-        ("--iops", flags.iops, 1e9),
+        ("--iops", flags.iops.map(Iops::get), 1e9),
         (
             "--throughput-mb-s",
             flags.throughput_mb_s.map(MBps::get),
             1e7,
         ),
-        ("--latency-ms", flags.latency_ms, 1e6),
+        ("--latency-ms", flags.latency_ms.map(|ms| ms.get()), 1e6),
         ("--capacity-gib", flags.capacity_gib, 1e9),
     ] {
         if let Some(value) = value.filter(|v| v.is_nan() || *v > max) {
@@ -401,9 +401,9 @@ pub fn requirements_from_flags(flags: &VolumeFlags) -> Result<Requirements> {
             label: "data".into(),
             role: parse_role(&flags.role)?,
             sizing: SizingTarget {
-                iops: flags.iops.unwrap_or(0.0),
+                iops: flags.iops.map_or(0.0, Iops::get),
                 throughput_mb_s: flags.throughput_mb_s.unwrap_or(MBps(0.0)),
-                latency_ms: flags.latency_ms,
+                latency_ms: flags.latency_ms.map(|ms| ms.get()),
                 io_size_bytes: io_size,
                 read_pct: flags.read_pct,
                 random_pct: flags.random_pct,
@@ -556,7 +556,7 @@ pub struct PlanRequest {
     pub top: usize,
     pub caching: Option<String>,
     pub cache_hit_pct: f64,
-    pub service_latency_ms: Option<f64>,
+    pub service_latency_ms: Option<Millis>,
     pub min_headroom_pct: f64,
     pub busy_hours_per_month: f64,
     pub catalog: CatalogChoice,
@@ -734,7 +734,7 @@ mod tests {
 
     fn flags(iops: Option<f64>) -> VolumeFlags {
         VolumeFlags {
-            iops,
+            iops: iops.map(Iops),
             throughput_mb_s: None,
             latency_ms: None,
             capacity_gib: None,
@@ -754,7 +754,7 @@ mod tests {
         ));
         assert!(matches!(
             RequirementsSource::choose(None, flags(Some(5000.0))).unwrap(),
-            RequirementsSource::Flags(f) if f.iops == Some(5000.0)
+            RequirementsSource::Flags(f) if f.iops == Some(Iops(5000.0))
         ));
         let both = RequirementsSource::choose(Some(file), flags(Some(5000.0))).unwrap_err();
         assert!(both.is_bad_input());

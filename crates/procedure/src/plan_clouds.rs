@@ -268,7 +268,7 @@ fn aws_volume_line(volume: &iofit_planner::clouds::AwsPlannedVolume) -> String {
     let s = &volume.spec;
     let mut what = format!("{} x {}, {} GiB", s.count, s.volume_type, s.size_gib);
     if let Some(iops) = s.iops {
-        what.push_str(&format!(", {iops:.0} IOPS"));
+        what.push_str(&format!(", {:.0} IOPS", iops.get()));
     }
     if let Some(mib_s) = s.throughput_mib_s {
         what.push_str(&format!(", {:.0} MiB/s", mib_s.get()));
@@ -521,7 +521,7 @@ mod tests {
     fn request(top: usize) -> PlanRequest {
         PlanRequest {
             requirements: RequirementsSource::Flags(azure::VolumeFlags {
-                iops: Some(4000.0),
+                iops: Some(iofit_model::units::Iops(4000.0)),
                 throughput_mb_s: None,
                 latency_ms: None,
                 capacity_gib: Some(500.0),

@@ -143,7 +143,7 @@ mod tests {
     fn request(iops: f64) -> PlanRequest {
         PlanRequest {
             requirements: RequirementsSource::Flags(VolumeFlags {
-                iops: Some(iops),
+                iops: Some(iofit_model::units::Iops(iops)),
                 throughput_mb_s: None,
                 latency_ms: None,
                 capacity_gib: Some(100.0),

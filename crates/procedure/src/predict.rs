@@ -10,6 +10,7 @@ use crate::plan::{check_report, parse_size, read_requirements, write_report, Cat
 use crate::ProcedureError;
 use iofit_catalog::{Catalog, DiskSku, TableInfo, VmSize};
 use iofit_model::job::TargetLoad;
+use iofit_model::units::Millis;
 use iofit_model::{Bytes, Requirements, RwMode, SizingTarget, Workload};
 use iofit_predict::disk_spec::resolve_volume;
 use iofit_predict::{Alternatives, Assumptions, DiskPerf, Prediction, VolumeLoad};
@@ -46,7 +47,7 @@ pub struct PredictRequest {
     pub numjobs: Option<i64>,
     pub requirements: Option<PathBuf>,
     pub job: Option<PathBuf>,
-    pub service_latency_ms: Option<f64>,
+    pub service_latency_ms: Option<Millis>,
     pub cache_hit_pct: f64,
     pub provisioned: Provisioned,
     pub catalog: CatalogChoice,
@@ -284,8 +285,10 @@ fn requirement_workload(
     assumptions: &Assumptions,
 ) -> Result<Workload> {
     let (wanted, io_size) = iofit_planner::operating_point(sizing, assumptions.mb.bytes_per_mb());
-    let service_ms = assumptions.service_latency_ms_for(disk.kind, sizing.read_pct);
-    let queue = iofit_planner::queue_depths(wanted, service_ms, disk.iops, disk_count);
+    let service_ms = assumptions
+        .service_latency_ms_for(disk.kind, sizing.read_pct)
+        .get();
+    let queue = iofit_planner::queue_depths(wanted, service_ms, disk.iops.get(), disk_count);
     let (default_depth, default_jobs) = match request.numjobs {
         None if request.iodepth.is_none() => (queue.limit_depth, queue.limit_threads),
         None => (queue.limit_depth, 1),
@@ -324,12 +327,13 @@ fn own_depth_warnings(
         .filter_map(|(volume, load)| {
             let own = volume.sizing.queue_depth?;
             let (wanted, _) = iofit_planner::operating_point(&volume.sizing, mb);
-            let service_ms =
-                assumptions.service_latency_ms_for(load.disk.kind, volume.sizing.read_pct);
+            let service_ms = assumptions
+                .service_latency_ms_for(load.disk.kind, volume.sizing.read_pct)
+                .get();
             let queue = iofit_planner::queue_depths(
                 wanted,
                 service_ms,
-                load.disk.iops,
+                load.disk.iops.get(),
                 load.design.disk_count,
             );
             (own < f64::from(queue.littles_law)).then(|| Warning::CapturedDepthShort {

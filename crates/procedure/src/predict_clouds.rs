@@ -7,7 +7,7 @@
 use crate::plan_clouds::{aws_catalog, CloudChoice};
 use crate::ProcedureError;
 use iofit_catalog::clouds::Cloud;
-use iofit_model::{Bytes, MBps};
+use iofit_model::{Bytes, Iops, MBps};
 use iofit_predict::aws::{self, AwsDemand, AwsPrediction, AwsState};
 use std::path::PathBuf;
 
@@ -164,7 +164,7 @@ fn volume_inputs(
         let demand = match targets.and_then(|t| t.volumes.get(index)) {
             Some(volume) => iofit_planner::clouds::demand_of(volume),
             None => AwsDemand {
-                iops: FLAT_OUT_IOPS,
+                iops: Iops(FLAT_OUT_IOPS),
                 throughput_mb_s: MBps(FLAT_OUT_IOPS * io_size_bytes.as_f64() / 1e6),
                 io_size_bytes,
             },
@@ -227,7 +227,7 @@ fn bursts_differ(
         || specs.iter().any(|(spec, rules, _)| {
             aws::volume_caps(spec, rules)
                 .map(|c| {
-                    c.burst_iops.get() > c.iops
+                    c.burst_iops.get() > c.iops.get()
                         || c.burst_throughput_mib_s.get() > c.throughput_mib_s.get()
                 })
                 .unwrap_or(false)
@@ -238,7 +238,7 @@ fn state_text(prediction: &AwsPrediction, with_targets: bool) -> String {
     let mut text = String::new();
     for volume in &prediction.volumes {
         let target = if with_targets {
-            format!(" of {:.0} IOPS required", volume.demand.iops)
+            format!(" of {:.0} IOPS required", volume.demand.iops.get())
         } else {
             String::new()
         };

@@ -3,6 +3,7 @@
 //! comfort and growth factors. Every mistake is bad input naming the flag and what to write.
 
 use crate::ProcedureError;
+use iofit_model::units::Seconds;
 use iofit_profile::{SizingOptions, VolumeSpec};
 
 fn bad(message: String) -> ProcedureError {
@@ -102,11 +103,11 @@ pub fn sizing_options(args: &SizingFlags) -> Result<SizingOptions, ProcedureErro
 }
 
 /// A duration flag in seconds, above 0 and at most a week.
-pub fn seconds_flag(text: &str, flag: &str) -> Result<f64, ProcedureError> {
+pub fn seconds_flag(text: &str, flag: &str) -> Result<Seconds, ProcedureError> {
     const MAX_S: f64 = 7.0 * 86_400.0;
     let seconds = crate::run_request::duration_flag(flag, text)?.as_secs_f64();
     if seconds > 0.0 && seconds <= MAX_S {
-        Ok(seconds)
+        Ok(Seconds(seconds))
     } else {
         Err(bad(format!(
             "{flag} '{text}': write a duration above 0 and at most 7 days (604800 s)"
@@ -124,7 +125,7 @@ mod tests {
 
     #[test]
     fn durations() {
-        let ok = |text, flag| seconds_flag(text, flag).unwrap();
+        let ok = |text, flag| seconds_flag(text, flag).unwrap().get();
         assert_eq!(ok("60s", "--live"), 60.0);
         assert_eq!(ok("10m", "--window"), 600.0);
         assert_eq!(ok("1h", "--window"), 3600.0);
@@ -172,8 +173,8 @@ mod tests {
                 ("logs", vec!["sdd", "sde"])
             ]
         );
-        assert_eq!(options.interval_s, Some(5.0));
-        assert_eq!(options.window_s, Some(600.0));
+        assert_eq!(options.interval_s, Some(Seconds(5.0)));
+        assert_eq!(options.window_s, Some(Seconds(600.0)));
         assert_eq!(options.percentile, 95.0);
     }
 

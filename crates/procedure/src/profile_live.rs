@@ -39,8 +39,8 @@ impl LiveCapture {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveSampling {
     pub root: PathBuf,
-    pub duration_s: f64,
-    pub interval_s: f64,
+    pub duration_s: Seconds,
+    pub interval_s: Seconds,
 }
 
 impl LiveSampling {
@@ -54,7 +54,7 @@ impl LiveSampling {
         let duration_s = seconds_flag(live, "--live")?;
         let interval_s = match interval {
             Some(text) => seconds_flag(text, "--interval")?,
-            None => 1.0,
+            None => Seconds(1.0),
         };
         let root = proc_root.map_or_else(|| PathBuf::from("/proc"), Path::to_path_buf);
         Ok(LiveSampling {
@@ -72,8 +72,8 @@ impl LiveSampling {
     ) -> Result<Option<LiveCapture>> {
         sample_live(
             &self.root,
-            self.duration_s,
-            self.interval_s,
+            self.duration_s.get(),
+            self.interval_s.get(),
             stop,
             countdown,
         )
@@ -84,8 +84,8 @@ impl LiveSampling {
         format!(
             "sampling {} every {} s for {} s (Ctrl-C stops early and sizes what was sampled)",
             self.root.display(),
-            self.interval_s,
-            self.duration_s
+            self.interval_s.get(),
+            self.duration_s.get()
         )
     }
 }
@@ -188,13 +188,19 @@ mod tests {
     fn live_flags_say_what_is_sampled() {
         let sampling = LiveSampling::from_flags("2m", Some("5"), None).unwrap();
         assert_eq!(sampling.root, PathBuf::from("/proc"));
-        assert_eq!((sampling.duration_s, sampling.interval_s), (120.0, 5.0));
+        assert_eq!(
+            (sampling.duration_s, sampling.interval_s),
+            (Seconds(120.0), Seconds(5.0))
+        );
         assert_eq!(
             sampling.start_line(),
             "sampling /proc every 5 s for 120 s (Ctrl-C stops early and sizes what was sampled)"
         );
         let own = LiveSampling::from_flags("10", None, Some(Path::new("/tmp/p"))).unwrap();
-        assert_eq!((own.root, own.interval_s), (PathBuf::from("/tmp/p"), 1.0));
+        assert_eq!(
+            (own.root, own.interval_s),
+            (PathBuf::from("/tmp/p"), Seconds(1.0))
+        );
         let error = LiveSampling::from_flags("0", None, None).unwrap_err();
         assert!(error.is_bad_input() && error.to_string().starts_with("--live '0'"));
     }

@@ -11,7 +11,7 @@ use crate::observer::{threads_text, Event, Observer};
 use crate::ProcedureError;
 use iofit_model::formulas::vdbench_threads;
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, RwMode, SizeSpec, Target};
-use iofit_model::units::{Bytes, Iops, Latency};
+use iofit_model::units::{Bytes, Iops, Latency, Micros, Seconds};
 use iofit_stats::JobResult;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -29,7 +29,7 @@ pub struct SizeThreadsOptions {
     pub rwmix_read_pct: f64,
     pub file_size: Bytes,
     /// Length of each of the two measurements.
-    pub duration_s: f64,
+    pub duration_s: Seconds,
     pub buffered: bool,
     pub max_threads: u32,
 }
@@ -44,7 +44,7 @@ pub struct SizeThreadsFlags {
     pub bs: String,
     pub rwmixread: f64,
     pub size: String,
-    pub duration_s: f64,
+    pub duration_s: Seconds,
     pub buffered: bool,
     pub max_threads: u32,
 }
@@ -88,10 +88,11 @@ impl SizeThreadsOptions {
                 shown(target_iops)
             )));
         }
-        if !(self.duration_s > 0.0 && self.duration_s <= MAX_DURATION_S) {
+        let duration_s = self.duration_s.get();
+        if !(duration_s > 0.0 && duration_s <= MAX_DURATION_S) {
             return Err(bad(format!(
                 "--runtime {}: write a number of seconds above 0 and at most {MAX_DURATION_S}",
-                shown(self.duration_s)
+                shown(duration_s)
             )));
         }
         if !self.target.is_dir() {
@@ -139,7 +140,7 @@ impl SizeThreadsOptions {
         job.numjobs = threads;
         job.direct = !self.buffered;
         job.size = Some(SizeSpec::Bytes(self.file_size));
-        job.runtime = Some(Duration::from_secs_f64(self.duration_s));
+        job.runtime = Some(Duration::from_secs_f64(self.duration_s.get()));
         job.time_based = true;
         job.group_reporting = true;
         job
@@ -153,7 +154,7 @@ pub struct SizeThreadsResult {
     pub rw: String,
     pub io_size_bytes: Bytes,
     /// Mean completion-to-submission latency with one IO in flight.
-    pub best_latency_us: f64,
+    pub best_latency_us: Micros,
     pub single_thread_iops: Iops,
     /// `latency_s x target IOPS`, unrounded.
     pub threads_exact: f64,
@@ -162,7 +163,7 @@ pub struct SizeThreadsResult {
     /// `threads_exact` was above `--max-threads`, so `threads` is that cap.
     pub capped_at_max_threads: bool,
     pub measured_iops: Iops,
-    pub measured_latency_us: f64,
+    pub measured_latency_us: Micros,
     pub reached: bool,
     /// The test file the runs used; left in place (as fio leaves its files), so the next run
     /// need not lay it out again.
@@ -178,7 +179,7 @@ pub fn render_text(result: &SizeThreadsResult) -> String {
     let mut text = format!(
         "  measured {} IOPS at {:.1} us mean latency with {threads}\n",
         group_thousands(result.measured_iops.get().round()),
-        result.measured_latency_us
+        result.measured_latency_us.get()
     );
     if result.reached {
         text += &format!("target {target} IOPS reached with {threads}\n");
@@ -189,13 +190,13 @@ pub fn render_text(result: &SizeThreadsResult) -> String {
             result.threads_exact.ceil()
         );
     } else {
-        let latency_s = result.measured_latency_us / 1e6;
+        let latency_s = result.measured_latency_us.get() / 1e6;
         text += &format!(
             "target {target} IOPS NOT reached with {threads}: latency rose from {:.1} us to {:.1} \
              us under load (Little's law: {} / {latency_s:.6} s = {} IOPS); the storage \
              saturates below the target\n",
-            result.best_latency_us,
-            result.measured_latency_us,
+            result.best_latency_us.get(),
+            result.measured_latency_us.get(),
             result.threads,
             group_thousands((f64::from(result.threads) / latency_s.max(1e-12)).round())
         );
@@ -217,7 +218,7 @@ pub fn size_threads(
         rw: options.rw.fio_name(),
         io_size_bytes: options.io_size,
         buffered: options.buffered,
-        seconds: options.duration_s,
+        seconds: options.duration_s.get(),
     });
     let single = run_one(options, 1, "1 thread", executor, observer)?;
     let best_latency_ns = mean_latency_ns(&single);
@@ -244,7 +245,7 @@ pub fn size_threads(
         threads_exact,
         threads,
         capped_at_max_threads,
-        seconds: options.duration_s,
+        seconds: options.duration_s.get(),
     });
     let sized = run_one(options, threads, &threads_text(threads), executor, observer)?;
     let measured_iops = Iops(iops_of(&sized));
@@ -252,13 +253,13 @@ pub fn size_threads(
         target_iops: options.target_iops,
         rw: options.rw.fio_name().to_string(),
         io_size_bytes: options.io_size,
-        best_latency_us: best.as_micros(),
+        best_latency_us: Micros(best.as_micros()),
         single_thread_iops: Iops(iops_of(&single)),
         threads_exact,
         threads,
         capped_at_max_threads,
         measured_iops,
-        measured_latency_us: mean_latency_ns(&sized) / 1e3,
+        measured_latency_us: Micros(mean_latency_ns(&sized) / 1e3),
         reached: measured_iops >= options.target_iops,
         test_file: options.test_file(),
     })
@@ -293,7 +294,7 @@ mod tests {
             bs: "8k".into(),
             rwmixread: 70.0,
             size: "64m".into(),
-            duration_s: 5.0,
+            duration_s: Seconds(5.0),
             buffered: true,
             max_threads: 256,
         };
@@ -346,7 +347,7 @@ mod tests {
             io_size: Bytes::kib(8),
             rwmix_read_pct: 50.0,
             file_size: Bytes::mib(1),
-            duration_s: 0.05,
+            duration_s: Seconds(0.05),
             buffered: false,
             max_threads: 256,
         }
@@ -359,7 +360,7 @@ mod tests {
         let mut executor = EngineExecutor::null_with_fake_clock(10_000);
         let result =
             size_threads(&options(dir.path(), 5_000.0), &mut executor, &mut Quiet).unwrap();
-        let latency_s = result.best_latency_us / 1e6;
+        let latency_s = result.best_latency_us.get() / 1e6;
         assert!(latency_s > 0.0);
         assert!((result.threads_exact - latency_s * 5_000.0).abs() < 1e-9);
         assert_eq!(
@@ -421,7 +422,7 @@ mod tests {
                 Box::new(|o| o.target_iops = Iops(f64::NAN)),
                 "--target-iops",
             ),
-            (Box::new(|o| o.duration_s = 1e20), "--runtime"),
+            (Box::new(|o| o.duration_s = Seconds(1e20)), "--runtime"),
             (Box::new(|o| o.max_threads = 0), "--max-threads"),
             (Box::new(|o| o.rwmix_read_pct = 101.0), "--rwmixread"),
         ] {

@@ -291,7 +291,7 @@ pub fn totals_text(doc: &VdbenchJson) -> String {
             run.avg_iops.get(),
             run.avg_mib_per_s,
             run.avg_read_pct,
-            run.avg_resp_ms
+            run.avg_resp_ms.get()
         ));
     }
     for run in &doc.fs_runs {

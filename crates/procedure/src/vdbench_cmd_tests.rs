@@ -116,12 +116,12 @@ fn outcome(failed: bool, interrupted: bool, data_errors: u64) -> VdbenchOutcome 
         target_iops: None,
         threads_per_sd: 1,
         total_threads: 1,
-        elapsed_s: 1.0,
-        warmup_s: 0.0,
+        elapsed_s: iofit_model::units::Seconds(1.0),
+        warmup_s: iofit_model::units::Seconds(0.0),
         avg_iops: iofit_model::units::Iops(0.0),
         avg_mib_per_s: 0.0,
         avg_read_pct: 0.0,
-        avg_resp_ms: 0.0,
+        avg_resp_ms: iofit_model::units::Millis(0.0),
         result: RunResult {
             jobs: vec![job],
             ..RunResult::default()

@@ -46,8 +46,8 @@ pub fn fs_host_specs(
 
 fn phase_json(p: &PhaseResult) -> FsPhaseJson {
     FsPhaseJson {
-        seconds: p.seconds.get(),
-        busy_seconds: p.busy_seconds.get(),
+        seconds: p.seconds,
+        busy_seconds: p.busy_seconds,
         operations: iofit_fswork::report::op_lines(&p.stats, p.seconds),
         no_candidate: p.stats.no_candidate,
         intervals: p.intervals.clone(),

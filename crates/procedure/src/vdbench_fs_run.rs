@@ -57,8 +57,8 @@ pub(crate) fn run_fs(
         })?
     };
     let phase = |p: &iofit_fswork::PhaseResult| FsPhaseJson {
-        seconds: p.seconds.get(),
-        busy_seconds: p.busy_seconds.get(),
+        seconds: p.seconds,
+        busy_seconds: p.busy_seconds,
         operations: iofit_fswork::report::op_lines(&p.stats, p.seconds),
         no_candidate: p.stats.no_candidate,
         intervals: p.intervals.clone(),
@@ -87,7 +87,7 @@ pub(crate) fn run_fs(
                     vdbench::FwdRate::Max => "max".to_string(),
                     vdbench::FwdRate::Fixed(rate) => shown(rate),
                 },
-                measured.seconds
+                measured.seconds.get()
             ),
             &measured.operations,
         ));
@@ -124,7 +124,7 @@ pub(crate) fn run_fs(
             &run.rd,
             reqrate,
             &measured.operations,
-            measured.seconds,
+            measured.seconds.get(),
         ));
         write_flatfile(outcome, options, true)?;
     }

@@ -3,7 +3,7 @@
 //! [`crate::vdbench_output`] writes it out; neither needs the other to read it.
 
 use iofit_jobfile::vdbench::Run;
-use iofit_model::units::Iops;
+use iofit_model::units::{Iops, Millis, Seconds};
 use iofit_report::vdbench_summary::AvgLine;
 use iofit_stats::RunResult;
 use serde::Serialize;
@@ -46,9 +46,9 @@ pub struct FsRunJson {
 
 #[derive(Serialize, Debug)]
 pub struct FsPhaseJson {
-    pub seconds: f64,
+    pub seconds: Seconds,
     /// Until the last operation (shorter when the workload ran out of files).
-    pub busy_seconds: f64,
+    pub busy_seconds: Seconds,
     pub operations: Vec<iofit_fswork::report::OpLine>,
     /// Attempts that found no file or directory in the state the operation needs.
     pub no_candidate: u64,
@@ -66,12 +66,12 @@ pub struct RunJson {
     pub target_iops: Option<Iops>,
     pub threads_per_sd: u32,
     pub total_threads: u32,
-    pub elapsed_s: f64,
-    pub warmup_s: f64,
+    pub elapsed_s: Seconds,
+    pub warmup_s: Seconds,
     pub avg_iops: Iops,
     pub avg_mib_per_s: f64,
     pub avg_read_pct: f64,
-    pub avg_resp_ms: f64,
+    pub avg_resp_ms: Millis,
     pub result: RunResult,
     /// Per host of a multi-host run (empty on one machine); `result` is their combination.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
@@ -96,12 +96,12 @@ impl RunJson {
             target_iops: rate.map(Iops),
             threads_per_sd: run.threads,
             total_threads: run.total_threads(),
-            elapsed_s: run.elapsed.as_secs_f64(),
-            warmup_s: run.warmup.as_secs_f64(),
+            elapsed_s: Seconds(run.elapsed.as_secs_f64()),
+            warmup_s: Seconds(run.warmup.as_secs_f64()),
             avg_iops: Iops(avg.line.iops),
             avg_mib_per_s: avg.line.mib_per_s,
             avg_read_pct: avg.line.read_pct,
-            avg_resp_ms: avg.line.resp_ms,
+            avg_resp_ms: Millis(avg.line.resp_ms),
             result,
             hosts,
         }

@@ -12,7 +12,7 @@ use iofit_report::workload_chart::CapturedVolume;
 
 /// How the profile sized: the words the sizing line carries ("p95 of 10-minute peaks x 1.3").
 pub fn sized_words(options: &iofit_profile::SizingOptions) -> String {
-    let mut words = match options.window_s {
+    let mut words = match options.window_s.map(|s| s.get()) {
         Some(window) if window >= 60.0 && window % 60.0 == 0.0 => {
             format!("p{} of {}-minute peaks", options.percentile, window / 60.0)
         }
@@ -112,7 +112,7 @@ mod tests {
         let mut options = iofit_profile::SizingOptions {
             percentile: 95.0,
             comfort: 1.3,
-            window_s: Some(600.0),
+            window_s: Some(iofit_model::units::Seconds(600.0)),
             ..Default::default()
         };
         assert_eq!(super::sized_words(&options), "p95 of 10-minute peaks x 1.3");

@@ -19,7 +19,7 @@ fn options(dir: &Path) -> BenchOptions {
         edition: iofit_catalog::EDITION_SEED.into(),
         nocache_disks: 10,
         scale: 1e-5,
-        runtime_s: Some(0.05),
+        runtime_s: Some(iofit_model::units::Seconds(0.05)),
         file_size: Some(iofit_model::units::Bytes::mib(16)),
         workers: 3,
         iodepth: 128,
@@ -83,7 +83,7 @@ fn the_whole_suite_on_the_null_engine() {
         // latency = 3 workers x QD 128 per spec.
         let specs = scenario.read_spec.is_some() as u32 + scenario.write_spec.is_some() as u32;
         let expected = f64::from(3 * 128 * specs);
-        let outstanding = row.measured_iops.get() * row.measured_latency_ms / 1e3;
+        let outstanding = row.measured_iops.get() * row.measured_latency_ms.get() / 1e3;
         assert!(
             (outstanding - expected).abs() < 0.05 * expected,
             "{}: IOPS x latency = {outstanding}, expected {expected}",
@@ -201,7 +201,10 @@ fn out_of_range_numbers_are_bad_input_naming_the_flag() {
         (|o| o.scale = 1e300, "--scale"),
         (|o| o.scale = f64::NAN, "--scale"),
         (|o| o.scale = 0.0, "--scale"),
-        (|o| o.runtime_s = Some(1e300), "--runtime"),
+        (
+            |o| o.runtime_s = Some(iofit_model::units::Seconds(1e300)),
+            "--runtime",
+        ),
         (|o| o.workers = 0, "--workers"),
         (|o| o.iodepth = u32::MAX, "--iodepth"),
         (|o| o.nocache_disks = 1000, "--nocache-disks"),

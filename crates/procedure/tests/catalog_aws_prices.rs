@@ -176,7 +176,7 @@ fn request(source: OfferSource, region: &str, output: &std::path::Path) -> AwsPr
 fn plan_in(region: &str, catalog: &std::path::Path) -> iofit_planner::clouds::AwsPlan {
     let plan = PlanRequest {
         requirements: RequirementsSource::Flags(VolumeFlags {
-            iops: Some(5_000.0),
+            iops: Some(iofit_model::units::Iops(5_000.0)),
             throughput_mb_s: Some(iofit_model::units::MBps(30.0)),
             latency_ms: None,
             capacity_gib: Some(1024.0),

@@ -276,8 +276,8 @@ fn request(api: String, output: std::path::PathBuf) -> FetchRequest {
         output: Some(output),
         table_id: Some("fetched-westeurope".into()),
         allow_overwrite: false,
-        unix_seconds: 1_795_000_000,
-        max_wait_s: 2,
+        unix_seconds: iofit_model::units::UnixSeconds(1_795_000_000),
+        max_wait_s: iofit_model::units::Seconds(2),
     }
 }
 
@@ -334,7 +334,7 @@ fn fetch_follows_pages_waits_out_429_refuses_spot_and_writes_a_catalog_plan_rank
     let total = |pricing: &str, os: &str| {
         let outcome = plan::plan(&PlanRequest {
             requirements: RequirementsSource::Flags(VolumeFlags {
-                iops: Some(3000.0),
+                iops: Some(iofit_model::units::Iops(3000.0)),
                 throughput_mb_s: None,
                 latency_ms: None,
                 capacity_gib: Some(500.0),
@@ -434,7 +434,7 @@ fn plan_in(
 ) -> Result<plan::PlanOutcome, iofit_procedure::ProcedureError> {
     plan::plan(&PlanRequest {
         requirements: RequirementsSource::Flags(VolumeFlags {
-            iops: Some(3000.0),
+            iops: Some(iofit_model::units::Iops(3000.0)),
             throughput_mb_s: None,
             latency_ms: None,
             capacity_gib: Some(500.0),

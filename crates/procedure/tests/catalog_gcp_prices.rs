@@ -156,7 +156,7 @@ fn api(base: &str, key: &str) -> SkuSource {
 fn plan_in(catalog: &std::path::Path) -> iofit_planner::clouds_gcp::GcpPlan {
     let plan = PlanRequest {
         requirements: RequirementsSource::Flags(VolumeFlags {
-            iops: Some(3_000.0),
+            iops: Some(iofit_model::units::Iops(3_000.0)),
             throughput_mb_s: Some(iofit_model::units::MBps(20.0)),
             latency_ms: None,
             capacity_gib: Some(200.0),

@@ -19,7 +19,7 @@ fn request(output: PathBuf) -> ImportRequest {
         table_id: None,
         allow_overwrite: false,
         // 2026-01-02T00:00:00Z
-        unix_seconds: 1_767_312_000,
+        unix_seconds: iofit_model::units::UnixSeconds(1_767_312_000),
     }
 }
 

@@ -76,7 +76,7 @@ fn the_whole_loop_on_the_null_engine() {
         edition: iofit_catalog::EDITION_CURRENT.into(),
         top: 2,
         run: Some(DemoRunOptions {
-            seconds: 0.05,
+            seconds: iofit_model::units::Seconds(0.05),
             engine: EngineKind::IoUring,
         }),
     };
@@ -107,7 +107,7 @@ fn the_whole_loop_on_the_null_engine() {
     assert!(error.is_bad_input() && error.to_string().starts_with("--top"));
     bad.top = 1;
     bad.run = Some(DemoRunOptions {
-        seconds: 1e300,
+        seconds: iofit_model::units::Seconds(1e300),
         engine: EngineKind::Psync,
     });
     let error = run_demo(&catalog, &bad, &mut executor, &mut Quiet, &uring_ok).unwrap_err();
@@ -217,7 +217,7 @@ fn the_demo_says_sizes_and_latencies_one_way() {
         edition: iofit_catalog::EDITION_CURRENT.into(),
         top: 2,
         run: Some(DemoRunOptions {
-            seconds: 0.05,
+            seconds: iofit_model::units::Seconds(0.05),
             engine: EngineKind::Psync,
         }),
     };

@@ -7,7 +7,7 @@ use iofit_procedure::plan::{self, CatalogChoice, PlanRequest, RequirementsSource
 
 fn flags(iops: f64, capacity_gib: Option<f64>, role: &str) -> VolumeFlags {
     VolumeFlags {
-        iops: Some(iops),
+        iops: Some(iofit_model::units::Iops(iops)),
         throughput_mb_s: None,
         latency_ms: None,
         capacity_gib,

@@ -19,7 +19,7 @@ fn seed() -> CatalogChoice {
 
 fn flags(iops: f64, read_pct: f64) -> VolumeFlags {
     VolumeFlags {
-        iops: Some(iops),
+        iops: Some(iofit_model::units::Iops(iops)),
         throughput_mb_s: None,
         latency_ms: None,
         capacity_gib: None,
@@ -79,7 +79,7 @@ fn growth_scales_the_requirement_the_plan_sizes() {
     request.growth = Some(2.0);
     let outcome = plan::plan(&request).unwrap();
     assert_eq!(outcome.requirements.volumes[0].sizing.iops, 32_000.0);
-    assert!(outcome.plan.totals.iops >= 32_000.0);
+    assert!(outcome.plan.totals.iops.get() >= 32_000.0);
     request.growth = Some(0.0);
     assert!(error_text(plan::plan(&request)).starts_with("--growth 0"));
 }

@@ -156,7 +156,7 @@ fn boundless_disk() -> DiskPerf {
         table: "test".into(),
         kind: DiskKind::PremiumSsd,
         size_gib: 1024.0,
-        iops: 1e7,
+        iops: iofit_model::units::Iops(1e7),
         throughput_mb_s: iofit_model::units::MBps(1e6),
         burst_iops: None,
         burst_throughput_mb_s: None,

@@ -495,7 +495,9 @@ fn build(
     for &t in &times {
         capture.push_report(t - start);
     }
-    capture.interval_s = interval_s.or_else(|| (times.len() > 1).then(|| times[1] - times[0]));
+    capture.interval_s = interval_s
+        .or_else(|| (times.len() > 1).then(|| times[1] - times[0]))
+        .map(iofit_model::units::Seconds);
     // Per-LUN series when there are any; else the metric summed over all data disks.
     let per_lun = series
         .iter()
@@ -547,7 +549,7 @@ fn build(
                 Quantity::ReadOps => sample.read_iops = iofit_model::Iops(v),
                 Quantity::WriteOps => sample.write_iops = iofit_model::Iops(v),
                 Quantity::QueueDepth => sample.queue_depth = v,
-                Quantity::LatencyMs => sample.latency_ms = v,
+                Quantity::LatencyMs => sample.latency_ms = iofit_model::units::Millis(v),
                 Quantity::Consumed(_) | Quantity::Cpu => {}
             }
         }

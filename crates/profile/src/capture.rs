@@ -1,7 +1,7 @@
 //! The common shape every parser produces: per device a series of interval samples, per report
 //! the host's CPU and memory, and the times of the reports.
 
-use iofit_model::units::{BytesPerSecond, Iops};
+use iofit_model::units::{BytesPerSecond, Iops, Millis, Seconds};
 
 /// Which tool wrote a capture; decides which metrics are exact and which are estimates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,15 +54,15 @@ pub struct DiskSample {
     pub read_bytes_s: BytesPerSecond,
     pub write_bytes_s: BytesPerSecond,
     /// Average time per read, ms (iostat r_await, PerfMon Avg. Disk sec/Read x 1000).
-    pub read_latency_ms: f64,
-    pub write_latency_ms: f64,
+    pub read_latency_ms: Millis,
+    pub write_latency_ms: Millis,
     /// Average time per IO when the source gives only one figure (old iostat's and sar's await).
-    pub latency_ms: f64,
+    pub latency_ms: Millis,
     /// Average number of IOs outstanding (aqu-sz, Current Disk Queue Length).
     pub queue_depth: f64,
     /// Requests merged into adjacent ones per second (rrqm/s, wrqm/s): a sign of sequential IO.
-    pub read_merges_s: f64,
-    pub write_merges_s: f64,
+    pub read_merges_per_s: f64,
+    pub write_merges_per_s: f64,
 }
 
 impl DiskSample {
@@ -73,12 +73,12 @@ impl DiskSample {
             write_iops: Iops(f64::NAN),
             read_bytes_s: BytesPerSecond(f64::NAN),
             write_bytes_s: BytesPerSecond(f64::NAN),
-            read_latency_ms: f64::NAN,
-            write_latency_ms: f64::NAN,
-            latency_ms: f64::NAN,
+            read_latency_ms: Millis(f64::NAN),
+            write_latency_ms: Millis(f64::NAN),
+            latency_ms: Millis(f64::NAN),
             queue_depth: f64::NAN,
-            read_merges_s: f64::NAN,
-            write_merges_s: f64::NAN,
+            read_merges_per_s: f64::NAN,
+            write_merges_per_s: f64::NAN,
         }
     }
 }
@@ -245,7 +245,7 @@ pub struct Capture {
     pub host: Vec<HostSample>,
     pub devices: Vec<DeviceSeries>,
     /// Sampling interval the tool states (sadf's interval column, live's --interval), seconds.
-    pub interval_s: Option<f64>,
+    pub interval_s: Option<Seconds>,
     /// True when read/write IOPS were split from one total by byte share (sar's tps).
     pub read_split_estimated: bool,
     /// True when the source has IO counts but no byte counters (a PerfMon capture of Disk
@@ -396,7 +396,10 @@ impl Capture {
                 then: other.tool.name(),
             });
         }
-        if let (Some(a), Some(b)) = (self.interval_s, other.interval_s) {
+        if let (Some(a), Some(b)) = (
+            self.interval_s.map(|s| s.get()),
+            other.interval_s.map(|s| s.get()),
+        ) {
             if (a - b).abs() >= 1e-9 {
                 // Azure's time grains (PT1M, PT5M) or sadf's intervals differ between files.
                 self.notes.push(crate::notes::CaptureNote::MixedIntervals {
@@ -407,7 +410,7 @@ impl Capture {
             }
         }
         self.interval_s = match (self.interval_s, other.interval_s) {
-            (Some(a), Some(b)) if (a - b).abs() < 1e-9 => Some(a),
+            (Some(a), Some(b)) if (a - b).get().abs() < 1e-9 => Some(a),
             (Some(a), None) | (None, Some(a)) => Some(a),
             _ => None,
         };
@@ -440,12 +443,12 @@ mod tests {
                 write_iops: iofit_model::Iops(v),
                 read_bytes_s: iofit_model::BytesPerSecond(v * 4096.0),
                 write_bytes_s: iofit_model::BytesPerSecond(v * 8192.0),
-                read_latency_ms: 0.5,
-                write_latency_ms: 1.5,
-                latency_ms: 1.0,
+                read_latency_ms: Millis(0.5),
+                write_latency_ms: Millis(1.5),
+                latency_ms: Millis(1.0),
                 queue_depth: v / 10.0,
-                read_merges_s: 0.0,
-                write_merges_s: 2.0,
+                read_merges_per_s: 0.0,
+                write_merges_per_s: 2.0,
             }
         };
         let mut plain: Vec<DiskSample> = Vec::new();

@@ -279,7 +279,7 @@ fn build(series: &[Series], file: &str) -> Result<Capture, ProfileError> {
     for &t in &times {
         capture.push_report(t - start);
     }
-    capture.interval_s = Some(period);
+    capture.interval_s = Some(iofit_model::units::Seconds(period));
     let mut devices: Vec<&str> = series.iter().map(|s| s.device.as_str()).collect();
     devices.sort();
     devices.dedup();

@@ -48,7 +48,7 @@ fn sample() -> String {
 fn reads_disks_rates_and_the_throttling_verdict() {
     let capture = parse_cloud_monitoring_json(sample().as_bytes(), "gcm.json").unwrap();
     assert_eq!(capture.tool, Tool::CloudMonitoring);
-    assert_eq!(capture.interval_s, Some(60.0));
+    assert_eq!(capture.interval_s, Some(iofit_model::units::Seconds(60.0)));
     assert_eq!(capture.reports(), 3);
     assert_eq!(capture.devices.len(), 1);
     let disk = &capture.devices[0];

@@ -244,7 +244,7 @@ fn build(series: &[Series], file: &str) -> Result<Capture, ProfileError> {
     for &t in &times {
         capture.push_report(t - start);
     }
-    capture.interval_s = Some(period);
+    capture.interval_s = Some(iofit_model::units::Seconds(period));
     let mut volumes: Vec<String> = series.iter().filter_map(|s| s.volume.clone()).collect();
     volumes.sort();
     volumes.dedup();
@@ -280,10 +280,10 @@ fn build(series: &[Series], file: &str) -> Result<Capture, ProfileError> {
                 (ops_s > 0.0 && time_s.is_finite()).then(|| time_s * 1000.0 / (ops_s * period))
             };
             if let Some(ms) = ms(read_time[i], sample.read_iops.get()) {
-                sample.read_latency_ms = ms;
+                sample.read_latency_ms = iofit_model::units::Millis(ms);
             }
             if let Some(ms) = ms(write_time[i], sample.write_iops.get()) {
-                sample.write_latency_ms = ms;
+                sample.write_latency_ms = iofit_model::units::Millis(ms);
             }
         }
         capture.push_metric_device(volume, row);
@@ -371,7 +371,7 @@ mod tests {
     fn reads_volumes_rates_latency_and_the_instance_verdict() {
         let capture = parse_cloudwatch_json(SAMPLE.as_bytes(), "cw.json").unwrap();
         assert_eq!(capture.tool, Tool::CloudWatch);
-        assert_eq!(capture.interval_s, Some(300.0));
+        assert_eq!(capture.interval_s, Some(iofit_model::units::Seconds(300.0)));
         assert_eq!(capture.reports(), 3);
         assert_eq!(capture.devices.len(), 1);
         let volume = &capture.devices[0];
@@ -384,7 +384,7 @@ mod tests {
         );
         assert_eq!(first.read_bytes_s, iofit_model::BytesPerSecond(8_192_000.0));
         // 150 s of read time over 300,000 reads = 0.5 ms each.
-        assert!((first.read_latency_ms - 0.5).abs() < 1e-12);
+        assert!((first.read_latency_ms.get() - 0.5).abs() < 1e-12);
         assert_eq!(volume.samples[2].queue_depth, 12.0);
         let verdict: Vec<&CaptureNote> = capture
             .notes

@@ -52,7 +52,7 @@ mod tests {
         assert_eq!(capture.reports(), 720);
         let options = SizingOptions {
             volumes: db_server_volumes(),
-            window_s: Some(600.0),
+            window_s: Some(iofit_model::units::Seconds(600.0)),
             ..SizingOptions::default()
         };
         let req = requirements(&capture, &options).unwrap();

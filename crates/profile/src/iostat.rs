@@ -204,9 +204,9 @@ sdb               0.00     0.00  100.00    0.00   800.00     0.00    16.00     0
             samples[0].read_bytes_s,
             iofit_model::BytesPerSecond(2400.0 * 1024.0)
         );
-        assert_eq!(samples[0].write_latency_ms, 8.0);
+        assert_eq!(samples[0].write_latency_ms, iofit_model::units::Millis(8.0));
         assert_eq!(samples[0].queue_depth, 2.0);
-        assert_eq!(samples[0].write_merges_s, 3.0);
+        assert_eq!(samples[0].write_merges_per_s, 3.0);
         assert_eq!(capture.host[0].cpu_pct, 35.0);
         assert_eq!(capture.host[1].cpu_pct, 20.0);
         assert_eq!(

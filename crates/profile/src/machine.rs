@@ -262,7 +262,9 @@ impl SarBuilder {
             self.hint = 0;
         }
         if let Some(interval) = interval_s.filter(|v| *v > 0.0) {
-            self.capture.interval_s.get_or_insert(interval);
+            self.capture
+                .interval_s
+                .get_or_insert(iofit_model::units::Seconds(interval));
         }
         self.report
     }
@@ -295,7 +297,7 @@ impl SarBuilder {
         let mut sample = DiskSample::empty(self.report);
         sample.read_bytes_s = iofit_model::BytesPerSecond(read);
         sample.write_bytes_s = iofit_model::BytesPerSecond(write);
-        sample.latency_ms = record.latency_ms.unwrap_or(f64::NAN);
+        sample.latency_ms = iofit_model::units::Millis(record.latency_ms.unwrap_or(f64::NAN));
         sample.queue_depth = record.queue_depth.unwrap_or(f64::NAN);
         // As `sar -d` (see sar.rs): transfers split into reads and writes by byte share.
         let bytes = read + write;
@@ -651,7 +653,7 @@ mod tests {
 }}"#;
         let capture = parse_sadf_json(text.as_bytes(), "j.json").unwrap();
         assert_eq!(capture.tool, Tool::SadfJson);
-        assert_eq!(capture.interval_s, Some(10.0));
+        assert_eq!(capture.interval_s, Some(iofit_model::units::Seconds(10.0)));
         let sample = capture.devices[0].samples[0];
         assert_eq!(capture.devices[0].name, "dev8-16");
         assert_eq!(
@@ -722,7 +724,7 @@ mod tests {
             (sample.read_iops.get(), sample.write_iops.get()),
             (75.0, 25.0)
         );
-        assert_eq!(sample.latency_ms, 0.5);
+        assert_eq!(sample.latency_ms, iofit_model::units::Millis(0.5));
         let short = "vm\t1\t2026-11-27 05:30:40 UTC\tvda\ttps\n";
         let error = parse_sadf_p(short.as_bytes(), "p.txt")
             .unwrap_err()

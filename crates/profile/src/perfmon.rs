@@ -448,8 +448,10 @@ fn apply(sample: &mut DiskSample, counter: Counter, value: f64) {
         Counter::Writes => sample.write_iops = iofit_model::Iops(value),
         Counter::ReadBytes => sample.read_bytes_s = iofit_model::BytesPerSecond(value),
         Counter::WriteBytes => sample.write_bytes_s = iofit_model::BytesPerSecond(value),
-        Counter::SecPerRead => sample.read_latency_ms = value * 1000.0,
-        Counter::SecPerWrite => sample.write_latency_ms = value * 1000.0,
+        Counter::SecPerRead => sample.read_latency_ms = iofit_model::units::Millis(value * 1000.0),
+        Counter::SecPerWrite => {
+            sample.write_latency_ms = iofit_model::units::Millis(value * 1000.0)
+        }
         Counter::CurrentQueue => sample.queue_depth = value,
         Counter::AvgQueue => {
             if sample.queue_depth.is_nan() {
@@ -608,7 +610,7 @@ mod tests {
         assert_eq!(capture.devices[0].name, "1 E:");
         let sample = capture.devices[0].samples[0];
         assert_eq!(sample.read_iops, iofit_model::Iops(100.5));
-        assert_eq!(sample.read_latency_ms, 2.5);
+        assert_eq!(sample.read_latency_ms, iofit_model::units::Millis(2.5));
         assert_eq!(
             capture.devices[0].samples.len(),
             1,

@@ -5,6 +5,7 @@
 
 use crate::capture::{Capture, DiskSample, Tool};
 use crate::error::{excerpt, ProfileError};
+use iofit_model::units::Millis;
 use std::path::Path;
 
 /// One line of /proc/diskstats (fields 1-14 of the kernel's iostats documentation).
@@ -14,14 +15,14 @@ pub struct DiskCounters {
     pub reads: u64,
     pub reads_merged: u64,
     pub sectors_read: u64,
-    pub read_ms: u64,
+    pub read_ms: Millis<u64>,
     pub writes: u64,
     pub writes_merged: u64,
     pub sectors_written: u64,
-    pub write_ms: u64,
+    pub write_ms: Millis<u64>,
     pub in_flight: u64,
-    pub io_ms: u64,
-    pub weighted_io_ms: u64,
+    pub io_ms: Millis<u64>,
+    pub weighted_io_ms: Millis<u64>,
 }
 
 /// Parses /proc/diskstats text; `file` names it in errors.
@@ -61,14 +62,14 @@ pub fn parse_diskstats(text: &str, file: &str) -> Result<Vec<DiskCounters>, Prof
             reads: number(3, "reads completed")?,
             reads_merged: number(4, "reads merged")?,
             sectors_read: number(5, "sectors read")?,
-            read_ms: number(6, "time reading")?,
+            read_ms: Millis(number(6, "time reading")?),
             writes: number(7, "writes completed")?,
             writes_merged: number(8, "writes merged")?,
             sectors_written: number(9, "sectors written")?,
-            write_ms: number(10, "time writing")?,
+            write_ms: Millis(number(10, "time writing")?),
             in_flight: number(11, "in flight")?,
-            io_ms: number(12, "time doing IO")?,
-            weighted_io_ms: number(13, "weighted time doing IO")?,
+            io_ms: Millis(number(12, "time doing IO")?),
+            weighted_io_ms: Millis(number(13, "weighted time doing IO")?),
         });
     }
     Ok(disks)
@@ -191,12 +192,16 @@ pub fn disk_delta(
         write_bytes_s: iofit_model::BytesPerSecond(
             d(before.sectors_written, after.sectors_written) * 512.0 / elapsed_s,
         ),
-        read_latency_ms: per_io(d(before.read_ms, after.read_ms), reads),
-        write_latency_ms: per_io(d(before.write_ms, after.write_ms), writes),
-        latency_ms: f64::NAN,
-        queue_depth: d(before.weighted_io_ms, after.weighted_io_ms) / (elapsed_s * 1000.0),
-        read_merges_s: d(before.reads_merged, after.reads_merged) / elapsed_s,
-        write_merges_s: d(before.writes_merged, after.writes_merged) / elapsed_s,
+        read_latency_ms: Millis(per_io(d(before.read_ms.get(), after.read_ms.get()), reads)),
+        write_latency_ms: Millis(per_io(
+            d(before.write_ms.get(), after.write_ms.get()),
+            writes,
+        )),
+        latency_ms: Millis(f64::NAN),
+        queue_depth: d(before.weighted_io_ms.get(), after.weighted_io_ms.get())
+            / (elapsed_s * 1000.0),
+        read_merges_per_s: d(before.reads_merged, after.reads_merged) / elapsed_s,
+        write_merges_per_s: d(before.writes_merged, after.writes_merged) / elapsed_s,
     }
 }
 
@@ -209,7 +214,7 @@ pub struct LiveRecorder {
 impl LiveRecorder {
     pub fn new(source: &str, interval_s: f64) -> LiveRecorder {
         let mut capture = Capture::new(source.to_string(), Tool::Live);
-        capture.interval_s = Some(interval_s);
+        capture.interval_s = Some(iofit_model::units::Seconds(interval_s));
         LiveRecorder {
             capture,
             previous: None,
@@ -344,10 +349,10 @@ mod tests {
             sample.read_bytes_s,
             iofit_model::BytesPerSecond(3200.0 * 512.0 / 2.0)
         );
-        assert_eq!(sample.read_latency_ms, 1.0); // 200 ms over 200 reads
-        assert_eq!(sample.write_latency_ms, 5.0);
+        assert_eq!(sample.read_latency_ms, Millis(1.0)); // 200 ms over 200 reads
+        assert_eq!(sample.write_latency_ms, Millis(5.0));
         assert_eq!(sample.queue_depth, 0.35); // 700 weighted ms in 2000 ms
-        assert_eq!(sample.read_merges_s, 10.0);
+        assert_eq!(sample.read_merges_per_s, 10.0);
     }
 
     #[test]
@@ -465,7 +470,7 @@ mod tests {
             on_sleep: &mut on_sleep,
         };
         let capture = record_live(&root, 3.0, 1.0, &mut clock).unwrap();
-        assert_eq!(capture.interval_s, Some(1.0));
+        assert_eq!(capture.interval_s, Some(iofit_model::units::Seconds(1.0)));
         let vda = capture.devices.iter().find(|d| d.name == "vda").unwrap();
         let iops: Vec<f64> = vda.samples.iter().map(|s| s.read_iops.get()).collect();
         assert_eq!(iops, [200.0, 200.0, 200.0]);

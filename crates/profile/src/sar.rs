@@ -200,7 +200,7 @@ fn read_cells(
                 sample.write_bytes_s =
                     iofit_model::BytesPerSecond(value * unit_bytes.unwrap_or(scale))
             }
-            Slot::Latency => sample.latency_ms = value,
+            Slot::Latency => sample.latency_ms = iofit_model::units::Millis(value),
             Slot::QueueDepth => sample.queue_depth = value,
             Slot::Idle => cells.idle = value,
             Slot::MemUsed => cells.mem = value,
@@ -341,7 +341,9 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
                 .and_then(|&(a, b)| parse_decimal(&line[a..b]))
                 .filter(|v| *v > 0.0)
             {
-                capture.interval_s.get_or_insert(interval);
+                capture
+                    .interval_s
+                    .get_or_insert(iofit_model::units::Seconds(interval));
             }
         }
         let name = table.name_column.map(|c| &line[fields[c].0..fields[c].1]);
@@ -650,7 +652,7 @@ vm;1;2026-11-22 17:20:13 UTC;vda;100.00;400.00;400.00;0.00;8.00;1.56;0.09;88.40
 vm;1;2026-11-22 17:20:14 UTC;vda;50.00;0.00;400.00;0.00;8.00;1.57;0.09;88.80
 ";
         let capture = parse_sadf(text.as_bytes(), "s.csv").unwrap();
-        assert_eq!(capture.interval_s, Some(1.0));
+        assert_eq!(capture.interval_s, Some(iofit_model::units::Seconds(1.0)));
         assert_eq!(
             capture.devices[0].samples[0].read_iops,
             iofit_model::Iops(50.0)

@@ -12,7 +12,7 @@
 use crate::capture::{Capture, DiskSample};
 use crate::error::ProfileError;
 use iofit_model::requirements::{HostMetrics, Requirements, SizingTarget, VolumeRequirements};
-use iofit_model::units::{Bytes, MBps};
+use iofit_model::units::{Bytes, MBps, Seconds};
 
 /// A volume to size: a label and the devices whose counters add up to it.
 mod describe;
@@ -37,9 +37,9 @@ pub struct SizingOptions {
     /// Volumes to size; empty: every device that did IO, one volume each.
     pub volumes: Vec<VolumeSpec>,
     /// Reduce samples to the peak of each window of this many seconds first.
-    pub window_s: Option<f64>,
+    pub window_s: Option<Seconds>,
     /// Seconds between samples, for captures without time stamps (iostat without -t).
-    pub interval_s: Option<f64>,
+    pub interval_s: Option<Seconds>,
     /// The percentile sizing uses, 1..=100.
     pub percentile: f64,
     /// Head room on top of the percentile.
@@ -172,7 +172,7 @@ fn check_options(options: &SizingOptions) -> Result<(), ProfileError> {
         ));
     }
     if let Some(window) = options.window_s {
-        if !(window.is_finite() && window > 0.0) {
+        if !(window.get().is_finite() && window.get() > 0.0) {
             return Err(ProfileError::option(
                 "--window must be a positive duration",
                 "e.g. --window 10m",
@@ -385,16 +385,16 @@ impl Point {
         self.read_bytes_s += s.read_bytes_s.0;
         self.write_bytes_s += s.write_bytes_s.0;
         let ios = read_iops + write_iops;
-        if !s.read_latency_ms.is_nan() && !s.write_latency_ms.is_nan() {
-            self.latency_weighted +=
-                read_iops * s.read_latency_ms + write_iops * s.write_latency_ms;
+        let (read_ms, write_ms) = (s.read_latency_ms.get(), s.write_latency_ms.get());
+        if !read_ms.is_nan() && !write_ms.is_nan() {
+            self.latency_weighted += read_iops * read_ms + write_iops * write_ms;
             self.latency_ios += ios;
-        } else if !s.latency_ms.is_nan() {
-            self.latency_weighted += ios * s.latency_ms;
+        } else if !s.latency_ms.get().is_nan() {
+            self.latency_weighted += ios * s.latency_ms.get();
             self.latency_ios += ios;
         }
         self.queue_depth += s.queue_depth; // NaN stays NaN: unknown
-        self.merges_s += s.read_merges_s + s.write_merges_s;
+        self.merges_s += s.read_merges_per_s + s.write_merges_per_s;
         self.devices += 1;
     }
 
@@ -421,7 +421,7 @@ mod tests {
             devices: vec![d.name.clone()],
         }));
         assert!(specs.len() >= 3);
-        for window_s in [None, Some(300.0)] {
+        for window_s in [None, Some(Seconds(300.0))] {
             let options = SizingOptions {
                 window_s,
                 ..SizingOptions::default()
@@ -509,8 +509,8 @@ mod tests {
         let mut both = one.clone();
         both.append(one);
         let options = SizingOptions {
-            window_s: Some(3600.0),
-            interval_s: Some(1.0),
+            window_s: Some(Seconds(3600.0)),
+            interval_s: Some(Seconds(1.0)),
             percentile: 50.0,
             comfort: 1.0,
             ..SizingOptions::default()

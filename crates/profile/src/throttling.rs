@@ -58,7 +58,7 @@ pub struct LimitShare {
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Verdict {
     pub limits: Vec<LimitShare>,
-    pub interval_s: Option<f64>,
+    pub interval_s: Option<iofit_model::units::Seconds>,
 }
 
 impl Verdict {

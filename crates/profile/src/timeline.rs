@@ -24,7 +24,7 @@ pub fn volume_timeline(capture: &Capture, spec: &VolumeSpec) -> Vec<TimelinePoin
             }
         }
     }
-    let interval = capture.interval_s.unwrap_or(1.0);
+    let interval = capture.interval_s.map_or(1.0, |s| s.get());
     sums.iter()
         .enumerate()
         .filter(|(_, sum)| sum.devices as usize == spec.devices.len())
@@ -76,15 +76,15 @@ impl Sums {
         self.write_iops += write_iops;
         self.bytes_s += sample.read_bytes_s.0 + sample.write_bytes_s.0;
         let split = [
-            (sample.read_latency_ms, read_iops),
-            (sample.write_latency_ms, write_iops),
+            (sample.read_latency_ms.get(), read_iops),
+            (sample.write_latency_ms.get(), write_iops),
         ];
         if split.iter().any(|(latency, _)| latency.is_finite()) {
             for (latency, iops) in split {
                 self.weigh(latency, iops);
             }
         } else {
-            self.weigh(sample.latency_ms, read_iops + write_iops);
+            self.weigh(sample.latency_ms.get(), read_iops + write_iops);
         }
         self.queue_depth += sample.queue_depth;
     }

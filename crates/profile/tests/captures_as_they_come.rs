@@ -30,7 +30,10 @@ fn iostat_pretty_sub_tables_join_into_one_sample_per_device() {
     assert_eq!((s.read_iops.get(), s.write_iops.get()), (300.0, 100.0));
     assert_eq!(s.read_bytes_s, iofit_model::BytesPerSecond(2400.0 * 1024.0));
     assert_eq!(s.write_bytes_s, iofit_model::BytesPerSecond(800.0 * 1024.0));
-    assert_eq!((s.read_latency_ms, s.write_latency_ms), (1.5, 2.5));
+    assert_eq!(
+        (s.read_latency_ms.get(), s.write_latency_ms.get()),
+        (1.5, 2.5)
+    );
     // aqu-sz comes from the flush sub-table: Little's law, 300 x 1.5 ms + 100 x 2.5 ms.
     assert!(close(s.queue_depth, 0.7), "{}", s.queue_depth);
     let sdb = capture.devices.iter().find(|d| d.name == "sdb").unwrap();
@@ -100,7 +103,7 @@ fn logger_prefixed_old_sysstat_with_sectors_and_short_banner() {
     assert_eq!((s.read_iops.get(), s.write_iops.get()), (450.0, 150.0));
     // rsec/s: 512-byte sectors.
     assert_eq!(s.read_bytes_s, iofit_model::BytesPerSecond(7200.0 * 512.0));
-    assert_eq!(s.latency_ms, 2.0);
+    assert_eq!(s.latency_ms.get(), 2.0);
     assert_eq!(capture.host[1].cpu_pct, 7.0);
     assert!(capture
         .notes
@@ -109,7 +112,7 @@ fn logger_prefixed_old_sysstat_with_sectors_and_short_banner() {
     let req = requirements(
         &capture,
         &SizingOptions {
-            window_s: Some(20.0),
+            window_s: Some(iofit_model::units::Seconds(20.0)),
             ..SizingOptions::default()
         },
     )
@@ -241,7 +244,7 @@ fn cp1251_bytes_decode_to_cyrillic() {
 fn azure_monitor_json_per_lun_numbers_and_verdict() {
     let capture = parse("azure/metrics-rest-api_D2s_v5_PT1M.json");
     assert_eq!(capture.reports(), 60);
-    assert_eq!(capture.interval_s, Some(60.0));
+    assert_eq!(capture.interval_s, Some(iofit_model::units::Seconds(60.0)));
     assert_eq!(capture.report_time_s[59], 59.0 * 60.0);
     let names: Vec<&str> = capture.devices.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["os", "lun0", "lun1"]);
@@ -309,7 +312,7 @@ fn sysstat7_time_labels_in_every_locale() {
             "{name}: {times:?}"
         );
         let options = SizingOptions {
-            window_s: Some(20.0),
+            window_s: Some(iofit_model::units::Seconds(20.0)),
             ..SizingOptions::default()
         };
         let mut req = requirements(&capture, &options).unwrap();

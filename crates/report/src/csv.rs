@@ -414,7 +414,7 @@ fn prediction_records(out: &mut String, prediction: &iofit_predict::Prediction) 
             "prediction",
             subject,
             "iops",
-            rate(volume.iops),
+            rate(volume.iops.get()),
             "IOPS",
         );
         record(
@@ -430,7 +430,7 @@ fn prediction_records(out: &mut String, prediction: &iofit_predict::Prediction) 
             "prediction",
             subject,
             "latency",
-            number(volume.latency_ms),
+            number(volume.latency_ms.get()),
             "ms",
         );
     }

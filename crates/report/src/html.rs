@@ -430,7 +430,7 @@ fn binding_paragraph(out: &mut String, prediction: &Prediction) {
              service time of {} ms), not a limit of the VM or the disks; more outstanding IOs \
              reach the limits above.</p>",
             escape(&crate::summary::limit_label_of_binding(binding)),
-            prediction.assumptions.service_latency_ms
+            prediction.assumptions.service_latency_ms.get()
         );
     }
 }
@@ -442,7 +442,7 @@ fn render_prediction(out: &mut String, prediction: &Prediction) {
         out,
         "<p class=\"note\">tables: {} · service latency {} ms ({}) · cache hits {}% · {}</p>",
         escape(&prediction.tables.join(", ")),
-        prediction.assumptions.service_latency_ms,
+        prediction.assumptions.service_latency_ms.get(),
         escape(&prediction.assumptions.service_latency_source),
         prediction.assumptions.cache_hit_pct,
         escape(&prediction.mb_convention_note)

@@ -28,7 +28,7 @@ pub fn report(
     let per_month = |what: &str| format!("{what} {unit}/month");
     let mut report = HtmlReport::new(format!(
         "iofit plan: {} IOPS, {} MB/s, {} GiB",
-        group(plan.totals.iops),
+        group(plan.totals.iops.get()),
         group(plan.totals.throughput_mb_s.get()),
         group(plan.totals.capacity_gib)
     ))

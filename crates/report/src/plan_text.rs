@@ -280,7 +280,7 @@ pub fn render(plan: &Plan, edition: &str, tables: &[&TableInfo]) -> String {
         out,
         "iofit plan: {} volume(s), {} IOPS, {} MB/s, {} GiB in total",
         plan.totals.volumes,
-        num(plan.totals.iops),
+        num(plan.totals.iops.get()),
         num(plan.totals.throughput_mb_s.get()),
         num(plan.totals.capacity_gib)
     );

@@ -185,7 +185,7 @@ fn headline(out: &mut String, prediction: &Prediction) {
              capped by {}), then the figures above",
             num(burst.total_iops.get()),
             num(burst.total_throughput_mb_s.get()),
-            duration_words(burst.credit_seconds),
+            duration_words(burst.credit_seconds.get()),
             burst.binding
         );
     }
@@ -223,7 +223,7 @@ fn assumption_lines(out: &mut String, prediction: &Prediction) {
     let _ = writeln!(
         out,
         "assumed:   {} ms per IO on Premium SSD, Premium SSD v2 and Ultra disks ({})",
-        num(assumptions.service_latency_ms),
+        num(assumptions.service_latency_ms.get()),
         assumptions.service_latency_source
     );
     // The Standard HDD and Standard SSD assumptions only where a volume uses that kind.
@@ -232,8 +232,8 @@ fn assumption_lines(out: &mut String, prediction: &Prediction) {
         let _ = writeln!(
             out,
             "           {} ms reads, {} ms writes on Standard HDD ({})",
-            num(assumptions.hdd_read_latency_ms),
-            num(assumptions.hdd_write_latency_ms),
+            num(assumptions.hdd_read_latency_ms.get()),
+            num(assumptions.hdd_write_latency_ms.get()),
             assumptions.hdd_latency_source
         );
     }
@@ -241,7 +241,7 @@ fn assumption_lines(out: &mut String, prediction: &Prediction) {
         let _ = writeln!(
             out,
             "           {} ms per IO on Standard SSD ({})",
-            num(assumptions.standard_ssd_latency_ms),
+            num(assumptions.standard_ssd_latency_ms.get()),
             assumptions.standard_ssd_latency_source
         );
     }
@@ -275,13 +275,13 @@ fn volume_lines(out: &mut String, volume: &VolumePrediction, prediction: &Predic
         let _ = writeln!(
             out,
             "    {} IOPS ({} read, {} write; {} from cache, {} to disks), {} MB/s, latency {} ms",
-            num(volume.iops),
+            num(volume.iops.get()),
             num(volume.read_iops.get()),
             num(volume.write_iops.get()),
             num(volume.cache_read_iops.get()),
             num(volume.disk_iops.get()),
             num(volume.throughput_mb_s.get()),
-            num(volume.latency_ms)
+            num(volume.latency_ms.get())
         );
     } else {
         let _ = writeln!(
@@ -322,7 +322,8 @@ fn volume_lines(out: &mut String, volume: &VolumePrediction, prediction: &Predic
                 "; Little's law: the target at {} ms = {depth} IOs in flight",
                 num(volume
                     .target_latency_ms
-                    .unwrap_or(prediction.assumptions.service_latency_ms))
+                    .unwrap_or(prediction.assumptions.service_latency_ms)
+                    .get())
             ),
             _ => String::new(),
         }
@@ -346,7 +347,7 @@ fn volume_lines(out: &mut String, volume: &VolumePrediction, prediction: &Predic
             num(target_iops),
             volume
                 .target_latency_ms
-                .map(|l| format!(", <= {} ms", num(l)))
+                .map(|l| format!(", <= {} ms", num(l.get())))
                 .unwrap_or_default(),
             if meets { "met" } else { "NOT met" }
         );

@@ -256,9 +256,9 @@ pub(crate) fn prediction_volumes_table(prediction: &Prediction) -> Table {
             volume.label.clone(),
             format!("{} x {}", volume.disk_count, volume.disk_sku),
             volume.caching.to_string(),
-            known(known_now, volume.iops),
+            known(known_now, volume.iops.get()),
             known(known_now, volume.throughput_mb_s.get()),
-            format!("{:.3}", volume.latency_ms),
+            format!("{:.3}", volume.latency_ms.get()),
             known(volume.rates_known(), volume.max_iops.get()),
             known(volume.rates_known(), volume.max_throughput_mb_s.get()),
             match volume.meets_target {

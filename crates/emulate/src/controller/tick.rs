@@ -297,13 +297,13 @@ impl Controller {
                 bytes: delta(now.read_bytes.as_u64(), last.read_bytes.as_u64()),
                 ios: delta(now.read_ios, last.read_ios),
                 cap_bytes_s: cap(caps.read_bytes_s).map(BytesPerSecond),
-                cap_ios_s: cap(caps.read_iops),
+                cap_ios_per_s: cap(caps.read_iops),
             },
             Submitted {
                 bytes: delta(now.write_bytes.as_u64(), last.write_bytes.as_u64()),
                 ios: delta(now.write_ios, last.write_ios),
                 cap_bytes_s: cap(caps.write_bytes_s).map(BytesPerSecond),
-                cap_ios_s: cap(caps.write_iops),
+                cap_ios_per_s: cap(caps.write_iops),
             },
             elapsed_s,
         );
@@ -571,14 +571,14 @@ impl Controller {
             Some((self.iops_allot.clone(), self.mb_allot.clone()))
         };
         (self.iops_allot, self.iops_share) = level(
-            vm.iops,
+            vm.iops.map(Iops::get),
             &volume_caps_iops,
             (&iops_used, &iops_means),
             (&self.iops_allot, &mut self.iops_mixed_ticks),
             (first, 1.0 / self.tick_s, self.mixed_margin),
         );
         (self.mb_allot, self.mb_share) = level(
-            vm.mb_s,
+            vm.mb_s.map(MBps::get),
             &volume_caps_mb,
             (&mb_used, &mb_means),
             (&self.mb_allot, &mut self.mb_mixed_ticks),

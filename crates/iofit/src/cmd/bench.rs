@@ -107,7 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         edition: args.edition,
         nocache_disks: args.nocache_disks,
         scale: args.scale,
-        runtime_s: args.runtime,
+        runtime_s: args.runtime.map(iofit_model::units::Seconds),
         file_size: size_flag(args.size.as_deref())?,
         workers: args.workers,
         iodepth: args.iodepth,

@@ -83,7 +83,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         vm: args.vm,
         edition: args.edition,
         catalog: args.catalog,
-        latency_p99_ms: args.latency_p99_ms,
+        latency_p99_ms: args.latency_p99_ms.map(iofit_model::units::Millis),
         report: args.report,
         allow_overwrite: args.allow_overwrite,
     })?;

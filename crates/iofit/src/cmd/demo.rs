@@ -64,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             edition: args.edition,
             top: args.top,
             run: (!args.no_run).then_some(DemoRunOptions {
-                seconds: args.run_seconds,
+                seconds: iofit_model::units::Seconds(args.run_seconds),
                 engine: match args.engine {
                     DemoEngine::IoUring => EngineKind::IoUring,
                     DemoEngine::Psync => EngineKind::Psync,

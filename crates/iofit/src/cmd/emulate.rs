@@ -117,7 +117,7 @@ impl Args {
             burst_time_scale: self.burst_time_scale,
             start_credits_pct: self.start_credits,
             no_burst: self.no_burst,
-            tick_ms: self.tick_ms,
+            tick_ms: iofit_model::units::Millis(self.tick_ms),
             output: self.output,
             report: self.report,
             allow_overwrite: self.allow_overwrite,

@@ -179,9 +179,9 @@ impl VmFilterArgs {
 /// The plan request the flags describe, with `report` (none for `--fleet`).
 fn request(args: &Args, report: Option<ReportRequest>) -> anyhow::Result<PlanRequest> {
     let flags = VolumeFlags {
-        iops: args.iops,
+        iops: args.iops.map(iofit_model::units::Iops),
         throughput_mb_s: args.throughput_mb_s.map(iofit_model::units::MBps),
-        latency_ms: args.latency_ms,
+        latency_ms: args.latency_ms.map(iofit_model::units::Millis),
         capacity_gib: args.capacity_gib,
         read_pct: args.read_pct,
         random_pct: args.random_pct,
@@ -195,7 +195,7 @@ fn request(args: &Args, report: Option<ReportRequest>) -> anyhow::Result<PlanReq
         top: args.top,
         caching: args.caching.clone(),
         cache_hit_pct: args.cache_hit_pct,
-        service_latency_ms: args.service_latency_ms,
+        service_latency_ms: args.service_latency_ms.map(iofit_model::units::Millis),
         min_headroom_pct: args.min_headroom_pct,
         busy_hours_per_month: args.busy_hours_per_month,
         catalog: CatalogChoice {

@@ -56,7 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bs: args.bs,
         rwmixread: args.rwmixread,
         size: args.size,
-        duration_s: args.duration,
+        duration_s: iofit_model::units::Seconds(args.duration),
         buffered: args.buffered,
         max_threads: args.max_threads,
     }

@@ -130,12 +130,12 @@ fn stored(sample: &DiskSample, slot: Slot) -> f64 {
         Slot::WriteIops => sample.write_iops.get(),
         Slot::ReadBytes(_) => sample.read_bytes_s.0,
         Slot::WriteBytes(_) => sample.write_bytes_s.0,
-        Slot::ReadLatency => sample.read_latency_ms,
-        Slot::WriteLatency => sample.write_latency_ms,
-        Slot::Latency => sample.latency_ms,
+        Slot::ReadLatency => sample.read_latency_ms.get(),
+        Slot::WriteLatency => sample.write_latency_ms.get(),
+        Slot::Latency => sample.latency_ms.get(),
         Slot::QueueDepth => sample.queue_depth,
-        Slot::ReadMerges => sample.read_merges_s,
-        Slot::WriteMerges => sample.write_merges_s,
+        Slot::ReadMerges => sample.read_merges_per_s,
+        Slot::WriteMerges => sample.write_merges_per_s,
         Slot::Device | Slot::Ignore => f64::NAN,
     }
 }
@@ -337,12 +337,12 @@ pub(crate) fn store(sample: &mut DiskSample, slot: Slot, value: f64, unit: Optio
         Slot::WriteBytes(scale) => {
             sample.write_bytes_s = iofit_model::BytesPerSecond(value * unit.unwrap_or(scale))
         }
-        Slot::ReadLatency => sample.read_latency_ms = value,
-        Slot::WriteLatency => sample.write_latency_ms = value,
-        Slot::Latency => sample.latency_ms = value,
+        Slot::ReadLatency => sample.read_latency_ms = iofit_model::units::Millis(value),
+        Slot::WriteLatency => sample.write_latency_ms = iofit_model::units::Millis(value),
+        Slot::Latency => sample.latency_ms = iofit_model::units::Millis(value),
         Slot::QueueDepth => sample.queue_depth = value,
-        Slot::ReadMerges => sample.read_merges_s = value,
-        Slot::WriteMerges => sample.write_merges_s = value,
+        Slot::ReadMerges => sample.read_merges_per_s = value,
+        Slot::WriteMerges => sample.write_merges_per_s = value,
         Slot::Device | Slot::Ignore => {}
     }
 }
@@ -415,12 +415,12 @@ pub(super) fn scan_cells(
             Slot::WriteBytes(scale) => {
                 sample.write_bytes_s = iofit_model::BytesPerSecond(value * unit.unwrap_or(scale))
             }
-            Slot::ReadLatency => sample.read_latency_ms = value,
-            Slot::WriteLatency => sample.write_latency_ms = value,
-            Slot::Latency => sample.latency_ms = value,
+            Slot::ReadLatency => sample.read_latency_ms = iofit_model::units::Millis(value),
+            Slot::WriteLatency => sample.write_latency_ms = iofit_model::units::Millis(value),
+            Slot::Latency => sample.latency_ms = iofit_model::units::Millis(value),
             Slot::QueueDepth => sample.queue_depth = value,
-            Slot::ReadMerges => sample.read_merges_s = value,
-            Slot::WriteMerges => sample.write_merges_s = value,
+            Slot::ReadMerges => sample.read_merges_per_s = value,
+            Slot::WriteMerges => sample.write_merges_per_s = value,
             Slot::Device | Slot::Ignore => {}
         }
     }

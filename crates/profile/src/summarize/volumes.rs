@@ -248,8 +248,13 @@ pub(super) fn size_rates(
     let p = options.percentile;
     let (iops_at, throughput_at, basis) = match options.window_s {
         Some(window) => {
-            let (mut iops_peaks, mut throughput_peaks, windows) =
-                window_peaks(capture, points, window, options.interval_s, &spec.label)?;
+            let (mut iops_peaks, mut throughput_peaks, windows) = window_peaks(
+                capture,
+                points,
+                window.get(),
+                options.interval_s,
+                &spec.label,
+            )?;
             (
                 percentile(&mut iops_peaks, p).unwrap_or(0.0),
                 percentile(&mut throughput_peaks, p).unwrap_or(0.0),
@@ -257,7 +262,7 @@ pub(super) fn size_rates(
                     "p{} of the peaks of {} windows of {}",
                     fmt_num(p),
                     windows,
-                    fmt_duration(window)
+                    fmt_duration(window.get())
                 ),
             )
         }
@@ -293,10 +298,10 @@ pub(super) fn window_peaks(
     capture: &Capture,
     points: &[Point],
     window_s: f64,
-    interval_s: Option<f64>,
+    interval_s: Option<iofit_model::units::Seconds>,
     label: &str,
 ) -> Result<(Vec<f64>, Vec<f64>, usize), ProfileError> {
-    let interval = interval_s.or(capture.interval_s);
+    let interval = interval_s.or(capture.interval_s).map(|s| s.get());
     let mut keys: Vec<(u16, i64)> = Vec::with_capacity(points.len());
     for point in points {
         let report = point.report as usize;
