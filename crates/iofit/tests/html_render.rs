@@ -46,9 +46,9 @@ fn report_html() -> String {
         volumes: vec![VolumeRequirements {
             label: "data".into(),
             sizing: SizingTarget {
-                iops: 12_000.0,
+                iops: iofit_model::Iops(12_000.0),
                 throughput_mb_s: iofit_model::MBps(80.0),
-                latency_ms: Some(1.0),
+                latency_ms: Some(iofit_model::units::Millis(1.0)),
                 io_size_bytes: iofit_model::Bytes(8192),
                 read_pct: 70.0,
                 random_pct: 100.0,

@@ -62,7 +62,10 @@ fn metric_rows(volume: &VolumeRequirements, o: &ObservedMetrics) -> String {
     out.push_str(&row(
         "latency ms",
         o.latency_ms,
-        Some(s.latency_ms.map_or("-".into(), |l| format!("{l:.3}"))),
+        Some(
+            s.latency_ms
+                .map_or("-".into(), |l| format!("{:.3}", l.get())),
+        ),
     ));
     out.push_str(&row(
         "queue depth",

@@ -331,7 +331,14 @@ fn requirement_records(out: &mut String, requirements: &iofit_model::requirement
     for volume in &requirements.volumes {
         let s = &volume.sizing;
         let subject = volume.label.as_str();
-        record(out, "requirements", subject, "iops", number(s.iops), "IOPS");
+        record(
+            out,
+            "requirements",
+            subject,
+            "iops",
+            number(s.iops.get()),
+            "IOPS",
+        );
         record(
             out,
             "requirements",
@@ -346,7 +353,7 @@ fn requirement_records(out: &mut String, requirements: &iofit_model::requirement
                 "requirements",
                 subject,
                 "latency",
-                number(latency),
+                number(latency.get()),
                 "ms",
             );
         }

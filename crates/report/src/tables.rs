@@ -169,9 +169,9 @@ pub(crate) fn sizing_table(requirements: &Requirements) -> Table {
         table.rows.push(vec![
             volume.label.clone(),
             volume.role.name().to_string(),
-            group_thousands(s.iops),
+            group_thousands(s.iops.get()),
             group_thousands(s.throughput_mb_s.get()),
-            optional(s.latency_ms, 3),
+            optional(s.latency_ms.map(|ms| ms.get()), 3),
             group_thousands(s.io_size_bytes.as_f64() / 1024.0),
             format!("{:.1}", s.read_pct),
             format!("{:.1}", s.random_pct),

@@ -104,9 +104,9 @@ fn requirements() -> Requirements {
             role: VolumeRole::Data,
             devices: vec!["sdb".into(), "sdc".into()],
             sizing: SizingTarget {
-                iops: 12_000.0,
+                iops: iofit_model::Iops(12_000.0),
                 throughput_mb_s: iofit_model::MBps(90.0),
-                latency_ms: Some(2.0),
+                latency_ms: Some(iofit_model::units::Millis(2.0)),
                 io_size_bytes: iofit_model::Bytes(8192),
                 read_pct: 70.0,
                 random_pct: 100.0,

@@ -25,7 +25,7 @@
 //! let run = read_results(json, "results.json").unwrap();
 //! let volume = VolumeRequirements {
 //!     label: "data".into(),
-//!     sizing: SizingTarget { iops: 5000.0, throughput_mb_s: iofit_model::MBps(30.0), latency_ms: Some(1.0),
+//!     sizing: SizingTarget { iops: iofit_model::Iops(5000.0), throughput_mb_s: iofit_model::MBps(30.0), latency_ms: Some(iofit_model::units::Millis(1.0)),
 //!         io_size_bytes: iofit_model::Bytes(8192), read_pct: 100.0, ..Default::default() },
 //!     ..Default::default()
 //! };
@@ -129,7 +129,7 @@ pub fn compare(
     let mut checks = vec![
         Check::judge(
             Metric::Iops,
-            Some(sizing.iops),
+            Some(sizing.iops.get()),
             (measured.jobs > 0).then_some(measured.iops),
             Rule::AtLeast,
             None,
@@ -143,7 +143,7 @@ pub fn compare(
         ),
         Check::judge(
             Metric::LatencyMsAvg,
-            sizing.latency_ms,
+            sizing.latency_ms.map(|ms| ms.get()),
             measured.latency_ms_avg,
             Rule::AtMost,
             sizing
@@ -195,11 +195,11 @@ pub fn compare(
     // at the latency this storage showed; the run must have kept at least that many in flight.
     let needed_queue_depth = measured
         .latency_ms_avg
-        .map(|latency_ms| outstanding_ios(sizing.iops, latency_ms).ceil());
+        .map(|latency_ms| outstanding_ios(sizing.iops.get(), latency_ms).ceil());
     let queue_note = match (needed_queue_depth, measured.latency_ms_avg) {
         (Some(_), Some(latency_ms)) => Some(format!(
             "Little's law: {} IOPS x {latency_ms:.3} ms; measured = iodepth x jobs",
-            group_thousands(sizing.iops)
+            group_thousands(sizing.iops.get())
         )),
         _ => Some("no latency measured, so Little's law cannot say".to_string()),
     };
@@ -336,9 +336,9 @@ mod tests {
         VolumeRequirements {
             label: "data".into(),
             sizing: SizingTarget {
-                iops,
+                iops: iofit_model::Iops(iops),
                 throughput_mb_s: iofit_model::MBps(mb_s),
-                latency_ms,
+                latency_ms: latency_ms.map(iofit_model::units::Millis),
                 io_size_bytes: iofit_model::Bytes(io_size),
                 read_pct,
                 random_pct: 100.0,
