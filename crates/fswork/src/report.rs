@@ -39,7 +39,7 @@ pub fn op_lines(stats: &OpStats, seconds: f64) -> Vec<OpLine> {
                 mb_per_s: c.bytes as f64 / 1_048_576.0 / seconds,
                 bytes: c.bytes,
                 resp_mean_ms: c.latency.mean_ns() / 1e6,
-                resp_max_ms: ms(c.latency.summary().max_ns),
+                resp_max_ms: ms(c.latency.summary().max_ns.get()),
                 resp_p50_ms: ms(c.latency.percentile_ns(50.0)),
                 resp_p90_ms: ms(c.latency.percentile_ns(90.0)),
                 resp_p99_ms: ms(c.latency.percentile_ns(99.0)),
@@ -65,7 +65,7 @@ pub fn op_lines(stats: &OpStats, seconds: f64) -> Vec<OpLine> {
         } else {
             0.0
         },
-        resp_max_ms: ms(total.summary().max_ns),
+        resp_max_ms: ms(total.summary().max_ns.get()),
         resp_p50_ms: if count > 0 {
             ms(total.percentile_ns(50.0))
         } else {

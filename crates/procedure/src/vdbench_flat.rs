@@ -110,7 +110,7 @@ pub fn raw_rows(
             cells.push(("Interval", Cell::Int(i as i64 + 1)));
             cells.extend(measured(&SummaryLine::from_interval(sample)));
             FlatRow {
-                unix_ms: start_ms + sample.start_ms + sample.interval_ms,
+                unix_ms: start_ms + (sample.start_ms + sample.interval_ms).get(),
                 cells,
             }
         })

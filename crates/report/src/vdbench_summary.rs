@@ -13,7 +13,7 @@
 //! Queue depth is the time-weighted IOs in flight (SdStats.qdepth: rlentime / elapsed), which
 //! is rate x response time.
 
-use iofit_model::units::Iops;
+use iofit_model::units::{Iops, Nanos};
 use iofit_stats::{IntervalSample, JobResult};
 use std::fmt::Write;
 
@@ -71,14 +71,14 @@ impl Sums {
         let read_ios = sample.read_ios as f64;
         let ios = (sample.read_ios + sample.write_ios) as f64;
         Sums {
-            seconds: sample.interval_ms as f64 / 1000.0,
+            seconds: sample.interval_ms.get() as f64 / 1000.0,
             read_ios,
             write_ios: sample.write_ios as f64,
             bytes: (sample.read_bytes + sample.write_bytes).as_f64(),
-            read_latency_ns: sample.read_latency_mean_ns * read_ios,
-            latency_ns: sample.latency_mean_ns * ios,
+            read_latency_ns: sample.read_latency_mean_ns.get() * read_ios,
+            latency_ns: sample.latency_mean_ns.get() * ios,
             latency_sq_ns2: sample.latency_sum_sq_ns2,
-            max_ns: sample.latency_max_ns,
+            max_ns: sample.latency_max_ns.get(),
         }
     }
 
@@ -254,23 +254,24 @@ impl AvgLine {
     /// Averages over a whole job result (all clones merged) when no interval series is at
     /// hand: IOs / measured seconds, the full histograms' latencies.
     pub fn from_job(job: &JobResult) -> AvgLine {
-        let runtime_ns = job.read.runtime_ns.max(job.write.runtime_ns);
+        let runtime_ns = job.read.runtime_ns.max(job.write.runtime_ns).get();
         let read = &job.read.total_latency;
         let write = &job.write.total_latency;
         let square_sum = |l: &iofit_stats::LatencySummary| {
             let n = l.count as f64;
             // stdev_ns is the sample deviation: Σx² = (n-1)s² + n·mean².
-            (n - 1.0).max(0.0) * l.stdev_ns.powi(2) + n * l.mean_ns.powi(2)
+            (n - 1.0).max(0.0) * l.stdev_ns.get().powi(2) + n * l.mean_ns.get().powi(2)
         };
         let sums = Sums {
             seconds: runtime_ns as f64 / 1e9,
             read_ios: job.read.ios as f64,
             write_ios: job.write.ios as f64,
             bytes: (job.read.io_bytes + job.write.io_bytes).as_f64(),
-            read_latency_ns: read.mean_ns * read.count as f64,
-            latency_ns: read.mean_ns * read.count as f64 + write.mean_ns * write.count as f64,
+            read_latency_ns: read.mean_ns.get() * read.count as f64,
+            latency_ns: read.mean_ns.get() * read.count as f64
+                + write.mean_ns.get() * write.count as f64,
             latency_sq_ns2: square_sum(read) + square_sum(write),
-            max_ns: read.max_ns.max(write.max_ns),
+            max_ns: read.max_ns.max(write.max_ns).get(),
         };
         AvgLine {
             line: SummaryLine::from_sums(&sums, None),
@@ -387,20 +388,24 @@ pub fn fold_short_intervals(series: &[IntervalSample]) -> Vec<IntervalSample> {
     let mut out: Vec<IntervalSample> = Vec::with_capacity(series.len());
     for sample in series {
         match out.last_mut() {
-            Some(prev) if sample.interval_ms == 0 => {
+            Some(prev) if sample.interval_ms.get() == 0 => {
                 let (a, b) = (
                     (prev.read_ios + prev.write_ios) as f64,
                     (sample.read_ios + sample.write_ios) as f64,
                 );
                 if a + b > 0.0 {
-                    prev.latency_mean_ns =
-                        (prev.latency_mean_ns * a + sample.latency_mean_ns * b) / (a + b);
+                    prev.latency_mean_ns = Nanos(
+                        (prev.latency_mean_ns.get() * a + sample.latency_mean_ns.get() * b)
+                            / (a + b),
+                    );
                 }
                 let (ra, rb) = (prev.read_ios as f64, sample.read_ios as f64);
                 if ra + rb > 0.0 {
-                    prev.read_latency_mean_ns = (prev.read_latency_mean_ns * ra
-                        + sample.read_latency_mean_ns * rb)
-                        / (ra + rb);
+                    prev.read_latency_mean_ns = Nanos(
+                        (prev.read_latency_mean_ns.get() * ra
+                            + sample.read_latency_mean_ns.get() * rb)
+                            / (ra + rb),
+                    );
                 }
                 prev.latency_p99_ns = prev.latency_p99_ns.max(sample.latency_p99_ns);
                 prev.latency_max_ns = prev.latency_max_ns.max(sample.latency_max_ns);
@@ -458,7 +463,7 @@ pub fn render_run(
     let series = run_intervals(header, series);
     for (index, sample) in series.iter().enumerate() {
         let time = time_of_day(
-            header.start_unix_s + (sample.start_ms + sample.interval_ms) as f64 / 1000.0,
+            header.start_unix_s + (sample.start_ms + sample.interval_ms).get() as f64 / 1000.0,
         );
         let mut line = SummaryLine::from_interval(sample);
         line.cpu = cpu.get(index).copied().flatten();
@@ -470,7 +475,7 @@ pub fn render_run(
         header.start_unix_s
             + series
                 .last()
-                .map(|s| (s.start_ms + s.interval_ms) as f64 / 1000.0)
+                .map(|s| (s.start_ms + s.interval_ms).get() as f64 / 1000.0)
                 .unwrap_or(0.0),
     );
     let range = format!("{}-{}", avg.first, avg.last);
@@ -561,15 +566,15 @@ mod tests {
         let ios = (read_ios + write_ios) as f64;
         let sum = read_ns * read_ios as f64 + write_ns * write_ios as f64;
         IntervalSample {
-            start_ms,
-            interval_ms: 1000,
+            start_ms: iofit_model::units::Millis(start_ms),
+            interval_ms: iofit_model::units::Millis(1000),
             read_ios,
             read_bytes: iofit_model::Bytes(read_ios * 8192),
             write_ios,
             write_bytes: iofit_model::Bytes(write_ios * 8192),
-            latency_mean_ns: if ios > 0.0 { sum / ios } else { 0.0 },
-            read_latency_mean_ns: read_ns,
-            latency_max_ns: read_ns.max(write_ns) as u64,
+            latency_mean_ns: iofit_model::units::Nanos(if ios > 0.0 { sum / ios } else { 0.0 }),
+            read_latency_mean_ns: iofit_model::units::Nanos(read_ns),
+            latency_max_ns: iofit_model::units::Nanos(read_ns.max(write_ns) as u64),
             latency_sum_sq_ns2: read_ns * read_ns * read_ios as f64
                 + write_ns * write_ns * write_ios as f64,
             ..Default::default()
@@ -579,7 +584,7 @@ mod tests {
     #[test]
     fn a_zero_length_last_sample_is_folded_and_a_tail_after_the_run_dropped() {
         let mut short = sample(2000, 10, 0, 3000.0, 0.0);
-        short.interval_ms = 0;
+        short.interval_ms = iofit_model::units::Millis(0);
         let series = [
             sample(0, 100, 0, 1000.0, 0.0),
             sample(1000, 90, 0, 1000.0, 0.0),
@@ -590,7 +595,7 @@ mod tests {
         let folded = fold_short_intervals(&series);
         assert_eq!(folded.len(), 3);
         assert_eq!(folded[1].read_ios, 100);
-        assert!((folded[1].latency_mean_ns - 1200.0).abs() < 1e-9);
+        assert!((folded[1].latency_mean_ns.get() - 1200.0).abs() < 1e-9);
         let run = run_intervals(&header(1, 2), &series);
         assert_eq!(
             run.len(),

@@ -29,8 +29,7 @@ const KNOWN: &[(&str, usize)] = &[
     ("predict", 10),
     ("procedure", 1),
     ("report", 2),
-    ("stats", 1),
-    ("verdict", 2),
+    ("verdict", 1),
 ];
 
 /// Time suffixes `iofit_model::units` has a type for: `Seconds`, `Millis`, `Micros`, `Nanos`
@@ -57,9 +56,7 @@ const KNOWN_TIME: &[(&str, usize)] = &[
     ("procedure", 25),
     ("profile", 13),
     ("remote", 4),
-    ("report", 13),
-    ("stats", 29),
-    ("verdict", 1),
+    ("report", 11),
 ];
 
 /// A field line `pub name_unit: f64,` (or `Option<u64>`) with a unit suffix and a bare type.

@@ -215,7 +215,7 @@ fn cache_advice(
         let slow_reads = measured
             .read_latency_ms_avg
             .filter(|latency| *latency > CACHE_HIT_LATENCY_MS);
-        let short = measured.runtime_s < SHORT_RUN_S;
+        let short = measured.runtime_s.get() < SHORT_RUN_S;
         if slow_reads.is_some() || short {
             let mut evidence = Vec::new();
             if let Some(latency) = slow_reads {
@@ -227,7 +227,7 @@ fn cache_advice(
             if short {
                 evidence.push(format!(
                     "the run lasted {:.0} s (under {SHORT_RUN_S:.0} s)",
-                    measured.runtime_s
+                    measured.runtime_s.get()
                 ));
             }
             advice.push(Advice {
@@ -294,7 +294,7 @@ fn limit_advice(
     // Limits in MiB/s come from tables that count 1 MB = 2^20 bytes (the seed's); the measured
     // rate is converted to match rather than the published limit being restated.
     for (metric, unit, value) in [
-        (Metric::Iops, "IOPS", measured.iops),
+        (Metric::Iops, "IOPS", measured.iops.get()),
         (
             Metric::ThroughputMbS,
             "MB/s",
