@@ -28,7 +28,6 @@ const KNOWN: &[(&str, usize)] = &[
     ("planner", 1),
     ("predict", 10),
     ("procedure", 1),
-    ("report", 2),
     ("verdict", 1),
 ];
 
@@ -56,7 +55,7 @@ const KNOWN_TIME: &[(&str, usize)] = &[
     ("procedure", 25),
     ("profile", 13),
     ("remote", 4),
-    ("report", 11),
+    ("report", 1),
 ];
 
 /// A field line `pub name_unit: f64,` (or `Option<u64>`) with a unit suffix and a bare type.
