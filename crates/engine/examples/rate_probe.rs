@@ -48,7 +48,7 @@ fn main() {
         println!(
             "{} iops={:.0} runtime_ms={} lat_max_ms={:.1} lat_mean_ms={:.2} littles_qd_at_12500={:.0}",
             job.name,
-            d.iops,
+            d.iops.get(),
             d.runtime_ns.get() / 1_000_000,
             d.total_latency.max_ns.get() as f64 / 1e6,
             d.total_latency.mean_ns.get() / 1e6,

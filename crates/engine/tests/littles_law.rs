@@ -37,7 +37,7 @@ fn assert_littles_law(r: &JobResult, depth: u32, what: &str) {
     assert!(
         (ratio - 1.0).abs() <= 0.03,
         "{what} QD{depth}: IOPS {:.0} x mean latency {:.0} ns = {l:.2} outstanding, {ratio:.3} of the iodepth",
-        r.read.iops,
+        r.read.iops.get(),
         r.read.total_latency.mean_ns.get()
     );
 }

@@ -144,7 +144,7 @@ fn rate_iops_is_honoured_within_five_percent() {
     assert!(
         (r.read.iops.get() - 2000.0).abs() <= 100.0,
         "iops {} vs 2000",
-        r.read.iops
+        r.read.iops.get()
     );
 }
 

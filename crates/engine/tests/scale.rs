@@ -90,7 +90,7 @@ fn check_group(on: &On, numjobs: u32) {
     assert!(
         (product - read.ios as f64).abs() < 0.5,
         "{numjobs} clones: IOPS {} x runtime {runtime:?} = {product}, not {} IOs",
-        read.iops,
+        read.iops.get(),
         read.ios
     );
     assert!(

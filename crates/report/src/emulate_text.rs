@@ -54,7 +54,7 @@ pub fn header(limits: &DesignLimits) -> String {
             "  {}: {}: {:.0} IOPS, {:.1} MB/s{burst}\n",
             volume.label,
             volume.design,
-            volume.iops,
+            volume.iops.get(),
             volume.throughput_mb_s.get()
         ));
     }
