@@ -45,7 +45,7 @@ pub fn aws_design_limits(
                     .map(|m| format!(", {:.0} MiB/s", m.get()))
                     .unwrap_or_default()
             ),
-            iops: caps.iops.get() * count,
+            iops: caps.iops * count,
             throughput_mb_s: caps.throughput_mib_s.to_mb_s() * count,
             burst_iops: burst(caps.burst_iops.get(), caps.iops.get()).map(Iops),
             burst_throughput_mb_s: burst(
@@ -118,7 +118,7 @@ mod tests {
         let limits = aws_design_limits(instance, &[volume], 1.0).unwrap();
         assert_eq!(limits.vm.uncached_iops, Some(Iops(12_000.0)));
         assert_eq!(limits.vm.burst_uncached_iops, Some(Iops(40_000.0)));
-        assert_eq!(limits.volumes[0].iops, 32_000.0);
+        assert_eq!(limits.volumes[0].iops.get(), 32_000.0);
         let mut c = Controller::new(limits, 1800.0, 0.1);
         let mut counter = reads(0);
         let mut totals = vec![];
@@ -145,7 +145,7 @@ mod tests {
         let volume = parse_volume_spec("log=1xgp2,size_gib=100", 0, &rules_of).unwrap();
         let limits = aws_design_limits(instance, &[volume], 1.0).unwrap();
         assert_eq!(limits.vm.burst_uncached_iops, None);
-        assert_eq!(limits.volumes[0].iops, 300.0);
+        assert_eq!(limits.volumes[0].iops.get(), 300.0);
         assert_eq!(limits.volumes[0].burst_iops, Some(Iops(3000.0)));
     }
 }

@@ -173,7 +173,7 @@ impl Controller {
         let iops_buckets = limits
             .volumes
             .iter()
-            .map(|v| bucket(v.iops, v.burst_iops.map(Iops::get)))
+            .map(|v| bucket(v.iops.get(), v.burst_iops.map(Iops::get)))
             .collect();
         let mb_buckets = limits
             .volumes
@@ -547,7 +547,7 @@ mod tests {
                 .map(|(i, (iops, burst))| VolumeLimits {
                     label: format!("v{i}"),
                     design: String::new(),
-                    iops: *iops,
+                    iops: Iops(*iops),
                     throughput_mb_s: MBps(1000.0),
                     burst_iops: burst.map(Iops),
                     burst_throughput_mb_s: None,
@@ -880,7 +880,7 @@ mod queued_tests {
         let volume = |label: &str| VolumeLimits {
             label: label.into(),
             design: String::new(),
-            iops: 1250.0,
+            iops: Iops(1250.0),
             throughput_mb_s: MBps(50.0),
             burst_iops: None,
             burst_throughput_mb_s: None,

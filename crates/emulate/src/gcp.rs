@@ -74,7 +74,7 @@ pub fn gcp_design_limits(
                 "1 x {} {} GiB{given} (shares the {} caps of {})",
                 disk.disk_type, disk.size_gib, group.name, machine.name
             ),
-            iops,
+            iops: Iops(iops),
             throughput_mb_s: MBps(throughput_mb_s),
             burst_iops: None,
             burst_throughput_mb_s: None,

@@ -58,7 +58,7 @@ fn emulate_holds_what_predict_delivers_for_the_same_design() {
         .map(|(i, s)| parse_disk_spec(s, i, &catalog).unwrap())
         .collect();
     let limits = gcp_design_limits(&catalog, machine, &disks, 1.0).unwrap();
-    assert_eq!(limits.volumes[0].iops, 50_000.0);
+    assert_eq!(limits.volumes[0].iops.get(), 50_000.0);
     assert!(
         limits.volumes[0].design.contains("50000 IOPS"),
         "{}",
@@ -168,7 +168,7 @@ fn holds_what_predict_delivers(
             };
             let own = &limits.volumes[volume];
             let held = iops_cap
-                .min(own.iops)
+                .min(own.iops.get())
                 .min(mb_cap.min(own.throughput_mb_s.get()) * 1e6 / io_bytes);
             let delivered = p.volumes[volume].delivered_iops.get();
             assert!(

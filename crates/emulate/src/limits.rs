@@ -85,7 +85,7 @@ fn volume_limits(
             "{} x {}{bought} ({})",
             design.disk_count, disk.name, design.caching
         ),
-        iops: disk.iops.get() * count * scale,
+        iops: disk.iops * count * scale,
         throughput_mb_s: MBps(disk.throughput_mb_s.get() * count * scale),
         burst_iops: disk.burst_iops.map(|v| Iops(v.get() * count * scale)),
         burst_throughput_mb_s: disk
@@ -115,7 +115,7 @@ mod tests {
         let sustained = limits.sustained();
         assert_eq!(sustained.vm.burst_uncached_iops, None);
         assert_eq!(sustained.volumes[0].burst_iops, None);
-        assert_eq!(sustained.volumes[0].iops, 500.0);
+        assert_eq!(sustained.volumes[0].iops.get(), 500.0);
         assert!(sustained.notes.contains(&EmulationNote::BurstOff));
     }
 }

@@ -7,7 +7,7 @@ use crate::limits::{DesignLimits, EmulationNote};
 use crate::throttle::{detect, CgroupVersion, DeviceCounters, ThrottleGroup};
 use crate::volume::{prepare, PreparedVolume, ScratchOptions, VolumeSource};
 use crate::EmulateError;
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{Iops, MBps, Seconds};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Command};
@@ -147,7 +147,7 @@ fn rehearse(
         exit_code: status.code(),
         signal: status.signal(),
         interrupted: stop.load(Ordering::SeqCst),
-        burst_seconds,
+        burst_seconds: burst_seconds.map(|n| Seconds(n as u64)),
         notes: options.limits.notes.clone(),
         cleaned_up: true,
     })
@@ -274,7 +274,7 @@ fn steer(
         second.add(&usage, controller.vm_caps_in_force(), elapsed_s);
         if second.elapsed_s >= 1.0 || exited {
             let done = second.finish(now.duration_since(start).as_secs_f64(), controller);
-            if done.t_s > 0.0 && second_worth_keeping(&done, exited) {
+            if done.t_s.get() > 0.0 && second_worth_keeping(&done, exited) {
                 observer.second(&done);
                 seconds.push(done);
             }
@@ -412,7 +412,7 @@ impl SecondBuilder {
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .unwrap_or_default();
         Second {
-            t_s,
+            t_s: Seconds(t_s),
             volumes,
             vm_iops: Iops(vm_iops),
             vm_mb_s: MBps(vm_mb_s),
@@ -453,7 +453,7 @@ fn seconds_in_burst(limits: &DesignLimits, seconds: &[Second]) -> Option<usize> 
             .iter()
             .zip(&second.volumes)
             .any(|(limit, used)| {
-                above(Some(used.cap_iops.get()), Some(limit.iops))
+                above(Some(used.cap_iops.get()), Some(limit.iops.get()))
                     || above(Some(used.cap_mb_s.get()), Some(limit.throughput_mb_s.get()))
             })
     };
@@ -576,7 +576,7 @@ fn summarize(limits: &DesignLimits, seconds: &[Second]) -> Vec<LimitSummary> {
     for (i, limit) in limits.volumes.iter().enumerate() {
         add(
             format!("{} IOPS", limit.label),
-            limit.iops,
+            limit.iops.get(),
             seconds
                 .iter()
                 .map(|s| (s.volumes[i].iops(), s.volumes[i].cap_iops.get()))

@@ -47,7 +47,7 @@ fn design(vm_iops: Option<f64>, volume_iops: &[f64]) -> DesignLimits {
             .map(|(i, iops)| VolumeLimits {
                 label: format!("v{i}"),
                 design: String::new(),
-                iops: *iops,
+                iops: Iops(*iops),
                 throughput_mb_s: MBps(200.0),
                 burst_iops: None,
                 burst_throughput_mb_s: None,

@@ -48,11 +48,11 @@ fn main() {
         println!(
             "{} iops={:.0} runtime_ms={} lat_max_ms={:.1} lat_mean_ms={:.2} littles_qd_at_12500={:.0}",
             job.name,
-            d.iops,
-            d.runtime_ns / 1_000_000,
-            d.total_latency.max_ns as f64 / 1e6,
-            d.total_latency.mean_ns / 1e6,
-            12_500.0 * d.total_latency.mean_ns / 1e9
+            d.iops.get(),
+            d.runtime_ns.get() / 1_000_000,
+            d.total_latency.max_ns.get() as f64 / 1e6,
+            d.total_latency.mean_ns.get() / 1e6,
+            12_500.0 * d.total_latency.mean_ns.get() / 1e9
         );
     }
 }

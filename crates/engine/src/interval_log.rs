@@ -406,8 +406,8 @@ impl CloneLog {
     /// time base of `log_unix_epoch=1` lines. Later passes keep the first's.
     pub fn begin(&self, epoch_ms: u64) {
         let mut state = self.lock();
-        if state.unix_epoch && state.style.time_base_ms == 0 {
-            state.style.time_base_ms = epoch_ms;
+        if state.unix_epoch && state.style.time_base_ms.get() == 0 {
+            state.style.time_base_ms = iofit_model::units::Millis(epoch_ms);
         }
     }
 
@@ -606,7 +606,7 @@ fn clone_log(
         wanted: directions_of(job.rw),
         style: LogStyle {
             with_offset: job.logs.with_offset,
-            time_base_ms: 0,
+            time_base_ms: iofit_model::units::Millis(0),
             block_size: job.block_size.max_size().as_u64(),
             with_prio: job.logs.with_prio,
             log_max: job.logs.max_value,
@@ -737,7 +737,7 @@ mod tests {
         let windows = 6_000u64;
         for i in 0..windows {
             let mut bucket = IntervalBucket::empty_at(i);
-            bucket.length_ns = ms;
+            bucket.length_ns = iofit_model::units::Nanos(ms);
             bucket.ios[0] = 2;
             log.add(&bucket, 0);
         }
@@ -750,7 +750,7 @@ mod tests {
             queue.bytes = 0;
         }
         let mut bucket = IntervalBucket::empty_at(windows);
-        bucket.length_ns = ms;
+        bucket.length_ns = iofit_model::units::Nanos(ms);
         bucket.ios[0] = 2;
         log.add(&bucket, 0);
         log.finish().unwrap();

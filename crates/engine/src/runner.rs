@@ -333,10 +333,12 @@ fn empty_report() -> RunReport {
         result: RunResult {
             tool: "iofit".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
-            timestamp_s: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0),
+            timestamp_s: iofit_model::units::UnixSeconds(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_secs())
+                    .unwrap_or(0),
+            ),
             hostname: hostname(),
             disk_util: Vec::new(),
             jobs: Vec::new(),

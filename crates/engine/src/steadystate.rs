@@ -138,7 +138,7 @@ impl SteadyStateTracker {
                 self.spec.limit,
                 if self.spec.percent { "%" } else { "" }
             ),
-            duration_s: self.spec.duration.as_secs(),
+            duration_s: iofit_model::units::Seconds::<u64>::from_duration(self.spec.duration),
             attained: self.attained,
             criterion: if self.criterion.is_finite() {
                 self.criterion

@@ -65,7 +65,7 @@ fn twenty_short_runs_on_a_busy_file_each_end_within_the_bound() {
         let r = &report.result.jobs[0];
         assert!(r.error.is_none(), "run {run}: {:?}", r.error);
         assert!(r.read.ios > 0, "run {run}: no IO");
-        let longest_ns = r.read.total_latency.max_ns;
+        let longest_ns = r.read.total_latency.max_ns.get();
         let bound = runtime + Duration::from_nanos(overrun_bound_ns(longest_ns)) + setup;
         assert!(
             elapsed <= bound,
@@ -77,9 +77,9 @@ fn twenty_short_runs_on_a_busy_file_each_end_within_the_bound() {
         );
         // The measured window ends with the last completion: the runtime plus the drain.
         assert!(
-            r.read.runtime_ns <= (runtime.as_nanos() as u64) + overrun_bound_ns(longest_ns),
+            r.read.runtime_ns.get() <= (runtime.as_nanos() as u64) + overrun_bound_ns(longest_ns),
             "run {run}: measured {} ns",
-            r.read.runtime_ns
+            r.read.runtime_ns.get()
         );
     }
     assert!(

@@ -166,7 +166,7 @@ fn create_only_lays_the_files_out_and_runs_no_io() {
     assert!(r.error.is_none(), "{:?}", r.error);
     assert_eq!(
         (r.read.ios, r.read.io_bytes, r.read.runtime_ns),
-        (0, iofit_model::Bytes(0), 0)
+        (0, iofit_model::Bytes(0), iofit_model::units::Nanos(0))
     );
     for path in &paths {
         assert_eq!(

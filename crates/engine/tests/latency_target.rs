@@ -119,7 +119,11 @@ fn settles_on_the_deepest_queue_that_meets_the_target_and_ends() {
     // Statistics cover the final window at depth 10 only: every IO within the target, and
     // Little's law gives 10 outstanding.
     let total = out.read.total.summary();
-    assert!(total.max_ns <= 1_050_000, "max latency {}", total.max_ns);
+    assert!(
+        total.max_ns.get() <= 1_050_000,
+        "max latency {}",
+        total.max_ns.get()
+    );
     let iops = out.read.ios as f64 * 1e9 / out.runtime_ns.get() as f64;
     let outstanding = iops * out.read.total.mean_ns() / 1e9;
     assert!(
@@ -141,7 +145,7 @@ fn latency_run_keeps_searching_for_the_whole_runtime() {
         "measured {} ns",
         out.runtime_ns.get()
     );
-    assert!(out.read.total.summary().max_ns > 1_100_000);
+    assert!(out.read.total.summary().max_ns.get() > 1_100_000);
     // It stays around the deepest queue that meets the target: 10, with fio's retry of 11
     // after three successes in a row at 10.
     assert!(
@@ -252,9 +256,9 @@ fn assert_report_holds(out: &iofit_engine::worker::CloneOutput, what: &str) {
         "{what}: bytes"
     );
     assert!(
-        total.max_ns < PARALLEL_NS + 50_000,
+        total.max_ns.get() < PARALLEL_NS + 50_000,
         "{what}: an IO of {} ns on a device that takes {PARALLEL_NS} ns",
-        total.max_ns
+        total.max_ns.get()
     );
     if out.read.ios > 0 {
         assert!(

@@ -8,7 +8,7 @@
 use iofit_engine::{run_jobs, ClockChoice, RunOptions, Silent};
 use iofit_model::formulas::littles_law_queue_depth;
 use iofit_model::job::{EngineKind, JobSpec, RwMode, SizeSpec, Target};
-use iofit_model::units::{Bytes, Iops, Latency};
+use iofit_model::units::{Bytes, Latency};
 use iofit_stats::JobResult;
 use std::path::Path;
 use std::time::Duration;
@@ -18,8 +18,8 @@ const DEPTHS: [u32; 4] = [1, 4, 32, 128];
 /// IOPS x mean total latency, by the model's formula.
 fn outstanding(r: &JobResult) -> f64 {
     littles_law_queue_depth(
-        Iops(r.read.iops),
-        Latency::from_nanos(r.read.total_latency.mean_ns),
+        r.read.iops,
+        Latency::from_nanos(r.read.total_latency.mean_ns.get()),
     )
 }
 
@@ -31,13 +31,14 @@ fn assert_littles_law(r: &JobResult, depth: u32, what: &str) {
     let ratio = l / depth as f64;
     eprintln!(
         "{what} QD{depth}: {:.0} IOPS x {:.0} ns = {l:.3} ({ratio:.4})",
-        r.read.iops, r.read.total_latency.mean_ns
+        r.read.iops.get(),
+        r.read.total_latency.mean_ns.get()
     );
     assert!(
         (ratio - 1.0).abs() <= 0.03,
         "{what} QD{depth}: IOPS {:.0} x mean latency {:.0} ns = {l:.2} outstanding, {ratio:.3} of the iodepth",
-        r.read.iops,
-        r.read.total_latency.mean_ns
+        r.read.iops.get(),
+        r.read.total_latency.mean_ns.get()
     );
 }
 
@@ -59,11 +60,11 @@ fn null_engine_with_an_injected_clock_keeps_iodepth_outstanding() {
         assert_littles_law(r, depth, "null, fake clock");
         // Every IO of the injected clock's run is stamped from its slot's previous completion:
         // the slots' latencies tile the run exactly.
-        let sum_ns = r.read.total_latency.mean_ns * r.read.ios as f64;
+        let sum_ns = r.read.total_latency.mean_ns.get() * r.read.ios as f64;
         assert!(
-            (sum_ns - depth as f64 * r.read.runtime_ns as f64).abs() < 1.0,
+            (sum_ns - depth as f64 * r.read.runtime_ns.get() as f64).abs() < 1.0,
             "QD{depth}: latencies sum to {sum_ns}, iodepth x runtime {}",
-            depth as f64 * r.read.runtime_ns as f64
+            depth as f64 * r.read.runtime_ns.get() as f64
         );
     }
 }
@@ -215,8 +216,8 @@ mod stamps {
             };
             let out = run_clone(&mut device, &clock, &plan, &shared);
             assert_eq!(out.read.ios, 2000);
-            let clat_min = out.read.completion.summary().min_ns;
-            let total_min = out.read.total.summary().min_ns;
+            let clat_min = out.read.completion.summary().min_ns.get();
+            let total_min = out.read.total.summary().min_ns.get();
             assert!(
                 clat_min >= DEVICE_NS,
                 "QD{depth}: a completion latency of {clat_min} ns < the device's {DEVICE_NS} ns"

@@ -78,7 +78,7 @@ fn the_live_report_of_a_held_runner_is_whole_and_equals_the_final_one() {
         );
         assert_eq!(read.completion_latency.count, read.ios, "{}", live.name);
         assert_eq!(read.total_latency.count, read.ios, "{}", live.name);
-        assert!(read.iops > 0.0, "{}", live.name);
+        assert!(read.iops.get() > 0.0, "{}", live.name);
         // Each clone published its final numbers when it ended: the same IOs the runner sums.
         assert_eq!(live.name, done.name);
         assert_eq!(live.clones, done.clones);

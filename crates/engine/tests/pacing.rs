@@ -37,16 +37,16 @@ fn thinktime_pauses_between_blocks_and_stays_out_of_latency() {
     assert_eq!(r.read.ios, 40);
     // 10 blocks of 4 IOs: a pause after each, the last one before the job sees it is done.
     assert!(
-        r.read.runtime_ns >= 9 * 2_000_000,
+        r.read.runtime_ns.get() >= 9 * 2_000_000,
         "runtime {} ns",
-        r.read.runtime_ns
+        r.read.runtime_ns.get()
     );
     assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
     // A null IO takes well under a pause: the pause is not counted as latency.
     assert!(
-        r.read.total_latency.mean_ns < 1_000_000.0,
+        r.read.total_latency.mean_ns.get() < 1_000_000.0,
         "mean latency {} ns",
-        r.read.total_latency.mean_ns
+        r.read.total_latency.mean_ns.get()
     );
 }
 
@@ -84,9 +84,9 @@ fn rate_iops_min_ends_a_job_slower_than_the_minimum() {
     let error = r.error.as_deref().expect("a job below rate_iops_min fails");
     assert!(error.contains("rate_iops_min 1000"), "{error}");
     assert!(
-        r.read.runtime_ns < 400_000_000,
+        r.read.runtime_ns.get() < 400_000_000,
         "ended early: {}",
-        r.read.runtime_ns
+        r.read.runtime_ns.get()
     );
 
     let mut fine = null_job("fine", 1_000_000);
@@ -130,7 +130,7 @@ fn interval_counts(poisson: bool) -> Vec<u64> {
     let report = run_jobs(&[job], &options, &mut Silent).expect("run");
     let r = &report.result.jobs[0];
     assert!(r.error.is_none(), "{:?}", r.error);
-    let iops = r.read.iops;
+    let iops = r.read.iops.get();
     assert!((2850.0..=3150.0).contains(&iops), "mean rate {iops} IOPS");
     let samples = &r.series[1..r.series.len() - 1];
     samples.iter().map(|s| s.read_ios).collect()
@@ -274,7 +274,7 @@ fn exitall_ends_the_other_jobs_of_the_set_when_one_finishes() {
         !long.interrupted && long.error.is_none(),
         "ends normally: {long:?}"
     );
-    assert!(long.read.ios > 0 && long.read.runtime_ns < 2_000_000_000);
+    assert!(long.read.ios > 0 && long.read.runtime_ns.get() < 2_000_000_000);
 }
 
 /// The clone thread named `comm`: its nice value, allowed CPUs and IO priority, read from

@@ -67,10 +67,10 @@ fn null_engine_with_fake_clock_is_exact() {
     assert_eq!(r.read.ios, 256);
     assert_eq!(r.read.io_bytes, iofit_model::Bytes(256 * 4096));
     // One clock reading per IO, each 100 ns later: every latency is exactly 100 ns.
-    assert_eq!(r.read.completion_latency.min_ns, 100);
-    assert_eq!(r.read.completion_latency.max_ns, 100);
+    assert_eq!(r.read.completion_latency.min_ns.get(), 100);
+    assert_eq!(r.read.completion_latency.max_ns.get(), 100);
     // The first IO starts at the measurement start, so the runtime is exactly the IOs' time.
-    assert_eq!(r.read.runtime_ns, 256 * 100);
+    assert_eq!(r.read.runtime_ns.get(), 256 * 100);
     assert_eq!(r.engine_used, Some(EngineKind::Null));
 }
 
@@ -142,9 +142,9 @@ fn rate_iops_is_honoured_within_five_percent() {
     let r = &run(&[job])[0];
     check_invariants(r);
     assert!(
-        (r.read.iops - 2000.0).abs() <= 100.0,
+        (r.read.iops.get() - 2000.0).abs() <= 100.0,
         "iops {} vs 2000",
-        r.read.iops
+        r.read.iops.get()
     );
 }
 
@@ -334,7 +334,11 @@ fn start_delay_is_outside_the_measured_window() {
     let r = &run_jobs(&[job], &options, &mut Silent).unwrap().result.jobs[0];
     // 100 us measured at 1 us per IO, whatever the 500 us delay before it.
     assert!((99..=101).contains(&r.read.ios), "{}", r.read.ios);
-    assert!(r.read.runtime_ns <= 102_000, "{}", r.read.runtime_ns);
+    assert!(
+        r.read.runtime_ns.get() <= 102_000,
+        "{}",
+        r.read.runtime_ns.get()
+    );
 }
 
 #[test]

@@ -83,14 +83,14 @@ fn check_group(on: &On, numjobs: u32) {
     let read = &group.read;
     assert!(read.ios > 0, "{numjobs} clones did no IO");
     assert_eq!(read.io_bytes, iofit_model::Bytes(read.ios * 4096));
-    let runtime = Duration::from_nanos(read.runtime_ns);
+    let runtime = Duration::from_nanos(read.runtime_ns.get());
     // Exactly IOs over runtime: the product is the IO count to f64 rounding (a relative
     // 1e-12 of some millions of IOs, well under one IO).
-    let product = read.iops * runtime.as_secs_f64();
+    let product = read.iops.get() * runtime.as_secs_f64();
     assert!(
         (product - read.ios as f64).abs() < 0.5,
         "{numjobs} clones: IOPS {} x runtime {runtime:?} = {product}, not {} IOs",
-        read.iops,
+        read.iops.get(),
         read.ios
     );
     assert!(
@@ -108,7 +108,7 @@ fn check_group(on: &On, numjobs: u32) {
 fn check_clones_start_together(on: &On, numjobs: u32) {
     let (jobs, wall) = run_timed(timed_job(on, numjobs, false));
     assert_eq!(jobs.len(), numjobs as usize);
-    let starts: Vec<u64> = jobs.iter().map(|j| j.fio.start_epoch_ms).collect();
+    let starts: Vec<u64> = jobs.iter().map(|j| j.fio.start_epoch_ms.get()).collect();
     let (first, last) = (*starts.iter().min().unwrap(), *starts.iter().max().unwrap());
     assert!(first > 0);
     assert!(
@@ -118,8 +118,8 @@ fn check_clones_start_together(on: &On, numjobs: u32) {
     );
     for job in &jobs {
         assert!(job.read.ios > 0, "a clone did no IO");
-        assert!(Duration::from_nanos(job.read.runtime_ns) >= RUNTIME);
-        assert!(Duration::from_nanos(job.read.runtime_ns) <= wall);
+        assert!(Duration::from_nanos(job.read.runtime_ns.get()) >= RUNTIME);
+        assert!(Duration::from_nanos(job.read.runtime_ns.get()) <= wall);
     }
 }
 

@@ -99,7 +99,11 @@ fn each_loop_reads_a_new_file_and_the_loops_add_up() {
         );
         check_counts(&r, 3 * 16);
         // Three loops of ~80 ms: the runtimes add up (one pass would be a third).
-        assert!(r.read.runtime_ns >= 3 * 70_000_000, "{}", r.read.runtime_ns);
+        assert!(
+            r.read.runtime_ns.get() >= 3 * 70_000_000,
+            "{}",
+            r.read.runtime_ns.get()
+        );
         // As in fio, the last loop's file stays without unlink=1.
         assert!(dir.path().join("uel.0.0").exists());
         std::fs::remove_file(dir.path().join("uel.0.0")).unwrap();
@@ -182,7 +186,7 @@ fn time_based_ignores_loops_and_unlinks_nothing_as_fio_does() {
     let r = run(&job, false).expect("run");
     done.store(true, Ordering::Relaxed);
     assert_eq!(watcher.join().unwrap().len(), 1, "one file, never replaced");
-    let runtime_ms = r.read.runtime_ns / 1_000_000;
+    let runtime_ms = r.read.runtime_ns.get() / 1_000_000;
     assert!((140..400).contains(&runtime_ms), "{runtime_ms} ms");
 }
 

@@ -43,7 +43,7 @@ pub fn op_lines(stats: &OpStats, seconds: Seconds) -> Vec<OpLine> {
                 mib_s: MiBps(c.bytes.as_u64() as f64 / 1_048_576.0 / seconds),
                 bytes: c.bytes,
                 resp_mean_ms: Millis(c.latency.mean_ns() / 1e6),
-                resp_max_ms: ms(c.latency.summary().max_ns),
+                resp_max_ms: ms(c.latency.summary().max_ns.get()),
                 resp_p50_ms: ms(c.latency.percentile_ns(50.0)),
                 resp_p90_ms: ms(c.latency.percentile_ns(90.0)),
                 resp_p99_ms: ms(c.latency.percentile_ns(99.0)),
@@ -69,7 +69,7 @@ pub fn op_lines(stats: &OpStats, seconds: Seconds) -> Vec<OpLine> {
         } else {
             Millis(0.0)
         },
-        resp_max_ms: ms(total.summary().max_ns),
+        resp_max_ms: ms(total.summary().max_ns.get()),
         resp_p50_ms: if count > 0 {
             ms(total.percentile_ns(50.0))
         } else {

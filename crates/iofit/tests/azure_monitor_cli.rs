@@ -186,7 +186,7 @@ fn az_cli_shape_with_a_time_grain_and_missing_points() {
         .map(|v| {
             (
                 v.label.as_str(),
-                v.sizing.iops,
+                v.sizing.iops.get(),
                 v.observed.as_ref().unwrap().samples,
             )
         })

@@ -32,9 +32,9 @@ fn demo_capture_cheapest_aws_design_with_cost_split_and_binding() {
     let (requirements, _) = demo_requirements(dir.path());
     let data = &requirements.volumes[0].sizing;
     assert!(
-        data.iops > 12_000.0 && data.iops < 13_500.0,
+        data.iops.get() > 12_000.0 && data.iops.get() < 13_500.0,
         "{}",
-        data.iops
+        data.iops.get()
     );
     let plan = plan_aws(
         &requirements,

@@ -26,16 +26,16 @@ fn report_html() -> String {
             slat_mean_ns: Default::default(),
             latency_bins: Default::default(),
             by_direction: None,
-            start_ms: second * 1000,
-            interval_ms: 1000,
+            start_ms: iofit_model::units::Millis(second * 1000),
+            interval_ms: iofit_model::units::Millis(1000),
             read_ios: 7000 + (second % 7) * 120,
             read_bytes: iofit_model::Bytes((7000 + (second % 7) * 120) * 8192),
             write_ios: 3000 + (second % 5) * 90,
             write_bytes: iofit_model::Bytes((3000 + (second % 5) * 90) * 8192),
             trim_ios: 0,
             trim_bytes: iofit_model::Bytes(0),
-            latency_mean_ns: 95_000.0 + (second % 4) as f64 * 6_000.0,
-            latency_p99_ns: 280_000 + (second % 6) * 20_000,
+            latency_mean_ns: iofit_model::units::Nanos(95_000.0 + (second % 4) as f64 * 6_000.0),
+            latency_p99_ns: iofit_model::units::Nanos(280_000 + (second % 6) * 20_000),
             ..Default::default()
         })
         .collect();
@@ -46,9 +46,9 @@ fn report_html() -> String {
         volumes: vec![VolumeRequirements {
             label: "data".into(),
             sizing: SizingTarget {
-                iops: 12_000.0,
+                iops: iofit_model::Iops(12_000.0),
                 throughput_mb_s: iofit_model::MBps(80.0),
-                latency_ms: Some(1.0),
+                latency_ms: Some(iofit_model::units::Millis(1.0)),
                 io_size_bytes: iofit_model::Bytes(8192),
                 read_pct: 70.0,
                 random_pct: 100.0,

@@ -87,7 +87,7 @@ fn iostat_sysstat10_to_requirements_and_plan() {
         (400.0, 1000.0, 1000.0)
     );
     assert_eq!(o.iops_max, 1000.0);
-    assert_eq!(data.sizing.iops, 1300.0); // p95 = 1000, x comfort 1.3
+    assert_eq!(data.sizing.iops.get(), 1300.0); // p95 = 1000, x comfort 1.3
     assert_eq!(data.sizing.io_size_bytes, iofit_model::Bytes(8192));
     // reads 100+200+300+400+1000 of 2400 IOs
     assert!(
@@ -114,7 +114,7 @@ fn iostat_sysstat10_to_requirements_and_plan() {
 
     let log = &req.volumes[1];
     assert_eq!(log.role, VolumeRole::Log, "{:?}", log.derivation);
-    assert_eq!(log.sizing.iops, 1170.0); // 900 x 1.3
+    assert_eq!(log.sizing.iops.get(), 1170.0); // 900 x 1.3
     assert_eq!(log.sizing.io_size_bytes, iofit_model::Bytes(16384));
     assert_eq!(log.sizing.read_pct, 0.0);
     // merges: 2 x 0.5w / 1.5w = 2/3 sequential
@@ -144,7 +144,7 @@ fn captured_sysstat12_iostat_runs_end_to_end() {
         );
         let vda = req.volumes.iter().find(|v| v.label == "vda").expect("vda");
         assert!(
-            vda.sizing.iops > 0.0 && vda.sizing.throughput_mb_s > iofit_model::MBps(0.0),
+            vda.sizing.iops.get() > 0.0 && vda.sizing.throughput_mb_s > iofit_model::MBps(0.0),
             "{name}"
         );
         plan_reads(&dir);
@@ -192,7 +192,7 @@ fn german_and_japanese_iostat_locales() {
         "{}",
         v.derivation[0]
     );
-    assert_eq!(v.sizing.iops, 4875.0);
+    assert_eq!(v.sizing.iops.get(), 4875.0);
 
     let (req, _, _, _) = profile(&[&data("iostat/sysstat-12.6.1_xt_ja_JP.txt")]);
     let o = req.volumes[0].observed.as_ref().unwrap();
@@ -222,7 +222,7 @@ fn a_volume_sums_its_devices() {
     assert_eq!(v.devices, vec!["sdb", "sdc"]);
     // sdb + sdc per report: 700, 900, 1100, 1300, 1900
     assert_eq!(v.observed.as_ref().unwrap().iops.p50, 1100.0);
-    assert_eq!(v.sizing.iops, 3705.0); // 1900 x 1.3 x 1.5
+    assert_eq!(v.sizing.iops.get(), 3705.0); // 1900 x 1.3 x 1.5
     assert_eq!(req.growth_factor, 1.5);
     assert!(
         v.derivation[0].contains("x growth 1.5"),
@@ -261,7 +261,7 @@ fn perfmon_english_to_requirements_and_plan() {
     let e = req.volumes.iter().find(|v| v.label == "1 E:").expect("E:");
     let o = e.observed.as_ref().unwrap();
     assert_eq!((o.iops.p50, o.iops.p90), (2000.0, 5000.0));
-    assert_eq!(e.sizing.iops, 6500.0);
+    assert_eq!(e.sizing.iops.get(), 6500.0);
     assert_eq!(e.sizing.read_pct, 80.0);
     assert_eq!(e.sizing.io_size_bytes, iofit_model::Bytes(8192));
     // Avg. Disk sec/Read 0.0015, sec/Write 0.0025: (4 x 1.5 + 2.5) / 5 = 1.7 ms
@@ -276,7 +276,7 @@ fn perfmon_english_to_requirements_and_plan() {
         "E:",
         "--latency-target",
     ]);
-    assert!(close(with.volumes[0].sizing.latency_ms.unwrap(), 1.7));
+    assert!(close(with.volumes[0].sizing.latency_ms.unwrap().get(), 1.7));
     let f = req.volumes.iter().find(|v| v.label == "2 F:").unwrap();
     assert_eq!(f.role, VolumeRole::Log);
     assert_eq!(req.host.cpu_pct.unwrap().p50, 37.0);
@@ -326,7 +326,7 @@ fn sar_and_sadf_mark_the_read_split_as_estimated() {
         "sar/sysstat-12.6.1_sadf-d_1s.csv",
     ] {
         let (req, _, _, _) = profile(&[&data(name)]);
-        assert!(req.volumes[0].sizing.iops > 1000.0, "{name}");
+        assert!(req.volumes[0].sizing.iops.get() > 1000.0, "{name}");
     }
 }
 
@@ -600,7 +600,7 @@ fn sar_partitions_and_dm_volumes_size_the_disk_once() {
     let labels: Vec<&str> = req.volumes.iter().map(|v| v.label.as_str()).collect();
     assert_eq!(labels, ["dev8-0"], "{stderr}");
     // tps 600, 400, 800: p95 = 800, x comfort 1.3
-    assert_eq!(req.volumes[0].sizing.iops, 1040.0);
+    assert_eq!(req.volumes[0].sizing.iops.get(), 1040.0);
     assert!(
         stderr.contains("left out the partitions of dev8-0 (dev8-1, dev8-2)"),
         "{stderr}"
@@ -613,7 +613,7 @@ fn sar_partitions_and_dm_volumes_size_the_disk_once() {
     let (req, _, stderr, _dir) = profile(&[&file, "--device", "dev253-0", "--label", "data"]);
     assert_eq!(req.volumes.len(), 1);
     assert_eq!(req.volumes[0].label, "data");
-    assert_eq!(req.volumes[0].sizing.iops, 1040.0);
+    assert_eq!(req.volumes[0].sizing.iops.get(), 1040.0);
     assert!(
         stderr.contains("sizing dev253-0 (device-mapper (LVM) volume) instead of the disks"),
         "{stderr}"

@@ -10,7 +10,7 @@
 //! assert_eq!(usage.iops(), 500.0);
 //! ```
 
-use crate::units::{Iops, MBps};
+use crate::units::{Iops, MBps, Seconds};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -21,7 +21,7 @@ pub struct VolumeLimits {
     pub label: String,
     /// "2 x P30 (None)": what the volume stands for.
     pub design: String,
-    pub iops: f64,
+    pub iops: Iops,
     pub throughput_mb_s: MBps,
     pub burst_iops: Option<Iops>,
     pub burst_throughput_mb_s: Option<MBps>,
@@ -283,7 +283,7 @@ pub struct PreparedVolume {
 /// One second of the rehearsal: what each volume did against the caps in force.
 #[derive(Clone, Debug, Serialize)]
 pub struct Second {
-    pub t_s: f64,
+    pub t_s: Seconds,
     pub volumes: Vec<VolumeUsage>,
     pub vm_iops: Iops,
     pub vm_mb_s: MBps,
@@ -329,7 +329,7 @@ pub struct Outcome {
     /// Seconds any cap in force was above its baseline (credit bursting, the VM's or a
     /// volume's), of `seconds.len()`; `None` where the design cannot burst (or `--no-burst`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub burst_seconds: Option<usize>,
+    pub burst_seconds: Option<Seconds<u64>>,
     pub notes: Vec<EmulationNote>,
     /// Everything made was removed (false lists what was left in `notes`).
     pub cleaned_up: bool,

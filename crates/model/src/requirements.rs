@@ -6,7 +6,7 @@
 //! one came from the other (percentile, comfort factor, growth). A user who writes requirements
 //! by hand fills only `sizing`.
 
-use crate::units::{Bytes, MBps};
+use crate::units::{Bytes, Iops, MBps, Millis};
 use serde::{Deserialize, Serialize};
 
 /// A metric summarised at the three percentiles the seed's checklist asks for.
@@ -57,12 +57,12 @@ impl VolumeRole {
 #[serde(deny_unknown_fields)]
 pub struct SizingTarget {
     /// IOPS the volume must sustain.
-    pub iops: f64,
+    pub iops: Iops,
     /// Throughput the volume must sustain, MB/s with 1 MB = 10^6 bytes (Azure's unit).
     pub throughput_mb_s: MBps,
     /// Highest acceptable average latency per IO, milliseconds; `None`: no latency target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latency_ms: Option<f64>,
+    pub latency_ms: Option<Millis>,
     /// Typical IO size in bytes.
     pub io_size_bytes: Bytes,
     /// Share of reads, 0..=100.
@@ -85,8 +85,8 @@ impl SizingTarget {
     /// `bytes_per_mb` is the bytes of one MB in the tables used. Returns (IOPS, bytes per IO).
     ///
     /// ```
-    /// use iofit_model::{Bytes, MBps, SizingTarget};
-    /// let target = SizingTarget { iops: 1000.0, throughput_mb_s: MBps(64.0), io_size_bytes: Bytes(8192),
+    /// use iofit_model::{Bytes, Iops, MBps, SizingTarget};
+    /// let target = SizingTarget { iops: Iops(1000.0), throughput_mb_s: MBps(64.0), io_size_bytes: Bytes(8192),
     ///     ..SizingTarget::default() };
     /// // 64 MB/s at 1,000 IOPS needs 64,000-byte IOs, more than the typical 8 KiB.
     /// assert_eq!(target.operating_point(1e6), (1000.0, Bytes(64_000)));
@@ -94,19 +94,17 @@ impl SizingTarget {
     pub fn operating_point(&self, bytes_per_mb: f64) -> (f64, crate::Bytes) {
         let size = self.io_size_bytes.as_u64().max(1) as f64;
         let bytes_per_s = self.throughput_mb_s.get() * bytes_per_mb;
-        if self.iops <= 0.0 {
+        let iops = self.iops.get();
+        if iops <= 0.0 {
             return (bytes_per_s / size, crate::Bytes(size as u64));
         }
         // A profile sizes the IOPS and the MB/s peaks apart (each at its percentile x comfort),
         // so their ratio wobbles around the typical IO size: within 1 % the typical size stands
         // (no "8193 B" IOs); beyond it the MB/s really needs larger IOs on average.
-        if bytes_per_s > self.iops * size * 1.01 {
-            (
-                self.iops,
-                crate::Bytes((bytes_per_s / self.iops).ceil() as u64),
-            )
+        if bytes_per_s > iops * size * 1.01 {
+            (iops, crate::Bytes((bytes_per_s / iops).ceil() as u64))
         } else {
-            (self.iops, crate::Bytes(size as u64))
+            (iops, crate::Bytes(size as u64))
         }
     }
 }
@@ -210,7 +208,7 @@ fn one() -> f64 {
 impl Requirements {
     /// Total IOPS over all volumes: what the VM must carry.
     pub fn total_iops(&self) -> f64 {
-        self.volumes.iter().map(|v| v.sizing.iops).sum()
+        self.volumes.iter().map(|v| v.sizing.iops.get()).sum()
     }
     /// Total MB/s over all volumes.
     pub fn total_throughput_mb_s(&self) -> f64 {
@@ -225,7 +223,7 @@ impl Requirements {
     pub fn apply_growth(&mut self, factor: f64) {
         assert!(factor > 0.0, "growth factor must be positive");
         for volume in &mut self.volumes {
-            volume.sizing.iops *= factor;
+            volume.sizing.iops = volume.sizing.iops * factor;
             volume.sizing.throughput_mb_s = volume.sizing.throughput_mb_s * factor;
             if let Some(capacity) = volume.sizing.capacity_gib.as_mut() {
                 *capacity *= factor;
@@ -266,7 +264,7 @@ impl SizingTarget {
     fn validate(&self) -> Result<(), (&'static str, &'static str)> {
         const AT_LEAST_0: &str = "must be a number >= 0";
         let s = self;
-        if !(s.iops.is_finite() && s.iops >= 0.0) {
+        if !(s.iops.get().is_finite() && s.iops.get() >= 0.0) {
             return Err(("iops", AT_LEAST_0));
         }
         let mb_s = s.throughput_mb_s.get();
@@ -282,7 +280,9 @@ impl SizingTarget {
         if !(0.0..=100.0).contains(&s.random_pct) {
             return Err(("random_pct", "must be within 0..=100"));
         }
-        if s.latency_ms.is_some_and(|ms| !(ms.is_finite() && ms > 0.0)) {
+        if s.latency_ms
+            .is_some_and(|ms| !(ms.get().is_finite() && ms.get() > 0.0))
+        {
             return Err(("latency_ms", "must be a number > 0"));
         }
         if s.capacity_gib
@@ -336,9 +336,9 @@ mod tests {
                 label: "data".into(),
                 role: VolumeRole::Data,
                 sizing: SizingTarget {
-                    iops: 16000.0,
+                    iops: Iops(16000.0),
                     throughput_mb_s: MBps(300.0),
-                    latency_ms: Some(5.0),
+                    latency_ms: Some(Millis(5.0)),
                     io_size_bytes: Bytes(8192),
                     read_pct: 70.0,
                     random_pct: 100.0,
@@ -355,10 +355,10 @@ mod tests {
         let mut requirements = sample();
         requirements.apply_growth(1.5);
         let sizing = &requirements.volumes[0].sizing;
-        assert_eq!(sizing.iops, 24000.0);
+        assert_eq!(sizing.iops, Iops(24000.0));
         assert_eq!(sizing.throughput_mb_s, MBps(450.0));
         assert_eq!(sizing.capacity_gib, Some(3000.0));
-        assert_eq!(sizing.latency_ms, Some(5.0));
+        assert_eq!(sizing.latency_ms, Some(Millis(5.0)));
         assert_eq!(requirements.growth_factor, 1.5);
     }
 

@@ -2,14 +2,14 @@
 //! a capture (`iofit_profile::volume_timeline`), the reports draw it. It lives here, with no IO
 //! behind it, so that a renderer needs no capture reader to take one.
 
-use crate::units::{Iops, MBps};
+use crate::units::{Iops, MBps, Millis, Seconds};
 
 /// One report of one volume: its devices added up.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TimelinePoint {
     /// Seconds since the capture's start (the report's index x interval when the source has
     /// no times).
-    pub time_s: f64,
+    pub time_s: Seconds,
     pub read_iops: Iops,
     pub write_iops: Iops,
     /// MB/s with 1 MB = 10^6 bytes (Azure's unit); NaN when the source has no byte counters.
@@ -17,7 +17,7 @@ pub struct TimelinePoint {
     /// Mean time per IO over the volume's devices, ms, each device weighted by its IOPS (the
     /// reads' and writes' own awaits when the source has them, its one await otherwise); NaN
     /// when the source has no latency or the volume was idle.
-    pub latency_ms: f64,
+    pub latency_ms: Millis,
     /// IOs outstanding on the volume: the devices' average queue lengths (aqu-sz) added up,
     /// since a striped volume's queue is its members' queues together; NaN when not captured.
     pub queue_depth: f64,
@@ -37,11 +37,11 @@ mod tests {
     #[test]
     fn iops_adds_reads_and_writes() {
         let point = TimelinePoint {
-            time_s: 5.0,
+            time_s: Seconds(5.0),
             read_iops: Iops(1200.0),
             write_iops: Iops(300.0),
             throughput_mb_s: MBps(f64::NAN),
-            latency_ms: 0.8,
+            latency_ms: Millis(0.8),
             queue_depth: 2.0,
         };
         assert_eq!(point.iops(), 1500.0);

@@ -581,7 +581,7 @@ fn verified_design(
 pub fn demand_of(volume: &VolumeRequirements) -> AwsDemand {
     let s = &volume.sizing;
     let io = s.io_size_bytes.as_f64().max(512.0);
-    let iops = s.iops.max(s.throughput_mb_s.get() * 1e6 / io);
+    let iops = s.iops.get().max(s.throughput_mb_s.get() * 1e6 / io);
     AwsDemand {
         iops: Iops(iops),
         throughput_mb_s: MBps(iops * io / 1e6),

@@ -93,7 +93,7 @@ pub fn demand_of(volume: &VolumeRequirements) -> GcpDemand {
     let s = &volume.sizing;
     let io = s.io_size_bytes.as_f64().max(512.0);
     GcpDemand {
-        iops: Iops(s.iops.max(s.throughput_mb_s.get() * 1e6 / io)),
+        iops: Iops(s.iops.get().max(s.throughput_mb_s.get() * 1e6 / io)),
         // A whole number of bytes: the requirement's size, or 512.
         io_size_bytes: Bytes(io as u64),
         read_pct: s.read_pct.clamp(0.0, 100.0),

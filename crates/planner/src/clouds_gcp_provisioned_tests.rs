@@ -73,7 +73,7 @@ fn pd_extreme_grows_for_the_mib_s_its_size_brings() {
     let volume = VolumeRequirements {
         label: "scan".into(),
         sizing: SizingTarget {
-            iops: 1500.0e6 / 1_048_576.0,
+            iops: iofit_model::Iops(1500.0e6 / 1_048_576.0),
             io_size_bytes: iofit_model::Bytes(1_048_576),
             read_pct: 100.0,
             capacity_gib: Some(2000.0),

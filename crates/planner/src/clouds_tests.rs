@@ -15,7 +15,7 @@ fn volume(
     VolumeRequirements {
         label: label.into(),
         sizing: SizingTarget {
-            iops,
+            iops: iofit_model::Iops(iops),
             throughput_mb_s: iofit_model::MBps(mb_s),
             io_size_bytes: iofit_model::Bytes(io_kib * 1024),
             read_pct: 100.0,

@@ -146,7 +146,7 @@ pub(crate) fn operations_note(
 /// Azure's wording for "up to" performance when a volume with an IOPS or latency target uses
 /// Standard SSD or Standard HDD.
 pub(crate) fn performance_note(disk: &DiskPerf, target: &SizingTarget) -> Option<String> {
-    if target.iops <= 0.0 && target.latency_ms.is_none() {
+    if target.iops.get() <= 0.0 && target.latency_ms.is_none() {
         return None;
     }
     match disk.kind {

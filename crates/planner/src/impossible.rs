@@ -29,7 +29,7 @@ pub(crate) fn requirement_totals(requirements: &Requirements, mb: f64) -> Requir
                     v.sizing
                         .throughput_mb_s
                         .get()
-                        .max(v.sizing.iops * v.sizing.io_size_bytes.as_f64() / mb)
+                        .max(v.sizing.iops.get() * v.sizing.io_size_bytes.as_f64() / mb)
                 })
                 .sum(),
         ),
@@ -239,10 +239,10 @@ pub(crate) fn latency_reasons(
 ) {
     for volume in &requirements.volumes {
         if let Some(latency) = volume.sizing.latency_ms {
-            if latency < options.assumptions.service_latency_ms.get() {
+            if latency < options.assumptions.service_latency_ms {
                 reasons.push(ImpossibleReason::Latency {
                     volume: volume.label.clone(),
-                    target_ms: latency,
+                    target_ms: latency.get(),
                     service_ms: options.assumptions.service_latency_ms.get(),
                 });
             }

@@ -31,7 +31,7 @@
 //! let requirements = Requirements {
 //!     volumes: vec![VolumeRequirements {
 //!         label: "data".into(),
-//!         sizing: SizingTarget { iops: 16000.0, io_size_bytes: iofit_model::Bytes(8192), read_pct: 70.0,
+//!         sizing: SizingTarget { iops: Iops(16000.0), io_size_bytes: iofit_model::Bytes(8192), read_pct: 70.0,
 //!             random_pct: 100.0, ..Default::default() },
 //!         ..Default::default()
 //!     }],
@@ -97,7 +97,7 @@ pub fn validate(requirements: &Requirements) -> Result<(), PlanError> {
         .validate()
         .map_err(|e| PlanError::Requirements(e.to_string()))?;
     for volume in &requirements.volumes {
-        if volume.sizing.iops == 0.0 && volume.sizing.throughput_mb_s.get() == 0.0 {
+        if volume.sizing.iops.get() == 0.0 && volume.sizing.throughput_mb_s.get() == 0.0 {
             return Err(PlanError::Requirements(format!(
                 "volume '{}': sizing.iops and sizing.throughput_mb_s are both 0; give at least one",
                 volume.label

@@ -27,13 +27,14 @@ pub fn requirement_warnings(
         let s = &volume.sizing;
         let label = &volume.label;
         let (io_size_bytes, required_mb_s) = (s.io_size_bytes.as_u64(), s.throughput_mb_s.get());
-        if s.iops > 0.0 && io_size_bytes > 0 && required_mb_s > 0.0 {
-            let derived = s.iops * io_size_bytes as f64 / bytes_per_mb;
+        let iops = s.iops.get();
+        if iops > 0.0 && io_size_bytes > 0 && required_mb_s > 0.0 {
+            let derived = iops * io_size_bytes as f64 / bytes_per_mb;
             if required_mb_s > derived * (1.0 + AGREE_WITHIN) {
-                let size_for_both = required_mb_s * bytes_per_mb / s.iops;
+                let size_for_both = required_mb_s * bytes_per_mb / iops;
                 warnings.push(RequirementWarning::Disagree {
                     volume: label.clone(),
-                    iops: s.iops,
+                    iops,
                     io_size_bytes,
                     derived_mb_s: derived,
                     required_mb_s,
@@ -87,7 +88,7 @@ mod tests {
             volumes: vec![VolumeRequirements {
                 label: "data".into(),
                 sizing: SizingTarget {
-                    iops: 16000.0,
+                    iops: iofit_model::Iops(16000.0),
                     throughput_mb_s: iofit_model::MBps(throughput_mb_s),
                     io_size_bytes: iofit_model::Bytes(8192),
                     read_pct: 70.0,

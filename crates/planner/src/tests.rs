@@ -81,9 +81,9 @@ fn one_volume(iops: f64, read_pct: f64, role: VolumeRole) -> Requirements {
             label: "data".into(),
             role,
             sizing: SizingTarget {
-                iops,
+                iops: iofit_model::Iops(iops),
                 throughput_mb_s: iofit_model::MBps(0.0),
-                latency_ms: Some(5.0),
+                latency_ms: Some(iofit_model::units::Millis(5.0)),
                 io_size_bytes: iofit_model::Bytes(8192),
                 read_pct,
                 random_pct: 100.0,
@@ -490,7 +490,7 @@ fn requirements_of(volumes: &[RandomVolume]) -> Requirements {
                     label: format!("v{i}"),
                     role: [VolumeRole::Data, VolumeRole::Log, VolumeRole::Temp][role as usize],
                     sizing: SizingTarget {
-                        iops,
+                        iops: iofit_model::Iops(iops),
                         throughput_mb_s: iofit_model::MBps(mb),
                         latency_ms: None,
                         io_size_bytes: iofit_model::Bytes(size),

@@ -29,9 +29,9 @@ fn volume() -> impl Strategy<Value = SizingTarget> {
     )
         .prop_map(
             |(iops, mb, latency, io, read, random, capacity)| SizingTarget {
-                iops,
+                iops: iofit_model::Iops(iops),
                 throughput_mb_s: iofit_model::MBps(mb),
-                latency_ms: latency,
+                latency_ms: latency.map(iofit_model::units::Millis),
                 io_size_bytes: iofit_model::Bytes(io),
                 read_pct: read,
                 random_pct: random,

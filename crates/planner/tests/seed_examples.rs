@@ -28,7 +28,7 @@ fn sixteen_thousand_iops() -> Requirements {
             label: "data".into(),
             role: VolumeRole::Data,
             sizing: SizingTarget {
-                iops: 16000.0,
+                iops: iofit_model::Iops(16000.0),
                 throughput_mb_s: iofit_model::MBps(0.0),
                 latency_ms: None,
                 io_size_bytes: iofit_model::Bytes(8192),
@@ -174,7 +174,7 @@ fn example_requirements_plan_over_the_current_catalog() {
 fn impossible_requirements_name_the_limit_no_vm_meets() {
     let catalog = Catalog::embedded().unwrap();
     let mut requirements = sixteen_thousand_iops();
-    requirements.volumes[0].sizing.iops = 5e6;
+    requirements.volumes[0].sizing.iops = iofit_model::Iops(5e6);
     let plan = plan(
         &requirements,
         &rows(&catalog, EDITION_CURRENT),

@@ -229,7 +229,10 @@ pub(super) fn volume_prediction(
     } else {
         f.service_ms
     };
-    let target_latency_ms = volume.target.as_ref().and_then(|t| t.latency_ms);
+    let target_latency_ms = volume
+        .target
+        .as_ref()
+        .and_then(|t| t.latency_ms.map(|ms| ms.get()));
     let unpublished_limits: Vec<String> = solved
         .limits
         .iter()
@@ -272,7 +275,7 @@ pub(super) fn volume_prediction(
         // Flat out into an unpublished limit, the rate the IO size turns into MB/s is unknown.
         io_size_effect: io_size_effect(solved.limits, solved.max, v, f.host_bytes, mb)
             .filter(|_| volume.target.is_some() || unpublished_limits.is_empty()),
-        target_iops: volume.target.as_ref().map(|t| Iops(t.iops)),
+        target_iops: volume.target.as_ref().map(|t| t.iops),
         target_throughput_mb_s: volume.target.as_ref().map(|t| t.throughput_mb_s),
         target_latency_ms: target_latency_ms.map(Millis),
         meets_target: meets,
@@ -291,7 +294,10 @@ fn queue_check(
     let label = &volume.design.label;
     let disk = &volume.disk;
     let n = volume.design.disk_count;
-    let target_latency_ms = volume.target.as_ref().and_then(|t| t.latency_ms);
+    let target_latency_ms = volume
+        .target
+        .as_ref()
+        .and_then(|t| t.latency_ms.map(|ms| ms.get()));
     let per_disk_depth = outstanding_ios(disk.iops.get(), f.service_ms)
         .ceil()
         .max(1.0) as u32;
@@ -426,7 +432,7 @@ fn latency_check(
     latency_ms: f64,
     checks: &mut Vec<LimitCheck>,
 ) -> bool {
-    let Some(wanted_latency) = target.latency_ms else {
+    let Some(wanted_latency) = target.latency_ms.map(|ms| ms.get()) else {
         return true;
     };
     let over = latency_ms > wanted_latency * (1.0 + 1e-9);

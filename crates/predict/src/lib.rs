@@ -682,13 +682,13 @@ fn check_target(label: &str, target: &SizingTarget) -> Result<(), PredictError> 
         label: label.to_string(),
         problem: format!("target {key}: {problem}"),
     };
-    if !(target.iops.is_finite() && target.iops >= 0.0) {
+    if !(target.iops.get().is_finite() && target.iops.get() >= 0.0) {
         return Err(bad("iops", "must be a number >= 0"));
     }
     if !(target.throughput_mb_s.get().is_finite() && target.throughput_mb_s.get() >= 0.0) {
         return Err(bad("throughput_mb_s", "must be a number >= 0"));
     }
-    if let Some(latency) = target.latency_ms {
+    if let Some(latency) = target.latency_ms.map(|ms| ms.get()) {
         if !(latency.is_finite() && latency > 0.0) {
             return Err(bad("latency_ms", "must be a number > 0"));
         }

@@ -169,7 +169,7 @@ fn volume_notes(volume: &VolumeLoad, notes: &mut Notes) {
         });
     }
     if let Some(target) = &volume.target {
-        let sensitive = target.iops > 0.0 || target.latency_ms.is_some();
+        let sensitive = target.iops.get() > 0.0 || target.latency_ms.is_some();
         let up_to = match volume.disk.kind {
             DiskKind::StandardSsd => Some(UpToDisk::StandardSsd),
             DiskKind::StandardHdd => Some(UpToDisk::StandardHdd),
@@ -377,10 +377,11 @@ pub(super) fn targets_of(volumes: &[VolumeLoad], factors: &[Factors], mb: f64) -
         .iter()
         .zip(factors)
         .map(|(volume, f)| {
-            volume
-                .target
-                .as_ref()
-                .map(|t| t.iops.max(t.throughput_mb_s.get() * mb / f.host_bytes))
+            volume.target.as_ref().map(|t| {
+                t.iops
+                    .get()
+                    .max(t.throughput_mb_s.get() * mb / f.host_bytes)
+            })
         })
         .collect()
 }

@@ -255,7 +255,7 @@ fn arbitrary_case() -> impl Strategy<Value = (VmSize, Vec<VolumeLoad>)> {
                         );
                         volume.design.label = format!("v{i}");
                         volume.target = target.map(|iops| SizingTarget {
-                            iops,
+                            iops: iofit_model::Iops(iops),
                             throughput_mb_s: iofit_model::MBps(0.0),
                             latency_ms: None,
                             io_size_bytes: iofit_model::Bytes(kib * 1024),

@@ -42,7 +42,7 @@ fn volume(
 
 fn target(iops: f64, throughput_mb_s: f64, io: Bytes, read_pct: f64) -> SizingTarget {
     SizingTarget {
-        iops,
+        iops: iofit_model::Iops(iops),
         throughput_mb_s: iofit_model::MBps(throughput_mb_s),
         latency_ms: None,
         io_size_bytes: iofit_model::Bytes(io.0),
@@ -242,7 +242,7 @@ fn littles_law_5000_iops_at_1_ms_needs_qd_5() {
         Workload::new(100.0, 100.0, Bytes::kib(8), 5, 1),
     );
     let mut wanted = target(5000.0, 0.0, Bytes::kib(8), 100.0);
-    wanted.latency_ms = Some(1.0);
+    wanted.latency_ms = Some(iofit_model::units::Millis(1.0));
     load.target = Some(wanted);
     let p = run(ds14, &[load.clone()], &catalog);
     assert_eq!(p.volumes[0].queue.depth_for_target, Some(5));

@@ -949,10 +949,12 @@ pub fn report(outcome: &BenchOutcome) -> iofit_report::html::HtmlReport {
         disk_util: Default::default(),
         tool: "iofit".into(),
         version: env!("CARGO_PKG_VERSION").into(),
-        timestamp_s: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0),
+        timestamp_s: iofit_model::units::UnixSeconds(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+        ),
         hostname: String::new(),
         jobs: outcome.measured_jobs.clone(),
     };

@@ -764,7 +764,7 @@ fn render_run(run: &DemoRun) -> String {
             if direction.ios == 0 {
                 continue;
             }
-            let mean_ms = direction.total_latency.mean_ns / 1e6;
+            let mean_ms = direction.total_latency.mean_ns.get() / 1e6;
             let p99_ms = direction
                 .total_latency
                 .percentile_ns(99.0)
@@ -773,7 +773,7 @@ fn render_run(run: &DemoRun) -> String {
             out.push_str(&format!(
                 "  {} {name}: {} IOPS, {:.1} MB/s, {} avg {mean_ms:.3} ms, p99 {p99_ms} ms\n",
                 job.name,
-                group_thousands(direction.iops),
+                group_thousands(direction.iops.get()),
                 direction.bandwidth_bytes_per_second / 1e6,
                 iofit_report::compare::TOTAL_LATENCY_WORDS
             ));

@@ -62,7 +62,7 @@ mod tests {
 
     fn second() -> Second {
         Second {
-            t_s: 1.0,
+            t_s: iofit_model::units::Seconds(1.0),
             volumes: vec![VolumeUsage {
                 read_iops: Iops(100.0),
                 write_iops: Iops(0.0),

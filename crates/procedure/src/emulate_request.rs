@@ -315,7 +315,7 @@ pub fn write_outputs(
 /// One second's line: each volume's IOPS and MB/s with its share of the cap, and the limit
 /// most used.
 pub fn second_line(labels: &[String], second: &Second) -> String {
-    let mut line = format!("{:>6.1}s", second.t_s);
+    let mut line = format!("{:>6.1}s", second.t_s.get());
     for (label, usage) in labels.iter().zip(&second.volumes) {
         line.push_str(&format!(
             "  {label}: {:.0} IOPS ({:.0}%) {:.1} MB/s ({:.0}%)",

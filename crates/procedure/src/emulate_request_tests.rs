@@ -39,7 +39,7 @@ fn a_design_becomes_the_rehearsals_options() {
     assert_eq!(options.limits.volumes.len(), 1);
     assert_eq!(options.limits.volumes[0].label, "data");
     // A P10 is 500 IOPS, 100 MB/s: the limit as the catalog has it at scale 1.
-    assert_eq!(options.limits.volumes[0].iops, 500.0);
+    assert_eq!(options.limits.volumes[0].iops.get(), 500.0);
     assert_eq!(options.sources, vec![VolumeSource::Scratch]);
     assert_eq!(options.scratch.size_bytes, iofit_model::Bytes(1 << 30));
     assert_eq!(options.scratch.mount_root, PathBuf::from("/mnt/rehearsal"));
@@ -50,7 +50,7 @@ fn a_design_becomes_the_rehearsals_options() {
         ..request()
     })
     .unwrap();
-    assert!((scaled.limits.volumes[0].iops - 50.0).abs() < 1e-9);
+    assert!((scaled.limits.volumes[0].iops.get() - 50.0).abs() < 1e-9);
 }
 
 #[test]
@@ -172,7 +172,7 @@ fn the_exit_is_the_commands_unless_something_was_left() {
 #[test]
 fn a_second_shows_each_volumes_share_of_its_cap() {
     let second = Second {
-        t_s: 3.0,
+        t_s: iofit_model::units::Seconds(3.0),
         volumes: vec![VolumeUsage {
             read_iops: Iops(250.0),
             write_iops: Iops(0.0),
@@ -318,7 +318,7 @@ fn a_gcp_provisioned_disk_is_capped_at_what_it_is_given() {
     })
     .unwrap();
     let limits = &options.limits;
-    assert_eq!(limits.volumes[0].iops, 111_112.0);
+    assert_eq!(limits.volumes[0].iops.get(), 111_112.0);
     assert_eq!(limits.groups[0].name, "pd-extreme");
     assert_eq!(limits.groups[0].read_iops.get(), 120_000.0);
     let refused = message(&gcp_request(&[

@@ -256,8 +256,8 @@ pub fn rows(run: &MultiRun) -> Vec<HostRow<'_>> {
             name: &h.name,
             destination: &h.destination,
             result: h.result.as_ref(),
-            clock_offset_ms: h.clock_offset_ns as f64 / 1e6,
-            rtt_ms: h.rtt_ns.get() as f64 / 1e6,
+            clock_offset_ms: iofit_model::units::Millis(h.clock_offset_ns as f64 / 1e6),
+            rtt_ms: iofit_model::units::Millis(h.rtt_ns.get() as f64 / 1e6),
             failure: h
                 .failure
                 .as_ref()
@@ -516,7 +516,7 @@ pub(crate) fn summary(
 /// the total's averages.
 pub fn render_vdbench_run(run: &Run, label: &str, multi: &MultiRun) -> (String, Option<AvgLine>) {
     use std::fmt::Write;
-    let start = multi.combined.timestamp_s as f64;
+    let start = multi.combined.timestamp_s.get() as f64;
     let mut out = String::new();
     for host in &multi.hosts {
         let _ = writeln!(

@@ -4,7 +4,7 @@ use iofit_stats::JobResult;
 
 /// IOs per second of both directions over the measured window.
 pub fn iops_of(job: &JobResult) -> f64 {
-    job.read.iops + job.write.iops
+    (job.read.iops + job.write.iops).get()
 }
 
 /// Mean total latency over both directions, nanoseconds (0 when nothing completed).
@@ -14,5 +14,5 @@ pub fn mean_latency_ns(job: &JobResult) -> f64 {
     if count == 0.0 {
         return 0.0;
     }
-    (r.mean_ns * r.count as f64 + w.mean_ns * w.count as f64) / count
+    (r.mean_ns.get() * r.count as f64 + w.mean_ns.get() * w.count as f64) / count
 }

@@ -401,9 +401,9 @@ pub fn requirements_from_flags(flags: &VolumeFlags) -> Result<Requirements> {
             label: "data".into(),
             role: parse_role(&flags.role)?,
             sizing: SizingTarget {
-                iops: flags.iops.map_or(0.0, Iops::get),
+                iops: flags.iops.unwrap_or(Iops(0.0)),
                 throughput_mb_s: flags.throughput_mb_s.unwrap_or(MBps(0.0)),
-                latency_ms: flags.latency_ms.map(|ms| ms.get()),
+                latency_ms: flags.latency_ms,
                 io_size_bytes: io_size,
                 read_pct: flags.read_pct,
                 random_pct: flags.random_pct,

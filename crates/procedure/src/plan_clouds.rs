@@ -476,7 +476,7 @@ mod tests {
             volumes: vec![VolumeRequirements {
                 label: "data".into(),
                 sizing: SizingTarget {
-                    iops: 2000.0,
+                    iops: iofit_model::Iops(2000.0),
                     throughput_mb_s: iofit_model::MBps(0.0),
                     latency_ms: None,
                     io_size_bytes: iofit_model::Bytes(8192),

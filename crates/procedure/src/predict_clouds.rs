@@ -307,7 +307,7 @@ mod tests {
                 .map(|(index, iops)| VolumeRequirements {
                     label: format!("v{index}"),
                     sizing: SizingTarget {
-                        iops: *iops,
+                        iops: iofit_model::Iops(*iops),
                         throughput_mb_s: iofit_model::MBps(0.0),
                         latency_ms: None,
                         io_size_bytes: iofit_model::Bytes(8192),

@@ -364,11 +364,11 @@ fn run_curve(
     );
     let max = execute(run, None, "Uncontrolled curve (max)", executor, observer)?;
     finish(run, None, "curve max", &max, outcome, options, observer)?;
-    let max_iops = max.avg.line.iops;
+    let max_iops = max.avg.line.iops.get();
     let mut points = vec![CurvePoint {
         label: "max".into(),
         target_iops: None,
-        iops: max_iops,
+        iops: Iops(max_iops),
         resp_ms: max.avg.line.resp_ms,
     }];
     for pct in pcts {
@@ -409,8 +409,8 @@ fn run_curve(
                 (
                     p.label.clone(),
                     p.target_iops.map(|t| t.get()),
-                    p.iops,
-                    p.resp_ms,
+                    p.iops.get(),
+                    p.resp_ms.get(),
                 )
             })
             .collect(),
@@ -505,19 +505,21 @@ fn finish(
 /// point. Beyond it response time grows faster than the rate. Needs three distinct rates and a
 /// response time that rises by more than 10% over the curve.
 pub fn find_knee(points: &[CurvePoint]) -> Option<usize> {
+    let iops = |i: usize| points[i].iops.get();
+    let resp_ms = |i: usize| points[i].resp_ms.get();
     let mut order: Vec<usize> = (0..points.len()).collect();
-    order.sort_by(|&a, &b| points[a].iops.total_cmp(&points[b].iops));
+    order.sort_by(|&a, &b| iops(a).total_cmp(&iops(b)));
     if order.len() < 3 {
         return None;
     }
-    let (x0, x1) = (points[order[0]].iops, points[*order.last()?].iops);
+    let (x0, x1) = (iops(order[0]), iops(*order.last()?));
     let y0 = order
         .iter()
-        .map(|&i| points[i].resp_ms)
+        .map(|&i| resp_ms(i))
         .fold(f64::INFINITY, f64::min);
     let y1 = order
         .iter()
-        .map(|&i| points[i].resp_ms)
+        .map(|&i| resp_ms(i))
         .fold(f64::NEG_INFINITY, f64::max);
     // A latency that varies less than 10% over the curve has no knee in the measured range.
     if x1 - x0 <= 0.0 || y1 <= y0 * 1.1 {
@@ -526,8 +528,8 @@ pub fn find_knee(points: &[CurvePoint]) -> Option<usize> {
     order
         .iter()
         .map(|&i| {
-            let x = (points[i].iops - x0) / (x1 - x0);
-            let y = (points[i].resp_ms - y0) / (y1 - y0);
+            let x = (iops(i) - x0) / (x1 - x0);
+            let y = (resp_ms(i) - y0) / (y1 - y0);
             (i, x - y)
         })
         .filter(|(_, d)| *d > 0.0)
@@ -553,8 +555,8 @@ mod tests {
         CurvePoint {
             label: format!("{iops}"),
             target_iops: Some(iofit_model::Iops(iops)),
-            iops,
-            resp_ms,
+            iops: iofit_model::Iops(iops),
+            resp_ms: iofit_model::units::Millis(resp_ms),
         }
     }
 

@@ -5,6 +5,7 @@ use crate::execute::Executor;
 use crate::observer::Observer;
 use crate::ProcedureError;
 use iofit_jobfile::vdbench::Run;
+use iofit_model::units::Seconds;
 use iofit_report::vdbench_summary::{render_run, AvgLine, Cpu, RunHeader};
 use iofit_stats::JobResult;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -134,9 +135,9 @@ pub fn vdbench_header(run: &Run, iorate_label: &str, start_unix_s: f64) -> RunHe
         rd: run.rd.clone(),
         for_label: run.for_label.clone(),
         iorate_label: iorate_label.to_string(),
-        elapsed_s: run.elapsed.as_secs_f64(),
-        warmup_s: run.warmup.as_secs_f64(),
-        interval_s: run.interval.as_secs_f64(),
+        elapsed_s: Seconds(run.elapsed.as_secs_f64()),
+        warmup_s: Seconds(run.warmup.as_secs_f64()),
+        interval_s: Seconds(run.interval.as_secs_f64()),
         start_unix_s,
         warmup_intervals: plan.warmup_intervals,
         total_intervals: plan.total_intervals,
@@ -188,9 +189,9 @@ mod tests {
         // iorate=400 is the run's total, split over 4 threads: within 5%. (A mixed rdpct caps
         // each direction separately, as fio's rate_iops does, and lands a few % lower.)
         assert!(
-            (outcome.avg.line.iops - 400.0).abs() <= 20.0,
+            (outcome.avg.line.iops.get() - 400.0).abs() <= 20.0,
             "{}",
-            outcome.avg.line.iops
+            outcome.avg.line.iops.get()
         );
         assert_eq!(outcome.job.clones, 4);
     }

@@ -3,6 +3,7 @@
 
 use iofit_fswork::interval::{CpuPct, Interval};
 use iofit_jobfile::vdbench::{FileOp, Run, Seek, XferSize};
+use iofit_model::units::UnixMillis;
 use iofit_report::vdbench_flatfile::{Cell, FlatRow};
 use iofit_report::vdbench_summary::{run_intervals, AvgLine, RunHeader, SummaryLine};
 use iofit_stats::JobResult;
@@ -69,15 +70,15 @@ fn requested(run: &Run, rate: Option<f64>) -> Vec<(&'static str, Cell)> {
 
 fn measured(line: &SummaryLine) -> Vec<(&'static str, Cell)> {
     let mut cells = vec![
-        ("rate", Cell::Num(line.iops)),
+        ("rate", Cell::Num(line.iops.get())),
         ("MB/sec", Cell::Num(line.mib_per_s)),
         ("bytes/io", Cell::Num(line.bytes_per_io)),
         ("read%", Cell::Num(line.read_pct)),
-        ("resp", Cell::Num(line.resp_ms)),
-        ("read_resp", Cell::Num(line.read_resp_ms)),
-        ("write_resp", Cell::Num(line.write_resp_ms)),
-        ("resp_max", Cell::Num(line.resp_max_ms)),
-        ("resp_std", Cell::Num(line.resp_stddev_ms)),
+        ("resp", Cell::Num(line.resp_ms.get())),
+        ("read_resp", Cell::Num(line.read_resp_ms.get())),
+        ("write_resp", Cell::Num(line.write_resp_ms.get())),
+        ("resp_max", Cell::Num(line.resp_max_ms.get())),
+        ("resp_std", Cell::Num(line.resp_stddev_ms.get())),
         ("queue_depth", Cell::Num(line.queue_depth)),
     ];
     if let Some(cpu) = line.cpu {
@@ -100,7 +101,7 @@ pub fn raw_rows(
     avg: &AvgLine,
 ) -> Vec<FlatRow> {
     let base = requested(run, rate);
-    let start_ms = (header.start_unix_s * 1000.0) as u64;
+    let start_ms = UnixMillis((header.start_unix_s * 1000.0) as u64);
     let series = run_intervals(header, &job.series);
     let mut rows: Vec<FlatRow> = series
         .iter()
@@ -110,7 +111,7 @@ pub fn raw_rows(
             cells.push(("Interval", Cell::Int(i as i64 + 1)));
             cells.extend(measured(&SummaryLine::from_interval(sample)));
             FlatRow {
-                unix_ms: start_ms + sample.start_ms + sample.interval_ms,
+                unix_ms: UnixMillis(start_ms.get() + (sample.start_ms + sample.interval_ms).get()),
                 cells,
             }
         })
@@ -169,7 +170,7 @@ pub fn fs_interval_row(rd: &str, reqrate: Cell, interval: &Interval) -> FlatRow 
         seconds,
         interval.cpu,
     );
-    row.unix_ms = interval.end_unix_ms.get();
+    row.unix_ms = interval.end_unix_ms;
     row
 }
 
@@ -232,7 +233,7 @@ fn fs_cells(
         cells.push(("cpu_user", Cell::Num(cpu.total_pct - cpu.sys_pct)));
     }
     FlatRow {
-        unix_ms: now_ms(),
+        unix_ms: UnixMillis(now_ms()),
         cells,
     }
 }

@@ -98,10 +98,10 @@ impl RunJson {
             total_threads: run.total_threads(),
             elapsed_s: Seconds(run.elapsed.as_secs_f64()),
             warmup_s: Seconds(run.warmup.as_secs_f64()),
-            avg_iops: Iops(avg.line.iops),
+            avg_iops: avg.line.iops,
             avg_mib_per_s: avg.line.mib_per_s,
             avg_read_pct: avg.line.read_pct,
-            avg_resp_ms: Millis(avg.line.resp_ms),
+            avg_resp_ms: avg.line.resp_ms,
             result,
             hosts,
         }

@@ -189,7 +189,7 @@ fn a_null_engine_run_writes_whole_json_and_keeps_littles_law() {
     assert_eq!(read["io_bytes"].as_u64(), Some(4 * 1024 * 1024));
     let result = &results.report.result.jobs[0].read;
     assert_eq!(result.total_latency.count, result.ios);
-    let outstanding = result.iops * result.total_latency.mean_ns / 1e9;
+    let outstanding = result.iops.get() * result.total_latency.mean_ns.get() / 1e9;
     assert!(
         (outstanding / 8.0 - 1.0).abs() < 0.03,
         "IOPS x mean latency = {outstanding}, iodepth 8"

@@ -78,7 +78,7 @@ fn growth_scales_the_requirement_the_plan_sizes() {
     let mut request = seed_plan();
     request.growth = Some(2.0);
     let outcome = plan::plan(&request).unwrap();
-    assert_eq!(outcome.requirements.volumes[0].sizing.iops, 32_000.0);
+    assert_eq!(outcome.requirements.volumes[0].sizing.iops.get(), 32_000.0);
     assert!(outcome.plan.totals.iops.get() >= 32_000.0);
     request.growth = Some(0.0);
     assert!(error_text(plan::plan(&request)).starts_with("--growth 0"));

@@ -314,7 +314,7 @@ fn a_plan_keeps_flat_out_figures_unknown_in_json_and_text() {
         volumes: vec![VolumeRequirements {
             label: "data".into(),
             sizing: SizingTarget {
-                iops: 400.0,
+                iops: iofit_model::Iops(400.0),
                 throughput_mb_s: iofit_model::MBps(0.0),
                 latency_ms: None,
                 io_size_bytes: iofit_model::Bytes(8192),

@@ -105,7 +105,7 @@ fn detected_by_content_and_sized_as_any_capture() {
     assert_eq!(requirements.volumes.len(), 1);
     let sizing = &requirements.volumes[0].sizing;
     assert_eq!(sizing.io_size_bytes, iofit_model::Bytes(8192));
-    assert!(sizing.iops > 1_500.0, "{}", sizing.iops);
+    assert!(sizing.iops.get() > 1_500.0, "{}", sizing.iops.get());
     // A bare array of TimeSeries reads the same.
     let start = text.find('[').unwrap();
     let end = text.rfind(']').unwrap();

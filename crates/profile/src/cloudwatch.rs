@@ -421,7 +421,7 @@ mod tests {
         let sizing = &requirements.volumes[0].sizing;
         // 8 KiB reads and writes, IOPS between 2,000 and 4,000 before the comfort factor.
         assert_eq!(sizing.io_size_bytes, iofit_model::Bytes(8192));
-        assert!(sizing.iops > 2_000.0, "{}", sizing.iops);
+        assert!(sizing.iops.get() > 2_000.0, "{}", sizing.iops.get());
     }
 
     #[test]

@@ -458,7 +458,7 @@ mod tests {
         let sized: Vec<(&str, f64)> = req
             .volumes
             .iter()
-            .map(|v| (v.label.as_str(), v.sizing.iops))
+            .map(|v| (v.label.as_str(), v.sizing.iops.get()))
             .collect();
         assert_eq!(
             sized,
@@ -474,7 +474,7 @@ mod tests {
         };
         let req = crate::requirements(&capture, &stripe).unwrap();
         assert_eq!(req.volumes.len(), 1);
-        assert_eq!(req.volumes[0].sizing.iops, 3900.0);
+        assert_eq!(req.volumes[0].sizing.iops.get(), 3900.0);
 
         let twice = crate::SizingOptions {
             volumes: vec![crate::VolumeSpec {

@@ -22,7 +22,7 @@
 //! assert!(matches!(capture.notes[0], CaptureNote::FirstReportSkipped { .. }));
 //! let req = requirements(&capture, &SizingOptions::default()).unwrap();
 //! let data = &req.volumes[0];
-//! assert_eq!(data.sizing.iops, 1300.0); // 1000 IOPS x comfort 1.3
+//! assert_eq!(data.sizing.iops.get(), 1300.0); // 1000 IOPS x comfort 1.3
 //! assert_eq!(data.sizing.read_pct, 90.0);
 //! assert_eq!(data.sizing.io_size_bytes, iofit_model::Bytes(8192));
 //! ```

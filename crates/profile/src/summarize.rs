@@ -12,7 +12,7 @@
 use crate::capture::{Capture, DiskSample};
 use crate::error::ProfileError;
 use iofit_model::requirements::{HostMetrics, Requirements, SizingTarget, VolumeRequirements};
-use iofit_model::units::{Bytes, MBps, Seconds};
+use iofit_model::units::{Bytes, Iops, MBps, Millis, Seconds};
 
 /// A volume to size: a label and the devices whose counters add up to it.
 mod describe;
@@ -332,9 +332,9 @@ fn volume(
         role,
         devices: spec.devices.clone(),
         sizing: SizingTarget {
-            iops: sized_iops,
+            iops: Iops(sized_iops),
             throughput_mb_s: MBps(sized_throughput),
-            latency_ms,
+            latency_ms: latency_ms.map(Millis),
             io_size_bytes: Bytes(shape.io_size_bytes as u64),
             read_pct: shape.read_pct,
             random_pct: shape.random_pct,
@@ -518,7 +518,7 @@ mod tests {
         let req = requirements(&both, &options).unwrap();
         // two files, one window each, peak 300 in both
         assert!(req.volumes[0].derivation[0].contains("2 windows of 1 h"));
-        assert_eq!(req.volumes[0].sizing.iops, 300.0);
+        assert_eq!(req.volumes[0].sizing.iops.get(), 300.0);
         assert_eq!(req.volumes[0].observed.as_ref().unwrap().samples, 4);
     }
 

@@ -3,7 +3,7 @@
 //! workload would have throttled.
 
 use crate::{Capture, VolumeSpec};
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{Iops, MBps, Millis, Seconds};
 
 /// Where the points live: the result type is the model's, so a renderer needs no capture reader.
 pub use iofit_model::timeline::TimelinePoint;
@@ -35,19 +35,19 @@ pub fn volume_timeline(capture: &Capture, spec: &VolumeSpec) -> Vec<TimelinePoin
                 .copied()
                 .unwrap_or(f64::NAN);
             TimelinePoint {
-                time_s: if time.is_finite() {
+                time_s: Seconds(if time.is_finite() {
                     time
                 } else {
                     report as f64 * interval
-                },
+                }),
                 read_iops: Iops(sum.read_iops),
                 write_iops: Iops(sum.write_iops),
                 throughput_mb_s: MBps(sum.bytes_s / 1e6),
-                latency_ms: if sum.latency_weight > 0.0 {
+                latency_ms: Millis(if sum.latency_weight > 0.0 {
                     sum.latency_weighted_ms / sum.latency_weight
                 } else {
                     f64::NAN
-                },
+                }),
                 queue_depth: sum.queue_depth,
             }
         })
@@ -116,7 +116,7 @@ mod tests {
         for point in &points {
             assert!(point.read_iops >= Iops(0.0) && point.write_iops >= Iops(0.0));
             assert!(point.throughput_mb_s.get().is_finite());
-            assert!(point.latency_ms.is_finite() && point.latency_ms >= 0.0);
+            assert!(point.latency_ms.get().is_finite() && point.latency_ms.get() >= 0.0);
             assert!(point.queue_depth.is_finite() && point.queue_depth >= 0.0);
         }
     }
@@ -133,13 +133,13 @@ mod tests {
                 if point.queue_depth < 0.5 {
                     continue;
                 }
-                let littles_law = point.iops() * point.latency_ms / 1000.0;
+                let littles_law = point.iops() * point.latency_ms.get() / 1000.0;
                 let error = (littles_law - point.queue_depth).abs() / point.queue_depth;
                 assert!(
                     error < 0.05,
                     "{} at {}s: {point:?}",
                     spec.label,
-                    point.time_s
+                    point.time_s.get()
                 );
             }
         }

@@ -122,7 +122,7 @@ fn logger_prefixed_old_sysstat_with_sectors_and_short_banner() {
         iofit_model::Bytes(8192)
     );
     // One 20 s window: its peak, 600 IOPS, x comfort 1.3.
-    assert!(close(req.volumes[0].sizing.iops, 780.0));
+    assert!(close(req.volumes[0].sizing.iops.get(), 780.0));
 }
 
 #[test]
@@ -179,7 +179,7 @@ fn perfmon_lower_case_total_only_ops_only_sizes_iops_and_read_share() {
     let req = requirements(&capture, &SizingOptions::default()).unwrap();
     let v = &req.volumes[0];
     // IOPS 125, 250, 375, 500, 1250: p95 of 5 = the largest, x 1.3.
-    assert!(close(v.sizing.iops, 1625.0));
+    assert!(close(v.sizing.iops.get(), 1625.0));
     assert_eq!(v.sizing.read_pct, 80.0);
     assert_eq!(v.sizing.throughput_mb_s, iofit_model::MBps(0.0));
     assert!(v
@@ -319,7 +319,7 @@ fn sysstat7_time_labels_in_every_locale() {
         req.source.clear();
         assert_eq!(req.volumes.len(), 2, "{name}");
         // sdb: 200, 600, 400 IOPS; p95 of the peaks of two 20 s windows (600, 400) = 600.
-        assert_eq!(req.volumes[1].sizing.iops, 780.0, "{name}");
+        assert_eq!(req.volumes[1].sizing.iops.get(), 780.0, "{name}");
         sized.push(req);
     }
     assert_eq!(sized[0], sized[1]);

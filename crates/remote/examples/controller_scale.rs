@@ -88,8 +88,8 @@ fn main() {
                 unreachable!("interval lines")
             };
             series[w].push(IntervalSample {
-                start_ms: second * 1000,
-                interval_ms: 1000,
+                start_ms: iofit_model::units::Millis(second * 1000),
+                interval_ms: iofit_model::units::Millis(1000),
                 read_ios: ios,
                 read_bytes: iofit_model::Bytes(bytes),
                 ..Default::default()

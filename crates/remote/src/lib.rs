@@ -12,7 +12,7 @@
 //! ```
 //! use iofit_remote::merge::sum_series;
 //! use iofit_stats::IntervalSample;
-//! let host = |ios| vec![IntervalSample { interval_ms: 1000, read_ios: ios, ..Default::default() }];
+//! let host = |ios| vec![IntervalSample { interval_ms: iofit_model::units::Millis(1000), read_ios: ios, ..Default::default() }];
 //! let (a, b) = (host(100), host(50));
 //! let combined = sum_series(&[(0, &a), (0, &b)]);
 //! assert_eq!(combined[0].read_ios, 150);

@@ -3,6 +3,7 @@
 //! percentiles), IOs and bytes summed, and the per-second series summed over intervals aligned
 //! to the common start.
 
+use iofit_model::units::{Millis, Nanos, UnixSeconds};
 use iofit_stats::{DirectionStats, IntervalSample, JobResult, RunResult};
 
 /// One host's finished result with its raw counters, and how many whole intervals after the
@@ -63,10 +64,9 @@ impl Combiner {
             self.tool.clone_from(&result.tool);
             self.version.clone_from(&result.version);
         }
-        self.timestamp_s = Some(
-            self.timestamp_s
-                .map_or(result.timestamp_s, |t| t.min(result.timestamp_s)),
-        );
+        self.timestamp_s = Some(self.timestamp_s.map_or(result.timestamp_s.get(), |t| {
+            t.min(result.timestamp_s.get())
+        }));
         for (index, (host_job, (r, w))) in result.jobs.iter().zip(stats).enumerate() {
             if index == self.jobs.len() {
                 let mut job = host_job.clone();
@@ -86,9 +86,9 @@ impl Combiner {
             acc.read.merge(r);
             acc.write.merge(w);
             // Hosts run at the same time: the combined window is the longest host window.
-            acc.read_runtime_ns = acc.read_runtime_ns.max(host_job.read.runtime_ns);
-            acc.write_runtime_ns = acc.write_runtime_ns.max(host_job.write.runtime_ns);
-            acc.trim_runtime_ns = acc.trim_runtime_ns.max(host_job.trim.runtime_ns);
+            acc.read_runtime_ns = acc.read_runtime_ns.max(host_job.read.runtime_ns.get());
+            acc.write_runtime_ns = acc.write_runtime_ns.max(host_job.write.runtime_ns.get());
+            acc.trim_runtime_ns = acc.trim_runtime_ns.max(host_job.trim.runtime_ns.get());
             acc.job.clones += host_job.clones;
             acc.job.syncs += host_job.syncs;
             acc.job.context_switches += host_job.context_switches;
@@ -140,7 +140,7 @@ impl Combiner {
             disk_util: Default::default(),
             tool: self.tool,
             version: self.version,
-            timestamp_s: self.timestamp_s.unwrap_or(0),
+            timestamp_s: UnixSeconds(self.timestamp_s.unwrap_or(0)),
             hostname: "All clients".to_string(),
             jobs,
         };
@@ -154,12 +154,12 @@ fn add_series(
     shift: usize,
     series: &[IntervalSample],
 ) {
-    let interval_ms = series.first().map(|s| s.interval_ms).unwrap_or(1000);
+    let interval_ms = series.first().map(|s| s.interval_ms.get()).unwrap_or(1000);
     while out.len() < shift + series.len() {
         let i = out.len() as u64;
         out.push(IntervalSample {
-            start_ms: i * interval_ms,
-            interval_ms,
+            start_ms: Millis(i * interval_ms),
+            interval_ms: Millis(interval_ms),
             ..IntervalSample::default()
         });
         weighted.push(0.0);
@@ -178,18 +178,18 @@ fn add_series(
         // A sum until `finish_series` divides it by the merged reads.
         slot.read_latency_mean_ns += sample.read_latency_mean_ns * sample.read_ios as f64;
         let ios = sample.read_ios + sample.write_ios + sample.trim_ios;
-        weighted[shift + k] += sample.latency_mean_ns * ios as f64;
+        weighted[shift + k] += sample.latency_mean_ns.get() * ios as f64;
     }
 }
 
 fn finish_series(out: &mut [IntervalSample], weighted: &[f64]) {
     for (slot, sum) in out.iter_mut().zip(weighted) {
         let ios = slot.read_ios + slot.write_ios + slot.trim_ios;
-        slot.latency_mean_ns = if ios == 0 { 0.0 } else { sum / ios as f64 };
+        slot.latency_mean_ns = Nanos(if ios == 0 { 0.0 } else { sum / ios as f64 });
         slot.read_latency_mean_ns = if slot.read_ios == 0 {
-            0.0
+            Nanos(0.0)
         } else {
-            slot.read_latency_mean_ns / slot.read_ios as f64
+            Nanos(slot.read_latency_mean_ns.get() / slot.read_ios as f64)
         };
     }
 }
@@ -214,12 +214,12 @@ mod tests {
 
     fn sample(i: u64, ios: u64, mean: f64) -> IntervalSample {
         IntervalSample {
-            start_ms: i * 1000,
-            interval_ms: 1000,
+            start_ms: iofit_model::units::Millis(i * 1000),
+            interval_ms: iofit_model::units::Millis(1000),
             read_ios: ios,
             read_bytes: iofit_model::Bytes(ios * 4096),
-            latency_mean_ns: mean,
-            latency_p99_ns: mean as u64 * 2,
+            latency_mean_ns: iofit_model::units::Nanos(mean),
+            latency_p99_ns: iofit_model::units::Nanos(mean as u64 * 2),
             ..Default::default()
         }
     }
@@ -240,10 +240,10 @@ mod tests {
             vec![100, 210, 320]
         );
         assert_eq!(sum[1].read_bytes, iofit_model::Bytes(210 * 4096));
-        assert_eq!(sum[2].start_ms, 2000);
+        assert_eq!(sum[2].start_ms.get(), 2000);
         // IO-weighted mean: (200 x 1000 + 10 x 4000) / 210.
-        assert!((sum[1].latency_mean_ns - 240_000.0 / 210.0).abs() < 1e-9);
-        assert_eq!(sum[1].latency_p99_ns, 8000);
+        assert!((sum[1].latency_mean_ns.get() - 240_000.0 / 210.0).abs() < 1e-9);
+        assert_eq!(sum[1].latency_p99_ns.get(), 8000);
         // Per-host totals add up to the combined total.
         let total: u64 = sum.iter().map(|s| s.read_ios).sum();
         assert_eq!(total, 600 + 30);
@@ -275,7 +275,7 @@ mod tests {
             (40, iofit_model::Bytes(40 * 16384))
         );
         assert_eq!(trim.completion_latency.count, 40);
-        assert!((trim.total_latency.mean_ns - 7_000.0).abs() < 100.0);
+        assert!((trim.total_latency.mean_ns.get() - 7_000.0).abs() < 100.0);
         // A host without trim counters (an older worker) adds none: not its first host's block.
         let mut combiner = Combiner::default();
         let (mut result, stats) = host(&[]);
@@ -336,7 +336,7 @@ mod tests {
             (got.count, got.min_ns, got.max_ns),
             (want.count, want.min_ns, want.max_ns)
         );
-        assert!((got.mean_ns - want.mean_ns).abs() < 1e-6);
+        assert!((got.mean_ns.get() - want.mean_ns.get()).abs() < 1e-6);
         // Not the average of per-host p99s (what the wrong method would give).
         let averaged: u64 = hosts
             .iter()

@@ -9,7 +9,11 @@ fn metric_rows(volume: &VolumeRequirements, o: &ObservedMetrics) -> String {
     let s = &volume.sizing;
     let mut out = String::new();
     let kib = |p: Percentiles| p.scaled(1.0 / 1024.0);
-    out.push_str(&row("IOPS", Some(o.iops), Some(format!("{:.2}", s.iops))));
+    out.push_str(&row(
+        "IOPS",
+        Some(o.iops),
+        Some(format!("{:.2}", s.iops.get())),
+    ));
     out.push_str(&row(
         if o.read_pct_estimated {
             "read % (estimated)"
@@ -62,7 +66,10 @@ fn metric_rows(volume: &VolumeRequirements, o: &ObservedMetrics) -> String {
     out.push_str(&row(
         "latency ms",
         o.latency_ms,
-        Some(s.latency_ms.map_or("-".into(), |l| format!("{l:.3}"))),
+        Some(
+            s.latency_ms
+                .map_or("-".into(), |l| format!("{:.3}", l.get())),
+        ),
     ));
     out.push_str(&row(
         "queue depth",
@@ -155,4 +162,51 @@ pub fn render(requirements: &Requirements, title: &str, full: bool) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iofit_model::units::{Iops, Millis};
+    use iofit_model::SizingTarget;
+
+    /// The sized column prints plain numbers with two (latency: three) decimals: the unit
+    /// types' own Display (`12,000 IOPS`) must not reach the table.
+    #[test]
+    fn sized_column_is_plain_numbers() {
+        let observed = ObservedMetrics {
+            samples: 10,
+            iops: Percentiles {
+                p50: 9000.0,
+                p90: 10_000.0,
+                p99: 11_000.0,
+            },
+            ..Default::default()
+        };
+        let requirements = Requirements {
+            volumes: vec![VolumeRequirements {
+                label: "data".into(),
+                sizing: SizingTarget {
+                    iops: Iops(12_000.0),
+                    latency_ms: Some(Millis(1.5)),
+                    ..Default::default()
+                },
+                observed: Some(observed),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let text = render(&requirements, "checklist", false);
+        let iops_row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("IOPS"))
+            .unwrap();
+        assert!(iops_row.ends_with("    12000.00"), "{text}");
+        assert!(!text.contains("12,000"), "{text}");
+        let latency_row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("latency ms"))
+            .unwrap();
+        assert!(latency_row.ends_with("       1.500"), "{text}");
+    }
 }

@@ -128,7 +128,14 @@ fn run_records(out: &mut String, run: &RunResult) {
                 direction.ios.to_string(),
                 "IOs",
             );
-            record(out, "run", &subject, "iops", number(direction.iops), "IOPS");
+            record(
+                out,
+                "run",
+                &subject,
+                "iops",
+                number(direction.iops.get()),
+                "IOPS",
+            );
             record(
                 out,
                 "run",
@@ -142,7 +149,7 @@ fn run_records(out: &mut String, run: &RunResult) {
                 "run",
                 &subject,
                 crate::format_keys::CSV_RUNTIME,
-                number(direction.runtime_ns as f64 / 1e9),
+                number(direction.runtime_ns.get() as f64 / 1e9),
                 "s",
             );
             let summary = if direction.total_latency.percentiles_ns.is_empty() {
@@ -150,13 +157,13 @@ fn run_records(out: &mut String, run: &RunResult) {
             } else {
                 &direction.total_latency
             };
-            if direction.total_latency.mean_ns > 0.0 {
+            if direction.total_latency.mean_ns.get() > 0.0 {
                 record(
                     out,
                     "run",
                     &subject,
                     "latency avg",
-                    number(direction.total_latency.mean_ns / 1e6),
+                    number(direction.total_latency.mean_ns.get() / 1e6),
                     "ms",
                 );
             }
@@ -172,8 +179,12 @@ fn run_records(out: &mut String, run: &RunResult) {
             }
         }
         for sample in crate::run_series::full_intervals(&job.series) {
-            let seconds = sample.interval_ms.max(1) as f64 / 1e3;
-            let at = format!("{} t={}s", job.name, number(sample.start_ms as f64 / 1e3));
+            let seconds = sample.interval_ms.get().max(1) as f64 / 1e3;
+            let at = format!(
+                "{} t={}s",
+                job.name,
+                number(sample.start_ms.get() as f64 / 1e3)
+            );
             record(
                 out,
                 "series",
@@ -187,7 +198,7 @@ fn run_records(out: &mut String, run: &RunResult) {
                 "series",
                 &at,
                 "latency avg",
-                number(sample.latency_mean_ns / 1e6),
+                number(sample.latency_mean_ns.get() / 1e6),
                 "ms",
             );
             record(
@@ -195,7 +206,7 @@ fn run_records(out: &mut String, run: &RunResult) {
                 "series",
                 &at,
                 "latency p99",
-                number(sample.latency_p99_ns as f64 / 1e6),
+                number(sample.latency_p99_ns.get() as f64 / 1e6),
                 "ms",
             );
         }
@@ -331,7 +342,14 @@ fn requirement_records(out: &mut String, requirements: &iofit_model::requirement
     for volume in &requirements.volumes {
         let s = &volume.sizing;
         let subject = volume.label.as_str();
-        record(out, "requirements", subject, "iops", number(s.iops), "IOPS");
+        record(
+            out,
+            "requirements",
+            subject,
+            "iops",
+            number(s.iops.get()),
+            "IOPS",
+        );
         record(
             out,
             "requirements",
@@ -346,7 +364,7 @@ fn requirement_records(out: &mut String, requirements: &iofit_model::requirement
                 "requirements",
                 subject,
                 "latency",
-                number(latency),
+                number(latency.get()),
                 "ms",
             );
         }

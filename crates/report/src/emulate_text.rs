@@ -54,7 +54,7 @@ pub fn header(limits: &DesignLimits) -> String {
             "  {}: {}: {:.0} IOPS, {:.1} MB/s{burst}\n",
             volume.label,
             volume.design,
-            volume.iops,
+            volume.iops.get(),
             volume.throughput_mb_s.get()
         ));
     }
@@ -99,7 +99,7 @@ pub fn summary(outcome: &Outcome) -> String {
             ""
         }
     ));
-    if let Some(burst) = outcome.burst_seconds {
+    if let Some(burst) = outcome.burst_seconds.map(|s| s.get()) {
         text.push_str(&format!(
             "burst: {burst} of {} s with a cap above its baseline (credit bursting, as predict's \
              burst figure; --no-burst for the sustained limits)\n",
@@ -153,7 +153,11 @@ pub fn html(limits: &DesignLimits, outcome: &Outcome) -> HtmlReport {
         )
         .table(table);
     let over_time = |value: &dyn Fn(&Second) -> f64| -> Vec<(f64, f64)> {
-        outcome.seconds.iter().map(|s| (s.t_s, value(s))).collect()
+        outcome
+            .seconds
+            .iter()
+            .map(|s| (s.t_s.get(), value(s)))
+            .collect()
     };
     for (i, volume) in limits.volumes.iter().enumerate() {
         html = html

@@ -4,6 +4,7 @@
 //! that keeps numeric keys (percentiles, bins, depths) in fio's numeric order.
 
 use iofit_model::job::{Reporting, UnifiedRw};
+use iofit_model::units::Nanos;
 use iofit_stats::{
     fio_bins, Ddir, DirectionResult, IntervalSample, JobResult, LatencySummary, FIO_PERCENTILES,
 };
@@ -139,10 +140,11 @@ pub fn pool(a: &LatencySummary, b: &LatencySummary) -> LatencySummary {
     }
     let (na, nb) = (a.count as f64, b.count as f64);
     let n = na + nb;
-    let mean = (a.mean_ns * na + b.mean_ns * nb) / n;
+    let mean = (a.mean_ns.get() * na + b.mean_ns.get() * nb) / n;
     // Sums of squares from each sample deviation (n-1) and mean, then the pooled deviation.
-    let squares =
-        |s: &LatencySummary, k: f64| s.stdev_ns.powi(2) * (k - 1.0) + k * s.mean_ns.powi(2);
+    let squares = |s: &LatencySummary, k: f64| {
+        s.stdev_ns.get().powi(2) * (k - 1.0) + k * s.mean_ns.get().powi(2)
+    };
     let variance = ((squares(a, na) + squares(b, nb) - n * mean * mean) / (n - 1.0)).max(0.0);
     let mut bins = a.fio_bins.clone();
     bins.extend_from_slice(&b.fio_bins);
@@ -172,8 +174,8 @@ pub fn pool(a: &LatencySummary, b: &LatencySummary) -> LatencySummary {
         count: a.count + b.count,
         min_ns: a.min_ns.min(b.min_ns),
         max_ns: a.max_ns.max(b.max_ns),
-        mean_ns: mean,
-        stdev_ns: variance.sqrt(),
+        mean_ns: Nanos(mean),
+        stdev_ns: Nanos(variance.sqrt()),
         percentiles_ns,
         fio_bins: merged,
         fio_ranges: ranges,
@@ -184,17 +186,22 @@ pub fn pool(a: &LatencySummary, b: &LatencySummary) -> LatencySummary {
 /// shorter than half the nominal one would distort min and max, and a run shorter than half a
 /// second has no sample at all (fio samples bandwidth every 500 ms).
 pub fn interval_rates(series: &[IntervalSample], ddir: Ddir) -> (Vec<f64>, Vec<f64>) {
-    let nominal = series.iter().map(|s| s.interval_ms).max().unwrap_or(0);
+    let nominal = series
+        .iter()
+        .map(|s| s.interval_ms.get())
+        .max()
+        .unwrap_or(0);
     let mut bw = Vec::new();
     let mut iops = Vec::new();
     for sample in series {
-        let too_short = sample.interval_ms * 2 < nominal
-            || (series.len() == 1 && sample.interval_ms < 500)
-            || sample.interval_ms == 0;
+        let interval_ms = sample.interval_ms.get();
+        let too_short = interval_ms * 2 < nominal
+            || (series.len() == 1 && interval_ms < 500)
+            || interval_ms == 0;
         if too_short {
             continue;
         }
-        let seconds = sample.interval_ms as f64 / 1000.0;
+        let seconds = interval_ms as f64 / 1000.0;
         let (ios, bytes) = sample.of(ddir);
         bw.push(bytes as f64 / 1024.0 / seconds);
         iops.push(ios as f64 / seconds);
@@ -361,8 +368,8 @@ mod tests {
         let whole = all.summary();
         assert_eq!(pooled.count, whole.count);
         assert_eq!((pooled.min_ns, pooled.max_ns), (whole.min_ns, whole.max_ns));
-        assert!((pooled.mean_ns - whole.mean_ns).abs() < 1e-6);
-        assert!((pooled.stdev_ns - whole.stdev_ns).abs() < 1e-3);
+        assert!((pooled.mean_ns - whole.mean_ns).get().abs() < 1e-6);
+        assert!((pooled.stdev_ns - whole.stdev_ns).get().abs() < 1e-3);
         assert_eq!(pooled.fio_bins, whole.fio_bins);
         assert_eq!(pooled.fio_ranges, whole.fio_ranges);
     }

@@ -66,9 +66,9 @@ pub fn to_value_with(
         .collect();
     let mut doc = json!({
         "fio version": format!("iofit-{}", run.version),
-        "timestamp": run.timestamp_s,
-        "timestamp_ms": run.timestamp_s * 1000,
-        "time": ctime_utc(run.timestamp_s),
+        "timestamp": run.timestamp_s.get(),
+        "timestamp_ms": run.timestamp_s.get() * 1000,
+        "time": ctime_utc(run.timestamp_s.get()),
         "jobs": jobs,
         "disk_util": run.disk_util.iter().map(|d| json!({
             "name": d.name,
@@ -152,6 +152,7 @@ fn job_value(
         .max(job.write.runtime_ns)
         .max(job.trim.runtime_ns)
         .max(job.fio.job_runtime_ns)
+        .get()
         / 1_000_000;
     let mut value = json!({
         "jobname": job.name,
@@ -282,7 +283,7 @@ fn add_distributions(value: &mut Value, job: &JobResult) {
         .unwrap_or(job.iodepth);
     value["latency_depth"] = json!(depth);
     // fio echoes the target in ns and the window in us (its own units for each).
-    value["latency_target"] = json!(target.target_us * 1000);
+    value["latency_target"] = json!(target.target_us.get() * 1000);
     value["latency_percentile"] = json!(if job.fio.latency_target.is_some() {
         target.percentile
     } else {
@@ -404,7 +405,7 @@ fn direction_value(
         "bw_bytes": d.bandwidth_bytes_per_second.round() as u64,
         "bw": (d.bandwidth_bytes_per_second / 1024.0).round() as u64,
         "iops": d.iops,
-        (keys::FIO_RUNTIME): d.runtime_ns / 1_000_000,
+        (keys::FIO_RUNTIME): d.runtime_ns.get() / 1_000_000,
         "total_ios": d.ios,
         "short_ios": 0,
         "drop_ios": 0,
@@ -515,16 +516,16 @@ pub(crate) mod tests {
                     slat_mean_ns: Default::default(),
                     latency_bins: Default::default(),
                     by_direction: None,
-                    start_ms: i * 1000,
-                    interval_ms: 1000,
+                    start_ms: iofit_model::units::Millis(i * 1000),
+                    interval_ms: iofit_model::units::Millis(1000),
                     read_ios: reads + i * 10,
                     read_bytes: iofit_model::Bytes((reads + i * 10) * 4096),
                     write_ios: writes,
                     write_bytes: iofit_model::Bytes(writes * 4096),
                     trim_ios: 0,
                     trim_bytes: iofit_model::Bytes(0),
-                    latency_mean_ns: 80_000.0,
-                    latency_p99_ns: 250_000,
+                    latency_mean_ns: iofit_model::units::Nanos(80_000.0),
+                    latency_p99_ns: iofit_model::units::Nanos(250_000),
                     ..Default::default()
                 })
                 .collect()
@@ -552,8 +553,8 @@ pub(crate) mod tests {
             read: DirectionResult {
                 ios: 30_030,
                 io_bytes: iofit_model::Bytes(30_030 * 4096),
-                runtime_ns: 3_000_000_000,
-                iops: 10_010.0,
+                runtime_ns: iofit_model::units::Nanos(3_000_000_000),
+                iops: iofit_model::units::Iops(10_010.0),
                 bandwidth_bytes_per_second: 10_010.0 * 4096.0,
                 submission_latency: latency(1_000, 30_030),
                 completion_latency: latency(40_000, 30_030),
@@ -582,8 +583,8 @@ pub(crate) mod tests {
             write: DirectionResult {
                 ios: 37_500,
                 io_bytes: iofit_model::Bytes(37_500 * 4096),
-                runtime_ns: 3_000_000_000,
-                iops: 12_500.0,
+                runtime_ns: iofit_model::units::Nanos(3_000_000_000),
+                iops: iofit_model::units::Iops(12_500.0),
                 bandwidth_bytes_per_second: 12_500.0 * 4096.0,
                 submission_latency: latency(900, 37_500),
                 completion_latency: latency(300, 37_500),
@@ -600,7 +601,7 @@ pub(crate) mod tests {
             disk_util: Default::default(),
             tool: "iofit".into(),
             version: "0.1.0".into(),
-            timestamp_s: 1_795_368_393,
+            timestamp_s: iofit_model::units::UnixSeconds(1_795_368_393),
             hostname: "testhost".into(),
             jobs: vec![reader, writer],
         }
@@ -633,7 +634,7 @@ pub(crate) mod tests {
         let measured = iofit_verdict::Measured::from_jobs(&back.jobs);
         let expected = iofit_verdict::Measured::from_jobs(&run.jobs);
         assert_eq!(measured.outstanding_ios, expected.outstanding_ios);
-        assert!((measured.iops - expected.iops).abs() < 1e-6);
+        assert!((measured.iops - expected.iops).get().abs() < 1e-6);
     }
 
     #[test]
@@ -686,14 +687,14 @@ pub(crate) mod tests {
         use iofit_model::job::{Reporting, UnifiedRw};
         let mut run = sample_run();
         run.jobs[0].fio.latency_target = Some(iofit_stats::LatencyTargetResult {
-            target_us: 2_000,
-            window_us: 1_000_000,
+            target_us: iofit_model::units::Micros(2_000),
+            window_us: iofit_model::units::Micros(1_000_000),
             percentile: 99.0,
             depth: 12,
         });
         run.jobs[0].steadystate = Some(iofit_stats::SteadyStateResult {
             ss: "iops_slope".into(),
-            duration_s: 3,
+            duration_s: iofit_model::units::Seconds(3),
             attained: true,
             criterion: 0.1,
             percent: true,

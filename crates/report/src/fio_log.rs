@@ -27,16 +27,16 @@ mod tests {
             slat_mean_ns: Default::default(),
             latency_bins: vec![(1_000, read_ios + write_ios)],
             by_direction: None,
-            start_ms,
-            interval_ms: 250,
+            start_ms: iofit_model::units::Millis(start_ms),
+            interval_ms: iofit_model::units::Millis(250),
             read_ios,
             read_bytes: iofit_model::Bytes(read_ios * 4096),
             write_ios,
             write_bytes: iofit_model::Bytes(write_ios * 4096),
             trim_ios: 0,
             trim_bytes: iofit_model::Bytes(0),
-            latency_mean_ns,
-            latency_p99_ns: 0,
+            latency_mean_ns: iofit_model::units::Nanos(latency_mean_ns),
+            latency_p99_ns: iofit_model::units::Nanos(0),
             ..Default::default()
         }
     }
@@ -60,7 +60,7 @@ mod tests {
         // log_offset=1 adds fio's offset column; log_unix_epoch moves every time.
         let style = LogStyle {
             with_offset: true,
-            time_base_ms: 1_795_000_000_000,
+            time_base_ms: iofit_model::units::Millis(1_795_000_000_000),
             block_size: 4096,
             with_prio: false,
             log_max: false,

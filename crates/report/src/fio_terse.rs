@@ -64,8 +64,8 @@ fn direction(
         ";{};{};{};{}",
         d.io_bytes.as_u64() >> 10,
         (d.bandwidth_bytes_per_second / 1024.0).round() as u64,
-        d.iops.round() as u64,
-        d.runtime_ns / 1_000_000
+        d.iops.get().round() as u64,
+        d.runtime_ns.get() / 1_000_000
     );
     latency(out, &d.submission_latency);
     latency(out, &d.completion_latency);
@@ -117,10 +117,10 @@ fn latency(out: &mut String, s: &LatencySummary) {
     let _ = write!(
         out,
         ";{};{};{:.6};{:.6}",
-        s.min_ns / 1000,
-        s.max_ns / 1000,
-        s.mean_ns / 1000.0,
-        s.stdev_ns / 1000.0
+        s.min_ns.get() / 1000,
+        s.max_ns.get() / 1000,
+        s.mean_ns.get() / 1000.0,
+        s.stdev_ns.get() / 1000.0
     );
 }
 

@@ -37,7 +37,7 @@ pub fn render_with(run: &RunResult, output: &FioOutput) -> String {
     }
     for (index, job) in run.jobs.iter().enumerate() {
         let bw = group_bw.get(&job.group_id).copied().unwrap_or_default();
-        render_job(&mut out, job, run.timestamp_s, bw, &output.job(index));
+        render_job(&mut out, job, run.timestamp_s.get(), bw, &output.job(index));
         out.push('\n');
     }
     for (group, _) in group_bw {
@@ -192,7 +192,12 @@ fn render_depths(out: &mut String, job: &JobResult) {
     }
     let (target_us, window_us, percentile, depth) = match &job.fio.latency_target {
         // fio prints the target in ns and the window in us.
-        Some(t) => (t.target_us * 1000, t.window_us, t.percentile, t.depth),
+        Some(t) => (
+            t.target_us.get() * 1000,
+            t.window_us.get(),
+            t.percentile,
+            t.depth,
+        ),
         None => (0, 0, 100.0, job.iodepth),
     };
     let depth = job.latency_depth_found.unwrap_or(depth);
@@ -292,7 +297,7 @@ fn render_direction(
     let _ = writeln!(
         out,
         "  {label}: IOPS={}, BW={} ({})({}/{}msec)",
-        num2str(d.iops.round() as u64, digits, 1000, ""),
+        num2str(d.iops.get().round() as u64, digits, 1000, ""),
         num2str(
             d.bandwidth_bytes_per_second.round() as u64,
             digits,
@@ -306,7 +311,7 @@ fn render_direction(
             "B/s"
         ),
         num2str(d.io_bytes.as_u64(), digits, 1024, "B"),
-        d.runtime_ns / 1_000_000
+        d.runtime_ns.get() / 1_000_000
     );
     for (name, summary) in [
         (" slat", &d.submission_latency),
@@ -321,10 +326,10 @@ fn render_direction(
             out,
             // fio's stat.c: avg=%5.02f, stdev=%5.02f.
             "   {name} ({unit}): min={}, max={}, avg={:5.2}, stdev={:5.2}",
-            plain(summary.min_ns as f64 / div),
-            plain(summary.max_ns as f64 / div),
-            summary.mean_ns / div,
-            summary.stdev_ns / div
+            plain(summary.min_ns.as_f64().get() / div),
+            plain(summary.max_ns.as_f64().get() / div),
+            summary.mean_ns.get() / div,
+            summary.stdev_ns.get() / div
         );
     }
     let list = percentile_list(reporting);
@@ -377,10 +382,10 @@ fn render_sync(out: &mut String, job: &JobResult, reporting: &Reporting) {
     let _ = writeln!(
         out,
         "    sync ({unit}): min={}, max={}, avg={:5.2}, stdev={:5.2}",
-        plain(summary.min_ns as f64 / div),
-        plain(summary.max_ns as f64 / div),
-        summary.mean_ns / div,
-        summary.stdev_ns / div
+        plain(summary.min_ns.as_f64().get() / div),
+        plain(summary.max_ns.as_f64().get() / div),
+        summary.mean_ns.get() / div,
+        summary.stdev_ns.get() / div
     );
     render_percentiles(out, "sync", summary, &percentile_list(reporting));
 }
@@ -459,12 +464,12 @@ fn render_group(out: &mut String, group: u32, jobs: &[&JobResult], reporting: &R
         let io: u64 = dirs.iter().map(|d| d.io_bytes.as_u64()).sum();
         let run_min = dirs
             .iter()
-            .map(|d| d.runtime_ns / 1_000_000)
+            .map(|d| d.runtime_ns.get() / 1_000_000)
             .min()
             .unwrap_or(0);
         let run_max = dirs
             .iter()
-            .map(|d| d.runtime_ns / 1_000_000)
+            .map(|d| d.runtime_ns.get() / 1_000_000)
             .max()
             .unwrap_or(0);
         let rate = |v: u64, base: u64| num2str(v, digits, base, "B/s");
@@ -520,9 +525,10 @@ fn decimals(percentile: f64) -> usize {
 /// The unit fio picks for a latency line (`display_lat`: msec, else usec, when minimum,
 /// maximum and deviation are all large enough).
 fn latency_unit(s: &LatencySummary) -> (&'static str, f64) {
-    if s.min_ns > 2_000_000 && s.max_ns > 99_999_999 && s.stdev_ns > 1_000_000.0 {
+    let (min_ns, max_ns, stdev_ns) = (s.min_ns.get(), s.max_ns.get(), s.stdev_ns.get());
+    if min_ns > 2_000_000 && max_ns > 99_999_999 && stdev_ns > 1_000_000.0 {
         ("msec", 1_000_000.0)
-    } else if s.min_ns > 2_000 && s.max_ns > 99_999 && s.stdev_ns > 1_000.0 {
+    } else if min_ns > 2_000 && max_ns > 99_999 && stdev_ns > 1_000.0 {
         ("usec", 1_000.0)
     } else {
         ("nsec", 1.0)

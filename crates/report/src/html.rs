@@ -194,10 +194,10 @@ fn render_run(out: &mut String, run: &RunResult) {
     if !run.hostname.is_empty() {
         facts.push(format!("host {}", run.hostname));
     }
-    if run.timestamp_s > 0 {
+    if run.timestamp_s.get() > 0 {
         facts.push(format!(
             "started {} UTC",
-            crate::fio_json::ctime_utc(run.timestamp_s)
+            crate::fio_json::ctime_utc(run.timestamp_s.get())
         ));
     }
     facts.push(format!("{} job result(s)", run.jobs.len()));

@@ -6,6 +6,7 @@ use crate::chart::Series;
 use crate::fio_common::FioOutput;
 use crate::fio_json;
 use crate::html::Table;
+use iofit_model::units::Millis;
 use iofit_stats::RunResult;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -18,9 +19,9 @@ pub struct HostRow<'a> {
     pub destination: &'a str,
     /// None when the host stopped before sending its result.
     pub result: Option<&'a RunResult>,
-    /// Host clock minus controller clock, milliseconds.
-    pub clock_offset_ms: f64,
-    pub rtt_ms: f64,
+    /// Host clock minus controller clock, milliseconds (negative when the host is behind).
+    pub clock_offset_ms: Millis,
+    pub rtt_ms: Millis,
     /// (seconds after the start, what happened) for a host lost mid-run.
     pub failure: Option<(f64, &'a str)>,
     /// IOs the host reported live before it stopped (for a lost host: what it did).
@@ -97,9 +98,9 @@ fn totals(result: &RunResult) -> (u64, u64, f64, f64, f64, f64) {
         for d in [&job.read, &job.write] {
             out.0 += d.ios;
             out.1 += d.io_bytes.as_u64();
-            out.2 += d.iops;
+            out.2 += d.iops.get();
             out.3 += d.bandwidth_bytes_per_second / 1e6;
-            out.4 += d.completion_latency.mean_ns * d.ios as f64;
+            out.4 += d.completion_latency.mean_ns.get() * d.ios as f64;
             latency_weight += d.ios as f64;
             let p99 = d.completion_latency.percentile_ns(99.0).unwrap_or(0) as f64 / 1e3;
             out.5 = f64::max(out.5, p99);
@@ -132,14 +133,26 @@ pub fn render_hosts_table(hosts: &[HostRow<'_>], combined: &RunResult) -> String
                 let _ = writeln!(
                     out,
                     "{:<20} {:>12} {:>12.1} {:>10.2} {:>10.1} {:>10.1} {:>+11.3}  {state}",
-                    host.name, t.0, t.2, t.3, t.4, t.5, host.clock_offset_ms
+                    host.name,
+                    t.0,
+                    t.2,
+                    t.3,
+                    t.4,
+                    t.5,
+                    host.clock_offset_ms.get()
                 );
             }
             None => {
                 let _ = writeln!(
                     out,
                     "{:<20} {:>12} {:>12} {:>10} {:>10} {:>10} {:>+11.3}  {state}",
-                    host.name, host.live_ios, "-", "-", "-", "-", host.clock_offset_ms
+                    host.name,
+                    host.live_ios,
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    host.clock_offset_ms.get()
                 );
             }
         }
@@ -160,10 +173,10 @@ pub fn iops_per_host(hosts: &[HostRow<'_>], combined: &RunResult) -> Vec<Series>
         let mut points: Vec<(f64, f64)> = Vec::new();
         for job in &result.jobs {
             for (k, sample) in job.series.iter().enumerate() {
-                let seconds = (sample.interval_ms.max(1)) as f64 / 1000.0;
+                let seconds = (sample.interval_ms.get().max(1)) as f64 / 1000.0;
                 let iops = sample.ios() as f64 / seconds;
                 if k == points.len() {
-                    points.push((sample.start_ms as f64 / 1000.0, 0.0));
+                    points.push((sample.start_ms.get() as f64 / 1000.0, 0.0));
                 }
                 points[k].1 += iops;
             }
@@ -220,7 +233,7 @@ pub fn hosts_table(hosts: &[HostRow<'_>], combined: &RunResult) -> Table {
         };
         let mut row = vec![host.name.to_string()];
         row.extend(cells);
-        row.push(format!("{:+.3}", host.clock_offset_ms));
+        row.push(format!("{:+.3}", host.clock_offset_ms.get()));
         row.push(state);
         table = table.row(row);
     }
@@ -252,12 +265,12 @@ mod tests {
                 read: DirectionResult {
                     ios,
                     io_bytes: iofit_model::Bytes(ios * 4096),
-                    runtime_ns: 1_000_000_000,
-                    iops: ios as f64,
+                    runtime_ns: iofit_model::units::Nanos(1_000_000_000),
+                    iops: iofit_model::units::Iops(ios as f64),
                     bandwidth_bytes_per_second: ios as f64 * 4096.0,
                     completion_latency: LatencySummary {
                         count: ios,
-                        mean_ns: 100_000.0,
+                        mean_ns: iofit_model::units::Nanos(100_000.0),
                         ..Default::default()
                     },
                     ..Default::default()
@@ -280,8 +293,8 @@ mod tests {
                 name: "a",
                 destination: "root@10.0.0.1",
                 result: Some(&a),
-                clock_offset_ms: 0.1,
-                rtt_ms: 0.2,
+                clock_offset_ms: Millis(0.1),
+                rtt_ms: Millis(0.2),
                 failure: None,
                 live_ios: 100,
                 bytes_received: 0,
@@ -290,8 +303,8 @@ mod tests {
                 name: "b",
                 destination: "10.0.0.2",
                 result: Some(&b),
-                clock_offset_ms: -0.1,
-                rtt_ms: 0.2,
+                clock_offset_ms: Millis(-0.1),
+                rtt_ms: Millis(0.2),
                 failure: None,
                 live_ios: 50,
                 bytes_received: 0,
@@ -300,8 +313,8 @@ mod tests {
                 name: "c",
                 destination: "10.0.0.3",
                 result: None,
-                clock_offset_ms: 0.0,
-                rtt_ms: 0.2,
+                clock_offset_ms: Millis(0.0),
+                rtt_ms: Millis(0.2),
                 failure: Some((2.5, "connection lost")),
                 live_ios: 7,
                 bytes_received: 0,

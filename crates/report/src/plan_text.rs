@@ -47,7 +47,7 @@ pub fn render_requirements_mb(requirements: &Requirements, bytes_per_mb: f64) ->
 /// MB/s of a volume as the plan sizes it: the given MB/s, or IOPS x IO size when that is more
 /// (the plan's operating point meets both). `(value, derived)`.
 pub fn sized_throughput_mb_s(sizing: &iofit_model::SizingTarget, bytes_per_mb: f64) -> (f64, bool) {
-    let derived = sizing.iops * sizing.io_size_bytes.as_f64() / bytes_per_mb;
+    let derived = sizing.iops.get() * sizing.io_size_bytes.as_f64() / bytes_per_mb;
     if derived > sizing.throughput_mb_s.get() {
         (derived, true)
     } else {
@@ -93,12 +93,12 @@ fn render_requirements_inner(requirements: &Requirements, bytes_per_mb: Option<f
             "  {} ({}): {} IOPS, {mb_text}, {} IO, {}% read, {}% random{}{}",
             volume.label,
             volume.role.name(),
-            num(s.iops),
+            num(s.iops.get()),
             s.io_size_bytes.readable(),
             num(s.read_pct),
             num(s.random_pct),
             s.latency_ms
-                .map(|l| format!(", latency <= {} ms", num(l)))
+                .map(|l| format!(", latency <= {} ms", num(l.get())))
                 .unwrap_or_default(),
             s.capacity_gib
                 .map(|c| format!(", {} GiB", num(c)))

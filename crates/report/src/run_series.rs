@@ -24,10 +24,15 @@ pub(crate) fn percentile_curve(direction: &DirectionResult) -> Vec<(f64, f64)> {
 /// the run stops just after a boundary), and a rate over a sliver is noise. Samples shorter than
 /// half the longest interval are left out.
 pub(crate) fn full_intervals(series: &[IntervalSample]) -> impl Iterator<Item = &IntervalSample> {
-    let longest = series.iter().map(|s| s.interval_ms).max().unwrap_or(0);
-    series
+    let longest = series
         .iter()
-        .filter(move |s| s.interval_ms > 0 && s.interval_ms * 2 >= longest)
+        .map(|s| s.interval_ms.get())
+        .max()
+        .unwrap_or(0);
+    series.iter().filter(move |s| {
+        let interval_ms = s.interval_ms.get();
+        interval_ms > 0 && interval_ms * 2 >= longest
+    })
 }
 
 /// Per-interval IOPS, MB/s, mean and p99 latency of every job, x in seconds at interval end.
@@ -41,14 +46,14 @@ pub(crate) struct TimeSeries {
 /// A mixed job and a write-only job, two one-second intervals each.
 pub(crate) fn mixed_run() -> RunResult {
     let sample = |start_ms: u64, read_ios: u64, write_ios: u64| IntervalSample {
-        start_ms,
-        interval_ms: 1000,
+        start_ms: iofit_model::units::Millis(start_ms),
+        interval_ms: iofit_model::units::Millis(1000),
         read_ios,
         read_bytes: iofit_model::Bytes(read_ios * 8192),
         write_ios,
         write_bytes: iofit_model::Bytes(write_ios * 8192),
-        latency_mean_ns: 500_000.0,
-        latency_p99_ns: 2_000_000,
+        latency_mean_ns: iofit_model::units::Nanos(500_000.0),
+        latency_p99_ns: iofit_model::units::Nanos(2_000_000),
         ..Default::default()
     };
     let job = |name: &str, read_ios: u64, write_ios: u64| JobResult {
@@ -69,7 +74,7 @@ pub(crate) fn mixed_run() -> RunResult {
     };
     RunResult {
         tool: "iofit".into(),
-        timestamp_s: 1_795_398_650,
+        timestamp_s: iofit_model::units::UnixSeconds(1_795_398_650),
         jobs: vec![job("data", 800, 200), job("log", 0, 300)],
         ..Default::default()
     }
@@ -116,8 +121,9 @@ pub(crate) fn time_series_of(jobs: &[&JobResult], colours: &SeriesColours) -> Ti
         if samples.is_empty() {
             continue;
         }
-        let at = |sample: &IntervalSample| (sample.start_ms + sample.interval_ms) as f64 / 1e3;
-        let seconds = |sample: &IntervalSample| (sample.interval_ms.max(1)) as f64 / 1e3;
+        let at =
+            |sample: &IntervalSample| (sample.start_ms + sample.interval_ms).get() as f64 / 1e3;
+        let seconds = |sample: &IntervalSample| (sample.interval_ms.get().max(1)) as f64 / 1e3;
         // Directions apart: a mixed job's directions meet different limits.
         for (direction, ddir) in [
             ("read", Ddir::Read),
@@ -160,7 +166,7 @@ pub(crate) fn time_series_of(jobs: &[&JobResult], colours: &SeriesColours) -> Ti
             Series::new(
                 format!("{} mean lat ({words})", job.name),
                 with_ios()
-                    .map(|s| (at(s), s.latency_mean_ns / 1e6))
+                    .map(|s| (at(s), s.latency_mean_ns.get() / 1e6))
                     .collect(),
             )
             .coloured(mean_colour),
@@ -169,7 +175,7 @@ pub(crate) fn time_series_of(jobs: &[&JobResult], colours: &SeriesColours) -> Ti
             Series::new(
                 format!("{} p99 lat ({words})", job.name),
                 with_ios()
-                    .map(|s| (at(s), s.latency_p99_ns as f64 / 1e6))
+                    .map(|s| (at(s), s.latency_p99_ns.get() as f64 / 1e6))
                     .collect(),
             )
             .coloured(p99_colour)
@@ -244,10 +250,10 @@ mod tests {
     fn a_trim_job_has_its_own_series() {
         let mut run = mixed_run();
         let trims = IntervalSample {
-            interval_ms: 1000,
+            interval_ms: iofit_model::units::Millis(1000),
             trim_ios: 50,
             trim_bytes: iofit_model::Bytes(50 * 65536),
-            latency_mean_ns: 3_000_000.0,
+            latency_mean_ns: iofit_model::units::Nanos(3_000_000.0),
             ..Default::default()
         };
         run.jobs.push(JobResult {

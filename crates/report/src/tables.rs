@@ -43,7 +43,7 @@ pub(crate) fn job_rows(run: &RunResult) -> Table {
                 format!("{} x {}", job.iodepth, job.clones),
                 name.to_string(),
                 group_thousands(direction.ios as f64),
-                group_thousands(direction.iops),
+                group_thousands(direction.iops.get()),
                 format!("{:.1}", direction.bandwidth_bytes_per_second / 1e6),
                 direction_mean_ms(direction)
                     .map(|ms| format!("{ms:.3}"))
@@ -51,7 +51,7 @@ pub(crate) fn job_rows(run: &RunResult) -> Table {
                 direction_p99_ms(direction)
                     .map(|ms| format!("{ms:.3}"))
                     .unwrap_or_else(|| "-".into()),
-                format!("{:.1}", direction.runtime_ns as f64 / 1e9),
+                format!("{:.1}", direction.runtime_ns.get() as f64 / 1e9),
             ]);
         }
     }
@@ -70,10 +70,15 @@ fn engine_text(job: &JobResult) -> String {
 }
 
 fn direction_mean_ms(direction: &DirectionResult) -> Option<f64> {
-    if direction.total_latency.mean_ns > 0.0 {
-        Some(direction.total_latency.mean_ns / 1e6)
-    } else if direction.completion_latency.mean_ns > 0.0 {
-        Some((direction.completion_latency.mean_ns + direction.submission_latency.mean_ns) / 1e6)
+    let (total, completion, submission) = (
+        direction.total_latency.mean_ns,
+        direction.completion_latency.mean_ns,
+        direction.submission_latency.mean_ns,
+    );
+    if total.get() > 0.0 {
+        Some(total.get() / 1e6)
+    } else if completion.get() > 0.0 {
+        Some((completion + submission).get() / 1e6)
     } else {
         None
     }
@@ -169,9 +174,9 @@ pub(crate) fn sizing_table(requirements: &Requirements) -> Table {
         table.rows.push(vec![
             volume.label.clone(),
             volume.role.name().to_string(),
-            group_thousands(s.iops),
+            group_thousands(s.iops.get()),
             group_thousands(s.throughput_mb_s.get()),
-            optional(s.latency_ms, 3),
+            optional(s.latency_ms.map(|ms| ms.get()), 3),
             group_thousands(s.io_size_bytes.as_f64() / 1024.0),
             format!("{:.1}", s.read_pct),
             format!("{:.1}", s.random_pct),

@@ -5,6 +5,8 @@
 //! `n/a` where iofit has no such value. Column names and order are vdbench 5.04's
 //! (`Flat.define_column_headers`): [`RAW_COLUMNS`] for sd/wd runs, [`FS_COLUMNS`] for fsd/fwd.
 
+use iofit_model::units::UnixMillis;
+
 /// Columns of a raw (sd/wd) run, in vdbench's order.
 pub const RAW_COLUMNS: &[&str] = &[
     "Run",
@@ -94,7 +96,7 @@ pub enum Cell {
 /// One line of the flatfile: when, and the values by column name (others are `n/a`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlatRow {
-    pub unix_ms: u64,
+    pub unix_ms: UnixMillis,
     pub cells: Vec<(&'static str, Cell)>,
 }
 
@@ -110,7 +112,7 @@ pub fn render(columns: &[&str], rows: &[FlatRow]) -> String {
     out.push_str(header.trim_end());
     out.push('\n');
     for row in rows {
-        let (time, date) = times(row.unix_ms);
+        let (time, date) = times(row.unix_ms.get());
         let mut line = format!("{time:>12} {date:>24}");
         for c in columns {
             let cell = row.cells.iter().find(|(name, _)| name == c).map(|(_, v)| v);
@@ -153,7 +155,7 @@ mod tests {
     #[test]
     fn columns_are_vdbenchs_and_lines_line_up() {
         let rows = vec![FlatRow {
-            unix_ms: 1_795_000_000_123,
+            unix_ms: UnixMillis(1_795_000_000_123),
             cells: vec![
                 ("Run", Cell::Text("run1".into())),
                 ("Interval", Cell::Int(1)),

@@ -13,7 +13,7 @@
 //! Queue depth is the time-weighted IOs in flight (SdStats.qdepth: rlentime / elapsed), which
 //! is rate x response time.
 
-use iofit_model::units::Iops;
+use iofit_model::units::{Iops, Millis, Nanos, Seconds};
 use iofit_stats::{IntervalSample, JobResult};
 use std::fmt::Write;
 
@@ -25,10 +25,12 @@ pub struct RunHeader {
     pub for_label: String,
     /// "Uncontrolled MAX", "5000", "curve 50% of max (26172)".
     pub iorate_label: String,
-    pub elapsed_s: f64,
-    pub warmup_s: f64,
-    pub interval_s: f64,
+    pub elapsed_s: Seconds,
+    pub warmup_s: Seconds,
+    pub interval_s: Seconds,
     /// Unix time at which the run (its first interval, warm-up or not) started.
+    // Bare: a fractional Unix time (the summary rounds it to ms, the flatfile truncates);
+    // `UnixSeconds` and `UnixMillis` hold whole units only.
     pub start_unix_s: f64,
     /// vdbench's warm-up intervals (at least 1) and all the run's intervals.
     pub warmup_intervals: u64,
@@ -71,14 +73,14 @@ impl Sums {
         let read_ios = sample.read_ios as f64;
         let ios = (sample.read_ios + sample.write_ios) as f64;
         Sums {
-            seconds: sample.interval_ms as f64 / 1000.0,
+            seconds: sample.interval_ms.get() as f64 / 1000.0,
             read_ios,
             write_ios: sample.write_ios as f64,
             bytes: (sample.read_bytes + sample.write_bytes).as_f64(),
-            read_latency_ns: sample.read_latency_mean_ns * read_ios,
-            latency_ns: sample.latency_mean_ns * ios,
+            read_latency_ns: sample.read_latency_mean_ns.get() * read_ios,
+            latency_ns: sample.latency_mean_ns.get() * ios,
             latency_sq_ns2: sample.latency_sum_sq_ns2,
-            max_ns: sample.latency_max_ns,
+            max_ns: sample.latency_max_ns.get(),
         }
     }
 
@@ -97,16 +99,16 @@ impl Sums {
 /// One summary line's numbers, in vdbench's column order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SummaryLine {
-    pub iops: f64,
+    pub iops: Iops,
     /// Megabytes of 1,048,576 bytes per second (vdbench's MB/sec).
     pub mib_per_s: f64,
     pub bytes_per_io: f64,
     pub read_pct: f64,
-    pub resp_ms: f64,
-    pub read_resp_ms: f64,
-    pub write_resp_ms: f64,
-    pub resp_max_ms: f64,
-    pub resp_stddev_ms: f64,
+    pub resp_ms: Millis,
+    pub read_resp_ms: Millis,
+    pub write_resp_ms: Millis,
+    pub resp_max_ms: Millis,
+    pub resp_stddev_ms: Millis,
     pub queue_depth: f64,
     /// None where /proc/stat could not be read.
     pub cpu: Option<Cpu>,
@@ -133,16 +135,18 @@ impl SummaryLine {
             0.0
         };
         SummaryLine {
-            iops,
+            iops: Iops(iops),
             mib_per_s: sums.bytes / seconds / 1_048_576.0,
             // vdbench divides in integers (SdStats.bytes is a long).
             bytes_per_io: per_io(sums.bytes, ios).floor(),
             read_pct: per_io(sums.read_ios * 100.0, ios),
-            resp_ms,
-            read_resp_ms: per_io(sums.read_latency_ns, sums.read_ios) / 1e6,
-            write_resp_ms: per_io(sums.latency_ns - sums.read_latency_ns, sums.write_ios) / 1e6,
-            resp_max_ms: sums.max_ns as f64 / 1e6,
-            resp_stddev_ms,
+            resp_ms: Millis(resp_ms),
+            read_resp_ms: Millis(per_io(sums.read_latency_ns, sums.read_ios) / 1e6),
+            write_resp_ms: Millis(
+                per_io(sums.latency_ns - sums.read_latency_ns, sums.write_ios) / 1e6,
+            ),
+            resp_max_ms: Millis(sums.max_ns as f64 / 1e6),
+            resp_stddev_ms: Millis(resp_stddev_ms),
             queue_depth: iops * resp_ms / 1000.0,
             cpu,
         }
@@ -151,15 +155,15 @@ impl SummaryLine {
     fn columns(&self) -> [f64; 12] {
         let cpu = self.cpu.unwrap_or_default();
         [
-            self.iops,
+            self.iops.get(),
             self.mib_per_s,
             self.bytes_per_io,
             self.read_pct,
-            self.resp_ms,
-            self.read_resp_ms,
-            self.write_resp_ms,
-            self.resp_max_ms,
-            self.resp_stddev_ms,
+            self.resp_ms.get(),
+            self.read_resp_ms.get(),
+            self.write_resp_ms.get(),
+            self.resp_max_ms.get(),
+            self.resp_stddev_ms.get(),
             self.queue_depth,
             cpu.total_pct,
             cpu.sys_pct,
@@ -168,15 +172,15 @@ impl SummaryLine {
 
     fn from_columns(values: [f64; 12], with_cpu: bool) -> SummaryLine {
         SummaryLine {
-            iops: values[0],
+            iops: Iops(values[0]),
             mib_per_s: values[1],
             bytes_per_io: values[2],
             read_pct: values[3],
-            resp_ms: values[4],
-            read_resp_ms: values[5],
-            write_resp_ms: values[6],
-            resp_max_ms: values[7],
-            resp_stddev_ms: values[8],
+            resp_ms: Millis(values[4]),
+            read_resp_ms: Millis(values[5]),
+            write_resp_ms: Millis(values[6]),
+            resp_max_ms: Millis(values[7]),
+            resp_stddev_ms: Millis(values[8]),
             queue_depth: values[9],
             cpu: with_cpu.then_some(Cpu {
                 total_pct: values[10],
@@ -254,23 +258,24 @@ impl AvgLine {
     /// Averages over a whole job result (all clones merged) when no interval series is at
     /// hand: IOs / measured seconds, the full histograms' latencies.
     pub fn from_job(job: &JobResult) -> AvgLine {
-        let runtime_ns = job.read.runtime_ns.max(job.write.runtime_ns);
+        let runtime_ns = job.read.runtime_ns.max(job.write.runtime_ns).get();
         let read = &job.read.total_latency;
         let write = &job.write.total_latency;
         let square_sum = |l: &iofit_stats::LatencySummary| {
             let n = l.count as f64;
             // stdev_ns is the sample deviation: Σx² = (n-1)s² + n·mean².
-            (n - 1.0).max(0.0) * l.stdev_ns.powi(2) + n * l.mean_ns.powi(2)
+            (n - 1.0).max(0.0) * l.stdev_ns.get().powi(2) + n * l.mean_ns.get().powi(2)
         };
         let sums = Sums {
             seconds: runtime_ns as f64 / 1e9,
             read_ios: job.read.ios as f64,
             write_ios: job.write.ios as f64,
             bytes: (job.read.io_bytes + job.write.io_bytes).as_f64(),
-            read_latency_ns: read.mean_ns * read.count as f64,
-            latency_ns: read.mean_ns * read.count as f64 + write.mean_ns * write.count as f64,
+            read_latency_ns: read.mean_ns.get() * read.count as f64,
+            latency_ns: read.mean_ns.get() * read.count as f64
+                + write.mean_ns.get() * write.count as f64,
             latency_sq_ns2: square_sum(read) + square_sum(write),
-            max_ns: read.max_ns.max(write.max_ns),
+            max_ns: read.max_ns.max(write.max_ns).get(),
         };
         AvgLine {
             line: SummaryLine::from_sums(&sums, None),
@@ -354,15 +359,15 @@ pub fn headers(unix_s: f64) -> String {
 pub fn line_text(time: &str, label: &str, l: &SummaryLine) -> String {
     let mut out = format!(
         "{time}{label:>10} {:>10.2} {:>8.2} {:>7.0} {:>6.2} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>5.1}",
-        l.iops,
+        l.iops.get(),
         l.mib_per_s,
         l.bytes_per_io,
         l.read_pct,
-        l.resp_ms,
-        l.read_resp_ms,
-        l.write_resp_ms,
-        l.resp_max_ms,
-        l.resp_stddev_ms,
+        l.resp_ms.get(),
+        l.read_resp_ms.get(),
+        l.write_resp_ms.get(),
+        l.resp_max_ms.get(),
+        l.resp_stddev_ms.get(),
         l.queue_depth
     );
     if let Some(cpu) = l.cpu {
@@ -387,20 +392,24 @@ pub fn fold_short_intervals(series: &[IntervalSample]) -> Vec<IntervalSample> {
     let mut out: Vec<IntervalSample> = Vec::with_capacity(series.len());
     for sample in series {
         match out.last_mut() {
-            Some(prev) if sample.interval_ms == 0 => {
+            Some(prev) if sample.interval_ms.get() == 0 => {
                 let (a, b) = (
                     (prev.read_ios + prev.write_ios) as f64,
                     (sample.read_ios + sample.write_ios) as f64,
                 );
                 if a + b > 0.0 {
-                    prev.latency_mean_ns =
-                        (prev.latency_mean_ns * a + sample.latency_mean_ns * b) / (a + b);
+                    prev.latency_mean_ns = Nanos(
+                        (prev.latency_mean_ns.get() * a + sample.latency_mean_ns.get() * b)
+                            / (a + b),
+                    );
                 }
                 let (ra, rb) = (prev.read_ios as f64, sample.read_ios as f64);
                 if ra + rb > 0.0 {
-                    prev.read_latency_mean_ns = (prev.read_latency_mean_ns * ra
-                        + sample.read_latency_mean_ns * rb)
-                        / (ra + rb);
+                    prev.read_latency_mean_ns = Nanos(
+                        (prev.read_latency_mean_ns.get() * ra
+                            + sample.read_latency_mean_ns.get() * rb)
+                            / (ra + rb),
+                    );
                 }
                 prev.latency_p99_ns = prev.latency_p99_ns.max(sample.latency_p99_ns);
                 prev.latency_max_ns = prev.latency_max_ns.max(sample.latency_max_ns);
@@ -418,14 +427,14 @@ pub fn fold_short_intervals(series: &[IntervalSample]) -> Vec<IntervalSample> {
 
 /// The "Starting RD=..." line (RD_entry.display_run).
 pub fn starting_line(header: &RunHeader, simulate: bool) -> String {
-    let elapsed = if header.warmup_s > 0.0 {
+    let elapsed = if header.warmup_s.get() > 0.0 {
         format!(
             "elapsed={} warmup={}",
-            trim_float(header.elapsed_s),
-            trim_float(header.warmup_s)
+            trim_float(header.elapsed_s.get()),
+            trim_float(header.warmup_s.get())
         )
     } else {
-        format!("elapsed={}", trim_float(header.elapsed_s))
+        format!("elapsed={}", trim_float(header.elapsed_s.get()))
     };
     let for_part = if header.for_label.is_empty() {
         String::new()
@@ -458,7 +467,7 @@ pub fn render_run(
     let series = run_intervals(header, series);
     for (index, sample) in series.iter().enumerate() {
         let time = time_of_day(
-            header.start_unix_s + (sample.start_ms + sample.interval_ms) as f64 / 1000.0,
+            header.start_unix_s + (sample.start_ms + sample.interval_ms).get() as f64 / 1000.0,
         );
         let mut line = SummaryLine::from_interval(sample);
         line.cpu = cpu.get(index).copied().flatten();
@@ -470,7 +479,7 @@ pub fn render_run(
         header.start_unix_s
             + series
                 .last()
-                .map(|s| (s.start_ms + s.interval_ms) as f64 / 1000.0)
+                .map(|s| (s.start_ms + s.interval_ms).get() as f64 / 1000.0)
                 .unwrap_or(0.0),
     );
     let range = format!("{}-{}", avg.first, avg.last);
@@ -495,8 +504,8 @@ pub struct CurvePoint {
     /// "max" or the percentage of the measured max that was asked for.
     pub label: String,
     pub target_iops: Option<Iops>,
-    pub iops: f64,
-    pub resp_ms: f64,
+    pub iops: Iops,
+    pub resp_ms: Millis,
 }
 
 /// The latency-versus-IOPS table of a curve run, with the knee marked.
@@ -513,7 +522,10 @@ pub fn render_curve(rd: &str, points: &[CurvePoint], knee: Option<usize>) -> Str
         let _ = writeln!(
             out,
             "  {:<8} {:>12} {:>15.1} {:>9.3}{mark}",
-            p.label, target, p.iops, p.resp_ms
+            p.label,
+            target,
+            p.iops.get(),
+            p.resp_ms.get()
         );
     }
     match knee.and_then(|k| points.get(k)) {
@@ -521,7 +533,9 @@ pub fn render_curve(rd: &str, points: &[CurvePoint], knee: Option<usize>) -> Str
             let _ = writeln!(
                 out,
                 "knee: {} ({:.0} IO/s at {:.3} ms): beyond it latency grows faster than IO rate",
-                p.label, p.iops, p.resp_ms
+                p.label,
+                p.iops.get(),
+                p.resp_ms.get()
             );
         }
         None => {
@@ -540,9 +554,9 @@ mod tests {
             rd: "r".into(),
             for_label: String::new(),
             iorate_label: "Uncontrolled MAX".into(),
-            elapsed_s: (total_intervals - warmup_intervals) as f64,
-            warmup_s: warmup_intervals as f64,
-            interval_s: 1.0,
+            elapsed_s: Seconds((total_intervals - warmup_intervals) as f64),
+            warmup_s: Seconds(warmup_intervals as f64),
+            interval_s: Seconds(1.0),
             start_unix_s: 3600.0 * 13.0 + 0.5,
             warmup_intervals,
             total_intervals,
@@ -561,15 +575,15 @@ mod tests {
         let ios = (read_ios + write_ios) as f64;
         let sum = read_ns * read_ios as f64 + write_ns * write_ios as f64;
         IntervalSample {
-            start_ms,
-            interval_ms: 1000,
+            start_ms: iofit_model::units::Millis(start_ms),
+            interval_ms: iofit_model::units::Millis(1000),
             read_ios,
             read_bytes: iofit_model::Bytes(read_ios * 8192),
             write_ios,
             write_bytes: iofit_model::Bytes(write_ios * 8192),
-            latency_mean_ns: if ios > 0.0 { sum / ios } else { 0.0 },
-            read_latency_mean_ns: read_ns,
-            latency_max_ns: read_ns.max(write_ns) as u64,
+            latency_mean_ns: iofit_model::units::Nanos(if ios > 0.0 { sum / ios } else { 0.0 }),
+            read_latency_mean_ns: iofit_model::units::Nanos(read_ns),
+            latency_max_ns: iofit_model::units::Nanos(read_ns.max(write_ns) as u64),
             latency_sum_sq_ns2: read_ns * read_ns * read_ios as f64
                 + write_ns * write_ns * write_ios as f64,
             ..Default::default()
@@ -579,7 +593,7 @@ mod tests {
     #[test]
     fn a_zero_length_last_sample_is_folded_and_a_tail_after_the_run_dropped() {
         let mut short = sample(2000, 10, 0, 3000.0, 0.0);
-        short.interval_ms = 0;
+        short.interval_ms = iofit_model::units::Millis(0);
         let series = [
             sample(0, 100, 0, 1000.0, 0.0),
             sample(1000, 90, 0, 1000.0, 0.0),
@@ -590,7 +604,7 @@ mod tests {
         let folded = fold_short_intervals(&series);
         assert_eq!(folded.len(), 3);
         assert_eq!(folded[1].read_ios, 100);
-        assert!((folded[1].latency_mean_ns - 1200.0).abs() < 1e-9);
+        assert!((folded[1].latency_mean_ns.get() - 1200.0).abs() < 1e-9);
         let run = run_intervals(&header(1, 2), &series);
         assert_eq!(
             run.len(),
@@ -632,20 +646,20 @@ mod tests {
         }
         assert_eq!(avg.label(), "avg_3-5");
         // Sums of the measured intervals: 1,800 IOs over 3 s, 1,000 of them reads.
-        assert!((avg.line.iops - 600.0).abs() < 1e-9);
+        assert!((avg.line.iops.get() - 600.0).abs() < 1e-9);
         assert!((avg.line.read_pct - 1000.0 * 100.0 / 1800.0).abs() < 1e-9);
-        assert!((avg.line.read_resp_ms - 1.0).abs() < 1e-9);
-        assert!((avg.line.write_resp_ms - 3.0).abs() < 1e-9);
-        assert!((avg.line.resp_max_ms - 3.0).abs() < 1e-9);
+        assert!((avg.line.read_resp_ms.get() - 1.0).abs() < 1e-9);
+        assert!((avg.line.write_resp_ms.get() - 3.0).abs() < 1e-9);
+        assert!((avg.line.resp_max_ms.get() - 3.0).abs() < 1e-9);
         // MB/sec in 1,048,576-byte units: 1,800 x 8 KiB over 3 s.
         assert!((avg.line.mib_per_s - 1800.0 * 8192.0 / 3.0 / 1_048_576.0).abs() < 1e-9);
         // The per-interval lines and the avg line agree: the mean of the three rates.
-        assert!((avg.max.iops - 700.0).abs() < 1e-9);
-        assert!((avg.std.iops - 100.0).abs() < 1e-9);
+        assert!((avg.max.iops.get() - 700.0).abs() < 1e-9);
+        assert!((avg.std.iops.get() - 100.0).abs() < 1e-9);
         // vdbench's sample deviation of 1,000 IOs at 1 ms and 800 at 3 ms.
         let (n, sum, sq): (f64, f64, f64) = (1800.0, 1000.0 + 800.0 * 3.0, 1000.0 + 800.0 * 9.0);
         let expected = ((n * sq - sum * sum) / (n * (n - 1.0))).sqrt();
-        assert!((avg.line.resp_stddev_ms - expected).abs() < 1e-6);
+        assert!((avg.line.resp_stddev_ms.get() - expected).abs() < 1e-6);
         let avg_line = lines.iter().find(|l| l.contains("avg_3-5")).unwrap();
         let columns: Vec<&str> = avg_line[12..].split_whitespace().collect();
         assert_eq!(columns.len(), 13, "{avg_line}");
@@ -674,20 +688,20 @@ mod tests {
             CurvePoint {
                 label: "max".into(),
                 target_iops: None,
-                iops: 10_000.0,
-                resp_ms: 4.0,
+                iops: Iops(10_000.0),
+                resp_ms: Millis(4.0),
             },
             CurvePoint {
                 label: "50%".into(),
                 target_iops: Some(Iops(5000.0)),
-                iops: 5000.0,
-                resp_ms: 0.5,
+                iops: Iops(5000.0),
+                resp_ms: Millis(0.5),
             },
             CurvePoint {
                 label: "90%".into(),
                 target_iops: Some(Iops(9000.0)),
-                iops: 9000.0,
-                resp_ms: 1.0,
+                iops: Iops(9000.0),
+                resp_ms: Millis(1.0),
             },
         ];
         let text = render_curve("RndRead", &points, Some(2));

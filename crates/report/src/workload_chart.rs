@@ -221,7 +221,7 @@ pub fn volume_charts(
         volume
             .points
             .iter()
-            .map(|p| (p.time_s / 60.0, value(p)))
+            .map(|p| (p.time_s.get() / 60.0, value(p)))
             .filter(|p| p.1.is_finite())
             .collect()
     };
@@ -243,7 +243,7 @@ pub fn volume_charts(
     let mut charts = Vec::new();
     let mut verdicts = Vec::new();
     for (rate, unit, sized) in [
-        (Rate::Iops, "IOPS", volume.sizing.iops),
+        (Rate::Iops, "IOPS", volume.sizing.iops.get()),
         (
             Rate::ThroughputMbS,
             "MB/s",
@@ -302,7 +302,7 @@ pub fn volume_charts(
     html = latency_and_queue_depth(
         html,
         volume,
-        &minutes(|p| p.latency_ms),
+        &minutes(|p| p.latency_ms.get()),
         &minutes(|p| p.queue_depth),
     );
     if table.rows.is_empty() {
@@ -332,7 +332,7 @@ fn shared_points(
                 .filter_map(|timeline| {
                     timeline
                         .iter()
-                        .find(|p| (p.time_s / 60.0 - minute).abs() < 1e-9)
+                        .find(|p| (p.time_s.get() / 60.0 - minute).abs() < 1e-9)
                         .map(value)
                         .filter(|v| v.is_finite())
                 })
@@ -510,7 +510,7 @@ fn latency_and_queue_depth(
     if !latency.is_empty() {
         let mut series =
             vec![Series::new("profiled latency, ms (await)", latency.to_vec()).coloured(0)];
-        if let Some(target) = volume.sizing.latency_ms {
+        if let Some(target) = volume.sizing.latency_ms.map(|ms| ms.get()) {
             series.push(
                 Series::new(
                     format!("latency target {} ms", number(target)),
@@ -691,11 +691,11 @@ mod tests {
     #[test]
     fn a_shared_vm_limit_sees_the_volumes_together() {
         let point = |time_s: f64, iops: f64| TimelinePoint {
-            time_s,
+            time_s: iofit_model::units::Seconds(time_s),
             read_iops: iofit_model::Iops(iops),
             write_iops: iofit_model::Iops(0.0),
             throughput_mb_s: iofit_model::MBps(f64::NAN),
-            latency_ms: f64::NAN,
+            latency_ms: iofit_model::units::Millis(f64::NAN),
             queue_depth: f64::NAN,
         };
         let own = [(0.0, 100.0), (1.0, 200.0), (2.0, 150.0)];

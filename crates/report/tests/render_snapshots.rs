@@ -15,10 +15,10 @@ fn latency(mean_us: f64, p: &[(f64, u64)]) -> LatencySummary {
     LatencySummary {
         fio_ranges: Default::default(),
         count: 1000,
-        min_ns: 90_000,
-        max_ns: 25_000_000,
-        mean_ns: mean_us * 1e3,
-        stdev_ns: 400_000.0,
+        min_ns: iofit_model::units::Nanos(90_000),
+        max_ns: iofit_model::units::Nanos(25_000_000),
+        mean_ns: iofit_model::units::Nanos(mean_us * 1e3),
+        stdev_ns: iofit_model::units::Nanos(400_000.0),
         percentiles_ns: p.iter().map(|(pct, us)| (*pct, us * 1000)).collect(),
         fio_bins: Vec::new(),
     }
@@ -42,8 +42,8 @@ fn direction(iops: f64, seconds: u64, mean_us: f64, scale: u64) -> DirectionResu
     DirectionResult {
         ios,
         io_bytes: iofit_model::Bytes(ios * 8192),
-        runtime_ns: seconds * 1_000_000_000,
-        iops,
+        runtime_ns: iofit_model::units::Nanos(seconds * 1_000_000_000),
+        iops: iofit_model::units::Iops(iops),
         bandwidth_bytes_per_second: iops * 8192.0,
         submission_latency: LatencySummary::default(),
         completion_latency: latency(mean_us - 5.0, &percentiles),
@@ -59,16 +59,16 @@ fn run() -> RunResult {
             slat_mean_ns: Default::default(),
             latency_bins: Default::default(),
             by_direction: None,
-            start_ms: second * 1000,
-            interval_ms: 1000,
+            start_ms: iofit_model::units::Millis(second * 1000),
+            interval_ms: iofit_model::units::Millis(1000),
             read_ios: 5400 + (second % 4) * 150,
             read_bytes: iofit_model::Bytes((5400 + (second % 4) * 150) * 8192),
             write_ios: 2300 + (second % 3) * 100,
             write_bytes: iofit_model::Bytes((2300 + (second % 3) * 100) * 8192),
             trim_ios: 0,
             trim_bytes: iofit_model::Bytes(0),
-            latency_mean_ns: 800_000.0 + (second % 5) as f64 * 50_000.0,
-            latency_p99_ns: 4_000_000 + (second % 6) * 250_000,
+            latency_mean_ns: iofit_model::units::Nanos(800_000.0 + (second % 5) as f64 * 50_000.0),
+            latency_p99_ns: iofit_model::units::Nanos(4_000_000 + (second % 6) * 250_000),
             ..Default::default()
         })
         .collect();
@@ -76,7 +76,7 @@ fn run() -> RunResult {
         disk_util: Default::default(),
         tool: "iofit".into(),
         version: "0.1.0".into(),
-        timestamp_s: 1_795_000_000,
+        timestamp_s: iofit_model::units::UnixSeconds(1_795_000_000),
         hostname: "bench-vm".into(),
         jobs: vec![JobResult {
             name: "oltp <8k>".into(),
@@ -104,9 +104,9 @@ fn requirements() -> Requirements {
             role: VolumeRole::Data,
             devices: vec!["sdb".into(), "sdc".into()],
             sizing: SizingTarget {
-                iops: 12_000.0,
+                iops: iofit_model::Iops(12_000.0),
                 throughput_mb_s: iofit_model::MBps(90.0),
-                latency_ms: Some(2.0),
+                latency_ms: Some(iofit_model::units::Millis(2.0)),
                 io_size_bytes: iofit_model::Bytes(8192),
                 read_pct: 70.0,
                 random_pct: 100.0,

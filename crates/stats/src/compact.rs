@@ -8,7 +8,7 @@ use crate::histogram::LatencyHistogram;
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Nanos};
 use serde::{Deserialize, Serialize};
 
 /// Why a compact histogram could not be read back.
@@ -30,8 +30,8 @@ pub struct CompactHistogram {
     #[serde(with = "decimal_u128")]
     pub sum_ns: u128,
     pub sum_sq_ns2: f64,
-    pub min_ns: u64,
-    pub max_ns: u64,
+    pub min_ns: Nanos<u64>,
+    pub max_ns: Nanos<u64>,
 }
 
 impl CompactHistogram {
@@ -46,8 +46,8 @@ impl CompactHistogram {
             hdr_v2_deflate_b64: base64::engine::general_purpose::STANDARD.encode(bytes),
             sum_ns,
             sum_sq_ns2,
-            min_ns,
-            max_ns,
+            min_ns: Nanos(min_ns),
+            max_ns: Nanos(max_ns),
         }
     }
 
@@ -83,8 +83,8 @@ impl CompactHistogram {
             hdr,
             self.sum_ns,
             self.sum_sq_ns2,
-            self.min_ns,
-            self.max_ns,
+            self.min_ns.get(),
+            self.max_ns.get(),
         );
         Ok(histogram)
     }
@@ -181,7 +181,7 @@ mod tests {
             (b.count, b.min_ns, b.max_ns, b.mean_ns)
         );
         assert_eq!(a.percentiles_ns, b.percentiles_ns);
-        assert!((a.stdev_ns - b.stdev_ns).abs() <= a.stdev_ns * 1e-9);
+        assert!((a.stdev_ns - b.stdev_ns).get().abs() <= a.stdev_ns.get() * 1e-9);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use crate::histogram::LatencyHistogram;
 use crate::result::{DirectionResult, PrioLatency};
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Iops, Nanos};
 
 /// What one direction of one clone (or a merged group) did.
 #[derive(Clone, Debug, Default)]
@@ -100,8 +100,8 @@ impl DirectionStats {
         DirectionResult {
             ios: self.ios,
             io_bytes: self.io_bytes,
-            runtime_ns,
-            iops,
+            runtime_ns: Nanos(runtime_ns),
+            iops: Iops(iops),
             bandwidth_bytes_per_second: bandwidth,
             submission_latency: self.submission.summary(),
             completion_latency: self.completion.summary(),
@@ -143,15 +143,15 @@ mod tests {
         let r = d.to_result(2_000_000_000);
         assert_eq!(r.ios, 1000);
         assert_eq!(r.io_bytes, Bytes(1000 * 4096));
-        assert!((r.iops - 500.0).abs() < 1e-9);
+        assert!((r.iops.get() - 500.0).abs() < 1e-9);
         assert!((r.bandwidth_bytes_per_second - 2_048_000.0).abs() < 1e-6);
         assert_eq!(r.completion_latency.count, r.ios);
-        assert_eq!(r.total_latency.mean_ns, 1000.0);
+        assert_eq!(r.total_latency.mean_ns, Nanos(1000.0));
     }
 
     #[test]
     fn empty_direction_has_zero_runtime() {
         let d = DirectionStats::default();
-        assert_eq!(d.to_result(5).runtime_ns, 0);
+        assert_eq!(d.to_result(5).runtime_ns, Nanos(0));
     }
 }

@@ -17,6 +17,7 @@
 use crate::result::IntervalSample;
 use crate::{fio_bins, Ddir};
 use iofit_model::job::RwMode;
+use iofit_model::units::Millis;
 use std::fmt::Write;
 
 /// Which log.
@@ -51,7 +52,7 @@ impl LogKind {
 pub struct LogStyle {
     pub with_offset: bool,
     /// Added to every time: the job's start in ms since the epoch, or 0.
-    pub time_base_ms: u64,
+    pub time_base_ms: Millis<u64>,
     /// The block size written in histogram lines.
     pub block_size: u64,
     /// fio `log_prio=1`: the priority column in fio's `0x%04x` form (0x0000 in averaged lines).
@@ -97,8 +98,8 @@ pub fn render_sample(
     wanted: [bool; 3],
     style: &LogStyle,
 ) {
-    let seconds = sample.interval_ms.max(1) as f64 / 1000.0;
-    let end_ms = style.time_base_ms + sample.start_ms + sample.interval_ms;
+    let seconds = sample.interval_ms.get().max(1) as f64 / 1000.0;
+    let end_ms = (style.time_base_ms + sample.start_ms + sample.interval_ms).get();
     for direction in Ddir::ALL {
         if !wanted[direction.index()] {
             continue;
@@ -115,9 +116,9 @@ pub fn render_sample(
             // fio keeps a max only where it takes samples: the slat log of a synchronous
             // engine stays empty (no samples), so a max of 0 is written as no line.
             Some(d) if style.log_max => (
-                d.latency_max_ns as f64,
-                d.clat_max_ns as f64,
-                d.slat_max_ns as f64,
+                d.latency_max_ns.as_f64(),
+                d.clat_max_ns.as_f64(),
+                d.slat_max_ns.as_f64(),
             ),
             Some(d) => (d.latency_mean_ns, d.clat_mean_ns, d.slat_mean_ns),
             None => (
@@ -139,11 +140,11 @@ pub fn render_sample(
             {
                 continue
             }
-            LogKind::Latency => latency_ns.round() as u64,
-            LogKind::CompletionLatency => clat_ns.round() as u64,
+            LogKind::Latency => latency_ns.get().round() as u64,
+            LogKind::CompletionLatency => clat_ns.get().round() as u64,
             // Synchronous engines have no submission latency: fio's slat log is empty.
-            LogKind::SubmissionLatency if slat_ns == 0.0 => continue,
-            LogKind::SubmissionLatency => slat_ns.round() as u64,
+            LogKind::SubmissionLatency if slat_ns.get() == 0.0 => continue,
+            LogKind::SubmissionLatency => slat_ns.get().round() as u64,
         };
         let offset = if style.with_offset { "0, " } else { "" };
         let prio = if style.with_prio { "0x0000" } else { "0" };

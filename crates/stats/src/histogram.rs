@@ -4,6 +4,7 @@
 
 use crate::result::LatencySummary;
 use hdrhistogram::Histogram;
+use iofit_model::units::Nanos;
 use std::borrow::Cow;
 
 /// fio's default `percentile_list`, the percentiles every summary carries.
@@ -216,10 +217,10 @@ impl LatencyHistogram {
         }
         LatencySummary {
             count: self.count,
-            min_ns: self.min_ns,
-            max_ns: self.max_ns,
-            mean_ns: self.mean_ns(),
-            stdev_ns: self.stdev_ns(),
+            min_ns: Nanos(self.min_ns),
+            max_ns: Nanos(self.max_ns),
+            mean_ns: Nanos(self.mean_ns()),
+            stdev_ns: Nanos(self.stdev_ns()),
             percentiles_ns: percentiles
                 .iter()
                 .map(|&p| (p, self.percentile_ns(p)))
@@ -310,12 +311,16 @@ mod tests {
             );
         }
         let s = h.summary();
-        assert_eq!(s.min_ns, 1);
-        assert_eq!(s.max_ns, 100_000);
-        assert!((s.mean_ns - 50_000.5).abs() < 1e-6);
+        assert_eq!(s.min_ns, Nanos(1));
+        assert_eq!(s.max_ns, Nanos(100_000));
+        assert!((s.mean_ns.get() - 50_000.5).abs() < 1e-6);
         // Sample standard deviation of 1..=n is sqrt(n(n+1)/12).
         let expected_sd = (100_000.0f64 * 100_001.0 / 12.0).sqrt();
-        assert!((s.stdev_ns - expected_sd).abs() < 0.01, "{}", s.stdev_ns);
+        assert!(
+            (s.stdev_ns.get() - expected_sd).abs() < 0.01,
+            "{}",
+            s.stdev_ns.get()
+        );
         assert_eq!(s.percentiles_ns.len(), FIO_PERCENTILES.len());
     }
 
@@ -344,8 +349,8 @@ mod tests {
         assert_eq!(merged.min_ns, whole.min_ns);
         assert_eq!(merged.max_ns, whole.max_ns);
         assert_eq!(merged.percentiles_ns, whole.percentiles_ns);
-        assert!((merged.mean_ns - whole.mean_ns).abs() < 1e-6);
-        assert!((merged.stdev_ns - whole.stdev_ns).abs() < 1e-3);
+        assert!((merged.mean_ns - whole.mean_ns).get().abs() < 1e-6);
+        assert!((merged.stdev_ns - whole.stdev_ns).get().abs() < 1e-3);
     }
 
     #[test]
@@ -389,6 +394,6 @@ mod tests {
         h.reset();
         assert_eq!(h.count(), 0);
         h.record(20);
-        assert_eq!(h.summary().min_ns, 20);
+        assert_eq!(h.summary().min_ns, Nanos(20));
     }
 }

@@ -10,7 +10,7 @@
 //! }
 //! let summary = h.summary();
 //! assert_eq!(summary.count, 3);
-//! assert_eq!(summary.mean_ns, 2_000.0);
+//! assert_eq!(summary.mean_ns.get(), 2_000.0);
 //! assert_eq!(summary.percentile_ns(50.0), Some(2_000));
 //! ```
 

@@ -6,7 +6,7 @@
 //! the renderer, never stored).
 
 use iofit_model::job::{EngineKind, RwMode};
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Iops, Micros, Millis, Nanos, Seconds, UnixMillis, UnixSeconds};
 use serde::{Deserialize, Serialize};
 
 /// A latency distribution summarised from an HDR histogram. All values in nanoseconds.
@@ -14,10 +14,10 @@ use serde::{Deserialize, Serialize};
 pub struct LatencySummary {
     /// Number of recorded samples; equals completed IOs for completion and total latency.
     pub count: u64,
-    pub min_ns: u64,
-    pub max_ns: u64,
-    pub mean_ns: f64,
-    pub stdev_ns: f64,
+    pub min_ns: Nanos<u64>,
+    pub max_ns: Nanos<u64>,
+    pub mean_ns: Nanos,
+    pub stdev_ns: Nanos,
     /// (percentile, value) pairs, e.g. (99.9, 1_234_000), ascending by percentile. The engine
     /// fills fio's default list: 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9,
     /// 99.95, 99.99.
@@ -58,8 +58,8 @@ pub struct DirectionResult {
     /// Bytes moved by completed IOs.
     pub io_bytes: Bytes,
     /// Length of the measured window, nanoseconds (after ramp time).
-    pub runtime_ns: u64,
-    pub iops: f64,
+    pub runtime_ns: Nanos<u64>,
+    pub iops: Iops,
     pub bandwidth_bytes_per_second: f64,
     /// Submission latency (time to hand the IO to the kernel).
     pub submission_latency: LatencySummary,
@@ -85,8 +85,8 @@ pub struct PrioLatency {
 /// One sample of the time series, covering `[start_ms, start_ms + interval_ms)` of the run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct IntervalSample {
-    pub start_ms: u64,
-    pub interval_ms: u64,
+    pub start_ms: Millis<u64>,
+    pub interval_ms: Millis<u64>,
     pub read_ios: u64,
     pub read_bytes: Bytes,
     pub write_ios: u64,
@@ -97,12 +97,12 @@ pub struct IntervalSample {
     #[serde(default, skip_serializing_if = "is_zero_bytes")]
     pub trim_bytes: Bytes,
     /// Mean total latency of IOs completed in the interval, nanoseconds (0 when none).
-    pub latency_mean_ns: f64,
+    pub latency_mean_ns: Nanos,
     /// 99th percentile total latency of IOs completed in the interval, nanoseconds.
-    pub latency_p99_ns: u64,
+    pub latency_p99_ns: Nanos<u64>,
     /// The interval's longest total latency, ns (vdbench's per-interval `resp max`).
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
-    pub latency_max_ns: u64,
+    #[serde(default, skip_serializing_if = "is_zero_nanos_u64")]
+    pub latency_max_ns: Nanos<u64>,
     /// Sum of the squares of the interval's total latencies, ns²: with the mean and the IO
     /// count it gives the standard deviation over any run of intervals (vdbench's `resp
     /// stddev`), which per-interval deviations cannot.
@@ -110,19 +110,19 @@ pub struct IntervalSample {
     pub latency_sum_sq_ns2: f64,
     /// Mean total latency of the interval's reads, ns (vdbench's `read resp`; the writes'
     /// follows from it and the overall mean).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub read_latency_mean_ns: f64,
+    #[serde(default, skip_serializing_if = "is_zero_nanos")]
+    pub read_latency_mean_ns: Nanos,
     /// The interval's total latencies in fio's bins (bucket value ns, count), kept only for a
     /// job that writes fio's histogram log (`write_hist_log`); empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_bins: Vec<(u64, u64)>,
     /// Mean completion latency (submission to completion) of the interval's IOs, ns.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub clat_mean_ns: f64,
+    #[serde(default, skip_serializing_if = "is_zero_nanos")]
+    pub clat_mean_ns: Nanos,
     /// Mean submission latency of the interval's IOs, ns; 0 for synchronous engines, which
     /// have none (fio writes an empty slat log for them).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub slat_mean_ns: f64,
+    #[serde(default, skip_serializing_if = "is_zero_nanos")]
+    pub slat_mean_ns: Nanos,
     /// The same latency numbers per direction (read, write, trim: indexed by
     /// [`crate::ddir::Ddir`]), kept only for a job with more than one direction that writes
     /// fio's averaged latency or histogram logs (fio writes a line per direction there).
@@ -150,23 +150,31 @@ impl IntervalSample {
 /// One direction's latency numbers of one interval.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DirectionInterval {
-    pub latency_mean_ns: f64,
-    pub clat_mean_ns: f64,
-    pub slat_mean_ns: f64,
+    pub latency_mean_ns: Nanos,
+    pub clat_mean_ns: Nanos,
+    pub slat_mean_ns: Nanos,
     /// The direction's longest total, completion and submission latency in the interval, ns
     /// (fio's `log_max_value=1` logs).
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
-    pub latency_max_ns: u64,
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
-    pub clat_max_ns: u64,
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
-    pub slat_max_ns: u64,
+    #[serde(default, skip_serializing_if = "is_zero_nanos_u64")]
+    pub latency_max_ns: Nanos<u64>,
+    #[serde(default, skip_serializing_if = "is_zero_nanos_u64")]
+    pub clat_max_ns: Nanos<u64>,
+    #[serde(default, skip_serializing_if = "is_zero_nanos_u64")]
+    pub slat_max_ns: Nanos<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_bins: Vec<(u64, u64)>,
 }
 
 fn is_zero(value: &f64) -> bool {
     *value == 0.0
+}
+
+fn is_zero_nanos(value: &Nanos) -> bool {
+    value.get() == 0.0
+}
+
+fn is_zero_nanos_u64(value: &Nanos<u64>) -> bool {
+    value.get() == 0
 }
 
 fn is_zero_bytes(value: &Bytes) -> bool {
@@ -235,7 +243,7 @@ pub struct FioJobExtras {
     pub pid: u32,
     /// When the measured window began, ms since the Unix epoch (fio's `log_unix_epoch`).
     #[serde(default)]
-    pub start_epoch_ms: u64,
+    pub start_epoch_ms: UnixMillis,
     pub io_depths: IoDepthCounts,
     /// Page faults of the job's threads (fio's `majf`, `minf`).
     pub major_faults: u64,
@@ -246,7 +254,7 @@ pub struct FioJobExtras {
     /// verify phase: fio's write runtime is the write phase, its read runtime the verify phase,
     /// and `job_runtime` both); 0: the longest direction's.
     #[serde(default)]
-    pub job_runtime_ns: u64,
+    pub job_runtime_ns: Nanos<u64>,
     /// fio's `disable_bw_measurement`: no bandwidth samples were kept, so the report's
     /// `bw_min`/`bw_max`/`bw_mean`/`bw_dev`/`bw_samples` are zero, as fio's are.
     #[serde(default)]
@@ -324,8 +332,8 @@ impl IoDepthCounts {
 /// the target it searched against.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencyTargetResult {
-    pub target_us: u64,
-    pub window_us: u64,
+    pub target_us: Micros<u64>,
+    pub window_us: Micros<u64>,
     /// The share of IOs that must meet the target, percent (fio's `latency_percentile`).
     pub percentile: f64,
     /// The depth found.
@@ -379,7 +387,7 @@ pub struct SteadyStateResult {
     /// The criterion as fio prints it, e.g. `iops_slope:0.300000%`.
     pub ss: String,
     /// Window length, seconds (fio `ss_dur`).
-    pub duration_s: u64,
+    pub duration_s: Seconds<u64>,
     pub attained: bool,
     /// The last value judged: the slope or the largest deviation, in percent of the mean when
     /// the limit is a percentage.
@@ -403,7 +411,7 @@ pub struct RunResult {
     pub tool: String,
     pub version: String,
     /// Seconds since the Unix epoch at the start of the run.
-    pub timestamp_s: u64,
+    pub timestamp_s: UnixSeconds,
     pub hostname: String,
     pub jobs: Vec<JobResult>,
     /// The block devices under the run's files, over the run (fio's `Disk stats`).

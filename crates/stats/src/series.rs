@@ -12,7 +12,7 @@
 
 use crate::histogram::LatencyHistogram;
 use crate::result::{DirectionInterval, IntervalSample};
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, Millis, Nanos};
 
 /// Precision of per-interval histograms (2 significant digits: 1% error, small memory).
 const INTERVAL_PRECISION: u8 = 2;
@@ -24,7 +24,7 @@ pub use crate::ddir::Ddir;
 pub struct IntervalBucket {
     pub index: u64,
     /// Length actually covered (the last interval of a run is usually shorter).
-    pub length_ns: u64,
+    pub length_ns: Nanos<u64>,
     /// Per direction ([`Ddir`]: read, write, trim): completed IOs and their bytes.
     pub ios: [u64; 3],
     pub bytes: [u64; 3],
@@ -51,7 +51,7 @@ impl IntervalBucket {
     fn empty(index: u64) -> IntervalBucket {
         IntervalBucket {
             index,
-            length_ns: 0,
+            length_ns: Nanos(0),
             ios: [0; 3],
             bytes: [0; 3],
             latency: [(); 3].map(|_| LatencyHistogram::with_precision(INTERVAL_PRECISION)),
@@ -65,7 +65,7 @@ impl IntervalBucket {
 
     fn clear(&mut self, index: u64) {
         self.index = index;
-        self.length_ns = 0;
+        self.length_ns = Nanos(0);
         self.ios = [0; 3];
         self.bytes = [0; 3];
         for histogram in &mut self.latency {
@@ -106,7 +106,7 @@ impl IntervalAccumulator {
     #[inline]
     pub fn advance(&mut self, elapsed_ns: u64, sink: &mut impl FnMut(&IntervalBucket)) {
         while elapsed_ns >= self.current_start_ns + self.interval_ns {
-            self.current.length_ns = self.interval_ns;
+            self.current.length_ns = Nanos(self.interval_ns);
             sink(&self.current);
             let next = self.current.index + 1;
             self.current.clear(next);
@@ -143,7 +143,7 @@ impl IntervalAccumulator {
         let length = elapsed_ns.saturating_sub(self.current_start_ns);
         let has_io = self.current.ios.iter().sum::<u64>() > 0;
         if length > 0 || has_io {
-            self.current.length_ns = length;
+            self.current.length_ns = Nanos(length);
             sink(&self.current);
         }
         let next = self.current.index + 1;
@@ -309,11 +309,11 @@ impl SeriesMerger {
 /// [`SeriesMerger`]) to `a`: counts and bytes add up, means are weighted by IOs, maxima are the
 /// larger, and the 99th percentile is the larger (an upper bound of the merged one).
 pub fn merge_samples(a: &mut IntervalSample, b: &IntervalSample) {
-    let weighted = |x: f64, wx: u64, y: f64, wy: u64| {
+    let weighted = |x: Nanos, wx: u64, y: Nanos, wy: u64| {
         if wx + wy == 0 {
-            0.0
+            Nanos(0.0)
         } else {
-            (x * wx as f64 + y * wy as f64) / (wx + wy) as f64
+            Nanos((x.get() * wx as f64 + y.get() * wy as f64) / (wx + wy) as f64)
         }
     };
     let (ios_a, ios_b) = (a.ios(), b.ios());
@@ -397,12 +397,12 @@ impl IntervalBucket {
                 .map(|ddir| {
                     let d = ddir.index();
                     DirectionInterval {
-                        latency_mean_ns: self.latency[d].mean_ns(),
+                        latency_mean_ns: Nanos(self.latency[d].mean_ns()),
                         clat_mean_ns: mean(self.clat_sum_ns[d], self.ios[d]),
                         slat_mean_ns: mean(self.slat_sum_ns[d], self.slat_ios[d]),
-                        latency_max_ns: self.latency[d].max_ns(),
-                        clat_max_ns: self.clat_max_ns[d],
-                        slat_max_ns: self.slat_max_ns[d],
+                        latency_max_ns: Nanos(self.latency[d].max_ns()),
+                        clat_max_ns: Nanos(self.clat_max_ns[d]),
+                        slat_max_ns: Nanos(self.slat_max_ns[d]),
                         latency_bins: if keep_bins {
                             self.latency[d].fio_bins()
                         } else {
@@ -414,19 +414,19 @@ impl IntervalBucket {
         });
         let sum = |values: &[u64; 3]| values.iter().sum::<u64>();
         IntervalSample {
-            start_ms: index * interval_ns / 1_000_000,
-            interval_ms: self.length_ns / 1_000_000,
+            start_ms: Millis(index * interval_ns / 1_000_000),
+            interval_ms: Millis(self.length_ns.get() / 1_000_000),
             read_ios: self.ios[0],
             read_bytes: Bytes(self.bytes[0]),
             write_ios: self.ios[1],
             write_bytes: Bytes(self.bytes[1]),
             trim_ios: self.ios[2],
             trim_bytes: Bytes(self.bytes[2]),
-            latency_mean_ns: total_latency.mean_ns(),
-            latency_p99_ns: total_latency.percentile_ns(99.0),
-            latency_max_ns: total_latency.max_ns(),
+            latency_mean_ns: Nanos(total_latency.mean_ns()),
+            latency_p99_ns: Nanos(total_latency.percentile_ns(99.0)),
+            latency_max_ns: Nanos(total_latency.max_ns()),
             latency_sum_sq_ns2: total_latency.sum_sq_ns2(),
-            read_latency_mean_ns: self.latency[Ddir::Read.index()].mean_ns(),
+            read_latency_mean_ns: Nanos(self.latency[Ddir::Read.index()].mean_ns()),
             clat_mean_ns: mean(sum(&self.clat_sum_ns), sum(&self.ios)),
             slat_mean_ns: mean(sum(&self.slat_sum_ns), sum(&self.slat_ios)),
             latency_bins: if keep_bins {
@@ -439,11 +439,11 @@ impl IntervalBucket {
     }
 }
 
-fn mean(sum: u64, count: u64) -> f64 {
+fn mean(sum: u64, count: u64) -> Nanos {
     if count == 0 {
-        0.0
+        Nanos(0.0)
     } else {
-        sum as f64 / count as f64
+        Nanos(sum as f64 / count as f64)
     }
 }
 
@@ -472,11 +472,11 @@ mod tests {
         assert_eq!(series.len(), 3);
         assert_eq!(series[0].read_ios, 100);
         assert_eq!(series[0].write_ios, 100);
-        assert_eq!(series[0].interval_ms, 1000);
+        assert_eq!(series[0].interval_ms, Millis(1000));
         assert_eq!(series[2].read_ios, 50);
-        assert_eq!(series[2].interval_ms, 500);
-        assert_eq!(series[1].start_ms, 1000);
-        assert!((series[0].latency_mean_ns - 1500.0).abs() < 1e-9);
+        assert_eq!(series[2].interval_ms, Millis(500));
+        assert_eq!(series[1].start_ms, Millis(1000));
+        assert!((series[0].latency_mean_ns.get() - 1500.0).abs() < 1e-9);
         let total: u64 = series.iter().map(|s| s.read_ios + s.write_ios).sum();
         assert_eq!(total, 2 * 250);
     }
@@ -506,21 +506,24 @@ mod tests {
         assert!(series.len() <= MAX_POINTS, "{}", series.len());
         assert!(series.len() > MAX_POINTS / 2, "{}", series.len());
         assert_eq!(series.iter().map(|s| s.read_ios).sum::<u64>(), 60_000);
-        assert_eq!(series.iter().map(|s| s.interval_ms).sum::<u64>(), 20_000);
+        assert_eq!(
+            series.iter().map(|s| s.interval_ms.get()).sum::<u64>(),
+            20_000
+        );
         // Points are contiguous and of one length, a power of two of intervals (16 ms at
         // MAX_POINTS 2,048: 20,000 / 16 = 1,250 points).
-        let group = series[0].interval_ms;
+        let group = series[0].interval_ms.get();
         assert!(group.is_power_of_two() && group > 1, "{group}");
         assert_eq!(series.len() as u64, 20_000_u64.div_ceil(group));
         for pair in series.windows(2) {
-            assert_eq!(pair[0].interval_ms, group);
+            assert_eq!(pair[0].interval_ms, Millis(group));
             assert_eq!(pair[0].start_ms + pair[0].interval_ms, pair[1].start_ms);
         }
         // The mean of a merged point is its IOs' mean (1,000 + ms ns each), its max the
         // largest: over the first point's `group` ms, 1,000 + (group - 1) / 2 and 999 + group.
         let expected_mean = 1_000.0 + (group - 1) as f64 / 2.0;
-        assert!((series[0].latency_mean_ns - expected_mean).abs() < 1e-9);
-        assert_eq!(series[0].latency_max_ns, 999 + group);
+        assert!((series[0].latency_mean_ns.get() - expected_mean).abs() < 1e-9);
+        assert_eq!(series[0].latency_max_ns, Nanos(999 + group));
     }
 
     #[test]
@@ -529,7 +532,7 @@ mod tests {
         let mut merger = SeriesMerger::new(SECOND, 1);
         for i in 0..(MAX_POINTS as u64 + 10) {
             let mut bucket = IntervalBucket::empty(i);
-            bucket.length_ns = SECOND;
+            bucket.length_ns = Nanos(SECOND);
             bucket.ios[0] = 1;
             merger.add(&bucket);
         }
@@ -537,7 +540,7 @@ mod tests {
         assert_eq!(series.len(), MAX_POINTS + 10);
         assert!(series
             .iter()
-            .all(|s| s.interval_ms == 1000 && s.read_ios == 1));
+            .all(|s| s.interval_ms == Millis(1000) && s.read_ios == 1));
     }
 
     #[test]
@@ -548,18 +551,18 @@ mod tests {
         let mut merger = SeriesMerger::new(SECOND, 2);
         for i in 0..(MAX_OPEN_INTERVALS as u64 + 20) {
             let mut bucket = IntervalBucket::empty(i);
-            bucket.length_ns = SECOND;
+            bucket.length_ns = Nanos(SECOND);
             bucket.ios[0] = 10;
             merger.add(&bucket);
         }
         assert!(merger.open.len() <= MAX_OPEN_INTERVALS);
         let mut late = IntervalBucket::empty(0);
-        late.length_ns = SECOND;
+        late.length_ns = Nanos(SECOND);
         late.ios[1] = 5;
         merger.add(&late);
         let series = merger.finish();
         assert_eq!((series[0].read_ios, series[0].write_ios), (10, 5));
-        assert_eq!(series[0].interval_ms, 1000);
+        assert_eq!(series[0].interval_ms, Millis(1000));
         assert_eq!(series.len(), MAX_OPEN_INTERVALS + 20);
     }
 }

@@ -23,10 +23,8 @@ const NOT_LIBRARIES: &[&str] = &["iofit", "testkit"];
 const KNOWN: &[(&str, usize)] = &[
     ("emulate", 7),
     ("engine", 1),
-    ("model", 3),
-    ("report", 2),
-    ("stats", 1),
-    ("verdict", 2),
+    ("model", 1),
+    ("verdict", 1),
 ];
 
 /// Time suffixes `iofit_model::units` has a type for: `Seconds`, `Millis`, `Micros`, `Nanos`
@@ -46,11 +44,8 @@ enum Kind {
 
 /// (crate, bare-typed time fields) today, the same way.
 const KNOWN_TIME: &[(&str, usize)] = &[
-    ("model", 5),
     ("remote", 1),
-    ("report", 13),
-    ("stats", 29),
-    ("verdict", 1),
+    ("report", 1),
 ];
 
 /// A field line `pub name_unit: f64,` (or `Option<u64>`) with a unit suffix and a bare type.

@@ -133,7 +133,7 @@ fn queue_advice(
         if let (Some(latency_ms), Some(outstanding)) =
             (measured.latency_ms_avg, measured.outstanding_ios)
         {
-            let needed = outstanding_ios(sizing.iops, latency_ms);
+            let needed = outstanding_ios(sizing.iops.get(), latency_ms);
             if (outstanding as f64) < needed {
                 advice.push(Advice {
                     kind: AdviceKind::TooFewOutstandingIos,
@@ -142,7 +142,7 @@ fn queue_advice(
                         "too few IOs in flight: Little's law needs {} IOPS x {latency_ms:.3} ms = \
                          {needed:.1} outstanding, the run kept {outstanding} (iodepth x jobs); \
                          raise iodepth or numjobs (threads) to at least {}",
-                        group_thousands(sizing.iops),
+                        group_thousands(sizing.iops.get()),
                         needed.ceil()
                     ),
                 });
@@ -153,8 +153,11 @@ fn queue_advice(
     // The other side of Little's law: IOs beyond what the target needs only wait in a queue,
     // and the method's factor table says lower queue depth gives lower latency.
     let latency_failures_now = failed.of(&[Metric::LatencyMsAvg, Metric::LatencyMsP99]);
-    if let (Some(target_ms), Some(outstanding)) = (sizing.latency_ms, measured.outstanding_ios) {
-        let enough = outstanding_ios(sizing.iops, target_ms).ceil().max(1.0);
+    let target_ms = sizing.latency_ms.map(|ms| ms.get());
+    if let (Some(target_ms), Some(outstanding)) = (target_ms, measured.outstanding_ios) {
+        let enough = outstanding_ios(sizing.iops.get(), target_ms)
+            .ceil()
+            .max(1.0);
         if !latency_failures_now.is_empty() && f64::from(outstanding) > enough {
             advice.push(Advice {
                 kind: AdviceKind::QueueDepthRaisesLatency,
@@ -165,7 +168,7 @@ fn queue_advice(
                      queues and add latency: measure latency at iodepth x numjobs = {enough:.0} \
                      (or run each test once with 1 thread to find the best latency, as the \
                      NetApp report does)",
-                    group_thousands(sizing.iops)
+                    group_thousands(sizing.iops.get())
                 ),
             });
         }
@@ -212,7 +215,7 @@ fn cache_advice(
         let slow_reads = measured
             .read_latency_ms_avg
             .filter(|latency| *latency > CACHE_HIT_LATENCY_MS);
-        let short = measured.runtime_s < SHORT_RUN_S;
+        let short = measured.runtime_s.get() < SHORT_RUN_S;
         if slow_reads.is_some() || short {
             let mut evidence = Vec::new();
             if let Some(latency) = slow_reads {
@@ -224,7 +227,7 @@ fn cache_advice(
             if short {
                 evidence.push(format!(
                     "the run lasted {:.0} s (under {SHORT_RUN_S:.0} s)",
-                    measured.runtime_s
+                    measured.runtime_s.get()
                 ));
             }
             advice.push(Advice {
@@ -243,7 +246,10 @@ fn cache_advice(
     // Writes through a host cache are slower than on an uncached disk; logs belong on None.
     let latency_failures = failed.of(&[Metric::LatencyMsAvg, Metric::LatencyMsP99]);
     let write_heavy = measured.read_pct.is_some_and(|read_pct| read_pct < 50.0);
-    let writes_slow = match (measured.write_latency_ms_avg, sizing.latency_ms) {
+    let writes_slow = match (
+        measured.write_latency_ms_avg,
+        sizing.latency_ms.map(|ms| ms.get()),
+    ) {
         (Some(write), Some(target)) => write > target,
         (Some(_), None) => true,
         (None, _) => false,
@@ -288,7 +294,7 @@ fn limit_advice(
     // Limits in MiB/s come from tables that count 1 MB = 2^20 bytes (the seed's); the measured
     // rate is converted to match rather than the published limit being restated.
     for (metric, unit, value) in [
-        (Metric::Iops, "IOPS", measured.iops),
+        (Metric::Iops, "IOPS", measured.iops.get()),
         (
             Metric::ThroughputMbS,
             "MB/s",

@@ -25,7 +25,7 @@
 //! let run = read_results(json, "results.json").unwrap();
 //! let volume = VolumeRequirements {
 //!     label: "data".into(),
-//!     sizing: SizingTarget { iops: 5000.0, throughput_mb_s: iofit_model::MBps(30.0), latency_ms: Some(1.0),
+//!     sizing: SizingTarget { iops: iofit_model::Iops(5000.0), throughput_mb_s: iofit_model::MBps(30.0), latency_ms: Some(iofit_model::units::Millis(1.0)),
 //!         io_size_bytes: iofit_model::Bytes(8192), read_pct: 100.0, ..Default::default() },
 //!     ..Default::default()
 //! };
@@ -129,8 +129,8 @@ pub fn compare(
     let mut checks = vec![
         Check::judge(
             Metric::Iops,
-            Some(sizing.iops),
-            (measured.jobs > 0).then_some(measured.iops),
+            Some(sizing.iops.get()),
+            (measured.jobs > 0).then_some(measured.iops.get()),
             Rule::AtLeast,
             None,
         ),
@@ -143,7 +143,7 @@ pub fn compare(
         ),
         Check::judge(
             Metric::LatencyMsAvg,
-            sizing.latency_ms,
+            sizing.latency_ms.map(|ms| ms.get()),
             measured.latency_ms_avg,
             Rule::AtMost,
             sizing
@@ -195,11 +195,11 @@ pub fn compare(
     // at the latency this storage showed; the run must have kept at least that many in flight.
     let needed_queue_depth = measured
         .latency_ms_avg
-        .map(|latency_ms| outstanding_ios(sizing.iops, latency_ms).ceil());
+        .map(|latency_ms| outstanding_ios(sizing.iops.get(), latency_ms).ceil());
     let queue_note = match (needed_queue_depth, measured.latency_ms_avg) {
         (Some(_), Some(latency_ms)) => Some(format!(
             "Little's law: {} IOPS x {latency_ms:.3} ms; measured = iodepth x jobs",
-            group_thousands(sizing.iops)
+            group_thousands(sizing.iops.get())
         )),
         _ => Some("no latency measured, so Little's law cannot say".to_string()),
     };
@@ -267,6 +267,7 @@ mod tests {
     use iofit_model::design::HostCaching;
     use iofit_model::job::{EngineKind, RwMode};
     use iofit_model::requirements::SizingTarget;
+    use iofit_model::units::Nanos;
     use iofit_stats::{DirectionResult, LatencySummary};
 
     const FIO_RANDRW: &str = include_str!("../../../tests/data/results/fio-randrw-8k.json");
@@ -278,10 +279,10 @@ mod tests {
         LatencySummary {
             fio_ranges: Default::default(),
             count: 1,
-            min_ns: 0,
-            max_ns: (p99_ms * 2e6) as u64,
-            mean_ns: mean_ms * 1e6,
-            stdev_ns: 0.0,
+            min_ns: Nanos(0),
+            max_ns: Nanos((p99_ms * 2e6) as u64),
+            mean_ns: Nanos(mean_ms * 1e6),
+            stdev_ns: Nanos(0.0),
             percentiles_ns: vec![
                 (50.0, (mean_ms * 1e6) as u64),
                 (99.0, (p99_ms * 1e6) as u64),
@@ -302,8 +303,8 @@ mod tests {
         DirectionResult {
             ios,
             io_bytes: iofit_model::Bytes(ios * io_size),
-            runtime_ns: (seconds * 1e9) as u64,
-            iops,
+            runtime_ns: Nanos((seconds * 1e9) as u64),
+            iops: iofit_model::Iops(iops),
             bandwidth_bytes_per_second: iops * io_size as f64,
             submission_latency: LatencySummary::default(),
             completion_latency: latency(mean_ms, p99_ms),
@@ -336,9 +337,9 @@ mod tests {
         VolumeRequirements {
             label: "data".into(),
             sizing: SizingTarget {
-                iops,
+                iops: iofit_model::Iops(iops),
                 throughput_mb_s: iofit_model::MBps(mb_s),
-                latency_ms,
+                latency_ms: latency_ms.map(iofit_model::units::Millis),
                 io_size_bytes: iofit_model::Bytes(io_size),
                 read_pct,
                 random_pct: 100.0,
@@ -821,11 +822,11 @@ mod tests {
         assert_eq!(job.name, "randrw8k");
         assert_eq!(job.rw, Some(RwMode::RandRw));
         assert_eq!(job.engine_requested, Some(EngineKind::Psync));
-        assert_eq!(job.read.iops, 7000.0);
+        assert_eq!(job.read.iops.get(), 7000.0);
         assert_eq!(job.read.ios, 7007);
         assert_eq!(job.read.io_bytes, iofit_model::Bytes(57_401_344));
         assert_eq!(job.read.io_bytes, iofit_model::Bytes(job.read.ios * 8192));
-        assert_eq!(job.read.runtime_ns, 1_001_000_000);
+        assert_eq!(job.read.runtime_ns, Nanos(1_001_000_000));
         assert_eq!(job.read.completion_latency.percentile_ns(1.0), Some(55040));
         assert_eq!(job.read.completion_latency.count, 7007);
         let measured = Measured::from_jobs(&run.jobs);
@@ -852,8 +853,8 @@ mod tests {
         assert_eq!(measured.outstanding_ios, Some(8));
         assert_eq!(measured.read_pct, Some(0.0));
         assert_eq!(measured.io_size_bytes, Some(65536.0));
-        let sum: f64 = clones.jobs.iter().map(|job| job.write.iops).sum();
-        assert!((measured.iops - sum).abs() < 1e-9);
+        let sum: f64 = clones.jobs.iter().map(|job| job.write.iops.get()).sum();
+        assert!((measured.iops.get() - sum).abs() < 1e-9);
     }
 
     #[test]
@@ -871,7 +872,7 @@ mod tests {
         assert_eq!(read.ios, 1);
         assert_eq!(read.bandwidth_bytes_per_second, 4096.0);
         assert_eq!(read.completion_latency.percentile_ns(99.0), Some(290_000));
-        assert_eq!(read.total_latency.mean_ns, 210_000.0);
+        assert_eq!(read.total_latency.mean_ns, Nanos(210_000.0));
         assert_eq!(run.jobs[0].write, DirectionResult::default());
     }
 

@@ -1,7 +1,7 @@
 //! What a run measured, summed over the jobs a selection picks.
 
 use iofit_model::formulas::outstanding_ios;
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{Iops, MBps, Seconds};
 use iofit_stats::{DirectionResult, JobResult, RunResult};
 use serde::{Deserialize, Serialize};
 
@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Measured {
     pub jobs: usize,
-    pub runtime_s: f64,
+    pub runtime_s: Seconds,
     pub read_ios: u64,
     pub write_ios: u64,
-    pub iops: f64,
+    pub iops: Iops,
     pub read_iops: Iops,
     pub write_iops: Iops,
     pub throughput_mb_s: MBps,
@@ -49,10 +49,15 @@ pub const TOTAL_LATENCY_WORDS: &str = "total latency (fio's lat)";
 /// The mean and 99th percentile of a direction's latency as compare uses it: total latency when
 /// present, completion latency otherwise; percentile from the same, else from completion.
 fn direction_latency(direction: &DirectionResult) -> (Option<f64>, Option<(f64, &'static str)>) {
-    let mean_ns = if direction.total_latency.mean_ns > 0.0 {
-        Some(direction.total_latency.mean_ns)
-    } else if direction.completion_latency.mean_ns > 0.0 {
-        Some(direction.completion_latency.mean_ns + direction.submission_latency.mean_ns)
+    let (total, completion, submission) = (
+        direction.total_latency.mean_ns,
+        direction.completion_latency.mean_ns,
+        direction.submission_latency.mean_ns,
+    );
+    let mean_ns = if total.get() > 0.0 {
+        Some(total.get())
+    } else if completion.get() > 0.0 {
+        Some((completion + submission).get())
     } else {
         None
     };
@@ -89,7 +94,9 @@ impl Measured {
                 if direction.ios == 0 {
                     continue;
                 }
-                measured.runtime_s = measured.runtime_s.max(direction.runtime_ns as f64 / 1e9);
+                measured.runtime_s = measured
+                    .runtime_s
+                    .max(direction.runtime_ns.as_f64().to_seconds());
                 measured.throughput_mb_s =
                     measured.throughput_mb_s + MBps(direction.bandwidth_bytes_per_second / 1e6);
                 io_bytes += direction.io_bytes.as_u64();
@@ -107,14 +114,14 @@ impl Measured {
                 }
                 if slot == 0 {
                     measured.read_ios += direction.ios;
-                    measured.read_iops = measured.read_iops + Iops(direction.iops);
+                    measured.read_iops = measured.read_iops + direction.iops;
                 } else {
                     measured.write_ios += direction.ios;
-                    measured.write_iops = measured.write_iops + Iops(direction.iops);
+                    measured.write_iops = measured.write_iops + direction.iops;
                 }
             }
         }
-        measured.iops = measured.read_iops.get() + measured.write_iops.get();
+        measured.iops = measured.read_iops + measured.write_iops;
         let total_ios = measured.read_ios + measured.write_ios;
         if total_ios > 0 {
             measured.read_pct = Some(measured.read_ios as f64 * 100.0 / total_ios as f64);
@@ -136,7 +143,7 @@ impl Measured {
         }
         measured.effective_queue_depth = measured
             .latency_ms_avg
-            .map(|latency_ms| outstanding_ios(measured.iops, latency_ms));
+            .map(|latency_ms| outstanding_ios(measured.iops.get(), latency_ms));
         measured
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::fio_keys;
 use iofit_model::job::{EngineKind, RwMode};
+use iofit_model::units::{Iops, Nanos, UnixSeconds};
 use iofit_stats::{DirectionResult, IntervalSample, JobResult, LatencySummary, RunResult};
 use serde_json::{Map, Value};
 
@@ -166,7 +167,7 @@ impl FioReader<'_> {
             disk_util: Default::default(),
             tool: extra_text("tool").unwrap_or(tool),
             version: extra_text("version").unwrap_or(version),
-            timestamp_s: root.get("timestamp").and_then(Value::as_u64).unwrap_or(0),
+            timestamp_s: UnixSeconds(root.get("timestamp").and_then(Value::as_u64).unwrap_or(0)),
             hostname: extra_text("hostname").unwrap_or_else(|| {
                 root.get("hostname")
                     .and_then(Value::as_str)
@@ -380,8 +381,8 @@ impl FioReader<'_> {
         Ok(DirectionResult {
             ios: ios.max(0.0) as u64,
             io_bytes: iofit_model::Bytes(io_bytes.max(0.0) as u64),
-            runtime_ns: (runtime_ms.max(0.0) * 1e6) as u64,
-            iops,
+            runtime_ns: Nanos((runtime_ms.max(0.0) * 1e6) as u64),
+            iops: Iops(iops),
             bandwidth_bytes_per_second: bandwidth,
             submission_latency: latency("slat_ns", "slat")?,
             completion_latency: latency("clat_ns", "clat")?,
@@ -429,10 +430,10 @@ impl FioReader<'_> {
         Ok(LatencySummary {
             fio_ranges: Default::default(),
             count,
-            min_ns: (number("min") * scale).round() as u64,
-            max_ns: (number("max") * scale).round() as u64,
-            mean_ns: number("mean") * scale,
-            stdev_ns: number("stddev") * scale,
+            min_ns: Nanos((number("min") * scale).round() as u64),
+            max_ns: Nanos((number("max") * scale).round() as u64),
+            mean_ns: Nanos(number("mean") * scale),
+            stdev_ns: Nanos(number("stddev") * scale),
             percentiles_ns,
             fio_bins,
         })

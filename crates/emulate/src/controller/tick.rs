@@ -348,7 +348,7 @@ impl Controller {
             write: write_bytes / 1e6 / elapsed_s,
         };
         let volume = &self.limits.volumes[i];
-        let cap_iops = cap_of(&self.iops_buckets[i], volume.iops, self.tick_s);
+        let cap_iops = cap_of(&self.iops_buckets[i], volume.iops.get(), self.tick_s);
         let cap_mb_s = cap_of(
             &self.mb_buckets[i],
             volume.throughput_mb_s.get(),
@@ -545,7 +545,7 @@ impl Controller {
             .map(|i| {
                 cap_of(
                     &self.iops_buckets[i],
-                    self.limits.volumes[i].iops,
+                    self.limits.volumes[i].iops.get(),
                     self.tick_s,
                 )
             })

@@ -208,8 +208,8 @@ pub(super) fn absorb(slot: &mut Slot, output: CloneOutput) -> crate::live::Sums 
     if slot.fio.pid == 0 {
         slot.fio.pid = output.tid;
     }
-    let start_epoch_ms = output.start_epoch_ms.get();
-    if slot.fio.start_epoch_ms == 0 || start_epoch_ms < slot.fio.start_epoch_ms {
+    let start_epoch_ms = output.start_epoch_ms;
+    if slot.fio.start_epoch_ms.get() == 0 || start_epoch_ms < slot.fio.start_epoch_ms {
         slot.fio.start_epoch_ms = start_epoch_ms;
     }
     slot.fio.total_err += output.total_err;
@@ -326,14 +326,18 @@ pub(super) fn finish_slot(slot: &mut Slot, job: &JobSpec) -> JobResult {
         fio: iofit_stats::FioJobExtras {
             bw_measurement_off: job.measurement.disable_bw,
             continue_on_error: job.thread_control.errors.continue_on != 0,
-            job_runtime_ns: if phases { slot.runtime_ns.get() } else { 0 },
+            job_runtime_ns: if phases {
+                slot.runtime_ns
+            } else {
+                iofit_model::units::Nanos(0)
+            },
             // fio echoes the latency_target settings asked, whether or not a search ran.
             latency_target: job
                 .latency_target
                 .as_ref()
                 .map(|t| iofit_stats::LatencyTargetResult {
-                    target_us: t.target.as_micros() as u64,
-                    window_us: t.window.as_micros() as u64,
+                    target_us: iofit_model::units::Micros(t.target.as_micros() as u64),
+                    window_us: iofit_model::units::Micros(t.window.as_micros() as u64),
                     percentile: t.percentile,
                     depth: slot.latency_depth.unwrap_or(job.effective_iodepth()),
                 }),
