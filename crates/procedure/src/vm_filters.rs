@@ -104,12 +104,19 @@ fn months_after(today: &str, months: u32) -> String {
     format!("{:04}-{:02}-{:02}", index / 12, index % 12 + 1, day.min(28))
 }
 
-/// Today (UTC), YYYY-MM-DD.
+/// Today (UTC), YYYY-MM-DD: the day `SOURCE_DATE_EPOCH` names when it is set to a whole number
+/// of seconds (the reproducible-builds convention for "now", so that a plan's retirement
+/// horizon can be pinned), else the system clock's.
 pub fn today() -> String {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let pinned = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok());
+    let seconds = pinned.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0)
+    });
     iofit_catalog::import::date_of_unix_seconds(seconds)
 }
 

@@ -20,12 +20,7 @@ const NOT_LIBRARIES: &[&str] = &["iofit", "testkit"];
 
 /// (crate, bare-typed unit fields) today. Lower a number when a crate's fields take their
 /// unit's type; never raise one.
-const KNOWN: &[(&str, usize)] = &[
-    ("emulate", 7),
-    ("engine", 1),
-    ("model", 1),
-    ("verdict", 1),
-];
+const KNOWN: &[(&str, usize)] = &[("emulate", 7), ("engine", 1), ("model", 1), ("verdict", 1)];
 
 /// Time suffixes `iofit_model::units` has a type for: `Seconds`, `Millis`, `Micros`, `Nanos`
 /// (and `UnixSeconds`/`UnixMillis` for instants). `_s` means seconds unless it ends a rate
@@ -43,10 +38,7 @@ enum Kind {
 }
 
 /// (crate, bare-typed time fields) today, the same way.
-const KNOWN_TIME: &[(&str, usize)] = &[
-    ("remote", 1),
-    ("report", 1),
-];
+const KNOWN_TIME: &[(&str, usize)] = &[("remote", 1), ("report", 1)];
 
 /// A field line `pub name_unit: f64,` (or `Option<u64>`) with a unit suffix and a bare type.
 fn bare_unit_field(line: &str) -> Option<&str> {
