@@ -406,23 +406,7 @@ pub(super) fn scan_cells(
             },
         };
         sane(slot, value, unit, file, line_no, &table.names[index])?;
-        match slot {
-            Slot::ReadIops => sample.read_iops = iofit_model::Iops(value),
-            Slot::WriteIops => sample.write_iops = iofit_model::Iops(value),
-            Slot::ReadBytes(scale) => {
-                sample.read_bytes_s = iofit_model::BytesPerSecond(value * unit.unwrap_or(scale))
-            }
-            Slot::WriteBytes(scale) => {
-                sample.write_bytes_s = iofit_model::BytesPerSecond(value * unit.unwrap_or(scale))
-            }
-            Slot::ReadLatency => sample.read_latency_ms = iofit_model::units::Millis(value),
-            Slot::WriteLatency => sample.write_latency_ms = iofit_model::units::Millis(value),
-            Slot::Latency => sample.latency_ms = iofit_model::units::Millis(value),
-            Slot::QueueDepth => sample.queue_depth = value,
-            Slot::ReadMerges => sample.read_merges_per_s = value,
-            Slot::WriteMerges => sample.write_merges_per_s = value,
-            Slot::Device | Slot::Ignore => {}
-        }
+        store(sample, slot, value, unit);
     }
     if cells.next().is_some() {
         return Err(count_error(line, table, file, line_no));
