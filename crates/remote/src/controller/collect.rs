@@ -28,7 +28,7 @@ pub(super) fn collect(
     // With Slurm, the first host lost (its node failed) ends the run: Slurm ends a job whose
     // node fails, and the other workers send what they measured until then.
     let mut lost_first: Option<usize> = None;
-    let since_start = || Seconds((unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9);
+    let since_start = || seconds_since(start_at_ns);
     // A running worker writes an interval line every interval; one silent much longer than
     // that lost its node, network or process even where the channel stays open (a failed
     // Slurm node's task never ends its part of the step's output).
@@ -160,7 +160,7 @@ fn on_done(
     combiner: &mut Combiner,
     stopped_for: Option<String>,
 ) {
-    let after_s = Seconds((unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9);
+    let after_s = seconds_since(start_at_ns);
     let mut result = done.result;
     result.hostname.clone_from(&run.name);
     let started = done.started_unix_ns as i128 - run.clock_offset_ns as i128;
@@ -303,7 +303,7 @@ pub(super) fn finish(
 ) -> MultiRun {
     let (combined, combined_stats) = combiner.finish();
     MultiRun {
-        wall_s: Seconds((unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9),
+        wall_s: seconds_since(start_at_ns),
         hosts: runs,
         combined,
         combined_stats,
@@ -318,4 +318,9 @@ fn decode_all(stats: &[[CompactDirection; 2]]) -> Result<RawStats, CompactError>
         .iter()
         .map(|[r, w]| Ok((r.decode()?, w.decode()?)))
         .collect()
+}
+
+/// The time since `start_at_ns` (Unix nanoseconds), never negative.
+fn seconds_since(start_at_ns: u64) -> Seconds {
+    Seconds((unix_ns() as f64 - start_at_ns as f64).max(0.0) / 1e9)
 }
