@@ -18,6 +18,17 @@ use serde::{Deserialize, Serialize};
 use std::ops::{Add, AddAssign, Div, Mul, Sub};
 use std::time::Duration;
 
+/// `value` in a unit of `from_nanos` nanoseconds, in a unit of `to_nanos`: one multiplication or
+/// division by their ratio, an exact power of ten, so that `Millis(x).to_seconds()` is exactly
+/// `x / 1e3` (a detour through nanoseconds would round twice).
+fn convert(value: f64, from_nanos: f64, to_nanos: f64) -> f64 {
+    if from_nanos >= to_nanos {
+        value * (from_nanos / to_nanos)
+    } else {
+        value / (to_nanos / from_nanos)
+    }
+}
+
 macro_rules! span {
     ($(#[$doc:meta])* $name:ident, $nanos_per_unit:expr) => {
         $(#[$doc])*
@@ -35,16 +46,16 @@ macro_rules! span {
                 self.0
             }
             pub fn to_seconds(self) -> Seconds {
-                Seconds(self.0 * Self::NANOS_PER_UNIT / 1e9)
+                Seconds(convert(self.0, Self::NANOS_PER_UNIT, 1e9))
             }
             pub fn to_millis(self) -> Millis {
-                Millis(self.0 * Self::NANOS_PER_UNIT / 1e6)
+                Millis(convert(self.0, Self::NANOS_PER_UNIT, 1e6))
             }
             pub fn to_micros(self) -> Micros {
-                Micros(self.0 * Self::NANOS_PER_UNIT / 1e3)
+                Micros(convert(self.0, Self::NANOS_PER_UNIT, 1e3))
             }
             pub fn to_nanos(self) -> Nanos {
-                Nanos(self.0 * Self::NANOS_PER_UNIT)
+                Nanos(convert(self.0, Self::NANOS_PER_UNIT, 1.0))
             }
             /// The span as a `Duration`; negative and non-finite spans become zero, because a
             /// `Duration` cannot hold them.
@@ -224,6 +235,17 @@ mod tests {
             Micros::from_duration(Duration::from_millis(1)),
             Micros(1000.0)
         );
+    }
+
+    #[test]
+    fn conversions_round_once_as_the_division_they_stand_for() {
+        for x in [0.1, 1.0 / 3.0, 123.456_789, 8.7e-3, 1e300] {
+            assert_eq!(Millis(x).to_seconds().get(), x / 1e3);
+            assert_eq!(Micros(x).to_millis().get(), x / 1e3);
+            assert_eq!(Nanos(x).to_millis().get(), x / 1e6);
+            assert_eq!(Seconds(x).to_millis().get(), x * 1e3);
+            assert_eq!(Millis(x).to_nanos().get(), x * 1e6);
+        }
     }
 
     #[test]
