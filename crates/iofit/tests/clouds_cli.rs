@@ -238,6 +238,15 @@ fn every_check_passes(cloud: &str, requirements: &std::path::Path, top: &str) ->
         .output()
         .unwrap();
     let text = String::from_utf8(output.stdout).unwrap();
+    checks_pass(
+        &text,
+        &["--requirements".as_ref(), requirements.as_os_str()],
+    )
+}
+
+/// Runs every `check:` line of a plan's `text` as written, with `tail` after it: each exits 0
+/// and says it meets the requirements. Returns how many were run.
+fn checks_pass(text: &str, tail: &[&std::ffi::OsStr]) -> usize {
     let checks: Vec<&str> = text
         .lines()
         .filter_map(|l| l.trim().strip_prefix("check: iofit "))
@@ -245,8 +254,7 @@ fn every_check_passes(cloud: &str, requirements: &std::path::Path, top: &str) ->
     for check in &checks {
         let output = iofit()
             .args(check.split_whitespace())
-            .arg("--requirements")
-            .arg(requirements)
+            .args(tail)
             .output()
             .unwrap();
         let out = String::from_utf8(output.stdout).unwrap();
@@ -543,28 +551,7 @@ fn predict_cloud_gcp_names_the_binding_limit() {
 fn every_listed_aws_design_passes_predict() {
     let dir = tempfile::tempdir().unwrap();
     let (_, path) = demo_requirements(dir.path());
-    let output = iofit()
-        .args(["plan", "--cloud", "aws", "--top", "4", "--requirements"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(output.stdout).unwrap();
-    let checks: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("check: iofit "))
-        .collect();
-    assert_eq!(checks.len(), 4, "{text}");
-    for check in checks {
-        let output = iofit()
-            .args(check.split_whitespace())
-            .arg("--requirements")
-            .arg(&path)
-            .output()
-            .unwrap();
-        let out = String::from_utf8(output.stdout).unwrap();
-        assert_eq!(output.status.code(), Some(0), "{check}\n{out}");
-        assert!(out.contains("; meets the requirements"), "{out}");
-    }
+    assert_eq!(every_check_passes("aws", &path, "4"), 4);
 }
 
 /// A small burst-tolerant volume (10,000 IOPS at 8 KiB): its designs use a 2-vCPU size's
@@ -1133,22 +1120,11 @@ fn hyperdisk_with_a_catalog_file_is_predicted_and_planned() {
         "{text}"
     );
     assert!(text.contains("hyperdisk-balanced planned: "), "{text}");
-    let checks: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("check: iofit "))
-        .collect();
-    assert_eq!(checks.len(), 3, "{text}");
-    for check in checks {
-        let output = iofit()
-            .args(check.split_whitespace())
-            .arg("--catalog")
-            .arg(&file)
-            .arg("--requirements")
-            .arg(&requirements)
-            .output()
-            .unwrap();
-        let out = String::from_utf8(output.stdout).unwrap();
-        assert_eq!(output.status.code(), Some(0), "{check}\n{out}");
-        assert!(out.contains("; meets the requirements"), "{out}");
-    }
+    let tail = [
+        "--catalog".as_ref(),
+        file.as_os_str(),
+        "--requirements".as_ref(),
+        requirements.as_os_str(),
+    ];
+    assert_eq!(checks_pass(&text, &tail), 3, "{text}");
 }
