@@ -12,8 +12,12 @@
 //! - Time: [`Seconds`], [`Millis`], [`Micros`] and [`Nanos`] are spans (generic over `f64` or
 //!   `u64`, so JSON keeps its form); [`UnixSeconds`] and [`UnixMillis`] are instants;
 //!   [`Latency`] is one request's time, printed in whichever unit reads best.
+//! - Capacities: [`KiB`], [`GiB`] and [`TiB`] (powers of 1024, fractional) for sizes as clouds
+//!   state them; [`Bytes`] for whole counts.
 
+mod size;
 mod time;
+pub use size::{GiB, KiB, TiB};
 pub use time::{Micros, Millis, Nanos, Seconds, UnixMillis, UnixSeconds};
 
 use serde::{Deserialize, Serialize};

@@ -35,6 +35,36 @@ enum Kind {
     Amount,
     /// Seconds, milliseconds, microseconds, nanoseconds.
     Time,
+    /// KiB, GiB, TiB: a capacity as clouds state it.
+    Capacity,
+}
+
+/// Capacity words `iofit_model::units` has a type for (`KiB`, `GiB`, `TiB`). A capacity's unit
+/// may be followed by a qualifier (`size_gib_min`, `quota_tib_max`: units before qualifiers,
+/// as TIGER_STYLE orders them), so the word counts anywhere in the name unless it starts a rate
+/// (`_kib_s`).
+const CAPACITY_WORDS: &[&str] = &["kib", "gib", "tib"];
+
+/// (crate, bare-typed capacity fields) today, the same way.
+const KNOWN_CAPACITY: &[(&str, usize)] = &[
+    ("catalog", 11),
+    ("model", 12),
+    ("planner", 8),
+    ("predict", 7),
+    ("procedure", 2),
+];
+
+/// Whether a name holds a capacity word that is not the start of a rate.
+fn names_a_capacity(name: &str) -> bool {
+    let words: Vec<&str> = name.split('_').collect();
+    words.iter().enumerate().any(|(at, word)| {
+        CAPACITY_WORDS.contains(word) && words.get(at + 1).is_none_or(|next| *next != "s")
+    })
+}
+
+/// A field line `pub size_gib: f64,` (or `Option<f64>`) naming a capacity with a bare type.
+fn bare_capacity_field(line: &str) -> Option<&str> {
+    bare_field(line).and_then(|(name, kind)| (kind == Kind::Capacity).then_some(name))
 }
 
 /// (crate, bare-typed time fields) today, the same way.
@@ -71,6 +101,8 @@ fn bare_field(line: &str) -> Option<(&str, Kind)> {
         Kind::Amount
     } else if ends(TIME_SUFFIXES) && !ends(RATE_ENDINGS) {
         Kind::Time
+    } else if names_a_capacity(name) {
+        Kind::Capacity
     } else {
         return None;
     };
@@ -190,6 +222,39 @@ fn time_fields_take_their_units_type_and_the_count_only_shrinks() {
     let total: usize = found.values().map(Vec::len).sum();
     eprintln!("bare-typed time fields in library crates: {total}");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn capacity_fields_take_their_units_type_and_the_count_only_shrinks() {
+    let found = found(bare_capacity_field);
+    let problems = over_or_under(&found, KNOWN_CAPACITY, "KiB, GiB, TiB");
+    let total: usize = found.values().map(Vec::len).sum();
+    eprintln!("bare-typed capacity fields in library crates: {total}");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_scan_sees_bare_capacity_fields_and_not_rates_or_ratios() {
+    assert_eq!(
+        bare_capacity_field("    pub size_gib: f64,"),
+        Some("size_gib")
+    );
+    assert_eq!(
+        bare_capacity_field("    pub quota_tib_max: Option<f64>,"),
+        Some("quota_tib_max")
+    );
+    assert_eq!(
+        bare_capacity_field("    pub operation_unit_kib: Option<u64>,"),
+        Some("operation_unit_kib")
+    );
+    assert_eq!(bare_capacity_field("    pub size_gib: GiB,"), None);
+    assert_eq!(
+        bare_capacity_field("    pub size_gib_min: Option<GiB>,"),
+        None
+    );
+    assert_eq!(bare_capacity_field("    pub iops_per_gib: f64,"), None);
+    assert_eq!(bare_capacity_field("    pub throughput_kib_s: f64,"), None);
+    assert_eq!(bare_capacity_field("    pub gibberish: f64,"), None);
 }
 
 #[test]

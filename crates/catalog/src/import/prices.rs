@@ -36,9 +36,9 @@ pub(crate) struct Read {
 /// 0 at `tierMinimumUnits` 0, is the baseline Azure gives, not a rate).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct ProvisionedRates {
-    pub gib_hour: Option<f64>,
-    pub iops_hour: Option<f64>,
-    pub mb_s_hour: Option<f64>,
+    pub usd_per_gib_hour: Option<f64>,
+    pub usd_per_iops_hour: Option<f64>,
+    pub usd_per_mb_s_hour: Option<f64>,
     pub file: String,
 }
 
@@ -151,9 +151,9 @@ impl Read {
         let rates = self.provisioned.entry(name.to_string()).or_default();
         rates.file = file.to_string();
         let slot = match which {
-            0 => &mut rates.gib_hour,
-            1 => &mut rates.iops_hour,
-            _ => &mut rates.mb_s_hour,
+            0 => &mut rates.usd_per_gib_hour,
+            1 => &mut rates.usd_per_iops_hour,
+            _ => &mut rates.usd_per_mb_s_hour,
         };
         if price > 0.0 && slot.is_none_or(|old| price > old) {
             *slot = Some(price);

@@ -127,12 +127,36 @@ pub(crate) fn catalog_toml(
         let _ = writeln!(out, "region = {}", quote(region));
         // The API's meters are per hour; the catalog's rates per month of 730 h.
         let month = |hour: Option<f64>| hour.map(|h| h * 730.0);
-        optional(&mut out, "price_per_gib_month", month(rates.gib_hour));
-        optional(&mut out, "price_per_iops_month", month(rates.iops_hour));
-        optional(&mut out, "price_per_mb_s_month", month(rates.mb_s_hour));
-        optional(&mut out, "retail_price_per_gib_hour", rates.gib_hour);
-        optional(&mut out, "retail_price_per_iops_hour", rates.iops_hour);
-        optional(&mut out, "retail_price_per_mb_s_hour", rates.mb_s_hour);
+        optional(
+            &mut out,
+            "price_per_gib_month",
+            month(rates.usd_per_gib_hour),
+        );
+        optional(
+            &mut out,
+            "price_per_iops_month",
+            month(rates.usd_per_iops_hour),
+        );
+        optional(
+            &mut out,
+            "price_per_mb_s_month",
+            month(rates.usd_per_mb_s_hour),
+        );
+        optional(
+            &mut out,
+            "retail_price_per_gib_hour",
+            rates.usd_per_gib_hour,
+        );
+        optional(
+            &mut out,
+            "retail_price_per_iops_hour",
+            rates.usd_per_iops_hour,
+        );
+        optional(
+            &mut out,
+            "retail_price_per_mb_s_hour",
+            rates.usd_per_mb_s_hour,
+        );
         let _ = writeln!(out, "source = {}", quote(&rates.file));
     }
     out
