@@ -100,7 +100,13 @@ fn main() -> ExitCode {
     };
     if cli.command.runs_io() {
         // The stop bound's code must not wait for the disk the run saturates (see `resident`).
-        resident::keep_code_resident();
+        let kept = resident::keep_code_resident();
+        if let Some(error) = kept.unexpected_refusal() {
+            eprintln!(
+                "warning: could not lock iofit's code in memory ({error}); it was read in \
+                 instead, so a stop under heavy IO may wait for the disk"
+            );
+        }
     }
     let result = match cli.command {
         Command::Demo(args) => cmd::demo::run(args),

@@ -19,18 +19,50 @@
 //! // In main, before a command that runs IO:
 //! // let kept = resident::keep_code_resident();
 //! // assert!(kept.locked_bytes + kept.populated_bytes > Bytes::ZERO);
+//! // if let Some(error) = kept.lock_refused { /* say so when running as root */ }
 //! ```
 
 use iofit_model::units::Bytes;
 
 /// What [`keep_code_resident`] did.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub(crate) struct Kept {
     /// Bytes of file mappings locked in RAM.
     pub locked_bytes: Bytes,
     /// Bytes of file mappings read in but not locked (locking was refused).
     pub populated_bytes: Bytes,
+    /// The error of the first refused lock (after retries), if any: `EPERM`/`ENOMEM` from a
+    /// memlock limit is expected for an unprivileged user; for root it is worth saying.
+    pub lock_refused: Option<std::io::Error>,
 }
+
+impl Kept {
+    /// The refusal worth telling the user about: one despite `CAP_IPC_LOCK`, which exempts a
+    /// process from the memlock limit. Without it (an unprivileged user, or root in a container
+    /// that drops the capability) the limit refuses as expected and the code is populated
+    /// instead, every run, so saying so would be noise.
+    pub(crate) fn unexpected_refusal(&self) -> Option<&std::io::Error> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        has_ipc_lock(&status)
+            .then_some(self.lock_refused.as_ref())
+            .flatten()
+    }
+}
+
+/// Whether a `/proc/PID/status` text's effective capabilities include `CAP_IPC_LOCK` (bit 14).
+fn has_ipc_lock(status: &str) -> bool {
+    const CAP_IPC_LOCK_BIT: u32 = 14;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("CapEff:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .is_some_and(|caps| caps & (1 << CAP_IPC_LOCK_BIT) != 0)
+}
+
+/// Attempts per mapping. `EAGAIN` is the kernel saying it could not fault the pages in just
+/// now (memory pressure: `mlock` turns the page-in's ENOMEM into EAGAIN), which passes.
+const LOCK_ATTEMPTS: u32 = 3;
+const LOCK_RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// More than any executable and its libraries: a mapping list beyond it is not iofit's code
 /// (say, a data file mapped by something before start-up) and is left alone.
@@ -51,15 +83,37 @@ pub(crate) fn keep_code_resident() -> Kept {
             break;
         }
         let (address, len) = (start as *mut libc::c_void, len_bytes as usize);
-        // SAFETY: the range is one whole mapping of this process as /proc/self/maps lists it;
-        // mlock and madvise(MADV_POPULATE_READ) only fault its pages in, they change no data.
-        if unsafe { libc::mlock(address, len) } == 0 {
-            kept.locked_bytes += Bytes(len_bytes);
-        } else if unsafe { libc::madvise(address, len, libc::MADV_POPULATE_READ) } == 0 {
-            kept.populated_bytes += Bytes(len_bytes);
+        match lock(address, len) {
+            Ok(()) => kept.locked_bytes += Bytes(len_bytes),
+            Err(error) => {
+                kept.lock_refused.get_or_insert(error);
+                // SAFETY: as in `lock`: one whole mapping of this process; populating only
+                // faults its pages in.
+                if unsafe { libc::madvise(address, len, libc::MADV_POPULATE_READ) } == 0 {
+                    kept.populated_bytes += Bytes(len_bytes);
+                }
+            }
         }
     }
     kept
+}
+
+/// `mlock` of one mapping, tried again on `EAGAIN`.
+fn lock(address: *mut libc::c_void, len: usize) -> std::io::Result<()> {
+    let mut attempt = 1;
+    loop {
+        // SAFETY: the range is one whole mapping of this process as /proc/self/maps lists it;
+        // mlock only faults its pages in and pins them, it changes no data.
+        if unsafe { libc::mlock(address, len) } == 0 {
+            return Ok(());
+        }
+        let error = std::io::Error::last_os_error();
+        if error.raw_os_error() != Some(libc::EAGAIN) || attempt >= LOCK_ATTEMPTS {
+            return Err(error);
+        }
+        attempt += 1;
+        std::thread::sleep(LOCK_RETRY_PAUSE);
+    }
 }
 
 /// A `/proc/self/maps` line's address range when it maps a file that holds code or constants
@@ -105,6 +159,20 @@ mod tests {
         for (line, expected) in lines {
             assert_eq!(file_mapping(line), expected, "{line}");
         }
+    }
+
+    #[test]
+    fn the_lock_capability_is_read_from_the_effective_set() {
+        let root = "Name:\tiofit\nCapInh:\t0000000000000000\nCapEff:\t000001ffffffffff\n";
+        let docker = "CapEff:\t00000000a80425fb\n";
+        let user = "CapEff:\t0000000000000000\n";
+        assert!(has_ipc_lock(root));
+        assert!(
+            !has_ipc_lock(docker),
+            "Docker's default set has no CAP_IPC_LOCK"
+        );
+        assert!(!has_ipc_lock(user));
+        assert!(!has_ipc_lock("no such line"));
     }
 
     #[test]
