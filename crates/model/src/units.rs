@@ -22,6 +22,17 @@ pub use time::{Micros, Millis, Nanos, Seconds, UnixMillis, UnixSeconds};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+/// `value` in a unit of `from` base units, in a unit of `to` base units: one multiplication or
+/// division by their ratio (a power of ten for time, of two for capacity), the larger over the
+/// smaller so that the ratio itself is exact.
+fn convert(value: f64, from: f64, to: f64) -> f64 {
+    if from >= to {
+        value * (from / to)
+    } else {
+        value / (to / from)
+    }
+}
 use std::ops::{Add, AddAssign, Div, Mul, Sub};
 use std::time::Duration;
 

@@ -21,16 +21,9 @@ use serde::{Deserialize, Serialize};
 use std::iter::Sum;
 use std::ops::{Add, AddAssign, Div, Mul, Sub};
 
-/// `value` in a unit of `from_bytes` bytes, in a unit of `to_bytes`: one multiplication or
-/// division by their ratio, an exact power of two, so that `GiB(x).to_tib()` is exactly
-/// `x / 1024` (a detour through bytes would round twice for large values).
-fn convert(value: f64, from_bytes: f64, to_bytes: f64) -> f64 {
-    if from_bytes >= to_bytes {
-        value * (from_bytes / to_bytes)
-    } else {
-        value / (to_bytes / from_bytes)
-    }
-}
+// Conversions multiply or divide once by the exact ratio of the units, a power of two, so
+// that `GiB(x).to_tib()` is exactly `x / 1024` (a detour through bytes would round twice).
+use super::convert;
 
 macro_rules! capacity {
     ($(#[$doc:meta])* $name:ident, $bytes_per_unit:expr) => {

@@ -18,16 +18,10 @@ use serde::{Deserialize, Serialize};
 use std::ops::{Add, AddAssign, Div, Mul, Sub};
 use std::time::Duration;
 
-/// `value` in a unit of `from_nanos` nanoseconds, in a unit of `to_nanos`: one multiplication or
-/// division by their ratio, an exact power of ten, so that `Millis(x).to_seconds()` is exactly
-/// `x / 1e3` (a detour through nanoseconds would round twice).
-fn convert(value: f64, from_nanos: f64, to_nanos: f64) -> f64 {
-    if from_nanos >= to_nanos {
-        value * (from_nanos / to_nanos)
-    } else {
-        value / (to_nanos / from_nanos)
-    }
-}
+// Conversions multiply or divide once by the exact ratio of the units, a power of ten, so
+// that `Millis(x).to_seconds()` is exactly `x / 1e3` (a detour through nanoseconds would round
+// twice).
+use super::convert;
 
 macro_rules! span {
     ($(#[$doc:meta])* $name:ident, $nanos_per_unit:expr) => {
