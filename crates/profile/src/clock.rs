@@ -27,6 +27,21 @@ pub fn time_of_day_s(text: &str) -> Option<f64> {
     Some(seconds)
 }
 
+/// The time of day of a sadf record's time stamp: `2026-11-28 03:00:10 UTC` as sadf prints it
+/// by default, or seconds since the epoch (`1764298810`, `sadf -U`), whose time of day is the
+/// remainder of a day (UTC, as sadf's own stamps are).
+pub fn sadf_time_of_day_s(text: &str) -> Option<f64> {
+    const DAY_S: u64 = 86_400;
+    let digits = text.trim();
+    if !digits.is_empty() && digits.len() <= 12 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        return digits
+            .parse::<u64>()
+            .ok()
+            .map(|epoch| (epoch % DAY_S) as f64);
+    }
+    time_of_day_s(text)
+}
+
 /// `H:MM:SS` or `HH:MM:SS` starting at `i` (not preceded by a digit), optional fraction.
 fn colon_clock(b: &[u8], i: usize) -> Option<(f64, usize)> {
     if i > 0 && b[i - 1].is_ascii_digit() {

@@ -136,10 +136,22 @@ pub fn detect(head: &[u8], file: &str) -> Result<Format, ProfileError> {
     {
         return Ok(Format::SadfXml);
     }
-    let cells: Vec<&str> = first.split('\t').collect();
+    if opening.starts_with("# uptime_cs;") {
+        return Err(ProfileError::content(
+            file,
+            "this is `sadf -r` output: raw counters since boot, not rates per interval",
+            "export the disk report as rates with `sadf -d SA_FILE -- -d -p` (or -j, -x, -p)",
+        ));
+    }
+    // sadf -p: a file that begins at boot opens with a restart record (interval -1).
+    let first_sadf_p_record = text
+        .lines()
+        .find(|l| !l.trim().is_empty() && l.split('\t').nth(1) != Some("-1"))
+        .unwrap_or("");
+    let cells: Vec<&str> = first_sadf_p_record.split('\t').collect();
     if cells.len() == 6
         && num::parse_decimal(cells[1].as_bytes()).is_some()
-        && clock::time_of_day_s(cells[2]).is_some()
+        && clock::sadf_time_of_day_s(cells[2]).is_some()
     {
         return Ok(Format::SadfP);
     }

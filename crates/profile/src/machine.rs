@@ -221,8 +221,14 @@ impl DiskRecord {
             _ => return Ok(false),
         };
         check(meaning, value, file, line, key)?;
-        // sysstat 12 writes both rkB and rd_sec: the first one read wins (the same bytes).
-        slot.get_or_insert(value * scale);
+        // sysstat 12's JSON and XML write both rkB and rd_sec, each rounded to 2 decimals, so
+        // they differ in the last digit. kB wins in any order: it is what `sar -d`, `sadf -d`
+        // and `sadf -p` print, so every form of the same counters gives the same requirements.
+        if scale == 512.0 {
+            slot.get_or_insert(value * scale);
+        } else {
+            *slot = Some(value * scale);
+        }
         Ok(true)
     }
 }
@@ -559,6 +565,11 @@ pub fn parse_sadf_p<R: BufRead>(reader: R, file: &str) -> Result<Capture, Profil
             continue;
         }
         let cells: Vec<&[u8]> = line.split(|&b| b == b'\t').collect();
+        // A restart (`LINUX-RESTART<TAB>(9 CPU)`) or a comment (`COM text`, sadf -C) has the
+        // interval -1 and fewer fields: it is no measurement.
+        if cells.len() >= 4 && cells[1] == b"-1" {
+            continue;
+        }
         if cells.len() < 6 {
             return Err(ProfileError::syntax(
                 file,
@@ -576,7 +587,7 @@ pub fn parse_sadf_p<R: BufRead>(reader: R, file: &str) -> Result<Capture, Profil
         let stamp = cells[2];
         let time = std::str::from_utf8(stamp)
             .ok()
-            .and_then(time_of_day_s)
+            .and_then(crate::clock::sadf_time_of_day_s)
             .ok_or_else(|| {
                 ProfileError::syntax(
                     file,
@@ -588,6 +599,17 @@ pub fn parse_sadf_p<R: BufRead>(reader: R, file: &str) -> Result<Capture, Profil
             })?;
         let device = text(cells[3]);
         let field = text(cells[4]);
+        let used = match field.as_str() {
+            "%idle" => matches!(device.as_str(), "all" | "-1"),
+            "%memused" => true,
+            _ => device != "-" && DiskRecord::is_disk_field(&field),
+        };
+        // `sadf -p -- -A` writes every activity: texts (a battery's `status Full`, a USB
+        // device's `manufact`) and the `-b` activity's system-wide `tps` with the device `-`
+        // are not iofit's to read.
+        if !used {
+            continue;
+        }
         let value = parse_decimal(cells[5].trim_ascii()).ok_or_else(|| {
             ProfileError::syntax(
                 file,
@@ -703,6 +725,79 @@ mod tests {
         let capture = parse_sadf_xml(xml, "x.xml").unwrap();
         assert_eq!(capture.reports(), 1);
         assert_eq!(capture.devices[0].samples.len(), 1);
+    }
+
+    /// `sadf -p SA_FILE -- -A` writes every activity, grouped by activity so that time stamps
+    /// start over with each: the `-b` activity's system-wide `tps` (device `-`), texts (a
+    /// battery's `status`), restarts and comments (interval -1). Only the disks are read, and
+    /// they give what `sadf -d` of the same counters gives.
+    #[test]
+    fn sadf_p_of_every_activity_reads_the_disks_alone() {
+        let line = |stamp: &str, device: &str, field: &str, value: &str| {
+            format!("vm\t10\t2026-11-28 03:00:{stamp} UTC\t{device}\t{field}\t{value}\n")
+        };
+        let mut text = String::new();
+        for stamp in ["10", "20"] {
+            text += &line(stamp, "-", "tps", "999.00");
+            text += &line(stamp, "-", "bread/s", "12.00");
+        }
+        text += "vm\t-1\t2026-11-28 03:00:15 UTC\tLINUX-RESTART\t(2 CPU)\n";
+        text += "vm\t-1\t2026-11-28 03:00:16 UTC\tCOM a comment\n";
+        for (stamp, tps, read_kb) in [("10", "100.00", "300.00"), ("20", "50.00", "0.00")] {
+            text += &line(stamp, "vda", "tps", tps);
+            text += &line(stamp, "vda", "rkB/s", read_kb);
+            text += &line(stamp, "vda", "wkB/s", "100.00");
+            text += &line(stamp, "vda", "await", "0.50");
+        }
+        text += &line("10", "BAT0", "status", "Full");
+        text += &line("10", "usb1", "manufact", "Some Vendor");
+        let capture = parse_sadf_p(text.as_bytes(), "p.txt").unwrap();
+        assert_eq!(capture.devices.len(), 1, "{:?}", capture.devices);
+        // A file that starts at boot opens with the restart record; it is still `sadf -p`.
+        let at_boot = format!("vm\t-1\t2026-11-28 03:00:05 UTC\tLINUX-RESTART\t(2 CPU)\n{text}");
+        let format = crate::detect(at_boot.as_bytes(), "p.txt").unwrap();
+        assert_eq!(format, crate::Format::SadfP);
+        let samples = &capture.devices[0].samples;
+        assert_eq!(samples.len(), 2);
+        assert_eq!(
+            (samples[0].read_iops.get(), samples[0].write_iops.get()),
+            (75.0, 25.0)
+        );
+        assert_eq!(
+            (samples[1].read_iops.get(), samples[1].write_iops.get()),
+            (0.0, 50.0)
+        );
+    }
+
+    /// sysstat 12's JSON and XML give each disk's bytes twice, as sectors and as kB, each
+    /// rounded to 2 decimals: kB is read (what `sadf -d` prints), whichever comes first.
+    #[test]
+    fn kb_wins_over_sectors_so_every_form_agrees() {
+        let xml = |attributes: &str| {
+            format!(
+                "<?xml version=\"1.0\"?>\n<sysstat>\n<timestamp date=\"2026-11-28\" \
+                 time=\"03:00:10\" interval=\"10\">\n<disk-device dev=\"vda\" tps=\"6.40\" \
+                 {attributes} await=\"1.00\" aqu-sz=\"0.00\"/>\n</timestamp>\n</sysstat>\n"
+            )
+        };
+        // 3.21 sectors = 1.605 kB, which sysstat rounds to 1.60 kB in the kB field.
+        let sectors_first = xml("rd_sec=\"3.21\" wr_sec=\"3.20\" rkB=\"1.60\" wkB=\"1.60\"");
+        let kb_first = xml("rkB=\"1.60\" wkB=\"1.60\" rd_sec=\"3.21\" wr_sec=\"3.20\"");
+        for text in [sectors_first, kb_first] {
+            let capture = parse_sadf_xml(&text, "x.xml").unwrap();
+            let sample = capture.devices[0].samples[0];
+            assert_eq!(
+                sample.read_bytes_s,
+                iofit_model::BytesPerSecond(1.60 * 1024.0)
+            );
+        }
+        // Sectors alone (sysstat before 11.7) are read as sectors.
+        let capture = parse_sadf_xml(&xml("rd_sec=\"3.21\" wr_sec=\"3.20\""), "x.xml").unwrap();
+        let sample = capture.devices[0].samples[0];
+        assert_eq!(
+            sample.read_bytes_s,
+            iofit_model::BytesPerSecond(3.21 * 512.0)
+        );
     }
 
     /// `sadf -p` lines of CPU and memory feed the host; a disk's lines make one record.

@@ -301,7 +301,11 @@ fn parse<R: BufRead>(reader: R, file: &str, dialect: Dialect) -> Result<Capture,
         }
         // Data rows: the time comes first (sar) or in the timestamp column (sadf).
         let clock_text = clock_text(dialect, line, &fields);
-        let Some(time_of_day) = std::str::from_utf8(clock_text).ok().and_then(time_of_day_s) else {
+        let stamp = |text: &str| match dialect {
+            Dialect::Sar => time_of_day_s(text),
+            Dialect::Sadf => crate::clock::sadf_time_of_day_s(text),
+        };
+        let Some(time_of_day) = std::str::from_utf8(clock_text).ok().and_then(stamp) else {
             untimed_row(dialect, line, clock_text, &mut days, file, line_no)?;
             continue;
         };

@@ -325,3 +325,21 @@ fn sysstat7_time_labels_in_every_locale() {
     assert_eq!(sized[0], sized[1]);
     assert_eq!(sized[0], sized[2]);
 }
+
+/// `sadf -r` prints raw counters since boot (and each twice), not rates: refused by name,
+/// with the command that exports rates.
+#[test]
+fn sadf_raw_counters_are_refused_with_the_export_that_works() {
+    let text = "# uptime_cs; 722372; ust_time; 1764298810; extra_next; 0; record_type; 1; \
+                HH:MM:SS; 03:00:10\n\
+                03:00:10 UTC; major; 8; minor; 0; DEV; vda; tps; 61781; 61781; rkB/s; 3195498; \
+                3195498; wkB/s; 821088; 821088;\n";
+    let error = iofit_profile::parse_bytes(text.as_bytes(), "r.txt", &ParseOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("r.txt: this is `sadf -r` output: raw counters since boot")
+            && error.contains("sadf -d SA_FILE -- -d -p"),
+        "{error}"
+    );
+}
