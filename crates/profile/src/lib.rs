@@ -136,7 +136,19 @@ pub fn detect(head: &[u8], file: &str) -> Result<Format, ProfileError> {
     {
         return Ok(Format::SadfXml);
     }
-    if opening.starts_with("# uptime_cs;") {
+    if text.contains("<svg") || opening.starts_with("<text ") {
+        return Err(ProfileError::content(
+            file,
+            "this is `sadf -g` output: an SVG picture of the counters, not the counters",
+            "export the disk report with `sadf -d SA_FILE -- -d -p` (or -j, -x, -p)",
+        ));
+    }
+    // `sadf -r`: `# uptime_cs; ...` with `-O debug`, else `13:20:19 UTC; CPU; -1; %user; ...`.
+    let raw_record = opening
+        .split_once("; ")
+        .is_some_and(|(stamp, rest)| clock::time_of_day_s(stamp).is_some() && rest.contains(';'))
+        || opening.contains("; LINUX-RESTART");
+    if opening.starts_with("# uptime_cs;") || raw_record {
         return Err(ProfileError::content(
             file,
             "this is `sadf -r` output: raw counters since boot, not rates per interval",

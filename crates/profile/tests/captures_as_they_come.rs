@@ -343,3 +343,37 @@ fn sadf_raw_counters_are_refused_with_the_export_that_works() {
         "{error}"
     );
 }
+
+/// `sadf -r` without `-O debug` (records start with their time) and `sadf -g` (SVG) are
+/// named too, not "not a recognised capture".
+#[test]
+fn sadf_raw_without_debug_and_sadf_svg_are_named() {
+    let cases = [
+        (
+            "08:16:11 UTC; LINUX-RESTART (8 CPU)\n13:20:19 UTC; CPU; -1; %user; 96005; 96538;\n",
+            "this is `sadf -r` output",
+        ),
+        (
+            "13:20:19 UTC; CPU; -1; %user; 96005; 96538; %nice; 2578701;\n",
+            "this is `sadf -r` output",
+        ),
+        (
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE svg>\n<svg xmlns=\"x\">\n",
+            "this is `sadf -g` output",
+        ),
+        (
+            "<text x=\"0\" y=\"10\">13:20:19</text>\n",
+            "this is `sadf -g` output",
+        ),
+    ];
+    for (text, says) in cases {
+        let error = iofit_profile::parse_bytes(text.as_bytes(), "f.txt", &ParseOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with(&format!("f.txt: {says}")),
+            "{text}: {error}"
+        );
+        assert!(error.contains("sadf -d SA_FILE -- -d -p"), "{error}");
+    }
+}
