@@ -160,6 +160,10 @@ pub fn detect(head: &[u8], file: &str) -> Result<Format, ProfileError> {
         .lines()
         .find(|l| !l.trim().is_empty() && l.split('\t').nth(1) != Some("-1"))
         .unwrap_or("");
+    let restart: Vec<&str> = first.split('\t').collect();
+    if restart.len() >= 4 && restart[1] == "-1" && clock::sadf_time_of_day_s(restart[2]).is_some() {
+        return Ok(Format::SadfP);
+    }
     let cells: Vec<&str> = first_sadf_p_record.split('\t').collect();
     if cells.len() == 6
         && num::parse_decimal(cells[1].as_bytes()).is_some()
@@ -215,6 +219,16 @@ pub fn detect(head: &[u8], file: &str) -> Result<Format, ProfileError> {
                 return Ok(Format::Sar);
             }
         }
+    }
+    // The banner iostat and sar both print (`Linux 6.1.0 (host) 11/28/26 _x86_64_ (2 CPU)`)
+    // with no disk table after it: another of their reports (sar -q, -I, -n ...).
+    if first.starts_with("Linux ") && first.contains("CPU)") {
+        return Err(ProfileError::content(
+            file,
+            "a sysstat report without a disk table (iostat -x's `Device` or sar -d's `DEV`)",
+            "capture the disk report with `iostat -x -t INTERVAL COUNT` or \
+             `sar -d -p INTERVAL COUNT`",
+        ));
     }
     Err(ProfileError::content(
         file,

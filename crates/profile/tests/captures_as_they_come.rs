@@ -377,3 +377,25 @@ fn sadf_raw_without_debug_and_sadf_svg_are_named() {
         assert!(error.contains("sadf -d SA_FILE -- -d -p"), "{error}");
     }
 }
+
+/// Another sysstat report (here `sar -q`) under the banner iostat and sar share is named as
+/// such, and a `sadf -p` file holding only a restart record is read as `sadf -p` (with no disks).
+#[test]
+fn sysstat_reports_without_disks_say_which_report_to_capture() {
+    let sar_q = "Linux 6.1.0 (h) \t11/28/26 \t_x86_64_\t(2 CPU)\n\n\
+                 03:00:01     runq-sz  plist-sz   ldavg-1\n03:00:02           1       300      0.10\n";
+    let error = iofit_profile::parse_bytes(sar_q.as_bytes(), "q.txt", &ParseOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("q.txt: a sysstat report without a disk table")
+            && error.contains("sar -d -p INTERVAL COUNT"),
+        "{error}"
+    );
+    let restart_only = "vm\t-1\t2026-11-28 03:00:05 UTC\tLINUX-RESTART\t(2 CPU)\n";
+    let error =
+        iofit_profile::parse_bytes(restart_only.as_bytes(), "p.txt", &ParseOptions::default())
+            .unwrap_err()
+            .to_string();
+    assert!(error.contains("sadf -p SA_FILE -- -d"), "{error}");
+}
