@@ -11,7 +11,9 @@
 # signal counts as a failure. Agreement groups (from sysstat's test scripts):
 #   sadf -d/-j/-x/-p tests/data.tmp -C -- -A   (tests 00500-00530): identical requirements;
 #   sar --pretty -d -f tests/data.tmp (00170), sar --dev=sda -dp (00810): the same sizing as
-#   sadf -d for every volume both name.
+#   sadf -d for every volume both name;
+#   iostat -x, -x --pretty --compact, -x -p ALL, -o JSON -x -p ALL, -x ALL over tests/root1
+#   (02110-02150, 02615, 02740): the same sizing for every volume both name.
 set -euo pipefail
 dir=${1:?usage: bench/compat-sysstat.sh SYSSTAT/tests}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,9 +73,14 @@ sys.exit(1 if bad or missing or not shared else 0)
 PY
   then agree=$((agree + 1)); else disagree=$((disagree + 1)); echo "  ^ $1 ~ $2"; fi
 }
-echo "agreement between forms of one sa file:"
+echo "agreement between forms of the same counters:"
 for form in expected.sadf-j expected.sadf-x expected.sadf-p; do same expected.sadf-d "$form"; done
 same expected.sadf-d expected.sar-pretty subset
 same expected.sadf-d expected.sar-dev subset
+# iostat over one fake /proc (sysstat's tests/root1): text, --pretty --compact, -p ALL, JSON.
+for form in expected.iostat-compact expected.iostat-x-p-ALL expected.iostat-x-p-ALL-JSON \
+    expected.iostat-x-ALL; do
+  same expected.iostat-x "$form" subset
+done
 echo "pairs that agree: $agree of $((agree + disagree))"
 [ $failed -eq 0 ] && [ $disagree -eq 0 ]
