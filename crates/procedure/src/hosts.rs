@@ -12,7 +12,7 @@ use crate::ProcedureError;
 use iofit_jobfile::fio::{parse_str_as_file, ParseOptions};
 use iofit_jobfile::vdbench::{ParamFile, Run};
 use iofit_model::job::JobSpec;
-use iofit_model::units::Seconds;
+use iofit_model::units::{Seconds, UnixSeconds};
 use iofit_remote::protocol::HostKeys;
 use iofit_remote::{ControllerOptions, HostSpec, MultiRun};
 use iofit_report::multihost::{render_clients_json_with, render_hosts_table, HostRow};
@@ -256,7 +256,7 @@ pub fn rows(run: &MultiRun) -> Vec<HostRow<'_>> {
             name: &h.name,
             destination: &h.destination,
             result: h.result.as_ref(),
-            clock_offset_ms: iofit_model::units::Millis(h.clock_offset_ns as f64 / 1e6),
+            clock_offset_ms: h.clock_offset_ns.as_f64().to_millis(),
             rtt_ms: iofit_model::units::Millis(h.rtt_ns.get() as f64 / 1e6),
             failure: h
                 .failure
@@ -288,7 +288,7 @@ pub fn render_fio(run: &MultiRun, json: bool, jobs: &[JobSpec]) -> String {
             "hostname={} ({}): clock offset {:+.3} ms, round trip {:.3} ms\n",
             host.name,
             host.destination,
-            host.clock_offset_ns as f64 / 1e6,
+            host.clock_offset_ns.as_f64().to_millis().get(),
             host.rtt_ns.get() as f64 / 1e6
         ));
         match (&host.result, &host.failure) {
@@ -504,7 +504,7 @@ pub(crate) fn summary(
     run: &Run,
     label: &str,
     job_result: &RunResult,
-    start_unix_s: f64,
+    start_unix_s: UnixSeconds<f64>,
 ) -> Option<(AvgLine, String)> {
     let job = job_result.jobs.first()?;
     let header = crate::vdbench::vdbench_header(run, label, start_unix_s);
@@ -516,7 +516,7 @@ pub(crate) fn summary(
 /// the total's averages.
 pub fn render_vdbench_run(run: &Run, label: &str, multi: &MultiRun) -> (String, Option<AvgLine>) {
     use std::fmt::Write;
-    let start = multi.combined.timestamp_s.get() as f64;
+    let start = UnixSeconds(multi.combined.timestamp_s.get() as f64);
     let mut out = String::new();
     for host in &multi.hosts {
         let _ = writeln!(
@@ -524,7 +524,7 @@ pub fn render_vdbench_run(run: &Run, label: &str, multi: &MultiRun) -> (String, 
             "hd={} ({}): clock offset {:+.3} ms",
             host.name,
             host.destination,
-            host.clock_offset_ns as f64 / 1e6
+            host.clock_offset_ns.as_f64().to_millis().get()
         );
         match (&host.result, &host.failure) {
             (_, Some(f)) => {

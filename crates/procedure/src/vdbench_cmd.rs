@@ -240,7 +240,7 @@ pub fn simulate_lines(
             IoRate::Fixed(rate) => format!("{rate}"),
             IoRate::Curve(_) => "Uncontrolled curve".to_string(),
         };
-        let header: RunHeader = vdbench_header(&run, &label, 0.0);
+        let header: RunHeader = vdbench_header(&run, &label, iofit_model::units::UnixSeconds(0.0));
         lines.push(starting_line(&header, true));
     }
     lines.extend(checked.fs_runs.iter().map(|run| {

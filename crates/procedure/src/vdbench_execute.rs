@@ -5,7 +5,7 @@ use crate::execute::Executor;
 use crate::observer::Observer;
 use crate::ProcedureError;
 use iofit_jobfile::vdbench::Run;
-use iofit_model::units::Seconds;
+use iofit_model::units::{Seconds, UnixSeconds};
 use iofit_report::vdbench_summary::{render_run, AvgLine, Cpu, RunHeader};
 use iofit_stats::JobResult;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -121,15 +121,17 @@ pub(crate) fn run_header(
     iorate_label: &str,
     started: std::time::SystemTime,
 ) -> RunHeader {
-    let start_unix_s = started
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0);
+    let start_unix_s = UnixSeconds(
+        started
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0),
+    );
     vdbench_header(run, iorate_label, start_unix_s)
 }
 
 /// The summary's header of `run` started at `start_unix_s`, with vdbench's interval plan.
-pub fn vdbench_header(run: &Run, iorate_label: &str, start_unix_s: f64) -> RunHeader {
+pub fn vdbench_header(run: &Run, iorate_label: &str, start_unix_s: UnixSeconds<f64>) -> RunHeader {
     let plan = run.interval_plan();
     RunHeader {
         rd: run.rd.clone(),

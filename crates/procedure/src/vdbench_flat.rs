@@ -101,7 +101,7 @@ pub fn raw_rows(
     avg: &AvgLine,
 ) -> Vec<FlatRow> {
     let base = requested(run, rate);
-    let start_ms = UnixMillis((header.start_unix_s * 1000.0) as u64);
+    let start_ms = UnixMillis((header.start_unix_s.get() * 1000.0) as u64);
     let series = run_intervals(header, &job.series);
     let mut rows: Vec<FlatRow> = series
         .iter()

@@ -158,7 +158,7 @@ pub fn run_on_hosts(
             "hd={} ({}): clock offset {:+.3} ms",
             host.name,
             host.destination,
-            host.clock_offset_ns as f64 / 1e6
+            host.clock_offset_ns.as_f64().to_millis().get()
         );
         match (&host.fs_result, &host.failure) {
             (Some(outcome), failure) => {

@@ -88,7 +88,7 @@ pub fn run_vdbench_hosts(
         let multi = runner.run(specs)?;
         let (text, avg) = render_vdbench_run(&run, &label, &multi);
         if let Some(dir) = &vdbench.output_dir {
-            let start = multi.combined.timestamp_s.get() as f64;
+            let start = iofit_model::units::UnixSeconds(multi.combined.timestamp_s.get() as f64);
             if let (Some((total_avg, total)), Some(job)) = (
                 summary(&run, &label, &multi.combined, start),
                 multi.combined.jobs.first(),

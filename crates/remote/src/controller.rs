@@ -120,9 +120,8 @@ pub struct HostRun {
     pub hostname: String,
     pub remote_version: String,
     /// Host clock minus controller clock, nanoseconds (NTP-style, from the fastest ping).
-    // Stays a bare i64: the offset is signed (a host's clock may be behind) and the span
-    // types hold no signed number.
-    pub clock_offset_ns: i64,
+    /// Signed: a host's clock may be behind the controller's.
+    pub clock_offset_ns: Nanos<i64>,
     pub rtt_ns: Nanos<u64>,
     pub result: Option<RunResult>,
     /// Live (IOs, bytes) per interval as the host streamed them.
@@ -231,7 +230,7 @@ pub fn run(hosts: &[HostSpec], options: &ControllerOptions) -> Result<MultiRun, 
     let max_rtt = runs.iter().map(|r| r.rtt_ns.get()).max().unwrap_or(0);
     let start_at = unix_ns() + 2 * max_rtt + 200_000_000;
     for (i, connection) in connections.iter_mut().enumerate() {
-        let at = (start_at as i128 + runs[i].clock_offset_ns as i128).max(0) as u64;
+        let at = (start_at as i128 + runs[i].clock_offset_ns.get() as i128).max(0) as u64;
         if let Some(c) = connection.as_mut() {
             c.send(&ToWorker::Start { at_unix_ns: at });
         }

@@ -13,7 +13,7 @@
 //! Queue depth is the time-weighted IOs in flight (SdStats.qdepth: rlentime / elapsed), which
 //! is rate x response time.
 
-use iofit_model::units::{Iops, Millis, Nanos, Seconds};
+use iofit_model::units::{Iops, Millis, Nanos, Seconds, UnixSeconds};
 use iofit_stats::{IntervalSample, JobResult};
 use std::fmt::Write;
 
@@ -29,9 +29,8 @@ pub struct RunHeader {
     pub warmup_s: Seconds,
     pub interval_s: Seconds,
     /// Unix time at which the run (its first interval, warm-up or not) started.
-    // Bare: a fractional Unix time (the summary rounds it to ms, the flatfile truncates);
-    // `UnixSeconds` and `UnixMillis` hold whole units only.
-    pub start_unix_s: f64,
+    /// Fractional: the summary rounds it to ms, the flatfile truncates.
+    pub start_unix_s: UnixSeconds<f64>,
     /// vdbench's warm-up intervals (at least 1) and all the run's intervals.
     pub warmup_intervals: u64,
     pub total_intervals: u64,
@@ -460,14 +459,15 @@ pub fn render_run(
     let _ = writeln!(
         out,
         "\n{} {}\n",
-        time_of_day(header.start_unix_s),
+        time_of_day(header.start_unix_s.get()),
         starting_line(header, false)
     );
-    out.push_str(&headers(header.start_unix_s));
+    out.push_str(&headers(header.start_unix_s.get()));
     let series = run_intervals(header, series);
     for (index, sample) in series.iter().enumerate() {
         let time = time_of_day(
-            header.start_unix_s + (sample.start_ms + sample.interval_ms).get() as f64 / 1000.0,
+            header.start_unix_s.get()
+                + (sample.start_ms + sample.interval_ms).get() as f64 / 1000.0,
         );
         let mut line = SummaryLine::from_interval(sample);
         line.cpu = cpu.get(index).copied().flatten();
@@ -476,7 +476,7 @@ pub fn render_run(
     }
     let avg = AvgLine::from_intervals(header, &series, cpu);
     let end_time = time_of_day(
-        header.start_unix_s
+        header.start_unix_s.get()
             + series
                 .last()
                 .map(|s| (s.start_ms + s.interval_ms).get() as f64 / 1000.0)
@@ -557,7 +557,7 @@ mod tests {
             elapsed_s: Seconds((total_intervals - warmup_intervals) as f64),
             warmup_s: Seconds(warmup_intervals as f64),
             interval_s: Seconds(1.0),
-            start_unix_s: 3600.0 * 13.0 + 0.5,
+            start_unix_s: UnixSeconds(3600.0 * 13.0 + 0.5),
             warmup_intervals,
             total_intervals,
         }

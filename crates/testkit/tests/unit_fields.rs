@@ -68,7 +68,7 @@ fn bare_capacity_field(line: &str) -> Option<&str> {
 }
 
 /// (crate, bare-typed time fields) today, the same way.
-const KNOWN_TIME: &[(&str, usize)] = &[("remote", 1), ("report", 1)];
+const KNOWN_TIME: &[(&str, usize)] = &[];
 
 /// A field line `pub name_unit: f64,` (or `Option<u64>`) with a unit suffix and a bare type.
 fn bare_unit_field(line: &str) -> Option<&str> {

@@ -82,6 +82,17 @@ macro_rules! span {
             }
         }
 
+        /// A signed span: a clock's offset from another, which may be behind.
+        impl $name<i64> {
+            pub fn get(self) -> i64 {
+                self.0
+            }
+            /// The same span as a float, for arithmetic that keeps fractions.
+            pub fn as_f64(self) -> $name<f64> {
+                $name(self.0 as f64)
+            }
+        }
+
         impl<T: Add<Output = T>> Add for $name<T> {
             type Output = $name<T>;
             fn add(self, other: $name<T>) -> $name<T> {
@@ -170,12 +181,13 @@ impl Micros<u64> {
     }
 }
 
-/// An instant: whole seconds since 1970-01-01 00:00 UTC (sar's and Azure Monitor's timestamps).
+/// An instant: seconds since 1970-01-01 00:00 UTC, whole (`u64`, sar's and Azure Monitor's
+/// timestamps) or fractional (`f64`, a run's start to the microsecond).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
 #[serde(transparent)]
-pub struct UnixSeconds(pub u64);
+pub struct UnixSeconds<T = u64>(pub T);
 
 /// An instant: whole milliseconds since 1970-01-01 00:00 UTC (fio's `timestamp_ms`).
 #[derive(
@@ -191,6 +203,12 @@ impl UnixSeconds {
     /// The span from `earlier` to this instant; zero when `earlier` is later.
     pub fn since(self, earlier: UnixSeconds) -> Seconds<u64> {
         Seconds(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl UnixSeconds<f64> {
+    pub fn get(self) -> f64 {
+        self.0
     }
 }
 

@@ -163,7 +163,7 @@ fn on_done(
     let after_s = seconds_since(start_at_ns);
     let mut result = done.result;
     result.hostname.clone_from(&run.name);
-    let started = done.started_unix_ns as i128 - run.clock_offset_ns as i128;
+    let started = done.started_unix_ns as i128 - run.clock_offset_ns.get() as i128;
     let late_ns = (started - start_at_ns as i128).max(0) as f64;
     run.shift_intervals = (late_ns / options.interval.as_nanos() as f64).round() as usize;
     let trims: Result<Vec<DirectionStats>, CompactError> =

@@ -217,7 +217,7 @@ fn handshake_event(
                 if id == state.pings_done as u64 && state.best_rtt_ns.is_none_or(|b| rtt_ns < b) {
                     state.best_rtt_ns = Some(rtt_ns);
                     run.rtt_ns = Nanos(rtt_ns);
-                    run.clock_offset_ns = remote_ns as i64 - (sent_ns + rtt_ns / 2) as i64;
+                    run.clock_offset_ns = Nanos(remote_ns as i64 - (sent_ns + rtt_ns / 2) as i64);
                 }
                 state.pings_done += 1;
                 if state.pings_done < options.pings {
