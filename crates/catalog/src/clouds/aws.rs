@@ -836,8 +836,9 @@ mod tests {
     }
 
     /// eu-central-1's gp3 (storage, IOPS above 3,000, MiB/s above 125) and gp2 rates are the
-    /// ones a dated post printed for Frankfurt (2023-11-02), each row quoting its line; io2, io1,
-    /// st1 and sc1 stay unpriced there (no source), rather than taking another region's rates.
+    /// ones a dated post printed for Frankfurt (2023-11-02), the storage rates also in a price
+    /// table checked against AWS's Price List on 2026-07-28, each row quoting its lines; io2,
+    /// io1, st1 and sc1 stay unpriced there (no source), rather than taking another region's.
     #[test]
     fn frankfurt_prices_gp3_and_gp2_from_a_dated_source() {
         let catalog = AwsCatalog::embedded().unwrap();
@@ -862,6 +863,21 @@ mod tests {
         assert!(table
             .source
             .contains("hendric-jabs.de/2023/11/02/gp3-in-2-minuten"));
+        // The storage rates have a second, later source (checked against the Price List on
+        // 2026-07-28); the gp3 IOPS and MiB/s rates have the post alone.
+        assert!(table
+            .source
+            .contains("eda04f572c48b42d554f8047304a358c1f636bde"));
+        assert!(gp3
+            .source
+            .as_deref()
+            .unwrap()
+            .contains("\"ebs-gp3\": 0.0952"));
+        assert!(gp2
+            .source
+            .as_deref()
+            .unwrap()
+            .contains("\"ebs-gp2\": 0.119"));
         // The Frankfurt rates are their own, not Tokyo's or us-east-1's.
         let tokyo = catalog.volume_price("gp3", "ap-northeast-1").unwrap();
         let virginia = catalog.volume_price("gp3", "us-east-1").unwrap();
