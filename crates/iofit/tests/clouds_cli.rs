@@ -149,11 +149,11 @@ fn plan_cloud_all_sets_clouds_side_by_side() {
 
 /// `plan --cloud aws --region R` on the demo's capture: in ap-northeast-1 the cheapest design
 /// is priced from Tokyo's own rates (c6i.4xlarge $0.856 an hour, gp3 $0.096 per GiB-month) and
-/// passes its `check:` line; in eu-central-1, whose EBS rates no source gave, nothing is priced
-/// and the plan says so (exit 1) rather than borrowing another region's rates; `--os windows`
-/// prices the licence-included rate (Tokyo's c6i.4xlarge $1.592, us-east-1's $1.416).
+/// in eu-central-1 from Frankfurt's (c6i.4xlarge $0.776, gp3 $0.0952), each passing its
+/// `check:` line; `--os windows` prices the licence-included rate (Tokyo's c6i.4xlarge $1.592,
+/// us-east-1's $1.416).
 #[test]
-fn demo_capture_plans_in_tokyo_and_says_frankfurt_has_no_ebs_rates() {
+fn demo_capture_plans_in_tokyo_and_frankfurt_with_their_own_rates() {
     let dir = tempfile::tempdir().unwrap();
     let (_, path) = demo_requirements(dir.path());
     let plan = |extra: &[&str]| {
@@ -166,53 +166,45 @@ fn demo_capture_plans_in_tokyo_and_says_frankfurt_has_no_ebs_rates() {
         let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         (output.status.code(), json)
     };
-    let (code, tokyo) = plan(&["--region", "ap-northeast-1"]);
-    assert_eq!(code, Some(0), "{tokyo}");
-    let best = &tokyo["designs"][0];
-    assert_eq!(best["instance"], "c6i.4xlarge");
-    let instance_usd = best["instance_price_per_month"].as_f64().unwrap();
-    assert!((instance_usd - 0.856 * 730.0).abs() < 1e-6, "{best}");
-    assert!(best["price_basis"]
-        .as_str()
-        .unwrap()
-        .starts_with("AWS ap-northeast-1"));
-    let data = &best["volumes"][0];
-    let gib = data["spec"]["size_gib"].as_f64().unwrap() * data["spec"]["count"].as_f64().unwrap();
-    let storage = data["cost"]["storage_price_per_month"].as_f64().unwrap();
-    assert!((storage - gib * 0.096).abs() < 1e-9, "{data}");
-    let check = iofit()
-        .args([
-            "plan",
-            "--cloud",
-            "aws",
-            "--region",
-            "ap-northeast-1",
-            "--requirements",
-        ])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(check.stdout).unwrap();
-    let line = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("check: iofit "))
-        .expect(&text);
-    let output = iofit()
-        .args(line.split_whitespace())
-        .arg("--requirements")
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{line}");
-
-    let (code, frankfurt) = plan(&["--region", "eu-central-1"]);
-    assert_eq!(code, Some(1), "{frankfurt}");
-    assert_eq!(frankfurt["designs"].as_array().unwrap().len(), 0);
-    let notes = frankfurt.to_string();
-    assert!(
-        notes.contains("no priced EBS volume type carries"),
-        "{notes}"
-    );
+    for (region, instance_usd_hour, gp3_usd_gib_month) in [
+        ("ap-northeast-1", 0.856, 0.096),
+        ("eu-central-1", 0.776, 0.0952),
+    ] {
+        let (code, json) = plan(&["--region", region]);
+        assert_eq!(code, Some(0), "{json}");
+        let best = &json["designs"][0];
+        assert_eq!(best["instance"], "c6i.4xlarge");
+        let instance_usd = best["instance_price_per_month"].as_f64().unwrap();
+        assert!(
+            (instance_usd - instance_usd_hour * 730.0).abs() < 1e-6,
+            "{best}"
+        );
+        assert!(best["price_basis"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("AWS {region}")));
+        for volume in best["volumes"].as_array().unwrap() {
+            assert_eq!(volume["spec"]["volume_type"], "gp3", "{volume}");
+            let gib = volume["spec"]["size_gib"].as_f64().unwrap()
+                * volume["spec"]["count"].as_f64().unwrap();
+            let storage = volume["cost"]["storage_price_per_month"].as_f64().unwrap();
+            assert!((storage - gib * gp3_usd_gib_month).abs() < 1e-9, "{volume}");
+        }
+        let check = iofit()
+            .args([
+                "plan",
+                "--cloud",
+                "aws",
+                "--region",
+                region,
+                "--requirements",
+            ])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(check.stdout).unwrap();
+        assert!(checks_pass(&text, &["--requirements".as_ref(), path.as_os_str()]) > 0);
+    }
 
     let (code, tokyo_windows) = plan(&["--region", "ap-northeast-1", "--os", "windows"]);
     assert_eq!(code, Some(0), "{tokyo_windows}");

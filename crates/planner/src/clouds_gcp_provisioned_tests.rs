@@ -191,3 +191,34 @@ fn what_comes_with_the_other_value_is_provisioned_for() {
     // 8 TiB: 80 MiB/s at least; the 20 MiB/s minimum and the demand are below it.
     assert_eq!(disk.provisioned_mib_s, Some(MiBps(80.0)));
 }
+
+/// Hyperdisk Throughput takes up to 2,400 MiB/s (and 9,600 IOPS) per volume since Google's
+/// release of 2025-08-05: 1,500 MiB/s of 1 MiB reads (1,666.7 with headroom) is one disk of
+/// 1,667 MiB/s; past 2,400 MiB/s with headroom no disk carries it.
+#[test]
+fn hyperdisk_throughput_carries_up_to_2400_mib_s() {
+    let catalog = catalog();
+    let throughput = catalog.provisioned_type("hyperdisk-throughput").unwrap();
+    let disk = size_disk(
+        throughput,
+        "scan",
+        &demand(1500.0, 1024.0, 100.0),
+        8192.0,
+        HEADROOM,
+    )
+    .unwrap();
+    assert_eq!(disk.size_gib, 8192.0);
+    assert_eq!(
+        disk.provisioned_mib_s,
+        Some(MiBps((1500.0 / HEADROOM).ceil()))
+    );
+    assert!(disk.provisioned_mib_s.unwrap().0 > 600.0);
+    assert!(size_disk(
+        throughput,
+        "scan",
+        &demand(2200.0, 1024.0, 100.0),
+        8192.0,
+        HEADROOM
+    )
+    .is_none());
+}

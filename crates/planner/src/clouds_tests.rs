@@ -230,24 +230,65 @@ fn unpriced_instances_are_named() {
     assert!(unpriced.1.iter().any(|i| i == "r6i.large"));
 }
 
-/// eu-central-1 has instance prices but no sourced EBS rate: no volume is priced, so no design,
-/// and the plan says no priced volume type carries it rather than borrowing another region's.
+/// eu-central-1 prices gp3 and gp2 from Frankfurt's own rates (gp3 $0.0952 per GiB-month,
+/// $0.006 per IOPS and $0.048 per MiB/s above the free baseline) and instances from its own
+/// (c6i.large $0.097 an hour): the cheapest design is priced with them, never with another
+/// region's; io2, io1, st1 and sc1, unpriced there, make no design.
 #[test]
-fn frankfurt_without_ebs_rates_plans_nothing() {
-    let requirements = requirements(vec![volume("data", 1000.0, 8.0, 8, 100.0, 10.0)]);
+fn frankfurt_designs_use_frankfurt_rates() {
+    let small = requirements(vec![volume("data", 1000.0, 8.0, 8, 100.0, 10.0)]);
     let options = AwsPlanOptions {
         region: "eu-central-1".into(),
+        top: 50,
         ..Default::default()
     };
-    let plan = plan_aws(&requirements, &catalog(), &options);
-    assert!(plan.designs.is_empty());
+    let plan = plan_aws(&small, &catalog(), &options);
+    check_designs(&plan, &small);
+    let best = &plan.designs[0];
+    assert_eq!(best.instance, "c6i.large");
+    assert!((best.instance_usd_month - 0.097 * 730.0).abs() < 1e-6);
+    let data = &best.volumes[0];
+    assert_eq!(data.spec.volume_type, "gp3");
+    let gib = data.spec.size_gib * f64::from(data.spec.count);
+    assert!((data.cost.storage_usd_month - gib * 0.0952).abs() < 1e-9);
+    assert!(best.price_basis.starts_with("AWS eu-central-1"));
+    for design in &plan.designs {
+        for volume in &design.volumes {
+            assert!(
+                ["gp3", "gp2"].contains(&volume.spec.volume_type.as_str()),
+                "{} has no Frankfurt rate",
+                volume.spec.volume_type
+            );
+        }
+    }
+    // One volume (no stripe of free baselines) above gp3's free 3,000 IOPS and 125 MiB/s pays
+    // Frankfurt's IOPS and MiB/s rates for the excess.
+    let busy = requirements(vec![volume("busy", 9000.0, 300.0, 32, 100.0, 200.0)]);
+    let options = AwsPlanOptions {
+        max_volumes_per_stripe: 1,
+        ..options
+    };
+    let plan = plan_aws(&busy, &catalog(), &options);
+    check_designs(&plan, &busy);
+    let volume = plan.designs[0]
+        .volumes
+        .iter()
+        .find(|v| v.spec.volume_type == "gp3")
+        .unwrap();
+    let count = f64::from(volume.spec.count);
+    let iops = volume.spec.iops.unwrap().0;
+    let mib_s = volume.spec.throughput_mib_s.unwrap().0;
+    let want_iops = count * (iops - 3000.0).max(0.0) * 0.006;
+    let want_mib_s = count * (mib_s - 125.0).max(0.0) * 0.048;
     assert!(
-        plan.notes
-            .iter()
-            .any(|n| matches!(n, AwsPlanNote::NoVolumeType { .. })),
-        "{:?}",
-        plan.notes
+        (volume.cost.iops_usd_month - want_iops).abs() < 1e-9,
+        "{volume:?}"
     );
+    assert!(
+        (volume.cost.throughput_usd_month - want_mib_s).abs() < 1e-9,
+        "{volume:?}"
+    );
+    assert!(want_iops > 0.0 && want_mib_s > 0.0, "{volume:?}");
 }
 
 /// io2 is billed per volume in AWS's tiers when the price file has them (as `catalog import

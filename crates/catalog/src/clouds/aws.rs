@@ -35,6 +35,10 @@ const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../../../catalog/aws-prices-ap-northeast-1.toml"),
     ),
     (
+        "catalog/aws-prices-eu-central-1.toml",
+        include_str!("../../../../catalog/aws-prices-eu-central-1.toml"),
+    ),
+    (
         "catalog/aws-prices-instances-eu-central-1-ap-northeast-1.toml",
         include_str!("../../../../catalog/aws-prices-instances-eu-central-1-ap-northeast-1.toml"),
     ),
@@ -780,9 +784,9 @@ mod tests {
     }
 
     /// ap-northeast-1: every EBS type the catalog has rules for is priced from AWS's Price List
-    /// (SKUs pinned 2026-09-13), io2 in its three tiers; eu-central-1's EBS rates are left out
-    /// (none was found with a source). Both regions price every instance type, Linux and Windows,
-    /// from the Price List as generated on 2026-09-04.
+    /// (SKUs pinned 2026-09-13), io2 in its three tiers; eu-central-1 prices gp3 and gp2 only
+    /// (see `frankfurt_prices_gp3_and_gp2_from_a_dated_source`). Both regions price every
+    /// instance type, Linux and Windows, from the Price List as generated on 2026-09-04.
     #[test]
     fn tokyo_prices_volumes_and_both_regions_price_instances() {
         let catalog = AwsCatalog::embedded().unwrap();
@@ -794,7 +798,6 @@ mod tests {
                 price.source.as_deref().unwrap().contains("SKU"),
                 "{volume_type}"
             );
-            assert!(catalog.volume_price(volume_type, "eu-central-1").is_none());
         }
         let gp3 = catalog.volume_price("gp3", tokyo).unwrap();
         // 49.152 USD per GiBps-month is 0.048 per MiB/s-month.
@@ -830,6 +833,56 @@ mod tests {
             .table("aws-prices-instances-eu-central-1-ap-northeast-1")
             .unwrap();
         assert!(table.source.contains("104f716e") && table.date == "2026-09-04");
+    }
+
+    /// eu-central-1's gp3 (storage, IOPS above 3,000, MiB/s above 125) and gp2 rates are the
+    /// ones a dated post printed for Frankfurt (2023-11-02), the storage rates also in a price
+    /// table checked against AWS's Price List on 2026-07-28, each row quoting its lines; io2,
+    /// io1, st1 and sc1 stay unpriced there (no source), rather than taking another region's.
+    #[test]
+    fn frankfurt_prices_gp3_and_gp2_from_a_dated_source() {
+        let catalog = AwsCatalog::embedded().unwrap();
+        let frankfurt = "eu-central-1";
+        let gp3 = catalog.volume_price("gp3", frankfurt).unwrap();
+        assert_eq!(gp3.usd_per_gib_month, Some(0.0952));
+        assert_eq!(gp3.usd_per_iops_month, Some(0.006));
+        assert_eq!(gp3.usd_per_mib_s_month, Some(0.048));
+        assert!(gp3.source.as_deref().unwrap().contains("$0,0952"));
+        assert_eq!(gp3.table, "aws-prices-eu-central-1");
+        let gp2 = catalog.volume_price("gp2", frankfurt).unwrap();
+        assert_eq!(gp2.usd_per_gib_month, Some(0.119));
+        assert!(gp2.source.as_deref().unwrap().contains("0,119"));
+        for unpriced in ["io2", "io1", "st1", "sc1"] {
+            assert!(
+                catalog.volume_price(unpriced, frankfurt).is_none(),
+                "{unpriced}"
+            );
+        }
+        let table = catalog.table("aws-prices-eu-central-1").unwrap();
+        assert_eq!(table.date, "2023-11-02");
+        assert!(table
+            .source
+            .contains("hendric-jabs.de/2023/11/02/gp3-in-2-minuten"));
+        // The storage rates have a second, later source (checked against the Price List on
+        // 2026-07-28); the gp3 IOPS and MiB/s rates have the post alone.
+        assert!(table
+            .source
+            .contains("eda04f572c48b42d554f8047304a358c1f636bde"));
+        assert!(gp3
+            .source
+            .as_deref()
+            .unwrap()
+            .contains("\"ebs-gp3\": 0.0952"));
+        assert!(gp2
+            .source
+            .as_deref()
+            .unwrap()
+            .contains("\"ebs-gp2\": 0.119"));
+        // The Frankfurt rates are their own, not Tokyo's or us-east-1's.
+        let tokyo = catalog.volume_price("gp3", "ap-northeast-1").unwrap();
+        let virginia = catalog.volume_price("gp3", "us-east-1").unwrap();
+        assert_ne!(gp3.usd_per_gib_month, tokyo.usd_per_gib_month);
+        assert_ne!(gp3.usd_per_gib_month, virginia.usd_per_gib_month);
     }
 
     #[test]

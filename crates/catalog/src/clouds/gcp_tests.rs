@@ -97,6 +97,30 @@ fn the_tables_hold_googles_figures() {
     assert_eq!(ssd.rated_gib(32.0), 32.0);
 }
 
+/// Hyperdisk Throughput takes up to 2,400 MiB/s and 9,600 IOPS per volume since Google's
+/// release of 2025-08-05 (600 MiB/s and 2,400 IOPS before): the row holds the current limits
+/// and names the page and the release note; its least MiB/s (10 per TiB, at least 20) stays.
+#[test]
+fn hyperdisk_throughput_holds_the_limits_raised_on_2025_08_05() {
+    let catalog = GcpCatalog::embedded().unwrap();
+    let throughput = catalog.provisioned_type("hyperdisk-throughput").unwrap();
+    assert_eq!(
+        (throughput.mib_s_max, throughput.iops_max),
+        (Some(2_400.0), Some(9_600.0))
+    );
+    // 4 IOPS come with each MiB/s: the most MiB/s bring the most IOPS.
+    assert_eq!(
+        throughput.iops_per_mib_s.unwrap() * throughput.mib_s_max.unwrap(),
+        throughput.iops_max.unwrap()
+    );
+    assert_eq!(
+        (throughput.mib_s_min, throughput.mib_s_min_per_tib),
+        (Some(20.0), Some(10.0))
+    );
+    assert!(throughput.source.contains("2025-08-05"));
+    assert!(throughput.source.contains("up to 9,600 IOPS"));
+}
+
 /// The provisioned types hold what Google's pages state, each row naming its pages and the
 /// date read. pd-extreme lacks nothing in us-central1 (its IOPS price is Infracost's), only its
 /// IOPS price elsewhere; each Hyperdisk type names the facts missing (no per-VM limit, and for
