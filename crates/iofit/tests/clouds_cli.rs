@@ -49,10 +49,13 @@ fn demo_capture_cheapest_aws_design_with_cost_split_and_binding() {
         ("data", "gp3")
     );
     // 1,536 GiB over the stripe, no IOPS or MiB/s above the free baseline.
-    assert!((data.spec.size_gib * data.spec.count as f64 - 1536.0).abs() < data.spec.count as f64);
+    assert!(
+        (data.spec.size_gib.get() * data.spec.count as f64 - 1536.0).abs() < data.spec.count as f64
+    );
     assert_eq!(data.cost.iops_usd_month, 0.0);
     assert!(
-        (data.cost.storage_usd_month - data.spec.count as f64 * data.spec.size_gib * 0.08).abs()
+        (data.cost.storage_usd_month - data.spec.count as f64 * data.spec.size_gib.get() * 0.08)
+            .abs()
             < 1e-9
     );
     let parts: f64 = best.volumes.iter().map(|v| v.cost.total_usd_month).sum();

@@ -47,10 +47,10 @@ const CAPACITY_WORDS: &[&str] = &["kib", "gib", "tib"];
 
 /// (crate, bare-typed capacity fields) today, the same way.
 const KNOWN_CAPACITY: &[(&str, usize)] = &[
-    ("catalog", 11),
+    ("catalog", 4),
     ("model", 12),
-    ("planner", 8),
-    ("predict", 7),
+    ("planner", 7),
+    ("predict", 6),
     ("procedure", 2),
 ];
 
