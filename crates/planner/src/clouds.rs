@@ -136,10 +136,16 @@ fn need_of(volume: &VolumeRequirements, headroom: f64) -> Need {
     Need {
         ops_per_s: demand.iops.get() * (io / SSD_OP_BYTES).ceil().max(1.0) / headroom,
         mib_s: demand.throughput_mb_s.get() * 1e6 / MIB / headroom,
-        capacity_gib: GiB(volume.sizing.capacity_gib.unwrap_or(0.0)),
+        capacity_gib: capacity_gib(volume),
         io_size_bytes: io,
         sequential: volume.sizing.random_pct <= 50.0,
     }
+}
+
+/// The capacity a volume requirement asks for (none given: 0 GiB). The one place the AWS
+/// and Google planners read it.
+pub(crate) fn capacity_gib(volume: &VolumeRequirements) -> GiB {
+    GiB(volume.sizing.capacity_gib.unwrap_or(0.0))
 }
 
 /// The cheapest configuration of `count` volumes of type `rules` for `need`, or `None` when

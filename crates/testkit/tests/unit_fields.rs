@@ -47,10 +47,9 @@ const CAPACITY_WORDS: &[&str] = &["kib", "gib", "tib"];
 
 /// (crate, bare-typed capacity fields) today, the same way.
 const KNOWN_CAPACITY: &[(&str, usize)] = &[
-    ("catalog", 4),
     ("model", 12),
-    ("planner", 7),
-    ("predict", 6),
+    ("planner", 6),
+    ("predict", 3),
     ("procedure", 2),
 ];
 
