@@ -37,7 +37,7 @@ pub fn aws_design_limits(
                 "{} x {} {} GiB{}{}",
                 spec.count,
                 spec.volume_type,
-                spec.size_gib,
+                spec.size_gib.get(),
                 spec.iops
                     .map(|i| format!(", {} IOPS", i.get()))
                     .unwrap_or_default(),

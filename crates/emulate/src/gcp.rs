@@ -14,7 +14,7 @@
 use crate::limits::{DesignLimits, EmulationNote, SharedGroup, VmLimits, VolumeLimits};
 use crate::EmulateError;
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType};
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{GiB, Iops, MBps};
 use iofit_predict::gcp::{type_budget, GcpDiskSpec};
 use iofit_predict::gcp_provisioned::check_spec;
 
@@ -72,7 +72,10 @@ pub fn gcp_design_limits(
             label: disk.label.clone(),
             design: format!(
                 "1 x {} {} GiB{given} (shares the {} caps of {})",
-                disk.disk_type, disk.size_gib, group.name, machine.name
+                disk.disk_type,
+                disk.size_gib.get(),
+                group.name,
+                machine.name
             ),
             iops: Iops(iops),
             throughput_mb_s: MBps(throughput_mb_s),
@@ -142,7 +145,7 @@ fn type_groups(
         let members: Vec<usize> = (0..disks.len())
             .filter(|i| disks[*i].disk_type.eq_ignore_ascii_case(&name))
             .collect();
-        let total_gib: f64 = members.iter().map(|i| disks[*i].size_gib).sum();
+        let total_gib: GiB = members.iter().map(|i| disks[*i].size_gib).sum();
         let no_limit = || {
             refuse(format!(
                 "no sourced {name} limit for {} ({} family, {} vCPU)",
@@ -175,7 +178,7 @@ fn type_groups(
                     .and_then(|as_type| catalog.disk_type(as_type).ok())
                     .map(|rules| {
                         rules.baseline_mib_s.get()
-                            + rules.throughput_mib_s_per_gib * rules.rated_gib(total_gib)
+                            + rules.throughput_mib_s_per_gib * rules.rated_gib(total_gib).get()
                     })
                     .unwrap_or(f64::INFINITY);
                 (

@@ -49,10 +49,13 @@ fn demo_capture_cheapest_aws_design_with_cost_split_and_binding() {
         ("data", "gp3")
     );
     // 1,536 GiB over the stripe, no IOPS or MiB/s above the free baseline.
-    assert!((data.spec.size_gib * data.spec.count as f64 - 1536.0).abs() < data.spec.count as f64);
+    assert!(
+        (data.spec.size_gib.get() * data.spec.count as f64 - 1536.0).abs() < data.spec.count as f64
+    );
     assert_eq!(data.cost.iops_usd_month, 0.0);
     assert!(
-        (data.cost.storage_usd_month - data.spec.count as f64 * data.spec.size_gib * 0.08).abs()
+        (data.cost.storage_usd_month - data.spec.count as f64 * data.spec.size_gib.get() * 0.08)
+            .abs()
             < 1e-9
     );
     let parts: f64 = best.volumes.iter().map(|v| v.cost.total_usd_month).sum();
@@ -86,12 +89,12 @@ fn demo_capture_cheapest_gcp_design_with_cost_split_and_binding() {
     for (disk, volume) in best.disks.iter().zip(&requirements.volumes) {
         assert_eq!(disk.spec.label, volume.label);
         assert_eq!(disk.spec.disk_type, "pd-balanced");
-        assert_eq!(Some(disk.spec.size_gib), volume.sizing.capacity_gib);
-        assert!((disk.price_per_month - disk.spec.size_gib * 0.10).abs() < 1e-9);
+        assert_eq!(Some(disk.spec.size_gib.get()), volume.sizing.capacity_gib);
+        assert!((disk.price_per_month - disk.spec.size_gib.get() * 0.10).abs() < 1e-9);
     }
     let demand = iofit_planner::clouds_gcp::demand_of(&requirements.volumes[0]);
     let reads = demand.iops.get() * demand.read_pct / 100.0;
-    let total_gib: f64 = best.disks.iter().map(|d| d.spec.size_gib).sum();
+    let total_gib: f64 = best.disks.iter().map(|d| d.spec.size_gib.get()).sum();
     assert!(
         3000.0 + 6.0 * total_gib >= reads / 0.9,
         "{reads} {total_gib}"

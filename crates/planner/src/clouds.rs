@@ -12,7 +12,7 @@
 use iofit_catalog::clouds::aws::{AwsCatalog, AwsInstance, EbsKind, EbsVolumeType};
 use iofit_catalog::Os;
 use iofit_model::requirements::VolumeRequirements;
-use iofit_model::units::{Bytes, Iops, MBps, MiBps};
+use iofit_model::units::{Bytes, GiB, Iops, MBps, MiBps, TiB};
 use iofit_model::Requirements;
 use iofit_predict::aws::{self as model, AwsDemand, AwsPrediction, AwsState, AwsVolumeSpec};
 use serde::{Deserialize, Serialize};
@@ -88,7 +88,7 @@ pub struct AwsDesign {
     pub rank: usize,
     pub instance: String,
     pub vcpu: u32,
-    pub memory_gib: f64,
+    pub memory_gib: GiB,
     #[serde(rename = "instance_price_per_month", alias = "instance_usd_month")]
     pub instance_usd_month: f64,
     /// The instance price is computed from another one (its notes in the catalog say how).
@@ -125,7 +125,7 @@ struct VolumeOption {
 struct Need {
     ops_per_s: f64,
     mib_s: f64,
-    capacity_gib: f64,
+    capacity_gib: GiB,
     io_size_bytes: f64,
     sequential: bool,
 }
@@ -136,10 +136,16 @@ fn need_of(volume: &VolumeRequirements, headroom: f64) -> Need {
     Need {
         ops_per_s: demand.iops.get() * (io / SSD_OP_BYTES).ceil().max(1.0) / headroom,
         mib_s: demand.throughput_mb_s.get() * 1e6 / MIB / headroom,
-        capacity_gib: volume.sizing.capacity_gib.unwrap_or(0.0),
+        capacity_gib: capacity_gib(volume),
         io_size_bytes: io,
         sequential: volume.sizing.random_pct <= 50.0,
     }
+}
+
+/// The capacity a volume requirement asks for (none given: 0 GiB). The one place the AWS
+/// and Google planners read it.
+pub(crate) fn capacity_gib(volume: &VolumeRequirements) -> GiB {
+    GiB(volume.sizing.capacity_gib.unwrap_or(0.0))
 }
 
 /// The cheapest configuration of `count` volumes of type `rules` for `need`, or `None` when
@@ -167,16 +173,16 @@ fn cheapest_of_type(
             if iops > n("iops_max") || mib_s > n("throughput_mib_s_max") {
                 return None;
             }
-            let size = size_floor.max((iops / n("iops_per_gib_max")).ceil());
+            let size = size_floor.max(GiB(iops / n("iops_per_gib_max")).ceil());
             (size, Some(iops), Some(mib_s))
         }
         EbsKind::Gp2 => {
             if ops > n("iops_max") || mib > n("throughput_mib_s_max") {
                 return None;
             }
-            let mut size = size_floor.max((ops / n("iops_per_gib")).ceil());
+            let mut size = size_floor.max(GiB(ops / n("iops_per_gib")).ceil());
             if mib > n("throughput_mib_s_small") {
-                size = size.max(n("throughput_max_size_gib_min"));
+                size = size.max(rules.throughput_max_size_gib_min.unwrap_or_default());
             }
             (size, None, None)
         }
@@ -196,7 +202,7 @@ fn cheapest_of_type(
             {
                 return None;
             }
-            let size = size_floor.max((iops / n("iops_per_gib_max")).ceil());
+            let size = size_floor.max(GiB(iops / n("iops_per_gib_max")).ceil());
             (size, Some(iops), None)
         }
         EbsKind::St1 => {
@@ -206,8 +212,11 @@ fn cheapest_of_type(
             if !need.sequential || hdd_ops > n("iops_max") || mib > n("throughput_mib_s_max") {
                 return None;
             }
-            let size =
-                size_floor.max((mib / n("throughput_mib_s_per_tib_baseline") * 1024.0).ceil());
+            let size = size_floor.max(
+                TiB(mib / n("throughput_mib_s_per_tib_baseline"))
+                    .to_gib()
+                    .ceil(),
+            );
             (size, None, None)
         }
     };
@@ -236,7 +245,7 @@ pub fn volume_cost(
 ) -> Option<AwsVolumeCost> {
     let price = catalog.volume_price(&rules.name, region)?;
     let c = spec.count as f64;
-    let storage = c * spec.size_gib * price.usd_per_gib_month?;
+    let storage = c * spec.size_gib.get() * price.usd_per_gib_month?;
     let (free_iops, free_mib_s) = match rules.kind() {
         EbsKind::Gp3 => (
             rules.number("iops_baseline"),
@@ -594,7 +603,10 @@ pub fn demand_of(volume: &VolumeRequirements) -> AwsDemand {
 pub fn disk_arg(spec: &AwsVolumeSpec) -> String {
     let mut text = format!(
         "{}={}x{},size_gib={}",
-        spec.label, spec.count, spec.volume_type, spec.size_gib
+        spec.label,
+        spec.count,
+        spec.volume_type,
+        spec.size_gib.get()
     );
     if let Some(iops) = spec.iops {
         text.push_str(&format!(",iops={}", iops.get()));

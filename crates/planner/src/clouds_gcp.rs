@@ -13,12 +13,13 @@
 //! is given the least size, IOPS and MiB/s that carry its volume
 //! ([`crate::clouds_gcp_provisioned`]), billed by the GiB, the IOPS and the MiB/s.
 
+use crate::clouds::capacity_gib;
 use crate::clouds_gcp_note::GcpPlanNote;
 use crate::clouds_gcp_provisioned::{price_parts, size_group};
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType, PdType};
 use iofit_catalog::clouds::gcp_provisioned::ProvisionedType;
 use iofit_model::requirements::VolumeRequirements;
-use iofit_model::units::{Bytes, Iops};
+use iofit_model::units::{Bytes, GiB, Iops};
 use iofit_model::Requirements;
 use iofit_predict::gcp::{self as model, GcpDemand, GcpDiskSpec, GcpPrediction};
 use serde::{Deserialize, Serialize};
@@ -70,7 +71,7 @@ pub struct GcpDesign {
     pub rank: usize,
     pub machine_type: String,
     pub vcpu: u32,
-    pub memory_gib: f64,
+    pub memory_gib: GiB,
     pub machine_price_per_month: f64,
     pub disks: Vec<GcpPlannedDisk>,
     pub disks_price_per_month: f64,
@@ -104,7 +105,9 @@ pub fn demand_of(volume: &VolumeRequirements) -> GcpDemand {
 pub fn disk_arg(spec: &GcpDiskSpec) -> String {
     let mut arg = format!(
         "{}={},size_gib={}",
-        spec.label, spec.disk_type, spec.size_gib
+        spec.label,
+        spec.disk_type,
+        spec.size_gib.get()
     );
     if let Some(iops) = spec.provisioned_iops {
         arg.push_str(&format!(",iops={}", iops.get()));
@@ -140,7 +143,7 @@ fn least_total_gib(
     rules: &PdType,
     volumes: &[(&VolumeRequirements, GcpDemand)],
     headroom: f64,
-) -> Option<f64> {
+) -> Option<GiB> {
     let vm = catalog.vm_limit(machine, &rules.name)?;
     let mut sums = [0.0f64; 4];
     for (_, d) in volumes {
@@ -166,25 +169,22 @@ fn least_total_gib(
     }
     // A type with a rate floor (pd-standard) performs as the floor below it: a need the
     // floor meets asks for no GiB of its own.
-    let floor = rules.rate_floor_gib.unwrap_or(0.0);
+    let floor = rules.rate_floor_gib.unwrap_or_default();
     let gib_for = |need: f64, baseline: f64, per_gib: f64| {
-        let gib = if need <= baseline {
+        let gib = GiB(if need <= baseline {
             0.0
         } else if per_gib > 0.0 {
             (need - baseline) / per_gib
         } else {
             f64::INFINITY
-        };
+        });
         if gib <= floor {
-            0.0
+            GiB(0.0)
         } else {
             gib
         }
     };
-    let capacity: f64 = volumes
-        .iter()
-        .map(|(v, _)| v.sizing.capacity_gib.unwrap_or(0.0).max(1.0).ceil())
-        .sum();
+    let capacity: GiB = volumes.iter().map(|(v, _)| disk_floor_gib(v)).sum();
     let total = capacity
         .max(gib_for(
             read_ops,
@@ -206,17 +206,19 @@ fn least_total_gib(
             rules.baseline_mib_s.get(),
             rules.throughput_mib_s_per_gib,
         ));
-    total.is_finite().then(|| total.ceil())
+    total.get().is_finite().then(|| total.ceil())
+}
+
+/// The least a volume's disk holds: its capacity in whole GiB, at least 1.
+fn disk_floor_gib(volume: &VolumeRequirements) -> GiB {
+    capacity_gib(volume).max(GiB(1.0)).ceil()
 }
 
 /// Splits `total_gib` between the volumes: each its capacity, the rest by demand (rounded up
 /// to whole GiB, so the sum is at least the total).
-fn split_sizes(volumes: &[(&VolumeRequirements, GcpDemand)], total_gib: f64) -> Vec<f64> {
-    let capacities: Vec<f64> = volumes
-        .iter()
-        .map(|(v, _)| v.sizing.capacity_gib.unwrap_or(0.0).max(1.0).ceil())
-        .collect();
-    let extra = (total_gib - capacities.iter().sum::<f64>()).max(0.0);
+fn split_sizes(volumes: &[(&VolumeRequirements, GcpDemand)], total_gib: GiB) -> Vec<GiB> {
+    let capacities: Vec<GiB> = volumes.iter().map(|(v, _)| disk_floor_gib(v)).collect();
+    let extra = (total_gib - capacities.iter().copied().sum::<GiB>()).max(GiB(0.0));
     let demand: f64 = volumes.iter().map(|(_, d)| d.iops.get()).sum();
     capacities
         .iter()
@@ -227,7 +229,7 @@ fn split_sizes(volumes: &[(&VolumeRequirements, GcpDemand)], total_gib: f64) -> 
             } else {
                 1.0 / volumes.len() as f64
             };
-            capacity + (extra * share).ceil()
+            *capacity + (extra * share).ceil()
         })
         .collect()
 }

@@ -14,11 +14,10 @@
 use iofit_catalog::clouds::gcp::{GcpCatalog, PdPrice};
 use iofit_catalog::clouds::gcp_provisioned::ProvisionedType;
 use iofit_model::requirements::VolumeRequirements;
-use iofit_model::units::{Iops, MiBps};
+use iofit_model::units::{GiB, Iops, MiBps};
 use iofit_predict::gcp::{GcpDemand, GcpDiskSpec};
 
 const MIB: f64 = 1_048_576.0;
-const GIB_PER_TIB: f64 = 1024.0;
 
 /// One disk of `row` that carries `demand` with `headroom` kept (0.9: the demand is at most
 /// 90% of each of the disk's own limits) and holds `capacity_gib`; `None` when one disk of
@@ -27,7 +26,7 @@ pub fn size_disk(
     row: &ProvisionedType,
     label: &str,
     demand: &GcpDemand,
-    capacity_gib: f64,
+    capacity_gib: GiB,
     headroom: f64,
 ) -> Option<GcpDiskSpec> {
     let need_iops = demand.iops.get() / headroom;
@@ -52,23 +51,23 @@ pub fn size_disk(
             row.iops_per_mib_s.map(|rate| need_iops / rate),
         ])
     });
-    let mut size = at_least(&[
-        Some(capacity_gib.max(1.0)),
-        row.size_min_gib,
+    let mut size = GiB(at_least(&[
+        Some(capacity_gib.max(GiB(1.0)).get()),
+        row.size_min_gib.map(|gib| gib.get()),
         iops.zip(row.iops_max_per_gib).map(|(i, rate)| i / rate),
-    ])
+    ]))
     .ceil();
     // The least a size may be given: raising it costs less than a larger disk would.
     if let (Some(i), Some(rate)) = (iops.as_mut(), row.iops_min_per_gib) {
-        *i = i.max(rate * size);
+        *i = i.max(rate * size.get());
     }
     if let (Some(m), Some(rate)) = (mib_s.as_mut(), row.mib_s_min_per_tib) {
-        *m = m.max(rate * size / GIB_PER_TIB);
+        *m = m.max(rate * size.to_tib().get());
     }
     let iops = iops.map(f64::ceil);
     let mib_s = mib_s.map(f64::ceil);
     if let (Some(i), Some(rate)) = (iops, row.iops_max_per_gib) {
-        size = size.max((i / rate).ceil());
+        size = size.max(GiB(i / rate).ceil());
     }
     let fits = |value: Option<f64>, most: Option<f64>| match (value, most) {
         (Some(v), Some(m)) => v <= m,
@@ -78,7 +77,7 @@ pub fn size_disk(
         .zip(row.mib_s_per_1000_iops)
         .map(|(i, rate)| i * rate / 1000.0);
     let derived_iops = mib_s.zip(row.iops_per_mib_s).map(|(m, rate)| m * rate);
-    let carries = fits(Some(size), row.size_max_gib)
+    let carries = row.size_max_gib.is_none_or(|most| size <= most)
         && fits(iops, row.iops_max)
         && fits(mib_s, row.mib_s_max)
         // What comes with the other value is capped: it must still carry the demand.
@@ -106,7 +105,7 @@ pub fn size_group(
     let mut disks = volumes
         .iter()
         .map(|(v, d)| {
-            let capacity = v.sizing.capacity_gib.unwrap_or(0.0).ceil();
+            let capacity = crate::clouds::capacity_gib(v).ceil();
             size_disk(row, &v.label, d, capacity, headroom)
         })
         .collect::<Option<Vec<_>>>()?;
@@ -125,9 +124,9 @@ pub fn size_group(
         need[1] += mib_s * (1.0 - r);
     }
     let most = need[0].max(need[1]);
-    let total: f64 = disks.iter().map(|d| d.size_gib).sum();
+    let total: GiB = disks.iter().map(|d| d.size_gib).sum();
     let by_size =
-        rules.baseline_mib_s.get() + rules.throughput_mib_s_per_gib * rules.rated_gib(total);
+        rules.baseline_mib_s.get() + rules.throughput_mib_s_per_gib * rules.rated_gib(total).get();
     if by_size < most && rules.throughput_mib_s_per_gib > 0.0 {
         let extra = (most - by_size) / rules.throughput_mib_s_per_gib;
         let demand: f64 = volumes
@@ -140,7 +139,7 @@ pub fn size_group(
             } else {
                 1.0 / volumes.len() as f64
             };
-            disk.size_gib += (extra * share).ceil();
+            disk.size_gib += GiB((extra * share).ceil());
         }
     }
     disks
@@ -158,7 +157,7 @@ pub fn price_parts(row: Option<&ProvisionedType>, spec: &GcpDiskSpec, price: &Pd
     let included_iops = row.and_then(|r| r.included_iops).map(Iops::get);
     let included_mib_s = row.and_then(|r| r.included_mib_s).map(MiBps::get);
     [
-        spec.size_gib * price.price_per_gib_month,
+        spec.size_gib.get() * price.price_per_gib_month,
         beyond(
             spec.provisioned_iops.map(Iops::get),
             included_iops,

@@ -3,7 +3,7 @@
 use super::*;
 use iofit_catalog::clouds::gcp::PdPrice;
 use iofit_model::requirements::SizingTarget;
-use iofit_model::units::{Iops, MiBps};
+use iofit_model::units::{GiB, Iops, MiBps};
 
 const HEADROOM: f64 = 0.9;
 
@@ -26,8 +26,8 @@ fn balanced() -> ProvisionedType {
         name: "hyperdisk-balanced".into(),
         source: "this test".into(),
         bills: vec!["capacity".into(), "iops".into(), "throughput".into()],
-        size_min_gib: Some(4.0),
-        size_max_gib: Some(65_536.0),
+        size_min_gib: Some(GiB(4.0)),
+        size_max_gib: Some(GiB(65_536.0)),
         iops_max: Some(160_000.0),
         iops_max_per_gib: Some(500.0),
         mib_s_max: Some(2_400.0),
@@ -44,17 +44,38 @@ fn balanced() -> ProvisionedType {
 fn pd_extreme_is_given_the_iops_needed_on_its_least_size() {
     let catalog = catalog();
     let row = catalog.provisioned_type("pd-extreme").unwrap();
-    let disk = size_disk(row, "db", &demand(100_000.0, 8.0, 100.0), 1000.0, HEADROOM).unwrap();
+    let disk = size_disk(
+        row,
+        "db",
+        &demand(100_000.0, 8.0, 100.0),
+        GiB(1000.0),
+        HEADROOM,
+    )
+    .unwrap();
     assert_eq!(
         (disk.size_gib, disk.provisioned_iops, disk.provisioned_mib_s),
-        (1000.0, Some(Iops((100_000.0 / HEADROOM).ceil())), None)
+        (GiB(1000.0), Some(Iops((100_000.0 / HEADROOM).ceil())), None)
     );
-    let disk = size_disk(row, "db", &demand(1_000.0, 8.0, 100.0), 100.0, HEADROOM).unwrap();
+    let disk = size_disk(
+        row,
+        "db",
+        &demand(1_000.0, 8.0, 100.0),
+        GiB(100.0),
+        HEADROOM,
+    )
+    .unwrap();
     assert_eq!(
         (disk.size_gib, disk.provisioned_iops),
-        (500.0, Some(Iops(2_500.0)))
+        (GiB(500.0), Some(Iops(2_500.0)))
     );
-    assert!(size_disk(row, "db", &demand(110_000.0, 8.0, 100.0), 1000.0, HEADROOM).is_none());
+    assert!(size_disk(
+        row,
+        "db",
+        &demand(110_000.0, 8.0, 100.0),
+        GiB(1000.0),
+        HEADROOM
+    )
+    .is_none());
     let price = catalog.disk_price("pd-extreme", "us-central1").unwrap();
     let [capacity, iops, throughput] = price_parts(Some(row), &disk, price);
     assert_eq!(
@@ -86,7 +107,7 @@ fn pd_extreme_grows_for_the_mib_s_its_size_brings() {
     let need = 1500.0e6 / 1_048_576.0 / HEADROOM;
     assert_eq!(
         disks[0].size_gib,
-        2000.0 + ((need - 240.0) / 0.48 - 2000.0).ceil()
+        GiB(2000.0 + ((need - 240.0) / 0.48 - 2000.0).ceil())
     );
     assert_eq!(disks[0].provisioned_iops, Some(Iops(2_500.0)));
 }
@@ -97,15 +118,29 @@ fn pd_extreme_grows_for_the_mib_s_its_size_brings() {
 #[test]
 fn hyperdisk_balanced_is_given_the_included_in_full_and_grows_for_iops() {
     let row = balanced();
-    let disk = size_disk(&row, "app", &demand(1_000.0, 8.0, 70.0), 50.0, HEADROOM).unwrap();
+    let disk = size_disk(
+        &row,
+        "app",
+        &demand(1_000.0, 8.0, 70.0),
+        GiB(50.0),
+        HEADROOM,
+    )
+    .unwrap();
     assert_eq!(
         (disk.size_gib, disk.provisioned_iops, disk.provisioned_mib_s),
-        (50.0, Some(Iops(3_000.0)), Some(MiBps(140.0)))
+        (GiB(50.0), Some(Iops(3_000.0)), Some(MiBps(140.0)))
     );
-    let disk = size_disk(&row, "db", &demand(60_000.0, 16.0, 70.0), 50.0, HEADROOM).unwrap();
+    let disk = size_disk(
+        &row,
+        "db",
+        &demand(60_000.0, 16.0, 70.0),
+        GiB(50.0),
+        HEADROOM,
+    )
+    .unwrap();
     let iops = (60_000.0 / HEADROOM).ceil();
     assert_eq!(disk.provisioned_iops, Some(Iops(iops)));
-    assert_eq!(disk.size_gib, (iops / 500.0).ceil());
+    assert_eq!(disk.size_gib, GiB((iops / 500.0).ceil()));
     // 60,000 x 16 KiB = 937.5 MiB/s, 1,041.7 with headroom.
     assert_eq!(
         disk.provisioned_mib_s,
@@ -122,7 +157,7 @@ fn hyperdisk_balanced_is_given_the_included_in_full_and_grows_for_iops() {
         source: None,
     };
     let [capacity, iops_cost, throughput] = price_parts(Some(&row), &disk, &price);
-    assert!((capacity - disk.size_gib * 0.1).abs() < 1e-9);
+    assert!((capacity - disk.size_gib.get() * 0.1).abs() < 1e-9);
     assert!((iops_cost - (iops - 3000.0) * 0.01).abs() < 1e-9);
     assert!((throughput - (1042.0 - 140.0) * 0.1).abs() < 1e-9);
     // Above 2,400 MiB/s one disk cannot carry it.
@@ -130,7 +165,7 @@ fn hyperdisk_balanced_is_given_the_included_in_full_and_grows_for_iops() {
         &row,
         "scan",
         &demand(3_000.0, 1024.0, 100.0),
-        50.0,
+        GiB(50.0),
         HEADROOM
     )
     .is_none());
@@ -148,7 +183,7 @@ fn what_comes_with_the_other_value_is_provisioned_for() {
         extreme,
         "scan",
         &demand(2000.0, 1024.0, 100.0),
-        100.0,
+        GiB(100.0),
         HEADROOM,
     )
     .unwrap();
@@ -161,7 +196,7 @@ fn what_comes_with_the_other_value_is_provisioned_for() {
         extreme,
         "big",
         &demand(100.0, 8.0, 100.0),
-        10_000.0,
+        GiB(10_000.0),
         HEADROOM,
     )
     .unwrap();
@@ -171,11 +206,11 @@ fn what_comes_with_the_other_value_is_provisioned_for() {
         throughput,
         "logs",
         &demand(1000.0, 4.0, 0.0),
-        100.0,
+        GiB(100.0),
         HEADROOM,
     )
     .unwrap();
-    assert_eq!(disk.size_gib, 2048.0);
+    assert_eq!(disk.size_gib, GiB(2048.0));
     assert_eq!(
         disk.provisioned_mib_s,
         Some(MiBps((1000.0 / HEADROOM / 4.0).ceil()))
@@ -184,7 +219,7 @@ fn what_comes_with_the_other_value_is_provisioned_for() {
         throughput,
         "cold",
         &demand(10.0, 4.0, 0.0),
-        8192.0,
+        GiB(8192.0),
         HEADROOM,
     )
     .unwrap();

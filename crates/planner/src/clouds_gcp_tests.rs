@@ -3,7 +3,7 @@
 
 use super::*;
 use iofit_model::requirements::SizingTarget;
-use iofit_model::units::{Iops, MiBps};
+use iofit_model::units::{GiB, Iops, MiBps};
 
 fn volume(
     label: &str,
@@ -66,8 +66,9 @@ fn check_designs(plan: &GcpPlan, requirements: &Requirements) {
                 .disk_price(&disk.spec.disk_type, "us-central1")
                 .unwrap();
             assert!(
-                (disk.capacity_price_per_month - rate.price_per_gib_month * disk.spec.size_gib)
-                    .abs()
+                (disk.capacity_price_per_month
+                    - rate.price_per_gib_month * disk.spec.size_gib.get())
+                .abs()
                     < 1e-9
             );
             let iops = disk.spec.provisioned_iops.map_or(0.0, Iops::get);
@@ -101,7 +102,10 @@ fn fifty_thousand_iops_random_read() {
     assert_eq!(best.vcpu, 32, "{best:?}");
     let disk = &best.disks[0].spec;
     assert_eq!(disk.disk_type, "pd-ssd");
-    assert_eq!(disk.size_gib, ((50_000.0 / 0.9 - 6000.0) / 30.0_f64).ceil());
+    assert_eq!(
+        disk.size_gib,
+        GiB(((50_000.0 / 0.9 - 6000.0) / 30.0_f64).ceil())
+    );
     assert_eq!(best.prediction.binding, "pd-ssd read IOPS by size");
     // The cheapest 32-vCPU machine in us-central1 (of those whose pd-ssd limit carries it).
     let catalog = catalog();
@@ -142,7 +146,7 @@ fn fifteen_hundred_mb_s_sequential_takes_pd_extreme() {
     assert_eq!(best.machine_type, "n2-standard-64");
     let disk = &best.disks[0];
     let mib_s = 1500.0e6 / MIB / 0.9;
-    assert_eq!(disk.spec.size_gib, ((mib_s - 240.0) / 0.48).ceil());
+    assert_eq!(disk.spec.size_gib, GiB(((mib_s - 240.0) / 0.48).ceil()));
     assert_eq!(disk.spec.provisioned_iops, Some(Iops(2_500.0)));
     assert_eq!(disk.iops_price_per_month, 2_500.0 * 0.065);
     assert_eq!(
@@ -167,7 +171,10 @@ fn fifteen_hundred_mb_s_sequential_takes_pd_extreme() {
     assert_eq!(best.vcpu, 16);
     let mib_s = 1000.0e6 / MIB / 0.9;
     assert_eq!(best.disks[0].spec.disk_type, "pd-ssd");
-    assert_eq!(best.disks[0].spec.size_gib, ((mib_s - 240.0) / 0.48).ceil());
+    assert_eq!(
+        best.disks[0].spec.size_gib,
+        GiB(((mib_s - 240.0) / 0.48).ceil())
+    );
     assert_eq!(best.prediction.binding, "pd-ssd read throughput by size");
 }
 
@@ -193,7 +200,7 @@ fn a_hundred_thousand_iops_take_pd_extreme_given_its_iops() {
     let mib_s = 100_000.0 * 8192.0 / MIB / 0.9;
     assert_eq!(
         disk.spec.size_gib,
-        1000.0 + ((mib_s - 240.0) / 0.48 - 1000.0).ceil()
+        GiB(1000.0 + ((mib_s - 240.0) / 0.48 - 1000.0).ceil())
     );
     assert!((disk.iops_price_per_month - iops * 0.065).abs() < 1e-9);
     assert_eq!(best.prediction.binding, "pd-extreme disk IOPS");
@@ -219,7 +226,7 @@ fn small_volumes_ride_the_baseline_and_types_mix() {
         .fold(f64::INFINITY, f64::min);
     assert_eq!(best.machine_price_per_month, cheapest);
     assert_eq!(best.disks[0].spec.disk_type, "pd-balanced");
-    assert_eq!(best.disks[0].spec.size_gib, 50.0);
+    assert_eq!(best.disks[0].spec.size_gib, GiB(50.0));
     let two = requirements(vec![
         volume("data", 12_000.0, 0.0, 8, 90.0, 1500.0),
         volume("log", 500.0, 0.0, 64, 0.0, 2000.0),
@@ -327,7 +334,7 @@ fn pd_standard_below_its_floor_is_sized_for_capacity() {
         let v = volume("cold", iops, 0.0, 4, 100.0, 20.0);
         let d = demand_of(&v);
         let total = least_total_gib(&catalog, machine, rules, &[(&v, d)], headroom).unwrap();
-        assert_eq!(total, gib, "{iops} IOPS");
+        assert_eq!(total, GiB(gib), "{iops} IOPS");
     }
 }
 
@@ -361,7 +368,7 @@ fn a_file_with_a_missing_price_makes_the_type_planned_in_its_region() {
     assert!(
         (disk.iops_price_per_month - disk.spec.provisioned_iops.unwrap().get() * 0.08).abs() < 1e-9
     );
-    assert!((disk.capacity_price_per_month - disk.spec.size_gib * 0.15).abs() < 1e-9);
+    assert!((disk.capacity_price_per_month - disk.spec.size_gib.get() * 0.15).abs() < 1e-9);
 }
 
 /// What a `--catalog` file written for this test adds (its own figures, not Google's): a full
@@ -421,7 +428,7 @@ fn hyperdisk_balanced_is_planned_when_a_file_adds_its_facts() {
     let mib_s = (50_000.0 * 8192.0 / MIB / 0.9).ceil();
     assert_eq!(
         (disk.spec.disk_type.as_str(), disk.spec.size_gib),
-        ("hyperdisk-balanced", 500.0)
+        ("hyperdisk-balanced", GiB(500.0))
     );
     assert_eq!(
         (disk.spec.provisioned_iops, disk.spec.provisioned_mib_s),
@@ -440,4 +447,31 @@ fn hyperdisk_balanced_is_planned_when_a_file_adds_its_facts() {
     assert!(plan.notes.iter().any(|n| n.to_string().starts_with(
         "hyperdisk-balanced planned: each disk is given the least size and IOPS and MiB/s"
     )));
+}
+
+/// Typed capacities keep the JSON a plan writes: a design's memory and each disk's size are
+/// the floats of GiB they were before (`"memory_gib":8.0`, `"size_gib":500.0`), and the disk's
+/// `--disk` text prints its size as a plain number.
+#[test]
+fn design_capacities_keep_their_json_and_disk_arg_form() {
+    let requirements = requirements(vec![volume("data", 3_000.0, 0.0, 8, 70.0, 500.0)]);
+    let plan = plan_gcp(&requirements, &catalog(), &GcpPlanOptions::default());
+    let best = &plan.designs[0];
+    let machine = catalog().machine_type(&best.machine_type).unwrap().clone();
+    assert_eq!(best.memory_gib, machine.memory_gib);
+    let text = serde_json::to_string(best).unwrap();
+    let memory = format!("\"memory_gib\":{:?},", machine.memory_gib.get());
+    assert!(text.contains(&memory), "{memory} in {text}");
+    let disk = &best.disks[0];
+    let size = format!("\"size_gib\":{:?}", disk.spec.size_gib.get());
+    assert!(text.contains(&size), "{size} in {text}");
+    assert!(disk.spec.size_gib >= GiB(500.0));
+    assert!(disk
+        .disk_arg
+        .ends_with(&format!(",size_gib={}", disk.spec.size_gib.get())));
+    let read: GcpDesign = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (read.memory_gib, read.disks[0].spec.size_gib),
+        (best.memory_gib, disk.spec.size_gib)
+    );
 }

@@ -89,7 +89,7 @@ fn fifty_thousand_iops_random_read() {
     assert_eq!(best.instance, "c6i.12xlarge");
     let data = &best.volumes[0].spec;
     assert_eq!((data.count, data.volume_type.as_str()), (8, "gp3"));
-    assert_eq!((data.iops, data.size_gib), (Some(Iops(6_945.0)), 63.0));
+    assert_eq!((data.iops, data.size_gib), (Some(Iops(6_945.0)), GiB(63.0)));
     // 8 x (63 GiB x $0.08 + 3,945 billed IOPS x $0.005) = $198.12; the instance $2.04 x 730 h.
     assert!((best.volumes_usd_month - 8.0 * (63.0 * 0.08 + 3_945.0 * 0.005)).abs() < 1e-6);
     let split = &best.volumes[0].cost;
@@ -142,8 +142,8 @@ fn a_cold_sequential_archive_goes_to_sc1() {
     let archive = &best.volumes[0];
     assert_eq!(archive.spec.volume_type, "sc1");
     let gib = archive.spec.size_gib * f64::from(archive.spec.count);
-    assert!(gib >= 10_000.0);
-    assert!((archive.cost.total_usd_month - gib * 0.015).abs() < 1e-6);
+    assert!(gib >= GiB(10_000.0));
+    assert!((archive.cost.total_usd_month - gib.get() * 0.015).abs() < 1e-6);
     let small = requirements_small();
     let plan = plan_aws(&small, &catalog(), &AwsPlanOptions::default());
     check_designs(&plan, &small);
@@ -199,7 +199,7 @@ fn tokyo_designs_use_tokyo_rates() {
     assert!((best.instance_usd_month - 0.107 * 730.0).abs() < 1e-6);
     let data = &best.volumes[0];
     assert_eq!(data.spec.volume_type, "gp3");
-    assert!((data.cost.storage_usd_month - data.spec.size_gib * 0.096).abs() < 1e-9);
+    assert!((data.cost.storage_usd_month - data.spec.size_gib.get() * 0.096).abs() < 1e-9);
     assert!(best.price_basis.starts_with("AWS ap-northeast-1"));
 }
 
@@ -312,7 +312,7 @@ fn io2_iops_are_billed_per_volume_in_tiers() {
         label: "data".into(),
         count: 2,
         volume_type: "io2".into(),
-        size_gib: 100.0,
+        size_gib: GiB(100.0),
         iops: Some(Iops(80_000.0)),
         throughput_mib_s: None,
     };
@@ -326,14 +326,14 @@ fn io2_iops_are_billed_per_volume_in_tiers() {
     let need = Need {
         ops_per_s: 1000.0,
         mib_s: 1000.0,
-        capacity_gib: 1.0,
+        capacity_gib: GiB(1.0),
         io_size_bytes: 262_144.0,
         sequential: true,
     };
     let option = cheapest_of_type("data", &need, 1, &rules, &catalog, "r").unwrap();
     assert_eq!(
         (option.spec.iops, option.spec.size_gib),
-        (Some(Iops(3_907.0)), 4.0)
+        (Some(Iops(3_907.0)), GiB(4.0))
     );
 }
 

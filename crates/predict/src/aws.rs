@@ -8,7 +8,7 @@
 //! IOPS limit is counted the same way as its SSD volumes'.
 
 use iofit_catalog::clouds::aws::{AwsInstance, EbsKind, EbsVolumeType};
-use iofit_model::units::{Bytes, Iops, MBps, MiBps, Seconds};
+use iofit_model::units::{Bytes, GiB, Iops, MBps, MiBps, Seconds};
 use serde::{Deserialize, Serialize};
 
 /// Bytes in one MiB and one MB.
@@ -21,8 +21,8 @@ pub struct AwsVolumeSpec {
     pub label: String,
     pub count: u32,
     pub volume_type: String,
-    /// Size of each volume, GiB.
-    pub size_gib: f64,
+    /// Size of each volume.
+    pub size_gib: GiB,
     /// Provisioned IOPS of each volume (gp3, io2).
     pub iops: Option<Iops>,
     /// Provisioned throughput of each volume, MiB/s (gp3), AWS's `--throughput` unit.
@@ -67,16 +67,18 @@ pub fn volume_caps(
     rules: &EbsVolumeType,
 ) -> Result<VolumeCaps, AwsSpecError> {
     let n = |name: &str| rules.number(name);
-    let size = spec.size_gib;
-    if !(size >= rules.size_gib_min && size <= rules.size_gib_max) {
+    if !(spec.size_gib >= rules.size_gib_min && spec.size_gib <= rules.size_gib_max) {
         return Err(spec_error(
             spec,
             format!(
-                "size {size} GiB is outside {}..{} GiB",
-                rules.size_gib_min, rules.size_gib_max
+                "size {} GiB is outside {}..{} GiB",
+                spec.size_gib.get(),
+                rules.size_gib_min.get(),
+                rules.size_gib_max.get()
             ),
         ));
     }
+    let size = spec.size_gib.get();
     let ssd_op = Bytes::kib(256);
     let caps = match rules.kind() {
         EbsKind::Gp3 => {
@@ -132,12 +134,18 @@ pub fn volume_caps(
                 burst_throughput_mib_s: MiBps(mib_s),
                 burst_seconds: None,
                 // A whole number of KiB in the catalog (io2: 256).
-                op_bytes: Bytes((n("io_size_kib_max") * 1024.0).round() as u64),
+                op_bytes: Bytes(
+                    rules
+                        .io_size_kib_max
+                        .unwrap_or_default()
+                        .to_bytes_f64()
+                        .round() as u64,
+                ),
             }
         }
         EbsKind::Io2BlockExpress => io2_block_express_caps(spec, rules, ssd_op)?,
         EbsKind::St1 => {
-            let tib = size / 1024.0;
+            let tib = spec.size_gib.to_tib().get();
             VolumeCaps {
                 iops: Iops(n("iops_max")),
                 throughput_mib_s: MiBps(
@@ -159,7 +167,7 @@ pub fn volume_caps(
 /// `iops_max`).
 fn provisioned_iops(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Result<f64, AwsSpecError> {
     let n = |name: &str| rules.number(name);
-    let size = spec.size_gib;
+    let size = spec.size_gib.get();
     let iops = spec.iops.map(Iops::get).ok_or_else(|| {
         spec_error(
             spec,
@@ -222,15 +230,15 @@ fn gp2_caps(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Result<VolumeCaps, A
         ));
     }
     let size = spec.size_gib;
-    let iops = (n("iops_per_gib") * size).clamp(n("iops_min"), n("iops_max"));
-    let bursts = size < n("burst_size_gib_below") && iops < n("burst_iops");
+    let iops = (n("iops_per_gib") * size.get()).clamp(n("iops_min"), n("iops_max"));
+    let bursts = size < rules.burst_size_gib_below.unwrap_or_default() && iops < n("burst_iops");
     let burst_iops = if bursts { n("burst_iops") } else { iops };
-    let mib_s = if size >= n("throughput_max_size_gib_min") {
+    let mib_s = if size >= rules.throughput_max_size_gib_min.unwrap_or_default() {
         n("throughput_mib_s_max")
     } else {
         n("throughput_mib_s_small")
     };
-    let burst_mib_s = if size > n("throughput_small_size_gib_max") {
+    let burst_mib_s = if size > rules.throughput_small_size_gib_max.unwrap_or_default() {
         n("throughput_mib_s_max")
     } else {
         mib_s
@@ -513,7 +521,7 @@ pub fn parse_volume_spec(
         label,
         count,
         volume_type: rules.name.clone(),
-        size_gib: 0.0,
+        size_gib: GiB(0.0),
         iops: None,
         throughput_mib_s: None,
     };
@@ -539,7 +547,7 @@ pub fn parse_volume_spec(
             });
         }
         match key.trim() {
-            "size_gib" => spec.size_gib = value,
+            "size_gib" => spec.size_gib = GiB(value),
             "iops" => spec.iops = Some(Iops(value)),
             "mb_s" => spec.throughput_mib_s = Some(MBps(value).to_bytes_per_second().to_mib_s()),
             "mib_s" => spec.throughput_mib_s = Some(MiBps(value)),
@@ -551,19 +559,19 @@ pub fn parse_volume_spec(
             }
         }
     }
-    if spec.size_gib == 0.0 {
+    if spec.size_gib == GiB(0.0) {
         spec.size_gib = default_size_gib(&spec, &rules)
             .ok_or_else(|| DiskFlagError::SizeNeeded(text.to_string()))?;
     }
     Ok((spec, rules))
 }
 
-fn default_size_gib(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Option<f64> {
+fn default_size_gib(spec: &AwsVolumeSpec, rules: &EbsVolumeType) -> Option<GiB> {
     let per_gib = rules.number("iops_per_gib_max");
     match rules.kind() {
         EbsKind::Gp3 | EbsKind::Io2 | EbsKind::Io2BlockExpress => {
             let iops = spec.iops.map_or(rules.number("iops_baseline"), Iops::get);
-            Some((iops / per_gib).ceil().max(rules.size_gib_min))
+            Some(GiB(iops / per_gib).ceil().max(rules.size_gib_min))
         }
         EbsKind::St1 => Some(rules.size_gib_min),
         EbsKind::Gp2 => None,

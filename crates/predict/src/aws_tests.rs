@@ -2,6 +2,7 @@
 
 use super::*;
 use iofit_catalog::clouds::aws::AwsCatalog;
+use iofit_model::units::KiB;
 
 fn catalog() -> AwsCatalog {
     AwsCatalog::embedded().unwrap()
@@ -18,7 +19,7 @@ fn spec(
         label: "data".into(),
         count,
         volume_type: kind.into(),
-        size_gib,
+        size_gib: GiB(size_gib),
         iops: iops.map(Iops),
         throughput_mib_s: mib_s.map(MiBps),
     }
@@ -87,6 +88,30 @@ fn io1_throughput_example_of_the_docs() {
     let caps = volume_caps(&spec("io1", 1, 1000.0, Some(20_000.0), None), io1).unwrap();
     assert_eq!(caps.throughput_mib_s.get(), 500.0);
     assert!(volume_caps(&spec("io1", 1, 100.0, Some(5_001.0), None), io1).is_err());
+    // io1 counts one operation per 256 KiB (the catalog's io_size_kib_max), in bytes.
+    assert_eq!(io1.io_size_kib_max, Some(KiB(256.0)));
+    assert_eq!(caps.op_bytes, Bytes::kib(256));
+}
+
+/// A volume spec's size keeps its JSON form (a float of GiB) now that it is typed, and gp2's
+/// size thresholds compare in GiB at their edges: 250 MiB/s sustained from 334 GiB, and a
+/// burst to 250 MiB/s above 170 GiB.
+#[test]
+fn volume_size_is_gib_in_json_and_in_gp2_thresholds() {
+    let volume = spec("gp3", 2, 32.0, Some(16_000.0), None);
+    let json = serde_json::to_value(&volume).unwrap();
+    assert_eq!(json["size_gib"], serde_json::json!(32.0));
+    let read: AwsVolumeSpec = serde_json::from_value(json).unwrap();
+    assert_eq!(read.size_gib, GiB(32.0));
+    let catalog = catalog();
+    let gp2 = catalog.volume_type("gp2").unwrap();
+    assert_eq!(gp2.throughput_max_size_gib_min, Some(GiB(334.0)));
+    assert_eq!(gp2.throughput_small_size_gib_max, Some(GiB(170.0)));
+    let caps = |size_gib| volume_caps(&spec("gp2", 1, size_gib, None, None), gp2).unwrap();
+    let sustained = |size_gib| caps(size_gib).throughput_mib_s.get();
+    let burst = |size_gib| caps(size_gib).burst_throughput_mib_s.get();
+    assert_eq!((sustained(333.0), sustained(334.0)), (128.0, 250.0));
+    assert_eq!((burst(170.0), burst(171.0)), (128.0, 250.0));
 }
 
 /// io2 is Block Express (every io2 volume since 30 April 2025): 'Maximum IOPS can be
@@ -174,7 +199,7 @@ fn issue_example_parses_and_predicts() {
     let catalog = catalog();
     let rules_of = |name: &str| catalog.volume_type(name).ok().cloned();
     let (volume, rules) = parse_volume_spec("data=2xgp3,iops=6000,mb_s=250", 0, &rules_of).unwrap();
-    assert_eq!((volume.count, volume.size_gib), (2, 12.0));
+    assert_eq!((volume.count, volume.size_gib), (2, GiB(12.0)));
     assert!((volume.throughput_mib_s.unwrap().get() - 238.418).abs() < 1e-3);
     let instance = catalog.instance("m6i.2xlarge").unwrap();
     let demand = AwsDemand {

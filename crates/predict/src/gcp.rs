@@ -12,7 +12,7 @@
 use crate::gcp_volume::{directional_limits, shares, total_gib_of, vm_rows, DirectionalRow};
 pub use crate::gcp_volume::{DiskProblem, GcpDemand, GcpDiskSpec, GcpLimit};
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType, PdType, VmPdLimit};
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{GiB, Iops, MBps};
 use serde::{Deserialize, Serialize};
 
 const MB: f64 = 1_000_000.0;
@@ -31,7 +31,7 @@ pub struct GcpSpecError {
 pub struct GcpVolumeResult {
     pub label: String,
     pub disk_type: String,
-    pub size_gib: f64,
+    pub size_gib: GiB,
     pub demand: GcpDemand,
     pub delivered_iops: Iops,
     pub delivered_mb_s: MBps,
@@ -58,7 +58,7 @@ pub struct GcpPrediction {
 /// One disk type's budget on one VM: by size (baseline + rate x GiB) and the VM's limit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TypeBudget {
-    pub total_gib: f64,
+    pub total_gib: GiB,
     pub read_iops_by_size: f64,
     pub write_iops_by_size: f64,
     pub mib_s_by_size: f64,
@@ -70,11 +70,11 @@ pub fn type_budget(
     catalog: &GcpCatalog,
     machine: &GcpMachineType,
     rules: &PdType,
-    total_gib: f64,
+    total_gib: GiB,
 ) -> Option<TypeBudget> {
     let vm = catalog.vm_limit(machine, &rules.name)?.clone();
     // Below its floor (pd-standard: 100 GiB) a type performs as the floor.
-    let rated_gib = rules.rated_gib(total_gib);
+    let rated_gib = rules.rated_gib(total_gib).get();
     Some(TypeBudget {
         total_gib,
         read_iops_by_size: rules.baseline_iops.get() + rules.read_iops_per_gib * rated_gib,
@@ -131,10 +131,10 @@ fn pd_volume(
     let rules = catalog
         .disk_type(&spec.disk_type)
         .map_err(|e| DiskProblem(e.to_string()))?;
-    if !(spec.size_gib.is_finite() && spec.size_gib >= 1.0) {
+    let size = spec.size_gib.get();
+    if !(size.is_finite() && size >= 1.0) {
         return Err(DiskProblem(format!(
-            "size {} GiB: give size_gib=N, at least 1",
-            spec.size_gib
+            "size {size} GiB: give size_gib=N, at least 1"
         )));
     }
     // The type's budget is the VM's, from every disk of the type: share it by demand.
@@ -160,7 +160,7 @@ fn volume_limits(
     demand: &GcpDemand,
     share: &dyn Fn(usize) -> f64,
 ) -> Vec<GcpLimit> {
-    let gib = budget.total_gib;
+    let gib = budget.total_gib.get();
     let by_size = format!("{gib:.0} GiB of {disk_type} attached");
     let mut rows: Vec<DirectionalRow> = vec![
         (
@@ -310,7 +310,7 @@ fn parse_provisioned(
             .parse()
             .map_err(|_| bad(format!("{}={value} is not a number", key.trim())))?;
         match key.trim() {
-            "size_gib" => size = Some(number),
+            "size_gib" => size = Some(GiB(number)),
             "iops" => spec.provisioned_iops = Some(iofit_model::units::Iops(number)),
             "mib_s" => spec.provisioned_mib_s = Some(iofit_model::units::MiBps(number)),
             other => {
@@ -324,7 +324,7 @@ fn parse_provisioned(
     spec.size_gib = size.ok_or_else(|| {
         bad(format!(
             "add size_gib=N ({} GiB at least)",
-            row.size_min_gib.unwrap_or(1.0)
+            row.size_min_gib.unwrap_or(GiB(1.0)).get()
         ))
     })?;
     crate::gcp_provisioned::check_spec(row, &spec).map_err(|e| bad(e.0))?;
@@ -387,7 +387,7 @@ pub fn parse_disk_spec(
                 spec: text.to_string(),
                 value: value.to_string(),
             })?;
-        size_gib = Some(size);
+        size_gib = Some(GiB(size));
     }
     Ok(GcpDiskSpec {
         label,

@@ -22,7 +22,6 @@ use iofit_catalog::clouds::gcp_provisioned::ProvisionedType;
 use iofit_model::units::{Iops, MiBps};
 
 const MIB: f64 = 1_048_576.0;
-const GIB_PER_TIB: f64 = 1024.0;
 
 /// What one disk of a provisioned type delivers, reads and writes together.
 #[derive(Clone, Debug, PartialEq)]
@@ -92,7 +91,7 @@ pub fn check_spec(
     row: &ProvisionedType,
     spec: &GcpDiskSpec,
 ) -> Result<ProvisionedDisk, DiskProblem> {
-    let size = spec.size_gib;
+    let size = spec.size_gib.get();
     if !(size.is_finite() && size >= 1.0) {
         return Err(DiskProblem(format!(
             "size {size} GiB: give size_gib=N, at least 1"
@@ -101,8 +100,8 @@ pub fn check_spec(
     within(
         "size_gib",
         size,
-        row.size_min_gib,
-        row.size_max_gib,
+        row.size_min_gib.map(|gib| gib.get()),
+        row.size_max_gib.map(|gib| gib.get()),
         "the sizes Google allows",
     )?;
     let iops = given(row, "iops", "iops", spec.provisioned_iops.map(Iops::get))?;
@@ -137,7 +136,9 @@ pub fn check_spec(
             row.mib_s_max,
             "what one disk may be given",
         )?;
-        let least = row.mib_s_min_per_tib.map(|r| r * size / GIB_PER_TIB);
+        let least = row
+            .mib_s_min_per_tib
+            .map(|r| r * spec.size_gib.to_tib().get());
         within(
             "mib_s",
             mib_s,
@@ -239,10 +240,11 @@ pub fn volume_limits(
             .disk_type(name)
             .map_err(|e| DiskProblem(e.to_string()))?;
         let gib = total_gib_of(&row.name, volumes);
-        let mib_s =
-            rules.baseline_mib_s.get() + rules.throughput_mib_s_per_gib * rules.rated_gib(gib);
+        let mib_s = rules.baseline_mib_s.get()
+            + rules.throughput_mib_s_per_gib * rules.rated_gib(gib).get();
         let stated = format!(
-            "{mib_s:.1} MiB/s ({gib:.0} GiB of {} attached, as {name})",
+            "{mib_s:.1} MiB/s ({:.0} GiB of {} attached, as {name})",
+            gib.get(),
             row.name
         );
         for (direction, part) in [("read", 2), ("write", 3)] {

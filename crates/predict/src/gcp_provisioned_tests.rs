@@ -14,7 +14,7 @@ fn extreme(label: &str, size_gib: f64, iops: f64) -> GcpDiskSpec {
     GcpDiskSpec {
         label: label.into(),
         disk_type: "pd-extreme".into(),
-        size_gib,
+        size_gib: iofit_model::units::GiB(size_gib),
         provisioned_iops: Some(Iops(iops)),
         provisioned_mib_s: None,
     }

@@ -16,7 +16,7 @@ fn disk(label: &str, disk_type: &str, size_gib: f64) -> GcpDiskSpec {
     GcpDiskSpec {
         label: label.into(),
         disk_type: disk_type.into(),
-        size_gib,
+        size_gib: iofit_model::units::GiB(size_gib),
         ..Default::default()
     }
 }

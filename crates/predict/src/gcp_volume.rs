@@ -3,7 +3,7 @@
 //! split of a type's VM budget among its disks by demand, and the per-VM rows.
 
 use iofit_catalog::clouds::gcp::{GcpMachineType, VmPdLimit};
-use iofit_model::units::{Bytes, Iops, MiBps};
+use iofit_model::units::{Bytes, GiB, Iops, MiBps};
 use serde::{Deserialize, Serialize};
 
 const MIB: f64 = 1_048_576.0;
@@ -20,7 +20,7 @@ pub struct DiskProblem(pub String);
 pub struct GcpDiskSpec {
     pub label: String,
     pub disk_type: String,
-    pub size_gib: f64,
+    pub size_gib: GiB,
     /// Provisioned types billed by IOPS (pd-extreme, Hyperdisk Balanced and Extreme): the IOPS
     /// the disk is given, reads and writes together (`iops=`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -102,7 +102,7 @@ pub(crate) fn shares(
 }
 
 /// The total GiB of `disk_type` among `volumes`.
-pub(crate) fn total_gib_of(disk_type: &str, volumes: &[(GcpDiskSpec, GcpDemand)]) -> f64 {
+pub(crate) fn total_gib_of(disk_type: &str, volumes: &[(GcpDiskSpec, GcpDemand)]) -> GiB {
     volumes
         .iter()
         .filter(|(s, _)| s.disk_type.eq_ignore_ascii_case(disk_type))

@@ -131,7 +131,10 @@ mod tests {
         );
         let catalog = crate::clouds_gcp::gcp_catalog(std::slice::from_ref(&output)).unwrap();
         let machine = catalog.machine_type("n2-highcpu-16").unwrap();
-        assert_eq!((machine.vcpu, machine.memory_gib), (16, 16.0));
+        assert_eq!(
+            (machine.vcpu, machine.memory_gib),
+            (16, iofit_model::units::GiB(16.0))
+        );
         let again = import_gcp_catalog(&request).unwrap_err();
         assert!(again.is_bad_input() && again.to_string().contains("--allow-overwrite"));
         let mixed = GcpImportRequest {

@@ -52,7 +52,9 @@ fn disks_line(design: &GcpDesign) -> String {
         .map(|d| {
             let mut line = format!(
                 "{} {} {} GiB",
-                d.spec.label, d.spec.disk_type, d.spec.size_gib
+                d.spec.label,
+                d.spec.disk_type,
+                d.spec.size_gib.get()
             );
             if let Some(iops) = d.spec.provisioned_iops {
                 line.push_str(&format!(" {} IOPS", group_thousands(iops.get())));
@@ -70,10 +72,11 @@ fn disks_line(design: &GcpDesign) -> String {
 /// the MiB/s it is billed for.
 fn disk_line(disk: &GcpPlannedDisk) -> String {
     let spec = &disk.spec;
-    let mut given = format!("{} GiB", spec.size_gib);
+    let mut given = format!("{} GiB", spec.size_gib.get());
     let mut split = format!(
         "{} GiB x ${}/GiB-month",
-        spec.size_gib, disk.price_per_gib_month
+        spec.size_gib.get(),
+        disk.price_per_gib_month
     );
     if let Some(iops) = spec.provisioned_iops {
         given.push_str(&format!(", {} IOPS", group_thousands(iops.get())));
@@ -108,7 +111,7 @@ fn design_text(design: &GcpDesign) -> String {
         design.rank,
         design.machine_type,
         design.vcpu,
-        design.memory_gib,
+        design.memory_gib.get(),
         money(design.total_price_per_month),
         money(design.machine_price_per_month),
         money(design.disks_price_per_month),
@@ -333,7 +336,7 @@ fn predict_text(prediction: &GcpPrediction, with_targets: bool) -> String {
             "  {} ({} {} GiB): {:.0} IOPS{target}, {:.1} MB/s at {} KiB IOs, {:.0}% reads; binding: {}\n",
             volume.label,
             volume.disk_type,
-            volume.size_gib,
+            volume.size_gib.get(),
             volume.delivered_iops.get(),
             volume.delivered_mb_s.get(),
             volume.demand.io_size_bytes.as_kib_f64(),
@@ -422,7 +425,7 @@ mod tests {
         assert!(
             block.contains(&format!(
                 "db pd-extreme {} GiB 111,112 IOPS",
-                disk.spec.size_gib
+                disk.spec.size_gib.get()
             )),
             "{block}"
         );

@@ -266,7 +266,7 @@ fn money(usd: f64) -> String {
 
 fn aws_volume_line(volume: &iofit_planner::clouds::AwsPlannedVolume) -> String {
     let s = &volume.spec;
-    let mut what = format!("{} x {}, {} GiB", s.count, s.volume_type, s.size_gib);
+    let mut what = format!("{} x {}, {} GiB", s.count, s.volume_type, s.size_gib.get());
     if let Some(iops) = s.iops {
         what.push_str(&format!(", {:.0} IOPS", iops.get()));
     }
@@ -293,7 +293,7 @@ fn aws_design_text(design: &AwsDesign) -> String {
         design.rank,
         design.instance,
         design.vcpu,
-        design.memory_gib,
+        design.memory_gib.get(),
         money(design.total_usd_month),
         money(design.instance_usd_month),
         if design.instance_price_derived {

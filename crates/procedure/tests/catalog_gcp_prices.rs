@@ -230,7 +230,7 @@ fn fetch_reads_every_page_and_prices_a_plan() {
     let machine = iofit_catalog::clouds::gcp::GcpCatalog::embedded().unwrap();
     let vcpu = f64::from(machine.machine_type(&best.machine_type).unwrap().vcpu);
     let memory = machine.machine_type(&best.machine_type).unwrap().memory_gib;
-    let hourly = vcpu * 0.001 + memory * 0.0001;
+    let hourly = vcpu * 0.001 + memory.get() * 0.0001;
     assert!((best.machine_price_per_month - hourly * 730.0).abs() < 1e-6);
     assert!(best.price_basis.contains(REGION));
 }

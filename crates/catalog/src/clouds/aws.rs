@@ -9,7 +9,7 @@
 
 use crate::error::CatalogError;
 use crate::types::{Arch, Os, TableInfo};
-use iofit_model::units::{Iops, MBps, MiBps};
+use iofit_model::units::{GiB, Iops, KiB, MBps, MiBps};
 use serde::{Deserialize, Serialize};
 
 /// The AWS data files built into the binary.
@@ -57,7 +57,7 @@ pub struct AwsInstance {
     pub table: String,
     pub family: String,
     pub vcpu: u32,
-    pub memory_gib: f64,
+    pub memory_gib: GiB,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arch: Option<Arch>,
     /// Data volumes that may be attached (the root volume and one network interface taken).
@@ -120,8 +120,8 @@ pub struct EbsVolumeType {
     #[serde(default)]
     pub table: String,
     pub kind: Option<EbsKind>,
-    pub size_gib_min: f64,
-    pub size_gib_max: f64,
+    pub size_gib_min: GiB,
+    pub size_gib_max: GiB,
     // gp3, io2, st1
     pub iops_max: Option<f64>,
     // gp3
@@ -134,14 +134,14 @@ pub struct EbsVolumeType {
     pub iops_per_gib: Option<f64>,
     pub iops_min: Option<f64>,
     pub burst_iops: Option<Iops>,
-    pub burst_size_gib_below: Option<f64>,
+    pub burst_size_gib_below: Option<GiB>,
     pub burst_credits_max: Option<f64>,
     pub burst_credits_per_gib_s: Option<f64>,
     pub throughput_mib_s_small: Option<f64>,
-    pub throughput_small_size_gib_max: Option<f64>,
-    pub throughput_max_size_gib_min: Option<f64>,
+    pub throughput_small_size_gib_max: Option<GiB>,
+    pub throughput_max_size_gib_min: Option<GiB>,
     // io2
-    pub io_size_kib_max: Option<f64>,
+    pub io_size_kib_max: Option<KiB>,
     pub throughput_mib_s_max_low_iops: Option<MiBps>,
     pub low_iops_max: Option<f64>,
     pub throughput_kib_per_iops_high: Option<f64>,
@@ -219,13 +219,15 @@ impl EbsVolumeType {
             "iops_per_gib" => self.iops_per_gib,
             "iops_min" => self.iops_min,
             "burst_iops" => self.burst_iops.map(Iops::get),
-            "burst_size_gib_below" => self.burst_size_gib_below,
+            "burst_size_gib_below" => self.burst_size_gib_below.map(|gib| gib.get()),
             "burst_credits_max" => self.burst_credits_max,
             "burst_credits_per_gib_s" => self.burst_credits_per_gib_s,
             "throughput_mib_s_small" => self.throughput_mib_s_small,
-            "throughput_small_size_gib_max" => self.throughput_small_size_gib_max,
-            "throughput_max_size_gib_min" => self.throughput_max_size_gib_min,
-            "io_size_kib_max" => self.io_size_kib_max,
+            "throughput_small_size_gib_max" => {
+                self.throughput_small_size_gib_max.map(|gib| gib.get())
+            }
+            "throughput_max_size_gib_min" => self.throughput_max_size_gib_min.map(|gib| gib.get()),
+            "io_size_kib_max" => self.io_size_kib_max.map(|kib| kib.get()),
             "throughput_mib_s_max_low_iops" => self.throughput_mib_s_max_low_iops.map(MiBps::get),
             "low_iops_max" => self.low_iops_max,
             "throughput_kib_per_iops_high" => self.throughput_kib_per_iops_high,
@@ -238,8 +240,8 @@ impl EbsVolumeType {
     /// Every number of the row, named, for the >= 0 check.
     fn numbers(&self) -> Vec<(&'static str, Option<f64>)> {
         let mut numbers = vec![
-            ("size_gib_min", Some(self.size_gib_min)),
-            ("size_gib_max", Some(self.size_gib_max)),
+            ("size_gib_min", Some(self.size_gib_min.get())),
+            ("size_gib_max", Some(self.size_gib_max.get())),
         ];
         for name in ALL_OPTIONAL_NUMBERS {
             numbers.push((name, self.field(name)));
@@ -650,7 +652,7 @@ fn check_instance(row: &AwsInstance) -> Result<(), FieldProblem> {
         return Err(("name", "must not be empty".into()));
     }
     check_numbers(&[
-        ("memory_gib", Some(row.memory_gib)),
+        ("memory_gib", Some(row.memory_gib.get())),
         ("baseline_bandwidth_mbps", row.baseline_bandwidth_mbps),
         (
             "baseline_throughput_mb_s",

@@ -267,7 +267,10 @@ mod tests {
             (3600.0, 40000.0)
         );
         assert_eq!(large.burst_minutes_per_24h, Some(30.0));
-        assert_eq!((large.vcpu, large.memory_gib), (2, 8.0));
+        assert_eq!(
+            (large.vcpu, large.memory_gib),
+            (2, iofit_model::units::GiB(8.0))
+        );
         let graviton = catalog.instance("m6g.8xlarge").unwrap();
         assert!(!graviton.bursts());
         assert_eq!(graviton.arch, Some(crate::Arch::Arm64));

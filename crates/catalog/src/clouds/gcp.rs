@@ -12,7 +12,7 @@ use crate::clouds::aws::{check_numbers, check_table, named, FieldProblem};
 use crate::clouds::gcp_provisioned::{check_provisioned, ProvisionedType};
 use crate::error::CatalogError;
 use crate::types::TableInfo;
-use iofit_model::units::{Iops, MiBps};
+use iofit_model::units::{GiB, Iops, MiBps};
 use serde::{Deserialize, Serialize};
 
 /// The Google Cloud data files built into the binary.
@@ -51,7 +51,7 @@ pub struct GcpMachineType {
     /// `n2`, `n2d`, `e2`, `n1`: the family whose `[[vm_limits]]` apply.
     pub family: String,
     pub vcpu: u32,
-    pub memory_gib: f64,
+    pub memory_gib: GiB,
     /// Most Persistent Disk volumes (gcloud's `maximumPersistentDisks`), when known.
     pub max_persistent_disks: Option<u32>,
 }
@@ -72,13 +72,13 @@ pub struct PdType {
     pub baseline_mib_s: MiBps,
     /// A total below this many GiB performs as this many (gcpdiag: "upto first 100GB,
     /// pd-standard disks have fixed IO limits"); `None`: the rate holds from 1 GiB.
-    pub rate_floor_gib: Option<f64>,
+    pub rate_floor_gib: Option<GiB>,
 }
 
 impl PdType {
     /// The GiB the per-GiB rates apply to when `total_gib` of the type is attached.
-    pub fn rated_gib(&self, total_gib: f64) -> f64 {
-        total_gib.max(self.rate_floor_gib.unwrap_or(0.0))
+    pub fn rated_gib(&self, total_gib: GiB) -> GiB {
+        total_gib.max(self.rate_floor_gib.unwrap_or_default())
     }
 }
 
@@ -445,7 +445,7 @@ fn check_machine_type(row: &GcpMachineType) -> Result<(), FieldProblem> {
     if row.vcpu == 0 {
         return Err(("vcpu", "must be at least 1".into()));
     }
-    check_numbers(&[("memory_gib", Some(row.memory_gib))])
+    check_numbers(&[("memory_gib", Some(row.memory_gib.get()))])
 }
 
 fn check_disk_type(row: &PdType) -> Result<(), FieldProblem> {

@@ -172,7 +172,10 @@ mod tests {
         let mut catalog = GcpCatalog::embedded().unwrap();
         catalog.add_text("imported", &imported.toml).unwrap();
         let highmem = catalog.machine_type("n2d-highmem-4").unwrap();
-        assert_eq!((highmem.vcpu, highmem.memory_gib), (4, 32.0));
+        assert_eq!(
+            (highmem.vcpu, highmem.memory_gib),
+            (4, iofit_model::units::GiB(32.0))
+        );
         assert_eq!(highmem.max_persistent_disks, Some(128));
         // The family's built-in limits apply to the imported type: n2d, 2-7 vCPUs, pd-ssd.
         let limit = catalog.vm_limit(highmem, "pd-ssd").unwrap();

@@ -389,14 +389,14 @@ impl GcpSkuCollector {
                 continue;
             };
             for machine in catalog.machine_types.iter().filter(|m| m.family == family) {
-                let hour =
-                    f64::from(machine.vcpu) * core.price_usd + machine.memory_gib * ram.price_usd;
+                let hour = f64::from(machine.vcpu) * core.price_usd
+                    + machine.memory_gib.get() * ram.price_usd;
                 let source = format!(
                     "{} vCPU x ${}/h ({}) + {} GiB x ${}/GiB-h ({})",
                     machine.vcpu,
                     round(core.price_usd),
                     core.description,
-                    machine.memory_gib,
+                    machine.memory_gib.get(),
                     round(ram.price_usd),
                     ram.description
                 );

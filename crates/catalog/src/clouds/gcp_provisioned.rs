@@ -10,7 +10,7 @@
 //! what is missing, so a plan can say why the type was left out.
 
 use crate::clouds::aws::{check_numbers, FieldProblem};
-use iofit_model::units::{Iops, MiBps};
+use iofit_model::units::{GiB, Iops, MiBps};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -29,8 +29,8 @@ pub struct ProvisionedType {
     pub source: String,
     /// What Google bills for it: some of `capacity`, `iops`, `throughput`.
     pub bills: Vec<String>,
-    pub size_min_gib: Option<f64>,
-    pub size_max_gib: Option<f64>,
+    pub size_min_gib: Option<GiB>,
+    pub size_max_gib: Option<GiB>,
     /// IOPS one disk may be given.
     pub iops_min: Option<f64>,
     pub iops_max: Option<f64>,
@@ -110,8 +110,8 @@ pub(crate) fn check_provisioned(row: &ProvisionedType) -> Result<(), FieldProble
         ));
     }
     check_numbers(&[
-        ("size_min_gib", row.size_min_gib),
-        ("size_max_gib", row.size_max_gib),
+        ("size_min_gib", row.size_min_gib.map(|gib| gib.get())),
+        ("size_max_gib", row.size_max_gib.map(|gib| gib.get())),
         ("iops_min", row.iops_min),
         ("iops_max", row.iops_max),
         ("iops_min_per_gib", row.iops_min_per_gib),
@@ -125,7 +125,11 @@ pub(crate) fn check_provisioned(row: &ProvisionedType) -> Result<(), FieldProble
         ("iops_per_mib_s", row.iops_per_mib_s),
     ])?;
     for (low, high, field) in [
-        (row.size_min_gib, row.size_max_gib, "size_max_gib"),
+        (
+            row.size_min_gib.map(|gib| gib.get()),
+            row.size_max_gib.map(|gib| gib.get()),
+            "size_max_gib",
+        ),
         (row.iops_min, row.iops_max, "iops_max"),
         (
             row.iops_min_per_gib,

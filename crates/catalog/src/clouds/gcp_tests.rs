@@ -92,9 +92,9 @@ fn the_tables_hold_googles_figures() {
     assert_eq!(frankfurt.price_per_iops_month, None);
     // gcpdiag vm_performance.py: pd-standard below 100 GiB performs as 100 GiB.
     let standard = catalog.disk_type("pd-standard").unwrap();
-    assert_eq!(standard.rated_gib(32.0), 100.0);
-    assert_eq!(standard.rated_gib(250.0), 250.0);
-    assert_eq!(ssd.rated_gib(32.0), 32.0);
+    assert_eq!(standard.rated_gib(GiB(32.0)), GiB(100.0));
+    assert_eq!(standard.rated_gib(GiB(250.0)), GiB(250.0));
+    assert_eq!(ssd.rated_gib(GiB(32.0)), GiB(32.0));
 }
 
 /// Hyperdisk Throughput takes up to 2,400 MiB/s and 9,600 IOPS per volume since Google's
@@ -161,7 +161,7 @@ fn provisioned_types_hold_the_pages_rules_and_say_what_is_missing() {
     let extreme = catalog.provisioned_type("hyperdisk-extreme").unwrap();
     // 2 IOPS per GiB at the least size, 64 GiB, is the least IOPS the page states, 128.
     assert_eq!(
-        extreme.iops_min_per_gib.unwrap() * extreme.size_min_gib.unwrap(),
+        extreme.iops_min_per_gib.unwrap() * extreme.size_min_gib.unwrap().get(),
         extreme.iops_min.unwrap()
     );
     assert_eq!(extreme.vcpu_min_by_family.get("c3"), Some(&88));
@@ -178,7 +178,7 @@ fn provisioned_types_hold_the_pages_rules_and_say_what_is_missing() {
     assert_eq!(rate.price_per_iops_month.unwrap() * 100_000.0, 6_500.0);
     assert_eq!(
         (pd_extreme.size_min_gib, pd_extreme.iops_min),
-        (Some(500.0), Some(2_500.0))
+        (Some(GiB(500.0)), Some(2_500.0))
     );
     assert_eq!(pd_extreme.throughput_by_size_as.as_deref(), Some("pd-ssd"));
     assert_eq!(
@@ -205,7 +205,7 @@ fn provisioned_types_hold_the_pages_rules_and_say_what_is_missing() {
     );
     assert_eq!(
         (balanced.size_min_gib, balanced.size_max_gib),
-        (Some(4.0), Some(65_536.0))
+        (Some(GiB(4.0)), Some(GiB(65_536.0)))
     );
     // Hyperdisk Extreme: every per-disk rule and its us-central1 prices, no per-VM limit.
     let gaps = catalog.planning_gaps(extreme, "us-central1");
