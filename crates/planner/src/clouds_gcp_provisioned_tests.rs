@@ -238,11 +238,11 @@ fn hyperdisk_throughput_carries_up_to_2400_mib_s() {
         throughput,
         "scan",
         &demand(1500.0, 1024.0, 100.0),
-        8192.0,
+        GiB(8192.0),
         HEADROOM,
     )
     .unwrap();
-    assert_eq!(disk.size_gib, 8192.0);
+    assert_eq!(disk.size_gib, GiB(8192.0));
     assert_eq!(
         disk.provisioned_mib_s,
         Some(MiBps((1500.0 / HEADROOM).ceil()))
@@ -252,7 +252,7 @@ fn hyperdisk_throughput_carries_up_to_2400_mib_s() {
         throughput,
         "scan",
         &demand(2200.0, 1024.0, 100.0),
-        8192.0,
+        GiB(8192.0),
         HEADROOM
     )
     .is_none());

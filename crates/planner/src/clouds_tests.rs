@@ -250,7 +250,7 @@ fn frankfurt_designs_use_frankfurt_rates() {
     let data = &best.volumes[0];
     assert_eq!(data.spec.volume_type, "gp3");
     let gib = data.spec.size_gib * f64::from(data.spec.count);
-    assert!((data.cost.storage_usd_month - gib * 0.0952).abs() < 1e-9);
+    assert!((data.cost.storage_usd_month - gib.get() * 0.0952).abs() < 1e-9);
     assert!(best.price_basis.starts_with("AWS eu-central-1"));
     for design in &plan.designs {
         for volume in &design.volumes {
