@@ -11,7 +11,7 @@
 
 use iofit_catalog::clouds::aws::{AwsCatalog, AwsInstance, EbsKind, EbsVolumeType};
 use iofit_catalog::Os;
-use iofit_model::requirements::VolumeRequirements;
+use iofit_model::requirements::{SizingTarget, VolumeRequirements};
 use iofit_model::units::{Bytes, GiB, Iops, MBps, MiBps, TiB};
 use iofit_model::Requirements;
 use iofit_predict::aws::{self as model, AwsDemand, AwsPrediction, AwsState, AwsVolumeSpec};
@@ -586,17 +586,27 @@ fn verified_design(
     })
 }
 
-/// The demand a requirement puts on its volume (without headroom).
+/// The demand a requirement puts on its volume (without headroom), at the operating point
+/// Azure's plans use too (`SizingTarget::operating_point`): the IOPS asked for, at larger IOs
+/// when the MB/s asked for need them; so each limit is sized for its own number, and 300 MB/s
+/// at 20,000 IOPS of 8 KiB asks for 20,000 IOPS of 15,000 B, not 36,621 IOPS of 8 KiB.
 pub fn demand_of(volume: &VolumeRequirements) -> AwsDemand {
-    let s = &volume.sizing;
-    let io = s.io_size_bytes.as_f64().max(512.0);
-    let iops = s.iops.get().max(s.throughput_mb_s.get() * 1e6 / io);
+    let (iops, io) = operating_point(&volume.sizing);
     AwsDemand {
         iops: Iops(iops),
-        throughput_mb_s: MBps(iops * io / 1e6),
-        // A whole number of bytes: the requirement's size, or 512.
-        io_size_bytes: Bytes(io as u64),
+        // Within 1 % of IOPS x IO size the typical size stands: the MB/s asked for still holds.
+        throughput_mb_s: MBps((iops * io.as_f64() / 1e6).max(volume.sizing.throughput_mb_s.get())),
+        io_size_bytes: io,
     }
+}
+
+/// (IOPS, bytes per IO) of a requirement, as `SizingTarget::operating_point` gives them in
+/// decimal MB (AWS and Google state instance and disk rates in MB/s or MiB/s, converted where
+/// used), with IOs of at least 512 bytes.
+pub(crate) fn operating_point(sizing: &SizingTarget) -> (f64, Bytes) {
+    let mut sizing = sizing.clone();
+    sizing.io_size_bytes = Bytes(sizing.io_size_bytes.as_u64().max(512));
+    sizing.operating_point(1e6)
 }
 
 /// `label=COUNTxTYPE,size_gib=N[,iops=N][,mib_s=N]`, as `predict --cloud aws --disk` takes it.

@@ -19,7 +19,7 @@ use crate::clouds_gcp_provisioned::{price_parts, size_group};
 use iofit_catalog::clouds::gcp::{GcpCatalog, GcpMachineType, PdType};
 use iofit_catalog::clouds::gcp_provisioned::ProvisionedType;
 use iofit_model::requirements::VolumeRequirements;
-use iofit_model::units::{Bytes, GiB, Iops};
+use iofit_model::units::{GiB, Iops};
 use iofit_model::Requirements;
 use iofit_predict::gcp::{self as model, GcpDemand, GcpDiskSpec, GcpPrediction};
 use serde::{Deserialize, Serialize};
@@ -91,13 +91,12 @@ pub struct GcpPlan {
 
 /// The demand a requirement puts on its disk (without headroom).
 pub fn demand_of(volume: &VolumeRequirements) -> GcpDemand {
-    let s = &volume.sizing;
-    let io = s.io_size_bytes.as_f64().max(512.0);
+    // The operating point every cloud's plan uses (see `clouds::demand_of`).
+    let (iops, io) = crate::clouds::operating_point(&volume.sizing);
     GcpDemand {
-        iops: Iops(s.iops.get().max(s.throughput_mb_s.get() * 1e6 / io)),
-        // A whole number of bytes: the requirement's size, or 512.
-        io_size_bytes: Bytes(io as u64),
-        read_pct: s.read_pct.clamp(0.0, 100.0),
+        iops: Iops(iops),
+        io_size_bytes: io,
+        read_pct: volume.sizing.read_pct.clamp(0.0, 100.0),
     }
 }
 

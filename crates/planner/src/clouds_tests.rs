@@ -405,3 +405,39 @@ fn an_empty_plan_says_what_stood_in_the_way() {
 fn requirements_fit() -> Requirements {
     requirements(vec![volume("data", 5_000.0, 50.0, 8, 100.0, 100.0)])
 }
+
+/// Every cloud reads requirements at one operating point (`SizingTarget::operating_point`):
+/// 20,000 IOPS and 300 MB/s of a typical 8 KiB IO is 20,000 IOPS of 15,000-byte IOs, each limit
+/// sized for its own number, as Azure's plans do; not 36,621 IOPS of 8 KiB, which bought an
+/// instance and provisioned IOPS half again too large.
+#[test]
+fn iops_and_mb_s_that_disagree_size_each_limit_for_its_own_number() {
+    let mixed = volume("data", 20_000.0, 300.0, 8, 100.0, 2000.0);
+    let (iops, io) = mixed.sizing.operating_point(1e6);
+    assert_eq!((iops, io), (20_000.0, iofit_model::Bytes(15_000)));
+    let aws = demand_of(&mixed);
+    assert_eq!(aws.iops, iofit_model::Iops(20_000.0));
+    assert_eq!(aws.io_size_bytes, io);
+    assert_eq!(aws.throughput_mb_s, iofit_model::MBps(300.0));
+    let gcp = crate::clouds_gcp::demand_of(&mixed);
+    assert_eq!((gcp.iops, gcp.io_size_bytes), (aws.iops, io));
+    // The plan provisions for 20,000 IOPS (with headroom), not 36,621.
+    let plan = plan_aws(
+        &requirements(vec![mixed]),
+        &catalog(),
+        &AwsPlanOptions::default(),
+    );
+    let best = &plan.designs[0];
+    let provisioned: f64 = best.volumes[0].spec.iops.map_or(0.0, |each| {
+        each.get() * f64::from(best.volumes[0].spec.count)
+    });
+    assert!(
+        (20_000.0..30_000.0).contains(&provisioned),
+        "{provisioned} IOPS provisioned for 20,000"
+    );
+    // A consistent requirement keeps its IO size and both numbers.
+    let consistent = volume("data", 10_000.0, 81.92, 8, 100.0, 500.0);
+    let demand = demand_of(&consistent);
+    assert_eq!(demand.iops, iofit_model::Iops(10_000.0));
+    assert_eq!(demand.io_size_bytes, iofit_model::Bytes(8192));
+}
