@@ -490,7 +490,7 @@ pub(crate) fn design_of(vm: &VmSize, volumes: &[PlannedVolume]) -> Design {
                     VolumeDesign::new(v.label.clone(), v.disk_sku.clone(), v.disk_count, v.caching);
                 d.stripe_size = v.stripe_size_bytes;
                 if v.provisioned_iops.is_some() {
-                    d.provisioned_size_gib = Some(v.disk_size_gib);
+                    d.provisioned_size_gib = Some(v.disk_size_gib.get());
                     d.provisioned_iops = v.provisioned_iops;
                     d.provisioned_throughput_mb_s = v.provisioned_throughput_mb_s;
                 }
@@ -523,8 +523,12 @@ pub(crate) fn rank_designs(accepted: &mut [PlannedDesign]) {
         (None, None) => a
             .vm_vcpu
             .cmp(&b.vm_vcpu)
-            .then(a.vm_memory_gib.total_cmp(&b.vm_memory_gib))
-            .then(a.disk_capacity_gib().total_cmp(&b.disk_capacity_gib()))
+            .then(a.vm_memory_gib.get().total_cmp(&b.vm_memory_gib.get()))
+            .then(
+                a.disk_capacity_gib()
+                    .get()
+                    .total_cmp(&b.disk_capacity_gib().get()),
+            )
             .then(a.vm.cmp(&b.vm)),
     });
 }
@@ -548,7 +552,7 @@ pub(crate) fn rejected_shown(
             (None, None) => a
                 .vm_vcpu
                 .cmp(&b.vm_vcpu)
-                .then(a.vm_memory_gib.total_cmp(&b.vm_memory_gib)),
+                .then(a.vm_memory_gib.get().total_cmp(&b.vm_memory_gib.get())),
         }
         .then(a.vm.cmp(&b.vm))
     });

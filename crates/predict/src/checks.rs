@@ -170,10 +170,10 @@ fn cache_size_check(
         .iter()
         .zip(factors)
         .filter(|(_, f)| f.cached)
-        .map(|(v, _)| v.disk.size_gib * v.design.disk_count as f64)
+        .map(|(v, _)| v.disk.size_gib.get() * v.design.disk_count as f64)
         .sum();
     if any_cached {
-        let limit = vm.cache_size_gib;
+        let limit = vm.cache_size_gib.map(|cache| cache.get());
         if let Some(cache) = limit {
             if cached_gib > cache && assumptions.cache_hit_pct > 0.0 {
                 notes.warnings.push(Warning::CacheSmallerThanDisks {
@@ -399,7 +399,7 @@ fn capacity_check(
     };
     let disk = &volume.disk;
     let n = volume.design.disk_count;
-    let have = disk.size_gib * n as f64;
+    let have = disk.size_gib.get() * n as f64;
     let over = have < capacity * (1.0 - 1e-9);
     checks.push(LimitCheck {
         kind: LimitKind::Capacity,
@@ -407,7 +407,7 @@ fn capacity_check(
         name: format!(
             "capacity {n} x {} ({} GiB each)",
             disk.name,
-            fmt_num(disk.size_gib)
+            fmt_num(disk.size_gib.get())
         ),
         unit: LimitUnit::Gib,
         limit: Some(have),

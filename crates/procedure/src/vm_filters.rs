@@ -148,7 +148,7 @@ fn reason_out(
     }
     if filters
         .min_memory_gib
-        .is_some_and(|gib| vm.memory_gib < gib)
+        .is_some_and(|gib| vm.memory_gib.get() < gib)
     {
         return Some("memory");
     }

@@ -155,7 +155,7 @@ fn boundless_disk() -> DiskPerf {
         name: "Boundless".into(),
         table: "test".into(),
         kind: DiskKind::PremiumSsd,
-        size_gib: 1024.0,
+        size_gib: iofit_model::units::GiB(1024.0),
         iops: iofit_model::units::Iops(1e7),
         throughput_mb_s: iofit_model::units::MBps(1e6),
         burst_iops: None,

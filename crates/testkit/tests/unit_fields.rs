@@ -48,9 +48,9 @@ const CAPACITY_WORDS: &[&str] = &["kib", "gib", "tib"];
 /// (crate, bare-typed capacity fields) today, the same way.
 const KNOWN_CAPACITY: &[(&str, usize)] = &[
     ("catalog", 11),
-    ("model", 12),
-    ("planner", 8),
-    ("predict", 7),
+    ("model", 3),
+    ("planner", 2),
+    ("predict", 4),
     ("procedure", 2),
 ];
 
