@@ -136,7 +136,7 @@ fn need_of(volume: &VolumeRequirements, headroom: f64) -> Need {
     Need {
         ops_per_s: demand.iops.get() * (io / SSD_OP_BYTES).ceil().max(1.0) / headroom,
         mib_s: demand.throughput_mb_s.get() * 1e6 / MIB / headroom,
-        capacity_gib: volume.sizing.capacity_gib.unwrap_or(0.0),
+        capacity_gib: volume.sizing.capacity_gib.unwrap_or_default().get(),
         io_size_bytes: io,
         sequential: volume.sizing.random_pct <= 50.0,
     }

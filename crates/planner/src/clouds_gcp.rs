@@ -183,7 +183,14 @@ fn least_total_gib(
     };
     let capacity: f64 = volumes
         .iter()
-        .map(|(v, _)| v.sizing.capacity_gib.unwrap_or(0.0).max(1.0).ceil())
+        .map(|(v, _)| {
+            v.sizing
+                .capacity_gib
+                .unwrap_or_default()
+                .get()
+                .max(1.0)
+                .ceil()
+        })
         .sum();
     let total = capacity
         .max(gib_for(
@@ -214,7 +221,14 @@ fn least_total_gib(
 fn split_sizes(volumes: &[(&VolumeRequirements, GcpDemand)], total_gib: f64) -> Vec<f64> {
     let capacities: Vec<f64> = volumes
         .iter()
-        .map(|(v, _)| v.sizing.capacity_gib.unwrap_or(0.0).max(1.0).ceil())
+        .map(|(v, _)| {
+            v.sizing
+                .capacity_gib
+                .unwrap_or_default()
+                .get()
+                .max(1.0)
+                .ceil()
+        })
         .collect();
     let extra = (total_gib - capacities.iter().sum::<f64>()).max(0.0);
     let demand: f64 = volumes.iter().map(|(_, d)| d.iops.get()).sum();

@@ -106,7 +106,7 @@ pub fn size_group(
     let mut disks = volumes
         .iter()
         .map(|(v, d)| {
-            let capacity = v.sizing.capacity_gib.unwrap_or(0.0).ceil();
+            let capacity = v.sizing.capacity_gib.unwrap_or_default().get().ceil();
             size_disk(row, &v.label, d, capacity, headroom)
         })
         .collect::<Option<Vec<_>>>()?;

@@ -33,11 +33,11 @@ pub(crate) fn requirement_totals(requirements: &Requirements, mb: f64) -> Requir
                 })
                 .sum(),
         ),
-        capacity_gib: GiB(requirements
+        capacity_gib: requirements
             .volumes
             .iter()
             .filter_map(|v| v.sizing.capacity_gib)
-            .sum()),
+            .sum(),
         growth_factor: requirements.growth_factor,
     }
 }
@@ -128,12 +128,12 @@ pub(crate) fn host_shortfall(vm: &VmSize, requirements: &Requirements) -> Option
         }
     }
     if let Some(memory) = requirements.host.memory_gib_min {
-        if vm.memory_gib.get() < memory {
+        if vm.memory_gib < memory {
             return Some(format!(
                 "{} has {} GiB memory, {} needed",
                 vm.name,
                 fmt_num(vm.memory_gib.get()),
-                fmt_num(memory)
+                fmt_num(memory.get())
             ));
         }
     }
@@ -273,9 +273,9 @@ pub(crate) fn capacity_reason(
         .map(|vm| vm.max_data_disks)
         .max()
         .unwrap_or(0);
-    let largest_disk_gib = largest_fixed.max(largest_provisioned).get();
-    let most_gib = most_slots as f64 * largest_disk_gib;
-    let capacity: f64 = requirements
+    let largest_disk_gib = largest_fixed.max(largest_provisioned);
+    let most_gib = largest_disk_gib * most_slots as f64;
+    let capacity: GiB = requirements
         .volumes
         .iter()
         .filter_map(|v| v.sizing.capacity_gib)

@@ -274,7 +274,7 @@ fn falls_back_to_no_caching_when_the_cached_limit_is_too_low() {
 #[test]
 fn impossible_capacity_names_slots_and_largest_disk() {
     let mut requirements = one_volume(1000.0, 70.0, VolumeRole::Data);
-    requirements.volumes[0].sizing.capacity_gib = Some(1e9);
+    requirements.volumes[0].sizing.capacity_gib = Some(GiB(1e9));
     let plan = plan(&requirements, &rows(), &PlanOptions::default()).unwrap();
     assert!(plan.designs.is_empty());
     let capacity = plan
@@ -290,7 +290,7 @@ fn impossible_capacity_names_slots_and_largest_disk() {
     else {
         unreachable!()
     };
-    assert_eq!((*needed_gib, *most_slots), (1e9, 64));
+    assert_eq!((*needed_gib, *most_slots), (GiB(1e9), 64));
     // The sentence the plan prints is the one it always printed.
     assert!(capacity.to_string().starts_with("capacity:"), "{capacity}");
     assert!(capacity.to_string().contains("64 data disks"), "{capacity}");
@@ -496,7 +496,7 @@ fn requirements_of(volumes: &[RandomVolume]) -> Requirements {
                         io_size_bytes: iofit_model::Bytes(size),
                         read_pct: read,
                         random_pct: if role == 1 { 0.0 } else { 100.0 },
-                        capacity_gib: capacity,
+                        capacity_gib: capacity.map(GiB),
                         queue_depth: None,
                     },
                     ..Default::default()

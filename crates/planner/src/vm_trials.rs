@@ -490,7 +490,7 @@ pub(crate) fn design_of(vm: &VmSize, volumes: &[PlannedVolume]) -> Design {
                     VolumeDesign::new(v.label.clone(), v.disk_sku.clone(), v.disk_count, v.caching);
                 d.stripe_size = v.stripe_size_bytes;
                 if v.provisioned_iops.is_some() {
-                    d.provisioned_size_gib = Some(v.disk_size_gib.get());
+                    d.provisioned_size_gib = Some(v.disk_size_gib);
                     d.provisioned_iops = v.provisioned_iops;
                     d.provisioned_throughput_mb_s = v.provisioned_throughput_mb_s;
                 }

@@ -58,7 +58,7 @@ impl VolumeNeed {
             split: (size / stripe.as_f64()).ceil().max(1.0),
             read: target.read_pct / 100.0,
             hit: options.assumptions.cache_hit_pct / 100.0,
-            capacity_gib: GiB(target.capacity_gib.unwrap_or(0.0)),
+            capacity_gib: target.capacity_gib.unwrap_or_default(),
             // Every sized limit keeps the headroom asked: a disk counts for `room` of its limit.
             room: 1.0 - options.min_headroom_pct / 100.0,
             slots: slots_allowed(vm, options.min_headroom_pct),
@@ -271,7 +271,7 @@ pub(crate) fn plan_volume(
         design.stripe_size = Some(stripe);
     }
     if let Some((iops, mb_s)) = option.provisioned {
-        design.provisioned_size_gib = Some(option.disk.size_gib.get());
+        design.provisioned_size_gib = Some(option.disk.size_gib);
         design.provisioned_iops = Some(iofit_model::Iops(iops));
         design.provisioned_throughput_mb_s = Some(iofit_model::MBps(mb_s));
     }

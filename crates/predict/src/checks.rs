@@ -394,7 +394,7 @@ fn capacity_check(
     target: &SizingTarget,
     checks: &mut Vec<LimitCheck>,
 ) -> bool {
-    let Some(capacity) = target.capacity_gib else {
+    let Some(capacity) = target.capacity_gib.map(|gib| gib.get()) else {
         return true;
     };
     let disk = &volume.disk;

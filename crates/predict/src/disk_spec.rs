@@ -140,7 +140,7 @@ fn disk_of(
         })?;
     let disk = DiskPerf::from_provisioned(kind, bought.0, bought.1, bought.2)?;
     design.disk_sku = kind.name.clone();
-    design.provisioned_size_gib = Some(bought.0.get());
+    design.provisioned_size_gib = Some(bought.0);
     design.provisioned_iops = Some(iofit_model::Iops(bought.1));
     design.provisioned_throughput_mb_s = Some(iofit_model::MBps(bought.2));
     Ok(disk)

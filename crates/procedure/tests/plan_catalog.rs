@@ -11,7 +11,7 @@ fn flags(iops: f64, capacity_gib: Option<f64>, role: &str) -> VolumeFlags {
         iops: Some(iofit_model::units::Iops(iops)),
         throughput_mb_s: None,
         latency_ms: None,
-        capacity_gib,
+        capacity_gib: capacity_gib.map(GiB),
         read_pct: 70.0,
         random_pct: 100.0,
         io_size: "8k".into(),
@@ -221,7 +221,7 @@ fn arch_and_no_burstable_change_the_ranking_as_asked() {
         volume(),
         filtered(VmFilters {
             min_vcpu: Some(16),
-            min_memory_gib: Some(128.0),
+            min_memory_gib: Some(GiB(128.0)),
             exclude_families: vec!["esv5".into()],
             ..Default::default()
         }),
@@ -351,6 +351,6 @@ fn the_example_requirements_document_filters_that_read_back() {
     assert!(filters.no_burstable && !filters.include_retiring);
     assert_eq!(
         (filters.min_vcpu, filters.min_memory_gib),
-        (Some(8), Some(64.0))
+        (Some(8), Some(GiB(64.0)))
     );
 }

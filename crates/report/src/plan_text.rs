@@ -101,7 +101,7 @@ fn render_requirements_inner(requirements: &Requirements, bytes_per_mb: Option<f
                 .map(|l| format!(", latency <= {} ms", num(l.get())))
                 .unwrap_or_default(),
             s.capacity_gib
-                .map(|c| format!(", {} GiB", num(c)))
+                .map(|c| format!(", {} GiB", num(c.get())))
                 .unwrap_or_default()
         );
         // The IO size is the capture's mean; when the sized MB/s need larger IOs at the sized

@@ -111,7 +111,7 @@ fn requirements() -> Requirements {
                 io_size_bytes: iofit_model::Bytes(8192),
                 read_pct: 70.0,
                 random_pct: 100.0,
-                capacity_gib: Some(1024.0),
+                capacity_gib: Some(GiB(1024.0)),
                 queue_depth: None,
             },
             observed: Some(ObservedMetrics {

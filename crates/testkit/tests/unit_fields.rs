@@ -46,13 +46,7 @@ enum Kind {
 const CAPACITY_WORDS: &[&str] = &["kib", "gib", "tib"];
 
 /// (crate, bare-typed capacity fields) today, the same way.
-const KNOWN_CAPACITY: &[(&str, usize)] = &[
-    ("catalog", 11),
-    ("model", 3),
-    ("planner", 2),
-    ("predict", 4),
-    ("procedure", 2),
-];
+const KNOWN_CAPACITY: &[(&str, usize)] = &[("catalog", 11), ("planner", 2), ("predict", 4)];
 
 /// Whether a name holds a capacity word that is not the start of a rate.
 fn names_a_capacity(name: &str) -> bool {
