@@ -536,3 +536,40 @@ pub struct ProvisionedPriceRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Typed capacities keep each row's JSON: GiB as the float it was (`1024.0`), the billing
+    /// unit as the whole KiB it was (`256`), and a catalog's whole numbers read into them.
+    #[test]
+    fn disk_rows_keep_their_number_forms() {
+        let text = "name = \"E30\"\ntable = \"t\"\nkind = \"standard_ssd\"\nsize_gib = 1024\n\
+                    iops = 500\nthroughput_mb_s = 100\nburst_iops = 600\n\
+                    burst_throughput_mb_s = 150\nprice_per_month = 76.8\n\
+                    operation_unit_kib = 256\n";
+        let disk: DiskSku = toml::from_str(text).unwrap();
+        assert_eq!(disk.size_gib, GiB(1024.0));
+        assert_eq!(disk.operation_unit_kib, Some(KiB(256)));
+        let json = serde_json::to_string(&disk).unwrap();
+        assert!(json.contains("\"size_gib\":1024.0"), "{json}");
+        assert!(json.ends_with("\"operation_unit_kib\":256}"), "{json}");
+    }
+
+    #[test]
+    fn netapp_quotas_read_as_tib() {
+        let text = "name = \"Premium\"\ntable = \"t\"\nthroughput_mib_s_per_tib = 64\n\
+                    price_per_tib_month = 300\nquota_tib_min = 1\nquota_tib_max = 100\n";
+        let level: NetAppServiceLevel = toml::from_str(text).unwrap();
+        assert_eq!(
+            (level.quota_tib_min, level.quota_tib_max),
+            (Some(TiB(1.0)), Some(TiB(100.0)))
+        );
+        let json = serde_json::to_string(&level).unwrap();
+        assert!(
+            json.contains("\"quota_tib_min\":1.0,\"quota_tib_max\":100.0"),
+            "{json}"
+        );
+    }
+}

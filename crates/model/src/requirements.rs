@@ -362,6 +362,24 @@ mod tests {
         assert_eq!(requirements.growth_factor, 1.5);
     }
 
+    /// Capacities are typed, but files keep their form: a whole number reads as GiB, JSON
+    /// writes the same `2000.0` a bare f64 wrote, and an absent capacity stays absent.
+    #[test]
+    fn capacities_read_whole_numbers_and_write_as_plain_numbers() {
+        let text = "[host]\nmemory_gib_min = 64\n\n[[volumes]]\nlabel = \"data\"\n\
+                    [volumes.sizing]\niops = 100\nthroughput_mb_s = 10\nio_size_bytes = 8192\n\
+                    read_pct = 50\ncapacity_gib = 500\n";
+        let read: Requirements = toml::from_str(text).unwrap();
+        assert_eq!(read.host.memory_gib_min, Some(GiB(64.0)));
+        assert_eq!(read.volumes[0].sizing.capacity_gib, Some(GiB(500.0)));
+        let json = serde_json::to_string(&sample().volumes[0].sizing).unwrap();
+        assert!(json.contains("\"capacity_gib\":2000.0"), "{json}");
+        let mut none = sample().volumes[0].sizing.clone();
+        none.capacity_gib = None;
+        let json = serde_json::to_string(&none).unwrap();
+        assert!(!json.contains("capacity_gib"), "{json}");
+    }
+
     #[test]
     fn toml_round_trip() {
         let requirements = sample();
