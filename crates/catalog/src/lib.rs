@@ -643,7 +643,7 @@ fn lookup<'a, T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use iofit_model::units::{Iops, MBps};
+    use iofit_model::units::{GiB, Iops, MBps};
 
     fn embedded() -> Catalog {
         Catalog::embedded().expect("the embedded catalog loads")
@@ -683,9 +683,9 @@ mod tests {
         assert_eq!(ds14.cached_iops, Some(Iops(64000.0)));
         assert_eq!(
             (ds14.vcpu, ds14.memory_gib, ds14.max_data_disks),
-            (16, 112.0, 32)
+            (16, GiB(112.0), 32)
         );
-        assert_eq!(ds14.cache_size_gib, Some(576.0));
+        assert_eq!(ds14.cache_size_gib, Some(GiB(576.0)));
         let gs5 = vm("gs5");
         assert_eq!(gs5.uncached_iops, Some(Iops(80000.0)));
         assert_eq!(gs5.uncached_throughput_mb_s, Some(MBps(2000.0)));
@@ -707,7 +707,7 @@ mod tests {
             let row = disk(name);
             assert_eq!(
                 (row.size_gib, row.iops.0, row.throughput_mb_s.0),
-                (size, iops, mb_s)
+                (GiB(size), iops, mb_s)
             );
             assert_eq!(row.kind, DiskKind::PremiumSsd);
         }
@@ -733,7 +733,7 @@ mod tests {
         assert!(vms.len() >= 60, "only {} current VM sizes", vms.len());
         for vm in &vms {
             assert!(
-                vm.vcpu > 0 && vm.memory_gib > 0.0 && vm.max_data_disks > 0,
+                vm.vcpu > 0 && vm.memory_gib > GiB(0.0) && vm.max_data_disks > 0,
                 "{}",
                 vm.name
             );
@@ -792,7 +792,7 @@ mod tests {
             DiskKind::StandardSsd,
             DiskKind::StandardHdd,
         ] {
-            let sizes: Vec<f64> = catalog
+            let sizes: Vec<GiB> = catalog
                 .disks_in(EDITION_CURRENT)
                 .filter(|d| d.kind == kind)
                 .map(|d| d.size_gib)
@@ -1367,19 +1367,19 @@ price_per_month = 150
         let v2 = catalog
             .provisioned_disk("PremiumV2", EDITION_CURRENT)
             .unwrap();
-        let price = v2.monthly_price_usd(64.0, 3334.0, 125.0).unwrap();
+        let price = v2.monthly_price_usd(GiB(64.0), 3334.0, 125.0).unwrap();
         let expected = 64.0 * 0.08103 + 334.0 * 0.00511;
         assert!((price - expected).abs() < 1e-9, "{price} vs {expected}");
         let mut unrated = v2.clone();
         unrated.price_usd_per_iops_month = None;
         unrated.price_usd_per_mb_s_month = None;
         assert_eq!(
-            unrated.monthly_price_usd(64.0, 3000.0, 125.0),
+            unrated.monthly_price_usd(GiB(64.0), 3000.0, 125.0),
             Some(64.0 * 0.08103)
         );
-        assert_eq!(unrated.monthly_price_usd(64.0, 3001.0, 125.0), None);
+        assert_eq!(unrated.monthly_price_usd(GiB(64.0), 3001.0, 125.0), None);
         let ultra = catalog.provisioned_disk("Ultra", EDITION_CURRENT).unwrap();
-        let price = ultra.monthly_price_usd(100.0, 1000.0, 10.0).unwrap();
+        let price = ultra.monthly_price_usd(GiB(100.0), 1000.0, 10.0).unwrap();
         let expected = 100.0 * 0.11972 + 1000.0 * 0.04964 + 10.0 * 0.3495;
         assert!((price - expected).abs() < 1e-9);
     }

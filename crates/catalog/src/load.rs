@@ -398,7 +398,8 @@ fn check_provisioned(
                 "size_gib_max",
                 format!(
                     "{} is below size_gib_min {}; the largest size must be at least the smallest",
-                    row.size_gib_max, row.size_gib_min
+                    row.size_gib_max.get(),
+                    row.size_gib_min.get()
                 ),
             ));
         }
@@ -785,6 +786,7 @@ impl Locator<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use iofit_model::units::GiB;
 
     const GOOD: &str = r#"
 [table]
@@ -819,7 +821,7 @@ throughput_mb_s = 25
         assert_eq!(rows.vms[0].table, "t1");
         assert_eq!(rows.vms[0].uncached_iops.map(|i| i.0), Some(3750.0));
         assert_eq!(rows.vms[0].cached_iops, None);
-        assert_eq!(rows.disks[0].size_gib, 4.0);
+        assert_eq!(rows.disks[0].size_gib, GiB(4.0));
     }
 
     /// Every kind of priced row, written with the key names of `names` (new or old).

@@ -119,7 +119,10 @@ mod tests {
             (disk.iops.get(), disk.throughput_mb_s.get()),
             (6000.0, 250.0)
         );
-        assert_eq!(design.provisioned_size_gib, Some(512.0));
+        assert_eq!(
+            design.provisioned_size_gib,
+            Some(iofit_model::units::GiB(512.0))
+        );
         let (_, volumes) = resolve(
             &catalog(),
             "current",

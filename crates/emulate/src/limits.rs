@@ -67,7 +67,7 @@ fn volume_limits(
     }
     let bought = match (design.provisioned_size_gib, design.provisioned_iops) {
         (Some(size), Some(iops)) => {
-            let iops = iops.get();
+            let (size, iops) = (size.get(), iops.get());
             notes.push(EmulationNote::ProvisionedCaps {
                 volume: design.label.clone(),
                 disk: disk.name.clone(),

@@ -89,7 +89,7 @@ fn demo_capture_cheapest_gcp_design_with_cost_split_and_binding() {
     for (disk, volume) in best.disks.iter().zip(&requirements.volumes) {
         assert_eq!(disk.spec.label, volume.label);
         assert_eq!(disk.spec.disk_type, "pd-balanced");
-        assert_eq!(Some(disk.spec.size_gib.get()), volume.sizing.capacity_gib);
+        assert_eq!(Some(disk.spec.size_gib), volume.sizing.capacity_gib);
         assert!((disk.price_per_month - disk.spec.size_gib.get() * 0.10).abs() < 1e-9);
     }
     let demand = iofit_planner::clouds_gcp::demand_of(&requirements.volumes[0]);

@@ -52,7 +52,7 @@ fn report_html() -> String {
                 io_size_bytes: iofit_model::Bytes(8192),
                 read_pct: 70.0,
                 random_pct: 100.0,
-                capacity_gib: Some(512.0),
+                capacity_gib: Some(iofit_model::units::GiB(512.0)),
                 queue_depth: None,
             },
             ..Default::default()

@@ -5,7 +5,7 @@
 //! the table it came from; every table carries its source and date. A value nobody could
 //! source is `None`, and the tools say so instead of inventing one.
 
-use crate::units::{Iops, MBps, MiBps};
+use crate::units::{GiB, Iops, KiB, MBps, MiBps, TiB};
 use serde::{Deserialize, Serialize};
 
 /// Azure's current pages; the default for planning.
@@ -98,7 +98,7 @@ pub struct VmSize {
     /// Series, e.g. `DSv2`, `Esv5`.
     pub family: String,
     pub vcpu: u32,
-    pub memory_gib: f64,
+    pub memory_gib: GiB,
     pub max_data_disks: u32,
     /// Whether Premium SSD (and so host caching of premium disks) is supported.
     pub premium_storage: bool,
@@ -109,8 +109,8 @@ pub struct VmSize {
     pub cached_iops: Option<Iops>,
     pub cached_throughput_mb_s: Option<MBps>,
     /// Host cache size, GiB.
-    pub cache_size_gib: Option<f64>,
-    pub temp_storage_gib: Option<f64>,
+    pub cache_size_gib: Option<GiB>,
+    pub temp_storage_gib: Option<GiB>,
     /// Burst limits where published.
     pub burst_uncached_iops: Option<Iops>,
     pub burst_uncached_throughput_mb_s: Option<MBps>,
@@ -264,7 +264,7 @@ pub struct DiskSku {
     pub name: String,
     pub table: String,
     pub kind: DiskKind,
-    pub size_gib: f64,
+    pub size_gib: GiB,
     /// Provisioned IOPS of one disk; for standard HDD/SSD the "up to" figure.
     pub iops: Iops,
     pub throughput_mb_s: MBps,
@@ -284,7 +284,7 @@ pub struct DiskSku {
     /// Size of one billable operation, KiB: an IO larger than this counts as several
     /// (Standard SSD: 256). `None`: every IO counts as one operation whatever its size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operation_unit_kib: Option<u64>,
+    pub operation_unit_kib: Option<KiB<u64>>,
 }
 
 /// A disk kind whose performance is bought separately from its size (Premium SSD v2, Ultra).
@@ -295,8 +295,8 @@ pub struct ProvisionedDiskType {
     pub name: String,
     pub table: String,
     pub kind: DiskKind,
-    pub size_gib_min: f64,
-    pub size_gib_max: f64,
+    pub size_gib_min: GiB,
+    pub size_gib_max: GiB,
     /// IOPS included free with any size.
     pub iops_baseline: Iops,
     /// Highest IOPS per GiB of size that may be provisioned.
@@ -321,14 +321,14 @@ impl ProvisionedDiskType {
     /// first tier, `tierMinimumUnits` 0, is priced 0), for Ultra all of them (Azure's billing
     /// page names no free Ultra allowance). `None` when a rate it needs is not sourced; a rate
     /// it does not need (a v2 disk within the baseline) may stay empty.
-    pub fn monthly_price_usd(&self, size_gib: f64, iops: f64, throughput_mb_s: f64) -> Option<f64> {
+    pub fn monthly_price_usd(&self, size_gib: GiB, iops: f64, throughput_mb_s: f64) -> Option<f64> {
         let (free_iops, free_mb_s) = match self.kind {
             DiskKind::PremiumSsdV2 => (self.iops_baseline.0, self.throughput_mb_s_baseline.0),
             _ => (0.0, 0.0),
         };
         let extra_iops = (iops - free_iops).max(0.0);
         let extra_mb_s = (throughput_mb_s - free_mb_s).max(0.0);
-        let mut price = size_gib * self.price_usd_per_gib_month?;
+        let mut price = size_gib.get() * self.price_usd_per_gib_month?;
         if extra_iops > 0.0 {
             price += extra_iops * self.price_usd_per_iops_month?;
         }
@@ -349,8 +349,8 @@ pub struct NetAppServiceLevel {
     #[serde(rename = "price_per_tib_month", alias = "price_usd_per_tib_month")]
     pub price_usd_per_tib_month: Option<f64>,
     /// Smallest and largest volume quota, TiB.
-    pub quota_tib_min: Option<f64>,
-    pub quota_tib_max: Option<f64>,
+    pub quota_tib_min: Option<TiB>,
+    pub quota_tib_max: Option<TiB>,
     /// Highest throughput of one regular volume, MiB/s, where published.
     pub volume_throughput_mib_s_max: Option<MiBps>,
 }
@@ -535,4 +535,41 @@ pub struct ProvisionedPriceRow {
     pub date: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Typed capacities keep each row's JSON: GiB as the float it was (`1024.0`), the billing
+    /// unit as the whole KiB it was (`256`), and a catalog's whole numbers read into them.
+    #[test]
+    fn disk_rows_keep_their_number_forms() {
+        let text = "name = \"E30\"\ntable = \"t\"\nkind = \"standard_ssd\"\nsize_gib = 1024\n\
+                    iops = 500\nthroughput_mb_s = 100\nburst_iops = 600\n\
+                    burst_throughput_mb_s = 150\nprice_per_month = 76.8\n\
+                    operation_unit_kib = 256\n";
+        let disk: DiskSku = toml::from_str(text).unwrap();
+        assert_eq!(disk.size_gib, GiB(1024.0));
+        assert_eq!(disk.operation_unit_kib, Some(KiB(256)));
+        let json = serde_json::to_string(&disk).unwrap();
+        assert!(json.contains("\"size_gib\":1024.0"), "{json}");
+        assert!(json.ends_with("\"operation_unit_kib\":256}"), "{json}");
+    }
+
+    #[test]
+    fn netapp_quotas_read_as_tib() {
+        let text = "name = \"Premium\"\ntable = \"t\"\nthroughput_mib_s_per_tib = 64\n\
+                    price_per_tib_month = 300\nquota_tib_min = 1\nquota_tib_max = 100\n";
+        let level: NetAppServiceLevel = toml::from_str(text).unwrap();
+        assert_eq!(
+            (level.quota_tib_min, level.quota_tib_max),
+            (Some(TiB(1.0)), Some(TiB(100.0)))
+        );
+        let json = serde_json::to_string(&level).unwrap();
+        assert!(
+            json.contains("\"quota_tib_min\":1.0,\"quota_tib_max\":100.0"),
+            "{json}"
+        );
+    }
 }

@@ -1,6 +1,6 @@
 //! A storage design: a VM, its disks grouped into volumes, host caching, striping, concurrency.
 
-use crate::units::{Bytes, Iops, MBps};
+use crate::units::{Bytes, GiB, Iops, MBps};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -59,7 +59,7 @@ pub struct VolumeDesign {
     pub stripe_size: Option<Bytes>,
     /// For provisioned disks (Premium SSD v2, Ultra): size, IOPS and MB/s bought per disk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provisioned_size_gib: Option<f64>,
+    pub provisioned_size_gib: Option<GiB>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provisioned_iops: Option<Iops>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -6,7 +6,7 @@
 //! one came from the other (percentile, comfort factor, growth). A user who writes requirements
 //! by hand fills only `sizing`.
 
-use crate::units::{Bytes, Iops, MBps, Millis};
+use crate::units::{Bytes, GiB, Iops, MBps, Millis};
 use serde::{Deserialize, Serialize};
 
 /// A metric summarised at the three percentiles the seed's checklist asks for.
@@ -72,7 +72,7 @@ pub struct SizingTarget {
     pub random_pct: f64,
     /// Capacity the volume must hold, GiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capacity_gib: Option<f64>,
+    pub capacity_gib: Option<GiB>,
     /// Queue depth the application keeps outstanding, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_depth: Option<f64>,
@@ -183,7 +183,7 @@ pub struct HostMetrics {
     pub vcpu_min: Option<u32>,
     /// Memory the application needs, GiB, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory_gib_min: Option<f64>,
+    pub memory_gib_min: Option<GiB>,
 }
 
 /// The whole requirements file.
@@ -226,7 +226,7 @@ impl Requirements {
             volume.sizing.iops = volume.sizing.iops * factor;
             volume.sizing.throughput_mb_s = volume.sizing.throughput_mb_s * factor;
             if let Some(capacity) = volume.sizing.capacity_gib.as_mut() {
-                *capacity *= factor;
+                *capacity = *capacity * factor;
             }
             volume.derivation.push(format!(
                 "IOPS, throughput and capacity multiplied by growth factor {factor}"
@@ -286,7 +286,7 @@ impl SizingTarget {
             return Err(("latency_ms", "must be a number > 0"));
         }
         if s.capacity_gib
-            .is_some_and(|gib| !(gib.is_finite() && gib >= 0.0))
+            .is_some_and(|gib| !(gib.get().is_finite() && gib.get() >= 0.0))
         {
             return Err(("capacity_gib", AT_LEAST_0));
         }
@@ -342,7 +342,7 @@ mod tests {
                     io_size_bytes: Bytes(8192),
                     read_pct: 70.0,
                     random_pct: 100.0,
-                    capacity_gib: Some(2000.0),
+                    capacity_gib: Some(GiB(2000.0)),
                     queue_depth: None,
                 },
                 ..Default::default()
@@ -357,9 +357,27 @@ mod tests {
         let sizing = &requirements.volumes[0].sizing;
         assert_eq!(sizing.iops, Iops(24000.0));
         assert_eq!(sizing.throughput_mb_s, MBps(450.0));
-        assert_eq!(sizing.capacity_gib, Some(3000.0));
+        assert_eq!(sizing.capacity_gib, Some(GiB(3000.0)));
         assert_eq!(sizing.latency_ms, Some(Millis(5.0)));
         assert_eq!(requirements.growth_factor, 1.5);
+    }
+
+    /// Capacities are typed, but files keep their form: a whole number reads as GiB, JSON
+    /// writes the same `2000.0` a bare f64 wrote, and an absent capacity stays absent.
+    #[test]
+    fn capacities_read_whole_numbers_and_write_as_plain_numbers() {
+        let text = "[host]\nmemory_gib_min = 64\n\n[[volumes]]\nlabel = \"data\"\n\
+                    [volumes.sizing]\niops = 100\nthroughput_mb_s = 10\nio_size_bytes = 8192\n\
+                    read_pct = 50\ncapacity_gib = 500\n";
+        let read: Requirements = toml::from_str(text).unwrap();
+        assert_eq!(read.host.memory_gib_min, Some(GiB(64.0)));
+        assert_eq!(read.volumes[0].sizing.capacity_gib, Some(GiB(500.0)));
+        let json = serde_json::to_string(&sample().volumes[0].sizing).unwrap();
+        assert!(json.contains("\"capacity_gib\":2000.0"), "{json}");
+        let mut none = sample().volumes[0].sizing.clone();
+        none.capacity_gib = None;
+        let json = serde_json::to_string(&none).unwrap();
+        assert!(!json.contains("capacity_gib"), "{json}");
     }
 
     #[test]

@@ -145,7 +145,7 @@ fn need_of(volume: &VolumeRequirements, headroom: f64) -> Need {
 /// The capacity a volume requirement asks for (none given: 0 GiB). The one place the AWS
 /// and Google planners read it.
 pub(crate) fn capacity_gib(volume: &VolumeRequirements) -> GiB {
-    GiB(volume.sizing.capacity_gib.unwrap_or(0.0))
+    volume.sizing.capacity_gib.unwrap_or_default()
 }
 
 /// The cheapest configuration of `count` volumes of type `rules` for `need`, or `None` when

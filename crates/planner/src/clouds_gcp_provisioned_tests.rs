@@ -97,7 +97,7 @@ fn pd_extreme_grows_for_the_mib_s_its_size_brings() {
             iops: iofit_model::Iops(1500.0e6 / 1_048_576.0),
             io_size_bytes: iofit_model::Bytes(1_048_576),
             read_pct: 100.0,
-            capacity_gib: Some(2000.0),
+            capacity_gib: Some(iofit_model::units::GiB(2000.0)),
             ..Default::default()
         },
         ..Default::default()

@@ -21,7 +21,7 @@ fn volume(
             io_size_bytes: iofit_model::Bytes(io_kib * 1024),
             read_pct,
             random_pct: 100.0,
-            capacity_gib: Some(gib),
+            capacity_gib: Some(iofit_model::units::GiB(gib)),
             ..Default::default()
         },
         ..Default::default()

@@ -20,7 +20,7 @@ fn volume(
             io_size_bytes: iofit_model::Bytes(io_kib * 1024),
             read_pct: 100.0,
             random_pct,
-            capacity_gib: Some(capacity_gib),
+            capacity_gib: Some(iofit_model::units::GiB(capacity_gib)),
             ..Default::default()
         },
         ..Default::default()

@@ -4,7 +4,7 @@
 use crate::search::RankCost;
 use crate::types::PlanOptions;
 use iofit_catalog::{ProvisionedDiskType, VmSize};
-use iofit_model::units::{group_thousands, Bytes};
+use iofit_model::units::{group_thousands, Bytes, GiB};
 use iofit_model::{HostCaching, SizingTarget, VolumeRole};
 use iofit_predict::{provisioned_iops_max, provisioned_throughput_max, DiskPerf};
 
@@ -76,7 +76,7 @@ pub(crate) fn rank_cost(option: &VolumeOption) -> RankCost {
         },
         (None, _) => RankCost {
             tier: 2,
-            value: option.count as f64 * option.disk.size_gib,
+            value: option.count as f64 * option.disk.size_gib.get(),
         },
     }
 }
@@ -85,7 +85,7 @@ pub(crate) fn rank_cost(option: &VolumeOption) -> RankCost {
 /// the stripe counts as one operation, or as several when larger than the billing unit.
 pub(crate) fn operations_per_io(disk: &DiskPerf, pieces: f64, piece_bytes: f64) -> f64 {
     let per_piece = match disk.operation_unit_kib {
-        Some(unit) if unit > 0 => (piece_bytes / (unit as f64 * 1024.0) - 1e-9)
+        Some(unit) if unit.get() > 0 => (piece_bytes / unit.as_f64().to_bytes_f64() - 1e-9)
             .ceil()
             .max(1.0),
         _ => 1.0,
@@ -114,7 +114,7 @@ pub(crate) fn operations_note(
         return None;
     }
     let unit = match disk.operation_unit_kib {
-        Some(kib) => format!("IOs over {kib} KiB count as several"),
+        Some(unit) => format!("IOs over {} KiB count as several", unit.get()),
         None => "every IO counts once".to_string(),
     };
     match disk.price_usd_per_10k_operations {
@@ -220,7 +220,7 @@ pub(crate) fn size_provisioned(
     disk_type: &ProvisionedDiskType,
     iops: f64,
     throughput_mb_s: f64,
-    capacity_gib: f64,
+    capacity_gib: GiB,
     max_disks: u32,
 ) -> Option<(u32, DiskPerf)> {
     let by_iops = (iops / disk_type.iops_max.0 - 1e-9).ceil();
@@ -252,7 +252,7 @@ pub(crate) fn size_provisioned(
         0.0
     };
     let size = cap_each
-        .max(size_for_iops)
+        .max(GiB(size_for_iops))
         .max(disk_type.size_gib_min)
         .ceil()
         .min(disk_type.size_gib_max);

@@ -12,7 +12,7 @@ use crate::types::PlannedVolume;
 use crate::types::Rejected;
 use crate::types::RequirementTotals;
 use iofit_catalog::VmSize;
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{GiB, Iops, MBps};
 use iofit_model::Requirements;
 use iofit_predict::{LimitKind, VolumeLoad};
 
@@ -132,8 +132,8 @@ pub(crate) fn host_shortfall(vm: &VmSize, requirements: &Requirements) -> Option
             return Some(format!(
                 "{} has {} GiB memory, {} needed",
                 vm.name,
-                fmt_num(vm.memory_gib),
-                fmt_num(memory)
+                fmt_num(vm.memory_gib.get()),
+                fmt_num(memory.get())
             ));
         }
     }
@@ -257,20 +257,25 @@ pub(crate) fn capacity_reason(
     reasons: &mut Vec<ImpossibleReason>,
 ) {
     // Capacity: the most any VM can attach, from its data-disk slots and the largest disk.
-    let largest_fixed = rows.disks.iter().map(|d| d.size_gib).fold(0.0, f64::max);
+    let largest_fixed = rows
+        .disks
+        .iter()
+        .map(|d| d.size_gib)
+        .fold(GiB(0.0), GiB::max);
     let largest_provisioned = rows
         .provisioned
         .iter()
         .map(|d| d.size_gib_max)
-        .fold(0.0, f64::max);
+        .fold(GiB(0.0), GiB::max);
     let most_slots = rows
         .vms
         .iter()
         .map(|vm| vm.max_data_disks)
         .max()
         .unwrap_or(0);
-    let most_gib = most_slots as f64 * largest_fixed.max(largest_provisioned);
-    let capacity: f64 = requirements
+    let largest_disk_gib = largest_fixed.max(largest_provisioned);
+    let most_gib = largest_disk_gib * most_slots as f64;
+    let capacity: GiB = requirements
         .volumes
         .iter()
         .filter_map(|v| v.sizing.capacity_gib)
@@ -279,7 +284,7 @@ pub(crate) fn capacity_reason(
         reasons.push(ImpossibleReason::Capacity {
             needed_gib: capacity,
             most_slots,
-            largest_disk_gib: largest_fixed.max(largest_provisioned),
+            largest_disk_gib,
             most_gib,
         });
     }

@@ -2,7 +2,7 @@
 //! no catalog row reaches and the figures behind it; its `Display` is the sentence the plan
 //! prints. In JSON each is that sentence; one read back from JSON is the `Recorded` kind.
 
-use iofit_model::units::group_thousands;
+use iofit_model::units::{group_thousands, GiB};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
@@ -33,10 +33,10 @@ pub enum ImpossibleReason {
     },
     /// More capacity than any VM can attach: its data-disk slots x the largest disk.
     Capacity {
-        needed_gib: f64,
+        needed_gib: GiB,
         most_slots: u32,
-        largest_disk_gib: f64,
-        most_gib: f64,
+        largest_disk_gib: GiB,
+        most_gib: GiB,
     },
     /// No disk rows in the edition.
     NoDisks,
@@ -91,9 +91,9 @@ impl fmt::Display for ImpossibleReason {
                 f,
                 "capacity: the requirements need {} GiB; at most {most_slots} data disks of at \
                  most {} GiB each can be attached to one VM in the catalog ({} GiB)",
-                group_thousands(*needed_gib),
-                group_thousands(*largest_disk_gib),
-                group_thousands(*most_gib)
+                group_thousands(needed_gib.get()),
+                group_thousands(largest_disk_gib.get()),
+                group_thousands(most_gib.get())
             ),
             ImpossibleReason::NoDisks => f.write_str("the catalog has no disks in this edition"),
             ImpossibleReason::HeadroomKept { min_headroom_pct } => write!(

@@ -15,15 +15,16 @@
 //!
 //! ```
 //! use iofit_catalog::{DiskKind, DiskSku, VmSize};
+//! use iofit_model::units::GiB;
 //! use iofit_model::{Iops, MBps, Requirements, SizingTarget, VolumeRequirements};
 //! use iofit_planner::{plan, CatalogRows, PlanOptions};
 //!
 //! let p30 = DiskSku { name: "P30".into(), table: "t".into(), kind: DiskKind::PremiumSsd,
-//!     size_gib: 1024.0, iops: Iops(5000.0), throughput_mb_s: MBps(200.0), burst_iops: None,
+//!     size_gib: GiB(1024.0), iops: Iops(5000.0), throughput_mb_s: MBps(200.0), burst_iops: None,
 //!     burst_throughput_mb_s: None, price_usd_month: Some(136.085),
 //!     price_usd_per_10k_operations: None, operation_unit_kib: None };
 //! let vm = VmSize { name: "Standard_DS13".into(), table: "t".into(), family: "DS".into(),
-//!     vcpu: 8, memory_gib: 56.0, max_data_disks: 16, premium_storage: true,
+//!     vcpu: 8, memory_gib: GiB(56.0), max_data_disks: 16, premium_storage: true,
 //!     uncached_iops: Some(Iops(25600.0)), uncached_throughput_mb_s: Some(MBps(256.0)),
 //!     cached_iops: None, cached_throughput_mb_s: None, cache_size_gib: None,
 //!     temp_storage_gib: None, burst_uncached_iops: None,
@@ -160,7 +161,7 @@ fn plan_with_search(
             netapp_option(
                 level,
                 totals.throughput_mb_s.get() * mb / MIB as f64,
-                totals.capacity_gib / 1024.0,
+                totals.capacity_gib.to_tib(),
             )
         })
         .collect();

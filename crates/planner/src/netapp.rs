@@ -3,14 +3,14 @@
 use crate::disk_rules::fmt_num;
 use crate::types::NetAppOption;
 use iofit_catalog::NetAppServiceLevel;
-use iofit_model::units::MiBps;
+use iofit_model::units::{MiBps, TiB};
 
 /// Sizes one NetApp Files service level: quota = max(throughput / rate per TiB, capacity,
 /// minimum quota). 4,500 MiB/s at Premium's rate gives its quota in TiB.
 pub fn netapp_option(
     level: &NetAppServiceLevel,
     throughput_mib_s: f64,
-    capacity_tib: f64,
+    capacity_tib: TiB,
 ) -> NetAppOption {
     let rate = level.throughput_mib_s_per_tib.0;
     let by_throughput = if rate > 0.0 {
@@ -18,9 +18,9 @@ pub fn netapp_option(
     } else {
         f64::INFINITY
     };
-    let quota = by_throughput
+    let quota = TiB(by_throughput)
         .max(capacity_tib)
-        .max(level.quota_tib_min.unwrap_or(0.0));
+        .max(level.quota_tib_min.unwrap_or_default());
     let fits_quota = level.quota_tib_max.is_none_or(|max| quota <= max);
     let fits_throughput = level
         .volume_throughput_mib_s_max
@@ -31,9 +31,10 @@ pub fn netapp_option(
         fmt_num(rate),
         by_throughput
     );
-    if quota > by_throughput {
+    if quota > TiB(by_throughput) {
         note.push_str(&format!(
-            "; quota raised to {quota:.2} TiB for capacity or the minimum"
+            "; quota raised to {:.2} TiB for capacity or the minimum",
+            quota.get()
         ));
     }
     if !fits_throughput {
@@ -58,8 +59,8 @@ pub fn netapp_option(
         throughput_needed_mib_s: MiBps(throughput_mib_s),
         capacity_needed_tib: capacity_tib,
         quota_tib: quota,
-        throughput_mib_s: MiBps(quota * rate),
-        price_usd_month: level.price_usd_per_tib_month.map(|p| p * quota),
+        throughput_mib_s: MiBps(quota.get() * rate),
+        price_usd_month: level.price_usd_per_tib_month.map(|p| p * quota.get()),
         fits: fits_quota && fits_throughput,
         note,
     }

@@ -92,7 +92,7 @@ mod tests {
                     throughput_mb_s: iofit_model::MBps(throughput_mb_s),
                     io_size_bytes: iofit_model::Bytes(8192),
                     read_pct: 70.0,
-                    capacity_gib,
+                    capacity_gib: capacity_gib.map(iofit_model::units::GiB),
                     ..Default::default()
                 },
                 ..Default::default()

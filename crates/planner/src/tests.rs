@@ -6,7 +6,7 @@ use crate::disk_rules::{rank_cost, size_provisioned};
 use crate::search::RankCost;
 use crate::vm_trials::{attempt, Attempt, Prepared};
 use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};
-use iofit_model::units::Bytes;
+use iofit_model::units::{Bytes, GiB, KiB};
 use iofit_model::{HostCaching, Iops, MBps, SizingTarget, VolumeRequirements, VolumeRole};
 use iofit_predict::{LimitKind, LimitStatus};
 use proptest::prelude::*;
@@ -16,7 +16,7 @@ fn disk(name: &str, kind: DiskKind, gib: f64, iops: f64, mb: f64, price: Option<
         name: name.into(),
         table: "hand".into(),
         kind,
-        size_gib: gib,
+        size_gib: GiB(gib),
         iops: Iops(iops),
         throughput_mb_s: MBps(mb),
         burst_iops: None,
@@ -33,14 +33,14 @@ fn vm(name: &str, disks: u32, iops: f64, mb: f64, price: Option<f64>) -> VmSize 
         table: "hand".into(),
         family: "DS".into(),
         vcpu: disks / 2,
-        memory_gib: 8.0 * disks as f64,
+        memory_gib: GiB(8.0 * disks as f64),
         max_data_disks: disks,
         premium_storage: true,
         uncached_iops: Some(Iops(iops)),
         uncached_throughput_mb_s: Some(MBps(mb)),
         cached_iops: Some(Iops(iops * 1.25)),
         cached_throughput_mb_s: Some(MBps(mb)),
-        cache_size_gib: Some(100.0),
+        cache_size_gib: Some(GiB(100.0)),
         temp_storage_gib: None,
         burst_uncached_iops: None,
         burst_uncached_throughput_mb_s: None,
@@ -204,8 +204,8 @@ fn provisioned_sizing_follows_rules() {
         name: "PremiumV2".into(),
         table: "hand".into(),
         kind: DiskKind::PremiumSsdV2,
-        size_gib_min: 1.0,
-        size_gib_max: 65536.0,
+        size_gib_min: GiB(1.0),
+        size_gib_max: GiB(65536.0),
         iops_baseline: Iops(3000.0),
         iops_per_gib_max: 500.0,
         iops_max: Iops(80000.0),
@@ -216,16 +216,16 @@ fn provisioned_sizing_follows_rules() {
         price_usd_per_iops_month: Some(0.005),
         price_usd_per_mb_s_month: Some(0.04),
     };
-    let (count, disk) = size_provisioned(&v2, 20000.0, 300.0, 100.0, 32).unwrap();
+    let (count, disk) = size_provisioned(&v2, 20000.0, 300.0, GiB(100.0), 32).unwrap();
     assert_eq!(count, 1);
     // 20,000 IOPS need 40 GiB by the 500/GiB rule; capacity asks 100.
-    assert_eq!(disk.size_gib, 100.0);
+    assert_eq!(disk.size_gib, GiB(100.0));
     assert_eq!(disk.iops, Iops(20000.0));
     assert_eq!(disk.throughput_mb_s.get(), 300.0);
     let price = 100.0 * 0.1 + 17000.0 * 0.005 + 175.0 * 0.04;
     assert!((disk.price_usd_month.unwrap() - price).abs() < 1e-9);
     // Beyond one disk's maximum: two disks.
-    let (count, _) = size_provisioned(&v2, 120000.0, 100.0, 10.0, 32).unwrap();
+    let (count, _) = size_provisioned(&v2, 120000.0, 100.0, GiB(10.0), 32).unwrap();
     assert_eq!(count, 2);
 }
 
@@ -274,7 +274,7 @@ fn falls_back_to_no_caching_when_the_cached_limit_is_too_low() {
 #[test]
 fn impossible_capacity_names_slots_and_largest_disk() {
     let mut requirements = one_volume(1000.0, 70.0, VolumeRole::Data);
-    requirements.volumes[0].sizing.capacity_gib = Some(1e9);
+    requirements.volumes[0].sizing.capacity_gib = Some(GiB(1e9));
     let plan = plan(&requirements, &rows(), &PlanOptions::default()).unwrap();
     assert!(plan.designs.is_empty());
     let capacity = plan
@@ -290,7 +290,7 @@ fn impossible_capacity_names_slots_and_largest_disk() {
     else {
         unreachable!()
     };
-    assert_eq!((*needed_gib, *most_slots), (1e9, 64));
+    assert_eq!((*needed_gib, *most_slots), (GiB(1e9), 64));
     // The sentence the plan prints is the one it always printed.
     assert!(capacity.to_string().starts_with("capacity:"), "{capacity}");
     assert!(capacity.to_string().contains("64 data disks"), "{capacity}");
@@ -308,7 +308,7 @@ fn e30(ops_price: Option<f64>) -> DiskSku {
         Some(76.8),
     );
     sku.price_usd_per_10k_operations = ops_price;
-    sku.operation_unit_kib = Some(256);
+    sku.operation_unit_kib = Some(KiB(256));
     sku
 }
 
@@ -496,7 +496,7 @@ fn requirements_of(volumes: &[RandomVolume]) -> Requirements {
                         io_size_bytes: iofit_model::Bytes(size),
                         read_pct: read,
                         random_pct: if role == 1 { 0.0 } else { 100.0 },
-                        capacity_gib: capacity,
+                        capacity_gib: capacity.map(GiB),
                         queue_depth: None,
                     },
                     ..Default::default()
@@ -643,7 +643,7 @@ fn design_rank_cost(design: &PlannedDesign) -> RankCost {
             },
             (None, _) => RankCost {
                 tier: 2,
-                value: v.disk_count as f64 * v.disk_size_gib,
+                value: v.disk_count as f64 * v.disk_size_gib.get(),
             },
         })
     })

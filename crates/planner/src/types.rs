@@ -5,7 +5,7 @@ use crate::operating::workload_of;
 use crate::plan_note::PlanNote;
 use crate::requirement_warning::RequirementWarning;
 use iofit_catalog::{DiskSku, NetAppServiceLevel, ProvisionedDiskType, VmSize};
-use iofit_model::units::{Bytes, Iops, MBps, MiBps};
+use iofit_model::units::{Bytes, GiB, Iops, MBps, MiBps, TiB};
 use iofit_model::{Design, HostCaching, Requirements, VolumeRole};
 use iofit_predict::{Assumptions, DiskPerf, LimitKind, Prediction, VolumeLoad};
 use serde::{Deserialize, Serialize};
@@ -89,7 +89,7 @@ pub struct PlannedVolume {
     pub disk_sku: String,
     pub disk_table: String,
     pub disk_count: u32,
-    pub disk_size_gib: f64,
+    pub disk_size_gib: GiB,
     pub caching: HostCaching,
     pub caching_reason: String,
     pub stripe_size_bytes: Option<Bytes>,
@@ -139,7 +139,7 @@ pub struct PlannedDesign {
     pub vm: String,
     pub vm_table: String,
     pub vm_vcpu: u32,
-    pub vm_memory_gib: f64,
+    pub vm_memory_gib: GiB,
     #[serde(rename = "vm_price_per_month", alias = "vm_price_usd_month")]
     pub vm_price_usd_month: Option<f64>,
     /// The size's architecture, burstable CPU and announced retirement (catalog rules).
@@ -169,10 +169,10 @@ pub struct PlannedDesign {
 
 impl PlannedDesign {
     /// Disk capacity bought over all volumes, GiB.
-    pub fn disk_capacity_gib(&self) -> f64 {
+    pub fn disk_capacity_gib(&self) -> GiB {
         self.volumes
             .iter()
-            .map(|v| v.disk_count as f64 * v.disk_size_gib)
+            .map(|v| v.disk_size_gib * v.disk_count as f64)
             .sum()
     }
 
@@ -208,7 +208,7 @@ impl PlannedDesign {
 pub struct Rejected {
     pub vm: String,
     pub vm_vcpu: u32,
-    pub vm_memory_gib: f64,
+    pub vm_memory_gib: GiB,
     #[serde(rename = "vm_price_per_month", alias = "vm_price_usd_month")]
     pub vm_price_usd_month: Option<f64>,
     /// The cheapest combination tried on it (VM + disks), when one was formed.
@@ -229,9 +229,9 @@ pub struct NetAppOption {
     pub table: String,
     pub throughput_mib_s_per_tib: f64,
     pub throughput_needed_mib_s: MiBps,
-    pub capacity_needed_tib: f64,
+    pub capacity_needed_tib: TiB,
     /// `max(throughput / rate per TiB, capacity, minimum quota)`.
-    pub quota_tib: f64,
+    pub quota_tib: TiB,
     pub throughput_mib_s: MiBps,
     #[serde(rename = "price_per_month", alias = "price_usd_month")]
     pub price_usd_month: Option<f64>,
@@ -246,7 +246,7 @@ pub struct RequirementTotals {
     pub volumes: usize,
     pub iops: Iops,
     pub throughput_mb_s: MBps,
-    pub capacity_gib: f64,
+    pub capacity_gib: GiB,
     pub growth_factor: f64,
 }
 

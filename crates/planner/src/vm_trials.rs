@@ -523,8 +523,12 @@ pub(crate) fn rank_designs(accepted: &mut [PlannedDesign]) {
         (None, None) => a
             .vm_vcpu
             .cmp(&b.vm_vcpu)
-            .then(a.vm_memory_gib.total_cmp(&b.vm_memory_gib))
-            .then(a.disk_capacity_gib().total_cmp(&b.disk_capacity_gib()))
+            .then(a.vm_memory_gib.get().total_cmp(&b.vm_memory_gib.get()))
+            .then(
+                a.disk_capacity_gib()
+                    .get()
+                    .total_cmp(&b.disk_capacity_gib().get()),
+            )
             .then(a.vm.cmp(&b.vm)),
     });
 }
@@ -548,7 +552,7 @@ pub(crate) fn rejected_shown(
             (None, None) => a
                 .vm_vcpu
                 .cmp(&b.vm_vcpu)
-                .then(a.vm_memory_gib.total_cmp(&b.vm_memory_gib)),
+                .then(a.vm_memory_gib.get().total_cmp(&b.vm_memory_gib.get())),
         }
         .then(a.vm.cmp(&b.vm))
     });

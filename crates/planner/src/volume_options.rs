@@ -20,7 +20,7 @@ use crate::types::CatalogRows;
 use crate::types::PlanOptions;
 use crate::types::PlannedVolume;
 use iofit_catalog::{DiskSku, ProvisionedDiskType, VmSize};
-use iofit_model::units::{Bytes, Iops, MBps};
+use iofit_model::units::{Bytes, GiB, Iops, MBps};
 use iofit_model::{HostCaching, Requirements, SizingTarget, VolumeDesign, VolumeRole};
 use iofit_predict::{DiskPerf, VolumeLoad};
 
@@ -37,7 +37,7 @@ pub(crate) struct VolumeNeed {
     pub(crate) split: f64,
     pub(crate) read: f64,
     pub(crate) hit: f64,
-    pub(crate) capacity: f64,
+    pub(crate) capacity_gib: GiB,
     /// Share of each sized limit a design may use (1 - headroom).
     pub(crate) room: f64,
     pub(crate) slots: u32,
@@ -58,7 +58,7 @@ impl VolumeNeed {
             split: (size / stripe.as_f64()).ceil().max(1.0),
             read: target.read_pct / 100.0,
             hit: options.assumptions.cache_hit_pct / 100.0,
-            capacity: target.capacity_gib.unwrap_or(0.0),
+            capacity_gib: target.capacity_gib.unwrap_or_default(),
             // Every sized limit keeps the headroom asked: a disk counts for `room` of its limit.
             room: 1.0 - options.min_headroom_pct / 100.0,
             slots: slots_allowed(vm, options.min_headroom_pct),
@@ -168,7 +168,7 @@ pub(crate) fn sku_option(
     let disk_mb = wanted * size * (read * miss + (1.0 - read)) / mb;
     let by_iops = (disk_ios / (sku.iops.0 * room) - 1e-9).ceil();
     let by_mb = (disk_mb / (sku.throughput_mb_s.0 * room) - 1e-9).ceil();
-    let by_size = (need.capacity / sku.size_gib - 1e-9).ceil();
+    let by_size = (need.capacity_gib / sku.size_gib - 1e-9).ceil();
     let count = by_iops.max(by_mb).max(by_size).max(1.0);
     if !count.is_finite() || count > need.slots as f64 {
         return None;
@@ -219,7 +219,7 @@ pub(crate) fn provisioned_option(
         disk_type,
         disk_ios / need.room,
         disk_mb / need.room,
-        need.capacity,
+        need.capacity_gib,
         need.slots,
     )?;
     let price = disk.price_usd_month.map(|p| p * count as f64);

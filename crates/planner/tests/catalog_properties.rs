@@ -35,7 +35,7 @@ fn volume() -> impl Strategy<Value = SizingTarget> {
                 io_size_bytes: iofit_model::Bytes(io),
                 read_pct: read,
                 random_pct: random,
-                capacity_gib: capacity,
+                capacity_gib: capacity.map(iofit_model::units::GiB),
                 queue_depth: None,
             },
         )

@@ -1,6 +1,7 @@
 //! The seed's planning examples against the real catalog; totals are computed from the parts.
 
 use iofit_catalog::{Catalog, EDITION_CURRENT, EDITION_SEED};
+use iofit_model::units::TiB;
 use iofit_model::{Requirements, SizingTarget, VolumeRequirements, VolumeRole};
 use iofit_planner::{
     netapp_option, plan, CatalogRows, ImpossibleReason, PlanOptions, VmRate, EXAMPLE_REQUIREMENTS,
@@ -120,11 +121,11 @@ fn seed_cost_example_ds13_with_4_p30_beats_d14_with_32_standard_disks() {
 fn netapp_4500_mib_s_is_premium_at_70_31_tib() {
     let catalog = Catalog::embedded().unwrap();
     let premium = catalog.netapp_level("Premium").unwrap();
-    let option = netapp_option(premium, 4500.0, 0.0);
-    assert_eq!(format!("{:.2}", option.quota_tib), "70.31");
+    let option = netapp_option(premium, 4500.0, TiB(0.0));
+    assert_eq!(format!("{:.2}", option.quota_tib.get()), "70.31");
     assert_eq!(
         option.quota_tib,
-        4500.0 / premium.throughput_mib_s_per_tib.0
+        TiB(4500.0 / premium.throughput_mib_s_per_tib.0)
     );
 }
 

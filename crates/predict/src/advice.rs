@@ -109,7 +109,7 @@ fn disk_advice(
             .filter(|d| d.kind == disk.kind && d.name != disk.name)
             .filter(|d| value(d) * n as f64 >= needed * (1.0 - 1e-9))
             .collect();
-        bigger.sort_by(|a, b| a.size_gib.total_cmp(&b.size_gib));
+        bigger.sort_by(|a, b| a.size_gib.get().total_cmp(&b.size_gib.get()));
         larger_disks = bigger
             .iter()
             .take(4)

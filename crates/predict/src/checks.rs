@@ -12,7 +12,7 @@ use crate::{
 use crate::{Violation, Warning};
 use iofit_catalog::VmSize;
 use iofit_model::formulas::{iops_from_outstanding, latency_ms_from_outstanding, outstanding_ios};
-use iofit_model::units::{Iops, MBps, Millis};
+use iofit_model::units::{GiB, Iops, MBps, Millis};
 use iofit_model::SizingTarget;
 
 /// Every rate limit at the operating point: used, headroom and status.
@@ -166,15 +166,14 @@ fn cache_size_check(
 ) {
     let vm_source = vm.table.clone();
     let any_cached = factors.iter().any(|f| f.cached);
-    let cached_gib: f64 = volumes
+    let cached_gib: GiB = volumes
         .iter()
         .zip(factors)
         .filter(|(_, f)| f.cached)
         .map(|(v, _)| v.disk.size_gib * v.design.disk_count as f64)
         .sum();
     if any_cached {
-        let limit = vm.cache_size_gib;
-        if let Some(cache) = limit {
+        if let Some(cache) = vm.cache_size_gib {
             if cached_gib > cache && assumptions.cache_hit_pct > 0.0 {
                 notes.warnings.push(Warning::CacheSmallerThanDisks {
                     vm: vm.name.clone(),
@@ -184,17 +183,17 @@ fn cache_size_check(
                 });
             }
         }
+        // A limit check holds plain numbers in the unit it names (GiB here).
+        let (limit, used) = (vm.cache_size_gib.map(|c| c.get()), cached_gib.get());
         checks.push(LimitCheck {
             kind: LimitKind::HostCacheSize,
             scope: "vm".into(),
             name: format!("host cache size ({}) vs cached disks", vm.name),
             unit: LimitUnit::Gib,
             limit,
-            used: cached_gib,
-            headroom: limit.map(|c| c - cached_gib),
-            headroom_pct: limit
-                .filter(|c| *c > 0.0)
-                .map(|c| (c - cached_gib) / c * 100.0),
+            used,
+            headroom: limit.map(|c| c - used),
+            headroom_pct: limit.filter(|c| *c > 0.0).map(|c| (c - used) / c * 100.0),
             // The cache size does not throttle; a smaller cache lowers the hit ratio.
             status: if limit.is_some() {
                 LimitStatus::Burst
@@ -407,13 +406,13 @@ fn capacity_check(
         name: format!(
             "capacity {n} x {} ({} GiB each)",
             disk.name,
-            fmt_num(disk.size_gib)
+            fmt_num(disk.size_gib.get())
         ),
         unit: LimitUnit::Gib,
-        limit: Some(have),
-        used: capacity,
-        headroom: Some(have - capacity),
-        headroom_pct: (have > 0.0).then(|| (have - capacity) / have * 100.0),
+        limit: Some(have.get()),
+        used: capacity.get(),
+        headroom: Some((have - capacity).get()),
+        headroom_pct: (have > GiB(0.0)).then(|| (have - capacity) / have * 100.0),
         status: if over {
             LimitStatus::Over
         } else {

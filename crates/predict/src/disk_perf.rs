@@ -3,7 +3,7 @@
 
 use crate::{PredictError, EPS};
 use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType};
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{GiB, Iops, KiB, MBps};
 use serde::{Deserialize, Serialize};
 
 /// The performance of one disk of a volume, from a fixed SKU or a provisioned disk type.
@@ -13,7 +13,7 @@ pub struct DiskPerf {
     /// Catalog table the figures come from.
     pub table: String,
     pub kind: DiskKind,
-    pub size_gib: f64,
+    pub size_gib: GiB,
     pub iops: Iops,
     pub throughput_mb_s: MBps,
     pub burst_iops: Option<Iops>,
@@ -29,7 +29,7 @@ pub struct DiskPerf {
     pub price_usd_per_10k_operations: Option<f64>,
     /// Size of one billable operation, KiB (`None`: every IO counts once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operation_unit_kib: Option<u64>,
+    pub operation_unit_kib: Option<KiB<u64>>,
 }
 
 impl From<&DiskSku> for DiskPerf {
@@ -55,7 +55,7 @@ impl DiskPerf {
     /// bought; checks the type's rules (size range, IOPS per GiB, MB/s per IOPS, maximums).
     pub fn from_provisioned(
         disk_type: &ProvisionedDiskType,
-        size_gib: f64,
+        size_gib: GiB,
         iops: f64,
         throughput_mb_s: f64,
     ) -> Result<DiskPerf, PredictError> {
@@ -65,16 +65,20 @@ impl DiskPerf {
         };
         if !(size_gib >= disk_type.size_gib_min && size_gib <= disk_type.size_gib_max) {
             return Err(problem(format!(
-                "size {size_gib} GiB is outside {}..={} GiB",
-                disk_type.size_gib_min, disk_type.size_gib_max
+                "size {} GiB is outside {}..={} GiB",
+                size_gib.get(),
+                disk_type.size_gib_min.get(),
+                disk_type.size_gib_max.get()
             )));
         }
         let iops_allowed = provisioned_iops_max(disk_type, size_gib);
         if !(iops > 0.0 && iops <= iops_allowed * (1.0 + EPS)) {
             return Err(problem(format!(
-                "{iops} IOPS is not within 1..={iops_allowed} for {size_gib} GiB \
+                "{iops} IOPS is not within 1..={iops_allowed} for {} GiB \
                  ({} IOPS per GiB, at most {})",
-                disk_type.iops_per_gib_max, disk_type.iops_max.0
+                size_gib.get(),
+                disk_type.iops_per_gib_max,
+                disk_type.iops_max.0
             )));
         }
         let mb_allowed = provisioned_throughput_max(disk_type, iops);
@@ -103,8 +107,8 @@ impl DiskPerf {
 
 /// Highest IOPS a provisioned disk of `size_gib` may have: the per-GiB rule, never below the
 /// free baseline, never above the type's maximum.
-pub fn provisioned_iops_max(disk_type: &ProvisionedDiskType, size_gib: f64) -> f64 {
-    (size_gib * disk_type.iops_per_gib_max)
+pub fn provisioned_iops_max(disk_type: &ProvisionedDiskType, size_gib: GiB) -> f64 {
+    (size_gib.get() * disk_type.iops_per_gib_max)
         .max(disk_type.iops_baseline.0)
         .min(disk_type.iops_max.0)
 }
@@ -121,7 +125,7 @@ pub fn provisioned_throughput_max(disk_type: &ProvisionedDiskType, iops: f64) ->
 /// `None` when any needed rate is not sourced.
 pub fn provisioned_price(
     disk_type: &ProvisionedDiskType,
-    size_gib: f64,
+    size_gib: GiB,
     iops: f64,
     throughput_mb_s: f64,
 ) -> Option<f64> {

@@ -16,7 +16,7 @@
 
 use crate::DiskPerf;
 use iofit_catalog::Catalog;
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{GiB, Iops, MBps};
 use iofit_model::VolumeDesign;
 
 /// A `--disk` spec that cannot be used; the message names the spec and what to write.
@@ -33,7 +33,7 @@ pub struct DiskSpecError {
 /// Size, IOPS and MB/s bought per disk of a provisioned type; `None` where not given.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Bought {
-    pub size_gib: Option<f64>,
+    pub size_gib: Option<GiB>,
     pub iops: Option<Iops>,
     pub mb_s: Option<MBps>,
 }
@@ -150,7 +150,7 @@ const MISSING_FIGURES: &str = "size_gib, iops and mb_s are each needed";
 
 /// `size_gib=512,iops=6000,mb_s=250` (any order, each once) over `defaults`, as (GiB, IOPS,
 /// MB/s).
-fn figures_of(text: &str, defaults: Bought) -> Result<(f64, f64, f64), FiguresError> {
+fn figures_of(text: &str, defaults: Bought) -> Result<(GiB, f64, f64), FiguresError> {
     let mut bought = defaults;
     let mut seen = Vec::new();
     for pair in text.split(',').filter(|p| !p.is_empty()) {
@@ -171,7 +171,7 @@ fn figures_of(text: &str, defaults: Bought) -> Result<(f64, f64, f64), FiguresEr
             return Err(FiguresError::Twice(key.to_string()));
         }
         match key {
-            "size_gib" => bought.size_gib = Some(number),
+            "size_gib" => bought.size_gib = Some(GiB(number)),
             "iops" => bought.iops = Some(Iops(number)),
             "mb_s" => bought.mb_s = Some(MBps(number)),
             other => return Err(FiguresError::UnknownKey(other.to_string())),
@@ -225,7 +225,7 @@ mod tests {
     #[test]
     fn figures_in_the_spec_win_over_the_defaults() {
         let defaults = Bought {
-            size_gib: Some(128.0),
+            size_gib: Some(GiB(128.0)),
             iops: Some(Iops(3000.0)),
             mb_s: Some(MBps(125.0)),
         };
@@ -233,7 +233,7 @@ mod tests {
         assert_eq!(design.label, "log");
         assert_eq!(
             (disk.size_gib, disk.iops.get(), disk.throughput_mb_s.get()),
-            (128.0, 4000.0, 150.0)
+            (GiB(128.0), 4000.0, 150.0)
         );
         assert_eq!(design.provisioned_iops, Some(iofit_model::Iops(4000.0)));
         let (_, from_defaults) = resolve("1xPremiumV2", defaults).unwrap();

@@ -7,6 +7,7 @@
 //! the `Recorded` kind, which keeps the sentence only.
 
 use crate::{fmt_num, DISKS_TYPES_SOURCE, STANDARD_HDD_WORDING, STANDARD_SSD_WORDING};
+use iofit_model::units::GiB;
 use iofit_model::HostCaching;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -156,8 +157,8 @@ pub enum Warning {
     /// that fits.
     CacheSmallerThanDisks {
         vm: String,
-        cached_gib: f64,
-        cache_gib: f64,
+        cached_gib: GiB,
+        cache_gib: GiB,
         cache_hit_pct: f64,
     },
     /// Too few outstanding IOs to keep every stripe member busy.
@@ -252,8 +253,8 @@ impl fmt::Display for Warning {
                 f,
                 "cached disks hold {} GiB but the host cache of {vm} is {} GiB: the cache serves \
                  {}% of reads only when the hot data fits in it",
-                fmt_num(*cached_gib),
-                fmt_num(*cache_gib),
+                fmt_num(cached_gib.get()),
+                fmt_num(cache_gib.get()),
                 fmt_num(*cache_hit_pct)
             ),
             Warning::IdleStripeMembers {
@@ -493,8 +494,8 @@ mod tests {
         assert_eq!(idle.volume(), Some("data"));
         let cache = Warning::CacheSmallerThanDisks {
             vm: "Standard_DS13".into(),
-            cached_gib: 4096.0,
-            cache_gib: 288.0,
+            cached_gib: GiB(4096.0),
+            cache_gib: GiB(288.0),
             cache_hit_pct: 80.0,
         };
         assert_eq!(

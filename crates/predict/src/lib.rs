@@ -16,16 +16,17 @@
 //!
 //! ```
 //! use iofit_catalog::{DiskKind, DiskSku, VmSize};
+//! use iofit_model::units::GiB;
 //! use iofit_model::{Bytes, HostCaching, Iops, MBps, VolumeDesign, Workload};
 //! use iofit_predict::{predict, Assumptions, DiskPerf, LimitKind, VolumeLoad};
 //!
 //! // A P30 (5,000 IOPS, 200 MB/s) on a VM that allows 3,200 uncached IOPS.
 //! let p30 = DiskSku { name: "P30".into(), table: "t".into(), kind: DiskKind::PremiumSsd,
-//!     size_gib: 1024.0, iops: Iops(5000.0), throughput_mb_s: MBps(200.0),
+//!     size_gib: GiB(1024.0), iops: Iops(5000.0), throughput_mb_s: MBps(200.0),
 //!     burst_iops: None, burst_throughput_mb_s: None, price_usd_month: None,
 //!     price_usd_per_10k_operations: None, operation_unit_kib: None };
 //! let vm = VmSize { name: "Standard_DS1".into(), table: "t".into(), family: "DS".into(),
-//!     vcpu: 1, memory_gib: 3.5, max_data_disks: 2, premium_storage: true,
+//!     vcpu: 1, memory_gib: GiB(3.5), max_data_disks: 2, premium_storage: true,
 //!     uncached_iops: Some(Iops(3200.0)), uncached_throughput_mb_s: Some(MBps(32.0)),
 //!     cached_iops: None, cached_throughput_mb_s: None, cache_size_gib: None,
 //!     temp_storage_gib: None, burst_uncached_iops: None,

@@ -3,7 +3,7 @@
 
 use super::*;
 use iofit_catalog::{DiskKind, DiskSku, ProvisionedDiskType, VmSize};
-use iofit_model::units::Millis;
+use iofit_model::units::{GiB, Millis};
 use iofit_model::{Bytes, Iops, MBps};
 use proptest::prelude::*;
 
@@ -12,7 +12,7 @@ fn disk(name: &str, iops: f64, mb_s: f64, size_gib: f64) -> DiskSku {
         name: name.into(),
         table: "hand".into(),
         kind: DiskKind::PremiumSsd,
-        size_gib,
+        size_gib: GiB(size_gib),
         iops: Iops(iops),
         throughput_mb_s: MBps(mb_s),
         burst_iops: None,
@@ -29,14 +29,14 @@ fn vm(name: &str, iops: Option<f64>, mb_s: Option<f64>, cached: Option<(f64, f64
         table: "hand".into(),
         family: "DS".into(),
         vcpu: 16,
-        memory_gib: 112.0,
+        memory_gib: GiB(112.0),
         max_data_disks: 32,
         premium_storage: true,
         uncached_iops: iops.map(Iops),
         uncached_throughput_mb_s: mb_s.map(MBps),
         cached_iops: cached.map(|c| Iops(c.0)),
         cached_throughput_mb_s: cached.map(|c| MBps(c.1)),
-        cache_size_gib: Some(576.0),
+        cache_size_gib: Some(GiB(576.0)),
         temp_storage_gib: None,
         burst_uncached_iops: None,
         burst_uncached_throughput_mb_s: None,
@@ -308,8 +308,8 @@ fn ultra_bills_every_iops_premium_v2_only_above_its_free_baseline() {
         name: "Ultra".into(),
         table: "hand".into(),
         kind: DiskKind::UltraDisk,
-        size_gib_min: 4.0,
-        size_gib_max: 65536.0,
+        size_gib_min: GiB(4.0),
+        size_gib_max: GiB(65536.0),
         iops_baseline: Iops(100.0),
         iops_per_gib_max: 1000.0,
         iops_max: Iops(400000.0),
@@ -320,12 +320,12 @@ fn ultra_bills_every_iops_premium_v2_only_above_its_free_baseline() {
         price_usd_per_iops_month: Some(0.04964),
         price_usd_per_mb_s_month: Some(0.3495),
     };
-    let ultra = provisioned_price(&disk_type, 1024.0, 2048.0, 8.0).unwrap();
+    let ultra = provisioned_price(&disk_type, GiB(1024.0), 2048.0, 8.0).unwrap();
     assert!((ultra - (1024.0 * 0.11972 + 2048.0 * 0.04964 + 8.0 * 0.3495)).abs() < 1e-9);
     disk_type.kind = DiskKind::PremiumSsdV2;
     disk_type.iops_baseline = Iops(3000.0);
     disk_type.throughput_mb_s_baseline = MBps(125.0);
-    let v2 = provisioned_price(&disk_type, 1024.0, 2048.0, 8.0).unwrap();
+    let v2 = provisioned_price(&disk_type, GiB(1024.0), 2048.0, 8.0).unwrap();
     assert!((v2 - 1024.0 * 0.11972).abs() < 1e-9);
 }
 

@@ -18,7 +18,7 @@ use crate::ProcedureError;
 use iofit_catalog::Catalog;
 use iofit_engine::EngineError;
 use iofit_model::job::{BlockSizeSpec, EngineKind, JobSpec, RwMode, SizeSpec, Target};
-use iofit_model::units::{group_thousands, Bytes, Seconds};
+use iofit_model::units::{group_thousands, Bytes, GiB, Seconds};
 use iofit_model::Requirements;
 use iofit_planner::{Plan, PlanOptions};
 use iofit_predict::Prediction;
@@ -193,7 +193,7 @@ pub fn step_profile() -> Result<(Requirements, usize), ProcedureError> {
             .iter()
             .find(|(label, _)| *label == volume.label);
         if let Some((_, capacity_gib)) = capacity {
-            volume.sizing.capacity_gib = Some(*capacity_gib);
+            volume.sizing.capacity_gib = Some(GiB(*capacity_gib));
             // The profile's own line says capacity is missing from IO counters; it is now given.
             volume
                 .derivation

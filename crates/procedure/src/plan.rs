@@ -8,7 +8,7 @@
 use crate::error::shown;
 use crate::ProcedureError;
 use iofit_catalog::{Catalog, PriceChoice, TableInfo, DEFAULT_CURRENCY, EDITIONS, EDITION_SEED};
-use iofit_model::units::{Iops, MBps, Millis};
+use iofit_model::units::{GiB, Iops, MBps, Millis};
 use iofit_model::{Bytes, HostCaching, Requirements, SizingTarget, VolumeRequirements, VolumeRole};
 use iofit_planner::{Plan, PlanNote, PlanOptions};
 use iofit_report::html::HtmlReport;
@@ -346,7 +346,7 @@ pub struct VolumeFlags {
     pub iops: Option<Iops>,
     pub throughput_mb_s: Option<MBps>,
     pub latency_ms: Option<Millis>,
-    pub capacity_gib: Option<f64>,
+    pub capacity_gib: Option<GiB>,
     pub read_pct: f64,
     pub random_pct: f64,
     /// `--io-size` as written (8k, 64KiB; k = 1024).
@@ -383,7 +383,11 @@ pub fn requirements_from_flags(flags: &VolumeFlags) -> Result<Requirements> {
             1e7,
         ),
         ("--latency-ms", flags.latency_ms.map(|ms| ms.get()), 1e6),
-        ("--capacity-gib", flags.capacity_gib, 1e9),
+        (
+            "--capacity-gib",
+            flags.capacity_gib.map(|gib| gib.get()),
+            1e9,
+        ),
     ] {
         if let Some(value) = value.filter(|v| v.is_nan() || *v > max) {
             return Err(bad(format!(

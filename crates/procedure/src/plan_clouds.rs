@@ -482,7 +482,7 @@ mod tests {
                     io_size_bytes: iofit_model::Bytes(8192),
                     read_pct: 70.0,
                     random_pct: 100.0,
-                    capacity_gib: Some(256.0),
+                    capacity_gib: Some(iofit_model::units::GiB(256.0)),
                     queue_depth: None,
                 },
                 ..Default::default()
@@ -524,7 +524,7 @@ mod tests {
                 iops: Some(iofit_model::units::Iops(4000.0)),
                 throughput_mb_s: None,
                 latency_ms: None,
-                capacity_gib: Some(500.0),
+                capacity_gib: Some(iofit_model::units::GiB(500.0)),
                 read_pct: 70.0,
                 random_pct: 100.0,
                 io_size: "8k".into(),

@@ -146,7 +146,7 @@ mod tests {
                 iops: Some(iofit_model::units::Iops(iops)),
                 throughput_mb_s: None,
                 latency_ms: None,
-                capacity_gib: Some(100.0),
+                capacity_gib: Some(iofit_model::units::GiB(100.0)),
                 read_pct: 50.0,
                 random_pct: 100.0,
                 io_size: "8k".into(),

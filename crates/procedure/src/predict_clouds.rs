@@ -313,7 +313,7 @@ mod tests {
                         io_size_bytes: iofit_model::Bytes(8192),
                         read_pct: 100.0,
                         random_pct: 100.0,
-                        capacity_gib: Some(100.0),
+                        capacity_gib: Some(iofit_model::units::GiB(100.0)),
                         queue_depth: None,
                     },
                     ..Default::default()

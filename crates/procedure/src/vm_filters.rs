@@ -6,6 +6,7 @@
 //! counted in the plan's notes, with the rule's source.
 
 use iofit_catalog::{Arch, VmSize};
+use iofit_model::units::GiB;
 use serde::{Deserialize, Serialize};
 
 /// A plan that lasts as long as the longest commitment it can be bought with (a 3-year
@@ -41,7 +42,7 @@ pub struct VmFilters {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_vcpu: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_memory_gib: Option<f64>,
+    pub min_memory_gib: Option<GiB>,
     #[serde(default)]
     pub include_retiring: bool,
 }
@@ -83,7 +84,7 @@ impl VmFilters {
     /// Checks values a filter cannot take; `label` prefixes the key (`--` or `file: filters.`).
     pub fn check(&self, label: &str) -> Result<(), FilterError> {
         self.arch_wanted(label)?;
-        if let Some(gib) = self.min_memory_gib {
+        if let Some(gib) = self.min_memory_gib.map(|gib| gib.get()) {
             if !(gib.is_finite() && gib >= 0.0) {
                 return Err(FilterError::MinMemory {
                     label: label.to_string(),
@@ -224,7 +225,7 @@ pub fn apply(
             "vCPUs" => format!("fewer than {} vCPUs", filters.min_vcpu.unwrap_or(0)),
             "memory" => format!(
                 "less than {} GiB of memory",
-                filters.min_memory_gib.unwrap_or(0.0)
+                filters.min_memory_gib.unwrap_or_default().get()
             ),
             _ => format!(
                 "Azure has announced their retirement before {cutoff}, within the plan's \

@@ -179,7 +179,7 @@ fn plan_in(region: &str, catalog: &std::path::Path) -> iofit_planner::clouds::Aw
             iops: Some(iofit_model::units::Iops(5_000.0)),
             throughput_mb_s: Some(iofit_model::units::MBps(30.0)),
             latency_ms: None,
-            capacity_gib: Some(1024.0),
+            capacity_gib: Some(iofit_model::units::GiB(1024.0)),
             read_pct: 70.0,
             random_pct: 100.0,
             io_size: "8k".into(),

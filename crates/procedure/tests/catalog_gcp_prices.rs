@@ -159,7 +159,7 @@ fn plan_in(catalog: &std::path::Path) -> iofit_planner::clouds_gcp::GcpPlan {
             iops: Some(iofit_model::units::Iops(3_000.0)),
             throughput_mb_s: Some(iofit_model::units::MBps(20.0)),
             latency_ms: None,
-            capacity_gib: Some(200.0),
+            capacity_gib: Some(iofit_model::units::GiB(200.0)),
             read_pct: 70.0,
             random_pct: 100.0,
             io_size: "8k".into(),

@@ -2,6 +2,7 @@
 //! free baseline, from the region's sourced meters), prices by region, OS and way of paying,
 //! and Azure's rules about which sizes and disks a design may use.
 
+use iofit_model::units::GiB;
 use iofit_planner::PlanNote;
 use iofit_procedure::plan::{self, CatalogChoice, PlanRequest, RequirementsSource, VolumeFlags};
 
@@ -10,7 +11,7 @@ fn flags(iops: f64, capacity_gib: Option<f64>, role: &str) -> VolumeFlags {
         iops: Some(iofit_model::units::Iops(iops)),
         throughput_mb_s: None,
         latency_ms: None,
-        capacity_gib,
+        capacity_gib: capacity_gib.map(GiB),
         read_pct: 70.0,
         random_pct: 100.0,
         io_size: "8k".into(),
@@ -76,7 +77,7 @@ fn first_is_v2_priced_from_meters(
     assert_eq!(v.disk_sku, "PremiumV2", "{}", outcome.text());
     let iops = v.provisioned_iops.unwrap().get();
     let mb_s = v.provisioned_throughput_mb_s.unwrap().get();
-    let expected = v.disk_size_gib * rates.0
+    let expected = v.disk_size_gib.get() * rates.0
         + (iops - 3000.0).max(0.0) * rates.1
         + (mb_s - 125.0).max(0.0) * rates.2;
     let per_disk = v.price_per_disk_usd_month.unwrap();
@@ -93,7 +94,7 @@ fn a_3000_iops_64_gib_volume_is_planned_on_premium_ssd_v2_with_its_iops_bought()
         let v = first_is_v2_priced_from_meters(choice, flags(3000.0, Some(64.0), "data"));
         // 10% headroom: 3,334 IOPS bought, 334 of them above the free 3,000.
         assert_eq!(v.disk_count, 1);
-        assert_eq!(v.disk_size_gib, 64.0);
+        assert_eq!(v.disk_size_gib, GiB(64.0));
         assert!(v.provisioned_iops.unwrap().get() >= 3000.0 / 0.9 - 1.0);
         // Far below the cheapest Premium SSD that carries 3,334 IOPS (a P30, $135.17).
         assert!(v.price_usd_month.unwrap() < 20.0, "{v:?}");
@@ -113,7 +114,7 @@ fn a_56000_iops_volume_is_planned_on_one_premium_ssd_v2() {
         let iops = v.provisioned_iops.unwrap().get();
         assert!((56_000.0 / 0.9 - 1.0..=80_000.0).contains(&iops), "{iops}");
         // v2's rule: at most 500 IOPS per GiB beyond the baseline.
-        assert!(iops <= v.disk_size_gib * 500.0 + 1e-6, "{v:?}");
+        assert!(iops <= v.disk_size_gib.get() * 500.0 + 1e-6, "{v:?}");
     }
 }
 
@@ -220,14 +221,14 @@ fn arch_and_no_burstable_change_the_ranking_as_asked() {
         volume(),
         filtered(VmFilters {
             min_vcpu: Some(16),
-            min_memory_gib: Some(128.0),
+            min_memory_gib: Some(GiB(128.0)),
             exclude_families: vec!["esv5".into()],
             ..Default::default()
         }),
     );
     assert!(big
         .iter()
-        .all(|d| d.vm_vcpu >= 16 && d.vm_memory_gib >= 128.0 && !d.vm.contains("E16s_v5")));
+        .all(|d| d.vm_vcpu >= 16 && d.vm_memory_gib >= GiB(128.0) && !d.vm.contains("E16s_v5")));
 }
 
 #[test]
@@ -350,6 +351,6 @@ fn the_example_requirements_document_filters_that_read_back() {
     assert!(filters.no_burstable && !filters.include_retiring);
     assert_eq!(
         (filters.min_vcpu, filters.min_memory_gib),
-        (Some(8), Some(64.0))
+        (Some(8), Some(GiB(64.0)))
     );
 }

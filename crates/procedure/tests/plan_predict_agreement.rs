@@ -76,7 +76,7 @@ fn predict_request(design: &iofit_planner::PlannedDesign, requirements: &Path) -
         if let (Some(iops), Some(mb_s)) = (v.provisioned_iops, v.provisioned_throughput_mb_s) {
             spec.push_str(&format!(
                 ",size_gib={},iops={},mb_s={}",
-                v.disk_size_gib,
+                v.disk_size_gib.get(),
                 iops.get(),
                 mb_s.get()
             ));

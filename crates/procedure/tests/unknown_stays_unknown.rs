@@ -155,7 +155,7 @@ fn boundless_disk() -> DiskPerf {
         name: "Boundless".into(),
         table: "test".into(),
         kind: DiskKind::PremiumSsd,
-        size_gib: 1024.0,
+        size_gib: iofit_model::units::GiB(1024.0),
         iops: iofit_model::units::Iops(1e7),
         throughput_mb_s: iofit_model::units::MBps(1e6),
         burst_iops: None,
@@ -320,7 +320,7 @@ fn a_plan_keeps_flat_out_figures_unknown_in_json_and_text() {
                 io_size_bytes: iofit_model::Bytes(8192),
                 read_pct: 70.0,
                 random_pct: 100.0,
-                capacity_gib: Some(100.0),
+                capacity_gib: Some(iofit_model::units::GiB(100.0)),
                 queue_depth: None,
             },
             ..Default::default()

@@ -275,7 +275,7 @@ fn operations(disk: &DiskSku) -> [String; 2] {
         None => "n/a".into(),
     };
     let unit = match disk.operation_unit_kib {
-        Some(kib) => kib.to_string(),
+        Some(kib) => kib.get().to_string(),
         None if billed => "per IO".into(),
         None => "n/a".into(),
     };
@@ -375,7 +375,7 @@ fn render_vms(edition: &str, rows: &[&VmSize], tables: &[&TableInfo]) -> String 
             vm.name.clone(),
             vm.family.clone(),
             vm.vcpu.to_string(),
-            group_thousands(vm.memory_gib),
+            group_thousands(vm.memory_gib.get()),
             vm.max_data_disks.to_string(),
             if vm.premium_storage { "yes" } else { "no" }.to_string(),
             num(vm.uncached_iops.map(|v| v.0)),
@@ -384,8 +384,8 @@ fn render_vms(edition: &str, rows: &[&VmSize], tables: &[&TableInfo]) -> String 
             num(vm.burst_uncached_throughput_mb_s.map(|v| v.0)),
             num(vm.cached_iops.map(|v| v.0)),
             num(vm.cached_throughput_mb_s.map(|v| v.0)),
-            num(vm.cache_size_gib),
-            num(vm.temp_storage_gib),
+            num(vm.cache_size_gib.map(|gib| gib.get())),
+            num(vm.temp_storage_gib.map(|gib| gib.get())),
             price(vm.price_usd_month),
             vm.table.clone(),
         ]);
@@ -434,7 +434,7 @@ fn render_disks(
             let mut row = vec![
                 disk.name.clone(),
                 kind_name(disk.kind).to_string(),
-                group_thousands(disk.size_gib),
+                group_thousands(disk.size_gib.get()),
                 group_thousands(disk.iops.0),
                 group_thousands(disk.throughput_mb_s.0),
                 num(disk.burst_iops.map(|v| v.0)),
@@ -478,8 +478,8 @@ fn render_disks(
                 kind_name(disk.kind).to_string(),
                 format!(
                     "{}-{}",
-                    group_thousands(disk.size_gib_min),
-                    group_thousands(disk.size_gib_max)
+                    group_thousands(disk.size_gib_min.get()),
+                    group_thousands(disk.size_gib_max.get())
                 ),
                 group_thousands(disk.iops_baseline.0),
                 group_thousands(disk.iops_per_gib_max),
@@ -523,8 +523,8 @@ fn render_netapp(edition: &str, rows: &[&NetAppServiceLevel], tables: &[&TableIn
             level.name.clone(),
             group_thousands(level.throughput_mib_s_per_tib.0),
             price(level.price_usd_per_tib_month),
-            num(level.quota_tib_min),
-            num(level.quota_tib_max),
+            num(level.quota_tib_min.map(|tib| tib.get())),
+            num(level.quota_tib_max.map(|tib| tib.get())),
             num(level.volume_throughput_mib_s_max.map(|v| v.0)),
             level.table.clone(),
         ]);

@@ -398,7 +398,7 @@ fn requirement_records(out: &mut String, requirements: &iofit_model::requirement
                 "requirements",
                 subject,
                 "capacity",
-                number(capacity),
+                number(capacity.get()),
                 "GiB",
             );
         }

@@ -30,7 +30,7 @@ pub fn report(
         "iofit plan: {} IOPS, {} MB/s, {} GiB",
         group(plan.totals.iops.get()),
         group(plan.totals.throughput_mb_s.get()),
-        group(plan.totals.capacity_gib)
+        group(plan.totals.capacity_gib.get())
     ))
     .summary(crate::summary::Summary::for_plan(plan, tables))
     .requirements(requirements)

@@ -101,7 +101,7 @@ fn render_requirements_inner(requirements: &Requirements, bytes_per_mb: Option<f
                 .map(|l| format!(", latency <= {} ms", num(l.get())))
                 .unwrap_or_default(),
             s.capacity_gib
-                .map(|c| format!(", {} GiB", num(c)))
+                .map(|c| format!(", {} GiB", num(c.get())))
                 .unwrap_or_default()
         );
         // The IO size is the capture's mean; when the sized MB/s need larger IOs at the sized
@@ -160,18 +160,18 @@ fn render_design(out: &mut String, design: &PlannedDesign, currency: &str) {
         out,
         "    VM: {} vCPU, {} GiB{traits} ({}){retiring}",
         design.vm_vcpu,
-        num(design.vm_memory_gib),
+        num(design.vm_memory_gib.get()),
         design.vm_table
     );
     for volume in &design.volumes {
         let provisioned = match (volume.provisioned_iops, volume.provisioned_throughput_mb_s) {
             (Some(iops), Some(mb)) => format!(
                 ", provisioned {} GiB / {} IOPS / {} MB/s each",
-                num(volume.disk_size_gib),
+                num(volume.disk_size_gib.get()),
                 num(iops.get()),
                 num(mb.get())
             ),
-            _ => format!(", {} GiB each", num(volume.disk_size_gib)),
+            _ => format!(", {} GiB each", num(volume.disk_size_gib.get())),
         };
         let _ = writeln!(
             out,
@@ -282,7 +282,7 @@ pub fn render(plan: &Plan, edition: &str, tables: &[&TableInfo]) -> String {
         plan.totals.volumes,
         num(plan.totals.iops.get()),
         num(plan.totals.throughput_mb_s.get()),
-        num(plan.totals.capacity_gib)
+        num(plan.totals.capacity_gib.get())
     );
     let _ = writeln!(out, "catalog edition {edition}:");
     for table in tables {
@@ -349,7 +349,7 @@ pub fn render(plan: &Plan, edition: &str, tables: &[&TableInfo]) -> String {
                 out,
                 "  {}: quota {:.2} TiB -> {} MiB/s, {}{}  [{}]",
                 option.level,
-                option.quota_tib,
+                option.quota_tib.get(),
                 num(option.throughput_mib_s.get()),
                 money(option.price_usd_month),
                 if option.fits { "" } else { " (does not fit)" },

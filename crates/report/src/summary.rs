@@ -212,7 +212,7 @@ pub fn planned_design_rows(design: &PlannedDesign) -> Vec<(String, String)> {
             "{}, {} vCPU, {} GiB",
             design.vm,
             design.vm_vcpu,
-            group_thousands(design.vm_memory_gib)
+            group_thousands(design.vm_memory_gib.get())
         ),
     )];
     for volume in &design.volumes {
@@ -220,7 +220,7 @@ pub fn planned_design_rows(design: &PlannedDesign) -> Vec<(String, String)> {
             "{} x {} ({} GiB each)",
             volume.disk_count,
             volume.disk_sku,
-            group_thousands(volume.disk_size_gib)
+            group_thousands(volume.disk_size_gib.get())
         )];
         if let (Some(iops), Some(mb_s)) =
             (volume.provisioned_iops, volume.provisioned_throughput_mb_s)

@@ -180,7 +180,7 @@ pub(crate) fn sizing_table(requirements: &Requirements) -> Table {
             group_thousands(s.io_size_bytes.as_f64() / 1024.0),
             format!("{:.1}", s.read_pct),
             format!("{:.1}", s.random_pct),
-            optional(s.capacity_gib, 0),
+            optional(s.capacity_gib.map(|gib| gib.get()), 0),
             optional(s.queue_depth, 1),
         ]);
     }

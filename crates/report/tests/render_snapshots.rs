@@ -6,6 +6,7 @@ use iofit_model::job::{EngineKind, RwMode};
 use iofit_model::requirements::{
     ObservedMetrics, Percentiles, Requirements, SizingTarget, VolumeRequirements, VolumeRole,
 };
+use iofit_model::units::GiB;
 use iofit_report::chart::{LimitBar, LimitScope};
 use iofit_report::compare::{compare, render_text, CompareContext, Comparison};
 use iofit_report::html::{HtmlReport, Table};
@@ -110,7 +111,7 @@ fn requirements() -> Requirements {
                 io_size_bytes: iofit_model::Bytes(8192),
                 read_pct: 70.0,
                 random_pct: 100.0,
-                capacity_gib: Some(1024.0),
+                capacity_gib: Some(GiB(1024.0)),
                 queue_depth: None,
             },
             observed: Some(ObservedMetrics {
@@ -196,7 +197,7 @@ fn prediction() -> iofit_predict::Prediction {
         name: "P30".into(),
         table: "seed-2016 disks (test copy)".into(),
         kind: DiskKind::PremiumSsd,
-        size_gib: 1024.0,
+        size_gib: GiB(1024.0),
         iops: Iops(5000.0),
         throughput_mb_s: MBps(200.0),
         burst_iops: None,
@@ -210,7 +211,7 @@ fn prediction() -> iofit_predict::Prediction {
         table: "seed-2016 VMs (test copy)".into(),
         family: "DS".into(),
         vcpu: 1,
-        memory_gib: 3.5,
+        memory_gib: GiB(3.5),
         max_data_disks: 2,
         premium_storage: true,
         uncached_iops: Some(Iops(3200.0)),

@@ -3,7 +3,7 @@
 //! same way; percentages stay possible; the verdict sums up every volume.
 
 use iofit_catalog::{DiskKind, DiskSku, VmSize};
-use iofit_model::units::{Bytes, Iops, MBps};
+use iofit_model::units::{Bytes, GiB, Iops, MBps};
 use iofit_model::{HostCaching, VolumeDesign, Workload};
 use iofit_predict::{LimitKind, Prediction};
 use iofit_report::html::HtmlReport;
@@ -16,7 +16,7 @@ fn shallow_prediction() -> Prediction {
         name: "P30".into(),
         table: "disks (test)".into(),
         kind: DiskKind::PremiumSsd,
-        size_gib: 1024.0,
+        size_gib: GiB(1024.0),
         iops: Iops(5000.0),
         throughput_mb_s: MBps(200.0),
         burst_iops: None,
@@ -30,7 +30,7 @@ fn shallow_prediction() -> Prediction {
         table: "vms (test)".into(),
         family: "D".into(),
         vcpu: 16,
-        memory_gib: 64.0,
+        memory_gib: GiB(64.0),
         max_data_disks: 32,
         premium_storage: true,
         uncached_iops: Some(Iops(80_000.0)),

@@ -46,12 +46,7 @@ enum Kind {
 const CAPACITY_WORDS: &[&str] = &["kib", "gib", "tib"];
 
 /// (crate, bare-typed capacity fields) today, the same way.
-const KNOWN_CAPACITY: &[(&str, usize)] = &[
-    ("model", 12),
-    ("planner", 6),
-    ("predict", 3),
-    ("procedure", 2),
-];
+const KNOWN_CAPACITY: &[(&str, usize)] = &[];
 
 /// Whether a name holds a capacity word that is not the start of a rate.
 fn names_a_capacity(name: &str) -> bool {

@@ -3,7 +3,7 @@
 use super::{records, required_text, text, ImportError};
 use crate::types::{DiskKind, DiskSku, VmSize};
 use iofit_model::catalog_import::SkuCounts;
-use iofit_model::units::{Iops, MBps};
+use iofit_model::units::{GiB, Iops, MBps};
 use serde_json::Value;
 
 /// A row and where it was read (file and JSON path), for the written file's comments.
@@ -110,7 +110,7 @@ fn vm(
         table: String::new(),
         family,
         vcpu: vcpu as u32,
-        memory_gib,
+        memory_gib: GiB(memory_gib),
         max_data_disks: max_data_disks as u32,
         premium_storage: caps.flag("PremiumIO")?.unwrap_or(false),
         uncached_iops: caps.number("UncachedDiskIOPS")?.map(Iops),
@@ -121,11 +121,12 @@ fn vm(
         cached_throughput_mb_s: mb_s(positive(
             caps.number("CombinedTempDiskAndCachedReadBytesPerSecond")?,
         )),
-        cache_size_gib: positive(caps.number("CachedDiskBytes")?).map(|b| b / 1_073_741_824.0),
+        cache_size_gib: positive(caps.number("CachedDiskBytes")?)
+            .map(|bytes| GiB(bytes / GiB::BYTES_PER_UNIT)),
         temp_storage_gib: caps
             .number("MaxResourceVolumeMB")?
             .filter(|mib| *mib > 0.0)
-            .map(|mib| mib / 1024.0),
+            .map(|mib| GiB(mib / 1024.0)),
         burst_uncached_iops: None,
         burst_uncached_throughput_mb_s: None,
         price_usd_month: None,
@@ -175,7 +176,7 @@ fn disk(
         name: tier.to_string(),
         table: String::new(),
         kind,
-        size_gib,
+        size_gib: GiB(size_gib),
         iops: Iops(iops),
         throughput_mb_s: MBps(mb_s),
         burst_iops: burst_iops.filter(|b| *b > iops).map(Iops),

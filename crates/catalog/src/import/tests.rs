@@ -1,6 +1,7 @@
 use super::*;
 use crate::types::{Os, Pricing};
 use crate::{Catalog, PriceChoice, EDITION_CURRENT};
+use iofit_model::units::GiB;
 
 const VMS: &str = include_str!("../../../../tests/data/azure/list-skus-vms.json");
 const DISKS: &str = include_str!("../../../../tests/data/azure/list-skus-disks.json");
@@ -84,7 +85,10 @@ fn units_are_converted_once_and_rows_name_their_source() {
         .unwrap();
     // 145,000,000 bytes/s = 145 MB/s (10^6).
     assert_eq!(d4.uncached_throughput_mb_s.unwrap().0, 145.0);
-    assert_eq!((d4.vcpu, d4.memory_gib, d4.max_data_disks), (4, 16.0, 8));
+    assert_eq!(
+        (d4.vcpu, d4.memory_gib, d4.max_data_disks),
+        (4, GiB(16.0), 8)
+    );
     assert_eq!(d4.family, "DSv5");
     assert!(d4.premium_storage);
     assert!(imported

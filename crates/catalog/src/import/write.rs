@@ -218,7 +218,7 @@ fn write_vm(out: &mut String, vm: &super::skus::Sourced<crate::VmSize>, price: O
     let _ = writeln!(out, "name = {}", quote(&row.name));
     let _ = writeln!(out, "family = {}", quote(&row.family));
     let _ = writeln!(out, "vcpu = {}", row.vcpu);
-    let _ = writeln!(out, "memory_gib = {}", number(row.memory_gib));
+    let _ = writeln!(out, "memory_gib = {}", number(row.memory_gib.get()));
     let _ = writeln!(out, "max_data_disks = {}", row.max_data_disks);
     let _ = writeln!(out, "premium_storage = {}", row.premium_storage);
     optional(out, "uncached_iops", row.uncached_iops.map(|v| v.0));
@@ -233,8 +233,16 @@ fn write_vm(out: &mut String, vm: &super::skus::Sourced<crate::VmSize>, price: O
         "cached_throughput_mb_s",
         row.cached_throughput_mb_s.map(|v| v.0),
     );
-    optional(out, "cache_size_gib", row.cache_size_gib);
-    optional(out, "temp_storage_gib", row.temp_storage_gib);
+    optional(
+        out,
+        "cache_size_gib",
+        row.cache_size_gib.map(|gib| gib.get()),
+    );
+    optional(
+        out,
+        "temp_storage_gib",
+        row.temp_storage_gib.map(|gib| gib.get()),
+    );
     optional(out, "price_per_month", price);
 }
 
@@ -249,7 +257,7 @@ fn write_disk(out: &mut String, disk: &super::skus::Sourced<crate::DiskSku>, pri
     let _ = writeln!(out, "[[disks]]");
     let _ = writeln!(out, "name = {}", quote(&row.name));
     let _ = writeln!(out, "kind = \"{kind}\"");
-    let _ = writeln!(out, "size_gib = {}", number(row.size_gib));
+    let _ = writeln!(out, "size_gib = {}", number(row.size_gib.get()));
     let _ = writeln!(out, "iops = {}", number(row.iops.0));
     let _ = writeln!(out, "throughput_mb_s = {}", number(row.throughput_mb_s.0));
     optional(out, "burst_iops", row.burst_iops.map(|v| v.0));

@@ -170,7 +170,7 @@ impl VmFilterArgs {
             exclude_families: self.exclude_families.clone(),
             no_burstable: self.no_burstable,
             min_vcpu: self.min_vcpu,
-            min_memory_gib: self.min_memory_gib,
+            min_memory_gib: self.min_memory_gib.map(iofit_model::units::GiB),
             include_retiring: self.include_retiring,
         }
     }
@@ -182,7 +182,7 @@ fn request(args: &Args, report: Option<ReportRequest>) -> anyhow::Result<PlanReq
         iops: args.iops.map(iofit_model::units::Iops),
         throughput_mb_s: args.throughput_mb_s.map(iofit_model::units::MBps),
         latency_ms: args.latency_ms.map(iofit_model::units::Millis),
-        capacity_gib: args.capacity_gib,
+        capacity_gib: args.capacity_gib.map(iofit_model::units::GiB),
         read_pct: args.read_pct,
         random_pct: args.random_pct,
         io_size: args.io_size.clone(),

@@ -120,7 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         service_latency_ms: args.service_latency_ms.map(iofit_model::units::Millis),
         cache_hit_pct: args.cache_hit_pct,
         provisioned: Provisioned {
-            size_gib: args.provisioned_size_gib,
+            size_gib: args.provisioned_size_gib.map(iofit_model::units::GiB),
             iops: args.provisioned_iops.map(iofit_model::Iops),
             mb_s: args.provisioned_mb_s.map(iofit_model::MBps),
         },
