@@ -9,6 +9,7 @@
 //! volumes (a knapsack over counts 1..slots), and the cheapest design overall is the least of
 //! those over the priced instances that carry the total.
 
+use crate::RequirementWarning;
 use iofit_catalog::clouds::aws::{AwsCatalog, AwsInstance, EbsKind, EbsVolumeType};
 use iofit_catalog::Os;
 use iofit_model::requirements::{SizingTarget, VolumeRequirements};
@@ -112,6 +113,10 @@ pub struct AwsPlan {
     pub designs: Vec<AwsDesign>,
     pub instances_considered: usize,
     pub notes: Vec<AwsPlanNote>,
+    /// What the plan says of its requirements before its designs, as Azure's plan does
+    /// (MB/s that disagree with IOPS x IO size, no capacity given).
+    #[serde(default)]
+    pub requirement_warnings: Vec<RequirementWarning>,
 }
 
 /// The cheapest way to give one volume its demand with exactly `count` EBS volumes.
@@ -450,6 +455,7 @@ pub fn plan_aws(
         instances_considered: catalog.instances.len(),
         designs,
         notes,
+        requirement_warnings: crate::requirement_warnings(requirements, 1e6, None),
     }
 }
 

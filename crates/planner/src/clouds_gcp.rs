@@ -87,6 +87,9 @@ pub struct GcpPlan {
     pub designs: Vec<GcpDesign>,
     pub machine_types_considered: usize,
     pub notes: Vec<GcpPlanNote>,
+    /// What the plan says of its requirements before its designs (see `AwsPlan`).
+    #[serde(default)]
+    pub requirement_warnings: Vec<crate::RequirementWarning>,
 }
 
 /// The demand a requirement puts on its disk (without headroom).
@@ -437,6 +440,7 @@ pub fn plan_gcp(
         machine_types_considered: catalog.machine_types.len(),
         designs,
         notes,
+        requirement_warnings: crate::requirement_warnings(requirements, 1e6, None),
     }
 }
 

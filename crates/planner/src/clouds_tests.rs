@@ -435,6 +435,17 @@ fn iops_and_mb_s_that_disagree_size_each_limit_for_its_own_number() {
         (20_000.0..30_000.0).contains(&provisioned),
         "{provisioned} IOPS provisioned for 20,000"
     );
+    // The plan says so, in the words Azure's plan uses.
+    assert!(matches!(
+        plan.requirement_warnings.as_slice(),
+        [crate::RequirementWarning::Disagree { iops, io_size_bytes: 8192, .. }] if *iops == 20_000.0
+    ));
+    let gcp_plan = crate::clouds_gcp::plan_gcp(
+        &requirements(vec![volume("data", 20_000.0, 300.0, 8, 100.0, 2000.0)]),
+        &iofit_catalog::clouds::gcp::GcpCatalog::embedded().unwrap(),
+        &crate::clouds_gcp::GcpPlanOptions::default(),
+    );
+    assert_eq!(gcp_plan.requirement_warnings, plan.requirement_warnings);
     // A consistent requirement keeps its IO size and both numbers.
     let consistent = volume("data", 10_000.0, 81.92, 8, 100.0, 500.0);
     let demand = demand_of(&consistent);
