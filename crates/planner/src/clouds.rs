@@ -443,6 +443,18 @@ pub fn plan_aws(
             instances: unpriced,
         });
     }
+    let unpriced_types: Vec<String> = catalog
+        .volume_types
+        .iter()
+        .filter(|rules| catalog.volume_price(&rules.name, &options.region).is_none())
+        .map(|rules| rules.name.clone())
+        .collect();
+    if !unpriced_types.is_empty() {
+        notes.push(AwsPlanNote::UnpricedVolumeTypes {
+            region: options.region.clone(),
+            volume_types: unpriced_types,
+        });
+    }
     if options.burst_tolerant {
         notes.push(AwsPlanNote::BurstTolerant);
     }

@@ -50,6 +50,11 @@ pub enum AwsPlanNote {
         os: String,
         instances: Vec<String>,
     },
+    /// EBS volume types without a sourced price in the region: no design uses them.
+    UnpricedVolumeTypes {
+        region: String,
+        volume_types: Vec<String>,
+    },
     /// `--burst-tolerant`: the peak may use the instance's 30-minute maximum.
     BurstTolerant,
     /// gp2, st1 and sc1 sized on their baselines.
@@ -113,6 +118,14 @@ impl fmt::Display for AwsPlanNote {
                 "{} instance types left out: no sourced {region} {os} price ({})",
                 instances.len(),
                 instances.join(", ")
+            ),
+            AwsPlanNote::UnpricedVolumeTypes {
+                region,
+                volume_types,
+            } => write!(
+                f,
+                "volume types left out: no sourced {region} price ({}); no design uses them",
+                volume_types.join(", ")
             ),
             AwsPlanNote::BurstTolerant => f.write_str(
                 "burst-tolerant: the sized peak may use the instance's maximum, which smaller \

@@ -261,6 +261,28 @@ fn frankfurt_designs_use_frankfurt_rates() {
             );
         }
     }
+    // The plan names the types it left out for want of a rate; us-east-1 prices them all.
+    let left_out = plan.notes.iter().find_map(|note| match note {
+        AwsPlanNote::UnpricedVolumeTypes {
+            region,
+            volume_types,
+        } => Some((region.as_str(), volume_types.clone())),
+        _ => None,
+    });
+    let (region, mut types) = left_out.expect("a note on the unpriced volume types");
+    types.sort();
+    assert_eq!(
+        (region, types),
+        (
+            "eu-central-1",
+            vec!["io1".to_string(), "io2".into(), "sc1".into(), "st1".into()]
+        )
+    );
+    let virginia = plan_aws(&small, &catalog(), &AwsPlanOptions::default());
+    assert!(!virginia
+        .notes
+        .iter()
+        .any(|note| matches!(note, AwsPlanNote::UnpricedVolumeTypes { .. })));
     // One volume (no stripe of free baselines) above gp3's free 3,000 IOPS and 125 MiB/s pays
     // Frankfurt's IOPS and MiB/s rates for the excess.
     let busy = requirements(vec![volume("busy", 9000.0, 300.0, 32, 100.0, 200.0)]);
