@@ -15,6 +15,60 @@
 //! - Capacities: [`KiB`], [`GiB`] and [`TiB`] (powers of 1024, fractional) for sizes as clouds
 //!   state them; [`Bytes`] for whole counts.
 
+/// The arithmetic every generic unit (spans, capacities) shares: `+`, `+=` and `-` in the unit
+/// for any number type, and for `f64` `* f64`, `/ f64`, unit / unit = plain ratio, and `Sum`.
+macro_rules! generic_unit_arithmetic {
+    ($name:ident) => {
+        impl<T: ::std::ops::Add<Output = T>> ::std::ops::Add for $name<T> {
+            type Output = $name<T>;
+            fn add(self, other: $name<T>) -> $name<T> {
+                $name(self.0 + other.0)
+            }
+        }
+
+        impl<T: ::std::ops::AddAssign> ::std::ops::AddAssign for $name<T> {
+            fn add_assign(&mut self, other: $name<T>) {
+                self.0 += other.0;
+            }
+        }
+
+        impl<T: ::std::ops::Sub<Output = T>> ::std::ops::Sub for $name<T> {
+            type Output = $name<T>;
+            fn sub(self, other: $name<T>) -> $name<T> {
+                $name(self.0 - other.0)
+            }
+        }
+
+        impl ::std::ops::Mul<f64> for $name<f64> {
+            type Output = $name<f64>;
+            fn mul(self, factor: f64) -> $name<f64> {
+                $name(self.0 * factor)
+            }
+        }
+
+        impl ::std::ops::Div<f64> for $name<f64> {
+            type Output = $name<f64>;
+            fn div(self, divisor: f64) -> $name<f64> {
+                $name(self.0 / divisor)
+            }
+        }
+
+        /// One amount over another of the same unit is a plain ratio.
+        impl ::std::ops::Div for $name<f64> {
+            type Output = f64;
+            fn div(self, other: $name<f64>) -> f64 {
+                self.0 / other.0
+            }
+        }
+
+        impl ::std::iter::Sum for $name<f64> {
+            fn sum<I: Iterator<Item = $name<f64>>>(items: I) -> $name<f64> {
+                $name(items.map(|item| item.0).sum())
+            }
+        }
+    };
+}
+
 mod size;
 mod time;
 pub use size::{GiB, KiB, TiB};

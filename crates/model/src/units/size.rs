@@ -18,8 +18,6 @@
 
 use super::Bytes;
 use serde::{Deserialize, Serialize};
-use std::iter::Sum;
-use std::ops::{Add, AddAssign, Div, Mul, Sub};
 
 // Conversions multiply or divide once by the exact ratio of the units, a power of two, so
 // that `GiB(x).to_tib()` is exactly `x / 1024` (a detour through bytes would round twice).
@@ -83,53 +81,7 @@ macro_rules! capacity {
             }
         }
 
-        impl<T: Add<Output = T>> Add for $name<T> {
-            type Output = $name<T>;
-            fn add(self, other: $name<T>) -> $name<T> {
-                $name(self.0 + other.0)
-            }
-        }
-
-        impl<T: AddAssign> AddAssign for $name<T> {
-            fn add_assign(&mut self, other: $name<T>) {
-                self.0 += other.0;
-            }
-        }
-
-        impl<T: Sub<Output = T>> Sub for $name<T> {
-            type Output = $name<T>;
-            fn sub(self, other: $name<T>) -> $name<T> {
-                $name(self.0 - other.0)
-            }
-        }
-
-        impl Mul<f64> for $name<f64> {
-            type Output = $name<f64>;
-            fn mul(self, factor: f64) -> $name<f64> {
-                $name(self.0 * factor)
-            }
-        }
-
-        impl Div<f64> for $name<f64> {
-            type Output = $name<f64>;
-            fn div(self, divisor: f64) -> $name<f64> {
-                $name(self.0 / divisor)
-            }
-        }
-
-        /// One capacity over another of the same unit is a plain ratio.
-        impl Div for $name<f64> {
-            type Output = f64;
-            fn div(self, other: $name<f64>) -> f64 {
-                self.0 / other.0
-            }
-        }
-
-        impl Sum for $name<f64> {
-            fn sum<I: Iterator<Item = $name<f64>>>(items: I) -> $name<f64> {
-                $name(items.map(|item| item.0).sum())
-            }
-        }
+        generic_unit_arithmetic!($name);
     };
 }
 

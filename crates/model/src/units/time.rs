@@ -15,7 +15,6 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
-use std::ops::{Add, AddAssign, Div, Mul, Sub};
 use std::time::Duration;
 
 // Conversions multiply or divide once by the exact ratio of the units, a power of ten, so
@@ -93,40 +92,7 @@ macro_rules! span {
             }
         }
 
-        impl<T: Add<Output = T>> Add for $name<T> {
-            type Output = $name<T>;
-            fn add(self, other: $name<T>) -> $name<T> {
-                $name(self.0 + other.0)
-            }
-        }
-
-        impl<T: AddAssign> AddAssign for $name<T> {
-            fn add_assign(&mut self, other: $name<T>) {
-                self.0 += other.0;
-            }
-        }
-
-        impl<T: Sub<Output = T>> Sub for $name<T> {
-            type Output = $name<T>;
-            fn sub(self, other: $name<T>) -> $name<T> {
-                $name(self.0 - other.0)
-            }
-        }
-
-        impl Mul<f64> for $name<f64> {
-            type Output = $name<f64>;
-            fn mul(self, factor: f64) -> $name<f64> {
-                $name(self.0 * factor)
-            }
-        }
-
-        /// One span over another of the same unit is a plain ratio.
-        impl Div for $name<f64> {
-            type Output = f64;
-            fn div(self, other: $name<f64>) -> f64 {
-                self.0 / other.0
-            }
-        }
+        generic_unit_arithmetic!($name);
     };
 }
 
