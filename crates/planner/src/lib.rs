@@ -81,7 +81,7 @@ pub use operating::operating_point;
 pub use plan_note::PlanNote;
 pub use queue::{queue_depths, QueueDepths};
 pub use requirement_checks::requirement_warnings;
-pub use requirement_warning::{RequirementWarning, SizedBy};
+pub use requirement_warning::{warning_lines, RequirementWarning, SizedBy};
 pub use types::{
     CatalogRows, NetAppOption, Plan, PlanError, PlanOptions, PlannedDesign, PlannedVolume,
     Rejected, RequirementTotals, DEFAULT_MIN_HEADROOM_PCT, HOURS_PER_MONTH,

@@ -108,6 +108,16 @@ impl fmt::Display for RequirementWarning {
     }
 }
 
+/// Warnings as a plan prints them before its designs: `warning: ...` each, then a blank line;
+/// nothing without any.
+pub fn warning_lines(warnings: &[RequirementWarning]) -> String {
+    let mut text: String = warnings.iter().map(|w| format!("warning: {w}\n")).collect();
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    text
+}
+
 impl Serialize for RequirementWarning {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)

@@ -148,9 +148,7 @@ pub fn plan_text(plan: &GcpPlan) -> String {
         plan.designs.len(),
         plan.machine_types_considered
     );
-    text.push_str(&crate::plan_clouds::warning_lines(
-        &plan.requirement_warnings,
-    ));
+    text.push_str(&iofit_planner::warning_lines(&plan.requirement_warnings));
     for design in &plan.designs {
         text.push_str(&design_text(design));
         text.push('\n');

@@ -334,23 +334,13 @@ fn aws_design_text(design: &AwsDesign) -> String {
     text
 }
 
-/// A plan's requirement warnings as Azure's plan prints them (`warning: ...`), then a blank
-/// line; nothing without any.
-pub(crate) fn warning_lines(warnings: &[iofit_planner::RequirementWarning]) -> String {
-    let mut text: String = warnings.iter().map(|w| format!("warning: {w}\n")).collect();
-    if !text.is_empty() {
-        text.push('\n');
-    }
-    text
-}
-
 fn aws_text(plan: &AwsPlan) -> String {
     let mut text = format!(
         "AWS: {} design(s) meet the requirements ({} instance types in the catalog)\n\n",
         plan.designs.len(),
         plan.instances_considered
     );
-    text.push_str(&warning_lines(&plan.requirement_warnings));
+    text.push_str(&iofit_planner::warning_lines(&plan.requirement_warnings));
     for design in &plan.designs {
         text.push_str(&aws_design_text(design));
         text.push('\n');
