@@ -892,6 +892,19 @@ fn assert_within_cap(seconds: &[f64], cap: f64, what: &str) {
     assert_within(seconds, cap, 1.05, what);
 }
 
+/// What the README states for caps that reads and writes, or several volumes, share: every
+/// second within 5 % of the cap but at most one, and that one within 13 % (each rewrite of a
+/// device's caps restarts the kernel's throttle slice and lets up to a slice more through;
+/// measured: 5 of 13 runs had one such second, up to 112 %).
+fn assert_within_cap_but_one(seconds: &[f64], cap: f64, what: &str) {
+    assert_within(seconds, cap, 1.13, what);
+    let over = seconds.iter().filter(|v| **v > cap * 1.05).count();
+    assert!(
+        over <= 1,
+        "{what}: {over} seconds over the cap + 5 % (at most one): {seconds:?}"
+    );
+}
+
 /// As `assert_within_cap`, with each second allowed `most` times the cap.
 fn assert_within(seconds: &[f64], cap: f64, most: f64, what: &str) {
     for (i, v) in seconds.iter().enumerate() {
@@ -961,7 +974,7 @@ fn mixed_reads_and_writes_hold_the_cap_together_from_the_first_second() {
         "0.1",
     ];
     fio_under_emulate(tmp.path(), &design, &jobs);
-    assert_within_cap(&fio_seconds(tmp.path(), "m_iops"), 1280.0, "reads + writes");
+    assert_within_cap_but_one(&fio_seconds(tmp.path(), "m_iops"), 1280.0, "reads + writes");
     assert_clean();
 }
 
@@ -990,9 +1003,8 @@ fn two_volumes_in_two_directions_share_the_vm_cap_from_the_first_second() {
     let a = fio_seconds(tmp.path(), "a_iops");
     let b = fio_seconds(tmp.path(), "b_iops");
     let vm: Vec<f64> = a.iter().zip(&b).map(|(a, b)| a + b).collect();
-    // The README's bound for volumes sharing the VM's cap: about one run in ten has a second at
-    // 105-108 % (each rewrite of a device's caps lets up to a kernel slice more through).
-    assert_within(&vm, 800.0, 1.10, "VM total of two volumes");
+    // The README's bound for volumes sharing the VM's cap (see `assert_within_cap_but_one`).
+    assert_within_cap_but_one(&vm, 800.0, "VM total of two volumes");
     for (label, seconds) in [("a", &a), ("b", &b)] {
         for v in seconds {
             assert!(
