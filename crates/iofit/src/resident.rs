@@ -42,10 +42,9 @@ impl Kept {
     /// that drops the capability) the limit refuses as expected and the code is populated
     /// instead, every run, so saying so would be noise.
     pub(crate) fn unexpected_refusal(&self) -> Option<&std::io::Error> {
+        let refused = self.lock_refused.as_ref()?;
         let status = std::fs::read_to_string("/proc/self/status").ok()?;
-        has_ipc_lock(&status)
-            .then_some(self.lock_refused.as_ref())
-            .flatten()
+        has_ipc_lock(&status).then_some(refused)
     }
 }
 
